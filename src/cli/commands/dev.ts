@@ -1,0 +1,59 @@
+/**
+ * `cairn dev`: starts every service in this process on the embedded store, prints how to
+ * reach it, and runs until SIGINT/SIGTERM (or `io.shutdown` aborts). The only client-side
+ * command that starts services in-process (DESIGN.md "Rules of the house").
+ *
+ * @module
+ */
+import type { Command } from 'commander';
+import type { App } from '../context.js';
+
+/** Adds `dev` to `program`. */
+export function addDevCommand(app: App, program: Command): void {
+  program
+    .command('dev')
+    .description('run all services in one process for development')
+    .option('--data-dir <dir>', 'directory for the dev server data', './.cairn')
+    .option('--dev-root-token-id <id>', 'use this root token instead of a random one')
+    .option('--secrets-address <host:port>', 'listen address of the secrets service', '127.0.0.1:8200')
+    .action(async (opts: { dataDir: string; devRootTokenId?: string; secretsAddress: string }) => {
+      app.exitCode = await runDev(app, opts);
+    });
+}
+
+async function runDev(app: App, opts: { dataDir: string; devRootTokenId?: string; secretsAddress: string }): Promise<number> {
+  // Loaded on demand so client commands never load the server code.
+  const { startDev } = await import('../../services/dev.js');
+  const handle = await startDev({ dataDir: opts.dataDir, secretsAddress: opts.secretsAddress, rootTokenId: opts.devRootTokenId });
+  const { url, rootToken } = handle.secrets;
+  const out = (line: string) => app.io.stdout(`${line}\n`);
+  out('==> Cairn dev server started.');
+  out('');
+  out(`    Secrets service: ${url}`);
+  out(`    Root token:      ${rootToken}`);
+  out('');
+  out(`The dev server keeps its data in ${opts.dataDir}.`);
+  out('');
+  out('You may need to set the following environment variables:');
+  out('');
+  out(`    $ export SECRETS_ADDR='${url}'`);
+  out(`    $ export SECRETS_TOKEN='${rootToken}'`);
+  out('');
+  out('Press Ctrl-C to stop.');
+
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      app.io.shutdown?.removeEventListener('abort', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    if (app.io.shutdown?.aborted) stop();
+    else app.io.shutdown?.addEventListener('abort', stop);
+  });
+  app.io.stderr('==> Stopping the dev server…\n');
+  await handle.close();
+  return 0;
+}

@@ -1,0 +1,9 @@
+/**
+ * Public entry of the HTTP kernel: services import from here, never from a file behind it.
+ * @module
+ */
+export * from './errors.js';
+export * from './route.js';
+export * from './validate.js';
+export * from './server.js';
+export * from './openapi.js';

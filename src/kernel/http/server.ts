@@ -1,0 +1,217 @@
+/**
+ * HTTP listeners shared by every service: plain or TLS, the `LIST` method accepted,
+ * request bodies read under a byte limit, and one transport-neutral request/response
+ * shape handed to the service's dispatcher (STYLE.md §3, §4: the core works on its own
+ * request type; this file converts the Node message and writes the reply).
+ *
+ * Lifecycle stages and their failure statuses: LIFECYCLE.md beside this file.
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../log/logger.js';
+import { CairnError } from './errors.js';
+import { createHttpServer } from './list-method.js';
+
+/** Default request body limit: 32 MiB (spec 000 "Limits"; reference/secrets.md §1.8). */
+export const DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+
+/** One listener's settings (the `listener "tcp"` block of DESIGN.md "Configuration"). */
+export interface ListenerOptions {
+  /** `host:port`; port 0 picks a free port. */
+  readonly address: string;
+  /** PEM file paths; absent = plain HTTP (`tls_disable`). */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  /** Body limit in bytes: 0 or absent = 32 MiB, negative = unlimited (`max_request_size`). */
+  readonly maxRequestBytes?: number;
+}
+
+/** A request as the services see it. `body` is the whole body, already read. */
+export interface HttpRequest {
+  readonly id: string;
+  /** Upper-case method; `LIST` is possible. */
+  readonly method: string;
+  /** The URL path, percent-decoded, with its leading `/`. */
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer;
+  readonly remoteAddress: string;
+  readonly tls: boolean;
+}
+
+/** A reply; `body` undefined = no body. */
+export interface HttpResponse {
+  readonly status: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string | Buffer;
+}
+
+/** What a service plugs into a listener. */
+export interface HttpService {
+  /** Maps a request to a reply. May throw; thrown values go to `renderError`. */
+  handle(req: HttpRequest): Promise<HttpResponse>;
+  /** Renders an error in the service's wire style (secrets: `{"errors":[…]}`). */
+  renderError(err: CairnError, req: { id: string; method: string }): HttpResponse;
+}
+
+/** A running listener. */
+export interface Listener {
+  /** e.g. `http://127.0.0.1:8200` */
+  readonly url: string;
+  readonly port: number;
+  /** Stops accepting, ends idle keep-alive sockets, resolves when closed. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a listener. Errors: rejects when the address is in use or a TLS file cannot
+ * be read (the message names the file).
+ */
+export async function listen(options: ListenerOptions, service: HttpService, log: Logger): Promise<Listener> {
+  const limit =
+    options.maxRequestBytes === undefined || options.maxRequestBytes === 0
+      ? DEFAULT_MAX_REQUEST_BYTES
+      : options.maxRequestBytes < 0
+        ? Infinity
+        : options.maxRequestBytes;
+  const tls = options.tls
+    ? { cert: readPem(options.tls.certFile, 'tls_cert_file'), key: readPem(options.tls.keyFile, 'tls_key_file') }
+    : undefined;
+  // Pipelined requests on one connection run one after another, as clients expect (a
+  // GET pipelined after a POST must see the POST): node:http emits them at once.
+  const inFlight = new WeakMap<object, Promise<void>>();
+  const server: Server = createHttpServer({ tls }, (req, res) => {
+    const previous = inFlight.get(req.socket);
+    const run = () => serve(req, res, { service, limit, log, tls: tls !== undefined });
+    const current = previous ? previous.then(run) : run();
+    inFlight.set(req.socket, current);
+  });
+  // Keep-alive sockets must not keep a closing process alive for minutes.
+  server.keepAliveTimeout = 65_000;
+  const { host, port } = splitAddress(options.address);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `${tls ? 'https' : 'http'}://${shownHost}:${bound}`,
+    port: bound,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}
+
+/** Splits `host:port` / `[v6]:port`; throws naming the address when malformed. */
+export function splitAddress(address: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(address);
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port > 65535) throw new Error(`invalid listener address "${address}": expected HOST:PORT`);
+  return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
+}
+
+function readPem(file: string, key: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw new Error(`${key}: cannot read "${file}": ${(err as Error).message}`);
+  }
+}
+
+interface ServeContext {
+  readonly service: HttpService;
+  readonly limit: number;
+  readonly log: Logger;
+  readonly tls: boolean;
+}
+
+async function serve(req: IncomingMessage, res: ServerResponse, ctx: ServeContext): Promise<void> {
+  const id = randomUUID();
+  const method = (req.method ?? 'GET').toUpperCase();
+  let reply: HttpResponse;
+  try {
+    const body = await readBody(req, ctx.limit);
+    const url = new URL(req.url ?? '/', 'http://x');
+    let path: string;
+    try {
+      path = decodeURIComponent(url.pathname);
+    } catch {
+      throw new CairnError('bad_request', 'invalid percent-encoding in the URL path');
+    }
+    reply = await ctx.service.handle({
+      id,
+      method,
+      path,
+      query: url.searchParams,
+      headers: req.headers,
+      body,
+      remoteAddress: req.socket.remoteAddress ?? '',
+      tls: ctx.tls,
+    });
+  } catch (err) {
+    reply = ctx.service.renderError(toCairnError(err, id, ctx.log, method, req.url), { id, method });
+    if (err instanceof CairnError && err.code === 'payload_too_large') {
+      // The rest of the body was not read: the connection cannot be reused.
+      res.shouldKeepAlive = false;
+    }
+  }
+  write(res, reply, method);
+}
+
+function toCairnError(err: unknown, id: string, log: Logger, method: string, url?: string): CairnError {
+  if (err instanceof CairnError) return err;
+  log.error({ request_id: id, method, path: url?.split('?')[0], err }, 'internal error');
+  return new CairnError('internal', `internal error; request id ${id}`);
+}
+
+function write(res: ServerResponse, reply: HttpResponse, method: string): void {
+  res.statusCode = reply.status;
+  res.setHeader('Cache-Control', 'no-store');
+  for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+  if (reply.body === undefined || method === 'HEAD' || reply.status === 204) {
+    res.end();
+    return;
+  }
+  res.setHeader('Content-Length', Buffer.byteLength(reply.body));
+  res.end(reply.body);
+}
+
+/** Reads the whole body, failing with 413 past `limit` bytes without buffering more. */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > limit) {
+    req.resume();
+    return Promise.reject(tooLarge());
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function tooLarge(): CairnError {
+  return new CairnError('payload_too_large', 'http: request body too large');
+}

@@ -1,0 +1,68 @@
+/**
+ * Input validation for declared fields: one JSON Schema per operation, compiled once
+ * at startup by ajv, weak type coercion like the reference's field decoding
+ * (`"5"` → 5 for an integer field, reference/secrets.md §2.6 "weakly decoded").
+ *
+ * Input rules taken from the clients people use (reference/clients.md):
+ * - unknown fields are ignored and reported back as a warning, never rejected;
+ * - a JSON `null` means "not set".
+ *
+ * @module
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { badRequest } from './errors.js';
+
+const ajv = new Ajv({ coerceTypes: 'array', useDefaults: true, allErrors: false, strict: false });
+
+/** The result of validating one request's input. */
+export interface ValidatedInput {
+  /** Declared fields that were present (coerced, defaults applied). */
+  readonly data: Record<string, unknown>;
+  /** Names of present fields the operation does not declare, sorted. */
+  readonly ignored: readonly string[];
+}
+
+/** A compiled validator for one operation's fields. */
+export class FieldValidator {
+  private readonly check: ValidateFunction;
+  private readonly names: ReadonlySet<string>;
+
+  /**
+   * Compiles the schema for `fields`; throws at startup with `where` (method and
+   * pattern) in the message when a schema is invalid.
+   */
+  constructor(fields: Readonly<Record<string, TSchema>>, required: readonly string[], where: string) {
+    const props: Record<string, TSchema> = {};
+    for (const [k, s] of Object.entries(fields)) props[k] = required.includes(k) ? s : Type.Optional(s);
+    try {
+      this.check = ajv.compile(Type.Object(props, { additionalProperties: true }));
+    } catch (err) {
+      throw new Error(`invalid field schema for ${where}: ${(err as Error).message}`);
+    }
+    this.names = new Set(Object.keys(fields));
+  }
+
+  /**
+   * Validates `input` (body object or query map). Throws a 400 naming the first bad
+   * field. Never mutates `input`.
+   */
+  validate(input: Record<string, unknown>): ValidatedInput {
+    const data: Record<string, unknown> = {};
+    const ignored: string[] = [];
+    for (const [k, v] of Object.entries(input)) {
+      if (v === null) continue;
+      if (this.names.has(k)) data[k] = structuredClone(v);
+      else ignored.push(k);
+    }
+    if (!this.check(data)) throw badRequest(describe(this.check.errors?.[0]));
+    return { data, ignored: ignored.sort() };
+  }
+}
+
+function describe(e: ErrorObject | undefined): string {
+  if (!e) return 'invalid input';
+  if (e.keyword === 'required') return `missing required field "${(e.params as { missingProperty: string }).missingProperty}"`;
+  const field = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  return `field "${field}": ${e.message ?? 'is invalid'}`;
+}

@@ -1,0 +1,37 @@
+/**
+ * The physical storage contract every Cairn service stands on (DESIGN.md "State").
+ *
+ * Keys are `/`-separated UTF-8 strings (no leading `/`); values are opaque bytes. A
+ * write (`put`, `delete`, `batch`) resolves only once it is durable: after the promise
+ * settles, a `kill -9` of the process loses nothing. Reads see every write whose
+ * promise has been created (read-your-writes within the process), even before it is
+ * durable, so read-modify-write sequences under a caller's lock stay consistent.
+ *
+ * @module
+ */
+
+/** One write inside an atomic {@link Backend.batch}. `value` absent means delete. */
+export interface BackendOp {
+  readonly key: string;
+  readonly value?: Uint8Array;
+}
+
+/** Byte storage by key. Implementations: SQLite (embedded default), PostgreSQL (later). */
+export interface Backend {
+  /** The value stored at `key`, or `undefined` when there is none. */
+  get(key: string): Promise<Uint8Array | undefined>;
+  /** Stores `value` at `key`; resolves once durable. */
+  put(key: string, value: Uint8Array): Promise<void>;
+  /** Removes `key` (no error when absent); resolves once durable. */
+  delete(key: string): Promise<void>;
+  /**
+   * The immediate children of `prefix` (which is empty or ends in `/`), sorted by
+   * byte order: leaf names as they are, sub-folders once each with a trailing `/`.
+   * Example: keys `a/b`, `a/c/d`, `a/c/e` → `list("a/")` = `["b", "c/"]`.
+   */
+  list(prefix: string): Promise<string[]>;
+  /** Applies every op atomically (all or none); resolves once durable. */
+  batch(ops: readonly BackendOp[]): Promise<void>;
+  /** Flushes pending writes and releases the storage. Further calls reject. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,12 @@
+/**
+ * The storage layer's public API (DESIGN.md "State"): the {@link Backend} contract and
+ * its embedded SQLite implementation. The conformance suite (`backend.suite.ts`) is for
+ * tests only and deliberately not exported here.
+ *
+ * @module
+ */
+
+export type { Backend, BackendOp } from './backend.js';
+export { SqliteBackend, compareKeys } from './sqlite.js';
+export type { SqliteBackendOptions, SqliteBackendStats } from './sqlite.js';
+export { BackendView, json, listRecursive } from './view.js';

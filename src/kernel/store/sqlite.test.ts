@@ -1,0 +1,236 @@
+// Tests of SqliteBackend: the shared Backend conformance suite on a real temp-dir file,
+// plus what only SQLite has: file modes, group commit counts, folder skipping in list,
+// failure isolation inside a group commit, and durability across a SIGKILL.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { runBackendSuite } from './backend.suite.js';
+import { SqliteBackend } from './sqlite.js';
+import { crashKey, crashValue } from './testdata/crash-writer.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const CRASH_WRITER = fileURLToPath(new URL('./testdata/crash-writer.ts', import.meta.url));
+const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'cairn-sqlite-'));
+}
+
+/** Runs `fn` with a backend on a fresh temp file, then closes it and removes the directory. */
+async function withSqlite(
+  fn: (backend: SqliteBackend, path: string) => Promise<void>,
+  options: { busyTimeoutMs?: number } = {},
+): Promise<void> {
+  const dir = tempDir();
+  const path = join(dir, 'store.db');
+  const backend = SqliteBackend.open({ path, ...options });
+  try {
+    await fn(backend, path);
+  } finally {
+    await backend.close().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+runBackendSuite('SqliteBackend', async () => {
+  const dir = tempDir();
+  const path = join(dir, 'store.db');
+  return {
+    backend: SqliteBackend.open({ path }),
+    reopen: async () => SqliteBackend.open({ path }),
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  };
+});
+
+describe('SqliteBackend', () => {
+  it('creates missing directories 0700 and the database files 0600, in WAL mode', async () => {
+    const dir = tempDir();
+    try {
+      const path = join(dir, 'a', 'b', 'store.db');
+      const backend = SqliteBackend.open({ path });
+      await backend.put('k', bytes('v'));
+      assert.equal(statSync(join(dir, 'a')).mode & 0o777, 0o700);
+      assert.equal(statSync(join(dir, 'a', 'b')).mode & 0o777, 0o700);
+      for (const f of ['store.db', 'store.db-wal', 'store.db-shm']) {
+        assert.equal(statSync(join(dir, 'a', 'b', f)).mode & 0o777, 0o600, f);
+      }
+      await backend.close();
+      const raw = new Database(path, { readonly: true });
+      try {
+        assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
+        assert.deepEqual(raw.prepare('SELECT k FROM kv').pluck().all(), ['k']);
+      } finally {
+        raw.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a file with a newer schema version', async () => {
+    const dir = tempDir();
+    try {
+      const path = join(dir, 'store.db');
+      await SqliteBackend.open({ path }).close();
+      const raw = new Database(path);
+      raw.pragma('user_version = 2');
+      raw.close();
+      assert.throws(() => SqliteBackend.open({ path }), /schema version 2 is newer/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('group commit: 32 concurrent puts share one transaction', () =>
+    withSqlite(async (backend) => {
+      const before = backend.stats.commits;
+      await Promise.all(Array.from({ length: 32 }, (_, i) => backend.put(`g/${i}`, bytes(`v${i}`))));
+      const used = backend.stats.commits - before;
+      assert.ok(used >= 1 && used <= 2, `32 concurrent puts used ${used} commits`);
+      assert.equal(backend.stats.writes, 32);
+    }));
+
+  it('group commit: 32 writers looping 20 times use about 20 transactions, not 640', () =>
+    withSqlite(async (backend) => {
+      const before = backend.stats.commits;
+      await Promise.all(
+        Array.from({ length: 32 }, async (_, w) => {
+          for (let i = 0; i < 20; i++) await backend.put(`w/${w}/${i}`, bytes(`${w}.${i}`));
+        }),
+      );
+      const used = backend.stats.commits - before;
+      assert.ok(used <= 40, `640 puts from 32 writers used ${used} commits`);
+      assert.equal((await backend.list('w/')).length, 32);
+      assert.equal((await backend.list('w/31/')).length, 20);
+    }));
+
+  it('list skips over big sub-folders instead of reading them', () =>
+    withSqlite(async (backend) => {
+      const ops = [];
+      for (let i = 0; i < 20_000; i++) ops.push({ key: `big/sub/${i % 100}/${i}`, value: bytes('x') });
+      for (let i = 0; i < 5_000; i++) ops.push({ key: `big/other/${i}`, value: bytes('x') });
+      ops.push({ key: 'big/leaf', value: bytes('x') }, { key: 'big/sub', value: bytes('x') });
+      await backend.batch(ops);
+      const before = backend.stats.listRowsScanned;
+      assert.deepEqual(await backend.list('big/'), ['leaf', 'other/', 'sub', 'sub/']);
+      const scanned = backend.stats.listRowsScanned - before;
+      assert.ok(scanned <= 10, `list read ${scanned} rows`);
+      assert.deepEqual(await backend.list(''), ['big/']);
+      assert.equal((await backend.list('big/sub/')).length, 100);
+      // Queued deletes of a few keys in a big folder do not make list read the folder.
+      const pending = [backend.delete('big/other/0'), backend.delete('big/other/1')];
+      const before2 = backend.stats.listRowsScanned;
+      assert.deepEqual(await backend.list('big/'), ['leaf', 'other/', 'sub', 'sub/']);
+      assert.ok(backend.stats.listRowsScanned - before2 <= 12);
+      await Promise.all(pending);
+    }));
+
+  it('a write failing inside a group commit rejects alone; its neighbours commit', () =>
+    withSqlite(async (backend, path) => {
+      // Another connection installs a trigger that fails any write of key "boom".
+      const raw = new Database(path);
+      raw.exec(`CREATE TRIGGER no_boom BEFORE INSERT ON kv WHEN NEW.k LIKE '%boom'
+                BEGIN SELECT RAISE(ABORT, 'boom refused'); END`);
+      raw.close();
+      const results = await Promise.allSettled([
+        backend.put('ok1', bytes('1')),
+        backend.batch([
+          { key: 'in-batch', value: bytes('b') },
+          { key: 'b/boom', value: bytes('x') },
+        ]),
+        backend.put('boom', bytes('x')),
+        backend.put('ok2', bytes('2')),
+      ]);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['fulfilled', 'rejected', 'rejected', 'fulfilled'],
+      );
+      assert.match(String((results[2] as PromiseRejectedResult).reason), /boom refused/);
+      assert.equal(backend.stats.commits, 1);
+      assert.equal(await backend.get('in-batch'), undefined, 'the failed batch was rolled back entirely');
+      assert.equal(await backend.get('boom'), undefined);
+      assert.deepEqual(await backend.list(''), ['ok1', 'ok2']);
+    }));
+
+  it('a failed transaction rejects every write of the flush and drops them from reads', () =>
+    withSqlite(
+      async (backend, path) => {
+        await backend.put('before', bytes('x'));
+        const locker = new Database(path);
+        try {
+          locker.exec('BEGIN IMMEDIATE'); // holds the write lock: our BEGIN IMMEDIATE gets SQLITE_BUSY
+          const a = backend.put('a', bytes('1'));
+          const b = backend.batch([{ key: 'b', value: bytes('2') }, { key: 'before' }]);
+          assertHas(await backend.get('a'), '1'); // visible while queued
+          const results = await Promise.allSettled([a, b]);
+          assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
+          assert.match(String((results[0] as PromiseRejectedResult).reason), /busy|locked/i);
+          assert.equal(await backend.get('a'), undefined, 'a rejected write is not visible');
+          assertHas(await backend.get('before'), 'x');
+          assert.deepEqual(await backend.list(''), ['before']);
+          assert.equal(backend.stats.failedCommits, 1);
+        } finally {
+          locker.exec('ROLLBACK');
+          locker.close();
+        }
+        await backend.put('a', bytes('3'));
+        assertHas(await backend.get('a'), '3');
+      },
+      { busyTimeoutMs: 20 },
+    ));
+
+  it('every acknowledged write survives SIGKILL of the writer', { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    const path = join(dir, 'crash.db');
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', CRASH_WRITER, path], {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+        child.on('close', (code, signal) => resolve(signal ?? code)),
+      );
+      const acked: Array<[number, number]> = [];
+      let killed = false;
+      for await (const line of createInterface({ input: child.stdout })) {
+        if (line === 'ready') continue;
+        const [i, j] = line.split(' ').map(Number);
+        acked.push([i, j]);
+        if (!killed && acked.length >= 1000) {
+          killed = true;
+          child.kill('SIGKILL'); // mid-stream: more writes are in flight right now
+        }
+      }
+      const how = await exited;
+      assert.equal(how, 'SIGKILL', `writer ended with ${String(how)} before being killed; stderr: ${stderr}`);
+      assert.ok(acked.length >= 1000, `only ${acked.length} acknowledged writes`);
+
+      const backend = SqliteBackend.open({ path });
+      try {
+        for (const [i, j] of acked) {
+          const got = await backend.get(crashKey(i, j));
+          assert.ok(got, `acknowledged key ${crashKey(i, j)} is missing after SIGKILL`);
+          assert.equal(Buffer.compare(Buffer.from(got), Buffer.from(crashValue(i, j))), 0, crashKey(i, j));
+        }
+      } finally {
+        await backend.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+function assertHas(actual: Uint8Array | undefined, expected: string): void {
+  assert.ok(actual, `expected ${JSON.stringify(expected)}, got undefined`);
+  assert.equal(Buffer.from(actual).toString(), expected);
+}

@@ -1,0 +1,7 @@
+/**
+ * Public entry of the Cairn SDK: typed clients for Cairn's services. Imports nothing
+ * from the rest of the project.
+ *
+ * @module
+ */
+export * from './secrets.js';

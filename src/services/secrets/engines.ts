@@ -1,0 +1,47 @@
+/**
+ * Which route table serves a mount: the registry of engine types (DESIGN.md "Routes are
+ * data": namespace → mount → the mounted engine's paths). Tables compile once, at
+ * module load, so a malformed pattern stops startup.
+ *
+ * @module
+ */
+import { RouteTable } from '../../kernel/http/index.js';
+import { kvV1Paths } from './kv/v1/passthrough.routes.js';
+import { kvV2Paths } from './kv/v2/routes.js';
+import type { MountEntry } from './mounts/table.js';
+import { sysPaths } from './sys/routes.js';
+import { tokenHelp, tokenPaths } from './token/token.routes.js';
+import type { SecretsRequest, SecretsResult } from './types.js';
+
+/** A compiled engine: its routes and the description shown by root help. */
+export interface Engine {
+  readonly table: RouteTable<SecretsRequest, SecretsResult>;
+  readonly description: string;
+}
+
+const engine = (paths: ConstructorParameters<typeof RouteTable<SecretsRequest, SecretsResult>>[0], description: string): Engine => ({
+  table: new RouteTable(paths),
+  description,
+});
+
+const SYSTEM = engine(sysPaths, 'The system backend is built into the secrets service and cannot be remounted or moved. It configures the service: mounts, tokens and policies.');
+const TOKEN = engine(tokenPaths, tokenHelp);
+const KV_V1 = engine(kvV1Paths, 'The kv backend reads and writes arbitrary secrets to the storage barrier. This is version 1: no versioning.');
+const KV_V2 = engine(kvV2Paths, 'The kv backend reads and writes versioned secrets. Use data/ to read and write, metadata/ to list and to manage keys, delete/, undelete/ and destroy/ to manage versions, config to set engine defaults.');
+
+/** Engine types users may mount through `sys/mounts`. */
+export const MOUNTABLE_TYPES: ReadonlySet<string> = new Set(['kv']);
+
+/** The engine serving `mount`. Throws for a type with no engine (a corrupt mount table). */
+export function engineFor(mount: MountEntry): Engine {
+  switch (mount.type) {
+    case 'system':
+      return SYSTEM;
+    case 'token':
+      return TOKEN;
+    case 'kv':
+      return mount.options?.version === '2' ? KV_V2 : KV_V1;
+    default:
+      throw new Error(`no engine for mount type "${mount.type}" at ${mount.path}`);
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * The secrets service's request pipeline (kernel/http/LIFECYCLE.md): frame → route
+ * (mount, then the engine's paths) → authenticate → help → existence check →
+ * authorise → validate → handle → render.
+ *
+ * @module
+ */
+import {
+  CairnError,
+  FieldValidator,
+  badRequest,
+  forbidden,
+  helpForPath,
+  helpForRoot,
+  notFound,
+  openapiDocument,
+  operationOf,
+  pathsUnder,
+  unsupportedOperation,
+  unsupportedPath,
+  type CompiledPath,
+  type HttpRequest,
+  type HttpResponse,
+  type HttpService,
+  type Operation,
+  type OperationSpec,
+} from '../../kernel/http/index.js';
+import type { SecretsCore } from './core.js';
+import { engineFor } from './engines.js';
+import { renderBare, renderError, renderResult } from './envelope.js';
+import type { SecretsRequest, SecretsResult } from './types.js';
+
+type Path = CompiledPath<SecretsRequest, SecretsResult>;
+type OpSpec = OperationSpec<SecretsRequest, SecretsResult>;
+
+/** Version reported in OpenAPI documents. */
+const API_VERSION = '0.1.0';
+
+/** Go's `strconv.ParseBool`, used by the reference for `?list=` (reference/secrets.md §1.2). */
+function parseBool(name: string, v: string | null): boolean {
+  if (v === null) return false;
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False', ''].includes(v)) return false;
+  throw badRequest(`query parameter "${name}": invalid boolean "${v}"`);
+}
+
+/** The token of a request: `X-Secrets-Token`, else `Authorization: Bearer` (spec 000 "Authentication" 2). */
+export function requestToken(req: HttpRequest): string {
+  const header = req.headers['x-secrets-token'];
+  if (typeof header === 'string' && header !== '') return header;
+  const auth = req.headers.authorization;
+  return auth?.startsWith('Bearer ') ? auth.slice(7).trim() : '';
+}
+
+/** Parses the JSON body; empty → `{}`. Errors: 400 naming the parse problem. */
+function parseBody(req: HttpRequest): Record<string, unknown> {
+  if (req.body.length === 0) return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(req.body.toString('utf8'));
+  } catch (err) {
+    throw badRequest(`failed to parse JSON input: ${(err as Error).message}`);
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw badRequest('failed to parse JSON input: the body must be a JSON object');
+  return v as Record<string, unknown>;
+}
+
+/** Query parameters as data (repeated → array), minus the ones the kernel consumes. */
+function queryData(q: URLSearchParams): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of new Set(q.keys())) {
+    if (k === 'list' || k === 'help') continue;
+    const all = q.getAll(k);
+    out[k] = all.length === 1 ? all[0] : all;
+  }
+  return out;
+}
+
+/** The secrets service as an {@link HttpService}. */
+export class SecretsHttp implements HttpService {
+  private readonly validators = new WeakMap<OpSpec, FieldValidator>();
+
+  constructor(private readonly core: SecretsCore) {}
+
+  /** {@inheritDoc HttpService.renderError} */
+  renderError(err: CairnError): HttpResponse {
+    return renderError(err);
+  }
+
+  /** Runs one request through the pipeline; throws {@link CairnError}s for the kernel to render. */
+  async handle(req: HttpRequest): Promise<HttpResponse> {
+    // Frame.
+    if (!req.path.startsWith('/v1/')) throw notFound();
+    const full = req.path.slice(4);
+    // The reference redirects these (301); Cairn answers 404 with a body (reference/README.md).
+    if (full.includes('//') || /(^|\/)\.\.?(\/|$)/.test(full)) throw unsupportedPath(full);
+    const method = operationOf(req.method, parseBool('list', req.query.get('list')));
+    if (!method) throw new CairnError('method_not_allowed', []);
+    if (method === 'patch' && !String(req.headers['content-type'] ?? '').startsWith('application/merge-patch+json'))
+      throw new CairnError('unsupported_media_type', `PATCH requires Content-Type of application/merge-patch+json, provided ${req.headers['content-type'] ?? ''}`);
+    const help = (req.query.get('help') ?? '') !== '';
+    const body = method === 'write' || method === 'patch' ? parseBody(req) : {};
+
+    // Route.
+    const mount = this.core.mounts.route(full);
+    const relative = mount ? full.slice(Math.min(mount.path.length, full.length)) : '';
+    const engine = mount && engineFor(mount);
+    const routed = method === 'list' ? relative.replace(/\/+$/, '') : relative;
+    const match = engine?.table.match(routed);
+
+    // Authenticate.
+    const now = this.core.now();
+    const token = await this.core.tokens.lookup(requestToken(req), now);
+    if (!token && !(match?.path.spec.unauthenticated && !help)) throw forbidden();
+    if (!mount || !engine) throw notFound(`no handler for route "${full}". route entry not found.`);
+    if (help) return this.help(full, routed, engine.description, engine.table.paths, match?.path);
+    if (!match) throw unsupportedPath(full);
+
+    const ctx: SecretsRequest = {
+      id: req.id,
+      operation: 'update',
+      path: method === 'list' ? routed + '/' : routed,
+      params: match.params,
+      data: {},
+      body,
+      token,
+      mount,
+      storage: this.core.storageFor(mount),
+      core: this.core,
+      now,
+    };
+
+    // Existence check, then authorise.
+    const spec = match.path.spec;
+    let op: Operation = method === 'write' ? 'update' : method;
+    if (method === 'write' && spec.exists) op = (await spec.exists(ctx)) ? 'update' : 'create';
+    const opSpec = spec.operations[op] ?? (op === 'create' ? spec.operations.update : op === 'update' ? spec.operations.create : undefined);
+    if (!opSpec) throw unsupportedOperation();
+    const aclPath = method === 'list' ? full.replace(/\/*$/, '/') : full;
+    if (token && !spec.unauthenticated && !this.core.allowed(token, aclPath, op) && !(op === 'list' && this.core.allowed(token, full.replace(/\/+$/, ''), op)))
+      throw forbidden();
+
+    // Validate and handle.
+    const input = op === 'create' || op === 'update' || op === 'patch' ? body : queryData(req.query);
+    const { data, ignored } = opSpec.rawBody ? { data: {}, ignored: [] } : this.validator(match.path, op, opSpec).validate(input);
+    const result = await opSpec.handle({ ...ctx, operation: op, data });
+    return renderResult({ requestId: req.id, operation: op, mountType: mount.type, result, ignored });
+  }
+
+  /** `?help=1`: help text and an OpenAPI fragment for the path and the paths beneath it (spec 000 "Help response"). */
+  private help(full: string, routed: string, description: string, paths: readonly Path[], matched?: Path): HttpResponse {
+    const info = { title: 'Cairn secrets service API', description: 'HTTP API of the secrets service. All API routes are prefixed with `/v1/`.', version: API_VERSION };
+    const under = pathsUnder(paths, routed);
+    if (routed === '') return renderBare(200, { help: helpForRoot(description, paths), see_also: null, openapi: openapiDocument(under, info) });
+    if (under.size === 0) throw unsupportedPath(full);
+    const self = matched ?? under.get('/');
+    const text = self ? helpForPath(full, self) : [...new Set(under.values())].map((p) => helpForPath(full, p)).join('\n\n');
+    return renderBare(200, { help: text, see_also: null, openapi: openapiDocument(under, info) });
+  }
+
+  private validator(path: Path, op: Operation, spec: OpSpec): FieldValidator {
+    let v = this.validators.get(spec);
+    if (!v) {
+      v = new FieldValidator(spec.fields ?? path.spec.fields ?? {}, spec.required ?? [], `${op} ${path.spec.pattern}`);
+      this.validators.set(spec, v);
+    }
+    return v;
+  }
+}

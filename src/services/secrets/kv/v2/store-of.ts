@@ -1,0 +1,8 @@
+/**
+ * @module
+ */
+import type { SecretsRequest } from '../../types.js';
+import { KvV2Store } from './storage.js';
+
+/** The KV v2 store of the request's mount. */
+export const kvStore = (req: SecretsRequest): KvV2Store => new KvV2Store(req.storage, req.mount.uuid);

@@ -1,0 +1,49 @@
+/**
+ * Starting and stopping the secrets service: its core on a Backend, served on one or
+ * more listeners.
+ *
+ * @module
+ */
+import { listen, type Listener, type ListenerOptions } from '../../kernel/http/index.js';
+import type { Logger } from '../../kernel/log/logger.js';
+import type { Backend } from '../../kernel/store/index.js';
+import { SecretsCore } from './core.js';
+import { SecretsHttp } from './handler.js';
+
+/** Options of {@link startSecretsService}. */
+export interface SecretsServiceOptions {
+  readonly backend: Backend;
+  readonly listeners: readonly ListenerOptions[];
+  readonly log: Logger;
+  /** Injected clock (tests). */
+  readonly clock?: () => Date;
+}
+
+/** A running secrets service. */
+export interface SecretsService {
+  readonly core: SecretsCore;
+  readonly listeners: readonly Listener[];
+  /** Closes the listeners, then the storage. */
+  close(): Promise<void>;
+}
+
+/** Opens the core and starts every listener; on a listener error, closes what started and rethrows. */
+export async function startSecretsService(o: SecretsServiceOptions): Promise<SecretsService> {
+  const core = await SecretsCore.open({ backend: o.backend, log: o.log, clock: o.clock });
+  const http = new SecretsHttp(core);
+  const listeners: Listener[] = [];
+  try {
+    for (const l of o.listeners) listeners.push(await listen(l, http, o.log));
+  } catch (err) {
+    await Promise.all(listeners.map((l) => l.close()));
+    throw err;
+  }
+  return {
+    core,
+    listeners,
+    close: async () => {
+      await Promise.all(listeners.map((l) => l.close()));
+      await o.backend.close();
+    },
+  };
+}

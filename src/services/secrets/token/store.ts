@@ -1,0 +1,215 @@
+/**
+ * The token store (reference/secrets.md §4.1). Tokens are never stored in clear: an
+ * entry is kept under the SHA-256 of the token (`sys/token/id/<hash>`), and the hash
+ * found there is compared with the presented one in constant time. Accessors map to
+ * the hash (`sys/token/accessor/<accessor>`); children are indexed under their parent
+ * (`sys/token/parent/<parent hash>/<child hash>`) so revoking a parent revokes them.
+ *
+ * @module
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { json, listRecursive, type Backend, type BackendOp } from '../../../kernel/store/index.js';
+import { badRequest } from '../../../kernel/http/index.js';
+import { DEFAULT_LEASE_TTL_S } from '../mounts/table.js';
+import type { AuthBlock } from '../types.js';
+
+/** A stored token (never holds the token itself). */
+export interface StoredToken {
+  /** Hex SHA-256 of the token. */
+  readonly hash: string;
+  readonly accessor: string;
+  readonly policies: string[];
+  readonly meta: Record<string, string> | null;
+  readonly display_name: string;
+  /** Unix seconds. */
+  readonly creation_time: number;
+  /** Seconds; 0 = no expiry. */
+  readonly creation_ttl: number;
+  /** Seconds; 0 = none. */
+  readonly explicit_max_ttl: number;
+  /** Unix milliseconds; 0 = never expires. */
+  expire_time_ms: number;
+  readonly renewable: boolean;
+  readonly orphan: boolean;
+  /** Hash of the parent token, when there is one. */
+  readonly parent?: string;
+  /** The path that created it: `auth/token/create`, `auth/token/root`, `auth/<m>/login`. */
+  readonly path: string;
+}
+
+/** A token presented by a caller: the stored entry plus the token itself (memory only). */
+export interface TokenEntry extends StoredToken {
+  readonly id: string;
+}
+
+/** Options of {@link TokenStore.create}. */
+export interface CreateTokenOptions {
+  policies: string[];
+  meta?: Record<string, string> | null;
+  displayName?: string;
+  /** Seconds; 0 = the default TTL (768 h); ignored for root tokens. */
+  ttlS?: number;
+  explicitMaxTtlS?: number;
+  renewable?: boolean;
+  parent?: TokenEntry;
+  /** A caller-chosen token (root callers only; `-dev-root-token-id`). */
+  id?: string;
+  path: string;
+  now: Date;
+}
+
+const ID = 'sys/token/id/';
+const ACCESSOR = 'sys/token/accessor/';
+const PARENT = 'sys/token/parent/';
+const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** Hex SHA-256 of a token. */
+export function hashToken(id: string): string {
+  return createHash('sha256').update(id, 'utf8').digest('hex');
+}
+
+/** `n` random base62 characters (rejection sampling: no modulo bias). */
+export function randomBase62(n: number): string {
+  let out = '';
+  while (out.length < n) {
+    for (const b of randomBytes(n * 2)) {
+      if (b < 248 && out.length < n) out += BASE62[b % 62];
+    }
+  }
+  return out;
+}
+
+/** Creates, finds and revokes tokens in a Backend. */
+export class TokenStore {
+  constructor(private readonly storage: Backend) {}
+
+  /**
+   * Creates a token; returns it with its entry. Errors (400): a caller-chosen id that
+   * is already in use.
+   */
+  async create(o: CreateTokenOptions): Promise<TokenEntry> {
+    const id = o.id ?? `cs.${randomBase62(24)}`;
+    const hash = hashToken(id);
+    if (o.id !== undefined && (await this.storage.get(ID + hash))) throw badRequest('token with the given ID already exists');
+    const root = o.policies.includes('root');
+    const ttl = root ? 0 : o.ttlS || DEFAULT_LEASE_TTL_S;
+    const capped = o.explicitMaxTtlS ? Math.min(ttl, o.explicitMaxTtlS) : ttl;
+    const entry: StoredToken = {
+      hash,
+      accessor: randomBase62(24),
+      policies: [...new Set(o.policies)].sort(),
+      meta: o.meta ?? null,
+      display_name: o.displayName ?? 'token',
+      creation_time: Math.floor(o.now.getTime() / 1000),
+      creation_ttl: capped,
+      explicit_max_ttl: o.explicitMaxTtlS ?? 0,
+      expire_time_ms: capped ? o.now.getTime() + capped * 1000 : 0,
+      renewable: !root && (o.renewable ?? true),
+      orphan: !o.parent,
+      ...(o.parent ? { parent: o.parent.hash } : {}),
+      path: o.path,
+    };
+    const ops: BackendOp[] = [
+      { key: ID + hash, value: json.encode(entry) },
+      { key: ACCESSOR + entry.accessor, value: Buffer.from(hash) },
+    ];
+    if (o.parent) ops.push({ key: `${PARENT}${o.parent.hash}/${hash}`, value: new Uint8Array() });
+    await this.storage.batch(ops);
+    return { ...entry, id };
+  }
+
+  /** The live entry of token `id`, or undefined when unknown, revoked or expired. */
+  async lookup(id: string, now: Date): Promise<TokenEntry | undefined> {
+    if (!id) return undefined;
+    const hash = hashToken(id);
+    const entry = json.decode<StoredToken>(await this.storage.get(ID + hash));
+    if (!entry || !timingSafeEqual(Buffer.from(entry.hash), Buffer.from(hash))) return undefined;
+    if (entry.expire_time_ms && entry.expire_time_ms <= now.getTime()) return undefined;
+    return { ...entry, id };
+  }
+
+  /** The live entry behind an accessor (without the token id), or undefined. */
+  async lookupAccessor(accessor: string, now: Date): Promise<StoredToken | undefined> {
+    const hash = await this.storage.get(ACCESSOR + accessor);
+    if (!hash) return undefined;
+    const entry = json.decode<StoredToken>(await this.storage.get(ID + Buffer.from(hash).toString()));
+    if (!entry || (entry.expire_time_ms && entry.expire_time_ms <= now.getTime())) return undefined;
+    return entry;
+  }
+
+  /** Revokes the token with hash `hash` and, recursively, every child token. */
+  async revoke(hash: string): Promise<void> {
+    const entry = json.decode<StoredToken>(await this.storage.get(ID + hash));
+    if (!entry) return;
+    const children = await listRecursive(this.storage, `${PARENT}${hash}/`);
+    for (const child of children) await this.revoke(child.slice(child.lastIndexOf('/') + 1));
+    const ops: BackendOp[] = [{ key: ID + hash }, { key: ACCESSOR + entry.accessor }, ...children.map((key) => ({ key }))];
+    if (entry.parent) ops.push({ key: `${PARENT}${entry.parent}/${hash}` });
+    await this.storage.batch(ops);
+  }
+
+  /** Extends a renewable token's TTL by `incrementS` (default: its creation TTL), capped by its max. */
+  async renew(token: TokenEntry, incrementS: number, now: Date): Promise<TokenEntry> {
+    if (!token.renewable) throw badRequest('token is not renewable');
+    let ttl = incrementS || token.creation_ttl;
+    if (token.explicit_max_ttl) {
+      const limit = token.creation_time + token.explicit_max_ttl - Math.floor(now.getTime() / 1000);
+      ttl = Math.max(0, Math.min(ttl, limit));
+    }
+    const updated: StoredToken = { ...withoutId(token), expire_time_ms: now.getTime() + ttl * 1000 };
+    await this.storage.put(ID + token.hash, json.encode(updated));
+    return { ...updated, id: token.id };
+  }
+}
+
+function withoutId(t: TokenEntry): StoredToken {
+  const { id: _id, ...rest } = t;
+  return rest;
+}
+
+/** Remaining lifetime in whole seconds (0 for tokens that never expire). */
+export function remainingTtlS(t: StoredToken, now: Date): number {
+  return t.expire_time_ms ? Math.max(0, Math.floor((t.expire_time_ms - now.getTime()) / 1000)) : 0;
+}
+
+/** The `auth` block of a token-issuing response (reference/secrets.md §4.2). */
+export function authBlock(t: TokenEntry, now: Date): AuthBlock {
+  const tokenPolicies = t.policies;
+  return {
+    client_token: t.id,
+    accessor: t.accessor,
+    policies: tokenPolicies,
+    token_policies: tokenPolicies,
+    metadata: t.meta,
+    lease_duration: remainingTtlS(t, now),
+    renewable: t.renewable,
+    entity_id: '',
+    token_type: 'service',
+    orphan: t.orphan,
+    mfa_requirement: null,
+    num_uses: 0,
+  };
+}
+
+/** The `data` of `lookup` / `lookup-self` (reference/secrets.md §4.1). */
+export function lookupData(t: StoredToken & { id?: string }, now: Date): Record<string, unknown> {
+  return {
+    accessor: t.accessor,
+    creation_time: t.creation_time,
+    creation_ttl: t.creation_ttl,
+    display_name: t.display_name,
+    entity_id: '',
+    expire_time: t.expire_time_ms ? new Date(t.expire_time_ms).toISOString() : null,
+    explicit_max_ttl: t.explicit_max_ttl,
+    id: t.id ?? '',
+    issue_time: new Date(t.creation_time * 1000).toISOString(),
+    meta: t.meta,
+    num_uses: 0,
+    orphan: t.orphan,
+    path: t.path,
+    policies: t.policies,
+    renewable: t.renewable,
+    ttl: remainingTtlS(t, now),
+    type: 'service',
+  };
+}

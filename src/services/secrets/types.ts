@@ -1,0 +1,66 @@
+/**
+ * The request context and result every secrets-service route handler sees. Handlers
+ * know nothing of HTTP (STYLE.md §1): they read typed input from the context and return
+ * a {@link SecretsResult} or nothing; the dispatcher renders the envelope.
+ *
+ * @module
+ */
+import type { Operation, PathSpec } from '../../kernel/http/index.js';
+import type { Backend } from '../../kernel/store/index.js';
+import type { MountEntry } from './mounts/table.js';
+import type { TokenEntry } from './token/store.js';
+import type { SecretsCore } from './core.js';
+
+/** One request as a handler sees it. */
+export interface SecretsRequest {
+  readonly id: string;
+  readonly operation: Operation;
+  /** Path relative to the mount, e.g. `data/app/db`; list paths end in `/`. */
+  readonly path: string;
+  /** Captures of the route pattern. */
+  readonly params: Readonly<Record<string, string>>;
+  /** Declared fields after validation (body for writes, query otherwise). */
+  readonly data: Readonly<Record<string, unknown>>;
+  /** The raw JSON body object (`{}` when there was none); for `rawBody` routes. */
+  readonly body: Readonly<Record<string, unknown>>;
+  /** The caller's token; undefined only on unauthenticated routes. */
+  readonly token: TokenEntry | undefined;
+  readonly mount: MountEntry;
+  /** The mount's own storage (keys under `logical/<uuid>/`). */
+  readonly storage: Backend;
+  readonly core: SecretsCore;
+  /** The request time (injected clock). */
+  readonly now: Date;
+}
+
+/** The token-issuing block of a response (reference/secrets.md §1.3, §4.2). */
+export interface AuthBlock {
+  client_token: string;
+  accessor: string;
+  policies: string[];
+  token_policies: string[];
+  metadata: Record<string, string> | null;
+  lease_duration: number;
+  renewable: boolean;
+  entity_id: string;
+  token_type: 'service';
+  orphan: boolean;
+  mfa_requirement: null;
+  num_uses: number;
+}
+
+/** What a handler returns; see the envelope rules in `envelope.ts`. */
+export interface SecretsResult {
+  readonly data?: Record<string, unknown> | null;
+  readonly warnings?: readonly string[];
+  readonly auth?: AuthBlock;
+  /** Lease duration in seconds (KV v1 reads carry the mount's default TTL). */
+  readonly leaseDuration?: number;
+  /** A non-200 status with a full envelope (KV v2 deleted version → 404). */
+  readonly status?: number;
+  /** Copy every `data` key to the top level as well (reference/secrets.md §1.1 "top-level injection"). */
+  readonly topLevel?: boolean;
+}
+
+/** A route declaration of the secrets service. */
+export type SecretsPath = PathSpec<SecretsRequest, SecretsResult>;

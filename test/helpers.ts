@@ -1,0 +1,83 @@
+/**
+ * Test resources: a real secrets service on port 0 over a real SQLite file in a temp
+ * directory (STYLE.md §4 "test resources start real servers on port 0").
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ListenerOptions } from '../src/kernel/http/index.js';
+import { silentLogger } from '../src/kernel/log/logger.js';
+import { SqliteBackend } from '../src/kernel/store/index.js';
+import { startSecretsService, type SecretsService } from '../src/services/secrets/service.js';
+
+export interface TestServer {
+  readonly url: string;
+  readonly rootToken: string;
+  readonly service: SecretsService;
+  readonly dataDir: string;
+  readonly dbPath: string;
+  /** Calls the API; `token` defaults to the root token (`null`: send none). */
+  call(method: string, path: string, o?: CallOptions): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  token?: string | null;
+  headers?: Record<string, string>;
+}
+
+export interface Reply {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly json: any;
+}
+
+/** Starts a secrets service with a KV v2 mount at `secret/` and a root token. */
+export async function startTestServer(o: { listener?: Partial<ListenerOptions>; clock?: () => Date } = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cairn-test-'));
+  const dbPath = join(dataDir, 'secrets.db');
+  const service = await startSecretsService({
+    backend: SqliteBackend.open({ path: dbPath }),
+    listeners: [{ address: '127.0.0.1:0', ...o.listener }],
+    log: silentLogger(),
+    clock: o.clock,
+  });
+  const core = service.core;
+  await core.mountEngine('secret', { type: 'kv', options: { version: '2' } });
+  const root = await core.tokens.create({ policies: ['root'], path: 'auth/token/root', now: core.now() });
+  const url = service.listeners[0].url;
+  return {
+    url,
+    rootToken: root.id,
+    service,
+    dataDir,
+    dbPath,
+    call: (method, path, c = {}) => call(url, method, path, { ...c, token: c.token === undefined ? root.id : c.token }),
+    close: async () => {
+      await service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** One HTTP call with fetch (which sends any method, LIST included). */
+export async function call(url: string, method: string, path: string, o: CallOptions = {}): Promise<Reply> {
+  const headers: Record<string, string> = { ...o.headers };
+  if (o.token) headers['X-Secrets-Token'] = o.token;
+  const res = await fetch(url + path, {
+    method,
+    headers,
+    body: o.body === undefined ? undefined : typeof o.body === 'string' ? o.body : JSON.stringify(o.body),
+  });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
