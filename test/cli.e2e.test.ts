@@ -1,0 +1,116 @@
+/**
+ * The `cairn` CLI end to end against a real secrets service (through the SDK, as a user
+ * runs it), and `cairn dev` as a real child process.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { after, before, describe, it } from 'node:test';
+import { main } from '../src/cli/main.js';
+import { call, startTestServer, type TestServer } from './helpers.js';
+
+let s: TestServer;
+before(async () => (s = await startTestServer()));
+after(() => s.close());
+
+async function cairn(...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, { SECRETS_ADDR: s.url, SECRETS_TOKEN: s.rootToken }, {
+    stdout: (x) => (stdout += x),
+    stderr: (x) => (stderr += x),
+  });
+  return { code, stdout, stderr };
+}
+
+describe('cairn CLI against a real server', () => {
+  it('kv put / get / list / metadata / delete / undelete / destroy', async () => {
+    assert.equal((await cairn('kv', 'put', 'secret/app/api', 'key=abc', 'env=prod')).code, 0);
+    assert.equal((await cairn('kv', 'put', '-mount=secret', 'app/api', 'key=def')).code, 0);
+    const got = await cairn('kv', 'get', '-format=json', 'secret/app/api');
+    assert.equal(got.code, 0, got.stderr);
+    assert.deepEqual(JSON.parse(got.stdout).data.data, { key: 'def' });
+    const v1 = await cairn('kv', 'get', '-version=1', '-field=env', 'secret/app/api');
+    assert.equal(v1.stdout.trim(), 'prod');
+    const table = await cairn('kv', 'get', 'secret/app/api');
+    assert.match(table.stdout, /key\s+def/);
+    const list = await cairn('kv', 'list', '-format=json', 'secret/app');
+    assert.deepEqual(JSON.parse(list.stdout), ['api']);
+    assert.equal((await cairn('kv', 'metadata', 'put', '-max-versions=3', '-custom-metadata=owner=team-a', 'secret/app/api')).code, 0);
+    const meta = await cairn('kv', 'metadata', 'get', '-format=json', 'secret/app/api');
+    assert.equal(JSON.parse(meta.stdout).data.max_versions, 3);
+    assert.equal((await cairn('kv', 'delete', 'secret/app/api')).code, 0);
+    assert.equal((await call(s.url, 'GET', '/v1/secret/data/app/api', { token: s.rootToken })).status, 404);
+    assert.equal((await cairn('kv', 'undelete', '-versions=2', 'secret/app/api')).code, 0);
+    assert.equal((await call(s.url, 'GET', '/v1/secret/data/app/api', { token: s.rootToken })).status, 200);
+    assert.equal((await cairn('kv', 'destroy', '-versions=1', 'secret/app/api')).code, 0);
+    assert.equal((await call(s.url, 'GET', '/v1/secret/metadata/app/api', { token: s.rootToken })).json.data.versions['1'].destroyed, true);
+    assert.equal((await cairn('kv', 'metadata', 'delete', 'secret/app/api')).code, 0);
+    const gone = await cairn('kv', 'get', 'secret/app/api');
+    assert.equal(gone.code, 2);
+    assert.match(gone.stderr + gone.stdout, /No value found at/);
+  });
+
+  it('read / write / list / delete on a KV v1 mount', async () => {
+    await call(s.url, 'POST', '/v1/sys/mounts/kv1', { token: s.rootToken, body: { type: 'kv' } });
+    assert.equal((await cairn('write', 'kv1/legacy', 'user=alice')).code, 0);
+    const r = await cairn('read', '-format=json', 'kv1/legacy');
+    assert.deepEqual(JSON.parse(r.stdout).data, { user: 'alice' });
+    assert.deepEqual(JSON.parse((await cairn('list', '-format=json', 'kv1/')).stdout), ['legacy']);
+    assert.equal((await cairn('delete', 'kv1/legacy')).code, 0);
+  });
+
+  it('token create and lookup', async () => {
+    const c = await cairn('token', 'create', '-policy=default', '-ttl=1h', '-format=json');
+    assert.equal(c.code, 0, c.stderr);
+    const token = JSON.parse(c.stdout).auth.client_token;
+    let out = '';
+    const code = await main(['token', 'lookup', '-format=json'], { SECRETS_ADDR: s.url, SECRETS_TOKEN: token }, { stdout: (x) => (out += x), stderr: () => {} });
+    assert.equal(code, 0);
+    const ttl = JSON.parse(out).data.ttl;
+    assert.ok(ttl > 3500 && ttl <= 3600, String(ttl));
+  });
+
+  it('prints one clear line with the server message on errors', async () => {
+    let err = '';
+    const code = await main(['kv', 'get', 'secret/x'], { SECRETS_ADDR: s.url, SECRETS_TOKEN: 'wrong' }, { stdout: () => {}, stderr: (x) => (err += x) });
+    assert.equal(code, 1);
+    assert.equal(err.trim().split('\n').length, 1);
+    assert.match(err, /permission denied/);
+    assert.match(err, /403/);
+  });
+});
+
+describe('cairn dev', () => {
+  it('starts with a fixed root token, prints it, serves secret/ as KV v2, and stops on SIGINT', { timeout: 60_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cairn-dev-'));
+    const bin = join(import.meta.dirname, '..', 'src', 'cli', 'run.ts');
+    const child = spawn(process.execPath, ['--import', 'tsx', bin, 'dev', `-data-dir=${dataDir}`, '-dev-root-token-id=devroot', '-secrets-address=127.0.0.1:0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let banner = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        child.once('exit', (c) => reject(new Error(`cairn dev exited with ${c}`)));
+        createInterface({ input: child.stdout! }).on('line', (line) => {
+          banner += line + '\n';
+          const m = /SECRETS_ADDR='([^']+)'/.exec(line);
+          if (m) resolve(m[1]);
+        });
+      });
+      assert.match(banner, /devroot/);
+      const w = await call(url, 'POST', '/v1/secret/data/hello', { token: 'devroot', body: { data: { a: 1 } } });
+      assert.equal(w.status, 200);
+      assert.equal(w.json.mount_type, 'kv');
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      child.kill('SIGINT');
+      assert.equal(await exited, 0);
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
