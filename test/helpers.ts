@@ -35,7 +35,7 @@ export interface Reply {
   readonly json: any;
 }
 
-/** Starts a secrets service with a KV v2 mount at `secret/` and a root token. */
+/** Starts a secrets service, initialised (1 share) and unsealed, with a KV v2 mount at `secret/` and a root token. */
 export async function startTestServer(o: { listener?: Partial<ListenerOptions>; clock?: () => Date } = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cairn-test-'));
   const dbPath = join(dataDir, 'secrets.db');
@@ -45,9 +45,11 @@ export async function startTestServer(o: { listener?: Partial<ListenerOptions>; 
     log: silentLogger(),
     clock: o.clock,
   });
+  const init = await service.node.initialize(1, 1);
+  await service.node.unseal(init.keys[0]);
   const core = service.core;
   await core.mountEngine('secret', { type: 'kv', options: { version: '2' } });
-  const root = await core.tokens.create({ policies: ['root'], path: 'auth/token/root', now: core.now() });
+  const root = { id: init.root_token };
   const url = service.listeners[0].url;
   return {
     url,
@@ -56,6 +58,24 @@ export async function startTestServer(o: { listener?: Partial<ListenerOptions>; 
     dataDir,
     dbPath,
     call: (method, path, c = {}) => call(url, method, path, { ...c, token: c.token === undefined ? root.id : c.token }),
+    close: async () => {
+      await service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Starts a secrets service on a new (or the given) SQLite file, sealed, as a real server starts. */
+export async function startSealedServer(o: { dbPath?: string } = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cairn-test-'));
+  const dbPath = o.dbPath ?? join(dataDir, 'secrets.db');
+  const service = await startSecretsService({ backend: SqliteBackend.open({ path: dbPath }), listeners: [{ address: '127.0.0.1:0' }], log: silentLogger() });
+  const url = service.listeners[0].url;
+  return {
+    url,
+    dbPath,
+    service,
+    call: (method: string, path: string, c: CallOptions = {}) => call(url, method, path, c),
     close: async () => {
       await service.close();
       rmSync(dataDir, { recursive: true, force: true });

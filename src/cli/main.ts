@@ -11,6 +11,7 @@ import { Command, CommanderError } from 'commander';
 import { SecretsApiError, SecretsConnectionError } from '../sdk/index.js';
 import { UsageError, normalizeArgs } from './args.js';
 import { addDevCommand } from './commands/dev.js';
+import { addSecretsServerCommand } from './commands/secrets-server.js';
 import { addKvCommands } from './commands/kv.js';
 import { addReadWriteCommands } from './commands/read-write.js';
 import { addTokenCommands } from './commands/token.js';
@@ -29,6 +30,7 @@ export function buildProgram(app: App): Command {
   addKvCommands(app, program);
   addTokenCommands(app, program);
   addDevCommand(app, program);
+  addSecretsServerCommand(app, program);
   app.leaves.forEach(addGlobalOptions);
   return program;
 }

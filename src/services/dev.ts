@@ -4,9 +4,12 @@
  *
  * @module
  */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger, type Logger } from '../kernel/log/logger.js';
 import { SqliteBackend } from '../kernel/store/index.js';
+import { hashToken } from './secrets/token/store.js';
+import type { SecretsNode } from './secrets/node.js';
 import { startSecretsService } from './secrets/service.js';
 
 /** Options of {@link startDev}. */
@@ -27,7 +30,27 @@ export interface DevHandle {
 }
 
 /**
- * Starts the dev services. On first start of a data directory the secrets service gets
+ * Initialises (one share, threshold one) and unseals the dev secrets service. The single
+ * unseal key is kept in `<dataDir>/dev-unseal-key` (mode 0600) so a restart needs no
+ * steps: acceptable only in dev mode, and the CLI says so loudly. Errors when the data
+ * directory was initialised without dev mode (its key is not there).
+ */
+export async function unsealDev(node: SecretsNode, dataDir: string): Promise<void> {
+  const keyFile = join(dataDir, 'dev-unseal-key');
+  if (!node.seal.initialized) {
+    const init = await node.initialize(1, 1);
+    writeFileSync(keyFile, init.keys[0] + '\n', { mode: 0o600 });
+    await node.unseal(init.keys[0]);
+    // The dev root token is made below; the one init made must not linger unseen.
+    await node.requireCore().tokens.revoke(hashToken(init.root_token));
+    return;
+  }
+  if (!existsSync(keyFile)) throw new Error(`${dataDir} was initialised outside dev mode: unseal it with \`cairn operator unseal\` or use another -data-dir`);
+  await node.unseal(readFileSync(keyFile, 'utf8').trim());
+}
+
+/**
+ * Starts the dev services, initialised and unsealed. On first start of a data directory the secrets service gets
  * a KV v2 mount at `secret/` (reference/secrets.md §2.1, dev server). Every start makes
  * a root token (or reuses `rootTokenId` when it already exists), which the caller prints
  * once: tokens are stored hashed and cannot be shown again.
@@ -37,6 +60,7 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
   const backend = SqliteBackend.open({ path: join(options.dataDir, 'secrets.db') });
   const secrets = await startSecretsService({ backend, listeners: [{ address: options.secretsAddress }], log });
   try {
+    await unsealDev(secrets.node, options.dataDir);
     const { core } = secrets;
     const now = core.now();
     if (!core.mounts.get('secret/')) {

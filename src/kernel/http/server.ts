@@ -27,6 +27,12 @@ export interface ListenerOptions {
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
   /** Body limit in bytes: 0 or absent = 32 MiB, negative = unlimited (`max_request_size`). */
   readonly maxRequestBytes?: number;
+  /**
+   * A header every request must carry exactly once with exactly this value, else 412
+   * `missing "<name>" header` before the service sees it (secrets: `X-Secrets-Request:
+   * true` for `require_request_header`; reference/secrets.md §1.9).
+   */
+  readonly requiredHeader?: { readonly name: string; readonly value: string };
 }
 
 /** A request as the services see it. `body` is the whole body, already read. */
@@ -86,7 +92,7 @@ export async function listen(options: ListenerOptions, service: HttpService, log
   const inFlight = new WeakMap<object, Promise<void>>();
   const server: Server = createHttpServer({ tls }, (req, res) => {
     const previous = inFlight.get(req.socket);
-    const run = () => serve(req, res, { service, limit, log, tls: tls !== undefined });
+    const run = () => serve(req, res, { service, limit, log, tls: tls !== undefined, requiredHeader: options.requiredHeader });
     const current = previous ? previous.then(run) : run();
     inFlight.set(req.socket, current);
   });
@@ -134,6 +140,7 @@ interface ServeContext {
   readonly limit: number;
   readonly log: Logger;
   readonly tls: boolean;
+  readonly requiredHeader?: { readonly name: string; readonly value: string };
 }
 
 async function serve(req: IncomingMessage, res: ServerResponse, ctx: ServeContext): Promise<void> {
@@ -141,6 +148,13 @@ async function serve(req: IncomingMessage, res: ServerResponse, ctx: ServeContex
   const method = (req.method ?? 'GET').toUpperCase();
   let reply: HttpResponse;
   try {
+    const required = ctx.requiredHeader;
+    if (required) {
+      const values = req.headersDistinct[required.name.toLowerCase()];
+      if (values?.length !== 1 || values[0] !== required.value) {
+        throw new CairnError('precondition_failed', `missing "${required.name}" header`);
+      }
+    }
     const body = await readBody(req, ctx.limit);
     const url = new URL(req.url ?? '/', 'http://x');
     let path: string;

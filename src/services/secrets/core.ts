@@ -9,6 +9,9 @@ import { BackendView, listRecursive, type Backend } from '../../kernel/store/ind
 import type { Logger } from '../../kernel/log/logger.js';
 import { MOUNTABLE_TYPES } from './engines.js';
 import { MountTable, type MountEntry, type MountInput } from './mounts/table.js';
+import { sudoRequired } from './policy/acl.js';
+import type { Capability } from './policy/parse.js';
+import { PolicyStore } from './policy/store.js';
 import { TokenStore, type TokenEntry } from './token/store.js';
 
 /** Options of {@link SecretsCore.open}. */
@@ -19,33 +22,22 @@ export interface SecretsCoreOptions {
   readonly clock?: () => Date;
 }
 
-/** Policies every installation has (reference/secrets.md §3.7). */
-const BUILTIN_POLICIES = new Set(['root', 'default']);
-
-/**
- * Paths the built-in `default` policy grants to every token (reference/secrets.md §4.1:
- * a token may always look itself up, renew and revoke itself). Full policies: issue 3.
- */
-const DEFAULT_POLICY: ReadonlyMap<string, ReadonlySet<string>> = new Map([
-  ['auth/token/lookup-self', new Set(['read'])],
-  ['auth/token/renew-self', new Set(['update'])],
-  ['auth/token/revoke-self', new Set(['update'])],
-]);
-
-/** The secrets service's core: storage, mount table, token store, clock. */
+/** The secrets service's core: storage, mount table, token store, policy store, clock. */
 export class SecretsCore {
   private constructor(
     readonly backend: Backend,
     readonly mounts: MountTable,
     readonly tokens: TokenStore,
+    readonly policies: PolicyStore,
     readonly log: Logger,
     private readonly clock: () => Date,
   ) {}
 
-  /** Loads the mount table (creating the built-in mounts on first start). */
+  /** Loads the mount table and the policy store (creating the built-in mounts and the `default` policy on first start). */
   static async open(o: SecretsCoreOptions): Promise<SecretsCore> {
     const mounts = await MountTable.load(o.backend);
-    return new SecretsCore(o.backend, mounts, new TokenStore(o.backend), o.log, o.clock ?? (() => new Date()));
+    const policies = await PolicyStore.open(o.backend);
+    return new SecretsCore(o.backend, mounts, new TokenStore(o.backend), policies, o.log, o.clock ?? (() => new Date()));
   }
 
   /** The current time from the injected clock. */
@@ -63,18 +55,19 @@ export class SecretsCore {
     return MOUNTABLE_TYPES.has(type);
   }
 
-  /** Whether a policy named `name` exists (built-ins only until policies can be written). */
-  knownPolicy(name: string): boolean {
-    return BUILTIN_POLICIES.has(name);
+  /** Whether a policy named `name` exists (`root` always does). */
+  knownPolicy(name: string): Promise<boolean> {
+    return this.policies.exists(name);
   }
 
   /**
-   * Whether `token` holds `capability` on `path` (relative to `/v1/`). Root tokens hold
-   * every capability; other tokens hold what the `default` policy grants.
+   * Whether `token`'s policies grant `capability` on `path` (relative to `/v1/`; list
+   * paths end in `/`). A root-protected path also needs `sudo` (reference/secrets.md
+   * §5.2); root tokens hold everything. Rules: {@link Acl.allowed}.
    */
-  allowed(token: TokenEntry, path: string, capability: string): boolean {
-    if (token.policies.includes('root')) return true;
-    return token.policies.includes('default') && (DEFAULT_POLICY.get(path)?.has(capability) ?? false);
+  async allowed(token: TokenEntry, path: string, capability: Exclude<Capability, 'deny'>): Promise<boolean> {
+    const acl = await this.policies.acl(token.policies);
+    return acl.allowed(path, capability, { sudo: sudoRequired(path) });
   }
 
   /** Mounts an engine (errors: see {@link MountTable.mount}). */

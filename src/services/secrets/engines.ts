@@ -6,6 +6,7 @@
  * @module
  */
 import { RouteTable } from '../../kernel/http/index.js';
+import { AUTH_METHODS } from './auth/methods.js';
 import { kvV1Paths } from './kv/v1/passthrough.routes.js';
 import { kvV2Paths } from './kv/v2/routes.js';
 import type { MountEntry } from './mounts/table.js';
@@ -29,6 +30,9 @@ const TOKEN = engine(tokenPaths, tokenHelp);
 const KV_V1 = engine(kvV1Paths, 'The kv backend reads and writes arbitrary secrets to the storage barrier. This is version 1: no versioning.');
 const KV_V2 = engine(kvV2Paths, 'The kv backend reads and writes versioned secrets. Use data/ to read and write, metadata/ to list and to manage keys, delete/, undelete/ and destroy/ to manage versions, config to set engine defaults.');
 
+/** Auth method engines (`userpass`, `approle`), enabled through `sys/auth` (reference/secrets.md §3.6). */
+const AUTH_ENGINES: ReadonlyMap<string, Engine> = new Map([...AUTH_METHODS].map(([type, m]) => [type, engine(m.paths, m.description)]));
+
 /** Engine types users may mount through `sys/mounts`. */
 export const MOUNTABLE_TYPES: ReadonlySet<string> = new Set(['kv']);
 
@@ -41,7 +45,10 @@ export function engineFor(mount: MountEntry): Engine {
       return TOKEN;
     case 'kv':
       return mount.options?.version === '2' ? KV_V2 : KV_V1;
-    default:
+    default: {
+      const auth = AUTH_ENGINES.get(mount.type);
+      if (auth) return auth;
       throw new Error(`no engine for mount type "${mount.type}" at ${mount.path}`);
+    }
   }
 }

@@ -25,9 +25,10 @@ import {
   type Operation,
   type OperationSpec,
 } from '../../kernel/http/index.js';
-import type { SecretsCore } from './core.js';
 import { engineFor } from './engines.js';
 import { renderBare, renderError, renderResult } from './envelope.js';
+import type { SecretsNode } from './node.js';
+import { sealTable, type SysRequest } from './sys/seal.routes.js';
 import type { SecretsRequest, SecretsResult } from './types.js';
 
 type Path = CompiledPath<SecretsRequest, SecretsResult>;
@@ -78,9 +79,10 @@ function queryData(q: URLSearchParams): Record<string, unknown> {
 
 /** The secrets service as an {@link HttpService}. */
 export class SecretsHttp implements HttpService {
-  private readonly validators = new WeakMap<OpSpec, FieldValidator>();
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private readonly validators = new WeakMap<OperationSpec<any, any>, FieldValidator>();
 
-  constructor(private readonly core: SecretsCore) {}
+  constructor(private readonly node: SecretsNode) {}
 
   /** {@inheritDoc HttpService.renderError} */
   renderError(err: CairnError): HttpResponse {
@@ -101,16 +103,27 @@ export class SecretsHttp implements HttpService {
     const help = (req.query.get('help') ?? '') !== '';
     const body = method === 'write' || method === 'patch' ? parseBody(req) : {};
 
+    // The seal's own paths answer before the seal check (reference/secrets.md §1.7).
+    const sys = full.startsWith('sys/') ? sealTable.match(full.slice(4)) : undefined;
+    if (sys) {
+      const op: Operation = method === 'write' ? 'update' : method;
+      const spec = sys.path.spec.operations[op];
+      if (!spec) throw new CairnError('method_not_allowed', []);
+      const { data } = this.validator(sys.path, op, spec).validate(op === 'update' ? body : queryData(req.query));
+      return spec.handle({ node: this.node, data, token: requestToken(req) } satisfies SysRequest) as Promise<HttpResponse>;
+    }
+    const core = this.node.requireCore();
+
     // Route.
-    const mount = this.core.mounts.route(full);
+    const mount = core.mounts.route(full);
     const relative = mount ? full.slice(Math.min(mount.path.length, full.length)) : '';
     const engine = mount && engineFor(mount);
     const routed = method === 'list' ? relative.replace(/\/+$/, '') : relative;
     const match = engine?.table.match(routed);
 
     // Authenticate.
-    const now = this.core.now();
-    const token = await this.core.tokens.lookup(requestToken(req), now);
+    const now = core.now();
+    const token = await core.tokens.lookup(requestToken(req), now);
     if (!token && !(match?.path.spec.unauthenticated && !help)) throw forbidden();
     if (!mount || !engine) throw notFound(`no handler for route "${full}". route entry not found.`);
     if (help) return this.help(full, routed, engine.description, engine.table.paths, match?.path);
@@ -125,8 +138,8 @@ export class SecretsHttp implements HttpService {
       body,
       token,
       mount,
-      storage: this.core.storageFor(mount),
-      core: this.core,
+      storage: core.storageFor(mount),
+      core,
       now,
     };
 
@@ -137,7 +150,8 @@ export class SecretsHttp implements HttpService {
     const opSpec = spec.operations[op] ?? (op === 'create' ? spec.operations.update : op === 'update' ? spec.operations.create : undefined);
     if (!opSpec) throw unsupportedOperation();
     const aclPath = method === 'list' ? full.replace(/\/*$/, '/') : full;
-    if (token && !spec.unauthenticated && !this.core.allowed(token, aclPath, op) && !(op === 'list' && this.core.allowed(token, full.replace(/\/+$/, ''), op)))
+    // The ACL also tries a list path without its trailing `/` (reference/secrets.md §5.2).
+    if (token && !spec.unauthenticated && !(await core.allowed(token, aclPath, op)))
       throw forbidden();
 
     // Validate and handle.
@@ -158,7 +172,8 @@ export class SecretsHttp implements HttpService {
     return renderBare(200, { help: text, see_also: null, openapi: openapiDocument(under, info) });
   }
 
-  private validator(path: Path, op: Operation, spec: OpSpec): FieldValidator {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private validator(path: CompiledPath<any, any>, op: Operation, spec: OperationSpec<any, any>): FieldValidator {
     let v = this.validators.get(spec);
     if (!v) {
       v = new FieldValidator(spec.fields ?? path.spec.fields ?? {}, spec.required ?? [], `${op} ${path.spec.pattern}`);

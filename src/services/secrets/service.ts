@@ -7,8 +7,9 @@
 import { listen, type Listener, type ListenerOptions } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
 import type { Backend } from '../../kernel/store/index.js';
-import { SecretsCore } from './core.js';
+import type { SecretsCore } from './core.js';
 import { SecretsHttp } from './handler.js';
+import { SecretsNode } from './node.js';
 
 /** Options of {@link startSecretsService}. */
 export interface SecretsServiceOptions {
@@ -19,8 +20,10 @@ export interface SecretsServiceOptions {
   readonly clock?: () => Date;
 }
 
-/** A running secrets service. */
+/** A running secrets service. It starts sealed (and uninitialised on new storage). */
 export interface SecretsService {
+  readonly node: SecretsNode;
+  /** The core; throws the 503 sealed error while sealed. */
   readonly core: SecretsCore;
   readonly listeners: readonly Listener[];
   /** Closes the listeners, then the storage. */
@@ -29,8 +32,8 @@ export interface SecretsService {
 
 /** Opens the core and starts every listener; on a listener error, closes what started and rethrows. */
 export async function startSecretsService(o: SecretsServiceOptions): Promise<SecretsService> {
-  const core = await SecretsCore.open({ backend: o.backend, log: o.log, clock: o.clock });
-  const http = new SecretsHttp(core);
+  const node = await SecretsNode.open({ backend: o.backend, log: o.log, clock: o.clock });
+  const http = new SecretsHttp(node);
   const listeners: Listener[] = [];
   try {
     for (const l of o.listeners) listeners.push(await listen(l, http, o.log));
@@ -39,7 +42,10 @@ export async function startSecretsService(o: SecretsServiceOptions): Promise<Sec
     throw err;
   }
   return {
-    core,
+    node,
+    get core() {
+      return node.requireCore();
+    },
     listeners,
     close: async () => {
       await Promise.all(listeners.map((l) => l.close()));

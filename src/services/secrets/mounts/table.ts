@@ -100,6 +100,28 @@ export class MountTable {
     const p = normalizeMountPath(path);
     if (p === '') throw badRequest('path cannot be empty');
     if (RESERVED.some((r) => p.startsWith(r))) throw badRequest(`cannot mount "${p}": the path is reserved`);
+    return this.insertLocked(p, input);
+  }
+
+  /**
+   * Enables an auth method at `auth/<path>/` (reference/secrets.md §3.6), in this same
+   * table. Errors (400): empty path, a path that is a prefix of or lies under an existing
+   * entry (`path is already in use at auth/<p>/`).
+   */
+  mountAuth(path: string, input: MountInput): Promise<MountEntry> {
+    return this.lock.run('table', async () => {
+      const p = normalizeMountPath(path);
+      if (p === '') throw badRequest('path cannot be empty');
+      return this.insertLocked('auth/' + p, input);
+    });
+  }
+
+  /** Disables the auth method at `auth/<path>/`; returns the removed entry (errors as {@link unmount}). */
+  unmountAuth(path: string): Promise<MountEntry | undefined> {
+    return this.lock.run('table', () => this.unmountLocked('auth/' + normalizeMountPath(path), true));
+  }
+
+  private async insertLocked(p: string, input: MountInput): Promise<MountEntry> {
     const clash = this.entries.find((e) => p.startsWith(e.path) || e.path.startsWith(p));
     if (clash) throw badRequest(`path is already in use at ${clash.path}`);
     const entry = this.entry(p, input);
@@ -107,15 +129,21 @@ export class MountTable {
     return entry;
   }
 
-  /** Unmounts `path`; returns the removed entry (undefined when nothing was mounted there). */
+  /**
+   * Unmounts `path`; returns the removed entry (undefined when nothing was mounted there).
+   * Errors (400): the built-in `sys/` and `auth/token/` entries, and auth methods (those
+   * go through {@link unmountAuth}).
+   */
   unmount(path: string): Promise<MountEntry | undefined> {
-    return this.lock.run('table', () => this.unmountLocked(path));
+    return this.lock.run('table', () => this.unmountLocked(normalizeMountPath(path), false));
   }
 
-  private async unmountLocked(path: string): Promise<MountEntry | undefined> {
-    const entry = this.get(path);
+  /** `auth`: whether the caller disables an auth method; secrets and auth entries are never crossed. */
+  private async unmountLocked(p: string, auth: boolean): Promise<MountEntry | undefined> {
+    const entry = this.entries.find((e) => e.path === p);
     if (!entry) return undefined;
     if (entry.type === 'system' || entry.type === 'token') throw badRequest(`cannot unmount "${entry.path}"`);
+    if (entry.path.startsWith('auth/') !== auth) throw badRequest(`cannot unmount "${entry.path}": use sys/${auth ? 'mounts' : 'auth'}`);
     await this.save(this.entries.filter((e) => e !== entry));
     return entry;
   }

@@ -148,6 +148,22 @@ export class TokenStore {
     await this.storage.batch(ops);
   }
 
+  /**
+   * Revokes every token (and its children) whose creating path starts with `prefix`,
+   * e.g. `auth/userpass/` when that auth method is disabled (reference/secrets.md §3.6).
+   * Scans all tokens: meant for rare administrative operations. Returns how many matched.
+   */
+  async revokeByPathPrefix(prefix: string): Promise<number> {
+    let n = 0;
+    for (const hash of await this.storage.list(ID)) {
+      const entry = json.decode<StoredToken>(await this.storage.get(ID + hash));
+      if (!entry?.path.startsWith(prefix)) continue;
+      await this.revoke(hash);
+      n++;
+    }
+    return n;
+  }
+
   /** Extends a renewable token's TTL by `incrementS` (default: its creation TTL), capped by its max. */
   async renew(token: TokenEntry, incrementS: number, now: Date): Promise<TokenEntry> {
     if (!token.renewable) throw badRequest('token is not renewable');

@@ -67,7 +67,8 @@ const createPath: SecretsPath = {
           path: 'auth/token/create',
           now: req.now,
         });
-        const unknown = policies.filter((p) => !req.core.knownPolicy(p));
+        const known = await Promise.all(policies.map((p) => req.core.knownPolicy(p)));
+        const unknown = policies.filter((_, i) => !known[i]);
         return { data: null, auth: authBlock(token, req.now), warnings: unknown.map((p) => `Policy "${p}" does not exist`) };
       },
     },

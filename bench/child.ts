@@ -1,0 +1,145 @@
+/**
+ * Benchmark server process (forked by bench/servers.ts, never run by hand): the server
+ * under load runs here so it does not share an event loop with autocannon.
+ *
+ *   node --import tsx bench/child.ts <kind> <dataDir> [json options]
+ *
+ * IPC protocol (process.send):
+ *   child → parent  { type: 'ready', url, token?, pid }   once listening
+ *                   { type: 'error', message }            startup failed (then exits 1)
+ *                   { type: 'stats', id, stats }          reply to a 'stats' request
+ *   parent → child  { type: 'stats', id }                 ask for counters (e.g. SQLite commits)
+ *                   { type: 'close' }                     close and exit 0
+ * The child also exits when the IPC channel closes (parent died).
+ *
+ * To add a server kind, add an entry to `kinds` below and a name in servers.ts.
+ */
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { silentLogger } from '../src/kernel/log/logger.js';
+import { SqliteBackend } from '../src/kernel/store/index.js';
+import { startSecretsService } from '../src/services/secrets/service.js';
+
+interface Started {
+  readonly url: string;
+  readonly token?: string;
+  stats(): Record<string, unknown>;
+  close(): Promise<void>;
+}
+
+/** The part of the seal-aware `SecretsNode` used here (absent before the seal existed). */
+interface SealableNode {
+  readonly core: unknown;
+  initialize(shares: number, threshold: number): Promise<{ keys: string[]; root_token: string }>;
+  unseal(share: string): Promise<void>;
+}
+
+type Kind = (dataDir: string, options: Record<string, unknown>) => Promise<Started>;
+
+const kinds: Record<string, Kind> = {
+  /**
+   * Plain node:http baseline: one fixed small JSON reply. `options.bytes` pads the body to
+   * that many bytes so it is the same size class as a KV v2 read reply.
+   */
+  async bare(_dataDir, options) {
+    const bytes = typeof options.bytes === 'number' ? options.bytes : 0;
+    const base = '{"hello":"world","pad":""}';
+    const body = Buffer.from(
+      bytes > base.length ? `{"hello":"world","pad":"${'x'.repeat(bytes - base.length)}"}` : base,
+    );
+    let requests = 0;
+    const server = createServer((req, res) => {
+      requests++;
+      // Drain any body, then answer (same headers as the secrets service's JSON replies).
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'cache-control': 'no-store',
+          'content-length': body.length,
+        });
+        res.end(body);
+      });
+    });
+    server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', resolve);
+    });
+    const addr = server.address();
+    if (addr === null || typeof addr === 'string') throw new Error('bare: no TCP address');
+    return {
+      url: `http://127.0.0.1:${addr.port}`,
+      stats: () => ({ requests }),
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    };
+  },
+
+  /** The secrets service on SQLite (synchronous=FULL, group commit), KV v2 at `secret/`, a root token. */
+  async secrets(dataDir) {
+    const backend = SqliteBackend.open({ path: join(dataDir, 'secrets.db') });
+    const service = await startSecretsService({
+      backend,
+      listeners: [{ address: '127.0.0.1:0' }],
+      log: silentLogger(),
+    });
+    // Services with a seal start sealed: initialise with one key share and unseal (as
+    // test/helpers.ts does). Older trees without a seal have no `node`.
+    const node = (service as { node?: SealableNode }).node;
+    if (node && node.core === undefined) {
+      const init = await node.initialize(1, 1);
+      await node.unseal(init.keys[0]);
+    }
+    const core = service.core;
+    await core.mountEngine('secret', { type: 'kv', options: { version: '2' } });
+    const root = await core.tokens.create({ policies: ['root'], path: 'auth/token/root', now: core.now() });
+    return {
+      url: service.listeners[0].url,
+      token: root.id,
+      stats: () => ({ ...backend.stats }),
+      close: () => service.close(),
+    };
+  },
+};
+
+function send(msg: unknown): void {
+  if (process.send) process.send(msg);
+}
+
+async function main(): Promise<void> {
+  const [kindName, dataDir, optionsJson] = process.argv.slice(2);
+  const kind = kindName === undefined ? undefined : kinds[kindName];
+  if (!kind || !dataDir || !process.send) {
+    throw new Error(`usage (forked with IPC): child.ts <${Object.keys(kinds).join('|')}> <dataDir> [json]`);
+  }
+  const started = await kind(dataDir, optionsJson ? (JSON.parse(optionsJson) as Record<string, unknown>) : {});
+  let closing = false;
+  const shutdown = async (code: number): Promise<void> => {
+    if (closing) return;
+    closing = true;
+    try {
+      await started.close();
+    } finally {
+      process.exit(code);
+    }
+  };
+  process.on('message', (msg: { type?: string; id?: number }) => {
+    if (msg.type === 'stats') send({ type: 'stats', id: msg.id, stats: started.stats() });
+    else if (msg.type === 'close') void shutdown(0);
+  });
+  process.on('disconnect', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+  send({ type: 'ready', url: started.url, token: started.token, pid: process.pid });
+}
+
+main().catch((err: unknown) => {
+  const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  console.error(`bench child: ${message}`);
+  if (!process.send) process.exit(1);
+  // Exit once the IPC message is flushed.
+  process.send({ type: 'error', message }, undefined, {}, () => process.exit(1));
+});

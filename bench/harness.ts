@@ -1,0 +1,182 @@
+/**
+ * The benchmark harness: the Scenario shape, one autocannon run with fine-grained
+ * latency percentiles, and small statistics helpers. Scenarios live in their own files
+ * (bench/kv.ts, …) and are listed in bench/run.ts.
+ */
+import { createRequire } from 'node:module';
+import type { BenchServer, ServerKind } from './servers.js';
+
+// autocannon is CommonJS without type declarations.
+const require = createRequire(import.meta.url);
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const autocannon = require('autocannon') as any;
+
+/** One request template as autocannon takes it (`setupRequest` may vary it per request). */
+export interface RequestTemplate {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  setupRequest?: (req: RequestTemplate, context: Record<string, unknown>) => RequestTemplate;
+}
+
+/** What a scenario sees: the running servers and the run's settings. */
+export interface BenchContext {
+  readonly servers: Readonly<Record<ServerKind, BenchServer>>;
+  readonly config: BenchConfig;
+}
+
+export interface BenchConfig {
+  readonly seconds: number;
+  readonly rounds: number;
+  readonly warmupSeconds: number;
+  readonly connections: number;
+}
+
+/**
+ * One measured workload. A round runs `requests(ctx)` against `server` for
+ * `config.seconds` with `config.connections` connections; every reply must be 2xx.
+ */
+export interface Scenario {
+  /** Short id, used in the table and in `--only`. */
+  readonly name: string;
+  /** One line for the table: what is requested. */
+  readonly description: string;
+  readonly server: ServerKind;
+  /** Runs once before the warm-up (e.g. pre-write keys, create policies/roles). */
+  setup?(ctx: BenchContext): Promise<void>;
+  /** Runs once after setup: one request whose reply is checked in full; throw on mismatch. */
+  check?(ctx: BenchContext): Promise<void>;
+  /** The request templates of a round (called per round, so counters can continue). */
+  requests(ctx: BenchContext): RequestTemplate[];
+}
+
+/** The measurements of one round of one scenario. */
+export interface RoundResult {
+  readonly scenario: string;
+  readonly round: number;
+  /** Mean of autocannon's per-second request counts. */
+  readonly reqPerSec: number;
+  readonly totalRequests: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly timeouts: number;
+  readonly statusCodes: Record<string, number>;
+  /** Server counter deltas over the round (secrets: SQLite commits, writes, rows). */
+  readonly serverDelta: Record<string, number>;
+}
+
+/**
+ * Latency histogram with 10 µs buckets up to 10 s (autocannon's own histogram has 1 ms
+ * resolution, too coarse for sub-millisecond medians).
+ */
+class LatencyHistogram {
+  private static readonly BUCKET_MS = 0.01;
+  private readonly counts = new Uint32Array(1_000_001);
+  private n = 0;
+
+  record(ms: number): void {
+    const i = Math.min(this.counts.length - 1, Math.floor(ms / LatencyHistogram.BUCKET_MS));
+    this.counts[i]++;
+    this.n++;
+  }
+
+  /** The upper edge of the bucket holding the q-quantile (0 < q ≤ 1), in ms. */
+  quantile(q: number): number {
+    if (this.n === 0) return NaN;
+    const rank = Math.ceil(q * this.n);
+    let seen = 0;
+    for (let i = 0; i < this.counts.length; i++) {
+      seen += this.counts[i];
+      if (seen >= rank) return (i + 1) * LatencyHistogram.BUCKET_MS;
+    }
+    return NaN;
+  }
+}
+
+/** Runs autocannon once against `url`; resolves with the raw result and 2xx latency percentiles. */
+export function runLoad(
+  url: string,
+  requests: RequestTemplate[],
+  o: { seconds: number; connections: number },
+): Promise<{ raw: AutocannonResult; p50Ms: number; p99Ms: number }> {
+  return new Promise((resolve, reject) => {
+    const hist = new LatencyHistogram();
+    const instance = autocannon(
+      {
+        url,
+        connections: o.connections,
+        pipelining: 1,
+        duration: o.seconds,
+        requests,
+        timeout: 10,
+      },
+      (err: Error | null, raw: AutocannonResult) => {
+        if (err) reject(err);
+        else resolve({ raw, p50Ms: hist.quantile(0.5), p99Ms: hist.quantile(0.99) });
+      },
+    );
+    instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+      if (statusCode >= 200 && statusCode < 300) hist.record(responseTime);
+    });
+  });
+}
+
+/** The fields of autocannon's result used here. */
+export interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  mismatches: number;
+  resets: number;
+  statusCodeStats: Record<string, { count: number }>;
+  duration: number;
+}
+
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** fetch with a JSON body and the token header; throws unless the status is 2xx. */
+export async function api(
+  server: BenchServer,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown; text: string }> {
+  const headers: Record<string, string> = {};
+  if (server.token) headers['X-Secrets-Token'] = server.token;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(server.url + path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status < 200 || res.status >= 300) {
+    throw new Error(`${method} ${path} → ${res.status}: ${text.slice(0, 500)}`);
+  }
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, json, text };
+}
+
+/** Runs `fn(i)` for i in [0, n) with at most `concurrency` in flight. */
+export async function parallel(n: number, concurrency: number, fn: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < n) await fn(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(n, concurrency) }, worker));
+}

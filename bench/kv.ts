@@ -1,0 +1,102 @@
+/**
+ * Baseline and KV v2 scenarios: bare node:http GET, KV v2 read of pre-written keys,
+ * KV v2 write of distinct keys.
+ */
+import { api, parallel, type BenchContext, type RequestTemplate, type Scenario } from './harness.js';
+
+/** Number of pre-written keys the read scenario cycles through. */
+export const READ_KEYS = 1000;
+
+/** A secret of ~100 bytes of JSON (the `data` object of a KV v2 write). */
+export function secretData(i: number): Record<string, string> {
+  const n = String(i).padStart(6, '0');
+  return {
+    username: `svc-bench-${n}`,
+    password: `pw-${n}-Zm9vYmFyYmF6cXV4cXV1eA`,
+    url: `postgres://db.internal:5432/app${n}`,
+  };
+}
+
+function tokenHeaders(ctx: BenchContext): Record<string, string> {
+  const token = ctx.servers.secrets.token;
+  if (!token) throw new Error('secrets server reported no root token');
+  return { 'X-Secrets-Token': token };
+}
+
+/**
+ * GET requests cycling over `<prefix>0 … <prefix><READ_KEYS-1>`: a list of static
+ * templates, which autocannon builds once per connection. (A `setupRequest` rebuilds
+ * every request and about halved the client's rate in a trial, making the bare baseline
+ * client-bound; the bare baseline uses the same list so the client costs the same.)
+ */
+function cyclingGets(prefix: string, headers: Record<string, string>): RequestTemplate[] {
+  return Array.from({ length: READ_KEYS }, (_, i) => ({ method: 'GET', path: `${prefix}${i}`, headers }));
+}
+
+export const bareGet: Scenario = {
+  name: 'bare',
+  description: 'node:http GET, fixed JSON reply of a KV read’s size',
+  server: 'bare',
+  async check(ctx) {
+    const r = await fetch(`${ctx.servers.bare.url}/bench/k0`);
+    const body = await r.text();
+    if (r.status !== 200 || (JSON.parse(body) as { hello?: string }).hello !== 'world') {
+      throw new Error(`bare check: ${r.status} ${body.slice(0, 200)}`);
+    }
+  },
+  // Same headers as the KV read, so the client does the same work per request.
+  requests: (ctx) => cyclingGets('/bench/k', tokenHeaders(ctx)),
+};
+
+export const kvRead: Scenario = {
+  name: 'kv-read',
+  description: `KV v2 GET /v1/secret/data/bench/k<i>, ${READ_KEYS} keys`,
+  server: 'secrets',
+  async setup(ctx) {
+    await parallel(READ_KEYS, 32, async (i) => {
+      await api(ctx.servers.secrets, 'POST', `/v1/secret/data/bench/k${i}`, { data: secretData(i) });
+    });
+  },
+  async check(ctx) {
+    const i = READ_KEYS - 1;
+    const r = await api(ctx.servers.secrets, 'GET', `/v1/secret/data/bench/k${i}`);
+    const got = (r.json as { data?: { data?: unknown } }).data?.data;
+    if (JSON.stringify(got) !== JSON.stringify(secretData(i))) {
+      throw new Error(`kv-read check: unexpected reply ${r.text.slice(0, 300)}`);
+    }
+  },
+  requests: (ctx) => cyclingGets('/v1/secret/data/bench/k', tokenHeaders(ctx)),
+};
+
+let writeCounter = 0;
+
+export const kvWrite: Scenario = {
+  name: 'kv-write',
+  description: 'KV v2 POST /v1/secret/data/bench/w<n>, distinct keys, ~100 B data',
+  server: 'secrets',
+  async check(ctx) {
+    await api(ctx.servers.secrets, 'POST', '/v1/secret/data/bench/check-write', { data: secretData(0) });
+    const r = await api(ctx.servers.secrets, 'GET', '/v1/secret/data/bench/check-write');
+    const got = (r.json as { data?: { data?: unknown } }).data?.data;
+    if (JSON.stringify(got) !== JSON.stringify(secretData(0))) {
+      throw new Error(`kv-write check: read-back mismatch ${r.text.slice(0, 300)}`);
+    }
+  },
+  requests(ctx) {
+    const headers = { ...tokenHeaders(ctx), 'content-type': 'application/json' };
+    const body = JSON.stringify({ data: secretData(0) });
+    return [
+      {
+        method: 'POST',
+        headers,
+        body,
+        // Rebuilt per request (client cost is small next to a durable write).
+        setupRequest: (req) => {
+          // The counter lives in this module, so keys stay distinct across rounds.
+          req.path = `/v1/secret/data/bench/w${writeCounter++}`;
+          return req;
+        },
+      },
+    ];
+  },
+};

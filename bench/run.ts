@@ -1,0 +1,274 @@
+/**
+ * Cairn throughput benchmark (`npm run bench`).
+ *
+ * Each server runs in its own child process (bench/child.ts); autocannon runs here.
+ * Scenarios are measured in interleaved rounds (round r runs every scenario once, the
+ * starting scenario rotating per round) after one warm-up pass, because this host's
+ * timing drifts a lot between minutes: only numbers from the same interleaved run are
+ * comparable (reference/ecosystem.md §2).
+ *
+ * Settings (CLI flag or environment variable, flag wins):
+ *   --seconds N      BENCH_SECONDS      seconds per scenario per round (default 5)
+ *   --rounds N       BENCH_ROUNDS       measured rounds (default 3)
+ *   --warmup N       BENCH_WARMUP       warm-up seconds per scenario, not measured (default 2)
+ *   --connections N  BENCH_CONNECTIONS  concurrent connections (default 32)
+ *   --only a,b       BENCH_ONLY         run only these scenarios (names in the table)
+ *   --json FILE      BENCH_JSON         also write all round results as JSON
+ *   --strict         BENCH_STRICT=1     exit 1 when a target is missed (default: report only)
+ *                    BENCH_CHILD_ARGS   extra node flags for the server processes, e.g.
+ *                                       "--cpu-prof --cpu-prof-dir=/tmp/prof"
+ *
+ * Exit status: 0 on success; 1 on any non-2xx reply, connection error, timeout, failed
+ * check or server crash (and with --strict, a missed target).
+ *
+ * Adding a scenario: write a `Scenario` (bench/harness.ts; see bench/kv.ts), add it to
+ * `SCENARIOS`; a new server kind goes into bench/child.ts and bench/servers.ts; a new
+ * target into `TARGETS`.
+ */
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { median, runLoad, type BenchConfig, type BenchContext, type RoundResult, type Scenario } from './harness.js';
+import { bareGet, kvRead, kvWrite, secretData } from './kv.js';
+import { startServer, type BenchServer, type ServerKind } from './servers.js';
+
+/** Every scenario, in table order. */
+const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvWrite];
+
+/** A target from the issue, evaluated on the per-round results. */
+interface Target {
+  readonly label: string;
+  /** Scenarios it needs; skipped when one was filtered out. */
+  readonly needs: readonly string[];
+  evaluate(rounds: readonly RoundResult[]): { value: string; met: boolean };
+}
+
+const byScenario = (rounds: readonly RoundResult[], name: string): RoundResult[] =>
+  rounds.filter((r) => r.scenario === name);
+
+const TARGETS: readonly Target[] = [
+  {
+    label: 'KV v2 reads ≥ 50 % of the bare handler’s req/s',
+    needs: ['kv-read', 'bare'],
+    evaluate(rounds) {
+      // Median of the per-round ratios: both sides of a ratio ran in the same round.
+      const kv = byScenario(rounds, 'kv-read');
+      const bare = byScenario(rounds, 'bare');
+      const ratios = kv.map((r) => r.reqPerSec / bare.find((b) => b.round === r.round)!.reqPerSec);
+      const ratio = median(ratios);
+      return {
+        value: `${pct(ratio)} (per round: ${ratios.map(pct).join(', ')})`,
+        met: ratio >= 0.5,
+      };
+    },
+  },
+  {
+    label: 'acknowledged KV v2 writes ≥ 10,000/s, every write fsync’d (SQLite synchronous=FULL, group commit)',
+    needs: ['kv-write'],
+    evaluate(rounds) {
+      const w = byScenario(rounds, 'kv-write');
+      const perSec = median(w.map((r) => r.reqPerSec));
+      return { value: `${fmtInt(perSec)} writes/s`, met: perSec >= 10_000 };
+    },
+  },
+];
+
+// ---------------------------------------------------------------------------------------
+
+function parseConfig(): BenchConfig & { only: string[] | undefined; json: string | undefined; strict: boolean } {
+  const { values } = parseArgs({
+    options: {
+      seconds: { type: 'string' },
+      rounds: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      only: { type: 'string' },
+      json: { type: 'string' },
+      strict: { type: 'boolean' },
+    },
+    allowPositionals: false,
+  });
+  const num = (flag: string | undefined, env: string, dflt: number, min: number): number => {
+    const raw = flag ?? process.env[env];
+    if (raw === undefined || raw === '') return dflt;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n < min) throw new Error(`bad ${env}/--${env.slice(6).toLowerCase()}: ${raw}`);
+    return n;
+  };
+  const only = (values.only ?? process.env.BENCH_ONLY)?.split(',').map((s) => s.trim()).filter(Boolean);
+  return {
+    seconds: num(values.seconds, 'BENCH_SECONDS', 5, 1),
+    rounds: Math.floor(num(values.rounds, 'BENCH_ROUNDS', 3, 1)),
+    warmupSeconds: num(values.warmup, 'BENCH_WARMUP', 2, 0),
+    connections: Math.floor(num(values.connections, 'BENCH_CONNECTIONS', 32, 1)),
+    only: only && only.length > 0 ? only : undefined,
+    json: values.json ?? (process.env.BENCH_JSON || undefined),
+    strict: values.strict ?? process.env.BENCH_STRICT === '1',
+  };
+}
+
+const fmtInt = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
+const fmtMs = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : '–');
+const pct = (n: number): string => (Number.isFinite(n) ? `${(n * 100).toFixed(0)} %` : '–');
+const log = (msg: string): void => console.error(`bench: ${msg}`);
+
+/** One autocannon run of `s`; throws (after logging) on any non-2xx/error/timeout. */
+async function measure(s: Scenario, ctx: BenchContext, seconds: number, round: number): Promise<RoundResult> {
+  const server = ctx.servers[s.server];
+  const before = await server.stats();
+  const { raw, p50Ms, p99Ms } = await runLoad(server.url, s.requests(ctx), {
+    seconds,
+    connections: ctx.config.connections,
+  });
+  const after = await server.stats();
+  const serverDelta: Record<string, number> = {};
+  for (const k of Object.keys(after)) serverDelta[k] = (after[k] ?? 0) - (before[k] ?? 0);
+  const statusCodes: Record<string, number> = {};
+  for (const [code, v] of Object.entries(raw.statusCodeStats ?? {})) statusCodes[code] = Number(v.count);
+  const r: RoundResult = {
+    scenario: s.name,
+    round,
+    reqPerSec: raw.requests.average,
+    totalRequests: raw.requests.total,
+    p50Ms,
+    p99Ms,
+    non2xx: raw.non2xx,
+    errors: raw.errors,
+    timeouts: raw.timeouts,
+    statusCodes,
+    serverDelta,
+  };
+  const label = round === 0 ? 'warm-up' : `round ${round}`;
+  log(
+    `${label} ${s.name}: ${fmtInt(r.reqPerSec)} req/s, p50 ${fmtMs(p50Ms)} ms, p99 ${fmtMs(p99Ms)} ms` +
+      (serverDelta.commits !== undefined
+        ? `, ${fmtInt(serverDelta.commits)} commits, ${fmtInt(serverDelta.writes ?? 0)} writes`
+        : ''),
+  );
+  if (raw.non2xx > 0 || raw.errors > 0 || raw.timeouts > 0 || raw.mismatches > 0 || raw.resets > 0) {
+    throw new Error(
+      `${s.name} (${label}): ${raw.non2xx} non-2xx, ${raw.errors} errors, ${raw.timeouts} timeouts, ` +
+        `${raw.mismatches} mismatches, ${raw.resets} resets; status codes ${JSON.stringify(statusCodes)}`,
+    );
+  }
+  if (r.totalRequests === 0) throw new Error(`${s.name} (${label}): no request completed`);
+  return r;
+}
+
+function report(scenarios: readonly Scenario[], rounds: readonly RoundResult[], config: BenchConfig): string {
+  const lines: string[] = [];
+  lines.push(
+    `${config.connections} connections, ${config.rounds} interleaved rounds × ${config.seconds} s per scenario ` +
+      `(after ${config.warmupSeconds} s warm-up each); req/s = median over rounds of each round's mean; ` +
+      `p50/p99 = median over rounds (2xx replies, 10 µs buckets).`,
+  );
+  lines.push('');
+  lines.push('| scenario | what | req/s (median) | req/s per round | p50 ms | p99 ms | non-2xx | SQLite commits/s | writes per commit |');
+  lines.push('|---|---|---:|---|---:|---:|---:|---:|---:|');
+  for (const s of scenarios) {
+    const rs = byScenario(rounds, s.name);
+    const commits = rs.map((r) => r.serverDelta.commits).filter((c): c is number => c !== undefined);
+    const commitsPerSec = commits.length ? median(rs.map((r) => (r.serverDelta.commits ?? 0) / config.seconds)) : NaN;
+    const totalCommits = rs.reduce((a, r) => a + (r.serverDelta.commits ?? 0), 0);
+    const totalWrites = rs.reduce((a, r) => a + (r.serverDelta.writes ?? 0), 0);
+    lines.push(
+      `| ${s.name} | ${s.description} | ${fmtInt(median(rs.map((r) => r.reqPerSec)))} | ` +
+        `${rs.map((r) => fmtInt(r.reqPerSec)).join(' / ')} | ${fmtMs(median(rs.map((r) => r.p50Ms)))} | ` +
+        `${fmtMs(median(rs.map((r) => r.p99Ms)))} | ${rs.reduce((a, r) => a + r.non2xx, 0)} | ` +
+        `${commits.length ? fmtInt(commitsPerSec) : '–'} | ` +
+        `${commits.length && totalCommits > 0 ? (totalWrites / totalCommits).toFixed(1) : '–'} |`,
+    );
+  }
+  lines.push('');
+  lines.push('Targets:');
+  lines.push('');
+  const names = new Set(scenarios.map((s) => s.name));
+  for (const t of TARGETS) {
+    if (!t.needs.every((n) => names.has(n))) continue;
+    const { value, met } = t.evaluate(rounds);
+    lines.push(`- ${t.label}: **${value}** — ${met ? 'met' : 'NOT met'}`);
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<number> {
+  const config = parseConfig();
+  const scenarios = config.only ? SCENARIOS.filter((s) => config.only!.includes(s.name)) : [...SCENARIOS];
+  if (config.only) {
+    const unknown = config.only.filter((n) => !SCENARIOS.some((s) => s.name === n));
+    if (unknown.length) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; have ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  }
+  // Targets that compare scenarios (kv-read vs bare) need the tokens of the secrets
+  // server, so the secrets server always starts first.
+  const kinds = new Set<ServerKind>(['secrets', ...scenarios.map((s) => s.server)]);
+  const servers: Partial<Record<ServerKind, BenchServer>> = {};
+  servers.secrets = await startServer('secrets');
+  log(`secrets service (pid ${servers.secrets.pid}) at ${servers.secrets.url}`);
+  if (kinds.has('bare')) {
+    // Pad the bare reply to the size of a KV v2 read reply (same response size class).
+    const probe = await fetch(`${servers.secrets.url}/v1/secret/data/bench/size-probe`, {
+      method: 'POST',
+      headers: { 'X-Secrets-Token': servers.secrets.token!, 'content-type': 'application/json' },
+      body: JSON.stringify({ data: secretData(0) }),
+    });
+    await probe.text();
+    const read = await fetch(`${servers.secrets.url}/v1/secret/data/bench/size-probe`, {
+      headers: { 'X-Secrets-Token': servers.secrets.token! },
+    });
+    const bytes = (await read.text()).length;
+    servers.bare = await startServer('bare', { bytes });
+    log(`bare node:http (pid ${servers.bare.pid}) at ${servers.bare.url}, ${bytes}-byte replies`);
+  }
+  const ctx: BenchContext = { servers: servers as Record<ServerKind, BenchServer>, config };
+
+  for (const s of scenarios) {
+    if (s.setup) {
+      log(`setup ${s.name}`);
+      await s.setup(ctx);
+    }
+    if (s.check) await s.check(ctx);
+  }
+  if (config.warmupSeconds > 0) {
+    for (const s of scenarios) await measure(s, ctx, config.warmupSeconds, 0);
+  }
+  const rounds: RoundResult[] = [];
+  for (let r = 1; r <= config.rounds; r++) {
+    for (let k = 0; k < scenarios.length; k++) {
+      const s = scenarios[(k + r - 1) % scenarios.length];
+      rounds.push(await measure(s, ctx, config.seconds, r));
+    }
+  }
+  const final = servers.secrets ? await servers.secrets.stats() : undefined;
+  if (final && final.failedCommits > 0) throw new Error(`SQLite backend: ${final.failedCommits} failed commits`);
+  await Promise.all(Object.values(servers).map((s) => s.close()));
+
+  const text = report(scenarios, rounds, config);
+  console.log(text);
+  if (final) {
+    console.log('');
+    console.log(
+      `SQLite backend totals for the run (incl. setup and warm-up): ${fmtInt(final.commits)} commits, ` +
+        `${fmtInt(final.writes)} acknowledged writes, ${fmtInt(final.rows)} rows, ${fmtInt(final.failedCommits)} failed commits.`,
+    );
+  }
+  if (config.json) {
+    writeFileSync(config.json, JSON.stringify({ config, rounds, sqliteTotals: final }, null, 2) + '\n');
+    log(`wrote ${config.json}`);
+  }
+  if (config.strict) {
+    const names = new Set(scenarios.map((s) => s.name));
+    const missed = TARGETS.filter((t) => t.needs.every((n) => names.has(n)) && !t.evaluate(rounds).met);
+    if (missed.length) {
+      log(`--strict: ${missed.length} target(s) missed`);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(`bench: FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,112 @@
+/**
+ * Parent side of the benchmark servers: forks bench/child.ts (one process per server, so
+ * the load generator and the server under test do not share an event loop), waits for
+ * its `ready` message, and kills every child when this process exits.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Server kinds implemented in bench/child.ts. */
+export type ServerKind = 'bare' | 'secrets';
+
+export interface BenchServer {
+  readonly kind: ServerKind;
+  readonly url: string;
+  /** Root token (secrets service only). */
+  readonly token: string | undefined;
+  readonly pid: number;
+  /** Counters reported by the child (secrets: `SqliteBackend.stats`; bare: request count). */
+  stats(): Promise<Record<string, number>>;
+  close(): Promise<void>;
+}
+
+const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'child.ts');
+const live = new Set<ChildProcess>();
+const dataDirs = new Set<string>();
+
+function killAll(): void {
+  for (const c of live) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  live.clear();
+  for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
+  dataDirs.clear();
+}
+process.on('exit', killAll);
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(sig, () => {
+    killAll();
+    process.exit(128 + (sig === 'SIGINT' ? 2 : sig === 'SIGTERM' ? 15 : 1));
+  });
+}
+
+/** Forks a server child of `kind` on a fresh temp data dir; resolves once it listens. */
+export async function startServer(kind: ServerKind, options: Record<string, unknown> = {}): Promise<BenchServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), `cairn-bench-${kind}-`));
+  dataDirs.add(dataDir);
+  const child = fork(CHILD, [kind, dataDir, JSON.stringify(options)], {
+    // BENCH_CHILD_ARGS: extra node flags for the server children, e.g.
+    // "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server under load.
+    execArgv: ['--import', 'tsx', ...(process.env.BENCH_CHILD_ARGS?.split(/\s+/).filter(Boolean) ?? [])],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  live.add(child);
+
+  let nextId = 0;
+  const waiting = new Map<number, (stats: Record<string, number>) => void>();
+  const ready = new Promise<{ url: string; token?: string; pid: number }>((resolve, reject) => {
+    child.on('message', (msg: { type: string; id?: number; stats?: Record<string, number>; message?: string; url?: string; token?: string; pid?: number }) => {
+      if (msg.type === 'ready') resolve({ url: msg.url!, token: msg.token, pid: msg.pid! });
+      else if (msg.type === 'error') reject(new Error(`${kind} server failed to start:\n${msg.message}`));
+      else if (msg.type === 'stats') {
+        waiting.get(msg.id!)?.(msg.stats ?? {});
+        waiting.delete(msg.id!);
+      }
+    });
+    child.on('exit', (code, signal) => {
+      live.delete(child);
+      reject(new Error(`${kind} server exited early (code ${code}, signal ${signal})`));
+    });
+    child.on('error', reject);
+  });
+  const info = await ready;
+  // After startup, an unexpected exit is fatal for the whole run.
+  let closing = false;
+  child.on('exit', (code, signal) => {
+    if (!closing) {
+      console.error(`bench: ${kind} server (pid ${info.pid}) died (code ${code}, signal ${signal})`);
+      process.exit(1);
+    }
+  });
+
+  return {
+    kind,
+    url: info.url,
+    token: info.token,
+    pid: info.pid,
+    stats: () =>
+      new Promise((resolve, reject) => {
+        const id = nextId++;
+        const t = setTimeout(() => reject(new Error(`${kind} server: no stats reply`)), 5000);
+        waiting.set(id, (s) => {
+          clearTimeout(t);
+          resolve(s);
+        });
+        child.send({ type: 'stats', id });
+      }),
+    close: async () => {
+      closing = true;
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        child.send({ type: 'close' });
+        const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(t);
+      }
+      live.delete(child);
+      rmSync(dataDir, { recursive: true, force: true });
+      dataDirs.delete(dataDir);
+    },
+  };
+}

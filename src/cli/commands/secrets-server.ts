@@ -1,0 +1,80 @@
+/**
+ * `cairn secrets server -config=FILE`: runs the secrets service from its HCL/JSON config
+ * file (services/secrets/config.ts): opens the SQLite backend at `storage.path`, starts
+ * every listener, logs each listener's URL (pino, at `log_level`), and runs until
+ * SIGINT/SIGTERM (or `io.shutdown` aborts). One of the commands that start services
+ * in-process (DESIGN.md "Rules of the house", "Commands").
+ *
+ * Exit codes: 2 when the configuration is unusable (one line on stderr naming file, line
+ * and key, e.g. `Error: secrets.hcl:7: unknown key "adress" in listener "tcp"`); 1 when
+ * the storage cannot be opened or a listener cannot start; 0 after a clean stop.
+ *
+ * @module
+ */
+import type { Command } from 'commander';
+import { UsageError } from '../args.js';
+import type { App } from '../context.js';
+
+/** Adds `secrets server` to `program` (reusing a `secrets` group another file may have made). */
+export function addSecretsServerCommand(app: App, program: Command): void {
+  const group = program.commands.find((c) => c.name() === 'secrets') ?? program.command('secrets').description('secrets service commands');
+  group
+    .command('server')
+    .description('run the secrets service from a configuration file')
+    .requiredOption('--config <file>', 'HCL or JSON configuration file')
+    .action(async (opts: { config: string }) => {
+      app.exitCode = await runServer(app, opts.config);
+    });
+}
+
+async function runServer(app: App, file: string): Promise<number> {
+  // Loaded on demand so client commands never load the server code.
+  const { ConfigError } = await import('../../kernel/config/index.js');
+  const { loadSecretsServerConfig, toListenerOptions } = await import('../../services/secrets/config.js');
+  let config;
+  try {
+    config = loadSecretsServerConfig(file);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+  const { createLogger } = await import('../../kernel/log/logger.js');
+  const { SqliteBackend } = await import('../../kernel/store/index.js');
+  const { startSecretsService } = await import('../../services/secrets/service.js');
+  const log = createLogger(config.logLevel);
+  let backend;
+  try {
+    backend = SqliteBackend.open({ path: config.storage.path });
+  } catch (err) {
+    throw new Error(`cannot open storage "sqlite" at ${config.storage.path}: ${(err as Error).message}`);
+  }
+  let service;
+  try {
+    service = await startSecretsService({ backend, listeners: config.listeners.map(toListenerOptions), log });
+  } catch (err) {
+    await backend.close();
+    throw err;
+  }
+  app.io.stdout(`==> Cairn secrets server started (config ${file}, storage ${config.storage.path}).\n`);
+  for (const [i, l] of service.listeners.entries()) {
+    const c = config.listeners[i];
+    app.io.stdout(`    Listener ${i + 1}: ${l.url}${c.requireRequestHeader ? ' (require_request_header)' : ''}\n`);
+    log.info({ url: l.url, address: c.address, tls: c.tls !== undefined, require_request_header: c.requireRequestHeader }, 'secrets service listening');
+  }
+
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      app.io.shutdown?.removeEventListener('abort', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    if (app.io.shutdown?.aborted) stop();
+    else app.io.shutdown?.addEventListener('abort', stop);
+  });
+  log.info('secrets service stopping');
+  await service.close();
+  return 0;
+}

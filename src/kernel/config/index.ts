@@ -1,0 +1,10 @@
+/**
+ * Public entry of the config kernel: services import from here, never from a file behind it.
+ * Config files (HCL v1 or JSON) validated against declared schemas: `loadConfigFile`,
+ * `parseConfig`, the `cfg` field builders, `ConfigError`; and `parseHcl` itself.
+ * @module
+ */
+export * from './load.js';
+export * from './schema.js';
+export { validateConfig, type SourceInfo } from './validate.js';
+export { HclSyntaxError, parseHcl } from './hcl.js';

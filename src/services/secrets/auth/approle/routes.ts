@@ -1,0 +1,15 @@
+/**
+ * Every path of the AppRole auth method, in match order.
+ * @module
+ */
+import type { SecretsPath } from '../../types.js';
+import { approleLoginPaths } from './login.routes.js';
+import { rolePaths } from './role.routes.js';
+import { secretIdPaths } from './secret-id.routes.js';
+
+/** The AppRole method's route table (reference/secrets.md §3.6, §4.2). */
+export const approlePaths: readonly SecretsPath[] = [...rolePaths, ...secretIdPaths, ...approleLoginPaths];
+
+/** Help description of an AppRole mount's root. */
+export const approleHelp =
+  'The AppRole auth method lets machines log in with a role ID and a secret ID. Manage roles under role/, issue secret IDs at role/<name>/secret-id, log in at login without a token.';

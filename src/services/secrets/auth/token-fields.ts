@@ -1,0 +1,90 @@
+/**
+ * The token settings every login-capable auth method stores per user or role
+ * (`token_policies`, `token_ttl`, `token_max_ttl`; the reference's `tokenutil` fields,
+ * reference/secrets.md §4.2) and the TTLs a login token gets from them. Pure functions:
+ * no storage, no HTTP.
+ *
+ * @module
+ */
+import { Type } from '@sinclair/typebox';
+import { InputError, hasField, parseDuration } from '../../../kernel/util/duration.js';
+import { DEFAULT_LEASE_TTL_S } from '../mounts/table.js';
+
+/** Token settings of one user or role. Durations in seconds; 0 = use the mount default. */
+export interface TokenSettings {
+  /** Sanitised policy names (trimmed, lower-case, sorted, unique); never `root`. */
+  token_policies: string[];
+  token_ttl: number;
+  token_max_ttl: number;
+}
+
+/** Settings of a user or role that was created without any token field. */
+export const EMPTY_TOKEN_SETTINGS: Readonly<TokenSettings> = Object.freeze({ token_policies: [], token_ttl: 0, token_max_ttl: 0 });
+
+const Duration = Type.Union([Type.String(), Type.Integer()], { description: 'seconds or a duration string ("1h30m"); 0 = the mount default' });
+const PolicyList = Type.Union([Type.Array(Type.String()), Type.String()], { description: 'list of policies, or a comma-separated string' });
+
+/** Field schemas of the token settings, for a route's `fields`. */
+export const TOKEN_FIELDS = {
+  token_policies: { ...PolicyList, description: 'policies of the tokens issued at login (`default` is always added)' },
+  policies: { ...PolicyList, description: 'deprecated alias of token_policies' },
+  token_ttl: { ...Duration, description: 'TTL of the tokens issued at login; 0 = the mount default (768h)' },
+  token_max_ttl: { ...Duration, description: 'maximum lifetime of the tokens issued at login, renewals included; 0 = the mount maximum' },
+};
+
+/**
+ * `["a","B"]` or `"a, B"` → `["a","b"]`: trimmed, lower-cased, unique, sorted (the
+ * reference sanitises policy names this way). Errors: {@link InputError} naming `field`
+ * when `root` is listed (auth methods cannot create root tokens).
+ */
+export function parsePolicies(v: unknown, field: string): string[] {
+  const list = Array.isArray(v) ? v : typeof v === 'string' ? v.split(',') : [];
+  const names = [...new Set(list.map((s) => String(s).trim().toLowerCase()).filter(Boolean))].sort();
+  if (names.includes('root')) throw new InputError(`${field}: the root policy cannot be assigned by an auth method`);
+  return names;
+}
+
+/**
+ * Applies the token fields present in `data` (validated request input) to `current`
+ * and returns the new settings; absent fields keep their value. Errors (400 naming the
+ * field): both `policies` and `token_policies` given, `root` listed, a negative or
+ * unparsable duration, `token_ttl` above a non-zero `token_max_ttl`.
+ */
+export function applyTokenFields(data: Readonly<Record<string, unknown>>, current: Readonly<TokenSettings> = EMPTY_TOKEN_SETTINGS): TokenSettings {
+  if (hasField(data, 'policies') && hasField(data, 'token_policies'))
+    throw new InputError('policies: cannot be given together with token_policies (it is an alias)');
+  const next: TokenSettings = { ...current, token_policies: [...current.token_policies] };
+  for (const f of ['token_policies', 'policies'] as const) {
+    if (hasField(data, f)) next.token_policies = parsePolicies(data[f], f);
+  }
+  for (const f of ['token_ttl', 'token_max_ttl'] as const) {
+    if (!hasField(data, f)) continue;
+    const s = parseDuration(data[f], f);
+    if (s < 0) throw new InputError(`${f}: must not be negative`);
+    next[f] = s;
+  }
+  if (next.token_max_ttl && next.token_ttl > next.token_max_ttl) throw new InputError('token_ttl: must not be greater than token_max_ttl');
+  return next;
+}
+
+/** The wire shape of token settings in a user or role read (`policies` mirrors `token_policies`). */
+export function tokenSettingsView(s: Readonly<TokenSettings>): Record<string, unknown> {
+  return { token_policies: [...s.token_policies], policies: [...s.token_policies], token_ttl: s.token_ttl, token_max_ttl: s.token_max_ttl };
+}
+
+/** A mount's lease settings in seconds (0 = the system default of 768h). */
+export interface LeaseConfig {
+  readonly default_lease_ttl: number;
+  readonly max_lease_ttl: number;
+}
+
+/**
+ * TTLs of a login token, in seconds (reference/secrets.md §4.1 defaults): the maximum is
+ * `token_max_ttl`, else the mount's `max_lease_ttl`, else 768h; the TTL is `token_ttl`,
+ * else the mount's `default_lease_ttl`, else 768h, capped by that maximum.
+ */
+export function loginTtls(s: Readonly<TokenSettings>, mount: LeaseConfig): { ttlS: number; maxTtlS: number } {
+  const maxTtlS = s.token_max_ttl || mount.max_lease_ttl || DEFAULT_LEASE_TTL_S;
+  const ttlS = Math.min(s.token_ttl || mount.default_lease_ttl || DEFAULT_LEASE_TTL_S, maxTtlS);
+  return { ttlS, maxTtlS };
+}

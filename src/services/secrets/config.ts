@@ -1,0 +1,150 @@
+/**
+ * The secrets server's configuration file (`cairn secrets server -config=FILE`), in the
+ * shape users of the reference product already write (DESIGN.md "Configuration";
+ * reference/secrets.md §1.8, §1.9):
+ *
+ * ```hcl
+ * storage "sqlite" { path = "/var/lib/cairn/secrets.db" }
+ * listener "tcp" {
+ *   address       = "0.0.0.0:8200"
+ *   tls_cert_file = "/etc/cairn/tls.crt"
+ *   tls_key_file  = "/etc/cairn/tls.key"
+ * }
+ * listener "tcp" {
+ *   address                = "127.0.0.1:8201"
+ *   tls_disable            = true
+ *   require_request_header = true
+ * }
+ * api_addr  = "https://secrets.example.com:8200"
+ * log_level = "info"
+ * ```
+ *
+ * @module
+ */
+import type { ListenerOptions } from '../../kernel/http/index.js';
+import { blockError, cfg, loadConfigFile, parseConfig, type BlockAt, type ConfigOf } from '../../kernel/config/index.js';
+import type { LogLevel } from '../../kernel/log/logger.js';
+
+/** The request header `require_request_header` asks for (reference/secrets.md §1.9, with Cairn's header name). */
+export const REQUEST_HEADER = 'X-Secrets-Request';
+
+const listenerKeys = {
+  address: cfg.string({ default: '127.0.0.1:8200', doc: 'host:port to listen on; port 0 picks a free port' }),
+  tls_cert_file: cfg.string({ doc: 'PEM certificate (chain) file' }),
+  tls_key_file: cfg.string({ doc: 'PEM private key file' }),
+  tls_disable: cfg.bool({ default: false, doc: 'serve plain HTTP' }),
+  max_request_size: cfg.int({ default: 0, doc: 'request body limit in bytes; 0 = 32 MiB, negative = unlimited' }),
+  require_request_header: cfg.bool({ default: false, doc: `refuse requests without "${REQUEST_HEADER}: true" (412)` }),
+};
+
+/** The declared schema of the secrets server's file (kernel/config/schema.ts). */
+export const secretsServerSchema = {
+  storage: cfg.variants(
+    {
+      sqlite: { path: cfg.string({ required: true, doc: 'SQLite database file; created when missing' }) },
+      postgresql: { connection_url: cfg.string({ required: true, doc: 'postgres:// URL' }) },
+    },
+    { required: true, doc: 'where the encrypted data lives; exactly one block' },
+  ),
+  listener: cfg.labelled(listenerKeys, { labels: ['tcp'], repeated: true, required: true, doc: 'one block per listening address' }),
+  api_addr: cfg.string({ doc: 'URL clients are told to use for this server' }),
+  cluster_addr: cfg.string({ doc: 'URL other servers use for this server' }),
+  cluster_name: cfg.string({ doc: 'name of the cluster, shown in status' }),
+  ui: cfg.bool({ default: false, doc: 'serve the web UI (accepted; there is no UI yet)' }),
+  log_level: cfg.string({ enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true, default: 'info' }),
+  disable_mlock: cfg.bool({ default: false, doc: 'accepted for compatibility; Node cannot lock memory' }),
+};
+
+type Raw = ConfigOf<typeof secretsServerSchema>;
+
+/** One `listener "tcp"` block, validated. */
+export interface SecretsListenerConfig {
+  /** `host:port`; default `127.0.0.1:8200`. */
+  readonly address: string;
+  /** PEM files; absent when `tls_disable = true`. */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  /** `max_request_size` in bytes: 0 = 32 MiB default, negative = unlimited. */
+  readonly maxRequestBytes: number;
+  /** `require_request_header`. */
+  readonly requireRequestHeader: boolean;
+}
+
+/** The secrets server's configuration, validated and typed. */
+export interface SecretsServerConfig {
+  /** The file it was read from, as given. */
+  readonly file: string;
+  /** Only SQLite for now (`postgresql` is recognised and refused). */
+  readonly storage: { readonly type: 'sqlite'; readonly path: string };
+  /** At least one. */
+  readonly listeners: readonly SecretsListenerConfig[];
+  readonly apiAddr?: string;
+  readonly clusterAddr?: string;
+  readonly clusterName?: string;
+  readonly ui: boolean;
+  /** Default `info`. */
+  readonly logLevel: Exclude<LogLevel, 'silent'>;
+  /** Accepted, no effect. */
+  readonly disableMlock: boolean;
+}
+
+/**
+ * Parses and checks a secrets server config `text`; `file` names it in errors.
+ *
+ * @throws {ConfigError} naming file, line and key: schema violations (kernel/config),
+ *   `storage "postgresql"` (not supported yet), a TLS listener without both files.
+ */
+export function parseSecretsServerConfig(text: string, file: string): SecretsServerConfig {
+  return fromRaw(parseConfig(text, file, secretsServerSchema), file);
+}
+
+/** Reads and checks the file at `path` (see {@link parseSecretsServerConfig}). @throws {ConfigError} */
+export function loadSecretsServerConfig(path: string): SecretsServerConfig {
+  return fromRaw(loadConfigFile(path, secretsServerSchema), path);
+}
+
+function fromRaw(raw: Raw, file: string): SecretsServerConfig {
+  const storage = raw.storage;
+  if (storage.label === 'postgresql') {
+    throw blockError(storage.body.$at, undefined, 'storage "postgresql" is not supported yet: use storage "sqlite"');
+  }
+  return {
+    file,
+    storage: { type: 'sqlite', path: storage.body.path },
+    listeners: raw.listener.map(({ body }) => listenerFrom(body)),
+    apiAddr: raw.api_addr,
+    clusterAddr: raw.cluster_addr,
+    clusterName: raw.cluster_name,
+    ui: raw.ui,
+    logLevel: raw.log_level,
+    disableMlock: raw.disable_mlock,
+  };
+}
+
+function listenerFrom(l: {
+  address: string;
+  tls_cert_file?: string;
+  tls_key_file?: string;
+  tls_disable: boolean;
+  max_request_size: number;
+  require_request_header: boolean;
+  $at: BlockAt;
+}): SecretsListenerConfig {
+  let tls: SecretsListenerConfig['tls'];
+  if (!l.tls_disable) {
+    for (const key of ['tls_cert_file', 'tls_key_file'] as const) {
+      if (!l[key]) throw blockError(l.$at, undefined, `"${key}" is required in listener "tcp" unless tls_disable = true`);
+    }
+    tls = { certFile: l.tls_cert_file as string, keyFile: l.tls_key_file as string };
+  }
+  return { address: l.address, tls, maxRequestBytes: l.max_request_size, requireRequestHeader: l.require_request_header };
+}
+
+/** The kernel listener options for one configured listener (`require_request_header` → `X-Secrets-Request: true`). */
+export function toListenerOptions(l: SecretsListenerConfig): ListenerOptions {
+  return {
+    address: l.address,
+    tls: l.tls,
+    maxRequestBytes: l.maxRequestBytes,
+    requiredHeader: l.requireRequestHeader ? { name: REQUEST_HEADER, value: 'true' } : undefined,
+  };
+}

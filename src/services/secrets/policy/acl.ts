@@ -1,0 +1,183 @@
+/**
+ * An ACL compiled from a token's policies: which capabilities the token holds on a path
+ * (reference/secrets.md §5.2, §5.3; the reference's `acl.go`).
+ *
+ * Matching: exact rules first; otherwise the glob rules that match (`*` as the last
+ * character = prefix match, `+` = exactly one segment) compete and only the one with the
+ * highest priority applies (§5.3). Rules with the same pattern in several policies are
+ * merged first: union of capabilities, `deny` wins. So a `deny` on a less specific
+ * pattern does not override an allow on a more specific one.
+ *
+ * @module
+ */
+import type { Capability, Policy } from './parse.js';
+
+const BIT: Readonly<Record<Capability, number>> = {
+  deny: 1,
+  create: 2,
+  read: 4,
+  update: 8,
+  delete: 16,
+  list: 32,
+  sudo: 64,
+  patch: 128,
+};
+
+/** Capability names in the order `capabilities()` reports them (alphabetical, like the reference's responses). */
+const REPORTED: readonly Capability[] = ['create', 'delete', 'list', 'patch', 'read', 'sudo', 'update'];
+
+/** Union of two rules' capabilities; `deny` on either side wins. */
+function merge(a: number | undefined, b: number): number {
+  if (a === undefined) return b;
+  return (a | b) & BIT.deny ? BIT.deny : a | b;
+}
+
+function bits(caps: Iterable<Capability>): number {
+  let b = 0;
+  for (const c of caps) b |= BIT[c];
+  return b & BIT.deny ? BIT.deny : b;
+}
+
+/** A glob rule with its priority keys (§5.3). */
+interface GlobRule {
+  /** Pattern without the trailing `*`. */
+  readonly path: string;
+  /** `path` split on `/` (segment rules only). */
+  readonly parts: readonly string[];
+  readonly isPrefix: boolean;
+  /** Index of the first `+` segment or of the `*`: the later, the more specific. */
+  readonly firstWildcard: number;
+  /** Number of `+` segments. */
+  readonly wildcards: number;
+  bits: number;
+}
+
+/** True when `a` has a higher priority than `b` (reference/secrets.md §5.3, rules 1–5). */
+function beats(a: GlobRule, b: GlobRule): boolean {
+  if (a.firstWildcard !== b.firstWildcard) return a.firstWildcard > b.firstWildcard;
+  if (a.isPrefix !== b.isPrefix) return !a.isPrefix;
+  if (a.wildcards !== b.wildcards) return a.wildcards < b.wildcards;
+  if (a.path.length !== b.path.length) return a.path.length > b.path.length;
+  return a.path > b.path;
+}
+
+function globRule(pattern: string, b: number): GlobRule {
+  const isPrefix = pattern.endsWith('*');
+  const path = isPrefix ? pattern.slice(0, -1) : pattern;
+  const parts = path.split('/');
+  const firstPlus = parts.indexOf('+');
+  return {
+    path,
+    parts,
+    isPrefix,
+    firstWildcard: firstPlus < 0 ? path.length : parts.slice(0, firstPlus).join('/').length + (firstPlus > 0 ? 1 : 0),
+    wildcards: parts.filter((p) => p === '+').length,
+    bits: b,
+  };
+}
+
+/** Whether a rule with `+` segments matches `pathParts` (the reference's segment walk). */
+function segmentsMatch(r: GlobRule, pathParts: readonly string[]): boolean {
+  if (pathParts.length < r.parts.length) return false;
+  if (!r.isPrefix && pathParts.length !== r.parts.length) return false;
+  return r.parts.every((seg, i) => seg === '+' || seg === pathParts[i] || (r.isPrefix && i === r.parts.length - 1 && pathParts[i].startsWith(seg)));
+}
+
+/** Options of {@link Acl.allowed}. */
+export interface AllowedOptions {
+  /** The path is root-protected: the governing rule must also grant `sudo` ({@link sudoRequired}). */
+  readonly sudo?: boolean;
+}
+
+/** The capabilities a set of policies grants; immutable once built. */
+export class Acl {
+  private readonly exact = new Map<string, number>();
+  /** Plain prefix globs (`secret/*`), longest first. */
+  private readonly prefixes: GlobRule[] = [];
+  /** Rules with `+` segments. */
+  private readonly segments: GlobRule[] = [];
+
+  /**
+   * Compiles `policies`. `root: true` builds the root ACL, which holds every capability
+   * on every path and ignores `policies`.
+   */
+  constructor(
+    policies: readonly Policy[],
+    readonly root = false,
+  ) {
+    const globs = new Map<string, GlobRule>();
+    for (const p of policies) {
+      for (const rule of p.rules) {
+        const b = bits(rule.capabilities);
+        if (!rule.pattern.endsWith('*') && !rule.pattern.split('/').includes('+')) {
+          this.exact.set(rule.pattern, merge(this.exact.get(rule.pattern), b));
+          continue;
+        }
+        const existing = globs.get(rule.pattern);
+        if (existing) existing.bits = merge(existing.bits, b);
+        else globs.set(rule.pattern, globRule(rule.pattern, b));
+      }
+    }
+    for (const g of globs.values()) (g.wildcards > 0 ? this.segments : this.prefixes).push(g);
+    this.prefixes.sort((a, b) => b.path.length - a.path.length);
+  }
+
+  /**
+   * Whether the rule governing `path` (relative to `/v1/`, namespace included) grants
+   * `capability` (and `sudo` too when `o.sudo`). For `list`, a path ending in `/` is also
+   * tried without it (§5.2): exact rules for both forms first, then globs for the path
+   * as given, then globs for the trimmed form, so a deny matching the request path is
+   * never bypassed.
+   */
+  allowed(path: string, capability: Exclude<Capability, 'deny'>, o: AllowedOptions = {}): boolean {
+    if (this.root) return true;
+    const b = this.governing(path, capability === 'list');
+    if (b === undefined || b & BIT.deny) return false;
+    return (b & BIT[capability]) !== 0 && (!o.sudo || (b & BIT.sudo) !== 0);
+  }
+
+  /**
+   * The capabilities held on `path`, sorted (`sys/capabilities`, reference `acl.go`
+   * `Capabilities`): `["root"]` for the root ACL, `["deny"]` when nothing is granted.
+   */
+  capabilities(path: string): string[] {
+    if (this.root) return ['root'];
+    const b = this.governing(path, false) ?? 0;
+    const out = b & BIT.deny ? [] : REPORTED.filter((c) => b & BIT[c]);
+    return out.length ? out : ['deny'];
+  }
+
+  /** Capability bits of the one rule that applies to `path`, or undefined when none matches. */
+  private governing(path: string, list: boolean): number | undefined {
+    const trimmed = list && path.endsWith('/') ? path.slice(0, -1) : undefined;
+    const exact = this.exact.get(path) ?? (trimmed === undefined ? undefined : this.exact.get(trimmed));
+    if (exact !== undefined) return exact;
+    return this.glob(path) ?? (trimmed === undefined ? undefined : this.glob(trimmed));
+  }
+
+  /** The highest-priority glob rule matching `path` (§5.3). */
+  private glob(path: string): number | undefined {
+    let best: GlobRule | undefined = this.prefixes.find((r) => path.startsWith(r.path));
+    if (this.segments.length) {
+      const parts = path.split('/');
+      for (const r of this.segments) if (segmentsMatch(r, parts) && (!best || beats(r, best))) best = r;
+    }
+    return best?.bits;
+  }
+}
+
+/**
+ * Root-protected paths (reference/secrets.md §5.2): every operation on them also needs
+ * `sudo`. Limited to the sys endpoints Cairn serves or is about to; `sys/mounts/*` is
+ * deliberately not among them. Entries ending in `/` are prefixes.
+ */
+const ROOT_PROTECTED: readonly string[] = ['sys/auth/', 'sys/seal', 'sys/config/cors'];
+
+/**
+ * Whether `path` (relative to `/v1/`, after the namespace) is root-protected, so that
+ * the caller's rule must grant `sudo` as well as the operation's capability.
+ */
+export function sudoRequired(path: string): boolean {
+  const p = path.replace(/\/+$/, '');
+  return ROOT_PROTECTED.some((r) => (r.endsWith('/') ? p.startsWith(r) && p.length > r.length : p === r));
+}

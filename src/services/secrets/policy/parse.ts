@@ -1,0 +1,158 @@
+/**
+ * Parsing ACL policies (reference/secrets.md §5.1): HCL or the equivalent JSON,
+ *
+ * ```hcl
+ * path "secret/data/*" { capabilities = ["create", "read", "update", "delete", "list"] }
+ * path "secret/data/super" { capabilities = ["deny"] }
+ * path "secret/old" { policy = "read" }   # legacy: read | write | sudo | deny
+ * ```
+ *
+ * Rules as in the reference's `policy.go`: a leading `/` is stripped, `+*` is refused, an
+ * unknown capability or key is an error naming it, `deny` wipes the other capabilities
+ * of its rule. Cairn also refuses `*` anywhere but at the end (the reference would treat
+ * it as a literal character, which never is what the author meant) and the parameter
+ * constraints it does not enforce yet (`allowed_parameters`, …), rather than ignore them.
+ *
+ * @module
+ */
+import { HclSyntaxError, parseHcl } from '../../../kernel/config/hcl.js';
+
+/** The capabilities a rule may grant (reference/secrets.md §5.1). */
+export type Capability = 'create' | 'read' | 'update' | 'delete' | 'list' | 'patch' | 'sudo' | 'deny';
+
+/** Every {@link Capability}, in the reference's order. */
+export const CAPABILITIES: readonly Capability[] = ['create', 'read', 'update', 'delete', 'list', 'patch', 'sudo', 'deny'];
+
+/** Legacy `policy = "…"` values and the capabilities they stand for (reference `policy.go`). */
+const LEGACY: Readonly<Record<string, readonly Capability[]>> = {
+  deny: ['deny'],
+  read: ['read', 'list'],
+  write: ['create', 'read', 'update', 'delete', 'list'],
+  sudo: ['create', 'read', 'update', 'delete', 'list', 'sudo'],
+};
+
+/** Keys of a `path` block the reference knows but Cairn does not enforce yet: refused. */
+const UNSUPPORTED = ['allowed_parameters', 'denied_parameters', 'required_parameters', 'min_wrapping_ttl', 'max_wrapping_ttl', 'mfa_methods', 'control_group'];
+
+/** One `path` block after parsing. */
+export interface PathRule {
+  /**
+   * The pattern, leading `/` stripped and the namespace path prefixed; may end in `*`
+   * (prefix glob) and contain `+` segments (exactly one segment).
+   */
+  readonly pattern: string;
+  /** Granted capabilities; `deny` alone when the rule denies. May be empty (grants nothing). */
+  readonly capabilities: ReadonlySet<Capability>;
+}
+
+/** A parsed policy. */
+export interface Policy {
+  /** Lower-cased name. */
+  readonly name: string;
+  /** The text as written (HCL or JSON). */
+  readonly text: string;
+  /** Rules in document order; the same pattern may occur more than once. */
+  readonly rules: readonly PathRule[];
+}
+
+/** Options of {@link parsePolicy}. */
+export interface ParsePolicyOptions {
+  /**
+   * Path of the namespace the policy belongs to, `''` (root, the default) or ending in
+   * `/`. Prefixed to every rule: policy paths are relative to the policy's namespace
+   * (reference/secrets.md §6).
+   */
+  readonly namespacePath?: string;
+}
+
+/**
+ * A policy text that cannot be parsed. Messages follow the reference:
+ * `failed to parse policy: path "x": invalid capability "y"`, or for syntax errors
+ * `failed to parse policy: line 4, column 2: object expected closing RBRACE got: EOF`.
+ */
+export class PolicyParseError extends Error {
+  override readonly name = 'PolicyParseError';
+
+  constructor(detail: string) {
+    super(`failed to parse policy: ${detail}`);
+  }
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Entries of a block value: HCL1 gives a list of objects (one per block), JSON may give
+ * an object or a list of objects. `undefined` when `v` is not block-shaped.
+ */
+function entries(v: unknown): [string, unknown][] | undefined {
+  const list = Array.isArray(v) ? v : [v];
+  if (!list.every(isObj)) return undefined;
+  return list.flatMap((o) => Object.entries(o));
+}
+
+/** The single object of a block body (`[{…}]` or `{…}`); `undefined` otherwise. */
+function body(v: unknown): Obj | undefined {
+  if (isObj(v)) return v;
+  if (Array.isArray(v) && v.length === 1 && isObj(v[0])) return v[0];
+  return undefined;
+}
+
+/**
+ * Parses a policy from HCL or JSON text.
+ *
+ * @throws {PolicyParseError} on a syntax error (with line and column), an unknown key
+ *   (`invalid key "k"`), a `path` that is not a block, a bad pattern, an unknown
+ *   capability or legacy policy value, or an unsupported parameter constraint.
+ */
+export function parsePolicy(name: string, text: string, o: ParsePolicyOptions = {}): Policy {
+  let doc: unknown;
+  try {
+    doc = parseHcl(text, `policy "${name}"`);
+  } catch (err) {
+    if (!(err instanceof HclSyntaxError)) throw err;
+    throw new PolicyParseError(err.line === undefined ? err.reason : `line ${err.line}, column ${err.column}: ${err.reason}`);
+  }
+  if (!isObj(doc)) throw new PolicyParseError('the policy must be an object of "path" blocks');
+  for (const key of Object.keys(doc)) {
+    if (key !== 'path' && key !== 'name') throw new PolicyParseError(`invalid key "${key}"`);
+  }
+  const rules: PathRule[] = [];
+  if (doc.path !== undefined) {
+    const blocks = entries(doc.path);
+    if (!blocks) throw new PolicyParseError('"path" must be a block: path "<pattern>" { capabilities = [...] }');
+    for (const [written, value] of blocks) rules.push(parseRule(written, value, o.namespacePath ?? ''));
+  }
+  return { name, text, rules };
+}
+
+function parseRule(written: string, value: unknown, namespacePath: string): PathRule {
+  const fail = (detail: string) => new PolicyParseError(`path "${written}": ${detail}`);
+  const b = body(value);
+  if (!b) throw fail('must be a block: path "<pattern>" { capabilities = [...] }');
+  for (const key of Object.keys(b)) {
+    if (UNSUPPORTED.includes(key)) throw fail(`"${key}" is not supported`);
+    if (key !== 'capabilities' && key !== 'policy' && key !== 'comment') throw fail(`invalid key "${key}"`);
+  }
+  const pattern = namespacePath + (written.startsWith('/') ? written.slice(1) : written);
+  if (pattern.includes('+*')) throw fail("invalid use of wildcards ('+*' is forbidden)");
+  if (pattern.slice(0, -1).includes('*')) throw fail('"*" is only allowed as the last character');
+
+  const caps: string[] = [];
+  if (b.capabilities !== undefined) {
+    if (!Array.isArray(b.capabilities) || !b.capabilities.every((c) => typeof c === 'string'))
+      throw fail('"capabilities" must be a list of strings');
+    caps.push(...(b.capabilities as string[]));
+  }
+  if (b.policy !== undefined) {
+    const legacy = typeof b.policy === 'string' ? LEGACY[b.policy] : undefined;
+    if (!legacy) throw fail(`invalid policy ${JSON.stringify(b.policy)}`);
+    caps.push(...legacy);
+  }
+  const set = new Set<Capability>();
+  for (const c of caps) {
+    if (!(CAPABILITIES as readonly string[]).includes(c)) throw fail(`invalid capability "${c}"`);
+    set.add(c as Capability);
+  }
+  return { pattern, capabilities: set.has('deny') ? new Set<Capability>(['deny']) : set };
+}

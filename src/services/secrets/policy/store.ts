@@ -1,0 +1,170 @@
+/**
+ * The policy store (reference/secrets.md §3.7; the reference's `policy_store.go`): ACL
+ * policies kept as JSON `{name, policy}` under `sys/policy/<name>` on the core's storage
+ * (behind the barrier), parsed policies and compiled ACLs cached in memory.
+ *
+ * Built-ins: `root` is never stored and can be neither written nor deleted; it grants
+ * everything. `default` is created on first start with the reference's default rules, may
+ * be rewritten, and cannot be deleted.
+ *
+ * Caches are per process: a write on this store invalidates them. (Several servers on one
+ * database will need a change notification; see DESIGN.md "Growing past one machine".)
+ *
+ * @module
+ */
+import { badRequest } from '../../../kernel/http/index.js';
+import { json, type Backend } from '../../../kernel/store/index.js';
+import { Acl } from './acl.js';
+import { PolicyParseError, parsePolicy, type Policy } from './parse.js';
+
+/** A policy as stored and as `sys/policies/acl/:name` shows it. */
+export interface StoredPolicy {
+  readonly name: string;
+  /** The text as written (HCL or JSON). */
+  readonly policy: string;
+}
+
+/**
+ * The reference's `default` policy, reduced to the endpoints Cairn serves: a token may
+ * look itself up, renew and revoke itself, and ask for its own capabilities.
+ */
+export const DEFAULT_POLICY_TEXT = `
+# Allow tokens to look up their own properties
+path "auth/token/lookup-self" {
+    capabilities = ["read"]
+}
+
+# Allow tokens to renew themselves
+path "auth/token/renew-self" {
+    capabilities = ["update"]
+}
+
+# Allow tokens to revoke themselves
+path "auth/token/revoke-self" {
+    capabilities = ["update"]
+}
+
+# Allow a token to look up its own capabilities on a path
+path "sys/capabilities-self" {
+    capabilities = ["update"]
+}
+`;
+
+const PREFIX = 'sys/policy/';
+/** Compiled ACLs kept at most; the cache is emptied when it grows past this. */
+const MAX_CACHED_ACLS = 1000;
+
+/** Policy names are case-insensitive: trimmed and lower-cased (reference/secrets.md §3.7). */
+export function normalizePolicyName(name: string): string {
+  return name.trim().toLowerCase();
+}
+
+/** ACL policies on a {@link Backend}, with parse and ACL caches. */
+export class PolicyStore {
+  private readonly parsed = new Map<string, Policy>();
+  private readonly acls = new Map<string, Acl>();
+  /** Bumped by every write; a read that raced with a write does not fill the caches. */
+  private generation = 0;
+
+  private constructor(private readonly storage: Backend) {}
+
+  /** Opens the store on `storage`, creating the `default` policy on first start. */
+  static async open(storage: Backend): Promise<PolicyStore> {
+    const store = new PolicyStore(storage);
+    if ((await storage.get(PREFIX + 'default')) === undefined) await store.set('default', DEFAULT_POLICY_TEXT);
+    return store;
+  }
+
+  /** Names of the stored policies, sorted (without `root`). */
+  async list(): Promise<string[]> {
+    return (await this.storage.list(PREFIX)).filter((k) => !k.endsWith('/'));
+  }
+
+  /** The policy named `name`; `root` has an empty text. Undefined when there is none. */
+  async get(name: string): Promise<StoredPolicy | undefined> {
+    const n = normalizePolicyName(name);
+    if (n === 'root') return { name: 'root', policy: '' };
+    return this.read(n);
+  }
+
+  /** Whether a policy named `name` exists (`root` always does). */
+  async exists(name: string): Promise<boolean> {
+    const n = normalizePolicyName(name);
+    return n === 'root' || (await this.storage.get(PREFIX + n)) !== undefined;
+  }
+
+  /**
+   * Creates or replaces a policy after parsing it.
+   * Errors (400): `cannot update "root" policy`, `'policy' parameter not supplied or
+   * empty`, the parser's message (`failed to parse policy: …`).
+   */
+  async set(name: string, text: string): Promise<void> {
+    const n = normalizePolicyName(name);
+    if (n === '') throw badRequest('policy name must be provided in the URL');
+    if (n.includes('/')) throw badRequest(`policy name "${n}": must not contain "/"`);
+    if (n === 'root') throw badRequest('cannot update "root" policy');
+    if (text.trim() === '') throw badRequest("'policy' parameter not supplied or empty");
+    let policy: Policy;
+    try {
+      policy = parsePolicy(n, text);
+    } catch (err) {
+      if (err instanceof PolicyParseError) throw badRequest(err.message);
+      throw err;
+    }
+    await this.storage.put(PREFIX + n, json.encode({ name: policy.name, policy: text } satisfies StoredPolicy));
+    this.invalidate();
+  }
+
+  /**
+   * Deletes a policy; deleting one that does not exist is not an error.
+   * Errors (400): `cannot delete "root" policy`, `cannot delete default policy`.
+   */
+  async delete(name: string): Promise<void> {
+    const n = normalizePolicyName(name);
+    if (n === 'root') throw badRequest('cannot delete "root" policy');
+    if (n === 'default') throw badRequest('cannot delete default policy');
+    await this.storage.delete(PREFIX + n);
+    this.invalidate();
+  }
+
+  /**
+   * The ACL of a token holding `names`: the root ACL when `root` is among them,
+   * otherwise the union of the named policies; names with no policy are ignored, as in
+   * the reference. Cached per set of names until the next write.
+   */
+  async acl(names: readonly string[]): Promise<Acl> {
+    const set = [...new Set(names.map(normalizePolicyName))].sort();
+    const key = set.join('\n');
+    const hit = this.acls.get(key);
+    if (hit) return hit;
+    const generation = this.generation;
+    const acl = set.includes('root') ? new Acl([], true) : new Acl((await Promise.all(set.map((n) => this.policy(n)))).filter((p) => p !== undefined));
+    if (generation === this.generation) {
+      if (this.acls.size >= MAX_CACHED_ACLS) this.acls.clear();
+      this.acls.set(key, acl);
+    }
+    return acl;
+  }
+
+  /** The parsed policy `name` (normalised), from the cache or storage. */
+  private async policy(name: string): Promise<Policy | undefined> {
+    const hit = this.parsed.get(name);
+    if (hit) return hit;
+    const generation = this.generation;
+    const stored = await this.read(name);
+    if (!stored) return undefined;
+    const policy = parsePolicy(stored.name, stored.policy);
+    if (generation === this.generation) this.parsed.set(name, policy);
+    return policy;
+  }
+
+  private async read(name: string): Promise<StoredPolicy | undefined> {
+    return json.decode<StoredPolicy>(await this.storage.get(PREFIX + name));
+  }
+
+  private invalidate(): void {
+    this.generation++;
+    this.parsed.clear();
+    this.acls.clear();
+  }
+}

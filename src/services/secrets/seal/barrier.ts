@@ -1,0 +1,107 @@
+/**
+ * The encryption barrier (DESIGN.md "State"; reference/secrets.md §7): every value the
+ * secrets service stores passes through AES-256-GCM with a key from the keyring. A
+ * value is `[4-byte big-endian key term][0x02][12-byte random nonce][ciphertext‖16-byte
+ * tag]`, with the storage key as additional authenticated data, so a value moved to
+ * another key fails to decrypt.
+ *
+ * Only the seal's own bootstrap entries ({@link CLEAR_KEYS}) bypass it; they hold
+ * nothing usable without the unseal key.
+ *
+ * @module
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { Backend, BackendOp } from '../../../kernel/store/index.js';
+
+/** Storage keys written without the barrier: seal configuration and encrypted key material. */
+export const CLEAR_KEYS: ReadonlySet<string> = new Set(['core/seal-config', 'core/root-key', 'core/keyring']);
+
+const VERSION = 0x02;
+const NONCE_BYTES = 12;
+const TAG_BYTES = 16;
+const HEADER_BYTES = 4 + 1 + NONCE_BYTES;
+
+/** AES-256-GCM with `aad`; output `[nonce][ciphertext][tag]`. */
+export function seal(key: Uint8Array, plain: Uint8Array, aad: string): Buffer {
+  const nonce = randomBytes(NONCE_BYTES);
+  const c = createCipheriv('aes-256-gcm', key, nonce);
+  c.setAAD(Buffer.from(aad, 'utf8'));
+  return Buffer.concat([nonce, c.update(plain), c.final(), c.getAuthTag()]);
+}
+
+/** Reverses {@link seal}. Throws when the key, the AAD or the bytes are wrong. */
+export function open(key: Uint8Array, sealed: Uint8Array, aad: string): Buffer {
+  const b = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
+  if (b.length < NONCE_BYTES + TAG_BYTES) throw new Error('ciphertext too short');
+  const d = createDecipheriv('aes-256-gcm', key, b.subarray(0, NONCE_BYTES));
+  d.setAAD(Buffer.from(aad, 'utf8'));
+  d.setAuthTag(b.subarray(b.length - TAG_BYTES));
+  return Buffer.concat([d.update(b.subarray(NONCE_BYTES, b.length - TAG_BYTES)), d.final()]);
+}
+
+/** Data-encryption keys by term; new writes use the active (highest) term. */
+export interface Keyring {
+  readonly activeTerm: number;
+  readonly keys: ReadonlyMap<number, Buffer>;
+}
+
+/** A new keyring with one random key at term 1. */
+export function newKeyring(): Keyring {
+  return { activeTerm: 1, keys: new Map([[1, randomBytes(32)]]) };
+}
+
+/** Keyring ⇄ JSON bytes (base64 keys), for storing it encrypted under the root key. */
+export const keyringCodec = {
+  encode: (k: Keyring): Buffer =>
+    Buffer.from(JSON.stringify({ active_term: k.activeTerm, keys: Object.fromEntries([...k.keys].map(([t, key]) => [t, key.toString('base64')])) })),
+  decode: (b: Uint8Array): Keyring => {
+    const j = JSON.parse(Buffer.from(b).toString('utf8')) as { active_term: number; keys: Record<string, string> };
+    return { activeTerm: j.active_term, keys: new Map(Object.entries(j.keys).map(([t, k]) => [Number(t), Buffer.from(k, 'base64')])) };
+  },
+};
+
+/**
+ * A {@link Backend} that encrypts every value on its way to `inner` and decrypts on the
+ * way back. Keys (paths) pass through unchanged so `list` works.
+ */
+export class BarrierBackend implements Backend {
+  constructor(
+    private readonly inner: Backend,
+    private readonly keyring: Keyring,
+  ) {}
+
+  async get(key: string): Promise<Uint8Array | undefined> {
+    const v = await this.inner.get(key);
+    return v === undefined ? undefined : this.decrypt(key, v);
+  }
+  put(key: string, value: Uint8Array): Promise<void> {
+    return this.inner.put(key, this.encrypt(key, value));
+  }
+  delete(key: string): Promise<void> {
+    return this.inner.delete(key);
+  }
+  list(prefix: string): Promise<string[]> {
+    return this.inner.list(prefix);
+  }
+  batch(ops: readonly BackendOp[]): Promise<void> {
+    return this.inner.batch(ops.map((op) => (op.value === undefined ? op : { key: op.key, value: this.encrypt(op.key, op.value) })));
+  }
+  /** The barrier does not own the storage: closing is the owner's job. */
+  async close(): Promise<void> {}
+
+  private encrypt(key: string, value: Uint8Array): Buffer {
+    const term = this.keyring.activeTerm;
+    const header = Buffer.alloc(5);
+    header.writeUInt32BE(term, 0);
+    header[4] = VERSION;
+    return Buffer.concat([header, seal(this.keyring.keys.get(term)!, value, key)]);
+  }
+
+  private decrypt(key: string, value: Uint8Array): Buffer {
+    const b = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+    if (b.length < HEADER_BYTES + TAG_BYTES || b[4] !== VERSION) throw new Error(`barrier: "${key}" is not a barrier value`);
+    const k = this.keyring.keys.get(b.readUInt32BE(0));
+    if (!k) throw new Error(`barrier: no key for term ${b.readUInt32BE(0)} ("${key}")`);
+    return open(k, b.subarray(5), key);
+  }
+}

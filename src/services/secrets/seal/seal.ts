@@ -1,0 +1,183 @@
+/**
+ * Initialising, unsealing and sealing (reference/secrets.md §3.1–§3.3, §7). The unseal
+ * key is split with Shamir's scheme (`shamir-secret-sharing`, audited) and never stored;
+ * it decrypts the root key, which decrypts the keyring behind the barrier. Sealed = no
+ * key in memory.
+ *
+ * Layout (the only entries outside the barrier): `core/seal-config` (shares and
+ * threshold), `core/root-key` (root key under the unseal key), `core/keyring` (keyring
+ * under the root key).
+ *
+ * @module
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+// The library checks for plain Uint8Array (not Buffer): convert at the boundary.
+import { combine, split } from 'shamir-secret-sharing';
+import { badRequest } from '../../../kernel/http/index.js';
+import { json, type Backend } from '../../../kernel/store/index.js';
+import { BarrierBackend, keyringCodec, newKeyring, open, seal } from './barrier.js';
+
+/** The stored seal configuration. */
+export interface SealConfig {
+  readonly type: 'shamir';
+  readonly secret_shares: number;
+  readonly secret_threshold: number;
+}
+
+/** The body of `sys/seal-status` and `sys/unseal` (reference/secrets.md §3.2). */
+export interface SealStatus {
+  type: 'shamir';
+  initialized: boolean;
+  sealed: boolean;
+  t: number;
+  n: number;
+  progress: number;
+  nonce: string;
+  version: string;
+  migration: false;
+  recovery_seal: false;
+  storage_type: string;
+  cluster_name?: string;
+  cluster_id?: string;
+}
+
+/** What `sys/init` returns: the unseal key shares (hex and base64). */
+export interface InitResult {
+  readonly keys: string[];
+  readonly keys_base64: string[];
+}
+
+const KEY_BYTES = 32;
+
+/** Tracks the seal state of one server and opens the barrier. */
+export class SealManager {
+  private config: SealConfig | undefined;
+  private shares: Buffer[] = [];
+  private nonce = '';
+  private barrier: BarrierBackend | undefined;
+
+  private constructor(
+    private readonly storage: Backend,
+    private readonly storageType: string,
+    readonly version: string,
+  ) {}
+
+  /** Reads the seal configuration; the server starts sealed. */
+  static async load(storage: Backend, o: { storageType: string; version: string }): Promise<SealManager> {
+    const m = new SealManager(storage, o.storageType, o.version);
+    m.config = json.decode<SealConfig>(await storage.get('core/seal-config'));
+    return m;
+  }
+
+  get initialized(): boolean {
+    return this.config !== undefined;
+  }
+
+  get sealed(): boolean {
+    return this.barrier === undefined;
+  }
+
+  /** The barrier view of storage while unsealed, else undefined. */
+  get unsealedStorage(): Backend | undefined {
+    return this.barrier;
+  }
+
+  /**
+   * Creates the keys and returns the unseal key shares; the server stays sealed.
+   * Errors (400, reference/secrets.md §3.1): already initialised, bad share counts.
+   */
+  async initialize(shares: number, threshold: number): Promise<InitResult> {
+    if (this.config) throw badRequest('secrets service is already initialized');
+    if (!Number.isInteger(shares) || shares < 1) throw badRequest('secret_shares: shares must be at least one');
+    if (!Number.isInteger(threshold) || threshold < 1) throw badRequest('secret_threshold: threshold must be at least one');
+    if (shares > 1 && threshold === 1) throw badRequest('secret_threshold: threshold must be greater than one for multiple shares');
+    if (shares > 255) throw badRequest('secret_shares: shares must be less than 256');
+    if (threshold > 255) throw badRequest('secret_threshold: threshold must be less than 256');
+    if (threshold > shares) throw badRequest('secret_threshold: threshold cannot be larger than shares');
+
+    const unsealKey = randomBytes(KEY_BYTES);
+    const rootKey = randomBytes(KEY_BYTES);
+    const config: SealConfig = { type: 'shamir', secret_shares: shares, secret_threshold: threshold };
+    await this.storage.batch([
+      { key: 'core/root-key', value: seal(unsealKey, rootKey, 'core/root-key') },
+      { key: 'core/keyring', value: seal(rootKey, keyringCodec.encode(newKeyring()), 'core/keyring') },
+      { key: 'core/seal-config', value: json.encode(config) },
+    ]);
+    this.config = config;
+    const parts = shares === 1 ? [Buffer.from(unsealKey)] : (await split(new Uint8Array(unsealKey), shares, threshold)).map((p) => Buffer.from(p));
+    unsealKey.fill(0);
+    rootKey.fill(0);
+    return { keys: parts.map((p) => p.toString('hex')), keys_base64: parts.map((p) => p.toString('base64')) };
+  }
+
+  /**
+   * Adds one key share; opens the barrier when `threshold` distinct shares arrived.
+   * A repeated share is ignored. Errors (400): not initialised, undecodable key, or the
+   * shares do not reconstruct the unseal key (progress is reset).
+   */
+  async submitShare(encoded: string): Promise<boolean> {
+    if (!this.config) throw badRequest('secrets service is not initialized');
+    if (!this.sealed) return true;
+    const share = decodeShare(encoded);
+    if (!this.shares.some((s) => s.equals(share))) this.shares.push(share);
+    if (!this.nonce) this.nonce = randomUUID();
+    if (this.shares.length < this.config.secret_threshold) return false;
+    const given = this.shares;
+    this.resetProgress();
+    try {
+      const unsealKey = given.length === 1 ? given[0] : Buffer.from(await combine(given.map((g) => new Uint8Array(g))));
+      const rootKey = open(unsealKey, (await this.storage.get('core/root-key'))!, 'core/root-key');
+      const keyring = keyringCodec.decode(open(rootKey, (await this.storage.get('core/keyring'))!, 'core/keyring'));
+      rootKey.fill(0);
+      this.barrier = new BarrierBackend(this.storage, keyring);
+      return true;
+    } catch {
+      // Wrong shares reconstruct a wrong key silently; GCM's tag is what tells.
+      throw badRequest('unseal failed, invalid key');
+    }
+  }
+
+  /** Discards the unseal progress (`reset: true`). Error (400) when already unsealed. */
+  resetProgress(): void {
+    this.shares = [];
+    this.nonce = '';
+  }
+
+  /** Drops every key from memory. */
+  seal(): void {
+    this.barrier = undefined;
+    this.resetProgress();
+  }
+
+  /** The `sys/seal-status` body. */
+  status(cluster?: { name: string; id: string }): SealStatus {
+    return {
+      type: 'shamir',
+      initialized: this.initialized,
+      sealed: this.sealed,
+      t: this.config?.secret_threshold ?? 0,
+      n: this.config?.secret_shares ?? 0,
+      progress: this.shares.length,
+      nonce: this.nonce,
+      version: this.version,
+      migration: false,
+      recovery_seal: false,
+      storage_type: this.storageType,
+      ...(this.sealed || !cluster ? {} : { cluster_name: cluster.name, cluster_id: cluster.id }),
+    };
+  }
+}
+
+/**
+ * A share as hex (tried first, when it decodes to a plausible length) or base64
+ * (reference/secrets.md §3.2). Error (400) naming `key`.
+ */
+function decodeShare(s: string): Buffer {
+  const t = s.trim();
+  if (/^[0-9a-fA-F]+$/.test(t) && t.length % 2 === 0 && t.length / 2 >= 16 && t.length / 2 <= KEY_BYTES + 1) return Buffer.from(t, 'hex');
+  if (/^[A-Za-z0-9+/]+={0,2}$/.test(t)) {
+    const b = Buffer.from(t, 'base64');
+    if (b.length >= 16 && b.length <= KEY_BYTES + 1) return b;
+  }
+  throw badRequest("'key' must be a valid hex or base64 string");
+}
