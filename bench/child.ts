@@ -14,6 +14,7 @@
  *
  * To add a server kind, add an entry to `kinds` below and a name in servers.ts.
  */
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { silentLogger } from '../src/kernel/log/logger.js';
@@ -124,6 +125,8 @@ async function main(): Promise<void> {
     try {
       await started.close();
     } finally {
+      // The parent removes it too; this covers a parent that died without cleaning up.
+      rmSync(dataDir, { recursive: true, force: true });
       process.exit(code);
     }
   };

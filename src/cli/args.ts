@@ -65,6 +65,12 @@ export function parseBool(value: string, flag: string): boolean {
   throw new UsageError(`invalid boolean value "${value}" for -${flag}`);
 }
 
+/** A `[bool]` flag's value: absent → `false`, bare (`true`/`null`) → `true`, else Go `ParseBool`. @throws UsageError otherwise. */
+export function flagBool(value: unknown, flag: string): boolean {
+  if (value === undefined || value === false) return false;
+  return value === true || value === null || parseBool(String(value), flag);
+}
+
 /** A non-negative integer flag value. @throws UsageError otherwise. */
 export function parseNonNegativeInt(value: string, flag: string): number {
   if (!/^\d+$/.test(value.trim())) throw new UsageError(`invalid value "${value}" for -${flag}: expected a non-negative integer`);

@@ -10,6 +10,8 @@ import { Option, type Command } from 'commander';
 import { SecretsClient } from '../sdk/index.js';
 import { UsageError, parseBool, parseJsonObject, parseKeyValues } from './args.js';
 import { sectionHeader, toJson, warningLines } from './format.js';
+import { readHiddenLine } from './prompt.js';
+import { readStoredToken } from './token-helper.js';
 
 /** Where the CLI reads and writes; injected so `main()` runs in-process in tests. */
 export interface CliIo {
@@ -22,6 +24,11 @@ export interface CliIo {
   isTTY?: boolean;
   /** Aborting it stops `cairn dev` as SIGINT would. */
   shutdown?: AbortSignal;
+  /**
+   * Asks for a secret (unseal key, password, token) after showing `prompt`. Defaults to reading
+   * a line from the terminal with echo off; fails when standard input is not a terminal.
+   */
+  promptSecret?: (prompt: string) => Promise<string>;
 }
 
 /** Output format chosen with `-format` or `SECRETS_FORMAT`. */
@@ -60,6 +67,10 @@ export interface CommandContext {
   warn(warnings: readonly string[] | null | undefined): void;
   /** Reads a file given as `@file`. @throws UsageError when it cannot be read. */
   readFile(path: string): string;
+  /** Asks for a secret through `io.promptSecret` or the terminal (echo off). @throws UsageError without a terminal. */
+  promptSecret(prompt: string): Promise<string>;
+  /** The namespace requests go to (`-namespace`/`-ns`, else `SECRETS_NAMESPACE`); `""` for the root. */
+  readonly namespace: string;
 }
 
 /** A command's body: returns the exit code. */
@@ -92,6 +103,7 @@ function contextFor(app: App, command: Command): CommandContext {
   if (format !== 'table' && format !== 'json') throw new UsageError(`invalid -format "${format}": use table or json`);
   let client: SecretsClient | undefined;
   const io = app.io;
+  const namespace = String(opts.namespace ?? opts.ns ?? app.env.SECRETS_NAMESPACE ?? '');
   return {
     io,
     env: app.env,
@@ -105,6 +117,8 @@ function contextFor(app: App, command: Command): CommandContext {
       try {
         client = SecretsClient.fromEnv(app.env, {
           address: opts.address as string | undefined,
+          // SECRETS_TOKEN first, else the token `cairn login` stored (reference precedence).
+          token: app.env.SECRETS_TOKEN ? undefined : readStoredToken(app.env),
           namespace: (opts.namespace ?? opts.ns) as string | undefined,
           caCert: caFile !== undefined ? readFileSync(caFile, 'utf8') : undefined,
           skipVerify: skip === undefined ? undefined : skip === true || skip === null || parseBool(String(skip), 'tls-skip-verify'),
@@ -129,6 +143,8 @@ function contextFor(app: App, command: Command): CommandContext {
         throw new UsageError(`cannot read ${path}: ${(err as Error).message}`);
       }
     },
+    promptSecret: (prompt) => (io.promptSecret ? io.promptSecret(prompt) : readHiddenLine(prompt)),
+    namespace,
   };
 }
 

@@ -10,6 +10,7 @@
 import { Command, CommanderError } from 'commander';
 import { SecretsApiError, SecretsConnectionError } from '../sdk/index.js';
 import { UsageError, normalizeArgs } from './args.js';
+import { addAdminCommands } from './commands/admin.js';
 import { addDevCommand } from './commands/dev.js';
 import { addSecretsServerCommand } from './commands/secrets-server.js';
 import { addKvCommands } from './commands/kv.js';
@@ -29,6 +30,7 @@ export function buildProgram(app: App): Command {
   addReadWriteCommands(app, program);
   addKvCommands(app, program);
   addTokenCommands(app, program);
+  addAdminCommands(app, program);
   addDevCommand(app, program);
   addSecretsServerCommand(app, program);
   app.leaves.forEach(addGlobalOptions);

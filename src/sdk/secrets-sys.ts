@@ -1,9 +1,15 @@
 /**
- * Typed helper for the mount table (`sys/mounts`, `reference/secrets.md` §3.5).
+ * Typed helpers for system endpoints: the mount table (`sys/mounts`, `reference/secrets.md`
+ * §3.5), auth methods (`sys/auth`, §3.6) and the seal lifecycle (`sys/init`, `sys/seal-status`,
+ * `sys/unseal`, `sys/seal`, `sys/health`, §3.1–§3.4).
  *
  * @module
  */
 import type { SecretsClient } from './secrets.js';
+import { SecretsApiError } from './secrets-errors.js';
+import type { EnableAuthOptions, HealthStatus, InitOptions, InitResponse, SealStatus } from './secrets-sys-types.js';
+
+export type { EnableAuthOptions, HealthStatus, InitOptions, InitResponse, SealStatus } from './secrets-sys-types.js';
 
 /** One entry of the mount table. */
 export interface MountInfo {
@@ -31,22 +37,26 @@ export interface EnableMountOptions {
   config?: Record<string, unknown>;
 }
 
+const trimSlashes = (path: string) => path.replace(/^\/+|\/+$/g, '');
+
+/** `data` of a `sys/mounts`-style answer, or the top-level copy older servers give alone. */
+function mountMap(res: { data: unknown } | undefined): Record<string, MountInfo> {
+  if (!res) return {};
+  if (res.data) return res.data as Record<string, MountInfo>;
+  return Object.fromEntries(Object.entries(res as unknown as Record<string, unknown>).filter(([k]) => k.endsWith('/'))) as Record<string, MountInfo>;
+}
+
 /**
- * Mount management. Methods throw `SecretsApiError` on statuses ≥ 400 (400 for a path in use,
- * 403 without permission) and `SecretsConnectionError` without an answer.
+ * System endpoints. Methods throw `SecretsApiError` on statuses ≥ 400 (400 for a path in use
+ * or a bad unseal key, 403 without permission) and `SecretsConnectionError` without an answer.
  */
 export class SysClient {
+  /** @param client The connection the requests go through (its token and namespace apply). */
   constructor(private readonly client: SecretsClient) {}
 
   /** The mount table, keyed by path with trailing `/` (`"secret/"`). */
   async mounts(): Promise<Record<string, MountInfo>> {
-    const res = await this.client.read<Record<string, MountInfo>>('sys/mounts');
-    if (!res) return {};
-    if (res.data) return res.data;
-    // Older servers answer only with the top-level copy of the map.
-    return Object.fromEntries(
-      Object.entries(res as unknown as Record<string, unknown>).filter(([k]) => k.endsWith('/')),
-    ) as Record<string, MountInfo>;
+    return mountMap(await this.client.read<Record<string, MountInfo>>('sys/mounts'));
   }
 
   /** Mounts an engine at `path` (`POST sys/mounts/<path>`, 204). */
@@ -61,5 +71,85 @@ export class SysClient {
   /** Unmounts `path` and deletes all its data (`DELETE sys/mounts/<path>`, 204, idempotent). */
   async disableMount(path: string): Promise<void> {
     await this.client.delete(`sys/mounts/${path.replace(/^\/+|\/+$/g, '')}`);
+  }
+
+  /** The enabled auth methods, keyed by path with trailing `/` (`"token/"`, `"userpass/"`). */
+  async listAuth(): Promise<Record<string, MountInfo>> {
+    return mountMap(await this.client.read<Record<string, MountInfo>>('sys/auth'));
+  }
+
+  /** Enables an auth method at `path` (`POST sys/auth/<path>`, 204; needs `sudo`). */
+  async enableAuth(path: string, options: EnableAuthOptions): Promise<void> {
+    const body: Record<string, unknown> = { type: options.type };
+    if (options.description !== undefined) body.description = options.description;
+    if (options.config !== undefined) body.config = options.config;
+    if (options.local !== undefined) body.local = options.local;
+    await this.client.write(`sys/auth/${trimSlashes(path)}`, body);
+  }
+
+  /** Disables the auth method at `path`, revoking its tokens (`DELETE sys/auth/<path>`, 204). */
+  async disableAuth(path: string): Promise<void> {
+    await this.client.delete(`sys/auth/${trimSlashes(path)}`);
+  }
+
+  /** Whether the server is initialised (`GET sys/init`). */
+  async initStatus(): Promise<boolean> {
+    const res = (await this.client.read('sys/init')) as unknown as { initialized?: unknown } | undefined;
+    return res?.initialized === true;
+  }
+
+  /**
+   * Initialises the server (`PUT sys/init`): makes the keys, splits the unseal key into
+   * `secretShares` shares of which `secretThreshold` unseal. The server stays sealed.
+   * Returns the raw body: `keys` (hex), `keys_base64` and `root_token`.
+   */
+  async init(options: InitOptions): Promise<InitResponse> {
+    const res = await this.client.write('sys/init', { secret_shares: options.secretShares, secret_threshold: options.secretThreshold });
+    if (!res) throw new Error('sys/init returned no body');
+    return res as unknown as InitResponse;
+  }
+
+  /** The seal status (`GET sys/seal-status`, unauthenticated). */
+  async sealStatus(): Promise<SealStatus> {
+    const res = await this.client.read('sys/seal-status');
+    if (!res) throw new Error('sys/seal-status returned no body');
+    return res as unknown as SealStatus;
+  }
+
+  /** Submits one unseal key share, hex or base64 (`PUT sys/unseal`); returns the new seal status. */
+  async unseal(key: string): Promise<SealStatus> {
+    return this.unsealRequest({ key });
+  }
+
+  /** Discards the shares submitted so far (`PUT sys/unseal {"reset":true}`); returns the seal status. */
+  async unsealReset(): Promise<SealStatus> {
+    return this.unsealRequest({ reset: true });
+  }
+
+  /** Seals the server (`PUT sys/seal`, 204; needs `root` or `sudo` on `sys/seal`). */
+  async seal(): Promise<void> {
+    await this.client.write('sys/seal');
+  }
+
+  /**
+   * Health (`GET sys/health`, unauthenticated). The health statuses (429, 472, 473, 501, 503)
+   * are not errors: the body is returned with the `status` code added.
+   *
+   * @throws SecretsApiError when the answer carries no health body.
+   */
+  async health(): Promise<HealthStatus> {
+    const res = await this.client.raw('GET', 'sys/health');
+    const body = res.body;
+    if (typeof body === 'object' && body !== null && !Array.isArray(body) && 'initialized' in body) {
+      return { ...(body as Record<string, unknown>), status: res.status } as HealthStatus;
+    }
+    const errors = typeof body === 'object' && body !== null && Array.isArray((body as { errors?: unknown }).errors) ? (body as { errors: unknown[] }).errors.map(String) : [];
+    throw new SecretsApiError(res.status, errors, { method: 'GET', path: '/v1/sys/health' });
+  }
+
+  private async unsealRequest(body: Record<string, unknown>): Promise<SealStatus> {
+    const res = await this.client.write('sys/unseal', body);
+    if (!res) throw new Error('sys/unseal returned no body');
+    return res as unknown as SealStatus;
   }
 }

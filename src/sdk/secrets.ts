@@ -11,6 +11,9 @@ import { KvV2Client } from './secrets-kv.js';
 import { SysClient } from './secrets-sys.js';
 import { SecretsApiError, SecretsConnectionError } from './secrets-errors.js';
 import { TokenClient } from './secrets-token.js';
+import { AuthClient } from './secrets-auth.js';
+import { NamespacesClient } from './secrets-namespaces.js';
+import { PoliciesClient } from './secrets-policies.js';
 import type { QueryParams, RawRequestOptions, RawResponse, SecretResponse } from './secrets-types.js';
 
 export { SecretsApiError, SecretsConnectionError } from './secrets-errors.js';
@@ -18,7 +21,12 @@ export type { QueryParams, RawRequestOptions, RawResponse, SecretAuth, SecretRes
 export { KvV2Client } from './secrets-kv.js';
 export type { KvMetadata, KvMetadataFields, KvPutOptions, KvSecretData, KvVersionMetadata } from './secrets-kv.js';
 export { SysClient } from './secrets-sys.js';
-export type { EnableMountOptions, MountInfo } from './secrets-sys.js';
+export type { EnableAuthOptions, EnableMountOptions, HealthStatus, InitOptions, InitResponse, MountInfo, SealStatus } from './secrets-sys.js';
+export { AuthClient } from './secrets-auth.js';
+export { NamespacesClient } from './secrets-namespaces.js';
+export type { NamespaceInfo, NamespaceList } from './secrets-namespaces.js';
+export { PoliciesClient } from './secrets-policies.js';
+export type { PolicyInfo } from './secrets-policies.js';
 export { TokenClient } from './secrets-token.js';
 export type { TokenCreateOptions, TokenLookupData } from './secrets-token.js';
 
@@ -74,15 +82,21 @@ function reasonOf(err: unknown): string {
  * Keeps connections alive; call {@link close} when done so the process can exit promptly.
  *
  * Low-level methods take paths relative to `/v1/` (`secret/data/foo`). Typed helpers:
- * {@link kv}, {@link token}, {@link sys}.
+ * {@link kv}, {@link token}, {@link sys}, {@link policies}, {@link auth}, {@link namespaces}.
  */
 export class SecretsClient {
   /** Normalised base URL without trailing `/`. */
   readonly address: string;
   /** Token endpoints (`auth/token/…`). */
   readonly token: TokenClient;
-  /** System endpoints (`sys/…`). */
+  /** System endpoints (`sys/…`): mounts, auth methods, init, seal and unseal, health. */
   readonly sys: SysClient;
+  /** ACL policies (`sys/policies/acl/…`). */
+  readonly policies: PoliciesClient;
+  /** Logins to auth methods (`auth/<mount>/login…`). */
+  readonly auth: AuthClient;
+  /** Child namespaces of the client's namespace (`sys/namespaces/…`). */
+  readonly namespaces: NamespacesClient;
   private readonly options: SecretsClientOptions;
   private readonly agent: Agent;
   private readonly ownsAgent: boolean;
@@ -113,6 +127,9 @@ export class SecretsClient {
       });
     this.token = new TokenClient(this);
     this.sys = new SysClient(this);
+    this.policies = new PoliciesClient(this);
+    this.auth = new AuthClient(this);
+    this.namespaces = new NamespacesClient(this);
   }
 
   /**

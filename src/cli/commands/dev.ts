@@ -34,6 +34,10 @@ async function runDev(app: App, opts: { dataDir: string; devRootTokenId?: string
   out('');
   out(`The dev server keeps its data in ${opts.dataDir}.`);
   out('');
+  out('WARNING! Dev mode is enabled. The secrets service was initialised with ONE unseal key,');
+  out(`kept in clear in ${opts.dataDir}/dev-unseal-key so that restarts need no steps: anyone`);
+  out('who can read that directory can read every secret. Never put real secrets in dev mode.');
+  out('');
   out('You may need to set the following environment variables:');
   out('');
   out(`    $ export SECRETS_ADDR='${url}'`);

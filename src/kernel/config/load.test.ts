@@ -187,7 +187,7 @@ describe('parseConfig (JSON)', () => {
     );
     assert.equal(c.ui, true);
     // `{…}` text is JSON whatever the file is called.
-    assert.equal(parseConfig('{"storage": {"sqlite": [{"path": "x"}]}}', 'conf.hcl', schema).storage.body.path, 'x');
+    assert.deepEqual(parseConfig('{"storage": {"sqlite": [{"path": "x"}]}}', 'conf.hcl', schema).storage, { label: 'sqlite', body: { path: 'x' } });
   });
 
   it('names the line of an unknown key and of a wrong type', () => {

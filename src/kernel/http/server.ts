@@ -148,6 +148,8 @@ async function serve(req: IncomingMessage, res: ServerResponse, ctx: ServeContex
   const method = (req.method ?? 'GET').toUpperCase();
   let reply: HttpResponse;
   try {
+    const body = await readBody(req, ctx.limit);
+    // After the body is read (LIFECYCLE.md stage 3), so the connection stays reusable.
     const required = ctx.requiredHeader;
     if (required) {
       const values = req.headersDistinct[required.name.toLowerCase()];
@@ -155,7 +157,6 @@ async function serve(req: IncomingMessage, res: ServerResponse, ctx: ServeContex
         throw new CairnError('precondition_failed', `missing "${required.name}" header`);
       }
     }
-    const body = await readBody(req, ctx.limit);
     const url = new URL(req.url ?? '/', 'http://x');
     let path: string;
     try {

@@ -7,6 +7,7 @@
  */
 import { BackendView, listRecursive, type Backend } from '../../kernel/store/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
+import { CorsStore } from './cors.js';
 import { MOUNTABLE_TYPES } from './engines.js';
 import { MountTable, type MountEntry, type MountInput } from './mounts/table.js';
 import { sudoRequired } from './policy/acl.js';
@@ -29,6 +30,7 @@ export class SecretsCore {
     readonly mounts: MountTable,
     readonly tokens: TokenStore,
     readonly policies: PolicyStore,
+    readonly cors: CorsStore,
     readonly log: Logger,
     private readonly clock: () => Date,
   ) {}
@@ -37,7 +39,8 @@ export class SecretsCore {
   static async open(o: SecretsCoreOptions): Promise<SecretsCore> {
     const mounts = await MountTable.load(o.backend);
     const policies = await PolicyStore.open(o.backend);
-    return new SecretsCore(o.backend, mounts, new TokenStore(o.backend), policies, o.log, o.clock ?? (() => new Date()));
+    const cors = await CorsStore.open(o.backend);
+    return new SecretsCore(o.backend, mounts, new TokenStore(o.backend), policies, cors, o.log, o.clock ?? (() => new Date()));
   }
 
   /** The current time from the injected clock. */

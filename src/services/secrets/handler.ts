@@ -91,6 +91,22 @@ export class SecretsHttp implements HttpService {
 
   /** Runs one request through the pipeline; throws {@link CairnError}s for the kernel to render. */
   async handle(req: HttpRequest): Promise<HttpResponse> {
+    // CORS applies once unsealed (its configuration is behind the barrier); its headers
+    // go on errors too, so a browser can read them.
+    const cors = this.node.core?.cors.check(req);
+    if (cors?.preflight) return cors.preflight;
+    if (!cors || Object.keys(cors.headers).length === 0) return this.route(req);
+    try {
+      const res = await this.route(req);
+      return { ...res, headers: { ...res.headers, ...cors.headers } };
+    } catch (err) {
+      if (!(err instanceof CairnError)) throw err;
+      const res = renderError(err);
+      return { ...res, headers: { ...res.headers, ...cors.headers } };
+    }
+  }
+
+  private async route(req: HttpRequest): Promise<HttpResponse> {
     // Frame.
     if (!req.path.startsWith('/v1/')) throw notFound();
     const full = req.path.slice(4);

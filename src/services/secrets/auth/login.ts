@@ -17,12 +17,14 @@ export interface LoginTokenOptions {
   readonly meta: Record<string, string>;
   /** The user or role name, appended to the display name (`userpass-alice`); may be empty. */
   readonly name: string;
+  /** The login path relative to the mount, canonical form (`login/alice`, `login`); recorded as the token's `path`. */
+  readonly loginPath: string;
 }
 
 /**
  * Creates the login token for `req` (an unauthenticated login request on an auth
  * mount): orphan, renewable, policies = settings + `default`, TTLs from
- * {@link loginTtls}, `path` = the request path (`auth/<mount>/login[/<name>]`).
+ * {@link loginTtls}, `path` = `auth/<mount>/<loginPath>` (e.g. `auth/userpass/login/alice`).
  * Returns the 200 result with `data: null` and the `auth` block.
  */
 export async function issueLoginToken(req: SecretsRequest, o: LoginTokenOptions): Promise<SecretsResult> {
@@ -35,7 +37,7 @@ export async function issueLoginToken(req: SecretsRequest, o: LoginTokenOptions)
     ttlS,
     explicitMaxTtlS: maxTtlS,
     renewable: true,
-    path: req.mount.path + req.path,
+    path: req.mount.path + o.loginPath,
     now: req.now,
   });
   return { data: null, auth: authBlock(token, req.now) };

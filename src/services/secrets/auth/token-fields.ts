@@ -22,7 +22,8 @@ export interface TokenSettings {
 export const EMPTY_TOKEN_SETTINGS: Readonly<TokenSettings> = Object.freeze({ token_policies: [], token_ttl: 0, token_max_ttl: 0 });
 
 const Duration = Type.Union([Type.String(), Type.Integer()], { description: 'seconds or a duration string ("1h30m"); 0 = the mount default' });
-const PolicyList = Type.Union([Type.Array(Type.String()), Type.String()], { description: 'list of policies, or a comma-separated string' });
+// String first: with ajv's array coercion an Array-first union would wrap "a,b" into ["a,b"].
+const PolicyList = Type.Union([Type.String(), Type.Array(Type.String())], { description: 'list of policies, or a comma-separated string' });
 
 /** Field schemas of the token settings, for a route's `fields`. */
 export const TOKEN_FIELDS = {

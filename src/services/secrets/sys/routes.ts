@@ -5,8 +5,9 @@
 import type { SecretsPath } from '../types.js';
 import { authPaths } from './auth.routes.js';
 import { capabilitiesPaths } from './capabilities.routes.js';
+import { corsPath } from './cors.routes.js';
 import { mountsPaths } from './mounts.routes.js';
 import { policiesPaths } from './policies.routes.js';
 
-/** The system backend's route table (more families arrive with seal, policies, auth). */
-export const sysPaths: readonly SecretsPath[] = [...mountsPaths, ...policiesPaths, ...capabilitiesPaths, ...authPaths];
+/** The system backend's route table (the seal's own paths are in `seal.routes.ts`: they work sealed). */
+export const sysPaths: readonly SecretsPath[] = [...mountsPaths, ...policiesPaths, ...capabilitiesPaths, ...authPaths, corsPath];

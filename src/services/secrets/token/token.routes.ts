@@ -11,7 +11,7 @@ import type { SecretsPath, SecretsRequest } from '../types.js';
 import { authBlock, hashToken, lookupData, type TokenEntry } from './store.js';
 
 const Duration = Type.Union([Type.String(), Type.Integer()], { description: 'duration: seconds or a Go duration string ("1h30m")' });
-const StringList = Type.Union([Type.Array(Type.String()), Type.String()], { description: 'list, or a comma-separated string' });
+const StringList = Type.Union([Type.String(), Type.Array(Type.String())], { description: 'list, or a comma-separated string' });
 
 /** `a,b` or `["a","b"]` → trimmed, non-empty names. */
 function names(v: unknown): string[] {

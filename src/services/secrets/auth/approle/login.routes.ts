@@ -33,7 +33,7 @@ const loginPath: SecretsPath = {
         if (!found) throw badRequest(INVALID_APPROLE);
         const { name, role } = found;
         if (role.bind_secret_id && !(await secretIdsOf(req).consume(role.id, String(req.data.secret_id), req.now))) throw badRequest(INVALID_APPROLE);
-        return issueLoginToken(req, { settings: role, meta: { role_name: name }, name: '' });
+        return issueLoginToken(req, { settings: role, meta: { role_name: name }, name: '', loginPath: 'login' });
       },
     },
   },

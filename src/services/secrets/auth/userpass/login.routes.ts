@@ -32,7 +32,7 @@ const loginPath: SecretsPath = {
         const user = await usersOf(req).get(name);
         const ok = await verifyPassword(String(req.data.password), user?.password_hash);
         if (!ok || !user) throw badRequest(INVALID_USERPASS);
-        return issueLoginToken(req, { settings: user, meta: { username: name }, name });
+        return issueLoginToken(req, { settings: user, meta: { username: name }, name, loginPath: `login/${name}` });
       },
     },
   },

@@ -34,6 +34,7 @@ const usersListPath: SecretsPath = {
 async function writeUser(req: SecretsRequest): Promise<undefined> {
   const name = usernameOf(req);
   const d = req.data;
+  applyTokenFields(d); // fail fast, before the costly hash; re-applied to the current user below
   const hash = d.password === undefined ? undefined : await hashPassword(String(d.password));
   await usersOf(req).update(name, async (current) => {
     const password_hash = hash ?? current?.password_hash;

@@ -1,0 +1,79 @@
+/**
+ * Wire shapes of the seal lifecycle and auth-method endpoints used by `SysClient`
+ * (`reference/secrets.md` §3.1–§3.4, §3.6). These bodies have no envelope.
+ *
+ * @module
+ */
+
+/** Input of `SysClient.init`. */
+export interface InitOptions {
+  /** Number of unseal key shares to make (1–255). */
+  secretShares: number;
+  /** Number of shares needed to unseal (1–`secretShares`; more than 1 when there are several shares). */
+  secretThreshold: number;
+}
+
+/** Body of `PUT sys/init`: the unseal key shares and the initial root token. */
+export interface InitResponse {
+  /** Shares, hex. */
+  keys: string[];
+  /** The same shares, base64. */
+  keys_base64: string[];
+  root_token: string;
+  [extra: string]: unknown;
+}
+
+/** Body of `GET sys/seal-status` and `PUT sys/unseal`. */
+export interface SealStatus {
+  /** Seal type, `shamir`. */
+  type: string;
+  initialized: boolean;
+  sealed: boolean;
+  /** Threshold: shares needed to unseal (0 before init). */
+  t: number;
+  /** Total shares (0 before init). */
+  n: number;
+  /** Shares submitted so far in the current unseal attempt. */
+  progress: number;
+  /** Identifies the current unseal attempt; `""` when none is under way. */
+  nonce: string;
+  version: string;
+  build_date?: string;
+  migration?: boolean;
+  recovery_seal?: boolean;
+  storage_type?: string;
+  /** Present once unsealed. */
+  cluster_name?: string;
+  /** Present once unsealed. */
+  cluster_id?: string;
+  [extra: string]: unknown;
+}
+
+/** Body of `GET sys/health`, plus the HTTP status that carried it. */
+export interface HealthStatus {
+  /** 200 active, 429 standby, 501 not initialised, 503 sealed (unless overridden by query). */
+  status: number;
+  initialized: boolean;
+  sealed: boolean;
+  standby: boolean;
+  performance_standby?: boolean;
+  replication_performance_mode?: string;
+  replication_dr_mode?: string;
+  /** Unix seconds. */
+  server_time_utc: number;
+  version: string;
+  cluster_name?: string;
+  cluster_id?: string;
+  [extra: string]: unknown;
+}
+
+/** Options of `SysClient.enableAuth`. */
+export interface EnableAuthOptions {
+  /** Auth method type: `userpass`, `approle`. */
+  type: string;
+  description?: string;
+  /** Lease settings: `default_lease_ttl`, `max_lease_ttl` as duration strings or seconds. */
+  config?: Record<string, unknown>;
+  /** Do not replicate the method. */
+  local?: boolean;
+}

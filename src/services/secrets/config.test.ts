@@ -1,0 +1,124 @@
+// Tests of the secrets server's config file: the typed result, defaults, the TLS and
+// storage rules, and the mapping to the kernel's listener options.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError } from '../../kernel/config/index.js';
+import { DEFAULT_MAX_REQUEST_BYTES } from '../../kernel/http/index.js';
+import { parseSecretsServerConfig, toListenerOptions } from './config.js';
+
+const parse = (text: string) => parseSecretsServerConfig(text, 'secrets.hcl');
+
+function messageOf(text: string): string {
+  try {
+    parse(text);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.message;
+    throw err;
+  }
+  assert.fail('expected a ConfigError');
+}
+
+const FULL = `storage "sqlite" {
+  path = "/var/lib/cairn/secrets.db"
+}
+listener "tcp" {
+  address       = "0.0.0.0:8200"
+  tls_cert_file = "/etc/cairn/tls.crt"
+  tls_key_file  = "/etc/cairn/tls.key"
+}
+listener "tcp" { address = "127.0.0.1:8201", tls_disable = true, require_request_header = true, max_request_size = -1 }
+api_addr      = "https://secrets.example.com:8200"
+cluster_addr  = "https://10.0.0.1:8201"
+cluster_name  = "prod"
+ui            = true
+log_level     = "Warn"
+disable_mlock = true
+`;
+
+describe('parseSecretsServerConfig', () => {
+  it('returns the typed configuration', () => {
+    assert.deepEqual(parse(FULL), {
+      file: 'secrets.hcl',
+      storage: { type: 'sqlite', path: '/var/lib/cairn/secrets.db' },
+      listeners: [
+        { address: '0.0.0.0:8200', tls: { certFile: '/etc/cairn/tls.crt', keyFile: '/etc/cairn/tls.key' }, maxRequestBytes: 0, requireRequestHeader: false },
+        { address: '127.0.0.1:8201', tls: undefined, maxRequestBytes: -1, requireRequestHeader: true },
+      ],
+      apiAddr: 'https://secrets.example.com:8200',
+      clusterAddr: 'https://10.0.0.1:8201',
+      clusterName: 'prod',
+      ui: true,
+      logLevel: 'warn',
+      disableMlock: true,
+    });
+  });
+
+  it('fills defaults: address 127.0.0.1:8200, info logs, 32 MiB bodies', () => {
+    const c = parse('storage "sqlite" { path = "s.db" }\nlistener "tcp" { tls_disable = true }\n');
+    assert.deepEqual(c.listeners, [{ address: '127.0.0.1:8200', tls: undefined, maxRequestBytes: 0, requireRequestHeader: false }]);
+    assert.equal(c.logLevel, 'info');
+    assert.equal(c.ui, false);
+    assert.equal(c.apiAddr, undefined);
+  });
+
+  it('reads the same configuration from JSON', () => {
+    const json = JSON.stringify({
+      storage: { sqlite: { path: 's.db' } },
+      listener: [{ tcp: { address: '127.0.0.1:0', tls_disable: true } }, { tcp: { address: '127.0.0.1:1', tls_disable: 'true' } }],
+      log_level: 'debug',
+    });
+    const c = parseSecretsServerConfig(json, 'secrets.json');
+    assert.deepEqual(c.listeners.map((l) => l.address), ['127.0.0.1:0', '127.0.0.1:1']);
+    assert.equal(c.logLevel, 'debug');
+  });
+
+  it('requires both TLS files unless tls_disable = true', () => {
+    const base = 'storage "sqlite" { path = "s.db" }\n\n';
+    assert.equal(messageOf(`${base}listener "tcp" {\n  address = "a:1"\n}\n`), 'secrets.hcl:3: "tls_cert_file" is required in listener "tcp" unless tls_disable = true');
+    assert.equal(
+      messageOf(`${base}listener "tcp" {\n  tls_cert_file = "c.pem"\n  tls_disable = false\n}\n`),
+      'secrets.hcl:3: "tls_key_file" is required in listener "tcp" unless tls_disable = true',
+    );
+  });
+
+  it('needs exactly one storage block and at least one listener', () => {
+    const listener = 'listener "tcp" { tls_disable = true }\n';
+    assert.equal(messageOf(listener), 'secrets.hcl:1: missing required block "storage"');
+    assert.equal(messageOf('storage "sqlite" { path = "s.db" }\n'), 'secrets.hcl:1: missing required block "listener"');
+    assert.equal(messageOf(`${listener}storage "sqlite" { path = "a" }\nstorage "sqlite" { path = "b" }\n`), 'secrets.hcl:3: only one "storage" block is allowed');
+    assert.equal(messageOf(`${listener}storage "consul" { address = "x" }\n`), 'secrets.hcl:2: unknown storage type "consul": expected one of sqlite, postgresql');
+  });
+
+  it('recognises storage "postgresql" and refuses it for now', () => {
+    const text = 'listener "tcp" { tls_disable = true }\n\nstorage "postgresql" {\n  connection_url = "postgres://db/cairn"\n}\n';
+    assert.equal(messageOf(text), 'secrets.hcl:3: storage "postgresql" is not supported yet: use storage "sqlite"');
+  });
+
+  it('names file, line and key of unknown keys, wrong types and bad enums', () => {
+    const base = 'storage "sqlite" { path = "s.db" }\n';
+    assert.equal(messageOf(`${base}listener "tcp" {\n  tls_disable = true\n  adress = "x"\n}\n`), 'secrets.hcl:4: unknown key "adress" in listener "tcp"');
+    assert.equal(messageOf(`${base}listener "tcp" {\n  tls_disable = "nope"\n}\n`), 'secrets.hcl:3: "tls_disable" must be a boolean');
+    assert.equal(
+      messageOf(`${base}listener "tcp" { tls_disable = true }\nlog_level = "verbose"\n`),
+      'secrets.hcl:3: "log_level" must be one of trace, debug, info, warn, error (got "verbose")',
+    );
+    assert.equal(messageOf(`${base}listener "unix" { address = "/run/s.sock" }\n`), 'secrets.hcl:2: unknown listener type "unix": expected tcp');
+    assert.equal(messageOf(`${base}listener "tcp" { tls_disable = true }\nmax_request_size = 5\n`), 'secrets.hcl:3: unknown key "max_request_size"');
+  });
+});
+
+describe('toListenerOptions', () => {
+  it('maps require_request_header to the X-Secrets-Request header and keeps the rest', () => {
+    const [tls, plain] = parse(FULL).listeners.map(toListenerOptions);
+    assert.deepEqual(tls, {
+      address: '0.0.0.0:8200',
+      tls: { certFile: '/etc/cairn/tls.crt', keyFile: '/etc/cairn/tls.key' },
+      maxRequestBytes: 0,
+      requiredHeader: undefined,
+    });
+    assert.deepEqual(plain.requiredHeader, { name: 'X-Secrets-Request', value: 'true' });
+    assert.equal(plain.maxRequestBytes, -1);
+    assert.equal(DEFAULT_MAX_REQUEST_BYTES, 32 * 1024 * 1024);
+  });
+});
