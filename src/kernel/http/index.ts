@@ -7,3 +7,4 @@ export * from './route.js';
 export * from './validate.js';
 export * from './server.js';
 export * from './openapi.js';
+export * from './fields.js';

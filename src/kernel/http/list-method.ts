@@ -22,6 +22,7 @@ import type { Socket } from 'node:net';
 import tls from 'node:tls';
 
 const LF = 0x0a;
+const HEADER_END = Buffer.from('\r\n\r\n', 'latin1');
 const CR = 0x0d;
 const SP = 0x20;
 /** Longest line (request line, header, chunk-size line) we follow, in characters.
@@ -38,6 +39,24 @@ const CHUNK_DATA = 5;
 const CHUNK_END = 6;
 const TRAILER = 7;
 const PASS = 8;
+
+/** A header that changes framing, at the start of a header line (case-insensitive). */
+const FRAMING = /\r\n(?:content-length|transfer-encoding|upgrade|connection)[ \t]*:/i;
+/** A bare LF or a folded line: llhttp rejects or treats them specially; take the slow path. */
+const IRREGULAR = /(?:^|[^\r])\n|\r\n[ \t]/;
+
+/**
+ * The fast path for most requests: a whole head (request line and headers) in this
+ * chunk, no method starting with `L` (nothing to rewrite), and no header that frames a
+ * body or upgrades the connection. Returns the index after the head, or -1 when the
+ * request needs the line-by-line framer.
+ */
+function skipPlainRequest(buf: Buffer, i: number): number {
+  const end = buf.indexOf(HEADER_END, i);
+  if (end < 0) return -1;
+  const head = buf.toString('latin1', i, end + 2);
+  return FRAMING.test(head) || IRREGULAR.test(head) ? -1 : end + 4;
+}
 
 /** Tracks HTTP/1.1 request framing on one connection and edits request lines in place. */
 class Framer {
@@ -68,7 +87,11 @@ class Framer {
       switch (this.state) {
         case START:
           if (buf[i] === CR || buf[i] === LF) i++;
-          else this.beginRequest();
+          else {
+            const next = buf[i] === 0x4c /* L: LIST, LINK */ ? -1 : skipPlainRequest(buf, i);
+            if (next >= 0) i = next;
+            else this.beginRequest();
+          }
           break;
         case REQUEST_LINE:
           // Edit the first five bytes one by one (a chunk may end anywhere), then take the rest.
@@ -81,6 +104,8 @@ class Framer {
           if (i < n) i = this.takeLine(buf, i);
           break;
         case HEADER:
+          i = this.line === '' ? this.takeHeaderBlock(buf, i) : this.takeLine(buf, i);
+          break;
         case CHUNK_SIZE:
         case TRAILER:
           i = this.takeLine(buf, i);
@@ -136,6 +161,35 @@ class Framer {
     else if (seen === 'LIS') buf[i] = c === 0x54 /* T */ ? 0x4b /* K */ : c === 0x4b ? 0 : c; // keep LISK from becoming LINK
     else if (seen === 'LINK' && c === SP) buf[i] = 0; // genuine LINK: llhttp answers 400
     else if (seen === 'LIST' && c === SP) this.lists++;
+  }
+
+  /**
+   * Fast path for the common case of a whole header block in one chunk: one search for
+   * the blank line and one split, instead of a string per line. Lines whose first letter
+   * cannot start a framing header (Content-Length, Transfer-Encoding, Upgrade,
+   * Connection) are not looked at further. Falls back to line by line (returns `i`
+   * unchanged via takeLine) when the block is split across chunks or holds a bare LF.
+   */
+  private takeHeaderBlock(buf: Buffer, i: number): number {
+    if (buf[i] === CR || buf[i] === LF) return this.takeLine(buf, i);
+    const end = buf.indexOf(HEADER_END, i);
+    if (end < 0) return this.takeLine(buf, i);
+    const block = buf.toString('latin1', i, end);
+    if (block.includes('\n')) return this.takeLine(buf, i);
+    for (const line of block.split('\r\n')) {
+      const c = line.charCodeAt(0) | 0x20;
+      if (c === 0x20 || c === 0x29 /* TAB | 0x20 */) return this.stopAt(buf.length);
+      if (c === 0x63 /* c */ || c === 0x74 /* t */ || c === 0x75 /* u */) this.onHeader(line);
+      if (this.state === PASS) return buf.length;
+    }
+    this.endHeaders();
+    return end + 4;
+  }
+
+  /** {@link stop}, returning `n` so the caller's loop ends. */
+  private stopAt(n: number): number {
+    this.stop();
+    return n;
   }
 
   /** Appends bytes up to the next LF to `line`; on LF handles the line. Returns the next index. */

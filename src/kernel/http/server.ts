@@ -157,18 +157,20 @@ async function serve(req: IncomingMessage, res: ServerResponse, ctx: ServeContex
         throw new CairnError('precondition_failed', `missing "${required.name}" header`);
       }
     }
-    const url = new URL(req.url ?? '/', 'http://x');
+    const target = req.url ?? '/';
+    const q = target.indexOf('?');
     let path: string;
     try {
-      path = decodeURIComponent(url.pathname);
+      path = decodeURIComponent(q < 0 ? target : target.slice(0, q));
     } catch {
       throw new CairnError('bad_request', 'invalid percent-encoding in the URL path');
     }
+    if (!path.startsWith('/')) throw new CairnError('bad_request', 'the request target must be a path');
     reply = await ctx.service.handle({
       id,
       method,
       path,
-      query: url.searchParams,
+      query: new URLSearchParams(q < 0 ? '' : target.slice(q + 1)),
       headers: req.headers,
       body,
       remoteAddress: req.socket.remoteAddress ?? '',
@@ -202,8 +204,13 @@ function write(res: ServerResponse, reply: HttpResponse, method: string): void {
   res.end(reply.body);
 }
 
+const EMPTY = Buffer.alloc(0);
+
 /** Reads the whole body, failing with 413 past `limit` bytes without buffering more. */
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  // No Content-Length and no Transfer-Encoding: the request has no body (RFC 9112 §6.3);
+  // skip the stream round trip that most GETs would otherwise pay.
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return Promise.resolve(EMPTY);
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > limit) {
     req.resume();

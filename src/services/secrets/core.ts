@@ -66,7 +66,7 @@ export class SecretsCore {
   /**
    * Whether `token`'s policies grant `capability` on `path` (relative to `/v1/`; list
    * paths end in `/`). A root-protected path also needs `sudo` (reference/secrets.md
-   * §5.2); root tokens hold everything. Rules: {@link Acl.allowed}.
+   * §5.2); root tokens hold everything. Rules: `Acl.allowed` in `policy/acl.ts`.
    */
   async allowed(token: TokenEntry, path: string, capability: Exclude<Capability, 'deny'>): Promise<boolean> {
     const acl = await this.policies.acl(token.policies);

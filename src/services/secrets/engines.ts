@@ -33,6 +33,9 @@ const KV_V2 = engine(kvV2Paths, 'The kv backend reads and writes versioned secre
 /** Auth method engines (`userpass`, `approle`), enabled through `sys/auth` (reference/secrets.md §3.6). */
 const AUTH_ENGINES: ReadonlyMap<string, Engine> = new Map([...AUTH_METHODS].map(([type, m]) => [type, engine(m.paths, m.description)]));
 
+/** Every engine, for compiling each operation's validator at startup. */
+export const ALL_ENGINES: readonly Engine[] = [SYSTEM, TOKEN, KV_V1, KV_V2, ...AUTH_ENGINES.values()];
+
 /** Engine types users may mount through `sys/mounts`. */
 export const MOUNTABLE_TYPES: ReadonlySet<string> = new Set(['kv']);
 

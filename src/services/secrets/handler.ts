@@ -25,7 +25,7 @@ import {
   type Operation,
   type OperationSpec,
 } from '../../kernel/http/index.js';
-import { engineFor } from './engines.js';
+import { ALL_ENGINES, engineFor } from './engines.js';
 import { renderBare, renderError, renderResult } from './envelope.js';
 import type { SecretsNode } from './node.js';
 import { sealTable, type SysRequest } from './sys/seal.routes.js';
@@ -82,7 +82,12 @@ export class SecretsHttp implements HttpService {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private readonly validators = new WeakMap<OperationSpec<any, any>, FieldValidator>();
 
-  constructor(private readonly node: SecretsNode) {}
+  /** Compiles every operation's validator now: a bad schema stops startup, naming it. */
+  constructor(private readonly node: SecretsNode) {
+    for (const table of [...ALL_ENGINES.map((e) => e.table), sealTable])
+      for (const path of table.paths)
+        for (const [op, spec] of Object.entries(path.spec.operations)) if (spec && !spec.rawBody) this.validator(path, op as Operation, spec);
+  }
 
   /** {@inheritDoc HttpService.renderError} */
   renderError(err: CairnError): HttpResponse {

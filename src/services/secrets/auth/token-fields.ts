@@ -7,6 +7,7 @@
  * @module
  */
 import { Type } from '@sinclair/typebox';
+import { CommaList, commaList } from '../../../kernel/http/index.js';
 import { InputError, hasField, parseDuration } from '../../../kernel/util/duration.js';
 import { DEFAULT_LEASE_TTL_S } from '../mounts/table.js';
 
@@ -22,13 +23,11 @@ export interface TokenSettings {
 export const EMPTY_TOKEN_SETTINGS: Readonly<TokenSettings> = Object.freeze({ token_policies: [], token_ttl: 0, token_max_ttl: 0 });
 
 const Duration = Type.Union([Type.String(), Type.Integer()], { description: 'seconds or a duration string ("1h30m"); 0 = the mount default' });
-// String first: with ajv's array coercion an Array-first union would wrap "a,b" into ["a,b"].
-const PolicyList = Type.Union([Type.String(), Type.Array(Type.String())], { description: 'list of policies, or a comma-separated string' });
 
 /** Field schemas of the token settings, for a route's `fields`. */
 export const TOKEN_FIELDS = {
-  token_policies: { ...PolicyList, description: 'policies of the tokens issued at login (`default` is always added)' },
-  policies: { ...PolicyList, description: 'deprecated alias of token_policies' },
+  token_policies: CommaList('policies of the tokens issued at login (`default` is always added)'),
+  policies: CommaList('deprecated alias of token_policies'),
   token_ttl: { ...Duration, description: 'TTL of the tokens issued at login; 0 = the mount default (768h)' },
   token_max_ttl: { ...Duration, description: 'maximum lifetime of the tokens issued at login, renewals included; 0 = the mount maximum' },
 };
@@ -39,8 +38,7 @@ export const TOKEN_FIELDS = {
  * when `root` is listed (auth methods cannot create root tokens).
  */
 export function parsePolicies(v: unknown, field: string): string[] {
-  const list = Array.isArray(v) ? v : typeof v === 'string' ? v.split(',') : [];
-  const names = [...new Set(list.map((s) => String(s).trim().toLowerCase()).filter(Boolean))].sort();
+  const names = [...new Set(commaList(v).map((s) => s.toLowerCase()))].sort();
   if (names.includes('root')) throw new InputError(`${field}: the root policy cannot be assigned by an auth method`);
   return names;
 }

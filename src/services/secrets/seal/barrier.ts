@@ -60,34 +60,80 @@ export const keyringCodec = {
   },
 };
 
+/** Entries kept decrypted in memory by default (the hot set: tokens, metadata, configs). */
+export const DEFAULT_CACHE_ENTRIES = 10_000;
+/** Values larger than this (bytes) are never cached. */
+const MAX_CACHED_BYTES = 64 * 1024;
+
 /**
  * A {@link Backend} that encrypts every value on its way to `inner` and decrypts on the
  * way back. Keys (paths) pass through unchanged so `list` works.
+ *
+ * Decrypted values of recent reads are cached (LRU, {@link DEFAULT_CACHE_ENTRIES}): a
+ * read otherwise costs a storage read plus an AES-GCM context. The cache lives only in
+ * memory and dies with the barrier at seal. Writes invalidate before and after they
+ * land, and a read fills the cache only if no write started while it was in flight, so
+ * the cache never serves a value older than storage.
  */
 export class BarrierBackend implements Backend {
+  private readonly cache = new Map<string, Buffer>();
+  /** Bumped by every write; a read that saw it change does not fill the cache. */
+  private writes = 0;
+
   constructor(
     private readonly inner: Backend,
     private readonly keyring: Keyring,
+    private readonly cacheEntries = DEFAULT_CACHE_ENTRIES,
   ) {}
 
   async get(key: string): Promise<Uint8Array | undefined> {
+    const hit = this.cache.get(key);
+    if (hit) {
+      // Re-insert: Map keeps insertion order, so the first key is the least recent.
+      this.cache.delete(key);
+      this.cache.set(key, hit);
+      return Buffer.from(hit);
+    }
+    const before = this.writes;
     const v = await this.inner.get(key);
-    return v === undefined ? undefined : this.decrypt(key, v);
+    if (v === undefined) return undefined;
+    const plain = this.decrypt(key, v);
+    if (before === this.writes && plain.length <= MAX_CACHED_BYTES && this.cacheEntries > 0) {
+      this.cache.set(key, Buffer.from(plain));
+      if (this.cache.size > this.cacheEntries) this.cache.delete(this.cache.keys().next().value!);
+    }
+    return plain;
   }
   put(key: string, value: Uint8Array): Promise<void> {
-    return this.inner.put(key, this.encrypt(key, value));
+    return this.written([key], this.inner.put(key, this.encrypt(key, value)));
   }
   delete(key: string): Promise<void> {
-    return this.inner.delete(key);
+    return this.written([key], this.inner.delete(key));
   }
   list(prefix: string): Promise<string[]> {
     return this.inner.list(prefix);
   }
   batch(ops: readonly BackendOp[]): Promise<void> {
-    return this.inner.batch(ops.map((op) => (op.value === undefined ? op : { key: op.key, value: this.encrypt(op.key, op.value) })));
+    const sealed = ops.map((op) => (op.value === undefined ? op : { key: op.key, value: this.encrypt(op.key, op.value) }));
+    return this.written(
+      ops.map((op) => op.key),
+      this.inner.batch(sealed),
+    );
   }
   /** The barrier does not own the storage: closing is the owner's job. */
   async close(): Promise<void> {}
+
+  /** Invalidates `keys` now (reads see the pending write underneath) and once the write settles. */
+  private async written(keys: readonly string[], write: Promise<void>): Promise<void> {
+    this.writes++;
+    for (const k of keys) this.cache.delete(k);
+    try {
+      await write;
+    } finally {
+      this.writes++;
+      for (const k of keys) this.cache.delete(k);
+    }
+  }
 
   private encrypt(key: string, value: Uint8Array): Buffer {
     const term = this.keyring.activeTerm;

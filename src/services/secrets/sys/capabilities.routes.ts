@@ -8,20 +8,19 @@
  * @module
  */
 import { Type } from '@sinclair/typebox';
-import { badRequest, forbidden } from '../../../kernel/http/index.js';
+import { CommaList, badRequest, commaList, forbidden } from '../../../kernel/http/index.js';
 import type { TokenEntry } from '../token/store.js';
 import type { SecretsPath, SecretsRequest, SecretsResult } from '../types.js';
 
-const PathList = Type.Union([Type.Array(Type.String()), Type.String()], { description: 'paths, as a list or a comma-separated string' });
 const PATH_FIELDS = {
-  paths: PathList,
-  path: { ...PathList, description: 'deprecated alias of "paths"' },
+  paths: CommaList('paths, as a list or a comma-separated string'),
+  path: CommaList('deprecated alias of "paths"'),
 };
 
 /** `paths` (else `path`) as trimmed, non-empty paths without a leading `/`. Errors: 400 when there are none. */
 function pathsOf(d: Readonly<Record<string, unknown>>): string[] {
-  const split = (v: unknown) => (Array.isArray(v) ? v : typeof v === 'string' ? v.split(',') : []).map((s) => String(s).trim()).filter(Boolean);
-  const paths = split(d.paths).length ? split(d.paths) : split(d.path);
+  // Validation may already have coerced a comma-separated string into a one-element list.
+  const paths = commaList(d.paths).length ? commaList(d.paths) : commaList(d.path);
   if (!paths.length) throw badRequest('missing required field "paths"');
   return paths.map((p) => p.replace(/^\//, ''));
 }

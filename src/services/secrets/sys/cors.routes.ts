@@ -4,20 +4,16 @@
  *
  * @module
  */
-import { Type } from '@sinclair/typebox';
-import { badRequest } from '../../../kernel/http/index.js';
+import { CommaList, badRequest, commaList } from '../../../kernel/http/index.js';
 import type { SecretsPath } from '../types.js';
-
-const list = (v: unknown): string[] =>
-  (Array.isArray(v) ? v : typeof v === 'string' ? v.split(',') : []).map((s) => String(s).trim()).filter(Boolean);
 
 /** The `sys/config/cors` path. */
 export const corsPath: SecretsPath = {
   pattern: 'config/cors',
   synopsis: 'Configure which browser origins may call the API',
   fields: {
-    allowed_origins: Type.Union([Type.Array(Type.String()), Type.String()], { description: 'origins allowed, or "*"; a list or a comma-separated string' }),
-    allowed_headers: Type.Union([Type.Array(Type.String()), Type.String()], { description: 'headers allowed in addition to the defaults' }),
+    allowed_origins: CommaList('origins allowed, or "*"; a list or a comma-separated string'),
+    allowed_headers: CommaList('headers allowed in addition to the defaults'),
   },
   operations: {
     read: {
@@ -32,11 +28,11 @@ export const corsPath: SecretsPath = {
       summary: 'Enable CORS for the given origins',
       required: ['allowed_origins'],
       handle: async (req) => {
-        const origins = list(req.data.allowed_origins);
+        const origins = commaList(req.data.allowed_origins);
         if (origins.length === 0) throw badRequest('allowed_origins: at least one origin (or "*") is required');
         if (origins.includes('*') && origins.length > 1) throw badRequest('allowed_origins: "*" cannot be combined with other origins');
         for (const o of origins) if (o !== '*' && !/^[a-z][a-z0-9+.-]*:\/\/[^/\s]+$/i.test(o)) throw badRequest(`allowed_origins: "${o}" is not an origin (scheme://host[:port])`);
-        await req.core.cors.set({ enabled: true, allowed_origins: origins, allowed_headers: list(req.data.allowed_headers) });
+        await req.core.cors.set({ enabled: true, allowed_origins: origins, allowed_headers: commaList(req.data.allowed_headers) });
         return undefined;
       },
     },

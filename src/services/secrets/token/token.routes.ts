@@ -5,19 +5,12 @@
  * @module
  */
 import { Type } from '@sinclair/typebox';
-import { badRequest, forbidden } from '../../../kernel/http/index.js';
+import { CommaList, badRequest, commaList, forbidden } from '../../../kernel/http/index.js';
 import { parseDuration } from '../../../kernel/util/duration.js';
 import type { SecretsPath, SecretsRequest } from '../types.js';
 import { authBlock, hashToken, lookupData, type TokenEntry } from './store.js';
 
 const Duration = Type.Union([Type.String(), Type.Integer()], { description: 'duration: seconds or a Go duration string ("1h30m")' });
-const StringList = Type.Union([Type.String(), Type.Array(Type.String())], { description: 'list, or a comma-separated string' });
-
-/** `a,b` or `["a","b"]` → trimmed, non-empty names. */
-function names(v: unknown): string[] {
-  const list = Array.isArray(v) ? v : typeof v === 'string' ? v.split(',') : [];
-  return list.map((s) => String(s).trim().toLowerCase()).filter(Boolean);
-}
 
 function caller(req: SecretsRequest): TokenEntry {
   if (!req.token) throw forbidden();
@@ -30,7 +23,7 @@ const createPath: SecretsPath = {
   description:
     'Creates a service token. Its policies must be a subset of the caller\'s unless the caller has the root policy; `default` is added unless `no_default_policy` is set.',
   fields: {
-    policies: { ...StringList, description: 'policies of the new token' },
+    policies: CommaList('policies of the new token'),
     meta: Type.Record(Type.String(), Type.String(), { description: 'metadata shown by lookup' }),
     no_parent: Type.Boolean({ description: 'create an orphan token (root only)' }),
     no_default_policy: Type.Boolean({ description: 'do not attach the default policy' }),
@@ -47,7 +40,7 @@ const createPath: SecretsPath = {
         const parent = caller(req);
         const d = req.data;
         const isRoot = parent.policies.includes('root');
-        let policies = d.policies === undefined ? parent.policies.filter((p) => p !== 'root' || isRoot) : names(d.policies);
+        let policies = d.policies === undefined ? parent.policies.filter((p) => p !== 'root' || isRoot) : commaList(d.policies).map((p) => p.toLowerCase());
         if (!d.no_default_policy && !policies.includes('root') && !policies.includes('default')) policies = [...policies, 'default'];
         if (!isRoot) {
           const extra = policies.filter((p) => p !== 'default' && !parent.policies.includes(p));
