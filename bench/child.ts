@@ -96,7 +96,7 @@ const kinds: Record<string, Kind> = {
       await node.unseal(init.keys[0]);
     }
     const core = service.core;
-    await core.mountEngine('secret', { type: 'kv', options: { version: '2' } });
+    await core.root.mountEngine('secret', { type: 'kv', options: { version: '2' } });
     const root = await core.tokens.create({ policies: ['root'], path: 'auth/token/root', now: core.now() });
     return {
       url: service.listeners[0].url,

@@ -244,7 +244,7 @@ describe('cairn policy / auth / login against a real server', () => {
 
 // Checked: the server answered `POST /v1/sys/namespaces/x` with 404 "unsupported path" when this
 // was written. Remove the skip once namespaces are served.
-describe('cairn namespace against a real server', { skip: 'namespaces not served yet' }, () => {
+describe('cairn namespace against a real server', () => {
   let s: TestServer;
   let env: Record<string, string>;
   before(async () => {
@@ -260,7 +260,7 @@ describe('cairn namespace against a real server', { skip: 'namespaces not served
     assert.match(c.stdout, /^id\s+\S+$/m);
     const nested = await run(env, ['namespace', 'create', '-namespace=team-a', '-format=json', 'dev']);
     assert.equal(nested.code, 0, nested.stderr);
-    assert.equal(JSON.parse(nested.stdout).path, 'dev/');
+    assert.equal(JSON.parse(nested.stdout).path, 'team-a/dev/', 'the full path, as the reference answers');
 
     const l = await run(env, ['namespace', 'list']);
     assert.equal(l.code, 0, l.stderr);

@@ -48,7 +48,7 @@ export async function startTestServer(o: { listener?: Partial<ListenerOptions>; 
   const init = await service.node.initialize(1, 1);
   await service.node.unseal(init.keys[0]);
   const core = service.core;
-  await core.mountEngine('secret', { type: 'kv', options: { version: '2' } });
+  await core.root.mountEngine('secret', { type: 'kv', options: { version: '2' } });
   const root = { id: init.root_token };
   const url = service.listeners[0].url;
   return {
@@ -66,10 +66,15 @@ export async function startTestServer(o: { listener?: Partial<ListenerOptions>; 
 }
 
 /** Starts a secrets service on a new (or the given) SQLite file, sealed, as a real server starts. */
-export async function startSealedServer(o: { dbPath?: string } = {}) {
+export async function startSealedServer(o: { dbPath?: string; managedNamespaces?: boolean } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'cairn-test-'));
   const dbPath = o.dbPath ?? join(dataDir, 'secrets.db');
-  const service = await startSecretsService({ backend: SqliteBackend.open({ path: dbPath }), listeners: [{ address: '127.0.0.1:0' }], log: silentLogger() });
+  const service = await startSecretsService({
+    backend: SqliteBackend.open({ path: dbPath }),
+    listeners: [{ address: '127.0.0.1:0' }],
+    log: silentLogger(),
+    managedNamespaces: o.managedNamespaces,
+  });
   const url = service.listeners[0].url;
   return {
     url,

@@ -63,8 +63,8 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
     await unsealDev(secrets.node, options.dataDir);
     const { core } = secrets;
     const now = core.now();
-    if (!core.mounts.get('secret/')) {
-      await core.mountEngine('secret/', { type: 'kv', options: { version: '2' }, description: 'key/value secret storage' });
+    if (!core.root.mounts.get('secret/')) {
+      await core.root.mountEngine('secret/', { type: 'kv', options: { version: '2' }, description: 'key/value secret storage' });
     }
     const existing = options.rootTokenId ? await core.tokens.lookup(options.rootTokenId, now) : undefined;
     const root =

@@ -50,7 +50,7 @@ async function runServer(app: App, file: string): Promise<number> {
   }
   let service;
   try {
-    service = await startSecretsService({ backend, listeners: config.listeners.map(toListenerOptions), log });
+    service = await startSecretsService({ backend, listeners: config.listeners.map(toListenerOptions), log, managedNamespaces: config.managedNamespaces });
   } catch (err) {
     await backend.close();
     throw err;

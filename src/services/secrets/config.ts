@@ -53,6 +53,7 @@ export const secretsServerSchema = {
   ui: cfg.bool({ default: false, doc: 'serve the web UI (accepted; there is no UI yet)' }),
   log_level: cfg.string({ enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true, default: 'info' }),
   disable_mlock: cfg.bool({ default: false, doc: 'accepted for compatibility; Node cannot lock memory' }),
+  managed_namespaces: cfg.bool({ default: false, doc: 'managed mode: the top-level namespace is admin/ and requests without a namespace fail' }),
 };
 
 type Raw = ConfigOf<typeof secretsServerSchema>;
@@ -85,6 +86,8 @@ export interface SecretsServerConfig {
   readonly logLevel: Exclude<LogLevel, 'silent'>;
   /** Accepted, no effect. */
   readonly disableMlock: boolean;
+  /** Managed mode (spec 000 "Authentication" 6): `admin/` is the top-level namespace. */
+  readonly managedNamespaces: boolean;
 }
 
 /**
@@ -117,6 +120,7 @@ function fromRaw(raw: Raw, file: string): SecretsServerConfig {
     ui: raw.ui,
     logLevel: raw.log_level,
     disableMlock: raw.disable_mlock,
+    managedNamespaces: raw.managed_namespaces,
   };
 }
 

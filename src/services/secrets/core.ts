@@ -1,18 +1,20 @@
 /**
- * The secrets service's state and the operations that span several parts of it
- * (mounting an engine, unmounting and deleting its data). Route handlers reach it
- * through `req.core`.
+ * The secrets service's unsealed state: the barrier storage, the token store, CORS, the
+ * namespace registry and each namespace's mounts and policies. Route handlers reach it
+ * through `req.core`, and their own namespace through `req.ns`.
  *
  * @module
  */
-import { BackendView, listRecursive, type Backend } from '../../kernel/store/index.js';
+import type { Backend } from '../../kernel/store/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
+import { KeyedLock } from '../../kernel/util/keyed-lock.js';
 import { CorsStore } from './cors.js';
 import { MOUNTABLE_TYPES } from './engines.js';
-import { MountTable, type MountEntry, type MountInput } from './mounts/table.js';
+import type { MountEntry } from './mounts/table.js';
+import { NamespaceRegistry, ROOT_NAMESPACE, type NamespaceEntry } from './namespace/registry.js';
+import { mountStorage, NamespaceScope } from './namespace/scope.js';
 import { sudoRequired } from './policy/acl.js';
 import type { Capability } from './policy/parse.js';
-import { PolicyStore } from './policy/store.js';
 import { TokenStore, type TokenEntry } from './token/store.js';
 
 /** Options of {@link SecretsCore.open}. */
@@ -23,24 +25,32 @@ export interface SecretsCoreOptions {
   readonly clock?: () => Date;
 }
 
-/** The secrets service's core: storage, mount table, token store, policy store, clock. */
+/** The secrets service's core while unsealed. */
 export class SecretsCore {
+  private readonly scopes = new Map<string, NamespaceScope>();
+  private readonly opening = new KeyedLock();
+
   private constructor(
     readonly backend: Backend,
-    readonly mounts: MountTable,
     readonly tokens: TokenStore,
-    readonly policies: PolicyStore,
     readonly cors: CorsStore,
+    readonly namespaces: NamespaceRegistry,
+    /** The root namespace's mounts and policies. */
+    readonly root: NamespaceScope,
     readonly log: Logger,
     private readonly clock: () => Date,
-  ) {}
+  ) {
+    this.scopes.set(ROOT_NAMESPACE.id, root);
+  }
 
-  /** Loads the mount table and the policy store (creating the built-in mounts and the `default` policy on first start). */
+  /** Loads the root namespace (creating the built-in mounts and the `default` policy on first start), CORS and the namespace registry. */
   static async open(o: SecretsCoreOptions): Promise<SecretsCore> {
-    const mounts = await MountTable.load(o.backend);
-    const policies = await PolicyStore.open(o.backend);
-    const cors = await CorsStore.open(o.backend);
-    return new SecretsCore(o.backend, mounts, new TokenStore(o.backend), policies, cors, o.log, o.clock ?? (() => new Date()));
+    const [root, cors, namespaces] = await Promise.all([
+      NamespaceScope.open(ROOT_NAMESPACE, o.backend),
+      CorsStore.open(o.backend),
+      NamespaceRegistry.load(o.backend),
+    ]);
+    return new SecretsCore(o.backend, new TokenStore(o.backend), cors, namespaces, root, o.log, o.clock ?? (() => new Date()));
   }
 
   /** The current time from the injected clock. */
@@ -48,9 +58,25 @@ export class SecretsCore {
     return this.clock();
   }
 
+  /** The scope of a namespace, loaded once. */
+  async scope(entry: NamespaceEntry): Promise<NamespaceScope> {
+    const cached = this.scopes.get(entry.id);
+    if (cached) return cached;
+    return this.opening.run(entry.id, async () => {
+      let s = this.scopes.get(entry.id);
+      if (!s) this.scopes.set(entry.id, (s = await NamespaceScope.open(entry, this.backend)));
+      return s;
+    });
+  }
+
+  /** Forgets a deleted namespace's scope. */
+  dropScope(entry: NamespaceEntry): void {
+    this.scopes.delete(entry.id);
+  }
+
   /** The storage an engine mounted at `mount` owns: `logical/<uuid>/…`. */
   storageFor(mount: MountEntry): Backend {
-    return new BackendView(this.backend, `logical/${mount.uuid}/`);
+    return mountStorage(this.backend, mount);
   }
 
   /** Whether users may mount engines of `type`. */
@@ -58,37 +84,17 @@ export class SecretsCore {
     return MOUNTABLE_TYPES.has(type);
   }
 
-  /** Whether a policy named `name` exists (`root` always does). */
-  knownPolicy(name: string): Promise<boolean> {
-    return this.policies.exists(name);
-  }
-
   /**
-   * Whether `token`'s policies grant `capability` on `path` (relative to `/v1/`; list
-   * paths end in `/`). A root-protected path also needs `sudo` (reference/secrets.md
-   * §5.2); root tokens hold everything. Rules: `Acl.allowed` in `policy/acl.ts`.
+   * Whether `token` may use `capability` on `path` (relative to `/v1/` in namespace
+   * `ns`; list paths end in `/`). A token acts in its own namespace and the ones below
+   * it, never above or beside (reference/secrets.md §6); its policies are those of its
+   * own namespace, applied to the path as seen from there. A root-protected path also
+   * needs `sudo` (§5.2); root tokens hold everything in reach.
    */
-  async allowed(token: TokenEntry, path: string, capability: Exclude<Capability, 'deny'>): Promise<boolean> {
-    const acl = await this.policies.acl(token.policies);
-    return acl.allowed(path, capability, { sudo: sudoRequired(path) });
-  }
-
-  /** Mounts an engine (errors: see {@link MountTable.mount}). */
-  mountEngine(path: string, input: MountInput): Promise<MountEntry> {
-    return this.mounts.mount(path, input);
-  }
-
-  /**
-   * Unmounts the engine at `path` and deletes all its data; idempotent. The entry goes
-   * first, so no request can reach data that is being deleted.
-   */
-  async unmountEngine(path: string): Promise<void> {
-    const entry = await this.mounts.unmount(path);
-    if (!entry) return;
-    const storage = this.storageFor(entry);
-    const keys = await listRecursive(storage, '');
-    for (let i = 0; i < keys.length; i += 1000) {
-      await storage.batch(keys.slice(i, i + 1000).map((key) => ({ key })));
-    }
+  async allowed(token: TokenEntry, path: string, capability: Exclude<Capability, 'deny'>, ns: NamespaceEntry = ROOT_NAMESPACE): Promise<boolean> {
+    const home = this.namespaces.byId(token.namespace_id ?? ROOT_NAMESPACE.id);
+    if (!home || !ns.path.startsWith(home.path)) return false;
+    const acl = await (await this.scope(home)).policies.acl(token.policies);
+    return acl.allowed(ns.path.slice(home.path.length) + path, capability, { sudo: sudoRequired(path) });
   }
 }

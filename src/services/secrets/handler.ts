@@ -26,6 +26,7 @@ import {
   type OperationSpec,
 } from '../../kernel/http/index.js';
 import { ALL_ENGINES, engineFor } from './engines.js';
+import { canonicalNamespace } from './namespace/registry.js';
 import { renderBare, renderError, renderResult } from './envelope.js';
 import type { SecretsNode } from './node.js';
 import { sealTable, type SysRequest } from './sys/seal.routes.js';
@@ -43,6 +44,18 @@ function parseBool(name: string, v: string | null): boolean {
   if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
   if (['0', 'f', 'F', 'FALSE', 'false', 'False', ''].includes(v)) return false;
   throw badRequest(`query parameter "${name}": invalid boolean "${v}"`);
+}
+
+/**
+ * System paths served only in the root namespace (reference/secrets.md §1.1): the
+ * seal's own and the service-wide configuration.
+ */
+const ROOT_ONLY = ['sys/init', 'sys/seal', 'sys/unseal', 'sys/seal-status', 'sys/health', 'sys/leader', 'sys/config/cors'];
+
+/** A header's value (the first, when repeated). */
+function firstHeader(req: HttpRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
 }
 
 /** The token of a request: `X-Secrets-Token`, else `Authorization: Bearer` (spec 000 "Authentication" 2). */
@@ -114,7 +127,7 @@ export class SecretsHttp implements HttpService {
   private async route(req: HttpRequest): Promise<HttpResponse> {
     // Frame.
     if (!req.path.startsWith('/v1/')) throw notFound();
-    const full = req.path.slice(4);
+    let full = req.path.slice(4);
     // The reference redirects these (301); Cairn answers 404 with a body (reference/README.md).
     if (full.includes('//') || /(^|\/)\.\.?(\/|$)/.test(full)) throw unsupportedPath(full);
     const method = operationOf(req.method, parseBool('list', req.query.get('list')));
@@ -124,8 +137,11 @@ export class SecretsHttp implements HttpService {
     const help = (req.query.get('help') ?? '') !== '';
     const body = method === 'write' || method === 'patch' ? parseBody(req) : {};
 
-    // The seal's own paths answer before the seal check (reference/secrets.md §1.7).
+    // The seal's own paths answer before the seal check (reference/secrets.md §1.7), and
+    // only in the root namespace (§1.1).
+    const headerNs = canonicalNamespace(firstHeader(req, 'x-secrets-namespace'));
     const sys = full.startsWith('sys/') ? sealTable.match(full.slice(4)) : undefined;
+    if (sys && headerNs !== '') throw badRequest('operation unavailable in namespaces');
     if (sys) {
       const op: Operation = method === 'write' ? 'update' : method;
       const spec = sys.path.spec.operations[op];
@@ -135,8 +151,18 @@ export class SecretsHttp implements HttpService {
     }
     const core = this.node.requireCore();
 
+    // Namespace: header and path together, the deepest existing namespace wins, so every
+    // split of the namespace between the two is the same request (spec 000
+    // "Authentication" 5; reference/secrets.md §6).
+    const combined = headerNs + full;
+    const nsEntry = core.namespaces.longestPrefix(combined);
+    if (!nsEntry.path.startsWith(headerNs)) throw notFound(`namespace "${headerNs}" not found`);
+    full = combined.slice(nsEntry.path.length);
+    if (nsEntry.path !== '' && ROOT_ONLY.some((p) => full === p || full.startsWith(p + '/'))) throw badRequest('operation unavailable in namespaces');
+    const ns = await core.scope(nsEntry);
+
     // Route.
-    const mount = core.mounts.route(full);
+    const mount = ns.mounts.route(full);
     const relative = mount ? full.slice(Math.min(mount.path.length, full.length)) : '';
     const engine = mount && engineFor(mount);
     const routed = method === 'list' ? relative.replace(/\/+$/, '') : relative;
@@ -161,6 +187,7 @@ export class SecretsHttp implements HttpService {
       mount,
       storage: core.storageFor(mount),
       core,
+      ns,
       now,
     };
 
@@ -172,7 +199,7 @@ export class SecretsHttp implements HttpService {
     if (!opSpec) throw unsupportedOperation();
     const aclPath = method === 'list' ? full.replace(/\/*$/, '/') : full;
     // The ACL also tries a list path without its trailing `/` (reference/secrets.md §5.2).
-    if (token && !spec.unauthenticated && !(await core.allowed(token, aclPath, op)))
+    if (token && !spec.unauthenticated && !(await core.allowed(token, aclPath, op, nsEntry)))
       throw forbidden();
 
     // Validate and handle.

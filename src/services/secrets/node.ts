@@ -9,6 +9,7 @@ import { CairnError } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
 import { json, type Backend } from '../../kernel/store/index.js';
 import { SecretsCore } from './core.js';
+import { ROOT_NAMESPACE } from './namespace/registry.js';
 import { SealManager, type InitResult } from './seal/seal.js';
 
 /** Cairn's version, reported by seal-status, health and OpenAPI. */
@@ -21,6 +22,12 @@ export interface SecretsNodeOptions {
   readonly clock?: () => Date;
   /** Reported as `storage_type` (`sqlite`, later `postgresql`). */
   readonly storageType?: string;
+  /**
+   * Managed mode (spec 000 "Authentication" 6): initialisation creates the `admin`
+   * namespace and the root token belongs to it, so a request without a namespace lands
+   * in the root namespace, which no token can reach, and fails with 403.
+   */
+  readonly managedNamespaces?: boolean;
 }
 
 /** The 503 of every request that needs an unsealed server (spec 000 "Errors"). */
@@ -76,7 +83,8 @@ export class SecretsNode {
     const result = await this.seal.initialize(shares, threshold);
     for (const k of result.keys.slice(0, threshold)) await this.seal.submitShare(k);
     const core = await this.openCore();
-    const root = await core.tokens.create({ policies: ['root'], path: 'auth/token/root', displayName: 'root', now: this.now() });
+    const home = this.o.managedNamespaces ? await core.namespaces.create(ROOT_NAMESPACE, 'admin', {}) : ROOT_NAMESPACE;
+    const root = await core.tokens.create({ policies: ['root'], path: 'auth/token/root', displayName: 'root', now: this.now(), namespaceId: home.id });
     this.sealNow();
     return { ...result, root_token: root.id };
   }

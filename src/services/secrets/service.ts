@@ -18,6 +18,8 @@ export interface SecretsServiceOptions {
   readonly log: Logger;
   /** Injected clock (tests). */
   readonly clock?: () => Date;
+  /** Managed mode: see {@link SecretsNodeOptions.managedNamespaces}. */
+  readonly managedNamespaces?: boolean;
 }
 
 /** A running secrets service. It starts sealed (and uninitialised on new storage). */
@@ -32,7 +34,7 @@ export interface SecretsService {
 
 /** Opens the core and starts every listener; on a listener error, closes what started and rethrows. */
 export async function startSecretsService(o: SecretsServiceOptions): Promise<SecretsService> {
-  const node = await SecretsNode.open({ backend: o.backend, log: o.log, clock: o.clock });
+  const node = await SecretsNode.open({ backend: o.backend, log: o.log, clock: o.clock, managedNamespaces: o.managedNamespaces });
   const http = new SecretsHttp(node);
   const listeners: Listener[] = [];
   try {

@@ -10,6 +10,7 @@ import type { Backend } from '../../kernel/store/index.js';
 import type { MountEntry } from './mounts/table.js';
 import type { TokenEntry } from './token/store.js';
 import type { SecretsCore } from './core.js';
+import type { NamespaceScope } from './namespace/scope.js';
 
 /** One request as a handler sees it. */
 export interface SecretsRequest {
@@ -29,6 +30,8 @@ export interface SecretsRequest {
   /** The mount's own storage (keys under `logical/<uuid>/`). */
   readonly storage: Backend;
   readonly core: SecretsCore;
+  /** The request's namespace: its mounts and policies (spec 000 "Authentication" 5). */
+  readonly ns: NamespaceScope;
   /** The request time (injected clock). */
   readonly now: Date;
 }

@@ -38,6 +38,7 @@ export async function issueLoginToken(req: SecretsRequest, o: LoginTokenOptions)
     explicitMaxTtlS: maxTtlS,
     renewable: true,
     path: req.mount.path + o.loginPath,
+    namespaceId: req.ns.entry.id,
     now: req.now,
   });
   return { data: null, auth: authBlock(token, req.now) };

@@ -12,7 +12,7 @@ import { authInfo, authInput, authKey, authTuneInfo, checkLeaseOrder, disableAut
 const Ttl = Type.Union([Type.String(), Type.Integer()], { description: 'seconds or a duration string; 0 = system default (768h)' });
 
 /** The auth mount at `auth/<path>/`, or undefined. */
-const authMount = (req: SecretsRequest) => req.core.mounts.get('auth/' + req.params.path);
+const authMount = (req: SecretsRequest) => req.ns.mounts.get('auth/' + req.params.path);
 
 const authListPath: SecretsPath = {
   pattern: 'auth',
@@ -21,7 +21,7 @@ const authListPath: SecretsPath = {
     read: {
       summary: 'List enabled auth methods',
       handle: async (req) => {
-        const entries = req.core.mounts.list().filter((e) => e.path.startsWith('auth/'));
+        const entries = req.ns.mounts.list().filter((e) => e.path.startsWith('auth/'));
         return { data: Object.fromEntries(entries.map((e) => [authKey(e), authInfo(e)])), topLevel: true };
       },
     },
@@ -51,7 +51,7 @@ const authTunePath: SecretsPath = {
         const e = authMount(req);
         if (!e) throw badRequest(`no auth method at "auth/${req.params.path}/"`);
         checkLeaseOrder(def ?? e.config.default_lease_ttl, max ?? e.config.max_lease_ttl);
-        await req.core.mounts.update(e.path, (m) => {
+        await req.ns.mounts.update(e.path, (m) => {
           if (d.description !== undefined) m.description = String(d.description);
           if (def !== undefined) m.config.default_lease_ttl = def;
           if (max !== undefined) m.config.max_lease_ttl = max;
@@ -87,14 +87,14 @@ const authPath: SecretsPath = {
       summary: 'Enable an auth method',
       required: ['type'],
       handle: async (req) => {
-        await req.core.mounts.mountAuth(req.params.path, authInput(req.data));
+        await req.ns.mounts.mountAuth(req.params.path, authInput(req.data));
         return undefined;
       },
     },
     delete: {
       summary: 'Disable an auth method, revoke its tokens and delete its data',
       handle: async (req) => {
-        await disableAuthMethod(req.core, req.params.path);
+        await disableAuthMethod(req.core, req.ns, req.params.path);
         return undefined;
       },
     },

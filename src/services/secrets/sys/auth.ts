@@ -10,6 +10,7 @@ import { listRecursive } from '../../../kernel/store/index.js';
 import { InputError, parseDuration } from '../../../kernel/util/duration.js';
 import { AUTH_METHODS } from '../auth/methods.js';
 import type { SecretsCore } from '../core.js';
+import { deleteAll, type NamespaceScope } from '../namespace/scope.js';
 import { normalizeMountPath, type MountEntry, type MountInput } from '../mounts/table.js';
 import { mountInfo } from './mounts.routes.js';
 
@@ -69,12 +70,10 @@ export function authInput(d: Readonly<Record<string, unknown>>): MountInput {
  * logins), then every token it issued is revoked, then its storage is deleted.
  * Errors (400): `token/`, which cannot be disabled.
  */
-export async function disableAuthMethod(core: SecretsCore, path: string): Promise<void> {
+export async function disableAuthMethod(core: SecretsCore, ns: NamespaceScope, path: string): Promise<void> {
   if (normalizeMountPath(path) === 'token/') throw badRequest('token credential backend cannot be disabled');
-  const entry = await core.mounts.unmountAuth(path);
+  const entry = await ns.mounts.unmountAuth(path);
   if (!entry) return;
-  await core.tokens.revokeByPathPrefix(entry.path);
-  const storage = core.storageFor(entry);
-  const keys = await listRecursive(storage, '');
-  for (let i = 0; i < keys.length; i += 1000) await storage.batch(keys.slice(i, i + 1000).map((key) => ({ key })));
+  await core.tokens.revokeByPathPrefix(entry.path, ns.entry.id);
+  await deleteAll(core.storageFor(entry));
 }

@@ -27,7 +27,7 @@ function pathsOf(d: Readonly<Record<string, unknown>>): string[] {
 
 async function capabilities(req: SecretsRequest, token: TokenEntry): Promise<SecretsResult> {
   const paths = pathsOf(req.data);
-  const acl = await req.core.policies.acl(token.policies);
+  const acl = await req.ns.policies.acl(token.policies);
   const data: Record<string, unknown> = {};
   for (const p of paths) data[p] = acl.capabilities(p);
   if (paths.length === 1) data.capabilities = data[paths[0]];

@@ -65,7 +65,7 @@ function mountInput(d: Record<string, unknown>, known: (type: string) => boolean
 }
 
 function secretsMounts(req: SecretsRequest): MountEntry[] {
-  return req.core.mounts.list().filter((e) => !e.path.startsWith('auth/'));
+  return req.ns.mounts.list().filter((e) => !e.path.startsWith('auth/'));
 }
 
 const mountsPath: SecretsPath = {
@@ -93,7 +93,7 @@ const tunePath: SecretsPath = {
     read: {
       summary: 'Read the mount configuration',
       handle: async (req) => {
-        const e = req.core.mounts.get(req.params.path);
+        const e = req.ns.mounts.get(req.params.path);
         if (!e) throw badRequest(`cannot fetch sysview for path "${req.params.path}/"`);
         return { data: { ...e.config, description: e.description, options: e.options } };
       },
@@ -106,11 +106,11 @@ const tunePath: SecretsPath = {
         const def = ttl('default_lease_ttl');
         const max = ttl('max_lease_ttl');
         const opts = d.options as Record<string, unknown> | undefined;
-        const e = req.core.mounts.get(req.params.path);
+        const e = req.ns.mounts.get(req.params.path);
         if (!e) throw badRequest(`no mount at "${req.params.path}/"`);
         if (opts?.version !== undefined && String(opts.version) !== (e.options?.version ?? undefined))
           throw badRequest('options.version: changing the version of a mounted engine is not supported');
-        await req.core.mounts.update(req.params.path, (m) => {
+        await req.ns.mounts.update(req.params.path, (m) => {
           if (d.description !== undefined) m.description = String(d.description);
           if (def !== undefined) m.config.default_lease_ttl = def;
           if (max !== undefined) m.config.max_lease_ttl = max;
@@ -138,7 +138,7 @@ const mountPath: SecretsPath = {
     read: {
       summary: 'Read one mount',
       handle: async (req) => {
-        const e = req.core.mounts.get(req.params.path);
+        const e = req.ns.mounts.get(req.params.path);
         if (!e || e.path.startsWith('auth/')) throw notFound();
         return { data: mountInfo(e) };
       },
@@ -147,14 +147,14 @@ const mountPath: SecretsPath = {
       summary: 'Enable a secrets engine',
       required: ['type'],
       handle: async (req) => {
-        await req.core.mountEngine(req.params.path, mountInput(req.data, (t) => req.core.engineKnown(t)));
+        await req.ns.mountEngine(req.params.path, mountInput(req.data, (t) => req.core.engineKnown(t)));
         return undefined;
       },
     },
     delete: {
       summary: 'Disable a secrets engine and delete its data',
       handle: async (req) => {
-        await req.core.unmountEngine(req.params.path);
+        await req.ns.unmountEngine(req.params.path);
         return undefined;
       },
     },

@@ -29,11 +29,11 @@ function policyText(raw: unknown): string {
 
 /** Stored names plus `root`, which every installation lists last (reference `handlePoliciesList`). */
 async function names(req: SecretsRequest): Promise<string[]> {
-  return [...(await req.core.policies.list()), 'root'];
+  return [...(await req.ns.policies.list()), 'root'];
 }
 
 async function remove(req: SecretsRequest): Promise<undefined> {
-  await req.core.policies.delete(req.params.name);
+  await req.ns.policies.delete(req.params.name);
   return undefined;
 }
 
@@ -56,7 +56,7 @@ const aclPath: SecretsPath = {
       summary: 'Read an ACL policy',
       fields: {},
       handle: async (req) => {
-        const p = await req.core.policies.get(req.params.name);
+        const p = await req.ns.policies.get(req.params.name);
         if (!p) throw notFound();
         return { data: { name: p.name, policy: p.policy } };
       },
@@ -64,7 +64,7 @@ const aclPath: SecretsPath = {
     update: {
       summary: 'Create or replace an ACL policy',
       handle: async (req) => {
-        await req.core.policies.set(req.params.name, policyText(req.data.policy));
+        await req.ns.policies.set(req.params.name, policyText(req.data.policy));
         return undefined;
       },
     },
@@ -96,7 +96,7 @@ const legacyPath: SecretsPath = {
       summary: 'Read an ACL policy',
       fields: {},
       handle: async (req) => {
-        const p = await req.core.policies.get(req.params.name);
+        const p = await req.ns.policies.get(req.params.name);
         if (!p) throw notFound();
         return { data: { name: p.name, rules: p.policy }, topLevel: true };
       },
@@ -105,7 +105,7 @@ const legacyPath: SecretsPath = {
       summary: 'Create or replace an ACL policy',
       handle: async (req) => {
         const useRules = (req.data.policy ?? '') === '' && req.data.rules !== undefined;
-        await req.core.policies.set(req.params.name, policyText(useRules ? req.data.rules : req.data.policy));
+        await req.ns.policies.set(req.params.name, policyText(useRules ? req.data.rules : req.data.policy));
         return useRules ? { warnings: ["'rules' is deprecated, please use 'policy' instead"] } : undefined;
       },
     },

@@ -35,6 +35,8 @@ export interface StoredToken {
   readonly parent?: string;
   /** The path that created it: `auth/token/create`, `auth/token/root`, `auth/<m>/login`. */
   readonly path: string;
+  /** Id of the namespace the token belongs to; absent = root (reference/secrets.md §6). */
+  readonly namespace_id?: string;
 }
 
 /** A token presented by a caller: the stored entry plus the token itself (memory only). */
@@ -56,6 +58,8 @@ export interface CreateTokenOptions {
   id?: string;
   path: string;
   now: Date;
+  /** Namespace id the token belongs to (default: root). */
+  namespaceId?: string;
 }
 
 const ID = 'sys/token/id/';
@@ -108,6 +112,7 @@ export class TokenStore {
       orphan: !o.parent,
       ...(o.parent ? { parent: o.parent.hash } : {}),
       path: o.path,
+      ...(o.namespaceId && o.namespaceId !== 'root' ? { namespace_id: o.namespaceId } : {}),
     };
     const ops: BackendOp[] = [
       { key: ID + hash, value: json.encode(entry) },
@@ -153,11 +158,11 @@ export class TokenStore {
    * e.g. `auth/userpass/` when that auth method is disabled (reference/secrets.md §3.6).
    * Scans all tokens: meant for rare administrative operations. Returns how many matched.
    */
-  async revokeByPathPrefix(prefix: string): Promise<number> {
+  async revokeByPathPrefix(prefix: string, namespaceId = 'root'): Promise<number> {
     let n = 0;
     for (const hash of await this.storage.list(ID)) {
       const entry = json.decode<StoredToken>(await this.storage.get(ID + hash));
-      if (!entry?.path.startsWith(prefix)) continue;
+      if (!entry?.path.startsWith(prefix) || (entry.namespace_id ?? 'root') !== namespaceId) continue;
       await this.revoke(hash);
       n++;
     }

@@ -58,9 +58,10 @@ const createPath: SecretsPath = {
           parent: d.no_parent ? undefined : parent,
           id: d.id as string | undefined,
           path: 'auth/token/create',
+          namespaceId: req.ns.entry.id,
           now: req.now,
         });
-        const known = await Promise.all(policies.map((p) => req.core.knownPolicy(p)));
+        const known = await Promise.all(policies.map((p) => req.ns.knownPolicy(p)));
         const unknown = policies.filter((_, i) => !known[i]);
         return { data: null, auth: authBlock(token, req.now), warnings: unknown.map((p) => `Policy "${p}" does not exist`) };
       },
