@@ -144,15 +144,21 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-/** fetch with a JSON body and the token header; throws unless the status is 2xx. */
+/**
+ * fetch with a JSON body and the token header (the server's root token unless `o.token`
+ * is given; `null` sends none); throws unless the status is 2xx, or unless it is
+ * `o.expect` when given.
+ */
 export async function api(
   server: BenchServer,
   method: string,
   path: string,
   body?: unknown,
+  o: { token?: string | null; expect?: number } = {},
 ): Promise<{ status: number; json: unknown; text: string }> {
   const headers: Record<string, string> = {};
-  if (server.token) headers['X-Secrets-Token'] = server.token;
+  const token = o.token === undefined ? server.token : o.token;
+  if (token) headers['X-Secrets-Token'] = token;
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(server.url + path, {
     method,
@@ -160,8 +166,8 @@ export async function api(
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  if (res.status < 200 || res.status >= 300) {
-    throw new Error(`${method} ${path} → ${res.status}: ${text.slice(0, 500)}`);
+  if (o.expect === undefined ? res.status < 200 || res.status >= 300 : res.status !== o.expect) {
+    throw new Error(`${method} ${path} → ${res.status}${o.expect === undefined ? '' : ` (expected ${o.expect})`}: ${text.slice(0, 500)}`);
   }
   let json: unknown;
   try {

@@ -1,6 +1,6 @@
 /**
  * Baseline and KV v2 scenarios: bare node:http GET, KV v2 read of pre-written keys,
- * KV v2 write of distinct keys.
+ * KV v2 write of distinct keys. (KV v2 reads under a policy: bench/policy.ts.)
  */
 import { api, parallel, type BenchContext, type RequestTemplate, type Scenario } from './harness.js';
 
@@ -48,15 +48,32 @@ export const bareGet: Scenario = {
   requests: (ctx) => cyclingGets('/bench/k', tokenHeaders(ctx)),
 };
 
+/** The servers whose read keys are written (so scenarios sharing them write them once). */
+const keysWritten = new WeakSet<object>();
+
+/**
+ * Writes `secret/data/bench/k0 … k<READ_KEYS-1>` (root token) once per server; shared by
+ * kv-read and kv-read-policy so either can run alone (`--only`).
+ */
+export async function ensureReadKeys(ctx: BenchContext): Promise<void> {
+  const server = ctx.servers.secrets;
+  if (keysWritten.has(server)) return;
+  await parallel(READ_KEYS, 32, async (i) => {
+    await api(server, 'POST', `/v1/secret/data/bench/k${i}`, { data: secretData(i) });
+  });
+  keysWritten.add(server);
+}
+
+/** The request list of the KV v2 read scenarios: GETs over the pre-written keys with `token`. */
+export function kvReadRequests(token: string): RequestTemplate[] {
+  return cyclingGets('/v1/secret/data/bench/k', { 'X-Secrets-Token': token });
+}
+
 export const kvRead: Scenario = {
   name: 'kv-read',
-  description: `KV v2 GET /v1/secret/data/bench/k<i>, ${READ_KEYS} keys`,
+  description: `KV v2 GET /v1/secret/data/bench/k<i>, ${READ_KEYS} keys, root token`,
   server: 'secrets',
-  async setup(ctx) {
-    await parallel(READ_KEYS, 32, async (i) => {
-      await api(ctx.servers.secrets, 'POST', `/v1/secret/data/bench/k${i}`, { data: secretData(i) });
-    });
-  },
+  setup: ensureReadKeys,
   async check(ctx) {
     const i = READ_KEYS - 1;
     const r = await api(ctx.servers.secrets, 'GET', `/v1/secret/data/bench/k${i}`);
@@ -65,7 +82,7 @@ export const kvRead: Scenario = {
       throw new Error(`kv-read check: unexpected reply ${r.text.slice(0, 300)}`);
     }
   },
-  requests: (ctx) => cyclingGets('/v1/secret/data/bench/k', tokenHeaders(ctx)),
+  requests: (ctx) => kvReadRequests(tokenHeaders(ctx)['X-Secrets-Token']),
 };
 
 let writeCounter = 0;

@@ -40,8 +40,8 @@ const CHUNK_END = 6;
 const TRAILER = 7;
 const PASS = 8;
 
-/** A header that changes framing, at the start of a header line (case-insensitive). */
-const FRAMING = /\r\n(?:content-length|transfer-encoding|upgrade|connection)[ \t]*:/i;
+/** A header that changes framing (a body, or an upgrade), at the start of a header line (case-insensitive). */
+const FRAMING = /\r\n(?:content-length|transfer-encoding|upgrade)[ \t]*:|\r\nconnection[ \t]*:[^\r]*upgrade/i;
 /** A bare LF or a folded line: llhttp rejects or treats them specially; take the slow path. */
 const IRREGULAR = /(?:^|[^\r])\n|\r\n[ \t]/;
 
