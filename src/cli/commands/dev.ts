@@ -7,6 +7,7 @@
  */
 import type { Command } from 'commander';
 import type { App } from '../context.js';
+import { waitForShutdown } from '../shutdown.js';
 
 /** Adds `dev` to `program`. */
 export function addDevCommand(app: App, program: Command): void {
@@ -45,18 +46,7 @@ async function runDev(app: App, opts: { dataDir: string; devRootTokenId?: string
   out('');
   out('Press Ctrl-C to stop.');
 
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      app.io.shutdown?.removeEventListener('abort', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-    if (app.io.shutdown?.aborted) stop();
-    else app.io.shutdown?.addEventListener('abort', stop);
-  });
+  await waitForShutdown(app);
   app.io.stderr('==> Stopping the dev server…\n');
   await handle.close();
   return 0;

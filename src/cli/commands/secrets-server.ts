@@ -14,6 +14,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../args.js';
 import type { App } from '../context.js';
+import { waitForShutdown } from '../shutdown.js';
 
 /** Adds `secrets server` to `program` (reusing a `secrets` group another file may have made). */
 export function addSecretsServerCommand(app: App, program: Command): void {
@@ -62,18 +63,7 @@ async function runServer(app: App, file: string): Promise<number> {
     log.info({ url: l.url, address: c.address, tls: c.tls !== undefined, require_request_header: c.requireRequestHeader }, 'secrets service listening');
   }
 
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      app.io.shutdown?.removeEventListener('abort', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-    if (app.io.shutdown?.aborted) stop();
-    else app.io.shutdown?.addEventListener('abort', stop);
-  });
+  await waitForShutdown(app);
   log.info('secrets service stopping');
   await service.close();
   return 0;

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { HclSyntaxError, parseHcl } from '../../../kernel/config/hcl.js';
+import { HclSyntaxError, parseHcl } from '../../../kernel/config/index.js';
 
 /** The capabilities a rule may grant (reference/secrets.md §5.1). */
 export type Capability = 'create' | 'read' | 'update' | 'delete' | 'list' | 'patch' | 'sudo' | 'deny';
