@@ -50,6 +50,7 @@ describe('parseSecretsServerConfig', () => {
       clusterName: 'prod',
       ui: true,
       logLevel: 'warn',
+    managedNamespaces: false,
       disableMlock: true,
     });
   });

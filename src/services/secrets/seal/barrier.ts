@@ -21,9 +21,23 @@ const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 const HEADER_BYTES = 4 + 1 + NONCE_BYTES;
 
+/** Random bytes drawn in bulk: one CSPRNG call per 4,096 nonces instead of one per write. */
+let noncePool = Buffer.alloc(0);
+let nonceOffset = 0;
+
+/** A fresh random 96-bit GCM nonce (random nonces: NIST SP 800-38D §8.2.2). */
+function nextNonce(): Buffer {
+  if (nonceOffset + NONCE_BYTES > noncePool.length) {
+    noncePool = randomBytes(NONCE_BYTES * 4096);
+    nonceOffset = 0;
+  }
+  nonceOffset += NONCE_BYTES;
+  return noncePool.subarray(nonceOffset - NONCE_BYTES, nonceOffset);
+}
+
 /** AES-256-GCM with `aad`; output `[nonce][ciphertext][tag]`. */
 export function seal(key: Uint8Array, plain: Uint8Array, aad: string): Buffer {
-  const nonce = randomBytes(NONCE_BYTES);
+  const nonce = nextNonce();
   const c = createCipheriv('aes-256-gcm', key, nonce);
   c.setAAD(Buffer.from(aad, 'utf8'));
   return Buffer.concat([nonce, c.update(plain), c.final(), c.getAuthTag()]);
