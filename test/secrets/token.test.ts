@@ -80,6 +80,16 @@ describe('tokens', () => {
     assert.equal(gone.status, 400);
   });
 
+  it('revokes by accessor, children included; an unknown accessor is a 400', async () => {
+    const auth = await create({ policies: ['default'] });
+    assert.equal((await s.call('POST', '/v1/auth/token/revoke-accessor', { body: { accessor: auth.accessor } })).status, 204);
+    assert.equal((await s.call('GET', '/v1/auth/token/lookup-self', { token: auth.client_token })).status, 403);
+    const again = await s.call('POST', '/v1/auth/token/revoke-accessor', { body: { accessor: auth.accessor } });
+    assert.equal(again.status, 400);
+    assert.deepEqual(again.json, { errors: ['invalid accessor'] });
+    assert.equal((await s.call('POST', '/v1/auth/token/revoke-accessor', { body: {} })).status, 400);
+  });
+
   it('refuses bad input on create and changes nothing', async () => {
     for (const body of [{ ttl: 'forever' }, { policies: { a: 1 } }, { meta: 'x' }, { renewable: 'maybe' }]) {
       const r = await s.call('POST', '/v1/auth/token/create', { body });

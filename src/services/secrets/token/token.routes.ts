@@ -141,6 +141,24 @@ const revokeSelfPath: SecretsPath = {
   },
 };
 
+const revokeAccessorPath: SecretsPath = {
+  pattern: 'revoke-accessor',
+  synopsis: 'Revoke the token behind an accessor, and all its children',
+  fields: { accessor: Type.String({ description: 'accessor of the token' }) },
+  operations: {
+    update: {
+      summary: 'Revoke a token by accessor',
+      required: ['accessor'],
+      handle: async (req) => {
+        const found = await req.core.tokens.lookupAccessor(String(req.data.accessor), req.now);
+        if (!found) throw badRequest('invalid accessor');
+        await req.core.tokens.revoke(found.hash);
+        return undefined;
+      },
+    },
+  },
+};
+
 const revokePath: SecretsPath = {
   pattern: 'revoke',
   synopsis: 'Revoke a token and all its children',
@@ -167,6 +185,7 @@ export const tokenPaths: readonly SecretsPath[] = [
   lookupAccessorPath,
   renewSelfPath,
   revokeSelfPath,
+  revokeAccessorPath,
   revokePath,
 ];
 
