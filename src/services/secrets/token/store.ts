@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { sha256Hex } from '../../../kernel/util/sha256.js';
 import { json, listRecursive, type Backend, type BackendOp } from '../../../kernel/store/index.js';
 import { badRequest } from '../../../kernel/http/index.js';
 import { DEFAULT_LEASE_TTL_S } from '../mounts/table.js';
@@ -69,7 +70,7 @@ const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 /** Hex SHA-256 of a token. */
 export function hashToken(id: string): string {
-  return createHash('sha256').update(id, 'utf8').digest('hex');
+  return sha256Hex(id);
 }
 
 /** `n` random base62 characters (rejection sampling: no modulo bias). */

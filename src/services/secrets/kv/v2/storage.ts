@@ -9,9 +9,9 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
 import { json, type Backend, type BackendOp } from '../../../../kernel/store/index.js';
 import { KeyedLock } from '../../../../kernel/util/keyed-lock.js';
+import { sha256Hex } from '../../../../kernel/util/sha256.js';
 import { DEFAULT_KV_CONFIG, type KeyMetadata, type KvConfig } from './versions.js';
 
 /** Process-wide: keys are scoped by mount uuid, so mounts never contend. */
@@ -86,5 +86,5 @@ export class KvV2Store {
 }
 
 function versionPrefix(key: string): string {
-  return `versions/${createHash('sha256').update(key, 'utf8').digest('hex')}/`;
+  return `versions/${sha256Hex(key)}/`;
 }

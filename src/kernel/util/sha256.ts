@@ -1,0 +1,22 @@
+/**
+ * Hex SHA-256 of short strings, remembered for the most recent ones. Hot paths hash the
+ * same strings again and again (the token of every request, a secret's key on every
+ * read); a `createHash` object per call cost about a tenth of a KV read.
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto';
+
+const MAX_ENTRIES = 10_000;
+const memo = new Map<string, string>();
+
+/** Hex SHA-256 of `s` (UTF-8). Deterministic; the memo is bounded (oldest dropped first). */
+export function sha256Hex(s: string): string {
+  let h = memo.get(s);
+  if (h === undefined) {
+    h = createHash('sha256').update(s, 'utf8').digest('hex');
+    if (memo.size >= MAX_ENTRIES) memo.delete(memo.keys().next().value!);
+    memo.set(s, h);
+  }
+  return h;
+}
