@@ -96,6 +96,8 @@ export class Acl {
   private readonly prefixes: GlobRule[] = [];
   /** Rules with `+` segments. */
   private readonly segments: GlobRule[] = [];
+  /** Results of {@link governing} by path (`\0` prefix: the list form). */
+  private readonly memo = new Map<string, number | undefined>();
 
   /**
    * Compiles `policies`. `root: true` builds the root ACL, which holds every capability
@@ -147,8 +149,21 @@ export class Acl {
     return out.length ? out : ['deny'];
   }
 
-  /** Capability bits of the one rule that applies to `path`, or undefined when none matches. */
+  /**
+   * Capability bits of the one rule that applies to `path`, or undefined when none
+   * matches. Remembered per path (bounded): an Acl is immutable, and a service's hot
+   * paths repeat, so each request costs one Map lookup whatever the number of rules.
+   */
   private governing(path: string, list: boolean): number | undefined {
+    const key = list ? '\0' + path : path;
+    if (this.memo.has(key)) return this.memo.get(key);
+    const b = this.resolve(path, list);
+    if (this.memo.size >= MEMO_ENTRIES) this.memo.delete(this.memo.keys().next().value!);
+    this.memo.set(key, b);
+    return b;
+  }
+
+  private resolve(path: string, list: boolean): number | undefined {
     const trimmed = list && path.endsWith('/') ? path.slice(0, -1) : undefined;
     const exact = this.exact.get(path) ?? (trimmed === undefined ? undefined : this.exact.get(trimmed));
     if (exact !== undefined) return exact;
@@ -165,6 +180,9 @@ export class Acl {
     return best?.bits;
   }
 }
+
+/** Paths remembered per Acl. */
+const MEMO_ENTRIES = 4096;
 
 /**
  * Root-protected paths (reference/secrets.md §5.2): every operation on them also needs
