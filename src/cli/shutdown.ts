@@ -1,4 +1,5 @@
 /**
+ * Waiting for the signal that stops a long-running command.
  * @module
  */
 import type { App } from './context.js';

@@ -28,15 +28,13 @@ import {
 import { ALL_ENGINES, engineFor } from './engines.js';
 import { canonicalNamespace } from './namespace/registry.js';
 import { renderBare, renderError, renderResult } from './envelope.js';
-import type { SecretsNode } from './node.js';
+import { VERSION, type SecretsNode } from './node.js';
 import { sealTable, type SysRequest } from './sys/seal.routes.js';
 import type { SecretsRequest, SecretsResult } from './types.js';
 
 type Path = CompiledPath<SecretsRequest, SecretsResult>;
 type OpSpec = OperationSpec<SecretsRequest, SecretsResult>;
 
-/** Version reported in OpenAPI documents. */
-const API_VERSION = '0.1.0';
 
 /** Go's `strconv.ParseBool`, used by the reference for `?list=` (reference/secrets.md §1.2). */
 function parseBool(name: string, v: string | null): boolean {
@@ -211,7 +209,7 @@ export class SecretsHttp implements HttpService {
 
   /** `?help=1`: help text and an OpenAPI fragment for the path and the paths beneath it (spec 000 "Help response"). */
   private help(full: string, routed: string, description: string, paths: readonly Path[], matched?: Path): HttpResponse {
-    const info = { title: 'Cairn secrets service API', description: 'HTTP API of the secrets service. All API routes are prefixed with `/v1/`.', version: API_VERSION };
+    const info = { title: 'Cairn secrets service API', description: 'HTTP API of the secrets service. All API routes are prefixed with `/v1/`.', version: VERSION };
     const under = pathsUnder(paths, routed);
     if (routed === '') return renderBare(200, { help: helpForRoot(description, paths), see_also: null, openapi: openapiDocument(under, info) });
     if (under.size === 0) throw unsupportedPath(full);

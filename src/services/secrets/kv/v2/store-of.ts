@@ -1,4 +1,5 @@
 /**
+ * The one way route handlers reach KV v2 state: the store of the request's mount.
  * @module
  */
 import type { SecretsRequest } from '../../types.js';
