@@ -63,6 +63,21 @@ describe('cairn CLI against a real server', () => {
     assert.equal((await cairn('delete', 'kv1/legacy')).code, 0);
   });
 
+  it('kv commands on a KV version 1 mount use the plain paths', async () => {
+    await call(s.url, 'POST', '/v1/sys/mounts/legacy', { token: s.rootToken, body: { type: 'kv', options: { version: '1' } } });
+    assert.equal((await cairn('kv', 'put', 'legacy/app', 'user=bob')).code, 0);
+    assert.deepEqual((await call(s.url, 'GET', '/v1/legacy/app', { token: s.rootToken })).json.data, { user: 'bob' });
+    const got = await cairn('kv', 'get', '-format=json', 'legacy/app');
+    assert.deepEqual(JSON.parse(got.stdout).data, { user: 'bob' });
+    assert.equal((await cairn('kv', 'get', '-field=user', 'legacy/app')).stdout.trim(), 'bob');
+    assert.deepEqual(JSON.parse((await cairn('kv', 'list', '-format=json', 'legacy')).stdout), ['app']);
+    const undelete = await cairn('kv', 'undelete', '-versions=1', 'legacy/app');
+    assert.equal(undelete.code, 2);
+    assert.match(undelete.stderr, /KV version 2/);
+    assert.equal((await cairn('kv', 'delete', 'legacy/app')).code, 0);
+    assert.equal((await call(s.url, 'GET', '/v1/legacy/app', { token: s.rootToken })).status, 404);
+  });
+
   it('token create and lookup', async () => {
     const c = await cairn('token', 'create', '-policy=default', '-ttl=1h', '-format=json');
     assert.equal(c.code, 0, c.stderr);

@@ -68,6 +68,16 @@ export class SysClient {
     await this.client.write(`sys/mounts/${path.replace(/^\/+|\/+$/g, '')}`, body);
   }
 
+  /**
+   * The mount serving `path` (`GET sys/internal/ui/mounts/<path>`): its type, options
+   * (`{"version":"2"}` for KV v2) and mount `path`; `undefined` when no engine serves it.
+   * Throws 403 when the token holds no capability on the path.
+   */
+  async mountOf(path: string): Promise<(MountInfo & { path: string }) | undefined> {
+    const res = await this.client.read<MountInfo & { path: string }>(`sys/internal/ui/mounts/${path.replace(/^\/+|\/+$/g, '')}`);
+    return res?.data ?? undefined;
+  }
+
   /** Unmounts `path` and deletes all its data (`DELETE sys/mounts/<path>`, 204, idempotent). */
   async disableMount(path: string): Promise<void> {
     await this.client.delete(`sys/mounts/${path.replace(/^\/+|\/+$/g, '')}`);

@@ -59,6 +59,20 @@ describe('sys/mounts', () => {
   });
 });
 
+describe('sys/internal/ui/mounts', () => {
+  it('tells a client which KV version serves a path it may use, and nothing else', async () => {
+    const v2 = await s.call('GET', '/v1/sys/internal/ui/mounts/secret/app/db');
+    assert.equal(v2.status, 200);
+    assert.equal(v2.json.data.path, 'secret/');
+    assert.deepEqual(v2.json.data.options, { version: '2' });
+    await s.call('PUT', '/v1/sys/policies/acl/app-only', { body: { policy: 'path "secret/data/app/*" { capabilities = ["read"] }' } });
+    const tok = (await s.call('POST', '/v1/auth/token/create', { body: { policies: ['app-only'] } })).json.auth.client_token;
+    assert.equal((await s.call('GET', '/v1/sys/internal/ui/mounts/secret/app/db', { token: tok })).status, 200);
+    assert.equal((await s.call('GET', '/v1/sys/internal/ui/mounts/secret/other', { token: tok })).status, 403);
+    assert.equal((await s.call('GET', '/v1/sys/internal/ui/mounts/nowhere/x')).status, 404);
+  });
+});
+
 describe('KV version 1', () => {
   before(async () => {
     await s.call('POST', '/v1/sys/mounts/kv1', { body: { type: 'kv', options: { version: '1' } } });

@@ -10,6 +10,7 @@ import { UsageError, parseNonNegativeInt, parseVersions, splitMountPath } from '
 import { type App, type CommandContext, leaf, printField, printPath, readDataArgs } from '../context.js';
 import { fieldOf, keyValueTable, sectionHeader } from '../format.js';
 import { addKvMetadataCommands } from './kv-metadata.js';
+import { deleteV1, getV1, isKvV1, listV1, putV1, v2Only } from './kv-v1.js';
 
 function mountPath(ctx: CommandContext, allowEmpty = false) {
   const arg = ctx.args[0];
@@ -23,6 +24,7 @@ async function put(ctx: CommandContext): Promise<number> {
   const { mount, path } = mountPath(ctx);
   const data = await readDataArgs(ctx, dataArgs);
   const cas = ctx.opts.cas === undefined ? undefined : parseNonNegativeInt(String(ctx.opts.cas), 'cas');
+  if (await isKvV1(ctx, mount, path)) return putV1(ctx, mount, path, data);
   const kv = ctx.client().kv(mount);
   const res = await kv.putEnvelope(path, data, { cas });
   const fullPath = kv.pathOf('data', path);
@@ -44,6 +46,7 @@ async function put(ctx: CommandContext): Promise<number> {
 async function get(ctx: CommandContext): Promise<number> {
   const { mount, path } = mountPath(ctx);
   const version = ctx.opts.version === undefined ? undefined : parseNonNegativeInt(String(ctx.opts.version), 'version');
+  if (await isKvV1(ctx, mount, path)) return version === undefined ? getV1(ctx, mount, path) : v2Only('get -version');
   const kv = ctx.client().kv(mount);
   const fullPath = kv.pathOf('data', path);
   const res: SecretResponse<KvSecretData> | undefined = await kv.get(path, { version });
@@ -83,6 +86,7 @@ async function get(ctx: CommandContext): Promise<number> {
 
 async function list(ctx: CommandContext): Promise<number> {
   const { mount, path } = mountPath(ctx, true);
+  if (await isKvV1(ctx, mount, path)) return listV1(ctx, mount, path);
   const kv = ctx.client().kv(mount);
   const keys = await kv.list(path);
   if (keys.length === 0) {
@@ -96,6 +100,7 @@ async function list(ctx: CommandContext): Promise<number> {
 
 async function del(ctx: CommandContext): Promise<number> {
   const { mount, path } = mountPath(ctx);
+  if (await isKvV1(ctx, mount, path)) return deleteV1(ctx, mount, path);
   const kv = ctx.client().kv(mount);
   if (ctx.opts.versions === undefined) {
     await kv.delete(path);
@@ -112,6 +117,7 @@ function versionsCommand(op: 'undelete' | 'destroy') {
     const { mount, path } = mountPath(ctx);
     if (ctx.opts.versions === undefined) throw new UsageError(`no versions given: use -versions=1,2 to choose the versions to ${op}`);
     const versions = parseVersions(String(ctx.opts.versions));
+    if (await isKvV1(ctx, mount, path)) v2Only(op);
     const kv = ctx.client().kv(mount);
     await (op === 'undelete' ? kv.undelete(path, versions) : kv.destroy(path, versions));
     ctx.out(`Success! Data written to: ${kv.pathOf(op, path)}`);
@@ -121,7 +127,7 @@ function versionsCommand(op: 'undelete' | 'destroy') {
 
 /** Adds `kv` and its subcommands to `program`. */
 export function addKvCommands(app: App, program: Command): void {
-  const kv = program.command('kv').description('read and write secrets in a KV v2 engine');
+  const kv = program.command('kv').description('read and write secrets in a KV engine (version 2, or version 1 where the server says so)');
   const mountOpt = ['--mount <mount>', 'mount of the KV engine; PATH is then relative to it'] as const;
 
   leaf(app, kv.command('put').argument('<path>').argument('[data...]', 'key=value, key=@file, @file.json or - (JSON on stdin)'), put)

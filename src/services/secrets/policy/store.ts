@@ -48,6 +48,12 @@ path "auth/token/revoke-self" {
 path "sys/capabilities-self" {
     capabilities = ["update"]
 }
+
+# Allow clients (the CLI's kv commands) to learn a mount's type and KV version for a
+# path the token may use; the endpoint itself checks that access
+path "sys/internal/ui/mounts/*" {
+    capabilities = ["read"]
+}
 `;
 
 const PREFIX = 'sys/policy/';
