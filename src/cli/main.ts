@@ -13,6 +13,7 @@ import { UsageError, normalizeArgs } from './args.js';
 import { addAdminCommands } from './commands/admin.js';
 import { addDevCommand } from './commands/dev.js';
 import { addSecretsServerCommand } from './commands/secrets-server.js';
+import { addGatewayServerCommand } from './commands/gateway-server.js';
 import { addKvCommands } from './commands/kv.js';
 import { addReadWriteCommands } from './commands/read-write.js';
 import { addTokenCommands } from './commands/token.js';
@@ -33,6 +34,7 @@ export function buildProgram(app: App): Command {
   addAdminCommands(app, program);
   addDevCommand(app, program);
   addSecretsServerCommand(app, program);
+  addGatewayServerCommand(app, program);
   app.leaves.forEach(addGlobalOptions);
   return program;
 }

@@ -1,0 +1,197 @@
+/**
+ * The access gateway's configuration file (`cairn gateway server -config=FILE`), in the
+ * shape of the reference product (reference/gateway.md §1, §6; DESIGN.md "Configuration"):
+ *
+ * ```hcl
+ * controller {
+ *   name                            = "c1"
+ *   graceful_shutdown_wait_duration = "10s"
+ * }
+ * worker {
+ *   name              = "w1"
+ *   initial_upstreams = ["127.0.0.1:9201"]
+ * }
+ * listener "tcp" { purpose = "api"     tls_disable = true }   # 127.0.0.1:9200
+ * listener "tcp" { purpose = "cluster" }                      # 127.0.0.1:9201
+ * listener "tcp" { purpose = "ops"     tls_disable = true }   # 127.0.0.1:9203/health
+ * ```
+ *
+ * One file runs a controller, a worker, or both. Every error names file, line and key.
+ *
+ * @module
+ */
+import type { ListenerOptions } from '../../kernel/http/index.js';
+import { blockError, cfg, ConfigError, loadConfigFile, parseConfig, type BlockAt, type ConfigOf } from '../../kernel/config/index.js';
+
+/** What a listener serves (reference/gateway.md §1). */
+export type ListenerPurpose = 'api' | 'cluster' | 'proxy' | 'ops';
+
+/** Default port per purpose, used when `address` is omitted or has no port (reference/gateway.md §1). */
+export const DEFAULT_PORTS: Readonly<Record<ListenerPurpose, number>> = { api: 9200, cluster: 9201, proxy: 9202, ops: 9203 };
+
+/** Port an upstream without a port is dialled on (reference/gateway.md §7). */
+export const DEFAULT_UPSTREAM_PORT = 9201;
+
+const listenerKeys = {
+  purpose: cfg.string({ enum: ['api', 'cluster', 'proxy', 'ops'], required: true, doc: 'what the listener serves' }),
+  address: cfg.string({ doc: 'host or host:port; default 127.0.0.1 and the purpose\'s port; port 0 picks a free port' }),
+  tls_disable: cfg.bool({ default: false, doc: 'serve plain HTTP (api and ops listeners)' }),
+  tls_cert_file: cfg.string({ doc: 'PEM certificate (chain) file' }),
+  tls_key_file: cfg.string({ doc: 'PEM private key file' }),
+};
+
+/** The declared schema of the gateway's file (kernel/config/schema.ts). */
+export const gatewayServerSchema = {
+  controller: cfg.block({
+    name: cfg.string({ doc: 'controller name; generated (c_…) when empty' }),
+    description: cfg.string(),
+    graceful_shutdown_wait_duration: cfg.duration({ default: 0, min: 0, doc: 'after a shutdown signal, /health answers 503 this long before the controller stops' }),
+  }),
+  worker: cfg.block({
+    name: cfg.string({ doc: 'worker name; generated (w_…) when empty' }),
+    description: cfg.string(),
+    initial_upstreams: cfg.list('string', { doc: 'controller cluster addresses; default 127.0.0.1:9201, or the own cluster listener in a combined process' }),
+  }),
+  listener: cfg.labelled(listenerKeys, { labels: ['tcp'], repeated: true, doc: 'one block per listening address' }),
+};
+
+type Raw = ConfigOf<typeof gatewayServerSchema>;
+
+/** One `listener "tcp"` block, validated, with its address completed by purpose. */
+export interface GatewayListenerConfig {
+  readonly purpose: ListenerPurpose;
+  /** `host:port`; the default port of the purpose is filled in. */
+  readonly address: string;
+  /** PEM files for api/ops listeners; absent when `tls_disable = true` and always for cluster/proxy. */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  /** Where the block is, for later errors. */
+  readonly at: BlockAt;
+}
+
+/** The controller block. */
+export interface GatewayControllerConfig {
+  /** May be empty: the server generates one. */
+  readonly name: string;
+  readonly description?: string;
+  /** `graceful_shutdown_wait_duration` in milliseconds; 0 = stop at once (reference/gateway.md §5). */
+  readonly gracefulShutdownWaitMs: number;
+}
+
+/** The worker block. */
+export interface GatewayWorkerConfig {
+  /** May be empty: the server generates one. */
+  readonly name: string;
+  readonly description?: string;
+  /**
+   * `host:port` values (default port 9201 filled in). Empty when the file gave none: the
+   * server then uses 127.0.0.1:9201, or its own cluster listener in a combined process.
+   */
+  readonly initialUpstreams: readonly string[];
+}
+
+/** The gateway's configuration, validated and typed. */
+export interface GatewayServerConfig {
+  /** The file it was read from, as given. */
+  readonly file: string;
+  readonly controller?: GatewayControllerConfig;
+  readonly worker?: GatewayWorkerConfig;
+  readonly listeners: readonly GatewayListenerConfig[];
+  /**
+   * Whether the ops listeners serve `/health`: a controller with an `api` and an `ops`
+   * listener (spec 000 "Gateway health endpoint"), or a worker with an `ops` listener
+   * (reference/gateway.md §2, §4.3).
+   */
+  readonly healthEnabled: boolean;
+}
+
+/**
+ * Parses and checks a gateway config `text`; `file` names it in errors.
+ *
+ * @throws {ConfigError} naming file, line and key: schema violations (unknown keys, bad
+ *   durations, bad purposes), neither controller nor worker, a controller without a
+ *   `cluster` listener or with two, an api/ops listener without TLS files and without
+ *   `tls_disable = true`, a malformed address.
+ */
+export function parseGatewayServerConfig(text: string, file: string): GatewayServerConfig {
+  return fromRaw(parseConfig(text, file, gatewayServerSchema), file);
+}
+
+/** Reads and checks the file at `path` (see {@link parseGatewayServerConfig}). @throws {ConfigError} */
+export function loadGatewayServerConfig(path: string): GatewayServerConfig {
+  return fromRaw(loadConfigFile(path, gatewayServerSchema), path);
+}
+
+function fromRaw(raw: Raw, file: string): GatewayServerConfig {
+  if (!raw.controller && !raw.worker) {
+    throw new ConfigError([{ file, line: 1, key: undefined, message: 'the file needs a "controller" block, a "worker" block, or both' }]);
+  }
+  const listeners = raw.listener.map(({ body }) => listenerFrom(body));
+  const count = (p: ListenerPurpose) => listeners.filter((l) => l.purpose === p).length;
+  let controller: GatewayControllerConfig | undefined;
+  if (raw.controller) {
+    const c = raw.controller;
+    if (count('cluster') === 0) throw blockError(c.$at, undefined, 'a controller needs a listener "tcp" with purpose = "cluster"');
+    if (count('cluster') > 1) {
+      const second = listeners.filter((l) => l.purpose === 'cluster')[1];
+      throw blockError(second.at, 'purpose', 'only one listener with purpose = "cluster" is supported');
+    }
+    controller = { name: c.name ?? '', description: c.description, gracefulShutdownWaitMs: c.graceful_shutdown_wait_duration * 1000 };
+  }
+  let worker: GatewayWorkerConfig | undefined;
+  if (raw.worker) {
+    const w = raw.worker;
+    const upstreams = (w.initial_upstreams ?? []).map((u) => {
+      try {
+        return withPort(u, DEFAULT_UPSTREAM_PORT);
+      } catch (err) {
+        throw blockError(w.$at, 'initial_upstreams', `"initial_upstreams": ${(err as Error).message}`);
+      }
+    });
+    worker = { name: w.name ?? '', description: w.description, initialUpstreams: upstreams };
+  }
+  const healthEnabled = count('ops') > 0 && ((controller !== undefined && count('api') > 0) || worker !== undefined);
+  return { file, controller, worker, listeners, healthEnabled };
+}
+
+function listenerFrom(l: Raw['listener'][number]['body']): GatewayListenerConfig {
+  const purpose = l.purpose;
+  let address: string;
+  try {
+    address = withPort(l.address ?? '127.0.0.1', DEFAULT_PORTS[purpose]);
+  } catch (err) {
+    throw blockError(l.$at, 'address', `"address": ${(err as Error).message}`);
+  }
+  let tls: GatewayListenerConfig['tls'];
+  if ((purpose === 'api' || purpose === 'ops') && !l.tls_disable) {
+    // reference/gateway.md §1: TLS unless disabled, and then a certificate is required.
+    if (!l.tls_cert_file || !l.tls_key_file) {
+      const key = !l.tls_cert_file ? 'tls_cert_file' : 'tls_key_file';
+      throw blockError(l.$at, undefined, `tls not disabled for listener at address "${address}" with purpose "${purpose}" but no "${key}" supplied`);
+    }
+    tls = { certFile: l.tls_cert_file, keyFile: l.tls_key_file };
+  }
+  return { purpose, address, tls, at: l.$at };
+}
+
+/**
+ * `host` → `host:port`, `host:port` kept, `[v6]` → `[v6]:port`, bare IPv6 → `[v6]:port`.
+ * @throws {Error} on an empty address or a port that is not 0–65535.
+ */
+export function withPort(address: string, port: number): string {
+  const a = address.trim();
+  if (a === '') throw new Error('empty address');
+  let host = a;
+  let p: string | undefined;
+  const v6 = /^\[([^\]]+)\](?::(.*))?$/.exec(a);
+  if (v6) [host, p] = [`[${v6[1]}]`, v6[2]];
+  else if ((a.match(/:/g) ?? []).length === 1) [host, p] = a.split(':') as [string, string];
+  else if (a.includes(':')) host = `[${a}]`;
+  if (p === undefined) return `${host}:${port}`;
+  if (!/^\d{1,5}$/.test(p) || Number(p) > 65535) throw new Error(`invalid port in "${address}"`);
+  return `${host}:${Number(p)}`;
+}
+
+/** Kernel listener options for an api or ops listener. */
+export function toListenerOptions(l: GatewayListenerConfig): ListenerOptions {
+  return { address: l.address, tls: l.tls };
+}

@@ -1,0 +1,60 @@
+/**
+ * The ops listener's HTTP service: `GET /health` (spec 000 "Gateway health endpoint";
+ * reference/gateway.md §2–§4). Everything else is 404, like the reference's Go mux.
+ *
+ * - Controller process: 200 `{}`; 503 `{}` once shutdown began (a one-way switch).
+ * - Worker-only process: always 200.
+ * - `?worker_info=1` (Go `ParseBool`) with a worker in the process adds
+ *   `worker_process_info` (proto field names; `active_session_count` emitted even when 0).
+ * - Health not enabled (no controller with api+ops, no worker): `/health` is 404 too.
+ *
+ * @module
+ */
+import { CairnError, type HttpRequest, type HttpResponse, type HttpService } from '../../kernel/http/index.js';
+import type { WorkerHealthInfo } from './worker.js';
+
+/** What the health service reads. */
+export interface HealthSource {
+  /** Whether `/health` is served at all (config: `healthEnabled`). */
+  readonly enabled: boolean;
+  /** Present when a controller runs here: true once it is shutting down (→ 503). */
+  readonly controllerShuttingDown?: () => boolean;
+  /** Present when a worker runs here. */
+  readonly workerInfo?: () => WorkerHealthInfo;
+}
+
+const JSON_TYPE = { 'Content-Type': 'application/json' };
+const TRUE = ['1', 't', 'T', 'TRUE', 'true', 'True'];
+const FALSE = ['0', 'f', 'F', 'FALSE', 'false', 'False'];
+
+/** The ops listener's {@link HttpService} for `source`. */
+export function opsService(source: HealthSource): HttpService {
+  const controller = source.controllerShuttingDown !== undefined;
+  return {
+    async handle(req: HttpRequest): Promise<HttpResponse> {
+      if (req.path !== '/health' || !source.enabled) {
+        return { status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: '404 page not found\n' };
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD') throw new CairnError('method_not_allowed', 'Method Not Allowed');
+      const raw = req.query.get('worker_info');
+      let workerInfo = false;
+      if (raw !== null) {
+        if (TRUE.includes(raw)) workerInfo = true;
+        else if (!FALSE.includes(raw)) {
+          throw new CairnError('bad_request', `parsing field "worker_info": strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`);
+        }
+      }
+      const body: { worker_process_info?: WorkerHealthInfo } = {};
+      if (workerInfo && source.workerInfo) body.worker_process_info = source.workerInfo();
+      const status = controller && source.controllerShuttingDown?.() ? 503 : 200;
+      return { status, headers: JSON_TYPE, body: JSON.stringify(body) };
+    },
+    renderError(err: CairnError): HttpResponse {
+      // Controller: the reference's API error JSON; worker: grpc-gateway's (reference/gateway.md §4.1, §4.3).
+      const body = controller
+        ? { kind: err.status === 400 ? 'InvalidArgument' : err.status === 405 ? 'MethodNotAllowed' : 'Internal', message: err.message }
+        : { code: err.status === 400 ? 3 : err.status === 405 ? 12 : 13, message: err.message, details: [] };
+      return { status: err.status, headers: JSON_TYPE, body: JSON.stringify(body) };
+    },
+  };
+}

@@ -1,0 +1,157 @@
+/**
+ * Runs the access gateway from its validated config: a controller (cluster gRPC server,
+ * api listeners), a worker (channel to its upstream), or both, plus the ops listeners
+ * serving `/health` (spec 000 "Gateway health endpoint"; reference/gateway.md §2, §5, §7).
+ *
+ * Shutdown (reference/gateway.md §5): with a controller and health served on an ops
+ * listener, `/health` answers 503 at once and the gateway waits
+ * `graceful_shutdown_wait_duration` while everything else keeps working; then the
+ * worker drains (state `shutdown`, one last status report), then the controller's
+ * servers stop, then the ops listeners.
+ *
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { CairnError, listen, type HttpResponse, type HttpService, type Listener } from '../../kernel/http/index.js';
+import type { Logger } from '../../kernel/log/logger.js';
+import { startClusterServer, type ClusterServer } from './cluster.js';
+import { toListenerOptions, type GatewayServerConfig, type ListenerPurpose } from './config.js';
+import { opsService } from './health.js';
+import { Worker } from './worker.js';
+
+/** Options of {@link startGateway}. */
+export interface GatewayOptions {
+  readonly config: GatewayServerConfig;
+  readonly log: Logger;
+  /** Worker status interval in ms (tests shorten it); default 2000. */
+  readonly statusIntervalMs?: number;
+}
+
+/** One bound listener: `url` is `http(s)://host:port` for api/ops, `host:port` for cluster. */
+export interface BoundListener {
+  readonly purpose: ListenerPurpose;
+  readonly url: string;
+}
+
+/** A running gateway. */
+export interface Gateway {
+  /** Controller name (generated `c_…` when the file gave none); absent without a controller. */
+  readonly controllerName?: string;
+  /** The controller's cluster gRPC server (workers it knows, its address). */
+  readonly cluster?: ClusterServer;
+  readonly worker?: Worker;
+  /** Every started listener in config order (proxy listeners are not started yet). */
+  readonly listeners: readonly BoundListener[];
+  /** Whether `/health` answers 503 (controller shutdown began). */
+  readonly shuttingDown: boolean;
+  /** The graceful path of §5; resolves when everything is closed. Idempotent. */
+  shutdown(): Promise<void>;
+  /** Cuts a running grace wait short (a second interrupt). */
+  force(): void;
+}
+
+const apiNotFound: HttpService = {
+  // The controller REST API is not built yet: every path is 404 in the reference's error style.
+  async handle(req): Promise<HttpResponse> {
+    throw new CairnError('not_found', `path ${req.path} not found`);
+  },
+  renderError(err) {
+    const kind = err.status === 404 ? 'NotFound' : 'Internal';
+    return { status: err.status, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ kind, message: err.message }) };
+  },
+};
+
+const genName = (prefix: string) => `${prefix}_${randomBytes(5).toString('hex')}`;
+
+/**
+ * Starts every configured part. Errors: rejects when a listener cannot bind (whatever
+ * started is closed first).
+ */
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const { config, log } = options;
+  const listeners: BoundListener[] = [];
+  const closers: Array<() => Promise<void>> = [];
+  const opsListeners: Listener[] = [];
+  let cluster: ClusterServer | undefined;
+  let worker: Worker | undefined;
+  let shuttingDown = false;
+  let controllerName: string | undefined;
+  const record = (purpose: ListenerPurpose, url: string) => {
+    listeners.push({ purpose, url });
+    log.info({ purpose, url }, 'gateway listening');
+  };
+  try {
+    if (config.controller) {
+      controllerName = config.controller.name || genName('c');
+      const clusterConf = config.listeners.find((l) => l.purpose === 'cluster')!;
+      cluster = await startClusterServer({ address: clusterConf.address });
+      const c = cluster;
+      closers.push(() => c.close());
+      for (const l of config.listeners.filter((x) => x.purpose === 'api')) {
+        const api = await listen(toListenerOptions(l), apiNotFound, log);
+        closers.push(() => api.close());
+        record('api', api.url);
+      }
+      record('cluster', cluster.address);
+      log.info({ name: controllerName }, 'gateway controller started');
+    }
+    if (config.worker) {
+      const upstream = config.worker.initialUpstreams[0] ?? cluster?.address ?? '127.0.0.1:9201';
+      worker = new Worker({ name: config.worker.name || genName('w'), upstream, log, statusIntervalMs: options.statusIntervalMs });
+      worker.start();
+      log.info({ name: worker.name, upstream }, 'gateway worker started');
+      for (const l of config.listeners.filter((x) => x.purpose === 'proxy')) {
+        log.warn({ address: l.address }, 'proxy listener not started: sessions are not implemented yet');
+      }
+    }
+    const w = worker;
+    const health = opsService({
+      enabled: config.healthEnabled,
+      controllerShuttingDown: config.controller ? () => shuttingDown : undefined,
+      workerInfo: w ? () => w.healthInfo() : undefined,
+    });
+    for (const l of config.listeners.filter((x) => x.purpose === 'ops')) {
+      const ops = await listen(toListenerOptions(l), health, log);
+      opsListeners.push(ops);
+      record('ops', ops.url);
+    }
+  } catch (err) {
+    await worker?.shutdown();
+    await Promise.allSettled([...closers, ...opsListeners.map((o) => () => o.close())].map((c) => c()));
+    throw err;
+  }
+
+  let wake: (() => void) | undefined;
+  let done: Promise<void> | undefined;
+  const stop = async () => {
+    const waitMs = config.controller?.gracefulShutdownWaitMs ?? 0;
+    if (config.controller && config.healthEnabled) {
+      shuttingDown = true;
+      if (waitMs > 0) {
+        log.info({ wait_ms: waitMs }, `health is enabled, waiting ${waitMs / 1000}s before shutdown`);
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, waitMs);
+          wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+      }
+    }
+    log.info('gateway shutdown triggered');
+    await worker?.gracefulShutdown();
+    await Promise.allSettled(closers.map((c) => c()));
+    await Promise.allSettled(opsListeners.map((o) => o.close()));
+  };
+  return {
+    controllerName,
+    cluster,
+    worker,
+    listeners,
+    get shuttingDown() {
+      return shuttingDown;
+    },
+    shutdown: () => (done ??= stop()),
+    force: () => wake?.(),
+  };
+}

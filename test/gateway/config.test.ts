@@ -1,0 +1,107 @@
+/**
+ * The gateway config file (services/gateway/config.ts): defaults by purpose, the
+ * `/health` rule of spec 000 "Gateway health endpoint", and errors naming file:line:key.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError } from '../../src/kernel/config/index.js';
+import { parseGatewayServerConfig, withPort } from '../../src/services/gateway/config.js';
+
+const parse = (text: string) => parseGatewayServerConfig(text, 'gw.hcl');
+const errorOf = (text: string): string => {
+  try {
+    parse(text);
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, String(err));
+    return err.message;
+  }
+  assert.fail('expected a ConfigError');
+};
+
+const CONTROLLER = `controller {
+  name = "c1"
+  graceful_shutdown_wait_duration = "10s"
+}
+listener "tcp" {
+  purpose     = "api"
+  tls_disable = true
+}
+listener "tcp" {
+  purpose = "cluster"
+}
+listener "tcp" {
+  purpose     = "ops"
+  tls_disable = true
+}
+`;
+
+describe('gateway config', () => {
+  it('reads the reference controller example with default addresses per purpose', () => {
+    const c = parse(CONTROLLER);
+    assert.deepEqual(c.controller, { name: 'c1', description: undefined, gracefulShutdownWaitMs: 10_000 });
+    assert.equal(c.worker, undefined);
+    assert.deepEqual(
+      c.listeners.map((l) => [l.purpose, l.address, l.tls]),
+      [
+        ['api', '127.0.0.1:9200', undefined],
+        ['cluster', '127.0.0.1:9201', undefined],
+        ['ops', '127.0.0.1:9203', undefined],
+      ],
+    );
+    assert.equal(c.healthEnabled, true);
+  });
+
+  it('graceful_shutdown_wait_duration defaults to 0 and accepts seconds as a number', () => {
+    assert.equal(parse(CONTROLLER.replace(/ {2}graceful.*\n/, '')).controller?.gracefulShutdownWaitMs, 0);
+    assert.equal(parse(CONTROLLER.replace('"10s"', '3')).controller?.gracefulShutdownWaitMs, 3000);
+  });
+
+  it('worker: upstreams get port 9201; none given stays empty (server picks the default)', () => {
+    const w = parse(`worker {\n  name = "w1"\n  initial_upstreams = ["10.0.0.10", "ctl:9300", "[::1]"]\n}\nlistener "tcp" {\n  purpose = "proxy"\n}\n`);
+    assert.deepEqual(w.worker?.initialUpstreams, ['10.0.0.10:9201', 'ctl:9300', '[::1]:9201']);
+    assert.equal(w.listeners[0].address, '127.0.0.1:9202');
+    assert.equal(w.healthEnabled, false, 'no ops listener');
+    assert.deepEqual(parse('worker {}\n').worker, { name: '', description: undefined, initialUpstreams: [] });
+  });
+
+  it('/health needs a controller with api and ops listeners, or a worker with an ops listener', () => {
+    assert.equal(parse(CONTROLLER.replace(/listener "tcp" \{\n {2}purpose {5}= "ops"[^}]*\}\n/, '')).healthEnabled, false);
+    assert.equal(parse(CONTROLLER.replace(/listener "tcp" \{\n {2}purpose {5}= "api"[^}]*\}\n/, '')).healthEnabled, false);
+    assert.equal(parse(`${CONTROLLER.replace(/listener "tcp" \{\n {2}purpose {5}= "api"[^}]*\}\n/, '')}worker {}\n`).healthEnabled, true);
+  });
+
+  it('an address with a host only gets the purpose port; port 0 is kept', () => {
+    const c = parse(CONTROLLER.replace('purpose = "cluster"', 'purpose = "cluster"\n  address = "0.0.0.0"').replace('purpose     = "ops"', 'purpose = "ops"\n  address = "127.0.0.1:0"'));
+    assert.deepEqual(c.listeners.map((l) => l.address), ['127.0.0.1:9200', '0.0.0.0:9201', '127.0.0.1:0']);
+  });
+
+  it('errors name file, line and key', () => {
+    assert.equal(errorOf(CONTROLLER.replace('name = "c1"', 'nmae = "c1"')), 'gw.hcl:2: unknown key "nmae" in controller');
+    assert.match(errorOf(CONTROLLER.replace('"10s"', '"10 seconds"')), /^gw\.hcl:3: "graceful_shutdown_wait_duration" must be a duration/);
+    assert.match(errorOf(CONTROLLER.replace('"10s"', '"-5s"')), /^gw\.hcl:3: "graceful_shutdown_wait_duration" must be at least 0s/);
+    assert.equal(errorOf(CONTROLLER.replace('purpose = "cluster"', 'purpose = "clutser"')), 'gw.hcl:10: "purpose" must be one of api, cluster, proxy, ops (got "clutser")');
+    assert.equal(errorOf(CONTROLLER.replace('purpose = "cluster"', 'adress = "x"')), 'gw.hcl:9: missing required key "purpose" in listener "tcp"');
+    assert.equal(errorOf(`${CONTROLLER}listener "unix" {\n  purpose = "ops"\n}\n`), 'gw.hcl:16: unknown listener type "unix": expected tcp');
+    assert.equal(errorOf(`${CONTROLLER}worker {\n  initial_upstreams = "x"\n}\n`), 'gw.hcl:17: "initial_upstreams" must be a list of strings');
+    assert.equal(errorOf(`${CONTROLLER}bogus = 1\n`), 'gw.hcl:16: unknown key "bogus"');
+  });
+
+  it('semantic errors: no controller/worker, controller without cluster listener, TLS files, bad address', () => {
+    assert.equal(errorOf('listener "tcp" {\n  purpose = "ops"\n}\n'), 'gw.hcl:1: the file needs a "controller" block, a "worker" block, or both');
+    assert.equal(errorOf('\ncontroller {}\n'), 'gw.hcl:2: a controller needs a listener "tcp" with purpose = "cluster"');
+    assert.equal(
+      errorOf(CONTROLLER.replace('purpose     = "api"\n  tls_disable = true', 'purpose     = "api"')),
+      'gw.hcl:5: tls not disabled for listener at address "127.0.0.1:9200" with purpose "api" but no "tls_cert_file" supplied',
+    );
+    assert.equal(errorOf(CONTROLLER.replace('purpose = "cluster"', 'purpose = "cluster"\n  address = "127.0.0.1:99999"')), 'gw.hcl:11: "address": invalid port in "127.0.0.1:99999"');
+    assert.equal(errorOf(`${CONTROLLER}listener "tcp" {\n  purpose = "cluster"\n}\n`), 'gw.hcl:17: only one listener with purpose = "cluster" is supported');
+  });
+
+  it('withPort', () => {
+    assert.equal(withPort('h', 1), 'h:1');
+    assert.equal(withPort('h:0', 1), 'h:0');
+    assert.equal(withPort('::1', 9), '[::1]:9');
+    assert.equal(withPort('[::1]:8', 9), '[::1]:8');
+    assert.throws(() => withPort('h:x', 1), /invalid port/);
+  });
+});

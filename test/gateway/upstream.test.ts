@@ -1,0 +1,113 @@
+/**
+ * A real worker channel against a real controller `Cluster` gRPC server on loopback:
+ * `upstream_connection_state` follows the channel (spec 000 "Upstream connection state
+ * of a worker"; reference/ecosystem.md §8), the controller tracks workers, a draining
+ * worker reports `shutdown`; and the ops `/health` service's reply shapes
+ * (reference/gateway.md §4). States are polled with deadlines, never assumed.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { silentLogger } from '../../src/kernel/log/logger.js';
+import type { HttpRequest } from '../../src/kernel/http/index.js';
+import { startClusterServer, type ClusterServer, type WorkerStatus } from '../../src/services/gateway/cluster.js';
+import { opsService } from '../../src/services/gateway/health.js';
+import { Worker, type UpstreamConnectionState } from '../../src/services/gateway/worker.js';
+
+const log = silentLogger();
+
+/** Polls `read` every 20 ms until `ok(value)`; fails after `ms` naming the values seen. */
+async function waitFor<T>(read: () => T, ok: (v: T) => boolean, ms = 10_000): Promise<T[]> {
+  const seen: T[] = [];
+  const end = performance.now() + ms;
+  for (;;) {
+    const v = read();
+    if (seen.at(-1) !== v) seen.push(v);
+    if (ok(v)) return seen;
+    if (performance.now() > end) assert.fail(`condition not met within ${ms} ms; values seen: ${seen.join(' → ')}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('worker upstream connection', { timeout: 15_000 }, () => {
+  const cleanup: Array<() => Promise<void>> = [];
+  after(async () => {
+    for (const c of cleanup.reverse()) await c();
+  });
+
+  it('READY with a controller; leaves READY for TRANSIENT_FAILURE when it stops; READY again when it returns', async () => {
+    let controller: ClusterServer = await startClusterServer({ address: '127.0.0.1:0' });
+    cleanup.push(() => controller.close(0));
+    const worker = new Worker({ name: 'w1', upstream: controller.address, log, statusIntervalMs: 200 });
+    cleanup.push(() => worker.shutdown());
+    assert.equal(worker.state, 'unknown');
+    assert.equal(worker.upstreamConnectionState(), 'IDLE', 'no call yet');
+    worker.start();
+    assert.equal(worker.state, 'active');
+
+    await waitFor(() => worker.upstreamConnectionState(), (s) => s === 'READY');
+    await waitFor(() => controller.workers.get('w1')?.state, (s) => s === 'active');
+    assert.equal(controller.workers.get('w1')?.sessionCount, 0);
+
+    const port = controller.port;
+    await controller.close(0);
+    const seen = await waitFor(() => worker.upstreamConnectionState(), (s) => s === 'TRANSIENT_FAILURE');
+    assert.equal(seen[0], 'READY');
+    const allowed: UpstreamConnectionState[] = ['READY', 'IDLE', 'CONNECTING', 'TRANSIENT_FAILURE'];
+    assert.ok(seen.every((s) => allowed.includes(s)), seen.join(' → '));
+    // Stays failed while status calls fail (it may pass through CONNECTING between retries).
+    await new Promise((r) => setTimeout(r, 500));
+    assert.notEqual(worker.upstreamConnectionState(), 'READY');
+
+    controller = await startClusterServer({ address: `127.0.0.1:${port}` });
+    await waitFor(() => worker.upstreamConnectionState(), (s) => s === 'READY');
+    await waitFor(() => controller.workers.has('w1'), (x) => x);
+  });
+
+  it('graceful shutdown: state shutdown, one last report with state "shutdown", channel SHUTDOWN', async () => {
+    const reports: WorkerStatus[] = [];
+    const controller = await startClusterServer({ address: '127.0.0.1:0', onStatus: (s) => reports.push(s) });
+    cleanup.push(() => controller.close(0));
+    const worker = new Worker({ name: 'w2', upstream: controller.address, log, statusIntervalMs: 200 });
+    worker.start();
+    await waitFor(() => worker.upstreamConnectionState(), (s) => s === 'READY');
+    const draining = worker.gracefulShutdown();
+    assert.equal(worker.state, 'shutdown');
+    assert.equal(worker.healthInfo().state, 'shutdown');
+    await draining;
+    assert.equal(reports.at(-1)?.state, 'shutdown');
+    assert.equal(controller.workers.get('w2')?.state, 'shutdown');
+    assert.equal(worker.upstreamConnectionState(), 'SHUTDOWN');
+  });
+});
+
+const get = (path: string, method = 'GET'): HttpRequest => {
+  const url = new URL(path, 'http://x');
+  return { id: '1', method, path: url.pathname, query: url.searchParams, headers: {}, body: Buffer.alloc(0), remoteAddress: '', tls: false };
+};
+const INFO = { state: 'active', active_session_count: 0, upstream_connection_state: 'READY' } as const;
+
+describe('ops /health service', () => {
+  it('controller: {} with 200, 503 once shutting down; worker_info only with an in-process worker', async () => {
+    let down = false;
+    const alone = opsService({ enabled: true, controllerShuttingDown: () => down });
+    assert.deepEqual(await alone.handle(get('/health')), { status: 200, headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    assert.equal((await alone.handle(get('/health?worker_info=1'))).body, '{}');
+    down = true;
+    assert.equal((await alone.handle(get('/health'))).status, 503);
+    const combined = opsService({ enabled: true, controllerShuttingDown: () => down, workerInfo: () => INFO });
+    const r = await combined.handle(get('/health?worker_info=true'));
+    assert.equal(r.status, 503);
+    assert.equal(r.body, '{"worker_process_info":{"state":"active","active_session_count":0,"upstream_connection_state":"READY"}}');
+    assert.equal((await combined.handle(get('/health?worker_info=0'))).body, '{}');
+  });
+
+  it('worker only: always 200; bad worker_info is 400; other paths and disabled health are 404', async () => {
+    const w = opsService({ enabled: true, workerInfo: () => ({ ...INFO, state: 'shutdown' }) });
+    assert.deepEqual(JSON.parse(String((await w.handle(get('/health?worker_info=1'))).body)), { worker_process_info: { ...INFO, state: 'shutdown' } });
+    assert.equal((await w.handle(get('/health'))).body, '{}');
+    await assert.rejects(w.handle(get('/health?worker_info=maybe')), (err: { status: number }) => err.status === 400);
+    await assert.rejects(w.handle(get('/health', 'POST')), (err: { status: number }) => err.status === 405);
+    for (const p of ['/health/', '/health/x', '/metricz', '/']) assert.equal((await w.handle(get(p))).status, 404, p);
+    assert.equal((await opsService({ enabled: false, controllerShuttingDown: () => false }).handle(get('/health'))).status, 404);
+  });
+});
