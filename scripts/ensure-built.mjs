@@ -3,7 +3,7 @@
 // than package-lock.json, and rebuilds dist/ when any source file is newer than it.
 // Used by `npm run dev`, `npm test` and `npm run bench` so one command works on a clone.
 import { execSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
@@ -16,14 +16,41 @@ function newest(dir) {
   return t;
 }
 
-const installed = 'node_modules/.package-lock.json';
-if (!existsSync(installed) || mtime('package-lock.json') > mtime(installed)) {
-  console.error('cairn: installing npm packages (first run compiles better-sqlite3, about a minute)…');
-  execSync('npm ci --no-audit --no-fund', { stdio: ['ignore', 'inherit', 'inherit'] });
+/**
+ * Runs `fn` holding a lock directory, so that two commands started at once (two `npm
+ * test` in one checkout) do not run `npm ci` over each other: the second waits, then
+ * finds the work done. A lock older than 10 minutes is taken as left by a killed run.
+ */
+function locked(fn) {
+  const lock = '.cairn-setup.lock';
+  const waitUntil = Date.now() + 15 * 60_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (Date.now() - mtime(lock) > 10 * 60_000) rmdirSync(lock);
+      else if (Date.now() > waitUntil) throw new Error(`${lock} is held by another run`);
+      else execSync('sleep 1');
+    }
+  }
+  try {
+    fn();
+  } finally {
+    rmdirSync(lock);
+  }
 }
-const stamp = 'dist/.built';
-if (mtime(stamp) < Math.max(newest('src'), mtime('tsconfig.json'), mtime('package-lock.json'))) {
-  console.error('cairn: building…');
-  execSync('npx tsc -p tsconfig.json', { stdio: ['ignore', 'inherit', 'inherit'] });
-  writeFileSync(stamp, String(Date.now()));
-}
+
+locked(() => {
+  const installed = 'node_modules/.package-lock.json';
+  if (!existsSync(installed) || mtime('package-lock.json') > mtime(installed)) {
+    console.error('cairn: installing npm packages (first run compiles better-sqlite3, about a minute)…');
+    execSync('npm ci --no-audit --no-fund', { stdio: ['ignore', 'inherit', 'inherit'] });
+  }
+  const stamp = 'dist/.built';
+  if (mtime(stamp) < Math.max(newest('src'), mtime('tsconfig.json'), mtime('package-lock.json'))) {
+    console.error('cairn: building…');
+    execSync('npx tsc -p tsconfig.json', { stdio: ['ignore', 'inherit', 'inherit'] });
+    writeFileSync(stamp, String(Date.now()));
+  }
+});
