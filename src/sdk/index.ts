@@ -5,3 +5,4 @@
  * @module
  */
 export * from './secrets.js';
+export * from './gateway.js';

@@ -3,6 +3,9 @@
  * `/health` rule of spec 000 "Gateway health endpoint", and errors naming file:line:key.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError } from '../../src/kernel/config/index.js';
 import { parseGatewayServerConfig, withPort } from '../../src/services/gateway/config.js';
@@ -38,7 +41,7 @@ listener "tcp" {
 describe('gateway config', () => {
   it('reads the reference controller example with default addresses per purpose', () => {
     const c = parse(CONTROLLER);
-    assert.deepEqual(c.controller, { name: 'c1', description: undefined, gracefulShutdownWaitMs: 10_000 });
+    assert.deepEqual(c.controller, { name: 'c1', description: undefined, gracefulShutdownWaitMs: 10_000, authToken: undefined });
     assert.equal(c.worker, undefined);
     assert.deepEqual(
       c.listeners.map((l) => [l.purpose, l.address, l.tls]),
@@ -95,6 +98,28 @@ describe('gateway config', () => {
     );
     assert.equal(errorOf(CONTROLLER.replace('purpose = "cluster"', 'purpose = "cluster"\n  address = "127.0.0.1:99999"')), 'gw.hcl:11: "address": invalid port in "127.0.0.1:99999"');
     assert.equal(errorOf(`${CONTROLLER}listener "tcp" {\n  purpose = "cluster"\n}\n`), 'gw.hcl:17: only one listener with purpose = "cluster" is supported');
+  });
+
+  it('auth_token: the value itself, env://VAR or file://PATH; unset or empty is an error naming the line', () => {
+    const withToken = (v: string) => CONTROLLER.replace('name = "c1"', `name = "c1"\n  auth_token = "${v}"`);
+    assert.equal(parse(withToken('plain-token')).controller?.authToken, 'plain-token');
+    assert.equal(parseGatewayServerConfig(withToken('env://GW_TOKEN'), 'gw.hcl', { GW_TOKEN: 'from-env' }).controller?.authToken, 'from-env');
+    const file = join(mkdtempSync(join(tmpdir(), 'cairn-gwcfg-')), 'token');
+    writeFileSync(file, 'from-file\n');
+    assert.equal(parse(withToken(`file://${file}`)).controller?.authToken, 'from-file');
+    assert.equal(errorOf(withToken('env://GW_TOKEN')), 'gw.hcl:3: "auth_token": environment variable "GW_TOKEN" is not set or empty');
+    assert.equal(errorOf(withToken('file:///nonexistent/token')), 'gw.hcl:3: "auth_token": cannot read "/nonexistent/token": ENOENT');
+    assert.equal(errorOf(withToken('  ')), 'gw.hcl:3: "auth_token": must not be empty');
+  });
+
+  it('proxy listener: plain TCP by default, TLS with both files, an error with one', () => {
+    const proxy = (body: string) => parse(`worker {}\nlistener "tcp" {\n  purpose = "proxy"\n${body}}\n`);
+    assert.equal(proxy('').listeners[0].tls, undefined);
+    assert.deepEqual(proxy('  tls_cert_file = "c.pem"\n  tls_key_file = "k.pem"\n').listeners[0].tls, { certFile: 'c.pem', keyFile: 'k.pem' });
+    assert.equal(
+      errorOf(`worker {}\nlistener "tcp" {\n  purpose = "proxy"\n  tls_cert_file = "c.pem"\n}\n`),
+      'gw.hcl:4: a TLS proxy listener needs both "tls_cert_file" and "tls_key_file"',
+    );
   });
 
   it('withPort', () => {

@@ -11,6 +11,7 @@ import { silentLogger } from '../../src/kernel/log/logger.js';
 import type { HttpRequest } from '../../src/kernel/http/index.js';
 import { startClusterServer, type ClusterServer, type WorkerStatus } from '../../src/services/gateway/cluster.js';
 import { opsService } from '../../src/services/gateway/health.js';
+import { SessionRegistry } from '../../src/services/gateway/sessions.js';
 import { Worker, type UpstreamConnectionState } from '../../src/services/gateway/worker.js';
 
 const log = silentLogger();
@@ -35,13 +36,13 @@ describe('worker upstream connection', { timeout: 15_000 }, () => {
   });
 
   it('READY with a controller; leaves READY for TRANSIENT_FAILURE when it stops; READY again when it returns', async () => {
-    let controller: ClusterServer = await startClusterServer({ address: '127.0.0.1:0' });
+    let controller: ClusterServer = await startClusterServer({ address: '127.0.0.1:0', sessions: new SessionRegistry() });
     cleanup.push(() => controller.close(0));
     const worker = new Worker({ name: 'w1', upstream: controller.address, log, statusIntervalMs: 200 });
     cleanup.push(() => worker.shutdown());
     assert.equal(worker.state, 'unknown');
     assert.equal(worker.upstreamConnectionState(), 'IDLE', 'no call yet');
-    worker.start();
+    await worker.start();
     assert.equal(worker.state, 'active');
 
     await waitFor(() => worker.upstreamConnectionState(), (s) => s === 'READY');
@@ -58,17 +59,17 @@ describe('worker upstream connection', { timeout: 15_000 }, () => {
     await new Promise((r) => setTimeout(r, 500));
     assert.notEqual(worker.upstreamConnectionState(), 'READY');
 
-    controller = await startClusterServer({ address: `127.0.0.1:${port}` });
+    controller = await startClusterServer({ address: `127.0.0.1:${port}`, sessions: new SessionRegistry() });
     await waitFor(() => worker.upstreamConnectionState(), (s) => s === 'READY');
     await waitFor(() => controller.workers.has('w1'), (x) => x);
   });
 
   it('graceful shutdown: state shutdown, one last report with state "shutdown", channel SHUTDOWN', async () => {
     const reports: WorkerStatus[] = [];
-    const controller = await startClusterServer({ address: '127.0.0.1:0', onStatus: (s) => reports.push(s) });
+    const controller = await startClusterServer({ address: '127.0.0.1:0', sessions: new SessionRegistry(), onStatus: (s) => reports.push(s) });
     cleanup.push(() => controller.close(0));
     const worker = new Worker({ name: 'w2', upstream: controller.address, log, statusIntervalMs: 200 });
-    worker.start();
+    await worker.start();
     await waitFor(() => worker.upstreamConnectionState(), (s) => s === 'READY');
     const draining = worker.gracefulShutdown();
     assert.equal(worker.state, 'shutdown');

@@ -7,8 +7,8 @@
  * `graceful_shutdown_wait_duration`, then everything stops. A second signal cuts the
  * wait short and the command exits 1 ("Forcing shutdown").
  *
- * Environment: `CAIRN_GATEWAY_STATUS_INTERVAL_MS` overrides the worker's 2 s status
- * interval (tests).
+ * Environment: `env://VAR` values in the file (`auth_token`) are read from it;
+ * `CAIRN_GATEWAY_STATUS_INTERVAL_MS` overrides the worker's 2 s status interval (tests).
  *
  * Exit codes: 2 when the configuration is unusable (one line on stderr naming file, line
  * and key); 1 when a listener cannot start or shutdown was forced; 0 after a clean stop.
@@ -38,7 +38,7 @@ async function runServer(app: App, file: string): Promise<number> {
   const { loadGatewayServerConfig } = await import('../../services/gateway/config.js');
   let config;
   try {
-    config = loadGatewayServerConfig(file);
+    config = loadGatewayServerConfig(file, app.env);
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;

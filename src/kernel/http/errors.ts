@@ -10,6 +10,7 @@
 /** Closed set of error codes; the HTTP status of each comes from {@link STATUS_OF}. */
 export type ErrorCode =
   | 'bad_request'
+  | 'unauthenticated'
   | 'forbidden'
   | 'not_found'
   | 'method_not_allowed'
@@ -25,6 +26,7 @@ export type ErrorCode =
 /** HTTP status for each {@link ErrorCode}. */
 export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   bad_request: 400,
+  unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,

@@ -21,9 +21,9 @@ type AnyPath = CompiledPath<any, any>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyOp = OperationSpec<any, any>;
 
-/** `data/:path+` → `data/{path}`. */
+/** `data/:path+` → `data/{path}`; `sessions/:id:cancel` → `sessions/{id}:cancel`. */
 export function openapiPattern(pattern: string): string {
-  return pattern.replace(/:([A-Za-z_][A-Za-z0-9_]*)[+*]?/g, '{$1}');
+  return pattern.replace(/(^|\/):([A-Za-z_][A-Za-z0-9_]*)[+*]?/g, '$1{$2}');
 }
 
 /**

@@ -3,7 +3,10 @@
  * drives dispatch, input validation, the ACL capability and `?help=1` / OpenAPI.
  *
  * Pattern syntax maps 1:1 onto OpenAPI: literal segments, `:name` (one segment) and a
- * trailing `:name+` (one or more segments) or `:name*` (zero or more). A captured value
+ * trailing `:name+` (one or more segments) or `:name*` (zero or more). A literal segment
+ * may carry a custom verb after a colon, and so may a `:name` segment: `targets:authorize-session`,
+ * `sessions/:id:cancel` (the style of Google's API design guide that the access gateway's
+ * reference uses; reference/gateway.md); a capture before a verb holds no `:`. A captured value
  * never ends in `.` (spec 000 "Limits": such a path is unsupported, 404) nor in `/`
  * (list operations have their trailing `/` stripped before matching).
  *
@@ -68,7 +71,8 @@ export interface RouteMatch<C, R> {
   readonly params: Readonly<Record<string, string>>;
 }
 
-const SEGMENT = /^[A-Za-z0-9_.-]+$/;
+const SEGMENT = /^[A-Za-z0-9_.-]+(?::[a-z][a-z-]*)?$/;
+const PARAM = /^:([A-Za-z_][A-Za-z0-9_]*)(?:([+*])|(:[a-z][a-z-]*))?$/;
 
 /**
  * Compiles one pattern. Throws at startup (never at request time) when the pattern is
@@ -83,7 +87,7 @@ export function compilePath<C, R>(spec: PathSpec<C, R>): CompiledPath<C, R> {
   segments.forEach((seg, i) => {
     const last = i === segments.length - 1;
     const sep = i === 0 ? '' : '/';
-    const m = /^:([A-Za-z_][A-Za-z0-9_]*)([+*]?)$/.exec(seg);
+    const m = PARAM.exec(seg);
     if (!m) {
       if (!SEGMENT.test(seg)) throw new Error(`route pattern "${spec.pattern}": bad segment "${seg}"`);
       source += sep + escapeRegex(seg);
@@ -91,11 +95,12 @@ export function compilePath<C, R>(spec: PathSpec<C, R>): CompiledPath<C, R> {
       return;
     }
     literal = false;
-    const [, name, kind] = m;
-    if (kind === '*' && !last) throw new Error(`route pattern "${spec.pattern}": ":${name}*" must be last`);
+    const [, name, kind, verb] = m;
+    if (kind && !last) throw new Error(`route pattern "${spec.pattern}": ":${name}${kind}" must be last`);
     paramNames.push(name);
     // Captures may not end in "/" or "." (module doc); "*" may also be empty.
-    if (kind === '+') source += `${sep}(.*[^/.]|[^/.])`;
+    if (verb) source += `${sep}([^/:]*[^/.:]|[^/.:])${escapeRegex(verb)}`;
+    else if (kind === '+') source += `${sep}(.*[^/.]|[^/.])`;
     else if (kind === '*') source += `(?:${sep}(.*[^/.]|[^/.]))?`;
     else source += `${sep}([^/]*[^/.]|[^/.])`;
   });

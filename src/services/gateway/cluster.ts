@@ -1,8 +1,9 @@
 /**
  * The controller↔worker gRPC protocol (`proto/cluster.proto`, loaded with proto-loader)
- * and the controller's side of it: the `Cluster` service on the `cluster` listener,
- * which records each worker's latest status (reference/gateway.md §7; DESIGN.md
- * "real gRPC channels between gateway controller and workers").
+ * and the controller's side of it: the `Cluster` service on the `cluster` listener, which
+ * records each worker's latest status, answers it with the sessions to close, and checks
+ * session tokens for the workers' proxied connections (reference/gateway.md §4.4, §7;
+ * DESIGN.md "real gRPC channels between gateway controller and workers").
  *
  * `tsc` does not copy `.proto` files to `dist/`, so the file is looked up beside this
  * module first (tsx runs `src/`) and then at `src/services/gateway/proto/` from `dist/`.
@@ -13,6 +14,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import { ConnectionDenied, type SessionRegistry } from './sessions.js';
 
 /** A worker's status report: the `WorkerStatus` message. */
 export interface WorkerStatus {
@@ -21,11 +23,48 @@ export interface WorkerStatus {
   readonly session_count: number;
   /** `active`, `shutdown` or `unknown`. */
   readonly state: string;
+  /** `host:port` of the worker's proxy listener; empty without one. */
+  readonly address: string;
+  /** Open connections per session. */
+  readonly sessions: readonly { readonly session_id: string; readonly connection_count: number }[];
+}
+
+/** The `StatusResponse` message. */
+export interface StatusResponse {
+  readonly cancel_session_ids: readonly string[];
+}
+
+/** The `AuthorizeConnectionRequest` message. */
+export interface AuthorizeConnectionRequest {
+  readonly worker_name: string;
+  readonly authorization_token: string;
+  readonly client_address: string;
+}
+
+/** The `AuthorizeConnectionResponse` message. */
+export interface AuthorizeConnectionResponse {
+  readonly session_id: string;
+  readonly connection_id: string;
+  readonly endpoint: string;
+  /** Epoch milliseconds. */
+  readonly expiration_unix_ms: number;
+}
+
+/** The `ConnectionClosedRequest` message. */
+export interface ConnectionClosedRequest {
+  readonly worker_name: string;
+  readonly session_id: string;
+  readonly connection_id: string;
+  readonly bytes_up: number;
+  readonly bytes_down: number;
+  readonly reason: string;
 }
 
 /** What the controller knows of one worker. */
 export interface KnownWorker {
   readonly name: string;
+  /** `host:port` of its proxy listener; empty without one. */
+  readonly address: string;
   /** Epoch milliseconds of the last status report received. */
   readonly lastStatusMs: number;
   readonly sessionCount: number;
@@ -55,6 +94,8 @@ export function clusterService(): grpc.ServiceClientConstructor {
 export interface ClusterServerOptions {
   /** `host:port`; port 0 picks a free port. */
   readonly address: string;
+  /** The controller's sessions, checked by `AuthorizeConnection`. */
+  readonly sessions: SessionRegistry;
   /** Receives every status report (after it is recorded). */
   readonly onStatus?: (status: WorkerStatus) => void;
   /** Clock in epoch milliseconds; default `Date.now`. */
@@ -72,23 +113,48 @@ export interface ClusterServer {
   close(graceMs?: number): Promise<void>;
 }
 
+const invalid = (details: string) => ({ code: grpc.status.INVALID_ARGUMENT, details });
+
 /**
- * Starts the controller's `Cluster` service on a plaintext gRPC listener.
+ * Starts the controller's `Cluster` service on a plaintext gRPC listener. Calls without
+ * a worker name fail with INVALID_ARGUMENT; a refused connection with PERMISSION_DENIED
+ * and the reason.
  * @throws {Error} when the address cannot be bound (message names it).
  */
 export async function startClusterServer(options: ClusterServerOptions): Promise<ClusterServer> {
   const now = options.now ?? (() => Date.now());
+  const { sessions } = options;
   const workers = new Map<string, KnownWorker>();
   const server = new grpc.Server();
   server.addService(clusterService().service, {
-    Status: (call: grpc.ServerUnaryCall<WorkerStatus, object>, callback: grpc.sendUnaryData<object>) => {
+    Status: (call: grpc.ServerUnaryCall<WorkerStatus, StatusResponse>, callback: grpc.sendUnaryData<StatusResponse>) => {
       const s = call.request;
-      if (!s.name) {
-        callback({ code: grpc.status.INVALID_ARGUMENT, details: 'worker name is required' });
-        return;
-      }
-      workers.set(s.name, { name: s.name, lastStatusMs: now(), sessionCount: s.session_count, state: s.state || 'unknown' });
+      if (!s.name) return callback(invalid('worker name is required'));
+      workers.set(s.name, { name: s.name, address: s.address, lastStatusMs: now(), sessionCount: s.session_count, state: s.state || 'unknown' });
       options.onStatus?.(s);
+      callback(null, { cancel_session_ids: sessions.toClose(s.sessions.map((x) => x.session_id), now()) });
+    },
+    AuthorizeConnection: (
+      call: grpc.ServerUnaryCall<AuthorizeConnectionRequest, AuthorizeConnectionResponse>,
+      callback: grpc.sendUnaryData<AuthorizeConnectionResponse>,
+    ) => {
+      const r = call.request;
+      if (!r.worker_name) return callback(invalid('worker name is required'));
+      try {
+        const g = sessions.authorizeConnection(r.authorization_token, r.worker_name, r.client_address, now());
+        callback(null, { session_id: g.sessionId, connection_id: g.connectionId, endpoint: g.endpoint, expiration_unix_ms: g.expirationMs });
+      } catch (err) {
+        if (!(err instanceof ConnectionDenied)) throw err;
+        callback({ code: grpc.status.PERMISSION_DENIED, details: err.message });
+      }
+    },
+    ConnectionClosed: (call: grpc.ServerUnaryCall<ConnectionClosedRequest, object>, callback: grpc.sendUnaryData<object>) => {
+      const r = call.request;
+      if (!r.worker_name) return callback(invalid('worker name is required'));
+      sessions.connectionClosed(
+        { sessionId: r.session_id, connectionId: r.connection_id, bytesUp: r.bytes_up, bytesDown: r.bytes_down, reason: r.reason },
+        now(),
+      );
       callback(null, {});
     },
   });

@@ -6,6 +6,7 @@
  * controller {
  *   name                            = "c1"
  *   graceful_shutdown_wait_duration = "10s"
+ *   auth_token                      = "env://CAIRN_GATEWAY_TOKEN"   # or "file:///etc/…", or the token
  * }
  * worker {
  *   name              = "w1"
@@ -14,12 +15,14 @@
  * listener "tcp" { purpose = "api"     tls_disable = true }   # 127.0.0.1:9200
  * listener "tcp" { purpose = "cluster" }                      # 127.0.0.1:9201
  * listener "tcp" { purpose = "ops"     tls_disable = true }   # 127.0.0.1:9203/health
+ * listener "tcp" { purpose = "proxy" }                        # 127.0.0.1:9202, plain TCP
  * ```
  *
  * One file runs a controller, a worker, or both. Every error names file, line and key.
  *
  * @module
  */
+import { readFileSync } from 'node:fs';
 import type { ListenerOptions } from '../../kernel/http/index.js';
 import { blockError, cfg, ConfigError, loadConfigFile, parseConfig, type BlockAt, type ConfigOf } from '../../kernel/config/index.js';
 
@@ -36,7 +39,7 @@ const listenerKeys = {
   purpose: cfg.string({ enum: ['api', 'cluster', 'proxy', 'ops'], required: true, doc: 'what the listener serves' }),
   address: cfg.string({ doc: 'host or host:port; default 127.0.0.1 and the purpose\'s port; port 0 picks a free port' }),
   tls_disable: cfg.bool({ default: false, doc: 'serve plain HTTP (api and ops listeners)' }),
-  tls_cert_file: cfg.string({ doc: 'PEM certificate (chain) file' }),
+  tls_cert_file: cfg.string({ doc: 'PEM certificate (chain) file (api and ops: required unless tls_disable; proxy: optional)' }),
   tls_key_file: cfg.string({ doc: 'PEM private key file' }),
 };
 
@@ -46,6 +49,7 @@ export const gatewayServerSchema = {
     name: cfg.string({ doc: 'controller name; generated (c_…) when empty' }),
     description: cfg.string(),
     graceful_shutdown_wait_duration: cfg.duration({ default: 0, min: 0, doc: 'after a shutdown signal, /health answers 503 this long before the controller stops' }),
+    auth_token: cfg.string({ doc: 'bearer token of the api listener; env://VAR or file://PATH to keep it out of the file; none: the api refuses every request' }),
   }),
   worker: cfg.block({
     name: cfg.string({ doc: 'worker name; generated (w_…) when empty' }),
@@ -62,7 +66,10 @@ export interface GatewayListenerConfig {
   readonly purpose: ListenerPurpose;
   /** `host:port`; the default port of the purpose is filled in. */
   readonly address: string;
-  /** PEM files for api/ops listeners; absent when `tls_disable = true` and always for cluster/proxy. */
+  /**
+   * PEM files: api/ops listeners have them unless `tls_disable = true`; a proxy listener
+   * when both files are given; a cluster listener never.
+   */
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
   /** Where the block is, for later errors. */
   readonly at: BlockAt;
@@ -75,6 +82,8 @@ export interface GatewayControllerConfig {
   readonly description?: string;
   /** `graceful_shutdown_wait_duration` in milliseconds; 0 = stop at once (reference/gateway.md §5). */
   readonly gracefulShutdownWaitMs: number;
+  /** The api's bearer token, resolved (`env://`, `file://`); absent: the api refuses every request. */
+  readonly authToken?: string;
 }
 
 /** The worker block. */
@@ -104,24 +113,52 @@ export interface GatewayServerConfig {
   readonly healthEnabled: boolean;
 }
 
+/** Environment variables `env://` references are read from (the CLI passes the process's). */
+export type ConfigEnv = Readonly<Record<string, string | undefined>>;
+
 /**
- * Parses and checks a gateway config `text`; `file` names it in errors.
+ * Parses and checks a gateway config `text`; `file` names it in errors, `env` resolves
+ * `env://VAR` values.
  *
  * @throws {ConfigError} naming file, line and key: schema violations (unknown keys, bad
  *   durations, bad purposes), neither controller nor worker, a controller without a
  *   `cluster` listener or with two, an api/ops listener without TLS files and without
- *   `tls_disable = true`, a malformed address.
+ *   `tls_disable = true`, a proxy listener with only one TLS file, a malformed address,
+ *   an `auth_token` whose variable is unset or whose file cannot be read or is empty.
  */
-export function parseGatewayServerConfig(text: string, file: string): GatewayServerConfig {
-  return fromRaw(parseConfig(text, file, gatewayServerSchema), file);
+export function parseGatewayServerConfig(text: string, file: string, env: ConfigEnv = {}): GatewayServerConfig {
+  return fromRaw(parseConfig(text, file, gatewayServerSchema), file, env);
 }
 
 /** Reads and checks the file at `path` (see {@link parseGatewayServerConfig}). @throws {ConfigError} */
-export function loadGatewayServerConfig(path: string): GatewayServerConfig {
-  return fromRaw(loadConfigFile(path, gatewayServerSchema), path);
+export function loadGatewayServerConfig(path: string, env: ConfigEnv = {}): GatewayServerConfig {
+  return fromRaw(loadConfigFile(path, gatewayServerSchema), path, env);
 }
 
-function fromRaw(raw: Raw, file: string): GatewayServerConfig {
+/**
+ * A secret value from the config: `env://VAR` reads the variable, `file://PATH` the file
+ * (trailing newline removed), anything else is the value itself (the reference's
+ * `parseutil.ParsePath` convention). @throws {Error} when unset, unreadable or empty.
+ */
+export function resolveSecretRef(value: string, env: ConfigEnv): string {
+  let out = value;
+  if (value.startsWith('env://')) {
+    const name = value.slice('env://'.length);
+    out = env[name] ?? '';
+    if (out === '') throw new Error(`environment variable "${name}" is not set or empty`);
+  } else if (value.startsWith('file://')) {
+    const path = value.slice('file://'.length);
+    try {
+      out = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
+    } catch (err) {
+      throw new Error(`cannot read "${path}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  }
+  if (out.trim() === '') throw new Error('must not be empty');
+  return out;
+}
+
+function fromRaw(raw: Raw, file: string, env: ConfigEnv): GatewayServerConfig {
   if (!raw.controller && !raw.worker) {
     throw new ConfigError([{ file, line: 1, key: undefined, message: 'the file needs a "controller" block, a "worker" block, or both' }]);
   }
@@ -135,7 +172,15 @@ function fromRaw(raw: Raw, file: string): GatewayServerConfig {
       const second = listeners.filter((l) => l.purpose === 'cluster')[1];
       throw blockError(second.at, 'purpose', 'only one listener with purpose = "cluster" is supported');
     }
-    controller = { name: c.name ?? '', description: c.description, gracefulShutdownWaitMs: c.graceful_shutdown_wait_duration * 1000 };
+    let authToken: string | undefined;
+    if (c.auth_token !== undefined) {
+      try {
+        authToken = resolveSecretRef(c.auth_token, env);
+      } catch (err) {
+        throw blockError(c.$at, 'auth_token', `"auth_token": ${(err as Error).message}`);
+      }
+    }
+    controller = { name: c.name ?? '', description: c.description, gracefulShutdownWaitMs: c.graceful_shutdown_wait_duration * 1000, authToken };
   }
   let worker: GatewayWorkerConfig | undefined;
   if (raw.worker) {
@@ -167,6 +212,11 @@ function listenerFrom(l: Raw['listener'][number]['body']): GatewayListenerConfig
     if (!l.tls_cert_file || !l.tls_key_file) {
       const key = !l.tls_cert_file ? 'tls_cert_file' : 'tls_key_file';
       throw blockError(l.$at, undefined, `tls not disabled for listener at address "${address}" with purpose "${purpose}" but no "${key}" supplied`);
+    }
+    tls = { certFile: l.tls_cert_file, keyFile: l.tls_key_file };
+  } else if (purpose === 'proxy' && (l.tls_cert_file || l.tls_key_file)) {
+    if (!l.tls_cert_file || !l.tls_key_file) {
+      throw blockError(l.$at, l.tls_cert_file ? 'tls_cert_file' : 'tls_key_file', 'a TLS proxy listener needs both "tls_cert_file" and "tls_key_file"');
     }
     tls = { certFile: l.tls_cert_file, keyFile: l.tls_key_file };
   }

@@ -1,6 +1,7 @@
 /**
  * The ops listener's HTTP service: `GET /health` (spec 000 "Gateway health endpoint";
- * reference/gateway.md §2–§4). Everything else is 404, like the reference's Go mux.
+ * reference/gateway.md §2–§4) and `GET /metrics` (Prometheus text format, always served).
+ * Everything else is 404, like the reference's Go mux.
  *
  * - Controller process: 200 `{}`; 503 `{}` once shutdown began (a one-way switch).
  * - Worker-only process: always 200.
@@ -11,6 +12,8 @@
  * @module
  */
 import { CairnError, type HttpRequest, type HttpResponse, type HttpService } from '../../kernel/http/index.js';
+import { renderApiError } from './api.js';
+import type { MetricsScrape } from './metrics.js';
 import type { WorkerHealthInfo } from './worker.js';
 
 /** What the health service reads. */
@@ -21,6 +24,8 @@ export interface HealthSource {
   readonly controllerShuttingDown?: () => boolean;
   /** Present when a worker runs here. */
   readonly workerInfo?: () => WorkerHealthInfo;
+  /** Renders `/metrics`; absent: `/metrics` is 404 (unit tests of `/health` alone). */
+  readonly metrics?: () => Promise<MetricsScrape>;
 }
 
 const JSON_TYPE = { 'Content-Type': 'application/json' };
@@ -32,6 +37,11 @@ export function opsService(source: HealthSource): HttpService {
   const controller = source.controllerShuttingDown !== undefined;
   return {
     async handle(req: HttpRequest): Promise<HttpResponse> {
+      if (req.path === '/metrics' && source.metrics) {
+        if (req.method !== 'GET' && req.method !== 'HEAD') throw new CairnError('method_not_allowed', 'Method Not Allowed');
+        const scrape = await source.metrics();
+        return { status: 200, headers: { 'Content-Type': scrape.contentType }, body: scrape.body };
+      }
       if (req.path !== '/health' || !source.enabled) {
         return { status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: '404 page not found\n' };
       }
@@ -51,9 +61,8 @@ export function opsService(source: HealthSource): HttpService {
     },
     renderError(err: CairnError): HttpResponse {
       // Controller: the reference's API error JSON; worker: grpc-gateway's (reference/gateway.md §4.1, §4.3).
-      const body = controller
-        ? { kind: err.status === 400 ? 'InvalidArgument' : err.status === 405 ? 'MethodNotAllowed' : 'Internal', message: err.message }
-        : { code: err.status === 400 ? 3 : err.status === 405 ? 12 : 13, message: err.message, details: [] };
+      if (controller) return renderApiError(err);
+      const body = { code: err.status === 400 ? 3 : err.status === 405 ? 12 : 13, message: err.message, details: [] };
       return { status: err.status, headers: JSON_TYPE, body: JSON.stringify(body) };
     },
   };

@@ -1,22 +1,27 @@
 /**
  * Runs the access gateway from its validated config: a controller (cluster gRPC server,
- * api listeners), a worker (channel to its upstream), or both, plus the ops listeners
- * serving `/health` (spec 000 "Gateway health endpoint"; reference/gateway.md §2, §5, §7).
+ * session API on its api listeners), a worker (channel to its upstream, proxy listener),
+ * or both, plus the ops listeners serving `/health` and `/metrics` (spec 000 "Gateway
+ * health endpoint"; reference/gateway.md §2, §5, §7).
  *
  * Shutdown (reference/gateway.md §5): with a controller and health served on an ops
  * listener, `/health` answers 503 at once and the gateway waits
  * `graceful_shutdown_wait_duration` while everything else keeps working; then the
- * worker drains (state `shutdown`, one last status report), then the controller's
- * servers stop, then the ops listeners.
+ * worker drains (state `shutdown`, no new connections, one last status report, open
+ * connections left to end), then the controller's servers stop, then the ops listeners.
+ * {@link Gateway.force} (a second signal) cuts the wait and the drain short.
  *
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { CairnError, listen, type HttpResponse, type HttpService, type Listener } from '../../kernel/http/index.js';
+import { listen, type Listener } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
+import { apiService } from './api.js';
 import { startClusterServer, type ClusterServer } from './cluster.js';
 import { toListenerOptions, type GatewayServerConfig, type ListenerPurpose } from './config.js';
 import { opsService } from './health.js';
+import { gatewayMetrics } from './metrics.js';
+import { SessionRegistry } from './sessions.js';
 import { Worker } from './worker.js';
 
 /** Options of {@link startGateway}. */
@@ -25,9 +30,11 @@ export interface GatewayOptions {
   readonly log: Logger;
   /** Worker status interval in ms (tests shorten it); default 2000. */
   readonly statusIntervalMs?: number;
+  /** Clock in epoch ms; default `Date.now`. */
+  readonly now?: () => number;
 }
 
-/** One bound listener: `url` is `http(s)://host:port` for api/ops, `host:port` for cluster. */
+/** One bound listener: `url` is `http(s)://host:port` for api/ops, `host:port` for cluster and proxy. */
 export interface BoundListener {
   readonly purpose: ListenerPurpose;
   readonly url: string;
@@ -39,27 +46,18 @@ export interface Gateway {
   readonly controllerName?: string;
   /** The controller's cluster gRPC server (workers it knows, its address). */
   readonly cluster?: ClusterServer;
+  /** The controller's sessions. */
+  readonly sessions?: SessionRegistry;
   readonly worker?: Worker;
-  /** Every started listener in config order (proxy listeners are not started yet). */
+  /** Every started listener: api, cluster, proxy, then ops. */
   readonly listeners: readonly BoundListener[];
   /** Whether `/health` answers 503 (controller shutdown began). */
   readonly shuttingDown: boolean;
   /** The graceful path of §5; resolves when everything is closed. Idempotent. */
   shutdown(): Promise<void>;
-  /** Cuts a running grace wait short (a second interrupt). */
+  /** Cuts a running grace wait and worker drain short (a second interrupt). */
   force(): void;
 }
-
-const apiNotFound: HttpService = {
-  // The controller REST API is not built yet: every path is 404 in the reference's error style.
-  async handle(req): Promise<HttpResponse> {
-    throw new CairnError('not_found', `path ${req.path} not found`);
-  },
-  renderError(err) {
-    const kind = err.status === 404 ? 'NotFound' : 'Internal';
-    return { status: err.status, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ kind, message: err.message }) };
-  },
-};
 
 const genName = (prefix: string) => `${prefix}_${randomBytes(5).toString('hex')}`;
 
@@ -69,10 +67,12 @@ const genName = (prefix: string) => `${prefix}_${randomBytes(5).toString('hex')}
  */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { config, log } = options;
+  const now = options.now ?? (() => Date.now());
   const listeners: BoundListener[] = [];
   const closers: Array<() => Promise<void>> = [];
   const opsListeners: Listener[] = [];
   let cluster: ClusterServer | undefined;
+  let sessions: SessionRegistry | undefined;
   let worker: Worker | undefined;
   let shuttingDown = false;
   let controllerName: string | undefined;
@@ -84,11 +84,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (config.controller) {
       controllerName = config.controller.name || genName('c');
       const clusterConf = config.listeners.find((l) => l.purpose === 'cluster')!;
-      cluster = await startClusterServer({ address: clusterConf.address });
+      sessions = new SessionRegistry();
+      cluster = await startClusterServer({ address: clusterConf.address, sessions, now });
       const c = cluster;
       closers.push(() => c.close());
+      const apiSvc = apiService({ sessions, workers: () => c.workers, authToken: config.controller.authToken, now });
+      if (!config.controller.authToken) log.warn('controller has no "auth_token": its api refuses every request');
       for (const l of config.listeners.filter((x) => x.purpose === 'api')) {
-        const api = await listen(toListenerOptions(l), apiNotFound, log);
+        const api = await listen(toListenerOptions(l), apiSvc, log);
         closers.push(() => api.close());
         record('api', api.url);
       }
@@ -97,18 +100,30 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
     if (config.worker) {
       const upstream = config.worker.initialUpstreams[0] ?? cluster?.address ?? '127.0.0.1:9201';
-      worker = new Worker({ name: config.worker.name || genName('w'), upstream, log, statusIntervalMs: options.statusIntervalMs });
-      worker.start();
+      const proxy = config.listeners.find((x) => x.purpose === 'proxy');
+      worker = new Worker({
+        name: config.worker.name || genName('w'),
+        upstream,
+        log,
+        statusIntervalMs: options.statusIntervalMs,
+        proxy: proxy && { address: proxy.address, tls: proxy.tls },
+      });
+      await worker.start();
       log.info({ name: worker.name, upstream }, 'gateway worker started');
-      for (const l of config.listeners.filter((x) => x.purpose === 'proxy')) {
-        log.warn({ address: l.address }, 'proxy listener not started: sessions are not implemented yet');
-      }
+      if (worker.proxyAddress) record('proxy', worker.proxyAddress);
+      else log.warn('worker has no listener with purpose = "proxy": it cannot proxy sessions');
     }
     const w = worker;
+    const c = cluster;
+    const s = sessions;
     const health = opsService({
       enabled: config.healthEnabled,
       controllerShuttingDown: config.controller ? () => shuttingDown : undefined,
       workerInfo: w ? () => w.healthInfo() : undefined,
+      metrics: gatewayMetrics({
+        controller: c && s ? { cluster: c, sessions: s, shuttingDown: () => shuttingDown, now } : undefined,
+        worker: w,
+      }),
     });
     for (const l of config.listeners.filter((x) => x.purpose === 'ops')) {
       const ops = await listen(toListenerOptions(l), health, log);
@@ -146,12 +161,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   return {
     controllerName,
     cluster,
+    sessions,
     worker,
     listeners,
     get shuttingDown() {
       return shuttingDown;
     },
     shutdown: () => (done ??= stop()),
-    force: () => wake?.(),
+    force: () => {
+      wake?.();
+      void worker?.shutdown();
+    },
   };
 }

@@ -1,7 +1,8 @@
 /**
- * The gateway worker, first slice: a gRPC channel to its first upstream controller, a
- * status report every `statusIntervalMs`, and the health information the ops listener
- * shows (reference/gateway.md §4.4, §7). Sessions and the proxy listener come later.
+ * The gateway worker: a gRPC channel to its first upstream controller, a status report
+ * every `statusIntervalMs` (whose answer names the sessions to close), the proxy listener
+ * whose connections the controller authorises over that channel (proxy.ts), and the
+ * health information the ops listener shows (reference/gateway.md §4.4, §7).
  *
  * `upstream_connection_state` is the channel's own `getConnectivityState(false)`, never
  * inferred: a lost READY connection goes IDLE, and the next status call drives it
@@ -12,7 +13,15 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../kernel/log/logger.js';
-import { clusterService, type WorkerStatus } from './cluster.js';
+import {
+  clusterService,
+  type AuthorizeConnectionRequest,
+  type AuthorizeConnectionResponse,
+  type ConnectionClosedRequest,
+  type StatusResponse,
+  type WorkerStatus,
+} from './cluster.js';
+import { ProxyServer, type ClosedConnection, type ProxyGrant } from './proxy.js';
 
 /** Worker operational state (reference/gateway.md §4.4). */
 export type WorkerState = 'unknown' | 'active' | 'shutdown';
@@ -24,6 +33,8 @@ export type UpstreamConnectionState = 'IDLE' | 'CONNECTING' | 'READY' | 'TRANSIE
 export interface WorkerHealthInfo {
   readonly state: WorkerState;
   readonly active_session_count: number;
+  /** Open connections per session id; present only when not empty (reference/gateway.md §4.4). */
+  readonly session_connections?: Readonly<Record<string, number>>;
   readonly upstream_connection_state: UpstreamConnectionState;
 }
 
@@ -40,7 +51,12 @@ export interface WorkerOptions {
   readonly statusIntervalMs?: number;
   /** Deadline of one status call in ms; default the interval (at least 500). */
   readonly statusTimeoutMs?: number;
+  /** The proxy listener (`listener "tcp" { purpose = "proxy" }`); none: no sessions here. */
+  readonly proxy?: { readonly address: string; readonly tls?: { readonly certFile: string; readonly keyFile: string } };
 }
+
+/** Deadline of a connection check or close report, in ms. */
+const SESSION_CALL_TIMEOUT_MS = 5000;
 
 /**
  * A worker: construct (state `unknown`), {@link Worker.start} (state `active`), then
@@ -57,6 +73,7 @@ export class Worker {
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<boolean> | undefined;
   private closed = false;
+  private readonly proxyServer: ProxyServer | undefined;
 
   constructor(options: WorkerOptions) {
     this.name = options.name;
@@ -69,6 +86,24 @@ export class Worker {
       'grpc.initial_reconnect_backoff_ms': 200,
       'grpc.max_reconnect_backoff_ms': 1000,
     });
+    if (options.proxy) {
+      this.proxyServer = new ProxyServer({
+        ...options.proxy,
+        log: this.log,
+        authorize: (token, client) => this.authorizeConnection(token, client),
+        onClosed: (c) => this.reportClosed(c),
+      });
+    }
+  }
+
+  /** `host:port` of the bound proxy listener; undefined without one (or before {@link Worker.start}). */
+  get proxyAddress(): string | undefined {
+    return this.proxyServer?.address || undefined;
+  }
+
+  /** Open proxied connections (for metrics). */
+  get connectionCount(): number {
+    return this.proxyServer?.connectionCount ?? 0;
   }
 
   /** Current operational state. */
@@ -84,34 +119,59 @@ export class Worker {
 
   /** `worker_process_info` for `/health?worker_info=1` (reference/gateway.md §4.2–§4.4). */
   healthInfo(): WorkerHealthInfo {
-    return { state: this.stateValue, active_session_count: 0, upstream_connection_state: this.upstreamConnectionState() };
+    const sessions = this.proxyServer?.sessionConnections() ?? [];
+    return {
+      state: this.stateValue,
+      active_session_count: sessions.length,
+      ...(sessions.length > 0 && { session_connections: Object.fromEntries(sessions.map((s) => [s.session_id, s.connection_count])) }),
+      upstream_connection_state: this.upstreamConnectionState(),
+    };
   }
 
-  /** Starts the status ticker (first report at once) and the state monitor; state becomes `active`. */
-  start(): void {
+  /**
+   * Binds the proxy listener, then starts the status ticker (first report at once) and
+   * the state monitor; state becomes `active` (the order of reference/gateway.md §7).
+   * @throws {Error} when the proxy address cannot be bound.
+   */
+  async start(): Promise<void> {
     this.watch(this.upstreamConnectionState());
+    await this.proxyServer?.listen();
     this.stateValue = 'active';
     void this.tick();
   }
 
   /**
-   * State `shutdown`, then one more status report (so the controller stops routing here;
-   * reference/gateway.md §4.4) bounded by the call deadline, then {@link Worker.shutdown}.
+   * State `shutdown` and no new proxied connections; one more status report (so the
+   * controller stops routing here), then waits for open connections to end on their own
+   * (reference/gateway.md §4.4, §5), then {@link Worker.shutdown}. A concurrent
+   * {@link Worker.shutdown} cuts the wait short.
    */
   async gracefulShutdown(): Promise<void> {
     if (this.closed) return;
     this.stateValue = 'shutdown';
+    this.proxyServer?.stopAccepting();
     await this.inFlight;
     await this.report();
+    await this.proxyServer?.drain();
     await this.shutdown();
   }
 
-  /** State `shutdown`; stops the ticker and closes the channel (state `SHUTDOWN`). */
+  /**
+   * State `shutdown`; closes every proxied connection (reported as `worker shutdown`),
+   * stops the ticker and closes the channel (state `SHUTDOWN`).
+   */
   async shutdown(): Promise<void> {
     this.stateValue = 'shutdown';
     if (this.closed) return;
+    this.proxyServer?.close('worker shutdown');
     this.closed = true;
     clearTimeout(this.timer);
+    // Let the connections just ended close and send their reports before the channel closes.
+    if (this.proxyServer) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.proxyServer.drain(), new Promise((r) => (timer = setTimeout(r, 500)))]);
+      clearTimeout(timer);
+    }
     this.client.close();
   }
 
@@ -121,20 +181,64 @@ export class Worker {
     if (!this.closed) this.timer = setTimeout(() => void this.tick(), this.intervalMs);
   }
 
-  /** One Status call; resolves true when the controller acknowledged it. Never rejects. */
+  /**
+   * One Status call; closes the sessions the answer names. Resolves true when the
+   * controller acknowledged it. Never rejects.
+   */
   private report(): Promise<boolean> {
     if (this.closed) return Promise.resolve(false);
-    const status: WorkerStatus = { name: this.name, session_count: 0, state: this.stateValue };
-    const call = new Promise<boolean>((resolve) => {
-      const deadline = new Date(Date.now() + this.timeoutMs);
-      const method = (this.client as unknown as Record<string, Function>).Status;
-      method.call(this.client, status, { deadline }, (err: grpc.ServiceError | null) => {
-        if (err) this.log.debug({ upstream: this.upstream, code: err.code, err: err.details }, 'worker status report failed');
-        resolve(err === null);
-      });
-    });
+    const sessions = this.proxyServer?.sessionConnections() ?? [];
+    const status: WorkerStatus = { name: this.name, session_count: sessions.length, state: this.stateValue, address: this.proxyAddress ?? '', sessions };
+    const call = this.unary<WorkerStatus, StatusResponse>('Status', status, this.timeoutMs).then(
+      (r) => {
+        if (r.cancel_session_ids.length > 0) this.proxyServer?.closeSessions(r.cancel_session_ids, 'session canceled');
+        return true;
+      },
+      (err: grpc.ServiceError) => {
+        this.log.debug({ upstream: this.upstream, code: err.code, err: err.details }, 'worker status report failed');
+        return false;
+      },
+    );
     this.inFlight = call;
     return call;
+  }
+
+  /** Asks the controller whether `token` may open a connection (proxy.ts). */
+  private async authorizeConnection(token: string, client: string): Promise<ProxyGrant> {
+    if (this.stateValue !== 'active') throw new Error('worker is shutting down');
+    const req: AuthorizeConnectionRequest = { worker_name: this.name, authorization_token: token, client_address: client };
+    try {
+      const r = await this.unary<AuthorizeConnectionRequest, AuthorizeConnectionResponse>('AuthorizeConnection', req, SESSION_CALL_TIMEOUT_MS);
+      return { sessionId: r.session_id, connectionId: r.connection_id, endpoint: r.endpoint, expirationMs: r.expiration_unix_ms };
+    } catch (err) {
+      const e = err as grpc.ServiceError;
+      throw new Error(e.code === grpc.status.PERMISSION_DENIED ? e.details : `controller unavailable: ${e.details}`);
+    }
+  }
+
+  /** Tells the controller a connection ended; a failure is logged, never thrown. */
+  private reportClosed(c: ClosedConnection): void {
+    const req: ConnectionClosedRequest = {
+      worker_name: this.name,
+      session_id: c.sessionId,
+      connection_id: c.connectionId,
+      bytes_up: c.bytesUp,
+      bytes_down: c.bytesDown,
+      reason: c.reason,
+    };
+    this.unary('ConnectionClosed', req, SESSION_CALL_TIMEOUT_MS).catch((err: grpc.ServiceError) =>
+      this.log.warn({ session_id: c.sessionId, connection_id: c.connectionId, err: err.details }, 'cannot report a closed connection to the controller'),
+    );
+  }
+
+  /** One unary call on the `Cluster` service with a deadline of `timeoutMs`. */
+  private unary<Req, Res>(method: string, request: Req, timeoutMs: number): Promise<Res> {
+    return new Promise((resolve, reject) => {
+      const fn = (this.client as unknown as Record<string, Function>)[method];
+      fn.call(this.client, request, { deadline: new Date(Date.now() + timeoutMs) }, (err: grpc.ServiceError | null, res: Res) =>
+        err ? reject(err) : resolve(res),
+      );
+    });
   }
 
   /** Logs every connectivity change; re-armed until SHUTDOWN (reference/gateway.md §4.4). */

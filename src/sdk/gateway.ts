@@ -1,0 +1,231 @@
+/**
+ * Client for the Cairn access gateway: the controller's session API (api listener,
+ * default 9200) and the worker proxy handshake (proxy listener, default 9202). Depends
+ * only on `undici` and Node built-ins.
+ *
+ * ```ts
+ * const gw = new GatewayClient({ address: 'http://127.0.0.1:9200', token });
+ * const s = await gw.authorizeSession({ target: '127.0.0.1:5432' });
+ * const { socket } = await connectSession({ worker: s.worker_info[0].address, token: s.authorization_token });
+ * ```
+ *
+ * @module
+ */
+import net from 'node:net';
+import tls from 'node:tls';
+import { Agent, request } from 'undici';
+
+/** A session the controller authorised; `authorization_token` is shown only here. */
+export interface AuthorizedSession {
+  readonly session_id: string;
+  readonly type: 'tcp';
+  /** `tcp://host:port` of the target. */
+  readonly endpoint: string;
+  /** RFC 3339. */
+  readonly expiration: string;
+  /** -1 = unlimited. */
+  readonly connection_limit: number;
+  readonly authorization_token: string;
+  /** Proxy listeners of the workers that can carry the session. */
+  readonly worker_info: readonly { readonly address: string }[];
+}
+
+/** One connection of a session. */
+export interface GatewayConnection {
+  readonly connection_id: string;
+  readonly worker_name: string;
+  readonly client_tcp_address: string;
+  readonly status: 'connected' | 'closed';
+  readonly created_time: string;
+  readonly closed_time?: string;
+  readonly bytes_up: number;
+  readonly bytes_down: number;
+  readonly closed_reason?: string;
+}
+
+/** A session as the controller reports it. */
+export interface GatewaySession {
+  readonly id: string;
+  readonly type: 'tcp';
+  readonly endpoint: string;
+  readonly status: 'pending' | 'active' | 'canceling' | 'terminated';
+  readonly created_time: string;
+  readonly updated_time: string;
+  readonly expiration_time: string;
+  readonly connection_limit: number;
+  readonly termination_reason?: string;
+  readonly connections: readonly GatewayConnection[];
+}
+
+/** A worker as the controller knows it from its status reports. */
+export interface GatewayWorker {
+  readonly name: string;
+  readonly address: string;
+  readonly state: string;
+  readonly active_session_count: number;
+  readonly last_status_time: string;
+}
+
+/** The controller answered with an error status; `kind` is its error kind (`NotFound`, …). */
+export class GatewayApiError extends Error {
+  override readonly name = 'GatewayApiError';
+  constructor(
+    readonly status: number,
+    readonly kind: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The worker refused the connection (`ERR …`) or could not be reached. */
+export class GatewayProxyError extends Error {
+  override readonly name = 'GatewayProxyError';
+}
+
+/** How to reach the controller's api listener. */
+export interface GatewayClientOptions {
+  /** `http(s)://host:port`. */
+  readonly address: string;
+  /** The controller's `auth_token`, sent as `Authorization: Bearer`. */
+  readonly token?: string;
+  /** PEM text of the CA that signed the api listener's certificate. */
+  readonly caCert?: string;
+  /** Accept any certificate (off by default). */
+  readonly skipVerify?: boolean;
+  /** Limit for one request, in ms (default 30 000). */
+  readonly timeoutMs?: number;
+}
+
+/** Typed client of the controller's session API. Every method rejects with {@link GatewayApiError} on a status ≥ 400. */
+export class GatewayClient {
+  private readonly base: string;
+  private readonly dispatcher: Agent;
+
+  constructor(private readonly options: GatewayClientOptions) {
+    this.base = options.address.replace(/\/+$/, '');
+    this.dispatcher = new Agent({ connect: { ca: options.caCert, rejectUnauthorized: !options.skipVerify } });
+  }
+
+  /** `POST /v1/targets:authorize-session`; `ttl` is a duration string or seconds. */
+  authorizeSession(input: { target: string; ttl?: string | number; connection_limit?: number }): Promise<AuthorizedSession> {
+    return this.call('POST', '/v1/targets:authorize-session', input);
+  }
+
+  /** `GET /v1/sessions`, newest first. */
+  async listSessions(): Promise<GatewaySession[]> {
+    return (await this.call<{ items: GatewaySession[] }>('GET', '/v1/sessions')).items;
+  }
+
+  /** `GET /v1/sessions/{id}`. */
+  readSession(id: string): Promise<GatewaySession> {
+    return this.call('GET', `/v1/sessions/${encodeURIComponent(id)}`);
+  }
+
+  /** `POST /v1/sessions/{id}:cancel`. */
+  cancelSession(id: string): Promise<GatewaySession> {
+    return this.call('POST', `/v1/sessions/${encodeURIComponent(id)}:cancel`, {});
+  }
+
+  /** `GET /v1/workers`. */
+  async listWorkers(): Promise<GatewayWorker[]> {
+    return (await this.call<{ items: GatewayWorker[] }>('GET', '/v1/workers')).items;
+  }
+
+  /** Closes the client's connections. */
+  close(): Promise<void> {
+    return this.dispatcher.close();
+  }
+
+  private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.options.token) headers.authorization = `Bearer ${this.options.token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await request(this.base + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      dispatcher: this.dispatcher,
+      signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+    });
+    const text = await res.body.text();
+    let json: unknown;
+    try {
+      json = text === '' ? {} : JSON.parse(text);
+    } catch {
+      throw new GatewayApiError(res.statusCode, 'Unknown', `HTTP ${res.statusCode}: the body is not JSON`);
+    }
+    if (res.statusCode >= 400) {
+      const e = json as { kind?: string; message?: string };
+      throw new GatewayApiError(res.statusCode, e.kind ?? 'Unknown', e.message ?? `HTTP ${res.statusCode}`);
+    }
+    return json as T;
+  }
+}
+
+/** Options of {@link connectSession}. */
+export interface ConnectSessionOptions {
+  /** `host:port` of a worker's proxy listener (`worker_info[].address`). */
+  readonly worker: string;
+  /** The session's `authorization_token`. */
+  readonly token: string;
+  /** Connect with TLS (a proxy listener with a certificate). */
+  readonly tls?: { readonly caCert?: string; readonly skipVerify?: boolean; readonly servername?: string };
+  /** Limit for the handshake, in ms (default 15 000). */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Opens a proxied connection: sends the token line, waits for `OK <session> <connection>`
+ * and returns the socket, now carrying the target's bytes both ways.
+ * @throws {GatewayProxyError} the worker answered `ERR <message>` (the message), closed
+ *   early, did not answer in time, or could not be reached.
+ */
+export function connectSession(options: ConnectSessionOptions): Promise<{ socket: net.Socket; sessionId: string; connectionId: string }> {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(options.worker);
+  if (!m) return Promise.reject(new GatewayProxyError(`invalid worker address "${options.worker}": expected host:port`));
+  const host = m[1] ?? m[2];
+  const port = Number(m[3]);
+  return new Promise((resolve, reject) => {
+    const socket = options.tls
+      ? tls.connect({ host, port, ca: options.tls.caCert, rejectUnauthorized: !options.tls.skipVerify, servername: options.tls.servername })
+      : net.connect({ host, port });
+    const fail = (message: string) => {
+      socket.destroy();
+      reject(new GatewayProxyError(message));
+    };
+    const timer = setTimeout(() => fail(`worker ${options.worker} did not answer within ${options.timeoutMs ?? 15_000} ms`), options.timeoutMs ?? 15_000);
+    let buffered = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      const nl = buffered.indexOf(0x0a);
+      if (nl < 0) return;
+      cleanup();
+      const line = buffered.subarray(0, nl).toString('utf8');
+      const ok = /^OK (\S+) (\S+)$/.exec(line);
+      if (!ok) return fail(line.startsWith('ERR ') ? line.slice(4) : `unexpected answer from worker: ${JSON.stringify(line.slice(0, 100))}`);
+      socket.pause();
+      const rest = buffered.subarray(nl + 1);
+      if (rest.length > 0) socket.unshift(rest);
+      resolve({ socket, sessionId: ok[1], connectionId: ok[2] });
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      fail(`cannot reach worker ${options.worker}: ${err.message}`);
+    };
+    const onEnd = () => {
+      cleanup();
+      fail(`worker ${options.worker} closed the connection during the handshake`);
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      socket.off('data', onData);
+      socket.off('error', onError);
+      socket.off('end', onEnd);
+    };
+    socket.on('data', onData);
+    socket.once('error', onError);
+    socket.once('end', onEnd);
+    socket.write(`${options.token}\n`);
+  });
+}

@@ -1,0 +1,220 @@
+/**
+ * The controller's API on its `api` listener (default 9200): authorise a session to a
+ * target, list, read and cancel sessions, list workers (issue 4 scope 3). Paths, custom
+ * verbs (`targets:authorize-session`, `sessions/{id}:cancel`), field names and the error
+ * body `{"kind","message"}` follow the reference product's API (reference/gateway.md);
+ * targets are plain `host:port` addresses instead of catalogued resources
+ * (docs/compatibility.md).
+ *
+ * Every request needs `Authorization: Bearer <controller { auth_token }>`; without a
+ * configured token every request is refused (401).
+ *
+ * @module
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { Type, type TSchema } from '@sinclair/typebox';
+import {
+  badRequest,
+  CairnError,
+  FieldValidator,
+  notFound,
+  RouteTable,
+  splitAddress,
+  type HttpRequest,
+  type HttpResponse,
+  type HttpService,
+  type PathSpec,
+} from '../../kernel/http/index.js';
+import { parseDuration } from '../../kernel/util/duration.js';
+import { sha256Hex } from '../../kernel/util/sha256.js';
+import type { KnownWorker } from './cluster.js';
+import type { SessionRegistry, SessionView } from './sessions.js';
+
+/** Default session lifetime: 8 hours, in seconds (the reference's default session maximum). */
+export const DEFAULT_SESSION_TTL_SECONDS = 8 * 3600;
+/** Longest session lifetime accepted: 24 hours, in seconds. */
+export const MAX_SESSION_TTL_SECONDS = 24 * 3600;
+/** A worker whose last status is older than this is not offered to clients, in ms. */
+export const WORKER_STALE_MS = 15_000;
+
+/** What the API reads and changes. */
+export interface ApiDeps {
+  readonly sessions: SessionRegistry;
+  /** Workers by name, from their status reports. */
+  readonly workers: () => ReadonlyMap<string, KnownWorker>;
+  /** The configured bearer token; undefined: every request is refused. */
+  readonly authToken?: string;
+  /** Clock in epoch ms. */
+  readonly now: () => number;
+}
+
+interface ApiContext {
+  readonly deps: ApiDeps;
+  readonly params: Readonly<Record<string, string>>;
+  readonly input: Record<string, unknown>;
+}
+
+type Route = PathSpec<ApiContext, unknown>;
+
+const authorizeSessionPath: Route = {
+  pattern: 'targets:authorize-session',
+  synopsis: 'Authorise a session to a target and return its authorization token',
+  operations: {
+    update: {
+      summary: 'authorise a session',
+      fields: {
+        target: Type.String({ description: 'host:port of the target' }),
+        ttl: Type.Union([Type.String(), Type.Integer()], { description: 'session lifetime, a duration string or seconds; default 8h, at most 24h' }),
+        connection_limit: Type.Integer({ minimum: -1, description: 'connections allowed; -1 (default) = unlimited' }),
+      },
+      required: ['target'],
+      handle: async ({ deps, input }) => authorizeSession(deps, input),
+    },
+  },
+};
+
+const sessionsPath: Route = {
+  pattern: 'sessions',
+  synopsis: 'List sessions, newest first',
+  operations: { read: { summary: 'list sessions', fields: {}, handle: async ({ deps }) => ({ items: deps.sessions.list(deps.now()) }) } },
+};
+
+const cancelPath: Route = {
+  pattern: 'sessions/:id:cancel',
+  synopsis: 'Cancel a session: its connections are closed, new ones refused',
+  operations: {
+    update: {
+      summary: 'cancel a session',
+      fields: {},
+      handle: async ({ deps, params }) => deps.sessions.cancel(params.id, deps.now()) ?? sessionNotFound(params.id),
+    },
+  },
+};
+
+const sessionPath: Route = {
+  pattern: 'sessions/:id',
+  synopsis: 'Read a session with its connections',
+  operations: {
+    read: { summary: 'read a session', fields: {}, handle: async ({ deps, params }) => deps.sessions.get(params.id, deps.now()) ?? sessionNotFound(params.id) },
+  },
+};
+
+const workersPath: Route = {
+  pattern: 'workers',
+  synopsis: 'List the workers that reported to this controller',
+  operations: {
+    read: {
+      summary: 'list workers',
+      fields: {},
+      handle: async ({ deps }) => ({
+        items: [...deps.workers().values()].map((w) => ({
+          name: w.name,
+          address: w.address,
+          state: w.state,
+          active_session_count: w.sessionCount,
+          last_status_time: new Date(w.lastStatusMs).toISOString(),
+        })),
+      }),
+    },
+  },
+};
+
+const table = new RouteTable<ApiContext, unknown>([authorizeSessionPath, sessionsPath, cancelPath, sessionPath, workersPath]);
+
+/** One compiled validator per route and operation, built at startup (STYLE.md: schemas compile once). */
+const validators = new Map<string, FieldValidator>();
+for (const p of table.paths) {
+  for (const [op, spec] of Object.entries(p.spec.operations)) {
+    validators.set(`${p.spec.pattern} ${op}`, new FieldValidator(spec!.fields ?? ({} as Record<string, TSchema>), spec!.required ?? [], `${op} ${p.spec.pattern}`));
+  }
+}
+
+function sessionNotFound(id: string): never {
+  throw notFound(`session "${id}" not found`);
+}
+
+function authorizeSession(deps: ApiDeps, input: Record<string, unknown>) {
+  const target = String(input.target);
+  let endpoint: string;
+  try {
+    const { host, port } = splitAddress(target);
+    if (host === '' || host === '0.0.0.0' || port === 0) throw new Error();
+    endpoint = target;
+  } catch {
+    throw badRequest(`field "target": must be host:port with a port from 1 to 65535 (got ${JSON.stringify(target)})`);
+  }
+  const ttl = input.ttl === undefined ? DEFAULT_SESSION_TTL_SECONDS : parseDuration(input.ttl, 'ttl');
+  if (ttl <= 0 || ttl > MAX_SESSION_TTL_SECONDS) throw badRequest(`field "ttl": must be more than 0s and at most 24h (got ${JSON.stringify(input.ttl)})`);
+  const connectionLimit = (input.connection_limit as number | undefined) ?? -1;
+  if (connectionLimit === 0) throw badRequest('field "connection_limit": must be -1 (unlimited) or at least 1');
+  const now = deps.now();
+  const workers = [...deps.workers().values()].filter((w) => w.state === 'active' && w.address !== '' && now - w.lastStatusMs <= WORKER_STALE_MS);
+  if (workers.length === 0) throw new CairnError('unavailable', 'no worker is available to proxy a session');
+  const { session, token } = deps.sessions.authorize({ endpoint, ttlMs: ttl * 1000, connectionLimit }, now);
+  return { ...authorizedView(session), authorization_token: token, worker_info: workers.map((w) => ({ address: w.address })) };
+}
+
+function authorizedView(s: SessionView) {
+  return { session_id: s.id, type: s.type, endpoint: s.endpoint, expiration: s.expiration_time, connection_limit: s.connection_limit };
+}
+
+/** Constant-time comparison of the presented bearer token with the configured one. */
+function authenticate(req: HttpRequest, token: string | undefined): void {
+  if (token === undefined) throw new CairnError('unauthenticated', 'the controller has no "auth_token" configured: its api refuses every request');
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+  const given = Buffer.from(sha256Hex(m?.[1] ?? ''), 'hex');
+  if (!m || !timingSafeEqual(given, Buffer.from(sha256Hex(token), 'hex'))) throw new CairnError('unauthenticated', 'Unauthenticated, or invalid token.');
+}
+
+const KIND: Readonly<Record<number, string>> = {
+  400: 'InvalidArgument',
+  401: 'Unauthenticated',
+  403: 'PermissionDenied',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  413: 'InvalidArgument',
+  503: 'Unavailable',
+};
+
+/** Renders an error as the reference's API error body `{"kind","message"}` (reference/gateway.md §4.1). */
+export function renderApiError(err: CairnError): HttpResponse {
+  const body = { kind: KIND[err.status] ?? 'Internal', message: err.message };
+  return { status: err.status, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+}
+
+/**
+ * The api listener's {@link HttpService}. Errors: 401 missing or wrong bearer token; 404
+ * unknown path or session; 405 method not declared; 400 malformed JSON, unknown or
+ * invalid fields (named); 503 no active worker for a new session.
+ */
+export function apiService(deps: ApiDeps): HttpService {
+  return {
+    async handle(req): Promise<HttpResponse> {
+      const rel = req.path.startsWith('/v1/') ? req.path.slice(4) : undefined;
+      const match = rel === undefined ? undefined : table.match(rel);
+      if (!match) throw notFound(`path ${req.path} not found`);
+      authenticate(req, deps.authToken);
+      const op = req.method === 'GET' || req.method === 'HEAD' ? 'read' : req.method === 'POST' || req.method === 'PUT' ? 'update' : undefined;
+      const spec = op && match.path.spec.operations[op];
+      if (!op || !spec) throw new CairnError('method_not_allowed', `method ${req.method} is not allowed on ${req.path}`);
+      const raw = op === 'read' ? Object.fromEntries(req.query) : parseBody(req.body);
+      const { data, ignored } = validators.get(`${match.path.spec.pattern} ${op}`)!.validate(raw);
+      if (ignored.length > 0) throw badRequest(`unknown field${ignored.length > 1 ? 's' : ''} ${ignored.map((f) => `"${f}"`).join(', ')}`);
+      const result = await spec.handle({ deps, params: match.params, input: data });
+      return { status: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(result) };
+    },
+    renderError: renderApiError,
+  };
+}
+
+function parseBody(body: Buffer): Record<string, unknown> {
+  if (body.length === 0) return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(body.toString('utf8'));
+  } catch (err) {
+    throw badRequest(`malformed JSON body: ${(err as Error).message}`);
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw badRequest('the JSON body must be an object');
+  return v as Record<string, unknown>;
+}
