@@ -226,6 +226,11 @@ describe('cairn policy / auth / login against a real server', () => {
     const bad = await run({ SECRETS_ADDR: s.url, CAIRN_TOKEN_PATH: tokenPath }, ['login', 'not-a-token']);
     assert.equal(bad.code, 1);
     assert.equal(readFileSync(tokenPath, 'utf8'), s.rootToken);
+    const child = (await s.call('POST', '/v1/auth/token/create', { body: { policies: ['default'] } })).json.auth.client_token;
+    const explicit = await run({ SECRETS_ADDR: s.url, CAIRN_TOKEN_PATH: tokenPath }, ['login', '-method=token', `token=${child}`]);
+    assert.equal(explicit.code, 0, explicit.stderr);
+    assert.match(explicit.stdout, /^token_policies\s+\["default"\]$/m);
+    assert.equal(readFileSync(tokenPath, 'utf8'), child);
 
     await s.call('POST', '/v1/sys/auth/approle', { body: { type: 'approle' } });
     await s.call('POST', '/v1/auth/approle/role/web', { body: { token_policies: 'default' } });
@@ -242,8 +247,6 @@ describe('cairn policy / auth / login against a real server', () => {
   });
 });
 
-// Checked: the server answered `POST /v1/sys/namespaces/x` with 404 "unsupported path" when this
-// was written. Remove the skip once namespaces are served.
 describe('cairn namespace against a real server', () => {
   let s: TestServer;
   let env: Record<string, string>;
@@ -267,6 +270,19 @@ describe('cairn namespace against a real server', () => {
     assert.equal(l.stdout, 'Keys\n----\nteam-a/\n');
     assert.deepEqual(JSON.parse((await run({ ...env, SECRETS_NAMESPACE: 'team-a' }, ['namespace', 'list', '-format=json'])).stdout), ['dev/']);
     assert.deepEqual(JSON.parse((await run(env, ['namespace', 'list', '-ns=team-a', '-format=json'])).stdout), ['dev/']);
+
+    // Every command honours -namespace and SECRETS_NAMESPACE: the data lands in team-a only.
+    assert.equal((await s.call('POST', '/v1/sys/mounts/secret', { headers: { 'X-Secrets-Namespace': 'team-a' }, body: { type: 'kv-v2' } })).status, 204);
+    const put = await run(env, ['kv', 'put', '-namespace=team-a', 'secret/db', 'password=team-a-only']);
+    assert.equal(put.code, 0, put.stderr);
+    const fromEnv = await run({ ...env, SECRETS_NAMESPACE: 'team-a' }, ['kv', 'get', '-field=password', 'secret/db']);
+    assert.equal(fromEnv.code, 0, fromEnv.stderr);
+    assert.equal(fromEnv.stdout.trim(), 'team-a-only');
+    assert.equal((await s.call('GET', '/v1/team-a/secret/data/db')).json.data.data.password, 'team-a-only', 'stored in team-a');
+    assert.equal((await s.call('GET', '/v1/secret/data/db')).status, 404, 'not in the root namespace');
+    const flagWins = await run({ ...env, SECRETS_NAMESPACE: 'team-a' }, ['kv', 'get', '-namespace=team-a/dev', 'secret/db']);
+    assert.notEqual(flagWins.code, 0, 'the flag wins over the variable: team-a/dev has no secret/ mount');
+    assert.doesNotMatch(flagWins.stdout, /team-a-only/);
 
     const d = await run(env, ['namespace', 'delete', '-ns=team-a', 'dev']);
     assert.equal(d.code, 0, d.stderr);

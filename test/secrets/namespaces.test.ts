@@ -89,6 +89,61 @@ describe('namespaces', () => {
     assert.equal((await s.call('GET', '/v1/team-b/secret/data/db', { token: tok })).status, 403);
   });
 
+  it('lets a parent namespace\'s token reach a child only as far as its policy says', async () => {
+    await s.call('PUT', '/v1/sys/policies/acl/ops', { body: { policy: 'path "team-a/secret/data/*" { capabilities = ["read"] }' } });
+    const ops = (await s.call('POST', '/v1/auth/token/create', { body: { policies: ['ops'] } })).json.auth.client_token;
+    for (const [headers, path] of [
+      [ns('team-a'), '/v1/secret/data/db'],
+      [{}, '/v1/team-a/secret/data/db'],
+    ] as const) {
+      const r = await s.call('GET', path, { token: ops, headers });
+      assert.equal(r.status, 200, `${JSON.stringify(headers)} ${path}`);
+      assert.equal(r.json.data.data.owner, 'team-a');
+    }
+    assert.equal((await s.call('POST', '/v1/team-a/secret/data/db', { token: ops, body: { data: { owner: 'ops' } } })).status, 403, 'read only');
+    assert.equal((await s.call('GET', '/v1/team-b/secret/data/db', { token: ops })).status, 403, 'nothing granted in team-b');
+    assert.equal((await s.call('GET', '/v1/team-a/secret/data/db')).json.data.data.owner, 'team-a');
+  });
+
+  it('keeps tokens of other namespaces out of reach of auth/token/* by token or accessor', async () => {
+    const tokenAdmin = 'path "auth/token/*" { capabilities = ["create", "read", "update"] }';
+    await s.call('PUT', '/v1/sys/policies/acl/token-admin', { headers: ns('team-a'), body: { policy: tokenAdmin } });
+    const admin = (await s.call('POST', '/v1/auth/token/create', { headers: ns('team-a'), body: { policies: ['token-admin'] } })).json.auth.client_token;
+    const inB = (await s.call('POST', '/v1/auth/token/create', { headers: ns('team-b'), body: { policies: ['default'] } })).json.auth;
+    const inRoot = (await s.call('POST', '/v1/auth/token/create', { body: { policies: ['default'] } })).json.auth;
+    const asAdmin = (path: string, body: unknown) => s.call('POST', `/v1/auth/token/${path}`, { token: admin, headers: ns('team-a'), body });
+    for (const victim of [inB, inRoot]) {
+      assert.deepEqual((await asAdmin('lookup', { token: victim.client_token })).json, { errors: ['bad token'] });
+      assert.deepEqual((await asAdmin('lookup-accessor', { accessor: victim.accessor })).json, { errors: ['invalid accessor'] });
+      assert.deepEqual((await asAdmin('revoke-accessor', { accessor: victim.accessor })).json, { errors: ['invalid accessor'] });
+      assert.equal((await asAdmin('revoke', { token: victim.client_token })).status, 204, 'idempotent, as for an unknown token');
+    }
+    assert.equal((await s.call('GET', '/v1/auth/token/lookup-self', { token: inB.client_token, headers: ns('team-b') })).status, 200, 'still alive');
+    assert.equal((await s.call('GET', '/v1/auth/token/lookup-self', { token: inRoot.client_token })).status, 200, 'still alive');
+    const own = (await s.call('POST', '/v1/auth/token/create', { headers: ns('team-a'), body: { policies: ['default'] } })).json.auth;
+    assert.equal((await asAdmin('lookup-accessor', { accessor: own.accessor })).status, 200, 'its own namespace');
+    const fromRoot = await s.call('POST', '/v1/auth/token/lookup-accessor', { body: { accessor: inB.accessor } });
+    assert.equal(fromRoot.status, 200, 'the root namespace reaches tokens below it');
+  });
+
+  it('refuses a mount and a namespace that would hide one another', async () => {
+    const mountsBefore = Object.keys((await s.call('GET', '/v1/sys/mounts')).json.data).sort();
+    for (const path of ['team-a', 'team-a/inner']) {
+      const r = await s.call('POST', `/v1/sys/mounts/${path}`, { body: { type: 'kv' } });
+      assert.equal(r.status, 400, path);
+      assert.deepEqual(r.json, { errors: [`path "${path}" is already in use by namespace "team-a/"`] });
+    }
+    const clash = await s.call('POST', '/v1/sys/namespaces/secret');
+    assert.equal(clash.status, 400);
+    assert.deepEqual(clash.json, { errors: ['namespace "secret/" conflicts with the mount at "secret/"'] });
+    const inner = await s.call('POST', '/v1/sys/namespaces/secret', { headers: ns('team-a') });
+    assert.deepEqual(inner.json, { errors: ['namespace "team-a/secret/" conflicts with the mount at "secret/"'] });
+    assert.deepEqual(Object.keys((await s.call('GET', '/v1/sys/mounts')).json.data).sort(), mountsBefore);
+    assert.equal((await s.call('GET', '/v1/sys/namespaces/secret')).status, 404);
+    assert.deepEqual((await s.call('GET', '/v1/secret/data/app')).json, { errors: [] }, 'secret/ still routes to the mount');
+    assert.equal((await s.call('GET', '/v1/secret/data/db', { headers: ns('team-a') })).json.data.data.owner, 'team-a');
+  });
+
   it('refuses root-only system paths in a namespace', async () => {
     for (const [headers, path] of [
       [ns('ns1'), '/v1/sys/seal-status'],

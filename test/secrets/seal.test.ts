@@ -1,10 +1,12 @@
 /**
  * The seal lifecycle over HTTP (reference/secrets.md §1.7, §3.1–§3.4, §7): init 5/3,
  * unseal with any 3 shares, wrong share, reset, seal again, restart; the barrier keeps
- * values and tokens out of the SQLite file; sys/health codes and overrides.
+ * values, tokens and passwords out of the SQLite files (rows and raw bytes); sys/health
+ * codes and overrides.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { startSealedServer } from '../helpers.js';
@@ -83,19 +85,30 @@ describe('seal lifecycle', () => {
       await s.call('POST', '/v1/sys/mounts/old', { token: root_token, body: { type: 'kv' } });
       await s.call('POST', '/v1/old/app', { token: root_token, body: { password: secretValue } });
       const child = (await s.call('POST', '/v1/auth/token/create', { token: root_token, body: { policies: ['default'] } })).json.auth.client_token;
+      const password = 'pw-in-clear-' + randomBytes(4).toString('hex');
+      await s.call('POST', '/v1/sys/auth/userpass', { token: root_token, body: { type: 'userpass' } });
+      assert.equal((await s.call('POST', '/v1/auth/userpass/users/alice', { token: root_token, body: { password } })).status, 204);
+      const login = await s.call('POST', '/v1/auth/userpass/login/alice', { body: { password } });
+      assert.equal(login.status, 200);
+      const loginToken = login.json.auth.client_token as string;
       assert.equal((await s.call('PUT', '/v1/sys/seal', { token: child })).status, 403, 'sealing needs root or sudo');
       assert.equal((await s.call('PUT', '/v1/sys/seal', { token: root_token })).status, 204);
       assert.equal((await s.call('GET', '/v1/secret/data/app', { token: root_token })).status, 503);
       assert.equal((await s.call('GET', '/v1/no/such/path', { token: root_token })).status, 503, 'sealed check precedes routing');
 
-      // The file holds none of it in clear.
+      // The storage holds none of it in clear: neither a row nor any byte of the files.
+      const needles = [secretValue, password, root_token, child, loginToken, ...keys, ...keys_base64];
       const db = new Database(s.dbPath, { readonly: true });
       const rows = db.prepare('SELECT k, v FROM kv').all() as { k: string; v: Buffer }[];
       db.close();
+      assert.ok(rows.length > 10, 'the scan sees the stored entries');
       for (const { k, v } of rows) {
-        for (const needle of [secretValue, root_token, child, ...keys, ...keys_base64]) {
-          assert.ok(!Buffer.from(v).includes(needle) && !k.includes(needle), `"${k}" leaks a secret`);
-        }
+        for (const needle of needles) assert.ok(!Buffer.from(v).includes(needle) && !k.includes(needle), `"${k}" leaks a secret`);
+      }
+      const files = [s.dbPath, `${s.dbPath}-wal`, `${s.dbPath}-shm`].filter(existsSync);
+      for (const file of files) {
+        const bytes = readFileSync(file);
+        for (const needle of needles) assert.ok(!bytes.includes(needle), `${file} holds ${needle} in clear`);
       }
 
       // Restart: sealed again; unseal; data is back.

@@ -1,6 +1,7 @@
 /**
- * Tokens, first step (issue 2): create, lookup-self, lookup, renew-self, revoke-self,
- * children revoked with the parent, expiry (reference/secrets.md §4.1, §4.3).
+ * Tokens (issues 2 and 3): create, lookup-self, lookup, lookup-accessor, renew-self,
+ * revoke-self, revoke-accessor, revoke; trees revoked with their parent, by hand or by
+ * expiry; TTL caps (reference/secrets.md §4.1, §4.3).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -66,28 +67,82 @@ describe('tokens', () => {
     assert.equal((await s.call('GET', '/v1/auth/token/lookup-self', { token: auth.client_token })).status, 403);
   });
 
-  it('revoke-self revokes the token and its children', async () => {
-    const parent = await create({ policies: ['default'] });
-    // A default-policy token may not create children; root creates one under the parent's name via the store.
-    const core = s.service.core;
-    const parentEntry = await core.tokens.lookup(parent.client_token, core.now());
-    const child = await core.tokens.create({ policies: ['default'], parent: parentEntry, path: 'auth/token/create', now: core.now() });
-    assert.equal((await s.call('GET', '/v1/auth/token/lookup-self', { token: child.id })).status, 200);
-    assert.equal((await s.call('POST', '/v1/auth/token/revoke-self', { token: parent.client_token })).status, 204);
-    assert.equal((await s.call('GET', '/v1/auth/token/lookup-self', { token: parent.client_token })).status, 403);
-    assert.equal((await s.call('GET', '/v1/auth/token/lookup-self', { token: child.id })).status, 403);
-    const gone = await s.call('POST', '/v1/auth/token/lookup-accessor', { body: { accessor: parent.accessor } });
+  it('revokes the whole tree with its parent: revoke-self, revoke-accessor, revoke', async () => {
+    const maker = 'path "auth/token/create" { capabilities = ["update"] }\npath "secret/data/*" { capabilities = ["read"] }';
+    assert.equal((await s.call('PUT', '/v1/sys/policies/acl/maker', { body: { policy: maker } })).status, 204);
+    /** A tree of four tokens made over HTTP: parent → child → grandchild, parent → sibling. */
+    const tree = async () => {
+      const parent = await create({ policies: ['maker'] });
+      const child = await create({ policies: ['maker'] }, parent.client_token);
+      const grandchild = await create({ policies: ['maker'] }, child.client_token);
+      const sibling = await create({ policies: ['maker'] }, parent.client_token);
+      return { parent, child, grandchild, sibling };
+    };
+    const live = async (t: { client_token: string }) => (await s.call('GET', '/v1/auth/token/lookup-self', { token: t.client_token })).status === 200;
+    const orphan = await create({ policies: ['maker'], no_parent: true });
+
+    const a = await tree();
+    assert.equal((await s.call('GET', '/v1/auth/token/lookup-self', { token: a.grandchild.client_token })).json.data.orphan, false);
+    assert.equal((await s.call('POST', '/v1/auth/token/revoke-self', { token: a.child.client_token })).status, 204);
+    assert.deepEqual(await Promise.all([a.parent, a.child, a.grandchild, a.sibling].map(live)), [true, false, false, true], 'a subtree goes, the rest stays');
+    const gone = await s.call('POST', '/v1/auth/token/lookup-accessor', { body: { accessor: a.grandchild.accessor } });
     assert.equal(gone.status, 400);
+    assert.deepEqual(gone.json, { errors: ['invalid accessor'] });
+
+    assert.equal((await s.call('POST', '/v1/auth/token/revoke-accessor', { body: { accessor: a.parent.accessor } })).status, 204);
+    assert.deepEqual(await Promise.all([a.parent, a.sibling].map(live)), [false, false]);
+
+    const b = await tree();
+    assert.equal((await s.call('POST', '/v1/auth/token/revoke', { body: { token: b.parent.client_token } })).status, 204);
+    assert.deepEqual(await Promise.all([b.parent, b.child, b.grandchild, b.sibling].map(live)), [false, false, false, false]);
+    assert.equal(await live(orphan), true, 'an orphan belongs to no tree');
   });
 
-  it('revokes by accessor, children included; an unknown accessor is a 400', async () => {
-    const auth = await create({ policies: ['default'] });
-    assert.equal((await s.call('POST', '/v1/auth/token/revoke-accessor', { body: { accessor: auth.accessor } })).status, 204);
-    assert.equal((await s.call('GET', '/v1/auth/token/lookup-self', { token: auth.client_token })).status, 403);
-    const again = await s.call('POST', '/v1/auth/token/revoke-accessor', { body: { accessor: auth.accessor } });
-    assert.equal(again.status, 400);
-    assert.deepEqual(again.json, { errors: ['invalid accessor'] });
-    assert.equal((await s.call('POST', '/v1/auth/token/revoke-accessor', { body: {} })).status, 400);
+  it('revokes children when their parent expires, even if they would live longer', async () => {
+    const parent = await create({ policies: ['maker'], ttl: '1h' });
+    const child = await create({ policies: ['maker'], ttl: '10h' }, parent.client_token);
+    assert.equal(child.lease_duration, 36000);
+    now += 3600_000 + 1000;
+    assert.equal((await s.call('GET', '/v1/auth/token/lookup-self', { token: child.client_token })).status, 403, 'dead with its parent');
+    assert.equal((await s.call('POST', '/v1/auth/token/lookup-accessor', { body: { accessor: child.accessor } })).status, 400);
+    assert.equal((await s.call('POST', '/v1/auth/token/lookup', { body: { token: child.client_token } })).status, 400);
+  });
+
+  it('caps TTLs at the maximum with a warning, on create and on renewal', async () => {
+    const long = await s.call('POST', '/v1/auth/token/create', { body: { policies: ['default'], ttl: '10000h' } });
+    assert.equal(long.status, 200);
+    assert.equal(long.json.auth.lease_duration, 2764800);
+    assert.deepEqual(long.json.warnings, ['TTL of "10000h0m0s" exceeded the effective max_ttl of "768h0m0s"; TTL value is capped accordingly']);
+    const bounded = await create({ policies: ['default'], ttl: '1h', explicit_max_ttl: '90m' });
+    assert.equal(bounded.lease_duration, 3600);
+    now += 45 * 60_000;
+    const renewed = await s.call('POST', '/v1/auth/token/renew-self', { token: bounded.client_token, body: { increment: '1h' } });
+    assert.equal(renewed.status, 200);
+    assert.equal(renewed.json.auth.lease_duration, 2700, 'no further than creation + explicit_max_ttl');
+    assert.deepEqual(renewed.json.warnings, ['TTL of "1h0m0s" exceeded the effective max_ttl of "1h30m0s"; TTL value is capped accordingly']);
+    const plain = await create({ policies: ['default'] });
+    const huge = await s.call('POST', '/v1/auth/token/renew-self', { token: plain.client_token, body: { increment: '100000h' } });
+    assert.equal(huge.json.auth.lease_duration, 2764800, 'no further than creation + 768h');
+    now += 2700_000 + 1000;
+    assert.equal((await s.call('GET', '/v1/auth/token/lookup-self', { token: bounded.client_token })).status, 403);
+  });
+
+  it('refuses negative durations and changes nothing', async () => {
+    const t = await create({ policies: ['default'], ttl: '2h' });
+    for (const [path, body, message] of [
+      ['/v1/auth/token/create', { policies: ['default'], ttl: '-1h' }, 'ttl: must not be negative'],
+      ['/v1/auth/token/create', { policies: ['default'], ttl: -5 }, 'ttl: must not be negative'],
+      ['/v1/auth/token/create', { policies: ['default'], explicit_max_ttl: '-1h' }, 'explicit_max_ttl: must not be negative'],
+      ['/v1/auth/token/renew-self', { increment: '-1h' }, 'increment: must not be negative'],
+      ['/v1/auth/token/renew-self', { increment: 'soon' }, /increment/],
+    ] as const) {
+      const r = await s.call('POST', path, { body, token: path.endsWith('renew-self') ? t.client_token : undefined });
+      assert.equal(r.status, 400, `${path} ${JSON.stringify(body)}`);
+      if (typeof message === 'string') assert.deepEqual(r.json, { errors: [message] });
+      else assert.match(r.json.errors[0], message);
+    }
+    const self = await s.call('GET', '/v1/auth/token/lookup-self', { token: t.client_token });
+    assert.equal(self.json.data.ttl, 7200, 'the refused renewal changed nothing');
   });
 
   it('refuses bad input on create and changes nothing', async () => {

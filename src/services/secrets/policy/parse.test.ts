@@ -40,10 +40,8 @@ describe('parsePolicy', () => {
     assert.deepEqual(rules(parsePolicy('n', 'name = "n"\npath "a" {\n  comment = "why"\n  capabilities = []\n}')), [['a', []]]);
   });
 
-  it('strips a leading "/" and prefixes the namespace path', () => {
+  it('strips a leading "/"', () => {
     assert.deepEqual(rules(parsePolicy('p', 'path "/secret/a" { capabilities = ["read"] }')), [['secret/a', ['read']]]);
-    const ns = parsePolicy('p', 'path "secret/*" { capabilities = ["read"] }', { namespacePath: 'team/' });
-    assert.deepEqual(rules(ns), [['team/secret/*', ['read']]]);
   });
 
   it('maps the legacy policy values to capabilities', () => {

@@ -37,7 +37,8 @@ const UNSUPPORTED = ['allowed_parameters', 'denied_parameters', 'required_parame
 /** One `path` block after parsing. */
 export interface PathRule {
   /**
-   * The pattern, leading `/` stripped and the namespace path prefixed; may end in `*`
+   * The pattern, leading `/` stripped, relative to the policy's namespace (the ACL check
+   * makes request paths relative to it, reference/secrets.md §6); may end in `*`
    * (prefix glob) and contain `+` segments (exactly one segment).
    */
   readonly pattern: string;
@@ -53,16 +54,6 @@ export interface Policy {
   readonly text: string;
   /** Rules in document order; the same pattern may occur more than once. */
   readonly rules: readonly PathRule[];
-}
-
-/** Options of {@link parsePolicy}. */
-export interface ParsePolicyOptions {
-  /**
-   * Path of the namespace the policy belongs to, `''` (root, the default) or ending in
-   * `/`. Prefixed to every rule: policy paths are relative to the policy's namespace
-   * (reference/secrets.md §6).
-   */
-  readonly namespacePath?: string;
 }
 
 /**
@@ -105,7 +96,7 @@ function body(v: unknown): Obj | undefined {
  *   (`invalid key "k"`), a `path` that is not a block, a bad pattern, an unknown
  *   capability or legacy policy value, or an unsupported parameter constraint.
  */
-export function parsePolicy(name: string, text: string, o: ParsePolicyOptions = {}): Policy {
+export function parsePolicy(name: string, text: string): Policy {
   let doc: unknown;
   try {
     doc = parseHcl(text, `policy "${name}"`);
@@ -121,12 +112,12 @@ export function parsePolicy(name: string, text: string, o: ParsePolicyOptions = 
   if (doc.path !== undefined) {
     const blocks = entries(doc.path);
     if (!blocks) throw new PolicyParseError('"path" must be a block: path "<pattern>" { capabilities = [...] }');
-    for (const [written, value] of blocks) rules.push(parseRule(written, value, o.namespacePath ?? ''));
+    for (const [written, value] of blocks) rules.push(parseRule(written, value));
   }
   return { name, text, rules };
 }
 
-function parseRule(written: string, value: unknown, namespacePath: string): PathRule {
+function parseRule(written: string, value: unknown): PathRule {
   const fail = (detail: string) => new PolicyParseError(`path "${written}": ${detail}`);
   const b = body(value);
   if (!b) throw fail('must be a block: path "<pattern>" { capabilities = [...] }');
@@ -134,7 +125,7 @@ function parseRule(written: string, value: unknown, namespacePath: string): Path
     if (UNSUPPORTED.includes(key)) throw fail(`"${key}" is not supported`);
     if (key !== 'capabilities' && key !== 'policy' && key !== 'comment') throw fail(`invalid key "${key}"`);
   }
-  const pattern = namespacePath + (written.startsWith('/') ? written.slice(1) : written);
+  const pattern = written.startsWith('/') ? written.slice(1) : written;
   if (pattern.includes('+*')) throw fail("invalid use of wildcards ('+*' is forbidden)");
   if (pattern.slice(0, -1).includes('*')) throw fail('"*" is only allowed as the last character');
 

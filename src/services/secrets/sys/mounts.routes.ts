@@ -8,6 +8,7 @@ import { Type } from '@sinclair/typebox';
 import { badRequest, notFound } from '../../../kernel/http/index.js';
 import { parseDuration } from '../../../kernel/util/duration.js';
 import type { MountEntry, MountInput } from '../mounts/table.js';
+import { checkMountNotShadowed } from '../namespace/shadowing.js';
 import type { SecretsPath, SecretsRequest } from '../types.js';
 
 const Ttl = Type.Union([Type.String(), Type.Integer()], { description: 'seconds or a duration string; 0 = system default' });
@@ -147,7 +148,9 @@ const mountPath: SecretsPath = {
       summary: 'Enable a secrets engine',
       required: ['type'],
       handle: async (req) => {
-        await req.ns.mountEngine(req.params.path, mountInput(req.data, (t) => req.core.engineKnown(t)));
+        const input = mountInput(req.data, (t) => req.core.engineKnown(t));
+        checkMountNotShadowed(req.core.namespaces, req.ns.entry, req.params.path);
+        await req.ns.mountEngine(req.params.path, input);
         return undefined;
       },
     },

@@ -7,6 +7,7 @@
 import { Type } from '@sinclair/typebox';
 import { badRequest } from '../../../kernel/http/index.js';
 import type { NamespaceEntry } from '../namespace/registry.js';
+import { checkNamespaceNotShadowing } from '../namespace/shadowing.js';
 import type { SecretsPath, SecretsRequest } from '../types.js';
 
 const info = (e: NamespaceEntry) => ({ id: e.id, path: e.path, custom_metadata: { ...e.custom_metadata } });
@@ -60,7 +61,9 @@ const namespacePath: SecretsPath = {
     create: {
       summary: 'Create a namespace',
       handle: async (req) => {
-        const e = await req.core.namespaces.create(req.ns.entry, req.params.name, metadata(req.data.custom_metadata));
+        const customMetadata = metadata(req.data.custom_metadata);
+        checkNamespaceNotShadowing(req.ns, req.params.name);
+        const e = await req.core.namespaces.create(req.ns.entry, req.params.name, customMetadata);
         return { data: info(e) };
       },
     },

@@ -9,6 +9,7 @@ import { Type } from '@sinclair/typebox';
 import { badRequest, forbidden, RouteTable, type HttpResponse, type PathSpec } from '../../../kernel/http/index.js';
 import { renderBare } from '../envelope.js';
 import type { SecretsNode } from '../node.js';
+import { healthCode } from './health.js';
 
 /** What these handlers see: the node, validated input, the caller's token (may be empty). */
 export interface SysRequest {
@@ -108,14 +109,14 @@ const healthPath: SysPath = {
       summary: 'Read the health status',
       handle: async (r) => {
         const { node, data } = r;
-        const pick = (k: string, d: number) => (data[k] === undefined ? d : Number(data[k]));
-        const status = !node.seal.initialized ? pick('uninitcode', 501) : node.seal.sealed ? pick('sealedcode', 503) : pick('activecode', 200);
+        // One server is always active; HA (a later issue) will report standbys here.
+        const state = { initialized: node.seal.initialized, sealed: node.seal.sealed, standby: false, performanceStandby: false, drSecondary: false };
         const cluster = node.clusterInfo;
-        return renderBare(status, {
-          initialized: node.seal.initialized,
-          sealed: node.seal.sealed,
-          standby: false,
-          performance_standby: false,
+        return renderBare(healthCode(state, data), {
+          initialized: state.initialized,
+          sealed: state.sealed,
+          standby: state.standby,
+          performance_standby: state.performanceStandby,
           replication_performance_mode: 'disabled',
           replication_dr_mode: 'disabled',
           server_time_utc: Math.floor(node.now().getTime() / 1000),

@@ -4,6 +4,8 @@
  * found there is compared with the presented one in constant time. Accessors map to
  * the hash (`sys/token/accessor/<accessor>`); children are indexed under their parent
  * (`sys/token/parent/<parent hash>/<child hash>`) so revoking a parent revokes them.
+ * A parent that expires is revoked with its children, as the reference's expiration
+ * manager does: a token is live only while every ancestor is.
  *
  * @module
  */
@@ -124,13 +126,16 @@ export class TokenStore {
     return { ...entry, id };
   }
 
-  /** The live entry of token `id`, or undefined when unknown, revoked or expired. */
+  /**
+   * The live entry of token `id`, or undefined when unknown, revoked or expired. A token
+   * whose parent (or any ancestor) has expired is revoked here with its whole tree.
+   */
   async lookup(id: string, now: Date): Promise<TokenEntry | undefined> {
     if (!id) return undefined;
     const hash = hashToken(id);
     const entry = json.decode<StoredToken>(await this.storage.get(ID + hash));
     if (!entry || !timingSafeEqual(Buffer.from(entry.hash), Buffer.from(hash))) return undefined;
-    if (entry.expire_time_ms && entry.expire_time_ms <= now.getTime()) return undefined;
+    if (!(await this.live(entry, now))) return undefined;
     return { ...entry, id };
   }
 
@@ -139,8 +144,24 @@ export class TokenStore {
     const hash = await this.storage.get(ACCESSOR + accessor);
     if (!hash) return undefined;
     const entry = json.decode<StoredToken>(await this.storage.get(ID + Buffer.from(hash).toString()));
-    if (!entry || (entry.expire_time_ms && entry.expire_time_ms <= now.getTime())) return undefined;
-    return entry;
+    return entry && (await this.live(entry, now)) ? entry : undefined;
+  }
+
+  /**
+   * Whether `entry` and each of its ancestors exist and have not expired. The first
+   * expired one found is revoked (children included), so an expired tree is cleaned up
+   * by the next request that touches it. Orphans (every login token) cost nothing more.
+   */
+  private async live(entry: StoredToken, now: Date): Promise<boolean> {
+    for (let t: StoredToken | undefined = entry; ; ) {
+      if (t.expire_time_ms && t.expire_time_ms <= now.getTime()) {
+        await this.revoke(t.hash);
+        return false;
+      }
+      if (!t.parent) return true;
+      t = json.decode<StoredToken>(await this.storage.get(ID + t.parent));
+      if (!t) return false;
+    }
   }
 
   /** Revokes the token with hash `hash` and, recursively, every child token. */
@@ -170,17 +191,20 @@ export class TokenStore {
     return n;
   }
 
-  /** Extends a renewable token's TTL by `incrementS` (default: its creation TTL), capped by its max. */
-  async renew(token: TokenEntry, incrementS: number, now: Date): Promise<TokenEntry> {
+  /**
+   * Extends a renewable token's TTL by `incrementS` (default: its creation TTL), capped
+   * so that it ends no later than `creation_time + max`, where max is its explicit max
+   * TTL or else `maxTtlS` (the token mount's maximum, reference/secrets.md §4.1).
+   * Returns the renewed token and whether the cap applied. Error (400): not renewable.
+   */
+  async renew(token: TokenEntry, incrementS: number, maxTtlS: number, now: Date): Promise<{ token: TokenEntry; capped: boolean }> {
     if (!token.renewable) throw badRequest('token is not renewable');
-    let ttl = incrementS || token.creation_ttl;
-    if (token.explicit_max_ttl) {
-      const limit = token.creation_time + token.explicit_max_ttl - Math.floor(now.getTime() / 1000);
-      ttl = Math.max(0, Math.min(ttl, limit));
-    }
+    const wanted = incrementS || token.creation_ttl;
+    const max = token.explicit_max_ttl || maxTtlS;
+    const ttl = Math.max(0, Math.min(wanted, token.creation_time + max - Math.floor(now.getTime() / 1000)));
     const updated: StoredToken = { ...withoutId(token), expire_time_ms: now.getTime() + ttl * 1000 };
     await this.storage.put(ID + token.hash, json.encode(updated));
-    return { ...updated, id: token.id };
+    return { token: { ...updated, id: token.id }, capped: ttl < wanted };
   }
 }
 

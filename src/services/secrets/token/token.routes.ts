@@ -1,20 +1,60 @@
 /**
  * The token auth method's paths, mounted at `auth/token/` (reference/secrets.md §4.1):
- * `create`, `lookup`, `lookup-self`, `lookup-accessor`, `renew-self`, `revoke-self`, `revoke`.
+ * `create`, `lookup`, `lookup-self`, `lookup-accessor`, `renew-self`, `revoke-self`,
+ * `revoke-accessor`, `revoke`. TTLs are capped at the token mount's maximum (768h by default).
  *
  * @module
  */
 import { Type } from '@sinclair/typebox';
 import { CommaList, badRequest, commaList, forbidden } from '../../../kernel/http/index.js';
-import { parseDuration } from '../../../kernel/util/duration.js';
+import { formatDuration, parseDuration } from '../../../kernel/util/duration.js';
+import { DEFAULT_LEASE_TTL_S } from '../mounts/table.js';
 import type { SecretsPath, SecretsRequest } from '../types.js';
-import { authBlock, hashToken, lookupData, type TokenEntry } from './store.js';
+import { authBlock, hashToken, lookupData, type StoredToken, type TokenEntry } from './store.js';
 
 const Duration = Type.Union([Type.String(), Type.Integer()], { description: 'duration: seconds or a Go duration string ("1h30m")' });
 
 function caller(req: SecretsRequest): TokenEntry {
   if (!req.token) throw forbidden();
   return req.token;
+}
+
+/** A duration field in seconds; absent → 0. Error (400) naming the field when it is negative or not a duration. */
+function seconds(v: unknown, field: string): number {
+  if (v === undefined) return 0;
+  const s = parseDuration(v, field);
+  if (s < 0) throw badRequest(`${field}: must not be negative`);
+  return s;
+}
+
+/** The token mount's maximum TTL in seconds (`sys/auth/token/tune`), else the system's 768h. */
+const mountMaxTtl = (req: SecretsRequest): number => req.mount.config.max_lease_ttl || DEFAULT_LEASE_TTL_S;
+
+/** The reference's warning when a requested TTL is cut to the maximum (reference/secrets.md §4.1). */
+const cappedWarning = (wantedS: number, maxS: number) =>
+  `TTL of "${formatDuration(wantedS)}" exceeded the effective max_ttl of "${formatDuration(maxS)}"; TTL value is capped accordingly`;
+
+/**
+ * Whether token `t` may be named (by token or accessor) from the request's namespace:
+ * it belongs to that namespace or one below it, never to a parent or a sibling
+ * (reference/secrets.md §6).
+ */
+function reachable(req: SecretsRequest, t: StoredToken): boolean {
+  const home = req.core.namespaces.byId(t.namespace_id ?? 'root');
+  return home !== undefined && home.path.startsWith(req.ns.path);
+}
+
+/** The live token behind `accessor` as seen from the request's namespace; error (400) `invalid accessor`. */
+async function byAccessor(req: SecretsRequest): Promise<StoredToken> {
+  const found = await req.core.tokens.lookupAccessor(String(req.data.accessor), req.now);
+  if (!found || !reachable(req, found)) throw badRequest('invalid accessor');
+  return found;
+}
+
+/** The live token `req.data.token` as seen from the request's namespace, or undefined. */
+async function byToken(req: SecretsRequest): Promise<TokenEntry | undefined> {
+  const found = await req.core.tokens.lookup(String(req.data.token), req.now);
+  return found && reachable(req, found) ? found : undefined;
 }
 
 const createPath: SecretsPath = {
@@ -48,12 +88,16 @@ const createPath: SecretsPath = {
           if (d.id !== undefined) throw badRequest('root or sudo privileges required to specify token id');
           if (d.no_parent) throw badRequest('root or sudo privileges required to create orphan token');
         }
+        const wantedTtl = seconds(d.ttl, 'ttl');
+        const explicitMax = seconds(d.explicit_max_ttl, 'explicit_max_ttl');
+        const maxTtl = explicitMax ? Math.min(explicitMax, mountMaxTtl(req)) : mountMaxTtl(req);
+        const ttlS = Math.min(wantedTtl || req.mount.config.default_lease_ttl || DEFAULT_LEASE_TTL_S, maxTtl);
         const token = await req.core.tokens.create({
           policies,
           meta: (d.meta as Record<string, string> | undefined) ?? null,
           displayName: `token${d.display_name && d.display_name !== 'token' ? '-' + String(d.display_name) : ''}`,
-          ttlS: d.ttl === undefined ? 0 : parseDuration(d.ttl, 'ttl'),
-          explicitMaxTtlS: d.explicit_max_ttl === undefined ? 0 : parseDuration(d.explicit_max_ttl, 'explicit_max_ttl'),
+          ttlS,
+          explicitMaxTtlS: explicitMax,
           renewable: d.renewable as boolean,
           parent: d.no_parent ? undefined : parent,
           id: d.id as string | undefined,
@@ -63,7 +107,9 @@ const createPath: SecretsPath = {
         });
         const known = await Promise.all(policies.map((p) => req.ns.knownPolicy(p)));
         const unknown = policies.filter((_, i) => !known[i]);
-        return { data: null, auth: authBlock(token, req.now), warnings: unknown.map((p) => `Policy "${p}" does not exist`) };
+        const warnings = unknown.map((p) => `Policy "${p}" does not exist`);
+        if (wantedTtl > maxTtl && !policies.includes('root')) warnings.push(cappedWarning(wantedTtl, maxTtl));
+        return { data: null, auth: authBlock(token, req.now), warnings };
       },
     },
   },
@@ -86,7 +132,7 @@ const lookupPath: SecretsPath = {
       summary: 'Look up a token',
       required: ['token'],
       handle: async (req) => {
-        const found = await req.core.tokens.lookup(String(req.data.token), req.now);
+        const found = await byToken(req);
         if (!found) throw badRequest('bad token');
         return { data: lookupData(found, req.now) };
       },
@@ -103,9 +149,7 @@ const lookupAccessorPath: SecretsPath = {
       summary: 'Look up a token by accessor',
       required: ['accessor'],
       handle: async (req) => {
-        const found = await req.core.tokens.lookupAccessor(String(req.data.accessor), req.now);
-        if (!found) throw badRequest('invalid accessor');
-        return { data: lookupData(found, req.now) };
+        return { data: lookupData(await byAccessor(req), req.now) };
       },
     },
   },
@@ -119,9 +163,11 @@ const renewSelfPath: SecretsPath = {
     update: {
       summary: 'Renew the calling token',
       handle: async (req) => {
-        const inc = req.data.increment === undefined ? 0 : parseDuration(req.data.increment, 'increment');
-        const renewed = await req.core.tokens.renew(caller(req), inc, req.now);
-        return { data: null, auth: authBlock(renewed, req.now) };
+        const token = caller(req);
+        const inc = seconds(req.data.increment, 'increment');
+        const { token: renewed, capped } = await req.core.tokens.renew(token, inc, mountMaxTtl(req), req.now);
+        const max = token.explicit_max_ttl || mountMaxTtl(req);
+        return { data: null, auth: authBlock(renewed, req.now), warnings: capped ? [cappedWarning(inc || token.creation_ttl, max)] : [] };
       },
     },
   },
@@ -150,9 +196,7 @@ const revokeAccessorPath: SecretsPath = {
       summary: 'Revoke a token by accessor',
       required: ['accessor'],
       handle: async (req) => {
-        const found = await req.core.tokens.lookupAccessor(String(req.data.accessor), req.now);
-        if (!found) throw badRequest('invalid accessor');
-        await req.core.tokens.revoke(found.hash);
+        await req.core.tokens.revoke((await byAccessor(req)).hash);
         return undefined;
       },
     },
@@ -168,7 +212,7 @@ const revokePath: SecretsPath = {
       summary: 'Revoke a token',
       required: ['token'],
       handle: async (req) => {
-        const found = await req.core.tokens.lookup(String(req.data.token), req.now);
+        const found = await byToken(req);
         // Idempotent like the reference: an unknown token is already revoked.
         if (found) await req.core.tokens.revoke(hashToken(found.id));
         return undefined;
