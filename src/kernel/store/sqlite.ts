@@ -8,8 +8,13 @@
  *   faster per commit but may lose the last commits on power loss (§3).
  * - One fsync costs ~170 µs here, so one commit per write caps out near 6k writes/s,
  *   while 100 rows per commit reach ~122k rows/s (§3). Writes are therefore queued and
- *   **group-committed**: one flush per event-loop turn applies everything queued in one
- *   transaction and only then resolves the writers' promises.
+ *   **group-committed**: everything queued goes to SQLite in one transaction, and the
+ *   writers' promises resolve only after it is committed.
+ * - The commits run in a worker thread that owns the writing connection
+ *   (`sqlite-writer.ts`): better-sqlite3 is synchronous, and on the event loop each
+ *   commit's fsync stalled every request. While one group commit syncs, the event loop
+ *   serves requests and queues the next group. Reads stay on the main thread, on a
+ *   second connection (WAL readers never wait for the writer).
  * - A normal rowid table (`k TEXT PRIMARY KEY, v BLOB`): `WITHOUT ROWID` was 2–3x
  *   slower to write and ~3.5x slower to read with values of this size (§3).
  * - Keys are TEXT with the default BINARY collation, i.e. compared with `memcmp` over
@@ -20,8 +25,10 @@
 
 import { closeSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { Backend, BackendOp } from './backend.js';
+import type { FlushReply, FlushRequest, WireError, WriterOptions } from './sqlite-writer.js';
 
 /** Options of {@link SqliteBackend.open}. */
 export interface SqliteBackendOptions {
@@ -66,6 +73,26 @@ interface Pending {
 interface NormalizedOp {
   readonly key: string;
   readonly value: Buffer | null;
+}
+
+/** The latest uncommitted op on a key and the number of the flush that carries it. */
+interface OverlayEntry {
+  readonly value: Buffer | null;
+  readonly flush: number;
+}
+
+/** A group commit handed to the writer thread and not answered yet. */
+interface Flush {
+  readonly seq: number;
+  readonly pending: readonly Pending[];
+}
+
+/** The writer thread's module (plain JavaScript, so it loads the same from `src/` and `dist/`). */
+const WRITER_URL = new URL('./sqlite-writer.js', import.meta.url);
+
+/** Rebuilds an Error sent by the writer thread (keeps `code`, e.g. `SQLITE_BUSY`). */
+function fromWire(e: WireError): Error {
+  return Object.assign(new Error(e.message), e.code === undefined ? {} : { code: e.code });
 }
 
 // Lone surrogates have no UTF-8 form (they would not round-trip through SQLite TEXT or
@@ -143,15 +170,18 @@ function folderEnd(folder: string): string {
 /**
  * {@link Backend} on one SQLite file, with group commit.
  *
- * Writes are queued; one flush per event-loop turn (`setImmediate`) applies every queued
- * op in one `BEGIN IMMEDIATE` transaction, in call order, then settles their promises,
- * so N concurrent writers pay one fsync. Reads consult an in-memory overlay of the
- * queued ops (later ops win) before the file, so a read sees every write whose promise
- * exists. If one write call fails inside the flush (a statement error such as an
- * oversized value), only that call is rolled back (a batch runs in its own savepoint)
- * and rejected; if the transaction as a whole fails (BEGIN/COMMIT error, I/O error),
- * every call of the flush is rejected. Either way the overlay is dropped afterwards,
- * so reads return what the file holds.
+ * Writes are queued. When the writer thread is idle, the first write of an event-loop
+ * turn schedules a flush (`setImmediate`) that hands every queued op to the thread as
+ * one `BEGIN IMMEDIATE` transaction, in call order; while a flush is being committed,
+ * new writes queue up and go as the next flush as soon as it is answered. Promises
+ * settle when their flush is committed (fsync'd), so N concurrent writers pay one fsync.
+ * Reads consult an in-memory overlay of the queued and in-flight ops (later ops win)
+ * before the file, so a read sees every write whose promise exists. If one write call
+ * fails inside a flush (a statement error such as an oversized value), only that call is
+ * rolled back (a batch runs in its own savepoint) and rejected; if the transaction as a
+ * whole fails (BEGIN/COMMIT error, I/O error), every call of the flush is rejected.
+ * Either way the flush's ops leave the overlay, so reads return what the file holds.
+ * If the writer thread dies, every pending and later write rejects.
  *
  * Not safe to share the file with another writer process: its writes are seen, but
  * this process's queued writes are not visible to it until committed.
@@ -160,21 +190,28 @@ export class SqliteBackend implements Backend {
   /** The database file, resolved to an absolute path. */
   readonly path: string;
 
+  /** The main thread's connection: reads only (after creating the schema). */
   private readonly db: Database.Database;
   private readonly stmtGet: Database.Statement<[string], Buffer>;
-  private readonly stmtPut: Database.Statement<[string, Buffer]>;
-  private readonly stmtDelete: Database.Statement<[string]>;
   private readonly stmtScanFrom: Database.Statement<[string], string>;
   private readonly stmtScanRange: Database.Statement<[string, string], string>;
-  private readonly runFlush: Database.Transaction<(pending: readonly Pending[]) => unknown[]>;
-  private readonly runBatch: Database.Transaction<(ops: readonly NormalizedOp[]) => void>;
+  private readonly writer: Worker;
+  /** Settles when the writer thread has ended, for whatever reason. */
+  private readonly writerExited: Promise<void>;
 
   /** Write calls waiting for the next flush, in call order. */
   private queue: Pending[] = [];
-  /** Latest queued op per key (`null` = delete); exactly the ops in {@link queue}. */
-  private overlay = new Map<string, Buffer | null>();
+  /** Latest uncommitted op per key (`null` = delete): exactly the ops of {@link queue} and {@link inFlight}. */
+  private overlay = new Map<string, OverlayEntry>();
+  /** Number of the flush that {@link queue} will become. */
+  private nextFlush = 1;
+  private inFlight: Flush | undefined;
   private flushTimer: NodeJS.Immediate | undefined;
+  /** Callers of `close` waiting for the queue and the in-flight flush to settle. */
+  private drainWaiters: Array<() => void> = [];
   private closed = false;
+  /** Set when the writer thread failed: every write rejects with it. */
+  private broken: Error | undefined;
 
   private commits = 0;
   private failedCommits = 0;
@@ -190,27 +227,31 @@ export class SqliteBackend implements Backend {
       if (String(mode).toLowerCase() !== 'wal') {
         throw new Error(`SqliteBackend(${path}): cannot enable WAL (journal_mode is ${String(mode)})`);
       }
-      // FULL: the WAL is fsynced at every commit, which is what "durable" means here.
+      // FULL: the WAL is fsynced at every commit (here only the schema's), which is what
+      // "durable" means here; the writer thread sets the same on its connection.
       this.db.pragma('synchronous = FULL');
       this.migrate();
       this.stmtGet = this.db.prepare<[string], Buffer>('SELECT v FROM kv WHERE k = ?').pluck();
-      this.stmtPut = this.db.prepare<[string, Buffer]>(
-        // An upsert keeps the rowid (REPLACE would delete and re-insert the row).
-        'INSERT INTO kv (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v',
-      );
-      this.stmtDelete = this.db.prepare<[string]>('DELETE FROM kv WHERE k = ?');
       this.stmtScanFrom = this.db.prepare<[string], string>('SELECT k FROM kv WHERE k >= ? ORDER BY k').pluck();
       this.stmtScanRange = this.db
         .prepare<[string, string], string>('SELECT k FROM kv WHERE k >= ? AND k < ? ORDER BY k')
         .pluck();
-      this.runBatch = this.db.transaction((ops: readonly NormalizedOp[]) => {
-        for (const op of ops) this.applyOp(op);
-      });
-      this.runFlush = this.db.transaction((pending: readonly Pending[]) => this.applyAll(pending));
+      this.writer = new Worker(WRITER_URL, { workerData: { path, busyTimeoutMs } satisfies WriterOptions });
     } catch (err) {
       this.db.close();
       throw err;
     }
+    // Referenced only while a flush is in flight, so an idle backend never keeps the
+    // process alive (queued writes do, through their setImmediate).
+    this.writer.unref();
+    this.writer.on('message', (reply: FlushReply) => this.onReply(reply));
+    this.writer.on('error', (err) => this.fail(err));
+    this.writerExited = new Promise<void>((resolve) => {
+      this.writer.once('exit', (code) => {
+        this.fail(new Error(`SqliteBackend(${path}): the writer thread exited (code ${code})`));
+        resolve();
+      });
+    });
   }
 
   /**
@@ -254,7 +295,7 @@ export class SqliteBackend implements Backend {
     if (this.overlay.size > 0) {
       const queued = this.overlay.get(key);
       // Copy so a caller mutating the result cannot change what will be committed.
-      if (queued !== undefined) return queued === null ? undefined : Buffer.from(queued);
+      if (queued !== undefined) return queued.value === null ? undefined : Buffer.from(queued.value);
     }
     return this.stmtGet.get(key);
   }
@@ -336,19 +377,21 @@ export class SqliteBackend implements Backend {
   }
 
   /**
-   * Commits every queued write, then closes the file. Queued writes' promises settle
-   * before this resolves. Every later call (including `close`) rejects with an Error.
+   * Commits every queued write, stops the writer thread, then closes the file. Queued
+   * writes' promises settle before this resolves. Every later call (including `close`)
+   * rejects with an Error.
    */
   async close(): Promise<void> {
     this.checkOpen();
     this.closed = true;
     if (this.flushTimer !== undefined) clearImmediate(this.flushTimer);
     this.flushTimer = undefined;
-    try {
-      this.flush();
-    } finally {
-      this.db.close();
-    }
+    this.sendQueued();
+    if (this.inFlight !== undefined) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+    this.writer.ref(); // keep the process alive until the thread has closed the file
+    this.writer.postMessage({ type: 'close' });
+    await this.writerExited;
+    this.db.close();
   }
 
   private checkOpen(): void {
@@ -356,75 +399,110 @@ export class SqliteBackend implements Backend {
   }
 
   private enqueue(ops: readonly NormalizedOp[]): Promise<void> {
+    if (this.broken) return Promise.reject(this.broken);
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ ops, resolve, reject });
-      for (const op of ops) this.overlay.set(op.key, op.value);
-      // One flush per event-loop turn: everything queued during this turn (e.g. all 32
-      // writers resumed by the previous flush) shares one transaction and one fsync.
-      this.flushTimer ??= setImmediate(() => {
-        this.flushTimer = undefined;
-        this.flush();
-      });
+      for (const op of ops) this.overlay.set(op.key, { value: op.value, flush: this.nextFlush });
+      // One flush per event-loop turn: everything queued during this turn shares one
+      // transaction and one fsync. While a flush is in flight, its answer sends the queue.
+      if (this.inFlight === undefined) this.flushTimer ??= setImmediate(this.sendQueued);
     });
   }
 
   /**
-   * Applies the whole queue in one transaction and settles its promises. Synchronous
-   * (better-sqlite3 is), so no read or write can interleave: the overlay describes
-   * exactly this queue and can be cleared once the transaction is over.
+   * Hands the whole queue to the writer thread as one flush, unless a flush is already
+   * in flight or nothing is queued. The values travel packed in one transferred buffer.
    */
-  private flush(): void {
+  private readonly sendQueued = (): void => {
+    this.flushTimer = undefined;
     const pending = this.queue;
-    if (pending.length === 0) return;
+    if (this.inFlight !== undefined || pending.length === 0 || this.broken) return;
     this.queue = [];
-    let outcomes: unknown[];
-    try {
-      outcomes = this.runFlush.immediate(pending);
-      this.commits++;
-    } catch (err) {
+    let opCount = 0;
+    let bytes = 0;
+    for (const p of pending) {
+      opCount += p.ops.length;
+      for (const op of p.ops) bytes += op.value?.length ?? 0;
+    }
+    const calls = new Array<number>(pending.length);
+    const keys = new Array<string>(opCount);
+    const sizes = new Int32Array(opCount);
+    const blob = new Uint8Array(bytes); // its own ArrayBuffer, so it can be transferred
+    let i = 0;
+    let offset = 0;
+    for (let c = 0; c < pending.length; c++) {
+      calls[c] = pending[c].ops.length;
+      for (const op of pending[c].ops) {
+        keys[i] = op.key;
+        if (op.value === null) sizes[i] = -1;
+        else {
+          sizes[i] = op.value.length;
+          blob.set(op.value, offset);
+          offset += op.value.length;
+        }
+        i++;
+      }
+    }
+    this.inFlight = { seq: this.nextFlush++, pending };
+    this.writer.ref();
+    const request: FlushRequest = { type: 'flush', calls, keys, sizes, blob };
+    this.writer.postMessage(request, [blob.buffer]);
+  };
+
+  /** Settles the in-flight flush's promises, then sends what queued up meanwhile. */
+  private onReply(reply: FlushReply): void {
+    const flush = this.inFlight;
+    if (flush === undefined) return;
+    this.inFlight = undefined;
+    this.dropFromOverlay(flush);
+    if (reply.type === 'failed') {
       this.failedCommits++;
-      this.overlay.clear();
-      for (const p of pending) p.reject(err);
-      return;
+      const err = fromWire(reply.error);
+      for (const p of flush.pending) p.reject(err);
+    } else {
+      this.commits++;
+      for (let i = 0; i < flush.pending.length; i++) {
+        const p = flush.pending[i];
+        const failure = reply.errors[i];
+        if (failure === null) {
+          this.writes++;
+          this.rows += p.ops.length;
+          p.resolve();
+        } else {
+          p.reject(fromWire(failure));
+        }
+      }
     }
+    this.sendQueued();
+    if (this.inFlight === undefined) this.idle();
+  }
+
+  /** The writer thread died (or ended): rejects everything pending and every later write. */
+  private fail(err: Error): void {
+    this.broken ??= err;
+    const flushes = this.inFlight ? [this.inFlight.pending, this.queue] : [this.queue];
+    this.inFlight = undefined;
+    this.queue = [];
     this.overlay.clear();
-    for (let i = 0; i < pending.length; i++) {
-      const p = pending[i];
-      const failure = outcomes[i];
-      if (failure === undefined) {
-        this.writes++;
-        this.rows += p.ops.length;
-        p.resolve();
-      } else {
-        p.reject(failure);
-      }
-    }
+    for (const pending of flushes) for (const p of pending) p.reject(err);
+    this.idle();
   }
 
-  /**
-   * Body of the flush transaction. Returns one entry per call: `undefined` when applied,
-   * else the error that rolled just that call back. A single statement that fails is
-   * undone by SQLite itself; a multi-op batch runs in a savepoint. If SQLite aborted the
-   * whole transaction (I/O error, disk full), the error is rethrown: all calls fail.
-   */
-  private applyAll(pending: readonly Pending[]): unknown[] {
-    const outcomes: unknown[] = new Array(pending.length);
-    for (let i = 0; i < pending.length; i++) {
-      const { ops } = pending[i];
-      try {
-        if (ops.length === 1) this.applyOp(ops[0]);
-        else this.runBatch(ops); // nested db.transaction = SAVEPOINT
-      } catch (err) {
-        if (!this.db.inTransaction) throw err;
-        outcomes[i] = err ?? new Error('write failed');
-      }
-    }
-    return outcomes;
+  /** Nothing in flight: let the process exit, and wake `close`. */
+  private idle(): void {
+    this.writer.unref();
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const w of waiters) w();
   }
 
-  private applyOp(op: NormalizedOp): void {
-    if (op.value === null) this.stmtDelete.run(op.key);
-    else this.stmtPut.run(op.key, op.value);
+  /** Removes the ops of `flush` from the overlay, unless a later queued op replaced them. */
+  private dropFromOverlay(flush: Flush): void {
+    for (const p of flush.pending) {
+      for (const op of p.ops) {
+        if (this.overlay.get(op.key)?.flush === flush.seq) this.overlay.delete(op.key);
+      }
+    }
   }
 
   /**
@@ -436,7 +514,7 @@ export class SqliteBackend implements Backend {
     const deletedLeaves: string[] = [];
     const touchedFolders = new Set<string>();
     const addedFolders = new Set<string>();
-    for (const [key, value] of this.overlay) {
+    for (const [key, { value }] of this.overlay) {
       if (!key.startsWith(prefix)) continue;
       const slash = key.indexOf('/', prefix.length);
       const name = slash < 0 ? key.slice(prefix.length) : key.slice(prefix.length, slash + 1);
@@ -465,7 +543,7 @@ export class SqliteBackend implements Backend {
   private folderHasLiveKey(folder: string): boolean {
     for (const key of this.stmtScanRange.iterate(folder, folderEnd(folder))) {
       this.listRowsScanned++;
-      if (this.overlay.get(key) !== null) return true;
+      if (this.overlay.get(key)?.value !== null) return true;
     }
     return false;
   }
