@@ -305,6 +305,12 @@ describe('smuggling defences stay intact', () => {
       const r = parseResponses(await exchange(h, [b(req)]));
       assert.deepEqual(r.map((x) => x.status), ['HTTP/1.1 400 Bad Request']);
     });
+    // POST heads take the framer's fast path; a smuggled LIST must not get through either.
+    test(`${name} (POST, smuggling a LIST) gets 400 and nothing else`, T, async () => {
+      const post = req.replace('LIST /a', 'POST /a').replace('GET /smuggled', 'LIST /smuggled');
+      const r = parseResponses(await exchange(h, [b(post)]));
+      assert.deepEqual(r.map((x) => x.status), ['HTTP/1.1 400 Bad Request']);
+    });
   }
 });
 

@@ -41,21 +41,32 @@ const TRAILER = 7;
 const PASS = 8;
 
 /** A header that changes framing (a body, or an upgrade), at the start of a header line (case-insensitive). */
-const FRAMING = /\r\n(?:content-length|transfer-encoding|upgrade)[ \t]*:|\r\nconnection[ \t]*:[^\r]*upgrade/i;
+const FRAMING = /\r\n(?:content-length|transfer-encoding|upgrade)[ \t]*:|\r\nconnection[ \t]*:[^\r]*upgrade/gi;
+/** A `Content-Length` line whose value is plain digits, as llhttp accepts it. */
+const PLAIN_LENGTH = /^\r\ncontent-length:[ \t]*(\d{1,15})[ \t]*\r\n/i;
 /** A bare LF or a folded line: llhttp rejects or treats them specially; take the slow path. */
 const IRREGULAR = /(?:^|[^\r])\n|\r\n[ \t]/;
 
 /**
  * The fast path for most requests: a whole head (request line and headers) in this
  * chunk, no method starting with `L` (nothing to rewrite), and no header that frames a
- * body or upgrades the connection. Returns the index after the head, or -1 when the
- * request needs the line-by-line framer.
+ * body or upgrades the connection except one plain `Content-Length` (a typical POST),
+ * no `CONNECT`.
+ * Returns the index after the head and the body length, or undefined when the request
+ * needs the line-by-line framer.
  */
-function skipPlainRequest(buf: Buffer, i: number): number {
+function plainRequest(buf: Buffer, i: number): { next: number; bodyLength: number } | undefined {
   const end = buf.indexOf(HEADER_END, i);
-  if (end < 0) return -1;
+  if (end < 0) return undefined;
   const head = buf.toString('latin1', i, end + 2);
-  return FRAMING.test(head) || IRREGULAR.test(head) ? -1 : end + 4;
+  // CONNECT opens a tunnel: the line-by-line framer stops following the connection.
+  if (IRREGULAR.test(head) || head.startsWith('CONNECT ')) return undefined;
+  FRAMING.lastIndex = 0;
+  const first = FRAMING.exec(head);
+  if (first === null) return { next: end + 4, bodyLength: 0 };
+  if (FRAMING.exec(head) !== null) return undefined; // a second framing header
+  const length = PLAIN_LENGTH.exec(head.slice(first.index));
+  return length === null ? undefined : { next: end + 4, bodyLength: Number(length[1]) };
 }
 
 /** Tracks HTTP/1.1 request framing on one connection and edits request lines in place. */
@@ -88,9 +99,13 @@ class Framer {
         case START:
           if (buf[i] === CR || buf[i] === LF) i++;
           else {
-            const next = buf[i] === 0x4c /* L: LIST, LINK */ ? -1 : skipPlainRequest(buf, i);
-            if (next >= 0) i = next;
-            else this.beginRequest();
+            const plain = buf[i] === 0x4c /* L: LIST, LINK */ ? undefined : plainRequest(buf, i);
+            if (plain === undefined) this.beginRequest();
+            else {
+              i = plain.next;
+              this.remaining = plain.bodyLength;
+              if (this.remaining > 0) this.state = BODY;
+            }
           }
           break;
         case REQUEST_LINE:
