@@ -78,19 +78,30 @@ export const keyringCodec = {
 export const DEFAULT_CACHE_ENTRIES = 10_000;
 /** Values larger than this (bytes) are never cached. */
 const MAX_CACHED_BYTES = 64 * 1024;
+/** A cached absence: the key was read and storage held nothing. */
+const ABSENT = null;
 
 /**
  * A {@link Backend} that encrypts every value on its way to `inner` and decrypts on the
  * way back. Keys (paths) pass through unchanged so `list` works.
  *
- * Decrypted values of recent reads are cached (LRU, {@link DEFAULT_CACHE_ENTRIES}): a
- * read otherwise costs a storage read plus an AES-GCM context. The cache lives only in
- * memory and dies with the barrier at seal. Writes invalidate before and after they
- * land, and a read fills the cache only if no write started while it was in flight, so
- * the cache never serves a value older than storage.
+ * Decrypted values of recent reads are cached (about {@link DEFAULT_CACHE_ENTRIES}), and
+ * so are recent reads that found nothing (a KV v2 write of a new key reads its missing
+ * metadata twice, and a mount's unset `config` on every write): a read otherwise costs a
+ * storage read plus an AES-GCM context. The cache lives only in memory and dies with the
+ * barrier at seal. Writes invalidate before and after they land, and a read fills the
+ * cache only if no write started while it was in flight, so the cache never serves a
+ * value older than storage.
+ *
+ * Eviction is generational rather than strict LRU, so a hit costs one map lookup: new
+ * entries go to the young map; when it holds half the capacity it becomes the old map
+ * and the previous old map is dropped; a hit in the old map moves the entry back.
  */
 export class BarrierBackend implements Backend {
-  private readonly cache = new Map<string, Buffer>();
+  /** Plaintexts (or {@link ABSENT}) by key, newest generation. */
+  private young = new Map<string, Buffer | typeof ABSENT>();
+  /** The previous generation, dropped at the next rotation. */
+  private old = new Map<string, Buffer | typeof ABSENT>();
   /** Bumped by every write; a read that saw it change does not fill the cache. */
   private writes = 0;
 
@@ -101,20 +112,18 @@ export class BarrierBackend implements Backend {
   ) {}
 
   async get(key: string): Promise<Uint8Array | undefined> {
-    const hit = this.cache.get(key);
-    if (hit) {
-      // Re-insert: Map keeps insertion order, so the first key is the least recent.
-      this.cache.delete(key);
-      this.cache.set(key, hit);
-      return Buffer.from(hit);
+    let hit = this.young.get(key);
+    if (hit === undefined) {
+      hit = this.old.get(key);
+      if (hit !== undefined) this.remember(key, hit);
     }
+    // A copy, so a caller changing the bytes cannot change the cache.
+    if (hit !== undefined) return hit === ABSENT ? undefined : Buffer.from(hit);
     const before = this.writes;
     const v = await this.inner.get(key);
-    if (v === undefined) return undefined;
-    const plain = this.decrypt(key, v);
-    if (before === this.writes && plain.length <= MAX_CACHED_BYTES && this.cacheEntries > 0) {
-      this.cache.set(key, Buffer.from(plain));
-      if (this.cache.size > this.cacheEntries) this.cache.delete(this.cache.keys().next().value!);
+    const plain = v === undefined ? undefined : this.decrypt(key, v);
+    if (before === this.writes && this.cacheEntries > 0 && (plain === undefined || plain.length <= MAX_CACHED_BYTES)) {
+      this.remember(key, plain === undefined ? ABSENT : Buffer.from(plain));
     }
     return plain;
   }
@@ -137,15 +146,31 @@ export class BarrierBackend implements Backend {
   /** The barrier does not own the storage: closing is the owner's job. */
   async close(): Promise<void> {}
 
+  /** Caches `value` for `key` in the young generation, rotating generations when it is full. */
+  private remember(key: string, value: Buffer | typeof ABSENT): void {
+    this.young.set(key, value);
+    if (this.young.size >= Math.max(1, this.cacheEntries >> 1)) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+  }
+
+  private forget(keys: readonly string[]): void {
+    for (const k of keys) {
+      this.young.delete(k);
+      this.old.delete(k);
+    }
+  }
+
   /** Invalidates `keys` now (reads see the pending write underneath) and once the write settles. */
   private async written(keys: readonly string[], write: Promise<void>): Promise<void> {
     this.writes++;
-    for (const k of keys) this.cache.delete(k);
+    this.forget(keys);
     try {
       await write;
     } finally {
       this.writes++;
-      for (const k of keys) this.cache.delete(k);
+      this.forget(keys);
     }
   }
 
