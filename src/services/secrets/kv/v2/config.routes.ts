@@ -33,14 +33,14 @@ export const configPath: SecretsPath = {
 };
 
 async function readSubkeys(req: SecretsRequest): Promise<SecretsResult | undefined> {
-  const store = kvStore(req);
-  const metadata = await store.metadata(req.params.path);
-  if (!metadata) return undefined;
+  const entry = await kvStore(req).read(req.params.path);
+  if (!entry) return undefined;
+  const { metadata } = entry;
   const v = Number(req.data.version ?? 0) || metadata.current_version;
   const meta = renderVersionMeta(metadata, v);
   if (!meta) return undefined;
   if (versionState(metadata.versions[String(v)], req.now) !== 'live') return { status: 404, data: { subkeys: null, metadata: meta } };
-  const data = await store.version(req.params.path, v);
+  const data = await entry.data(v);
   return data ? { data: { subkeys: subkeys(data, Number(req.data.depth ?? 0)), metadata: meta } } : undefined;
 }
 

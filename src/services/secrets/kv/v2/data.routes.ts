@@ -41,27 +41,26 @@ async function write(req: SecretsRequest): Promise<SecretsResult> {
 }
 
 async function read(req: SecretsRequest): Promise<SecretsResult | undefined> {
-  const store = kvStore(req);
-  const metadata = await store.metadata(key(req));
-  if (!metadata) return undefined;
+  const entry = await kvStore(req).read(key(req));
+  if (!entry) return undefined;
+  const { metadata } = entry;
   const v = Number(req.data.version ?? 0) || metadata.current_version;
   const meta = renderVersionMeta(metadata, v);
   if (!meta) return undefined;
   if (versionState(metadata.versions[String(v)], req.now) !== 'live') return { status: 404, data: { data: null, metadata: meta } };
-  const data = await store.version(key(req), v);
+  const data = await entry.data(v);
   return data ? { data: { data, metadata: meta } } : undefined;
 }
 
 async function patch(req: SecretsRequest): Promise<SecretsResult | undefined> {
   const { data: changes, cas } = writeInput(req);
-  const store = kvStore(req);
-  return store.update<SecretsResult | undefined>(key(req), async (current, config) => {
+  return kvStore(req).update<SecretsResult | undefined>(key(req), async (current, config, versionData) => {
     if (!current || current.current_version === 0) return { result: undefined };
     const meta = renderVersionMeta(current, current.current_version);
     if (!meta || versionState(current.versions[String(current.current_version)], req.now) !== 'live')
       return { result: { status: 404, data: meta ?? null } };
     checkCas(current, config, cas);
-    const previous = (await store.version(key(req), current.current_version)) ?? {};
+    const previous = (await versionData(current.current_version)) ?? {};
     const merged = mergePatch(previous, changes) as Record<string, unknown>;
     const { version, pruned } = addVersion(current, config, req.now);
     return { metadata: current, puts: [[version, merged]], deletes: pruned, result: { data: renderVersionMeta(current, version) } };
