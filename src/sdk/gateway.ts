@@ -195,19 +195,24 @@ export function connectSession(options: ConnectSessionOptions): Promise<{ socket
       reject(new GatewayProxyError(message));
     };
     const timer = setTimeout(() => fail(`worker ${options.worker} did not answer within ${options.timeoutMs ?? 15_000} ms`), options.timeoutMs ?? 15_000);
+    // Read the answer line with 'readable' and read(): once that listener is removed the
+    // socket is neither flowing nor paused, so the caller's first 'data' listener or
+    // pipe() gets every byte that followed the line.
     let buffered = Buffer.alloc(0);
-    const onData = (chunk: Buffer) => {
-      buffered = Buffer.concat([buffered, chunk]);
-      const nl = buffered.indexOf(0x0a);
-      if (nl < 0) return;
-      cleanup();
-      const line = buffered.subarray(0, nl).toString('utf8');
-      const ok = /^OK (\S+) (\S+)$/.exec(line);
-      if (!ok) return fail(line.startsWith('ERR ') ? line.slice(4) : `unexpected answer from worker: ${JSON.stringify(line.slice(0, 100))}`);
-      socket.pause();
-      const rest = buffered.subarray(nl + 1);
-      if (rest.length > 0) socket.unshift(rest);
-      resolve({ socket, sessionId: ok[1], connectionId: ok[2] });
+    const onReadable = () => {
+      let chunk: Buffer | null;
+      while ((chunk = socket.read() as Buffer | null) !== null) {
+        buffered = Buffer.concat([buffered, chunk]);
+        const nl = buffered.indexOf(0x0a);
+        if (nl < 0) continue;
+        cleanup();
+        const line = buffered.subarray(0, nl).toString('utf8');
+        const ok = /^OK (\S+) (\S+)$/.exec(line);
+        if (!ok) return fail(line.startsWith('ERR ') ? line.slice(4) : `unexpected answer from worker: ${JSON.stringify(line.slice(0, 100))}`);
+        const rest = buffered.subarray(nl + 1);
+        if (rest.length > 0) socket.unshift(rest);
+        return resolve({ socket, sessionId: ok[1], connectionId: ok[2] });
+      }
     };
     const onError = (err: Error) => {
       cleanup();
@@ -219,11 +224,11 @@ export function connectSession(options: ConnectSessionOptions): Promise<{ socket
     };
     const cleanup = () => {
       clearTimeout(timer);
-      socket.off('data', onData);
+      socket.off('readable', onReadable);
       socket.off('error', onError);
       socket.off('end', onEnd);
     };
-    socket.on('data', onData);
+    socket.on('readable', onReadable);
     socket.once('error', onError);
     socket.once('end', onEnd);
     socket.write(`${options.token}\n`);

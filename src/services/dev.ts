@@ -4,10 +4,13 @@
  *
  * @module
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger, type Logger } from '../kernel/log/logger.js';
 import { SqliteBackend } from '../kernel/store/index.js';
+import { devGatewayConfig, type DevGatewayAddresses } from './gateway/config.js';
+import { startGateway } from './gateway/server.js';
 import { hashToken } from './secrets/token/store.js';
 import type { SecretsNode } from './secrets/node.js';
 import { startSecretsService } from './secrets/service.js';
@@ -20,12 +23,18 @@ export interface DevOptions {
   readonly secretsAddress: string;
   /** A fixed root token (for scripts); otherwise a new random one is made at each start. */
   readonly rootTokenId?: string;
+  /** Gateway listen addresses by purpose (CLI defaults 127.0.0.1:9200–9203). */
+  readonly gatewayAddresses: DevGatewayAddresses;
+  /** A fixed gateway api token (for scripts); otherwise a new random one at each start. */
+  readonly gatewayToken?: string;
   readonly log?: Logger;
 }
 
 /** The running dev services. */
 export interface DevHandle {
   readonly secrets: { readonly url: string; readonly rootToken: string };
+  /** The gateway: api and ops URLs, the proxy and cluster `host:port`, the api token. */
+  readonly gateway: { readonly apiUrl: string; readonly opsUrl: string; readonly proxyAddress: string; readonly clusterAddress: string; readonly token: string };
   close(): Promise<void>;
 }
 
@@ -50,7 +59,8 @@ export async function unsealDev(node: SecretsNode, dataDir: string): Promise<voi
 }
 
 /**
- * Starts the dev services, initialised and unsealed. On first start of a data directory the secrets service gets
+ * Starts the dev services: the secrets service initialised and unsealed, and a gateway
+ * controller with one worker. On first start of a data directory the secrets service gets
  * a KV v2 mount at `secret/` (reference/secrets.md §2.1, dev server). Every start makes
  * a root token (or reuses `rootTokenId` when it already exists), which the caller prints
  * once: tokens are stored hashed and cannot be shown again.
@@ -71,9 +81,17 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
       existing && existing.policies.includes('root')
         ? existing
         : await core.tokens.create({ policies: ['root'], id: options.rootTokenId, displayName: 'root', path: 'auth/token/root', now });
+    const gatewayToken = options.gatewayToken ?? randomBytes(24).toString('base64url');
+    const gateway = await startGateway({ config: devGatewayConfig(options.gatewayAddresses, gatewayToken), log });
+    const url = (purpose: string) => gateway.listeners.find((l) => l.purpose === purpose)!.url;
     return {
       secrets: { url: secrets.listeners[0].url, rootToken: root.id },
-      close: () => secrets.close(),
+      gateway: { apiUrl: url('api'), opsUrl: url('ops'), proxyAddress: url('proxy'), clusterAddress: url('cluster'), token: gatewayToken },
+      close: async () => {
+        // Dev mode: no grace wait, open proxied connections are cut.
+        gateway.force();
+        await Promise.all([gateway.shutdown(), secrets.close()]);
+      },
     };
   } catch (err) {
     await secrets.close();

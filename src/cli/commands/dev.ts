@@ -17,21 +17,49 @@ export function addDevCommand(app: App, program: Command): void {
     .option('--data-dir <dir>', 'directory for the dev server data', './.cairn')
     .option('--dev-root-token-id <id>', 'use this root token instead of a random one')
     .option('--secrets-address <host:port>', 'listen address of the secrets service', '127.0.0.1:8200')
-    .action(async (opts: { dataDir: string; devRootTokenId?: string; secretsAddress: string }) => {
+    .option('--gateway-api-address <host:port>', 'listen address of the gateway controller api', '127.0.0.1:9200')
+    .option('--gateway-cluster-address <host:port>', 'listen address of the gateway controller for workers (gRPC)', '127.0.0.1:9201')
+    .option('--gateway-proxy-address <host:port>', 'listen address of the gateway worker proxy', '127.0.0.1:9202')
+    .option('--gateway-ops-address <host:port>', 'listen address of the gateway ops listener (/health, /metrics)', '127.0.0.1:9203')
+    .option('--dev-gateway-token <token>', 'use this gateway api token instead of a random one')
+    .action(async (opts: DevFlags) => {
       app.exitCode = await runDev(app, opts);
     });
 }
 
-async function runDev(app: App, opts: { dataDir: string; devRootTokenId?: string; secretsAddress: string }): Promise<number> {
+interface DevFlags {
+  dataDir: string;
+  devRootTokenId?: string;
+  secretsAddress: string;
+  gatewayApiAddress: string;
+  gatewayClusterAddress: string;
+  gatewayProxyAddress: string;
+  gatewayOpsAddress: string;
+  devGatewayToken?: string;
+}
+
+async function runDev(app: App, opts: DevFlags): Promise<number> {
   // Loaded on demand so client commands never load the server code.
   const { startDev } = await import('../../services/dev.js');
-  const handle = await startDev({ dataDir: opts.dataDir, secretsAddress: opts.secretsAddress, rootTokenId: opts.devRootTokenId });
+  const handle = await startDev({
+    dataDir: opts.dataDir,
+    secretsAddress: opts.secretsAddress,
+    rootTokenId: opts.devRootTokenId,
+    gatewayAddresses: { api: opts.gatewayApiAddress, cluster: opts.gatewayClusterAddress, proxy: opts.gatewayProxyAddress, ops: opts.gatewayOpsAddress },
+    gatewayToken: opts.devGatewayToken,
+  });
   const { url, rootToken } = handle.secrets;
+  const gw = handle.gateway;
   const out = (line: string) => app.io.stdout(`${line}\n`);
   out('==> Cairn dev server started.');
   out('');
   out(`    Secrets service: ${url}`);
   out(`    Root token:      ${rootToken}`);
+  out('');
+  out(`    Gateway api:     ${gw.apiUrl}   (controller + one worker)`);
+  out(`    Gateway token:   ${gw.token}`);
+  out(`    Gateway proxy:   ${gw.proxyAddress}`);
+  out(`    Gateway health:  ${gw.opsUrl}/health   (worker: ${gw.opsUrl}/health?worker_info=1)`);
   out('');
   out(`The dev server keeps its data in ${opts.dataDir}.`);
   out('');
@@ -43,6 +71,7 @@ async function runDev(app: App, opts: { dataDir: string; devRootTokenId?: string
   out('');
   out(`    $ export SECRETS_ADDR='${url}'`);
   out(`    $ export SECRETS_TOKEN='${rootToken}'`);
+  out(`    $ export GATEWAY_ADDR='${gw.apiUrl}' GATEWAY_TOKEN='${gw.token}'`);
   out('');
   out('Press Ctrl-C to stop.');
 

@@ -11,8 +11,9 @@ const spec = (pattern: string): PathSpec<unknown, unknown> => ({ pattern, synops
 
 describe('route patterns', () => {
   it('matches literals, one-segment and multi-segment captures; never a capture ending in "."', () => {
-    const t = new RouteTable([spec('data/:path+'), spec('mounts/:name'), spec('config')]);
+    const t = new RouteTable([spec('data/:path+'), spec('mounts/:path+/tune'), spec('mounts/:name'), spec('config')]);
     assert.deepEqual(t.match('data/a/b')?.params, { path: 'a/b' });
+    assert.deepEqual(t.match('mounts/a/b/tune')?.params, { path: 'a/b' });
     assert.deepEqual(t.match('mounts/kv')?.params, { name: 'kv' });
     assert.equal(t.match('mounts/kv/x'), undefined);
     assert.equal(t.match('data/a.'), undefined);
@@ -30,7 +31,7 @@ describe('route patterns', () => {
   });
 
   it('rejects malformed patterns at startup, naming them', () => {
-    assert.throws(() => compilePath(spec('a/:rest+/b')), /route pattern "a\/:rest\+\/b": ":rest\+" must be last/);
+    assert.throws(() => compilePath(spec('a/:rest*/b')), /route pattern "a\/:rest\*\/b": ":rest\*" must be last/);
     assert.throws(() => compilePath(spec('a/b c')), /bad segment "b c"/);
     assert.throws(() => compilePath(spec('a/:id:Cancel')), /bad segment ":id:Cancel"/);
   });

@@ -96,7 +96,7 @@ export function compilePath<C, R>(spec: PathSpec<C, R>): CompiledPath<C, R> {
     }
     literal = false;
     const [, name, kind, verb] = m;
-    if (kind && !last) throw new Error(`route pattern "${spec.pattern}": ":${name}${kind}" must be last`);
+    if (kind === '*' && !last) throw new Error(`route pattern "${spec.pattern}": ":${name}*" must be last`);
     paramNames.push(name);
     // Captures may not end in "/" or "." (module doc); "*" may also be empty.
     if (verb) source += `${sep}([^/:]*[^/.:]|[^/.:])${escapeRegex(verb)}`;

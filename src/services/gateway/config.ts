@@ -71,8 +71,8 @@ export interface GatewayListenerConfig {
    * when both files are given; a cluster listener never.
    */
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
-  /** Where the block is, for later errors. */
-  readonly at: BlockAt;
+  /** Where the block is, for later errors; absent for a config built in code ({@link devGatewayConfig}). */
+  readonly at?: BlockAt;
 }
 
 /** The controller block. */
@@ -170,7 +170,7 @@ function fromRaw(raw: Raw, file: string, env: ConfigEnv): GatewayServerConfig {
     if (count('cluster') === 0) throw blockError(c.$at, undefined, 'a controller needs a listener "tcp" with purpose = "cluster"');
     if (count('cluster') > 1) {
       const second = listeners.filter((l) => l.purpose === 'cluster')[1];
-      throw blockError(second.at, 'purpose', 'only one listener with purpose = "cluster" is supported');
+      throw blockError(second.at!, 'purpose', 'only one listener with purpose = "cluster" is supported');
     }
     let authToken: string | undefined;
     if (c.auth_token !== undefined) {
@@ -239,6 +239,26 @@ export function withPort(address: string, port: number): string {
   if (p === undefined) return `${host}:${port}`;
   if (!/^\d{1,5}$/.test(p) || Number(p) > 65535) throw new Error(`invalid port in "${address}"`);
   return `${host}:${Number(p)}`;
+}
+
+/** Listen addresses (`host:port`, port 0 picks one) of the dev gateway, by purpose. */
+export type DevGatewayAddresses = Readonly<Record<ListenerPurpose, string>>;
+
+/**
+ * The gateway of `cairn dev`: a controller and a worker in one process, plain listeners
+ * at `addresses`, one ops listener answering both `/health` and `/health?worker_info=1`
+ * (issue 4 scope 6), no shutdown wait, `authToken` on the api.
+ * @throws {Error} naming the address when one is not `host:port`.
+ */
+export function devGatewayConfig(addresses: DevGatewayAddresses, authToken: string): GatewayServerConfig {
+  const purposes: readonly ListenerPurpose[] = ['api', 'cluster', 'proxy', 'ops'];
+  return {
+    file: 'cairn dev',
+    controller: { name: 'dev-controller', gracefulShutdownWaitMs: 0, authToken },
+    worker: { name: 'dev-worker', initialUpstreams: [] },
+    listeners: purposes.map((purpose) => ({ purpose, address: withPort(addresses[purpose], DEFAULT_PORTS[purpose]) })),
+    healthEnabled: true,
+  };
 }
 
 /** Kernel listener options for an api or ops listener. */

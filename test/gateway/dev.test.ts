@@ -1,0 +1,76 @@
+/**
+ * `cairn dev` runs a gateway controller and one worker in its process (issue 4 scope 6):
+ * one ops listener answers `/health` and `/health?worker_info=1`, the worker reaches
+ * READY over its gRPC channel, and a session authorised with the printed token proxies
+ * TCP through the printed proxy address. A real child process on free ports.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { describe, it } from 'node:test';
+import { connectSession, GatewayClient } from '../../src/sdk/index.js';
+
+const BIN = join(import.meta.dirname, '..', '..', 'src', 'cli', 'run.ts');
+
+describe('cairn dev: the gateway', () => {
+  it('one ops listener for /health and worker_info, READY upstream, a proxied session with the printed token', { timeout: 60_000 }, async (t) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cairn-dev-gw-'));
+    const ports = ['secrets', 'gateway-api', 'gateway-cluster', 'gateway-proxy', 'gateway-ops'].map((p) => `-${p}-address=127.0.0.1:0`);
+    const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'dev', `-data-dir=${dataDir}`, '-dev-gateway-token=gw-dev', ...ports], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    // Also when an assertion times out mid-way: a live child would keep the runner waiting.
+    t.after(() => child.kill('SIGKILL'));
+    const echo = net.createServer((s) => s.pipe(s));
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+    try {
+      const printed: Record<string, string> = {};
+      await new Promise<void>((resolve, reject) => {
+        child.once('exit', (c) => reject(new Error(`cairn dev exited with ${c}`)));
+        createInterface({ input: child.stdout! }).on('line', (line) => {
+          const m = /^ {4}Gateway (api|token|proxy|health): +(\S+)/.exec(line);
+          if (m) printed[m[1]] = m[2];
+          if (line.startsWith('Press Ctrl-C')) resolve();
+        });
+      });
+      assert.equal(printed.token, 'gw-dev');
+      assert.match(printed.health, /^http:\/\/127\.0\.0\.1:\d+\/health$/);
+      const health = await fetch(printed.health);
+      assert.deepEqual([health.status, await health.text()], [200, '{}']);
+      const deadline = performance.now() + 10_000;
+      let info: { worker_process_info?: { state: string; active_session_count: number; upstream_connection_state: string } } = {};
+      while (info.worker_process_info?.upstream_connection_state !== 'READY') {
+        assert.ok(performance.now() < deadline, `worker not READY: ${JSON.stringify(info)}`);
+        await new Promise((r) => setTimeout(r, 100));
+        info = (await (await fetch(`${printed.health}?worker_info=1`)).json()) as typeof info;
+      }
+      assert.deepEqual(info, { worker_process_info: { state: 'active', active_session_count: 0, upstream_connection_state: 'READY' } });
+
+      const api = new GatewayClient({ address: printed.api, token: 'gw-dev' });
+      const target = `127.0.0.1:${(echo.address() as net.AddressInfo).port}`;
+      let s;
+      while (!s) s = await api.authorizeSession({ target }).catch(async () => void (await new Promise((r) => setTimeout(r, 100))));
+      assert.deepEqual(s.worker_info, [{ address: printed.proxy }]);
+      const { socket } = await connectSession({ worker: printed.proxy, token: s.authorization_token });
+      socket.write('ping');
+      const got = await new Promise<string>((r) => socket.once('data', (d) => r(String(d))));
+      assert.equal(got, 'ping');
+      const during = (await (await fetch(`${printed.health}?worker_info=1`)).json()) as typeof info;
+      assert.equal(during.worker_process_info?.active_session_count, 1);
+      socket.destroy();
+      await api.close();
+
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      child.kill('SIGINT');
+      assert.equal(await exited, 0);
+    } finally {
+      child.kill('SIGKILL');
+      echo.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
