@@ -19,6 +19,8 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { silentLogger } from '../src/kernel/log/logger.js';
 import { SqliteBackend } from '../src/kernel/store/index.js';
+import { devGatewayConfig, parseGatewayServerConfig } from '../src/services/gateway/config.js';
+import { startGateway, type Gateway } from '../src/services/gateway/server.js';
 import { startSecretsService } from '../src/services/secrets/service.js';
 
 interface Started {
@@ -106,6 +108,41 @@ const kinds: Record<string, Kind> = {
     };
   },
 };
+
+/** A running gateway as a bench server: `url` is its ops listener (or `cluster` address when it has none). */
+function gatewayStarted(g: Gateway): Started {
+  const ops = g.listeners.find((l) => l.purpose === 'ops');
+  return {
+    url: ops?.url ?? g.listeners.find((l) => l.purpose === 'cluster')!.url,
+    stats: () => ({}),
+    close: async () => {
+      g.force();
+      await g.shutdown();
+    },
+  };
+}
+
+const plain = (purpose: string, address = '127.0.0.1:0') => `listener "tcp" {\n  purpose = "${purpose}"\n  address = "${address}"\n  tls_disable = true\n}\n`;
+
+/** Gateway kinds (bench/gateway.ts). */
+const gatewayKinds: Record<string, Kind> = {
+  /** Controller and worker in one process, as `cairn dev` runs them. */
+  async gateway() {
+    const addresses = { api: '127.0.0.1:0', cluster: '127.0.0.1:0', proxy: '127.0.0.1:0', ops: '127.0.0.1:0' };
+    return gatewayStarted(await startGateway({ config: devGatewayConfig(addresses, 'bench'), log: silentLogger() }));
+  },
+  /** A controller alone; `options.cluster` fixes its cluster address (for restarts). */
+  async 'gateway-controller'(_dataDir, options) {
+    const text = `controller {}\n${plain('api')}${plain('cluster', String(options.cluster ?? '127.0.0.1:0'))}${plain('ops')}`;
+    return gatewayStarted(await startGateway({ config: parseGatewayServerConfig(text, 'bench'), log: silentLogger() }));
+  },
+  /** A worker alone dialling `options.upstream`, with the default 2 s status interval. */
+  async 'gateway-worker'(_dataDir, options) {
+    const text = `worker {\n  initial_upstreams = ["${String(options.upstream)}"]\n}\n${plain('proxy')}${plain('ops')}`;
+    return gatewayStarted(await startGateway({ config: parseGatewayServerConfig(text, 'bench'), log: silentLogger() }));
+  },
+};
+Object.assign(kinds, gatewayKinds);
 
 function send(msg: unknown): void {
   if (process.send) process.send(msg);

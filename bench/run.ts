@@ -29,12 +29,16 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { median, runLoad, type BenchConfig, type BenchContext, type RoundResult, type Scenario } from './harness.js';
 import { approleLogin } from './approle.js';
+import { gatewayHealth, measureControllerRestart } from './gateway.js';
 import { bareGet, kvRead, kvWrite, secretData } from './kv.js';
 import { kvReadPolicy } from './policy.js';
 import { startServer, type BenchServer, type ServerKind } from './servers.js';
 
 /** Every scenario, in table order. */
-const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvReadPolicy, kvWrite, approleLogin];
+const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvReadPolicy, kvWrite, approleLogin, gatewayHealth];
+
+/** A measurement outside the interleaved rounds, run after them; selectable with `--only`. */
+const GATEWAY_RESTART = 'gateway-restart';
 
 /**
  * A target from the issue, evaluated on the per-round results. `met: undefined` marks a
@@ -83,6 +87,13 @@ const TARGETS: readonly Target[] = [
       const w = byScenario(rounds, 'kv-write');
       const perSec = median(w.map((r) => r.reqPerSec));
       return { value: `${fmtInt(perSec)} writes/s`, met: perSec >= 10_000 };
+    },
+  },
+  {
+    label: 'gateway /health req/s on the ops listener relative to the bare handler (no threshold; the bare reply is larger)',
+    needs: ['gateway-health', 'bare'],
+    evaluate(rounds) {
+      return { value: ratioTarget('gateway-health', 'bare', '', 0).evaluate(rounds).value, met: undefined };
     },
   },
   {
@@ -222,8 +233,10 @@ async function main(): Promise<number> {
   const config = parseConfig();
   const scenarios = config.only ? SCENARIOS.filter((s) => config.only!.includes(s.name)) : [...SCENARIOS];
   if (config.only) {
-    const unknown = config.only.filter((n) => !SCENARIOS.some((s) => s.name === n));
-    if (unknown.length) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; have ${SCENARIOS.map((s) => s.name).join(', ')}`);
+    const unknown = config.only.filter((n) => n !== GATEWAY_RESTART && !SCENARIOS.some((s) => s.name === n));
+    if (unknown.length) {
+      throw new Error(`unknown scenario(s) ${unknown.join(', ')}; have ${[...SCENARIOS.map((s) => s.name), GATEWAY_RESTART].join(', ')}`);
+    }
   }
   // Targets that compare scenarios (kv-read vs bare) need the tokens of the secrets
   // server, so the secrets server always starts first.
@@ -245,6 +258,10 @@ async function main(): Promise<number> {
     const bytes = (await read.text()).length;
     servers.bare = await startServer('bare', { bytes });
     log(`bare node:http (pid ${servers.bare.pid}) at ${servers.bare.url}, ${bytes}-byte replies`);
+  }
+  if (kinds.has('gateway')) {
+    servers.gateway = await startServer('gateway');
+    log(`gateway controller + worker (pid ${servers.gateway.pid}), ops at ${servers.gateway.url}`);
   }
   const ctx: BenchContext = { servers: servers as Record<ServerKind, BenchServer>, config };
 
@@ -271,6 +288,19 @@ async function main(): Promise<number> {
 
   const text = report(scenarios, rounds, config);
   console.log(text);
+  if (!config.only || config.only.includes(GATEWAY_RESTART)) {
+    const n = Math.max(5, config.rounds);
+    log(`${GATEWAY_RESTART}: ${n} controller restarts`);
+    const samples = await measureControllerRestart(n);
+    const spawn = samples.map((x) => x.fromSpawnMs);
+    const listening = samples.map((x) => x.fromListeningMs);
+    console.log('');
+    console.log(
+      `- controller restart → worker upstream READY (${n} restarts; worker: 2 s status interval, 0.2–1 s reconnect backoff): ` +
+        `**median ${fmtMs(median(listening))} ms from the new controller listening** (each: ${listening.map(fmtMs).join(', ')}); ` +
+        `median ${fmtMs(median(spawn))} ms from spawning its process (each: ${spawn.map(fmtMs).join(', ')})`,
+    );
+  }
   if (final) {
     console.log('');
     console.log(

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Server kinds implemented in bench/child.ts. */
-export type ServerKind = 'bare' | 'secrets';
+export type ServerKind = 'bare' | 'secrets' | 'gateway' | 'gateway-controller' | 'gateway-worker';
 
 export interface BenchServer {
   readonly kind: ServerKind;
