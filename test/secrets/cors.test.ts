@@ -44,6 +44,10 @@ it('allows configured origins, refuses others, answers preflights', async () => 
   assert.match(pre.headers.get('access-control-allow-methods') ?? '', /LIST/);
   const badPre = await s.call('OPTIONS', '/v1/secret/data/x', { token: null, headers: { Origin: 'https://ui.example', 'Access-Control-Request-Method': 'TRACE' } });
   assert.equal(badPre.status, 405);
+  const evilPre = await s.call('OPTIONS', '/v1/secret/data/x', { token: null, headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'GET' } });
+  assert.equal(evilPre.status, 403, 'a preflight from a disallowed origin');
+  assert.deepEqual(evilPre.json, { errors: ['origin not allowed'] });
+  assert.equal(evilPre.headers.get('access-control-allow-origin'), null);
 
   assert.equal((await s.call('DELETE', '/v1/sys/config/cors')).status, 204);
   assert.equal((await s.call('GET', '/v1/sys/mounts', { headers: { Origin: 'https://evil.example' } })).status, 200);
