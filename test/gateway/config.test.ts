@@ -68,9 +68,10 @@ describe('gateway config', () => {
   });
 
   it('/health needs a controller with api and ops listeners, or a worker with an ops listener', () => {
-    assert.equal(parse(CONTROLLER.replace(/listener "tcp" \{\n {2}purpose {5}= "ops"[^}]*\}\n/, '')).healthEnabled, false);
-    assert.equal(parse(CONTROLLER.replace(/listener "tcp" \{\n {2}purpose {5}= "api"[^}]*\}\n/, '')).healthEnabled, false);
-    assert.equal(parse(`${CONTROLLER.replace(/listener "tcp" \{\n {2}purpose {5}= "api"[^}]*\}\n/, '')}worker {}\n`).healthEnabled, true);
+    const noWait = CONTROLLER.replace(/ {2}graceful.*\n/, '');
+    assert.equal(parse(noWait.replace(/listener "tcp" \{\n {2}purpose {5}= "ops"[^}]*\}\n/, '')).healthEnabled, false);
+    assert.equal(parse(noWait.replace(/listener "tcp" \{\n {2}purpose {5}= "api"[^}]*\}\n/, '')).healthEnabled, false);
+    assert.equal(parse(`${noWait.replace(/listener "tcp" \{\n {2}purpose {5}= "api"[^}]*\}\n/, '')}worker {}\n`).healthEnabled, true);
   });
 
   it('an address with a host only gets the purpose port; port 0 is kept', () => {
@@ -120,6 +121,16 @@ describe('gateway config', () => {
       errorOf(`worker {}\nlistener "tcp" {\n  purpose = "proxy"\n  tls_cert_file = "c.pem"\n}\n`),
       'gw.hcl:4: a TLS proxy listener needs both "tls_cert_file" and "tls_key_file"',
     );
+  });
+
+  it('graceful_shutdown_wait_duration needs the api and ops listeners that serve /health', () => {
+    const noOps = CONTROLLER.replace(/listener "tcp" \{\n {2}purpose {5}= "ops"[^}]*\}\n/, '');
+    assert.equal(
+      errorOf(noOps),
+      'gw.hcl:3: "graceful_shutdown_wait_duration" needs a listener with purpose = "ops": the controller\'s /health (api and ops listeners) is what the wait is for',
+    );
+    assert.match(errorOf(CONTROLLER.replace(/listener "tcp" \{\n {2}purpose {5}= "api"[^}]*\}\n/, '')), /^gw\.hcl:3: .*purpose = "api"/);
+    assert.equal(parse(noOps.replace(/ {2}graceful.*\n/, '')).healthEnabled, false, 'without the wait, no ops listener is fine');
   });
 
   it('withPort', () => {

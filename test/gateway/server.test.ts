@@ -33,7 +33,7 @@ async function gateway(name: string, config: string, count: number): Promise<Run
   writeFileSync(file, config);
   const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'gateway', 'server', `-config=${file}`], {
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, CAIRN_GATEWAY_STATUS_INTERVAL_MS: '200' },
+    env: { ...process.env, CAIRN_GATEWAY_STATUS_INTERVAL_MS: '200', GW_TOKEN: 'grace-token' },
   });
   children.push(child);
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
@@ -129,10 +129,10 @@ describe('cairn gateway server', { timeout: 60_000 }, () => {
     assert.equal(await ctl.exited, 0);
   });
 
-  it('graceful_shutdown_wait_duration: /health 503 at once, api still served, exit after the wait', { timeout: 15_000 }, async () => {
+  it('graceful_shutdown_wait_duration: /health 503 at once, an api request still succeeds, exit after the wait', { timeout: 15_000 }, async () => {
     const g = await gateway(
       'grace',
-      controller('  graceful_shutdown_wait_duration = "2s"\n') + 'worker {}\n' + listener('api') + listener('cluster') + listener('ops'),
+      controller('  graceful_shutdown_wait_duration = "2s"\n  auth_token = "env://GW_TOKEN"\n') + 'worker {}\n' + listener('api') + listener('cluster') + listener('ops'),
       3,
     );
     const info = async () => get(`${g.urls.ops}/health?worker_info=1`);
@@ -144,7 +144,9 @@ describe('cairn gateway server', { timeout: 60_000 }, () => {
     const during = await info();
     assert.equal(during.status, 503);
     assert.deepEqual(JSON.parse(during.body), { worker_process_info: { state: 'active', active_session_count: 0, upstream_connection_state: 'READY' } });
-    assert.equal((await get(`${g.urls.api}/v1/x`)).status, 404, 'the api listener still answers');
+    const api = await fetch(`${g.urls.api}/v1/workers`, { headers: { authorization: 'Bearer grace-token' } });
+    assert.equal(api.status, 200, 'api requests are still served during the wait');
+    assert.equal(((await api.json()) as { items: { state: string }[] }).items.length, 1);
     assert.equal(await g.exited, 0);
     assert.ok(performance.now() - t0 >= 1900, `exited after ${Math.round(performance.now() - t0)} ms`);
   });

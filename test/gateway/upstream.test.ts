@@ -6,13 +6,14 @@
  * (reference/gateway.md §4). States are polled with deadlines, never assumed.
  */
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, describe, it } from 'node:test';
 import { silentLogger } from '../../src/kernel/log/logger.js';
 import type { HttpRequest } from '../../src/kernel/http/index.js';
 import { startClusterServer, type ClusterServer, type WorkerStatus } from '../../src/services/gateway/cluster.js';
 import { opsService } from '../../src/services/gateway/health.js';
 import { SessionRegistry } from '../../src/services/gateway/sessions.js';
-import { Worker, type UpstreamConnectionState } from '../../src/services/gateway/worker.js';
+import { Worker } from '../../src/services/gateway/worker.js';
 
 const log = silentLogger();
 
@@ -35,10 +36,17 @@ describe('worker upstream connection', { timeout: 15_000 }, () => {
     for (const c of cleanup.reverse()) await c();
   });
 
-  it('READY with a controller; leaves READY for TRANSIENT_FAILURE when it stops; READY again when it returns', async () => {
+  it('IDLE → CONNECTING → READY; READY → IDLE → CONNECTING → TRANSIENT_FAILURE when the controller stops; retried by itself; READY when it returns', async () => {
     let controller: ClusterServer = await startClusterServer({ address: '127.0.0.1:0', sessions: new SessionRegistry() });
     cleanup.push(() => controller.close(0));
-    const worker = new Worker({ name: 'w1', upstream: controller.address, log, statusIntervalMs: 200 });
+    const transitions: string[] = [];
+    const worker = new Worker({
+      name: 'w1',
+      upstream: controller.address,
+      log,
+      statusIntervalMs: 200,
+      onUpstreamStateChange: (from, to) => transitions.push(`${from}→${to}`),
+    });
     cleanup.push(() => worker.shutdown());
     assert.equal(worker.state, 'unknown');
     assert.equal(worker.upstreamConnectionState(), 'IDLE', 'no call yet');
@@ -46,21 +54,35 @@ describe('worker upstream connection', { timeout: 15_000 }, () => {
     assert.equal(worker.state, 'active');
 
     await waitFor(() => worker.upstreamConnectionState(), (s) => s === 'READY');
+    assert.deepEqual(transitions, ['IDLE→CONNECTING', 'CONNECTING→READY']);
     await waitFor(() => controller.workers.get('w1')?.state, (s) => s === 'active');
     assert.equal(controller.workers.get('w1')?.sessionCount, 0);
 
+    // A lost READY connection goes IDLE; the next status call drives it to CONNECTING, and
+    // the refused connection to TRANSIENT_FAILURE (reference/ecosystem.md §8).
     const port = controller.port;
     await controller.close(0);
-    const seen = await waitFor(() => worker.upstreamConnectionState(), (s) => s === 'TRANSIENT_FAILURE');
-    assert.equal(seen[0], 'READY');
-    const allowed: UpstreamConnectionState[] = ['READY', 'IDLE', 'CONNECTING', 'TRANSIENT_FAILURE'];
-    assert.ok(seen.every((s) => allowed.includes(s)), seen.join(' → '));
-    // Stays failed while status calls fail (it may pass through CONNECTING between retries).
-    await new Promise((r) => setTimeout(r, 500));
-    assert.notEqual(worker.upstreamConnectionState(), 'READY');
+    await waitFor(() => worker.upstreamConnectionState(), (s) => s === 'TRANSIENT_FAILURE');
+    assert.deepEqual(transitions.slice(2), ['READY→IDLE', 'IDLE→CONNECTING', 'CONNECTING→TRANSIENT_FAILURE']);
+
+    // While the controller is away the channel keeps trying to connect on its own (spec
+    // 000: TRANSIENT_FAILURE → CONNECTING, automatic): a listener on the controller's port
+    // that drops every connection sees attempt after attempt. grpc-js reports the channel
+    // as TRANSIENT_FAILURE throughout (sticky TRANSIENT_FAILURE, docs/compatibility.md).
+    let attempts = 0;
+    const dropper = net.createServer((socket) => {
+      attempts++;
+      socket.destroy();
+    });
+    await new Promise<void>((r) => dropper.listen(port, '127.0.0.1', r));
+    await waitFor(() => attempts, (n) => n >= 3, 8000);
+    assert.equal(worker.upstreamConnectionState(), 'TRANSIENT_FAILURE');
+    assert.equal(transitions.length, 5, `no other transition while down: ${transitions.join(', ')}`);
+    await new Promise((r) => dropper.close(r));
 
     controller = await startClusterServer({ address: `127.0.0.1:${port}`, sessions: new SessionRegistry() });
     await waitFor(() => worker.upstreamConnectionState(), (s) => s === 'READY');
+    assert.equal(transitions.at(-1)?.endsWith('→READY'), true, transitions.join(', '));
     await waitFor(() => controller.workers.has('w1'), (x) => x);
   });
 

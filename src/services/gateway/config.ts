@@ -124,6 +124,7 @@ export type ConfigEnv = Readonly<Record<string, string | undefined>>;
  *   durations, bad purposes), neither controller nor worker, a controller without a
  *   `cluster` listener or with two, an api/ops listener without TLS files and without
  *   `tls_disable = true`, a proxy listener with only one TLS file, a malformed address,
+ *   `graceful_shutdown_wait_duration` without an api and an ops listener,
  *   an `auth_token` whose variable is unset or whose file cannot be read or is empty.
  */
 export function parseGatewayServerConfig(text: string, file: string, env: ConfigEnv = {}): GatewayServerConfig {
@@ -195,6 +196,12 @@ function fromRaw(raw: Raw, file: string, env: ConfigEnv): GatewayServerConfig {
     worker = { name: w.name ?? '', description: w.description, initialUpstreams: upstreams };
   }
   const healthEnabled = count('ops') > 0 && ((controller !== undefined && count('api') > 0) || worker !== undefined);
+  if (raw.controller && controller!.gracefulShutdownWaitMs > 0 && !(count('ops') > 0 && count('api') > 0)) {
+    // The wait exists so load balancers see /health turn 503; without the endpoint it would
+    // only delay the shutdown (the reference skips it silently; docs/compatibility.md).
+    const missing = count('ops') === 0 ? 'ops' : 'api';
+    throw blockError(raw.controller.$at, 'graceful_shutdown_wait_duration', `"graceful_shutdown_wait_duration" needs a listener with purpose = "${missing}": the controller's /health (api and ops listeners) is what the wait is for`);
+  }
   return { file, controller, worker, listeners, healthEnabled };
 }
 

@@ -51,6 +51,8 @@ export interface WorkerOptions {
   readonly statusIntervalMs?: number;
   /** Deadline of one status call in ms; default the interval (at least 500). */
   readonly statusTimeoutMs?: number;
+  /** Called on every change of the upstream channel's connectivity state, in order (metrics, tests). */
+  readonly onUpstreamStateChange?: (from: UpstreamConnectionState, to: UpstreamConnectionState) => void;
   /** The proxy listener (`listener "tcp" { purpose = "proxy" }`); none: no sessions here. */
   readonly proxy?: { readonly address: string; readonly tls?: { readonly certFile: string; readonly keyFile: string } };
 }
@@ -68,6 +70,7 @@ export class Worker {
   private stateValue: WorkerState = 'unknown';
   private readonly client: grpc.Client;
   private readonly log: Logger;
+  private readonly onStateChange: WorkerOptions['onUpstreamStateChange'];
   private readonly intervalMs: number;
   private readonly timeoutMs: number;
   private timer: NodeJS.Timeout | undefined;
@@ -79,6 +82,7 @@ export class Worker {
     this.name = options.name;
     this.upstream = options.upstream;
     this.log = options.log;
+    this.onStateChange = options.onUpstreamStateChange;
     this.intervalMs = options.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS;
     this.timeoutMs = options.statusTimeoutMs ?? Math.max(500, this.intervalMs);
     const Cluster = clusterService();
@@ -251,6 +255,7 @@ export class Worker {
       } else {
         this.log.info({ upstream: this.upstream, from, to }, 'upstream connection state changed');
       }
+      this.onStateChange?.(from, to);
       if (to !== 'SHUTDOWN') this.watch(to);
     });
   }
