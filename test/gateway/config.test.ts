@@ -41,7 +41,7 @@ listener "tcp" {
 describe('gateway config', () => {
   it('reads the reference controller example with default addresses per purpose', () => {
     const c = parse(CONTROLLER);
-    assert.deepEqual(c.controller, { name: 'c1', description: undefined, gracefulShutdownWaitMs: 10_000, authToken: undefined });
+    assert.deepEqual(c.controller, { name: 'c1', description: undefined, gracefulShutdownWaitMs: 10_000, authToken: undefined, workerAuthToken: undefined });
     assert.equal(c.worker, undefined);
     assert.deepEqual(
       c.listeners.map((l) => [l.purpose, l.address, l.tls]),
@@ -64,7 +64,7 @@ describe('gateway config', () => {
     assert.deepEqual(w.worker?.initialUpstreams, ['10.0.0.10:9201', 'ctl:9300', '[::1]:9201']);
     assert.equal(w.listeners[0].address, '127.0.0.1:9202');
     assert.equal(w.healthEnabled, false, 'no ops listener');
-    assert.deepEqual(parse('worker {}\n').worker, { name: '', description: undefined, initialUpstreams: [] });
+    assert.deepEqual(parse('worker {}\n').worker, { name: '', description: undefined, initialUpstreams: [], workerAuthToken: undefined });
   });
 
   it('/health needs a controller with api and ops listeners, or a worker with an ops listener', () => {
@@ -111,6 +111,15 @@ describe('gateway config', () => {
     assert.equal(errorOf(withToken('env://GW_TOKEN')), 'gw.hcl:3: "auth_token": environment variable "GW_TOKEN" is not set or empty');
     assert.equal(errorOf(withToken('file:///nonexistent/token')), 'gw.hcl:3: "auth_token": cannot read "/nonexistent/token": ENOENT');
     assert.equal(errorOf(withToken('  ')), 'gw.hcl:3: "auth_token": must not be empty');
+  });
+
+  it('worker_auth_token: on the controller and the worker; a combined process shares the controller\'s', () => {
+    const c = parseGatewayServerConfig(CONTROLLER.replace('name = "c1"', 'name = "c1"\n  worker_auth_token = "env://WK"'), 'gw.hcl', { WK: 'k1' });
+    assert.equal(c.controller?.workerAuthToken, 'k1');
+    const combined = parseGatewayServerConfig(`${CONTROLLER.replace('name = "c1"', 'name = "c1"\n  worker_auth_token = "k1"')}worker {}\n`, 'gw.hcl');
+    assert.equal(combined.worker?.workerAuthToken, 'k1');
+    assert.equal(parse('worker {\n  worker_auth_token = "k2"\n}\n').worker?.workerAuthToken, 'k2');
+    assert.equal(errorOf('worker {\n  worker_auth_token = "env://NOPE"\n}\n'), 'gw.hcl:2: "worker_auth_token": environment variable "NOPE" is not set or empty');
   });
 
   it('proxy listener: plain TCP by default, TLS with both files, an error with one', () => {

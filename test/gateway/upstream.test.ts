@@ -86,6 +86,21 @@ describe('worker upstream connection', { timeout: 15_000 }, () => {
     await waitFor(() => controller.workers.has('w1'), (x) => x);
   });
 
+  it('worker_auth_token: a worker with the wrong token is refused (UNAUTHENTICATED, never registered); the right one is registered', async () => {
+    const controller = await startClusterServer({ address: '127.0.0.1:0', sessions: new SessionRegistry(), workerAuthToken: 'k1' });
+    cleanup.push(() => controller.close(0));
+    const impostor = new Worker({ name: 'impostor', upstream: controller.address, log, statusIntervalMs: 100, authToken: 'wrong' });
+    const anonymous = new Worker({ name: 'anonymous', upstream: controller.address, log, statusIntervalMs: 100 });
+    const genuine = new Worker({ name: 'genuine', upstream: controller.address, log, statusIntervalMs: 100, authToken: 'k1' });
+    for (const w of [impostor, anonymous, genuine]) {
+      cleanup.push(() => w.shutdown());
+      await w.start();
+    }
+    await waitFor(() => controller.workers.has('genuine'), (x) => x);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual([...controller.workers.keys()], ['genuine']);
+  });
+
   it('graceful shutdown: state shutdown, one last report with state "shutdown", channel SHUTDOWN', async () => {
     const reports: WorkerStatus[] = [];
     const controller = await startClusterServer({ address: '127.0.0.1:0', sessions: new SessionRegistry(), onStatus: (s) => reports.push(s) });

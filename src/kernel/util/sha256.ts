@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 
 const MAX_ENTRIES = 10_000;
 const memo = new Map<string, string>();
@@ -19,4 +19,15 @@ export function sha256Hex(s: string): string {
     memo.set(s, h);
   }
   return h;
+}
+
+/**
+ * Whether two secrets (tokens, keys) are equal, in time that does not depend on where
+ * they differ: their SHA-256 digests are compared with `timingSafeEqual`. Not memoised,
+ * so strings sent by clients are not kept.
+ */
+export function secretsEqual(a: string, b: string): boolean {
+  const da = createHash('sha256').update(a, 'utf8').digest();
+  const db = createHash('sha256').update(b, 'utf8').digest();
+  return timingSafeEqual(da, db);
 }

@@ -11,7 +11,6 @@
  *
  * @module
  */
-import { timingSafeEqual } from 'node:crypto';
 import { Type, type TSchema } from '@sinclair/typebox';
 import {
   badRequest,
@@ -26,7 +25,7 @@ import {
   type PathSpec,
 } from '../../kernel/http/index.js';
 import { parseDuration } from '../../kernel/util/duration.js';
-import { sha256Hex } from '../../kernel/util/sha256.js';
+import { secretsEqual } from '../../kernel/util/sha256.js';
 import type { KnownWorker } from './cluster.js';
 import type { SessionRegistry, SessionView } from './sessions.js';
 
@@ -162,8 +161,7 @@ function authorizedView(s: SessionView) {
 function authenticate(req: HttpRequest, token: string | undefined): void {
   if (token === undefined) throw new CairnError('unauthenticated', 'the controller has no "auth_token" configured: its api refuses every request');
   const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-  const given = Buffer.from(sha256Hex(m?.[1] ?? ''), 'hex');
-  if (!m || !timingSafeEqual(given, Buffer.from(sha256Hex(token), 'hex'))) throw new CairnError('unauthenticated', 'Unauthenticated, or invalid token.');
+  if (!m || !secretsEqual(m[1], token)) throw new CairnError('unauthenticated', 'Unauthenticated, or invalid token.');
 }
 
 const KIND: Readonly<Record<number, string>> = {

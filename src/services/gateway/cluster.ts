@@ -14,6 +14,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import { secretsEqual } from '../../kernel/util/sha256.js';
 import { ConnectionDenied, type SessionRegistry } from './sessions.js';
 
 /** A worker's status report: the `WorkerStatus` message. */
@@ -96,6 +97,11 @@ export interface ClusterServerOptions {
   readonly address: string;
   /** The controller's sessions, checked by `AuthorizeConnection`. */
   readonly sessions: SessionRegistry;
+  /**
+   * When set, every call must carry metadata `authorization: Bearer <workerAuthToken>`
+   * (`worker_auth_token` in both configs), else UNAUTHENTICATED.
+   */
+  readonly workerAuthToken?: string;
   /** Receives every status report (after it is recorded). */
   readonly onStatus?: (status: WorkerStatus) => void;
   /** Clock in epoch milliseconds; default `Date.now`. */
@@ -113,23 +119,37 @@ export interface ClusterServer {
   close(graceMs?: number): Promise<void>;
 }
 
-const invalid = (details: string) => ({ code: grpc.status.INVALID_ARGUMENT, details });
+/** Metadata key of the worker's credential. */
+export const WORKER_AUTH_METADATA = 'authorization';
 
 /**
  * Starts the controller's `Cluster` service on a plaintext gRPC listener. Calls without
- * a worker name fail with INVALID_ARGUMENT; a refused connection with PERMISSION_DENIED
- * and the reason.
+ * the worker credential (when one is configured) fail with UNAUTHENTICATED, calls without
+ * a worker name with INVALID_ARGUMENT, a refused connection with PERMISSION_DENIED and the
+ * reason.
  * @throws {Error} when the address cannot be bound (message names it).
  */
 export async function startClusterServer(options: ClusterServerOptions): Promise<ClusterServer> {
   const now = options.now ?? (() => Date.now());
-  const { sessions } = options;
+  const { sessions, workerAuthToken } = options;
   const workers = new Map<string, KnownWorker>();
+  /** Why a call is refused before it is handled, or undefined. */
+  const refusal = (call: grpc.ServerUnaryCall<unknown, unknown>, workerName: string): Partial<grpc.StatusObject> | undefined => {
+    if (workerAuthToken !== undefined) {
+      const given = call.metadata.get(WORKER_AUTH_METADATA)[0];
+      if (typeof given !== 'string' || !secretsEqual(given, `Bearer ${workerAuthToken}`)) {
+        return { code: grpc.status.UNAUTHENTICATED, details: 'worker authentication failed: check worker_auth_token' };
+      }
+    }
+    if (!workerName) return { code: grpc.status.INVALID_ARGUMENT, details: 'worker name is required' };
+    return undefined;
+  };
   const server = new grpc.Server();
   server.addService(clusterService().service, {
     Status: (call: grpc.ServerUnaryCall<WorkerStatus, StatusResponse>, callback: grpc.sendUnaryData<StatusResponse>) => {
       const s = call.request;
-      if (!s.name) return callback(invalid('worker name is required'));
+      const refused = refusal(call, s.name);
+      if (refused) return callback(refused);
       workers.set(s.name, { name: s.name, address: s.address, lastStatusMs: now(), sessionCount: s.session_count, state: s.state || 'unknown' });
       options.onStatus?.(s);
       callback(null, { cancel_session_ids: sessions.toClose(s.sessions.map((x) => x.session_id), now()) });
@@ -139,7 +159,8 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
       callback: grpc.sendUnaryData<AuthorizeConnectionResponse>,
     ) => {
       const r = call.request;
-      if (!r.worker_name) return callback(invalid('worker name is required'));
+      const refused = refusal(call, r.worker_name);
+      if (refused) return callback(refused);
       try {
         const g = sessions.authorizeConnection(r.authorization_token, r.worker_name, r.client_address, now());
         callback(null, { session_id: g.sessionId, connection_id: g.connectionId, endpoint: g.endpoint, expiration_unix_ms: g.expirationMs });
@@ -150,7 +171,8 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
     },
     ConnectionClosed: (call: grpc.ServerUnaryCall<ConnectionClosedRequest, object>, callback: grpc.sendUnaryData<object>) => {
       const r = call.request;
-      if (!r.worker_name) return callback(invalid('worker name is required'));
+      const refused = refusal(call, r.worker_name);
+      if (refused) return callback(refused);
       sessions.connectionClosed(
         { sessionId: r.session_id, connectionId: r.connection_id, bytesUp: r.bytes_up, bytesDown: r.bytes_down, reason: r.reason },
         now(),

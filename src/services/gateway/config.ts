@@ -22,6 +22,7 @@
  *
  * @module
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { ListenerOptions } from '../../kernel/http/index.js';
 import { blockError, cfg, ConfigError, loadConfigFile, parseConfig, type BlockAt, type ConfigOf } from '../../kernel/config/index.js';
@@ -50,11 +51,13 @@ export const gatewayServerSchema = {
     description: cfg.string(),
     graceful_shutdown_wait_duration: cfg.duration({ default: 0, min: 0, doc: 'after a shutdown signal, /health answers 503 this long before the controller stops' }),
     auth_token: cfg.string({ doc: 'bearer token of the api listener; env://VAR or file://PATH to keep it out of the file; none: the api refuses every request' }),
+    worker_auth_token: cfg.string({ doc: 'token workers must present on the cluster listener (env://, file:// accepted); none: any worker is accepted' }),
   }),
   worker: cfg.block({
     name: cfg.string({ doc: 'worker name; generated (w_…) when empty' }),
     description: cfg.string(),
     initial_upstreams: cfg.list('string', { doc: 'controller cluster addresses; default 127.0.0.1:9201, or the own cluster listener in a combined process' }),
+    worker_auth_token: cfg.string({ doc: "token presented to the controller (its worker_auth_token); in a combined process the controller's is used when unset" }),
   }),
   listener: cfg.labelled(listenerKeys, { labels: ['tcp'], repeated: true, doc: 'one block per listening address' }),
 };
@@ -84,6 +87,8 @@ export interface GatewayControllerConfig {
   readonly gracefulShutdownWaitMs: number;
   /** The api's bearer token, resolved (`env://`, `file://`); absent: the api refuses every request. */
   readonly authToken?: string;
+  /** The token workers must present on the cluster listener; absent: workers are not authenticated. */
+  readonly workerAuthToken?: string;
 }
 
 /** The worker block. */
@@ -96,6 +101,8 @@ export interface GatewayWorkerConfig {
    * server then uses 127.0.0.1:9201, or its own cluster listener in a combined process.
    */
   readonly initialUpstreams: readonly string[];
+  /** Presented to the controller on every call; in a combined process defaults to the controller's. */
+  readonly workerAuthToken?: string;
 }
 
 /** The gateway's configuration, validated and typed. */
@@ -173,15 +180,13 @@ function fromRaw(raw: Raw, file: string, env: ConfigEnv): GatewayServerConfig {
       const second = listeners.filter((l) => l.purpose === 'cluster')[1];
       throw blockError(second.at!, 'purpose', 'only one listener with purpose = "cluster" is supported');
     }
-    let authToken: string | undefined;
-    if (c.auth_token !== undefined) {
-      try {
-        authToken = resolveSecretRef(c.auth_token, env);
-      } catch (err) {
-        throw blockError(c.$at, 'auth_token', `"auth_token": ${(err as Error).message}`);
-      }
-    }
-    controller = { name: c.name ?? '', description: c.description, gracefulShutdownWaitMs: c.graceful_shutdown_wait_duration * 1000, authToken };
+    controller = {
+      name: c.name ?? '',
+      description: c.description,
+      gracefulShutdownWaitMs: c.graceful_shutdown_wait_duration * 1000,
+      authToken: secretKey(c, 'auth_token', env),
+      workerAuthToken: secretKey(c, 'worker_auth_token', env),
+    };
   }
   let worker: GatewayWorkerConfig | undefined;
   if (raw.worker) {
@@ -193,7 +198,12 @@ function fromRaw(raw: Raw, file: string, env: ConfigEnv): GatewayServerConfig {
         throw blockError(w.$at, 'initial_upstreams', `"initial_upstreams": ${(err as Error).message}`);
       }
     });
-    worker = { name: w.name ?? '', description: w.description, initialUpstreams: upstreams };
+    worker = {
+      name: w.name ?? '',
+      description: w.description,
+      initialUpstreams: upstreams,
+      workerAuthToken: secretKey(w, 'worker_auth_token', env) ?? controller?.workerAuthToken,
+    };
   }
   const healthEnabled = count('ops') > 0 && ((controller !== undefined && count('api') > 0) || worker !== undefined);
   if (raw.controller && controller!.gracefulShutdownWaitMs > 0 && !(count('ops') > 0 && count('api') > 0)) {
@@ -203,6 +213,17 @@ function fromRaw(raw: Raw, file: string, env: ConfigEnv): GatewayServerConfig {
     throw blockError(raw.controller.$at, 'graceful_shutdown_wait_duration', `"graceful_shutdown_wait_duration" needs a listener with purpose = "${missing}": the controller's /health (api and ops listeners) is what the wait is for`);
   }
   return { file, controller, worker, listeners, healthEnabled };
+}
+
+/** The resolved secret at `block[key]` (see {@link resolveSecretRef}); undefined when absent. @throws {ConfigError} at the key's line. */
+function secretKey<K extends string>(block: { readonly [P in K]?: string } & { readonly $at: BlockAt }, key: K, env: ConfigEnv): string | undefined {
+  const value = block[key];
+  if (value === undefined) return undefined;
+  try {
+    return resolveSecretRef(value, env);
+  } catch (err) {
+    throw blockError(block.$at, key, `"${key}": ${(err as Error).message}`);
+  }
 }
 
 function listenerFrom(l: Raw['listener'][number]['body']): GatewayListenerConfig {
@@ -254,15 +275,17 @@ export type DevGatewayAddresses = Readonly<Record<ListenerPurpose, string>>;
 /**
  * The gateway of `cairn dev`: a controller and a worker in one process, plain listeners
  * at `addresses`, one ops listener answering both `/health` and `/health?worker_info=1`
- * (issue 4 scope 6), no shutdown wait, `authToken` on the api.
+ * (issue 4 scope 6), no shutdown wait, `authToken` on the api, a random worker credential.
  * @throws {Error} naming the address when one is not `host:port`.
  */
 export function devGatewayConfig(addresses: DevGatewayAddresses, authToken: string): GatewayServerConfig {
   const purposes: readonly ListenerPurpose[] = ['api', 'cluster', 'proxy', 'ops'];
+  // The worker is in the same process: a fresh random credential keeps others off the cluster port.
+  const workerAuthToken = randomBytes(24).toString('base64url');
   return {
     file: 'cairn dev',
-    controller: { name: 'dev-controller', gracefulShutdownWaitMs: 0, authToken },
-    worker: { name: 'dev-worker', initialUpstreams: [] },
+    controller: { name: 'dev-controller', gracefulShutdownWaitMs: 0, authToken, workerAuthToken },
+    worker: { name: 'dev-worker', initialUpstreams: [], workerAuthToken },
     listeners: purposes.map((purpose) => ({ purpose, address: withPort(addresses[purpose], DEFAULT_PORTS[purpose]) })),
     healthEnabled: true,
   };

@@ -85,7 +85,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       controllerName = config.controller.name || genName('c');
       const clusterConf = config.listeners.find((l) => l.purpose === 'cluster')!;
       sessions = new SessionRegistry();
-      cluster = await startClusterServer({ address: clusterConf.address, sessions, now });
+      cluster = await startClusterServer({ address: clusterConf.address, sessions, now, workerAuthToken: config.controller.workerAuthToken });
+      if (!config.controller.workerAuthToken) log.warn('controller has no "worker_auth_token": any process that reaches its cluster listener is taken as a worker');
       const c = cluster;
       closers.push(() => c.close());
       const apiSvc = apiService({ sessions, workers: () => c.workers, authToken: config.controller.authToken, now });
@@ -106,6 +107,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         upstream,
         log,
         statusIntervalMs: options.statusIntervalMs,
+        authToken: config.worker.workerAuthToken,
         proxy: proxy && { address: proxy.address, tls: proxy.tls },
       });
       await worker.start();

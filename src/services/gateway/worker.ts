@@ -15,6 +15,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../kernel/log/logger.js';
 import {
   clusterService,
+  WORKER_AUTH_METADATA,
   type AuthorizeConnectionRequest,
   type AuthorizeConnectionResponse,
   type ConnectionClosedRequest,
@@ -51,6 +52,8 @@ export interface WorkerOptions {
   readonly statusIntervalMs?: number;
   /** Deadline of one status call in ms; default the interval (at least 500). */
   readonly statusTimeoutMs?: number;
+  /** Sent as `authorization: Bearer …` metadata on every call (`worker_auth_token`). */
+  readonly authToken?: string;
   /** Called on every change of the upstream channel's connectivity state, in order (metrics, tests). */
   readonly onUpstreamStateChange?: (from: UpstreamConnectionState, to: UpstreamConnectionState) => void;
   /** The proxy listener (`listener "tcp" { purpose = "proxy" }`); none: no sessions here. */
@@ -77,12 +80,15 @@ export class Worker {
   private inFlight: Promise<boolean> | undefined;
   private closed = false;
   private readonly proxyServer: ProxyServer | undefined;
+  private readonly metadata = new grpc.Metadata();
+  private warnedUnauthenticated = false;
 
   constructor(options: WorkerOptions) {
     this.name = options.name;
     this.upstream = options.upstream;
     this.log = options.log;
     this.onStateChange = options.onUpstreamStateChange;
+    if (options.authToken !== undefined) this.metadata.set(WORKER_AUTH_METADATA, `Bearer ${options.authToken}`);
     this.intervalMs = options.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS;
     this.timeoutMs = options.statusTimeoutMs ?? Math.max(500, this.intervalMs);
     const Cluster = clusterService();
@@ -199,6 +205,11 @@ export class Worker {
         return true;
       },
       (err: grpc.ServiceError) => {
+        if (err.code === grpc.status.UNAUTHENTICATED && !this.warnedUnauthenticated) {
+          // Once: a wrong worker_auth_token does not fix itself, but it must not flood the log.
+          this.warnedUnauthenticated = true;
+          this.log.error({ upstream: this.upstream, err: err.details }, 'the controller refused this worker');
+        }
         this.log.debug({ upstream: this.upstream, code: err.code, err: err.details }, 'worker status report failed');
         return false;
       },
@@ -239,7 +250,7 @@ export class Worker {
   private unary<Req, Res>(method: string, request: Req, timeoutMs: number): Promise<Res> {
     return new Promise((resolve, reject) => {
       const fn = (this.client as unknown as Record<string, Function>)[method];
-      fn.call(this.client, request, { deadline: new Date(Date.now() + timeoutMs) }, (err: grpc.ServiceError | null, res: Res) =>
+      fn.call(this.client, request, this.metadata, { deadline: new Date(Date.now() + timeoutMs) }, (err: grpc.ServiceError | null, res: Res) =>
         err ? reject(err) : resolve(res),
       );
     });
