@@ -94,8 +94,7 @@ export async function listen(options: ListenerOptions, service: HttpService, log
   const ctx: ServeContext = { service, limit, log, tls: tls !== undefined, requiredHeader: options.requiredHeader, replies };
   const server: Server = createHttpServer({ tls }, (req, res) => {
     const previous = inFlight.get(req.socket);
-    const run = () => serve(req, res, ctx);
-    const current = previous ? previous.then(run) : run();
+    const current = previous ? previous.then(() => serve(req, res, ctx)) : serve(req, res, ctx);
     inFlight.set(req.socket, current);
   });
   // Keep-alive sockets must not keep a closing process alive for minutes.

@@ -90,7 +90,7 @@ export const dataPath: SecretsPath = {
   description:
     'A write creates a new version (numbered from 1); `options.cas` makes it conditional. A read returns the latest version, or `?version=N`. DELETE soft-deletes the latest version; see `undelete/` and `destroy/`. A deleted or destroyed version answers 404 with its metadata.',
   params: { path: 'location of the secret' },
-  exists: async (req) => (await kvStore(req).metadata(key(req))) !== undefined,
+  exists: (req) => kvStore(req).exists(key(req)),
   operations: {
     read: { summary: 'Read a version', fields: { version: Type.Integer({ minimum: 0, description: 'version to read; 0 = latest' }) }, handle: read },
     create: { summary: 'Write a new version', fields, handle: write },

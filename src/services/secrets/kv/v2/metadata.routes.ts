@@ -47,7 +47,7 @@ export const metadataPath: SecretsPath = {
     'Reads show every version\'s state; writes set per-key settings (creating the key without versions); DELETE removes the key and all its versions permanently. LIST shows the keys under a folder; sub-folders end in "/".',
   params: { path: 'location of the secret, or folder to list' },
   fields,
-  exists: async (req) => key(req) !== '' && (await kvStore(req).metadata(key(req))) !== undefined,
+  exists: async (req) => key(req) !== '' && (await kvStore(req).exists(key(req))),
   operations: {
     read: {
       summary: 'Read a key\'s metadata',

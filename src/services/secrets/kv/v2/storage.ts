@@ -69,6 +69,11 @@ export class KvV2Store {
     return this.storage.put('config', json.encode(config));
   }
 
+  /** Whether the key exists (without decoding its metadata). */
+  async exists(key: string): Promise<boolean> {
+    return (await this.storage.get(`metadata/${key}`)) !== undefined;
+  }
+
   /** The key's metadata, or undefined when the key does not exist. */
   async metadata(key: string): Promise<KeyMetadata | undefined> {
     return (await this.read(key))?.metadata;
