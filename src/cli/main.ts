@@ -13,6 +13,7 @@ import { UsageError, normalizeArgs } from './args.js';
 import { addAdminCommands } from './commands/admin.js';
 import { addDevCommand } from './commands/dev.js';
 import { addSecretsServerCommand } from './commands/secrets-server.js';
+import { addGatewayClientCommands } from './commands/gateway.js';
 import { addGatewayServerCommand } from './commands/gateway-server.js';
 import { addKvCommands } from './commands/kv.js';
 import { addReadWriteCommands } from './commands/read-write.js';
@@ -35,6 +36,7 @@ export function buildProgram(app: App): Command {
   addDevCommand(app, program);
   addSecretsServerCommand(app, program);
   addGatewayServerCommand(app, program);
+  addGatewayClientCommands(app, program);
   app.leaves.forEach(addGlobalOptions);
   return program;
 }
@@ -91,7 +93,7 @@ function report(err: unknown, io: CliIo): number {
  * Runs one `cairn` invocation.
  *
  * @param argv Arguments after the program name; Go-style `-flag=value` is accepted.
- * @param env Environment (`SECRETS_ADDR`, `SECRETS_TOKEN`, …).
+ * @param env Environment (`SECRETS_ADDR`, `SECRETS_TOKEN`, `GATEWAY_ADDR`, `GATEWAY_TOKEN`, …).
  * @param io Output writers (whole chunks, newlines included) and optional stdin/TTY/shutdown hooks.
  * @returns The exit code: 0 ok, 1 server or connection error, 2 usage error or not found.
  */
