@@ -10,3 +10,5 @@ export type { Backend, BackendOp } from './backend.js';
 export { SqliteBackend, compareKeys } from './sqlite.js';
 export type { SqliteBackendOptions, SqliteBackendStats } from './sqlite.js';
 export { BackendView, json, listRecursive } from './view.js';
+export { StateConflict, StateStore, StateStoreFailed } from './state.js';
+export type { ChangeBatch, Indexed, StateChange, StateCodec, TableSpec, Txn } from './state.js';

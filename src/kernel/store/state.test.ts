@@ -1,0 +1,158 @@
+/**
+ * The StateStore on a real SQLite backend: indexes, unique indexes, reload, blocking
+ * watches, the change feed, a codec at rest, and fail-stop after a storage failure.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import type { Backend } from './backend.js';
+import { SqliteBackend } from './sqlite.js';
+import { StateConflict, StateStore, StateStoreFailed, type ChangeBatch, type TableSpec } from './state.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cairn-state-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const TABLES: TableSpec[] = [
+  { name: 'policies', indexes: { name: (d: { Name?: string }) => d.Name } },
+  { name: 'tokens', indexes: { secret: (d: { SecretID?: string }) => d.SecretID } },
+];
+
+async function open(path = join(dir, `s${n++}.db`)) {
+  const backend = SqliteBackend.open({ path });
+  return { backend, path, store: await StateStore.open(backend, TABLES) };
+}
+
+describe('StateStore', () => {
+  it('one index per transaction; CreateIndex kept, ModifyIndex moved; per-table indexes', async () => {
+    const { store, backend } = await open();
+    assert.equal(store.index, 0);
+    const a = await store.txn((tx) => tx.put('policies', 'p1', { Name: 'a' }));
+    assert.equal(a.index, 1);
+    assert.deepEqual(a.result, { Name: 'a', CreateIndex: 1, ModifyIndex: 1 });
+    const b = await store.txn((tx) => {
+      tx.put('policies', 'p1', { Name: 'a2' });
+      tx.put('tokens', 't1', { SecretID: 's1' });
+    });
+    assert.equal(b.index, 2);
+    assert.deepEqual(store.get('policies', 'p1'), { Name: 'a2', CreateIndex: 1, ModifyIndex: 2 });
+    await store.txn((tx) => tx.put('tokens', 't2', { SecretID: 's2' }));
+    assert.deepEqual([store.tableIndex('policies'), store.tableIndex('tokens'), store.tableIndex('policies', 'tokens')], [2, 3, 3]);
+    const empty = await store.txn((tx) => tx.get('tokens', 't1'));
+    assert.equal(empty.index, 3, 'a read-only transaction commits nothing');
+    assert.equal(store.index, 3);
+    await backend.close();
+  });
+
+  it('unique indexes: a clash fails the whole transaction and changes nothing; a name may move within one', async () => {
+    const { store, backend } = await open();
+    await store.txn((tx) => tx.put('policies', 'p1', { Name: 'ops' }));
+    await assert.rejects(
+      store.txn((tx) => {
+        tx.put('policies', 'p9', { Name: 'other' });
+        tx.put('policies', 'p2', { Name: 'ops' });
+      }),
+      (err: Error) => err instanceof StateConflict && err.message === 'policies: name "ops" is already in use',
+    );
+    assert.equal(store.get('policies', 'p9'), undefined);
+    assert.equal(store.index, 1);
+    await store.txn((tx) => {
+      tx.put('policies', 'p1', { Name: 'renamed' });
+      tx.put('policies', 'p2', { Name: 'ops' });
+    });
+    assert.equal(store.getBy<{ Name: string }>('policies', 'name', 'ops')?.CreateIndex, 2);
+    assert.equal(store.getBy('policies', 'name', 'renamed')?.CreateIndex, 1);
+    await store.txn((tx) => {
+      assert.equal(tx.delete('policies', 'p2'), true);
+      assert.equal(tx.getBy('policies', 'name', 'ops'), undefined);
+      tx.put('policies', 'p3', { Name: 'ops' });
+      assert.deepEqual(tx.list('policies').map((d) => (d as { Name: string }).Name), ['renamed', 'ops']);
+    });
+    assert.equal(store.getBy<{ Name: string }>('policies', 'name', 'ops')?.ModifyIndex, 3);
+    await backend.close();
+  });
+
+  it('reloads documents and indexes from disk; a delete never moves a table index back; ids may hold "/"', async () => {
+    const first = await open();
+    await first.store.txn((tx) => tx.put('policies', 'a/b', { Name: 'slash' }));
+    await first.store.txn((tx) => tx.put('tokens', 't', { SecretID: 'x' }));
+    await first.store.txn((tx) => tx.delete('tokens', 't'));
+    await first.backend.close();
+    const again = await open(first.path);
+    assert.equal(again.store.index, 3);
+    assert.equal(again.store.tableIndex('tokens'), 3);
+    assert.deepEqual(again.store.get('policies', 'a/b'), { Name: 'slash', CreateIndex: 1, ModifyIndex: 1 });
+    assert.equal(again.store.getBy('tokens', 'secret', 'x'), undefined);
+    assert.equal((await again.store.txn((tx) => tx.put('tokens', 'u', {}))).index, 4);
+    await again.backend.close();
+  });
+
+  it('watch: returns when a write to a watched table lands, not for other tables, and at the timeout otherwise', async () => {
+    const { store, backend } = await open();
+    await store.txn((tx) => tx.put('policies', 'p', { Name: 'p' }));
+    assert.equal(await store.watch(['policies'], 0, 10_000), 1, 'already past the index');
+    let woke = false;
+    const waiting = store.watch(['policies'], 1, 10_000).then((i) => ((woke = true), i));
+    await store.txn((tx) => tx.put('tokens', 't', {}));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(woke, false, 'a write to another table does not wake it');
+    await store.txn((tx) => tx.put('policies', 'q', { Name: 'q' }));
+    assert.equal(await waiting, 3);
+    const t0 = performance.now();
+    assert.equal(await store.watch(['policies'], 3, 150), 3);
+    assert.ok(performance.now() - t0 >= 140, 'waited for the timeout');
+    const ac = new AbortController();
+    const aborted = store.watch(['policies'], 3, 10_000, ac.signal);
+    ac.abort();
+    assert.equal(await aborted, 3);
+    await backend.close();
+  });
+
+  it('change feed: every batch once, in index order, after it is durable, with previous documents', async () => {
+    const { store, backend } = await open();
+    const seen: ChangeBatch[] = [];
+    const stop = store.subscribe((b) => seen.push(b));
+    await Promise.all([
+      store.txn((tx) => tx.put('policies', 'a', { Name: 'a' })),
+      store.txn((tx) => tx.put('policies', 'b', { Name: 'b' })),
+      store.txn((tx) => tx.put('policies', 'a', { Name: 'a2' })),
+    ]);
+    await store.txn((tx) => tx.delete('policies', 'b'));
+    stop();
+    await store.txn((tx) => tx.put('policies', 'c', { Name: 'c' }));
+    assert.deepEqual(seen.map((b) => b.index), [1, 2, 3, 4]);
+    assert.deepEqual(seen[2].changes[0].previous, { Name: 'a', CreateIndex: 1, ModifyIndex: 1 });
+    assert.deepEqual(seen[3].changes, [{ table: 'policies', id: 'b', op: 'delete', previous: { Name: 'b', CreateIndex: 2, ModifyIndex: 2 } }]);
+    await backend.close();
+  });
+
+  it('a codec sees every stored byte; the store refuses writes after a storage failure', async () => {
+    const path = join(dir, `codec${n++}.db`);
+    const backend = SqliteBackend.open({ path });
+    const flip = (b: Uint8Array) => Uint8Array.from(b, (x) => x ^ 0x5a);
+    let broken = false;
+    const failing: Backend = {
+      get: (k) => backend.get(k),
+      put: (k, v) => backend.put(k, v),
+      delete: (k) => backend.delete(k),
+      list: (p) => backend.list(p),
+      batch: (ops) => (broken ? Promise.reject(new Error('disk full')) : backend.batch(ops)),
+      close: () => backend.close(),
+    };
+    const store = await StateStore.open(failing, TABLES, { encode: flip, decode: flip });
+    await store.txn((tx) => tx.put('tokens', 't', { SecretID: 'very-secret-value' }));
+    const raw = await backend.get('tokens/t');
+    assert.ok(raw && !Buffer.from(raw).toString('latin1').includes('very-secret-value'));
+    broken = true;
+    await assert.rejects(store.txn((tx) => tx.put('tokens', 'u', {})), /disk full/);
+    broken = false;
+    await assert.rejects(store.txn((tx) => tx.put('tokens', 'v', {})), StateStoreFailed);
+    await backend.close();
+    const reopened = SqliteBackend.open({ path });
+    const again = await StateStore.open(reopened, TABLES, { encode: flip, decode: flip });
+    assert.deepEqual(again.list('tokens').map((d) => (d as { SecretID?: string }).SecretID), ['very-secret-value']);
+    await assert.rejects(StateStore.open(reopened, TABLES), /state store: cannot decode "_meta\/index"|cannot decode/);
+    await reopened.close();
+  });
+});
