@@ -8,3 +8,4 @@ export * from './load.js';
 export * from './schema.js';
 export { validateConfig, type SourceInfo } from './validate.js';
 export { HclSyntaxError, parseHcl } from './hcl.js';
+export { resolveSecretRef, type ConfigEnv } from './secret-ref.js';

@@ -23,9 +23,18 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { ListenerOptions } from '../../kernel/http/index.js';
-import { blockError, cfg, ConfigError, loadConfigFile, parseConfig, type BlockAt, type ConfigOf } from '../../kernel/config/index.js';
+import {
+  blockError,
+  cfg,
+  ConfigError,
+  loadConfigFile,
+  parseConfig,
+  resolveSecretRef,
+  type BlockAt,
+  type ConfigEnv,
+  type ConfigOf,
+} from '../../kernel/config/index.js';
 
 /** What a listener serves (reference/gateway.md §1). */
 export type ListenerPurpose = 'api' | 'cluster' | 'proxy' | 'ops';
@@ -120,9 +129,6 @@ export interface GatewayServerConfig {
   readonly healthEnabled: boolean;
 }
 
-/** Environment variables `env://` references are read from (the CLI passes the process's). */
-export type ConfigEnv = Readonly<Record<string, string | undefined>>;
-
 /**
  * Parses and checks a gateway config `text`; `file` names it in errors, `env` resolves
  * `env://VAR` values.
@@ -141,29 +147,6 @@ export function parseGatewayServerConfig(text: string, file: string, env: Config
 /** Reads and checks the file at `path` (see {@link parseGatewayServerConfig}). @throws {ConfigError} */
 export function loadGatewayServerConfig(path: string, env: ConfigEnv = {}): GatewayServerConfig {
   return fromRaw(loadConfigFile(path, gatewayServerSchema), path, env);
-}
-
-/**
- * A secret value from the config: `env://VAR` reads the variable, `file://PATH` the file
- * (trailing newline removed), anything else is the value itself (the reference's
- * `parseutil.ParsePath` convention). @throws {Error} when unset, unreadable or empty.
- */
-export function resolveSecretRef(value: string, env: ConfigEnv): string {
-  let out = value;
-  if (value.startsWith('env://')) {
-    const name = value.slice('env://'.length);
-    out = env[name] ?? '';
-    if (out === '') throw new Error(`environment variable "${name}" is not set or empty`);
-  } else if (value.startsWith('file://')) {
-    const path = value.slice('file://'.length);
-    try {
-      out = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
-    } catch (err) {
-      throw new Error(`cannot read "${path}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
-  }
-  if (out.trim() === '') throw new Error('must not be empty');
-  return out;
 }
 
 function fromRaw(raw: Raw, file: string, env: ConfigEnv): GatewayServerConfig {
