@@ -12,3 +12,4 @@ export type { SqliteBackendOptions, SqliteBackendStats } from './sqlite.js';
 export { BackendView, json, listRecursive } from './view.js';
 export { StateConflict, StateStore, StateStoreFailed } from './state.js';
 export type { ChangeBatch, Indexed, StateChange, StateCodec, TableSpec, Txn } from './state.js';
+export { aesGcmCodec, loadOrCreateKeyFile } from './aead-codec.js';
