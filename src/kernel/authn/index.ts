@@ -1,0 +1,28 @@
+/**
+ * Public entry of the authentication kernel: service-neutral building blocks for the
+ * discovery service's and the scheduler's auth methods (DESIGN.md "authn/"). Services map
+ * their wire field names onto {@link AuthMethodConfig} and {@link AuthnError} kinds onto
+ * their own statuses; error messages are the reference's texts.
+ *
+ * - JWT validation: {@link validateAuthMethodConfig}, {@link createJwtValidator} (reference/mesh.md §4.4)
+ * - claims → identity: {@link identityFromClaims} (§3.5, §4.4)
+ *
+ * @module
+ */
+export { AuthnError, type AuthnErrorKind } from './errors.js';
+export {
+  DEFAULT_ALG,
+  SUPPORTED_ALGS,
+  validateAuthMethodConfig,
+  type AuthMethodConfig,
+  type AuthMethodType,
+} from './config.js';
+export {
+  createJwtValidator,
+  DEFAULT_CLAIM_LEEWAY_SECONDS,
+  DEFAULT_CLOCK_SKEW_SECONDS,
+  type Claims,
+  type JwtValidator,
+  type JwtValidatorOptions,
+} from './jwt.js';
+export { identityFromClaims, type Identity } from './claims.js';
