@@ -6,6 +6,7 @@
  *
  * - JWT validation: {@link validateAuthMethodConfig}, {@link createJwtValidator} (reference/mesh.md §4.4)
  * - claims → identity: {@link identityFromClaims} (§3.5, §4.4)
+ * - binding rules: {@link interpolateBindName}, {@link bindIdentity}, {@link checkBindingRule} (§3.4, §6.6; sched.md §2.4)
  *
  * @module
  */
@@ -26,3 +27,18 @@ export {
   type JwtValidatorOptions,
 } from './jwt.js';
 export { identityFromClaims, type Identity } from './claims.js';
+export { interpolateBindName } from './interpolate.js';
+export {
+  bindIdentity,
+  checkBindingRule,
+  grantsNothing,
+  MESH_BIND_PROFILE,
+  SCHED_BIND_PROFILE,
+  type BindingRule,
+  type Bindings,
+  type BindOptions,
+  type BindProfile,
+  type BindType,
+  type NamedLink,
+  type SelectorMatcher,
+} from './bind.js';
