@@ -6,6 +6,7 @@
  *
  * - JWT validation: {@link validateAuthMethodConfig}, {@link createJwtValidator} (reference/mesh.md §4.4)
  * - claims → identity: {@link identityFromClaims} (§3.5, §4.4)
+ * - OIDC code flow: {@link createOidcFlow} (§5; sched.md §2.5)
  * - binding rules: {@link interpolateBindName}, {@link bindIdentity}, {@link checkBindingRule} (§3.4, §6.6; sched.md §2.4)
  *
  * @module
@@ -42,3 +43,12 @@ export {
   type NamedLink,
   type SelectorMatcher,
 } from './bind.js';
+export {
+  createOidcFlow,
+  type AuthUrlRequest,
+  type CallbackRequest,
+  type OidcFlow,
+  type OidcFlowOptions,
+} from './oidc.js';
+export { isAllowedRedirectUri } from './redirect.js';
+export { PendingStates, type PendingStatesOptions } from './oidc-state.js';
