@@ -7,6 +7,7 @@
  * - JWT validation: {@link validateAuthMethodConfig}, {@link createJwtValidator} (reference/mesh.md §4.4)
  * - claims → identity: {@link identityFromClaims} (§3.5, §4.4)
  * - OIDC code flow: {@link createOidcFlow} (§5; sched.md §2.5)
+ * - Kubernetes: {@link validateKubernetesConfig}, {@link reviewServiceAccountToken}, {@link identityFromServiceAccount} (§4.3)
  * - binding rules: {@link interpolateBindName}, {@link bindIdentity}, {@link checkBindingRule} (§3.4, §6.6; sched.md §2.4)
  *
  * @module
@@ -52,3 +53,12 @@ export {
 } from './oidc.js';
 export { isAllowedRedirectUri } from './redirect.js';
 export { PendingStates, type PendingStatesOptions } from './oidc-state.js';
+export {
+  identityFromServiceAccount,
+  reviewServiceAccountToken,
+  SERVICE_NAME_ANNOTATION,
+  validateKubernetesConfig,
+  type KubernetesConfig,
+  type ReviewOptions,
+  type ServiceAccountIdentity,
+} from './kubernetes.js';
