@@ -1,8 +1,8 @@
 /**
  * Bind-name interpolation and binding-rule evaluation (reference/mesh.md §3.4, §3.5, §6.6;
- * reference/sched.md §2.4). The kernel filter language was not committed when this was
- * written, so selectors run through a tiny stub matcher that understands
- * `path == "v"` and `"v" in path` and throws on anything else.
+ * reference/sched.md §2.4). Most cases run selectors through a tiny stub matcher
+ * (`path == "v"`, `"v" in path`, throws on anything else) so they test the binder alone;
+ * the last block uses the default, the kernel filter language.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -12,6 +12,7 @@ import {
   grantsNothing,
   identityFromClaims,
   interpolateBindName,
+  identityFromServiceAccount,
   MESH_BIND_PROFILE,
   SCHED_BIND_PROFILE,
   type BindingRule,
@@ -124,5 +125,29 @@ describe('checkBindingRule (write time, §6.6)', () => {
     assert.throws(() => checkBindingRule({ bindType: 'service', bindName: '${value.nope}' }, Object.keys(identity.projected), MESH_BIND_PROFILE), { message: 'error interpreting template: unknown variable accessed: value.nope' });
     assert.throws(() => checkBindingRule({ bindType: 'service', bindName: 'Bad Name' }, [], MESH_BIND_PROFILE), { message: 'invalid bind name: "Bad Name"' });
     checkBindingRule({ bindType: 'management', bindName: '' }, [], SCHED_BIND_PROFILE);
+  });
+});
+
+describe('bindIdentity with the kernel filter language (the default matcher)', () => {
+  const { matches: _stub, ...withBexpr } = mesh;
+  it('selects on value.*, list.* and serviceaccount.* as the reference examples do (§3.5)', async () => {
+    const rules: BindingRule[] = [
+      { selector: 'value.sub == "Alice-1" and "admins" in list.groups', bindType: 'service', bindName: 'svc-${value.sub}' },
+      { selector: 'value.missing != "x"', bindType: 'node', bindName: 'n1' },
+      { selector: '"nobody" in list.groups', bindType: 'policy', bindName: 'readers' },
+      { selector: 'value.sub ==', bindType: 'policy', bindName: 'readers' },
+      { selector: 'nosuchfield == "x"', bindType: 'policy', bindName: 'readers' },
+    ];
+    const b = await bindIdentity(rules, identity, withBexpr);
+    assert.deepEqual(b.serviceIdentities, [{ serviceName: 'svc-alice-1' }]);
+    assert.deepEqual(b.nodeIdentities, [{ nodeName: 'n1', datacenter: 'dc1' }], 'a missing map key is absent, not an error');
+    assert.deepEqual(b.policies, [], 'no match, a syntax error and an evaluation error all bind nothing');
+    const sa = identityFromServiceAccount({ namespace: 'default', name: 'web', uid: 'u' });
+    const k8s = await bindIdentity(
+      [{ selector: 'serviceaccount.namespace==default and serviceaccount.name!=vault', bindType: 'service', bindName: '${serviceaccount.name}' }],
+      sa,
+      withBexpr,
+    );
+    assert.deepEqual(k8s.serviceIdentities, [{ serviceName: 'web' }]);
   });
 });

@@ -6,11 +6,12 @@
  * (`service`, `node`, `role`, `policy`) and the scheduler (`role`, `policy`,
  * `management`), so both come in a {@link BindProfile}.
  *
- * Selectors are evaluated by an injected {@link SelectorMatcher} (the kernel filter
- * language, `kernel/bexpr`, in the services).
+ * Selectors are go-bexpr expressions evaluated by the kernel filter language
+ * ({@link bexprMatcher}); another {@link SelectorMatcher} may be injected.
  *
  * @module
  */
+import { compileFilter } from '../bexpr/index.js';
 import type { Identity } from './claims.js';
 import { AuthnError } from './errors.js';
 import { interpolateBindName } from './interpolate.js';
@@ -56,6 +57,9 @@ export const SCHED_BIND_PROFILE: BindProfile = {
  */
 export type SelectorMatcher = (selector: string, selectable: Record<string, unknown>) => boolean;
 
+/** The default {@link SelectorMatcher}: the kernel filter language (go-bexpr), compiled per call. */
+export const bexprMatcher: SelectorMatcher = (selector, selectable) => compileFilter(selector).matches(selectable);
+
 /** A role or policy a bind name resolved to. */
 export interface NamedLink {
   readonly id: string;
@@ -65,7 +69,8 @@ export interface NamedLink {
 /** Options of {@link bindIdentity}. */
 export interface BindOptions {
   readonly profile: BindProfile;
-  readonly matches: SelectorMatcher;
+  /** Selector evaluation; absent means {@link bexprMatcher}. */
+  readonly matches?: SelectorMatcher;
   /** Role by exact name; absent or `undefined` result = the rule is silently ignored. */
   readonly roleByName?: (name: string) => NamedLink | undefined | Promise<NamedLink | undefined>;
   /** Policy by exact name; absent or `undefined` result = the rule is silently ignored. */
@@ -99,7 +104,7 @@ export async function bindIdentity(rules: readonly BindingRule[], identity: Iden
   const seen = new Set<string>();
   const once = (key: string) => !seen.has(key) && !!seen.add(key);
   for (const rule of rules) {
-    if (!selects(rule.selector, identity, options.matches)) continue;
+    if (!selects(rule.selector, identity, options.matches ?? bexprMatcher)) continue;
     const type = rule.bindType as BindType;
     if (type === 'management' && options.profile.bindTypes.management) {
       out.management = true;

@@ -31,6 +31,7 @@ export {
 export { identityFromClaims, type Identity } from './claims.js';
 export { interpolateBindName } from './interpolate.js';
 export {
+  bexprMatcher,
   bindIdentity,
   checkBindingRule,
   grantsNothing,
