@@ -99,14 +99,14 @@ describe('cairn CLI against a real server', () => {
   });
 });
 
-/** `cairn dev` flags that put the gateway's listeners on free ports. */
-const GATEWAY_PORT_0 = ['api', 'cluster', 'proxy', 'ops'].map((p) => `-gateway-${p}-address=127.0.0.1:0`);
+/** `cairn dev` flags that put the gateway and discovery listeners on free ports. */
+const FREE_PORTS = [...['api', 'cluster', 'proxy', 'ops'].map((p) => `-gateway-${p}-address=127.0.0.1:0`), '-mesh-address=127.0.0.1:0'];
 
 describe('cairn dev', () => {
   it('starts with a fixed root token, prints it, serves secret/ as KV v2, and stops on SIGINT', { timeout: 60_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cairn-dev-'));
     const bin = join(import.meta.dirname, '..', 'src', 'cli', 'run.ts');
-    const child = spawn(process.execPath, ['--import', 'tsx', bin, 'dev', `-data-dir=${dataDir}`, '-dev-root-token-id=devroot', '-secrets-address=127.0.0.1:0', ...GATEWAY_PORT_0], {
+    const child = spawn(process.execPath, ['--import', 'tsx', bin, 'dev', `-data-dir=${dataDir}`, '-dev-root-token-id=devroot', '-secrets-address=127.0.0.1:0', ...FREE_PORTS], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {

@@ -16,6 +16,7 @@ import { addSecretsServerCommand } from './commands/secrets-server.js';
 import { addGatewayClientCommands } from './commands/gateway.js';
 import { addGatewayServerCommand } from './commands/gateway-server.js';
 import { addKvCommands } from './commands/kv.js';
+import { addMeshAgentCommand } from './commands/mesh-agent.js';
 import { addReadWriteCommands } from './commands/read-write.js';
 import { addTokenCommands } from './commands/token.js';
 import { type App, type CliIo, addGlobalOptions } from './context.js';
@@ -37,6 +38,7 @@ export function buildProgram(app: App): Command {
   addSecretsServerCommand(app, program);
   addGatewayServerCommand(app, program);
   addGatewayClientCommands(app, program);
+  addMeshAgentCommand(app, program);
   app.leaves.forEach(addGlobalOptions);
   return program;
 }

@@ -11,6 +11,8 @@ import { createLogger, type Logger } from '../kernel/log/logger.js';
 import { SqliteBackend } from '../kernel/store/index.js';
 import { devGatewayConfig, type DevGatewayAddresses } from './gateway/config.js';
 import { startGateway } from './gateway/server.js';
+import { startMeshAgent } from './mesh/agent.js';
+import { devMeshConfig } from './mesh/config.js';
 import { hashToken } from './secrets/token/store.js';
 import type { SecretsNode } from './secrets/node.js';
 import { startSecretsService } from './secrets/service.js';
@@ -27,12 +29,16 @@ export interface DevOptions {
   readonly gatewayAddresses: DevGatewayAddresses;
   /** A fixed gateway api token (for scripts); otherwise a new random one at each start. */
   readonly gatewayToken?: string;
+  /** `host:port` of the discovery service (CLI default `127.0.0.1:8500`). */
+  readonly meshAddress: string;
   readonly log?: Logger;
 }
 
 /** The running dev services. */
 export interface DevHandle {
   readonly secrets: { readonly url: string; readonly rootToken: string };
+  /** The discovery service's HTTP API; the root token is its initial management token. */
+  readonly mesh: { readonly url: string };
   /** The gateway: api and ops URLs, the proxy and cluster `host:port`, the api token. */
   readonly gateway: { readonly apiUrl: string; readonly opsUrl: string; readonly proxyAddress: string; readonly clusterAddress: string; readonly token: string };
   close(): Promise<void>;
@@ -59,8 +65,8 @@ export async function unsealDev(node: SecretsNode, dataDir: string): Promise<voi
 }
 
 /**
- * Starts the dev services: the secrets service initialised and unsealed, and a gateway
- * controller with one worker. On first start of a data directory the secrets service gets
+ * Starts the dev services: the secrets service initialised and unsealed, a gateway
+ * controller with one worker, and the discovery service with ACLs on. On first start of a data directory the secrets service gets
  * a KV v2 mount at `secret/` (reference/secrets.md §2.1, dev server). Every start makes
  * a root token (or reuses `rootTokenId` when it already exists), which the caller prints
  * once: tokens are stored hashed and cannot be shown again.
@@ -83,14 +89,24 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
         : await core.tokens.create({ policies: ['root'], id: options.rootTokenId, displayName: 'root', path: 'auth/token/root', now });
     const gatewayToken = options.gatewayToken ?? randomBytes(24).toString('base64url');
     const gateway = await startGateway({ config: devGatewayConfig(options.gatewayAddresses, gatewayToken), log });
+    const mesh = await startMeshAgent({
+      config: devMeshConfig({ dataDir: join(options.dataDir, 'mesh'), httpAddress: options.meshAddress, rootToken: root.id }),
+      log,
+      replaceInitialManagement: true,
+    }).catch(async (err) => {
+      gateway.force();
+      await gateway.shutdown();
+      throw err;
+    });
     const url = (purpose: string) => gateway.listeners.find((l) => l.purpose === purpose)!.url;
     return {
       secrets: { url: secrets.listeners[0].url, rootToken: root.id },
+      mesh: { url: mesh.url },
       gateway: { apiUrl: url('api'), opsUrl: url('ops'), proxyAddress: url('proxy'), clusterAddress: url('cluster'), token: gatewayToken },
       close: async () => {
         // Dev mode: no grace wait, open proxied connections are cut.
         gateway.force();
-        await Promise.all([gateway.shutdown(), secrets.close()]);
+        await Promise.all([gateway.shutdown(), mesh.close(), secrets.close()]);
       },
     };
   } catch (err) {

@@ -22,6 +22,7 @@ export function addDevCommand(app: App, program: Command): void {
     .option('--gateway-proxy-address <host:port>', 'listen address of the gateway worker proxy', '127.0.0.1:9202')
     .option('--gateway-ops-address <host:port>', 'listen address of the gateway ops listener (/health, /metrics)', '127.0.0.1:9203')
     .option('--dev-gateway-token <token>', 'use this gateway api token instead of a random one')
+    .option('--mesh-address <host:port>', 'listen address of the discovery service', '127.0.0.1:8500')
     .action(async (opts: DevFlags) => {
       app.exitCode = await runDev(app, opts);
     });
@@ -36,6 +37,7 @@ interface DevFlags {
   gatewayProxyAddress: string;
   gatewayOpsAddress: string;
   devGatewayToken?: string;
+  meshAddress: string;
 }
 
 async function runDev(app: App, opts: DevFlags): Promise<number> {
@@ -47,6 +49,7 @@ async function runDev(app: App, opts: DevFlags): Promise<number> {
     rootTokenId: opts.devRootTokenId,
     gatewayAddresses: { api: opts.gatewayApiAddress, cluster: opts.gatewayClusterAddress, proxy: opts.gatewayProxyAddress, ops: opts.gatewayOpsAddress },
     gatewayToken: opts.devGatewayToken,
+    meshAddress: opts.meshAddress,
   });
   const { url, rootToken } = handle.secrets;
   const gw = handle.gateway;
@@ -55,6 +58,8 @@ async function runDev(app: App, opts: DevFlags): Promise<number> {
   out('');
   out(`    Secrets service: ${url}`);
   out(`    Root token:      ${rootToken}`);
+  out('');
+  out(`    Discovery:       ${handle.mesh.url}   (ACLs on; the root token is its management token)`);
   out('');
   out(`    Gateway api:     ${gw.apiUrl}   (controller + one worker)`);
   out(`    Gateway token:   ${gw.token}`);
@@ -71,6 +76,7 @@ async function runDev(app: App, opts: DevFlags): Promise<number> {
   out('');
   out(`    $ export SECRETS_ADDR='${url}'`);
   out(`    $ export SECRETS_TOKEN='${rootToken}'`);
+  out(`    $ export MESH_HTTP_ADDR='${handle.mesh.url}' MESH_HTTP_TOKEN='${rootToken}'`);
   out(`    $ export GATEWAY_ADDR='${gw.apiUrl}' GATEWAY_TOKEN='${gw.token}'`);
   out('');
   out('Press Ctrl-C to stop.');

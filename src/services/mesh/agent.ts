@@ -1,0 +1,93 @@
+/**
+ * Runs the discovery service: its state (SQLite under `data_dir`, encrypted at rest with
+ * `data_dir/mesh-state.key`), the built-in ACL objects, the `initial_management` token and
+ * the HTTP API (issue 5 scopes 1–3, 8).
+ *
+ * @module
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { listen } from '../../kernel/http/index.js';
+import type { Logger } from '../../kernel/log/logger.js';
+import { aesGcmCodec, loadOrCreateKeyFile, SqliteBackend, StateStore } from '../../kernel/store/index.js';
+import { ensureBuiltins, ensureInitialManagement, INITIAL_MANAGEMENT_DESCRIPTION } from './bootstrap.js';
+import type { MeshAgentConfig } from './config.js';
+import type { MeshDeps } from './deps.js';
+import { meshHttpService } from './http.js';
+import { AclResolver } from './resolve.js';
+import { policyRoutes } from './routes/policies.js';
+import { roleRoutes } from './routes/roles.js';
+import { systemRoutes } from './routes/system.js';
+import { tokenRoutes } from './routes/tokens.js';
+import { MESH_TABLES, T, type TokenDoc } from './state.js';
+
+/** Every route of the discovery service. */
+export const MESH_ROUTES = [...systemRoutes, ...tokenRoutes, ...policyRoutes, ...roleRoutes];
+
+/** Options of {@link startMeshAgent}. */
+export interface MeshAgentOptions {
+  readonly config: MeshAgentConfig;
+  readonly log: Logger;
+  /** Clock in epoch ms; default `Date.now`. */
+  readonly now?: () => number;
+  /**
+   * `cairn dev`: the initial-management token replaces the one an earlier start made
+   * (dev root tokens change at each start), and need not be a UUID.
+   */
+  readonly replaceInitialManagement?: boolean;
+}
+
+/** A running agent. */
+export interface MeshAgent {
+  /** `http://host:port` of the HTTP API. */
+  readonly url: string;
+  readonly state: StateStore;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts an agent. @throws when the data directory, its key or the state cannot be
+ * opened, or the HTTP address cannot be bound (whatever opened is closed first).
+ */
+export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAgent> {
+  const { config, log } = options;
+  const now = options.now ?? (() => Date.now());
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const backend = SqliteBackend.open({ path: join(config.dataDir, 'mesh.db') });
+  try {
+    const state = await StateStore.open(backend, MESH_TABLES, aesGcmCodec(loadOrCreateKeyFile(join(config.dataDir, 'mesh-state.key'))));
+    const primary = config.datacenter === config.primaryDatacenter;
+    if (config.acl.enabled) {
+      await ensureBuiltins(state, now());
+      const secret = config.acl.initialManagement;
+      if (secret !== undefined && primary) {
+        if (options.replaceInitialManagement) await dropOtherInitialManagement(state, secret);
+        const done = await ensureInitialManagement(state, secret, now());
+        if (done !== 'exists') log.info(done === 'bootstrapped' ? 'bootstrapped ACLs from acl.tokens.initial_management' : 'created the initial management token from configuration');
+      }
+    }
+    const acl = new AclResolver(state, { defaultPolicy: config.acl.defaultPolicy, defaultToken: config.acl.defaultToken, datacenter: config.datacenter, now });
+    const deps: MeshDeps = { state, config, acl, now };
+    const service = meshHttpService({ routes: MESH_ROUTES, deps, state, defaultPolicy: () => config.acl.defaultPolicy });
+    const listener = await listen({ address: config.httpAddress }, service, log);
+    log.info({ url: listener.url, datacenter: config.datacenter, acl: config.acl.enabled }, 'discovery service listening');
+    return {
+      url: listener.url,
+      state,
+      close: async () => {
+        await listener.close();
+        await backend.close();
+      },
+    };
+  } catch (err) {
+    await backend.close();
+    throw err;
+  }
+}
+
+/** Deletes initial-management tokens with another secret (dev restarts only). */
+async function dropOtherInitialManagement(state: StateStore, secret: string): Promise<void> {
+  await state.txn((tx) => {
+    for (const t of tx.list<TokenDoc>(T.tokens)) if (t.Description === INITIAL_MANAGEMENT_DESCRIPTION && t.SecretID !== secret) tx.delete(T.tokens, t.AccessorID);
+  });
+}

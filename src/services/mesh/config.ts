@@ -1,0 +1,147 @@
+/**
+ * The discovery service's agent configuration (`cairn mesh agent -config=FILE`), with the
+ * reference agent's keys (issue 5 scope 8; DESIGN.md "Configuration"):
+ *
+ * ```hcl
+ * data_dir           = "/var/lib/cairn/mesh"
+ * datacenter         = "dc2"
+ * primary_datacenter = "dc1"
+ * addresses { http = "0.0.0.0" }
+ * ports     { http = 8500 }
+ * retry_join_wan     = ["10.0.0.10:8500"]   # HTTP address of a server in each other datacenter
+ * acl {
+ *   enabled                  = true
+ *   default_policy           = "deny"
+ *   enable_token_replication = true
+ *   tokens {
+ *     initial_management = "env://MESH_INITIAL_MANAGEMENT"   # or file:///path, or the UUID
+ *     replication        = "env://MESH_REPLICATION_TOKEN"
+ *   }
+ * }
+ * ```
+ *
+ * Every error names the file, line and key.
+ *
+ * @module
+ */
+import { blockError, cfg, loadConfigFile, parseConfig, resolveSecretRef, type ConfigEnv, type ConfigOf } from '../../kernel/config/index.js';
+
+/** The declared schema (kernel/config/schema.ts). */
+export const meshAgentSchema = {
+  data_dir: cfg.string({ required: true, doc: 'directory for the state database, its key and the bootstrap reset file' }),
+  datacenter: cfg.string({ default: 'dc1', doc: 'this agent\'s datacenter' }),
+  primary_datacenter: cfg.string({ doc: 'the datacenter that owns ACL data; default: this one' }),
+  node_name: cfg.string({ doc: 'this agent\'s node name; default: the host name' }),
+  server: cfg.bool({ default: true, doc: 'accepted for compatibility: every Cairn agent is a server' }),
+  log_level: cfg.string({ default: 'info', enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true }),
+  addresses: cfg.block({ http: cfg.string({ default: '127.0.0.1', doc: 'HTTP listen host' }) }),
+  ports: cfg.block({ http: cfg.int({ default: 8500, min: 0, max: 65535, doc: 'HTTP listen port; 0 picks a free one' }) }),
+  retry_join_wan: cfg.list('string', { doc: 'host:port of the HTTP API of a server in each other datacenter' }),
+  acl: cfg.block({
+    enabled: cfg.bool({ default: false }),
+    default_policy: cfg.string({ default: 'allow', enum: ['allow', 'deny'], doc: 'what a request no rule covers gets' }),
+    enable_token_replication: cfg.bool({ default: false, doc: 'secondary datacenters: replicate global tokens too' }),
+    tokens: cfg.block({
+      initial_management: cfg.string({ doc: 'SecretID (UUID) of a management token made at start; uses up bootstrap' }),
+      replication: cfg.string({ doc: 'secondary datacenters: the token replication reads the primary with' }),
+      default: cfg.string({ doc: 'the token of requests that carry none (else the anonymous token)' }),
+    }),
+  }),
+};
+
+type Raw = ConfigOf<typeof meshAgentSchema>;
+
+/** The agent's configuration, validated and typed. */
+export interface MeshAgentConfig {
+  readonly dataDir: string;
+  readonly datacenter: string;
+  readonly primaryDatacenter: string;
+  readonly nodeName: string;
+  readonly logLevel: string;
+  /** `host:port` of the HTTP listener. */
+  readonly httpAddress: string;
+  /** `host:port` of other datacenters' servers (`retry_join_wan`). */
+  readonly wanServers: readonly string[];
+  readonly acl: {
+    readonly enabled: boolean;
+    readonly defaultPolicy: 'allow' | 'deny';
+    readonly tokenReplication: boolean;
+    readonly initialManagement?: string;
+    readonly replicationToken?: string;
+    readonly defaultToken?: string;
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Parses and checks an agent config `text` (`file` names it in errors; `env` resolves
+ * `env://` values). @throws {ConfigError} naming file, line and key: schema violations,
+ * an `initial_management` that is not a UUID, an unset variable or unreadable file.
+ */
+export function parseMeshAgentConfig(text: string, file: string, env: ConfigEnv = {}, hostName = 'cairn'): MeshAgentConfig {
+  return fromRaw(parseConfig(text, file, meshAgentSchema), env, hostName);
+}
+
+/** Reads and checks the file at `path` (see {@link parseMeshAgentConfig}). @throws {ConfigError} */
+export function loadMeshAgentConfig(path: string, env: ConfigEnv = {}, hostName = 'cairn'): MeshAgentConfig {
+  return fromRaw(loadConfigFile(path, meshAgentSchema), env, hostName);
+}
+
+function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
+  const acl = raw.acl;
+  const tokens = acl?.tokens;
+  const secret = (key: 'initial_management' | 'replication' | 'default'): string | undefined => {
+    const v = tokens?.[key];
+    if (v === undefined) return undefined;
+    try {
+      return resolveSecretRef(v, env).trim();
+    } catch (err) {
+      throw blockError(tokens!.$at, key, `"${key}": ${(err as Error).message}`);
+    }
+  };
+  const initialManagement = secret('initial_management');
+  if (initialManagement !== undefined && !UUID.test(initialManagement)) {
+    throw blockError(tokens!.$at, 'initial_management', '"initial_management" must be a UUID');
+  }
+  for (const s of raw.retry_join_wan ?? []) {
+    if (!/^[^\s:]+:\d{1,5}$|^\[[^\]]+\]:\d{1,5}$/.test(s)) throw blockError(raw.$at, 'retry_join_wan', `"retry_join_wan": "${s}" is not host:port`);
+  }
+  const host = raw.addresses?.http ?? '127.0.0.1';
+  return {
+    dataDir: raw.data_dir,
+    datacenter: raw.datacenter,
+    primaryDatacenter: raw.primary_datacenter ?? raw.datacenter,
+    nodeName: raw.node_name ?? hostName,
+    logLevel: raw.log_level.toLowerCase(),
+    httpAddress: `${host.includes(':') ? `[${host}]` : host}:${raw.ports?.http ?? 8500}`,
+    wanServers: raw.retry_join_wan ?? [],
+    acl: {
+      enabled: acl?.enabled ?? false,
+      defaultPolicy: acl?.default_policy ?? 'allow',
+      tokenReplication: acl?.enable_token_replication ?? false,
+      initialManagement,
+      replicationToken: secret('replication'),
+      defaultToken: secret('default'),
+    },
+  };
+}
+
+
+/**
+ * The discovery service of `cairn dev`: datacenter `dc1` (its own primary), ACLs on with
+ * `default_policy = "deny"`, and `rootToken` (the secrets service's dev root token) as
+ * `initial_management`, so one token works everywhere in dev (issue 5 scope 8).
+ */
+export function devMeshConfig(o: { dataDir: string; httpAddress: string; rootToken: string }): MeshAgentConfig {
+  return {
+    dataDir: o.dataDir,
+    datacenter: 'dc1',
+    primaryDatacenter: 'dc1',
+    nodeName: 'dev',
+    logLevel: 'info',
+    httpAddress: o.httpAddress,
+    wanServers: [],
+    acl: { enabled: true, defaultPolicy: 'deny', tokenReplication: false, initialManagement: o.rootToken },
+  };
+}

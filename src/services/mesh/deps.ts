@@ -1,0 +1,40 @@
+/**
+ * What the discovery service's route handlers share, and the two guards every ACL route
+ * starts with.
+ *
+ * @module
+ */
+import type { StateStore } from '../../kernel/store/index.js';
+import type { Access, Resource } from './acl/index.js';
+import type { MeshAgentConfig } from './config.js';
+import { aclDisabled, type MeshContext } from './http.js';
+import type { AclResolver, Identity } from './resolve.js';
+
+/** The handlers' dependencies. */
+export interface MeshDeps {
+  readonly state: StateStore;
+  readonly config: MeshAgentConfig;
+  readonly acl: AclResolver;
+  /** Clock in epoch ms. */
+  readonly now: () => number;
+}
+
+/** A mesh handler's context. */
+export type Ctx = MeshContext<MeshDeps>;
+
+/**
+ * The caller's identity for an `/acl/*` route, after checking `access` on `resource` when
+ * given. @throws 401 `ACL support disabled`; 403 `ACL not found` (unknown secret);
+ * 403 `Permission denied: …` (missing permission).
+ */
+export function callerOf(ctx: Ctx, resource?: Resource, access?: Access): Identity {
+  if (!ctx.deps.config.acl.enabled) throw aclDisabled();
+  const who = ctx.deps.acl.resolve(ctx.secret);
+  if (resource && access) ctx.deps.acl.require(who, resource, access);
+  return who;
+}
+
+/** True when the caller may see secrets (`acl:write`, reference/mesh.md §6.3). */
+export function canSeeSecrets(who: Identity): boolean {
+  return who.authorizer.allowed('acl', 'write');
+}

@@ -1,0 +1,145 @@
+/**
+ * Policy endpoints (reference/mesh.md §6.4): `PUT /acl/policy`, `GET|PUT|DELETE
+ * /acl/policy/:id`, `GET /acl/policy/name/:name`, `GET /acl/policies` (stubs without
+ * Rules). Rules are checked with the ACL language parser at write time; the built-in
+ * `global-management` policy may be renamed but not changed or deleted (§6.1).
+ *
+ * @module
+ */
+import type { Indexed, Txn } from '../../../kernel/store/index.js';
+import { GLOBAL_MANAGEMENT_POLICY, parseRules, policyHash, RulesError } from '../acl/index.js';
+import { callerOf, type Ctx, type MeshDeps } from '../deps.js';
+import { meshBadRequest, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
+import { arrayField, stringField, UUID_RE } from '../links.js';
+import { T, type PolicyDoc } from '../state.js';
+import { newId } from '../token-write.js';
+
+const NAME = /^[A-Za-z0-9\-_]{1,128}$/;
+
+interface PolicyInput {
+  readonly ID?: unknown;
+  readonly Name?: unknown;
+  readonly Description?: unknown;
+  readonly Rules?: unknown;
+  readonly Datacenters?: unknown;
+}
+
+/** A policy as the API shows it (`Datacenters` omitted when empty). */
+export function renderPolicy(p: PolicyDoc & Indexed, withRules = true): Record<string, unknown> {
+  return {
+    ID: p.ID,
+    Name: p.Name,
+    Description: p.Description,
+    ...(withRules && { Rules: p.Rules }),
+    ...(p.Datacenters?.length && { Datacenters: p.Datacenters }),
+    Hash: p.Hash,
+    CreateIndex: p.CreateIndex,
+    ModifyIndex: p.ModifyIndex,
+  };
+}
+
+/**
+ * Writes policy `id` from `input` in `tx` (create when `existing` is undefined).
+ * @throws 400 with the reference's texts.
+ */
+export function writePolicy(tx: Txn, id: string, input: PolicyInput, existing: (PolicyDoc & Indexed) | undefined): PolicyDoc & Indexed {
+  const name = stringField(input.Name, 'Name') ?? '';
+  if (name === '') throw meshBadRequest('Invalid Policy: no Name is set');
+  if (!NAME.test(name) && !(existing && existing.Name === name)) {
+    throw meshBadRequest("Invalid Policy: invalid Name. Only alphanumeric characters, '-' and '_' are allowed");
+  }
+  const rules = stringField(input.Rules, 'Rules') ?? '';
+  const datacenters = arrayField<unknown>(input.Datacenters, 'Datacenters');
+  if (datacenters.some((d) => typeof d !== 'string')) throw meshBadRequest('Datacenters must be a list of strings');
+  const other = tx.getBy<PolicyDoc>(T.policies, 'name', name);
+  if (other && other.ID !== id) throw meshBadRequest(`Invalid Policy: A Policy with Name "${name}" already exists`);
+  if (id === GLOBAL_MANAGEMENT_POLICY.id && existing) {
+    if (rules !== existing.Rules) throw meshBadRequest('Changing the Rules for the builtin global-management policy is not permitted');
+    if (JSON.stringify(datacenters) !== JSON.stringify(existing.Datacenters ?? [])) {
+      throw meshBadRequest('Changing the Datacenters of the builtin global-management policy is not permitted');
+    }
+  }
+  try {
+    parseRules(rules);
+  } catch (err) {
+    if (err instanceof RulesError) throw meshBadRequest(err.message);
+    throw err;
+  }
+  const description = stringField(input.Description, 'Description') ?? '';
+  const dcs = datacenters as string[];
+  const doc: PolicyDoc = {
+    ID: id,
+    Name: name,
+    Description: description,
+    Rules: rules,
+    ...(dcs.length > 0 && { Datacenters: dcs }),
+    Hash: policyHash({ name, description, rules, datacenters: dcs }),
+  };
+  return tx.put(T.policies, id, doc);
+}
+
+function idParam(ctx: Ctx): string {
+  const id = ctx.params.id;
+  if (!UUID_RE.test(id)) throw meshBadRequest('Policy ID invalid UUID');
+  return id;
+}
+
+const notFound = () => meshNotFound('Requested policy does not exist: ACL not found');
+
+async function create(ctx: Ctx): Promise<MeshReply> {
+  callerOf(ctx, 'acl', 'write');
+  const input = ctx.body<PolicyInput>('Policy') ?? {};
+  if (input.ID !== undefined && input.ID !== '') throw meshBadRequest('Cannot specify the ID when creating a new policy');
+  const { result } = await ctx.deps.state.txn((tx) => writePolicy(tx, newId(), input, undefined));
+  return { body: renderPolicy(result) };
+}
+
+async function update(ctx: Ctx): Promise<MeshReply> {
+  callerOf(ctx, 'acl', 'write');
+  const id = idParam(ctx);
+  const input = ctx.body<PolicyInput>('Policy') ?? {};
+  if (input.ID !== undefined && input.ID !== '' && input.ID !== id) throw meshBadRequest('Policy ID in URL and payload do not match');
+  const { result } = await ctx.deps.state.txn((tx) => {
+    const existing = tx.get<PolicyDoc>(T.policies, id);
+    if (!existing) throw meshNotFound(`cannot find policy ${id}`);
+    return writePolicy(tx, id, input, existing);
+  });
+  return { body: renderPolicy(result) };
+}
+
+async function read(ctx: Ctx): Promise<MeshReply> {
+  callerOf(ctx, 'acl', 'read');
+  const p = ctx.deps.state.get<PolicyDoc>(T.policies, idParam(ctx));
+  if (!p) throw notFound();
+  return { body: renderPolicy(p), index: ctx.deps.state.tableIndex(T.policies) };
+}
+
+async function readByName(ctx: Ctx): Promise<MeshReply> {
+  callerOf(ctx, 'acl', 'read');
+  if (!ctx.params.name) throw meshBadRequest('Missing policy Name');
+  const p = ctx.deps.state.getBy<PolicyDoc>(T.policies, 'name', ctx.params.name);
+  if (!p) throw notFound();
+  return { body: renderPolicy(p), index: ctx.deps.state.tableIndex(T.policies) };
+}
+
+async function remove(ctx: Ctx): Promise<MeshReply> {
+  callerOf(ctx, 'acl', 'write');
+  const id = idParam(ctx);
+  if (id === GLOBAL_MANAGEMENT_POLICY.id) throw meshBadRequest('Delete operation not permitted on the builtin global-management policy');
+  await ctx.deps.state.txn((tx) => tx.delete(T.policies, id));
+  return { body: true };
+}
+
+async function list(ctx: Ctx): Promise<MeshReply> {
+  callerOf(ctx, 'acl', 'read');
+  const items = ctx.deps.state.list<PolicyDoc>(T.policies).map((p) => renderPolicy(p, false));
+  return { body: items, index: ctx.deps.state.tableIndex(T.policies) };
+}
+
+/** The policy routes. */
+export const policyRoutes: readonly MeshRoute<MeshDeps>[] = [
+  { pattern: 'acl/policy', synopsis: 'Create a policy', methods: { PUT: create } },
+  { pattern: 'acl/policy/name/:name', synopsis: 'Read a policy by name', methods: { GET: readByName }, blocking: [T.policies] },
+  { pattern: 'acl/policy/:id', synopsis: 'Read, update or delete a policy', methods: { GET: read, PUT: update, DELETE: remove }, blocking: [T.policies] },
+  { pattern: 'acl/policies', synopsis: 'List policies', methods: { GET: list }, blocking: [T.policies] },
+];

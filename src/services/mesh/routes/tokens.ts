@@ -1,0 +1,141 @@
+/**
+ * Token endpoints (reference/mesh.md §6.3): `PUT /acl/token`, `GET|PUT|DELETE
+ * /acl/token/:accessor`, `PUT /acl/token/:accessor/clone`, `GET /acl/token/self`,
+ * `GET /acl/tokens`. Reads need `acl:read` (secrets shown only with `acl:write`), writes
+ * `acl:write`; `token/self` needs only the token.
+ *
+ * @module
+ */
+import type { Indexed, StateStore } from '../../../kernel/store/index.js';
+import { ANONYMOUS_TOKEN_ACCESSOR_ID } from '../acl/index.js';
+import { callerOf, canSeeSecrets, type Ctx, type MeshDeps } from '../deps.js';
+import { meshBadRequest, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
+import { renderLinks, UUID_RE } from '../links.js';
+import { expired } from '../resolve.js';
+import { T, type TokenDoc } from '../state.js';
+import { createToken, newId, updateToken, withHash, type TokenInput } from '../token-write.js';
+
+/** The hidden form of a secret (reference/mesh.md §6.3). */
+export const HIDDEN = '<hidden>';
+
+/**
+ * A token as the API shows it: links with current names, empty lists and absent optional
+ * fields left out (the reference's omitempty), the secret hidden unless `showSecret`.
+ */
+export function renderToken(state: StateStore, t: TokenDoc & Indexed, showSecret: boolean): Record<string, unknown> {
+  const policies = renderLinks(state, T.policies, t.Policies);
+  const roles = renderLinks(state, T.roles, t.Roles);
+  return {
+    AccessorID: t.AccessorID,
+    SecretID: showSecret ? t.SecretID : HIDDEN,
+    Description: t.Description,
+    ...(policies.length > 0 && { Policies: policies }),
+    ...(roles.length > 0 && { Roles: roles }),
+    ...(t.ServiceIdentities.length > 0 && { ServiceIdentities: t.ServiceIdentities }),
+    ...(t.NodeIdentities.length > 0 && { NodeIdentities: t.NodeIdentities }),
+    Local: t.Local,
+    ...(t.AuthMethod !== undefined && { AuthMethod: t.AuthMethod }),
+    ...(t.ExpirationTime !== undefined && { ExpirationTime: t.ExpirationTime }),
+    CreateTime: t.CreateTime,
+    Hash: t.Hash,
+    CreateIndex: t.CreateIndex,
+    ModifyIndex: t.ModifyIndex,
+  };
+}
+
+const notFound = () => meshNotFound('Requested token does not exist: ACL not found');
+
+function accessorParam(ctx: Ctx): string {
+  const id = ctx.params.accessor;
+  if (!UUID_RE.test(id)) throw meshBadRequest('Accessor ID is missing or an invalid UUID');
+  return id;
+}
+
+function liveToken(ctx: Ctx, id: string): (TokenDoc & Indexed) | undefined {
+  const t = ctx.deps.state.get<TokenDoc>(T.tokens, id);
+  return t && !expired(t, ctx.deps.now()) ? t : undefined;
+}
+
+async function create(ctx: Ctx): Promise<MeshReply> {
+  const who = callerOf(ctx, 'acl', 'write');
+  const input = ctx.body<TokenInput>('Token') ?? {};
+  const { result } = await ctx.deps.state.txn((tx) => createToken(tx, input, { nowMs: ctx.deps.now() }));
+  return { body: renderToken(ctx.deps.state, result, canSeeSecrets(who)) };
+}
+
+async function read(ctx: Ctx): Promise<MeshReply> {
+  const who = callerOf(ctx, 'acl', 'read');
+  const t = liveToken(ctx, accessorParam(ctx));
+  if (!t) throw notFound();
+  return { body: renderToken(ctx.deps.state, t, canSeeSecrets(who)), index: ctx.deps.state.tableIndex(T.tokens) };
+}
+
+async function self(ctx: Ctx): Promise<MeshReply> {
+  callerOf(ctx);
+  const t = ctx.secret === undefined ? undefined : ctx.deps.acl.lookup(ctx.secret);
+  if (!t) throw meshNotFound('Supplied token does not exist');
+  return { body: renderToken(ctx.deps.state, t, true), index: ctx.deps.state.tableIndex(T.tokens) };
+}
+
+async function update(ctx: Ctx): Promise<MeshReply> {
+  const who = callerOf(ctx, 'acl', 'write');
+  const id = accessorParam(ctx);
+  const input = ctx.body<TokenInput>('Token') ?? {};
+  if (input.AccessorID !== undefined && input.AccessorID !== '' && input.AccessorID !== id) throw meshBadRequest('Token Accessor ID in URL and payload do not match');
+  const { result } = await ctx.deps.state.txn((tx) => {
+    const existing = tx.get<TokenDoc>(T.tokens, id);
+    if (!existing || expired(existing, ctx.deps.now())) throw meshNotFound(`Cannot find token "${id}"`);
+    return updateToken(tx, existing, input);
+  });
+  return { body: renderToken(ctx.deps.state, result, canSeeSecrets(who)) };
+}
+
+async function clone(ctx: Ctx): Promise<MeshReply> {
+  const who = callerOf(ctx, 'acl', 'write');
+  const id = accessorParam(ctx);
+  const input = ctx.body<{ Description?: unknown }>('Token') ?? {};
+  const { result } = await ctx.deps.state.txn((tx) => {
+    const src = tx.get<TokenDoc>(T.tokens, id);
+    if (!src || expired(src, ctx.deps.now())) throw meshNotFound(`Cannot find token "${id}"`);
+    if (src.AuthMethod !== undefined) throw meshBadRequest('Cannot clone a token created from an auth method');
+    const accessor = newId();
+    const { Hash: _h, CreateIndex: _c, ModifyIndex: _m, ...rest } = src;
+    const description = typeof input.Description === 'string' ? input.Description : src.Description;
+    return tx.put(T.tokens, accessor, withHash({ ...rest, AccessorID: accessor, SecretID: newId(), Description: description, CreateTime: new Date(ctx.deps.now()).toISOString() }));
+  });
+  return { body: renderToken(ctx.deps.state, result, canSeeSecrets(who)) };
+}
+
+async function remove(ctx: Ctx): Promise<MeshReply> {
+  const who = callerOf(ctx, 'acl', 'write');
+  const id = accessorParam(ctx);
+  if (id === ANONYMOUS_TOKEN_ACCESSOR_ID) throw meshBadRequest('Delete operation not permitted on the anonymous token');
+  if (id === who.accessorId) throw meshBadRequest("Deletion of the request's authorization token is not permitted");
+  await ctx.deps.state.txn((tx) => tx.delete(T.tokens, id));
+  return { body: true };
+}
+
+async function list(ctx: Ctx): Promise<MeshReply> {
+  const who = callerOf(ctx, 'acl', 'read');
+  const q = ctx.query;
+  const now = ctx.deps.now();
+  const show = canSeeSecrets(who);
+  const items = ctx.deps.state
+    .list<TokenDoc>(T.tokens)
+    .filter((t) => !expired(t, now))
+    .filter((t) => !q.get('policy') || t.Policies.some((p) => p.ID === q.get('policy')))
+    .filter((t) => !q.get('role') || t.Roles.some((r) => r.ID === q.get('role')))
+    .filter((t) => !q.get('authmethod') || t.AuthMethod === q.get('authmethod'))
+    .filter((t) => !q.get('servicename') || t.ServiceIdentities.some((s) => s.ServiceName === q.get('servicename')))
+    .map((t) => renderToken(ctx.deps.state, t, show));
+  return { body: items, index: ctx.deps.state.tableIndex(T.tokens) };
+}
+
+/** The token routes. */
+export const tokenRoutes: readonly MeshRoute<MeshDeps>[] = [
+  { pattern: 'acl/token', synopsis: 'Create a token', methods: { PUT: create } },
+  { pattern: 'acl/token/self', synopsis: "Read the request's own token", methods: { GET: self }, blocking: [T.tokens] },
+  { pattern: 'acl/token/:accessor/clone', synopsis: 'Clone a token', methods: { PUT: clone } },
+  { pattern: 'acl/token/:accessor', synopsis: 'Read, update or delete a token', methods: { GET: read, PUT: update, DELETE: remove }, blocking: [T.tokens] },
+  { pattern: 'acl/tokens', synopsis: 'List tokens', methods: { GET: list }, blocking: [T.tokens] },
+];

@@ -1,0 +1,99 @@
+/**
+ * The discovery service's state tables (kernel StateStore) and the documents they hold,
+ * in the reference's field names (reference/mesh.md §4.1, §6). Links to policies and
+ * roles store only IDs: names are resolved when read, so renames show (§6.2).
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import type { TableSpec } from '../../kernel/store/index.js';
+
+/** Table names. */
+export const T = {
+  tokens: 'acl-tokens',
+  policies: 'acl-policies',
+  roles: 'acl-roles',
+  bindingRules: 'acl-binding-rules',
+  authMethods: 'acl-auth-methods',
+  meta: 'acl-meta',
+} as const;
+
+/** A link to a policy or role by ID (the name is resolved on read). */
+export interface Link {
+  readonly ID: string;
+}
+
+/** A service identity of a token or role. */
+export interface ServiceIdentity {
+  readonly ServiceName: string;
+  readonly Datacenters?: readonly string[];
+}
+
+/** A node identity of a token or role. */
+export interface NodeIdentity {
+  readonly NodeName: string;
+  readonly Datacenter: string;
+}
+
+/** A stored ACL token (reference/mesh.md §6.2). */
+export interface TokenDoc {
+  readonly AccessorID: string;
+  readonly SecretID: string;
+  readonly Description: string;
+  readonly Policies: readonly Link[];
+  readonly Roles: readonly Link[];
+  readonly ServiceIdentities: readonly ServiceIdentity[];
+  readonly NodeIdentities: readonly NodeIdentity[];
+  readonly Local: boolean;
+  readonly AuthMethod?: string;
+  /** RFC 3339; absent: never expires. */
+  readonly ExpirationTime?: string;
+  /** RFC 3339 with fractional seconds. */
+  readonly CreateTime: string;
+  /** base64 BLAKE2b-256 (reference/mesh.md §6.2). */
+  readonly Hash: string;
+}
+
+/** A stored ACL policy. */
+export interface PolicyDoc {
+  readonly ID: string;
+  readonly Name: string;
+  readonly Description: string;
+  readonly Rules: string;
+  readonly Datacenters?: readonly string[];
+  readonly Hash: string;
+}
+
+/** A stored ACL role. */
+export interface RoleDoc {
+  readonly ID: string;
+  readonly Name: string;
+  readonly Description: string;
+  readonly Policies: readonly Link[];
+  readonly ServiceIdentities: readonly ServiceIdentity[];
+  readonly NodeIdentities: readonly NodeIdentity[];
+  readonly Hash: string;
+}
+
+/** The bootstrap record: the index of the bootstrap, and whether bootstrap is used up. */
+export interface BootstrapDoc {
+  readonly ID: 'bootstrap';
+  /** The modify index the bootstrap (or initial-management bootstrap) committed at. */
+  readonly BootstrapIndex: number;
+}
+
+/**
+ * The key of a token in the `secret` index: the SHA-256 of its SecretID, so the lookup map
+ * holds no secret and its timing reveals nothing about a guess.
+ */
+export const secretKey = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');
+
+/** Every table with its unique indexes. */
+export const MESH_TABLES: readonly TableSpec[] = [
+  { name: T.tokens, indexes: { secret: (d: TokenDoc) => secretKey(d.SecretID) } },
+  { name: T.policies, indexes: { name: (d: PolicyDoc) => d.Name } },
+  { name: T.roles, indexes: { name: (d: RoleDoc) => d.Name } },
+  { name: T.bindingRules },
+  { name: T.authMethods },
+  { name: T.meta },
+];

@@ -1,0 +1,65 @@
+/**
+ * Test helpers for the discovery service: an agent on a temp data dir and a free port,
+ * and a small HTTP caller that keeps status, headers and the raw and parsed body.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { silentLogger } from '../../src/kernel/log/logger.js';
+import { startMeshAgent, type MeshAgent } from '../../src/services/mesh/agent.js';
+import type { MeshAgentConfig } from '../../src/services/mesh/config.js';
+
+/** A running agent and its data dir; `stop()` closes it and removes the dir. */
+export interface TestAgent extends MeshAgent {
+  readonly dataDir: string;
+  stop(): Promise<void>;
+}
+
+/** Starts an agent (ACLs on, default deny unless overridden) on a fresh temp dir and port 0. */
+export async function startAgent(acl: Partial<MeshAgentConfig['acl']> = {}, over: Partial<MeshAgentConfig> = {}): Promise<TestAgent> {
+  const dataDir = over.dataDir ?? mkdtempSync(join(tmpdir(), 'cairn-mesh-'));
+  const config: MeshAgentConfig = {
+    dataDir,
+    datacenter: 'dc1',
+    primaryDatacenter: 'dc1',
+    nodeName: 'test',
+    logLevel: 'info',
+    httpAddress: '127.0.0.1:0',
+    wanServers: [],
+    ...over,
+    acl: { enabled: true, defaultPolicy: 'deny', tokenReplication: false, ...acl },
+  };
+  const agent = await startMeshAgent({ config, log: silentLogger() });
+  return {
+    ...agent,
+    dataDir,
+    stop: async () => {
+      await agent.close();
+      if (!over.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A reply: status, headers, raw text and JSON (undefined when the body is not JSON). */
+export interface Reply {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly json: any;
+}
+
+/** Calls `method path` on `base` with `token` in `X-Mesh-Token` and `body` as JSON. */
+export async function call(base: string, method: string, path: string, o: { token?: string; body?: unknown; raw?: string } = {}): Promise<Reply> {
+  const headers: Record<string, string> = {};
+  if (o.token) headers['X-Mesh-Token'] = o.token;
+  const r = await fetch(base + path, { method, headers, body: o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body)) });
+  const text = await r.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: r.status, headers: r.headers, text, json };
+}
