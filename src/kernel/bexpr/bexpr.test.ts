@@ -255,6 +255,19 @@ describe('evaluation errors', () => {
 });
 
 describe('compileFilter', () => {
+  test('an expression too deep for the parser is a syntax error, not a stack overflow', () => {
+    for (const expression of ['('.repeat(100_000) + 'a == 1' + ')'.repeat(100_000), Array(100_000).fill('a == 1').join(' and ')]) {
+      assert.throws(() => compileFilter(expression), (e: unknown) => e instanceof FilterError && e.kind === 'syntax');
+    }
+  });
+  test('unbalanced nesting fails once, without backtracking exponentially (the parser memoises)', () => {
+    assert.throws(() => compileFilter('('.repeat(60) + 'a == '), { kind: 'syntax', column: 66 });
+  });
+  test('moderate nesting parses and evaluates', () => {
+    const f = compileFilter('('.repeat(200) + 'Count == 3' + ')'.repeat(200) + ' and Count == 3'.repeat(200));
+    assert.equal(f.matches(node), true);
+  });
+
   test('keeps the source and evaluates many values', () => {
     const f = compileFilter('"admins" in list.groups');
     assert.equal(f.source, '"admins" in list.groups');

@@ -56,6 +56,9 @@ export function compileFilter(expression: string): Filter {
   try {
     root = parse(expression);
   } catch (e) {
+    // The parser recurses once per nesting level or `and`/`or` term: a hostile expression
+    // must be a 400, not a crash of the request with a stack overflow.
+    if (e instanceof RangeError) throw new FilterError('syntax', 'expression is nested too deeply or has too many terms');
     if (!(e instanceof GeneratedSyntaxError)) throw e;
     const { line, column } = (e as unknown as { location: { start: { line: number; column: number } } }).location.start;
     throw new FilterError('syntax', `${line}:${column}: ${(e as Error).message}`, line, column);
