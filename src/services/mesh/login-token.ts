@@ -1,0 +1,98 @@
+/**
+ * What login and the OIDC callback share once an identity is proven (reference/mesh.md
+ * §3.2 steps 6–9, §3.4, §5.2): the auth method's binding rules → bindings
+ * (`MESH_BIND_PROFILE`, roles and policies looked up by name), nothing granted → 403
+ * `Permission denied`, then a token with `AuthMethod`, `Local` per the method's
+ * `TokenLocality` and an expiry of `MaxTokenTTL`.
+ *
+ * @module
+ */
+import { AuthnError, bindIdentity, grantsNothing, MESH_BIND_PROFILE, type Identity } from '../../kernel/authn/index.js';
+import { badRequest, CairnError } from '../../kernel/http/index.js';
+import type { Indexed } from '../../kernel/store/index.js';
+import type { AuthMethodDoc, BindingRuleDoc } from './auth-docs.js';
+import type { MeshDeps } from './deps.js';
+import { meshForbidden } from './http.js';
+import { T, type PolicyDoc, type RoleDoc, type TokenDoc } from './state.js';
+import { createToken } from './token-write.js';
+
+/**
+ * The token's description: `prefix`, or `prefix: {"k":"v"}` with `meta`'s keys sorted and
+ * Go's JSON escaping of `<`, `>`, `&` (reference/mesh.md §3.2 step 6).
+ */
+export function loginDescription(prefix: string, meta: Readonly<Record<string, string>>): string {
+  const keys = Object.keys(meta).sort();
+  if (keys.length === 0) return prefix;
+  const json = JSON.stringify(Object.fromEntries(keys.map((k) => [k, meta[k]])));
+  return `${prefix}: ${json.replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026')}`;
+}
+
+/**
+ * A login's `Meta`: absent, or a map of strings.
+ * @throws 400 `Meta must be a map of strings`.
+ */
+export function metaField(v: unknown): Record<string, string> {
+  if (v === undefined || v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((s) => typeof s !== 'string')) throw badRequest('Meta must be a map of strings');
+  return v as Record<string, string>;
+}
+
+/**
+ * Binds `identity` with `method`'s rules and creates its token, described as
+ * {@link loginDescription}(`prefix`, `meta`).
+ * @throws 403 `Permission denied` when the rules grant nothing (also when a bound role or
+ *   policy was deleted meanwhile); 500 with the binder's text when a rule computes an
+ *   invalid name (the rule is at fault, as in the reference).
+ */
+export async function createLoginToken(
+  deps: MeshDeps,
+  method: AuthMethodDoc,
+  identity: Identity,
+  prefix: string,
+  meta: Readonly<Record<string, string>>,
+): Promise<TokenDoc & Indexed> {
+  const { state } = deps;
+  const rules = state
+    .list<BindingRuleDoc>(T.bindingRules)
+    .filter((r) => r.AuthMethod === method.Name)
+    .map((r) => ({ selector: r.Selector, bindType: r.BindType, bindName: r.BindName }));
+  const named = (table: string) => (name: string) => {
+    const doc = state.getBy<PolicyDoc | RoleDoc>(table, 'name', name);
+    return doc && { id: doc.ID, name: doc.Name };
+  };
+  let bindings;
+  try {
+    bindings = await bindIdentity(rules, identity, {
+      profile: MESH_BIND_PROFILE,
+      roleByName: named(T.roles),
+      policyByName: named(T.policies),
+      datacenter: deps.config.datacenter,
+    });
+  } catch (err) {
+    if (err instanceof AuthnError) throw new CairnError('internal', err.message);
+    throw err;
+  }
+  if (grantsNothing(bindings)) throw meshForbidden('Permission denied');
+  const ttlMs = method.MaxTokenTTL > 0 ? method.MaxTokenTTL / 1e6 : undefined;
+  const { result } = await state.txn((tx) => {
+    // Roles and policies were looked up outside the transaction: keep those still there.
+    const roles = bindings.roles.filter((r) => tx.get(T.roles, r.id)).map((r) => ({ ID: r.id }));
+    const policies = bindings.policies.filter((p) => tx.get(T.policies, p.id)).map((p) => ({ ID: p.id }));
+    if (!roles.length && !policies.length && !bindings.serviceIdentities.length && !bindings.nodeIdentities.length) {
+      throw meshForbidden('Permission denied');
+    }
+    return createToken(
+      tx,
+      {
+        Description: loginDescription(prefix, meta),
+        Policies: policies,
+        Roles: roles,
+        ServiceIdentities: bindings.serviceIdentities.map((s) => ({ ServiceName: s.serviceName })),
+        NodeIdentities: bindings.nodeIdentities.map((n) => ({ NodeName: n.nodeName, Datacenter: n.datacenter })),
+        Local: method.TokenLocality !== 'global',
+      },
+      { nowMs: deps.now(), authMethod: method.Name, ttlMs },
+    );
+  });
+  return result;
+}

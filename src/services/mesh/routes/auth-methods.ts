@@ -1,0 +1,167 @@
+/**
+ * Auth-method endpoints (reference/mesh.md §4.1–§4.2): `PUT /acl/auth-method`,
+ * `GET|PUT|DELETE /acl/auth-method/:name`, `GET /acl/auth-methods` (stubs without
+ * Config). Writes need `acl:write`, reads `acl:read`. Both PUTs upsert, as the reference
+ * does; `Type` cannot change. `Config` is checked with the authentication kernel, and a
+ * `jwt`/`oidc` method's JWKS or discovery URL must answer at write time. Deleting a
+ * method deletes its binding rules and the tokens it created (the reference's
+ * `ACLAuthMethodDelete`). Validation failures are 400 with the reference's texts (the
+ * reference answers 500; reference/README.md rule 3). `oidc` needs the enterprise switch.
+ *
+ * @module
+ */
+import type { Indexed } from '../../../kernel/store/index.js';
+import { AUTH_METHOD_TYPES, checkAuthMethodConfig, type AuthMethodType, type WireConfig } from '../auth-config.js';
+import { goDurationString, type AuthMethodDoc, type BindingRuleDoc } from '../auth-docs.js';
+import { checkReachable } from '../authenticators.js';
+import { callerOf, type Ctx, type MeshDeps } from '../deps.js';
+import { meshBadRequest, meshNotFound, parseGoDurationMs, type MeshReply, type MeshRoute } from '../http.js';
+import { stringField } from '../links.js';
+import { T, type TokenDoc } from '../state.js';
+import { MIN_TOKEN_TTL_MS } from '../token-write.js';
+
+const NAME = /^[A-Za-z0-9\-_]{1,128}$/;
+
+interface AuthMethodInput {
+  readonly Name?: unknown;
+  readonly Type?: unknown;
+  readonly DisplayName?: unknown;
+  readonly Description?: unknown;
+  readonly MaxTokenTTL?: unknown;
+  readonly TokenLocality?: unknown;
+  readonly Config?: unknown;
+}
+
+/** An auth method as the API shows it; `withConfig: false` gives the list stub. Empty optional fields are omitted. */
+export function renderAuthMethod(m: AuthMethodDoc & Indexed, withConfig = true): Record<string, unknown> {
+  return {
+    Name: m.Name,
+    Type: m.Type,
+    ...(m.DisplayName !== '' && { DisplayName: m.DisplayName }),
+    ...(m.Description !== '' && { Description: m.Description }),
+    ...(m.MaxTokenTTL !== 0 && { MaxTokenTTL: goDurationString(m.MaxTokenTTL) }),
+    ...(m.TokenLocality !== '' && { TokenLocality: m.TokenLocality }),
+    ...(withConfig && { Config: m.Config }),
+    CreateIndex: m.CreateIndex,
+    ModifyIndex: m.ModifyIndex,
+  };
+}
+
+/** `MaxTokenTTL` in ns from a Go duration string or a number of ns. @throws 400 naming the value. */
+function maxTokenTtlNs(raw: unknown): number {
+  if (raw === undefined || raw === null || raw === '' || raw === 0) return 0;
+  const ms = typeof raw === 'number' ? raw / 1e6 : typeof raw === 'string' ? parseGoDurationMs(raw) : undefined;
+  if (ms === undefined || !Number.isFinite(ms)) throw meshBadRequest(`Invalid Auth Method: MaxTokenTTL '${String(raw)}' is not a duration`);
+  const ns = Math.round(ms * 1e6);
+  if (ms < MIN_TOKEN_TTL_MS) throw meshBadRequest(`MaxTokenTTL ${goDurationString(ns)} cannot be less than ${goDurationString(MIN_TOKEN_TTL_MS * 1e6)}`);
+  return ns;
+}
+
+/**
+ * Checks `input` (for `existing` when updating) and returns the document to store; the
+ * network check of the config is done here, outside the state transaction.
+ * @throws 400 with the reference's texts.
+ */
+async function prepare(ctx: Ctx, input: AuthMethodInput, existing: AuthMethodDoc | undefined): Promise<AuthMethodDoc> {
+  const { config: agent } = ctx.deps;
+  const name = stringField(input.Name, 'Name') ?? '';
+  if (name === '') throw meshBadRequest('Invalid Auth Method: no Name is set');
+  if (!NAME.test(name)) throw meshBadRequest("Invalid Auth Method: invalid Name. Only alphanumeric characters, '-' and '_' are allowed");
+  const rawType = stringField(input.Type, 'Type') ?? '';
+  if (existing && rawType !== '' && rawType !== existing.Type) throw meshBadRequest('the Type field of an Auth Method is immutable');
+  const type = (rawType || existing?.Type || '') as AuthMethodType;
+  const types: readonly string[] = agent.enterprise ? AUTH_METHOD_TYPES : AUTH_METHOD_TYPES.filter((t) => t !== 'oidc');
+  if (!types.includes(type)) throw meshBadRequest(`Invalid Auth Method: Type should be one of: [${types.join(' ')}]`);
+  const locality = stringField(input.TokenLocality, 'TokenLocality') ?? '';
+  if (locality !== '' && locality !== 'local' && locality !== 'global') {
+    throw meshBadRequest("Invalid Auth Method: TokenLocality should be one of 'local' or 'global'");
+  }
+  if (locality === 'global' && agent.datacenter !== agent.primaryDatacenter) {
+    throw meshBadRequest("Invalid Auth Method: TokenLocality 'global' can only be used in the primary datacenter");
+  }
+  const maxTtl = maxTokenTtlNs(input.MaxTokenTTL);
+  checkAuthMethodConfig(type, input.Config);
+  const config = (input.Config ?? {}) as WireConfig;
+  await checkReachable(type, config, ctx.deps.now);
+  return {
+    Name: name,
+    Type: type,
+    DisplayName: stringField(input.DisplayName, 'DisplayName') ?? '',
+    Description: stringField(input.Description, 'Description') ?? '',
+    MaxTokenTTL: maxTtl,
+    TokenLocality: locality,
+    Config: config,
+  };
+}
+
+async function upsert(ctx: Ctx, input: AuthMethodInput): Promise<MeshReply> {
+  const name = typeof input.Name === 'string' ? input.Name : '';
+  const doc = await prepare(ctx, input, ctx.deps.state.get<AuthMethodDoc>(T.authMethods, name));
+  const { result } = await ctx.deps.state.txn((tx) => {
+    // Re-checked inside the transaction: a concurrent write may have created it with another type.
+    const now = tx.get<AuthMethodDoc>(T.authMethods, doc.Name);
+    if (now && now.Type !== doc.Type) throw meshBadRequest('the Type field of an Auth Method is immutable');
+    return tx.put<AuthMethodDoc>(T.authMethods, doc.Name, doc);
+  });
+  return { body: renderAuthMethod(result) };
+}
+
+const notFound = () => meshNotFound('Requested auth method does not exist: ACL not found');
+
+/** The auth-method routes. */
+export const authMethodRoutes: readonly MeshRoute<MeshDeps>[] = [
+  {
+    pattern: 'acl/auth-method',
+    synopsis: 'Create or update an auth method',
+    methods: {
+      PUT: async (ctx) => {
+        callerOf(ctx, 'acl', 'write');
+        return upsert(ctx, ctx.body<AuthMethodInput>('AuthMethod') ?? {});
+      },
+    },
+  },
+  {
+    pattern: 'acl/auth-method/:name',
+    synopsis: 'Read, update or delete an auth method',
+    blocking: [T.authMethods],
+    methods: {
+      GET: async (ctx) => {
+        callerOf(ctx, 'acl', 'read');
+        const m = ctx.deps.state.get<AuthMethodDoc>(T.authMethods, ctx.params.name);
+        if (!m) throw notFound();
+        return { body: renderAuthMethod(m), index: ctx.deps.state.tableIndex(T.authMethods) };
+      },
+      PUT: async (ctx) => {
+        callerOf(ctx, 'acl', 'write');
+        const input = ctx.body<AuthMethodInput>('AuthMethod') ?? {};
+        if (input.Name !== undefined && input.Name !== '' && input.Name !== ctx.params.name) {
+          throw meshBadRequest('AuthMethod Name in URL and payload do not match');
+        }
+        return upsert(ctx, { ...input, Name: ctx.params.name });
+      },
+      DELETE: async (ctx) => {
+        callerOf(ctx, 'acl', 'write');
+        const name = ctx.params.name;
+        await ctx.deps.state.txn((tx) => {
+          if (!tx.get(T.authMethods, name)) return;
+          for (const r of tx.list<BindingRuleDoc>(T.bindingRules)) if (r.AuthMethod === name) tx.delete(T.bindingRules, r.ID);
+          for (const t of tx.list<TokenDoc>(T.tokens)) if (t.AuthMethod === name) tx.delete(T.tokens, t.AccessorID);
+          tx.delete(T.authMethods, name);
+        });
+        return { body: true };
+      },
+    },
+  },
+  {
+    pattern: 'acl/auth-methods',
+    synopsis: 'List auth methods (stubs without Config)',
+    blocking: [T.authMethods],
+    methods: {
+      GET: async (ctx) => {
+        callerOf(ctx, 'acl', 'read');
+        const list = ctx.deps.state.list<AuthMethodDoc>(T.authMethods).map((m) => renderAuthMethod(m, false));
+        return { body: list, index: ctx.deps.state.tableIndex(T.authMethods) };
+      },
+    },
+  },
+];

@@ -1,0 +1,150 @@
+/**
+ * Binding-rule endpoints (reference/mesh.md §6.6): `PUT /acl/binding-rule`,
+ * `GET|PUT|DELETE /acl/binding-rule/:id`, `GET /acl/binding-rules?authmethod=`. Writes
+ * need `acl:write`, reads `acl:read`. A rule is checked against its auth method: the
+ * selector is compiled and its fields checked against the method's blank identity, the
+ * bind name interpolated with every projected variable set to `fake` and validated for
+ * its bind type (`service`, `node`, `role`, `policy`). Validation failures are 400 with
+ * the reference's texts (the reference answers 500; reference/README.md rule 3).
+ *
+ * @module
+ */
+import { AuthnError, checkBindingRule, MESH_BIND_PROFILE } from '../../../kernel/authn/index.js';
+import { checkSelectors, compileFilter, FilterError } from '../../../kernel/bexpr/index.js';
+import type { Indexed, Txn } from '../../../kernel/store/index.js';
+import { blankSelectable, projectedVarNames } from '../auth-config.js';
+import type { AuthMethodDoc, BindingRuleDoc } from '../auth-docs.js';
+import { callerOf, type Ctx, type MeshDeps } from '../deps.js';
+import { meshBadRequest, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
+import { stringField, UUID_RE } from '../links.js';
+import { T } from '../state.js';
+import { newId } from '../token-write.js';
+
+interface BindingRuleInput {
+  readonly ID?: unknown;
+  readonly Description?: unknown;
+  readonly AuthMethod?: unknown;
+  readonly Selector?: unknown;
+  readonly BindType?: unknown;
+  readonly BindName?: unknown;
+}
+
+/** A binding rule as the API shows it. */
+export function renderBindingRule(r: BindingRuleDoc & Indexed): Record<string, unknown> {
+  return {
+    ID: r.ID,
+    Description: r.Description,
+    AuthMethod: r.AuthMethod,
+    Selector: r.Selector,
+    BindType: r.BindType,
+    BindName: r.BindName,
+    CreateIndex: r.CreateIndex,
+    ModifyIndex: r.ModifyIndex,
+  };
+}
+
+/**
+ * Checks `input` against its auth method in `tx` and stores rule `id` (`existing` when updating).
+ * @throws 400 with the reference's texts, e.g. `cannot find auth method with name "x"`,
+ *   `invalid Binding Rule: Selector is invalid: <why>`, `Invalid Binding Rule: unknown BindType "x"`.
+ */
+function writeRule(tx: Txn, id: string, input: BindingRuleInput, existing: BindingRuleDoc | undefined): BindingRuleDoc & Indexed {
+  const wanted = stringField(input.AuthMethod, 'AuthMethod') ?? '';
+  if (existing && wanted !== '' && wanted !== existing.AuthMethod) throw meshBadRequest('the AuthMethod field of an Binding Rule is immutable');
+  const methodName = wanted || existing?.AuthMethod || '';
+  if (methodName === '') throw meshBadRequest('Invalid Binding Rule: no AuthMethod is set');
+  const method = tx.get<AuthMethodDoc>(T.authMethods, methodName);
+  if (!method) throw meshBadRequest(`cannot find auth method with name "${methodName}"`);
+  const selector = stringField(input.Selector, 'Selector') ?? '';
+  if (selector !== '') {
+    try {
+      checkSelectors(compileFilter(selector), blankSelectable(method.Type));
+    } catch (err) {
+      if (err instanceof FilterError) throw meshBadRequest(`invalid Binding Rule: Selector is invalid: ${err.message}`);
+      throw err;
+    }
+  }
+  const bindType = stringField(input.BindType, 'BindType') ?? '';
+  if (bindType === '') throw meshBadRequest('Invalid Binding Rule: no BindType is set');
+  const bindName = stringField(input.BindName, 'BindName') ?? '';
+  if (bindName === '') throw meshBadRequest('Invalid Binding Rule: no BindName is set');
+  try {
+    checkBindingRule({ selector, bindType, bindName }, projectedVarNames(method.Type, method.Config), MESH_BIND_PROFILE);
+  } catch (err) {
+    if (!(err instanceof AuthnError)) throw err;
+    if (err.message.startsWith('unknown BindType')) throw meshBadRequest(`Invalid Binding Rule: ${err.message}`);
+    if (err.message.startsWith('invalid bind name')) throw meshBadRequest('Invalid Binding Rule: invalid BindName');
+    throw meshBadRequest(`Invalid Binding Rule: invalid BindName: ${err.message}`);
+  }
+  const description = stringField(input.Description, 'Description') ?? '';
+  return tx.put<BindingRuleDoc>(T.bindingRules, id, { ID: id, Description: description, AuthMethod: methodName, Selector: selector, BindType: bindType, BindName: bindName });
+}
+
+async function write(ctx: Ctx, id: string, input: BindingRuleInput, mustExist: boolean): Promise<MeshReply> {
+  const { result } = await ctx.deps.state.txn((tx) => {
+    const existing = tx.get<BindingRuleDoc>(T.bindingRules, id);
+    if (mustExist && !existing) throw meshNotFound(`cannot find binding rule ${id}`);
+    return writeRule(tx, id, input, existing);
+  });
+  return { body: renderBindingRule(result) };
+}
+
+function idParam(ctx: Ctx): string {
+  if (!UUID_RE.test(ctx.params.id)) throw meshBadRequest('Binding Rule ID invalid UUID');
+  return ctx.params.id;
+}
+
+/** The binding-rule routes. */
+export const bindingRuleRoutes: readonly MeshRoute<MeshDeps>[] = [
+  {
+    pattern: 'acl/binding-rule',
+    synopsis: 'Create a binding rule',
+    methods: {
+      PUT: async (ctx) => {
+        callerOf(ctx, 'acl', 'write');
+        const input = ctx.body<BindingRuleInput>('BindingRule') ?? {};
+        if (input.ID !== undefined && input.ID !== '') throw meshBadRequest('Cannot specify the ID when creating a new binding rule');
+        return write(ctx, newId(), input, false);
+      },
+    },
+  },
+  {
+    pattern: 'acl/binding-rule/:id',
+    synopsis: 'Read, update or delete a binding rule',
+    blocking: [T.bindingRules],
+    methods: {
+      GET: async (ctx) => {
+        callerOf(ctx, 'acl', 'read');
+        const r = ctx.deps.state.get<BindingRuleDoc>(T.bindingRules, idParam(ctx));
+        if (!r) throw meshNotFound('Requested binding rule does not exist: ACL not found');
+        return { body: renderBindingRule(r), index: ctx.deps.state.tableIndex(T.bindingRules) };
+      },
+      PUT: async (ctx) => {
+        callerOf(ctx, 'acl', 'write');
+        const id = idParam(ctx);
+        const input = ctx.body<BindingRuleInput>('BindingRule') ?? {};
+        if (input.ID !== undefined && input.ID !== '' && input.ID !== id) throw meshBadRequest('BindingRule ID in URL and payload do not match');
+        return write(ctx, id, input, true);
+      },
+      DELETE: async (ctx) => {
+        callerOf(ctx, 'acl', 'write');
+        const id = idParam(ctx);
+        await ctx.deps.state.txn((tx) => tx.delete(T.bindingRules, id));
+        return { body: true };
+      },
+    },
+  },
+  {
+    pattern: 'acl/binding-rules',
+    synopsis: 'List binding rules, optionally of one auth method',
+    blocking: [T.bindingRules],
+    methods: {
+      GET: async (ctx) => {
+        callerOf(ctx, 'acl', 'read');
+        const method = ctx.query.get('authmethod');
+        const rules = ctx.deps.state.list<BindingRuleDoc>(T.bindingRules).filter((r) => !method || r.AuthMethod === method);
+        return { body: rules.map(renderBindingRule), index: ctx.deps.state.tableIndex(T.bindingRules) };
+      },
+    },
+  },
+];

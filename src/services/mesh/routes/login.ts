@@ -1,0 +1,90 @@
+/**
+ * `POST /acl/login` and `POST /acl/logout` (spec 001; reference/mesh.md §3, §8). Neither
+ * needs a privilege: login proves an identity with a bearer token (`jwt`: JWKS, discovery
+ * or static keys; `kubernetes`: TokenReview), logout possesses the token's secret. An
+ * invalid bearer token is 403 with the validator's text (the reference answers 500;
+ * reference/README.md rule 3).
+ *
+ * @module
+ */
+import { CairnError } from '../../../kernel/http/index.js';
+import type { Indexed } from '../../../kernel/store/index.js';
+import type { AuthMethodDoc } from '../auth-docs.js';
+import { authenticatorsOf } from '../authenticators.js';
+import type { Ctx, MeshDeps } from '../deps.js';
+import { aclDisabled, meshBadRequest, meshForbidden, type MeshReply, type MeshRoute } from '../http.js';
+import { createLoginToken, metaField } from '../login-token.js';
+import { DEFAULT_NAMESPACE, requestNamespace } from '../namespace.js';
+import { T, type TokenDoc } from '../state.js';
+import { renderToken } from './tokens.js';
+
+interface LoginInput {
+  readonly AuthMethod?: unknown;
+  readonly BearerToken?: unknown;
+  readonly Meta?: unknown;
+  readonly Namespace?: unknown;
+}
+
+/**
+ * The auth method `name` in namespace `ns` (only `default` holds methods so far).
+ * @throws 403 `ACL not found: auth method "<name>" not found` (reference/mesh.md §3.2 step 4).
+ */
+export function authMethodOf(ctx: Ctx, name: string, ns: string): AuthMethodDoc & Indexed {
+  const m = ns === DEFAULT_NAMESPACE ? ctx.deps.state.get<AuthMethodDoc>(T.authMethods, name) : undefined;
+  if (!m) throw meshForbidden(`ACL not found: auth method "${name}" not found`);
+  return m;
+}
+
+/** A required string field of a login-like body. @throws 400 `<field> must be a string`. */
+export function requiredString(v: unknown, field: string): string {
+  if (v === undefined || v === null) return '';
+  if (typeof v !== 'string') throw meshBadRequest(`${field} must be a string`);
+  return v;
+}
+
+/**
+ * `POST /acl/login`: `{AuthMethod, BearerToken, Meta?, Namespace?}` → the new token with
+ * its SecretID. @throws 401 ACLs disabled; 400 bad body (`Invalid Login request: Missing
+ * auth parameters` without one); 403 unknown method, invalid bearer token, nothing bound.
+ */
+async function login(ctx: Ctx): Promise<MeshReply> {
+  if (!ctx.deps.config.acl.enabled) throw aclDisabled();
+  const input = ctx.body<LoginInput>();
+  if (input === undefined || input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw meshBadRequest('Invalid Login request: Missing auth parameters');
+  }
+  const name = requiredString(input.AuthMethod, 'AuthMethod');
+  const bearer = requiredString(input.BearerToken, 'BearerToken');
+  const meta = metaField(input.Meta);
+  const ns = requestNamespace(ctx, !!ctx.deps.config.enterprise, input.Namespace);
+  const method = authMethodOf(ctx, name, ns);
+  const identity = await authenticatorsOf(ctx.deps).login(method, bearer);
+  const token = await createLoginToken(ctx.deps, method, identity, 'token created via login', meta);
+  return { body: renderToken(ctx.deps.state, token, true) };
+}
+
+/**
+ * `POST /acl/logout`: deletes the request's own token when a login made it; `true`.
+ * @throws 401 `Supplied token does not exist` without a token; 403 `ACL not found` for an
+ *   unknown one; 403 `Permission denied: token wasn't created via login`.
+ */
+async function logout(ctx: Ctx): Promise<MeshReply> {
+  if (!ctx.deps.config.acl.enabled) throw aclDisabled();
+  requestNamespace(ctx, !!ctx.deps.config.enterprise);
+  // The reference falls back to the agent's default token here, so an anonymous logout
+  // could try to delete it; only the request's own secret is used.
+  if (ctx.secret === undefined) throw new CairnError('unauthenticated', 'Supplied token does not exist');
+  const token = ctx.deps.acl.lookup(ctx.secret);
+  if (!token) throw meshForbidden('ACL not found');
+  if (token.AuthMethod === undefined) throw meshForbidden("Permission denied: token wasn't created via login");
+  await ctx.deps.state.txn((tx) => {
+    if (tx.get<TokenDoc>(T.tokens, token.AccessorID)) tx.delete(T.tokens, token.AccessorID);
+  });
+  return { body: true };
+}
+
+/** The login routes. */
+export const loginRoutes: readonly MeshRoute<MeshDeps>[] = [
+  { pattern: 'acl/login', synopsis: 'Exchange an auth-method bearer token for an ACL token', methods: { POST: login } },
+  { pattern: 'acl/logout', synopsis: 'Delete a token created by login', methods: { POST: logout } },
+];

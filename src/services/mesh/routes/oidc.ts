@@ -1,0 +1,85 @@
+/**
+ * The OIDC login endpoints (spec 001; reference/mesh.md §5), enterprise only:
+ * `POST /acl/oidc/auth-url` → `{AuthURL}` for an `oidc` auth method, and
+ * `POST /acl/oidc/callback` with the provider's `State` and `Code` → a token made like a
+ * login's (`token created via OIDC login`). The state is single use and expires after
+ * 10 minutes; the callback's `ClientNonce` and namespace must match the auth-url request's.
+ *
+ * @module
+ */
+import { authenticatorsOf, statusOf, identityOf } from '../authenticators.js';
+import type { Ctx, MeshDeps } from '../deps.js';
+import { aclDisabled, meshBadRequest, type MeshReply, type MeshRoute } from '../http.js';
+import { createLoginToken, metaField } from '../login-token.js';
+import { requestNamespace } from '../namespace.js';
+import { authMethodOf, requiredString } from './login.js';
+import { renderToken } from './tokens.js';
+
+interface OidcInput {
+  readonly AuthMethod?: unknown;
+  readonly RedirectURI?: unknown;
+  readonly State?: unknown;
+  readonly Code?: unknown;
+  readonly ClientNonce?: unknown;
+  readonly Meta?: unknown;
+  readonly Namespace?: unknown;
+}
+
+/** The body, its auth method and namespace. @throws 401 ACLs disabled; 400 bad body; 403 unknown method. */
+function common(ctx: Ctx) {
+  if (!ctx.deps.config.acl.enabled) throw aclDisabled();
+  const input = ctx.body<OidcInput>();
+  if (input === undefined || input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw meshBadRequest('Invalid request: Missing auth parameters');
+  }
+  const namespace = requestNamespace(ctx, !!ctx.deps.config.enterprise, input.Namespace);
+  const method = authMethodOf(ctx, requiredString(input.AuthMethod, 'AuthMethod'), namespace);
+  return { input, namespace, method, meta: metaField(input.Meta), clientNonce: requiredString(input.ClientNonce, 'ClientNonce') };
+}
+
+/**
+ * `POST /acl/oidc/auth-url`: `{AuthMethod, RedirectURI, ClientNonce?, Meta?, Namespace?}` → `{AuthURL}`.
+ * @throws 400 `GetAuthCodeURL is incompatible with type "<t>"`, `missing redirect_uri`,
+ *   `unauthorized redirect_uri: <uri>`; 403 unknown method; 500 provider unreachable.
+ */
+async function authUrl(ctx: Ctx): Promise<MeshReply> {
+  const { input, namespace, method, meta, clientNonce } = common(ctx);
+  const redirectUri = requiredString(input.RedirectURI, 'RedirectURI');
+  const flow = await authenticatorsOf(ctx.deps).oidc(method);
+  try {
+    return { body: { AuthURL: await flow.authUrl({ redirectUri, clientNonce, payload: { meta, namespace } }) } };
+  } catch (err) {
+    throw statusOf(err);
+  }
+}
+
+/**
+ * `POST /acl/oidc/callback`: `{AuthMethod, State, Code, ClientNonce?, Meta?, Namespace?}` →
+ * the new token with its SecretID. `Meta` defaults to the auth-url request's.
+ * @throws 403 `Provider login failed: Expired or missing OAuth state.` (also on replay),
+ *   `Provider login failed: invalid client_nonce`, `Token verification failed: …`,
+ *   `Permission denied` (nothing bound); 400 namespace mismatch; 500 code exchange failed.
+ */
+async function callback(ctx: Ctx): Promise<MeshReply> {
+  const { input, namespace, method, meta, clientNonce } = common(ctx);
+  const flow = await authenticatorsOf(ctx.deps).oidc(method);
+  let result;
+  try {
+    result = await flow.callback({ state: requiredString(input.State, 'State'), code: requiredString(input.Code, 'Code'), clientNonce });
+  } catch (err) {
+    throw statusOf(err);
+  }
+  if (result.payload.namespace !== namespace) {
+    throw meshBadRequest(`Namespace "${namespace}" does not match the namespace "${result.payload.namespace}" of the auth-url request`);
+  }
+  const identity = identityOf(method.Config, result.claims);
+  const chosen = Object.keys(meta).length > 0 ? meta : result.payload.meta;
+  const token = await createLoginToken(ctx.deps, method, identity, 'token created via OIDC login', chosen);
+  return { body: renderToken(ctx.deps.state, token, true) };
+}
+
+/** The OIDC routes (registered only with the enterprise switch, agent.ts). */
+export const oidcRoutes: readonly MeshRoute<MeshDeps>[] = [
+  { pattern: 'acl/oidc/auth-url', synopsis: 'Start an OIDC login: the provider authorization URL', methods: { POST: authUrl } },
+  { pattern: 'acl/oidc/callback', synopsis: 'Complete an OIDC login: exchange the code for an ACL token', methods: { POST: callback } },
+];
