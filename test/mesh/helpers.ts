@@ -16,7 +16,11 @@ export interface TestAgent extends MeshAgent {
 }
 
 /** Starts an agent (ACLs on, default deny unless overridden) on a fresh temp dir and port 0. */
-export async function startAgent(acl: Partial<MeshAgentConfig['acl']> = {}, over: Partial<MeshAgentConfig> = {}): Promise<TestAgent> {
+export async function startAgent(
+  acl: Partial<MeshAgentConfig['acl']> = {},
+  over: Partial<MeshAgentConfig> = {},
+  agentOptions: { replicationWaitMs?: number; replicationBackoffMs?: number } = {},
+): Promise<TestAgent> {
   const dataDir = over.dataDir ?? mkdtempSync(join(tmpdir(), 'cairn-mesh-'));
   const config: MeshAgentConfig = {
     dataDir,
@@ -25,11 +29,11 @@ export async function startAgent(acl: Partial<MeshAgentConfig['acl']> = {}, over
     nodeName: 'test',
     logLevel: 'info',
     httpAddress: '127.0.0.1:0',
-    wanServers: [],
+    wanAddresses: {},
     ...over,
     acl: { enabled: true, defaultPolicy: 'deny', tokenReplication: false, ...acl },
   };
-  const agent = await startMeshAgent({ config, log: silentLogger() });
+  const agent = await startMeshAgent({ config, log: silentLogger(), ...agentOptions });
   return {
     ...agent,
     dataDir,

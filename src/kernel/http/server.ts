@@ -16,6 +16,9 @@ import type { Logger } from '../log/logger.js';
 import { CairnError } from './errors.js';
 import { createHttpServer } from './list-method.js';
 
+/** Time in-flight requests get to finish once a listener closes, in ms. */
+export const CLOSE_GRACE_MS = 2000;
+
 /** Default request body limit: 32 MiB (spec 000 "Limits"; reference/secrets.md §1.8). */
 export const DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 
@@ -69,7 +72,10 @@ export interface Listener {
   /** e.g. `http://127.0.0.1:8200` */
   readonly url: string;
   readonly port: number;
-  /** Stops accepting, ends idle keep-alive sockets, resolves when closed. */
+  /**
+   * Stops accepting, ends idle keep-alive sockets and ends every other connection after its
+   * current reply (or after {@link CLOSE_GRACE_MS}); resolves when all are closed.
+   */
   close(): Promise<void>;
 }
 
@@ -91,7 +97,7 @@ export async function listen(options: ListenerOptions, service: HttpService, log
   // GET pipelined after a POST must see the POST): node:http emits them at once.
   const inFlight = new WeakMap<object, Promise<void>>();
   const replies = new ReplyQueue(log);
-  const ctx: ServeContext = { service, limit, log, tls: tls !== undefined, requiredHeader: options.requiredHeader, replies };
+  const ctx: ServeContext = { service, limit, log, tls: tls !== undefined, requiredHeader: options.requiredHeader, replies, closing: false };
   const server: Server = createHttpServer({ tls }, (req, res) => {
     const previous = inFlight.get(req.socket);
     const current = previous ? previous.then(() => serve(req, res, ctx)) : serve(req, res, ctx);
@@ -114,8 +120,12 @@ export async function listen(options: ListenerOptions, service: HttpService, log
     port: bound,
     close: () =>
       new Promise<void>((resolve) => {
+        ctx.closing = true;
         server.close(() => resolve());
         server.closeIdleConnections();
+        // A connection Node still counts as busy (a client that vanished mid-request) would
+        // otherwise hold the close until the keep-alive timeout.
+        setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
       }),
   };
 }
@@ -143,6 +153,8 @@ interface ServeContext {
   readonly tls: boolean;
   readonly requiredHeader?: { readonly name: string; readonly value: string };
   readonly replies: ReplyQueue;
+  /** Set when the listener is closing: replies then end their connections. */
+  closing: boolean;
 }
 
 /**
@@ -222,6 +234,9 @@ async function serve(req: IncomingMessage, res: ServerResponse, ctx: ServeContex
       res.shouldKeepAlive = false;
     }
   }
+  // Once closing, every reply ends its connection: a client reusing a keep-alive socket
+  // (a replication loop, a load generator) must not hold the close open forever.
+  if (ctx.closing) res.shouldKeepAlive = false;
   ctx.replies.push(res, reply, method);
 }
 

@@ -14,6 +14,8 @@ import { ensureBuiltins, ensureInitialManagement, INITIAL_MANAGEMENT_DESCRIPTION
 import type { MeshAgentConfig } from './config.js';
 import type { MeshDeps } from './deps.js';
 import { meshHttpService } from './http.js';
+import { forwardRequest } from './forward.js';
+import { Replicator } from './replication.js';
 import { withNamespaceGuard } from './namespace.js';
 import { AclResolver } from './resolve.js';
 import { authMethodRoutes } from './routes/auth-methods.js';
@@ -42,6 +44,10 @@ export interface MeshAgentOptions {
    * (dev root tokens change at each start), and need not be a UUID.
    */
   readonly replaceInitialManagement?: boolean;
+  /** Blocking wait of replication queries on the primary, in ms (tests shorten it); default 5 min. */
+  readonly replicationWaitMs?: number;
+  /** First retry delay of a failed replication round, in ms (tests shorten it); default 2 s. */
+  readonly replicationBackoffMs?: number;
 }
 
 /** A running agent. */
@@ -49,6 +55,8 @@ export interface MeshAgent {
   /** `http://host:port` of the HTTP API. */
   readonly url: string;
   readonly state: StateStore;
+  /** Present in a secondary datacenter with ACLs on. */
+  readonly replicator?: Replicator;
   close(): Promise<void>;
 }
 
@@ -74,14 +82,49 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       }
     }
     const acl = new AclResolver(state, { defaultPolicy: config.acl.defaultPolicy, defaultToken: config.acl.defaultToken, datacenter: config.datacenter, now });
-    const deps: MeshDeps = { state, config, acl, now };
-    const service = meshHttpService({ routes: withNamespaceGuard(config.enterprise ? [...MESH_ROUTES, ...MESH_ENTERPRISE_ROUTES] : MESH_ROUTES, !!config.enterprise), deps, state, defaultPolicy: () => config.acl.defaultPolicy });
+    const forwardTo: MeshDeps['forwardTo'] = (dc, req, secret) => {
+      const address = config.wanAddresses[dc];
+      if (!address) return undefined;
+      const query = new URLSearchParams(req.query);
+      query.delete('dc');
+      return forwardRequest(req, address, secret, query);
+    };
+    const primaryAddress = config.wanAddresses[config.primaryDatacenter];
+    const replicator =
+      config.acl.enabled && !primary && primaryAddress
+        ? new Replicator({
+            state,
+            primary: { datacenter: config.primaryDatacenter, address: primaryAddress },
+            token: config.acl.replicationToken,
+            tokens: config.acl.tokenReplication,
+            log,
+            now,
+            waitMs: options.replicationWaitMs,
+            backoffMs: options.replicationBackoffMs,
+          })
+        : undefined;
+    if (config.acl.enabled && !primary && !primaryAddress) log.warn({ primary: config.primaryDatacenter }, 'no wan_addresses entry for the primary datacenter: ACL replication cannot run');
+    const deps: MeshDeps = { state, config, acl, now, replicator, forwardTo };
+    const stopping = new AbortController();
+    const service = meshHttpService({
+      routes: withNamespaceGuard(config.enterprise ? [...MESH_ROUTES, ...MESH_ENTERPRISE_ROUTES] : MESH_ROUTES, !!config.enterprise),
+      deps,
+      state,
+      defaultPolicy: () => config.acl.defaultPolicy,
+      datacenter: config.datacenter,
+      forwardTo,
+      shutdown: stopping.signal,
+    });
     const listener = await listen({ address: config.httpAddress }, service, log);
+    replicator?.start();
     log.info({ url: listener.url, datacenter: config.datacenter, acl: config.acl.enabled }, 'discovery service listening');
     return {
       url: listener.url,
       state,
+      replicator,
       close: async () => {
+        stopping.abort();
+        await replicator?.close();
         await listener.close();
         await backend.close();
       },

@@ -9,7 +9,9 @@
  * enterprise         = true               # OIDC login, oidc auth methods, namespaces
  * addresses { http = "0.0.0.0" }
  * ports     { http = 8500 }
- * retry_join_wan     = ["10.0.0.10:8500"]   # HTTP address of a server in each other datacenter
+ * wan_addresses {                        # HTTP API of a server in each other datacenter
+ *   dc1 = "10.0.0.10:8500"
+ * }
  * acl {
  *   enabled                  = true
  *   default_policy           = "deny"
@@ -38,7 +40,7 @@ export const meshAgentSchema = {
   log_level: cfg.string({ default: 'info', enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true }),
   addresses: cfg.block({ http: cfg.string({ default: '127.0.0.1', doc: 'HTTP listen host' }) }),
   ports: cfg.block({ http: cfg.int({ default: 8500, min: 0, max: 65535, doc: 'HTTP listen port; 0 picks a free one' }) }),
-  retry_join_wan: cfg.list('string', { doc: 'host:port of the HTTP API of a server in each other datacenter' }),
+  wan_addresses: cfg.raw({ doc: 'datacenter name → host:port of the HTTP API of one of its servers (stands for the reference\'s retry_join_wan gossip)' }),
   acl: cfg.block({
     enabled: cfg.bool({ default: false }),
     default_policy: cfg.string({ default: 'allow', enum: ['allow', 'deny'], doc: 'what a request no rule covers gets' }),
@@ -64,8 +66,8 @@ export interface MeshAgentConfig {
   readonly enterprise?: boolean;
   /** `host:port` of the HTTP listener. */
   readonly httpAddress: string;
-  /** `host:port` of other datacenters' servers (`retry_join_wan`). */
-  readonly wanServers: readonly string[];
+  /** Datacenter → `host:port` of a server's HTTP API there (`wan_addresses`). */
+  readonly wanAddresses: Readonly<Record<string, string>>;
   readonly acl: {
     readonly enabled: boolean;
     readonly defaultPolicy: 'allow' | 'deny';
@@ -108,9 +110,7 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
   if (initialManagement !== undefined && !UUID.test(initialManagement)) {
     throw blockError(tokens!.$at, 'initial_management', '"initial_management" must be a UUID');
   }
-  for (const s of raw.retry_join_wan ?? []) {
-    if (!/^[^\s:]+:\d{1,5}$|^\[[^\]]+\]:\d{1,5}$/.test(s)) throw blockError(raw.$at, 'retry_join_wan', `"retry_join_wan": "${s}" is not host:port`);
-  }
+  const wanAddresses = wanAddressesOf(raw);
   const host = raw.addresses?.http ?? '127.0.0.1';
   return {
     dataDir: raw.data_dir,
@@ -120,7 +120,7 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
     logLevel: raw.log_level.toLowerCase(),
     enterprise: raw.enterprise,
     httpAddress: `${host.includes(':') ? `[${host}]` : host}:${raw.ports?.http ?? 8500}`,
-    wanServers: raw.retry_join_wan ?? [],
+    wanAddresses,
     acl: {
       enabled: acl?.enabled ?? false,
       defaultPolicy: acl?.default_policy ?? 'allow',
@@ -132,6 +132,22 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
   };
 }
 
+
+/** `wan_addresses { dc1 = "host:port" }` (HCL gives a one-element list of the object). @throws {ConfigError} */
+function wanAddressesOf(raw: Raw): Record<string, string> {
+  const v = raw.wan_addresses;
+  if (v === undefined) return {};
+  const obj = Array.isArray(v) && v.length === 1 ? v[0] : v;
+  const bad = (m: string) => blockError(raw.$at, 'wan_addresses', `"wan_addresses": ${m}`);
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw bad('expected a block of datacenter = "host:port"');
+  const out: Record<string, string> = {};
+  for (const [dc, addr] of Object.entries(obj as Record<string, unknown>)) {
+    if (typeof addr !== 'string' || !/^(?:[^\s:[\]]+|\[[^\]]+\]):\d{1,5}$/.test(addr)) throw bad(`${dc}: "${String(addr)}" is not host:port`);
+    if (dc === raw.datacenter) throw bad(`${dc} is this agent's own datacenter`);
+    out[dc] = addr;
+  }
+  return out;
+}
 
 /**
  * The discovery service of `cairn dev`: datacenter `dc1` (its own primary), ACLs on with
@@ -147,7 +163,7 @@ export function devMeshConfig(o: { dataDir: string; httpAddress: string; rootTok
     logLevel: 'info',
     enterprise: true,
     httpAddress: o.httpAddress,
-    wanServers: [],
+    wanAddresses: {},
     acl: { enabled: true, defaultPolicy: 'deny', tokenReplication: false, initialManagement: o.rootToken },
   };
 }

@@ -4,10 +4,12 @@
  *
  * @module
  */
+import { CairnError, type HttpRequest, type HttpResponse } from '../../kernel/http/index.js';
 import type { StateStore } from '../../kernel/store/index.js';
 import type { Access, Resource } from './acl/index.js';
 import type { MeshAgentConfig } from './config.js';
-import { aclDisabled, type MeshContext } from './http.js';
+import { aclDisabled, type MeshContext, type MeshReply } from './http.js';
+import type { Replicator } from './replication.js';
 import type { AclResolver, Identity } from './resolve.js';
 
 /** The handlers' dependencies. */
@@ -17,6 +19,10 @@ export interface MeshDeps {
   readonly acl: AclResolver;
   /** Clock in epoch ms. */
   readonly now: () => number;
+  /** Running in a secondary datacenter with ACLs on. */
+  readonly replicator?: Replicator;
+  /** Sends a request to a server of datacenter `dc`; undefined when none is known. */
+  readonly forwardTo: (dc: string, req: HttpRequest, secret: string | undefined) => Promise<HttpResponse> | undefined;
 }
 
 /** A mesh handler's context. */
@@ -37,4 +43,17 @@ export function callerOf(ctx: Ctx, resource?: Resource, access?: Access): Identi
 /** True when the caller may see secrets (`acl:write`, reference/mesh.md §6.3). */
 export function canSeeSecrets(who: Identity): boolean {
   return who.authorizer.allowed('acl', 'write');
+}
+
+/**
+ * In a secondary datacenter, sends the request to the primary and returns its reply
+ * (writes of global ACL objects; reference/mesh.md §2.4); undefined in the primary.
+ * @throws 500 `No path to datacenter` when no server of the primary is known.
+ */
+export async function forwardToPrimary(ctx: Ctx): Promise<MeshReply | undefined> {
+  const { datacenter, primaryDatacenter } = ctx.deps.config;
+  if (datacenter === primaryDatacenter) return undefined;
+  const forwarded = ctx.deps.forwardTo(primaryDatacenter, ctx.req, ctx.secret);
+  if (!forwarded) throw new CairnError('internal', 'No path to datacenter');
+  return { forwarded: await forwarded };
 }

@@ -50,11 +50,15 @@ export interface MeshContext<D> {
   body<T>(kind?: string): T | undefined;
 }
 
-/** A handler's reply. `index` marks a read: it sets the query-meta headers. */
+/**
+ * A handler's reply. `index` marks a read: it sets the query-meta headers. `forwarded` is
+ * another server's reply, passed back unchanged (forward.ts).
+ */
 export interface MeshReply {
-  readonly body: unknown;
+  readonly body?: unknown;
   readonly status?: number;
   readonly index?: number;
+  readonly forwarded?: HttpResponse;
 }
 
 /** One route: its pattern (kernel route syntax), its methods and the tables a blocking GET waits on. */
@@ -75,6 +79,15 @@ export interface MeshHttpOptions<D> {
   readonly defaultPolicy: () => 'allow' | 'deny';
   /** Random number in [0, 1) for the blocking-query jitter; default `Math.random`. */
   readonly random?: () => number;
+  /** Aborted when the agent stops: blocking queries then return at once. */
+  readonly shutdown?: AbortSignal;
+  /** This agent's datacenter: a `?dc=` naming another one is forwarded. */
+  readonly datacenter: string;
+  /**
+   * Forwards a request to datacenter `dc`; undefined when no server of it is known
+   * (then 500 `No path to datacenter`, as the reference).
+   */
+  readonly forwardTo?: (dc: string, req: HttpRequest, secret: string | undefined) => Promise<HttpResponse> | undefined;
 }
 
 /** Default blocking wait: 5 minutes in ms (reference/mesh.md §0.7). */
@@ -135,6 +148,12 @@ export function meshHttpService<D>(options: MeshHttpOptions<D>): HttpService {
 
   return {
     async handle(req: HttpRequest): Promise<HttpResponse> {
+      const dc = req.query.get('dc');
+      if (dc && dc !== options.datacenter) {
+        const forwarded = options.forwardTo?.(dc, req, tokenOf(req));
+        if (!forwarded) throw new CairnError('internal', 'No path to datacenter');
+        return forwarded;
+      }
       const rel = req.path.startsWith('/v1/') ? req.path.slice(4).replace(/\/$/, '') : undefined;
       const match = rel === undefined ? undefined : table.match(rel);
       if (!match) return { status: 404, headers: { ...TEXT, ...common() }, body: 'Invalid URL path: not a recognized HTTP API endpoint\n' };
@@ -159,7 +178,7 @@ export function meshHttpService<D>(options: MeshHttpOptions<D>): HttpService {
           waitMs = w;
         }
         waitMs = Math.min(waitMs, MAX_WAIT_MS);
-        if (after > 0) await options.state.watch(blocking, after, waitMs + random() * (waitMs / 16));
+        if (after > 0) await options.state.watch(blocking, after, waitMs + random() * (waitMs / 16), options.shutdown);
       }
       const ctx: MeshContext<D> = {
         req,
@@ -171,6 +190,7 @@ export function meshHttpService<D>(options: MeshHttpOptions<D>): HttpService {
         body: <T>(kind?: string) => parseBody<T>(req.body, kind),
       };
       const reply = await op.handle(ctx);
+      if (reply!.forwarded) return reply!.forwarded;
       const headers: Record<string, string> = { 'Content-Type': 'application/json', ...common() };
       if (reply!.index !== undefined) {
         headers['X-Mesh-Index'] = String(Math.max(1, reply!.index));

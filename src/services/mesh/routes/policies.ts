@@ -2,13 +2,14 @@
  * Policy endpoints (reference/mesh.md §6.4): `PUT /acl/policy`, `GET|PUT|DELETE
  * /acl/policy/:id`, `GET /acl/policy/name/:name`, `GET /acl/policies` (stubs without
  * Rules). Rules are checked with the ACL language parser at write time; the built-in
- * `global-management` policy may be renamed but not changed or deleted (§6.1).
+ * `global-management` policy may be renamed but not changed or deleted (§6.1). In a
+ * secondary datacenter writes go to the primary (§2.4).
  *
  * @module
  */
 import type { Indexed, Txn } from '../../../kernel/store/index.js';
 import { GLOBAL_MANAGEMENT_POLICY, parseRules, policyHash, RulesError } from '../acl/index.js';
-import { callerOf, type Ctx, type MeshDeps } from '../deps.js';
+import { callerOf, forwardToPrimary, type Ctx, type MeshDeps } from '../deps.js';
 import { meshBadRequest, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
 import { arrayField, stringField, UUID_RE } from '../links.js';
 import { T, type PolicyDoc } from '../state.js';
@@ -87,6 +88,8 @@ function idParam(ctx: Ctx): string {
 const notFound = () => meshNotFound('Requested policy does not exist: ACL not found');
 
 async function create(ctx: Ctx): Promise<MeshReply> {
+  const primary = await forwardToPrimary(ctx);
+  if (primary) return primary;
   callerOf(ctx, 'acl', 'write');
   const input = ctx.body<PolicyInput>('Policy') ?? {};
   if (input.ID !== undefined && input.ID !== '') throw meshBadRequest('Cannot specify the ID when creating a new policy');
@@ -95,6 +98,8 @@ async function create(ctx: Ctx): Promise<MeshReply> {
 }
 
 async function update(ctx: Ctx): Promise<MeshReply> {
+  const primary = await forwardToPrimary(ctx);
+  if (primary) return primary;
   callerOf(ctx, 'acl', 'write');
   const id = idParam(ctx);
   const input = ctx.body<PolicyInput>('Policy') ?? {};
@@ -123,6 +128,8 @@ async function readByName(ctx: Ctx): Promise<MeshReply> {
 }
 
 async function remove(ctx: Ctx): Promise<MeshReply> {
+  const primary = await forwardToPrimary(ctx);
+  if (primary) return primary;
   callerOf(ctx, 'acl', 'write');
   const id = idParam(ctx);
   if (id === GLOBAL_MANAGEMENT_POLICY.id) throw meshBadRequest('Delete operation not permitted on the builtin global-management policy');

@@ -1,12 +1,13 @@
 /**
  * Role endpoints (reference/mesh.md §6.5): `PUT /acl/role`, `GET|PUT|DELETE /acl/role/:id`,
- * `GET /acl/role/name/:name`, `GET /acl/roles?policy=` (full roles, not stubs).
+ * `GET /acl/role/name/:name`, `GET /acl/roles?policy=` (full roles, not stubs). In a
+ * secondary datacenter writes go to the primary (reference/mesh.md §2.4).
  *
  * @module
  */
 import type { Indexed, StateStore } from '../../../kernel/store/index.js';
 import { roleHash } from '../acl/index.js';
-import { callerOf, type Ctx, type MeshDeps } from '../deps.js';
+import { callerOf, forwardToPrimary, type Ctx, type MeshDeps } from '../deps.js';
 import { meshBadRequest, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
 import { nodeIdentities, policyLinks, renderLinks, serviceIdentities, stringField, UUID_RE } from '../links.js';
 import { T, type RoleDoc } from '../state.js';
@@ -77,6 +78,8 @@ export const roleRoutes: readonly MeshRoute<MeshDeps>[] = [
     synopsis: 'Create a role',
     methods: {
       PUT: async (ctx) => {
+        const primary = await forwardToPrimary(ctx);
+        if (primary) return primary;
         callerOf(ctx, 'acl', 'write');
         const input = ctx.body<RoleInput>('Role') ?? {};
         if (input.ID !== undefined && input.ID !== '') throw meshBadRequest('Cannot specify the ID when creating a new role');
@@ -109,6 +112,8 @@ export const roleRoutes: readonly MeshRoute<MeshDeps>[] = [
         return { body: renderRole(ctx.deps.state, r), index: ctx.deps.state.tableIndex(T.roles) };
       },
       PUT: async (ctx) => {
+        const primary = await forwardToPrimary(ctx);
+        if (primary) return primary;
         callerOf(ctx, 'acl', 'write');
         const id = idParam(ctx);
         const input = ctx.body<RoleInput>('Role') ?? {};
@@ -116,6 +121,8 @@ export const roleRoutes: readonly MeshRoute<MeshDeps>[] = [
         return write(ctx, id, input, true);
       },
       DELETE: async (ctx) => {
+        const primary = await forwardToPrimary(ctx);
+        if (primary) return primary;
         callerOf(ctx, 'acl', 'write');
         const id = idParam(ctx);
         await ctx.deps.state.txn((tx) => tx.delete(T.roles, id));

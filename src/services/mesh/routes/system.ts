@@ -7,10 +7,9 @@
 import { aclDisabled, meshBadRequest, type MeshReply, type MeshRoute } from '../http.js';
 import { bootstrap } from '../bootstrap.js';
 import type { Ctx, MeshDeps } from '../deps.js';
+import { ZERO_TIME } from '../replication.js';
 import { renderToken } from './tokens.js';
 
-/** The zero time of the replication status (spec 001 "Replication status"). */
-export const ZERO_TIME = '0001-01-01T00:00:00Z';
 
 async function bootstrapHandler(ctx: Ctx): Promise<MeshReply> {
   const { config, state, now } = ctx.deps;
@@ -30,15 +29,15 @@ async function bootstrapHandler(ctx: Ctx): Promise<MeshReply> {
 }
 
 async function replicationHandler(ctx: Ctx): Promise<MeshReply> {
-  const { config } = ctx.deps;
+  const { config, replicator } = ctx.deps;
   if (!config.acl.enabled) throw aclDisabled();
-  // Replication between datacenters is not running yet: this datacenter reports it off.
-  const primary = config.datacenter === config.primaryDatacenter;
+  if (replicator) return { body: replicator.status() };
+  // The primary replicates from nobody (reference/mesh.md §2.1, observed shape).
   return {
     body: {
       Enabled: false,
       Running: false,
-      SourceDatacenter: primary ? '' : config.primaryDatacenter,
+      SourceDatacenter: '',
       ReplicationType: '',
       ReplicatedIndex: 0,
       ReplicatedRoleIndex: 0,

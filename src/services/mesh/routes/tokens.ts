@@ -2,13 +2,14 @@
  * Token endpoints (reference/mesh.md §6.3): `PUT /acl/token`, `GET|PUT|DELETE
  * /acl/token/:accessor`, `PUT /acl/token/:accessor/clone`, `GET /acl/token/self`,
  * `GET /acl/tokens`. Reads need `acl:read` (secrets shown only with `acl:write`), writes
- * `acl:write`; `token/self` needs only the token.
+ * `acl:write`; `token/self` needs only the token. In a secondary datacenter, writes of
+ * global tokens go to the primary (reference/mesh.md §2.4).
  *
  * @module
  */
 import type { Indexed, StateStore } from '../../../kernel/store/index.js';
 import { ANONYMOUS_TOKEN_ACCESSOR_ID } from '../acl/index.js';
-import { callerOf, canSeeSecrets, type Ctx, type MeshDeps } from '../deps.js';
+import { callerOf, canSeeSecrets, forwardToPrimary, type Ctx, type MeshDeps } from '../deps.js';
 import { meshBadRequest, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
 import { renderLinks, UUID_RE } from '../links.js';
 import { expired } from '../resolve.js';
@@ -56,9 +57,16 @@ function liveToken(ctx: Ctx, id: string): (TokenDoc & Indexed) | undefined {
   return t && !expired(t, ctx.deps.now()) ? t : undefined;
 }
 
+/** In a secondary, a write of a global token (or of one this datacenter does not have) goes to the primary. */
+async function globalWrite(ctx: Ctx, local: boolean): Promise<MeshReply | undefined> {
+  return local ? undefined : forwardToPrimary(ctx);
+}
+
 async function create(ctx: Ctx): Promise<MeshReply> {
-  const who = callerOf(ctx, 'acl', 'write');
   const input = ctx.body<TokenInput>('Token') ?? {};
+  const primary = await globalWrite(ctx, input.Local === true);
+  if (primary) return primary;
+  const who = callerOf(ctx, 'acl', 'write');
   const { result } = await ctx.deps.state.txn((tx) => createToken(tx, input, { nowMs: ctx.deps.now() }));
   return { body: renderToken(ctx.deps.state, result, canSeeSecrets(who)) };
 }
@@ -78,6 +86,8 @@ async function self(ctx: Ctx): Promise<MeshReply> {
 }
 
 async function update(ctx: Ctx): Promise<MeshReply> {
+  const primary = await globalWrite(ctx, ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor)?.Local === true);
+  if (primary) return primary;
   const who = callerOf(ctx, 'acl', 'write');
   const id = accessorParam(ctx);
   const input = ctx.body<TokenInput>('Token') ?? {};
@@ -91,6 +101,8 @@ async function update(ctx: Ctx): Promise<MeshReply> {
 }
 
 async function clone(ctx: Ctx): Promise<MeshReply> {
+  const primary = await globalWrite(ctx, ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor)?.Local === true);
+  if (primary) return primary;
   const who = callerOf(ctx, 'acl', 'write');
   const id = accessorParam(ctx);
   const input = ctx.body<{ Description?: unknown }>('Token') ?? {};
@@ -107,6 +119,8 @@ async function clone(ctx: Ctx): Promise<MeshReply> {
 }
 
 async function remove(ctx: Ctx): Promise<MeshReply> {
+  const primary = await globalWrite(ctx, ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor)?.Local === true);
+  if (primary) return primary;
   const who = callerOf(ctx, 'acl', 'write');
   const id = accessorParam(ctx);
   if (id === ANONYMOUS_TOKEN_ACCESSOR_ID) throw meshBadRequest('Delete operation not permitted on the anonymous token');
