@@ -6,3 +6,4 @@
  */
 export * from './secrets.js';
 export * from './gateway.js';
+export * from './mesh.js';

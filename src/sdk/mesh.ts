@@ -1,0 +1,234 @@
+/**
+ * Client for the discovery service's ACL API (reference: Consul's `/v1/acl/*` HTTP API,
+ * reference/mesh.md). Depends only on `undici` and Node built-ins.
+ *
+ * ```ts
+ * const mesh = MeshClient.fromEnv(process.env);          // MESH_HTTP_ADDR, MESH_HTTP_TOKEN, …
+ * const p = await mesh.policies.create({ Name: 'web', Rules: 'service "web" { policy = "write" }' });
+ * const t = await mesh.tokens.create({ Policies: [{ Name: 'web' }] });
+ * const { items, index } = await mesh.tokens.list({ policy: p.ID });
+ * ```
+ *
+ * Single reads return the object; list reads return `{ items, index }` with the reply's
+ * `X-Mesh-Index`, and take `{ index, wait }` to block until the list changes. Every method
+ * rejects with {@link MeshApiError} on a status ≥ 400 (the service's plain-text error as
+ * `message`) and with {@link MeshConnectionError} when the service cannot be reached.
+ *
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'undici';
+import { MeshAuthMethods, MeshBindingRules, MeshPolicies, MeshRoles, MeshTokens } from './mesh-acl.js';
+import type { MeshBootstrapToken, MeshLoginInput, MeshReplicationStatus, MeshToken } from './mesh-types.js';
+
+export * from './mesh-types.js';
+export { MeshAuthMethods, MeshBindingRules, MeshPolicies, MeshRoles, MeshTokens } from './mesh-acl.js';
+
+/** Address used when neither the options nor `MESH_HTTP_ADDR` name one. */
+export const DEFAULT_MESH_ADDRESS = 'http://127.0.0.1:8500';
+
+/** The service answered with an error status; `message` is its plain-text body. */
+export class MeshApiError extends Error {
+  override readonly name = 'MeshApiError';
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly request: { readonly method: string; readonly path: string },
+  ) {
+    super(message);
+  }
+}
+
+/** The service could not be reached (refused, reset, TLS failure, timeout). */
+export class MeshConnectionError extends Error {
+  override readonly name = 'MeshConnectionError';
+}
+
+/** How to reach the discovery service. */
+export interface MeshClientOptions {
+  /** `http(s)://host:port`; a bare `host:port` means `http://`. */
+  readonly address: string;
+  /** ACL token secret, sent as `X-Mesh-Token`. */
+  readonly token?: string;
+  /** PEM text of the CA that signed the service's certificate. */
+  readonly caCert?: string;
+  /** Accept any certificate (off by default). */
+  readonly skipVerify?: boolean;
+  /** Namespace (`?ns=`; enterprise switch only). */
+  readonly namespace?: string;
+  /** Datacenter the request is forwarded to (`?dc=`). */
+  readonly datacenter?: string;
+  /** Limit for one request, in ms (default 30 000; blocking queries add their wait). */
+  readonly timeoutMs?: number;
+}
+
+/** One HTTP call: method, path under `/v1/`, optional query, body and token override. */
+export interface MeshCallOptions {
+  readonly query?: Readonly<Record<string, string | number | undefined>>;
+  readonly body?: unknown;
+  /** Use this token instead of the client's. */
+  readonly token?: string;
+  /** Extra time the call may take (blocking queries). */
+  readonly extraTimeoutMs?: number;
+}
+
+/** A JSON reply and its `X-Mesh-Index` (0 when absent). */
+export interface MeshReplyOf<T> {
+  readonly body: T;
+  readonly index: number;
+}
+
+/** What the resource groups call to reach the service (see {@link MeshClient.call}). */
+export type MeshCall = <T>(method: 'GET' | 'PUT' | 'POST' | 'DELETE', path: string, options?: MeshCallOptions) => Promise<MeshReplyOf<T>>;
+
+/**
+ * `address` as `http(s)://host:port` without a trailing slash; a bare `host:port` gets `http://`.
+ * @throws Error for anything else.
+ */
+export function normalizeMeshAddress(address: string): string {
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(address) ? address : `http://${address}`;
+  if (!/^https?:\/\/[^/?#\s]+\/?$/i.test(withScheme)) throw new Error(`invalid discovery service address "${address}": expected http(s)://host:port or host:port`);
+  return withScheme.replace(/\/+$/, '');
+}
+
+/** Typed client of the discovery service's ACL API. */
+export class MeshClient {
+  /** `PUT/GET/DELETE /v1/acl/token…`. */
+  readonly tokens: MeshTokens;
+  /** `/v1/acl/policy…`. */
+  readonly policies: MeshPolicies;
+  /** `/v1/acl/role…`. */
+  readonly roles: MeshRoles;
+  /** `/v1/acl/auth-method…`. */
+  readonly authMethods: MeshAuthMethods;
+  /** `/v1/acl/binding-rule…`. */
+  readonly bindingRules: MeshBindingRules;
+  /** The normalised `http(s)://host:port`. */
+  readonly address: string;
+  private readonly dispatcher: Agent;
+
+  /** @throws Error when `options.address` is not `http(s)://host:port` or `host:port`. */
+  constructor(private readonly options: MeshClientOptions) {
+    this.address = normalizeMeshAddress(options.address);
+    this.dispatcher = new Agent({ connect: { ca: options.caCert, rejectUnauthorized: !options.skipVerify } });
+    const call: MeshCall = (method, path, o) => this.call(method, path, o);
+    this.tokens = new MeshTokens(call);
+    this.policies = new MeshPolicies(call);
+    this.roles = new MeshRoles(call);
+    this.authMethods = new MeshAuthMethods(call);
+    this.bindingRules = new MeshBindingRules(call);
+  }
+
+  /**
+   * A client from the environment, the reference CLI's variables renamed: `MESH_HTTP_ADDR`
+   * (default `http://127.0.0.1:8500`), `MESH_HTTP_TOKEN` (else the contents of
+   * `MESH_HTTP_TOKEN_FILE`), `MESH_NAMESPACE`, `MESH_CACERT` (a PEM file),
+   * `MESH_HTTP_SSL_VERIFY=false`. Defined fields of `overrides` win.
+   * @throws Error for a bad address or an unreadable CA or token file.
+   */
+  static fromEnv(env: Readonly<Record<string, string | undefined>>, overrides: Partial<MeshClientOptions> = {}): MeshClient {
+    const readFile = (what: string, path: string) => {
+      try {
+        return readFileSync(path, 'utf8');
+      } catch (err) {
+        throw new Error(`cannot read ${what} ${path}: ${(err as Error).message}`);
+      }
+    };
+    const fromEnv: MeshClientOptions = {
+      address: env.MESH_HTTP_ADDR || DEFAULT_MESH_ADDRESS,
+      token: env.MESH_HTTP_TOKEN || (env.MESH_HTTP_TOKEN_FILE ? readFile('MESH_HTTP_TOKEN_FILE', env.MESH_HTTP_TOKEN_FILE).trim() : undefined) || undefined,
+      namespace: env.MESH_NAMESPACE || undefined,
+      caCert: env.MESH_CACERT ? readFile('MESH_CACERT', env.MESH_CACERT) : undefined,
+      skipVerify: env.MESH_HTTP_SSL_VERIFY !== undefined && /^(false|0|f)$/i.test(env.MESH_HTTP_SSL_VERIFY),
+    };
+    const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
+    return new MeshClient({ ...fromEnv, ...defined });
+  }
+
+  /** Whether the client has a token to send. */
+  get hasToken(): boolean {
+    return !!this.options.token;
+  }
+
+  /**
+   * `PUT /v1/acl/bootstrap`: the first management token (with its SecretID). `bootstrapSecret`
+   * (a UUID) becomes its SecretID. @throws MeshApiError 403 `Permission denied: ACL bootstrap no
+   * longer allowed (reset index: N)` once done; 401 when ACLs are off.
+   */
+  async bootstrap(bootstrapSecret?: string): Promise<MeshBootstrapToken> {
+    const body = bootstrapSecret === undefined ? undefined : { BootstrapSecret: bootstrapSecret };
+    return (await this.call<MeshBootstrapToken>('PUT', '/acl/bootstrap', { body })).body;
+  }
+
+  /** `GET /v1/acl/replication`: the replication status of the datacenter asked. */
+  async replication(): Promise<MeshReplicationStatus> {
+    return (await this.call<MeshReplicationStatus>('GET', '/acl/replication')).body;
+  }
+
+  /**
+   * `POST /v1/acl/login`: a new token (with its SecretID) for a bearer token the auth
+   * method accepts. @throws MeshApiError 403 for an unknown method, a refused bearer token
+   * or no matching binding rule.
+   */
+  async login(input: MeshLoginInput): Promise<MeshToken> {
+    return (await this.call<MeshToken>('POST', '/acl/login', { body: input })).body;
+  }
+
+  /**
+   * `POST /v1/acl/logout`: deletes `token` (default: the client's), which login must have made.
+   * @throws MeshApiError 401 without a token, 403 for an unknown one or one not made by login.
+   */
+  async logout(token?: string): Promise<void> {
+    await this.call('POST', '/acl/logout', { token });
+  }
+
+  /** Closes the client's connections. */
+  close(): Promise<void> {
+    return this.dispatcher.close();
+  }
+
+  /**
+   * One request to `/v1<path>` with the client's token, namespace and datacenter.
+   * @throws MeshApiError on a status ≥ 400; MeshConnectionError when unreachable or on a non-JSON reply.
+   */
+  async call<T>(method: 'GET' | 'PUT' | 'POST' | 'DELETE', path: string, o: MeshCallOptions = {}): Promise<MeshReplyOf<T>> {
+    const query = new URLSearchParams();
+    if (this.options.namespace) query.set('ns', this.options.namespace);
+    if (this.options.datacenter) query.set('dc', this.options.datacenter);
+    for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined && v !== '') query.set(k, String(v));
+    const headers: Record<string, string> = { accept: 'application/json' };
+    const token = o.token ?? this.options.token;
+    if (token) headers['x-mesh-token'] = token;
+    if (o.body !== undefined) headers['content-type'] = 'application/json';
+    const qs = query.toString();
+    const url = `${this.address}/v1${path}${qs ? `?${qs}` : ''}`;
+    let status: number;
+    let text: string;
+    let indexHeader: string | string[] | undefined;
+    try {
+      const res = await request(url, {
+        method,
+        headers,
+        body: o.body === undefined ? undefined : JSON.stringify(o.body),
+        dispatcher: this.dispatcher,
+        signal: AbortSignal.timeout((this.options.timeoutMs ?? 30_000) + (o.extraTimeoutMs ?? 0)),
+      });
+      status = res.statusCode;
+      indexHeader = res.headers['x-mesh-index'];
+      text = await res.body.text();
+    } catch (err) {
+      const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
+      const why = e.cause?.message ?? e.message;
+      throw new MeshConnectionError(`cannot reach the discovery service at ${this.address}: ${why}`);
+    }
+    if (status >= 400) throw new MeshApiError(status, text.trim() || `HTTP ${status}`, { method, path });
+    let body: T;
+    try {
+      body = (text === '' ? undefined : JSON.parse(text)) as T;
+    } catch {
+      throw new MeshConnectionError(`${method} ${path}: the reply (HTTP ${status}) is not JSON`);
+    }
+    const index = Number(Array.isArray(indexHeader) ? indexHeader[0] : indexHeader);
+    return { body, index: Number.isFinite(index) ? index : 0 };
+  }
+}
