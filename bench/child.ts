@@ -14,6 +14,7 @@
  *
  * To add a server kind, add an entry to `kinds` below and a name in servers.ts.
  */
+import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
@@ -21,6 +22,7 @@ import { silentLogger } from '../src/kernel/log/logger.js';
 import { SqliteBackend } from '../src/kernel/store/index.js';
 import { devGatewayConfig, parseGatewayServerConfig } from '../src/services/gateway/config.js';
 import { startGateway, type Gateway } from '../src/services/gateway/server.js';
+import { startMeshAgent } from '../src/services/mesh/agent.js';
 import { startSecretsService } from '../src/services/secrets/service.js';
 
 interface Started {
@@ -143,6 +145,50 @@ const gatewayKinds: Record<string, Kind> = {
   },
 };
 Object.assign(kinds, gatewayKinds);
+
+/** Discovery-service kinds (bench/mesh.ts). */
+const meshKinds: Record<string, Kind> = {
+  /**
+   * A discovery-service agent on SQLite (its own `mesh.db` in the data dir), ACLs on with
+   * `default_policy = "deny"`, with the agent's default replication settings (5 min
+   * blocking wait, 2 s first backoff). Without options: datacenter `dc1`, its own primary,
+   * a fresh UUID as `initial_management` (reported as `token`). A secondary:
+   * `options.datacenter` (e.g. `dc2`), `options.primary` = `host:port` of the primary
+   * (`wan_addresses { dc1 = … }`), `options.replicationToken` = the primary's management
+   * token, with token replication on; its `token` is that same token (a global token, it
+   * works there once replicated).
+   */
+  async mesh(dataDir, options) {
+    const datacenter = typeof options.datacenter === 'string' ? options.datacenter : 'dc1';
+    const primary = datacenter === 'dc1';
+    const management = primary ? randomUUID() : String(options.replicationToken);
+    const agent = await startMeshAgent({
+      config: {
+        dataDir,
+        datacenter,
+        primaryDatacenter: 'dc1',
+        nodeName: `bench-${datacenter}`,
+        logLevel: 'warn',
+        httpAddress: '127.0.0.1:0',
+        wanAddresses: primary ? {} : { dc1: String(options.primary) },
+        acl: primary
+          ? { enabled: true, defaultPolicy: 'deny', tokenReplication: false, initialManagement: management }
+          : { enabled: true, defaultPolicy: 'deny', tokenReplication: true, replicationToken: management },
+      },
+      log: silentLogger(),
+    });
+    // The agent keeps its SqliteBackend inside its StateStore (not exposed); read its
+    // counters for the table's commit columns when that field is there, else report none.
+    const backend = (agent.state as unknown as { backend?: { stats?: Record<string, number> } }).backend;
+    return {
+      url: agent.url,
+      token: management,
+      stats: () => (backend?.stats ? { ...backend.stats } : {}),
+      close: () => agent.close(),
+    };
+  },
+};
+Object.assign(kinds, meshKinds);
 
 function send(msg: unknown): void {
   if (process.send) process.send(msg);

@@ -12,7 +12,8 @@
  *   --rounds N       BENCH_ROUNDS       measured rounds (default 3)
  *   --warmup N       BENCH_WARMUP       warm-up seconds per scenario, not measured (default 2)
  *   --connections N  BENCH_CONNECTIONS  concurrent connections (default 32)
- *   --only a,b       BENCH_ONLY         run only these scenarios (names in the table)
+ *   --only a,b       BENCH_ONLY         run only these scenarios (names in the table, or the
+ *                                       one-off measurements gateway-restart, mesh-replication-lag)
  *   --json FILE      BENCH_JSON         also write all round results as JSON
  *   --strict         BENCH_STRICT=1     exit 1 when a target is missed (default: report only)
  *                    BENCH_CHILD_ARGS   extra node flags for the server processes, e.g.
@@ -31,14 +32,17 @@ import { median, runLoad, type BenchConfig, type BenchContext, type RoundResult,
 import { approleLogin } from './approle.js';
 import { gatewayHealth, measureControllerRestart } from './gateway.js';
 import { bareGet, kvRead, kvWrite, secretData } from './kv.js';
+import { measureReplicationLag, meshJwtLogin, meshTokenRead } from './mesh.js';
 import { kvReadPolicy } from './policy.js';
 import { startServer, type BenchServer, type ServerKind } from './servers.js';
 
 /** Every scenario, in table order. */
-const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvReadPolicy, kvWrite, approleLogin, gatewayHealth];
+const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvReadPolicy, kvWrite, approleLogin, gatewayHealth, meshTokenRead, meshJwtLogin];
 
-/** A measurement outside the interleaved rounds, run after them; selectable with `--only`. */
+/** Measurements outside the interleaved rounds, run after them; selectable with `--only`. */
 const GATEWAY_RESTART = 'gateway-restart';
+const MESH_REPLICATION = 'mesh-replication-lag';
+const ONE_OFFS = [GATEWAY_RESTART, MESH_REPLICATION];
 
 /**
  * A target from the issue, evaluated on the per-round results. `met: undefined` marks a
@@ -94,6 +98,30 @@ const TARGETS: readonly Target[] = [
     needs: ['gateway-health', 'bare'],
     evaluate(rounds) {
       return { value: ratioTarget('gateway-health', 'bare', '', 0).evaluate(rounds).value, met: undefined };
+    },
+  },
+  {
+    label: 'discovery token reads (ACLs on, default deny, management token) relative to the bare handler (no threshold in the issue)',
+    needs: ['mesh-token-read', 'bare'],
+    evaluate(rounds) {
+      const reads = byScenario(rounds, 'mesh-token-read');
+      return {
+        value: `${fmtInt(median(reads.map((r) => r.reqPerSec)))} req/s, ${ratioTarget('mesh-token-read', 'bare', '', 0).evaluate(rounds).value}`,
+        met: undefined,
+      };
+    },
+  },
+  {
+    label: 'discovery JWT logins/s (jwt method, static ES256 key; each creates a durable token; no threshold in the issue)',
+    needs: ['mesh-jwt-login'],
+    evaluate(rounds) {
+      const l = byScenario(rounds, 'mesh-jwt-login');
+      return {
+        value:
+          `${fmtInt(median(l.map((r) => r.reqPerSec)))} tokens/s, p50 ${fmtMs(median(l.map((r) => r.p50Ms)))} ms, ` +
+          `p99 ${fmtMs(median(l.map((r) => r.p99Ms)))} ms`,
+        met: undefined,
+      };
     },
   },
   {
@@ -233,9 +261,9 @@ async function main(): Promise<number> {
   const config = parseConfig();
   const scenarios = config.only ? SCENARIOS.filter((s) => config.only!.includes(s.name)) : [...SCENARIOS];
   if (config.only) {
-    const unknown = config.only.filter((n) => n !== GATEWAY_RESTART && !SCENARIOS.some((s) => s.name === n));
+    const unknown = config.only.filter((n) => !ONE_OFFS.includes(n) && !SCENARIOS.some((s) => s.name === n));
     if (unknown.length) {
-      throw new Error(`unknown scenario(s) ${unknown.join(', ')}; have ${[...SCENARIOS.map((s) => s.name), GATEWAY_RESTART].join(', ')}`);
+      throw new Error(`unknown scenario(s) ${unknown.join(', ')}; have ${[...SCENARIOS.map((s) => s.name), ...ONE_OFFS].join(', ')}`);
     }
   }
   // Targets that compare scenarios (kv-read vs bare) need the tokens of the secrets
@@ -262,6 +290,10 @@ async function main(): Promise<number> {
   if (kinds.has('gateway')) {
     servers.gateway = await startServer('gateway');
     log(`gateway controller + worker (pid ${servers.gateway.pid}), ops at ${servers.gateway.url}`);
+  }
+  if (kinds.has('mesh')) {
+    servers.mesh = await startServer('mesh');
+    log(`discovery agent (pid ${servers.mesh.pid}, ACLs on, default deny) at ${servers.mesh.url}`);
   }
   const ctx: BenchContext = { servers: servers as Record<ServerKind, BenchServer>, config };
 
@@ -301,10 +333,25 @@ async function main(): Promise<number> {
         `median ${fmtMs(median(spawn))} ms from spawning its process (each: ${spawn.map(fmtMs).join(', ')})`,
     );
   }
+  if (!config.only || config.only.includes(MESH_REPLICATION)) {
+    const n = Math.max(3, config.rounds);
+    log(`${MESH_REPLICATION}: ${n} × 1,000 policies written to the primary`);
+    const samples = await measureReplicationLag(n);
+    const lag = samples.map((x) => x.lagMs);
+    const writes = samples.map((x) => x.writeMs);
+    console.log('');
+    console.log(
+      `- discovery ACL replication lag, 1,000 policies (primary and secondary in own processes, 4 concurrent writers, ` +
+        `default replication settings, secondary polled every 5 ms): **median ${fmtMs(median(lag))} ms from the last ` +
+        `write's acknowledgement to ReplicatedIndex ≥ the primary's policies index and the last policy served in dc2** ` +
+        `(each: ${lag.map(fmtMs).join(', ')}); the 1,000 writes took ${writes.map(fmtMs).join(', ')} ms ` +
+        `(${writes.map((w) => fmtInt(1000 / (w / 1000))).join(', ')} policies/s)`,
+    );
+  }
   if (final) {
     console.log('');
     console.log(
-      `SQLite backend totals for the run (incl. setup and warm-up): ${fmtInt(final.commits)} commits, ` +
+      `SQLite backend totals of the secrets service for the run (incl. setup and warm-up): ${fmtInt(final.commits)} commits, ` +
         `${fmtInt(final.writes)} acknowledged writes, ${fmtInt(final.rows)} rows, ${fmtInt(final.failedCommits)} failed commits.`,
     );
   }

@@ -10,15 +10,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Server kinds implemented in bench/child.ts. */
-export type ServerKind = 'bare' | 'secrets' | 'gateway' | 'gateway-controller' | 'gateway-worker';
+export type ServerKind = 'bare' | 'secrets' | 'gateway' | 'gateway-controller' | 'gateway-worker' | 'mesh';
 
 export interface BenchServer {
   readonly kind: ServerKind;
   readonly url: string;
-  /** Root token (secrets service only). */
+  /** Root token (secrets service), management token (discovery service `mesh`). */
   readonly token: string | undefined;
   readonly pid: number;
-  /** Counters reported by the child (secrets: `SqliteBackend.stats`; bare: request count). */
+  /** Counters reported by the child (secrets, mesh: `SqliteBackend.stats`; bare: request count). */
   stats(): Promise<Record<string, number>>;
   close(): Promise<void>;
 }
