@@ -10,6 +10,7 @@
 import { Command, CommanderError } from 'commander';
 import { SecretsApiError, SecretsConnectionError } from '../sdk/index.js';
 import { UsageError, normalizeArgs } from './args.js';
+import { addAclCommands } from './commands/acl.js';
 import { addAdminCommands } from './commands/admin.js';
 import { addDevCommand } from './commands/dev.js';
 import { addSecretsServerCommand } from './commands/secrets-server.js';
@@ -39,6 +40,7 @@ export function buildProgram(app: App): Command {
   addGatewayServerCommand(app, program);
   addGatewayClientCommands(app, program);
   addMeshAgentCommand(app, program);
+  addAclCommands(app, program);
   app.leaves.forEach(addGlobalOptions);
   return program;
 }
