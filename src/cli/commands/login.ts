@@ -3,14 +3,21 @@
  * prints the token table and keeps the token in the token helper file for later commands
  * (reference `login`; the reference CLI has no approle handler, Cairn adds one).
  *
+ * Hand-over rule: with `-bearer-token-file`, `cairn login -method=NAME
+ * -bearer-token-file=FILE [-token-sink-file=FILE] [-meta k=v …]` logs in to the discovery
+ * service instead (reference `consul login`; same as `cairn acl login`): `-method` then
+ * names a discovery auth method, and the secrets-only `-path`, `-no-store`, `-field` and
+ * arguments are refused.
+ *
  * @module
  */
 import { type Command, Option } from 'commander';
 import type { SecretAuth, SecretResponse, SecretsClient, TokenLookupData } from '../../sdk/index.js';
-import { UsageError, flagBool, parseKeyValues } from '../args.js';
+import { UsageError, collectPair, flagBool, parseKeyValues } from '../args.js';
 import { type App, type CommandContext, leaf } from '../context.js';
 import { wrapAtLength } from '../format-operator.js';
 import { storeToken, tokenHelperPath } from '../token-helper.js';
+import { meshLogin } from './acl-login.js';
 import { printSecret } from './read-write.js';
 
 /** Login methods the CLI knows. */
@@ -69,7 +76,26 @@ async function viaApprole(client: SecretsClient, values: Record<string, string>,
   return client.auth.approle(values.role_id, values.secret_id, mount);
 }
 
+/** The discovery-service login of `cairn login -bearer-token-file=…` (see the module comment). */
+function handOver(ctx: CommandContext): Promise<number> {
+  const o = ctx.opts;
+  const secretsOnly = [o.path !== undefined && '-path', o.noStore !== undefined && '-no-store', o.field !== undefined && '-field', ctx.args.length > 0 && 'arguments'].filter(Boolean);
+  if (secretsOnly.length > 0) throw new UsageError(`${secretsOnly.join(', ')} cannot be used with -bearer-token-file (a discovery-service login)`);
+  return meshLogin(ctx.io, ctx.env, {
+    method: o.method as string | undefined,
+    bearerTokenFile: o.bearerTokenFile as string,
+    tokenSinkFile: o.tokenSinkFile as string | undefined,
+    meta: o.meta as Record<string, string> | undefined,
+    httpAddr: o.httpAddr as string | undefined,
+    caFile: o.caFile as string | undefined,
+    datacenter: o.datacenter as string | undefined,
+    namespace: (o.namespace ?? o.ns) as string | undefined,
+    format: ctx.format,
+  });
+}
+
 async function login(ctx: CommandContext): Promise<number> {
+  if (ctx.opts.bearerTokenFile !== undefined) return handOver(ctx);
   const method = String(ctx.opts.method ?? 'token').replace(/^\/+|\/+$/g, '') || 'token';
   if (!(LOGIN_METHODS as readonly string[]).includes(method)) {
     throw new UsageError(`unknown auth method: ${method}. Use "cairn auth list" to see the enabled auth methods; the CLI logs in with ${LOGIN_METHODS.join(', ')}`);
@@ -124,11 +150,22 @@ async function login(ctx: CommandContext): Promise<number> {
 /** Adds `login` to `program`. */
 export function addLoginCommand(app: App, program: Command): void {
   const noStore = new Option('--no-store [bool]', 'do not keep the token in the token helper file, only print it');
+  const discovery = (flags: string, description: string) => new Option(flags, description).helpGroup('Discovery service login (with -bearer-token-file):');
   noStore.negate = false;
   leaf(app, program.command('login').argument('[args...]', 'TOKEN for -method=token; K=V pairs (username=… password=…, role_id=… secret_id=…) otherwise'), login)
-    .description('authenticate and keep the token for later commands (in ~/.cairn-token, or CAIRN_TOKEN_PATH)')
-    .option('--method <type>', `auth method type: ${LOGIN_METHODS.join(', ')} (default token)`)
+    .description(
+      'authenticate to the secrets service and keep the token for later commands (in ~/.cairn-token, or CAIRN_TOKEN_PATH); ' +
+        'with -bearer-token-file, log in to the discovery service instead (as "cairn acl login": -method names its auth method, ' +
+        '-token-sink-file receives the SecretID, else the token is printed)',
+    )
+    .option('--method <type>', `auth method type: ${LOGIN_METHODS.join(', ')} (default token); with -bearer-token-file, a discovery auth method name`)
     .option('--path <path>', 'where the method is enabled, below auth/ (default: the type)')
     .addOption(noStore)
-    .option('--field <name>', 'print only this field (e.g. token)');
+    .option('--field <name>', 'print only this field (e.g. token)')
+    .addOption(discovery('--bearer-token-file <file>', 'log in to the discovery service with the bearer token (e.g. a JWT) in this file'))
+    .addOption(discovery('--token-sink-file <file>', 'write the discovery token\'s SecretID here (mode 0600) instead of printing it'))
+    .addOption(discovery('--meta <key=value>', 'metadata for the discovery token (repeatable)').argParser(collectPair))
+    .addOption(discovery('--http-addr <address>', 'discovery service address (env MESH_HTTP_ADDR, default http://127.0.0.1:8500)'))
+    .addOption(discovery('--ca-file <file>', 'PEM CA of the discovery service (env MESH_CACERT)'))
+    .addOption(discovery('--datacenter <dc>', 'discovery datacenter to log in to'));
 }
