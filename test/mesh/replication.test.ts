@@ -99,6 +99,27 @@ describe('ACL replication between datacenters', { timeout: 150_000 }, () => {
     }
   });
 
+  it('a secondary without token replication holds no local tokens: login and local tokens are refused', async () => {
+    const primary = await startAgent({ initialManagement: MGMT }, { datacenter: 'dc1' });
+    const secondary = await startAgent(
+      { replicationToken: MGMT },
+      { datacenter: 'dc2', primaryDatacenter: 'dc1', wanAddresses: { dc1: hostPort(primary.url) } },
+      { replicationWaitMs: 1000, replicationBackoffMs: 200 },
+    );
+    try {
+      await waitFor(async () => (await call(secondary.url, 'GET', '/v1/acl/replication')).json, (st) => st.ReplicatedIndex > 0);
+      assert.equal((await call(secondary.url, 'GET', '/v1/acl/replication')).json.ReplicationType, 'policies');
+      // The management token is global, but tokens are not replicated here: use ?dc= for a token the primary knows.
+      const local = await call(secondary.url, 'PUT', '/v1/acl/token?dc=dc1', { token: MGMT, body: { Local: true } });
+      assert.equal(local.status, 200, 'in the primary, local tokens are fine');
+      const login = await call(secondary.url, 'POST', '/v1/acl/login', { body: { AuthMethod: 'x', BearerToken: 'y' } });
+      assert.deepEqual([login.status, login.text], [500, 'Token replication is required for auth methods to function']);
+    } finally {
+      await secondary.stop();
+      await primary.stop();
+    }
+  });
+
   it('a replication token without acl:write cannot replicate tokens: the status says why', async () => {
     const primary = await startAgent({ initialManagement: MGMT }, { datacenter: 'dc1' });
     const ro = await call(primary.url, 'PUT', '/v1/acl/policy', { token: MGMT, body: { Name: 'repl-read', Rules: 'acl = "read"' } });

@@ -57,3 +57,19 @@ export async function forwardToPrimary(ctx: Ctx): Promise<MeshReply | undefined>
   if (!forwarded) throw new CairnError('internal', 'No path to datacenter');
   return { forwarded: await forwarded };
 }
+
+/**
+ * Whether this datacenter may hold local tokens: the primary always, a secondary only with
+ * token replication and a replication token (reference/mesh.md §2.4).
+ */
+export function localTokensEnabled(config: MeshAgentConfig): boolean {
+  return config.datacenter === config.primaryDatacenter || (config.acl.tokenReplication && config.acl.replicationToken !== undefined);
+}
+
+/**
+ * Login, logout and the OIDC callback need local tokens.
+ * @throws 500 `Token replication is required for auth methods to function` (reference/mesh.md §3.2).
+ */
+export function requireLocalTokens(ctx: Ctx): void {
+  if (!localTokensEnabled(ctx.deps.config)) throw new CairnError('internal', 'Token replication is required for auth methods to function');
+}

@@ -11,7 +11,7 @@ import { CairnError } from '../../../kernel/http/index.js';
 import type { Indexed } from '../../../kernel/store/index.js';
 import type { AuthMethodDoc } from '../auth-docs.js';
 import { authenticatorsOf } from '../authenticators.js';
-import type { Ctx, MeshDeps } from '../deps.js';
+import { requireLocalTokens, type Ctx, type MeshDeps } from '../deps.js';
 import { aclDisabled, meshBadRequest, meshForbidden, type MeshReply, type MeshRoute } from '../http.js';
 import { createLoginToken, metaField } from '../login-token.js';
 import { DEFAULT_NAMESPACE, requestNamespace } from '../namespace.js';
@@ -49,6 +49,7 @@ export function requiredString(v: unknown, field: string): string {
  */
 async function login(ctx: Ctx): Promise<MeshReply> {
   if (!ctx.deps.config.acl.enabled) throw aclDisabled();
+  requireLocalTokens(ctx);
   const input = ctx.body<LoginInput>();
   if (input === undefined || input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw meshBadRequest('Invalid Login request: Missing auth parameters');
@@ -70,6 +71,7 @@ async function login(ctx: Ctx): Promise<MeshReply> {
  */
 async function logout(ctx: Ctx): Promise<MeshReply> {
   if (!ctx.deps.config.acl.enabled) throw aclDisabled();
+  requireLocalTokens(ctx);
   requestNamespace(ctx, !!ctx.deps.config.enterprise);
   // The reference falls back to the agent's default token here, so an anonymous logout
   // could try to delete it; only the request's own secret is used.

@@ -8,7 +8,7 @@
  * @module
  */
 import { authenticatorsOf, statusOf, identityOf } from '../authenticators.js';
-import type { Ctx, MeshDeps } from '../deps.js';
+import { requireLocalTokens, type Ctx, type MeshDeps } from '../deps.js';
 import { aclDisabled, meshBadRequest, type MeshReply, type MeshRoute } from '../http.js';
 import { createLoginToken, metaField } from '../login-token.js';
 import { requestNamespace } from '../namespace.js';
@@ -62,6 +62,7 @@ async function authUrl(ctx: Ctx): Promise<MeshReply> {
  */
 async function callback(ctx: Ctx): Promise<MeshReply> {
   const { input, namespace, method, meta, clientNonce } = common(ctx);
+  requireLocalTokens(ctx);
   const flow = await authenticatorsOf(ctx.deps).oidc(method);
   let result;
   try {
