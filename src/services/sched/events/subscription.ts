@@ -74,7 +74,7 @@ export class SubscriptionEnded extends Error {
 }
 
 /** The error a reader gets when it fell behind; names the index to resubscribe from. */
-export function droppedError(resumeIndex: number): SubscriptionEnded {
+function droppedError(resumeIndex: number): SubscriptionEnded {
   return new SubscriptionEnded(
     'dropped',
     `event dropped from buffer: the subscriber fell behind the buffered events and was closed; resubscribe with index=${resumeIndex}`,
