@@ -53,7 +53,7 @@ describe('discovery auth methods and binding rules', () => {
     assert.equal(read.json.Type, 'kubernetes');
     assert.ok(Number(read.headers.get('x-mesh-index')) >= 1);
     const list = (await get('/v1/acl/auth-methods')).json;
-    assert.deepEqual(list, [{ Name: 'minikube', Type: 'kubernetes', Description: 'k', MaxTokenTTL: '1h30m0s', CreateIndex: m.json.CreateIndex, ModifyIndex: m.json.ModifyIndex }]);
+    assert.deepEqual(list, [{ Name: 'minikube', Type: 'kubernetes', Description: 'k', MaxTokenTTL: '1h30m0s', CreateIndex: m.json.CreateIndex, ModifyIndex: m.json.ModifyIndex, Namespace: 'default' }]);
     // update without Type keeps it; nanoseconds accepted; 0 omits the field
     const up = await put('/v1/acl/auth-method/minikube', { MaxTokenTTL: 300e9, TokenLocality: 'global', Config: k8s });
     assert.equal(up.status, 200, up.text);
@@ -125,7 +125,7 @@ describe('discovery auth methods and binding rules', () => {
     assert.equal((await put('/v1/acl/auth-method', { Name: 'k8s', Type: 'kubernetes', Config: k8s })).status, 200);
     const r = await put('/v1/acl/binding-rule', { AuthMethod: 'k8s', Selector: 'serviceaccount.namespace==default', BindType: 'service', BindName: '${serviceaccount.name}' });
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(Object.keys(r.json).sort(), ['AuthMethod', 'BindName', 'BindType', 'CreateIndex', 'Description', 'ID', 'ModifyIndex', 'Selector']);
+    assert.deepEqual(Object.keys(r.json).sort(), ['AuthMethod', 'BindName', 'BindType', 'CreateIndex', 'Description', 'ID', 'ModifyIndex', 'Namespace', 'Selector']);
     const j = await put('/v1/acl/binding-rule', { AuthMethod: 'disco', Selector: '"admins" in list.groups', BindType: 'role', BindName: 'role-${value.user}' });
     assert.equal(j.status, 200, j.text);
     assert.equal((await get(`/v1/acl/binding-rule/${r.json.ID}`)).json.BindName, '${serviceaccount.name}');

@@ -1,7 +1,7 @@
 /**
  * Runs the discovery service: its state (SQLite under `data_dir`, encrypted at rest with
  * `data_dir/mesh-state.key`), the built-in ACL objects, the `initial_management` token and
- * the HTTP API (issue 5 scopes 1–3, 8).
+ * the HTTP API (issue 5 scopes 1–3, 6, 8); with the enterprise switch, the `default` namespace.
  *
  * @module
  */
@@ -21,6 +21,7 @@ import { AclResolver } from './resolve.js';
 import { authMethodRoutes } from './routes/auth-methods.js';
 import { bindingRuleRoutes } from './routes/binding-rules.js';
 import { loginRoutes } from './routes/login.js';
+import { ensureDefaultNamespace, namespaceRoutes } from './routes/namespaces.js';
 import { oidcRoutes } from './routes/oidc.js';
 import { policyRoutes } from './routes/policies.js';
 import { roleRoutes } from './routes/roles.js';
@@ -30,8 +31,8 @@ import { MESH_TABLES, T, type TokenDoc } from './state.js';
 
 /** Every route of the discovery service. */
 export const MESH_ROUTES = [...systemRoutes, ...tokenRoutes, ...policyRoutes, ...roleRoutes, ...authMethodRoutes, ...bindingRuleRoutes, ...loginRoutes];
-/** Routes of the enterprise switch (`enterprise = true`); without it they answer 404 like any unknown path. */
-export const MESH_ENTERPRISE_ROUTES = [...oidcRoutes];
+/** Routes of the enterprise switch (`enterprise = true`: OIDC, namespaces); without it they answer 404 like any unknown path. */
+export const MESH_ENTERPRISE_ROUTES = [...oidcRoutes, ...namespaceRoutes];
 
 /** Options of {@link startMeshAgent}. */
 export interface MeshAgentOptions {
@@ -72,6 +73,7 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
   try {
     const state = await StateStore.open(backend, MESH_TABLES, aesGcmCodec(loadOrCreateKeyFile(join(config.dataDir, 'mesh-state.key'))));
     const primary = config.datacenter === config.primaryDatacenter;
+    if (config.enterprise) await ensureDefaultNamespace(state);
     if (config.acl.enabled) {
       await ensureBuiltins(state, now());
       const secret = config.acl.initialManagement;
@@ -97,6 +99,7 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
             primary: { datacenter: config.primaryDatacenter, address: primaryAddress },
             token: config.acl.replicationToken,
             tokens: config.acl.tokenReplication,
+            namespaces: !!config.enterprise,
             log,
             now,
             waitMs: options.replicationWaitMs,

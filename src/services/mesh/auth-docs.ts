@@ -1,5 +1,5 @@
 /**
- * Stored auth methods and binding rules (tables `acl-auth-methods`, keyed by Name, and
+ * Stored auth methods and binding rules (tables `acl-auth-methods`, keyed by `authMethodKey(ns, Name)`, and
  * `acl-binding-rules`, keyed by ID), in the reference's field names (reference/mesh.md
  * §4.1, §6.6), and Go's `Duration.String()` for `MaxTokenTTL`.
  *
@@ -9,6 +9,8 @@ import type { AuthMethodType, WireConfig } from './auth-config.js';
 
 /** A stored auth method. */
 export interface AuthMethodDoc {
+  /** Enterprise: the namespace; absent means `default`. */
+  readonly Namespace?: string;
   readonly Name: string;
   readonly Type: AuthMethodType;
   readonly DisplayName: string;
@@ -22,6 +24,8 @@ export interface AuthMethodDoc {
 
 /** A stored binding rule. An empty `Selector` matches every identity. */
 export interface BindingRuleDoc {
+  /** Enterprise: the namespace; absent means `default`. */
+  readonly Namespace?: string;
   readonly ID: string;
   readonly Description: string;
   readonly AuthMethod: string;

@@ -8,7 +8,7 @@
  */
 import { badRequest } from '../../kernel/http/index.js';
 import type { Txn } from '../../kernel/store/index.js';
-import { T, type Link, type NodeIdentity, type PolicyDoc, type RoleDoc, type ServiceIdentity } from './state.js';
+import { nameKey, nsOf, T, type Link, type NodeIdentity, type PolicyDoc, type RoleDoc, type ServiceIdentity } from './state.js';
 
 /** A link as a client sends it. */
 export interface LinkInput {
@@ -35,31 +35,38 @@ export function stringField(value: unknown, field: string): string | undefined {
 }
 
 /**
- * Policy links → stored `{ID}`s in input order, duplicates dropped.
+ * Policy links of an object in namespace `ns` → stored `{ID}`s in input order, duplicates
+ * dropped. Only policies of `ns` can be linked (the reference: "Roles may only link to
+ * policies defined in the same namespace", likewise tokens).
  * @throws 400 `No such ACL policy with name "<n>"` / `with ID "<id>"`.
  */
-export function policyLinks(tx: Txn, input: unknown): Link[] {
+export function policyLinks(tx: Txn, input: unknown, ns: string): Link[] {
   return links(input, 'Policies', (l) => {
     if (typeof l.ID === 'string' && l.ID !== '') {
-      if (!tx.get<PolicyDoc>(T.policies, l.ID)) throw badRequest(`No such ACL policy with ID "${l.ID}"`);
+      const p = tx.get<PolicyDoc>(T.policies, l.ID);
+      if (!p || nsOf(p) !== ns) throw badRequest(`No such ACL policy with ID "${l.ID}"`);
       return l.ID;
     }
     const name = typeof l.Name === 'string' ? l.Name : '';
-    const p = tx.getBy<PolicyDoc>(T.policies, 'name', name);
+    const p = tx.getBy<PolicyDoc>(T.policies, 'name', nameKey(ns, name));
     if (!p) throw badRequest(`No such ACL policy with name "${name}"`);
     return p.ID;
   });
 }
 
-/** Role links → stored `{ID}`s. @throws 400 `No such ACL role with name "<n>"` / `with ID "<id>"`. */
-export function roleLinks(tx: Txn, input: unknown): Link[] {
+/**
+ * Role links of a token in namespace `ns` → stored `{ID}`s (roles of `ns` only).
+ * @throws 400 `No such ACL role with name "<n>"` / `with ID "<id>"`.
+ */
+export function roleLinks(tx: Txn, input: unknown, ns: string): Link[] {
   return links(input, 'Roles', (l) => {
     if (typeof l.ID === 'string' && l.ID !== '') {
-      if (!tx.get<RoleDoc>(T.roles, l.ID)) throw badRequest(`No such ACL role with ID "${l.ID}"`);
+      const r = tx.get<RoleDoc>(T.roles, l.ID);
+      if (!r || nsOf(r) !== ns) throw badRequest(`No such ACL role with ID "${l.ID}"`);
       return l.ID;
     }
     const name = typeof l.Name === 'string' ? l.Name : '';
-    const r = tx.getBy<RoleDoc>(T.roles, 'name', name);
+    const r = tx.getBy<RoleDoc>(T.roles, 'name', nameKey(ns, name));
     if (!r) throw badRequest(`No such ACL role with name "${name}"`);
     return r.ID;
   });

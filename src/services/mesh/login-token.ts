@@ -3,7 +3,7 @@
  * §3.2 steps 6–9, §3.4, §5.2): the auth method's binding rules → bindings
  * (`MESH_BIND_PROFILE`, roles and policies looked up by name), nothing granted → 403
  * `Permission denied`, then a token with `AuthMethod`, `Local` per the method's
- * `TokenLocality` and an expiry of `MaxTokenTTL`.
+ * `TokenLocality` and an expiry of `MaxTokenTTL`, all in the auth method's namespace.
  *
  * @module
  */
@@ -13,7 +13,7 @@ import type { Indexed } from '../../kernel/store/index.js';
 import type { AuthMethodDoc, BindingRuleDoc } from './auth-docs.js';
 import type { MeshDeps } from './deps.js';
 import { meshForbidden } from './http.js';
-import { T, type PolicyDoc, type RoleDoc, type TokenDoc } from './state.js';
+import { nameKey, nsOf, T, type PolicyDoc, type RoleDoc, type TokenDoc } from './state.js';
 import { createToken } from './token-write.js';
 
 /**
@@ -52,12 +52,14 @@ export async function createLoginToken(
   meta: Readonly<Record<string, string>>,
 ): Promise<TokenDoc & Indexed> {
   const { state } = deps;
+  // Everything happens in the method's namespace: its rules, the roles and policies they bind, the token.
+  const ns = nsOf(method);
   const rules = state
     .list<BindingRuleDoc>(T.bindingRules)
-    .filter((r) => r.AuthMethod === method.Name)
+    .filter((r) => r.AuthMethod === method.Name && nsOf(r) === ns)
     .map((r) => ({ selector: r.Selector, bindType: r.BindType, bindName: r.BindName }));
   const named = (table: string) => (name: string) => {
-    const doc = state.getBy<PolicyDoc | RoleDoc>(table, 'name', name);
+    const doc = state.getBy<PolicyDoc | RoleDoc>(table, 'name', nameKey(ns, name));
     return doc && { id: doc.ID, name: doc.Name };
   };
   let bindings;
@@ -91,7 +93,7 @@ export async function createLoginToken(
         NodeIdentities: bindings.nodeIdentities.map((n) => ({ NodeName: n.nodeName, Datacenter: n.datacenter })),
         Local: method.TokenLocality !== 'global',
       },
-      { nowMs: deps.now(), authMethod: method.Name, ttlMs },
+      { nowMs: deps.now(), authMethod: method.Name, ttlMs, namespace: ns },
     );
   });
   return result;

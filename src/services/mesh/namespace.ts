@@ -4,7 +4,7 @@
  * refused with the reference's community-edition texts, and a body's `Namespace` is
  * ignored (the reference's CE structs have no such field). With it, the namespace is the
  * first of: body `Namespace` > `?ns=` > `X-Mesh-Namespace` > the token's namespace >
- * `default`. Only `default` holds objects so far.
+ * `default` (ns-scope.ts checks the result and confines tokens of other namespaces).
  *
  * @module
  */

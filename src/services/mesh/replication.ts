@@ -3,6 +3,9 @@
  * reference/mesh.md §2.2–§2.3): policies and roles always, global tokens when
  * `enable_token_replication` is on, pulled from the primary over its HTTP API with the
  * replication token. Auth methods, binding rules and local tokens stay where they are.
+ * With the enterprise switch, namespaces too, and every list is read with `?ns=*`; a
+ * policy, role or token whose namespace the secondary lacks waits for a namespace round
+ * first, so a replicated object never lives in a namespace that does not exist there.
  *
  * One loop per type, each a blocking query on the primary's list (`?index=`), so a change
  * there arrives at once and an idle primary costs one request per wait. A shared token
@@ -14,7 +17,9 @@
  */
 import type { Logger } from '../../kernel/log/logger.js';
 import type { StateStore, Txn } from '../../kernel/store/index.js';
-import { T, type PolicyDoc, type RoleDoc, type TokenDoc } from './state.js';
+import { DEFAULT_NAMESPACE } from './namespace.js';
+import { namespaceExists } from './ns-scope.js';
+import { nsField, T, type NamespaceDoc, type PolicyDoc, type RoleDoc, type TokenDoc } from './state.js';
 
 /** The status `GET /acl/replication` reports (spec 001; reference/mesh.md §2.1). */
 export interface ReplicationStatus {
@@ -42,6 +47,8 @@ export interface ReplicatorOptions {
   readonly token: string | undefined;
   /** Replicate global tokens too. */
   readonly tokens: boolean;
+  /** Enterprise switch: replicate namespaces, and objects of every namespace. */
+  readonly namespaces?: boolean;
   readonly log: Logger;
   /** Clock in epoch ms. */
   readonly now: () => number;
@@ -51,7 +58,7 @@ export interface ReplicatorOptions {
   readonly backoffMs?: number;
 }
 
-type Kind = 'policies' | 'roles' | 'tokens';
+type Kind = 'namespaces' | 'policies' | 'roles' | 'tokens';
 
 const BURST = 5;
 const REFILL_MS = 1000;
@@ -65,7 +72,7 @@ export class Replicator {
   private running = false;
   private readonly stop = new AbortController();
   private readonly loops: Promise<void>[] = [];
-  private readonly indexes: Record<Kind, number> = { policies: 0, roles: 0, tokens: 0 };
+  private readonly indexes: Record<Kind, number> = { namespaces: 0, policies: 0, roles: 0, tokens: 0 };
   private lastSuccess = ZERO_TIME;
   private lastError = ZERO_TIME;
   private lastErrorMessage = '';
@@ -79,7 +86,7 @@ export class Replicator {
     if (this.o.token === undefined || this.running) return;
     this.running = true;
     this.lastRefill = this.o.now();
-    const kinds: Kind[] = this.o.tokens ? ['policies', 'roles', 'tokens'] : ['policies', 'roles'];
+    const kinds: Kind[] = [...(this.o.namespaces ? ['namespaces' as const] : []), 'policies', 'roles', ...(this.o.tokens ? ['tokens' as const] : [])];
     for (const k of kinds) this.loops.push(this.loop(k));
     this.o.log.info({ primary: this.o.primary.datacenter, tokens: this.o.tokens }, 'ACL replication started');
   }
@@ -133,10 +140,27 @@ export class Replicator {
   private async round(kind: Kind, remote: number): Promise<number> {
     const { items, index } = await this.fetchList(kind, remote);
     const next = index < remote ? 0 : index; // the primary's index moved back: resync (reference §2.3 step 3)
+    if (kind === 'namespaces') {
+      await this.applyNamespaces(items as Api[]);
+      return next;
+    }
+    await this.ensureNamespaces(items as Api[]);
     if (kind === 'policies') await this.applyPolicies(items as PolicyStub[]);
     else if (kind === 'roles') await this.apply(T.roles, (items as Api[]).map(roleDoc), (r) => r.ID);
     else await this.applyTokens(items as Api[]);
     return next;
+  }
+
+  private async applyNamespaces(items: Api[]): Promise<void> {
+    const docs = items.map((n): NamespaceDoc => ({ Name: String(n.Name), Description: String(n.Description ?? '') }));
+    await this.apply(T.namespaces, docs, (n) => n.Name, () => true, (a, b) => a.Description === b.Description);
+  }
+
+  /** Runs a namespace round first when `items` name a namespace this datacenter lacks. */
+  private async ensureNamespaces(items: Api[]): Promise<void> {
+    if (!this.o.namespaces) return;
+    const missing = items.some((d) => typeof d.Namespace === 'string' && !namespaceExists(this.o.state, d.Namespace));
+    if (missing) await this.applyNamespaces((await this.fetchList('namespaces', 0)).items as Api[]);
   }
 
   private async applyPolicies(stubs: PolicyStub[]): Promise<void> {
@@ -144,7 +168,8 @@ export class Replicator {
     const changed = stubs.filter((s) => local.get(s.ID)?.Hash !== s.Hash);
     const full = new Map<string, PolicyDoc>();
     for (const s of changed) {
-      const { body } = await this.get(`/v1/acl/policy/${encodeURIComponent(s.ID)}`, 'failed to retrieve ACL policy updates');
+      const ns = this.o.namespaces && s.Namespace ? `?ns=${encodeURIComponent(s.Namespace)}` : '';
+      const { body } = await this.get(`/v1/acl/policy/${encodeURIComponent(s.ID)}${ns}`, 'failed to retrieve ACL policy updates');
       full.set(s.ID, policyDoc(body as Api));
     }
     await this.apply(T.policies, stubs.map((s) => full.get(s.ID) ?? local.get(s.ID)!), (p) => p.ID);
@@ -160,13 +185,22 @@ export class Replicator {
 
   /**
    * Makes the local `table` hold exactly `remote` (restricted to docs where `mine` holds):
-   * deletes what the primary no longer has, writes what is new or whose `Hash` differs.
+   * deletes what the primary no longer has, writes what is new or not `same` (by `Hash`).
    */
-  private async apply<D extends { Hash: string }>(table: string, remote: D[], idOf: (d: D) => string, mine: (d: D) => boolean = () => true): Promise<void> {
+  private async apply<D extends object>(
+    table: string,
+    remote: D[],
+    idOf: (d: D) => string,
+    mine: (d: D) => boolean = () => true,
+    same: (local: D, remote: D) => boolean = (a, b) => (a as { Hash?: string }).Hash === (b as { Hash?: string }).Hash,
+  ): Promise<void> {
     const want = new Map(remote.map((d) => [idOf(d), d]));
     const have = this.o.state.list<D>(table).filter(mine);
     const deletes = have.filter((d) => !want.has(idOf(d))).map(idOf);
-    const upserts = remote.filter((d) => this.o.state.get<D>(table, idOf(d))?.Hash !== d.Hash);
+    const upserts = remote.filter((d) => {
+      const local = this.o.state.get<D>(table, idOf(d));
+      return !local || !same(local, d);
+    });
     if (deletes.length === 0 && upserts.length === 0) return;
     await this.o.state.txn((tx: Txn) => {
       // Everything changing goes first, so names moving between objects never clash.
@@ -177,7 +211,8 @@ export class Replicator {
 
   private async fetchList(kind: Kind, after: number): Promise<{ items: unknown[]; index: number }> {
     const wait = `${Math.round((this.o.waitMs ?? 300_000) / 1000)}s`;
-    const { body, index } = await this.get(`/v1/acl/${kind}?index=${after}&wait=${wait}`, `failed to retrieve remote ACL ${kind}`);
+    const path = kind === 'namespaces' ? '/v1/namespaces?' : `/v1/acl/${kind}?${this.o.namespaces ? 'ns=*&' : ''}`;
+    const { body, index } = await this.get(`${path}index=${after}&wait=${wait}`, `failed to retrieve remote ACL ${kind}`);
     if (!Array.isArray(body)) throw new Error(`failed to retrieve remote ACL ${kind}: the answer is not a list`);
     return { items: body, index };
   }
@@ -223,21 +258,26 @@ export class Replicator {
 interface PolicyStub {
   readonly ID: string;
   readonly Hash: string;
+  readonly Namespace?: string;
 }
 
 type Api = Record<string, unknown>;
 const ids = (v: unknown) => (Array.isArray(v) ? v.map((l: { ID: string }) => ({ ID: l.ID })) : []);
 const list = <X>(v: unknown): X[] => (Array.isArray(v) ? (v as X[]) : []);
 
+/** The stored `{Namespace}` of an object as the primary's API shows it (absent in CE: `default`). */
+const nsFrom = (d: Api) => nsField(typeof d.Namespace === 'string' ? d.Namespace : DEFAULT_NAMESPACE);
+
 /** A policy as the primary's API shows it → the stored document. */
 function policyDoc(p: Api): PolicyDoc {
   const dcs = list<string>(p.Datacenters);
-  return { ID: String(p.ID), Name: String(p.Name), Description: String(p.Description ?? ''), Rules: String(p.Rules ?? ''), ...(dcs.length > 0 && { Datacenters: dcs }), Hash: String(p.Hash) };
+  return { ...nsFrom(p), ID: String(p.ID), Name: String(p.Name), Description: String(p.Description ?? ''), Rules: String(p.Rules ?? ''), ...(dcs.length > 0 && { Datacenters: dcs }), Hash: String(p.Hash) };
 }
 
 /** A role from the primary's API → the stored document (links by ID only). */
 function roleDoc(r: Api): RoleDoc {
   return {
+    ...nsFrom(r),
     ID: String(r.ID),
     Name: String(r.Name),
     Description: String(r.Description ?? ''),
@@ -251,6 +291,7 @@ function roleDoc(r: Api): RoleDoc {
 /** A token from the primary's API → the stored document (links by ID only). */
 function tokenDoc(t: Api): TokenDoc {
   return {
+    ...nsFrom(t),
     AccessorID: String(t.AccessorID),
     SecretID: String(t.SecretID),
     Description: String(t.Description ?? ''),

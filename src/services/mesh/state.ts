@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { TableSpec } from '../../kernel/store/index.js';
+import { DEFAULT_NAMESPACE } from './namespace.js';
 
 /** Table names. */
 export const T = {
@@ -16,7 +17,32 @@ export const T = {
   bindingRules: 'acl-binding-rules',
   authMethods: 'acl-auth-methods',
   meta: 'acl-meta',
+  namespaces: 'namespaces',
 } as const;
+
+/** The namespace a stored object lives in: its `Namespace`, else `default`. */
+export const nsOf = (d: { readonly Namespace?: string }): string => d.Namespace ?? DEFAULT_NAMESPACE;
+
+/**
+ * `{Namespace}` for a document in `ns`: nothing for `default`, so CE documents (and every
+ * document written before namespaces) stay as they were.
+ */
+export const nsField = (ns: string): { Namespace?: string } => (ns === DEFAULT_NAMESPACE ? {} : { Namespace: ns });
+
+/** Key of the per-namespace unique name indexes: `<ns>/<name>`. */
+export const nameKey = (ns: string, name: string): string => `${ns}/${name}`;
+
+/**
+ * The state ID of auth method `name` in `ns`: the bare name in `default` (so methods stored
+ * before namespaces keep their key), `<ns>/<name>` elsewhere (names cannot hold `/`).
+ */
+export const authMethodKey = (ns: string, name: string): string => (ns === DEFAULT_NAMESPACE ? name : `${ns}/${name}`);
+
+/** A namespace (reference: Consul Enterprise `/v1/namespace`; table `namespaces`, keyed by Name). */
+export interface NamespaceDoc {
+  readonly Name: string;
+  readonly Description: string;
+}
 
 /** A link to a policy or role by ID (the name is resolved on read). */
 export interface Link {
@@ -37,6 +63,8 @@ export interface NodeIdentity {
 
 /** A stored ACL token (reference/mesh.md §6.2). */
 export interface TokenDoc {
+  /** Enterprise: the namespace; absent means `default`. */
+  readonly Namespace?: string;
   readonly AccessorID: string;
   readonly SecretID: string;
   readonly Description: string;
@@ -56,6 +84,8 @@ export interface TokenDoc {
 
 /** A stored ACL policy. */
 export interface PolicyDoc {
+  /** Enterprise: the namespace; absent means `default`. */
+  readonly Namespace?: string;
   readonly ID: string;
   readonly Name: string;
   readonly Description: string;
@@ -66,6 +96,8 @@ export interface PolicyDoc {
 
 /** A stored ACL role. */
 export interface RoleDoc {
+  /** Enterprise: the namespace; absent means `default`. */
+  readonly Namespace?: string;
   readonly ID: string;
   readonly Name: string;
   readonly Description: string;
@@ -91,9 +123,11 @@ export const secretKey = (secret: string): string => createHash('sha256').update
 /** Every table with its unique indexes. */
 export const MESH_TABLES: readonly TableSpec[] = [
   { name: T.tokens, indexes: { secret: (d: TokenDoc) => secretKey(d.SecretID) } },
-  { name: T.policies, indexes: { name: (d: PolicyDoc) => d.Name } },
-  { name: T.roles, indexes: { name: (d: RoleDoc) => d.Name } },
+  // Names are unique per namespace.
+  { name: T.policies, indexes: { name: (d: PolicyDoc) => nameKey(nsOf(d), d.Name) } },
+  { name: T.roles, indexes: { name: (d: RoleDoc) => nameKey(nsOf(d), d.Name) } },
   { name: T.bindingRules },
   { name: T.authMethods },
   { name: T.meta },
+  { name: T.namespaces },
 ];

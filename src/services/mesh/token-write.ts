@@ -11,7 +11,8 @@ import type { Indexed, Txn } from '../../kernel/store/index.js';
 import { isReservedId, tokenHash } from './acl/index.js';
 import { parseGoDurationMs } from './http.js';
 import { nodeIdentities, policyLinks, roleLinks, serviceIdentities, stringField, UUID_RE } from './links.js';
-import { secretKey, T, type Link, type NodeIdentity, type ServiceIdentity, type TokenDoc } from './state.js';
+import { DEFAULT_NAMESPACE } from './namespace.js';
+import { nsField, nsOf, secretKey, T, type Link, type NodeIdentity, type ServiceIdentity, type TokenDoc } from './state.js';
 
 /** The token fields a client may send (PUT /acl/token, PUT /acl/token/:id). */
 export interface TokenInput {
@@ -26,6 +27,8 @@ export interface TokenInput {
   readonly ExpirationTime?: unknown;
   readonly ExpirationTTL?: unknown;
   readonly AuthMethod?: unknown;
+  /** Enterprise: level 1 of the namespace resolution (read by the routes, ns-scope.ts). */
+  readonly Namespace?: unknown;
 }
 
 /** Shortest token lifetime: 1 minute, in ms (reference/mesh.md §9.1). */
@@ -59,6 +62,8 @@ export interface NewTokenOptions {
   readonly authMethod?: string;
   /** Lifetime in ms imposed by the caller (login: the method's `MaxTokenTTL`). */
   readonly ttlMs?: number;
+  /** The token's namespace (links resolve in it); `default` when absent. */
+  readonly namespace?: string;
 }
 
 /**
@@ -74,11 +79,13 @@ export function createToken(tx: Txn, input: TokenInput, options: NewTokenOptions
   if (input.Local !== undefined && typeof input.Local !== 'boolean') throw badRequest('Local must be a boolean');
   const local = input.Local === true;
   const expiration = expirationOf(input, options);
+  const ns = options.namespace ?? DEFAULT_NAMESPACE;
   const doc = withHash({
+    ...nsField(ns),
     AccessorID: accessor,
     SecretID: secret,
     Description: stringField(input.Description, 'Description') ?? '',
-    ...linksAndIdentities(tx, input, local),
+    ...linksAndIdentities(tx, input, local, ns),
     Local: local,
     ...(options.authMethod !== undefined && { AuthMethod: options.authMethod }),
     ...(expiration !== undefined && { ExpirationTime: new Date(expiration).toISOString() }),
@@ -105,16 +112,16 @@ export function updateToken(tx: Txn, existing: TokenDoc, input: TokenInput): Tok
     if (want !== have) throw badRequest(`Cannot change expiration time of ${id}`);
   }
   const { Hash: _old, ...rest } = existing;
-  const doc = withHash({ ...rest, Description: stringField(input.Description, 'Description') ?? '', ...linksAndIdentities(tx, input, existing.Local) });
+  const doc = withHash({ ...rest, Description: stringField(input.Description, 'Description') ?? '', ...linksAndIdentities(tx, input, existing.Local, nsOf(existing)) });
   return tx.put(T.tokens, id, doc);
 }
 
-function linksAndIdentities(tx: Txn, input: TokenInput, local: boolean) {
+function linksAndIdentities(tx: Txn, input: TokenInput, local: boolean, ns: string) {
   const identities: { ServiceIdentities: ServiceIdentity[]; NodeIdentities: NodeIdentity[] } = {
     ServiceIdentities: serviceIdentities(input.ServiceIdentities, 'token', local),
     NodeIdentities: nodeIdentities(input.NodeIdentities, 'token'),
   };
-  const links: { Policies: Link[]; Roles: Link[] } = { Policies: policyLinks(tx, input.Policies), Roles: roleLinks(tx, input.Roles) };
+  const links: { Policies: Link[]; Roles: Link[] } = { Policies: policyLinks(tx, input.Policies, ns), Roles: roleLinks(tx, input.Roles, ns) };
   return { ...links, ...identities };
 }
 

@@ -15,9 +15,10 @@ import { AUTH_METHOD_TYPES, checkAuthMethodConfig, type AuthMethodType, type Wir
 import { goDurationString, type AuthMethodDoc, type BindingRuleDoc } from '../auth-docs.js';
 import { checkReachable } from '../authenticators.js';
 import { callerOf, type Ctx, type MeshDeps } from '../deps.js';
-import { meshBadRequest, meshNotFound, parseGoDurationMs, type MeshReply, type MeshRoute } from '../http.js';
+import { meshBadRequest, parseGoDurationMs, type MeshReply, type MeshRoute } from '../http.js';
 import { stringField } from '../links.js';
-import { T, type TokenDoc } from '../state.js';
+import { inScope, notFoundIn, scopeOf, shownNamespace } from '../ns-scope.js';
+import { authMethodKey, nsField, nsOf, T, type TokenDoc } from '../state.js';
 import { MIN_TOKEN_TTL_MS } from '../token-write.js';
 
 const NAME = /^[A-Za-z0-9\-_]{1,128}$/;
@@ -30,10 +31,14 @@ interface AuthMethodInput {
   readonly MaxTokenTTL?: unknown;
   readonly TokenLocality?: unknown;
   readonly Config?: unknown;
+  readonly Namespace?: unknown;
 }
 
-/** An auth method as the API shows it; `withConfig: false` gives the list stub. Empty optional fields are omitted. */
-export function renderAuthMethod(m: AuthMethodDoc & Indexed, withConfig = true): Record<string, unknown> {
+/**
+ * An auth method as the API shows it; `withConfig: false` gives the list stub. Empty
+ * optional fields are omitted; `Namespace` is shown with the enterprise switch.
+ */
+export function renderAuthMethod(m: AuthMethodDoc & Indexed, enterprise: boolean | undefined, withConfig = true): Record<string, unknown> {
   return {
     Name: m.Name,
     Type: m.Type,
@@ -44,6 +49,7 @@ export function renderAuthMethod(m: AuthMethodDoc & Indexed, withConfig = true):
     ...(withConfig && { Config: m.Config }),
     CreateIndex: m.CreateIndex,
     ModifyIndex: m.ModifyIndex,
+    ...shownNamespace(enterprise, m),
   };
 }
 
@@ -62,7 +68,7 @@ function maxTokenTtlNs(raw: unknown): number {
  * network check of the config is done here, outside the state transaction.
  * @throws 400 with the reference's texts.
  */
-async function prepare(ctx: Ctx, input: AuthMethodInput, existing: AuthMethodDoc | undefined): Promise<AuthMethodDoc> {
+async function prepare(ctx: Ctx, input: AuthMethodInput, existing: AuthMethodDoc | undefined, ns: string): Promise<AuthMethodDoc> {
   const { config: agent } = ctx.deps;
   const name = stringField(input.Name, 'Name') ?? '';
   if (name === '') throw meshBadRequest('Invalid Auth Method: no Name is set');
@@ -84,6 +90,7 @@ async function prepare(ctx: Ctx, input: AuthMethodInput, existing: AuthMethodDoc
   const config = (input.Config ?? {}) as WireConfig;
   await checkReachable(type, config, ctx.deps.now);
   return {
+    ...nsField(ns),
     Name: name,
     Type: type,
     DisplayName: stringField(input.DisplayName, 'DisplayName') ?? '',
@@ -94,19 +101,19 @@ async function prepare(ctx: Ctx, input: AuthMethodInput, existing: AuthMethodDoc
   };
 }
 
-async function upsert(ctx: Ctx, input: AuthMethodInput): Promise<MeshReply> {
+/** Creates or updates auth method `input.Name` of namespace `ns`. */
+async function upsert(ctx: Ctx, input: AuthMethodInput, ns: string): Promise<MeshReply> {
   const name = typeof input.Name === 'string' ? input.Name : '';
-  const doc = await prepare(ctx, input, ctx.deps.state.get<AuthMethodDoc>(T.authMethods, name));
+  const doc = await prepare(ctx, input, ctx.deps.state.get<AuthMethodDoc>(T.authMethods, authMethodKey(ns, name)), ns);
+  const key = authMethodKey(ns, doc.Name);
   const { result } = await ctx.deps.state.txn((tx) => {
     // Re-checked inside the transaction: a concurrent write may have created it with another type.
-    const now = tx.get<AuthMethodDoc>(T.authMethods, doc.Name);
+    const now = tx.get<AuthMethodDoc>(T.authMethods, key);
     if (now && now.Type !== doc.Type) throw meshBadRequest('the Type field of an Auth Method is immutable');
-    return tx.put<AuthMethodDoc>(T.authMethods, doc.Name, doc);
+    return tx.put<AuthMethodDoc>(T.authMethods, key, doc);
   });
-  return { body: renderAuthMethod(result) };
+  return { body: renderAuthMethod(result, ctx.deps.config.enterprise) };
 }
-
-const notFound = () => meshNotFound('Requested auth method does not exist: ACL not found');
 
 /** The auth-method routes. */
 export const authMethodRoutes: readonly MeshRoute<MeshDeps>[] = [
@@ -115,8 +122,9 @@ export const authMethodRoutes: readonly MeshRoute<MeshDeps>[] = [
     synopsis: 'Create or update an auth method',
     methods: {
       PUT: async (ctx) => {
-        callerOf(ctx, 'acl', 'write');
-        return upsert(ctx, ctx.body<AuthMethodInput>('AuthMethod') ?? {});
+        const who = callerOf(ctx, 'acl', 'write');
+        const input = ctx.body<AuthMethodInput>('AuthMethod') ?? {};
+        return upsert(ctx, input, scopeOf(ctx, who, input.Namespace));
       },
     },
   },
@@ -126,27 +134,28 @@ export const authMethodRoutes: readonly MeshRoute<MeshDeps>[] = [
     blocking: [T.authMethods],
     methods: {
       GET: async (ctx) => {
-        callerOf(ctx, 'acl', 'read');
-        const m = ctx.deps.state.get<AuthMethodDoc>(T.authMethods, ctx.params.name);
-        if (!m) throw notFound();
-        return { body: renderAuthMethod(m), index: ctx.deps.state.tableIndex(T.authMethods) };
+        const ns = scopeOf(ctx, callerOf(ctx, 'acl', 'read'));
+        const m = ctx.deps.state.get<AuthMethodDoc>(T.authMethods, authMethodKey(ns, ctx.params.name));
+        if (!m) throw notFoundIn('auth method', ns);
+        return { body: renderAuthMethod(m, ctx.deps.config.enterprise), index: ctx.deps.state.tableIndex(T.authMethods) };
       },
       PUT: async (ctx) => {
-        callerOf(ctx, 'acl', 'write');
+        const who = callerOf(ctx, 'acl', 'write');
         const input = ctx.body<AuthMethodInput>('AuthMethod') ?? {};
         if (input.Name !== undefined && input.Name !== '' && input.Name !== ctx.params.name) {
           throw meshBadRequest('AuthMethod Name in URL and payload do not match');
         }
-        return upsert(ctx, { ...input, Name: ctx.params.name });
+        return upsert(ctx, { ...input, Name: ctx.params.name }, scopeOf(ctx, who, input.Namespace));
       },
       DELETE: async (ctx) => {
-        callerOf(ctx, 'acl', 'write');
+        const ns = scopeOf(ctx, callerOf(ctx, 'acl', 'write'));
         const name = ctx.params.name;
+        const mine = (d: { AuthMethod?: string; Namespace?: string }) => d.AuthMethod === name && nsOf(d) === ns;
         await ctx.deps.state.txn((tx) => {
-          if (!tx.get(T.authMethods, name)) return;
-          for (const r of tx.list<BindingRuleDoc>(T.bindingRules)) if (r.AuthMethod === name) tx.delete(T.bindingRules, r.ID);
-          for (const t of tx.list<TokenDoc>(T.tokens)) if (t.AuthMethod === name) tx.delete(T.tokens, t.AccessorID);
-          tx.delete(T.authMethods, name);
+          if (!tx.get(T.authMethods, authMethodKey(ns, name))) return;
+          for (const r of tx.list<BindingRuleDoc>(T.bindingRules)) if (mine(r)) tx.delete(T.bindingRules, r.ID);
+          for (const t of tx.list<TokenDoc>(T.tokens)) if (mine(t)) tx.delete(T.tokens, t.AccessorID);
+          tx.delete(T.authMethods, authMethodKey(ns, name));
         });
         return { body: true };
       },
@@ -158,8 +167,11 @@ export const authMethodRoutes: readonly MeshRoute<MeshDeps>[] = [
     blocking: [T.authMethods],
     methods: {
       GET: async (ctx) => {
-        callerOf(ctx, 'acl', 'read');
-        const list = ctx.deps.state.list<AuthMethodDoc>(T.authMethods).map((m) => renderAuthMethod(m, false));
+        const scope = scopeOf(ctx, callerOf(ctx, 'acl', 'read'), undefined, true);
+        const list = ctx.deps.state
+          .list<AuthMethodDoc>(T.authMethods)
+          .filter(inScope(scope))
+          .map((m) => renderAuthMethod(m, ctx.deps.config.enterprise, false));
         return { body: list, index: ctx.deps.state.tableIndex(T.authMethods) };
       },
     },

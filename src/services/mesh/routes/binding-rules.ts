@@ -17,7 +17,8 @@ import type { AuthMethodDoc, BindingRuleDoc } from '../auth-docs.js';
 import { callerOf, type Ctx, type MeshDeps } from '../deps.js';
 import { meshBadRequest, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
 import { stringField, UUID_RE } from '../links.js';
-import { T } from '../state.js';
+import { inScope, notFoundIn, scopeOf, shownNamespace } from '../ns-scope.js';
+import { authMethodKey, nsField, nsOf, T } from '../state.js';
 import { newId } from '../token-write.js';
 
 interface BindingRuleInput {
@@ -27,10 +28,11 @@ interface BindingRuleInput {
   readonly Selector?: unknown;
   readonly BindType?: unknown;
   readonly BindName?: unknown;
+  readonly Namespace?: unknown;
 }
 
-/** A binding rule as the API shows it. */
-export function renderBindingRule(r: BindingRuleDoc & Indexed): Record<string, unknown> {
+/** A binding rule as the API shows it (`Namespace` with the enterprise switch). */
+export function renderBindingRule(r: BindingRuleDoc & Indexed, enterprise: boolean | undefined): Record<string, unknown> {
   return {
     ID: r.ID,
     Description: r.Description,
@@ -40,20 +42,22 @@ export function renderBindingRule(r: BindingRuleDoc & Indexed): Record<string, u
     BindName: r.BindName,
     CreateIndex: r.CreateIndex,
     ModifyIndex: r.ModifyIndex,
+    ...shownNamespace(enterprise, r),
   };
 }
 
 /**
- * Checks `input` against its auth method in `tx` and stores rule `id` (`existing` when updating).
+ * Checks `input` against its auth method (of namespace `ns`) in `tx` and stores rule `id`
+ * there (`existing` when updating).
  * @throws 400 with the reference's texts, e.g. `cannot find auth method with name "x"`,
  *   `invalid Binding Rule: Selector is invalid: <why>`, `Invalid Binding Rule: unknown BindType "x"`.
  */
-function writeRule(tx: Txn, id: string, input: BindingRuleInput, existing: BindingRuleDoc | undefined): BindingRuleDoc & Indexed {
+function writeRule(tx: Txn, id: string, input: BindingRuleInput, existing: BindingRuleDoc | undefined, ns: string): BindingRuleDoc & Indexed {
   const wanted = stringField(input.AuthMethod, 'AuthMethod') ?? '';
   if (existing && wanted !== '' && wanted !== existing.AuthMethod) throw meshBadRequest('the AuthMethod field of an Binding Rule is immutable');
   const methodName = wanted || existing?.AuthMethod || '';
   if (methodName === '') throw meshBadRequest('Invalid Binding Rule: no AuthMethod is set');
-  const method = tx.get<AuthMethodDoc>(T.authMethods, methodName);
+  const method = tx.get<AuthMethodDoc>(T.authMethods, authMethodKey(ns, methodName));
   if (!method) throw meshBadRequest(`cannot find auth method with name "${methodName}"`);
   const selector = stringField(input.Selector, 'Selector') ?? '';
   if (selector !== '') {
@@ -77,16 +81,22 @@ function writeRule(tx: Txn, id: string, input: BindingRuleInput, existing: Bindi
     throw meshBadRequest(`Invalid Binding Rule: invalid BindName: ${err.message}`);
   }
   const description = stringField(input.Description, 'Description') ?? '';
-  return tx.put<BindingRuleDoc>(T.bindingRules, id, { ID: id, Description: description, AuthMethod: methodName, Selector: selector, BindType: bindType, BindName: bindName });
+  return tx.put<BindingRuleDoc>(T.bindingRules, id, { ...nsField(ns), ID: id, Description: description, AuthMethod: methodName, Selector: selector, BindType: bindType, BindName: bindName });
 }
 
-async function write(ctx: Ctx, id: string, input: BindingRuleInput, mustExist: boolean): Promise<MeshReply> {
+/** Binding rule `id` if it lives in namespace `ns`. */
+function ruleIn(read: { get<D>(table: string, id: string): (D & Indexed) | undefined }, id: string, ns: string): (BindingRuleDoc & Indexed) | undefined {
+  const r = read.get<BindingRuleDoc>(T.bindingRules, id);
+  return r && nsOf(r) === ns ? r : undefined;
+}
+
+async function write(ctx: Ctx, id: string, input: BindingRuleInput, mustExist: boolean, ns: string): Promise<MeshReply> {
   const { result } = await ctx.deps.state.txn((tx) => {
-    const existing = tx.get<BindingRuleDoc>(T.bindingRules, id);
+    const existing = ruleIn(tx, id, ns);
     if (mustExist && !existing) throw meshNotFound(`cannot find binding rule ${id}`);
-    return writeRule(tx, id, input, existing);
+    return writeRule(tx, id, input, existing, ns);
   });
-  return { body: renderBindingRule(result) };
+  return { body: renderBindingRule(result, ctx.deps.config.enterprise) };
 }
 
 function idParam(ctx: Ctx): string {
@@ -101,10 +111,10 @@ export const bindingRuleRoutes: readonly MeshRoute<MeshDeps>[] = [
     synopsis: 'Create a binding rule',
     methods: {
       PUT: async (ctx) => {
-        callerOf(ctx, 'acl', 'write');
+        const who = callerOf(ctx, 'acl', 'write');
         const input = ctx.body<BindingRuleInput>('BindingRule') ?? {};
         if (input.ID !== undefined && input.ID !== '') throw meshBadRequest('Cannot specify the ID when creating a new binding rule');
-        return write(ctx, newId(), input, false);
+        return write(ctx, newId(), input, false, scopeOf(ctx, who, input.Namespace));
       },
     },
   },
@@ -114,22 +124,26 @@ export const bindingRuleRoutes: readonly MeshRoute<MeshDeps>[] = [
     blocking: [T.bindingRules],
     methods: {
       GET: async (ctx) => {
-        callerOf(ctx, 'acl', 'read');
-        const r = ctx.deps.state.get<BindingRuleDoc>(T.bindingRules, idParam(ctx));
-        if (!r) throw meshNotFound('Requested binding rule does not exist: ACL not found');
-        return { body: renderBindingRule(r), index: ctx.deps.state.tableIndex(T.bindingRules) };
+        const ns = scopeOf(ctx, callerOf(ctx, 'acl', 'read'));
+        const r = ruleIn(ctx.deps.state, idParam(ctx), ns);
+        if (!r) throw notFoundIn('binding rule', ns);
+        return { body: renderBindingRule(r, ctx.deps.config.enterprise), index: ctx.deps.state.tableIndex(T.bindingRules) };
       },
       PUT: async (ctx) => {
-        callerOf(ctx, 'acl', 'write');
+        const who = callerOf(ctx, 'acl', 'write');
         const id = idParam(ctx);
         const input = ctx.body<BindingRuleInput>('BindingRule') ?? {};
         if (input.ID !== undefined && input.ID !== '' && input.ID !== id) throw meshBadRequest('BindingRule ID in URL and payload do not match');
-        return write(ctx, id, input, true);
+        return write(ctx, id, input, true, scopeOf(ctx, who, input.Namespace));
       },
       DELETE: async (ctx) => {
-        callerOf(ctx, 'acl', 'write');
+        const who = callerOf(ctx, 'acl', 'write');
         const id = idParam(ctx);
-        await ctx.deps.state.txn((tx) => tx.delete(T.bindingRules, id));
+        const ns = scopeOf(ctx, who);
+        // A rule of another namespace is not there for this request: nothing to delete.
+        await ctx.deps.state.txn((tx) => {
+          if (ruleIn(tx, id, ns)) tx.delete(T.bindingRules, id);
+        });
         return { body: true };
       },
     },
@@ -140,10 +154,10 @@ export const bindingRuleRoutes: readonly MeshRoute<MeshDeps>[] = [
     blocking: [T.bindingRules],
     methods: {
       GET: async (ctx) => {
-        callerOf(ctx, 'acl', 'read');
+        const scope = scopeOf(ctx, callerOf(ctx, 'acl', 'read'), undefined, true);
         const method = ctx.query.get('authmethod');
-        const rules = ctx.deps.state.list<BindingRuleDoc>(T.bindingRules).filter((r) => !method || r.AuthMethod === method);
-        return { body: rules.map(renderBindingRule), index: ctx.deps.state.tableIndex(T.bindingRules) };
+        const rules = ctx.deps.state.list<BindingRuleDoc>(T.bindingRules).filter(inScope(scope)).filter((r) => !method || r.AuthMethod === method);
+        return { body: rules.map((r) => renderBindingRule(r, ctx.deps.config.enterprise)), index: ctx.deps.state.tableIndex(T.bindingRules) };
       },
     },
   },

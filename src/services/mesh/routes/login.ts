@@ -14,8 +14,8 @@ import { authenticatorsOf } from '../authenticators.js';
 import { requireLocalTokens, type Ctx, type MeshDeps } from '../deps.js';
 import { aclDisabled, meshBadRequest, meshForbidden, type MeshReply, type MeshRoute } from '../http.js';
 import { createLoginToken, metaField } from '../login-token.js';
-import { DEFAULT_NAMESPACE, requestNamespace } from '../namespace.js';
-import { T, type TokenDoc } from '../state.js';
+import { requestNamespace } from '../namespace.js';
+import { authMethodKey, nsOf, T, type TokenDoc } from '../state.js';
 import { renderToken } from './tokens.js';
 
 interface LoginInput {
@@ -26,11 +26,21 @@ interface LoginInput {
 }
 
 /**
- * The auth method `name` in namespace `ns` (only `default` holds methods so far).
+ * The namespace of a login-like request (spec 001's five levels; level 4 is the namespace
+ * of the token the request carries, if it is a valid one: login needs none). A namespace
+ * that does not exist holds no auth method, so {@link authMethodOf} answers for it.
+ */
+export function loginNamespace(ctx: Ctx, body: unknown): string {
+  const token = ctx.secret === undefined ? undefined : ctx.deps.acl.lookup(ctx.secret);
+  return requestNamespace(ctx, !!ctx.deps.config.enterprise, body, token && nsOf(token));
+}
+
+/**
+ * The auth method `name` in namespace `ns`.
  * @throws 403 `ACL not found: auth method "<name>" not found` (reference/mesh.md §3.2 step 4).
  */
 export function authMethodOf(ctx: Ctx, name: string, ns: string): AuthMethodDoc & Indexed {
-  const m = ns === DEFAULT_NAMESPACE ? ctx.deps.state.get<AuthMethodDoc>(T.authMethods, name) : undefined;
+  const m = ctx.deps.state.get<AuthMethodDoc>(T.authMethods, authMethodKey(ns, name));
   if (!m) throw meshForbidden(`ACL not found: auth method "${name}" not found`);
   return m;
 }
@@ -44,7 +54,7 @@ export function requiredString(v: unknown, field: string): string {
 
 /**
  * `POST /acl/login`: `{AuthMethod, BearerToken, Meta?, Namespace?}` → the new token with
- * its SecretID. @throws 401 ACLs disabled; 400 bad body (`Invalid Login request: Missing
+ * its SecretID, made in the auth method's namespace (reference/mesh.md §7). @throws 401 ACLs disabled; 400 bad body (`Invalid Login request: Missing
  * auth parameters` without one); 403 unknown method, invalid bearer token, nothing bound.
  */
 async function login(ctx: Ctx): Promise<MeshReply> {
@@ -57,11 +67,11 @@ async function login(ctx: Ctx): Promise<MeshReply> {
   const name = requiredString(input.AuthMethod, 'AuthMethod');
   const bearer = requiredString(input.BearerToken, 'BearerToken');
   const meta = metaField(input.Meta);
-  const ns = requestNamespace(ctx, !!ctx.deps.config.enterprise, input.Namespace);
+  const ns = loginNamespace(ctx, input.Namespace);
   const method = authMethodOf(ctx, name, ns);
   const identity = await authenticatorsOf(ctx.deps).login(method, bearer);
   const token = await createLoginToken(ctx.deps, method, identity, 'token created via login', meta);
-  return { body: renderToken(ctx.deps.state, token, true) };
+  return { body: renderToken(ctx.deps.state, token, true, ctx.deps.config.enterprise) };
 }
 
 /**

@@ -11,8 +11,7 @@ import { authenticatorsOf, statusOf, identityOf } from '../authenticators.js';
 import { requireLocalTokens, type Ctx, type MeshDeps } from '../deps.js';
 import { aclDisabled, meshBadRequest, type MeshReply, type MeshRoute } from '../http.js';
 import { createLoginToken, metaField } from '../login-token.js';
-import { requestNamespace } from '../namespace.js';
-import { authMethodOf, requiredString } from './login.js';
+import { authMethodOf, loginNamespace, requiredString } from './login.js';
 import { renderToken } from './tokens.js';
 
 interface OidcInput {
@@ -32,7 +31,7 @@ function common(ctx: Ctx) {
   if (input === undefined || input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw meshBadRequest('Invalid request: Missing auth parameters');
   }
-  const namespace = requestNamespace(ctx, !!ctx.deps.config.enterprise, input.Namespace);
+  const namespace = loginNamespace(ctx, input.Namespace);
   const method = authMethodOf(ctx, requiredString(input.AuthMethod, 'AuthMethod'), namespace);
   return { input, namespace, method, meta: metaField(input.Meta), clientNonce: requiredString(input.ClientNonce, 'ClientNonce') };
 }
@@ -76,7 +75,7 @@ async function callback(ctx: Ctx): Promise<MeshReply> {
   const identity = identityOf(method.Config, result.claims);
   const chosen = Object.keys(meta).length > 0 ? meta : result.payload.meta;
   const token = await createLoginToken(ctx.deps, method, identity, 'token created via OIDC login', chosen);
-  return { body: renderToken(ctx.deps.state, token, true) };
+  return { body: renderToken(ctx.deps.state, token, true, ctx.deps.config.enterprise) };
 }
 
 /** The OIDC routes (registered only with the enterprise switch, agent.ts). */

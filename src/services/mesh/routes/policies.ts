@@ -12,7 +12,8 @@ import { GLOBAL_MANAGEMENT_POLICY, parseRules, policyHash, RulesError } from '..
 import { callerOf, forwardToPrimary, type Ctx, type MeshDeps } from '../deps.js';
 import { meshBadRequest, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
 import { arrayField, stringField, UUID_RE } from '../links.js';
-import { T, type PolicyDoc } from '../state.js';
+import { inScope, notFoundIn, scopeOf, shownNamespace } from '../ns-scope.js';
+import { nameKey, nsField, nsOf, T, type PolicyDoc } from '../state.js';
 import { newId } from '../token-write.js';
 
 const NAME = /^[A-Za-z0-9\-_]{1,128}$/;
@@ -23,10 +24,11 @@ interface PolicyInput {
   readonly Description?: unknown;
   readonly Rules?: unknown;
   readonly Datacenters?: unknown;
+  readonly Namespace?: unknown;
 }
 
-/** A policy as the API shows it (`Datacenters` omitted when empty). */
-export function renderPolicy(p: PolicyDoc & Indexed, withRules = true): Record<string, unknown> {
+/** A policy as the API shows it (`Datacenters` omitted when empty; `Namespace` with the enterprise switch). */
+export function renderPolicy(p: PolicyDoc & Indexed, enterprise: boolean | undefined, withRules = true): Record<string, unknown> {
   return {
     ID: p.ID,
     Name: p.Name,
@@ -36,14 +38,15 @@ export function renderPolicy(p: PolicyDoc & Indexed, withRules = true): Record<s
     Hash: p.Hash,
     CreateIndex: p.CreateIndex,
     ModifyIndex: p.ModifyIndex,
+    ...shownNamespace(enterprise, p),
   };
 }
 
 /**
- * Writes policy `id` from `input` in `tx` (create when `existing` is undefined).
- * @throws 400 with the reference's texts.
+ * Writes policy `id` of namespace `ns` from `input` in `tx` (create when `existing` is
+ * undefined). Names are unique per namespace. @throws 400 with the reference's texts.
  */
-export function writePolicy(tx: Txn, id: string, input: PolicyInput, existing: (PolicyDoc & Indexed) | undefined): PolicyDoc & Indexed {
+export function writePolicy(tx: Txn, id: string, input: PolicyInput, existing: (PolicyDoc & Indexed) | undefined, ns: string): PolicyDoc & Indexed {
   const name = stringField(input.Name, 'Name') ?? '';
   if (name === '') throw meshBadRequest('Invalid Policy: no Name is set');
   if (!NAME.test(name) && !(existing && existing.Name === name)) {
@@ -52,7 +55,7 @@ export function writePolicy(tx: Txn, id: string, input: PolicyInput, existing: (
   const rules = stringField(input.Rules, 'Rules') ?? '';
   const datacenters = arrayField<unknown>(input.Datacenters, 'Datacenters');
   if (datacenters.some((d) => typeof d !== 'string')) throw meshBadRequest('Datacenters must be a list of strings');
-  const other = tx.getBy<PolicyDoc>(T.policies, 'name', name);
+  const other = tx.getBy<PolicyDoc>(T.policies, 'name', nameKey(ns, name));
   if (other && other.ID !== id) throw meshBadRequest(`Invalid Policy: A Policy with Name "${name}" already exists`);
   if (id === GLOBAL_MANAGEMENT_POLICY.id && existing) {
     if (rules !== existing.Rules) throw meshBadRequest('Changing the Rules for the builtin global-management policy is not permitted');
@@ -69,6 +72,7 @@ export function writePolicy(tx: Txn, id: string, input: PolicyInput, existing: (
   const description = stringField(input.Description, 'Description') ?? '';
   const dcs = datacenters as string[];
   const doc: PolicyDoc = {
+    ...nsField(ns),
     ID: id,
     Name: name,
     Description: description,
@@ -85,61 +89,71 @@ function idParam(ctx: Ctx): string {
   return id;
 }
 
-const notFound = () => meshNotFound('Requested policy does not exist: ACL not found');
+/** Policy `id` if it lives in namespace `ns`. */
+function policyIn(read: { get<D>(table: string, id: string): (D & Indexed) | undefined }, id: string, ns: string): (PolicyDoc & Indexed) | undefined {
+  const p = read.get<PolicyDoc>(T.policies, id);
+  return p && nsOf(p) === ns ? p : undefined;
+}
 
 async function create(ctx: Ctx): Promise<MeshReply> {
   const primary = await forwardToPrimary(ctx);
   if (primary) return primary;
-  callerOf(ctx, 'acl', 'write');
+  const who = callerOf(ctx, 'acl', 'write');
   const input = ctx.body<PolicyInput>('Policy') ?? {};
   if (input.ID !== undefined && input.ID !== '') throw meshBadRequest('Cannot specify the ID when creating a new policy');
-  const { result } = await ctx.deps.state.txn((tx) => writePolicy(tx, newId(), input, undefined));
-  return { body: renderPolicy(result) };
+  const ns = scopeOf(ctx, who, input.Namespace);
+  const { result } = await ctx.deps.state.txn((tx) => writePolicy(tx, newId(), input, undefined, ns));
+  return { body: renderPolicy(result, ctx.deps.config.enterprise) };
 }
 
 async function update(ctx: Ctx): Promise<MeshReply> {
   const primary = await forwardToPrimary(ctx);
   if (primary) return primary;
-  callerOf(ctx, 'acl', 'write');
+  const who = callerOf(ctx, 'acl', 'write');
   const id = idParam(ctx);
   const input = ctx.body<PolicyInput>('Policy') ?? {};
   if (input.ID !== undefined && input.ID !== '' && input.ID !== id) throw meshBadRequest('Policy ID in URL and payload do not match');
+  const ns = scopeOf(ctx, who, input.Namespace);
   const { result } = await ctx.deps.state.txn((tx) => {
-    const existing = tx.get<PolicyDoc>(T.policies, id);
+    const existing = policyIn(tx, id, ns);
     if (!existing) throw meshNotFound(`cannot find policy ${id}`);
-    return writePolicy(tx, id, input, existing);
+    return writePolicy(tx, id, input, existing, ns);
   });
-  return { body: renderPolicy(result) };
+  return { body: renderPolicy(result, ctx.deps.config.enterprise) };
 }
 
 async function read(ctx: Ctx): Promise<MeshReply> {
-  callerOf(ctx, 'acl', 'read');
-  const p = ctx.deps.state.get<PolicyDoc>(T.policies, idParam(ctx));
-  if (!p) throw notFound();
-  return { body: renderPolicy(p), index: ctx.deps.state.tableIndex(T.policies) };
+  const ns = scopeOf(ctx, callerOf(ctx, 'acl', 'read'));
+  const p = policyIn(ctx.deps.state, idParam(ctx), ns);
+  if (!p) throw notFoundIn('policy', ns);
+  return { body: renderPolicy(p, ctx.deps.config.enterprise), index: ctx.deps.state.tableIndex(T.policies) };
 }
 
 async function readByName(ctx: Ctx): Promise<MeshReply> {
-  callerOf(ctx, 'acl', 'read');
+  const ns = scopeOf(ctx, callerOf(ctx, 'acl', 'read'));
   if (!ctx.params.name) throw meshBadRequest('Missing policy Name');
-  const p = ctx.deps.state.getBy<PolicyDoc>(T.policies, 'name', ctx.params.name);
-  if (!p) throw notFound();
-  return { body: renderPolicy(p), index: ctx.deps.state.tableIndex(T.policies) };
+  const p = ctx.deps.state.getBy<PolicyDoc>(T.policies, 'name', nameKey(ns, ctx.params.name));
+  if (!p) throw notFoundIn('policy', ns);
+  return { body: renderPolicy(p, ctx.deps.config.enterprise), index: ctx.deps.state.tableIndex(T.policies) };
 }
 
 async function remove(ctx: Ctx): Promise<MeshReply> {
   const primary = await forwardToPrimary(ctx);
   if (primary) return primary;
-  callerOf(ctx, 'acl', 'write');
+  const who = callerOf(ctx, 'acl', 'write');
   const id = idParam(ctx);
   if (id === GLOBAL_MANAGEMENT_POLICY.id) throw meshBadRequest('Delete operation not permitted on the builtin global-management policy');
-  await ctx.deps.state.txn((tx) => tx.delete(T.policies, id));
+  const ns = scopeOf(ctx, who);
+  // A policy of another namespace is not there for this request: nothing to delete.
+  await ctx.deps.state.txn((tx) => {
+    if (policyIn(tx, id, ns)) tx.delete(T.policies, id);
+  });
   return { body: true };
 }
 
 async function list(ctx: Ctx): Promise<MeshReply> {
-  callerOf(ctx, 'acl', 'read');
-  const items = ctx.deps.state.list<PolicyDoc>(T.policies).map((p) => renderPolicy(p, false));
+  const scope = scopeOf(ctx, callerOf(ctx, 'acl', 'read'), undefined, true);
+  const items = ctx.deps.state.list<PolicyDoc>(T.policies).filter(inScope(scope)).map((p) => renderPolicy(p, ctx.deps.config.enterprise, false));
   return { body: items, index: ctx.deps.state.tableIndex(T.policies) };
 }
 

@@ -10,7 +10,8 @@ import { roleHash } from '../acl/index.js';
 import { callerOf, forwardToPrimary, type Ctx, type MeshDeps } from '../deps.js';
 import { meshBadRequest, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
 import { nodeIdentities, policyLinks, renderLinks, serviceIdentities, stringField, UUID_RE } from '../links.js';
-import { T, type RoleDoc } from '../state.js';
+import { inScope, notFoundIn, scopeOf, shownNamespace } from '../ns-scope.js';
+import { nameKey, nsField, nsOf, T, type RoleDoc } from '../state.js';
 import { newId } from '../token-write.js';
 
 const NAME = /^[A-Za-z0-9\-_]{1,256}$/;
@@ -22,10 +23,11 @@ interface RoleInput {
   readonly Policies?: unknown;
   readonly ServiceIdentities?: unknown;
   readonly NodeIdentities?: unknown;
+  readonly Namespace?: unknown;
 }
 
-/** A role as the API shows it, links with current names. */
-export function renderRole(state: StateStore, r: RoleDoc & Indexed): Record<string, unknown> {
+/** A role as the API shows it, links with current names (`Namespace` with the enterprise switch). */
+export function renderRole(state: StateStore, r: RoleDoc & Indexed, enterprise: boolean | undefined): Record<string, unknown> {
   const policies = renderLinks(state, T.policies, r.Policies);
   return {
     ID: r.ID,
@@ -37,19 +39,29 @@ export function renderRole(state: StateStore, r: RoleDoc & Indexed): Record<stri
     Hash: r.Hash,
     CreateIndex: r.CreateIndex,
     ModifyIndex: r.ModifyIndex,
+    ...shownNamespace(enterprise, r),
   };
 }
 
-async function write(ctx: Ctx, id: string, input: RoleInput, mustExist: boolean): Promise<MeshReply> {
+const render = (ctx: Ctx, r: RoleDoc & Indexed) => renderRole(ctx.deps.state, r, ctx.deps.config.enterprise);
+
+/** Role `id` if it lives in namespace `ns`. */
+function roleIn(read: { get<D>(table: string, id: string): (D & Indexed) | undefined }, id: string, ns: string): (RoleDoc & Indexed) | undefined {
+  const r = read.get<RoleDoc>(T.roles, id);
+  return r && nsOf(r) === ns ? r : undefined;
+}
+
+/** Writes role `id` of namespace `ns` (names unique per namespace, policies of `ns` only). */
+async function write(ctx: Ctx, id: string, input: RoleInput, mustExist: boolean, ns: string): Promise<MeshReply> {
   const { result } = await ctx.deps.state.txn((tx) => {
-    if (mustExist && !tx.get(T.roles, id)) throw meshNotFound(`cannot find role ${id}`);
+    if (mustExist && !roleIn(tx, id, ns)) throw meshNotFound(`cannot find role ${id}`);
     const name = stringField(input.Name, 'Name') ?? '';
     if (name === '') throw meshBadRequest('Invalid Role: no Name is set');
     if (!NAME.test(name)) throw meshBadRequest("Invalid Role: invalid Name. Only alphanumeric characters, '-' and '_' are allowed");
-    const other = tx.getBy<RoleDoc>(T.roles, 'name', name);
+    const other = tx.getBy<RoleDoc>(T.roles, 'name', nameKey(ns, name));
     if (other && other.ID !== id) throw meshBadRequest(`Invalid Role: A Role with Name "${name}" already exists`);
     const description = stringField(input.Description, 'Description') ?? '';
-    const policies = policyLinks(tx, input.Policies);
+    const policies = policyLinks(tx, input.Policies, ns);
     const services = serviceIdentities(input.ServiceIdentities, 'role');
     const nodes = nodeIdentities(input.NodeIdentities, 'role');
     const hash = roleHash({
@@ -59,9 +71,9 @@ async function write(ctx: Ctx, id: string, input: RoleInput, mustExist: boolean)
       serviceIdentities: services.map((s) => ({ serviceName: s.ServiceName, datacenters: s.Datacenters })),
       nodeIdentities: nodes.map((n) => ({ nodeName: n.NodeName, datacenter: n.Datacenter })),
     });
-    return tx.put<RoleDoc>(T.roles, id, { ID: id, Name: name, Description: description, Policies: policies, ServiceIdentities: services, NodeIdentities: nodes, Hash: hash });
+    return tx.put<RoleDoc>(T.roles, id, { ...nsField(ns), ID: id, Name: name, Description: description, Policies: policies, ServiceIdentities: services, NodeIdentities: nodes, Hash: hash });
   });
-  return { body: renderRole(ctx.deps.state, result) };
+  return { body: render(ctx, result) };
 }
 
 function idParam(ctx: Ctx): string {
@@ -69,7 +81,6 @@ function idParam(ctx: Ctx): string {
   return ctx.params.id;
 }
 
-const notFound = () => meshNotFound('Requested role does not exist: ACL not found');
 
 /** The role routes. */
 export const roleRoutes: readonly MeshRoute<MeshDeps>[] = [
@@ -80,10 +91,10 @@ export const roleRoutes: readonly MeshRoute<MeshDeps>[] = [
       PUT: async (ctx) => {
         const primary = await forwardToPrimary(ctx);
         if (primary) return primary;
-        callerOf(ctx, 'acl', 'write');
+        const who = callerOf(ctx, 'acl', 'write');
         const input = ctx.body<RoleInput>('Role') ?? {};
         if (input.ID !== undefined && input.ID !== '') throw meshBadRequest('Cannot specify the ID when creating a new role');
-        return write(ctx, newId(), input, false);
+        return write(ctx, newId(), input, false, scopeOf(ctx, who, input.Namespace));
       },
     },
   },
@@ -93,10 +104,10 @@ export const roleRoutes: readonly MeshRoute<MeshDeps>[] = [
     blocking: [T.roles],
     methods: {
       GET: async (ctx) => {
-        callerOf(ctx, 'acl', 'read');
-        const r = ctx.deps.state.getBy<RoleDoc>(T.roles, 'name', ctx.params.name);
-        if (!r) throw notFound();
-        return { body: renderRole(ctx.deps.state, r), index: ctx.deps.state.tableIndex(T.roles) };
+        const ns = scopeOf(ctx, callerOf(ctx, 'acl', 'read'));
+        const r = ctx.deps.state.getBy<RoleDoc>(T.roles, 'name', nameKey(ns, ctx.params.name));
+        if (!r) throw notFoundIn('role', ns);
+        return { body: render(ctx, r), index: ctx.deps.state.tableIndex(T.roles) };
       },
     },
   },
@@ -106,26 +117,30 @@ export const roleRoutes: readonly MeshRoute<MeshDeps>[] = [
     blocking: [T.roles],
     methods: {
       GET: async (ctx) => {
-        callerOf(ctx, 'acl', 'read');
-        const r = ctx.deps.state.get<RoleDoc>(T.roles, idParam(ctx));
-        if (!r) throw notFound();
-        return { body: renderRole(ctx.deps.state, r), index: ctx.deps.state.tableIndex(T.roles) };
+        const ns = scopeOf(ctx, callerOf(ctx, 'acl', 'read'));
+        const r = roleIn(ctx.deps.state, idParam(ctx), ns);
+        if (!r) throw notFoundIn('role', ns);
+        return { body: render(ctx, r), index: ctx.deps.state.tableIndex(T.roles) };
       },
       PUT: async (ctx) => {
         const primary = await forwardToPrimary(ctx);
         if (primary) return primary;
-        callerOf(ctx, 'acl', 'write');
+        const who = callerOf(ctx, 'acl', 'write');
         const id = idParam(ctx);
         const input = ctx.body<RoleInput>('Role') ?? {};
         if (input.ID !== undefined && input.ID !== '' && input.ID !== id) throw meshBadRequest('Role ID in URL and payload do not match');
-        return write(ctx, id, input, true);
+        return write(ctx, id, input, true, scopeOf(ctx, who, input.Namespace));
       },
       DELETE: async (ctx) => {
         const primary = await forwardToPrimary(ctx);
         if (primary) return primary;
-        callerOf(ctx, 'acl', 'write');
+        const who = callerOf(ctx, 'acl', 'write');
         const id = idParam(ctx);
-        await ctx.deps.state.txn((tx) => tx.delete(T.roles, id));
+        const ns = scopeOf(ctx, who);
+        // A role of another namespace is not there for this request: nothing to delete.
+        await ctx.deps.state.txn((tx) => {
+          if (roleIn(tx, id, ns)) tx.delete(T.roles, id);
+        });
         return { body: true };
       },
     },
@@ -136,10 +151,10 @@ export const roleRoutes: readonly MeshRoute<MeshDeps>[] = [
     blocking: [T.roles],
     methods: {
       GET: async (ctx) => {
-        callerOf(ctx, 'acl', 'read');
+        const scope = scopeOf(ctx, callerOf(ctx, 'acl', 'read'), undefined, true);
         const policy = ctx.query.get('policy');
-        const roles = ctx.deps.state.list<RoleDoc>(T.roles).filter((r) => !policy || r.Policies.some((p) => p.ID === policy));
-        return { body: roles.map((r) => renderRole(ctx.deps.state, r)), index: ctx.deps.state.tableIndex(T.roles) };
+        const roles = ctx.deps.state.list<RoleDoc>(T.roles).filter(inScope(scope)).filter((r) => !policy || r.Policies.some((p) => p.ID === policy));
+        return { body: roles.map((r) => render(ctx, r)), index: ctx.deps.state.tableIndex(T.roles) };
       },
     },
   },

@@ -25,7 +25,7 @@ async function bootstrapHandler(ctx: Ctx): Promise<MeshReply> {
   }
   const token = await bootstrap(state, config.dataDir, input?.BootstrapSecret, now());
   // The legacy top-level `ID` (= SecretID) the reference still sends (reference/mesh.md §1).
-  return { body: { ID: token.SecretID, ...renderToken(state, token, true) } };
+  return { body: { ID: token.SecretID, ...renderToken(state, token, true, config.enterprise) } };
 }
 
 async function replicationHandler(ctx: Ctx): Promise<MeshReply> {

@@ -13,7 +13,8 @@ import { callerOf, canSeeSecrets, forwardToPrimary, type Ctx, type MeshDeps } fr
 import { meshBadRequest, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
 import { renderLinks, UUID_RE } from '../links.js';
 import { expired } from '../resolve.js';
-import { T, type TokenDoc } from '../state.js';
+import { inScope, notFoundIn, scopeOf, shownNamespace } from '../ns-scope.js';
+import { nsOf, T, type TokenDoc } from '../state.js';
 import { createToken, newId, updateToken, withHash, type TokenInput } from '../token-write.js';
 
 /** The hidden form of a secret (reference/mesh.md §6.3). */
@@ -21,9 +22,10 @@ export const HIDDEN = '<hidden>';
 
 /**
  * A token as the API shows it: links with current names, empty lists and absent optional
- * fields left out (the reference's omitempty), the secret hidden unless `showSecret`.
+ * fields left out (the reference's omitempty), the secret hidden unless `showSecret`,
+ * `Namespace` last with the enterprise switch (reference/mesh.md §6.2).
  */
-export function renderToken(state: StateStore, t: TokenDoc & Indexed, showSecret: boolean): Record<string, unknown> {
+export function renderToken(state: StateStore, t: TokenDoc & Indexed, showSecret: boolean, enterprise: boolean | undefined): Record<string, unknown> {
   const policies = renderLinks(state, T.policies, t.Policies);
   const roles = renderLinks(state, T.roles, t.Roles);
   return {
@@ -41,10 +43,11 @@ export function renderToken(state: StateStore, t: TokenDoc & Indexed, showSecret
     Hash: t.Hash,
     CreateIndex: t.CreateIndex,
     ModifyIndex: t.ModifyIndex,
+    ...shownNamespace(enterprise, t),
   };
 }
 
-const notFound = () => meshNotFound('Requested token does not exist: ACL not found');
+const render = (ctx: Ctx, t: TokenDoc & Indexed, showSecret: boolean) => renderToken(ctx.deps.state, t, showSecret, ctx.deps.config.enterprise);
 
 function accessorParam(ctx: Ctx): string {
   const id = ctx.params.accessor;
@@ -52,9 +55,10 @@ function accessorParam(ctx: Ctx): string {
   return id;
 }
 
-function liveToken(ctx: Ctx, id: string): (TokenDoc & Indexed) | undefined {
-  const t = ctx.deps.state.get<TokenDoc>(T.tokens, id);
-  return t && !expired(t, ctx.deps.now()) ? t : undefined;
+/** Token `id` if it exists in namespace `ns` and has not expired. */
+function liveToken(read: { get<D>(table: string, id: string): (D & Indexed) | undefined }, ctx: Ctx, id: string, ns: string): (TokenDoc & Indexed) | undefined {
+  const t = read.get<TokenDoc>(T.tokens, id);
+  return t && nsOf(t) === ns && !expired(t, ctx.deps.now()) ? t : undefined;
 }
 
 /** In a secondary, a write of a global token (or of one this datacenter does not have) goes to the primary. */
@@ -67,22 +71,24 @@ async function create(ctx: Ctx): Promise<MeshReply> {
   const primary = await globalWrite(ctx, input.Local === true);
   if (primary) return primary;
   const who = callerOf(ctx, 'acl', 'write');
-  const { result } = await ctx.deps.state.txn((tx) => createToken(tx, input, { nowMs: ctx.deps.now() }));
-  return { body: renderToken(ctx.deps.state, result, canSeeSecrets(who)) };
+  const namespace = scopeOf(ctx, who, input.Namespace);
+  const { result } = await ctx.deps.state.txn((tx) => createToken(tx, input, { nowMs: ctx.deps.now(), namespace }));
+  return { body: render(ctx, result, canSeeSecrets(who)) };
 }
 
 async function read(ctx: Ctx): Promise<MeshReply> {
   const who = callerOf(ctx, 'acl', 'read');
-  const t = liveToken(ctx, accessorParam(ctx));
-  if (!t) throw notFound();
-  return { body: renderToken(ctx.deps.state, t, canSeeSecrets(who)), index: ctx.deps.state.tableIndex(T.tokens) };
+  const ns = scopeOf(ctx, who);
+  const t = liveToken(ctx.deps.state, ctx, accessorParam(ctx), ns);
+  if (!t) throw notFoundIn('token', ns);
+  return { body: render(ctx, t, canSeeSecrets(who)), index: ctx.deps.state.tableIndex(T.tokens) };
 }
 
 async function self(ctx: Ctx): Promise<MeshReply> {
   callerOf(ctx);
   const t = ctx.secret === undefined ? undefined : ctx.deps.acl.lookup(ctx.secret);
   if (!t) throw meshNotFound('Supplied token does not exist');
-  return { body: renderToken(ctx.deps.state, t, true), index: ctx.deps.state.tableIndex(T.tokens) };
+  return { body: render(ctx, t, true), index: ctx.deps.state.tableIndex(T.tokens) };
 }
 
 async function update(ctx: Ctx): Promise<MeshReply> {
@@ -92,12 +98,13 @@ async function update(ctx: Ctx): Promise<MeshReply> {
   const id = accessorParam(ctx);
   const input = ctx.body<TokenInput>('Token') ?? {};
   if (input.AccessorID !== undefined && input.AccessorID !== '' && input.AccessorID !== id) throw meshBadRequest('Token Accessor ID in URL and payload do not match');
+  const ns = scopeOf(ctx, who, input.Namespace);
   const { result } = await ctx.deps.state.txn((tx) => {
-    const existing = tx.get<TokenDoc>(T.tokens, id);
-    if (!existing || expired(existing, ctx.deps.now())) throw meshNotFound(`Cannot find token "${id}"`);
+    const existing = liveToken(tx, ctx, id, ns);
+    if (!existing) throw meshNotFound(`Cannot find token "${id}"`);
     return updateToken(tx, existing, input);
   });
-  return { body: renderToken(ctx.deps.state, result, canSeeSecrets(who)) };
+  return { body: render(ctx, result, canSeeSecrets(who)) };
 }
 
 async function clone(ctx: Ctx): Promise<MeshReply> {
@@ -105,17 +112,18 @@ async function clone(ctx: Ctx): Promise<MeshReply> {
   if (primary) return primary;
   const who = callerOf(ctx, 'acl', 'write');
   const id = accessorParam(ctx);
-  const input = ctx.body<{ Description?: unknown }>('Token') ?? {};
+  const input = ctx.body<{ Description?: unknown; Namespace?: unknown }>('Token') ?? {};
+  const ns = scopeOf(ctx, who, input.Namespace);
   const { result } = await ctx.deps.state.txn((tx) => {
-    const src = tx.get<TokenDoc>(T.tokens, id);
-    if (!src || expired(src, ctx.deps.now())) throw meshNotFound(`Cannot find token "${id}"`);
+    const src = liveToken(tx, ctx, id, ns);
+    if (!src) throw meshNotFound(`Cannot find token "${id}"`);
     if (src.AuthMethod !== undefined) throw meshBadRequest('Cannot clone a token created from an auth method');
     const accessor = newId();
     const { Hash: _h, CreateIndex: _c, ModifyIndex: _m, ...rest } = src;
     const description = typeof input.Description === 'string' ? input.Description : src.Description;
     return tx.put(T.tokens, accessor, withHash({ ...rest, AccessorID: accessor, SecretID: newId(), Description: description, CreateTime: new Date(ctx.deps.now()).toISOString() }));
   });
-  return { body: renderToken(ctx.deps.state, result, canSeeSecrets(who)) };
+  return { body: render(ctx, result, canSeeSecrets(who)) };
 }
 
 async function remove(ctx: Ctx): Promise<MeshReply> {
@@ -125,7 +133,12 @@ async function remove(ctx: Ctx): Promise<MeshReply> {
   const id = accessorParam(ctx);
   if (id === ANONYMOUS_TOKEN_ACCESSOR_ID) throw meshBadRequest('Delete operation not permitted on the anonymous token');
   if (id === who.accessorId) throw meshBadRequest("Deletion of the request's authorization token is not permitted");
-  await ctx.deps.state.txn((tx) => tx.delete(T.tokens, id));
+  const ns = scopeOf(ctx, who);
+  // A token of another namespace is not there for this request: nothing to delete.
+  await ctx.deps.state.txn((tx) => {
+    const t = tx.get<TokenDoc>(T.tokens, id);
+    if (t && nsOf(t) === ns) tx.delete(T.tokens, id);
+  });
   return { body: true };
 }
 
@@ -134,14 +147,16 @@ async function list(ctx: Ctx): Promise<MeshReply> {
   const q = ctx.query;
   const now = ctx.deps.now();
   const show = canSeeSecrets(who);
+  const scope = scopeOf(ctx, who, undefined, true);
   const items = ctx.deps.state
     .list<TokenDoc>(T.tokens)
+    .filter(inScope(scope))
     .filter((t) => !expired(t, now))
     .filter((t) => !q.get('policy') || t.Policies.some((p) => p.ID === q.get('policy')))
     .filter((t) => !q.get('role') || t.Roles.some((r) => r.ID === q.get('role')))
     .filter((t) => !q.get('authmethod') || t.AuthMethod === q.get('authmethod'))
     .filter((t) => !q.get('servicename') || t.ServiceIdentities.some((s) => s.ServiceName === q.get('servicename')))
-    .map((t) => renderToken(ctx.deps.state, t, show));
+    .map((t) => render(ctx, t, show));
   return { body: items, index: ctx.deps.state.tableIndex(T.tokens) };
 }
 

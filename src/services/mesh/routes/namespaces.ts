@@ -1,0 +1,143 @@
+/**
+ * Namespace endpoints, enterprise only (issue 5 scope 6; the reference is Consul
+ * Enterprise's `/v1/namespace` API): `PUT /namespace` creates `{Name, Description}`,
+ * `GET|PUT|DELETE /namespace/:name`, `GET /namespaces`. Reads need `operator:read`,
+ * writes `operator:write` (nothing when ACLs are off). `default` always exists and cannot
+ * be deleted. Deleting a namespace deletes every ACL object in it in the same transaction
+ * (the reference marks it and deletes them in the background). In a secondary datacenter
+ * writes go to the primary, which replicates namespaces (replication.ts).
+ *
+ * @module
+ */
+import type { Indexed, StateStore } from '../../../kernel/store/index.js';
+import type { Access } from '../acl/index.js';
+import { forwardToPrimary, type Ctx, type MeshDeps } from '../deps.js';
+import { meshBadRequest, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
+import { stringField } from '../links.js';
+import { DEFAULT_NAMESPACE } from '../namespace.js';
+import { authMethodKey, nsOf, T, type NamespaceDoc } from '../state.js';
+
+/** The `default` namespace's description (the reference's). */
+export const DEFAULT_NAMESPACE_DESCRIPTION = 'Builtin Default Namespace';
+
+/** A DNS hostname label, as the reference requires of namespace names. */
+const NAME = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+/** The tables whose objects live in a namespace (emptied when it is deleted). */
+const NAMESPACED_TABLES = [T.tokens, T.policies, T.roles, T.bindingRules, T.authMethods] as const;
+
+interface NamespaceInput {
+  readonly Name?: unknown;
+  readonly Description?: unknown;
+}
+
+/** A namespace as the API shows it: `{Name, Description, CreateIndex, ModifyIndex}`. */
+export function renderNamespace(n: NamespaceDoc & Indexed): Record<string, unknown> {
+  return { Name: n.Name, Description: n.Description, CreateIndex: n.CreateIndex, ModifyIndex: n.ModifyIndex };
+}
+
+/** Creates the `default` namespace when missing (agent start, enterprise switch on). */
+export async function ensureDefaultNamespace(state: StateStore): Promise<void> {
+  if (state.get(T.namespaces, DEFAULT_NAMESPACE)) return;
+  await state.txn((tx) => {
+    if (!tx.get(T.namespaces, DEFAULT_NAMESPACE)) tx.put<NamespaceDoc>(T.namespaces, DEFAULT_NAMESPACE, { Name: DEFAULT_NAMESPACE, Description: DEFAULT_NAMESPACE_DESCRIPTION });
+  });
+}
+
+/** `operator:<access>` with ACLs on. @throws 403 `ACL not found` / `Permission denied: …`. */
+function requireOperator(ctx: Ctx, access: Access): void {
+  if (!ctx.deps.config.acl.enabled) return;
+  ctx.deps.acl.require(ctx.deps.acl.resolve(ctx.secret), 'operator', access);
+}
+
+const notFound = (name: string) => meshNotFound(`Namespace "${name}" does not exist`);
+
+/**
+ * Writes namespace `name` from `input`: `create` refuses an existing one, an update a
+ * missing one. @throws 400 bad name or description, `Namespace "<n>" already exists`; 404.
+ */
+async function write(ctx: Ctx, name: string, input: NamespaceInput, create: boolean): Promise<MeshReply> {
+  if (name === '') throw meshBadRequest('Namespace Name is required');
+  if (!NAME.test(name)) throw meshBadRequest(`Invalid Namespace name "${name}": it must be a valid DNS hostname label`);
+  const description = stringField(input.Description, 'Description') ?? '';
+  const { result } = await ctx.deps.state.txn((tx) => {
+    const existing = tx.get(T.namespaces, name);
+    if (create && existing) throw meshBadRequest(`Namespace "${name}" already exists`);
+    if (!create && !existing) throw notFound(name);
+    return tx.put<NamespaceDoc>(T.namespaces, name, { Name: name, Description: description });
+  });
+  return { body: renderNamespace(result) };
+}
+
+/** The namespace routes (registered with the enterprise switch only, agent.ts). */
+export const namespaceRoutes: readonly MeshRoute<MeshDeps>[] = [
+  {
+    pattern: 'namespace',
+    synopsis: 'Create a namespace',
+    methods: {
+      PUT: async (ctx) => {
+        const primary = await forwardToPrimary(ctx);
+        if (primary) return primary;
+        requireOperator(ctx, 'write');
+        const input = ctx.body<NamespaceInput>('Namespace') ?? {};
+        return write(ctx, stringField(input.Name, 'Name') ?? '', input, true);
+      },
+    },
+  },
+  {
+    pattern: 'namespace/:name',
+    synopsis: 'Read, update or delete a namespace',
+    blocking: [T.namespaces],
+    methods: {
+      GET: async (ctx) => {
+        requireOperator(ctx, 'read');
+        const n = ctx.deps.state.get<NamespaceDoc>(T.namespaces, ctx.params.name);
+        if (!n) throw notFound(ctx.params.name);
+        return { body: renderNamespace(n), index: ctx.deps.state.tableIndex(T.namespaces) };
+      },
+      PUT: async (ctx) => {
+        const primary = await forwardToPrimary(ctx);
+        if (primary) return primary;
+        requireOperator(ctx, 'write');
+        const input = ctx.body<NamespaceInput>('Namespace') ?? {};
+        if (input.Name !== undefined && input.Name !== '' && input.Name !== ctx.params.name) {
+          throw meshBadRequest('Namespace name in URL and payload do not match');
+        }
+        return write(ctx, ctx.params.name, input, false);
+      },
+      DELETE: async (ctx) => {
+        const primary = await forwardToPrimary(ctx);
+        if (primary) return primary;
+        requireOperator(ctx, 'write');
+        const name = ctx.params.name;
+        if (name === DEFAULT_NAMESPACE) throw meshBadRequest('Cannot delete the default namespace');
+        await ctx.deps.state.txn((tx) => {
+          if (!tx.get(T.namespaces, name)) return;
+          for (const table of NAMESPACED_TABLES) {
+            for (const d of tx.list<Record<string, unknown> & { Namespace?: string }>(table)) if (nsOf(d) === name) tx.delete(table, idOf(table, d));
+          }
+          tx.delete(T.namespaces, name);
+        });
+        return { body: true };
+      },
+    },
+  },
+  {
+    pattern: 'namespaces',
+    synopsis: 'List namespaces',
+    blocking: [T.namespaces],
+    methods: {
+      GET: async (ctx) => {
+        requireOperator(ctx, 'read');
+        return { body: ctx.deps.state.list<NamespaceDoc>(T.namespaces).map(renderNamespace), index: ctx.deps.state.tableIndex(T.namespaces) };
+      },
+    },
+  },
+];
+
+/** The state ID of a namespaced document of `table`. */
+function idOf(table: string, d: Record<string, unknown> & { Namespace?: string }): string {
+  if (table === T.tokens) return String(d.AccessorID);
+  if (table === T.authMethods) return authMethodKey(nsOf(d), String(d.Name));
+  return String(d.ID);
+}
