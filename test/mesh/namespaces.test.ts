@@ -2,7 +2,7 @@
  * Namespaces with the enterprise switch (spec 001 "Namespace resolution"; reference/mesh.md
  * §7; issue 5 scope 6): every level of the five-level resolution with a visible effect,
  * isolation between namespaces, namespace CRUD and its errors, login in a namespace, and
- * the community edition unchanged.
+ * the community edition unchanged, and replication of namespaced objects.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -27,6 +27,16 @@ async function req(base: string, method: string, path: string, o: { token?: stri
     json = undefined;
   }
   return { status: r.status, headers: r.headers, text, json };
+}
+
+/** Polls `f` until `done` holds (at most 20 s). */
+async function waitFor<T>(f: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
+  for (const end = Date.now() + 20_000; ; ) {
+    const v = await f();
+    if (done(v)) return v;
+    if (Date.now() > end) assert.fail(`not met: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 const ok = (r: Reply) => {
@@ -169,5 +179,34 @@ describe('namespaces (enterprise)', () => {
     assert.equal((await req(ce.url, 'GET', '/v1/namespaces')).status, 404);
     const t = ok(await req(ce.url, 'GET', '/v1/acl/token/self'));
     assert.equal('Namespace' in t, false);
+  });
+});
+
+describe('namespaces across datacenters (enterprise)', { timeout: 60_000 }, () => {
+  it('a policy of team-a arrives in the secondary with its namespace, which is replicated first', async () => {
+    const primary = await startAgent({ initialManagement: ROOT }, { enterprise: true });
+    const secondary = await startAgent(
+      { tokenReplication: true, replicationToken: ROOT },
+      { enterprise: true, datacenter: 'dc2', primaryDatacenter: 'dc1', wanAddresses: { dc1: new URL(primary.url).host } },
+      { replicationWaitMs: 2000, replicationBackoffMs: 200 },
+    );
+    try {
+      await waitFor(() => req(secondary.url, 'GET', '/v1/acl/token/self'), (r) => r.status === 200);
+      ok(await req(primary.url, 'PUT', '/v1/namespace', { body: { Name: 'team-a', Description: 'A' } }));
+      const p = ok(await req(primary.url, 'PUT', '/v1/acl/policy?ns=team-a', { body: { Name: 'shared' } }));
+      const there = await waitFor(() => req(secondary.url, 'GET', `/v1/acl/policy/${p.ID}?ns=team-a`), (r) => r.status === 200);
+      assert.deepEqual([there.json.Namespace, there.json.Hash], ['team-a', p.Hash]);
+      assert.equal(ok(await req(secondary.url, 'GET', '/v1/namespace/team-a')).Description, 'A');
+      // a namespace write sent to the secondary goes to the primary
+      ok(await req(secondary.url, 'PUT', '/v1/namespace', { body: { Name: 'team-b' } }));
+      assert.equal((await req(primary.url, 'GET', '/v1/namespace/team-b')).status, 200);
+      // deleting the namespace in the primary removes it and its policy in the secondary
+      ok(await req(primary.url, 'DELETE', '/v1/namespace/team-a'));
+      await waitFor(() => req(secondary.url, 'GET', '/v1/namespace/team-a'), (r) => r.status === 404);
+      await waitFor(() => req(secondary.url, 'GET', '/v1/acl/policies?ns=*'), (r) => !r.json.some((x: { ID: string }) => x.ID === p.ID));
+    } finally {
+      await secondary.stop();
+      await primary.stop();
+    }
   });
 });
