@@ -218,14 +218,23 @@ export class Replicator {
   }
 
   private async get(path: string, what: string): Promise<{ body: unknown; index: number }> {
+    // One signal per request, tied to the stop signal only while the request runs: handing
+    // the long-lived stop signal to every fetch leaves a listener behind per request until
+    // garbage collection (nodejs/node#52635).
+    const request = new AbortController();
+    const abort = () => request.abort();
+    this.stop.signal.addEventListener('abort', abort, { once: true });
     let res: Response;
+    let text: string;
     try {
-      res = await fetch(`http://${this.o.primary.address}${path}`, { headers: { 'X-Mesh-Token': this.o.token! }, signal: this.stop.signal });
+      res = await fetch(`http://${this.o.primary.address}${path}`, { headers: { 'X-Mesh-Token': this.o.token! }, signal: request.signal });
+      text = await res.text();
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       throw new Error(`${what}: rpc error making call: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+    } finally {
+      this.stop.signal.removeEventListener('abort', abort);
     }
-    const text = await res.text();
     if (res.status !== 200) throw new Error(`${what}: ${res.status} (${text.trim()})`);
     return { body: JSON.parse(text), index: Number(res.headers.get('x-mesh-index') ?? 0) };
   }
@@ -246,11 +255,13 @@ export class Replicator {
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const t = setTimeout(resolve, ms);
-      this.stop.signal.addEventListener('abort', () => {
+      const done = () => {
         clearTimeout(t);
+        this.stop.signal.removeEventListener('abort', done);
         resolve();
-      }, { once: true });
+      };
+      const t = setTimeout(done, ms);
+      this.stop.signal.addEventListener('abort', done, { once: true });
     });
   }
 }
