@@ -103,7 +103,7 @@ describe('cairn CLI against a real server', () => {
 const FREE_PORTS = [...['api', 'cluster', 'proxy', 'ops'].map((p) => `-gateway-${p}-address=127.0.0.1:0`), '-mesh-address=127.0.0.1:0'];
 
 describe('cairn dev', () => {
-  it('starts with a fixed root token, prints it, serves secret/ as KV v2, and stops on SIGINT', { timeout: 60_000 }, async () => {
+  it('starts with a fixed root token, prints it, serves secret/ as KV v2 and the discovery service with that token, and stops on SIGINT', { timeout: 60_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cairn-dev-'));
     const bin = join(import.meta.dirname, '..', 'src', 'cli', 'run.ts');
     const child = spawn(process.execPath, ['--import', 'tsx', bin, 'dev', `-data-dir=${dataDir}`, '-dev-root-token-id=devroot', '-secrets-address=127.0.0.1:0', ...FREE_PORTS], {
@@ -115,14 +115,21 @@ describe('cairn dev', () => {
         child.once('exit', (c) => reject(new Error(`cairn dev exited with ${c}`)));
         createInterface({ input: child.stdout! }).on('line', (line) => {
           banner += line + '\n';
-          const m = /SECRETS_ADDR='([^']+)'/.exec(line);
-          if (m) resolve(m[1]);
+          // The whole banner first: the addresses of every service are in it.
+          if (line.startsWith('Press Ctrl-C')) resolve(/SECRETS_ADDR='([^']+)'/.exec(banner)![1]);
         });
       });
       assert.match(banner, /devroot/);
       const w = await call(url, 'POST', '/v1/secret/data/hello', { token: 'devroot', body: { data: { a: 1 } } });
       assert.equal(w.status, 200);
       assert.equal(w.json.mount_type, 'kv');
+      // The discovery service has ACLs on and the root token as its management token.
+      const mesh = /MESH_HTTP_ADDR='([^']+)'/.exec(banner)?.[1];
+      assert.ok(mesh, banner);
+      const self = await fetch(`${mesh}/v1/acl/token/self`, { headers: { 'X-Mesh-Token': 'devroot' } });
+      assert.equal(self.status, 200);
+      assert.deepEqual(((await self.json()) as { Policies: unknown[] }).Policies, [{ ID: '00000000-0000-0000-0000-000000000001', Name: 'global-management' }]);
+      assert.equal((await fetch(`${mesh}/v1/acl/tokens`)).status, 403, 'ACLs on, default deny');
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
       child.kill('SIGINT');
       assert.equal(await exited, 0);
