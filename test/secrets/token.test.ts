@@ -102,10 +102,24 @@ describe('tokens', () => {
     const parent = await create({ policies: ['maker'], ttl: '1h' });
     const child = await create({ policies: ['maker'], ttl: '10h' }, parent.client_token);
     assert.equal(child.lease_duration, 36000);
+    assert.equal((await s.call('GET', '/v1/auth/token/lookup-self', { token: child.client_token })).status, 200, 'alive while its parent is');
     now += 3600_000 + 1000;
     assert.equal((await s.call('GET', '/v1/auth/token/lookup-self', { token: child.client_token })).status, 403, 'dead with its parent');
     assert.equal((await s.call('POST', '/v1/auth/token/lookup-accessor', { body: { accessor: child.accessor } })).status, 400);
     assert.equal((await s.call('POST', '/v1/auth/token/lookup', { body: { token: child.client_token } })).status, 400);
+  });
+
+  it('a child lives on while its renewed parent does, and dies with it', async () => {
+    const parent = await create({ policies: ['maker'], ttl: '1h' });
+    const child = await create({ policies: ['maker'], ttl: '10h' }, parent.client_token);
+    const alive = async () => (await s.call('GET', '/v1/auth/token/lookup-self', { token: child.client_token })).status;
+    assert.equal(await alive(), 200);
+    now += 45 * 60_000;
+    assert.equal((await s.call('POST', '/v1/auth/token/renew-self', { token: parent.client_token, body: { increment: '2h' } })).status, 200);
+    now += 15 * 60_000 + 1000;
+    assert.equal(await alive(), 200, 'past the parent\'s first expiry: the renewal counts');
+    now += 105 * 60_000;
+    assert.equal(await alive(), 403, 'dead once the renewed parent expires');
   });
 
   it('caps TTLs at the maximum with a warning, on create and on renewal', async () => {

@@ -68,6 +68,8 @@ export interface CreateTokenOptions {
 const ID = 'sys/token/id/';
 const ACCESSOR = 'sys/token/accessor/';
 const PARENT = 'sys/token/parent/';
+/** Parents whose chain expiry is remembered at most (the map is emptied past it). */
+const MAX_CHAIN_CACHE = 10_000;
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 /** Hex SHA-256 of a token. */
@@ -88,6 +90,15 @@ export function randomBase62(n: number): string {
 
 /** Creates, finds and revokes tokens in a Backend. */
 export class TokenStore {
+  /**
+   * Parent hash → the earliest expiry (epoch ms; Infinity for none) of that parent and its
+   * ancestors when last read, so a child token's request does not re-read its whole chain.
+   * It only ever answers "alive" before that expiry, and that stays true: renewals only
+   * move expiries later, and revoking an ancestor deletes the children with it. Emptied on
+   * revoke (memory) and when it reaches {@link MAX_CHAIN_CACHE} entries.
+   */
+  private readonly chainExpiry = new Map<string, number>();
+
   constructor(private readonly storage: Backend) {}
 
   /**
@@ -153,19 +164,34 @@ export class TokenStore {
    * by the next request that touches it. Orphans (every login token) cost nothing more.
    */
   private async live(entry: StoredToken, now: Date): Promise<boolean> {
-    for (let t: StoredToken | undefined = entry; ; ) {
-      if (t.expire_time_ms && t.expire_time_ms <= now.getTime()) {
+    const nowMs = now.getTime();
+    if (entry.expire_time_ms && entry.expire_time_ms <= nowMs) {
+      await this.revoke(entry.hash);
+      return false;
+    }
+    if (!entry.parent) return true;
+    const cached = this.chainExpiry.get(entry.parent);
+    if (cached !== undefined && cached > nowMs) return true;
+    // Walk the chain: the first expired ancestor is revoked with its tree.
+    let earliest = Infinity;
+    for (let t: StoredToken | undefined = json.decode<StoredToken>(await this.storage.get(ID + entry.parent)); ; ) {
+      if (!t) return false;
+      if (t.expire_time_ms && t.expire_time_ms <= nowMs) {
         await this.revoke(t.hash);
         return false;
       }
-      if (!t.parent) return true;
+      if (t.expire_time_ms) earliest = Math.min(earliest, t.expire_time_ms);
+      if (!t.parent) break;
       t = json.decode<StoredToken>(await this.storage.get(ID + t.parent));
-      if (!t) return false;
     }
+    if (this.chainExpiry.size >= MAX_CHAIN_CACHE) this.chainExpiry.clear();
+    this.chainExpiry.set(entry.parent, earliest);
+    return true;
   }
 
   /** Revokes the token with hash `hash` and, recursively, every child token. */
   async revoke(hash: string): Promise<void> {
+    this.chainExpiry.clear();
     const entry = json.decode<StoredToken>(await this.storage.get(ID + hash));
     if (!entry) return;
     const children = await listRecursive(this.storage, `${PARENT}${hash}/`);
