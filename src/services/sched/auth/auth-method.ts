@@ -7,7 +7,6 @@
  *
  * @module
  */
-import { blake2b } from '@noble/hashes/blake2.js';
 import {
   canonicalConfig,
   configErrors,
@@ -19,6 +18,7 @@ import {
 import { decodeStruct, type StructSchema } from './decode.js';
 import { formatGoDuration, HOUR_NS, MINUTE_NS, wireDuration } from './duration.js';
 import { AUTH_METHOD_NOT_FOUND, invalidRequest, multiError, notFoundError } from './errors.js';
+import { contentHash, rfc3339 } from './stamp.js';
 
 /** Auth-method types, case-sensitive (sched.md §2.3). */
 export const AUTH_METHOD_TYPES = ['OIDC', 'JWT'] as const;
@@ -173,14 +173,12 @@ export function validateAuthMethod(input: AuthMethodInput, opts: ValidateAuthMet
 }
 
 /**
- * base64 of blake2b-256 over the canonical JSON of the fields a write sets (Name, Type,
+ * The `Hash` of a method: {@link contentHash} of the fields a write sets (Name, Type,
  * TokenLocality, MaxTokenTTL, TokenNameFormat, Default, Config with its secrets), the
- * reference's `SetHash` inputs (sched.md §2.3); the bytes differ from the reference's,
- * only equality of hashes is meaningful.
+ * reference's `SetHash` inputs (sched.md §2.3).
  */
 export function hashAuthMethod(m: AuthMethodInput): string {
-  const fields = [m.Name, m.Type, m.TokenLocality, m.MaxTokenTTL, m.TokenNameFormat, m.Default, m.Config];
-  return Buffer.from(blake2b(new TextEncoder().encode(JSON.stringify(fields)), { dkLen: 32 })).toString('base64');
+  return contentHash([m.Name, m.Type, m.TokenLocality, m.MaxTokenTTL, m.TokenNameFormat, m.Default, m.Config]);
 }
 
 /**
@@ -208,9 +206,4 @@ export function renderAuthMethod(m: AuthMethod): Record<string, unknown> {
 /** The list item of a method (sched.md §2.2 "List stub"). */
 export function authMethodStub(m: AuthMethod): AuthMethodStub {
   return { Name: m.Name, Type: m.Type, Default: m.Default, Hash: m.Hash, CreateIndex: m.CreateIndex, ModifyIndex: m.ModifyIndex };
-}
-
-/** Go's RFC3339Nano in UTC: `2026-01-02T03:04:05.123Z`, fraction trimmed, none when zero (sched.md §1.1). */
-export function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.?0*Z$/, 'Z');
 }

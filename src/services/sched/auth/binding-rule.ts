@@ -7,12 +7,12 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { blake2b } from '@noble/hashes/blake2.js';
 import { AuthnError, checkBindingRule, SCHED_BIND_PROFILE } from '../../../kernel/authn/index.js';
 import { compileFilter, FilterError } from '../../../kernel/bexpr/index.js';
-import { rfc3339, type AuthMethod } from './auth-method.js';
+import type { AuthMethod } from './auth-method.js';
 import { decodeStruct, type StructSchema } from './decode.js';
 import { invalidRequest, multiError } from './errors.js';
+import { contentHash, rfc3339 } from './stamp.js';
 
 /** Bind types (sched.md §2.4): a role or policy by name, or a management token. */
 export const BIND_TYPES = ['role', 'policy', 'management'] as const;
@@ -36,7 +36,7 @@ export interface BindingRuleInput {
 
 /** A stored binding rule, which is also its read shape (sched.md §2.4). */
 export interface BindingRule extends BindingRuleInput {
-  /** base64 of a blake2b-256 digest of the fields a write sets. */
+  /** {@link contentHash} of the fields a write sets. */
   readonly Hash: string;
   /** RFC3339 UTC, set on the first write. */
   readonly CreateTime: string;
@@ -152,10 +152,9 @@ export function validateBindingRule(input: BindingRuleInput, opts: ValidateBindi
   if (!method) throw invalidRequest(`ACL auth method ${r.AuthMethod} not found`);
 
   const now = rfc3339(opts.now);
-  const fields = [r.ID, r.Description, r.AuthMethod, r.Selector, r.BindType, r.BindName];
   return {
     ...r,
-    Hash: Buffer.from(blake2b(new TextEncoder().encode(JSON.stringify(fields)), { dkLen: 32 })).toString('base64'),
+    Hash: contentHash([r.ID, r.Description, r.AuthMethod, r.Selector, r.BindType, r.BindName]),
     CreateTime: old?.CreateTime ?? now,
     ModifyTime: now,
     CreateIndex: old?.CreateIndex ?? 0,
