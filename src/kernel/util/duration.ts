@@ -11,6 +11,7 @@
  * @module
  */
 import { CairnError } from '../http/errors.js';
+import { formatGoDuration } from './go-duration.js';
 
 /**
  * A client input error: a 400 whose messages name the field and the problem
@@ -165,13 +166,6 @@ export function parseDuration(v: unknown, field: string): number {
   return toSeconds(ns);
 }
 
-/** Go's `fmtFrac`: the trimmed `.ddd` fraction of `v` at `prec` digits, and `v / 10^prec`. */
-function fmtFrac(v: bigint, prec: number): [string, bigint] {
-  const scale = 10n ** BigInt(prec);
-  const frac = prec === 0 ? '' : (v % scale).toString().padStart(prec, '0').replace(/0+$/, '');
-  return [frac === '' ? '' : `.${frac}`, v / scale];
-}
-
 /**
  * Formats a number of seconds as Go's `time.Duration.String()` — the wire form of
  * `delete_version_after` (reference/secrets.md §2.4, §2.8): `0` → `"0s"`, `90` →
@@ -180,27 +174,7 @@ function fmtFrac(v: bigint, prec: number): [string, bigint] {
  */
 export function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds)) throw new RangeError(`formatDuration: not a finite number: ${seconds}`);
-  const d = Number.isInteger(seconds) ? BigInt(seconds) * NS_PER_S : BigInt(Math.round(seconds * 1e9));
-  if (d === 0n) return '0s';
-  const neg = d < 0n;
-  let u = neg ? -d : d;
-  let out: string;
-  if (u < NS_PER_S) {
-    const [prec, unit] = u < 1_000n ? [0, 'ns'] : u < 1_000_000n ? [3, 'µs'] : [6, 'ms'];
-    const [frac, whole] = fmtFrac(u, prec);
-    out = `${whole}${frac}${unit}`;
-  } else {
-    const [frac, secs] = fmtFrac(u, 9);
-    u = secs;
-    out = `${u % 60n}${frac}s`;
-    u /= 60n;
-    if (u > 0n) {
-      out = `${u % 60n}m${out}`;
-      u /= 60n;
-      if (u > 0n) out = `${u}h${out}`;
-    }
-  }
-  return neg ? `-${out}` : out;
+  return formatGoDuration(Number.isInteger(seconds) ? BigInt(seconds) * NS_PER_S : BigInt(Math.round(seconds * 1e9)));
 }
 
 // ---------------------------------------------------------------------------

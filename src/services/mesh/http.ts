@@ -27,6 +27,7 @@ import {
   type PathSpec,
 } from '../../kernel/http/index.js';
 import type { StateStore } from '../../kernel/store/index.js';
+import { goDurationMs } from '../../kernel/util/go-duration.js';
 
 /** HTTP methods a mesh route may declare. */
 export type MeshMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
@@ -107,18 +108,6 @@ export const meshNotFound = (text: string) => new CairnError('not_found', text);
 /** 401 `ACL support disabled` (reference/mesh.md §0.4). */
 export const aclDisabled = () => new CairnError('unauthenticated', 'ACL support disabled');
 
-/**
- * Parses a Go duration string (`10s`, `1m30s`, `250ms`) into ms; undefined when invalid.
- * Blocking waits take sub-second units, unlike config durations.
- */
-export function parseGoDurationMs(s: string): number | undefined {
-  if (!/^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(s)) return /^\d+$/.test(s) ? Number(s) / 1e6 : undefined;
-  const unit: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  let ms = 0;
-  for (const m of s.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)) ms += Number(m[1]) * unit[m[2]];
-  return ms;
-}
-
 /** The request's token secret in the reference's order: `?token=`, `X-Mesh-Token`, `Authorization: Bearer` (§0.2). */
 export function tokenOf(req: HttpRequest): string | undefined {
   const q = req.query.get('token');
@@ -173,7 +162,7 @@ export function meshHttpService<D>(options: MeshHttpOptions<D>): HttpService {
         const after = Number(raw);
         let waitMs = DEFAULT_WAIT_MS;
         if (q.has('wait')) {
-          const w = parseGoDurationMs(q.get('wait')!);
+          const w = goDurationMs(q.get('wait')!);
           if (w === undefined) throw badRequest('Invalid wait time');
           waitMs = w;
         }

@@ -12,10 +12,11 @@
  */
 import type { Indexed } from '../../../kernel/store/index.js';
 import { AUTH_METHOD_TYPES, checkAuthMethodConfig, type AuthMethodType, type WireConfig } from '../auth-config.js';
-import { goDurationString, type AuthMethodDoc, type BindingRuleDoc } from '../auth-docs.js';
+import { formatGoDuration, goDurationMs } from '../../../kernel/util/go-duration.js';
+import type { AuthMethodDoc, BindingRuleDoc } from '../auth-docs.js';
 import { checkReachable } from '../authenticators.js';
 import { callerOf, type Ctx, type MeshDeps } from '../deps.js';
-import { meshBadRequest, parseGoDurationMs, type MeshReply, type MeshRoute } from '../http.js';
+import { meshBadRequest, type MeshReply, type MeshRoute } from '../http.js';
 import { stringField } from '../links.js';
 import { inScope, notFoundIn, scopeOf, shownNamespace } from '../ns-scope.js';
 import { authMethodKey, nsField, nsOf, T, type TokenDoc } from '../state.js';
@@ -44,7 +45,7 @@ export function renderAuthMethod(m: AuthMethodDoc & Indexed, enterprise: boolean
     Type: m.Type,
     ...(m.DisplayName !== '' && { DisplayName: m.DisplayName }),
     ...(m.Description !== '' && { Description: m.Description }),
-    ...(m.MaxTokenTTL !== 0 && { MaxTokenTTL: goDurationString(m.MaxTokenTTL) }),
+    ...(m.MaxTokenTTL !== 0 && { MaxTokenTTL: formatGoDuration(m.MaxTokenTTL) }),
     ...(m.TokenLocality !== '' && { TokenLocality: m.TokenLocality }),
     ...(withConfig && { Config: m.Config }),
     CreateIndex: m.CreateIndex,
@@ -56,10 +57,10 @@ export function renderAuthMethod(m: AuthMethodDoc & Indexed, enterprise: boolean
 /** `MaxTokenTTL` in ns from a Go duration string or a number of ns. @throws 400 naming the value. */
 function maxTokenTtlNs(raw: unknown): number {
   if (raw === undefined || raw === null || raw === '' || raw === 0) return 0;
-  const ms = typeof raw === 'number' ? raw / 1e6 : typeof raw === 'string' ? parseGoDurationMs(raw) : undefined;
+  const ms = typeof raw === 'number' ? raw / 1e6 : typeof raw === 'string' ? goDurationMs(raw) : undefined;
   if (ms === undefined || !Number.isFinite(ms)) throw meshBadRequest(`Invalid Auth Method: MaxTokenTTL '${String(raw)}' is not a duration`);
   const ns = Math.round(ms * 1e6);
-  if (ms < MIN_TOKEN_TTL_MS) throw meshBadRequest(`MaxTokenTTL ${goDurationString(ns)} cannot be less than ${goDurationString(MIN_TOKEN_TTL_MS * 1e6)}`);
+  if (ms < MIN_TOKEN_TTL_MS) throw meshBadRequest(`MaxTokenTTL ${formatGoDuration(ns)} cannot be less than ${formatGoDuration(MIN_TOKEN_TTL_MS * 1e6)}`);
   return ns;
 }
 

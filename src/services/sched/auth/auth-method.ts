@@ -16,9 +16,11 @@ import {
   type AuthMethodWireConfig,
 } from './auth-config.js';
 import { decodeStruct, type StructSchema } from './decode.js';
-import { formatGoDuration, HOUR_NS, MINUTE_NS, wireDuration } from './duration.js';
+import { formatTime } from '../../../kernel/util/duration.js';
+import { formatGoDuration } from '../../../kernel/util/go-duration.js';
+import { HOUR_NS, MINUTE_NS, wireDuration } from './duration.js';
 import { AUTH_METHOD_NOT_FOUND, invalidRequest, multiError, notFoundError } from './errors.js';
-import { contentHash, rfc3339 } from './stamp.js';
+import { contentHash } from './stamp.js';
 
 /** Auth-method types, case-sensitive (sched.md §2.3). */
 export const AUTH_METHOD_TYPES = ['OIDC', 'JWT'] as const;
@@ -125,7 +127,7 @@ export function validateAuthMethod(input: AuthMethodInput, opts: ValidateAuthMet
   if (opts.isUpdate && !old) throw notFoundError(AUTH_METHOD_NOT_FOUND);
   const pick = <T>(v: T, stored: T | undefined, zero: T) => (v !== zero || stored === undefined ? v : stored);
   const config = input.Config ? keepStoredSecrets(input.Config, old?.Config ?? null) : (old?.Config ?? null);
-  const now = rfc3339(opts.now);
+  const now = formatTime(opts.now);
   const m = {
     Name: input.Name,
     Type: pick(input.Type, old?.Type, ''),

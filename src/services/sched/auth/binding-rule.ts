@@ -12,7 +12,8 @@ import { compileFilter, FilterError } from '../../../kernel/bexpr/index.js';
 import type { AuthMethod } from './auth-method.js';
 import { decodeStruct, type StructSchema } from './decode.js';
 import { invalidRequest, multiError } from './errors.js';
-import { contentHash, rfc3339 } from './stamp.js';
+import { formatTime } from '../../../kernel/util/duration.js';
+import { contentHash } from './stamp.js';
 
 /** Bind types (sched.md §2.4): a role or policy by name, or a management token. */
 export const BIND_TYPES = ['role', 'policy', 'management'] as const;
@@ -151,7 +152,7 @@ export function validateBindingRule(input: BindingRuleInput, opts: ValidateBindi
   if (errors.length > 0) throw invalidRequest(`binding rule ${opts.index ?? 0} invalid: ${multiError(errors)}`);
   if (!method) throw invalidRequest(`ACL auth method ${r.AuthMethod} not found`);
 
-  const now = rfc3339(opts.now);
+  const now = formatTime(opts.now);
   return {
     ...r,
     Hash: contentHash([r.ID, r.Description, r.AuthMethod, r.Selector, r.BindType, r.BindName]),

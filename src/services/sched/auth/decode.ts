@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { parseGoDuration } from './duration.js';
+import { parseGoDuration } from '../../../kernel/util/go-duration.js';
 import { invalidRequest } from './errors.js';
 
 /** A field's Go type: string, bool, `[]string`, `map[string]string`, `time.Duration`, or a nested struct pointer. */
