@@ -62,7 +62,7 @@ export function loadConfigFile<K extends Keys>(path: string, keys: K): ConfigOf<
 
 function syntaxError(file: string, line: number | undefined, column: number | undefined, reason: string): ConfigError {
   const where = column === undefined ? '' : ` at column ${column}`;
-  return new ConfigError([{ file, line, key: undefined, message: `syntax error${where}: ${reason}` }]);
+  return new ConfigError([{ file, line, key: undefined, message: `syntax error${where}: ${reason}`, syntax: { column, reason } }]);
 }
 
 function parseHclDoc(text: string, file: string): unknown {

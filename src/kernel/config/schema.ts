@@ -187,6 +187,8 @@ export interface ConfigIssue {
   /** The key (or block name) concerned, when there is one. */
   readonly key: string | undefined;
   readonly message: string;
+  /** Set for a syntax error: the parser's column (when it gave one) and its own words. */
+  readonly syntax?: { readonly column: number | undefined; readonly reason: string };
 }
 
 /**
@@ -209,6 +211,16 @@ export class ConfigError extends Error {
   get line(): number | undefined {
     return this.issues[0]?.line;
   }
+}
+
+/**
+ * A syntax issue in the HCL library's own form, which the reference products pass on in
+ * their rules errors: `At 3:2: <reason>`, or `line 3: <reason>` without a column; undefined
+ * for other issues.
+ */
+export function syntaxErrorText(i: ConfigIssue): string | undefined {
+  if (!i.syntax) return undefined;
+  return `${i.syntax.column === undefined ? `line ${i.line}` : `At ${i.line}:${i.syntax.column}`}: ${i.syntax.reason}`;
 }
 
 /** `file:line: message` (or `file: message` without a line). */

@@ -23,7 +23,7 @@
  *
  * @module
  */
-import { cfg, ConfigError, parseConfig, type BlockAt, type BlockBody, type Labelled } from '../../../kernel/config/index.js';
+import { cfg, ConfigError, parseConfig, syntaxErrorText, type BlockAt, type BlockBody, type Labelled } from '../../../kernel/config/index.js';
 
 /** An access level a rule grants (`list` is valid in key rules only). */
 export type Level = 'read' | 'list' | 'write' | 'deny';
@@ -167,11 +167,8 @@ function decode(text: string): Doc {
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     const first = err.issues[0];
-    const syntax = /^syntax error(?: at column (\d+))?: ([\s\S]*)$/.exec(first.message);
-    if (syntax) {
-      const at = syntax[1] === undefined ? `line ${first.line}` : `At ${first.line}:${syntax[1]}`;
-      throw new RulesError(`Failed to parse ACL rules: ${at}: ${syntax[2]}`, first.line);
-    }
+    const syntax = syntaxErrorText(first);
+    if (syntax) throw new RulesError(`Failed to parse ACL rules: ${syntax}`, first.line);
     throw new RulesError(`Failed to parse ACL rules: line ${first.line}: ${first.message}`, first.line);
   }
 }

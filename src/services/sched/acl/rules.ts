@@ -30,7 +30,7 @@
  *
  * @module
  */
-import { cfg, ConfigError, parseConfig, type BlockBody } from '../../../kernel/config/index.js';
+import { cfg, ConfigError, parseConfig, syntaxErrorText, type BlockBody } from '../../../kernel/config/index.js';
 import {
   expandHostVolumePolicy,
   expandNamespacePolicy,
@@ -237,11 +237,8 @@ function decode(text: string): Doc {
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     const first = err.issues[0];
-    const syntax = /^syntax error(?: at column (\d+))?: ([\s\S]*)$/.exec(first.message);
-    if (syntax) {
-      const at = syntax[1] === undefined ? `line ${first.line}` : `At ${first.line}:${syntax[1]}`;
-      throw new PolicyError(`Failed to parse ACL Policy: ${at}: ${syntax[2]}`, first.line);
-    }
+    const syntax = syntaxErrorText(first);
+    if (syntax) throw new PolicyError(`Failed to parse ACL Policy: ${syntax}`, first.line);
     // The reference reports unknown top-level keys together, strict mode's wording.
     const unknown = err.issues.filter((i) => i.message.startsWith('unknown key') || i.message.startsWith('only one '));
     if (unknown.length > 0) {
