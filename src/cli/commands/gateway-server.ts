@@ -16,7 +16,7 @@
  * @module
  */
 import type { Command } from 'commander';
-import { UsageError } from '../args.js';
+import { loadServerConfig } from '../config-file.js';
 import type { App } from '../context.js';
 import { waitForShutdown } from '../shutdown.js';
 
@@ -34,15 +34,8 @@ export function addGatewayServerCommand(app: App, program: Command): void {
 
 async function runServer(app: App, file: string): Promise<number> {
   // Loaded on demand so client commands never load the server code.
-  const { ConfigError } = await import('../../kernel/config/index.js');
   const { loadGatewayServerConfig } = await import('../../services/gateway/config.js');
-  let config;
-  try {
-    config = loadGatewayServerConfig(file, app.env);
-  } catch (err) {
-    if (err instanceof ConfigError) throw new UsageError(err.message);
-    throw err;
-  }
+  const config = await loadServerConfig(() => loadGatewayServerConfig(file, app.env));
   const interval = app.env.CAIRN_GATEWAY_STATUS_INTERVAL_MS;
   const statusIntervalMs = interval && /^\d+$/.test(interval) ? Number(interval) : undefined;
   const { createLogger } = await import('../../kernel/log/logger.js');

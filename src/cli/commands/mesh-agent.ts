@@ -11,7 +11,7 @@
  */
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
-import { UsageError } from '../args.js';
+import { loadServerConfig } from '../config-file.js';
 import type { App } from '../context.js';
 import { waitForShutdown } from '../shutdown.js';
 
@@ -29,15 +29,8 @@ export function addMeshAgentCommand(app: App, program: Command): void {
 
 async function runAgent(app: App, file: string): Promise<number> {
   // Loaded on demand so client commands never load the server code.
-  const { ConfigError } = await import('../../kernel/config/index.js');
   const { loadMeshAgentConfig } = await import('../../services/mesh/config.js');
-  let config;
-  try {
-    config = loadMeshAgentConfig(file, app.env, hostname());
-  } catch (err) {
-    if (err instanceof ConfigError) throw new UsageError(err.message);
-    throw err;
-  }
+  const config = await loadServerConfig(() => loadMeshAgentConfig(file, app.env, hostname()));
   const { createLogger } = await import('../../kernel/log/logger.js');
   const { startMeshAgent } = await import('../../services/mesh/agent.js');
   const log = createLogger(config.logLevel as 'info');

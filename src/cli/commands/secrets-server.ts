@@ -12,7 +12,7 @@
  * @module
  */
 import type { Command } from 'commander';
-import { UsageError } from '../args.js';
+import { loadServerConfig } from '../config-file.js';
 import type { App } from '../context.js';
 import { waitForShutdown } from '../shutdown.js';
 
@@ -30,15 +30,8 @@ export function addSecretsServerCommand(app: App, program: Command): void {
 
 async function runServer(app: App, file: string): Promise<number> {
   // Loaded on demand so client commands never load the server code.
-  const { ConfigError } = await import('../../kernel/config/index.js');
   const { loadSecretsServerConfig, toListenerOptions } = await import('../../services/secrets/config.js');
-  let config;
-  try {
-    config = loadSecretsServerConfig(file);
-  } catch (err) {
-    if (err instanceof ConfigError) throw new UsageError(err.message);
-    throw err;
-  }
+  const config = await loadServerConfig(() => loadSecretsServerConfig(file));
   const { createLogger } = await import('../../kernel/log/logger.js');
   const { SqliteBackend } = await import('../../kernel/store/index.js');
   const { startSecretsService } = await import('../../services/secrets/service.js');
