@@ -145,20 +145,20 @@ export function median(xs: readonly number[]): number {
 }
 
 /**
- * fetch with a JSON body and the token header (the server's root token unless `o.token`
- * is given; `null` sends none); throws unless the status is 2xx, or unless it is
- * `o.expect` when given.
+ * fetch with a JSON body and the token header (`o.tokenHeader`, default `X-Secrets-Token`;
+ * the server's root token unless `o.token` is given; `null` sends none); throws unless the
+ * status is 2xx, or unless it is `o.expect` when given. Returns the reply's headers too.
  */
 export async function api(
   server: BenchServer,
   method: string,
   path: string,
   body?: unknown,
-  o: { token?: string | null; expect?: number } = {},
-): Promise<{ status: number; json: unknown; text: string }> {
+  o: { token?: string | null; expect?: number; tokenHeader?: string } = {},
+): Promise<{ status: number; json: unknown; text: string; headers: Headers }> {
   const headers: Record<string, string> = {};
   const token = o.token === undefined ? server.token : o.token;
-  if (token) headers['X-Secrets-Token'] = token;
+  if (token) headers[o.tokenHeader ?? 'X-Secrets-Token'] = token;
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(server.url + path, {
     method,
@@ -175,7 +175,7 @@ export async function api(
   } catch {
     json = undefined;
   }
-  return { status: res.status, json, text };
+  return { status: res.status, json, text, headers: res.headers };
 }
 
 /** Runs `fn(i)` for i in [0, n) with at most `concurrency` in flight. */

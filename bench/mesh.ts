@@ -11,13 +11,12 @@
  *   time until the secondary has replicated them.
  */
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
-import { parallel, type BenchContext, type RequestTemplate, type Scenario } from './harness.js';
+import { api, parallel, type BenchContext, type RequestTemplate, type Scenario } from './harness.js';
 import { startServer, type BenchServer } from './servers.js';
 
 /**
- * fetch with `X-Mesh-Token` (the server's management token unless `o.token` is given;
- * `null` sends none) and a JSON body; throws unless the status is 2xx, or `o.expect`.
- * Returns the parsed body and `X-Mesh-Index`.
+ * {@link api} with `X-Mesh-Token` (the server's management token unless `o.token` is given;
+ * `null` sends none); also returns `X-Mesh-Index`.
  */
 export async function meshApi(
   server: BenchServer,
@@ -26,22 +25,8 @@ export async function meshApi(
   body?: unknown,
   o: { token?: string | null; expect?: number } = {},
 ): Promise<{ status: number; json: unknown; text: string; index: number }> {
-  const headers: Record<string, string> = {};
-  const token = o.token === undefined ? server.token : o.token;
-  if (token) headers['X-Mesh-Token'] = token;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(server.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (o.expect === undefined ? res.status < 200 || res.status >= 300 : res.status !== o.expect) {
-    throw new Error(`${method} ${path} → ${res.status}${o.expect === undefined ? '' : ` (expected ${o.expect})`}: ${text.slice(0, 500)}`);
-  }
-  let json: unknown;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, json, text, index: Number(res.headers.get('x-mesh-index') ?? 0) };
+  const r = await api(server, method, path, body, { ...o, tokenHeader: 'X-Mesh-Token' });
+  return { ...r, index: Number(r.headers.get('x-mesh-index') ?? 0) };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

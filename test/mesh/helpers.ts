@@ -53,9 +53,14 @@ export interface Reply {
   readonly json: any;
 }
 
-/** Calls `method path` on `base` with `token` in `X-Mesh-Token` and `body` as JSON. */
-export async function call(base: string, method: string, path: string, o: { token?: string; body?: unknown; raw?: string } = {}): Promise<Reply> {
-  const headers: Record<string, string> = {};
+/** Calls `method path` on `base` with `token` in `X-Mesh-Token`, `body` as JSON and any extra `headers`. */
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  o: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+): Promise<Reply> {
+  const headers: Record<string, string> = { ...o.headers };
   if (o.token) headers['X-Mesh-Token'] = o.token;
   const r = await fetch(base + path, { method, headers, body: o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body)) });
   const text = await r.text();

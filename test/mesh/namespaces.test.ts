@@ -13,20 +13,7 @@ const ROOT = '7f3e9c5a-1d4b-4e8f-8a2c-3b4c5d6e7f81';
 
 /** Calls with the root token plus a namespace header when given. */
 async function req(base: string, method: string, path: string, o: { token?: string; body?: unknown; header?: string } = {}): Promise<Reply> {
-  if (o.header === undefined) return call(base, method, path, { token: o.token ?? ROOT, body: o.body });
-  const r = await fetch(base + path, {
-    method,
-    headers: { 'X-Mesh-Token': o.token ?? ROOT, 'X-Mesh-Namespace': o.header },
-    body: o.body === undefined ? undefined : JSON.stringify(o.body),
-  });
-  const text = await r.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: r.status, headers: r.headers, text, json };
+  return call(base, method, path, { token: o.token ?? ROOT, body: o.body, headers: o.header === undefined ? undefined : { 'X-Mesh-Namespace': o.header } });
 }
 
 /** Polls `f` until `done` holds (at most 20 s). */
