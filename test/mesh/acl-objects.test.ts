@@ -135,6 +135,13 @@ describe('discovery ACL objects', () => {
     assert.equal((await root().del(`/v1/acl/token/${me}`)).text, "Deletion of the request's authorization token is not permitted");
     const byPolicy = (await root().get(`/v1/acl/tokens?policy=${readOnly.json.ID}`)).json;
     assert.deepEqual(byPolicy.map((x: { AccessorID: string }) => x.AccessorID), [t.json.AccessorID]);
+
+    // A policy change applies to the next request of a token that holds it (no stale authorizer).
+    assert.equal((await reader.put('/v1/acl/policy', { Name: 'by-reader' })).status, 403);
+    await root().put(`/v1/acl/policy/${readOnly.json.ID}`, { Name: 'acl-read', Rules: 'acl = "write"' });
+    assert.equal((await reader.put('/v1/acl/policy', { Name: 'by-reader' })).status, 200);
+    await root().put(`/v1/acl/policy/${readOnly.json.ID}`, { Name: 'acl-read', Rules: 'acl = "read"' });
+    assert.equal((await reader.put('/v1/acl/policy', { Name: 'by-reader-2' })).status, 403);
   });
 
   it('HTTP conventions: 405 with Allow, OPTIONS, 404 text, ?pretty, index headers, token in ?token= and Bearer', async () => {

@@ -39,6 +39,7 @@ describe('StateStore', () => {
     assert.deepEqual(store.get('policies', 'p1'), { Name: 'a2', CreateIndex: 1, ModifyIndex: 2 });
     await store.txn((tx) => tx.put('tokens', 't2', { SecretID: 's2' }));
     assert.deepEqual([store.tableIndex('policies'), store.tableIndex('tokens'), store.tableIndex('policies', 'tokens')], [2, 3, 3]);
+    assert.equal(store.latestIndex('policies', 'tokens'), 3);
     const empty = await store.txn((tx) => tx.get('tokens', 't1'));
     assert.equal(empty.index, 3, 'a read-only transaction commits nothing');
     assert.equal(store.index, 3);

@@ -175,6 +175,15 @@ export class StateStore {
   }
 
   /**
+   * Index of the last change to any of `tables` that reads already see (durable or still
+   * being committed): a cache of something derived from these tables is current while
+   * this has not moved.
+   */
+  latestIndex(...tables: string[]): number {
+    return Math.max(0, ...tables.map((t) => this.table(t).index));
+  }
+
+  /**
    * Index of the last durable change to any of `tables` (0 when none ever changed): what
    * a read reports as `X-…-Index` and what blocking queries compare against.
    */

@@ -23,6 +23,9 @@ import {
 import { meshForbidden } from './http.js';
 import { secretKey, T, type PolicyDoc, type RoleDoc, type TokenDoc } from './state.js';
 
+/** Authorizers remembered at most (the map is emptied past it). */
+const MAX_AUTHORIZERS = 10_000;
+
 /** A resolved request identity. `token` is undefined only when ACLs are disabled. */
 export interface Identity {
   readonly token: TokenDoc | undefined;
@@ -38,6 +41,12 @@ export function expired(t: TokenDoc, nowMs: number): boolean {
 /** Resolves tokens against the state. */
 export class AclResolver {
   private readonly parsed = new Map<string, { modifyIndex: number; rules: ParsedRules }>();
+  /**
+   * Authorizers by token accessor, with the stamp they were built at: the token's
+   * ModifyIndex and the indexes of the policy and role tables (memory, so a write is seen
+   * at once). Any change to the token, a policy or a role makes the stamp differ.
+   */
+  private readonly built = new Map<string, { stamp: string; authorizer: Authorizer }>();
 
   constructor(
     private readonly state: StateStore,
@@ -58,7 +67,14 @@ export class AclResolver {
     const s = secret ?? this.options.defaultToken ?? 'anonymous';
     const token = this.lookup(s);
     if (!token) throw meshForbidden('ACL not found');
-    return { token, accessorId: token.AccessorID, authorizer: this.authorizerFor(token) };
+    const stamp = `${token.ModifyIndex}/${this.state.latestIndex(T.policies, T.roles)}`;
+    let hit = this.built.get(token.AccessorID);
+    if (hit?.stamp !== stamp) {
+      if (this.built.size >= MAX_AUTHORIZERS) this.built.clear();
+      hit = { stamp, authorizer: this.authorizerFor(token) };
+      this.built.set(token.AccessorID, hit);
+    }
+    return { token, accessorId: token.AccessorID, authorizer: hit.authorizer };
   }
 
   /** The authorizer of `token`: its policies, its roles' policies and identities, under the default policy. */
