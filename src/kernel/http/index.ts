@@ -8,3 +8,5 @@ export * from './validate.js';
 export * from './server.js';
 export * from './openapi.js';
 export * from './fields.js';
+export * from './api-service.js';
+export * from './forward.js';

@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Writable } from 'node:stream';
 import type { Logger } from '../log/logger.js';
 import { CairnError } from './errors.js';
 import { createHttpServer } from './list-method.js';
@@ -57,6 +58,14 @@ export interface HttpResponse {
   readonly status: number;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string | Buffer;
+  /**
+   * A body written over time instead of `body` (the scheduler's event stream): called once
+   * the status and headers are sent, with the response to write to and a signal aborted
+   * when the client goes away or the listener closes. The connection is closed when the
+   * returned promise settles (no `Content-Length`; the end of the body is the end of the
+   * connection, as the reference's stream).
+   */
+  readonly stream?: (out: Writable, signal: AbortSignal) => Promise<void>;
 }
 
 /** What a service plugs into a listener. */
@@ -97,7 +106,7 @@ export async function listen(options: ListenerOptions, service: HttpService, log
   // GET pipelined after a POST must see the POST): node:http emits them at once.
   const inFlight = new WeakMap<object, Promise<void>>();
   const replies = new ReplyQueue(log);
-  const ctx: ServeContext = { service, limit, log, tls: tls !== undefined, requiredHeader: options.requiredHeader, replies, closing: false };
+  const ctx: ServeContext = { service, limit, log, tls: tls !== undefined, requiredHeader: options.requiredHeader, replies, closing: false, streams: new Set() };
   const server: Server = createHttpServer({ tls }, (req, res) => {
     const previous = inFlight.get(req.socket);
     const current = previous ? previous.then(() => serve(req, res, ctx)) : serve(req, res, ctx);
@@ -121,6 +130,7 @@ export async function listen(options: ListenerOptions, service: HttpService, log
     close: () =>
       new Promise<void>((resolve) => {
         ctx.closing = true;
+        for (const stream of ctx.streams) stream.abort();
         server.close(() => resolve());
         server.closeIdleConnections();
         // A connection Node still counts as busy (a client that vanished mid-request) would
@@ -155,6 +165,8 @@ interface ServeContext {
   readonly replies: ReplyQueue;
   /** Set when the listener is closing: replies then end their connections. */
   closing: boolean;
+  /** Streaming replies in progress, aborted when the listener closes. */
+  readonly streams: Set<AbortController>;
 }
 
 /**
@@ -237,6 +249,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, ctx: ServeContex
   // Once closing, every reply ends its connection: a client reusing a keep-alive socket
   // (a replication loop, a load generator) must not hold the close open forever.
   if (ctx.closing) res.shouldKeepAlive = false;
+  if (reply.stream && method !== 'HEAD') return streamReply(res, reply, ctx);
   ctx.replies.push(res, reply, method);
 }
 
@@ -244,6 +257,32 @@ function toCairnError(err: unknown, id: string, log: Logger, method: string, url
   if (err instanceof CairnError) return err;
   log.error({ request_id: id, method, path: url?.split('?')[0], err }, 'internal error');
   return new CairnError('internal', `internal error; request id ${id}`);
+}
+
+/**
+ * Writes a streaming reply: headers at once, then whatever `reply.stream` writes, then the
+ * connection ends. Resolves when it has (pipelined requests behind it wait, as they would
+ * behind any reply).
+ */
+async function streamReply(res: ServerResponse, reply: HttpResponse, ctx: ServeContext): Promise<void> {
+  const abort = new AbortController();
+  ctx.streams.add(abort);
+  res.shouldKeepAlive = false;
+  res.statusCode = reply.status;
+  res.setHeader('Cache-Control', 'no-cache');
+  for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+  res.flushHeaders();
+  const gone = () => abort.abort();
+  res.on('close', gone);
+  try {
+    await reply.stream!(res, abort.signal);
+  } catch (err) {
+    ctx.log.error({ err }, 'streaming reply failed');
+  } finally {
+    res.off('close', gone);
+    ctx.streams.delete(abort);
+    res.end();
+  }
 }
 
 function write(res: ServerResponse, reply: HttpResponse, method: string): void {

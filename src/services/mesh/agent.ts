@@ -7,14 +7,13 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { listen } from '../../kernel/http/index.js';
+import { forwardRequest, listen } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
 import { aesGcmCodec, loadOrCreateKeyFile, SqliteBackend, StateStore } from '../../kernel/store/index.js';
 import { ensureBuiltins, ensureInitialManagement, INITIAL_MANAGEMENT_DESCRIPTION } from './bootstrap.js';
 import type { MeshAgentConfig } from './config.js';
 import type { MeshDeps } from './deps.js';
-import { meshHttpService } from './http.js';
-import { forwardRequest } from './forward.js';
+import { MESH_FORWARD_STYLE, meshHttpService } from './http.js';
 import { Replicator } from './replication.js';
 import { withNamespaceGuard } from './namespace.js';
 import { AclResolver } from './resolve.js';
@@ -89,7 +88,7 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       if (!address) return undefined;
       const query = new URLSearchParams(req.query);
       query.delete('dc');
-      return forwardRequest(req, address, secret, query);
+      return forwardRequest(MESH_FORWARD_STYLE, req, address, secret, query);
     };
     const primaryAddress = config.wanAddresses[config.primaryDatacenter];
     const replicator =

@@ -1,27 +1,33 @@
 /**
- * Forwarding a request to another datacenter's server over its HTTP API: `?dc=` on any
- * request (reference/mesh.md §0.8), and writes of global ACL objects sent to a secondary
- * datacenter, which go to the primary (§2.4). The reply is passed back as it came.
+ * Forwarding a request to a server of another datacenter or region over its HTTP API
+ * (discovery `?dc=` and ACL writes sent to a secondary: reference/mesh.md §0.8, §2.4;
+ * scheduler `?region=` and auth-method writes sent to a non-authoritative region:
+ * reference/sched.md §1.6, §2.3). The reply is passed back as it came.
  *
  * @module
  */
-import type { HttpRequest, HttpResponse } from '../../kernel/http/index.js';
+import type { HttpRequest, HttpResponse } from './server.js';
 
-/** Time a forwarded request may take, in ms (a blocking query's longest wait plus margin). */
+/** Time a forwarded request may take, in ms (the longest blocking query's wait plus margin). */
 export const FORWARD_TIMEOUT_MS = 11 * 60_000;
 
-/** Headers passed back from the answering server. */
-const KEEP = /^(content-type|allow|x-mesh-.*)$/i;
+/** How a service forwards: the header that carries the token and the reply headers it passes back. */
+export interface ForwardStyle {
+  /** e.g. `X-Mesh-Token`. */
+  readonly tokenHeader: string;
+  /** Reply headers passed back; every other is dropped. e.g. `/^(content-type|allow|x-mesh-.*)$/i`. */
+  readonly keep: RegExp;
+}
 
 /**
  * Sends `req` (method, path, query, body, token) to `address` (`host:port`) and returns its
  * reply. `query` replaces the request's query when given (e.g. without `dc`).
  * @throws {Error} `rpc error making call: …` when the server cannot be reached.
  */
-export async function forwardRequest(req: HttpRequest, address: string, secret: string | undefined, query?: URLSearchParams): Promise<HttpResponse> {
+export async function forwardRequest(style: ForwardStyle, req: HttpRequest, address: string, secret: string | undefined, query?: URLSearchParams): Promise<HttpResponse> {
   const q = (query ?? req.query).toString();
   const headers: Record<string, string> = {};
-  if (secret !== undefined) headers['X-Mesh-Token'] = secret;
+  if (secret !== undefined) headers[style.tokenHeader] = secret;
   if (req.body.length > 0) headers['Content-Type'] = 'application/json';
   let res: Response;
   try {
@@ -37,7 +43,7 @@ export async function forwardRequest(req: HttpRequest, address: string, secret: 
   }
   const out: Record<string, string> = {};
   res.headers.forEach((v, k) => {
-    if (KEEP.test(k)) out[k] = v;
+    if (style.keep.test(k)) out[k] = v;
   });
   return { status: res.status, headers: out, body: Buffer.from(await res.arrayBuffer()) };
 }

@@ -1,0 +1,220 @@
+/**
+ * One dispatcher for the two services whose HTTP APIs follow the same family of conventions
+ * (discovery: reference/mesh.md §0; scheduler: reference/sched.md §1), over a static route
+ * table (DESIGN.md "Routes are data"):
+ *
+ * - paths under `/v1/`, each with the methods it declares (HEAD is GET);
+ * - plain-text errors (never JSON), with the texts the service's {@link ApiConventions} give
+ *   for an unknown path and a method the path does not declare;
+ * - JSON replies, compact unless `?pretty` (4-space indent plus a newline);
+ * - blocking queries: `?index=N` on a route that declares `blocking` tables waits until one
+ *   of them passes N or `?wait` (a Go duration, capped by the service) plus a random jitter
+ *   of up to wait/16 ends (reference/mesh.md §0.7, reference/sched.md §1.5);
+ * - a request naming another datacenter / region in the service's forwarding query
+ *   parameter (`dc`, `region`) goes to a server there; none known → 500 with the service's text;
+ * - query-meta headers on reads (`X-<Service>-Index`, `KnownLeader`, `LastContact`, …).
+ *
+ * What differs between the services is data: {@link ApiConventions}.
+ *
+ * @module
+ */
+import type { StateStore } from '../store/index.js';
+import { goDurationMs } from '../util/go-duration.js';
+import { badRequest, CairnError } from './errors.js';
+import { RouteTable, type Operation, type PathSpec } from './route.js';
+import type { HttpRequest, HttpResponse, HttpService } from './server.js';
+
+/** HTTP methods a route may declare. */
+export type ApiMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
+
+/** What a handler gets. */
+export interface ApiContext<D> {
+  readonly req: HttpRequest;
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+  /** The request's token secret as the service's conventions find it, or undefined. */
+  readonly secret: string | undefined;
+  /** The read's consistency mode as the service's conventions name it (`leader`, `stale`, …). */
+  readonly consistency: string;
+  readonly deps: D;
+  /**
+   * The JSON body, or undefined when empty. @throws 400 with the text of
+   * {@link ApiConventions.decodeError} when it is not JSON.
+   */
+  body<T>(kind?: string): T | undefined;
+}
+
+/**
+ * A handler's reply. `index` marks a read: it sets the query-meta headers. `forwarded` is
+ * another server's reply, passed back unchanged. `stream` writes the body itself (the
+ * scheduler's event stream); `headers` are added to the service's own.
+ */
+export interface ApiReply {
+  readonly body?: unknown;
+  readonly status?: number;
+  readonly index?: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly forwarded?: HttpResponse;
+  readonly stream?: HttpResponse['stream'];
+  /** True: no body at all (no `Content-Type`), e.g. the scheduler's DELETE replies. */
+  readonly empty?: boolean;
+}
+
+/** One route: its pattern (kernel route syntax), its methods and the tables a blocking GET waits on. */
+export interface ApiRoute<D> {
+  readonly pattern: string;
+  readonly synopsis: string;
+  readonly methods: Partial<Readonly<Record<ApiMethod, (ctx: ApiContext<D>) => Promise<ApiReply>>>>;
+  /** Tables whose index a blocking `GET` (`?index=`) waits on. */
+  readonly blocking?: readonly string[];
+}
+
+/** A plain-text reply of the conventions (unknown path, undeclared method). */
+export interface TextReply {
+  readonly status: number;
+  /** Undefined: no body and no `Content-Type`. */
+  readonly body?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** What differs between the services that share this dispatcher. */
+export interface ApiConventions {
+  /** The request's token secret, or undefined (each service reads its own headers). */
+  tokenOf(req: HttpRequest): string | undefined;
+  /** Reply to a path that is not a route. */
+  notFound(): TextReply;
+  /** Reply to a method the route does not declare; `allow` lists the declared ones. */
+  methodNotAllowed(method: string, allow: readonly string[]): TextReply;
+  /** Reply to `OPTIONS`; undefined: `OPTIONS` is a method like any other. */
+  options?(allow: readonly string[]): TextReply;
+  /** Blocking waits in ms: `defaultMs` when `?wait` is absent, never more than `maxMs`. */
+  readonly wait: { readonly defaultMs: number; readonly maxMs: number };
+  /** The read's consistency mode from the query. @throws CairnError 400 for a bad combination. */
+  consistency(query: URLSearchParams): string;
+  /** Whether the reply is indented (`?pretty`: the discovery service takes any value, the scheduler any but `0`). */
+  pretty(query: URLSearchParams): boolean;
+  /** Query-meta headers of a read whose result is at `index`. */
+  queryMeta(index: number, consistency: string): Record<string, string>;
+  /** Headers on every reply (e.g. the discovery service's default ACL policy). */
+  commonHeaders?(): Record<string, string>;
+  /** Text of the 400 for a body that is not JSON; `kind` is what the handler asked for. */
+  decodeError(why: string, kind: string | undefined): string;
+  /** Forwarding to other datacenters / regions; absent: never. */
+  readonly forward?: {
+    /** Query parameter naming the destination (`dc`, `region`). */
+    readonly param: string;
+    /** This server's own datacenter / region. */
+    readonly local: string;
+    /** Text of the 500 when no server of the destination is known. */
+    readonly noPath: string;
+    /** Sends the request there; undefined when no server of it is known. */
+    readonly to: (destination: string, req: HttpRequest, secret: string | undefined) => Promise<HttpResponse> | undefined;
+  };
+}
+
+/** The dispatcher's settings. */
+export interface ApiServiceOptions<D> {
+  readonly routes: readonly ApiRoute<D>[];
+  readonly deps: D;
+  readonly state: StateStore;
+  readonly conventions: ApiConventions;
+  /** Random number in [0, 1) for the blocking-query jitter; default `Math.random`. */
+  readonly random?: () => number;
+  /** Aborted when the agent stops: blocking queries then return at once. */
+  readonly shutdown?: AbortSignal;
+}
+
+const METHOD_OP: Readonly<Record<ApiMethod, Operation>> = { GET: 'read', PUT: 'update', POST: 'create', DELETE: 'delete' };
+/** `Content-Type` of every error and text reply. */
+export const PLAIN_TEXT = { 'Content-Type': 'text/plain; charset=utf-8' } as const;
+
+/** Builds an {@link HttpService} from a route table and a service's conventions. */
+export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
+  const conv = options.conventions;
+  const table = new RouteTable<ApiContext<D>, ApiReply>(
+    options.routes.map((r): PathSpec<ApiContext<D>, ApiReply> => ({
+      pattern: r.pattern,
+      synopsis: r.synopsis,
+      operations: Object.fromEntries(
+        Object.entries(r.methods).map(([m, handle]) => [METHOD_OP[m as ApiMethod], { summary: `${m} ${r.pattern}`, handle }]),
+      ),
+    })),
+  );
+  const blockingOf = new Map(options.routes.map((r) => [r.pattern, r.blocking]));
+  const allowOf = new Map(options.routes.map((r) => [r.pattern, Object.keys(r.methods)]));
+  const random = options.random ?? Math.random;
+  const common = () => conv.commonHeaders?.() ?? {};
+  const text = (t: TextReply): HttpResponse => ({
+    status: t.status,
+    headers: { ...(t.body === undefined ? {} : PLAIN_TEXT), ...common(), ...t.headers },
+    body: t.body,
+  });
+
+  return {
+    async handle(req: HttpRequest): Promise<HttpResponse> {
+      const fwd = conv.forward;
+      const destination = fwd ? req.query.get(fwd.param) : null;
+      if (fwd && destination && destination !== fwd.local) {
+        const forwarded = fwd.to(destination, req, conv.tokenOf(req));
+        if (!forwarded) throw new CairnError('internal', fwd.noPath);
+        return forwarded;
+      }
+      const rel = req.path.startsWith('/v1/') ? req.path.slice(4).replace(/\/$/, '') : undefined;
+      const match = rel === undefined ? undefined : table.match(rel);
+      if (!match) return text(conv.notFound());
+      const allow = allowOf.get(match.path.spec.pattern)!;
+      if (req.method === 'OPTIONS' && conv.options) return text(conv.options(allow));
+      const method = (req.method === 'HEAD' ? 'GET' : req.method) as ApiMethod;
+      const op = METHOD_OP[method] ? match.path.spec.operations[METHOD_OP[method]] : undefined;
+      if (!op) return text(conv.methodNotAllowed(req.method, allow));
+
+      const q = req.query;
+      const consistency = conv.consistency(q);
+      const blocking = method === 'GET' ? blockingOf.get(match.path.spec.pattern) : undefined;
+      if (blocking && q.has('index')) {
+        const raw = q.get('index')!;
+        if (!/^\d+$/.test(raw)) throw badRequest('Invalid index');
+        const after = Number(raw);
+        let waitMs = conv.wait.defaultMs;
+        if (q.has('wait')) {
+          const w = goDurationMs(q.get('wait')!);
+          if (w === undefined) throw badRequest('Invalid wait time');
+          if (w > 0) waitMs = w;
+        }
+        waitMs = Math.min(waitMs, conv.wait.maxMs);
+        if (after > 0) await options.state.watch(blocking, after, waitMs + random() * (waitMs / 16), options.shutdown);
+      }
+      const ctx: ApiContext<D> = {
+        req,
+        params: match.params,
+        query: q,
+        secret: conv.tokenOf(req),
+        consistency,
+        deps: options.deps,
+        body: <T>(kind?: string) => parseBody<T>(req.body, kind, conv),
+      };
+      const reply = (await op.handle(ctx))!;
+      if (reply.forwarded) return reply.forwarded;
+      const headers: Record<string, string> = { ...common() };
+      if (reply.index !== undefined) Object.assign(headers, conv.queryMeta(reply.index, consistency));
+      Object.assign(headers, reply.headers);
+      if (reply.stream) return { status: reply.status ?? 200, headers, stream: reply.stream };
+      if (reply.empty) return { status: reply.status ?? 200, headers };
+      headers['Content-Type'] = 'application/json';
+      const body = conv.pretty(q) ? `${JSON.stringify(reply.body, null, 4)}\n` : JSON.stringify(reply.body);
+      return { status: reply.status ?? 200, headers, body };
+    },
+    renderError(err: CairnError): HttpResponse {
+      return { status: err.status, headers: { ...PLAIN_TEXT, ...common() }, body: err.messages.join('; ') || err.message };
+    },
+  };
+}
+
+function parseBody<T>(body: Buffer, kind: string | undefined, conv: ApiConventions): T | undefined {
+  if (body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8')) as T;
+  } catch (err) {
+    throw badRequest(conv.decodeError((err as Error).message, kind));
+  }
+}
