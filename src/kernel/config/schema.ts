@@ -237,3 +237,23 @@ export function blockError(at: BlockAt, key: string | undefined, message: string
   const line = (key !== undefined ? at.keyLines[key] : undefined) ?? at.line;
   return new ConfigError([{ file: at.file, line, key, message }]);
 }
+
+/**
+ * Reads a `name = "host:port"` block kept raw by {@link cfg.raw} (the discovery service's
+ * `wan_addresses`, the scheduler's `region_addresses`; HCL gives a one-element list of the
+ * object). `own` is this agent's own datacenter or region, which may not appear.
+ * @throws {ConfigError} at `key`'s line: not a block, a value that is not host:port, `own` listed.
+ */
+export function addressBlock(value: unknown, at: BlockAt, key: string, own: string, what: string): Record<string, string> {
+  if (value === undefined) return {};
+  const obj = Array.isArray(value) && value.length === 1 ? value[0] : value;
+  const bad = (m: string) => blockError(at, key, `"${key}": ${m}`);
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw bad(`expected a block of ${what} = "host:port"`);
+  const out: Record<string, string> = {};
+  for (const [name, addr] of Object.entries(obj as Record<string, unknown>)) {
+    if (typeof addr !== 'string' || !/^(?:[^\s:[\]]+|\[[^\]]+\]):\d{1,5}$/.test(addr)) throw bad(`${name}: "${String(addr)}" is not host:port`);
+    if (name === own) throw bad(`${name} is this agent's own ${what}`);
+    out[name] = addr;
+  }
+  return out;
+}

@@ -64,6 +64,12 @@ export interface StateChange {
 export interface ChangeBatch {
   readonly index: number;
   readonly changes: readonly StateChange[];
+  /**
+   * What kind of write this was, as the caller of {@link StateStore.txn} named it (the
+   * scheduler names its writes the way the reference names its raft messages, and its event
+   * stream types events by it: reference/sched.md §3.4); absent when unnamed.
+   */
+  readonly label?: string;
 }
 
 /** A unique-index violation: `message` names the table, index and key. */
@@ -215,8 +221,9 @@ export class StateStore {
    * and reports the current index.
    * @throws whatever `fn` throws (nothing changed); {@link StateConflict};
    *   {@link StateStoreFailed} after a Backend failure; the Backend's error for this batch.
+   * `label` names the write on the change feed ({@link ChangeBatch.label}).
    */
-  async txn<R>(fn: (tx: Txn) => R): Promise<{ result: R; index: number }> {
+  async txn<R>(fn: (tx: Txn) => R, label?: string): Promise<{ result: R; index: number }> {
     if (this.failure) throw new StateStoreFailed(`state store stopped after a storage failure: ${this.failure.message}`);
     const index = this.latest + 1;
     const staged = new Map<string, Map<string, Doc | null>>();
@@ -302,7 +309,7 @@ export class StateStore {
       this.failure ??= err as Error;
       throw err;
     }
-    this.markDurable({ index, changes });
+    this.markDurable(label === undefined ? { index, changes } : { index, changes, label });
     return { result, index };
   }
 

@@ -27,7 +27,7 @@
  *
  * @module
  */
-import { blockError, cfg, loadConfigFile, parseConfig, resolveSecretRef, type ConfigEnv, type ConfigOf } from '../../kernel/config/index.js';
+import { addressBlock, blockError, cfg, loadConfigFile, parseConfig, resolveSecretRef, type ConfigEnv, type ConfigOf } from '../../kernel/config/index.js';
 
 /** The declared schema (kernel/config/schema.ts). */
 export const meshAgentSchema = {
@@ -110,7 +110,7 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
   if (initialManagement !== undefined && !UUID.test(initialManagement)) {
     throw blockError(tokens!.$at, 'initial_management', '"initial_management" must be a UUID');
   }
-  const wanAddresses = wanAddressesOf(raw);
+  const wanAddresses = addressBlock(raw.wan_addresses, raw.$at, 'wan_addresses', raw.datacenter, 'datacenter');
   const host = raw.addresses?.http ?? '127.0.0.1';
   return {
     dataDir: raw.data_dir,
@@ -132,22 +132,6 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
   };
 }
 
-
-/** `wan_addresses { dc1 = "host:port" }` (HCL gives a one-element list of the object). @throws {ConfigError} */
-function wanAddressesOf(raw: Raw): Record<string, string> {
-  const v = raw.wan_addresses;
-  if (v === undefined) return {};
-  const obj = Array.isArray(v) && v.length === 1 ? v[0] : v;
-  const bad = (m: string) => blockError(raw.$at, 'wan_addresses', `"wan_addresses": ${m}`);
-  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw bad('expected a block of datacenter = "host:port"');
-  const out: Record<string, string> = {};
-  for (const [dc, addr] of Object.entries(obj as Record<string, unknown>)) {
-    if (typeof addr !== 'string' || !/^(?:[^\s:[\]]+|\[[^\]]+\]):\d{1,5}$/.test(addr)) throw bad(`${dc}: "${String(addr)}" is not host:port`);
-    if (dc === raw.datacenter) throw bad(`${dc} is this agent's own datacenter`);
-    out[dc] = addr;
-  }
-  return out;
-}
 
 /**
  * The discovery service of `cairn dev`: datacenter `dc1` (its own primary), ACLs on with

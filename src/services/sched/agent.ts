@@ -1,0 +1,128 @@
+/**
+ * Runs the scheduler service: its state (SQLite under `data_dir`, encrypted at rest with
+ * `data_dir/sched-state.key`), the `default` namespace, the event broker fed from the
+ * state's change feed, replication from the authoritative region, and the HTTP API
+ * (issue 6).
+ *
+ * @module
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { forwardRequest, listen } from '../../kernel/http/index.js';
+import type { Logger } from '../../kernel/log/logger.js';
+import { aesGcmCodec, loadOrCreateKeyFile, SqliteBackend, StateStore } from '../../kernel/store/index.js';
+import { ensureDefaultNamespace, ensureInitialManagement } from './bootstrap.js';
+import type { SchedAgentConfig } from './config.js';
+import type { SchedDeps } from './deps.js';
+import { subscriptionAuthorizer } from './events-acl.js';
+import { EventBroker } from './events/index.js';
+import { eventBatchOf } from './events/source.js';
+import { SCHED_FORWARD_STYLE, schedHttpService } from './http.js';
+import { SchedAclResolver } from './resolve.js';
+import { aclPolicyRoutes } from './routes/acl-policies.js';
+import { aclTokenRoutes } from './routes/acl-tokens.js';
+import { allocationRoutes } from './routes/allocations.js';
+import { authMethodRoutes } from './routes/auth-methods.js';
+import { bindingRuleRoutes } from './routes/binding-rules.js';
+import { eventRoutes } from './routes/events.js';
+import { loginRoutes } from './routes/login.js';
+import { namespaceRoutes } from './routes/namespaces.js';
+import { nodeRoutes } from './routes/nodes.js';
+import { statusRoutes } from './routes/status.js';
+import { SCHED_TABLES } from './state.js';
+
+/** Every route of the scheduler service. */
+export const SCHED_ROUTES = [
+  ...statusRoutes,
+  ...aclTokenRoutes,
+  ...aclPolicyRoutes,
+  ...authMethodRoutes,
+  ...bindingRuleRoutes,
+  ...loginRoutes,
+  ...namespaceRoutes,
+  ...nodeRoutes,
+  ...allocationRoutes,
+  ...eventRoutes,
+];
+
+/** Options of {@link startSchedAgent}. */
+export interface SchedAgentOptions {
+  readonly config: SchedAgentConfig;
+  readonly log: Logger;
+  /** Clock in epoch ms; default `Date.now`. */
+  readonly now?: () => number;
+  /**
+   * `cairn dev`: a management token with this secret is made at start (the dev root token)
+   * and bootstrap is marked done; tokens an earlier dev start made this way are deleted.
+   */
+  readonly initialManagementToken?: string;
+}
+
+/** A running agent. */
+export interface SchedAgent {
+  /** `http://host:port` of the HTTP API. */
+  readonly url: string;
+  readonly state: StateStore;
+  readonly broker?: EventBroker;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts an agent. @throws when the data directory, its key or the state cannot be
+ * opened, or the HTTP address cannot be bound (whatever opened is closed first).
+ */
+export async function startSchedAgent(options: SchedAgentOptions): Promise<SchedAgent> {
+  const { config, log } = options;
+  const now = options.now ?? (() => Date.now());
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const backend = SqliteBackend.open({ path: join(config.dataDir, 'sched.db') });
+  let unsubscribe: (() => void) | undefined;
+  let broker: EventBroker | undefined;
+  try {
+    const state = await StateStore.open(backend, SCHED_TABLES, aesGcmCodec(loadOrCreateKeyFile(join(config.dataDir, 'sched-state.key'))));
+    const acl = new SchedAclResolver(state, now);
+    if (config.eventBroker) {
+      broker = new EventBroker({ eventBufferSize: config.eventBufferSize, authorize: subscriptionAuthorizer(acl, state, config.acl.enabled) });
+      const b = broker;
+      unsubscribe = state.subscribe((batch) => {
+        const events = eventBatchOf(batch);
+        if (events) b.publish(events);
+      });
+    }
+    await ensureDefaultNamespace(state);
+    if (options.initialManagementToken !== undefined && config.region === config.authoritativeRegion) {
+      if (await ensureInitialManagement(state, options.initialManagementToken, now())) log.info('created the management token of the dev root token');
+    }
+    const forwardTo: SchedDeps['forwardTo'] = (region, req, secret) => {
+      const address = config.regionAddresses[region];
+      if (!address) return undefined;
+      const query = new URLSearchParams(req.query);
+      query.delete('region');
+      return forwardRequest(SCHED_FORWARD_STYLE, req, address, secret, query);
+    };
+    const stopping = new AbortController();
+    const advertise = { address: config.httpAddress };
+    const deps: SchedDeps = { state, config, acl, now, broker, advertise, shutdown: stopping.signal, forwardTo };
+    const service = schedHttpService({ routes: SCHED_ROUTES, deps, state, region: config.region, forwardTo, shutdown: stopping.signal });
+    const listener = await listen({ address: config.httpAddress }, service, log);
+    advertise.address = new URL(listener.url).host;
+    log.info({ url: listener.url, region: config.region, acl: config.acl.enabled }, 'scheduler service listening');
+    return {
+      url: listener.url,
+      state,
+      broker,
+      close: async () => {
+        stopping.abort();
+        unsubscribe?.();
+        broker?.close();
+        await listener.close();
+        await backend.close();
+      },
+    };
+  } catch (err) {
+    unsubscribe?.();
+    broker?.close();
+    await backend.close();
+    throw err;
+  }
+}

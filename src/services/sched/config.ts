@@ -1,0 +1,133 @@
+/**
+ * The scheduler service's agent configuration (`cairn sched agent -config=FILE`), with the
+ * reference agent's keys (issue 6 scope 6; DESIGN.md "Configuration"):
+ *
+ * ```hcl
+ * data_dir   = "/var/lib/cairn/sched"
+ * region     = "europe"
+ * datacenter = "eu-west-1"
+ * addresses { http = "0.0.0.0" }
+ * ports     { http = 4646 }
+ * acl { enabled = true }
+ * server {
+ *   enabled              = true
+ *   authoritative_region = "global"
+ *   event_buffer_size    = 100
+ * }
+ * region_addresses {                 # HTTP API of a server in each other region
+ *   global = "10.0.0.10:4646"
+ * }
+ * ```
+ *
+ * Every error names the file, line and key.
+ *
+ * @module
+ */
+import { addressBlock, blockError, cfg, loadConfigFile, parseConfig, resolveSecretRef, type ConfigEnv, type ConfigOf } from '../../kernel/config/index.js';
+
+/** The declared schema (kernel/config/schema.ts). */
+export const schedAgentSchema = {
+  data_dir: cfg.string({ required: true, doc: 'directory for the state database and its key' }),
+  region: cfg.string({ default: 'global', doc: 'this agent\'s region' }),
+  datacenter: cfg.string({ default: 'dc1', doc: 'this agent\'s datacenter within its region' }),
+  name: cfg.string({ doc: 'this agent\'s node name; default: the host name' }),
+  log_level: cfg.string({ default: 'info', enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true }),
+  addresses: cfg.block({ http: cfg.string({ default: '127.0.0.1', doc: 'HTTP listen host' }) }),
+  ports: cfg.block({ http: cfg.int({ default: 4646, min: 0, max: 65535, doc: 'HTTP listen port; 0 picks a free one' }) }),
+  region_addresses: cfg.raw({ doc: 'region name → host:port of the HTTP API of one of its servers (stands for the reference\'s server gossip across regions)' }),
+  acl: cfg.block({
+    enabled: cfg.bool({ default: false }),
+    replication_token: cfg.string({ doc: 'non-authoritative regions: a management token of the authoritative region, used to replicate ACL objects (env:// and file:// accepted)' }),
+  }),
+  server: cfg.block({
+    enabled: cfg.bool({ default: true, doc: 'accepted for compatibility: every Cairn scheduler agent is a server' }),
+    authoritative_region: cfg.string({ doc: 'the region that owns ACL policies, global tokens and auth methods; default: this one' }),
+    event_buffer_size: cfg.int({ default: 100, min: 0, doc: 'committed batches the event stream holds for replay and slow readers; 0 means 100' }),
+    enable_event_broker: cfg.bool({ default: true, doc: 'serve GET /v1/event/stream' }),
+  }),
+};
+
+type Raw = ConfigOf<typeof schedAgentSchema>;
+
+/** The agent's configuration, validated and typed. */
+export interface SchedAgentConfig {
+  readonly dataDir: string;
+  readonly region: string;
+  readonly datacenter: string;
+  readonly nodeName: string;
+  readonly logLevel: string;
+  /** `host:port` of the HTTP listener. */
+  readonly httpAddress: string;
+  /** The region that owns ACL data (`server.authoritative_region`, default: this region). */
+  readonly authoritativeRegion: string;
+  /** Region → `host:port` of a server's HTTP API there (`region_addresses`). */
+  readonly regionAddresses: Readonly<Record<string, string>>;
+  readonly acl: {
+    readonly enabled: boolean;
+    /** Non-authoritative regions: the token replication presents to the authoritative one. */
+    readonly replicationToken?: string;
+  };
+  /** Batches the event buffer holds (`server.event_buffer_size`; 0 means 100). */
+  readonly eventBufferSize: number;
+  readonly eventBroker: boolean;
+}
+
+/**
+ * Parses and checks an agent config `text` (`file` names it in errors).
+ * @throws {ConfigError} naming file, line and key.
+ */
+export function parseSchedAgentConfig(text: string, file: string, env: ConfigEnv = {}, hostName = 'cairn'): SchedAgentConfig {
+  return fromRaw(parseConfig(text, file, schedAgentSchema), env, hostName);
+}
+
+/** Reads and checks the file at `path` (see {@link parseSchedAgentConfig}). @throws {ConfigError} */
+export function loadSchedAgentConfig(path: string, env: ConfigEnv = {}, hostName = 'cairn'): SchedAgentConfig {
+  return fromRaw(loadConfigFile(path, schedAgentSchema), env, hostName);
+}
+
+function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): SchedAgentConfig {
+  const host = raw.addresses?.http ?? '127.0.0.1';
+  const authoritativeRegion = raw.server?.authoritative_region ?? raw.region;
+  const regionAddresses = addressBlock(raw.region_addresses, raw.$at, 'region_addresses', raw.region, 'region');
+  let replicationToken: string | undefined;
+  if (raw.acl?.replication_token !== undefined) {
+    try {
+      replicationToken = resolveSecretRef(raw.acl.replication_token, env).trim();
+    } catch (err) {
+      throw blockError(raw.acl.$at, 'replication_token', `"replication_token": ${(err as Error).message}`);
+    }
+  }
+  return {
+    dataDir: raw.data_dir,
+    region: raw.region,
+    datacenter: raw.datacenter,
+    nodeName: raw.name ?? hostName,
+    logLevel: raw.log_level.toLowerCase(),
+    httpAddress: `${host.includes(':') ? `[${host}]` : host}:${raw.ports?.http ?? 4646}`,
+    authoritativeRegion,
+    regionAddresses,
+    acl: { enabled: raw.acl?.enabled ?? false, replicationToken },
+    eventBufferSize: raw.server?.event_buffer_size ?? 100,
+    eventBroker: raw.server?.enable_event_broker ?? true,
+  };
+}
+
+/**
+ * The scheduler of `cairn dev`: region `global`, ACLs on; the dev root token becomes its
+ * management token (issue 6 scope 6).
+ */
+export function devSchedConfig(o: { dataDir: string; httpAddress: string }): SchedAgentConfig {
+  return {
+    dataDir: o.dataDir,
+    region: 'global',
+    datacenter: 'dc1',
+    nodeName: 'dev',
+    logLevel: 'info',
+    httpAddress: o.httpAddress,
+    authoritativeRegion: 'global',
+    regionAddresses: {},
+    acl: { enabled: true },
+    eventBufferSize: 100,
+    eventBroker: true,
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * What the scheduler service's route handlers share, and the guards its routes start with.
+ *
+ * @module
+ */
+import type { HttpRequest, HttpResponse } from '../../kernel/http/index.js';
+import type { StateStore } from '../../kernel/store/index.js';
+import type { SchedAgentConfig } from './config.js';
+import type { EventBroker } from './events/index.js';
+import { aclDisabled, permissionDeniedError, schedInternal, type SchedContext, type SchedReply } from './http.js';
+import type { Identity, SchedAclResolver } from './resolve.js';
+
+/** The handlers' dependencies. */
+export interface SchedDeps {
+  readonly state: StateStore;
+  readonly config: SchedAgentConfig;
+  readonly acl: SchedAclResolver;
+  /** Clock in epoch ms. */
+  readonly now: () => number;
+  /** The event broker; undefined when `enable_event_broker = false`. */
+  readonly broker?: EventBroker;
+  /** `host:port` the HTTP API is bound to (known once listening). */
+  readonly advertise: { address: string };
+  /** Aborted when the agent stops (event streams end). */
+  readonly shutdown: AbortSignal;
+  /** Sends a request to a server of `region`; undefined when none is known. */
+  readonly forwardTo: (region: string, req: HttpRequest, secret: string | undefined) => Promise<HttpResponse> | undefined;
+}
+
+/** A scheduler handler's context. */
+export type Ctx = SchedContext<SchedDeps>;
+
+/** The caller's identity; with ACLs disabled, a management identity (every check passes). @throws 403 for an unknown or expired secret. */
+export function identityOf(ctx: Ctx): Identity {
+  return ctx.deps.config.acl.enabled ? ctx.deps.acl.resolve(ctx.secret) : ctx.deps.acl.resolveDisabled();
+}
+
+/**
+ * The caller's identity for an `/acl/*` route. @throws 400 `ACL support disabled`;
+ * 403 `Permission denied` (unknown secret).
+ */
+export function aclCaller(ctx: Ctx): Identity {
+  if (!ctx.deps.config.acl.enabled) throw aclDisabled();
+  return ctx.deps.acl.resolve(ctx.secret);
+}
+
+/** {@link aclCaller}, and the token must be a management token. @throws as it; 403 `Permission denied`. */
+export function requireManagement(ctx: Ctx): Identity {
+  const who = aclCaller(ctx);
+  if (!who.management) throw permissionDeniedError();
+  return who;
+}
+
+/** Throws 403 `Permission denied` unless `allowed`. */
+export function requireAllowed(allowed: boolean): void {
+  if (!allowed) throw permissionDeniedError();
+}
+
+/**
+ * In a non-authoritative region, sends the request to the authoritative one and returns its
+ * reply (writes of auth methods, binding rules, policies and global tokens; reference/sched.md
+ * §2.3, spec 002 "What the service does"); undefined in the authoritative region.
+ * @throws 500 `No path to region` when no server of it is known.
+ */
+export async function forwardToAuthoritative(ctx: Ctx): Promise<SchedReply | undefined> {
+  const { region, authoritativeRegion } = ctx.deps.config;
+  if (region === authoritativeRegion) return undefined;
+  const forwarded = ctx.deps.forwardTo(authoritativeRegion, ctx.req, ctx.secret);
+  if (!forwarded) throw schedInternal('No path to region');
+  return { forwarded: await forwarded };
+}

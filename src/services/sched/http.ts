@@ -1,0 +1,116 @@
+/**
+ * The scheduler service's HTTP conventions (reference/sched.md §1), as data for the kernel's
+ * route-table dispatcher (`apiHttpService`, shared with the discovery service):
+ *
+ * - paths under `/v1/`; an unknown one → 404 `404 page not found`; a method the path does
+ *   not declare → 405 `Invalid method` (§1.2);
+ * - errors are plain text with the reference's status and wording, except that failures the
+ *   reference answers 500 for bad input are 400 here (reference/README.md rule 3);
+ * - JSON replies, compact unless `?pretty` (any value but `0`); reads carry `X-Sched-Index`,
+ *   `X-Sched-KnownLeader`, `X-Sched-LastContact` (§1.4);
+ * - the token from `X-Sched-Token`, else `Authorization: Bearer` (§1.3);
+ * - blocking queries: `?index=N` waits until a declared table passes N or `?wait` (default
+ *   and cap 300 s) plus up to wait/16 of jitter (§1.5); `?stale` parsed as Go's ParseBool;
+ * - `?region=` naming another region is forwarded to a server there; none known → 500
+ *   `No path to region` (§1.6).
+ *
+ * @module
+ */
+import {
+  apiHttpService,
+  badRequest,
+  CairnError,
+  type ApiContext,
+  type ApiConventions,
+  type ApiReply,
+  type ApiRoute,
+  type ForwardStyle,
+  type HttpRequest,
+  type HttpResponse,
+  type HttpService,
+} from '../../kernel/http/index.js';
+import type { StateStore } from '../../kernel/store/index.js';
+import { PERMISSION_DENIED } from './acl/index.js';
+
+/** What a handler gets; `secret` comes from `X-Sched-Token` or `Authorization: Bearer`. */
+export type SchedContext<D> = ApiContext<D>;
+/** A handler's reply (kernel `ApiReply`). */
+export type SchedReply = ApiReply;
+/** One route of the scheduler service. */
+export type SchedRoute<D> = ApiRoute<D>;
+
+/** Default and longest blocking wait: 300 s in ms (reference/sched.md §1.5; its docs' 10 minutes are not what its code does). */
+export const MAX_WAIT_MS = 300_000;
+
+/** How requests are forwarded to another region (kernel `forwardRequest`). */
+export const SCHED_FORWARD_STYLE: ForwardStyle = { tokenHeader: 'X-Sched-Token', keep: /^(content-type|x-sched-.*)$/i };
+
+/** 400 with the reference's text. */
+export const schedBadRequest = badRequest;
+/** 403 `Permission denied` (reference/sched.md §1.3: every denial, and an unknown or expired secret). */
+export const permissionDeniedError = () => new CairnError('forbidden', PERMISSION_DENIED);
+/** 404 with the reference's text (`ACL token not found`, `node not found`, …). */
+export const schedNotFound = (text: string) => new CairnError('not_found', text);
+/** 400 `ACL support disabled` (reference/sched.md §1.2). */
+export const aclDisabled = () => new CairnError('bad_request', 'ACL support disabled');
+/** 500 with the reference's text, for failures that are not the caller's input. */
+export const schedInternal = (text: string) => new CairnError('internal', text);
+
+/**
+ * The request's token secret (reference/sched.md §1.3): `X-Sched-Token` (trimmed) wins;
+ * else `Authorization: <scheme> <value>` with scheme `bearer` in any case, the value's first
+ * word. Undefined when neither is given or the value is empty (the anonymous token).
+ */
+export function tokenOf(req: HttpRequest): string | undefined {
+  const h = req.headers['x-sched-token'];
+  if (typeof h === 'string') return h.trim() || undefined;
+  const auth = req.headers.authorization;
+  if (!auth) return undefined;
+  const space = auth.indexOf(' ');
+  if (space < 0 || auth.slice(0, space).toLowerCase() !== 'bearer') return undefined;
+  return auth.slice(space + 1).trim().split(' ')[0] || undefined;
+}
+
+/** Go's `strconv.ParseBool`: undefined when `s` is not one of its spellings. */
+export function parseGoBool(s: string): boolean | undefined {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(s)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(s)) return false;
+  return undefined;
+}
+
+/** The dispatcher's settings. */
+export interface SchedHttpOptions<D> {
+  readonly routes: readonly SchedRoute<D>[];
+  readonly deps: D;
+  readonly state: StateStore;
+  /** This agent's region: a `?region=` naming another one is forwarded. */
+  readonly region: string;
+  /** Forwards a request to region `region`; undefined when no server of it is known. */
+  readonly forwardTo: (region: string, req: HttpRequest, secret: string | undefined) => Promise<HttpResponse> | undefined;
+  /** Random number in [0, 1) for the blocking-query jitter; default `Math.random`. */
+  readonly random?: () => number;
+  /** Aborted when the agent stops: blocking queries then return at once. */
+  readonly shutdown?: AbortSignal;
+}
+
+/** Builds the scheduler service's {@link HttpService}. */
+export function schedHttpService<D>(options: SchedHttpOptions<D>): HttpService {
+  const conventions: ApiConventions = {
+    tokenOf,
+    notFound: () => ({ status: 404, body: '404 page not found\n' }),
+    methodNotAllowed: () => ({ status: 405, body: 'Invalid method' }),
+    wait: { defaultMs: MAX_WAIT_MS, maxMs: MAX_WAIT_MS },
+    consistency(q) {
+      if (!q.has('stale')) return 'default';
+      const raw = q.get('stale')!;
+      const stale = raw === '' ? true : parseGoBool(raw);
+      if (stale === undefined) throw badRequest('Expect `true` or `false` for `stale` query string parameter');
+      return stale ? 'stale' : 'default';
+    },
+    pretty: (q) => q.has('pretty') && q.get('pretty') !== '0',
+    queryMeta: (index) => ({ 'X-Sched-Index': String(index), 'X-Sched-KnownLeader': 'true', 'X-Sched-LastContact': '0' }),
+    decodeError: (why) => why,
+    forward: { param: 'region', local: options.region, noPath: 'No path to region', to: options.forwardTo },
+  };
+  return apiHttpService({ routes: options.routes, deps: options.deps, state: options.state, conventions, random: options.random, shutdown: options.shutdown });
+}

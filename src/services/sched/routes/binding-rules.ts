@@ -1,0 +1,6 @@
+/** PLACEHOLDER: filled in by its owner. @module */
+import type { SchedDeps } from '../deps.js';
+import type { SchedRoute } from '../http.js';
+
+/** Routes of this file. */
+export const bindingRuleRoutes: readonly SchedRoute<SchedDeps>[] = [];
