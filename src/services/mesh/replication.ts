@@ -7,16 +7,16 @@
  * policy, role or token whose namespace the secondary lacks waits for a namespace round
  * first, so a replicated object never lives in a namespace that does not exist there.
  *
- * One loop per type, each a blocking query on the primary's list (`?index=`), so a change
- * there arrives at once and an idle primary costs one request per wait. A shared token
- * bucket (1 round/s, burst 5) rate-limits rounds; a failed round records `LastError` and
- * its message, forgets the remote index (full resync next time) and backs off 2 s, 4 s, …
- * up to 64 s. Replicated objects keep the primary's IDs and `Hash`.
+ * One loop per type (kernel `ReplicationLoops`: rate limit, backoff, resync after a
+ * failure), each round a blocking query on the primary's list (`?index=`), so a change
+ * there arrives at once and an idle primary costs one request per wait. Replicated objects
+ * keep the primary's IDs and `Hash`.
  *
  * @module
  */
 import type { Logger } from '../../kernel/log/logger.js';
-import type { StateStore, Txn } from '../../kernel/store/index.js';
+import { mirrorTable, pullJson, ReplicationLoops, type MirrorOptions } from '../../kernel/replicate/index.js';
+import type { StateStore } from '../../kernel/store/index.js';
 import { DEFAULT_NAMESPACE } from './namespace.js';
 import { namespaceExists } from './ns-scope.js';
 import { nsField, T, type NamespaceDoc, type PolicyDoc, type RoleDoc, type TokenDoc } from './state.js';
@@ -34,9 +34,6 @@ export interface ReplicationStatus {
   readonly LastError: string;
   readonly LastErrorMessage: string;
 }
-
-/** The zero time of the status (spec 001). */
-export const ZERO_TIME = '0001-01-01T00:00:00Z';
 
 /** Options of {@link Replicator}. */
 export interface ReplicatorOptions {
@@ -60,80 +57,42 @@ export interface ReplicatorOptions {
 
 type Kind = 'namespaces' | 'policies' | 'roles' | 'tokens';
 
-const BURST = 5;
-const REFILL_MS = 1000;
-const MAX_BACKOFF_MS = 64_000;
-
-/** UTC, whole seconds: `2026-11-22T16:50:03Z`. */
-const stamp = (ms: number) => new Date(Math.round(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-
 /** Runs the replication loops of a secondary datacenter. */
 export class Replicator {
-  private running = false;
-  private readonly stop = new AbortController();
-  private readonly loops: Promise<void>[] = [];
-  private readonly indexes: Record<Kind, number> = { namespaces: 0, policies: 0, roles: 0, tokens: 0 };
-  private lastSuccess = ZERO_TIME;
-  private lastError = ZERO_TIME;
-  private lastErrorMessage = '';
-  private tokensAvailable = BURST;
-  private lastRefill = 0;
+  private readonly loops: ReplicationLoops<Kind>;
 
-  constructor(private readonly o: ReplicatorOptions) {}
+  constructor(private readonly o: ReplicatorOptions) {
+    this.loops = new ReplicationLoops<Kind>({ log: o.log, now: o.now, backoffMs: o.backoffMs });
+  }
 
   /** Starts the loops (no-op without a replication token). */
   start(): void {
-    if (this.o.token === undefined || this.running) return;
-    this.running = true;
-    this.lastRefill = this.o.now();
+    if (this.o.token === undefined || this.loops.isRunning) return;
     const kinds: Kind[] = [...(this.o.namespaces ? ['namespaces' as const] : []), 'policies', 'roles', ...(this.o.tokens ? ['tokens' as const] : [])];
-    for (const k of kinds) this.loops.push(this.loop(k));
+    this.loops.start(kinds, (kind, remote) => this.round(kind, remote));
     this.o.log.info({ primary: this.o.primary.datacenter, tokens: this.o.tokens }, 'ACL replication started');
   }
 
   /** Stops the loops and waits for them to end. */
-  async close(): Promise<void> {
-    this.running = false;
-    this.stop.abort();
-    await Promise.allSettled(this.loops);
+  close(): Promise<void> {
+    return this.loops.close();
   }
 
   /** The current status. */
   status(): ReplicationStatus {
+    const running = this.loops.isRunning;
     return {
       Enabled: true,
-      Running: this.running,
+      Running: running,
       SourceDatacenter: this.o.primary.datacenter,
-      ReplicationType: this.running ? (this.o.tokens ? 'tokens' : 'policies') : '',
-      ReplicatedIndex: this.indexes.policies,
-      ReplicatedRoleIndex: this.indexes.roles,
-      ReplicatedTokenIndex: this.indexes.tokens,
-      LastSuccess: this.lastSuccess,
-      LastError: this.lastError,
-      LastErrorMessage: this.lastErrorMessage,
+      ReplicationType: running ? (this.o.tokens ? 'tokens' : 'policies') : '',
+      ReplicatedIndex: this.loops.indexes.get('policies') ?? 0,
+      ReplicatedRoleIndex: this.loops.indexes.get('roles') ?? 0,
+      ReplicatedTokenIndex: this.loops.indexes.get('tokens') ?? 0,
+      LastSuccess: this.loops.lastSuccess,
+      LastError: this.loops.lastError,
+      LastErrorMessage: this.loops.lastErrorMessage,
     };
-  }
-
-  private async loop(kind: Kind): Promise<void> {
-    let remote = 0;
-    let backoff = this.o.backoffMs ?? 2000;
-    while (this.running) {
-      try {
-        await this.takeRoundToken();
-        remote = await this.round(kind, remote);
-        this.indexes[kind] = remote;
-        this.lastSuccess = stamp(this.o.now());
-        backoff = this.o.backoffMs ?? 2000;
-      } catch (err) {
-        if (!this.running) return;
-        this.lastError = stamp(this.o.now());
-        this.lastErrorMessage = (err as Error).message;
-        this.o.log.warn({ kind, err: this.lastErrorMessage }, 'ACL replication round failed');
-        remote = 0;
-        await this.sleep(backoff);
-        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-      }
-    }
   }
 
   /** One round: a blocking list after `remote`, the diff, one local transaction. Returns the new remote index. */
@@ -146,14 +105,14 @@ export class Replicator {
     }
     await this.ensureNamespaces(items as Api[]);
     if (kind === 'policies') await this.applyPolicies(items as PolicyStub[]);
-    else if (kind === 'roles') await this.apply(T.roles, (items as Api[]).map(roleDoc), (r) => r.ID);
+    else if (kind === 'roles') await this.apply(T.roles, (items as Api[]).map(roleDoc), { idOf: (r) => r.ID });
     else await this.applyTokens(items as Api[]);
     return next;
   }
 
   private async applyNamespaces(items: Api[]): Promise<void> {
     const docs = items.map((n): NamespaceDoc => ({ Name: String(n.Name), Description: String(n.Description ?? '') }));
-    await this.apply(T.namespaces, docs, (n) => n.Name, () => true, (a, b) => a.Description === b.Description);
+    await this.apply(T.namespaces, docs, { idOf: (n) => n.Name, same: (a, b) => a.Description === b.Description });
   }
 
   /** Runs a namespace round first when `items` name a namespace this datacenter lacks. */
@@ -172,7 +131,7 @@ export class Replicator {
       const { body } = await this.get(`/v1/acl/policy/${encodeURIComponent(s.ID)}${ns}`, 'failed to retrieve ACL policy updates');
       full.set(s.ID, policyDoc(body as Api));
     }
-    await this.apply(T.policies, stubs.map((s) => full.get(s.ID) ?? local.get(s.ID)!), (p) => p.ID);
+    await this.apply(T.policies, stubs.map((s) => full.get(s.ID) ?? local.get(s.ID)!), { idOf: (p) => p.ID });
   }
 
   private async applyTokens(tokens: Api[]): Promise<void> {
@@ -180,33 +139,11 @@ export class Replicator {
       throw new Error('failed to retrieve unredacted tokens - replication token in use does not grant acl:write');
     }
     const global = tokens.filter((t) => t.Local !== true).map(tokenDoc);
-    await this.apply(T.tokens, global, (t) => t.AccessorID, (t) => !t.Local);
+    await this.apply(T.tokens, global, { idOf: (t) => t.AccessorID, mine: (t) => !t.Local });
   }
 
-  /**
-   * Makes the local `table` hold exactly `remote` (restricted to docs where `mine` holds):
-   * deletes what the primary no longer has, writes what is new or not `same` (by `Hash`).
-   */
-  private async apply<D extends object>(
-    table: string,
-    remote: D[],
-    idOf: (d: D) => string,
-    mine: (d: D) => boolean = () => true,
-    same: (local: D, remote: D) => boolean = (a, b) => (a as { Hash?: string }).Hash === (b as { Hash?: string }).Hash,
-  ): Promise<void> {
-    const want = new Map(remote.map((d) => [idOf(d), d]));
-    const have = this.o.state.list<D>(table).filter(mine);
-    const deletes = have.filter((d) => !want.has(idOf(d))).map(idOf);
-    const upserts = remote.filter((d) => {
-      const local = this.o.state.get<D>(table, idOf(d));
-      return !local || !same(local, d);
-    });
-    if (deletes.length === 0 && upserts.length === 0) return;
-    await this.o.state.txn((tx: Txn) => {
-      // Everything changing goes first, so names moving between objects never clash.
-      for (const id of [...deletes, ...upserts.map(idOf)]) tx.delete(table, id);
-      for (const d of upserts) tx.put(table, idOf(d), d);
-    });
+  private async apply<D extends object>(table: string, remote: D[], o: MirrorOptions<D>): Promise<void> {
+    await mirrorTable(this.o.state, table, remote, o);
   }
 
   private async fetchList(kind: Kind, after: number): Promise<{ items: unknown[]; index: number }> {
@@ -217,52 +154,8 @@ export class Replicator {
     return { items: body, index };
   }
 
-  private async get(path: string, what: string): Promise<{ body: unknown; index: number }> {
-    // One signal per request, tied to the stop signal only while the request runs: handing
-    // the long-lived stop signal to every fetch leaves a listener behind per request until
-    // garbage collection (nodejs/node#52635).
-    const request = new AbortController();
-    const abort = () => request.abort();
-    this.stop.signal.addEventListener('abort', abort, { once: true });
-    let res: Response;
-    let text: string;
-    try {
-      res = await fetch(`http://${this.o.primary.address}${path}`, { headers: { 'X-Mesh-Token': this.o.token! }, signal: request.signal });
-      text = await res.text();
-    } catch (err) {
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new Error(`${what}: rpc error making call: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
-    } finally {
-      this.stop.signal.removeEventListener('abort', abort);
-    }
-    if (res.status !== 200) throw new Error(`${what}: ${res.status} (${text.trim()})`);
-    return { body: JSON.parse(text), index: Number(res.headers.get('x-mesh-index') ?? 0) };
-  }
-
-  private async takeRoundToken(): Promise<void> {
-    for (;;) {
-      const now = this.o.now();
-      this.tokensAvailable = Math.min(BURST, this.tokensAvailable + (now - this.lastRefill) / REFILL_MS);
-      this.lastRefill = now;
-      if (this.tokensAvailable >= 1) {
-        this.tokensAvailable -= 1;
-        return;
-      }
-      await this.sleep((1 - this.tokensAvailable) * REFILL_MS);
-      if (!this.running) throw new Error('stopped');
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(t);
-        this.stop.signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const t = setTimeout(done, ms);
-      this.stop.signal.addEventListener('abort', done, { once: true });
-    });
+  private get(path: string, what: string) {
+    return pullJson(`http://${this.o.primary.address}${path}`, { 'X-Mesh-Token': this.o.token! }, 'x-mesh-index', this.loops.signal, what);
   }
 }
 

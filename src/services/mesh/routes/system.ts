@@ -7,7 +7,7 @@
 import { aclDisabled, meshBadRequest, type MeshReply, type MeshRoute } from '../http.js';
 import { bootstrap } from '../bootstrap.js';
 import type { Ctx, MeshDeps } from '../deps.js';
-import { ZERO_TIME } from '../replication.js';
+import { ZERO_TIME } from '../../../kernel/replicate/index.js';
 import { renderToken } from './tokens.js';
 
 
