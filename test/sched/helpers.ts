@@ -24,7 +24,10 @@ export interface TestAgent extends SchedAgent {
  * `over` says otherwise), ACLs on, {@link ROOT} as a management token in the authoritative
  * region (pass `root: null` for a fresh, un-bootstrapped cluster).
  */
-export async function startAgent(over: Partial<SchedAgentConfig> = {}, o: { root?: string | null; now?: () => number } = {}): Promise<TestAgent> {
+export async function startAgent(
+  over: Partial<SchedAgentConfig> = {},
+  o: { root?: string | null; now?: () => number; replicationWaitMs?: number; replicationBackoffMs?: number } = {},
+): Promise<TestAgent> {
   const dataDir = over.dataDir ?? mkdtempSync(join(tmpdir(), 'cairn-sched-'));
   const config: SchedAgentConfig = {
     dataDir,
@@ -41,7 +44,14 @@ export async function startAgent(over: Partial<SchedAgentConfig> = {}, o: { root
     ...over,
   };
   const root = o.root === undefined ? ROOT : o.root;
-  const agent = await startSchedAgent({ config, log: silentLogger(), initialManagementToken: root ?? undefined, now: o.now });
+  const agent = await startSchedAgent({
+    config,
+    log: silentLogger(),
+    initialManagementToken: root ?? undefined,
+    now: o.now,
+    replicationWaitMs: o.replicationWaitMs,
+    replicationBackoffMs: o.replicationBackoffMs,
+  });
   return {
     ...agent,
     dataDir,

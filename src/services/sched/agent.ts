@@ -18,6 +18,7 @@ import { subscriptionAuthorizer } from './events-acl.js';
 import { EventBroker } from './events/index.js';
 import { eventBatchOf } from './events/source.js';
 import { SCHED_FORWARD_STYLE, schedHttpService } from './http.js';
+import { SchedReplicator } from './replication.js';
 import { SchedAclResolver } from './resolve.js';
 import { aclPolicyRoutes } from './routes/acl-policies.js';
 import { aclTokenRoutes } from './routes/acl-tokens.js';
@@ -28,6 +29,7 @@ import { eventRoutes } from './routes/events.js';
 import { loginRoutes } from './routes/login.js';
 import { namespaceRoutes } from './routes/namespaces.js';
 import { nodeRoutes } from './routes/nodes.js';
+import { replicationRoutes } from './routes/replication.js';
 import { statusRoutes } from './routes/status.js';
 import { SCHED_TABLES } from './state.js';
 
@@ -43,6 +45,7 @@ export const SCHED_ROUTES = [
   ...nodeRoutes,
   ...allocationRoutes,
   ...eventRoutes,
+  ...replicationRoutes,
 ];
 
 /** Options of {@link startSchedAgent}. */
@@ -56,6 +59,10 @@ export interface SchedAgentOptions {
    * and bootstrap is marked done; tokens an earlier dev start made this way are deleted.
    */
   readonly initialManagementToken?: string;
+  /** Blocking wait of replication queries on the authoritative region, in ms (tests shorten it); default 5 min. */
+  readonly replicationWaitMs?: number;
+  /** First retry delay of a failed replication round, in ms (tests shorten it); default 2 s. */
+  readonly replicationBackoffMs?: number;
 }
 
 /** A running agent. */
@@ -64,6 +71,8 @@ export interface SchedAgent {
   readonly url: string;
   readonly state: StateStore;
   readonly broker?: EventBroker;
+  /** Present in a non-authoritative region with ACLs on. */
+  readonly replicator?: SchedReplicator;
   close(): Promise<void>;
 }
 
@@ -100,19 +109,38 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
       query.delete('region');
       return forwardRequest(SCHED_FORWARD_STYLE, req, address, secret, query);
     };
+    const authoritative = config.region === config.authoritativeRegion;
+    const sourceAddress = config.regionAddresses[config.authoritativeRegion];
+    const replicator =
+      config.acl.enabled && !authoritative && sourceAddress
+        ? new SchedReplicator({
+            state,
+            source: { region: config.authoritativeRegion, address: sourceAddress },
+            token: config.acl.replicationToken,
+            log,
+            now,
+            waitMs: options.replicationWaitMs,
+            backoffMs: options.replicationBackoffMs,
+          })
+        : undefined;
+    if (config.acl.enabled && !authoritative && !sourceAddress) log.warn({ authoritative: config.authoritativeRegion }, 'no region_addresses entry for the authoritative region: ACL replication and write forwarding cannot run');
+    if (replicator && config.acl.replicationToken === undefined) log.warn('acl.replication_token is not set: ACL objects are not replicated from the authoritative region');
     const stopping = new AbortController();
     const advertise = { address: config.httpAddress };
-    const deps: SchedDeps = { state, config, acl, now, broker, advertise, shutdown: stopping.signal, forwardTo };
+    const deps: SchedDeps = { state, config, acl, now, broker, replicator, advertise, shutdown: stopping.signal, forwardTo };
     const service = schedHttpService({ routes: SCHED_ROUTES, deps, state, region: config.region, forwardTo, shutdown: stopping.signal });
     const listener = await listen({ address: config.httpAddress }, service, log);
     advertise.address = new URL(listener.url).host;
+    replicator?.start();
     log.info({ url: listener.url, region: config.region, acl: config.acl.enabled }, 'scheduler service listening');
     return {
       url: listener.url,
       state,
       broker,
+      replicator,
       close: async () => {
         stopping.abort();
+        await replicator?.close();
         unsubscribe?.();
         broker?.close();
         await listener.close();

@@ -8,6 +8,7 @@ import type { StateStore } from '../../kernel/store/index.js';
 import type { SchedAgentConfig } from './config.js';
 import type { EventBroker } from './events/index.js';
 import { aclDisabled, permissionDeniedError, schedInternal, type SchedContext, type SchedReply } from './http.js';
+import type { SchedReplicator } from './replication.js';
 import type { Identity, SchedAclResolver } from './resolve.js';
 
 /** The handlers' dependencies. */
@@ -23,6 +24,8 @@ export interface SchedDeps {
   readonly advertise: { address: string };
   /** Aborted when the agent stops (event streams end). */
   readonly shutdown: AbortSignal;
+  /** Running in a non-authoritative region with ACLs on. */
+  readonly replicator?: SchedReplicator;
   /** Sends a request to a server of `region`; undefined when none is known. */
   readonly forwardTo: (region: string, req: HttpRequest, secret: string | undefined) => Promise<HttpResponse> | undefined;
 }
