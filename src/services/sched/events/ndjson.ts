@@ -7,7 +7,7 @@
  */
 
 import type { Writable } from 'node:stream';
-import type { EventBatch } from './event.js';
+import type { EventBatch, StreamEvent } from './event.js';
 import { SubscriptionEnded, type Subscription } from './subscription.js';
 
 /** Heartbeat period of the reference (a ticker, not reset by traffic). */
@@ -35,8 +35,23 @@ const globalTimers: IntervalTimers = {
   clearInterval: (handle) => clearInterval(handle as ReturnType<typeof setInterval>),
 };
 
+/**
+ * Lines already encoded, by the events array they encode: a batch every subscriber sees
+ * whole shares one array (subscription.ts `filterEvents`), so 100 subscribers cost one
+ * `JSON.stringify`. Weak, so lines go with their buffer items.
+ */
+const encoded = new WeakMap<readonly StreamEvent[], string>();
+
 /** One batch as a line: `{"Index":N,"Events":[{Topic,Type,Key,Namespace,FilterKeys,Index,Payload}]}` and `\n`. */
 export function encodeBatch(batch: EventBatch): string {
+  const hit = encoded.get(batch.events);
+  if (hit !== undefined) return hit;
+  const line = encodeLine(batch);
+  encoded.set(batch.events, line);
+  return line;
+}
+
+function encodeLine(batch: EventBatch): string {
   const events = batch.events.map(({ Topic, Type, Key, Namespace, FilterKeys, Index, Payload }) => ({
     Topic,
     Type,

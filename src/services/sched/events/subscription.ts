@@ -49,15 +49,18 @@ export class TopicParseError extends Error {
  * The events of `events` that `filter` lets through, in order, each at most once.
  * An event passes when its namespace is `""`, equals the filter's or the filter's is `*`,
  * and the keys asked for its topic plus those of topic `*` contain `*`, its Key or one of
- * its FilterKeys. Unlike the reference, a `*` among several keys means every key, and an
+ * its FilterKeys; when every event passes, `events` itself is returned. Unlike the reference, a `*` among several keys means every key, and an
  * event matching two keys appears once.
  */
-export function filterEvents(filter: SubscriptionFilter, events: readonly StreamEvent[]): StreamEvent[] {
-  return events.filter((e) => {
+export function filterEvents(filter: SubscriptionFilter, events: readonly StreamEvent[]): readonly StreamEvent[] {
+  const passed = events.filter((e) => {
     if (e.Namespace !== '' && filter.namespace !== '*' && e.Namespace !== filter.namespace) return false;
     const keys = [...(filter.topics.get('*') ?? []), ...(filter.topics.get(e.Topic) ?? [])];
     return keys.some((k) => k === '*' || k === e.Key || (e.FilterKeys?.includes(k) ?? false));
   });
+  // Every event passed: hand back the shared array, so the NDJSON line of the batch is
+  // encoded once for all the subscribers that see it whole (ndjson.ts encodeBatch).
+  return passed.length === events.length ? events : passed;
 }
 
 /** Why a subscription ended; the HTTP layer renders each its own way. */
