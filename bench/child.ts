@@ -23,6 +23,9 @@ import { SqliteBackend } from '../src/kernel/store/index.js';
 import { devGatewayConfig, parseGatewayServerConfig } from '../src/services/gateway/config.js';
 import { startGateway, type Gateway } from '../src/services/gateway/server.js';
 import { startMeshAgent } from '../src/services/mesh/agent.js';
+import { startSchedAgent } from '../src/services/sched/agent.js';
+import { devSchedConfig } from '../src/services/sched/config.js';
+import { publishNodeUpdates } from './sched-publish.js';
 import { startSecretsService } from '../src/services/secrets/service.js';
 
 interface Started {
@@ -30,6 +33,8 @@ interface Started {
   readonly token?: string;
   stats(): Record<string, unknown>;
   close(): Promise<void>;
+  /** Kind-specific IPC requests (`{type: 'publish', …}` of the scheduler); replies `{type:'done', id, result}`. */
+  request?(msg: Record<string, unknown>): Promise<unknown>;
 }
 
 /** The part of the seal-aware `SecretsNode` used here (absent before the seal existed). */
@@ -190,6 +195,33 @@ const meshKinds: Record<string, Kind> = {
 };
 Object.assign(kinds, meshKinds);
 
+/** Scheduler kinds (bench/sched.ts). */
+const schedKinds: Record<string, Kind> = {
+  /**
+   * A scheduler agent on SQLite, ACLs on, a fresh UUID as its management token (reported as
+   * `token`). IPC `{type:'publish', eventsPerSec, seconds, batch}` writes node updates into
+   * its state at that rate (`batch` nodes per transaction, so `batch` Node events per
+   * committed batch), each node's `Meta.bench_ts` = the write's start in epoch ms (fractional),
+   * and replies with what it published. Stats include the process RSS in bytes.
+   */
+  async sched(dataDir) {
+    const management = randomUUID();
+    const agent = await startSchedAgent({
+      config: { ...devSchedConfig({ dataDir, httpAddress: '127.0.0.1:0' }), logLevel: 'warn' },
+      initialManagementToken: management,
+      log: silentLogger(),
+    });
+    return {
+      url: agent.url,
+      token: management,
+      stats: () => ({ rss: process.memoryUsage().rss, subscriptions: agent.broker?.subscriptionCount ?? 0 }),
+      close: () => agent.close(),
+      request: (msg) => publishNodeUpdates(agent, Number(msg.eventsPerSec), Number(msg.seconds), Number(msg.batch)),
+    };
+  },
+};
+Object.assign(kinds, schedKinds);
+
 function send(msg: unknown): void {
   if (process.send) process.send(msg);
 }
@@ -216,6 +248,12 @@ async function main(): Promise<void> {
   process.on('message', (msg: { type?: string; id?: number }) => {
     if (msg.type === 'stats') send({ type: 'stats', id: msg.id, stats: started.stats() });
     else if (msg.type === 'close') void shutdown(0);
+    else if (started.request) {
+      started.request(msg).then(
+        (result) => send({ type: 'done', id: msg.id, result }),
+        (err: unknown) => send({ type: 'done', id: msg.id, error: err instanceof Error ? err.message : String(err) }),
+      );
+    }
   });
   process.on('disconnect', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));

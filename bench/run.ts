@@ -34,15 +34,17 @@ import { gatewayHealth, measureControllerRestart } from './gateway.js';
 import { bareGet, kvRead, kvWrite, secretData } from './kv.js';
 import { measureReplicationLag, meshJwtLogin, meshTokenRead } from './mesh.js';
 import { kvReadPolicy } from './policy.js';
+import { measureEventFanout, schedAuthMethodRead } from './sched.js';
 import { startServer, type BenchServer, type ServerKind } from './servers.js';
 
 /** Every scenario, in table order. */
-const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvReadPolicy, kvWrite, approleLogin, gatewayHealth, meshTokenRead, meshJwtLogin];
+const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvReadPolicy, kvWrite, approleLogin, gatewayHealth, meshTokenRead, meshJwtLogin, schedAuthMethodRead];
 
 /** Measurements outside the interleaved rounds, run after them; selectable with `--only`. */
 const GATEWAY_RESTART = 'gateway-restart';
 const MESH_REPLICATION = 'mesh-replication-lag';
-const ONE_OFFS = [GATEWAY_RESTART, MESH_REPLICATION];
+const SCHED_FANOUT = 'sched-event-fanout';
+const ONE_OFFS = [GATEWAY_RESTART, MESH_REPLICATION, SCHED_FANOUT];
 
 /**
  * A target from the issue, evaluated on the per-round results. `met: undefined` marks a
@@ -120,6 +122,17 @@ const TARGETS: readonly Target[] = [
         value:
           `${fmtInt(median(l.map((r) => r.reqPerSec)))} tokens/s, p50 ${fmtMs(median(l.map((r) => r.p50Ms)))} ms, ` +
           `p99 ${fmtMs(median(l.map((r) => r.p99Ms)))} ms`,
+        met: undefined,
+      };
+    },
+  },
+  {
+    label: 'scheduler auth-method reads (ACLs on, management token) relative to the bare handler (no threshold in the issue)',
+    needs: ['sched-auth-method-read', 'bare'],
+    evaluate(rounds) {
+      const reads = byScenario(rounds, 'sched-auth-method-read');
+      return {
+        value: `${fmtInt(median(reads.map((r) => r.reqPerSec)))} req/s, ${ratioTarget('sched-auth-method-read', 'bare', '', 0).evaluate(rounds).value}`,
         met: undefined,
       };
     },
@@ -291,6 +304,10 @@ async function main(): Promise<number> {
     servers.gateway = await startServer('gateway');
     log(`gateway controller + worker (pid ${servers.gateway.pid}), ops at ${servers.gateway.url}`);
   }
+  if (kinds.has('sched')) {
+    servers.sched = await startServer('sched');
+    log(`scheduler agent (pid ${servers.sched.pid}, ACLs on) at ${servers.sched.url}`);
+  }
   if (kinds.has('mesh')) {
     servers.mesh = await startServer('mesh');
     log(`discovery agent (pid ${servers.mesh.pid}, ACLs on, default deny) at ${servers.mesh.url}`);
@@ -346,6 +363,22 @@ async function main(): Promise<number> {
         `write's acknowledgement to ReplicatedIndex ≥ the primary's policies index and the last policy served in dc2** ` +
         `(each: ${lag.map(fmtMs).join(', ')}); the 1,000 writes took ${writes.map(fmtMs).join(', ')} ms ` +
         `(${writes.map((w) => fmtInt(1000 / (w / 1000))).join(', ')} policies/s)`,
+    );
+  }
+  if (!config.only || config.only.includes(SCHED_FANOUT)) {
+    const settings = { subscribers: 100, eventsPerSec: 10_000, seconds: 30, batch: 10 };
+    log(`${SCHED_FANOUT}: ${settings.subscribers} subscribers, ${fmtInt(settings.eventsPerSec)} events/s for ${settings.seconds} s`);
+    const f = await measureEventFanout(settings);
+    const mib = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MiB`;
+    console.log('');
+    console.log(
+      `- scheduler event fan-out (${settings.subscribers} subscribers on topic Node in this process, node updates written in the ` +
+        `server process, ${settings.batch} events per committed batch): published **${fmtInt(f.published.events / (f.published.elapsedMs / 1000))} events/s** ` +
+        `(${fmtInt(f.published.events)} in ${fmtMs(f.published.elapsedMs / 1000)} s), delivered **${fmtInt(f.deliveredPerSec)} events/s** ` +
+        `to all subscribers together (per subscriber ${fmtInt(f.perSubscriber.min)}–${fmtInt(f.perSubscriber.max)} events), ` +
+        `publish-to-deliver p50 ${fmtMs(f.p50Ms)} ms, **p99 ${fmtMs(f.p99Ms)} ms**, max ${fmtMs(f.maxMs)} ms; ` +
+        `server RSS ${mib(f.rss.before)} before, **peak ${mib(f.rss.peak)}**, ${mib(f.rss.after)} after; ` +
+        `${f.cut} subscriber(s) cut${f.cut ? ` (${f.cutReason})` : ''}`,
     );
   }
   if (final) {

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Server kinds implemented in bench/child.ts. */
-export type ServerKind = 'bare' | 'secrets' | 'gateway' | 'gateway-controller' | 'gateway-worker' | 'mesh';
+export type ServerKind = 'bare' | 'secrets' | 'gateway' | 'gateway-controller' | 'gateway-worker' | 'mesh' | 'sched';
 
 export interface BenchServer {
   readonly kind: ServerKind;
@@ -18,8 +18,10 @@ export interface BenchServer {
   /** Root token (secrets service), management token (discovery service `mesh`). */
   readonly token: string | undefined;
   readonly pid: number;
-  /** Counters reported by the child (secrets, mesh: `SqliteBackend.stats`; bare: request count). */
+  /** Counters reported by the child (secrets, mesh: `SqliteBackend.stats`; bare: request count; sched: RSS bytes). */
   stats(): Promise<Record<string, number>>;
+  /** A kind-specific request to the child (bench/child.ts `request`), e.g. the scheduler's `publish`. */
+  request(msg: Record<string, unknown>, timeoutMs: number): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -55,9 +57,15 @@ export async function startServer(kind: ServerKind, options: Record<string, unkn
 
   let nextId = 0;
   const waiting = new Map<number, (stats: Record<string, number>) => void>();
+  const requests = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   const ready = new Promise<{ url: string; token?: string; pid: number }>((resolve, reject) => {
-    child.on('message', (msg: { type: string; id?: number; stats?: Record<string, number>; message?: string; url?: string; token?: string; pid?: number }) => {
-      if (msg.type === 'ready') resolve({ url: msg.url!, token: msg.token, pid: msg.pid! });
+    child.on('message', (msg: { type: string; id?: number; stats?: Record<string, number>; message?: string; url?: string; token?: string; pid?: number; result?: unknown; error?: string }) => {
+      if (msg.type === 'done') {
+        const r = requests.get(msg.id!);
+        requests.delete(msg.id!);
+        if (msg.error !== undefined) r?.reject(new Error(`${kind} server: ${msg.error}`));
+        else r?.resolve(msg.result);
+      } else if (msg.type === 'ready') resolve({ url: msg.url!, token: msg.token, pid: msg.pid! });
       else if (msg.type === 'error') reject(new Error(`${kind} server failed to start:\n${msg.message}`));
       else if (msg.type === 'stats') {
         waiting.get(msg.id!)?.(msg.stats ?? {});
@@ -94,6 +102,22 @@ export async function startServer(kind: ServerKind, options: Record<string, unkn
           resolve(s);
         });
         child.send({ type: 'stats', id });
+      }),
+    request: (msg, timeoutMs) =>
+      new Promise((resolve, reject) => {
+        const id = nextId++;
+        const t = setTimeout(() => reject(new Error(`${kind} server: no reply to ${String(msg.type)}`)), timeoutMs);
+        requests.set(id, {
+          resolve: (v) => {
+            clearTimeout(t);
+            resolve(v);
+          },
+          reject: (e) => {
+            clearTimeout(t);
+            reject(e);
+          },
+        });
+        child.send({ ...msg, id });
       }),
     close: async () => {
       closing = true;
