@@ -21,6 +21,7 @@ import { SCHED_FORWARD_STYLE, schedHttpService } from './http.js';
 import { SchedReplicator } from './replication.js';
 import { SchedAclResolver } from './resolve.js';
 import { aclPolicyRoutes } from './routes/acl-policies.js';
+import { aclRoleRoutes } from './routes/acl-roles.js';
 import { aclTokenRoutes } from './routes/acl-tokens.js';
 import { allocationRoutes } from './routes/allocations.js';
 import { authMethodRoutes } from './routes/auth-methods.js';
@@ -38,6 +39,7 @@ export const SCHED_ROUTES = [
   ...statusRoutes,
   ...aclTokenRoutes,
   ...aclPolicyRoutes,
+  ...aclRoleRoutes,
   ...authMethodRoutes,
   ...bindingRuleRoutes,
   ...loginRoutes,

@@ -1,6 +1,290 @@
-/** PLACEHOLDER: filled in by its owner. @module */
-import type { SchedDeps } from '../deps.js';
-import type { SchedRoute } from '../http.js';
+/**
+ * ACL bootstrap and token endpoints of the scheduler (the reference's
+ * `command/agent/acl_endpoint.go` `ACLTokenBootstrap`, `ACLTokensRequest`,
+ * `ACLTokenSpecificRequest`; `nomad/acl_endpoint.go` `Bootstrap`, `UpsertTokens`,
+ * `DeleteTokens`, `ListTokens`, `GetToken`, `ResolveToken`; `nomad/structs/acl.go`
+ * `ACLToken.Canonicalize` and `Validate`):
+ *
+ * ```text
+ * POST|PUT  /v1/acl/bootstrap         no token; once, then only after a reset (data_dir/acl-bootstrap-reset)
+ * GET       /v1/acl/tokens            management; stubs without SecretID; ?prefix= (AccessorID), ?global=true
+ * POST|PUT  /v1/acl/token             management; create (a body AccessorID makes it an update)
+ * GET       /v1/acl/token/self        the caller's own token, secret included
+ * GET       /v1/acl/token/:accessor   management, or the token itself
+ * POST|PUT  /v1/acl/token/:accessor   management; update (Type, Global and expiry cannot change)
+ * DELETE    /v1/acl/token/:accessor   management; empty reply
+ * ```
+ *
+ * Bootstrap and writes of global tokens go to the authoritative region; local tokens are
+ * written where the request lands (reference/sched.md §2.3).
+ *
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CairnError } from '../../../kernel/http/index.js';
+import { formatTime, parseTime } from '../../../kernel/util/duration.js';
+import { formatGoDuration, parseGoDuration } from '../../../kernel/util/go-duration.js';
+import { BOOTSTRAP_TOKEN_NAME, MANAGEMENT_TOKEN_TYPE, TOKEN_NOT_FOUND, TOKEN_TYPES } from '../acl/index.js';
+import { DEFAULT_TTL_BOUNDS } from '../auth/auth-method.js';
+import { decodeStruct } from '../auth/decode.js';
+import { BOOTSTRAP_META_ID } from '../bootstrap.js';
+import { aclCaller, forwardToAuthoritative, requireManagement, type Ctx, type SchedDeps } from '../deps.js';
+import { parseGoBool, permissionDeniedError, schedBadRequest, schedNotFound, type SchedReply, type SchedRoute } from '../http.js';
+import { secretKey, T, type MetaDoc, type RoleDoc, type RoleLink, type TokenDoc } from '../state.js';
+import { makeToken, renderToken, tokenHash, tokenStub } from '../token.js';
+import { decodeLinks, fieldOf, invalidObject, requestBody, requireAclEnabled, withLiveRoles, writeReply } from './acl-roles.js';
 
-/** Routes of this file. */
-export const aclTokenRoutes: readonly SchedRoute<SchedDeps>[] = [];
+/** The reset file in `data_dir`: it holds the reset index that allows one more bootstrap (reference `aclBootstrapReset`). */
+export const BOOTSTRAP_RESET_FILE = 'acl-bootstrap-reset';
+/** Longest token name in bytes (the reference's `maxTokenNameLength`). */
+export const MAX_TOKEN_NAME_BYTES = 256;
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+/** The reset index in `data_dir/acl-bootstrap-reset`: its leading integer (Go's `%d`), 0 when missing or not a number. */
+export function readResetIndex(dataDir: string): number {
+  try {
+    const m = /^\s*(\d+)/.exec(readFileSync(join(dataDir, BOOTSTRAP_RESET_FILE), 'utf8'));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * `POST /v1/acl/bootstrap`: the global management token `Bootstrap Token`, secret from the
+ * optional body `{"BootstrapSecret": "<uuid>"}`. The reset index is the index of the last
+ * bootstrap (the meta document's ModifyIndex). @throws 400 `failed to decode request body:
+ * …`; `invalid acl token` (secret not a UUID); `ACL bootstrap already done (reset index: N)`;
+ * `Invalid bootstrap reset index (specified M, reset index: N)`; `ACL token with this secret
+ * already exists`.
+ */
+async function bootstrap(ctx: Ctx): Promise<SchedReply> {
+  requireAclEnabled(ctx);
+  const forwarded = await forwardToAuthoritative(ctx);
+  if (forwarded) return forwarded;
+  let secret = '';
+  try {
+    const body = ctx.body<unknown>();
+    if (body !== undefined) secret = decodeStruct(body, { goType: 'ACLTokenBootstrapRequest', fields: { BootstrapSecret: 'string' } }).BootstrapSecret as string;
+  } catch (err) {
+    throw schedBadRequest(`failed to decode request body: ${(err as Error).message}`);
+  }
+  const specified = readResetIndex(ctx.deps.config.dataDir);
+  const { result, index } = await ctx.deps.state.txn((tx) => {
+    // Decided inside the transaction: of concurrent calls only the first finds bootstrap possible.
+    const meta = tx.get<MetaDoc>(T.meta, BOOTSTRAP_META_ID);
+    if (meta?.Bootstrapped) {
+      if (specified === 0) throw schedBadRequest(`ACL bootstrap already done (reset index: ${meta.ModifyIndex})`);
+      if (specified !== meta.ModifyIndex) throw schedBadRequest(`Invalid bootstrap reset index (specified ${specified}, reset index: ${meta.ModifyIndex})`);
+    }
+    if (secret !== '' && !UUID.test(secret)) throw schedBadRequest('invalid acl token');
+    if (secret !== '' && tx.getBy(T.tokens, 'secret', secretKey(secret))) throw schedBadRequest('ACL token with this secret already exists');
+    const token = makeToken({ Name: BOOTSTRAP_TOKEN_NAME, Type: MANAGEMENT_TOKEN_TYPE, Global: true, ...(secret ? { SecretID: secret } : {}) }, ctx.deps.now());
+    tx.put<MetaDoc>(T.meta, BOOTSTRAP_META_ID, { Bootstrapped: true });
+    return tx.put(T.tokens, token.AccessorID, token);
+  });
+  return writeReply(renderToken(result, true), index);
+}
+
+/**
+ * A token write's body, decoded as the reference's `ACLToken` (SecretID, Hash and times are
+ * never taken from it). A field is undefined when the body leaves it out or sends `null`:
+ * a create then takes the zero value, an update the stored value.
+ */
+interface TokenInput {
+  readonly AccessorID: string;
+  readonly Name?: string;
+  readonly Type?: string;
+  readonly Policies?: readonly string[];
+  readonly Roles?: readonly { ID: string; Name: string }[];
+  readonly Global?: boolean;
+  /** Nanoseconds. */
+  readonly ttlNs?: number;
+  /** Epoch ms; Go's zero time counts as left out. */
+  readonly expirationMs?: number;
+}
+
+/** What the token will hold once the body is merged over the stored token (or zero values). */
+type TokenFields = Required<Pick<TokenInput, 'Name' | 'Type' | 'Policies' | 'Roles'>>;
+
+function decodeToken(body: unknown): TokenInput {
+  const fields = { AccessorID: 'string', Name: 'string', Type: 'string', Policies: 'strings', Global: 'bool', ExpirationTTL: 'duration' } as const;
+  const d = decodeStruct(body, { goType: 'ACLToken', fields });
+  const given = (name: string) => fieldOf(body, name) !== undefined;
+  const rawRoles = fieldOf(body, 'Roles');
+  const roles = decodeLinks(rawRoles, { owner: 'ACLToken', field: 'Roles', linkType: 'ACLTokenRoleLink', keys: ['ID', 'Name'] });
+  const rawTime = fieldOf(body, 'ExpirationTime');
+  let expirationMs: number | undefined;
+  if (rawTime !== undefined) {
+    if (typeof rawTime !== 'string') throw schedBadRequest(`json: cannot unmarshal ${typeof rawTime} into Go struct field ACLToken.ExpirationTime of type time.Time`);
+    const ms = parseTime(rawTime);
+    if (Number.isNaN(ms)) throw schedBadRequest(`parsing time ${JSON.stringify(rawTime)} as "2006-01-02T15:04:05Z07:00": not an RFC3339 time`);
+    if (!rawTime.startsWith('0001-01-01T00:00:00')) expirationMs = ms;
+  }
+  return {
+    AccessorID: d.AccessorID as string,
+    ...(given('Name') ? { Name: d.Name as string } : {}),
+    ...(given('Type') ? { Type: d.Type as string } : {}),
+    ...(given('Policies') ? { Policies: d.Policies as string[] } : {}),
+    ...(rawRoles !== undefined ? { Roles: roles } : {}),
+    ...(given('Global') ? { Global: d.Global as boolean } : {}),
+    ...(given('ExpirationTTL') ? { ttlNs: d.ExpirationTTL as number } : {}),
+    ...(expirationMs !== undefined ? { expirationMs } : {}),
+  };
+}
+
+/** The stored token's TTL in ns (0 when none). */
+const storedTtlNs = (t: TokenDoc) => (t.ExpirationTTL ? (parseGoDuration(t.ExpirationTTL) as number) : 0);
+
+/** The reference's `ACLToken.Validate` messages, in its order, plus `cannot update token type`. */
+function tokenErrors(f: TokenFields, input: TokenInput, nowMs: number, existing: TokenDoc | undefined): string[] {
+  const errors: string[] = [];
+  if (Buffer.byteLength(f.Name) > MAX_TOKEN_NAME_BYTES) errors.push('token name too long');
+  const links = f.Policies.length + f.Roles.length;
+  if (f.Type === 'client') {
+    if (links === 0) errors.push('client token missing policies or roles');
+  } else if (f.Type === MANAGEMENT_TOKEN_TYPE) {
+    if (links !== 0) errors.push('management token cannot be associated with policies or roles');
+  } else errors.push('token type must be client or management');
+  if (!existing) {
+    const ttl = input.ttlNs ?? 0;
+    if (ttl < 0) errors.push(`token expiration TTL '${formatGoDuration(ttl)}' should not be negative`);
+    const expires = input.expirationMs ?? (ttl !== 0 ? nowMs + ttl / 1e6 : undefined);
+    if (expires !== undefined) {
+      if (nowMs > expires) errors.push('expiration time cannot be before create time');
+      const inNs = (expires - nowMs) * 1e6;
+      const { min, max } = DEFAULT_TTL_BOUNDS;
+      if (inNs > max) errors.push(`expiration time cannot be more than ${formatGoDuration(max)} in the future (was ${formatGoDuration(inNs)})`);
+      else if (inNs < min) errors.push(`expiration time cannot be less than ${formatGoDuration(min)} in the future (was ${formatGoDuration(inNs)})`);
+    }
+    return errors;
+  }
+  if (input.Global !== undefined && input.Global !== existing.Global) errors.push('cannot toggle global mode');
+  if (input.ttlNs !== undefined && input.ttlNs !== storedTtlNs(existing)) errors.push('cannot update expiration TTL');
+  const storedMs = existing.ExpirationTime === undefined ? undefined : parseTime(existing.ExpirationTime);
+  if (input.expirationMs !== undefined && input.expirationMs !== storedMs) errors.push('cannot update expiration time');
+  if ((TOKEN_TYPES as readonly string[]).includes(f.Type) && f.Type !== existing.Type) errors.push('cannot update token type');
+  return errors;
+}
+
+/**
+ * Creates (no AccessorID) or updates a token: body decoded, validated, role links resolved
+ * by ID or Name and deduplicated, Hash recomputed. An update keeps SecretID, CreateTime,
+ * Global and expiry, and every field the body leaves out. @throws 400 `ACL token accessor does not match request
+ * path`, `cannot find token <id>`, `token 0 invalid: <multierror>`, `cannot find role <id or
+ * name>`; 403; 500 `No path to region` (reference `UpsertTokens`, `upsertTokens`).
+ */
+async function upsert(ctx: Ctx, pathAccessor: string | undefined): Promise<SchedReply> {
+  requireAclEnabled(ctx);
+  const input = decodeToken(requestBody(ctx));
+  if (pathAccessor !== undefined && input.AccessorID !== pathAccessor) throw schedBadRequest('ACL token accessor does not match request path');
+  const accessor = input.AccessorID;
+  const stored = accessor === '' ? undefined : ctx.deps.state.get<TokenDoc>(T.tokens, accessor);
+  if (input.Global ?? stored?.Global ?? false) {
+    const forwarded = await forwardToAuthoritative(ctx);
+    if (forwarded) return forwarded;
+  }
+  requireManagement(ctx);
+  const nowMs = ctx.deps.now();
+  const { result, index } = await ctx.deps.state.txn((tx) => {
+    const existing = accessor === '' ? undefined : tx.get<TokenDoc>(T.tokens, accessor);
+    if (accessor !== '' && !existing) throw schedBadRequest(`cannot find token ${accessor}`);
+    const f: TokenFields = {
+      Name: input.Name ?? existing?.Name ?? '',
+      Type: input.Type ?? existing?.Type ?? '',
+      Policies: input.Policies ?? existing?.Policies ?? [],
+      // Kept links whose role is gone are dropped, not an error.
+      Roles: input.Roles ?? (existing?.Roles ?? []).filter((l) => tx.get(T.roles, l.ID)).map((l) => ({ ID: l.ID, Name: '' })),
+    };
+    const errors = tokenErrors(f, input, nowMs, existing);
+    if (errors.length > 0) throw invalidObject('token', errors);
+    const roles: RoleLink[] = [];
+    for (const link of f.Roles) {
+      const role = link.ID === '' ? tx.getBy<RoleDoc>(T.roles, 'name', link.Name) : tx.get<RoleDoc>(T.roles, link.ID);
+      if (!role) throw schedBadRequest(`cannot find role ${link.ID === '' ? link.Name : link.ID}`);
+      if (!roles.some((r) => r.ID === role.ID)) roles.push({ ID: role.ID, Name: role.Name });
+    }
+    const Type = f.Type as 'client' | 'management';
+    if (existing) {
+      const next = { ...existing, Name: f.Name, Type, Policies: f.Policies, Roles: roles };
+      return tx.put(T.tokens, accessor, { ...next, Hash: tokenHash(next) });
+    }
+    const made = makeToken({ Name: f.Name, Type, Policies: f.Policies, Roles: roles, Global: input.Global ?? false, ttlNs: input.ttlNs }, nowMs);
+    // An explicit ExpirationTime wins over CreateTime + TTL (reference ACLToken.Canonicalize).
+    const token = input.expirationMs === undefined ? made : { ...made, ExpirationTime: formatTime(new Date(input.expirationMs)) };
+    return tx.put(T.tokens, token.AccessorID, { ...token, Hash: tokenHash(token) });
+  });
+  return writeReply(renderToken(withLiveRoles(ctx.deps.state, result), true), index);
+}
+
+/**
+ * The hex digits of a UUID prefix, checked like go-memdb's `UUIDFieldIndex` (reference/sched.md
+ * §1.9). @throws 400 `index error: …` (the reference answers 500).
+ */
+function uuidPrefix(prefix: string): string {
+  const fail = (why: string) => schedBadRequest(`index error: ${why}`);
+  if (prefix.length > 36) throw fail(`Invalid UUID length. UUID have 36 characters; got ${prefix.length}`);
+  const hyphens = prefix.split('-').length - 1;
+  if (hyphens > 4) throw fail(`UUID should have maximum of 4 "-"; got ${hyphens}`);
+  const hex = prefix.replaceAll('-', '');
+  if (hex.length % 2 !== 0) throw fail('Input (without hyphens) must be even length');
+  const bad = /[^0-9a-fA-F]/.exec(hex);
+  if (bad) throw fail(`Invalid UUID: encoding/hex: invalid byte: U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} '${bad[0]}'`);
+  return hex.toLowerCase();
+}
+
+async function list(ctx: Ctx): Promise<SchedReply> {
+  requireManagement(ctx);
+  const state = ctx.deps.state;
+  const prefix = uuidPrefix(ctx.query.get('prefix') ?? '');
+  const globalOnly = parseGoBool(ctx.query.get('global') ?? '') === true;
+  let tokens = state.list<TokenDoc>(T.tokens).filter((t) => t.AccessorID.replaceAll('-', '').toLowerCase().startsWith(prefix) && (!globalOnly || t.Global));
+  // Without a filter the reference lists by create index, else by accessor.
+  if (prefix === '' && !globalOnly) tokens = tokens.sort((a, b) => a.CreateIndex - b.CreateIndex || (a.AccessorID < b.AccessorID ? -1 : 1));
+  return { body: tokens.map((t) => tokenStub(withLiveRoles(state, t))), index: Math.max(1, state.tableIndex(T.tokens)) };
+}
+
+async function self(ctx: Ctx): Promise<SchedReply> {
+  requireAclEnabled(ctx);
+  const t = ctx.secret === undefined ? undefined : ctx.deps.acl.lookup(ctx.secret);
+  if (!t) throw new CairnError('forbidden', TOKEN_NOT_FOUND);
+  return { body: renderToken(withLiveRoles(ctx.deps.state, t), true), index: Math.max(1, t.ModifyIndex) };
+}
+
+async function read(ctx: Ctx): Promise<SchedReply> {
+  const who = aclCaller(ctx);
+  const t = ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor);
+  if (!who.management && (!t || t.SecretID !== ctx.secret)) throw permissionDeniedError();
+  if (!t) throw schedNotFound(TOKEN_NOT_FOUND);
+  return { body: renderToken(withLiveRoles(ctx.deps.state, t), true), index: Math.max(1, t.ModifyIndex) };
+}
+
+/** @throws 400 `Cannot delete nonexistent tokens: <id>` (reference `DeleteTokens`); 403; 500 `No path to region`. */
+async function remove(ctx: Ctx): Promise<SchedReply> {
+  requireAclEnabled(ctx);
+  const id = ctx.params.accessor;
+  if (ctx.deps.state.get<TokenDoc>(T.tokens, id)?.Global) {
+    const forwarded = await forwardToAuthoritative(ctx);
+    if (forwarded) return forwarded;
+  }
+  requireManagement(ctx);
+  const { index } = await ctx.deps.state.txn((tx) => {
+    if (!tx.delete(T.tokens, id)) throw schedBadRequest(`Cannot delete nonexistent tokens: ${id}`);
+  });
+  return writeReply(undefined, index);
+}
+
+/** Routes of this file (module doc). */
+export const aclTokenRoutes: readonly SchedRoute<SchedDeps>[] = [
+  { pattern: 'acl/bootstrap', synopsis: 'Bootstrap the ACL system: the first management token', methods: { POST: bootstrap, PUT: bootstrap } },
+  { pattern: 'acl/tokens', synopsis: 'List ACL tokens (stubs)', blocking: [T.tokens], methods: { GET: list } },
+  { pattern: 'acl/token', synopsis: 'Create an ACL token', methods: { POST: (ctx) => upsert(ctx, undefined), PUT: (ctx) => upsert(ctx, undefined) } },
+  { pattern: 'acl/token/self', synopsis: "Read the request's own token", blocking: [T.tokens], methods: { GET: self } },
+  {
+    pattern: 'acl/token/:accessor',
+    synopsis: 'Read, update or delete an ACL token',
+    blocking: [T.tokens],
+    methods: { GET: read, POST: (ctx) => upsert(ctx, ctx.params.accessor), PUT: (ctx) => upsert(ctx, ctx.params.accessor), DELETE: remove },
+  },
+];
