@@ -1,6 +1,113 @@
-/** PLACEHOLDER: filled in by its owner. @module */
-import type { SchedDeps } from '../deps.js';
-import type { SchedRoute } from '../http.js';
+/**
+ * ACL binding-rule endpoints of the scheduler (reference/sched.md §2.4), every one for
+ * management tokens only:
+ *
+ * | method | path | notes |
+ * |---|---|---|
+ * | GET | `/v1/acl/binding-rules` | stubs `{ID, Description, AuthMethod, Hash, CreateIndex, ModifyIndex}`; `[]` when none |
+ * | POST, PUT | `/v1/acl/binding-rule` | create (a body `ID` updates that rule, as the reference's upsert) |
+ * | GET | `/v1/acl/binding-rule/:id` | 404 `ACL binding rule not found` |
+ * | POST, PUT | `/v1/acl/binding-rule/:id` | update; the path ID fills an empty body ID, another one is 400 |
+ * | DELETE | `/v1/acl/binding-rule/:id` | empty body |
+ *
+ * Every route answers 400 `ACL support disabled` when ACLs are off; writes in a
+ * non-authoritative region go to the authoritative one first. The model — decoding, merge,
+ * validation texts — is the auth module's (auth/binding-rule.ts).
+ *
+ * @module
+ */
+import { bindingRuleStub, decodeBindingRule, validateBindingRule, type BindingRule } from '../auth/binding-rule.js';
+import type { AuthMethod } from '../auth/auth-method.js';
+import { notFoundError } from '../auth/errors.js';
+import { requireManagement, type Ctx, type SchedDeps } from '../deps.js';
+import { schedBadRequest, type SchedReply, type SchedRoute } from '../http.js';
+import { T } from '../state.js';
+import { atLeastOne, authoritativeWrite, deleteReply, missingName, requireBody, writeReply } from './auth-methods.js';
 
-/** Routes of this file. */
-export const bindingRuleRoutes: readonly SchedRoute<SchedDeps>[] = [];
+/** 404 text of a missing rule (the reference's HTTP layer; its delete says the same from the state store). */
+export const BINDING_RULE_NOT_FOUND = 'ACL binding rule not found';
+const MISSING_ID = 'missing ACL binding rule ID';
+
+/**
+ * Creates or updates a rule (reference/sched.md §2.4): `pathId` is the update path's ID.
+ * Validation runs inside the transaction against the stored rule and auth methods.
+ * @throws 400 `missing ACL binding rule ID` (`/v1/acl/binding-rule/`); 403 `Permission denied`;
+ *   400 `Request body is empty`, the decoder's text, `ACL binding rule ID does not match request path`,
+ *   `cannot find binding rule <id>`, `cannot update auth method for binding rule, create a new rule instead`,
+ *   `binding rule 0 invalid: <multierror>`, `ACL auth method <name> not found`.
+ */
+async function upsert(ctx: Ctx, pathId: string | undefined): Promise<SchedReply> {
+  if (pathId === undefined && ctx.req.path.endsWith('/')) throw schedBadRequest(MISSING_ID);
+  const forwarded = await authoritativeWrite(ctx);
+  if (forwarded) return forwarded;
+  requireManagement(ctx);
+  let input = decodeBindingRule(requireBody(ctx));
+  if (pathId !== undefined) {
+    if (input.ID === '') input = { ...input, ID: pathId };
+    if (input.ID !== pathId) throw schedBadRequest('ACL binding rule ID does not match request path');
+  }
+  const now = new Date(ctx.deps.now());
+  const { result, index } = await ctx.deps.state.txn((tx) => {
+    const existing = input.ID === '' ? undefined : tx.get<BindingRule>(T.bindingRules, input.ID);
+    const rule = validateBindingRule(input, { existing, authMethods: tx.list<AuthMethod>(T.authMethods), now });
+    return tx.put<BindingRule>(T.bindingRules, rule.ID, rule);
+  });
+  return writeReply(result, index);
+}
+
+/** Deletes rule `:id`. @throws 403; 404 `ACL binding rule not found` (the reference: 500). */
+async function remove(ctx: Ctx): Promise<SchedReply> {
+  const forwarded = await authoritativeWrite(ctx);
+  if (forwarded) return forwarded;
+  requireManagement(ctx);
+  const { index } = await ctx.deps.state.txn((tx) => {
+    if (!tx.delete(T.bindingRules, ctx.params.id)) throw notFoundError(BINDING_RULE_NOT_FOUND);
+  });
+  return deleteReply(index);
+}
+
+/**
+ * Routes of this file (reference/sched.md §2.4). Replies: a stored rule `{ID, Description,
+ * AuthMethod, Selector, BindType, BindName, Hash, CreateTime, ModifyTime, CreateIndex,
+ * ModifyIndex}`, or the list of `bindingRuleStub`. Reads declare `blocking: [T.bindingRules]`.
+ */
+export const bindingRuleRoutes: readonly SchedRoute<SchedDeps>[] = [
+  {
+    pattern: 'acl/binding-rules',
+    synopsis: 'List binding rules (stubs)',
+    blocking: [T.bindingRules],
+    methods: {
+      GET: async (ctx) => {
+        requireManagement(ctx);
+        const list = ctx.deps.state.list<BindingRule>(T.bindingRules).map(bindingRuleStub);
+        return { body: list, index: atLeastOne(ctx.deps.state.tableIndex(T.bindingRules)) };
+      },
+    },
+  },
+  {
+    pattern: 'acl/binding-rule',
+    synopsis: 'Create a binding rule',
+    methods: {
+      POST: (ctx) => upsert(ctx, undefined),
+      PUT: (ctx) => upsert(ctx, undefined),
+      GET: missingName(MISSING_ID),
+      DELETE: missingName(MISSING_ID),
+    },
+  },
+  {
+    pattern: 'acl/binding-rule/:id',
+    synopsis: 'Read, update or delete a binding rule',
+    blocking: [T.bindingRules],
+    methods: {
+      GET: async (ctx) => {
+        requireManagement(ctx);
+        const r = ctx.deps.state.get<BindingRule>(T.bindingRules, ctx.params.id);
+        if (!r) throw notFoundError(BINDING_RULE_NOT_FOUND);
+        return { body: r, index: atLeastOne(r.ModifyIndex) };
+      },
+      POST: (ctx) => upsert(ctx, ctx.params.id),
+      PUT: (ctx) => upsert(ctx, ctx.params.id),
+      DELETE: remove,
+    },
+  },
+];
