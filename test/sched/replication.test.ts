@@ -61,6 +61,37 @@ describe('ACL replication between regions', () => {
     assert.ok(europe.state.get(T.tokens, mine.AccessorID));
   });
 
+  it('forwards auth-method writes sent to it to the authoritative region, and serves them back from its copy', async () => {
+    const method = {
+      Name: 'corp-sso',
+      Type: 'OIDC',
+      TokenLocality: 'global',
+      MaxTokenTTL: '1h',
+      Default: true,
+      Config: { OIDCDiscoveryURL: 'https://idp.example.com', OIDCClientID: 'cairn', OIDCClientSecret: 's3cr3t', AllowedRedirectURIs: ['http://localhost:4649/oidc/callback'] },
+    };
+    const created = await call(europe.url, 'POST', '/v1/acl/auth-method', { token: ROOT, body: method });
+    assert.equal(created.status, 200, created.text);
+    assert.equal(created.json.Config.OIDCClientSecret, 'redacted');
+    // Stored in the authoritative region at once ...
+    assert.equal((await call(global.url, 'GET', '/v1/acl/auth-method/corp-sso', { token: ROOT })).json.Name, 'corp-sso');
+    // ... and in europe once replicated, secret included (it is needed for logins there).
+    await eventually(async () => (await call(europe.url, 'GET', '/v1/acl/auth-methods')).json.length === 1);
+    const local = await call(europe.url, 'GET', '/v1/acl/auth-method/corp-sso', { token: ROOT });
+    assert.equal(local.status, 200);
+    assert.equal(local.json.Default, true);
+    assert.equal(europe.state.get<{ Config: { OIDCClientSecret: string } }>(T.authMethods, 'corp-sso')?.Config.OIDCClientSecret, 's3cr3t');
+
+    // An update and a delete sent to europe take the same way.
+    const updated = await call(europe.url, 'POST', '/v1/acl/auth-method/corp-sso', { token: ROOT, body: { ...method, Default: false, Config: local.json.Config } });
+    assert.equal(updated.status, 200, updated.text);
+    await eventually(async () => (await call(europe.url, 'GET', '/v1/acl/auth-methods')).json[0]?.Default === false);
+    assert.equal(europe.state.get<{ Config: { OIDCClientSecret: string } }>(T.authMethods, 'corp-sso')?.Config.OIDCClientSecret, 's3cr3t');
+    assert.equal((await call(europe.url, 'DELETE', '/v1/acl/auth-method/corp-sso', { token: ROOT })).status, 200);
+    assert.equal((await call(global.url, 'GET', '/v1/acl/auth-method/corp-sso', { token: ROOT })).status, 404);
+    await eventually(async () => (await call(europe.url, 'GET', '/v1/acl/auth-methods')).json.length === 0);
+  });
+
   it('reports its status: source region, replicated indexes, last success', async () => {
     const r = await call(europe.url, 'GET', '/v1/acl/replication', { token: ROOT });
     assert.equal(r.status, 200);
