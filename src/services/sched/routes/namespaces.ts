@@ -1,6 +1,140 @@
-/** PLACEHOLDER: filled in by its owner. @module */
-import type { SchedDeps } from '../deps.js';
-import type { SchedRoute } from '../http.js';
+/**
+ * Namespaces (the reference's `command/agent/namespace_endpoint.go`, `nomad/namespace_endpoint.go`):
+ *
+ * ```text
+ * GET          /v1/namespaces?prefix=     namespaces the token may use at all   (blocking on namespaces)
+ * GET          /v1/namespace/:name        any capability in it, else 403       (blocking on namespaces)
+ * POST|PUT     /v1/namespace              management; body {"Name", "Description", "Meta"}
+ * POST|PUT     /v1/namespace/:name        management; body Name must be the path's
+ * DELETE       /v1/namespace/:name        management; not `default`, not while it has non-terminal allocations
+ * ```
+ *
+ * Writes answer 200 with an empty body and `X-Sched-Index`, as the reference. The reference
+ * answers its write failures 500; here bad input is 400, a missing namespace 404 and a
+ * namespace still in use 409 (reference/README.md rule 3). Namespace writes produce no
+ * events (reference/sched.md §3.4 has no namespace topic).
+ *
+ * @module
+ */
+import type { Indexed } from '../../../kernel/store/index.js';
+import { CairnError } from '../../../kernel/http/index.js';
+import { multiError } from '../auth/errors.js';
+import { contentHash } from '../auth/stamp.js';
+import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
+import { schedBadRequest, schedNotFound, type SchedReply, type SchedRoute } from '../http.js';
+import { DEFAULT_NAMESPACE, T, type NamespaceDoc } from '../state.js';
+import { clientTerminal, type StoredAlloc } from './allocations.js';
+import { decodeGoStruct, requireBody } from './nodes.js';
 
-/** Routes of this file. */
-export const namespaceRoutes: readonly SchedRoute<SchedDeps>[] = [];
+/** Valid names (the reference's `validNamespaceName`). */
+const NAME = /^[a-zA-Z0-9-]{1,128}$/;
+/** Longest `Description`, in bytes (the reference's `maxNamespaceDescriptionLength`). */
+export const MAX_NAMESPACE_DESCRIPTION_BYTES = 256;
+
+/**
+ * A namespace as the API shows it (the reference's `structs.Namespace`): `Quota` `""`,
+ * `Capabilities` and `NodePoolConfiguration` null (not modelled), `Hash` the base64
+ * blake2b-256 of name and description.
+ */
+export function renderNamespace(n: NamespaceDoc & Indexed): Record<string, unknown> {
+  return {
+    Name: n.Name,
+    Description: n.Description,
+    Quota: '',
+    Capabilities: null,
+    NodePoolConfiguration: null,
+    Meta: n.Meta ?? null,
+    Hash: contentHash([n.Name, n.Description]),
+    CreateIndex: n.CreateIndex,
+    ModifyIndex: n.ModifyIndex,
+  };
+}
+
+/** The caller must hold a management token (always true with ACLs off). @throws 403 `Permission denied`. */
+function requireManagementOrOff(ctx: Ctx): void {
+  requireAllowed(identityOf(ctx).management);
+}
+
+/**
+ * Creates or replaces namespace `name` from the body (the reference's `namespaceUpdate` and
+ * `Namespace.UpsertNamespaces`). `pathName` undefined: `POST|PUT /v1/namespace`, the body
+ * names it. @throws 400 `Request body is empty`, `Namespace name does not match request
+ * path`, `Invalid namespace "<n>": 1 error occurred:\n\t* invalid name "<n>". Must match
+ * regex ^[a-zA-Z0-9-]{1,128}$\n\n` (and `description longer than 256`); 403 unless management.
+ */
+async function upsert(ctx: Ctx, pathName: string | undefined): Promise<SchedReply> {
+  requireManagementOrOff(ctx);
+  const body = decodeGoStruct(requireBody(ctx), 'structs.Namespace', { Name: 'string', Description: 'string', Meta: 'map' });
+  const name = body.Name as string;
+  const description = body.Description as string;
+  if (pathName !== undefined && name !== pathName) throw schedBadRequest('Namespace name does not match request path');
+  const errors: string[] = [];
+  if (!NAME.test(name)) errors.push(`invalid name "${name}". Must match regex ${NAME.source}`);
+  if (Buffer.byteLength(description) > MAX_NAMESPACE_DESCRIPTION_BYTES) errors.push(`description longer than ${MAX_NAMESPACE_DESCRIPTION_BYTES}`);
+  if (errors.length > 0) throw schedBadRequest(`Invalid namespace "${name}": ${multiError(errors)}`);
+  const { index } = await ctx.deps.state.txn((tx) => {
+    tx.put<NamespaceDoc>(T.namespaces, name, { Name: name, Description: description, Meta: (body.Meta as Record<string, string> | null) ?? null });
+  });
+  return { empty: true, headers: { 'X-Sched-Index': String(index) } };
+}
+
+/**
+ * Deletes namespace `:name` (the reference's `Namespace.DeleteNamespaces`). @throws 400
+ * `can not delete default namespace`; 404 `namespace not found`; 409 `namespace "<n>" has
+ * non-terminal allocations in regions: [<region>]`; 403 unless management.
+ */
+async function remove(ctx: Ctx): Promise<SchedReply> {
+  requireManagementOrOff(ctx);
+  const name = ctx.params.name!;
+  if (name === DEFAULT_NAMESPACE) throw schedBadRequest('can not delete default namespace');
+  const { index } = await ctx.deps.state.txn((tx) => {
+    if (!tx.get(T.namespaces, name)) throw schedNotFound('namespace not found');
+    if (tx.list<StoredAlloc>(T.allocs).some((a) => a.Namespace === name && !clientTerminal(a))) {
+      throw new CairnError('conflict', `namespace "${name}" has non-terminal allocations in regions: [${ctx.deps.config.region}]`);
+    }
+    tx.delete(T.namespaces, name);
+  });
+  return { empty: true, headers: { 'X-Sched-Index': String(index) } };
+}
+
+/** Routes of this file (see the module doc). */
+export const namespaceRoutes: readonly SchedRoute<SchedDeps>[] = [
+  {
+    pattern: 'namespaces',
+    synopsis: 'List the namespaces the token may use; ?prefix= (name prefix)',
+    blocking: [T.namespaces],
+    methods: {
+      GET: async (ctx) => {
+        const who = identityOf(ctx);
+        const prefix = ctx.query.get('prefix') ?? '';
+        const list = ctx.deps.state
+          .list<NamespaceDoc>(T.namespaces)
+          .filter((n) => n.Name.startsWith(prefix) && who.authorizer.allowNamespace(n.Name));
+        return { body: list.map(renderNamespace), index: Math.max(1, ctx.deps.state.tableIndex(T.namespaces)) };
+      },
+    },
+  },
+  {
+    pattern: 'namespace',
+    synopsis: 'Create or update the namespace the body names (management)',
+    methods: { POST: (ctx) => upsert(ctx, undefined), PUT: (ctx) => upsert(ctx, undefined) },
+  },
+  {
+    pattern: 'namespace/:name',
+    synopsis: 'Read, create or update, or delete a namespace',
+    blocking: [T.namespaces],
+    methods: {
+      /** The namespace; 403 unless the token may use it at all; 404 `Namespace not found`. */
+      GET: async (ctx) => {
+        const name = ctx.params.name!;
+        requireAllowed(identityOf(ctx).authorizer.allowNamespace(name));
+        const n = ctx.deps.state.get<NamespaceDoc>(T.namespaces, name);
+        if (!n) throw schedNotFound('Namespace not found');
+        return { body: renderNamespace(n), index: n.ModifyIndex };
+      },
+      POST: (ctx) => upsert(ctx, ctx.params.name),
+      PUT: (ctx) => upsert(ctx, ctx.params.name),
+      DELETE: remove,
+    },
+  },
+];
