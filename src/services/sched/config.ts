@@ -70,6 +70,11 @@ export interface SchedAgentConfig {
   /** Batches the event buffer holds (`server.event_buffer_size`; 0 means 100). */
   readonly eventBufferSize: number;
   readonly eventBroker: boolean;
+  /**
+   * Period of the event stream's `{}` heartbeat frames after the first, in ms; absent means
+   * the reference's 30 s (reference/sched.md §3.2). Not an HCL key: tests shorten it.
+   */
+  readonly eventHeartbeatMs?: number;
 }
 
 /**

@@ -1,8 +1,112 @@
-/** PLACEHOLDER: filled in by its owner. @module */
-import type { ChangeBatch } from '../../../kernel/store/index.js';
-import type { EventBatch } from './event.js';
+/**
+ * The event stream's source: a committed state batch (the store's change feed) → the events
+ * it produces (reference/sched.md §3.4, spec 002 "Events"). Per state table (state.ts `T`):
+ *
+ * ```text
+ * table              Topic           Key         FilterKeys            Namespace  Payload
+ * nodes              Node            node ID     null                  ""         {"Node": node without SecretID, with Drain}
+ * allocs             Allocation      alloc ID    [JobID, DeploymentID] its own    {"Allocation": alloc, Job null}
+ * acl-tokens         ACLToken        AccessorID  null                  ""         {"ACLToken": token, SecretID ""}
+ * acl-policies       ACLPolicy       name        null                  ""         {"ACLPolicy": policy}
+ * acl-roles          ACLRole         role ID     [role Name]           ""         {"ACLRole": role}
+ * acl-auth-methods   ACLAuthMethod   name        null                  ""         {"AuthMethod": method, secrets redacted}
+ * acl-binding-rules  ACLBindingRule  rule ID     [AuthMethod]          ""         {"ACLBindingRule": rule}
+ * acl-meta, namespaces: no events
+ * ```
+ *
+ * Types: the write's label (state.ts `LABEL`, the reference's raft message types) types every
+ * node and allocation change of the batch, as the reference types every row of one apply;
+ * without a node or allocation label they default to `NodeRegistration` /
+ * `NodeDeregistration` and `AllocationCreated` / `AllocationUpdated` (an unlabelled
+ * allocation delete makes no event, like the reference's garbage collection). ACL objects are
+ * always typed by table and operation: `<Topic>Upserted` / `<Topic>Deleted` (batches
+ * replication copies in, label `Replication`, included). Deletes carry the object as it was
+ * before; every event's `Index` is the batch's.
+ *
+ * @module
+ */
+import type { ChangeBatch, Indexed, StateChange } from '../../../kernel/store/index.js';
+import { renderAuthMethod } from '../auth/auth-method.js';
+import { renderAlloc, type StoredAlloc } from '../routes/allocations.js';
+import { renderNode, type StoredNode } from '../routes/nodes.js';
+import { LABEL, T, type AuthMethodDoc, type BindingRuleDoc, type PolicyDoc, type RoleDoc, type TokenDoc } from '../state.js';
+import { renderToken } from '../token.js';
+import type { EventBatch, StreamEvent } from './event.js';
 
-/** The events of a committed state batch (reference/sched.md §3.4); undefined when it makes none. */
-export function eventBatchOf(_batch: ChangeBatch): EventBatch | undefined {
-  return undefined;
+type Doc = Readonly<Indexed & Record<string, unknown>>;
+
+/** What a table's change becomes, before `Type` and `Index` are set. */
+type Described = Omit<StreamEvent, 'Type' | 'Index'>;
+
+const NODE_LABELS = new Set<string>([LABEL.nodeRegister, LABEL.nodeDeregister, LABEL.nodeEligibility, LABEL.nodeDrain, LABEL.nodeEvent]);
+const ALLOC_LABELS = new Set<string>([LABEL.allocCreate, LABEL.allocUpdate, LABEL.allocDesired]);
+
+/** Topic, key, filter keys, namespace and payload of a document of each event-producing table. */
+const DESCRIBE: Readonly<Record<string, (doc: Doc) => Described>> = {
+  [T.nodes]: (d) => {
+    const n = d as unknown as StoredNode & Indexed;
+    return { Topic: 'Node', Key: n.ID, FilterKeys: null, Namespace: '', Payload: { Node: renderNode(n) } };
+  },
+  [T.allocs]: (d) => {
+    const a = d as unknown as StoredAlloc & Indexed;
+    return { Topic: 'Allocation', Key: a.ID, FilterKeys: [a.JobID, a.DeploymentID], Namespace: a.Namespace, Payload: { Allocation: renderAlloc(a) } };
+  },
+  [T.tokens]: (d) => {
+    const t = d as unknown as TokenDoc & Indexed;
+    return { Topic: 'ACLToken', Key: t.AccessorID, FilterKeys: null, Namespace: '', Payload: { ACLToken: renderToken(t, false) } };
+  },
+  [T.policies]: (d) => {
+    const p = d as unknown as PolicyDoc & Indexed;
+    const policy = { Name: p.Name, Description: p.Description, Rules: p.Rules, JobACL: p.JobACL ?? null, Hash: p.Hash, CreateIndex: p.CreateIndex, ModifyIndex: p.ModifyIndex };
+    return { Topic: 'ACLPolicy', Key: p.Name, FilterKeys: null, Namespace: '', Payload: { ACLPolicy: policy } };
+  },
+  [T.roles]: (d) => {
+    const r = d as unknown as RoleDoc & Indexed;
+    const role = { ID: r.ID, Name: r.Name, Description: r.Description, Policies: r.Policies, Hash: r.Hash, CreateIndex: r.CreateIndex, ModifyIndex: r.ModifyIndex };
+    return { Topic: 'ACLRole', Key: r.ID, FilterKeys: [r.Name], Namespace: '', Payload: { ACLRole: role } };
+  },
+  [T.authMethods]: (d) => {
+    const m = d as unknown as AuthMethodDoc;
+    return { Topic: 'ACLAuthMethod', Key: m.Name, FilterKeys: null, Namespace: '', Payload: { AuthMethod: renderAuthMethod(m) } };
+  },
+  [T.bindingRules]: (d) => {
+    const r = d as unknown as BindingRuleDoc;
+    const rule = {
+      ID: r.ID, Description: r.Description, AuthMethod: r.AuthMethod, Selector: r.Selector, BindType: r.BindType, BindName: r.BindName,
+      Hash: r.Hash, CreateTime: r.CreateTime, ModifyTime: r.ModifyTime, CreateIndex: r.CreateIndex, ModifyIndex: r.ModifyIndex,
+    };
+    return { Topic: 'ACLBindingRule', Key: r.ID, FilterKeys: [r.AuthMethod], Namespace: '', Payload: { ACLBindingRule: rule } };
+  },
+};
+
+/** The event type of `change` in a batch labelled `label`; undefined: the change makes no event. */
+function typeOf(change: StateChange, topic: string, label: string | undefined): string | undefined {
+  const deleted = change.op === 'delete';
+  switch (change.table) {
+    case T.nodes:
+      return label !== undefined && NODE_LABELS.has(label) ? label : deleted ? LABEL.nodeDeregister : LABEL.nodeRegister;
+    case T.allocs:
+      if (label !== undefined && ALLOC_LABELS.has(label)) return label;
+      return deleted ? undefined : change.previous ? LABEL.allocUpdate : LABEL.allocCreate;
+    default:
+      return `${topic}${deleted ? 'Deleted' : 'Upserted'}`;
+  }
+}
+
+/**
+ * The events of a committed state batch (see the module doc), in change order; undefined
+ * when it makes none (only namespaces or ACL bookkeeping changed).
+ */
+export function eventBatchOf(batch: ChangeBatch): EventBatch | undefined {
+  const events: StreamEvent[] = [];
+  for (const change of batch.changes) {
+    const describe = DESCRIBE[change.table];
+    const doc = change.op === 'delete' ? change.previous : change.doc;
+    if (!describe || !doc) continue;
+    const described = describe(doc);
+    const type = typeOf(change, described.Topic, batch.label);
+    if (type === undefined) continue;
+    events.push({ ...described, Type: type, Index: batch.index });
+  }
+  return events.length > 0 ? { index: batch.index, events } : undefined;
 }

@@ -104,6 +104,7 @@ export const namespaceRoutes: readonly SchedRoute<SchedDeps>[] = [
     synopsis: 'List the namespaces the token may use; ?prefix= (name prefix)',
     blocking: [T.namespaces],
     methods: {
+      /** Namespaces in name order that the token may use at all (`allowNamespace`); index at least 1, as the reference. */
       GET: async (ctx) => {
         const who = identityOf(ctx);
         const prefix = ctx.query.get('prefix') ?? '';

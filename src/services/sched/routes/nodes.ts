@@ -561,6 +561,7 @@ export const nodeRoutes: readonly SchedRoute<SchedDeps>[] = [
     synopsis: 'List client nodes as stubs; ?prefix= (UUID prefix), ?resources=, ?os=',
     blocking: [T.nodes],
     methods: {
+      /** Stubs in ID order ({@link nodeStub}); 400 for a bad prefix or flag; 403 without `node:read`. */
       GET: async (ctx) => {
         requireNodeRead(ctx);
         const prefix = ctx.query.get('prefix') ?? '';
@@ -577,6 +578,7 @@ export const nodeRoutes: readonly SchedRoute<SchedDeps>[] = [
     synopsis: 'Read a client node (never its SecretID)',
     blocking: [T.nodes],
     methods: {
+      /** The node ({@link renderNode}), `X-Sched-Index` its ModifyIndex; 404 `node not found`; 403 without `node:read`. */
       GET: async (ctx) => {
         requireNodeRead(ctx);
         const node = ctx.deps.state.get<StoredNode>(T.nodes, ctx.params.id!);
