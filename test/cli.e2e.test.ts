@@ -99,11 +99,11 @@ describe('cairn CLI against a real server', () => {
   });
 });
 
-/** `cairn dev` flags that put the gateway and discovery listeners on free ports. */
-const FREE_PORTS = [...['api', 'cluster', 'proxy', 'ops'].map((p) => `-gateway-${p}-address=127.0.0.1:0`), '-mesh-address=127.0.0.1:0'];
+/** `cairn dev` flags that put the gateway, discovery and scheduler listeners on free ports. */
+const FREE_PORTS = [...['api', 'cluster', 'proxy', 'ops'].map((p) => `-gateway-${p}-address=127.0.0.1:0`), '-mesh-address=127.0.0.1:0', '-sched-address=127.0.0.1:0'];
 
 describe('cairn dev', () => {
-  it('starts with a fixed root token, prints it, serves secret/ as KV v2 and the discovery service with that token, and stops on SIGINT', { timeout: 60_000 }, async () => {
+  it('starts with a fixed root token, prints it, serves secret/ as KV v2 and the discovery and scheduler services with that token, and stops on SIGINT', { timeout: 60_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cairn-dev-'));
     const bin = join(import.meta.dirname, '..', 'src', 'cli', 'run.ts');
     const child = spawn(process.execPath, ['--import', 'tsx', bin, 'dev', `-data-dir=${dataDir}`, '-dev-root-token-id=devroot', '-secrets-address=127.0.0.1:0', ...FREE_PORTS], {
@@ -130,6 +130,14 @@ describe('cairn dev', () => {
       assert.equal(self.status, 200);
       assert.deepEqual(((await self.json()) as { Policies: unknown[] }).Policies, [{ ID: '00000000-0000-0000-0000-000000000001', Name: 'global-management' }]);
       assert.equal((await fetch(`${mesh}/v1/acl/tokens`)).status, 403, 'ACLs on, default deny');
+      // So has the scheduler: its URL is in the banner and in the SCHED_ADDR line.
+      const sched = /SCHED_ADDR='([^']+)' SCHED_TOKEN='devroot'/.exec(banner)?.[1];
+      assert.ok(sched, banner);
+      assert.match(banner, new RegExp(`^ {4}Scheduler: +${sched.replace(/[.]/g, '\\.')} `, 'm'));
+      const schedSelf = await fetch(`${sched}/v1/acl/token/self`, { headers: { 'X-Sched-Token': 'devroot' } });
+      assert.equal(schedSelf.status, 200);
+      assert.equal(((await schedSelf.json()) as { Type: string }).Type, 'management');
+      assert.deepEqual(await fetch(`${sched}/v1/regions`).then((r) => r.json()), ['global']);
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
       child.kill('SIGINT');
       assert.equal(await exited, 0);

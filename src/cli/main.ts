@@ -19,6 +19,8 @@ import { addGatewayServerCommand } from './commands/gateway-server.js';
 import { addKvCommands } from './commands/kv.js';
 import { addMeshAgentCommand } from './commands/mesh-agent.js';
 import { addReadWriteCommands } from './commands/read-write.js';
+import { addSchedCommands } from './commands/sched.js';
+import { addSchedAgentCommand } from './commands/sched-agent.js';
 import { addTokenCommands } from './commands/token.js';
 import { type App, type CliIo, addGlobalOptions } from './context.js';
 
@@ -41,6 +43,8 @@ export function buildProgram(app: App): Command {
   addGatewayClientCommands(app, program);
   addMeshAgentCommand(app, program);
   addAclCommands(app, program);
+  addSchedAgentCommand(app, program);
+  addSchedCommands(app, program);
   app.leaves.forEach(addGlobalOptions);
   return program;
 }

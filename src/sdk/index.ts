@@ -7,3 +7,4 @@
 export * from './secrets.js';
 export * from './gateway.js';
 export * from './mesh.js';
+export * from './sched.js';

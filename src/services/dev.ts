@@ -13,6 +13,8 @@ import { devGatewayConfig, type DevGatewayAddresses } from './gateway/config.js'
 import { startGateway } from './gateway/server.js';
 import { startMeshAgent } from './mesh/agent.js';
 import { devMeshConfig } from './mesh/config.js';
+import { startSchedAgent } from './sched/agent.js';
+import { devSchedConfig } from './sched/config.js';
 import { hashToken } from './secrets/token/store.js';
 import type { SecretsNode } from './secrets/node.js';
 import { startSecretsService } from './secrets/service.js';
@@ -31,6 +33,8 @@ export interface DevOptions {
   readonly gatewayToken?: string;
   /** `host:port` of the discovery service (CLI default `127.0.0.1:8500`). */
   readonly meshAddress: string;
+  /** `host:port` of the scheduler service (CLI default `127.0.0.1:4646`). */
+  readonly schedAddress: string;
   readonly log?: Logger;
 }
 
@@ -39,6 +43,8 @@ export interface DevHandle {
   readonly secrets: { readonly url: string; readonly rootToken: string };
   /** The discovery service's HTTP API; the root token is its initial management token. */
   readonly mesh: { readonly url: string };
+  /** The scheduler service's HTTP API; the root token is its management token. */
+  readonly sched: { readonly url: string };
   /** The gateway: api and ops URLs, the proxy and cluster `host:port`, the api token. */
   readonly gateway: { readonly apiUrl: string; readonly opsUrl: string; readonly proxyAddress: string; readonly clusterAddress: string; readonly token: string };
   close(): Promise<void>;
@@ -66,7 +72,8 @@ export async function unsealDev(node: SecretsNode, dataDir: string): Promise<voi
 
 /**
  * Starts the dev services: the secrets service initialised and unsealed, a gateway
- * controller with one worker, and the discovery service with ACLs on. On first start of a data directory the secrets service gets
+ * controller with one worker, and the discovery and scheduler services with ACLs on (the
+ * root token is the management token of both). On first start of a data directory the secrets service gets
  * a KV v2 mount at `secret/` (reference/secrets.md §2.1, dev server). Every start makes
  * a root token (or reuses `rootTokenId` when it already exists), which the caller prints
  * once: tokens are stored hashed and cannot be shown again.
@@ -98,15 +105,25 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
       await gateway.shutdown();
       throw err;
     });
+    const sched = await startSchedAgent({
+      config: devSchedConfig({ dataDir: join(options.dataDir, 'sched'), httpAddress: options.schedAddress }),
+      initialManagementToken: root.id,
+      log,
+    }).catch(async (err) => {
+      gateway.force();
+      await Promise.all([gateway.shutdown(), mesh.close()]);
+      throw err;
+    });
     const url = (purpose: string) => gateway.listeners.find((l) => l.purpose === purpose)!.url;
     return {
       secrets: { url: secrets.listeners[0].url, rootToken: root.id },
       mesh: { url: mesh.url },
+      sched: { url: sched.url },
       gateway: { apiUrl: url('api'), opsUrl: url('ops'), proxyAddress: url('proxy'), clusterAddress: url('cluster'), token: gatewayToken },
       close: async () => {
         // Dev mode: no grace wait, open proxied connections are cut.
         gateway.force();
-        await Promise.all([gateway.shutdown(), mesh.close(), secrets.close()]);
+        await Promise.all([gateway.shutdown(), mesh.close(), sched.close(), secrets.close()]);
       },
     };
   } catch (err) {

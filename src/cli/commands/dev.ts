@@ -23,6 +23,7 @@ export function addDevCommand(app: App, program: Command): void {
     .option('--gateway-ops-address <host:port>', 'listen address of the gateway ops listener (/health, /metrics)', '127.0.0.1:9203')
     .option('--dev-gateway-token <token>', 'use this gateway api token instead of a random one')
     .option('--mesh-address <host:port>', 'listen address of the discovery service', '127.0.0.1:8500')
+    .option('--sched-address <host:port>', 'listen address of the scheduler service', '127.0.0.1:4646')
     .action(async (opts: DevFlags) => {
       app.exitCode = await runDev(app, opts);
     });
@@ -38,6 +39,7 @@ interface DevFlags {
   gatewayOpsAddress: string;
   devGatewayToken?: string;
   meshAddress: string;
+  schedAddress: string;
 }
 
 async function runDev(app: App, opts: DevFlags): Promise<number> {
@@ -50,6 +52,7 @@ async function runDev(app: App, opts: DevFlags): Promise<number> {
     gatewayAddresses: { api: opts.gatewayApiAddress, cluster: opts.gatewayClusterAddress, proxy: opts.gatewayProxyAddress, ops: opts.gatewayOpsAddress },
     gatewayToken: opts.devGatewayToken,
     meshAddress: opts.meshAddress,
+    schedAddress: opts.schedAddress,
   });
   const { url, rootToken } = handle.secrets;
   const gw = handle.gateway;
@@ -60,6 +63,7 @@ async function runDev(app: App, opts: DevFlags): Promise<number> {
   out(`    Root token:      ${rootToken}`);
   out('');
   out(`    Discovery:       ${handle.mesh.url}   (ACLs on; the root token is its management token)`);
+  out(`    Scheduler:       ${handle.sched.url}   (ACLs on; the root token is its management token)`);
   out('');
   out(`    Gateway api:     ${gw.apiUrl}   (controller + one worker)`);
   out(`    Gateway token:   ${gw.token}`);
@@ -77,6 +81,7 @@ async function runDev(app: App, opts: DevFlags): Promise<number> {
   out(`    $ export SECRETS_ADDR='${url}'`);
   out(`    $ export SECRETS_TOKEN='${rootToken}'`);
   out(`    $ export MESH_HTTP_ADDR='${handle.mesh.url}' MESH_HTTP_TOKEN='${rootToken}'`);
+  out(`    $ export SCHED_ADDR='${handle.sched.url}' SCHED_TOKEN='${rootToken}'`);
   out(`    $ export GATEWAY_ADDR='${gw.apiUrl}' GATEWAY_TOKEN='${gw.token}'`);
   out('');
   out('Press Ctrl-C to stop.');

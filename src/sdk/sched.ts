@@ -1,0 +1,453 @@
+/**
+ * Client for the scheduler service's HTTP API (spec 002; reference: Nomad's `/v1/acl/*`,
+ * `/v1/node*`, `/v1/event/stream`, reference/sched.md). Depends only on `undici` and Node
+ * built-ins.
+ *
+ * ```ts
+ * const sched = SchedClient.fromEnv(process.env);        // SCHED_ADDR, SCHED_TOKEN, …
+ * const { data: methods } = await sched.listAuthMethods();
+ * const token = await sched.login({ AuthMethodName: 'ci', LoginToken: jwt });
+ * for await (const frame of sched.eventStream({ topics: { Node: ['*'] }, signal })) {
+ *   console.log(frame.Index, frame.Events.map((e) => e.Type));
+ * }
+ * ```
+ *
+ * Reads the server answers as blocking queries return `{ data, index }` with the reply's
+ * `X-Sched-Index`, and take `{ index, wait }` to wait for a change. Every method rejects
+ * with {@link SchedApiError} on a status ≥ 400 (the service's plain-text error as `message`)
+ * and with {@link SchedConnectionError} when the service cannot be reached.
+ *
+ * @module
+ */
+import { Agent, request } from 'undici';
+import { readSchedFrames, SchedStreamError } from './sched-events.js';
+import type {
+  SchedAclPolicy,
+  SchedAclPolicyInput,
+  SchedAclToken,
+  SchedAclTokenInput,
+  SchedAuthMethod,
+  SchedAuthMethodInput,
+  SchedAuthMethodStub,
+  SchedBindingRule,
+  SchedBindingRuleInput,
+  SchedEventFrame,
+  SchedEventStreamOptions,
+  SchedLoginInput,
+  SchedNamespace,
+  SchedNode,
+  SchedNodeStub,
+  SchedOidcAuthUrlInput,
+  SchedOidcCompleteAuthInput,
+  SchedQueryOptions,
+  SchedRead,
+} from './sched-types.js';
+
+export * from './sched-types.js';
+export { parseSchedFrameLine, readSchedFrames, SchedStreamError, SCHED_STREAM_CLOSED } from './sched-events.js';
+
+/** Address used when neither the options nor `SCHED_ADDR` name one. */
+export const DEFAULT_SCHED_ADDRESS = 'http://127.0.0.1:4646';
+
+/** The service answered with an error status; `message` is its plain-text body, trimmed. */
+export class SchedApiError extends Error {
+  override readonly name = 'SchedApiError';
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly request: { readonly method: string; readonly path: string },
+  ) {
+    super(message);
+  }
+}
+
+/** The service could not be reached (refused, reset, timeout) or answered something that is not JSON. */
+export class SchedConnectionError extends Error {
+  override readonly name = 'SchedConnectionError';
+}
+
+/** How to reach the scheduler service. */
+export interface SchedClientOptions {
+  /** `http(s)://host:port`; a bare `host:port` means `http://`. */
+  readonly address: string;
+  /** ACL token secret, sent as `X-Sched-Token`. */
+  readonly token?: string;
+  /** Namespace of namespaced requests (`?namespace=`; the server's default is `default`). */
+  readonly namespace?: string;
+  /** Region requests are forwarded to (`?region=`; default the agent's). */
+  readonly region?: string;
+  /** Limit for one request, in ms (default 30 000; blocking queries add up to 5.5 min). */
+  readonly timeoutMs?: number;
+}
+
+/** One HTTP call: query, JSON body and extra time. */
+export interface SchedCallOptions {
+  readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
+  readonly body?: unknown;
+  /** Extra time the call may take, in ms (blocking queries). */
+  readonly extraTimeoutMs?: number;
+}
+
+/** HTTP methods the API uses. */
+export type SchedMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
+
+/** The environment variables {@link SchedClient.fromEnv} reads. */
+export type SchedEnv = Readonly<Record<string, string | undefined>>;
+
+/** Longest a blocking read may take: the server's 300 s cap, its wait/16 jitter and a margin, in ms. */
+const BLOCKING_EXTRA_MS = 330_000;
+
+const seg = encodeURIComponent;
+
+/**
+ * `address` as `http(s)://host:port` without a trailing slash; a bare `host:port` gets `http://`.
+ * @throws Error for anything else.
+ */
+export function normalizeSchedAddress(address: string): string {
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(address) ? address : `http://${address}`;
+  if (!/^https?:\/\/[^/?#\s]+\/?$/i.test(withScheme)) throw new Error(`invalid scheduler address "${address}": expected http(s)://host:port or host:port`);
+  return withScheme.replace(/\/+$/, '');
+}
+
+/** Typed client of the scheduler service. */
+export class SchedClient {
+  /** The normalised `http(s)://host:port`. */
+  readonly address: string;
+  private readonly dispatcher: Agent;
+
+  /** @throws Error when `options.address` is not `http(s)://host:port` or `host:port`. */
+  constructor(private readonly options: SchedClientOptions) {
+    this.address = normalizeSchedAddress(options.address);
+    this.dispatcher = new Agent();
+  }
+
+  /**
+   * A client from the environment, the reference CLI's variables renamed: `SCHED_ADDR`
+   * (default `http://127.0.0.1:4646`), `SCHED_TOKEN`, `SCHED_NAMESPACE`, `SCHED_REGION`.
+   * Defined fields of `overrides` win. @throws Error for a bad address.
+   */
+  static fromEnv(env: SchedEnv, overrides: Partial<SchedClientOptions> = {}): SchedClient {
+    const fromEnv: SchedClientOptions = {
+      address: env.SCHED_ADDR || DEFAULT_SCHED_ADDRESS,
+      token: env.SCHED_TOKEN || undefined,
+      namespace: env.SCHED_NAMESPACE || undefined,
+      region: env.SCHED_REGION || undefined,
+    };
+    const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
+    return new SchedClient({ ...fromEnv, ...defined });
+  }
+
+  /** Whether the client has a token to send. */
+  get hasToken(): boolean {
+    return !!this.options.token;
+  }
+
+  /** The namespace requests go to, if one was set. */
+  get namespace(): string | undefined {
+    return this.options.namespace;
+  }
+
+  // ---- status -------------------------------------------------------------------------
+
+  /** `GET /v1/regions`: every region the agent knows, sorted. */
+  async regions(): Promise<string[]> {
+    return (await this.call<string[]>('GET', '/regions')).data;
+  }
+
+  /** `GET /v1/status/leader`: `host:port` of the region's leader. */
+  async leader(): Promise<string> {
+    return (await this.call<string>('GET', '/status/leader')).data;
+  }
+
+  // ---- ACL tokens ---------------------------------------------------------------------
+
+  /**
+   * `POST /v1/acl/bootstrap`: the first management token, with its SecretID; `secret` (a
+   * UUID) becomes that SecretID. @throws SchedApiError 400 once bootstrap has been done
+   * (the server's text says so) or when ACLs are disabled.
+   */
+  async aclBootstrap(secret?: string): Promise<SchedAclToken> {
+    const body = secret === undefined ? {} : { BootstrapSecret: secret };
+    return (await this.call<SchedAclToken>('POST', '/acl/bootstrap', { body })).data;
+  }
+
+  /** `GET /v1/acl/token/self`: the client's own token, SecretID included. @throws SchedApiError 403 for an unknown secret. */
+  async aclTokenSelf(): Promise<SchedAclToken> {
+    return (await this.call<SchedAclToken>('GET', '/acl/token/self')).data;
+  }
+
+  /** `GET /v1/acl/tokens` (management): stubs without SecretIDs. */
+  listAclTokens(o: SchedQueryOptions = {}): Promise<SchedRead<SchedAclToken[]>> {
+    return this.read<SchedAclToken[]>('/acl/tokens', o, []);
+  }
+
+  /** `GET /v1/acl/token/:accessor`. @throws SchedApiError 404 when there is none. */
+  readAclToken(accessorId: string, o: SchedQueryOptions = {}): Promise<SchedRead<SchedAclToken>> {
+    return this.read<SchedAclToken>(`/acl/token/${seg(accessorId)}`, o);
+  }
+
+  /** `POST /v1/acl/token`: a new token, with its SecretID. @throws SchedApiError 400 naming a bad field. */
+  async createAclToken(input: SchedAclTokenInput): Promise<SchedAclToken> {
+    return (await this.call<SchedAclToken>('POST', '/acl/token', { body: input })).data;
+  }
+
+  /** `POST /v1/acl/token/:accessor`: changes name, policies and roles. @throws SchedApiError 404 / 400. */
+  async updateAclToken(accessorId: string, input: SchedAclTokenInput): Promise<SchedAclToken> {
+    return (await this.call<SchedAclToken>('POST', `/acl/token/${seg(accessorId)}`, { body: { ...input, AccessorID: accessorId } })).data;
+  }
+
+  /** `DELETE /v1/acl/token/:accessor`. */
+  async deleteAclToken(accessorId: string): Promise<void> {
+    await this.call('DELETE', `/acl/token/${seg(accessorId)}`);
+  }
+
+  // ---- ACL policies -------------------------------------------------------------------
+
+  /** `GET /v1/acl/policies`: stubs without `Rules`. */
+  listAclPolicies(o: SchedQueryOptions = {}): Promise<SchedRead<SchedAclPolicy[]>> {
+    return this.read<SchedAclPolicy[]>('/acl/policies', o, []);
+  }
+
+  /** `GET /v1/acl/policy/:name`. @throws SchedApiError 404. */
+  readAclPolicy(name: string, o: SchedQueryOptions = {}): Promise<SchedRead<SchedAclPolicy>> {
+    return this.read<SchedAclPolicy>(`/acl/policy/${seg(name)}`, o);
+  }
+
+  /** `POST /v1/acl/policy/:name`: creates or replaces a policy. @throws SchedApiError 400 for a bad name or bad rules. */
+  async upsertAclPolicy(input: SchedAclPolicyInput): Promise<void> {
+    await this.call('POST', `/acl/policy/${seg(input.Name)}`, { body: input });
+  }
+
+  /** `DELETE /v1/acl/policy/:name`. */
+  async deleteAclPolicy(name: string): Promise<void> {
+    await this.call('DELETE', `/acl/policy/${seg(name)}`);
+  }
+
+  // ---- auth methods and binding rules (spec 002 "ACL auth methods") --------------------
+
+  /** `GET /v1/acl/auth-methods` (no token needed): stubs `{Name, Type, Default, …}`. */
+  listAuthMethods(o: SchedQueryOptions = {}): Promise<SchedRead<SchedAuthMethodStub[]>> {
+    return this.read<SchedAuthMethodStub[]>('/acl/auth-methods', o, []);
+  }
+
+  /** `GET /v1/acl/auth-method/:name` (management; the client secret reads `redacted`). @throws SchedApiError 404 `ACL auth-method not found`. */
+  readAuthMethod(name: string, o: SchedQueryOptions = {}): Promise<SchedRead<SchedAuthMethod>> {
+    return this.read<SchedAuthMethod>(`/acl/auth-method/${seg(name)}`, o);
+  }
+
+  /**
+   * `POST /v1/acl/auth-method` (management; forwarded to the authoritative region): the stored
+   * method. @throws SchedApiError 400 with the validation text (`auth method 0 invalid: …`,
+   * `default method already exists: <name>`).
+   */
+  async createAuthMethod(input: SchedAuthMethodInput): Promise<SchedAuthMethod> {
+    return (await this.call<SchedAuthMethod>('POST', '/acl/auth-method', { body: input })).data;
+  }
+
+  /**
+   * `POST /v1/acl/auth-method/:name`: fields left out keep their stored value, except
+   * `Default` (omitted = false, as the reference). @throws SchedApiError 404 / 400.
+   */
+  async updateAuthMethod(name: string, input: SchedAuthMethodInput): Promise<SchedAuthMethod> {
+    return (await this.call<SchedAuthMethod>('POST', `/acl/auth-method/${seg(name)}`, { body: { ...input, Name: name } })).data;
+  }
+
+  /** `DELETE /v1/acl/auth-method/:name` (management). */
+  async deleteAuthMethod(name: string): Promise<void> {
+    await this.call('DELETE', `/acl/auth-method/${seg(name)}`);
+  }
+
+  /** `GET /v1/acl/binding-rules`. */
+  listBindingRules(o: SchedQueryOptions = {}): Promise<SchedRead<SchedBindingRule[]>> {
+    return this.read<SchedBindingRule[]>('/acl/binding-rules', o, []);
+  }
+
+  /** `GET /v1/acl/binding-rule/:id`. @throws SchedApiError 404. */
+  readBindingRule(id: string, o: SchedQueryOptions = {}): Promise<SchedRead<SchedBindingRule>> {
+    return this.read<SchedBindingRule>(`/acl/binding-rule/${seg(id)}`, o);
+  }
+
+  /** `POST /v1/acl/binding-rule` (management). @throws SchedApiError 400 (`binding rule 0 invalid: …`). */
+  async createBindingRule(input: SchedBindingRuleInput & { readonly AuthMethod: string }): Promise<SchedBindingRule> {
+    return (await this.call<SchedBindingRule>('POST', '/acl/binding-rule', { body: input })).data;
+  }
+
+  /** `POST /v1/acl/binding-rule/:id`. @throws SchedApiError 400. */
+  async updateBindingRule(id: string, input: SchedBindingRuleInput): Promise<SchedBindingRule> {
+    return (await this.call<SchedBindingRule>('POST', `/acl/binding-rule/${seg(id)}`, { body: { ...input, ID: id } })).data;
+  }
+
+  /** `DELETE /v1/acl/binding-rule/:id`. */
+  async deleteBindingRule(id: string): Promise<void> {
+    await this.call('DELETE', `/acl/binding-rule/${seg(id)}`);
+  }
+
+  // ---- login (reference/sched.md §2.5) --------------------------------------------------
+
+  /**
+   * `POST /v1/acl/login`: a new token, SecretID included, for a JWT the (JWT) auth method
+   * accepts. @throws SchedApiError 400 (unknown method, no binding matched), 401 (the JWT
+   * does not validate).
+   */
+  async login(input: SchedLoginInput): Promise<SchedAclToken> {
+    return (await this.call<SchedAclToken>('POST', '/acl/login', { body: input })).data;
+  }
+
+  /** `POST /v1/acl/oidc/auth-url`: the provider URL to send the browser to. @throws SchedApiError 400. */
+  async oidcAuthUrl(input: SchedOidcAuthUrlInput): Promise<{ AuthURL: string }> {
+    return (await this.call<{ AuthURL: string }>('POST', '/acl/oidc/auth-url', { body: input })).data;
+  }
+
+  /**
+   * `POST /v1/acl/oidc/complete-auth`: exchanges the callback's `state` and `code` for a
+   * token, SecretID included. @throws SchedApiError 400 (bad state, nonce, no binding), 500
+   * (the provider refused the code).
+   */
+  async oidcCompleteAuth(input: SchedOidcCompleteAuthInput): Promise<SchedAclToken> {
+    return (await this.call<SchedAclToken>('POST', '/acl/oidc/complete-auth', { body: input })).data;
+  }
+
+  // ---- namespaces and nodes -----------------------------------------------------------
+
+  /** `GET /v1/namespaces`. */
+  listNamespaces(o: SchedQueryOptions = {}): Promise<SchedRead<SchedNamespace[]>> {
+    return this.read<SchedNamespace[]>('/namespaces', o, []);
+  }
+
+  /** `GET /v1/nodes` (`node:read`): node stubs. */
+  listNodes(o: SchedQueryOptions = {}): Promise<SchedRead<SchedNodeStub[]>> {
+    return this.read<SchedNodeStub[]>('/nodes', o, []);
+  }
+
+  /** `GET /v1/node/:id` (`node:read`; full ID). @throws SchedApiError 404 `node not found`. */
+  readNode(id: string, o: SchedQueryOptions = {}): Promise<SchedRead<SchedNode>> {
+    return this.read<SchedNode>(`/node/${seg(id)}`, o);
+  }
+
+  // ---- event stream (spec 002 "Event stream") -------------------------------------------
+
+  /**
+   * `GET /v1/event/stream`: the frames `{Index, Events}` of the topics asked for, the
+   * server's backlog from `index` first, until the caller stops. Heartbeats (`{}`) are
+   * skipped. The request is sent on the first `next()`.
+   *
+   * Ends: leaving the `for await` loop or aborting `signal` ends quietly and closes the
+   * connection; otherwise the iteration throws {@link SchedApiError} (e.g. 403 `Permission
+   * denied` before any frame), {@link SchedStreamError} (the server's end line, e.g. `event
+   * dropped from buffer`, or the connection closing) or {@link SchedConnectionError}.
+   */
+  eventStream(o: SchedEventStreamOptions = {}): AsyncGenerator<SchedEventFrame, void> {
+    return this.streamFrames(o);
+  }
+
+  private async *streamFrames(o: SchedEventStreamOptions): AsyncGenerator<SchedEventFrame, void> {
+    const query: Record<string, string | number | undefined> = { index: o.index ?? 0, namespace: o.namespace };
+    const topics: string[] = [];
+    for (const [topic, keys] of Object.entries(o.topics ?? {})) {
+      if (keys.length === 0) topics.push(topic);
+      else for (const key of keys) topics.push(`${topic}:${key}`);
+    }
+    const url = this.url('/event/stream', query, topics);
+    if (o.signal?.aborted) return;
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    o.signal?.addEventListener('abort', onAbort, { once: true });
+    let body: (AsyncIterable<Uint8Array> & { destroy(): void }) | undefined;
+    try {
+      const res = await request(url, {
+        method: 'GET',
+        headers: this.headers(false),
+        dispatcher: this.dispatcher,
+        signal: stop.signal,
+        headersTimeout: this.options.timeoutMs ?? 30_000,
+        bodyTimeout: 0,
+      });
+      body = res.body;
+      if (res.statusCode >= 400) {
+        const text = await res.body.text();
+        throw new SchedApiError(res.statusCode, text.trim() || `HTTP ${res.statusCode}`, { method: 'GET', path: '/event/stream' });
+      }
+      yield* readSchedFrames(res.body);
+    } catch (err) {
+      if (o.signal?.aborted) return;
+      if (err instanceof SchedApiError || err instanceof SchedStreamError) throw err;
+      throw this.connectionError(err);
+    } finally {
+      o.signal?.removeEventListener('abort', onAbort);
+      stop.abort();
+      body?.destroy();
+    }
+  }
+
+  /** Closes the client's connections. */
+  close(): Promise<void> {
+    return this.dispatcher.close();
+  }
+
+  // ---- plumbing -----------------------------------------------------------------------
+
+  private async read<T>(path: string, o: SchedQueryOptions, empty?: T): Promise<SchedRead<T>> {
+    const r = await this.call<T | null>('GET', path, {
+      query: { index: o.index, wait: o.wait, stale: o.stale ? '' : undefined },
+      extraTimeoutMs: o.index !== undefined ? BLOCKING_EXTRA_MS : 0,
+    });
+    return { data: (r.data ?? empty) as T, index: r.index };
+  }
+
+  private url(path: string, query: Readonly<Record<string, string | number | boolean | undefined>>, topics: readonly string[] = []): string {
+    const q = new URLSearchParams();
+    if (this.options.namespace) q.set('namespace', this.options.namespace);
+    if (this.options.region) q.set('region', this.options.region);
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, String(v));
+    for (const t of topics) q.append('topic', t);
+    const qs = q.toString();
+    return `${this.address}/v1${path}${qs ? `?${qs}` : ''}`;
+  }
+
+  private headers(json: boolean): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.options.token) headers['x-sched-token'] = this.options.token;
+    if (json) headers['content-type'] = 'application/json';
+    return headers;
+  }
+
+  private connectionError(err: unknown): SchedConnectionError {
+    const e = err as Error & { cause?: { message?: string } };
+    return new SchedConnectionError(`cannot reach the scheduler at ${this.address}: ${e.cause?.message ?? e.message}`);
+  }
+
+  /**
+   * One request to `/v1<path>` with the client's token, namespace and region; `data` is the
+   * parsed JSON body (undefined when empty), `index` the `X-Sched-Index` (0 when absent).
+   * @throws SchedApiError on a status ≥ 400; SchedConnectionError when unreachable or on a non-JSON reply.
+   */
+  async call<T>(method: SchedMethod, path: string, o: SchedCallOptions = {}): Promise<SchedRead<T>> {
+    const url = this.url(path, o.query ?? {});
+    let status: number;
+    let text: string;
+    let indexHeader: string | string[] | undefined;
+    try {
+      const res = await request(url, {
+        method,
+        headers: this.headers(o.body !== undefined),
+        body: o.body === undefined ? undefined : JSON.stringify(o.body),
+        dispatcher: this.dispatcher,
+        signal: AbortSignal.timeout((this.options.timeoutMs ?? 30_000) + (o.extraTimeoutMs ?? 0)),
+      });
+      status = res.statusCode;
+      indexHeader = res.headers['x-sched-index'];
+      text = await res.body.text();
+    } catch (err) {
+      throw this.connectionError(err);
+    }
+    if (status >= 400) throw new SchedApiError(status, text.trim() || `HTTP ${status}`, { method, path });
+    let data: T;
+    try {
+      data = (text === '' ? undefined : JSON.parse(text)) as T;
+    } catch {
+      throw new SchedConnectionError(`${method} ${path}: the reply (HTTP ${status}) is not JSON`);
+    }
+    const index = Number(Array.isArray(indexHeader) ? indexHeader[0] : indexHeader);
+    return { data, index: Number.isFinite(index) ? index : 0 };
+  }
+}
