@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Writable } from 'node:stream';
 import type { Logger } from '../log/logger.js';
 import { CairnError } from './errors.js';
@@ -107,10 +107,24 @@ export async function listen(options: ListenerOptions, service: HttpService, log
   const inFlight = new WeakMap<object, Promise<void>>();
   const replies = new ReplyQueue(log);
   const ctx: ServeContext = { service, limit, log, tls: tls !== undefined, requiredHeader: options.requiredHeader, replies, closing: false, streams: new Set() };
+  // Requests in progress per connection: on close, a connection with none is ended at once.
+  const busy = new Map<Socket, number>();
   const server: Server = createHttpServer({ tls }, (req, res) => {
-    const previous = inFlight.get(req.socket);
+    const socket = req.socket;
+    busy.set(socket, (busy.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      const left = (busy.get(socket) ?? 1) - 1;
+      if (left > 0) busy.set(socket, left);
+      else busy.delete(socket);
+    });
+    const previous = inFlight.get(socket);
     const current = previous ? previous.then(() => serve(req, res, ctx)) : serve(req, res, ctx);
-    inFlight.set(req.socket, current);
+    inFlight.set(socket, current);
+  });
+  const connections = new Set<Socket>();
+  server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
   });
   // Keep-alive sockets must not keep a closing process alive for minutes.
   server.keepAliveTimeout = 65_000;
@@ -133,6 +147,9 @@ export async function listen(options: ListenerOptions, service: HttpService, log
         for (const stream of ctx.streams) stream.abort();
         server.close(() => resolve());
         server.closeIdleConnections();
+        // Node counts a connection that has not sent its first request yet as neither idle
+        // nor busy; without this it would hold the close for CLOSE_GRACE_MS.
+        for (const socket of connections) if (!busy.has(socket)) socket.destroy();
         // A connection Node still counts as busy (a client that vanished mid-request) would
         // otherwise hold the close until the keep-alive timeout.
         setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();

@@ -4,10 +4,11 @@
  * closes (so a long-lived stream never holds a shutdown open).
  */
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { describe, it } from 'node:test';
 import { silentLogger } from '../log/logger.js';
 import { CairnError } from './errors.js';
-import { listen, type HttpService } from './server.js';
+import { CLOSE_GRACE_MS, listen, type HttpService } from './server.js';
 
 /** A service whose only reply streams `tick N` lines every 10 ms until aborted; `ended` resolves with why. */
 function ticking() {
@@ -56,5 +57,17 @@ describe('streaming replies', () => {
     await l.close();
     assert.equal(await ended, 'aborted');
     assert.match(await text, /^tick 0\ntick 1\n/);
+  });
+
+  it('a connection that has not sent a request does not hold the close for the grace period', async () => {
+    const { service } = ticking();
+    const l = await listen({ address: '127.0.0.1:0' }, service, silentLogger());
+    const socket = connect(l.port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    const closed = new Promise((r) => socket.once('close', r));
+    const started = performance.now();
+    await l.close();
+    await closed;
+    assert.ok(performance.now() - started < CLOSE_GRACE_MS / 2, `close took ${performance.now() - started} ms`);
   });
 });
