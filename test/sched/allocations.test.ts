@@ -7,18 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { call, ROOT, startAgent, type TestAgent } from './helpers.js';
-
-/** Makes a client token holding a policy with `rules`; returns its secret. */
-async function clientToken(base: string, name: string, rules: string): Promise<string> {
-  const p = await call(base, 'PUT', `/v1/acl/policy/${name}`, { token: ROOT, body: { Name: name, Rules: rules } });
-  assert.equal(p.status, 200, p.text);
-  const t = await call(base, 'POST', '/v1/acl/token', { token: ROOT, body: { Name: name, Type: 'client', Policies: [name] } });
-  assert.equal(t.status, 200, t.text);
-  return t.json.SecretID as string;
-}
-
-const denied = (r: { status: number; text: string }, what = '') => assert.deepEqual([r.status, r.text], [403, 'Permission denied'], what);
+import { assertDenied, call, clientToken, ROOT, startAgent, type TestAgent } from './helpers.js';
 
 describe('scheduler allocations and namespaces', () => {
   let a: TestAgent;
@@ -138,25 +127,25 @@ describe('scheduler allocations and namespaces', () => {
   });
 
   it('checks namespace capabilities: submit-job to create, read-job to read, alloc-lifecycle to stop, node:write for client updates', async () => {
-    const prodWriter = await clientToken(a.url, 'prod-write', 'namespace "prod" { policy = "write" }');
-    const prodReader = await clientToken(a.url, 'prod-read', 'namespace "prod" { policy = "read" }');
-    const nodeWriter = await clientToken(a.url, 'alloc-node-write', 'node { policy = "write" }');
+    const prodWriter = (await clientToken(a.url, 'prod-write', 'namespace "prod" { policy = "write" }')).secret;
+    const prodReader = (await clientToken(a.url, 'prod-read', 'namespace "prod" { policy = "read" }')).secret;
+    const nodeWriter = (await clientToken(a.url, 'alloc-node-write', 'node { policy = "write" }')).secret;
     const made = await alloc({ Namespace: 'prod' }, prodWriter);
     assert.equal(made.status, 200, made.text);
-    denied(await alloc({ Namespace: 'dev' }, prodWriter), 'submit-job in another namespace');
-    denied(await alloc({ Namespace: 'prod' }, prodReader), 'read is not submit-job');
-    denied(await alloc({ Namespace: 'prod' }, null), 'anonymous');
+    assertDenied(await alloc({ Namespace: 'dev' }, prodWriter), 'submit-job in another namespace');
+    assertDenied(await alloc({ Namespace: 'prod' }, prodReader), 'read is not submit-job');
+    assertDenied(await alloc({ Namespace: 'prod' }, null), 'anonymous');
 
     assert.equal((await req('GET', `/v1/allocation/${made.json.ID}`, undefined, prodReader)).status, 200);
-    denied(await req('GET', `/v1/allocation/${made.json.ID}`, undefined, nodeWriter));
-    denied(await req('GET', '/v1/allocations', undefined, prodReader), 'the default namespace is not readable');
+    assertDenied(await req('GET', `/v1/allocation/${made.json.ID}`, undefined, nodeWriter));
+    assertDenied(await req('GET', '/v1/allocations', undefined, prodReader), 'the default namespace is not readable');
     assert.equal((await req('GET', '/v1/allocations?namespace=prod', undefined, prodReader)).status, 200);
     const mine = (await req('GET', '/v1/allocations?namespace=*', undefined, prodReader)).json;
     assert.ok(mine.length > 0 && mine.every((s: { Namespace: string }) => s.Namespace === 'prod'), '`*` lists only readable namespaces');
 
-    denied(await req('POST', `/v1/allocation/${made.json.ID}/client-status`, { ClientStatus: 'running' }, prodWriter));
+    assertDenied(await req('POST', `/v1/allocation/${made.json.ID}/client-status`, { ClientStatus: 'running' }, prodWriter));
     assert.equal((await req('POST', `/v1/allocation/${made.json.ID}/client-status`, { ClientStatus: 'running' }, nodeWriter)).status, 200);
-    denied(await req('POST', `/v1/allocation/${made.json.ID}/desired-status`, { DesiredStatus: 'stop' }, prodReader));
+    assertDenied(await req('POST', `/v1/allocation/${made.json.ID}/desired-status`, { DesiredStatus: 'stop' }, prodReader));
     assert.equal((await req('POST', `/v1/allocation/${made.json.ID}/desired-status`, { DesiredStatus: 'stop' }, prodWriter)).status, 200);
   });
 
@@ -200,10 +189,10 @@ describe('scheduler allocations and namespaces', () => {
   });
 
   it('needs management to write namespaces and any capability to see one', async () => {
-    const prodReader = await clientToken(a.url, 'ns-prod-read', 'namespace "prod" { policy = "read" }');
-    denied(await req('PUT', '/v1/namespace/team', { Name: 'team' }, prodReader));
-    denied(await req('DELETE', '/v1/namespace/prod', undefined, prodReader));
-    denied(await req('GET', '/v1/namespace/default', undefined, prodReader));
+    const prodReader = (await clientToken(a.url, 'ns-prod-read', 'namespace "prod" { policy = "read" }')).secret;
+    assertDenied(await req('PUT', '/v1/namespace/team', { Name: 'team' }, prodReader));
+    assertDenied(await req('DELETE', '/v1/namespace/prod', undefined, prodReader));
+    assertDenied(await req('GET', '/v1/namespace/default', undefined, prodReader));
     assert.equal((await req('GET', '/v1/namespace/prod', undefined, prodReader)).status, 200);
     assert.deepEqual((await req('GET', '/v1/namespaces', undefined, prodReader)).json.map((n: { Name: string }) => n.Name), ['prod']);
     assert.deepEqual((await req('GET', '/v1/namespaces', undefined, null)).json, []);

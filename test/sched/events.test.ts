@@ -11,7 +11,7 @@ import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { LABEL, T } from '../../src/services/sched/state.js';
 import { makeToken } from '../../src/services/sched/token.js';
-import { call, ROOT, startAgent, type TestAgent } from './helpers.js';
+import { call, clientToken, ROOT, startAgent, type TestAgent } from './helpers.js';
 
 /** An event as it arrives. */
 interface Ev {
@@ -126,15 +126,6 @@ class Stream {
   close(): void {
     this.abort.abort();
   }
-}
-
-/** Makes a client token holding a policy with `rules`; returns its accessor and secret. */
-async function clientToken(base: string, name: string, rules: string): Promise<{ accessor: string; secret: string }> {
-  const p = await call(base, 'PUT', `/v1/acl/policy/${name}`, { token: ROOT, body: { Name: name, Rules: rules } });
-  assert.equal(p.status, 200, p.text);
-  const t = await call(base, 'POST', '/v1/acl/token', { token: ROOT, body: { Name: name, Type: 'client', Policies: [name] } });
-  assert.equal(t.status, 200, t.text);
-  return { accessor: t.json.AccessorID, secret: t.json.SecretID };
 }
 
 /** A registration body; `meta` pads the node to make big events. */

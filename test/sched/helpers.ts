@@ -1,8 +1,9 @@
 /**
  * Test helpers for the scheduler service: an agent on a temp data dir and a free port (ACLs
- * on, a known management token), and a small HTTP caller that keeps status, headers and the
- * raw and parsed body.
+ * on, a known management token), a small HTTP caller that keeps status, headers and the
+ * raw and parsed body, client tokens made through the API, and the 403 assertion.
  */
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,4 +90,21 @@ export async function call(
     json = undefined;
   }
   return { status: r.status, headers: r.headers, text, json };
+}
+
+/**
+ * Makes a client token holding a new policy `name` with `rules`, both written through the API
+ * on `base` with {@link ROOT}; returns the token's accessor and secret.
+ */
+export async function clientToken(base: string, name: string, rules: string): Promise<{ accessor: string; secret: string }> {
+  const p = await call(base, 'PUT', `/v1/acl/policy/${name}`, { token: ROOT, body: { Name: name, Rules: rules } });
+  assert.equal(p.status, 200, p.text);
+  const t = await call(base, 'POST', '/v1/acl/token', { token: ROOT, body: { Name: name, Type: 'client', Policies: [name] } });
+  assert.equal(t.status, 200, t.text);
+  return { accessor: t.json.AccessorID, secret: t.json.SecretID };
+}
+
+/** Asserts that `r` is 403 `Permission denied` (every denial, reference/sched.md §1.3); `what` names the case. */
+export function assertDenied(r: { status: number; text: string }, what = ''): void {
+  assert.deepEqual([r.status, r.text], [403, 'Permission denied'], what);
 }

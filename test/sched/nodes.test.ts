@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { call, ROOT, startAgent, type TestAgent } from './helpers.js';
+import { assertDenied, call, clientToken, ROOT, startAgent, type TestAgent } from './helpers.js';
 
 /** A registration body for node `id` (secret `secret`), with `over` merged into the node. */
 function nodeBody(id: string, secret: string, over: Record<string, unknown> = {}): { Node: Record<string, unknown> } {
@@ -24,15 +24,6 @@ function nodeBody(id: string, secret: string, over: Record<string, unknown> = {}
       ...over,
     },
   };
-}
-
-/** Makes a client token holding a policy with `rules`; returns its secret. */
-async function clientToken(base: string, name: string, rules: string): Promise<string> {
-  const p = await call(base, 'PUT', `/v1/acl/policy/${name}`, { token: ROOT, body: { Name: name, Rules: rules } });
-  assert.equal(p.status, 200, p.text);
-  const t = await call(base, 'POST', '/v1/acl/token', { token: ROOT, body: { Name: name, Type: 'client', Policies: [name] } });
-  assert.equal(t.status, 200, t.text);
-  return t.json.SecretID as string;
 }
 
 describe('scheduler nodes', () => {
@@ -256,27 +247,26 @@ describe('scheduler nodes', () => {
   });
 
   it('needs node:read to read and node:write to write', async () => {
-    const reader = await clientToken(a.url, 'node-reader', 'node { policy = "read" }');
-    const writer = await clientToken(a.url, 'node-writer', 'node { policy = "write" }');
-    const nobody = await clientToken(a.url, 'ns-only', 'namespace "default" { policy = "read" }');
+    const reader = (await clientToken(a.url, 'node-reader', 'node { policy = "read" }')).secret;
+    const writer = (await clientToken(a.url, 'node-writer', 'node { policy = "write" }')).secret;
+    const nobody = (await clientToken(a.url, 'ns-only', 'namespace "default" { policy = "read" }')).secret;
     const id = randomUUID();
-    const denied = (r: { status: number; text: string }) => assert.deepEqual([r.status, r.text], [403, 'Permission denied']);
-    denied(await put('/v1/node/register', nodeBody(id, 'sec'), reader));
-    denied(await put('/v1/node/register', nodeBody(id, 'sec'), null));
+    assertDenied(await put('/v1/node/register', nodeBody(id, 'sec'), reader));
+    assertDenied(await put('/v1/node/register', nodeBody(id, 'sec'), null));
     assert.equal((await put('/v1/node/register', nodeBody(id, 'sec'), writer)).status, 200);
     assert.equal((await get('/v1/nodes', reader)).status, 200);
     assert.equal((await get(`/v1/node/${id}`, writer)).status, 200, 'write implies read');
-    denied(await get('/v1/nodes', nobody));
-    denied(await get(`/v1/node/${id}`, nobody));
-    denied(await get('/v1/nodes', null));
-    denied(await get('/v1/nodes', 'b1d3c5e7-0000-4000-8000-00000000dead'));
+    assertDenied(await get('/v1/nodes', nobody));
+    assertDenied(await get(`/v1/node/${id}`, nobody));
+    assertDenied(await get('/v1/nodes', null));
+    assertDenied(await get('/v1/nodes', 'b1d3c5e7-0000-4000-8000-00000000dead'));
     for (const [path, body] of [
       [`/v1/node/${id}/status`, { Status: 'ready' }],
       [`/v1/node/${id}/eligibility`, { Eligibility: 'ineligible' }],
       [`/v1/node/${id}/drain`, { DrainSpec: null }],
       [`/v1/node/${id}/purge`, undefined],
     ] as const) {
-      denied(await post(path, body, reader));
+      assertDenied(await post(path, body, reader));
     }
     assert.equal((await post(`/v1/node/${id}/purge`, undefined, writer)).status, 200);
   });

@@ -39,11 +39,20 @@ export function identityOf(ctx: Ctx): Identity {
 }
 
 /**
+ * Throws 400 `ACL support disabled` when ACLs are off: the first check of every `/acl/*`
+ * route, made before a write is forwarded (reference/sched.md §1.2; the reference's RPCs
+ * check it before forwarding).
+ */
+export function requireAclEnabled(ctx: Ctx): void {
+  if (!ctx.deps.config.acl.enabled) throw aclDisabled();
+}
+
+/**
  * The caller's identity for an `/acl/*` route. @throws 400 `ACL support disabled`;
  * 403 `Permission denied` (unknown secret).
  */
 export function aclCaller(ctx: Ctx): Identity {
-  if (!ctx.deps.config.acl.enabled) throw aclDisabled();
+  requireAclEnabled(ctx);
   return ctx.deps.acl.resolve(ctx.secret);
 }
 

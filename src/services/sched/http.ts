@@ -57,6 +57,19 @@ export const aclDisabled = () => new CairnError('bad_request', 'ACL support disa
 export const schedInternal = (text: string) => new CairnError('internal', text);
 
 /**
+ * A write's reply: `body`, or no body at all (no `Content-Type`) when undefined, with
+ * `X-Sched-Index` = `index` and no other query meta: writes set no `X-Sched-KnownLeader` /
+ * `X-Sched-LastContact` (reference/sched.md §1.1, §1.4).
+ */
+export function writeReply(index: number, body?: unknown): SchedReply {
+  const headers = { 'X-Sched-Index': String(index) };
+  return body === undefined ? { empty: true, headers } : { body, headers };
+}
+
+/** A read's index: never 0, so a blocking query on it can be made (the reference's `setReplyQueryMeta`, reference/sched.md §1.4). */
+export const atLeastOne = (index: number): number => Math.max(1, index);
+
+/**
  * The request's token secret (reference/sched.md §1.3): `X-Sched-Token` (trimmed) wins;
  * else `Authorization: <scheme> <value>` with scheme `bearer` in any case, the value's first
  * word. Undefined when neither is given or the value is empty (the anonymous token).

@@ -1,15 +1,17 @@
 /**
  * Making and showing scheduler ACL tokens (reference/sched.md §2.5 "ACLToken"): one builder
  * for every way a token is made (bootstrap, `POST /v1/acl/token`, login), so Hash, times
- * and expiry are set the same way everywhere.
+ * and expiry are set the same way everywhere; the read and stub shapes, and the role links
+ * as they stand when a token is shown.
  *
  * @module
  */
 import { randomUUID } from 'node:crypto';
+import type { StateStore } from '../../kernel/store/index.js';
 import { formatTime } from '../../kernel/util/duration.js';
 import { formatGoDuration } from '../../kernel/util/go-duration.js';
 import { contentHash } from './auth/stamp.js';
-import type { RoleLink, TokenDoc } from './state.js';
+import { T, type RoleDoc, type RoleLink, type TokenDoc } from './state.js';
 
 /** What a caller decides about a new token. */
 export interface TokenSpec {
@@ -78,4 +80,16 @@ export function renderToken(t: TokenDoc & { CreateIndex: number; ModifyIndex: nu
 export function tokenStub(t: TokenDoc & { CreateIndex: number; ModifyIndex: number }): Record<string, unknown> {
   const { SecretID: _secret, ...rest } = renderToken(t, false);
   return rest;
+}
+
+/**
+ * The token with its role links as they are now: links to deleted roles dropped, names
+ * current (the reference's `fixTokenRoleLinks`).
+ */
+export function withLiveRoles<D extends TokenDoc>(state: StateStore, t: D): D {
+  const roles = t.Roles.flatMap((l) => {
+    const role = state.get<RoleDoc>(T.roles, l.ID);
+    return role ? [{ ID: l.ID, Name: role.Name }] : [];
+  });
+  return { ...t, Roles: roles };
 }

@@ -27,8 +27,8 @@
  */
 import type { ChangeBatch, Indexed, StateChange } from '../../../kernel/store/index.js';
 import { renderAuthMethod } from '../auth/auth-method.js';
-import { renderAlloc, type StoredAlloc } from '../routes/allocations.js';
-import { renderNode, type StoredNode } from '../routes/nodes.js';
+import { renderAlloc, type StoredAlloc } from '../alloc.js';
+import { renderNode, type StoredNode } from '../node.js';
 import { LABEL, T, type AuthMethodDoc, type BindingRuleDoc, type PolicyDoc, type RoleDoc, type TokenDoc } from '../state.js';
 import { renderToken } from '../token.js';
 import type { EventBatch, StreamEvent } from './event.js';

@@ -19,13 +19,14 @@
  */
 import type { Indexed, StateStore } from '../../../kernel/store/index.js';
 import { ANONYMOUS_POLICY_NAME, parsePolicy, PolicyError, type ParsedPolicy } from '../acl/index.js';
+import { aclDelete, globalAclWrite, invalidObject } from '../acl-write.js';
 import { decodeStruct } from '../auth/decode.js';
 import { contentHash } from '../auth/stamp.js';
-import { aclCaller, forwardToAuthoritative, requireManagement, type Ctx, type SchedDeps } from '../deps.js';
-import { permissionDeniedError, schedBadRequest, schedNotFound, type SchedReply, type SchedRoute } from '../http.js';
+import { aclCaller, type Ctx, type SchedDeps } from '../deps.js';
+import { atLeastOne, permissionDeniedError, schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
+import { queryPrefix, requireBody } from '../request.js';
 import type { Identity } from '../resolve.js';
 import { T, type PolicyDoc, type RoleDoc } from '../state.js';
-import { invalidObject, requestBody, requireAclEnabled, writeReply } from './acl-roles.js';
 
 /** Policy names (the reference's `ValidPolicyName`). */
 export const POLICY_NAME = /^[a-zA-Z0-9-]{1,128}$/;
@@ -141,26 +142,24 @@ function policyErrors(name: string, description: string, rules: string, job: Job
  * path`; 400 `policy 0 invalid: <multierror>` with `invalid name '<n>'`, `failed to parse
  * rules: <parser text>`, `description longer than 256`, JobACL chain errors; 403.
  */
-async function upsert(ctx: Ctx): Promise<SchedReply> {
-  requireAclEnabled(ctx);
-  const forwarded = await forwardToAuthoritative(ctx);
-  if (forwarded) return forwarded;
-  requireManagement(ctx);
-  const d = decodeStruct(requestBody(ctx), POLICY_SCHEMA);
-  const [name, description, rules] = [d.Name as string, d.Description as string, d.Rules as string];
-  const job = d.JobACL as JobAcl | null;
-  if (name !== ctx.params.name) throw schedBadRequest('ACL policy name does not match request path');
-  const errors = policyErrors(name, description, rules, job);
-  if (errors.length > 0) throw invalidObject('policy', errors);
-  const doc: PolicyDoc = {
-    Name: name,
-    Description: description,
-    Rules: rules,
-    ...(job ? { JobACL: job } : {}),
-    Hash: contentHash([name, description, rules, job ? [job.Namespace, job.JobID, job.Group, job.Task] : null]),
-  };
-  const { index } = await ctx.deps.state.txn((tx) => tx.put(T.policies, name, doc));
-  return writeReply(undefined, index);
+function upsert(ctx: Ctx): Promise<SchedReply> {
+  return globalAclWrite(ctx, async () => {
+    const d = decodeStruct(requireBody(ctx), POLICY_SCHEMA);
+    const [name, description, rules] = [d.Name as string, d.Description as string, d.Rules as string];
+    const job = d.JobACL as JobAcl | null;
+    if (name !== ctx.params.name) throw schedBadRequest('ACL policy name does not match request path');
+    const errors = policyErrors(name, description, rules, job);
+    if (errors.length > 0) throw invalidObject('policy', errors);
+    const doc: PolicyDoc = {
+      Name: name,
+      Description: description,
+      Rules: rules,
+      ...(job ? { JobACL: job } : {}),
+      Hash: contentHash([name, description, rules, job ? [job.Namespace, job.JobID, job.Group, job.Task] : null]),
+    };
+    const { index } = await ctx.deps.state.txn((tx) => tx.put(T.policies, name, doc));
+    return writeReply(index);
+  });
 }
 
 /** Routes of this file (module doc). */
@@ -173,9 +172,9 @@ export const aclPolicyRoutes: readonly SchedRoute<SchedDeps>[] = [
       GET: async (ctx) => {
         const who = aclCaller(ctx);
         const held = who.management ? undefined : heldPolicies(ctx.deps.state, who);
-        const prefix = ctx.query.get('prefix') ?? '';
+        const prefix = queryPrefix(ctx);
         const items = ctx.deps.state.list<PolicyDoc>(T.policies).filter((p) => p.Name.startsWith(prefix) && (!held || held.has(p.Name)));
-        return { body: items.map(policyStub), index: Math.max(1, ctx.deps.state.tableIndex(T.policies)) };
+        return { body: items.map(policyStub), index: atLeastOne(ctx.deps.state.tableIndex(T.policies)) };
       },
     },
   },
@@ -190,18 +189,12 @@ export const aclPolicyRoutes: readonly SchedRoute<SchedDeps>[] = [
         if (!who.management && name !== ANONYMOUS_POLICY_NAME && !heldPolicies(ctx.deps.state, who).has(name)) throw permissionDeniedError();
         const p = ctx.deps.state.get<PolicyDoc>(T.policies, name);
         if (!p) throw schedNotFound(POLICY_NOT_FOUND);
-        return { body: renderPolicy(p), index: Math.max(1, p.ModifyIndex) };
+        return { body: renderPolicy(p), index: atLeastOne(p.ModifyIndex) };
       },
       POST: upsert,
       PUT: upsert,
-      DELETE: async (ctx) => {
-        requireAclEnabled(ctx);
-        const forwarded = await forwardToAuthoritative(ctx);
-        if (forwarded) return forwarded;
-        requireManagement(ctx);
-        const { index } = await ctx.deps.state.txn((tx) => tx.delete(T.policies, ctx.params.name));
-        return writeReply(undefined, index);
-      },
+      // A missing policy is no error, as in the reference.
+      DELETE: (ctx) => aclDelete(ctx, { table: T.policies, key: ctx.params.name }),
     },
   },
 ];

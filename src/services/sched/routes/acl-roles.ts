@@ -15,20 +15,19 @@
  *
  * A role is `{ID, Name, Description, Policies: [{Name}], Hash, CreateIndex, ModifyIndex}`;
  * every linked policy must exist. Writes go to the authoritative region (roles are global).
- * The module also holds what the token and policy routes share: request-body helpers, the
- * write reply, and a token's live role links.
  *
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { Indexed, StateStore } from '../../../kernel/store/index.js';
-import type { Identity } from '../resolve.js';
+import type { Indexed } from '../../../kernel/store/index.js';
+import { aclDelete, globalAclWrite, invalidObject } from '../acl-write.js';
 import { decodeStruct } from '../auth/decode.js';
-import { multiError } from '../auth/errors.js';
 import { contentHash } from '../auth/stamp.js';
-import { aclCaller, forwardToAuthoritative, requireManagement, type Ctx, type SchedDeps } from '../deps.js';
-import { aclDisabled, permissionDeniedError, schedBadRequest, schedNotFound, type SchedReply, type SchedRoute } from '../http.js';
-import { T, type RoleDoc, type TokenDoc } from '../state.js';
+import { aclCaller, type Ctx, type SchedDeps } from '../deps.js';
+import { atLeastOne, permissionDeniedError, schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
+import { decodeLinks, fieldOf, queryPrefix, requireBody } from '../request.js';
+import type { Identity } from '../resolve.js';
+import { T, type RoleDoc } from '../state.js';
 
 /** Role names (the reference's `ValidACLRoleName`). */
 export const ROLE_NAME = /^[a-zA-Z0-9-]{1,128}$/;
@@ -36,83 +35,6 @@ export const ROLE_NAME = /^[a-zA-Z0-9-]{1,128}$/;
 export const MAX_ROLE_DESCRIPTION_BYTES = 256;
 /** 404 text of a missing role (reference `command/agent/acl_endpoint.go`). */
 export const ROLE_NOT_FOUND = 'ACL role not found';
-
-/**
- * Throws 400 `ACL support disabled` when ACLs are off: the first check of every ACL write,
- * made before the write is forwarded (reference/sched.md §1.2; the reference's RPCs check it
- * before forwarding).
- */
-export function requireAclEnabled(ctx: Ctx): void {
-  if (!ctx.deps.config.acl.enabled) throw aclDisabled();
-}
-
-/**
- * The JSON body of a write. @throws 400 `Request body is empty` (reference/sched.md §1.1);
- * 400 with the JSON parser's text for a body that is not JSON.
- */
-export function requestBody(ctx: Ctx): unknown {
-  const body = ctx.body<unknown>();
-  if (body === undefined) throw schedBadRequest('Request body is empty');
-  return body;
-}
-
-/**
- * The value of field `name` of a JSON object as Go's `encoding/json` finds it: keys match in
- * any case and a later key overwrites an earlier one (reference/sched.md §1.1). Undefined when
- * absent, `null`, or `obj` is not an object.
- */
-export function fieldOf(obj: unknown, name: string): unknown {
-  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return undefined;
-  const lower = name.toLowerCase();
-  let found: unknown;
-  for (const [key, value] of Object.entries(obj)) if (key.toLowerCase() === lower && value !== null) found = value;
-  return found;
-}
-
-function jsonKind(v: unknown): string {
-  return Array.isArray(v) ? 'array' : typeof v === 'boolean' ? 'bool' : typeof v;
-}
-
-/**
- * A list of link objects (a token's `Roles: [{ID, Name}]`, a role's `Policies: [{Name}]`)
- * decoded as Go decodes `[]*structs.<linkType>`: absent or `null` → `[]`, `null` elements
- * skipped, each of `keys` a string (absent → `""`), other fields ignored.
- * @throws 400 `json: cannot unmarshal <kind> into Go struct field <owner>.<field> of type <go type>`.
- */
-export function decodeLinks<K extends string>(v: unknown, o: { owner: string; field: string; linkType: string; keys: readonly K[] }): Record<K, string>[] {
-  const mismatch = (got: unknown, path: string, goType: string) =>
-    schedBadRequest(`json: cannot unmarshal ${jsonKind(got)} into Go struct field ${o.owner}.${path} of type ${goType}`);
-  if (v === undefined) return [];
-  if (!Array.isArray(v)) throw mismatch(v, o.field, `[]*structs.${o.linkType}`);
-  return v.flatMap((item) => {
-    if (item === null) return [];
-    if (typeof item !== 'object' || Array.isArray(item)) throw mismatch(item, o.field, `structs.${o.linkType}`);
-    const link = {} as Record<K, string>;
-    for (const key of o.keys) {
-      const value = fieldOf(item, key) ?? '';
-      if (typeof value !== 'string') throw mismatch(value, `${o.field}.${key}`, 'string');
-      link[key] = value;
-    }
-    return [link];
-  });
-}
-
-/**
- * 400 `<kind> 0 invalid: <multierror>`, the reference's wrapping of an object's validation
- * errors, e.g. `token 0 invalid: 1 error occurred:\n\t* token name too long\n\n`.
- */
-export function invalidObject(kind: 'token' | 'policy' | 'role', errors: readonly string[]) {
-  return schedBadRequest(`${kind} 0 invalid: ${multiError(errors)}`);
-}
-
-/**
- * A write's reply: `body`, or no body at all when undefined (DELETE, policy upsert), with
- * `X-Sched-Index` and no other query meta (reference/sched.md §1.1, §1.4).
- */
-export function writeReply(body: unknown, index: number): SchedReply {
-  const headers = { 'X-Sched-Index': String(index) };
-  return body === undefined ? { empty: true, headers } : { body, headers };
-}
 
 /** A role as the API shows it (the reference's `ACLRole`; its list stub has the same fields). */
 export function renderRole(r: RoleDoc & Indexed): Record<string, unknown> {
@@ -125,18 +47,6 @@ export function renderRole(r: RoleDoc & Indexed): Record<string, unknown> {
     CreateIndex: r.CreateIndex,
     ModifyIndex: r.ModifyIndex,
   };
-}
-
-/**
- * The token with its role links as they are now: links to deleted roles dropped, names
- * current (the reference's `fixTokenRoleLinks`).
- */
-export function withLiveRoles<D extends TokenDoc>(state: StateStore, t: D): D {
-  const roles = t.Roles.flatMap((l) => {
-    const role = state.get<RoleDoc>(T.roles, l.ID);
-    return role ? [{ ID: l.ID, Name: role.Name }] : [];
-  });
-  return { ...t, Roles: roles };
 }
 
 /** True when `who` may read `role`: a management token, or a token linking it. */
@@ -163,45 +73,43 @@ function decodeRole(body: unknown): RoleInput {
  * <n> already exists`, `cannot find role <id>`, `ACL role with name <n> already exists`,
  * `cannot find policy <n>` (reference `UpsertRoles`, `upsertACLRoleTxn`).
  */
-async function upsert(ctx: Ctx, pathId: string | undefined): Promise<SchedReply> {
-  requireAclEnabled(ctx);
-  const forwarded = await forwardToAuthoritative(ctx);
-  if (forwarded) return forwarded;
-  requireManagement(ctx);
-  const input = decodeRole(requestBody(ctx));
-  if (pathId !== undefined && pathId !== input.ID) throw schedBadRequest('ACL role ID does not match request path');
-  const errors: string[] = [];
-  if (!ROLE_NAME.test(input.Name)) errors.push(`invalid name '${input.Name}'`);
-  if (Buffer.byteLength(input.Description) > MAX_ROLE_DESCRIPTION_BYTES) errors.push(`description longer than ${MAX_ROLE_DESCRIPTION_BYTES}`);
-  if (input.Policies.length < 1) errors.push('at least one policy should be specified');
-  if (errors.length > 0) throw invalidObject('role', errors);
-  const { result, index } = await ctx.deps.state.txn((tx) => {
-    let id = input.ID;
-    if (id === '') {
-      if (tx.getBy(T.roles, 'name', input.Name)) throw schedBadRequest(`role with name ${input.Name} already exists`);
-      id = randomUUID();
-    } else {
-      if (!tx.get(T.roles, id)) throw schedBadRequest(`cannot find role ${id}`);
-      const other = tx.getBy<RoleDoc>(T.roles, 'name', input.Name);
-      if (other && other.ID !== id) throw schedBadRequest(`ACL role with name ${input.Name} already exists`);
-    }
-    const names: string[] = [];
-    for (const link of input.Policies) {
-      if (!tx.get(T.policies, link.Name)) throw schedBadRequest(`cannot find policy ${link.Name}`);
-      if (!names.includes(link.Name)) names.push(link.Name);
-    }
-    const doc: RoleDoc = {
-      ID: id,
-      Name: input.Name,
-      Description: input.Description,
-      Policies: names.map((Name) => ({ Name })),
-      Hash: contentHash([input.Name, input.Description, names]),
-    };
-    const existing = tx.get<RoleDoc>(T.roles, id);
-    // An unchanged role is not written, so blocking queries do not wake (reference upsertACLRoleTxn).
-    return existing && existing.Hash === doc.Hash ? existing : tx.put(T.roles, id, doc);
+function upsert(ctx: Ctx, pathId: string | undefined): Promise<SchedReply> {
+  return globalAclWrite(ctx, async () => {
+    const input = decodeRole(requireBody(ctx));
+    if (pathId !== undefined && pathId !== input.ID) throw schedBadRequest('ACL role ID does not match request path');
+    const errors: string[] = [];
+    if (!ROLE_NAME.test(input.Name)) errors.push(`invalid name '${input.Name}'`);
+    if (Buffer.byteLength(input.Description) > MAX_ROLE_DESCRIPTION_BYTES) errors.push(`description longer than ${MAX_ROLE_DESCRIPTION_BYTES}`);
+    if (input.Policies.length < 1) errors.push('at least one policy should be specified');
+    if (errors.length > 0) throw invalidObject('role', errors);
+    const { result, index } = await ctx.deps.state.txn((tx) => {
+      let id = input.ID;
+      if (id === '') {
+        if (tx.getBy(T.roles, 'name', input.Name)) throw schedBadRequest(`role with name ${input.Name} already exists`);
+        id = randomUUID();
+      } else {
+        if (!tx.get(T.roles, id)) throw schedBadRequest(`cannot find role ${id}`);
+        const other = tx.getBy<RoleDoc>(T.roles, 'name', input.Name);
+        if (other && other.ID !== id) throw schedBadRequest(`ACL role with name ${input.Name} already exists`);
+      }
+      const names: string[] = [];
+      for (const link of input.Policies) {
+        if (!tx.get(T.policies, link.Name)) throw schedBadRequest(`cannot find policy ${link.Name}`);
+        if (!names.includes(link.Name)) names.push(link.Name);
+      }
+      const doc: RoleDoc = {
+        ID: id,
+        Name: input.Name,
+        Description: input.Description,
+        Policies: names.map((Name) => ({ Name })),
+        Hash: contentHash([input.Name, input.Description, names]),
+      };
+      const existing = tx.get<RoleDoc>(T.roles, id);
+      // An unchanged role is not written, so blocking queries do not wake (reference upsertACLRoleTxn).
+      return existing && existing.Hash === doc.Hash ? existing : tx.put(T.roles, id, doc);
+    });
+    return writeReply(index, renderRole(result));
   });
-  return writeReply(renderRole(result), index);
 }
 
 /** Routes of this file (module doc). */
@@ -213,9 +121,9 @@ export const aclRoleRoutes: readonly SchedRoute<SchedDeps>[] = [
     methods: {
       GET: async (ctx) => {
         const who = aclCaller(ctx);
-        const prefix = ctx.query.get('prefix') ?? '';
+        const prefix = queryPrefix(ctx);
         const roles = ctx.deps.state.list<RoleDoc>(T.roles).filter((r) => r.ID.startsWith(prefix) && mayRead(who, r));
-        return { body: roles.map(renderRole), index: Math.max(1, ctx.deps.state.tableIndex(T.roles)) };
+        return { body: roles.map(renderRole), index: atLeastOne(ctx.deps.state.tableIndex(T.roles)) };
       },
     },
   },
@@ -234,7 +142,7 @@ export const aclRoleRoutes: readonly SchedRoute<SchedDeps>[] = [
         const role = ctx.deps.state.getBy<RoleDoc>(T.roles, 'name', ctx.params.name);
         if (!mayRead(who, role)) throw permissionDeniedError();
         if (!role) throw schedNotFound(ROLE_NOT_FOUND);
-        return { body: renderRole(role), index: Math.max(1, role.ModifyIndex) };
+        return { body: renderRole(role), index: atLeastOne(role.ModifyIndex) };
       },
     },
   },
@@ -248,21 +156,11 @@ export const aclRoleRoutes: readonly SchedRoute<SchedDeps>[] = [
         if (!who.management && !who.token.Roles.some((l) => l.ID === ctx.params.id)) throw permissionDeniedError();
         const role = ctx.deps.state.get<RoleDoc>(T.roles, ctx.params.id);
         if (!role) throw schedNotFound(ROLE_NOT_FOUND);
-        return { body: renderRole(role), index: Math.max(1, role.ModifyIndex) };
+        return { body: renderRole(role), index: atLeastOne(role.ModifyIndex) };
       },
       POST: (ctx) => upsert(ctx, ctx.params.id),
       PUT: (ctx) => upsert(ctx, ctx.params.id),
-      DELETE: async (ctx) => {
-        requireAclEnabled(ctx);
-        const forwarded = await forwardToAuthoritative(ctx);
-        if (forwarded) return forwarded;
-        requireManagement(ctx);
-        // The reference answers a missing role 500 `ACL role not found`; here it is a 404.
-        const { index } = await ctx.deps.state.txn((tx) => {
-          if (!tx.delete(T.roles, ctx.params.id)) throw schedNotFound(ROLE_NOT_FOUND);
-        });
-        return writeReply(undefined, index);
-      },
+      DELETE: (ctx) => aclDelete(ctx, { table: T.roles, key: ctx.params.id, missing: () => schedNotFound(ROLE_NOT_FOUND) }),
     },
   },
 ];

@@ -26,21 +26,21 @@ import { CairnError } from '../../../kernel/http/index.js';
 import { formatTime, parseTime } from '../../../kernel/util/duration.js';
 import { formatGoDuration, parseGoDuration } from '../../../kernel/util/go-duration.js';
 import { BOOTSTRAP_TOKEN_NAME, MANAGEMENT_TOKEN_TYPE, TOKEN_NOT_FOUND, TOKEN_TYPES } from '../acl/index.js';
+import { invalidObject } from '../acl-write.js';
 import { DEFAULT_TTL_BOUNDS } from '../auth/auth-method.js';
 import { decodeStruct } from '../auth/decode.js';
 import { BOOTSTRAP_META_ID } from '../bootstrap.js';
-import { aclCaller, forwardToAuthoritative, requireManagement, type Ctx, type SchedDeps } from '../deps.js';
-import { parseGoBool, permissionDeniedError, schedBadRequest, schedNotFound, type SchedReply, type SchedRoute } from '../http.js';
+import { aclCaller, forwardToAuthoritative, requireAclEnabled, requireManagement, type Ctx, type SchedDeps } from '../deps.js';
+import { atLeastOne, parseGoBool, permissionDeniedError, schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
+import { decodeLinks, fieldOf, queryUuidPrefix, requireBody, UUID } from '../request.js';
 import { secretKey, T, type MetaDoc, type RoleDoc, type RoleLink, type TokenDoc } from '../state.js';
-import { makeToken, renderToken, tokenHash, tokenStub } from '../token.js';
-import { decodeLinks, fieldOf, invalidObject, requestBody, requireAclEnabled, withLiveRoles, writeReply } from './acl-roles.js';
+import { makeToken, renderToken, tokenHash, tokenStub, withLiveRoles } from '../token.js';
 
 /** The reset file in `data_dir`: it holds the reset index that allows one more bootstrap (reference `aclBootstrapReset`). */
 export const BOOTSTRAP_RESET_FILE = 'acl-bootstrap-reset';
 /** Longest token name in bytes (the reference's `maxTokenNameLength`). */
 export const MAX_TOKEN_NAME_BYTES = 256;
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 /** The reset index in `data_dir/acl-bootstrap-reset`: its leading integer (Go's `%d`), 0 when missing or not a number. */
 export function readResetIndex(dataDir: string): number {
   try {
@@ -84,7 +84,7 @@ async function bootstrap(ctx: Ctx): Promise<SchedReply> {
     tx.put<MetaDoc>(T.meta, BOOTSTRAP_META_ID, { Bootstrapped: true });
     return tx.put(T.tokens, token.AccessorID, token);
   });
-  return writeReply(renderToken(result, true), index);
+  return writeReply(index, renderToken(result, true));
 }
 
 /**
@@ -177,7 +177,7 @@ function tokenErrors(f: TokenFields, input: TokenInput, nowMs: number, existing:
  */
 async function upsert(ctx: Ctx, pathAccessor: string | undefined): Promise<SchedReply> {
   requireAclEnabled(ctx);
-  const input = decodeToken(requestBody(ctx));
+  const input = decodeToken(requireBody(ctx));
   if (pathAccessor !== undefined && input.AccessorID !== pathAccessor) throw schedBadRequest('ACL token accessor does not match request path');
   const accessor = input.AccessorID;
   const stored = accessor === '' ? undefined : ctx.deps.state.get<TokenDoc>(T.tokens, accessor);
@@ -215,49 +215,40 @@ async function upsert(ctx: Ctx, pathAccessor: string | undefined): Promise<Sched
     const token = input.expirationMs === undefined ? made : { ...made, ExpirationTime: formatTime(new Date(input.expirationMs)) };
     return tx.put(T.tokens, token.AccessorID, { ...token, Hash: tokenHash(token) });
   });
-  return writeReply(renderToken(withLiveRoles(ctx.deps.state, result), true), index);
+  return writeReply(index, renderToken(withLiveRoles(ctx.deps.state, result), true));
 }
 
 /**
- * The hex digits of a UUID prefix, checked like go-memdb's `UUIDFieldIndex` (reference/sched.md
- * §1.9). @throws 400 `index error: …` (the reference answers 500).
+ * `GET /v1/acl/tokens`: stubs of the tokens whose accessor starts with `?prefix=` (compared
+ * as hex digits, hyphens ignored, as go-memdb's `UUIDFieldIndex`), only global ones with
+ * `?global=true`. @throws 400 `index error: …` for a bad prefix; 403 unless management.
  */
-function uuidPrefix(prefix: string): string {
-  const fail = (why: string) => schedBadRequest(`index error: ${why}`);
-  if (prefix.length > 36) throw fail(`Invalid UUID length. UUID have 36 characters; got ${prefix.length}`);
-  const hyphens = prefix.split('-').length - 1;
-  if (hyphens > 4) throw fail(`UUID should have maximum of 4 "-"; got ${hyphens}`);
-  const hex = prefix.replaceAll('-', '');
-  if (hex.length % 2 !== 0) throw fail('Input (without hyphens) must be even length');
-  const bad = /[^0-9a-fA-F]/.exec(hex);
-  if (bad) throw fail(`Invalid UUID: encoding/hex: invalid byte: U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} '${bad[0]}'`);
-  return hex.toLowerCase();
-}
-
 async function list(ctx: Ctx): Promise<SchedReply> {
   requireManagement(ctx);
   const state = ctx.deps.state;
-  const prefix = uuidPrefix(ctx.query.get('prefix') ?? '');
+  const prefix = queryUuidPrefix(ctx).replaceAll('-', '');
   const globalOnly = parseGoBool(ctx.query.get('global') ?? '') === true;
   let tokens = state.list<TokenDoc>(T.tokens).filter((t) => t.AccessorID.replaceAll('-', '').toLowerCase().startsWith(prefix) && (!globalOnly || t.Global));
   // Without a filter the reference lists by create index, else by accessor.
   if (prefix === '' && !globalOnly) tokens = tokens.sort((a, b) => a.CreateIndex - b.CreateIndex || (a.AccessorID < b.AccessorID ? -1 : 1));
-  return { body: tokens.map((t) => tokenStub(withLiveRoles(state, t))), index: Math.max(1, state.tableIndex(T.tokens)) };
+  return { body: tokens.map((t) => tokenStub(withLiveRoles(state, t))), index: atLeastOne(state.tableIndex(T.tokens)) };
 }
 
+/** `GET /v1/acl/token/self`: the caller's own token with its secret. @throws 400 `ACL support disabled`; 403 `ACL token not found` (no or unknown secret). */
 async function self(ctx: Ctx): Promise<SchedReply> {
   requireAclEnabled(ctx);
   const t = ctx.secret === undefined ? undefined : ctx.deps.acl.lookup(ctx.secret);
   if (!t) throw new CairnError('forbidden', TOKEN_NOT_FOUND);
-  return { body: renderToken(withLiveRoles(ctx.deps.state, t), true), index: Math.max(1, t.ModifyIndex) };
+  return { body: renderToken(withLiveRoles(ctx.deps.state, t), true), index: atLeastOne(t.ModifyIndex) };
 }
 
+/** `GET /v1/acl/token/:accessor` with its secret. @throws 403 unless management or the token itself; 404 `ACL token not found`. */
 async function read(ctx: Ctx): Promise<SchedReply> {
   const who = aclCaller(ctx);
   const t = ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor);
   if (!who.management && (!t || t.SecretID !== ctx.secret)) throw permissionDeniedError();
   if (!t) throw schedNotFound(TOKEN_NOT_FOUND);
-  return { body: renderToken(withLiveRoles(ctx.deps.state, t), true), index: Math.max(1, t.ModifyIndex) };
+  return { body: renderToken(withLiveRoles(ctx.deps.state, t), true), index: atLeastOne(t.ModifyIndex) };
 }
 
 /** @throws 400 `Cannot delete nonexistent tokens: <id>` (reference `DeleteTokens`); 403; 500 `No path to region`. */
@@ -272,7 +263,7 @@ async function remove(ctx: Ctx): Promise<SchedReply> {
   const { index } = await ctx.deps.state.txn((tx) => {
     if (!tx.delete(T.tokens, id)) throw schedBadRequest(`Cannot delete nonexistent tokens: ${id}`);
   });
-  return writeReply(undefined, index);
+  return writeReply(index);
 }
 
 /** Routes of this file (module doc). */

@@ -12,186 +12,18 @@
  * GET      /v1/allocation/:id                                                       namespace:read-job     (blocking on allocs)
  * ```
  *
- * Volume requests live on the allocation itself (`Volumes`), not on a job's task group:
- * Cairn has no jobs. Times are Unix nanoseconds, as the reference's allocation times.
+ * The allocation model (statuses, volume requests, shapes) is alloc.ts; this file adds ACL,
+ * storage and HTTP.
  *
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { Indexed } from '../../../kernel/store/index.js';
 import { ALL_NAMESPACES } from '../acl/index.js';
+import { allocStub, checkEnum, CLIENT_STATUSES, decodeVolumes, DESIRED_STATUSES, renderAlloc, type StoredAlloc } from '../alloc.js';
 import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
-import { schedBadRequest, schedNotFound, type SchedReply, type SchedRoute } from '../http.js';
-import { DEFAULT_NAMESPACE, LABEL, T, type AllocDoc, type NamespaceDoc, type NodeDoc } from '../state.js';
-import { checkUuidPrefix, decodeGoStruct, requireBody, type GoKind } from './nodes.js';
-
-/** Desired statuses (reference/sched.md §5). */
-export const DESIRED_STATUSES = ['run', 'stop', 'evict'] as const;
-/** Client statuses (reference/sched.md §5). */
-export const CLIENT_STATUSES = ['pending', 'running', 'complete', 'failed', 'lost', 'unknown'] as const;
-/** CSI access modes a volume request may ask for (the reference's `CSIVolumeAccessMode`). */
-export const CSI_ACCESS_MODES = [
-  'single-node-reader-only',
-  'single-node-writer',
-  'single-node-single-writer',
-  'single-node-multi-writer',
-  'multi-node-reader-only',
-  'multi-node-single-writer',
-  'multi-node-multi-writer',
-] as const;
-/** CSI attachment modes (the reference's `CSIVolumeAttachmentMode`). */
-export const CSI_ATTACHMENT_MODES = ['file-system', 'block-device'] as const;
-/** Volume request types (the reference's `VolumeTypeHost`, `VolumeTypeCSI`). */
-export const VOLUME_TYPES = ['host', 'csi'] as const;
-
-/** A stored allocation: {@link AllocDoc} plus the node's name at placement (the reference keeps it on the allocation). */
-export type StoredAlloc = AllocDoc & { readonly NodeName?: string };
-
-/** One volume request of an allocation, normalised (reference/sched.md §5). */
-export interface VolumeRequest {
-  readonly Name: string;
-  /** `csi` or `host`. */
-  readonly Type: string;
-  /** The volume ID (CSI) or host volume name; with `PerAlloc` the claim adds `[<alloc index>]`. */
-  readonly Source: string;
-  readonly ReadOnly: boolean;
-  readonly AccessMode: string;
-  readonly AttachmentMode: string;
-  readonly MountOptions: { readonly FsType: string; readonly MountFlags: readonly string[] | null } | null;
-  readonly PerAlloc: boolean;
-}
-
-/** Is the allocation terminal? Desired `stop`/`evict`, or client `complete`/`failed`/`lost` (`unknown` is not; reference/sched.md §5). */
-export function allocTerminal(a: Pick<AllocDoc, 'DesiredStatus' | 'ClientStatus'>): boolean {
-  return a.DesiredStatus === 'stop' || a.DesiredStatus === 'evict' || clientTerminal(a);
-}
-
-/** Has the client finished with it? Client `complete`, `failed` or `lost` (the reference's `ClientTerminalStatus`). */
-export function clientTerminal(a: Pick<AllocDoc, 'ClientStatus'>): boolean {
-  return a.ClientStatus === 'complete' || a.ClientStatus === 'failed' || a.ClientStatus === 'lost';
-}
-
-/** The reference's `DesiredTransition` with nothing asked. */
-const NO_TRANSITION = { Migrate: null, Reschedule: null, ForceReschedule: null, NoShutdownDelay: null } as const;
-
-/**
- * An allocation as `GET /v1/allocation/:id` and the event stream show it (reference/sched.md
- * §3.4, §5): the reference's fields that this model has, `Job` null (events never carry the
- * job), and the Cairn field `Volumes`.
- */
-export function renderAlloc(a: StoredAlloc & Indexed): Record<string, unknown> {
-  return {
-    ID: a.ID,
-    Namespace: a.Namespace,
-    EvalID: a.EvalID,
-    Name: a.Name,
-    NodeID: a.NodeID,
-    NodeName: a.NodeName ?? '',
-    JobID: a.JobID,
-    Job: null,
-    TaskGroup: a.TaskGroup,
-    Volumes: a.Volumes,
-    DesiredStatus: a.DesiredStatus,
-    DesiredDescription: a.DesiredDescription,
-    DesiredTransition: NO_TRANSITION,
-    ClientStatus: a.ClientStatus,
-    ClientDescription: a.ClientDescription,
-    TaskStates: null,
-    DeploymentID: a.DeploymentID,
-    FollowupEvalID: '',
-    PreviousAllocation: '',
-    NextAllocation: '',
-    RescheduleTracker: null,
-    CreateIndex: a.CreateIndex,
-    ModifyIndex: a.ModifyIndex,
-    AllocModifyIndex: a.ModifyIndex,
-    CreateTime: a.CreateTime,
-    ModifyTime: a.ModifyTime,
-  };
-}
-
-/** The list item (the reference's `AllocListStub`, reference/sched.md §5); fields this model lacks are their zero values. */
-export function allocStub(a: StoredAlloc & Indexed): Record<string, unknown> {
-  return {
-    ID: a.ID,
-    EvalID: a.EvalID,
-    Name: a.Name,
-    Namespace: a.Namespace,
-    NodeID: a.NodeID,
-    NodeName: a.NodeName ?? '',
-    JobID: a.JobID,
-    JobType: '',
-    JobVersion: 0,
-    TaskGroup: a.TaskGroup,
-    DesiredStatus: a.DesiredStatus,
-    DesiredDescription: a.DesiredDescription,
-    ClientStatus: a.ClientStatus,
-    ClientDescription: a.ClientDescription,
-    DesiredTransition: NO_TRANSITION,
-    TaskStates: null,
-    DeploymentStatus: null,
-    FollowupEvalID: '',
-    NextAllocation: '',
-    RescheduleTracker: null,
-    PreemptedAllocations: null,
-    PreemptedByAllocation: '',
-    CreateIndex: a.CreateIndex,
-    ModifyIndex: a.ModifyIndex,
-    CreateTime: a.CreateTime,
-    ModifyTime: a.ModifyTime,
-  };
-}
-
-/** `value` must be one of `allowed`. @throws 400 `invalid <what> "<v>": must be one of a, b, c`. */
-function checkEnum(what: string, value: string, allowed: readonly string[]): void {
-  if (!allowed.includes(value)) throw schedBadRequest(`invalid ${what} "${value}": must be one of ${allowed.join(', ')}`);
-}
-
-/**
- * Decodes and checks the `Volumes` map of an allocation: name → `{Type, Source, ReadOnly,
- * AccessMode, AttachmentMode, MountOptions, PerAlloc}`. Types `csi` and `host`; a CSI request
- * needs an attachment and an access mode, reader-only access modes must be `ReadOnly`, block
- * devices take no mount options (the reference's `VolumeRequest.Validate`). Errors are 400
- * `volume "<name>": <reason>`, e.g. `volume "data": CSI volumes must have an access mode`.
- */
-function decodeVolumes(raw: Record<string, unknown> | null): Record<string, VolumeRequest> | null {
-  if (raw === null) return null;
-  const out: Record<string, VolumeRequest> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    const fail = (why: string) => schedBadRequest(`volume "${name}": ${why}`);
-    const v = decodeGoStruct(value, 'structs.VolumeRequest', {
-      Type: 'string', Source: 'string', ReadOnly: 'bool', AccessMode: 'string', AttachmentMode: 'string', MountOptions: 'object', PerAlloc: 'bool',
-    } satisfies Record<string, GoKind>);
-    const type = v.Type as string;
-    if (!(VOLUME_TYPES as readonly string[]).includes(type)) throw fail(`invalid volume type "${type}": must be one of ${VOLUME_TYPES.join(', ')}`);
-    if (v.Source === '') throw fail('volume has an empty source');
-    const mount = v.MountOptions === null ? null : decodeGoStruct(v.MountOptions, 'structs.CSIMountOptions', { FsType: 'string', MountFlags: 'any' });
-    if (mount && mount.MountFlags !== null && !(Array.isArray(mount.MountFlags) && mount.MountFlags.every((f) => typeof f === 'string'))) {
-      throw fail('MountOptions.MountFlags must be a list of strings');
-    }
-    const access = v.AccessMode as string;
-    const attachment = v.AttachmentMode as string;
-    if (type === 'csi') {
-      if (attachment === '') throw fail('CSI volumes must have an attachment mode');
-      if (!(CSI_ATTACHMENT_MODES as readonly string[]).includes(attachment)) throw fail(`invalid attachment mode "${attachment}": must be one of ${CSI_ATTACHMENT_MODES.join(', ')}`);
-      if (attachment === 'block-device' && mount) throw fail('block devices cannot have mount options');
-      if (access === '') throw fail('CSI volumes must have an access mode');
-      if (!(CSI_ACCESS_MODES as readonly string[]).includes(access)) throw fail(`invalid access mode "${access}": must be one of ${CSI_ACCESS_MODES.join(', ')}`);
-      if (access.endsWith('reader-only') && !v.ReadOnly) throw fail(`${access} volumes must be read-only`);
-    }
-    out[name] = {
-      Name: name,
-      Type: type,
-      Source: v.Source as string,
-      ReadOnly: v.ReadOnly as boolean,
-      AccessMode: access,
-      AttachmentMode: attachment,
-      MountOptions: mount ? { FsType: mount.FsType as string, MountFlags: (mount.MountFlags as string[] | null) ?? null } : null,
-      PerAlloc: v.PerAlloc as boolean,
-    };
-  }
-  return out;
-}
+import { schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
+import { decodeGoStruct, queryUuidPrefix, requireBody } from '../request.js';
+import { DEFAULT_NAMESPACE, LABEL, T, type NamespaceDoc, type NodeDoc } from '../state.js';
 
 const allocNotFound = () => schedNotFound('alloc not found');
 
@@ -249,7 +81,7 @@ async function createAlloc(ctx: Ctx): Promise<SchedReply> {
       ModifyTime: nowNs,
     });
   }, LABEL.allocCreate);
-  return { body: renderAlloc(result), headers: { 'X-Sched-Index': String(result.ModifyIndex) } };
+  return writeReply(result.ModifyIndex, renderAlloc(result));
 }
 
 /**
@@ -270,7 +102,7 @@ async function updateAlloc(
     authorize(alloc);
     tx.put<StoredAlloc>(T.allocs, alloc.ID, { ...alloc, ...change, ModifyTime: nowNs });
   }, label);
-  return { body: { Index: index }, headers: { 'X-Sched-Index': String(index) } };
+  return writeReply(index, { Index: index });
 }
 
 /**
@@ -326,9 +158,7 @@ export const allocationRoutes: readonly SchedRoute<SchedDeps>[] = [
         const who = identityOf(ctx);
         const namespace = ctx.query.get('namespace') || DEFAULT_NAMESPACE;
         if (namespace !== ALL_NAMESPACES) requireAllowed(who.authorizer.allowNamespaceOperation(namespace, 'read-job'));
-        const prefix = ctx.query.get('prefix') ?? '';
-        if (prefix !== '') checkUuidPrefix(prefix);
-        const lower = prefix.toLowerCase();
+        const prefix = queryUuidPrefix(ctx);
         const readable = new Map<string, boolean>();
         const mayRead = (ns: string) => {
           let ok = readable.get(ns);
@@ -337,7 +167,7 @@ export const allocationRoutes: readonly SchedRoute<SchedDeps>[] = [
         };
         const allocs = ctx.deps.state
           .list<StoredAlloc>(T.allocs)
-          .filter((a) => (namespace === ALL_NAMESPACES ? mayRead(a.Namespace) : a.Namespace === namespace) && a.ID.toLowerCase().startsWith(lower));
+          .filter((a) => (namespace === ALL_NAMESPACES ? mayRead(a.Namespace) : a.Namespace === namespace) && a.ID.toLowerCase().startsWith(prefix));
         return { body: allocs.map(allocStub), index: ctx.deps.state.tableIndex(T.allocs) };
       },
     },

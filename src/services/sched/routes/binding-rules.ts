@@ -16,15 +16,16 @@
  *
  * @module
  */
-import { bindingRuleStub, decodeBindingRule, validateBindingRule, type BindingRule } from '../auth/binding-rule.js';
+import { aclDelete, globalAclWrite, missingKey, requireKeyInPath } from '../acl-write.js';
 import type { AuthMethod } from '../auth/auth-method.js';
+import { bindingRuleStub, decodeBindingRule, validateBindingRule, type BindingRule } from '../auth/binding-rule.js';
 import { notFoundError } from '../auth/errors.js';
 import { requireManagement, type Ctx, type SchedDeps } from '../deps.js';
-import { schedBadRequest, type SchedReply, type SchedRoute } from '../http.js';
+import { atLeastOne, schedBadRequest, writeReply, type SchedReply, type SchedRoute } from '../http.js';
+import { requireStructBody } from '../request.js';
 import { T } from '../state.js';
-import { atLeastOne, authoritativeWrite, deleteReply, missingName, requireBody, writeReply } from './auth-methods.js';
 
-/** 404 text of a missing rule (the reference's HTTP layer; its delete says the same from the state store). */
+/** 404 text of a missing rule, on read and delete (the reference's HTTP layer; its delete says the same from the state store, there a 500). */
 export const BINDING_RULE_NOT_FOUND = 'ACL binding rule not found';
 const MISSING_ID = 'missing ACL binding rule ID';
 
@@ -37,33 +38,21 @@ const MISSING_ID = 'missing ACL binding rule ID';
  *   `binding rule 0 invalid: <multierror>`, `ACL auth method <name> not found`.
  */
 async function upsert(ctx: Ctx, pathId: string | undefined): Promise<SchedReply> {
-  if (pathId === undefined && ctx.req.path.endsWith('/')) throw schedBadRequest(MISSING_ID);
-  const forwarded = await authoritativeWrite(ctx);
-  if (forwarded) return forwarded;
-  requireManagement(ctx);
-  let input = decodeBindingRule(requireBody(ctx));
-  if (pathId !== undefined) {
-    if (input.ID === '') input = { ...input, ID: pathId };
-    if (input.ID !== pathId) throw schedBadRequest('ACL binding rule ID does not match request path');
-  }
-  const now = new Date(ctx.deps.now());
-  const { result, index } = await ctx.deps.state.txn((tx) => {
-    const existing = input.ID === '' ? undefined : tx.get<BindingRule>(T.bindingRules, input.ID);
-    const rule = validateBindingRule(input, { existing, authMethods: tx.list<AuthMethod>(T.authMethods), now });
-    return tx.put<BindingRule>(T.bindingRules, rule.ID, rule);
+  if (pathId === undefined) requireKeyInPath(ctx, MISSING_ID);
+  return globalAclWrite(ctx, async () => {
+    let input = decodeBindingRule(requireStructBody(ctx));
+    if (pathId !== undefined) {
+      if (input.ID === '') input = { ...input, ID: pathId };
+      if (input.ID !== pathId) throw schedBadRequest('ACL binding rule ID does not match request path');
+    }
+    const now = new Date(ctx.deps.now());
+    const { result, index } = await ctx.deps.state.txn((tx) => {
+      const existing = input.ID === '' ? undefined : tx.get<BindingRule>(T.bindingRules, input.ID);
+      const rule = validateBindingRule(input, { existing, authMethods: tx.list<AuthMethod>(T.authMethods), now });
+      return tx.put<BindingRule>(T.bindingRules, rule.ID, rule);
+    });
+    return writeReply(index, result);
   });
-  return writeReply(result, index);
-}
-
-/** Deletes rule `:id`. @throws 403; 404 `ACL binding rule not found` (the reference: 500). */
-async function remove(ctx: Ctx): Promise<SchedReply> {
-  const forwarded = await authoritativeWrite(ctx);
-  if (forwarded) return forwarded;
-  requireManagement(ctx);
-  const { index } = await ctx.deps.state.txn((tx) => {
-    if (!tx.delete(T.bindingRules, ctx.params.id)) throw notFoundError(BINDING_RULE_NOT_FOUND);
-  });
-  return deleteReply(index);
 }
 
 /**
@@ -90,8 +79,8 @@ export const bindingRuleRoutes: readonly SchedRoute<SchedDeps>[] = [
     methods: {
       POST: (ctx) => upsert(ctx, undefined),
       PUT: (ctx) => upsert(ctx, undefined),
-      GET: missingName(MISSING_ID),
-      DELETE: missingName(MISSING_ID),
+      GET: missingKey(MISSING_ID),
+      DELETE: missingKey(MISSING_ID),
     },
   },
   {
@@ -107,7 +96,7 @@ export const bindingRuleRoutes: readonly SchedRoute<SchedDeps>[] = [
       },
       POST: (ctx) => upsert(ctx, ctx.params.id),
       PUT: (ctx) => upsert(ctx, ctx.params.id),
-      DELETE: remove,
+      DELETE: (ctx) => aclDelete(ctx, { table: T.bindingRules, key: ctx.params.id, missing: () => notFoundError(BINDING_RULE_NOT_FOUND) }),
     },
   },
 ];

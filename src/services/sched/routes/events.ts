@@ -111,7 +111,7 @@ async function eventStream(ctx: Ctx): Promise<SchedReply> {
     if (e instanceof SubscribeDenied) throw permissionDeniedError();
     throw e;
   }
-  const { subscription, start } = subscribed;
+  const { start } = subscribed;
   if (!start.available) headers[EVENT_GAP_HEADER] = String(start.firstIndex ?? 0);
   const expiresAt = who.token.ExpirationTime === undefined ? undefined : Date.parse(who.token.ExpirationTime);
   const watchNamespaces = namespace === '*' && ctx.deps.config.acl.enabled && !who.management;

@@ -40,11 +40,11 @@ import type { AuthMethod } from '../auth/auth-method.js';
 import type { BindingRule } from '../auth/binding-rule.js';
 import { decodeStruct, type StructSchema } from '../auth/decode.js';
 import { invalidRequest, multiError } from '../auth/errors.js';
-import { forwardToAuthoritative, type Ctx, type SchedDeps } from '../deps.js';
-import { aclDisabled, schedInternal, type SchedReply, type SchedRoute } from '../http.js';
+import { forwardToAuthoritative, requireAclEnabled, type Ctx, type SchedDeps } from '../deps.js';
+import { schedInternal, writeReply, type SchedReply, type SchedRoute } from '../http.js';
+import { requireStructBody } from '../request.js';
 import { T, type PolicyDoc, type RoleDoc, type TokenDoc } from '../state.js';
 import { makeToken, renderToken } from '../token.js';
-import { requireBody, writeReply } from './auth-methods.js';
 
 /** The reference's text when the rules grant nothing (400, sched.md §2.5). */
 export const NO_BINDINGS = 'no role or policy bindings matched';
@@ -91,8 +91,8 @@ type Method = AuthMethod & Indexed;
  *   `unsupported auth-method type: <T>`; 500 `No path to region`.
  */
 async function begin(ctx: Ctx, spec: RequestSpec, type: 'JWT' | 'OIDC'): Promise<{ input: Record<string, string>; method?: Method; forwarded?: SchedReply }> {
-  if (!ctx.deps.config.acl.enabled) throw aclDisabled();
-  const input = decodeStruct(requireBody(ctx), spec.schema) as Record<string, string>;
+  requireAclEnabled(ctx);
+  const input = decodeStruct(requireStructBody(ctx), spec.schema) as Record<string, string>;
   const missing = spec.required.filter(([field]) => input[field] === '').map(([, text]) => text);
   if (missing.length > 0) throw invalidRequest(`${spec.invalid}: ${multiError(missing)}`);
   const method = ctx.deps.state.get<AuthMethod>(T.authMethods, input.AuthMethodName);
@@ -212,7 +212,7 @@ async function issueToken(ctx: Ctx, method: Method, claims: Claims): Promise<Sch
     );
     return tx.put<TokenDoc>(T.tokens, token.AccessorID, token);
   });
-  return writeReply(renderToken(result, true), index);
+  return writeReply(index, renderToken(result, true));
 }
 
 /**

@@ -18,13 +18,13 @@
  */
 import type { Indexed } from '../../../kernel/store/index.js';
 import { CairnError } from '../../../kernel/http/index.js';
+import { clientTerminal, type StoredAlloc } from '../alloc.js';
 import { multiError } from '../auth/errors.js';
 import { contentHash } from '../auth/stamp.js';
 import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
-import { schedBadRequest, schedNotFound, type SchedReply, type SchedRoute } from '../http.js';
+import { atLeastOne, schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
+import { decodeGoStruct, queryPrefix, requireBody } from '../request.js';
 import { DEFAULT_NAMESPACE, T, type NamespaceDoc } from '../state.js';
-import { clientTerminal, type StoredAlloc } from './allocations.js';
-import { decodeGoStruct, requireBody } from './nodes.js';
 
 /** Valid names (the reference's `validNamespaceName`). */
 const NAME = /^[a-zA-Z0-9-]{1,128}$/;
@@ -75,7 +75,7 @@ async function upsert(ctx: Ctx, pathName: string | undefined): Promise<SchedRepl
   const { index } = await ctx.deps.state.txn((tx) => {
     tx.put<NamespaceDoc>(T.namespaces, name, { Name: name, Description: description, Meta: (body.Meta as Record<string, string> | null) ?? null });
   });
-  return { empty: true, headers: { 'X-Sched-Index': String(index) } };
+  return writeReply(index);
 }
 
 /**
@@ -94,7 +94,7 @@ async function remove(ctx: Ctx): Promise<SchedReply> {
     }
     tx.delete(T.namespaces, name);
   });
-  return { empty: true, headers: { 'X-Sched-Index': String(index) } };
+  return writeReply(index);
 }
 
 /** Routes of this file (see the module doc). */
@@ -107,11 +107,11 @@ export const namespaceRoutes: readonly SchedRoute<SchedDeps>[] = [
       /** Namespaces in name order that the token may use at all (`allowNamespace`); index at least 1, as the reference. */
       GET: async (ctx) => {
         const who = identityOf(ctx);
-        const prefix = ctx.query.get('prefix') ?? '';
+        const prefix = queryPrefix(ctx);
         const list = ctx.deps.state
           .list<NamespaceDoc>(T.namespaces)
           .filter((n) => n.Name.startsWith(prefix) && who.authorizer.allowNamespace(n.Name));
-        return { body: list.map(renderNamespace), index: Math.max(1, ctx.deps.state.tableIndex(T.namespaces)) };
+        return { body: list.map(renderNamespace), index: atLeastOne(ctx.deps.state.tableIndex(T.namespaces)) };
       },
     },
   },

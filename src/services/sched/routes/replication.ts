@@ -7,7 +7,7 @@
  */
 import { REPLICATED, REPLICATED_KINDS, type ReplicatedKind } from '../replication.js';
 import { requireManagement, type SchedDeps } from '../deps.js';
-import type { SchedRoute } from '../http.js';
+import { atLeastOne, type SchedRoute } from '../http.js';
 import type { TokenDoc } from '../state.js';
 
 /**
@@ -27,7 +27,7 @@ function replicateRoute(kind: ReplicatedKind): SchedRoute<SchedDeps> {
         requireManagement(ctx);
         const docs = ctx.deps.state.list<Record<string, unknown>>(table);
         const body = kind === 'tokens' ? docs.filter((d) => (d as unknown as TokenDoc).Global) : docs;
-        return { body, index: Math.max(1, ctx.deps.state.tableIndex(table)) };
+        return { body, index: atLeastOne(ctx.deps.state.tableIndex(table)) };
       },
     },
   };
@@ -49,7 +49,7 @@ export const replicationRoutes: readonly SchedRoute<SchedDeps>[] = [
         requireManagement(ctx);
         const r = ctx.deps.replicator;
         const body = r?.status() ?? { Enabled: false, Running: false, SourceRegion: '', ReplicatedIndexes: {}, LastSuccess: '', LastError: '', LastErrorMessage: '' };
-        return { body, index: Math.max(1, ctx.deps.state.index) };
+        return { body, index: atLeastOne(ctx.deps.state.index) };
       },
     },
   },
