@@ -199,22 +199,26 @@ Object.assign(kinds, meshKinds);
 const schedKinds: Record<string, Kind> = {
   /**
    * A scheduler agent on SQLite, ACLs on, a fresh UUID as its management token (reported as
-   * `token`). IPC `{type:'publish', eventsPerSec, seconds, batch}` writes node updates into
+   * `token`), `options.eventBufferSize` batches of event buffer (default 100). IPC `{type:'publish', eventsPerSec, seconds, batch}` writes node updates into
    * its state at that rate (`batch` nodes per transaction, so `batch` Node events per
    * committed batch), each node's `Meta.bench_ts` = the write's start in epoch ms (fractional),
-   * and replies with what it published. Stats include the process RSS in bytes.
+   * and replies with what it published. Stats include the process RSS and V8 heap in use, in bytes.
    */
-  async sched(dataDir) {
+  async sched(dataDir, options) {
     const management = randomUUID();
+    const eventBufferSize = typeof options.eventBufferSize === 'number' ? options.eventBufferSize : 100;
     const agent = await startSchedAgent({
-      config: { ...devSchedConfig({ dataDir, httpAddress: '127.0.0.1:0' }), logLevel: 'warn' },
+      config: { ...devSchedConfig({ dataDir, httpAddress: '127.0.0.1:0' }), logLevel: 'warn', eventBufferSize },
       initialManagementToken: management,
       log: silentLogger(),
     });
     return {
       url: agent.url,
       token: management,
-      stats: () => ({ rss: process.memoryUsage().rss, subscriptions: agent.broker?.subscriptionCount ?? 0 }),
+      stats: () => {
+        const m = process.memoryUsage();
+        return { rss: m.rss, heapUsed: m.heapUsed, subscriptions: agent.broker?.subscriptionCount ?? 0 };
+      },
       close: () => agent.close(),
       request: (msg) => publishNodeUpdates(agent, Number(msg.eventsPerSec), Number(msg.seconds), Number(msg.batch)),
     };

@@ -15,6 +15,9 @@
  *   --only a,b       BENCH_ONLY         run only these scenarios (names in the table, or the
  *                                       one-off measurements gateway-restart, mesh-replication-lag)
  *   --json FILE      BENCH_JSON         also write all round results as JSON
+ *                    BENCH_FANOUT       sched-event-fanout runs, SUBSCRIBERSxEVENTS_PER_SECxBATCHxBUFFER
+ *                                       (BUFFER = event_buffer_size in batches), comma-separated
+ *                                       (default 100x10000x10x100,100x10000x10x1000,100x4000x10x100,100x1000x10x100)
  *   --strict         BENCH_STRICT=1     exit 1 when a target is missed (default: report only)
  *                    BENCH_CHILD_ARGS   extra node flags for the server processes, e.g.
  *                                       "--cpu-prof --cpu-prof-dir=/tmp/prof"
@@ -366,20 +369,25 @@ async function main(): Promise<number> {
     );
   }
   if (!config.only || config.only.includes(SCHED_FANOUT)) {
-    const settings = { subscribers: 100, eventsPerSec: 10_000, seconds: 30, batch: 10 };
-    log(`${SCHED_FANOUT}: ${settings.subscribers} subscribers, ${fmtInt(settings.eventsPerSec)} events/s for ${settings.seconds} s`);
-    const f = await measureEventFanout(settings);
+    // BENCH_FANOUT: runs as SUBSCRIBERSxEVENTS_PER_SEC[xBATCH[xBUFFER]], comma-separated.
+    const runs = (process.env.BENCH_FANOUT ?? '100x10000x10x100,100x10000x10x1000,100x4000x10x100,100x1000x10x100').split(',').map((r) => {
+      const [subscribers, eventsPerSec, batch, buffer] = r.split('x').map(Number);
+      return { subscribers, eventsPerSec, seconds: 30, batch: batch || 10, eventBufferSize: buffer || 100 };
+    });
     const mib = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MiB`;
     console.log('');
-    console.log(
-      `- scheduler event fan-out (${settings.subscribers} subscribers on topic Node in this process, node updates written in the ` +
-        `server process, ${settings.batch} events per committed batch): published **${fmtInt(f.published.events / (f.published.elapsedMs / 1000))} events/s** ` +
-        `(${fmtInt(f.published.events)} in ${fmtMs(f.published.elapsedMs / 1000)} s), delivered **${fmtInt(f.deliveredPerSec)} events/s** ` +
-        `to all subscribers together (per subscriber ${fmtInt(f.perSubscriber.min)}–${fmtInt(f.perSubscriber.max)} events), ` +
-        `publish-to-deliver p50 ${fmtMs(f.p50Ms)} ms, **p99 ${fmtMs(f.p99Ms)} ms**, max ${fmtMs(f.maxMs)} ms; ` +
-        `server RSS ${mib(f.rss.before)} before, **peak ${mib(f.rss.peak)}**, ${mib(f.rss.after)} after; ` +
-        `${f.cut} subscriber(s) cut${f.cut ? ` (${f.cutReason})` : ''}`,
-    );
+    console.log('- scheduler event fan-out (subscribers on topic Node in the bench process, node updates of ~780 bytes per event written in the server process):');
+    for (const settings of runs) {
+      log(`${SCHED_FANOUT}: ${settings.subscribers} subscribers, ${fmtInt(settings.eventsPerSec)} events/s (${settings.batch} per batch) for ${settings.seconds} s`);
+      const f = await measureEventFanout(settings);
+      console.log(
+        `  - ${settings.subscribers} subscribers × ${fmtInt(settings.eventsPerSec)} events/s (${settings.batch} per batch, event_buffer_size ${settings.eventBufferSize}): published ${fmtInt(f.published.events / (f.published.elapsedMs / 1000))} events/s, ` +
+          `delivered **${fmtInt(f.deliveredPerSec)} events/s** in all (per subscriber ${fmtInt(f.perSubscriber.min)}–${fmtInt(f.perSubscriber.max)} events in ${fmtMs(f.published.elapsedMs / 1000)} s), ` +
+          `publish-to-deliver p50 ${fmtMs(f.p50Ms)} ms, **p99 ${fmtMs(f.p99Ms)} ms**; server RSS ${mib(f.rss.before)} → **peak ${mib(f.rss.peak)}** → ${mib(f.rss.after)}, ` +
+          `V8 heap peak ${mib(f.heapPeak)}; ${f.cut} of ${settings.subscribers} subscribers cut as too slow${f.cut ? ` (${f.cutReason.slice(0, 60)}…)` : ''}; ` +
+          `${f.subscriptionsLeft} subscriptions left after the clients hung up`,
+      );
+    }
   }
   if (final) {
     console.log('');

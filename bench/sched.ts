@@ -9,6 +9,8 @@
  *   latency (publish = the write's start, deliver = the frame read by the client), server
  *   RSS before, peak and after.
  */
+import { setMaxListeners } from 'node:events';
+import { get as httpGet } from 'node:http';
 import { api, type BenchContext, type RequestTemplate, type Scenario } from './harness.js';
 import { epochMs, type PublishResult } from './sched-publish.js';
 import { startServer, type BenchServer } from './servers.js';
@@ -56,6 +58,8 @@ export interface FanoutSettings {
   readonly seconds: number;
   /** Events per committed batch. */
   readonly batch: number;
+  /** The server's `event_buffer_size`, in batches. */
+  readonly eventBufferSize: number;
 }
 
 /** What {@link measureEventFanout} measured. */
@@ -74,39 +78,55 @@ export interface FanoutResult {
   readonly cutReason: string;
   /** Server RSS in bytes: before subscribing, the peak sampled every 500 ms, after the run. */
   readonly rss: { readonly before: number; readonly peak: number; readonly after: number };
+  /** Server V8 heap in use, bytes: the peak sampled every 500 ms. */
+  readonly heapPeak: number;
+  /** Subscriptions the server still held after the clients hung up (should be 0). */
+  readonly subscriptionsLeft: number;
 }
 
-/** One subscriber: counts events and records the latency of every frame. */
-async function subscribe(server: BenchServer, index: number, signal: AbortSignal, latencies: number[]): Promise<{ events: number; ended: string }> {
-  const res = await fetch(`${server.url}/v1/event/stream?topic=Node&index=${index}`, { headers: { 'X-Sched-Token': server.token! }, signal });
-  if (res.status !== 200) throw new Error(`event stream: ${res.status} ${await res.text()}`);
-  const decoder = new TextDecoder();
-  let rest = '';
-  let events = 0;
-  let ended = '';
-  try {
-    for await (const chunk of res.body!) {
-      const text = rest + decoder.decode(chunk as Uint8Array, { stream: true });
-      const lines = text.split('\n');
-      rest = lines.pop()!;
-      const now = epochMs();
-      for (const line of lines) {
-        if (line === '{}') continue;
-        if (line.startsWith('{"Error"')) {
-          ended = line;
-          continue;
-        }
-        // The first event's bench_ts is enough: every event of a batch carries the same one.
-        const at = line.indexOf('"bench_ts":"');
-        if (at >= 0) latencies.push(now - Number(line.slice(at + 12, line.indexOf('"', at + 12))));
-        let from = 0;
-        while ((from = line.indexOf('"Topic":"Node"', from) + 1) > 0) events++;
+const TOPIC = Buffer.from('"Topic":"Node"');
+const STAMP = Buffer.from('"bench_ts":"');
+const ERROR = Buffer.from('{"Error"');
+
+/**
+ * One subscriber over node:http, reading raw bytes (a client in the same process as 99
+ * others must stay cheap): counts events by their `"Topic":"Node"`, takes the latency of
+ * each frame from its first `bench_ts`, and keeps the server's end line if one comes.
+ * Chunks are scanned as they arrive; a marker split across two chunks is missed, which
+ * undercounts by a handful in a run of millions.
+ */
+function subscribe(server: BenchServer, index: number, signal: AbortSignal, latencies: number[]): Promise<{ events: number; ended: string }> {
+  return new Promise((resolve, reject) => {
+    let events = 0;
+    let ended = '';
+    const req = httpGet(`${server.url}/v1/event/stream?topic=Node&index=${index}`, { headers: { 'X-Sched-Token': server.token! }, agent: false }, (res) => {
+      if (res.statusCode !== 200) {
+        reject(new Error(`event stream: ${res.statusCode}`));
+        res.resume();
+        return;
       }
-    }
-  } catch (err) {
-    if (!signal.aborted) throw err;
-  }
-  return { events, ended };
+      res.on('data', (chunk: Buffer) => {
+        const now = epochMs();
+        for (let at = chunk.indexOf(TOPIC); at >= 0; at = chunk.indexOf(TOPIC, at + TOPIC.length)) events++;
+        // One latency sample per frame: the first stamp after each newline.
+        for (let nl = -1; ; ) {
+          const stamp = chunk.indexOf(STAMP, nl + 1);
+          if (stamp < 0) break;
+          const endQuote = chunk.indexOf(34, stamp + STAMP.length);
+          if (endQuote < 0) break;
+          latencies.push(now - Number(chunk.toString('latin1', stamp + STAMP.length, endQuote)));
+          nl = chunk.indexOf(10, endQuote);
+          if (nl < 0) break;
+        }
+        const error = chunk.indexOf(ERROR);
+        if (error >= 0) ended = chunk.toString('utf8', error, chunk.indexOf(10, error) < 0 ? undefined : chunk.indexOf(10, error));
+      });
+      res.on('end', () => resolve({ events, ended }));
+      res.on('error', () => resolve({ events, ended }));
+    });
+    req.on('error', (err) => (signal.aborted ? resolve({ events, ended }) : reject(err)));
+    signal.addEventListener('abort', () => req.destroy(), { once: true });
+  });
 }
 
 /**
@@ -114,17 +134,25 @@ async function subscribe(server: BenchServer, index: number, signal: AbortSignal
  * @throws when a subscriber cannot connect or the publisher fails.
  */
 export async function measureEventFanout(s: FanoutSettings): Promise<FanoutResult> {
-  const server = await startServer('sched');
+  const server = await startServer('sched', { eventBufferSize: s.eventBufferSize });
   try {
     const before = (await server.stats()).rss;
     const stop = new AbortController();
+    setMaxListeners(s.subscribers + 10, stop.signal);
     const latencies: number[] = [];
     const subs = Array.from({ length: s.subscribers }, () => subscribe(server, 0, stop.signal, latencies));
     // Let every stream subscribe (each gets its heartbeat) before publishing.
     await new Promise((r) => setTimeout(r, 1000));
     let peak = before;
+    let heapPeak = 0;
     const sampler = setInterval(() => {
-      server.stats().then((st) => (peak = Math.max(peak, st.rss)), () => undefined);
+      server.stats().then(
+        (st) => {
+          peak = Math.max(peak, st.rss);
+          heapPeak = Math.max(heapPeak, st.heapUsed);
+        },
+        () => undefined,
+      );
     }, 500);
     const published = (await server.request({ type: 'publish', eventsPerSec: s.eventsPerSec, seconds: s.seconds, batch: s.batch }, (s.seconds + 60) * 1000)) as PublishResult;
     // Give the last frames time to arrive, then hang up.
@@ -132,7 +160,9 @@ export async function measureEventFanout(s: FanoutSettings): Promise<FanoutResul
     clearInterval(sampler);
     stop.abort();
     const counts = await Promise.all(subs);
-    const after = (await server.stats()).rss;
+    await new Promise((r) => setTimeout(r, 500));
+    const final = await server.stats();
+    const after = final.rss;
     const delivered = counts.reduce((a, c) => a + c.events, 0);
     latencies.sort((a, b) => a - b);
     const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
@@ -147,6 +177,8 @@ export async function measureEventFanout(s: FanoutSettings): Promise<FanoutResul
       cut: cut.length,
       cutReason: cut[0]?.ended ?? '',
       rss: { before, peak, after },
+      heapPeak,
+      subscriptionsLeft: final.subscriptions,
     };
   } finally {
     await server.close();

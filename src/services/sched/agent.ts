@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { setMaxListeners } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { forwardRequest, listen } from '../../kernel/http/index.js';
@@ -128,6 +129,8 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
     if (config.acl.enabled && !authoritative && !sourceAddress) log.warn({ authoritative: config.authoritativeRegion }, 'no region_addresses entry for the authoritative region: ACL replication and write forwarding cannot run');
     if (replicator && config.acl.replicationToken === undefined) log.warn('acl.replication_token is not set: ACL objects are not replicated from the authoritative region');
     const stopping = new AbortController();
+    // Every open event stream listens on it (and removes its listener when it ends).
+    setMaxListeners(0, stopping.signal);
     const advertise = { address: config.httpAddress };
     const deps: SchedDeps = { state, config, acl, now, broker, replicator, advertise, shutdown: stopping.signal, forwardTo };
     const service = schedHttpService({ routes: SCHED_ROUTES, deps, state, region: config.region, forwardTo, shutdown: stopping.signal });

@@ -36,19 +36,25 @@ const globalTimers: IntervalTimers = {
 };
 
 /**
- * Lines already encoded, by the events array they encode: a batch every subscriber sees
- * whole shares one array (subscription.ts `filterEvents`), so 100 subscribers cost one
- * `JSON.stringify`. Weak, so lines go with their buffer items.
+ * Lines already encoded, as UTF-8 bytes, by the events array they encode: a batch every
+ * subscriber sees whole shares one array (subscription.ts `filterEvents`), so 100
+ * subscribers cost one `JSON.stringify` and one UTF-8 encoding, and every socket gets the
+ * same bytes. Weak, so lines go with their buffer items.
  */
-const encoded = new WeakMap<readonly StreamEvent[], string>();
+const encoded = new WeakMap<readonly StreamEvent[], Buffer>();
 
 /** One batch as a line: `{"Index":N,"Events":[{Topic,Type,Key,Namespace,FilterKeys,Index,Payload}]}` and `\n`. */
 export function encodeBatch(batch: EventBatch): string {
+  return encodeLine(batch);
+}
+
+/** {@link encodeBatch} as UTF-8 bytes, encoded once per shared events array. */
+export function encodeBatchBytes(batch: EventBatch): Buffer {
   const hit = encoded.get(batch.events);
   if (hit !== undefined) return hit;
-  const line = encodeLine(batch);
-  encoded.set(batch.events, line);
-  return line;
+  const bytes = Buffer.from(encodeLine(batch), 'utf8');
+  encoded.set(batch.events, bytes);
+  return bytes;
 }
 
 function encodeLine(batch: EventBatch): string {
@@ -91,16 +97,33 @@ export async function writeNdjson(sub: Subscription, out: Writable, options: Ndj
   const ticker = timers.setInterval(() => {
     if (out.writable && !out.writableNeedDrain) out.write(HEARTBEAT_FRAME);
   }, heartbeatMs);
+  // Frames ready in the same event-loop turn (a reader catching up, a burst) leave in one
+  // socket write: corked at the first, uncorked in the check phase.
+  let corked = false;
+  const uncork = () => {
+    if (!corked) return;
+    corked = false;
+    out.uncork();
+  };
   try {
     for (;;) {
       const batch = await sub.next();
-      if (!out.write(encodeBatch(batch))) await drainedOrEnded(out, sub);
+      if (!corked) {
+        corked = true;
+        out.cork();
+        setImmediate(uncork);
+      }
+      if (!out.write(encodeBatchBytes(batch))) {
+        uncork();
+        await drainedOrEnded(out, sub);
+      }
     }
   } catch (e) {
     if (!(e instanceof SubscriptionEnded)) throw e;
     if (out.writable) out.end(encodeEnd(e));
     return e;
   } finally {
+    uncork();
     timers.clearInterval(ticker);
     out.off('close', clientGone);
     out.off('error', clientGone);

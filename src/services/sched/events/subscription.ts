@@ -45,6 +45,13 @@ export class TopicParseError extends Error {
   }
 }
 
+/** Whether one of `keys` is `*`, the event's Key or one of its FilterKeys (runs per event per subscriber: no allocation). */
+function keysMatch(keys: readonly string[] | undefined, e: StreamEvent): boolean {
+  if (keys === undefined) return false;
+  for (const k of keys) if (k === '*' || k === e.Key || (e.FilterKeys?.includes(k) ?? false)) return true;
+  return false;
+}
+
 /**
  * The events of `events` that `filter` lets through, in order, each at most once.
  * An event passes when its namespace is `""`, equals the filter's or the filter's is `*`,
@@ -53,10 +60,10 @@ export class TopicParseError extends Error {
  * event matching two keys appears once.
  */
 export function filterEvents(filter: SubscriptionFilter, events: readonly StreamEvent[]): readonly StreamEvent[] {
+  const any = filter.topics.get('*');
   const passed = events.filter((e) => {
     if (e.Namespace !== '' && filter.namespace !== '*' && e.Namespace !== filter.namespace) return false;
-    const keys = [...(filter.topics.get('*') ?? []), ...(filter.topics.get(e.Topic) ?? [])];
-    return keys.some((k) => k === '*' || k === e.Key || (e.FilterKeys?.includes(k) ?? false));
+    return keysMatch(any, e) || keysMatch(filter.topics.get(e.Topic), e);
   });
   // Every event passed: hand back the shared array, so the NDJSON line of the batch is
   // encoded once for all the subscribers that see it whole (ndjson.ts encodeBatch).
