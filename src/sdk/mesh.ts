@@ -17,7 +17,8 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
+import { HttpJsonApiError, type HttpJsonTarget, normalizeServiceAddress, requestJson, searchParams, withOverrides } from './http-json.js';
 import { MeshAuthMethods, MeshBindingRules, MeshPolicies, MeshRoles, MeshTokens } from './mesh-acl.js';
 import type { MeshBootstrapToken, MeshLoginInput, MeshReplicationStatus, MeshToken } from './mesh-types.js';
 
@@ -27,19 +28,15 @@ export { MeshAuthMethods, MeshBindingRules, MeshPolicies, MeshRoles, MeshTokens 
 /** Address used when neither the options nor `MESH_HTTP_ADDR` name one. */
 export const DEFAULT_MESH_ADDRESS = 'http://127.0.0.1:8500';
 
-/** The service answered with an error status; `message` is its plain-text body. */
-export class MeshApiError extends Error {
+/**
+ * The service answered with an error status: `status` (≥ 400), `message` its plain-text body
+ * (trimmed; `HTTP <status>` when empty), `request` the method and the path under `/v1`.
+ */
+export class MeshApiError extends HttpJsonApiError {
   override readonly name = 'MeshApiError';
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly request: { readonly method: string; readonly path: string },
-  ) {
-    super(message);
-  }
 }
 
-/** The service could not be reached (refused, reset, TLS failure, timeout). */
+/** The service could not be reached (refused, reset, TLS failure, timeout) or answered something that is not JSON. */
 export class MeshConnectionError extends Error {
   override readonly name = 'MeshConnectionError';
 }
@@ -86,9 +83,7 @@ export type MeshCall = <T>(method: 'GET' | 'PUT' | 'POST' | 'DELETE', path: stri
  * @throws Error for anything else.
  */
 export function normalizeMeshAddress(address: string): string {
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(address) ? address : `http://${address}`;
-  if (!/^https?:\/\/[^/?#\s]+\/?$/i.test(withScheme)) throw new Error(`invalid discovery service address "${address}": expected http(s)://host:port or host:port`);
-  return withScheme.replace(/\/+$/, '');
+  return normalizeServiceAddress(address, 'discovery service');
 }
 
 /** Typed client of the discovery service's ACL API. */
@@ -106,11 +101,22 @@ export class MeshClient {
   /** The normalised `http(s)://host:port`. */
   readonly address: string;
   private readonly dispatcher: Agent;
+  private readonly target: HttpJsonTarget;
 
   /** @throws Error when `options.address` is not `http(s)://host:port` or `host:port`. */
   constructor(private readonly options: MeshClientOptions) {
     this.address = normalizeMeshAddress(options.address);
     this.dispatcher = new Agent({ connect: { ca: options.caCert, rejectUnauthorized: !options.skipVerify } });
+    this.target = {
+      address: this.address,
+      dispatcher: this.dispatcher,
+      timeoutMs: options.timeoutMs,
+      tokenHeader: 'x-mesh-token',
+      indexHeader: 'x-mesh-index',
+      service: 'discovery service',
+      apiError: (status, message, request) => new MeshApiError(status, message, request),
+      connectionError: (message) => new MeshConnectionError(message),
+    };
     const call: MeshCall = (method, path, o) => this.call(method, path, o);
     this.tokens = new MeshTokens(call);
     this.policies = new MeshPolicies(call);
@@ -141,8 +147,7 @@ export class MeshClient {
       caCert: env.MESH_CACERT ? readFile('MESH_CACERT', env.MESH_CACERT) : undefined,
       skipVerify: env.MESH_HTTP_SSL_VERIFY !== undefined && /^(false|0|f)$/i.test(env.MESH_HTTP_SSL_VERIFY),
     };
-    const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
-    return new MeshClient({ ...fromEnv, ...defined });
+    return new MeshClient(withOverrides(fromEnv, overrides));
   }
 
   /** Whether the client has a token to send. */
@@ -192,43 +197,7 @@ export class MeshClient {
    * @throws MeshApiError on a status ≥ 400; MeshConnectionError when unreachable or on a non-JSON reply.
    */
   async call<T>(method: 'GET' | 'PUT' | 'POST' | 'DELETE', path: string, o: MeshCallOptions = {}): Promise<MeshReplyOf<T>> {
-    const query = new URLSearchParams();
-    if (this.options.namespace) query.set('ns', this.options.namespace);
-    if (this.options.datacenter) query.set('dc', this.options.datacenter);
-    for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined && v !== '') query.set(k, String(v));
-    const headers: Record<string, string> = { accept: 'application/json' };
-    const token = o.token ?? this.options.token;
-    if (token) headers['x-mesh-token'] = token;
-    if (o.body !== undefined) headers['content-type'] = 'application/json';
-    const qs = query.toString();
-    const url = `${this.address}/v1${path}${qs ? `?${qs}` : ''}`;
-    let status: number;
-    let text: string;
-    let indexHeader: string | string[] | undefined;
-    try {
-      const res = await request(url, {
-        method,
-        headers,
-        body: o.body === undefined ? undefined : JSON.stringify(o.body),
-        dispatcher: this.dispatcher,
-        signal: AbortSignal.timeout((this.options.timeoutMs ?? 30_000) + (o.extraTimeoutMs ?? 0)),
-      });
-      status = res.statusCode;
-      indexHeader = res.headers['x-mesh-index'];
-      text = await res.body.text();
-    } catch (err) {
-      const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
-      const why = e.cause?.message ?? e.message;
-      throw new MeshConnectionError(`cannot reach the discovery service at ${this.address}: ${why}`);
-    }
-    if (status >= 400) throw new MeshApiError(status, text.trim() || `HTTP ${status}`, { method, path });
-    let body: T;
-    try {
-      body = (text === '' ? undefined : JSON.parse(text)) as T;
-    } catch {
-      throw new MeshConnectionError(`${method} ${path}: the reply (HTTP ${status}) is not JSON`);
-    }
-    const index = Number(Array.isArray(indexHeader) ? indexHeader[0] : indexHeader);
-    return { body, index: Number.isFinite(index) ? index : 0 };
+    const query = searchParams({ ns: this.options.namespace, dc: this.options.datacenter }, o.query ?? {}, { dropEmpty: true });
+    return requestJson<T>(this.target, { method, path, query, token: o.token ?? this.options.token, body: o.body, extraTimeoutMs: o.extraTimeoutMs });
   }
 }

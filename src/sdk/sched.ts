@@ -20,6 +20,20 @@
  * @module
  */
 import { Agent, request } from 'undici';
+import {
+  apiErrorOf,
+  apiUrl,
+  DEFAULT_TIMEOUT_MS,
+  HttpJsonApiError,
+  type HttpJsonMethod,
+  type HttpJsonTarget,
+  jsonHeaders,
+  normalizeServiceAddress,
+  requestJson,
+  searchParams,
+  unreachable,
+  withOverrides,
+} from './http-json.js';
 import { readSchedFrames, SchedStreamError } from './sched-events.js';
 import type {
   SchedAclPolicy,
@@ -49,16 +63,12 @@ export { parseSchedFrameLine, readSchedFrames, SchedStreamError, SCHED_STREAM_CL
 /** Address used when neither the options nor `SCHED_ADDR` name one. */
 export const DEFAULT_SCHED_ADDRESS = 'http://127.0.0.1:4646';
 
-/** The service answered with an error status; `message` is its plain-text body, trimmed. */
-export class SchedApiError extends Error {
+/**
+ * The service answered with an error status: `status` (≥ 400), `message` its plain-text body
+ * (trimmed; `HTTP <status>` when empty), `request` the method and the path under `/v1`.
+ */
+export class SchedApiError extends HttpJsonApiError {
   override readonly name = 'SchedApiError';
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly request: { readonly method: string; readonly path: string },
-  ) {
-    super(message);
-  }
 }
 
 /** The service could not be reached (refused, reset, timeout) or answered something that is not JSON. */
@@ -89,7 +99,7 @@ export interface SchedCallOptions {
 }
 
 /** HTTP methods the API uses. */
-export type SchedMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
+export type SchedMethod = HttpJsonMethod;
 
 /** The environment variables {@link SchedClient.fromEnv} reads. */
 export type SchedEnv = Readonly<Record<string, string | undefined>>;
@@ -104,9 +114,7 @@ const seg = encodeURIComponent;
  * @throws Error for anything else.
  */
 export function normalizeSchedAddress(address: string): string {
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(address) ? address : `http://${address}`;
-  if (!/^https?:\/\/[^/?#\s]+\/?$/i.test(withScheme)) throw new Error(`invalid scheduler address "${address}": expected http(s)://host:port or host:port`);
-  return withScheme.replace(/\/+$/, '');
+  return normalizeServiceAddress(address, 'scheduler');
 }
 
 /** Typed client of the scheduler service. */
@@ -114,11 +122,22 @@ export class SchedClient {
   /** The normalised `http(s)://host:port`. */
   readonly address: string;
   private readonly dispatcher: Agent;
+  private readonly target: HttpJsonTarget;
 
   /** @throws Error when `options.address` is not `http(s)://host:port` or `host:port`. */
   constructor(private readonly options: SchedClientOptions) {
     this.address = normalizeSchedAddress(options.address);
     this.dispatcher = new Agent();
+    this.target = {
+      address: this.address,
+      dispatcher: this.dispatcher,
+      timeoutMs: options.timeoutMs,
+      tokenHeader: 'x-sched-token',
+      indexHeader: 'x-sched-index',
+      service: 'scheduler',
+      apiError: (status, message, request) => new SchedApiError(status, message, request),
+      connectionError: (message) => new SchedConnectionError(message),
+    };
   }
 
   /**
@@ -133,8 +152,7 @@ export class SchedClient {
       namespace: env.SCHED_NAMESPACE || undefined,
       region: env.SCHED_REGION || undefined,
     };
-    const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
-    return new SchedClient({ ...fromEnv, ...defined });
+    return new SchedClient(withOverrides(fromEnv, overrides));
   }
 
   /** Whether the client has a token to send. */
@@ -347,7 +365,9 @@ export class SchedClient {
       if (keys.length === 0) topics.push(topic);
       else for (const key of keys) topics.push(`${topic}:${key}`);
     }
-    const url = this.url('/event/stream', query, topics);
+    const q = this.query(query);
+    for (const t of topics) q.append('topic', t);
+    const url = apiUrl(this.address, '/event/stream', q);
     if (o.signal?.aborted) return;
     const stop = new AbortController();
     const onAbort = () => stop.abort();
@@ -356,22 +376,21 @@ export class SchedClient {
     try {
       const res = await request(url, {
         method: 'GET',
-        headers: this.headers(false),
+        headers: jsonHeaders(this.target.tokenHeader, this.options.token, false),
         dispatcher: this.dispatcher,
         signal: stop.signal,
-        headersTimeout: this.options.timeoutMs ?? 30_000,
+        headersTimeout: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         bodyTimeout: 0,
       });
       body = res.body;
       if (res.statusCode >= 400) {
-        const text = await res.body.text();
-        throw new SchedApiError(res.statusCode, text.trim() || `HTTP ${res.statusCode}`, { method: 'GET', path: '/event/stream' });
+        throw apiErrorOf(this.target, res.statusCode, await res.body.text(), { method: 'GET', path: '/event/stream' });
       }
       yield* readSchedFrames(res.body);
     } catch (err) {
       if (o.signal?.aborted) return;
       if (err instanceof SchedApiError || err instanceof SchedStreamError) throw err;
-      throw this.connectionError(err);
+      throw unreachable(this.target, err);
     } finally {
       o.signal?.removeEventListener('abort', onAbort);
       stop.abort();
@@ -394,26 +413,9 @@ export class SchedClient {
     return { data: (r.data ?? empty) as T, index: r.index };
   }
 
-  private url(path: string, query: Readonly<Record<string, string | number | boolean | undefined>>, topics: readonly string[] = []): string {
-    const q = new URLSearchParams();
-    if (this.options.namespace) q.set('namespace', this.options.namespace);
-    if (this.options.region) q.set('region', this.options.region);
-    for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, String(v));
-    for (const t of topics) q.append('topic', t);
-    const qs = q.toString();
-    return `${this.address}/v1${path}${qs ? `?${qs}` : ''}`;
-  }
-
-  private headers(json: boolean): Record<string, string> {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (this.options.token) headers['x-sched-token'] = this.options.token;
-    if (json) headers['content-type'] = 'application/json';
-    return headers;
-  }
-
-  private connectionError(err: unknown): SchedConnectionError {
-    const e = err as Error & { cause?: { message?: string } };
-    return new SchedConnectionError(`cannot reach the scheduler at ${this.address}: ${e.cause?.message ?? e.message}`);
+  /** The client's namespace and region, then `query`'s defined values (`""` kept: `?stale=`). */
+  private query(query: Readonly<Record<string, string | number | boolean | undefined>>): URLSearchParams {
+    return searchParams({ namespace: this.options.namespace, region: this.options.region }, query);
   }
 
   /**
@@ -422,32 +424,7 @@ export class SchedClient {
    * @throws SchedApiError on a status ≥ 400; SchedConnectionError when unreachable or on a non-JSON reply.
    */
   async call<T>(method: SchedMethod, path: string, o: SchedCallOptions = {}): Promise<SchedRead<T>> {
-    const url = this.url(path, o.query ?? {});
-    let status: number;
-    let text: string;
-    let indexHeader: string | string[] | undefined;
-    try {
-      const res = await request(url, {
-        method,
-        headers: this.headers(o.body !== undefined),
-        body: o.body === undefined ? undefined : JSON.stringify(o.body),
-        dispatcher: this.dispatcher,
-        signal: AbortSignal.timeout((this.options.timeoutMs ?? 30_000) + (o.extraTimeoutMs ?? 0)),
-      });
-      status = res.statusCode;
-      indexHeader = res.headers['x-sched-index'];
-      text = await res.body.text();
-    } catch (err) {
-      throw this.connectionError(err);
-    }
-    if (status >= 400) throw new SchedApiError(status, text.trim() || `HTTP ${status}`, { method, path });
-    let data: T;
-    try {
-      data = (text === '' ? undefined : JSON.parse(text)) as T;
-    } catch {
-      throw new SchedConnectionError(`${method} ${path}: the reply (HTTP ${status}) is not JSON`);
-    }
-    const index = Number(Array.isArray(indexHeader) ? indexHeader[0] : indexHeader);
-    return { data, index: Number.isFinite(index) ? index : 0 };
+    const r = await requestJson<T>(this.target, { method, path, query: this.query(o.query ?? {}), token: this.options.token, body: o.body, extraTimeoutMs: o.extraTimeoutMs });
+    return { data: r.body, index: r.index };
   }
 }
