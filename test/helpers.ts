@@ -1,6 +1,7 @@
 /**
  * Test resources: a real secrets service on port 0 over a real SQLite file in a temp
- * directory (STYLE.md §4 "test resources start real servers on port 0").
+ * directory (STYLE.md §4 "test resources start real servers on port 0"), and the HTTP
+ * caller that the secrets, discovery and scheduler tests share ({@link apiCaller}).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -88,21 +89,45 @@ export async function startSealedServer(o: { dbPath?: string; managedNamespaces?
   };
 }
 
-/** One HTTP call with fetch (which sends any method, LIST included). */
-export async function call(url: string, method: string, path: string, o: CallOptions = {}): Promise<Reply> {
-  const headers: Record<string, string> = { ...o.headers };
-  if (o.token) headers['X-Secrets-Token'] = o.token;
-  const res = await fetch(url + path, {
-    method,
-    headers,
-    body: o.body === undefined ? undefined : typeof o.body === 'string' ? o.body : JSON.stringify(o.body),
-  });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
+/** Options of one {@link ApiCaller} call. */
+export interface ApiCallOptions {
+  /** Sent in the caller's token header when non-empty. */
+  token?: string;
+  /** Sent as JSON when defined (unless `raw` is given). */
+  body?: unknown;
+  /** Sent as the body, as is. */
+  raw?: string;
+  headers?: Record<string, string>;
+}
+
+/** Calls `method path` on `base` (a service's `http://host:port`) and keeps the whole reply. */
+export type ApiCaller = (base: string, method: string, path: string, o?: ApiCallOptions) => Promise<Reply>;
+
+/**
+ * An HTTP caller for one service: fetch (which sends any method, LIST included) with the
+ * token in `tokenHeader` (`X-Mesh-Token`, …), `body` as JSON or `raw` as is, and any extra
+ * `headers`; the reply keeps status, headers, raw text and JSON (undefined when not JSON).
+ */
+export function apiCaller(tokenHeader: string): ApiCaller {
+  return async (base, method, path, o = {}) => {
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.token) headers[tokenHeader] = o.token;
+    const res = await fetch(base + path, { method, headers, body: o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body)) });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, text, json };
+  };
+}
+
+const secretsCall = apiCaller('X-Secrets-Token');
+
+/** One call to the secrets service with `token` in `X-Secrets-Token`; a string `body` is sent as is, anything else as JSON. */
+export function call(url: string, method: string, path: string, o: CallOptions = {}): Promise<Reply> {
+  const body = typeof o.body === 'string' ? { raw: o.body } : { body: o.body };
+  return secretsCall(url, method, path, { token: o.token ?? undefined, headers: o.headers, ...body });
 }

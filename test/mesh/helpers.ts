@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { silentLogger } from '../../src/kernel/log/logger.js';
 import { startMeshAgent, type MeshAgent } from '../../src/services/mesh/agent.js';
 import type { MeshAgentConfig } from '../../src/services/mesh/config.js';
+import { apiCaller, type ApiCaller } from '../helpers.js';
 
 /** A running agent and its data dir; `stop()` closes it and removes the dir. */
 export interface TestAgent extends MeshAgent {
@@ -44,31 +45,7 @@ export async function startAgent(
   };
 }
 
-/** A reply: status, headers, raw text and JSON (undefined when the body is not JSON). */
-export interface Reply {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly json: any;
-}
+export type { Reply } from '../helpers.js';
 
-/** Calls `method path` on `base` with `token` in `X-Mesh-Token`, `body` as JSON and any extra `headers`. */
-export async function call(
-  base: string,
-  method: string,
-  path: string,
-  o: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
-): Promise<Reply> {
-  const headers: Record<string, string> = { ...o.headers };
-  if (o.token) headers['X-Mesh-Token'] = o.token;
-  const r = await fetch(base + path, { method, headers, body: o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body)) });
-  const text = await r.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: r.status, headers: r.headers, text, json };
-}
+/** Calls `method path` on `base` with `token` in `X-Mesh-Token`, `body` as JSON (or `raw` text) and any extra `headers`. */
+export const call: ApiCaller = apiCaller('X-Mesh-Token');

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { silentLogger } from '../../src/kernel/log/logger.js';
 import { startSchedAgent, type SchedAgent } from '../../src/services/sched/agent.js';
 import type { SchedAgentConfig } from '../../src/services/sched/config.js';
+import { apiCaller, type ApiCaller } from '../helpers.js';
 
 /** The management token every test agent in the authoritative region starts with. */
 export const ROOT = 'b1d3c5e7-0000-4000-8000-00000000a11a';
@@ -63,34 +64,10 @@ export async function startAgent(
   };
 }
 
-/** A reply: status, headers, raw text and JSON (undefined when the body is not JSON). */
-export interface Reply {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly json: any;
-}
+export type { Reply } from '../helpers.js';
 
 /** Calls `method path` on `base` with `token` in `X-Sched-Token`, `body` as JSON (or `raw` text) and any extra `headers`. */
-export async function call(
-  base: string,
-  method: string,
-  path: string,
-  o: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
-): Promise<Reply> {
-  const headers: Record<string, string> = { ...o.headers };
-  if (o.token) headers['X-Sched-Token'] = o.token;
-  const r = await fetch(base + path, { method, headers, body: o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body)) });
-  const text = await r.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: r.status, headers: r.headers, text, json };
-}
+export const call: ApiCaller = apiCaller('X-Sched-Token');
 
 /**
  * Makes a client token holding a new policy `name` with `rules`, both written through the API
