@@ -5,49 +5,31 @@
  * login/logout with a JWT signed here, one-line errors (exit 1) and usage errors (exit 2).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { exportSPKI, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
-import { main } from '../src/cli/main.js';
+import { cliRunner, jwtKeys, scratchDir, type ScratchDir } from './cli-helpers.js';
 import { call, startAgent, type TestAgent } from './mesh/helpers.js';
 
 describe('cairn acl against a real discovery agent', () => {
   let a: TestAgent;
-  let dir: string;
+  let scratch: ScratchDir;
   let root: string;
   let sign: (sub: string) => Promise<string>;
-  const file = (name: string, text: string) => {
-    const p = join(dir, name);
-    writeFileSync(p, text);
-    return p;
-  };
-
-  async function cairn(env: Record<string, string>, argv: string[], stdin = '') {
-    let stdout = '';
-    let stderr = '';
-    const code = await main(argv, { MESH_HTTP_ADDR: a.url, ...env }, { stdout: (x) => (stdout += x), stderr: (x) => (stderr += x), readStdin: async () => stdin });
-    return { code, stdout, stderr };
-  }
-  /** As the management token; asserts exit 0 and returns stdout. */
-  async function ok(...argv: string[]) {
-    const r = await cairn({ MESH_HTTP_TOKEN: root }, argv);
-    assert.equal(r.code, 0, `cairn ${argv.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  }
+  const file = (name: string, text: string) => scratch.file(name, text);
+  const { cairn, ok } = cliRunner({ env: () => ({ MESH_HTTP_ADDR: a.url }), rootEnv: () => ({ MESH_HTTP_TOKEN: root }) });
   const json = async (...argv: string[]) => JSON.parse(await ok(...argv, '-format=json'));
 
   before(async () => {
     a = await startAgent();
-    dir = mkdtempSync(join(tmpdir(), 'cairn-cli-mesh-'));
-    const { publicKey, privateKey } = await generateKeyPair('RS256');
-    file('key.pem', await exportSPKI(publicKey));
-    sign = (sub) => new SignJWT({ sub, aud: 'cairn' }).setProtectedHeader({ alg: 'RS256' }).setIssuedAt().setExpirationTime('5m').sign(privateKey as CryptoKey);
+    scratch = scratchDir('cairn-cli-mesh-');
+    const keys = await jwtKeys();
+    file('key.pem', keys.publicPem);
+    sign = keys.sign;
   });
   after(async () => {
     await a.stop();
-    rmSync(dir, { recursive: true, force: true });
+    scratch.remove();
   });
 
   it('bootstrap once; the second prints the refusal on one line and exits 1', async () => {
@@ -119,7 +101,7 @@ describe('cairn acl against a real discovery agent', () => {
   });
 
   it('auth method and binding rule, acl login with a token sink, logout; cairn login hands over with -bearer-token-file', async () => {
-    const config = file('jwt.json', JSON.stringify({ JWTValidationPubKeys: [readFileSync(join(dir, 'key.pem'), 'utf8')], BoundAudiences: ['cairn'], ClaimMappings: { sub: 'user' } }));
+    const config = file('jwt.json', JSON.stringify({ JWTValidationPubKeys: [readFileSync(join(scratch.dir, 'key.pem'), 'utf8')], BoundAudiences: ['cairn'], ClaimMappings: { sub: 'user' } }));
     const m = await ok('acl', 'auth-method', 'create', '-type=jwt', '-name=ci', `-config=@${config}`, '-max-token-ttl=10m', '-description=CI jobs');
     assert.match(m, /^Name: {11}ci\nType: {11}jwt\n/);
     assert.match(m, /^Max Token TTL: {2}10m0s$/m);
@@ -132,7 +114,7 @@ describe('cairn acl against a real discovery agent', () => {
     assert.match(await ok('acl', 'binding-rule', 'list', '-method=ci'), /^BindType: {5}role$/m);
 
     const bearer = file('alice.jwt', await sign('alice'));
-    const sink = join(dir, 'sink');
+    const sink = join(scratch.dir, 'sink');
     const login = await cairn({}, ['acl', 'login', '-method=ci', `-bearer-token-file=${bearer}`, `-token-sink-file=${sink}`, '-meta', 'host=ci-1']);
     assert.equal(login.code, 0, login.stderr);
     assert.equal(login.stdout, '');
@@ -171,7 +153,7 @@ describe('cairn acl against a real discovery agent', () => {
     await usage({}, ['acl', 'policy', 'list', '-http-addr=ftp://x'], /invalid discovery service address/);
     await usage({}, ['logout'], /no token to log out/);
     await usage({}, ['acl', 'login', '-method=ci'], /missing required flag -bearer-token-file/);
-    await usage({}, ['login', '-method=ci', `-bearer-token-file=${join(dir, 'alice.jwt')}`, '-path=x'], /-path cannot be used with -bearer-token-file/);
+    await usage({}, ['login', '-method=ci', `-bearer-token-file=${join(scratch.dir, 'alice.jwt')}`, '-path=x'], /-path cannot be used with -bearer-token-file/);
     await usage({}, ['acl', 'policy', 'frobnicate'], /unknown command|error/i);
 
     const bad = await cairn({ MESH_HTTP_TOKEN: root }, ['acl', 'policy', 'create', '-name=bad name']);

@@ -6,15 +6,13 @@
  * interrupted, `sched node status`, one-line errors (exit 1) and usage errors (exit 2).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { exportSPKI, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { startProvider, type TestProvider } from '../src/kernel/authn/testdata/provider.js';
 import { parseCallbackAddr } from '../src/cli/commands/sched-login.js';
-import { main } from '../src/cli/main.js';
+import { cliRunner, jwtKeys, scratchDir, type ScratchDir } from './cli-helpers.js';
 import { call, startAgent, type TestAgent } from './sched/helpers.js';
 
 /** A port that was free a moment ago (the OIDC redirect URI must be known before the CLI listens). */
@@ -42,58 +40,32 @@ async function until(check: () => boolean, what: string): Promise<void> {
 describe('cairn sched against a real scheduler agent', () => {
   let a: TestAgent;
   let op: TestProvider;
-  let dir: string;
+  let scratch: ScratchDir;
   let root: string;
   let port: number;
   let redirect: string;
   let sign: (sub: string) => Promise<string>;
-  const file = (name: string, text: string) => {
-    const p = join(dir, name);
-    writeFileSync(p, text);
-    return p;
-  };
-
-  /** Runs `cairn` in-process; `out` sees stdout and stderr as they are written. */
-  function start(env: Record<string, string>, argv: string[], o: { stdin?: string; shutdown?: AbortSignal } = {}) {
-    const out = { stdout: '', stderr: '' };
-    const code = main(argv, { SCHED_ADDR: a.url, ...env }, {
-      stdout: (x) => (out.stdout += x),
-      stderr: (x) => (out.stderr += x),
-      readStdin: async () => o.stdin ?? '',
-      shutdown: o.shutdown,
-    });
-    return { out, code };
-  }
-  async function cairn(env: Record<string, string>, argv: string[], stdin = '') {
-    const r = start(env, argv, { stdin });
-    const code = await r.code;
-    return { code, ...r.out };
-  }
-  /** As the management token; asserts exit 0 and returns stdout. */
-  async function ok(...argv: string[]) {
-    const r = await cairn({ SCHED_TOKEN: root }, argv);
-    assert.equal(r.code, 0, `cairn ${argv.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  }
+  const file = (name: string, text: string) => scratch.file(name, text);
+  const { start, cairn, ok } = cliRunner({ env: () => ({ SCHED_ADDR: a.url }), rootEnv: () => ({ SCHED_TOKEN: root }) });
   const json = async (...argv: string[]) => JSON.parse(await ok(...argv, '-json'));
 
   before(async () => {
     a = await startAgent({}, { root: null });
-    dir = mkdtempSync(join(tmpdir(), 'cairn-cli-sched-'));
+    scratch = scratchDir('cairn-cli-sched-');
     port = await freePort();
     redirect = `http://127.0.0.1:${port}/oidc/callback`;
     op = await startProvider({ clients: [{ client_id: 'cairn', client_secret: 'cairn-secret', redirect_uris: [redirect] }] });
-    const { publicKey, privateKey } = await generateKeyPair('RS256');
-    file('key.pem', await exportSPKI(publicKey));
-    sign = (sub) => new SignJWT({ sub, aud: 'cairn' }).setProtectedHeader({ alg: 'RS256' }).setIssuedAt().setExpirationTime('5m').sign(privateKey as CryptoKey);
+    const keys = await jwtKeys();
+    file('key.pem', keys.publicPem);
+    sign = keys.sign;
   });
   after(async () => {
     await Promise.all([a.stop(), op.close()]);
-    rmSync(dir, { recursive: true, force: true });
+    scratch.remove();
   });
 
   it('sched agent -config runs an agent until shut down; a bad config exits 2 naming the file', async () => {
-    const cfg = file('agent.hcl', `data_dir = "${join(dir, 'agent-data')}"\nregion = "europe"\nports { http = 0 }\nacl { enabled = true }\n`);
+    const cfg = file('agent.hcl', `data_dir = "${join(scratch.dir, 'agent-data')}"\nregion = "europe"\nports { http = 0 }\nacl { enabled = true }\n`);
     const stop = new AbortController();
     const r = start({}, ['sched', 'agent', `-config=${cfg}`], { shutdown: stop.signal });
     await until(() => /HTTP API: (\S+)/.test(r.out.stdout), 'the agent banner');
@@ -140,7 +112,7 @@ describe('cairn sched against a real scheduler agent', () => {
   });
 
   it('auth-method create (-config=@file, -default), list, read, update keeps what is not given, delete', async () => {
-    const config = file('jwt.json', JSON.stringify({ JWTValidationPubKeys: [readFileSync(join(dir, 'key.pem'), 'utf8')], BoundAudiences: ['cairn'], ClaimMappings: { sub: 'user' } }));
+    const config = file('jwt.json', JSON.stringify({ JWTValidationPubKeys: [readFileSync(join(scratch.dir, 'key.pem'), 'utf8')], BoundAudiences: ['cairn'], ClaimMappings: { sub: 'user' } }));
     const created = await ok('sched', 'acl', 'auth-method', 'create', '-name=ci', '-type=jwt', '-token-locality=local', '-max-token-ttl=10m', '-default', `-config=@${config}`, '-token-name-format=ci-${value.user}');
     assert.match(created, /^Name {14}= ci\nType {14}= JWT\nLocality {10}= local\nMax Token TTL {5}= 10m0s\nToken Name Format = ci-\$\{value\.user\}\nDefault {11}= true\n/);
     assert.match(created, /\n\nAuth Method Config\n\nJWT Validation Public Keys = -----BEGIN PUBLIC KEY-----/);
