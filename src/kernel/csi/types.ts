@@ -170,7 +170,55 @@ export interface CsiClient {
   close(): void;
 }
 
-/** A gRPC error from a plugin: `code` is the gRPC status name (`NOT_FOUND`, `UNAVAILABLE`, …), `details` the plugin's text. */
+/** `GetCapacity` request (all fields optional): the capacity for volumes with these capabilities, parameters and topology. */
+export interface GetCapacityRequest {
+  readonly volumeCapabilities?: readonly VolumeCapability[];
+  readonly parameters?: Readonly<Record<string, string>>;
+  readonly accessibleTopology?: Topology;
+}
+
+/**
+ * {@link CsiClient} plus the RPCs a node-side caller and a capacity check need:
+ * `GetCapacity` and the Node service's stage/publish calls (CSI spec "Controller Service
+ * RPC" GetCapacity, "Node Service RPC"). What `csiClient()` returns. Added beside the
+ * contract so that the contract's existing signatures stay as they are.
+ */
+export interface CsiFullClient extends CsiClient {
+  /** `GetCapacity`: available bytes; `maximumVolumeSize` in bytes when the plugin states one. */
+  getCapacity(req?: GetCapacityRequest): Promise<{ readonly availableCapacity: number; readonly maximumVolumeSize?: number }>;
+  /** `NodeStageVolume`: `stagingTargetPath` absolute; `publishContext` from `controllerPublishVolume`. */
+  nodeStageVolume(req: {
+    readonly volumeId: string;
+    readonly stagingTargetPath: string;
+    readonly volumeCapability: VolumeCapability;
+    readonly publishContext?: Readonly<Record<string, string>>;
+    readonly secrets?: Readonly<Record<string, string>>;
+    readonly volumeContext?: Readonly<Record<string, string>>;
+  }): Promise<void>;
+  /** `NodeUnstageVolume`. */
+  nodeUnstageVolume(volumeId: string, stagingTargetPath: string): Promise<void>;
+  /** `NodePublishVolume`: `targetPath` absolute; `stagingTargetPath` required by plugins with STAGE_UNSTAGE_VOLUME. */
+  nodePublishVolume(req: {
+    readonly volumeId: string;
+    readonly targetPath: string;
+    readonly volumeCapability: VolumeCapability;
+    readonly readonly: boolean;
+    readonly stagingTargetPath?: string;
+    readonly publishContext?: Readonly<Record<string, string>>;
+    readonly secrets?: Readonly<Record<string, string>>;
+    readonly volumeContext?: Readonly<Record<string, string>>;
+  }): Promise<void>;
+  /** `NodeUnpublishVolume`. */
+  nodeUnpublishVolume(volumeId: string, targetPath: string): Promise<void>;
+}
+
+/**
+ * A gRPC error from a plugin, or a call that could not reach it. `rpc` is the CSI method
+ * (`CreateVolume`), `code` the gRPC status name as Go prints it (`NotFound`, `Unavailable`,
+ * `FailedPrecondition`, `Unimplemented`, `DeadlineExceeded`, …; `Code(N)` for a number
+ * outside the standard 0–16), `details` the plugin's text. The message reads like the
+ * reference's: `rpc error: code = NotFound desc = volume "v1" not found`.
+ */
 export class CsiError extends Error {
   constructor(
     readonly rpc: string,
