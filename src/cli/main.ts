@@ -12,6 +12,7 @@ import { SecretsApiError, SecretsConnectionError } from '../sdk/index.js';
 import { UsageError, normalizeArgs } from './args.js';
 import { addAclCommands } from './commands/acl.js';
 import { addAdminCommands } from './commands/admin.js';
+import { addCsiHostpathCommand } from './commands/csi-hostpath.js';
 import { addDevCommand } from './commands/dev.js';
 import { addSecretsServerCommand } from './commands/secrets-server.js';
 import { addGatewayClientCommands } from './commands/gateway.js';
@@ -45,6 +46,7 @@ export function buildProgram(app: App): Command {
   addAclCommands(app, program);
   addSchedAgentCommand(app, program);
   addSchedCommands(app, program);
+  addCsiHostpathCommand(app, program);
   app.leaves.forEach(addGlobalOptions);
   return program;
 }
