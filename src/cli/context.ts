@@ -76,16 +76,32 @@ export interface CommandContext {
 /** A command's body: returns the exit code. */
 export type Handler = (ctx: CommandContext) => Promise<number>;
 
+/** An option listed under "Global options:" in a command's help (the flags every command of a family takes). */
+export function globalOption(flags: string, description?: string): Option {
+  return new Option(flags, description).helpGroup('Global options:');
+}
+
+/** The output format a `-format` value asks for; absent means `table`. @throws UsageError for anything but `table` or `json`. */
+export function parseFormat(value: unknown): Format {
+  const format = String(value ?? 'table');
+  if (format !== 'table' && format !== 'json') throw new UsageError(`invalid -format "${format}": use table or json`);
+  return format;
+}
+
+/** Finds or makes subcommand group `name` of `parent` (several files add commands to one group). */
+export function commandGroup(parent: Command, name: string, description: string): Command {
+  return parent.commands.find((c) => c.name() === name) ?? parent.command(name).description(description);
+}
+
 /** Adds the global client flags to a leaf command (the reference accepts them after the subcommand). */
 export function addGlobalOptions(cmd: Command): Command {
-  const global = (flags: string, description?: string) => new Option(flags, description).helpGroup('Global options:');
   return cmd
-    .addOption(global('--address <url>', 'address of the secrets service (env SECRETS_ADDR, default https://127.0.0.1:8200)'))
-    .addOption(global('--namespace <ns>', 'namespace (env SECRETS_NAMESPACE)'))
-    .addOption(global('--ns <ns>').hideHelp())
-    .addOption(global('--format <format>', 'output format: table or json (env SECRETS_FORMAT)'))
-    .addOption(global('--ca-cert <file>', 'PEM file of the CA that signed the server certificate (env SECRETS_CACERT)'))
-    .addOption(global('--tls-skip-verify [bool]', 'do not verify the server certificate (env SECRETS_SKIP_VERIFY)'));
+    .addOption(globalOption('--address <url>', 'address of the secrets service (env SECRETS_ADDR, default https://127.0.0.1:8200)'))
+    .addOption(globalOption('--namespace <ns>', 'namespace (env SECRETS_NAMESPACE)'))
+    .addOption(globalOption('--ns <ns>').hideHelp())
+    .addOption(globalOption('--format <format>', 'output format: table or json (env SECRETS_FORMAT)'))
+    .addOption(globalOption('--ca-cert <file>', 'PEM file of the CA that signed the server certificate (env SECRETS_CACERT)'))
+    .addOption(globalOption('--tls-skip-verify [bool]', 'do not verify the server certificate (env SECRETS_SKIP_VERIFY)'));
 }
 
 /** Wires `handler` as the action of `cmd`; {@link addGlobalOptions} is applied later, so they are listed last in help. */
@@ -99,8 +115,7 @@ export function leaf(app: App, cmd: Command, handler: Handler): Command {
 
 function contextFor(app: App, command: Command): CommandContext {
   const opts = command.opts() as Record<string, unknown>;
-  const format = String(opts.format ?? app.env.SECRETS_FORMAT ?? 'table');
-  if (format !== 'table' && format !== 'json') throw new UsageError(`invalid -format "${format}": use table or json`);
+  const format = parseFormat(opts.format ?? app.env.SECRETS_FORMAT);
   let client: SecretsClient | undefined;
   const io = app.io;
   const namespace = String(opts.namespace ?? opts.ns ?? app.env.SECRETS_NAMESPACE ?? '');

@@ -10,12 +10,24 @@
  *
  * @module
  */
-import { readFileSync } from 'node:fs';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { MeshApiError, MeshClient, type MeshNodeIdentity, type MeshServiceIdentity } from '../../sdk/index.js';
 import { UsageError } from '../args.js';
-import { type App, type CliIo, type Format, readStdin } from '../context.js';
-import { toJson } from '../format.js';
+import {
+  type ClientCtx,
+  type ClientFamily,
+  type ClientHandler,
+  clientLeaf,
+  clientOrUsageError,
+  optString,
+  readFlagFile,
+  withClient,
+  withHttpStatus,
+} from '../client-command.js';
+import { type App, type Format, globalOption, parseFormat } from '../context.js';
+
+// The shared helpers stay reachable from here for the acl-*.ts commands.
+export { collect, optString, readFlagFile, show, textValue } from '../client-command.js';
 
 /** The global flags of discovery commands, by commander name. */
 export interface MeshGlobalOpts {
@@ -29,100 +41,56 @@ export interface MeshGlobalOpts {
 }
 
 /** What a discovery command handler gets. */
-export interface MeshCtx {
-  readonly io: CliIo;
-  readonly env: Record<string, string | undefined>;
-  readonly client: MeshClient;
-  readonly format: Format;
-  /** The command's options (commander names). */
-  readonly opts: Record<string, unknown>;
-  readonly args: string[];
-}
+export type MeshCtx = ClientCtx<MeshClient>;
 
 /** A discovery command's body: returns the exit code. */
-export type MeshHandler = (ctx: MeshCtx) => Promise<number>;
-
-/** Reads a file named by a flag. @throws UsageError naming the flag. */
-export function readFlagFile(flag: string, path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new UsageError(`-${flag}: cannot read "${path}": ${(err as Error).message}`);
-  }
-}
+export type MeshHandler = ClientHandler<MeshClient>;
 
 /** Adds the global discovery flags to `cmd` (listed under "Global options:"). */
 export function addMeshGlobalOptions(cmd: Command): Command {
-  const global = (flags: string, description: string) => new Option(flags, description).helpGroup('Global options:');
   return cmd
-    .addOption(global('--http-addr <address>', 'address of the discovery service, http(s)://host:port or host:port (env MESH_HTTP_ADDR, default http://127.0.0.1:8500)'))
-    .addOption(global('--token <secret>', 'ACL token (env MESH_HTTP_TOKEN)'))
-    .addOption(global('--token-file <file>', 'file holding the ACL token (env MESH_HTTP_TOKEN_FILE)'))
-    .addOption(global('--namespace <ns>', 'namespace (env MESH_NAMESPACE; enterprise switch only)'))
-    .addOption(global('--ca-file <file>', 'PEM file of the CA that signed the service certificate (env MESH_CACERT)'))
-    .addOption(global('--datacenter <dc>', 'datacenter to send the request to (default: the agent\'s)'))
-    .addOption(global('--format <format>', 'output format: table or json'));
+    .addOption(globalOption('--http-addr <address>', 'address of the discovery service, http(s)://host:port or host:port (env MESH_HTTP_ADDR, default http://127.0.0.1:8500)'))
+    .addOption(globalOption('--token <secret>', 'ACL token (env MESH_HTTP_TOKEN)'))
+    .addOption(globalOption('--token-file <file>', 'file holding the ACL token (env MESH_HTTP_TOKEN_FILE)'))
+    .addOption(globalOption('--namespace <ns>', 'namespace (env MESH_NAMESPACE; enterprise switch only)'))
+    .addOption(globalOption('--ca-file <file>', 'PEM file of the CA that signed the service certificate (env MESH_CACERT)'))
+    .addOption(globalOption('--datacenter <dc>', 'datacenter to send the request to (default: the agent\'s)'))
+    .addOption(globalOption('--format <format>', 'output format: table or json'));
 }
 
 /** The output format flag. @throws UsageError for anything but `table` or `json`. */
 export function meshFormat(value: unknown): Format {
-  const format = String(value ?? 'table');
-  if (format !== 'table' && format !== 'json') throw new UsageError(`invalid -format "${format}": use table or json`);
-  return format;
+  return parseFormat(value);
 }
 
 /** A client from the global flags over the environment. @throws UsageError for a bad address or unreadable file. */
 export function meshClientFor(env: Record<string, string | undefined>, opts: MeshGlobalOpts): MeshClient {
   const token = opts.token ?? (opts.tokenFile !== undefined ? readFlagFile('token-file', opts.tokenFile).trim() : undefined);
   const caCert = opts.caFile !== undefined ? readFlagFile('ca-file', opts.caFile) : undefined;
-  try {
-    return MeshClient.fromEnv(env, { address: opts.httpAddr, token, namespace: opts.namespace, caCert, datacenter: opts.datacenter });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  return clientOrUsageError(() => MeshClient.fromEnv(env, { address: opts.httpAddr, token, namespace: opts.namespace, caCert, datacenter: opts.datacenter }));
 }
+
+/** `err` as the CLI reports it: a {@link MeshApiError} becomes `<the service's text> (HTTP <status>)`. */
+export function meshError(err: unknown): unknown {
+  return err instanceof MeshApiError ? withHttpStatus(err) : err;
+}
+
+/** The discovery commands' family for {@link clientLeaf}. */
+const MESH: ClientFamily<MeshClient, MeshGlobalOpts> = {
+  addGlobalOptions: addMeshGlobalOptions,
+  format: (opts) => meshFormat(opts.format),
+  client: meshClientFor,
+  cliError: meshError,
+};
 
 /** Runs `body` with a client, turning service errors into one-line CLI errors and closing the client. */
 export async function withMeshClient<T>(env: Record<string, string | undefined>, opts: MeshGlobalOpts, body: (client: MeshClient) => Promise<T>): Promise<T> {
-  const client = meshClientFor(env, opts);
-  try {
-    return await body(client);
-  } catch (err) {
-    if (err instanceof MeshApiError) throw new Error(`${err.message} (HTTP ${err.status})`);
-    throw err;
-  } finally {
-    await client.close();
-  }
+  return withClient(meshClientFor(env, opts), meshError, body);
 }
 
 /** Adds the global flags to `cmd` and wires `handler` as its action. */
 export function meshLeaf(app: App, cmd: Command, handler: MeshHandler): Command {
-  return addMeshGlobalOptions(cmd).action(async (...params: unknown[]) => {
-    const command = params[params.length - 1] as Command;
-    const opts = command.opts() as Record<string, unknown> & MeshGlobalOpts;
-    const format = meshFormat(opts.format);
-    app.exitCode = await withMeshClient(app.env, opts, (client) =>
-      handler({ io: app.io, env: app.env, client, format, opts, args: command.args.filter((a) => a !== '--') }),
-    );
-  });
-}
-
-/** Prints `value` as JSON, or the table `table()` builds (nothing when it is empty), with a final newline. */
-export function show(ctx: { io: CliIo; format: Format }, value: unknown, table: () => string): void {
-  if (ctx.format === 'json') return ctx.io.stdout(`${toJson(value)}\n`);
-  const text = table();
-  if (text !== '') ctx.io.stdout(`${text}\n`);
-}
-
-/** Accumulator for repeatable flags kept whole (`-policy-name=a -policy-name=b`). */
-export function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
-
-/** A string option; `undefined` when not given. */
-export function optString(opts: Record<string, unknown>, name: string): string | undefined {
-  const v = opts[name];
-  return v === undefined ? undefined : String(v);
+  return clientLeaf(app, cmd, MESH, handler);
 }
 
 /** A required string option. @throws UsageError naming the flag. */
@@ -135,13 +103,6 @@ export function requireOpt(opts: Record<string, unknown>, name: string, flag: st
 /** A repeatable option's values; `undefined` when not given. */
 export function optList(opts: Record<string, unknown>, name: string): string[] | undefined {
   return opts[name] as string[] | undefined;
-}
-
-/** A text flag value: `@file` reads the file, `-` reads standard input, anything else is the text. */
-export async function textValue(io: CliIo, flag: string, value: string): Promise<string> {
-  if (value === '-') return readStdin(io);
-  if (value.startsWith('@')) return readFlagFile(flag, value.slice(1));
-  return value;
 }
 
 /** `-service-identity=NAME[:DC1,DC2]` values. @throws UsageError for an empty name. */

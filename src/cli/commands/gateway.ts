@@ -19,7 +19,7 @@ import net from 'node:net';
 import type { Command } from 'commander';
 import { connectSession, GatewayApiError, GatewayClient, type GatewaySession } from '../../sdk/index.js';
 import { UsageError } from '../args.js';
-import type { App } from '../context.js';
+import { type App, commandGroup } from '../context.js';
 import { toJson } from '../format.js';
 import { waitForShutdown } from '../shutdown.js';
 
@@ -172,7 +172,7 @@ function readCa(file: string): string {
 
 /** Adds the gateway client commands to the `gateway` group of `program` (made here when absent). */
 export function addGatewayClientCommands(app: App, program: Command): void {
-  const group = program.commands.find((c) => c.name() === 'gateway') ?? program.command('gateway').description('access gateway commands');
+  const group = commandGroup(program, 'gateway', 'access gateway commands');
   const auth = (cmd: Command) =>
     common(cmd)
       .option('--target <host:port>', 'the TCP target')

@@ -15,11 +15,11 @@
  * @module
  */
 import type { Command } from 'commander';
-import type { SchedAuthMethodInput } from '../../sdk/index.js';
+import type { SchedAuthMethodInput, SchedClient } from '../../sdk/index.js';
 import { UsageError, flagBool, parseJsonObject } from '../args.js';
+import { showing, textValue } from '../client-command.js';
 import { readStdin, type App } from '../context.js';
-import { textValue } from './acl-common.js';
-import { collect, oneArg, optString, schedLeaf, show, subGroup, type SchedCtx } from './sched-common.js';
+import { collect, oneArg, optString, schedLeaf, show, subGroup, type SchedCtx, type SchedHandler } from './sched-common.js';
 import { authMethodBlock, authMethodList, policyBlock, policyList, tokenBlock, tokenList } from './sched-format.js';
 
 async function bootstrap(ctx: SchedCtx): Promise<number> {
@@ -102,6 +102,19 @@ async function methodUpdate(ctx: SchedCtx): Promise<number> {
   return 0;
 }
 
+/**
+ * A handler that deletes the object its one argument names (`what` in the usage error), then
+ * prints `{<key>: <name>, Deleted: true}` as JSON or `done(<name>)`.
+ */
+function deleting(o: { what: string; key: string; remove: (client: SchedClient, name: string) => Promise<void>; done: (name: string) => string }): SchedHandler {
+  return async (ctx) => {
+    const name = oneArg(ctx, o.what);
+    await o.remove(ctx.client, name);
+    show(ctx, { [o.key]: name, Deleted: true }, () => o.done(name));
+    return 0;
+  };
+}
+
 /** Adds `sched acl …` to the `sched` group. */
 export function addSchedAclCommands(app: App, sched: Command): void {
   const acl = subGroup(sched, 'acl', 'scheduler ACLs: bootstrap, tokens, policies, auth methods');
@@ -115,21 +128,13 @@ export function addSchedAclCommands(app: App, sched: Command): void {
   );
 
   const token = acl.command('token').description('ACL tokens');
-  schedLeaf(app, token.command('self').description('print the token the request is made with'), async (ctx) => {
-    const t = await ctx.client.aclTokenSelf();
-    show(ctx, t, () => tokenBlock(t));
-    return 0;
-  });
-  schedLeaf(app, token.command('list').description('list tokens (management)'), async (ctx) => {
-    const { data } = await ctx.client.listAclTokens();
-    show(ctx, data, () => tokenList(data));
-    return 0;
-  });
-  schedLeaf(app, token.command('read').alias('info').argument('<accessor>', 'AccessorID').description('print a token'), async (ctx) => {
-    const { data } = await ctx.client.readAclToken(oneArg(ctx, 'the AccessorID'));
-    show(ctx, data, () => tokenBlock(data));
-    return 0;
-  });
+  schedLeaf(app, token.command('self').description('print the token the request is made with'), showing((ctx) => ctx.client.aclTokenSelf(), tokenBlock));
+  schedLeaf(app, token.command('list').description('list tokens (management)'), showing(async (ctx) => (await ctx.client.listAclTokens()).data, tokenList));
+  schedLeaf(
+    app,
+    token.command('read').alias('info').argument('<accessor>', 'AccessorID').description('print a token'),
+    showing(async (ctx) => (await ctx.client.readAclToken(oneArg(ctx, 'the AccessorID'))).data, tokenBlock),
+  );
   schedLeaf(
     app,
     token
@@ -142,12 +147,11 @@ export function addSchedAclCommands(app: App, sched: Command): void {
       .option('--ttl <duration>', 'lifetime, e.g. 1h'),
     tokenCreate,
   );
-  schedLeaf(app, token.command('delete').argument('<accessor>', 'AccessorID').description('delete a token'), async (ctx) => {
-    const id = oneArg(ctx, 'the AccessorID');
-    await ctx.client.deleteAclToken(id);
-    show(ctx, { AccessorID: id, Deleted: true }, () => `Token ${id} successfully deleted`);
-    return 0;
-  });
+  schedLeaf(
+    app,
+    token.command('delete').argument('<accessor>', 'AccessorID').description('delete a token'),
+    deleting({ what: 'the AccessorID', key: 'AccessorID', remove: (c, id) => c.deleteAclToken(id), done: (id) => `Token ${id} successfully deleted` }),
+  );
 
   const policy = acl.command('policy').description('ACL policies');
   schedLeaf(
@@ -155,22 +159,17 @@ export function addSchedAclCommands(app: App, sched: Command): void {
     policy.command('apply').argument('<name>').argument('<file>', 'rules file; - reads standard input').option('--description <text>', 'description').description('create or replace a policy'),
     policyApply,
   );
-  schedLeaf(app, policy.command('list').description('list policies'), async (ctx) => {
-    const { data } = await ctx.client.listAclPolicies();
-    show(ctx, data, () => policyList(data));
-    return 0;
-  });
-  schedLeaf(app, policy.command('read').alias('info').argument('<name>').description('print a policy with its rules'), async (ctx) => {
-    const { data } = await ctx.client.readAclPolicy(oneArg(ctx, 'the policy NAME'));
-    show(ctx, data, () => policyBlock(data));
-    return 0;
-  });
-  schedLeaf(app, policy.command('delete').argument('<name>').description('delete a policy'), async (ctx) => {
-    const name = oneArg(ctx, 'the policy NAME');
-    await ctx.client.deleteAclPolicy(name);
-    show(ctx, { Name: name, Deleted: true }, () => `Successfully deleted "${name}" ACL policy!`);
-    return 0;
-  });
+  schedLeaf(app, policy.command('list').description('list policies'), showing(async (ctx) => (await ctx.client.listAclPolicies()).data, policyList));
+  schedLeaf(
+    app,
+    policy.command('read').alias('info').argument('<name>').description('print a policy with its rules'),
+    showing(async (ctx) => (await ctx.client.readAclPolicy(oneArg(ctx, 'the policy NAME'))).data, policyBlock),
+  );
+  schedLeaf(
+    app,
+    policy.command('delete').argument('<name>').description('delete a policy'),
+    deleting({ what: 'the policy NAME', key: 'Name', remove: (c, name) => c.deleteAclPolicy(name), done: (name) => `Successfully deleted "${name}" ACL policy!` }),
+  );
 
   const am = acl.command('auth-method').description('ACL auth methods (what login accepts)');
   const fields = (cmd: Command) =>
@@ -182,22 +181,17 @@ export function addSchedAclCommands(app: App, sched: Command): void {
       .option('--token-name-format <format>', 'name of login tokens, e.g. ${auth_method_type}-${value.user}')
       .option('--default [bool]', 'the method "cairn sched login" uses when none is named')
       .option('--config <json>', 'method configuration: a JSON object, @FILE.json or - (standard input)');
-  schedLeaf(app, am.command('list').description('list auth methods'), async (ctx) => {
-    const { data } = await ctx.client.listAuthMethods();
-    show(ctx, data, () => authMethodList(data));
-    return 0;
-  });
-  schedLeaf(app, am.command('read').alias('info').argument('<name>').description('print an auth method with its config (management)'), async (ctx) => {
-    const { data } = await ctx.client.readAuthMethod(oneArg(ctx, 'the auth method NAME'));
-    show(ctx, data, () => authMethodBlock(data));
-    return 0;
-  });
+  schedLeaf(app, am.command('list').description('list auth methods'), showing(async (ctx) => (await ctx.client.listAuthMethods()).data, authMethodList));
+  schedLeaf(
+    app,
+    am.command('read').alias('info').argument('<name>').description('print an auth method with its config (management)'),
+    showing(async (ctx) => (await ctx.client.readAuthMethod(oneArg(ctx, 'the auth method NAME'))).data, authMethodBlock),
+  );
   schedLeaf(app, fields(am.command('create').description('create an auth method (-name, -type required)')), methodCreate);
   schedLeaf(app, fields(am.command('update').argument('[name]').description('change an auth method: each flag given replaces that field')), methodUpdate);
-  schedLeaf(app, am.command('delete').argument('<name>').description('delete an auth method'), async (ctx) => {
-    const name = oneArg(ctx, 'the auth method NAME');
-    await ctx.client.deleteAuthMethod(name);
-    show(ctx, { Name: name, Deleted: true }, () => `ACL auth method ${name} successfully deleted`);
-    return 0;
-  });
+  schedLeaf(
+    app,
+    am.command('delete').argument('<name>').description('delete an auth method'),
+    deleting({ what: 'the auth method NAME', key: 'Name', remove: (c, name) => c.deleteAuthMethod(name), done: (name) => `ACL auth method ${name} successfully deleted` }),
+  );
 }

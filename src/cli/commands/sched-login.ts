@@ -24,7 +24,7 @@ import type { Command } from 'commander';
 import type { SchedAclToken, SchedClient } from '../../sdk/index.js';
 import { UsageError } from '../args.js';
 import type { App } from '../context.js';
-import { readFlagFile } from './acl-common.js';
+import { readFlagFile } from '../client-command.js';
 import { interruption, optString, schedError, schedLeaf, show, type SchedCtx } from './sched-common.js';
 import { tokenBlock } from './sched-format.js';
 
