@@ -16,50 +16,52 @@
  * @module
  */
 import type { Command } from 'commander';
-import { loadServerConfig } from '../config-file.js';
 import type { App } from '../context.js';
-import { waitForShutdown } from '../shutdown.js';
+import { addServerCommand, runServer } from '../server-command.js';
 
 /** Adds `gateway server` to `program` (reusing a `gateway` group another file may have made). */
 export function addGatewayServerCommand(app: App, program: Command): void {
-  const group = program.commands.find((c) => c.name() === 'gateway') ?? program.command('gateway').description('access gateway commands');
-  group
-    .command('server')
-    .description('run the access gateway controller and/or worker from a configuration file')
-    .requiredOption('--config <file>', 'HCL or JSON configuration file')
-    .action(async (opts: { config: string }) => {
-      app.exitCode = await runServer(app, opts.config);
-    });
+  addServerCommand(app, program, {
+    group: { name: 'gateway', description: 'access gateway commands' },
+    name: 'server',
+    description: 'run the access gateway controller and/or worker from a configuration file',
+    run: runGateway,
+  });
 }
 
-async function runServer(app: App, file: string): Promise<number> {
+async function runGateway(app: App, file: string): Promise<number> {
   // Loaded on demand so client commands never load the server code.
   const { loadGatewayServerConfig } = await import('../../services/gateway/config.js');
-  const config = await loadServerConfig(() => loadGatewayServerConfig(file, app.env));
-  const interval = app.env.CAIRN_GATEWAY_STATUS_INTERVAL_MS;
-  const statusIntervalMs = interval && /^\d+$/.test(interval) ? Number(interval) : undefined;
-  const { createLogger } = await import('../../kernel/log/logger.js');
-  const { startGateway } = await import('../../services/gateway/server.js');
-  const log = createLogger('info');
-  const gateway = await startGateway({ config, log, statusIntervalMs });
-  const parts = [config.controller && `controller ${gateway.controllerName}`, gateway.worker && `worker ${gateway.worker.name}`].filter(Boolean);
-  app.io.stdout(`==> Cairn gateway server started (config ${file}; ${parts.join(', ')}).\n`);
-  for (const l of gateway.listeners) app.io.stdout(`    Listener ${l.purpose}: ${l.url}\n`);
-
-  await waitForShutdown(app);
-  let forced = false;
-  const again = () => {
-    forced = true;
-    app.io.stderr('==> Forcing shutdown\n');
-    gateway.force();
-  };
-  process.once('SIGINT', again);
-  process.once('SIGTERM', again);
-  try {
-    await gateway.shutdown();
-  } finally {
-    process.off('SIGINT', again);
-    process.off('SIGTERM', again);
-  }
-  return forced ? 1 : 0;
+  return runServer(app, {
+    load: () => loadGatewayServerConfig(file, app.env),
+    start: async (config, log) => {
+      const interval = app.env.CAIRN_GATEWAY_STATUS_INTERVAL_MS;
+      const statusIntervalMs = interval && /^\d+$/.test(interval) ? Number(interval) : undefined;
+      const { startGateway } = await import('../../services/gateway/server.js');
+      return startGateway({ config, log, statusIntervalMs });
+    },
+    announce: (config, gateway) => {
+      const parts = [config.controller && `controller ${gateway.controllerName}`, gateway.worker && `worker ${gateway.worker.name}`].filter(Boolean);
+      app.io.stdout(`==> Cairn gateway server started (config ${file}; ${parts.join(', ')}).\n`);
+      for (const l of gateway.listeners) app.io.stdout(`    Listener ${l.purpose}: ${l.url}\n`);
+    },
+    // The graceful path: a second signal cuts the wait short and the command exits 1.
+    stop: async (gateway) => {
+      let forced = false;
+      const again = () => {
+        forced = true;
+        app.io.stderr('==> Forcing shutdown\n');
+        gateway.force();
+      };
+      process.once('SIGINT', again);
+      process.once('SIGTERM', again);
+      try {
+        await gateway.shutdown();
+      } finally {
+        process.off('SIGINT', again);
+        process.off('SIGTERM', again);
+      }
+      return forced ? 1 : 0;
+    },
+  });
 }

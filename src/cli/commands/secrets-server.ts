@@ -12,52 +12,49 @@
  * @module
  */
 import type { Command } from 'commander';
-import { loadServerConfig } from '../config-file.js';
 import type { App } from '../context.js';
-import { waitForShutdown } from '../shutdown.js';
+import { addServerCommand, closing, runServer } from '../server-command.js';
 
 /** Adds `secrets server` to `program` (reusing a `secrets` group another file may have made). */
 export function addSecretsServerCommand(app: App, program: Command): void {
-  const group = program.commands.find((c) => c.name() === 'secrets') ?? program.command('secrets').description('secrets service commands');
-  group
-    .command('server')
-    .description('run the secrets service from a configuration file')
-    .requiredOption('--config <file>', 'HCL or JSON configuration file')
-    .action(async (opts: { config: string }) => {
-      app.exitCode = await runServer(app, opts.config);
-    });
+  addServerCommand(app, program, {
+    group: { name: 'secrets', description: 'secrets service commands' },
+    name: 'server',
+    description: 'run the secrets service from a configuration file',
+    run: runSecrets,
+  });
 }
 
-async function runServer(app: App, file: string): Promise<number> {
+async function runSecrets(app: App, file: string): Promise<number> {
   // Loaded on demand so client commands never load the server code.
   const { loadSecretsServerConfig, toListenerOptions } = await import('../../services/secrets/config.js');
-  const config = await loadServerConfig(() => loadSecretsServerConfig(file));
-  const { createLogger } = await import('../../kernel/log/logger.js');
-  const { SqliteBackend } = await import('../../kernel/store/index.js');
-  const { startSecretsService } = await import('../../services/secrets/service.js');
-  const log = createLogger(config.logLevel);
-  let backend;
-  try {
-    backend = SqliteBackend.open({ path: config.storage.path });
-  } catch (err) {
-    throw new Error(`cannot open storage "sqlite" at ${config.storage.path}: ${(err as Error).message}`);
-  }
-  let service;
-  try {
-    service = await startSecretsService({ backend, listeners: config.listeners.map(toListenerOptions), log, managedNamespaces: config.managedNamespaces });
-  } catch (err) {
-    await backend.close();
-    throw err;
-  }
-  app.io.stdout(`==> Cairn secrets server started (config ${file}, storage ${config.storage.path}).\n`);
-  for (const [i, l] of service.listeners.entries()) {
-    const c = config.listeners[i];
-    app.io.stdout(`    Listener ${i + 1}: ${l.url}${c.requireRequestHeader ? ' (require_request_header)' : ''}\n`);
-    log.info({ url: l.url, address: c.address, tls: c.tls !== undefined, require_request_header: c.requireRequestHeader }, 'secrets service listening');
-  }
-
-  await waitForShutdown(app);
-  log.info('secrets service stopping');
-  await service.close();
-  return 0;
+  return runServer(app, {
+    load: () => loadSecretsServerConfig(file),
+    logLevel: (config) => config.logLevel,
+    start: async (config, log) => {
+      const { SqliteBackend } = await import('../../kernel/store/index.js');
+      const { startSecretsService } = await import('../../services/secrets/service.js');
+      let backend;
+      try {
+        backend = SqliteBackend.open({ path: config.storage.path });
+      } catch (err) {
+        throw new Error(`cannot open storage "sqlite" at ${config.storage.path}: ${(err as Error).message}`);
+      }
+      try {
+        return await startSecretsService({ backend, listeners: config.listeners.map(toListenerOptions), log, managedNamespaces: config.managedNamespaces });
+      } catch (err) {
+        await backend.close();
+        throw err;
+      }
+    },
+    announce: (config, service, log) => {
+      app.io.stdout(`==> Cairn secrets server started (config ${file}, storage ${config.storage.path}).\n`);
+      for (const [i, l] of service.listeners.entries()) {
+        const c = config.listeners[i];
+        app.io.stdout(`    Listener ${i + 1}: ${l.url}${c.requireRequestHeader ? ' (require_request_header)' : ''}\n`);
+        log.info({ url: l.url, address: c.address, tls: c.tls !== undefined, require_request_header: c.requireRequestHeader }, 'secrets service listening');
+      }
+    },
+    stop: closing('secrets service stopping'),
+  });
 }
