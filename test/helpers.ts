@@ -89,6 +89,32 @@ export async function startSealedServer(o: { dbPath?: string; managedNamespaces?
   };
 }
 
+/** A test agent's data directory: the one a test gave (kept), or a new temp one (removed by `remove()`). */
+export interface TestDataDir {
+  readonly path: string;
+  /** Removes the directory if it was made here; does nothing for a given one. */
+  remove(): void;
+}
+
+/** `given` when a test names a data dir, else a new directory under the system's temp dir named `prefix…`. */
+export function testDataDir(given: string | undefined, prefix: string): TestDataDir {
+  if (given !== undefined) return { path: given, remove: () => {} };
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** `agent` with its data dir and `stop()`, which closes the agent and then removes the dir (see {@link TestDataDir.remove}). */
+export function stoppable<A extends { close(): Promise<void> }>(agent: A, dir: TestDataDir): A & { readonly dataDir: string; stop(): Promise<void> } {
+  return {
+    ...agent,
+    dataDir: dir.path,
+    stop: async () => {
+      await agent.close();
+      dir.remove();
+    },
+  };
+}
+
 /** Options of one {@link ApiCaller} call. */
 export interface ApiCallOptions {
   /** Sent in the caller's token header when non-empty. */

@@ -2,13 +2,10 @@
  * Test helpers for the discovery service: an agent on a temp data dir and a free port,
  * and a small HTTP caller that keeps status, headers and the raw and parsed body.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { silentLogger } from '../../src/kernel/log/logger.js';
 import { startMeshAgent, type MeshAgent } from '../../src/services/mesh/agent.js';
 import type { MeshAgentConfig } from '../../src/services/mesh/config.js';
-import { apiCaller, type ApiCaller } from '../helpers.js';
+import { apiCaller, type ApiCaller, stoppable, testDataDir } from '../helpers.js';
 
 /** A running agent and its data dir; `stop()` closes it and removes the dir. */
 export interface TestAgent extends MeshAgent {
@@ -22,9 +19,9 @@ export async function startAgent(
   over: Partial<MeshAgentConfig> = {},
   agentOptions: { replicationWaitMs?: number; replicationBackoffMs?: number } = {},
 ): Promise<TestAgent> {
-  const dataDir = over.dataDir ?? mkdtempSync(join(tmpdir(), 'cairn-mesh-'));
+  const dir = testDataDir(over.dataDir, 'cairn-mesh-');
   const config: MeshAgentConfig = {
-    dataDir,
+    dataDir: dir.path,
     datacenter: 'dc1',
     primaryDatacenter: 'dc1',
     nodeName: 'test',
@@ -35,14 +32,7 @@ export async function startAgent(
     acl: { enabled: true, defaultPolicy: 'deny', tokenReplication: false, ...acl },
   };
   const agent = await startMeshAgent({ config, log: silentLogger(), ...agentOptions });
-  return {
-    ...agent,
-    dataDir,
-    stop: async () => {
-      await agent.close();
-      if (!over.dataDir) rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  return stoppable(agent, dir);
 }
 
 export type { Reply } from '../helpers.js';

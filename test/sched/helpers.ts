@@ -4,13 +4,10 @@
  * raw and parsed body, client tokens made through the API, and the 403 assertion.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { silentLogger } from '../../src/kernel/log/logger.js';
 import { startSchedAgent, type SchedAgent } from '../../src/services/sched/agent.js';
 import type { SchedAgentConfig } from '../../src/services/sched/config.js';
-import { apiCaller, type ApiCaller } from '../helpers.js';
+import { apiCaller, type ApiCaller, stoppable, testDataDir } from '../helpers.js';
 
 /** The management token every test agent in the authoritative region starts with. */
 export const ROOT = 'b1d3c5e7-0000-4000-8000-00000000a11a';
@@ -30,9 +27,9 @@ export async function startAgent(
   over: Partial<SchedAgentConfig> = {},
   o: { root?: string | null; now?: () => number; replicationWaitMs?: number; replicationBackoffMs?: number } = {},
 ): Promise<TestAgent> {
-  const dataDir = over.dataDir ?? mkdtempSync(join(tmpdir(), 'cairn-sched-'));
+  const dir = testDataDir(over.dataDir, 'cairn-sched-');
   const config: SchedAgentConfig = {
-    dataDir,
+    dataDir: dir.path,
     region: 'global',
     datacenter: 'dc1',
     nodeName: 'test',
@@ -54,14 +51,7 @@ export async function startAgent(
     replicationWaitMs: o.replicationWaitMs,
     replicationBackoffMs: o.replicationBackoffMs,
   });
-  return {
-    ...agent,
-    dataDir,
-    stop: async () => {
-      await agent.close();
-      if (!over.dataDir) rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  return stoppable(agent, dir);
 }
 
 export type { Reply } from '../helpers.js';
