@@ -30,7 +30,7 @@ describe('scheduler allocations and namespaces', () => {
   it('creates an allocation with defaults and generated IDs', async () => {
     const r = await alloc({
       Namespace: 'prod',
-      Volumes: { data: { Type: 'csi', Source: 'vol-1', AccessMode: 'single-node-writer', AttachmentMode: 'file-system', PerAlloc: true } },
+      Volumes: { data: { Type: 'host', Source: 'vol-1', AccessMode: 'single-node-writer', AttachmentMode: 'file-system', PerAlloc: true } },
     });
     assert.equal(r.status, 200, r.text);
     const got = r.json;
@@ -41,7 +41,7 @@ describe('scheduler allocations and namespaces', () => {
       ['prod', 'web.app[0]', nodeID, 'worker-1', 'web', null, 'app', 'run', 'pending'],
     );
     assert.deepEqual(got.Volumes.data, {
-      Name: 'data', Type: 'csi', Source: 'vol-1', ReadOnly: false, AccessMode: 'single-node-writer', AttachmentMode: 'file-system', MountOptions: null, PerAlloc: true,
+      Name: 'data', Type: 'host', Source: 'vol-1', ReadOnly: false, AccessMode: 'single-node-writer', AttachmentMode: 'file-system', MountOptions: null, PerAlloc: true,
     });
     assert.equal(r.headers.get('x-sched-index'), String(got.ModifyIndex));
     assert.ok(got.CreateTime > 1e18, 'Unix nanoseconds');

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { silentLogger } from '../../src/kernel/log/logger.js';
-import { startSchedAgent, type SchedAgent } from '../../src/services/sched/agent.js';
+import { startSchedAgent, type SchedAgent, type SchedAgentOptions } from '../../src/services/sched/agent.js';
 import type { SchedAgentConfig } from '../../src/services/sched/config.js';
 import { apiCaller, type ApiCaller, stoppable, testDataDir } from '../helpers.js';
 
@@ -25,7 +25,7 @@ export interface TestAgent extends SchedAgent {
  */
 export async function startAgent(
   over: Partial<SchedAgentConfig> = {},
-  o: { root?: string | null; now?: () => number; replicationWaitMs?: number; replicationBackoffMs?: number } = {},
+  o: { root?: string | null; now?: () => number; replicationWaitMs?: number; replicationBackoffMs?: number; csiConnect?: SchedAgentOptions['csiConnect'] } = {},
 ): Promise<TestAgent> {
   const dir = testDataDir(over.dataDir, 'cairn-sched-');
   const config: SchedAgentConfig = {
@@ -50,6 +50,7 @@ export async function startAgent(
     now: o.now,
     replicationWaitMs: o.replicationWaitMs,
     replicationBackoffMs: o.replicationBackoffMs,
+    csiConnect: o.csiConnect,
   });
   return stoppable(agent, dir);
 }

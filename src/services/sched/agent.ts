@@ -1,19 +1,22 @@
 /**
  * Runs the scheduler service: its state (SQLite under `data_dir`, encrypted at rest with
  * `data_dir/sched-state.key`), the `default` namespace, the event broker fed from the
- * state's change feed, replication from the authoritative region, and the HTTP API
- * (issue 6).
+ * state's change feed, replication from the authoritative region, the CSI plugin registry
+ * (`plugin` blocks, csi/plugins.ts) and the HTTP API (issues 6 and 7).
  *
  * @module
  */
 import { setMaxListeners } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { csiClient, type CsiClient } from '../../kernel/csi/index.js';
 import { forwardRequest, listen } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
 import { aesGcmCodec, loadOrCreateKeyFile, SqliteBackend, StateStore } from '../../kernel/store/index.js';
 import { ensureDefaultNamespace, ensureInitialManagement } from './bootstrap.js';
 import type { SchedAgentConfig } from './config.js';
+import { KeyedLock } from './csi/locks.js';
+import { CsiPlugins } from './csi/plugins.js';
 import type { SchedDeps } from './deps.js';
 import { subscriptionAuthorizer } from './events-acl.js';
 import { EventBroker } from './events/index.js';
@@ -31,8 +34,11 @@ import { eventRoutes } from './routes/events.js';
 import { loginRoutes } from './routes/login.js';
 import { namespaceRoutes } from './routes/namespaces.js';
 import { nodeRoutes } from './routes/nodes.js';
+import { pluginRoutes } from './routes/plugins.js';
 import { replicationRoutes } from './routes/replication.js';
 import { statusRoutes } from './routes/status.js';
+import { volumeSnapshotRoutes } from './routes/volume-snapshots.js';
+import { volumeRoutes } from './routes/volumes.js';
 import { SCHED_TABLES } from './state.js';
 
 /** Every route of the scheduler service. */
@@ -47,6 +53,9 @@ export const SCHED_ROUTES = [
   ...namespaceRoutes,
   ...nodeRoutes,
   ...allocationRoutes,
+  ...pluginRoutes,
+  ...volumeRoutes,
+  ...volumeSnapshotRoutes,
   ...eventRoutes,
   ...replicationRoutes,
 ];
@@ -66,6 +75,8 @@ export interface SchedAgentOptions {
   readonly replicationWaitMs?: number;
   /** First retry delay of a failed replication round, in ms (tests shorten it); default 2 s. */
   readonly replicationBackoffMs?: number;
+  /** Opens a client on a CSI plugin socket; default the kernel's `csiClient` (tests wrap it to see what plugins are sent). */
+  readonly csiConnect?: (socket: string) => CsiClient;
 }
 
 /** A running agent. */
@@ -74,6 +85,8 @@ export interface SchedAgent {
   readonly url: string;
   readonly state: StateStore;
   readonly broker?: EventBroker;
+  /** The CSI plugin registry (its `probeNow()` lets tests skip a probe period). */
+  readonly plugins: CsiPlugins;
   /** Present in a non-authoritative region with ACLs on. */
   readonly replicator?: SchedReplicator;
   close(): Promise<void>;
@@ -90,6 +103,7 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
   const backend = SqliteBackend.open({ path: join(config.dataDir, 'sched.db') });
   let unsubscribe: (() => void) | undefined;
   let broker: EventBroker | undefined;
+  let plugins: CsiPlugins | undefined;
   try {
     const state = await StateStore.open(backend, SCHED_TABLES, aesGcmCodec(loadOrCreateKeyFile(join(config.dataDir, 'sched-state.key'))));
     const acl = new SchedAclResolver(state, now);
@@ -97,7 +111,7 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
       broker = new EventBroker({ eventBufferSize: config.eventBufferSize, authorize: subscriptionAuthorizer(acl, state, config.acl.enabled) });
       const b = broker;
       unsubscribe = state.subscribe((batch) => {
-        const events = eventBatchOf(batch);
+        const events = eventBatchOf(batch, state);
         if (events) b.publish(events);
       });
     }
@@ -128,11 +142,21 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
         : undefined;
     if (config.acl.enabled && !authoritative && !sourceAddress) log.warn({ authoritative: config.authoritativeRegion }, 'no region_addresses entry for the authoritative region: ACL replication and write forwarding cannot run');
     if (replicator && config.acl.replicationToken === undefined) log.warn('acl.replication_token is not set: ACL objects are not replicated from the authoritative region');
+    plugins = new CsiPlugins({
+      state,
+      plugins: config.plugins ?? [],
+      connect: options.csiConnect ?? ((socket) => csiClient(socket)),
+      log,
+      now,
+      defaultNodeId: config.nodeName,
+      intervalMs: config.pluginProbeIntervalMs,
+    });
+    await plugins.start();
     const stopping = new AbortController();
     // Every open event stream listens on it (and removes its listener when it ends).
     setMaxListeners(0, stopping.signal);
     const advertise = { address: config.httpAddress };
-    const deps: SchedDeps = { state, config, acl, now, broker, replicator, advertise, shutdown: stopping.signal, forwardTo };
+    const deps: SchedDeps = { state, config, acl, now, broker, replicator, advertise, shutdown: stopping.signal, forwardTo, plugins, volumeLocks: new KeyedLock() };
     const service = schedHttpService({ routes: SCHED_ROUTES, deps, state, region: config.region, forwardTo, shutdown: stopping.signal });
     const listener = await listen({ address: config.httpAddress }, service, log);
     advertise.address = new URL(listener.url).host;
@@ -142,10 +166,12 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
       url: listener.url,
       state,
       broker,
+      plugins,
       replicator,
       close: async () => {
         stopping.abort();
         await replicator?.close();
+        await plugins!.close();
         unsubscribe?.();
         broker?.close();
         await listener.close();
@@ -153,6 +179,7 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
       },
     };
   } catch (err) {
+    await plugins?.close();
     unsubscribe?.();
     broker?.close();
     await backend.close();

@@ -17,6 +17,11 @@
  * region_addresses {                 # HTTP API of a server in each other region
  *   global = "10.0.0.10:4646"
  * }
+ * plugin "hostpath" {                 # a CSI plugin endpoint (repeatable; one ID may have several)
+ *   socket  = "/run/csi/hostpath.sock"
+ *   type    = "monolith"              # controller | node | monolith
+ *   node_id = "9f0c…"                 # the scheduler node a node plugin serves
+ * }
  * ```
  *
  * Every error names the file, line and key.
@@ -45,6 +50,14 @@ export const schedAgentSchema = {
     event_buffer_size: cfg.int({ default: 100, min: 0, doc: 'committed batches the event stream holds for replay and slow readers; 0 means 100' }),
     enable_event_broker: cfg.bool({ default: true, doc: 'serve GET /v1/event/stream' }),
   }),
+  plugin: cfg.labelled(
+    {
+      socket: cfg.string({ required: true, doc: 'unix socket of the plugin\'s CSI gRPC endpoint' }),
+      type: cfg.string({ required: true, enum: ['controller', 'node', 'monolith'], doc: 'the CSI services the endpoint serves' }),
+      node_id: cfg.string({ doc: 'ID of the scheduler node a node (or monolith) plugin serves; default: this agent\'s name' }),
+    },
+    { repeated: true, doc: 'one CSI plugin endpoint; the label is the plugin ID (reference/sched.md §4.11, §4.12)' },
+  ),
 };
 
 type Raw = ConfigOf<typeof schedAgentSchema>;
@@ -75,6 +88,22 @@ export interface SchedAgentConfig {
    * the reference's 30 s (reference/sched.md §3.2). Not an HCL key: tests shorten it.
    */
   readonly eventHeartbeatMs?: number;
+  /** CSI plugin endpoints (`plugin "<id>" { … }` blocks); absent: none. */
+  readonly plugins?: readonly CsiPluginConfig[];
+  /** Period of the CSI plugins' probe and fingerprint, in ms; absent means 10 s. Not an HCL key: tests shorten it. */
+  readonly pluginProbeIntervalMs?: number;
+}
+
+/** One `plugin "<id>"` block: a CSI plugin endpoint the agent talks to (reference/sched.md §4.12). */
+export interface CsiPluginConfig {
+  /** The plugin ID (the block's label); several blocks may share one (a controller and its node plugins). */
+  readonly id: string;
+  /** Path of the plugin's unix socket. */
+  readonly socket: string;
+  /** The CSI services it serves: `controller`, `node` or both (`monolith`). */
+  readonly type: 'controller' | 'node' | 'monolith';
+  /** The scheduler node it serves (keys `Controllers` / `Nodes` of the plugin); absent: the agent's name. */
+  readonly nodeId?: string;
 }
 
 /**
@@ -114,7 +143,26 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): SchedAgentConfig {
     acl: { enabled: raw.acl?.enabled ?? false, replicationToken },
     eventBufferSize: raw.server?.event_buffer_size ?? 100,
     eventBroker: raw.server?.enable_event_broker ?? true,
+    plugins: pluginsFrom(raw.plugin),
   };
+}
+
+/**
+ * The `plugin` blocks. @throws {ConfigError} at the block for an empty label or socket, and
+ * for two blocks that give one plugin ID the same role on the same node.
+ */
+function pluginsFrom(blocks: Raw['plugin']): CsiPluginConfig[] {
+  const seen = new Set<string>();
+  return blocks.map(({ label, body }) => {
+    if (label === '') throw blockError(body.$at, undefined, 'a plugin block needs a plugin ID as its label');
+    if (body.socket === '') throw blockError(body.$at, 'socket', '"socket" must not be empty');
+    for (const role of body.type === 'monolith' ? ['controller', 'node'] : [body.type]) {
+      const key = `${label}\0${role}\0${body.node_id ?? ''}`;
+      if (seen.has(key)) throw blockError(body.$at, undefined, `plugin "${label}" already has a ${role} endpoint${body.node_id ? ` for node "${body.node_id}"` : ''}`);
+      seen.add(key);
+    }
+    return { id: label, socket: body.socket, type: body.type, ...(body.node_id ? { nodeId: body.node_id } : {}) };
+  });
 }
 
 /**

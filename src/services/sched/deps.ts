@@ -6,6 +6,8 @@
 import type { HttpRequest, HttpResponse } from '../../kernel/http/index.js';
 import type { StateStore } from '../../kernel/store/index.js';
 import type { SchedAgentConfig } from './config.js';
+import type { KeyedLock } from './csi/locks.js';
+import type { CsiPlugins } from './csi/plugins.js';
 import type { EventBroker } from './events/index.js';
 import { aclDisabled, permissionDeniedError, schedInternal, type SchedContext, type SchedReply } from './http.js';
 import type { SchedReplicator } from './replication.js';
@@ -28,6 +30,10 @@ export interface SchedDeps {
   readonly replicator?: SchedReplicator;
   /** Sends a request to a server of `region`; undefined when none is known. */
   readonly forwardTo: (region: string, req: HttpRequest, secret: string | undefined) => Promise<HttpResponse> | undefined;
+  /** The CSI plugin registry: clients of the configured plugins and their health (csi/plugins.ts). */
+  readonly plugins: CsiPlugins;
+  /** Held per volume key (`<namespace>.<id>`) by operations that span a plugin call and a write (csi/locks.ts). */
+  readonly volumeLocks: KeyedLock;
 }
 
 /** A scheduler handler's context. */

@@ -172,3 +172,49 @@ export function queryBool(ctx: Ctx, name: string): boolean {
   if (v === undefined) throw schedBadRequest(`Failed to parse value of "${name}" (${raw}) as a bool: strconv.ParseBool: parsing "${raw}": invalid syntax`);
   return v;
 }
+
+/**
+ * `?per_page=` (reference/sched.md §1.7): 0 when absent (no paging) unless `required`.
+ * @throws 400 ``Expect a number for `per_page` query string parameter`` (the reference's text);
+ *   400 `per_page must not be negative`; with `required`, 400 `missing per_page: this endpoint
+ *   needs a page size` when absent or 0 (spec 002 "Limits": required on `/volumes/external`
+ *   and `GET /volumes/snapshot`).
+ */
+export function queryPerPage(ctx: Ctx, required = false): number {
+  const raw = ctx.query.get('per_page');
+  if (raw === null || raw === '') {
+    if (required) throw schedBadRequest('missing per_page: this endpoint needs a page size');
+    return 0;
+  }
+  if (!/^[+-]?\d+$/.test(raw) || Math.abs(Number(raw)) > 2 ** 31 - 1) throw schedBadRequest('Expect a number for `per_page` query string parameter');
+  const n = Number(raw);
+  if (n < 0) throw schedBadRequest('per_page must not be negative');
+  if (n === 0 && required) throw schedBadRequest('missing per_page: this endpoint needs a page size');
+  return n;
+}
+
+/**
+ * A `node_id` / `plugin_id` prefix under spec 002's rule ("even number of hex characters",
+ * reference/README.md rule 1): a value made only of hex characters (for `uuid`, hyphens
+ * aside, as node IDs are UUIDs) must have an even length. A plugin ID with other characters
+ * (`hostpath`) is a name and passes as given; a `uuid` value with other characters is refused.
+ * `''` when absent. @throws 400 `invalid <name> "<v>": a prefix of hex characters must have an
+ * even length`; for `uuid`, 400 `invalid <name> "<v>": must be hex characters of a node ID`.
+ */
+export function queryHexPrefix(ctx: Ctx, name: string, o: { uuid?: boolean } = {}): string {
+  const value = ctx.query.get(name) ?? '';
+  const hex = o.uuid ? value.replaceAll('-', '') : value;
+  if (!/^[0-9a-fA-F]*$/.test(hex)) {
+    if (o.uuid) throw schedBadRequest(`invalid ${name} "${value}": must be hex characters of a node ID`);
+    return value;
+  }
+  if (hex.length % 2 !== 0) throw schedBadRequest(`invalid ${name} "${value}": a prefix of hex characters must have an even length`);
+  return value;
+}
+
+/** `?name=`, which must be given and not empty. @throws 400 `missing <name>: <why>`. */
+export function requireQuery(ctx: Ctx, name: string, why: string): string {
+  const v = ctx.query.get(name);
+  if (v === null || v === '') throw schedBadRequest(`missing ${name}: ${why}`);
+  return v;
+}

@@ -23,6 +23,10 @@ export const T = {
   namespaces: 'namespaces',
   nodes: 'nodes',
   allocs: 'allocs',
+  /** CSI volumes (csi/volume.ts `CsiVolumeDoc`), keyed `<namespace>.<id>` so that id order is the list order of reference/sched.md §1.7. */
+  csiVolumes: 'csi-volumes',
+  /** CSI plugins (csi/plugin-doc.ts `CsiPluginDoc`), keyed by plugin ID; written by the plugin registry only. */
+  csiPlugins: 'csi-plugins',
 } as const;
 
 /**
@@ -40,6 +44,12 @@ export const LABEL = {
   allocCreate: 'AllocationCreated',
   allocUpdate: 'AllocationUpdated',
   allocDesired: 'AllocationUpdateDesiredStatus',
+  /** Register and create of CSI volumes (reference/sched.md §3.4 `CSIVolumeRegister`). */
+  csiVolumeRegister: 'CSIVolumeRegistered',
+  /** Deregister and delete of CSI volumes. */
+  csiVolumeDeregister: 'CSIVolumeDeregistered',
+  /** Claim bookkeeping outside allocation writes (detach, a finished unpublish). */
+  csiVolumeClaim: 'CSIVolumeClaim',
   /** Writes replication copies in from the authoritative region. */
   replication: 'Replication',
 } as const;
@@ -192,6 +202,8 @@ export const SCHED_TABLES: readonly TableSpec[] = [
   { name: T.namespaces },
   { name: T.nodes },
   { name: T.allocs },
+  { name: T.csiVolumes },
+  { name: T.csiPlugins },
 ];
 
 /** Stored auth methods and binding rules are the auth module's shapes (auth/). */

@@ -11,6 +11,8 @@
  * acl-roles          ACLRole         role ID     [role Name]           ""         {"ACLRole": role}
  * acl-auth-methods   ACLAuthMethod   name        null                  ""         {"AuthMethod": method, secrets redacted}
  * acl-binding-rules  ACLBindingRule  rule ID     [AuthMethod]          ""         {"ACLBindingRule": rule}
+ * csi-volumes        CSIVolume       volume ID   [ID, Name, PluginID]  its own    {"Volume": volume as read, no secrets}
+ * csi-plugins        CSIPlugin       plugin ID   [ID]                  ""         {"Plugin": plugin as read}
  * acl-meta, namespaces: no events
  * ```
  *
@@ -20,14 +22,23 @@
  * `NodeDeregistration` and `AllocationCreated` / `AllocationUpdated` (an unlabelled
  * allocation delete makes no event, like the reference's garbage collection). ACL objects are
  * always typed by table and operation: `<Topic>Upserted` / `<Topic>Deleted` (batches
- * replication copies in, label `Replication`, included). Deletes carry the object as it was
- * before; every event's `Index` is the batch's.
+ * replication copies in, label `Replication`, included). CSI volumes take the batch's CSI label
+ * (`CSIVolumeRegistered`, `CSIVolumeDeregistered`, `CSIVolumeClaim`); otherwise a change of a
+ * volume is a claim (allocation writes claim and release) and a delete a deregistration. CSI
+ * plugins are typed like nodes (the plugin registry labels its writes `NodeRegistration`, as
+ * the reference's clients report plugins in their node registration). Volume payloads show the
+ * plugin health and allocations `read` finds when the batch is published (reference/sched.md
+ * §4.8: the same sanitized shape as a read). Deletes carry the object as it was before; every
+ * event's `Index` is the batch's.
  *
  * @module
  */
 import type { ChangeBatch, Indexed, StateChange } from '../../../kernel/store/index.js';
 import { renderAuthMethod } from '../auth/auth-method.js';
 import { renderAlloc, type StoredAlloc } from '../alloc.js';
+import { volumeLookup, type DocReader } from '../csi/lookup.js';
+import { renderPlugin, type CsiPluginDoc } from '../csi/plugin-doc.js';
+import { renderVolume, type StoredVolume } from '../csi/volume.js';
 import { renderNode, type StoredNode } from '../node.js';
 import { LABEL, T, type AuthMethodDoc, type BindingRuleDoc, type PolicyDoc, type RoleDoc, type TokenDoc } from '../state.js';
 import { renderToken } from '../token.js';
@@ -40,9 +51,21 @@ type Described = Omit<StreamEvent, 'Type' | 'Index'>;
 
 const NODE_LABELS = new Set<string>([LABEL.nodeRegister, LABEL.nodeDeregister, LABEL.nodeEligibility, LABEL.nodeDrain, LABEL.nodeEvent]);
 const ALLOC_LABELS = new Set<string>([LABEL.allocCreate, LABEL.allocUpdate, LABEL.allocDesired]);
+const VOLUME_LABELS = new Set<string>([LABEL.csiVolumeRegister, LABEL.csiVolumeDeregister, LABEL.csiVolumeClaim]);
 
-/** Topic, key, filter keys, namespace and payload of a document of each event-producing table. */
-const DESCRIBE: Readonly<Record<string, (doc: Doc) => Described>> = {
+/** A reader that finds nothing (no state given to {@link eventBatchOf}). */
+const NOTHING: DocReader = { get: () => undefined };
+
+/** Topic, key, filter keys, namespace and payload of a document of each event-producing table; `read` finds related documents. */
+const DESCRIBE: Readonly<Record<string, (doc: Doc, read: DocReader) => Described>> = {
+  [T.csiVolumes]: (d, read) => {
+    const v = d as unknown as StoredVolume;
+    return { Topic: 'CSIVolume', Key: v.ID, FilterKeys: [v.ID, v.Name, v.PluginID], Namespace: v.Namespace, Payload: { Volume: renderVolume(v, volumeLookup(read)) } };
+  },
+  [T.csiPlugins]: (d) => {
+    const p = d as unknown as CsiPluginDoc & Indexed;
+    return { Topic: 'CSIPlugin', Key: p.ID, FilterKeys: [p.ID], Namespace: '', Payload: { Plugin: renderPlugin(p) } };
+  },
   [T.nodes]: (d) => {
     const n = d as unknown as StoredNode & Indexed;
     return { Topic: 'Node', Key: n.ID, FilterKeys: null, Namespace: '', Payload: { Node: renderNode(n) } };
@@ -88,6 +111,11 @@ function typeOf(change: StateChange, topic: string, label: string | undefined): 
     case T.allocs:
       if (label !== undefined && ALLOC_LABELS.has(label)) return label;
       return deleted ? undefined : change.previous ? LABEL.allocUpdate : LABEL.allocCreate;
+    case T.csiVolumes:
+      if (label !== undefined && VOLUME_LABELS.has(label)) return label;
+      return deleted ? LABEL.csiVolumeDeregister : change.previous ? LABEL.csiVolumeClaim : LABEL.csiVolumeRegister;
+    case T.csiPlugins:
+      return label !== undefined && NODE_LABELS.has(label) ? label : deleted ? LABEL.nodeDeregister : LABEL.nodeRegister;
     default:
       return `${topic}${deleted ? 'Deleted' : 'Upserted'}`;
   }
@@ -95,15 +123,16 @@ function typeOf(change: StateChange, topic: string, label: string | undefined): 
 
 /**
  * The events of a committed state batch (see the module doc), in change order; undefined
- * when it makes none (only namespaces or ACL bookkeeping changed).
+ * when it makes none (only namespaces or ACL bookkeeping changed). `read` (the state) finds
+ * what volume payloads show of their plugin and allocations.
  */
-export function eventBatchOf(batch: ChangeBatch): EventBatch | undefined {
+export function eventBatchOf(batch: ChangeBatch, read: DocReader = NOTHING): EventBatch | undefined {
   const events: StreamEvent[] = [];
   for (const change of batch.changes) {
     const describe = DESCRIBE[change.table];
     const doc = change.op === 'delete' ? change.previous : change.doc;
     if (!describe || !doc) continue;
-    const described = describe(doc);
+    const described = describe(doc, read);
     const type = typeOf(change, described.Topic, batch.label);
     if (type === undefined) continue;
     events.push({ ...described, Type: type, Index: batch.index });

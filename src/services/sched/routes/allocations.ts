@@ -20,6 +20,7 @@
 import { randomUUID } from 'node:crypto';
 import { ALL_NAMESPACES } from '../acl/index.js';
 import { allocStub, checkEnum, CLIENT_STATUSES, decodeVolumes, DESIRED_STATUSES, renderAlloc, type StoredAlloc } from '../alloc.js';
+import { writeAllocation } from '../csi/alloc-claims.js';
 import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
 import { schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
 import { decodeGoStruct, queryUuidPrefix, requireBody } from '../request.js';
@@ -36,7 +37,8 @@ const allocNotFound = () => schedNotFound('alloc not found');
  * Replies the stored allocation (as the read) with `X-Sched-Index`.
  * @throws 400 `missing allocation`, `missing node ID`, `missing job ID`, `missing task group`,
  *   `namespace "<ns>" does not exist`, `node "<id>" does not exist`, `invalid desired status
- *   "<s>": must be one of …`, `invalid client status …`, volume errors; 403 without
+ *   "<s>": must be one of …`, `invalid client status …`, volume errors; claim errors (400
+ *   `… volume not found`, 409 `… volume max claims reached`, …); 403 without
  *   `namespace:submit-job` in the namespace.
  */
 async function createAlloc(ctx: Ctx): Promise<SchedReply> {
@@ -58,36 +60,42 @@ async function createAlloc(ctx: Ctx): Promise<SchedReply> {
   const volumes = decodeVolumes(a.Volumes);
   const nowNs = ctx.deps.now() * 1e6;
   const id = randomUUID();
-  const { result } = await ctx.deps.state.txn((tx) => {
-    if (!tx.get<NamespaceDoc>(T.namespaces, namespace)) throw schedBadRequest(`namespace "${namespace}" does not exist`);
-    const node = tx.get<NodeDoc>(T.nodes, a.NodeID);
-    if (!node) throw schedBadRequest(`node "${a.NodeID}" does not exist`);
-    return tx.put<StoredAlloc>(T.allocs, id, {
-      ID: id,
-      Namespace: namespace,
-      EvalID: randomUUID(),
-      Name: a.Name || `${a.JobID}.${a.TaskGroup}[0]`,
-      NodeID: a.NodeID,
-      NodeName: node.Name,
-      JobID: a.JobID,
-      TaskGroup: a.TaskGroup,
-      DesiredStatus: desired,
-      DesiredDescription: a.DesiredDescription,
-      ClientStatus: client,
-      ClientDescription: a.ClientDescription,
-      Volumes: volumes,
-      DeploymentID: '',
-      CreateTime: nowNs,
-      ModifyTime: nowNs,
-    });
-  }, LABEL.allocCreate);
+  const evalId = randomUUID();
+  const { result } = await writeAllocation(ctx.deps, {
+    id,
+    label: LABEL.allocCreate,
+    build: (_none, read) => {
+      if (!read.get<NamespaceDoc>(T.namespaces, namespace)) throw schedBadRequest(`namespace "${namespace}" does not exist`);
+      const node = read.get<NodeDoc>(T.nodes, a.NodeID);
+      if (!node) throw schedBadRequest(`node "${a.NodeID}" does not exist`);
+      return {
+        ID: id,
+        Namespace: namespace,
+        EvalID: evalId,
+        Name: a.Name || `${a.JobID}.${a.TaskGroup}[0]`,
+        NodeID: a.NodeID,
+        NodeName: node.Name,
+        JobID: a.JobID,
+        TaskGroup: a.TaskGroup,
+        DesiredStatus: desired,
+        DesiredDescription: a.DesiredDescription,
+        ClientStatus: client,
+        ClientDescription: a.ClientDescription,
+        Volumes: volumes,
+        DeploymentID: '',
+        CreateTime: nowNs,
+        ModifyTime: nowNs,
+      };
+    },
+  });
   return writeReply(result.ModifyIndex, renderAlloc(result));
 }
 
 /**
  * Updates one status field pair of allocation `:id` in a write labelled `label`, after
- * `authorize` passed for the stored allocation. Replies `{"Index": N}` with `X-Sched-Index`.
- * @throws 404 `alloc not found`; what `authorize` throws.
+ * `authorize` passed for the stored allocation; becoming terminal releases its volume claims
+ * and becoming live again claims them (csi/alloc-claims.ts). Replies `{"Index": N}` with
+ * `X-Sched-Index`. @throws 404 `alloc not found`; what `authorize` throws; claim errors.
  */
 async function updateAlloc(
   ctx: Ctx,
@@ -96,12 +104,15 @@ async function updateAlloc(
   change: Pick<StoredAlloc, 'ClientStatus' | 'ClientDescription'> | Pick<StoredAlloc, 'DesiredStatus' | 'DesiredDescription'>,
 ): Promise<SchedReply> {
   const nowNs = ctx.deps.now() * 1e6;
-  const { index } = await ctx.deps.state.txn((tx) => {
-    const alloc = tx.get<StoredAlloc>(T.allocs, ctx.params.id!);
-    if (!alloc) throw allocNotFound();
-    authorize(alloc);
-    tx.put<StoredAlloc>(T.allocs, alloc.ID, { ...alloc, ...change, ModifyTime: nowNs });
-  }, label);
+  const { index } = await writeAllocation(ctx.deps, {
+    id: ctx.params.id!,
+    label,
+    build: (alloc) => {
+      if (!alloc) throw allocNotFound();
+      authorize(alloc);
+      return { ...alloc, ...change, ModifyTime: nowNs };
+    },
+  });
   return writeReply(index, { Index: index });
 }
 

@@ -6,7 +6,7 @@
  * GET          /v1/namespace/:name        any capability in it, else 403       (blocking on namespaces)
  * POST|PUT     /v1/namespace              management; body {"Name", "Description", "Meta"}
  * POST|PUT     /v1/namespace/:name        management; body Name must be the path's
- * DELETE       /v1/namespace/:name        management; not `default`, not while it has non-terminal allocations
+ * DELETE       /v1/namespace/:name        management; not `default`, not while it has non-terminal allocations or CSI volumes
  * ```
  *
  * Writes answer 200 with an empty body and `X-Sched-Index`, as the reference. The reference
@@ -21,6 +21,7 @@ import { CairnError } from '../../../kernel/http/index.js';
 import { clientTerminal, type StoredAlloc } from '../alloc.js';
 import { multiError } from '../auth/errors.js';
 import { contentHash } from '../auth/stamp.js';
+import type { StoredVolume } from '../csi/volume.js';
 import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
 import { atLeastOne, schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
 import { decodeGoStruct, queryPrefix, requireBody } from '../request.js';
@@ -81,7 +82,8 @@ async function upsert(ctx: Ctx, pathName: string | undefined): Promise<SchedRepl
 /**
  * Deletes namespace `:name` (the reference's `Namespace.DeleteNamespaces`). @throws 400
  * `can not delete default namespace`; 404 `namespace not found`; 409 `namespace "<n>" has
- * non-terminal allocations in regions: [<region>]`; 403 unless management.
+ * non-terminal allocations in regions: [<region>]`, `namespace "<n>" contains at least one CSI
+ * volume`; 403 unless management.
  */
 async function remove(ctx: Ctx): Promise<SchedReply> {
   requireManagementOrOff(ctx);
@@ -92,6 +94,7 @@ async function remove(ctx: Ctx): Promise<SchedReply> {
     if (tx.list<StoredAlloc>(T.allocs).some((a) => a.Namespace === name && !clientTerminal(a))) {
       throw new CairnError('conflict', `namespace "${name}" has non-terminal allocations in regions: [${ctx.deps.config.region}]`);
     }
+    if (tx.list<StoredVolume>(T.csiVolumes).some((v) => v.Namespace === name)) throw new CairnError('conflict', `namespace "${name}" contains at least one CSI volume`);
     tx.delete(T.namespaces, name);
   });
   return writeReply(index);

@@ -1,0 +1,230 @@
+/**
+ * The agent's CSI plugin registry (reference/sched.md §4.11, §4.12; issue 7 scope 1): one
+ * client per configured `plugin "<id>"` endpoint, fingerprinted (GetPluginInfo,
+ * GetPluginCapabilities, ControllerGetCapabilities for controllers, NodeGetInfo and
+ * NodeGetCapabilities for nodes, Probe) at start and then every `intervalMs`, and a
+ * `csi-plugins` row per plugin ID built from the answers (plugin-doc.ts). The row and the
+ * `CSIControllerPlugins` / `CSINodePlugins` maps of the registered nodes the endpoints serve
+ * are written only when something changed, in a write labelled `NodeRegistration` (the
+ * reference's clients report plugins in their node registration, so its CSIPlugin events
+ * carry that type: reference/sched.md §3.4). Rows of plugin IDs no longer configured are
+ * deleted at start (label `NodeDeregistration`).
+ *
+ * Routes reach a healthy controller's client through {@link CsiPlugins.controller}.
+ *
+ * @module
+ */
+import type { CsiClient } from '../../../kernel/csi/index.js';
+import type { Logger } from '../../../kernel/log/logger.js';
+import type { Indexed, StateStore, Txn } from '../../../kernel/store/index.js';
+import { formatTime } from '../../../kernel/util/duration.js';
+import type { CsiPluginConfig } from '../config.js';
+import { LABEL, T, type NodeDoc } from '../state.js';
+import { controllerInfo, csiInfo, pluginDoc, type ControllerInfoDoc, type CsiInfoDoc, type CsiPluginDoc, type Fingerprint } from './plugin-doc.js';
+
+/** Default probe period: 10 s. */
+export const DEFAULT_PLUGIN_PROBE_INTERVAL_MS = 10_000;
+/** Longest a fingerprint of one endpoint may take before the endpoint counts as unhealthy: 5 s. */
+export const PLUGIN_FINGERPRINT_TIMEOUT_MS = 5_000;
+
+/** Options of {@link CsiPlugins}. */
+export interface CsiPluginsOptions {
+  readonly state: StateStore;
+  readonly plugins: readonly CsiPluginConfig[];
+  /** Opens a client on a plugin socket (kernel `csiClient`). */
+  readonly connect: (socket: string) => CsiClient;
+  readonly log: Logger;
+  /** Clock in epoch ms. */
+  readonly now: () => number;
+  /** Node key of endpoints without `node_id` (the agent's name). */
+  readonly defaultNodeId: string;
+  /** Probe period in ms; default {@link DEFAULT_PLUGIN_PROBE_INTERVAL_MS}. */
+  readonly intervalMs?: number;
+}
+
+/** A healthy controller endpoint of a plugin: its client and capabilities. */
+export interface ControllerHandle {
+  readonly client: CsiClient;
+  readonly info: ControllerInfoDoc;
+}
+
+/** One configured endpoint and what its last fingerprint found. */
+interface Endpoint {
+  readonly config: CsiPluginConfig;
+  /** Scheduler node ID it serves (`node_id`, else the agent's name). */
+  readonly nodeKey: string;
+  /** Replaced by a fresh one after a failed fingerprint, so a restarted plugin is found at the next round (not after the channel's reconnect backoff). */
+  client: CsiClient;
+  readonly controller: boolean;
+  readonly node: boolean;
+  /** Last successful fingerprint; kept while the endpoint is unreachable. */
+  fingerprint?: Fingerprint;
+  healthy: boolean;
+  description: string;
+}
+
+const withoutIndexes = (d: object): string => {
+  const { CreateIndex: _c, ModifyIndex: _m, ...rest } = d as Indexed & Record<string, unknown>;
+  return JSON.stringify(rest);
+};
+
+/** See the module doc. `start()` once, `close()` at the end. */
+export class CsiPlugins {
+  private readonly endpoints: Endpoint[];
+  private readonly intervalMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private closed = false;
+  /** The agent's logger (plugin health changes; claim bookkeeping failures). */
+  readonly log: Logger;
+
+  constructor(private readonly o: CsiPluginsOptions) {
+    this.log = o.log;
+    this.intervalMs = o.intervalMs ?? DEFAULT_PLUGIN_PROBE_INTERVAL_MS;
+    this.endpoints = o.plugins.map((config) => ({
+      config,
+      nodeKey: config.nodeId ?? o.defaultNodeId,
+      client: o.connect(config.socket),
+      controller: config.type !== 'node',
+      node: config.type !== 'controller',
+      healthy: false,
+      description: 'not fingerprinted yet',
+    }));
+  }
+
+  /** Fingerprints every endpoint once, writes the rows (and removes those of unconfigured IDs), then probes every interval. */
+  async start(): Promise<void> {
+    await this.round(true);
+    this.schedule();
+  }
+
+  /** Runs one probe round now (after the one in progress, if any) and resolves when its rows are written. */
+  probeNow(): Promise<void> {
+    return this.round(false);
+  }
+
+  /** A healthy controller endpoint of plugin `id` with its capabilities, or undefined. */
+  controller(id: string): ControllerHandle | undefined {
+    const e = this.endpoints.find((x) => x.config.id === id && x.controller && x.healthy && x.fingerprint?.controller);
+    return e && { client: e.client, info: controllerInfo(e.fingerprint!.controller!) };
+  }
+
+  /** Stops probing, waits for a round in progress, closes every client. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.running;
+    for (const e of this.endpoints) e.client.close();
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    this.timer = setTimeout(() => {
+      void this.round(false).finally(() => this.schedule());
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Runs a round after the one in progress (rounds never overlap). */
+  private round(first: boolean): Promise<void> {
+    const run = async () => {
+      if (this.closed && !first) return;
+      await Promise.all(this.endpoints.map((e) => this.fingerprint(e)));
+      try {
+        await this.write(first);
+      } catch (err) {
+        this.o.log.error({ err }, 'CSI plugins: writing the plugin state failed');
+      }
+    };
+    const next = (this.running ?? Promise.resolve()).then(run);
+    this.running = next;
+    return next;
+  }
+
+  /**
+   * Asks endpoint `e` everything a fingerprint needs; a failure or a timeout makes it
+   * unhealthy, keeping the last good answers, and gives it a new client.
+   */
+  private async fingerprint(e: Endpoint): Promise<void> {
+    const c = e.client;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${PLUGIN_FINGERPRINT_TIMEOUT_MS} ms`)), PLUGIN_FINGERPRINT_TIMEOUT_MS);
+    });
+    try {
+      const asked = (async () => {
+        const info = await c.getPluginInfo();
+        const capabilities = await c.getPluginCapabilities();
+        const controller = e.controller ? await c.controllerGetCapabilities() : undefined;
+        const node = e.node ? { info: await c.nodeGetInfo(), capabilities: await c.nodeGetCapabilities() } : undefined;
+        const ready = await c.probe();
+        return { fingerprint: { info, capabilities, controller, node }, ready };
+      })();
+      const { fingerprint, ready } = await Promise.race([asked, timeout]);
+      e.fingerprint = fingerprint;
+      e.healthy = ready;
+      e.description = ready ? 'healthy' : 'plugin not ready';
+    } catch (err) {
+      if (e.healthy) this.o.log.warn({ plugin: e.config.id, socket: e.config.socket, err }, 'CSI plugin became unhealthy');
+      e.healthy = false;
+      e.description = `plugin unreachable: ${(err as Error).message}`;
+      c.close();
+      e.client = this.o.connect(e.config.socket);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Writes the plugin rows and node maps that differ from the stored ones, in one write. */
+  private async write(first: boolean): Promise<void> {
+    const nowIso = formatTime(new Date(this.o.now()));
+    const ids = [...new Set(this.endpoints.map((e) => e.config.id))];
+    await this.o.state.txn((tx) => {
+      const entries = new Map<string, { controllers: Record<string, CsiInfoDoc>; nodes: Record<string, CsiInfoDoc> }>();
+      for (const id of ids) {
+        const old = tx.get<CsiPluginDoc>(T.csiPlugins, id);
+        const controllers: Record<string, CsiInfoDoc> = {};
+        const nodes: Record<string, CsiInfoDoc> = {};
+        for (const e of this.endpoints.filter((x) => x.config.id === id)) {
+          const info = (role: 'controller' | 'node', was: CsiInfoDoc | undefined) =>
+            stamped(csiInfo({ pluginId: id, role, fingerprint: e.fingerprint, healthy: e.healthy, description: e.description }), was, nowIso);
+          if (e.controller) controllers[e.nodeKey] = info('controller', old?.Controllers[e.nodeKey]);
+          if (e.node) nodes[e.nodeKey] = info('node', old?.Nodes[e.nodeKey]);
+        }
+        entries.set(id, { controllers, nodes });
+        const doc = pluginDoc(id, controllers, nodes);
+        if (!old || withoutIndexes(old) !== JSON.stringify(doc)) tx.put<CsiPluginDoc>(T.csiPlugins, id, doc);
+      }
+      this.writeNodes(tx, entries);
+    }, LABEL.nodeRegister);
+    if (!first) return;
+    await this.o.state.txn((tx) => {
+      for (const p of tx.list<CsiPluginDoc>(T.csiPlugins)) if (!ids.includes(p.ID)) tx.delete(T.csiPlugins, p.ID);
+    }, LABEL.nodeDeregister);
+  }
+
+  /** Sets each served, registered node's `CSIControllerPlugins` / `CSINodePlugins[<plugin ID>]` where it differs. */
+  private writeNodes(tx: Txn, entries: Map<string, { controllers: Record<string, CsiInfoDoc>; nodes: Record<string, CsiInfoDoc> }>): void {
+    for (const key of new Set(this.endpoints.map((e) => e.nodeKey))) {
+      const node = tx.get<NodeDoc>(T.nodes, key);
+      if (!node) continue;
+      const controllers: Record<string, unknown> = { ...node.CSIControllerPlugins };
+      const nodes: Record<string, unknown> = { ...node.CSINodePlugins };
+      for (const [id, e] of entries) {
+        if (e.controllers[key]) controllers[id] = e.controllers[key];
+        if (e.nodes[key]) nodes[id] = e.nodes[key];
+      }
+      const c = Object.keys(controllers).length > 0 ? controllers : null;
+      const n = Object.keys(nodes).length > 0 ? nodes : null;
+      if (JSON.stringify(c) !== JSON.stringify(node.CSIControllerPlugins ?? null) || JSON.stringify(n) !== JSON.stringify(node.CSINodePlugins ?? null)) {
+        tx.put<NodeDoc>(T.nodes, key, { ...node, CSIControllerPlugins: c, CSINodePlugins: n });
+      }
+    }
+  }
+}
+
+/** `info` with the stored `was.UpdateTime` when nothing else changed, else stamped `nowIso`. */
+function stamped(info: CsiInfoDoc, was: CsiInfoDoc | undefined, nowIso: string): CsiInfoDoc {
+  if (was && JSON.stringify({ ...was, UpdateTime: '' }) === JSON.stringify(info)) return was;
+  return { ...info, UpdateTime: nowIso };
+}

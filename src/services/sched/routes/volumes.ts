@@ -1,0 +1,133 @@
+/**
+ * CSI volumes (spec 002 "CSI volumes", reference/sched.md §4.1–§4.9). `?namespace=` (default
+ * `default`) names the volume's namespace; the volume ID in the path is the full ID.
+ *
+ * ```text
+ * GET    /v1/volumes?type=csi&namespace=&node_id=&plugin_id=&prefix=&per_page=&next_token=&filter=
+ *                                              csi-list-volume   stubs, paged     (blocking)
+ * PUT    /v1/volumes                           csi-write-volume  register (body names the volumes)
+ * GET    /v1/volume/csi/:volume_id             csi-read-volume   the volume       (blocking)
+ * PUT    /v1/volume/csi/:volume_id             csi-write-volume  register
+ * DELETE /v1/volume/csi/:volume_id?force=      csi-write-volume  deregister
+ * PUT    /v1/volume/csi/:volume_id/create      csi-write-volume  create
+ * DELETE /v1/volume/csi/:volume_id/delete      csi-write-volume  delete (X-Sched-CSI-Secrets)
+ * DELETE /v1/volume/csi/:volume_id/detach?node=  csi-write-volume  detach
+ * ```
+ *
+ * Register and create are csi/volume-register.ts; deregister, delete and detach
+ * csi/volume-remove.ts; the shapes csi/volume.ts. Reads never show secrets.
+ *
+ * @module
+ */
+import { ALL_NAMESPACES, type NamespaceCapability } from '../acl/index.js';
+import { volumeLookup } from '../csi/lookup.js';
+import { registerVolumes } from '../csi/volume-register.js';
+import { deleteVolume, deregisterVolume, detachVolume } from '../csi/volume-remove.js';
+import { liveClaims, renderVolume, volumeFilterDatum, volumeKey, volumeStub, type StoredVolume } from '../csi/volume.js';
+import type { CsiPluginDoc } from '../csi/plugin-doc.js';
+import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
+import { schedBadRequest, schedNotFound, type SchedReply, type SchedRoute } from '../http.js';
+import { compileListFilter, nextTokenHeader, paginate } from '../paginate.js';
+import { queryHexPrefix, queryPerPage, queryPrefix } from '../request.js';
+import { DEFAULT_NAMESPACE, T } from '../state.js';
+
+/** Capabilities any of which lets a token list volumes (spec 002: `csi-list-volume`; the reference also takes these others, reference/sched.md §4.8). */
+export const VOLUME_LIST_CAPABILITIES: readonly NamespaceCapability[] = ['csi-list-volume', 'csi-read-volume', 'csi-mount-volume', 'list-jobs'];
+/** Capabilities any of which lets a token read a volume (spec 002: `csi-read-volume`; reference/sched.md §4.8). */
+const VOLUME_READ_CAPABILITIES: readonly NamespaceCapability[] = ['csi-read-volume', 'csi-mount-volume', 'read-job'];
+
+/**
+ * `GET /v1/volumes` (spec 002 "Endpoints", reference/sched.md §1.7, §4.8): `[]` without
+ * `type`; `type=csi` lists the stubs of the volumes in `?namespace=` (`*`: every namespace the
+ * token may list) in `<namespace>.<id>` order, narrowed by `node_id` (volumes claimed by an
+ * allocation on a node with that ID prefix), `plugin_id` (plugin ID prefix), `prefix` (volume
+ * ID prefix) and `filter` (over the full volume as read, csi/volume.ts `volumeFilterDatum`), paged by `per_page` / `next_token`
+ * with `X-Sched-NextToken`. @throws 400 `unsupported volume type "<t>": only "csi" is
+ * supported`, odd hex prefixes, a bad `per_page`, filter errors; 403 without a list
+ * capability in a named namespace.
+ */
+async function listVolumes(ctx: Ctx): Promise<SchedReply> {
+  const type = ctx.query.get('type') ?? '';
+  if (type === '') return { body: [] };
+  if (type !== 'csi') throw schedBadRequest(`unsupported volume type "${type}": only "csi" is supported`);
+  const who = identityOf(ctx);
+  const ns = ctx.query.get('namespace') || DEFAULT_NAMESPACE;
+  if (ns !== ALL_NAMESPACES) requireAllowed(who.authorizer.allowNamespaceAnyOf(ns, VOLUME_LIST_CAPABILITIES));
+  const nodeId = queryHexPrefix(ctx, 'node_id', { uuid: true }).toLowerCase();
+  const pluginId = queryHexPrefix(ctx, 'plugin_id');
+  const prefix = queryPrefix(ctx);
+  const perPage = queryPerPage(ctx);
+  const filter = compileListFilter(ctx.query.get('filter'));
+  const { state } = ctx.deps;
+  const index = state.tableIndex(T.csiVolumes, T.csiPlugins);
+  const look = volumeLookup(state);
+  const listable = new Map<string, boolean>();
+  const mayList = (n: string) => {
+    let ok = listable.get(n);
+    if (ok === undefined) listable.set(n, (ok = who.authorizer.allowNamespaceAnyOf(n, VOLUME_LIST_CAPABILITIES)));
+    return ok;
+  };
+  const candidates = state.list<StoredVolume>(T.csiVolumes).filter(
+    (v) =>
+      (ns === ALL_NAMESPACES || v.Namespace === ns) &&
+      v.PluginID.startsWith(pluginId) &&
+      v.ID.startsWith(prefix) &&
+      (nodeId === '' || liveClaims(v).some((c) => c.NodeID.toLowerCase().startsWith(nodeId))),
+  );
+  const page = paginate({
+    items: candidates,
+    tokenOf: (v) => volumeKey(v.Namespace, v.ID),
+    perPage,
+    nextToken: ctx.query.get('next_token') ?? '',
+    filter,
+    filterOn: (v) => volumeFilterDatum(v, look),
+    select: (v) => ns !== ALL_NAMESPACES || mayList(v.Namespace),
+  });
+  const body = page.items.map((v) => volumeStub(v, state.get<CsiPluginDoc>(T.csiPlugins, v.PluginID)));
+  return { body, index, headers: nextTokenHeader(page.nextToken) };
+}
+
+/**
+ * `GET /v1/volume/csi/:volume_id`: the volume as read (csi/volume.ts `renderVolume`);
+ * `X-Sched-Index` the highest of the volume, plugin and allocation tables. @throws 404
+ * `volume not found`; 403 without `csi-read-volume` in the namespace.
+ */
+async function readVolume(ctx: Ctx): Promise<SchedReply> {
+  const ns = ctx.query.get('namespace') || DEFAULT_NAMESPACE;
+  requireAllowed(identityOf(ctx).authorizer.allowNamespaceAnyOf(ns, VOLUME_READ_CAPABILITIES));
+  const { state } = ctx.deps;
+  const v = state.get<StoredVolume>(T.csiVolumes, volumeKey(ns, ctx.params.id!));
+  if (!v) throw schedNotFound('volume not found');
+  return { body: renderVolume(v, volumeLookup(state)), index: state.tableIndex(T.csiVolumes, T.csiPlugins, T.allocs) };
+}
+
+/** Routes of this file (see the module doc). */
+export const volumeRoutes: readonly SchedRoute<SchedDeps>[] = [
+  {
+    pattern: 'volumes',
+    synopsis: 'List CSI volumes (?type=csi) as stubs, paged and filtered; register volumes named in the body',
+    blocking: [T.csiVolumes, T.csiPlugins],
+    methods: { GET: listVolumes, PUT: (ctx) => registerVolumes(ctx, { create: false }), POST: (ctx) => registerVolumes(ctx, { create: false }) },
+  },
+  {
+    pattern: 'volume/csi/:id',
+    synopsis: 'Read, register or deregister a CSI volume',
+    blocking: [T.csiVolumes, T.csiPlugins, T.allocs],
+    methods: { GET: readVolume, PUT: (ctx) => registerVolumes(ctx, { create: false, pathId: ctx.params.id! }), DELETE: deregisterVolume },
+  },
+  {
+    pattern: 'volume/csi/:id/create',
+    synopsis: 'Create a CSI volume in its plugin and register it (needs CREATE_DELETE_VOLUME)',
+    methods: { PUT: (ctx) => registerVolumes(ctx, { create: true, pathId: ctx.params.id! }) },
+  },
+  {
+    pattern: 'volume/csi/:id/delete',
+    synopsis: 'Delete a CSI volume in its plugin and deregister it (needs CREATE_DELETE_VOLUME; X-Sched-CSI-Secrets)',
+    methods: { DELETE: deleteVolume },
+  },
+  {
+    pattern: 'volume/csi/:id/detach',
+    synopsis: 'Detach a CSI volume from a node (?node=; needs PUBLISH_UNPUBLISH_VOLUME)',
+    methods: { DELETE: detachVolume },
+  },
+];
