@@ -13,11 +13,15 @@ import { csiClient, startHostpathPlugin, type ControllerCapability, type CsiClie
 import type { CsiPluginConfig } from '../../src/services/sched/config.js';
 import { call, ROOT, startAgent, type Reply, type TestAgent } from './helpers.js';
 
-/** One plugin to start: its ID, the controller capabilities it serves (default: the hostpath defaults). */
+/**
+ * One plugin to start: its ID, the controller capabilities it serves (default: the hostpath
+ * defaults), and `shareRoot`: the ID of a plugin whose root (so whose volumes) it shares.
+ */
 export interface PluginSpec {
   readonly id: string;
   readonly capabilities?: readonly ControllerCapability[];
   readonly maxVolumesPerNode?: number;
+  readonly shareRoot?: string;
 }
 
 /** A running fixture. */
@@ -57,7 +61,7 @@ export async function startCsi(plugins: readonly PluginSpec[], o: { probeMs?: nu
   const socket = (id: string) => join(dir, `${id}.sock`);
   const csiNode = (id: string) => `hp-${id}-node`;
   const start = async (s: PluginSpec) => {
-    running.set(s.id, await startHostpathPlugin({ socket: socket(s.id), root: join(dir, `root-${s.id}`), nodeId: csiNode(s.id), capabilities: s.capabilities, maxVolumesPerNode: s.maxVolumesPerNode }));
+    running.set(s.id, await startHostpathPlugin({ socket: socket(s.id), root: join(dir, `root-${s.shareRoot ?? s.id}`), nodeId: csiNode(s.id), capabilities: s.capabilities, maxVolumesPerNode: s.maxVolumesPerNode }));
   };
   for (const s of plugins) await start(s);
   const config: CsiPluginConfig[] = plugins.map((s) => ({ id: s.id, socket: socket(s.id), type: 'monolith', nodeId }));

@@ -16,7 +16,7 @@ describe('scheduler CSI volumes', () => {
   let f: CsiFixture;
 
   before(async () => {
-    f = await startCsi([{ id: 'hostpath' }, { id: 'lister', capabilities: ['LIST_VOLUMES'] }]);
+    f = await startCsi([{ id: 'hostpath' }, { id: 'lister', capabilities: ['LIST_VOLUMES'] }, { id: 'viewer', capabilities: [], shareRoot: 'hostpath' }]);
     const ns = await f.req('PUT', '/v1/namespace/prod', { body: { Name: 'prod' } });
     assert.equal(ns.status, 200, ns.text);
   });
@@ -153,6 +153,26 @@ describe('scheduler CSI volumes', () => {
     assert.deepEqual([create.status, create.text], [400, 'plugin "lister" does not support CREATE_DELETE_VOLUME']);
     const made = await f.client('lister').listVolumes({ maxEntries: 1 });
     assert.equal(made.entries.length, 0);
+
+    // "viewer" serves no controller capability but shares hostpath's volumes, so one can be registered with it.
+    const ext = (await f.client('hostpath').createVolume({ name: 'shown', volumeCapabilities: [{ accessMode: 'SINGLE_NODE_WRITER', accessType: { mount: { fsType: '', mountFlags: [] } } }] })).volumeId;
+    const reg = await f.req('PUT', '/v1/volume/csi/shown', { body: volumeBody('shown', 'viewer', { ExternalID: ext }) });
+    assert.equal(reg.status, 200, reg.text);
+    const refusals: [string, string, unknown, string][] = [
+      ['PUT', '/v1/volume/csi/shown', volumeBody('shown', 'viewer', { ExternalID: ext, RequestedCapacityMin: 2 * HOSTPATH_DEFAULT_CAPACITY_BYTES }), 'EXPAND_VOLUME'],
+      ['DELETE', '/v1/volume/csi/shown/delete', undefined, 'CREATE_DELETE_VOLUME'],
+      ['DELETE', `/v1/volume/csi/shown/detach?node=${f.nodeId}`, undefined, 'PUBLISH_UNPUBLISH_VOLUME'],
+      ['GET', '/v1/volumes/external?plugin_id=viewer&per_page=5', undefined, 'LIST_VOLUMES'],
+      ['POST', '/v1/volumes/snapshot', { Snapshots: [{ SourceVolumeID: 'shown', Name: 's' }] }, 'CREATE_DELETE_SNAPSHOT'],
+      ['GET', '/v1/volumes/snapshot?plugin_id=viewer&per_page=5', undefined, 'LIST_SNAPSHOTS'],
+    ];
+    for (const [method, path, body, capability] of refusals) {
+      const r = await f.req(method, path, { body });
+      assert.deepEqual([r.status, r.text], [400, `plugin "viewer" does not support ${capability}`], `${method} ${path}`);
+    }
+    const stored = (await f.req('GET', '/v1/volume/csi/shown')).json;
+    assert.deepEqual([stored.Capacity, stored.RequestedCapacityMin], [0, 0], 'a refused expansion stores nothing');
+    assert.equal((await f.req('DELETE', '/v1/volume/csi/shown')).status, 200, 'deregister needs no capability');
   });
 
   it('deregisters, deletes and detaches with the reference\'s refusals', async () => {
