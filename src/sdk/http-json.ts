@@ -62,12 +62,16 @@ export interface HttpJsonRequest {
   readonly body?: unknown;
   /** Extra time the request may take on top of the target's limit, in ms (blocking queries). */
   readonly extraTimeoutMs?: number;
+  /** More request headers (lower-case names), e.g. the scheduler's `x-sched-csi-secrets`. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** A parsed JSON reply (undefined for an empty body) and its index header (0 when absent or not a number). */
+/** A parsed JSON reply (undefined for an empty body), its index header (0 when absent or not a number) and every reply header. */
 export interface HttpJsonReply<T> {
   readonly body: T;
   readonly index: number;
+  /** The reply's headers by lower-case name (e.g. `x-sched-nexttoken`). */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
 /**
@@ -136,17 +140,17 @@ export async function requestJson<T>(target: HttpJsonTarget, req: HttpJsonReques
   const { method, path } = req;
   let status: number;
   let text: string;
-  let indexHeader: string | string[] | undefined;
+  let headers: Record<string, string | string[] | undefined>;
   try {
     const res = await request(apiUrl(target.address, path, req.query), {
       method,
-      headers: jsonHeaders(target.tokenHeader, req.token, req.body !== undefined),
+      headers: { ...jsonHeaders(target.tokenHeader, req.token, req.body !== undefined), ...req.headers },
       body: req.body === undefined ? undefined : JSON.stringify(req.body),
       dispatcher: target.dispatcher,
       signal: AbortSignal.timeout((target.timeoutMs ?? DEFAULT_TIMEOUT_MS) + (req.extraTimeoutMs ?? 0)),
     });
     status = res.statusCode;
-    indexHeader = res.headers[target.indexHeader];
+    headers = res.headers;
     text = await res.body.text();
   } catch (err) {
     throw unreachable(target, err);
@@ -158,6 +162,7 @@ export async function requestJson<T>(target: HttpJsonTarget, req: HttpJsonReques
   } catch {
     throw target.connectionError(`${method} ${path}: the reply (HTTP ${status}) is not JSON`);
   }
+  const indexHeader = headers[target.indexHeader];
   const index = Number(Array.isArray(indexHeader) ? indexHeader[0] : indexHeader);
-  return { body, index: Number.isFinite(index) ? index : 0 };
+  return { body, index: Number.isFinite(index) ? index : 0, headers };
 }

@@ -1,7 +1,8 @@
 /**
  * Client for the scheduler service's HTTP API (spec 002; reference: Nomad's `/v1/acl/*`,
- * `/v1/node*`, `/v1/event/stream`, reference/sched.md). Depends only on `undici` and Node
- * built-ins.
+ * `/v1/node*`, `/v1/event/stream`, `/v1/volume*`, `/v1/plugin*`, reference/sched.md). The CSI
+ * methods (volumes, snapshots, plugins) live in sched-volumes.ts. Depends only on `undici` and
+ * Node built-ins.
  *
  * ```ts
  * const sched = SchedClient.fromEnv(process.env);        // SCHED_ADDR, SCHED_TOKEN, …
@@ -35,6 +36,7 @@ import {
   withOverrides,
 } from './http-json.js';
 import { readSchedFrames, SchedStreamError } from './sched-events.js';
+import { SchedCsiApi } from './sched-volumes.js';
 import type {
   SchedAclPolicy,
   SchedAclPolicyInput,
@@ -58,6 +60,8 @@ import type {
 } from './sched-types.js';
 
 export * from './sched-types.js';
+export * from './sched-csi-types.js';
+export { encodeCsiSecrets, SCHED_CSI_SECRETS_HEADER, SchedCsiApi } from './sched-volumes.js';
 export { parseSchedFrameLine, readSchedFrames, SchedStreamError, SCHED_STREAM_CLOSED } from './sched-events.js';
 
 /** Address used when neither the options nor `SCHED_ADDR` name one. */
@@ -90,12 +94,19 @@ export interface SchedClientOptions {
   readonly timeoutMs?: number;
 }
 
-/** One HTTP call: query, JSON body and extra time. */
+/** One HTTP call: query, JSON body, extra headers and extra time. */
 export interface SchedCallOptions {
   readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
   readonly body?: unknown;
+  /** More request headers, lower-case names (`x-sched-csi-secrets`). */
+  readonly headers?: Readonly<Record<string, string>>;
   /** Extra time the call may take, in ms (blocking queries). */
   readonly extraTimeoutMs?: number;
+}
+
+/** What {@link SchedClient.call} resolves with: the parsed body, `X-Sched-Index`, and every reply header by lower-case name. */
+export interface SchedCallReply<T> extends SchedRead<T> {
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
 /** HTTP methods the API uses. */
@@ -117,8 +128,8 @@ export function normalizeSchedAddress(address: string): string {
   return normalizeServiceAddress(address, 'scheduler');
 }
 
-/** Typed client of the scheduler service. */
-export class SchedClient {
+/** Typed client of the scheduler service; the CSI methods (volumes, snapshots, plugins) come from {@link SchedCsiApi} (sched-volumes.ts). */
+export class SchedClient extends SchedCsiApi {
   /** The normalised `http(s)://host:port`. */
   readonly address: string;
   private readonly dispatcher: Agent;
@@ -126,6 +137,7 @@ export class SchedClient {
 
   /** @throws Error when `options.address` is not `http(s)://host:port` or `host:port`. */
   constructor(private readonly options: SchedClientOptions) {
+    super();
     this.address = normalizeSchedAddress(options.address);
     this.dispatcher = new Agent();
     this.target = {
@@ -420,11 +432,12 @@ export class SchedClient {
 
   /**
    * One request to `/v1<path>` with the client's token, namespace and region; `data` is the
-   * parsed JSON body (undefined when empty), `index` the `X-Sched-Index` (0 when absent).
+   * parsed JSON body (undefined when empty), `index` the `X-Sched-Index` (0 when absent),
+   * `headers` the reply's. `o.query` values override the client's namespace and region.
    * @throws SchedApiError on a status ≥ 400; SchedConnectionError when unreachable or on a non-JSON reply.
    */
-  async call<T>(method: SchedMethod, path: string, o: SchedCallOptions = {}): Promise<SchedRead<T>> {
-    const r = await requestJson<T>(this.target, { method, path, query: this.query(o.query ?? {}), token: this.options.token, body: o.body, extraTimeoutMs: o.extraTimeoutMs });
-    return { data: r.body, index: r.index };
+  async call<T>(method: SchedMethod, path: string, o: SchedCallOptions = {}): Promise<SchedCallReply<T>> {
+    const r = await requestJson<T>(this.target, { method, path, query: this.query(o.query ?? {}), token: this.options.token, body: o.body, headers: o.headers, extraTimeoutMs: o.extraTimeoutMs });
+    return { data: r.body, index: r.index, headers: r.headers };
   }
 }
