@@ -3,6 +3,8 @@
  * `nomad …` CLI), grouped under `cairn sched`:
  *
  * - `cairn sched acl …` (sched-acl.ts) and `cairn sched login` (sched-login.ts)
+ * - `cairn sched volume …` (sched-volume.ts: register, create, status, deregister, delete,
+ *   detach, snapshot create|list|delete) and `cairn sched plugin status` (sched-plugin.ts)
  * - `cairn sched event stream [-topic=TOPIC[:KEY] …] [-index=N]`: prints each frame as one
  *   JSON line (heartbeats skipped) until SIGINT/SIGTERM (exit 0) or the server ends the
  *   stream (its reason on stderr, exit 1). `-namespace` filters namespaced events (`*` all).
@@ -24,6 +26,8 @@ import { addSchedAclCommands } from './sched-acl.js';
 import { collect, interruption, optString, schedGroup, schedLeaf, show, subGroup, type SchedCtx } from './sched-common.js';
 import { list, nodeBlock, nodeList, shortId } from './sched-format.js';
 import { addSchedLoginCommand } from './sched-login.js';
+import { addSchedPluginCommands } from './sched-plugin.js';
+import { addSchedVolumeCommands } from './sched-volume.js';
 
 /** `-topic` values as the SDK's topic map: `Node` and `Node:*` both mean every Node key. @throws UsageError for an empty topic name. */
 export function topicsOf(values: readonly string[]): Record<string, string[]> {
@@ -75,7 +79,7 @@ async function nodeStatus(ctx: SchedCtx): Promise<number> {
   return 0;
 }
 
-/** Adds the `sched` client commands (acl, login, event stream, node status) to `program`. */
+/** Adds the `sched` client commands (acl, login, event stream, node status, volume, plugin status) to `program`. */
 export function addSchedCommands(app: App, program: Command): void {
   const sched = schedGroup(program);
   addSchedAclCommands(app, sched);
@@ -96,4 +100,6 @@ export function addSchedCommands(app: App, program: Command): void {
     node.command('status').argument('[id]', 'node ID or unique ID prefix').description('list nodes, or show one node').option('--verbose [bool]', 'full IDs and node attributes'),
     nodeStatus,
   );
+  addSchedVolumeCommands(app, sched);
+  addSchedPluginCommands(app, sched);
 }
