@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -103,7 +103,7 @@ describe('cairn CLI against a real server', () => {
 const FREE_PORTS = [...['api', 'cluster', 'proxy', 'ops'].map((p) => `-gateway-${p}-address=127.0.0.1:0`), '-mesh-address=127.0.0.1:0', '-sched-address=127.0.0.1:0'];
 
 describe('cairn dev', () => {
-  it('starts with a fixed root token, prints it, serves secret/ as KV v2 and the discovery and scheduler services with that token, and stops on SIGINT', { timeout: 60_000 }, async () => {
+  it('starts with a fixed root token, prints it, serves secret/ as KV v2 and the discovery and scheduler services with that token (the scheduler with a hostpath CSI plugin), and stops on SIGINT', { timeout: 60_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cairn-dev-'));
     const bin = join(import.meta.dirname, '..', 'src', 'cli', 'run.ts');
     const child = spawn(process.execPath, ['--import', 'tsx', bin, 'dev', `-data-dir=${dataDir}`, '-dev-root-token-id=devroot', '-secrets-address=127.0.0.1:0', ...FREE_PORTS], {
@@ -138,9 +138,32 @@ describe('cairn dev', () => {
       assert.equal(schedSelf.status, 200);
       assert.equal(((await schedSelf.json()) as { Type: string }).Type, 'management');
       assert.deepEqual(await fetch(`${sched}/v1/regions`).then((r) => r.json()), ['global']);
+      // …with a hostpath CSI plugin under the data dir, so the volume commands work at once.
+      const socket = join(dataDir, 'csi', 'hostpath.sock');
+      assert.match(banner, new RegExp(`^ {4}CSI plugin: +hostpath \\(monolith\\) at ${socket.replace(/[.]/g, '\\.')}$`, 'm'));
+      const node = new RegExp(`^ {4}CSI volumes: +${join(dataDir, 'csi', 'volumes').replace(/[.]/g, '\\.')} +\\(served on dev node ([0-9a-f-]{36})\\)$`, 'm').exec(banner)?.[1];
+      assert.ok(node && existsSync(socket), banner);
+      const schedCli = async (...argv: string[]) => {
+        let out = '';
+        let err = '';
+        const code = await main(argv, { SCHED_ADDR: sched, SCHED_TOKEN: 'devroot' }, { stdout: (x) => (out += x), stderr: (x) => (err += x) });
+        assert.equal(code, 0, `cairn ${argv.join(' ')}: ${err}`);
+        return out;
+      };
+      assert.match(await schedCli('sched', 'plugin', 'status'), /^hostpath +\S+ +1\/1 +1\/1$/m);
+      const spec = join(dataDir, 'vol.hcl');
+      writeFileSync(spec, 'id = "scratch"\ntype = "csi"\nplugin_id = "hostpath"\ncapacity_min = "1MiB"\ncapability {\n  access_mode = "single-node-writer"\n  attachment_mode = "file-system"\n}\n');
+      assert.match(await schedCli('sched', 'volume', 'create', spec), /^Created external volume \S+ with ID scratch\n$/);
+      const vol = JSON.parse(await schedCli('sched', 'volume', 'status', '-json', 'scratch'));
+      assert.deepEqual([vol.Schedulable, vol.ControllersHealthy, vol.NodesHealthy, vol.Capacity >= 2 ** 20], [true, 1, 1, true]);
+      assert.match(await schedCli('sched', 'volume', 'snapshot', 'create', 'scratch', 'first'), /\n\S+ +scratch +/);
+      assert.equal(JSON.parse(await schedCli('sched', 'volume', 'snapshot', 'list', '-plugin=hostpath', '-json')).Snapshots.length, 1);
+      assert.equal(await schedCli('sched', 'volume', 'detach', 'scratch', node), `Successfully detached volume "scratch" from node "${node}"\n`);
+      assert.equal(await schedCli('sched', 'volume', 'delete', 'scratch'), 'Successfully deleted volume "scratch"!\n');
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
       child.kill('SIGINT');
       assert.equal(await exited, 0);
+      assert.ok(!existsSync(socket), 'the plugin removed its socket');
     } finally {
       child.kill('SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });

@@ -4,16 +4,18 @@
  *
  * @module
  */
-import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { arch, hostname, platform } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startHostpathPlugin, type HostpathPlugin } from '../kernel/csi/index.js';
 import { createLogger, type Logger } from '../kernel/log/logger.js';
 import { SqliteBackend } from '../kernel/store/index.js';
 import { devGatewayConfig, type DevGatewayAddresses } from './gateway/config.js';
 import { startGateway } from './gateway/server.js';
 import { startMeshAgent } from './mesh/agent.js';
 import { devMeshConfig } from './mesh/config.js';
-import { startSchedAgent } from './sched/agent.js';
+import { startSchedAgent, type SchedAgent } from './sched/agent.js';
 import { devSchedConfig } from './sched/config.js';
 import { hashToken } from './secrets/token/store.js';
 import type { SecretsNode } from './secrets/node.js';
@@ -45,9 +47,66 @@ export interface DevHandle {
   readonly mesh: { readonly url: string };
   /** The scheduler service's HTTP API; the root token is its management token. */
   readonly sched: { readonly url: string };
+  /** The CSI plugin the scheduler is configured with (see {@link DevCsi}). */
+  readonly csi: DevCsi;
   /** The gateway: api and ops URLs, the proxy and cluster `host:port`, the api token. */
   readonly gateway: { readonly apiUrl: string; readonly opsUrl: string; readonly proxyAddress: string; readonly clusterAddress: string; readonly token: string };
   close(): Promise<void>;
+}
+
+/**
+ * The in-process hostpath CSI plugin of `cairn dev`: plugin `pluginId` (a monolith: controller
+ * and node) on unix socket `socket`, volumes as directories under `root`, serving the
+ * registered dev node `nodeId` of the scheduler.
+ */
+export interface DevCsi {
+  readonly pluginId: string;
+  /** Absolute path of the plugin's unix socket: `<dataDir>/csi/hostpath.sock`. */
+  readonly socket: string;
+  /** Absolute path of its volumes: `<dataDir>/csi/volumes`. */
+  readonly root: string;
+  /** The scheduler node (a UUID, kept across restarts in `<dataDir>/csi/dev-node.json`). */
+  readonly nodeId: string;
+}
+
+/** ID of the dev CSI plugin. */
+export const DEV_CSI_PLUGIN_ID = 'hostpath';
+
+/** The dev node's identity: read from `<csiDir>/dev-node.json`, made (mode 0600) on first start. */
+function devNodeIdentity(csiDir: string): { ID: string; SecretID: string } {
+  const file = join(csiDir, 'dev-node.json');
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { ID?: unknown; SecretID?: unknown };
+    if (typeof saved.ID === 'string' && typeof saved.SecretID === 'string') return { ID: saved.ID, SecretID: saved.SecretID };
+  }
+  const made = { ID: randomUUID(), SecretID: randomUUID() };
+  writeFileSync(file, JSON.stringify(made) + '\n', { mode: 0o600 });
+  return made;
+}
+
+/**
+ * Registers the dev node through the scheduler's own `PUT /v1/node/register` (status `ready`,
+ * with the root token), then runs a plugin probe round so the node's CSI maps and the plugin's
+ * health are written before the banner is printed.
+ * @throws Error `dev node registration failed: HTTP <status>: <text>`.
+ */
+async function registerDevNode(sched: SchedAgent, node: { ID: string; SecretID: string }, rootToken: string): Promise<void> {
+  const res = await fetch(`${sched.url}/v1/node/register`, {
+    method: 'PUT',
+    headers: { 'X-Sched-Token': rootToken, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      Node: {
+        ...node,
+        Datacenter: 'dc1',
+        Name: 'dev',
+        HTTPAddr: new URL(sched.url).host,
+        Status: 'ready',
+        Attributes: { 'kernel.name': platform(), 'cpu.arch': arch(), 'unique.hostname': hostname(), 'plugins.csi.hostpath': 'monolith' },
+      },
+    }),
+  });
+  if (res.status !== 200) throw new Error(`dev node registration failed: HTTP ${res.status}: ${await res.text()}`);
+  await sched.plugins.probeNow();
 }
 
 /**
@@ -73,7 +132,10 @@ export async function unsealDev(node: SecretsNode, dataDir: string): Promise<voi
 /**
  * Starts the dev services: the secrets service initialised and unsealed, a gateway
  * controller with one worker, and the discovery and scheduler services with ACLs on (the
- * root token is the management token of both). On first start of a data directory the secrets service gets
+ * root token is the management token of both). The scheduler gets a hostpath CSI plugin
+ * (monolith) started in-process on `<dataDir>/csi/hostpath.sock` with its volumes in
+ * `<dataDir>/csi/volumes` (see {@link DevCsi}), serving a dev node registered at start, so
+ * every volume endpoint works out of the box. On first start of a data directory the secrets service gets
  * a KV v2 mount at `secret/` (reference/secrets.md §2.1, dev server). Every start makes
  * a root token (or reuses `rootTokenId` when it already exists), which the caller prints
  * once: tokens are stored hashed and cannot be shown again.
@@ -105,29 +167,63 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
       await gateway.shutdown();
       throw err;
     });
-    const sched = await startSchedAgent({
-      config: devSchedConfig({ dataDir: join(options.dataDir, 'sched'), httpAddress: options.schedAddress }),
-      initialManagementToken: root.id,
-      log,
-    }).catch(async (err) => {
+    let plugin: HostpathPlugin | undefined;
+    let sched: SchedAgent | undefined;
+    try {
+      const csiDir = resolve(options.dataDir, 'csi');
+      mkdirSync(csiDir, { recursive: true, mode: 0o700 });
+      const node = devNodeIdentity(csiDir);
+      const csi: DevCsi = { pluginId: DEV_CSI_PLUGIN_ID, socket: join(csiDir, 'hostpath.sock'), root: join(csiDir, 'volumes'), nodeId: node.ID };
+      plugin = await startHostpathPlugin({ socket: csi.socket, root: csi.root, nodeId: `cairn-dev-${node.ID.slice(0, 8)}`, log });
+      sched = await startSchedAgent({
+        config: {
+          ...devSchedConfig({ dataDir: join(options.dataDir, 'sched'), httpAddress: options.schedAddress }),
+          plugins: [{ id: DEV_CSI_PLUGIN_ID, socket: csi.socket, type: 'monolith', nodeId: node.ID }],
+        },
+        initialManagementToken: root.id,
+        log,
+      });
+      await registerDevNode(sched, node, root.id);
+      return devHandle({ secrets, root: root.id, gateway, gatewayToken, mesh, sched, plugin, csi });
+    } catch (err) {
+      await sched?.close();
+      await plugin?.close();
       gateway.force();
       await Promise.all([gateway.shutdown(), mesh.close()]);
       throw err;
-    });
-    const url = (purpose: string) => gateway.listeners.find((l) => l.purpose === purpose)!.url;
-    return {
-      secrets: { url: secrets.listeners[0].url, rootToken: root.id },
-      mesh: { url: mesh.url },
-      sched: { url: sched.url },
-      gateway: { apiUrl: url('api'), opsUrl: url('ops'), proxyAddress: url('proxy'), clusterAddress: url('cluster'), token: gatewayToken },
-      close: async () => {
-        // Dev mode: no grace wait, open proxied connections are cut.
-        gateway.force();
-        await Promise.all([gateway.shutdown(), mesh.close(), sched.close(), secrets.close()]);
-      },
-    };
+    }
   } catch (err) {
     await secrets.close();
     throw err;
   }
+}
+
+/** What {@link devHandle} puts together. */
+interface DevParts {
+  readonly secrets: Awaited<ReturnType<typeof startSecretsService>>;
+  readonly root: string;
+  readonly gateway: Awaited<ReturnType<typeof startGateway>>;
+  readonly gatewayToken: string;
+  readonly mesh: Awaited<ReturnType<typeof startMeshAgent>>;
+  readonly sched: SchedAgent;
+  readonly plugin: HostpathPlugin;
+  readonly csi: DevCsi;
+}
+
+/** The {@link DevHandle} of the started services; `close` stops the scheduler before its CSI plugin. */
+function devHandle(p: DevParts): DevHandle {
+  const { secrets, gateway, mesh, sched } = p;
+  const url = (purpose: string) => gateway.listeners.find((l) => l.purpose === purpose)!.url;
+  return {
+    secrets: { url: secrets.listeners[0].url, rootToken: p.root },
+    mesh: { url: mesh.url },
+    sched: { url: sched.url },
+    csi: p.csi,
+    gateway: { apiUrl: url('api'), opsUrl: url('ops'), proxyAddress: url('proxy'), clusterAddress: url('cluster'), token: p.gatewayToken },
+    close: async () => {
+      // Dev mode: no grace wait, open proxied connections are cut.
+      gateway.force();
+      await Promise.all([gateway.shutdown(), mesh.close(), sched.close().then(() => p.plugin.close()), secrets.close()]);
+    },
+  };
 }

@@ -1,6 +1,7 @@
 /**
- * `cairn dev`: starts every service in this process on the embedded store, prints how to
- * reach it, and runs until SIGINT/SIGTERM (or `io.shutdown` aborts). The only client-side
+ * `cairn dev`: starts every service in this process on the embedded store (the scheduler with
+ * a hostpath CSI plugin, `hostpath`, on `<data-dir>/csi/hostpath.sock`), prints how to reach
+ * it, and runs until SIGINT/SIGTERM (or `io.shutdown` aborts). The only client-side
  * command that starts services in-process (DESIGN.md "Rules of the house").
  *
  * @module
@@ -64,6 +65,8 @@ async function runDev(app: App, opts: DevFlags): Promise<number> {
   out('');
   out(`    Discovery:       ${handle.mesh.url}   (ACLs on; the root token is its management token)`);
   out(`    Scheduler:       ${handle.sched.url}   (ACLs on; the root token is its management token)`);
+  out(`    CSI plugin:      ${handle.csi.pluginId} (monolith) at ${handle.csi.socket}`);
+  out(`    CSI volumes:     ${handle.csi.root}   (served on dev node ${handle.csi.nodeId})`);
   out('');
   out(`    Gateway api:     ${gw.apiUrl}   (controller + one worker)`);
   out(`    Gateway token:   ${gw.token}`);
