@@ -1,8 +1,10 @@
 /**
  * Pull-based replication loops (DESIGN.md "Growing past one machine"): one loop per kind of
  * object, each running rounds that usually are blocking queries on the source, so a change
- * there arrives at once and an idle source costs one request per wait. A shared token bucket
- * (1 round/s, burst 5) rate-limits rounds; a failed round records its time and message,
+ * there arrives at once and an idle source costs one request per wait. A token bucket
+ * rate-limits rounds (by default one for all loops, 1 round/s with a burst of 5: the
+ * discovery reference's; the scheduler's reference gives each loop its own, 10/s with a
+ * burst of 10); a failed round records its time and message,
  * forgets the remote index (full resync next time) and backs off 2 s, 4 s, … up to 64 s.
  * The services decide what a round does (mesh/replication.ts, sched/replication.ts).
  *
@@ -20,6 +22,8 @@ export interface ReplicationLoopsOptions {
   readonly now: () => number;
   /** First retry delay after a failure, in ms; default 2000 (doubling, at most 64 000). */
   readonly backoffMs?: number;
+  /** Round rate limit: rounds per second, burst, and whether all loops share one bucket; default 1/s, 5, shared. */
+  readonly rate?: { readonly perSecond: number; readonly burst: number; readonly shared: boolean };
 }
 
 /**
@@ -28,9 +32,14 @@ export interface ReplicationLoopsOptions {
  */
 export type ReplicationRound<K extends string> = (kind: K, remoteIndex: number, signal: AbortSignal) => Promise<number>;
 
-const BURST = 5;
-const REFILL_MS = 1000;
+const DEFAULT_RATE = { perSecond: 1, burst: 5, shared: true } as const;
 const MAX_BACKOFF_MS = 64_000;
+
+/** A token bucket of rounds. */
+interface Bucket {
+  tokens: number;
+  refilledAt: number;
+}
 
 /** UTC, whole seconds: `2026-11-22T16:50:03Z`. */
 const stamp = (ms: number) => new Date(Math.round(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
@@ -47,8 +56,7 @@ export class ReplicationLoops<K extends string> {
   /** RFC3339 of the last failed round, or {@link ZERO_TIME}. */
   lastError = ZERO_TIME;
   lastErrorMessage = '';
-  private tokensAvailable = BURST;
-  private lastRefill = 0;
+  private readonly buckets = new Map<K | '', Bucket>();
 
   constructor(private readonly o: ReplicationLoopsOptions) {}
 
@@ -66,7 +74,6 @@ export class ReplicationLoops<K extends string> {
   start(kinds: readonly K[], round: ReplicationRound<K>): void {
     if (this.running) return;
     this.running = true;
-    this.lastRefill = this.o.now();
     for (const k of kinds) this.loops.push(this.loop(k, round));
   }
 
@@ -82,7 +89,7 @@ export class ReplicationLoops<K extends string> {
     let backoff = this.o.backoffMs ?? 2000;
     while (this.running) {
       try {
-        await this.takeRoundToken();
+        await this.takeRoundToken(kind);
         remote = await round(kind, remote, this.stop.signal);
         this.indexes.set(kind, remote);
         this.lastSuccess = stamp(this.o.now());
@@ -99,16 +106,21 @@ export class ReplicationLoops<K extends string> {
     }
   }
 
-  private async takeRoundToken(): Promise<void> {
+  private async takeRoundToken(kind: K): Promise<void> {
+    const rate = this.o.rate ?? DEFAULT_RATE;
+    const key = rate.shared ? '' : kind;
+    let bucket = this.buckets.get(key);
+    if (!bucket) this.buckets.set(key, (bucket = { tokens: rate.burst, refilledAt: this.o.now() }));
+    const refillMs = 1000 / rate.perSecond;
     for (;;) {
       const now = this.o.now();
-      this.tokensAvailable = Math.min(BURST, this.tokensAvailable + (now - this.lastRefill) / REFILL_MS);
-      this.lastRefill = now;
-      if (this.tokensAvailable >= 1) {
-        this.tokensAvailable -= 1;
+      bucket.tokens = Math.min(rate.burst, bucket.tokens + (now - bucket.refilledAt) / refillMs);
+      bucket.refilledAt = now;
+      if (bucket.tokens >= 1) {
+        bucket.tokens -= 1;
         return;
       }
-      await this.sleep((1 - this.tokensAvailable) * REFILL_MS);
+      await this.sleep((1 - bucket.tokens) * refillMs);
       if (!this.running) throw new Error('stopped');
     }
   }

@@ -71,7 +71,8 @@ export class SchedReplicator {
   private readonly loops: ReplicationLoops<ReplicatedKind>;
 
   constructor(private readonly o: SchedReplicatorOptions) {
-    this.loops = new ReplicationLoops<ReplicatedKind>({ log: o.log, now: o.now, backoffMs: o.backoffMs });
+    // The reference's limiter: one per loop, 10 rounds/s with a burst of 10 (nomad/leader.go).
+    this.loops = new ReplicationLoops<ReplicatedKind>({ log: o.log, now: o.now, backoffMs: o.backoffMs, rate: { perSecond: 10, burst: 10, shared: false } });
   }
 
   /** Starts the loops (no-op without a replication token). */
