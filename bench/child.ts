@@ -10,6 +10,9 @@
  *                   { type: 'stats', id, stats }          reply to a 'stats' request
  *   parent → child  { type: 'stats', id }                 ask for counters (e.g. SQLite commits)
  *                   { type: 'close' }                     close and exit 0
+ *                   { type: <other>, id, … }              a kind's own request (the scheduler's
+ *                                                         publish, seedVolumes, pluginVolumes),
+ *                                                         answered { type: 'done', id, result | error }
  * The child also exits when the IPC channel closes (parent died).
  *
  * To add a server kind, add an entry to `kinds` below and a name in servers.ts.
@@ -26,6 +29,7 @@ import { startMeshAgent } from '../src/services/mesh/agent.js';
 import { startSchedAgent } from '../src/services/sched/agent.js';
 import { devSchedConfig } from '../src/services/sched/config.js';
 import { publishNodeUpdates } from './sched-publish.js';
+import { makePluginVolumes, registerBenchNode, seedVolumes, startBenchPlugin, type BenchPlugin } from './sched-volume-seed.js';
 import { startSecretsService } from '../src/services/secrets/service.js';
 
 interface Started {
@@ -199,19 +203,33 @@ Object.assign(kinds, meshKinds);
 const schedKinds: Record<string, Kind> = {
   /**
    * A scheduler agent on SQLite, ACLs on, a fresh UUID as its management token (reported as
-   * `token`), `options.eventBufferSize` batches of event buffer (default 100). IPC `{type:'publish', eventsPerSec, seconds, batch}` writes node updates into
-   * its state at that rate (`batch` nodes per transaction, so `batch` Node events per
-   * committed batch), each node's `Meta.bench_ts` = the write's start in epoch ms (fractional),
-   * and replies with what it published. Stats include the process RSS and V8 heap in use, in bytes.
+   * `token`), `options.eventBufferSize` batches of event buffer (default 100). With
+   * `options.csi`, a hostpath CSI plugin (monolith, plugin ID `hostpath`) runs in this process
+   * on `<dataDir>/hostpath.sock`, is configured as the agent's `plugin` block and serves a
+   * registered node (bench/sched-volume-seed.ts).
+   *
+   * IPC requests (reply `{type:'done', id, result}`):
+   * - `{type:'publish', eventsPerSec, seconds, batch}` writes node updates into its state at
+   *   that rate (`batch` nodes per transaction, so `batch` Node events per committed batch),
+   *   each node's `Meta.bench_ts` = the write's start in epoch ms (fractional), and replies
+   *   with what it published;
+   * - `{type:'seedVolumes', count, batch}` writes `count` CSI volume rows into its state,
+   *   `batch` per transaction (`bench-vol-000000` …, a quarter with `Parameters.tier = gold`);
+   * - `{type:'pluginVolumes', count}` (with `csi`) makes `count` volumes in the plugin and
+   *   replies with their external IDs.
+   *
+   * Stats include the process RSS and V8 heap in use, in bytes.
    */
   async sched(dataDir, options) {
     const management = randomUUID();
     const eventBufferSize = typeof options.eventBufferSize === 'number' ? options.eventBufferSize : 100;
+    const csi: BenchPlugin | undefined = options.csi === true ? await startBenchPlugin(join(dataDir, 'hostpath.sock'), join(dataDir, 'hostpath')) : undefined;
     const agent = await startSchedAgent({
-      config: { ...devSchedConfig({ dataDir, httpAddress: '127.0.0.1:0' }), logLevel: 'warn', eventBufferSize },
+      config: { ...devSchedConfig({ dataDir, httpAddress: '127.0.0.1:0' }), logLevel: 'warn', eventBufferSize, plugins: csi ? [csi.config] : [] },
       initialManagementToken: management,
       log: silentLogger(),
     });
+    if (csi) await registerBenchNode(agent, management);
     return {
       url: agent.url,
       token: management,
@@ -219,8 +237,23 @@ const schedKinds: Record<string, Kind> = {
         const m = process.memoryUsage();
         return { rss: m.rss, heapUsed: m.heapUsed, subscriptions: agent.broker?.subscriptionCount ?? 0 };
       },
-      close: () => agent.close(),
-      request: (msg) => publishNodeUpdates(agent, Number(msg.eventsPerSec), Number(msg.seconds), Number(msg.batch)),
+      close: async () => {
+        await agent.close();
+        await csi?.plugin.close();
+      },
+      request: async (msg) => {
+        switch (msg.type) {
+          case 'publish':
+            return publishNodeUpdates(agent, Number(msg.eventsPerSec), Number(msg.seconds), Number(msg.batch));
+          case 'seedVolumes':
+            return seedVolumes(agent, Number(msg.count), Number(msg.batch));
+          case 'pluginVolumes':
+            if (!csi) throw new Error('pluginVolumes needs a scheduler started with options.csi');
+            return makePluginVolumes(csi.config.socket, Number(msg.count));
+          default:
+            throw new Error(`unknown request ${String(msg.type)}`);
+        }
+      },
     };
   },
 };

@@ -13,11 +13,14 @@
  *   --warmup N       BENCH_WARMUP       warm-up seconds per scenario, not measured (default 2)
  *   --connections N  BENCH_CONNECTIONS  concurrent connections (default 32)
  *   --only a,b       BENCH_ONLY         run only these scenarios (names in the table, or the
- *                                       one-off measurements gateway-restart, mesh-replication-lag)
+ *                                       one-off measurements gateway-restart, mesh-replication-lag,
+ *                                       sched-event-fanout, sched-volume-list, sched-volume-register)
  *   --json FILE      BENCH_JSON         also write all round results as JSON
  *                    BENCH_FANOUT       sched-event-fanout runs, SUBSCRIBERSxEVENTS_PER_SECxBATCHxBUFFER
  *                                       (BUFFER = event_buffer_size in batches), comma-separated
  *                                       (default 100x10000x10x100,100x10000x10x1000,100x4000x10x100,100x1000x10x100)
+ *                    BENCH_VOLUMES      sched-volume-list: volume rows seeded (default 100000)
+ *                    BENCH_VOLUME_LIST_REQUESTS  sched-volume-list: measured requests per case (default 200)
  *   --strict         BENCH_STRICT=1     exit 1 when a target is missed (default: report only)
  *                    BENCH_CHILD_ARGS   extra node flags for the server processes, e.g.
  *                                       "--cpu-prof --cpu-prof-dir=/tmp/prof"
@@ -38,6 +41,7 @@ import { bareGet, kvRead, kvWrite, secretData } from './kv.js';
 import { measureReplicationLag, meshJwtLogin, meshTokenRead } from './mesh.js';
 import { kvReadPolicy } from './policy.js';
 import { measureEventFanout, schedAuthMethodRead } from './sched.js';
+import { measureVolumeList, measureVolumeRegister, VOLUME_LIST_FILTER } from './sched-volumes.js';
 import { startServer, type BenchServer, type ServerKind } from './servers.js';
 
 /** Every scenario, in table order. */
@@ -47,7 +51,9 @@ const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvReadPolicy, kvWrite, 
 const GATEWAY_RESTART = 'gateway-restart';
 const MESH_REPLICATION = 'mesh-replication-lag';
 const SCHED_FANOUT = 'sched-event-fanout';
-const ONE_OFFS = [GATEWAY_RESTART, MESH_REPLICATION, SCHED_FANOUT];
+const SCHED_VOLUME_LIST = 'sched-volume-list';
+const SCHED_VOLUME_REGISTER = 'sched-volume-register';
+const ONE_OFFS = [GATEWAY_RESTART, MESH_REPLICATION, SCHED_FANOUT, SCHED_VOLUME_LIST, SCHED_VOLUME_REGISTER];
 
 /**
  * A target from the issue, evaluated on the per-round results. `met: undefined` marks a
@@ -388,6 +394,32 @@ async function main(): Promise<number> {
           `${f.subscriptionsLeft} subscriptions left after the clients hung up`,
       );
     }
+  }
+  if (!config.only || config.only.includes(SCHED_VOLUME_LIST)) {
+    const volumes = Number(process.env.BENCH_VOLUMES ?? 100_000);
+    const requests = Number(process.env.BENCH_VOLUME_LIST_REQUESTS ?? 200);
+    log(`${SCHED_VOLUME_LIST}: seeding ${fmtInt(volumes)} volumes, then ${requests} requests per case`);
+    const l = await measureVolumeList({ volumes, requests, warmup: 20, perPage: 100, deepFraction: 0.9, seedBatch: 1000 });
+    console.log('');
+    console.log(
+      `- scheduler volume list over ${fmtInt(l.seeded.volumes)} volumes (seeded in ${fmtInt(l.seeded.batches)} transactions, ${fmtMs(l.seeded.elapsedMs / 1000)} s; ` +
+        `server RSS ${(l.rss / 1024 / 1024).toFixed(0)} MiB, heap ${(l.heapUsed / 1024 / 1024).toFixed(0)} MiB), \`GET /v1/volumes?type=csi&per_page=100\`, ` +
+        `one connection, ${requests} sequential requests per case, interleaved; filter \`${VOLUME_LIST_FILTER}\` (a quarter of the volumes):`,
+    );
+    for (const c of l.cases) {
+      console.log(`  - ${c.name}: **p50 ${fmtMs(c.p50Ms)} ms, p99 ${fmtMs(c.p99Ms)} ms** (mean ${fmtMs(c.meanMs)}, max ${fmtMs(c.maxMs)}; ${fmtInt(c.bytes)}-byte replies)`);
+    }
+  }
+  if (!config.only || config.only.includes(SCHED_VOLUME_REGISTER)) {
+    log(`${SCHED_VOLUME_REGISTER}: ${config.rounds} rounds × ${config.seconds} s, ${config.connections} connections`);
+    const r = await measureVolumeRegister({ rounds: config.rounds, seconds: config.seconds, warmupSeconds: config.warmupSeconds, connections: config.connections, pluginVolumes: 1000 });
+    console.log('');
+    console.log(
+      `- scheduler volume register (\`PUT /v1/volume/csi/<new id>\` of volumes made in the hostpath plugin beforehand, ValidateVolumeCapabilities over its unix socket, ` +
+        `one durable write each; ${config.connections} connections, ${config.rounds} rounds × ${config.seconds} s): **${fmtInt(r.medianReqPerSec)} registers/s** ` +
+        `(per round: ${r.rounds.map((x) => fmtInt(x.reqPerSec)).join(' / ')}), p50 ${fmtMs(median(r.rounds.map((x) => x.p50Ms)))} ms, ` +
+        `p99 ${fmtMs(median(r.rounds.map((x) => x.p99Ms)))} ms; ${fmtInt(r.registered)} volumes registered in all`,
+    );
   }
   if (final) {
     console.log('');
