@@ -34,11 +34,8 @@
  * @module
  */
 import type { ConfigOf, BlockAt } from '../../kernel/config/index.js';
-import type { SchedCsiAccessMode, SchedCsiAttachmentMode, SchedTopology, SchedVolumeCapability, SchedVolumeSpec } from '../../sdk/index.js';
+import { SCHED_CSI_ACCESS_MODES as ACCESS_MODES, SCHED_CSI_ATTACHMENT_MODES as ATTACHMENT_MODES, type SchedTopology, type SchedVolumeCapability, type SchedVolumeSpec } from '../../sdk/index.js';
 import { UsageError } from '../args.js';
-
-const ACCESS_MODES: readonly SchedCsiAccessMode[] = ['single-node-reader-only', 'single-node-writer', 'multi-node-reader-only', 'multi-node-single-writer', 'multi-node-multi-writer'];
-const ATTACHMENT_MODES: readonly SchedCsiAttachmentMode[] = ['file-system', 'block-device'];
 
 const topologies = { kind: 'block', keys: { topology: { kind: 'block', repeated: true, keys: { segments: { kind: 'raw', required: true } } } } } as const;
 
