@@ -2,7 +2,7 @@
  * Test fixture for the scheduler's CSI endpoints: real hostpath CSI plugins (kernel
  * `startHostpathPlugin`) on unix sockets in a temp dir, an agent whose `plugin` blocks name
  * them (monolith endpoints serving one registered scheduler node) and whose plugin clients
- * record the secrets they send, and small callers.
+ * record the secrets they send (optionally logging to a given logger), and small callers.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { csiClient, startHostpathPlugin, type ControllerCapability, type CsiClient, type CsiFullClient, type HostpathPlugin } from '../../src/kernel/csi/index.js';
+import type { Logger } from '../../src/kernel/log/logger.js';
 import type { CsiPluginConfig } from '../../src/services/sched/config.js';
 import { call, ROOT, startAgent, type Reply, type TestAgent } from './helpers.js';
 
@@ -53,7 +54,7 @@ export interface CsiFixture {
  * probes them every `probeMs` (default 100 ms), then registers the node they serve and waits
  * for a probe round so its CSI maps are written.
  */
-export async function startCsi(plugins: readonly PluginSpec[], o: { probeMs?: number } = {}): Promise<CsiFixture> {
+export async function startCsi(plugins: readonly PluginSpec[], o: { probeMs?: number; log?: Logger } = {}): Promise<CsiFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'csi-'));
   const nodeId = randomUUID();
   const running = new Map<string, HostpathPlugin>();
@@ -66,7 +67,7 @@ export async function startCsi(plugins: readonly PluginSpec[], o: { probeMs?: nu
   for (const s of plugins) await start(s);
   const config: CsiPluginConfig[] = plugins.map((s) => ({ id: s.id, socket: socket(s.id), type: 'monolith', nodeId }));
   const sent: CsiFixture['sent'] = [];
-  const agent = await startAgent({ plugins: config, pluginProbeIntervalMs: o.probeMs ?? 100 }, { csiConnect: (path) => recording(csiClient(path), sent) });
+  const agent = await startAgent({ plugins: config, pluginProbeIntervalMs: o.probeMs ?? 100 }, { csiConnect: (path) => recording(csiClient(path), sent), log: o.log });
   const req: CsiFixture['req'] = (method, path, r = {}) =>
     call(agent.url, method, path, { token: r.token === null ? undefined : (r.token ?? ROOT), body: r.body, headers: r.headers });
   const reg = await req('PUT', '/v1/node/register', { body: { Node: { ID: nodeId, SecretID: 'node-secret', Datacenter: 'dc1', Name: 'csi-node', Attributes: { 'os.name': 'linux' } } } });

@@ -4,7 +4,7 @@
  * raw and parsed body, client tokens made through the API, and the 403 assertion.
  */
 import assert from 'node:assert/strict';
-import { silentLogger } from '../../src/kernel/log/logger.js';
+import { silentLogger, type Logger } from '../../src/kernel/log/logger.js';
 import { startSchedAgent, type SchedAgent, type SchedAgentOptions } from '../../src/services/sched/agent.js';
 import type { SchedAgentConfig } from '../../src/services/sched/config.js';
 import { apiCaller, type ApiCaller, stoppable, testDataDir } from '../helpers.js';
@@ -25,7 +25,7 @@ export interface TestAgent extends SchedAgent {
  */
 export async function startAgent(
   over: Partial<SchedAgentConfig> = {},
-  o: { root?: string | null; now?: () => number; replicationWaitMs?: number; replicationBackoffMs?: number; csiConnect?: SchedAgentOptions['csiConnect'] } = {},
+  o: { root?: string | null; now?: () => number; replicationWaitMs?: number; replicationBackoffMs?: number; csiConnect?: SchedAgentOptions['csiConnect']; log?: Logger } = {},
 ): Promise<TestAgent> {
   const dir = testDataDir(over.dataDir, 'cairn-sched-');
   const config: SchedAgentConfig = {
@@ -45,7 +45,7 @@ export async function startAgent(
   const root = o.root === undefined ? ROOT : o.root;
   const agent = await startSchedAgent({
     config,
-    log: silentLogger(),
+    log: o.log ?? silentLogger(),
     initialManagementToken: root ?? undefined,
     now: o.now,
     replicationWaitMs: o.replicationWaitMs,
