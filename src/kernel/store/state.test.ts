@@ -156,4 +156,25 @@ describe('StateStore', () => {
     await assert.rejects(StateStore.open(reopened, TABLES), /state store: cannot decode "_meta\/index"|cannot decode/);
     await reopened.close();
   });
+
+  it('list and scan: id order kept through inserts and deletes; a scan starts at the first id at or after its start', async () => {
+    const { store, backend } = await open();
+    await store.txn((tx) => {
+      for (const id of ['m', 'c', 'x', 'a']) tx.put('policies', id, { Name: id });
+    });
+    assert.deepEqual(store.list<{ Name: string }>('policies').map((d) => d.Name), ['a', 'c', 'm', 'x']);
+    // The order is now cached; writes after that keep it right.
+    await store.txn((tx) => {
+      tx.put('policies', 'b', { Name: 'b' });
+      tx.delete('policies', 'm');
+      tx.put('policies', 'c', { Name: 'c2' });
+      tx.put('policies', 'z', { Name: 'z' });
+    });
+    assert.deepEqual(store.list<{ Name: string }>('policies').map((d) => d.Name), ['a', 'b', 'c2', 'x', 'z']);
+    assert.deepEqual([...store.scan<{ Name: string }>('policies', 'c')].map((d) => d.Name), ['c2', 'x', 'z']);
+    assert.deepEqual([...store.scan<{ Name: string }>('policies', 'd')].map((d) => d.Name), ['x', 'z']);
+    assert.deepEqual([...store.scan<{ Name: string }>('policies', 'zz')], []);
+    assert.deepEqual([...store.scan<{ Name: string }>('policies')].length, 5);
+    await backend.close();
+  });
 });

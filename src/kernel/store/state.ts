@@ -106,6 +106,12 @@ interface Table {
   index: number;
   /** Index of the last durable, announced change to this table. */
   committedIndex: number;
+  /**
+   * The ids in ascending order: built on the first ordered read, then kept up to date by
+   * every commit (a binary search and one splice per new or deleted id), so an ordered read
+   * never sorts the table again and a scan can start anywhere in O(log n).
+   */
+  sorted: string[] | undefined;
 }
 
 interface Waiter {
@@ -140,7 +146,7 @@ export class StateStore {
     for (const spec of specs) {
       if (!/^[a-z][a-z0-9_-]*$/.test(spec.name)) throw new Error(`state table name "${spec.name}" must be lower-case letters, digits, "-" or "_"`);
       const unique = new Map(Object.keys(spec.indexes ?? {}).map((k) => [k, new Map<string, string>()]));
-      this.tables.set(spec.name, { spec, docs: new Map(), unique, index: 0, committedIndex: 0 });
+      this.tables.set(spec.name, { spec, docs: new Map(), unique, index: 0, committedIndex: 0, sorted: undefined });
     }
   }
 
@@ -212,7 +218,27 @@ export class StateStore {
   /** Every document of `table`, ordered by id. */
   list<T>(table: string): (T & Indexed)[] {
     const t = this.table(table);
-    return [...t.docs.keys()].sort().map((id) => t.docs.get(id) as T & Indexed);
+    return this.sortedIds(t).map((id) => t.docs.get(id) as T & Indexed);
+  }
+
+  /**
+   * The documents of `table` in id order, from the first id ≥ `fromId` (`''`: the first),
+   * produced as they are consumed: a paged list reads only what its page needs, and
+   * finding the start costs O(log n) however deep it is. Consume it before the next
+   * transaction (it walks the live table).
+   */
+  *scan<T>(table: string, fromId = ''): Generator<T & Indexed> {
+    const t = this.table(table);
+    const ids = this.sortedIds(t);
+    for (let i = fromId === '' ? 0 : lowerBound(ids, fromId); i < ids.length; i++) {
+      const doc = t.docs.get(ids[i]!);
+      if (doc) yield doc as T & Indexed;
+    }
+  }
+
+  private sortedIds(t: Table): string[] {
+    t.sorted ??= [...t.docs.keys()].sort();
+    return t.sorted;
   }
 
   /**
@@ -296,9 +322,11 @@ export class StateStore {
         if (doc) {
           t.docs.set(id, doc);
           this.indexInsert(t, id, doc);
+          if (!before && t.sorted) t.sorted.splice(lowerBound(t.sorted, id), 0, id);
           ops.push({ key: docKey(table, id), value: this.encode(doc) });
         } else {
           t.docs.delete(id);
+          if (before && t.sorted) t.sorted.splice(lowerBound(t.sorted, id), 1);
           ops.push({ key: docKey(table, id) });
         }
       }
@@ -393,4 +421,16 @@ export class StateStore {
       if (key !== undefined && t.unique.get(name)!.get(key) === id) t.unique.get(name)!.delete(key);
     }
   }
+}
+
+/** The first position in sorted `ids` whose id is ≥ `id` (string order, as `Array#sort`). */
+function lowerBound(ids: readonly string[], id: string): number {
+  let lo = 0;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ids[mid]! < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

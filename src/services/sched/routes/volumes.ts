@@ -67,18 +67,23 @@ async function listVolumes(ctx: Ctx): Promise<SchedReply> {
     if (ok === undefined) listable.set(n, (ok = who.authorizer.allowNamespaceAnyOf(n, VOLUME_LIST_CAPABILITIES)));
     return ok;
   };
-  const candidates = state.list<StoredVolume>(T.csiVolumes).filter(
-    (v) =>
-      (ns === ALL_NAMESPACES || v.Namespace === ns) &&
-      v.PluginID.startsWith(pluginId) &&
-      v.ID.startsWith(prefix) &&
-      (nodeId === '' || liveClaims(v).some((c) => c.NodeID.toLowerCase().startsWith(nodeId))),
-  );
+  const nextToken = ctx.query.get('next_token') ?? '';
+  // Rows are keyed `<namespace>.<id>`, the paging token: the scan starts at the later of the
+  // token and the namespace's first key, so a deep page costs what the first one does.
+  const nsStart = ns === ALL_NAMESPACES ? '' : volumeKey(ns, '');
+  function* candidates(): Generator<StoredVolume> {
+    for (const v of state.scan<StoredVolume>(T.csiVolumes, nextToken > nsStart ? nextToken : nsStart)) {
+      if (ns !== ALL_NAMESPACES && v.Namespace !== ns) return;
+      if (!v.PluginID.startsWith(pluginId) || !v.ID.startsWith(prefix)) continue;
+      if (nodeId !== '' && !liveClaims(v).some((c) => c.NodeID.toLowerCase().startsWith(nodeId))) continue;
+      yield v;
+    }
+  }
   const page = paginate({
-    items: candidates,
+    items: candidates(),
     tokenOf: (v) => volumeKey(v.Namespace, v.ID),
     perPage,
-    nextToken: ctx.query.get('next_token') ?? '',
+    nextToken,
     filter,
     filterOn: (v) => volumeFilterDatum(v, look),
     select: (v) => ns !== ALL_NAMESPACES || mayList(v.Namespace),
