@@ -17,16 +17,26 @@ export interface ForwardStyle {
   readonly tokenHeader: string;
   /** Reply headers passed back; every other is dropped. e.g. `/^(content-type|allow|x-mesh-.*)$/i`. */
   readonly keep: RegExp;
+  /**
+   * Request headers sent on besides the token and `Content-Type` (e.g. the scheduler's
+   * `X-Sched-CSI-Secrets`, which its volume delete and snapshot routes read); default none.
+   */
+  readonly pass?: RegExp;
 }
 
 /**
- * Sends `req` (method, path, query, body, token) to `address` (`host:port`) and returns its
+ * Sends `req` (method, path, query, body, token, the headers `style.pass` names) to `address` (`host:port`) and returns its
  * reply. `query` replaces the request's query when given (e.g. without `dc`).
  * @throws {Error} `rpc error making call: …` when the server cannot be reached.
  */
 export async function forwardRequest(style: ForwardStyle, req: HttpRequest, address: string, secret: string | undefined, query?: URLSearchParams): Promise<HttpResponse> {
   const q = (query ?? req.query).toString();
   const headers: Record<string, string> = {};
+  if (style.pass) {
+    for (const [k, v] of Object.entries(req.headers)) {
+      if (v !== undefined && style.pass.test(k)) headers[k] = Array.isArray(v) ? v.join(',') : v;
+    }
+  }
   if (secret !== undefined) headers[style.tokenHeader] = secret;
   if (req.body.length > 0) headers['Content-Type'] = 'application/json';
   let res: Response;

@@ -42,8 +42,12 @@ export type SchedRoute<D> = ApiRoute<D>;
 /** Default and longest blocking wait: 300 s in ms (reference/sched.md §1.5; its docs' 10 minutes are not what its code does). */
 export const MAX_WAIT_MS = 300_000;
 
-/** How requests are forwarded to another region (kernel `forwardRequest`). */
-export const SCHED_FORWARD_STYLE: ForwardStyle = { tokenHeader: 'X-Sched-Token', keep: /^(content-type|x-sched-.*)$/i };
+/**
+ * How requests are forwarded to another region (kernel `forwardRequest`): the caller's token,
+ * and `X-Sched-CSI-Secrets` (volume delete, snapshot delete and list read it; without it the
+ * other region's plugin call would run without the caller's secrets).
+ */
+export const SCHED_FORWARD_STYLE: ForwardStyle = { tokenHeader: 'X-Sched-Token', keep: /^(content-type|x-sched-.*)$/i, pass: /^x-sched-csi-secrets$/i };
 
 /** 400 with the reference's text. */
 export const schedBadRequest = badRequest;
