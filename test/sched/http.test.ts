@@ -38,6 +38,10 @@ describe('scheduler HTTP conventions', () => {
     assert.equal((await call(b.url, 'GET', '/v1/status/leader?region=global')).json, new URL(a.url).host);
     const none = await call(b.url, 'GET', '/v1/regions?region=mars');
     assert.deepEqual([none.status, none.text], [500, 'No path to region']);
+    for (const name of ['__proto__', 'constructor', 'toString']) {
+      const r = await call(b.url, 'GET', `/v1/regions?region=${name}`);
+      assert.deepEqual([r.status, r.text], [500, 'No path to region'], name);
+    }
     assert.deepEqual((await call(b.url, 'GET', '/v1/regions')).json, ['europe', 'global']);
   });
 });

@@ -120,7 +120,8 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
       if (await ensureInitialManagement(state, options.initialManagementToken, now())) log.info('created the management token of the dev root token');
     }
     const forwardTo: SchedDeps['forwardTo'] = (region, req, secret) => {
-      const address = config.regionAddresses[region];
+      // Own keys only: `?region=__proto__` or `constructor` names no region.
+      const address = Object.hasOwn(config.regionAddresses, region) ? config.regionAddresses[region] : undefined;
       if (!address) return undefined;
       const query = new URLSearchParams(req.query);
       query.delete('region');
