@@ -64,11 +64,7 @@ function plan(deps: SchedDeps, a: StoredAlloc, requests: readonly ClaimRequest[]
     const onNode = plugin?.Nodes[a.NodeID];
     if (!onNode) throw failed(a.ID, vol.ID, `CSI plugin "${vol.PluginID}" is missing from node "${a.NodeID}"`);
     if (!onNode.Healthy) throw failed(a.ID, vol.ID, `CSI plugin "${vol.PluginID}" is unhealthy on node "${a.NodeID}"`);
-    const max = onNode.NodeInfo?.MaxVolumes ?? 0;
-    if (max > 0 && !claimedOnNode(vol, a.NodeID)) {
-      const attached = read.list<StoredVolume>(T.csiVolumes).filter((v) => v.PluginID === vol.PluginID && claimedOnNode(v, a.NodeID)).length;
-      if (attached >= max) throw failed(a.ID, vol.ID, `node "${a.NodeID}" has reached the maximum allowable number of attached volumes (${max})`);
-    }
+    requireRoom(vol, a.ID, a.NodeID, plugin, read);
     const claim: ClaimDoc = {
       AllocationID: a.ID, NodeID: a.NodeID, ExternalNodeID: onNode.NodeInfo?.ID ?? '', Mode: request.mode,
       AccessMode: request.accessMode, AttachmentMode: request.attachmentMode, State: 'taken',
@@ -77,6 +73,21 @@ function plan(deps: SchedDeps, a: StoredAlloc, requests: readonly ClaimRequest[]
     const publish = pluginHas(deps, vol.PluginID, 'SupportsAttachDetach') && !claimedOnNode(vol, a.NodeID);
     return { request, claim, publish };
   });
+}
+
+/**
+ * Throws unless node `nodeId` has room for one more volume of `vol`'s plugin: the node
+ * plugin's `MaxVolumes` (0: no limit) counts the volumes of that plugin claimed there, `vol`
+ * itself excepted when it is already claimed there. Checked when a claim is planned and again
+ * inside the write, against the claims written so far (this allocation's other volumes, and
+ * allocations written meanwhile on the same node, which hold other volume locks).
+ * @throws 409 `alloc "<a>" failed to claim volume "<v>": node "<n>" has reached the maximum allowable number of attached volumes (<max>)`.
+ */
+function requireRoom(vol: StoredVolume, allocId: string, nodeId: string, plugin: CsiPluginDoc | undefined, read: Reader): void {
+  const max = plugin?.Nodes[nodeId]?.NodeInfo?.MaxVolumes ?? 0;
+  if (max <= 0 || claimedOnNode(vol, nodeId)) return;
+  const attached = read.list<StoredVolume>(T.csiVolumes).filter((v) => v.PluginID === vol.PluginID && claimedOnNode(v, nodeId)).length;
+  if (attached >= max) throw failed(allocId, vol.ID, `node "${nodeId}" has reached the maximum allowable number of attached volumes (${max})`);
 }
 
 /** ControllerPublishVolume of each planned claim that publishes; on a failure the ones done are unpublished again. */
@@ -148,7 +159,9 @@ export async function writeAllocation(deps: SchedDeps, o: AllocationWrite): Prom
         for (const p of planned) {
           const vol = tx.get<StoredVolume>(T.csiVolumes, p.request.key);
           if (!vol) throw failed(o.id, p.request.volumeId, 'volume not found', 'bad_request');
-          tx.put(T.csiVolumes, p.request.key, claimVolume(vol, p.claim, volumeHealth(tx.get<CsiPluginDoc>(T.csiPlugins, vol.PluginID), vol)));
+          const plugin = tx.get<CsiPluginDoc>(T.csiPlugins, vol.PluginID);
+          requireRoom(vol, o.id, p.claim.NodeID, plugin, tx);
+          tx.put(T.csiVolumes, p.request.key, claimVolume(vol, p.claim, volumeHealth(plugin, vol)));
         }
         if (releasing) {
           for (const r of requests) {
