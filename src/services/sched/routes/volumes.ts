@@ -41,7 +41,9 @@ const VOLUME_READ_CAPABILITIES: readonly NamespaceCapability[] = ['csi-read-volu
  * `type`; `type=csi` lists the stubs of the volumes in `?namespace=` (`*`: every namespace the
  * token may list) in `<namespace>.<id>` order, narrowed by `node_id` (volumes claimed by an
  * allocation on a node with that ID prefix), `plugin_id` (plugin ID prefix), `prefix` (volume
- * ID prefix) and `filter` (over the full volume as read, csi/volume.ts `volumeFilterDatum`), paged by `per_page` / `next_token`
+ * ID prefix) and `filter` (over the full volume as read, csi/volume.ts `volumeFilterDatum`;
+ * only volumes the token may list are evaluated, so a filter error never comes from a volume
+ * of another namespace), paged by `per_page` / `next_token`
  * with `X-Sched-NextToken`. @throws 400 `unsupported volume type "<t>": only "csi" is
  * supported`, odd hex prefixes, a bad `per_page`, filter errors; 403 without a list
  * capability in a named namespace.
@@ -74,6 +76,8 @@ async function listVolumes(ctx: Ctx): Promise<SchedReply> {
   function* candidates(): Generator<StoredVolume> {
     for (const v of state.scan<StoredVolume>(T.csiVolumes, nextToken > nsStart ? nextToken : nsStart)) {
       if (ns !== ALL_NAMESPACES && v.Namespace !== ns) return;
+      // Before the filter: a filter must not evaluate (and fail on) volumes the token may not list.
+      if (ns === ALL_NAMESPACES && !mayList(v.Namespace)) continue;
       if (!v.PluginID.startsWith(pluginId) || !v.ID.startsWith(prefix)) continue;
       if (nodeId !== '' && !liveClaims(v).some((c) => c.NodeID.toLowerCase().startsWith(nodeId))) continue;
       yield v;
@@ -86,7 +90,6 @@ async function listVolumes(ctx: Ctx): Promise<SchedReply> {
     nextToken,
     filter,
     filterOn: (v) => volumeFilterDatum(v, look),
-    select: (v) => ns !== ALL_NAMESPACES || mayList(v.Namespace),
   });
   const body = page.items.map((v) => volumeStub(v, state.get<CsiPluginDoc>(T.csiPlugins, v.PluginID)));
   return { body, index, headers: nextTokenHeader(page.nextToken) };
