@@ -88,6 +88,9 @@ function toCsiError(rpc: string, err: unknown): CsiError {
   return new CsiError(rpc, 'Unknown', err instanceof Error ? err.message : String(err));
 }
 
+/** Deadline of one call when `timeoutMs` is not given, in ms. */
+export const DEFAULT_CSI_CALL_TIMEOUT_MS = 30_000;
+
 /**
  * A client of the CSI plugin listening on the unix socket `socketPath` (relative paths
  * are made absolute). The channel connects lazily; a plugin that is not listening yields
@@ -103,12 +106,14 @@ function toCsiError(rpc: string, err: unknown): CsiError {
  * @see CSI spec v1 "RPC Interface", "Error Scheme"; reference/sched.md §4.12.
  */
 export function csiClient(socketPath: string, options: CsiClientOptions = {}): CsiFullClient {
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_CSI_CALL_TIMEOUT_MS;
   const socket = resolve(socketPath);
   const services = csiServices();
   const target = `unix:${socket}`;
   const credentials = grpc.credentials.createInsecure();
-  const identity = new services.Identity(target, credentials);
+  // Its own subchannels: grpc-js shares them between channels to one target by default, so a
+  // new client made after a plugin restart would inherit the old one's reconnect backoff.
+  const identity = new services.Identity(target, credentials, { 'grpc.use_local_subchannel_pool': 1 });
   const channelOverride = identity.getChannel();
   const clients: Record<Service, grpc.Client> = {
     Identity: identity,

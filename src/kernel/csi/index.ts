@@ -6,7 +6,7 @@
  * @module
  */
 export * from './types.js';
-export { csiClient, grpcCodeName, type CsiClientOptions } from './client.js';
+export { csiClient, DEFAULT_CSI_CALL_TIMEOUT_MS, grpcCodeName, type CsiClientOptions } from './client.js';
 export { csiProtoPath } from './proto.js';
 export {
   startHostpathPlugin,

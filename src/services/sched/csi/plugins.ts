@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { CsiClient } from '../../../kernel/csi/index.js';
+import { DEFAULT_CSI_CALL_TIMEOUT_MS, type CsiClient } from '../../../kernel/csi/index.js';
 import type { Logger } from '../../../kernel/log/logger.js';
 import type { Indexed, StateStore, Txn } from '../../../kernel/store/index.js';
 import { formatTime } from '../../../kernel/util/duration.js';
@@ -75,6 +75,8 @@ export class CsiPlugins {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private closed = false;
+  /** Replaced clients, each closed once its calls' deadline has passed (or at close). */
+  private readonly retired = new Map<CsiClient, NodeJS.Timeout>();
   /** The agent's logger (plugin health changes; claim bookkeeping failures). */
   readonly log: Logger;
 
@@ -115,6 +117,11 @@ export class CsiPlugins {
     clearTimeout(this.timer);
     await this.running;
     for (const e of this.endpoints) e.client.close();
+    for (const [c, t] of this.retired) {
+      clearTimeout(t);
+      c.close();
+    }
+    this.retired.clear();
   }
 
   private schedule(): void {
@@ -127,13 +134,14 @@ export class CsiPlugins {
 
   /** Runs a round after the one in progress (rounds never overlap). */
   private round(first: boolean): Promise<void> {
+    // Never rejects: a failed round is logged, and later rounds still run.
     const run = async () => {
       if (this.closed && !first) return;
-      await Promise.all(this.endpoints.map((e) => this.fingerprint(e)));
       try {
+        await Promise.all(this.endpoints.map((e) => this.fingerprint(e)));
         await this.write(first);
       } catch (err) {
-        this.o.log.error({ err }, 'CSI plugins: writing the plugin state failed');
+        this.o.log.error({ err }, 'CSI plugins: a probe round failed');
       }
     };
     const next = (this.running ?? Promise.resolve()).then(run);
@@ -168,7 +176,12 @@ export class CsiPlugins {
       if (e.healthy) this.o.log.warn({ plugin: e.config.id, socket: e.config.socket, err }, 'CSI plugin became unhealthy');
       e.healthy = false;
       e.description = `plugin unreachable: ${(err as Error).message}`;
-      c.close();
+      // Calls a request started on the old client (a CreateVolume, say) may still finish:
+      // close it only once their deadline has passed, so the plugin's answer is not lost.
+      this.retired.set(c, setTimeout(() => {
+        this.retired.delete(c);
+        c.close();
+      }, DEFAULT_CSI_CALL_TIMEOUT_MS + 1000).unref());
       e.client = this.o.connect(e.config.socket);
     } finally {
       clearTimeout(timer);
