@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { Writable } from 'node:stream';
 import type { HttpRequest, HttpResponse } from './server.js';
 
 /** Time a forwarded request may take, in ms (the longest blocking query's wait plus margin). */
@@ -26,7 +27,8 @@ export interface ForwardStyle {
 
 /**
  * Sends `req` (method, path, query, body, token, the headers `style.pass` names) to `address` (`host:port`) and returns its
- * reply. `query` replaces the request's query when given (e.g. without `dc`).
+ * reply. `query` replaces the request's query when given (e.g. without `dc`). A reply without
+ * `Content-Length` (a stream) is passed on as it arrives, for as long as both sides keep it.
  * @throws {Error} `rpc error making call: …` when the server cannot be reached.
  */
 export async function forwardRequest(style: ForwardStyle, req: HttpRequest, address: string, secret: string | undefined, query?: URLSearchParams): Promise<HttpResponse> {
@@ -39,15 +41,20 @@ export async function forwardRequest(style: ForwardStyle, req: HttpRequest, addr
   }
   if (secret !== undefined) headers[style.tokenHeader] = secret;
   if (req.body.length > 0) headers['Content-Type'] = 'application/json';
+  // The time limit covers the reply's arrival (a blocking query's longest wait); a streamed
+  // body (the scheduler's event stream) then runs until either side ends it.
+  const abort = new AbortController();
+  const limit = setTimeout(() => abort.abort(new Error(`no reply within ${FORWARD_TIMEOUT_MS} ms`)), FORWARD_TIMEOUT_MS);
   let res: Response;
   try {
     res = await fetch(`http://${address}${req.path}${q ? `?${q}` : ''}`, {
       method: req.method,
       headers,
       body: req.body.length > 0 ? new Uint8Array(req.body) : undefined,
-      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+      signal: abort.signal,
     });
   } catch (err) {
+    clearTimeout(limit);
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     throw new Error(`rpc error making call: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
   }
@@ -55,5 +62,45 @@ export async function forwardRequest(style: ForwardStyle, req: HttpRequest, addr
   res.headers.forEach((v, k) => {
     if (style.keep.test(k)) out[k] = v;
   });
-  return { status: res.status, headers: out, body: Buffer.from(await res.arrayBuffer()) };
+  // Every reply of Cairn's services carries Content-Length except a streamed one.
+  if (res.headers.get('content-length') === null && res.body) {
+    clearTimeout(limit);
+    const body = res.body;
+    return {
+      status: res.status,
+      headers: out,
+      stream: async (sink, signal) => {
+        const stop = () => abort.abort();
+        signal.addEventListener('abort', stop, { once: true });
+        try {
+          for await (const chunk of body) {
+            if (!sink.write(chunk)) await drained(sink);
+            if (signal.aborted) break;
+          }
+        } catch {
+          // The other side ended the stream, or the client left: the connection closes.
+        } finally {
+          signal.removeEventListener('abort', stop);
+        }
+      },
+    };
+  }
+  try {
+    return { status: res.status, headers: out, body: Buffer.from(await res.arrayBuffer()) };
+  } finally {
+    clearTimeout(limit);
+  }
+}
+
+/** Resolves when `sink` drains or closes, leaving no listener behind. */
+function drained(sink: Writable): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      sink.off('drain', done);
+      sink.off('close', done);
+      resolve();
+    };
+    sink.on('drain', done);
+    sink.on('close', done);
+  });
 }
