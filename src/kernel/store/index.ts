@@ -1,6 +1,7 @@
 /**
- * The storage layer's public API (DESIGN.md "State"): the {@link Backend} contract and
- * its embedded SQLite implementation. The conformance suite (`backend.suite.ts`) is for
+ * The storage layer's public API (DESIGN.md "State"): the {@link Backend} contract, its
+ * embedded SQLite implementation and its PostgreSQL implementation (several servers on
+ * one database). The conformance suite (`backend.suite.ts`) is for
  * tests only and deliberately not exported here.
  *
  * @module
@@ -9,6 +10,8 @@
 export type { Backend, BackendOp } from './backend.js';
 export { SqliteBackend, compareKeys } from './sqlite.js';
 export type { SqliteBackendOptions, SqliteBackendStats } from './sqlite.js';
+export { PostgresBackend, describeConnectionUrl, quoteTableName } from './postgres.js';
+export type { PostgresBackendOptions, PostgresBackendStats } from './postgres.js';
 export { BackendView, json, listRecursive } from './view.js';
 export { StateConflict, StateStore, StateStoreFailed } from './state.js';
 export type { ChangeBatch, Indexed, StateChange, StateCodec, TableSpec, Txn } from './state.js';

@@ -1,0 +1,784 @@
+/**
+ * The {@link Backend} on PostgreSQL through `pg` (DESIGN.md "State", "Growing past one
+ * machine"; issue 8 scope 1; measurements in reference/ecosystem.md §4): several server
+ * processes can share one database. Same contract and same shared test suite as
+ * `SqliteBackend` (`backend.suite.ts`).
+ *
+ * Why it is built this way:
+ * - One table, `key text COLLATE "C" PRIMARY KEY, value bytea NOT NULL`. `COLLATE "C"`
+ *   compares the UTF-8 bytes, so the primary-key index is in the byte order `list`
+ *   promises whatever the database's default collation is (ICU `en` would put `B` after
+ *   `a`). The database must use the UTF8 encoding (checked at open).
+ * - Writes are **group-committed** like SQLite's: every write call of an event-loop turn
+ *   (and every call made while the previous group was committing) goes to PostgreSQL as
+ *   one transaction, `BEGIN` → one `DELETE … = ANY($1)` → one `INSERT … SELECT FROM
+ *   unnest($1, $2) ON CONFLICT DO UPDATE` → `COMMIT`, and the callers' promises resolve
+ *   only after `COMMIT` returned. One group at a time, so later writes to a key win.
+ *   If the group fails on a statement (say a trigger refuses one key), it is rolled back
+ *   and run again with a savepoint per call, so only the offending call is rejected.
+ * - Durable acknowledgement: `COMMIT` returns after the WAL is flushed unless the server
+ *   says `synchronous_commit = off`; when it does (checked at open, for this role and
+ *   database), every connection of this backend sets it back to `on`.
+ * - Reads see every write whose promise exists (the contract): an in-memory overlay of
+ *   queued and committing ops is consulted first, as in SQLite. `list` snapshots the
+ *   overlay when called, so a group that commits while the query runs is still seen.
+ * - `list` is one query: a recursive CTE that seeks the index once per child (a
+ *   sub-folder is skipped with one seek past its last key), never reading a folder's
+ *   descendants.
+ * - Connections come from a `pg.Pool` of at most `maxParallel` (reads run in parallel;
+ *   writes use one connection at a time). Every connection has an `'error'` listener (an
+ *   unhandled one crashes the process, ecosystem.md §4); a lost connection rejects the
+ *   operation it carried and the pool connects anew for the next one. A read, or a group
+ *   whose `BEGIN` failed (nothing was sent yet), is retried once on a fresh connection,
+ *   so a connection the server closed while idle costs no error. A group lost after its
+ *   first write statement is rejected: PostgreSQL may or may not have committed it.
+ *
+ * The connection URL's password never reaches a message or the log: errors and
+ * {@link PostgresBackend.target} name `user@host:port/database` only.
+ *
+ * @module
+ */
+import pg from 'pg';
+import type { Logger } from '../log/logger.js';
+import type { Backend, BackendOp } from './backend.js';
+import { compareKeys } from './sqlite.js';
+
+/** Options of {@link PostgresBackend.open}. */
+export interface PostgresBackendOptions {
+  /**
+   * `postgres://user:password@host:port/database?sslmode=…` (or `postgresql://`). Parts
+   * left out come from the `PG*` environment variables, as with libpq.
+   */
+  readonly connectionUrl: string;
+  /**
+   * The table holding the keys, created when missing: `name` or `schema.name`, letters,
+   * digits and `_`, at most 63 bytes per part; used quoted, so case is kept. Default `cairn_kv`.
+   */
+  readonly table?: string;
+  /**
+   * Most connections (= statements in flight) to PostgreSQL at once; default 10. Writes
+   * use one at a time, reads the rest. The reference product calls this `max_parallel`
+   * (its default, 128, would let three servers exhaust PostgreSQL's default 100 connections).
+   */
+  readonly maxParallel?: number;
+  /** Where connection trouble is reported (warn); nothing is logged when absent. */
+  readonly log?: Logger;
+  /** How long (milliseconds) opening a connection may take before it fails; default 10000. */
+  readonly connectTimeoutMs?: number;
+  /** `application_name` of the connections (shows in `pg_stat_activity`); default `cairn`. */
+  readonly applicationName?: string;
+}
+
+/** Counters since {@link PostgresBackend.open}, for tests and benchmarks (a snapshot). */
+export interface PostgresBackendStats {
+  /** Write transactions committed. */
+  readonly commits: number;
+  /** Groups whose transaction failed as a whole (every write in it was rejected). */
+  readonly failedCommits: number;
+  /** Write calls (`put`, `delete`, `batch`) acknowledged durable. */
+  readonly writes: number;
+  /** Rows written or deleted by committed transactions (after merging a group's ops per key). */
+  readonly rows: number;
+  /** Connections that failed or were closed by the server (each one is replaced on demand). */
+  readonly connectionErrors: number;
+  /** Operations run again on a fresh connection after their connection was found lost. */
+  readonly retries: number;
+}
+
+/** One queued write call: its ops (validated, values copied) and its promise. */
+interface Pending {
+  readonly ops: readonly NormalizedOp[];
+  readonly resolve: () => void;
+  readonly reject: (err: unknown) => void;
+}
+
+/** A validated op; `value === null` means delete. */
+interface NormalizedOp {
+  readonly key: string;
+  readonly value: Buffer | null;
+}
+
+/** The latest uncommitted op on a key and the number of the group that carries it. */
+interface OverlayEntry {
+  readonly value: Buffer | null;
+  readonly flush: number;
+}
+
+/** A group commit running now. */
+interface Flush {
+  readonly seq: number;
+  readonly pending: readonly Pending[];
+}
+
+/** One group's final state: keys to delete and keys to upsert, each byte-sorted (a stable lock order). */
+interface GroupWrite {
+  readonly deletes: string[];
+  readonly putKeys: string[];
+  readonly putValues: Buffer[];
+}
+
+/** A failed `BEGIN`: nothing of the group reached the server, so it may be retried. */
+class BeginFailed extends Error {}
+
+/** The connection was lost while `COMMIT` was on its way: the server may or may not have committed. */
+class CommitOutcomeUnknown extends Error {}
+
+// Lone surrogates have no UTF-8 form (they would not round-trip through TEXT).
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Checks a key against the contract of {@link Backend} (the same rules as SQLite's):
+ * a non-empty well-formed string, no leading or trailing `/`, no NUL (TEXT cannot hold it).
+ * @throws TypeError naming the problem.
+ */
+function checkKey(key: unknown): string {
+  if (typeof key !== 'string') throw new TypeError(`store key must be a string, got ${typeof key}`);
+  if (key === '') throw new TypeError('store key must not be empty');
+  if (key.startsWith('/') || key.endsWith('/')) {
+    throw new TypeError(`store key must not start or end with "/": ${JSON.stringify(key)}`);
+  }
+  if (key.includes('\0')) throw new TypeError(`store key must not contain NUL: ${JSON.stringify(key)}`);
+  if (LONE_SURROGATE.test(key)) throw new TypeError(`store key is not valid Unicode: ${JSON.stringify(key)}`);
+  return key;
+}
+
+/** Checks a `list` prefix: `""` or a well-formed key-like string ending in `/`. */
+function checkPrefix(prefix: unknown): string {
+  if (typeof prefix !== 'string') throw new TypeError(`list prefix must be a string, got ${typeof prefix}`);
+  if (prefix === '') return prefix;
+  if (!prefix.endsWith('/')) throw new TypeError(`list prefix must be "" or end with "/": ${JSON.stringify(prefix)}`);
+  if (prefix.startsWith('/')) throw new TypeError(`list prefix must not start with "/": ${JSON.stringify(prefix)}`);
+  if (prefix.includes('\0') || LONE_SURROGATE.test(prefix)) {
+    throw new TypeError(`list prefix is not a valid key prefix: ${JSON.stringify(prefix)}`);
+  }
+  return prefix;
+}
+
+/** Copies the caller's bytes now (the group commits a turn later). */
+function copyValue(value: unknown): Buffer {
+  if (!(value instanceof Uint8Array)) throw new TypeError('store value must be a Uint8Array');
+  return Buffer.from(value);
+}
+
+/** The smallest string after every string starting with `folder` (which ends in `/`). */
+function folderEnd(folder: string): string {
+  return folder.slice(0, -1) + '0';
+}
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Checks a `table` option (`name` or `schema.name`, see {@link PostgresBackendOptions.table})
+ * and returns it quoted for SQL (`"schema"."name"`).
+ * @throws TypeError naming the table and the rule it breaks.
+ */
+export function quoteTableName(table: string): string {
+  const parts = typeof table === 'string' ? table.split('.') : [];
+  if (parts.length < 1 || parts.length > 2 || parts.some((p) => !IDENT.test(p) || Buffer.byteLength(p) > 63)) {
+    throw new TypeError(
+      `PostgreSQL table ${JSON.stringify(table)} must be "name" or "schema.name" of letters, digits and "_" ` +
+        '(not starting with a digit, at most 63 characters each)',
+    );
+  }
+  return parts.map((p) => `"${p}"`).join('.');
+}
+
+/**
+ * `user@host:port/database` of a connection URL, with `PG*` environment defaults applied
+ * as `pg` applies them; never the password. For messages and logs.
+ */
+export function describeConnectionUrl(connectionUrl: string): string {
+  try {
+    const c = new pg.Client({ connectionString: connectionUrl });
+    const host = c.host.includes(':') ? `[${c.host}]` : c.host; // a unix socket directory shows as its path
+    return `${c.user ? `${c.user}@` : ''}${host}:${c.port}/${c.database ?? ''}`;
+  } catch {
+    return '(unparsable connection URL)';
+  }
+}
+
+/** `08…` connection exceptions, `57P0x` shutdowns and FATAL/PANIC reports, or a socket/`pg` error without a SQLSTATE. */
+function isConnectionLoss(err: unknown): boolean {
+  if (!(err instanceof pg.DatabaseError)) return !(err instanceof TypeError || err instanceof RangeError);
+  const code = err.code ?? '';
+  return code.startsWith('08') || code.startsWith('57P') || err.severity === 'FATAL' || err.severity === 'PANIC';
+}
+
+/** Deadlock or serialization failure: the transaction was rolled back as a whole and may run again. */
+function isRetryableTxn(err: unknown): boolean {
+  return err instanceof pg.DatabaseError && (err.code === '40P01' || err.code === '40001');
+}
+
+/**
+ * {@link Backend} on one PostgreSQL table, with group commit; see the module doc. Open
+ * with {@link PostgresBackend.open}.
+ */
+export class PostgresBackend implements Backend {
+  /** `user@host:port/database` (no password), for messages. */
+  readonly target: string;
+  /** The table, as configured (unquoted). */
+  readonly table: string;
+
+  private readonly pool: pg.Pool;
+  private readonly log: Logger | undefined;
+  private readonly sql: {
+    readonly get: string;
+    readonly del: string;
+    readonly upsert: string;
+    readonly listRoot: string;
+    readonly listPrefix: string;
+    readonly folderKeys: string;
+  };
+
+  /** Write calls waiting for the next group, in call order. */
+  private queue: Pending[] = [];
+  /** Latest uncommitted op per key (`null` = delete): exactly the ops of {@link queue} and {@link inFlight}. */
+  private overlay = new Map<string, OverlayEntry>();
+  /** Number of the group that {@link queue} will become. */
+  private nextFlush = 1;
+  private inFlight: Flush | undefined;
+  private flushTimer: NodeJS.Immediate | undefined;
+  /** Callers of `close` waiting for the queue and the group in flight to settle. */
+  private drainWaiters: Array<() => void> = [];
+  private closed = false;
+
+  private commits = 0;
+  private failedCommits = 0;
+  private writes = 0;
+  private rows = 0;
+  private connectionErrors = 0;
+  private retries = 0;
+
+  private constructor(o: { target: string; table: string; quoted: string; pool: pg.Pool; log: Logger | undefined }) {
+    this.target = o.target;
+    this.table = o.table;
+    this.pool = o.pool;
+    this.log = o.log;
+    const t = o.quoted;
+    // The next child after row k: past k itself for a leaf (keys hold no NUL, so k || chr(1)
+    // is the smallest string above k), past the whole folder for a key inside a sub-folder.
+    const next = (bound: string) => `
+      SELECT (SELECT key FROM ${t}
+              WHERE key >= CASE WHEN s.slash = 0 THEN w.k || chr(1)
+                                ELSE substr(w.k, 1, s.plen + s.slash - 1) || '0' END
+                ${bound} ORDER BY key LIMIT 1)
+      FROM walk w, LATERAL (SELECT char_length($1::text) AS plen,
+                                   strpos(substr(w.k, char_length($1::text) + 1), '/') AS slash) s
+      WHERE w.k IS NOT NULL`;
+    const walk = (bound: string) => `
+      WITH RECURSIVE walk(k) AS (
+        (SELECT key FROM ${t} WHERE key >= $1::text ${bound} ORDER BY key LIMIT 1)
+        UNION ALL
+        ${next(bound)}
+      ) SELECT k FROM walk WHERE k IS NOT NULL`;
+    this.sql = {
+      get: `SELECT value FROM ${t} WHERE key = $1`,
+      del: `DELETE FROM ${t} WHERE key = ANY($1::text[])`,
+      upsert: `INSERT INTO ${t} (key, value) SELECT k, v FROM unnest($1::text[], $2::bytea[]) AS u(k, v)
+               ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+      listRoot: walk(''),
+      listPrefix: walk('AND key < $2::text'),
+      folderKeys: `SELECT key FROM ${t} WHERE key >= $1 AND key < $2 ORDER BY key LIMIT $3`,
+    };
+  }
+
+  /**
+   * Connects, checks the server (UTF8 encoding, `synchronous_commit`), creates the table
+   * when missing (under a transaction-level advisory lock, so servers starting together do
+   * not race) and checks its columns, then returns a backend with a pool of connections.
+   * Nothing stays open when it fails.
+   *
+   * @throws Error naming `user@host:port/database` (never the password) and the reason:
+   *   unreachable server, refused login, missing database, wrong encoding, a table of
+   *   another shape, no permission to create it. TypeError for a bad option.
+   */
+  static async open(options: PostgresBackendOptions): Promise<PostgresBackend> {
+    const table = options.table ?? 'cairn_kv';
+    const quoted = quoteTableName(table);
+    const maxParallel = options.maxParallel ?? 10;
+    if (!Number.isInteger(maxParallel) || maxParallel < 1) {
+      throw new TypeError(`PostgreSQL max_parallel must be a positive integer, got ${String(maxParallel)}`);
+    }
+    const url = options.connectionUrl;
+    if (typeof url !== 'string' || !/^postgres(ql)?:\/\//i.test(url)) {
+      throw new TypeError('PostgreSQL connection_url must be a postgres:// or postgresql:// URL');
+    }
+    const target = describeConnectionUrl(url);
+    const base: pg.ClientConfig = {
+      connectionString: url,
+      application_name: options.applicationName ?? 'cairn',
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+      keepAlive: true,
+    };
+    const fail = (what: string, err: unknown): Error => {
+      const e = err as { message?: string; code?: string };
+      const reason = e?.message || e?.code || String(err);
+      return Object.assign(new Error(`PostgreSQL ${target}: ${what}: ${reason}`, { cause: err }), e?.code ? { code: e.code } : {});
+    };
+
+    let probe: pg.Client;
+    try {
+      probe = new pg.Client(base);
+    } catch (err) {
+      // Not the URL itself in the message: it holds the password.
+      throw new TypeError(`PostgreSQL connection_url cannot be parsed: ${(err as Error).message}`);
+    }
+    probe.on('error', () => undefined); // a failure during setup rejects the call we await
+    try {
+      await probe.connect();
+    } catch (err) {
+      await probe.end().catch(() => undefined);
+      throw fail('cannot connect', err);
+    }
+    let forceSyncCommit: boolean;
+    try {
+      const settings = await probe.query<{ enc: string; sync: string }>(
+        "SELECT current_setting('server_encoding') AS enc, current_setting('synchronous_commit') AS sync",
+      );
+      const { enc, sync } = settings.rows[0];
+      if (enc.toUpperCase() !== 'UTF8') throw new Error(`the database encoding is ${enc}; Cairn needs UTF8`);
+      forceSyncCommit = sync === 'off';
+      await ensureTable(probe, table, quoted);
+    } catch (err) {
+      throw fail(`cannot prepare table ${table}`, err);
+    } finally {
+      await probe.end().catch(() => undefined);
+    }
+
+    const log = options.log;
+    const pool = new pg.Pool({ ...base, max: maxParallel, allowExitOnIdle: true });
+    const backend = new PostgresBackend({ target, table, quoted, pool, log });
+    pool.on('connect', (client) => {
+      // Every checked-out client needs its own listener: the pool listens only to idle ones.
+      client.on('error', (err) => backend.onConnectionError(err));
+      // The query runs before any other this client is given (pg queues per client).
+      if (forceSyncCommit) client.query('SET synchronous_commit TO on').catch(() => undefined);
+    });
+    pool.on('error', (err) => backend.onConnectionError(err));
+    if (forceSyncCommit) log?.warn({ target }, 'PostgreSQL synchronous_commit is off; Cairn sets it to on for its connections');
+    return backend;
+  }
+
+  /** Counters for tests and benchmarks; see {@link PostgresBackendStats}. */
+  get stats(): PostgresBackendStats {
+    return {
+      commits: this.commits,
+      failedCommits: this.failedCommits,
+      writes: this.writes,
+      rows: this.rows,
+      connectionErrors: this.connectionErrors,
+      retries: this.retries,
+    };
+  }
+
+  /** @inheritdoc */
+  async get(key: string): Promise<Uint8Array | undefined> {
+    this.checkOpen();
+    checkKey(key);
+    if (this.overlay.size > 0) {
+      const queued = this.overlay.get(key);
+      if (queued !== undefined) return queued.value === null ? undefined : Buffer.from(queued.value);
+    }
+    const res = await this.read('get', { name: 'cairn-get', text: this.sql.get, values: [key], rowMode: 'array' });
+    return res.rows.length === 0 ? undefined : (res.rows[0][0] as Buffer);
+  }
+
+  /** @inheritdoc */
+  put(key: string, value: Uint8Array): Promise<void> {
+    try {
+      this.checkOpen();
+      return this.enqueue([{ key: checkKey(key), value: copyValue(value) }]);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** @inheritdoc */
+  delete(key: string): Promise<void> {
+    try {
+      this.checkOpen();
+      return this.enqueue([{ key: checkKey(key), value: null }]);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /**
+   * @inheritdoc
+   * Every op is validated before anything is queued, so a batch with one bad op rejects
+   * with a TypeError and leaves nothing, not even in the overlay.
+   */
+  batch(ops: readonly BackendOp[]): Promise<void> {
+    try {
+      this.checkOpen();
+      if (!Array.isArray(ops)) throw new TypeError('batch ops must be an array');
+      const normalized = ops.map((op): NormalizedOp => {
+        if (op === null || typeof op !== 'object') throw new TypeError('batch op must be an object');
+        return { key: checkKey(op.key), value: op.value === undefined ? null : copyValue(op.value) };
+      });
+      if (normalized.length === 0) return Promise.resolve();
+      return this.enqueue(normalized);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /**
+   * @inheritdoc
+   * One query (see the module doc), then the queued ops under `prefix` as they were when
+   * `list` was called are folded in.
+   */
+  async list(prefix: string): Promise<string[]> {
+    this.checkOpen();
+    checkPrefix(prefix);
+    const overlay = this.overlaySnapshot(prefix);
+    const res =
+      prefix === ''
+        ? await this.read('list', { name: 'cairn-list-root', text: this.sql.listRoot, values: [prefix], rowMode: 'array' })
+        : await this.read('list', {
+            name: 'cairn-list-prefix',
+            text: this.sql.listPrefix,
+            values: [prefix, folderEnd(prefix)],
+            rowMode: 'array',
+          });
+    const names = new Set<string>();
+    const folders: string[] = [];
+    for (const [key] of res.rows as [string][]) {
+      const slash = key.indexOf('/', prefix.length);
+      if (slash < 0) names.add(key.slice(prefix.length));
+      else {
+        const folder = key.slice(0, slash + 1);
+        names.add(folder.slice(prefix.length));
+        folders.push(folder);
+      }
+    }
+    if (overlay.size > 0) await this.mergeOverlay(prefix, overlay, names, folders);
+    return [...names].sort(compareKeys);
+  }
+
+  /**
+   * Commits every queued write, waits for them, then closes every connection. Queued
+   * writes' promises settle before this resolves. Every later call (including `close`)
+   * rejects with an Error.
+   */
+  async close(): Promise<void> {
+    this.checkOpen();
+    this.closed = true;
+    if (this.flushTimer !== undefined) clearImmediate(this.flushTimer);
+    this.flushTimer = undefined;
+    this.sendQueued();
+    if (this.inFlight !== undefined) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+    await this.pool.end();
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new Error(`PostgresBackend(${this.target}) is closed`);
+  }
+
+  /** A pooled connection failed (server gone, terminated, network): counted and logged; the pool replaces it. */
+  private onConnectionError(err: Error): void {
+    this.connectionErrors++;
+    this.log?.warn({ target: this.target, err: err.message }, 'PostgreSQL connection lost');
+  }
+
+  /** The error a caller sees: names the server, keeps the SQLSTATE as `code`. */
+  private wrap(what: string, err: unknown): Error {
+    const e = err as { message?: string; code?: string };
+    const reason = e?.message || e?.code || String(err);
+    return Object.assign(new Error(`PostgreSQL ${this.target}: ${what} failed: ${reason}`, { cause: err }), e?.code ? { code: e.code } : {});
+  }
+
+  /** Runs a read on a pooled connection; once more on a fresh one when the connection was lost. */
+  private async read(what: string, query: pg.QueryConfig & { rowMode?: 'array' }): Promise<pg.QueryResult> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.pool.query(query as pg.QueryConfig);
+      } catch (err) {
+        if (attempt === 1 && isConnectionLoss(err) && !this.closed) {
+          this.retries++;
+          continue;
+        }
+        throw this.wrap(what, err);
+      }
+    }
+  }
+
+  private enqueue(ops: readonly NormalizedOp[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ ops, resolve, reject });
+      for (const op of ops) this.overlay.set(op.key, { value: op.value, flush: this.nextFlush });
+      // One group per event-loop turn; while a group commits, its end sends the queue.
+      if (this.inFlight === undefined) this.flushTimer ??= setImmediate(this.sendQueued);
+    });
+  }
+
+  /** Starts committing the whole queue as one group, unless a group is in flight or nothing is queued. */
+  private readonly sendQueued = (): void => {
+    this.flushTimer = undefined;
+    const pending = this.queue;
+    if (this.inFlight !== undefined || pending.length === 0) return;
+    this.queue = [];
+    const flush: Flush = { seq: this.nextFlush++, pending };
+    this.inFlight = flush;
+    void this.commitGroup(flush).then(() => this.afterFlush());
+  };
+
+  /** Settles every promise of `flush` (never throws). */
+  private async commitGroup(flush: Flush): Promise<void> {
+    const { pending } = flush;
+    let failure: unknown;
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      try {
+        const rows = await this.transaction((client) => this.writeGroup(client, groupWrite(pending)));
+        this.commits++;
+        this.rows += rows;
+        this.writes += pending.length;
+        this.dropFromOverlay(flush);
+        for (const p of pending) p.resolve();
+        return;
+      } catch (err) {
+        failure = err;
+        // Nothing reached the server (BEGIN failed), or the server rolled it back for a
+        // lock conflict with another server: the same group may simply run again.
+        if (err instanceof BeginFailed ? attempt === 1 : isRetryableTxn(err) && attempt < 4) {
+          this.retries++;
+          continue;
+        }
+        break;
+      }
+    }
+    const cause = failure instanceof BeginFailed ? failure.cause : failure;
+    if (pending.length > 1 && !isConnectionLoss(cause) && !(failure instanceof CommitOutcomeUnknown)) {
+      // A statement failed: find the calls that cause it, one savepoint each.
+      try {
+        await this.commitCallByCall(flush);
+        return;
+      } catch (err) {
+        failure = err;
+      }
+    }
+    this.failedCommits++;
+    const err = this.wrap('write', failure instanceof BeginFailed ? failure.cause : failure);
+    this.dropFromOverlay(flush);
+    for (const p of pending) p.reject(err);
+  }
+
+  /** Runs the group again with one savepoint per call: failing calls are rolled back and rejected alone. */
+  private async commitCallByCall(flush: Flush): Promise<void> {
+    const { pending } = flush;
+    const errors: Array<unknown | null> = [];
+    let rows = 0;
+    await this.transaction(async (client) => {
+      errors.length = 0;
+      rows = 0;
+      for (const p of pending) {
+        await client.query('SAVEPOINT cairn_call');
+        try {
+          rows += await this.writeGroup(client, groupWrite([p]));
+          await client.query('RELEASE SAVEPOINT cairn_call');
+          errors.push(null);
+        } catch (err) {
+          if (isConnectionLoss(err)) throw err;
+          await client.query('ROLLBACK TO SAVEPOINT cairn_call');
+          errors.push(err);
+        }
+      }
+      return 0;
+    });
+    this.commits++;
+    this.rows += rows;
+    this.dropFromOverlay(flush);
+    for (let i = 0; i < pending.length; i++) {
+      const err = errors[i];
+      if (err === null) {
+        this.writes++;
+        pending[i].resolve();
+      } else pending[i].reject(this.wrap('write', err));
+    }
+  }
+
+  /**
+   * `BEGIN`, `fn`, `COMMIT` on one pooled connection; resolves with what `fn` resolved
+   * to once `COMMIT` returned. Rolls back when `fn` fails.
+   * @throws {BeginFailed} when the connection or `BEGIN` failed (nothing was written);
+   *   {@link CommitOutcomeUnknown} when the connection was lost during `COMMIT`; else the
+   *   error of `fn` or of `COMMIT`.
+   */
+  private async transaction(fn: (client: pg.PoolClient) => Promise<number>): Promise<number> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw new BeginFailed('connect', { cause: err });
+    }
+    let lost: unknown;
+    try {
+      try {
+        await client.query('BEGIN');
+      } catch (err) {
+        lost = err;
+        throw new BeginFailed('BEGIN', { cause: err });
+      }
+      let out: number;
+      try {
+        out = await fn(client);
+      } catch (err) {
+        if (isConnectionLoss(err)) lost = err;
+        else await client.query('ROLLBACK').catch((e: unknown) => (lost = e));
+        throw err;
+      }
+      let res: pg.QueryResult;
+      try {
+        res = await client.query('COMMIT');
+      } catch (err) {
+        if (!isConnectionLoss(err)) throw err;
+        lost = err;
+        throw new CommitOutcomeUnknown(
+          `the connection was lost during COMMIT, so the write may or may not be stored: ${(err as Error).message}`,
+          { cause: err },
+        );
+      }
+      // COMMIT of a transaction that failed inside answers ROLLBACK, not an error.
+      if (res.command !== 'COMMIT') throw new Error(`the transaction was rolled back (${res.command})`);
+      return out;
+    } finally {
+      client.release(lost === undefined ? undefined : lost instanceof Error ? lost : new Error(String(lost)));
+    }
+  }
+
+  /** The group's two statements on `client`; resolves with the rows they touched. */
+  private async writeGroup(client: pg.PoolClient, w: GroupWrite): Promise<number> {
+    let rows = 0;
+    if (w.deletes.length > 0) {
+      const r = await client.query({ name: 'cairn-del', text: this.sql.del, values: [w.deletes] });
+      rows += r.rowCount ?? 0;
+    }
+    if (w.putKeys.length > 0) {
+      const r = await client.query({ name: 'cairn-upsert', text: this.sql.upsert, values: [w.putKeys, w.putValues] });
+      rows += r.rowCount ?? 0;
+    }
+    return rows;
+  }
+
+  /**
+   * Removes the ops of `flush` from the overlay, unless a later queued op replaced them.
+   * Runs before the group's promises settle, so a caller continuing after its write sees
+   * what the table holds (its write, or not when it was rejected).
+   */
+  private dropFromOverlay(flush: Flush): void {
+    for (const p of flush.pending) {
+      for (const op of p.ops) {
+        if (this.overlay.get(op.key)?.flush === flush.seq) this.overlay.delete(op.key);
+      }
+    }
+  }
+
+  /** The group is settled: send what queued meanwhile, or wake `close`. */
+  private afterFlush(): void {
+    this.inFlight = undefined;
+    this.sendQueued();
+    if (this.inFlight === undefined) {
+      const waiters = this.drainWaiters;
+      this.drainWaiters = [];
+      for (const w of waiters) w();
+    }
+  }
+
+  /** The overlay's entries under `prefix` now (a copy: groups committing later must not change it). */
+  private overlaySnapshot(prefix: string): Map<string, Buffer | null> {
+    const out = new Map<string, Buffer | null>();
+    if (this.overlay.size === 0) return out;
+    for (const [key, { value }] of this.overlay) if (key.startsWith(prefix)) out.set(key, value);
+    return out;
+  }
+
+  /**
+   * Folds queued-but-uncommitted ops under `prefix` into a `list` result: queued puts add
+   * their child name; a child the table supplied survives only if some key under it is
+   * not queued for deletion.
+   */
+  private async mergeOverlay(prefix: string, overlay: Map<string, Buffer | null>, names: Set<string>, folders: readonly string[]): Promise<void> {
+    const deletedLeaves: string[] = [];
+    const touchedFolders = new Map<string, number>(); // folder name → queued deletes under it
+    const addedFolders = new Set<string>();
+    for (const [key, value] of overlay) {
+      const slash = key.indexOf('/', prefix.length);
+      const name = slash < 0 ? key.slice(prefix.length) : key.slice(prefix.length, slash + 1);
+      if (value !== null) {
+        names.add(name);
+        if (slash >= 0) addedFolders.add(name);
+      } else if (slash < 0) {
+        deletedLeaves.push(name);
+      } else {
+        touchedFolders.set(name, (touchedFolders.get(name) ?? 0) + 1);
+      }
+    }
+    for (const name of deletedLeaves) names.delete(name);
+    const tableFolders = new Set(folders.map((f) => f.slice(prefix.length)));
+    for (const [name, deletes] of touchedFolders) {
+      if (addedFolders.has(name) || !tableFolders.has(name)) continue;
+      // More keys than queued deletes under the folder: one of them survives.
+      const folder = prefix + name;
+      const res = await this.read('list', {
+        name: 'cairn-folder-keys',
+        text: this.sql.folderKeys,
+        values: [folder, folderEnd(folder), deletes + 1],
+        rowMode: 'array',
+      });
+      if (!(res.rows as [string][]).some(([key]) => overlay.get(key) !== null)) names.delete(name);
+    }
+  }
+}
+
+/** The final state of a group's keys (later ops win), split into deletes and upserts, byte-sorted. */
+function groupWrite(pending: readonly Pending[]): GroupWrite {
+  const last = new Map<string, Buffer | null>();
+  for (const p of pending) for (const op of p.ops) last.set(op.key, op.value);
+  const keys = [...last.keys()].sort(compareKeys);
+  const w: GroupWrite = { deletes: [], putKeys: [], putValues: [] };
+  for (const key of keys) {
+    const value = last.get(key)!;
+    if (value === null) w.deletes.push(key);
+    else {
+      w.putKeys.push(key);
+      w.putValues.push(value);
+    }
+  }
+  return w;
+}
+
+/**
+ * Creates `table` when missing and checks an existing one: `key` must be text with the
+ * "C" collation and the primary key, `value` bytea. Servers opening at once serialise
+ * on a transaction-level advisory lock derived from the table name.
+ * @throws Error naming what is wrong with an existing table, or PostgreSQL's error.
+ */
+async function ensureTable(client: pg.Client, table: string, quoted: string): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('cairn table ' || $1))", [table]);
+    const exists = await client.query<{ oid: string | null }>('SELECT to_regclass($1)::oid::text AS oid', [quoted]);
+    if (exists.rows[0].oid === null) {
+      await client.query(`CREATE TABLE ${quoted} (key text COLLATE "C" PRIMARY KEY, value bytea NOT NULL)`);
+    }
+    const cols = await client.query<{ name: string; type: string; coll: string | null; pk: boolean }>(
+      `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, c.collname AS coll,
+              EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = a.attrelid AND i.indisprimary
+                        AND i.indnatts = 1 AND i.indkey[0] = a.attnum) AS pk
+         FROM pg_attribute a LEFT JOIN pg_collation c ON c.oid = a.attcollation
+        WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
+      [quoted],
+    );
+    const col = new Map(cols.rows.map((r) => [r.name, r]));
+    const key = col.get('key');
+    const value = col.get('value');
+    if (!key || key.type !== 'text' || key.coll !== 'C' || !key.pk || !value || value.type !== 'bytea') {
+      const shape = cols.rows.map((r) => `${r.name} ${r.type}${r.coll ? ` collate ${r.coll}` : ''}${r.pk ? ' primary key' : ''}`).join(', ');
+      throw new Error(`table exists with columns (${shape}); Cairn needs (key text collate "C" primary key, value bytea)`);
+    }
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
