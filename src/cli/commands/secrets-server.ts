@@ -1,6 +1,7 @@
 /**
  * `cairn secrets server -config=FILE`: runs the secrets service from its HCL/JSON config
- * file (services/secrets/config.ts): opens the SQLite backend at `storage.path`, starts
+ * file (services/secrets/config.ts): opens the storage (`storage "sqlite"`: the file at
+ * `path`; `storage "postgresql"`: the table at `connection_url`), starts
  * every listener, logs each listener's URL (pino, at `log_level`), and runs until
  * SIGINT/SIGTERM (or `io.shutdown` aborts). One of the commands that start services
  * in-process (DESIGN.md "Rules of the house", "Commands").
@@ -14,6 +15,9 @@
 import type { Command } from 'commander';
 import type { App } from '../context.js';
 import { addServerCommand, closing, runServer } from '../server-command.js';
+import type { Logger } from '../../kernel/log/logger.js';
+import type { Backend, PostgresBackend } from '../../kernel/store/index.js';
+import type { SecretsStorageConfig } from '../../services/secrets/config.js';
 
 /** Adds `secrets server` to `program` (reusing a `secrets` group another file may have made). */
 export function addSecretsServerCommand(app: App, program: Command): void {
@@ -28,27 +32,23 @@ export function addSecretsServerCommand(app: App, program: Command): void {
 async function runSecrets(app: App, file: string): Promise<number> {
   // Loaded on demand so client commands never load the server code.
   const { loadSecretsServerConfig, toListenerOptions } = await import('../../services/secrets/config.js');
+  let storageText = '';
   return runServer(app, {
-    load: () => loadSecretsServerConfig(file),
+    load: () => loadSecretsServerConfig(file, app.env),
     logLevel: (config) => config.logLevel,
     start: async (config, log) => {
-      const { SqliteBackend } = await import('../../kernel/store/index.js');
       const { startSecretsService } = await import('../../services/secrets/service.js');
-      let backend;
+      const { backend, description } = await openStorage(config.storage, log);
+      storageText = description;
       try {
-        backend = SqliteBackend.open({ path: config.storage.path });
-      } catch (err) {
-        throw new Error(`cannot open storage "sqlite" at ${config.storage.path}: ${(err as Error).message}`);
-      }
-      try {
-        return await startSecretsService({ backend, listeners: config.listeners.map(toListenerOptions), log, managedNamespaces: config.managedNamespaces });
+        return await startSecretsService({ backend, listeners: config.listeners.map(toListenerOptions), log, managedNamespaces: config.managedNamespaces, storageType: config.storage.type });
       } catch (err) {
         await backend.close();
         throw err;
       }
     },
     announce: (config, service, log) => {
-      app.io.stdout(`==> Cairn secrets server started (config ${file}, storage ${config.storage.path}).\n`);
+      app.io.stdout(`==> Cairn secrets server started (config ${file}, storage ${storageText}).\n`);
       for (const [i, l] of service.listeners.entries()) {
         const c = config.listeners[i];
         app.io.stdout(`    Listener ${i + 1}: ${l.url}${c.requireRequestHeader ? ' (require_request_header)' : ''}\n`);
@@ -57,4 +57,32 @@ async function runSecrets(app: App, file: string): Promise<number> {
     },
     stop: closing('secrets service stopping'),
   });
+}
+
+/**
+ * Opens the configured storage: `storage "sqlite"` → `SqliteBackend` at `path`;
+ * `storage "postgresql"` → `PostgresBackend` on `table` (created when missing). Resolves
+ * with the backend and what the start banner says about it (the file, or
+ * `postgresql user@host:port/database table T`: never the password). `ha_enabled` is only
+ * logged: active/standby comes with issue 8 scope 2.
+ * @throws Error naming the storage (file path, or `user@host:port/database` of the URL,
+ *   never its password) and the reason.
+ */
+async function openStorage(storage: SecretsStorageConfig, log: Logger): Promise<{ backend: Backend; description: string }> {
+  const { PostgresBackend, SqliteBackend } = await import('../../kernel/store/index.js');
+  if (storage.type === 'sqlite') {
+    try {
+      return { backend: SqliteBackend.open({ path: storage.path }), description: storage.path };
+    } catch (err) {
+      throw new Error(`cannot open storage "sqlite" at ${storage.path}: ${(err as Error).message}`);
+    }
+  }
+  let backend: PostgresBackend;
+  try {
+    backend = await PostgresBackend.open({ connectionUrl: storage.connectionUrl, table: storage.table, maxParallel: storage.maxParallel, log });
+  } catch (err) {
+    throw new Error(`cannot open storage "postgresql": ${(err as Error).message}`);
+  }
+  if (storage.haEnabled) log.warn('storage "postgresql": ha_enabled is accepted but has no effect yet; run one server per database');
+  return { backend, description: `postgresql ${backend.target} table ${backend.table}` };
 }

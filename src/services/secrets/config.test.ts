@@ -2,6 +2,9 @@
 // storage rules, and the mapping to the kernel's listener options.
 
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError } from '../../kernel/config/index.js';
 import { DEFAULT_MAX_REQUEST_BYTES } from '../../kernel/http/index.js';
@@ -91,9 +94,51 @@ describe('parseSecretsServerConfig', () => {
     assert.equal(messageOf(`${listener}storage "consul" { address = "x" }\n`), 'secrets.hcl:2: unknown storage type "consul": expected one of sqlite, postgresql');
   });
 
-  it('recognises storage "postgresql" and refuses it for now', () => {
-    const text = 'listener "tcp" { tls_disable = true }\n\nstorage "postgresql" {\n  connection_url = "postgres://db/cairn"\n}\n';
-    assert.equal(messageOf(text), 'secrets.hcl:3: storage "postgresql" is not supported yet: use storage "sqlite"');
+  it('storage "postgresql": connection_url, table, max_parallel, ha_enabled, with defaults', () => {
+    const listener = 'listener "tcp" { tls_disable = true }\n';
+    const full = parse(`${listener}storage "postgresql" {
+  connection_url = "postgresql://cairn:pw@db.example.com:5432/cairn?sslmode=verify-full"
+  table          = "vault.kv_store"
+  max_parallel   = 32
+  ha_enabled     = "true"
+}\n`);
+    assert.deepEqual(full.storage, {
+      type: 'postgresql',
+      connectionUrl: 'postgresql://cairn:pw@db.example.com:5432/cairn?sslmode=verify-full',
+      table: 'vault.kv_store',
+      maxParallel: 32,
+      haEnabled: true,
+    });
+    const min = parse(`${listener}storage "postgresql" { connection_url = "postgres://db/cairn" }\n`);
+    assert.deepEqual(min.storage, { type: 'postgresql', connectionUrl: 'postgres://db/cairn', table: 'cairn_kv', maxParallel: 10, haEnabled: false });
+  });
+
+  it('storage "postgresql": connection_url from env:// and file://', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cairn-secrets-config-'));
+    try {
+      const file = join(dir, 'pg-url');
+      writeFileSync(file, 'postgres://u:from-file@db/cairn\n');
+      const text = (ref: string) => `listener "tcp" { tls_disable = true }\nstorage "postgresql" {\n  connection_url = "${ref}"\n}\n`;
+      const fromEnv = parseSecretsServerConfig(text('env://PG_URL'), 'secrets.hcl', { PG_URL: 'postgres://u:from-env@db/cairn' });
+      assert.equal(fromEnv.storage.type === 'postgresql' && fromEnv.storage.connectionUrl, 'postgres://u:from-env@db/cairn');
+      const fromFile = parse(text(`file://${file}`));
+      assert.equal(fromFile.storage.type === 'postgresql' && fromFile.storage.connectionUrl, 'postgres://u:from-file@db/cairn');
+      assert.equal(messageOf(text('env://PG_URL')), 'secrets.hcl:3: "connection_url": environment variable "PG_URL" is not set or empty');
+      assert.equal(messageOf(text(`file://${dir}/missing`)), `secrets.hcl:3: "connection_url": cannot read "${dir}/missing": ENOENT`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('storage "postgresql": bad values name file, line and key, never the URL', () => {
+    const block = (body: string) => `listener "tcp" { tls_disable = true }\nstorage "postgresql" {\n${body}\n}\n`;
+    const url = 'connection_url = "postgres://db/cairn"';
+    const notPg = messageOf(block('  connection_url = "mysql://root:hunter2@db/x"'));
+    assert.equal(notPg, 'secrets.hcl:3: "connection_url" must be a postgres:// or postgresql:// URL');
+    assert.equal(messageOf(block('  table = "t"')), 'secrets.hcl:2: missing required key "connection_url" in storage "postgresql"');
+    assert.match(messageOf(block(`  ${url}\n  table = "a-b"`)), /^secrets\.hcl:4: "table": PostgreSQL table "a-b" must be "name" or "schema\.name"/);
+    assert.equal(messageOf(block(`  ${url}\n  max_parallel = 0`)), 'secrets.hcl:4: "max_parallel" must be at least 1');
+    assert.equal(messageOf(block(`  ${url}\n  path = "x.db"`)), 'secrets.hcl:4: unknown key "path" in storage "postgresql"');
   });
 
   it('names file, line and key of unknown keys, wrong types and bad enums', () => {

@@ -19,11 +19,23 @@
  * log_level = "info"
  * ```
  *
+ * Or, to share the data with other servers (DESIGN.md "Growing past one machine"):
+ *
+ * ```hcl
+ * storage "postgresql" {
+ *   connection_url = "env://CAIRN_PG_URL"   # or file://PATH, or the postgres:// URL itself
+ *   table          = "cairn_kv"             # created when missing
+ *   max_parallel   = 10                     # connections to PostgreSQL at most
+ *   ha_enabled     = true                   # accepted and kept; no effect yet (issue 8 scope 2)
+ * }
+ * ```
+ *
  * @module
  */
 import type { ListenerOptions } from '../../kernel/http/index.js';
-import { blockError, cfg, loadConfigFile, parseConfig, type BlockAt, type ConfigOf } from '../../kernel/config/index.js';
+import { blockError, cfg, loadConfigFile, parseConfig, resolveSecretRef, type BlockAt, type ConfigEnv, type ConfigOf } from '../../kernel/config/index.js';
 import type { LogLevel } from '../../kernel/log/logger.js';
+import { quoteTableName } from '../../kernel/store/index.js';
 
 /** The request header `require_request_header` asks for (reference/secrets.md §1.9, with Cairn's header name). */
 export const REQUEST_HEADER = 'X-Secrets-Request';
@@ -42,7 +54,12 @@ export const secretsServerSchema = {
   storage: cfg.variants(
     {
       sqlite: { path: cfg.string({ required: true, doc: 'SQLite database file; created when missing' }) },
-      postgresql: { connection_url: cfg.string({ required: true, doc: 'postgres:// URL' }) },
+      postgresql: {
+        connection_url: cfg.string({ required: true, doc: 'postgres:// URL; env://VAR or file://PATH keep the password out of this file' }),
+        table: cfg.string({ default: 'cairn_kv', doc: 'table holding the data (name or schema.name); created when missing' }),
+        max_parallel: cfg.int({ default: 10, min: 1, doc: 'most connections (statements in flight) to PostgreSQL' }),
+        ha_enabled: cfg.bool({ default: false, doc: 'high availability between servers: accepted and kept, no effect yet' }),
+      },
     },
     { required: true, doc: 'where the encrypted data lives; exactly one block' },
   ),
@@ -70,12 +87,38 @@ export interface SecretsListenerConfig {
   readonly requireRequestHeader: boolean;
 }
 
+/** `storage "sqlite"`: one database file. */
+export interface SqliteStorageConfig {
+  readonly type: 'sqlite';
+  readonly path: string;
+}
+
+/** `storage "postgresql"`: a table in a PostgreSQL database, shareable by several servers. */
+export interface PostgresStorageConfig {
+  readonly type: 'postgresql';
+  /** The resolved `connection_url` (after `env://` / `file://`); holds the password: never log it. */
+  readonly connectionUrl: string;
+  /** `table`; default `cairn_kv`. */
+  readonly table: string;
+  /** `max_parallel`: most connections to PostgreSQL; default 10. */
+  readonly maxParallel: number;
+  /**
+   * `ha_enabled`: accepted and kept for the active/standby work that comes later (issue 8
+   * scope 2: advisory-lock leadership, standbys). It has no effect yet: until then, run
+   * one server per database.
+   */
+  readonly haEnabled: boolean;
+}
+
+/** The `storage` block, validated. */
+export type SecretsStorageConfig = SqliteStorageConfig | PostgresStorageConfig;
+
 /** The secrets server's configuration, validated and typed. */
 export interface SecretsServerConfig {
   /** The file it was read from, as given. */
   readonly file: string;
-  /** Only SQLite for now (`postgresql` is recognised and refused). */
-  readonly storage: { readonly type: 'sqlite'; readonly path: string };
+  /** Where the encrypted data lives: one SQLite file, or a table in PostgreSQL. */
+  readonly storage: SecretsStorageConfig;
   /** At least one. */
   readonly listeners: readonly SecretsListenerConfig[];
   readonly apiAddr?: string;
@@ -91,28 +134,26 @@ export interface SecretsServerConfig {
 }
 
 /**
- * Parses and checks a secrets server config `text`; `file` names it in errors.
+ * Parses and checks a secrets server config `text`; `file` names it in errors, `env`
+ * resolves `env://` values of `connection_url`.
  *
- * @throws {ConfigError} naming file, line and key: schema violations (kernel/config),
- *   `storage "postgresql"` (not supported yet), a TLS listener without both files.
+ * @throws {ConfigError} naming file, line and key: schema violations (kernel/config), a
+ *   `connection_url` that is not a postgres:// URL or whose `env://` variable is unset or
+ *   `file://` file unreadable, a bad `table` name, a TLS listener without both files.
  */
-export function parseSecretsServerConfig(text: string, file: string): SecretsServerConfig {
-  return fromRaw(parseConfig(text, file, secretsServerSchema), file);
+export function parseSecretsServerConfig(text: string, file: string, env: ConfigEnv = {}): SecretsServerConfig {
+  return fromRaw(parseConfig(text, file, secretsServerSchema), file, env);
 }
 
 /** Reads and checks the file at `path` (see {@link parseSecretsServerConfig}). @throws {ConfigError} */
-export function loadSecretsServerConfig(path: string): SecretsServerConfig {
-  return fromRaw(loadConfigFile(path, secretsServerSchema), path);
+export function loadSecretsServerConfig(path: string, env: ConfigEnv = {}): SecretsServerConfig {
+  return fromRaw(loadConfigFile(path, secretsServerSchema), path, env);
 }
 
-function fromRaw(raw: Raw, file: string): SecretsServerConfig {
-  const storage = raw.storage;
-  if (storage.label === 'postgresql') {
-    throw blockError(storage.body.$at, undefined, 'storage "postgresql" is not supported yet: use storage "sqlite"');
-  }
+function fromRaw(raw: Raw, file: string, env: ConfigEnv): SecretsServerConfig {
   return {
     file,
-    storage: { type: 'sqlite', path: storage.body.path },
+    storage: storageFrom(raw.storage, env),
     listeners: raw.listener.map(({ body }) => listenerFrom(body)),
     apiAddr: raw.api_addr,
     clusterAddr: raw.cluster_addr,
@@ -122,6 +163,27 @@ function fromRaw(raw: Raw, file: string): SecretsServerConfig {
     disableMlock: raw.disable_mlock,
     managedNamespaces: raw.managed_namespaces,
   };
+}
+
+function storageFrom(storage: Raw['storage'], env: ConfigEnv): SecretsStorageConfig {
+  if (storage.label === 'sqlite') return { type: 'sqlite', path: storage.body.path };
+  const b = storage.body;
+  let connectionUrl: string;
+  try {
+    connectionUrl = resolveSecretRef(b.connection_url, env).trim();
+  } catch (err) {
+    throw blockError(b.$at, 'connection_url', `"connection_url": ${(err as Error).message}`);
+  }
+  // Checked here so the mistake is reported at its line; the message never repeats the URL.
+  if (!/^postgres(ql)?:\/\/./i.test(connectionUrl)) {
+    throw blockError(b.$at, 'connection_url', '"connection_url" must be a postgres:// or postgresql:// URL');
+  }
+  try {
+    quoteTableName(b.table);
+  } catch (err) {
+    throw blockError(b.$at, 'table', `"table": ${(err as Error).message}`);
+  }
+  return { type: 'postgresql', connectionUrl, table: b.table, maxParallel: b.max_parallel, haEnabled: b.ha_enabled };
 }
 
 function listenerFrom(l: {

@@ -20,6 +20,8 @@ export interface SecretsServiceOptions {
   readonly clock?: () => Date;
   /** Managed mode: see {@link SecretsNodeOptions.managedNamespaces}. */
   readonly managedNamespaces?: boolean;
+  /** What seal status reports as `storage_type`: `sqlite` (default) or `postgresql`. */
+  readonly storageType?: string;
 }
 
 /** A running secrets service. It starts sealed (and uninitialised on new storage). */
@@ -34,7 +36,7 @@ export interface SecretsService {
 
 /** Opens the core and starts every listener; on a listener error, closes what started and rethrows. */
 export async function startSecretsService(o: SecretsServiceOptions): Promise<SecretsService> {
-  const node = await SecretsNode.open({ backend: o.backend, log: o.log, clock: o.clock, managedNamespaces: o.managedNamespaces });
+  const node = await SecretsNode.open({ backend: o.backend, log: o.log, clock: o.clock, managedNamespaces: o.managedNamespaces, storageType: o.storageType });
   const http = new SecretsHttp(node);
   const listeners: Listener[] = [];
   try {
