@@ -16,7 +16,11 @@ export interface BackendOp {
   readonly value?: Uint8Array;
 }
 
-/** Byte storage by key. Implementations: SQLite (embedded default), PostgreSQL (later). */
+/**
+ * Byte storage by key. Implementations: `SqliteBackend` (embedded default, `sqlite.ts`) and
+ * `PostgresBackend` (several servers on one database, `postgres.ts`); both group-commit
+ * through `GroupCommitBackend` (`group-commit.ts`) and pass `backend.suite.ts`.
+ */
 export interface Backend {
   /** The value stored at `key`, or `undefined` when there is none. */
   get(key: string): Promise<Uint8Array | undefined>;

@@ -8,7 +8,8 @@
  */
 
 export type { Backend, BackendOp } from './backend.js';
-export { SqliteBackend, compareKeys } from './sqlite.js';
+export { compareKeys } from './keys.js';
+export { SqliteBackend } from './sqlite.js';
 export type { SqliteBackendOptions, SqliteBackendStats } from './sqlite.js';
 export { PostgresBackend, describeConnectionUrl, quoteTableName } from './postgres.js';
 export type { PostgresBackendOptions, PostgresBackendStats } from './postgres.js';

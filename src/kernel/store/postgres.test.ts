@@ -6,20 +6,18 @@
 // StateStore on top of it. Each test gets its own table, dropped afterwards.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { pino } from 'pino';
 import { runBackendSuite } from './backend.suite.js';
+import { groupCommitTests, writeAroundRefusedKeys } from './group-commit.suite.js';
 import { PostgresBackend, describeConnectionUrl, quoteTableName, type PostgresBackendOptions } from './postgres.js';
 import { StateConflict, StateStore, type ChangeBatch, type TableSpec } from './state.js';
-import { crashKey, crashValue } from './testdata/crash-writer.js';
+import { assertAcknowledgedStored, killWriterMidStream } from './testdata/crash-writer.js';
 import { startPgTestServer, type PgTestServer } from './testdata/pg-cluster.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CRASH_WRITER = fileURLToPath(new URL('./testdata/pg-crash-writer.ts', import.meta.url));
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -244,26 +242,7 @@ describe('PostgresBackend', () => {
     });
   });
 
-  it('group commit: 32 concurrent puts share one transaction', () =>
-    withPg(async (backend) => {
-      const before = backend.stats.commits;
-      await Promise.all(Array.from({ length: 32 }, (_, i) => backend.put(`g/${i}`, bytes(`v${i}`))));
-      const used = backend.stats.commits - before;
-      assert.ok(used >= 1 && used <= 2, `32 concurrent puts used ${used} commits`);
-      assert.equal(backend.stats.writes, 32);
-    }));
-
-  it('group commit: 32 writers looping 20 times use about 20 transactions, not 640', () =>
-    withPg(async (backend) => {
-      await Promise.all(
-        Array.from({ length: 32 }, async (_, w) => {
-          for (let i = 0; i < 20; i++) await backend.put(`w/${w}/${i}`, bytes(`${w}.${i}`));
-        }),
-      );
-      assert.ok(backend.stats.commits <= 40, `640 puts from 32 writers used ${backend.stats.commits} commits`);
-      assert.equal((await backend.list('w/')).length, 32);
-      assert.equal((await backend.list('w/31/')).length, 20);
-    }));
+  groupCommitTests((fn) => withPg(fn));
 
   it('list reads one row per child, however big the sub-folders are', () =>
     withPg(async (backend, table) => {
@@ -321,25 +300,9 @@ describe('PostgresBackend', () => {
         END $$;
         CREATE TRIGGER no_boom BEFORE INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_no_boom();`);
       try {
-        const results = await Promise.allSettled([
-          backend.put('ok1', bytes('1')),
-          backend.batch([
-            { key: 'in-batch', value: bytes('b') },
-            { key: 'b/boom', value: bytes('x') },
-          ]),
-          backend.put('boom', bytes('x')),
-          backend.put('ok2', bytes('2')),
-        ]);
-        assert.deepEqual(
-          results.map((r) => r.status),
-          ['fulfilled', 'rejected', 'rejected', 'fulfilled'],
-        );
-        const reason = String((results[2] as PromiseRejectedResult).reason);
+        const reason = String(await writeAroundRefusedKeys(backend));
         assert.match(reason, /^Error: PostgreSQL postgres@.*: write failed: boom refused$/);
         assert.equal(backend.stats.commits, 1, 'the call-by-call rerun is one transaction');
-        assert.equal(await backend.get('in-batch'), undefined, 'the failed batch was rolled back entirely');
-        assert.equal(await backend.get('boom'), undefined);
-        assert.deepEqual(await backend.list(''), ['ok1', 'ok2']);
         await assert.rejects(backend.put('alone-boom', bytes('x')), /boom refused/);
         await backend.put('fine', bytes('ok'));
         assert.deepEqual(await backend.list(''), ['fine', 'ok1', 'ok2']);
@@ -501,34 +464,10 @@ describe('PostgresBackend', () => {
   it('every acknowledged write survives SIGKILL of the writing process', { timeout: 60_000 }, async () => {
     const table = freshTable();
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', CRASH_WRITER, table], {
-        cwd: REPO_ROOT,
-        env: { ...process.env, CAIRN_CRASH_PG_URL: server.url },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stderr = '';
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('close', (code, signal) => resolve(signal ?? code)));
-      const acked: Array<[number, number]> = [];
-      let killed = false;
-      for await (const line of createInterface({ input: child.stdout })) {
-        if (line === 'ready') continue;
-        const [i, j] = line.split(' ').map(Number);
-        acked.push([i, j]);
-        if (!killed && acked.length >= 1000) {
-          killed = true;
-          child.kill('SIGKILL'); // mid-stream: a group is committing right now
-        }
-      }
-      const how = await exited;
-      assert.equal(how, 'SIGKILL', `writer ended with ${String(how)} before being killed; stderr: ${stderr}`);
+      const acked = await killWriterMidStream(CRASH_WRITER, [table], { ...process.env, CAIRN_CRASH_PG_URL: server.url });
       const backend = await PostgresBackend.open({ connectionUrl: server.url, table });
       try {
-        for (const [i, j] of acked) {
-          const got = await backend.get(crashKey(i, j));
-          assert.ok(got, `acknowledged key ${crashKey(i, j)} is missing after SIGKILL`);
-          assert.equal(Buffer.compare(Buffer.from(got), Buffer.from(crashValue(i, j))), 0, crashKey(i, j));
-        }
+        await assertAcknowledgedStored(backend, acked);
       } finally {
         await backend.close();
       }

@@ -40,8 +40,9 @@
  */
 import pg from 'pg';
 import type { Logger } from '../log/logger.js';
-import type { Backend, BackendOp } from './backend.js';
-import { compareKeys } from './sqlite.js';
+import type { Backend } from './backend.js';
+import { GroupCommitBackend, foldOverlay, type Flush, type PendingWrite } from './group-commit.js';
+import { checkPrefix, compareKeys, folderEnd } from './keys.js';
 
 /** Options of {@link PostgresBackend.open}. */
 export interface PostgresBackendOptions {
@@ -85,31 +86,6 @@ export interface PostgresBackendStats {
   readonly retries: number;
 }
 
-/** One queued write call: its ops (validated, values copied) and its promise. */
-interface Pending {
-  readonly ops: readonly NormalizedOp[];
-  readonly resolve: () => void;
-  readonly reject: (err: unknown) => void;
-}
-
-/** A validated op; `value === null` means delete. */
-interface NormalizedOp {
-  readonly key: string;
-  readonly value: Buffer | null;
-}
-
-/** The latest uncommitted op on a key and the number of the group that carries it. */
-interface OverlayEntry {
-  readonly value: Buffer | null;
-  readonly flush: number;
-}
-
-/** A group commit running now. */
-interface Flush {
-  readonly seq: number;
-  readonly pending: readonly Pending[];
-}
-
 /** One group's final state: keys to delete and keys to upsert, each byte-sorted (a stable lock order). */
 interface GroupWrite {
   readonly deletes: string[];
@@ -122,48 +98,6 @@ class BeginFailed extends Error {}
 
 /** The connection was lost while `COMMIT` was on its way: the server may or may not have committed. */
 class CommitOutcomeUnknown extends Error {}
-
-// Lone surrogates have no UTF-8 form (they would not round-trip through TEXT).
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/**
- * Checks a key against the contract of {@link Backend} (the same rules as SQLite's):
- * a non-empty well-formed string, no leading or trailing `/`, no NUL (TEXT cannot hold it).
- * @throws TypeError naming the problem.
- */
-function checkKey(key: unknown): string {
-  if (typeof key !== 'string') throw new TypeError(`store key must be a string, got ${typeof key}`);
-  if (key === '') throw new TypeError('store key must not be empty');
-  if (key.startsWith('/') || key.endsWith('/')) {
-    throw new TypeError(`store key must not start or end with "/": ${JSON.stringify(key)}`);
-  }
-  if (key.includes('\0')) throw new TypeError(`store key must not contain NUL: ${JSON.stringify(key)}`);
-  if (LONE_SURROGATE.test(key)) throw new TypeError(`store key is not valid Unicode: ${JSON.stringify(key)}`);
-  return key;
-}
-
-/** Checks a `list` prefix: `""` or a well-formed key-like string ending in `/`. */
-function checkPrefix(prefix: unknown): string {
-  if (typeof prefix !== 'string') throw new TypeError(`list prefix must be a string, got ${typeof prefix}`);
-  if (prefix === '') return prefix;
-  if (!prefix.endsWith('/')) throw new TypeError(`list prefix must be "" or end with "/": ${JSON.stringify(prefix)}`);
-  if (prefix.startsWith('/')) throw new TypeError(`list prefix must not start with "/": ${JSON.stringify(prefix)}`);
-  if (prefix.includes('\0') || LONE_SURROGATE.test(prefix)) {
-    throw new TypeError(`list prefix is not a valid key prefix: ${JSON.stringify(prefix)}`);
-  }
-  return prefix;
-}
-
-/** Copies the caller's bytes now (the group commits a turn later). */
-function copyValue(value: unknown): Buffer {
-  if (!(value instanceof Uint8Array)) throw new TypeError('store value must be a Uint8Array');
-  return Buffer.from(value);
-}
-
-/** The smallest string after every string starting with `folder` (which ends in `/`). */
-function folderEnd(folder: string): string {
-  return folder.slice(0, -1) + '0';
-}
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -213,7 +147,7 @@ function isRetryableTxn(err: unknown): boolean {
  * {@link Backend} on one PostgreSQL table, with group commit; see the module doc. Open
  * with {@link PostgresBackend.open}.
  */
-export class PostgresBackend implements Backend {
+export class PostgresBackend extends GroupCommitBackend {
   /** `user@host:port/database` (no password), for messages. */
   readonly target: string;
   /** The table, as configured (unquoted). */
@@ -230,26 +164,11 @@ export class PostgresBackend implements Backend {
     readonly folderKeys: string;
   };
 
-  /** Write calls waiting for the next group, in call order. */
-  private queue: Pending[] = [];
-  /** Latest uncommitted op per key (`null` = delete): exactly the ops of {@link queue} and {@link inFlight}. */
-  private overlay = new Map<string, OverlayEntry>();
-  /** Number of the group that {@link queue} will become. */
-  private nextFlush = 1;
-  private inFlight: Flush | undefined;
-  private flushTimer: NodeJS.Immediate | undefined;
-  /** Callers of `close` waiting for the queue and the group in flight to settle. */
-  private drainWaiters: Array<() => void> = [];
-  private closed = false;
-
-  private commits = 0;
-  private failedCommits = 0;
-  private writes = 0;
-  private rows = 0;
   private connectionErrors = 0;
   private retries = 0;
 
   private constructor(o: { target: string; table: string; quoted: string; pool: pg.Pool; log: Logger | undefined }) {
+    super(`PostgresBackend(${o.target})`);
     this.target = o.target;
     this.table = o.table;
     this.pool = o.pool;
@@ -371,56 +290,10 @@ export class PostgresBackend implements Backend {
     };
   }
 
-  /** @inheritdoc */
-  async get(key: string): Promise<Uint8Array | undefined> {
-    this.checkOpen();
-    checkKey(key);
-    if (this.overlay.size > 0) {
-      const queued = this.overlay.get(key);
-      if (queued !== undefined) return queued.value === null ? undefined : Buffer.from(queued.value);
-    }
+  /** The table's value at `key`, read on a pooled connection. */
+  protected override async readStored(key: string): Promise<Uint8Array | undefined> {
     const res = await this.read('get', { name: 'cairn-get', text: this.sql.get, values: [key], rowMode: 'array' });
     return res.rows.length === 0 ? undefined : (res.rows[0][0] as Buffer);
-  }
-
-  /** @inheritdoc */
-  put(key: string, value: Uint8Array): Promise<void> {
-    try {
-      this.checkOpen();
-      return this.enqueue([{ key: checkKey(key), value: copyValue(value) }]);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  }
-
-  /** @inheritdoc */
-  delete(key: string): Promise<void> {
-    try {
-      this.checkOpen();
-      return this.enqueue([{ key: checkKey(key), value: null }]);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  }
-
-  /**
-   * @inheritdoc
-   * Every op is validated before anything is queued, so a batch with one bad op rejects
-   * with a TypeError and leaves nothing, not even in the overlay.
-   */
-  batch(ops: readonly BackendOp[]): Promise<void> {
-    try {
-      this.checkOpen();
-      if (!Array.isArray(ops)) throw new TypeError('batch ops must be an array');
-      const normalized = ops.map((op): NormalizedOp => {
-        if (op === null || typeof op !== 'object') throw new TypeError('batch op must be an object');
-        return { key: checkKey(op.key), value: op.value === undefined ? null : copyValue(op.value) };
-      });
-      if (normalized.length === 0) return Promise.resolve();
-      return this.enqueue(normalized);
-    } catch (err) {
-      return Promise.reject(err);
-    }
   }
 
   /**
@@ -456,23 +329,9 @@ export class PostgresBackend implements Backend {
     return [...names].sort(compareKeys);
   }
 
-  /**
-   * Commits every queued write, waits for them, then closes every connection. Queued
-   * writes' promises settle before this resolves. Every later call (including `close`)
-   * rejects with an Error.
-   */
-  async close(): Promise<void> {
-    this.checkOpen();
-    this.closed = true;
-    if (this.flushTimer !== undefined) clearImmediate(this.flushTimer);
-    this.flushTimer = undefined;
-    this.sendQueued();
-    if (this.inFlight !== undefined) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+  /** Closes every connection of the pool (the queue is drained by then). */
+  protected override async release(): Promise<void> {
     await this.pool.end();
-  }
-
-  private checkOpen(): void {
-    if (this.closed) throw new Error(`PostgresBackend(${this.target}) is closed`);
   }
 
   /** A pooled connection failed (server gone, terminated, network): counted and logged; the pool replaces it. */
@@ -494,7 +353,7 @@ export class PostgresBackend implements Backend {
       try {
         return await this.pool.query(query as pg.QueryConfig);
       } catch (err) {
-        if (attempt === 1 && isConnectionLoss(err) && !this.closed) {
+        if (attempt === 1 && isConnectionLoss(err) && !this.isClosed) {
           this.retries++;
           continue;
         }
@@ -503,25 +362,10 @@ export class PostgresBackend implements Backend {
     }
   }
 
-  private enqueue(ops: readonly NormalizedOp[]): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.queue.push({ ops, resolve, reject });
-      for (const op of ops) this.overlay.set(op.key, { value: op.value, flush: this.nextFlush });
-      // One group per event-loop turn; while a group commits, its end sends the queue.
-      if (this.inFlight === undefined) this.flushTimer ??= setImmediate(this.sendQueued);
-    });
+  /** Commits `flush` as one transaction (see {@link commitGroup}), then takes the next group. */
+  protected override startFlush(flush: Flush): void {
+    void this.commitGroup(flush).then(() => this.flushDone());
   }
-
-  /** Starts committing the whole queue as one group, unless a group is in flight or nothing is queued. */
-  private readonly sendQueued = (): void => {
-    this.flushTimer = undefined;
-    const pending = this.queue;
-    if (this.inFlight !== undefined || pending.length === 0) return;
-    this.queue = [];
-    const flush: Flush = { seq: this.nextFlush++, pending };
-    this.inFlight = flush;
-    void this.commitGroup(flush).then(() => this.afterFlush());
-  };
 
   /** Settles every promise of `flush` (never throws). */
   private async commitGroup(flush: Flush): Promise<void> {
@@ -661,62 +505,17 @@ export class PostgresBackend implements Backend {
   }
 
   /**
-   * Removes the ops of `flush` from the overlay, unless a later queued op replaced them.
-   * Runs before the group's promises settle, so a caller continuing after its write sees
-   * what the table holds (its write, or not when it was rejected).
+   * Folds queued-but-uncommitted ops under `prefix` into a `list` result (see
+   * {@link foldOverlay}); a sub-folder that queued deletes may have emptied is checked with
+   * one query reading at most (its queued deletes + 1) keys.
    */
-  private dropFromOverlay(flush: Flush): void {
-    for (const p of flush.pending) {
-      for (const op of p.ops) {
-        if (this.overlay.get(op.key)?.flush === flush.seq) this.overlay.delete(op.key);
-      }
-    }
-  }
-
-  /** The group is settled: send what queued meanwhile, or wake `close`. */
-  private afterFlush(): void {
-    this.inFlight = undefined;
-    this.sendQueued();
-    if (this.inFlight === undefined) {
-      const waiters = this.drainWaiters;
-      this.drainWaiters = [];
-      for (const w of waiters) w();
-    }
-  }
-
-  /** The overlay's entries under `prefix` now (a copy: groups committing later must not change it). */
-  private overlaySnapshot(prefix: string): Map<string, Buffer | null> {
-    const out = new Map<string, Buffer | null>();
-    if (this.overlay.size === 0) return out;
-    for (const [key, { value }] of this.overlay) if (key.startsWith(prefix)) out.set(key, value);
-    return out;
-  }
-
-  /**
-   * Folds queued-but-uncommitted ops under `prefix` into a `list` result: queued puts add
-   * their child name; a child the table supplied survives only if some key under it is
-   * not queued for deletion.
-   */
-  private async mergeOverlay(prefix: string, overlay: Map<string, Buffer | null>, names: Set<string>, folders: readonly string[]): Promise<void> {
-    const deletedLeaves: string[] = [];
-    const touchedFolders = new Map<string, number>(); // folder name → queued deletes under it
-    const addedFolders = new Set<string>();
-    for (const [key, value] of overlay) {
-      const slash = key.indexOf('/', prefix.length);
-      const name = slash < 0 ? key.slice(prefix.length) : key.slice(prefix.length, slash + 1);
-      if (value !== null) {
-        names.add(name);
-        if (slash >= 0) addedFolders.add(name);
-      } else if (slash < 0) {
-        deletedLeaves.push(name);
-      } else {
-        touchedFolders.set(name, (touchedFolders.get(name) ?? 0) + 1);
-      }
-    }
-    for (const name of deletedLeaves) names.delete(name);
-    const tableFolders = new Set(folders.map((f) => f.slice(prefix.length)));
-    for (const [name, deletes] of touchedFolders) {
-      if (addedFolders.has(name) || !tableFolders.has(name)) continue;
+  private async mergeOverlay(
+    prefix: string,
+    overlay: ReadonlyMap<string, Buffer | null>,
+    names: Set<string>,
+    folders: readonly string[],
+  ): Promise<void> {
+    for (const [name, deletes] of foldOverlay(prefix, overlay, names, folders)) {
       // More keys than queued deletes under the folder: one of them survives.
       const folder = prefix + name;
       const res = await this.read('list', {
@@ -731,7 +530,7 @@ export class PostgresBackend implements Backend {
 }
 
 /** The final state of a group's keys (later ops win), split into deletes and upserts, byte-sorted. */
-function groupWrite(pending: readonly Pending[]): GroupWrite {
+function groupWrite(pending: readonly PendingWrite[]): GroupWrite {
   const last = new Map<string, Buffer | null>();
   for (const p of pending) for (const op of p.ops) last.set(op.key, op.value);
   const keys = [...last.keys()].sort(compareKeys);

@@ -3,19 +3,17 @@
 // failure isolation inside a group commit, and durability across a SIGKILL.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { runBackendSuite } from './backend.suite.js';
+import { groupCommitTests, writeAroundRefusedKeys } from './group-commit.suite.js';
 import { SqliteBackend } from './sqlite.js';
-import { crashKey, crashValue } from './testdata/crash-writer.js';
+import { assertAcknowledgedStored, killWriterMidStream } from './testdata/crash-writer.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CRASH_WRITER = fileURLToPath(new URL('./testdata/crash-writer.ts', import.meta.url));
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 
@@ -88,28 +86,7 @@ describe('SqliteBackend', () => {
     }
   });
 
-  it('group commit: 32 concurrent puts share one transaction', () =>
-    withSqlite(async (backend) => {
-      const before = backend.stats.commits;
-      await Promise.all(Array.from({ length: 32 }, (_, i) => backend.put(`g/${i}`, bytes(`v${i}`))));
-      const used = backend.stats.commits - before;
-      assert.ok(used >= 1 && used <= 2, `32 concurrent puts used ${used} commits`);
-      assert.equal(backend.stats.writes, 32);
-    }));
-
-  it('group commit: 32 writers looping 20 times use about 20 transactions, not 640', () =>
-    withSqlite(async (backend) => {
-      const before = backend.stats.commits;
-      await Promise.all(
-        Array.from({ length: 32 }, async (_, w) => {
-          for (let i = 0; i < 20; i++) await backend.put(`w/${w}/${i}`, bytes(`${w}.${i}`));
-        }),
-      );
-      const used = backend.stats.commits - before;
-      assert.ok(used <= 40, `640 puts from 32 writers used ${used} commits`);
-      assert.equal((await backend.list('w/')).length, 32);
-      assert.equal((await backend.list('w/31/')).length, 20);
-    }));
+  groupCommitTests(withSqlite);
 
   it('list skips over big sub-folders instead of reading them', () =>
     withSqlite(async (backend) => {
@@ -139,24 +116,8 @@ describe('SqliteBackend', () => {
       raw.exec(`CREATE TRIGGER no_boom BEFORE INSERT ON kv WHEN NEW.k LIKE '%boom'
                 BEGIN SELECT RAISE(ABORT, 'boom refused'); END`);
       raw.close();
-      const results = await Promise.allSettled([
-        backend.put('ok1', bytes('1')),
-        backend.batch([
-          { key: 'in-batch', value: bytes('b') },
-          { key: 'b/boom', value: bytes('x') },
-        ]),
-        backend.put('boom', bytes('x')),
-        backend.put('ok2', bytes('2')),
-      ]);
-      assert.deepEqual(
-        results.map((r) => r.status),
-        ['fulfilled', 'rejected', 'rejected', 'fulfilled'],
-      );
-      assert.match(String((results[2] as PromiseRejectedResult).reason), /boom refused/);
+      assert.match(String(await writeAroundRefusedKeys(backend)), /boom refused/);
       assert.equal(backend.stats.commits, 1);
-      assert.equal(await backend.get('in-batch'), undefined, 'the failed batch was rolled back entirely');
-      assert.equal(await backend.get('boom'), undefined);
-      assert.deepEqual(await backend.list(''), ['ok1', 'ok2']);
     }));
 
   it('a failed transaction rejects every write of the flush and drops them from reads', () =>
@@ -190,37 +151,10 @@ describe('SqliteBackend', () => {
     const dir = tempDir();
     const path = join(dir, 'crash.db');
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', CRASH_WRITER, path], {
-        cwd: REPO_ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stderr = '';
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
-        child.on('close', (code, signal) => resolve(signal ?? code)),
-      );
-      const acked: Array<[number, number]> = [];
-      let killed = false;
-      for await (const line of createInterface({ input: child.stdout })) {
-        if (line === 'ready') continue;
-        const [i, j] = line.split(' ').map(Number);
-        acked.push([i, j]);
-        if (!killed && acked.length >= 1000) {
-          killed = true;
-          child.kill('SIGKILL'); // mid-stream: more writes are in flight right now
-        }
-      }
-      const how = await exited;
-      assert.equal(how, 'SIGKILL', `writer ended with ${String(how)} before being killed; stderr: ${stderr}`);
-      assert.ok(acked.length >= 1000, `only ${acked.length} acknowledged writes`);
-
+      const acked = await killWriterMidStream(CRASH_WRITER, [path]);
       const backend = SqliteBackend.open({ path });
       try {
-        for (const [i, j] of acked) {
-          const got = await backend.get(crashKey(i, j));
-          assert.ok(got, `acknowledged key ${crashKey(i, j)} is missing after SIGKILL`);
-          assert.equal(Buffer.compare(Buffer.from(got), Buffer.from(crashValue(i, j))), 0, crashKey(i, j));
-        }
+        await assertAcknowledgedStored(backend, acked);
       } finally {
         await backend.close();
       }

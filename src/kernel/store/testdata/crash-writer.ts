@@ -1,17 +1,23 @@
 /**
- * Child process of the crash test in `../sqlite.test.ts`: writes to a SqliteBackend
- * with 32 concurrent writers until it is killed, printing one line per key only after
- * the write's promise resolved (i.e. after it was acknowledged durable). Every 10th
- * write is a 3-key batch. stdout to a pipe is synchronous on Linux, so a line the
- * parent reads was acknowledged before the kill.
+ * The SIGKILL durability test of both backends (`../sqlite.test.ts`, `../postgres.test.ts`).
+ *
+ * Run as a script, it is the child for SQLite: it writes to a SqliteBackend with
+ * {@link writeUntilKilled}. `pg-crash-writer.ts` is the same child for PostgreSQL. The
+ * parent side is {@link killWriterMidStream} and {@link assertAcknowledgedStored}.
  *
  * Usage: `node --import tsx crash-writer.ts <db-path>`
  *
  * @module
  */
 
-import { pathToFileURL } from 'node:url';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Backend } from '../backend.js';
 import { SqliteBackend } from '../sqlite.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
 /** The key written by job `i`, sub-key `j` (0 for plain puts, 0–2 inside batches). */
 export function crashKey(i: number, j = 0): string {
@@ -28,8 +34,14 @@ export function crashValue(i: number, j = 0): Uint8Array {
   return out;
 }
 
-async function main(path: string): Promise<void> {
-  const backend = SqliteBackend.open({ path });
+/**
+ * The child's job: writes to `backend` with 32 concurrent writers until the process is
+ * killed, printing `ready`, then one line `i j` per key only after the write's promise
+ * resolved (i.e. after it was acknowledged durable). Every 10th write is a 3-key batch.
+ * stdout to a pipe is synchronous on Linux, so a line the parent reads was acknowledged
+ * before the kill.
+ */
+export async function writeUntilKilled(backend: Backend): Promise<void> {
   let next = 0;
   const worker = async (): Promise<never> => {
     for (;;) {
@@ -47,13 +59,61 @@ async function main(path: string): Promise<void> {
   await Promise.all(Array.from({ length: 32 }, worker));
 }
 
+/**
+ * The parent's side: runs the writer script `script` with `args` (and `env`), SIGKILLs
+ * it mid-stream once 1000 writes were acknowledged, and resolves with the acknowledged
+ * `[i, j]` pairs.
+ *
+ * @throws AssertionError when the child ended before it was killed (its stderr attached).
+ */
+export async function killWriterMidStream(
+  script: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Array<[number, number]>> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+    child.on('close', (code, signal) => resolve(signal ?? code)),
+  );
+  const acked: Array<[number, number]> = [];
+  let killed = false;
+  for await (const line of createInterface({ input: child.stdout })) {
+    if (line === 'ready') continue;
+    const [i, j] = line.split(' ').map(Number);
+    acked.push([i, j]);
+    if (!killed && acked.length >= 1000) {
+      killed = true;
+      child.kill('SIGKILL'); // mid-stream: more writes (a group commit) are in flight right now
+    }
+  }
+  const how = await exited;
+  assert.equal(how, 'SIGKILL', `writer ended with ${String(how)} before being killed; stderr: ${stderr}`);
+  assert.ok(acked.length >= 1000, `only ${acked.length} acknowledged writes`);
+  return acked;
+}
+
+/** Asserts that every acknowledged `[i, j]` is stored in `backend` with its exact bytes. */
+export async function assertAcknowledgedStored(backend: Backend, acked: ReadonlyArray<[number, number]>): Promise<void> {
+  for (const [i, j] of acked) {
+    const got = await backend.get(crashKey(i, j));
+    assert.ok(got, `acknowledged key ${crashKey(i, j)} is missing after SIGKILL`);
+    assert.equal(Buffer.compare(Buffer.from(got), Buffer.from(crashValue(i, j))), 0, crashKey(i, j));
+  }
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const path = process.argv[2];
   if (!path) {
     process.stderr.write('usage: crash-writer.ts <db-path>\n');
     process.exit(2);
   }
-  main(path).catch((err: unknown) => {
+  writeUntilKilled(SqliteBackend.open({ path })).catch((err: unknown) => {
     process.stderr.write(`crash-writer: ${String(err)}\n`);
     process.exit(1);
   });
