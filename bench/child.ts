@@ -17,12 +17,14 @@
  *
  * To add a server kind, add an entry to `kinds` below and a name in servers.ts.
  */
-import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { silentLogger } from '../src/kernel/log/logger.js';
-import { SqliteBackend } from '../src/kernel/store/index.js';
+import { randomBytes, randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { PostgresBackend, SqliteBackend, type Backend } from '../src/kernel/store/index.js';
+import { startPgTestServer, TEST_PG_URL_ENV } from '../src/kernel/store/testdata/pg-cluster.js';
 import { devGatewayConfig, parseGatewayServerConfig } from '../src/services/gateway/config.js';
 import { startGateway, type Gateway } from '../src/services/gateway/server.js';
 import { startMeshAgent } from '../src/services/mesh/agent.js';
@@ -96,29 +98,97 @@ const kinds: Record<string, Kind> = {
   /** The secrets service on SQLite (synchronous=FULL, group commit), KV v2 at `secret/`, a root token. */
   async secrets(dataDir) {
     const backend = SqliteBackend.open({ path: join(dataDir, 'secrets.db') });
-    const service = await startSecretsService({
-      backend,
-      listeners: [{ address: '127.0.0.1:0' }],
-      log: silentLogger(),
-    });
-    // Services with a seal start sealed: initialise with one key share and unseal (as
-    // test/helpers.ts does). Older trees without a seal have no `node`.
-    const node = (service as { node?: SealableNode }).node;
-    if (node && node.core === undefined) {
-      const init = await node.initialize(1, 1);
-      await node.unseal(init.keys[0]);
-    }
-    const core = service.core;
-    await core.root.mountEngine('secret', { type: 'kv', options: { version: '2' } });
-    const root = await core.tokens.create({ policies: ['root'], path: 'auth/token/root', now: core.now() });
-    return {
-      url: service.listeners[0].url,
-      token: root.id,
-      stats: () => ({ ...backend.stats }),
-      close: () => service.close(),
+    return startBenchSecrets(backend, 'sqlite', () => ({ ...backend.stats }), async () => undefined);
+  },
+
+  /**
+   * The same secrets service on `PostgresBackend` (default options: table `cairn_kv`,
+   * `max_parallel` 10, group commit, `synchronous_commit` on). The database: `BENCH_PG_URL`
+   * or `CAIRN_TEST_PG_URL` when set (then a fresh table `cairn_bench_<hex>`, dropped on
+   * close), else a throwaway cluster started here by the tests' helper
+   * (src/kernel/store/testdata/pg-cluster.ts) with `fsync` and `full_page_writes` on, like
+   * the SQLite kind's `synchronous=FULL`, stopped and removed on close.
+   */
+  async 'secrets-pg'() {
+    const externalUrl = process.env.BENCH_PG_URL || process.env[TEST_PG_URL_ENV] || undefined;
+    const server = await startPgTestServer(
+      externalUrl ? { ...process.env, [TEST_PG_URL_ENV]: externalUrl } : process.env,
+      { durable: true },
+    );
+    const table = server.throwaway ? 'cairn_kv' : `cairn_bench_${randomBytes(6).toString('hex')}`;
+    const dropTable = async (): Promise<void> => {
+      if (server.throwaway) return;
+      const client = new pg.Client({ connectionString: server.url });
+      client.on('error', () => undefined);
+      await client.connect();
+      try {
+        await client.query(`DROP TABLE IF EXISTS "${table}"`);
+      } finally {
+        await client.end();
+      }
     };
+    let backend: PostgresBackend;
+    try {
+      backend = await PostgresBackend.open({ connectionUrl: server.url, table, applicationName: 'cairn-bench' });
+    } catch (err) {
+      await server.stop();
+      throw err;
+    }
+    return startBenchSecrets(backend, 'postgresql', () => ({ ...backend.stats }), async () => {
+      try {
+        await dropTable();
+      } finally {
+        await server.stop();
+      }
+    }).catch(async (err: unknown) => {
+      await backend.close().catch(() => undefined);
+      await dropTable().catch(() => undefined);
+      await server.stop();
+      throw err;
+    });
   },
 };
+
+/**
+ * Starts the secrets service on `backend`: initialised with one key share and unsealed,
+ * KV v2 mounted at `secret/`, a root token (reported as `token`). `afterClose` runs once
+ * the service (and with it the backend) is closed.
+ */
+async function startBenchSecrets(
+  backend: Backend,
+  storageType: string,
+  stats: () => Record<string, unknown>,
+  afterClose: () => Promise<void>,
+): Promise<Started> {
+  const service = await startSecretsService({
+    backend,
+    listeners: [{ address: '127.0.0.1:0' }],
+    log: silentLogger(),
+    storageType,
+  });
+  // Services with a seal start sealed: initialise with one key share and unseal (as
+  // test/helpers.ts does). Older trees without a seal have no `node`.
+  const node = (service as { node?: SealableNode }).node;
+  if (node && node.core === undefined) {
+    const init = await node.initialize(1, 1);
+    await node.unseal(init.keys[0]);
+  }
+  const core = service.core;
+  await core.root.mountEngine('secret', { type: 'kv', options: { version: '2' } });
+  const root = await core.tokens.create({ policies: ['root'], path: 'auth/token/root', now: core.now() });
+  return {
+    url: service.listeners[0].url,
+    token: root.id,
+    stats,
+    close: async () => {
+      try {
+        await service.close();
+      } finally {
+        await afterClose();
+      }
+    },
+  };
+}
 
 /** A running gateway as a bench server: `url` is its ops listener (or `cluster` address when it has none). */
 function gatewayStarted(g: Gateway): Started {
@@ -294,6 +364,8 @@ async function main(): Promise<void> {
   });
   process.on('disconnect', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
+  // Ctrl-C reaches the whole process group: close cleanly (secrets-pg stops its cluster).
+  process.on('SIGINT', () => void shutdown(0));
   send({ type: 'ready', url: started.url, token: started.token, pid: process.pid });
 }
 

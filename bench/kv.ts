@@ -17,9 +17,12 @@ export function secretData(i: number): Record<string, string> {
   };
 }
 
-function tokenHeaders(ctx: BenchContext): Record<string, string> {
-  const token = ctx.servers.secrets.token;
-  if (!token) throw new Error('secrets server reported no root token');
+/** The secrets server kinds the KV scenarios run against (SQLite, PostgreSQL). */
+type SecretsKind = 'secrets' | 'secrets-pg';
+
+function tokenHeaders(ctx: BenchContext, kind: SecretsKind = 'secrets'): Record<string, string> {
+  const token = ctx.servers[kind].token;
+  if (!token) throw new Error(`${kind} server reported no root token`);
   return { 'X-Secrets-Token': token };
 }
 
@@ -53,10 +56,11 @@ const keysWritten = new WeakSet<object>();
 
 /**
  * Writes `secret/data/bench/k0 … k<READ_KEYS-1>` (root token) once per server; shared by
- * kv-read and kv-read-policy so either can run alone (`--only`).
+ * kv-read and kv-read-policy so either can run alone (`--only`). `kind` picks the server
+ * (kv-read-pg: `secrets-pg`).
  */
-export async function ensureReadKeys(ctx: BenchContext): Promise<void> {
-  const server = ctx.servers.secrets;
+export async function ensureReadKeys(ctx: BenchContext, kind: SecretsKind = 'secrets'): Promise<void> {
+  const server = ctx.servers[kind];
   if (keysWritten.has(server)) return;
   await parallel(READ_KEYS, 32, async (i) => {
     await api(server, 'POST', `/v1/secret/data/bench/k${i}`, { data: secretData(i) });
@@ -69,51 +73,65 @@ export function kvReadRequests(token: string): RequestTemplate[] {
   return cyclingGets('/v1/secret/data/bench/k', { 'X-Secrets-Token': token });
 }
 
-export const kvRead: Scenario = {
-  name: 'kv-read',
-  description: `KV v2 GET /v1/secret/data/bench/k<i>, ${READ_KEYS} keys, root token`,
-  server: 'secrets',
-  setup: ensureReadKeys,
-  async check(ctx) {
-    const i = READ_KEYS - 1;
-    const r = await api(ctx.servers.secrets, 'GET', `/v1/secret/data/bench/k${i}`);
-    const got = (r.json as { data?: { data?: unknown } }).data?.data;
-    if (JSON.stringify(got) !== JSON.stringify(secretData(i))) {
-      throw new Error(`kv-read check: unexpected reply ${r.text.slice(0, 300)}`);
-    }
-  },
-  requests: (ctx) => kvReadRequests(tokenHeaders(ctx)['X-Secrets-Token']),
-};
+/** KV v2 reads of the pre-written keys on the secrets server `kind`, root token. */
+function makeKvRead(name: string, kind: SecretsKind, backendNote: string): Scenario {
+  return {
+    name,
+    description: `KV v2 GET /v1/secret/data/bench/k<i>, ${READ_KEYS} keys, root token${backendNote}`,
+    server: kind,
+    setup: (ctx) => ensureReadKeys(ctx, kind),
+    async check(ctx) {
+      const i = READ_KEYS - 1;
+      const r = await api(ctx.servers[kind], 'GET', `/v1/secret/data/bench/k${i}`);
+      const got = (r.json as { data?: { data?: unknown } }).data?.data;
+      if (JSON.stringify(got) !== JSON.stringify(secretData(i))) {
+        throw new Error(`${name} check: unexpected reply ${r.text.slice(0, 300)}`);
+      }
+    },
+    requests: (ctx) => kvReadRequests(tokenHeaders(ctx, kind)['X-Secrets-Token']),
+  };
+}
+
+export const kvRead: Scenario = makeKvRead('kv-read', 'secrets', '');
+/** `kv-read` against the secrets service on PostgreSQL (`secrets-pg`). */
+export const kvReadPg: Scenario = makeKvRead('kv-read-pg', 'secrets-pg', ', PostgreSQL');
 
 let writeCounter = 0;
 
-export const kvWrite: Scenario = {
-  name: 'kv-write',
-  description: 'KV v2 POST /v1/secret/data/bench/w<n>, distinct keys, ~100 B data',
-  server: 'secrets',
-  async check(ctx) {
-    await api(ctx.servers.secrets, 'POST', '/v1/secret/data/bench/check-write', { data: secretData(0) });
-    const r = await api(ctx.servers.secrets, 'GET', '/v1/secret/data/bench/check-write');
-    const got = (r.json as { data?: { data?: unknown } }).data?.data;
-    if (JSON.stringify(got) !== JSON.stringify(secretData(0))) {
-      throw new Error(`kv-write check: read-back mismatch ${r.text.slice(0, 300)}`);
-    }
-  },
-  requests(ctx) {
-    const headers = { ...tokenHeaders(ctx), 'content-type': 'application/json' };
-    const body = JSON.stringify({ data: secretData(0) });
-    return [
-      {
-        method: 'POST',
-        headers,
-        body,
-        // Rebuilt per request (client cost is small next to a durable write).
-        setupRequest: (req) => {
-          // The counter lives in this module, so keys stay distinct across rounds.
-          req.path = `/v1/secret/data/bench/w${writeCounter++}`;
-          return req;
+/** KV v2 writes of distinct keys on the secrets server `kind`, root token. */
+function makeKvWrite(name: string, kind: SecretsKind, backendNote: string): Scenario {
+  return {
+    name,
+    description: `KV v2 POST /v1/secret/data/bench/w<n>, distinct keys, ~100 B data${backendNote}`,
+    server: kind,
+    async check(ctx) {
+      await api(ctx.servers[kind], 'POST', '/v1/secret/data/bench/check-write', { data: secretData(0) });
+      const r = await api(ctx.servers[kind], 'GET', '/v1/secret/data/bench/check-write');
+      const got = (r.json as { data?: { data?: unknown } }).data?.data;
+      if (JSON.stringify(got) !== JSON.stringify(secretData(0))) {
+        throw new Error(`${name} check: read-back mismatch ${r.text.slice(0, 300)}`);
+      }
+    },
+    requests(ctx) {
+      const headers = { ...tokenHeaders(ctx, kind), 'content-type': 'application/json' };
+      const body = JSON.stringify({ data: secretData(0) });
+      return [
+        {
+          method: 'POST',
+          headers,
+          body,
+          // Rebuilt per request (client cost is small next to a durable write).
+          setupRequest: (req) => {
+            // The counter lives in this module, so keys stay distinct across rounds.
+            req.path = `/v1/secret/data/bench/w${writeCounter++}`;
+            return req;
+          },
         },
-      },
-    ];
-  },
-};
+      ];
+    },
+  };
+}
+
+export const kvWrite: Scenario = makeKvWrite('kv-write', 'secrets', '');
+/** `kv-write` against the secrets service on PostgreSQL (`secrets-pg`). */
+export const kvWritePg: Scenario = makeKvWrite('kv-write-pg', 'secrets-pg', ', PostgreSQL');

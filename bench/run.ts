@@ -22,6 +22,9 @@
  *                    BENCH_VOLUMES      sched-volume-list: volume rows seeded (default 100000)
  *                    BENCH_VOLUME_LIST_REQUESTS  sched-volume-list: measured requests per case (default 200)
  *   --strict         BENCH_STRICT=1     exit 1 when a target is missed (default: report only)
+ *                    BENCH_PG_URL       kv-read-pg/kv-write-pg: an existing PostgreSQL database (also
+ *                                       CAIRN_TEST_PG_URL); default: a throwaway cluster (fsync on)
+ *                                       started by the secrets-pg server process
  *                    BENCH_CHILD_ARGS   extra node flags for the server processes, e.g.
  *                                       "--cpu-prof --cpu-prof-dir=/tmp/prof"
  *
@@ -37,7 +40,7 @@ import { parseArgs } from 'node:util';
 import { median, runLoad, type BenchConfig, type BenchContext, type RoundResult, type Scenario } from './harness.js';
 import { approleLogin } from './approle.js';
 import { gatewayHealth, measureControllerRestart } from './gateway.js';
-import { bareGet, kvRead, kvWrite, secretData } from './kv.js';
+import { bareGet, kvRead, kvReadPg, kvWrite, kvWritePg, secretData } from './kv.js';
 import { measureReplicationLag, meshJwtLogin, meshTokenRead } from './mesh.js';
 import { kvReadPolicy } from './policy.js';
 import { measureEventFanout, schedAuthMethodRead } from './sched.js';
@@ -45,7 +48,7 @@ import { measureVolumeList, measureVolumeRegister, VOLUME_LIST_FILTER } from './
 import { startServer, type BenchServer, type ServerKind } from './servers.js';
 
 /** Every scenario, in table order. */
-const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvReadPolicy, kvWrite, approleLogin, gatewayHealth, meshTokenRead, meshJwtLogin, schedAuthMethodRead];
+const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvReadPolicy, kvWrite, kvReadPg, kvWritePg, approleLogin, gatewayHealth, meshTokenRead, meshJwtLogin, schedAuthMethodRead];
 
 /** Measurements outside the interleaved rounds, run after them; selectable with `--only`. */
 const GATEWAY_RESTART = 'gateway-restart';
@@ -63,7 +66,8 @@ interface Target {
   readonly label: string;
   /** Scenarios it needs; skipped when one was filtered out. */
   readonly needs: readonly string[];
-  evaluate(rounds: readonly RoundResult[]): { value: string; met: boolean | undefined };
+  /** `seconds`: the measured length of one scenario's round (for per-second counters). */
+  evaluate(rounds: readonly RoundResult[], seconds?: number): { value: string; met: boolean | undefined };
 }
 
 const byScenario = (rounds: readonly RoundResult[], name: string): RoundResult[] =>
@@ -102,6 +106,38 @@ const TARGETS: readonly Target[] = [
       const w = byScenario(rounds, 'kv-write');
       const perSec = median(w.map((r) => r.reqPerSec));
       return { value: `${fmtInt(perSec)} writes/s`, met: perSec >= 10_000 };
+    },
+  },
+  {
+    label: 'KV v2 reads on PostgreSQL relative to the same reads on SQLite, kv-read-pg / kv-read (no threshold in issue 8)',
+    needs: ['kv-read-pg', 'kv-read'],
+    evaluate(rounds) {
+      const reads = byScenario(rounds, 'kv-read-pg');
+      return {
+        value: `${fmtInt(median(reads.map((r) => r.reqPerSec)))} req/s, ${ratioTarget('kv-read-pg', 'kv-read', '', 0).evaluate(rounds).value}`,
+        met: undefined,
+      };
+    },
+  },
+  {
+    label:
+      'acknowledged KV v2 writes on PostgreSQL (fsync on, synchronous_commit on, group commit) relative to SQLite, ' +
+      'kv-write-pg / kv-write (no threshold in issue 8)',
+    needs: ['kv-write-pg', 'kv-write'],
+    evaluate(rounds, seconds) {
+      const w = byScenario(rounds, 'kv-write-pg');
+      const commits = w.map((r) => r.serverDelta.commits).filter((c): c is number => c !== undefined);
+      const writes = w.reduce((a, r) => a + (r.serverDelta.writes ?? 0), 0);
+      const totalCommits = commits.reduce((a, c) => a + c, 0);
+      return {
+        value:
+          `${fmtInt(median(w.map((r) => r.reqPerSec)))} writes/s, ${ratioTarget('kv-write-pg', 'kv-write', '', 0).evaluate(rounds).value}` +
+          (commits.length
+            ? `; PostgreSQL ${fmtInt(median(commits.map((c) => c / (seconds ?? NaN))))} commits/s, ` +
+              `${totalCommits > 0 ? (writes / totalCommits).toFixed(1) : '–'} writes per commit`
+            : ''),
+        met: undefined,
+      };
     },
   },
   {
@@ -251,7 +287,7 @@ function report(scenarios: readonly Scenario[], rounds: readonly RoundResult[], 
       `p50/p99 = median over rounds (2xx replies, 10 µs buckets).`,
   );
   lines.push('');
-  lines.push('| scenario | what | req/s (median) | req/s per round | p50 ms | p99 ms | non-2xx | SQLite commits/s | writes per commit |');
+  lines.push('| scenario | what | req/s (median) | req/s per round | p50 ms | p99 ms | non-2xx | commits/s (SQLite; PostgreSQL for *-pg) | writes per commit |');
   lines.push('|---|---|---:|---|---:|---:|---:|---:|---:|');
   for (const s of scenarios) {
     const rs = byScenario(rounds, s.name);
@@ -273,7 +309,7 @@ function report(scenarios: readonly Scenario[], rounds: readonly RoundResult[], 
   const names = new Set(scenarios.map((s) => s.name));
   for (const t of TARGETS) {
     if (!t.needs.every((n) => names.has(n))) continue;
-    const { value, met } = t.evaluate(rounds);
+    const { value, met } = t.evaluate(rounds, config.seconds);
     lines.push(`- ${t.label}: **${value}**${met === undefined ? '' : ` — ${met ? 'met' : 'NOT met'}`}`);
   }
   return lines.join('\n');
@@ -309,6 +345,10 @@ async function main(): Promise<number> {
     servers.bare = await startServer('bare', { bytes });
     log(`bare node:http (pid ${servers.bare.pid}) at ${servers.bare.url}, ${bytes}-byte replies`);
   }
+  if (kinds.has('secrets-pg')) {
+    servers['secrets-pg'] = await startServer('secrets-pg');
+    log(`secrets service on PostgreSQL (pid ${servers['secrets-pg'].pid}) at ${servers['secrets-pg'].url}`);
+  }
   if (kinds.has('gateway')) {
     servers.gateway = await startServer('gateway');
     log(`gateway controller + worker (pid ${servers.gateway.pid}), ops at ${servers.gateway.url}`);
@@ -342,6 +382,8 @@ async function main(): Promise<number> {
   }
   const final = servers.secrets ? await servers.secrets.stats() : undefined;
   if (final && final.failedCommits > 0) throw new Error(`SQLite backend: ${final.failedCommits} failed commits`);
+  const finalPg = servers['secrets-pg'] ? await servers['secrets-pg'].stats() : undefined;
+  if (finalPg && finalPg.failedCommits > 0) throw new Error(`PostgreSQL backend: ${finalPg.failedCommits} failed commits`);
   await Promise.all(Object.values(servers).map((s) => s.close()));
 
   const text = report(scenarios, rounds, config);
@@ -428,13 +470,20 @@ async function main(): Promise<number> {
         `${fmtInt(final.writes)} acknowledged writes, ${fmtInt(final.rows)} rows, ${fmtInt(final.failedCommits)} failed commits.`,
     );
   }
+  if (finalPg) {
+    console.log(
+      `PostgreSQL backend totals of the secrets-pg service for the run (incl. setup and warm-up): ${fmtInt(finalPg.commits)} commits, ` +
+        `${fmtInt(finalPg.writes)} acknowledged writes, ${fmtInt(finalPg.rows)} rows, ${fmtInt(finalPg.failedCommits)} failed commits, ` +
+        `${fmtInt(finalPg.connectionErrors)} connection errors, ${fmtInt(finalPg.retries)} retries.`,
+    );
+  }
   if (config.json) {
-    writeFileSync(config.json, JSON.stringify({ config, rounds, sqliteTotals: final }, null, 2) + '\n');
+    writeFileSync(config.json, JSON.stringify({ config, rounds, sqliteTotals: final, postgresTotals: finalPg }, null, 2) + '\n');
     log(`wrote ${config.json}`);
   }
   if (config.strict) {
     const names = new Set(scenarios.map((s) => s.name));
-    const missed = TARGETS.filter((t) => t.needs.every((n) => names.has(n)) && t.evaluate(rounds).met === false);
+    const missed = TARGETS.filter((t) => t.needs.every((n) => names.has(n)) && t.evaluate(rounds, config.seconds).met === false);
     if (missed.length) {
       log(`--strict: ${missed.length} target(s) missed`);
       return 1;

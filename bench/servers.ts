@@ -10,15 +10,18 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Server kinds implemented in bench/child.ts. */
-export type ServerKind = 'bare' | 'secrets' | 'gateway' | 'gateway-controller' | 'gateway-worker' | 'mesh' | 'sched';
+export type ServerKind = 'bare' | 'secrets' | 'secrets-pg' | 'gateway' | 'gateway-controller' | 'gateway-worker' | 'mesh' | 'sched';
 
 export interface BenchServer {
   readonly kind: ServerKind;
   readonly url: string;
-  /** Root token (secrets service), management token (discovery service `mesh`). */
+  /** Root token (secrets services), management token (discovery service `mesh`). */
   readonly token: string | undefined;
   readonly pid: number;
-  /** Counters reported by the child (secrets, mesh: `SqliteBackend.stats`; bare: request count; sched: RSS bytes). */
+  /**
+   * Counters reported by the child (secrets, mesh: `SqliteBackend.stats`; secrets-pg:
+   * `PostgresBackend.stats`; bare: request count; sched: RSS bytes).
+   */
   stats(): Promise<Record<string, number>>;
   /** A kind-specific request to the child (bench/child.ts `request`), e.g. the scheduler's `publish`. */
   request(msg: Record<string, unknown>, timeoutMs: number): Promise<unknown>;
@@ -26,11 +29,15 @@ export interface BenchServer {
 }
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'child.ts');
-const live = new Set<ChildProcess>();
+const live = new Map<ChildProcess, ServerKind>();
 const dataDirs = new Set<string>();
 
 function killAll(): void {
-  for (const c of live) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  // secrets-pg gets SIGTERM, which it handles by closing and stopping its PostgreSQL
+  // cluster (a SIGKILL would leave the cluster running); it finishes after we exit.
+  for (const [c, kind] of live) {
+    if (c.exitCode === null && c.signalCode === null) c.kill(kind === 'secrets-pg' ? 'SIGTERM' : 'SIGKILL');
+  }
   live.clear();
   for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
   dataDirs.clear();
@@ -53,7 +60,7 @@ export async function startServer(kind: ServerKind, options: Record<string, unkn
     execArgv: ['--import', 'tsx', ...(process.env.BENCH_CHILD_ARGS?.split(/\s+/).filter(Boolean) ?? [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  live.add(child);
+  live.set(child, kind);
 
   let nextId = 0;
   const waiting = new Map<number, (stats: Record<string, number>) => void>();
@@ -124,7 +131,8 @@ export async function startServer(kind: ServerKind, options: Record<string, unkn
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
         child.send({ type: 'close' });
-        const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+        // secrets-pg stops its PostgreSQL cluster on close (pg_ctl stop): give it longer.
+        const t = setTimeout(() => child.kill('SIGKILL'), kind === 'secrets-pg' ? 30_000 : 5000);
         await exited;
         clearTimeout(t);
       }

@@ -17,7 +17,8 @@
  * - TCP logins need the superuser password (`scram-sha-256`), so a wrong password in a
  *   URL is refused as it would be in production; the unix socket trusts local users.
  * - `fsync=off`: tests check what the store acknowledges, not the disk; commit
- *   throughput of a durable server is measured by the benchmarks, not here.
+ *   throughput of a durable server is measured by the benchmarks, not here (they pass
+ *   `{ durable: true }`, which keeps PostgreSQL's default `fsync=on`, `full_page_writes=on`).
  *
  * @module
  */
@@ -127,11 +128,15 @@ function majorVersion(bin: string): number {
 /**
  * The test database: `CAIRN_TEST_PG_URL` when set (nothing is started or removed),
  * else a throwaway cluster (see the module doc). Call {@link PgTestServer.stop} when
- * done (e.g. in `after`).
+ * done (e.g. in `after`). `options.durable` starts the throwaway cluster with `fsync` and
+ * `full_page_writes` on (PostgreSQL's defaults; for benchmarks), instead of off.
  * @throws Error when the binaries are missing, or `initdb`/`pg_ctl` fail (with their
  *   output and the server log).
  */
-export async function startPgTestServer(env: NodeJS.ProcessEnv = process.env): Promise<PgTestServer> {
+export async function startPgTestServer(
+  env: NodeJS.ProcessEnv = process.env,
+  options: { readonly durable?: boolean } = {},
+): Promise<PgTestServer> {
   const external = env[TEST_PG_URL_ENV];
   if (external) {
     return {
@@ -193,7 +198,7 @@ export async function startPgTestServer(env: NodeJS.ProcessEnv = process.env): P
     let port = 0;
     for (let attempt = 1; ; attempt++) {
       port = await freePort();
-      const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`;
+      const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${options.durable ? '' : ' -c fsync=off -c full_page_writes=off'}`;
       try {
         runPg(bin, 'pg_ctl', ['-D', data, '-o', opts, '-l', log, '-w', '-t', '60', 'start'], dir);
         started = true;
