@@ -43,6 +43,7 @@ import type { Logger } from '../log/logger.js';
 import type { Backend } from './backend.js';
 import { GroupCommitBackend, foldOverlay, type Flush, type PendingWrite } from './group-commit.js';
 import { checkPrefix, compareKeys, folderEnd } from './keys.js';
+import { PgHaLock, type PgHaLockOptions } from './pg-lock.js';
 
 /** Options of {@link PostgresBackend.open}. */
 export interface PostgresBackendOptions {
@@ -96,6 +97,14 @@ interface GroupWrite {
 /** A failed `BEGIN`: nothing of the group reached the server, so it may be retried. */
 class BeginFailed extends Error {}
 
+/**
+ * A write refused by the HA fence (see pg-lock.ts): this server is not the active one, or
+ * another server became active since (a newer term). Nothing was written.
+ */
+export class FencedWriteError extends Error {
+  readonly code = 'CAIRN_FENCED';
+}
+
 /** The connection was lost while `COMMIT` was on its way: the server may or may not have committed. */
 class CommitOutcomeUnknown extends Error {}
 
@@ -133,6 +142,7 @@ export function describeConnectionUrl(connectionUrl: string): string {
 
 /** `08…` connection exceptions, `57P0x` shutdowns and FATAL/PANIC reports, or a socket/`pg` error without a SQLSTATE. */
 function isConnectionLoss(err: unknown): boolean {
+  if (err instanceof FencedWriteError) return false;
   if (!(err instanceof pg.DatabaseError)) return !(err instanceof TypeError || err instanceof RangeError);
   const code = err.code ?? '';
   return code.startsWith('08') || code.startsWith('57P') || err.severity === 'FATAL' || err.severity === 'PANIC';
@@ -162,17 +172,24 @@ export class PostgresBackend extends GroupCommitBackend {
     readonly listRoot: string;
     readonly listPrefix: string;
     readonly folderKeys: string;
+    readonly fence: string;
   };
 
   private connectionErrors = 0;
   private retries = 0;
+  /** HA fence: undefined (no HA, writes unchecked), `'closed'` (refused), or the term checked in each write transaction. */
+  private fence: number | 'closed' | undefined;
+  private readonly haTable: string;
+  private readonly clientConfig: pg.ClientConfig;
 
-  private constructor(o: { target: string; table: string; quoted: string; pool: pg.Pool; log: Logger | undefined }) {
+  private constructor(o: { target: string; table: string; quoted: string; pool: pg.Pool; log: Logger | undefined; client: pg.ClientConfig }) {
     super(`PostgresBackend(${o.target})`);
     this.target = o.target;
     this.table = o.table;
     this.pool = o.pool;
     this.log = o.log;
+    this.clientConfig = o.client;
+    this.haTable = haTableName(o.table);
     const t = o.quoted;
     // The next child after row k: past k itself for a leaf (keys hold no NUL, so k || chr(1)
     // is the smallest string above k), past the whole folder for a key inside a sub-folder.
@@ -198,6 +215,7 @@ export class PostgresBackend extends GroupCommitBackend {
       listRoot: walk(''),
       listPrefix: walk('AND key < $2::text'),
       folderKeys: `SELECT key FROM ${t} WHERE key >= $1 AND key < $2 ORDER BY key LIMIT $3`,
+      fence: `SELECT term FROM ${this.haTable} WHERE id = 1 FOR SHARE`,
     };
   }
 
@@ -266,7 +284,7 @@ export class PostgresBackend extends GroupCommitBackend {
 
     const log = options.log;
     const pool = new pg.Pool({ ...base, max: maxParallel, allowExitOnIdle: true });
-    const backend = new PostgresBackend({ target, table, quoted, pool, log });
+    const backend = new PostgresBackend({ target, table, quoted, pool, log, client: base });
     pool.on('connect', (client) => {
       // Every checked-out client needs its own listener: the pool listens only to idle ones.
       client.on('error', (err) => backend.onConnectionError(err));
@@ -276,6 +294,24 @@ export class PostgresBackend extends GroupCommitBackend {
     pool.on('error', (err) => backend.onConnectionError(err));
     if (forceSyncCommit) log?.warn({ target }, 'PostgreSQL synchronous_commit is off; Cairn sets it to on for its connections');
     return backend;
+  }
+
+  /**
+   * The active/standby lock of the servers sharing this table (pg-lock.ts). Once it is
+   * started, this backend refuses writes ({@link FencedWriteError}) unless the lock is held,
+   * and checks the lock's term inside every write transaction.
+   */
+  haLock(o: Pick<PgHaLockOptions, 'address' | 'clusterAddress' | 'retryMs'>): PgHaLock {
+    return new PgHaLock({
+      ...o,
+      client: this.clientConfig,
+      table: this.table,
+      haTable: this.haTable,
+      log: this.log,
+      setFence: (fence) => {
+        this.fence = fence;
+      },
+    });
   }
 
   /** Counters for tests and benchmarks; see {@link PostgresBackendStats}. */
@@ -382,6 +418,7 @@ export class PostgresBackend extends GroupCommitBackend {
         return;
       } catch (err) {
         failure = err;
+        if (err instanceof FencedWriteError) break;
         // Nothing reached the server (BEGIN failed), or the server rolled it back for a
         // lock conflict with another server: the same group may simply run again.
         if (err instanceof BeginFailed ? attempt === 1 : isRetryableTxn(err) && attempt < 4) {
@@ -392,7 +429,7 @@ export class PostgresBackend extends GroupCommitBackend {
       }
     }
     const cause = failure instanceof BeginFailed ? failure.cause : failure;
-    if (pending.length > 1 && !isConnectionLoss(cause) && !(failure instanceof CommitOutcomeUnknown)) {
+    if (pending.length > 1 && !isConnectionLoss(cause) && !(failure instanceof CommitOutcomeUnknown) && !(failure instanceof FencedWriteError)) {
       // A statement failed: find the calls that cause it, one savepoint each.
       try {
         await this.commitCallByCall(flush);
@@ -402,7 +439,7 @@ export class PostgresBackend extends GroupCommitBackend {
       }
     }
     this.failedCommits++;
-    const err = this.wrap('write', failure instanceof BeginFailed ? failure.cause : failure);
+    const err = failure instanceof FencedWriteError ? failure : this.wrap('write', failure instanceof BeginFailed ? failure.cause : failure);
     this.dropFromOverlay(flush);
     for (const p of pending) p.reject(err);
   }
@@ -449,6 +486,7 @@ export class PostgresBackend extends GroupCommitBackend {
    *   error of `fn` or of `COMMIT`.
    */
   private async transaction(fn: (client: pg.PoolClient) => Promise<number>): Promise<number> {
+    if (this.fence === 'closed') throw new FencedWriteError('this server is not the active one: writes are refused');
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -465,6 +503,7 @@ export class PostgresBackend extends GroupCommitBackend {
       }
       let out: number;
       try {
+        await this.checkFence(client);
         out = await fn(client);
       } catch (err) {
         if (isConnectionLoss(err)) lost = err;
@@ -487,6 +526,18 @@ export class PostgresBackend extends GroupCommitBackend {
       return out;
     } finally {
       client.release(lost === undefined ? undefined : lost instanceof Error ? lost : new Error(String(lost)));
+    }
+  }
+
+  /** Inside a write transaction: the HA term must still be ours (see pg-lock.ts); FOR SHARE holds a new active's bump back until we commit. */
+  private async checkFence(client: pg.PoolClient): Promise<void> {
+    const fence = this.fence;
+    if (fence === undefined) return;
+    if (fence === 'closed') throw new FencedWriteError('this server is not the active one: writes are refused');
+    const r = await client.query<{ term: string }>({ name: 'cairn-fence', text: this.sql.fence });
+    const term = r.rows.length === 0 ? undefined : Number(r.rows[0].term);
+    if (term !== fence) {
+      throw new FencedWriteError(`another server is active now (term ${String(term)}, ours ${fence}): writes are refused`);
     }
   }
 
@@ -527,6 +578,13 @@ export class PostgresBackend extends GroupCommitBackend {
       if (!(res.rows as [string][]).some(([key]) => overlay.get(key) !== null)) names.delete(name);
     }
   }
+}
+
+/** The HA table of `table` (quoted): `<table>_ha` in the same schema (the name cut to fit 63 bytes). */
+export function haTableName(table: string): string {
+  const parts = table.split('.');
+  const last = parts.pop()!;
+  return quoteTableName([...parts, `${last.slice(0, 60)}_ha`].join('.'));
 }
 
 /** The final state of a group's keys (later ops win), split into deletes and upserts, byte-sorted. */

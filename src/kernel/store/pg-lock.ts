@@ -1,0 +1,189 @@
+/**
+ * Active/standby between servers sharing one PostgreSQL table (issue 8 scope 2; DESIGN.md
+ * "Growing past one machine"; reference/ecosystem.md §4): the **active** server is the
+ * one holding a session-level advisory lock, taken with `pg_try_advisory_lock` on a
+ * dedicated connection (key derived from the table name). The others are standbys and
+ * try again every `retryMs`.
+ *
+ * - PostgreSQL frees a session lock as soon as its holder's connection ends (a killed
+ *   process: within milliseconds, ecosystem.md §4), so a standby takes over on its next try.
+ * - The holder loses activeness **at once** when its lock connection fails or ends (the
+ *   `'error'`/`'end'` events), or when a heartbeat on it fails (every `retryMs`).
+ * - Fencing: on becoming active the holder bumps a **term** in the HA table
+ *   (`<table>_ha`, one row, also holding the leader's addresses) and gives it to the
+ *   {@link PostgresBackend}, which checks it inside every write transaction (`FOR SHARE`
+ *   on that row). A new active's bump waits for such a transaction and every later one
+ *   sees the new term and fails, so a partitioned ex-active cannot write.
+ *
+ * @module
+ */
+import pg from 'pg';
+import type { Logger } from '../log/logger.js';
+
+/** The leader row: who is active, since when, and its term. */
+export interface PgLeader {
+  readonly term: number;
+  readonly leaderAddress: string;
+  readonly clusterAddress: string;
+  readonly activeSince: Date;
+}
+
+/** What {@link PgHaLock} tells its owner. */
+export interface PgHaEvents {
+  /** This server holds the lock now; `term` is already given to the backend's fence. */
+  onActive(term: number): void | Promise<void>;
+  /** This server lost the lock (its connection failed or ended); writes are already refused. */
+  onStandby(reason: string): void;
+}
+
+/** Options of {@link PgHaLock}; built by `PostgresBackend.haLock`. */
+export interface PgHaLockOptions {
+  readonly client: pg.ClientConfig;
+  /** The table (unquoted) the key derives from. */
+  readonly table: string;
+  /** The HA table, quoted for SQL. */
+  readonly haTable: string;
+  /** What the backend's fence is set to: a term, or `'closed'` (refuse writes). */
+  readonly setFence: (fence: number | 'closed') => void;
+  /** Address published as the leader's (`api_addr`). */
+  readonly address: () => string;
+  readonly clusterAddress?: () => string;
+  /** Pause between tries (and heartbeats); default 1000 ms. */
+  readonly retryMs?: number;
+  readonly log?: Logger;
+}
+
+/** `CREATE TABLE IF NOT EXISTS` of the HA table (one row, id = 1). */
+export const haTableDdl = (haTable: string) =>
+  `CREATE TABLE IF NOT EXISTS ${haTable} (id integer PRIMARY KEY, term bigint NOT NULL, leader_address text NOT NULL,
+     cluster_address text NOT NULL, active_since timestamptz NOT NULL)`;
+
+/** The session advisory lock of one server group; see the module doc. */
+export class PgHaLock {
+  private client: pg.Client | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private active = false;
+  private busy = false;
+  private cachedLeader: PgLeader | undefined;
+  private readonly retryMs: number;
+
+  constructor(private readonly o: PgHaLockOptions) {
+    this.retryMs = o.retryMs ?? 1000;
+  }
+
+  /** Whether this server holds the lock. */
+  get isActive(): boolean {
+    return this.active;
+  }
+
+  /** The leader row as last read (each try and heartbeat reads it). */
+  get leader(): PgLeader | undefined {
+    return this.cachedLeader;
+  }
+
+  /** Starts trying for the lock (now, then every `retryMs`). */
+  start(events: PgHaEvents): void {
+    if (this.running) return;
+    this.running = true;
+    this.o.setFence('closed');
+    const tick = () => {
+      if (!this.running) return;
+      void this.step(events).finally(() => {
+        if (this.running) this.timer = setTimeout(tick, this.retryMs);
+      });
+    };
+    tick();
+  }
+
+  /** Stops trying and gives the lock up (closes its connection); writes are refused from now on. */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.o.setFence('closed');
+    this.active = false;
+    const c = this.client;
+    this.client = undefined;
+    await c?.end().catch(() => undefined);
+  }
+
+  /** One try (standby) or heartbeat (active). */
+  private async step(events: PgHaEvents): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      const c = await this.connection(events);
+      if (!this.active) {
+        const r = await c.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtext('cairn ha ' || $1)) AS ok", [this.o.table]);
+        if (r.rows[0].ok && this.running && this.client === c) {
+          await c.query(haTableDdl(this.o.haTable));
+          const t = await c.query<{ term: string }>(
+            `INSERT INTO ${this.o.haTable} AS h (id, term, leader_address, cluster_address, active_since) VALUES (1, 1, $1, $2, now())
+             ON CONFLICT (id) DO UPDATE SET term = h.term + 1, leader_address = EXCLUDED.leader_address,
+               cluster_address = EXCLUDED.cluster_address, active_since = EXCLUDED.active_since RETURNING term`,
+            [this.o.address(), this.o.clusterAddress?.() ?? ''],
+          );
+          const term = Number(t.rows[0].term);
+          if (this.client !== c) return; // lost meanwhile
+          this.active = true;
+          this.o.setFence(term);
+          this.o.log?.info({ term }, 'HA: this server is active (holds the lock)');
+          await this.readLeader(c);
+          await events.onActive(term);
+          return;
+        }
+      }
+      await this.readLeader(c);
+    } catch (err) {
+      if (this.client) this.lose(events, `lock connection failed: ${(err as Error).message}`);
+      else this.o.log?.warn({ err: (err as Error).message }, 'HA: cannot reach PostgreSQL; retrying');
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async readLeader(c: pg.Client): Promise<void> {
+    const r = await c.query<{ term: string; leader_address: string; cluster_address: string; active_since: Date }>(
+      `SELECT term, leader_address, cluster_address, active_since FROM ${this.o.haTable} WHERE id = 1`,
+    ).catch((err: { code?: string }) => {
+      if (err?.code === '42P01') return { rows: [] }; // no leader yet
+      throw err;
+    });
+    const row = r.rows[0];
+    this.cachedLeader = row && { term: Number(row.term), leaderAddress: row.leader_address, clusterAddress: row.cluster_address, activeSince: row.active_since };
+  }
+
+  /** The lock connection, opened when missing; its loss demotes at once. */
+  private async connection(events: PgHaEvents): Promise<pg.Client> {
+    if (this.client) return this.client;
+    const c = new pg.Client({ ...this.o.client, application_name: 'cairn-ha' });
+    c.on('error', (err) => this.lose(events, `lock connection error: ${err.message}`, c));
+    c.on('end', () => this.lose(events, 'lock connection ended', c));
+    try {
+      await c.connect();
+    } catch (err) {
+      c.removeAllListeners('end');
+      await c.end().catch(() => undefined);
+      throw err;
+    }
+    if (!this.running) {
+      await c.end().catch(() => undefined);
+      throw new Error('stopped');
+    }
+    this.client = c;
+    return c;
+  }
+
+  /** The lock connection is gone: refuse writes now, tell the owner, try again later on a new connection. */
+  private lose(events: PgHaEvents, reason: string, c: pg.Client | undefined = this.client): void {
+    if (c !== this.client || c === undefined) return;
+    this.client = undefined;
+    c.end().catch(() => undefined);
+    this.o.setFence('closed');
+    if (!this.active) return;
+    this.active = false;
+    this.o.log?.warn({ reason }, 'HA: lost the lock; stepping down to standby');
+    events.onStandby(reason);
+  }
+}
