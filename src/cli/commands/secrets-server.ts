@@ -40,8 +40,23 @@ async function runSecrets(app: App, file: string): Promise<number> {
       const { startSecretsService } = await import('../../services/secrets/service.js');
       const { backend, description } = await openStorage(config.storage, log);
       storageText = description;
+      // `ha_enabled`: the lock is tried once unsealed; the published address is `api_addr`,
+      // else the first listener's URL (known once it listens).
+      let firstUrl = '';
+      const ha =
+        config.storage.type === 'postgresql' && config.storage.haEnabled
+          ? {
+              lock: (backend as PostgresBackend).haLock({
+                address: () => config.apiAddr ?? firstUrl,
+                clusterAddress: () => config.clusterAddr ?? '',
+                retryMs: haRetryMs(app.env),
+              }),
+            }
+          : undefined;
       try {
-        return await startSecretsService({ backend, listeners: config.listeners.map(toListenerOptions), log, managedNamespaces: config.managedNamespaces, storageType: config.storage.type });
+        const service = await startSecretsService({ backend, listeners: config.listeners.map(toListenerOptions), log, managedNamespaces: config.managedNamespaces, storageType: config.storage.type, ha });
+        firstUrl = service.listeners[0]?.url ?? '';
+        return service;
       } catch (err) {
         await backend.close();
         throw err;
@@ -59,12 +74,18 @@ async function runSecrets(app: App, file: string): Promise<number> {
   });
 }
 
+/** Pause between a standby's lock tries: `CAIRN_SECRETS_HA_RETRY_MS` (tests), default 1000. */
+function haRetryMs(env: Readonly<Record<string, string | undefined>>): number {
+  const v = Number(env.CAIRN_SECRETS_HA_RETRY_MS);
+  return Number.isInteger(v) && v > 0 ? v : 1000;
+}
+
 /**
  * Opens the configured storage: `storage "sqlite"` → `SqliteBackend` at `path`;
  * `storage "postgresql"` → `PostgresBackend` on `table` (created when missing). Resolves
  * with the backend and what the start banner says about it (the file, or
- * `postgresql user@host:port/database table T`: never the password). `ha_enabled` is only
- * logged: active/standby comes with issue 8 scope 2.
+ * `postgresql user@host:port/database table T`: never the password). `ha_enabled` is
+ * acted on by the caller (the HA lock, kernel/store/pg-lock.ts).
  * @throws Error naming the storage (file path, or `user@host:port/database` of the URL,
  *   never its password) and the reason.
  */
@@ -83,6 +104,5 @@ async function openStorage(storage: SecretsStorageConfig, log: Logger): Promise<
   } catch (err) {
     throw new Error(`cannot open storage "postgresql": ${(err as Error).message}`);
   }
-  if (storage.haEnabled) log.warn('storage "postgresql": ha_enabled is accepted but has no effect yet; run one server per database');
   return { backend, description: `postgresql ${backend.target} table ${backend.table}` };
 }

@@ -26,7 +26,7 @@
  *   connection_url = "env://CAIRN_PG_URL"   # or file://PATH, or the postgres:// URL itself
  *   table          = "cairn_kv"             # created when missing
  *   max_parallel   = 10                     # connections to PostgreSQL at most
- *   ha_enabled     = true                   # accepted and kept; no effect yet (issue 8 scope 2)
+ *   ha_enabled     = true                   # active/standby: one active server holds an advisory lock
  * }
  * ```
  *
@@ -58,7 +58,7 @@ export const secretsServerSchema = {
         connection_url: cfg.string({ required: true, doc: 'postgres:// URL; env://VAR or file://PATH keep the password out of this file' }),
         table: cfg.string({ default: 'cairn_kv', doc: 'table holding the data (name or schema.name); created when missing' }),
         max_parallel: cfg.int({ default: 10, min: 1, doc: 'most connections (statements in flight) to PostgreSQL' }),
-        ha_enabled: cfg.bool({ default: false, doc: 'high availability between servers: accepted and kept, no effect yet' }),
+        ha_enabled: cfg.bool({ default: false, doc: 'active/standby between the servers sharing the table: the active one holds an advisory lock, the others answer 429/307' }),
       },
     },
     { required: true, doc: 'where the encrypted data lives; exactly one block' },
@@ -103,9 +103,9 @@ export interface PostgresStorageConfig {
   /** `max_parallel`: most connections to PostgreSQL; default 10. */
   readonly maxParallel: number;
   /**
-   * `ha_enabled`: accepted and kept for the active/standby work that comes later (issue 8
-   * scope 2: advisory-lock leadership, standbys). It has no effect yet: until then, run
-   * one server per database.
+   * `ha_enabled`: active/standby (kernel/store/pg-lock.ts): once unsealed, a server is
+   * active only while it holds a session advisory lock; the others are standbys (health
+   * 429, other requests 307 to the active server's `api_addr`).
    */
   readonly haEnabled: boolean;
 }

@@ -147,6 +147,9 @@ export class SecretsHttp implements HttpService {
       const { data } = this.validator(sys.path, op, spec).validate(op === 'update' ? body : queryData(req.query));
       return spec.handle({ node: this.node, data, token: requestToken(req) } satisfies SysRequest) as Promise<HttpResponse>;
     }
+    // An HA standby sends the client to the active server (reference: 307 when
+    // request forwarding is off); seal paths above are answered here.
+    if (this.node.standby) return this.redirectToActive(req);
     const core = this.node.requireCore();
 
     // Namespace: header and path together, the deepest existing namespace wins, so every
@@ -205,6 +208,15 @@ export class SecretsHttp implements HttpService {
     const { data, ignored } = opSpec.rawBody ? { data: {}, ignored: [] } : this.validator(match.path, op, opSpec).validate(input);
     const result = await opSpec.handle({ ...ctx, operation: op, data });
     return renderResult({ requestId: req.id, operation: op, mountType: mount.type, result, ignored });
+  }
+
+  /** 307 to the same path and query on the active server; 503 while no active server is known. */
+  private redirectToActive(req: HttpRequest): HttpResponse {
+    if (this.node.activating) throw new CairnError('unavailable', 'this server is becoming the active one; retry');
+    const leader = this.node.leaderAddress;
+    if (leader === '') throw new CairnError('unavailable', 'this server is a standby and no active server is known yet');
+    const query = req.query.toString();
+    return { status: 307, headers: { location: `${leader.replace(/\/+$/, '')}${req.path}${query ? `?${query}` : ''}` } };
   }
 
   /** `?help=1`: help text and an OpenAPI fragment for the path and the paths beneath it (spec 000 "Help response"). */

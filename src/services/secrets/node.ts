@@ -28,7 +28,33 @@ export interface SecretsNodeOptions {
    * in the root namespace, which no token can reach, and fails with 403.
    */
   readonly managedNamespaces?: boolean;
+  /**
+   * Active/standby (`storage "postgresql" { ha_enabled }`): the lock this server must
+   * hold to be active. Without it the server is always active.
+   */
+  readonly ha?: NodeHa;
 }
+
+/** The HA side of a node: the lock (kernel/store/pg-lock.ts), which publishes this server's addresses when it takes over. */
+export interface NodeHa {
+  readonly lock: {
+    readonly isActive: boolean;
+    readonly leader: { readonly leaderAddress: string; readonly clusterAddress: string } | undefined;
+    start(events: { onActive(term: number): void | Promise<void>; onStandby(reason: string): void }): void;
+    stop(): Promise<void>;
+  };
+}
+
+/** The `sys/leader` body (reference: `ha_enabled`, `is_self`, addresses, `active_time`). */
+export interface LeaderStatus {
+  readonly ha_enabled: boolean;
+  readonly is_self: boolean;
+  readonly active_time: string;
+  readonly leader_address: string;
+  readonly leader_cluster_address: string;
+}
+
+const ZERO_TIME = '0001-01-01T00:00:00Z';
 
 /** The 503 of every request that needs an unsealed server (spec 000 "Errors"). */
 export const sealedError = () => new CairnError('unavailable', 'secrets service is sealed');
@@ -43,6 +69,8 @@ export interface ClusterInfo {
 export class SecretsNode {
   private current: SecretsCore | undefined;
   private cluster: ClusterInfo | undefined;
+  private activeSince: Date | undefined;
+  private haStarted = false;
 
   private constructor(
     readonly seal: SealManager,
@@ -70,6 +98,48 @@ export class SecretsNode {
     return this.current && this.cluster;
   }
 
+  /** Whether active/standby is on (`ha_enabled`). */
+  get haEnabled(): boolean {
+    return this.o.ha !== undefined;
+  }
+
+  /**
+   * An HA standby: unsealed, but not serving: another server holds the lock (or none is
+   * known yet), or this one just took it and its core is still opening ({@link activating}).
+   */
+  get standby(): boolean {
+    return this.o.ha !== undefined && !this.seal.sealed && !(this.o.ha.lock.isActive && this.current !== undefined);
+  }
+
+  /** Holds the HA lock but the core is not open yet (a few milliseconds after taking over). */
+  get activating(): boolean {
+    return this.o.ha !== undefined && !this.seal.sealed && this.o.ha.lock.isActive && this.current === undefined;
+  }
+
+  /** The active server's address as the leader row says (`''` when unknown). */
+  get leaderAddress(): string {
+    return this.o.ha?.lock.leader?.leaderAddress ?? '';
+  }
+
+  /** The `sys/leader` body. */
+  leaderStatus(): LeaderStatus {
+    const lock = this.o.ha?.lock;
+    const self = lock !== undefined && lock.isActive && !this.seal.sealed && this.current !== undefined;
+    return {
+      ha_enabled: lock !== undefined,
+      is_self: self,
+      active_time: self && this.activeSince ? this.activeSince.toISOString() : ZERO_TIME,
+      leader_address: lock?.leader?.leaderAddress ?? '',
+      leader_cluster_address: lock?.leader?.clusterAddress ?? '',
+    };
+  }
+
+  /** Gives the HA lock up (the service is closing). */
+  async stopHa(): Promise<void> {
+    this.haStarted = false;
+    await this.o.ha?.lock.stop();
+  }
+
   /** The current time from the injected clock. */
   now(): Date {
     return this.o.clock?.() ?? new Date();
@@ -92,13 +162,44 @@ export class SecretsNode {
   /** `sys/unseal`: adds a share; opens the core when the threshold is reached. */
   async unseal(share: string): Promise<void> {
     if (!(await this.seal.submitShare(share)) || this.current) return;
-    await this.openCore();
+    if (this.o.ha) this.startHa(this.o.ha);
+    else await this.openCore();
+  }
+
+  /**
+   * Unsealed with HA: a standby until the lock is ours, then the core opens (the active
+   * server); losing the lock drops the core at once and waits again (the keys stay, as
+   * in the reference's step-down).
+   */
+  private startHa(ha: NodeHa): void {
+    if (this.haStarted) return;
+    this.haStarted = true;
+    ha.lock.start({
+      onActive: async () => {
+        try {
+          if (this.seal.sealed) return;
+          await this.openCore();
+          this.activeSince = this.now();
+        } catch (err) {
+          this.o.log.error({ err: (err as Error).message }, 'HA: cannot open the core after taking the lock');
+        }
+      },
+      onStandby: () => {
+        this.current = undefined;
+        this.activeSince = undefined;
+      },
+    });
   }
 
   /** `sys/seal`: drops the core and the keys. */
   sealNow(): void {
     this.current = undefined;
+    this.activeSince = undefined;
     this.seal.seal();
+    if (this.o.ha && this.haStarted) {
+      this.haStarted = false;
+      void this.o.ha.lock.stop();
+    }
   }
 
   private async openCore(): Promise<SecretsCore> {

@@ -9,7 +9,7 @@ import type { Logger } from '../../kernel/log/logger.js';
 import type { Backend } from '../../kernel/store/index.js';
 import type { SecretsCore } from './core.js';
 import { SecretsHttp } from './handler.js';
-import { SecretsNode } from './node.js';
+import { SecretsNode, type NodeHa } from './node.js';
 
 /** Options of {@link startSecretsService}. */
 export interface SecretsServiceOptions {
@@ -22,6 +22,8 @@ export interface SecretsServiceOptions {
   readonly managedNamespaces?: boolean;
   /** What seal status reports as `storage_type`: `sqlite` (default) or `postgresql`. */
   readonly storageType?: string;
+  /** Active/standby: see {@link SecretsNodeOptions.ha}. */
+  readonly ha?: NodeHa;
 }
 
 /** A running secrets service. It starts sealed (and uninitialised on new storage). */
@@ -36,7 +38,7 @@ export interface SecretsService {
 
 /** Opens the core and starts every listener; on a listener error, closes what started and rethrows. */
 export async function startSecretsService(o: SecretsServiceOptions): Promise<SecretsService> {
-  const node = await SecretsNode.open({ backend: o.backend, log: o.log, clock: o.clock, managedNamespaces: o.managedNamespaces, storageType: o.storageType });
+  const node = await SecretsNode.open({ backend: o.backend, log: o.log, clock: o.clock, managedNamespaces: o.managedNamespaces, storageType: o.storageType, ha: o.ha });
   const http = new SecretsHttp(node);
   const listeners: Listener[] = [];
   try {
@@ -53,6 +55,7 @@ export async function startSecretsService(o: SecretsServiceOptions): Promise<Sec
     listeners,
     close: async () => {
       await Promise.all(listeners.map((l) => l.close()));
+      await node.stopHa();
       await o.backend.close();
     },
   };

@@ -109,8 +109,8 @@ const healthPath: SysPath = {
       summary: 'Read the health status',
       handle: async (r) => {
         const { node, data } = r;
-        // One server is always active; HA (a later issue) will report standbys here.
-        const state = { initialized: node.seal.initialized, sealed: node.seal.sealed, standby: false, performanceStandby: false, drSecondary: false };
+        // An HA standby (unsealed, another server holds the lock) answers standbycode.
+        const state = { initialized: node.seal.initialized, sealed: node.seal.sealed, standby: node.standby, performanceStandby: false, drSecondary: false };
         const cluster = node.clusterInfo;
         return renderBare(healthCode(state, data), {
           initialized: state.initialized,
@@ -135,13 +135,9 @@ const leaderPath: SysPath = {
   operations: {
     read: {
       summary: 'Read the leader',
-      handle: async () =>
+      handle: async (r) =>
         renderBare(200, {
-          ha_enabled: false,
-          is_self: false,
-          active_time: '0001-01-01T00:00:00Z',
-          leader_address: '',
-          leader_cluster_address: '',
+          ...r.node.leaderStatus(),
           performance_standby: false,
           performance_standby_last_remote_wal: 0,
         }),

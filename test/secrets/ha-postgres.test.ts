@@ -1,0 +1,198 @@
+/**
+ * Secrets-service HA on PostgreSQL (issue 8 scope 2), end to end with two real
+ * `cairn secrets server` processes on one throwaway PostgreSQL cluster
+ * (src/kernel/store/testdata/pg-cluster.ts, or `CAIRN_TEST_PG_URL`) and
+ * `storage "postgresql" { ha_enabled = "true" }`:
+ *
+ * - the first unsealed server takes the advisory lock and is active: `sys/health` 200,
+ *   `sys/leader` `is_self: true` with its own address;
+ * - the second, unsealed on its own with the same share, is a standby: `sys/health` 429
+ *   (200 with `?standbyok=true`), `sys/leader` names the active server, and a client
+ *   request is answered 307 to the same path on the active server;
+ * - `kill -9` of the active server: the standby is active within 5 s, and a secret whose
+ *   write was acknowledged before the kill reads back from it.
+ *
+ * Deterministic: every wait is a poll with a deadline.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { startPgTestServer, type PgTestServer } from '../../src/kernel/store/testdata/pg-cluster.js';
+import { call } from '../helpers.js';
+
+const BIN = join(import.meta.dirname, '..', '..', 'src', 'cli', 'run.ts');
+const URL_VAR = 'CAIRN_E2E_SECRETS_HA_PG_URL';
+const dir = mkdtempSync(join(tmpdir(), 'cairn-ha-pg-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Running {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly exited: Promise<unknown>;
+}
+
+/** Starts a server and waits for its listener's URL in the log (rejects with the log when it exits first). */
+function startServer(config: string, env: Record<string, string>): Promise<Running> {
+  const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'secrets', 'server', `-config=${config}`], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  let log = '';
+  const exited = new Promise((r) => child.once('exit', r));
+  return new Promise((resolve, reject) => {
+    void exited.then((code) => reject(new Error(`server exited with ${String(code)}:\n${log}`)));
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+      log += line + '\n';
+      try {
+        const entry = JSON.parse(line) as { msg?: string; url?: string };
+        if (entry.msg === 'secrets service listening' && entry.url) resolve({ child, url: entry.url, exited });
+      } catch {
+        // not a log line
+      }
+    });
+  });
+}
+
+/** Polls `check` every 50 ms until it returns a value or `ms` passed (then fails with the last state). */
+async function until<T>(what: string, ms: number, check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) assert.fail(`${what} within ${ms} ms (last: ${String(last)})`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const healthStatus = async (url: string, query = '') => (await fetch(`${url}/v1/sys/health${query}`)).status;
+
+describe('secrets service HA on PostgreSQL: one active, one standby, failover on kill -9', () => {
+  const table = `cairn_ha_${randomBytes(4).toString('hex')}`;
+  const secret = `ha-${randomBytes(8).toString('hex')}`;
+  let pgServer: PgTestServer;
+  let env: Record<string, string>;
+  let config: string;
+  const servers: Running[] = [];
+  let a: Running;
+  let b: Running;
+  let rootToken = '';
+  let unsealKey = '';
+
+  before(async () => {
+    pgServer = await startPgTestServer();
+    env = { [URL_VAR]: pgServer.url, CAIRN_SECRETS_HA_RETRY_MS: '200' };
+    config = join(dir, 'secrets.hcl');
+    writeFileSync(
+      config,
+      `storage "postgresql" {
+  connection_url = "env://${URL_VAR}"
+  table          = "${table}"
+  ha_enabled     = "true"
+  max_parallel   = 4
+}
+
+listener "tcp" {
+  address     = "127.0.0.1:0"
+  tls_disable = true
+}
+
+log_level = "info"
+`,
+    );
+  });
+
+  after(async () => {
+    for (const s of servers) {
+      if (s.child.exitCode === null && s.child.signalCode === null) {
+        s.child.kill('SIGKILL');
+        await s.exited;
+      }
+    }
+    if (pgServer) {
+      if (!pgServer.throwaway) {
+        const client = new pg.Client({ connectionString: pgServer.url });
+        await client.connect();
+        await client.query(`DROP TABLE IF EXISTS "${table}", "${table}_ha"`).finally(() => client.end());
+      }
+      await pgServer.stop();
+    }
+  });
+
+  it('the first unsealed server is active: health 200, leader is_self with its own address', async () => {
+    a = await startServer(config, env);
+    servers.push(a);
+    const init = await call(a.url, 'PUT', '/v1/sys/init', { body: { secret_shares: 1, secret_threshold: 1 } });
+    assert.equal(init.status, 200, init.text);
+    rootToken = init.json.root_token;
+    unsealKey = init.json.keys[0];
+    assert.equal((await call(a.url, 'PUT', '/v1/sys/unseal', { body: { key: unsealKey } })).status, 200);
+    await until('server A active', 5000, async () => ((await healthStatus(a.url)) === 200 ? true : undefined));
+    const leader = await call(a.url, 'GET', '/v1/sys/leader');
+    assert.equal(leader.status, 200, leader.text);
+    assert.equal(leader.json.ha_enabled, true);
+    assert.equal(leader.json.is_self, true);
+    assert.equal(leader.json.leader_address, a.url);
+    assert.notEqual(leader.json.active_time, '0001-01-01T00:00:00Z');
+
+    const mount = await call(a.url, 'POST', '/v1/sys/mounts/secret', { token: rootToken, body: { type: 'kv-v2' } });
+    assert.ok(mount.status === 200 || mount.status === 204, `mount: ${mount.status} ${mount.text}`);
+    const write = await call(a.url, 'POST', '/v1/secret/data/app/db', { token: rootToken, body: { data: { password: secret } } });
+    assert.equal(write.status, 200, write.text);
+  });
+
+  it('the second server, unsealed on its own, is a standby: 429 (200 with standbyok), leader names A, 307 to A', async () => {
+    b = await startServer(config, env);
+    servers.push(b);
+    assert.equal(await healthStatus(b.url), 503, 'sealed first');
+    const unseal = await call(b.url, 'PUT', '/v1/sys/unseal', { body: { key: unsealKey } });
+    assert.equal(unseal.status, 200, unseal.text);
+    assert.equal(unseal.json.sealed, false);
+    await until('server B knows the leader', 5000, async () => {
+      const l = await call(b.url, 'GET', '/v1/sys/leader');
+      return l.json.leader_address === a.url ? l : undefined;
+    });
+    const health = await fetch(`${b.url}/v1/sys/health`);
+    assert.equal(health.status, 429);
+    assert.equal(((await health.json()) as { standby: boolean }).standby, true);
+    assert.equal(await healthStatus(b.url, '?standbyok=true'), 200);
+    const leader = await call(b.url, 'GET', '/v1/sys/leader');
+    assert.deepEqual([leader.json.ha_enabled, leader.json.is_self, leader.json.leader_address], [true, false, a.url]);
+    assert.equal(leader.json.active_time, '0001-01-01T00:00:00Z');
+
+    const res = await fetch(`${b.url}/v1/secret/data/app/db?version=1`, { headers: { 'X-Secrets-Token': rootToken }, redirect: 'manual' });
+    assert.equal(res.status, 307);
+    assert.equal(res.headers.get('location'), `${a.url}/v1/secret/data/app/db?version=1`);
+    // Followed (fetch's default), the request is served by A.
+    const followed = await call(b.url, 'GET', '/v1/secret/data/app/db', { token: rootToken });
+    assert.equal(followed.status, 200, followed.text);
+    assert.deepEqual(followed.json.data.data, { password: secret });
+    assert.equal(await healthStatus(a.url), 200, 'A is still the active one');
+  });
+
+  it('kill -9 of the active: the standby is active within 5 s and reads the acknowledged secret', async () => {
+    a.child.kill('SIGKILL');
+    await a.exited;
+    const killed = Date.now();
+    await until('server B active', 5000, async () => ((await healthStatus(b.url)) === 200 ? true : undefined));
+    assert.ok(Date.now() - killed < 5000);
+    const leader = await call(b.url, 'GET', '/v1/sys/leader');
+    assert.deepEqual([leader.json.is_self, leader.json.leader_address], [true, b.url]);
+    const read = await call(b.url, 'GET', '/v1/secret/data/app/db', { token: rootToken });
+    assert.equal(read.status, 200, read.text);
+    assert.deepEqual(read.json.data.data, { password: secret });
+    const write = await call(b.url, 'POST', '/v1/secret/data/app/db', { token: rootToken, body: { data: { password: 'after' } } });
+    assert.equal(write.status, 200, write.text);
+    assert.equal(write.json.data.version, 2);
+  });
+});
