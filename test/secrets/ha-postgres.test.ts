@@ -7,8 +7,12 @@
  * - the first unsealed server takes the advisory lock and is active: `sys/health` 200,
  *   `sys/leader` `is_self: true` with its own address;
  * - the second, unsealed on its own with the same share, is a standby: `sys/health` 429
- *   (200 with `?standbyok=true`), `sys/leader` names the active server, and a client
- *   request is answered 307 to the same path on the active server;
+ *   (200 with `?standbyok=true`), `sys/leader` names the active server, and client
+ *   requests are forwarded to the active server (a write and a read sent to the standby
+ *   are served by the active one; 404 and 403 pass through, never a 307);
+ * - a third server with `disable_clustering = true` answers 307 to the same path on the
+ *   active server instead;
+ * - a standby whose active server cannot be reached answers 503 `{"errors":[…]}`;
  * - `kill -9` of the active server: the standby is active within 5 s, and a secret whose
  *   write was acknowledged before the kill reads back from it.
  *
@@ -24,6 +28,10 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { startPgTestServer, type PgTestServer } from '../../src/kernel/store/testdata/pg-cluster.js';
+import type { HttpRequest } from '../../src/kernel/http/index.js';
+import { silentLogger } from '../../src/kernel/log/logger.js';
+import { CANNOT_FORWARD, SecretsHttp } from '../../src/services/secrets/handler.js';
+import type { SecretsNode } from '../../src/services/secrets/node.js';
 import { call } from '../helpers.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'src', 'cli', 'run.ts');
@@ -83,6 +91,7 @@ describe('secrets service HA on PostgreSQL: one active, one standby, failover on
   let pgServer: PgTestServer;
   let env: Record<string, string>;
   let config: string;
+  let redirectConfig: string;
   const servers: Running[] = [];
   let a: Running;
   let b: Running;
@@ -93,9 +102,8 @@ describe('secrets service HA on PostgreSQL: one active, one standby, failover on
     pgServer = await startPgTestServer();
     env = { [URL_VAR]: pgServer.url, CAIRN_SECRETS_HA_RETRY_MS: '200' };
     config = join(dir, 'secrets.hcl');
-    writeFileSync(
-      config,
-      `storage "postgresql" {
+    redirectConfig = join(dir, 'secrets-redirect.hcl');
+    const text = `storage "postgresql" {
   connection_url = "env://${URL_VAR}"
   table          = "${table}"
   ha_enabled     = "true"
@@ -108,8 +116,9 @@ listener "tcp" {
 }
 
 log_level = "info"
-`,
-    );
+`;
+    writeFileSync(config, text);
+    writeFileSync(redirectConfig, `${text}disable_clustering = true\n`);
   });
 
   after(async () => {
@@ -151,7 +160,7 @@ log_level = "info"
     assert.equal(write.status, 200, write.text);
   });
 
-  it('the second server, unsealed on its own, is a standby: 429 (200 with standbyok), leader names A, 307 to A', async () => {
+  it('the second server, unsealed on its own, is a standby: 429 (200 with standbyok), leader names A, requests forwarded to A', async () => {
     b = await startServer(config, env);
     servers.push(b);
     assert.equal(await healthStatus(b.url), 503, 'sealed first');
@@ -170,14 +179,63 @@ log_level = "info"
     assert.deepEqual([leader.json.ha_enabled, leader.json.is_self, leader.json.leader_address], [true, false, a.url]);
     assert.equal(leader.json.active_time, '0001-01-01T00:00:00Z');
 
-    const res = await fetch(`${b.url}/v1/secret/data/app/db?version=1`, { headers: { 'X-Secrets-Token': rootToken }, redirect: 'manual' });
-    assert.equal(res.status, 307);
-    assert.equal(res.headers.get('location'), `${a.url}/v1/secret/data/app/db?version=1`);
-    // Followed (fetch's default), the request is served by A.
-    const followed = await call(b.url, 'GET', '/v1/secret/data/app/db', { token: rootToken });
-    assert.equal(followed.status, 200, followed.text);
-    assert.deepEqual(followed.json.data.data, { password: secret });
+    // Forwarded, not redirected: fetch is told not to follow, so a 307 would show.
+    const send = (method: string, path: string, o: { token?: string; body?: unknown } = {}) =>
+      fetch(`${b.url}${path}`, {
+        method,
+        redirect: 'manual',
+        headers: { 'X-Secrets-Token': o.token ?? rootToken, ...(o.body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        body: o.body === undefined ? undefined : JSON.stringify(o.body),
+      });
+    const read = await send('GET', '/v1/secret/data/app/db?version=1');
+    assert.equal(read.status, 200);
+    assert.equal(read.headers.get('location'), null);
+    assert.deepEqual(((await read.json()) as { data: { data: unknown } }).data.data, { password: secret });
+
+    const written = await send('POST', '/v1/secret/data/app/forwarded', { body: { data: { via: 'standby' } } });
+    assert.equal(written.status, 200, await written.clone().text());
+    assert.equal(((await written.json()) as { data: { version: number } }).data.version, 1);
+    // A has it (it served the write), and a read through B shows A's data.
+    const onA = await call(a.url, 'GET', '/v1/secret/data/app/forwarded', { token: rootToken });
+    assert.equal(onA.status, 200, onA.text);
+    assert.deepEqual(onA.json.data.data, { via: 'standby' });
+    const viaB = await send('GET', '/v1/secret/data/app/forwarded');
+    assert.equal(viaB.status, 200);
+    assert.deepEqual(((await viaB.json()) as { data: { data: unknown } }).data.data, { via: 'standby' });
+
+    // Status codes and error bodies pass through.
+    const missing = await send('GET', '/v1/secret/data/app/missing');
+    assert.equal(missing.status, 404);
+    const badToken = await send('GET', '/v1/secret/data/app/db', { token: 'not-a-token' });
+    assert.equal(badToken.status, 403);
+    assert.deepEqual(await badToken.json(), { errors: ['permission denied'] });
+    const list = await send('LIST', '/v1/secret/metadata/app');
+    assert.equal(list.status, 200);
+    assert.deepEqual((((await list.json()) as { data: { keys: string[] } }).data.keys).sort(), ['db', 'forwarded']);
     assert.equal(await healthStatus(a.url), 200, 'A is still the active one');
+  });
+
+  it('with disable_clustering = true a standby answers 307 to the active server instead', async () => {
+    const c = await startServer(redirectConfig, env);
+    servers.push(c);
+    try {
+      assert.equal((await call(c.url, 'PUT', '/v1/sys/unseal', { body: { key: unsealKey } })).status, 200);
+      await until('server C knows the leader', 5000, async () => {
+        const l = await call(c.url, 'GET', '/v1/sys/leader');
+        return l.json.leader_address === a.url ? l : undefined;
+      });
+      const res = await fetch(`${c.url}/v1/secret/data/app/db?version=1`, { headers: { 'X-Secrets-Token': rootToken }, redirect: 'manual' });
+      assert.equal(res.status, 307);
+      assert.equal(res.headers.get('location'), `${a.url}/v1/secret/data/app/db?version=1`);
+      // Followed (fetch's default), the request is served by A.
+      const followed = await call(c.url, 'GET', '/v1/secret/data/app/db', { token: rootToken });
+      assert.equal(followed.status, 200, followed.text);
+      assert.deepEqual(followed.json.data.data, { password: secret });
+    } finally {
+      // Out of the way of the failover below: B must be the one that takes over.
+      c.child.kill('SIGKILL');
+      await c.exited;
+    }
   });
 
   it('kill -9 of the active: the standby is active within 5 s and reads the acknowledged secret', async () => {
@@ -194,5 +252,43 @@ log_level = "info"
     const write = await call(b.url, 'POST', '/v1/secret/data/app/db', { token: rootToken, body: { data: { password: 'after' } } });
     assert.equal(write.status, 200, write.text);
     assert.equal(write.json.data.version, 2);
+  });
+});
+
+describe('secrets service HA: a standby whose active server cannot be reached', () => {
+  const request = (over: Partial<HttpRequest> = {}): HttpRequest => ({
+    id: 'r1',
+    method: 'GET',
+    path: '/v1/secret/data/app/db',
+    query: new URLSearchParams(),
+    headers: { 'x-secrets-token': 'tok' },
+    body: Buffer.alloc(0),
+    remoteAddress: '127.0.0.1',
+    tls: false,
+    ...over,
+  });
+  const standby = (leaderAddress: string) => ({ standby: true, activating: false, leaderAddress, core: undefined }) as unknown as SecretsNode;
+
+  it('answers 503 with the reference error text', async () => {
+    // A port nothing listens on: bind one, note it, close it.
+    const { createServer } = await import('node:net');
+    const srv = createServer();
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const port = (srv.address() as { port: number }).port;
+    await new Promise((r) => srv.close(r));
+    const http = new SecretsHttp(standby(`http://127.0.0.1:${port}`), { log: silentLogger() });
+    await assert.rejects(http.handle(request()), (err: { status: number; messages: string[] }) => {
+      const res = http.renderError(err as never);
+      assert.equal(res.status, 503);
+      assert.deepEqual(JSON.parse(String(res.body)), { errors: [CANNOT_FORWARD] });
+      return true;
+    });
+  });
+
+  it('never forwards to itself, nor a request another standby forwarded', async () => {
+    const self = new SecretsHttp(standby('http://127.0.0.1:8200/'), { selfAddresses: () => ['http://127.0.0.1:8200'] });
+    await assert.rejects(self.handle(request()), { status: 503 });
+    const again = new SecretsHttp(standby('http://127.0.0.1:8200'), {});
+    await assert.rejects(again.handle(request({ headers: { 'x-cairn-forwarded': '1' } })), { status: 503 });
   });
 });

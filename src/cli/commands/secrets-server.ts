@@ -54,7 +54,7 @@ async function runSecrets(app: App, file: string): Promise<number> {
             }
           : undefined;
       try {
-        const service = await startSecretsService({ backend, listeners: config.listeners.map(toListenerOptions), log, managedNamespaces: config.managedNamespaces, storageType: config.storage.type, ha });
+        const service = await startSecretsService({ backend, listeners: config.listeners.map(toListenerOptions), log, managedNamespaces: config.managedNamespaces, storageType: config.storage.type, ha, requestForwarding: !config.disableClustering, apiAddr: config.apiAddr });
         firstUrl = service.listeners[0]?.url ?? '';
         return service;
       } catch (err) {

@@ -58,7 +58,7 @@ export const secretsServerSchema = {
         connection_url: cfg.string({ required: true, doc: 'postgres:// URL; env://VAR or file://PATH keep the password out of this file' }),
         table: cfg.string({ default: 'cairn_kv', doc: 'table holding the data (name or schema.name); created when missing' }),
         max_parallel: cfg.int({ default: 10, min: 1, doc: 'most connections (statements in flight) to PostgreSQL' }),
-        ha_enabled: cfg.bool({ default: false, doc: 'active/standby between the servers sharing the table: the active one holds an advisory lock, the others answer 429/307' }),
+        ha_enabled: cfg.bool({ default: false, doc: 'active/standby between the servers sharing the table: the active one holds an advisory lock, the others forward client requests to it (health 429)' }),
       },
     },
     { required: true, doc: 'where the encrypted data lives; exactly one block' },
@@ -67,6 +67,7 @@ export const secretsServerSchema = {
   api_addr: cfg.string({ doc: 'URL clients are told to use for this server' }),
   cluster_addr: cfg.string({ doc: 'URL other servers use for this server' }),
   cluster_name: cfg.string({ doc: 'name of the cluster, shown in status' }),
+  disable_clustering: cfg.bool({ default: false, doc: 'HA standbys answer 307 to the active server instead of forwarding client requests to it' }),
   ui: cfg.bool({ default: false, doc: 'serve the web UI (accepted; there is no UI yet)' }),
   log_level: cfg.string({ enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true, default: 'info' }),
   disable_mlock: cfg.bool({ default: false, doc: 'accepted for compatibility; Node cannot lock memory' }),
@@ -105,7 +106,8 @@ export interface PostgresStorageConfig {
   /**
    * `ha_enabled`: active/standby (kernel/store/pg-lock.ts): once unsealed, a server is
    * active only while it holds a session advisory lock; the others are standbys (health
-   * 429, other requests 307 to the active server's `api_addr`).
+   * 429, other client requests forwarded to the active server, or 307 to its `api_addr`
+   * with `disable_clustering`).
    */
   readonly haEnabled: boolean;
 }
@@ -124,6 +126,8 @@ export interface SecretsServerConfig {
   readonly apiAddr?: string;
   readonly clusterAddr?: string;
   readonly clusterName?: string;
+  /** `disable_clustering`: HA standbys answer 307 instead of forwarding requests to the active server. */
+  readonly disableClustering: boolean;
   readonly ui: boolean;
   /** Default `info`. */
   readonly logLevel: Exclude<LogLevel, 'silent'>;
@@ -158,6 +162,7 @@ function fromRaw(raw: Raw, file: string, env: ConfigEnv): SecretsServerConfig {
     apiAddr: raw.api_addr,
     clusterAddr: raw.cluster_addr,
     clusterName: raw.cluster_name,
+    disableClustering: raw.disable_clustering,
     ui: raw.ui,
     logLevel: raw.log_level,
     disableMlock: raw.disable_mlock,

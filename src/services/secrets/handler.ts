@@ -25,6 +25,7 @@ import {
   type Operation,
   type OperationSpec,
 } from '../../kernel/http/index.js';
+import type { Logger } from '../../kernel/log/logger.js';
 import { ALL_ENGINES, engineFor } from './engines.js';
 import { canonicalNamespace } from './namespace/registry.js';
 import { renderBare, renderError, renderResult } from './envelope.js';
@@ -88,13 +89,51 @@ function queryData(q: URLSearchParams): Record<string, unknown> {
   return out;
 }
 
+/**
+ * Hop-by-hop headers (RFC 9110 §7.6.1), plus the ones the forwarding client sets itself;
+ * never copied between the client and the active server.
+ */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
+
+/** Marks a request a standby forwarded, so a server that is itself a standby by then answers 503 instead of forwarding again. */
+export const FORWARDED_HEADER = 'x-cairn-forwarded';
+
+/** The reference's error when a standby cannot reach the active node (`vault.ErrCannotForward`). */
+export const CANNOT_FORWARD = 'cannot forward request; no connection or address not known';
+
+/** How long a forwarded request may take before the standby answers 503. */
+const FORWARD_TIMEOUT_MS = 60_000;
+
+/** Options of {@link SecretsHttp}. */
+export interface SecretsHttpOptions {
+  /**
+   * HA standby: forward client requests to the active server (the default, as the
+   * reference), or answer 307 to it when `false` (`disable_clustering = true`).
+   */
+  readonly requestForwarding?: boolean;
+  /** This server's own addresses (`api_addr`, listener URLs): a leader address among them is never forwarded to. */
+  readonly selfAddresses?: () => readonly string[];
+  readonly log?: Logger;
+}
+
+/** Header names of a `Connection` header value (also hop-by-hop). */
+function connectionTokens(v: string | string[] | null | undefined): Set<string> {
+  const all = Array.isArray(v) ? v.join(',') : (v ?? '');
+  return new Set(all.split(',').map((t) => t.trim().toLowerCase()).filter((t) => t !== ''));
+}
+
+const trimSlash = (u: string) => u.replace(/\/+$/, '');
+
 /** The secrets service as an {@link HttpService}. */
 export class SecretsHttp implements HttpService {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private readonly validators = new WeakMap<OperationSpec<any, any>, FieldValidator>();
 
   /** Compiles every operation's validator now: a bad schema stops startup, naming it. */
-  constructor(private readonly node: SecretsNode) {
+  constructor(
+    private readonly node: SecretsNode,
+    private readonly o: SecretsHttpOptions = {},
+  ) {
     for (const table of [...ALL_ENGINES.map((e) => e.table), sealTable])
       for (const path of table.paths)
         for (const [op, spec] of Object.entries(path.spec.operations)) if (spec && !spec.rawBody) this.validator(path, op as Operation, spec);
@@ -147,9 +186,9 @@ export class SecretsHttp implements HttpService {
       const { data } = this.validator(sys.path, op, spec).validate(op === 'update' ? body : queryData(req.query));
       return spec.handle({ node: this.node, data, token: requestToken(req) } satisfies SysRequest) as Promise<HttpResponse>;
     }
-    // An HA standby sends the client to the active server (reference: 307 when
+    // An HA standby forwards the request to the active server (reference: 307 when
     // request forwarding is off); seal paths above are answered here.
-    if (this.node.standby) return this.redirectToActive(req);
+    if (this.node.standby) return this.o.requestForwarding === false ? this.redirectToActive(req) : this.forwardToActive(req);
     const core = this.node.requireCore();
 
     // Namespace: header and path together, the deepest existing namespace wins, so every
@@ -217,6 +256,54 @@ export class SecretsHttp implements HttpService {
     if (leader === '') throw new CairnError('unavailable', 'this server is a standby and no active server is known yet');
     const query = req.query.toString();
     return { status: 307, headers: { location: `${leader.replace(/\/+$/, '')}${req.path}${query ? `?${query}` : ''}` } };
+  }
+
+  /**
+   * Sends the request to the active server (method, path, query, body, every header but
+   * the hop-by-hop ones) and passes its reply back (status, headers, body). 503 with
+   * {@link CANNOT_FORWARD} while no other active server is known or it cannot be reached.
+   */
+  private async forwardToActive(req: HttpRequest): Promise<HttpResponse> {
+    if (this.node.activating) throw new CairnError('unavailable', 'this server is becoming the active one; retry');
+    const leader = trimSlash(this.node.leaderAddress);
+    const self = this.o.selfAddresses?.().map(trimSlash) ?? [];
+    // No leader, a stale leader row naming this server, or a request another standby
+    // already forwarded: never forward (no loops).
+    if (leader === '' || self.includes(leader) || req.headers[FORWARDED_HEADER] !== undefined) throw new CairnError('unavailable', CANNOT_FORWARD);
+    const drop = connectionTokens(req.headers.connection);
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined || HOP_BY_HOP.has(name) || drop.has(name)) continue;
+      for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+    }
+    headers.set(FORWARDED_HEADER, '1');
+    const query = req.query.toString();
+    const path = req.path.split('/').map(encodeURIComponent).join('/');
+    const withBody = req.body.length > 0 && req.method !== 'GET' && req.method !== 'HEAD';
+    let res: Response;
+    let body: Buffer;
+    try {
+      res = await fetch(`${leader}${path}${query ? `?${query}` : ''}`, {
+        method: req.method,
+        headers,
+        body: withBody ? new Uint8Array(req.body) : undefined,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+      });
+      body = Buffer.from(await res.arrayBuffer());
+    } catch (err) {
+      const cause = (err as { cause?: { message?: string } }).cause?.message;
+      this.o.log?.warn({ leader, err: cause ?? (err as Error).message }, 'HA: cannot forward the request to the active server');
+      throw new CairnError('unavailable', CANNOT_FORWARD);
+    }
+    const dropBack = connectionTokens(res.headers.get('connection'));
+    const out: Record<string, string> = {};
+    res.headers.forEach((value, name) => {
+      // fetch has already decoded the body: its encoding and length no longer apply.
+      if (HOP_BY_HOP.has(name) || dropBack.has(name) || name === 'content-encoding') return;
+      out[name] = value;
+    });
+    return { status: res.status, headers: out, body: req.method === 'HEAD' || body.length === 0 ? undefined : body };
   }
 
   /** `?help=1`: help text and an OpenAPI fragment for the path and the paths beneath it (spec 000 "Help response"). */

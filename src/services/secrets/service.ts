@@ -24,6 +24,10 @@ export interface SecretsServiceOptions {
   readonly storageType?: string;
   /** Active/standby: see {@link SecretsNodeOptions.ha}. */
   readonly ha?: NodeHa;
+  /** A standby forwards client requests to the active server (default), or answers 307 when `false` (`disable_clustering`). */
+  readonly requestForwarding?: boolean;
+  /** `api_addr`: one of this server's own addresses (with its listener URLs), never forwarded to. */
+  readonly apiAddr?: string;
 }
 
 /** A running secrets service. It starts sealed (and uninitialised on new storage). */
@@ -39,8 +43,12 @@ export interface SecretsService {
 /** Opens the core and starts every listener; on a listener error, closes what started and rethrows. */
 export async function startSecretsService(o: SecretsServiceOptions): Promise<SecretsService> {
   const node = await SecretsNode.open({ backend: o.backend, log: o.log, clock: o.clock, managedNamespaces: o.managedNamespaces, storageType: o.storageType, ha: o.ha });
-  const http = new SecretsHttp(node);
   const listeners: Listener[] = [];
+  const http = new SecretsHttp(node, {
+    requestForwarding: o.requestForwarding,
+    selfAddresses: () => [...(o.apiAddr ? [o.apiAddr] : []), ...listeners.map((l) => l.url)],
+    log: o.log,
+  });
   try {
     for (const l of o.listeners) listeners.push(await listen(l, http, o.log));
   } catch (err) {
