@@ -54,6 +54,7 @@ describe('parseSecretsServerConfig', () => {
       ui: true,
       logLevel: 'warn',
     managedNamespaces: false,
+      disableClustering: false,
       disableMlock: true,
     });
   });
