@@ -11,7 +11,10 @@ import { resolve } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { csiServices } from './proto.js';
 import {
+  CONTROLLER_CAPABILITIES,
   CsiError,
+  NODE_CAPABILITIES,
+  PLUGIN_CAPABILITIES,
   type ControllerCapability,
   type CsiFullClient,
   type ListedVolume,
@@ -55,23 +58,9 @@ export function grpcCodeName(code: number): string {
   return GO_CODE_NAMES[code] ?? `Code(${code})`;
 }
 
-const PLUGIN_CAPABILITIES = new Set<string>(['CONTROLLER_SERVICE', 'VOLUME_ACCESSIBILITY_CONSTRAINTS', 'GROUP_CONTROLLER_SERVICE', 'ONLINE', 'OFFLINE']);
-const CONTROLLER_CAPABILITIES = new Set<string>([
-  'CREATE_DELETE_VOLUME',
-  'PUBLISH_UNPUBLISH_VOLUME',
-  'LIST_VOLUMES',
-  'GET_CAPACITY',
-  'CREATE_DELETE_SNAPSHOT',
-  'LIST_SNAPSHOTS',
-  'CLONE_VOLUME',
-  'PUBLISH_READONLY',
-  'EXPAND_VOLUME',
-  'LIST_VOLUMES_PUBLISHED_NODES',
-  'VOLUME_CONDITION',
-  'GET_VOLUME',
-  'SINGLE_NODE_MULTI_WRITER',
-]);
-const NODE_CAPABILITIES = new Set<string>(['STAGE_UNSTAGE_VOLUME', 'GET_VOLUME_STATS', 'EXPAND_VOLUME', 'VOLUME_CONDITION', 'SINGLE_NODE_MULTI_WRITER', 'VOLUME_MOUNT_GROUP']);
+const KNOWN_PLUGIN: ReadonlySet<string> = new Set(PLUGIN_CAPABILITIES);
+const KNOWN_CONTROLLER: ReadonlySet<string> = new Set(CONTROLLER_CAPABILITIES);
+const KNOWN_NODE: ReadonlySet<string> = new Set(NODE_CAPABILITIES);
 
 type Service = 'Identity' | 'Controller' | 'Node';
 type Callback = (err: grpc.ServiceError | null, res?: unknown) => void;
@@ -137,7 +126,7 @@ export function csiClient(socketPath: string, options: CsiClientOptions = {}): C
     });
   }
 
-  const known = <T extends string>(names: Set<string>, list: readonly (string | number)[]): T[] =>
+  const known = <T extends string>(names: ReadonlySet<string>, list: readonly (string | number)[]): T[] =>
     list.filter((n): n is T => typeof n === 'string' && names.has(n));
 
   return {
@@ -152,7 +141,7 @@ export function csiClient(socketPath: string, options: CsiClientOptions = {}): C
       type Cap = { service?: { type: string | number } | null; volume_expansion?: { type: string | number } | null };
       const r = await call<{ capabilities: Cap[] }>('Identity', 'GetPluginCapabilities', {});
       const names = r.capabilities.map((c) => c.service?.type ?? c.volume_expansion?.type ?? 'UNKNOWN');
-      return known<PluginCapability>(PLUGIN_CAPABILITIES, names);
+      return known<PluginCapability>(KNOWN_PLUGIN, names);
     },
 
     async probe() {
@@ -162,7 +151,7 @@ export function csiClient(socketPath: string, options: CsiClientOptions = {}): C
 
     async controllerGetCapabilities() {
       const r = await call<{ capabilities: { rpc?: { type: string | number } | null }[] }>('Controller', 'ControllerGetCapabilities', {});
-      return known<ControllerCapability>(CONTROLLER_CAPABILITIES, r.capabilities.map((c) => c.rpc?.type ?? 'UNKNOWN'));
+      return known<ControllerCapability>(KNOWN_CONTROLLER, r.capabilities.map((c) => c.rpc?.type ?? 'UNKNOWN'));
     },
 
     async createVolume(req) {
@@ -280,7 +269,7 @@ export function csiClient(socketPath: string, options: CsiClientOptions = {}): C
 
     async nodeGetCapabilities() {
       const r = await call<{ capabilities: { rpc?: { type: string | number } | null }[] }>('Node', 'NodeGetCapabilities', {});
-      return known<NodeCapability>(NODE_CAPABILITIES, r.capabilities.map((c) => c.rpc?.type ?? 'UNKNOWN'));
+      return known<NodeCapability>(KNOWN_NODE, r.capabilities.map((c) => c.rpc?.type ?? 'UNKNOWN'));
     },
 
     async nodeStageVolume(req) {

@@ -8,27 +8,34 @@
  * @module
  */
 
-/** Plugin capabilities of `GetPluginCapabilities` (service and volume expansion kinds). */
-export type PluginCapability = 'CONTROLLER_SERVICE' | 'VOLUME_ACCESSIBILITY_CONSTRAINTS' | 'GROUP_CONTROLLER_SERVICE' | 'ONLINE' | 'OFFLINE';
+/** Plugin capabilities of `GetPluginCapabilities` (service and volume expansion kinds) that Cairn knows. */
+export const PLUGIN_CAPABILITIES = ['CONTROLLER_SERVICE', 'VOLUME_ACCESSIBILITY_CONSTRAINTS', 'GROUP_CONTROLLER_SERVICE', 'ONLINE', 'OFFLINE'] as const;
+/** One of {@link PLUGIN_CAPABILITIES}. */
+export type PluginCapability = (typeof PLUGIN_CAPABILITIES)[number];
 
-/** Controller RPC capabilities of `ControllerGetCapabilities`. */
-export type ControllerCapability =
-  | 'CREATE_DELETE_VOLUME'
-  | 'PUBLISH_UNPUBLISH_VOLUME'
-  | 'LIST_VOLUMES'
-  | 'GET_CAPACITY'
-  | 'CREATE_DELETE_SNAPSHOT'
-  | 'LIST_SNAPSHOTS'
-  | 'CLONE_VOLUME'
-  | 'PUBLISH_READONLY'
-  | 'EXPAND_VOLUME'
-  | 'LIST_VOLUMES_PUBLISHED_NODES'
-  | 'VOLUME_CONDITION'
-  | 'GET_VOLUME'
-  | 'SINGLE_NODE_MULTI_WRITER';
+/** Controller RPC capabilities of `ControllerGetCapabilities` that Cairn knows. */
+export const CONTROLLER_CAPABILITIES = [
+  'CREATE_DELETE_VOLUME',
+  'PUBLISH_UNPUBLISH_VOLUME',
+  'LIST_VOLUMES',
+  'GET_CAPACITY',
+  'CREATE_DELETE_SNAPSHOT',
+  'LIST_SNAPSHOTS',
+  'CLONE_VOLUME',
+  'PUBLISH_READONLY',
+  'EXPAND_VOLUME',
+  'LIST_VOLUMES_PUBLISHED_NODES',
+  'VOLUME_CONDITION',
+  'GET_VOLUME',
+  'SINGLE_NODE_MULTI_WRITER',
+] as const;
+/** One of {@link CONTROLLER_CAPABILITIES}. */
+export type ControllerCapability = (typeof CONTROLLER_CAPABILITIES)[number];
 
-/** Node RPC capabilities of `NodeGetCapabilities`. */
-export type NodeCapability = 'STAGE_UNSTAGE_VOLUME' | 'GET_VOLUME_STATS' | 'EXPAND_VOLUME' | 'VOLUME_CONDITION' | 'SINGLE_NODE_MULTI_WRITER' | 'VOLUME_MOUNT_GROUP';
+/** Node RPC capabilities of `NodeGetCapabilities` that Cairn knows. */
+export const NODE_CAPABILITIES = ['STAGE_UNSTAGE_VOLUME', 'GET_VOLUME_STATS', 'EXPAND_VOLUME', 'VOLUME_CONDITION', 'SINGLE_NODE_MULTI_WRITER', 'VOLUME_MOUNT_GROUP'] as const;
+/** One of {@link NODE_CAPABILITIES}. */
+export type NodeCapability = (typeof NODE_CAPABILITIES)[number];
 
 /** The spec's access modes (`VolumeCapability.AccessMode.Mode`). */
 export type CsiAccessMode =

@@ -16,7 +16,7 @@ import { resolve } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { silentLogger, type Logger } from '../../log/logger.js';
 import { csiServices } from '../proto.js';
-import type { ControllerCapability } from '../types.js';
+import { CONTROLLER_CAPABILITIES, type ControllerCapability } from '../types.js';
 import type { HostpathContext } from './context.js';
 import { volumeHandlers } from './controller.js';
 import { identityHandlers } from './identity.js';
@@ -24,21 +24,8 @@ import { nodeHandlers } from './node.js';
 import { snapshotHandlers } from './snapshots.js';
 import { HostpathStore } from './store.js';
 
-/** Controller capabilities the plugin can serve (VOLUME_CONDITION and SINGLE_NODE_MULTI_WRITER are off by default). */
-export const HOSTPATH_SUPPORTED_CAPABILITIES: readonly ControllerCapability[] = [
-  'CREATE_DELETE_VOLUME',
-  'PUBLISH_UNPUBLISH_VOLUME',
-  'LIST_VOLUMES',
-  'GET_CAPACITY',
-  'CREATE_DELETE_SNAPSHOT',
-  'LIST_SNAPSHOTS',
-  'CLONE_VOLUME',
-  'PUBLISH_READONLY',
-  'EXPAND_VOLUME',
-  'LIST_VOLUMES_PUBLISHED_NODES',
-  'VOLUME_CONDITION',
-  'SINGLE_NODE_MULTI_WRITER',
-];
+/** Controller capabilities the plugin can serve: all Cairn knows but GET_VOLUME, whose RPC Cairn's proto does not declare (VOLUME_CONDITION and SINGLE_NODE_MULTI_WRITER are off by default). */
+export const HOSTPATH_SUPPORTED_CAPABILITIES: readonly ControllerCapability[] = CONTROLLER_CAPABILITIES.filter((c) => c !== 'GET_VOLUME');
 
 /** Controller capabilities on when {@link HostpathPluginOptions.capabilities} is not given. */
 export const HOSTPATH_DEFAULT_CAPABILITIES: readonly ControllerCapability[] = HOSTPATH_SUPPORTED_CAPABILITIES.filter(
