@@ -11,21 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { csiServices } from '../proto.js';
 import { CsiError, csiClient, startHostpathPlugin, type CsiFullClient, type CsiVolume, type HostpathPlugin, type VolumeCapability } from '../index.js';
-
-const RWO: VolumeCapability = { accessType: { mount: { fsType: '', mountFlags: [] } }, accessMode: 'SINGLE_NODE_WRITER' };
-
-async function rejects(p: Promise<unknown>, code: string, details: RegExp | string): Promise<void> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof CsiError, String(err));
-    assert.equal(err.code, code, err.message);
-    if (typeof details === 'string') assert.equal(err.details, details);
-    else assert.match(err.details, details);
-    return;
-  }
-  assert.fail('expected a rejection');
-}
+import { RWO, rejects } from '../testdata/assert-csi.js';
 
 describe('hostpath node service', () => {
   let dir: string;

@@ -11,8 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { csiClient, startHostpathPlugin, type ControllerCapability, type VolumeCapability } from '../index.js';
-
-const RWO: VolumeCapability = { accessType: { mount: { fsType: '', mountFlags: [] } }, accessMode: 'SINGLE_NODE_WRITER' };
+import { RWO } from '../testdata/assert-csi.js';
 
 describe('hostpath plugin lifecycle', () => {
   let dir: string;
