@@ -39,24 +39,19 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { median, runLoad, type BenchConfig, type BenchContext, type RoundResult, type Scenario } from './harness.js';
 import { approleLogin } from './approle.js';
-import { gatewayHealth, measureControllerRestart } from './gateway.js';
+import { gatewayHealth } from './gateway.js';
 import { bareGet, kvRead, kvReadPg, kvWrite, kvWritePg, secretData } from './kv.js';
-import { measureReplicationLag, meshJwtLogin, meshTokenRead } from './mesh.js';
+import { meshJwtLogin, meshTokenRead } from './mesh.js';
+import { fmtInt, fmtMs, log, ONE_OFFS } from './oneoffs.js';
 import { kvReadPolicy } from './policy.js';
-import { measureEventFanout, schedAuthMethodRead } from './sched.js';
-import { measureVolumeList, measureVolumeRegister, VOLUME_LIST_FILTER } from './sched-volumes.js';
+import { schedAuthMethodRead } from './sched.js';
 import { startServer, type BenchServer, type ServerKind } from './servers.js';
 
 /** Every scenario, in table order. */
 const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvReadPolicy, kvWrite, kvReadPg, kvWritePg, approleLogin, gatewayHealth, meshTokenRead, meshJwtLogin, schedAuthMethodRead];
 
-/** Measurements outside the interleaved rounds, run after them; selectable with `--only`. */
-const GATEWAY_RESTART = 'gateway-restart';
-const MESH_REPLICATION = 'mesh-replication-lag';
-const SCHED_FANOUT = 'sched-event-fanout';
-const SCHED_VOLUME_LIST = 'sched-volume-list';
-const SCHED_VOLUME_REGISTER = 'sched-volume-register';
-const ONE_OFFS = [GATEWAY_RESTART, MESH_REPLICATION, SCHED_FANOUT, SCHED_VOLUME_LIST, SCHED_VOLUME_REGISTER];
+/** Names of the measurements outside the interleaved rounds (bench/oneoffs.ts), run after them; selectable with `--only`. */
+const ONE_OFF_NAMES = ONE_OFFS.map((o) => o.name);
 
 /**
  * A target from the issue, evaluated on the per-round results. `met: undefined` marks a
@@ -231,10 +226,7 @@ function parseConfig(): BenchConfig & { only: string[] | undefined; json: string
   };
 }
 
-const fmtInt = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
-const fmtMs = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : '–');
 const pct = (n: number): string => (Number.isFinite(n) ? `${(n * 100).toFixed(0)} %` : '–');
-const log = (msg: string): void => console.error(`bench: ${msg}`);
 
 /** One autocannon run of `s`; throws (after logging) on any non-2xx/error/timeout. */
 async function measure(s: Scenario, ctx: BenchContext, seconds: number, round: number): Promise<RoundResult> {
@@ -319,9 +311,9 @@ async function main(): Promise<number> {
   const config = parseConfig();
   const scenarios = config.only ? SCENARIOS.filter((s) => config.only!.includes(s.name)) : [...SCENARIOS];
   if (config.only) {
-    const unknown = config.only.filter((n) => !ONE_OFFS.includes(n) && !SCENARIOS.some((s) => s.name === n));
+    const unknown = config.only.filter((n) => !ONE_OFF_NAMES.includes(n) && !SCENARIOS.some((s) => s.name === n));
     if (unknown.length) {
-      throw new Error(`unknown scenario(s) ${unknown.join(', ')}; have ${[...SCENARIOS.map((s) => s.name), ...ONE_OFFS].join(', ')}`);
+      throw new Error(`unknown scenario(s) ${unknown.join(', ')}; have ${[...SCENARIOS.map((s) => s.name), ...ONE_OFF_NAMES].join(', ')}`);
     }
   }
   // Targets that compare scenarios (kv-read vs bare) need the tokens of the secrets
@@ -388,81 +380,7 @@ async function main(): Promise<number> {
 
   const text = report(scenarios, rounds, config);
   console.log(text);
-  if (!config.only || config.only.includes(GATEWAY_RESTART)) {
-    const n = Math.max(5, config.rounds);
-    log(`${GATEWAY_RESTART}: ${n} controller restarts`);
-    const samples = await measureControllerRestart(n);
-    const spawn = samples.map((x) => x.fromSpawnMs);
-    const listening = samples.map((x) => x.fromListeningMs);
-    console.log('');
-    console.log(
-      `- controller restart → worker upstream READY (${n} restarts; worker: 2 s status interval, 0.2–1 s reconnect backoff): ` +
-        `**median ${fmtMs(median(listening))} ms from the new controller listening** (each: ${listening.map(fmtMs).join(', ')}); ` +
-        `median ${fmtMs(median(spawn))} ms from spawning its process (each: ${spawn.map(fmtMs).join(', ')})`,
-    );
-  }
-  if (!config.only || config.only.includes(MESH_REPLICATION)) {
-    const n = Math.max(3, config.rounds);
-    log(`${MESH_REPLICATION}: ${n} × 1,000 policies written to the primary`);
-    const samples = await measureReplicationLag(n);
-    const lag = samples.map((x) => x.lagMs);
-    const writes = samples.map((x) => x.writeMs);
-    console.log('');
-    console.log(
-      `- discovery ACL replication lag, 1,000 policies (primary and secondary in own processes, 4 concurrent writers, ` +
-        `default replication settings, secondary polled every 5 ms): **median ${fmtMs(median(lag))} ms from the last ` +
-        `write's acknowledgement to ReplicatedIndex ≥ the primary's policies index and the last policy served in dc2** ` +
-        `(each: ${lag.map(fmtMs).join(', ')}); the 1,000 writes took ${writes.map(fmtMs).join(', ')} ms ` +
-        `(${writes.map((w) => fmtInt(1000 / (w / 1000))).join(', ')} policies/s)`,
-    );
-  }
-  if (!config.only || config.only.includes(SCHED_FANOUT)) {
-    // BENCH_FANOUT: runs as SUBSCRIBERSxEVENTS_PER_SEC[xBATCH[xBUFFER]], comma-separated.
-    const runs = (process.env.BENCH_FANOUT ?? '100x10000x10x100,100x10000x10x1000,100x4000x10x100,100x1000x10x100').split(',').map((r) => {
-      const [subscribers, eventsPerSec, batch, buffer] = r.split('x').map(Number);
-      return { subscribers, eventsPerSec, seconds: 30, batch: batch || 10, eventBufferSize: buffer || 100 };
-    });
-    const mib = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MiB`;
-    console.log('');
-    console.log('- scheduler event fan-out (subscribers on topic Node in the bench process, node updates of ~780 bytes per event written in the server process):');
-    for (const settings of runs) {
-      log(`${SCHED_FANOUT}: ${settings.subscribers} subscribers, ${fmtInt(settings.eventsPerSec)} events/s (${settings.batch} per batch) for ${settings.seconds} s`);
-      const f = await measureEventFanout(settings);
-      console.log(
-        `  - ${settings.subscribers} subscribers × ${fmtInt(settings.eventsPerSec)} events/s (${settings.batch} per batch, event_buffer_size ${settings.eventBufferSize}): published ${fmtInt(f.published.events / (f.published.elapsedMs / 1000))} events/s, ` +
-          `delivered **${fmtInt(f.deliveredPerSec)} events/s** in all (per subscriber ${fmtInt(f.perSubscriber.min)}–${fmtInt(f.perSubscriber.max)} events in ${fmtMs(f.published.elapsedMs / 1000)} s), ` +
-          `publish-to-deliver p50 ${fmtMs(f.p50Ms)} ms, **p99 ${fmtMs(f.p99Ms)} ms**; server RSS ${mib(f.rss.before)} → **peak ${mib(f.rss.peak)}** → ${mib(f.rss.after)}, ` +
-          `V8 heap peak ${mib(f.heapPeak)}; ${f.cut} of ${settings.subscribers} subscribers cut as too slow${f.cut ? ` (${f.cutReason.slice(0, 60)}…)` : ''}; ` +
-          `${f.subscriptionsLeft} subscriptions left after the clients hung up`,
-      );
-    }
-  }
-  if (!config.only || config.only.includes(SCHED_VOLUME_LIST)) {
-    const volumes = Number(process.env.BENCH_VOLUMES ?? 100_000);
-    const requests = Number(process.env.BENCH_VOLUME_LIST_REQUESTS ?? 200);
-    log(`${SCHED_VOLUME_LIST}: seeding ${fmtInt(volumes)} volumes, then ${requests} requests per case`);
-    const l = await measureVolumeList({ volumes, requests, warmup: 20, perPage: 100, deepFraction: 0.9, seedBatch: 1000 });
-    console.log('');
-    console.log(
-      `- scheduler volume list over ${fmtInt(l.seeded.volumes)} volumes (seeded in ${fmtInt(l.seeded.batches)} transactions, ${fmtMs(l.seeded.elapsedMs / 1000)} s; ` +
-        `server RSS ${(l.rss / 1024 / 1024).toFixed(0)} MiB, heap ${(l.heapUsed / 1024 / 1024).toFixed(0)} MiB), \`GET /v1/volumes?type=csi&per_page=100\`, ` +
-        `one connection, ${requests} sequential requests per case, interleaved; filter \`${VOLUME_LIST_FILTER}\` (a quarter of the volumes):`,
-    );
-    for (const c of l.cases) {
-      console.log(`  - ${c.name}: **p50 ${fmtMs(c.p50Ms)} ms, p99 ${fmtMs(c.p99Ms)} ms** (mean ${fmtMs(c.meanMs)}, max ${fmtMs(c.maxMs)}; ${fmtInt(c.bytes)}-byte replies)`);
-    }
-  }
-  if (!config.only || config.only.includes(SCHED_VOLUME_REGISTER)) {
-    log(`${SCHED_VOLUME_REGISTER}: ${config.rounds} rounds × ${config.seconds} s, ${config.connections} connections`);
-    const r = await measureVolumeRegister({ rounds: config.rounds, seconds: config.seconds, warmupSeconds: config.warmupSeconds, connections: config.connections, pluginVolumes: 1000 });
-    console.log('');
-    console.log(
-      `- scheduler volume register (\`PUT /v1/volume/csi/<new id>\` of volumes made in the hostpath plugin beforehand, ValidateVolumeCapabilities over its unix socket, ` +
-        `one durable write each; ${config.connections} connections, ${config.rounds} rounds × ${config.seconds} s): **${fmtInt(r.medianReqPerSec)} registers/s** ` +
-        `(per round: ${r.rounds.map((x) => fmtInt(x.reqPerSec)).join(' / ')}), p50 ${fmtMs(median(r.rounds.map((x) => x.p50Ms)))} ms, ` +
-        `p99 ${fmtMs(median(r.rounds.map((x) => x.p99Ms)))} ms; ${fmtInt(r.registered)} volumes registered in all`,
-    );
-  }
+  for (const o of ONE_OFFS) if (!config.only || config.only.includes(o.name)) await o.run(config);
   if (final) {
     console.log('');
     console.log(

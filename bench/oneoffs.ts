@@ -1,0 +1,119 @@
+/**
+ * The one-off measurements of `npm run bench` (run after the interleaved rounds, each
+ * selectable with `--only`): what each runs and the report lines it prints. The
+ * measurements themselves live beside their scenarios (gateway.ts, mesh.ts, sched.ts,
+ * sched-volumes.ts); this file only drives them and words their results.
+ */
+import { median, type BenchConfig } from './harness.js';
+import { measureControllerRestart } from './gateway.js';
+import { measureReplicationLag } from './mesh.js';
+import { measureEventFanout } from './sched.js';
+import { measureVolumeList, measureVolumeRegister, VOLUME_LIST_FILTER } from './sched-volumes.js';
+
+/** Formats a count: `12,345`, `–` when not finite. */
+export const fmtInt = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
+/** Formats milliseconds with two decimals, `–` when not finite. */
+export const fmtMs = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : '–');
+/** Writes a progress line to stderr. */
+export const log = (msg: string): void => console.error(`bench: ${msg}`);
+
+/** One one-off measurement: its `--only` name and what it runs (printing its report lines to stdout). */
+export interface OneOff {
+  readonly name: string;
+  run(config: BenchConfig): Promise<void>;
+}
+
+const mib = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MiB`;
+
+/** Every one-off, in the order they run. */
+export const ONE_OFFS: readonly OneOff[] = [
+  {
+    name: 'gateway-restart',
+    async run(config) {
+      const n = Math.max(5, config.rounds);
+      log(`gateway-restart: ${n} controller restarts`);
+      const samples = await measureControllerRestart(n);
+      const spawn = samples.map((x) => x.fromSpawnMs);
+      const listening = samples.map((x) => x.fromListeningMs);
+      console.log('');
+      console.log(
+        `- controller restart → worker upstream READY (${n} restarts; worker: 2 s status interval, 0.2–1 s reconnect backoff): ` +
+          `**median ${fmtMs(median(listening))} ms from the new controller listening** (each: ${listening.map(fmtMs).join(', ')}); ` +
+          `median ${fmtMs(median(spawn))} ms from spawning its process (each: ${spawn.map(fmtMs).join(', ')})`,
+      );
+    },
+  },
+  {
+    name: 'mesh-replication-lag',
+    async run(config) {
+      const n = Math.max(3, config.rounds);
+      log(`mesh-replication-lag: ${n} × 1,000 policies written to the primary`);
+      const samples = await measureReplicationLag(n);
+      const lag = samples.map((x) => x.lagMs);
+      const writes = samples.map((x) => x.writeMs);
+      console.log('');
+      console.log(
+        `- discovery ACL replication lag, 1,000 policies (primary and secondary in own processes, 4 concurrent writers, ` +
+          `default replication settings, secondary polled every 5 ms): **median ${fmtMs(median(lag))} ms from the last ` +
+          `write's acknowledgement to ReplicatedIndex ≥ the primary's policies index and the last policy served in dc2** ` +
+          `(each: ${lag.map(fmtMs).join(', ')}); the 1,000 writes took ${writes.map(fmtMs).join(', ')} ms ` +
+          `(${writes.map((w) => fmtInt(1000 / (w / 1000))).join(', ')} policies/s)`,
+      );
+    },
+  },
+  {
+    name: 'sched-event-fanout',
+    async run(config) {
+      // BENCH_FANOUT: runs as SUBSCRIBERSxEVENTS_PER_SEC[xBATCH[xBUFFER]], comma-separated.
+      const runs = (process.env.BENCH_FANOUT ?? '100x10000x10x100,100x10000x10x1000,100x4000x10x100,100x1000x10x100').split(',').map((r) => {
+        const [subscribers, eventsPerSec, batch, buffer] = r.split('x').map(Number);
+        return { subscribers, eventsPerSec, seconds: 30, batch: batch || 10, eventBufferSize: buffer || 100 };
+      });
+      console.log('');
+      console.log('- scheduler event fan-out (subscribers on topic Node in the bench process, node updates of ~780 bytes per event written in the server process):');
+      for (const settings of runs) {
+        log(`sched-event-fanout: ${settings.subscribers} subscribers, ${fmtInt(settings.eventsPerSec)} events/s (${settings.batch} per batch) for ${settings.seconds} s`);
+        const f = await measureEventFanout(settings);
+        console.log(
+          `  - ${settings.subscribers} subscribers × ${fmtInt(settings.eventsPerSec)} events/s (${settings.batch} per batch, event_buffer_size ${settings.eventBufferSize}): published ${fmtInt(f.published.events / (f.published.elapsedMs / 1000))} events/s, ` +
+            `delivered **${fmtInt(f.deliveredPerSec)} events/s** in all (per subscriber ${fmtInt(f.perSubscriber.min)}–${fmtInt(f.perSubscriber.max)} events in ${fmtMs(f.published.elapsedMs / 1000)} s), ` +
+            `publish-to-deliver p50 ${fmtMs(f.p50Ms)} ms, **p99 ${fmtMs(f.p99Ms)} ms**; server RSS ${mib(f.rss.before)} → **peak ${mib(f.rss.peak)}** → ${mib(f.rss.after)}, ` +
+            `V8 heap peak ${mib(f.heapPeak)}; ${f.cut} of ${settings.subscribers} subscribers cut as too slow${f.cut ? ` (${f.cutReason.slice(0, 60)}…)` : ''}; ` +
+            `${f.subscriptionsLeft} subscriptions left after the clients hung up`,
+        );
+      }
+    },
+  },
+  {
+    name: 'sched-volume-list',
+    async run(config) {
+      const volumes = Number(process.env.BENCH_VOLUMES ?? 100_000);
+      const requests = Number(process.env.BENCH_VOLUME_LIST_REQUESTS ?? 200);
+      log(`sched-volume-list: seeding ${fmtInt(volumes)} volumes, then ${requests} requests per case`);
+      const l = await measureVolumeList({ volumes, requests, warmup: 20, perPage: 100, deepFraction: 0.9, seedBatch: 1000 });
+      console.log('');
+      console.log(
+        `- scheduler volume list over ${fmtInt(l.seeded.volumes)} volumes (seeded in ${fmtInt(l.seeded.batches)} transactions, ${fmtMs(l.seeded.elapsedMs / 1000)} s; ` +
+          `server RSS ${(l.rss / 1024 / 1024).toFixed(0)} MiB, heap ${(l.heapUsed / 1024 / 1024).toFixed(0)} MiB), \`GET /v1/volumes?type=csi&per_page=100\`, ` +
+          `one connection, ${requests} sequential requests per case, interleaved; filter \`${VOLUME_LIST_FILTER}\` (a quarter of the volumes):`,
+      );
+      for (const c of l.cases) {
+        console.log(`  - ${c.name}: **p50 ${fmtMs(c.p50Ms)} ms, p99 ${fmtMs(c.p99Ms)} ms** (mean ${fmtMs(c.meanMs)}, max ${fmtMs(c.maxMs)}; ${fmtInt(c.bytes)}-byte replies)`);
+      }
+    },
+  },
+  {
+    name: 'sched-volume-register',
+    async run(config) {
+      log(`sched-volume-register: ${config.rounds} rounds × ${config.seconds} s, ${config.connections} connections`);
+      const r = await measureVolumeRegister({ rounds: config.rounds, seconds: config.seconds, warmupSeconds: config.warmupSeconds, connections: config.connections, pluginVolumes: 1000 });
+      console.log('');
+      console.log(
+        `- scheduler volume register (\`PUT /v1/volume/csi/<new id>\` of volumes made in the hostpath plugin beforehand, ValidateVolumeCapabilities over its unix socket, ` +
+          `one durable write each; ${config.connections} connections, ${config.rounds} rounds × ${config.seconds} s): **${fmtInt(r.medianReqPerSec)} registers/s** ` +
+          `(per round: ${r.rounds.map((x) => fmtInt(x.reqPerSec)).join(' / ')}), p50 ${fmtMs(median(r.rounds.map((x) => x.p50Ms)))} ms, ` +
+          `p99 ${fmtMs(median(r.rounds.map((x) => x.p99Ms)))} ms; ${fmtInt(r.registered)} volumes registered in all`,
+      );
+    },
+  },
+];
