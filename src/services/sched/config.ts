@@ -13,6 +13,7 @@
  *   enabled              = true
  *   authoritative_region = "global"
  *   event_buffer_size    = 100
+ *   event_heartbeat_interval = "30s"   # Cairn key: period of the stream's {} frames
  * }
  * region_addresses {                 # HTTP API of a server in each other region
  *   global = "10.0.0.10:4646"
@@ -48,6 +49,7 @@ export const schedAgentSchema = {
     enabled: cfg.bool({ default: true, doc: 'accepted for compatibility: every Cairn scheduler agent is a server' }),
     authoritative_region: cfg.string({ doc: 'the region that owns ACL policies, global tokens and auth methods; default: this one' }),
     event_buffer_size: cfg.int({ default: 100, min: 0, doc: 'committed batches the event stream holds for replay and slow readers; 0 means 100' }),
+    event_heartbeat_interval: cfg.duration({ min: 0.001, doc: 'period of the event stream\'s `{}` heartbeat frames (Cairn key; the reference fixes 30s)' }),
     enable_event_broker: cfg.bool({ default: true, doc: 'serve GET /v1/event/stream' }),
   }),
   plugin: cfg.labelled(
@@ -85,7 +87,7 @@ export interface SchedAgentConfig {
   readonly eventBroker: boolean;
   /**
    * Period of the event stream's `{}` heartbeat frames after the first, in ms; absent means
-   * the reference's 30 s (reference/sched.md §3.2). Not an HCL key: tests shorten it.
+   * the reference's 30 s (reference/sched.md §3.2). `server.event_heartbeat_interval`.
    */
   readonly eventHeartbeatMs?: number;
   /** CSI plugin endpoints (`plugin "<id>" { … }` blocks); absent: none. */
@@ -142,6 +144,7 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): SchedAgentConfig {
     regionAddresses,
     acl: { enabled: raw.acl?.enabled ?? false, replicationToken },
     eventBufferSize: raw.server?.event_buffer_size ?? 100,
+    ...(raw.server?.event_heartbeat_interval !== undefined && { eventHeartbeatMs: raw.server.event_heartbeat_interval * 1000 }),
     eventBroker: raw.server?.enable_event_broker ?? true,
     plugins: pluginsFrom(raw.plugin),
   };
