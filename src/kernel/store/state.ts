@@ -215,6 +215,11 @@ export class StateStore {
     return id === undefined ? undefined : (t.docs.get(id) as T & Indexed);
   }
 
+  /** How many documents `table` holds. */
+  count(table: string): number {
+    return this.table(table).docs.size;
+  }
+
   /** Every document of `table`, ordered by id. */
   list<T>(table: string): (T & Indexed)[] {
     const t = this.table(table);

@@ -83,13 +83,13 @@ async function register(ctx: Ctx): Promise<SchedReply> {
   requireNodeWrite(ctx);
   const n = decodeRegistration(requireBody(ctx));
   const nowMs = ctx.deps.now();
-  const { result, index } = await ctx.deps.state.txn((tx) => {
+  const { index } = await ctx.deps.state.txn((tx) => {
     const old = tx.get<StoredNode>(T.nodes, n.ID);
     if (old && old.SecretID !== '' && old.SecretID !== n.SecretID) throw schedBadRequest('node secret ID does not match. Not registering node.');
     tx.put<StoredNode>(T.nodes, n.ID, registeredNode(n, old, { index: tx.index, nowMs }));
-    return tx.list(T.nodes).length;
   }, LABEL.nodeRegister);
-  return nodeWriteReply(index, { HeartbeatTTL: 0, NumNodes: result });
+  // Counted after the write (not by listing, and so sorting, every node inside it).
+  return nodeWriteReply(index, { HeartbeatTTL: 0, NumNodes: ctx.deps.state.count(T.nodes) });
 }
 
 /**
