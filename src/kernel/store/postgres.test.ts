@@ -13,7 +13,8 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { runBackendSuite } from './backend.suite.js';
 import { groupCommitTests, writeAroundRefusedKeys } from './group-commit.suite.js';
-import { PostgresBackend, describeConnectionUrl, quoteTableName, type PostgresBackendOptions } from './postgres.js';
+import type { BackendChange } from './pg-listen.js';
+import { PostgresBackend, describeConnectionUrl, quoteTableName, sideTableName, type PostgresBackendOptions } from './postgres.js';
 import { StateConflict, StateStore, type ChangeBatch, type TableSpec } from './state.js';
 import { assertAcknowledgedStored, killWriterMidStream } from './testdata/crash-writer.js';
 import { startPgTestServer, type PgTestServer } from './testdata/pg-cluster.js';
@@ -37,9 +38,9 @@ function freshTable(): string {
   return `cairn_test_${process.pid}_${tables++}_${randomBytes(3).toString('hex')}`;
 }
 
-/** Drops `table` (quoted as the backend quotes it). */
+/** Drops `table` and its side tables (quoted as the backend quotes them). */
 async function drop(table: string): Promise<void> {
-  await admin.query(`DROP TABLE IF EXISTS ${quoteTableName(table)}`);
+  await admin.query(`DROP TABLE IF EXISTS ${quoteTableName(table)}, ${sideTableName(table, 'index')}, ${sideTableName(table, 'ha')}`);
 }
 
 /** Runs `fn` with a backend on a fresh table, then closes it and drops the table. */
@@ -513,6 +514,57 @@ describe('PostgresBackend', () => {
       await admin.query(`REVOKE CREATE ON SCHEMA public FROM ${role}; DROP ROLE ${role}`);
     }
   });
+});
+
+describe('the change feed between servers sharing a table (LISTEN/NOTIFY)', () => {
+  /** Resolves once `seen` holds a change matching `pred`. */
+  const until = async (seen: BackendChange[], pred: (c: BackendChange) => boolean): Promise<BackendChange> => {
+    for (let i = 0; i < 500; i++) {
+      const hit = seen.find(pred);
+      if (hit) return hit;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.fail(`no change matched; seen ${JSON.stringify(seen)}`);
+  };
+
+  it('a write on server A reaches server B with its commit index and keys, in commit order; a lost feed resyncs', () =>
+    withPg(
+      async (a, table) => {
+        const b = await PostgresBackend.open({ connectionUrl: server.url, table, applicationName: 'cairn-test-feed' });
+        try {
+          const seen: BackendChange[] = [];
+          b.watchChanges((c) => seen.push(c));
+          await until(seen, (c) => c.keys === undefined); // the first sync point
+          await a.put('x/1', bytes('1'));
+          assert.equal(a.commitIndex, 1, 'the writer knows its own commit index once acknowledged');
+          await a.batch([{ key: 'x/2', value: bytes('2') }, { key: 'x/1' }]);
+          assert.equal(a.commitIndex, 2);
+          const second = await until(seen, (c) => c.index === 2);
+          assert.deepEqual(second.keys, ['x/1', 'x/2']);
+          assert.deepEqual(
+            seen.filter((c) => c.keys).map((c) => [c.index, c.keys]),
+            [
+              [1, ['x/1']],
+              [2, ['x/1', 'x/2']],
+            ],
+          );
+          assert.equal(b.commitIndex, 2, 'the listener knows the latest index');
+          assert.equal(await b.currentCommitIndex(), 2);
+          // Too many keys for one notification: the change says "anything".
+          await a.batch(Array.from({ length: 400 }, (_, i) => ({ key: `many/${'k'.repeat(20)}${i}`, value: bytes('v') })));
+          assert.equal((await until(seen, (c) => c.index === 3)).keys, undefined);
+          // The feed's connection is cut: it reconnects and reports a sync point at the current index.
+          const before = seen.length;
+          assert.ok((await terminate('cairn-listen')) >= 1);
+          await a.put('x/3', bytes('3'));
+          const sync = await until(seen, (c) => seen.indexOf(c) >= before && c.keys === undefined && c.index >= 4);
+          assert.equal(sync.index, 4, 'the write made while the feed was down is covered by the sync point');
+        } finally {
+          await b.close();
+        }
+      },
+      { applicationName: 'cairn-test-feed-writer' },
+    ));
 });
 
 describe('StateStore on PostgreSQL', () => {

@@ -33,6 +33,10 @@
  *   so a connection the server closed while idle costs no error. A group lost after its
  *   first write statement is rejected: PostgreSQL may or may not have committed it.
  *
+ * - Change feed (pg-listen.ts): every write transaction also bumps the table's commit index
+ *   and notifies the keys it touched, so servers sharing the table can keep caches and
+ *   in-memory state current ({@link PostgresBackend.watchChanges}, {@link PostgresBackend.commitIndex}).
+ *
  * The connection URL's password never reaches a message or the log: errors and
  * {@link PostgresBackend.target} name `user@host:port/database` only.
  *
@@ -43,6 +47,7 @@ import type { Logger } from '../log/logger.js';
 import type { Backend } from './backend.js';
 import { GroupCommitBackend, foldOverlay, type Flush, type PendingWrite } from './group-commit.js';
 import { checkPrefix, compareKeys, folderEnd } from './keys.js';
+import { bumpIndexSql, changeChannel, indexTableDdl, keysPayload, PgChangeListener, type BackendChange } from './pg-listen.js';
 import { PgHaLock, type PgHaLockOptions } from './pg-lock.js';
 
 /** Options of {@link PostgresBackend.open}. */
@@ -173,6 +178,8 @@ export class PostgresBackend extends GroupCommitBackend {
     readonly listPrefix: string;
     readonly folderKeys: string;
     readonly fence: string;
+    readonly bumpIndex: string;
+    readonly readIndex: string;
   };
 
   private connectionErrors = 0;
@@ -180,7 +187,13 @@ export class PostgresBackend extends GroupCommitBackend {
   /** HA fence: undefined (no HA, writes unchecked), `'closed'` (refused), or the term checked in each write transaction. */
   private fence: number | 'closed' | undefined;
   private readonly haTable: string;
+  private readonly indexTable: string;
+  private readonly channel: string;
   private readonly clientConfig: pg.ClientConfig;
+  /** Highest commit index this backend committed or heard of (see {@link commitIndex}). */
+  private seenIndex = 0;
+  private readonly changeListeners = new Set<(change: BackendChange) => void>();
+  private listener: PgChangeListener | undefined;
 
   private constructor(o: { target: string; table: string; quoted: string; pool: pg.Pool; log: Logger | undefined; client: pg.ClientConfig }) {
     super(`PostgresBackend(${o.target})`);
@@ -189,7 +202,9 @@ export class PostgresBackend extends GroupCommitBackend {
     this.pool = o.pool;
     this.log = o.log;
     this.clientConfig = o.client;
-    this.haTable = haTableName(o.table);
+    this.haTable = sideTableName(o.table, 'ha');
+    this.indexTable = sideTableName(o.table, 'index');
+    this.channel = changeChannel(o.table);
     const t = o.quoted;
     // The next child after row k: past k itself for a leaf (keys hold no NUL, so k || chr(1)
     // is the smallest string above k), past the whole folder for a key inside a sub-folder.
@@ -216,6 +231,8 @@ export class PostgresBackend extends GroupCommitBackend {
       listPrefix: walk('AND key < $2::text'),
       folderKeys: `SELECT key FROM ${t} WHERE key >= $1 AND key < $2 ORDER BY key LIMIT $3`,
       fence: `SELECT term FROM ${this.haTable} WHERE id = 1 FOR SHARE`,
+      bumpIndex: bumpIndexSql(this.indexTable),
+      readIndex: `SELECT commit_index FROM ${this.indexTable} WHERE id = 1`,
     };
   }
 
@@ -275,7 +292,7 @@ export class PostgresBackend extends GroupCommitBackend {
       const { enc, sync } = settings.rows[0];
       if (enc.toUpperCase() !== 'UTF8') throw new Error(`the database encoding is ${enc}; Cairn needs UTF8`);
       forceSyncCommit = sync === 'off';
-      await ensureTable(probe, table, quoted);
+      await ensureTable(probe, table, quoted, sideTableName(table, 'index'));
     } catch (err) {
       throw fail(`cannot prepare table ${table}`, err);
     } finally {
@@ -312,6 +329,44 @@ export class PostgresBackend extends GroupCommitBackend {
         this.fence = fence;
       },
     });
+  }
+
+  /**
+   * The highest commit index (pg-listen.ts) this backend committed itself or heard of from
+   * the change feed: every write acknowledged to this process is at or below it. 0 before
+   * the first.
+   */
+  get commitIndex(): number {
+    return this.seenIndex;
+  }
+
+  /**
+   * Calls `listener` with every write transaction committed on this table by any server
+   * (this one included), in commit order, and with a sync point (keys undefined) each
+   * time the feed's connection is (re)established. The first call opens the `LISTEN`
+   * connection. Returns the function that unsubscribes.
+   */
+  watchChanges(listener: (change: BackendChange) => void): () => void {
+    this.checkOpen();
+    this.changeListeners.add(listener);
+    this.listener ??= new PgChangeListener({
+      client: this.clientConfig,
+      channel: this.channel,
+      indexTable: this.indexTable,
+      log: this.log,
+      onChange: (change) => {
+        this.seenIndex = Math.max(this.seenIndex, change.index);
+        for (const l of [...this.changeListeners]) l(change);
+      },
+    });
+    return () => this.changeListeners.delete(listener);
+  }
+
+  /** The table's commit index as the database has it now (one query): what a read barrier waits for. */
+  async currentCommitIndex(): Promise<number> {
+    this.checkOpen();
+    const res = await this.read('commit index', { name: 'cairn-read-index', text: this.sql.readIndex, values: [], rowMode: 'array' });
+    return res.rows.length === 0 ? 0 : Number(res.rows[0][0]);
   }
 
   /** Counters for tests and benchmarks; see {@link PostgresBackendStats}. */
@@ -365,8 +420,9 @@ export class PostgresBackend extends GroupCommitBackend {
     return [...names].sort(compareKeys);
   }
 
-  /** Closes every connection of the pool (the queue is drained by then). */
+  /** Closes the change feed and every connection of the pool (the queue is drained by then). */
   protected override async release(): Promise<void> {
+    await this.listener?.stop();
     await this.pool.end();
   }
 
@@ -409,7 +465,14 @@ export class PostgresBackend extends GroupCommitBackend {
     let failure: unknown;
     for (let attempt = 1; attempt <= 4; attempt++) {
       try {
-        const rows = await this.transaction((client) => this.writeGroup(client, groupWrite(pending)));
+        const w = groupWrite(pending);
+        let index = 0;
+        const rows = await this.transaction(async (client) => {
+          const n = await this.writeGroup(client, w);
+          index = await this.bumpIndex(client, [...w.deletes, ...w.putKeys]);
+          return n;
+        });
+        this.committed(index);
         this.commits++;
         this.rows += rows;
         this.writes += pending.length;
@@ -449,23 +512,29 @@ export class PostgresBackend extends GroupCommitBackend {
     const { pending } = flush;
     const errors: Array<unknown | null> = [];
     let rows = 0;
+    let index = 0;
+    const written = new Set<string>();
     await this.transaction(async (client) => {
       errors.length = 0;
       rows = 0;
+      written.clear();
       for (const p of pending) {
         await client.query('SAVEPOINT cairn_call');
         try {
           rows += await this.writeGroup(client, groupWrite([p]));
           await client.query('RELEASE SAVEPOINT cairn_call');
           errors.push(null);
+          for (const op of p.ops) written.add(op.key);
         } catch (err) {
           if (isConnectionLoss(err)) throw err;
           await client.query('ROLLBACK TO SAVEPOINT cairn_call');
           errors.push(err);
         }
       }
+      if (written.size > 0) index = await this.bumpIndex(client, [...written].sort(compareKeys));
       return 0;
     });
+    this.committed(index);
     this.commits++;
     this.rows += rows;
     this.dropFromOverlay(flush);
@@ -541,6 +610,17 @@ export class PostgresBackend extends GroupCommitBackend {
     }
   }
 
+  /** Inside a write transaction: moves the commit index and notifies `keys` (delivered at COMMIT; pg-listen.ts). */
+  private async bumpIndex(client: pg.PoolClient, keys: readonly string[]): Promise<number> {
+    const r = await client.query({ name: 'cairn-bump-index', text: this.sql.bumpIndex, values: [this.channel, keysPayload(keys)], rowMode: 'array' });
+    return Number(r.rows[0][0]);
+  }
+
+  /** After a COMMIT returned (a rolled-back transaction's index is never counted), before its callers are told. */
+  private committed(index: number): void {
+    this.seenIndex = Math.max(this.seenIndex, index);
+  }
+
   /** The group's two statements on `client`; resolves with the rows they touched. */
   private async writeGroup(client: pg.PoolClient, w: GroupWrite): Promise<number> {
     let rows = 0;
@@ -580,11 +660,11 @@ export class PostgresBackend extends GroupCommitBackend {
   }
 }
 
-/** The HA table of `table` (quoted): `<table>_ha` in the same schema (the name cut to fit 63 bytes). */
-export function haTableName(table: string): string {
+/** A side table of `table` (quoted): `<table>_<suffix>` in the same schema (`_ha`: HA row, `_index`: commit index), the name cut to fit 63 bytes. */
+export function sideTableName(table: string, suffix: 'ha' | 'index'): string {
   const parts = table.split('.');
   const last = parts.pop()!;
-  return quoteTableName([...parts, `${last.slice(0, 60)}_ha`].join('.'));
+  return quoteTableName([...parts, `${last.slice(0, 62 - suffix.length)}_${suffix}`].join('.'));
 }
 
 /** The final state of a group's keys (later ops win), split into deletes and upserts, byte-sorted. */
@@ -610,7 +690,7 @@ function groupWrite(pending: readonly PendingWrite[]): GroupWrite {
  * on a transaction-level advisory lock derived from the table name.
  * @throws Error naming what is wrong with an existing table, or PostgreSQL's error.
  */
-async function ensureTable(client: pg.Client, table: string, quoted: string): Promise<void> {
+async function ensureTable(client: pg.Client, table: string, quoted: string, indexTable: string): Promise<void> {
   await client.query('BEGIN');
   try {
     await client.query("SELECT pg_advisory_xact_lock(hashtext('cairn table ' || $1))", [table]);
@@ -633,6 +713,7 @@ async function ensureTable(client: pg.Client, table: string, quoted: string): Pr
       const shape = cols.rows.map((r) => `${r.name} ${r.type}${r.coll ? ` collate ${r.coll}` : ''}${r.pk ? ' primary key' : ''}`).join(', ');
       throw new Error(`table exists with columns (${shape}); Cairn needs (key text collate "C" primary key, value bytea)`);
     }
+    await client.query(indexTableDdl(indexTable));
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
