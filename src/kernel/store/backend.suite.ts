@@ -291,6 +291,28 @@ export function runBackendSuite(name: string, makeBackend: () => Promise<Backend
         assert.deepEqual(await backend.list(''), ['d/', 'e', 'k', 'counter'].sort());
       }));
 
+    it('entries (when the backend has it): every key under a prefix at any depth, byte-sorted, queued writes included', (t) =>
+      withBackend(async ({ backend }) => {
+        if (!backend.entries) return t.skip('this backend has no bulk read');
+        await backend.batch([
+          { key: 'a/x', value: bytes('1') },
+          { key: 'a/b/c', value: bytes('2') },
+          { key: 'a-b', value: bytes('outside') },
+          { key: 'a0', value: bytes('outside') },
+          { key: 'a/é', value: bytes('3') },
+        ]);
+        const pending = [backend.put('a/new', bytes('4')), backend.delete('a/x')];
+        const text = (e: Array<[string, Uint8Array]>) => e.map(([k, v]) => [k, Buffer.from(v).toString()]);
+        assert.deepEqual(text(await backend.entries('a/')), [
+          ['a/b/c', '2'],
+          ['a/new', '4'],
+          ['a/é', '3'],
+        ]);
+        await Promise.all(pending);
+        assert.deepEqual((await backend.entries('')).map(([k]) => k), ['a-b', 'a/b/c', 'a/new', 'a/é', 'a0']);
+        assert.deepEqual(await backend.entries('none/'), []);
+      }));
+
     it('200 concurrent puts are all durable (checked after reopen when supported)', () =>
       withBackend(async (h) => {
         const value = (i: number): Uint8Array => bytes(`value-${i}-`.repeat((i % 7) + 1));

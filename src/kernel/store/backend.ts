@@ -34,6 +34,12 @@ export interface Backend {
    * Example: keys `a/b`, `a/c/d`, `a/c/e` → `list("a/")` = `["b", "c/"]`.
    */
   list(prefix: string): Promise<string[]>;
+  /**
+   * Optional bulk read: every key under `prefix` (empty or ending in `/`, at any depth)
+   * with its value, in byte order, in one round trip where the engine can (loading a
+   * whole state at start). Same read-your-writes rule as `get`.
+   */
+  entries?(prefix: string): Promise<Array<[string, Uint8Array]>>;
   /** Applies every op atomically (all or none); resolves once durable. */
   batch(ops: readonly BackendOp[]): Promise<void>;
   /** Flushes pending writes and releases the storage. Further calls reject. */

@@ -66,6 +66,7 @@ export class PgHaLock {
   private active = false;
   private busy = false;
   private cachedLeader: PgLeader | undefined;
+  private contactAt = 0;
   private readonly retryMs: number;
 
   constructor(private readonly o: PgHaLockOptions) {
@@ -80,6 +81,11 @@ export class PgHaLock {
   /** The leader row as last read (each try and heartbeat reads it). */
   get leader(): PgLeader | undefined {
     return this.cachedLeader;
+  }
+
+  /** When (epoch ms) the leader row was last read (each try and heartbeat); 0 before the first. */
+  get lastContact(): number {
+    return this.contactAt;
   }
 
   /** Starts trying for the lock (now, then every `retryMs`). */
@@ -151,6 +157,7 @@ export class PgHaLock {
       throw err;
     });
     const row = r.rows[0];
+    this.contactAt = Date.now();
     this.cachedLeader = row && { term: Number(row.term), leaderAddress: row.leader_address, clusterAddress: row.cluster_address, activeSince: row.active_since };
   }
 

@@ -510,7 +510,8 @@ describe('PostgresBackend', () => {
         await backend.close();
       }
     } finally {
-      await admin.query(`DROP TABLE IF EXISTS ${table}; DROP TABLE IF EXISTS ${seen}; DROP FUNCTION IF EXISTS ${seen}_f();`);
+      await drop(table);
+      await admin.query(`DROP TABLE IF EXISTS ${seen}; DROP FUNCTION IF EXISTS ${seen}_f();`);
       await admin.query(`REVOKE CREATE ON SCHEMA public FROM ${role}; DROP ROLE ${role}`);
     }
   });

@@ -177,6 +177,8 @@ export class PostgresBackend extends GroupCommitBackend {
     readonly listRoot: string;
     readonly listPrefix: string;
     readonly folderKeys: string;
+    readonly entries: string;
+    readonly entriesAll: string;
     readonly fence: string;
     readonly bumpIndex: string;
     readonly readIndex: string;
@@ -230,6 +232,8 @@ export class PostgresBackend extends GroupCommitBackend {
       listRoot: walk(''),
       listPrefix: walk('AND key < $2::text'),
       folderKeys: `SELECT key FROM ${t} WHERE key >= $1 AND key < $2 ORDER BY key LIMIT $3`,
+      entries: `SELECT key, value FROM ${t} WHERE key >= $1 AND key < $2 ORDER BY key`,
+      entriesAll: `SELECT key, value FROM ${t} ORDER BY key`,
       fence: `SELECT term FROM ${this.haTable} WHERE id = 1 FOR SHARE`,
       bumpIndex: bumpIndexSql(this.indexTable),
       readIndex: `SELECT commit_index FROM ${this.indexTable} WHERE id = 1`,
@@ -418,6 +422,27 @@ export class PostgresBackend extends GroupCommitBackend {
     }
     if (overlay.size > 0) await this.mergeOverlay(prefix, overlay, names, folders);
     return [...names].sort(compareKeys);
+  }
+
+  /**
+   * @inheritdoc
+   * One range query on the primary key, then the queued ops under `prefix` as they were
+   * when it was called are applied over it.
+   */
+  async entries(prefix: string): Promise<Array<[string, Uint8Array]>> {
+    this.checkOpen();
+    checkPrefix(prefix);
+    const overlay = this.overlaySnapshot(prefix);
+    const res =
+      prefix === ''
+        ? await this.read('read', { name: 'cairn-entries-all', text: this.sql.entriesAll, values: [], rowMode: 'array' })
+        : await this.read('read', { name: 'cairn-entries', text: this.sql.entries, values: [prefix, folderEnd(prefix)], rowMode: 'array' });
+    const rows = new Map((res.rows as [string, Buffer][]).map(([k, v]) => [k, v as Uint8Array]));
+    for (const [key, value] of overlay) {
+      if (value === null) rows.delete(key);
+      else rows.set(key, Buffer.from(value));
+    }
+    return [...rows].sort(([a], [b]) => compareKeys(a, b));
   }
 
   /** Closes the change feed and every connection of the pool (the queue is drained by then). */

@@ -23,10 +23,32 @@
  * can keep secrets encrypted at rest), `_meta/index` → the global index,
  * `_meta/table/<table>` → each table's index (kept, so a delete never moves it back).
  *
+ * **Shared mode** (`{ shared: true }`; issue 8 scope 3, DESIGN.md "Growing past one
+ * machine"): several servers keep the same state from one PostgreSQL table. One of them,
+ * the leader, writes ({@link StateStore.setWritable}); every transaction also stores its
+ * batch as `_log/<index>` (the last {@link LOG_KEEP} are kept), and the others
+ * ({@link StateStore.catchUp}, woken by the backend's change feed) read those entries and
+ * apply them in index order, so their watches and change feeds fire as on the leader. A
+ * follower that fell behind the kept log, or whose memory may hold writes the database
+ * does not (a failed or fenced batch, a lost leadership), reloads everything
+ * ({@link StateStore.reload}). A failed write does not stop a shared store for good: it
+ * refuses writes until a reload from the database succeeded.
+ *
  * @module
  */
 import type { Backend, BackendOp } from './backend.js';
 import { listRecursive } from './view.js';
+
+/** Every key under `prefix` with its value: one query when the Backend reads ranges ({@link Backend.entries}). */
+async function readPrefix(backend: Backend, prefix: string): Promise<Array<[string, Uint8Array]>> {
+  if (backend.entries) return backend.entries(prefix);
+  const out: Array<[string, Uint8Array]> = [];
+  for (const key of await listRecursive(backend, prefix)) {
+    const raw = await backend.get(key);
+    if (raw) out.push([key, raw]);
+  }
+  return out;
+}
 
 /** Fields every stored document has. */
 export interface Indexed {
@@ -78,6 +100,18 @@ export class StateConflict extends Error {}
 /** The store refuses writes after a Backend failure (see the module doc). */
 export class StateStoreFailed extends Error {}
 
+/** A write on a shared store that is not the leader's (see {@link StateStore.setWritable}). */
+export class StateStoreReadOnly extends Error {}
+
+/** Options of {@link StateStore.open}. */
+export interface StateStoreOptions {
+  /** Shared mode (see the module doc): writes keep a log for the other servers; default false. */
+  readonly shared?: boolean;
+}
+
+/** How many log entries a shared store keeps (a follower further behind reloads everything). */
+export const LOG_KEEP = 10_000;
+
 /** Reads and writes inside one transaction. Writes are seen by the later reads of the same transaction. */
 export interface Txn {
   /** The index this transaction will commit at. */
@@ -123,6 +157,18 @@ interface Waiter {
 
 const META_INDEX = '_meta/index';
 const metaTableKey = (t: string) => `_meta/table/${t}`;
+const LOG_PREFIX = '_log/';
+/** Log keys sort by index: fixed-width decimal. */
+const logKey = (index: number) => `${LOG_PREFIX}${String(index).padStart(16, '0')}`;
+/** What a sync does: follow the log; also check for a gap; reload everything. */
+type SyncKind = 'tail' | 'full' | 'reload';
+const SYNC_STRENGTH: Readonly<Record<SyncKind, number>> = { tail: 0, full: 1, reload: 2 };
+/** A log entry as stored (through the codec). */
+interface LogEntry {
+  readonly index: number;
+  readonly label?: string;
+  readonly changes: ReadonlyArray<{ table: string; id: string; op: 'put' | 'delete'; doc?: Doc }>;
+}
 const docKey = (t: string, id: string) => `${t}/${encodeURIComponent(id)}`;
 const plainCodec: StateCodec = { encode: (b) => b, decode: (b) => b };
 
@@ -137,48 +183,80 @@ export class StateStore {
   private readonly subscribers = new Set<(b: ChangeBatch) => void>();
   /** Batches durable but waiting for an earlier index to become durable, by index. */
   private readonly durable = new Map<number, ChangeBatch>();
+  /** Shared mode: whether this server may write (the leader); always true otherwise. */
+  private writable: boolean;
+  /** Batches handed to the Backend and not yet settled (a reload waits for them). */
+  private readonly inFlight = new Set<Promise<unknown>>();
+  /** The catch-up or reload running now, and the one queued behind it ({@link scheduleSync}). */
+  private running: Promise<void> | undefined;
+  private queued: { kind: SyncKind; promise: Promise<void> } | undefined;
+  private readonly reloadListeners = new Set<(index: number) => void>();
 
   private constructor(
     private readonly backend: Backend,
     private readonly codec: StateCodec,
-    specs: readonly TableSpec[],
+    private readonly specs: readonly TableSpec[],
+    private readonly shared: boolean,
   ) {
+    this.writable = !shared;
     for (const spec of specs) {
       if (!/^[a-z][a-z0-9_-]*$/.test(spec.name)) throw new Error(`state table name "${spec.name}" must be lower-case letters, digits, "-" or "_"`);
+    }
+    this.resetTables();
+  }
+
+  /**
+   * Loads every declared table from `backend` (documents of undeclared tables are left
+   * alone). A shared store opens read-only (a follower) until {@link setWritable}.
+   * @throws when a stored document cannot be decoded (the message names its key).
+   */
+  static async open(backend: Backend, specs: readonly TableSpec[], codec: StateCodec = plainCodec, options: StateStoreOptions = {}): Promise<StateStore> {
+    const store = new StateStore(backend, codec, specs, options.shared === true);
+    await store.load();
+    return store;
+  }
+
+  /** Empty tables for every declared spec. */
+  private resetTables(): void {
+    this.tables.clear();
+    for (const spec of this.specs) {
       const unique = new Map(Object.keys(spec.indexes ?? {}).map((k) => [k, new Map<string, string>()]));
       this.tables.set(spec.name, { spec, docs: new Map(), unique, index: 0, committedIndex: 0, sorted: undefined });
     }
   }
 
-  /**
-   * Loads every declared table from `backend` (documents of undeclared tables are left
-   * alone). @throws when a stored document cannot be decoded (the message names its key).
-   */
-  static async open(backend: Backend, specs: readonly TableSpec[], codec: StateCodec = plainCodec): Promise<StateStore> {
-    const store = new StateStore(backend, codec, specs);
-    const decode = (key: string, b: Uint8Array): unknown => {
-      try {
-        return JSON.parse(Buffer.from(codec.decode(b)).toString('utf8'));
-      } catch (err) {
-        throw new Error(`state store: cannot decode "${key}": ${(err as Error).message}`);
+  private decode(key: string, b: Uint8Array): unknown {
+    try {
+      return JSON.parse(Buffer.from(this.codec.decode(b)).toString('utf8'));
+    } catch (err) {
+      throw new Error(`state store: cannot decode "${key}": ${(err as Error).message}`);
+    }
+  }
+
+  /** Reads the whole state from the Backend into fresh tables, then swaps them in (reads never see half a load). */
+  private async load(): Promise<void> {
+    const idx = await this.backend.get(META_INDEX);
+    const latest = idx ? (this.decode(META_INDEX, idx) as number) : 0;
+    const loaded = new Map<string, { index: number; docs: Array<[string, Doc]> }>();
+    for (const spec of this.specs) {
+      const ti = await this.backend.get(metaTableKey(spec.name));
+      const docs: Array<[string, Doc]> = [];
+      for (const [key, raw] of await readPrefix(this.backend, `${spec.name}/`)) {
+        docs.push([decodeURIComponent(key.slice(spec.name.length + 1)), this.decode(key, raw) as Doc]);
       }
-    };
-    const idx = await backend.get(META_INDEX);
-    store.latest = idx ? (decode(META_INDEX, idx) as number) : 0;
-    for (const t of store.tables.values()) {
-      const ti = await backend.get(metaTableKey(t.spec.name));
-      t.index = t.committedIndex = ti ? (decode(metaTableKey(t.spec.name), ti) as number) : 0;
-      for (const key of await listRecursive(backend, `${t.spec.name}/`)) {
-        const raw = await backend.get(key);
-        if (!raw) continue;
-        const id = decodeURIComponent(key.slice(t.spec.name.length + 1));
-        const doc = decode(key, raw) as Doc;
+      loaded.set(spec.name, { index: ti ? (this.decode(metaTableKey(spec.name), ti) as number) : 0, docs });
+    }
+    this.resetTables();
+    for (const [name, { index, docs }] of loaded) {
+      const t = this.table(name);
+      t.index = t.committedIndex = index;
+      for (const [id, doc] of docs) {
         t.docs.set(id, doc);
-        store.indexInsert(t, id, doc);
+        this.indexInsert(t, id, doc);
       }
     }
-    store.committed = store.latest;
-    return store;
+    this.latest = this.committed = latest;
+    this.durable.clear();
   }
 
   /** The latest modify index (0 on an empty store). */
@@ -256,6 +334,7 @@ export class StateStore {
    */
   async txn<R>(fn: (tx: Txn) => R, label?: string): Promise<{ result: R; index: number }> {
     if (this.failure) throw new StateStoreFailed(`state store stopped after a storage failure: ${this.failure.message}`);
+    if (!this.writable) throw new StateStoreReadOnly('this server is not the leader: its state is read-only');
     const index = this.latest + 1;
     const staged = new Map<string, Map<string, Doc | null>>();
     const changes: StateChange[] = [];
@@ -317,6 +396,11 @@ export class StateStore {
     // Apply to memory now (the next transaction must see it), persist, announce when durable.
     this.latest = index;
     const ops: BackendOp[] = [{ key: META_INDEX, value: this.encode(index) }];
+    if (this.shared) {
+      const entry: LogEntry = { index, label, changes: changes.map((c) => ({ table: c.table, id: c.id, op: c.op, doc: c.doc as Doc | undefined })) };
+      ops.push({ key: logKey(index), value: this.encode(entry) });
+      if (index > LOG_KEEP) ops.push({ key: logKey(index - LOG_KEEP) });
+    }
     for (const [table, docs] of staged) {
       const t = this.table(table);
       t.index = index;
@@ -336,14 +420,156 @@ export class StateStore {
         }
       }
     }
+    const write = this.backend.batch(ops);
+    this.inFlight.add(write);
     try {
-      await this.backend.batch(ops);
+      await write;
     } catch (err) {
-      this.failure ??= err as Error;
+      if (!this.failure) {
+        this.failure = err as Error;
+        // Memory may now hold what the database does not: reload (retried by the next catchUp).
+        if (this.shared) void this.scheduleSync('reload').catch(() => undefined);
+      }
       throw err;
+    } finally {
+      this.inFlight.delete(write);
     }
     this.markDurable(label === undefined ? { index, changes } : { index, changes, label });
     return { result, index };
+  }
+
+  /** Whether this store accepts writes: a shared store's leader, or any unshared store. */
+  get isWritable(): boolean {
+    return this.writable;
+  }
+
+  /**
+   * Shared mode: makes this server the writer (`true`, once it holds the leadership and has
+   * caught up: {@link catchUp}) or a follower (`false`). A former leader should
+   * {@link reload} afterwards: a batch of its that failed may still be in memory.
+   */
+  setWritable(writable: boolean): void {
+    if (!this.shared) throw new Error('state store: setWritable is for shared stores');
+    this.writable = writable;
+  }
+
+  /**
+   * Shared mode, on a follower: applies the log entries other servers committed after this
+   * store's index, in order, announcing each like a local commit. With `full` (a sync point
+   * of the change feed, a periodic check) it also reads `_meta/index`, and reloads
+   * everything when the log no longer reaches back to this store's index. Resolves once
+   * the state has caught up with what the database had when it was called. Concurrent
+   * calls share one run (plus one more when called during it). No-op on a writable store.
+   * @throws the Backend's error (the store stays as it was, consistent up to some index).
+   */
+  catchUp(full = false): Promise<void> {
+    return this.scheduleSync(full ? 'full' : 'tail');
+  }
+
+  /**
+   * Re-reads the whole state from the Backend (after in-flight batches settle) and wakes
+   * every watch; clears a storage failure. For a former leader, or a follower that
+   * cannot follow the log. Subscribers of {@link onReload} are told; batches in between are
+   * not announced on the change feed.
+   */
+  reload(): Promise<void> {
+    return this.scheduleSync('reload');
+  }
+
+  /** Calls `listener` with the new index after every {@link reload}; returns the unsubscriber. */
+  onReload(listener: (index: number) => void): () => void {
+    this.reloadListeners.add(listener);
+    return () => this.reloadListeners.delete(listener);
+  }
+
+  /**
+   * Runs a sync of `kind` now, or, when one is running, once after it: callers arriving
+   * during a run share that one follow-up, which does the strongest kind any of them asked.
+   */
+  private scheduleSync(kind: SyncKind): Promise<void> {
+    if (!this.running) return this.startSync(kind);
+    if (this.queued) {
+      this.queued.kind = SYNC_STRENGTH[kind] > SYNC_STRENGTH[this.queued.kind] ? kind : this.queued.kind;
+      return this.queued.promise;
+    }
+    const queued: { kind: SyncKind; promise: Promise<void> } = { kind, promise: Promise.resolve() };
+    queued.promise = this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = undefined;
+        return this.startSync(queued.kind);
+      });
+    this.queued = queued;
+    return queued.promise;
+  }
+
+  private startSync(kind: SyncKind): Promise<void> {
+    const run = this.runSync(kind).finally(() => {
+      if (this.running === run) this.running = undefined;
+    });
+    this.running = run;
+    return run;
+  }
+
+  private async runSync(kind: SyncKind): Promise<void> {
+    if (kind === 'reload' || this.failure) {
+      while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+      await this.reloadNow();
+      this.failure = undefined;
+      return;
+    }
+    if (!this.writable) await this.followLog(kind === 'full');
+  }
+
+  /** Loads the whole state and tells watches and reload listeners. */
+  private async reloadNow(): Promise<void> {
+    await this.load();
+    for (const w of [...this.waiters]) w.resolve(0);
+    for (const l of this.reloadListeners) {
+      try {
+        l(this.latest);
+      } catch {
+        // A listener's failure must not stop the others.
+      }
+    }
+  }
+
+  /** Applies `_log/<index+1>`, `<index+2>`, … while they exist; see {@link catchUp}. */
+  private async followLog(full: boolean): Promise<void> {
+    for (;;) {
+      const raw = await this.backend.get(logKey(this.latest + 1));
+      if (this.writable) return; // became the leader meanwhile: its own writes are in memory
+      if (!raw) break;
+      this.applyEntry(this.decode(logKey(this.latest + 1), raw) as LogEntry);
+    }
+    if (!full) return;
+    const idx = await this.backend.get(META_INDEX);
+    const stored = idx ? (this.decode(META_INDEX, idx) as number) : 0;
+    // The entries we need were pruned (or never logged): start from the whole state.
+    if (stored > this.latest && !this.writable) await this.reloadNow();
+  }
+
+  /** Applies one log entry to memory and announces it (a follower's commit). */
+  private applyEntry(entry: LogEntry): void {
+    const changes: StateChange[] = [];
+    for (const c of entry.changes) {
+      const t = this.table(c.table);
+      const before = t.docs.get(c.id);
+      if (before) this.indexRemove(t, c.id, before);
+      if (c.op === 'put' && c.doc) {
+        t.docs.set(c.id, c.doc);
+        this.indexInsert(t, c.id, c.doc);
+        if (!before && t.sorted) t.sorted.splice(lowerBound(t.sorted, c.id), 0, c.id);
+        changes.push({ table: c.table, id: c.id, op: 'put', doc: c.doc, previous: before });
+      } else {
+        t.docs.delete(c.id);
+        if (before && t.sorted) t.sorted.splice(lowerBound(t.sorted, c.id), 1);
+        changes.push({ table: c.table, id: c.id, op: 'delete', previous: before });
+      }
+      t.index = entry.index;
+    }
+    this.latest = entry.index;
+    this.markDurable(entry.label === undefined ? { index: entry.index, changes } : { index: entry.index, changes, label: entry.label });
   }
 
   /**

@@ -1,0 +1,184 @@
+// Servers sharing one StateStore on PostgreSQL (issue 8 scope 3): leader election over the
+// advisory lock, followers applying the leader's log from LISTEN/NOTIFY, the read barrier,
+// failover with indexes that continue, a follower that fell behind the kept log, and a
+// leader whose write failed recovering without a restart. Real PostgreSQL (throwaway
+// cluster of testdata/pg-cluster.ts), real connections killed with pg_terminate_backend.
+
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, describe, it } from 'node:test';
+import pg from 'pg';
+import { pino } from 'pino';
+import { StateLeadership } from './leadership.js';
+import { PostgresBackend, quoteTableName, sideTableName } from './postgres.js';
+import { StateStore, StateStoreFailed, StateStoreReadOnly, type ChangeBatch, type TableSpec } from './state.js';
+import { startPgTestServer } from './testdata/pg-cluster.js';
+
+const server = await startPgTestServer();
+const admin = new pg.Pool({ connectionString: server.url, max: 2 });
+admin.on('error', () => undefined);
+after(async () => {
+  await admin.end();
+  await server.stop();
+});
+
+const TABLES: TableSpec[] = [{ name: 'nodes', indexes: { name: (d: { Name?: string }) => d.Name } }];
+const log = pino({ level: 'silent' });
+
+/** One server: a backend, a shared store and its leadership on `table`. */
+async function startServer(table: string, name: string, hooks: { onLeader?: () => void; onFollower?: () => void } = {}) {
+  const backend = await PostgresBackend.open({ connectionUrl: server.url, table, applicationName: `cairn-test-${name}` });
+  const store = await StateStore.open(backend, TABLES, undefined, { shared: true });
+  const leadership = new StateLeadership({ backend, store, address: () => `${name}:1`, log, retryMs: 100, ...hooks });
+  leadership.start();
+  return {
+    backend,
+    store,
+    leadership,
+    async stop() {
+      await leadership.stop();
+      await backend.close();
+    },
+  };
+}
+
+async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+function freshTable(): string {
+  return `cairn_lead_${process.pid}_${randomBytes(3).toString('hex')}`;
+}
+
+async function drop(table: string): Promise<void> {
+  await admin.query(`DROP TABLE IF EXISTS ${quoteTableName(table)}, ${sideTableName(table, 'index')}, ${sideTableName(table, 'ha')}`);
+}
+
+describe('StateLeadership: servers sharing a StateStore on PostgreSQL', () => {
+  it('one leader writes; a follower applies its log (watches and change feed fire), refuses writes, and has every acknowledged write after readBarrier', async () => {
+    const table = freshTable();
+    const a = await startServer(table, 'a');
+    await until('a leads', () => a.leadership.isLeader);
+    const b = await startServer(table, 'b');
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(b.leadership.isLeader, false, 'only one leader');
+      assert.equal(b.leadership.leaderAddress, 'a:1');
+      await assert.rejects(b.store.txn((tx) => tx.put('nodes', 'x', { Name: 'x' })), StateStoreReadOnly);
+
+      const feed: ChangeBatch[] = [];
+      b.store.subscribe((batch) => feed.push(batch));
+      const woke = b.store.watch(['nodes'], b.store.tableIndex('nodes'), 5000);
+      const started = Date.now();
+      const { index } = await a.store.txn((tx) => tx.put('nodes', 'n1', { Name: 'one' }), 'node-register');
+      assert.equal(await woke, index, 'the blocking watch on the follower woke for the leader write');
+      assert.ok(Date.now() - started < 1000, 'woken by the feed, not the periodic check');
+      assert.deepEqual(feed.map((f) => [f.index, f.label, f.changes[0].op, f.changes[0].id]), [[index, 'node-register', 'put', 'n1']]);
+      assert.equal(b.store.getBy<{ Name: string }>('nodes', 'name', 'one')?.Name, 'one', 'unique indexes are kept on the follower');
+
+      // Read-after-write: right after the leader acknowledges, the barrier makes the follower current.
+      for (let i = 0; i < 20; i++) {
+        const w = await a.store.txn((tx) => tx.put('nodes', `r${i}`, { Name: `r${i}` }));
+        await b.leadership.readBarrier();
+        assert.equal(b.store.index, w.index);
+        assert.ok(b.store.get('nodes', `r${i}`));
+      }
+      const del = await a.store.txn((tx) => tx.delete('nodes', 'r0'));
+      await b.leadership.readBarrier();
+      assert.equal(b.store.get('nodes', 'r0'), undefined);
+      assert.equal(b.store.getBy('nodes', 'name', 'r0'), undefined);
+      assert.deepEqual(b.store.list('nodes').map((n) => n.ModifyIndex), a.store.list('nodes').map((n) => n.ModifyIndex));
+      assert.equal(b.store.tableIndex('nodes'), del.index);
+    } finally {
+      await b.stop();
+      await a.stop();
+      await drop(table);
+    }
+  });
+
+  it('the leader stops: a follower takes over, catches up first, and its indexes continue; leader-only work moves with it', async () => {
+    const table = freshTable();
+    const work: string[] = [];
+    const a = await startServer(table, 'a', { onLeader: () => work.push('a+'), onFollower: () => work.push('a-') });
+    await until('a leads', () => a.leadership.isLeader);
+    const b = await startServer(table, 'b', { onLeader: () => work.push('b+'), onFollower: () => work.push('b-') });
+    try {
+      let last = 0;
+      for (let i = 0; i < 5; i++) last = (await a.store.txn((tx) => tx.put('nodes', `n${i}`, { Name: `n${i}` }))).index;
+      await a.stop();
+      await until('b leads', () => b.leadership.isLeader);
+      assert.equal(b.store.index, last, 'caught up before writing');
+      const next = await b.store.txn((tx) => tx.put('nodes', 'after', { Name: 'after' }));
+      assert.equal(next.index, last + 1);
+      assert.deepEqual(work, ['a+', 'a-', 'b+']);
+    } finally {
+      await b.stop();
+      await drop(table);
+    }
+  });
+
+  it('a follower further behind than the kept log reloads the whole state', async () => {
+    const table = freshTable();
+    const backend = await PostgresBackend.open({ connectionUrl: server.url, table });
+    const leader = await StateStore.open(backend, TABLES, undefined, { shared: true });
+    leader.setWritable(true);
+    const other = await PostgresBackend.open({ connectionUrl: server.url, table });
+    const follower = await StateStore.open(other, TABLES, undefined, { shared: true });
+    try {
+      await leader.txn((tx) => tx.put('nodes', 'a', { Name: 'a' }));
+      await follower.catchUp();
+      for (let i = 0; i < 3; i++) await leader.txn((tx) => tx.put('nodes', `b${i}`, { Name: `b${i}` }));
+      // The entries the follower needs are gone (as if pruned past LOG_KEEP).
+      await admin.query(`DELETE FROM ${quoteTableName(table)} WHERE key LIKE '\\_log/%'`);
+      const reloads: number[] = [];
+      follower.onReload((i) => reloads.push(i));
+      await follower.catchUp(false);
+      assert.equal(follower.index, 1, 'the log tail alone cannot tell');
+      await follower.catchUp(true);
+      assert.equal(follower.index, 4);
+      assert.deepEqual(reloads, [4]);
+      assert.deepEqual(follower.list('nodes').map((n) => n.Name), ['a', 'b0', 'b1', 'b2']);
+    } finally {
+      await other.close();
+      await backend.close();
+      await drop(table);
+    }
+  });
+
+  it('a leader whose write failed (connection killed mid-write) refuses writes until it reloaded, then writes again without a restart', async () => {
+    const table = freshTable();
+    const a = await startServer(table, 'w');
+    try {
+      await until('leads', () => a.leadership.isLeader);
+      await a.store.txn((tx) => tx.put('nodes', 'before', { Name: 'before' }));
+      // Kill the pool's connections while writes are in flight (not the lock's: it stays leader).
+      const writes = Array.from({ length: 50 }, (_, i) => a.store.txn((tx) => tx.put('nodes', `x${i}`, { Name: `x${i}` })).then(() => 'ok', (e: Error) => e));
+      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'cairn-test-w'");
+      const outcomes = await Promise.all(writes);
+      const failed = outcomes.filter((o) => o !== 'ok');
+      if (failed.length > 0) {
+        // Writes are refused until the periodic check reloaded the state from the database.
+        await until('recovered', () => {
+          void a.store.txn((tx) => tx.put('nodes', 'probe', { Name: 'probe' })).catch(() => undefined);
+          return a.store.get('nodes', 'probe') !== undefined;
+        });
+        assert.ok(failed.every((e) => e instanceof Error));
+        assert.ok(failed.some((e) => !(e instanceof StateStoreFailed)), 'the first failure is the storage error itself');
+      }
+      // Every write acknowledged is in the database: a fresh reader sees it.
+      const check = await PostgresBackend.open({ connectionUrl: server.url, table });
+      const fresh = await StateStore.open(check, TABLES, undefined, { shared: true });
+      await check.close();
+      for (let i = 0; i < 50; i++) if (outcomes[i] === 'ok') assert.ok(fresh.get('nodes', `x${i}`), `acknowledged x${i} survived`);
+      const again = await a.store.txn((tx) => tx.put('nodes', 'later', { Name: 'later' }));
+      assert.equal(again.index, a.store.index);
+    } finally {
+      await a.stop();
+      await drop(table);
+    }
+  });
+});
