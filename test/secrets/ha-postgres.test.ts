@@ -2,7 +2,8 @@
  * Secrets-service HA on PostgreSQL (issue 8 scope 2), end to end with two real
  * `cairn secrets server` processes on one throwaway PostgreSQL cluster
  * (src/kernel/store/testdata/pg-cluster.ts, or `CAIRN_TEST_PG_URL`) and
- * `storage "postgresql" { ha_enabled = "true" }`:
+ * `storage "postgresql" { ha_enabled = "true" }` with `disable_performance_standby = true`
+ * (plain standbys; performance standbys: ha-perf-standby.test.ts):
  *
  * - the first unsealed server takes the advisory lock and is active: `sys/health` 200,
  *   `sys/leader` `is_self: true` with its own address;
@@ -19,12 +20,10 @@
  * Deterministic: every wait is a poll with a deadline.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { startPgTestServer, type PgTestServer } from '../../src/kernel/store/testdata/pg-cluster.js';
@@ -33,57 +32,11 @@ import { silentLogger } from '../../src/kernel/log/logger.js';
 import { CANNOT_FORWARD, SecretsHttp } from '../../src/services/secrets/handler.js';
 import type { SecretsNode } from '../../src/services/secrets/node.js';
 import { call } from '../helpers.js';
+import { healthStatus, killAll, startServer, until, type Running } from './testdata/ha-servers.js';
 
-const BIN = join(import.meta.dirname, '..', '..', 'src', 'cli', 'run.ts');
 const URL_VAR = 'CAIRN_E2E_SECRETS_HA_PG_URL';
 const dir = mkdtempSync(join(tmpdir(), 'cairn-ha-pg-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-
-interface Running {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly exited: Promise<unknown>;
-}
-
-/** Starts a server and waits for its listener's URL in the log (rejects with the log when it exits first). */
-function startServer(config: string, env: Record<string, string>): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'secrets', 'server', `-config=${config}`], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, ...env },
-  });
-  let log = '';
-  const exited = new Promise((r) => child.once('exit', r));
-  return new Promise((resolve, reject) => {
-    void exited.then((code) => reject(new Error(`server exited with ${String(code)}:\n${log}`)));
-    createInterface({ input: child.stderr! }).on('line', (line) => {
-      log += line + '\n';
-      try {
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === 'secrets service listening' && entry.url) resolve({ child, url: entry.url, exited });
-      } catch {
-        // not a log line
-      }
-    });
-  });
-}
-
-/** Polls `check` every 50 ms until it returns a value or `ms` passed (then fails with the last state). */
-async function until<T>(what: string, ms: number, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) assert.fail(`${what} within ${ms} ms (last: ${String(last)})`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-const healthStatus = async (url: string, query = '') => (await fetch(`${url}/v1/sys/health${query}`)).status;
 
 describe('secrets service HA on PostgreSQL: one active, one standby, failover on kill -9', () => {
   const table = `cairn_ha_${randomBytes(4).toString('hex')}`;
@@ -116,18 +69,14 @@ listener "tcp" {
 }
 
 log_level = "info"
+disable_performance_standby = true
 `;
     writeFileSync(config, text);
     writeFileSync(redirectConfig, `${text}disable_clustering = true\n`);
   });
 
   after(async () => {
-    for (const s of servers) {
-      if (s.child.exitCode === null && s.child.signalCode === null) {
-        s.child.kill('SIGKILL');
-        await s.exited;
-      }
-    }
+    await killAll(servers);
     if (pgServer) {
       if (!pgServer.throwaway) {
         const client = new pg.Client({ connectionString: pgServer.url });

@@ -54,7 +54,19 @@ async function runSecrets(app: App, file: string): Promise<number> {
             }
           : undefined;
       try {
-        const service = await startSecretsService({ backend, listeners: config.listeners.map(toListenerOptions), log, managedNamespaces: config.managedNamespaces, storageType: config.storage.type, ha, requestForwarding: !config.disableClustering, apiAddr: config.apiAddr });
+        const service = await startSecretsService({
+          backend,
+          listeners: config.listeners.map(toListenerOptions),
+          log,
+          managedNamespaces: config.managedNamespaces,
+          storageType: config.storage.type,
+          ha,
+          // PostgreSQL's change feed: the state header's index, and a performance standby's cache invalidation.
+          changeFeed: config.storage.type === 'postgresql' ? (backend as PostgresBackend) : undefined,
+          performanceStandby: !config.disablePerformanceStandby,
+          requestForwarding: !config.disableClustering,
+          apiAddr: config.apiAddr,
+        });
         firstUrl = service.listeners[0]?.url ?? '';
         return service;
       } catch (err) {

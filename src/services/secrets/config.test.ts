@@ -55,6 +55,7 @@ describe('parseSecretsServerConfig', () => {
       logLevel: 'warn',
     managedNamespaces: false,
       disableClustering: false,
+      disablePerformanceStandby: false,
       disableMlock: true,
     });
   });

@@ -28,6 +28,7 @@
  *   max_parallel   = 10                     # connections to PostgreSQL at most
  *   ha_enabled     = true                   # active/standby: one active server holds an advisory lock
  * }
+ * disable_performance_standby = false      # standbys serve reads themselves (health 473)
  * ```
  *
  * @module
@@ -58,7 +59,10 @@ export const secretsServerSchema = {
         connection_url: cfg.string({ required: true, doc: 'postgres:// URL; env://VAR or file://PATH keep the password out of this file' }),
         table: cfg.string({ default: 'cairn_kv', doc: 'table holding the data (name or schema.name); created when missing' }),
         max_parallel: cfg.int({ default: 10, min: 1, doc: 'most connections (statements in flight) to PostgreSQL' }),
-        ha_enabled: cfg.bool({ default: false, doc: 'active/standby between the servers sharing the table: the active one holds an advisory lock, the others forward client requests to it (health 429)' }),
+        ha_enabled: cfg.bool({
+          default: false,
+          doc: 'active/standby between the servers sharing the table: the active one holds an advisory lock; the others serve reads themselves (performance standbys, health 473) and forward the rest to it',
+        }),
       },
     },
     { required: true, doc: 'where the encrypted data lives; exactly one block' },
@@ -68,6 +72,10 @@ export const secretsServerSchema = {
   cluster_addr: cfg.string({ doc: 'URL other servers use for this server' }),
   cluster_name: cfg.string({ doc: 'name of the cluster, shown in status' }),
   disable_clustering: cfg.bool({ default: false, doc: 'HA standbys answer 307 to the active server instead of forwarding client requests to it' }),
+  disable_performance_standby: cfg.bool({
+    default: false,
+    doc: 'HA standbys forward every request (health 429) instead of serving reads themselves as performance standbys (health 473)',
+  }),
   ui: cfg.bool({ default: false, doc: 'serve the web UI (accepted; there is no UI yet)' }),
   log_level: cfg.string({ enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true, default: 'info' }),
   disable_mlock: cfg.bool({ default: false, doc: 'accepted for compatibility; Node cannot lock memory' }),
@@ -128,6 +136,12 @@ export interface SecretsServerConfig {
   readonly clusterName?: string;
   /** `disable_clustering`: HA standbys answer 307 instead of forwarding requests to the active server. */
   readonly disableClustering: boolean;
+  /**
+   * `disable_performance_standby` (the reference's key): HA standbys forward every request
+   * and report 429, instead of serving reads from a read-only core kept current by the
+   * change feed and reporting 473 (performance standbys, the default with `ha_enabled`).
+   */
+  readonly disablePerformanceStandby: boolean;
   readonly ui: boolean;
   /** Default `info`. */
   readonly logLevel: Exclude<LogLevel, 'silent'>;
@@ -163,6 +177,7 @@ function fromRaw(raw: Raw, file: string, env: ConfigEnv): SecretsServerConfig {
     clusterAddr: raw.cluster_addr,
     clusterName: raw.cluster_name,
     disableClustering: raw.disable_clustering,
+    disablePerformanceStandby: raw.disable_performance_standby,
     ui: raw.ui,
     logLevel: raw.log_level,
     disableMlock: raw.disable_mlock,

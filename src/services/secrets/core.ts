@@ -69,6 +69,11 @@ export class SecretsCore {
     });
   }
 
+  /** The scope of namespace `id` if it is loaded (a performance standby refreshes only what it holds). */
+  loadedScope(id: string): NamespaceScope | undefined {
+    return this.scopes.get(id);
+  }
+
   /** Forgets a deleted namespace's scope. */
   dropScope(entry: NamespaceEntry): void {
     this.scopes.delete(entry.id);

@@ -16,7 +16,8 @@ export interface CorsConfig {
   readonly allowed_headers: readonly string[];
 }
 
-const KEY = 'core/cors';
+/** Where the configuration is stored (root storage). */
+export const CORS_KEY = 'core/cors';
 const METHODS = ['DELETE', 'GET', 'OPTIONS', 'POST', 'PUT', 'LIST', 'PATCH'];
 /** Headers always allowed (the reference's defaults, with Cairn's header names). */
 export const DEFAULT_ALLOWED_HEADERS = [
@@ -39,7 +40,7 @@ export class CorsStore {
 
   /** Loads the stored configuration (disabled when none). */
   static async open(storage: Backend): Promise<CorsStore> {
-    return new CorsStore(storage, json.decode<CorsConfig>(await storage.get(KEY)) ?? DISABLED);
+    return new CorsStore(storage, json.decode<CorsConfig>(await storage.get(CORS_KEY)) ?? DISABLED);
   }
 
   get current(): CorsConfig {
@@ -48,13 +49,18 @@ export class CorsStore {
 
   /** Replaces the configuration; durable before it takes effect. */
   async set(config: CorsConfig): Promise<void> {
-    await this.storage.put(KEY, json.encode(config));
+    await this.storage.put(CORS_KEY, json.encode(config));
     this.config = config;
+  }
+
+  /** Reads the configuration again (another server changed it); never writes. */
+  async reload(): Promise<void> {
+    this.config = json.decode<CorsConfig>(await this.storage.get(CORS_KEY)) ?? DISABLED;
   }
 
   /** Disables CORS and forgets the lists. */
   async clear(): Promise<void> {
-    await this.storage.delete(KEY);
+    await this.storage.delete(CORS_KEY);
     this.config = DISABLED;
   }
 

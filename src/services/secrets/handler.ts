@@ -26,9 +26,14 @@ import {
   type OperationSpec,
 } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
+import type { SecretsCore } from './core.js';
 import { ALL_ENGINES, engineFor } from './engines.js';
 import { canonicalNamespace } from './namespace/registry.js';
 import { renderBare, renderError, renderResult } from './envelope.js';
+import { isFencedWrite, missingState, noLongerActive } from './ha/errors.js';
+import { ActiveForwarder, FORWARDED_HEADER } from './ha/forward.js';
+import { FORWARD_ACTIVE_NODE, INCONSISTENT_HEADER, INDEX_HEADER, formatState, parseState } from './ha/state-header.js';
+import { ReadOnlyStorageError, trackWrites } from './ha/storage-guard.js';
 import { VERSION, type SecretsNode } from './node.js';
 import { sealTable, type SysRequest } from './sys/seal.routes.js';
 import type { SecretsRequest, SecretsResult } from './types.js';
@@ -89,20 +94,19 @@ function queryData(q: URLSearchParams): Record<string, unknown> {
   return out;
 }
 
-/**
- * Hop-by-hop headers (RFC 9110 §7.6.1), plus the ones the forwarding client sets itself;
- * never copied between the client and the active server.
- */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
+export { CANNOT_FORWARD, FORWARDED_HEADER } from './ha/forward.js';
 
-/** Marks a request a standby forwarded, so a server that is itself a standby by then answers 503 instead of forwarding again. */
-export const FORWARDED_HEADER = 'x-cairn-forwarded';
-
-/** The reference's error when a standby cannot reach the active node (`vault.ErrCannotForward`). */
-export const CANNOT_FORWARD = 'cannot forward request; no connection or address not known';
-
-/** How long a forwarded request may take before the standby answers 503. */
-const FORWARD_TIMEOUT_MS = 60_000;
+/** A logical request (not a seal path) once framed. */
+interface Logical {
+  readonly req: HttpRequest;
+  readonly method: Operation | 'write';
+  /** The parsed JSON body of a write or patch, else `{}`. */
+  readonly body: Record<string, unknown>;
+  /** The path after `/v1/`. */
+  readonly full: string;
+  /** `X-Secrets-Namespace`, canonical. */
+  readonly headerNs: string;
+}
 
 /** Options of {@link SecretsHttp}. */
 export interface SecretsHttpOptions {
@@ -116,24 +120,24 @@ export interface SecretsHttpOptions {
   readonly log?: Logger;
 }
 
-/** Header names of a `Connection` header value (also hop-by-hop). */
-function connectionTokens(v: string | string[] | null | undefined): Set<string> {
-  const all = Array.isArray(v) ? v.join(',') : (v ?? '');
-  return new Set(all.split(',').map((t) => t.trim().toLowerCase()).filter((t) => t !== ''));
-}
-
-const trimSlash = (u: string) => u.replace(/\/+$/, '');
-
 /** The secrets service as an {@link HttpService}. */
 export class SecretsHttp implements HttpService {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private readonly validators = new WeakMap<OperationSpec<any, any>, FieldValidator>();
+  private readonly forwarder: ActiveForwarder;
 
   /** Compiles every operation's validator now: a bad schema stops startup, naming it. */
   constructor(
     private readonly node: SecretsNode,
-    private readonly o: SecretsHttpOptions = {},
+    o: SecretsHttpOptions = {},
   ) {
+    this.forwarder = new ActiveForwarder({
+      leaderAddress: () => node.leaderAddress,
+      activating: () => node.activating,
+      requestForwarding: o.requestForwarding,
+      selfAddresses: o.selfAddresses,
+      log: o.log,
+    });
     for (const table of [...ALL_ENGINES.map((e) => e.table), sealTable])
       for (const path of table.paths)
         for (const [op, spec] of Object.entries(path.spec.operations)) if (spec && !spec.rawBody) this.validator(path, op as Operation, spec);
@@ -150,9 +154,9 @@ export class SecretsHttp implements HttpService {
     // go on errors too, so a browser can read them.
     const cors = this.node.core?.cors.check(req);
     if (cors?.preflight) return cors.preflight;
-    if (!cors || Object.keys(cors.headers).length === 0) return this.route(req);
+    if (!cors || Object.keys(cors.headers).length === 0) return this.fenced(req);
     try {
-      const res = await this.route(req);
+      const res = await this.fenced(req);
       return { ...res, headers: { ...res.headers, ...cors.headers } };
     } catch (err) {
       if (!(err instanceof CairnError)) throw err;
@@ -161,17 +165,30 @@ export class SecretsHttp implements HttpService {
     }
   }
 
+  /**
+   * {@link route}, with a write the HA fence refused (this server lost activeness while
+   * serving it; nothing was stored) answered 503 instead of 500, and the server stepping down.
+   */
+  private async fenced(req: HttpRequest): Promise<HttpResponse> {
+    try {
+      return await this.route(req);
+    } catch (err) {
+      if (!isFencedWrite(err)) throw err;
+      this.node.stepDown((err as Error).message);
+      throw noLongerActive();
+    }
+  }
+
   private async route(req: HttpRequest): Promise<HttpResponse> {
     // Frame.
     if (!req.path.startsWith('/v1/')) throw notFound();
-    let full = req.path.slice(4);
+    const full = req.path.slice(4);
     // The reference redirects these (301); Cairn answers 404 with a body (reference/README.md).
     if (full.includes('//') || /(^|\/)\.\.?(\/|$)/.test(full)) throw unsupportedPath(full);
     const method = operationOf(req.method, parseBool('list', req.query.get('list')));
     if (!method) throw new CairnError('method_not_allowed', []);
     if (method === 'patch' && !String(req.headers['content-type'] ?? '').startsWith('application/merge-patch+json'))
       throw new CairnError('unsupported_media_type', `PATCH requires Content-Type of application/merge-patch+json, provided ${req.headers['content-type'] ?? ''}`);
-    const help = (req.query.get('help') ?? '') !== '';
     const body = method === 'write' || method === 'patch' ? parseBody(req) : {};
 
     // The seal's own paths answer before the seal check (reference/secrets.md §1.7), and
@@ -186,10 +203,58 @@ export class SecretsHttp implements HttpService {
       const { data } = this.validator(sys.path, op, spec).validate(op === 'update' ? body : queryData(req.query));
       return spec.handle({ node: this.node, data, token: requestToken(req) } satisfies SysRequest) as Promise<HttpResponse>;
     }
-    // An HA standby forwards the request to the active server (reference: 307 when
-    // request forwarding is off); seal paths above are answered here.
-    if (this.node.standby) return this.o.requestForwarding === false ? this.redirectToActive(req) : this.forwardToActive(req);
+    const logical: Logical = { req, method, body, full, headerNs };
+    if (this.node.standby) return this.standbyRoute(logical);
     const core = this.node.requireCore();
+    // The active server has applied every state (it made them), but a bad value is still a 400.
+    this.wantedState(req);
+    if (this.node.commitIndex === undefined) return this.serve(core, logical);
+    // A reply to a request that wrote carries the state after it.
+    const { result: res, wrote } = await trackWrites(() => this.serve(core, logical));
+    if (!wrote || res.status < 200 || res.status >= 300 || !this.node.clusterInfo) return res;
+    return { ...res, headers: { ...res.headers, [INDEX_HEADER]: formatState(this.node.clusterInfo.id, this.node.commitIndex) } };
+  }
+
+  /**
+   * An HA standby: a performance standby serves reads (GET, LIST, HEAD) itself when it has
+   * applied the state the client asks for (`X-Secrets-Index`; else 412, or forwarded with
+   * `X-Secrets-Inconsistent: forward-active-node`); anything that writes, a read that
+   * turns out to write (its read-only storage refuses), and every request on a plain
+   * standby go to the active server (forwarded, or 307 with `disable_clustering`).
+   * Seal paths never get here.
+   */
+  private async standbyRoute(l: Logical): Promise<HttpResponse> {
+    const core = this.node.core;
+    const reads = l.method === 'read' || l.method === 'list';
+    if (!core || !this.node.performanceStandby || !reads || l.req.headers[FORWARDED_HEADER] !== undefined) return this.forwarder.send(l.req);
+    const wanted = this.wantedState(l.req);
+    if (wanted !== undefined && wanted > this.node.appliedIndex) {
+      if (firstHeader(l.req, INCONSISTENT_HEADER)?.trim().toLowerCase() === FORWARD_ACTIVE_NODE) return this.forwarder.send(l.req);
+      throw missingState();
+    }
+    try {
+      return await this.serve(core, l);
+    } catch (err) {
+      if (err instanceof ReadOnlyStorageError) return this.forwarder.send(l.req);
+      throw err;
+    }
+  }
+
+  /**
+   * The commit index the request's `X-Secrets-Index` asks for; undefined without one.
+   * @throws CairnError 400 for a value that is not a state of this cluster (state-header.ts).
+   */
+  private wantedState(req: HttpRequest): number | undefined {
+    const value = firstHeader(req, INDEX_HEADER);
+    if (value === undefined || value === '') return undefined;
+    const cluster = this.node.clusterInfo;
+    return cluster ? parseState(value, cluster.id) : undefined;
+  }
+
+  /** Namespace, route, authenticate, authorise, validate, handle and render one logical request on `core`. */
+  private async serve(core: SecretsCore, { req, method, body, headerNs, full: path }: Logical): Promise<HttpResponse> {
+    let full = path;
+    const help = (req.query.get('help') ?? '') !== '';
 
     // Namespace: header and path together, the deepest existing namespace wins, so every
     // split of the namespace between the two is the same request (spec 000
@@ -247,63 +312,6 @@ export class SecretsHttp implements HttpService {
     const { data, ignored } = opSpec.rawBody ? { data: {}, ignored: [] } : this.validator(match.path, op, opSpec).validate(input);
     const result = await opSpec.handle({ ...ctx, operation: op, data });
     return renderResult({ requestId: req.id, operation: op, mountType: mount.type, result, ignored });
-  }
-
-  /** 307 to the same path and query on the active server; 503 while no active server is known. */
-  private redirectToActive(req: HttpRequest): HttpResponse {
-    if (this.node.activating) throw new CairnError('unavailable', 'this server is becoming the active one; retry');
-    const leader = this.node.leaderAddress;
-    if (leader === '') throw new CairnError('unavailable', 'this server is a standby and no active server is known yet');
-    const query = req.query.toString();
-    return { status: 307, headers: { location: `${leader.replace(/\/+$/, '')}${req.path}${query ? `?${query}` : ''}` } };
-  }
-
-  /**
-   * Sends the request to the active server (method, path, query, body, every header but
-   * the hop-by-hop ones) and passes its reply back (status, headers, body). 503 with
-   * {@link CANNOT_FORWARD} while no other active server is known or it cannot be reached.
-   */
-  private async forwardToActive(req: HttpRequest): Promise<HttpResponse> {
-    if (this.node.activating) throw new CairnError('unavailable', 'this server is becoming the active one; retry');
-    const leader = trimSlash(this.node.leaderAddress);
-    const self = this.o.selfAddresses?.().map(trimSlash) ?? [];
-    // No leader, a stale leader row naming this server, or a request another standby
-    // already forwarded: never forward (no loops).
-    if (leader === '' || self.includes(leader) || req.headers[FORWARDED_HEADER] !== undefined) throw new CairnError('unavailable', CANNOT_FORWARD);
-    const drop = connectionTokens(req.headers.connection);
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value === undefined || HOP_BY_HOP.has(name) || drop.has(name)) continue;
-      for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
-    }
-    headers.set(FORWARDED_HEADER, '1');
-    const query = req.query.toString();
-    const path = req.path.split('/').map(encodeURIComponent).join('/');
-    const withBody = req.body.length > 0 && req.method !== 'GET' && req.method !== 'HEAD';
-    let res: Response;
-    let body: Buffer;
-    try {
-      res = await fetch(`${leader}${path}${query ? `?${query}` : ''}`, {
-        method: req.method,
-        headers,
-        body: withBody ? new Uint8Array(req.body) : undefined,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
-      });
-      body = Buffer.from(await res.arrayBuffer());
-    } catch (err) {
-      const cause = (err as { cause?: { message?: string } }).cause?.message;
-      this.o.log?.warn({ leader, err: cause ?? (err as Error).message }, 'HA: cannot forward the request to the active server');
-      throw new CairnError('unavailable', CANNOT_FORWARD);
-    }
-    const dropBack = connectionTokens(res.headers.get('connection'));
-    const out: Record<string, string> = {};
-    res.headers.forEach((value, name) => {
-      // fetch has already decoded the body: its encoding and length no longer apply.
-      if (HOP_BY_HOP.has(name) || dropBack.has(name) || name === 'content-encoding') return;
-      out[name] = value;
-    });
-    return { status: res.status, headers: out, body: req.method === 'HEAD' || body.length === 0 ? undefined : body };
   }
 
   /** `?help=1`: help text and an OpenAPI fragment for the path and the paths beneath it (spec 000 "Help response"). */

@@ -9,6 +9,8 @@ import { CairnError } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
 import { json, type Backend } from '../../kernel/store/index.js';
 import { SecretsCore } from './core.js';
+import { PerformanceStandby, type ChangeFeed } from './ha/perf-standby.js';
+import { NotingBackend, ReadOnlyBackend } from './ha/storage-guard.js';
 import { ROOT_NAMESPACE } from './namespace/registry.js';
 import { SealManager, type InitResult } from './seal/seal.js';
 
@@ -33,6 +35,17 @@ export interface SecretsNodeOptions {
    * hold to be active. Without it the server is always active.
    */
   readonly ha?: NodeHa;
+  /**
+   * The storage's change feed (PostgreSQL): the commit index of `X-Secrets-Index`, and
+   * what keeps a performance standby's caches current. Absent (SQLite): no state header.
+   */
+  readonly changeFeed?: ChangeFeed;
+  /**
+   * An HA standby serves reads itself from a read-only core (a performance standby, the
+   * default when there is a change feed); `false` = `disable_performance_standby = true`:
+   * a plain standby that forwards everything.
+   */
+  readonly performanceStandby?: boolean;
 }
 
 /** The HA side of a node: the lock (kernel/store/pg-lock.ts), which publishes this server's addresses when it takes over. */
@@ -45,13 +58,19 @@ export interface NodeHa {
   };
 }
 
-/** The `sys/leader` body (reference: `ha_enabled`, `is_self`, addresses, `active_time`). */
+/**
+ * The `sys/leader` body (reference: `ha_enabled`, `is_self`, addresses, `active_time`;
+ * Vault Enterprise adds `performance_standby` and `performance_standby_last_remote_wal`,
+ * here the standby's applied change index).
+ */
 export interface LeaderStatus {
   readonly ha_enabled: boolean;
   readonly is_self: boolean;
   readonly active_time: string;
   readonly leader_address: string;
   readonly leader_cluster_address: string;
+  readonly performance_standby: boolean;
+  readonly performance_standby_last_remote_wal: number;
 }
 
 const ZERO_TIME = '0001-01-01T00:00:00Z';
@@ -71,6 +90,8 @@ export class SecretsNode {
   private cluster: ClusterInfo | undefined;
   private activeSince: Date | undefined;
   private haStarted = false;
+  /** The read-only core while a performance standby. */
+  private perf: PerformanceStandby | undefined;
 
   private constructor(
     readonly seal: SealManager,
@@ -82,20 +103,44 @@ export class SecretsNode {
     return new SecretsNode(await SealManager.load(o.backend, { storageType: o.storageType ?? 'sqlite', version: VERSION }), o);
   }
 
-  /** The core, or undefined while sealed. */
+  /**
+   * The core serving requests here: the active server's, or a performance standby's
+   * read-only one; undefined while sealed or a plain standby.
+   */
   get core(): SecretsCore | undefined {
+    return this.current ?? this.perf?.core;
+  }
+
+  /** The active server's core (writable), or undefined. */
+  get activeCore(): SecretsCore | undefined {
     return this.current;
   }
 
-  /** The core; throws the 503 sealed error while sealed. */
+  /** {@link core}; throws the 503 sealed error when there is none. */
   requireCore(): SecretsCore {
-    if (!this.current) throw sealedError();
-    return this.current;
+    const core = this.core;
+    if (!core) throw sealedError();
+    return core;
   }
 
-  /** Cluster name and id while unsealed. */
+  /** Cluster name and id while a core is open. */
   get clusterInfo(): ClusterInfo | undefined {
-    return this.current && this.cluster;
+    return this.core && this.cluster;
+  }
+
+  /** A standby serving reads itself: its read-only core is loaded and kept current (health 473). */
+  get performanceStandby(): boolean {
+    return this.standby && this.perf?.core !== undefined;
+  }
+
+  /** A performance standby's applied change index (ha/perf-standby.ts); 0 otherwise. */
+  get appliedIndex(): number {
+    return this.perf?.appliedIndex ?? 0;
+  }
+
+  /** The commit index covering every write acknowledged to this server (`X-Secrets-Index`); undefined without a change feed. */
+  get commitIndex(): number | undefined {
+    return this.o.changeFeed?.commitIndex;
   }
 
   /** Whether active/standby is on (`ha_enabled`). */
@@ -125,19 +170,39 @@ export class SecretsNode {
   leaderStatus(): LeaderStatus {
     const lock = this.o.ha?.lock;
     const self = lock !== undefined && lock.isActive && !this.seal.sealed && this.current !== undefined;
+    const perf = this.performanceStandby;
     return {
       ha_enabled: lock !== undefined,
       is_self: self,
       active_time: self && this.activeSince ? this.activeSince.toISOString() : ZERO_TIME,
       leader_address: lock?.leader?.leaderAddress ?? '',
       leader_cluster_address: lock?.leader?.clusterAddress ?? '',
+      performance_standby: perf,
+      performance_standby_last_remote_wal: perf ? this.appliedIndex : 0,
     };
   }
 
   /** Gives the HA lock up (the service is closing). */
   async stopHa(): Promise<void> {
     this.haStarted = false;
+    this.stopPerf();
     await this.o.ha?.lock.stop();
+  }
+
+  /**
+   * A write of this server was refused by the fence: another server is active now. Stops
+   * serving as the active one at once and takes part in the lock again (the lock may not
+   * have noticed yet: its connection can outlive the term it held).
+   */
+  stepDown(reason: string): void {
+    const ha = this.o.ha;
+    if (!ha || !this.haStarted || this.current === undefined) return;
+    this.o.log.warn({ reason }, 'HA: a write was refused by the fence; stepping down to standby');
+    this.becomeStandby();
+    this.haStarted = false;
+    void ha.lock.stop().then(() => {
+      if (!this.seal.sealed) this.startHa(ha);
+    });
   }
 
   /** The current time from the injected clock. */
@@ -174,25 +239,48 @@ export class SecretsNode {
   private startHa(ha: NodeHa): void {
     if (this.haStarted) return;
     this.haStarted = true;
+    this.startPerf();
     ha.lock.start({
       onActive: async () => {
         try {
           if (this.seal.sealed) return;
+          // The standby's caches may miss a change still on its way: the active core starts from storage.
+          this.stopPerf();
+          this.seal.unsealedStorage?.invalidate();
           await this.openCore();
           this.activeSince = this.now();
         } catch (err) {
           this.o.log.error({ err: (err as Error).message }, 'HA: cannot open the core after taking the lock');
         }
       },
-      onStandby: () => {
-        this.current = undefined;
-        this.activeSince = undefined;
-      },
+      onStandby: () => this.becomeStandby(),
     });
+  }
+
+  /** Drops the active core; a performance standby again when configured. */
+  private becomeStandby(): void {
+    this.current = undefined;
+    this.activeSince = undefined;
+    if (!this.seal.sealed) this.startPerf();
+  }
+
+  /** Opens the read-only core kept current from the change feed (performance standby), when configured. */
+  private startPerf(): void {
+    const feed = this.o.changeFeed;
+    const barrier = this.seal.unsealedStorage;
+    if (this.perf || !feed || !barrier || this.o.performanceStandby === false) return;
+    this.perf = new PerformanceStandby({ feed, barrier, log: this.o.log, open: () => this.openReadOnlyCore() });
+    this.perf.start();
+  }
+
+  private stopPerf(): void {
+    this.perf?.stop();
+    this.perf = undefined;
   }
 
   /** `sys/seal`: drops the core and the keys. */
   sealNow(): void {
+    this.stopPerf();
     this.current = undefined;
     this.activeSince = undefined;
     this.seal.seal();
@@ -202,8 +290,9 @@ export class SecretsNode {
     }
   }
 
+  /** Opens the active core: writable, each write noted for the request's state header. */
   private async openCore(): Promise<SecretsCore> {
-    const storage = this.seal.unsealedStorage!;
+    const storage = new NotingBackend(this.seal.unsealedStorage!);
     let cluster = json.decode<ClusterInfo>(await storage.get('core/cluster-info'));
     if (!cluster) {
       const id = randomUUID();
@@ -213,5 +302,14 @@ export class SecretsNode {
     this.cluster = cluster;
     this.current = await SecretsCore.open({ backend: storage, log: this.o.log, clock: this.o.clock });
     return this.current;
+  }
+
+  /** A performance standby's core: the same storage read-only (every write throws ReadOnlyStorageError). */
+  private async openReadOnlyCore(): Promise<SecretsCore> {
+    const storage = new ReadOnlyBackend(this.seal.unsealedStorage!);
+    const cluster = json.decode<ClusterInfo>(await storage.get('core/cluster-info'));
+    if (!cluster) throw new Error('the cluster identity is not stored yet; the active server writes it');
+    this.cluster = cluster;
+    return SecretsCore.open({ backend: storage, log: this.o.log, clock: this.o.clock });
   }
 }

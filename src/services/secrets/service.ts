@@ -9,6 +9,7 @@ import type { Logger } from '../../kernel/log/logger.js';
 import type { Backend } from '../../kernel/store/index.js';
 import type { SecretsCore } from './core.js';
 import { SecretsHttp } from './handler.js';
+import type { ChangeFeed } from './ha/perf-standby.js';
 import { SecretsNode, type NodeHa } from './node.js';
 
 /** Options of {@link startSecretsService}. */
@@ -24,6 +25,10 @@ export interface SecretsServiceOptions {
   readonly storageType?: string;
   /** Active/standby: see {@link SecretsNodeOptions.ha}. */
   readonly ha?: NodeHa;
+  /** The storage's change feed (PostgreSQL): see {@link SecretsNodeOptions.changeFeed}. */
+  readonly changeFeed?: ChangeFeed;
+  /** `false` = `disable_performance_standby`: see {@link SecretsNodeOptions.performanceStandby}. */
+  readonly performanceStandby?: boolean;
   /** A standby forwards client requests to the active server (default), or answers 307 when `false` (`disable_clustering`). */
   readonly requestForwarding?: boolean;
   /** `api_addr`: one of this server's own addresses (with its listener URLs), never forwarded to. */
@@ -42,7 +47,7 @@ export interface SecretsService {
 
 /** Opens the core and starts every listener; on a listener error, closes what started and rethrows. */
 export async function startSecretsService(o: SecretsServiceOptions): Promise<SecretsService> {
-  const node = await SecretsNode.open({ backend: o.backend, log: o.log, clock: o.clock, managedNamespaces: o.managedNamespaces, storageType: o.storageType, ha: o.ha });
+  const node = await SecretsNode.open({ backend: o.backend, log: o.log, clock: o.clock, managedNamespaces: o.managedNamespaces, storageType: o.storageType, ha: o.ha, changeFeed: o.changeFeed, performanceStandby: o.performanceStandby });
   const listeners: Listener[] = [];
   const http = new SecretsHttp(node, {
     requestForwarding: o.requestForwarding,

@@ -38,7 +38,8 @@ export interface MountInput {
   seal_wrap?: boolean;
 }
 
-const TABLE_KEY = 'core/mounts';
+/** Where the table is stored, relative to the namespace's storage. */
+export const TABLE_KEY = 'core/mounts';
 /** Prefixes users may not mount at (reference/secrets.md §3.5). */
 const RESERVED = ['sys/', 'auth/', 'audit/', 'cubbyhole/', 'identity/'];
 
@@ -66,6 +67,16 @@ export class MountTable {
       await t.save(t.entries);
     }
     return t;
+  }
+
+  /**
+   * Reads the table again (another server changed it: a performance standby's cache
+   * invalidation). Never writes; a missing document leaves the table empty.
+   */
+  reload(): Promise<void> {
+    return this.lock.run('table', async () => {
+      this.entries = json.decode<MountEntry[]>(await this.storage.get(TABLE_KEY)) ?? [];
+    });
   }
 
   /** All entries, sorted by path. */

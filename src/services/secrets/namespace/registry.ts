@@ -21,7 +21,8 @@ export interface NamespaceEntry {
 /** The root namespace. */
 export const ROOT_NAMESPACE: NamespaceEntry = Object.freeze({ id: 'root', path: '', custom_metadata: {} });
 
-const PREFIX = 'core/namespaces/';
+/** Where namespace entries are stored (root storage): `core/namespaces/<id>`. */
+export const NAMESPACE_PREFIX = 'core/namespaces/';
 /** Names the reference refuses (reference/secrets.md §3.8). */
 const RESERVED = new Set(['root', 'sys', 'audit', 'auth', 'cubbyhole', 'identity', '.', '..']);
 const NAME = /^[A-Za-z0-9_-](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?$/;
@@ -46,8 +47,8 @@ export class NamespaceRegistry {
   /** Loads every namespace entry. */
   static async load(storage: Backend): Promise<NamespaceRegistry> {
     const r = new NamespaceRegistry(storage);
-    for (const id of await storage.list(PREFIX)) {
-      const e = json.decode<NamespaceEntry>(await storage.get(PREFIX + id));
+    for (const id of await storage.list(NAMESPACE_PREFIX)) {
+      const e = json.decode<NamespaceEntry>(await storage.get(NAMESPACE_PREFIX + id));
       if (e) r.byPath.set(e.path, e);
     }
     return r;
@@ -89,7 +90,7 @@ export class NamespaceRegistry {
       const path = parent.path + name + '/';
       if (this.byPath.has(path)) throw badRequest(`namespace "${path}" already exists`);
       const entry: NamespaceEntry = { id: this.newId(), path, custom_metadata: customMetadata };
-      await this.storage.put(PREFIX + entry.id, json.encode(entry));
+      await this.storage.put(NAMESPACE_PREFIX + entry.id, json.encode(entry));
       this.byPath.set(path, entry);
       return entry;
     });
@@ -99,7 +100,7 @@ export class NamespaceRegistry {
   setMetadata(entry: NamespaceEntry, customMetadata: Record<string, string>): Promise<void> {
     return this.lock.run('registry', async () => {
       const next = { ...entry, custom_metadata: customMetadata };
-      await this.storage.put(PREFIX + entry.id, json.encode(next));
+      await this.storage.put(NAMESPACE_PREFIX + entry.id, json.encode(next));
       this.byPath.set(entry.path, next);
     });
   }
@@ -108,8 +109,22 @@ export class NamespaceRegistry {
   remove(entry: NamespaceEntry): Promise<void> {
     return this.lock.run('registry', async () => {
       if (this.children(entry).length) throw badRequest(`cannot delete namespace "${entry.path}": it contains child namespaces`);
-      await this.storage.delete(PREFIX + entry.id);
+      await this.storage.delete(NAMESPACE_PREFIX + entry.id);
       this.byPath.delete(entry.path);
+    });
+  }
+
+  /**
+   * Reads the entry of namespace `id` again (another server created, changed or deleted
+   * it); never writes. Returns the entry it replaced or removed, if any.
+   */
+  refresh(id: string): Promise<NamespaceEntry | undefined> {
+    return this.lock.run('registry', async () => {
+      const fresh = json.decode<NamespaceEntry>(await this.storage.get(NAMESPACE_PREFIX + id));
+      const old = this.byId(id);
+      if (old && old !== ROOT_NAMESPACE) this.byPath.delete(old.path);
+      if (fresh) this.byPath.set(fresh.path, fresh);
+      return old === ROOT_NAMESPACE ? undefined : old;
     });
   }
 

@@ -7,8 +7,9 @@
  * everything. `default` is created on first start with the reference's default rules, may
  * be rewritten, and cannot be deleted.
  *
- * Caches are per process: a write on this store invalidates them. (Several servers on one
- * database will need a change notification; see DESIGN.md "Growing past one machine".)
+ * Caches are per process: a write on this store invalidates them, and so does a change
+ * another server made (a performance standby hears of it from the change feed:
+ * ha/perf-standby.ts, {@link PolicyStore.invalidate}).
  *
  * @module
  */
@@ -56,7 +57,8 @@ path "sys/internal/ui/mounts/*" {
 }
 `;
 
-const PREFIX = 'sys/policy/';
+/** Where policies are stored, relative to the namespace's storage. */
+export const POLICY_PREFIX = 'sys/policy/';
 /** Compiled ACLs kept at most; the cache is emptied when it grows past this. */
 const MAX_CACHED_ACLS = 1000;
 
@@ -77,13 +79,13 @@ export class PolicyStore {
   /** Opens the store on `storage`, creating the `default` policy on first start. */
   static async open(storage: Backend): Promise<PolicyStore> {
     const store = new PolicyStore(storage);
-    if ((await storage.get(PREFIX + 'default')) === undefined) await store.set('default', DEFAULT_POLICY_TEXT);
+    if ((await storage.get(POLICY_PREFIX + 'default')) === undefined) await store.set('default', DEFAULT_POLICY_TEXT);
     return store;
   }
 
   /** Names of the stored policies, sorted (without `root`). */
   async list(): Promise<string[]> {
-    return (await this.storage.list(PREFIX)).filter((k) => !k.endsWith('/'));
+    return (await this.storage.list(POLICY_PREFIX)).filter((k) => !k.endsWith('/'));
   }
 
   /** The policy named `name`; `root` has an empty text. Undefined when there is none. */
@@ -96,7 +98,7 @@ export class PolicyStore {
   /** Whether a policy named `name` exists (`root` always does). */
   async exists(name: string): Promise<boolean> {
     const n = normalizePolicyName(name);
-    return n === 'root' || (await this.storage.get(PREFIX + n)) !== undefined;
+    return n === 'root' || (await this.storage.get(POLICY_PREFIX + n)) !== undefined;
   }
 
   /**
@@ -117,7 +119,7 @@ export class PolicyStore {
       if (err instanceof PolicyParseError) throw badRequest(err.message);
       throw err;
     }
-    await this.storage.put(PREFIX + n, json.encode({ name: policy.name, policy: text } satisfies StoredPolicy));
+    await this.storage.put(POLICY_PREFIX + n, json.encode({ name: policy.name, policy: text } satisfies StoredPolicy));
     this.invalidate();
   }
 
@@ -129,7 +131,7 @@ export class PolicyStore {
     const n = normalizePolicyName(name);
     if (n === 'root') throw badRequest('cannot delete "root" policy');
     if (n === 'default') throw badRequest('cannot delete default policy');
-    await this.storage.delete(PREFIX + n);
+    await this.storage.delete(POLICY_PREFIX + n);
     this.invalidate();
   }
 
@@ -165,10 +167,11 @@ export class PolicyStore {
   }
 
   private async read(name: string): Promise<StoredPolicy | undefined> {
-    return json.decode<StoredPolicy>(await this.storage.get(PREFIX + name));
+    return json.decode<StoredPolicy>(await this.storage.get(POLICY_PREFIX + name));
   }
 
-  private invalidate(): void {
+  /** Empties the parse and ACL caches; reads in flight do not fill them. */
+  invalidate(): void {
     this.generation++;
     this.parsed.clear();
     this.acls.clear();

@@ -143,6 +143,20 @@ export class BarrierBackend implements Backend {
       this.inner.batch(sealed),
     );
   }
+  /**
+   * Forgets cached plaintexts: of `keys` (storage keys: the barrier keeps them as they
+   * are), or every one when `keys` is undefined. For a performance standby, whose
+   * storage is written by another server (ha/perf-standby.ts): a read in flight does not
+   * fill the cache with what it read before the change.
+   */
+  invalidate(keys?: readonly string[]): void {
+    this.writes++;
+    if (keys === undefined) {
+      this.young = new Map();
+      this.old = new Map();
+    } else this.forget(keys);
+  }
+
   /** The barrier does not own the storage: closing is the owner's job. */
   async close(): Promise<void> {}
 

@@ -78,7 +78,7 @@ export class SealManager {
   }
 
   /** The barrier view of storage while unsealed, else undefined. */
-  get unsealedStorage(): Backend | undefined {
+  get unsealedStorage(): BarrierBackend | undefined {
     return this.barrier;
   }
 

@@ -109,8 +109,15 @@ const healthPath: SysPath = {
       summary: 'Read the health status',
       handle: async (r) => {
         const { node, data } = r;
-        // An HA standby (unsealed, another server holds the lock) answers standbycode.
-        const state = { initialized: node.seal.initialized, sealed: node.seal.sealed, standby: node.standby, performanceStandby: false, drSecondary: false };
+        // An HA standby (unsealed, another server holds the lock) answers standbycode, or
+        // performancestandbycode while it serves reads itself (it is a standby too, as in the reference).
+        const state = {
+          initialized: node.seal.initialized,
+          sealed: node.seal.sealed,
+          standby: node.standby,
+          performanceStandby: node.performanceStandby,
+          drSecondary: false,
+        };
         const cluster = node.clusterInfo;
         return renderBare(healthCode(state, data), {
           initialized: state.initialized,
@@ -135,12 +142,7 @@ const leaderPath: SysPath = {
   operations: {
     read: {
       summary: 'Read the leader',
-      handle: async (r) =>
-        renderBare(200, {
-          ...r.node.leaderStatus(),
-          performance_standby: false,
-          performance_standby_last_remote_wal: 0,
-        }),
+      handle: async (r) => renderBare(200, r.node.leaderStatus()),
     },
   },
 };

@@ -65,6 +65,8 @@ export interface CreateTokenOptions {
   namespaceId?: string;
 }
 
+/** Where the token store keeps everything (root storage). */
+export const TOKEN_PREFIX = 'sys/token/';
 const ID = 'sys/token/id/';
 const ACCESSOR = 'sys/token/accessor/';
 const PARENT = 'sys/token/parent/';
@@ -187,6 +189,14 @@ export class TokenStore {
     if (this.chainExpiry.size >= MAX_CHAIN_CACHE) this.chainExpiry.clear();
     this.chainExpiry.set(entry.parent, earliest);
     return true;
+  }
+
+  /**
+   * Forgets the remembered chain expiries: another server revoked or changed tokens (a
+   * performance standby hears of it from the change feed).
+   */
+  forgetChains(): void {
+    this.chainExpiry.clear();
   }
 
   /** Revokes the token with hash `hash` and, recursively, every child token. */
