@@ -10,6 +10,7 @@ import { Agent, request } from 'undici';
 import { KvV2Client } from './secrets-kv.js';
 import { SysClient } from './secrets-sys.js';
 import { SecretsApiError, SecretsConnectionError } from './secrets-errors.js';
+import { ConsistencyState, STATE_HEADER, stateRetryDelayMs } from './secrets-state.js';
 import { TokenClient } from './secrets-token.js';
 import { AuthClient } from './secrets-auth.js';
 import { NamespacesClient } from './secrets-namespaces.js';
@@ -50,6 +51,16 @@ export interface SecretsClientOptions {
   skipVerify?: boolean;
   /** Limit for one whole request in milliseconds (default {@link DEFAULT_FETCH_TIMEOUT_MS}). */
   fetchTimeoutMs?: number;
+  /**
+   * Read-your-writes (default on): send the newest `X-Secrets-Index` state a reply carried
+   * with every later request (secrets-state.ts), so a performance standby answers only
+   * once it has applied it. `false`: never send it.
+   */
+  readYourWrites?: boolean;
+  /** Retries of a 412 (a standby behind the state sent) before failing with the server's message; default 4. */
+  maxStateRetries?: number;
+  /** First pause before retrying a 412, in ms, doubling each time up to 1 s; default 100. */
+  stateRetryBaseMs?: number;
 }
 
 type Kind = 'read' | 'write';
@@ -100,13 +111,14 @@ export class SecretsClient {
   private readonly options: SecretsClientOptions;
   private readonly agent: Agent;
   private readonly ownsAgent: boolean;
+  private readonly state: ConsistencyState;
 
   /**
    * @param options Address, credentials and TLS settings.
-   * @param shared Internal: reuse another client's connection pool (see {@link withToken}).
+   * @param shared Internal: reuse another client's connection pool and consistency state (see {@link withToken}).
    * @throws TypeError when `address` is not an `http:` or `https:` URL.
    */
-  constructor(options: SecretsClientOptions, shared?: { agent: Agent }) {
+  constructor(options: SecretsClientOptions, shared?: { agent: Agent; state?: ConsistencyState }) {
     let url: URL;
     try {
       url = new URL(options.address);
@@ -119,6 +131,7 @@ export class SecretsClient {
     this.address = options.address.replace(/\/+$/, '');
     this.options = { ...options };
     this.ownsAgent = shared === undefined;
+    this.state = shared?.state ?? new ConsistencyState();
     this.agent =
       shared?.agent ??
       new Agent({
@@ -155,12 +168,12 @@ export class SecretsClient {
 
   /** A client for the same server and connection pool using another token. */
   withToken(token: string | undefined): SecretsClient {
-    return new SecretsClient({ ...this.options, token }, { agent: this.agent });
+    return new SecretsClient({ ...this.options, token }, { agent: this.agent, state: this.state });
   }
 
   /** A client for the same server and connection pool in another namespace (`undefined` = root). */
   withNamespace(namespace: string | undefined): SecretsClient {
-    return new SecretsClient({ ...this.options, namespace }, { agent: this.agent });
+    return new SecretsClient({ ...this.options, namespace }, { agent: this.agent, state: this.state });
   }
 
   /** Closes pooled connections (only when this client created the pool). Idempotent. */
@@ -213,8 +226,16 @@ export class SecretsClient {
     return this.logical('write', 'DELETE', path, { query });
   }
 
+  /** The newest `X-Secrets-Index` state a reply carried (sent with later requests unless `readYourWrites` is off). */
+  get consistencyState(): string | undefined {
+    return this.state.current;
+  }
+
   /**
-   * Any method on `/v1/<path>`, answer returned whatever its status.
+   * Any method on `/v1/<path>`, answer returned whatever its status. With read-your-writes
+   * on, the newest state is sent as `X-Secrets-Index`, a reply's state is remembered, and
+   * a 412 to a request that carried a state is retried with backoff (`maxStateRetries`
+   * times) before it is returned.
    *
    * @throws SecretsConnectionError when no HTTP answer arrives within `fetchTimeoutMs`.
    */
@@ -223,13 +244,25 @@ export class SecretsClient {
     const headers: Record<string, string> = { 'x-secrets-request': 'true' };
     if (this.options.token) headers['x-secrets-token'] = this.options.token;
     if (this.options.namespace) headers['x-secrets-namespace'] = this.options.namespace;
+    const ryw = this.options.readYourWrites !== false;
+    if (ryw && this.state.current) headers[STATE_HEADER] = this.state.current;
     let body: string | undefined;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['content-type'] = 'application/json';
     }
     for (const [k, v] of Object.entries(options.headers ?? {})) headers[k.toLowerCase()] = v;
+    const retries = headers[STATE_HEADER] ? (this.options.maxStateRetries ?? 4) : 0;
+    for (let attempt = 1; ; attempt++) {
+      const res = await this.send(method, url, headers, body);
+      if (ryw) this.state.record(res.headers[STATE_HEADER]);
+      if (res.status !== 412 || attempt > retries) return res;
+      await new Promise((r) => setTimeout(r, stateRetryDelayMs(attempt, this.options.stateRetryBaseMs ?? 100)));
+    }
+  }
 
+  /** One HTTP exchange within `fetchTimeoutMs`. */
+  private async send(method: string, url: string, headers: Record<string, string>, body: string | undefined): Promise<RawResponse> {
     const timeoutMs = this.options.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS;
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), timeoutMs);

@@ -20,10 +20,11 @@ export interface RecordedRequest {
   body: unknown;
 }
 
-/** What the fake answers: a status, and a JSON body unless `undefined`. */
+/** What the fake answers: a status, reply headers, and a JSON body unless `undefined`. */
 export interface FakeAnswer {
   status: number;
   body?: unknown;
+  headers?: Record<string, string>;
 }
 
 /** Chooses the answer to a request. */
@@ -62,9 +63,9 @@ export async function startFakeServer(options: { tls?: { key: string; cert: stri
       requests.push(recorded);
       const answer = handler(recorded);
       if (answer.body === undefined) {
-        res.writeHead(answer.status).end();
+        res.writeHead(answer.status, answer.headers).end();
       } else {
-        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+        res.writeHead(answer.status, { ...answer.headers, 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
       }
     });
   };
