@@ -9,3 +9,4 @@ export * from './schema.js';
 export { validateConfig, type SourceInfo } from './validate.js';
 export { HclSyntaxError, parseHcl } from './hcl.js';
 export { resolveSecretRef, type ConfigEnv } from './secret-ref.js';
+export * from './storage.js';

@@ -12,15 +12,21 @@
  *   of up to wait/16 ends (reference/mesh.md §0.7, reference/sched.md §1.5);
  * - a request naming another datacenter / region in the service's forwarding query
  *   parameter (`dc`, `region`) goes to a server there; none known → 500 with the service's text;
- * - query-meta headers on reads (`X-<Service>-Index`, `KnownLeader`, `LastContact`, …).
+ * - query-meta headers on reads (`X-<Service>-Index`, `KnownLeader`, `LastContact`, …);
+ * - several servers sharing one state (issue 8 scope 3, kernel/store/leadership.ts): a
+ *   follower forwards every request that may write (any method but GET) to the leader,
+ *   once (a forwarded request that meets a follower again → 500 `No cluster leader`, as
+ *   when no leader is known or reachable), and serves reads itself after a read barrier,
+ *   so a client reading right after its write sees it; `?stale` reads skip the barrier.
  *
  * What differs between the services is data: {@link ApiConventions}.
  *
  * @module
  */
-import type { StateStore } from '../store/index.js';
+import type { Leadership, StateStore } from '../store/index.js';
 import { goDurationMs } from '../util/go-duration.js';
 import { badRequest, CairnError } from './errors.js';
+import { forwardRequest, type ForwardStyle } from './forward.js';
 import { RouteTable, type Operation, type PathSpec } from './route.js';
 import type { HttpRequest, HttpResponse, HttpService } from './server.js';
 
@@ -93,8 +99,11 @@ export interface ApiConventions {
   consistency(query: URLSearchParams): string;
   /** Whether the reply is indented (`?pretty`: the discovery service takes any value, the scheduler any but `0`). */
   pretty(query: URLSearchParams): boolean;
-  /** Query-meta headers of a read whose result is at `index`. */
-  queryMeta(index: number, consistency: string): Record<string, string>;
+  /**
+   * Query-meta headers of a read whose result is at `index`; `leader` says whether a leader
+   * is known and how long ago (ms) a follower last heard of it (0 on the leader or alone).
+   */
+  queryMeta(index: number, consistency: string, leader: { readonly known: boolean; readonly lastContactMs: number }): Record<string, string>;
   /** Headers on every reply (e.g. the discovery service's default ACL policy). */
   commonHeaders?(): Record<string, string>;
   /** Text of the 400 for a body that is not JSON; `kind` is what the handler asked for. */
@@ -122,7 +131,17 @@ export interface ApiServiceOptions<D> {
   readonly random?: () => number;
   /** Aborted when the agent stops: blocking queries then return at once. */
   readonly shutdown?: AbortSignal;
+  /** Several servers on one shared state: who leads (see the module doc); absent: this server alone. */
+  readonly leadership?: Leadership;
+  /** How a follower forwards requests to the leader (the service's token header, reply headers kept). */
+  readonly forwardStyle?: ForwardStyle;
 }
+
+/** Marks a request a follower forwarded to the leader, so it is never forwarded twice. */
+export const LEADER_FORWARDED_HEADER = 'x-cairn-forwarded-to-leader';
+/** The reference products' text when no leader can serve a request (500). */
+export const NO_CLUSTER_LEADER = 'No cluster leader';
+const ALONE = { known: true, lastContactMs: 0 } as const;
 
 const METHOD_OP: Readonly<Record<ApiMethod, Operation>> = { GET: 'read', PUT: 'update', POST: 'create', DELETE: 'delete' };
 /** `Content-Type` of every error and text reply. */
@@ -170,6 +189,11 @@ export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
 
       const q = req.query;
       const consistency = conv.consistency(q);
+      const leadership = options.leadership;
+      if (leadership && !leadership.isLeader) {
+        if (method !== 'GET') return forwardToLeader(req, leadership, conv.tokenOf(req), options.forwardStyle);
+        if (consistency !== 'stale') await leadership.readBarrier();
+      }
       const blocking = method === 'GET' ? blockingOf.get(match.path.spec.pattern) : undefined;
       if (blocking && q.has('index')) {
         const raw = q.get('index')!;
@@ -196,7 +220,10 @@ export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
       const reply = (await op.handle(ctx))!;
       if (reply.forwarded) return reply.forwarded;
       const headers: Record<string, string> = { ...common() };
-      if (reply.index !== undefined) Object.assign(headers, conv.queryMeta(reply.index, consistency));
+      if (reply.index !== undefined) {
+        const leader = leadership ? { known: leadership.knownLeader, lastContactMs: leadership.lastContactMs } : ALONE;
+        Object.assign(headers, conv.queryMeta(reply.index, consistency, leader));
+      }
       Object.assign(headers, reply.headers);
       if (reply.stream) return { status: reply.status ?? 200, headers, stream: reply.stream };
       if (reply.empty) return { status: reply.status ?? 200, headers };
@@ -208,6 +235,23 @@ export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
       return { status: err.status, headers: { ...PLAIN_TEXT, ...common() }, body: err.messages.join('; ') || err.message };
     },
   };
+}
+
+/**
+ * Sends `req` to the leader, once; for a follower's writes, and for the few reads only the
+ * leader can answer (e.g. replication status). @throws CairnError 500 `No cluster leader`
+ * when no leader is known, it cannot be reached, or `req` was already forwarded once.
+ */
+export async function forwardToLeader(req: HttpRequest, leadership: Leadership, secret: string | undefined, style: ForwardStyle | undefined): Promise<HttpResponse> {
+  const address = leadership.leaderAddress;
+  if (address === undefined || req.headers[LEADER_FORWARDED_HEADER] !== undefined || !style) {
+    throw new CairnError('internal', NO_CLUSTER_LEADER);
+  }
+  try {
+    return await forwardRequest(style, req, address, secret, undefined, { [LEADER_FORWARDED_HEADER]: '1' });
+  } catch {
+    throw new CairnError('internal', NO_CLUSTER_LEADER);
+  }
 }
 
 function parseBody<T>(body: Buffer, kind: string | undefined, conv: ApiConventions): T | undefined {

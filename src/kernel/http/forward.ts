@@ -27,13 +27,20 @@ export interface ForwardStyle {
 
 /**
  * Sends `req` (method, path, query, body, token, the headers `style.pass` names) to `address` (`host:port`) and returns its
- * reply. `query` replaces the request's query when given (e.g. without `dc`). A reply without
+ * reply. `query` replaces the request's query when given (e.g. without `dc`); `extra` headers are sent as well (e.g. the mark of a request forwarded to the leader). A reply without
  * `Content-Length` (a stream) is passed on as it arrives, for as long as both sides keep it.
  * @throws {Error} `rpc error making call: …` when the server cannot be reached.
  */
-export async function forwardRequest(style: ForwardStyle, req: HttpRequest, address: string, secret: string | undefined, query?: URLSearchParams): Promise<HttpResponse> {
+export async function forwardRequest(
+  style: ForwardStyle,
+  req: HttpRequest,
+  address: string,
+  secret: string | undefined,
+  query?: URLSearchParams,
+  extra: Readonly<Record<string, string>> = {},
+): Promise<HttpResponse> {
   const q = (query ?? req.query).toString();
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...extra };
   if (style.pass) {
     for (const [k, v] of Object.entries(req.headers)) {
       if (v !== undefined && style.pass.test(k)) headers[k] = Array.isArray(v) ? v.join(',') : v;
@@ -103,4 +110,15 @@ function drained(sink: Writable): Promise<void> {
     sink.on('drain', done);
     sink.on('close', done);
   });
+}
+
+/**
+ * The `host:port` other servers reach a listener at: the bound address of `listenerUrl`
+ * (`http://host:port`, port 0 already resolved), with `advertiseHost` in place of its host
+ * when given (a wildcard listen address such as `0.0.0.0` is not reachable as such).
+ */
+export function advertisedAddress(listenerUrl: string, advertiseHost?: string): string {
+  const url = new URL(listenerUrl);
+  if (advertiseHost === undefined) return url.host;
+  return `${advertiseHost.includes(':') ? `[${advertiseHost}]` : advertiseHost}:${url.port}`;
 }

@@ -47,8 +47,8 @@ const stamp = (ms: number) => new Date(Math.round(ms / 1000) * 1000).toISOString
 /** Runs replication loops; see the module doc. */
 export class ReplicationLoops<K extends string> {
   private running = false;
-  private readonly stop = new AbortController();
-  private readonly loops: Promise<void>[] = [];
+  private stop = new AbortController();
+  private loops: Promise<void>[] = [];
   /** The source index each kind last replicated up to. */
   readonly indexes = new Map<K, number>();
   /** RFC3339 of the last successful round, or {@link ZERO_TIME}. */
@@ -70,10 +70,12 @@ export class ReplicationLoops<K extends string> {
     return this.stop.signal;
   }
 
-  /** Starts one loop per kind; no-op when running. */
+  /** Starts one loop per kind; no-op when running. Loops may start again after {@link close} (a new leader's). */
   start(kinds: readonly K[], round: ReplicationRound<K>): void {
     if (this.running) return;
     this.running = true;
+    if (this.stop.signal.aborted) this.stop = new AbortController();
+    this.loops = [];
     for (const k of kinds) this.loops.push(this.loop(k, round));
   }
 

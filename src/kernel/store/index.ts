@@ -17,6 +17,8 @@ export { BackendView, json, listRecursive } from './view.js';
 export { StateConflict, StateStore, StateStoreFailed, StateStoreReadOnly } from './state.js';
 export type { ChangeBatch, Indexed, StateChange, StateCodec, StateStoreOptions, TableSpec, Txn } from './state.js';
 export { StateLeadership } from './leadership.js';
+export { openAgentState } from './agent-state.js';
+export type { AgentState, AgentStateOptions } from './agent-state.js';
 export type { Leadership, StateLeadershipOptions } from './leadership.js';
 export type { BackendChange } from './pg-listen.js';
 export { aesGcmCodec, loadOrCreateKeyFile } from './aead-codec.js';

@@ -45,6 +45,8 @@ export interface Leadership {
   readonly isLeader: boolean;
   /** The leader's `host:port`; undefined when none is known (or it is this server). */
   readonly leaderAddress: string | undefined;
+  /** Whether some server is known to lead (this one, or the one the database names). */
+  readonly knownLeader: boolean;
   /** Milliseconds since a follower last heard the database name the leader; 0 on the leader. */
   readonly lastContactMs: number;
   /** Resolves once this server has applied every write acknowledged before the call. */
@@ -121,7 +123,7 @@ export class StateLeadership implements Leadership {
     return address && address !== this.o.address() ? address : undefined;
   }
 
-  /** Whether some server is known to lead (this one, or the one the lock's row names). */
+  /** @inheritdoc */
   get knownLeader(): boolean {
     return this.leader || this.leaderAddress !== undefined;
   }

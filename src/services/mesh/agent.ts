@@ -7,9 +7,9 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { forwardRequest, listen } from '../../kernel/http/index.js';
+import { advertisedAddress, forwardRequest, listen } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
-import { aesGcmCodec, loadOrCreateKeyFile, SqliteBackend, StateStore } from '../../kernel/store/index.js';
+import { openAgentState, type StateLeadership, type StateStore } from '../../kernel/store/index.js';
 import { ensureBuiltins, ensureInitialManagement, INITIAL_MANAGEMENT_DESCRIPTION } from './bootstrap.js';
 import type { MeshAgentConfig } from './config.js';
 import type { MeshDeps } from './deps.js';
@@ -57,6 +57,8 @@ export interface MeshAgent {
   readonly state: StateStore;
   /** Present in a secondary datacenter with ACLs on. */
   readonly replicator?: Replicator;
+  /** Present on `storage "postgresql"`: whether this agent leads the agents sharing the table. */
+  readonly leadership?: StateLeadership;
   close(): Promise<void>;
 }
 
@@ -68,20 +70,17 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
   const { config, log } = options;
   const now = options.now ?? (() => Date.now());
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const backend = SqliteBackend.open({ path: join(config.dataDir, 'mesh.db') });
+  const { backend, state, shared } = await openAgentState({
+    storage: config.storage,
+    sqlitePath: join(config.dataDir, 'mesh.db'),
+    keyFile: join(config.dataDir, 'mesh-state.key'),
+    tables: MESH_TABLES,
+    log,
+    applicationName: 'cairn-mesh',
+  });
+  let leadership: StateLeadership | undefined;
   try {
-    const state = await StateStore.open(backend, MESH_TABLES, aesGcmCodec(loadOrCreateKeyFile(join(config.dataDir, 'mesh-state.key'))));
     const primary = config.datacenter === config.primaryDatacenter;
-    if (config.enterprise) await ensureDefaultNamespace(state);
-    if (config.acl.enabled) {
-      await ensureBuiltins(state, now());
-      const secret = config.acl.initialManagement;
-      if (secret !== undefined && primary) {
-        if (options.replaceInitialManagement) await dropOtherInitialManagement(state, secret);
-        const done = await ensureInitialManagement(state, secret, now());
-        if (done !== 'exists') log.info(done === 'bootstrapped' ? 'bootstrapped ACLs from acl.tokens.initial_management' : 'created the initial management token from configuration');
-      }
-    }
     const acl = new AclResolver(state, { defaultPolicy: config.acl.defaultPolicy, defaultToken: config.acl.defaultToken, datacenter: config.datacenter, now });
     const forwardTo: MeshDeps['forwardTo'] = (dc, req, secret) => {
       const address = config.wanAddresses[dc];
@@ -106,8 +105,16 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
           })
         : undefined;
     if (config.acl.enabled && !primary && !primaryAddress) log.warn({ primary: config.primaryDatacenter }, 'no wan_addresses entry for the primary datacenter: ACL replication cannot run');
-    const deps: MeshDeps = { state, config, acl, now, replicator, forwardTo };
+    /** What only the leader does (every agent, when the state is not shared): the built-in objects, then replication. */
+    const lead = async () => {
+      await bootstrapState(state, config, options, now, log, primary);
+      replicator?.start();
+    };
+    if (!shared) await lead();
     const stopping = new AbortController();
+    let advertised = '';
+    leadership = shared?.leadership({ address: () => advertised, onLeader: lead, onFollower: () => replicator?.close() });
+    const deps: MeshDeps = { state, config, acl, now, replicator, forwardTo, self: () => advertised, leadership };
     const service = meshHttpService({
       routes: withNamespaceGuard(config.enterprise ? [...MESH_ROUTES, ...MESH_ENTERPRISE_ROUTES] : MESH_ROUTES, !!config.enterprise),
       deps,
@@ -116,25 +123,42 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       datacenter: config.datacenter,
       forwardTo,
       shutdown: stopping.signal,
+      leadership,
     });
     const listener = await listen({ address: config.httpAddress }, service, log);
-    replicator?.start();
-    log.info({ url: listener.url, datacenter: config.datacenter, acl: config.acl.enabled }, 'discovery service listening');
+    advertised = advertisedAddress(listener.url, config.advertiseHost);
+    leadership?.start();
+    log.info({ url: listener.url, datacenter: config.datacenter, acl: config.acl.enabled, storage: shared ? `postgresql ${shared.backend.target}` : 'sqlite' }, 'discovery service listening');
     return {
       url: listener.url,
       state,
       replicator,
+      leadership,
       close: async () => {
         stopping.abort();
+        await leadership?.stop();
         await replicator?.close();
         await listener.close();
         await backend.close();
       },
     };
   } catch (err) {
+    await leadership?.stop();
     await backend.close();
     throw err;
   }
+}
+
+/** The built-in ACL objects, the default namespace and the `initial_management` token (the leader's first writes). */
+async function bootstrapState(state: StateStore, config: MeshAgentConfig, options: MeshAgentOptions, now: () => number, log: Logger, primary: boolean): Promise<void> {
+  if (config.enterprise) await ensureDefaultNamespace(state);
+  if (!config.acl.enabled) return;
+  await ensureBuiltins(state, now());
+  const secret = config.acl.initialManagement;
+  if (secret === undefined || !primary) return;
+  if (options.replaceInitialManagement) await dropOtherInitialManagement(state, secret);
+  const done = await ensureInitialManagement(state, secret, now());
+  if (done !== 'exists') log.info(done === 'bootstrapped' ? 'bootstrapped ACLs from acl.tokens.initial_management' : 'created the initial management token from configuration');
 }
 
 /** Deletes initial-management tokens with another secret (dev restarts only). */

@@ -12,6 +12,11 @@
  * wan_addresses {                        # HTTP API of a server in each other datacenter
  *   dc1 = "10.0.0.10:8500"
  * }
+ * storage "postgresql" {                 # several agents of this datacenter share one state
+ *   connection_url = "env://CAIRN_PG_URL"
+ *   table          = "cairn_mesh_dc2"
+ * }
+ * advertise_addr = "10.0.1.5"            # what the other agents reach this one's HTTP API at
  * acl {
  *   enabled                  = true
  *   default_policy           = "deny"
@@ -27,7 +32,19 @@
  *
  * @module
  */
-import { addressBlock, blockError, cfg, loadConfigFile, parseConfig, resolveSecretRef, type ConfigEnv, type ConfigOf } from '../../kernel/config/index.js';
+import {
+  addressBlock,
+  agentPostgresKeys,
+  agentPostgresStorage,
+  blockError,
+  cfg,
+  loadConfigFile,
+  parseConfig,
+  resolveSecretRef,
+  type AgentPostgresStorage,
+  type ConfigEnv,
+  type ConfigOf,
+} from '../../kernel/config/index.js';
 
 /** The declared schema (kernel/config/schema.ts). */
 export const meshAgentSchema = {
@@ -40,6 +57,11 @@ export const meshAgentSchema = {
   log_level: cfg.string({ default: 'info', enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true }),
   addresses: cfg.block({ http: cfg.string({ default: '127.0.0.1', doc: 'HTTP listen host' }) }),
   ports: cfg.block({ http: cfg.int({ default: 8500, min: 0, max: 65535, doc: 'HTTP listen port; 0 picks a free one' }) }),
+  storage: cfg.variants(
+    { postgresql: agentPostgresKeys('cairn_mesh') },
+    { doc: 'several agents of one datacenter on one PostgreSQL table (one leader, the others follow); default: SQLite in data_dir' },
+  ),
+  advertise_addr: cfg.string({ doc: 'host the other agents sharing the storage reach this one\'s HTTP API at (with ports.http); default: the HTTP listen address' }),
   wan_addresses: cfg.raw({ doc: 'datacenter name → host:port of the HTTP API of one of its servers (stands for the reference\'s retry_join_wan gossip)' }),
   acl: cfg.block({
     enabled: cfg.bool({ default: false }),
@@ -66,6 +88,10 @@ export interface MeshAgentConfig {
   readonly enterprise?: boolean;
   /** `host:port` of the HTTP listener. */
   readonly httpAddress: string;
+  /** `storage "postgresql"`: agents of this datacenter share the state there; absent: SQLite in `dataDir`. */
+  readonly storage?: AgentPostgresStorage;
+  /** `advertise_addr`: the host the other agents sharing the storage forward writes to (with the bound HTTP port); absent: the bound HTTP address. */
+  readonly advertiseHost?: string;
   /** Datacenter → `host:port` of a server's HTTP API there (`wan_addresses`). */
   readonly wanAddresses: Readonly<Record<string, string>>;
   readonly acl: {
@@ -112,6 +138,8 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
   }
   const wanAddresses = addressBlock(raw.wan_addresses, raw.$at, 'wan_addresses', raw.datacenter, 'datacenter');
   const host = raw.addresses?.http ?? '127.0.0.1';
+  const port = raw.ports?.http ?? 8500;
+  const bracket = (h: string) => (h.includes(':') ? `[${h}]` : h);
   return {
     dataDir: raw.data_dir,
     datacenter: raw.datacenter,
@@ -119,7 +147,9 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
     nodeName: raw.node_name ?? hostName,
     logLevel: raw.log_level.toLowerCase(),
     enterprise: raw.enterprise,
-    httpAddress: `${host.includes(':') ? `[${host}]` : host}:${raw.ports?.http ?? 8500}`,
+    httpAddress: `${bracket(host)}:${port}`,
+    storage: raw.storage && agentPostgresStorage(raw.storage.body, env),
+    advertiseHost: raw.advertise_addr,
     wanAddresses,
     acl: {
       enabled: acl?.enabled ?? false,

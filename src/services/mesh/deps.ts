@@ -5,7 +5,7 @@
  * @module
  */
 import { CairnError, type HttpRequest, type HttpResponse } from '../../kernel/http/index.js';
-import type { StateStore } from '../../kernel/store/index.js';
+import type { Leadership, StateStore } from '../../kernel/store/index.js';
 import type { Access, Resource } from './acl/index.js';
 import type { MeshAgentConfig } from './config.js';
 import { aclDisabled, type MeshContext, type MeshReply } from './http.js';
@@ -21,6 +21,10 @@ export interface MeshDeps {
   readonly now: () => number;
   /** Running in a secondary datacenter with ACLs on. */
   readonly replicator?: Replicator;
+  /** This agent's advertised `host:port` (known once it listens). */
+  readonly self: () => string;
+  /** Agents sharing one state on PostgreSQL: who leads. */
+  readonly leadership?: Leadership;
   /** Sends a request to a server of datacenter `dc`; undefined when none is known. */
   readonly forwardTo: (dc: string, req: HttpRequest, secret: string | undefined) => Promise<HttpResponse> | undefined;
 }

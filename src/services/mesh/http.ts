@@ -30,7 +30,7 @@ import {
   type HttpResponse,
   type HttpService,
 } from '../../kernel/http/index.js';
-import type { StateStore } from '../../kernel/store/index.js';
+import type { Leadership, StateStore } from '../../kernel/store/index.js';
 
 /** HTTP methods a mesh route may declare. */
 export type MeshMethod = ApiMethod;
@@ -65,6 +65,8 @@ export interface MeshHttpOptions<D> {
    * (then 500 `No path to datacenter`, as the reference).
    */
   readonly forwardTo?: (dc: string, req: HttpRequest, secret: string | undefined) => Promise<HttpResponse> | undefined;
+  /** Agents sharing one state (`storage "postgresql"`): followers forward writes to the leader. */
+  readonly leadership?: Leadership;
 }
 
 /** Default blocking wait: 5 minutes in ms (reference/mesh.md §0.7). */
@@ -108,15 +110,24 @@ export function meshHttpService<D>(options: MeshHttpOptions<D>): HttpService {
       return q.has('consistent') ? 'consistent' : q.has('stale') || q.has('max_stale') ? 'stale' : 'leader';
     },
     pretty: (q) => q.has('pretty'),
-    queryMeta: (index, consistency) => ({
+    queryMeta: (index, consistency, leader) => ({
       'X-Mesh-Index': String(Math.max(1, index)),
-      'X-Mesh-KnownLeader': 'true',
-      'X-Mesh-LastContact': '0',
+      'X-Mesh-KnownLeader': String(leader.known),
+      'X-Mesh-LastContact': String(leader.lastContactMs),
       'X-Mesh-Effective-Consistency': consistency,
     }),
     commonHeaders: () => ({ 'X-Mesh-Default-ACL-Policy': options.defaultPolicy() }),
     decodeError: (why, kind) => (kind ? `${kind} decoding failed: ${why}` : `Failed to decode request body: ${why}`),
     forward: options.forwardTo && { param: 'dc', local: options.datacenter, noPath: 'No path to datacenter', to: options.forwardTo },
   };
-  return apiHttpService({ routes: options.routes, deps: options.deps, state: options.state, conventions, random: options.random, shutdown: options.shutdown });
+  return apiHttpService({
+    routes: options.routes,
+    deps: options.deps,
+    state: options.state,
+    conventions,
+    random: options.random,
+    shutdown: options.shutdown,
+    leadership: options.leadership,
+    forwardStyle: MESH_FORWARD_STYLE,
+  });
 }

@@ -1,12 +1,14 @@
 /**
- * `PUT /acl/bootstrap` and `GET /acl/replication` (spec 001; reference/mesh.md §1, §2.1).
- * Neither needs a token.
+ * `PUT /acl/bootstrap`, `GET /acl/replication` (spec 001; reference/mesh.md §1, §2.1) and
+ * `GET /status/leader` (the reference's status endpoint: the leader's address as a JSON
+ * string, `""` when none is known). None needs a token.
  *
  * @module
  */
-import { aclDisabled, meshBadRequest, type MeshReply, type MeshRoute } from '../http.js';
+import { aclDisabled, MESH_FORWARD_STYLE, meshBadRequest, type MeshReply, type MeshRoute } from '../http.js';
 import { bootstrap } from '../bootstrap.js';
 import type { Ctx, MeshDeps } from '../deps.js';
+import { forwardToLeader } from '../../../kernel/http/index.js';
 import { ZERO_TIME } from '../../../kernel/replicate/index.js';
 import { renderToken } from './tokens.js';
 
@@ -29,8 +31,10 @@ async function bootstrapHandler(ctx: Ctx): Promise<MeshReply> {
 }
 
 async function replicationHandler(ctx: Ctx): Promise<MeshReply> {
-  const { config, replicator } = ctx.deps;
+  const { config, replicator, leadership } = ctx.deps;
   if (!config.acl.enabled) throw aclDisabled();
+  // Only the leader replicates: a follower asks it.
+  if (replicator && leadership && !leadership.isLeader) return { forwarded: await forwardToLeader(ctx.req, leadership, ctx.secret, MESH_FORWARD_STYLE) };
   if (replicator) return { body: replicator.status() };
   // The primary replicates from nobody (reference/mesh.md §2.1, observed shape).
   return {
@@ -49,8 +53,15 @@ async function replicationHandler(ctx: Ctx): Promise<MeshReply> {
   };
 }
 
-/** Bootstrap and replication status. */
+/** The leader's `host:port`: this agent alone or leading, else the one the shared state names (`""` when none). */
+async function leaderHandler(ctx: Ctx): Promise<MeshReply> {
+  const { leadership, self } = ctx.deps;
+  return { body: !leadership || leadership.isLeader ? self() : (leadership.leaderAddress ?? '') };
+}
+
+/** Bootstrap, replication status, leader. */
 export const systemRoutes: readonly MeshRoute<MeshDeps>[] = [
+  { pattern: 'status/leader', synopsis: 'The address of the datacenter\'s leader', methods: { GET: leaderHandler } },
   { pattern: 'acl/bootstrap', synopsis: 'Bootstrap the ACL system', methods: { PUT: bootstrapHandler } },
   { pattern: 'acl/replication', synopsis: 'ACL replication status', methods: { GET: replicationHandler } },
 ];

@@ -1,0 +1,191 @@
+/**
+ * Several discovery agents of one datacenter sharing one state on PostgreSQL (issue 8
+ * scope 3), as real `cairn mesh agent` processes on a throwaway cluster: one leader (the
+ * advisory lock), followers that forward writes to it and serve reads after a read
+ * barrier (read-after-write on any agent), blocking queries that wake on a follower for a
+ * write made elsewhere, `kill -9` of the leader under a write load (a follower leads
+ * within 5 s; every acknowledged write is there), ACL replication that moves with the
+ * leader of a secondary datacenter, and a clear startup error for a foreign key file.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startPgTestServer, type PgTestServer } from '../../src/kernel/store/testdata/pg-cluster.js';
+import { startCairnProcess, until, type ServerProcess } from '../processes.js';
+import { call, startAgent, type TestAgent } from './helpers.js';
+
+const URL_VAR = 'CAIRN_TEST_MESH_PG_URL';
+const dir = mkdtempSync(join(tmpdir(), 'cairn-mesh-ha-'));
+let pgServer: PgTestServer;
+const running: ServerProcess[] = [];
+before(async () => {
+  pgServer = await startPgTestServer();
+});
+after(async () => {
+  for (const p of running) await p.kill();
+  await pgServer?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Writes the agent's config and data dir (with `keyFrom`'s key file when given) and starts it. */
+async function startMesh(name: string, table: string, o: { datacenter?: string; extra?: string; keyFrom?: string } = {}): Promise<ServerProcess> {
+  const data = join(dir, name);
+  mkdirSync(data, { recursive: true });
+  if (o.keyFrom) copyFileSync(join(dir, o.keyFrom, 'mesh-state.key'), join(data, 'mesh-state.key'));
+  const config = join(dir, `${name}.hcl`);
+  writeFileSync(
+    config,
+    `data_dir = "${data}"
+datacenter = "${o.datacenter ?? 'dc1'}"
+ports { http = 0 }
+storage "postgresql" {
+  connection_url = "env://${URL_VAR}"
+  table = "${table}"
+  max_parallel = 4
+}
+${o.extra ?? ''}
+`,
+  );
+  const p = await startCairnProcess(['mesh', 'agent', `-config=${config}`], { [URL_VAR]: pgServer.url }, 'discovery service listening');
+  running.push(p);
+  return p;
+}
+
+const hostOf = (p: ServerProcess) => new URL(p.url).host;
+const leaderOf = async (p: ServerProcess) => (await call(p.url, 'GET', '/v1/status/leader')).json as string;
+
+describe('discovery agents sharing PostgreSQL', () => {
+  const table = `cairn_mesh_${randomBytes(4).toString('hex')}`;
+  const root = randomUUID();
+  const acl = `acl {
+  enabled = true
+  default_policy = "deny"
+  tokens { initial_management = "${root}" }
+}`;
+  let a: ServerProcess;
+  let b: ServerProcess;
+  let c: ServerProcess;
+
+  it('one leader; followers know it, forward writes to it, and read their writes back at once', { timeout: 60_000 }, async () => {
+    a = await startMesh('a', table, { extra: acl });
+    await until('agent a leads', 10_000, async () => ((await leaderOf(a)) === hostOf(a) ? true : undefined));
+    b = await startMesh('b', table, { extra: acl, keyFrom: 'a' });
+    c = await startMesh('c', table, { extra: acl, keyFrom: 'a' });
+    for (const p of [b, c]) await until('the follower names the leader', 5000, async () => ((await leaderOf(p)) === hostOf(a) ? true : undefined));
+
+    const read = await call(c.url, 'GET', '/v1/acl/policies', { token: root });
+    assert.equal(read.status, 200);
+    assert.equal(read.headers.get('x-mesh-knownleader'), 'true');
+    assert.match(read.headers.get('x-mesh-lastcontact') ?? '', /^\d+$/);
+    assert.ok(
+      (read.json as { Name: string }[]).some((p) => p.Name === 'global-management'),
+      'the leader bootstrapped the built-in policy; followers have it',
+    );
+
+    for (let i = 0; i < 10; i++) {
+      const made = await call(b.url, 'PUT', '/v1/acl/policy', { token: root, body: { Name: `p${i}`, Rules: 'key_prefix "" { policy = "read" }' } });
+      assert.equal(made.status, 200, made.text);
+      const id = (made.json as { ID: string }).ID;
+      // Read-after-write on another follower, with no wait.
+      const back = await call(c.url, 'GET', `/v1/acl/policy/${id}`, { token: root });
+      assert.equal(back.status, 200, `policy p${i} is readable on agent c at once: ${back.text}`);
+      assert.equal((back.json as { Name: string }).Name, `p${i}`);
+    }
+  });
+
+  it('a blocking query on one follower wakes for a write made through another agent', { timeout: 30_000 }, async () => {
+    const first = await call(c.url, 'GET', '/v1/acl/policies', { token: root });
+    const index = first.headers.get('x-mesh-index');
+    const started = Date.now();
+    const blocked = call(c.url, 'GET', `/v1/acl/policies?index=${index}&wait=20s`, { token: root });
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal((await call(a.url, 'PUT', '/v1/acl/policy', { token: root, body: { Name: 'wake', Rules: '' } })).status, 200);
+    const woke = await blocked;
+    assert.equal(woke.status, 200);
+    assert.ok(Number(woke.headers.get('x-mesh-index')) > Number(index));
+    assert.ok((woke.json as { Name: string }[]).some((p) => p.Name === 'wake'));
+    assert.ok(Date.now() - started < 10_000, 'woken by the write, not by the end of the wait');
+  });
+
+  it('kill -9 of the leader under a write load: a follower leads within 5 s and every acknowledged write is there', { timeout: 60_000 }, async () => {
+    const acknowledged: string[] = [];
+    let stop = false;
+    const writer = async (p: ServerProcess, tag: string) => {
+      for (let i = 0; !stop; i++) {
+        const name = `${tag}-${i}`;
+        const r = await call(p.url, 'PUT', '/v1/acl/policy', { token: root, body: { Name: name, Rules: '' } }).catch(() => undefined);
+        if (r?.status === 200) acknowledged.push(name);
+        else await new Promise((res) => setTimeout(res, 20));
+      }
+    };
+    const writers = [writer(b, 'wb'), writer(c, 'wc'), writer(b, 'wb2')];
+    await until('writes flow', 5000, () => (acknowledged.length >= 20 ? true : undefined));
+    const killedAt = Date.now();
+    await a.kill();
+    const leader = await until('a follower leads', 5000, async () => {
+      const l = await leaderOf(b);
+      return l === hostOf(b) || l === hostOf(c) ? l : undefined;
+    });
+    const tookOver = Date.now() - killedAt;
+    const before = acknowledged.length;
+    await until('writes flow again', 10_000, () => (acknowledged.length > before + 10 ? true : undefined));
+    stop = true;
+    await Promise.all(writers);
+    assert.ok(tookOver < 5000, `took over in ${tookOver} ms`);
+    assert.equal(await leaderOf(c), leader, 'both agents name the same leader');
+    for (const p of [b, c]) {
+      const list = await call(p.url, 'GET', '/v1/acl/policies', { token: root });
+      const names = new Set((list.json as { Name: string }[]).map((x) => x.Name));
+      const missing = acknowledged.filter((n) => !names.has(n));
+      assert.deepEqual(missing, [], `every acknowledged write is on ${p.url}`);
+    }
+  });
+
+  it('an agent whose key file differs from the one the shared state was written with fails at start, clearly', { timeout: 30_000 }, async () => {
+    await assert.rejects(startMesh('stranger', table, { extra: acl }), /written with another key .*same key file/s);
+  });
+});
+
+describe('ACL replication follows the leader of a secondary datacenter', () => {
+  const table = `cairn_mesh_dc2_${randomBytes(4).toString('hex')}`;
+  let primary: TestAgent;
+  const root = randomUUID();
+
+  after(async () => primary?.stop());
+
+  it('the leader of dc2 replicates; when it dies, the new leader resumes replication', { timeout: 60_000 }, async () => {
+    primary = await startAgent({ initialManagement: root });
+    const dc1 = new URL(primary.url).host;
+    const extra = `primary_datacenter = "dc1"
+wan_addresses { dc1 = "${dc1}" }
+acl {
+  enabled = true
+  default_policy = "deny"
+  enable_token_replication = true
+  tokens { replication = "${root}" }
+}`;
+    const x = await startMesh('x', table, { datacenter: 'dc2', extra });
+    await until('x leads', 10_000, async () => ((await leaderOf(x)) === hostOf(x) ? true : undefined));
+    const y = await startMesh('y', table, { datacenter: 'dc2', extra, keyFrom: 'x' });
+    const make = async (name: string) => assert.equal((await call(primary.url, 'PUT', '/v1/acl/policy', { token: root, body: { Name: name, Rules: '' } })).status, 200);
+    const replicated = (p: ServerProcess, name: string) =>
+      until(`${name} replicated to ${p.url}`, 15_000, async () => {
+        const r = await call(p.url, 'GET', '/v1/acl/policies', { token: root });
+        return r.status === 200 && (r.json as { Name: string }[]).some((q) => q.Name === name) ? true : undefined;
+      });
+    await make('before-failover');
+    await replicated(y, 'before-failover');
+    const status = await call(y.url, 'GET', '/v1/acl/replication', { token: root });
+    assert.equal((status.json as { Running: boolean }).Running, true, 'a follower reports the leader\'s replication');
+
+    await x.kill();
+    await until('y leads', 5000, async () => ((await leaderOf(y)) === hostOf(y) ? true : undefined));
+    await make('after-failover');
+    await replicated(y, 'after-failover');
+    const after = await call(y.url, 'GET', '/v1/acl/replication', { token: root });
+    assert.equal((after.json as { Running: boolean; SourceDatacenter: string }).Running, true);
+  });
+});

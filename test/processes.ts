@@ -1,0 +1,71 @@
+/**
+ * Real Cairn server processes for tests that kill them (`kill -9`) or run several at once:
+ * `cairn <args>` under tsx, its JSON log on stderr, ready once a given log line names its URL.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+const BIN = join(import.meta.dirname, '..', 'src', 'cli', 'run.ts');
+
+/** A running server process. */
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  /** `http://host:port` from its ready log line. */
+  readonly url: string;
+  readonly exited: Promise<unknown>;
+  /** The log lines so far (JSON strings). */
+  readonly log: string[];
+  /** SIGKILL, then waits for the exit. */
+  kill(): Promise<void>;
+}
+
+/**
+ * Starts `cairn ...args` and resolves once a log line with `msg === ready` and a `url`
+ * appears. @throws (rejects) with the whole log when the process exits first.
+ */
+export function startCairnProcess(args: readonly string[], env: Record<string, string>, ready: string): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+  const log: string[] = [];
+  const exited = new Promise((r) => child.once('exit', r));
+  return new Promise((resolve, reject) => {
+    void exited.then((code) => reject(new Error(`cairn ${args.join(' ')} exited with ${String(code)}:\n${log.join('\n')}`)));
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+      log.push(line);
+      try {
+        const entry = JSON.parse(line) as { msg?: string; url?: string };
+        if (entry.msg === ready && entry.url) {
+          resolve({
+            child,
+            url: entry.url,
+            exited,
+            log,
+            kill: async () => {
+              if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+              await exited;
+            },
+          });
+        }
+      } catch {
+        // not a log line
+      }
+    });
+  });
+}
+
+/** Polls `check` every 25 ms until it returns a value or `ms` passed (then fails naming `what` and the last error). */
+export async function until<T>(what: string, ms: number, check: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) assert.fail(`${what} within ${ms} ms (last: ${String(last)})`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
