@@ -1,6 +1,7 @@
 /**
  * The scheduler agent's config file (issue 6 scope 6): the reference agent's keys, the other
- * regions' addresses, the event stream settings, and errors that name file, line and key.
+ * regions' addresses, the event stream settings, PostgreSQL storage shared by the servers of
+ * a region with their `advertise` address, and errors that name file, line and key.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -44,6 +45,44 @@ region_addresses { global = "10.0.0.10:4646" }
     );
   });
 
+  it('reads storage "postgresql" (env:// URL, default table and parallelism) and advertise.http', () => {
+    const c = parseSchedAgentConfig(
+      `data_dir = "/tmp/s"
+storage "postgresql" {
+  connection_url = "env://PG_URL"
+}
+advertise { http = "10.0.1.5" }
+`,
+      'pg.hcl',
+      { PG_URL: 'postgres://cairn:pw@db:5432/cairn\n' },
+    );
+    assert.deepEqual(c.storage, { connectionUrl: 'postgres://cairn:pw@db:5432/cairn', table: 'cairn_sched', maxParallel: 10 });
+    assert.deepEqual(c.advertiseHttp, { host: '10.0.1.5' });
+    const d = parseSchedAgentConfig(
+      `data_dir = "/tmp/s"
+storage "postgresql" {
+  connection_url = "postgresql://db/cairn"
+  table          = "sched.europe"
+  max_parallel   = 3
+}
+advertise { http = "[fd00::5]:4747" }
+`,
+      'pg.hcl',
+    );
+    assert.deepEqual(d.storage, { connectionUrl: 'postgresql://db/cairn', table: 'sched.europe', maxParallel: 3 });
+    assert.deepEqual(d.advertiseHttp, { host: 'fd00::5', port: 4747 });
+    const hosts: [string, object][] = [
+      ['sched-1.internal:4646', { host: 'sched-1.internal', port: 4646 }],
+      ['fd00::5', { host: 'fd00::5' }],
+      ['[fd00::5]', { host: 'fd00::5' }],
+    ];
+    for (const [http, want] of hosts) {
+      assert.deepEqual(parseSchedAgentConfig(`data_dir = "/tmp/s"\nadvertise { http = "${http}" }`, 'a.hcl').advertiseHttp, want, http);
+    }
+    const plain = parseSchedAgentConfig('data_dir = "/tmp/s"', 'a.hcl');
+    assert.deepEqual([plain.storage, plain.advertiseHttp], [undefined, undefined], 'SQLite and the bound address by default');
+  });
+
   it('refuses bad values with file:line and the key', () => {
     const bad: [string, RegExp][] = [
       ['region_addresses { global = "nowhere" }', /^b\.hcl:2: "region_addresses": global: "nowhere" is not host:port$/],
@@ -52,6 +91,13 @@ region_addresses { global = "10.0.0.10:4646" }
       ['server {\n  event_heartbeat_interval = "soon"\n}', /^b\.hcl:3: .*event_heartbeat_interval/],
       ['acl {\n  replication_token = "env://MISSING"\n}', /^b\.hcl:3: "replication_token": .*MISSING/],
       ['colour = "red"', /^b\.hcl:2: unknown key "colour"/],
+      ['storage "postgresql" {\n  connection_url = "mysql://db"\n}', /^b\.hcl:3: "connection_url" must be a postgres:\/\/ or postgresql:\/\/ URL$/],
+      ['storage "postgresql" {\n  connection_url = "env://NO_PG"\n}', /^b\.hcl:3: "connection_url": .*NO_PG/],
+      ['storage "postgresql" {\n  table = "t"\n}', /^b\.hcl:2: .*connection_url/],
+      ['storage "postgresql" {\n  connection_url = "postgres://db"\n  max_parallel = 0\n}', /^b\.hcl:4: .*max_parallel/],
+      ['storage "mysql" {\n  connection_url = "postgres://db"\n}', /^b\.hcl:2: .*mysql/],
+      ['advertise {\n  http = "host:99999"\n}', /^b\.hcl:3: "http": "host:99999" is not a host or host:port$/],
+      ['advertise {\n  http = ""\n}', /^b\.hcl:3: "http": "" is not a host or host:port$/],
     ];
     for (const [text, want] of bad) assert.throws(() => parseSchedAgentConfig(`data_dir = "/tmp/x"\n${text}`, 'b.hcl'), { message: want }, text);
   });

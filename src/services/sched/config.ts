@@ -18,6 +18,11 @@
  * region_addresses {                 # HTTP API of a server in each other region
  *   global = "10.0.0.10:4646"
  * }
+ * storage "postgresql" {              # several servers of this region share one state
+ *   connection_url = "env://CAIRN_PG_URL"
+ *   table          = "cairn_sched_europe"
+ * }
+ * advertise { http = "10.0.1.5" }     # what the other servers reach this one's HTTP API at
  * plugin "hostpath" {                 # a CSI plugin endpoint (repeatable; one ID may have several)
  *   socket  = "/run/csi/hostpath.sock"
  *   type    = "monolith"              # controller | node | monolith
@@ -29,7 +34,20 @@
  *
  * @module
  */
-import { addressBlock, blockError, cfg, loadConfigFile, parseConfig, resolveSecretRef, type ConfigEnv, type ConfigOf } from '../../kernel/config/index.js';
+import {
+  addressBlock,
+  agentPostgresKeys,
+  agentPostgresStorage,
+  blockError,
+  cfg,
+  loadConfigFile,
+  parseConfig,
+  resolveSecretRef,
+  type AgentPostgresStorage,
+  type BlockAt,
+  type ConfigEnv,
+  type ConfigOf,
+} from '../../kernel/config/index.js';
 
 /** The declared schema (kernel/config/schema.ts). */
 export const schedAgentSchema = {
@@ -40,6 +58,13 @@ export const schedAgentSchema = {
   log_level: cfg.string({ default: 'info', enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true }),
   addresses: cfg.block({ http: cfg.string({ default: '127.0.0.1', doc: 'HTTP listen host' }) }),
   ports: cfg.block({ http: cfg.int({ default: 4646, min: 0, max: 65535, doc: 'HTTP listen port; 0 picks a free one' }) }),
+  storage: cfg.variants(
+    { postgresql: agentPostgresKeys('cairn_sched') },
+    { doc: 'several servers of one region on one PostgreSQL table (one leader, the others follow); default: SQLite in data_dir' },
+  ),
+  advertise: cfg.block({
+    http: cfg.string({ doc: 'host or host:port the other servers sharing the storage reach this one\'s HTTP API at; a host alone takes the bound HTTP port; default: the bound HTTP address' }),
+  }),
   region_addresses: cfg.raw({ doc: 'region name → host:port of the HTTP API of one of its servers (stands for the reference\'s server gossip across regions)' }),
   acl: cfg.block({
     enabled: cfg.bool({ default: false }),
@@ -73,6 +98,13 @@ export interface SchedAgentConfig {
   readonly logLevel: string;
   /** `host:port` of the HTTP listener. */
   readonly httpAddress: string;
+  /** `storage "postgresql"`: the servers of this region share the state there; absent: SQLite in `dataDir`. */
+  readonly storage?: AgentPostgresStorage;
+  /**
+   * `advertise { http }`: what the other servers sharing the storage forward writes to: a
+   * host (with the bound HTTP port) or, with `port`, a whole address. Absent: the bound address.
+   */
+  readonly advertiseHttp?: { readonly host: string; readonly port?: number };
   /** The region that owns ACL data (`server.authoritative_region`, default: this region). */
   readonly authoritativeRegion: string;
   /** Region → `host:port` of a server's HTTP API there (`region_addresses`). */
@@ -140,6 +172,8 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): SchedAgentConfig {
     nodeName: raw.name ?? hostName,
     logLevel: raw.log_level.toLowerCase(),
     httpAddress: `${host.includes(':') ? `[${host}]` : host}:${raw.ports?.http ?? 4646}`,
+    storage: raw.storage && agentPostgresStorage(raw.storage.body, env),
+    ...(raw.advertise?.http !== undefined && { advertiseHttp: advertiseHttp(raw.advertise.http, raw.advertise.$at) }),
     authoritativeRegion,
     regionAddresses,
     acl: { enabled: raw.acl?.enabled ?? false, replicationToken },
@@ -148,6 +182,22 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): SchedAgentConfig {
     eventBroker: raw.server?.enable_event_broker ?? true,
     plugins: pluginsFrom(raw.plugin),
   };
+}
+
+/**
+ * `advertise.http` as the reference reads it: `host`, `host:port`, `[v6]:port` or a bare IPv6
+ * address (several colons, no brackets: a host). @throws {ConfigError} at the block for an
+ * empty value or a port outside 1–65535.
+ */
+function advertiseHttp(value: string, at: BlockAt): { host: string; port?: number } {
+  const fail = () => blockError(at, 'http', `"http": "${value}" is not a host or host:port`);
+  const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(value) ?? /^([^:]+)(?::(\d+))?$/.exec(value);
+  const [host, port] = m ? [m[1]!, m[2]] : value.includes(':') ? [value, undefined] : ['', undefined];
+  if (host.trim() === '') throw fail();
+  if (port === undefined) return { host };
+  const n = Number(port);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw fail();
+  return { host, port: n };
 }
 
 /**
