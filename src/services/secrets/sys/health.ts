@@ -34,15 +34,18 @@ const HEALTH_DEFAULTS = {
 
 /**
  * The status for `s`: not initialised → `uninitcode`; sealed → `sealedcode`; DR
- * secondary → `drsecondarycode`; performance standby → `performancestandbycode` unless
- * `perfstandbyok`; standby → `standbycode` unless `standbyok`; else `activecode`.
+ * secondary → `drsecondarycode`; performance standby (also a standby) →
+ * `performancestandbycode`, `activecode` with `perfstandbyok` (`standbyok` does not apply
+ * to it: the reference's `sys_health.go`); standby → `standbycode` unless `standbyok`;
+ * else `activecode`.
  */
 export function healthCode(s: HealthState, q: HealthQuery): number {
   const code = (k: keyof typeof HEALTH_DEFAULTS) => (q[k] === undefined ? HEALTH_DEFAULTS[k] : Number(q[k]));
   if (!s.initialized) return code('uninitcode');
   if (s.sealed) return code('sealedcode');
   if (s.drSecondary) return code('drsecondarycode');
-  if (s.performanceStandby && q.perfstandbyok !== true) return code('performancestandbycode');
+  // A performance standby is a standby too, but only `perfstandbyok` overrides its code.
+  if (s.performanceStandby) return code(q.perfstandbyok === true ? 'activecode' : 'performancestandbycode');
   if (s.standby && q.standbyok !== true) return code('standbycode');
   return code('activecode');
 }

@@ -129,6 +129,8 @@ const healthPath: SysPath = {
           server_time_utc: Math.floor(node.now().getTime() / 1000),
           version: node.seal.version,
           ...(cluster ? { cluster_name: cluster.name, cluster_id: cluster.id } : {}),
+          // The reference's `last_wal` on the active server: here the storage's commit index.
+          ...(node.activeCore && !state.standby && node.commitIndex ? { last_wal: node.commitIndex } : {}),
         });
       },
     },
