@@ -4,7 +4,8 @@
  * measurements themselves live beside their scenarios (gateway.ts, mesh.ts, sched.ts,
  * sched-volumes.ts); this file only drives them and words their results.
  */
-import { median, type BenchConfig } from './harness.js';
+import { median, percentile, type BenchConfig } from './harness.js';
+import { measureCrossServerWakeup, measureSecretsFailover } from './failover.js';
 import { measureControllerRestart } from './gateway.js';
 import { measureReplicationLag } from './mesh.js';
 import { measureEventFanout } from './sched.js';
@@ -113,6 +114,37 @@ export const ONE_OFFS: readonly OneOff[] = [
           `one durable write each; ${config.connections} connections, ${config.rounds} rounds × ${config.seconds} s): **${fmtInt(r.medianReqPerSec)} registers/s** ` +
           `(per round: ${r.rounds.map((x) => fmtInt(x.reqPerSec)).join(' / ')}), p50 ${fmtMs(median(r.rounds.map((x) => x.p50Ms)))} ms, ` +
           `p99 ${fmtMs(median(r.rounds.map((x) => x.p99Ms)))} ms; ${fmtInt(r.registered)} volumes registered in all`,
+      );
+    },
+  },
+  {
+    name: 'secrets-failover',
+    async run() {
+      const n = 10;
+      log(`secrets-failover: ${n} × kill -9 of the active secrets server`);
+      const ms = (await measureSecretsFailover(n)).map((x) => x.ms);
+      console.log('');
+      console.log(
+        `- secrets service failover on PostgreSQL (two server processes, \`ha_enabled\`, production lock retry 1 s, durable throwaway cluster; ` +
+          `\`kill -9\` of the active server at a random point of the standby's retry cycle → the standby answers \`sys/health\` 200, polled every 25 ms): **median ${fmtMs(median(ms))} ms** of ${n} kills ` +
+          `(each: ${ms.map(fmtMs).join(', ')}; max ${fmtMs(Math.max(...ms))} ms)`,
+      );
+    },
+  },
+  {
+    name: 'cross-server-wakeup',
+    async run() {
+      const n = 300;
+      log(`cross-server-wakeup: ${n} blocking queries on a follower woken by writes on the leader`);
+      const samples = await measureCrossServerWakeup(n);
+      const wake = samples.map((x) => x.wakeMs);
+      const write = samples.map((x) => x.writeMs);
+      console.log('');
+      console.log(
+        `- cross-server wake-up (two discovery agent processes on one durable PostgreSQL table; a blocking \`GET /v1/acl/policies?index=N\` on the follower, ` +
+          `a policy written through the leader; ${n} samples): from sending the write to the follower's reply **p50 ${fmtMs(percentile(wake, 50))} ms, ` +
+          `p99 ${fmtMs(percentile(wake, 99))} ms** (max ${fmtMs(Math.max(...wake))}); the write's own acknowledgement p50 ${fmtMs(percentile(write, 50))} ms, ` +
+          `p99 ${fmtMs(percentile(write, 99))} ms`,
       );
     },
   },

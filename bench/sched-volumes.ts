@@ -16,7 +16,7 @@
  *   durable write. Rounds like the table's; req/s and p50/p99 per round.
  */
 import { Agent, request } from 'undici';
-import { api, median, runLoad } from './harness.js';
+import { api, median, quantileOf as quantile, runLoad } from './harness.js';
 import { seededVolumeId, type SeedResult } from './sched-volume-seed.js';
 import { startServer, type BenchServer } from './servers.js';
 
@@ -60,8 +60,6 @@ export interface VolumeListResult {
   readonly heapUsed: number;
 }
 
-/** The `q`-quantile of sorted `xs` (nearest rank). */
-const quantile = (xs: readonly number[], q: number): number => xs[Math.min(xs.length - 1, Math.max(0, Math.ceil(q * xs.length) - 1))] ?? NaN;
 
 /** The paths of the four cases over `s`. */
 function listCases(s: VolumeListSettings): { name: string; path: string; firstId: (ids: string[]) => boolean }[] {

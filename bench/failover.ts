@@ -1,0 +1,162 @@
+/**
+ * Issue 8's two timings across servers sharing one PostgreSQL (a throwaway cluster with
+ * `fsync` on, src/kernel/store/testdata/pg-cluster.ts), every server its own process:
+ *
+ * - **failover**: two secrets servers with `ha_enabled` (production defaults: a standby
+ *   tries the lock every 1 s); `kill -9` of the active one at a random point of that
+ *   cycle, then the time until the other
+ *   answers `sys/health` 200 (active), polled every 5 ms. The killed one is started and
+ *   unsealed again as the next standby; repeated `n` times.
+ * - **cross-server wake-up**: two discovery agents on one table; a blocking query
+ *   (`GET /v1/acl/policies?index=N`) waits on the follower while a policy is written
+ *   through the leader. Measured from sending the write to the blocking query's reply
+ *   (the write's own latency is reported beside it).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startPgTestServer } from '../src/kernel/store/testdata/pg-cluster.js';
+import { startCairnProcess, until, type ServerProcess } from '../test/processes.js';
+
+const URL_VAR = 'CAIRN_BENCH_HA_PG_URL';
+
+async function put(url: string, path: string, body: unknown, token?: string, tokenHeader = 'X-Secrets-Token'): Promise<{ status: number; json: unknown }> {
+  const res = await fetch(url + path, { method: 'PUT', headers: token ? { [tokenHeader]: token } : {}, body: JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, json: text ? (JSON.parse(text) as unknown) : undefined };
+}
+
+/** One failover: ms from `kill -9` of the active server to the standby answering health 200. */
+export interface FailoverSample {
+  readonly ms: number;
+}
+
+/** See the module doc. @throws when a server does not start, unseal or take over within 30 s. */
+export async function measureSecretsFailover(n: number): Promise<FailoverSample[]> {
+  const pgServer = await startPgTestServer(process.env, { durable: true });
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-bench-failover-'));
+  const servers: ServerProcess[] = [];
+  try {
+    const config = join(dir, 'secrets.hcl');
+    writeFileSync(
+      config,
+      `storage "postgresql" {
+  connection_url = "env://${URL_VAR}"
+  table          = "bench_failover_${randomBytes(3).toString('hex')}"
+  ha_enabled     = "true"
+}
+listener "tcp" {
+  address     = "127.0.0.1:0"
+  tls_disable = true
+}
+`,
+    );
+    const start = async () => {
+      const s = await startCairnProcess(['secrets', 'server', `-config=${config}`], { [URL_VAR]: pgServer.url }, 'secrets service listening');
+      servers.push(s);
+      return s;
+    };
+    const health = async (s: ServerProcess) => (await fetch(`${s.url}/v1/sys/health`).catch(() => undefined))?.status;
+    let active = await start();
+    const init = await put(active.url, '/v1/sys/init', { secret_shares: 1, secret_threshold: 1 });
+    const key = (init.json as { keys: string[] }).keys[0];
+    const unseal = async (s: ServerProcess) => {
+      const r = await put(s.url, '/v1/sys/unseal', { key });
+      if (r.status !== 200) throw new Error(`unseal of ${s.url} answered ${r.status}`);
+    };
+    await unseal(active);
+    await until('the first server is active', 30_000, async () => ((await health(active)) === 200 ? true : undefined));
+    let standby = await start();
+    await unseal(standby);
+    const samples: FailoverSample[] = [];
+    for (let i = 0; i < n; i++) {
+      await until('a standby', 30_000, async () => ((await health(standby)) === 429 || (await health(standby)) === 473 ? true : undefined));
+      // A crash comes at any point of the standby's 1 s lock-retry cycle: sample the phase.
+      await new Promise((r) => setTimeout(r, Math.random() * 1000));
+      const killedAt = performance.now();
+      await active.kill();
+      const survivor = standby;
+      await until('the standby takes over', 30_000, async () => ((await health(survivor)) === 200 ? true : undefined));
+      samples.push({ ms: performance.now() - killedAt });
+      active = survivor;
+      standby = await start();
+      await unseal(standby);
+    }
+    return samples;
+  } finally {
+    for (const s of servers) await s.kill();
+    await pgServer.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** One wake-up: ms from sending the write (on the leader) to the follower's blocking reply, and the write's own latency. */
+export interface WakeupSample {
+  readonly wakeMs: number;
+  readonly writeMs: number;
+}
+
+/** See the module doc. @throws when an agent does not start or a blocking query does not wake within its 10 s wait. */
+export async function measureCrossServerWakeup(n: number): Promise<WakeupSample[]> {
+  const pgServer = await startPgTestServer(process.env, { durable: true });
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-bench-wakeup-'));
+  const agents: ServerProcess[] = [];
+  const root = randomUUID();
+  const table = `bench_wake_${randomBytes(3).toString('hex')}`;
+  try {
+    const start = async (name: string, keyFrom?: string) => {
+      const data = join(dir, name);
+      mkdirSync(data, { recursive: true });
+      if (keyFrom) copyFileSync(join(dir, keyFrom, 'mesh-state.key'), join(data, 'mesh-state.key'));
+      const file = join(dir, `${name}.hcl`);
+      writeFileSync(
+        file,
+        `data_dir = "${data}"
+ports { http = 0 }
+storage "postgresql" {
+  connection_url = "env://${URL_VAR}"
+  table = "${table}"
+}
+acl {
+  enabled = true
+  default_policy = "deny"
+  tokens { initial_management = "${root}" }
+}
+`,
+      );
+      const a = await startCairnProcess(['mesh', 'agent', `-config=${file}`], { [URL_VAR]: pgServer.url }, 'discovery service listening');
+      agents.push(a);
+      return a;
+    };
+    const leaderOf = async (a: ServerProcess) => (await (await fetch(`${a.url}/v1/status/leader`)).json()) as string;
+    const leader = await start('a');
+    await until('a leads', 30_000, async () => ((await leaderOf(leader)) === new URL(leader.url).host ? true : undefined));
+    const follower = await start('b', 'a');
+    await until('b follows', 30_000, async () => ((await leaderOf(follower)) === new URL(leader.url).host ? true : undefined));
+    const headers = { 'X-Mesh-Token': root };
+    const samples: WakeupSample[] = [];
+    for (let i = 0; i < n; i++) {
+      const first = await fetch(`${follower.url}/v1/acl/policies`, { headers });
+      await first.arrayBuffer();
+      const index = first.headers.get('x-mesh-index');
+      const blocked = fetch(`${follower.url}/v1/acl/policies?index=${index}&wait=10s`, { headers }).then(async (r) => {
+        await r.arrayBuffer();
+        return { at: performance.now(), index: Number(r.headers.get('x-mesh-index')) };
+      });
+      await new Promise((r) => setTimeout(r, 20)); // the query is waiting on the follower
+      const sent = performance.now();
+      const w = await put(leader.url, '/v1/acl/policy', { Name: `wake-${i}`, Rules: '' }, root, 'X-Mesh-Token');
+      const acked = performance.now();
+      if (w.status !== 200) throw new Error(`policy write answered ${w.status}`);
+      const woke = await blocked;
+      if (!(woke.index > Number(index))) throw new Error('the blocking query returned without the write (its wait ended)');
+      samples.push({ wakeMs: woke.at - sent, writeMs: acked - sent });
+    }
+    return samples;
+  } finally {
+    for (const a of agents) await a.kill();
+    await pgServer.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
