@@ -1,8 +1,15 @@
 /**
- * Runs the scheduler service: its state (SQLite under `data_dir`, encrypted at rest with
+ * Runs the scheduler service: its state (SQLite under `data_dir`, or a PostgreSQL table the
+ * servers of the region share, `storage "postgresql"`; encrypted at rest with
  * `data_dir/sched-state.key`), the `default` namespace, the event broker fed from the
  * state's change feed, replication from the authoritative region, the CSI plugin registry
- * (`plugin` blocks, csi/plugins.ts) and the HTTP API (issues 6 and 7).
+ * (`plugin` blocks, csi/plugins.ts) and the HTTP API (issues 6, 7 and 8).
+ *
+ * On shared storage one server leads (kernel/store/leadership.ts) and does the writes that
+ * no request makes: the `default` namespace and dev token, ACL replication, the CSI plugin
+ * registry. It starts them when it leads and stops them when it steps down; followers
+ * forward writes to it and stream the events of the batches they apply. Alone, the agent
+ * does all of it from the start.
  *
  * @module
  */
@@ -10,9 +17,9 @@ import { setMaxListeners } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { csiClient, type CsiClient } from '../../kernel/csi/index.js';
-import { forwardRequest, listen } from '../../kernel/http/index.js';
+import { advertisedAddress, forwardRequest, listen } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
-import { aesGcmCodec, loadOrCreateKeyFile, SqliteBackend, StateStore } from '../../kernel/store/index.js';
+import { openAgentState, type StateLeadership, type StateStore } from '../../kernel/store/index.js';
 import { ensureDefaultNamespace, ensureInitialManagement } from './bootstrap.js';
 import type { SchedAgentConfig } from './config.js';
 import { KeyedLock } from './csi/locks.js';
@@ -89,36 +96,35 @@ export interface SchedAgent {
   readonly plugins: CsiPlugins;
   /** Present in a non-authoritative region with ACLs on. */
   readonly replicator?: SchedReplicator;
+  /** Present on shared storage (`storage "postgresql"`): who leads the region. */
+  readonly leadership?: StateLeadership;
   close(): Promise<void>;
 }
 
 /**
  * Starts an agent. @throws when the data directory, its key or the state cannot be
- * opened, or the HTTP address cannot be bound (whatever opened is closed first).
+ * opened (PostgreSQL unreachable, a key file other than the one the shared state was
+ * written with), or the HTTP address cannot be bound (whatever opened is closed first).
  */
 export async function startSchedAgent(options: SchedAgentOptions): Promise<SchedAgent> {
   const { config, log } = options;
   const now = options.now ?? (() => Date.now());
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const backend = SqliteBackend.open({ path: join(config.dataDir, 'sched.db') });
+  const { backend, state, shared } = await openAgentState({
+    storage: config.storage,
+    sqlitePath: join(config.dataDir, 'sched.db'),
+    keyFile: join(config.dataDir, 'sched-state.key'),
+    tables: SCHED_TABLES,
+    log,
+    applicationName: 'cairn-sched',
+  });
   let unsubscribe: (() => void) | undefined;
   let broker: EventBroker | undefined;
   let plugins: CsiPlugins | undefined;
+  let leadership: StateLeadership | undefined;
   try {
-    const state = await StateStore.open(backend, SCHED_TABLES, aesGcmCodec(loadOrCreateKeyFile(join(config.dataDir, 'sched-state.key'))));
     const acl = new SchedAclResolver(state, now);
-    if (config.eventBroker) {
-      broker = new EventBroker({ eventBufferSize: config.eventBufferSize, authorize: subscriptionAuthorizer(acl, state, config.acl.enabled) });
-      const b = broker;
-      unsubscribe = state.subscribe((batch) => {
-        const events = eventBatchOf(batch, state);
-        if (events) b.publish(events);
-      });
-    }
-    await ensureDefaultNamespace(state);
-    if (options.initialManagementToken !== undefined && config.region === config.authoritativeRegion) {
-      if (await ensureInitialManagement(state, options.initialManagementToken, now())) log.info('created the management token of the dev root token');
-    }
+    if (config.eventBroker) broker = feedBroker(state, acl, config, (stop) => (unsubscribe = stop));
     const forwardTo: SchedDeps['forwardTo'] = (region, req, secret) => {
       // Own keys only: `?region=__proto__` or `constructor` names no region.
       const address = Object.hasOwn(config.regionAddresses, region) ? config.regionAddresses[region] : undefined;
@@ -143,7 +149,7 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
         : undefined;
     if (config.acl.enabled && !authoritative && !sourceAddress) log.warn({ authoritative: config.authoritativeRegion }, 'no region_addresses entry for the authoritative region: ACL replication and write forwarding cannot run');
     if (replicator && config.acl.replicationToken === undefined) log.warn('acl.replication_token is not set: ACL objects are not replicated from the authoritative region');
-    plugins = new CsiPlugins({
+    const registry = new CsiPlugins({
       state,
       plugins: config.plugins ?? [],
       connect: options.csiConnect ?? ((socket) => csiClient(socket)),
@@ -152,27 +158,46 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
       defaultNodeId: config.nodeName,
       intervalMs: config.pluginProbeIntervalMs,
     });
-    await plugins.start();
+    plugins = registry;
+    /** What only the leader does (every agent, when the state is not shared): the agent's own writes. */
+    const lead = async () => {
+      await bootstrapState(state, options, now, log);
+      await registry.start();
+      replicator?.start();
+    };
+    /** Stops the leader-only work (stepping down, or stopping). */
+    const follow = async () => {
+      await replicator?.close();
+      await registry.stop();
+    };
+    if (!shared) await lead();
     const stopping = new AbortController();
     // Every open event stream listens on it (and removes its listener when it ends).
     setMaxListeners(0, stopping.signal);
     const advertise = { address: config.httpAddress };
-    const deps: SchedDeps = { state, config, acl, now, broker, replicator, advertise, shutdown: stopping.signal, forwardTo, plugins, volumeLocks: new KeyedLock() };
-    const service = schedHttpService({ routes: SCHED_ROUTES, deps, state, region: config.region, forwardTo, shutdown: stopping.signal });
+    leadership = shared?.leadership({ address: () => advertise.address, onLeader: lead, onFollower: follow });
+    const deps: SchedDeps = { state, config, acl, now, broker, replicator, advertise, leadership, shutdown: stopping.signal, forwardTo, plugins, volumeLocks: new KeyedLock() };
+    const service = schedHttpService({ routes: SCHED_ROUTES, deps, state, region: config.region, forwardTo, shutdown: stopping.signal, leadership });
     const listener = await listen({ address: config.httpAddress }, service, log);
-    advertise.address = new URL(listener.url).host;
-    replicator?.start();
-    log.info({ url: listener.url, region: config.region, acl: config.acl.enabled }, 'scheduler service listening');
+    advertise.address = advertiseAddress(listener.url, config);
+    leadership?.start();
+    log.info(
+      { url: listener.url, region: config.region, acl: config.acl.enabled, storage: shared ? `postgresql ${shared.backend.target}` : 'sqlite', advertise: advertise.address },
+      'scheduler service listening',
+    );
     return {
       url: listener.url,
       state,
       broker,
       plugins,
       replicator,
+      leadership,
       close: async () => {
         stopping.abort();
+        // Stops the leader-only work first when leading.
+        await leadership?.stop();
         await replicator?.close();
-        await plugins!.close();
+        await registry.close();
         unsubscribe?.();
         broker?.close();
         await listener.close();
@@ -180,10 +205,50 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
       },
     };
   } catch (err) {
+    await leadership?.stop();
     await plugins?.close();
     unsubscribe?.();
     broker?.close();
     await backend.close();
     throw err;
   }
+}
+
+/**
+ * The event broker, fed from the state's change feed (on a follower: the leader's batches
+ * as they are applied). A reload of the state (a follower that fell behind the kept log, a
+ * leader that stepped down) skips batches, so it resets the broker: open streams end with
+ * a `resubscribe with index=N` line instead of silently missing events. `keep` receives the
+ * function that detaches both listeners.
+ */
+function feedBroker(state: StateStore, acl: SchedAclResolver, config: SchedAgentConfig, keep: (stop: () => void) => void): EventBroker {
+  const broker = new EventBroker({ eventBufferSize: config.eventBufferSize, authorize: subscriptionAuthorizer(acl, state, config.acl.enabled) });
+  const offBatches = state.subscribe((batch) => {
+    const events = eventBatchOf(batch, state);
+    if (events) broker.publish(events);
+  });
+  const offReload = state.onReload((index) => broker.reset(index));
+  keep(() => {
+    offBatches();
+    offReload();
+  });
+  return broker;
+}
+
+/** The `default` namespace, and in `cairn dev` the dev root token's management token (the leader's first writes). */
+async function bootstrapState(state: StateStore, options: SchedAgentOptions, now: () => number, log: Logger): Promise<void> {
+  const { config } = options;
+  await ensureDefaultNamespace(state);
+  if (options.initialManagementToken === undefined || config.region !== config.authoritativeRegion) return;
+  if (await ensureInitialManagement(state, options.initialManagementToken, now())) log.info('created the management token of the dev root token');
+}
+
+/**
+ * The `host:port` other servers reach this one's HTTP API at: `advertise.http` (its port,
+ * else the bound one), else the bound address of `listenerUrl`.
+ */
+function advertiseAddress(listenerUrl: string, config: SchedAgentConfig): string {
+  const a = config.advertiseHttp;
+  if (a?.port === undefined) return advertisedAddress(listenerUrl, a?.host);
+  return `${a.host.includes(':') ? `[${a.host}]` : a.host}:${a.port}`;
 }

@@ -3,13 +3,13 @@
  *
  * @module
  */
-import type { HttpRequest, HttpResponse } from '../../kernel/http/index.js';
-import type { StateStore } from '../../kernel/store/index.js';
+import { forwardToLeader, type HttpRequest, type HttpResponse } from '../../kernel/http/index.js';
+import type { Leadership, StateStore } from '../../kernel/store/index.js';
 import type { SchedAgentConfig } from './config.js';
 import type { KeyedLock } from './csi/locks.js';
 import type { CsiPlugins } from './csi/plugins.js';
 import type { EventBroker } from './events/index.js';
-import { aclDisabled, permissionDeniedError, schedInternal, type SchedContext, type SchedReply } from './http.js';
+import { aclDisabled, permissionDeniedError, SCHED_FORWARD_STYLE, schedInternal, type SchedContext, type SchedReply } from './http.js';
 import type { SchedReplicator } from './replication.js';
 import type { Identity, SchedAclResolver } from './resolve.js';
 
@@ -22,8 +22,10 @@ export interface SchedDeps {
   readonly now: () => number;
   /** The event broker; undefined when `enable_event_broker = false`. */
   readonly broker?: EventBroker;
-  /** `host:port` the HTTP API is bound to (known once listening). */
+  /** `host:port` the other servers reach this one's HTTP API at (`advertise.http`, else the bound address; known once listening). */
   readonly advertise: { address: string };
+  /** Servers of this region sharing one state on PostgreSQL: who leads; absent: this server alone. */
+  readonly leadership?: Leadership;
   /** Aborted when the agent stops (event streams end). */
   readonly shutdown: AbortSignal;
   /** Running in a non-authoritative region with ACLs on. */
@@ -86,4 +88,16 @@ export async function forwardToAuthoritative(ctx: Ctx): Promise<SchedReply | und
   const forwarded = ctx.deps.forwardTo(authoritativeRegion, ctx.req, ctx.secret);
   if (!forwarded) throw schedInternal('No path to region');
   return { forwarded: await forwarded };
+}
+
+/**
+ * On a follower of a shared state, sends the request to the leader and returns its reply,
+ * for the reads only the leader can answer (replication status; lists that call a CSI
+ * plugin, which only the leader drives); undefined on the leader or a server alone.
+ * @throws 500 `No cluster leader` when no leader is known or reachable.
+ */
+export async function forwardReadToLeader(ctx: Ctx): Promise<SchedReply | undefined> {
+  const leadership = ctx.deps.leadership;
+  if (!leadership || leadership.isLeader) return undefined;
+  return { forwarded: await forwardToLeader(ctx.req, leadership, ctx.secret, SCHED_FORWARD_STYLE) };
 }

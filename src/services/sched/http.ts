@@ -12,7 +12,11 @@
  * - blocking queries: `?index=N` waits until a declared table passes N or `?wait` (default
  *   and cap 300 s) plus up to wait/16 of jitter (§1.5); `?stale` parsed as Go's ParseBool;
  * - `?region=` naming another region is forwarded to a server there; none known → 500
- *   `No path to region` (§1.6).
+ *   `No path to region` (§1.6);
+ * - servers of one region sharing a state on PostgreSQL (`storage "postgresql"`): a follower
+ *   forwards every request but GET to the leader (kernel `apiHttpService`), and
+ *   `X-Sched-KnownLeader` / `X-Sched-LastContact` say whether it knows one and how long ago
+ *   (ms) it last heard of it.
  *
  * @module
  */
@@ -29,7 +33,7 @@ import {
   type HttpResponse,
   type HttpService,
 } from '../../kernel/http/index.js';
-import type { StateStore } from '../../kernel/store/index.js';
+import type { Leadership, StateStore } from '../../kernel/store/index.js';
 import { PERMISSION_DENIED } from './acl/index.js';
 
 /** What a handler gets; `secret` comes from `X-Sched-Token` or `Authorization: Bearer`. */
@@ -108,6 +112,8 @@ export interface SchedHttpOptions<D> {
   readonly random?: () => number;
   /** Aborted when the agent stops: blocking queries then return at once. */
   readonly shutdown?: AbortSignal;
+  /** Servers sharing one state (`storage "postgresql"`): followers forward writes to the leader. */
+  readonly leadership?: Leadership;
 }
 
 /** Builds the scheduler service's {@link HttpService}. */
@@ -125,9 +131,22 @@ export function schedHttpService<D>(options: SchedHttpOptions<D>): HttpService {
       return stale ? 'stale' : 'default';
     },
     pretty: (q) => q.has('pretty') && q.get('pretty') !== '0',
-    queryMeta: (index) => ({ 'X-Sched-Index': String(index), 'X-Sched-KnownLeader': 'true', 'X-Sched-LastContact': '0' }),
+    queryMeta: (index, _consistency, leader) => ({
+      'X-Sched-Index': String(index),
+      'X-Sched-KnownLeader': String(leader.known),
+      'X-Sched-LastContact': String(leader.lastContactMs),
+    }),
     decodeError: (why) => why,
     forward: { param: 'region', local: options.region, noPath: 'No path to region', to: options.forwardTo },
   };
-  return apiHttpService({ routes: options.routes, deps: options.deps, state: options.state, conventions, random: options.random, shutdown: options.shutdown });
+  return apiHttpService({
+    routes: options.routes,
+    deps: options.deps,
+    state: options.state,
+    conventions,
+    random: options.random,
+    shutdown: options.shutdown,
+    leadership: options.leadership,
+    forwardStyle: SCHED_FORWARD_STYLE,
+  });
 }

@@ -12,6 +12,13 @@
  *
  * Routes reach a healthy controller's client through {@link CsiPlugins.controller}.
  *
+ * Servers of one region sharing a state on PostgreSQL (`storage "postgresql"`): only the
+ * leader drives the plugins (the agent starts the registry when it leads and stops it when
+ * it steps down), because the rows and node maps are state writes and because volume
+ * operations, which call the controllers, run on the leader (followers forward them). So
+ * every server should configure the same `plugin` blocks: whichever leads then fingerprints
+ * and serves them all. A follower's registry has no healthy endpoint.
+ *
  * @module
  */
 import { DEFAULT_CSI_CALL_TIMEOUT_MS, type CsiClient } from '../../../kernel/csi/index.js';
@@ -68,13 +75,17 @@ const withoutIndexes = (d: object): string => {
   return JSON.stringify(rest);
 };
 
-/** See the module doc. `start()` once, `close()` at the end. */
+/** See the module doc. `start()` (again after `stop()`, on a new leader), `close()` at the end. */
 export class CsiPlugins {
   private readonly endpoints: Endpoint[];
   private readonly intervalMs: number;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private closed = false;
+  /** Between start() and stop(): rounds run and write. */
+  private active = false;
+  /** Bumped by every start(), so a round of an earlier start does not schedule the next. */
+  private generation = 0;
   /** Replaced clients, each closed once its calls' deadline has passed (or at close). */
   private readonly retired = new Map<CsiClient, NodeJS.Timeout>();
   /** The agent's logger (plugin health changes; claim bookkeeping failures). */
@@ -94,10 +105,30 @@ export class CsiPlugins {
     }));
   }
 
-  /** Fingerprints every endpoint once, writes the rows (and removes those of unconfigured IDs), then probes every interval. */
+  /**
+   * Fingerprints every endpoint once, writes the rows (and removes those of unconfigured IDs),
+   * then probes every interval until {@link stop}. No-op when started or closed.
+   */
   async start(): Promise<void> {
+    if (this.active || this.closed) return;
+    this.active = true;
+    const generation = ++this.generation;
     await this.round(true);
-    this.schedule();
+    this.schedule(generation);
+  }
+
+  /**
+   * Stops probing and waits for a round in progress; every endpoint counts as unhealthy
+   * until the next {@link start} (a server that stepped down drives no plugin).
+   */
+  async stop(): Promise<void> {
+    this.active = false;
+    clearTimeout(this.timer);
+    await this.running;
+    for (const e of this.endpoints) {
+      e.healthy = false;
+      e.description = 'not driven by this server (it is not the leader)';
+    }
   }
 
   /** Runs one probe round now (after the one in progress, if any) and resolves when its rows are written. */
@@ -114,8 +145,7 @@ export class CsiPlugins {
   /** Stops probing, waits for a round in progress, closes every client. */
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.stop();
     for (const e of this.endpoints) e.client.close();
     for (const [c, t] of this.retired) {
       clearTimeout(t);
@@ -124,10 +154,10 @@ export class CsiPlugins {
     this.retired.clear();
   }
 
-  private schedule(): void {
-    if (this.closed) return;
+  private schedule(generation: number): void {
+    if (!this.active || generation !== this.generation) return;
     this.timer = setTimeout(() => {
-      void this.round(false).finally(() => this.schedule());
+      void this.round(false).finally(() => this.schedule(generation));
     }, this.intervalMs);
     this.timer.unref();
   }
@@ -136,7 +166,8 @@ export class CsiPlugins {
   private round(first: boolean): Promise<void> {
     // Never rejects: a failed round is logged, and later rounds still run.
     const run = async () => {
-      if (this.closed && !first) return;
+      // Stopped (stepped down, closing) before this round ran: it would write as a follower.
+      if (!this.active) return;
       try {
         await Promise.all(this.endpoints.map((e) => this.fingerprint(e)));
         await this.write(first);

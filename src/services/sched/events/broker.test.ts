@@ -203,3 +203,28 @@ describe('EventBroker: token lifecycle', () => {
     await assert.rejects(broker.subscribe(request('a')), /event broker is closed/);
   });
 });
+
+describe('EventBroker.reset (the state was reloaded)', () => {
+  it('ends every subscription naming its resume index, drops held batches, reports the gap, and follows the new index', async () => {
+    const { broker, drain } = manual();
+    broker.publish(nodeBatch(1));
+    broker.publish(nodeBatch(2));
+    drain();
+    const a = (await broker.subscribe(request('a', 1))).subscription;
+    assert.equal((await a.next()).index, 1);
+    const b = (await broker.subscribe(request('b', 0, ['ACLToken']))).subscription;
+    assert.equal(broker.reset(7), 2);
+    await assert.rejects(a.next(), { message: 'subscription closed by server, client should resubscribe: the server reloaded its state; resubscribe with index=2' });
+    assert.match(b.ended!.message, /resubscribe with index=1$/, 'a reader that read nothing resumes where it started (the replay from 1)');
+    assert.equal(broker.bufferedBatches, 0);
+    assert.equal(broker.subscriptionCount, 0);
+
+    const again = await broker.subscribe(request('a', 2));
+    assert.deepEqual(again.start, { requestedIndex: 2, firstIndex: null, available: false }, 'batches up to the reload are gone: the client is told');
+    assert.equal((await broker.subscribe(request('c', 8))).start.available, true);
+    assert.throws(() => broker.publish(nodeBatch(7)), /does not follow 7/);
+    broker.publish(nodeBatch(8));
+    drain();
+    assert.equal((await again.subscription.next()).index, 8);
+  });
+});

@@ -80,7 +80,9 @@ const ACL_TOPICS = new Set(['ACLToken', 'ACLPolicy', 'ACLRole']);
  * in index order (the store's change feed does).
  */
 export class EventBroker {
-  private readonly buffer: EventBuffer;
+  /** Replaced by {@link reset}; subscriptions keep cursors into the one they started on. */
+  private buffer: EventBuffer;
+  private readonly bufferSize: number;
   private readonly authorize: Authorize;
   private readonly schedule: (drain: () => void) => void;
   private readonly queueLimit: number;
@@ -94,7 +96,8 @@ export class EventBroker {
   private stopped = false;
 
   constructor(options: EventBrokerOptions) {
-    this.buffer = new EventBuffer({ eventBufferSize: options.eventBufferSize ?? 0 });
+    this.bufferSize = options.eventBufferSize ?? 0;
+    this.buffer = new EventBuffer({ eventBufferSize: this.bufferSize });
     this.authorize = options.authorize;
     this.schedule = options.schedule ?? ((drain) => queueMicrotask(drain));
     this.queueLimit = options.publishQueueBatches ?? DEFAULT_PUBLISH_QUEUE_BATCHES;
@@ -161,6 +164,33 @@ export class EventBroker {
     const entries = [...(this.byAccessor.get(accessor) ?? [])];
     for (const { sub } of entries) sub.close(new SubscriptionEnded('revoked', `${CLOSED_BY_SERVER}: token revoked`));
     return entries.length;
+  }
+
+  /**
+   * Starts over after `index`: the state was reloaded at `index` (a follower that fell
+   * behind the kept log, a leader that stepped down), so the batches between the last one
+   * published and `index` were never announced, and published ones above it may not exist.
+   * Every subscription ends with `subscription closed by server, client should resubscribe:
+   * the server reloaded its state; resubscribe with index=N` (N: the next batch it would
+   * have read); the held and queued batches are dropped, and a client asking again for a
+   * batch up to `index` is told it missed events (`StartReport.available` false). Later
+   * publishes must follow `index`. Returns how many subscriptions ended.
+   */
+  reset(index: number): number {
+    if (this.stopped) return 0;
+    this.queue = [];
+    this.buffer = new EventBuffer({ eventBufferSize: this.bufferSize, after: index });
+    this.lastPublished = index;
+    // A subscribe authorising now registers on the new buffer; make it check again anyway.
+    this.aclEpoch++;
+    let ended = 0;
+    for (const set of [...this.byAccessor.values()]) {
+      for (const { sub } of [...set]) {
+        sub.close(new SubscriptionEnded('dropped', `${CLOSED_BY_SERVER}: the server reloaded its state; resubscribe with index=${sub.resumeIndex}`));
+        ended++;
+      }
+    }
+    return ended;
   }
 
   /** Flushes queued batches, ends every subscription and ignores later publishes; idempotent. */

@@ -42,6 +42,11 @@ export interface StartPosition {
 export interface EventBufferOptions {
   /** Batches held; 0 or absent means {@link DEFAULT_EVENT_BUFFER_SIZE}; negative is an error. */
   eventBufferSize?: number;
+  /**
+   * The buffer starts after this index, as if every batch up to it had been dropped: a reader
+   * asking for one of them is told it missed events. Default 0 (a fresh broker).
+   */
+  after?: number;
 }
 
 /** A held batch. Only {@link EventBuffer} links and drops it, each exactly once. */
@@ -103,6 +108,10 @@ export class EventBuffer {
     const size = options.eventBufferSize ?? 0;
     if (!Number.isInteger(size) || size < 0) throw new Error(`event_buffer_size must be a non-negative integer, got ${size}`);
     this.maxBatches = size === 0 ? DEFAULT_EVENT_BUFFER_SIZE : size;
+    const after = options.after ?? 0;
+    if (!Number.isInteger(after) || after < 0) throw new Error(`after must be a non-negative integer, got ${after}`);
+    this.tail = new Item(after, []);
+    this.lastDroppedIndex = after;
   }
 
   /** Batches held now; never more than {@link maxBatches}. */

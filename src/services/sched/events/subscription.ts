@@ -121,6 +121,11 @@ export class Subscription {
     this.watch(start);
   }
 
+  /** The index a client resumes from to miss nothing: the one after the last batch stepped onto. */
+  get resumeIndex(): number {
+    return this.lastIndex + 1;
+  }
+
   /** The reason once ended, else null. */
   get ended(): SubscriptionEnded | null {
     return this.ending;

@@ -6,7 +6,7 @@
  * @module
  */
 import { REPLICATED, REPLICATED_KINDS, type ReplicatedKind } from '../replication.js';
-import { requireManagement, type SchedDeps } from '../deps.js';
+import { forwardReadToLeader, requireManagement, type SchedDeps } from '../deps.js';
 import { atLeastOne, type SchedRoute } from '../http.js';
 import type { TokenDoc } from '../state.js';
 
@@ -43,11 +43,14 @@ export const replicationRoutes: readonly SchedRoute<SchedDeps>[] = [
       /**
        * `GET /v1/acl/replication`: `{Enabled, Running, SourceRegion, ReplicatedIndexes,
        * LastSuccess, LastError, LastErrorMessage}`; `Enabled: false` in the authoritative
-       * region. @throws 400 `ACL support disabled`; 403 (not management).
+       * region. Only the leader of a region sharing a state replicates: a follower forwards
+       * to it. @throws 400 `ACL support disabled`; 403 (not management); 500 `No cluster leader`.
        */
       GET: async (ctx) => {
         requireManagement(ctx);
         const r = ctx.deps.replicator;
+        const forwarded = r && (await forwardReadToLeader(ctx));
+        if (forwarded) return forwarded;
         const body = r?.status() ?? { Enabled: false, Running: false, SourceRegion: '', ReplicatedIndexes: {}, LastSuccess: '', LastError: '', LastErrorMessage: '' };
         return { body, index: atLeastOne(ctx.deps.state.index) };
       },

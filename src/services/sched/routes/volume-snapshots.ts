@@ -18,7 +18,7 @@
  * @module
  */
 import type { CsiSnapshot } from '../../../kernel/csi/index.js';
-import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
+import { forwardReadToLeader, identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
 import { requireController } from '../csi/controller.js';
 import { pluginCall } from '../csi/plugin-error.js';
 import type { CsiPluginDoc } from '../csi/plugin-doc.js';
@@ -61,12 +61,17 @@ function snapshotItem(s: CsiSnapshot, pluginId: string): Record<string, unknown>
  * `GET /v1/volumes/external`: one page of the plugin's `ListVolumes` (`per_page` entries at
  * most, from `next_token`): `{"Volumes": [{ExternalID, CapacityBytes, VolumeContext, CloneID,
  * SnapshotID, PublishedExternalNodeIDs, IsAbnormal, Status}], "NextToken": "<plugin token>"}`.
- * @throws 400 `missing plugin_id: …`, `missing per_page: …`, `plugin "<p>" does not support LIST_VOLUMES`; 503; 403.
+ * On a follower of a shared state, forwarded to the leader (it drives the plugins).
+ * @throws 400 `missing plugin_id: …`, `missing per_page: …`, `plugin "<p>" does not support LIST_VOLUMES`; 503; 403;
+ *   500 `No cluster leader`.
  */
 async function listExternal(ctx: Ctx): Promise<SchedReply> {
   authorize(ctx, false);
   const plugin = pluginOf(ctx);
   const perPage = queryPerPage(ctx, true);
+  // Only the leader drives the CSI plugins (csi/plugins.ts): a follower asks it.
+  const forwarded = await forwardReadToLeader(ctx);
+  if (forwarded) return forwarded;
   const { client } = requireController(ctx.deps, plugin.ID, 'SupportsListVolumes');
   const page = await pluginCall(`plugin "${plugin.ID}" could not list volumes`, () => client.listVolumes({ maxEntries: perPage, startingToken: ctx.query.get('next_token') || undefined }));
   const volumes = page.entries.slice(0, perPage).map((e) => ({
@@ -155,12 +160,17 @@ async function deleteSnapshot(ctx: Ctx): Promise<SchedReply> {
  * `GET /v1/volumes/snapshot?plugin_id=&per_page=&next_token=`: one page of the plugin's
  * `ListSnapshots` with the `X-Sched-CSI-Secrets` secrets: `{"Snapshots": [{ID,
  * ExternalSourceVolumeID, SizeBytes, CreateTime, IsReady, PluginID, Parameters}], "NextToken"}`.
- * @throws 400 `missing plugin_id: …`, `missing per_page: …`, `plugin "<p>" does not support LIST_SNAPSHOTS`; 503; 403.
+ * On a follower of a shared state, forwarded to the leader (it drives the plugins).
+ * @throws 400 `missing plugin_id: …`, `missing per_page: …`, `plugin "<p>" does not support LIST_SNAPSHOTS`; 503; 403;
+ *   500 `No cluster leader`.
  */
 async function listSnapshots(ctx: Ctx): Promise<SchedReply> {
   authorize(ctx, false);
   const plugin = pluginOf(ctx);
   const perPage = queryPerPage(ctx, true);
+  // Only the leader drives the CSI plugins (csi/plugins.ts): a follower asks it.
+  const forwarded = await forwardReadToLeader(ctx);
+  if (forwarded) return forwarded;
   const { client } = requireController(ctx.deps, plugin.ID, 'SupportsListSnapshots');
   const page = await pluginCall(`plugin "${plugin.ID}" could not list snapshots`, () =>
     client.listSnapshots({ maxEntries: perPage, startingToken: ctx.query.get('next_token') || undefined, secrets: csiSecretsHeader(ctx) }),
