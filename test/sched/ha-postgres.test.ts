@@ -6,7 +6,8 @@
  * follower that wake for a write made through another server, `kill -9` of the leader under
  * a write load (a follower leads within 5 s; every acknowledged write is there), and a
  * clear startup error for a foreign key file. In-process: a reload of a follower's state
- * ends its open event streams with a resubscribe line.
+ * ends its open event streams with a resubscribe line; ACL replication and the CSI plugin
+ * registry run on the leader of a region only, and move to the next one when it stops.
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -14,9 +15,11 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { startHostpathPlugin, type HostpathPlugin } from '../../src/kernel/csi/index.js';
 import { startPgTestServer, type PgTestServer } from '../../src/kernel/store/testdata/pg-cluster.js';
+import type { SchedAgentConfig } from '../../src/services/sched/config.js';
 import { startCairnProcess, until, type ServerProcess } from '../processes.js';
-import { call, startAgent, type TestAgent } from './helpers.js';
+import { call, ROOT, startAgent, type TestAgent } from './helpers.js';
 import { Stream } from './stream.js';
 
 const URL_VAR = 'CAIRN_TEST_SCHED_PG_URL';
@@ -196,5 +199,68 @@ describe('event streams on a server whose state is reloaded', () => {
     } finally {
       again.close();
     }
+  });
+});
+
+describe('the leader-only work of a region moves with the leader', () => {
+  const table = `cairn_sched_europe_${randomBytes(4).toString('hex')}`;
+  const work = join(dir, 'europe');
+  let global: TestAgent | undefined;
+  let plugin: HostpathPlugin | undefined;
+  const agents: TestAgent[] = [];
+  after(async () => {
+    for (const x of agents) await x.stop().catch(() => undefined);
+    await global?.stop();
+    await plugin?.close();
+  });
+
+  it('only the leader replicates ACLs and drives the CSI plugins; followers ask it; both move when it stops', { timeout: 60_000 }, async () => {
+    mkdirSync(work, { recursive: true });
+    global = await startAgent();
+    const socket = join(work, 'hp.sock');
+    plugin = await startHostpathPlugin({ socket, root: join(work, 'hp-root'), nodeId: 'hp-node' });
+    const europe = (dataDir: string): Partial<SchedAgentConfig> => ({
+      dataDir,
+      region: 'europe',
+      authoritativeRegion: 'global',
+      regionAddresses: { global: new URL(global!.url).host },
+      acl: { enabled: true, replicationToken: ROOT },
+      storage: { connectionUrl: pgServer.url, table, maxParallel: 2 },
+      plugins: [{ id: 'hp', socket, type: 'monolith', nodeId: 'n1' }],
+      pluginProbeIntervalMs: 200,
+    });
+    const opts = { root: null, replicationWaitMs: 2000, replicationBackoffMs: 50 };
+    mkdirSync(join(work, 'x'));
+    const x = await startAgent(europe(join(work, 'x')), opts);
+    agents.push(x);
+    await until('x leads', 10_000, () => (x.leadership?.isLeader ? true : undefined));
+    mkdirSync(join(work, 'y'));
+    copyFileSync(join(work, 'x', 'sched-state.key'), join(work, 'y', 'sched-state.key'));
+    const y = await startAgent(europe(join(work, 'y')), opts);
+    agents.push(y);
+    // A server learns who leads at its first look at the lock, just after it starts.
+    await until('y names the leader', 5000, () => (y.leadership?.leaderAddress === new URL(x.url).host ? true : undefined));
+
+    // The leader replicated the authoritative region's root token into the shared state.
+    await until('the root token reaches y', 10_000, async () => ((await call(y.url, 'GET', '/v1/acl/token/self', { token: ROOT })).status === 200 ? true : undefined));
+    const status = await call(y.url, 'GET', '/v1/acl/replication', { token: ROOT });
+    assert.equal((status.json as { Running: boolean } | undefined)?.Running, true, `a follower reports the leader's replication: ${status.status} ${status.text}`);
+    assert.equal(y.replicator?.status().Running, false, 'the follower itself does not replicate');
+
+    const healthy = async (a: TestAgent) => (await call(a.url, 'GET', '/v1/plugin/csi/hp', { token: ROOT })).json as { ControllersHealthy: number } | undefined;
+    await until('the leader fingerprinted the plugin', 10_000, async () => ((await healthy(y))?.ControllersHealthy === 1 ? true : undefined));
+    assert.ok(x.plugins.controller('hp'), 'the leader drives the plugin');
+    assert.equal(y.plugins.controller('hp'), undefined, 'a follower does not');
+    const listed = await call(y.url, 'GET', '/v1/volumes/external?plugin_id=hp&per_page=10', { token: ROOT });
+    assert.equal(listed.status, 200, `a plugin read on a follower is answered by the leader: ${listed.text}`);
+
+    await x.stop();
+    agents.shift();
+    await until('y leads', 5000, () => (y.leadership?.isLeader ? true : undefined));
+    await until('the new leader drives the plugin', 5000, () => (y.plugins.controller('hp') ? true : undefined));
+    const made = await call(global.url, 'PUT', '/v1/acl/policy/after-failover', { token: ROOT, body: policy('after-failover') });
+    assert.equal(made.status, 200, made.text);
+    await until('replication resumed on the new leader', 10_000, async () => ((await call(y.url, 'GET', '/v1/acl/policy/after-failover', { token: ROOT })).status === 200 ? true : undefined));
+    assert.equal(y.replicator?.status().Running, true);
   });
 });
