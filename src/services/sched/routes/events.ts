@@ -24,7 +24,9 @@
  * `subscription closed by server, client should resubscribe: token revoked` (its token was
  * deleted) or `…: Permission denied` (a token, policy or role change, or a new namespace
  * under `namespace=*`, took away a privilege), `ACL token expired` (at the token's
- * `ExpirationTime`), `…: event broker shutting down` / `…: server stopping`.
+ * `ExpirationTime`), `…: event broker shutting down` / `…: server stopping`, `…: the server
+ * reloaded its state; resubscribe with index=N` (servers sharing a state on PostgreSQL: a
+ * follower that fell behind, a leader that stepped down; agent.ts).
  *
  * Gap: when batches at or after the requested `index` were no longer buffered (the broker's
  * `StartReport.available` false), the reply carries the header
