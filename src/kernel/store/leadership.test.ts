@@ -181,4 +181,48 @@ describe('StateLeadership: servers sharing a StateStore on PostgreSQL', () => {
       await drop(table);
     }
   });
+
+  it('the database restarts under writes: writes fail cleanly while it is away, then the same servers write and follow again without a restart', { timeout: 60_000 }, async (t) => {
+    if (!server.throwaway) return t.skip('needs a throwaway cluster to restart');
+    const table = freshTable();
+    const a = await startServer(table, 'ra');
+    await until('a leads', () => a.leadership.isLeader);
+    const b = await startServer(table, 'rb');
+    try {
+      const acknowledged: string[] = [];
+      const failures: Error[] = [];
+      let stop = false;
+      const writer = (async () => {
+        for (let i = 0; !stop; i++) {
+          try {
+            await a.store.txn((tx) => tx.put('nodes', `w${i}`, { Name: `w${i}` }));
+            acknowledged.push(`w${i}`);
+          } catch (err) {
+            failures.push(err as Error);
+            await new Promise((r) => setTimeout(r, 20));
+          }
+        }
+      })();
+      await until('writes flow', () => acknowledged.length >= 20);
+      await server.restart('immediate');
+      const before = acknowledged.length;
+      await until('writes flow again', () => acknowledged.length > before + 20, 30_000);
+      stop = true;
+      await writer;
+      assert.ok(failures.length > 0, 'some writes failed while the database was down');
+      assert.ok(failures.every((e) => e instanceof Error && e.message.length > 0), 'each failure is an error with a message');
+      // The leader may have moved while the lock connections were down: either server writes now.
+      await until('one leader', () => a.leadership.isLeader !== b.leadership.isLeader, 10_000);
+      const leader = a.leadership.isLeader ? a : b;
+      const follower = leader === a ? b : a;
+      const last = await leader.store.txn((tx) => tx.put('nodes', 'final', { Name: 'final' }));
+      await follower.leadership.readBarrier();
+      assert.equal(follower.store.index, last.index);
+      for (const name of acknowledged) assert.ok(follower.store.get('nodes', name), `acknowledged ${name} is on the follower`);
+    } finally {
+      await b.stop();
+      await a.stop();
+      await drop(table);
+    }
+  });
 });
