@@ -195,7 +195,9 @@ describe('StateLeadership: servers sharing a StateStore on PostgreSQL', () => {
       const writer = (async () => {
         for (let i = 0; !stop; i++) {
           try {
-            await a.store.txn((tx) => tx.put('nodes', `w${i}`, { Name: `w${i}` }));
+            // The leadership may move while the database is away: write where it is.
+            const leader = b.leadership.isLeader ? b : a;
+            await leader.store.txn((tx) => tx.put('nodes', `w${i}`, { Name: `w${i}` }));
             acknowledged.push(`w${i}`);
           } catch (err) {
             failures.push(err as Error);
