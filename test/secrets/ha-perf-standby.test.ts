@@ -204,7 +204,7 @@ listener "tcp" {
     try {
       for (let i = 0; i < 5; i++) {
         await client.write('secret/data/sdk/own', { data: { n: i } });
-        assert.equal((await client.read<{ data: { n: number } }>('secret/data/sdk/own'))?.data.data.n, i);
+        assert.equal((await client.read<{ data: { n: number } }>('secret/data/sdk/own'))?.data?.data.n, i);
       }
     } finally {
       await client.close();
