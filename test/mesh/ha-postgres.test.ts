@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -146,6 +146,24 @@ describe('discovery agents sharing PostgreSQL', () => {
 
   it('an agent whose key file differs from the one the shared state was written with fails at start, clearly', { timeout: 30_000 }, async () => {
     await assert.rejects(startMesh('stranger', table, { extra: acl }), /written with another key .*same key file/s);
+  });
+});
+
+describe('an unreachable or wrong connection_url', () => {
+  it('stops the agent at start with an error naming user, host and database (never the password), and leaves no state behind', async () => {
+    const data = join(dir, 'unreachable');
+    const url = new URL(pgServer.url);
+    for (const [connectionUrl, why] of [
+      ['postgres://cairn:s3cret@127.0.0.1:1/cairn', /cairn@127\.0\.0\.1:1\/cairn: cannot connect/],
+      [`postgres://${url.username}:wrong-s3cret@${url.host}/postgres`, /password authentication failed/],
+    ] as const) {
+      await assert.rejects(
+        startAgent({}, { dataDir: data, storage: { connectionUrl, table: 'cairn_mesh_never', maxParallel: 1 } }),
+        (err: Error) => why.test(err.message) && !err.message.includes('s3cret'),
+      );
+      assert.ok(!existsSync(join(data, 'mesh-state.key')), 'no key file was made');
+      assert.deepEqual(existsSync(data) ? readdirSync(data) : [], []);
+    }
   });
 });
 

@@ -49,8 +49,8 @@ export interface AgentState {
  *   says to copy the key file), SQLite errors. Nothing stays open.
  */
 export async function openAgentState(o: AgentStateOptions): Promise<AgentState> {
-  const codec = aesGcmCodec(loadOrCreateKeyFile(o.keyFile));
   if (!o.storage) {
+    const codec = aesGcmCodec(loadOrCreateKeyFile(o.keyFile));
     const backend = SqliteBackend.open({ path: o.sqlitePath });
     try {
       return { backend, state: await StateStore.open(backend, o.tables, codec) };
@@ -67,6 +67,8 @@ export async function openAgentState(o: AgentStateOptions): Promise<AgentState> 
     applicationName: o.applicationName,
   });
   try {
+    // Only once the database answered: a wrong connection_url leaves no key file behind.
+    const codec = aesGcmCodec(loadOrCreateKeyFile(o.keyFile));
     const state = await StateStore.open(pg, o.tables, codec, { shared: true }).catch((err: Error) => {
       if (!/cannot decode/.test(err.message)) throw err;
       throw new Error(
