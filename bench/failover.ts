@@ -3,8 +3,8 @@
  * `fsync` on, src/kernel/store/testdata/pg-cluster.ts), every server its own process:
  *
  * - **failover**: two secrets servers with `ha_enabled` (production defaults: a standby
- *   tries the lock every 1 s); `kill -9` of the active one at a random point of that
- *   cycle, then the time until the other
+ *   waits in the lock; its leader-row reads and reconnections run every 1 s); `kill -9` of
+ *   the active one at a random moment of that 1 s cycle, then the time until the other
  *   answers `sys/health` 200 (active), polled every 5 ms. The killed one is started and
  *   unsealed again as the next standby; repeated `n` times.
  * - **cross-server wake-up**: two discovery agents on one table; a blocking query
@@ -72,7 +72,7 @@ listener "tcp" {
     const samples: FailoverSample[] = [];
     for (let i = 0; i < n; i++) {
       await until('a standby', 30_000, async () => ((await health(standby)) === 429 || (await health(standby)) === 473 ? true : undefined));
-      // A crash comes at any point of the standby's 1 s lock-retry cycle: sample the phase.
+      // A crash comes at any point of the standby's 1 s cycle (leader reads, heartbeats): sample the phase.
       await new Promise((r) => setTimeout(r, Math.random() * 1000));
       const killedAt = performance.now();
       await active.kill();

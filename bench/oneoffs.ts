@@ -125,8 +125,8 @@ export const ONE_OFFS: readonly OneOff[] = [
       const ms = (await measureSecretsFailover(n)).map((x) => x.ms);
       console.log('');
       console.log(
-        `- secrets service failover on PostgreSQL (two server processes, \`ha_enabled\`, production lock retry 1 s, durable throwaway cluster; ` +
-          `\`kill -9\` of the active server at a random point of the standby's retry cycle → the standby answers \`sys/health\` 200, polled every 25 ms): **median ${fmtMs(median(ms))} ms** of ${n} kills ` +
+        `- secrets service failover on PostgreSQL (two server processes, \`ha_enabled\`, production settings (standbys wait in the lock), durable throwaway cluster; ` +
+          `\`kill -9\` of the active server at a random moment → the standby answers \`sys/health\` 200, polled every 25 ms): **median ${fmtMs(median(ms))} ms** of ${n} kills ` +
           `(each: ${ms.map(fmtMs).join(', ')}; max ${fmtMs(Math.max(...ms))} ms)`,
       );
     },

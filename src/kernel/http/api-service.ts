@@ -237,18 +237,34 @@ export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
   };
 }
 
+/** Connection errors that mean the request never reached the server (safe to send elsewhere). */
+const NOT_SENT = /ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN/;
+
 /**
  * Sends `req` to the leader, once; for a follower's writes, and for the few reads only the
- * leader can answer (e.g. replication status). @throws CairnError 500 `No cluster leader`
- * when no leader is known, it cannot be reached, or `req` was already forwarded once.
+ * leader can answer (e.g. replication status). When the leader this server knows of cannot
+ * be reached (or none is known), it reads who leads from the database and tries the new one;
+ * only when the first connection was refused, so a request is never applied twice. @throws CairnError 500 `No cluster leader` when no leader is known or
+ * reachable, or `req` was already forwarded once.
  */
 export async function forwardToLeader(req: HttpRequest, leadership: Leadership, secret: string | undefined, style: ForwardStyle | undefined): Promise<HttpResponse> {
+  if (req.headers[LEADER_FORWARDED_HEADER] !== undefined || !style) throw new CairnError('internal', NO_CLUSTER_LEADER);
+  const send = (address: string) => forwardRequest(style, req, address, secret, undefined, { [LEADER_FORWARDED_HEADER]: '1' });
   const address = leadership.leaderAddress;
-  if (address === undefined || req.headers[LEADER_FORWARDED_HEADER] !== undefined || !style) {
-    throw new CairnError('internal', NO_CLUSTER_LEADER);
+  if (address !== undefined) {
+    try {
+      return await send(address);
+    } catch (err) {
+      // Sent but unanswered: the old leader may have applied it; never send it twice.
+      if (!NOT_SENT.test((err as Error).message)) throw new CairnError('internal', NO_CLUSTER_LEADER);
+      // Never reached it: the leader may have changed since this server last read who leads.
+    }
   }
+  await leadership.refreshLeader().catch(() => undefined);
+  const next = leadership.leaderAddress;
+  if (next === undefined || next === address) throw new CairnError('internal', NO_CLUSTER_LEADER);
   try {
-    return await forwardRequest(style, req, address, secret, undefined, { [LEADER_FORWARDED_HEADER]: '1' });
+    return await send(next);
   } catch {
     throw new CairnError('internal', NO_CLUSTER_LEADER);
   }

@@ -51,6 +51,8 @@ export interface Leadership {
   readonly lastContactMs: number;
   /** Resolves once this server has applied every write acknowledged before the call. */
   readBarrier(): Promise<void>;
+  /** Reads who leads from the database now (after a forward to the old leader failed). @throws the database's error. */
+  refreshLeader(): Promise<void>;
 }
 
 /** Leader election and log following for one shared store; see the module doc. */
@@ -138,6 +140,11 @@ export class StateLeadership implements Leadership {
   /** @inheritdoc One read of the next log key on a follower; nothing on the leader. */
   async readBarrier(): Promise<void> {
     if (!this.o.store.isWritable) await this.o.store.catchUp(false);
+  }
+
+  /** @inheritdoc */
+  refreshLeader(): Promise<void> {
+    return this.lock.refreshLeader();
   }
 
   /** Stops following and gives the lock up (the leader-only work is stopped first). */

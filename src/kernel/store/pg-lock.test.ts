@@ -37,10 +37,10 @@ async function until(what: string, ms: number, check: () => boolean): Promise<vo
 }
 
 /** A backend on the shared table with its lock started; records the lock's events. */
-async function node(address: string) {
+async function node(address: string, retryMs = 50) {
   const backend = await PostgresBackend.open({ connectionUrl: server.url, table, maxParallel: 2 });
   opened.push(backend);
-  const lock = backend.haLock({ address: () => address, retryMs: 50 });
+  const lock = backend.haLock({ address: () => address, retryMs });
   locks.push(lock);
   const events: string[] = [];
   lock.start({ onActive: (term) => void events.push(`active ${term}`), onStandby: () => void events.push('standby') });
@@ -78,5 +78,18 @@ describe('PgHaLock and the write fence', () => {
     await assert.rejects(stale.backend.put('k', Buffer.from('late')), FencedWriteError);
     (stale.backend as unknown as { fence: string }).fence = 'closed';
     assert.deepEqual(await active.backend.get('k'), Buffer.from('2'));
+  });
+
+  it('a standby waits in the lock: it takes over when the holder goes, not at its next retry', async () => {
+    for (const l of locks.splice(0)) await l.stop();
+    const slow = 60_000; // no retry, heartbeat or leader read would come within the test
+    const a = await node('http://slow-a', slow);
+    await until('A active', 5000, () => a.lock.isActive);
+    const b = await node('http://slow-b', slow);
+    await until('B reads the leader row', 5000, () => b.lock.leader?.leaderAddress === 'http://slow-a');
+    await a.lock.stop();
+    // Within 5 s, where a retry would come after 60 s.
+    await until('B active long before a retry', 5000, () => b.lock.isActive);
+    assert.equal(b.lock.leader?.leaderAddress, 'http://slow-b');
   });
 });

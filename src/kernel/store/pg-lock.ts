@@ -1,12 +1,14 @@
 /**
  * Active/standby between servers sharing one PostgreSQL table (issue 8 scope 2; DESIGN.md
  * "Growing past one machine"; reference/ecosystem.md §4): the **active** server is the
- * one holding a session-level advisory lock, taken with `pg_try_advisory_lock` on a
- * dedicated connection (key derived from the table name). The others are standbys and
- * try again every `retryMs`.
+ * one holding a session-level advisory lock (key derived from the table name), on a
+ * dedicated connection. The others are standbys, each **waiting** in `pg_advisory_lock`
+ * on its own lock connection; while it waits, the leader row is read every `retryMs` on
+ * another connection (what forwarding needs), and a lost lock connection is re-opened.
  *
  * - PostgreSQL frees a session lock as soon as its holder's connection ends (a killed
- *   process: within milliseconds, ecosystem.md §4), so a standby takes over on its next try.
+ *   process: within milliseconds, ecosystem.md §4), and grants it to a waiting standby at
+ *   once, so a takeover costs milliseconds rather than a retry interval.
  * - The holder loses activeness **at once** when its lock connection fails or ends (the
  *   `'error'`/`'end'` events), or when a heartbeat on it fails (every `retryMs`).
  * - Fencing: on becoming active the holder bumps a **term** in the HA table
@@ -48,8 +50,14 @@ export interface PgHaLockOptions {
   /** Address published as the leader's (`api_addr`). */
   readonly address: () => string;
   readonly clusterAddress?: () => string;
-  /** Pause between tries (and heartbeats); default 1000 ms. */
+  /** Pause between heartbeats, leader-row reads and reconnection tries; default 1000 ms. */
   readonly retryMs?: number;
+  /**
+   * Runs a read on a connection other than the lock's (the backend's pool): a standby's
+   * lock connection is busy waiting for the lock. Absent: the leader row is read on the
+   * lock connection only (when it is not waiting).
+   */
+  readonly query?: (text: string) => Promise<{ rows: unknown[] }>;
   readonly log?: Logger;
 }
 
@@ -88,16 +96,19 @@ export class PgHaLock {
     return this.contactAt;
   }
 
-  /** Starts trying for the lock (now, then every `retryMs`). */
+  /**
+   * Starts waiting for the lock now; every `retryMs` after: a heartbeat while active, a
+   * leader-row read while waiting, a new lock connection when it was lost.
+   */
   start(events: PgHaEvents): void {
     if (this.running) return;
     this.running = true;
     this.o.setFence('closed');
     const tick = () => {
       if (!this.running) return;
-      void this.step(events).finally(() => {
-        if (this.running) this.timer = setTimeout(tick, this.retryMs);
-      });
+      if (!this.busy) void this.step(events);
+      else if (!this.active) void this.refreshLeader().catch((err: Error) => this.o.log?.debug({ err: err.message }, 'HA: cannot read the leader row'));
+      this.timer = setTimeout(tick, this.retryMs);
     };
     tick();
   }
@@ -114,15 +125,17 @@ export class PgHaLock {
     await c?.end().catch(() => undefined);
   }
 
-  /** One try (standby) or heartbeat (active). */
+  /** Waiting for the lock until it is ours (standby), or one heartbeat (active). */
   private async step(events: PgHaEvents): Promise<void> {
     if (this.busy) return;
     this.busy = true;
     try {
       const c = await this.connection(events);
       if (!this.active) {
-        const r = await c.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtext('cairn ha ' || $1)) AS ok", [this.o.table]);
-        if (r.rows[0].ok && this.running && this.client === c) {
+        await this.readLeader((text) => c.query(text));
+        // Returns once the holder's session ends; the wait ends early (an error) when this connection does.
+        await c.query("SELECT pg_advisory_lock(hashtext('cairn ha ' || $1))", [this.o.table]);
+        if (this.running && this.client === c) {
           await c.query(haTableDdl(this.o.haTable));
           const t = await c.query<{ term: string }>(
             `INSERT INTO ${this.o.haTable} AS h (id, term, leader_address, cluster_address, active_since) VALUES (1, 1, $1, $2, now())
@@ -135,13 +148,14 @@ export class PgHaLock {
           this.active = true;
           this.o.setFence(term);
           this.o.log?.info({ term }, 'HA: this server is active (holds the lock)');
-          await this.readLeader(c);
+          await this.readLeader((text) => c.query(text));
           await events.onActive(term);
-          return;
         }
+        return;
       }
-      await this.readLeader(c);
+      await this.readLeader((text) => c.query(text));
     } catch (err) {
+      if (!this.running) return;
       if (this.client) this.lose(events, `lock connection failed: ${(err as Error).message}`);
       else this.o.log?.warn({ err: (err as Error).message }, 'HA: cannot reach PostgreSQL; retrying');
     } finally {
@@ -149,14 +163,22 @@ export class PgHaLock {
     }
   }
 
-  private async readLeader(c: pg.Client): Promise<void> {
-    const r = await c.query<{ term: string; leader_address: string; cluster_address: string; active_since: Date }>(
-      `SELECT term, leader_address, cluster_address, active_since FROM ${this.o.haTable} WHERE id = 1`,
-    ).catch((err: { code?: string }) => {
+  /**
+   * Reads the leader row now on the side connection (a standby's lock connection is busy
+   * waiting): every `retryMs` while waiting, and when a forward to the leader failed (a
+   * new leader may have taken over since the last read). No-op without `query`.
+   * @throws PostgreSQL's error.
+   */
+  async refreshLeader(): Promise<void> {
+    if (this.o.query) await this.readLeader(this.o.query);
+  }
+
+  private async readLeader(query: (text: string) => Promise<{ rows: unknown[] }>): Promise<void> {
+    const r = await query(`SELECT term, leader_address, cluster_address, active_since FROM ${this.o.haTable} WHERE id = 1`).catch((err: { code?: string }) => {
       if (err?.code === '42P01') return { rows: [] }; // no leader yet
       throw err;
     });
-    const row = r.rows[0];
+    const row = r.rows[0] as { term: string; leader_address: string; cluster_address: string; active_since: Date } | undefined;
     this.contactAt = Date.now();
     this.cachedLeader = row && { term: Number(row.term), leaderAddress: row.leader_address, clusterAddress: row.cluster_address, activeSince: row.active_since };
   }

@@ -326,6 +326,7 @@ export class PostgresBackend extends GroupCommitBackend {
     return new PgHaLock({
       ...o,
       client: this.clientConfig,
+      query: (text) => this.pool.query(text),
       table: this.table,
       haTable: this.haTable,
       log: this.log,
