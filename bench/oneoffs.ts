@@ -5,7 +5,7 @@
  * sched-volumes.ts); this file only drives them and words their results.
  */
 import { median, percentile, type BenchConfig } from './harness.js';
-import { measureCrossServerWakeup, measureSecretsFailover } from './failover.js';
+import { measureCrossServerEventStream, measureCrossServerWakeup, measureSecretsFailover } from './ha.js';
 import { measureControllerRestart } from './gateway.js';
 import { measureReplicationLag } from './mesh.js';
 import { measureEventFanout } from './sched.js';
@@ -145,6 +145,23 @@ export const ONE_OFFS: readonly OneOff[] = [
           `a policy written through the leader; ${n} samples): from sending the write to the follower's reply **p50 ${fmtMs(percentile(wake, 50))} ms, ` +
           `p99 ${fmtMs(percentile(wake, 99))} ms** (max ${fmtMs(Math.max(...wake))}); the write's own acknowledgement p50 ${fmtMs(percentile(write, 50))} ms, ` +
           `p99 ${fmtMs(percentile(write, 99))} ms`,
+      );
+    },
+  },
+  {
+    name: 'cross-server-stream',
+    async run() {
+      const n = 300;
+      log(`cross-server-stream: ${n} events on a follower's stream for writes on the leader`);
+      const samples = await measureCrossServerEventStream(n);
+      const wake = samples.map((x) => x.wakeMs);
+      const write = samples.map((x) => x.writeMs);
+      console.log('');
+      console.log(
+        `- cross-server event stream (two scheduler agent processes on one durable PostgreSQL table; \`GET /v1/event/stream?topic=ACLPolicy\` open on the ` +
+          `follower, policies written through the leader one at a time; ${n} samples): from sending the write to the event arriving on the follower's stream ` +
+          `**p50 ${fmtMs(percentile(wake, 50))} ms, p99 ${fmtMs(percentile(wake, 99))} ms** (max ${fmtMs(Math.max(...wake))}); the write's own acknowledgement ` +
+          `p50 ${fmtMs(percentile(write, 50))} ms, p99 ${fmtMs(percentile(write, 99))} ms`,
       );
     },
   },

@@ -22,16 +22,12 @@
  * @module
  */
 import type { Logger } from '../../../kernel/log/logger.js';
+import type { BackendChange } from '../../../kernel/store/index.js';
 import type { SecretsCore } from '../core.js';
 import { applyChanges } from './invalidate.js';
 
 /** One committed write transaction, or a sync point (`keys` undefined), as the change feed reports it. */
-export interface StorageChange {
-  /** The table's commit index after it (1, 2, … in commit order across servers). */
-  readonly index: number;
-  /** Keys written or deleted; undefined: anything may have changed. */
-  readonly keys?: readonly string[];
-}
+export type StorageChange = BackendChange;
 
 /** The storage's change feed (`PostgresBackend`: watchChanges, commitIndex, currentCommitIndex). */
 export interface ChangeFeed {

@@ -11,6 +11,10 @@
  *   (`GET /v1/acl/policies?index=N`) waits on the follower while a policy is written
  *   through the leader. Measured from sending the write to the blocking query's reply
  *   (the write's own latency is reported beside it).
+ * - **cross-server event stream**: two scheduler agents on one table; one event stream
+ *   (`GET /v1/event/stream?topic=ACLPolicy`) open on the follower while policies are
+ *   written through the leader, one at a time. Measured from sending the write to the
+ *   follower's stream delivering its `ACLPolicyUpserted` event.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -155,6 +159,98 @@ acl {
     }
     return samples;
   } finally {
+    for (const a of agents) await a.kill();
+    await pgServer.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** One event: ms from sending the write (on the leader) to the follower's stream delivering it, and the write's own latency. */
+export type StreamSample = WakeupSample;
+
+/** See the module doc. @throws when an agent does not start or an event does not arrive within 10 s. */
+export async function measureCrossServerEventStream(n: number): Promise<StreamSample[]> {
+  const pgServer = await startPgTestServer(process.env, { durable: true });
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-bench-stream-'));
+  const agents: ServerProcess[] = [];
+  const root = randomUUID();
+  const table = `bench_stream_${randomBytes(3).toString('hex')}`;
+  const abort = new AbortController();
+  try {
+    const start = async (name: string, keyFrom?: string) => {
+      const data = join(dir, name);
+      mkdirSync(data, { recursive: true });
+      if (keyFrom) copyFileSync(join(dir, keyFrom, 'sched-state.key'), join(data, 'sched-state.key'));
+      const file = join(dir, `${name}.hcl`);
+      writeFileSync(
+        file,
+        `data_dir = "${data}"
+name = "${name}"
+ports { http = 0 }
+acl { enabled = true }
+advertise { http = "127.0.0.1" }
+storage "postgresql" {
+  connection_url = "env://${URL_VAR}"
+  table = "${table}"
+}
+`,
+      );
+      const a = await startCairnProcess(['sched', 'agent', `-config=${file}`], { [URL_VAR]: pgServer.url }, 'scheduler service listening');
+      agents.push(a);
+      return a;
+    };
+    const leaderOf = async (a: ServerProcess) => (await (await fetch(`${a.url}/v1/status/leader`)).json()) as string;
+    const leader = await start('a');
+    await until('a leads', 30_000, async () => ((await leaderOf(leader)) === new URL(leader.url).host ? true : undefined));
+    const follower = await start('b', 'a');
+    await until('b follows', 30_000, async () => ((await leaderOf(follower)) === new URL(leader.url).host ? true : undefined));
+    const boot = await fetch(`${leader.url}/v1/acl/bootstrap`, { method: 'POST', body: JSON.stringify({ BootstrapSecret: root }) });
+    if (boot.status !== 200) throw new Error(`bootstrap answered ${boot.status}`);
+    const headers = { 'X-Sched-Token': root };
+
+    // One stream on the follower; each ACLPolicyUpserted event settles the waiter of its policy.
+    const waiting = new Map<string, (at: number) => void>();
+    const res = await fetch(`${follower.url}/v1/event/stream?topic=ACLPolicy`, { headers, signal: abort.signal });
+    if (res.status !== 200 || !res.body) throw new Error(`event stream answered ${res.status}`);
+    const reader = (async () => {
+      let buffered = '';
+      const decoder = new TextDecoder();
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        const at = performance.now();
+        buffered += decoder.decode(chunk, { stream: true });
+        let nl: number;
+        while ((nl = buffered.indexOf('\n')) >= 0) {
+          const line = buffered.slice(0, nl);
+          buffered = buffered.slice(nl + 1);
+          const frame = line ? (JSON.parse(line) as { Events?: { Key?: string }[] }) : {};
+          for (const e of frame.Events ?? []) waiting.get(e.Key ?? '')?.(at);
+        }
+      }
+    })().catch(() => undefined);
+
+    const samples: StreamSample[] = [];
+    for (let i = 0; i < n; i++) {
+      const name = `wake-${i}`;
+      const delivered = new Promise<number>((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error(`no event for ${name} within 10 s`)), 10_000);
+        waiting.set(name, (at) => {
+          clearTimeout(t);
+          resolve(at);
+        });
+      });
+      const sent = performance.now();
+      const w = await fetch(`${leader.url}/v1/acl/policy/${name}`, { method: 'PUT', headers, body: JSON.stringify({ Name: name, Rules: '' }) });
+      await w.arrayBuffer();
+      const acked = performance.now();
+      if (w.status !== 200) throw new Error(`policy write answered ${w.status}`);
+      samples.push({ wakeMs: (await delivered) - sent, writeMs: acked - sent });
+      waiting.delete(name);
+    }
+    abort.abort();
+    await reader;
+    return samples;
+  } finally {
+    abort.abort();
     for (const a of agents) await a.kill();
     await pgServer.stop();
     rmSync(dir, { recursive: true, force: true });
