@@ -25,7 +25,16 @@ export interface TestAgent extends SchedAgent {
  */
 export async function startAgent(
   over: Partial<SchedAgentConfig> = {},
-  o: { root?: string | null; now?: () => number; replicationWaitMs?: number; replicationBackoffMs?: number; csiConnect?: SchedAgentOptions['csiConnect']; log?: Logger } = {},
+  o: {
+    root?: string | null;
+    now?: () => number;
+    replicationWaitMs?: number;
+    replicationBackoffMs?: number;
+    csiConnect?: SchedAgentOptions['csiConnect'];
+    log?: Logger;
+    tokenReapIntervalMs?: number;
+    tokenGcThresholdMs?: number;
+  } = {},
 ): Promise<TestAgent> {
   const dir = testDataDir(over.dataDir, 'cairn-sched-');
   const config: SchedAgentConfig = {
@@ -51,6 +60,8 @@ export async function startAgent(
     replicationWaitMs: o.replicationWaitMs,
     replicationBackoffMs: o.replicationBackoffMs,
     csiConnect: o.csiConnect,
+    tokenReapIntervalMs: o.tokenReapIntervalMs,
+    tokenGcThresholdMs: o.tokenGcThresholdMs,
   });
   return stoppable(agent, dir);
 }

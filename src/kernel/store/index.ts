@@ -18,6 +18,8 @@ export { StateConflict, StateStore, StateStoreFailed, StateStoreReadOnly } from 
 export type { ChangeBatch, Indexed, StateChange, StateCodec, StateStoreOptions, TableSpec, Txn } from './state.js';
 export { StateLeadership } from './leadership.js';
 export { openAgentState } from './agent-state.js';
+export { ExpiryReaper } from './expiry.js';
+export type { ExpiryReaperOptions } from './expiry.js';
 export type { AgentState, AgentStateOptions } from './agent-state.js';
 export type { Leadership, StateLeadershipOptions } from './leadership.js';
 export type { BackendChange } from './pg-listen.js';

@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { advertisedAddress, forwardRequest, listen } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
-import { openAgentState, type StateLeadership, type StateStore } from '../../kernel/store/index.js';
+import { ExpiryReaper, openAgentState, type StateLeadership, type StateStore } from '../../kernel/store/index.js';
 import { ensureBuiltins, ensureInitialManagement, INITIAL_MANAGEMENT_DESCRIPTION } from './bootstrap.js';
 import type { MeshAgentConfig } from './config.js';
 import type { MeshDeps } from './deps.js';
@@ -48,6 +48,8 @@ export interface MeshAgentOptions {
   readonly replicationWaitMs?: number;
   /** First retry delay of a failed replication round, in ms (tests shorten it); default 2 s. */
   readonly replicationBackoffMs?: number;
+  /** Pause between rounds deleting expired tokens, in ms (tests shorten it); default 60 s. */
+  readonly tokenReapIntervalMs?: number;
 }
 
 /** A running agent. */
@@ -105,15 +107,32 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
           })
         : undefined;
     if (config.acl.enabled && !primary && !primaryAddress) log.warn({ primary: config.primaryDatacenter }, 'no wan_addresses entry for the primary datacenter: ACL replication cannot run');
-    /** What only the leader does (every agent, when the state is not shared): the built-in objects, then replication. */
+    // Expired tokens are already absent to every read; the leader deletes them. A secondary
+    // deletes only its local tokens: global ones go when the primary's deletion replicates.
+    const reaper = new ExpiryReaper<TokenDoc>({
+      state,
+      table: T.tokens,
+      idOf: (t) => t.AccessorID,
+      expiresAt: (t) => (t.ExpirationTime !== undefined && (primary || t.Local) ? Date.parse(t.ExpirationTime) : undefined),
+      now,
+      log,
+      intervalMs: options.tokenReapIntervalMs,
+    });
+    /** What only the leader does (every agent, when the state is not shared): the built-in objects, replication, token reaping. */
     const lead = async () => {
       await bootstrapState(state, config, options, now, log, primary);
       replicator?.start();
+      reaper.start();
+    };
+    /** Stops the leader-only work (stepping down, or stopping). */
+    const follow = async () => {
+      await replicator?.close();
+      await reaper.stop();
     };
     if (!shared) await lead();
     const stopping = new AbortController();
     let advertised = '';
-    leadership = shared?.leadership({ address: () => advertised, onLeader: lead, onFollower: () => replicator?.close() });
+    leadership = shared?.leadership({ address: () => advertised, onLeader: lead, onFollower: follow });
     const deps: MeshDeps = { state, config, acl, now, replicator, forwardTo, self: () => advertised, leadership };
     const service = meshHttpService({
       routes: withNamespaceGuard(config.enterprise ? [...MESH_ROUTES, ...MESH_ENTERPRISE_ROUTES] : MESH_ROUTES, !!config.enterprise),
@@ -137,7 +156,7 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       close: async () => {
         stopping.abort();
         await leadership?.stop();
-        await replicator?.close();
+        await follow();
         await listener.close();
         await backend.close();
       },

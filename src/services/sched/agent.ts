@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { csiClient, type CsiClient } from '../../kernel/csi/index.js';
 import { advertisedAddress, forwardRequest, listen } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
-import { openAgentState, type StateLeadership, type StateStore } from '../../kernel/store/index.js';
+import { ExpiryReaper, openAgentState, type StateLeadership, type StateStore } from '../../kernel/store/index.js';
 import { ensureDefaultNamespace, ensureInitialManagement } from './bootstrap.js';
 import type { SchedAgentConfig } from './config.js';
 import { KeyedLock } from './csi/locks.js';
@@ -46,7 +46,7 @@ import { replicationRoutes } from './routes/replication.js';
 import { statusRoutes } from './routes/status.js';
 import { volumeSnapshotRoutes } from './routes/volume-snapshots.js';
 import { volumeRoutes } from './routes/volumes.js';
-import { SCHED_TABLES } from './state.js';
+import { SCHED_TABLES, T, type TokenDoc } from './state.js';
 
 /** Every route of the scheduler service. */
 export const SCHED_ROUTES = [
@@ -84,7 +84,16 @@ export interface SchedAgentOptions {
   readonly replicationBackoffMs?: number;
   /** Opens a client on a CSI plugin socket; default the kernel's `csiClient` (tests wrap it to see what plugins are sent). */
   readonly csiConnect?: (socket: string) => CsiClient;
+  /** Pause between rounds deleting expired tokens, in ms (tests shorten it); default {@link TOKEN_GC_INTERVAL_MS}. */
+  readonly tokenReapIntervalMs?: number;
+  /** How long after expiring a token is deleted, in ms (tests shorten it); default {@link TOKEN_GC_THRESHOLD_MS}. */
+  readonly tokenGcThresholdMs?: number;
 }
+
+/** Pause between expired-token collections: 5 minutes in ms (the reference's core GC interval). */
+export const TOKEN_GC_INTERVAL_MS = 5 * 60_000;
+/** Age after expiry at which a token is collected: 1 hour in ms (the reference's `acl_token_gc_threshold` default). */
+export const TOKEN_GC_THRESHOLD_MS = 60 * 60_000;
 
 /** A running agent. */
 export interface SchedAgent {
@@ -159,16 +168,31 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
       intervalMs: config.pluginProbeIntervalMs,
     });
     plugins = registry;
+    // Expired tokens are already absent to every read; the leader deletes them an hour after
+    // expiry (the reference's acl_token_gc_threshold). Global tokens only in the authoritative
+    // region: elsewhere they go when its deletion replicates.
+    const reaper = new ExpiryReaper<TokenDoc>({
+      state,
+      table: T.tokens,
+      idOf: (t) => t.AccessorID,
+      expiresAt: (t) => (t.ExpirationTime !== undefined && (authoritative || !t.Global) ? Date.parse(t.ExpirationTime) : undefined),
+      now,
+      log,
+      intervalMs: options.tokenReapIntervalMs ?? TOKEN_GC_INTERVAL_MS,
+      graceMs: options.tokenGcThresholdMs ?? TOKEN_GC_THRESHOLD_MS,
+    });
     /** What only the leader does (every agent, when the state is not shared): the agent's own writes. */
     const lead = async () => {
       await bootstrapState(state, options, now, log);
       await registry.start();
       replicator?.start();
+      reaper.start();
     };
     /** Stops the leader-only work (stepping down, or stopping). */
     const follow = async () => {
       await replicator?.close();
       await registry.stop();
+      await reaper.stop();
     };
     if (!shared) await lead();
     const stopping = new AbortController();
@@ -197,6 +221,7 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
         // Stops the leader-only work first when leading.
         await leadership?.stop();
         await replicator?.close();
+        await reaper.stop();
         await registry.close();
         unsubscribe?.();
         broker?.close();
