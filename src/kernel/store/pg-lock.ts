@@ -61,6 +61,14 @@ export interface PgHaLockOptions {
   readonly log?: Logger;
 }
 
+/** The HA table's row as PostgreSQL returns it. */
+interface LeaderRow {
+  readonly term: string;
+  readonly leader_address: string;
+  readonly cluster_address: string;
+  readonly active_since: Date;
+}
+
 /** `CREATE TABLE IF NOT EXISTS` of the HA table (one row, id = 1). */
 export const haTableDdl = (haTable: string) =>
   `CREATE TABLE IF NOT EXISTS ${haTable} (id integer PRIMARY KEY, term bigint NOT NULL, leader_address text NOT NULL,
@@ -137,18 +145,20 @@ export class PgHaLock {
         await c.query("SELECT pg_advisory_lock(hashtext('cairn ha ' || $1))", [this.o.table]);
         if (this.running && this.client === c) {
           await c.query(haTableDdl(this.o.haTable));
-          const t = await c.query<{ term: string }>(
+          const t = await c.query<LeaderRow>(
             `INSERT INTO ${this.o.haTable} AS h (id, term, leader_address, cluster_address, active_since) VALUES (1, 1, $1, $2, now())
              ON CONFLICT (id) DO UPDATE SET term = h.term + 1, leader_address = EXCLUDED.leader_address,
-               cluster_address = EXCLUDED.cluster_address, active_since = EXCLUDED.active_since RETURNING term`,
+               cluster_address = EXCLUDED.cluster_address, active_since = EXCLUDED.active_since
+             RETURNING term, leader_address, cluster_address, active_since`,
             [this.o.address(), this.o.clusterAddress?.() ?? ''],
           );
           const term = Number(t.rows[0].term);
           if (this.client !== c) return; // lost meanwhile
+          // The row as we wrote it: `leader` names this server from the moment it is active.
+          this.remember(t.rows[0]);
           this.active = true;
           this.o.setFence(term);
           this.o.log?.info({ term }, 'HA: this server is active (holds the lock)');
-          await this.readLeader((text) => c.query(text));
           await events.onActive(term);
         }
         return;
@@ -178,7 +188,10 @@ export class PgHaLock {
       if (err?.code === '42P01') return { rows: [] }; // no leader yet
       throw err;
     });
-    const row = r.rows[0] as { term: string; leader_address: string; cluster_address: string; active_since: Date } | undefined;
+    this.remember(r.rows[0] as LeaderRow | undefined);
+  }
+
+  private remember(row: LeaderRow | undefined): void {
     this.contactAt = Date.now();
     this.cachedLeader = row && { term: Number(row.term), leaderAddress: row.leader_address, clusterAddress: row.cluster_address, activeSince: row.active_since };
   }
