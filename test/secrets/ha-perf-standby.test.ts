@@ -244,6 +244,27 @@ listener "tcp" {
     assert.deepEqual(list.json.data.keys, ['team/']);
   });
 
+  it('while its change feed is cut, a standby serves no reads of its own (health 429, requests forwarded); it serves again after the resync', async () => {
+    const admin = new pg.Client({ connectionString: pgServer.url });
+    admin.on('error', () => undefined);
+    await admin.connect();
+    try {
+      assert.equal(await healthStatus(b.url), 473);
+      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'cairn-listen'");
+      // The feed reconnects after about a second: meanwhile B must not answer from caches that may be missing changes.
+      await until('B stops serving as a performance standby', 2000, async () => ((await healthStatus(b.url)) === 429 ? true : undefined));
+      const written = await put(a, '/v1/secret/data/feed/cut', { data: { v: 'while the feed was down' } });
+      assert.equal(written.status, 200);
+      const read = await get(b, '/v1/secret/data/feed/cut', { 'X-Secrets-Index': stateOf(written) });
+      assert.equal(read.status, 200, 'forwarded to the active server, not a 412 or a stale read');
+      assert.equal(read.json.data.data.v, 'while the feed was down');
+      await until('B is a performance standby again', 5000, async () => ((await healthStatus(b.url)) === 473 ? true : undefined));
+      assert.equal((await readAt(b, '/v1/secret/data/feed/cut', stateOf(written))).json.data.data.v, 'while the feed was down');
+    } finally {
+      await admin.end();
+    }
+  });
+
   it('a cut lock connection demotes the active; writes waiting at the fence when the term moves on get 503, never 500', async () => {
     const active = await activeServer(servers);
     const db = new pg.Client({ connectionString: pgServer.url });

@@ -367,6 +367,15 @@ export class PostgresBackend extends GroupCommitBackend {
     return () => this.changeListeners.delete(listener);
   }
 
+  /**
+   * Whether the change feed's `LISTEN` connection is up: while it is not, notifications
+   * are missed (a sync point follows the reconnection), so caches kept from the feed may
+   * be stale.
+   */
+  get changeFeedConnected(): boolean {
+    return this.listener?.connected === true;
+  }
+
   /** The table's commit index as the database has it now (one query): what a read barrier waits for. */
   async currentCommitIndex(): Promise<number> {
     this.checkOpen();

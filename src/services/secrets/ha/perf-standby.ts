@@ -35,6 +35,8 @@ export interface ChangeFeed {
   watchChanges(listener: (change: StorageChange) => void): () => void;
   /** Highest commit index this process committed or heard of; every write acknowledged to it is at or below. */
   readonly commitIndex: number;
+  /** Whether notifications are arriving (false while the feed's connection is down: changes are being missed). */
+  readonly changeFeedConnected: boolean;
   /** The commit index storage has now (one query). */
   currentCommitIndex(): Promise<number>;
 }
@@ -65,9 +67,14 @@ export class PerformanceStandby {
 
   constructor(private readonly o: PerformanceStandbyOptions) {}
 
-  /** The read-only core, once loaded and while it is kept current; undefined otherwise. */
+  /**
+   * The read-only core, once loaded and while it is kept current; undefined otherwise,
+   * including while the change feed is disconnected (its caches could be missing changes
+   * until the sync point of the reconnection reloads them): the server then forwards
+   * every request, and its health says plain standby.
+   */
   get core(): SecretsCore | undefined {
-    return this.current;
+    return this.o.feed.changeFeedConnected ? this.current : undefined;
   }
 
   /** Highest change index whose invalidation is done (0 before the first load). */
