@@ -16,7 +16,7 @@
  */
 
 import type { Backend, BackendOp } from './backend.js';
-import { checkKey, copyValue } from './keys.js';
+import { checkKey, compareKeys, copyValue } from './keys.js';
 
 /** A validated op; `value === null` means delete. */
 export interface NormalizedOp {
@@ -289,4 +289,17 @@ export function foldOverlay(
     if (addedFolders.has(name) || !storedFolders.has(name)) touchedFolders.delete(name);
   }
   return touchedFolders;
+}
+
+/**
+ * An `entries` result: the stored `rows` under a prefix with the queued and committing ops
+ * of `overlay` (from {@link GroupCommitBackend.overlaySnapshot}) applied, in byte order.
+ */
+export function entriesWithOverlay(rows: Iterable<readonly [string, Uint8Array]>, overlay: ReadonlyMap<string, Buffer | null>): Array<[string, Uint8Array]> {
+  const merged = new Map<string, Uint8Array>(rows);
+  for (const [key, value] of overlay) {
+    if (value === null) merged.delete(key);
+    else merged.set(key, Buffer.from(value));
+  }
+  return [...merged].sort(([a], [b]) => compareKeys(a, b));
 }

@@ -45,7 +45,7 @@
 import pg from 'pg';
 import type { Logger } from '../log/logger.js';
 import type { Backend } from './backend.js';
-import { GroupCommitBackend, foldOverlay, type Flush, type PendingWrite } from './group-commit.js';
+import { GroupCommitBackend, entriesWithOverlay, foldOverlay, type Flush, type PendingWrite } from './group-commit.js';
 import { checkPrefix, compareKeys, folderEnd } from './keys.js';
 import { bumpIndexSql, changeChannel, indexTableDdl, keysPayload, PgChangeListener, type BackendChange } from './pg-listen.js';
 import { PgHaLock, type PgHaLockOptions } from './pg-lock.js';
@@ -447,12 +447,7 @@ export class PostgresBackend extends GroupCommitBackend {
       prefix === ''
         ? await this.read('read', { name: 'cairn-entries-all', text: this.sql.entriesAll, values: [], rowMode: 'array' })
         : await this.read('read', { name: 'cairn-entries', text: this.sql.entries, values: [prefix, folderEnd(prefix)], rowMode: 'array' });
-    const rows = new Map((res.rows as [string, Buffer][]).map(([k, v]) => [k, v as Uint8Array]));
-    for (const [key, value] of overlay) {
-      if (value === null) rows.delete(key);
-      else rows.set(key, Buffer.from(value));
-    }
-    return [...rows].sort(([a], [b]) => compareKeys(a, b));
+    return entriesWithOverlay(res.rows as [string, Buffer][], overlay);
   }
 
   /** Closes the change feed and every connection of the pool (the queue is drained by then). */

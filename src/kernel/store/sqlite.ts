@@ -28,7 +28,7 @@ import { dirname, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { Backend } from './backend.js';
-import { GroupCommitBackend, foldOverlay, type Flush } from './group-commit.js';
+import { GroupCommitBackend, entriesWithOverlay, foldOverlay, type Flush } from './group-commit.js';
 import { checkPrefix, compareKeys, folderEnd } from './keys.js';
 import type { FlushReply, FlushRequest, WireError, WriterOptions } from './sqlite-writer.js';
 
@@ -100,6 +100,8 @@ export class SqliteBackend extends GroupCommitBackend {
   private readonly stmtGet: Database.Statement<[string], Buffer>;
   private readonly stmtScanFrom: Database.Statement<[string], string>;
   private readonly stmtScanRange: Database.Statement<[string, string], string>;
+  private readonly stmtEntriesAll: Database.Statement<[], [string, Buffer]>;
+  private readonly stmtEntriesRange: Database.Statement<[string, string], [string, Buffer]>;
   private readonly writer: Worker;
   /** Settles when the writer thread has ended, for whatever reason. */
   private readonly writerExited: Promise<void>;
@@ -124,6 +126,8 @@ export class SqliteBackend extends GroupCommitBackend {
       this.stmtScanRange = this.db
         .prepare<[string, string], string>('SELECT k FROM kv WHERE k >= ? AND k < ? ORDER BY k')
         .pluck();
+      this.stmtEntriesAll = this.db.prepare<[], [string, Buffer]>('SELECT k, v FROM kv ORDER BY k').raw();
+      this.stmtEntriesRange = this.db.prepare<[string, string], [string, Buffer]>('SELECT k, v FROM kv WHERE k >= ? AND k < ? ORDER BY k').raw();
       this.writer = new Worker(WRITER_URL, { workerData: { path, busyTimeoutMs } satisfies WriterOptions });
     } catch (err) {
       this.db.close();
@@ -220,6 +224,18 @@ export class SqliteBackend extends GroupCommitBackend {
       }
     }
     return [...names].sort(compareKeys);
+  }
+
+  /**
+   * @inheritdoc
+   * One indexed range scan on the read connection, then the queued and committing ops
+   * under `prefix` applied over it.
+   */
+  async entries(prefix: string): Promise<Array<[string, Uint8Array]>> {
+    this.checkOpen();
+    checkPrefix(prefix);
+    const rows = prefix === '' ? this.stmtEntriesAll.all() : this.stmtEntriesRange.all(prefix, folderEnd(prefix));
+    return entriesWithOverlay(rows, this.overlaySnapshot(prefix));
   }
 
   /** Stops the writer thread (which closes its connection), then closes the read connection. */

@@ -39,7 +39,7 @@
 import type { Backend, BackendOp } from './backend.js';
 import { listRecursive } from './view.js';
 
-/** Every key under `prefix` with its value: one query when the Backend reads ranges ({@link Backend.entries}). */
+/** Every key under `prefix` with its value: one range read when the Backend has {@link Backend.entries} (SQLite and PostgreSQL do; a view does not). */
 async function readPrefix(backend: Backend, prefix: string): Promise<Array<[string, Uint8Array]>> {
   if (backend.entries) return backend.entries(prefix);
   const out: Array<[string, Uint8Array]> = [];
