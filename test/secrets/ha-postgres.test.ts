@@ -216,15 +216,20 @@ describe('secrets service HA: a standby whose active server cannot be reached', 
     tls: false,
     ...over,
   });
-  const standby = (leaderAddress: string) => ({ standby: true, activating: false, leaderAddress, core: undefined }) as unknown as SecretsNode;
-
-  it('answers 503 with the reference error text', async () => {
-    // A port nothing listens on: bind one, note it, close it.
+  const standby = (leaderAddress: string, refreshLeader = async () => undefined) =>
+    ({ standby: true, activating: false, leaderAddress, core: undefined, refreshLeader }) as unknown as SecretsNode;
+  /** A port nothing listens on: bind one, note it, close it. */
+  const closedPort = async () => {
     const { createServer } = await import('node:net');
     const srv = createServer();
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
     const port = (srv.address() as { port: number }).port;
     await new Promise((r) => srv.close(r));
+    return port;
+  };
+
+  it('answers 503 with the reference error text', async () => {
+    const port = await closedPort();
     const http = new SecretsHttp(standby(`http://127.0.0.1:${port}`), { log: silentLogger() });
     await assert.rejects(http.handle(request()), (err: { status: number; messages: string[] }) => {
       const res = http.renderError(err as never);
@@ -232,6 +237,22 @@ describe('secrets service HA: a standby whose active server cannot be reached', 
       assert.deepEqual(JSON.parse(String(res.body)), { errors: [CANNOT_FORWARD] });
       return true;
     });
+  });
+
+  it('a refused connection to the known active server: reads who is active now and forwards there (right after a failover)', async () => {
+    const { createServer } = await import('node:http');
+    const active = createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ served: req.url })));
+    await new Promise<void>((r) => active.listen(0, '127.0.0.1', r));
+    try {
+      const node = standby(`http://127.0.0.1:${await closedPort()}`, async () => {
+        (node as unknown as { leaderAddress: string }).leaderAddress = `http://127.0.0.1:${(active.address() as { port: number }).port}`;
+      });
+      const res = await new SecretsHttp(node, { log: silentLogger() }).handle(request());
+      assert.equal(res.status, 200);
+      assert.deepEqual(JSON.parse(String(res.body)), { served: '/v1/secret/data/app/db' });
+    } finally {
+      await new Promise((r) => active.close(r));
+    }
   });
 
   it('never forwards to itself, nor a request another standby forwarded', async () => {

@@ -133,6 +133,7 @@ export class SecretsHttp implements HttpService {
   ) {
     this.forwarder = new ActiveForwarder({
       leaderAddress: () => node.leaderAddress,
+      refreshLeader: () => node.refreshLeader(),
       activating: () => node.activating,
       requestForwarding: o.requestForwarding,
       selfAddresses: o.selfAddresses,

@@ -55,6 +55,8 @@ export interface NodeHa {
     readonly leader: { readonly leaderAddress: string; readonly clusterAddress: string } | undefined;
     start(events: { onActive(term: number): void | Promise<void>; onStandby(reason: string): void }): void;
     stop(): Promise<void>;
+    /** Reads who is active from the database now (a forward to the old active server was refused). */
+    refreshLeader(): Promise<void>;
   };
 }
 
@@ -164,6 +166,11 @@ export class SecretsNode {
   /** The active server's address as the leader row says (`''` when unknown). */
   get leaderAddress(): string {
     return this.o.ha?.lock.leader?.leaderAddress ?? '';
+  }
+
+  /** Re-reads the leader row now (after a forward to the active server was refused); no-op without HA. @throws the database's error. */
+  async refreshLeader(): Promise<void> {
+    await this.o.ha?.lock.refreshLeader();
   }
 
   /** The `sys/leader` body. */

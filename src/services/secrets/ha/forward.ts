@@ -38,9 +38,19 @@ export interface ActiveForwarderOptions {
   readonly activating: () => boolean;
   /** Forward (the default, as the reference), or answer 307 when `false` (`disable_clustering = true`). */
   readonly requestForwarding?: boolean;
+  /** Reads who is active from the database now; called when the known active server refused the connection (it may have died and been replaced). */
+  readonly refreshLeader?: () => Promise<void>;
   /** This server's own addresses (`api_addr`, listener URLs): a leader address among them is never forwarded to. */
   readonly selfAddresses?: () => readonly string[];
   readonly log?: Logger;
+}
+
+/** The active server refused the connection: the request never reached it, so it may go elsewhere. */
+class ConnectionRefused extends Error {}
+
+/** The 503 of a forward that failed (its cause is logged where it happened). */
+function unavailable(err: unknown): CairnError {
+  return err instanceof CairnError ? err : new CairnError('unavailable', CANNOT_FORWARD);
 }
 
 /** Sends a standby's client requests to the active server, or redirects them there. */
@@ -68,14 +78,40 @@ export class ActiveForwarder {
 
   /**
    * Sends the request to the active server (method, path, query, body, every header but
-   * the hop-by-hop ones) and passes its reply back (status, headers, body).
+   * the hop-by-hop ones) and passes its reply back (status, headers, body). When the
+   * active server this standby knows of refuses the connection (the request never left),
+   * it reads who is active now and tries once more if that changed: right after a
+   * failover the leader row it last read may name the dead server.
    */
   private async forward(req: HttpRequest): Promise<HttpResponse> {
+    const first = this.target(req);
+    try {
+      return await this.sendTo(first, req);
+    } catch (err) {
+      if (!(err instanceof ConnectionRefused) || !this.o.refreshLeader) throw unavailable(err);
+      await this.o.refreshLeader().catch(() => undefined);
+      const next = this.target(req);
+      if (next === first) throw unavailable(err);
+      try {
+        return await this.sendTo(next, req);
+      } catch (again) {
+        throw unavailable(again);
+      }
+    }
+  }
+
+  /** The active server's address to forward `req` to. @throws 503 {@link CANNOT_FORWARD} when none may be used. */
+  private target(req: HttpRequest): string {
     const leader = trimSlash(this.o.leaderAddress());
     const self = this.o.selfAddresses?.().map(trimSlash) ?? [];
     // No leader, a stale leader row naming this server, or a request another standby
     // already forwarded: never forward (no loops).
     if (leader === '' || self.includes(leader) || req.headers[FORWARDED_HEADER] !== undefined) throw new CairnError('unavailable', CANNOT_FORWARD);
+    return leader;
+  }
+
+  /** One forward to `leader`. @throws {@link ConnectionRefused} when the connection was refused; the fetch error otherwise. */
+  private async sendTo(leader: string, req: HttpRequest): Promise<HttpResponse> {
     const drop = connectionTokens(req.headers.connection);
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
@@ -98,9 +134,10 @@ export class ActiveForwarder {
       });
       body = Buffer.from(await res.arrayBuffer());
     } catch (err) {
-      const cause = (err as { cause?: { message?: string } }).cause?.message;
-      this.o.log?.warn({ leader, err: cause ?? (err as Error).message }, 'HA: cannot forward the request to the active server');
-      throw new CairnError('unavailable', CANNOT_FORWARD);
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      this.o.log?.warn({ leader, err: cause?.message ?? (err as Error).message }, 'HA: cannot forward the request to the active server');
+      if (cause?.code === 'ECONNREFUSED') throw new ConnectionRefused(leader);
+      throw err;
     }
     const dropBack = connectionTokens(res.headers.get('connection'));
     const out: Record<string, string> = {};
