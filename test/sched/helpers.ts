@@ -33,7 +33,6 @@ export async function startAgent(
     csiConnect?: SchedAgentOptions['csiConnect'];
     log?: Logger;
     tokenReapIntervalMs?: number;
-    tokenGcThresholdMs?: number;
   } = {},
 ): Promise<TestAgent> {
   const dir = testDataDir(over.dataDir, 'cairn-sched-');
@@ -61,7 +60,6 @@ export async function startAgent(
     replicationBackoffMs: o.replicationBackoffMs,
     csiConnect: o.csiConnect,
     tokenReapIntervalMs: o.tokenReapIntervalMs,
-    tokenGcThresholdMs: o.tokenGcThresholdMs,
   });
   return stoppable(agent, dir);
 }

@@ -1,7 +1,7 @@
 /**
  * The leader collects expired tokens (issue 8 scope 3, "expiry"; the reference's expired
  * ACL token GC): a token is deleted from the state once it has been expired for longer
- * than the GC threshold; tokens not yet past it, and tokens without expiry, stay.
+ * than the GC threshold (`server.acl_token_gc_threshold`); tokens not yet past it, and tokens without expiry, stay.
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
@@ -17,7 +17,7 @@ describe('expired token collection', () => {
 
   it('deletes tokens expired for longer than the threshold and keeps the others', async () => {
     let clock = Date.now();
-    const agent = await startAgent({}, { now: () => clock, tokenReapIntervalMs: 50, tokenGcThresholdMs: 10 * 60_000 });
+    const agent = await startAgent({ aclTokenGcThresholdMs: 10 * 60_000 }, { now: () => clock, tokenReapIntervalMs: 50 });
     agents.push(agent);
     const make = async (body: object) => {
       const r = await call(agent.url, 'POST', '/v1/acl/token', { token: ROOT, body: { Type: 'management', ...body } });

@@ -86,13 +86,11 @@ export interface SchedAgentOptions {
   readonly csiConnect?: (socket: string) => CsiClient;
   /** Pause between rounds deleting expired tokens, in ms (tests shorten it); default {@link TOKEN_GC_INTERVAL_MS}. */
   readonly tokenReapIntervalMs?: number;
-  /** How long after expiring a token is deleted, in ms (tests shorten it); default {@link TOKEN_GC_THRESHOLD_MS}. */
-  readonly tokenGcThresholdMs?: number;
 }
 
 /** Pause between expired-token collections: 5 minutes in ms (the reference's core GC interval). */
 export const TOKEN_GC_INTERVAL_MS = 5 * 60_000;
-/** Age after expiry at which a token is collected: 1 hour in ms (the reference's `acl_token_gc_threshold` default). */
+/** Age after expiry at which a token is collected, unless `server.acl_token_gc_threshold` says otherwise: 1 hour in ms (the reference's default). */
 export const TOKEN_GC_THRESHOLD_MS = 60 * 60_000;
 
 /** A running agent. */
@@ -168,8 +166,8 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
       intervalMs: config.pluginProbeIntervalMs,
     });
     plugins = registry;
-    // Expired tokens are already absent to every read; the leader deletes them an hour after
-    // expiry (the reference's acl_token_gc_threshold). Global tokens only in the authoritative
+    // Expired tokens are already absent to every read; the leader deletes them an hour (or
+    // server.acl_token_gc_threshold) after expiry. Global tokens only in the authoritative
     // region: elsewhere they go when its deletion replicates.
     const reaper = new ExpiryReaper<TokenDoc>({
       state,
@@ -179,7 +177,7 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
       now,
       log,
       intervalMs: options.tokenReapIntervalMs ?? TOKEN_GC_INTERVAL_MS,
-      graceMs: options.tokenGcThresholdMs ?? TOKEN_GC_THRESHOLD_MS,
+      graceMs: config.aclTokenGcThresholdMs ?? TOKEN_GC_THRESHOLD_MS,
     });
     /** What only the leader does (every agent, when the state is not shared): the agent's own writes. */
     const lead = async () => {

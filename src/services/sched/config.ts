@@ -14,6 +14,7 @@
  *   authoritative_region = "global"
  *   event_buffer_size    = 100
  *   event_heartbeat_interval = "30s"   # Cairn key: period of the stream's {} frames
+ *   acl_token_gc_threshold   = "1h"    # expired tokens are deleted this long after expiry
  * }
  * region_addresses {                 # HTTP API of a server in each other region
  *   global = "10.0.0.10:4646"
@@ -76,6 +77,7 @@ export const schedAgentSchema = {
     event_buffer_size: cfg.int({ default: 100, min: 0, doc: 'committed batches the event stream holds for replay and slow readers; 0 means 100' }),
     event_heartbeat_interval: cfg.duration({ min: 0.001, doc: 'period of the event stream\'s `{}` heartbeat frames (Cairn key; the reference fixes 30s)' }),
     enable_event_broker: cfg.bool({ default: true, doc: 'serve GET /v1/event/stream' }),
+    acl_token_gc_threshold: cfg.duration({ min: 1, doc: 'how long after expiring an ACL token is deleted by the leader; default 1h' }),
   }),
   plugin: cfg.labelled(
     {
@@ -122,6 +124,8 @@ export interface SchedAgentConfig {
    * the reference's 30 s (reference/sched.md §3.2). `server.event_heartbeat_interval`.
    */
   readonly eventHeartbeatMs?: number;
+  /** `server.acl_token_gc_threshold` in ms: how long after expiring a token is deleted; absent: the reference's 1 h. */
+  readonly aclTokenGcThresholdMs?: number;
   /** CSI plugin endpoints (`plugin "<id>" { … }` blocks); absent: none. */
   readonly plugins?: readonly CsiPluginConfig[];
   /** Period of the CSI plugins' probe and fingerprint, in ms; absent means 10 s. Not an HCL key: tests shorten it. */
@@ -179,6 +183,7 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): SchedAgentConfig {
     acl: { enabled: raw.acl?.enabled ?? false, replicationToken },
     eventBufferSize: raw.server?.event_buffer_size ?? 100,
     ...(raw.server?.event_heartbeat_interval !== undefined && { eventHeartbeatMs: raw.server.event_heartbeat_interval * 1000 }),
+    ...(raw.server?.acl_token_gc_threshold !== undefined && { aclTokenGcThresholdMs: raw.server.acl_token_gc_threshold * 1000 }),
     eventBroker: raw.server?.enable_event_broker ?? true,
     plugins: pluginsFrom(raw.plugin),
   };
