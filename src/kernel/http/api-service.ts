@@ -242,10 +242,11 @@ const NOT_SENT = /ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN/;
 
 /**
  * Sends `req` to the leader, once; for a follower's writes, and for the few reads only the
- * leader can answer (e.g. replication status). When the leader this server knows of cannot
- * be reached (or none is known), it reads who leads from the database and tries the new one;
- * only when the first connection was refused, so a request is never applied twice. @throws CairnError 500 `No cluster leader` when no leader is known or
- * reachable, or `req` was already forwarded once.
+ * leader can answer (e.g. replication status). When no leader is known, or the known one
+ * refused the connection (the request never left: it cannot be applied twice), it reads
+ * who leads from the database and tries the new one.
+ * @throws CairnError 500 `No cluster leader` when no leader is known or reachable, or
+ *   `req` was already forwarded once.
  */
 export async function forwardToLeader(req: HttpRequest, leadership: Leadership, secret: string | undefined, style: ForwardStyle | undefined): Promise<HttpResponse> {
   if (req.headers[LEADER_FORWARDED_HEADER] !== undefined || !style) throw new CairnError('internal', NO_CLUSTER_LEADER);
