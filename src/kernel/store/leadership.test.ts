@@ -11,6 +11,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { StateLeadership } from './leadership.js';
 import { PostgresBackend, quoteTableName, sideTableName } from './postgres.js';
+import type { Backend } from './backend.js';
 import { StateStore, StateStoreFailed, StateStoreReadOnly, type ChangeBatch, type TableSpec } from './state.js';
 import { startPgTestServer } from './testdata/pg-cluster.js';
 
@@ -142,6 +143,44 @@ describe('StateLeadership: servers sharing a StateStore on PostgreSQL', () => {
       assert.equal(follower.index, 4);
       assert.deepEqual(reloads, [4]);
       assert.deepEqual(follower.list('nodes').map((n) => n.Name), ['a', 'b0', 'b1', 'b2']);
+    } finally {
+      await other.close();
+      await backend.close();
+      await drop(table);
+    }
+  });
+
+  it('a follower whose check races a commit (the entry lands between its reads) applies it later and does not reload', async () => {
+    const table = freshTable();
+    const backend = await PostgresBackend.open({ connectionUrl: server.url, table });
+    const leader = await StateStore.open(backend, TABLES, undefined, { shared: true });
+    leader.setWritable(true);
+    const other = await PostgresBackend.open({ connectionUrl: server.url, table });
+    // The follower's storage: when armed, the leader commits right after the follower read a missing log entry.
+    let armed = false;
+    const racing: Backend = Object.assign(Object.create(other) as Backend, {
+      get: async (key: string) => {
+        const value = await other.get(key);
+        if (armed && key.startsWith('_log/') && value === undefined) {
+          armed = false;
+          await leader.txn((tx) => tx.put('nodes', 'late', { Name: 'late' }));
+        }
+        return value;
+      },
+    });
+    const follower = await StateStore.open(racing, TABLES, undefined, { shared: true });
+    try {
+      await leader.txn((tx) => tx.put('nodes', 'a', { Name: 'a' }));
+      await follower.catchUp(true);
+      const reloads: number[] = [];
+      follower.onReload((i) => reloads.push(i));
+      armed = true;
+      await follower.catchUp(true);
+      assert.equal(follower.index, 1, 'the entry committed after its log read is not applied yet');
+      await follower.catchUp(true);
+      assert.equal(follower.index, 2);
+      assert.ok(follower.get('nodes', 'late'));
+      assert.deepEqual(reloads, [], 'a follower that is merely behind never reloads (its event streams would end)');
     } finally {
       await other.close();
       await backend.close();

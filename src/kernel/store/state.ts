@@ -536,18 +536,25 @@ export class StateStore {
 
   /** Applies `_log/<index+1>`, `<index+2>`, … while they exist; see {@link catchUp}. */
   private async followLog(full: boolean): Promise<void> {
+    // The stored index is read before the log: every entry up to it was committed by then
+    // (an entry and its index are one transaction), so the log reads after it see them all
+    // unless they were pruned. Read after the log, it could name a commit that landed
+    // between the two reads, and a follower that is merely behind would reload for nothing.
+    let stored: number | undefined;
+    if (full) {
+      const idx = await this.backend.get(META_INDEX);
+      stored = idx ? (this.decode(META_INDEX, idx) as number) : 0;
+    }
     for (;;) {
       const raw = await this.backend.get(logKey(this.latest + 1));
       if (this.writable) return; // became the leader meanwhile: its own writes are in memory
       if (!raw) break;
       this.applyEntry(this.decode(logKey(this.latest + 1), raw) as LogEntry);
     }
-    if (!full) return;
-    const idx = await this.backend.get(META_INDEX);
-    const stored = idx ? (this.decode(META_INDEX, idx) as number) : 0;
     // The entries we need were pruned (or never logged): start from the whole state.
-    if (stored > this.latest && !this.writable) await this.reloadNow();
+    if (stored !== undefined && stored > this.latest && !this.writable) await this.reloadNow();
   }
+
 
   /** Applies one log entry to memory and announces it (a follower's commit). */
   private applyEntry(entry: LogEntry): void {
