@@ -17,12 +17,14 @@
  *   follower's stream delivering its `ACLPolicyUpserted` event.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPgTestServer } from '../src/kernel/store/testdata/pg-cluster.js';
 import { startCairnProcess, until, type ServerProcess } from '../test/processes.js';
+import { startSharedAgent, untilLeader } from '../test/shared-agents.js';
 
+/** The secrets servers' `connection_url` names it (`env://…`), so no password lands in a file. */
 const URL_VAR = 'CAIRN_BENCH_HA_PG_URL';
 
 async function put(url: string, path: string, body: unknown, token?: string, tokenHeader = 'X-Secrets-Token'): Promise<{ status: number; json: unknown }> {
@@ -37,8 +39,8 @@ export interface FailoverSample {
 }
 
 /** See the module doc. @throws when a server does not start, unseal or take over within 30 s. */
-export async function measureSecretsFailover(n: number): Promise<FailoverSample[]> {
-  const pgServer = await startPgTestServer(process.env, { durable: true });
+export async function measureSecretsFailover(n: number, env: NodeJS.ProcessEnv): Promise<FailoverSample[]> {
+  const pgServer = await startPgTestServer(env, { durable: true });
   const dir = mkdtempSync(join(tmpdir(), 'cairn-bench-failover-'));
   const servers: ServerProcess[] = [];
   try {
@@ -95,49 +97,49 @@ listener "tcp" {
   }
 }
 
-/** One wake-up: ms from sending the write (on the leader) to the follower's blocking reply, and the write's own latency. */
+/** One wake-up: ms from sending the write (on the leader) to the follower seeing it, and the write's own latency. */
 export interface WakeupSample {
   readonly wakeMs: number;
   readonly writeMs: number;
 }
 
-/** See the module doc. @throws when an agent does not start or a blocking query does not wake within its 10 s wait. */
-export async function measureCrossServerWakeup(n: number): Promise<WakeupSample[]> {
-  const pgServer = await startPgTestServer(process.env, { durable: true });
-  const dir = mkdtempSync(join(tmpdir(), 'cairn-bench-wakeup-'));
+/**
+ * Runs `fn` with two agents of `service` sharing one table of a durable throwaway cluster:
+ * the first leads, the second (with its key) follows. Everything is stopped and removed after.
+ */
+async function withAgentPair<T>(env: NodeJS.ProcessEnv, service: 'mesh' | 'sched', extra: string, fn: (leader: ServerProcess, follower: ServerProcess) => Promise<T>): Promise<T> {
+  const pgServer = await startPgTestServer(env, { durable: true });
+  const dir = mkdtempSync(join(tmpdir(), `cairn-bench-${service}-pair-`));
   const agents: ServerProcess[] = [];
-  const root = randomUUID();
-  const table = `bench_wake_${randomBytes(3).toString('hex')}`;
+  const table = `bench_${service}_${randomBytes(3).toString('hex')}`;
+  const start = async (name: string, keyFrom?: string) => {
+    const a = await startSharedAgent({ service, dir, name, pgUrl: pgServer.url, table, keyFrom, extra });
+    agents.push(a);
+    return a;
+  };
   try {
-    const start = async (name: string, keyFrom?: string) => {
-      const data = join(dir, name);
-      mkdirSync(data, { recursive: true });
-      if (keyFrom) copyFileSync(join(dir, keyFrom, 'mesh-state.key'), join(data, 'mesh-state.key'));
-      const file = join(dir, `${name}.hcl`);
-      writeFileSync(
-        file,
-        `data_dir = "${data}"
-ports { http = 0 }
-storage "postgresql" {
-  connection_url = "env://${URL_VAR}"
-  table = "${table}"
+    const leader = await start('a');
+    await untilLeader('a leads', 30_000, leader, leader);
+    const follower = await start('b', 'a');
+    await untilLeader('b follows', 30_000, follower, leader);
+    return await fn(leader, follower);
+  } finally {
+    for (const a of agents) await a.kill();
+    await pgServer.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
-acl {
+
+/** See the module doc. @throws when an agent does not start or a blocking query does not wake within its 10 s wait. */
+export async function measureCrossServerWakeup(n: number, env: NodeJS.ProcessEnv): Promise<WakeupSample[]> {
+  const root = randomUUID();
+  const acl = `acl {
   enabled = true
   default_policy = "deny"
   tokens { initial_management = "${root}" }
 }
-`,
-      );
-      const a = await startCairnProcess(['mesh', 'agent', `-config=${file}`], { [URL_VAR]: pgServer.url }, 'discovery service listening');
-      agents.push(a);
-      return a;
-    };
-    const leaderOf = async (a: ServerProcess) => (await (await fetch(`${a.url}/v1/status/leader`)).json()) as string;
-    const leader = await start('a');
-    await until('a leads', 30_000, async () => ((await leaderOf(leader)) === new URL(leader.url).host ? true : undefined));
-    const follower = await start('b', 'a');
-    await until('b follows', 30_000, async () => ((await leaderOf(follower)) === new URL(leader.url).host ? true : undefined));
+`;
+  return withAgentPair(env, 'mesh', acl, async (leader, follower) => {
     const headers = { 'X-Mesh-Token': root };
     const samples: WakeupSample[] = [];
     for (let i = 0; i < n; i++) {
@@ -158,101 +160,60 @@ acl {
       samples.push({ wakeMs: woke.at - sent, writeMs: acked - sent });
     }
     return samples;
-  } finally {
-    for (const a of agents) await a.kill();
-    await pgServer.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
-
-/** One event: ms from sending the write (on the leader) to the follower's stream delivering it, and the write's own latency. */
-export type StreamSample = WakeupSample;
 
 /** See the module doc. @throws when an agent does not start or an event does not arrive within 10 s. */
-export async function measureCrossServerEventStream(n: number): Promise<StreamSample[]> {
-  const pgServer = await startPgTestServer(process.env, { durable: true });
-  const dir = mkdtempSync(join(tmpdir(), 'cairn-bench-stream-'));
-  const agents: ServerProcess[] = [];
+export async function measureCrossServerEventStream(n: number, env: NodeJS.ProcessEnv): Promise<WakeupSample[]> {
   const root = randomUUID();
-  const table = `bench_stream_${randomBytes(3).toString('hex')}`;
-  const abort = new AbortController();
-  try {
-    const start = async (name: string, keyFrom?: string) => {
-      const data = join(dir, name);
-      mkdirSync(data, { recursive: true });
-      if (keyFrom) copyFileSync(join(dir, keyFrom, 'sched-state.key'), join(data, 'sched-state.key'));
-      const file = join(dir, `${name}.hcl`);
-      writeFileSync(
-        file,
-        `data_dir = "${data}"
-name = "${name}"
-ports { http = 0 }
-acl { enabled = true }
-advertise { http = "127.0.0.1" }
-storage "postgresql" {
-  connection_url = "env://${URL_VAR}"
-  table = "${table}"
-}
-`,
-      );
-      const a = await startCairnProcess(['sched', 'agent', `-config=${file}`], { [URL_VAR]: pgServer.url }, 'scheduler service listening');
-      agents.push(a);
-      return a;
-    };
-    const leaderOf = async (a: ServerProcess) => (await (await fetch(`${a.url}/v1/status/leader`)).json()) as string;
-    const leader = await start('a');
-    await until('a leads', 30_000, async () => ((await leaderOf(leader)) === new URL(leader.url).host ? true : undefined));
-    const follower = await start('b', 'a');
-    await until('b follows', 30_000, async () => ((await leaderOf(follower)) === new URL(leader.url).host ? true : undefined));
+  return withAgentPair(env, 'sched', 'acl { enabled = true }\n', async (leader, follower) => {
     const boot = await fetch(`${leader.url}/v1/acl/bootstrap`, { method: 'POST', body: JSON.stringify({ BootstrapSecret: root }) });
     if (boot.status !== 200) throw new Error(`bootstrap answered ${boot.status}`);
     const headers = { 'X-Sched-Token': root };
-
-    // One stream on the follower; each ACLPolicyUpserted event settles the waiter of its policy.
-    const waiting = new Map<string, (at: number) => void>();
-    const res = await fetch(`${follower.url}/v1/event/stream?topic=ACLPolicy`, { headers, signal: abort.signal });
-    if (res.status !== 200 || !res.body) throw new Error(`event stream answered ${res.status}`);
-    const reader = (async () => {
-      let buffered = '';
-      const decoder = new TextDecoder();
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        const at = performance.now();
-        buffered += decoder.decode(chunk, { stream: true });
-        let nl: number;
-        while ((nl = buffered.indexOf('\n')) >= 0) {
-          const line = buffered.slice(0, nl);
-          buffered = buffered.slice(nl + 1);
-          const frame = line ? (JSON.parse(line) as { Events?: { Key?: string }[] }) : {};
-          for (const e of frame.Events ?? []) waiting.get(e.Key ?? '')?.(at);
+    const abort = new AbortController();
+    try {
+      // One stream on the follower; each ACLPolicyUpserted event settles the waiter of its policy.
+      const waiting = new Map<string, (at: number) => void>();
+      const res = await fetch(`${follower.url}/v1/event/stream?topic=ACLPolicy`, { headers, signal: abort.signal });
+      if (res.status !== 200 || !res.body) throw new Error(`event stream answered ${res.status}`);
+      const reader = (async () => {
+        let buffered = '';
+        const decoder = new TextDecoder();
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          const at = performance.now();
+          buffered += decoder.decode(chunk, { stream: true });
+          let nl: number;
+          while ((nl = buffered.indexOf('\n')) >= 0) {
+            const line = buffered.slice(0, nl);
+            buffered = buffered.slice(nl + 1);
+            const frame = line ? (JSON.parse(line) as { Events?: { Key?: string }[] }) : {};
+            for (const e of frame.Events ?? []) waiting.get(e.Key ?? '')?.(at);
+          }
         }
-      }
-    })().catch(() => undefined);
+      })().catch(() => undefined);
 
-    const samples: StreamSample[] = [];
-    for (let i = 0; i < n; i++) {
-      const name = `wake-${i}`;
-      const delivered = new Promise<number>((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`no event for ${name} within 10 s`)), 10_000);
-        waiting.set(name, (at) => {
-          clearTimeout(t);
-          resolve(at);
+      const samples: WakeupSample[] = [];
+      for (let i = 0; i < n; i++) {
+        const name = `wake-${i}`;
+        const delivered = new Promise<number>((resolve, reject) => {
+          const t = setTimeout(() => reject(new Error(`no event for ${name} within 10 s`)), 10_000);
+          waiting.set(name, (at) => {
+            clearTimeout(t);
+            resolve(at);
+          });
         });
-      });
-      const sent = performance.now();
-      const w = await fetch(`${leader.url}/v1/acl/policy/${name}`, { method: 'PUT', headers, body: JSON.stringify({ Name: name, Rules: '' }) });
-      await w.arrayBuffer();
-      const acked = performance.now();
-      if (w.status !== 200) throw new Error(`policy write answered ${w.status}`);
-      samples.push({ wakeMs: (await delivered) - sent, writeMs: acked - sent });
-      waiting.delete(name);
+        const sent = performance.now();
+        const w = await put(leader.url, `/v1/acl/policy/${name}`, { Name: name, Rules: '' }, root, 'X-Sched-Token');
+        const acked = performance.now();
+        if (w.status !== 200) throw new Error(`policy write answered ${w.status}`);
+        samples.push({ wakeMs: (await delivered) - sent, writeMs: acked - sent });
+        waiting.delete(name);
+      }
+      abort.abort();
+      await reader;
+      return samples;
+    } finally {
+      abort.abort();
     }
-    abort.abort();
-    await reader;
-    return samples;
-  } finally {
-    abort.abort();
-    for (const a of agents) await a.kill();
-    await pgServer.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }

@@ -31,6 +31,8 @@ export interface BenchConfig {
   readonly rounds: number;
   readonly warmupSeconds: number;
   readonly connections: number;
+  /** The environment the measurements read their settings from (injected by run.ts, the entry point). */
+  readonly env: NodeJS.ProcessEnv;
 }
 
 /**

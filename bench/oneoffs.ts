@@ -66,7 +66,7 @@ export const ONE_OFFS: readonly OneOff[] = [
     name: 'sched-event-fanout',
     async run(config) {
       // BENCH_FANOUT: runs as SUBSCRIBERSxEVENTS_PER_SEC[xBATCH[xBUFFER]], comma-separated.
-      const runs = (process.env.BENCH_FANOUT ?? '100x10000x10x100,100x10000x10x1000,100x4000x10x100,100x1000x10x100').split(',').map((r) => {
+      const runs = (config.env.BENCH_FANOUT ?? '100x10000x10x100,100x10000x10x1000,100x4000x10x100,100x1000x10x100').split(',').map((r) => {
         const [subscribers, eventsPerSec, batch, buffer] = r.split('x').map(Number);
         return { subscribers, eventsPerSec, seconds: 30, batch: batch || 10, eventBufferSize: buffer || 100 };
       });
@@ -88,8 +88,8 @@ export const ONE_OFFS: readonly OneOff[] = [
   {
     name: 'sched-volume-list',
     async run(config) {
-      const volumes = Number(process.env.BENCH_VOLUMES ?? 100_000);
-      const requests = Number(process.env.BENCH_VOLUME_LIST_REQUESTS ?? 200);
+      const volumes = Number(config.env.BENCH_VOLUMES ?? 100_000);
+      const requests = Number(config.env.BENCH_VOLUME_LIST_REQUESTS ?? 200);
       log(`sched-volume-list: seeding ${fmtInt(volumes)} volumes, then ${requests} requests per case`);
       const l = await measureVolumeList({ volumes, requests, warmup: 20, perPage: 100, deepFraction: 0.9, seedBatch: 1000 });
       console.log('');
@@ -119,10 +119,10 @@ export const ONE_OFFS: readonly OneOff[] = [
   },
   {
     name: 'secrets-failover',
-    async run() {
+    async run(config) {
       const n = 10;
       log(`secrets-failover: ${n} × kill -9 of the active secrets server`);
-      const ms = (await measureSecretsFailover(n)).map((x) => x.ms);
+      const ms = (await measureSecretsFailover(n, config.env)).map((x) => x.ms);
       console.log('');
       console.log(
         `- secrets service failover on PostgreSQL (two server processes, \`ha_enabled\`, production settings (standbys wait in the lock), durable throwaway cluster; ` +
@@ -133,10 +133,10 @@ export const ONE_OFFS: readonly OneOff[] = [
   },
   {
     name: 'cross-server-wakeup',
-    async run() {
+    async run(config) {
       const n = 300;
       log(`cross-server-wakeup: ${n} blocking queries on a follower woken by writes on the leader`);
-      const samples = await measureCrossServerWakeup(n);
+      const samples = await measureCrossServerWakeup(n, config.env);
       const wake = samples.map((x) => x.wakeMs);
       const write = samples.map((x) => x.writeMs);
       console.log('');
@@ -150,10 +150,10 @@ export const ONE_OFFS: readonly OneOff[] = [
   },
   {
     name: 'cross-server-stream',
-    async run() {
+    async run(config) {
       const n = 300;
       log(`cross-server-stream: ${n} events on a follower's stream for writes on the leader`);
-      const samples = await measureCrossServerEventStream(n);
+      const samples = await measureCrossServerEventStream(n, config.env);
       const wake = samples.map((x) => x.wakeMs);
       const write = samples.map((x) => x.writeMs);
       console.log('');

@@ -220,6 +220,7 @@ function parseConfig(): BenchConfig & { only: string[] | undefined; json: string
     rounds: Math.floor(num(values.rounds, 'BENCH_ROUNDS', 3, 1)),
     warmupSeconds: num(values.warmup, 'BENCH_WARMUP', 2, 0),
     connections: Math.floor(num(values.connections, 'BENCH_CONNECTIONS', 32, 1)),
+    env: process.env,
     only: only && only.length > 0 ? only : undefined,
     json: values.json ?? (process.env.BENCH_JSON || undefined),
     strict: values.strict ?? process.env.BENCH_STRICT === '1',

@@ -9,15 +9,15 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startPgTestServer, type PgTestServer } from '../../src/kernel/store/testdata/pg-cluster.js';
-import { startCairnProcess, until, type ServerProcess } from '../processes.js';
+import { until, type ServerProcess } from '../processes.js';
+import { killLeaderUnderLoad, startSharedAgent, untilLeader } from '../shared-agents.js';
 import { call, startAgent, type TestAgent } from './helpers.js';
 
-const URL_VAR = 'CAIRN_TEST_MESH_PG_URL';
 const dir = mkdtempSync(join(tmpdir(), 'cairn-mesh-ha-'));
 let pgServer: PgTestServer;
 const running: ServerProcess[] = [];
@@ -30,32 +30,13 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Writes the agent's config and data dir (with `keyFrom`'s key file when given) and starts it. */
+/** Starts agent `name` of `datacenter` (default dc1) on `table`, with `keyFrom`'s key file when given. */
 async function startMesh(name: string, table: string, o: { datacenter?: string; extra?: string; keyFrom?: string } = {}): Promise<ServerProcess> {
-  const data = join(dir, name);
-  mkdirSync(data, { recursive: true });
-  if (o.keyFrom) copyFileSync(join(dir, o.keyFrom, 'mesh-state.key'), join(data, 'mesh-state.key'));
-  const config = join(dir, `${name}.hcl`);
-  writeFileSync(
-    config,
-    `data_dir = "${data}"
-datacenter = "${o.datacenter ?? 'dc1'}"
-ports { http = 0 }
-storage "postgresql" {
-  connection_url = "env://${URL_VAR}"
-  table = "${table}"
-  max_parallel = 4
-}
-${o.extra ?? ''}
-`,
-  );
-  const p = await startCairnProcess(['mesh', 'agent', `-config=${config}`], { [URL_VAR]: pgServer.url }, 'discovery service listening');
+  const extra = `datacenter = "${o.datacenter ?? 'dc1'}"\n${o.extra ?? ''}`;
+  const p = await startSharedAgent({ service: 'mesh', dir, name, pgUrl: pgServer.url, table, keyFrom: o.keyFrom, extra });
   running.push(p);
   return p;
 }
-
-const hostOf = (p: ServerProcess) => new URL(p.url).host;
-const leaderOf = async (p: ServerProcess) => (await call(p.url, 'GET', '/v1/status/leader')).json as string;
 
 describe('discovery agents sharing PostgreSQL', () => {
   const table = `cairn_mesh_${randomBytes(4).toString('hex')}`;
@@ -71,10 +52,10 @@ describe('discovery agents sharing PostgreSQL', () => {
 
   it('one leader; followers know it, forward writes to it, and read their writes back at once', { timeout: 60_000 }, async () => {
     a = await startMesh('a', table, { extra: acl });
-    await until('agent a leads', 10_000, async () => ((await leaderOf(a)) === hostOf(a) ? true : undefined));
+    await untilLeader('agent a leads', 10_000, a, a);
     b = await startMesh('b', table, { extra: acl, keyFrom: 'a' });
     c = await startMesh('c', table, { extra: acl, keyFrom: 'a' });
-    for (const p of [b, c]) await until('the follower names the leader', 5000, async () => ((await leaderOf(p)) === hostOf(a) ? true : undefined));
+    for (const p of [b, c]) await untilLeader('the follower names the leader', 5000, p, a);
 
     const read = await call(c.url, 'GET', '/v1/acl/policies', { token: root });
     assert.equal(read.status, 200);
@@ -111,36 +92,16 @@ describe('discovery agents sharing PostgreSQL', () => {
   });
 
   it('kill -9 of the leader under a write load: a follower leads within 5 s and every acknowledged write is there', { timeout: 60_000 }, async () => {
-    const acknowledged: string[] = [];
-    let stop = false;
-    const writer = async (p: ServerProcess, tag: string) => {
-      for (let i = 0; !stop; i++) {
-        const name = `${tag}-${i}`;
-        const r = await call(p.url, 'PUT', '/v1/acl/policy', { token: root, body: { Name: name, Rules: '' } }).catch(() => undefined);
-        if (r?.status === 200) acknowledged.push(name);
-        else await new Promise((res) => setTimeout(res, 20));
-      }
-    };
-    const writers = [writer(b, 'wb'), writer(c, 'wc'), writer(b, 'wb2')];
-    await until('writes flow', 5000, () => (acknowledged.length >= 20 ? true : undefined));
-    const killedAt = Date.now();
-    await a.kill();
-    const leader = await until('a follower leads', 5000, async () => {
-      const l = await leaderOf(b);
-      return l === hostOf(b) || l === hostOf(c) ? l : undefined;
+    // The helper fails unless a follower leads within 5 s of the kill.
+    const { acknowledged } = await killLeaderUnderLoad({
+      leader: a,
+      followers: [b, c],
+      write: async (p, name) => (await call(p.url, 'PUT', '/v1/acl/policy', { token: root, body: { Name: name, Rules: '' } })).status === 200,
     });
-    const tookOver = Date.now() - killedAt;
-    const before = acknowledged.length;
-    await until('writes flow again', 10_000, () => (acknowledged.length > before + 10 ? true : undefined));
-    stop = true;
-    await Promise.all(writers);
-    assert.ok(tookOver < 5000, `took over in ${tookOver} ms`);
-    assert.equal(await leaderOf(c), leader, 'both agents name the same leader');
     for (const p of [b, c]) {
       const list = await call(p.url, 'GET', '/v1/acl/policies', { token: root });
       const names = new Set((list.json as { Name: string }[]).map((x) => x.Name));
-      const missing = acknowledged.filter((n) => !names.has(n));
-      assert.deepEqual(missing, [], `every acknowledged write is on ${p.url}`);
+      assert.deepEqual(acknowledged.filter((n) => !names.has(n)), [], `every acknowledged write is on ${p.url}`);
     }
   });
 
@@ -186,7 +147,7 @@ acl {
   tokens { replication = "${root}" }
 }`;
     const x = await startMesh('x', table, { datacenter: 'dc2', extra });
-    await until('x leads', 10_000, async () => ((await leaderOf(x)) === hostOf(x) ? true : undefined));
+    await untilLeader('x leads', 10_000, x, x);
     const y = await startMesh('y', table, { datacenter: 'dc2', extra, keyFrom: 'x' });
     const make = async (name: string) => assert.equal((await call(primary.url, 'PUT', '/v1/acl/policy', { token: root, body: { Name: name, Rules: '' } })).status, 200);
     const replicated = (p: ServerProcess, name: string) =>
@@ -200,7 +161,7 @@ acl {
     assert.equal((status.json as { Running: boolean }).Running, true, 'a follower reports the leader\'s replication');
 
     await x.kill();
-    await until('y leads', 5000, async () => ((await leaderOf(y)) === hostOf(y) ? true : undefined));
+    await untilLeader('y leads', 5000, y, y);
     await make('after-failover');
     await replicated(y, 'after-failover');
     const after = await call(y.url, 'GET', '/v1/acl/replication', { token: root });

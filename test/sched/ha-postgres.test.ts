@@ -11,18 +11,18 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startHostpathPlugin, type HostpathPlugin } from '../../src/kernel/csi/index.js';
 import { startPgTestServer, type PgTestServer } from '../../src/kernel/store/testdata/pg-cluster.js';
 import type { SchedAgentConfig } from '../../src/services/sched/config.js';
-import { startCairnProcess, until, type ServerProcess } from '../processes.js';
+import { until, type ServerProcess } from '../processes.js';
+import { hostOf, killLeaderUnderLoad, startSharedAgent, untilLeader } from '../shared-agents.js';
 import { call, ROOT, startAgent, type TestAgent } from './helpers.js';
 import { Stream } from './stream.js';
 
-const URL_VAR = 'CAIRN_TEST_SCHED_PG_URL';
 const dir = mkdtempSync(join(tmpdir(), 'cairn-sched-ha-'));
 let pgServer: PgTestServer;
 const running: ServerProcess[] = [];
@@ -35,35 +35,13 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const storage = (table: string, url: string) => `storage "postgresql" {
-  connection_url = "${url}"
-  table = "${table}"
-  max_parallel = 4
-}`;
-
-/** Writes the server's config and data dir (with `keyFrom`'s key file when given) and starts it. */
+/** Starts server `name` of region `global` on `table` (ACLs on), with `keyFrom`'s key file when given. */
 async function startSched(name: string, table: string, o: { keyFrom?: string } = {}): Promise<ServerProcess> {
-  const data = join(dir, name);
-  mkdirSync(data, { recursive: true });
-  if (o.keyFrom) copyFileSync(join(dir, o.keyFrom, 'sched-state.key'), join(data, 'sched-state.key'));
-  const config = join(dir, `${name}.hcl`);
-  writeFileSync(
-    config,
-    `data_dir = "${data}"
-name = "${name}"
-ports { http = 0 }
-acl { enabled = true }
-${storage(table, `env://${URL_VAR}`)}
-advertise { http = "127.0.0.1" }
-`,
-  );
-  const p = await startCairnProcess(['sched', 'agent', `-config=${config}`], { [URL_VAR]: pgServer.url }, 'scheduler service listening');
+  const p = await startSharedAgent({ service: 'sched', dir, name, pgUrl: pgServer.url, table, keyFrom: o.keyFrom, extra: 'acl { enabled = true }\n' });
   running.push(p);
   return p;
 }
 
-const hostOf = (p: ServerProcess) => new URL(p.url).host;
-const leaderOf = async (p: ServerProcess) => (await call(p.url, 'GET', '/v1/status/leader')).json as string;
 const policy = (name: string) => ({ Name: name, Rules: 'namespace "default" { policy = "read" }' });
 
 describe('scheduler servers sharing PostgreSQL', () => {
@@ -75,10 +53,10 @@ describe('scheduler servers sharing PostgreSQL', () => {
 
   it('one leader that the followers name; writes sent to a follower are readable at once on another', { timeout: 60_000 }, async () => {
     a = await startSched('a', table);
-    await until('server a leads', 10_000, async () => ((await leaderOf(a)) === hostOf(a) ? true : undefined));
+    await untilLeader('server a leads', 10_000, a, a);
     b = await startSched('b', table, { keyFrom: 'a' });
     c = await startSched('c', table, { keyFrom: 'a' });
-    for (const p of [b, c]) await until('the follower names the leader', 5000, async () => ((await leaderOf(p)) === hostOf(a) ? true : undefined));
+    for (const p of [b, c]) await untilLeader('the follower names the leader', 5000, p, a);
     const peers = await call(b.url, 'GET', '/v1/status/peers');
     assert.deepEqual(peers.json, [hostOf(a), hostOf(b)].sort(), 'a follower knows the leader and itself');
 
@@ -127,38 +105,16 @@ describe('scheduler servers sharing PostgreSQL', () => {
   });
 
   it('kill -9 of the leader under a write load: a follower leads within 5 s and every acknowledged write is there', { timeout: 60_000 }, async () => {
-    const acknowledged: string[] = [];
-    let stop = false;
-    const writer = async (p: ServerProcess, tag: string) => {
-      for (let i = 0; !stop; i++) {
-        const name = `${tag}-${i}`;
-        const r = await call(p.url, 'PUT', `/v1/acl/policy/${name}`, { token: root, body: policy(name) }).catch(() => undefined);
-        if (r?.status === 200) acknowledged.push(name);
-        else await new Promise((res) => setTimeout(res, 20));
-      }
-    };
-    const writers = [writer(b, 'wb'), writer(c, 'wc'), writer(b, 'wb2')];
-    await until('writes flow', 5000, () => (acknowledged.length >= 20 ? true : undefined));
-    const killedAt = Date.now();
-    await a.kill();
-    const leader = await until('a follower leads', 5000, async () => {
-      const l = await leaderOf(b);
-      return l === hostOf(b) || l === hostOf(c) ? l : undefined;
+    // The helper fails unless a follower leads within 5 s of the kill.
+    const { acknowledged } = await killLeaderUnderLoad({
+      leader: a,
+      followers: [b, c],
+      write: async (p, name) => (await call(p.url, 'PUT', `/v1/acl/policy/${name}`, { token: root, body: policy(name) })).status === 200,
     });
-    const tookOver = Date.now() - killedAt;
-    const before = acknowledged.length;
-    await until('writes flow again', 10_000, () => (acknowledged.length > before + 10 ? true : undefined));
-    stop = true;
-    await Promise.all(writers);
-    assert.ok(tookOver < 5000, `took over in ${tookOver} ms`);
-    // A follower learns of a new leader at its next look at the lock (retryMs, 1 s): until
-    // then it may still name the dead one.
-    await until('both servers name the same leader', 5000, async () => ((await leaderOf(c)) === leader ? true : undefined));
     for (const p of [b, c]) {
       const list = await call(p.url, 'GET', '/v1/acl/policies', { token: root });
       const names = new Set((list.json as { Name: string }[]).map((x) => x.Name));
-      const missing = acknowledged.filter((n) => !names.has(n));
-      assert.deepEqual(missing, [], `every acknowledged write is on ${p.url}`);
+      assert.deepEqual(acknowledged.filter((n) => !names.has(n)), [], `every acknowledged write is on ${p.url}`);
     }
   });
 

@@ -1,0 +1,114 @@
+/**
+ * Discovery and scheduler agents sharing one PostgreSQL table, as real processes (issue 8
+ * scope 3), for the HA suites and the benchmarks: starting one (its data directory, the
+ * first agent's state key copied, the HCL with the `storage "postgresql"` block), asking
+ * who leads, and `kill -9` of the leader under a write load.
+ */
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startCairnProcess, until, type ServerProcess } from './processes.js';
+
+/** The environment variable the agents' `connection_url` names (`env://…`), so no password lands in a file. */
+const URL_VAR = 'CAIRN_SHARED_AGENT_PG_URL';
+
+const SERVICES = {
+  mesh: { key: 'mesh-state.key', ready: 'discovery service listening', extra: () => '' },
+  sched: { key: 'sched-state.key', ready: 'scheduler service listening', extra: (name: string) => `name = "${name}"\nadvertise { http = "127.0.0.1" }\n` },
+} as const;
+
+/** Options of {@link startSharedAgent}. */
+export interface SharedAgentOptions {
+  readonly service: keyof typeof SERVICES;
+  /** Parent directory: the agent's data dir is `<dir>/<name>`, its config `<dir>/<name>.hcl`. */
+  readonly dir: string;
+  readonly name: string;
+  /** `postgres://` URL of the database (with its password). */
+  readonly pgUrl: string;
+  readonly table: string;
+  /** Name of an agent started before in `dir` whose state key this one gets (agents of one table share it). */
+  readonly keyFrom?: string;
+  /** More HCL (ACLs, datacenter, …). */
+  readonly extra?: string;
+}
+
+/** Starts `cairn mesh agent` / `cairn sched agent` on HTTP port 0 with the shared storage; resolves once it listens. */
+export function startSharedAgent(o: SharedAgentOptions): Promise<ServerProcess> {
+  const s = SERVICES[o.service];
+  const data = join(o.dir, o.name);
+  mkdirSync(data, { recursive: true });
+  if (o.keyFrom) copyFileSync(join(o.dir, o.keyFrom, s.key), join(data, s.key));
+  const config = join(o.dir, `${o.name}.hcl`);
+  writeFileSync(
+    config,
+    `data_dir = "${data}"
+ports { http = 0 }
+storage "postgresql" {
+  connection_url = "env://${URL_VAR}"
+  table          = "${o.table}"
+  max_parallel   = 4
+}
+${s.extra(o.name)}${o.extra ?? ''}
+`,
+  );
+  return startCairnProcess([o.service, 'agent', `-config=${config}`], { [URL_VAR]: o.pgUrl }, s.ready);
+}
+
+/** `host:port` of an agent, as `status/leader` names it. */
+export const hostOf = (p: ServerProcess): string => new URL(p.url).host;
+
+/** What `GET /v1/status/leader` on `p` answers (`""` when no leader is known). */
+export async function leaderOf(p: ServerProcess): Promise<string> {
+  return (await (await fetch(`${p.url}/v1/status/leader`)).json()) as string;
+}
+
+/** Waits until `p` names `leader` as the leader (`what` names the wait in the failure). */
+export function untilLeader(what: string, ms: number, p: ServerProcess, leader: ServerProcess): Promise<true> {
+  return until(what, ms, async () => ((await leaderOf(p)) === hostOf(leader) ? true : undefined));
+}
+
+/** What {@link killLeaderUnderLoad} saw. */
+export interface LeaderKill {
+  /** Names of the writes acknowledged (before, during and after the kill). */
+  readonly acknowledged: readonly string[];
+  /** The new leader's `host:port`, named by every follower. */
+  readonly leader: string;
+}
+
+/**
+ * Runs writers through the followers (one each, two on the first; `write` resolves true when
+ * the write named `name` was acknowledged), `kill -9`s the leader once writes flow, waits
+ * (5 s at most) for a follower to lead, then for 10 more acknowledged writes and for every
+ * follower to name the same leader. @throws when a wait runs out.
+ */
+export async function killLeaderUnderLoad(o: {
+  readonly leader: ServerProcess;
+  readonly followers: readonly ServerProcess[];
+  readonly write: (p: ServerProcess, name: string) => Promise<boolean>;
+}): Promise<LeaderKill> {
+  const acknowledged: string[] = [];
+  let stop = false;
+  const writer = async (p: ServerProcess, tag: string) => {
+    for (let i = 0; !stop; i++) {
+      const name = `${tag}-${i}`;
+      if (await o.write(p, name).catch(() => false)) acknowledged.push(name);
+      else await new Promise((res) => setTimeout(res, 20));
+    }
+  };
+  const writers = [...o.followers.map((p, i) => writer(p, `w${i}`)), writer(o.followers[0]!, 'w0b')];
+  try {
+    await until('writes flow', 5000, () => (acknowledged.length >= 20 ? true : undefined));
+    await o.leader.kill();
+    const hosts = o.followers.map(hostOf);
+    const leader = await until('a follower leads', 5000, async () => {
+      const l = await leaderOf(o.followers[0]!);
+      return hosts.includes(l) ? l : undefined;
+    });
+    const before = acknowledged.length;
+    await until('writes flow again', 10_000, () => (acknowledged.length > before + 10 ? true : undefined));
+    for (const p of o.followers) await until('every follower names the new leader', 5000, async () => ((await leaderOf(p)) === leader ? true : undefined));
+    return { acknowledged, leader };
+  } finally {
+    stop = true;
+    await Promise.all(writers);
+  }
+}
