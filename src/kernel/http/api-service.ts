@@ -26,7 +26,7 @@
 import type { Leadership, StateStore } from '../store/index.js';
 import { goDurationMs } from '../util/go-duration.js';
 import { badRequest, CairnError } from './errors.js';
-import { forwardRequest, type ForwardStyle } from './forward.js';
+import { forwardRequest, sendToLeader, type ForwardStyle } from './forward.js';
 import { RouteTable, type Operation, type PathSpec } from './route.js';
 import type { HttpRequest, HttpResponse, HttpService } from './server.js';
 
@@ -237,35 +237,21 @@ export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
   };
 }
 
-/** Connection errors that mean the request never reached the server (safe to send elsewhere). */
-const NOT_SENT = /ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN/;
-
 /**
  * Sends `req` to the leader, once; for a follower's writes, and for the few reads only the
- * leader can answer (e.g. replication status). When no leader is known, or the known one
- * refused the connection (the request never left: it cannot be applied twice), it reads
- * who leads from the database and tries the new one.
+ * leader can answer (e.g. replication status). A refused connection to the leader this
+ * server knows of is retried at the leader read now ({@link sendToLeader}).
  * @throws CairnError 500 `No cluster leader` when no leader is known or reachable, or
  *   `req` was already forwarded once.
  */
 export async function forwardToLeader(req: HttpRequest, leadership: Leadership, secret: string | undefined, style: ForwardStyle | undefined): Promise<HttpResponse> {
   if (req.headers[LEADER_FORWARDED_HEADER] !== undefined || !style) throw new CairnError('internal', NO_CLUSTER_LEADER);
-  const send = (address: string) => forwardRequest(style, req, address, secret, undefined, { [LEADER_FORWARDED_HEADER]: '1' });
-  const address = leadership.leaderAddress;
-  if (address !== undefined) {
-    try {
-      return await send(address);
-    } catch (err) {
-      // Sent but unanswered: the old leader may have applied it; never send it twice.
-      if (!NOT_SENT.test((err as Error).message)) throw new CairnError('internal', NO_CLUSTER_LEADER);
-      // Never reached it: the leader may have changed since this server last read who leads.
-    }
-  }
-  await leadership.refreshLeader().catch(() => undefined);
-  const next = leadership.leaderAddress;
-  if (next === undefined || next === address) throw new CairnError('internal', NO_CLUSTER_LEADER);
   try {
-    return await send(next);
+    return await sendToLeader({
+      leader: () => leadership.leaderAddress,
+      refreshLeader: () => leadership.refreshLeader(),
+      send: (address) => forwardRequest(style, req, address, secret, undefined, { [LEADER_FORWARDED_HEADER]: '1' }),
+    });
   } catch {
     throw new CairnError('internal', NO_CLUSTER_LEADER);
   }

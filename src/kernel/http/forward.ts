@@ -63,7 +63,7 @@ export async function forwardRequest(
   } catch (err) {
     clearTimeout(limit);
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new Error(`rpc error making call: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+    throw new Error(`rpc error making call: ${cause?.code ?? cause?.message ?? (err as Error).message}`, { cause: err });
   }
   const out: Record<string, string> = {};
   res.headers.forEach((v, k) => {
@@ -121,4 +121,46 @@ export function advertisedAddress(listenerUrl: string, advertiseHost?: string): 
   const url = new URL(listenerUrl);
   if (advertiseHost === undefined) return url.host;
   return `${advertiseHost.includes(':') ? `[${advertiseHost}]` : advertiseHost}:${url.port}`;
+}
+
+/** Connection errors that mean a request never reached the server, so it may go elsewhere. */
+const NEVER_SENT = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** Whether `err` (or an error in its `cause` chain) says the connection was never made: the request was not sent. */
+export function neverSent(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && NEVER_SENT.has(e.code)) return true;
+  }
+  return false;
+}
+
+/** No leader / active server may be used: none is known, or it is this server (see {@link sendToLeader}). */
+export class NoLeaderKnown extends Error {}
+
+/**
+ * Sends a request to the leader (or active server) of servers sharing a state: `send` to
+ * `leader()`; when that connection was refused, the request never left ({@link neverSent}),
+ * so after `refreshLeader()` (who leads, read now) it goes to the new one, once. Right after a
+ * failover the address a server last read may name the dead one. A request that may have
+ * reached a server is never sent twice.
+ * @throws {NoLeaderKnown} when `leader()` gives none (before or after the refresh, or the
+ *   same one again); the error of `send` otherwise.
+ */
+export async function sendToLeader<T>(o: {
+  readonly leader: () => string | undefined;
+  readonly refreshLeader: () => Promise<void>;
+  readonly send: (address: string) => Promise<T>;
+}): Promise<T> {
+  const first = o.leader();
+  if (first !== undefined) {
+    try {
+      return await o.send(first);
+    } catch (err) {
+      if (!neverSent(err)) throw err;
+    }
+  }
+  await o.refreshLeader().catch(() => undefined);
+  const next = o.leader();
+  if (next === undefined || next === first) throw new NoLeaderKnown(first === undefined ? 'no leader is known' : `the leader ${first} refused the connection`);
+  return o.send(next);
 }

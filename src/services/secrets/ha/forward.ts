@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { CairnError, type HttpRequest, type HttpResponse } from '../../../kernel/http/index.js';
+import { CairnError, sendToLeader, type HttpRequest, type HttpResponse } from '../../../kernel/http/index.js';
 import type { Logger } from '../../../kernel/log/logger.js';
 
 /**
@@ -45,14 +45,6 @@ export interface ActiveForwarderOptions {
   readonly log?: Logger;
 }
 
-/** The active server refused the connection: the request never reached it, so it may go elsewhere. */
-class ConnectionRefused extends Error {}
-
-/** The 503 of a forward that failed (its cause is logged where it happened). */
-function unavailable(err: unknown): CairnError {
-  return err instanceof CairnError ? err : new CairnError('unavailable', CANNOT_FORWARD);
-}
-
 /** Sends a standby's client requests to the active server, or redirects them there. */
 export class ActiveForwarder {
   constructor(private readonly o: ActiveForwarderOptions) {}
@@ -78,39 +70,32 @@ export class ActiveForwarder {
 
   /**
    * Sends the request to the active server (method, path, query, body, every header but
-   * the hop-by-hop ones) and passes its reply back (status, headers, body). When the
-   * active server this standby knows of refuses the connection (the request never left),
-   * it reads who is active now and tries once more if that changed: right after a
-   * failover the leader row it last read may name the dead server.
+   * the hop-by-hop ones) and passes its reply back (status, headers, body). A refused
+   * connection is retried at the active server read now (kernel `sendToLeader`): right
+   * after a failover the leader row this standby last read may name the dead server.
    */
   private async forward(req: HttpRequest): Promise<HttpResponse> {
-    const first = this.target(req);
+    // A request another standby already forwarded: never forward (no loops).
+    if (req.headers[FORWARDED_HEADER] !== undefined) throw new CairnError('unavailable', CANNOT_FORWARD);
     try {
-      return await this.sendTo(first, req);
-    } catch (err) {
-      if (!(err instanceof ConnectionRefused) || !this.o.refreshLeader) throw unavailable(err);
-      await this.o.refreshLeader().catch(() => undefined);
-      const next = this.target(req);
-      if (next === first) throw unavailable(err);
-      try {
-        return await this.sendTo(next, req);
-      } catch (again) {
-        throw unavailable(again);
-      }
+      return await sendToLeader({
+        leader: () => this.target(),
+        refreshLeader: () => this.o.refreshLeader?.() ?? Promise.resolve(),
+        send: (leader) => this.sendTo(leader, req),
+      });
+    } catch {
+      throw new CairnError('unavailable', CANNOT_FORWARD);
     }
   }
 
-  /** The active server's address to forward `req` to. @throws 503 {@link CANNOT_FORWARD} when none may be used. */
-  private target(req: HttpRequest): string {
+  /** The active server's address, unless none is known or the leader row names this server (a stale row). */
+  private target(): string | undefined {
     const leader = trimSlash(this.o.leaderAddress());
     const self = this.o.selfAddresses?.().map(trimSlash) ?? [];
-    // No leader, a stale leader row naming this server, or a request another standby
-    // already forwarded: never forward (no loops).
-    if (leader === '' || self.includes(leader) || req.headers[FORWARDED_HEADER] !== undefined) throw new CairnError('unavailable', CANNOT_FORWARD);
-    return leader;
+    return leader === '' || self.includes(leader) ? undefined : leader;
   }
 
-  /** One forward to `leader`. @throws {@link ConnectionRefused} when the connection was refused; the fetch error otherwise. */
+  /** One forward to `leader`. @throws the fetch error (its cause says whether the connection was refused). */
   private async sendTo(leader: string, req: HttpRequest): Promise<HttpResponse> {
     const drop = connectionTokens(req.headers.connection);
     const headers = new Headers();
@@ -134,9 +119,8 @@ export class ActiveForwarder {
       });
       body = Buffer.from(await res.arrayBuffer());
     } catch (err) {
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      const cause = (err as { cause?: { message?: string } }).cause;
       this.o.log?.warn({ leader, err: cause?.message ?? (err as Error).message }, 'HA: cannot forward the request to the active server');
-      if (cause?.code === 'ECONNREFUSED') throw new ConnectionRefused(leader);
       throw err;
     }
     const dropBack = connectionTokens(res.headers.get('connection'));
