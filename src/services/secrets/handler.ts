@@ -34,7 +34,8 @@ import { isFencedWrite, missingState, noLongerActive } from './ha/errors.js';
 import { ActiveForwarder, FORWARDED_HEADER } from './ha/forward.js';
 import { FORWARD_ACTIVE_NODE, INCONSISTENT_HEADER, INDEX_HEADER, formatState, parseState } from './ha/state-header.js';
 import { ReadOnlyStorageError, trackWrites } from './ha/storage-guard.js';
-import { VERSION, type SecretsNode } from './node.js';
+import type { SecretsNode } from './node.js';
+import { VERSION } from '../../kernel/version/index.js';
 import { sealTable, type SysRequest } from './sys/seal.routes.js';
 import type { SecretsRequest, SecretsResult } from './types.js';
 
