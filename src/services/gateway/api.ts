@@ -116,6 +116,7 @@ const workersPath: Route = {
           state: w.state,
           active_session_count: w.sessionCount,
           last_status_time: new Date(w.lastStatusMs).toISOString(),
+          release_version: w.releaseVersion,
         })),
       }),
     },
