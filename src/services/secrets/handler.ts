@@ -52,7 +52,6 @@ function parseBool(name: string, v: string | null): boolean {
   throw badRequest(`query parameter "${name}": invalid boolean "${v}"`);
 }
 
-
 /** A header's value (the first, when repeated). */
 function firstHeader(req: HttpRequest, name: string): string | undefined {
   const v = req.headers[name];
