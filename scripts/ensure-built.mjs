@@ -51,6 +51,7 @@ locked(() => {
   if (mtime(stamp) < Math.max(newest('src'), mtime('tsconfig.json'), mtime('package-lock.json'))) {
     console.error('cairn: building…');
     execSync('npx tsc -p tsconfig.json', { stdio: ['ignore', 'inherit', 'inherit'] });
+    execSync('node scripts/build-info.mjs', { stdio: ['ignore', 'inherit', 'inherit'] });
     writeFileSync(stamp, String(Date.now()));
   }
 });

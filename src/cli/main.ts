@@ -23,6 +23,7 @@ import { addReadWriteCommands } from './commands/read-write.js';
 import { addSchedCommands } from './commands/sched.js';
 import { addSchedAgentCommand } from './commands/sched-agent.js';
 import { addTokenCommands } from './commands/token.js';
+import { addVersionCommand, VERSION_FLAGS } from './commands/version.js';
 import { type App, type CliIo, addGlobalOptions } from './context.js';
 
 export type { CliIo } from './context.js';
@@ -47,6 +48,7 @@ export function buildProgram(app: App): Command {
   addSchedAgentCommand(app, program);
   addSchedCommands(app, program);
   addCsiHostpathCommand(app, program);
+  addVersionCommand(app, program);
   app.leaves.forEach(addGlobalOptions);
   return program;
 }
@@ -115,6 +117,9 @@ export async function main(argv: string[], env: Record<string, string | undefine
       io.stderr(program.helpInformation());
       return 2;
     }
+    // `cairn -version` is `cairn version` (only as the sole argument: `-version` is also a
+    // flag of the kv commands).
+    if (argv.length === 1 && VERSION_FLAGS.has(argv[0])) argv = ['version'];
     await program.parseAsync(normalizeArgs(argv, flagKinds(program)), { from: 'user' });
     return app.exitCode;
   } catch (err) {

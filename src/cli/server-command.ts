@@ -6,6 +6,7 @@
  *
  * Exit codes: 2 when the configuration is unusable ({@link loadServerConfig}); 1 when the
  * service cannot start (what `start` throws reaches main.ts); else what `stop` returns.
+ * Every server logs Cairn's version and build first (`starting Cairn`, kernel/version).
  *
  * This module loads no service code: each command passes its own loader and starter, which
  * import the service on demand (test/architecture.test.ts).
@@ -14,6 +15,7 @@
  */
 import type { Command } from 'commander';
 import type { Logger, LogLevel } from '../kernel/log/logger.js';
+import { logVersion } from '../kernel/version/index.js';
 import { loadServerConfig } from './config-file.js';
 import { type App, commandGroup } from './context.js';
 import { waitForShutdown } from './shutdown.js';
@@ -60,6 +62,7 @@ export async function runServer<C, S>(app: App, l: ServerLifecycle<C, S>): Promi
   // Loaded on demand, like the service code, so client commands never load them.
   const { createLogger } = await import('../kernel/log/logger.js');
   const log = createLogger(l.logLevel?.(config) ?? 'info');
+  logVersion(log);
   const service = await l.start(config, log);
   l.announce(config, service, log);
   await waitForShutdown(app);

@@ -64,6 +64,8 @@ export interface GatewayWorker {
   readonly state: string;
   readonly active_session_count: number;
   readonly last_status_time: string;
+  /** The worker's release, `Cairn v<version>` (`''` from a worker that does not report it). */
+  readonly release_version: string;
 }
 
 /** The controller answered with an error status; `kind` is its error kind (`NotFound`, …). */

@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { startHostpathPlugin, type HostpathPlugin } from '../kernel/csi/index.js';
 import { createLogger, type Logger } from '../kernel/log/logger.js';
 import { SqliteBackend } from '../kernel/store/index.js';
+import { logVersion, VERSION } from '../kernel/version/index.js';
 import { devGatewayConfig, type DevGatewayAddresses } from './gateway/config.js';
 import { startGateway } from './gateway/server.js';
 import { startMeshAgent } from './mesh/agent.js';
@@ -101,7 +102,8 @@ async function registerDevNode(sched: SchedAgent, node: { ID: string; SecretID: 
         Name: 'dev',
         HTTPAddr: new URL(sched.url).host,
         Status: 'ready',
-        Attributes: { 'kernel.name': platform(), 'cpu.arch': arch(), 'unique.hostname': hostname(), 'plugins.csi.hostpath': 'monolith' },
+        // `nomad.version`: the node list's `Version`, as the reference's client reports its own.
+        Attributes: { 'kernel.name': platform(), 'cpu.arch': arch(), 'unique.hostname': hostname(), 'plugins.csi.hostpath': 'monolith', 'nomad.version': VERSION },
       },
     }),
   });
@@ -142,6 +144,7 @@ export async function unsealDev(node: SecretsNode, dataDir: string): Promise<voi
  */
 export async function startDev(options: DevOptions): Promise<DevHandle> {
   const log = options.log ?? createLogger('info');
+  logVersion(log);
   const backend = SqliteBackend.open({ path: join(options.dataDir, 'secrets.db') });
   const secrets = await startSecretsService({ backend, listeners: [{ address: options.secretsAddress }], log });
   try {

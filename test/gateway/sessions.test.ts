@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { silentLogger } from '../../src/kernel/log/logger.js';
+import { VERSION } from '../../src/kernel/version/index.js';
 import { connectSession, GatewayApiError, GatewayClient, GatewayProxyError } from '../../src/sdk/index.js';
 import { parseGatewayServerConfig } from '../../src/services/gateway/config.js';
 import { startGateway, type Gateway } from '../../src/services/gateway/server.js';
@@ -96,6 +97,11 @@ describe('gateway sessions', { timeout: 60_000 }, () => {
     await controller?.shutdown();
     echo?.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lists each worker with its release version, as the reference\'s workers', async () => {
+    const w1 = (await api.listWorkers()).find((w) => w.name === 'w1');
+    assert.equal(w1?.release_version, `Cairn v${VERSION}`);
   });
 
   it('a proxied TCP session to an echo server: active_session_count 1 while connected, 0 after; bytes and reason recorded', async () => {

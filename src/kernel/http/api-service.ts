@@ -10,6 +10,7 @@
  * - blocking queries: `?index=N` on a route that declares `blocking` tables waits until one
  *   of them passes N or `?wait` (a Go duration, capped by the service) plus a random jitter
  *   of up to wait/16 ends (reference/mesh.md §0.7, reference/sched.md §1.5);
+ * - optionally its OpenAPI document, generated from the route table (`openapi`);
  * - a request naming another datacenter / region in the service's forwarding query
  *   parameter (`dc`, `region`) goes to a server there; none known → 500 with the service's text;
  * - query-meta headers on reads (`X-<Service>-Index`, `KnownLeader`, `LastContact`, …);
@@ -27,6 +28,7 @@ import type { Leadership, StateStore } from '../store/index.js';
 import { goDurationMs } from '../util/go-duration.js';
 import { badRequest, CairnError } from './errors.js';
 import { forwardRequest, sendToLeader, type ForwardStyle } from './forward.js';
+import { serviceOpenapiDocument, type OpenApiInfo } from './openapi.js';
 import { RouteTable, type Operation, type PathSpec } from './route.js';
 import type { HttpRequest, HttpResponse, HttpService } from './server.js';
 
@@ -135,6 +137,11 @@ export interface ApiServiceOptions<D> {
   readonly leadership?: Leadership;
   /** How a follower forwards requests to the leader (the service's token header, reply headers kept). */
   readonly forwardStyle?: ForwardStyle;
+  /**
+   * Publishes the service's OpenAPI document, generated from `routes` (this one included),
+   * as `GET /v1/<pattern>`, without a token: it describes the static route table only.
+   */
+  readonly openapi?: { readonly pattern: string; readonly info: OpenApiInfo };
 }
 
 /** Marks a request a follower forwarded to the leader, so it is never forwarded twice. */
@@ -150,8 +157,12 @@ export const PLAIN_TEXT = { 'Content-Type': 'text/plain; charset=utf-8' } as con
 /** Builds an {@link HttpService} from a route table and a service's conventions. */
 export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
   const conv = options.conventions;
+  let document: unknown;
+  const routes: readonly ApiRoute<D>[] = options.openapi
+    ? [...options.routes, { pattern: options.openapi.pattern, synopsis: 'This OpenAPI document', methods: { GET: async () => ({ body: document }) } }]
+    : options.routes;
   const table = new RouteTable<ApiContext<D>, ApiReply>(
-    options.routes.map((r): PathSpec<ApiContext<D>, ApiReply> => ({
+    routes.map((r): PathSpec<ApiContext<D>, ApiReply> => ({
       pattern: r.pattern,
       synopsis: r.synopsis,
       operations: Object.fromEntries(
@@ -159,8 +170,10 @@ export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
       ),
     })),
   );
-  const blockingOf = new Map(options.routes.map((r) => [r.pattern, r.blocking]));
-  const allowOf = new Map(options.routes.map((r) => [r.pattern, Object.keys(r.methods)]));
+  // Built once: the table is static.
+  if (options.openapi) document = serviceOpenapiDocument(options.openapi.info, [{ prefix: '/', paths: table.paths }], 'http');
+  const blockingOf = new Map(routes.map((r) => [r.pattern, r.blocking]));
+  const allowOf = new Map(routes.map((r) => [r.pattern, Object.keys(r.methods)]));
   const random = options.random ?? Math.random;
   const common = () => conv.commonHeaders?.() ?? {};
   const text = (t: TextReply): HttpResponse => ({

@@ -63,10 +63,28 @@ function align(segs: readonly string[], si: number, q: readonly string[], qi: nu
 }
 
 /**
- * An OpenAPI 3 document for `paths` (from {@link pathsUnder}). Captures already fixed by
- * the queried path (absent from the key) are not parameters.
+ * How a path's operations become HTTP methods in a document: `logical` (the secrets
+ * service, the gateway) documents `read`/`list` as GET, `create`/`update` as one POST,
+ * `patch` as PATCH, `delete` as DELETE; `http` (routes declared by method, api-service.ts)
+ * documents `read` as GET, `create` as POST, `update` as PUT, `delete` as DELETE.
  */
-export function openapiDocument(paths: Map<string, AnyPath>, info: OpenApiInfo) {
+export type OpenApiMethods = 'logical' | 'http';
+
+/**
+ * Where the services whose reference products publish no OpenAPI document (discovery,
+ * scheduler, gateway) publish theirs: `GET /v1/openapi.json` (docs/compatibility.md).
+ */
+export const OPENAPI_PATTERN = 'openapi.json';
+
+/** The OpenAPI version of every generated document (the reference's, reference/secrets.md §1.12). */
+export const OPENAPI_VERSION = '3.0.2';
+
+/**
+ * The OpenAPI 3 path items of `paths` (from {@link pathsUnder}), keyed as given. Captures
+ * already fixed by the queried path (absent from the key) are not parameters. A path with a
+ * `list` operation also gets a `<key>/` item whose GET takes `list=true`.
+ */
+export function openapiPathItems(paths: Map<string, AnyPath>, methods: OpenApiMethods = 'logical'): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, p] of paths) {
     const params = p.paramNames
@@ -77,18 +95,46 @@ export function openapiDocument(paths: Map<string, AnyPath>, info: OpenApiInfo) 
     const ops = p.spec.operations as Partial<Record<Operation, AnyOp>>;
     const fieldsOf = (op: AnyOp) => op.fields ?? p.spec.fields ?? {};
     if (ops.read) item.get = queryOperation(ops.read, fieldsOf(ops.read));
-    const write = ops.create ?? ops.update;
-    if (write) item.post = bodyOperation(write, fieldsOf(write));
+    if (methods === 'http') {
+      if (ops.create) item.post = bodyOperation(ops.create, fieldsOf(ops.create));
+      if (ops.update) item.put = bodyOperation(ops.update, fieldsOf(ops.update));
+    } else {
+      const write = ops.create ?? ops.update;
+      if (write) item.post = bodyOperation(write, fieldsOf(write));
+    }
     if (ops.patch) item.patch = bodyOperation(ops.patch, fieldsOf(ops.patch), 'application/merge-patch+json');
     if (ops.delete) item.delete = queryOperation(ops.delete, fieldsOf(ops.delete));
-    if (ops.read || write || ops.patch || ops.delete) out[key] = item;
+    if (['get', 'post', 'put', 'patch', 'delete'].some((m) => m in item)) out[key] = item;
     if (ops.list) {
       const list = queryOperation(ops.list, fieldsOf(ops.list));
       (list.parameters as unknown[]).push({ name: 'list', in: 'query', required: true, schema: { type: 'string', enum: ['true'] } });
       out[key.endsWith('/') ? key : key + '/'] = { description: p.spec.synopsis, ...(params.length ? { parameters: params } : {}), get: list };
     }
   }
-  return { openapi: '3.0.2', info, paths: out };
+  return out;
+}
+
+/** An OpenAPI 3 document for `paths` (from {@link pathsUnder}): the `?help=1` fragment. */
+export function openapiDocument(paths: Map<string, AnyPath>, info: OpenApiInfo, methods: OpenApiMethods = 'logical') {
+  return { openapi: OPENAPI_VERSION, info, paths: openapiPathItems(paths, methods) };
+}
+
+/**
+ * A whole service's OpenAPI 3 document: every path of `tables` (each mounted at `prefix`,
+ * e.g. `/secret/`; `/` for a service without mounts), served under `/v1` (the `servers`
+ * entry). The first table to document a key keeps it.
+ */
+export function serviceOpenapiDocument(info: OpenApiInfo, tables: readonly { readonly prefix: string; readonly paths: readonly AnyPath[]; readonly parameters?: readonly unknown[] }[], methods: OpenApiMethods = 'logical') {
+  const paths: Record<string, unknown> = {};
+  for (const t of tables) {
+    for (const [key, item] of Object.entries(openapiPathItems(pathsUnder(t.paths, ''), methods))) {
+      const full = t.prefix + key.slice(1);
+      if (full in paths) continue;
+      const it = item as { parameters?: unknown[] };
+      paths[full] = t.parameters?.length ? { ...it, parameters: [...t.parameters, ...(it.parameters ?? [])] } : it;
+    }
+  }
+  return { openapi: OPENAPI_VERSION, info, servers: [{ url: '/v1' }], paths };
 }
 
 function queryOperation(op: AnyOp, fields: Readonly<Record<string, TSchema>>) {
@@ -99,14 +145,14 @@ function queryOperation(op: AnyOp, fields: Readonly<Record<string, TSchema>>) {
       in: 'query',
       required: op.required?.includes(name) ?? false,
       description: schema.description ?? '',
-      schema: plain(schema),
+      schema: oasSchema(schema),
     })),
     responses: { '200': { description: 'OK' }, '204': { description: 'empty body' } },
   };
 }
 
 function bodyOperation(op: AnyOp, fields: Readonly<Record<string, TSchema>>, contentType = 'application/json') {
-  const properties = Object.fromEntries(Object.entries(fields).map(([k, s]) => [k, plain(s)]));
+  const properties = Object.fromEntries(Object.entries(fields).map(([k, s]) => [k, oasSchema(s)]));
   const schema: Record<string, unknown> = op.rawBody
     ? { type: 'object', additionalProperties: true }
     : { type: 'object', properties, ...(op.required?.length ? { required: [...op.required] } : {}) };
@@ -117,9 +163,34 @@ function bodyOperation(op: AnyOp, fields: Readonly<Record<string, TSchema>>, con
   };
 }
 
-/** A TypeBox schema as plain JSON (TypeBox keeps symbols on its objects). */
-function plain(schema: TSchema): unknown {
-  return JSON.parse(JSON.stringify(schema));
+/**
+ * A TypeBox (JSON Schema) field schema as an OpenAPI 3.0 schema object, which is a subset
+ * of JSON Schema: plain JSON (TypeBox keeps symbols on its objects), `const` as a
+ * one-value `enum`, `patternProperties` (TypeBox's `Record`) as `additionalProperties`,
+ * and no `$id`/`$schema`.
+ */
+export function oasSchema(schema: unknown): unknown {
+  const s = JSON.parse(JSON.stringify(schema)) as unknown;
+  return convert(s);
+}
+
+function convert(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(convert);
+  if (v === null || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    if (k === '$id' || k === '$schema') continue;
+    // Values, not schemas: kept as they are.
+    if (k === 'default' || k === 'enum' || k === 'examples' || k === 'example') out[k] = x;
+    else if (k === 'const') out.enum = [x];
+    else if (k === 'patternProperties') {
+      const values = Object.values(x as Record<string, unknown>).map(convert);
+      out.additionalProperties = values.length === 1 ? values[0] : { anyOf: values };
+    } else if (k === 'properties') {
+      out.properties = Object.fromEntries(Object.entries(x as Record<string, unknown>).map(([name, p]) => [name, convert(p)]));
+    } else out[k] = convert(x);
+  }
+  return out;
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * The controller's API on its `api` listener (default 9200): authorise a session to a
- * target, list, read and cancel sessions, list workers (issue 4 scope 3). Paths, custom
+ * target, list, read and cancel sessions, list workers (issue 4 scope 3), and its OpenAPI
+ * document (`GET /v1/openapi.json`). Paths, custom
  * verbs (`targets:authorize-session`, `sessions/{id}:cancel`), field names and the error
  * body `{"kind","message"}` follow the reference product's API (reference/gateway.md);
  * targets are plain `host:port` addresses instead of catalogued resources
@@ -17,7 +18,9 @@ import {
   CairnError,
   FieldValidator,
   notFound,
+  OPENAPI_PATTERN,
   RouteTable,
+  serviceOpenapiDocument,
   splitAddress,
   type HttpRequest,
   type HttpResponse,
@@ -25,6 +28,7 @@ import {
   type PathSpec,
 } from '../../kernel/http/index.js';
 import { parseDuration } from '../../kernel/util/duration.js';
+import { VERSION } from '../../kernel/version/index.js';
 import { secretsEqual } from '../../kernel/util/sha256.js';
 import type { KnownWorker } from './cluster.js';
 import type { SessionRegistry, SessionView } from './sessions.js';
@@ -112,13 +116,31 @@ const workersPath: Route = {
           state: w.state,
           active_session_count: w.sessionCount,
           last_status_time: new Date(w.lastStatusMs).toISOString(),
+          release_version: w.releaseVersion,
         })),
       }),
     },
   },
 };
 
-const table = new RouteTable<ApiContext, unknown>([authorizeSessionPath, sessionsPath, cancelPath, sessionPath, workersPath]);
+/** `GET /v1/openapi.json`: this API's OpenAPI document (the reference publishes none; docs/compatibility.md). */
+const openapiPath: Route = {
+  pattern: OPENAPI_PATTERN,
+  synopsis: 'This OpenAPI document',
+  operations: { read: { summary: 'read the OpenAPI document of this API', fields: {}, handle: async () => openapi } },
+};
+
+const table = new RouteTable<ApiContext, unknown>([authorizeSessionPath, sessionsPath, cancelPath, sessionPath, workersPath, openapiPath]);
+
+/** Built once from the route table (DESIGN.md "Routes are data"); POST and PUT are one operation here, documented as POST. */
+const openapi = serviceOpenapiDocument(
+  {
+    title: 'Cairn access gateway controller API',
+    description: 'HTTP API of the access gateway controller (its `api` listener): sessions to targets and workers. All API routes are prefixed with `/v1/` and need `Authorization: Bearer <auth_token>`.',
+    version: VERSION,
+  },
+  [{ prefix: '/', paths: table.paths }],
+);
 
 /** One compiled validator per route and operation, built at startup (STYLE.md: schemas compile once). */
 const validators = new Map<string, FieldValidator>();

@@ -28,6 +28,8 @@ export interface WorkerStatus {
   readonly address: string;
   /** Open connections per session. */
   readonly sessions: readonly { readonly session_id: string; readonly connection_count: number }[];
+  /** The worker's release, `Cairn v<version>`; `''` from a worker that does not send it. */
+  readonly release_version: string;
 }
 
 /** The `StatusResponse` message. */
@@ -70,6 +72,8 @@ export interface KnownWorker {
   readonly lastStatusMs: number;
   readonly sessionCount: number;
   readonly state: string;
+  /** `Cairn v<version>` as the worker reported it; `''` when it did not. */
+  readonly releaseVersion: string;
 }
 
 const CANDIDATES = ['./proto/cluster.proto', '../../../src/services/gateway/proto/cluster.proto'].map((p) => fileURLToPath(new URL(p, import.meta.url)));
@@ -150,7 +154,7 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
       const s = call.request;
       const refused = refusal(call, s.name);
       if (refused) return callback(refused);
-      workers.set(s.name, { name: s.name, address: s.address, lastStatusMs: now(), sessionCount: s.session_count, state: s.state || 'unknown' });
+      workers.set(s.name, { name: s.name, address: s.address, lastStatusMs: now(), sessionCount: s.session_count, state: s.state || 'unknown', releaseVersion: s.release_version ?? '' });
       options.onStatus?.(s);
       callback(null, { cancel_session_ids: sessions.toClose(s.sessions.map((x) => x.session_id), now()) });
     },

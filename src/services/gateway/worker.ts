@@ -13,6 +13,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../kernel/log/logger.js';
+import { VERSION } from '../../kernel/version/index.js';
 import {
   clusterService,
   WORKER_AUTH_METADATA,
@@ -198,7 +199,14 @@ export class Worker {
   private report(): Promise<boolean> {
     if (this.closed) return Promise.resolve(false);
     const sessions = this.proxyServer?.sessionConnections() ?? [];
-    const status: WorkerStatus = { name: this.name, session_count: sessions.length, state: this.stateValue, address: this.proxyAddress ?? '', sessions };
+    const status: WorkerStatus = {
+      name: this.name,
+      session_count: sessions.length,
+      state: this.stateValue,
+      address: this.proxyAddress ?? '',
+      sessions,
+      release_version: `Cairn v${VERSION}`,
+    };
     const call = this.unary<WorkerStatus, StatusResponse>('Status', status, this.timeoutMs).then(
       (r) => {
         if (r.cancel_session_ids.length > 0) this.proxyServer?.closeSessions(r.cancel_session_ids, 'session canceled');

@@ -18,6 +18,7 @@
  */
 import {
   apiHttpService,
+  OPENAPI_PATTERN,
   badRequest,
   CairnError,
   type ApiContext,
@@ -31,6 +32,7 @@ import {
   type HttpService,
 } from '../../kernel/http/index.js';
 import type { Leadership, StateStore } from '../../kernel/store/index.js';
+import { VERSION } from '../../kernel/version/index.js';
 
 /** HTTP methods a mesh route may declare. */
 export type MeshMethod = ApiMethod;
@@ -129,5 +131,6 @@ export function meshHttpService<D>(options: MeshHttpOptions<D>): HttpService {
     shutdown: options.shutdown,
     leadership: options.leadership,
     forwardStyle: MESH_FORWARD_STYLE,
+    openapi: { pattern: OPENAPI_PATTERN, info: { title: 'Cairn discovery service API', description: 'HTTP API of the discovery service: its ACL system (tokens, policies, roles, auth methods, binding rules, namespaces) and status. All API routes are prefixed with `/v1/`.', version: VERSION } },
   });
 }

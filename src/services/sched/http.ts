@@ -22,6 +22,7 @@
  */
 import {
   apiHttpService,
+  OPENAPI_PATTERN,
   badRequest,
   CairnError,
   type ApiContext,
@@ -34,6 +35,7 @@ import {
   type HttpService,
 } from '../../kernel/http/index.js';
 import type { Leadership, StateStore } from '../../kernel/store/index.js';
+import { VERSION } from '../../kernel/version/index.js';
 import { PERMISSION_DENIED } from './acl/index.js';
 
 /** What a handler gets; `secret` comes from `X-Sched-Token` or `Authorization: Bearer`. */
@@ -148,5 +150,6 @@ export function schedHttpService<D>(options: SchedHttpOptions<D>): HttpService {
     shutdown: options.shutdown,
     leadership: options.leadership,
     forwardStyle: SCHED_FORWARD_STYLE,
+    openapi: { pattern: OPENAPI_PATTERN, info: { title: 'Cairn scheduler service API', description: 'HTTP API of the scheduler service: its ACL system, nodes, allocations, CSI volumes and plugins, events and status. All API routes are prefixed with `/v1/`.', version: VERSION } },
   });
 }

@@ -102,4 +102,15 @@ export class SecretsCore {
     const acl = await (await this.scope(home)).policies.acl(token.policies);
     return acl.allowed(ns.path.slice(home.path.length) + path, capability, { sudo: sudoRequired(path) });
   }
+
+  /**
+   * Whether `token` may use anything of the mount at `mountPath` (ending in `/`) in
+   * namespace `ns` ({@link Acl.mountAccess}); the namespace rules of {@link allowed}.
+   */
+  async mountVisible(token: TokenEntry, mountPath: string, ns: NamespaceEntry = ROOT_NAMESPACE): Promise<boolean> {
+    const home = this.namespaces.byId(token.namespace_id ?? ROOT_NAMESPACE.id);
+    if (!home || !ns.path.startsWith(home.path)) return false;
+    const acl = await (await this.scope(home)).policies.acl(token.policies);
+    return acl.mountAccess(ns.path.slice(home.path.length) + mountPath);
+  }
 }

@@ -34,6 +34,7 @@ export interface RenderInput {
  * Renders a handler result:
  * - nothing on a read or list, or a list without keys → 404 `{"errors":[]}`;
  * - nothing on a write or delete → 204;
+ * - a `raw` body → that body, no envelope;
  * - data, auth or warnings → 200 envelope (or the result's own status, e.g. KV v2's
  *   404 for a deleted version, reference/secrets.md §2.5).
  */
@@ -44,6 +45,7 @@ export function renderResult(r: RenderInput): HttpResponse {
     if (operation === 'read' || operation === 'list') return renderError(notFound());
     return { status: 204 };
   }
+  if (result.raw !== undefined) return renderBare(result.status ?? 200, result.raw);
   const warnings = [...(result.warnings ?? [])];
   if (r.ignored.length) warnings.push(`Endpoint ignored these unrecognized parameters: [${r.ignored.join(' ')}]`);
   const envelope: Record<string, unknown> = {

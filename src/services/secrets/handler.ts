@@ -34,7 +34,9 @@ import { isFencedWrite, missingState, noLongerActive } from './ha/errors.js';
 import { ActiveForwarder, FORWARDED_HEADER } from './ha/forward.js';
 import { FORWARD_ACTIVE_NODE, INCONSISTENT_HEADER, INDEX_HEADER, formatState, parseState } from './ha/state-header.js';
 import { ReadOnlyStorageError, trackWrites } from './ha/storage-guard.js';
-import { VERSION, type SecretsNode } from './node.js';
+import type { SecretsNode } from './node.js';
+import { SECRETS_OPENAPI_INFO } from './openapi.js';
+import { rootOnly } from './sys/root-only.js';
 import { sealTable, type SysRequest } from './sys/seal.routes.js';
 import type { SecretsRequest, SecretsResult } from './types.js';
 
@@ -49,12 +51,6 @@ function parseBool(name: string, v: string | null): boolean {
   if (['0', 'f', 'F', 'FALSE', 'false', 'False', ''].includes(v)) return false;
   throw badRequest(`query parameter "${name}": invalid boolean "${v}"`);
 }
-
-/**
- * System paths served only in the root namespace (reference/secrets.md §1.1): the
- * seal's own and the service-wide configuration.
- */
-const ROOT_ONLY = ['sys/init', 'sys/seal', 'sys/unseal', 'sys/seal-status', 'sys/health', 'sys/leader', 'sys/config/cors'];
 
 /** A header's value (the first, when repeated). */
 function firstHeader(req: HttpRequest, name: string): string | undefined {
@@ -264,7 +260,7 @@ export class SecretsHttp implements HttpService {
     const nsEntry = core.namespaces.longestPrefix(combined);
     if (!nsEntry.path.startsWith(headerNs)) throw notFound(`namespace "${headerNs}" not found`);
     full = combined.slice(nsEntry.path.length);
-    if (nsEntry.path !== '' && ROOT_ONLY.some((p) => full === p || full.startsWith(p + '/'))) throw badRequest('operation unavailable in namespaces');
+    if (nsEntry.path !== '' && rootOnly(full)) throw badRequest('operation unavailable in namespaces');
     const ns = await core.scope(nsEntry);
 
     // Route.
@@ -317,7 +313,7 @@ export class SecretsHttp implements HttpService {
 
   /** `?help=1`: help text and an OpenAPI fragment for the path and the paths beneath it (spec 000 "Help response"). */
   private help(full: string, routed: string, description: string, paths: readonly Path[], matched?: Path): HttpResponse {
-    const info = { title: 'Cairn secrets service API', description: 'HTTP API of the secrets service. All API routes are prefixed with `/v1/`.', version: VERSION };
+    const info = SECRETS_OPENAPI_INFO;
     const under = pathsUnder(paths, routed);
     if (routed === '') return renderBare(200, { help: helpForRoot(description, paths), see_also: null, openapi: openapiDocument(under, info) });
     if (under.size === 0) throw unsupportedPath(full);

@@ -8,14 +8,13 @@ import { randomUUID } from 'node:crypto';
 import { CairnError } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
 import { json, type Backend } from '../../kernel/store/index.js';
+import { BUILD, VERSION } from '../../kernel/version/index.js';
 import { SecretsCore } from './core.js';
 import { PerformanceStandby, type ChangeFeed } from './ha/perf-standby.js';
 import { NotingBackend, ReadOnlyBackend } from './ha/storage-guard.js';
 import { ROOT_NAMESPACE } from './namespace/registry.js';
 import { SealManager, type InitResult } from './seal/seal.js';
 
-/** Cairn's version, reported by seal-status, health and OpenAPI. */
-export const VERSION = '0.1.0';
 
 /** Options of {@link SecretsNode.open}. */
 export interface SecretsNodeOptions {
@@ -102,7 +101,7 @@ export class SecretsNode {
 
   /** Opens the node sealed. */
   static async open(o: SecretsNodeOptions): Promise<SecretsNode> {
-    return new SecretsNode(await SealManager.load(o.backend, { storageType: o.storageType ?? 'sqlite', version: VERSION }), o);
+    return new SecretsNode(await SealManager.load(o.backend, { storageType: o.storageType ?? 'sqlite', version: VERSION, buildDate: BUILD.date }), o);
   }
 
   /**

@@ -63,6 +63,8 @@ export interface SecretsResult {
   readonly status?: number;
   /** Copy every `data` key to the top level as well (reference/secrets.md §1.1 "top-level injection"). */
   readonly topLevel?: boolean;
+  /** A JSON body sent as it is, without the envelope (`sys/internal/specs/openapi`). */
+  readonly raw?: unknown;
 }
 
 /** A route declaration of the secrets service. */

@@ -165,3 +165,19 @@ describe('Acl capabilities and sudo', () => {
       assert.equal(sudoRequired(p), false, p);
   });
 });
+
+describe('Acl.mountAccess (the reference\'s hasMountAccess)', () => {
+  it('holds with a capability on the mount path or any rule below it that grants one', () => {
+    assert.equal(acl({ 'secret/data/app/*': ['read'] }).mountAccess('secret/'), true, 'a glob below the mount');
+    assert.equal(acl({ 'secret/data/app': ['read'] }).mountAccess('secret/'), true, 'an exact path below the mount');
+    assert.equal(acl({ 'secret/+/app': ['list'] }).mountAccess('secret/'), true, 'a segment rule below the mount');
+    assert.equal(acl({ 'sec*': ['read'] }).mountAccess('secret/'), true, 'a glob governing the mount path itself');
+    assert.equal(new Acl([], true).mountAccess('anything/'), true, 'root');
+  });
+
+  it('does not hold for deny rules, rules of other mounts, or no rule', () => {
+    assert.equal(acl({ 'secret/data/app/*': ['deny'] }).mountAccess('secret/'), false);
+    assert.equal(acl({ 'secret2/*': ['read'], 'kv/*': ['read'] }).mountAccess('secret/'), false);
+    assert.equal(acl({}).mountAccess('secret/'), false);
+  });
+});

@@ -150,6 +150,20 @@ export class Acl {
   }
 
   /**
+   * Whether the token may use anything of the mount at `mountPath` (relative to `/v1/`,
+   * namespace included, ending in `/`): some capability on the mount path itself, or a rule
+   * below it granting one (the reference's `hasMountAccess`, which decides which mounts
+   * `sys/internal/specs/openapi` and `sys/internal/ui/mounts` show a token).
+   */
+  mountAccess(mountPath: string): boolean {
+    if (this.root) return true;
+    if (!this.capabilities(mountPath).includes('deny')) return true;
+    const grants = (b: number) => (b & BIT.deny) === 0 && b !== 0;
+    for (const [pattern, b] of this.exact) if (pattern.startsWith(mountPath) && grants(b)) return true;
+    return [...this.prefixes, ...this.segments].some((r) => r.path.startsWith(mountPath) && grants(r.bits));
+  }
+
+  /**
    * Capability bits of the one rule that applies to `path`, or undefined when none
    * matches. Remembered per path (bounded): an Acl is immutable, and a service's hot
    * paths repeat, so each request costs one Map lookup whatever the number of rules.

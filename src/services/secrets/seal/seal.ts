@@ -34,6 +34,8 @@ export interface SealStatus {
   progress: number;
   nonce: string;
   version: string;
+  /** Build time of this binary, RFC 3339; `''` when unknown (kernel/version). */
+  build_date: string;
   migration: false;
   recovery_seal: false;
   storage_type: string;
@@ -60,11 +62,12 @@ export class SealManager {
     private readonly storage: Backend,
     private readonly storageType: string,
     readonly version: string,
+    readonly buildDate: string,
   ) {}
 
   /** Reads the seal configuration; the server starts sealed. */
-  static async load(storage: Backend, o: { storageType: string; version: string }): Promise<SealManager> {
-    const m = new SealManager(storage, o.storageType, o.version);
+  static async load(storage: Backend, o: { storageType: string; version: string; buildDate: string }): Promise<SealManager> {
+    const m = new SealManager(storage, o.storageType, o.version, o.buildDate);
     m.config = json.decode<SealConfig>(await storage.get('core/seal-config'));
     return m;
   }
@@ -160,6 +163,7 @@ export class SealManager {
       progress: this.shares.length,
       nonce: this.nonce,
       version: this.version,
+      build_date: this.buildDate,
       migration: false,
       recovery_seal: false,
       storage_type: this.storageType,
