@@ -82,6 +82,42 @@ describe('SecretIdStore', () => {
   });
 });
 
+describe('SecretIdStore: custom secret IDs, accessors, tidy', () => {
+  it('registers a custom secret ID once per role, hashed', async () => {
+    const storage = view();
+    const ids = new SecretIdStore(storage, 'm');
+    const limits = { ttlS: 0, numUses: 0, metadata: { k: 'v' } };
+    const c = await ids.issue('r', limits, NOW, 'custom-value-1');
+    assert.equal(c.secret_id, 'custom-value-1');
+    await assert.rejects(ids.issue('r', limits, NOW, 'custom-value-1'), { message: 'SecretID is already registered' });
+    assert.ok(await ids.issue('other', limits, NOW, 'custom-value-1'), 'another role may have the same value');
+    assert.ok(!(await everyValue(storage)).includes('custom-value-1'));
+    assert.deepEqual((await ids.lookup('r', 'custom-value-1', NOW))?.metadata, { k: 'v' });
+  });
+
+  it('looks up and destroys by accessor, only within the role', async () => {
+    const ids = new SecretIdStore(view(), 'm');
+    const a = await ids.issue('r', { ttlS: 0, numUses: 0 }, NOW);
+    assert.equal((await ids.lookupAccessor('r', a.secret_id_accessor, NOW))?.accessor, a.secret_id_accessor);
+    assert.equal(await ids.lookupAccessor('other', a.secret_id_accessor, NOW), undefined);
+    assert.equal(await ids.destroyAccessor('other', a.secret_id_accessor), false);
+    assert.equal(await ids.destroyAccessor('r', a.secret_id_accessor), true);
+    assert.equal(await ids.lookup('r', a.secret_id, NOW), undefined);
+    assert.equal(await ids.destroyAccessor('r', a.secret_id_accessor), false);
+  });
+
+  it('tidy deletes expired secret IDs and dangling index entries, nothing live', async () => {
+    const storage = view();
+    const ids = new SecretIdStore(storage, 'm');
+    await ids.issue('r', { ttlS: 10, numUses: 0 }, NOW);
+    const live = await ids.issue('r', { ttlS: 0, numUses: 0 }, NOW);
+    await storage.put('accessor/r/dangling', Buffer.from('no-such-hash'));
+    assert.equal(await ids.tidy(at(11)), 2);
+    assert.deepEqual((await listRecursive(storage, 'accessor/')).map((k) => k.split('/')[2]), [live.secret_id_accessor]);
+    assert.equal((await listRecursive(storage, 'secret_id/')).length, 1);
+  });
+});
+
 describe('RoleStore', () => {
   it('finds roles by role ID and keeps the index in step with changes', async () => {
     const roles = new RoleStore(view(), 'm');
