@@ -2,8 +2,7 @@
  * The token settings every login-capable auth method stores per user or role
  * (`token_policies`, `token_ttl`, `token_max_ttl`, `token_period`, `token_bound_cidrs`;
  * the reference's `tokenutil` fields, reference/secrets.md §4.2) and the TTLs a login
- * token gets from them. Pure functions:
- * no storage, no HTTP.
+ * token gets from them. Pure functions: no storage, no HTTP.
  *
  * @module
  */

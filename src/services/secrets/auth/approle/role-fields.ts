@@ -74,7 +74,7 @@ export function applyRoleFields(d: Readonly<Record<string, unknown>>, current: R
  * Errors (400): `role` has no constraint left, the reference's `at least one constraint
  * should be enabled on the role` (named after `bind_secret_id`, the one usually turned off).
  */
-export function checkConstraints(role: RoleEntry): void {
+function checkConstraints(role: RoleEntry): void {
   if (!role.bind_secret_id && !role.secret_id_bound_cidrs?.length && !role.token_bound_cidrs?.length)
     throw new InputError('bind_secret_id: at least one constraint should be enabled on the role');
 }
