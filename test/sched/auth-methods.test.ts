@@ -187,6 +187,15 @@ describe('scheduler auth methods over HTTP', () => {
     assert.equal(replaced.json.TokenNameFormat, 'sso-${auth_method_name}');
   });
 
+  it('update: MaxTokenTTL is required (spec 002): without it 400 with the TTL rule\'s text, nothing changed', async () => {
+    const before = (await req('GET', '/v1/acl/auth-method/okta')).json;
+    for (const body of [{ Name: 'okta' }, oidc({ MaxTokenTTL: undefined, TokenNameFormat: 'changed' }), oidc({ MaxTokenTTL: '' })]) {
+      const r = await req('POST', '/v1/acl/auth-method/okta', body);
+      assert.deepEqual([r.status, r.text], [400, one(`invalid MaxTokenTTL value '0s' (should be between 1m0s and 24h0m0s)`)]);
+    }
+    assert.deepEqual((await req('GET', '/v1/acl/auth-method/okta')).json, before);
+  });
+
   it('update: a read method PUT back keeps the stored client secret; a new secret replaces it', async () => {
     const read = (await req('GET', '/v1/acl/auth-method/okta')).json;
     assert.equal(read.Config.OIDCClientSecret, 'redacted');

@@ -96,7 +96,7 @@ describe('bad input', () => {
       ['POST', '/v1/auth/approle/role/web/secret-id/destroy', {}, /^missing required field "secret_id"$/],
       ['POST', '/v1/auth/approle/role/web/secret-id/destroy', { secret_id: { a: 1 } }, /^field "secret_id"/],
       ['POST', '/v1/auth/approle/login', {}, /^missing required field "role_id"$/],
-      ['POST', '/v1/auth/approle/login', { role_id: 'x' }, /^missing required field "secret_id"$/],
+      ['POST', '/v1/auth/approle/login', { role_id: dbRoleId }, /^missing required field "secret_id"$/],
       ['POST', '/v1/auth/approle/login', { role_id: { a: 1 }, secret_id: 'x' }, /^field "role_id"/],
     ];
     for (const [method, path, body, message] of cases) {

@@ -70,7 +70,7 @@ describe('userpass', () => {
     const w = await s.call('POST', '/v1/auth/userpass/users/Alice', { body: { password: 'pw-alice-1', token_policies: 'Dev, ops', token_ttl: '1h' } });
     assert.equal(w.status, 204, w.text);
     const r = await s.call('GET', '/v1/auth/userpass/users/alice');
-    assert.deepEqual(r.json.data, { token_policies: ['dev', 'ops'], policies: ['dev', 'ops'], token_ttl: 3600, token_max_ttl: 0 });
+    assert.deepEqual(r.json.data, { token_policies: ['dev', 'ops'], policies: ['dev', 'ops'], token_ttl: 3600, token_max_ttl: 0, token_period: 0, token_bound_cidrs: [] });
     assert.ok(!r.text.includes('pw-alice-1') && !r.text.includes('hash'));
     await s.call('POST', '/v1/auth/userpass/users/bob', { body: { password: 'pw-bob-1', policies: ['web'] } });
     assert.deepEqual((await s.call('LIST', '/v1/auth/userpass/users')).json.data.keys, ['alice', 'bob']);
@@ -134,7 +134,10 @@ describe('approle', () => {
   it('creates roles and issues secret IDs that log in without a token', async () => {
     await role('web', { token_policies: ['web'], secret_id_num_uses: 2, secret_id_ttl: '10m', token_ttl: 600 });
     const r = await s.call('GET', '/v1/auth/approle/role/web');
-    assert.deepEqual(r.json.data, { token_policies: ['web'], policies: ['web'], token_ttl: 600, token_max_ttl: 0, bind_secret_id: true, secret_id_ttl: 600, secret_id_num_uses: 2 });
+    assert.deepEqual(r.json.data, {
+      token_policies: ['web'], policies: ['web'], token_ttl: 600, token_max_ttl: 0, token_period: 0, token_bound_cidrs: [],
+      bind_secret_id: true, secret_id_bound_cidrs: [], secret_id_ttl: 600, secret_id_num_uses: 2,
+    });
     assert.deepEqual((await s.call('LIST', '/v1/auth/approle/role')).json.data.keys, ['web']);
     const id = await roleId('web');
     assert.match(id, /^[0-9a-f-]{36}$/);

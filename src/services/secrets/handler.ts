@@ -26,6 +26,7 @@ import {
   type OperationSpec,
 } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
+import { addressInCidrs } from '../../kernel/util/cidr.js';
 import type { SecretsCore } from './core.js';
 import { ALL_ENGINES, engineFor } from './engines.js';
 import { canonicalNamespace } from './namespace/registry.js';
@@ -272,7 +273,10 @@ export class SecretsHttp implements HttpService {
 
     // Authenticate.
     const now = core.now();
-    const token = await core.tokens.lookup(requestToken(req), now);
+    const found = await core.tokens.lookup(requestToken(req), now);
+    // A token bound to CIDR blocks does not exist for a client elsewhere (the reference's
+    // token_bound_cidrs check: permission denied).
+    const token = found?.bound_cidrs && !addressInCidrs(req.remoteAddress, found.bound_cidrs) ? undefined : found;
     if (!token && !(match?.path.spec.unauthenticated && !help)) throw forbidden();
     if (!mount || !engine) throw notFound(`no handler for route "${full}". route entry not found.`);
     if (help) return this.help(full, routed, engine.description, engine.table.paths, match?.path);
@@ -291,6 +295,7 @@ export class SecretsHttp implements HttpService {
       core,
       ns,
       now,
+      remoteAddress: req.remoteAddress,
     };
 
     // Existence check, then authorise.

@@ -34,6 +34,8 @@ export interface SecretsRequest {
   readonly ns: NamespaceScope;
   /** The request time (injected clock). */
   readonly now: Date;
+  /** The client's IP address as the socket reports it (CIDR-bound logins and tokens). */
+  readonly remoteAddress: string;
 }
 
 /** The token-issuing block of a response (reference/secrets.md §1.3, §4.2). */

@@ -155,21 +155,21 @@ describe('validateAuthMethod: update semantics', () => {
   it('404 "ACL auth-method not found" when the method does not exist (spec 002: update needs it)', () => {
     throwsExactly(() => update(oidcBody(), undefined), 404, 'ACL auth-method not found');
   });
-  it('merges Type, TokenLocality, TokenNameFormat, MaxTokenTTL and Config from the stored method when zero', () => {
-    const m = update({ Name: 'okta' }, stored);
+  it('merges Type, TokenLocality, TokenNameFormat and Config from the stored method when zero', () => {
+    const m = update({ Name: 'okta', MaxTokenTTL: '2h' }, stored);
     assert.equal(m.Type, 'OIDC');
     assert.equal(m.TokenLocality, 'global');
     assert.equal(m.TokenNameFormat, '${auth_method_name}-${value.user}');
-    assert.equal(m.MaxTokenTTL, 3600e9);
+    assert.equal(m.MaxTokenTTL, 7200e9);
     assert.deepEqual(m.Config, stored.Config);
   });
   it('does not merge Default: omitting it clears it', () => {
-    assert.equal(update({ Name: 'okta' }, stored).Default, false);
+    assert.equal(update({ Name: 'okta', MaxTokenTTL: '1h' }, stored).Default, false);
   });
   it('replaces Config whole (no field merge)', () => {
-    const m = update({ Name: 'okta', Config: { ...OIDC_CONFIG, OIDCScopes: ['groups'] } }, stored);
+    const m = update({ Name: 'okta', MaxTokenTTL: '1h', Config: { ...OIDC_CONFIG, OIDCScopes: ['groups'] } }, stored);
     assert.deepEqual(m.Config?.OIDCScopes, ['groups']);
-    throwsExactly(() => update({ Name: 'okta', Config: { OIDCScopes: ['groups'] } }, stored), 400,
+    throwsExactly(() => update({ Name: 'okta', MaxTokenTTL: '1h', Config: { OIDCScopes: ['groups'] } }, stored), 400,
       one('invalid config: 4 errors occurred:\n\t* missing OIDCDiscoveryURL\n\t* missing OIDCClientID\n' +
         '\t* missing OIDCClientSecret\n\t* missing AllowedRedirectURIs\n\n'));
   });
@@ -205,11 +205,15 @@ describe('validateAuthMethod: update semantics', () => {
     assert.equal(update({ Name: 'ci', MaxTokenTTL: '2h' }, jwt).Type, 'JWT');
     assert.equal(update(oidcBody({ Name: 'ci' }), jwt).Type, 'OIDC');
   });
-  it('TTL on update: a new value is validated, an omitted one keeps the stored', () => {
+  it('TTL on update: required (spec 002), so an omitted or empty one is the 0s error, never the stored value', () => {
     throwsExactly(() => update(oidcBody({ MaxTokenTTL: '25h' }), stored), 400,
       one(`invalid MaxTokenTTL value '25h0m0s' (should be between 1m0s and 24h0m0s)`));
-    assert.equal(update(oidcBody({ MaxTokenTTL: '' }), stored).MaxTokenTTL, 3600e9);
+    for (const MaxTokenTTL of [undefined, '', 0])
+      throwsExactly(() => update(oidcBody({ MaxTokenTTL }), stored), 400, one(`invalid MaxTokenTTL value '0s' (should be between 1m0s and 24h0m0s)`));
     assert.equal(update(oidcBody({ MaxTokenTTL: 300e9 }), stored).MaxTokenTTL, 300e9);
+  });
+  it('TTL on a create of an existing name still merges, as the reference upsert does', () => {
+    assert.equal(create({ Name: 'okta' }, { existing: stored, others: [stored] }).MaxTokenTTL, 3600e9);
   });
   it('TTL bounds come from the server config when given', () => {
     const ttlBounds = { min: 1e9, max: 7200e9 };

@@ -108,9 +108,11 @@ export interface ValidateAuthMethodOptions {
  * validate, check the single `Default`, hash. Returns the method to store, with
  * `CreateIndex` / `ModifyIndex` carried from `existing` (0 when new) for the store to set.
  *
- * Merge: `Type`, `TokenLocality`, `TokenNameFormat`, `MaxTokenTTL`, `Config` keep the
- * request value when non-zero, else the stored one; `Config` is replaced whole; `Default`
- * is not merged; a `redacted` secret keeps the stored one (reference/README.md rule 3).
+ * Merge: `Type`, `TokenLocality`, `TokenNameFormat`, `Config` (and `MaxTokenTTL` on a
+ * create) keep the request value when non-zero, else the stored one; `Config` is replaced
+ * whole; `Default` is not merged; a `redacted` secret keeps the stored one
+ * (reference/README.md rule 3). An update never merges `MaxTokenTTL`: spec 002 makes it
+ * required there, so an update without it fails the TTL rule below (`'0s'`).
  *
  * Validation, every error collected in this order: `invalid name '<n>'`, `invalid token
  * locality '<v>'`, `invalid token type '<v>'` (on update, a stored `OIDC` method also
@@ -133,7 +135,8 @@ export function validateAuthMethod(input: AuthMethodInput, opts: ValidateAuthMet
     Type: pick(input.Type, old?.Type, ''),
     TokenLocality: pick(input.TokenLocality, old?.TokenLocality, ''),
     TokenNameFormat: pick(input.TokenNameFormat, old?.TokenNameFormat, '') || DEFAULT_TOKEN_NAME_FORMAT,
-    MaxTokenTTL: pick(input.MaxTokenTTL, old?.MaxTokenTTL, 0),
+    // Spec 002 "Update: … `Name`, `MaxTokenTTL` required": the reference would keep the stored value.
+    MaxTokenTTL: opts.isUpdate ? input.MaxTokenTTL : pick(input.MaxTokenTTL, old?.MaxTokenTTL, 0),
     Default: input.Default,
     Config: config && canonicalConfig(config),
   };

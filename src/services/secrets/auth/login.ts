@@ -19,12 +19,16 @@ export interface LoginTokenOptions {
   readonly name: string;
   /** The login path relative to the mount, canonical form (`login/alice`, `login`); recorded as the token's `path`. */
   readonly loginPath: string;
+  /** CIDR blocks binding the token instead of the settings' `token_bound_cidrs` (an AppRole secret ID's own). */
+  readonly boundCidrs?: readonly string[];
 }
 
 /**
  * Creates the login token for `req` (an unauthenticated login request on an auth
  * mount): orphan, renewable, policies = settings + `default`, TTLs from
- * {@link loginTtls}, `path` = `auth/<mount>/<loginPath>` (e.g. `auth/userpass/login/alice`).
+ * {@link loginTtls} (periodic when `token_period` is set), bound to `boundCidrs` or else
+ * the settings' `token_bound_cidrs`, `path` = `auth/<mount>/<loginPath>` (e.g.
+ * `auth/userpass/login/alice`).
  * Returns the 200 result with `data: null` and the `auth` block.
  */
 export async function issueLoginToken(req: SecretsRequest, o: LoginTokenOptions): Promise<SecretsResult> {
@@ -36,6 +40,8 @@ export async function issueLoginToken(req: SecretsRequest, o: LoginTokenOptions)
     displayName: o.name ? `${prefix}-${o.name}` : prefix,
     ttlS,
     explicitMaxTtlS: maxTtlS,
+    periodS: o.settings.token_period ?? 0,
+    boundCidrs: o.boundCidrs?.length ? o.boundCidrs : (o.settings.token_bound_cidrs ?? []),
     renewable: true,
     path: req.mount.path + o.loginPath,
     namespaceId: req.ns.entry.id,

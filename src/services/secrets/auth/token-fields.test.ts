@@ -37,12 +37,14 @@ describe('applyTokenFields', () => {
     assert.equal(applyTokenFields({ token_ttl: '2h' }).token_ttl, 7200, 'no maximum: any TTL');
   });
 
-  it('shows policies under both names', () => {
+  it('shows policies under both names, and the defaults of fields stored before they existed', () => {
     assert.deepEqual(tokenSettingsView({ token_policies: ['a'], token_ttl: 1, token_max_ttl: 2 }), {
       token_policies: ['a'],
       policies: ['a'],
       token_ttl: 1,
       token_max_ttl: 2,
+      token_period: 0,
+      token_bound_cidrs: [],
     });
   });
 });

@@ -1,13 +1,14 @@
 /**
  * The token settings every login-capable auth method stores per user or role
- * (`token_policies`, `token_ttl`, `token_max_ttl`; the reference's `tokenutil` fields,
- * reference/secrets.md §4.2) and the TTLs a login token gets from them. Pure functions:
- * no storage, no HTTP.
+ * (`token_policies`, `token_ttl`, `token_max_ttl`, `token_period`, `token_bound_cidrs`;
+ * the reference's `tokenutil` fields, reference/secrets.md §4.2) and the TTLs a login
+ * token gets from them. Pure functions: no storage, no HTTP.
  *
  * @module
  */
 import { Type } from '@sinclair/typebox';
 import { CommaList, commaList } from '../../../kernel/http/index.js';
+import { parseCidrList } from '../../../kernel/util/cidr.js';
 import { InputError, hasField, parseDuration } from '../../../kernel/util/duration.js';
 import { DEFAULT_LEASE_TTL_S } from '../mounts/table.js';
 
@@ -17,10 +18,17 @@ export interface TokenSettings {
   token_policies: string[];
   token_ttl: number;
   token_max_ttl: number;
+  /**
+   * Non-zero: login tokens are periodic, each renewal resetting their TTL to this many
+   * seconds with no maximum lifetime. Absent in entries stored before it existed (= 0).
+   */
+  token_period?: number;
+  /** Blocks from which login tokens may be used (403 elsewhere); absent or empty = anywhere. */
+  token_bound_cidrs?: string[];
 }
 
 /** Settings of a user or role that was created without any token field. */
-export const EMPTY_TOKEN_SETTINGS: Readonly<TokenSettings> = Object.freeze({ token_policies: [], token_ttl: 0, token_max_ttl: 0 });
+export const EMPTY_TOKEN_SETTINGS: Readonly<TokenSettings> = Object.freeze({ token_policies: [], token_ttl: 0, token_max_ttl: 0, token_period: 0, token_bound_cidrs: [] });
 
 const Duration = Type.Union([Type.String(), Type.Integer()], { description: 'seconds or a duration string ("1h30m"); 0 = the mount default' });
 
@@ -30,6 +38,8 @@ export const TOKEN_FIELDS = {
   policies: CommaList('deprecated alias of token_policies'),
   token_ttl: { ...Duration, description: 'TTL of the tokens issued at login; 0 = the mount default (768h)' },
   token_max_ttl: { ...Duration, description: 'maximum lifetime of the tokens issued at login, renewals included; 0 = the mount maximum' },
+  token_period: { ...Duration, description: 'if set, login tokens are periodic: every renewal resets their TTL to this value and they have no maximum lifetime' },
+  token_bound_cidrs: CommaList('CIDR blocks from which the tokens issued at login may be used; empty = anywhere'),
 };
 
 /**
@@ -45,30 +55,42 @@ export function parsePolicies(v: unknown, field: string): string[] {
 
 /**
  * Applies the token fields present in `data` (validated request input) to `current`
- * and returns the new settings; absent fields keep their value. Errors (400 naming the
- * field): both `policies` and `token_policies` given, `root` listed, a negative or
- * unparsable duration, `token_ttl` above a non-zero `token_max_ttl`.
+ * and returns the new settings; absent fields keep their value. `period` (declared by
+ * AppRole roles only) is the deprecated alias of `token_period`. Errors (400 naming the
+ * field): both `policies` and `token_policies` (or `period` and `token_period`) given,
+ * `root` listed, a negative or unparsable duration, `token_ttl` above a non-zero
+ * `token_max_ttl`, a `token_bound_cidrs` item that is not a CIDR block.
  */
 export function applyTokenFields(data: Readonly<Record<string, unknown>>, current: Readonly<TokenSettings> = EMPTY_TOKEN_SETTINGS): TokenSettings {
   if (hasField(data, 'policies') && hasField(data, 'token_policies'))
     throw new InputError('policies: cannot be given together with token_policies (it is an alias)');
+  if (hasField(data, 'period') && hasField(data, 'token_period'))
+    throw new InputError('period: cannot be given together with token_period (it is an alias)');
   const next: TokenSettings = { ...current, token_policies: [...current.token_policies] };
   for (const f of ['token_policies', 'policies'] as const) {
     if (hasField(data, f)) next.token_policies = parsePolicies(data[f], f);
   }
-  for (const f of ['token_ttl', 'token_max_ttl'] as const) {
+  for (const f of ['token_ttl', 'token_max_ttl', 'token_period', 'period'] as const) {
     if (!hasField(data, f)) continue;
     const s = parseDuration(data[f], f);
     if (s < 0) throw new InputError(`${f}: must not be negative`);
-    next[f] = s;
+    next[f === 'period' ? 'token_period' : f] = s;
   }
+  if (hasField(data, 'token_bound_cidrs')) next.token_bound_cidrs = parseCidrList(data.token_bound_cidrs, 'token_bound_cidrs');
   if (next.token_max_ttl && next.token_ttl > next.token_max_ttl) throw new InputError('token_ttl: must not be greater than token_max_ttl');
   return next;
 }
 
 /** The wire shape of token settings in a user or role read (`policies` mirrors `token_policies`). */
 export function tokenSettingsView(s: Readonly<TokenSettings>): Record<string, unknown> {
-  return { token_policies: [...s.token_policies], policies: [...s.token_policies], token_ttl: s.token_ttl, token_max_ttl: s.token_max_ttl };
+  return {
+    token_policies: [...s.token_policies],
+    policies: [...s.token_policies],
+    token_ttl: s.token_ttl,
+    token_max_ttl: s.token_max_ttl,
+    token_period: s.token_period ?? 0,
+    token_bound_cidrs: [...(s.token_bound_cidrs ?? [])],
+  };
 }
 
 /** A mount's lease settings in seconds (0 = the system default of 768h). */
@@ -80,9 +102,12 @@ export interface LeaseConfig {
 /**
  * TTLs of a login token, in seconds (reference/secrets.md §4.1 defaults): the maximum is
  * `token_max_ttl`, else the mount's `max_lease_ttl`, else 768h; the TTL is `token_ttl`,
- * else the mount's `default_lease_ttl`, else 768h, capped by that maximum.
+ * else the mount's `default_lease_ttl`, else 768h, capped by that maximum. A periodic
+ * token (`token_period` set) gets the period as its TTL and no maximum (`maxTtlS` 0), as
+ * the reference's periodic tokens.
  */
 export function loginTtls(s: Readonly<TokenSettings>, mount: LeaseConfig): { ttlS: number; maxTtlS: number } {
+  if (s.token_period) return { ttlS: s.token_period, maxTtlS: 0 };
   const maxTtlS = s.token_max_ttl || mount.max_lease_ttl || DEFAULT_LEASE_TTL_S;
   const ttlS = Math.min(s.token_ttl || mount.default_lease_ttl || DEFAULT_LEASE_TTL_S, maxTtlS);
   return { ttlS, maxTtlS };

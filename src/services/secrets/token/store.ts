@@ -40,6 +40,10 @@ export interface StoredToken {
   readonly path: string;
   /** Id of the namespace the token belongs to; absent = root (reference/secrets.md §6). */
   readonly namespace_id?: string;
+  /** Seconds; set = a periodic token: each renewal resets its TTL to this, with no maximum but an explicit one. */
+  readonly period?: number;
+  /** CIDR blocks the token may be used from (elsewhere it is refused as unknown); absent = anywhere. */
+  readonly bound_cidrs?: string[];
 }
 
 /** A token presented by a caller: the stored entry plus the token itself (memory only). */
@@ -63,6 +67,10 @@ export interface CreateTokenOptions {
   now: Date;
   /** Namespace id the token belongs to (default: root). */
   namespaceId?: string;
+  /** Seconds; non-zero makes a periodic token whose TTL is the period (see {@link StoredToken.period}). */
+  periodS?: number;
+  /** CIDR blocks the token may be used from; empty = anywhere. */
+  boundCidrs?: readonly string[];
 }
 
 /** Where the token store keeps everything (root storage). */
@@ -112,7 +120,7 @@ export class TokenStore {
     const hash = hashToken(id);
     if (o.id !== undefined && (await this.storage.get(ID + hash))) throw badRequest('token with the given ID already exists');
     const root = o.policies.includes('root');
-    const ttl = root ? 0 : o.ttlS || DEFAULT_LEASE_TTL_S;
+    const ttl = root ? 0 : o.periodS || o.ttlS || DEFAULT_LEASE_TTL_S;
     const capped = o.explicitMaxTtlS ? Math.min(ttl, o.explicitMaxTtlS) : ttl;
     const entry: StoredToken = {
       hash,
@@ -129,6 +137,8 @@ export class TokenStore {
       ...(o.parent ? { parent: o.parent.hash } : {}),
       path: o.path,
       ...(o.namespaceId && o.namespaceId !== 'root' ? { namespace_id: o.namespaceId } : {}),
+      ...(o.periodS && !root ? { period: o.periodS } : {}),
+      ...(o.boundCidrs?.length ? { bound_cidrs: [...o.boundCidrs] } : {}),
     };
     const ops: BackendOp[] = [
       { key: ID + hash, value: json.encode(entry) },
@@ -230,13 +240,15 @@ export class TokenStore {
   /**
    * Extends a renewable token's TTL by `incrementS` (default: its creation TTL), capped
    * so that it ends no later than `creation_time + max`, where max is its explicit max
-   * TTL or else `maxTtlS` (the token mount's maximum, reference/secrets.md §4.1).
-   * Returns the renewed token and whether the cap applied. Error (400): not renewable.
+   * TTL or else `maxTtlS` (the token mount's maximum, reference/secrets.md §4.1). A
+   * periodic token's TTL becomes its period whatever the increment, capped only by an
+   * explicit max TTL (the reference's periodic tokens). Returns the renewed token and
+   * whether the cap applied. Error (400): not renewable.
    */
   async renew(token: TokenEntry, incrementS: number, maxTtlS: number, now: Date): Promise<{ token: TokenEntry; capped: boolean }> {
     if (!token.renewable) throw badRequest('token is not renewable');
-    const wanted = incrementS || token.creation_ttl;
-    const max = token.explicit_max_ttl || maxTtlS;
+    const wanted = token.period || incrementS || token.creation_ttl;
+    const max = token.explicit_max_ttl || (token.period ? Infinity : maxTtlS);
     const ttl = Math.max(0, Math.min(wanted, token.creation_time + max - Math.floor(now.getTime() / 1000)));
     const updated: StoredToken = { ...withoutId(token), expire_time_ms: now.getTime() + ttl * 1000 };
     await this.storage.put(ID + token.hash, json.encode(updated));
@@ -293,5 +305,7 @@ export function lookupData(t: StoredToken & { id?: string }, now: Date): Record<
     renewable: t.renewable,
     ttl: remainingTtlS(t, now),
     type: 'service',
+    ...(t.period ? { period: t.period } : {}),
+    ...(t.bound_cidrs ? { bound_cidrs: [...t.bound_cidrs] } : {}),
   };
 }

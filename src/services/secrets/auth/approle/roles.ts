@@ -22,6 +22,8 @@ export interface RoleEntry extends TokenSettings {
   secret_id_ttl: number;
   /** Logins per new secret ID; 0 = unlimited. */
   secret_id_num_uses: number;
+  /** Blocks logins must come from; absent (roles stored before it existed) or empty = anywhere. */
+  secret_id_bound_cidrs?: string[];
 }
 
 const ROLE = 'role/';
@@ -66,9 +68,22 @@ export class RoleStore {
    * untouched. Errors (400): the new role ID belongs to another role.
    */
   update(name: string, change: (current: RoleEntry | undefined) => RoleEntry): Promise<RoleEntry> {
+    return this.change(name, change) as Promise<RoleEntry>;
+  }
+
+  /**
+   * Like {@link update} for an existing role only: returns undefined, changing nothing,
+   * when role `name` does not exist (checked under the lock).
+   */
+  updateExisting(name: string, change: (current: RoleEntry) => RoleEntry): Promise<RoleEntry | undefined> {
+    return this.change(name, (current) => current && change(current));
+  }
+
+  private change(name: string, change: (current: RoleEntry | undefined) => RoleEntry | undefined): Promise<RoleEntry | undefined> {
     return locks.run(this.mountUuid, async () => {
       const current = await this.get(name);
       const next = change(current);
+      if (!next) return undefined;
       const ops: BackendOp[] = [{ key: ROLE + name, value: json.encode(next) }];
       if (next.role_id !== current?.role_id) {
         const owner = await this.storage.get(ROLE_ID + sha256(next.role_id));
@@ -98,5 +113,11 @@ export function newRole(settings: TokenSettings): RoleEntry {
 
 /** The wire shape of `GET role/:role_name` (the role ID has its own path). */
 export function roleView(r: RoleEntry): Record<string, unknown> {
-  return { ...tokenSettingsView(r), bind_secret_id: r.bind_secret_id, secret_id_ttl: r.secret_id_ttl, secret_id_num_uses: r.secret_id_num_uses };
+  return {
+    ...tokenSettingsView(r),
+    bind_secret_id: r.bind_secret_id,
+    secret_id_bound_cidrs: [...(r.secret_id_bound_cidrs ?? [])],
+    secret_id_ttl: r.secret_id_ttl,
+    secret_id_num_uses: r.secret_id_num_uses,
+  };
 }

@@ -41,11 +41,11 @@ describe('SecretIdStore', () => {
     assert.match(issued.secret_id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     assert.deepEqual([issued.secret_id_ttl, issued.secret_id_num_uses], [0, 2]);
     assert.ok(!(await everyValue(storage)).includes(issued.secret_id), 'the secret ID is not stored in clear');
-    assert.equal(await ids.consume('r2', issued.secret_id, NOW), false, 'bound to its role');
-    assert.equal(await ids.consume('r1', issued.secret_id, NOW), true);
+    assert.equal(await ids.consume('r2', issued.secret_id, NOW), undefined, 'bound to its role');
+    assert.ok(await ids.consume('r1', issued.secret_id, NOW));
     assert.deepEqual(await ids.accessors('r1', NOW), [issued.secret_id_accessor]);
-    assert.equal(await ids.consume('r1', issued.secret_id, NOW), true);
-    assert.equal(await ids.consume('r1', issued.secret_id, NOW), false, 'two uses only');
+    assert.ok(await ids.consume('r1', issued.secret_id, NOW));
+    assert.equal(await ids.consume('r1', issued.secret_id, NOW), undefined, 'two uses only');
     assert.deepEqual(await listRecursive(storage, ''), [], 'the last use deletes it');
   });
 
@@ -61,8 +61,8 @@ describe('SecretIdStore', () => {
     const ids = new SecretIdStore(storage, 'm');
     const a = await ids.issue('r', { ttlS: 60, numUses: 0 }, NOW);
     const b = await ids.issue('r', { ttlS: 60, numUses: 0 }, NOW);
-    assert.equal(await ids.consume('r', a.secret_id, at(59)), true);
-    assert.equal(await ids.consume('r', a.secret_id, at(60)), false);
+    assert.ok(await ids.consume('r', a.secret_id, at(59)));
+    assert.equal(await ids.consume('r', a.secret_id, at(60)), undefined);
     assert.deepEqual(await ids.accessors('r', at(59)), [b.secret_id_accessor]);
     assert.deepEqual(await ids.accessors('r', at(61)), [], 'listing drops expired ones');
     assert.deepEqual(await listRecursive(storage, ''), []);
@@ -75,10 +75,46 @@ describe('SecretIdStore', () => {
     const b = await ids.issue('r', { ttlS: 0, numUses: 0 }, NOW);
     await ids.destroy('r', a.secret_id);
     await ids.destroy('r', 'not-a-secret-id');
-    assert.equal(await ids.consume('r', a.secret_id, NOW), false);
+    assert.equal(await ids.consume('r', a.secret_id, NOW), undefined);
     assert.deepEqual(await ids.accessors('r', NOW), [b.secret_id_accessor]);
     await ids.destroyAll('r');
     assert.deepEqual(await listRecursive(storage, ''), []);
+  });
+});
+
+describe('SecretIdStore: custom secret IDs, accessors, tidy', () => {
+  it('registers a custom secret ID once per role, hashed', async () => {
+    const storage = view();
+    const ids = new SecretIdStore(storage, 'm');
+    const limits = { ttlS: 0, numUses: 0, metadata: { k: 'v' } };
+    const c = await ids.issue('r', limits, NOW, 'custom-value-1');
+    assert.equal(c.secret_id, 'custom-value-1');
+    await assert.rejects(ids.issue('r', limits, NOW, 'custom-value-1'), { message: 'SecretID is already registered' });
+    assert.ok(await ids.issue('other', limits, NOW, 'custom-value-1'), 'another role may have the same value');
+    assert.ok(!(await everyValue(storage)).includes('custom-value-1'));
+    assert.deepEqual((await ids.lookup('r', 'custom-value-1', NOW))?.metadata, { k: 'v' });
+  });
+
+  it('looks up and destroys by accessor, only within the role', async () => {
+    const ids = new SecretIdStore(view(), 'm');
+    const a = await ids.issue('r', { ttlS: 0, numUses: 0 }, NOW);
+    assert.equal((await ids.lookupAccessor('r', a.secret_id_accessor, NOW))?.accessor, a.secret_id_accessor);
+    assert.equal(await ids.lookupAccessor('other', a.secret_id_accessor, NOW), undefined);
+    assert.equal(await ids.destroyAccessor('other', a.secret_id_accessor), false);
+    assert.equal(await ids.destroyAccessor('r', a.secret_id_accessor), true);
+    assert.equal(await ids.lookup('r', a.secret_id, NOW), undefined);
+    assert.equal(await ids.destroyAccessor('r', a.secret_id_accessor), false);
+  });
+
+  it('tidy deletes expired secret IDs and dangling index entries, nothing live', async () => {
+    const storage = view();
+    const ids = new SecretIdStore(storage, 'm');
+    await ids.issue('r', { ttlS: 10, numUses: 0 }, NOW);
+    const live = await ids.issue('r', { ttlS: 0, numUses: 0 }, NOW);
+    await storage.put('accessor/r/dangling', Buffer.from('no-such-hash'));
+    assert.equal(await ids.tidy(at(11)), 2);
+    assert.deepEqual((await listRecursive(storage, 'accessor/')).map((k) => k.split('/')[2]), [live.secret_id_accessor]);
+    assert.equal((await listRecursive(storage, 'secret_id/')).length, 1);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * AppRole secret IDs (reference/secrets.md §4.2): random 128-bit values shown once and
- * stored only as their SHA-256 (enough for uniformly random values; no salt needed),
- * with an expiry and a remaining use count that login enforces.
+ * stored only as their SHA-256 (enough for uniformly random values; no salt needed; a
+ * custom secret ID is stored the same way, behind the barrier like all mount storage),
+ * with an expiry, a remaining use count, metadata and CIDR bindings that login enforces.
  *
  * Layout in the mount's storage view, per role (keyed by the role's internal id):
  * `secret_id/<role id>/<sha256 hex>` → {@link SecretIdEntry};
@@ -10,10 +11,15 @@
  * @module
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { badRequest } from '../../../../kernel/http/index.js';
 import { json, listRecursive, type Backend } from '../../../../kernel/store/index.js';
+import { formatTime } from '../../../../kernel/util/duration.js';
 import { KeyedLock } from '../../../../kernel/util/keyed-lock.js';
 
-/** One stored secret ID (never the secret ID itself). Times in Unix milliseconds. */
+/**
+ * One stored secret ID (never the secret ID itself). Times in Unix milliseconds. The
+ * optional fields are absent in entries stored before they existed.
+ */
 export interface SecretIdEntry {
   readonly accessor: string;
   readonly creation_time_ms: number;
@@ -21,6 +27,16 @@ export interface SecretIdEntry {
   readonly expiration_time_ms: number;
   /** Logins left; 0 = unlimited. */
   readonly num_uses: number;
+  /** The last login that used it (or its creation). */
+  readonly last_updated_time_ms?: number;
+  /** The TTL it was issued with, seconds; 0 = none. */
+  readonly ttl_s?: number;
+  /** Set on the tokens it logs in (with `role_name`). */
+  readonly metadata?: Record<string, string>;
+  /** Blocks login with it must come from; empty = anywhere the role allows. */
+  readonly cidr_list?: string[];
+  /** Blocks binding the tokens it logs in, instead of the role's `token_bound_cidrs`. */
+  readonly token_bound_cidrs?: string[];
 }
 
 /** What `POST role/:role_name/secret-id` returns (shown once). */
@@ -33,12 +49,40 @@ export interface IssuedSecretId {
   secret_id_num_uses: number;
 }
 
-/** Limits of a new secret ID. */
+/** Limits and bindings of a new secret ID. */
 export interface SecretIdLimits {
   /** Seconds; 0 = never expires. */
   readonly ttlS: number;
   /** 0 = unlimited. */
   readonly numUses: number;
+  readonly metadata?: Record<string, string>;
+  readonly cidrList?: readonly string[];
+  readonly tokenBoundCidrs?: readonly string[];
+}
+
+/** The reference's text for a custom secret ID that the role already has (400). */
+export const SECRET_ID_TAKEN = 'SecretID is already registered';
+/** Go's zero `time.Time`, which the reference shows for a secret ID that never expires. */
+const GO_ZERO_TIME = '0001-01-01T00:00:00Z';
+
+/**
+ * The `data` of `secret-id/lookup` and `secret-id-accessor/lookup` (the reference's
+ * shape): RFC3339 times (`expiration_time` Go's zero time when it never expires), uses
+ * left, the issued TTL in seconds, metadata and CIDR lists (`[]` when none).
+ */
+export function secretIdView(e: SecretIdEntry): Record<string, unknown> {
+  const ttl = e.ttl_s ?? (e.expiration_time_ms ? Math.round((e.expiration_time_ms - e.creation_time_ms) / 1000) : 0);
+  return {
+    cidr_list: [...(e.cidr_list ?? [])],
+    creation_time: formatTime(new Date(e.creation_time_ms)),
+    expiration_time: e.expiration_time_ms ? formatTime(new Date(e.expiration_time_ms)) : GO_ZERO_TIME,
+    last_updated_time: formatTime(new Date(e.last_updated_time_ms ?? e.creation_time_ms)),
+    metadata: { ...(e.metadata ?? {}) },
+    secret_id_accessor: e.accessor,
+    secret_id_num_uses: e.num_uses,
+    secret_id_ttl: ttl,
+    token_bound_cidrs: [...(e.token_bound_cidrs ?? [])],
+  };
 }
 
 /** Whether `e` has expired at `now`. */
@@ -65,41 +109,120 @@ export class SecretIdStore {
     private readonly mountUuid: string,
   ) {}
 
-  /** Creates and stores a secret ID; the returned value is the only place it appears in clear. */
-  async issue(roleId: string, limits: SecretIdLimits, now: Date): Promise<IssuedSecretId> {
-    const secretId = newSecretId();
+  /**
+   * Creates and stores a secret ID, random or the caller's `custom` one (`custom-secret-id`);
+   * the returned value is the only place it appears in clear. Errors (400): a custom
+   * secret ID the role already has ({@link SECRET_ID_TAKEN}).
+   */
+  issue(roleId: string, limits: SecretIdLimits, now: Date, custom?: string): Promise<IssuedSecretId> {
+    const secretId = custom ?? newSecretId();
     const hash = hashOf(secretId);
-    const entry: SecretIdEntry = {
-      accessor: randomUUID(),
-      creation_time_ms: now.getTime(),
-      expiration_time_ms: limits.ttlS ? now.getTime() + limits.ttlS * 1000 : 0,
-      num_uses: limits.numUses,
-    };
-    await this.storage.batch([
-      { key: `secret_id/${roleId}/${hash}`, value: json.encode(entry) },
-      { key: `accessor/${roleId}/${entry.accessor}`, value: Buffer.from(hash) },
-    ]);
-    return { secret_id: secretId, secret_id_accessor: entry.accessor, secret_id_ttl: limits.ttlS, secret_id_num_uses: limits.numUses };
+    return locks.run(`${this.mountUuid}/${hash}`, async () => {
+      if (custom !== undefined && (await this.storage.get(`secret_id/${roleId}/${hash}`))) throw badRequest(SECRET_ID_TAKEN);
+      const entry: SecretIdEntry = {
+        accessor: randomUUID(),
+        creation_time_ms: now.getTime(),
+        expiration_time_ms: limits.ttlS ? now.getTime() + limits.ttlS * 1000 : 0,
+        num_uses: limits.numUses,
+        last_updated_time_ms: now.getTime(),
+        ttl_s: limits.ttlS,
+        metadata: { ...(limits.metadata ?? {}) },
+        cidr_list: [...(limits.cidrList ?? [])],
+        token_bound_cidrs: [...(limits.tokenBoundCidrs ?? [])],
+      };
+      await this.storage.batch([
+        { key: `secret_id/${roleId}/${hash}`, value: json.encode(entry) },
+        { key: `accessor/${roleId}/${entry.accessor}`, value: Buffer.from(hash) },
+      ]);
+      return { secret_id: secretId, secret_id_accessor: entry.accessor, secret_id_ttl: limits.ttlS, secret_id_num_uses: limits.numUses };
+    });
   }
 
   /**
-   * Uses `secretId` for one login: true when it exists, has not expired and has uses
-   * left; its use count is decremented and it is deleted at the last use (or when found
-   * expired). Serialised per secret ID, so N uses never admit N+1 logins.
+   * Uses `secretId` for one login: its entry (as it was before this use) when it exists,
+   * has not expired and has uses left, else undefined. `check` runs on the entry first
+   * and may throw to refuse the login without using it up (CIDR bindings). The use count
+   * is decremented and the secret ID deleted at the last use (or when found expired).
+   * Serialised per secret ID, so N uses never admit N+1 logins.
    */
-  consume(roleId: string, secretId: string, now: Date): Promise<boolean> {
+  consume(roleId: string, secretId: string, now: Date, check?: (e: SecretIdEntry) => void): Promise<SecretIdEntry | undefined> {
     const hash = hashOf(secretId);
     return locks.run(`${this.mountUuid}/${hash}`, async () => {
       const key = `secret_id/${roleId}/${hash}`;
       const e = json.decode<SecretIdEntry>(await this.storage.get(key));
-      if (!e) return false;
+      if (!e) return undefined;
       if (expired(e, now)) {
         await this.remove(roleId, hash, e);
-        return false;
+        return undefined;
       }
+      check?.(e);
       if (e.num_uses === 1) await this.remove(roleId, hash, e);
-      else if (e.num_uses > 1) await this.storage.put(key, json.encode({ ...e, num_uses: e.num_uses - 1 }));
-      return true;
+      else if (e.num_uses > 1) await this.storage.put(key, json.encode({ ...e, num_uses: e.num_uses - 1, last_updated_time_ms: now.getTime() }));
+      return e;
+    });
+  }
+
+  /** The live entry of `secretId` of the role, or undefined (an expired one is deleted). */
+  lookup(roleId: string, secretId: string, now: Date): Promise<SecretIdEntry | undefined> {
+    return this.liveEntry(roleId, hashOf(secretId), now);
+  }
+
+  /** The live entry behind `accessor` of the role, or undefined (an expired one is deleted). */
+  async lookupAccessor(roleId: string, accessor: string, now: Date): Promise<SecretIdEntry | undefined> {
+    const hash = await this.hashOfAccessor(roleId, accessor);
+    return hash === undefined ? undefined : this.liveEntry(roleId, hash, now);
+  }
+
+  /** Deletes the secret ID behind `accessor` of the role; false when there is none. */
+  async destroyAccessor(roleId: string, accessor: string): Promise<boolean> {
+    const hash = await this.hashOfAccessor(roleId, accessor);
+    if (hash === undefined) return false;
+    await this.destroyHash(roleId, hash);
+    return true;
+  }
+
+  /**
+   * `tidy/secret-id`: deletes every expired secret ID of the mount, and index entries
+   * left without their other half (an accessor without its secret ID, or the reverse).
+   * Returns how many secret IDs and dangling entries it removed.
+   */
+  async tidy(now: Date): Promise<number> {
+    let removed = 0;
+    for (const key of await listRecursive(this.storage, 'secret_id/')) {
+      const [, roleId, hash] = key.split('/');
+      await locks.run(`${this.mountUuid}/${hash}`, async () => {
+        const e = json.decode<SecretIdEntry>(await this.storage.get(key));
+        if (!e) return;
+        const indexed = await this.storage.get(`accessor/${roleId}/${e.accessor}`);
+        if (expired(e, now) || !indexed) {
+          await this.remove(roleId, hash, e);
+          removed++;
+        }
+      });
+    }
+    for (const key of await listRecursive(this.storage, 'accessor/')) {
+      const [, roleId] = key.split('/');
+      const hash = await this.storage.get(key);
+      if (hash && (await this.storage.get(`secret_id/${roleId}/${Buffer.from(hash).toString('utf8')}`))) continue;
+      await this.storage.delete(key);
+      removed++;
+    }
+    return removed;
+  }
+
+  private async hashOfAccessor(roleId: string, accessor: string): Promise<string | undefined> {
+    // An accessor is one path segment; anything else cannot name one.
+    if (accessor === '' || accessor.includes('/')) return undefined;
+    const hash = await this.storage.get(`accessor/${roleId}/${accessor}`);
+    return hash ? Buffer.from(hash).toString('utf8') : undefined;
+  }
+
+  private liveEntry(roleId: string, hash: string, now: Date): Promise<SecretIdEntry | undefined> {
+    return locks.run(`${this.mountUuid}/${hash}`, async () => {
+      const e = json.decode<SecretIdEntry>(await this.storage.get(`secret_id/${roleId}/${hash}`));
+      if (!e || !expired(e, now)) return e;
+      await this.remove(roleId, hash, e);
+      return undefined;
     });
   }
 
