@@ -9,6 +9,10 @@
  * enterprise         = true               # OIDC login, oidc auth methods, namespaces
  * addresses { http = "0.0.0.0" }
  * ports     { http = 8500 }
+ * limits {                             # HTTP connection limits (docs/deploy.md "Connection limits")
+ *   http_max_conns_per_client = 200     # Consul's key and default
+ *   http_read_header_timeout  = "10s"
+ * }
  * wan_addresses {                        # HTTP API of a server in each other datacenter
  *   dc1 = "10.0.0.10:8500"
  * }

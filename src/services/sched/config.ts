@@ -8,6 +8,10 @@
  * datacenter = "eu-west-1"
  * addresses { http = "0.0.0.0" }
  * ports     { http = 4646 }
+ * limits {                           # HTTP connection limits (docs/deploy.md "Connection limits")
+ *   http_max_conns_per_client = 100   # Nomad's key and default
+ *   http_read_header_timeout  = "10s"
+ * }
  * acl { enabled = true }
  * server {
  *   enabled              = true
