@@ -10,3 +10,4 @@ export { validateConfig, type SourceInfo } from './validate.js';
 export { HclSyntaxError, parseHcl } from './hcl.js';
 export { resolveSecretRef, type ConfigEnv } from './secret-ref.js';
 export * from './storage.js';
+export * from './listener-limits.js';

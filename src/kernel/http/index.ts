@@ -6,6 +6,7 @@ export * from './errors.js';
 export * from './route.js';
 export * from './validate.js';
 export * from './server.js';
+export * from './connection-limits.js';
 export * from './openapi.js';
 export * from './fields.js';
 export * from './api-service.js';

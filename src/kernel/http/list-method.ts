@@ -351,15 +351,17 @@ export function enableListMethod<S extends http.Server>(server: S): S {
 /**
  * Creates a node HTTP server (HTTPS when `options.tls` holds a PEM `key` and `cert`)
  * that accepts the `LIST` method: `req.method === 'LIST'` in `handler`, while a genuine
- * `LINK` gets 400. The server is returned not yet listening. Errors: `https` throws on
- * an invalid key or certificate. Source: `reference/ecosystem.md §1`.
+ * `LINK` gets 400. `options.http` passes node:http server options through (the
+ * listener's timeouts, connection-limits.ts). The server is returned not yet listening.
+ * Errors: `https` throws on an invalid key or certificate. Source: `reference/ecosystem.md §1`.
  */
 export function createHttpServer(
-  options: { tls?: { key: string | Buffer; cert: string | Buffer } },
+  options: { tls?: { key: string | Buffer; cert: string | Buffer }; http?: http.ServerOptions },
   handler: http.RequestListener,
 ): http.Server | https.Server {
+  const base = { ...options.http, IncomingMessage: ListIncomingMessage };
   const server: http.Server = options.tls
-    ? https.createServer({ IncomingMessage: ListIncomingMessage, key: options.tls.key, cert: options.tls.cert }, handler)
-    : http.createServer({ IncomingMessage: ListIncomingMessage }, handler);
+    ? https.createServer({ ...base, key: options.tls.key, cert: options.tls.cert }, handler)
+    : http.createServer(base, handler);
   return enableListMethod(server);
 }

@@ -14,17 +14,29 @@ import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } fro
 import type { AddressInfo, Socket } from 'node:net';
 import type { Writable } from 'node:stream';
 import type { Logger } from '../log/logger.js';
+import { capConnections, nodeHttpTimeouts, refuseHttpConnection, resolveLimits, type ConnectionLimits } from './connection-limits.js';
 import { CairnError } from './errors.js';
 import { createHttpServer } from './list-method.js';
 
 /** Time in-flight requests get to finish once a listener closes, in ms. */
 export const CLOSE_GRACE_MS = 2000;
 
+/**
+ * Time a streaming reply the server has ended gets to flush its last bytes before its
+ * socket is destroyed, in ms: a client that stopped reading (the event stream's cut slow
+ * subscriber) would otherwise hold the socket, and the kernel send queue behind it, for
+ * as long as it stays connected.
+ */
+export const STREAM_END_GRACE_MS = 2000;
+
 /** Default request body limit: 32 MiB (spec 000 "Limits"; reference/secrets.md §1.8). */
 export const DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 
-/** One listener's settings (the `listener "tcp"` block of DESIGN.md "Configuration"). */
-export interface ListenerOptions {
+/**
+ * One listener's settings (the `listener "tcp"` block of DESIGN.md "Configuration"), with
+ * its timeouts and connection caps (connection-limits.ts; absent = the defaults there).
+ */
+export interface ListenerOptions extends ConnectionLimits {
   /** `host:port`; port 0 picks a free port. */
   readonly address: string;
   /** PEM file paths; absent = plain HTTP (`tls_disable`). */
@@ -102,6 +114,7 @@ export async function listen(options: ListenerOptions, service: HttpService, log
   const tls = options.tls
     ? { cert: readPem(options.tls.certFile, 'tls_cert_file'), key: readPem(options.tls.keyFile, 'tls_key_file') }
     : undefined;
+  const limits = resolveLimits(options);
   // Pipelined requests on one connection run one after another, as clients expect (a
   // GET pipelined after a POST must see the POST): node:http emits them at once.
   const inFlight = new WeakMap<object, Promise<void>>();
@@ -109,8 +122,12 @@ export async function listen(options: ListenerOptions, service: HttpService, log
   const ctx: ServeContext = { service, limit, log, tls: tls !== undefined, requiredHeader: options.requiredHeader, replies, closing: false, streams: new Set() };
   // Requests in progress per connection: on close, a connection with none is ended at once.
   const busy = new Map<Socket, number>();
-  const server: Server = createHttpServer({ tls }, (req, res) => {
+  // Connections over their client's cap: they get a 429 and close; Node may still parse a
+  // request already sent on them, which is not served.
+  const refused = new WeakSet<Socket>();
+  const server: Server = createHttpServer({ tls, http: nodeHttpTimeouts(limits) }, (req, res) => {
     const socket = req.socket;
+    if (refused.has(socket)) return;
     busy.set(socket, (busy.get(socket) ?? 0) + 1);
     res.once('close', () => {
       const left = (busy.get(socket) ?? 1) - 1;
@@ -126,8 +143,10 @@ export async function listen(options: ListenerOptions, service: HttpService, log
     connections.add(socket);
     socket.once('close', () => connections.delete(socket));
   });
-  // Keep-alive sockets must not keep a closing process alive for minutes.
-  server.keepAliveTimeout = 65_000;
+  capConnections(server, limits, (socket) => {
+    refused.add(socket);
+    refuseHttpConnection(socket, tls !== undefined);
+  });
   const { host, port } = splitAddress(options.address);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -257,6 +276,11 @@ async function serve(req: IncomingMessage, res: ServerResponse, ctx: ServeContex
       tls: ctx.tls,
     });
   } catch (err) {
+    if (clientLeft(req, err)) {
+      // Not a server fault, and there is no one to answer.
+      ctx.log.debug({ request_id: id, method, path: req.url?.split('?')[0] }, 'client closed the connection before its request was read');
+      return;
+    }
     reply = ctx.service.renderError(toCairnError(err, id, ctx.log, method, req.url), { id, method });
     if (err instanceof CairnError && err.code === 'payload_too_large') {
       // The rest of the body was not read: the connection cannot be reused.
@@ -268,6 +292,11 @@ async function serve(req: IncomingMessage, res: ServerResponse, ctx: ServeContex
   if (ctx.closing) res.shouldKeepAlive = false;
   if (reply.stream && method !== 'HEAD') return streamReply(res, reply, ctx);
   ctx.replies.push(res, reply, method);
+}
+
+/** Whether `err` only says the client went away while its request was being read (node:http's `aborted`). */
+function clientLeft(req: IncomingMessage, err: unknown): boolean {
+  return (err as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET' && req.socket.destroyed;
 }
 
 function toCairnError(err: unknown, id: string, log: Logger, method: string, url?: string): CairnError {
@@ -294,12 +323,28 @@ async function streamReply(res: ServerResponse, reply: HttpResponse, ctx: ServeC
   try {
     await reply.stream!(res, abort.signal);
   } catch (err) {
-    ctx.log.error({ err }, 'streaming reply failed');
+    // A client that left (or a closing listener) makes writes fail: not a server fault.
+    if (abort.signal.aborted) ctx.log.debug({ err }, 'streaming reply ended by its client');
+    else ctx.log.error({ err }, 'streaming reply failed');
   } finally {
     res.off('close', gone);
     ctx.streams.delete(abort);
-    res.end();
+    endForGood(res);
   }
+}
+
+/**
+ * Ends a streaming reply and destroys its socket {@link STREAM_END_GRACE_MS} later if it
+ * is still open: `end()` alone waits for the client to read everything queued, which a
+ * paused client never does.
+ */
+function endForGood(res: ServerResponse): void {
+  const socket = res.socket;
+  res.end();
+  if (!socket || socket.destroyed) return;
+  const timer = setTimeout(() => socket.destroy(), STREAM_END_GRACE_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
 }
 
 function write(res: ServerResponse, reply: HttpResponse, method: string): void {

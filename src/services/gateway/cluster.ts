@@ -11,9 +11,11 @@
  * @module
  */
 import { existsSync } from 'node:fs';
+import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import { capConnections, DEFAULT_CONNECTION_LIMITS, splitAddress } from '../../kernel/http/index.js';
 import { secretsEqual } from '../../kernel/util/sha256.js';
 import { ConnectionDenied, type SessionRegistry } from './sessions.js';
 
@@ -110,6 +112,8 @@ export interface ClusterServerOptions {
   readonly onStatus?: (status: WorkerStatus) => void;
   /** Clock in epoch milliseconds; default `Date.now`. */
   readonly now?: () => number;
+  /** Most connections open at once (`max_connections`; further ones are closed at once); absent = 4096, 0 = no limit. */
+  readonly maxConnections?: number;
 }
 
 /** A running `Cluster` gRPC server. */
@@ -184,11 +188,22 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
       callback(null, {});
     },
   });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(options.address, grpc.ServerCredentials.createInsecure(), (err, p) =>
-      err ? reject(new Error(`cannot listen on cluster address "${options.address}": ${err.message}`)) : resolve(p),
-    ),
-  );
+  // Connections are accepted by our own socket server and handed to gRPC, so the
+  // listener's connection cap applies (grpc-js has no option for it).
+  const sockets = net.createServer();
+  capConnections(sockets, { maxConnections: options.maxConnections ?? DEFAULT_CONNECTION_LIMITS.maxConnections, maxConnectionsPerClient: 0 }, (socket) => socket.destroy());
+  const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+  sockets.on('connection', (socket) => injector.injectConnection(socket));
+  const port = await new Promise<number>((resolve, reject) => {
+    let bind: { host: string; port: number };
+    try {
+      bind = splitAddress(options.address);
+    } catch (err) {
+      return reject(new Error(`cannot listen on cluster address "${options.address}": ${(err as Error).message}`));
+    }
+    sockets.once('error', (err) => reject(new Error(`cannot listen on cluster address "${options.address}": ${err.message}`)));
+    sockets.listen(bind.port, bind.host, () => resolve((sockets.address() as net.AddressInfo).port));
+  });
   const host = options.address.slice(0, options.address.lastIndexOf(':'));
   return {
     address: `${host}:${port}`,
@@ -196,6 +211,7 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
     workers,
     close: (graceMs = 1000) =>
       new Promise<void>((resolve) => {
+        sockets.close();
         const timer = setTimeout(() => {
           server.forceShutdown();
           resolve();

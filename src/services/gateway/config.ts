@@ -23,11 +23,14 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import type { ListenerOptions } from '../../kernel/http/index.js';
+import type { ConnectionLimits, ListenerOptions } from '../../kernel/http/index.js';
 import {
   blockError,
   cfg,
   ConfigError,
+  httpTimeoutKeys,
+  httpTimeoutsFrom,
+  maxConnectionsKey,
   loadConfigFile,
   parseConfig,
   resolveSecretRef,
@@ -51,7 +54,12 @@ const listenerKeys = {
   tls_disable: cfg.bool({ default: false, doc: 'serve plain HTTP (api and ops listeners)' }),
   tls_cert_file: cfg.string({ doc: 'PEM certificate (chain) file (api and ops: required unless tls_disable; proxy: optional)' }),
   tls_key_file: cfg.string({ doc: 'PEM private key file' }),
+  ...httpTimeoutKeys,
+  max_connections: maxConnectionsKey,
 };
+
+/** Listeners that serve HTTP, where the `http_*` timeouts apply. */
+const HTTP_PURPOSES: readonly ListenerPurpose[] = ['api', 'ops'];
 
 /** The declared schema of the gateway's file (kernel/config/schema.ts). */
 export const gatewayServerSchema = {
@@ -85,6 +93,12 @@ export interface GatewayListenerConfig {
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
   /** Where the block is, for later errors; absent for a config built in code ({@link devGatewayConfig}). */
   readonly at?: BlockAt;
+  /**
+   * `max_connections` (every purpose) and, on api and ops listeners, `http_read_header_timeout`,
+   * `http_read_timeout`, `http_idle_timeout` (kernel/http connection-limits.ts); absent: the
+   * kernel's defaults.
+   */
+  readonly limits?: ConnectionLimits;
 }
 
 /** The controller block. */
@@ -231,7 +245,14 @@ function listenerFrom(l: Raw['listener'][number]['body']): GatewayListenerConfig
     }
     tls = { certFile: l.tls_cert_file, keyFile: l.tls_key_file };
   }
-  return { purpose, address, tls, at: l.$at };
+  let limits: ConnectionLimits = { maxConnections: l.max_connections };
+  if (HTTP_PURPOSES.includes(purpose)) limits = { ...limits, ...httpTimeoutsFrom(l) };
+  else {
+    // The cluster (gRPC) and proxy (Cairn's handshake, then raw bytes) listeners read no HTTP requests.
+    const set = Object.keys(httpTimeoutKeys).find((k) => l.$at.keyLines[k] !== undefined);
+    if (set) throw blockError(l.$at, set, `"${set}" applies to api and ops listeners only, not to purpose "${purpose}"`);
+  }
+  return { purpose, address, tls, at: l.$at, limits };
 }
 
 /**
@@ -276,5 +297,5 @@ export function devGatewayConfig(addresses: DevGatewayAddresses, authToken: stri
 
 /** Kernel listener options for an api or ops listener. */
 export function toListenerOptions(l: GatewayListenerConfig): ListenerOptions {
-  return { address: l.address, tls: l.tls };
+  return { ...l.limits, address: l.address, tls: l.tls };
 }

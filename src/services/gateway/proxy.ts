@@ -22,7 +22,7 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { Logger } from '../../kernel/log/logger.js';
-import { splitAddress } from '../../kernel/http/index.js';
+import { capConnections, DEFAULT_CONNECTION_LIMITS, splitAddress } from '../../kernel/http/index.js';
 
 /** Longest token line accepted, in bytes. */
 export const MAX_HANDSHAKE_BYTES = 1024;
@@ -68,6 +68,11 @@ export interface ProxyServerOptions {
   readonly log: Logger;
   /** Clock in epoch ms; default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * Most connections open at once, handshaking or proxied (`max_connections`); further
+   * ones are closed at once. Absent = 4096, 0 = no limit.
+   */
+  readonly maxConnections?: number;
 }
 
 interface Proxied {
@@ -97,6 +102,8 @@ export class ProxyServer {
     this.server = options.tls
       ? tls.createServer({ cert: readFileSync(options.tls.certFile), key: readFileSync(options.tls.keyFile), allowHalfOpen: true }, onSocket)
       : net.createServer({ allowHalfOpen: true }, onSocket);
+    const maxConnections = options.maxConnections ?? DEFAULT_CONNECTION_LIMITS.maxConnections;
+    capConnections(this.server, { maxConnections, maxConnectionsPerClient: 0 }, (socket) => socket.destroy());
   }
 
   /** Binds the listener. @throws {Error} naming the address when it cannot be bound. */

@@ -85,7 +85,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       controllerName = config.controller.name || genName('c');
       const clusterConf = config.listeners.find((l) => l.purpose === 'cluster')!;
       sessions = new SessionRegistry();
-      cluster = await startClusterServer({ address: clusterConf.address, sessions, now, workerAuthToken: config.controller.workerAuthToken });
+      cluster = await startClusterServer({
+        address: clusterConf.address,
+        sessions,
+        now,
+        workerAuthToken: config.controller.workerAuthToken,
+        maxConnections: clusterConf.limits?.maxConnections,
+      });
       if (!config.controller.workerAuthToken) log.warn('controller has no "worker_auth_token": any process that reaches its cluster listener is taken as a worker');
       const c = cluster;
       closers.push(() => c.close());
@@ -108,7 +114,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         log,
         statusIntervalMs: options.statusIntervalMs,
         authToken: config.worker.workerAuthToken,
-        proxy: proxy && { address: proxy.address, tls: proxy.tls },
+        proxy: proxy && { address: proxy.address, tls: proxy.tls, maxConnections: proxy.limits?.maxConnections },
       });
       await worker.start();
       log.info({ name: worker.name, upstream }, 'gateway worker started');

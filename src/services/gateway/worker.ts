@@ -58,7 +58,12 @@ export interface WorkerOptions {
   /** Called on every change of the upstream channel's connectivity state, in order (metrics, tests). */
   readonly onUpstreamStateChange?: (from: UpstreamConnectionState, to: UpstreamConnectionState) => void;
   /** The proxy listener (`listener "tcp" { purpose = "proxy" }`); none: no sessions here. */
-  readonly proxy?: { readonly address: string; readonly tls?: { readonly certFile: string; readonly keyFile: string } };
+  readonly proxy?: {
+    readonly address: string;
+    readonly tls?: { readonly certFile: string; readonly keyFile: string };
+    /** `max_connections` of the proxy listener; absent = 4096, 0 = no limit. */
+    readonly maxConnections?: number;
+  };
 }
 
 /** Deadline of a connection check or close report, in ms. */

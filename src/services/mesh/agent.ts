@@ -144,7 +144,7 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       shutdown: stopping.signal,
       leadership,
     });
-    const listener = await listen({ address: config.httpAddress }, service, log);
+    const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, service, log);
     advertised = advertisedAddress(listener.url, config.advertiseHost);
     leadership?.start();
     log.info({ url: listener.url, datacenter: config.datacenter, acl: config.acl.enabled, storage: shared ? `postgresql ${shared.backend.target}` : 'sqlite' }, 'discovery service listening');

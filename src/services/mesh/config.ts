@@ -9,6 +9,10 @@
  * enterprise         = true               # OIDC login, oidc auth methods, namespaces
  * addresses { http = "0.0.0.0" }
  * ports     { http = 8500 }
+ * limits {                             # HTTP connection limits (docs/deploy.md "Connection limits")
+ *   http_max_conns_per_client = 200     # Consul's key and default
+ *   http_read_header_timeout  = "10s"
+ * }
  * wan_addresses {                        # HTTP API of a server in each other datacenter
  *   dc1 = "10.0.0.10:8500"
  * }
@@ -38,6 +42,8 @@ import {
   agentPostgresStorage,
   blockError,
   cfg,
+  limitsBlockFrom,
+  limitsBlockKeys,
   loadConfigFile,
   parseConfig,
   resolveSecretRef,
@@ -45,6 +51,10 @@ import {
   type ConfigEnv,
   type ConfigOf,
 } from '../../kernel/config/index.js';
+import type { ConnectionLimits } from '../../kernel/http/index.js';
+
+/** `limits.http_max_conns_per_client` when the file does not set it: Consul's default. */
+export const HTTP_MAX_CONNS_PER_CLIENT = 200;
 
 /** The declared schema (kernel/config/schema.ts). */
 export const meshAgentSchema = {
@@ -57,6 +67,7 @@ export const meshAgentSchema = {
   log_level: cfg.string({ default: 'info', enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true }),
   addresses: cfg.block({ http: cfg.string({ default: '127.0.0.1', doc: 'HTTP listen host' }) }),
   ports: cfg.block({ http: cfg.int({ default: 8500, min: 0, max: 65535, doc: 'HTTP listen port; 0 picks a free one' }) }),
+  limits: cfg.block(limitsBlockKeys(HTTP_MAX_CONNS_PER_CLIENT), { doc: 'connection limits of the HTTP listener: timeouts, total and per-client caps' }),
   storage: cfg.variants(
     { postgresql: agentPostgresKeys('cairn_mesh') },
     { doc: 'several agents of one datacenter on one PostgreSQL table (one leader, the others follow); default: SQLite in data_dir' },
@@ -88,6 +99,12 @@ export interface MeshAgentConfig {
   readonly enterprise?: boolean;
   /** `host:port` of the HTTP listener. */
   readonly httpAddress: string;
+  /**
+   * The HTTP listener's timeouts and caps (`limits { http_read_header_timeout, http_read_timeout,
+   * http_idle_timeout, http_max_conns, http_max_conns_per_client }`); absent: the kernel's
+   * defaults, without a per-client cap (configs built in code, `cairn dev`).
+   */
+  readonly httpLimits?: ConnectionLimits;
   /** `storage "postgresql"`: agents of this datacenter share the state there; absent: SQLite in `dataDir`. */
   readonly storage?: AgentPostgresStorage;
   /** `advertise_addr`: the host the other agents sharing the storage forward writes to (with the bound HTTP port); absent: the bound HTTP address. */
@@ -148,6 +165,7 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
     logLevel: raw.log_level.toLowerCase(),
     enterprise: raw.enterprise,
     httpAddress: `${bracket(host)}:${port}`,
+    httpLimits: limitsBlockFrom(raw.limits, HTTP_MAX_CONNS_PER_CLIENT),
     storage: raw.storage && agentPostgresStorage(raw.storage.body, env),
     advertiseHost: raw.advertise_addr,
     wanAddresses,

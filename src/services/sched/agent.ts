@@ -200,7 +200,7 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
     leadership = shared?.leadership({ address: () => advertise.address, onLeader: lead, onFollower: follow });
     const deps: SchedDeps = { state, config, acl, now, broker, replicator, advertise, leadership, shutdown: stopping.signal, forwardTo, plugins, volumeLocks: new KeyedLock() };
     const service = schedHttpService({ routes: SCHED_ROUTES, deps, state, region: config.region, forwardTo, shutdown: stopping.signal, leadership });
-    const listener = await listen({ address: config.httpAddress }, service, log);
+    const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, service, log);
     advertise.address = advertiseAddress(listener.url, config);
     leadership?.start();
     log.info(

@@ -8,6 +8,10 @@
  * datacenter = "eu-west-1"
  * addresses { http = "0.0.0.0" }
  * ports     { http = 4646 }
+ * limits {                           # HTTP connection limits (docs/deploy.md "Connection limits")
+ *   http_max_conns_per_client = 100   # Nomad's key and default
+ *   http_read_header_timeout  = "10s"
+ * }
  * acl { enabled = true }
  * server {
  *   enabled              = true
@@ -41,6 +45,8 @@ import {
   agentPostgresStorage,
   blockError,
   cfg,
+  limitsBlockFrom,
+  limitsBlockKeys,
   loadConfigFile,
   parseConfig,
   resolveSecretRef,
@@ -49,6 +55,10 @@ import {
   type ConfigEnv,
   type ConfigOf,
 } from '../../kernel/config/index.js';
+import type { ConnectionLimits } from '../../kernel/http/index.js';
+
+/** `limits.http_max_conns_per_client` when the file does not set it: Nomad's default. */
+export const HTTP_MAX_CONNS_PER_CLIENT = 100;
 
 /** The declared schema (kernel/config/schema.ts). */
 export const schedAgentSchema = {
@@ -59,6 +69,7 @@ export const schedAgentSchema = {
   log_level: cfg.string({ default: 'info', enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true }),
   addresses: cfg.block({ http: cfg.string({ default: '127.0.0.1', doc: 'HTTP listen host' }) }),
   ports: cfg.block({ http: cfg.int({ default: 4646, min: 0, max: 65535, doc: 'HTTP listen port; 0 picks a free one' }) }),
+  limits: cfg.block(limitsBlockKeys(HTTP_MAX_CONNS_PER_CLIENT), { doc: 'connection limits of the HTTP listener: timeouts, total and per-client caps' }),
   storage: cfg.variants(
     { postgresql: agentPostgresKeys('cairn_sched') },
     { doc: 'several servers of one region on one PostgreSQL table (one leader, the others follow); default: SQLite in data_dir' },
@@ -100,6 +111,12 @@ export interface SchedAgentConfig {
   readonly logLevel: string;
   /** `host:port` of the HTTP listener. */
   readonly httpAddress: string;
+  /**
+   * The HTTP listener's timeouts and caps (`limits { http_read_header_timeout, http_read_timeout,
+   * http_idle_timeout, http_max_conns, http_max_conns_per_client }`); absent: the kernel's
+   * defaults, without a per-client cap (configs built in code, `cairn dev`).
+   */
+  readonly httpLimits?: ConnectionLimits;
   /** `storage "postgresql"`: the servers of this region share the state there; absent: SQLite in `dataDir`. */
   readonly storage?: AgentPostgresStorage;
   /**
@@ -176,6 +193,7 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): SchedAgentConfig {
     nodeName: raw.name ?? hostName,
     logLevel: raw.log_level.toLowerCase(),
     httpAddress: `${host.includes(':') ? `[${host}]` : host}:${raw.ports?.http ?? 4646}`,
+    httpLimits: limitsBlockFrom(raw.limits, HTTP_MAX_CONNS_PER_CLIENT),
     storage: raw.storage && agentPostgresStorage(raw.storage.body, env),
     ...(raw.advertise?.http !== undefined && { advertiseHttp: advertiseHttp(raw.advertise.http, raw.advertise.$at) }),
     authoritativeRegion,

@@ -10,6 +10,9 @@ import { ConfigError } from '../../kernel/config/index.js';
 import { DEFAULT_MAX_REQUEST_BYTES } from '../../kernel/http/index.js';
 import { parseSecretsServerConfig, toListenerOptions } from './config.js';
 
+/** What a listener block without limit keys gets: Vault's timeouts, 4096 connections. */
+const DEFAULT_LIMITS = { headerTimeoutMs: 10_000, requestTimeoutMs: 30_000, idleTimeoutMs: 300_000, maxConnections: 4096 };
+
 const parse = (text: string) => parseSecretsServerConfig(text, 'secrets.hcl');
 
 function messageOf(text: string): string {
@@ -30,7 +33,10 @@ listener "tcp" {
   tls_cert_file = "/etc/cairn/tls.crt"
   tls_key_file  = "/etc/cairn/tls.key"
 }
-listener "tcp" { address = "127.0.0.1:8201", tls_disable = true, require_request_header = true, max_request_size = -1 }
+listener "tcp" {
+  address = "127.0.0.1:8201", tls_disable = true, require_request_header = true, max_request_size = -1
+  http_read_header_timeout = "2s", http_read_timeout = "1m", http_idle_timeout = 0, max_connections = 100
+}
 api_addr      = "https://secrets.example.com:8200"
 cluster_addr  = "https://10.0.0.1:8201"
 cluster_name  = "prod"
@@ -45,8 +51,20 @@ describe('parseSecretsServerConfig', () => {
       file: 'secrets.hcl',
       storage: { type: 'sqlite', path: '/var/lib/cairn/secrets.db' },
       listeners: [
-        { address: '0.0.0.0:8200', tls: { certFile: '/etc/cairn/tls.crt', keyFile: '/etc/cairn/tls.key' }, maxRequestBytes: 0, requireRequestHeader: false },
-        { address: '127.0.0.1:8201', tls: undefined, maxRequestBytes: -1, requireRequestHeader: true },
+        {
+          address: '0.0.0.0:8200',
+          tls: { certFile: '/etc/cairn/tls.crt', keyFile: '/etc/cairn/tls.key' },
+          maxRequestBytes: 0,
+          requireRequestHeader: false,
+          limits: DEFAULT_LIMITS,
+        },
+        {
+          address: '127.0.0.1:8201',
+          tls: undefined,
+          maxRequestBytes: -1,
+          requireRequestHeader: true,
+          limits: { headerTimeoutMs: 2000, requestTimeoutMs: 60_000, idleTimeoutMs: 0, maxConnections: 100 },
+        },
       ],
       apiAddr: 'https://secrets.example.com:8200',
       clusterAddr: 'https://10.0.0.1:8201',
@@ -62,7 +80,7 @@ describe('parseSecretsServerConfig', () => {
 
   it('fills defaults: address 127.0.0.1:8200, info logs, 32 MiB bodies', () => {
     const c = parse('storage "sqlite" { path = "s.db" }\nlistener "tcp" { tls_disable = true }\n');
-    assert.deepEqual(c.listeners, [{ address: '127.0.0.1:8200', tls: undefined, maxRequestBytes: 0, requireRequestHeader: false }]);
+    assert.deepEqual(c.listeners, [{ address: '127.0.0.1:8200', tls: undefined, maxRequestBytes: 0, requireRequestHeader: false, limits: DEFAULT_LIMITS }]);
     assert.equal(c.logLevel, 'info');
     assert.equal(c.ui, false);
     assert.equal(c.apiAddr, undefined);
@@ -154,6 +172,18 @@ describe('parseSecretsServerConfig', () => {
     assert.equal(messageOf(`${base}listener "unix" { address = "/run/s.sock" }\n`), 'secrets.hcl:2: unknown listener type "unix": expected tcp');
     assert.equal(messageOf(`${base}listener "tcp" { tls_disable = true }\nmax_request_size = 5\n`), 'secrets.hcl:3: unknown key "max_request_size"');
   });
+
+  it('names the key of a bad connection limit', () => {
+    const base = 'storage "sqlite" { path = "s.db" }\nlistener "tcp" {\n  tls_disable = true\n';
+    assert.match(messageOf(`${base}  http_read_header_timeout = "soon"\n}\n`), /^secrets\.hcl:4: "http_read_header_timeout" must be a duration/);
+    assert.equal(messageOf(`${base}  http_idle_timeout = -5\n}\n`), 'secrets.hcl:4: "http_idle_timeout" must be at least 0s');
+    assert.equal(messageOf(`${base}  max_connections = -1\n}\n`), 'secrets.hcl:4: "max_connections" must be at least 0');
+    assert.equal(messageOf(`${base}  max_connections = "many"\n}\n`), 'secrets.hcl:4: "max_connections" must be an integer');
+    assert.equal(
+      messageOf(`${base}  http_read_timeout = "5s"\n  http_read_header_timeout = "20s"\n}\n`),
+      'secrets.hcl:5: "http_read_header_timeout" (20s) must not exceed "http_read_timeout" (5s)',
+    );
+  });
 });
 
 describe('toListenerOptions', () => {
@@ -164,7 +194,10 @@ describe('toListenerOptions', () => {
       tls: { certFile: '/etc/cairn/tls.crt', keyFile: '/etc/cairn/tls.key' },
       maxRequestBytes: 0,
       requiredHeader: undefined,
+      ...DEFAULT_LIMITS,
     });
+    assert.equal(plain.headerTimeoutMs, 2000);
+    assert.equal(plain.maxConnections, 100);
     assert.deepEqual(plain.requiredHeader, { name: 'X-Secrets-Request', value: 'true' });
     assert.equal(plain.maxRequestBytes, -1);
     assert.equal(DEFAULT_MAX_REQUEST_BYTES, 32 * 1024 * 1024);

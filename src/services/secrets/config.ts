@@ -33,8 +33,20 @@
  *
  * @module
  */
-import type { ListenerOptions } from '../../kernel/http/index.js';
-import { blockError, cfg, loadConfigFile, parseConfig, resolveSecretRef, type BlockAt, type ConfigEnv, type ConfigOf } from '../../kernel/config/index.js';
+import type { ConnectionLimits, ListenerOptions } from '../../kernel/http/index.js';
+import {
+  blockError,
+  cfg,
+  httpTimeoutKeys,
+  httpTimeoutsFrom,
+  loadConfigFile,
+  maxConnectionsKey,
+  parseConfig,
+  resolveSecretRef,
+  type BlockAt,
+  type ConfigEnv,
+  type ConfigOf,
+} from '../../kernel/config/index.js';
 import type { LogLevel } from '../../kernel/log/logger.js';
 import { quoteTableName } from '../../kernel/store/index.js';
 
@@ -48,6 +60,8 @@ const listenerKeys = {
   tls_disable: cfg.bool({ default: false, doc: 'serve plain HTTP' }),
   max_request_size: cfg.int({ default: 0, doc: 'request body limit in bytes; 0 = 32 MiB, negative = unlimited' }),
   require_request_header: cfg.bool({ default: false, doc: `refuse requests without "${REQUEST_HEADER}: true" (412)` }),
+  ...httpTimeoutKeys,
+  max_connections: maxConnectionsKey,
 };
 
 /** The declared schema of the secrets server's file (kernel/config/schema.ts). */
@@ -94,6 +108,8 @@ export interface SecretsListenerConfig {
   readonly maxRequestBytes: number;
   /** `require_request_header`. */
   readonly requireRequestHeader: boolean;
+  /** `http_read_header_timeout`, `http_read_timeout`, `http_idle_timeout` and `max_connections` (kernel/http connection-limits.ts). */
+  readonly limits: ConnectionLimits;
 }
 
 /** `storage "sqlite"`: one database file. */
@@ -206,15 +222,7 @@ function storageFrom(storage: Raw['storage'], env: ConfigEnv): SecretsStorageCon
   return { type: 'postgresql', connectionUrl, table: b.table, maxParallel: b.max_parallel, haEnabled: b.ha_enabled };
 }
 
-function listenerFrom(l: {
-  address: string;
-  tls_cert_file?: string;
-  tls_key_file?: string;
-  tls_disable: boolean;
-  max_request_size: number;
-  require_request_header: boolean;
-  $at: BlockAt;
-}): SecretsListenerConfig {
+function listenerFrom(l: Raw['listener'][number]['body']): SecretsListenerConfig {
   let tls: SecretsListenerConfig['tls'];
   if (!l.tls_disable) {
     for (const key of ['tls_cert_file', 'tls_key_file'] as const) {
@@ -222,12 +230,19 @@ function listenerFrom(l: {
     }
     tls = { certFile: l.tls_cert_file as string, keyFile: l.tls_key_file as string };
   }
-  return { address: l.address, tls, maxRequestBytes: l.max_request_size, requireRequestHeader: l.require_request_header };
+  return {
+    address: l.address,
+    tls,
+    maxRequestBytes: l.max_request_size,
+    requireRequestHeader: l.require_request_header,
+    limits: { ...httpTimeoutsFrom(l), maxConnections: l.max_connections },
+  };
 }
 
 /** The kernel listener options for one configured listener (`require_request_header` → `X-Secrets-Request: true`). */
 export function toListenerOptions(l: SecretsListenerConfig): ListenerOptions {
   return {
+    ...l.limits,
     address: l.address,
     tls: l.tls,
     maxRequestBytes: l.maxRequestBytes,
