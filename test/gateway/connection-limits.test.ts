@@ -52,7 +52,7 @@ describe('gateway connection limits', { timeout: 60_000 }, () => {
     assert.deepEqual(limits.api, { maxConnections: 50, headerTimeoutMs: 2000, requestTimeoutMs: 30_000, idleTimeoutMs: 60_000 });
     assert.deepEqual(limits.cluster, { maxConnections: 8 });
     assert.deepEqual(limits.proxy, { maxConnections: 4096 });
-    assert.deepEqual(limits.ops, { maxConnections: 4096, headerTimeoutMs: 10_000, requestTimeoutMs: 30_000, idleTimeoutMs: 300_000 });
+    assert.deepEqual(limits.ops, { maxConnections: 4096, headerTimeoutMs: 5_000, requestTimeoutMs: 30_000, idleTimeoutMs: 300_000 });
   });
 
   it('config: bad values and misplaced timeouts name file, line and key', () => {

@@ -45,7 +45,7 @@ describe('scheduler limits block', () => {
   it('defaults: Nomad\'s 100 connections per client, the kernel\'s timeouts and total cap', () => {
     assert.deepEqual(parse('').httpLimits, { maxConnectionsPerClient: 100 });
     assert.deepEqual(parse('limits { http_max_conns_per_client = 0 }').httpLimits, {
-      headerTimeoutMs: 10_000,
+      headerTimeoutMs: 5_000,
       requestTimeoutMs: 30_000,
       idleTimeoutMs: 300_000,
       maxConnections: 4096,

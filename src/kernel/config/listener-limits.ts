@@ -1,7 +1,7 @@
 /**
  * Config keys of a listener's connection limits (kernel/http/connection-limits.ts), stated
  * once for every service's file: the timeouts keep the names and defaults of Vault's and
- * Boundary's `listener "tcp"` block (`http_read_header_timeout` 10s, `http_read_timeout`
+ * Boundary's `listener "tcp"` block (`http_read_header_timeout`, 5s here against their 10s, `http_read_timeout`
  * 30s, `http_idle_timeout` 5m); the total cap `max_connections` (4096) is Cairn's own. The
  * discovery service and the scheduler put them in their `limits` block beside the
  * reference's `http_max_conns_per_client`.

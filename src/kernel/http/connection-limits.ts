@@ -4,7 +4,9 @@
  * and how many connections a listener (and one client address) may hold at once.
  *
  * The names and defaults follow the reference products where they have them: Vault's and
- * Boundary's `listener "tcp"` keys `http_read_header_timeout` (10 s), `http_read_timeout`
+ * Boundary's `listener "tcp"` keys `http_read_header_timeout` (theirs 10 s, Cairn's 5 s: a
+ * client sends its head in milliseconds, and a shorter deadline frees slowloris-held
+ * connections sooner), `http_read_timeout`
  * (30 s), `http_idle_timeout` (5 min, 0 falls back to the read timeout, then to the header
  * timeout); Consul's and Nomad's `limits { http_max_conns_per_client }` (200 / 100). The
  * total cap (`max_connections`, Node's `server.maxConnections`) is Cairn's own. The
@@ -18,7 +20,7 @@ import type { Server, Socket } from 'node:net';
 
 /** Connection limits; every field optional, absent = the default, 0 = no limit. */
 export interface ConnectionLimits {
-  /** Time a client has to send the request line and headers, in ms (`http_read_header_timeout`); default 10 s. */
+  /** Time a client has to send the request line and headers, in ms (`http_read_header_timeout`); default 5 s. */
   readonly headerTimeoutMs?: number;
   /** Time a client has to send the whole request, body included, in ms (`http_read_timeout`); default 30 s. */
   readonly requestTimeoutMs?: number;
@@ -37,9 +39,9 @@ export interface ConnectionLimits {
 /** {@link ConnectionLimits} with every default filled in (0 = no limit). */
 export type ResolvedLimits = { readonly [K in keyof ConnectionLimits]-?: number };
 
-/** The defaults (Vault's listener timeouts; Cairn's total cap). */
+/** The defaults (Vault's listener timeouts but a 5 s header deadline; Cairn's total cap). */
 export const DEFAULT_CONNECTION_LIMITS: ResolvedLimits = {
-  headerTimeoutMs: 10_000,
+  headerTimeoutMs: 5_000,
   requestTimeoutMs: 30_000,
   idleTimeoutMs: 300_000,
   maxConnections: 4096,
@@ -69,7 +71,7 @@ export function resolveLimits(l: ConnectionLimits = {}): ResolvedLimits {
 
 /**
  * The node:http server options for `l`. Node checks the header and request deadlines on
- * a timer (30 s by default, far too coarse for a 10 s deadline): it runs here at a
+ * a timer (30 s by default, far too coarse for a 5 s deadline): it runs here at a
  * quarter of the shortest deadline, between 25 ms and 1 s.
  * @throws {RangeError} when the header timeout exceeds a non-zero request timeout (Node
  *   refuses that; config parsing reports it first, naming the key).

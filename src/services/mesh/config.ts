@@ -11,7 +11,7 @@
  * ports     { http = 8500 }
  * limits {                             # HTTP connection limits (docs/deploy.md "Connection limits")
  *   http_max_conns_per_client = 200     # Consul's key and default
- *   http_read_header_timeout  = "10s"
+ *   http_read_header_timeout  = "5s"
  * }
  * wan_addresses {                        # HTTP API of a server in each other datacenter
  *   dc1 = "10.0.0.10:8500"

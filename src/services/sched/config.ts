@@ -10,7 +10,7 @@
  * ports     { http = 4646 }
  * limits {                           # HTTP connection limits (docs/deploy.md "Connection limits")
  *   http_max_conns_per_client = 100   # Nomad's key and default
- *   http_read_header_timeout  = "10s"
+ *   http_read_header_timeout  = "5s"
  * }
  * acl { enabled = true }
  * server {

@@ -11,7 +11,7 @@ import { DEFAULT_MAX_REQUEST_BYTES } from '../../kernel/http/index.js';
 import { parseSecretsServerConfig, toListenerOptions } from './config.js';
 
 /** What a listener block without limit keys gets: Vault's timeouts, 4096 connections. */
-const DEFAULT_LIMITS = { headerTimeoutMs: 10_000, requestTimeoutMs: 30_000, idleTimeoutMs: 300_000, maxConnections: 4096 };
+const DEFAULT_LIMITS = { headerTimeoutMs: 5_000, requestTimeoutMs: 30_000, idleTimeoutMs: 300_000, maxConnections: 4096 };
 
 const parse = (text: string) => parseSecretsServerConfig(text, 'secrets.hcl');
 
