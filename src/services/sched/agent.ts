@@ -1,7 +1,7 @@
 /**
  * Runs the scheduler service: its state (SQLite under `data_dir`, or a PostgreSQL table the
  * servers of the region share, `storage "postgresql"`; encrypted at rest with
- * `data_dir/sched-state.key`), the `default` namespace, the event broker fed from the
+ * `server.encrypt` or `data_dir/sched-state.key`, kernel/store/agent-state.ts), the `default` namespace, the event broker fed from the
  * state's change feed, replication from the authoritative region, the CSI plugin registry
  * (`plugin` blocks, csi/plugins.ts) and the HTTP API (issues 6, 7 and 8).
  *
@@ -121,6 +121,8 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
     storage: config.storage,
     sqlitePath: join(config.dataDir, 'sched.db'),
     keyFile: join(config.dataDir, 'sched-state.key'),
+    key: config.stateKey,
+    keySetting: 'server.encrypt',
     tables: SCHED_TABLES,
     log,
     applicationName: 'cairn-sched',
