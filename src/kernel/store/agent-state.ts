@@ -10,8 +10,8 @@
  *
  * @module
  */
-import { basename } from 'node:path';
 import { rmSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { AgentPostgresStorage } from '../config/storage.js';
 import type { Logger } from '../log/logger.js';
 import { writeFileDurably } from '../util/durable-file.js';
