@@ -1,7 +1,8 @@
 /**
  * Runs the discovery service: its state (SQLite under `data_dir`, or a PostgreSQL table;
- * encrypted at rest with `encrypt` or `data_dir/mesh-state.key`, kernel/store/agent-state.ts), the built-in ACL objects, the `initial_management` token and
- * the HTTP API (issue 5 scopes 1–3, 6, 8); with the enterprise switch, the `default` namespace.
+ * encrypted at rest with `encrypt` or `data_dir/mesh-state.key`, kernel/store/agent-state.ts),
+ * the built-in ACL objects, the `initial_management` token and the HTTP API (issue 5 scopes
+ * 1–3, 6, 8); with the enterprise switch, the `default` namespace.
  *
  * @module
  */
