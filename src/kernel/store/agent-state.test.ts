@@ -80,7 +80,7 @@ describe('an agent state on SQLite', () => {
     const again = await openAgentState(o);
     assert.equal(again.state.count('things'), 1);
     await again.backend.close();
-    await assert.rejects(openAgentState({ ...o, key: newStateKey().key }), /than the key of encrypt \(fingerprint/);
+    await assert.rejects(openAgentState({ ...o, key: newStateKey().key }), /than the key of encrypt \(fingerprint .*; set encrypt to the key of the agent that made it .*: its encrypt, or the test-state\.key in its data directory/);
   });
 
   it('a state from before fingerprints were stored: the right key records its fingerprint, another key is refused and its new file removed', async () => {
