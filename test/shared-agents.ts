@@ -29,6 +29,8 @@ export interface SharedAgentOptions {
   readonly keyFrom?: string;
   /** More HCL (ACLs, datacenter, …). */
   readonly extra?: string;
+  /** More environment variables of the process (what `env://` settings in `extra` name). */
+  readonly env?: Record<string, string>;
 }
 
 /** Starts `cairn mesh agent` / `cairn sched agent` on HTTP port 0 with the shared storage; resolves once it listens. */
@@ -50,7 +52,7 @@ storage "postgresql" {
 ${s.extra(o.name)}${o.extra ?? ''}
 `,
   );
-  return startCairnProcess([o.service, 'agent', `-config=${config}`], { [URL_VAR]: o.pgUrl }, s.ready);
+  return startCairnProcess([o.service, 'agent', `-config=${config}`], { ...o.env, [URL_VAR]: o.pgUrl }, s.ready);
 }
 
 /** `host:port` of an agent, as `status/leader` names it. */

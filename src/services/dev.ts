@@ -5,12 +5,13 @@
  * @module
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { arch, hostname, platform } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startHostpathPlugin, type HostpathPlugin } from '../kernel/csi/index.js';
 import { createLogger, type Logger } from '../kernel/log/logger.js';
 import { SqliteBackend } from '../kernel/store/index.js';
+import { writeFileDurably } from '../kernel/util/durable-file.js';
 import { logVersion, VERSION } from '../kernel/version/index.js';
 import { devGatewayConfig, type DevGatewayAddresses } from './gateway/config.js';
 import { startGateway } from './gateway/server.js';
@@ -81,7 +82,7 @@ function devNodeIdentity(csiDir: string): { ID: string; SecretID: string } {
     if (typeof saved.ID === 'string' && typeof saved.SecretID === 'string') return { ID: saved.ID, SecretID: saved.SecretID };
   }
   const made = { ID: randomUUID(), SecretID: randomUUID() };
-  writeFileSync(file, JSON.stringify(made) + '\n', { mode: 0o600 });
+  writeFileDurably(file, JSON.stringify(made) + '\n');
   return made;
 }
 
@@ -114,14 +115,18 @@ async function registerDevNode(sched: SchedAgent, node: { ID: string; SecretID: 
 /**
  * Initialises (one share, threshold one) and unseals the dev secrets service. The single
  * unseal key is kept in `<dataDir>/dev-unseal-key` (mode 0600) so a restart needs no
- * steps: acceptable only in dev mode, and the CLI says so loudly. Errors when the data
+ * steps: acceptable only in dev mode, and the CLI says so loudly. The key file is written
+ * durably **before** the initialisation is stored, so a first start killed at any moment
+ * leaves a data directory that starts again (issue 14 item 4). Errors when the data
  * directory was initialised without dev mode (its key is not there).
  */
 export async function unsealDev(node: SecretsNode, dataDir: string): Promise<void> {
   const keyFile = join(dataDir, 'dev-unseal-key');
-  if (!node.seal.initialized) {
-    const init = await node.initialize(1, 1);
-    writeFileSync(keyFile, init.keys[0] + '\n', { mode: 0o600 });
+  if (!(await node.seal.checkInitialized())) {
+    // A key file from a start killed before the init was stored is replaced here.
+    const init = await node.initialize(1, 1, (r) => {
+      writeFileDurably(keyFile, r.keys[0] + '\n');
+    });
     await node.unseal(init.keys[0]);
     // The dev root token is made below; the one init made must not linger unseen.
     await node.requireCore().tokens.revoke(hashToken(init.root_token));

@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -119,7 +119,8 @@ describe('scheduler servers sharing PostgreSQL', () => {
   });
 
   it('a server whose key file differs from the one the shared state was written with fails at start, clearly', { timeout: 30_000 }, async () => {
-    await assert.rejects(startSched('stranger', table), /written with another key .*same key file/s);
+    await assert.rejects(startSched('stranger', table), /is encrypted with the state key of fingerprint hmac-sha256:[0-9a-f]{32}, and this agent has none .*copy sched-state\.key from the data directory of the agent that made it/s);
+    assert.ok(!existsSync(join(dir, 'stranger', 'sched-state.key')), 'the refused agent made no key file');
   });
 });
 

@@ -14,7 +14,8 @@
  *
  * @module
  */
-import { blockError, cfg, type BlockBody } from './schema.js';
+import { decodeStateKey } from '../store/state-key.js';
+import { blockError, cfg, type BlockAt, type BlockBody } from './schema.js';
 import { resolveSecretRef, type ConfigEnv } from './secret-ref.js';
 
 /** The keys of an agent's `storage "postgresql"` block; `table` defaults to `defaultTable`. */
@@ -50,4 +51,29 @@ export function agentPostgresStorage(body: BlockBody<ReturnType<typeof agentPost
     throw blockError(body.$at, 'connection_url', '"connection_url" must be a postgres:// or postgresql:// URL');
   }
   return { connectionUrl, table: body.table, maxParallel: body.max_parallel };
+}
+
+/**
+ * The schema field of an agent's state key setting (the discovery agent's `encrypt`, the
+ * scheduler's `server.encrypt`: where the reference products take their gossip key).
+ */
+export const stateKeyField = () =>
+  cfg.string({
+    doc:
+      'key the state is encrypted with at rest: base64 of 32 bytes (`openssl rand -base64 32`); env://VAR or file://PATH keep it out of this file. ' +
+      'Agents sharing a storage "postgresql" table need the same key. Default: the key file in data_dir, made on first start',
+  });
+
+/**
+ * Resolves a state key setting `key` of the block at `at` (`env://` / `file://` / the value).
+ * @returns the 32-byte key; undefined when the setting is absent.
+ * @throws {ConfigError} at the key's line: an unset variable, an unreadable file, not base64 of 32 bytes.
+ */
+export function agentStateKey(value: string | undefined, at: BlockAt, key: string, env: ConfigEnv): Buffer | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return decodeStateKey(resolveSecretRef(value, env));
+  } catch (err) {
+    throw blockError(at, key, `"${key}": ${(err as Error).message}`);
+  }
 }

@@ -3,13 +3,12 @@
  * value, so documents holding secrets (token SecretIDs) are never written in clear.
  * Stored form: `0x01 ‖ nonce (12 bytes) ‖ ciphertext ‖ tag (16 bytes)`.
  *
- * The key lives in a file of its own beside the database (mode 0600), made on first start:
- * a copy of the database alone reveals nothing.
+ * The key lives apart from the database (a key file in the data directory, mode 0600, or
+ * the config; state-key.ts): a copy of the database alone reveals nothing.
  *
  * @module
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { StateCodec } from './state.js';
 
 const VERSION = 1;
@@ -40,18 +39,4 @@ export function aesGcmCodec(key: Uint8Array): StateCodec {
       }
     },
   };
-}
-
-/**
- * The key in `path`, made (random, mode 0600) when the file does not exist.
- * @throws {Error} naming the file when it cannot be read or holds no 32-byte key.
- */
-export function loadOrCreateKeyFile(path: string): Buffer {
-  if (!existsSync(path)) {
-    writeFileSync(path, randomBytes(KEY_BYTES).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
-    chmodSync(path, 0o600);
-  }
-  const key = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
-  if (key.length !== KEY_BYTES) throw new Error(`${path}: expected a base64 ${KEY_BYTES}-byte key`);
-  return key;
 }

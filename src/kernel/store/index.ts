@@ -23,4 +23,5 @@ export type { ExpiryReaperOptions } from './expiry.js';
 export type { AgentState, AgentStateOptions } from './agent-state.js';
 export type { Leadership, StateLeadershipOptions } from './leadership.js';
 export type { BackendChange } from './pg-listen.js';
-export { aesGcmCodec, loadOrCreateKeyFile } from './aead-codec.js';
+export { aesGcmCodec } from './aead-codec.js';
+export { decodeStateKey, stateKeyFingerprint } from './state-key.js';

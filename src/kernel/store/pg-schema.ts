@@ -52,6 +52,7 @@ export interface BackendSql {
   readonly get: string;
   readonly del: string;
   readonly upsert: string;
+  readonly insertIfAbsent: string;
   readonly listRoot: string;
   readonly listPrefix: string;
   readonly folderKeys: string;
@@ -85,6 +86,7 @@ return {
     del: `DELETE FROM ${t} WHERE key = ANY($1::text[])`,
     upsert: `INSERT INTO ${t} (key, value) SELECT k, v FROM unnest($1::text[], $2::bytea[]) AS u(k, v)
              ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+    insertIfAbsent: `INSERT INTO ${t} (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`,
     listRoot: walk(''),
     listPrefix: walk('AND key < $2::text'),
     folderKeys: `SELECT key FROM ${t} WHERE key >= $1 AND key < $2 ORDER BY key LIMIT $3`,

@@ -331,6 +331,23 @@ export class PostgresBackend extends GroupCommitBackend {
   }
 
   /**
+   * Stores `value` at `key` unless the key holds a value already, and returns what it holds
+   * afterwards: among servers racing on one table, the first writer wins and every one
+   * learns the winner's value. Runs outside group commit, the HA fence and the change
+   * feed, because it is meant for a row written once before any server leads, which no
+   * reader watches: the agents' state key fingerprint (agent-state.ts).
+   * @throws Error naming the server (never the password): PostgreSQL's error.
+   */
+  async putIfAbsent(key: string, value: Uint8Array): Promise<Uint8Array> {
+    this.checkOpen();
+    await this.read('insert', { name: 'cairn-insert-if-absent', text: this.sql.insertIfAbsent, values: [key, Buffer.from(value)] });
+    // A second statement, so its snapshot sees a winner that committed while ours waited on the conflict.
+    const res = await this.read('get', { name: 'cairn-get', text: this.sql.get, values: [key], rowMode: 'array' });
+    if (res.rows.length === 0) throw new Error(`PostgreSQL ${this.target}: "${key}" vanished right after it was written`);
+    return res.rows[0][0] as Buffer;
+  }
+
+  /**
    * @inheritdoc
    * One query (see the module doc), then the queued ops under `prefix` as they were when
    * `list` was called are folded in.

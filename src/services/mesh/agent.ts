@@ -1,7 +1,8 @@
 /**
- * Runs the discovery service: its state (SQLite under `data_dir`, encrypted at rest with
- * `data_dir/mesh-state.key`), the built-in ACL objects, the `initial_management` token and
- * the HTTP API (issue 5 scopes 1–3, 6, 8); with the enterprise switch, the `default` namespace.
+ * Runs the discovery service: its state (SQLite under `data_dir`, or a PostgreSQL table;
+ * encrypted at rest with `encrypt` or `data_dir/mesh-state.key`, kernel/store/agent-state.ts),
+ * the built-in ACL objects, the `initial_management` token and the HTTP API (issue 5 scopes
+ * 1–3, 6, 8); with the enterprise switch, the `default` namespace.
  *
  * @module
  */
@@ -76,6 +77,8 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
     storage: config.storage,
     sqlitePath: join(config.dataDir, 'mesh.db'),
     keyFile: join(config.dataDir, 'mesh-state.key'),
+    key: config.stateKey,
+    keySetting: 'encrypt',
     tables: MESH_TABLES,
     log,
     applicationName: 'cairn-mesh',

@@ -21,6 +21,7 @@
  *   table          = "cairn_mesh_dc2"
  * }
  * advertise_addr = "10.0.1.5"            # what the other agents reach this one's HTTP API at
+ * encrypt        = "env://MESH_STATE_KEY" # the state key (base64, 32 bytes); default: data_dir/mesh-state.key
  * acl {
  *   enabled                  = true
  *   default_policy           = "deny"
@@ -40,6 +41,7 @@ import {
   addressBlock,
   agentPostgresKeys,
   agentPostgresStorage,
+  agentStateKey,
   blockError,
   cfg,
   limitsBlockFrom,
@@ -47,6 +49,7 @@ import {
   loadConfigFile,
   parseConfig,
   resolveSecretRef,
+  stateKeyField,
   type AgentPostgresStorage,
   type ConfigEnv,
   type ConfigOf,
@@ -73,6 +76,7 @@ export const meshAgentSchema = {
     { doc: 'several agents of one datacenter on one PostgreSQL table (one leader, the others follow); default: SQLite in data_dir' },
   ),
   advertise_addr: cfg.string({ doc: 'host the other agents sharing the storage reach this one\'s HTTP API at (with ports.http); default: the HTTP listen address' }),
+  encrypt: stateKeyField(),
   wan_addresses: cfg.raw({ doc: 'datacenter name → host:port of the HTTP API of one of its servers (stands for the reference\'s retry_join_wan gossip)' }),
   acl: cfg.block({
     enabled: cfg.bool({ default: false }),
@@ -107,6 +111,8 @@ export interface MeshAgentConfig {
   readonly httpLimits?: ConnectionLimits;
   /** `storage "postgresql"`: agents of this datacenter share the state there; absent: SQLite in `dataDir`. */
   readonly storage?: AgentPostgresStorage;
+  /** `encrypt`: the state key (32 bytes); absent: the key file `data_dir/mesh-state.key`, made on first start. */
+  readonly stateKey?: Uint8Array;
   /** `advertise_addr`: the host the other agents sharing the storage forward writes to (with the bound HTTP port); absent: the bound HTTP address. */
   readonly advertiseHost?: string;
   /** Datacenter → `host:port` of a server's HTTP API there (`wan_addresses`). */
@@ -167,6 +173,7 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
     httpAddress: `${bracket(host)}:${port}`,
     httpLimits: limitsBlockFrom(raw.limits, HTTP_MAX_CONNS_PER_CLIENT),
     storage: raw.storage && agentPostgresStorage(raw.storage.body, env),
+    stateKey: agentStateKey(raw.encrypt, raw.$at, 'encrypt', env),
     advertiseHost: raw.advertise_addr,
     wanAddresses,
     acl: {

@@ -1,9 +1,10 @@
 /**
  * Runs the scheduler service: its state (SQLite under `data_dir`, or a PostgreSQL table the
  * servers of the region share, `storage "postgresql"`; encrypted at rest with
- * `data_dir/sched-state.key`), the `default` namespace, the event broker fed from the
- * state's change feed, replication from the authoritative region, the CSI plugin registry
- * (`plugin` blocks, csi/plugins.ts) and the HTTP API (issues 6, 7 and 8).
+ * `server.encrypt` or `data_dir/sched-state.key`, kernel/store/agent-state.ts), the `default`
+ * namespace, the event broker fed from the state's change feed, replication from the
+ * authoritative region, the CSI plugin registry (`plugin` blocks, csi/plugins.ts) and the
+ * HTTP API (issues 6, 7 and 8).
  *
  * On shared storage one server leads (kernel/store/leadership.ts) and does the writes that
  * no request makes: the `default` namespace and dev token, ACL replication, the CSI plugin
@@ -121,6 +122,8 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
     storage: config.storage,
     sqlitePath: join(config.dataDir, 'sched.db'),
     keyFile: join(config.dataDir, 'sched-state.key'),
+    key: config.stateKey,
+    keySetting: 'server.encrypt',
     tables: SCHED_TABLES,
     log,
     applicationName: 'cairn-sched',

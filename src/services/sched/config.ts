@@ -19,6 +19,7 @@
  *   event_buffer_size    = 100
  *   event_heartbeat_interval = "30s"   # Cairn key: period of the stream's {} frames
  *   acl_token_gc_threshold   = "1h"    # expired tokens are deleted this long after expiry
+ *   encrypt = "env://SCHED_STATE_KEY" # the state key (base64, 32 bytes); default: data_dir/sched-state.key
  * }
  * region_addresses {                 # HTTP API of a server in each other region
  *   global = "10.0.0.10:4646"
@@ -43,6 +44,7 @@ import {
   addressBlock,
   agentPostgresKeys,
   agentPostgresStorage,
+  agentStateKey,
   blockError,
   cfg,
   limitsBlockFrom,
@@ -50,6 +52,7 @@ import {
   loadConfigFile,
   parseConfig,
   resolveSecretRef,
+  stateKeyField,
   type AgentPostgresStorage,
   type BlockAt,
   type ConfigEnv,
@@ -89,6 +92,7 @@ export const schedAgentSchema = {
     event_heartbeat_interval: cfg.duration({ min: 0.001, doc: 'period of the event stream\'s `{}` heartbeat frames (Cairn key; the reference fixes 30s)' }),
     enable_event_broker: cfg.bool({ default: true, doc: 'serve GET /v1/event/stream' }),
     acl_token_gc_threshold: cfg.duration({ min: 1, doc: 'how long after expiring an ACL token is deleted by the leader; default 1h' }),
+    encrypt: stateKeyField(),
   }),
   plugin: cfg.labelled(
     {
@@ -119,6 +123,8 @@ export interface SchedAgentConfig {
   readonly httpLimits?: ConnectionLimits;
   /** `storage "postgresql"`: the servers of this region share the state there; absent: SQLite in `dataDir`. */
   readonly storage?: AgentPostgresStorage;
+  /** `server.encrypt`: the state key (32 bytes); absent: the key file `data_dir/sched-state.key`, made on first start. */
+  readonly stateKey?: Uint8Array;
   /**
    * `advertise { http }`: what the other servers sharing the storage forward writes to: a
    * host (with the bound HTTP port) or, with `port`, a whole address. Absent: the bound address.
@@ -195,6 +201,7 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): SchedAgentConfig {
     httpAddress: `${host.includes(':') ? `[${host}]` : host}:${raw.ports?.http ?? 4646}`,
     httpLimits: limitsBlockFrom(raw.limits, HTTP_MAX_CONNS_PER_CLIENT),
     storage: raw.storage && agentPostgresStorage(raw.storage.body, env),
+    stateKey: raw.server && agentStateKey(raw.server.encrypt, raw.server.$at, 'encrypt', env),
     ...(raw.advertise?.http !== undefined && { advertiseHttp: advertiseHttp(raw.advertise.http, raw.advertise.$at) }),
     authoritativeRegion,
     regionAddresses,

@@ -218,10 +218,10 @@ export class SecretsNode {
 
   /**
    * `sys/init`: creates the keys and a root token, and stays sealed (reference/secrets.md
-   * §3.1). Errors: see {@link SealManager.initialize}.
+   * §3.1). `beforeStore`: see {@link SealManager.initialize}. Errors: see {@link SealManager.initialize}.
    */
-  async initialize(shares: number, threshold: number): Promise<InitResult & { root_token: string }> {
-    const result = await this.seal.initialize(shares, threshold);
+  async initialize(shares: number, threshold: number, beforeStore?: (result: InitResult) => void | Promise<void>): Promise<InitResult & { root_token: string }> {
+    const result = await this.seal.initialize(shares, threshold, beforeStore);
     for (const k of result.keys.slice(0, threshold)) await this.seal.submitShare(k);
     const core = await this.openCore();
     const home = this.o.managedNamespaces ? await core.namespaces.create(ROOT_NAMESPACE, 'admin', {}) : ROOT_NAMESPACE;

@@ -72,7 +72,16 @@ export class SealManager {
     return m;
   }
 
-  get initialized(): boolean {
+  /**
+   * Whether the storage holds a seal configuration. Once true it is remembered; while false
+   * the storage is read again at each call, because another server sharing it (PostgreSQL)
+   * may have been initialised since this one started: `sys/init` through any server then
+   * makes every server initialised and unsealable without a restart (the reference's
+   * barrier `Initialized` reads storage the same way).
+   * @throws the storage's error (unreachable database).
+   */
+  async checkInitialized(): Promise<boolean> {
+    if (!this.config) this.config = json.decode<SealConfig>(await this.storage.get('core/seal-config'));
     return this.config !== undefined;
   }
 
@@ -87,10 +96,13 @@ export class SealManager {
 
   /**
    * Creates the keys and returns the unseal key shares; the server stays sealed.
-   * Errors (400, reference/secrets.md §3.1): already initialised, bad share counts.
+   * `beforeStore` gets the shares before anything is stored: `cairn dev` keeps its one
+   * share on disk first, so a crash can never leave storage initialised with the share lost.
+   * Errors (400, reference/secrets.md §3.1): already initialised (by this server or another
+   * one sharing the storage), bad share counts; `beforeStore`'s error (nothing stored).
    */
-  async initialize(shares: number, threshold: number): Promise<InitResult> {
-    if (this.config) throw badRequest('secrets service is already initialized');
+  async initialize(shares: number, threshold: number, beforeStore?: (result: InitResult) => void | Promise<void>): Promise<InitResult> {
+    if (await this.checkInitialized()) throw badRequest('secrets service is already initialized');
     if (!Number.isInteger(shares) || shares < 1) throw badRequest('secret_shares: shares must be at least one');
     if (!Number.isInteger(threshold) || threshold < 1) throw badRequest('secret_threshold: threshold must be at least one');
     if (shares > 1 && threshold === 1) throw badRequest('secret_threshold: threshold must be greater than one for multiple shares');
@@ -101,25 +113,31 @@ export class SealManager {
     const unsealKey = randomBytes(KEY_BYTES);
     const rootKey = randomBytes(KEY_BYTES);
     const config: SealConfig = { type: 'shamir', secret_shares: shares, secret_threshold: threshold };
-    await this.storage.batch([
-      { key: 'core/root-key', value: seal(unsealKey, rootKey, 'core/root-key') },
-      { key: 'core/keyring', value: seal(rootKey, keyringCodec.encode(newKeyring()), 'core/keyring') },
-      { key: 'core/seal-config', value: json.encode(config) },
-    ]);
-    this.config = config;
-    const parts = shares === 1 ? [Buffer.from(unsealKey)] : (await split(new Uint8Array(unsealKey), shares, threshold)).map((p) => Buffer.from(p));
-    unsealKey.fill(0);
-    rootKey.fill(0);
-    return { keys: parts.map((p) => p.toString('hex')), keys_base64: parts.map((p) => p.toString('base64')) };
+    try {
+      const parts = shares === 1 ? [Buffer.from(unsealKey)] : (await split(new Uint8Array(unsealKey), shares, threshold)).map((p) => Buffer.from(p));
+      const result = { keys: parts.map((p) => p.toString('hex')), keys_base64: parts.map((p) => p.toString('base64')) };
+      await beforeStore?.(result);
+      await this.storage.batch([
+        { key: 'core/root-key', value: seal(unsealKey, rootKey, 'core/root-key') },
+        { key: 'core/keyring', value: seal(rootKey, keyringCodec.encode(newKeyring()), 'core/keyring') },
+        { key: 'core/seal-config', value: json.encode(config) },
+      ]);
+      this.config = config;
+      return result;
+    } finally {
+      unsealKey.fill(0);
+      rootKey.fill(0);
+    }
   }
 
   /**
    * Adds one key share; opens the barrier when `threshold` distinct shares arrived.
    * A repeated share is ignored. Errors (400): not initialised, undecodable key, or the
-   * shares do not reconstruct the unseal key (progress is reset).
+   * shares do not reconstruct the unseal key (progress is reset). Not initialised is
+   * checked against storage ({@link checkInitialized}).
    */
   async submitShare(encoded: string): Promise<boolean> {
-    if (!this.config) throw badRequest('secrets service is not initialized');
+    if (!(await this.checkInitialized()) || !this.config) throw badRequest('secrets service is not initialized');
     if (!this.sealed) return true;
     const share = decodeShare(encoded);
     if (!this.shares.some((s) => s.equals(share))) this.shares.push(share);
@@ -152,11 +170,12 @@ export class SealManager {
     this.resetProgress();
   }
 
-  /** The `sys/seal-status` body. */
-  status(cluster?: { name: string; id: string }): SealStatus {
+  /** The `sys/seal-status` body (initialised as {@link checkInitialized} finds it). @throws the storage's error. */
+  async status(cluster?: { name: string; id: string }): Promise<SealStatus> {
+    const initialized = await this.checkInitialized();
     return {
       type: 'shamir',
-      initialized: this.initialized,
+      initialized,
       sealed: this.sealed,
       t: this.config?.secret_threshold ?? 0,
       n: this.config?.secret_shares ?? 0,

@@ -29,7 +29,7 @@ const initPath: SysPath = {
     secret_threshold: Type.Integer({ description: 'shares needed to unseal' }),
   },
   operations: {
-    read: { summary: 'Whether the service is initialised', fields: {}, handle: async (r) => renderBare(200, { initialized: r.node.seal.initialized }) },
+    read: { summary: 'Whether the service is initialised', fields: {}, handle: async (r) => renderBare(200, { initialized: await r.node.seal.checkInitialized() }) },
     update: {
       summary: 'Initialise; returns the key shares and the root token',
       required: ['secret_shares', 'secret_threshold'],
@@ -42,7 +42,7 @@ const sealStatusPath: SysPath = {
   pattern: 'seal-status',
   synopsis: 'Seal state, threshold and unseal progress',
   unauthenticated: true,
-  operations: { read: { summary: 'Read the seal status', handle: async (r) => renderBare(200, r.node.seal.status(r.node.clusterInfo)) } },
+  operations: { read: { summary: 'Read the seal status', handle: async (r) => renderBare(200, await r.node.seal.status(r.node.clusterInfo)) } },
 };
 
 const unsealPath: SysPath = {
@@ -65,7 +65,7 @@ const unsealPath: SysPath = {
         } else {
           await r.node.unseal(r.data.key);
         }
-        return renderBare(200, r.node.seal.status(r.node.clusterInfo));
+        return renderBare(200, await r.node.seal.status(r.node.clusterInfo));
       },
     },
   },
@@ -112,7 +112,7 @@ const healthPath: SysPath = {
         // An HA standby (unsealed, another server holds the lock) answers standbycode, or
         // performancestandbycode while it serves reads itself (it is a standby too, as in the reference).
         const state = {
-          initialized: node.seal.initialized,
+          initialized: await node.seal.checkInitialized(),
           sealed: node.seal.sealed,
           standby: node.standby,
           performanceStandby: node.performanceStandby,
