@@ -16,7 +16,6 @@
  *
  * @module
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import { badRequest } from '../http/errors.js';
 import type { MetricsFormat } from './service-metrics.js';
 
@@ -38,13 +37,13 @@ export const SCHED_FORMAT_RULES: FormatRules = { accept: false, rejectUnknown: f
 const PROMETHEUS_ACCEPT = /application\/openmetrics-text|prometheus\/telemetry/i;
 
 /**
- * The format `query` and `headers` ask for under `rules`.
+ * The format a request asks for under `rules`: `format` is its `format` query parameter
+ * (null or `''` when absent), `accept` its `Accept` header.
  * @throws CairnError 400 `metric response format "<f>" unknown` under `rejectUnknown`.
  */
-export function metricsFormat(query: URLSearchParams, headers: IncomingHttpHeaders, rules: FormatRules): MetricsFormat {
-  const format = query.get('format') ?? '';
+export function metricsFormat(format: string | null | undefined, accept: string | string[] | undefined, rules: FormatRules): MetricsFormat {
   if (format === 'prometheus') return 'prometheus';
-  if (format !== '' && rules.rejectUnknown) throw badRequest(`metric response format "${format}" unknown`);
-  if (rules.accept && PROMETHEUS_ACCEPT.test(String(headers.accept ?? ''))) return 'prometheus';
+  if (format && rules.rejectUnknown) throw badRequest(`metric response format "${format}" unknown`);
+  if (rules.accept && PROMETHEUS_ACCEPT.test(String(accept ?? ''))) return 'prometheus';
   return 'json';
 }

@@ -32,6 +32,33 @@ const METHODS = new Set(['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIO
 
 const routes = new WeakMap<HttpRequest, string>();
 
+type RequestMetrics = { readonly requests: Counter<'method' | 'route' | 'status'>; readonly duration: Histogram<'method' | 'route' | 'status'> };
+/** The request metrics of each registry, made once however many listeners a service has. */
+const byRegistry = new WeakMap<ServiceMetrics, RequestMetrics>();
+
+function requestMetrics(metrics: ServiceMetrics): RequestMetrics {
+  let m = byRegistry.get(metrics);
+  if (m) return m;
+  const labelNames = ['method', 'route', 'status'] as const;
+  m = {
+    requests: new Counter({
+      name: 'cairn_http_requests_total',
+      help: 'HTTP requests served, by method, route pattern and status.',
+      labelNames,
+      registers: [metrics.registry],
+    }),
+    duration: new Histogram({
+      name: 'cairn_http_request_duration_seconds',
+      help: 'Time to handle an HTTP request until its reply is ready, in seconds, by method, route pattern and status.',
+      labelNames,
+      buckets: LATENCY_BUCKETS_S,
+      registers: [metrics.registry],
+    }),
+  };
+  byRegistry.set(metrics, m);
+  return m;
+}
+
 /**
  * Records that `req` was served by the route `pattern` (a dispatcher calls it after
  * matching; the last call wins). `pattern` must come from a route table, never from the request.
@@ -45,22 +72,10 @@ export function labelRoute(req: HttpRequest, pattern: string): void {
  * and timed in `cairn_http_request_duration_seconds` (labels `method`, `route`, `status`)
  * of `metrics`. A thrown error counts with the status it renders to (a
  * {@link CairnError}'s, else 500). Returns the wrapped service; `service` is unchanged.
+ * Several services (listeners) may be wrapped with one `metrics`: they share its counters.
  */
 export function instrumentHttp(service: HttpService, metrics: ServiceMetrics): HttpService {
-  const labelNames = ['method', 'route', 'status'] as const;
-  const requests = new Counter({
-    name: 'cairn_http_requests_total',
-    help: 'HTTP requests served, by method, route pattern and status.',
-    labelNames,
-    registers: [metrics.registry],
-  });
-  const duration = new Histogram({
-    name: 'cairn_http_request_duration_seconds',
-    help: 'Time to handle an HTTP request until its reply is ready, in seconds, by method, route pattern and status.',
-    labelNames,
-    buckets: LATENCY_BUCKETS_S,
-    registers: [metrics.registry],
-  });
+  const { requests, duration } = requestMetrics(metrics);
   const record = (req: HttpRequest, status: number, started: bigint) => {
     const labels = { method: METHODS.has(req.method) ? req.method : 'OTHER', route: routes.get(req) ?? UNMATCHED_ROUTE, status: String(status) };
     requests.inc(labels);

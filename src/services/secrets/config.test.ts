@@ -29,6 +29,7 @@ listener "tcp" {
   address       = "0.0.0.0:8200"
   tls_cert_file = "/etc/cairn/tls.crt"
   tls_key_file  = "/etc/cairn/tls.key"
+  telemetry { unauthenticated_metrics_access = true }
 }
 listener "tcp" { address = "127.0.0.1:8201", tls_disable = true, require_request_header = true, max_request_size = -1 }
 api_addr      = "https://secrets.example.com:8200"
@@ -45,8 +46,8 @@ describe('parseSecretsServerConfig', () => {
       file: 'secrets.hcl',
       storage: { type: 'sqlite', path: '/var/lib/cairn/secrets.db' },
       listeners: [
-        { address: '0.0.0.0:8200', tls: { certFile: '/etc/cairn/tls.crt', keyFile: '/etc/cairn/tls.key' }, maxRequestBytes: 0, requireRequestHeader: false },
-        { address: '127.0.0.1:8201', tls: undefined, maxRequestBytes: -1, requireRequestHeader: true },
+        { address: '0.0.0.0:8200', tls: { certFile: '/etc/cairn/tls.crt', keyFile: '/etc/cairn/tls.key' }, maxRequestBytes: 0, requireRequestHeader: false, unauthenticatedMetricsAccess: true },
+        { address: '127.0.0.1:8201', tls: undefined, maxRequestBytes: -1, requireRequestHeader: true, unauthenticatedMetricsAccess: false },
       ],
       apiAddr: 'https://secrets.example.com:8200',
       clusterAddr: 'https://10.0.0.1:8201',
@@ -62,7 +63,7 @@ describe('parseSecretsServerConfig', () => {
 
   it('fills defaults: address 127.0.0.1:8200, info logs, 32 MiB bodies', () => {
     const c = parse('storage "sqlite" { path = "s.db" }\nlistener "tcp" { tls_disable = true }\n');
-    assert.deepEqual(c.listeners, [{ address: '127.0.0.1:8200', tls: undefined, maxRequestBytes: 0, requireRequestHeader: false }]);
+    assert.deepEqual(c.listeners, [{ address: '127.0.0.1:8200', tls: undefined, maxRequestBytes: 0, requireRequestHeader: false, unauthenticatedMetricsAccess: false }]);
     assert.equal(c.logLevel, 'info');
     assert.equal(c.ui, false);
     assert.equal(c.apiAddr, undefined);
@@ -164,7 +165,9 @@ describe('toListenerOptions', () => {
       tls: { certFile: '/etc/cairn/tls.crt', keyFile: '/etc/cairn/tls.key' },
       maxRequestBytes: 0,
       requiredHeader: undefined,
+      unauthenticatedMetricsAccess: true,
     });
+    assert.equal(plain.unauthenticatedMetricsAccess, false);
     assert.deepEqual(plain.requiredHeader, { name: 'X-Secrets-Request', value: 'true' });
     assert.equal(plain.maxRequestBytes, -1);
     assert.equal(DEFAULT_MAX_REQUEST_BYTES, 32 * 1024 * 1024);

@@ -33,10 +33,10 @@
  *
  * @module
  */
-import type { ListenerOptions } from '../../kernel/http/index.js';
 import { blockError, cfg, loadConfigFile, parseConfig, resolveSecretRef, type BlockAt, type ConfigEnv, type ConfigOf } from '../../kernel/config/index.js';
 import type { LogLevel } from '../../kernel/log/logger.js';
 import { quoteTableName } from '../../kernel/store/index.js';
+import type { SecretsListenerOptions } from './service.js';
 
 /** The request header `require_request_header` asks for (reference/secrets.md §1.9, with Cairn's header name). */
 export const REQUEST_HEADER = 'X-Secrets-Request';
@@ -48,6 +48,9 @@ const listenerKeys = {
   tls_disable: cfg.bool({ default: false, doc: 'serve plain HTTP' }),
   max_request_size: cfg.int({ default: 0, doc: 'request body limit in bytes; 0 = 32 MiB, negative = unlimited' }),
   require_request_header: cfg.bool({ default: false, doc: `refuse requests without "${REQUEST_HEADER}: true" (412)` }),
+  telemetry: cfg.block({
+    unauthenticated_metrics_access: cfg.bool({ default: false, doc: 'answer GET /v1/sys/metrics on this listener without a token, sealed or not' }),
+  }),
 };
 
 /** The declared schema of the secrets server's file (kernel/config/schema.ts). */
@@ -94,6 +97,8 @@ export interface SecretsListenerConfig {
   readonly maxRequestBytes: number;
   /** `require_request_header`. */
   readonly requireRequestHeader: boolean;
+  /** `telemetry { unauthenticated_metrics_access }`. */
+  readonly unauthenticatedMetricsAccess: boolean;
 }
 
 /** `storage "sqlite"`: one database file. */
@@ -213,6 +218,7 @@ function listenerFrom(l: {
   tls_disable: boolean;
   max_request_size: number;
   require_request_header: boolean;
+  telemetry?: { unauthenticated_metrics_access: boolean };
   $at: BlockAt;
 }): SecretsListenerConfig {
   let tls: SecretsListenerConfig['tls'];
@@ -222,15 +228,22 @@ function listenerFrom(l: {
     }
     tls = { certFile: l.tls_cert_file as string, keyFile: l.tls_key_file as string };
   }
-  return { address: l.address, tls, maxRequestBytes: l.max_request_size, requireRequestHeader: l.require_request_header };
+  return {
+    address: l.address,
+    tls,
+    maxRequestBytes: l.max_request_size,
+    requireRequestHeader: l.require_request_header,
+    unauthenticatedMetricsAccess: l.telemetry?.unauthenticated_metrics_access ?? false,
+  };
 }
 
-/** The kernel listener options for one configured listener (`require_request_header` → `X-Secrets-Request: true`). */
-export function toListenerOptions(l: SecretsListenerConfig): ListenerOptions {
+/** The listener options for one configured listener (`require_request_header` → `X-Secrets-Request: true`). */
+export function toListenerOptions(l: SecretsListenerConfig): SecretsListenerOptions {
   return {
     address: l.address,
     tls: l.tls,
     maxRequestBytes: l.maxRequestBytes,
     requiredHeader: l.requireRequestHeader ? { name: REQUEST_HEADER, value: 'true' } : undefined,
+    unauthenticatedMetricsAccess: l.unauthenticatedMetricsAccess,
   };
 }

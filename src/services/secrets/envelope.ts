@@ -32,6 +32,7 @@ export interface RenderInput {
 
 /**
  * Renders a handler result:
+ * - a raw reply → itself, without the envelope;
  * - nothing on a read or list, or a list without keys → 404 `{"errors":[]}`;
  * - nothing on a write or delete → 204;
  * - data, auth or warnings → 200 envelope (or the result's own status, e.g. KV v2's
@@ -39,6 +40,7 @@ export interface RenderInput {
  */
 export function renderResult(r: RenderInput): HttpResponse {
   const { result, operation } = r;
+  if (result?.raw) return result.raw;
   const empty = result === undefined || (operation === 'list' && !hasKeys(result) && !result.warnings?.length);
   if (empty) {
     if (operation === 'read' || operation === 'list') return renderError(notFound());

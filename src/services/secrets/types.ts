@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { Operation, PathSpec } from '../../kernel/http/index.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { HttpResponse, Operation, PathSpec } from '../../kernel/http/index.js';
 import type { Backend } from '../../kernel/store/index.js';
 import type { MountEntry } from './mounts/table.js';
 import type { TokenEntry } from './token/store.js';
@@ -34,6 +35,8 @@ export interface SecretsRequest {
   readonly ns: NamespaceScope;
   /** The request time (injected clock). */
   readonly now: Date;
+  /** The request's headers (a route reading one says so, e.g. `sys/metrics` and `Accept`). */
+  readonly headers: IncomingHttpHeaders;
 }
 
 /** The token-issuing block of a response (reference/secrets.md §1.3, §4.2). */
@@ -63,6 +66,8 @@ export interface SecretsResult {
   readonly status?: number;
   /** Copy every `data` key to the top level as well (reference/secrets.md §1.1 "top-level injection"). */
   readonly topLevel?: boolean;
+  /** A reply sent as it is, without the envelope (the reference's raw body: `sys/metrics`). */
+  readonly raw?: HttpResponse;
 }
 
 /** A route declaration of the secrets service. */
