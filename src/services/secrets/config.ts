@@ -79,6 +79,13 @@ export const secretsServerSchema = {
     default: false,
     doc: 'HA standbys forward every request (health 429) instead of serving reads themselves as performance standbys (health 473)',
   }),
+  telemetry: cfg.block(
+    {
+      prometheus_retention_time: cfg.string({ doc: 'accepted for compatibility: Prometheus text is always served (sys/metrics?format=prometheus)' }),
+      disable_hostname: cfg.bool({ default: false, doc: 'accepted for compatibility: metric names never carry the host name' }),
+    },
+    { doc: 'the reference\'s telemetry block, accepted so its files load; metrics need no configuration here' },
+  ),
   ui: cfg.bool({ default: false, doc: 'serve the web UI (accepted; there is no UI yet)' }),
   log_level: cfg.string({ enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true, default: 'info' }),
   disable_mlock: cfg.bool({ default: false, doc: 'accepted for compatibility; Node cannot lock memory' }),

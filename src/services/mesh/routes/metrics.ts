@@ -17,7 +17,7 @@ import type { MeshReply, MeshRoute } from '../http.js';
 async function metricsHandler(ctx: Ctx): Promise<MeshReply> {
   const { config, acl, metrics } = ctx.deps;
   if (config.acl.enabled) acl.require(acl.resolve(ctx.secret), 'agent', 'read', config.nodeName);
-  return { raw: await metrics.scrape(metricsFormat(ctx.query, ctx.req.headers, MESH_FORMAT_RULES)) };
+  return { raw: await metrics.scrape(metricsFormat(ctx.query.get('format'), ctx.req.headers.accept, MESH_FORMAT_RULES)) };
 }
 
 /** The agent's metrics endpoint. */

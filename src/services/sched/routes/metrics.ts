@@ -11,7 +11,7 @@ import type { SchedReply, SchedRoute } from '../http.js';
 
 /** The scrape. */
 async function metricsHandler(ctx: Ctx): Promise<SchedReply> {
-  return { raw: await ctx.deps.metrics.scrape(metricsFormat(ctx.query, ctx.req.headers, SCHED_FORMAT_RULES)) };
+  return { raw: await ctx.deps.metrics.scrape(metricsFormat(ctx.query.get('format'), ctx.req.headers.accept, SCHED_FORMAT_RULES)) };
 }
 
 /** The agent's metrics endpoint. */
