@@ -208,11 +208,6 @@ export abstract class GroupCommitBackend implements Backend {
 
   /** The group in flight has settled: send what queued meanwhile, or wake `close`. */
   protected flushDone(): void {
-    const done = this.inFlight;
-    if (done && this.commitObservers.size > 0) {
-      const c = { seconds: Number(process.hrtime.bigint() - this.flushStart.at) / 1e9, writes: done.pending.length, failed: this.failedCommits > this.flushStart.failed };
-      for (const o of this.commitObservers) o(c);
-    }
     this.inFlight = undefined;
     this.sendQueued();
     if (this.inFlight === undefined) this.idle();
@@ -231,10 +226,15 @@ export abstract class GroupCommitBackend implements Backend {
 
   /**
    * Removes the ops of `flush` from the overlay, unless a later queued op replaced them.
-   * Call it before the group's promises settle, so a caller continuing after its write
-   * sees what the storage holds (its write, or not when it was rejected).
+   * Call it once per group, before the group's promises settle, so a caller continuing
+   * after its write sees what the storage holds (its write, or not when it was rejected),
+   * and after counting a failed group in {@link failedCommits}: commit observers are told here.
    */
   protected dropFromOverlay(flush: Flush): void {
+    if (this.commitObservers.size > 0) {
+      const c = { seconds: Number(process.hrtime.bigint() - this.flushStart.at) / 1e9, writes: flush.pending.length, failed: this.failedCommits > this.flushStart.failed };
+      for (const o of this.commitObservers) o(c);
+    }
     for (const p of flush.pending) {
       for (const op of p.ops) {
         if (this.overlay.get(op.key)?.flush === flush.seq) this.overlay.delete(op.key);
