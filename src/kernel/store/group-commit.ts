@@ -153,8 +153,9 @@ export abstract class GroupCommitBackend implements Backend {
   abstract list(prefix: string): Promise<string[]>;
 
   /**
-   * Calls `observer` after each group settles (metrics: commit latency, group size).
-   * Returns the function that stops it. An observer must not throw.
+   * Calls `observer` as each group settles, just before its promises do (metrics: commit
+   * latency, group size), so a write's commit is observed once it is acknowledged. Returns
+   * the function that stops it. An observer must not throw.
    */
   observeCommits(observer: (c: CommitObservation) => void): () => void {
     this.commitObservers.add(observer);
