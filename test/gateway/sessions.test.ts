@@ -18,6 +18,7 @@ import { VERSION } from '../../src/kernel/version/index.js';
 import { connectSession, GatewayApiError, GatewayClient, GatewayProxyError } from '../../src/sdk/index.js';
 import { parseGatewayServerConfig } from '../../src/services/gateway/config.js';
 import { startGateway, type Gateway } from '../../src/services/gateway/server.js';
+import { parsePrometheusText } from '../prometheus-text.js';
 
 const TOKEN = 'test-controller-token';
 const log = silentLogger();
@@ -246,6 +247,10 @@ describe('gateway sessions', { timeout: 60_000 }, () => {
     assert.match(text, /^cairn_gateway_controller_sessions\{status="terminated"\} [1-9]\d*$/m);
     assert.match(text, /^cairn_gateway_controller_shutting_down 0$/m);
     assert.match(text, /^process_cpu_seconds_total /m);
+    // The api listener's requests, by route pattern (kernel metrics), in valid exposition format.
+    assert.match(text, /^cairn_http_requests_total\{method="GET",route="workers",status="200"\} [1-9]\d*$/m);
+    assert.match(text, /^cairn_http_requests_total\{method="GET",route="sessions\/:id",status="200"\} [1-9]\d*$/m);
+    assert.ok(parsePrometheusText(text).length > 0);
   });
 });
 

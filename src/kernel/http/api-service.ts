@@ -24,6 +24,7 @@
  *
  * @module
  */
+import { FORWARDED_ROUTE, labelRoute } from '../metrics/http.js';
 import type { Leadership, StateStore } from '../store/index.js';
 import { goDurationMs } from '../util/go-duration.js';
 import { badRequest, CairnError } from './errors.js';
@@ -66,6 +67,8 @@ export interface ApiReply {
   readonly stream?: HttpResponse['stream'];
   /** True: no body at all (no `Content-Type`), e.g. the scheduler's DELETE replies. */
   readonly empty?: boolean;
+  /** A body sent as it is with its own `Content-Type` instead of JSON from `body` (metrics in Prometheus text). */
+  readonly raw?: { readonly contentType: string; readonly body: string };
 }
 
 /** One route: its pattern (kernel route syntax), its methods and the tables a blocking GET waits on. */
@@ -187,6 +190,7 @@ export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
       const fwd = conv.forward;
       const destination = fwd ? req.query.get(fwd.param) : null;
       if (fwd && destination && destination !== fwd.local) {
+        labelRoute(req, FORWARDED_ROUTE);
         const forwarded = fwd.to(destination, req, conv.tokenOf(req));
         if (!forwarded) throw new CairnError('internal', fwd.noPath);
         return forwarded;
@@ -194,6 +198,7 @@ export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
       const rel = req.path.startsWith('/v1/') ? req.path.slice(4).replace(/\/$/, '') : undefined;
       const match = rel === undefined ? undefined : table.match(rel);
       if (!match) return text(conv.notFound());
+      labelRoute(req, match.path.spec.pattern);
       const allow = allowOf.get(match.path.spec.pattern)!;
       if (req.method === 'OPTIONS' && conv.options) return text(conv.options(allow));
       const method = (req.method === 'HEAD' ? 'GET' : req.method) as ApiMethod;
@@ -240,6 +245,7 @@ export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
       Object.assign(headers, reply.headers);
       if (reply.stream) return { status: reply.status ?? 200, headers, stream: reply.stream };
       if (reply.empty) return { status: reply.status ?? 200, headers };
+      if (reply.raw) return { status: reply.status ?? 200, headers: { ...headers, 'Content-Type': reply.raw.contentType }, body: reply.raw.body };
       headers['Content-Type'] = 'application/json';
       const body = conv.pretty(q) ? `${JSON.stringify(reply.body, null, 4)}\n` : JSON.stringify(reply.body);
       return { status: reply.status ?? 200, headers, body };

@@ -56,6 +56,12 @@ export class ReplicationLoops<K extends string> {
   /** RFC3339 of the last failed round, or {@link ZERO_TIME}. */
   lastError = ZERO_TIME;
   lastErrorMessage = '';
+  /** Epoch ms of the last successful round, 0 when none (metrics). */
+  lastSuccessMs = 0;
+  /** Epoch ms of the last failed round, 0 when none (metrics). */
+  lastErrorMs = 0;
+  /** Kinds whose latest round failed (metrics: replication in trouble). */
+  readonly failing = new Set<K>();
   private readonly buckets = new Map<K | '', Bucket>();
 
   constructor(private readonly o: ReplicationLoopsOptions) {}
@@ -94,11 +100,15 @@ export class ReplicationLoops<K extends string> {
         await this.takeRoundToken(kind);
         remote = await round(kind, remote, this.stop.signal);
         this.indexes.set(kind, remote);
-        this.lastSuccess = stamp(this.o.now());
+        this.lastSuccessMs = this.o.now();
+        this.lastSuccess = stamp(this.lastSuccessMs);
+        this.failing.delete(kind);
         backoff = this.o.backoffMs ?? 2000;
       } catch (err) {
         if (!this.running) return;
-        this.lastError = stamp(this.o.now());
+        this.lastErrorMs = this.o.now();
+        this.lastError = stamp(this.lastErrorMs);
+        this.failing.add(kind);
         this.lastErrorMessage = (err as Error).message;
         this.o.log.warn({ kind, err: this.lastErrorMessage }, 'replication round failed');
         remote = 0;

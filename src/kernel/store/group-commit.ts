@@ -37,6 +37,16 @@ export interface Flush {
   readonly pending: readonly PendingWrite[];
 }
 
+/** One settled group, as metrics see it (issue 14 item 7). */
+export interface CommitObservation {
+  /** From handing the group to the engine to its promises settled, in seconds. */
+  readonly seconds: number;
+  /** Write calls (`put`, `delete`, `batch`) in the group. */
+  readonly writes: number;
+  /** The group's transaction failed as a whole. */
+  readonly failed: boolean;
+}
+
 /** The latest uncommitted op on a key and the number of the group that carries it. */
 interface OverlayEntry {
   readonly value: Buffer | null;
@@ -79,6 +89,10 @@ export abstract class GroupCommitBackend implements Backend {
   private closed = false;
   /** Set by {@link failAll}: every later write rejects with it. */
   private broken: Error | undefined;
+  /** Told of every settled group ({@link observeCommits}). */
+  private readonly commitObservers = new Set<(c: CommitObservation) => void>();
+  /** When the group in flight was handed to the engine (`process.hrtime.bigint()`), and {@link failedCommits} then. */
+  private flushStart = { at: 0n, failed: 0 };
 
   /** @param label names the backend in errors, e.g. `SqliteBackend(/path/to.db)`. */
   protected constructor(private readonly label: string) {}
@@ -137,6 +151,16 @@ export abstract class GroupCommitBackend implements Backend {
 
   /** @inheritdoc */
   abstract list(prefix: string): Promise<string[]>;
+
+  /**
+   * Calls `observer` as each group settles, just before its promises do (metrics: commit
+   * latency, group size), so a write's commit is observed once it is acknowledged. Returns
+   * the function that stops it. An observer must not throw.
+   */
+  observeCommits(observer: (c: CommitObservation) => void): () => void {
+    this.commitObservers.add(observer);
+    return () => this.commitObservers.delete(observer);
+  }
 
   /**
    * Commits every queued write and waits for the group in flight, then releases the
@@ -203,10 +227,15 @@ export abstract class GroupCommitBackend implements Backend {
 
   /**
    * Removes the ops of `flush` from the overlay, unless a later queued op replaced them.
-   * Call it before the group's promises settle, so a caller continuing after its write
-   * sees what the storage holds (its write, or not when it was rejected).
+   * Call it once per group, before the group's promises settle, so a caller continuing
+   * after its write sees what the storage holds (its write, or not when it was rejected),
+   * and after counting a failed group in {@link failedCommits}: commit observers are told here.
    */
   protected dropFromOverlay(flush: Flush): void {
+    if (this.commitObservers.size > 0) {
+      const c = { seconds: Number(process.hrtime.bigint() - this.flushStart.at) / 1e9, writes: flush.pending.length, failed: this.failedCommits > this.flushStart.failed };
+      for (const o of this.commitObservers) o(c);
+    }
     for (const p of flush.pending) {
       for (const op of p.ops) {
         if (this.overlay.get(op.key)?.flush === flush.seq) this.overlay.delete(op.key);
@@ -241,6 +270,7 @@ export abstract class GroupCommitBackend implements Backend {
     this.queue = [];
     const flush: Flush = { seq: this.nextFlush++, pending };
     this.inFlight = flush;
+    if (this.commitObservers.size > 0) this.flushStart = { at: process.hrtime.bigint(), failed: this.failedCommits };
     this.startFlush(flush);
   };
 

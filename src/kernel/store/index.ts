@@ -9,10 +9,12 @@
 
 export type { Backend, BackendOp } from './backend.js';
 export { compareKeys } from './keys.js';
+export { GroupCommitBackend } from './group-commit.js';
+export type { CommitObservation } from './group-commit.js';
 export { SqliteBackend } from './sqlite.js';
 export type { SqliteBackendOptions, SqliteBackendStats } from './sqlite.js';
 export { PostgresBackend, describeConnectionUrl, quoteTableName } from './postgres.js';
-export type { PostgresBackendOptions, PostgresBackendStats } from './postgres.js';
+export type { PostgresBackendOptions, PostgresBackendStats, PostgresPoolStats } from './postgres.js';
 export { BackendView, json, listRecursive } from './view.js';
 export { StateConflict, StateStore, StateStoreFailed, StateStoreReadOnly } from './state.js';
 export type { ChangeBatch, Indexed, StateChange, StateCodec, StateStoreOptions, TableSpec, Txn } from './state.js';

@@ -95,6 +95,18 @@ export interface PostgresBackendStats {
   readonly retries: number;
 }
 
+/** The connection pool now (metrics). */
+export interface PostgresPoolStats {
+  /** Connections open (idle or in use). */
+  readonly total: number;
+  /** Open connections not in use. */
+  readonly idle: number;
+  /** Callers waiting for a connection (all `maxParallel` are in use). */
+  readonly waiting: number;
+  /** `maxParallel`: most connections at once. */
+  readonly max: number;
+}
+
 /** One group's final state: keys to delete and keys to upsert, each byte-sorted (a stable lock order). */
 interface GroupWrite {
   readonly deletes: string[];
@@ -310,6 +322,11 @@ export class PostgresBackend extends GroupCommitBackend {
     this.checkOpen();
     const res = await this.read('commit index', { name: 'cairn-read-index', text: this.sql.readIndex, values: [], rowMode: 'array' });
     return res.rows.length === 0 ? 0 : Number(res.rows[0][0]);
+  }
+
+  /** The connection pool's use now; see {@link PostgresPoolStats}. */
+  get poolStats(): PostgresPoolStats {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount, max: this.pool.options.max ?? 10 };
   }
 
   /** Counters for tests and benchmarks; see {@link PostgresBackendStats}. */

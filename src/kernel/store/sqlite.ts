@@ -286,9 +286,9 @@ export class SqliteBackend extends GroupCommitBackend {
   private onReply(reply: FlushReply): void {
     const flush = this.flushInFlight;
     if (flush === undefined) return;
+    if (reply.type === 'failed') this.failedCommits++;
     this.dropFromOverlay(flush);
     if (reply.type === 'failed') {
-      this.failedCommits++;
       const err = fromWire(reply.error);
       for (const p of flush.pending) p.reject(err);
     } else {

@@ -579,6 +579,11 @@ export class StateStore {
     this.markDurable(entry.label === undefined ? { index: entry.index, changes } : { index: entry.index, changes, label: entry.label });
   }
 
+  /** Watches waiting now ({@link watch}): the open blocking queries (metrics). */
+  get openWatches(): number {
+    return this.waiters.length;
+  }
+
   /**
    * Resolves with the index of `tables` once it is above `afterIndex`, or with the
    * current one after `timeoutMs` (a blocking query's wait; the caller adds jitter), or

@@ -27,6 +27,7 @@ import {
   type HttpService,
   type PathSpec,
 } from '../../kernel/http/index.js';
+import { labelRoute } from '../../kernel/metrics/index.js';
 import { parseDuration } from '../../kernel/util/duration.js';
 import { VERSION } from '../../kernel/version/index.js';
 import { secretsEqual } from '../../kernel/util/sha256.js';
@@ -213,6 +214,7 @@ export function apiService(deps: ApiDeps): HttpService {
       const rel = req.path.startsWith('/v1/') ? req.path.slice(4) : undefined;
       const match = rel === undefined ? undefined : table.match(rel);
       if (!match) throw notFound(`path ${req.path} not found`);
+      labelRoute(req, match.path.spec.pattern);
       authenticate(req, deps.authToken);
       const op = req.method === 'GET' || req.method === 'HEAD' ? 'read' : req.method === 'POST' || req.method === 'PUT' ? 'update' : undefined;
       const spec = op && match.path.spec.operations[op];

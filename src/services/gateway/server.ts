@@ -16,11 +16,12 @@
 import { randomBytes } from 'node:crypto';
 import { listen, type Listener } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
+import { instrumentHttp, ServiceMetrics } from '../../kernel/metrics/index.js';
 import { apiService } from './api.js';
 import { startClusterServer, type ClusterServer } from './cluster.js';
 import { toListenerOptions, type GatewayServerConfig, type ListenerPurpose } from './config.js';
 import { opsService } from './health.js';
-import { gatewayMetrics } from './metrics.js';
+import { observeGateway } from './metrics.js';
 import { SessionRegistry } from './sessions.js';
 import { Worker } from './worker.js';
 
@@ -76,6 +77,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let worker: Worker | undefined;
   let shuttingDown = false;
   let controllerName: string | undefined;
+  const metrics = new ServiceMetrics();
   const record = (purpose: ListenerPurpose, url: string) => {
     listeners.push({ purpose, url });
     log.info({ purpose, url }, 'gateway listening');
@@ -98,7 +100,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       const apiSvc = apiService({ sessions, workers: () => c.workers, authToken: config.controller.authToken, now });
       if (!config.controller.authToken) log.warn('controller has no "auth_token": its api refuses every request');
       for (const l of config.listeners.filter((x) => x.purpose === 'api')) {
-        const api = await listen(toListenerOptions(l), apiSvc, log);
+        const api = await listen(toListenerOptions(l), instrumentHttp(apiSvc, metrics), log);
         closers.push(() => api.close());
         record('api', api.url);
       }
@@ -124,14 +126,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const w = worker;
     const c = cluster;
     const s = sessions;
+    observeGateway(metrics, {
+      controller: c && s ? { cluster: c, sessions: s, shuttingDown: () => shuttingDown, now } : undefined,
+      worker: w,
+    });
     const health = opsService({
       enabled: config.healthEnabled,
       controllerShuttingDown: config.controller ? () => shuttingDown : undefined,
       workerInfo: w ? () => w.healthInfo() : undefined,
-      metrics: gatewayMetrics({
-        controller: c && s ? { cluster: c, sessions: s, shuttingDown: () => shuttingDown, now } : undefined,
-        worker: w,
-      }),
+      metrics: () => metrics.scrape('prometheus'),
     });
     for (const l of config.listeners.filter((x) => x.purpose === 'ops')) {
       const ops = await listen(toListenerOptions(l), health, log);

@@ -10,17 +10,20 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { advertisedAddress, forwardRequest, listen } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
+import { instrumentHttp } from '../../kernel/metrics/index.js';
 import { ExpiryReaper, openAgentState, type StateLeadership, type StateStore } from '../../kernel/store/index.js';
 import { ensureBuiltins, ensureInitialManagement, INITIAL_MANAGEMENT_DESCRIPTION } from './bootstrap.js';
 import type { MeshAgentConfig } from './config.js';
 import type { MeshDeps } from './deps.js';
 import { MESH_FORWARD_STYLE, meshHttpService } from './http.js';
+import { meshMetrics } from './metrics.js';
 import { Replicator } from './replication.js';
 import { withNamespaceGuard } from './namespace.js';
 import { AclResolver } from './resolve.js';
 import { authMethodRoutes } from './routes/auth-methods.js';
 import { bindingRuleRoutes } from './routes/binding-rules.js';
 import { loginRoutes } from './routes/login.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { ensureDefaultNamespace, namespaceRoutes } from './routes/namespaces.js';
 import { oidcRoutes } from './routes/oidc.js';
 import { policyRoutes } from './routes/policies.js';
@@ -30,7 +33,7 @@ import { tokenRoutes } from './routes/tokens.js';
 import { MESH_TABLES, T, type TokenDoc } from './state.js';
 
 /** Every route of the discovery service. */
-export const MESH_ROUTES = [...systemRoutes, ...tokenRoutes, ...policyRoutes, ...roleRoutes, ...authMethodRoutes, ...bindingRuleRoutes, ...loginRoutes];
+export const MESH_ROUTES = [...systemRoutes, ...tokenRoutes, ...policyRoutes, ...roleRoutes, ...authMethodRoutes, ...bindingRuleRoutes, ...loginRoutes, ...metricsRoutes];
 /** Routes of the enterprise switch (`enterprise = true`: OIDC, namespaces); without it they answer 404 like any unknown path. */
 export const MESH_ENTERPRISE_ROUTES = [...oidcRoutes, ...namespaceRoutes];
 
@@ -136,8 +139,9 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
     const stopping = new AbortController();
     let advertised = '';
     leadership = shared?.leadership({ address: () => advertised, onLeader: lead, onFollower: follow });
-    const deps: MeshDeps = { state, config, acl, now, replicator, forwardTo, self: () => advertised, leadership };
-    const service = meshHttpService({
+    const metrics = meshMetrics({ backend, state, leadership: () => leadership, replicator });
+    const deps: MeshDeps = { state, config, acl, now, replicator, forwardTo, self: () => advertised, leadership, metrics };
+    const api = meshHttpService({
       routes: withNamespaceGuard(config.enterprise ? [...MESH_ROUTES, ...MESH_ENTERPRISE_ROUTES] : MESH_ROUTES, !!config.enterprise),
       deps,
       state,
@@ -147,7 +151,7 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       shutdown: stopping.signal,
       leadership,
     });
-    const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, service, log);
+    const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(api, metrics), log);
     advertised = advertisedAddress(listener.url, config.advertiseHost);
     leadership?.start();
     log.info({ url: listener.url, datacenter: config.datacenter, acl: config.acl.enabled, storage: shared ? `postgresql ${shared.backend.target}` : 'sqlite' }, 'discovery service listening');

@@ -67,6 +67,13 @@ export const meshAgentSchema = {
   node_name: cfg.string({ doc: 'this agent\'s node name; default: the host name' }),
   server: cfg.bool({ default: true, doc: 'accepted for compatibility: every Cairn agent is a server' }),
   enterprise: cfg.bool({ default: false, doc: 'enterprise features: the OIDC login endpoints, `oidc` auth methods and namespaces (`?ns=`, `X-Mesh-Namespace`, body `Namespace`)' }),
+  telemetry: cfg.block(
+    {
+      prometheus_retention_time: cfg.string({ doc: 'accepted for compatibility: Prometheus text is always served (agent/metrics?format=prometheus)' }),
+      disable_hostname: cfg.bool({ default: false, doc: 'accepted for compatibility: metric names never carry the host name' }),
+    },
+    { doc: 'the reference\'s telemetry block, accepted so its files load; metrics need no configuration here' },
+  ),
   log_level: cfg.string({ default: 'info', enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true }),
   addresses: cfg.block({ http: cfg.string({ default: '127.0.0.1', doc: 'HTTP listen host' }) }),
   ports: cfg.block({ http: cfg.int({ default: 8500, min: 0, max: 65535, doc: 'HTTP listen port; 0 picks a free one' }) }),

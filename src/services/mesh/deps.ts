@@ -5,6 +5,7 @@
  * @module
  */
 import { CairnError, type HttpRequest, type HttpResponse } from '../../kernel/http/index.js';
+import type { ServiceMetrics } from '../../kernel/metrics/index.js';
 import type { Leadership, StateStore } from '../../kernel/store/index.js';
 import type { Access, Resource } from './acl/index.js';
 import type { MeshAgentConfig } from './config.js';
@@ -25,6 +26,8 @@ export interface MeshDeps {
   readonly self: () => string;
   /** Agents sharing one state on PostgreSQL: who leads. */
   readonly leadership?: Leadership;
+  /** This agent's metrics (`GET /v1/agent/metrics`). */
+  readonly metrics: ServiceMetrics;
   /** Sends a request to a server of datacenter `dc`; undefined when none is known. */
   readonly forwardTo: (dc: string, req: HttpRequest, secret: string | undefined) => Promise<HttpResponse> | undefined;
 }

@@ -59,7 +59,8 @@ type Kind = 'namespaces' | 'policies' | 'roles' | 'tokens';
 
 /** Runs the replication loops of a secondary datacenter. */
 export class Replicator {
-  private readonly loops: ReplicationLoops<Kind>;
+  /** The loops (their indexes and outcomes are read by the metrics). */
+  readonly loops: ReplicationLoops<Kind>;
 
   constructor(private readonly o: ReplicatorOptions) {
     this.loops = new ReplicationLoops<Kind>({ log: o.log, now: o.now, backoffMs: o.backoffMs });

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { csiClient, type CsiClient } from '../../kernel/csi/index.js';
 import { advertisedAddress, forwardRequest, listen } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
+import { instrumentHttp } from '../../kernel/metrics/index.js';
 import { ExpiryReaper, openAgentState, type StateLeadership, type StateStore } from '../../kernel/store/index.js';
 import { ensureDefaultNamespace, ensureInitialManagement } from './bootstrap.js';
 import type { SchedAgentConfig } from './config.js';
@@ -30,6 +31,7 @@ import { subscriptionAuthorizer } from './events-acl.js';
 import { EventBroker } from './events/index.js';
 import { eventBatchOf } from './events/source.js';
 import { SCHED_FORWARD_STYLE, schedHttpService } from './http.js';
+import { schedMetrics } from './metrics.js';
 import { SchedReplicator } from './replication.js';
 import { SchedAclResolver } from './resolve.js';
 import { aclPolicyRoutes } from './routes/acl-policies.js';
@@ -40,6 +42,7 @@ import { authMethodRoutes } from './routes/auth-methods.js';
 import { bindingRuleRoutes } from './routes/binding-rules.js';
 import { eventRoutes } from './routes/events.js';
 import { loginRoutes } from './routes/login.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { namespaceRoutes } from './routes/namespaces.js';
 import { nodeRoutes } from './routes/nodes.js';
 import { pluginRoutes } from './routes/plugins.js';
@@ -66,6 +69,7 @@ export const SCHED_ROUTES = [
   ...volumeSnapshotRoutes,
   ...eventRoutes,
   ...replicationRoutes,
+  ...metricsRoutes,
 ];
 
 /** Options of {@link startSchedAgent}. */
@@ -201,9 +205,10 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
     setMaxListeners(0, stopping.signal);
     const advertise = { address: config.httpAddress };
     leadership = shared?.leadership({ address: () => advertise.address, onLeader: lead, onFollower: follow });
-    const deps: SchedDeps = { state, config, acl, now, broker, replicator, advertise, leadership, shutdown: stopping.signal, forwardTo, plugins, volumeLocks: new KeyedLock() };
-    const service = schedHttpService({ routes: SCHED_ROUTES, deps, state, region: config.region, forwardTo, shutdown: stopping.signal, leadership });
-    const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, service, log);
+    const metrics = schedMetrics({ backend, state, leadership: () => leadership, replicator, broker });
+    const deps: SchedDeps = { state, config, acl, now, broker, replicator, advertise, leadership, shutdown: stopping.signal, forwardTo, plugins, volumeLocks: new KeyedLock(), metrics };
+    const api = schedHttpService({ routes: SCHED_ROUTES, deps, state, region: config.region, forwardTo, shutdown: stopping.signal, leadership });
+    const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(api, metrics), log);
     advertise.address = advertiseAddress(listener.url, config);
     leadership?.start();
     log.info(

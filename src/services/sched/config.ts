@@ -69,6 +69,16 @@ export const schedAgentSchema = {
   region: cfg.string({ default: 'global', doc: 'this agent\'s region' }),
   datacenter: cfg.string({ default: 'dc1', doc: 'this agent\'s datacenter within its region' }),
   name: cfg.string({ doc: 'this agent\'s node name; default: the host name' }),
+  telemetry: cfg.block(
+    {
+      prometheus_metrics: cfg.bool({ default: true, doc: 'accepted for compatibility: Prometheus text is always served (/v1/metrics?format=prometheus)' }),
+      disable_hostname: cfg.bool({ default: false, doc: 'accepted for compatibility: metric names never carry the host name' }),
+      collection_interval: cfg.string({ doc: 'accepted for compatibility: values are read at scrape time' }),
+      publish_allocation_metrics: cfg.bool({ default: false, doc: 'accepted for compatibility (no client agent here)' }),
+      publish_node_metrics: cfg.bool({ default: false, doc: 'accepted for compatibility (no client agent here)' }),
+    },
+    { doc: 'the reference\'s telemetry block, accepted so its files load; metrics need no configuration here' },
+  ),
   log_level: cfg.string({ default: 'info', enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true }),
   addresses: cfg.block({ http: cfg.string({ default: '127.0.0.1', doc: 'HTTP listen host' }) }),
   ports: cfg.block({ http: cfg.int({ default: 4646, min: 0, max: 65535, doc: 'HTTP listen port; 0 picks a free one' }) }),

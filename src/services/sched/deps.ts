@@ -4,6 +4,7 @@
  * @module
  */
 import { forwardToLeader, type HttpRequest, type HttpResponse } from '../../kernel/http/index.js';
+import type { ServiceMetrics } from '../../kernel/metrics/index.js';
 import type { Leadership, StateStore } from '../../kernel/store/index.js';
 import type { SchedAgentConfig } from './config.js';
 import type { KeyedLock } from './csi/locks.js';
@@ -30,6 +31,8 @@ export interface SchedDeps {
   readonly shutdown: AbortSignal;
   /** Running in a non-authoritative region with ACLs on. */
   readonly replicator?: SchedReplicator;
+  /** This agent's metrics (`GET /v1/metrics`). */
+  readonly metrics: ServiceMetrics;
   /** Sends a request to a server of `region`; undefined when none is known. */
   readonly forwardTo: (region: string, req: HttpRequest, secret: string | undefined) => Promise<HttpResponse> | undefined;
   /** The CSI plugin registry: clients of the configured plugins and their health (csi/plugins.ts). */

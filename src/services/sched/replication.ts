@@ -68,7 +68,8 @@ function sameDoc(a: object, b: object): boolean {
 
 /** Runs the replication loops of a non-authoritative region. */
 export class SchedReplicator {
-  private readonly loops: ReplicationLoops<ReplicatedKind>;
+  /** The loops (their indexes and outcomes are read by the metrics). */
+  readonly loops: ReplicationLoops<ReplicatedKind>;
 
   constructor(private readonly o: SchedReplicatorOptions) {
     // The reference's limiter: one per loop, 10 rounds/s with a burst of 10 (nomad/leader.go).

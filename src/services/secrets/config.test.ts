@@ -32,6 +32,7 @@ listener "tcp" {
   address       = "0.0.0.0:8200"
   tls_cert_file = "/etc/cairn/tls.crt"
   tls_key_file  = "/etc/cairn/tls.key"
+  telemetry { unauthenticated_metrics_access = true }
 }
 listener "tcp" {
   address = "127.0.0.1:8201", tls_disable = true, require_request_header = true, max_request_size = -1
@@ -57,6 +58,7 @@ describe('parseSecretsServerConfig', () => {
           maxRequestBytes: 0,
           requireRequestHeader: false,
           limits: DEFAULT_LIMITS,
+          unauthenticatedMetricsAccess: true,
         },
         {
           address: '127.0.0.1:8201',
@@ -64,6 +66,7 @@ describe('parseSecretsServerConfig', () => {
           maxRequestBytes: -1,
           requireRequestHeader: true,
           limits: { headerTimeoutMs: 2000, requestTimeoutMs: 60_000, idleTimeoutMs: 0, maxConnections: 100 },
+          unauthenticatedMetricsAccess: false,
         },
       ],
       apiAddr: 'https://secrets.example.com:8200',
@@ -80,7 +83,7 @@ describe('parseSecretsServerConfig', () => {
 
   it('fills defaults: address 127.0.0.1:8200, info logs, 32 MiB bodies', () => {
     const c = parse('storage "sqlite" { path = "s.db" }\nlistener "tcp" { tls_disable = true }\n');
-    assert.deepEqual(c.listeners, [{ address: '127.0.0.1:8200', tls: undefined, maxRequestBytes: 0, requireRequestHeader: false, limits: DEFAULT_LIMITS }]);
+    assert.deepEqual(c.listeners, [{ address: '127.0.0.1:8200', tls: undefined, maxRequestBytes: 0, requireRequestHeader: false, limits: DEFAULT_LIMITS, unauthenticatedMetricsAccess: false }]);
     assert.equal(c.logLevel, 'info');
     assert.equal(c.ui, false);
     assert.equal(c.apiAddr, undefined);
@@ -195,9 +198,11 @@ describe('toListenerOptions', () => {
       maxRequestBytes: 0,
       requiredHeader: undefined,
       ...DEFAULT_LIMITS,
+      unauthenticatedMetricsAccess: true,
     });
     assert.equal(plain.headerTimeoutMs, 2000);
     assert.equal(plain.maxConnections, 100);
+    assert.equal(plain.unauthenticatedMetricsAccess, false);
     assert.deepEqual(plain.requiredHeader, { name: 'X-Secrets-Request', value: 'true' });
     assert.equal(plain.maxRequestBytes, -1);
     assert.equal(DEFAULT_MAX_REQUEST_BYTES, 32 * 1024 * 1024);

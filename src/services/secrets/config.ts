@@ -49,6 +49,7 @@ import {
 } from '../../kernel/config/index.js';
 import type { LogLevel } from '../../kernel/log/logger.js';
 import { quoteTableName } from '../../kernel/store/index.js';
+import type { SecretsListenerOptions } from './service.js';
 
 /** The request header `require_request_header` asks for (reference/secrets.md §1.9, with Cairn's header name). */
 export const REQUEST_HEADER = 'X-Secrets-Request';
@@ -62,6 +63,9 @@ const listenerKeys = {
   require_request_header: cfg.bool({ default: false, doc: `refuse requests without "${REQUEST_HEADER}: true" (412)` }),
   ...httpTimeoutKeys,
   max_connections: maxConnectionsKey,
+  telemetry: cfg.block({
+    unauthenticated_metrics_access: cfg.bool({ default: false, doc: 'answer GET /v1/sys/metrics on this listener without a token, sealed or not' }),
+  }),
 };
 
 /** The declared schema of the secrets server's file (kernel/config/schema.ts). */
@@ -90,6 +94,13 @@ export const secretsServerSchema = {
     default: false,
     doc: 'HA standbys forward every request (health 429) instead of serving reads themselves as performance standbys (health 473)',
   }),
+  telemetry: cfg.block(
+    {
+      prometheus_retention_time: cfg.string({ doc: 'accepted for compatibility: Prometheus text is always served (sys/metrics?format=prometheus)' }),
+      disable_hostname: cfg.bool({ default: false, doc: 'accepted for compatibility: metric names never carry the host name' }),
+    },
+    { doc: 'the reference\'s telemetry block, accepted so its files load; metrics need no configuration here' },
+  ),
   ui: cfg.bool({ default: false, doc: 'serve the web UI (accepted; there is no UI yet)' }),
   log_level: cfg.string({ enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true, default: 'info' }),
   disable_mlock: cfg.bool({ default: false, doc: 'accepted for compatibility; Node cannot lock memory' }),
@@ -110,6 +121,8 @@ export interface SecretsListenerConfig {
   readonly requireRequestHeader: boolean;
   /** `http_read_header_timeout`, `http_read_timeout`, `http_idle_timeout` and `max_connections` (kernel/http connection-limits.ts). */
   readonly limits: ConnectionLimits;
+  /** `telemetry { unauthenticated_metrics_access }`. */
+  readonly unauthenticatedMetricsAccess: boolean;
 }
 
 /** `storage "sqlite"`: one database file. */
@@ -236,16 +249,18 @@ function listenerFrom(l: Raw['listener'][number]['body']): SecretsListenerConfig
     maxRequestBytes: l.max_request_size,
     requireRequestHeader: l.require_request_header,
     limits: { ...httpTimeoutsFrom(l), maxConnections: l.max_connections },
+    unauthenticatedMetricsAccess: l.telemetry?.unauthenticated_metrics_access ?? false,
   };
 }
 
-/** The kernel listener options for one configured listener (`require_request_header` → `X-Secrets-Request: true`). */
-export function toListenerOptions(l: SecretsListenerConfig): ListenerOptions {
+/** The listener options for one configured listener (`require_request_header` → `X-Secrets-Request: true`). */
+export function toListenerOptions(l: SecretsListenerConfig): SecretsListenerOptions {
   return {
     ...l.limits,
     address: l.address,
     tls: l.tls,
     maxRequestBytes: l.maxRequestBytes,
     requiredHeader: l.requireRequestHeader ? { name: REQUEST_HEADER, value: 'true' } : undefined,
+    unauthenticatedMetricsAccess: l.unauthenticatedMetricsAccess,
   };
 }

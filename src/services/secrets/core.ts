@@ -7,6 +7,7 @@
  */
 import type { Backend } from '../../kernel/store/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
+import type { ServiceMetrics } from '../../kernel/metrics/index.js';
 import { KeyedLock } from '../../kernel/util/keyed-lock.js';
 import { CorsStore } from './cors.js';
 import { MOUNTABLE_TYPES } from './engines.js';
@@ -23,6 +24,8 @@ export interface SecretsCoreOptions {
   readonly log: Logger;
   /** Injected clock (tests); default `() => new Date()`. */
   readonly clock?: () => Date;
+  /** The server's metrics, served by `sys/metrics`. */
+  readonly metrics?: ServiceMetrics;
 }
 
 /** The secrets service's core while unsealed. */
@@ -39,6 +42,8 @@ export class SecretsCore {
     readonly root: NamespaceScope,
     readonly log: Logger,
     private readonly clock: () => Date,
+    /** The server's metrics (`sys/metrics`); undefined when it keeps none. */
+    readonly metrics: ServiceMetrics | undefined,
   ) {
     this.scopes.set(ROOT_NAMESPACE.id, root);
   }
@@ -50,7 +55,7 @@ export class SecretsCore {
       CorsStore.open(o.backend),
       NamespaceRegistry.load(o.backend),
     ]);
-    return new SecretsCore(o.backend, new TokenStore(o.backend), cors, namespaces, root, o.log, o.clock ?? (() => new Date()));
+    return new SecretsCore(o.backend, new TokenStore(o.backend), cors, namespaces, root, o.log, o.clock ?? (() => new Date()), o.metrics);
   }
 
   /** The current time from the injected clock. */

@@ -32,6 +32,7 @@ export interface RenderInput {
 
 /**
  * Renders a handler result:
+ * - a whole `reply` → itself, without the envelope;
  * - nothing on a read or list, or a list without keys → 404 `{"errors":[]}`;
  * - nothing on a write or delete → 204;
  * - a `raw` body → that body, no envelope;
@@ -40,6 +41,7 @@ export interface RenderInput {
  */
 export function renderResult(r: RenderInput): HttpResponse {
   const { result, operation } = r;
+  if (result?.reply) return result.reply;
   const empty = result === undefined || (operation === 'list' && !hasKeys(result) && !result.warnings?.length);
   if (empty) {
     if (operation === 'read' || operation === 'list') return renderError(notFound());

@@ -27,6 +27,7 @@ import {
 } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
 import { addressInCidrs } from '../../kernel/util/cidr.js';
+import { FORWARDED_ROUTE, labelRoute } from '../../kernel/metrics/index.js';
 import type { SecretsCore } from './core.js';
 import { ALL_ENGINES, engineFor } from './engines.js';
 import { canonicalNamespace } from './namespace/registry.js';
@@ -195,6 +196,7 @@ export class SecretsHttp implements HttpService {
     const sys = full.startsWith('sys/') ? sealTable.match(full.slice(4)) : undefined;
     if (sys && headerNs !== '') throw badRequest('operation unavailable in namespaces');
     if (sys) {
+      labelRoute(req, `sys/${sys.path.spec.pattern}`);
       const op: Operation = method === 'write' ? 'update' : method;
       const spec = sys.path.spec.operations[op];
       if (!spec) throw new CairnError('method_not_allowed', []);
@@ -222,6 +224,8 @@ export class SecretsHttp implements HttpService {
    * Seal paths never get here.
    */
   private async standbyRoute(l: Logical): Promise<HttpResponse> {
+    // Metrics: a forwarded request counts under `forwarded`; one served here gets its route below.
+    labelRoute(l.req, FORWARDED_ROUTE);
     const core = this.node.core;
     const reads = l.method === 'read' || l.method === 'list';
     if (!core || !this.node.performanceStandby || !reads || l.req.headers[FORWARDED_HEADER] !== undefined) return this.forwarder.send(l.req);
@@ -281,6 +285,8 @@ export class SecretsHttp implements HttpService {
     if (!mount || !engine) throw notFound(`no handler for route "${full}". route entry not found.`);
     if (help) return this.help(full, routed, engine.description, engine.table.paths, match?.path);
     if (!match) throw unsupportedPath(full);
+    // The mount's path and the route's pattern: never the captured values (names users chose, secrets' paths).
+    labelRoute(req, mount.path + match.path.spec.pattern);
 
     const ctx: SecretsRequest = {
       id: req.id,
@@ -296,6 +302,7 @@ export class SecretsHttp implements HttpService {
       ns,
       now,
       remoteAddress: req.remoteAddress,
+      headers: req.headers,
     };
 
     // Existence check, then authorise.

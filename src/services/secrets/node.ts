@@ -7,9 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { CairnError } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
+import type { ServiceMetrics } from '../../kernel/metrics/index.js';
 import { json, type Backend } from '../../kernel/store/index.js';
 import { BUILD, VERSION } from '../../kernel/version/index.js';
 import { SecretsCore } from './core.js';
+import { secretsMetrics } from './metrics.js';
 import { PerformanceStandby, type ChangeFeed } from './ha/perf-standby.js';
 import { NotingBackend, ReadOnlyBackend } from './ha/storage-guard.js';
 import { ROOT_NAMESPACE } from './namespace/registry.js';
@@ -94,10 +96,15 @@ export class SecretsNode {
   /** The read-only core while a performance standby. */
   private perf: PerformanceStandby | undefined;
 
+  /** This server's metrics (metrics.ts): served by `sys/metrics`. */
+  readonly metrics: ServiceMetrics;
+
   private constructor(
     readonly seal: SealManager,
     private readonly o: SecretsNodeOptions,
-  ) {}
+  ) {
+    this.metrics = secretsMetrics(this, o.backend);
+  }
 
   /** Opens the node sealed. */
   static async open(o: SecretsNodeOptions): Promise<SecretsNode> {
@@ -306,7 +313,7 @@ export class SecretsNode {
       await storage.put('core/cluster-info', json.encode(cluster));
     }
     this.cluster = cluster;
-    this.current = await SecretsCore.open({ backend: storage, log: this.o.log, clock: this.o.clock });
+    this.current = await SecretsCore.open({ backend: storage, log: this.o.log, clock: this.o.clock, metrics: this.metrics });
     return this.current;
   }
 
@@ -316,6 +323,6 @@ export class SecretsNode {
     const cluster = json.decode<ClusterInfo>(await storage.get('core/cluster-info'));
     if (!cluster) throw new Error('the cluster identity is not stored yet; the active server writes it');
     this.cluster = cluster;
-    return SecretsCore.open({ backend: storage, log: this.o.log, clock: this.o.clock });
+    return SecretsCore.open({ backend: storage, log: this.o.log, clock: this.o.clock, metrics: this.metrics });
   }
 }

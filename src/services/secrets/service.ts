@@ -4,18 +4,29 @@
  *
  * @module
  */
-import { listen, type Listener, type ListenerOptions } from '../../kernel/http/index.js';
+import { badRequest, listen, type HttpRequest, type HttpResponse, type HttpService, type Listener, type ListenerOptions } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
+import { instrumentHttp, labelRoute } from '../../kernel/metrics/index.js';
 import type { Backend } from '../../kernel/store/index.js';
 import type { SecretsCore } from './core.js';
 import { SecretsHttp } from './handler.js';
 import type { ChangeFeed } from './ha/perf-standby.js';
 import { SecretsNode, type NodeHa } from './node.js';
+import { metricsReply } from './sys/metrics.routes.js';
+
+/** One listener of the secrets service: the kernel's options and the service's own. */
+export interface SecretsListenerOptions extends ListenerOptions {
+  /**
+   * `telemetry { unauthenticated_metrics_access = true }`: `GET /v1/sys/metrics` is answered
+   * on this listener without a token, sealed or not (reference: Vault's listener option).
+   */
+  readonly unauthenticatedMetricsAccess?: boolean;
+}
 
 /** Options of {@link startSecretsService}. */
 export interface SecretsServiceOptions {
   readonly backend: Backend;
-  readonly listeners: readonly ListenerOptions[];
+  readonly listeners: readonly SecretsListenerOptions[];
   readonly log: Logger;
   /** Injected clock (tests). */
   readonly clock?: () => Date;
@@ -55,7 +66,8 @@ export async function startSecretsService(o: SecretsServiceOptions): Promise<Sec
     log: o.log,
   });
   try {
-    for (const l of o.listeners) listeners.push(await listen(l, http, o.log));
+    const open = withOpenMetrics(http, node);
+    for (const l of o.listeners) listeners.push(await listen(l, instrumentHttp(l.unauthenticatedMetricsAccess ? open : http, node.metrics), o.log));
   } catch (err) {
     await Promise.all(listeners.map((l) => l.close()));
     throw err;
@@ -71,5 +83,22 @@ export async function startSecretsService(o: SecretsServiceOptions): Promise<Sec
       await node.stopHa();
       await o.backend.close();
     },
+  };
+}
+
+/**
+ * `http` with `GET /v1/sys/metrics` answered before any token, seal or namespace check
+ * but the header's (Vault's `handleMetricsUnauthenticated`, behind its generic wrapper:
+ * `X-Secrets-Namespace` → 400 `operation unavailable in namespaces`).
+ */
+function withOpenMetrics(http: SecretsHttp, node: SecretsNode): HttpService {
+  return {
+    async handle(req: HttpRequest): Promise<HttpResponse> {
+      if (req.path !== '/v1/sys/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) return http.handle(req);
+      labelRoute(req, 'sys/metrics');
+      if (req.headers['x-secrets-namespace'] !== undefined) throw badRequest('operation unavailable in namespaces');
+      return metricsReply(node.metrics, req.query.get('format'), req.headers.accept);
+    },
+    renderError: (err) => http.renderError(err),
   };
 }

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { Operation, PathSpec } from '../../kernel/http/index.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { HttpResponse, Operation, PathSpec } from '../../kernel/http/index.js';
 import type { Backend } from '../../kernel/store/index.js';
 import type { MountEntry } from './mounts/table.js';
 import type { TokenEntry } from './token/store.js';
@@ -36,6 +37,8 @@ export interface SecretsRequest {
   readonly now: Date;
   /** The client's IP address as the socket reports it (CIDR-bound logins and tokens). */
   readonly remoteAddress: string;
+  /** The request's headers (a route reading one says so, e.g. `sys/metrics` and `Accept`). */
+  readonly headers: IncomingHttpHeaders;
 }
 
 /** The token-issuing block of a response (reference/secrets.md §1.3, §4.2). */
@@ -67,6 +70,8 @@ export interface SecretsResult {
   readonly topLevel?: boolean;
   /** A JSON body sent as it is, without the envelope (`sys/internal/specs/openapi`). */
   readonly raw?: unknown;
+  /** A whole reply sent as it is: status, headers and body (the reference's raw body: `sys/metrics`). */
+  readonly reply?: HttpResponse;
 }
 
 /** A route declaration of the secrets service. */

@@ -7,10 +7,11 @@ import { authPaths } from './auth.routes.js';
 import { capabilitiesPaths } from './capabilities.routes.js';
 import { corsPath } from './cors.routes.js';
 import { internalMountsPath } from './internal-mounts.routes.js';
+import { metricsPath } from './metrics.routes.js';
 import { mountsPaths } from './mounts.routes.js';
 import { namespacesPaths } from './namespaces.routes.js';
 import { openapiSpecPath } from './openapi.routes.js';
 import { policiesPaths } from './policies.routes.js';
 
 /** The system backend's route table (the seal's own paths are in `seal.routes.ts`: they work sealed). */
-export const sysPaths: readonly SecretsPath[] = [...mountsPaths, ...policiesPaths, ...capabilitiesPaths, ...authPaths, corsPath, ...namespacesPaths, internalMountsPath, openapiSpecPath];
+export const sysPaths: readonly SecretsPath[] = [...mountsPaths, ...policiesPaths, ...capabilitiesPaths, ...authPaths, corsPath, ...namespacesPaths, internalMountsPath, openapiSpecPath, metricsPath];

@@ -111,6 +111,11 @@ export class TokenStore {
 
   constructor(private readonly storage: Backend) {}
 
+  /** Tokens stored now (metrics), expired ones included until a lookup revokes them. */
+  async count(): Promise<number> {
+    return (await this.storage.list(ID)).length;
+  }
+
   /**
    * Creates a token; returns it with its entry. Errors (400): a caller-chosen id that
    * is already in use.

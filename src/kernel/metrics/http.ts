@@ -1,0 +1,98 @@
+/**
+ * Request metrics of a service's HTTP API (issue 14 item 7): every request counted and
+ * timed by method, route and status.
+ *
+ * The route label is the **pattern** of the route that served the request (`kv/data/:path+`,
+ * `acl/token/:id`), set by the service's dispatcher with {@link labelRoute} once it has
+ * matched; never the raw path, which holds names chosen by users (unbounded label values)
+ * and sometimes secrets (`?token=`, a token in a path). A request no route took is
+ * labelled {@link UNMATCHED_ROUTE}, one forwarded elsewhere before routing {@link FORWARDED_ROUTE}.
+ *
+ * Latency is measured from the dispatcher's start to its reply being ready (for a blocking
+ * query that includes its wait; for a streamed reply, until its headers).
+ *
+ * @module
+ */
+import { Counter, Histogram } from 'prom-client';
+import { CairnError } from '../http/errors.js';
+import type { HttpRequest, HttpResponse, HttpService } from '../http/server.js';
+import type { ServiceMetrics } from './service-metrics.js';
+
+/** Route label of a request that matched no route (unknown path, forwarded before routing, …). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** Route label of a request sent on to another server before routing (another datacenter or region, an active server). */
+export const FORWARDED_ROUTE = 'forwarded';
+
+/** Upper bounds of the latency buckets, in seconds: 1 ms to 10 s. */
+export const LATENCY_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Methods kept as they are; any other becomes `OTHER` (label values stay a closed set). */
+const METHODS = new Set(['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS', 'LIST']);
+
+const routes = new WeakMap<HttpRequest, string>();
+
+type RequestMetrics = { readonly requests: Counter<'method' | 'route' | 'status'>; readonly duration: Histogram<'method' | 'route' | 'status'> };
+/** The request metrics of each registry, made once however many listeners a service has. */
+const byRegistry = new WeakMap<ServiceMetrics, RequestMetrics>();
+
+function requestMetrics(metrics: ServiceMetrics): RequestMetrics {
+  let m = byRegistry.get(metrics);
+  if (m) return m;
+  const labelNames = ['method', 'route', 'status'] as const;
+  m = {
+    requests: new Counter({
+      name: 'cairn_http_requests_total',
+      help: 'HTTP requests served, by method, route pattern and status.',
+      labelNames,
+      registers: [metrics.registry],
+    }),
+    duration: new Histogram({
+      name: 'cairn_http_request_duration_seconds',
+      help: 'Time to handle an HTTP request until its reply is ready, in seconds, by method, route pattern and status.',
+      labelNames,
+      buckets: LATENCY_BUCKETS_S,
+      registers: [metrics.registry],
+    }),
+  };
+  byRegistry.set(metrics, m);
+  return m;
+}
+
+/**
+ * Records that `req` was served by the route `pattern` (a dispatcher calls it after
+ * matching; the last call wins). `pattern` must come from a route table, never from the request.
+ */
+export function labelRoute(req: HttpRequest, pattern: string): void {
+  routes.set(req, pattern);
+}
+
+/**
+ * Wraps `service` so each request it handles is counted in `cairn_http_requests_total`
+ * and timed in `cairn_http_request_duration_seconds` (labels `method`, `route`, `status`)
+ * of `metrics`. A thrown error counts with the status it renders to (a
+ * {@link CairnError}'s, else 500). Returns the wrapped service; `service` is unchanged.
+ * Several services (listeners) may be wrapped with one `metrics`: they share its counters.
+ */
+export function instrumentHttp(service: HttpService, metrics: ServiceMetrics): HttpService {
+  const { requests, duration } = requestMetrics(metrics);
+  const record = (req: HttpRequest, status: number, started: bigint) => {
+    const labels = { method: METHODS.has(req.method) ? req.method : 'OTHER', route: routes.get(req) ?? UNMATCHED_ROUTE, status: String(status) };
+    requests.inc(labels);
+    duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+  };
+  return {
+    async handle(req: HttpRequest): Promise<HttpResponse> {
+      const started = process.hrtime.bigint();
+      try {
+        const res = await service.handle(req);
+        record(req, res.status, started);
+        return res;
+      } catch (err) {
+        record(req, err instanceof CairnError ? err.status : 500, started);
+        throw err;
+      }
+    },
+    renderError: (err, req) => service.renderError(err, req),
+  };
+}
