@@ -17,6 +17,7 @@
  *   table          = "cairn_mesh_dc2"
  * }
  * advertise_addr = "10.0.1.5"            # what the other agents reach this one's HTTP API at
+ * limits { kv_max_value_size = 524288 }   # largest KV value, bytes
  * acl {
  *   enabled                  = true
  *   default_policy           = "deny"
@@ -46,6 +47,9 @@ import {
   type ConfigOf,
 } from '../../kernel/config/index.js';
 
+/** Largest KV value by default, in bytes: 512 KiB (the reference's `kv_max_value_size`). */
+export const DEFAULT_KV_MAX_VALUE_SIZE = 524_288;
+
 /** The declared schema (kernel/config/schema.ts). */
 export const meshAgentSchema = {
   data_dir: cfg.string({ required: true, doc: 'directory for the state database, its key and the bootstrap reset file' }),
@@ -62,11 +66,15 @@ export const meshAgentSchema = {
     { doc: 'several agents of one datacenter on one PostgreSQL table (one leader, the others follow); default: SQLite in data_dir' },
   ),
   advertise_addr: cfg.string({ doc: 'host the other agents sharing the storage reach this one\'s HTTP API at (with ports.http); default: the HTTP listen address' }),
+  limits: cfg.block({
+    kv_max_value_size: cfg.int({ default: DEFAULT_KV_MAX_VALUE_SIZE, min: 1, doc: 'largest value a KV write may store, in bytes (larger: 413)' }),
+  }),
   wan_addresses: cfg.raw({ doc: 'datacenter name → host:port of the HTTP API of one of its servers (stands for the reference\'s retry_join_wan gossip)' }),
   acl: cfg.block({
     enabled: cfg.bool({ default: false }),
     default_policy: cfg.string({ default: 'allow', enum: ['allow', 'deny'], doc: 'what a request no rule covers gets' }),
     enable_token_replication: cfg.bool({ default: false, doc: 'secondary datacenters: replicate global tokens too' }),
+    enable_key_list_policy: cfg.bool({ default: false, doc: 'KV reads with ?recurse or ?keys need key:list on the prefix (else only key:read per key, which filters)' }),
     tokens: cfg.block({
       initial_management: cfg.string({ doc: 'SecretID (UUID) of a management token made at start; uses up bootstrap' }),
       replication: cfg.string({ doc: 'secondary datacenters: the token replication reads the primary with' }),
@@ -94,6 +102,8 @@ export interface MeshAgentConfig {
   readonly advertiseHost?: string;
   /** Datacenter → `host:port` of a server's HTTP API there (`wan_addresses`). */
   readonly wanAddresses: Readonly<Record<string, string>>;
+  /** `limits.kv_max_value_size`: largest KV value in bytes; absent: {@link DEFAULT_KV_MAX_VALUE_SIZE}. */
+  readonly kvMaxValueSize?: number;
   readonly acl: {
     readonly enabled: boolean;
     readonly defaultPolicy: 'allow' | 'deny';
@@ -101,6 +111,8 @@ export interface MeshAgentConfig {
     readonly initialManagement?: string;
     readonly replicationToken?: string;
     readonly defaultToken?: string;
+    /** `enable_key_list_policy`: `?recurse` / `?keys` need `key:list` on the prefix. */
+    readonly enableKeyListPolicy?: boolean;
   };
 }
 
@@ -151,8 +163,10 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
     storage: raw.storage && agentPostgresStorage(raw.storage.body, env),
     advertiseHost: raw.advertise_addr,
     wanAddresses,
+    kvMaxValueSize: raw.limits?.kv_max_value_size ?? DEFAULT_KV_MAX_VALUE_SIZE,
     acl: {
       enabled: acl?.enabled ?? false,
+      enableKeyListPolicy: acl?.enable_key_list_policy ?? false,
       defaultPolicy: acl?.default_policy ?? 'allow',
       tokenReplication: acl?.enable_token_replication ?? false,
       initialManagement,

@@ -18,6 +18,9 @@ export const T = {
   authMethods: 'acl-auth-methods',
   meta: 'acl-meta',
   namespaces: 'namespaces',
+  /** KV entries and the tombstones of deleted keys (kv-store.ts). */
+  kv: 'kv',
+  kvTombstones: 'kv-tombstones',
 } as const;
 
 /** The namespace a stored object lives in: its `Namespace`, else `default`. */
@@ -130,4 +133,6 @@ export const MESH_TABLES: readonly TableSpec[] = [
   { name: T.authMethods },
   { name: T.meta },
   { name: T.namespaces },
+  { name: T.kv },
+  { name: T.kvTombstones },
 ];
