@@ -275,3 +275,55 @@ describe('KV store with ACLs off', () => {
     assert.equal(ns.text, 'Invalid query parameter: "ns" - Namespaces are a Consul Enterprise feature');
   });
 });
+
+describe('KV store with the enterprise switch', () => {
+  let a: TestAgent;
+  let root: string;
+  before(async () => {
+    a = await startAgent({}, { enterprise: true });
+    root = (await call(a.url, 'PUT', '/v1/acl/bootstrap')).json.SecretID;
+    assert.equal((await call(a.url, 'PUT', '/v1/namespace', { token: root, body: { Name: 'team' } })).status, 200);
+  });
+  after(() => a.stop());
+
+  it('each namespace has its own keys; entries show their Namespace', async () => {
+    await call(a.url, 'PUT', '/v1/kv/shared/k', { token: root, raw: 'default' });
+    await call(a.url, 'PUT', '/v1/kv/shared/k?ns=team', { token: root, raw: 'team' });
+    await call(a.url, 'PUT', '/v1/kv/shared/only-team', { token: root, raw: 't', headers: { 'X-Mesh-Namespace': 'team' } });
+    const [d] = (await call(a.url, 'GET', '/v1/kv/shared/k', { token: root })).json;
+    assert.equal(d.Namespace, 'default');
+    assert.deepEqual(Object.keys(d), ['LockIndex', 'Key', 'Flags', 'Value', 'Namespace', 'CreateIndex', 'ModifyIndex']);
+    assert.equal((await call(a.url, 'GET', '/v1/kv/shared/k?ns=team&raw', { token: root })).text, 'team');
+    assert.deepEqual((await call(a.url, 'GET', '/v1/kv/?keys', { token: root })).json, ['shared/k']);
+    assert.deepEqual((await call(a.url, 'GET', '/v1/kv/?keys&ns=team', { token: root })).json, ['shared/k', 'shared/only-team']);
+    assert.equal((await call(a.url, 'DELETE', '/v1/kv/?recurse&ns=team', { token: root })).json, true);
+    assert.equal((await call(a.url, 'GET', '/v1/kv/shared/k?raw', { token: root })).text, 'default', 'another namespace is untouched');
+    const unknown = await call(a.url, 'GET', '/v1/kv/shared/k?ns=nope', { token: root });
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.text, 'Namespace "nope" does not exist');
+  });
+});
+
+describe('KV tombstones', () => {
+  let a: TestAgent;
+  let clock = Date.now();
+  before(async () => {
+    a = await startAgent({ enabled: false }, {}, { now: () => clock, tombstoneReapIntervalMs: 50 });
+  });
+  after(() => a.stop());
+
+  it('a delete leaves a tombstone that the leader reaps after 15 minutes; the prefix index never goes back', async () => {
+    await call(a.url, 'PUT', '/v1/kv/t/a', { raw: '1' });
+    await call(a.url, 'PUT', '/v1/kv/t/b', { raw: '2' });
+    await call(a.url, 'DELETE', '/v1/kv/t/b');
+    const afterDelete = Number((await call(a.url, 'GET', '/v1/kv/t/?recurse')).headers.get('x-mesh-index'));
+    assert.equal(a.state.count('kv-tombstones'), 1);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(a.state.count('kv-tombstones'), 1, 'kept while young');
+    clock += 15 * 60_000 + 1000;
+    for (let i = 0; i < 100 && a.state.count('kv-tombstones') > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(a.state.count('kv-tombstones'), 0, 'reaped');
+    const afterReap = Number((await call(a.url, 'GET', '/v1/kv/t/?recurse')).headers.get('x-mesh-index'));
+    assert.ok(afterReap >= afterDelete, `index ${afterReap} did not go back from ${afterDelete}`);
+  });
+});

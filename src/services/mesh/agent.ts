@@ -14,7 +14,7 @@ import { ensureBuiltins, ensureInitialManagement, INITIAL_MANAGEMENT_DESCRIPTION
 import type { MeshAgentConfig } from './config.js';
 import type { MeshDeps } from './deps.js';
 import { MESH_FORWARD_STYLE, meshHttpService } from './http.js';
-import { KV, tombstoneExpiry, tombstoneId, type KvTombstone } from './kv-store.js';
+import { KV, recordReaped, tombstoneExpiry, tombstoneId, type KvTombstone } from './kv-store.js';
 import { Replicator } from './replication.js';
 import { withNamespaceGuard } from './namespace.js';
 import { AclResolver } from './resolve.js';
@@ -123,7 +123,16 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       intervalMs: options.tokenReapIntervalMs,
     });
     // KV tombstones (kv-store.ts) go after the reference's tombstone TTL.
-    const tombstones = new ExpiryReaper<KvTombstone>({ state, table: KV.tombstones, idOf: tombstoneId, expiresAt: tombstoneExpiry, now, log, intervalMs: options.tombstoneReapIntervalMs });
+    const tombstones = new ExpiryReaper<KvTombstone>({
+      state,
+      table: KV.tombstones,
+      idOf: tombstoneId,
+      expiresAt: tombstoneExpiry,
+      onDelete: recordReaped,
+      now,
+      log,
+      intervalMs: options.tombstoneReapIntervalMs,
+    });
     /** What only the leader does (every agent, when the state is not shared): the built-in objects, replication, token and tombstone reaping. */
     const lead = async () => {
       await bootstrapState(state, config, options, now, log, primary);

@@ -6,11 +6,13 @@
  *   LockIndex, Session?, Namespace?}`, in key order;
  * - table `kv-tombstones`: one per deleted key, its `ModifyIndex` the delete's index (the
  *   reference's graveyard), so the index of a prefix moves when a key under it goes and a
- *   blocking query on the prefix wakes; reaped by the leader after {@link TOMBSTONE_TTL_MS}, after
- *   which a prefix's index falls back to the tables' index, which never goes down;
+ *   blocking query on the prefix wakes; reaped by the leader after {@link TOMBSTONE_TTL_MS};
+ * - table `kv-meta`: `graveyard` → `{ReapedIndex}`, the index of the newest tombstone
+ *   reaped, below which no prefix's index falls (without it a prefix whose tombstone went
+ *   would report the older index of its remaining keys: the index would go back);
  * - indexes: a key's is its `ModifyIndex`, else the tables' index; a prefix's is the
- *   highest `ModifyIndex` of its keys and tombstones, else the tables' index (the
- *   reference's `kvsGetTxn` / `kvsListTxn`).
+ *   highest `ModifyIndex` of its keys and tombstones (and the reaped watermark), else the
+ *   tables' index (the reference's `kvsGetTxn` / `kvsListTxn`).
  *
  * Keys of the `default` namespace are stored under their own name; keys of another one
  * (enterprise switch) under `\0<ns>\0<key>`: keys never hold NUL (routes/kv.ts refuses
@@ -23,7 +25,14 @@ import { DEFAULT_NAMESPACE } from './namespace.js';
 import { nsField, nsOf, T } from './state.js';
 
 /** The KV tables (declared in state.ts). */
-export const KV = { entries: T.kv, tombstones: T.kvTombstones } as const;
+export const KV = { entries: T.kv, tombstones: T.kvTombstones, meta: T.kvMeta } as const;
+
+/** The `kv-meta` document keeping the reaped watermark. */
+interface GraveyardDoc {
+  /** The highest `ModifyIndex` of a reaped tombstone. */
+  readonly ReapedIndex: number;
+}
+const GRAVEYARD = 'graveyard';
 
 /** A stored key. */
 export interface KvDoc {
@@ -90,7 +99,7 @@ export function keyIndex(state: StateStore, ns: string, key: string): number {
  */
 export function prefixIndex(state: StateStore, ns: string, prefix: string): number {
   if (prefix === '') return kvTablesIndex(state);
-  let highest = 0;
+  let highest = state.get<GraveyardDoc>(KV.meta, GRAVEYARD)?.ReapedIndex ?? 0;
   for (const table of [KV.entries, KV.tombstones]) {
     for (const doc of under<{ Key: string }>(state, table, ns, prefix)) highest = Math.max(highest, doc.ModifyIndex);
   }
@@ -175,6 +184,12 @@ export function deleteKvTree(tx: Txn, ns: string, prefix: string, nowMs: number)
     .map((d) => d.Key);
   for (const key of keys) deleteKv(tx, ns, key, nowMs);
   return keys.length;
+}
+
+/** Raises the reaped watermark to tombstone `t`'s index (the reaper's `onDelete`, in its transaction). */
+export function recordReaped(tx: Txn, t: KvTombstone & Indexed): void {
+  const floor = tx.get<GraveyardDoc>(KV.meta, GRAVEYARD)?.ReapedIndex ?? 0;
+  if (t.ModifyIndex > floor) tx.put<GraveyardDoc>(KV.meta, GRAVEYARD, { ReapedIndex: t.ModifyIndex });
 }
 
 /** When tombstone `t` may be reaped, epoch ms (for the leader's `ExpiryReaper`, agent.ts). */

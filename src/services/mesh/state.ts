@@ -18,9 +18,10 @@ export const T = {
   authMethods: 'acl-auth-methods',
   meta: 'acl-meta',
   namespaces: 'namespaces',
-  /** KV entries and the tombstones of deleted keys (kv-store.ts). */
+  /** KV entries, the tombstones of deleted keys, and the index of the newest tombstone reaped (kv-store.ts). */
   kv: 'kv',
   kvTombstones: 'kv-tombstones',
+  kvMeta: 'kv-meta',
 } as const;
 
 /** The namespace a stored object lives in: its `Namespace`, else `default`. */
@@ -135,4 +136,5 @@ export const MESH_TABLES: readonly TableSpec[] = [
   { name: T.namespaces },
   { name: T.kv },
   { name: T.kvTombstones },
+  { name: T.kvMeta },
 ];
