@@ -9,7 +9,11 @@
  * - JSON replies, compact unless `?pretty` (4-space indent plus a newline);
  * - blocking queries: `?index=N` on a route that declares `blocking` tables waits until one
  *   of them passes N or `?wait` (a Go duration, capped by the service) plus a random jitter
- *   of up to wait/16 ends (reference/mesh.md §0.7, reference/sched.md §1.5);
+ *   of up to wait/16 ends (reference/mesh.md §0.7, reference/sched.md §1.5); a route with a
+ *   finer index of its own (`resultIndex`: one KV key or prefix) waits again while that
+ *   one has not passed N;
+ * - `rawTail` routes take the rest of the path as it is (KV keys), and `raw` replies send
+ *   bytes instead of JSON;
  * - optionally its OpenAPI document, generated from the route table (`openapi`);
  * - a request naming another datacenter / region in the service's forwarding query
  *   parameter (`dc`, `region`) goes to a server there; none known → 500 with the service's text;
