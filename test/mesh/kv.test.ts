@@ -267,6 +267,13 @@ describe('KV store with ACLs off', () => {
   });
   after(() => a.stop());
 
+  it('?dc naming an unknown datacenter: 500 No path to datacenter, nothing stored', async () => {
+    const r = await call(a.url, 'PUT', '/v1/kv/elsewhere?dc=dc9', { raw: 'v' });
+    assert.equal(r.status, 500);
+    assert.equal(r.text, 'No path to datacenter');
+    assert.equal((await call(a.url, 'GET', '/v1/kv/elsewhere?dc=dc1')).status, 404, 'this datacenter is served here');
+  });
+
   it('every request may read and write; ?ns is refused without the enterprise switch', async () => {
     assert.equal((await call(a.url, 'PUT', '/v1/kv/open', { raw: 'v' })).json, true);
     assert.equal((await call(a.url, 'GET', '/v1/kv/open?raw')).text, 'v');
