@@ -42,13 +42,14 @@ import { approleLogin } from './approle.js';
 import { gatewayHealth } from './gateway.js';
 import { bareGet, kvRead, kvReadPg, kvWrite, kvWritePg, secretData } from './kv.js';
 import { meshJwtLogin, meshTokenRead } from './mesh.js';
+import { meshKvCas, meshKvRead } from './mesh-kv.js';
 import { fmtInt, fmtMs, log, ONE_OFFS } from './oneoffs.js';
 import { kvReadPolicy } from './policy.js';
 import { schedAuthMethodRead } from './sched.js';
 import { startServer, type BenchServer, type ServerKind } from './servers.js';
 
 /** Every scenario, in table order. */
-const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvReadPolicy, kvWrite, kvReadPg, kvWritePg, approleLogin, gatewayHealth, meshTokenRead, meshJwtLogin, schedAuthMethodRead];
+const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvReadPolicy, kvWrite, kvReadPg, kvWritePg, approleLogin, gatewayHealth, meshTokenRead, meshJwtLogin, meshKvRead, meshKvCas, schedAuthMethodRead];
 
 /** Names of the measurements outside the interleaved rounds (bench/oneoffs.ts), run after them; selectable with `--only`. */
 const ONE_OFF_NAMES = ONE_OFFS.map((o) => o.name);

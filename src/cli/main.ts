@@ -19,6 +19,7 @@ import { addGatewayClientCommands } from './commands/gateway.js';
 import { addGatewayServerCommand } from './commands/gateway-server.js';
 import { addKvCommands } from './commands/kv.js';
 import { addMeshAgentCommand } from './commands/mesh-agent.js';
+import { addMeshKvCommands } from './commands/mesh-kv.js';
 import { addReadWriteCommands } from './commands/read-write.js';
 import { addSchedCommands } from './commands/sched.js';
 import { addSchedAgentCommand } from './commands/sched-agent.js';
@@ -44,6 +45,7 @@ export function buildProgram(app: App): Command {
   addGatewayServerCommand(app, program);
   addGatewayClientCommands(app, program);
   addMeshAgentCommand(app, program);
+  addMeshKvCommands(app, program);
   addAclCommands(app, program);
   addSchedAgentCommand(app, program);
   addSchedCommands(app, program);

@@ -60,6 +60,10 @@ export interface HttpJsonRequest {
   readonly token?: string;
   /** Sent as JSON when defined. */
   readonly body?: unknown;
+  /** Sent as it is (`application/octet-stream`) when defined, instead of `body` (the discovery service's KV values). */
+  readonly rawBody?: Buffer | string;
+  /** True: a 404 resolves with an undefined body and its index instead of rejecting (a missing KV key). */
+  readonly allowNotFound?: boolean;
   /** Extra time the request may take on top of the target's limit, in ms (blocking queries). */
   readonly extraTimeoutMs?: number;
   /** More request headers (lower-case names), e.g. the scheduler's `x-sched-csi-secrets`. */
@@ -144,8 +148,12 @@ export async function requestJson<T>(target: HttpJsonTarget, req: HttpJsonReques
   try {
     const res = await request(apiUrl(target.address, path, req.query), {
       method,
-      headers: { ...jsonHeaders(target.tokenHeader, req.token, req.body !== undefined), ...req.headers },
-      body: req.body === undefined ? undefined : JSON.stringify(req.body),
+      headers: {
+        ...jsonHeaders(target.tokenHeader, req.token, req.body !== undefined && req.rawBody === undefined),
+        ...(req.rawBody !== undefined && { 'content-type': 'application/octet-stream' }),
+        ...req.headers,
+      },
+      body: req.rawBody ?? (req.body === undefined ? undefined : JSON.stringify(req.body)),
       dispatcher: target.dispatcher,
       signal: AbortSignal.timeout((target.timeoutMs ?? DEFAULT_TIMEOUT_MS) + (req.extraTimeoutMs ?? 0)),
     });
@@ -155,7 +163,8 @@ export async function requestJson<T>(target: HttpJsonTarget, req: HttpJsonReques
   } catch (err) {
     throw unreachable(target, err);
   }
-  if (status >= 400) throw apiErrorOf(target, status, text, { method, path });
+  if (status === 404 && req.allowNotFound) text = '';
+  else if (status >= 400) throw apiErrorOf(target, status, text, { method, path });
   let body: T;
   try {
     body = (text === '' ? undefined : JSON.parse(text)) as T;

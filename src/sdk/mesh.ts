@@ -1,6 +1,6 @@
 /**
  * Client for the discovery service's ACL API (reference: Consul's `/v1/acl/*` HTTP API,
- * reference/mesh.md). Depends only on `undici` and Node built-ins.
+ * reference/mesh.md) and its key/value store (`/v1/kv/*`, mesh-kv.ts). Depends only on `undici` and Node built-ins.
  *
  * ```ts
  * const mesh = MeshClient.fromEnv(process.env);          // MESH_HTTP_ADDR, MESH_HTTP_TOKEN, …
@@ -20,10 +20,12 @@ import { readFileSync } from 'node:fs';
 import { Agent } from 'undici';
 import { HttpJsonApiError, type HttpJsonTarget, normalizeServiceAddress, requestJson, searchParams, withOverrides } from './http-json.js';
 import { MeshAuthMethods, MeshBindingRules, MeshPolicies, MeshRoles, MeshTokens } from './mesh-acl.js';
+import { MeshKv } from './mesh-kv.js';
 import type { MeshBootstrapToken, MeshLoginInput, MeshReplicationStatus, MeshToken } from './mesh-types.js';
 
 export * from './mesh-types.js';
 export { MeshAuthMethods, MeshBindingRules, MeshPolicies, MeshRoles, MeshTokens } from './mesh-acl.js';
+export * from './mesh-kv.js';
 
 /** Address used when neither the options nor `MESH_HTTP_ADDR` name one. */
 export const DEFAULT_MESH_ADDRESS = 'http://127.0.0.1:8500';
@@ -67,12 +69,17 @@ export interface MeshCallOptions {
   readonly token?: string;
   /** Extra time the call may take (blocking queries). */
   readonly extraTimeoutMs?: number;
+  /** A body sent as it is instead of JSON (KV values). */
+  readonly rawBody?: Buffer | string;
+  /** True: a 404 resolves with an undefined body and its index (a missing KV key). */
+  readonly allowNotFound?: boolean;
 }
 
-/** A JSON reply and its `X-Mesh-Index` (0 when absent). */
+/** A JSON reply, its `X-Mesh-Index` (0 when absent) and its headers by lower-case name. */
 export interface MeshReplyOf<T> {
   readonly body: T;
   readonly index: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
 /** What the resource groups call to reach the service (see {@link MeshClient.call}). */
@@ -98,6 +105,8 @@ export class MeshClient {
   readonly authMethods: MeshAuthMethods;
   /** `/v1/acl/binding-rule…`. */
   readonly bindingRules: MeshBindingRules;
+  /** `/v1/kv/…`: the key/value store. */
+  readonly kv: MeshKv;
   /** The normalised `http(s)://host:port`. */
   readonly address: string;
   private readonly dispatcher: Agent;
@@ -123,6 +132,7 @@ export class MeshClient {
     this.roles = new MeshRoles(call);
     this.authMethods = new MeshAuthMethods(call);
     this.bindingRules = new MeshBindingRules(call);
+    this.kv = new MeshKv(call);
   }
 
   /**
@@ -198,6 +208,15 @@ export class MeshClient {
    */
   async call<T>(method: 'GET' | 'PUT' | 'POST' | 'DELETE', path: string, o: MeshCallOptions = {}): Promise<MeshReplyOf<T>> {
     const query = searchParams({ ns: this.options.namespace, dc: this.options.datacenter }, o.query ?? {}, { dropEmpty: true });
-    return requestJson<T>(this.target, { method, path, query, token: o.token ?? this.options.token, body: o.body, extraTimeoutMs: o.extraTimeoutMs });
+    return requestJson<T>(this.target, {
+      method,
+      path,
+      query,
+      token: o.token ?? this.options.token,
+      body: o.body,
+      rawBody: o.rawBody,
+      allowNotFound: o.allowNotFound,
+      extraTimeoutMs: o.extraTimeoutMs,
+    });
   }
 }

@@ -17,7 +17,7 @@ export interface TestAgent extends MeshAgent {
 export async function startAgent(
   acl: Partial<MeshAgentConfig['acl']> = {},
   over: Partial<MeshAgentConfig> = {},
-  agentOptions: { replicationWaitMs?: number; replicationBackoffMs?: number; now?: () => number; tokenReapIntervalMs?: number } = {},
+  agentOptions: { replicationWaitMs?: number; replicationBackoffMs?: number; now?: () => number; tokenReapIntervalMs?: number; tombstoneReapIntervalMs?: number } = {},
 ): Promise<TestAgent> {
   const dir = testDataDir(over.dataDir, 'cairn-mesh-');
   const config: MeshAgentConfig = {

@@ -9,7 +9,11 @@
  * - JSON replies, compact unless `?pretty` (4-space indent plus a newline);
  * - blocking queries: `?index=N` on a route that declares `blocking` tables waits until one
  *   of them passes N or `?wait` (a Go duration, capped by the service) plus a random jitter
- *   of up to wait/16 ends (reference/mesh.md §0.7, reference/sched.md §1.5);
+ *   of up to wait/16 ends (reference/mesh.md §0.7, reference/sched.md §1.5); a route with a
+ *   finer index of its own (`resultIndex`: one KV key or prefix) waits again while that
+ *   one has not passed N;
+ * - `rawTail` routes take the rest of the path as it is (KV keys), and `raw` replies send
+ *   bytes instead of JSON;
  * - optionally its OpenAPI document, generated from the route table (`openapi`);
  * - a request naming another datacenter / region in the service's forwarding query
  *   parameter (`dc`, `region`) goes to a server there; none known → 500 with the service's text;
@@ -30,7 +34,7 @@ import { goDurationMs } from '../util/go-duration.js';
 import { badRequest, CairnError } from './errors.js';
 import { forwardRequest, sendToLeader, type ForwardStyle } from './forward.js';
 import { serviceOpenapiDocument, type OpenApiInfo } from './openapi.js';
-import { RouteTable, type Operation, type PathSpec } from './route.js';
+import { RouteTable, type CompiledPath, type Operation, type PathSpec, type RouteMatch } from './route.js';
 import type { HttpRequest, HttpResponse, HttpService } from './server.js';
 
 /** HTTP methods a route may declare. */
@@ -67,8 +71,12 @@ export interface ApiReply {
   readonly stream?: HttpResponse['stream'];
   /** True: no body at all (no `Content-Type`), e.g. the scheduler's DELETE replies. */
   readonly empty?: boolean;
-  /** A body sent as it is with its own `Content-Type` instead of JSON from `body` (metrics in Prometheus text). */
-  readonly raw?: { readonly contentType: string; readonly body: string };
+  /**
+   * A body sent as it is instead of JSON from `body`: bytes or text, with its own
+   * `Content-Type` when `contentType` is set, else the one in `headers` (metrics in
+   * Prometheus text; the discovery service's `?raw` KV reads).
+   */
+  readonly raw?: { readonly contentType?: string; readonly body: string | Buffer };
 }
 
 /** One route: its pattern (kernel route syntax), its methods and the tables a blocking GET waits on. */
@@ -78,6 +86,19 @@ export interface ApiRoute<D> {
   readonly methods: Partial<Readonly<Record<ApiMethod, (ctx: ApiContext<D>) => Promise<ApiReply>>>>;
   /** Tables whose index a blocking `GET` (`?index=`) waits on. */
   readonly blocking?: readonly string[];
+  /**
+   * The index the read would report now, when it is finer than the `blocking` tables' (one
+   * key, one prefix: reference/mesh.md §0.7, whose blocking loop runs the query again until
+   * its own index passes `?index`). A blocking `GET` then waits on the tables again, within
+   * the same `?wait`, while this has not passed `?index`. Absent: the tables' index decides.
+   */
+  readonly resultIndex?: (ctx: ApiContext<D>) => number;
+  /**
+   * True: the pattern's last parameter (`:name*`) takes the rest of the path as it is, `/`
+   * and `.` at its end included, and `''` for the bare prefix (the discovery service's KV
+   * keys are free-form; the usual capture rules are for resource names).
+   */
+  readonly rawTail?: boolean;
 }
 
 /** A plain-text reply of the conventions (unknown path, undeclared method). */
@@ -176,6 +197,8 @@ export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
   // Built once: the table is static.
   if (options.openapi) document = serviceOpenapiDocument(options.openapi.info, [{ prefix: '/', paths: table.paths }], 'http');
   const blockingOf = new Map(routes.map((r) => [r.pattern, r.blocking]));
+  const resultIndexOf = new Map(routes.map((r) => [r.pattern, r.resultIndex]));
+  const tails = routes.filter((r) => r.rawTail).map((r) => rawTailOf(r.pattern, table.paths.find((p) => p.spec.pattern === r.pattern)!));
   const allowOf = new Map(routes.map((r) => [r.pattern, Object.keys(r.methods)]));
   const random = options.random ?? Math.random;
   const common = () => conv.commonHeaders?.() ?? {};
@@ -196,7 +219,7 @@ export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
         return forwarded;
       }
       const rel = req.path.startsWith('/v1/') ? req.path.slice(4).replace(/\/$/, '') : undefined;
-      const match = rel === undefined ? undefined : table.match(rel);
+      const match = matchRawTail(tails, req.path) ?? (rel === undefined ? undefined : table.match(rel));
       if (!match) return text(conv.notFound());
       labelRoute(req, match.path.spec.pattern);
       const allow = allowOf.get(match.path.spec.pattern)!;
@@ -212,6 +235,15 @@ export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
         if (method !== 'GET') return forwardToLeader(req, leadership, conv.tokenOf(req), options.forwardStyle);
         if (consistency !== 'stale') await leadership.readBarrier();
       }
+      const ctx: ApiContext<D> = {
+        req,
+        params: match.params,
+        query: q,
+        secret: conv.tokenOf(req),
+        consistency,
+        deps: options.deps,
+        body: <T>(kind?: string) => parseBody<T>(req.body, kind, conv),
+      };
       const blocking = method === 'GET' ? blockingOf.get(match.path.spec.pattern) : undefined;
       if (blocking && q.has('index')) {
         const raw = q.get('index')!;
@@ -224,17 +256,8 @@ export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
           if (w > 0) waitMs = w;
         }
         waitMs = Math.min(waitMs, conv.wait.maxMs);
-        if (after > 0) await options.state.watch(blocking, after, waitMs + random() * (waitMs / 16), options.shutdown);
+        if (after > 0) await blockUntil(options.state, blocking, after, waitMs + random() * (waitMs / 16), resultIndexOf.get(match.path.spec.pattern), ctx, options.shutdown);
       }
-      const ctx: ApiContext<D> = {
-        req,
-        params: match.params,
-        query: q,
-        secret: conv.tokenOf(req),
-        consistency,
-        deps: options.deps,
-        body: <T>(kind?: string) => parseBody<T>(req.body, kind, conv),
-      };
       const reply = (await op.handle(ctx))!;
       if (reply.forwarded) return reply.forwarded;
       const headers: Record<string, string> = { ...common() };
@@ -245,7 +268,10 @@ export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
       Object.assign(headers, reply.headers);
       if (reply.stream) return { status: reply.status ?? 200, headers, stream: reply.stream };
       if (reply.empty) return { status: reply.status ?? 200, headers };
-      if (reply.raw) return { status: reply.status ?? 200, headers: { ...headers, 'Content-Type': reply.raw.contentType }, body: reply.raw.body };
+      if (reply.raw) {
+        const typed = reply.raw.contentType ? { ...headers, 'Content-Type': reply.raw.contentType } : headers;
+        return { status: reply.status ?? 200, headers: typed, body: reply.raw.body };
+      }
       headers['Content-Type'] = 'application/json';
       const body = conv.pretty(q) ? `${JSON.stringify(reply.body, null, 4)}\n` : JSON.stringify(reply.body);
       return { status: reply.status ?? 200, headers, body };
@@ -274,6 +300,51 @@ export async function forwardToLeader(req: HttpRequest, leadership: Leadership, 
   } catch {
     throw new CairnError('internal', NO_CLUSTER_LEADER);
   }
+}
+
+/**
+ * Waits (at most `timeoutMs`) until `tables` pass `after`, then, with `resultIndex`, again
+ * within the same deadline while the read's own index has not passed `after` (a change
+ * elsewhere in the tables woke it). Returns early when `signal` aborts.
+ */
+async function blockUntil<D>(
+  state: StateStore,
+  tables: readonly string[],
+  after: number,
+  timeoutMs: number,
+  resultIndex: ((ctx: ApiContext<D>) => number) | undefined,
+  ctx: ApiContext<D>,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let seen = after;
+  for (;;) {
+    if (resultIndex && resultIndex(ctx) > after) return;
+    seen = await state.watch(tables, seen, deadline - Date.now(), signal);
+    if (!resultIndex || signal?.aborted || Date.now() >= deadline) return;
+  }
+}
+
+/** A `rawTail` route: the path prefix its tail follows (`/v1/kv`) and its parameter's name. */
+interface RawTail<C, R> {
+  readonly base: string;
+  readonly name: string;
+  readonly path: CompiledPath<C, R>;
+}
+
+function rawTailOf<C, R>(pattern: string, path: CompiledPath<C, R>): RawTail<C, R> {
+  const m = /^(.*)\/:([A-Za-z_][A-Za-z0-9_]*)\*$/.exec(pattern);
+  if (!m) throw new Error(`route pattern "${pattern}": a rawTail route must end in "/:name*"`);
+  return { base: `/v1/${m[1]}`, name: m[2]!, path };
+}
+
+/** The match of the first `rawTail` route `path` falls under, the rest of the path as its parameter. */
+function matchRawTail<C, R>(tails: readonly RawTail<C, R>[], path: string): RouteMatch<C, R> | undefined {
+  for (const t of tails) {
+    if (path === t.base) return { path: t.path, params: { [t.name]: '' } };
+    if (path.startsWith(`${t.base}/`)) return { path: t.path, params: { [t.name]: path.slice(t.base.length + 1) } };
+  }
+  return undefined;
 }
 
 function parseBody<T>(body: Buffer, kind: string | undefined, conv: ApiConventions): T | undefined {

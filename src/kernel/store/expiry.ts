@@ -12,7 +12,7 @@
  * @module
  */
 import type { Logger } from '../log/logger.js';
-import type { StateStore } from './state.js';
+import type { Indexed, StateStore, Txn } from './state.js';
 
 /** Options of {@link ExpiryReaper}. */
 export interface ExpiryReaperOptions<T> {
@@ -31,6 +31,8 @@ export interface ExpiryReaperOptions<T> {
   readonly graceMs?: number;
   /** Most documents deleted per transaction; default 1000. */
   readonly batch?: number;
+  /** Called inside the deleting transaction for each document it deletes (e.g. to keep a watermark of what went). */
+  readonly onDelete?: (tx: Txn, doc: T & Indexed) => void;
 }
 
 /** See the module doc. */
@@ -83,7 +85,9 @@ export class ExpiryReaper<T> {
         let n = 0;
         for (const id of ids) {
           const doc = tx.get<T>(table, id);
-          if (doc && due(doc) && tx.delete(table, id)) n++;
+          if (!doc || !due(doc) || !tx.delete(table, id)) continue;
+          this.o.onDelete?.(tx, doc);
+          n++;
         }
         return n;
       });

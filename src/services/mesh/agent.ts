@@ -17,11 +17,13 @@ import type { MeshAgentConfig } from './config.js';
 import type { MeshDeps } from './deps.js';
 import { MESH_FORWARD_STYLE, meshHttpService } from './http.js';
 import { meshMetrics } from './metrics.js';
+import { KV, recordReaped, tombstoneExpiry, tombstoneId, type KvTombstone } from './kv-store.js';
 import { Replicator } from './replication.js';
 import { withNamespaceGuard } from './namespace.js';
 import { AclResolver } from './resolve.js';
 import { authMethodRoutes } from './routes/auth-methods.js';
 import { bindingRuleRoutes } from './routes/binding-rules.js';
+import { kvRoutes } from './routes/kv.js';
 import { loginRoutes } from './routes/login.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { ensureDefaultNamespace, namespaceRoutes } from './routes/namespaces.js';
@@ -33,7 +35,7 @@ import { tokenRoutes } from './routes/tokens.js';
 import { MESH_TABLES, T, type TokenDoc } from './state.js';
 
 /** Every route of the discovery service. */
-export const MESH_ROUTES = [...systemRoutes, ...tokenRoutes, ...policyRoutes, ...roleRoutes, ...authMethodRoutes, ...bindingRuleRoutes, ...loginRoutes, ...metricsRoutes];
+export const MESH_ROUTES = [...systemRoutes, ...tokenRoutes, ...policyRoutes, ...roleRoutes, ...authMethodRoutes, ...bindingRuleRoutes, ...loginRoutes, ...metricsRoutes, ...kvRoutes];
 /** Routes of the enterprise switch (`enterprise = true`: OIDC, namespaces); without it they answer 404 like any unknown path. */
 export const MESH_ENTERPRISE_ROUTES = [...oidcRoutes, ...namespaceRoutes];
 
@@ -54,6 +56,8 @@ export interface MeshAgentOptions {
   readonly replicationBackoffMs?: number;
   /** Pause between rounds deleting expired tokens, in ms (tests shorten it); default 60 s. */
   readonly tokenReapIntervalMs?: number;
+  /** Pause between rounds deleting old KV tombstones, in ms (tests shorten it); default 60 s. */
+  readonly tombstoneReapIntervalMs?: number;
 }
 
 /** A running agent. */
@@ -124,16 +128,29 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       log,
       intervalMs: options.tokenReapIntervalMs,
     });
-    /** What only the leader does (every agent, when the state is not shared): the built-in objects, replication, token reaping. */
+    // KV tombstones (kv-store.ts) go after the reference's tombstone TTL.
+    const tombstones = new ExpiryReaper<KvTombstone>({
+      state,
+      table: KV.tombstones,
+      idOf: tombstoneId,
+      expiresAt: tombstoneExpiry,
+      onDelete: recordReaped,
+      now,
+      log,
+      intervalMs: options.tombstoneReapIntervalMs,
+    });
+    /** What only the leader does (every agent, when the state is not shared): the built-in objects, replication, token and tombstone reaping. */
     const lead = async () => {
       await bootstrapState(state, config, options, now, log, primary);
       replicator?.start();
       reaper.start();
+      tombstones.start();
     };
     /** Stops the leader-only work (stepping down, or stopping). */
     const follow = async () => {
       await replicator?.close();
       await reaper.stop();
+      await tombstones.stop();
     };
     if (!shared) await lead();
     const stopping = new AbortController();

@@ -12,6 +12,7 @@
  * limits {                             # HTTP connection limits (docs/deploy.md "Connection limits")
  *   http_max_conns_per_client = 200     # Consul's key and default
  *   http_read_header_timeout  = "5s"
+ *   kv_max_value_size         = 524288  # largest KV value, bytes
  * }
  * wan_addresses {                        # HTTP API of a server in each other datacenter
  *   dc1 = "10.0.0.10:8500"
@@ -59,6 +60,9 @@ import type { ConnectionLimits } from '../../kernel/http/index.js';
 /** `limits.http_max_conns_per_client` when the file does not set it: Consul's default. */
 export const HTTP_MAX_CONNS_PER_CLIENT = 200;
 
+/** Largest KV value by default, in bytes: 512 KiB (the reference's `kv_max_value_size`). */
+export const DEFAULT_KV_MAX_VALUE_SIZE = 524_288;
+
 /** The declared schema (kernel/config/schema.ts). */
 export const meshAgentSchema = {
   data_dir: cfg.string({ required: true, doc: 'directory for the state database, its key and the bootstrap reset file' }),
@@ -77,7 +81,13 @@ export const meshAgentSchema = {
   log_level: cfg.string({ default: 'info', enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true }),
   addresses: cfg.block({ http: cfg.string({ default: '127.0.0.1', doc: 'HTTP listen host' }) }),
   ports: cfg.block({ http: cfg.int({ default: 8500, min: 0, max: 65535, doc: 'HTTP listen port; 0 picks a free one' }) }),
-  limits: cfg.block(limitsBlockKeys(HTTP_MAX_CONNS_PER_CLIENT), { doc: 'connection limits of the HTTP listener: timeouts, total and per-client caps' }),
+  limits: cfg.block(
+    {
+      ...limitsBlockKeys(HTTP_MAX_CONNS_PER_CLIENT),
+      kv_max_value_size: cfg.int({ default: DEFAULT_KV_MAX_VALUE_SIZE, min: 1, doc: 'largest value a KV write may store, in bytes (larger: 413)' }),
+    },
+    { doc: 'connection limits of the HTTP listener (timeouts, total and per-client caps) and the largest KV value' },
+  ),
   storage: cfg.variants(
     { postgresql: agentPostgresKeys('cairn_mesh') },
     { doc: 'several agents of one datacenter on one PostgreSQL table (one leader, the others follow); default: SQLite in data_dir' },
@@ -89,6 +99,7 @@ export const meshAgentSchema = {
     enabled: cfg.bool({ default: false }),
     default_policy: cfg.string({ default: 'allow', enum: ['allow', 'deny'], doc: 'what a request no rule covers gets' }),
     enable_token_replication: cfg.bool({ default: false, doc: 'secondary datacenters: replicate global tokens too' }),
+    enable_key_list_policy: cfg.bool({ default: false, doc: 'KV reads with ?recurse or ?keys need key:list on the prefix (else only key:read per key, which filters)' }),
     tokens: cfg.block({
       initial_management: cfg.string({ doc: 'SecretID (UUID) of a management token made at start; uses up bootstrap' }),
       replication: cfg.string({ doc: 'secondary datacenters: the token replication reads the primary with' }),
@@ -124,6 +135,8 @@ export interface MeshAgentConfig {
   readonly advertiseHost?: string;
   /** Datacenter → `host:port` of a server's HTTP API there (`wan_addresses`). */
   readonly wanAddresses: Readonly<Record<string, string>>;
+  /** `limits.kv_max_value_size`: largest KV value in bytes; absent: {@link DEFAULT_KV_MAX_VALUE_SIZE}. */
+  readonly kvMaxValueSize?: number;
   readonly acl: {
     readonly enabled: boolean;
     readonly defaultPolicy: 'allow' | 'deny';
@@ -131,6 +144,8 @@ export interface MeshAgentConfig {
     readonly initialManagement?: string;
     readonly replicationToken?: string;
     readonly defaultToken?: string;
+    /** `enable_key_list_policy`: `?recurse` / `?keys` need `key:list` on the prefix. */
+    readonly enableKeyListPolicy?: boolean;
   };
 }
 
@@ -183,8 +198,10 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
     stateKey: agentStateKey(raw.encrypt, raw.$at, 'encrypt', env),
     advertiseHost: raw.advertise_addr,
     wanAddresses,
+    kvMaxValueSize: raw.limits?.kv_max_value_size ?? DEFAULT_KV_MAX_VALUE_SIZE,
     acl: {
       enabled: acl?.enabled ?? false,
+      enableKeyListPolicy: acl?.enable_key_list_policy ?? false,
       defaultPolicy: acl?.default_policy ?? 'allow',
       tokenReplication: acl?.enable_token_replication ?? false,
       initialManagement,

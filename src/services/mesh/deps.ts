@@ -7,7 +7,7 @@
 import { CairnError, type HttpRequest, type HttpResponse } from '../../kernel/http/index.js';
 import type { ServiceMetrics } from '../../kernel/metrics/index.js';
 import type { Leadership, StateStore } from '../../kernel/store/index.js';
-import type { Access, Resource } from './acl/index.js';
+import { Authorizer, type Access, type Resource } from './acl/index.js';
 import type { MeshAgentConfig } from './config.js';
 import { aclDisabled, type MeshContext, type MeshReply } from './http.js';
 import type { Replicator } from './replication.js';
@@ -45,6 +45,16 @@ export function callerOf(ctx: Ctx, resource?: Resource, access?: Access): Identi
   const who = ctx.deps.acl.resolve(ctx.secret);
   if (resource && access) ctx.deps.acl.require(who, resource, access);
   return who;
+}
+
+/**
+ * The caller's identity on a data endpoint (KV, …): with ACLs off, one the management
+ * authorizer answers for (every check passes, no token); with ACLs on, the token's.
+ * @throws 403 `ACL not found` for an unknown or expired secret.
+ */
+export function requestIdentity(ctx: Ctx): Identity {
+  if (!ctx.deps.config.acl.enabled) return { token: undefined, accessorId: '', authorizer: Authorizer.management() };
+  return ctx.deps.acl.resolve(ctx.secret);
 }
 
 /** True when the caller may see secrets (`acl:write`, reference/mesh.md §6.3). */

@@ -18,6 +18,10 @@ export const T = {
   authMethods: 'acl-auth-methods',
   meta: 'acl-meta',
   namespaces: 'namespaces',
+  /** KV entries, the tombstones of deleted keys, and the index of the newest tombstone reaped (kv-store.ts). */
+  kv: 'kv',
+  kvTombstones: 'kv-tombstones',
+  kvMeta: 'kv-meta',
 } as const;
 
 /** The namespace a stored object lives in: its `Namespace`, else `default`. */
@@ -130,4 +134,7 @@ export const MESH_TABLES: readonly TableSpec[] = [
   { name: T.authMethods },
   { name: T.meta },
   { name: T.namespaces },
+  { name: T.kv },
+  { name: T.kvTombstones },
+  { name: T.kvMeta },
 ];

@@ -1,0 +1,225 @@
+/**
+ * The key/value store's HTTP API, `GET|PUT|DELETE /v1/kv/<key>` (issue 16 scope 4;
+ * reference/mesh-catalog.md "Key/value store"; the reference's `agent/kvs_endpoint.go` and
+ * `agent/consul/kvs_endpoint.go`):
+ *
+ * - `GET` → `[{LockIndex, Key, Flags, Value (base64 or null), Session?, CreateIndex,
+ *   ModifyIndex}]`; a missing key → 404 with an empty body and `X-Mesh-Index`; `?raw` → the
+ *   value's bytes; `?recurse` → every key under the prefix (404 when none); `?keys` → key
+ *   names (`[]` for the root, 404 for another prefix with none), rolled up after
+ *   `?separator`; blocking on the key or the prefix (kv-store.ts indexes);
+ * - `PUT` with the raw value as body (at most `limits.kv_max_value_size`, 512 KiB: else 413
+ *   `Value exceeds <n> byte limit`, nothing stored), `?flags`, `?cas` (0: only if absent)
+ *   → `true` / `false`; `?acquire` / `?release` need sessions, which do not exist yet, so
+ *   they answer 400 `invalid session "<id>"` (the reference's text, with 500);
+ * - `DELETE` with `?recurse` or `?cas` → `true` / `false`;
+ * - ACL: `key:read` for a single read (403 also for a missing key), `key:write` for writes,
+ *   write on the whole prefix for a recursive delete (`keyWritePrefix`); recursive reads
+ *   are filtered per key (`X-Mesh-Results-Filtered-By-ACLs: true` when something was left
+ *   out) and, with `acl.enable_key_list_policy`, need `key:list` on the prefix.
+ *
+ * @module
+ */
+import { badRequest, CairnError } from '../../../kernel/http/index.js';
+import type { Indexed } from '../../../kernel/store/index.js';
+import { permissionDenied } from '../acl/index.js';
+import { DEFAULT_KV_MAX_VALUE_SIZE } from '../config.js';
+import { requestIdentity, type Ctx, type MeshDeps } from '../deps.js';
+import { meshForbidden, type MeshReply, type MeshRoute } from '../http.js';
+import {
+  casKv,
+  deleteKv,
+  deleteKvCas,
+  deleteKvTree,
+  keyIndex,
+  KV,
+  kvId,
+  listKv,
+  prefixIndex,
+  rollUpKeys,
+  setKv,
+  type KvDoc,
+} from '../kv-store.js';
+import { scopeOf, shownNamespace } from '../ns-scope.js';
+import type { Identity } from '../resolve.js';
+
+/** `X-Mesh-Results-Filtered-By-ACLs` when a recursive read left keys out. */
+const FILTERED = { 'X-Mesh-Results-Filtered-By-ACLs': 'true' } as const;
+
+/** The headers of a `?raw` read: the reference's, so a browser never runs a stored value. */
+const RAW_HEADERS = { 'Content-Type': 'text/plain', 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': 'sandbox' } as const;
+
+/** An entry as the API shows it, in the reference's field order (`Session` only while held; `Namespace` with the enterprise switch). */
+export function renderKv(d: KvDoc & Indexed, enterprise: boolean | undefined): Record<string, unknown> {
+  return {
+    LockIndex: d.LockIndex,
+    Key: d.Key,
+    Flags: d.Flags,
+    Value: d.Value,
+    ...(d.Session !== undefined && { Session: d.Session }),
+    ...shownNamespace(enterprise, d),
+    CreateIndex: d.CreateIndex,
+    ModifyIndex: d.ModifyIndex,
+  };
+}
+
+/** @throws 400 `Missing key name` for `''` unless `emptyOk`; 400 for a key holding NUL (kv-store.ts stores namespaces behind it). */
+function checkKey(key: string, emptyOk: boolean): void {
+  if (key === '' && !emptyOk) throw badRequest('Missing key name');
+  const nul = key.indexOf('\0');
+  if (nul >= 0) throw badRequest(`Invalid key name: NUL character at position ${nul}`);
+}
+
+/**
+ * An unsigned integer query parameter (`flags`, `cas`). @throws 400 naming it when it is not
+ * decimal digits or passes 2^53 − 1 (the reference takes any uint64; JSON numbers here stop there).
+ */
+function uintParam(ctx: Ctx, name: string): number | undefined {
+  const raw = ctx.query.get(name);
+  if (raw === null) return undefined;
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n)) throw badRequest(`Invalid ${name} "${raw}": expected an unsigned integer up to ${Number.MAX_SAFE_INTEGER}`);
+  return n;
+}
+
+/** @throws 400 `Conflicting flags: <query>` when more than one of `flags` is given (the reference's `conflictingFlags`). */
+function refuseConflicts(ctx: Ctx, ...flags: string[]): void {
+  if (flags.filter((f) => ctx.query.has(f)).length < 2) return;
+  const q = new URLSearchParams(ctx.query);
+  q.sort();
+  throw badRequest(`Conflicting flags: ${q.toString()}`);
+}
+
+/** @throws 403 `Permission denied: … lacks permission 'key:<access>' on "<key>"`. */
+function requireKey(who: Identity, access: 'read' | 'list' | 'write', key: string): void {
+  if (!who.authorizer.allowed('key', access, key)) throw meshForbidden(permissionDenied(who.accessorId, 'key', access, key).message);
+}
+
+/** The namespace of a KV request (the `default` one without the enterprise switch). */
+function namespaceOf(ctx: Ctx, who: Identity): string {
+  return scopeOf(ctx, who.token ? who : undefined);
+}
+
+/** The index a `GET` reports for its key or prefix (the route's `resultIndex`); never throws. */
+function readIndex(ctx: Ctx): number {
+  const key = ctx.params.key ?? '';
+  let ns: string;
+  try {
+    ns = namespaceOf(ctx, requestIdentity(ctx));
+  } catch {
+    // The handler refuses the request: let it do so at once rather than after the wait.
+    return Number.POSITIVE_INFINITY;
+  }
+  const recursive = ctx.query.has('recurse') || ctx.query.has('keys');
+  return recursive ? prefixIndex(ctx.deps.state, ns, key) : keyIndex(ctx.deps.state, ns, key);
+}
+
+/** `GET /v1/kv/<key>`: one key, or with `?recurse` / `?keys` a prefix (module doc). */
+async function read(ctx: Ctx): Promise<MeshReply> {
+  const key = ctx.params.key ?? '';
+  const { state, config } = ctx.deps;
+  const recurse = ctx.query.has('recurse');
+  const keysOnly = ctx.query.has('keys');
+  checkKey(key, recurse || keysOnly);
+  const who = requestIdentity(ctx);
+  const ns = namespaceOf(ctx, who);
+  if (!recurse && !keysOnly) {
+    requireKey(who, 'read', key);
+    const doc = state.get<KvDoc>(KV.entries, kvId(ns, key));
+    const index = keyIndex(state, ns, key);
+    if (!doc) return { status: 404, index, empty: true };
+    if (ctx.query.has('raw')) return { index, raw: { body: Buffer.from(doc.Value ?? '', 'base64') }, headers: RAW_HEADERS };
+    return { index, body: [renderKv(doc, config.enterprise)] };
+  }
+  if (config.acl.enableKeyListPolicy) requireKey(who, 'list', key);
+  const all = listKv(state, ns, key);
+  const visible = all.filter((d) => who.authorizer.allowed('key', 'read', d.Key));
+  const index = prefixIndex(state, ns, key);
+  const headers = visible.length < all.length ? FILTERED : undefined;
+  if (keysOnly) {
+    // The reference's historic spelling `seperator` still works; `separator` wins.
+    const separator = ctx.query.get('separator') ?? ctx.query.get('seperator') ?? '';
+    const keys = rollUpKeys(visible, key, separator);
+    if (keys.length === 0 && key !== '') return { status: 404, index, headers, empty: true };
+    return { index, headers, body: keys };
+  }
+  if (visible.length === 0) return { status: 404, index, headers, empty: true };
+  return { index, headers, body: visible.map((d) => renderKv(d, config.enterprise)) };
+}
+
+/**
+ * Refuses `?acquire` / `?release`: sessions do not exist yet, so every session ID is unknown.
+ * The sessions increment looks the session up here and locks or unlocks the key instead.
+ * @throws 400 `missing session` / `invalid session "<id>"` (the reference's texts, which it answers with 500).
+ */
+function refuseLockWithoutSession(ctx: Ctx): void {
+  const session = ctx.query.get('acquire') ?? ctx.query.get('release');
+  if (session === null) return;
+  throw badRequest(session === '' ? 'missing session' : `invalid session "${session}"`);
+}
+
+/** `PUT /v1/kv/<key>`: stores the body as the value (module doc). */
+async function write(ctx: Ctx): Promise<MeshReply> {
+  const key = ctx.params.key ?? '';
+  const { state, config } = ctx.deps;
+  checkKey(key, false);
+  refuseConflicts(ctx, 'cas', 'acquire', 'release');
+  const flags = uintParam(ctx, 'flags') ?? 0;
+  const cas = uintParam(ctx, 'cas');
+  const limit = config.kvMaxValueSize ?? DEFAULT_KV_MAX_VALUE_SIZE;
+  const body = ctx.req.body;
+  if (body.length > limit) throw new CairnError('payload_too_large', `Value exceeds ${limit} byte limit`);
+  const who = requestIdentity(ctx);
+  const ns = namespaceOf(ctx, who);
+  requireKey(who, 'write', key);
+  refuseLockWithoutSession(ctx);
+  const value = body.length === 0 ? null : body.toString('base64');
+  const { result } = await state.txn((tx) => {
+    if (cas === undefined) {
+      setKv(tx, ns, key, { value, flags });
+      return true;
+    }
+    return casKv(tx, ns, key, cas, { value, flags });
+  }, 'kv-set');
+  return { body: result };
+}
+
+/** `DELETE /v1/kv/<key>`: one key, with `?cas` only at that index, or with `?recurse` a prefix. */
+async function remove(ctx: Ctx): Promise<MeshReply> {
+  const key = ctx.params.key ?? '';
+  const { state, now } = ctx.deps;
+  refuseConflicts(ctx, 'recurse', 'cas');
+  const recurse = ctx.query.has('recurse');
+  checkKey(key, recurse);
+  const cas = uintParam(ctx, 'cas');
+  const who = requestIdentity(ctx);
+  const ns = namespaceOf(ctx, who);
+  if (recurse) {
+    if (!who.authorizer.keyWritePrefix(key)) throw meshForbidden(permissionDenied(who.accessorId, 'key', 'write', key).message);
+  } else {
+    requireKey(who, 'write', key);
+  }
+  const at = now();
+  const { result } = await state.txn((tx) => {
+    if (recurse) {
+      deleteKvTree(tx, ns, key, at);
+      return true;
+    }
+    if (cas !== undefined) return deleteKvCas(tx, ns, key, cas, at);
+    deleteKv(tx, ns, key, at);
+    return true;
+  }, 'kv-delete');
+  return { body: result };
+}
+
+/** The KV route: the key is the rest of the path, as it is (a trailing `/` or `.` included). */
+export const kvRoutes: readonly MeshRoute<MeshDeps>[] = [
+  {
+    pattern: 'kv/:key*',
+    synopsis: 'Read, write or delete a key, or a prefix with ?recurse / ?keys',
+    methods: { GET: read, PUT: write, DELETE: remove },
+    blocking: [KV.entries, KV.tombstones],
+    resultIndex: readIndex,
+    rawTail: true,
+  },
+];
