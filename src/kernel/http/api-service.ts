@@ -27,6 +27,7 @@ import type { Leadership, StateStore } from '../store/index.js';
 import { goDurationMs } from '../util/go-duration.js';
 import { badRequest, CairnError } from './errors.js';
 import { forwardRequest, sendToLeader, type ForwardStyle } from './forward.js';
+import { parseJsonBody } from './json-body.js';
 import { RouteTable, type Operation, type PathSpec } from './route.js';
 import type { HttpRequest, HttpResponse, HttpService } from './server.js';
 
@@ -260,7 +261,7 @@ export async function forwardToLeader(req: HttpRequest, leadership: Leadership, 
 function parseBody<T>(body: Buffer, kind: string | undefined, conv: ApiConventions): T | undefined {
   if (body.length === 0) return undefined;
   try {
-    return JSON.parse(body.toString('utf8')) as T;
+    return parseJsonBody(body) as T;
   } catch (err) {
     throw badRequest(conv.decodeError((err as Error).message, kind));
   }

@@ -17,6 +17,7 @@ import {
   CairnError,
   FieldValidator,
   notFound,
+  parseJsonBody,
   RouteTable,
   splitAddress,
   type HttpRequest,
@@ -209,7 +210,7 @@ function parseBody(body: Buffer): Record<string, unknown> {
   if (body.length === 0) return {};
   let v: unknown;
   try {
-    v = JSON.parse(body.toString('utf8'));
+    v = parseJsonBody(body);
   } catch (err) {
     throw badRequest(`malformed JSON body: ${(err as Error).message}`);
   }
