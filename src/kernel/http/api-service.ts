@@ -46,7 +46,8 @@ export interface ApiContext<D> {
   readonly deps: D;
   /**
    * The JSON body, or undefined when empty. @throws 400 with the text of
-   * {@link ApiConventions.decodeError} when it is not JSON.
+   * {@link ApiConventions.decodeError} when it is not JSON, nests too deeply
+   * (json-body.ts), or is not an object under {@link ApiConventions.objectBodies}.
    */
   body<T>(kind?: string): T | undefined;
 }
@@ -109,6 +110,13 @@ export interface ApiConventions {
   commonHeaders?(): Record<string, string>;
   /** Text of the 400 for a body that is not JSON; `kind` is what the handler asked for. */
   decodeError(why: string, kind: string | undefined): string;
+  /**
+   * True: every body must be a JSON object; any other JSON value (`123`, `"s"`, `null`,
+   * `[]`, `true`) is a 400 with {@link decodeError}'s text before a handler sees it (the
+   * discovery service). False or absent: handlers get any JSON value and decode it
+   * themselves (the scheduler, with Go's texts).
+   */
+  readonly objectBodies?: boolean;
   /** Forwarding to other datacenters / regions; absent: never. */
   readonly forward?: {
     /** Query parameter naming the destination (`dc`, `region`). */
@@ -260,9 +268,15 @@ export async function forwardToLeader(req: HttpRequest, leadership: Leadership, 
 
 function parseBody<T>(body: Buffer, kind: string | undefined, conv: ApiConventions): T | undefined {
   if (body.length === 0) return undefined;
+  let value: unknown;
   try {
-    return parseJsonBody(body) as T;
+    value = parseJsonBody(body);
   } catch (err) {
     throw badRequest(conv.decodeError((err as Error).message, kind));
   }
+  if (conv.objectBodies && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+    const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    throw badRequest(conv.decodeError(`the body must be a JSON object, not ${got}`, kind));
+  }
+  return value as T;
 }
