@@ -16,6 +16,7 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
+import { checkDocumentBounds } from './bounds.js';
 import { HclSyntaxError, parseHcl } from './hcl.js';
 import { scanPositions } from './positions.js';
 import { ConfigError, type ConfigOf, type Keys } from './schema.js';
@@ -74,8 +75,17 @@ function parseHclDoc(text: string, file: string): unknown {
   }
 }
 
-/** `JSON.parse`, with the error placed by line and column (V8 gives an offset for most errors). */
+/**
+ * `JSON.parse`, with the error placed by line and column (V8 gives an offset for most
+ * errors), after the bounds every document gets (bounds.ts): the walks after it recurse.
+ */
 function parseJson(text: string, file: string): unknown {
+  try {
+    checkDocumentBounds(text, file, 'json');
+  } catch (err) {
+    if (err instanceof HclSyntaxError) throw syntaxError(file, err.line ?? 1, err.column, err.reason);
+    throw err;
+  }
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {

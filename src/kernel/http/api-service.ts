@@ -33,6 +33,7 @@ import type { Leadership, StateStore } from '../store/index.js';
 import { goDurationMs } from '../util/go-duration.js';
 import { badRequest, CairnError } from './errors.js';
 import { forwardRequest, sendToLeader, type ForwardStyle } from './forward.js';
+import { parseJsonBody } from './json-body.js';
 import { serviceOpenapiDocument, type OpenApiInfo } from './openapi.js';
 import { RouteTable, type CompiledPath, type Operation, type PathSpec, type RouteMatch } from './route.js';
 import type { HttpRequest, HttpResponse, HttpService } from './server.js';
@@ -52,7 +53,8 @@ export interface ApiContext<D> {
   readonly deps: D;
   /**
    * The JSON body, or undefined when empty. @throws 400 with the text of
-   * {@link ApiConventions.decodeError} when it is not JSON.
+   * {@link ApiConventions.decodeError} when it is not JSON, nests too deeply
+   * (json-body.ts), or is not an object under {@link ApiConventions.objectBodies}.
    */
   body<T>(kind?: string): T | undefined;
 }
@@ -134,6 +136,13 @@ export interface ApiConventions {
   commonHeaders?(): Record<string, string>;
   /** Text of the 400 for a body that is not JSON; `kind` is what the handler asked for. */
   decodeError(why: string, kind: string | undefined): string;
+  /**
+   * True: every body must be a JSON object; any other JSON value (`123`, `"s"`, `null`,
+   * `[]`, `true`) is a 400 with {@link decodeError}'s text before a handler sees it (the
+   * discovery service). False or absent: handlers get any JSON value and decode it
+   * themselves (the scheduler, with Go's texts).
+   */
+  readonly objectBodies?: boolean;
   /** Forwarding to other datacenters / regions; absent: never. */
   readonly forward?: {
     /** Query parameter naming the destination (`dc`, `region`). */
@@ -349,9 +358,15 @@ function matchRawTail<C, R>(tails: readonly RawTail<C, R>[], path: string): Rout
 
 function parseBody<T>(body: Buffer, kind: string | undefined, conv: ApiConventions): T | undefined {
   if (body.length === 0) return undefined;
+  let value: unknown;
   try {
-    return JSON.parse(body.toString('utf8')) as T;
+    value = parseJsonBody(body);
   } catch (err) {
     throw badRequest(conv.decodeError((err as Error).message, kind));
   }
+  if (conv.objectBodies && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+    const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    throw badRequest(conv.decodeError(`the body must be a JSON object, not ${got}`, kind));
+  }
+  return value as T;
 }

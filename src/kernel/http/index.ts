@@ -11,3 +11,4 @@ export * from './openapi.js';
 export * from './fields.js';
 export * from './api-service.js';
 export * from './forward.js';
+export * from './json-body.js';

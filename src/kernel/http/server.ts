@@ -14,6 +14,7 @@ import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } fro
 import type { AddressInfo, Socket } from 'node:net';
 import type { Writable } from 'node:stream';
 import type { Logger } from '../log/logger.js';
+import { NUL_IN_NAME, StoreKeyError } from '../store/keys.js';
 import { capConnections, nodeHttpTimeouts, refuseHttpConnection, resolveLimits, type ConnectionLimits } from './connection-limits.js';
 import { CairnError } from './errors.js';
 import { createHttpServer } from './list-method.js';
@@ -265,6 +266,8 @@ async function serve(req: IncomingMessage, res: ServerResponse, ctx: ServeContex
       throw new CairnError('bad_request', 'invalid percent-encoding in the URL path');
     }
     if (!path.startsWith('/')) throw new CairnError('bad_request', 'the request target must be a path');
+    // No stored name can hold NUL (store/keys.ts); refused here for every service alike.
+    if (path.includes('\0')) throw new CairnError('bad_request', `invalid request path: ${NUL_IN_NAME}`);
     reply = await ctx.service.handle({
       id,
       method,
@@ -301,6 +304,8 @@ function clientLeft(req: IncomingMessage, err: unknown): boolean {
 
 function toCairnError(err: unknown, id: string, log: Logger, method: string, url?: string): CairnError {
   if (err instanceof CairnError) return err;
+  // A name from the request (a policy name in a body, …) that no stored entry can have.
+  if (err instanceof StoreKeyError) return new CairnError('bad_request', err.userMessage);
   log.error({ request_id: id, method, path: url?.split('?')[0], err }, 'internal error');
   return new CairnError('internal', `internal error; request id ${id}`);
 }

@@ -8,16 +8,37 @@
 
 import type { Backend } from './backend.js';
 
+/** The client's text for a name or path with a NUL character in it. */
+export const NUL_IN_NAME = 'names and paths must not contain NUL characters (U+0000)';
+
 // Lone surrogates have no UTF-8 form (they would not round-trip through SQLite TEXT or
 // PostgreSQL), so such keys are refused.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * A key that no stored entry can have because of a character in it (NUL, a lone
+ * surrogate). Such characters come from request input (a path, a policy name), so the
+ * HTTP kernel answers 400 with {@link StoreKeyError.userMessage} instead of a 500.
+ */
+export class StoreKeyError extends TypeError {
+  override readonly name = 'StoreKeyError';
+
+  constructor(
+    message: string,
+    /** The problem in words for the client, without the internal key. */
+    readonly userMessage: string,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * Checks a key against the contract of {@link Backend}: a non-empty well-formed string,
  * no leading or trailing `/` (a trailing `/` would be indistinguishable from a folder
  * in `list`), no NUL (PostgreSQL TEXT cannot hold it, and both backends must agree).
  *
- * @throws TypeError naming the problem.
+ * @throws StoreKeyError for NUL or a lone surrogate, TypeError for the other problems,
+ *   naming the problem.
  */
 export function checkKey(key: unknown): string {
   if (typeof key !== 'string') throw new TypeError(`store key must be a string, got ${typeof key}`);
@@ -25,8 +46,8 @@ export function checkKey(key: unknown): string {
   if (key.startsWith('/') || key.endsWith('/')) {
     throw new TypeError(`store key must not start or end with "/": ${JSON.stringify(key)}`);
   }
-  if (key.includes('\0')) throw new TypeError(`store key must not contain NUL: ${JSON.stringify(key)}`);
-  if (LONE_SURROGATE.test(key)) throw new TypeError(`store key is not valid Unicode: ${JSON.stringify(key)}`);
+  if (key.includes('\0')) throw new StoreKeyError(`store key must not contain NUL: ${JSON.stringify(key)}`, NUL_IN_NAME);
+  if (LONE_SURROGATE.test(key)) throw new StoreKeyError(`store key is not valid Unicode: ${JSON.stringify(key)}`, 'names and paths must be valid Unicode (no lone surrogates)');
   return key;
 }
 

@@ -7,6 +7,13 @@
  * @module
  */
 
+/**
+ * The longest Go `time.Duration`, in nanoseconds: int64's maximum, 2562047h47m16.854775807s
+ * (about 292 years). A value past it has no Go form; before this bound, one reached
+ * `new Date(…)` (`Invalid time value`) or `BigInt(Infinity)` and answered 500.
+ */
+export const MAX_GO_DURATION_NS = 2 ** 63 - 1;
+
 const UNIT_NS: Readonly<Record<string, number>> = {
   ns: 1, us: 1e3, 'µs': 1e3, 'μs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9,
 };
@@ -14,8 +21,8 @@ const UNIT_NS: Readonly<Record<string, number>> = {
 /**
  * Go's `time.ParseDuration`: `"90s"`, `"1h30m"`, `"1.5h"`, `"-2m"`, `"0"`.
  * @returns nanoseconds (a `number`: exact up to ~104 days), or Go's error text
- *   (`time: invalid duration "x"`, `time: missing unit in duration "1"`,
- *   `time: unknown unit "d" in duration "1d"`).
+ *   (`time: invalid duration "x"`, also past {@link MAX_GO_DURATION_NS} as in Go,
+ *   `time: missing unit in duration "1"`, `time: unknown unit "d" in duration "1d"`).
  */
 export function parseGoDuration(text: string): number | string {
   const quoted = JSON.stringify(text);
@@ -38,6 +45,7 @@ export function parseGoDuration(text: string): number | string {
     if (scale === undefined) return `time: unknown unit ${JSON.stringify(unit)} in duration ${quoted}`;
     s = s.slice(unit.length);
     total += Number(`${num[1] || '0'}.${num[2] ?? ''}0`) * scale;
+    if (!(total <= MAX_GO_DURATION_NS)) return `time: invalid duration ${quoted}`;
   }
   return sign * Math.round(total);
 }
@@ -76,6 +84,20 @@ export function formatGoDuration(ns: number | bigint): string {
     }
   }
   return neg ? `-${out}` : out;
+}
+
+/**
+ * A `time.Duration` as a JSON body gives it: a duration string ({@link parseGoDuration}) or
+ * a number of nanoseconds (truncated to an integer, as the reference products' decoders
+ * read it).
+ * @returns nanoseconds, or a text naming the problem: Go's for a bad string, `number <v>
+ *   is out of range for a duration` past ±{@link MAX_GO_DURATION_NS} (`1e400` is
+ *   `Infinity` once parsed).
+ */
+export function jsonGoDurationNs(value: number | string): number | string {
+  if (typeof value === 'string') return parseGoDuration(value);
+  if (!(Math.abs(value) <= MAX_GO_DURATION_NS)) return `number ${value} is out of range for a duration`;
+  return Math.trunc(value);
 }
 
 /** {@link parseGoDuration} in milliseconds; undefined when `text` is not a Go duration. */

@@ -19,6 +19,7 @@ import {
   FieldValidator,
   notFound,
   OPENAPI_PATTERN,
+  parseJsonBody,
   RouteTable,
   serviceOpenapiDocument,
   splitAddress,
@@ -233,7 +234,7 @@ function parseBody(body: Buffer): Record<string, unknown> {
   if (body.length === 0) return {};
   let v: unknown;
   try {
-    v = JSON.parse(body.toString('utf8'));
+    v = parseJsonBody(body);
   } catch (err) {
     throw badRequest(`malformed JSON body: ${(err as Error).message}`);
   }

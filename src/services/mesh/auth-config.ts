@@ -15,7 +15,7 @@ import {
   type KubernetesConfig,
 } from '../../kernel/authn/index.js';
 import { badRequest } from '../../kernel/http/index.js';
-import { goDurationMs } from '../../kernel/util/go-duration.js';
+import { jsonGoDurationNs } from '../../kernel/util/go-duration.js';
 
 /** Auth-method types the discovery service knows (`oidc` only with the enterprise switch, §4.1). */
 export const AUTH_METHOD_TYPES = ['kubernetes', 'jwt', 'oidc'] as const;
@@ -81,9 +81,9 @@ function checkKinds(type: AuthMethodType, config: WireConfig): void {
 
 /** A Go duration (string, or a number of nanoseconds) → the kernel's leeway seconds: negative → -1 (disabled). */
 function durationSeconds(v: unknown): number | undefined {
-  const ms = typeof v === 'number' ? v / 1e6 : typeof v === 'string' ? goDurationMs(v) : undefined;
-  if (ms === undefined || !Number.isFinite(ms)) return undefined;
-  return ms < 0 ? -1 : ms / 1000;
+  const ns = typeof v === 'number' || typeof v === 'string' ? jsonGoDurationNs(v) : undefined;
+  if (typeof ns !== 'number') return undefined;
+  return ns < 0 ? -1 : ns / 1e9;
 }
 
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);

@@ -120,6 +120,7 @@ export function meshHttpService<D>(options: MeshHttpOptions<D>): HttpService {
     }),
     commonHeaders: () => ({ 'X-Mesh-Default-ACL-Policy': options.defaultPolicy() }),
     decodeError: (why, kind) => (kind ? `${kind} decoding failed: ${why}` : `Failed to decode request body: ${why}`),
+    objectBodies: true,
     forward: options.forwardTo && { param: 'dc', local: options.datacenter, noPath: 'No path to datacenter', to: options.forwardTo },
   };
   return apiHttpService({

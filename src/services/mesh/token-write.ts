@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { badRequest } from '../../kernel/http/index.js';
 import type { Indexed, Txn } from '../../kernel/store/index.js';
-import { goDurationMs } from '../../kernel/util/go-duration.js';
+import { jsonGoDurationNs } from '../../kernel/util/go-duration.js';
 import { isReservedId, tokenHash } from './acl/index.js';
 import { nodeIdentities, policyLinks, roleLinks, serviceIdentities, stringField, UUID_RE } from './links.js';
 import { DEFAULT_NAMESPACE } from './namespace.js';
@@ -144,8 +144,10 @@ function expirationOf(input: TokenInput, options: NewTokenOptions): number | und
   if (hasTtl) {
     const raw = input.ExpirationTTL;
     // A string duration, or a number of nanoseconds (Go's time.Duration in JSON).
-    const ms = typeof raw === 'number' ? raw / 1e6 : typeof raw === 'string' ? goDurationMs(raw) : undefined;
-    if (ms === undefined || !Number.isFinite(ms)) throw badRequest(`Token Expiration TTL '${String(raw)}' is not a duration`);
+    const ns = typeof raw === 'number' || typeof raw === 'string' ? jsonGoDurationNs(raw) : undefined;
+    if (typeof raw === 'number' && typeof ns === 'string') throw badRequest(`Token Expiration TTL: ${ns}`);
+    if (typeof ns !== 'number') throw badRequest(`Token Expiration TTL '${String(raw)}' is not a duration`);
+    const ms = ns / 1e6;
     if (ms <= 0) throw badRequest(`Token Expiration TTL '${String(raw)}' should be > 0`);
     if (ms < MIN_TOKEN_TTL_MS) throw badRequest(`ExpirationTime cannot be less than 1m0s in the future (was ${String(raw)})`);
     return options.nowMs + ms;

@@ -15,6 +15,7 @@ import {
   notFound,
   openapiDocument,
   operationOf,
+  parseJsonBody,
   pathsUnder,
   unsupportedOperation,
   unsupportedPath,
@@ -73,7 +74,7 @@ function parseBody(req: HttpRequest): Record<string, unknown> {
   if (req.body.length === 0) return {};
   let v: unknown;
   try {
-    v = JSON.parse(req.body.toString('utf8'));
+    v = parseJsonBody(req.body);
   } catch (err) {
     throw badRequest(`failed to parse JSON input: ${(err as Error).message}`);
   }

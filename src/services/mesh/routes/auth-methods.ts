@@ -12,7 +12,7 @@
  */
 import type { Indexed } from '../../../kernel/store/index.js';
 import { AUTH_METHOD_TYPES, checkAuthMethodConfig, type AuthMethodType, type WireConfig } from '../auth-config.js';
-import { formatGoDuration, goDurationMs } from '../../../kernel/util/go-duration.js';
+import { formatGoDuration, jsonGoDurationNs } from '../../../kernel/util/go-duration.js';
 import type { AuthMethodDoc, BindingRuleDoc } from '../auth-docs.js';
 import { checkReachable } from '../authenticators.js';
 import { callerOf, type Ctx, type MeshDeps } from '../deps.js';
@@ -57,9 +57,10 @@ export function renderAuthMethod(m: AuthMethodDoc & Indexed, enterprise: boolean
 /** `MaxTokenTTL` in ns from a Go duration string or a number of ns. @throws 400 naming the value. */
 function maxTokenTtlNs(raw: unknown): number {
   if (raw === undefined || raw === null || raw === '' || raw === 0) return 0;
-  const ms = typeof raw === 'number' ? raw / 1e6 : typeof raw === 'string' ? goDurationMs(raw) : undefined;
-  if (ms === undefined || !Number.isFinite(ms)) throw meshBadRequest(`Invalid Auth Method: MaxTokenTTL '${String(raw)}' is not a duration`);
-  const ns = Math.round(ms * 1e6);
+  const ns = typeof raw === 'number' || typeof raw === 'string' ? jsonGoDurationNs(raw) : undefined;
+  if (typeof raw === 'number' && typeof ns === 'string') throw meshBadRequest(`Invalid Auth Method: MaxTokenTTL: ${ns}`);
+  if (typeof ns !== 'number') throw meshBadRequest(`Invalid Auth Method: MaxTokenTTL '${String(raw)}' is not a duration`);
+  const ms = ns / 1e6;
   if (ms < MIN_TOKEN_TTL_MS) throw meshBadRequest(`MaxTokenTTL ${formatGoDuration(ns)} cannot be less than ${formatGoDuration(MIN_TOKEN_TTL_MS * 1e6)}`);
   return ns;
 }

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { parseGoDuration } from '../../../kernel/util/go-duration.js';
+import { jsonGoDurationNs } from '../../../kernel/util/go-duration.js';
 import { invalidRequest } from './errors.js';
 
 /** A field's Go type: string, bool, `[]string`, `map[string]string`, `time.Duration`, or a nested struct pointer. */
@@ -27,6 +27,7 @@ const GO_TYPE: Readonly<Record<Exclude<FieldKind, StructSchema>, string>> = {
 };
 
 function jsonKind(v: unknown): string {
+  if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
   if (typeof v === 'boolean') return 'bool';
   return typeof v; // string, number, object
@@ -92,11 +93,10 @@ function decodeValue(v: unknown, kind: FieldKind, root: string, path: string[]):
       );
     case 'duration': {
       // The reference's custom unmarshaller: a string goes through time.ParseDuration, a number is nanoseconds.
-      if (typeof v === 'number') return Math.trunc(v);
-      if (typeof v !== 'string') throw mismatch(v, GO_TYPE.duration);
+      if (typeof v !== 'number' && typeof v !== 'string') throw mismatch(v, GO_TYPE.duration);
       if (v === '') return 0; // what the reference writes for 0, so a read value can be sent back
-      const ns = parseGoDuration(v);
-      if (typeof ns === 'string') throw invalidRequest(ns);
+      const ns = jsonGoDurationNs(v);
+      if (typeof ns === 'string') throw invalidRequest(typeof v === 'number' ? `${root}.${path.join('.')}: ${ns}` : ns);
       return ns;
     }
   }
