@@ -101,7 +101,8 @@ describe('KV store', () => {
     assert.equal((await kv('DELETE', '')).text, 'Missing key name');
     const nul = await kv('PUT', 'a%00b', { raw: 'x' });
     assert.equal(nul.status, 400);
-    assert.equal(nul.text, 'Invalid key name: NUL character at position 1');
+    assert.equal(nul.text, 'invalid request path: names and paths must not contain NUL characters (U+0000)');
+    assert.equal((await kv('GET', 'a%00b')).status, 400);
   });
 
   it('cas=0 creates only; a stale cas answers false and changes nothing; flags are kept', async () => {

@@ -63,7 +63,11 @@ export function renderKv(d: KvDoc & Indexed, enterprise: boolean | undefined): R
   };
 }
 
-/** @throws 400 `Missing key name` for `''` unless `emptyOk`; 400 for a key holding NUL (kv-store.ts stores namespaces behind it). */
+/**
+ * @throws 400 `Missing key name` for `''` unless `emptyOk`; 400 for a key holding NUL
+ * (kv-store.ts stores namespaces behind it). The kernel already refuses NUL in a request
+ * path; this guards keys that arrive in bodies (transactions).
+ */
 function checkKey(key: string, emptyOk: boolean): void {
   if (key === '' && !emptyOk) throw badRequest('Missing key name');
   const nul = key.indexOf('\0');
