@@ -6,7 +6,7 @@
  */
 import { CairnError, type HttpRequest, type HttpResponse } from '../../kernel/http/index.js';
 import type { Leadership, StateStore } from '../../kernel/store/index.js';
-import type { Access, Resource } from './acl/index.js';
+import { Authorizer, type Access, type Resource } from './acl/index.js';
 import type { MeshAgentConfig } from './config.js';
 import { aclDisabled, type MeshContext, type MeshReply } from './http.js';
 import type { Replicator } from './replication.js';
@@ -41,6 +41,27 @@ export function callerOf(ctx: Ctx, resource?: Resource, access?: Access): Identi
   if (!ctx.deps.config.acl.enabled) throw aclDisabled();
   const who = ctx.deps.acl.resolve(ctx.secret);
   if (resource && access) ctx.deps.acl.require(who, resource, access);
+  return who;
+}
+
+/**
+ * The caller's identity for the catalog, health and agent routes, which ACLs guard but do
+ * not require: with ACLs disabled a management identity (every check passes).
+ * @throws 403 `ACL not found` for an unknown secret.
+ */
+export function identityOf(ctx: Ctx): Identity {
+  if (!ctx.deps.config.acl.enabled) return { token: undefined, accessorId: '', authorizer: Authorizer.management() };
+  return ctx.deps.acl.resolve(ctx.secret);
+}
+
+/**
+ * The caller's identity after checking `access` on `segment` of `resource` (catalog,
+ * health and agent routes). @throws 403 `Permission denied: token with AccessorID '…'
+ * lacks permission 'service:write' on "web"` (the reference's text); 403 `ACL not found`.
+ */
+export function requireAccess(ctx: Ctx, resource: Resource, access: Access, segment?: string): Identity {
+  const who = identityOf(ctx);
+  ctx.deps.acl.require(who, resource, access, segment);
   return who;
 }
 
