@@ -14,11 +14,14 @@ import { ensureBuiltins, ensureInitialManagement, INITIAL_MANAGEMENT_DESCRIPTION
 import type { MeshAgentConfig } from './config.js';
 import type { MeshDeps } from './deps.js';
 import { MESH_FORWARD_STYLE, meshHttpService } from './http.js';
+import { LocalAgent } from './local/local-agent.js';
+import { nodeIdOf } from './local/node-id.js';
 import { Replicator } from './replication.js';
 import { withNamespaceGuard } from './namespace.js';
 import { AclResolver } from './resolve.js';
 import { authMethodRoutes } from './routes/auth-methods.js';
 import { bindingRuleRoutes } from './routes/binding-rules.js';
+import { agentRoutes } from './routes/agent.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { healthRoutes } from './routes/health.js';
 import { loginRoutes } from './routes/login.js';
@@ -31,7 +34,7 @@ import { tokenRoutes } from './routes/tokens.js';
 import { MESH_TABLES, T, type TokenDoc } from './state.js';
 
 /** Every route of the discovery service. */
-export const MESH_ROUTES = [...systemRoutes, ...tokenRoutes, ...policyRoutes, ...roleRoutes, ...authMethodRoutes, ...bindingRuleRoutes, ...loginRoutes, ...catalogRoutes, ...healthRoutes];
+export const MESH_ROUTES = [...systemRoutes, ...tokenRoutes, ...policyRoutes, ...roleRoutes, ...authMethodRoutes, ...bindingRuleRoutes, ...loginRoutes, ...catalogRoutes, ...healthRoutes, ...agentRoutes];
 /** Routes of the enterprise switch (`enterprise = true`: OIDC, namespaces); without it they answer 404 like any unknown path. */
 export const MESH_ENTERPRISE_ROUTES = [...oidcRoutes, ...namespaceRoutes];
 
@@ -52,6 +55,12 @@ export interface MeshAgentOptions {
   readonly replicationBackoffMs?: number;
   /** Pause between rounds deleting expired tokens, in ms (tests shorten it); default 60 s. */
   readonly tokenReapIntervalMs?: number;
+  /** The local agent's full anti-entropy sync period, in ms (tests shorten it); default 60 s. */
+  readonly syncIntervalMs?: number;
+  /** The local agent's critical-service reaper period, in ms (tests shorten it); default 30 s. */
+  readonly checkReapIntervalMs?: number;
+  /** Smallest `DeregisterCriticalServiceAfter` honoured, in ms (tests shorten it); default 60 s. */
+  readonly checkDeregisterMinMs?: number;
 }
 
 /** A running agent. */
@@ -63,6 +72,8 @@ export interface MeshAgent {
   readonly replicator?: Replicator;
   /** Present on `storage "postgresql"`: whether this agent leads the agents sharing the table. */
   readonly leadership?: StateLeadership;
+  /** This agent's own node: its services and checks. */
+  readonly local: LocalAgent;
   close(): Promise<void>;
 }
 
@@ -135,7 +146,20 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
     const stopping = new AbortController();
     let advertised = '';
     leadership = shared?.leadership({ address: () => advertised, onLeader: lead, onFollower: follow });
-    const deps: MeshDeps = { state, config, acl, now, replicator, forwardTo, self: () => advertised, leadership };
+    const local = new LocalAgent({
+      state,
+      log,
+      nodeName: config.nodeName,
+      nodeId: nodeIdOf(config.dataDir),
+      datacenter: config.datacenter,
+      address: () => advertised.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1'),
+      port: () => Number(/:(\d+)$/.exec(advertised)?.[1] ?? 0),
+      now,
+      syncIntervalMs: options.syncIntervalMs,
+      reapIntervalMs: options.checkReapIntervalMs,
+      deregisterMinMs: options.checkDeregisterMinMs,
+    });
+    const deps: MeshDeps = { state, config, acl, now, replicator, forwardTo, self: () => advertised, leadership, local };
     const service = meshHttpService({
       routes: withNamespaceGuard(config.enterprise ? [...MESH_ROUTES, ...MESH_ENTERPRISE_ROUTES] : MESH_ROUTES, !!config.enterprise),
       deps,
@@ -149,14 +173,17 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
     const listener = await listen({ address: config.httpAddress }, service, log);
     advertised = advertisedAddress(listener.url, config.advertiseHost);
     leadership?.start();
+    local.start();
     log.info({ url: listener.url, datacenter: config.datacenter, acl: config.acl.enabled, storage: shared ? `postgresql ${shared.backend.target}` : 'sqlite' }, 'discovery service listening');
     return {
       url: listener.url,
       state,
       replicator,
       leadership,
+      local,
       close: async () => {
         stopping.abort();
+        await local.close();
         await leadership?.stop();
         await follow();
         await listener.close();

@@ -9,6 +9,7 @@ import type { Leadership, StateStore } from '../../kernel/store/index.js';
 import { Authorizer, type Access, type Resource } from './acl/index.js';
 import type { MeshAgentConfig } from './config.js';
 import { aclDisabled, type MeshContext, type MeshReply } from './http.js';
+import type { LocalAgent } from './local/local-agent.js';
 import type { Replicator } from './replication.js';
 import type { AclResolver, Identity } from './resolve.js';
 
@@ -25,6 +26,8 @@ export interface MeshDeps {
   readonly self: () => string;
   /** Agents sharing one state on PostgreSQL: who leads. */
   readonly leadership?: Leadership;
+  /** This agent's own node: its services and checks (`/agent/...`). */
+  readonly local: LocalAgent;
   /** Sends a request to a server of datacenter `dc`; undefined when none is known. */
   readonly forwardTo: (dc: string, req: HttpRequest, secret: string | undefined) => Promise<HttpResponse> | undefined;
 }

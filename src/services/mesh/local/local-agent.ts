@@ -1,0 +1,376 @@
+/**
+ * The agent's own node: the services and checks registered with it (`/agent/...`), the
+ * checks it runs, and their anti-entropy sync to the catalog (issue 16 scope 3;
+ * reference/mesh-catalog.md "Agent"):
+ *
+ * - the agent owns its node's entries: each change is pushed to the catalog at once, and
+ *   a full sync every `syncIntervalMs` (60 s, with jitter of up to a tenth) repairs what
+ *   the catalog lost or gained behind its back (a catalog deregistration of an agent
+ *   service is undone; a service registered in the catalog for this node is removed);
+ * - besides its local entries the agent keeps its node itself, the node check
+ *   `serfHealth` ("Serf Health Status", passing while it runs) and the `consul` service,
+ *   named as the reference so clients that look for them keep working;
+ * - TTL checks go `critical` with `TTL expired` when not updated within their TTL;
+ *   HTTP and TCP checks run every interval (probes.ts);
+ * - a service whose check stays `critical` for its `DeregisterCriticalServiceAfter`
+ *   (at least `deregisterMinMs`, 1 min) is removed by a reaper running every
+ *   `reapIntervalMs` (30 s).
+ *
+ * A sync writes only what differs (catalog/register.ts `putIfChanged`), so the periodic
+ * one wakes no blocking query when nothing changed. On a state this agent may not write
+ * (a follower on shared PostgreSQL storage) the sync does nothing yet: see
+ * docs/compatibility.md.
+ *
+ * @module
+ */
+import type { Logger } from '../../../kernel/log/logger.js';
+import type { StateStore } from '../../../kernel/store/index.js';
+import {
+  CT,
+  memberKey,
+  NODE_MAINT_CHECK_ID,
+  SERF_CHECK_ID,
+  SERVICE_MAINT_PREFIX,
+  type CheckDoc,
+  type CheckStatus,
+  type NodeDoc,
+  type ServiceDoc,
+} from '../catalog/model.js';
+import { checksOf, putIfChanged, servicesOf, writeCheck } from '../catalog/register.js';
+import type { LocalCheck, ServiceRegistration } from './definition.js';
+import { httpProbe, OUTPUT_MAX_BYTES, tcpProbe } from './probes.js';
+
+/** The ID of the service every agent registers for itself (the reference's `consul`). */
+export const SELF_SERVICE_ID = 'consul';
+
+/** Options of {@link LocalAgent}. */
+export interface LocalAgentOptions {
+  readonly state: StateStore;
+  readonly log: Logger;
+  readonly nodeName: string;
+  readonly nodeId: string;
+  readonly datacenter: string;
+  /** The node's address (known once the HTTP API listens). */
+  readonly address: () => string;
+  /** The HTTP API's port (the `consul` service's port). */
+  readonly port: () => number;
+  /** Clock in epoch ms. */
+  readonly now: () => number;
+  /** Full sync period in ms; default 60 s. */
+  readonly syncIntervalMs?: number;
+  /** Reaper period in ms; default 30 s. */
+  readonly reapIntervalMs?: number;
+  /** Smallest `DeregisterCriticalServiceAfter` honoured, in ms; default 60 s. */
+  readonly deregisterMinMs?: number;
+}
+
+/** A check with its current state and timer. */
+interface Running {
+  readonly def: LocalCheck;
+  status: CheckStatus;
+  output: string;
+  /** Epoch ms since which it has been critical; undefined when it is not. */
+  criticalSince: number | undefined;
+  timer: NodeJS.Timeout | undefined;
+}
+
+const MAINT_DEFAULT_SERVICE = 'Maintenance mode is enabled for this service, but no reason was provided. This is a default message.';
+const MAINT_DEFAULT_NODE = 'Maintenance mode is enabled for this node, but no reason was provided. This is a default message.';
+
+/** The agent's local state; see the module doc. */
+export class LocalAgent {
+  private readonly services = new Map<string, ServiceDoc>();
+  private readonly checks = new Map<string, Running>();
+  private syncing: Promise<void> | undefined;
+  private again = false;
+  private closed = false;
+  private syncTimer: NodeJS.Timeout | undefined;
+  private reapTimer: NodeJS.Timeout | undefined;
+  private warnedReadOnly = false;
+
+  constructor(private readonly o: LocalAgentOptions) {}
+
+  /** The node name. */
+  get nodeName(): string {
+    return this.o.nodeName;
+  }
+
+  /** The node's ID (a UUID kept in the data directory). */
+  get nodeId(): string {
+    return this.o.nodeId;
+  }
+
+  /** Starts the periodic sync and the reaper, and syncs now. */
+  start(): void {
+    const every = this.o.syncIntervalMs ?? 60_000;
+    const tick = () => {
+      this.syncTimer = setTimeout(() => {
+        this.requestSync();
+        tick();
+      }, every + Math.random() * (every / 10));
+      this.syncTimer.unref();
+    };
+    tick();
+    this.reapTimer = setInterval(() => this.reap(), this.o.reapIntervalMs ?? 30_000);
+    this.reapTimer.unref();
+    this.requestSync();
+  }
+
+  /** Stops every timer and waits for a sync in flight. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.syncTimer);
+    clearInterval(this.reapTimer);
+    for (const r of this.checks.values()) clearTimeout(r.timer);
+    await this.syncing;
+  }
+
+  /** The local services by ID. */
+  listServices(): ServiceDoc[] {
+    return [...this.services.values()];
+  }
+
+  /** Local service `id`. */
+  service(id: string): ServiceDoc | undefined {
+    return this.services.get(id);
+  }
+
+  /** The local checks as documents (current status and output). */
+  listChecks(): CheckDoc[] {
+    return [...this.checks.values()].map((r) => this.docOf(r));
+  }
+
+  /** Local check `id` as a document. */
+  check(id: string): CheckDoc | undefined {
+    const r = this.checks.get(id);
+    return r && this.docOf(r);
+  }
+
+  /**
+   * Adds or replaces a service with its checks. Checks of the service not in `reg` stay
+   * unless `replaceExistingChecks` (`?replace-existing-checks`).
+   */
+  addService(reg: ServiceRegistration, replaceExistingChecks: boolean): void {
+    const id = reg.service.ID;
+    this.services.set(id, reg.service);
+    if (replaceExistingChecks) {
+      const keep = new Set(reg.checks.map((c) => c.doc.CheckID));
+      for (const [cid, r] of this.checks) if (r.def.doc.ServiceID === id && !keep.has(cid) && !cid.startsWith(SERVICE_MAINT_PREFIX)) this.dropCheck(cid);
+    }
+    for (const c of reg.checks) this.putCheck(c);
+    this.requestSync();
+  }
+
+  /** Removes service `id` with its checks; false when there is none. */
+  removeService(id: string): boolean {
+    if (!this.services.delete(id)) return false;
+    for (const [cid, r] of this.checks) if (r.def.doc.ServiceID === id) this.dropCheck(cid);
+    this.requestSync();
+    return true;
+  }
+
+  /** Adds or replaces a check (its service must be local). */
+  addCheck(c: LocalCheck): void {
+    this.putCheck(c);
+    this.requestSync();
+  }
+
+  /** Removes check `id`; false when there is none. */
+  removeCheck(id: string): boolean {
+    if (!this.checks.has(id)) return false;
+    this.dropCheck(id);
+    this.requestSync();
+    return true;
+  }
+
+  /**
+   * Sets a TTL check's status (`/agent/check/pass|warn|fail|update`), restarting its TTL.
+   * Output past 4 KiB is cut (`… (captured 4096 of N bytes)`).
+   * @returns false when `id` is not a TTL check of this agent.
+   */
+  updateTtl(id: string, status: CheckStatus, output: string): boolean {
+    const r = this.checks.get(id);
+    if (!r || r.def.run?.kind !== 'ttl') return false;
+    const bytes = Buffer.from(output, 'utf8');
+    const text = bytes.length > OUTPUT_MAX_BYTES ? `${bytes.subarray(0, OUTPUT_MAX_BYTES).toString('utf8')} ... (captured ${OUTPUT_MAX_BYTES} of ${bytes.length} bytes)` : output;
+    this.setStatus(r, status, text);
+    this.armTtl(r);
+    return true;
+  }
+
+  /** Turns maintenance of service `id` on (a critical `_service_maintenance:<id>` check) or off. false: no such service. */
+  serviceMaintenance(id: string, enable: boolean, reason: string): boolean {
+    const s = this.services.get(id);
+    if (!s) return false;
+    const cid = `${SERVICE_MAINT_PREFIX}${id}`;
+    if (enable) this.putMaintenance(cid, 'Service Maintenance Mode', reason || MAINT_DEFAULT_SERVICE, id);
+    else if (this.checks.has(cid)) this.dropCheck(cid);
+    this.requestSync();
+    return true;
+  }
+
+  /** Turns node maintenance (a critical `_node_maintenance` check) on or off. */
+  nodeMaintenance(enable: boolean, reason: string): void {
+    if (enable) this.putMaintenance(NODE_MAINT_CHECK_ID, 'Node Maintenance Mode', reason || MAINT_DEFAULT_NODE, '');
+    else if (this.checks.has(NODE_MAINT_CHECK_ID)) this.dropCheck(NODE_MAINT_CHECK_ID);
+    this.requestSync();
+  }
+
+  /** Pushes the local state to the catalog soon (coalesced with a sync in flight). */
+  requestSync(): void {
+    if (this.closed) return;
+    if (this.syncing) {
+      this.again = true;
+      return;
+    }
+    this.syncing = (async () => {
+      do {
+        this.again = false;
+        try {
+          await this.syncNow();
+        } catch (err) {
+          this.o.log.warn({ err }, 'anti-entropy sync to the catalog failed');
+        }
+      } while (this.again && !this.closed);
+      this.syncing = undefined;
+    })();
+  }
+
+  /** Waits until no sync is running or queued (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.syncing) await this.syncing;
+  }
+
+  /** One full sync: the node, its own service and check, then every local service and check; the rest of the node's entries go. */
+  private async syncNow(): Promise<void> {
+    const { state } = this.o;
+    if (!state.isWritable) {
+      if (!this.warnedReadOnly) this.o.log.info('this agent follows a shared state: its local services and checks are not synced to the catalog');
+      this.warnedReadOnly = true;
+      return;
+    }
+    const name = this.o.nodeName;
+    const address = this.o.address();
+    const node: NodeDoc = {
+      ID: this.o.nodeId,
+      Node: name,
+      Address: address,
+      Datacenter: this.o.datacenter,
+      TaggedAddresses: { lan: address, lan_ipv4: address, wan: address, wan_ipv4: address },
+      Meta: { 'consul-network-segment': '' },
+    };
+    const self: ServiceDoc = {
+      Node: name,
+      ID: SELF_SERVICE_ID,
+      Service: SELF_SERVICE_ID,
+      Tags: [],
+      Address: '',
+      TaggedAddresses: null,
+      Meta: {},
+      Port: this.o.port(),
+      Weights: { Passing: 1, Warning: 1 },
+      EnableTagOverride: false,
+    };
+    const serf: CheckDoc = {
+      Node: name,
+      CheckID: SERF_CHECK_ID,
+      Name: 'Serf Health Status',
+      Status: 'passing',
+      Notes: '',
+      Output: 'Agent alive and reachable',
+      ServiceID: '',
+      ServiceName: '',
+      ServiceTags: [],
+      Type: '',
+      Interval: '',
+      Timeout: '',
+      Definition: {},
+    };
+    const services = [self, ...this.services.values()];
+    const checks = [serf, ...this.listChecks()];
+    await state.txn((tx) => {
+      putIfChanged(tx, CT.nodes, name, node);
+      const wantServices = new Set(services.map((s) => s.ID));
+      for (const s of servicesOf(tx, name)) if (!wantServices.has(s.ID)) tx.delete(CT.services, memberKey(name, s.ID));
+      for (const s of services) putIfChanged(tx, CT.services, memberKey(name, s.ID), s);
+      const wantChecks = new Set(checks.map((c) => c.CheckID));
+      for (const c of checksOf(tx, name)) if (!wantChecks.has(c.CheckID)) tx.delete(CT.checks, memberKey(name, c.CheckID));
+      for (const c of checks) writeCheck(tx, c);
+    }, 'anti-entropy');
+  }
+
+  private docOf(r: Running): CheckDoc {
+    const s = r.def.doc.ServiceID ? this.services.get(r.def.doc.ServiceID) : undefined;
+    return { ...r.def.doc, Node: this.o.nodeName, Status: r.status, Output: r.output, ServiceName: s?.Service ?? '', ServiceTags: s?.Tags ?? [] };
+  }
+
+  private putCheck(def: LocalCheck): void {
+    const id = def.doc.CheckID;
+    const prior = this.checks.get(id);
+    if (prior) clearTimeout(prior.timer);
+    const r: Running = { def, status: def.doc.Status, output: prior?.output ?? '', criticalSince: undefined, timer: undefined };
+    if (r.status === 'critical') r.criticalSince = this.o.now();
+    this.checks.set(id, r);
+    if (def.run?.kind === 'ttl') this.armTtl(r);
+    else if (def.run) this.schedule(r, 0);
+  }
+
+  private putMaintenance(id: string, name: string, notes: string, serviceId: string): void {
+    this.putCheck({
+      doc: { Node: this.o.nodeName, CheckID: id, Name: name, Status: 'critical', Notes: notes, Output: '', ServiceID: serviceId, ServiceName: '', ServiceTags: [], Type: 'maintenance', Interval: '', Timeout: '', Definition: {} },
+      deregisterAfterMs: 0,
+    });
+  }
+
+  private dropCheck(id: string): void {
+    clearTimeout(this.checks.get(id)?.timer);
+    this.checks.delete(id);
+  }
+
+  private setStatus(r: Running, status: CheckStatus, output: string): void {
+    if (this.checks.get(r.def.doc.CheckID) !== r) return; // removed or replaced meanwhile
+    const changed = r.status !== status || r.output !== output;
+    if (status === 'critical') r.criticalSince ??= this.o.now();
+    else r.criticalSince = undefined;
+    r.status = status;
+    r.output = output;
+    if (changed) this.requestSync();
+  }
+
+  private armTtl(r: Running): void {
+    if (r.def.run?.kind !== 'ttl') return;
+    clearTimeout(r.timer);
+    r.timer = setTimeout(() => {
+      const last = r.output;
+      this.setStatus(r, 'critical', last === '' || last.startsWith('TTL expired') ? 'TTL expired' : `TTL expired (last output before timeout follows): ${last}`);
+    }, r.def.run.ttlMs);
+    r.timer.unref();
+  }
+
+  /** Runs an HTTP/TCP check after `delayMs`, then every interval while it is registered. */
+  private schedule(r: Running, delayMs: number): void {
+    const run = r.def.run;
+    if (!run || run.kind === 'ttl' || this.closed) return;
+    r.timer = setTimeout(async () => {
+      const result = run.kind === 'http' ? await httpProbe(run) : await tcpProbe(run);
+      if (this.closed || this.checks.get(r.def.doc.CheckID) !== r) return;
+      this.setStatus(r, result.status, result.output);
+      this.schedule(r, run.intervalMs);
+    }, delayMs);
+    r.timer.unref();
+  }
+
+  /** Removes services whose check has been critical for its `DeregisterCriticalServiceAfter`. */
+  private reap(): void {
+    const now = this.o.now();
+    const min = this.o.deregisterMinMs ?? 60_000;
+    for (const r of [...this.checks.values()]) {
+      const after = r.def.deregisterAfterMs;
+      const sid = r.def.doc.ServiceID;
+      if (after <= 0 || sid === '' || r.criticalSince === undefined) continue;
+      if (now - r.criticalSince >= Math.max(after, min) && this.removeService(sid)) {
+        this.o.log.info({ service: sid, check: r.def.doc.CheckID }, 'removed a service whose check stayed critical past DeregisterCriticalServiceAfter');
+      }
+    }
+  }
+}
