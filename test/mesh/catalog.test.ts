@@ -78,6 +78,11 @@ describe('discovery catalog and health', () => {
     const same = await root().put('/v1/catalog/register', { Node: 'n1', Address: '10.0.0.1', ID: '40e4a748-2192-161a-0510-9bf59fe950b5', TaggedAddresses: { lan: '10.0.0.1', wan: '198.18.0.1' }, NodeMeta: { rack: 'r1' }, Service: { ID: 'redis1', Service: 'redis', Tags: ['primary', 'v1'], Address: '127.0.0.1', Meta: { v: '6' }, Port: 8000 } });
     assert.equal(same.status, 200);
     assert.equal(index(await root().get('/v1/catalog/service/redis')), index(svc));
+    // A change deep inside (a Meta value) is a change.
+    await root().put('/v1/catalog/register', { Node: 'n1', Address: '10.0.0.1', SkipNodeUpdate: true, Service: { ID: 'redis1', Service: 'redis', Tags: ['primary', 'v1'], Address: '127.0.0.1', Meta: { v: '7' }, Port: 8000 } });
+    const changed = await root().get('/v1/catalog/service/redis');
+    assert.deepEqual([changed.json[0].ServiceMeta, changed.json[0].CreateIndex], [{ v: '7' }, sn.CreateIndex]);
+    assert.ok(index(changed) > index(svc));
 
     // Tag and node-meta filters, and `filter`.
     assert.equal((await root().get('/v1/catalog/service/redis?tag=primary&tag=v1')).json.length, 1);

@@ -75,6 +75,12 @@ export interface ApiRoute<D> {
   readonly methods: Partial<Readonly<Record<ApiMethod, (ctx: ApiContext<D>) => Promise<ApiReply>>>>;
   /** Tables whose index a blocking `GET` (`?index=`) waits on. */
   readonly blocking?: readonly string[];
+  /**
+   * Served by the server that received it even when it follows another on a shared state
+   * (the discovery agent's `/agent/...` endpoints act on the receiving agent's own node);
+   * default false: a follower forwards it to the leader unless it is a GET.
+   */
+  readonly local?: boolean;
 }
 
 /** A plain-text reply of the conventions (unknown path, undeclared method). */
@@ -174,6 +180,7 @@ export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
   if (options.openapi) document = serviceOpenapiDocument(options.openapi.info, [{ prefix: '/', paths: table.paths }], 'http');
   const blockingOf = new Map(routes.map((r) => [r.pattern, r.blocking]));
   const allowOf = new Map(routes.map((r) => [r.pattern, Object.keys(r.methods)]));
+  const localOf = new Set(routes.filter((r) => r.local).map((r) => r.pattern));
   const random = options.random ?? Math.random;
   const common = () => conv.commonHeaders?.() ?? {};
   const text = (t: TextReply): HttpResponse => ({
@@ -204,7 +211,7 @@ export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
       const consistency = conv.consistency(q);
       const leadership = options.leadership;
       if (leadership && !leadership.isLeader) {
-        if (method !== 'GET') return forwardToLeader(req, leadership, conv.tokenOf(req), options.forwardStyle);
+        if (method !== 'GET' && !localOf.has(match.path.spec.pattern)) return forwardToLeader(req, leadership, conv.tokenOf(req), options.forwardStyle);
         if (consistency !== 'stale') await leadership.readBarrier();
       }
       const blocking = method === 'GET' ? blockingOf.get(match.path.spec.pattern) : undefined;

@@ -131,21 +131,7 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       log,
       intervalMs: options.tokenReapIntervalMs,
     });
-    /** What only the leader does (every agent, when the state is not shared): the built-in objects, replication, token reaping. */
-    const lead = async () => {
-      await bootstrapState(state, config, options, now, log, primary);
-      replicator?.start();
-      reaper.start();
-    };
-    /** Stops the leader-only work (stepping down, or stopping). */
-    const follow = async () => {
-      await replicator?.close();
-      await reaper.stop();
-    };
-    if (!shared) await lead();
-    const stopping = new AbortController();
     let advertised = '';
-    leadership = shared?.leadership({ address: () => advertised, onLeader: lead, onFollower: follow });
     const local = new LocalAgent({
       state,
       log,
@@ -158,7 +144,23 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       syncIntervalMs: options.syncIntervalMs,
       reapIntervalMs: options.checkReapIntervalMs,
       deregisterMinMs: options.checkDeregisterMinMs,
+      sendToLeader: (path, body) => sendCatalogWrite(leadership, config.acl.agentToken ?? config.acl.defaultToken, path, body),
     });
+    /** What only the leader does (every agent, when the state is not shared): the built-in objects, replication, token reaping; a new leader syncs its own node now. */
+    const lead = async () => {
+      await bootstrapState(state, config, options, now, log, primary);
+      replicator?.start();
+      reaper.start();
+      local.requestSync();
+    };
+    /** Stops the leader-only work (stepping down, or stopping). */
+    const follow = async () => {
+      await replicator?.close();
+      await reaper.stop();
+    };
+    if (!shared) await lead();
+    const stopping = new AbortController();
+    leadership = shared?.leadership({ address: () => advertised, onLeader: lead, onFollower: follow });
     const deps: MeshDeps = { state, config, acl, now, replicator, forwardTo, self: () => advertised, leadership, local };
     const service = meshHttpService({
       routes: withNamespaceGuard(config.enterprise ? [...MESH_ROUTES, ...MESH_ENTERPRISE_ROUTES] : MESH_ROUTES, !!config.enterprise),
@@ -195,6 +197,22 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
     await backend.close();
     throw err;
   }
+}
+
+/**
+ * Sends a follower's catalog write to the leader (`PUT /v1/<path>` with `token` in
+ * `X-Mesh-Token`). @throws when no leader is known or it does not answer 200.
+ */
+async function sendCatalogWrite(leadership: StateLeadership | undefined, token: string | undefined, path: string, body: object): Promise<void> {
+  const leader = leadership?.leaderAddress;
+  if (!leader) throw new Error('no leader known');
+  const res = await fetch(`http://${leader}/v1/${path}`, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'application/json', ...(token && { 'X-Mesh-Token': token }) },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  if (res.status !== 200) throw new Error(`${path} on the leader ${leader}: ${res.status} ${await res.text()}`);
 }
 
 /** The built-in ACL objects, the default namespace and the `initial_management` token (the leader's first writes). */

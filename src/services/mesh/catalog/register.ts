@@ -212,13 +212,23 @@ export function vetDeregistration(read: Pick<Txn, 'get'>, authz: Authorizer, d: 
   }
 }
 
-/** True when `a` and `b` hold the same fields (store indexes aside). */
-function same(a: object, b: object): boolean {
+/** True when `a` and `b` hold the same fields (store indexes aside), whatever their key order. */
+export function same(a: object, b: object): boolean {
   const strip = (o: object) => {
     const { CreateIndex: _c, ModifyIndex: _m, ...rest } = o as Partial<Indexed> & Record<string, unknown>;
-    return JSON.stringify(rest, Object.keys(rest).sort());
+    return canonical(rest);
   };
   return strip(a) === strip(b);
+}
+
+/** JSON text of `v` with the keys of every object sorted. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const entries = Object.entries(v).filter(([, x]) => x !== undefined).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonical(x)}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
 }
 
 /** Stores `doc` unless the stored one already equals it; returns the stored document. */

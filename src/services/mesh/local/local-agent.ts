@@ -17,9 +17,11 @@
  *   `reapIntervalMs` (30 s).
  *
  * A sync writes only what differs (catalog/register.ts `putIfChanged`), so the periodic
- * one wakes no blocking query when nothing changed. On a state this agent may not write
- * (a follower on shared PostgreSQL storage) the sync does nothing yet: see
- * docs/compatibility.md.
+ * one wakes no blocking query when nothing changed. An agent that may not write the state
+ * (a follower on shared PostgreSQL storage) compares its node's entries in its copy of the
+ * state with its own and sends what differs to the leader as the reference's agents do:
+ * `PUT /v1/catalog/register` and `/deregister` calls, with `acl.tokens.agent`
+ * ({@link LocalAgentOptions.sendToLeader}).
  *
  * @module
  */
@@ -36,7 +38,7 @@ import {
   type NodeDoc,
   type ServiceDoc,
 } from '../catalog/model.js';
-import { checksOf, putIfChanged, servicesOf, writeCheck } from '../catalog/register.js';
+import { checksOf, putIfChanged, same, servicesOf, writeCheck } from '../catalog/register.js';
 import type { LocalCheck, ServiceRegistration } from './definition.js';
 import { httpProbe, OUTPUT_MAX_BYTES, tcpProbe } from './probes.js';
 
@@ -62,6 +64,18 @@ export interface LocalAgentOptions {
   readonly reapIntervalMs?: number;
   /** Smallest `DeregisterCriticalServiceAfter` honoured, in ms; default 60 s. */
   readonly deregisterMinMs?: number;
+  /**
+   * Sends a catalog write (`path` under `/v1/`, JSON `body`) to the leader, when this agent
+   * follows a shared state. @throws when the leader is unknown or refuses it.
+   */
+  readonly sendToLeader?: (path: 'catalog/register' | 'catalog/deregister', body: object) => Promise<void>;
+}
+
+/** What this node's catalog entries should be. */
+interface Desired {
+  readonly node: NodeDoc;
+  readonly services: readonly ServiceDoc[];
+  readonly checks: readonly CheckDoc[];
 }
 
 /** A check with its current state and timer. */
@@ -74,6 +88,8 @@ interface Running {
   timer: NodeJS.Timeout | undefined;
 }
 
+/** First retry delay of a failed sync, ms. */
+const RETRY_FIRST_MS = 1_000;
 const MAINT_DEFAULT_SERVICE = 'Maintenance mode is enabled for this service, but no reason was provided. This is a default message.';
 const MAINT_DEFAULT_NODE = 'Maintenance mode is enabled for this node, but no reason was provided. This is a default message.';
 
@@ -83,7 +99,11 @@ export class LocalAgent {
   private readonly checks = new Map<string, Running>();
   private syncing: Promise<void> | undefined;
   private again = false;
+  private started = false;
   private closed = false;
+  /** Delay before retrying a failed sync, ms (doubles up to the sync period; reset by a success). */
+  private retryMs = RETRY_FIRST_MS;
+  private retryTimer: NodeJS.Timeout | undefined;
   private syncTimer: NodeJS.Timeout | undefined;
   private reapTimer: NodeJS.Timeout | undefined;
   private warnedReadOnly = false;
@@ -102,6 +122,7 @@ export class LocalAgent {
 
   /** Starts the periodic sync and the reaper, and syncs now. */
   start(): void {
+    this.started = true;
     const every = this.o.syncIntervalMs ?? 60_000;
     const tick = () => {
       this.syncTimer = setTimeout(() => {
@@ -121,6 +142,7 @@ export class LocalAgent {
     this.closed = true;
     clearTimeout(this.syncTimer);
     clearInterval(this.reapTimer);
+    clearTimeout(this.retryTimer);
     for (const r of this.checks.values()) clearTimeout(r.timer);
     await this.syncing;
   }
@@ -216,9 +238,13 @@ export class LocalAgent {
     this.requestSync();
   }
 
-  /** Pushes the local state to the catalog soon (coalesced with a sync in flight). */
+  /**
+   * Pushes the local state to the catalog soon (coalesced with a sync in flight; nothing
+   * before {@link start}). A failed sync is retried after 1 s, then twice as long each
+   * time, at most the sync period.
+   */
   requestSync(): void {
-    if (this.closed) return;
+    if (this.closed || !this.started) return;
     if (this.syncing) {
       this.again = true;
       return;
@@ -228,8 +254,13 @@ export class LocalAgent {
         this.again = false;
         try {
           await this.syncNow();
+          this.retryMs = RETRY_FIRST_MS;
         } catch (err) {
-          this.o.log.warn({ err }, 'anti-entropy sync to the catalog failed');
+          this.o.log.warn({ err, retryInMs: this.retryMs }, 'anti-entropy sync to the catalog failed');
+          clearTimeout(this.retryTimer);
+          this.retryTimer = setTimeout(() => this.requestSync(), this.retryMs);
+          this.retryTimer.unref();
+          this.retryMs = Math.min(this.retryMs * 2, this.o.syncIntervalMs ?? 60_000);
         }
       } while (this.again && !this.closed);
       this.syncing = undefined;
@@ -244,11 +275,59 @@ export class LocalAgent {
   /** One full sync: the node, its own service and check, then every local service and check; the rest of the node's entries go. */
   private async syncNow(): Promise<void> {
     const { state } = this.o;
+    const want = this.desired();
     if (!state.isWritable) {
+      if (this.o.sendToLeader) return this.syncToLeader(want, this.o.sendToLeader);
       if (!this.warnedReadOnly) this.o.log.info('this agent follows a shared state: its local services and checks are not synced to the catalog');
       this.warnedReadOnly = true;
       return;
     }
+    const name = this.o.nodeName;
+    await state.txn((tx) => {
+      putIfChanged(tx, CT.nodes, name, want.node);
+      const wantServices = new Set(want.services.map((s) => s.ID));
+      for (const s of servicesOf(tx, name)) if (!wantServices.has(s.ID)) tx.delete(CT.services, memberKey(name, s.ID));
+      for (const s of want.services) putIfChanged(tx, CT.services, memberKey(name, s.ID), s);
+      const wantChecks = new Set(want.checks.map((c) => c.CheckID));
+      for (const c of checksOf(tx, name)) if (!wantChecks.has(c.CheckID)) tx.delete(CT.checks, memberKey(name, c.CheckID));
+      for (const c of want.checks) writeCheck(tx, c);
+    }, 'anti-entropy');
+  }
+
+  /**
+   * A follower's sync: what differs between `want` and this agent's copy of the state goes
+   * to the leader, registrations first (node, services, checks), then deregistrations.
+   */
+  private async syncToLeader(want: Desired, send: NonNullable<LocalAgentOptions['sendToLeader']>): Promise<void> {
+    const { state } = this.o;
+    const name = this.o.nodeName;
+    const n = want.node;
+    const nodeBody = { ID: n.ID, Node: name, Address: n.Address, Datacenter: n.Datacenter, TaggedAddresses: n.TaggedAddresses, NodeMeta: n.Meta };
+    const current = state.get<NodeDoc>(CT.nodes, name);
+    if (!current || !same(current, n)) await send('catalog/register', nodeBody);
+    for (const s of want.services) {
+      const have = state.get<ServiceDoc>(CT.services, memberKey(name, s.ID));
+      if (!have || !same(have, s)) await send('catalog/register', { ...nodeBody, SkipNodeUpdate: true, Service: s });
+    }
+    for (const c of want.checks) {
+      const have = state.get<CheckDoc>(CT.checks, memberKey(name, c.CheckID));
+      if (!have || !same(have, c)) await send('catalog/register', { ...nodeBody, SkipNodeUpdate: true, Check: c });
+    }
+    const wantServices = new Set(want.services.map((s) => s.ID));
+    const gone = new Set<string>();
+    for (const s of servicesOf(state, name)) {
+      if (wantServices.has(s.ID)) continue;
+      gone.add(s.ID);
+      await send('catalog/deregister', { Node: name, ServiceID: s.ID });
+    }
+    const wantChecks = new Set(want.checks.map((c) => c.CheckID));
+    for (const c of checksOf(state, name)) {
+      if (!wantChecks.has(c.CheckID) && !gone.has(c.ServiceID)) await send('catalog/deregister', { Node: name, CheckID: c.CheckID });
+    }
+  }
+
+  /** The node's entries as this agent owns them (checks filled with their service's name and tags, as the catalog stores them). */
+  private desired(): Desired {
     const name = this.o.nodeName;
     const address = this.o.address();
     const node: NodeDoc = {
@@ -286,17 +365,7 @@ export class LocalAgent {
       Timeout: '',
       Definition: {},
     };
-    const services = [self, ...this.services.values()];
-    const checks = [serf, ...this.listChecks()];
-    await state.txn((tx) => {
-      putIfChanged(tx, CT.nodes, name, node);
-      const wantServices = new Set(services.map((s) => s.ID));
-      for (const s of servicesOf(tx, name)) if (!wantServices.has(s.ID)) tx.delete(CT.services, memberKey(name, s.ID));
-      for (const s of services) putIfChanged(tx, CT.services, memberKey(name, s.ID), s);
-      const wantChecks = new Set(checks.map((c) => c.CheckID));
-      for (const c of checksOf(tx, name)) if (!wantChecks.has(c.CheckID)) tx.delete(CT.checks, memberKey(name, c.CheckID));
-      for (const c of checks) writeCheck(tx, c);
-    }, 'anti-entropy');
+    return { node, services: [self, ...this.services.values()], checks: [serf, ...this.listChecks()] };
   }
 
   private docOf(r: Running): CheckDoc {

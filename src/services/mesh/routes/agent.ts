@@ -250,22 +250,22 @@ async function healthByName(ctx: Ctx): Promise<MeshReply> {
   return { status, body };
 }
 
-/** The agent routes. */
+/** The agent routes: each served by the agent that receives it, even a follower on shared storage (they act on its own node). */
 export const agentRoutes: readonly MeshRoute<MeshDeps>[] = [
-  { pattern: 'agent/self', synopsis: 'This agent\'s configuration and member', methods: { GET: self } },
-  { pattern: 'agent/members', synopsis: 'The agents of the datacenter', methods: { GET: members } },
-  { pattern: 'agent/services', synopsis: 'The services registered with this agent', methods: { GET: services } },
-  { pattern: 'agent/service/register', synopsis: 'Register a service with this agent', methods: { PUT: registerService } },
-  { pattern: 'agent/service/deregister/:id', synopsis: 'Deregister a service of this agent', methods: { PUT: deregisterService } },
-  { pattern: 'agent/service/maintenance/:id', synopsis: 'Toggle maintenance mode of a service', methods: { PUT: serviceMaintenance } },
-  { pattern: 'agent/service/:id', synopsis: 'A service of this agent', methods: { GET: service } },
-  { pattern: 'agent/maintenance', synopsis: 'Toggle node maintenance mode', methods: { PUT: nodeMaintenance } },
-  { pattern: 'agent/checks', synopsis: 'The checks of this agent', methods: { GET: checks } },
-  { pattern: 'agent/check/register', synopsis: 'Register a check with this agent', methods: { PUT: registerCheck } },
-  { pattern: 'agent/check/deregister/:id', synopsis: 'Deregister a check of this agent', methods: { PUT: deregisterCheck } },
-  { pattern: 'agent/check/pass/:id', synopsis: 'Set a TTL check passing', methods: { PUT: ttlRoute('passing') } },
-  { pattern: 'agent/check/warn/:id', synopsis: 'Set a TTL check warning', methods: { PUT: ttlRoute('warning') } },
-  { pattern: 'agent/check/fail/:id', synopsis: 'Set a TTL check critical', methods: { PUT: ttlRoute('critical') } },
-  { pattern: 'agent/check/update/:id', synopsis: 'Set a TTL check\'s status and output', methods: { PUT: updateCheck } },
-  { pattern: 'agent/health/service/name/:name', synopsis: 'Aggregated health of this agent\'s instances of a service', methods: { GET: healthByName } },
+  { pattern: 'agent/self', synopsis: 'This agent\'s configuration and member', methods: { GET: self }, local: true },
+  { pattern: 'agent/members', synopsis: 'The agents of the datacenter', methods: { GET: members }, local: true },
+  { pattern: 'agent/services', synopsis: 'The services registered with this agent', methods: { GET: services }, local: true },
+  { pattern: 'agent/service/register', synopsis: 'Register a service with this agent', methods: { PUT: registerService }, local: true },
+  { pattern: 'agent/service/deregister/:id', synopsis: 'Deregister a service of this agent', methods: { PUT: deregisterService }, local: true },
+  { pattern: 'agent/service/maintenance/:id', synopsis: 'Toggle maintenance mode of a service', methods: { PUT: serviceMaintenance }, local: true },
+  { pattern: 'agent/service/:id', synopsis: 'A service of this agent', methods: { GET: service }, local: true },
+  { pattern: 'agent/maintenance', synopsis: 'Toggle node maintenance mode', methods: { PUT: nodeMaintenance }, local: true },
+  { pattern: 'agent/checks', synopsis: 'The checks of this agent', methods: { GET: checks }, local: true },
+  { pattern: 'agent/check/register', synopsis: 'Register a check with this agent', methods: { PUT: registerCheck }, local: true },
+  { pattern: 'agent/check/deregister/:id', synopsis: 'Deregister a check of this agent', methods: { PUT: deregisterCheck }, local: true },
+  { pattern: 'agent/check/pass/:id', synopsis: 'Set a TTL check passing', methods: { PUT: ttlRoute('passing') }, local: true },
+  { pattern: 'agent/check/warn/:id', synopsis: 'Set a TTL check warning', methods: { PUT: ttlRoute('warning') }, local: true },
+  { pattern: 'agent/check/fail/:id', synopsis: 'Set a TTL check critical', methods: { PUT: ttlRoute('critical') }, local: true },
+  { pattern: 'agent/check/update/:id', synopsis: 'Set a TTL check\'s status and output', methods: { PUT: updateCheck }, local: true },
+  { pattern: 'agent/health/service/name/:name', synopsis: 'Aggregated health of this agent\'s instances of a service', methods: { GET: healthByName }, local: true },
 ];
