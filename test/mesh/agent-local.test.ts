@@ -8,7 +8,10 @@
  */
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer, type Server } from 'node:http';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createTcpServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { until } from '../processes.js';
 import { call, startAgent, type TestAgent } from './helpers.js';
@@ -214,5 +217,36 @@ describe('discovery agent: local services and checks', () => {
     assert.equal((await reader.get('/v1/agent/health/service/name/cart')).status, 403);
     await root().put('/v1/agent/service/deregister/shop');
     await root().put('/v1/agent/service/deregister/cart');
+  });
+});
+
+describe('discovery agent: definitions survive a restart', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-mesh-local-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps services and checks (encrypted: a header secret is not on disk in clear) and syncs them again', async () => {
+    const first = await startAgent({ initialManagement: ROOT }, { dataDir: dir });
+    const secret = 'Bearer s3cret-probe-token';
+    const reg = await call(first.url, 'PUT', '/v1/agent/service/register', {
+      token: ROOT,
+      body: { Name: 'kept', Port: 1234, Checks: [{ TTL: '1h', Status: 'passing' }, { HTTP: 'http://127.0.0.1:1/', Interval: '1h', Header: { Authorization: [secret] } }] },
+    });
+    assert.equal(reg.status, 200, reg.text);
+    assert.equal((await call(first.url, 'PUT', '/v1/agent/check/register', { token: ROOT, body: { Name: 'node-ttl', TTL: '1h' } })).status, 200);
+    await first.stop();
+    for (const f of readdirSync(dir)) assert.ok(!readFileSync(join(dir, f)).includes(Buffer.from('s3cret')), `${f} holds the header in clear`);
+
+    const second = await startAgent({ initialManagement: ROOT }, { dataDir: dir });
+    try {
+      assert.deepEqual(Object.keys((await call(second.url, 'GET', '/v1/agent/services', { token: ROOT })).json), ['kept']);
+      const checks = (await call(second.url, 'GET', '/v1/agent/checks', { token: ROOT })).json;
+      assert.deepEqual(Object.keys(checks).sort(), ['node-ttl', 'service:kept:1', 'service:kept:2']);
+      assert.deepEqual(checks['service:kept:2'].Definition.Header, { Authorization: [secret] });
+      await until('the restored service is in the catalog', 5000, async () =>
+        (await call(second.url, 'GET', '/v1/health/service/kept', { token: ROOT })).json.length === 1 ? true : undefined,
+      );
+    } finally {
+      await second.stop();
+    }
   });
 });

@@ -9,13 +9,14 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { advertisedAddress, forwardRequest, listen } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
-import { ExpiryReaper, openAgentState, type StateLeadership, type StateStore } from '../../kernel/store/index.js';
+import { aesGcmCodec, ExpiryReaper, loadOrCreateKeyFile, openAgentState, type StateLeadership, type StateStore } from '../../kernel/store/index.js';
 import { ensureBuiltins, ensureInitialManagement, INITIAL_MANAGEMENT_DESCRIPTION } from './bootstrap.js';
 import type { MeshAgentConfig } from './config.js';
 import type { MeshDeps } from './deps.js';
 import { MESH_FORWARD_STYLE, meshHttpService } from './http.js';
 import { LocalAgent } from './local/local-agent.js';
 import { nodeIdOf } from './local/node-id.js';
+import { LocalStore } from './local/persist.js';
 import { Replicator } from './replication.js';
 import { withNamespaceGuard } from './namespace.js';
 import { AclResolver } from './resolve.js';
@@ -145,7 +146,9 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       reapIntervalMs: options.checkReapIntervalMs,
       deregisterMinMs: options.checkDeregisterMinMs,
       sendToLeader: (path, body) => sendCatalogWrite(leadership, config.acl.agentToken ?? config.acl.defaultToken, path, body),
+      store: new LocalStore(join(config.dataDir, 'agent-local.bin'), aesGcmCodec(loadOrCreateKeyFile(join(config.dataDir, 'mesh-state.key')))),
     });
+    local.restore();
     /** What only the leader does (every agent, when the state is not shared): the built-in objects, replication, token reaping; a new leader syncs its own node now. */
     const lead = async () => {
       await bootstrapState(state, config, options, now, log, primary);

@@ -40,6 +40,7 @@ import {
 } from '../catalog/model.js';
 import { checksOf, putIfChanged, same, servicesOf, writeCheck } from '../catalog/register.js';
 import type { LocalCheck, ServiceRegistration } from './definition.js';
+import type { LocalStore } from './persist.js';
 import { httpProbe, OUTPUT_MAX_BYTES, tcpProbe } from './probes.js';
 
 /** The ID of the service every agent registers for itself (the reference's `consul`). */
@@ -69,6 +70,8 @@ export interface LocalAgentOptions {
    * follows a shared state. @throws when the leader is unknown or refuses it.
    */
   readonly sendToLeader?: (path: 'catalog/register' | 'catalog/deregister', body: object) => Promise<void>;
+  /** Keeps the definitions across restarts (persist.ts); absent: memory only. */
+  readonly store?: LocalStore;
 }
 
 /** What this node's catalog entries should be. */
@@ -118,6 +121,16 @@ export class LocalAgent {
   /** The node's ID (a UUID kept in the data directory). */
   get nodeId(): string {
     return this.o.nodeId;
+  }
+
+  /**
+   * Restores the kept definitions (each check with its status as registered; its runs
+   * start). @throws when they cannot be read or decrypted.
+   */
+  restore(): void {
+    const kept = this.o.store?.load();
+    for (const s of kept?.services ?? []) this.services.set(s.ID, s);
+    for (const c of kept?.checks ?? []) this.putCheck(c);
   }
 
   /** Starts the periodic sync and the reaper, and syncs now. */
@@ -180,28 +193,28 @@ export class LocalAgent {
       for (const [cid, r] of this.checks) if (r.def.doc.ServiceID === id && !keep.has(cid) && !cid.startsWith(SERVICE_MAINT_PREFIX)) this.dropCheck(cid);
     }
     for (const c of reg.checks) this.putCheck(c);
-    this.requestSync();
+    this.changed();
   }
 
   /** Removes service `id` with its checks; false when there is none. */
   removeService(id: string): boolean {
     if (!this.services.delete(id)) return false;
     for (const [cid, r] of this.checks) if (r.def.doc.ServiceID === id) this.dropCheck(cid);
-    this.requestSync();
+    this.changed();
     return true;
   }
 
   /** Adds or replaces a check (its service must be local). */
   addCheck(c: LocalCheck): void {
     this.putCheck(c);
-    this.requestSync();
+    this.changed();
   }
 
   /** Removes check `id`; false when there is none. */
   removeCheck(id: string): boolean {
     if (!this.checks.has(id)) return false;
     this.dropCheck(id);
-    this.requestSync();
+    this.changed();
     return true;
   }
 
@@ -227,7 +240,7 @@ export class LocalAgent {
     const cid = `${SERVICE_MAINT_PREFIX}${id}`;
     if (enable) this.putMaintenance(cid, 'Service Maintenance Mode', reason || MAINT_DEFAULT_SERVICE, id);
     else if (this.checks.has(cid)) this.dropCheck(cid);
-    this.requestSync();
+    this.changed();
     return true;
   }
 
@@ -235,6 +248,16 @@ export class LocalAgent {
   nodeMaintenance(enable: boolean, reason: string): void {
     if (enable) this.putMaintenance(NODE_MAINT_CHECK_ID, 'Node Maintenance Mode', reason || MAINT_DEFAULT_NODE, '');
     else if (this.checks.has(NODE_MAINT_CHECK_ID)) this.dropCheck(NODE_MAINT_CHECK_ID);
+    this.changed();
+  }
+
+  /** A definition changed: keep the definitions, then sync. A failure to keep them is logged (the change stands in memory). */
+  private changed(): void {
+    try {
+      this.o.store?.save({ services: [...this.services.values()], checks: [...this.checks.values()].map((r) => r.def) });
+    } catch (err) {
+      this.o.log.error({ err }, 'could not keep the agent\'s service and check definitions');
+    }
     this.requestSync();
   }
 
