@@ -30,7 +30,7 @@ describe('discovery agent: local services and checks', () => {
     Object.fromEntries((await root().get('/v1/health/node/test')).json.map((c: { CheckID: string }) => [c.CheckID, c]));
 
   before(async () => {
-    a = await startAgent({ initialManagement: ROOT }, {}, { syncIntervalMs: 200, checkReapIntervalMs: 100, checkDeregisterMinMs: 0 });
+    a = await startAgent({ initialManagement: ROOT }, {}, { syncIntervalMs: 200, checkReapIntervalMs: 100, checkDeregisterMinMs: 0, checkUpdateIntervalMs: 600_000 });
   });
   after(() => a.stop());
 
@@ -201,6 +201,23 @@ describe('discovery agent: local services and checks', () => {
     await root().put('/v1/agent/service/deregister/db-1');
   });
 
+  it('an output change that keeps the status waits for check_update_interval; a status change goes at once', async () => {
+    await root().put('/v1/agent/service/register', { Name: 'chatty', Check: { TTL: '1h' } });
+    assert.equal((await root().put('/v1/agent/check/pass/service:chatty?note=one')).status, 200);
+    await until('the first output reaches the catalog', 5000, async () => ((await catalogChecks())['service:chatty']?.Output === 'one' ? true : undefined));
+    assert.equal((await root().put('/v1/agent/check/pass/service:chatty?note=two')).status, 200);
+    assert.equal((await root().get('/v1/agent/checks')).json['service:chatty'].Output, 'two', 'the agent shows it at once');
+    // A later sync (this one brings another service) still carries the output pushed last.
+    await root().put('/v1/agent/service/register', { Name: 'marker', Check: { TTL: '1h' } });
+    await until('the marker is synced', 5000, async () => ((await root().get('/v1/catalog/service/marker')).json.length === 1 ? true : undefined));
+    assert.equal((await catalogChecks())['service:chatty'].Output, 'one');
+    assert.equal((await root().put('/v1/agent/check/warn/service:chatty?note=three')).status, 200);
+    await until('a status change goes at once, with its output', 5000, async () => ((await catalogChecks())['service:chatty']?.Output === 'three' ? true : undefined));
+    assert.equal((await catalogChecks())['service:chatty'].Status, 'warning');
+    await root().put('/v1/agent/service/deregister/chatty');
+    await root().put('/v1/agent/service/deregister/marker');
+  });
+
   it('ACL: agent writes need service:write, reads are filtered', async () => {
     await root().put('/v1/agent/service/register', { Name: 'shop', Check: { TTL: '1h' } });
     await root().put('/v1/agent/service/register', { Name: 'cart', Check: { TTL: '1h' } });
@@ -217,6 +234,23 @@ describe('discovery agent: local services and checks', () => {
     assert.equal((await reader.get('/v1/agent/health/service/name/cart')).status, 403);
     await root().put('/v1/agent/service/deregister/shop');
     await root().put('/v1/agent/service/deregister/cart');
+  });
+});
+
+describe('discovery agent: a deferred output change is written once check_update_interval has passed', () => {
+  it('reaches the catalog without a status change', async () => {
+    const b = await startAgent({ initialManagement: ROOT }, {}, { checkUpdateIntervalMs: 300 });
+    try {
+      const put = (p: string, body?: unknown) => call(b.url, 'PUT', p, { token: ROOT, body });
+      const output = async () => (await call(b.url, 'GET', '/v1/health/checks/quiet', { token: ROOT })).json[0]?.Output;
+      await put('/v1/agent/service/register', { Name: 'quiet', Check: { TTL: '1h' } });
+      await put('/v1/agent/check/pass/service:quiet?note=first');
+      await until('the first output is synced', 5000, async () => ((await output()) === 'first' ? true : undefined));
+      await put('/v1/agent/check/pass/service:quiet?note=second');
+      await until('the deferred output is synced', 5000, async () => ((await output()) === 'second' ? true : undefined));
+    } finally {
+      await b.stop();
+    }
   });
 });
 

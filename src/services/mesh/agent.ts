@@ -62,6 +62,8 @@ export interface MeshAgentOptions {
   readonly checkReapIntervalMs?: number;
   /** Smallest `DeregisterCriticalServiceAfter` honoured, in ms (tests shorten it); default 60 s. */
   readonly checkDeregisterMinMs?: number;
+  /** Longest wait of a check output change that keeps the status, in ms (tests shorten it); default 5 min. */
+  readonly checkUpdateIntervalMs?: number;
 }
 
 /** A running agent. */
@@ -145,6 +147,7 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       syncIntervalMs: options.syncIntervalMs,
       reapIntervalMs: options.checkReapIntervalMs,
       deregisterMinMs: options.checkDeregisterMinMs,
+      checkUpdateIntervalMs: options.checkUpdateIntervalMs,
       sendToLeader: (path, body) => sendCatalogWrite(leadership, config.acl.agentToken ?? config.acl.defaultToken, path, body),
       store: new LocalStore(join(config.dataDir, 'agent-local.bin'), aesGcmCodec(loadOrCreateKeyFile(join(config.dataDir, 'mesh-state.key')))),
     });

@@ -12,6 +12,10 @@
  *   named as the reference so clients that look for them keep working;
  * - TTL checks go `critical` with `TTL expired` when not updated within their TTL;
  *   HTTP and TCP checks run every interval (probes.ts);
+ * - a check whose output changes but whose status does not reaches the catalog at most
+ *   every `checkUpdateIntervalMs` (5 min; the reference's `check_update_interval`), so a
+ *   check whose output holds a timestamp does not write every interval; a status change
+ *   goes at once;
  * - a service whose check stays `critical` for its `DeregisterCriticalServiceAfter`
  *   (at least `deregisterMinMs`, 1 min) is removed by a reaper running every
  *   `reapIntervalMs` (30 s).
@@ -70,6 +74,11 @@ export interface LocalAgentOptions {
    * follows a shared state. @throws when the leader is unknown or refuses it.
    */
   readonly sendToLeader?: (path: 'catalog/register' | 'catalog/deregister', body: object) => Promise<void>;
+  /**
+   * How long, in ms, a check output change that keeps the status may wait before it is
+   * written to the catalog (the reference's `check_update_interval`); default 5 min.
+   */
+  readonly checkUpdateIntervalMs?: number;
   /** Keeps the definitions across restarts (persist.ts); absent: memory only. */
   readonly store?: LocalStore;
 }
@@ -89,6 +98,10 @@ interface Running {
   /** Epoch ms since which it has been critical; undefined when it is not. */
   criticalSince: number | undefined;
   timer: NodeJS.Timeout | undefined;
+  /** What the catalog was last given: status, output and when (epoch ms; see `checkUpdateIntervalMs`). */
+  pushed: { status: CheckStatus; output: string; at: number } | undefined;
+  /** The pending sync of an output-only change. */
+  deferred: NodeJS.Timeout | undefined;
 }
 
 /** First retry delay of a failed sync, ms. */
@@ -156,7 +169,10 @@ export class LocalAgent {
     clearTimeout(this.syncTimer);
     clearInterval(this.reapTimer);
     clearTimeout(this.retryTimer);
-    for (const r of this.checks.values()) clearTimeout(r.timer);
+    for (const r of this.checks.values()) {
+      clearTimeout(r.timer);
+      clearTimeout(r.deferred);
+    }
     await this.syncing;
   }
 
@@ -388,7 +404,7 @@ export class LocalAgent {
       Timeout: '',
       Definition: {},
     };
-    return { node, services: [self, ...this.services.values()], checks: [serf, ...this.listChecks()] };
+    return { node, services: [self, ...this.services.values()], checks: [serf, ...[...this.checks.values()].map((r) => this.syncDocOf(r))] };
   }
 
   private docOf(r: Running): CheckDoc {
@@ -400,7 +416,8 @@ export class LocalAgent {
     const id = def.doc.CheckID;
     const prior = this.checks.get(id);
     if (prior) clearTimeout(prior.timer);
-    const r: Running = { def, status: def.doc.Status, output: prior?.output ?? '', criticalSince: undefined, timer: undefined };
+    clearTimeout(prior?.deferred);
+    const r: Running = { def, status: def.doc.Status, output: prior?.output ?? '', criticalSince: undefined, timer: undefined, pushed: undefined, deferred: undefined };
     if (r.status === 'critical') r.criticalSince = this.o.now();
     this.checks.set(id, r);
     if (def.run?.kind === 'ttl') this.armTtl(r);
@@ -416,17 +433,43 @@ export class LocalAgent {
 
   private dropCheck(id: string): void {
     clearTimeout(this.checks.get(id)?.timer);
+    clearTimeout(this.checks.get(id)?.deferred);
     this.checks.delete(id);
   }
 
   private setStatus(r: Running, status: CheckStatus, output: string): void {
     if (this.checks.get(r.def.doc.CheckID) !== r) return; // removed or replaced meanwhile
-    const changed = r.status !== status || r.output !== output;
     if (status === 'critical') r.criticalSince ??= this.o.now();
     else r.criticalSince = undefined;
+    const statusChanged = r.status !== status;
+    const outputChanged = r.output !== output;
     r.status = status;
     r.output = output;
-    if (changed) this.requestSync();
+    if (statusChanged) this.requestSync();
+    else if (outputChanged && !r.deferred && r.pushed) {
+      const wait = Math.max(0, r.pushed.at + this.updateIntervalMs() - this.o.now());
+      r.deferred = setTimeout(() => {
+        r.deferred = undefined;
+        this.requestSync();
+      }, wait);
+      r.deferred.unref();
+    }
+  }
+
+  private updateIntervalMs(): number {
+    return this.o.checkUpdateIntervalMs ?? 300_000;
+  }
+
+  /**
+   * The check as the catalog is to get it: its current status, and its current output
+   * unless only the output changed since the last push and `checkUpdateIntervalMs` has not
+   * passed (then the output pushed last).
+   */
+  private syncDocOf(r: Running): CheckDoc {
+    const now = this.o.now();
+    const p = r.pushed;
+    if (!p || p.status !== r.status || (p.output !== r.output && now - p.at >= this.updateIntervalMs())) r.pushed = { status: r.status, output: r.output, at: now };
+    return { ...this.docOf(r), Output: r.pushed!.output };
   }
 
   private armTtl(r: Running): void {
