@@ -48,11 +48,11 @@ export function callerOf(ctx: Ctx, resource?: Resource, access?: Access): Identi
 }
 
 /**
- * The caller's identity for the catalog, health and agent routes, which ACLs guard but do
- * not require: with ACLs disabled a management identity (every check passes).
- * @throws 403 `ACL not found` for an unknown secret.
+ * The caller's identity on a data endpoint (KV, …): with ACLs off, one the management
+ * authorizer answers for (every check passes, no token); with ACLs on, the token's.
+ * @throws 403 `ACL not found` for an unknown or expired secret.
  */
-export function identityOf(ctx: Ctx): Identity {
+export function requestIdentity(ctx: Ctx): Identity {
   if (!ctx.deps.config.acl.enabled) return { token: undefined, accessorId: '', authorizer: Authorizer.management() };
   return ctx.deps.acl.resolve(ctx.secret);
 }
@@ -63,7 +63,7 @@ export function identityOf(ctx: Ctx): Identity {
  * lacks permission 'service:write' on "web"` (the reference's text); 403 `ACL not found`.
  */
 export function requireAccess(ctx: Ctx, resource: Resource, access: Access, segment?: string): Identity {
-  const who = identityOf(ctx);
+  const who = requestIdentity(ctx);
   ctx.deps.acl.require(who, resource, access, segment);
   return who;
 }

@@ -14,8 +14,7 @@
 import { compileFilter, FilterError, type Filter } from '../../../kernel/bexpr/index.js';
 import { badRequest } from '../../../kernel/http/index.js';
 import type { Resource } from '../acl/index.js';
-import type { Ctx } from '../deps.js';
-import { identityOf } from '../deps.js';
+import { requestIdentity, type Ctx } from '../deps.js';
 import type { Identity } from '../resolve.js';
 import type { StringMap } from './model.js';
 
@@ -28,7 +27,7 @@ export class AclView {
   private dropped = false;
 
   constructor(private readonly ctx: Ctx) {
-    this.who = identityOf(ctx);
+    this.who = requestIdentity(ctx);
   }
 
   /** May the caller read `segment` of `resource`? A no is remembered for {@link headers}. */

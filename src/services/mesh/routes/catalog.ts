@@ -22,12 +22,12 @@ import {
   vetRegistration,
   type Deny,
 } from '../catalog/register.js';
-import { identityOf, type Ctx, type MeshDeps } from '../deps.js';
+import { requestIdentity, type Ctx, type MeshDeps } from '../deps.js';
 import { meshForbidden, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
 
 /** The reference's denial for `resource:write` on `segment`, for the caller of `ctx`. */
 export function denyFor(ctx: Ctx): Deny {
-  const who = identityOf(ctx);
+  const who = requestIdentity(ctx);
   return (resource, segment) => meshForbidden(permissionDenied(who.accessorId, resource, 'write', segment).message);
 }
 
@@ -35,7 +35,7 @@ export function denyFor(ctx: Ctx): Deny {
 async function register(ctx: Ctx): Promise<MeshReply> {
   const reg = parseRegistration(decoded(ctx), ctx.deps.config.datacenter);
   const deny = denyFor(ctx);
-  const authz = identityOf(ctx).authorizer;
+  const authz = requestIdentity(ctx).authorizer;
   await ctx.deps.state.txn((tx) => {
     vetRegistration(tx, authz, reg, deny);
     applyRegistration(tx, reg);
@@ -50,7 +50,7 @@ async function deregister(ctx: Ctx): Promise<MeshReply> {
   if (node === '') throw missingNode();
   const d = { node, serviceId: str(input.ServiceID, 'ServiceID') || undefined, checkId: str(input.CheckID, 'CheckID') || undefined };
   const deny = denyFor(ctx);
-  const authz = identityOf(ctx).authorizer;
+  const authz = requestIdentity(ctx).authorizer;
   await ctx.deps.state.txn((tx) => {
     vetDeregistration(tx, authz, d, deny);
     applyDeregistration(tx, d);
