@@ -103,6 +103,17 @@ describe('discovery catalog and health', () => {
     assert.equal((await root().get('/v1/catalog/node/n1')).text, 'null');
   });
 
+  it('a node whose name extends another with "/" keeps its entries apart', async () => {
+    await root().put('/v1/catalog/register', { Node: 'pfx', Address: '10.9.0.1', Service: { Service: 'z' }, Check: { CheckID: 'zc', Name: 'zc', ServiceID: 'z' } });
+    await root().put('/v1/catalog/register', { Node: 'pfx/a', Address: '10.9.0.2', Service: { Service: 'b' }, Check: { CheckID: 'bc', Name: 'bc', ServiceID: 'b' } });
+    assert.deepEqual(Object.keys((await root().get('/v1/catalog/node/pfx')).json.Services), ['z']);
+    assert.deepEqual((await root().get('/v1/health/node/pfx')).json.map((c: { CheckID: string }) => c.CheckID), ['zc']);
+    await root().put('/v1/catalog/deregister', { Node: 'pfx' });
+    const left = (await root().get('/v1/health/checks/b')).json;
+    assert.deepEqual(left.map((c: { Node: string; CheckID: string }) => `${c.Node}:${c.CheckID}`), ['pfx/a:bc'], 'the other node keeps its checks');
+    await root().put('/v1/catalog/deregister', { Node: 'pfx/a' });
+  });
+
   it('bad input is 400 naming the problem and changes nothing', async () => {
     const before = index(await root().get('/v1/catalog/nodes'));
     const bad = async (body: unknown, text: string) => {

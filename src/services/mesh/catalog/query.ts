@@ -37,11 +37,6 @@ export class AclView {
     return ok;
   }
 
-  /** Marks that something was left out without a check through {@link can}. */
-  markDropped(): void {
-    this.dropped = true;
-  }
-
   /** `X-Mesh-Results-Filtered-By-ACLs: true` when something was left out and the caller gave a token. */
   headers(): Record<string, string> {
     return this.dropped && this.ctx.secret ? { [FILTERED_HEADER]: 'true' } : {};

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { badRequest, CairnError } from '../../../kernel/http/index.js';
+import { badRequest } from '../../../kernel/http/index.js';
 import type { Indexed, Txn } from '../../../kernel/store/index.js';
 import type { Authorizer } from '../acl/index.js';
 import { bool, duration, int, object, str, stringMap, strings, type Input } from './fields.js';
@@ -303,6 +303,3 @@ export function stripIndexes<D extends object>(d: D & Partial<Indexed>): D {
   const { CreateIndex: _c, ModifyIndex: _m, ...rest } = d;
   return rest as D;
 }
-
-/** A deregistration that names no node. */
-export const missingNode = () => new CairnError('bad_request', 'Must provide node');

@@ -31,24 +31,11 @@
  */
 import type { Logger } from '../../../kernel/log/logger.js';
 import type { StateStore } from '../../../kernel/store/index.js';
-import {
-  CT,
-  memberKey,
-  NODE_MAINT_CHECK_ID,
-  SERF_CHECK_ID,
-  SERVICE_MAINT_PREFIX,
-  type CheckDoc,
-  type CheckStatus,
-  type NodeDoc,
-  type ServiceDoc,
-} from '../catalog/model.js';
-import { checksOf, putIfChanged, same, servicesOf, writeCheck } from '../catalog/register.js';
+import { NODE_MAINT_CHECK_ID, SERVICE_MAINT_PREFIX, type CheckDoc, type CheckStatus, type ServiceDoc } from '../catalog/model.js';
 import type { LocalCheck, ServiceRegistration } from './definition.js';
 import type { LocalStore } from './persist.js';
 import { httpProbe, OUTPUT_MAX_BYTES, tcpProbe } from './probes.js';
-
-/** The ID of the service every agent registers for itself (the reference's `consul`). */
-export const SELF_SERVICE_ID = 'consul';
+import { selfEntries, sendEntries, writeEntries, type NodeEntries, type SendToLeader } from './sync.js';
 
 /** Options of {@link LocalAgent}. */
 export interface LocalAgentOptions {
@@ -73,7 +60,7 @@ export interface LocalAgentOptions {
    * Sends a catalog write (`path` under `/v1/`, JSON `body`) to the leader, when this agent
    * follows a shared state. @throws when the leader is unknown or refuses it.
    */
-  readonly sendToLeader?: (path: 'catalog/register' | 'catalog/deregister', body: object) => Promise<void>;
+  readonly sendToLeader?: SendToLeader;
   /**
    * How long, in ms, a check output change that keeps the status may wait before it is
    * written to the catalog (the reference's `check_update_interval`); default 5 min.
@@ -83,12 +70,6 @@ export interface LocalAgentOptions {
   readonly store?: LocalStore;
 }
 
-/** What this node's catalog entries should be. */
-interface Desired {
-  readonly node: NodeDoc;
-  readonly services: readonly ServiceDoc[];
-  readonly checks: readonly CheckDoc[];
-}
 
 /** A check with its current state and timer. */
 interface Running {
@@ -306,105 +287,24 @@ export class LocalAgent {
     })();
   }
 
-  /** Waits until no sync is running or queued (tests, shutdown). */
-  async settled(): Promise<void> {
-    while (this.syncing) await this.syncing;
-  }
-
-  /** One full sync: the node, its own service and check, then every local service and check; the rest of the node's entries go. */
+  /** One full sync of the node's entries: into the state when this agent may write it, else through the leader. */
   private async syncNow(): Promise<void> {
     const { state } = this.o;
     const want = this.desired();
-    if (!state.isWritable) {
-      if (this.o.sendToLeader) return this.syncToLeader(want, this.o.sendToLeader);
-      if (!this.warnedReadOnly) this.o.log.info('this agent follows a shared state: its local services and checks are not synced to the catalog');
-      this.warnedReadOnly = true;
-      return;
-    }
-    const name = this.o.nodeName;
-    await state.txn((tx) => {
-      putIfChanged(tx, CT.nodes, name, want.node);
-      const wantServices = new Set(want.services.map((s) => s.ID));
-      for (const s of servicesOf(tx, name)) if (!wantServices.has(s.ID)) tx.delete(CT.services, memberKey(name, s.ID));
-      for (const s of want.services) putIfChanged(tx, CT.services, memberKey(name, s.ID), s);
-      const wantChecks = new Set(want.checks.map((c) => c.CheckID));
-      for (const c of checksOf(tx, name)) if (!wantChecks.has(c.CheckID)) tx.delete(CT.checks, memberKey(name, c.CheckID));
-      for (const c of want.checks) writeCheck(tx, c);
-    }, 'anti-entropy');
-  }
-
-  /**
-   * A follower's sync: what differs between `want` and this agent's copy of the state goes
-   * to the leader, registrations first (node, services, checks), then deregistrations.
-   */
-  private async syncToLeader(want: Desired, send: NonNullable<LocalAgentOptions['sendToLeader']>): Promise<void> {
-    const { state } = this.o;
-    const name = this.o.nodeName;
-    const n = want.node;
-    const nodeBody = { ID: n.ID, Node: name, Address: n.Address, Datacenter: n.Datacenter, TaggedAddresses: n.TaggedAddresses, NodeMeta: n.Meta };
-    const current = state.get<NodeDoc>(CT.nodes, name);
-    if (!current || !same(current, n)) await send('catalog/register', nodeBody);
-    for (const s of want.services) {
-      const have = state.get<ServiceDoc>(CT.services, memberKey(name, s.ID));
-      if (!have || !same(have, s)) await send('catalog/register', { ...nodeBody, SkipNodeUpdate: true, Service: s });
-    }
-    for (const c of want.checks) {
-      const have = state.get<CheckDoc>(CT.checks, memberKey(name, c.CheckID));
-      if (!have || !same(have, c)) await send('catalog/register', { ...nodeBody, SkipNodeUpdate: true, Check: c });
-    }
-    const wantServices = new Set(want.services.map((s) => s.ID));
-    const gone = new Set<string>();
-    for (const s of servicesOf(state, name)) {
-      if (wantServices.has(s.ID)) continue;
-      gone.add(s.ID);
-      await send('catalog/deregister', { Node: name, ServiceID: s.ID });
-    }
-    const wantChecks = new Set(want.checks.map((c) => c.CheckID));
-    for (const c of checksOf(state, name)) {
-      if (!wantChecks.has(c.CheckID) && !gone.has(c.ServiceID)) await send('catalog/deregister', { Node: name, CheckID: c.CheckID });
-    }
+    if (state.isWritable) return writeEntries(state, want);
+    if (this.o.sendToLeader) return sendEntries(state, want, this.o.sendToLeader);
+    if (!this.warnedReadOnly) this.o.log.info('this agent follows a shared state: its local services and checks are not synced to the catalog');
+    this.warnedReadOnly = true;
   }
 
   /** The node's entries as this agent owns them (checks filled with their service's name and tags, as the catalog stores them). */
-  private desired(): Desired {
-    const name = this.o.nodeName;
-    const address = this.o.address();
-    const node: NodeDoc = {
-      ID: this.o.nodeId,
-      Node: name,
-      Address: address,
-      Datacenter: this.o.datacenter,
-      TaggedAddresses: { lan: address, lan_ipv4: address, wan: address, wan_ipv4: address },
-      Meta: { 'consul-network-segment': '' },
+  private desired(): NodeEntries {
+    const self = selfEntries({ name: this.o.nodeName, id: this.o.nodeId, address: this.o.address(), datacenter: this.o.datacenter, port: this.o.port() });
+    return {
+      node: self.node,
+      services: [...self.services, ...this.services.values()],
+      checks: [...self.checks, ...[...this.checks.values()].map((r) => this.syncDocOf(r))],
     };
-    const self: ServiceDoc = {
-      Node: name,
-      ID: SELF_SERVICE_ID,
-      Service: SELF_SERVICE_ID,
-      Tags: [],
-      Address: '',
-      TaggedAddresses: null,
-      Meta: {},
-      Port: this.o.port(),
-      Weights: { Passing: 1, Warning: 1 },
-      EnableTagOverride: false,
-    };
-    const serf: CheckDoc = {
-      Node: name,
-      CheckID: SERF_CHECK_ID,
-      Name: 'Serf Health Status',
-      Status: 'passing',
-      Notes: '',
-      Output: 'Agent alive and reachable',
-      ServiceID: '',
-      ServiceName: '',
-      ServiceTags: [],
-      Type: '',
-      Interval: '',
-      Timeout: '',
-      Definition: {},
-    };
-    return { node, services: [self, ...this.services.values()], checks: [serf, ...[...this.checks.values()].map((r) => this.syncDocOf(r))] };
   }
 
   private docOf(r: Running): CheckDoc {

@@ -9,7 +9,7 @@
  */
 import { badRequest } from '../../../kernel/http/index.js';
 import { BUILD, VERSION } from '../../../kernel/version/index.js';
-import { aggregateStatus, CT, renderCheck, SERF_CHECK_ID, type CheckDoc, type CheckStatus, type NodeDoc, type ServiceDoc } from '../catalog/model.js';
+import { aggregateStatus, CT, memberKey, renderCheck, SERF_CHECK_ID, type CheckDoc, type CheckStatus, type NodeDoc, type ServiceDoc } from '../catalog/model.js';
 import { AclView, required } from '../catalog/query.js';
 import { str } from '../catalog/fields.js';
 import { requireAccess, type Ctx, type MeshDeps } from '../deps.js';
@@ -88,7 +88,7 @@ async function members(ctx: Ctx): Promise<MeshReply> {
   const view = new AclView(ctx);
   const out = [];
   for (const node of state.list<NodeDoc>(CT.nodes)) {
-    const serf = state.get<CheckDoc>(CT.checks, `${node.Node}/${SERF_CHECK_ID}`);
+    const serf = state.get<CheckDoc>(CT.checks, memberKey(node.Node, SERF_CHECK_ID));
     if (serf && view.can('node', node.Node)) out.push(member(ctx, node, serf.Status !== 'critical'));
   }
   return { body: out, headers: view.headers() };

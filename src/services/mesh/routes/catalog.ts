@@ -12,11 +12,10 @@ import type { Indexed } from '../../../kernel/store/index.js';
 import { permissionDenied } from '../acl/index.js';
 import { applyFilter, AclView, filterOf, metaMatches, nodeMetaOf, required, tagsMatch } from '../catalog/query.js';
 import { str, type Input } from '../catalog/fields.js';
-import { CT, nodePrefix, renderNode, renderNodeService, renderServiceNode, type NodeDoc, type ServiceDoc } from '../catalog/model.js';
+import { CT, memberKey, nodePrefix, renderNode, renderNodeService, renderServiceNode, type NodeDoc, type ServiceDoc } from '../catalog/model.js';
 import {
   applyDeregistration,
   applyRegistration,
-  missingNode,
   parseRegistration,
   vetDeregistration,
   vetRegistration,
@@ -47,7 +46,7 @@ async function register(ctx: Ctx): Promise<MeshReply> {
 async function deregister(ctx: Ctx): Promise<MeshReply> {
   const input = decoded(ctx);
   const node = str(input.Node, 'Node');
-  if (node === '') throw missingNode();
+  if (node === '') throw badRequest('Must provide node');
   const d = { node, serviceId: str(input.ServiceID, 'ServiceID') || undefined, checkId: str(input.CheckID, 'CheckID') || undefined };
   const deny = denyFor(ctx);
   const authz = requestIdentity(ctx).authorizer;
@@ -150,8 +149,9 @@ function nodeWithServices(ctx: Ctx, view: AclView, name: string): { node: NodeDo
   if (!node || !view.can('node', name)) return undefined;
   const services: (ServiceDoc & Indexed)[] = [];
   for (const s of state.scan<ServiceDoc>(CT.services, nodePrefix(name))) {
-    if (s.Node !== name) break;
-    if (view.can('service', s.Service)) services.push(s);
+    if (!memberKey(s.Node, s.ID).startsWith(nodePrefix(name))) break;
+    // A node named `<name>/…` shares the id prefix: skip its entries.
+    if (s.Node === name && view.can('service', s.Service)) services.push(s);
   }
   return { node, services };
 }

@@ -10,7 +10,7 @@
 import { badRequest } from '../../../kernel/http/index.js';
 import type { Indexed } from '../../../kernel/store/index.js';
 import { AclView, applyFilter, filterOf, metaMatches, nodeMetaOf, required } from '../catalog/query.js';
-import { CT, nodePrefix, renderCheck, renderNode, renderNodeService, STATUSES, type CheckDoc, type CheckStatus, type NodeDoc } from '../catalog/model.js';
+import { CT, memberKey, nodePrefix, renderCheck, renderNode, renderNodeService, STATUSES, type CheckDoc, type CheckStatus, type NodeDoc } from '../catalog/model.js';
 import type { Ctx, MeshDeps } from '../deps.js';
 import type { MeshReply, MeshRoute } from '../http.js';
 import { instancesOf } from './catalog.js';
@@ -24,8 +24,9 @@ function readable(view: AclView, c: CheckDoc): boolean {
 export function checksOfNode(ctx: Ctx, node: string): (CheckDoc & Indexed)[] {
   const out: (CheckDoc & Indexed)[] = [];
   for (const c of ctx.deps.state.scan<CheckDoc>(CT.checks, nodePrefix(node))) {
-    if (c.Node !== node) break;
-    out.push(c);
+    if (!memberKey(c.Node, c.CheckID).startsWith(nodePrefix(node))) break;
+    // A node named `<node>/…` shares the id prefix: skip its checks.
+    if (c.Node === node) out.push(c);
   }
   return out;
 }
