@@ -97,6 +97,7 @@ describe('discovery agent: local services and checks', () => {
   it('HTTP and TCP checks run on their interval and follow their target', async () => {
     let code = 200;
     const target: Server = createHttpServer((_req, res) => {
+      if (code === 0) return; // never answers
       res.writeHead(code);
       res.end(code === 200 ? 'ok' : 'x'.repeat(5000) + 'END');
     });
@@ -134,6 +135,14 @@ describe('discovery agent: local services and checks', () => {
       assert.match(failed.Output, /^HTTP GET .*: 500 Internal Server Error Output: x+END$/);
       assert.equal(Buffer.byteLength(failed.Output.slice(failed.Output.indexOf('Output: ') + 8)), 4096, 'the body is cut to 4 KiB');
       assert.deepEqual((await root().get('/v1/health/service/web?passing')).json, []);
+      code = 200;
+      await until('the HTTP check passes again', 8000, async () => ((await catalogChecks())['service:web:1']?.Status === 'passing' ? true : undefined));
+      code = 0;
+      const timedOut = await until('a target that never answers times out', 8000, async () => {
+        const c = (await catalogChecks())['service:web:1'];
+        return c?.Status === 'critical' ? c : undefined;
+      });
+      assert.equal(timedOut.Output, `GET "${url}": request timed out after 500ms`);
 
       await new Promise<void>((r) => tcp.close(() => r()));
       const refused = await until('the TCP check goes critical', 8000, async () => {
@@ -143,6 +152,7 @@ describe('discovery agent: local services and checks', () => {
       assert.match(refused.Output, /^dial tcp 127\.0\.0\.1:\d+: connect ECONNREFUSED/);
     } finally {
       await root().put('/v1/agent/service/deregister/web');
+      target.closeAllConnections();
       target.close();
       tcp.close();
     }

@@ -2,8 +2,8 @@
  * One run of an HTTP or TCP check (reference/mesh-catalog.md "Agent"; the reference's
  * `checks.CheckHTTP` and `CheckTCP`):
  *
- * - HTTP: 2xx → `passing`, 429 → `warning`, any other status, a timeout or a refused
- *   connection → `critical`; output `HTTP GET <url>: 200 OK Output: <body>` where the body
+ * - HTTP: 2xx → `passing`, 429 → `warning`, any other status, a timeout (of the whole
+ *   exchange) or a refused connection → `critical`; output `HTTP GET <url>: 200 OK Output: <body>` where the body
  *   is cut to its last 4 KiB (the reference reads it through a 4 KiB circular buffer);
  * - TCP: a connection within the timeout → `passing` (`TCP connect <addr>: Success`),
  *   else `critical` with the error.
@@ -38,8 +38,13 @@ export function httpProbe(run: Extract<CheckRun, { kind: 'http' }>): Promise<Pro
     const headers: Record<string, string | string[]> = { 'User-Agent': 'Cairn Health Check', Accept: 'text/plain, text/*, */*' };
     for (const [k, v] of Object.entries(run.header)) headers[k] = [...v];
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const fail = (err: Error) => resolve({ status: 'critical', output: `${run.method} ${JSON.stringify(run.url)}: ${err.message}` });
-    const req = send(url, { method: run.method, headers, timeout: run.timeoutMs, rejectUnauthorized: !run.tlsSkipVerify }, (res) => {
+    let timer: NodeJS.Timeout | undefined;
+    const settle = (r: ProbeResult) => {
+      clearTimeout(timer);
+      resolve(r);
+    };
+    const fail = (err: Error) => settle({ status: 'critical', output: `${run.method} ${JSON.stringify(run.url)}: ${err.message}` });
+    const req = send(url, { method: run.method, headers, rejectUnauthorized: !run.tlsSkipVerify }, (res) => {
       let tail = Buffer.alloc(0);
       res.on('data', (chunk: Buffer) => {
         tail = Buffer.concat([tail, chunk]);
@@ -50,10 +55,11 @@ export function httpProbe(run: Extract<CheckRun, { kind: 'http' }>): Promise<Pro
         const code = res.statusCode ?? 0;
         const line = `${code} ${res.statusMessage || STATUS_CODES[code] || ''}`.trim();
         const status: CheckStatus = code >= 200 && code <= 299 ? 'passing' : code === 429 ? 'warning' : 'critical';
-        resolve({ status, output: `HTTP ${run.method} ${run.url}: ${line} Output: ${tail.toString('utf8')}` });
+        settle({ status, output: `HTTP ${run.method} ${run.url}: ${line} Output: ${tail.toString('utf8')}` });
       });
     });
-    req.on('timeout', () => req.destroy(new Error(`request timed out after ${run.timeoutMs}ms`)));
+    // The timeout bounds the whole exchange (connect, headers and body), as the reference's client timeout does.
+    timer = setTimeout(() => req.destroy(new Error(`request timed out after ${run.timeoutMs}ms`)), run.timeoutMs);
     req.on('error', fail);
     req.end(run.body === '' ? undefined : run.body);
   });
