@@ -78,8 +78,8 @@ export async function writeEntries(state: StateStore, want: NodeEntries): Promis
 
 /**
  * Sends the leader what differs between `want` and `state` (this follower's copy):
- * registrations first (node, services, checks), then deregistrations (a check of a
- * service deregistered goes with it).
+ * registrations first (the node, each service with its checks, node checks), then
+ * deregistrations (a check of a service deregistered goes with it).
  */
 export async function sendEntries(state: StateStore, want: NodeEntries, send: SendToLeader): Promise<void> {
   const n = want.node;
@@ -87,23 +87,28 @@ export async function sendEntries(state: StateStore, want: NodeEntries, send: Se
   const nodeBody = { ID: n.ID, Node: name, Address: n.Address, Datacenter: n.Datacenter, TaggedAddresses: n.TaggedAddresses, NodeMeta: n.Meta };
   const current = state.get<NodeDoc>(CT.nodes, name);
   if (!current || !same(current, n)) await send('catalog/register', nodeBody);
+  const checks = want.checks.filter((c) => {
+    const have = state.get<CheckDoc>(CT.checks, memberKey(name, c.CheckID));
+    return !have || !same(have, c);
+  });
+  // A service goes with its checks in one write, so it never shows without them (as a
+  // passing instance, say, before its critical check arrives).
   for (const s of want.services) {
     const have = state.get<ServiceDoc>(CT.services, memberKey(name, s.ID));
-    if (!have || !same(have, s)) await send('catalog/register', { ...nodeBody, SkipNodeUpdate: true, Service: s });
+    const own = checks.filter((c) => c.ServiceID === s.ID);
+    if (!have || !same(have, s) || own.length > 0) await send('catalog/register', { ...nodeBody, SkipNodeUpdate: true, Service: s, Checks: own });
   }
-  for (const c of want.checks) {
-    const have = state.get<CheckDoc>(CT.checks, memberKey(name, c.CheckID));
-    if (!have || !same(have, c)) await send('catalog/register', { ...nodeBody, SkipNodeUpdate: true, Check: c });
-  }
+  for (const c of checks) if (c.ServiceID === '') await send('catalog/register', { ...nodeBody, SkipNodeUpdate: true, Check: c });
   const services = new Set(want.services.map((s) => s.ID));
   const gone = new Set<string>();
+  // Deregistrations last: what stays was written above.
   for (const s of servicesOf(state, name)) {
     if (services.has(s.ID)) continue;
     gone.add(s.ID);
     await send('catalog/deregister', { Node: name, ServiceID: s.ID });
   }
-  const checks = new Set(want.checks.map((c) => c.CheckID));
+  const owned = new Set(want.checks.map((c) => c.CheckID));
   for (const c of checksOf(state, name)) {
-    if (!checks.has(c.CheckID) && !gone.has(c.ServiceID)) await send('catalog/deregister', { Node: name, CheckID: c.CheckID });
+    if (!owned.has(c.CheckID) && !gone.has(c.ServiceID)) await send('catalog/deregister', { Node: name, CheckID: c.CheckID });
   }
 }
