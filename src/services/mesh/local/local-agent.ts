@@ -350,6 +350,8 @@ export class LocalAgent {
       const wait = Math.max(0, r.pushed.at + this.updateIntervalMs() - this.o.now());
       r.deferred = setTimeout(() => {
         r.deferred = undefined;
+        // Due now, even if the timer fired a millisecond before the clock says so.
+        if (r.pushed) r.pushed = { ...r.pushed, at: Number.NEGATIVE_INFINITY };
         this.requestSync();
       }, wait);
       r.deferred.unref();
