@@ -126,6 +126,8 @@ describe('discovery catalog and health', () => {
     await bad({ Node: 'x', Address: 'a', Service: { Service: 's', Port: 'eighty' } }, 'Service.Port must be a number');
     await bad({ Node: 'x', Address: 'a', Check: { Name: 'c', Status: 'ok' } }, "Status for checks must 'passing', 'warning', 'critical'");
     await bad({ Node: 'x', Address: 'a', Check: { Name: 'c', ServiceID: 'ghost' } }, "Unknown service ID 'ghost' for check ID 'c'");
+    const far = await root().put('/v1/catalog/register', { Datacenter: 'dc9', Node: 'x', Address: 'a' });
+    assert.deepEqual([far.status, far.text], [500, 'No path to datacenter'], 'a body naming another datacenter goes there');
     const raw = await call(a.url, 'PUT', '/v1/catalog/register', { token: ROOT, raw: '{"Node":' });
     assert.equal(raw.status, 400);
     assert.match(raw.text, /^Request decode failed: /);

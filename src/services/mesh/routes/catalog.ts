@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { badRequest } from '../../../kernel/http/index.js';
+import { badRequest, CairnError } from '../../../kernel/http/index.js';
 import type { Indexed } from '../../../kernel/store/index.js';
 import { permissionDenied } from '../acl/index.js';
 import { applyFilter, AclView, filterOf, metaMatches, nodeMetaOf, required, tagsMatch } from '../catalog/query.js';
@@ -30,9 +30,25 @@ export function denyFor(ctx: Ctx): Deny {
   return (resource, segment) => meshForbidden(permissionDenied(who.accessorId, resource, 'write', segment).message);
 }
 
+/**
+ * A catalog write whose body names another `Datacenter` goes there, as the reference's
+ * register and deregister do; undefined for this datacenter.
+ * @throws 500 `No path to datacenter` when no server of it is known.
+ */
+async function forwardByBody(ctx: Ctx, input: Input): Promise<MeshReply | undefined> {
+  const dc = str(input.Datacenter, 'Datacenter');
+  if (dc === '' || dc === ctx.deps.config.datacenter) return undefined;
+  const forwarded = ctx.deps.forwardTo(dc, ctx.req, ctx.secret);
+  if (!forwarded) throw new CairnError('internal', 'No path to datacenter');
+  return { forwarded: await forwarded };
+}
+
 /** `PUT /catalog/register` → `true`. Needs `node:write` / `service:write` as {@link vetRegistration} says. */
 async function register(ctx: Ctx): Promise<MeshReply> {
-  const reg = parseRegistration(decoded(ctx), ctx.deps.config.datacenter);
+  const input = decoded(ctx);
+  const elsewhere = await forwardByBody(ctx, input);
+  if (elsewhere) return elsewhere;
+  const reg = parseRegistration(input, ctx.deps.config.datacenter);
   const deny = denyFor(ctx);
   const authz = requestIdentity(ctx).authorizer;
   await ctx.deps.state.txn((tx) => {
@@ -42,9 +58,11 @@ async function register(ctx: Ctx): Promise<MeshReply> {
   return { body: true };
 }
 
-/** `PUT /catalog/deregister` `{Node, ServiceID?, CheckID?}` → `true`. */
+/** `PUT /catalog/deregister` `{Datacenter?, Node, ServiceID?, CheckID?}` → `true`. */
 async function deregister(ctx: Ctx): Promise<MeshReply> {
   const input = decoded(ctx);
+  const elsewhere = await forwardByBody(ctx, input);
+  if (elsewhere) return elsewhere;
   const node = str(input.Node, 'Node');
   if (node === '') throw badRequest('Must provide node');
   const d = { node, serviceId: str(input.ServiceID, 'ServiceID') || undefined, checkId: str(input.CheckID, 'CheckID') || undefined };
