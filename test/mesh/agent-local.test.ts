@@ -208,6 +208,7 @@ describe('discovery agent: local services and checks', () => {
     await bad('/v1/agent/service/register', { Name: 'x', Check: { TTL: 'soon' } }, 'Check.TTL: time: invalid duration "soon"');
     await bad('/v1/agent/service/register', { Name: 'x', Check: { Args: ['/bin/true'], Interval: '10s' } }, 'Invalid check: Args checks are not supported');
     await bad('/v1/agent/check/register', { Name: 'c', TTL: '1s', ServiceID: 'ghost' }, 'ServiceID "ghost" does not exist');
+    await bad('/v1/agent/check/register', { CheckID: 'nameless', TTL: '1s' }, 'Missing check name');
     assert.equal((await root().get('/v1/agent/services')).json.x, undefined, 'nothing registered');
     await root().put('/v1/agent/service/deregister/db-1');
   });

@@ -56,13 +56,13 @@ function timeoutOf(timeoutMs: number, intervalMs: number): number {
  * `/agent/check/register`; `prefix` names its place in errors) for `node`.
  * `defaults` gives the ID and name when the body has none (service checks:
  * `service:<id>[:n]`, `Service '<name>' check`).
- * @throws 400 `Invalid check: …` (the reference's `CheckType.Validate` texts), a bad status,
- *   or a field's type error.
+ * @throws 400 `Missing check name`, `Invalid check: …` (the reference's `CheckType.Validate`
+ *   texts), a bad status, or a field's type error.
  */
 export function parseCheck(c: Input, node: string, prefix: string, defaults: { id?: string; name?: string; serviceId?: string } = {}): LocalCheck {
   const name = str(c.Name, `${prefix}Name`) || defaults.name || '';
   const id = str(c.CheckID, `${prefix}CheckID`) || str(c.ID, `${prefix}ID`) || defaults.id || name;
-  if (name === '' && id === '') throw badRequest('Missing check name');
+  if (name === '') throw badRequest('Missing check name');
   for (const k of ['Args', 'ScriptArgs', 'GRPC', 'H2PING', 'DockerContainerID', 'AliasService', 'AliasNode', 'OSService', 'UDP']) {
     const v = c[k];
     if (v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && v.length === 0)) throw badRequest(`Invalid check: ${k} checks are not supported`);
@@ -106,7 +106,7 @@ export function parseCheck(c: Input, node: string, prefix: string, defaults: { i
   const doc: CheckDoc = {
     Node: node,
     CheckID: id,
-    Name: name || id,
+    Name: name,
     Status: checkStatus(c.Status, 'critical'),
     Notes: str(c.Notes, `${prefix}Notes`),
     Output: '',
