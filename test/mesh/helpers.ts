@@ -3,7 +3,7 @@
  * and a small HTTP caller that keeps status, headers and the raw and parsed body.
  */
 import { silentLogger } from '../../src/kernel/log/logger.js';
-import { startMeshAgent, type MeshAgent } from '../../src/services/mesh/agent.js';
+import { startMeshAgent, type MeshAgent, type MeshAgentOptions } from '../../src/services/mesh/agent.js';
 import type { MeshAgentConfig } from '../../src/services/mesh/config.js';
 import { apiCaller, type ApiCaller, stoppable, testDataDir } from '../helpers.js';
 
@@ -17,7 +17,7 @@ export interface TestAgent extends MeshAgent {
 export async function startAgent(
   acl: Partial<MeshAgentConfig['acl']> = {},
   over: Partial<MeshAgentConfig> = {},
-  agentOptions: { replicationWaitMs?: number; replicationBackoffMs?: number; now?: () => number; tokenReapIntervalMs?: number; tombstoneReapIntervalMs?: number } = {},
+  agentOptions: Omit<MeshAgentOptions, 'config' | 'log'> = {},
 ): Promise<TestAgent> {
   const dir = testDataDir(over.dataDir, 'cairn-mesh-');
   const config: MeshAgentConfig = {

@@ -101,6 +101,12 @@ export interface ApiRoute<D> {
    * keys are free-form; the usual capture rules are for resource names).
    */
   readonly rawTail?: boolean;
+  /**
+   * Served by the server that received it even when it follows another on a shared state
+   * (the discovery agent's `/agent/...` endpoints act on the receiving agent's own node);
+   * default false: a follower forwards it to the leader unless it is a GET.
+   */
+  readonly local?: boolean;
 }
 
 /** A plain-text reply of the conventions (unknown path, undeclared method). */
@@ -209,6 +215,7 @@ export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
   const resultIndexOf = new Map(routes.map((r) => [r.pattern, r.resultIndex]));
   const tails = routes.filter((r) => r.rawTail).map((r) => rawTailOf(r.pattern, table.paths.find((p) => p.spec.pattern === r.pattern)!));
   const allowOf = new Map(routes.map((r) => [r.pattern, Object.keys(r.methods)]));
+  const localOf = new Set(routes.filter((r) => r.local).map((r) => r.pattern));
   const random = options.random ?? Math.random;
   const common = () => conv.commonHeaders?.() ?? {};
   const text = (t: TextReply): HttpResponse => ({
@@ -241,7 +248,7 @@ export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
       const consistency = conv.consistency(q);
       const leadership = options.leadership;
       if (leadership && !leadership.isLeader) {
-        if (method !== 'GET') return forwardToLeader(req, leadership, conv.tokenOf(req), options.forwardStyle);
+        if (method !== 'GET' && !localOf.has(match.path.spec.pattern)) return forwardToLeader(req, leadership, conv.tokenOf(req), options.forwardStyle);
         if (consistency !== 'stale') await leadership.readBarrier();
       }
       const ctx: ApiContext<D> = {

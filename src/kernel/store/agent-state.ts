@@ -47,6 +47,8 @@ export interface AgentStateOptions {
 export interface AgentState {
   readonly backend: Backend;
   readonly state: StateStore;
+  /** The state key in use (32 bytes), for what the agent keeps beside the state encrypted with it. */
+  readonly key: Uint8Array;
   /** Present on PostgreSQL: the state is shared; start {@link leadership} once the HTTP address is known. */
   readonly shared?: {
     readonly backend: PostgresBackend;
@@ -69,7 +71,7 @@ export async function openAgentState(o: AgentStateOptions): Promise<AgentState> 
     const backend = SqliteBackend.open({ path: o.sqlitePath });
     try {
       const claim = async (value: Uint8Array) => (await backend.get(STATE_KEY_ROW)) ?? (await backend.put(STATE_KEY_ROW, value), value);
-      return { backend, state: await openKeyed(o, backend, o.sqlitePath, claim, false) };
+      return { backend, ...(await openKeyed(o, backend, o.sqlitePath, claim, false)) };
     } catch (err) {
       await backend.close();
       throw err;
@@ -85,10 +87,11 @@ export async function openAgentState(o: AgentStateOptions): Promise<AgentState> 
   try {
     // Only once the database answered: a wrong connection_url leaves no key file behind.
     const where = `PostgreSQL table ${o.storage.table} (${pg.target})`;
-    const state = await openKeyed(o, pg, where, (value) => pg.putIfAbsent(STATE_KEY_ROW, value), true);
+    const { state, key } = await openKeyed(o, pg, where, (value) => pg.putIfAbsent(STATE_KEY_ROW, value), true);
     return {
       backend: pg,
       state,
+      key,
       shared: { backend: pg, leadership: (l) => new StateLeadership({ ...l, backend: pg, store: state, log: o.log }) },
     };
   } catch (err) {
@@ -99,7 +102,7 @@ export async function openAgentState(o: AgentStateOptions): Promise<AgentState> 
 
 /**
  * Settles the state key against `backend`'s fingerprint row (see the module doc) and loads
- * the state with it. `claim` stores a fingerprint unless one is stored and returns the
+ * the state with it, returning both. `claim` stores a fingerprint unless one is stored and returns the
  * stored one (first writer wins); `where` names the storage in messages.
  */
 async function openKeyed(
@@ -108,7 +111,7 @@ async function openKeyed(
   where: string,
   claim: (fingerprint: Uint8Array) => Promise<Uint8Array>,
   shared: boolean,
-): Promise<StateStore> {
+): Promise<{ state: StateStore; key: Uint8Array }> {
   const stored = await backend.get(STATE_KEY_ROW);
   const storedPrint = stored && Buffer.from(stored).toString('utf8');
   const given = o.key ? Buffer.from(o.key) : readStateKeyFile(o.keyFile);
@@ -148,7 +151,7 @@ async function openKeyed(
       if (winner !== print) throw mismatch(winner, print, '; another agent started on the empty storage at the same moment and its key was stored first');
     }
     o.log.info({ fingerprint: print, source: o.key ? o.keySetting : o.keyFile, made }, 'state key');
-    return state;
+    return { state, key };
   } catch (err) {
     if (made) rmSync(o.keyFile, { force: true });
     throw err;

@@ -11,18 +11,24 @@ import { join } from 'node:path';
 import { advertisedAddress, forwardRequest, listen } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
 import { instrumentHttp } from '../../kernel/metrics/index.js';
-import { ExpiryReaper, openAgentState, type StateLeadership, type StateStore } from '../../kernel/store/index.js';
+import { aesGcmCodec, ExpiryReaper, openAgentState, type StateLeadership, type StateStore } from '../../kernel/store/index.js';
 import { ensureBuiltins, ensureInitialManagement, INITIAL_MANAGEMENT_DESCRIPTION } from './bootstrap.js';
 import type { MeshAgentConfig } from './config.js';
 import type { MeshDeps } from './deps.js';
 import { MESH_FORWARD_STYLE, meshHttpService } from './http.js';
 import { meshMetrics } from './metrics.js';
 import { KV, recordReaped, tombstoneExpiry, tombstoneId, type KvTombstone } from './kv-store.js';
+import { LocalAgent } from './local/local-agent.js';
+import { nodeIdOf } from './local/node-id.js';
+import { LocalStore } from './local/persist.js';
 import { Replicator } from './replication.js';
 import { withNamespaceGuard } from './namespace.js';
 import { AclResolver } from './resolve.js';
 import { authMethodRoutes } from './routes/auth-methods.js';
 import { bindingRuleRoutes } from './routes/binding-rules.js';
+import { agentRoutes } from './routes/agent.js';
+import { catalogRoutes } from './routes/catalog.js';
+import { healthRoutes } from './routes/health.js';
 import { kvRoutes } from './routes/kv.js';
 import { loginRoutes } from './routes/login.js';
 import { metricsRoutes } from './routes/metrics.js';
@@ -35,7 +41,7 @@ import { tokenRoutes } from './routes/tokens.js';
 import { MESH_TABLES, T, type TokenDoc } from './state.js';
 
 /** Every route of the discovery service. */
-export const MESH_ROUTES = [...systemRoutes, ...tokenRoutes, ...policyRoutes, ...roleRoutes, ...authMethodRoutes, ...bindingRuleRoutes, ...loginRoutes, ...metricsRoutes, ...kvRoutes];
+export const MESH_ROUTES = [...systemRoutes, ...tokenRoutes, ...policyRoutes, ...roleRoutes, ...authMethodRoutes, ...bindingRuleRoutes, ...loginRoutes, ...metricsRoutes, ...kvRoutes, ...catalogRoutes, ...healthRoutes, ...agentRoutes];
 /** Routes of the enterprise switch (`enterprise = true`: OIDC, namespaces); without it they answer 404 like any unknown path. */
 export const MESH_ENTERPRISE_ROUTES = [...oidcRoutes, ...namespaceRoutes];
 
@@ -58,6 +64,14 @@ export interface MeshAgentOptions {
   readonly tokenReapIntervalMs?: number;
   /** Pause between rounds deleting old KV tombstones, in ms (tests shorten it); default 60 s. */
   readonly tombstoneReapIntervalMs?: number;
+  /** The local agent's full anti-entropy sync period, in ms (tests shorten it); default 60 s. */
+  readonly syncIntervalMs?: number;
+  /** The local agent's critical-service reaper period, in ms (tests shorten it); default 30 s. */
+  readonly checkReapIntervalMs?: number;
+  /** Smallest `DeregisterCriticalServiceAfter` honoured, in ms (tests shorten it); default 60 s. */
+  readonly checkDeregisterMinMs?: number;
+  /** Longest wait of a check output change that keeps the status, in ms (tests shorten it); default 5 min. */
+  readonly checkUpdateIntervalMs?: number;
 }
 
 /** A running agent. */
@@ -69,6 +83,8 @@ export interface MeshAgent {
   readonly replicator?: Replicator;
   /** Present on `storage "postgresql"`: whether this agent leads the agents sharing the table. */
   readonly leadership?: StateLeadership;
+  /** This agent's own node: its services and checks. */
+  readonly local: LocalAgent;
   close(): Promise<void>;
 }
 
@@ -80,7 +96,7 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
   const { config, log } = options;
   const now = options.now ?? (() => Date.now());
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const { backend, state, shared } = await openAgentState({
+  const { backend, state, shared, key } = await openAgentState({
     storage: config.storage,
     sqlitePath: join(config.dataDir, 'mesh.db'),
     keyFile: join(config.dataDir, 'mesh-state.key'),
@@ -139,12 +155,31 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       log,
       intervalMs: options.tombstoneReapIntervalMs,
     });
-    /** What only the leader does (every agent, when the state is not shared): the built-in objects, replication, token and tombstone reaping. */
+    let advertised = '';
+    const local = new LocalAgent({
+      state,
+      log,
+      nodeName: config.nodeName,
+      nodeId: nodeIdOf(config.dataDir),
+      datacenter: config.datacenter,
+      address: () => advertised.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1'),
+      port: () => Number(/:(\d+)$/.exec(advertised)?.[1] ?? 0),
+      now,
+      syncIntervalMs: options.syncIntervalMs,
+      reapIntervalMs: options.checkReapIntervalMs,
+      deregisterMinMs: options.checkDeregisterMinMs,
+      checkUpdateIntervalMs: options.checkUpdateIntervalMs,
+      sendToLeader: (path, body) => sendCatalogWrite(leadership, config.acl.agentToken ?? config.acl.defaultToken, path, body),
+      store: new LocalStore(join(config.dataDir, 'agent-local.bin'), aesGcmCodec(key)),
+    });
+    local.restore();
+    /** What only the leader does (every agent, when the state is not shared): the built-in objects, replication, token and tombstone reaping; a new leader syncs its own node now. */
     const lead = async () => {
       await bootstrapState(state, config, options, now, log, primary);
       replicator?.start();
       reaper.start();
       tombstones.start();
+      local.requestSync();
     };
     /** Stops the leader-only work (stepping down, or stopping). */
     const follow = async () => {
@@ -154,10 +189,9 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
     };
     if (!shared) await lead();
     const stopping = new AbortController();
-    let advertised = '';
     leadership = shared?.leadership({ address: () => advertised, onLeader: lead, onFollower: follow });
     const metrics = meshMetrics({ backend, state, leadership: () => leadership, replicator });
-    const deps: MeshDeps = { state, config, acl, now, replicator, forwardTo, self: () => advertised, leadership, metrics };
+    const deps: MeshDeps = { state, config, acl, now, replicator, forwardTo, self: () => advertised, leadership, metrics, local };
     const api = meshHttpService({
       routes: withNamespaceGuard(config.enterprise ? [...MESH_ROUTES, ...MESH_ENTERPRISE_ROUTES] : MESH_ROUTES, !!config.enterprise),
       deps,
@@ -171,14 +205,17 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
     const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(api, metrics), log);
     advertised = advertisedAddress(listener.url, config.advertiseHost);
     leadership?.start();
+    local.start();
     log.info({ url: listener.url, datacenter: config.datacenter, acl: config.acl.enabled, storage: shared ? `postgresql ${shared.backend.target}` : 'sqlite' }, 'discovery service listening');
     return {
       url: listener.url,
       state,
       replicator,
       leadership,
+      local,
       close: async () => {
         stopping.abort();
+        await local.close();
         await leadership?.stop();
         await follow();
         await listener.close();
@@ -190,6 +227,22 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
     await backend.close();
     throw err;
   }
+}
+
+/**
+ * Sends a follower's catalog write to the leader (`PUT /v1/<path>` with `token` in
+ * `X-Mesh-Token`). @throws when no leader is known or it does not answer 200.
+ */
+async function sendCatalogWrite(leadership: StateLeadership | undefined, token: string | undefined, path: string, body: object): Promise<void> {
+  const leader = leadership?.leaderAddress;
+  if (!leader) throw new Error('no leader known');
+  const res = await fetch(`http://${leader}/v1/${path}`, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'application/json', ...(token && { 'X-Mesh-Token': token }) },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  if (res.status !== 200) throw new Error(`${path} on the leader ${leader}: ${res.status} ${await res.text()}`);
 }
 
 /** The built-in ACL objects, the default namespace and the `initial_management` token (the leader's first writes). */

@@ -1,4 +1,8 @@
-/** The KV keys of the agent configuration: `limits.kv_max_value_size` and `acl.enable_key_list_policy`. */
+/**
+ * The discovery agent's configuration keys for the KV store (`limits.kv_max_value_size`,
+ * `acl.enable_key_list_policy`) and `acl.tokens.agent`: read like the other tokens (`env://`
+ * references resolved), absent when not set.
+ */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_KV_MAX_VALUE_SIZE, parseMeshAgentConfig } from './config.js';
@@ -20,4 +24,12 @@ describe('mesh agent config: KV keys', () => {
   it('refuses a size below 1, naming the key', () => {
     assert.throws(() => parseMeshAgentConfig('data_dir = "/tmp/x"\nlimits { kv_max_value_size = 0 }', 'agent.hcl'), /kv_max_value_size/);
   });
+});
+
+it('reads acl.tokens.agent (the token a follower syncs its node with), resolving env://', () => {
+  const text = 'data_dir = "/tmp/x"\nacl {\n  enabled = true\n  tokens {\n    agent = "env://MESH_AGENT_TOKEN"\n  }\n}\n';
+  const c = parseMeshAgentConfig(text, 'agent.hcl', { MESH_AGENT_TOKEN: ' 0f1e2d3c-4b5a-4697-8877-665544332211\n' });
+  assert.equal(c.acl.agentToken, '0f1e2d3c-4b5a-4697-8877-665544332211');
+  assert.equal(parseMeshAgentConfig('data_dir = "/tmp/x"\n', 'agent.hcl').acl.agentToken, undefined);
+  assert.throws(() => parseMeshAgentConfig(text, 'agent.hcl', {}), /agent\.hcl.*agent/);
 });

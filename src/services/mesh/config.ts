@@ -104,6 +104,7 @@ export const meshAgentSchema = {
       initial_management: cfg.string({ doc: 'SecretID (UUID) of a management token made at start; uses up bootstrap' }),
       replication: cfg.string({ doc: 'secondary datacenters: the token replication reads the primary with' }),
       default: cfg.string({ doc: 'the token of requests that carry none (else the anonymous token)' }),
+      agent: cfg.string({ doc: 'the token an agent following a shared state syncs its node, services and checks to the leader with (node:write on its node, service:write on its services); default: tokens.default' }),
     }),
   }),
 };
@@ -146,6 +147,8 @@ export interface MeshAgentConfig {
     readonly defaultToken?: string;
     /** `enable_key_list_policy`: `?recurse` / `?keys` need `key:list` on the prefix. */
     readonly enableKeyListPolicy?: boolean;
+    /** `acl.tokens.agent`: what a follower's anti-entropy sync sends to the leader with. */
+    readonly agentToken?: string;
   };
 }
 
@@ -168,7 +171,7 @@ export function loadMeshAgentConfig(path: string, env: ConfigEnv = {}, hostName 
 function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
   const acl = raw.acl;
   const tokens = acl?.tokens;
-  const secret = (key: 'initial_management' | 'replication' | 'default'): string | undefined => {
+  const secret = (key: 'initial_management' | 'replication' | 'default' | 'agent'): string | undefined => {
     const v = tokens?.[key];
     if (v === undefined) return undefined;
     try {
@@ -207,6 +210,7 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
       initialManagement,
       replicationToken: secret('replication'),
       defaultToken: secret('default'),
+      agentToken: secret('agent'),
     },
   };
 }

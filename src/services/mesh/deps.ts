@@ -10,6 +10,7 @@ import type { Leadership, StateStore } from '../../kernel/store/index.js';
 import { Authorizer, type Access, type Resource } from './acl/index.js';
 import type { MeshAgentConfig } from './config.js';
 import { aclDisabled, type MeshContext, type MeshReply } from './http.js';
+import type { LocalAgent } from './local/local-agent.js';
 import type { Replicator } from './replication.js';
 import type { AclResolver, Identity } from './resolve.js';
 
@@ -28,6 +29,8 @@ export interface MeshDeps {
   readonly leadership?: Leadership;
   /** This agent's metrics (`GET /v1/agent/metrics`). */
   readonly metrics: ServiceMetrics;
+  /** This agent's own node: its services and checks (`/agent/...`). */
+  readonly local: LocalAgent;
   /** Sends a request to a server of datacenter `dc`; undefined when none is known. */
   readonly forwardTo: (dc: string, req: HttpRequest, secret: string | undefined) => Promise<HttpResponse> | undefined;
 }
@@ -55,6 +58,17 @@ export function callerOf(ctx: Ctx, resource?: Resource, access?: Access): Identi
 export function requestIdentity(ctx: Ctx): Identity {
   if (!ctx.deps.config.acl.enabled) return { token: undefined, accessorId: '', authorizer: Authorizer.management() };
   return ctx.deps.acl.resolve(ctx.secret);
+}
+
+/**
+ * The caller's identity after checking `access` on `segment` of `resource` (catalog,
+ * health and agent routes). @throws 403 `Permission denied: token with AccessorID '…'
+ * lacks permission 'service:write' on "web"` (the reference's text); 403 `ACL not found`.
+ */
+export function requireAccess(ctx: Ctx, resource: Resource, access: Access, segment?: string): Identity {
+  const who = requestIdentity(ctx);
+  ctx.deps.acl.require(who, resource, access, segment);
+  return who;
 }
 
 /** True when the caller may see secrets (`acl:write`, reference/mesh.md §6.3). */

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { TableSpec } from '../../kernel/store/index.js';
+import { CT } from './catalog/model.js';
 import { DEFAULT_NAMESPACE } from './namespace.js';
 
 /** Table names. */
@@ -137,4 +138,7 @@ export const MESH_TABLES: readonly TableSpec[] = [
   { name: T.kv },
   { name: T.kvTombstones },
   { name: T.kvMeta },
+  { name: CT.nodes },
+  { name: CT.services },
+  { name: CT.checks },
 ];

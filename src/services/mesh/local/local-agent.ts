@@ -1,0 +1,413 @@
+/**
+ * The agent's own node: the services and checks registered with it (`/agent/...`), the
+ * checks it runs, and their anti-entropy sync to the catalog (issue 16 scope 3;
+ * reference/mesh-catalog.md "Agent"):
+ *
+ * - the agent owns its node's entries: each change is pushed to the catalog at once, and
+ *   a full sync every `syncIntervalMs` (60 s, with jitter of up to a tenth) repairs what
+ *   the catalog lost or gained behind its back (a catalog deregistration of an agent
+ *   service is undone; a service registered in the catalog for this node is removed);
+ * - besides its local entries the agent keeps its node itself, the node check
+ *   `serfHealth` ("Serf Health Status", passing while it runs) and the `consul` service,
+ *   named as the reference so clients that look for them keep working;
+ * - TTL checks go `critical` with `TTL expired` when not updated within their TTL;
+ *   HTTP and TCP checks run every interval (probes.ts);
+ * - a check whose output changes but whose status does not reaches the catalog at most
+ *   every `checkUpdateIntervalMs` (5 min; the reference's `check_update_interval`), so a
+ *   check whose output holds a timestamp does not write every interval; a status change
+ *   goes at once;
+ * - a service whose check stays `critical` for its `DeregisterCriticalServiceAfter`
+ *   (at least `deregisterMinMs`, 1 min) is removed by a reaper running every
+ *   `reapIntervalMs` (30 s).
+ *
+ * A sync writes only what differs (catalog/register.ts `putIfChanged`), so the periodic
+ * one wakes no blocking query when nothing changed. An agent that may not write the state
+ * (a follower on shared PostgreSQL storage) compares its node's entries in its copy of the
+ * state with its own and sends what differs to the leader as the reference's agents do:
+ * `PUT /v1/catalog/register` and `/deregister` calls, with `acl.tokens.agent`
+ * ({@link LocalAgentOptions.sendToLeader}).
+ *
+ * @module
+ */
+import type { Logger } from '../../../kernel/log/logger.js';
+import type { StateStore } from '../../../kernel/store/index.js';
+import { NODE_MAINT_CHECK_ID, SERVICE_MAINT_PREFIX, type CheckDoc, type CheckStatus, type ServiceDoc } from '../catalog/model.js';
+import type { LocalCheck, ServiceRegistration } from './definition.js';
+import type { LocalStore } from './persist.js';
+import { httpProbe, OUTPUT_MAX_BYTES, tcpProbe } from './probes.js';
+import { selfEntries, sendEntries, writeEntries, type NodeEntries, type SendToLeader } from './sync.js';
+
+/** Options of {@link LocalAgent}. */
+export interface LocalAgentOptions {
+  readonly state: StateStore;
+  readonly log: Logger;
+  readonly nodeName: string;
+  readonly nodeId: string;
+  readonly datacenter: string;
+  /** The node's address (known once the HTTP API listens). */
+  readonly address: () => string;
+  /** The HTTP API's port (the `consul` service's port). */
+  readonly port: () => number;
+  /** Clock in epoch ms. */
+  readonly now: () => number;
+  /** Full sync period in ms; default 60 s. */
+  readonly syncIntervalMs?: number;
+  /** Reaper period in ms; default 30 s. */
+  readonly reapIntervalMs?: number;
+  /** Smallest `DeregisterCriticalServiceAfter` honoured, in ms; default 60 s. */
+  readonly deregisterMinMs?: number;
+  /**
+   * Sends a catalog write (`path` under `/v1/`, JSON `body`) to the leader, when this agent
+   * follows a shared state. @throws when the leader is unknown or refuses it.
+   */
+  readonly sendToLeader?: SendToLeader;
+  /**
+   * How long, in ms, a check output change that keeps the status may wait before it is
+   * written to the catalog (the reference's `check_update_interval`); default 5 min.
+   */
+  readonly checkUpdateIntervalMs?: number;
+  /** Keeps the definitions across restarts (persist.ts); absent: memory only. */
+  readonly store?: LocalStore;
+}
+
+
+/** A check with its current state and timer. */
+interface Running {
+  readonly def: LocalCheck;
+  status: CheckStatus;
+  output: string;
+  /** Epoch ms since which it has been critical; undefined when it is not. */
+  criticalSince: number | undefined;
+  timer: NodeJS.Timeout | undefined;
+  /** What the catalog was last given: status, output and when (epoch ms; see `checkUpdateIntervalMs`). */
+  pushed: { status: CheckStatus; output: string; at: number } | undefined;
+  /** The pending sync of an output-only change. */
+  deferred: NodeJS.Timeout | undefined;
+}
+
+/** First retry delay of a failed sync, ms. */
+const RETRY_FIRST_MS = 1_000;
+const MAINT_DEFAULT_SERVICE = 'Maintenance mode is enabled for this service, but no reason was provided. This is a default message.';
+const MAINT_DEFAULT_NODE = 'Maintenance mode is enabled for this node, but no reason was provided. This is a default message.';
+
+/** The agent's local state; see the module doc. */
+export class LocalAgent {
+  private readonly services = new Map<string, ServiceDoc>();
+  private readonly checks = new Map<string, Running>();
+  private syncing: Promise<void> | undefined;
+  private again = false;
+  private started = false;
+  private closed = false;
+  /** Delay before retrying a failed sync, ms (doubles up to the sync period; reset by a success). */
+  private retryMs = RETRY_FIRST_MS;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private syncTimer: NodeJS.Timeout | undefined;
+  private reapTimer: NodeJS.Timeout | undefined;
+  private warnedReadOnly = false;
+
+  constructor(private readonly o: LocalAgentOptions) {}
+
+  /** The node name. */
+  get nodeName(): string {
+    return this.o.nodeName;
+  }
+
+  /** The node's ID (a UUID kept in the data directory). */
+  get nodeId(): string {
+    return this.o.nodeId;
+  }
+
+  /**
+   * Restores the kept definitions (each check with its status as registered; its runs
+   * start). @throws when they cannot be read or decrypted.
+   */
+  restore(): void {
+    const kept = this.o.store?.load();
+    for (const s of kept?.services ?? []) this.services.set(s.ID, s);
+    for (const c of kept?.checks ?? []) this.putCheck(c);
+  }
+
+  /** Starts the periodic sync and the reaper, and syncs now. */
+  start(): void {
+    this.started = true;
+    const every = this.o.syncIntervalMs ?? 60_000;
+    const tick = () => {
+      this.syncTimer = setTimeout(() => {
+        this.requestSync();
+        tick();
+      }, every + Math.random() * (every / 10));
+      this.syncTimer.unref();
+    };
+    tick();
+    this.reapTimer = setInterval(() => this.reap(), this.o.reapIntervalMs ?? 30_000);
+    this.reapTimer.unref();
+    this.requestSync();
+  }
+
+  /** Stops every timer and waits for a sync in flight. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.syncTimer);
+    clearInterval(this.reapTimer);
+    clearTimeout(this.retryTimer);
+    for (const r of this.checks.values()) {
+      clearTimeout(r.timer);
+      clearTimeout(r.deferred);
+    }
+    await this.syncing;
+  }
+
+  /** The local services by ID. */
+  listServices(): ServiceDoc[] {
+    return [...this.services.values()];
+  }
+
+  /** Local service `id`. */
+  service(id: string): ServiceDoc | undefined {
+    return this.services.get(id);
+  }
+
+  /** The local checks as documents (current status and output). */
+  listChecks(): CheckDoc[] {
+    return [...this.checks.values()].map((r) => this.docOf(r));
+  }
+
+  /** Local check `id` as a document. */
+  check(id: string): CheckDoc | undefined {
+    const r = this.checks.get(id);
+    return r && this.docOf(r);
+  }
+
+  /**
+   * Adds or replaces a service with its checks. Checks of the service not in `reg` stay
+   * unless `replaceExistingChecks` (`?replace-existing-checks`).
+   */
+  addService(reg: ServiceRegistration, replaceExistingChecks: boolean): void {
+    const id = reg.service.ID;
+    this.services.set(id, reg.service);
+    if (replaceExistingChecks) {
+      const keep = new Set(reg.checks.map((c) => c.doc.CheckID));
+      for (const [cid, r] of this.checks) if (r.def.doc.ServiceID === id && !keep.has(cid) && !cid.startsWith(SERVICE_MAINT_PREFIX)) this.dropCheck(cid);
+    }
+    for (const c of reg.checks) this.putCheck(c);
+    this.changed();
+  }
+
+  /** Removes service `id` with its checks; false when there is none. */
+  removeService(id: string): boolean {
+    if (!this.services.delete(id)) return false;
+    for (const [cid, r] of this.checks) if (r.def.doc.ServiceID === id) this.dropCheck(cid);
+    this.changed();
+    return true;
+  }
+
+  /** Adds or replaces a check (its service must be local). */
+  addCheck(c: LocalCheck): void {
+    this.putCheck(c);
+    this.changed();
+  }
+
+  /** Removes check `id`; false when there is none. */
+  removeCheck(id: string): boolean {
+    if (!this.checks.has(id)) return false;
+    this.dropCheck(id);
+    this.changed();
+    return true;
+  }
+
+  /**
+   * Sets a TTL check's status (`/agent/check/pass|warn|fail|update`), restarting its TTL.
+   * Output past 4 KiB is cut (`… (captured 4096 of N bytes)`).
+   * @returns false when `id` is not a TTL check of this agent.
+   */
+  updateTtl(id: string, status: CheckStatus, output: string): boolean {
+    const r = this.checks.get(id);
+    if (!r || r.def.run?.kind !== 'ttl') return false;
+    const bytes = Buffer.from(output, 'utf8');
+    const text = bytes.length > OUTPUT_MAX_BYTES ? `${bytes.subarray(0, OUTPUT_MAX_BYTES).toString('utf8')} ... (captured ${OUTPUT_MAX_BYTES} of ${bytes.length} bytes)` : output;
+    this.setStatus(r, status, text);
+    this.armTtl(r);
+    return true;
+  }
+
+  /** Turns maintenance of service `id` on (a critical `_service_maintenance:<id>` check) or off. false: no such service. */
+  serviceMaintenance(id: string, enable: boolean, reason: string): boolean {
+    const s = this.services.get(id);
+    if (!s) return false;
+    const cid = `${SERVICE_MAINT_PREFIX}${id}`;
+    if (enable) this.putMaintenance(cid, 'Service Maintenance Mode', reason || MAINT_DEFAULT_SERVICE, id);
+    else if (this.checks.has(cid)) this.dropCheck(cid);
+    this.changed();
+    return true;
+  }
+
+  /** Turns node maintenance (a critical `_node_maintenance` check) on or off. */
+  nodeMaintenance(enable: boolean, reason: string): void {
+    if (enable) this.putMaintenance(NODE_MAINT_CHECK_ID, 'Node Maintenance Mode', reason || MAINT_DEFAULT_NODE, '');
+    else if (this.checks.has(NODE_MAINT_CHECK_ID)) this.dropCheck(NODE_MAINT_CHECK_ID);
+    this.changed();
+  }
+
+  /** A definition changed: keep the definitions, then sync. A failure to keep them is logged (the change stands in memory). */
+  private changed(): void {
+    try {
+      this.o.store?.save({ services: [...this.services.values()], checks: [...this.checks.values()].map((r) => r.def) });
+    } catch (err) {
+      this.o.log.error({ err }, 'could not keep the agent\'s service and check definitions');
+    }
+    this.requestSync();
+  }
+
+  /**
+   * Pushes the local state to the catalog soon (coalesced with a sync in flight; nothing
+   * before {@link start}). A failed sync is retried after 1 s, then twice as long each
+   * time, at most the sync period.
+   */
+  requestSync(): void {
+    if (this.closed || !this.started) return;
+    if (this.syncing) {
+      this.again = true;
+      return;
+    }
+    this.syncing = (async () => {
+      do {
+        this.again = false;
+        try {
+          await this.syncNow();
+          this.retryMs = RETRY_FIRST_MS;
+        } catch (err) {
+          this.o.log.warn({ err, retryInMs: this.retryMs }, 'anti-entropy sync to the catalog failed');
+          clearTimeout(this.retryTimer);
+          this.retryTimer = setTimeout(() => this.requestSync(), this.retryMs);
+          this.retryTimer.unref();
+          this.retryMs = Math.min(this.retryMs * 2, this.o.syncIntervalMs ?? 60_000);
+        }
+      } while (this.again && !this.closed);
+      this.syncing = undefined;
+    })();
+  }
+
+  /** One full sync of the node's entries: into the state when this agent may write it, else through the leader. */
+  private async syncNow(): Promise<void> {
+    const { state } = this.o;
+    const want = this.desired();
+    if (state.isWritable) return writeEntries(state, want);
+    if (this.o.sendToLeader) return sendEntries(state, want, this.o.sendToLeader);
+    if (!this.warnedReadOnly) this.o.log.info('this agent follows a shared state: its local services and checks are not synced to the catalog');
+    this.warnedReadOnly = true;
+  }
+
+  /** The node's entries as this agent owns them (checks filled with their service's name and tags, as the catalog stores them). */
+  private desired(): NodeEntries {
+    const self = selfEntries({ name: this.o.nodeName, id: this.o.nodeId, address: this.o.address(), datacenter: this.o.datacenter, port: this.o.port() });
+    return {
+      node: self.node,
+      services: [...self.services, ...this.services.values()],
+      checks: [...self.checks, ...[...this.checks.values()].map((r) => this.syncDocOf(r))],
+    };
+  }
+
+  private docOf(r: Running): CheckDoc {
+    const s = r.def.doc.ServiceID ? this.services.get(r.def.doc.ServiceID) : undefined;
+    return { ...r.def.doc, Node: this.o.nodeName, Status: r.status, Output: r.output, ServiceName: s?.Service ?? '', ServiceTags: s?.Tags ?? [] };
+  }
+
+  private putCheck(def: LocalCheck): void {
+    const id = def.doc.CheckID;
+    const prior = this.checks.get(id);
+    if (prior) clearTimeout(prior.timer);
+    clearTimeout(prior?.deferred);
+    const r: Running = { def, status: def.doc.Status, output: prior?.output ?? '', criticalSince: undefined, timer: undefined, pushed: undefined, deferred: undefined };
+    if (r.status === 'critical') r.criticalSince = this.o.now();
+    this.checks.set(id, r);
+    if (def.run?.kind === 'ttl') this.armTtl(r);
+    else if (def.run) this.schedule(r, 0);
+  }
+
+  private putMaintenance(id: string, name: string, notes: string, serviceId: string): void {
+    this.putCheck({
+      doc: { Node: this.o.nodeName, CheckID: id, Name: name, Status: 'critical', Notes: notes, Output: '', ServiceID: serviceId, ServiceName: '', ServiceTags: [], Type: 'maintenance', Interval: '', Timeout: '', Definition: {} },
+      deregisterAfterMs: 0,
+    });
+  }
+
+  private dropCheck(id: string): void {
+    clearTimeout(this.checks.get(id)?.timer);
+    clearTimeout(this.checks.get(id)?.deferred);
+    this.checks.delete(id);
+  }
+
+  private setStatus(r: Running, status: CheckStatus, output: string): void {
+    if (this.checks.get(r.def.doc.CheckID) !== r) return; // removed or replaced meanwhile
+    if (status === 'critical') r.criticalSince ??= this.o.now();
+    else r.criticalSince = undefined;
+    const statusChanged = r.status !== status;
+    const outputChanged = r.output !== output;
+    r.status = status;
+    r.output = output;
+    if (statusChanged) this.requestSync();
+    else if (outputChanged && !r.deferred && r.pushed) {
+      const wait = Math.max(0, r.pushed.at + this.updateIntervalMs() - this.o.now());
+      r.deferred = setTimeout(() => {
+        r.deferred = undefined;
+        // Due now, even if the timer fired a millisecond before the clock says so.
+        if (r.pushed) r.pushed = { ...r.pushed, at: Number.NEGATIVE_INFINITY };
+        this.requestSync();
+      }, wait);
+      r.deferred.unref();
+    }
+  }
+
+  private updateIntervalMs(): number {
+    return this.o.checkUpdateIntervalMs ?? 300_000;
+  }
+
+  /**
+   * The check as the catalog is to get it: its current status, and its current output
+   * unless only the output changed since the last push and `checkUpdateIntervalMs` has not
+   * passed (then the output pushed last).
+   */
+  private syncDocOf(r: Running): CheckDoc {
+    const now = this.o.now();
+    const p = r.pushed;
+    if (!p || p.status !== r.status || (p.output !== r.output && now - p.at >= this.updateIntervalMs())) r.pushed = { status: r.status, output: r.output, at: now };
+    return { ...this.docOf(r), Output: r.pushed!.output };
+  }
+
+  private armTtl(r: Running): void {
+    if (r.def.run?.kind !== 'ttl') return;
+    clearTimeout(r.timer);
+    r.timer = setTimeout(() => {
+      const last = r.output;
+      this.setStatus(r, 'critical', last === '' || last.startsWith('TTL expired') ? 'TTL expired' : `TTL expired (last output before timeout follows): ${last}`);
+    }, r.def.run.ttlMs);
+    r.timer.unref();
+  }
+
+  /** Runs an HTTP/TCP check after `delayMs`, then every interval while it is registered. */
+  private schedule(r: Running, delayMs: number): void {
+    const run = r.def.run;
+    if (!run || run.kind === 'ttl' || this.closed) return;
+    r.timer = setTimeout(async () => {
+      const result = run.kind === 'http' ? await httpProbe(run) : await tcpProbe(run);
+      if (this.closed || this.checks.get(r.def.doc.CheckID) !== r) return;
+      this.setStatus(r, result.status, result.output);
+      this.schedule(r, run.intervalMs);
+    }, delayMs);
+    r.timer.unref();
+  }
+
+  /** Removes services whose check has been critical for its `DeregisterCriticalServiceAfter`. */
+  private reap(): void {
+    const now = this.o.now();
+    const min = this.o.deregisterMinMs ?? 60_000;
+    for (const r of [...this.checks.values()]) {
+      const after = r.def.deregisterAfterMs;
+      const sid = r.def.doc.ServiceID;
+      if (after <= 0 || sid === '' || r.criticalSince === undefined) continue;
+      if (now - r.criticalSince >= Math.max(after, min) && this.removeService(sid)) {
+        this.o.log.info({ service: sid, check: r.def.doc.CheckID }, 'removed a service whose check stayed critical past DeregisterCriticalServiceAfter');
+      }
+    }
+  }
+}

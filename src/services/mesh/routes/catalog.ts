@@ -1,0 +1,210 @@
+/**
+ * Catalog endpoints (issue 16 scope 1; reference/mesh-catalog.md "Catalog"):
+ * `PUT /catalog/register`, `PUT /catalog/deregister`, `GET /catalog/datacenters`,
+ * `/catalog/nodes`, `/catalog/services`, `/catalog/service/:service`, `/catalog/node/:node`,
+ * `/catalog/node-services/:node`. Reads block on the tables they read and report the
+ * highest of their indexes; lists are filtered by `node:read` / `service:read`.
+ *
+ * @module
+ */
+import { badRequest, CairnError } from '../../../kernel/http/index.js';
+import type { Indexed } from '../../../kernel/store/index.js';
+import { permissionDenied } from '../acl/index.js';
+import { applyFilter, AclView, filterOf, metaMatches, nodeMetaOf, required, tagsMatch } from '../catalog/query.js';
+import { str, type Input } from '../catalog/fields.js';
+import { CT, memberKey, nodePrefix, renderNode, renderNodeService, renderServiceNode, type NodeDoc, type ServiceDoc } from '../catalog/model.js';
+import {
+  applyDeregistration,
+  applyRegistration,
+  parseRegistration,
+  vetDeregistration,
+  vetRegistration,
+  type Deny,
+} from '../catalog/register.js';
+import { requestIdentity, type Ctx, type MeshDeps } from '../deps.js';
+import { meshForbidden, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
+
+/** The reference's denial for `resource:write` on `segment`, for the caller of `ctx`. */
+export function denyFor(ctx: Ctx): Deny {
+  const who = requestIdentity(ctx);
+  return (resource, segment) => meshForbidden(permissionDenied(who.accessorId, resource, 'write', segment).message);
+}
+
+/**
+ * A catalog write whose body names another `Datacenter` goes there, as the reference's
+ * register and deregister do; undefined for this datacenter.
+ * @throws 500 `No path to datacenter` when no server of it is known.
+ */
+async function forwardByBody(ctx: Ctx, input: Input): Promise<MeshReply | undefined> {
+  const dc = str(input.Datacenter, 'Datacenter');
+  if (dc === '' || dc === ctx.deps.config.datacenter) return undefined;
+  const forwarded = ctx.deps.forwardTo(dc, ctx.req, ctx.secret);
+  if (!forwarded) throw new CairnError('internal', 'No path to datacenter');
+  return { forwarded: await forwarded };
+}
+
+/** `PUT /catalog/register` → `true`. Needs `node:write` / `service:write` as {@link vetRegistration} says. */
+async function register(ctx: Ctx): Promise<MeshReply> {
+  const input = decoded(ctx);
+  const elsewhere = await forwardByBody(ctx, input);
+  if (elsewhere) return elsewhere;
+  const reg = parseRegistration(input, ctx.deps.config.datacenter);
+  const deny = denyFor(ctx);
+  const authz = requestIdentity(ctx).authorizer;
+  await ctx.deps.state.txn((tx) => {
+    vetRegistration(tx, authz, reg, deny);
+    applyRegistration(tx, reg);
+  });
+  return { body: true };
+}
+
+/** `PUT /catalog/deregister` `{Datacenter?, Node, ServiceID?, CheckID?}` → `true`. */
+async function deregister(ctx: Ctx): Promise<MeshReply> {
+  const input = decoded(ctx);
+  const elsewhere = await forwardByBody(ctx, input);
+  if (elsewhere) return elsewhere;
+  const node = str(input.Node, 'Node');
+  if (node === '') throw badRequest('Must provide node');
+  const d = { node, serviceId: str(input.ServiceID, 'ServiceID') || undefined, checkId: str(input.CheckID, 'CheckID') || undefined };
+  const deny = denyFor(ctx);
+  const authz = requestIdentity(ctx).authorizer;
+  await ctx.deps.state.txn((tx) => {
+    vetDeregistration(tx, authz, d, deny);
+    applyDeregistration(tx, d);
+  });
+  return { body: true };
+}
+
+/**
+ * The request body as an object (`{}` when empty).
+ * @throws 400 `Request decode failed: <why>` (the reference's text for catalog and agent bodies).
+ */
+export function decoded(ctx: Ctx): Input {
+  let input: unknown;
+  try {
+    input = ctx.body<unknown>();
+  } catch (err) {
+    throw badRequest(`Request decode failed: ${(err as Error).message.replace(/^Failed to decode request body: /, '')}`);
+  }
+  if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) throw badRequest('Request decode failed: the body must be a JSON object');
+  return (input as Input | undefined) ?? {};
+}
+
+/** `GET /catalog/datacenters` → this one and every one `wan_addresses` names, by name. */
+async function datacenters(ctx: Ctx): Promise<MeshReply> {
+  const { datacenter, wanAddresses } = ctx.deps.config;
+  return { body: [...new Set([datacenter, ...Object.keys(wanAddresses)])].sort() };
+}
+
+/** `GET /catalog/nodes` (`node-meta`, `filter`) → nodes the caller may read. */
+async function nodes(ctx: Ctx): Promise<MeshReply> {
+  const view = new AclView(ctx);
+  const meta = nodeMetaOf(ctx);
+  const filter = filterOf(ctx);
+  const listed = ctx.deps.state
+    .list<NodeDoc>(CT.nodes)
+    .filter((n) => metaMatches(n.Meta, meta) && view.can('node', n.Node))
+    .map(renderNode);
+  return { body: applyFilter(listed, filter), index: ctx.deps.state.tableIndex(CT.nodes), headers: view.headers() };
+}
+
+/** `GET /catalog/services` (`node-meta`, `filter`) → `{name: [tags…]}` of the services the caller may read. */
+async function services(ctx: Ctx): Promise<MeshReply> {
+  const { state } = ctx.deps;
+  const view = new AclView(ctx);
+  const meta = nodeMetaOf(ctx);
+  const filter = filterOf(ctx);
+  let instances = state.list<ServiceDoc>(CT.services);
+  if (meta.length > 0) instances = instances.filter((s) => metaMatches(state.get<NodeDoc>(CT.nodes, s.Node)?.Meta ?? null, meta));
+  if (filter) {
+    const pairs = instances.map((s) => ({ s, shown: renderServiceNode(state.get<NodeDoc>(CT.nodes, s.Node)!, s) }));
+    const kept = new Set(applyFilter(pairs.map((p) => p.shown), filter));
+    instances = pairs.filter((p) => kept.has(p.shown)).map((p) => p.s);
+  }
+  const tags = new Map<string, Set<string>>();
+  for (const s of instances) {
+    let set = tags.get(s.Service);
+    if (!set) tags.set(s.Service, (set = new Set()));
+    s.Tags.forEach((t) => set!.add(t));
+  }
+  const body: Record<string, string[]> = {};
+  for (const [name, set] of [...tags].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) if (view.can('service', name)) body[name] = [...set].sort();
+  return { body, index: state.tableIndex(CT.services, CT.nodes), headers: view.headers() };
+}
+
+/**
+ * The instances of service `name` with their nodes, those the caller may read
+ * (`service:read` on the name, `node:read` on the node), matching every `tag` and `node-meta`.
+ */
+export function instancesOf(ctx: Ctx, view: AclView, name: string): Array<{ node: NodeDoc & Indexed; service: ServiceDoc & Indexed }> {
+  const { state } = ctx.deps;
+  const tags = ctx.query.getAll('tag');
+  const meta = nodeMetaOf(ctx);
+  const out: Array<{ node: NodeDoc & Indexed; service: ServiceDoc & Indexed }> = [];
+  const all = state.list<ServiceDoc>(CT.services).filter((s) => s.Service === name);
+  if (all.length > 0 && !view.can('service', name)) return out;
+  for (const service of all) {
+    const node = state.get<NodeDoc>(CT.nodes, service.Node);
+    if (!node || !tagsMatch(service.Tags, tags) || !metaMatches(node.Meta, meta)) continue;
+    if (view.can('node', node.Node)) out.push({ node, service });
+  }
+  return out;
+}
+
+/** `GET /catalog/service/:service` (`tag`, `node-meta`, `filter`) → `[ServiceNode]`. */
+async function serviceNodes(ctx: Ctx): Promise<MeshReply> {
+  const name = required(ctx.params.service, 'Missing service name');
+  const view = new AclView(ctx);
+  const filter = filterOf(ctx);
+  const listed = instancesOf(ctx, view, name).map(({ node, service }) => renderServiceNode(node, service));
+  return { body: applyFilter(listed, filter), index: ctx.deps.state.tableIndex(CT.services, CT.nodes), headers: view.headers() };
+}
+
+/** Node `name` and its services the caller may read; undefined when it is not there or not readable. */
+function nodeWithServices(ctx: Ctx, view: AclView, name: string): { node: NodeDoc & Indexed; services: (ServiceDoc & Indexed)[] } | undefined {
+  const { state } = ctx.deps;
+  const node = state.get<NodeDoc>(CT.nodes, name);
+  if (!node || !view.can('node', name)) return undefined;
+  const services: (ServiceDoc & Indexed)[] = [];
+  for (const s of state.scan<ServiceDoc>(CT.services, nodePrefix(name))) {
+    if (!memberKey(s.Node, s.ID).startsWith(nodePrefix(name))) break;
+    // A node named `<name>/…` shares the id prefix: skip its entries.
+    if (s.Node === name && view.can('service', s.Service)) services.push(s);
+  }
+  return { node, services };
+}
+
+/** `GET /catalog/node/:node` → `{Node, Services: {id: NodeService}}`; an unknown node answers `null`. */
+async function nodeServicesMap(ctx: Ctx): Promise<MeshReply> {
+  const name = required(ctx.params.node, 'Missing node name');
+  const view = new AclView(ctx);
+  const found = nodeWithServices(ctx, view, name);
+  const index = ctx.deps.state.tableIndex(CT.nodes, CT.services);
+  if (!found) return { body: null, index, headers: view.headers() };
+  const body = { Node: renderNode(found.node), Services: Object.fromEntries(found.services.map((s) => [s.ID, renderNodeService(s)])) };
+  return { body, index, headers: view.headers() };
+}
+
+/** `GET /catalog/node-services/:node` (`filter` on the services) → `{Node, Services: [NodeService]}`; unknown → 404. */
+async function nodeServicesList(ctx: Ctx): Promise<MeshReply> {
+  const name = required(ctx.params.node, 'Missing node name');
+  const view = new AclView(ctx);
+  const filter = filterOf(ctx);
+  const found = nodeWithServices(ctx, view, name);
+  const index = ctx.deps.state.tableIndex(CT.nodes, CT.services);
+  if (!found) throw meshNotFound(`Node not found: "${name}"`);
+  const body = { Node: renderNode(found.node), Services: applyFilter(found.services.map(renderNodeService), filter) };
+  return { body, index, headers: view.headers() };
+}
+
+/** The catalog routes. */
+export const catalogRoutes: readonly MeshRoute<MeshDeps>[] = [
+  { pattern: 'catalog/register', synopsis: 'Register a node, a service and checks', methods: { PUT: register } },
+  { pattern: 'catalog/deregister', synopsis: 'Deregister a node, a service or a check', methods: { PUT: deregister } },
+  { pattern: 'catalog/datacenters', synopsis: 'List known datacenters', methods: { GET: datacenters } },
+  { pattern: 'catalog/nodes', synopsis: 'List nodes', methods: { GET: nodes }, blocking: [CT.nodes] },
+  { pattern: 'catalog/services', synopsis: 'List services with their tags', methods: { GET: services }, blocking: [CT.services, CT.nodes] },
+  { pattern: 'catalog/service/:service', synopsis: 'List the instances of a service', methods: { GET: serviceNodes }, blocking: [CT.services, CT.nodes] },
+  { pattern: 'catalog/node/:node', synopsis: 'A node and its services (map by ID)', methods: { GET: nodeServicesMap }, blocking: [CT.nodes, CT.services] },
+  { pattern: 'catalog/node-services/:node', synopsis: 'A node and its services (list)', methods: { GET: nodeServicesList }, blocking: [CT.nodes, CT.services] },
+];

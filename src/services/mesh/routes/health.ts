@@ -1,0 +1,104 @@
+/**
+ * Health endpoints (issue 16 scope 2; reference/mesh-catalog.md "Health"):
+ * `GET /health/node/:node`, `/health/checks/:service`, `/health/service/:service`
+ * (`passing`, `tag`, `node-meta`, `filter`) and `/health/state/:state`. A check is
+ * shown when the caller may read its node and, for a service check, its service; an
+ * instance's checks are its node's checks plus its own.
+ *
+ * @module
+ */
+import { badRequest } from '../../../kernel/http/index.js';
+import type { Indexed } from '../../../kernel/store/index.js';
+import { AclView, applyFilter, filterOf, metaMatches, nodeMetaOf, required } from '../catalog/query.js';
+import { CT, memberKey, nodePrefix, renderCheck, renderNode, renderNodeService, STATUSES, type CheckDoc, type CheckStatus, type NodeDoc } from '../catalog/model.js';
+import type { Ctx, MeshDeps } from '../deps.js';
+import type { MeshReply, MeshRoute } from '../http.js';
+import { instancesOf } from './catalog.js';
+
+/** May the caller see check `c`? */
+function readable(view: AclView, c: CheckDoc): boolean {
+  return view.can('node', c.Node) && (c.ServiceID === '' || view.can('service', c.ServiceName));
+}
+
+/** The checks of `node` in id order. */
+export function checksOfNode(ctx: Ctx, node: string): (CheckDoc & Indexed)[] {
+  const out: (CheckDoc & Indexed)[] = [];
+  for (const c of ctx.deps.state.scan<CheckDoc>(CT.checks, nodePrefix(node))) {
+    if (!memberKey(c.Node, c.CheckID).startsWith(nodePrefix(node))) break;
+    // A node named `<node>/…` shares the id prefix: skip its checks.
+    if (c.Node === node) out.push(c);
+  }
+  return out;
+}
+
+/** A list of checks as the reply shows it, after ACLs and `filter`. */
+function checkReply(ctx: Ctx, view: AclView, checks: readonly (CheckDoc & Indexed)[], tables: string[]): MeshReply {
+  const filter = filterOf(ctx);
+  const shown = checks.filter((c) => readable(view, c)).map(renderCheck);
+  return { body: applyFilter(shown, filter), index: ctx.deps.state.tableIndex(...tables), headers: view.headers() };
+}
+
+/** `GET /health/node/:node` → `[HealthCheck]` of the node. */
+async function nodeChecks(ctx: Ctx): Promise<MeshReply> {
+  const node = required(ctx.params.node, 'Missing node name');
+  return checkReply(ctx, new AclView(ctx), checksOfNode(ctx, node), [CT.checks]);
+}
+
+/** `GET /health/checks/:service` (`node-meta`, `filter`) → `[HealthCheck]` of every instance of the service. */
+async function serviceChecks(ctx: Ctx): Promise<MeshReply> {
+  const name = required(ctx.params.service, 'Missing service name');
+  const { state } = ctx.deps;
+  const meta = nodeMetaOf(ctx);
+  const checks = state
+    .list<CheckDoc>(CT.checks)
+    .filter((c) => c.ServiceName === name && c.ServiceID !== '' && metaMatches(state.get<NodeDoc>(CT.nodes, c.Node)?.Meta ?? null, meta));
+  return checkReply(ctx, new AclView(ctx), checks, [CT.checks, CT.nodes]);
+}
+
+/** `?passing` as the reference reads it: present with no value is true. @throws 400 `Invalid value for ?passing`. */
+function passingOf(ctx: Ctx): boolean {
+  if (!ctx.query.has('passing')) return false;
+  const v = ctx.query.get('passing')!;
+  if (v === '' || /^(1|t|true)$/i.test(v)) return true;
+  if (/^(0|f|false)$/i.test(v)) return false;
+  throw badRequest('Invalid value for ?passing');
+}
+
+/**
+ * `GET /health/service/:service` (`passing`, `tag`, `node-meta`, `filter`) →
+ * `[{Node, Service, Checks}]`; `passing` keeps the instances whose every check (node and
+ * service) passes (`warning` does not).
+ */
+async function serviceHealth(ctx: Ctx): Promise<MeshReply> {
+  const name = required(ctx.params.service, 'Missing service name');
+  const passing = passingOf(ctx);
+  const view = new AclView(ctx);
+  const filter = filterOf(ctx);
+  const entries = [];
+  for (const { node, service } of instancesOf(ctx, view, name)) {
+    const checks = checksOfNode(ctx, node.Node).filter((c) => c.ServiceID === '' || c.ServiceID === service.ID);
+    if (passing && checks.some((c) => c.Status !== 'passing')) continue;
+    entries.push({ Node: renderNode(node), Service: renderNodeService(service), Checks: checks.map(renderCheck) });
+  }
+  return { body: applyFilter(entries, filter), index: ctx.deps.state.tableIndex(CT.nodes, CT.services, CT.checks), headers: view.headers() };
+}
+
+/** `GET /health/state/:state` (`any`, `passing`, `warning`, `critical`; `node-meta`, `filter`) → `[HealthCheck]`. */
+async function checksInState(ctx: Ctx): Promise<MeshReply> {
+  const wanted = required(ctx.params.state, 'Missing check state');
+  if (wanted !== 'any' && !STATUSES.includes(wanted as CheckStatus)) throw badRequest(`Invalid check state "${wanted}": must be any, passing, warning or critical`);
+  const { state } = ctx.deps;
+  const meta = nodeMetaOf(ctx);
+  const checks = state
+    .list<CheckDoc>(CT.checks)
+    .filter((c) => (wanted === 'any' || c.Status === wanted) && metaMatches(state.get<NodeDoc>(CT.nodes, c.Node)?.Meta ?? null, meta));
+  return checkReply(ctx, new AclView(ctx), checks, [CT.checks, CT.nodes]);
+}
+
+/** The health routes. */
+export const healthRoutes: readonly MeshRoute<MeshDeps>[] = [
+  { pattern: 'health/node/:node', synopsis: 'The checks of a node', methods: { GET: nodeChecks }, blocking: [CT.checks] },
+  { pattern: 'health/checks/:service', synopsis: 'The checks of a service', methods: { GET: serviceChecks }, blocking: [CT.checks, CT.nodes] },
+  { pattern: 'health/service/:service', synopsis: 'The instances of a service with their checks', methods: { GET: serviceHealth }, blocking: [CT.nodes, CT.services, CT.checks] },
+  { pattern: 'health/state/:state', synopsis: 'The checks in a state', methods: { GET: checksInState }, blocking: [CT.checks, CT.nodes] },
+];
