@@ -103,7 +103,7 @@ describe('cairn gateway server', { timeout: 60_000 }, () => {
     assert.equal(await h.exited, 0);
   });
 
-  it('worker: upstream READY with a controller, not READY while it is gone, READY when it returns on the same port', { timeout: 15_000 }, async () => {
+  it('worker: upstream READY with a controller, not READY while it is gone, READY when it returns on the same port', { timeout: 30_000 }, async () => {
     let ctl = await gateway('up-ctl', controller() + listener('cluster'), 1);
     const cluster = ctl.urls.cluster;
     const w = await gateway('up-w', `worker {\n  name = "w1"\n  initial_upstreams = ["${cluster}"]\n}\n${listener('ops')}`, 1);
