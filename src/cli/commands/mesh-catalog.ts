@@ -32,7 +32,7 @@ const pairs = (m: Readonly<Record<string, string>> | null) =>
     .join(', ');
 
 /** Rows aligned in columns two spaces apart, the last column unpadded (the reference's `columnize`). */
-export function columns(rows: readonly (readonly string[])[]): string {
+function columns(rows: readonly (readonly string[])[]): string {
   const widths: number[] = [];
   for (const r of rows) r.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
   return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ')).join('\n');
