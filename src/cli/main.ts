@@ -19,7 +19,9 @@ import { addGatewayClientCommands } from './commands/gateway.js';
 import { addGatewayServerCommand } from './commands/gateway-server.js';
 import { addKvCommands } from './commands/kv.js';
 import { addMeshAgentCommand } from './commands/mesh-agent.js';
+import { addMeshCatalogCommands } from './commands/mesh-catalog.js';
 import { addMeshKvCommands } from './commands/mesh-kv.js';
+import { addMeshServicesCommands } from './commands/mesh-services.js';
 import { addReadWriteCommands } from './commands/read-write.js';
 import { addSchedCommands } from './commands/sched.js';
 import { addSchedAgentCommand } from './commands/sched-agent.js';
@@ -46,6 +48,8 @@ export function buildProgram(app: App): Command {
   addGatewayClientCommands(app, program);
   addMeshAgentCommand(app, program);
   addMeshKvCommands(app, program);
+  addMeshServicesCommands(app, program);
+  addMeshCatalogCommands(app, program);
   addAclCommands(app, program);
   addSchedAgentCommand(app, program);
   addSchedCommands(app, program);

@@ -64,6 +64,8 @@ export interface HttpJsonRequest {
   readonly rawBody?: Buffer | string;
   /** True: a 404 resolves with an undefined body and its index instead of rejecting (a missing KV key). */
   readonly allowNotFound?: boolean;
+  /** Error statuses whose JSON body resolves like a success (the discovery agent's 429/503 health answers). */
+  readonly acceptStatuses?: readonly number[];
   /** Extra time the request may take on top of the target's limit, in ms (blocking queries). */
   readonly extraTimeoutMs?: number;
   /** More request headers (lower-case names), e.g. the scheduler's `x-sched-csi-secrets`. */
@@ -100,12 +102,16 @@ export function withOverrides<T extends object>(fromEnv: T, overrides: Partial<T
  */
 export function searchParams(
   fixed: Readonly<Record<string, string | undefined>>,
-  query: Readonly<Record<string, string | number | boolean | undefined>>,
+  query: Readonly<Record<string, string | number | boolean | readonly string[] | undefined>>,
   o: { readonly dropEmpty?: boolean } = {},
 ): URLSearchParams {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(fixed)) if (v) q.set(k, v);
-  for (const [k, v] of Object.entries(query)) if (v !== undefined && !(o.dropEmpty && v === '')) q.set(k, String(v));
+  for (const [k, v] of Object.entries(query)) {
+    // A list repeats the parameter (`?tag=a&tag=b`), as the discovery service's filters take it.
+    if (Array.isArray(v)) v.forEach((x: string) => q.append(k, x));
+    else if (v !== undefined && !(o.dropEmpty && v === '')) q.set(k, String(v));
+  }
   return q;
 }
 
@@ -164,7 +170,7 @@ export async function requestJson<T>(target: HttpJsonTarget, req: HttpJsonReques
     throw unreachable(target, err);
   }
   if (status === 404 && req.allowNotFound) text = '';
-  else if (status >= 400) throw apiErrorOf(target, status, text, { method, path });
+  else if (status >= 400 && !req.acceptStatuses?.includes(status)) throw apiErrorOf(target, status, text, { method, path });
   let body: T;
   try {
     body = (text === '' ? undefined : JSON.parse(text)) as T;

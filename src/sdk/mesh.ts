@@ -1,6 +1,7 @@
 /**
  * Client for the discovery service's ACL API (reference: Consul's `/v1/acl/*` HTTP API,
- * reference/mesh.md) and its key/value store (`/v1/kv/*`, mesh-kv.ts). Depends only on `undici` and Node built-ins.
+ * reference/mesh.md), its key/value store (`/v1/kv/*`, mesh-kv.ts) and its catalog, health and
+ * agent endpoints (`/v1/catalog|health|agent/*`, mesh-catalog.ts). Depends only on `undici` and Node built-ins.
  *
  * ```ts
  * const mesh = MeshClient.fromEnv(process.env);          // MESH_HTTP_ADDR, MESH_HTTP_TOKEN, …
@@ -20,12 +21,14 @@ import { readFileSync } from 'node:fs';
 import { Agent } from 'undici';
 import { HttpJsonApiError, type HttpJsonTarget, normalizeServiceAddress, requestJson, searchParams, withOverrides } from './http-json.js';
 import { MeshAuthMethods, MeshBindingRules, MeshPolicies, MeshRoles, MeshTokens } from './mesh-acl.js';
+import { MeshAgent, MeshCatalog, MeshHealth } from './mesh-catalog.js';
 import { MeshKv } from './mesh-kv.js';
 import type { MeshBootstrapToken, MeshLoginInput, MeshReplicationStatus, MeshToken } from './mesh-types.js';
 
 export * from './mesh-types.js';
 export { MeshAuthMethods, MeshBindingRules, MeshPolicies, MeshRoles, MeshTokens } from './mesh-acl.js';
 export * from './mesh-kv.js';
+export * from './mesh-catalog.js';
 
 /** Address used when neither the options nor `MESH_HTTP_ADDR` name one. */
 export const DEFAULT_MESH_ADDRESS = 'http://127.0.0.1:8500';
@@ -63,7 +66,8 @@ export interface MeshClientOptions {
 
 /** One HTTP call: method, path under `/v1/`, optional query, body and token override. */
 export interface MeshCallOptions {
-  readonly query?: Readonly<Record<string, string | number | undefined>>;
+  /** A list repeats the parameter (`tag=a&tag=b`). */
+  readonly query?: Readonly<Record<string, string | number | readonly string[] | undefined>>;
   readonly body?: unknown;
   /** Use this token instead of the client's. */
   readonly token?: string;
@@ -73,6 +77,8 @@ export interface MeshCallOptions {
   readonly rawBody?: Buffer | string;
   /** True: a 404 resolves with an undefined body and its index (a missing KV key). */
   readonly allowNotFound?: boolean;
+  /** Error statuses whose JSON body resolves like a success (agent health: 429, 503). */
+  readonly acceptStatuses?: readonly number[];
 }
 
 /** A JSON reply, its `X-Mesh-Index` (0 when absent) and its headers by lower-case name. */
@@ -107,6 +113,12 @@ export class MeshClient {
   readonly bindingRules: MeshBindingRules;
   /** `/v1/kv/…`: the key/value store. */
   readonly kv: MeshKv;
+  /** `/v1/catalog/…`: nodes and services of the datacenter (mesh-catalog.ts). */
+  readonly catalog: MeshCatalog;
+  /** `/v1/health/…`: checks and instances with their health. */
+  readonly health: MeshHealth;
+  /** `/v1/agent/…`: the services and checks of the agent the client talks to. */
+  readonly agent: MeshAgent;
   /** The normalised `http(s)://host:port`. */
   readonly address: string;
   private readonly dispatcher: Agent;
@@ -133,6 +145,9 @@ export class MeshClient {
     this.authMethods = new MeshAuthMethods(call);
     this.bindingRules = new MeshBindingRules(call);
     this.kv = new MeshKv(call);
+    this.catalog = new MeshCatalog(call);
+    this.health = new MeshHealth(call);
+    this.agent = new MeshAgent(call);
   }
 
   /**
@@ -216,6 +231,7 @@ export class MeshClient {
       body: o.body,
       rawBody: o.rawBody,
       allowNotFound: o.allowNotFound,
+      acceptStatuses: o.acceptStatuses,
       extraTimeoutMs: o.extraTimeoutMs,
     });
   }
