@@ -440,6 +440,8 @@ function complete(text: string): number {
 /** One client connection sending raw bytes and waiting for its replies. */
 async function session(h: Harness): Promise<{
   send(text: string): void;
+  /** Ends the client's side of the connection. */
+  end(): void;
   replies(n: number): Promise<void>;
   closed: Promise<unknown>;
   server(): net.Socket | undefined;
@@ -452,6 +454,7 @@ async function session(h: Harness): Promise<{
   setTimeout(() => s.destroy(), 8000).unref();
   return {
     send: (text) => s.write(text),
+    end: () => s.end(),
     replies: (n) => waitFor(() => complete(got) >= n),
     closed,
     server: () => h.sockets.get(s.localPort ?? 0),
@@ -642,6 +645,52 @@ describe('LIST handed off from the native read path (issue 15)', () => {
       }
     } finally {
       await close(late);
+    }
+  });
+
+  test('an Upgrade served as a normal request, read natively: the dropped rest of its chunk is no LIST; the next LIST is', T, async () => {
+    const late = await start(createHttpServer({}, echo) as http.Server, false, 'bytesRead');
+    try {
+      const c = await session(late);
+      // node:http drops "LI" after the Upgrade request; "ST /x" alone must not become a LIST.
+      c.send('GET /a HTTP/1.1\r\nHost: x\r\nUpgrade: foo\r\nConnection: upgrade\r\n\r\nLI');
+      await c.replies(1);
+      c.send('LIST /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      await c.closed;
+      assert.deepEqual(echoes(Buffer.from(c.text(), 'latin1')), [
+        { method: 'GET', url: '/a', body: '' },
+        { method: 'LIST', url: '/b', body: '' },
+      ]);
+    } finally {
+      await close(late);
+    }
+  });
+
+  test('a LIST Upgrade read natively after a GET: 101, then the bytes after it pass through untouched', T, async () => {
+    const server = createHttpServer({}, echo) as http.Server;
+    server.on('upgrade', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
+      socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\nX-Method: ${req.method}\r\n\r\n`);
+      socket.write(head);
+      socket.on('data', (d: Buffer) => socket.write(d));
+      socket.on('end', () => socket.end());
+      socket.on('error', () => socket.destroy());
+    });
+    const up = await start(server, false, 'bytesRead');
+    try {
+      const c = await session(up);
+      c.send(first);
+      await c.replies(1);
+      const raw = 'LIST /raw HTTP/1.1\r\nLINK /raw2 HTTP/1.1\r\n\r\n';
+      c.send(`LIST /up HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n${raw}`);
+      await waitFor(() => c.text().endsWith(raw));
+      const text = c.text();
+      const head = text.indexOf('HTTP/1.1 101 Switching Protocols\r\n');
+      assert.ok(head > 0, text);
+      assert.match(text.slice(head), /\r\nX-Method: LIST\r\n/);
+      assert.equal(text.slice(text.indexOf('\r\n\r\n', head) + 4), raw);
+      c.end();
+    } finally {
+      await close(up);
     }
   });
 

@@ -393,6 +393,9 @@ const native = (() => {
   }
 })();
 
+/** node:http's key of a server's connection list (for the parser's timeouts), found on the first server. */
+let kConnections: symbol | undefined;
+
 const UPPER_L = 0x4c;
 const UPPER_I = 0x49;
 const UPPER_S = 0x53;
@@ -412,10 +415,12 @@ const EMPTY = Buffer.alloc(0);
  * prefixes ending in `LI` are `LI` (LINK) and `UNLI` (UNLINK); so the request is a `LIST`
  * when the bytes llhttp took just before the `S` end in `LI` but not in `UNLI`. The
  * last 4 bytes llhttp took are kept after each chunk that ends between messages (where
- * a method may be cut); after a chunk that ends inside a message, or whose rest llhttp
- * dropped (after an Upgrade it serves as a normal request), a request cannot have begun
- * before the next chunk, which the empty tail says. `UNLIS…` stays llhttp's 400: it may
- * be an `UNLIST` or a body ending in `UN` followed by a `LIST`, and only framing tells.
+ * a method may be cut); after a chunk that ends inside a message a request cannot have
+ * begun before the next chunk, which the empty tail says. `UNLIS…` stays llhttp's 400:
+ * it may be an `UNLIST` or a body ending in `UN` followed by a `LIST`, and only framing
+ * tells. After a chunk whose rest llhttp dropped (an Upgrade it serves as a normal
+ * request; llhttp then stays in a state where it reports no invalid method), the
+ * framer takes over from the next chunk, as it did after such a request before.
  *
  * The hand-off: the parser is taken out of the server's connection lists and
  * re-initialised as node:http initialised it (llhttp stops for good after an error),
@@ -431,7 +436,8 @@ const EMPTY = Buffer.alloc(0);
  */
 function watchNative(server: http.Server, socket: Socket): boolean {
   const parser = (socket as unknown as { parser?: NativeParser }).parser;
-  const connections = Object.getOwnPropertySymbols(server).find((k) => k.description === 'http.server.connections');
+  kConnections ??= Object.getOwnPropertySymbols(server).find((k) => k.description === 'http.server.connections');
+  const connections = kConnections;
   if (!native || !parser || parser._consumed !== true || connections === undefined) return false;
   const { P } = native;
   const onExecute = parser[P.kOnExecute];
@@ -468,8 +474,16 @@ function watchNative(server: http.Server, socket: Socket): boolean {
       if (incoming !== null && !incoming.complete) tail = EMPTY;
       else {
         const chunk = parser.getCurrentBuffer();
-        if (ret < chunk.length) tail = EMPTY;
-        else tail = chunk.length >= 4 ? chunk.subarray(chunk.length - 4) : Buffer.concat([tail, chunk]).subarray(-4);
+        if (ret < chunk.length) {
+          // llhttp dropped the rest of the chunk (an Upgrade served as a normal request) and
+          // keeps its upgrade state, in which it no longer reports an invalid method: frame
+          // from the next chunk on, which starts a request, as the framer did after such a request.
+          stopWatching();
+          frame(server, socket);
+          return (onExecute as (r: unknown) => unknown)(ret);
+        }
+        // A copy of 4 bytes: a view would keep the whole chunk (up to 64 KiB) per idle connection.
+        else tail = Buffer.from(chunk.length >= 4 ? chunk.subarray(chunk.length - 4) : Buffer.concat([tail, chunk]).subarray(-4));
       }
       return (onExecute as (r: unknown) => unknown)(ret);
     }
