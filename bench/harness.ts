@@ -5,6 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import type { BenchServer, ServerKind } from './servers.js';
+import { nextDistinct, runWrk, wrkCanRun, wrkInstalled } from './wrk.js';
 
 // autocannon is CommonJS without type declarations.
 const require = createRequire(import.meta.url);
@@ -17,6 +18,12 @@ export interface RequestTemplate {
   path?: string;
   headers?: Record<string, string>;
   body?: string | Buffer;
+  /**
+   * A path made distinct per request: `{n}` is replaced by a counter that never repeats
+   * within a bench run (distinct keys). Only as the single template of a round; wrk and
+   * autocannon both understand it (prefer it to `setupRequest`, which only autocannon can run).
+   */
+  distinctPath?: string;
   setupRequest?: (req: RequestTemplate, context: Record<string, unknown>) => RequestTemplate;
 }
 
@@ -68,6 +75,13 @@ export interface RoundResult {
   readonly statusCodes: Record<string, number>;
   /** Server counter deltas over the round (secrets: SQLite commits, writes, rows). */
   readonly serverDelta: Record<string, number>;
+  /** The load generator of the round. */
+  readonly tool: 'wrk' | 'autocannon';
+  /**
+   * Server CPU (user + system, all threads of the server process, /proc/<pid>/stat) over
+   * the round divided by the requests answered, in µs; NaN where /proc is not there.
+   */
+  readonly cpuUsPerReq: number;
 }
 
 /**
@@ -124,6 +138,73 @@ export function runLoad(
       if (statusCode >= 200 && statusCode < 300) hist.record(responseTime);
     });
   });
+}
+
+/** One load run as a round needs it, whichever tool sent it. */
+export interface LoadResult {
+  readonly tool: 'wrk' | 'autocannon';
+  readonly reqPerSec: number;
+  readonly totalRequests: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** Replies that were not 2xx (wrk: status > 399). */
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly timeouts: number;
+  /** Status codes seen (autocannon only; wrk reports none). */
+  readonly statusCodes: Record<string, number>;
+  /** autocannon's mismatches + resets (0 for wrk). */
+  readonly other: number;
+}
+
+/**
+ * Sends `requests` to `url` for `o.seconds` over `o.connections` connections (1 request
+ * in flight each): with wrk (`-t1`, bench/wrk.ts) when it is installed and can express
+ * the requests, else with autocannon. `distinctPath` templates get a fresh `{n}` per request.
+ * req/s: wrk's total / its measured duration; autocannon's mean of per-second samples.
+ */
+export async function runScenarioLoad(url: string, requests: RequestTemplate[], o: { seconds: number; connections: number }): Promise<LoadResult> {
+  if (wrkInstalled() && wrkCanRun(requests)) {
+    const w = await runWrk(url, requests, o);
+    return {
+      tool: 'wrk',
+      reqPerSec: w.requests / w.seconds,
+      totalRequests: w.requests,
+      p50Ms: w.p50Ms,
+      p99Ms: w.p99Ms,
+      non2xx: w.statusErrors,
+      errors: w.socketErrors,
+      timeouts: w.timeouts,
+      statusCodes: {},
+      other: 0,
+    };
+  }
+  const templates = requests.map((r) =>
+    r.distinctPath === undefined
+      ? r
+      : {
+          ...r,
+          setupRequest: (req: RequestTemplate) => {
+            req.path = r.distinctPath!.replace('{n}', String(nextDistinct()));
+            return req;
+          },
+        },
+  );
+  const { raw, p50Ms, p99Ms } = await runLoad(url, templates, o);
+  const statusCodes: Record<string, number> = {};
+  for (const [code, v] of Object.entries(raw.statusCodeStats ?? {})) statusCodes[code] = Number(v.count);
+  return {
+    tool: 'autocannon',
+    reqPerSec: raw.requests.average,
+    totalRequests: raw.requests.total,
+    p50Ms,
+    p99Ms,
+    non2xx: raw.non2xx,
+    errors: raw.errors,
+    timeouts: raw.timeouts,
+    statusCodes,
+    other: raw.mismatches + raw.resets,
+  };
 }
 
 /** The fields of autocannon's result used here. */

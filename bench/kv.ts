@@ -28,7 +28,7 @@ function tokenHeaders(ctx: BenchContext, kind: SecretsKind = 'secrets'): Record<
 
 /**
  * GET requests cycling over `<prefix>0 … <prefix><READ_KEYS-1>`: a list of static
- * templates, which autocannon builds once per connection. (A `setupRequest` rebuilds
+ * templates, which autocannon builds once per connection (wrk: once per run). (A `setupRequest` rebuilds
  * every request and about halved the client's rate in a trial, making the bare baseline
  * client-bound; the bare baseline uses the same list so the client costs the same.)
  */
@@ -96,8 +96,6 @@ export const kvRead: Scenario = makeKvRead('kv-read', 'secrets', '');
 /** `kv-read` against the secrets service on PostgreSQL (`secrets-pg`). */
 export const kvReadPg: Scenario = makeKvRead('kv-read-pg', 'secrets-pg', ', PostgreSQL');
 
-let writeCounter = 0;
-
 /** KV v2 writes of distinct keys on the secrets server `kind`, root token. */
 function makeKvWrite(name: string, kind: SecretsKind, backendNote: string): Scenario {
   return {
@@ -115,19 +113,8 @@ function makeKvWrite(name: string, kind: SecretsKind, backendNote: string): Scen
     requests(ctx) {
       const headers = { ...tokenHeaders(ctx, kind), 'content-type': 'application/json' };
       const body = JSON.stringify({ data: secretData(0) });
-      return [
-        {
-          method: 'POST',
-          headers,
-          body,
-          // Rebuilt per request (client cost is small next to a durable write).
-          setupRequest: (req) => {
-            // The counter lives in this module, so keys stay distinct across rounds.
-            req.path = `/v1/secret/data/bench/w${writeCounter++}`;
-            return req;
-          },
-        },
-      ];
+      // A fresh key per request, never repeated within the run (bench/harness.ts `distinctPath`).
+      return [{ method: 'POST', headers, body, distinctPath: '/v1/secret/data/bench/w{n}' }];
     },
   };
 }

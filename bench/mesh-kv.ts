@@ -39,9 +39,6 @@ export const meshKvRead: Scenario = {
   },
 };
 
-/** Keys stay distinct across rounds: the counter lives in this module. */
-let casCounter = 0;
-
 export const meshKvCas: Scenario = {
   name: 'mesh-kv-cas',
   description: 'discovery PUT /v1/kv/bench/cas/<n>?cas=0, distinct keys (create-only CAS), 100 B values',
@@ -54,16 +51,6 @@ export const meshKvCas: Scenario = {
   },
   requests(ctx): RequestTemplate[] {
     const headers = tokenHeaders(ctx.servers.mesh.token);
-    return [
-      {
-        method: 'PUT',
-        headers,
-        body: VALUE,
-        setupRequest: (req) => {
-          req.path = `/v1/kv/bench/cas/${casCounter++}?cas=0`;
-          return req;
-        },
-      },
-    ];
+    return [{ method: 'PUT', headers, body: VALUE, distinctPath: '/v1/kv/bench/cas/{n}?cas=0' }];
   },
 };

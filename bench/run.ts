@@ -37,7 +37,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { median, runLoad, type BenchConfig, type BenchContext, type RoundResult, type Scenario } from './harness.js';
+import { cpuSeconds } from './cpu.js';
+import { median, runScenarioLoad, type BenchConfig, type BenchContext, type RoundResult, type Scenario } from './harness.js';
 import { approleLogin } from './approle.js';
 import { gatewayHealth } from './gateway.js';
 import { bareGet, kvRead, kvReadPg, kvWrite, kvWritePg, secretData } from './kv.js';
@@ -47,6 +48,7 @@ import { fmtInt, fmtMs, log, ONE_OFFS } from './oneoffs.js';
 import { kvReadPolicy } from './policy.js';
 import { schedAuthMethodRead } from './sched.js';
 import { startServer, type BenchServer, type ServerKind } from './servers.js';
+import { wrkInstalled } from './wrk.js';
 
 /** Every scenario, in table order. */
 const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvReadPolicy, kvWrite, kvReadPg, kvWritePg, approleLogin, gatewayHealth, meshTokenRead, meshJwtLogin, meshKvRead, meshKvCas, schedAuthMethodRead];
@@ -87,8 +89,39 @@ function ratioTarget(num: string, den: string, label: string, min: number): Targ
   };
 }
 
+/**
+ * Issue 15 target 1: `num` reaches `minRatio` of bare's req/s (median of the per-round
+ * ratios) and uses at most `maxCpu` × bare's server CPU per request (median of the
+ * per-round CPU ratios); both per-round series are printed.
+ */
+function readTarget(num: string, label: string, minRatio: number, maxCpu: number): Target {
+  return {
+    label,
+    needs: [num, 'bare'],
+    evaluate(rounds) {
+      const n = byScenario(rounds, num);
+      const bareOf = (r: RoundResult) => rounds.find((b) => b.scenario === 'bare' && b.round === r.round)!;
+      const ratios = n.map((r) => r.reqPerSec / bareOf(r).reqPerSec);
+      const cpu = n.map((r) => r.cpuUsPerReq / bareOf(r).cpuUsPerReq);
+      const ratio = median(ratios);
+      const cpuRatio = median(cpu);
+      const value =
+        `${pct(ratio)} of bare's req/s (per round: ${ratios.map(pct).join(', ')}; ${n.map((r) => fmtInt(r.reqPerSec)).join(' / ')} req/s), ` +
+        `${cpuRatio.toFixed(2)}× bare's server CPU per request (per round: ${cpu.map((c) => `${c.toFixed(2)}×`).join(', ')}; ` +
+        `${n.map((r) => fmtInt(r.cpuUsPerReq)).join(' / ')} µs against ${n.map((r) => fmtInt(bareOf(r).cpuUsPerReq)).join(' / ')} µs)`;
+      return { value, met: ratio >= minRatio && (maxCpu === Infinity || cpuRatio <= maxCpu) };
+    },
+  };
+}
+
 const TARGETS: readonly Target[] = [
-  ratioTarget('kv-read', 'bare', 'KV v2 reads ≥ 50 % of the bare handler’s req/s', 0.5),
+  readTarget('kv-read', 'KV v2 reads, root token: ≥ 50 % of bare’s req/s and ≤ 2× bare’s server CPU per request (issue 15)', 0.5, 2),
+  readTarget(
+    'kv-read-policy',
+    'KV v2 reads, 50-rule policy token: ≥ 50 % of bare’s req/s and ≤ 2× bare’s server CPU per request (issue 15)',
+    0.5,
+    2,
+  ),
   ratioTarget(
     'kv-read-policy',
     'kv-read',
@@ -96,12 +129,20 @@ const TARGETS: readonly Target[] = [
     0.9,
   ),
   {
-    label: 'acknowledged KV v2 writes ≥ 10,000/s, every write fsync’d (SQLite synchronous=FULL, group commit)',
+    label:
+      'acknowledged KV v2 writes ≥ 10,000/s in every round, every write fsync’d (SQLite synchronous=FULL, group commit), ' +
+      'and ≤ 80 µs server CPU per write, both threads (issue 15)',
     needs: ['kv-write'],
     evaluate(rounds) {
       const w = byScenario(rounds, 'kv-write');
-      const perSec = median(w.map((r) => r.reqPerSec));
-      return { value: `${fmtInt(perSec)} writes/s`, met: perSec >= 10_000 };
+      const cpu = median(w.map((r) => r.cpuUsPerReq));
+      const min = Math.min(...w.map((r) => r.reqPerSec));
+      return {
+        value:
+          `${w.map((r) => fmtInt(r.reqPerSec)).join(' / ')} writes/s per round (lowest ${fmtInt(min)}), ` +
+          `${fmtInt(cpu)} µs server CPU per write (per round ${w.map((r) => fmtInt(r.cpuUsPerReq)).join(' / ')})`,
+        met: min >= 10_000 && cpu <= 80,
+      };
     },
   },
   {
@@ -143,17 +184,7 @@ const TARGETS: readonly Target[] = [
       return { value: ratioTarget('gateway-health', 'bare', '', 0).evaluate(rounds).value, met: undefined };
     },
   },
-  {
-    label: 'discovery token reads (ACLs on, default deny, management token) relative to the bare handler (no threshold in the issue)',
-    needs: ['mesh-token-read', 'bare'],
-    evaluate(rounds) {
-      const reads = byScenario(rounds, 'mesh-token-read');
-      return {
-        value: `${fmtInt(median(reads.map((r) => r.reqPerSec)))} req/s, ${ratioTarget('mesh-token-read', 'bare', '', 0).evaluate(rounds).value}`,
-        met: undefined,
-      };
-    },
-  },
+  readTarget('mesh-token-read', 'discovery token reads (ACLs on, default deny, management token) ≥ 50 % of bare’s req/s (issue 15)', 0.5, Infinity),
   {
     label: 'discovery JWT logins/s (jwt method, static ES256 key; each creates a durable token; no threshold in the issue)',
     needs: ['mesh-jwt-login'],
@@ -167,17 +198,7 @@ const TARGETS: readonly Target[] = [
       };
     },
   },
-  {
-    label: 'scheduler auth-method reads (ACLs on, management token) relative to the bare handler (no threshold in the issue)',
-    needs: ['sched-auth-method-read', 'bare'],
-    evaluate(rounds) {
-      const reads = byScenario(rounds, 'sched-auth-method-read');
-      return {
-        value: `${fmtInt(median(reads.map((r) => r.reqPerSec)))} req/s, ${ratioTarget('sched-auth-method-read', 'bare', '', 0).evaluate(rounds).value}`,
-        met: undefined,
-      };
-    },
-  },
+  readTarget('sched-auth-method-read', 'scheduler auth-method reads (ACLs on, management token) ≥ 50 % of bare’s req/s (issue 15)', 0.5, Infinity),
   {
     label: 'AppRole logins/s (each issues a token, a durable write; no threshold in the issue)',
     needs: ['approle-login'],
@@ -230,43 +251,45 @@ function parseConfig(): BenchConfig & { only: string[] | undefined; json: string
 
 const pct = (n: number): string => (Number.isFinite(n) ? `${(n * 100).toFixed(0)} %` : '–');
 
-/** One autocannon run of `s`; throws (after logging) on any non-2xx/error/timeout. */
+/** One load run of `s` (wrk or autocannon, bench/harness.ts `runScenarioLoad`); throws (after logging) on any non-2xx/error/timeout. */
 async function measure(s: Scenario, ctx: BenchContext, seconds: number, round: number): Promise<RoundResult> {
   const server = ctx.servers[s.server];
   const before = await server.stats();
-  const { raw, p50Ms, p99Ms } = await runLoad(server.url, s.requests(ctx), {
-    seconds,
-    connections: ctx.config.connections,
-  });
+  const requests = s.requests(ctx);
+  const cpuBefore = cpuSeconds(server.pid);
+  const load = await runScenarioLoad(server.url, requests, { seconds, connections: ctx.config.connections });
+  const cpuAfter = cpuSeconds(server.pid);
   const after = await server.stats();
   const serverDelta: Record<string, number> = {};
   for (const k of Object.keys(after)) serverDelta[k] = (after[k] ?? 0) - (before[k] ?? 0);
-  const statusCodes: Record<string, number> = {};
-  for (const [code, v] of Object.entries(raw.statusCodeStats ?? {})) statusCodes[code] = Number(v.count);
+  const cpuUsPerReq = cpuBefore === undefined || cpuAfter === undefined ? NaN : ((cpuAfter - cpuBefore) * 1e6) / load.totalRequests;
   const r: RoundResult = {
     scenario: s.name,
     round,
-    reqPerSec: raw.requests.average,
-    totalRequests: raw.requests.total,
-    p50Ms,
-    p99Ms,
-    non2xx: raw.non2xx,
-    errors: raw.errors,
-    timeouts: raw.timeouts,
-    statusCodes,
+    reqPerSec: load.reqPerSec,
+    totalRequests: load.totalRequests,
+    p50Ms: load.p50Ms,
+    p99Ms: load.p99Ms,
+    non2xx: load.non2xx,
+    errors: load.errors,
+    timeouts: load.timeouts,
+    statusCodes: load.statusCodes,
     serverDelta,
+    tool: load.tool,
+    cpuUsPerReq,
   };
   const label = round === 0 ? 'warm-up' : `round ${round}`;
   log(
-    `${label} ${s.name}: ${fmtInt(r.reqPerSec)} req/s, p50 ${fmtMs(p50Ms)} ms, p99 ${fmtMs(p99Ms)} ms` +
+    `${label} ${s.name} (${load.tool}): ${fmtInt(r.reqPerSec)} req/s, server CPU ${fmtInt(cpuUsPerReq)} µs/req, ` +
+      `p50 ${fmtMs(load.p50Ms)} ms, p99 ${fmtMs(load.p99Ms)} ms` +
       (serverDelta.commits !== undefined
         ? `, ${fmtInt(serverDelta.commits)} commits, ${fmtInt(serverDelta.writes ?? 0)} writes`
         : ''),
   );
-  if (raw.non2xx > 0 || raw.errors > 0 || raw.timeouts > 0 || raw.mismatches > 0 || raw.resets > 0) {
+  if (load.non2xx > 0 || load.errors > 0 || load.timeouts > 0 || load.other > 0) {
     throw new Error(
-      `${s.name} (${label}): ${raw.non2xx} non-2xx, ${raw.errors} errors, ${raw.timeouts} timeouts, ` +
-        `${raw.mismatches} mismatches, ${raw.resets} resets; status codes ${JSON.stringify(statusCodes)}`,
+      `${s.name} (${label}): ${load.non2xx} non-2xx, ${load.errors} errors, ${load.timeouts} timeouts, ` +
+        `${load.other} mismatches/resets; status codes ${JSON.stringify(load.statusCodes)}`,
     );
   }
   if (r.totalRequests === 0) throw new Error(`${s.name} (${label}): no request completed`);
@@ -278,11 +301,13 @@ function report(scenarios: readonly Scenario[], rounds: readonly RoundResult[], 
   lines.push(
     `${config.connections} connections, ${config.rounds} interleaved rounds × ${config.seconds} s per scenario ` +
       `(after ${config.warmupSeconds} s warm-up each); req/s = median over rounds of each round's mean; ` +
-      `p50/p99 = median over rounds (2xx replies, 10 µs buckets).`,
+      `p50/p99 = median over rounds (2xx replies). Load generator: ` +
+      `${wrkInstalled() ? 'wrk -t1 where the requests allow it (1 µs latency buckets), else autocannon (10 µs buckets)' : 'autocannon (wrk is not installed; 10 µs latency buckets)'}; ` +
+      `server CPU = user + system time of the server process (all threads, /proc/<pid>/stat) per answered request, median over rounds.`,
   );
   lines.push('');
-  lines.push('| scenario | what | req/s (median) | req/s per round | p50 ms | p99 ms | non-2xx | commits/s (SQLite; PostgreSQL for *-pg) | writes per commit |');
-  lines.push('|---|---|---:|---|---:|---:|---:|---:|---:|');
+  lines.push('| scenario | what | tool | req/s (median) | req/s per round | server CPU µs/req (median) | per round | p50 ms | p99 ms | non-2xx | commits/s (SQLite; PostgreSQL for *-pg) | writes per commit |');
+  lines.push('|---|---|---|---:|---|---:|---|---:|---:|---:|---:|---:|');
   for (const s of scenarios) {
     const rs = byScenario(rounds, s.name);
     const commits = rs.map((r) => r.serverDelta.commits).filter((c): c is number => c !== undefined);
@@ -290,8 +315,9 @@ function report(scenarios: readonly Scenario[], rounds: readonly RoundResult[], 
     const totalCommits = rs.reduce((a, r) => a + (r.serverDelta.commits ?? 0), 0);
     const totalWrites = rs.reduce((a, r) => a + (r.serverDelta.writes ?? 0), 0);
     lines.push(
-      `| ${s.name} | ${s.description} | ${fmtInt(median(rs.map((r) => r.reqPerSec)))} | ` +
-        `${rs.map((r) => fmtInt(r.reqPerSec)).join(' / ')} | ${fmtMs(median(rs.map((r) => r.p50Ms)))} | ` +
+      `| ${s.name} | ${s.description} | ${[...new Set(rs.map((r) => r.tool))].join(', ')} | ${fmtInt(median(rs.map((r) => r.reqPerSec)))} | ` +
+        `${rs.map((r) => fmtInt(r.reqPerSec)).join(' / ')} | ${fmtInt(median(rs.map((r) => r.cpuUsPerReq)))} | ` +
+        `${rs.map((r) => fmtInt(r.cpuUsPerReq)).join(' / ')} | ${fmtMs(median(rs.map((r) => r.p50Ms)))} | ` +
         `${fmtMs(median(rs.map((r) => r.p99Ms)))} | ${rs.reduce((a, r) => a + r.non2xx, 0)} | ` +
         `${commits.length ? fmtInt(commitsPerSec) : '–'} | ` +
         `${commits.length && totalCommits > 0 ? (totalWrites / totalCommits).toFixed(1) : '–'} |`,

@@ -38,17 +38,28 @@ interface Harness {
   port: number;
   tls: boolean;
   /** Bytes each server-side connection has received, by the client's local port. */
-  received: Map<number, number>;
+  received: { get(port: number): number | undefined };
+  /** The server-side sockets, by the client's local port. */
+  sockets: Map<number, net.Socket>;
 }
 
-async function start(server: http.Server, isTls: boolean): Promise<Harness> {
+/**
+ * Listens on a free port. `count` = how the harness learns what the server has read:
+ * `'data'` by a `'data'` listener of its own on every connection, which moves node:http
+ * off its native read path (the framer then runs from the first byte); `'bytesRead'`
+ * from `socket.bytesRead`, which leaves the native path alone (the hand-off on LIST).
+ */
+async function start(server: http.Server, isTls: boolean, count: 'data' | 'bytesRead' = 'data'): Promise<Harness> {
   const received = new Map<number, number>();
+  const sockets = new Map<number, net.Socket>();
   server.on(isTls ? 'secureConnection' : 'connection', (s: net.Socket) => {
     const port = s.remotePort ?? 0;
-    s.on('data', (d: Buffer) => received.set(port, (received.get(port) ?? 0) + d.length));
+    sockets.set(port, s);
+    if (count === 'data') s.on('data', (d: Buffer) => received.set(port, (received.get(port) ?? 0) + d.length));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as net.AddressInfo).port, tls: isTls, received };
+  const got = count === 'data' ? received : { get: (port: number) => sockets.get(port)?.bytesRead };
+  return { server, port: (server.address() as net.AddressInfo).port, tls: isTls, received: got, sockets };
 }
 
 function connect(h: Harness): Promise<net.Socket> {
@@ -404,5 +415,288 @@ describe('LIST over HTTPS', () => {
     const r = await curl(['-k', '-X', 'LIST', `https://127.0.0.1:${h.port}/v1/x/`]);
     assert.equal(r.code, '200');
     assert.equal(JSON.parse(r.body).method, 'LIST');
+  });
+});
+
+/** Whether node:http still reads `socket` itself (native path: no framer, no `'data'` events). */
+const readsNatively = (s: net.Socket | undefined): boolean =>
+  (s as unknown as { parser?: { _consumed?: boolean } } | undefined)?.parser?._consumed === true;
+
+/** The number of complete responses at the start of `text` (bodies by Content-Length). */
+function complete(text: string): number {
+  let i = 0;
+  let n = 0;
+  for (;;) {
+    const end = text.indexOf('\r\n\r\n', i);
+    if (end < 0) return n;
+    const len = /\r\ncontent-length: *(\d+)/i.exec(text.slice(i, end));
+    const next = end + 4 + Number(len?.[1] ?? 0);
+    if (next > text.length) return n;
+    n++;
+    i = next;
+  }
+}
+
+/** One client connection sending raw bytes and waiting for its replies. */
+async function session(h: Harness): Promise<{
+  send(text: string): void;
+  /** Ends the client's side of the connection. */
+  end(): void;
+  replies(n: number): Promise<void>;
+  closed: Promise<unknown>;
+  server(): net.Socket | undefined;
+  text(): string;
+}> {
+  const s = await connect(h);
+  let got = '';
+  s.on('data', (d: Buffer) => (got += d.toString('latin1')));
+  const closed = new Promise((r) => s.on('close', r));
+  setTimeout(() => s.destroy(), 8000).unref();
+  return {
+    send: (text) => s.write(text),
+    end: () => s.end(),
+    replies: (n) => waitFor(() => complete(got) >= n),
+    closed,
+    server: () => h.sockets.get(s.localPort ?? 0),
+    text: () => got,
+  };
+}
+
+const statuses = (data: Buffer): string[] => parseResponses(data).map((r) => r.status);
+
+describe('LIST handed off from the native read path (issue 15)', () => {
+  let h: Harness;
+  let hs: Harness;
+  let dir: string;
+  before(async () => {
+    h = await start(createHttpServer({}, echo) as http.Server, false, 'bytesRead');
+    dir = await mkdtemp(join(tmpdir(), 'cairn-list-native-'));
+    const key = join(dir, 'key.pem');
+    const cert = join(dir, 'cert.pem');
+    await run('openssl', [
+      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+      '-subj', '/CN=127.0.0.1', '-keyout', key, '-out', cert,
+    ]);
+    hs = await start(createHttpServer({ tls: { key: await readFile(key), cert: await readFile(cert) } }, echo) as http.Server, true, 'bytesRead');
+  });
+  after(async () => {
+    await close(h);
+    await close(hs);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('GETs stay on the native path; a LIST after them on the keep-alive connection hands it to the framer', T, async () => {
+    const c = await session(h);
+    c.send('GET /1 HTTP/1.1\r\nHost: x\r\n\r\n');
+    await c.replies(1);
+    c.send('POST /2 HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nLIST');
+    await c.replies(2);
+    assert.equal(readsNatively(c.server()), true, 'still read natively before any LIST');
+    c.send('LIST /3 HTTP/1.1\r\nHost: x\r\n\r\n');
+    await c.replies(3);
+    assert.equal(readsNatively(c.server()), false, 'framed after the LIST');
+    c.send('GET /4 HTTP/1.1\r\nHost: x\r\n\r\nLIST /5 HTTP/1.1\r\nHost: x\r\n\r\n');
+    await c.replies(5);
+    c.send('LINK /6 HTTP/1.1\r\nHost: x\r\n\r\n');
+    await c.closed;
+    const all = parseResponses(Buffer.from(c.text(), 'latin1'));
+    assert.deepEqual(all.map((r) => r.status), [...Array(5).fill('HTTP/1.1 200 OK'), 'HTTP/1.1 400 Bad Request']);
+    assert.deepEqual(all.slice(0, 5).map((r) => JSON.parse(r.body) as Echo), [
+      { method: 'GET', url: '/1', body: '' },
+      { method: 'POST', url: '/2', body: 'LIST' },
+      { method: 'LIST', url: '/3', body: '' },
+      { method: 'GET', url: '/4', body: '' },
+      { method: 'LIST', url: '/5', body: '' },
+    ]);
+  });
+
+  test('LIST as the first request, whole and one byte at a time', T, async () => {
+    const req = b('LIST /first HTTP/1.1\r\nHost: x\r\n\r\nGET /after HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    const want = [
+      { method: 'LIST', url: '/first', body: '' },
+      { method: 'GET', url: '/after', body: '' },
+    ];
+    assert.deepEqual(echoes(await exchange(h, [req])), want);
+    assert.deepEqual(echoes(await exchange(h, [...req].map((_, k) => req.subarray(k, k + 1)))), want);
+  });
+
+  test('8 pipelined requests (a GET, then the switch at LIST /2): whole, one byte at a time, 50 random splits', T, async () => {
+    assert.deepEqual(echoes(await exchange(h, [pipeline])), expected);
+    assert.deepEqual(echoes(await exchange(h, [...pipeline].map((_, k) => pipeline.subarray(k, k + 1)))), expected);
+    const rnd = prng(15);
+    for (let k = 0; k < 50; k++) {
+      const pieces = randomSplit(pipeline, rnd);
+      assert.deepEqual(echoes(await exchange(h, pieces)), expected, `split ${pieces.map((p) => p.length).join(',')}`);
+    }
+  });
+
+  // A GET with a body whose bytes look like requests, then the LIST mid-chunk, a chunked
+  // POST (chunk data, extension and trailer holding LIST), and a LIST after it.
+  const getBody = 'LIST /in-body HTTP/1.1\r\n\r\n';
+  const chunkData = 'LIST /in-chunk HTTP/1.1\r\n\r\n';
+  const mixed = b(
+    `GET /a HTTP/1.1\r\nHost: x\r\nContent-Length: ${getBody.length}\r\n\r\n${getBody}` +
+      'LIST /b HTTP/1.1\r\nHost: x\r\n\r\n' +
+      'POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n' +
+      `${chunkData.length.toString(16)};x="LIST /e"\r\n${chunkData}\r\n0\r\nX-T: LIST /t\r\n\r\n` +
+      'LIST /d HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+  );
+  const mixedWant: Echo[] = [
+    { method: 'GET', url: '/a', body: getBody },
+    { method: 'LIST', url: '/b', body: '' },
+    { method: 'POST', url: '/c', body: chunkData, trailers: { 'x-t': 'LIST /t' } },
+    { method: 'LIST', url: '/d', body: '' },
+  ];
+
+  test('a LIST in the middle of a pipelined chunk after a GET with a body: whole, byte by byte, 50 random splits', T, async () => {
+    assert.deepEqual(echoes(await exchange(h, [mixed])), mixedWant);
+    assert.deepEqual(echoes(await exchange(h, [...mixed].map((_, k) => mixed.subarray(k, k + 1)))), mixedWant);
+    const rnd = prng(1515);
+    for (let k = 0; k < 50; k++) {
+      const pieces = randomSplit(mixed, rnd);
+      assert.deepEqual(echoes(await exchange(h, pieces)), mixedWant, `split ${pieces.map((p) => p.length).join(',')}`);
+    }
+  });
+
+  test('a LIST after a chunked POST, the POST read natively', T, async () => {
+    const post = `POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${chunkData.length.toString(16)}\r\n${chunkData}\r\n0\r\n\r\n`;
+    const c = await session(h);
+    c.send(post);
+    await c.replies(1);
+    assert.equal(readsNatively(c.server()), true);
+    c.send('LIST /after-chunked HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    await c.closed;
+    assert.deepEqual(echoes(Buffer.from(c.text(), 'latin1')), [
+      { method: 'POST', url: '/c', body: chunkData },
+      { method: 'LIST', url: '/after-chunked', body: '' },
+    ]);
+  });
+
+  // Smuggling shapes on the LIST that makes the switch, after a GET read natively, in one
+  // write and in two: the replies are byte for byte those of a connection framed from its
+  // first byte (as before issue 15; node:http may drop the GET's reply when the 400
+  // overtakes it), the last is a 400, and nothing after it is served.
+  const smuggled = 'GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n';
+  const first = 'GET /first HTTP/1.1\r\nHost: x\r\n\r\n';
+  const bad: Record<string, string> = {
+    'CL and TE together': `LIST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${smuggled}`,
+    'duplicate Content-Length': `LIST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 37\r\n\r\n${smuggled}`,
+    'bare LF line endings': `LIST /a HTTP/1.1\nHost: x\nContent-Length: 0\n\n${smuggled}`,
+    'TE chunked, identity': `LIST /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, identity\r\n\r\n0\r\n\r\n${smuggled}`,
+    'folded header': `LIST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n 37\r\n\r\n${smuggled}`,
+    'space before colon': `LIST /a HTTP/1.1\r\nHost: x\r\nContent-Length : 37\r\n\r\n${smuggled}`,
+    // Not LIST: llhttp's own 400 stands.
+    UNLIST: `UNLIST /a HTTP/1.1\r\nHost: x\r\n\r\n${smuggled}`,
+    LINK: `LINK /a HTTP/1.1\r\nHost: x\r\n\r\n${smuggled}`,
+    LISK: `LISK /a HTTP/1.1\r\nHost: x\r\n\r\n${smuggled}`,
+    LISTEN: `LISTEN /a HTTP/1.1\r\nHost: x\r\n\r\n${smuggled}`,
+    'LIST and a tab': `LIST\t/a HTTP/1.1\r\nHost: x\r\n\r\n${smuggled}`,
+  };
+  let framed: Harness;
+  before(async () => {
+    framed = await start(createHttpServer({}, echo) as http.Server, false, 'data');
+  });
+  after(() => close(framed));
+  for (const [name, req] of Object.entries(bad)) {
+    test(`after a native GET: ${name} answers as on a framed connection, ending in 400`, T, async () => {
+      for (const pieces of [[first + req], [first, req], [first + req.slice(0, 2), req.slice(2)]]) {
+        const label = `pieces ${pieces.map((p) => p.length).join(',')}`;
+        const got = (await exchange(h, pieces.map(b))).toString('latin1');
+        const before = (await exchange(framed, pieces.map(b))).toString('latin1');
+        assert.equal(got, before, label);
+        const r = parseResponses(Buffer.from(got, 'latin1'));
+        assert.equal(r.at(-1)?.status, 'HTTP/1.1 400 Bad Request', label);
+        assert.ok(!got.includes('/smuggled') && !got.includes('"/a"'), label);
+      }
+    });
+  }
+
+  test('a body ending in "UN" right before a LIST is refused (it reads as UNLIST to llhttp)', T, async () => {
+    const req = `POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nUNLIST /a HTTP/1.1\r\nHost: x\r\n\r\n${smuggled}`;
+    const r = parseResponses(await exchange(h, [b(req)]));
+    assert.equal(r.at(-1)?.status, 'HTTP/1.1 400 Bad Request');
+    assert.ok(!r.some((x) => x.body.includes('/a') || x.body.includes('/smuggled')));
+  });
+
+  test('Expect: 100-continue with LIST after a native GET', T, async () => {
+    const c = await session(h);
+    c.send(first);
+    await c.replies(1);
+    c.send('LIST /c HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n');
+    await c.replies(2);
+    c.send('hello');
+    await c.closed;
+    const [get, cont, final] = parseResponses(Buffer.from(c.text(), 'latin1'));
+    assert.equal(get.status, 'HTTP/1.1 200 OK');
+    assert.equal(cont.status, 'HTTP/1.1 100 Continue');
+    assert.deepEqual(JSON.parse(final.body), { method: 'LIST', url: '/c', body: 'hello' });
+  });
+
+  test('a data listener added after the first bytes: LIST cannot be framed there and gets 400, LINK too', T, async () => {
+    const server = createHttpServer({}, (req, res) => {
+      req.socket.on('data', () => undefined); // moves node:http to 'data' events mid-connection
+      echo(req, res);
+    }) as http.Server;
+    const late = await start(server, false, 'bytesRead');
+    try {
+      for (const m of ['LIST', 'LINK']) {
+        const got = statuses(await exchange(late, [b(first), b(`${m} /x HTTP/1.1\r\nHost: x\r\n\r\n`)]));
+        assert.equal(got.at(-1), 'HTTP/1.1 400 Bad Request', m);
+      }
+    } finally {
+      await close(late);
+    }
+  });
+
+  test('an Upgrade served as a normal request, read natively: the dropped rest of its chunk is no LIST; the next LIST is', T, async () => {
+    const late = await start(createHttpServer({}, echo) as http.Server, false, 'bytesRead');
+    try {
+      const c = await session(late);
+      // node:http drops "LI" after the Upgrade request; "ST /x" alone must not become a LIST.
+      c.send('GET /a HTTP/1.1\r\nHost: x\r\nUpgrade: foo\r\nConnection: upgrade\r\n\r\nLI');
+      await c.replies(1);
+      c.send('LIST /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      await c.closed;
+      assert.deepEqual(echoes(Buffer.from(c.text(), 'latin1')), [
+        { method: 'GET', url: '/a', body: '' },
+        { method: 'LIST', url: '/b', body: '' },
+      ]);
+    } finally {
+      await close(late);
+    }
+  });
+
+  test('a LIST Upgrade read natively after a GET: 101, then the bytes after it pass through untouched', T, async () => {
+    const server = createHttpServer({}, echo) as http.Server;
+    server.on('upgrade', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
+      socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\nX-Method: ${req.method}\r\n\r\n`);
+      socket.write(head);
+      socket.on('data', (d: Buffer) => socket.write(d));
+      socket.on('end', () => socket.end());
+      socket.on('error', () => socket.destroy());
+    });
+    const up = await start(server, false, 'bytesRead');
+    try {
+      const c = await session(up);
+      c.send(first);
+      await c.replies(1);
+      const raw = 'LIST /raw HTTP/1.1\r\nLINK /raw2 HTTP/1.1\r\n\r\n';
+      c.send(`LIST /up HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n${raw}`);
+      await waitFor(() => c.text().endsWith(raw));
+      const text = c.text();
+      const head = text.indexOf('HTTP/1.1 101 Switching Protocols\r\n');
+      assert.ok(head > 0, text);
+      assert.match(text.slice(head), /\r\nX-Method: LIST\r\n/);
+      assert.equal(text.slice(text.indexOf('\r\n\r\n', head) + 4), raw);
+      c.end();
+    } finally {
+      await close(up);
+    }
+  });
+
+  test('HTTPS: the 8 pipelined requests, whole and in 10 random splits', T, async () => {
+    assert.deepEqual(echoes(await exchange(hs, [pipeline])), expected);
+    const rnd = prng(443);
+    for (let k = 0; k < 10; k++) assert.deepEqual(echoes(await exchange(hs, randomSplit(pipeline, rnd))), expected);
   });
 });
