@@ -601,9 +601,11 @@ describe('LIST handed off from the native read path (issue 15)', () => {
     test(`after a native GET: ${name} answers as on a framed connection, ending in 400`, T, async () => {
       for (const pieces of [[first + req], [first, req], [first + req.slice(0, 2), req.slice(2)]]) {
         const label = `pieces ${pieces.map((p) => p.length).join(',')}`;
+        // The Date headers of the two exchanges may fall in different seconds.
+        const undated = (s: string) => s.replace(/^Date: .*\r\n/gm, '');
         const got = (await exchange(h, pieces.map(b))).toString('latin1');
         const before = (await exchange(framed, pieces.map(b))).toString('latin1');
-        assert.equal(got, before, label);
+        assert.equal(undated(got), undated(before), label);
         const r = parseResponses(Buffer.from(got, 'latin1'));
         assert.equal(r.at(-1)?.status, 'HTTP/1.1 400 Bad Request', label);
         assert.ok(!got.includes('/smuggled') && !got.includes('"/a"'), label);
