@@ -102,9 +102,10 @@ describe('sessions and KV locks', () => {
 
   it('renew answers the session; an unknown one is 404', async () => {
     const id = await create({ TTL: '30s', LockDelay: 0 });
+    const [before] = (await api('GET', `session/info/${id}`)).json;
     const r = await api('PUT', `session/renew/${id}`);
     assert.equal(r.status, 200);
-    assert.equal(r.json[0].ID, id);
+    assert.deepEqual(r.json, [before], 'the session as it was: a renew moves only its timer');
     assert.equal(r.json[0].TTL, '30s');
     assert.equal(r.json[0].LockDelay, 0);
     await api('PUT', `session/destroy/${id}`);
@@ -177,6 +178,18 @@ describe('sessions and KV locks', () => {
     assert.equal(e.Session, undefined);
     assert.equal(e.LockIndex, 1);
     assert.equal((await api('PUT', 'agent/check/deregister/heartbeat')).status, 200);
+  });
+
+  it('ServiceChecks link a service check; deregistering the service invalidates the session', async () => {
+    const reg = await api('PUT', 'catalog/register', {
+      body: { Node: 'app1', Address: '10.0.0.2', Service: { ID: 'api-1', Service: 'api' }, Check: { CheckID: 'api-alive', ServiceID: 'api-1', Status: 'passing' } },
+    });
+    assert.equal(reg.status, 200, reg.text);
+    const id = await create({ Node: 'app1', NodeChecks: [], ServiceChecks: [{ ID: 'api-alive' }], LockDelay: '0s' });
+    const [s] = (await api('GET', `session/info/${id}`)).json;
+    assert.deepEqual([s.NodeChecks, s.ServiceChecks], [[], [{ ID: 'api-alive', Namespace: '' }]]);
+    assert.equal((await api('PUT', 'catalog/deregister', { body: { Node: 'app1', ServiceID: 'api-1' } })).status, 200);
+    assert.deepEqual((await api('GET', `session/info/${id}`)).json, [], 'its check went with the service');
   });
 
   it('the node deregistered destroys its sessions; Behavior delete deletes the held keys', async () => {

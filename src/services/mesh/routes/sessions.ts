@@ -27,14 +27,13 @@ import { SERF_CHECK_ID } from '../catalog/model.js';
 import { FILTERED_HEADER, required } from '../catalog/query.js';
 import { requestIdentity, type Ctx, type MeshDeps } from '../deps.js';
 import { meshForbidden, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
-import { DEFAULT_NAMESPACE } from '../namespace.js';
 import type { Identity } from '../resolve.js';
-import { createProblem, invalidateSession, putSession, ST, type Behavior, type ServiceCheckRef, type SessionDoc } from '../sessions/store.js';
+import { createProblem, invalidateSession, putSession, ST, startTimer, type Behavior, type ServiceCheckRef, type SessionDoc } from '../sessions/store.js';
 import { decoded } from './catalog.js';
 
 /** Default lock delay: 15 s in ns (the reference's `DefaultLockDelay`). */
 const DEFAULT_LOCK_DELAY_NS = 15e9;
-/** Longest lock delay: 60 s in ns (the reference's `MaxLockDelay`; longer values are clamped). */
+/** Longest lock delay: 60 s in ns (the reference documents 0–60 s; longer values are clamped). */
 const MAX_LOCK_DELAY_NS = 60e9;
 /** TTL bounds in ns: the reference's `session_ttl_min` default (10 s) and `SessionTTLMax` (24 h). */
 const TTL_MIN_NS = 10e9;
@@ -105,7 +104,8 @@ function serviceChecks(v: unknown): ServiceCheckRef[] {
     const o = object(c, `ServiceChecks[${i}]`) ?? {};
     const id = str(o.ID, `ServiceChecks[${i}].ID`);
     if (id === '') throw badRequest(`ServiceChecks[${i}].ID must not be empty`);
-    return { ID: id, Namespace: str(o.Namespace, `ServiceChecks[${i}].Namespace`) || DEFAULT_NAMESPACE };
+    // Kept as given: `""` in the community edition, as the reference shows it.
+    return { ID: id, Namespace: str(o.Namespace, `ServiceChecks[${i}].Namespace`) };
   });
 }
 
@@ -178,9 +178,9 @@ async function renew(ctx: Ctx): Promise<MeshReply> {
   const { result } = await ctx.deps.state.txn((tx) => {
     const current = tx.get<SessionDoc>(ST.sessions, s.ID);
     if (!current) return undefined;
-    const { CreateIndex: _c, ModifyIndex: _m, ...doc } = current;
-    const ms = doc.TTL === '' ? 0 : ttlMs(doc.TTL);
-    if (ms > 0) putSession(tx, doc, ms, now);
+    // Only the timer moves: the session's ModifyIndex stays, and its readers sleep on.
+    const ms = current.TTL === '' ? 0 : ttlMs(current.TTL);
+    if (ms > 0) startTimer(tx, current.ID, ms, now);
     return current;
   }, 'session-renew');
   if (!result) throw gone();

@@ -91,8 +91,13 @@ export function createProblem(tx: Pick<Txn, 'get'>, s: SessionDoc): string | und
 /** Stores session `s` and, for a TTL of `ttlMs` > 0, its timer from `nowMs`. */
 export function putSession(tx: Txn, s: SessionDoc, ttlMs: number, nowMs: number): SessionDoc & Indexed {
   const stored = tx.put(ST.sessions, s.ID, s);
-  if (ttlMs > 0) tx.put<SessionTimer>(ST.timers, s.ID, { ID: s.ID, ExpiresAt: nowMs + TTL_MULTIPLIER * ttlMs });
+  if (ttlMs > 0) startTimer(tx, s.ID, ttlMs, nowMs);
   return stored;
+}
+
+/** (Re)starts the timer of session `id`: it is invalidated at `nowMs` + 2 × `ttlMs` (epoch ms) unless renewed. */
+export function startTimer(tx: Txn, id: string, ttlMs: number, nowMs: number): void {
+  tx.put<SessionTimer>(ST.timers, id, { ID: id, ExpiresAt: nowMs + TTL_MULTIPLIER * ttlMs });
 }
 
 /**
