@@ -6,7 +6,8 @@
  *   `["serfHealth"]`), ServiceChecks [{ID, Namespace}], Checks (legacy: node checks),
  *   LockDelay (Go duration, or a number: below 1000 seconds, else nanoseconds; default
  *   15s, at most 60s), Behavior (`release` | `delete`), TTL (`""`/`0` none, else 10s–24h)}`
- *   → `{"ID": "<uuid>"}`; needs `session:write` on the node;
+ *   → `{"ID": "<uuid>"}`; needs `session:write` on the node; on agents sharing a state, a
+ *   follower defaults `Node` to its own node and forwards the create to the leader;
  * - `PUT /session/destroy/:id` → `true` (also for an unknown id, as the reference);
  * - `PUT /session/renew/:id` → `[Session]`, 404 `Session id '<id>' not found`;
  * - `GET /session/info/:id` → `[Session]` or `[]`; `/session/node/:node`, `/session/list`
@@ -18,7 +19,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { badRequest } from '../../../kernel/http/index.js';
+import { badRequest, forwardToLeader } from '../../../kernel/http/index.js';
 import type { Indexed } from '../../../kernel/store/index.js';
 import { formatGoDuration } from '../../../kernel/util/go-duration.js';
 import { permissionDenied } from '../acl/index.js';
@@ -26,7 +27,7 @@ import { duration, object, str, strings, type Input } from '../catalog/fields.js
 import { SERF_CHECK_ID } from '../catalog/model.js';
 import { FILTERED_HEADER, required } from '../catalog/query.js';
 import { requestIdentity, type Ctx, type MeshDeps } from '../deps.js';
-import { meshForbidden, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
+import { MESH_FORWARD_STYLE, meshForbidden, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
 import type { Identity } from '../resolve.js';
 import { createProblem, invalidateSession, putSession, ST, startTimer, type Behavior, type ServiceCheckRef, type SessionDoc } from '../sessions/store.js';
 import { decoded } from './catalog.js';
@@ -138,8 +139,15 @@ function parseCreate(input: Input, agentNode: string): { session: SessionDoc; tt
  * check '<id>' registration`) or a critical one (`Check '<id>' is in critical state`).
  */
 async function create(ctx: Ctx): Promise<MeshReply> {
-  const { session, ttl } = parseCreate(decoded(ctx), ctx.deps.config.nodeName);
+  const input = decoded(ctx);
+  const { session, ttl } = parseCreate(input, ctx.deps.config.nodeName);
   requireSession(requestIdentity(ctx), 'write', session.Node);
+  const { leadership, state } = ctx.deps;
+  if (leadership && !state.isWritable) {
+    // A follower names its own node before the leader (which would default to its own) gets it.
+    const req = { ...ctx.req, body: Buffer.from(JSON.stringify({ ...input, Node: session.Node })) };
+    return { forwarded: await forwardToLeader(req, leadership, ctx.secret, MESH_FORWARD_STYLE) };
+  }
   const now = ctx.deps.now();
   await ctx.deps.state.txn((tx) => {
     const problem = createProblem(tx, session);
@@ -214,7 +222,8 @@ async function list(ctx: Ctx): Promise<MeshReply> {
 
 /** The session routes. */
 export const sessionRoutes: readonly MeshRoute<MeshDeps>[] = [
-  { pattern: 'session/create', synopsis: 'Create a session', methods: { PUT: create } },
+  // Local: a follower fills in its own node as the default before forwarding (see create).
+  { pattern: 'session/create', synopsis: 'Create a session', methods: { PUT: create }, local: true },
   { pattern: 'session/destroy/:id', synopsis: 'Destroy a session, releasing or deleting its keys', methods: { PUT: destroy } },
   { pattern: 'session/renew/:id', synopsis: 'Renew a TTL session', methods: { PUT: renew } },
   { pattern: 'session/info/:id', synopsis: 'Read a session', methods: { GET: info }, blocking: [ST.sessions] },
