@@ -2,7 +2,7 @@
  * The key/value store over real HTTP against an in-process agent (issue 16 scope 4):
  * put/get/raw/recurse/keys with a separator, check-and-set, flags, deletes, 404 with an
  * index, blocking queries on a key and on a prefix, the value size limit, ACL filtering
- * of recursive reads and refused writes.
+ * of recursive reads and refused writes (locks with sessions: sessions.test.ts).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -127,7 +127,7 @@ describe('KV store', () => {
     assert.equal(both.text, 'Conflicting flags: acquire=s&cas=0');
   });
 
-  it('acquire and release without sessions: 400 invalid session, nothing stored', async () => {
+  it('acquire with an unknown session: 400 invalid session, nothing stored', async () => {
     const r = await kv('PUT', 'sess/k?acquire=0b7a1a2c-0000-4000-8000-000000000000', { raw: 'x' });
     assert.equal(r.status, 400);
     assert.equal(r.text, 'invalid session "0b7a1a2c-0000-4000-8000-000000000000"');

@@ -19,6 +19,7 @@ import { MESH_FORWARD_STYLE, meshHttpService } from './http.js';
 import { meshMetrics } from './metrics.js';
 import { KV, recordReaped, tombstoneExpiry, tombstoneId, type KvTombstone } from './kv-store.js';
 import { LocalAgent } from './local/local-agent.js';
+import { invalidateSession, lockDelayExpiry, lockDelayId, ST, timerExpiry, type LockDelayDoc, type SessionTimer } from './sessions/store.js';
 import { nodeIdOf } from './local/node-id.js';
 import { LocalStore } from './local/persist.js';
 import { Replicator } from './replication.js';
@@ -30,6 +31,7 @@ import { agentRoutes } from './routes/agent.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { healthRoutes } from './routes/health.js';
 import { kvRoutes } from './routes/kv.js';
+import { sessionRoutes } from './routes/sessions.js';
 import { loginRoutes } from './routes/login.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { ensureDefaultNamespace, namespaceRoutes } from './routes/namespaces.js';
@@ -41,7 +43,7 @@ import { tokenRoutes } from './routes/tokens.js';
 import { MESH_TABLES, T, type TokenDoc } from './state.js';
 
 /** Every route of the discovery service. */
-export const MESH_ROUTES = [...systemRoutes, ...tokenRoutes, ...policyRoutes, ...roleRoutes, ...authMethodRoutes, ...bindingRuleRoutes, ...loginRoutes, ...metricsRoutes, ...kvRoutes, ...catalogRoutes, ...healthRoutes, ...agentRoutes];
+export const MESH_ROUTES = [...systemRoutes, ...tokenRoutes, ...policyRoutes, ...roleRoutes, ...authMethodRoutes, ...bindingRuleRoutes, ...loginRoutes, ...metricsRoutes, ...kvRoutes, ...sessionRoutes, ...catalogRoutes, ...healthRoutes, ...agentRoutes];
 /** Routes of the enterprise switch (`enterprise = true`: OIDC, namespaces); without it they answer 404 like any unknown path. */
 export const MESH_ENTERPRISE_ROUTES = [...oidcRoutes, ...namespaceRoutes];
 
@@ -62,8 +64,10 @@ export interface MeshAgentOptions {
   readonly replicationBackoffMs?: number;
   /** Pause between rounds deleting expired tokens, in ms (tests shorten it); default 60 s. */
   readonly tokenReapIntervalMs?: number;
-  /** Pause between rounds deleting old KV tombstones, in ms (tests shorten it); default 60 s. */
+  /** Pause between rounds deleting old KV tombstones and past lock delays, in ms (tests shorten it); default 60 s. */
   readonly tombstoneReapIntervalMs?: number;
+  /** Pause between rounds invalidating the TTL sessions not renewed in time, in ms (tests shorten it); default 1 s. */
+  readonly sessionReapIntervalMs?: number;
   /** The local agent's full anti-entropy sync period, in ms (tests shorten it); default 60 s. */
   readonly syncIntervalMs?: number;
   /** The local agent's critical-service reaper period, in ms (tests shorten it); default 30 s. */
@@ -155,6 +159,27 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       log,
       intervalMs: options.tombstoneReapIntervalMs,
     });
+    // A TTL session not renewed within 2 × TTL is invalidated with its timer (sessions/store.ts).
+    const sessionTimers = new ExpiryReaper<SessionTimer>({
+      state,
+      table: ST.timers,
+      idOf: (t) => t.ID,
+      expiresAt: timerExpiry,
+      onDelete: (tx, t) => void invalidateSession(tx, t.ID, now()),
+      now,
+      log,
+      intervalMs: options.sessionReapIntervalMs ?? 1000,
+    });
+    // Past lock delays no longer matter (acquire compares them with the clock): they only take room.
+    const lockDelays = new ExpiryReaper<LockDelayDoc>({
+      state,
+      table: ST.lockDelays,
+      idOf: lockDelayId,
+      expiresAt: lockDelayExpiry,
+      now,
+      log,
+      intervalMs: options.tombstoneReapIntervalMs,
+    });
     let advertised = '';
     const local = new LocalAgent({
       state,
@@ -173,12 +198,14 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       store: new LocalStore(join(config.dataDir, 'agent-local.bin'), aesGcmCodec(key)),
     });
     local.restore();
-    /** What only the leader does (every agent, when the state is not shared): the built-in objects, replication, token and tombstone reaping; a new leader syncs its own node now. */
+    /** What only the leader does (every agent, when the state is not shared): the built-in objects, replication, token, tombstone, session-TTL and lock-delay reaping; a new leader syncs its own node now. */
     const lead = async () => {
       await bootstrapState(state, config, options, now, log, primary);
       replicator?.start();
       reaper.start();
       tombstones.start();
+      sessionTimers.start();
+      lockDelays.start();
       local.requestSync();
     };
     /** Stops the leader-only work (stepping down, or stopping). */
@@ -186,6 +213,8 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       await replicator?.close();
       await reaper.stop();
       await tombstones.stop();
+      await sessionTimers.stop();
+      await lockDelays.stop();
     };
     if (!shared) await lead();
     const stopping = new AbortController();

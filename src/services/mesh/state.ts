@@ -23,6 +23,10 @@ export const T = {
   kv: 'kv',
   kvTombstones: 'kv-tombstones',
   kvMeta: 'kv-meta',
+  /** Sessions, the TTL timers of sessions and the lock delays of keys (sessions/store.ts). */
+  sessions: 'sessions',
+  sessionTimers: 'session-timers',
+  kvLockDelays: 'kv-lock-delays',
 } as const;
 
 /** The namespace a stored object lives in: its `Namespace`, else `default`. */
@@ -141,4 +145,7 @@ export const MESH_TABLES: readonly TableSpec[] = [
   { name: CT.nodes },
   { name: CT.services },
   { name: CT.checks },
+  { name: T.sessions },
+  { name: T.sessionTimers },
+  { name: T.kvLockDelays },
 ];

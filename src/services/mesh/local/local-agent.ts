@@ -291,7 +291,7 @@ export class LocalAgent {
   private async syncNow(): Promise<void> {
     const { state } = this.o;
     const want = this.desired();
-    if (state.isWritable) return writeEntries(state, want);
+    if (state.isWritable) return writeEntries(state, want, this.o.now());
     if (this.o.sendToLeader) return sendEntries(state, want, this.o.sendToLeader);
     if (!this.warnedReadOnly) this.o.log.info('this agent follows a shared state: its local services and checks are not synced to the catalog');
     this.warnedReadOnly = true;

@@ -14,6 +14,7 @@
 import type { StateStore } from '../../../kernel/store/index.js';
 import { CT, memberKey, SERF_CHECK_ID, type CheckDoc, type NodeDoc, type ServiceDoc } from '../catalog/model.js';
 import { checksOf, putIfChanged, same, servicesOf, writeCheck } from '../catalog/register.js';
+import { reconcileSessions } from '../sessions/store.js';
 
 /** The ID (and name) of the service every agent registers for itself (the reference's `consul`). */
 export const SELF_SERVICE_ID = 'consul';
@@ -62,8 +63,8 @@ export function selfEntries(a: { name: string; id: string; address: string; data
   };
 }
 
-/** Makes the catalog hold exactly `want` for its node, in one transaction. */
-export async function writeEntries(state: StateStore, want: NodeEntries): Promise<void> {
+/** Makes the catalog hold exactly `want` for its node, in one transaction, invalidating the sessions a critical or removed check breaks (at `nowMs`, epoch ms). */
+export async function writeEntries(state: StateStore, want: NodeEntries, nowMs: number): Promise<void> {
   const name = want.node.Node;
   await state.txn((tx) => {
     putIfChanged(tx, CT.nodes, name, want.node);
@@ -73,6 +74,7 @@ export async function writeEntries(state: StateStore, want: NodeEntries): Promis
     const checks = new Set(want.checks.map((c) => c.CheckID));
     for (const c of checksOf(tx, name)) if (!checks.has(c.CheckID)) tx.delete(CT.checks, memberKey(name, c.CheckID));
     for (const c of want.checks) writeCheck(tx, c);
+    reconcileSessions(tx, name, nowMs);
   }, 'anti-entropy');
 }
 

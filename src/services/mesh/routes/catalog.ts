@@ -22,6 +22,7 @@ import {
   type Deny,
 } from '../catalog/register.js';
 import { requestIdentity, type Ctx, type MeshDeps } from '../deps.js';
+import { reconcileSessions } from '../sessions/store.js';
 import { meshForbidden, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
 
 /** The reference's denial for `resource:write` on `segment`, for the caller of `ctx`. */
@@ -51,9 +52,11 @@ async function register(ctx: Ctx): Promise<MeshReply> {
   const reg = parseRegistration(input, ctx.deps.config.datacenter);
   const deny = denyFor(ctx);
   const authz = requestIdentity(ctx).authorizer;
+  const now = ctx.deps.now();
   await ctx.deps.state.txn((tx) => {
     vetRegistration(tx, authz, reg, deny);
     applyRegistration(tx, reg);
+    reconcileSessions(tx, reg.node.Node, now);
   });
   return { body: true };
 }
@@ -68,9 +71,11 @@ async function deregister(ctx: Ctx): Promise<MeshReply> {
   const d = { node, serviceId: str(input.ServiceID, 'ServiceID') || undefined, checkId: str(input.CheckID, 'CheckID') || undefined };
   const deny = denyFor(ctx);
   const authz = requestIdentity(ctx).authorizer;
+  const now = ctx.deps.now();
   await ctx.deps.state.txn((tx) => {
     vetDeregistration(tx, authz, d, deny);
     applyDeregistration(tx, d);
+    reconcileSessions(tx, d.node, now);
   });
   return { body: true };
 }

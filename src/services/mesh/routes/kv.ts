@@ -10,8 +10,10 @@
  *   `?separator`; blocking on the key or the prefix (kv-store.ts indexes);
  * - `PUT` with the raw value as body (at most `limits.kv_max_value_size`, 512 KiB: else 413
  *   `Value exceeds <n> byte limit`, nothing stored), `?flags`, `?cas` (0: only if absent)
- *   → `true` / `false`; `?acquire` / `?release` need sessions, which do not exist yet, so
- *   they answer 400 `invalid session "<id>"` (the reference's text, with 500);
+ *   → `true` / `false`; `?acquire=<session>` takes the key's lock (false when another
+ *   session holds it or a lock delay runs; 400 `invalid session "<id>"` for an unknown
+ *   session, the reference's text with 500) and `?release=<session>` drops it (false when
+ *   the session does not hold it), both storing the value (sessions/store.ts);
  * - `DELETE` with `?recurse` or `?cas` → `true` / `false`;
  * - ACL: `key:read` for a single read (403 also for a missing key), `key:write` for writes,
  *   write on the whole prefix for a recursive delete (`keyWritePrefix`); recursive reads
@@ -41,6 +43,7 @@ import {
   type KvDoc,
 } from '../kv-store.js';
 import { scopeOf, shownNamespace } from '../ns-scope.js';
+import { acquireKv, releaseKv, type LockResult } from '../sessions/store.js';
 import type { Identity } from '../resolve.js';
 
 /** `X-Mesh-Results-Filtered-By-ACLs` when a recursive read left keys out. */
@@ -151,21 +154,10 @@ async function read(ctx: Ctx): Promise<MeshReply> {
   return { index, headers, body: visible.map((d) => renderKv(d, config.enterprise)) };
 }
 
-/**
- * Refuses `?acquire` / `?release`: sessions do not exist yet, so every session ID is unknown.
- * The sessions increment looks the session up here and locks or unlocks the key instead.
- * @throws 400 `missing session` / `invalid session "<id>"` (the reference's texts, which it answers with 500).
- */
-function refuseLockWithoutSession(ctx: Ctx): void {
-  const session = ctx.query.get('acquire') ?? ctx.query.get('release');
-  if (session === null) return;
-  throw badRequest(session === '' ? 'missing session' : `invalid session "${session}"`);
-}
-
 /** `PUT /v1/kv/<key>`: stores the body as the value (module doc). */
 async function write(ctx: Ctx): Promise<MeshReply> {
   const key = ctx.params.key ?? '';
-  const { state, config } = ctx.deps;
+  const { state, config, now } = ctx.deps;
   checkKey(key, false);
   refuseConflicts(ctx, 'cas', 'acquire', 'release');
   const flags = uintParam(ctx, 'flags') ?? 0;
@@ -176,15 +168,21 @@ async function write(ctx: Ctx): Promise<MeshReply> {
   const who = requestIdentity(ctx);
   const ns = namespaceOf(ctx, who);
   requireKey(who, 'write', key);
-  refuseLockWithoutSession(ctx);
   const value = body.length === 0 ? null : body.toString('base64');
-  const { result } = await state.txn((tx) => {
+  const acquire = ctx.query.get('acquire');
+  const release = ctx.query.get('release');
+  const at = now();
+  const { result } = await state.txn((tx): LockResult => {
+    if (acquire !== null) return acquireKv(tx, ns, key, acquire, { value, flags }, at);
+    if (release !== null) return releaseKv(tx, ns, key, release, { value, flags });
     if (cas === undefined) {
       setKv(tx, ns, key, { value, flags });
       return true;
     }
     return casKv(tx, ns, key, cas, { value, flags });
   }, 'kv-set');
+  // A refused lock stores nothing: the transaction wrote nothing before answering.
+  if (typeof result === 'object') throw badRequest(result.error);
   return { body: result };
 }
 
