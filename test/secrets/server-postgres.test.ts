@@ -264,8 +264,10 @@ describe('cairn secrets server with storage "postgresql" on a closed port', () =
     assert.equal(r.code, 1, r.stderr);
     assert.equal(r.stdout, '');
     assert.ok(!r.stderr.includes(password), `the password leaked: ${r.stderr}`);
-    const lines = r.stderr.split('\n').filter((l) => l !== '');
+    // Besides the JSON log lines (the version line every server logs first), one error line.
+    const lines = r.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('{'));
     assert.equal(lines.length, 1, r.stderr);
+    assert.match(r.stderr, /"msg":"starting Cairn"/);
     assert.match(
       lines[0],
       new RegExp(`^Error: cannot open storage "postgresql": PostgreSQL cairn@127\\.0\\.0\\.1:${port}/secrets: cannot connect: .*ECONNREFUSED`),
