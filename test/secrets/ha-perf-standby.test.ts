@@ -275,7 +275,7 @@ listener "tcp" {
       await db.query('BEGIN');
       await db.query(`SELECT term FROM "${table}_ha" WHERE id = 1 FOR UPDATE`);
       const writes = keys.map((k) => put(active, `/v1/secret/data/${k}`, { data: { v: k } }));
-      await until('writes waiting at the fence', 5000, async () => {
+      await until('writes waiting at the fence', 20_000, async () => {
         // (pg_stat_activity's `query` of a prepared statement is not reliable; the wait is.)
         const r = await db.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = 'cairn'");
         return r.rows[0].n > 0 ? true : undefined;
