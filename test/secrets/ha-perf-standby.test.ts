@@ -269,6 +269,11 @@ listener "tcp" {
     const active = await activeServer(servers);
     const db = new pg.Client({ connectionString: pgServer.url });
     await db.connect();
+    // pg_stat_activity is snapshotted once per transaction: polled inside `db`'s transaction
+    // it would show the writes' state at the first poll forever (seen in CI), so another
+    // connection watches.
+    const watch = new pg.Client({ connectionString: pgServer.url });
+    await watch.connect();
     const keys = Array.from({ length: 4 }, (_, i) => `cut/k${i}`);
     try {
       // Hold the HA row: every write transaction of the active waits at its fence check.
@@ -279,13 +284,13 @@ listener "tcp" {
       for (const w of writes) void w.then(() => settled++, () => settled++);
       const seen = await until('writes waiting at the fence, or answered', 20_000, async () => {
         // (pg_stat_activity's `query` of a prepared statement is not reliable; the wait is.)
-        const r = await db.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = 'cairn'");
+        const r = await watch.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = 'cairn'");
         if (r.rows[0].n > 0) return 'waiting';
         return settled === writes.length ? 'answered' : undefined;
       });
       if (seen === 'answered') {
         // On a saturated machine the active can lose its lock connection before the writes
-        // queue (seen in CI): then they are refused at once. Still 503, never 500, nothing stored.
+        // queue: then they are refused at once. Still 503, never 500, nothing stored.
         for (const r of await Promise.all(writes)) {
           assert.equal(r.status, 503, r.text);
           assert.deepEqual(r.json.errors, ['this server is no longer the active one; retry the request']);
@@ -293,7 +298,7 @@ listener "tcp" {
         t.diagnostic('the active was demoted before the writes reached the fence');
         return;
       }
-      const cut = await db.query(
+      const cut = await watch.query(
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'cairn-ha'
            AND pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted)`,
       );
@@ -309,6 +314,7 @@ listener "tcp" {
     } finally {
       await db.query('ROLLBACK').catch(() => undefined);
       await db.end();
+      await watch.end();
     }
     const next = await activeServer(servers);
     for (const k of keys) assert.equal((await get(next, `/v1/secret/data/${k}`)).status, 404, `${k} was refused, so it is not stored`);
