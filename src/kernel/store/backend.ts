@@ -42,6 +42,12 @@ export interface Backend {
   entries?(prefix: string): Promise<Array<[string, Uint8Array]>>;
   /** Applies every op atomically (all or none); resolves once durable. */
   batch(ops: readonly BackendOp[]): Promise<void>;
+  /**
+   * Optional, for storage that several servers share (PostgreSQL): stores `value` at `key`
+   * unless the key holds a value already, and resolves with what it holds afterwards, so
+   * among servers racing the first writer wins and each learns the winner's value.
+   */
+  putIfAbsent?(key: string, value: Uint8Array): Promise<Uint8Array>;
   /** Flushes pending writes and releases the storage. Further calls reject. */
   close(): Promise<void>;
 }

@@ -6,7 +6,8 @@
  *
  * Layout (the only entries outside the barrier): `core/seal-config` (shares and
  * threshold), `core/root-key` (root key under the unseal key), `core/keyring` (keyring
- * under the root key).
+ * under the root key), `core/init-claim` (which server's `sys/init` runs on a shared
+ * storage: a random id and the time, no key material).
  *
  * @module
  */
@@ -50,6 +51,22 @@ export interface InitResult {
 }
 
 const KEY_BYTES = 32;
+
+/**
+ * How old (ms) another server's init claim must be, with no seal configuration stored,
+ * before a `sys/init` takes it over: that server died between its claim and its keys
+ * (storing them takes milliseconds, so a minute is far past any live initialisation).
+ */
+const STALE_INIT_CLAIM_MS = 60_000;
+
+const INIT_CLAIM = 'core/init-claim';
+
+/** The stored `core/init-claim`. */
+interface InitClaim {
+  readonly id: string;
+  /** Epoch ms. */
+  readonly at: number;
+}
 
 /** Tracks the seal state of one server and opens the barrier. */
 export class SealManager {
@@ -98,8 +115,11 @@ export class SealManager {
    * Creates the keys and returns the unseal key shares; the server stays sealed.
    * `beforeStore` gets the shares before anything is stored: `cairn dev` keeps its one
    * share on disk first, so a crash can never leave storage initialised with the share lost.
+   * Across servers sharing the storage, a claim ({@link claimInit}) lets exactly one of two
+   * racing calls store its keys.
    * Errors (400, reference/secrets.md §3.1): already initialised (by this server or another
-   * one sharing the storage), bad share counts; `beforeStore`'s error (nothing stored).
+   * one sharing the storage), being initialised through another server, bad share counts;
+   * `beforeStore`'s error (nothing stored).
    */
   async initialize(shares: number, threshold: number, beforeStore?: (result: InitResult) => void | Promise<void>): Promise<InitResult> {
     if (await this.checkInitialized()) throw badRequest('secrets service is already initialized');
@@ -110,9 +130,11 @@ export class SealManager {
     if (threshold > 255) throw badRequest('secret_threshold: threshold must be less than 256');
     if (threshold > shares) throw badRequest('secret_threshold: threshold cannot be larger than shares');
 
+    const claim = await this.claimInit();
     const unsealKey = randomBytes(KEY_BYTES);
     const rootKey = randomBytes(KEY_BYTES);
     const config: SealConfig = { type: 'shamir', secret_shares: shares, secret_threshold: threshold };
+    let stored = false;
     try {
       const parts = shares === 1 ? [Buffer.from(unsealKey)] : (await split(new Uint8Array(unsealKey), shares, threshold)).map((p) => Buffer.from(p));
       const result = { keys: parts.map((p) => p.toString('hex')), keys_base64: parts.map((p) => p.toString('base64')) };
@@ -122,12 +144,40 @@ export class SealManager {
         { key: 'core/keyring', value: seal(rootKey, keyringCodec.encode(newKeyring()), 'core/keyring') },
         { key: 'core/seal-config', value: json.encode(config) },
       ]);
+      stored = true;
       this.config = config;
       return result;
     } finally {
       unsealKey.fill(0);
       rootKey.fill(0);
+      // A failed init gives its claim back at once, so a retry need not wait for it to go stale.
+      if (!stored && claim) await this.storage.delete(INIT_CLAIM).catch(() => undefined);
     }
+  }
+
+  /**
+   * On storage several servers share (one with `putIfAbsent`), claims the initialisation
+   * before any key exists: two `sys/init` calls through two servers at the same moment
+   * would otherwise both answer 200, and the shares of the one stored first would open
+   * nothing. Resolves with whether a claim was written (false: embedded storage, one process).
+   * @throws 400 when another server holds a live claim, or finished initialising meanwhile;
+   *   the storage's error.
+   */
+  private async claimInit(): Promise<boolean> {
+    if (!this.storage.putIfAbsent) return false;
+    const mine = json.encode({ id: randomUUID(), at: Date.now() } satisfies InitClaim);
+    let held = await this.storage.putIfAbsent(INIT_CLAIM, mine);
+    if (Buffer.from(held).equals(mine)) return true;
+    if (await this.checkInitialized()) throw badRequest('secrets service is already initialized');
+    const other = json.decode<InitClaim>(held);
+    if (other && Date.now() - other.at < STALE_INIT_CLAIM_MS) {
+      throw badRequest('secrets service is being initialized through another server; retry in a minute if that server stopped');
+    }
+    // A claim left by a server that died before storing its keys.
+    await this.storage.delete(INIT_CLAIM);
+    held = await this.storage.putIfAbsent(INIT_CLAIM, mine);
+    if (!Buffer.from(held).equals(mine)) throw badRequest('secrets service is being initialized through another server');
+    return true;
   }
 
   /**
