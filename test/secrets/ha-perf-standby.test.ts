@@ -27,6 +27,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -47,6 +48,38 @@ const decodeState = (v: string | null) => {
   return { cluster: m[1], index: Number(m[2]) };
 };
 const encodeState = (cluster: string, index: number) => Buffer.from(`v1:${cluster}:${index}`).toString('base64');
+
+/** A request to `url` from the local address `from` (a loopback address other than the standbys' 127.0.0.1). */
+function callFrom(
+  from: string,
+  url: string,
+  method: string,
+  path: string,
+  o: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<{ status: number; text: string; json: any }> {
+  const body = o.body === undefined ? undefined : JSON.stringify(o.body);
+  const headers: Record<string, string> = { ...o.headers, ...(o.token ? { 'X-Secrets-Token': o.token } : {}) };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}${path}`, { method, headers, localAddress: from }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, text, json });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 describe('secrets service performance standbys on PostgreSQL', () => {
   const table = `cairn_perf_${randomBytes(4).toString('hex')}`;
@@ -242,6 +275,46 @@ listener "tcp" {
       return r.status === 412 ? undefined : r;
     });
     assert.deepEqual(list.json.data.keys, ['team/']);
+  });
+
+  it('CIDR-bound logins and tokens through a standby are checked against the client\'s address, which a client cannot forge', async () => {
+    assert.equal((await put(a, '/v1/sys/auth/approle', { type: 'approle' })).status, 204);
+    const cidrs = { secret_id_bound_cidrs: ['127.0.0.2/32'], token_bound_cidrs: ['127.0.0.2/32'], token_policies: ['default'] };
+    const role = await put(a, '/v1/auth/approle/role/edge', cidrs);
+    assert.equal(role.status, 204, role.text);
+    const roleId = (await get(a, '/v1/auth/approle/role/edge/role-id')).json.data.role_id as string;
+    const secretId = (await put(a, '/v1/auth/approle/role/edge/secret-id', {})).json.data.secret_id as string;
+    const login = { role_id: roleId, secret_id: secretId };
+
+    // From 127.0.0.1, the standby's own address: refused, though the standby is the one connecting to the active server.
+    const outside = await callFrom('127.0.0.1', b.url, 'POST', '/v1/auth/approle/login', { body: login });
+    assert.equal(outside.status, 400, outside.text);
+    assert.match(outside.json.errors[0], /source address "127\.0\.0\.1" unauthorized/);
+    // A client cannot claim another address: the header is signed by the standby with a key only the cluster has.
+    const forged = await callFrom('127.0.0.1', a.url, 'POST', '/v1/auth/approle/login', {
+      body: login,
+      headers: { 'X-Cairn-Forwarded': '1', 'X-Cairn-Forwarded-For': `127.0.0.2 ${Date.now()} ${randomBytes(32).toString('base64url')}` },
+    });
+    assert.equal(forged.status, 400, forged.text);
+    const spoofedViaStandby = await callFrom('127.0.0.1', b.url, 'POST', '/v1/auth/approle/login', {
+      body: login,
+      headers: { 'X-Cairn-Forwarded-For': `127.0.0.2 ${Date.now()} x` },
+    });
+    assert.equal(spoofedViaStandby.status, 400, spoofedViaStandby.text);
+
+    // From 127.0.0.2, through the standby (a login writes, so it is forwarded): allowed, and so is the token.
+    const inside = await callFrom('127.0.0.2', b.url, 'POST', '/v1/auth/approle/login', { body: login });
+    assert.equal(inside.status, 200, inside.text);
+    const token = inside.json.auth.client_token as string;
+    // renew-self writes (forwarded to the active server); lookup-self is a read the standby serves itself.
+    const renewed = await callFrom('127.0.0.2', b.url, 'POST', '/v1/auth/token/renew-self', { token, body: {} });
+    assert.equal(renewed.status, 200, renewed.text);
+    assert.equal((await callFrom('127.0.0.2', b.url, 'GET', '/v1/auth/token/lookup-self', { token })).status, 200);
+    for (const method of ['POST', 'GET']) {
+      const path = method === 'POST' ? '/v1/auth/token/renew-self' : '/v1/auth/token/lookup-self';
+      const r = await callFrom('127.0.0.1', b.url, method, path, { token, body: method === 'POST' ? {} : undefined });
+      assert.equal(r.status, 403, `${method} ${path} from outside the token's block: ${r.text}`);
+    }
   });
 
   it('while its change feed is cut, a standby serves no reads of its own (health 429, requests forwarded); it serves again after the resync', async () => {

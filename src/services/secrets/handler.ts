@@ -35,6 +35,7 @@ import { canonicalNamespace } from './namespace/registry.js';
 import { renderBare, renderError, renderResult } from './envelope.js';
 import { isFencedWrite, missingState, noLongerActive } from './ha/errors.js';
 import { ActiveForwarder, FORWARDED_HEADER } from './ha/forward.js';
+import { FORWARDED_FOR_HEADER, signForwardedFor, verifiedForwardedFor } from './ha/forwarded-for.js';
 import { FORWARD_ACTIVE_NODE, INCONSISTENT_HEADER, INDEX_HEADER, formatState, parseState } from './ha/state-header.js';
 import { ReadOnlyStorageError, trackWrites } from './ha/storage-guard.js';
 import type { SecretsNode } from './node.js';
@@ -136,6 +137,10 @@ export class SecretsHttp implements HttpService {
       activating: () => node.activating,
       requestForwarding: o.requestForwarding,
       selfAddresses: o.selfAddresses,
+      forwardedFor: (req) => {
+        const key = node.forwardingKey;
+        return key && signForwardedFor(key, this.clientAddress(req), req.method);
+      },
       log: o.log,
     });
     for (const table of [...ALL_ENGINES.map((e) => e.table), sealTable])
@@ -244,6 +249,15 @@ export class SecretsHttp implements HttpService {
   }
 
   /**
+   * The client's address: the one a standby of this cluster signed when it forwarded the
+   * request (ha/forwarded-for.ts), else the socket's.
+   */
+  private clientAddress(req: HttpRequest): string {
+    if (req.headers[FORWARDED_HEADER] === undefined) return req.remoteAddress;
+    return verifiedForwardedFor(this.node.forwardingKey, firstHeader(req, FORWARDED_FOR_HEADER), req.method) ?? req.remoteAddress;
+  }
+
+  /**
    * The commit index the request's `X-Secrets-Index` asks for; undefined without one.
    * @throws CairnError 400 for a value that is not a state of this cluster (state-header.ts).
    */
@@ -281,7 +295,8 @@ export class SecretsHttp implements HttpService {
     const found = await core.tokens.lookup(requestToken(req), now);
     // A token bound to CIDR blocks does not exist for a client elsewhere (the reference's
     // token_bound_cidrs check: permission denied).
-    const token = found?.bound_cidrs && !addressInCidrs(req.remoteAddress, found.bound_cidrs) ? undefined : found;
+    const remoteAddress = this.clientAddress(req);
+    const token = found?.bound_cidrs && !addressInCidrs(remoteAddress, found.bound_cidrs) ? undefined : found;
     if (!token && !(match?.path.spec.unauthenticated && !help)) throw forbidden();
     if (!mount || !engine) throw notFound(`no handler for route "${full}". route entry not found.`);
     if (help) return this.help(full, routed, engine.description, engine.table.paths, match?.path);
@@ -302,7 +317,7 @@ export class SecretsHttp implements HttpService {
       core,
       ns,
       now,
-      remoteAddress: req.remoteAddress,
+      remoteAddress,
       headers: req.headers,
     };
 

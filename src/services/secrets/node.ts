@@ -169,6 +169,11 @@ export class SecretsNode {
     return this.o.ha !== undefined && !this.seal.sealed && this.o.ha.lock.isActive && this.current === undefined;
   }
 
+  /** The key standbys sign the client's address with when forwarding (ha/forwarded-for.ts); undefined while sealed. */
+  get forwardingKey(): Buffer | undefined {
+    return this.seal.unsealedStorage?.deriveKey('request forwarding');
+  }
+
   /** The active server's address as the leader row says (`''` when unknown). */
   get leaderAddress(): string {
     return this.o.ha?.lock.leader?.leaderAddress ?? '';

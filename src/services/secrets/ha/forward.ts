@@ -6,6 +6,7 @@
  */
 import { CairnError, sendToLeader, type HttpRequest, type HttpResponse } from '../../../kernel/http/index.js';
 import type { Logger } from '../../../kernel/log/logger.js';
+import { FORWARDED_FOR_HEADER } from './forwarded-for.js';
 
 /**
  * Hop-by-hop headers (RFC 9110 §7.6.1), plus the ones the forwarding client sets itself;
@@ -40,6 +41,8 @@ export interface ActiveForwarderOptions {
   readonly requestForwarding?: boolean;
   /** Reads who is active from the database now; called when the known active server refused the connection (it may have died and been replaced). */
   readonly refreshLeader?: () => Promise<void>;
+  /** The `X-Cairn-Forwarded-For` value for a request (ha/forwarded-for.ts); undefined: none is sent. */
+  readonly forwardedFor?: (req: HttpRequest) => string | undefined;
   /** This server's own addresses (`api_addr`, listener URLs): a leader address among them is never forwarded to. */
   readonly selfAddresses?: () => readonly string[];
   readonly log?: Logger;
@@ -70,7 +73,7 @@ export class ActiveForwarder {
 
   /**
    * Sends the request to the active server (method, path, query, body, every header but
-   * the hop-by-hop ones) and passes its reply back (status, headers, body). A refused
+   * the hop-by-hop ones, plus the signed client address) and passes its reply back (status, headers, body). A refused
    * connection is retried at the active server read now (kernel `sendToLeader`): right
    * after a failover the leader row this standby last read may name the dead server.
    */
@@ -104,6 +107,10 @@ export class ActiveForwarder {
       for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
     }
     headers.set(FORWARDED_HEADER, '1');
+    // Never the client's own: the active server must not trust an address the client chose.
+    headers.delete(FORWARDED_FOR_HEADER);
+    const forwardedFor = this.o.forwardedFor?.(req);
+    if (forwardedFor !== undefined) headers.set(FORWARDED_FOR_HEADER, forwardedFor);
     const query = req.query.toString();
     const path = req.path.split('/').map(encodeURIComponent).join('/');
     const withBody = req.body.length > 0 && req.method !== 'GET' && req.method !== 'HEAD';

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Backend, BackendOp } from '../../../kernel/store/index.js';
 
 /** Storage keys written without the barrier: seal configuration and encrypted key material. */
@@ -104,6 +104,8 @@ export class BarrierBackend implements Backend {
   private old = new Map<string, Buffer | typeof ABSENT>();
   /** Bumped by every write; a read that saw it change does not fill the cache. */
   private writes = 0;
+  /** {@link deriveKey}'s keys by purpose. */
+  private readonly derived = new Map<string, Buffer>();
 
   constructor(
     private readonly inner: Backend,
@@ -186,6 +188,21 @@ export class BarrierBackend implements Backend {
       this.writes++;
       this.forget(keys);
     }
+  }
+
+  /**
+   * A 32-byte key for `purpose`, derived (HKDF-SHA256) from the keyring's first key, which
+   * every unsealed server of the cluster holds and no rotation removes: a secret shared by
+   * the servers and by nobody else (ha/forwarded-for.ts).
+   */
+  deriveKey(purpose: string): Buffer {
+    let k = this.derived.get(purpose);
+    if (!k) {
+      const first = Math.min(...this.keyring.keys.keys());
+      k = Buffer.from(hkdfSync('sha256', this.keyring.keys.get(first)!, Buffer.alloc(0), `cairn ${purpose}`, 32));
+      this.derived.set(purpose, k);
+    }
+    return k;
   }
 
   private encrypt(key: string, value: Uint8Array): Buffer {
