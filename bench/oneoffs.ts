@@ -68,15 +68,16 @@ export const ONE_OFFS: readonly OneOff[] = [
       // BENCH_FANOUT: runs as SUBSCRIBERSxEVENTS_PER_SEC[xBATCH[xBUFFER]], comma-separated.
       const runs = (config.env.BENCH_FANOUT ?? '100x10000x10x100,100x10000x10x1000,100x4000x10x100,100x1000x10x100').split(',').map((r) => {
         const [subscribers, eventsPerSec, batch, buffer] = r.split('x').map(Number);
-        return { subscribers, eventsPerSec, seconds: 30, batch: batch || 10, eventBufferSize: buffer || 100 };
+        const reader = config.env.BENCH_FANOUT_READER === 'node' ? ('node' as const) : ('curl' as const);
+        return { subscribers, eventsPerSec, seconds: 30, batch: batch || 10, eventBufferSize: buffer || 100, reader };
       });
       console.log('');
-      console.log('- scheduler event fan-out (subscribers on topic Node in the bench process, node updates of ~780 bytes per event written in the server process):');
+      console.log('- scheduler event fan-out (subscribers on topic Node, node updates of ~780 bytes per event written in the server process):');
       for (const settings of runs) {
         log(`sched-event-fanout: ${settings.subscribers} subscribers, ${fmtInt(settings.eventsPerSec)} events/s (${settings.batch} per batch) for ${settings.seconds} s`);
         const f = await measureEventFanout(settings);
         console.log(
-          `  - ${settings.subscribers} subscribers × ${fmtInt(settings.eventsPerSec)} events/s (${settings.batch} per batch, event_buffer_size ${settings.eventBufferSize}): published ${fmtInt(f.published.events / (f.published.elapsedMs / 1000))} events/s, ` +
+          `  - ${settings.subscribers} subscribers (${f.reader === 'curl' ? `${settings.subscribers - Math.min(2, settings.subscribers)} curl processes + ` : ''}${f.reader === 'curl' ? Math.min(2, settings.subscribers) : settings.subscribers} node:http readers) × ${fmtInt(settings.eventsPerSec)} events/s (${settings.batch} per batch, event_buffer_size ${settings.eventBufferSize}): published ${fmtInt(f.published.events / (f.published.elapsedMs / 1000))} events/s, ` +
             `delivered **${fmtInt(f.deliveredPerSec)} events/s** in all (per subscriber ${fmtInt(f.perSubscriber.min)}–${fmtInt(f.perSubscriber.max)} events in ${fmtMs(f.published.elapsedMs / 1000)} s), ` +
             `publish-to-deliver p50 ${fmtMs(f.p50Ms)} ms, **p99 ${fmtMs(f.p99Ms)} ms**; server RSS ${mib(f.rss.before)} → **peak ${mib(f.rss.peak)}** → ${mib(f.rss.after)}, ` +
             `V8 heap peak ${mib(f.heapPeak)}; ${f.cut} of ${settings.subscribers} subscribers cut as too slow${f.cut ? ` (${f.cutReason.slice(0, 60)}…)` : ''}; ` +

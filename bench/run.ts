@@ -19,6 +19,7 @@
  *                    BENCH_FANOUT       sched-event-fanout runs, SUBSCRIBERSxEVENTS_PER_SECxBATCHxBUFFER
  *                                       (BUFFER = event_buffer_size in batches), comma-separated
  *                                       (default 100x10000x10x100,100x10000x10x1000,100x4000x10x100,100x1000x10x100)
+ *                    BENCH_FANOUT_READER  node: every subscriber a node:http client (default: 98 curl + 2 node)
  *                    BENCH_VOLUMES      sched-volume-list: volume rows seeded (default 100000)
  *                    BENCH_VOLUME_LIST_REQUESTS  sched-volume-list: measured requests per case (default 200)
  *   --strict         BENCH_STRICT=1     exit 1 when a target is missed (default: report only)

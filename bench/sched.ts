@@ -7,8 +7,10 @@
  *   `GET /v1/event/stream?topic=Node`, node updates published inside the server at 10,000
  *   events/s (10 per committed batch) for 30 s: delivered events/s, p99 publish-to-deliver
  *   latency (publish = the write's start, deliver = the frame read by the client), server
- *   RSS before, peak and after.
+ *   RSS before, peak and after. By default 98 of the subscribers are `curl -sN` processes
+ *   and 2 are instrumented node:http readers (latency samples), as the issue asks.
  */
+import { spawn, spawnSync } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
 import { get as httpGet } from 'node:http';
 import { api, type BenchContext, type RequestTemplate, type Scenario } from './harness.js';
@@ -60,11 +62,22 @@ export interface FanoutSettings {
   readonly batch: number;
   /** The server's `event_buffer_size`, in batches. */
   readonly eventBufferSize: number;
+  /**
+   * `curl`: all but {@link INSTRUMENTED} subscribers are `curl -sN` processes (the issue's
+   * cheap reader: the bench's own event loop then carries 2 streams, not 100); `node`: all
+   * are node:http clients in the bench process.
+   */
+  readonly reader: 'curl' | 'node';
 }
+
+/** node:http subscribers that take latency samples in `curl` mode. */
+const INSTRUMENTED = 2;
 
 /** What {@link measureEventFanout} measured. */
 export interface FanoutResult {
   readonly published: PublishResult;
+  /** The reader actually used (`curl` falls back to `node` when curl is not on PATH). */
+  readonly reader: 'curl' | 'node';
   /** Events delivered to all subscribers together, per second of the publishing window. */
   readonly deliveredPerSec: number;
   /** Events each subscriber received (min and max over subscribers). */
@@ -95,9 +108,10 @@ const ERROR = Buffer.from('{"Error"');
  * Chunks are scanned as they arrive; a marker split across two chunks is missed, which
  * undercounts by a handful in a run of millions.
  */
-function subscribe(server: BenchServer, index: number, signal: AbortSignal, latencies: number[]): Promise<{ events: number; ended: string }> {
+function subscribe(server: BenchServer, index: number, signal: AbortSignal, latencies: number[]): Promise<{ events: number; bytes: number; ended: string }> {
   return new Promise((resolve, reject) => {
     let events = 0;
+    let bytes = 0;
     let ended = '';
     const req = httpGet(`${server.url}/v1/event/stream?topic=Node&index=${index}`, { headers: { 'X-Sched-Token': server.token! }, agent: false }, (res) => {
       if (res.statusCode !== 200) {
@@ -107,6 +121,7 @@ function subscribe(server: BenchServer, index: number, signal: AbortSignal, late
       }
       res.on('data', (chunk: Buffer) => {
         const now = epochMs();
+        bytes += chunk.length;
         for (let at = chunk.indexOf(TOPIC); at >= 0; at = chunk.indexOf(TOPIC, at + TOPIC.length)) events++;
         // One latency sample per frame: the first stamp after each newline.
         for (let nl = -1; ; ) {
@@ -121,12 +136,36 @@ function subscribe(server: BenchServer, index: number, signal: AbortSignal, late
         const error = chunk.indexOf(ERROR);
         if (error >= 0) ended = chunk.toString('utf8', error, chunk.indexOf(10, error) < 0 ? undefined : chunk.indexOf(10, error));
       });
-      res.on('end', () => resolve({ events, ended }));
-      res.on('error', () => resolve({ events, ended }));
+      res.on('end', () => resolve({ events, bytes, ended }));
+      res.on('error', () => resolve({ events, bytes, ended }));
     });
-    req.on('error', (err) => (signal.aborted ? resolve({ events, ended }) : reject(err)));
+    req.on('error', (err) => (signal.aborted ? resolve({ events, bytes, ended }) : reject(err)));
     signal.addEventListener('abort', () => req.destroy(), { once: true });
   });
+}
+
+/**
+ * One subscriber run by `curl -sN` for `seconds` (`--max-time`), its bytes thrown away:
+ * resolves with the bytes it read (curl's `size_download`, printed even when the time runs
+ * out) and whether the server ended the stream first (any exit but 28, the time-out).
+ */
+function subscribeCurl(server: BenchServer, seconds: number): Promise<{ bytes: number; endedEarly: boolean }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      'curl',
+      ['-sN', '--max-time', String(seconds), '-o', '/dev/null', '-w', '%{size_download}', '-H', `X-Sched-Token: ${server.token!}`, `${server.url}/v1/event/stream?topic=Node&index=0`],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString('latin1')));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ bytes: Number(out) || 0, endedEarly: code !== 28 }));
+  });
+}
+
+/** Whether `curl` runs here. */
+function haveCurl(): boolean {
+  return spawnSync('curl', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
 /**
@@ -140,7 +179,11 @@ export async function measureEventFanout(s: FanoutSettings): Promise<FanoutResul
     const stop = new AbortController();
     setMaxListeners(s.subscribers + 10, stop.signal);
     const latencies: number[] = [];
-    const subs = Array.from({ length: s.subscribers }, () => subscribe(server, 0, stop.signal, latencies));
+    const reader = s.reader === 'curl' && haveCurl() ? 'curl' : 'node';
+    const instrumented = reader === 'curl' ? Math.min(INSTRUMENTED, s.subscribers) : s.subscribers;
+    const subs = Array.from({ length: instrumented }, () => subscribe(server, 0, stop.signal, latencies));
+    // Subscribed 1 s before publishing, the last frames read 2 s after it: the whole run, plus a second.
+    const curls = Array.from({ length: s.subscribers - instrumented }, () => subscribeCurl(server, s.seconds + 4));
     // Let every stream subscribe (each gets its heartbeat) before publishing.
     await new Promise((r) => setTimeout(r, 1000));
     let peak = before;
@@ -160,21 +203,26 @@ export async function measureEventFanout(s: FanoutSettings): Promise<FanoutResul
     clearInterval(sampler);
     stop.abort();
     const counts = await Promise.all(subs);
+    const curled = await Promise.all(curls);
     await new Promise((r) => setTimeout(r, 500));
     const final = await server.stats();
     const after = final.rss;
-    const delivered = counts.reduce((a, c) => a + c.events, 0);
+    // A curl reader's events: its bytes over the instrumented readers' bytes per event.
+    const bytesPerEvent = counts.reduce((a, c) => a + c.bytes, 0) / Math.max(1, counts.reduce((a, c) => a + c.events, 0));
+    const perSubscriber = [...counts.map((c) => c.events), ...curled.map((c) => Math.round(c.bytes / bytesPerEvent))];
+    const delivered = perSubscriber.reduce((a, n) => a + n, 0);
     latencies.sort((a, b) => a - b);
     const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
     const cut = counts.filter((c) => c.ended !== '');
     return {
       published,
+      reader,
       deliveredPerSec: delivered / (published.elapsedMs / 1000),
-      perSubscriber: { min: Math.min(...counts.map((c) => c.events)), max: Math.max(...counts.map((c) => c.events)) },
+      perSubscriber: { min: Math.min(...perSubscriber), max: Math.max(...perSubscriber) },
       p50Ms: at(0.5),
       p99Ms: at(0.99),
       maxMs: latencies[latencies.length - 1] ?? NaN,
-      cut: cut.length,
+      cut: cut.length + curled.filter((c) => c.endedEarly).length,
       cutReason: cut[0]?.ended ?? '',
       rss: { before, peak, after },
       heapPeak,
