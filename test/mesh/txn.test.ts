@@ -4,7 +4,7 @@
  * with 409 and the operation's index; reads return values; lock/unlock with a session;
  * node, service and check operations write the catalog; the operation, body and value
  * limits; ACL per operation (refusal changes nothing, reads are filtered); malformed
- * bodies give a 400 naming the field; the SDK's `MeshClient.txn`.
+ * bodies give a 400 naming the field; the OpenAPI entry; the SDK's `MeshClient.txn`.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -146,6 +146,11 @@ describe('transactions', () => {
     assert.equal(e.Session, undefined);
     assert.equal(e.LockIndex, 1);
     assert.equal(text(e.Value), 'free');
+    // A session that goes leaves its keys locked against others for its lock delay (15 s by default).
+    assert.equal((await txn([{ KV: { Verb: 'lock', Key: 'lk/delay', Session: s2 } }])).status, 200);
+    assert.equal((await api('PUT', `session/destroy/${s2}`)).status, 200);
+    const delayed = await txn([{ KV: { Verb: 'lock', Key: 'lk/delay', Session: s1 } }]);
+    assert.deepEqual(delayed.json.Errors, [{ OpIndex: 0, What: 'failed to lock key "lk/delay" due to lock delay' }]);
     const bogus = await txn([{ KV: { Verb: 'lock', Key: 'lk/leader', Session: 'b6c1b8a8-0000-4000-8000-000000000000' } }]);
     assert.deepEqual(bogus.json.Errors, [{ OpIndex: 0, What: 'invalid session "b6c1b8a8-0000-4000-8000-000000000000"' }]);
   });
@@ -259,6 +264,12 @@ describe('transactions', () => {
     assert.equal(notJson.status, 400);
     assert.match(notJson.text, /^Failed to parse body: /);
     assert.equal(await entry('m/a'), undefined);
+  });
+
+  it('the OpenAPI document lists PUT /txn', async () => {
+    const doc = (await api('GET', 'openapi.json')).json;
+    assert.ok(doc.paths['/txn'].put);
+    assert.equal(doc.paths['/txn'].get, undefined);
   });
 
   it('MeshClient.txn: results on success, errors on a rollback', async () => {

@@ -89,9 +89,13 @@ function runOps(tx: Txn, ops: readonly TxnOp[], namespaces: readonly string[], w
   return errors.length > 0 ? { errors } : { results };
 }
 
-/** The decoded body. @throws 413 past `limits.txn_max_req_len`; 400 `Failed to parse body: …`. */
+/**
+ * The decoded body. @throws 413 past `limits.txn_max_req_len` (or `kv_max_value_size` when
+ * that is larger, as the reference keeps for older configurations); 400 `Failed to parse body: …`.
+ */
 function bodyOf(ctx: Ctx): unknown {
-  const limit = ctx.deps.config.txnMaxReqLen ?? DEFAULT_TXN_MAX_REQ_LEN;
+  const { txnMaxReqLen, kvMaxValueSize } = ctx.deps.config;
+  const limit = Math.max(txnMaxReqLen ?? DEFAULT_TXN_MAX_REQ_LEN, kvMaxValueSize ?? DEFAULT_KV_MAX_VALUE_SIZE);
   const size = ctx.req.body.length;
   if (size > limit) throw new CairnError('payload_too_large', `Request body(${size} bytes) too large, max size: ${limit} bytes. See limits.txn_max_req_len.`);
   if (size === 0) throw badRequest('Failed to parse body: the body is empty: expected a JSON list of operations');

@@ -38,8 +38,8 @@ const q = JSON.stringify;
  * Why `who` may not do `op` (the reference's `Permission denied: …` text), or undefined.
  * Reads of a key, node, service or check are not refused: their results are filtered
  * ({@link visible}). `check-index` / `check-session` need `key:read` (their outcome tells
- * the key's state), `delete-tree` write on the whole prefix, other KV verbs `key:write`;
- * node operations `node:write`; service operations `service:write` on the service named
+ * the key's state), `delete-tree` write on the whole prefix, other KV verbs (`check-not-exists`
+ * too, as the reference) `key:write`; node operations `node:write`; service operations `service:write` on the service named
  * and on the one stored under the ID; check operations `node:write` for a node check,
  * `service:write` on its service otherwise.
  */
@@ -119,6 +119,7 @@ export function applyOp(tx: Txn, op: TxnOp, ns: string, nowMs: number): OpResult
   }
 }
 
+/** A KV operation (the reference's `txnKVS`). */
 function applyKv(tx: Txn, op: KvOp, ns: string, nowMs: number): OpResult[] {
   const id = kvId(ns, op.key);
   const write = { value: op.value, flags: op.flags };
@@ -200,6 +201,7 @@ function catalogWrite<R>(fn: () => R): R {
   }
 }
 
+/** A node operation (`txnNode`); a delete takes the node's services and checks and ends its sessions. */
 function applyNode(tx: Txn, op: NodeOp, nowMs: number): OpResult[] {
   const name = op.node.Node;
   const existing = tx.get<NodeDoc>(CT.nodes, name);
@@ -223,6 +225,7 @@ function applyNode(tx: Txn, op: NodeOp, nowMs: number): OpResult[] {
   }
 }
 
+/** A service operation (`txnService`) on a registered node; the service's checks follow its name and tags. */
 function applyService(tx: Txn, op: ServiceOp, nowMs: number): OpResult[] {
   const key = memberKey(op.node, op.id);
   const existing = tx.get<ServiceDoc>(CT.services, key);
@@ -248,6 +251,7 @@ function applyService(tx: Txn, op: ServiceOp, nowMs: number): OpResult[] {
   }
 }
 
+/** A check operation (`txnCheck`); a check stored critical ends the sessions tied to it. */
 function applyCheck(tx: Txn, op: CheckOp, nowMs: number): OpResult[] {
   const c = op.check;
   const existing = tx.get<CheckDoc>(CT.checks, memberKey(c.Node, c.CheckID));

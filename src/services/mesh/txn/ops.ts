@@ -29,7 +29,9 @@ export const KV_WRITE_VERBS = ['set', 'cas', 'lock', 'unlock', 'delete', 'delete
 /** Verbs of node, service and check operations. */
 export const CATALOG_VERBS = ['get', 'set', 'cas', 'delete', 'delete-cas'] as const;
 
+/** A KV verb. */
 export type KvVerb = (typeof KV_READ_VERBS)[number] | (typeof KV_WRITE_VERBS)[number];
+/** A node, service or check verb. */
 export type CatalogVerb = (typeof CATALOG_VERBS)[number];
 
 /** A KV operation. */
@@ -141,6 +143,7 @@ function placed<R>(where: string, parse: () => R): R {
   }
 }
 
+/** `{KV: …}`: a key checked as `/v1/kv` checks it, a value within `maxValueSize` bytes. */
 function parseKv(o: Input, at: string, maxValueSize: number): KvOp {
   const verb = verbOf(o.Verb, [...KV_WRITE_VERBS, ...KV_READ_VERBS], `${at}.Verb`);
   const key = keyOf(o.Key, `${at}.Key`, verb === 'get-tree' || verb === 'delete-tree');
@@ -159,6 +162,7 @@ function parseKv(o: Input, at: string, maxValueSize: number): KvOp {
   };
 }
 
+/** `{Node: {Verb, Node: {…}}}`; the node's `Datacenter` defaults to this one. */
 function parseNode(o: Input, at: string, datacenter: string): NodeOp {
   const verb = verbOf(o.Verb, CATALOG_VERBS, `${at}.Verb`);
   const n = object(o.Node, `${at}.Node`) ?? {};
@@ -181,6 +185,7 @@ function parseNode(o: Input, at: string, datacenter: string): NodeOp {
   };
 }
 
+/** `{Service: {Verb, Node, Service: {…}}}`: a whole service for `set` / `cas` (catalog/register.ts `parseService`), its ID otherwise. */
 function parseServiceOp(o: Input, at: string): ServiceOp {
   const verb = verbOf(o.Verb, CATALOG_VERBS, `${at}.Verb`);
   const node = str(o.Node, `${at}.Node`);
@@ -198,6 +203,7 @@ function parseServiceOp(o: Input, at: string): ServiceOp {
   return { kind: 'Service', verb, node, index, id, name };
 }
 
+/** `{Check: {Verb, Check: {…}}}`, read as a catalog registration's check. */
 function parseCheckOp(o: Input, at: string): CheckOp {
   const verb = verbOf(o.Verb, CATALOG_VERBS, `${at}.Verb`);
   const c = object(o.Check, `${at}.Check`) ?? {};
