@@ -1,7 +1,8 @@
 /**
  * Client for the discovery service's ACL API (reference: Consul's `/v1/acl/*` HTTP API,
- * reference/mesh.md), its key/value store (`/v1/kv/*`, mesh-kv.ts), transactions (`/v1/txn`, mesh-txn.ts) and its catalog, health and
- * agent endpoints (`/v1/catalog|health|agent/*`, mesh-catalog.ts). Depends only on `undici` and Node built-ins.
+ * reference/mesh.md), its key/value store (`/v1/kv/*`, mesh-kv.ts), transactions (`/v1/txn`,
+ * mesh-txn.ts) and its catalog, health and agent endpoints (`/v1/catalog|health|agent/*`,
+ * mesh-catalog.ts). Depends only on `undici` and Node built-ins.
  *
  * ```ts
  * const mesh = MeshClient.fromEnv(process.env);          // MESH_HTTP_ADDR, MESH_HTTP_TOKEN, …

@@ -186,7 +186,21 @@ describe('transactions', () => {
     assert.equal((await api('GET', 'health/checks/web')).json.length, 1, 'the check delete was rolled back');
 
     const orphan = await txn([{ Service: { Verb: 'set', Node: 'nowhere', Service: { Service: 'db' } } }]);
-    assert.deepEqual(orphan.json.Errors, [{ OpIndex: 0, What: 'failed inserting service: Missing node registration' }]);
+    assert.deepEqual(orphan.json.Errors, [{ OpIndex: 0, What: 'Missing node registration' }]);
+
+    const noService = await txn([{ Check: { Verb: 'set', Check: { Node: 'tx-node', CheckID: 'c2', ServiceID: 'nope' } } }]);
+    assert.deepEqual(noService.json.Errors, [{ OpIndex: 0, What: 'Missing service registration' }]);
+
+    // A check stored critical by a transaction ends the sessions tied to it, releasing their locks.
+    const guard = await txn([{ Check: { Verb: 'set', Check: { Node: 'tx-node', CheckID: 'guard', Status: 'passing' } } }]);
+    assert.equal(guard.status, 200, guard.text);
+    const sr = await api('PUT', 'session/create', { body: { Node: 'tx-node', NodeChecks: ['guard'] } });
+    assert.equal(sr.status, 200, sr.text);
+    assert.equal((await txn([{ KV: { Verb: 'lock', Key: 'tx/held', Session: sr.json.ID } }])).status, 200);
+    const fail = await txn([{ Check: { Verb: 'set', Check: { Node: 'tx-node', CheckID: 'guard', Status: 'critical' } } }]);
+    assert.equal(fail.status, 200, fail.text);
+    assert.deepEqual((await api('GET', `session/info/${sr.json.ID}`)).json, []);
+    assert.equal((await entry('tx/held')).Session, undefined);
 
     const del = await txn([{ Node: { Verb: 'delete', Node: { Node: 'tx-node' } } }]);
     assert.equal(del.status, 200, del.text);

@@ -237,7 +237,7 @@ function applyService(tx: Txn, op: ServiceOp, nowMs: number): OpResult[] {
     case 'set': {
       if (op.verb === 'cas' && !casPasses(existing, op.index)) throw new OpFailure(`failed to set service ${q(op.id)} on node ${q(op.node)}, index is stale`);
       const node = tx.get<NodeDoc>(CT.nodes, op.node);
-      if (!node) throw new OpFailure('failed inserting service: Missing node registration');
+      if (!node) throw new OpFailure('Missing node registration');
       // The node as stored, not rewritten: the registration then only writes the service and renames its checks.
       applyRegistration(tx, { node, skipNodeUpdate: true, service: op.service!, checks: [] });
       return [{ kind: 'Service', doc: tx.get<ServiceDoc>(CT.services, key)! }];

@@ -19,7 +19,7 @@ import type { CheckDoc, NodeDoc, ServiceDoc } from '../catalog/model.js';
 import { parseCatalogCheck, parseService } from '../catalog/register.js';
 import { checkKey } from '../routes/kv.js';
 
-/** The reference's limit on operations in one transaction (`maxTxnOps`, 128 since Consul 1.8; 64 before). */
+/** The reference's limit on operations in one transaction (`maxTxnOps`: 128 in current releases, 64 in older ones). */
 export const MAX_TXN_OPS = 128;
 
 /** KV verbs that only read (a transaction of reads only is served like a read). */
