@@ -5,7 +5,8 @@
  * - lock: the child runs while the key `PREFIX/.lock` shows the lock's session (and sees
  *   `MESH_LOCK_HELD=true`); a second lock on the prefix runs its child only after the first
  *   ended; the key is deleted afterwards; `-child-exit-code` exits 2 for a failed child (0
- *   without it); destroying the session kills the child; `-timeout` gives up;
+ *   without it); destroying the session kills the child; `-timeout` gives up; `-n=2` runs
+ *   two children at once and the third after one ended;
  * - watch: without a handler the current value is printed once as JSON; a handler gets
  *   each new result as JSON on its standard input (a PUT shows up as the new value);
  *   `-type service -passingonly` hands over the passing instances only; bad parameters
@@ -94,6 +95,28 @@ describe('cairn mesh lock and cairn mesh watch against a real discovery agent', 
     await holder.release();
     const refused = await cairn({}, ['mesh', 'lock', 'jobs/e']);
     assert.deepEqual([refused.code, refused.stderr], [1, 'Key prefix and child command must be specified\n']);
+  });
+
+  it('lock -n=2: a semaphore runs two children at once, the third once one ended', { timeout: 60_000 }, async () => {
+    const out = join(scratch.dir, 'sem.txt');
+    const go = join(scratch.dir, 'sem-go');
+    const runs = ['x', 'y', 'z'].map((name) => start({}, ['mesh', 'lock', '-n=2', 'jobs/sem', `echo ${name} >> ${out}; while [ ! -f ${go} ]; do sleep 0.05; done`]));
+    const lines = () => read(out).split('\n').filter((l) => l !== '');
+    await until('two children run', 20_000, () => (lines().length === 2 ? true : undefined));
+    await new Promise((r) => setTimeout(r, 700));
+    assert.equal(lines().length, 2, 'the third waits for a slot');
+    const { entry } = await mesh.kv.get('jobs/sem/.lock');
+    assert.equal(Object.keys(JSON.parse(kvValue(entry!).toString()).Holders).length, 2);
+    writeFileSync(go, '');
+    for (const r of runs) assert.equal(await r.code, 0, r.out.stderr);
+    assert.deepEqual(lines().sort(), ['x', 'y', 'z']);
+    assert.deepEqual((await mesh.kv.list('jobs/sem')).items, [], 'the last one out deleted .lock; contender keys are gone');
+    // A lock and a semaphore on one prefix conflict (the reference's design: both use PREFIX/.lock).
+    const holder = new MeshLock(mesh, { key: 'jobs/mixed/.lock' });
+    assert.ok(await holder.acquire());
+    const conflict = await cairn({}, ['mesh', 'lock', '-n=2', 'jobs/mixed', 'true']);
+    assert.deepEqual([conflict.code, conflict.stderr], [1, 'Lock acquisition failed: Existing key does not match semaphore use\n']);
+    await holder.release();
   });
 
   it('watch: without a handler prints the current value once; a handler gets each new value on stdin', { timeout: 30_000 }, async () => {

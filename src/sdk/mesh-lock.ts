@@ -18,21 +18,17 @@
  *
  * @module
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { MeshApiError, MeshConnectionError, type MeshClient } from './mesh.js';
+import type { MeshClient } from './mesh.js';
 import type { MeshKvEntry } from './mesh-kv.js';
+import { DEFAULT_LOCK_SESSION_TTL, LOCK_WAIT_MS, monitorHolding, pause, RenewedSession } from './mesh-lock-session.js';
+
+export { DEFAULT_LOCK_SESSION_TTL } from './mesh-lock-session.js';
 
 /**
  * The flags of a lock key. The reference's `LockFlagValue` (0x2ddccbc058a50c18) passes the
  * service's largest flag (2^53 − 1), so Cairn keeps its low 53 bits.
  */
 export const MESH_LOCK_FLAGS = 0x1ccbc058a50c18;
-
-/** A lock session's TTL unless told (the reference's `DefaultLockSessionTTL`). */
-export const DEFAULT_LOCK_SESSION_TTL = '15s';
-
-/** Longest blocking read while another session holds the key (the reference's `DefaultLockWaitTime`), ms. */
-const LOCK_WAIT_MS = 15_000;
 
 /** The key exists but is not a lock (other flags): `Existing key does not match lock use`. */
 export class MeshLockConflictError extends Error {
@@ -74,35 +70,10 @@ export interface MeshLockOptions {
   readonly retryMs?: number;
 }
 
-/** Whether a failed read may be retried: the service unreachable or a 5xx. */
-function retryable(err: unknown): boolean {
-  return err instanceof MeshConnectionError || (err instanceof MeshApiError && err.status >= 500);
-}
-
-/** Waits `ms`; false when `signal` aborted first. */
-async function pause(ms: number, signal?: AbortSignal): Promise<boolean> {
-  try {
-    await sleep(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** A Go duration of whole seconds or milliseconds (`15s`, `1500ms`) in ms; undefined for other forms. */
-function simpleDurationMs(d: string): number | undefined {
-  const m = /^(\d+)(ms|s|m)$/.exec(d);
-  if (!m) return undefined;
-  return Number(m[1]) * { ms: 1, s: 1000, m: 60_000 }[m[2] as 'ms' | 's' | 'm'];
-}
-
 /** See the module doc. One instance holds the lock at most once at a time. */
 export class MeshLock {
-  private session: string | undefined;
+  private session: RenewedSession | undefined;
   private held = false;
-  /** Stops the renew loop, which then destroys the session. */
-  private renewStop: AbortController | undefined;
-  private renewing: Promise<void> | undefined;
   /** Stops the monitor (on release). */
   private monitorStop: AbortController | undefined;
   private readonly o: MeshLockOptions;
@@ -117,7 +88,7 @@ export class MeshLock {
 
   /** The session that holds (or tries for) the lock. */
   get sessionId(): string | undefined {
-    return this.session;
+    return this.session?.id;
   }
 
   /** Whether the lock is held (until released; a lost lock still counts until {@link release}). */
@@ -135,10 +106,9 @@ export class MeshLock {
   async acquire(stop?: AbortSignal): Promise<AbortSignal | undefined> {
     if (this.held) throw new Error('Lock already held');
     const ttl = this.o.sessionTtl ?? DEFAULT_LOCK_SESSION_TTL;
-    this.session = await this.client.session.create({ Name: this.o.sessionName ?? 'Mesh API Lock', TTL: ttl, LockDelay: this.o.lockDelay });
-    this.startRenewing(this.session, ttl);
+    this.session = await RenewedSession.start(this.client, { name: this.o.sessionName ?? 'Mesh API Lock', ttl, lockDelay: this.o.lockDelay });
     try {
-      const lost = await this.waitForLock(this.session, stop);
+      const lost = await this.waitForLock(this.session.id, stop);
       if (lost) this.held = true;
       return lost;
     } finally {
@@ -186,65 +156,21 @@ export class MeshLock {
 
   /** Watches the held key; the signal aborts once another session (or none) holds it, or reads keep failing. */
   private monitor(session: string): AbortSignal {
-    const lost = new AbortController();
-    const stop = new AbortController();
+    const { lost, stop } = monitorHolding({
+      stillHeld: async (index, signal) => {
+        const r = await this.client.kv.get(this.o.key, { index, signal });
+        return { held: r.entry?.Session === session, index: r.index };
+      },
+      retries: this.o.monitorRetries ?? 0,
+      retryMs: this.o.monitorRetryMs ?? 2000,
+    });
     this.monitorStop = stop;
-    const retries = this.o.monitorRetries ?? 0;
-    void (async () => {
-      let index: number | undefined;
-      let left = retries;
-      while (!stop.signal.aborted) {
-        try {
-          const r = await this.client.kv.get(this.o.key, { index, signal: stop.signal });
-          left = retries;
-          if (r.entry?.Session !== session) break;
-          index = r.index;
-        } catch (err) {
-          if (stop.signal.aborted) return;
-          if (left > 0 && retryable(err)) {
-            left--;
-            index = undefined;
-            if (!(await pause(this.o.monitorRetryMs ?? 2000, stop.signal))) return;
-            continue;
-          }
-          break;
-        }
-      }
-      if (!stop.signal.aborted) lost.abort();
-    })();
-    return lost.signal;
+    return lost;
   }
 
-  /** Renews `session` every TTL/2 (every second after a failure, until a TTL has passed without a renew); destroys it when stopped. */
-  private startRenewing(session: string, ttl: string): void {
-    const stop = new AbortController();
-    this.renewStop = stop;
-    this.renewing = (async () => {
-      let ttlMs = simpleDurationMs(ttl) ?? 15_000;
-      let waitMs = ttlMs / 2;
-      let lastRenew = Date.now();
-      while (await pause(waitMs, stop.signal)) {
-        try {
-          const entry = await this.client.session.renew(session);
-          if (!entry) return; // gone: invalidated; the monitor sees the key go
-          ttlMs = simpleDurationMs(entry.TTL) ?? ttlMs;
-          waitMs = ttlMs / 2;
-          lastRenew = Date.now();
-        } catch {
-          if (Date.now() - lastRenew > ttlMs) return;
-          waitMs = 1000;
-        }
-      }
-      await this.client.session.destroy(session).catch(() => undefined);
-    })();
-  }
-
-  /** Stops the renew loop and waits for it to destroy the session. */
+  /** Stops renewing the session and destroys it. */
   private async stopRenewing(): Promise<void> {
-    this.renewStop?.abort();
-    await this.renewing;
-    this.renewStop = undefined;
-    this.renewing = undefined;
+    await this.session?.stop(this.client);
     this.session = undefined;
   }
 
@@ -258,7 +184,7 @@ export class MeshLock {
     this.held = false;
     this.monitorStop?.abort();
     try {
-      await this.client.kv.put(this.o.key, this.o.value ?? '', { flags: MESH_LOCK_FLAGS, release: this.session });
+      await this.client.kv.put(this.o.key, this.o.value ?? '', { flags: MESH_LOCK_FLAGS, release: this.session.id });
     } finally {
       await this.stopRenewing();
     }

@@ -33,6 +33,7 @@ export * from './mesh-kv.js';
 export * from './mesh-catalog.js';
 export * from './mesh-session.js';
 export * from './mesh-lock.js';
+export * from './mesh-semaphore.js';
 export * from './mesh-watch.js';
 
 /** Address used when neither the options nor `MESH_HTTP_ADDR` name one. */

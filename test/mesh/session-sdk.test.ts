@@ -4,11 +4,13 @@
  * blocking list woken by a create, renew (404 → undefined), destroy; the lock recipe:
  * acquire (the key shows the session, with the lock flags), a second lock waits until the
  * first is released, a destroyed session signals the loss, destroy() deletes the key only
- * when no one holds it, and a key that is not a lock is refused.
+ * when no one holds it, and a key that is not a lock is refused; the semaphore recipe: two
+ * holders of a limit of 2, a third waits until one releases, a destroyed session frees its
+ * slot, a different limit is refused, destroy() deletes `.lock` once no one holds a slot.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MESH_LOCK_FLAGS, MeshApiError, MeshClient, MeshLock, MeshLockConflictError, MeshLockInUseError } from '../../src/sdk/index.js';
+import { kvValue, MESH_LOCK_FLAGS, MESH_SEMAPHORE_FLAGS, MeshApiError, MeshClient, MeshLock, MeshLockConflictError, MeshLockInUseError, MeshSemaphore, MeshSemaphoreInUseError } from '../../src/sdk/index.js';
 import { call, startAgent, type TestAgent } from './helpers.js';
 
 describe('MeshClient.session and MeshLock', () => {
@@ -110,5 +112,34 @@ describe('MeshClient.session and MeshLock', () => {
     // Neither left a session behind.
     assert.deepEqual((await mesh.session.list()).items.map((s) => s.ID), [holder.sessionId]);
     await holder.release();
+  });
+
+  it('MeshSemaphore: at most limit holders; a freed slot goes to a waiter', { timeout: 30_000 }, async () => {
+    const sem = () => new MeshSemaphore(mesh, { prefix: 'svc/workers', limit: 2 });
+    const [one, two, three] = [sem(), sem(), sem()];
+    const lostOne = await one.acquire();
+    assert.ok(await two.acquire());
+    let third: AbortSignal | undefined;
+    const waiting = three.acquire().then((s) => (third = s));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(third, undefined, 'the third waits');
+    const lock = (await mesh.kv.get('svc/workers/.lock')).entry!;
+    assert.equal(lock.Flags, MESH_SEMAPHORE_FLAGS);
+    assert.deepEqual(JSON.parse(kvValue(lock).toString()), { Limit: 2, Holders: { [one.sessionId!]: true, [two.sessionId!]: true } });
+    assert.equal((await mesh.kv.get(`svc/workers/${one.sessionId}`)).entry?.Session, one.sessionId, 'the contender key is held by its session');
+    await assert.rejects(new MeshSemaphore(mesh, { prefix: 'svc/workers', limit: 3, tryOnce: true, waitMs: 100 }).acquire(), /semaphore limit conflict \(lock: 2, local: 3\)/);
+
+    // One's session is destroyed: its slot is lost and goes to the third.
+    await mesh.session.destroy(one.sessionId!);
+    await new Promise<void>((resolve) => (lostOne!.aborted ? resolve() : lostOne!.addEventListener('abort', () => resolve())));
+    await waiting;
+    assert.ok(third);
+    await one.release();
+    await assert.rejects(sem().destroy(), MeshSemaphoreInUseError);
+    await two.release();
+    await three.release();
+    assert.equal((await mesh.kv.list('svc/workers/')).items.length, 1, 'only .lock is left');
+    await sem().destroy();
+    assert.deepEqual((await mesh.kv.list('svc/workers/')).items, []);
   });
 });

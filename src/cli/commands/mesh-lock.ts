@@ -16,15 +16,16 @@
  * - exit 0, or with `-child-exit-code` 2 when the child failed; 1 when the lock could not
  *   be taken or released.
  *
- * Only the mutual-exclusion lock (`-n=1`) exists; `-n` above 1 (the reference's semaphore)
- * is refused (docs/compatibility.md).
+ * With `-n` above 1 a semaphore (the SDK's `MeshSemaphore`) lets that many run at once: the
+ * contenders hold `PREFIX/<session>` and `PREFIX/.lock` lists the holders; every
+ * contender on a prefix must use the same `-n`.
  *
  * @module
  */
 import { posix } from 'node:path';
 import { type Command, Option } from 'commander';
 import { goDurationMs } from '../../kernel/util/go-duration.js';
-import { MeshLock, MeshLockInUseError } from '../../sdk/index.js';
+import { MeshLock, MeshLockInUseError, MeshSemaphore, MeshSemaphoreInUseError } from '../../sdk/index.js';
 import { flagBool, parseNonNegativeInt, UsageError } from '../args.js';
 import { endText, killChild, type RunningChild, startChild, succeeded } from '../child-command.js';
 import { commandGroup, type App } from '../context.js';
@@ -68,16 +69,22 @@ async function lock(ctx: MeshCtx): Promise<number> {
   const name = optString(ctx.opts, 'name') || `Mesh lock for '${childArgs.join(' ')}' at '${prefix}'`;
   const monitorRetry = intFlag(ctx, 'monitorRetry', 'monitor-retry', 3);
   if (monitorRetry < 0) return fail("Number for 'monitor-retry' must be >= 0");
-  if (limit > 1) return fail('Lock setup failed: semaphores (-n above 1) are not supported; use -n=1');
   try {
     await ctx.client.agent.self();
   } catch (err) {
     return fail(`Error querying Mesh agent: ${(err as Error).message}`);
   }
 
-  const key = posix.join(prefix, '.lock');
-  info(`Setting up lock at path: ${key}`);
-  const held = new MeshLock(ctx.client, { key, sessionName: name, monitorRetries: monitorRetry, monitorRetryMs: MONITOR_RETRY_MS, tryOnce: timeoutMs > 0, waitMs: timeoutMs });
+  const common = { sessionName: name, monitorRetries: monitorRetry, monitorRetryMs: MONITOR_RETRY_MS, tryOnce: timeoutMs > 0, waitMs: timeoutMs };
+  let held: MeshLock | MeshSemaphore;
+  if (limit === 1) {
+    const key = posix.join(prefix, '.lock');
+    info(`Setting up lock at path: ${key}`);
+    held = new MeshLock(ctx.client, { key, ...common });
+  } else {
+    info(`Setting up semaphore (limit ${limit}) at prefix: ${prefix}`);
+    held = new MeshSemaphore(ctx.client, { prefix, limit, ...common });
+  }
   const stop = interruption(ctx.io);
   try {
     info('Attempting lock acquisition');
@@ -104,7 +111,7 @@ async function lock(ctx: MeshCtx): Promise<number> {
       await held.destroy();
       info('Cleanup succeeded');
     } catch (err) {
-      if (!(err instanceof MeshLockInUseError)) return fail(`Lock cleanup failed: ${(err as Error).message}`);
+      if (!(err instanceof MeshLockInUseError || err instanceof MeshSemaphoreInUseError)) return fail(`Lock cleanup failed: ${(err as Error).message}`);
       info('Cleanup aborted, lock in use');
     }
     return flagBool(ctx.opts.childExitCode, 'child-exit-code') ? childCode : 0;
@@ -152,7 +159,7 @@ export function addMeshLockCommand(app: App, program: Command): void {
       .argument('[prefix]', 'the key prefix of the lock (the lock is the key PREFIX/.lock)')
       .argument('[child...]', 'the command to run while the lock is held (both are required)')
       .description('run a command while holding a lock in the key/value store')
-      .option('--n <count>', 'number of holders at once; only 1 (a lock) is supported')
+      .option('--n <count>', 'holders at once (default 1: a lock; above 1: a semaphore, the same on every contender)')
       .option('--name <name>', "the lock session's name (default: Mesh lock for 'CHILD' at 'PREFIX')")
       .option('--timeout <duration>', 'longest wait for the lock, a duration like 1s or 3h (default 0: no limit)')
       .addOption(new Option('--try <duration>', 'deprecated: use -timeout').hideHelp())
