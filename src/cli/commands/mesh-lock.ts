@@ -26,7 +26,7 @@ import { posix } from 'node:path';
 import { type Command, Option } from 'commander';
 import { goDurationMs } from '../../kernel/util/go-duration.js';
 import { MeshLock, MeshLockInUseError, MeshSemaphore, MeshSemaphoreInUseError } from '../../sdk/index.js';
-import { flagBool, parseNonNegativeInt, UsageError } from '../args.js';
+import { flagBool, UsageError } from '../args.js';
 import { endText, killChild, type RunningChild, startChild, succeeded } from '../child-command.js';
 import { commandGroup, type App } from '../context.js';
 import { interruption } from '../shutdown.js';
