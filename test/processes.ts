@@ -69,3 +69,22 @@ export async function until<T>(what: string, ms: number, check: () => Promise<T 
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** A `cairn` client command running as its own process (see {@link spawnCairn}). */
+export interface CairnRun {
+  readonly child: ChildProcess;
+  /** What it wrote so far. */
+  readonly out: { stdout: string; stderr: string };
+  /** Its exit code, or the signal that ended it. */
+  readonly exited: Promise<number | NodeJS.Signals>;
+}
+
+/** Starts `cairn ...args` under tsx with `env` over the test's environment, collecting its output. */
+export function spawnCairn(args: readonly string[], env: Record<string, string>): CairnRun {
+  const child = spawn(process.execPath, ['--import', 'tsx', BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const out = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (c: Buffer) => (out.stdout += c.toString('utf8')));
+  child.stderr!.on('data', (c: Buffer) => (out.stderr += c.toString('utf8')));
+  const exited = new Promise<number | NodeJS.Signals>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal!)));
+  return { child, out, exited };
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { UsageError, collectList, collectPair, normalizeArgs, parseBool, parseKeyValues, parseVersions, splitMountPath } from './args.js';
+import { UsageError, collectList, collectPair, endFlagsAtFirstArg, normalizeArgs, parseBool, parseKeyValues, parseVersions, splitMountPath } from './args.js';
 import { oneLine } from './main.js';
 
 describe('normalizeArgs', () => {
@@ -35,6 +35,26 @@ describe('normalizeArgs', () => {
 
   it('maps -help to --help', () => {
     assert.deepEqual(normalizeArgs(['kv', '-help']), ['kv', '--help']);
+  });
+});
+
+describe('endFlagsAtFirstArg', () => {
+  const paths = [['mesh', 'lock']];
+  const kinds = { valueFlags: new Set(['name', 'n']), booleanFlags: new Set(['verbose']) };
+
+  it("puts -- before the first argument after the command's flags, as Go's flag parsing stops there", () => {
+    assert.deepEqual(endFlagsAtFirstArg(['mesh', 'lock', '-verbose', '-n=2', 'p', 'sh', '-c', 'x'], paths, kinds), ['mesh', 'lock', '-verbose', '-n=2', '--', 'p', 'sh', '-c', 'x']);
+    assert.deepEqual(endFlagsAtFirstArg(['mesh', 'lock', '-name', 'job', 'p', 'ls', '-l'], paths, kinds), ['mesh', 'lock', '-name', 'job', '--', 'p', 'ls', '-l'], "a value flag's value is not the first argument");
+    assert.deepEqual(
+      normalizeArgs(endFlagsAtFirstArg(['mesh', 'lock', 'p', 'ls', '-l'], paths, kinds), kinds),
+      ['mesh', 'lock', '--', 'p', 'ls', '-l'],
+      "the child's flags are left alone",
+    );
+  });
+
+  it('leaves other commands, and an explicit --, as they are', () => {
+    assert.deepEqual(endFlagsAtFirstArg(['mesh', 'kv', 'put', 'k', '-flags=1'], paths, kinds), ['mesh', 'kv', 'put', 'k', '-flags=1']);
+    assert.deepEqual(endFlagsAtFirstArg(['mesh', 'lock', '--', 'p', 'x'], paths, kinds), ['mesh', 'lock', '--', 'p', 'x']);
   });
 });
 

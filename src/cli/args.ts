@@ -58,6 +58,29 @@ export function normalizeArgs(argv: readonly string[], kinds: FlagKinds = {}): s
   return out;
 }
 
+/**
+ * For the commands that run another command (`mesh lock PREFIX CHILD…`, `mesh watch
+ * [CHILD…]`): when `argv` starts with one of `paths`, a `--` goes before the first argument
+ * after the command's flags, so the child's own flags (`sh -c …`) stay its own — Go's flag
+ * parsing stops at the first non-flag argument. The argument after a value flag given
+ * without `=` is the flag's value, not the first argument.
+ */
+export function endFlagsAtFirstArg(argv: readonly string[], paths: readonly (readonly string[])[], kinds: FlagKinds = {}): string[] {
+  const path = paths.find((p) => p.every((word, i) => argv[i] === word));
+  if (!path) return [...argv];
+  for (let i = path.length; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') break;
+    if (arg.startsWith('-') && arg !== '-') {
+      const name = arg.replace(/^--?/, '');
+      if (!name.includes('=') && kinds.valueFlags?.has(name)) i++;
+      continue;
+    }
+    return [...argv.slice(0, i), '--', ...argv.slice(i)];
+  }
+  return [...argv];
+}
+
 /** Go `strconv.ParseBool`. @throws UsageError for anything else. */
 export function parseBool(value: string, flag: string): boolean {
   if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;

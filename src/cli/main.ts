@@ -9,7 +9,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { SecretsApiError, SecretsConnectionError } from '../sdk/index.js';
-import { UsageError, normalizeArgs } from './args.js';
+import { UsageError, endFlagsAtFirstArg, normalizeArgs } from './args.js';
 import { addAclCommands } from './commands/acl.js';
 import { addAdminCommands } from './commands/admin.js';
 import { addCsiHostpathCommand } from './commands/csi-hostpath.js';
@@ -21,6 +21,8 @@ import { addKvCommands } from './commands/kv.js';
 import { addMeshAgentCommand } from './commands/mesh-agent.js';
 import { addMeshCatalogCommands } from './commands/mesh-catalog.js';
 import { addMeshKvCommands } from './commands/mesh-kv.js';
+import { addMeshLockCommand } from './commands/mesh-lock.js';
+import { addMeshWatchCommand } from './commands/mesh-watch.js';
 import { addMeshServicesCommands } from './commands/mesh-services.js';
 import { addReadWriteCommands } from './commands/read-write.js';
 import { addSchedCommands } from './commands/sched.js';
@@ -50,6 +52,8 @@ export function buildProgram(app: App): Command {
   addMeshKvCommands(app, program);
   addMeshServicesCommands(app, program);
   addMeshCatalogCommands(app, program);
+  addMeshLockCommand(app, program);
+  addMeshWatchCommand(app, program);
   addAclCommands(app, program);
   addSchedAgentCommand(app, program);
   addSchedCommands(app, program);
@@ -58,6 +62,12 @@ export function buildProgram(app: App): Command {
   app.leaves.forEach(addGlobalOptions);
   return program;
 }
+
+/** The commands whose arguments after the first non-flag one are another command's (see {@link endFlagsAtFirstArg}). */
+const COMMAND_RUNNERS = [
+  ['mesh', 'lock'],
+  ['mesh', 'watch'],
+] as const;
 
 /** Long option names by kind, over the whole tree, for {@link normalizeArgs}. */
 function flagKinds(program: Command): { booleanFlags: Set<string>; valueFlags: Set<string> } {
@@ -126,7 +136,8 @@ export async function main(argv: string[], env: Record<string, string | undefine
     // `cairn -version` is `cairn version` (only as the sole argument: `-version` is also a
     // flag of the kv commands).
     if (argv.length === 1 && VERSION_FLAGS.has(argv[0])) argv = ['version'];
-    await program.parseAsync(normalizeArgs(argv, flagKinds(program)), { from: 'user' });
+    const kinds = flagKinds(program);
+    await program.parseAsync(normalizeArgs(endFlagsAtFirstArg(argv, COMMAND_RUNNERS, kinds), kinds), { from: 'user' });
     return app.exitCode;
   } catch (err) {
     return report(err, io);

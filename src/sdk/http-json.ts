@@ -70,6 +70,8 @@ export interface HttpJsonRequest {
   readonly extraTimeoutMs?: number;
   /** More request headers (lower-case names), e.g. the scheduler's `x-sched-csi-secrets`. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Aborting it ends the request (a blocking query given up); it then rejects with the connection error. */
+  readonly signal?: AbortSignal;
 }
 
 /** A parsed JSON reply (undefined for an empty body), its index header (0 when absent or not a number) and every reply header. */
@@ -140,6 +142,11 @@ export function apiErrorOf(target: HttpJsonTarget, status: number, text: string,
   return target.apiError(status, text.trim() || `HTTP ${status}`, req);
 }
 
+/** `timeout`, or a signal aborting with whichever of `timeout` and `signal` aborts first. */
+function withAbort(timeout: AbortSignal, signal: AbortSignal | undefined): AbortSignal {
+  return signal ? AbortSignal.any([timeout, signal]) : timeout;
+}
+
 /**
  * Sends one request and reads the whole reply.
  * @throws the target's API error on a status ≥ 400; its connection error when the service
@@ -161,7 +168,7 @@ export async function requestJson<T>(target: HttpJsonTarget, req: HttpJsonReques
       },
       body: req.rawBody ?? (req.body === undefined ? undefined : JSON.stringify(req.body)),
       dispatcher: target.dispatcher,
-      signal: AbortSignal.timeout((target.timeoutMs ?? DEFAULT_TIMEOUT_MS) + (req.extraTimeoutMs ?? 0)),
+      signal: withAbort(AbortSignal.timeout((target.timeoutMs ?? DEFAULT_TIMEOUT_MS) + (req.extraTimeoutMs ?? 0)), req.signal),
     });
     status = res.statusCode;
     headers = res.headers;

@@ -185,6 +185,8 @@ export interface MeshCatalogQuery {
   readonly filter?: string;
   /** Only nodes whose metadata has every one of these pairs (`?node-meta=k:v`). */
   readonly nodeMeta?: Readonly<Record<string, string>>;
+  /** Aborting it gives the read up; it then rejects with `MeshConnectionError`. */
+  readonly signal?: AbortSignal;
 }
 
 /** {@link MeshCatalogQuery} for the reads of one service's instances. */

@@ -56,6 +56,7 @@ function readOptions(o: MeshServiceQuery & { readonly passing?: boolean }): Mesh
     query: { index: o.index, wait: o.wait, filter: o.filter, tag, 'node-meta': nodeMeta, passing: o.passing ? 'true' : undefined },
     // A blocking read may take its `wait` (at most 10 min) plus jitter on top of the call's limit.
     extraTimeoutMs: o.index !== undefined ? 660_000 : 0,
+    signal: o.signal,
   };
 }
 

@@ -42,6 +42,10 @@ export interface MeshKvPutOptions {
   readonly flags?: number;
   /** Check-and-set: store only if the key's `ModifyIndex` is this; 0 = only if it does not exist. */
   readonly cas?: number;
+  /** Lock the key for this session: stored only if no other session holds it (and no lock delay runs). */
+  readonly acquire?: string;
+  /** Unlock the key held by this session: stored only if the session holds it. */
+  readonly release?: string;
 }
 
 /** Options of {@link MeshKv.delete}. */
@@ -59,8 +63,13 @@ export function kvValue(entry: Pick<MeshKvEntry, 'Value'>): Buffer {
 
 /** `/v1/kv/<key>` with every segment escaped and the `/` between them kept. */
 const kvPath = (key: string) => `/kv/${key.split('/').map(encodeURIComponent).join('/')}`;
-/** A blocking read may take its `wait` (at most 10 min) plus jitter on top of the call's limit. */
-const blockingExtra = (o: MeshQueryOptions) => (o.index !== undefined ? 660_000 : 0);
+/** The call options of a read: a blocking one may take its `wait` (at most 10 min) plus jitter on top of the call's limit. */
+const reading = (o: MeshQueryOptions, query: Record<string, string | undefined> = {}) => ({
+  query: { ...query, index: o.index, wait: o.wait },
+  allowNotFound: true,
+  extraTimeoutMs: o.index !== undefined ? 660_000 : 0,
+  signal: o.signal,
+});
 
 /** See the module doc. Every method rejects with `MeshApiError` on a refusal (403, 400, 413). */
 export class MeshKv {
@@ -68,33 +77,26 @@ export class MeshKv {
 
   /** `GET /v1/kv/<key>`: the entry (undefined when missing) and the index to block on. */
   async get(key: string, o: MeshQueryOptions = {}): Promise<{ entry: MeshKvEntry | undefined; index: number }> {
-    const r = await this.call<MeshKvEntry[] | undefined>('GET', kvPath(key), { query: { index: o.index, wait: o.wait }, allowNotFound: true, extraTimeoutMs: blockingExtra(o) });
+    const r = await this.call<MeshKvEntry[] | undefined>('GET', kvPath(key), reading(o));
     return { entry: r.body?.[0], index: r.index };
   }
 
   /** `GET /v1/kv/<prefix>?recurse`: every entry under `prefix` (`''`: all) the token may read. */
   async list(prefix: string, o: MeshQueryOptions = {}): Promise<MeshKvList<MeshKvEntry>> {
-    const r = await this.call<MeshKvEntry[] | undefined>('GET', kvPath(prefix), {
-      query: { recurse: 'true', index: o.index, wait: o.wait },
-      allowNotFound: true,
-      extraTimeoutMs: blockingExtra(o),
-    });
+    const r = await this.call<MeshKvEntry[] | undefined>('GET', kvPath(prefix), reading(o, { recurse: 'true' }));
     return { items: r.body ?? [], index: r.index, filtered: r.headers['x-mesh-results-filtered-by-acls'] === 'true' };
   }
 
   /** `GET /v1/kv/<prefix>?keys`: the key names under `prefix`, cut after `separator` when given. */
   async keys(prefix: string, o: MeshQueryOptions & { readonly separator?: string } = {}): Promise<MeshKvList<string>> {
-    const r = await this.call<string[] | undefined>('GET', kvPath(prefix), {
-      query: { keys: 'true', separator: o.separator, index: o.index, wait: o.wait },
-      allowNotFound: true,
-      extraTimeoutMs: blockingExtra(o),
-    });
+    const r = await this.call<string[] | undefined>('GET', kvPath(prefix), reading(o, { keys: 'true', separator: o.separator }));
     return { items: r.body ?? [], index: r.index, filtered: r.headers['x-mesh-results-filtered-by-acls'] === 'true' };
   }
 
-  /** `PUT /v1/kv/<key>`: stores `value`; false only when a `cas` check failed. */
+  /** `PUT /v1/kv/<key>`: stores `value`; false only when a `cas` check, an `acquire` or a `release` failed. */
   async put(key: string, value: Buffer | string, o: MeshKvPutOptions = {}): Promise<boolean> {
-    return (await this.call<boolean>('PUT', kvPath(key), { query: { flags: o.flags, cas: o.cas }, rawBody: value })).body;
+    const query = { flags: o.flags, cas: o.cas, acquire: o.acquire, release: o.release };
+    return (await this.call<boolean>('PUT', kvPath(key), { query, rawBody: value })).body;
   }
 
   /** `DELETE /v1/kv/<key>`: false only when a `cas` check failed. */

@@ -192,4 +192,6 @@ export interface MeshQueryOptions {
   readonly index?: number;
   /** Longest wait, a Go duration (`30s`); default 5 min on the server. */
   readonly wait?: string;
+  /** Aborting it gives the read up; it then rejects with `MeshConnectionError`. */
+  readonly signal?: AbortSignal;
 }

@@ -1,8 +1,9 @@
 /**
  * Client for the discovery service's ACL API (reference: Consul's `/v1/acl/*` HTTP API,
  * reference/mesh.md), its key/value store (`/v1/kv/*`, mesh-kv.ts), transactions (`/v1/txn`,
- * mesh-txn.ts) and its catalog, health and agent endpoints (`/v1/catalog|health|agent/*`,
- * mesh-catalog.ts). Depends only on `undici` and Node built-ins.
+ * mesh-txn.ts), its catalog, health and agent endpoints (`/v1/catalog|health|agent/*`,
+ * mesh-catalog.ts) and its sessions (`/v1/session/*`, mesh-session.ts; the lock recipe on
+ * top of them: mesh-lock.ts). Depends only on `undici` and Node built-ins.
  *
  * ```ts
  * const mesh = MeshClient.fromEnv(process.env);          // MESH_HTTP_ADDR, MESH_HTTP_TOKEN, …
@@ -24,6 +25,7 @@ import { HttpJsonApiError, type HttpJsonTarget, normalizeServiceAddress, request
 import { MeshAuthMethods, MeshBindingRules, MeshPolicies, MeshRoles, MeshTokens } from './mesh-acl.js';
 import { MeshAgent, MeshCatalog, MeshHealth } from './mesh-catalog.js';
 import { MeshKv } from './mesh-kv.js';
+import { MeshSession } from './mesh-session.js';
 import { txn, type MeshTxnOp, type MeshTxnReply } from './mesh-txn.js';
 import type { MeshBootstrapToken, MeshLoginInput, MeshReplicationStatus, MeshToken } from './mesh-types.js';
 
@@ -32,6 +34,10 @@ export { MeshAuthMethods, MeshBindingRules, MeshPolicies, MeshRoles, MeshTokens 
 export * from './mesh-kv.js';
 export * from './mesh-catalog.js';
 export type * from './mesh-txn.js';
+export * from './mesh-session.js';
+export * from './mesh-lock.js';
+export * from './mesh-semaphore.js';
+export * from './mesh-watch.js';
 
 /** Address used when neither the options nor `MESH_HTTP_ADDR` name one. */
 export const DEFAULT_MESH_ADDRESS = 'http://127.0.0.1:8500';
@@ -82,6 +88,8 @@ export interface MeshCallOptions {
   readonly allowNotFound?: boolean;
   /** Error statuses whose JSON body resolves like a success (agent health: 429, 503). */
   readonly acceptStatuses?: readonly number[];
+  /** Aborting it gives the request up (a blocking query); the call rejects with {@link MeshConnectionError}. */
+  readonly signal?: AbortSignal;
 }
 
 /** A JSON reply, its `X-Mesh-Index` (0 when absent) and its headers by lower-case name. */
@@ -122,6 +130,8 @@ export class MeshClient {
   readonly health: MeshHealth;
   /** `/v1/agent/…`: the services and checks of the agent the client talks to. */
   readonly agent: MeshAgent;
+  /** `/v1/session/…`: sessions, for locks and leader election (mesh-session.ts). */
+  readonly session: MeshSession;
   /** The normalised `http(s)://host:port`. */
   readonly address: string;
   private readonly dispatcher: Agent;
@@ -151,6 +161,7 @@ export class MeshClient {
     this.catalog = new MeshCatalog(call);
     this.health = new MeshHealth(call);
     this.agent = new MeshAgent(call);
+    this.session = new MeshSession(call);
   }
 
   /**
@@ -244,6 +255,7 @@ export class MeshClient {
       allowNotFound: o.allowNotFound,
       acceptStatuses: o.acceptStatuses,
       extraTimeoutMs: o.extraTimeoutMs,
+      signal: o.signal,
     });
   }
 }
