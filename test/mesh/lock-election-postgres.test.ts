@@ -3,10 +3,11 @@
  * one state on a throwaway PostgreSQL (issue 16 "Tests and measurements"): each agent has a
  * `cairn mesh lock` process on the same prefix whose child writes its agent's name to a
  * file; exactly one child runs. Then the holder's `cairn mesh lock`, its child and its
- * agent are killed with SIGKILL (nothing releases the lock or destroys the session): another
- * lock holds it once the session's TTL ran out twice (its renewals stopped) plus the lock
- * delay. The bound asserted is generous (a correctness test, not a speed test); the time
- * taken is printed.
+ * agent are killed with SIGKILL (nothing releases the lock or destroys the session): the
+ * leader sees the agent's member lock gone (local/liveness.ts), sets its `serfHealth`
+ * critical, which invalidates the lock's session at once (before its TTL could run out),
+ * and another lock holds the key once the lock delay passed. The bounds asserted are
+ * generous (a correctness test, not a speed test); the times taken are printed.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -19,8 +20,7 @@ import { spawnCairn, until, type CairnRun, type ServerProcess } from '../process
 import { startSharedAgent, untilLeader } from '../shared-agents.js';
 import { call } from './helpers.js';
 
-/** The lock session's TTL (the reference's default, `consul lock` has no flag for it), its lock delay (the service's default) and the retry pause after a refused acquire, ms. */
-const SESSION_TTL_MS = 15_000;
+/** The lock session's lock delay (the service's default) and the retry pause after a refused acquire, ms. */
 const LOCK_DELAY_MS = 15_000;
 const RETRY_MS = 5000;
 
@@ -57,7 +57,7 @@ describe('leader election with cairn mesh lock on agents sharing PostgreSQL', ()
       .filter((l) => l !== '')
       .map((l) => l.split(' ') as [string, string]);
 
-  it('one holder at a time; a killed holder is replaced within 2 × TTL + lock delay', { timeout: 240_000 }, async () => {
+  it('one holder at a time; a killed holder\'s agent is seen gone, its session invalidated, and it is replaced after the lock delay', { timeout: 240_000 }, async () => {
     for (const name of ['a', 'b', 'c']) {
       const p = await startSharedAgent({ service: 'mesh', dir, name, pgUrl: pg.url, table, keyFrom: name === 'a' ? undefined : 'a', extra: `node_name = "${name}"\n` });
       agents.set(name, p);
@@ -90,10 +90,23 @@ describe('leader election with cairn mesh lock on agents sharing PostgreSQL', ()
     await locks.get(holder)!.exited;
     const survivors = [...agents.keys()].filter((n) => n !== holder);
 
-    const bound = 2 * SESSION_TTL_MS + LOCK_DELAY_MS + RETRY_MS + 60_000;
+    // The leader finds the killed agent's member lock gone: its serfHealth goes critical and
+    // the session tied to it is invalidated in the same write (not by its TTL running out).
+    const watcher = agents.get(survivors[0]!)!;
+    const heldBy = (await call(watcher.url, 'GET', '/v1/kv/service/election/.lock')).json[0].Session as string;
+    const serf = await until('the killed agent\'s serfHealth critical', 60_000, async () => {
+      const checks = (await call(watcher.url, 'GET', `/v1/health/node/${holder}`)).json as { CheckID: string; Status: string; Output: string }[];
+      const c = checks.find((x) => x.CheckID === 'serfHealth');
+      return c?.Status === 'critical' ? c : undefined;
+    });
+    assert.equal(serf.Output, 'Agent not live or unreachable');
+    assert.deepEqual((await call(watcher.url, 'GET', `/v1/session/info/${heldBy}`)).json, [], 'the session went with the check');
+    const detectedMs = Date.now() - killedAt;
+
+    const bound = LOCK_DELAY_MS + RETRY_MS + 60_000;
     const second = await until('another lock holds', bound, () => (holders().length > 1 ? holders()[1] : undefined));
     const tookMs = Date.now() - killedAt;
-    console.log(`another holder after ${(tookMs / 1000).toFixed(1)} s (2 × TTL ${(2 * SESSION_TTL_MS) / 1000} s + lock delay ${LOCK_DELAY_MS / 1000} s + retry ${RETRY_MS / 1000} s)`);
+    console.log(`agent gone seen after ${(detectedMs / 1000).toFixed(1)} s; another holder after ${(tookMs / 1000).toFixed(1)} s (lock delay ${LOCK_DELAY_MS / 1000} s + retry ${RETRY_MS / 1000} s)`);
     const [next, nextPid] = second;
     childPids.push(Number(nextPid));
     assert.ok(survivors.includes(next), `the new holder (${next}) is one of the survivors`);

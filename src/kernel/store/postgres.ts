@@ -52,6 +52,7 @@ export { describeConnectionUrl, quoteTableName, sideTableName } from './pg-schem
 import { changeChannel, keysPayload, PgChangeListener, type BackendChange } from './pg-listen.js';
 import { backendSql, describeConnectionUrl, ensureTable, quoteTableName, sideTableName, type BackendSql } from './pg-schema.js';
 import { PgHaLock, type PgHaLockOptions } from './pg-lock.js';
+import { ABSENT_MEMBERS_SQL, PgMemberLock } from './pg-members.js';
 
 /** Options of {@link PostgresBackend.open}. */
 export interface PostgresBackendOptions {
@@ -275,6 +276,23 @@ export class PostgresBackend extends GroupCommitBackend {
         this.fence = fence;
       },
     });
+  }
+
+  /** This agent's member lock, not started (pg-members.ts): held while the agent runs. */
+  memberLock(member: string, retryMs?: number): PgMemberLock {
+    return new PgMemberLock({ client: this.clientConfig, table: this.table, member, retryMs, log: this.log });
+  }
+
+  /**
+   * Those of `members` (node names) whose member lock no session holds: their agents are
+   * not running, or cannot reach the database (pg-members.ts).
+   * @throws Error naming the server (never the password): PostgreSQL's error.
+   */
+  async absentMembers(members: readonly string[]): Promise<string[]> {
+    this.checkOpen();
+    if (members.length === 0) return [];
+    const res = await this.read('members', { name: 'cairn-absent-members', text: ABSENT_MEMBERS_SQL, values: [this.table, members] });
+    return res.rows.map((r: { name: string }) => r.name);
   }
 
   /**

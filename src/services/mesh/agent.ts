@@ -18,6 +18,7 @@ import type { MeshDeps } from './deps.js';
 import { MESH_FORWARD_STYLE, meshHttpService } from './http.js';
 import { meshMetrics } from './metrics.js';
 import { KV, recordReaped, tombstoneExpiry, tombstoneId, type KvTombstone } from './kv-store.js';
+import { MemberLiveness } from './local/liveness.js';
 import { LocalAgent } from './local/local-agent.js';
 import { invalidateSession, lockDelayExpiry, lockDelayId, ST, timerExpiry, type LockDelayDoc, type SessionTimer } from './sessions/store.js';
 import { nodeIdOf } from './local/node-id.js';
@@ -63,6 +64,10 @@ export interface MeshAgentOptions {
   readonly replicationWaitMs?: number;
   /** First retry delay of a failed replication round, in ms (tests shorten it); default 2 s. */
   readonly replicationBackoffMs?: number;
+  /** On PostgreSQL: pause between the leader's rounds checking which agents run (local/liveness.ts), ms; default 1000. */
+  readonly livenessIntervalMs?: number;
+  /** On PostgreSQL: pause before re-taking this agent's member lock after its connection was lost, ms; default 1000. */
+  readonly memberRetryMs?: number;
   /** Pause between rounds deleting expired tokens, in ms (tests shorten it); default 60 s. */
   readonly tokenReapIntervalMs?: number;
   /** Pause between rounds deleting old KV tombstones and past lock delays, in ms (tests shorten it); default 60 s. */
@@ -181,6 +186,11 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       log,
       intervalMs: options.tombstoneReapIntervalMs,
     });
+    // On a shared state: this agent's member lock, and the leader's check of everyone's (local/liveness.ts).
+    const memberLock = shared?.backend.memberLock(config.nodeName, options.memberRetryMs);
+    const liveness =
+      shared &&
+      new MemberLiveness({ state, absent: (nodes) => shared.backend.absentMembers(nodes), now, log, intervalMs: options.livenessIntervalMs });
     let advertised = '';
     const local = new LocalAgent({
       state,
@@ -199,7 +209,7 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       store: new LocalStore(join(config.dataDir, 'agent-local.bin'), aesGcmCodec(key)),
     });
     local.restore();
-    /** What only the leader does (every agent, when the state is not shared): the built-in objects, replication, token, tombstone, session-TTL and lock-delay reaping; a new leader syncs its own node now. */
+    /** What only the leader does (every agent, when the state is not shared): the built-in objects, replication, token, tombstone, session-TTL and lock-delay reaping, the agents' liveness; a new leader syncs its own node now. */
     const lead = async () => {
       await bootstrapState(state, config, options, now, log, primary);
       replicator?.start();
@@ -207,6 +217,7 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       tombstones.start();
       sessionTimers.start();
       lockDelays.start();
+      liveness?.start();
       local.requestSync();
     };
     /** Stops the leader-only work (stepping down, or stopping). */
@@ -216,6 +227,7 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       await tombstones.stop();
       await sessionTimers.stop();
       await lockDelays.stop();
+      await liveness?.stop();
     };
     if (!shared) await lead();
     const stopping = new AbortController();
@@ -234,6 +246,7 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
     });
     const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(api, metrics), log);
     advertised = advertisedAddress(listener.url, config.advertiseHost);
+    memberLock?.start();
     leadership?.start();
     local.start();
     log.info({ url: listener.url, datacenter: config.datacenter, acl: config.acl.enabled, storage: shared ? `postgresql ${shared.backend.target}` : 'sqlite' }, 'discovery service listening');
@@ -246,6 +259,7 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       close: async () => {
         stopping.abort();
         await local.close();
+        await memberLock?.stop();
         await leadership?.stop();
         await follow();
         await listener.close();

@@ -29,6 +29,9 @@ export type Aggregate = CheckStatus | 'maintenance';
 
 /** The node check every agent keeps for itself (the reference's name, so clients filtering on it keep working). */
 export const SERF_CHECK_ID = 'serfHealth';
+/** The reference's `serfHealth` outputs: the agent runs / the leader found it gone (local/liveness.ts). */
+export const SERF_ALIVE_OUTPUT = 'Agent alive and reachable';
+export const SERF_DEAD_OUTPUT = 'Agent not live or unreachable';
 /** Check ID of node maintenance mode. */
 export const NODE_MAINT_CHECK_ID = '_node_maintenance';
 /** Check ID prefix of service maintenance mode (`_service_maintenance:<service ID>`). */

@@ -12,7 +12,7 @@
  * @module
  */
 import type { StateStore } from '../../../kernel/store/index.js';
-import { CT, memberKey, SERF_CHECK_ID, type CheckDoc, type NodeDoc, type ServiceDoc } from '../catalog/model.js';
+import { CT, memberKey, SERF_ALIVE_OUTPUT, SERF_CHECK_ID, type CheckDoc, type NodeDoc, type ServiceDoc } from '../catalog/model.js';
 import { checksOf, putIfChanged, same, servicesOf, writeCheck } from '../catalog/register.js';
 import { reconcileSessions } from '../sessions/store.js';
 
@@ -50,7 +50,7 @@ export function selfEntries(a: { name: string; id: string; address: string; data
         Name: 'Serf Health Status',
         Status: 'passing',
         Notes: '',
-        Output: 'Agent alive and reachable',
+        Output: SERF_ALIVE_OUTPUT,
         ServiceID: '',
         ServiceName: '',
         ServiceTags: [],
