@@ -1,0 +1,263 @@
+/**
+ * The discovery service driven by the reference product's own client libraries (issue 16
+ * "Tests and measurements", first bullet; reference/mesh-catalog.md "Clients people use"):
+ * the `consul` npm package (v2) called in-process, and Debian's `python3-consul` (0.7.1)
+ * run as `/usr/bin/python3 test/mesh/testdata/<script>.py` printing JSON. Both talk to a
+ * loopback proxy that renames `X-Consul-*` headers to Cairn's `X-Mesh-*` and back
+ * (header-proxy.ts); the agent runs with ACLs on (default deny) and the clients carry the
+ * management token. Covered: agent service registration with checks, catalog
+ * register/deregister/reads, health with `passing`, KV get/put/CAS/flags/keys/recurse/
+ * delete, sessions create/info/node/list/renew/destroy, locks with acquire/release, and
+ * a watch (blocking queries on the index header).
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import Consul from 'consul';
+import { until } from '../processes.js';
+import { startHeaderProxy, type HeaderProxy } from './header-proxy.js';
+import { call, startAgent, type TestAgent } from './helpers.js';
+
+const ROOT = '3f1c2b7a-5d4e-4c8b-9a6f-0e1d2c3b4a59';
+const PYTHON = '/usr/bin/python3';
+const TESTDATA = join(import.meta.dirname, 'testdata');
+
+describe('reference client libraries through a header-renaming proxy', () => {
+  let a: TestAgent;
+  let proxy: HeaderProxy;
+  let consul: Consul;
+
+  /**
+   * node-consul resolves a `false` reply as undefined (papi keeps only truthy values), so a
+   * refused CAS or lock is read with the response: `[res, body]` via `ctx.includeResponse`.
+   */
+  const refused = async (op: (ctx: EventEmitter) => Promise<[unknown, unknown]>) => {
+    const [, body] = await op(Object.assign(new EventEmitter(), { includeResponse: true }));
+    assert.equal(body, false);
+  };
+
+  /** Runs `testdata/<script>` with the proxy's address and the token; its stdout is JSON. */
+  const python = async (script: string, ...args: string[]): Promise<Record<string, unknown>> => {
+    const { stdout } = await promisify(execFile)(PYTHON, [join(TESTDATA, script), ...args], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PROXY_PORT: String(proxy.port), MESH_TOKEN: ROOT },
+      timeout: 60_000,
+    });
+    return JSON.parse(stdout) as Record<string, unknown>;
+  };
+
+  before(async () => {
+    a = await startAgent({ initialManagement: ROOT }, {}, { syncIntervalMs: 200 });
+    proxy = await startHeaderProxy(a.url);
+    consul = new Consul({ host: '127.0.0.1', port: proxy.port, defaults: { token: ROOT } });
+    await until('the agent node is synced', 5000, async () =>
+      ((await call(a.url, 'GET', '/v1/health/node/test', { token: ROOT })).json?.some?.((c: { CheckID: string }) => c.CheckID === 'serfHealth') ? true : undefined),
+    );
+  });
+  after(async () => {
+    consul?.destroy();
+    await proxy?.close();
+    await a?.stop();
+  });
+
+  describe('python3-consul', () => {
+    let r: Record<string, unknown>;
+    before(async () => {
+      r = await python('python_consul_client.py');
+    });
+
+    it('agent services with lower-case keys and TTL checks; health with passing and tag', () => {
+      assert.deepEqual([r.register_api1, r.register_api2], [true, true], 'Go decodes `name`, `id`, `check: {ttl}` case-insensitively; so does Cairn');
+      assert.deepEqual(r.agent_services, ['api1', 'api2']);
+      assert.deepEqual(r.agent_checks, ['service:api1', 'service:api2']);
+      assert.equal(r.ttl_pass_get, false, '0.7.1 marks TTL checks with GET: 405 as in the reference since 1.0, so the library says false');
+      assert.equal(r.ttl_pass_put, true);
+      assert.deepEqual(r.health_passing, ['api1']);
+      assert.deepEqual(r.health_all, ['api1', 'api2']);
+      assert.deepEqual(r.health_tag, ['api2']);
+      assert.deepEqual(r.health_checks, [['service:api1', 'passing'], ['service:api2', 'critical']]);
+      assert.deepEqual(r.health_state_critical, ['service:api2']);
+      assert.deepEqual(r.health_node, ['serfHealth', 'service:api1', 'service:api2']);
+    });
+
+    it('catalog register (lower-case keys, a WriteRequest object), reads, deregister', () => {
+      assert.equal(r.catalog_register, true);
+      assert.deepEqual(r.catalog_datacenters, ['dc1']);
+      assert.deepEqual(r.catalog_nodes, ['pyext', 'test']);
+      assert.deepEqual(r.catalog_services, { api: ['v1', 'v2'], cache: ['lru'], consul: [] });
+      assert.deepEqual(r.catalog_service, [['pyext', 'cache1', 6379, '10.2.0.1']]);
+      assert.deepEqual(r.catalog_node, ['cache1']);
+      assert.equal(r.catalog_deregister, true);
+      assert.deepEqual(r.catalog_nodes_after, ['test']);
+    });
+
+    it('KV: put/get, the index header, a missing key, CAS, flags, keys, recurse, a blocking read, deletes', () => {
+      assert.equal(r.kv_put, true);
+      assert.deepEqual(r.kv_get, { Key: 'py/conf/a', Value: '1', Flags: 0, LockIndex: 0 });
+      assert.equal(r.kv_get_index_matches, true, 'X-Consul-Index is the key\'s ModifyIndex');
+      assert.equal(r.kv_missing, null, 'a 404 with an index header is (index, None)');
+      assert.deepEqual([r.kv_cas_old, r.kv_cas_ok, r.kv_cas_create_exists], [false, true, false]);
+      assert.deepEqual([r.kv_put_flags, r.kv_flags, r.kv_put_none], [true, 7, true]);
+      assert.deepEqual(r.kv_keys, ['py/conf/a', 'py/conf/b', 'py/dir/']);
+      assert.deepEqual(r.kv_keys_sep, ['py/conf/', 'py/dir/']);
+      assert.deepEqual(r.kv_recurse, [['py/conf/a', '2'], ['py/conf/b', 'x']]);
+      assert.equal(r.kv_blocking_timeout_same_index, true);
+      assert.deepEqual([r.kv_delete_cas_old, r.kv_delete_cas_ok, r.kv_delete_recurse, r.kv_keys_after], [false, true, true, null]);
+    });
+
+    it('sessions (lower-case keys) and a lock: acquire, contention, release, Behavior delete on destroy', () => {
+      assert.match(String(r.session_create), /^[0-9a-f-]{36}$/);
+      assert.deepEqual(r.session_info, { ID: r.session_create, Name: 'py-lock', Node: 'test', TTL: '30s', Behavior: 'delete', LockDelay: 0 });
+      assert.deepEqual([r.session_node, r.session_list], [true, true]);
+      assert.deepEqual(r.session_renew, { ID: r.session_create, TTL: '30s' });
+      assert.deepEqual([r.lock_acquire, r.lock_acquire_other], [true, false]);
+      assert.deepEqual(r.lock_held, { Value: 'me', Session: r.session_create, LockIndex: 1 });
+      assert.equal(r.lock_release, true);
+      assert.deepEqual(r.lock_after_release, { Session: null, LockIndex: 1 });
+      assert.equal(r.lock_reacquire, true);
+      assert.equal(r.session_destroy, true);
+      assert.equal(r.session_info_after, null);
+      assert.equal(r.lock_key_after_destroy, null, 'the held key went with its session');
+      assert.deepEqual(r.session_renew_gone, { error: `NotFound: Session id '${String(r.session_create)}' not found` });
+      assert.equal(r.session_destroy_other, true);
+    });
+  });
+
+  describe('npm consul', () => {
+    it('agent registration with TTL checks, catalog and health reads, passing only', async () => {
+      await consul.agent.service.register({ name: 'web', id: 'web1', port: 8080, tags: ['v1'], check: { ttl: '30s', status: 'passing' } });
+      await consul.agent.service.register({ name: 'web', id: 'web2', port: 8081, tags: ['v2'], check: { ttl: '30s' } });
+      const local = await consul.agent.service.list();
+      assert.deepEqual([local.web1.Service, local.web1.Port, local.web2.Tags], ['web', 8080, ['v2']]);
+
+      await until('the catalog has both instances', 5000, async () => ((await consul.catalog.service.nodes('web')).length === 2 ? true : undefined));
+      const nodes = await consul.catalog.service.nodes({ service: 'web', tag: 'v1' });
+      assert.deepEqual(nodes.map((n: { ServiceID: string; Node: string }) => [n.ServiceID, n.Node]), [['web1', 'test']]);
+      const services = await consul.catalog.service.list();
+      assert.deepEqual(services.web, ['v1', 'v2']);
+
+      const passing = await consul.health.service({ service: 'web', passing: true });
+      assert.deepEqual(passing.map((e: { Service: { ID: string } }) => e.Service.ID), ['web1'], 'a new TTL check starts critical');
+      const all = await consul.health.service('web');
+      assert.equal(all.length, 2);
+      const web2 = all.find((e: { Service: { ID: string } }) => e.Service.ID === 'web2');
+      assert.deepEqual(web2.Checks.map((c: { CheckID: string; Status: string }) => [c.CheckID, c.Status]), [['serfHealth', 'passing'], ['service:web2', 'critical']]);
+
+      await consul.agent.check.pass({ id: 'service:web2', note: 'ok now' });
+      await until('web2 passes', 5000, async () => ((await consul.health.service({ service: 'web', passing: true })).length === 2 ? true : undefined));
+      const checks = await consul.health.checks('web');
+      assert.equal(checks.find((c: { CheckID: string }) => c.CheckID === 'service:web2').Output, 'ok now');
+      await consul.agent.check.warn('service:web1');
+      await until('web1 warns and drops out of passing', 5000, async () => {
+        const p = await consul.health.service({ service: 'web', passing: true });
+        return p.length === 1 && p[0].Service.ID === 'web2' ? true : undefined;
+      });
+      const warning = await consul.health.state('warning');
+      assert.deepEqual(warning.map((c: { CheckID: string }) => c.CheckID), ['service:web1']);
+      const nodeChecks = await consul.health.node('test');
+      assert.ok(nodeChecks.some((c: { CheckID: string }) => c.CheckID === 'serfHealth'));
+
+      await consul.agent.service.deregister('web2');
+      await until('web2 leaves the catalog', 5000, async () => ((await consul.catalog.service.nodes('web')).length === 1 ? true : undefined));
+    });
+
+    it('catalog register, node reads, deregister', async () => {
+      await consul.catalog.register({
+        node: 'ext1',
+        address: '10.1.0.1',
+        nodemeta: { rack: 'r1' },
+        service: { id: 'db1', service: 'db', tags: ['primary'], port: 5432 },
+        check: { checkid: 'service:db1', name: 'db alive', serviceid: 'db1', status: 'passing' },
+      });
+      const dcs = await consul.catalog.datacenters();
+      assert.deepEqual(dcs, ['dc1']);
+      const nodes = await consul.catalog.node.list();
+      const ext1 = nodes.find((n: { Node: string }) => n.Node === 'ext1');
+      assert.deepEqual([ext1.Address, ext1.Meta], ['10.1.0.1', { rack: 'r1' }]);
+      const one = await consul.catalog.node.services('ext1');
+      assert.deepEqual([one.Node.Node, one.Services.db1.Service, one.Services.db1.Port], ['ext1', 'db', 5432]);
+      const healthy = await consul.health.service({ service: 'db', passing: true });
+      assert.deepEqual(healthy.map((e: { Node: { Node: string } }) => e.Node.Node), ['ext1']);
+
+      await consul.catalog.deregister({ node: 'ext1', serviceid: 'db1' });
+      assert.deepEqual(await consul.catalog.service.nodes('db'), []);
+      await consul.catalog.deregister('ext1');
+      assert.ok(!(await consul.catalog.node.list()).some((n: { Node: string }) => n.Node === 'ext1'));
+    });
+
+    it('KV: set/get with flags, CAS, keys with a separator, recurse, delete with CAS and recurse', async () => {
+      assert.equal(await consul.kv.set('app/config/db', 'postgres://db', { flags: 42 }), true);
+      const got = await consul.kv.get('app/config/db');
+      assert.deepEqual([got.Key, got.Value, got.Flags, got.LockIndex], ['app/config/db', 'postgres://db', 42, 0]);
+      assert.equal(await consul.kv.get('app/missing'), undefined, 'a missing key is undefined, not an error');
+
+      await refused((ctx) => consul.kv.set({ key: 'app/config/db', value: 'stale', cas: got.ModifyIndex - 1, ctx }));
+      assert.equal(await consul.kv.set({ key: 'app/config/db', value: 'fresh', cas: got.ModifyIndex }), true);
+      assert.equal((await consul.kv.get('app/config/db')).Value, 'fresh');
+      await refused((ctx) => consul.kv.set({ key: 'app/config/db', value: 'again', cas: 0, ctx }));
+      assert.equal(await consul.kv.set({ key: 'app/config/new', value: 'created', cas: 0 }), true);
+
+      await consul.kv.set('app/feature/a', '1');
+      await consul.kv.set('app/feature/b', '2');
+      assert.deepEqual(await consul.kv.keys('app/'), ['app/config/db', 'app/config/new', 'app/feature/a', 'app/feature/b']);
+      assert.deepEqual(await consul.kv.keys({ key: 'app/', separator: '/' }), ['app/config/', 'app/feature/']);
+      const tree = await consul.kv.get({ key: 'app/feature/', recurse: true });
+      assert.deepEqual(tree.map((e: { Key: string; Value: string }) => [e.Key, e.Value]), [['app/feature/a', '1'], ['app/feature/b', '2']]);
+
+      const cur = await consul.kv.get('app/config/new');
+      await refused((ctx) => consul.kv.del({ key: 'app/config/new', cas: cur.ModifyIndex + 1, ctx }));
+      assert.equal(await consul.kv.del({ key: 'app/config/new', cas: cur.ModifyIndex }), true);
+      assert.equal(await consul.kv.del({ key: 'app/feature/', recurse: true }), true);
+      assert.deepEqual(await consul.kv.keys('app/'), ['app/config/db']);
+    });
+
+    it('sessions: create, info, node, list, renew, destroy', async () => {
+      const { ID: id } = await consul.session.create({ name: 'npm-session', ttl: '30s', lockdelay: '1s', behavior: 'release' });
+      assert.match(id, /^[0-9a-f-]{36}$/);
+      const info = await consul.session.info(id);
+      assert.deepEqual([info.ID, info.Name, info.Node, info.TTL, info.Behavior, info.LockDelay], [id, 'npm-session', 'test', '30s', 'release', 1e9]);
+      assert.ok((await consul.session.node('test')).some((s: { ID: string }) => s.ID === id));
+      assert.ok((await consul.session.list()).some((s: { ID: string }) => s.ID === id));
+      const renewed = await consul.session.renew(id);
+      assert.deepEqual([renewed[0].ID, renewed[0].TTL], [id, '30s']);
+      await consul.session.destroy(id);
+      assert.equal(await consul.session.info(id), undefined, 'a destroyed session is gone');
+    });
+
+    it('locks: acquire, a second session refused, release; LockIndex and Session on the key', async () => {
+      const { ID: s1 } = await consul.session.create({ name: 'holder', lockdelay: '0s' });
+      const { ID: s2 } = await consul.session.create({ name: 'contender', lockdelay: '0s' });
+      assert.equal(await consul.kv.set({ key: 'service/leader', value: 'node-a', acquire: s1 }), true);
+      await refused((ctx) => consul.kv.set({ key: 'service/leader', value: 'node-b', acquire: s2, ctx }));
+      const held = await consul.kv.get('service/leader');
+      assert.deepEqual([held.Value, held.Session, held.LockIndex], ['node-a', s1, 1]);
+      await refused((ctx) => consul.kv.set({ key: 'service/leader', value: 'node-b', release: s2, ctx }));
+      assert.equal(await consul.kv.set({ key: 'service/leader', value: 'node-a', release: s1 }), true);
+      const free = await consul.kv.get('service/leader');
+      assert.deepEqual([free.Session, free.LockIndex], [undefined, 1]);
+      assert.equal(await consul.kv.set({ key: 'service/leader', value: 'node-b', acquire: s2 }), true);
+      assert.equal((await consul.kv.get('service/leader')).LockIndex, 2);
+      await consul.session.destroy(s2);
+      await consul.session.destroy(s1);
+      assert.equal((await consul.kv.get('service/leader')).Session, undefined, 'destroying the holder releases the lock');
+    });
+
+    it('watch: a blocking query on the index header sees a change', async () => {
+      await consul.kv.set('watched/key', 'v1');
+      const watch = consul.watch({ method: consul.kv.get, options: { key: 'watched/key', wait: '5s' } });
+      try {
+        const seen: string[] = [];
+        watch.on('change', (data: { Value: string } | undefined) => data && seen.push(data.Value));
+        watch.on('error', (err: Error) => seen.push(`error: ${err.message}`));
+        await until('the first answer', 5000, () => (seen.length > 0 ? true : undefined));
+        await consul.kv.set('watched/key', 'v2');
+        await until('the change', 5000, () => (seen.includes('v2') ? true : undefined));
+        assert.deepEqual(seen, ['v1', 'v2']);
+      } finally {
+        watch.end();
+      }
+    });
+  });
+});

@@ -1,0 +1,113 @@
+"""Drives Cairn's discovery service with Debian's python3-consul (0.7.1) and prints
+what the library returned, as one JSON object, for test/mesh/reference-clients.test.ts.
+
+Environment: PROXY_PORT (the header-renaming proxy on 127.0.0.1), MESH_TOKEN (a
+management token). Run with /usr/bin/python3 (the system interpreter that has the
+package). Values the library returns as bytes are decoded to text; a call that raises
+is recorded as {"error": "<exception class>: <text>"} so the test shows what failed.
+"""
+import json
+import os
+
+import consul
+from consul.base import CB
+
+TOKEN = os.environ["MESH_TOKEN"]
+c = consul.Consul(host="127.0.0.1", port=int(os.environ["PROXY_PORT"]), token=TOKEN)
+# 0.7.1 sends ?token= only on some calls (not on sessions, agent deregister, ...); its
+# users put the header on the library's requests session, as here.
+c.http.session.headers["X-Consul-Token"] = TOKEN
+
+out = {}
+
+
+def plain(v):
+    if isinstance(v, bytes):
+        return v.decode()
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    if isinstance(v, dict):
+        return {k: plain(x) for k, x in v.items()}
+    return v
+
+
+def rec(name, fn):
+    try:
+        out[name] = plain(fn())
+    except Exception as err:  # noqa: BLE001 - recorded for the test to show
+        out[name] = {"error": "%s: %s" % (type(err).__name__, err)}
+    return out[name]
+
+
+# Agent services with TTL checks; the library's check helpers send lower-case keys.
+rec("register_api1", lambda: c.agent.service.register("api", service_id="api1", port=9000, tags=["v1"], check=consul.Check.ttl("30s")))
+rec("register_api2", lambda: c.agent.service.register("api", service_id="api2", port=9001, tags=["v2"], check=consul.Check.ttl("30s")))
+rec("agent_services", lambda: sorted(c.agent.services().keys()))
+rec("agent_checks", lambda: sorted(c.agent.checks().keys()))
+# 0.7.1 marks TTL checks with GET; the reference (>= 1.0) allows only PUT there.
+rec("ttl_pass_get", lambda: c.agent.check.ttl_pass("service:api1", "fine"))
+rec("ttl_pass_put", lambda: c.http.put(CB.bool(), "/v1/agent/check/pass/service:api1", params={"note": "fine"}))
+rec("health_passing", lambda: [e["Service"]["ID"] for e in c.health.service("api", passing=True)[1]])
+rec("health_all", lambda: sorted(e["Service"]["ID"] for e in c.health.service("api")[1]))
+rec("health_tag", lambda: [e["Service"]["ID"] for e in c.health.service("api", tag="v2")[1]])
+rec("health_checks", lambda: sorted((x["CheckID"], x["Status"]) for x in c.health.checks("api")[1]))
+rec("health_state_critical", lambda: [x["CheckID"] for x in c.health.state("critical")[1]])
+rec("health_node", lambda: sorted(x["CheckID"] for x in c.health.node("test")[1]))
+
+# Catalog: the library sends lower-case top-level keys and a WriteRequest object.
+rec("catalog_register", lambda: c.catalog.register(
+    "pyext", "10.2.0.1",
+    service={"Service": "cache", "ID": "cache1", "Port": 6379, "Tags": ["lru"]},
+    check={"Node": "pyext", "CheckID": "service:cache1", "Name": "cache alive", "Status": "passing", "ServiceID": "cache1"}))
+rec("catalog_datacenters", lambda: c.catalog.datacenters())
+rec("catalog_nodes", lambda: sorted(n["Node"] for n in c.catalog.nodes()[1]))
+rec("catalog_services", lambda: c.catalog.services()[1])
+rec("catalog_service", lambda: [(s["Node"], s["ServiceID"], s["ServicePort"], s["Address"]) for s in c.catalog.service("cache", tag="lru")[1]])
+rec("catalog_node", lambda: sorted(c.catalog.node("pyext")[1]["Services"].keys()))
+rec("catalog_deregister", lambda: c.catalog.deregister("pyext"))
+rec("catalog_nodes_after", lambda: sorted(n["Node"] for n in c.catalog.nodes()[1]))
+
+# KV
+rec("kv_put", lambda: c.kv.put("py/conf/a", "1"))
+idx, a = c.kv.get("py/conf/a")
+out["kv_get"] = plain({k: a[k] for k in ("Key", "Value", "Flags", "LockIndex")})
+out["kv_get_index_matches"] = int(idx) == a["ModifyIndex"]
+rec("kv_missing", lambda: c.kv.get("py/missing")[1])
+rec("kv_cas_old", lambda: c.kv.put("py/conf/a", "2", cas=a["ModifyIndex"] - 1))
+rec("kv_cas_ok", lambda: c.kv.put("py/conf/a", "2", cas=a["ModifyIndex"]))
+rec("kv_cas_create_exists", lambda: c.kv.put("py/conf/a", "3", cas=0))
+rec("kv_put_flags", lambda: c.kv.put("py/conf/b", "x", flags=7))
+rec("kv_flags", lambda: c.kv.get("py/conf/b")[1]["Flags"])
+rec("kv_put_none", lambda: c.kv.put("py/dir/", None))
+rec("kv_keys", lambda: c.kv.get("py/", keys=True)[1])
+rec("kv_keys_sep", lambda: c.kv.get("py/", keys=True, separator="/")[1])
+rec("kv_recurse", lambda: [(e["Key"], e["Value"]) for e in c.kv.get("py/conf/", recurse=True)[1]])
+idx2, _ = c.kv.get("py/conf/a")
+rec("kv_blocking_timeout_same_index", lambda: c.kv.get("py/conf/a", index=idx2, wait="200ms")[0] == idx2)
+b = c.kv.get("py/conf/b")[1]
+rec("kv_delete_cas_old", lambda: c.kv.delete("py/conf/b", cas=b["ModifyIndex"] + 1))
+rec("kv_delete_cas_ok", lambda: c.kv.delete("py/conf/b", cas=b["ModifyIndex"]))
+rec("kv_delete_recurse", lambda: c.kv.delete("py/", recurse=True))
+rec("kv_keys_after", lambda: c.kv.get("py/", keys=True)[1])
+
+# Sessions and a lock
+sid = rec("session_create", lambda: c.session.create(name="py-lock", ttl=30, lock_delay=0, behavior="delete"))
+other = rec("session_create_other", lambda: c.session.create(name="py-other", lock_delay=0))
+rec("session_info", lambda: {k: c.session.info(sid)[1][k] for k in ("ID", "Name", "Node", "TTL", "Behavior", "LockDelay")})
+rec("session_node", lambda: sid in [s["ID"] for s in c.session.node("test")[1]])
+rec("session_list", lambda: sid in [s["ID"] for s in c.session.list()[1]])
+rec("session_renew", lambda: {k: c.session.renew(sid)[k] for k in ("ID", "TTL")})
+rec("lock_acquire", lambda: c.kv.put("py/leader", "me", acquire=sid))
+rec("lock_acquire_other", lambda: c.kv.put("py/leader", "them", acquire=other))
+rec("lock_held", lambda: {k: c.kv.get("py/leader")[1].get(k) for k in ("Value", "Session", "LockIndex")})
+rec("lock_release", lambda: c.kv.put("py/leader", "me", release=sid))
+rec("lock_after_release", lambda: {k: c.kv.get("py/leader")[1].get(k) for k in ("Session", "LockIndex")})
+rec("lock_reacquire", lambda: c.kv.put("py/leader", "me", acquire=sid))
+rec("session_destroy", lambda: c.session.destroy(sid))
+rec("session_info_after", lambda: c.session.info(sid)[1])
+# Behavior "delete": destroying the holder deleted the key.
+rec("lock_key_after_destroy", lambda: c.kv.get("py/leader")[1])
+rec("session_renew_gone", lambda: c.session.renew(sid))
+rec("session_destroy_other", lambda: c.session.destroy(other))
+
+print(json.dumps(out))
