@@ -39,10 +39,19 @@ describe('reference client libraries through a header-renaming proxy', () => {
     assert.equal(body, false);
   };
 
-  /** Runs `testdata/<script>` with the proxy's address and the token; its stdout is JSON. */
-  const python = async (script: string, ...args: string[]): Promise<Record<string, unknown>> => {
-    const { stdout } = await promisify(execFile)(PYTHON, [join(TESTDATA, script), ...args], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PROXY_PORT: String(proxy.port), MESH_TOKEN: ROOT },
+  /** A token holding one new policy with `rules`. */
+  const tokenWith = async (rules: string): Promise<string> => {
+    const p = await call(a.url, 'PUT', '/v1/acl/policy', { token: ROOT, body: { Name: `p${Math.random().toString(36).slice(2, 10)}`, Rules: rules } });
+    assert.equal(p.status, 200, p.text);
+    const t = await call(a.url, 'PUT', '/v1/acl/token', { token: ROOT, body: { Policies: [{ ID: p.json.ID }] } });
+    assert.equal(t.status, 200, t.text);
+    return t.json.SecretID as string;
+  };
+
+  /** Runs `testdata/<script>` with the proxy's address, the token and `env`; its stdout is JSON. */
+  const python = async (script: string, env: Record<string, string> = {}): Promise<Record<string, unknown>> => {
+    const { stdout } = await promisify(execFile)(PYTHON, [join(TESTDATA, script)], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PROXY_PORT: String(proxy.port), MESH_TOKEN: ROOT, ...env },
       timeout: 60_000,
     });
     return JSON.parse(stdout) as Record<string, unknown>;
@@ -65,7 +74,8 @@ describe('reference client libraries through a header-renaming proxy', () => {
   describe('python3-consul', () => {
     let r: Record<string, unknown>;
     before(async () => {
-      r = await python('python_consul_client.py');
+      const limited = await tokenWith('key_prefix "py-public/" { policy = "read" }');
+      r = await python('python_consul_client.py', { LIMITED_TOKEN: limited });
     });
 
     it('agent services with lower-case keys and TTL checks; health with passing and tag', () => {
@@ -82,11 +92,36 @@ describe('reference client libraries through a header-renaming proxy', () => {
       assert.deepEqual(r.health_node, ['serfHealth', 'service:api1', 'service:api2']);
     });
 
+    it('agent self and members, a node check failing every instance, maintenance, deregistration', () => {
+      assert.deepEqual(r.agent_self, ['dc1', 'test']);
+      assert.deepEqual(r.agent_members, [['test', 1]]);
+      assert.equal(r.check_register, true);
+      assert.equal(r.check_fail, true);
+      assert.deepEqual(r.check_listed, { Name: 'memory', Status: 'critical', Output: 'oom', Notes: 'RAM' });
+      assert.deepEqual(r.health_passing_node_critical, []);
+      assert.deepEqual([r.check_deregister_get, r.check_deregister_put], [false, true], '0.7.1 deregisters with GET: 405 as in the reference');
+      assert.deepEqual([r.service_maintenance_on, r.service_maintenance_off], [true, true]);
+      assert.deepEqual(r.maintenance_checks, [['_service_maintenance:api1', 'critical', 'upgrade']]);
+      assert.deepEqual([r.node_maintenance_on, r.node_maintenance_off], [true, true], 'enable=True (Python\'s spelling) is a boolean');
+      assert.deepEqual(r.node_maintenance_checks, [['_node_maintenance', 'critical']]);
+      assert.deepEqual(r.health_passing_after_maintenance, ['api1']);
+      assert.deepEqual([r.service_deregister_get, r.service_deregister_put], [false, true]);
+      assert.deepEqual(r.agent_services_after, ['api1']);
+    });
+
+    it('ACLs: a limited token (sent as ?token=) reads its prefix, is refused a write and other keys with 403, gets a filtered recurse', () => {
+      assert.equal(r.limited_get, 'hi');
+      assert.match((r.limited_put as { error: string }).error, /^ACLPermissionDenied: Permission denied: token with AccessorID '[0-9a-f-]{36}' lacks permission 'key:write' on "py-public\/motd"$/);
+      assert.match((r.limited_get_private as { error: string }).error, /^ACLPermissionDenied: Permission denied: .* 'key:read'/);
+      assert.deepEqual(r.limited_recurse, ['py-public/motd']);
+      assert.equal(r.value_after_refusal, 'hi');
+    });
+
     it('catalog register (lower-case keys, a WriteRequest object), reads, deregister', () => {
       assert.equal(r.catalog_register, true);
       assert.deepEqual(r.catalog_datacenters, ['dc1']);
       assert.deepEqual(r.catalog_nodes, ['pyext', 'test']);
-      assert.deepEqual(r.catalog_services, { api: ['v1', 'v2'], cache: ['lru'], consul: [] });
+      assert.deepEqual(r.catalog_services, { api: ['v1'], cache: ['lru'], consul: [] });
       assert.deepEqual(r.catalog_service, [['pyext', 'cache1', 6379, '10.2.0.1']]);
       assert.deepEqual(r.catalog_node, ['cache1']);
       assert.equal(r.catalog_deregister, true);
@@ -242,6 +277,56 @@ describe('reference client libraries through a header-renaming proxy', () => {
       await consul.session.destroy(s2);
       await consul.session.destroy(s1);
       assert.equal((await consul.kv.get('service/leader')).Session, undefined, 'destroying the holder releases the lock');
+    });
+
+    it('agent self and members, a node check registered, failed and deregistered, service maintenance', async () => {
+      const self = await consul.agent.self();
+      assert.deepEqual([self.Config.Datacenter, self.Config.NodeName], ['dc1', 'test']);
+      const members = await consul.agent.members();
+      assert.deepEqual(members.map((m: { Name: string; Status: number }) => [m.Name, m.Status]), [['test', 1]]);
+
+      await consul.agent.check.register({ name: 'disk', id: 'disk', ttl: '60s', status: 'passing' });
+      assert.equal((await consul.agent.check.list()).disk.Status, 'passing');
+      await consul.agent.check.fail({ id: 'disk', note: 'full' });
+      await until('disk is critical in the catalog', 5000, async () => ((await consul.health.state('critical')).some((c: { CheckID: string; Output: string }) => c.CheckID === 'disk' && c.Output === 'full') ? true : undefined));
+      assert.deepEqual(await consul.health.service({ service: 'web', passing: true }), [], 'a critical node check fails every instance on the node');
+      await consul.agent.check.deregister('disk');
+      await until('disk is gone', 5000, async () => ((await consul.health.node('test')).some((c: { CheckID: string }) => c.CheckID === 'disk') ? undefined : true));
+
+      await consul.agent.service.maintenance({ id: 'web1', enable: true, reason: 'upgrade' });
+      await until('web1 in maintenance', 5000, async () => {
+        const checks = await consul.health.checks('web');
+        return checks.some((c: { CheckID: string; Status: string; Notes: string }) => c.CheckID === '_service_maintenance:web1' && c.Status === 'critical' && c.Notes === 'upgrade') ? true : undefined;
+      });
+      await consul.agent.service.maintenance({ id: 'web1', enable: false });
+      await until('web1 out of maintenance', 5000, async () => ((await consul.health.checks('web')).some((c: { CheckID: string }) => c.CheckID.startsWith('_service_maintenance')) ? undefined : true));
+    });
+
+    it('KV raw reads; ACLs: a limited token reads what it may, is refused a write with 403, sees a filtered list', async () => {
+      await consul.kv.set('public/motd', 'hello');
+      await consul.kv.set('private/secret', 'shh');
+      const raw = await consul.kv.get({ key: 'public/motd', raw: true });
+      assert.ok(Buffer.isBuffer(raw));
+      assert.equal(raw.toString(), 'hello');
+
+      // node-consul 2 knows only the legacy ACL API (gone from the reference in 1.11): the token is made directly.
+      const limitedToken = await tokenWith('key_prefix "public/" { policy = "read" }\nservice "web" { policy = "read" }\nnode_prefix "" { policy = "read" }');
+      const limited = new Consul({ host: '127.0.0.1', port: proxy.port, defaults: { token: limitedToken } });
+      try {
+        assert.equal((await limited.kv.get('public/motd')).Value, 'hello');
+        await assert.rejects(limited.kv.set('public/motd', 'defaced'), (err: Error & { response?: { statusCode: number } }) => {
+          assert.equal(err.response?.statusCode, 403);
+          return true;
+        });
+        assert.equal((await consul.kv.get('public/motd')).Value, 'hello', 'nothing changed');
+        const [res, tree] = await limited.kv.get({ key: '', recurse: true, ctx: Object.assign(new EventEmitter(), { includeResponse: true }) });
+        assert.ok(tree.every((e: { Key: string }) => e.Key.startsWith('public/')), 'other keys are left out, not refused');
+        assert.equal((res as { headers: Record<string, string> }).headers['x-consul-results-filtered-by-acls'], 'true');
+        const services = await limited.catalog.service.list();
+        assert.deepEqual(Object.keys(services), ['web']);
+      } finally {
+        limited.destroy();
+      }
     });
 
     it('watch: a blocking query on the index header sees a change', async () => {

@@ -8,6 +8,7 @@ is recorded as {"error": "<exception class>: <text>"} so the test shows what fai
 """
 import json
 import os
+import time
 
 import consul
 from consul.base import CB
@@ -39,6 +40,15 @@ def rec(name, fn):
     return out[name]
 
 
+def rec_until(name, fn, want):
+    """rec, retried for up to 5 s until the result equals want: the agent syncs its
+    changes to the catalog just after answering, in the reference as here."""
+    deadline = time.monotonic() + 5
+    while rec(name, fn) != want and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return out[name]
+
+
 # Agent services with TTL checks; the library's check helpers send lower-case keys.
 rec("register_api1", lambda: c.agent.service.register("api", service_id="api1", port=9000, tags=["v1"], check=consul.Check.ttl("30s")))
 rec("register_api2", lambda: c.agent.service.register("api", service_id="api2", port=9001, tags=["v2"], check=consul.Check.ttl("30s")))
@@ -47,12 +57,32 @@ rec("agent_checks", lambda: sorted(c.agent.checks().keys()))
 # 0.7.1 marks TTL checks with GET; the reference (>= 1.0) allows only PUT there.
 rec("ttl_pass_get", lambda: c.agent.check.ttl_pass("service:api1", "fine"))
 rec("ttl_pass_put", lambda: c.http.put(CB.bool(), "/v1/agent/check/pass/service:api1", params={"note": "fine"}))
-rec("health_passing", lambda: [e["Service"]["ID"] for e in c.health.service("api", passing=True)[1]])
+rec_until("health_passing", lambda: [e["Service"]["ID"] for e in c.health.service("api", passing=True)[1]], ["api1"])
 rec("health_all", lambda: sorted(e["Service"]["ID"] for e in c.health.service("api")[1]))
 rec("health_tag", lambda: [e["Service"]["ID"] for e in c.health.service("api", tag="v2")[1]])
 rec("health_checks", lambda: sorted((x["CheckID"], x["Status"]) for x in c.health.checks("api")[1]))
 rec("health_state_critical", lambda: [x["CheckID"] for x in c.health.state("critical")[1]])
 rec("health_node", lambda: sorted(x["CheckID"] for x in c.health.node("test")[1]))
+
+# The agent itself, a node check, service and node maintenance.
+rec("agent_self", lambda: [c.agent.self()["Config"][k] for k in ("Datacenter", "NodeName")])
+rec("agent_members", lambda: [(m["Name"], m["Status"]) for m in c.agent.members()])
+rec("check_register", lambda: c.agent.check.register("memory", check=consul.Check.ttl("60s"), check_id="mem", notes="RAM"))
+rec("check_fail", lambda: c.http.put(CB.bool(), "/v1/agent/check/fail/mem", params={"note": "oom"}))
+rec("check_listed", lambda: {k: c.agent.checks()["mem"][k] for k in ("Name", "Status", "Output", "Notes")})
+rec_until("health_passing_node_critical", lambda: c.health.service("api", passing=True)[1], [])
+rec("check_deregister_get", lambda: c.agent.check.deregister("mem"))
+rec("check_deregister_put", lambda: c.http.put(CB.bool(), "/v1/agent/check/deregister/mem"))
+rec("service_maintenance_on", lambda: c.agent.service.maintenance("api1", "true", reason="upgrade"))
+rec_until("maintenance_checks", lambda: [(x["CheckID"], x["Status"], x["Notes"]) for x in c.health.checks("api")[1] if x["CheckID"].startswith("_")], [["_service_maintenance:api1", "critical", "upgrade"]])
+rec("service_maintenance_off", lambda: c.agent.service.maintenance("api1", "false"))
+rec("node_maintenance_on", lambda: c.agent.maintenance(True, reason="reboot"))
+rec_until("node_maintenance_checks", lambda: [(x["CheckID"], x["Status"]) for x in c.health.node("test")[1] if x["CheckID"].startswith("_")], [["_node_maintenance", "critical"]])
+rec("node_maintenance_off", lambda: c.agent.maintenance(False))
+rec_until("health_passing_after_maintenance", lambda: [e["Service"]["ID"] for e in c.health.service("api", passing=True)[1]], ["api1"])
+rec("service_deregister_get", lambda: c.agent.service.deregister("api2"))
+rec("service_deregister_put", lambda: c.http.put(CB.bool(), "/v1/agent/service/deregister/api2"))
+rec("agent_services_after", lambda: sorted(c.agent.services().keys()))
 
 # Catalog: the library sends lower-case top-level keys and a WriteRequest object.
 rec("catalog_register", lambda: c.catalog.register(
@@ -109,5 +139,15 @@ rec("session_info_after", lambda: c.session.info(sid)[1])
 rec("lock_key_after_destroy", lambda: c.kv.get("py/leader")[1])
 rec("session_renew_gone", lambda: c.session.renew(sid))
 rec("session_destroy_other", lambda: c.session.destroy(other))
+
+# A limited token (LIMITED_TOKEN: read on "py-public/" only), sent as ?token= by the library.
+limited = consul.Consul(host="127.0.0.1", port=int(os.environ["PROXY_PORT"]), token=os.environ["LIMITED_TOKEN"])
+c.kv.put("py-public/motd", "hi")
+c.kv.put("py-private/secret", "shh")
+rec("limited_get", lambda: limited.kv.get("py-public/motd")[1]["Value"])
+rec("limited_put", lambda: limited.kv.put("py-public/motd", "defaced"))
+rec("limited_get_private", lambda: limited.kv.get("py-private/secret"))
+rec("limited_recurse", lambda: [e["Key"] for e in limited.kv.get("py-p", recurse=True)[1]])
+rec("value_after_refusal", lambda: c.kv.get("py-public/motd")[1]["Value"])
 
 print(json.dumps(out))
