@@ -259,6 +259,11 @@ describe('reference client libraries through a header-renaming proxy', () => {
       assert.deepEqual([renewed[0].ID, renewed[0].TTL], [id, '30s']);
       await consul.session.destroy(id);
       assert.equal(await consul.session.info(id), undefined, 'a destroyed session is gone');
+      await assert.rejects(consul.session.renew(id), (err: Error & { response?: { statusCode: number } }) => {
+        assert.equal(err.response?.statusCode, 404);
+        assert.equal(err.message, `Session id '${id}' not found`, 'a short plain-text error body is the message');
+        return true;
+      });
     });
 
     it('locks: acquire, a second session refused, release; LockIndex and Session on the key', async () => {
@@ -340,6 +345,22 @@ describe('reference client libraries through a header-renaming proxy', () => {
         await consul.kv.set('watched/key', 'v2');
         await until('the change', 5000, () => (seen.includes('v2') ? true : undefined));
         assert.deepEqual(seen, ['v1', 'v2']);
+      } finally {
+        watch.end();
+      }
+    });
+
+    it('watch: a blocking health query with passing is woken by a check change', async () => {
+      await consul.agent.check.pass('service:web1');
+      await until('web1 passes', 5000, async () => ((await consul.health.service({ service: 'web', passing: true })).length === 1 ? true : undefined));
+      const watch = consul.watch({ method: consul.health.service, options: { service: 'web', passing: true, wait: '5s' } });
+      try {
+        const seen: string[][] = [];
+        watch.on('change', (data: Array<{ Service: { ID: string } }>) => seen.push(data.map((e) => e.Service.ID)));
+        await until('the first answer', 5000, () => (seen.length > 0 ? true : undefined));
+        await consul.agent.check.fail('service:web1');
+        await until('the change', 5000, () => (seen.at(-1)?.length === 0 ? true : undefined));
+        assert.deepEqual(seen, [['web1'], []]);
       } finally {
         watch.end();
       }
