@@ -94,6 +94,8 @@ describe('reference client libraries through a header-renaming proxy', () => {
 
     it('agent self and members, a node check failing every instance, maintenance, deregistration', () => {
       assert.deepEqual(r.agent_self, ['dc1', 'test']);
+      const leader = new URL(a.url).host;
+      assert.deepEqual(r.status, [leader, [leader]], 'status/peers lists the leader');
       assert.deepEqual(r.agent_members, [['test', 1]]);
       assert.equal(r.check_register, true);
       assert.equal(r.check_fail, true);
@@ -287,6 +289,9 @@ describe('reference client libraries through a header-renaming proxy', () => {
     it('agent self and members, a node check registered, failed and deregistered, service maintenance', async () => {
       const self = await consul.agent.self();
       assert.deepEqual([self.Config.Datacenter, self.Config.NodeName], ['dc1', 'test']);
+      const leader = new URL(a.url).host;
+      assert.equal(await consul.status.leader(), leader);
+      assert.deepEqual(await consul.status.peers(), [leader]);
       const members = await consul.agent.members();
       assert.deepEqual(members.map((m: { Name: string; Status: number }) => [m.Name, m.Status]), [['test', 1]]);
 

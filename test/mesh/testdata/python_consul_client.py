@@ -66,6 +66,7 @@ rec("health_node", lambda: sorted(x["CheckID"] for x in c.health.node("test")[1]
 
 # The agent itself, a node check, service and node maintenance.
 rec("agent_self", lambda: [c.agent.self()["Config"][k] for k in ("Datacenter", "NodeName")])
+rec("status", lambda: [c.status.leader(), c.status.peers()])
 rec("agent_members", lambda: [(m["Name"], m["Status"]) for m in c.agent.members()])
 rec("check_register", lambda: c.agent.check.register("memory", check=consul.Check.ttl("60s"), check_id="mem", notes="RAM"))
 rec("check_fail", lambda: c.http.put(CB.bool(), "/v1/agent/check/fail/mem", params={"note": "oom"}))
