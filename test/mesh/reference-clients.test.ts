@@ -141,6 +141,7 @@ describe('reference client libraries through a header-renaming proxy', () => {
       assert.deepEqual(r.kv_keys_sep, ['py/conf/', 'py/dir/']);
       assert.deepEqual(r.kv_recurse, [['py/conf/a', '2'], ['py/conf/b', 'x']]);
       assert.equal(r.kv_blocking_timeout_same_index, true);
+      assert.deepEqual(r.kv_blocking_woken, [true, 'woken'], 'a blocking read returns on a write with a higher index');
       assert.deepEqual([r.kv_delete_cas_old, r.kv_delete_cas_ok, r.kv_delete_recurse, r.kv_keys_after], [false, true, true, null]);
     });
 
@@ -159,6 +160,14 @@ describe('reference client libraries through a header-renaming proxy', () => {
       assert.equal(r.lock_key_after_destroy, null, 'the held key went with its session');
       assert.deepEqual(r.session_renew_gone, { error: `NotFound: Session id '${String(r.session_create)}' not found` });
       assert.equal(r.session_destroy_other, true);
+    });
+
+    it('a session tied to a service check: the check failing ends it and frees its lock', () => {
+      assert.deepEqual(r.api1_passing_in_catalog, ['passing']);
+      assert.match(String(r.session_tied), /^[0-9a-f-]{36}$/);
+      assert.equal(r.tied_acquire, true);
+      assert.equal(r.tied_lock_after_fail, null);
+      assert.equal(r.tied_session_after_fail, null);
     });
   });
 

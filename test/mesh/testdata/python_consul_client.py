@@ -8,6 +8,7 @@ is recorded as {"error": "<exception class>: <text>"} so the test shows what fai
 """
 import json
 import os
+import threading
 import time
 
 import consul
@@ -115,6 +116,10 @@ rec("kv_keys_sep", lambda: c.kv.get("py/", keys=True, separator="/")[1])
 rec("kv_recurse", lambda: [(e["Key"], e["Value"]) for e in c.kv.get("py/conf/", recurse=True)[1]])
 idx2, _ = c.kv.get("py/conf/a")
 rec("kv_blocking_timeout_same_index", lambda: c.kv.get("py/conf/a", index=idx2, wait="200ms")[0] == idx2)
+# A blocking read woken by a write from another thread.
+threading.Timer(0.3, lambda: c.kv.put("py/conf/a", "woken")).start()
+idx3, woken = c.kv.get("py/conf/a", index=idx2, wait="10s")
+out["kv_blocking_woken"] = [int(idx3) > int(idx2), plain(woken["Value"])]
 b = c.kv.get("py/conf/b")[1]
 rec("kv_delete_cas_old", lambda: c.kv.delete("py/conf/b", cas=b["ModifyIndex"] + 1))
 rec("kv_delete_cas_ok", lambda: c.kv.delete("py/conf/b", cas=b["ModifyIndex"]))
@@ -140,6 +145,15 @@ rec("session_info_after", lambda: c.session.info(sid)[1])
 rec("lock_key_after_destroy", lambda: c.kv.get("py/leader")[1])
 rec("session_renew_gone", lambda: c.session.renew(sid))
 rec("session_destroy_other", lambda: c.session.destroy(other))
+
+# A session tied to a service check: the check going critical ends it and frees its lock.
+c.http.put(CB.bool(), "/v1/agent/check/pass/service:api1")
+rec_until("api1_passing_in_catalog", lambda: [x["Status"] for x in c.health.checks("api")[1] if x["CheckID"] == "service:api1"], ["passing"])
+tied = rec("session_tied", lambda: c.session.create(name="tied", checks=["serfHealth", "service:api1"], lock_delay=0))
+rec("tied_acquire", lambda: c.kv.put("py/tied-lock", "x", acquire=tied))
+c.http.put(CB.bool(), "/v1/agent/check/fail/service:api1")
+rec_until("tied_lock_after_fail", lambda: c.kv.get("py/tied-lock")[1].get("Session"), None)
+rec("tied_session_after_fail", lambda: c.session.info(tied)[1])
 
 # A limited token (LIMITED_TOKEN: read on "py-public/" only), sent as ?token= by the library.
 limited = consul.Consul(host="127.0.0.1", port=int(os.environ["PROXY_PORT"]), token=os.environ["LIMITED_TOKEN"])
