@@ -165,4 +165,17 @@ rec("limited_get_private", lambda: limited.kv.get("py-private/secret"))
 rec("limited_recurse", lambda: [e["Key"] for e in limited.kv.get("py-p", recurse=True)[1]])
 rec("value_after_refusal", lambda: c.kv.get("py-public/motd")[1]["Value"])
 
+# Naming the datacenter (?dc= and a Datacenter field) and stale reads.
+dcc = consul.Consul(host="127.0.0.1", port=int(os.environ["PROXY_PORT"]), token=TOKEN, dc="dc1", consistency="stale")
+rec("dc_catalog_register", lambda: dcc.catalog.register("pydc", "10.3.0.1"))
+rec("dc_catalog_nodes", lambda: "pydc" in [n["Node"] for n in dcc.catalog.nodes()[1]])
+# deregister sends its token only in the body's WriteRequest, which the reference does not read.
+rec("dc_catalog_deregister_body_token", lambda: dcc.catalog.deregister("pydc"))
+dcc.http.session.headers["X-Consul-Token"] = TOKEN
+rec("dc_catalog_deregister", lambda: dcc.catalog.deregister("pydc"))
+rec("dc_kv_put", lambda: dcc.kv.put("py-dc/x", "1"))
+rec("dc_kv_get_stale", lambda: dcc.kv.get("py-dc/x")[1]["Value"])
+other_dc = consul.Consul(host="127.0.0.1", port=int(os.environ["PROXY_PORT"]), token=TOKEN, dc="dc9")
+rec("unknown_dc", lambda: other_dc.kv.get("py-dc/x"))
+
 print(json.dumps(out))
