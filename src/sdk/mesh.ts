@@ -1,7 +1,8 @@
 /**
  * Client for the discovery service's ACL API (reference: Consul's `/v1/acl/*` HTTP API,
- * reference/mesh.md), its key/value store (`/v1/kv/*`, mesh-kv.ts) and its catalog, health and
- * agent endpoints (`/v1/catalog|health|agent/*`, mesh-catalog.ts). Depends only on `undici` and Node built-ins.
+ * reference/mesh.md), its key/value store (`/v1/kv/*`, mesh-kv.ts), transactions (`/v1/txn`,
+ * mesh-txn.ts) and its catalog, health and agent endpoints (`/v1/catalog|health|agent/*`,
+ * mesh-catalog.ts). Depends only on `undici` and Node built-ins.
  *
  * ```ts
  * const mesh = MeshClient.fromEnv(process.env);          // MESH_HTTP_ADDR, MESH_HTTP_TOKEN, …
@@ -23,12 +24,14 @@ import { HttpJsonApiError, type HttpJsonTarget, normalizeServiceAddress, request
 import { MeshAuthMethods, MeshBindingRules, MeshPolicies, MeshRoles, MeshTokens } from './mesh-acl.js';
 import { MeshAgent, MeshCatalog, MeshHealth } from './mesh-catalog.js';
 import { MeshKv } from './mesh-kv.js';
+import { txn, type MeshTxnOp, type MeshTxnReply } from './mesh-txn.js';
 import type { MeshBootstrapToken, MeshLoginInput, MeshReplicationStatus, MeshToken } from './mesh-types.js';
 
 export * from './mesh-types.js';
 export { MeshAuthMethods, MeshBindingRules, MeshPolicies, MeshRoles, MeshTokens } from './mesh-acl.js';
 export * from './mesh-kv.js';
 export * from './mesh-catalog.js';
+export type * from './mesh-txn.js';
 
 /** Address used when neither the options nor `MESH_HTTP_ADDR` name one. */
 export const DEFAULT_MESH_ADDRESS = 'http://127.0.0.1:8500';
@@ -210,6 +213,14 @@ export class MeshClient {
    */
   async logout(token?: string): Promise<void> {
     await this.call('POST', '/acl/logout', { token });
+  }
+
+  /**
+   * `PUT /v1/txn`: applies up to 128 KV, node, service and check operations atomically
+   * (mesh-txn.ts); a rollback resolves with `errors`. @throws MeshApiError 400 / 413 / 403.
+   */
+  txn(ops: readonly MeshTxnOp[]): Promise<MeshTxnReply> {
+    return txn((method, path, o) => this.call(method, path, o), ops);
   }
 
   /** Closes the client's connections. */

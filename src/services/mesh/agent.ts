@@ -40,10 +40,11 @@ import { policyRoutes } from './routes/policies.js';
 import { roleRoutes } from './routes/roles.js';
 import { systemRoutes } from './routes/system.js';
 import { tokenRoutes } from './routes/tokens.js';
+import { txnRoutes } from './routes/txn.js';
 import { MESH_TABLES, T, type TokenDoc } from './state.js';
 
 /** Every route of the discovery service. */
-export const MESH_ROUTES = [...systemRoutes, ...tokenRoutes, ...policyRoutes, ...roleRoutes, ...authMethodRoutes, ...bindingRuleRoutes, ...loginRoutes, ...metricsRoutes, ...kvRoutes, ...sessionRoutes, ...catalogRoutes, ...healthRoutes, ...agentRoutes];
+export const MESH_ROUTES = [...systemRoutes, ...tokenRoutes, ...policyRoutes, ...roleRoutes, ...authMethodRoutes, ...bindingRuleRoutes, ...loginRoutes, ...metricsRoutes, ...kvRoutes, ...txnRoutes, ...sessionRoutes, ...catalogRoutes, ...healthRoutes, ...agentRoutes];
 /** Routes of the enterprise switch (`enterprise = true`: OIDC, namespaces); without it they answer 404 like any unknown path. */
 export const MESH_ENTERPRISE_ROUTES = [...oidcRoutes, ...namespaceRoutes];
 

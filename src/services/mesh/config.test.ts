@@ -21,6 +21,11 @@ describe('mesh agent config: KV keys', () => {
     assert.equal(c.acl.enableKeyListPolicy, true);
   });
 
+  it('reads limits.txn_max_req_len (default 512 KiB)', () => {
+    assert.equal(parseMeshAgentConfig('data_dir = "/tmp/x"\nlimits { txn_max_req_len = 65536 }', 'agent.hcl').txnMaxReqLen, 65536);
+    assert.equal(parseMeshAgentConfig('data_dir = "/tmp/x"\n', 'agent.hcl').txnMaxReqLen, 524288);
+  });
+
   it('refuses a size below 1, naming the key', () => {
     assert.throws(() => parseMeshAgentConfig('data_dir = "/tmp/x"\nlimits { kv_max_value_size = 0 }', 'agent.hcl'), /kv_max_value_size/);
   });

@@ -63,6 +63,9 @@ export const HTTP_MAX_CONNS_PER_CLIENT = 200;
 /** Largest KV value by default, in bytes: 512 KiB (the reference's `kv_max_value_size`). */
 export const DEFAULT_KV_MAX_VALUE_SIZE = 524_288;
 
+/** Largest `PUT /v1/txn` body by default, in bytes: 512 KiB (the reference's `txn_max_req_len`). */
+export const DEFAULT_TXN_MAX_REQ_LEN = 524_288;
+
 /** The declared schema (kernel/config/schema.ts). */
 export const meshAgentSchema = {
   data_dir: cfg.string({ required: true, doc: 'directory for the state database, its key and the bootstrap reset file' }),
@@ -85,6 +88,7 @@ export const meshAgentSchema = {
     {
       ...limitsBlockKeys(HTTP_MAX_CONNS_PER_CLIENT),
       kv_max_value_size: cfg.int({ default: DEFAULT_KV_MAX_VALUE_SIZE, min: 1, doc: 'largest value a KV write may store, in bytes (larger: 413)' }),
+      txn_max_req_len: cfg.int({ default: DEFAULT_TXN_MAX_REQ_LEN, min: 1, doc: 'largest body a PUT /v1/txn may send, in bytes (larger: 413)' }),
     },
     { doc: 'connection limits of the HTTP listener (timeouts, total and per-client caps) and the largest KV value' },
   ),
@@ -138,6 +142,8 @@ export interface MeshAgentConfig {
   readonly wanAddresses: Readonly<Record<string, string>>;
   /** `limits.kv_max_value_size`: largest KV value in bytes; absent: {@link DEFAULT_KV_MAX_VALUE_SIZE}. */
   readonly kvMaxValueSize?: number;
+  /** `limits.txn_max_req_len`: largest `PUT /v1/txn` body in bytes; absent: {@link DEFAULT_TXN_MAX_REQ_LEN}. */
+  readonly txnMaxReqLen?: number;
   readonly acl: {
     readonly enabled: boolean;
     readonly defaultPolicy: 'allow' | 'deny';
@@ -202,6 +208,7 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
     advertiseHost: raw.advertise_addr,
     wanAddresses,
     kvMaxValueSize: raw.limits?.kv_max_value_size ?? DEFAULT_KV_MAX_VALUE_SIZE,
+    txnMaxReqLen: raw.limits?.txn_max_req_len ?? DEFAULT_TXN_MAX_REQ_LEN,
     acl: {
       enabled: acl?.enabled ?? false,
       enableKeyListPolicy: acl?.enable_key_list_policy ?? false,

@@ -97,8 +97,12 @@ export function headerMap(v: unknown, field: string): Record<string, string[]> {
   return Object.fromEntries(Object.entries(v).map(([k, vals]) => [k, strings(vals, `${field}.${k}`)]));
 }
 
-/** A catalog check body on `node`. `CheckID` defaults to `Name`; a new check is `critical` unless `Status` says. */
-function parseCatalogCheck(c: Input, node: string, prefix: string): CheckDoc {
+/**
+ * A catalog check body on `node` (`PUT /catalog/register`, transactions' `Check` operations).
+ * `CheckID` defaults to `Name`; a new check is `critical` unless `Status` says.
+ * @throws 400 naming the bad field (`<prefix><field>`), `Missing check ID`, or a check node other than `node`.
+ */
+export function parseCatalogCheck(c: Input, node: string, prefix: string): CheckDoc {
   const checkNode = str(c.Node, `${prefix}Node`) || node;
   if (checkNode !== node) throw badRequest(`Check node name ${checkNode} doesn't match ${node}`);
   const name = str(c.Name, `${prefix}Name`);

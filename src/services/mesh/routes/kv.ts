@@ -71,7 +71,7 @@ export function renderKv(d: KvDoc & Indexed, enterprise: boolean | undefined): R
  * (kv-store.ts stores namespaces behind it). The kernel already refuses NUL in a request
  * path; this guards keys that arrive in bodies (transactions).
  */
-function checkKey(key: string, emptyOk: boolean): void {
+export function checkKey(key: string, emptyOk: boolean): void {
   if (key === '' && !emptyOk) throw badRequest('Missing key name');
   const nul = key.indexOf('\0');
   if (nul >= 0) throw badRequest(`Invalid key name: NUL character at position ${nul}`);
