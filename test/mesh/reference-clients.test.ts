@@ -7,8 +7,9 @@
  * (header-proxy.ts); the agent runs with ACLs on (default deny) and the clients carry the
  * management token. Covered: agent service registration with checks, catalog
  * register/deregister/reads, health with `passing`, KV get/put/CAS/flags/keys/recurse/
- * delete, sessions create/info/node/list/renew/destroy, locks with acquire/release, and
- * a watch (blocking queries on the index header).
+ * delete, sessions create/info/node/list/renew/destroy, locks with acquire/release,
+ * transactions (npm only: python3-consul 0.7.1 has no txn), status, ACL refusals and
+ * filtering, and watches (blocking queries on the index header).
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -353,6 +354,45 @@ describe('reference client libraries through a header-renaming proxy', () => {
       } finally {
         limited.destroy();
       }
+    });
+
+    it('txn: KV set, cas, get and get-tree in one transaction; a failing check-index rolls back with 409 and Errors', async () => {
+      const b64 = (v: string) => Buffer.from(v).toString('base64');
+      const ok = await consul.transaction.create([
+        { KV: { Verb: 'set', Key: 'txn/a', Value: b64('1'), Flags: 3 } },
+        { KV: { Verb: 'set', Key: 'txn/b', Value: b64('2') } },
+        { KV: { Verb: 'get', Key: 'txn/a' } },
+        { Node: { Verb: 'set', Node: { Node: 'txn-node', Address: '10.4.0.1' } } },
+      ]);
+      assert.equal(ok.Errors, null);
+      assert.deepEqual(ok.Results.map((x: { KV?: { Key: string }; Node?: { Node: string } }) => x.KV?.Key ?? x.Node?.Node), ['txn/a', 'txn/b', 'txn/a', 'txn-node']);
+      assert.equal(Buffer.from(ok.Results[2].KV.Value, 'base64').toString(), '1');
+      assert.equal(ok.Results[0].KV.Value, null, 'a set returns no value, as the reference');
+      const a1 = ok.Results[0].KV;
+      assert.deepEqual([a1.Flags, a1.LockIndex, a1.CreateIndex === a1.ModifyIndex], [3, 0, true]);
+      assert.equal((await consul.kv.get('txn/b')).Value, '2');
+      assert.ok((await consul.catalog.node.list()).some((n: { Node: string }) => n.Node === 'txn-node'));
+
+      const tree = await consul.transaction.create([
+        { KV: { Verb: 'cas', Key: 'txn/a', Value: b64('1b'), Index: a1.ModifyIndex } },
+        { KV: { Verb: 'get-tree', Key: 'txn/' } },
+      ]);
+      assert.deepEqual(tree.Results.slice(1).map((x: { KV: { Key: string; Value: string } }) => [x.KV.Key, Buffer.from(x.KV.Value, 'base64').toString()]), [['txn/a', '1b'], ['txn/b', '2']]);
+
+      await assert.rejects(
+        consul.transaction.create([
+          { KV: { Verb: 'set', Key: 'txn/c', Value: b64('3') } },
+          { KV: { Verb: 'check-index', Key: 'txn/b', Index: 1 } },
+        ]),
+        (err: Error & { response?: { statusCode: number; body: { Results: unknown; Errors: Array<{ OpIndex: number; What: string }> } } }) => {
+          assert.equal(err.response?.statusCode, 409);
+          assert.equal(err.response?.body.Results, null);
+          assert.deepEqual(err.response?.body.Errors.map((e) => e.OpIndex), [1]);
+          assert.match(err.response!.body.Errors[0]!.What, /^failed index check for key "txn\/b", current modify index \d+ != 1$/);
+          return true;
+        },
+      );
+      assert.equal(await consul.kv.get('txn/c'), undefined, 'rolled back: nothing stored');
     });
 
     it('watch: a blocking query on the index header sees a change', async () => {
