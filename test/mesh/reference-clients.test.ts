@@ -120,6 +120,14 @@ describe('reference client libraries through a header-renaming proxy', () => {
       assert.equal(r.value_after_refusal, 'hi');
     });
 
+    it('TCP and HTTP checks from the library\'s helpers run on the agent: passing, and critical for a 404', () => {
+      assert.deepEqual([r.register_tcp, r.register_http, r.register_http_bad], [true, true, true]);
+      assert.deepEqual(r.tcp_passing, ['tcp1']);
+      assert.deepEqual(r.http_passing, ['http1']);
+      assert.deepEqual(r.http_bad_status, ['critical']);
+      assert.deepEqual(r.http_check_definition, { Type: 'http', Interval: '1s', Timeout: '2s' });
+    });
+
     it('catalog register (lower-case keys, a WriteRequest object), reads, deregister', () => {
       assert.equal(r.catalog_register, true);
       assert.deepEqual(r.catalog_datacenters, ['dc1']);

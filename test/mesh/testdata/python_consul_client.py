@@ -86,6 +86,18 @@ rec("service_deregister_get", lambda: c.agent.service.deregister("api2"))
 rec("service_deregister_put", lambda: c.http.put(CB.bool(), "/v1/agent/service/deregister/api2"))
 rec("agent_services_after", lambda: sorted(c.agent.services().keys()))
 
+# Checks the agent runs, from the library's helpers (lower-case keys, Go durations).
+port = int(os.environ["PROXY_PORT"])
+rec("register_tcp", lambda: c.agent.service.register("tcpsvc", service_id="tcp1", port=port, check=consul.Check.tcp("127.0.0.1", port, "1s", timeout="1s", deregister="10m")))
+rec("register_http", lambda: c.agent.service.register("httpsvc", service_id="http1", port=port, check=consul.Check.http("http://127.0.0.1:%d/v1/status/leader" % port, "1s", timeout="2s")))
+rec("register_http_bad", lambda: c.agent.service.register("httpsvc", service_id="http2", port=port, check=consul.Check.http("http://127.0.0.1:%d/v1/no-such-path" % port, "1s")))
+rec_until("tcp_passing", lambda: [e["Service"]["ID"] for e in c.health.service("tcpsvc", passing=True)[1]], ["tcp1"])
+rec_until("http_passing", lambda: [e["Service"]["ID"] for e in c.health.service("httpsvc", passing=True)[1]], ["http1"])
+rec_until("http_bad_status", lambda: [x["Status"] for x in c.health.checks("httpsvc")[1] if x["ServiceID"] == "http2"], ["critical"])
+rec("http_check_definition", lambda: {k: c.agent.checks()["service:http1"].get(k) for k in ("Type", "Interval", "Timeout")})
+for sid in ("tcp1", "http1", "http2"):
+    c.http.put(CB.bool(), "/v1/agent/service/deregister/" + sid)
+
 # Catalog: the library sends lower-case top-level keys and a WriteRequest object.
 rec("catalog_register", lambda: c.catalog.register(
     "pyext", "10.2.0.1",
