@@ -42,9 +42,9 @@ def rec(name, fn):
 
 
 def rec_until(name, fn, want):
-    """rec, retried for up to 5 s until the result equals want: the agent syncs its
+    """rec, retried for up to 10 s until the result equals want: the agent syncs its
     changes to the catalog just after answering, in the reference as here."""
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 10
     while rec(name, fn) != want and time.monotonic() < deadline:
         time.sleep(0.05)
     return out[name]
