@@ -9,6 +9,7 @@
  */
 import { badRequest, CairnError } from '../../../kernel/http/index.js';
 import type { Indexed } from '../../../kernel/store/index.js';
+import { goJsonView } from '../../../kernel/util/go-json.js';
 import { permissionDenied } from '../acl/index.js';
 import { applyFilter, AclView, filterOf, metaMatches, nodeMetaOf, required, tagsMatch } from '../catalog/query.js';
 import { str, type Input } from '../catalog/fields.js';
@@ -81,7 +82,8 @@ async function deregister(ctx: Ctx): Promise<MeshReply> {
 }
 
 /**
- * The request body as an object (`{}` when empty).
+ * The request body as an object (`{}` when empty), its field names matched as Go's
+ * `encoding/json` does (any case: `node` is `Node`), as the reference decodes them.
  * @throws 400 `Request decode failed: <why>` (the reference's text for catalog and agent bodies).
  */
 export function decoded(ctx: Ctx): Input {
@@ -92,7 +94,7 @@ export function decoded(ctx: Ctx): Input {
     throw badRequest(`Request decode failed: ${(err as Error).message.replace(/^Failed to decode request body: /, '')}`);
   }
   if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) throw badRequest('Request decode failed: the body must be a JSON object');
-  return (input as Input | undefined) ?? {};
+  return goJsonView((input as Input | undefined) ?? {});
 }
 
 /** `GET /catalog/datacenters` → this one and every one `wan_addresses` names, by name. */

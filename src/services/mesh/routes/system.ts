@@ -1,7 +1,7 @@
 /**
  * `PUT /acl/bootstrap`, `GET /acl/replication` (spec 001; reference/mesh.md §1, §2.1) and
- * `GET /status/leader` (the reference's status endpoint: the leader's address as a JSON
- * string, `""` when none is known). None needs a token.
+ * `GET /status/leader` and `/status/peers` (the reference's status endpoints: the leader's
+ * address as a JSON string, `""` when none is known; the servers' addresses). None needs a token.
  *
  * @module
  */
@@ -54,14 +54,29 @@ async function replicationHandler(ctx: Ctx): Promise<MeshReply> {
 }
 
 /** The leader's `host:port`: this agent alone or leading, else the one the shared state names (`""` when none). */
-async function leaderHandler(ctx: Ctx): Promise<MeshReply> {
+function leaderOf(ctx: Ctx): string {
   const { leadership, self } = ctx.deps;
-  return { body: !leadership || leadership.isLeader ? self() : (leadership.leaderAddress ?? '') };
+  return !leadership || leadership.isLeader ? self() : (leadership.leaderAddress ?? '');
 }
 
-/** Bootstrap, replication status, leader. */
+/** `GET /status/leader` → `"host:port"`, `""` when no leader is known. */
+async function leaderHandler(ctx: Ctx): Promise<MeshReply> {
+  return { body: leaderOf(ctx) };
+}
+
+/**
+ * `GET /status/peers` → `["host:port"]`: the reference lists its raft voters; Cairn has no
+ * raft, its one writer is the leader, so the list holds the leader (`[]` when none is known).
+ */
+async function peersHandler(ctx: Ctx): Promise<MeshReply> {
+  const leader = leaderOf(ctx);
+  return { body: leader === '' ? [] : [leader] };
+}
+
+/** Bootstrap, replication status, leader, peers. */
 export const systemRoutes: readonly MeshRoute<MeshDeps>[] = [
   { pattern: 'status/leader', synopsis: 'The address of the datacenter\'s leader', methods: { GET: leaderHandler } },
+  { pattern: 'status/peers', synopsis: 'The addresses of the datacenter\'s servers (the leader)', methods: { GET: peersHandler } },
   { pattern: 'acl/bootstrap', synopsis: 'Bootstrap the ACL system', methods: { PUT: bootstrapHandler } },
   { pattern: 'acl/replication', synopsis: 'ACL replication status', methods: { GET: replicationHandler } },
 ];
