@@ -43,7 +43,10 @@ export function startSharedAgent(o: SharedAgentOptions): Promise<ServerProcess> 
   writeFileSync(
     config,
     `data_dir = "${data}"
-ports { http = 0 }
+ports {
+  http = 0
+  dns  = 0
+}
 storage "postgresql" {
   connection_url = "env://${URL_VAR}"
   table          = "${o.table}"

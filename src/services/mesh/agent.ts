@@ -17,6 +17,7 @@ import type { MeshAgentConfig } from './config.js';
 import type { MeshDeps } from './deps.js';
 import { MESH_FORWARD_STYLE, meshHttpService } from './http.js';
 import { meshMetrics } from './metrics.js';
+import { startDnsServer, type DnsServer } from './dns/server.js';
 import { KV, recordReaped, tombstoneExpiry, tombstoneId, type KvTombstone } from './kv-store.js';
 import { LocalAgent } from './local/local-agent.js';
 import { invalidateSession, lockDelayExpiry, lockDelayId, ST, timerExpiry, type LockDelayDoc, type SessionTimer } from './sessions/store.js';
@@ -89,6 +90,8 @@ export interface MeshAgent {
   readonly leadership?: StateLeadership;
   /** This agent's own node: its services and checks. */
   readonly local: LocalAgent;
+  /** The DNS server's bound `host:port` (UDP and TCP); absent when it runs none. */
+  readonly dnsAddress?: string;
   close(): Promise<void>;
 }
 
@@ -233,6 +236,15 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
     });
     const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(api, metrics), log);
     advertised = advertisedAddress(listener.url, config.advertiseHost);
+    let dns: DnsServer | undefined;
+    if (config.dns) {
+      const context = { deps, dns: config.dns, token: config.acl.dnsToken ?? config.acl.defaultToken, now, log };
+      dns = await startDnsServer({ address: config.dns.address, context, limits: config.httpLimits }).catch(async (err) => {
+        await listener.close();
+        throw err;
+      });
+      log.info({ address: dns.address, domain: config.dns.domain, recursors: config.dns.recursors }, 'discovery DNS server listening (UDP and TCP)');
+    }
     leadership?.start();
     local.start();
     log.info({ url: listener.url, datacenter: config.datacenter, acl: config.acl.enabled, storage: shared ? `postgresql ${shared.backend.target}` : 'sqlite' }, 'discovery service listening');
@@ -242,8 +254,10 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       replicator,
       leadership,
       local,
+      dnsAddress: dns?.address,
       close: async () => {
         stopping.abort();
+        await dns?.close();
         await local.close();
         await leadership?.stop();
         await follow();
