@@ -292,7 +292,8 @@ function dnsFromRaw(raw: Raw): MeshDnsConfig | undefined {
   });
   const dc = raw.dns_config;
   const serviceTtl: Record<string, number> = {};
-  const ttls = dc?.service_ttl;
+  // HCL gives a map as a one-element list of the object; JSON gives the object.
+  const ttls = Array.isArray(dc?.service_ttl) && dc.service_ttl.length === 1 ? (dc.service_ttl[0] as unknown) : dc?.service_ttl;
   if (ttls !== undefined) {
     if (typeof ttls !== 'object' || ttls === null || Array.isArray(ttls)) throw blockError(dc!.$at, 'service_ttl', '"service_ttl" must map service names to durations');
     for (const [name, v] of Object.entries(ttls as Record<string, unknown>)) {
