@@ -67,12 +67,6 @@ import {
 import type { ConnectionLimits } from '../../kernel/http/index.js';
 import { parseDuration } from '../../kernel/util/duration.js';
 
-/** `limits.http_max_conns_per_client` when the file does not set it: Consul's default. */
-export const HTTP_MAX_CONNS_PER_CLIENT = 200;
-
-/** Largest KV value by default, in bytes: 512 KiB (the reference's `kv_max_value_size`). */
-export const DEFAULT_KV_MAX_VALUE_SIZE = 524_288;
-
 /** The DNS port when the file does not set one (the reference's). */
 export const DEFAULT_DNS_PORT = 8600;
 
@@ -96,6 +90,12 @@ export interface MeshDnsConfig {
   /** Time each recursor has to answer, in ms. */
   readonly recursorTimeoutMs: number;
 }
+
+/** `limits.http_max_conns_per_client` when the file does not set it: Consul's default. */
+export const HTTP_MAX_CONNS_PER_CLIENT = 200;
+
+/** Largest KV value by default, in bytes: 512 KiB (the reference's `kv_max_value_size`). */
+export const DEFAULT_KV_MAX_VALUE_SIZE = 524_288;
 
 /** The declared schema (kernel/config/schema.ts). */
 export const meshAgentSchema = {
@@ -258,10 +258,10 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
     httpLimits: limitsBlockFrom(raw.limits, HTTP_MAX_CONNS_PER_CLIENT),
     storage: raw.storage && agentPostgresStorage(raw.storage.body, env),
     stateKey: agentStateKey(raw.encrypt, raw.$at, 'encrypt', env),
+    dns: dnsFromRaw(raw),
     advertiseHost: raw.advertise_addr,
     wanAddresses,
     kvMaxValueSize: raw.limits?.kv_max_value_size ?? DEFAULT_KV_MAX_VALUE_SIZE,
-    dns: dnsFromRaw(raw),
     acl: {
       enabled: acl?.enabled ?? false,
       enableKeyListPolicy: acl?.enable_key_list_policy ?? false,
