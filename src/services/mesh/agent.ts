@@ -77,6 +77,8 @@ export interface MeshAgentOptions {
   readonly checkDeregisterMinMs?: number;
   /** Longest wait of a check output change that keeps the status, in ms (tests shorten it); default 5 min. */
   readonly checkUpdateIntervalMs?: number;
+  /** Time a DNS TCP connection may stay without a complete message, in ms (tests shorten it); default 8 s. */
+  readonly dnsTcpIdleTimeoutMs?: number;
 }
 
 /** A running agent. */
@@ -239,7 +241,7 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
     let dns: DnsServer | undefined;
     if (config.dns) {
       const context = { deps, dns: config.dns, token: config.acl.dnsToken ?? config.acl.defaultToken, now, log };
-      dns = await startDnsServer({ address: config.dns.address, context, limits: config.httpLimits }).catch(async (err) => {
+      dns = await startDnsServer({ address: config.dns.address, context, limits: config.httpLimits, idleTimeoutMs: options.dnsTcpIdleTimeoutMs }).catch(async (err) => {
         await listener.close();
         throw err;
       });
