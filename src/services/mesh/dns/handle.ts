@@ -38,6 +38,10 @@ export interface HandleContext extends AnswerContext {
  */
 export async function handleMessage(ctx: HandleContext, msg: Buffer, transport: 'udp' | 'tcp'): Promise<Buffer | undefined> {
   if (msg.length < HEADER || (msg[2]! & 0x80) !== 0) return undefined;
+  // One question, and no more records than the bytes could hold (11 bytes at least each):
+  // checked before decoding, which sizes its arrays from these counts.
+  const records = msg.readUInt16BE(6) + msg.readUInt16BE(8) + msg.readUInt16BE(10);
+  if (msg.readUInt16BE(4) !== 1 || records > (msg.length - HEADER) / 11) return errorReply(msg, RCODE.FORMERR);
   let query: DecodedPacket;
   try {
     query = decode(msg);
@@ -46,9 +50,7 @@ export async function handleMessage(ctx: HandleContext, msg: Buffer, transport: 
   }
   const opcode = (msg[2]! >> 3) & 0xf;
   if (opcode !== OPCODE_QUERY) return errorReply(msg, RCODE.NOTIMP);
-  const questions = query.questions ?? [];
-  if (questions.length !== 1) return errorReply(msg, RCODE.FORMERR);
-  const q = questions[0]!;
+  const q = query.questions![0]!;
   const edns = (query.additionals ?? []).find((a) => a.type === 'OPT') as { udpPayloadSize?: number } | undefined;
   const maxSize = transport === 'tcp' ? 65_535 : Math.min(Math.max(edns?.udpPayloadSize ?? UDP_DEFAULT_SIZE, UDP_DEFAULT_SIZE), UDP_MAX_SIZE);
   const recursion = ctx.dns.recursors.length > 0;
