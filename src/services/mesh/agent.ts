@@ -236,17 +236,18 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       shutdown: stopping.signal,
       leadership,
     });
-    const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(api, metrics), log);
-    advertised = advertisedAddress(listener.url, config.advertiseHost);
+    // The DNS server before the HTTP listener: should that fail to bind, the DNS server is closed again.
     let dns: DnsServer | undefined;
     if (config.dns) {
       const context = { deps, dns: config.dns, token: config.acl.dnsToken ?? config.acl.defaultToken, now, log };
-      dns = await startDnsServer({ address: config.dns.address, context, limits: config.httpLimits, idleTimeoutMs: options.dnsTcpIdleTimeoutMs }).catch(async (err) => {
-        await listener.close();
-        throw err;
-      });
+      dns = await startDnsServer({ address: config.dns.address, context, limits: config.httpLimits, idleTimeoutMs: options.dnsTcpIdleTimeoutMs });
       log.info({ address: dns.address, domain: config.dns.domain, recursors: config.dns.recursors }, 'discovery DNS server listening (UDP and TCP)');
     }
+    const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(api, metrics), log).catch(async (err) => {
+      await dns?.close();
+      throw err;
+    });
+    advertised = advertisedAddress(listener.url, config.advertiseHost);
     leadership?.start();
     local.start();
     log.info({ url: listener.url, datacenter: config.datacenter, acl: config.acl.enabled, storage: shared ? `postgresql ${shared.backend.target}` : 'sqlite' }, 'discovery service listening');

@@ -8,7 +8,7 @@
  * @module
  */
 import { badRequest, CairnError } from '../../../kernel/http/index.js';
-import type { Indexed, StateStore } from '../../../kernel/store/index.js';
+import type { Indexed } from '../../../kernel/store/index.js';
 import { permissionDenied } from '../acl/index.js';
 import { applyFilter, AclView, filterOf, metaMatches, nodeMetaOf, required, tagsMatch } from '../catalog/query.js';
 import { str, type Input } from '../catalog/fields.js';
@@ -151,7 +151,7 @@ export function instancesOf(ctx: Ctx, view: AclView, name: string): Array<{ node
  * every node meta pair of `meta`: what the catalog and health routes and DNS answer from.
  */
 export function serviceInstances(
-  state: StateStore,
+  state: MeshDeps['state'],
   view: AclView,
   name: string,
   tags: readonly string[],
