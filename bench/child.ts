@@ -28,6 +28,7 @@ import { startPgTestServer, TEST_PG_URL_ENV } from '../src/kernel/store/testdata
 import { devGatewayConfig, parseGatewayServerConfig } from '../src/services/gateway/config.js';
 import { startGateway, type Gateway } from '../src/services/gateway/server.js';
 import { startMeshAgent } from '../src/services/mesh/agent.js';
+import { defaultDnsConfig } from '../src/services/mesh/config.js';
 import { startSchedAgent } from '../src/services/sched/agent.js';
 import { devSchedConfig } from '../src/services/sched/config.js';
 import { publishNodeUpdates } from './sched-publish.js';
@@ -235,7 +236,9 @@ const meshKinds: Record<string, Kind> = {
    * `options.datacenter` (e.g. `dc2`), `options.primary` = `host:port` of the primary
    * (`wan_addresses { dc1 = … }`), `options.replicationToken` = the primary's management
    * token, with token replication on; its `token` is that same token (a global token, it
-   * works there once replicated).
+   * works there once replicated). With `options.dns`, its DNS server runs on a free port
+   * of 127.0.0.1, reading as the management token; IPC request `{type:'dnsAddress'}`
+   * replies with its `host:port`.
    */
   async mesh(dataDir, options) {
     const datacenter = typeof options.datacenter === 'string' ? options.datacenter : 'dc1';
@@ -250,8 +253,9 @@ const meshKinds: Record<string, Kind> = {
         logLevel: 'warn',
         httpAddress: '127.0.0.1:0',
         wanAddresses: primary ? {} : { dc1: String(options.primary) },
+        dns: options.dns === true ? defaultDnsConfig('127.0.0.1:0') : undefined,
         acl: primary
-          ? { enabled: true, defaultPolicy: 'deny', tokenReplication: false, initialManagement: management }
+          ? { enabled: true, defaultPolicy: 'deny', tokenReplication: false, initialManagement: management, dnsToken: management }
           : { enabled: true, defaultPolicy: 'deny', tokenReplication: true, replicationToken: management },
       },
       log: silentLogger(),
@@ -264,6 +268,10 @@ const meshKinds: Record<string, Kind> = {
       token: management,
       stats: () => (backend?.stats ? { ...backend.stats } : {}),
       close: () => agent.close(),
+      request: async (msg) => {
+        if (msg.type === 'dnsAddress') return agent.dnsAddress;
+        throw new Error(`unknown request ${String(msg.type)}`);
+      },
     };
   },
 };

@@ -8,6 +8,7 @@ import { median, percentile, type BenchConfig } from './harness.js';
 import { measureCrossServerEventStream, measureCrossServerWakeup, measureSecretsFailover } from './ha.js';
 import { measureControllerRestart } from './gateway.js';
 import { measureReplicationLag } from './mesh.js';
+import { measureDnsQueries } from './mesh-dns.js';
 import { measureEventFanout } from './sched.js';
 import { measureVolumeList, measureVolumeRegister, VOLUME_LIST_FILTER } from './sched-volumes.js';
 
@@ -60,6 +61,25 @@ export const ONE_OFFS: readonly OneOff[] = [
           `(each: ${lag.map(fmtMs).join(', ')}); the 1,000 writes took ${writes.map(fmtMs).join(', ')} ms ` +
           `(${writes.map((w) => fmtInt(1000 / (w / 1000))).join(', ')} policies/s)`,
       );
+    },
+  },
+  {
+    name: 'mesh-dns',
+    async run(config) {
+      // BENCH_DNS: CONCURRENCYxINSTANCES (queries in flight on one UDP socket, healthy instances of the service).
+      const [concurrency, instances] = (config.env.BENCH_DNS ?? '32x10').split('x').map(Number) as [number, number];
+      log(`mesh-dns: ${concurrency} UDP queries in flight, ${instances} instances, ${config.seconds} s per case`);
+      const cases = await measureDnsQueries({ seconds: config.seconds, concurrency, instances });
+      console.log('');
+      console.log(
+        `- discovery DNS queries (agent in its own process, SQLite, ACLs on with the management token as acl.tokens.dns; the bench process keeps ` +
+          `${concurrency} UDP queries in flight on one socket, ${config.seconds} s per case after 1 s of warm-up):`,
+      );
+      for (const c of cases) {
+        console.log(
+          `  - ${c.qname} ${c.name} (${c.answers} answers per reply): **${fmtInt(c.perSec)} queries/s**, p50 ${fmtMs(c.p50Ms)} ms, p99 ${fmtMs(c.p99Ms)} ms, ${c.lost} lost`,
+        );
+      }
     },
   },
   {

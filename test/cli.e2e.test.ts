@@ -100,7 +100,7 @@ describe('cairn CLI against a real server', () => {
 });
 
 /** `cairn dev` flags that put the gateway, discovery and scheduler listeners on free ports. */
-const FREE_PORTS = [...['api', 'cluster', 'proxy', 'ops'].map((p) => `-gateway-${p}-address=127.0.0.1:0`), '-mesh-address=127.0.0.1:0', '-sched-address=127.0.0.1:0'];
+const FREE_PORTS = [...['api', 'cluster', 'proxy', 'ops'].map((p) => `-gateway-${p}-address=127.0.0.1:0`), '-mesh-address=127.0.0.1:0', '-mesh-dns-address=127.0.0.1:0', '-sched-address=127.0.0.1:0'];
 
 describe('cairn dev', () => {
   it('starts with a fixed root token, prints it, serves secret/ as KV v2 and the discovery and scheduler services with that token (the scheduler with a hostpath CSI plugin), and stops on SIGINT', { timeout: 60_000 }, async () => {

@@ -19,7 +19,7 @@ import { createInterface } from 'node:readline';
 import { after, it } from 'node:test';
 
 const BIN = join(import.meta.dirname, '..', 'src', 'cli', 'run.ts');
-const FREE_PORTS = ['secrets', 'gateway-api', 'gateway-cluster', 'gateway-proxy', 'gateway-ops', 'mesh', 'sched'].map((p) => `-${p}-address=127.0.0.1:0`);
+const FREE_PORTS = ['secrets', 'gateway-api', 'gateway-cluster', 'gateway-proxy', 'gateway-ops', 'mesh', 'mesh-dns', 'sched'].map((p) => `-${p}-address=127.0.0.1:0`);
 /** Kill delays after `secrets.db` appears, in ms: one round each. */
 const DELAYS_MS = [0, 10, 25, 50, 100, 175, 250, 400, 600, 1000];
 

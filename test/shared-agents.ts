@@ -12,8 +12,9 @@ import { startCairnProcess, until, type ServerProcess } from './processes.js';
 const URL_VAR = 'CAIRN_SHARED_AGENT_PG_URL';
 
 const SERVICES = {
-  mesh: { key: 'mesh-state.key', ready: 'discovery service listening', extra: () => '' },
-  sched: { key: 'sched-state.key', ready: 'scheduler service listening', extra: (name: string) => `name = "${name}"\nadvertise { http = "127.0.0.1" }\n` },
+  // Free ports only: several agents run on one host (the discovery agent's DNS server too).
+  mesh: { key: 'mesh-state.key', ready: 'discovery service listening', ports: 'http = 0\n  dns  = 0', extra: () => '' },
+  sched: { key: 'sched-state.key', ready: 'scheduler service listening', ports: 'http = 0', extra: (name: string) => `name = "${name}"\nadvertise { http = "127.0.0.1" }\n` },
 } as const;
 
 /** Options of {@link startSharedAgent}. */
@@ -43,7 +44,9 @@ export function startSharedAgent(o: SharedAgentOptions): Promise<ServerProcess> 
   writeFileSync(
     config,
     `data_dir = "${data}"
-ports { http = 0 }
+ports {
+  ${s.ports}
+}
 storage "postgresql" {
   connection_url = "env://${URL_VAR}"
   table          = "${o.table}"

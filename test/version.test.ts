@@ -60,7 +60,7 @@ describe('every server logs the version as it starts', { timeout: 120_000 }, () 
 
   const servers: [string, string[], string, string][] = [
     ['secrets server', ['secrets', 'server'], 'secrets service listening', `storage "sqlite" {\n  path = "${join(dir, 'secrets.db')}"\n}\nlistener "tcp" {\n  address = "127.0.0.1:0"\n  tls_disable = true\n}\n`],
-    ['mesh agent', ['mesh', 'agent'], 'discovery service listening', `data_dir = "${join(dir, 'mesh')}"\nports { http = 0 }\n`],
+    ['mesh agent', ['mesh', 'agent'], 'discovery service listening', `data_dir = "${join(dir, 'mesh')}"\nports {\n  http = 0\n  dns = 0\n}\n`],
     ['sched agent', ['sched', 'agent'], 'scheduler service listening', `data_dir = "${join(dir, 'sched')}"\nports { http = 0 }\nname = "v1"\nadvertise { http = "127.0.0.1" }\n`],
     ['gateway server', ['gateway', 'server'], 'gateway listening', `controller {\n  name = "c1"\n}\nlistener "tcp" {\n  purpose = "api"\n  address = "127.0.0.1:0"\n  tls_disable = true\n}\nlistener "tcp" {\n  purpose = "cluster"\n  address = "127.0.0.1:0"\n}\n`],
   ];

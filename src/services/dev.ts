@@ -37,6 +37,8 @@ export interface DevOptions {
   readonly gatewayToken?: string;
   /** `host:port` of the discovery service (CLI default `127.0.0.1:8500`). */
   readonly meshAddress: string;
+  /** `host:port` (UDP and TCP) of the discovery service's DNS server (CLI default `127.0.0.1:8600`); absent: none. */
+  readonly meshDnsAddress?: string;
   /** `host:port` of the scheduler service (CLI default `127.0.0.1:4646`). */
   readonly schedAddress: string;
   readonly log?: Logger;
@@ -46,7 +48,7 @@ export interface DevOptions {
 export interface DevHandle {
   readonly secrets: { readonly url: string; readonly rootToken: string };
   /** The discovery service's HTTP API; the root token is its initial management token. */
-  readonly mesh: { readonly url: string };
+  readonly mesh: { readonly url: string; readonly dnsAddress?: string };
   /** The scheduler service's HTTP API; the root token is its management token. */
   readonly sched: { readonly url: string };
   /** The CSI plugin the scheduler is configured with (see {@link DevCsi}). */
@@ -167,7 +169,7 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
     const gatewayToken = options.gatewayToken ?? randomBytes(24).toString('base64url');
     const gateway = await startGateway({ config: devGatewayConfig(options.gatewayAddresses, gatewayToken), log });
     const mesh = await startMeshAgent({
-      config: devMeshConfig({ dataDir: join(options.dataDir, 'mesh'), httpAddress: options.meshAddress, rootToken: root.id }),
+      config: devMeshConfig({ dataDir: join(options.dataDir, 'mesh'), httpAddress: options.meshAddress, rootToken: root.id, dnsAddress: options.meshDnsAddress }),
       log,
       replaceInitialManagement: true,
     }).catch(async (err) => {
@@ -224,7 +226,7 @@ function devHandle(p: DevParts): DevHandle {
   const url = (purpose: string) => gateway.listeners.find((l) => l.purpose === purpose)!.url;
   return {
     secrets: { url: secrets.listeners[0].url, rootToken: p.root },
-    mesh: { url: mesh.url },
+    mesh: { url: mesh.url, dnsAddress: mesh.dnsAddress },
     sched: { url: sched.url },
     csi: p.csi,
     gateway: { apiUrl: url('api'), opsUrl: url('ops'), proxyAddress: url('proxy'), clusterAddress: url('cluster'), token: p.gatewayToken },

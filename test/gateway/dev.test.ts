@@ -19,7 +19,7 @@ const BIN = join(import.meta.dirname, '..', '..', 'src', 'cli', 'run.ts');
 describe('cairn dev: the gateway', () => {
   it('one ops listener for /health and worker_info, READY upstream, a proxied session with the printed token', { timeout: 60_000 }, async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cairn-dev-gw-'));
-    const ports = ['secrets', 'gateway-api', 'gateway-cluster', 'gateway-proxy', 'gateway-ops', 'mesh', 'sched'].map((p) => `-${p}-address=127.0.0.1:0`);
+    const ports = ['secrets', 'gateway-api', 'gateway-cluster', 'gateway-proxy', 'gateway-ops', 'mesh', 'mesh-dns', 'sched'].map((p) => `-${p}-address=127.0.0.1:0`);
     const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'dev', `-data-dir=${dataDir}`, '-dev-gateway-token=gw-dev', ...ports], {
       stdio: ['ignore', 'pipe', 'ignore'],
     });

@@ -24,6 +24,7 @@ export function addDevCommand(app: App, program: Command): void {
     .option('--gateway-ops-address <host:port>', 'listen address of the gateway ops listener (/health, /metrics)', '127.0.0.1:9203')
     .option('--dev-gateway-token <token>', 'use this gateway api token instead of a random one')
     .option('--mesh-address <host:port>', 'listen address of the discovery service', '127.0.0.1:8500')
+    .option('--mesh-dns-address <host:port>', 'listen address (UDP and TCP) of the discovery service\'s DNS server', '127.0.0.1:8600')
     .option('--sched-address <host:port>', 'listen address of the scheduler service', '127.0.0.1:4646')
     .action(async (opts: DevFlags) => {
       app.exitCode = await runDev(app, opts);
@@ -40,6 +41,7 @@ interface DevFlags {
   gatewayOpsAddress: string;
   devGatewayToken?: string;
   meshAddress: string;
+  meshDnsAddress: string;
   schedAddress: string;
 }
 
@@ -53,6 +55,7 @@ async function runDev(app: App, opts: DevFlags): Promise<number> {
     gatewayAddresses: { api: opts.gatewayApiAddress, cluster: opts.gatewayClusterAddress, proxy: opts.gatewayProxyAddress, ops: opts.gatewayOpsAddress },
     gatewayToken: opts.devGatewayToken,
     meshAddress: opts.meshAddress,
+    meshDnsAddress: opts.meshDnsAddress,
     schedAddress: opts.schedAddress,
   });
   const { url, rootToken } = handle.secrets;
@@ -64,6 +67,7 @@ async function runDev(app: App, opts: DevFlags): Promise<number> {
   out(`    Root token:      ${rootToken}`);
   out('');
   out(`    Discovery:       ${handle.mesh.url}   (ACLs on; the root token is its management token)`);
+  out(`    Discovery DNS:   ${handle.mesh.dnsAddress}   (UDP and TCP, domain cairn; answers as the root token)`);
   out(`    Scheduler:       ${handle.sched.url}   (ACLs on; the root token is its management token)`);
   out(`    CSI plugin:      ${handle.csi.pluginId} (monolith) at ${handle.csi.socket}`);
   out(`    CSI volumes:     ${handle.csi.root}   (served on dev node ${handle.csi.nodeId})`);

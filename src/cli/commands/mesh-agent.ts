@@ -37,6 +37,7 @@ async function runAgent(app: App, file: string): Promise<number> {
     announce: (config, agent) => {
       app.io.stdout(`==> Cairn discovery agent started (config ${file}, datacenter ${config.datacenter}, data ${config.dataDir}).\n`);
       app.io.stdout(`    HTTP API: ${agent.url}\n`);
+      if (agent.dnsAddress) app.io.stdout(`    DNS:      ${agent.dnsAddress} (UDP and TCP, domain ${config.dns?.domain})\n`);
     },
     stop: closing('discovery service stopping'),
   });

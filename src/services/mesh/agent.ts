@@ -17,6 +17,7 @@ import type { MeshAgentConfig } from './config.js';
 import type { MeshDeps } from './deps.js';
 import { MESH_FORWARD_STYLE, meshHttpService } from './http.js';
 import { meshMetrics } from './metrics.js';
+import { startDnsServer, type DnsServer } from './dns/server.js';
 import { KV, recordReaped, tombstoneExpiry, tombstoneId, type KvTombstone } from './kv-store.js';
 import { MemberLiveness } from './local/liveness.js';
 import { LocalAgent } from './local/local-agent.js';
@@ -82,6 +83,8 @@ export interface MeshAgentOptions {
   readonly checkDeregisterMinMs?: number;
   /** Longest wait of a check output change that keeps the status, in ms (tests shorten it); default 5 min. */
   readonly checkUpdateIntervalMs?: number;
+  /** Time a DNS TCP connection may stay without a complete message, in ms (tests shorten it); default 8 s. */
+  readonly dnsTcpIdleTimeoutMs?: number;
 }
 
 /** A running agent. */
@@ -95,6 +98,8 @@ export interface MeshAgent {
   readonly leadership?: StateLeadership;
   /** This agent's own node: its services and checks. */
   readonly local: LocalAgent;
+  /** The DNS server's bound `host:port` (UDP and TCP); absent when it runs none. */
+  readonly dnsAddress?: string;
   close(): Promise<void>;
 }
 
@@ -244,7 +249,17 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       shutdown: stopping.signal,
       leadership,
     });
-    const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(api, metrics), log);
+    // The DNS server before the HTTP listener: should that fail to bind, the DNS server is closed again.
+    let dns: DnsServer | undefined;
+    if (config.dns) {
+      const context = { deps, dns: config.dns, token: config.acl.dnsToken ?? config.acl.defaultToken, now, log };
+      dns = await startDnsServer({ address: config.dns.address, context, limits: config.httpLimits, idleTimeoutMs: options.dnsTcpIdleTimeoutMs });
+      log.info({ address: dns.address, domain: config.dns.domain, recursors: config.dns.recursors }, 'discovery DNS server listening (UDP and TCP)');
+    }
+    const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(api, metrics), log).catch(async (err) => {
+      await dns?.close();
+      throw err;
+    });
     advertised = advertisedAddress(listener.url, config.advertiseHost);
     memberLock?.start();
     leadership?.start();
@@ -256,8 +271,10 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       replicator,
       leadership,
       local,
+      dnsAddress: dns?.address,
       close: async () => {
         stopping.abort();
+        await dns?.close();
         await local.close();
         await memberLock?.stop();
         await leadership?.stop();

@@ -7,8 +7,16 @@
  * datacenter         = "dc2"
  * primary_datacenter = "dc1"
  * enterprise         = true               # OIDC login, oidc auth methods, namespaces
- * addresses { http = "0.0.0.0" }
- * ports     { http = 8500 }
+ * addresses { http = "0.0.0.0", dns = "127.0.0.1" }
+ * ports     { http = 8500, dns = 8600 }    # dns = -1: no DNS server; 0: a free port
+ * domain    = "cairn"                      # the DNS zone the agent answers for
+ * recursors = ["10.0.0.2", "1.1.1.1:53"]   # where other names go (none: REFUSED)
+ * dns_config {
+ *   node_ttl         = "10s"
+ *   service_ttl      = { "*" = "5s", "web" = "30s" }
+ *   only_passing     = false              # true: warning instances are left out too
+ *   recursor_timeout = "2s"
+ * }
  * limits {                             # HTTP connection limits (docs/deploy.md "Connection limits")
  *   http_max_conns_per_client = 200     # Consul's key and default
  *   http_read_header_timeout  = "5s"
@@ -38,6 +46,7 @@
  *
  * @module
  */
+import { isIP } from 'node:net';
 import {
   addressBlock,
   agentPostgresKeys,
@@ -56,6 +65,31 @@ import {
   type ConfigOf,
 } from '../../kernel/config/index.js';
 import type { ConnectionLimits } from '../../kernel/http/index.js';
+import { parseDuration } from '../../kernel/util/duration.js';
+
+/** The DNS port when the file does not set one (the reference's). */
+export const DEFAULT_DNS_PORT = 8600;
+
+/** The DNS zone when the file does not set `domain`: Cairn's own (the reference's is `consul`). */
+export const DEFAULT_DNS_DOMAIN = 'cairn';
+
+/** The DNS server's settings (`addresses.dns`, `ports.dns`, `domain`, `recursors`, `dns_config`). */
+export interface MeshDnsConfig {
+  /** `host:port` of the UDP and TCP listeners (port 0: a free one). */
+  readonly address: string;
+  /** The zone, lower case, without dots at either end (`cairn`, `consul`, `sd.example.com`). */
+  readonly domain: string;
+  /** `host:port` of each recursor, in the order they are asked. */
+  readonly recursors: readonly string[];
+  /** TTL of node records, in seconds. */
+  readonly nodeTtl: number;
+  /** Service name → TTL in seconds; a key ending in `*` is a prefix (the longest wins), `*` alone the default. */
+  readonly serviceTtl: Readonly<Record<string, number>>;
+  /** Leave instances whose aggregate is `warning` out too. */
+  readonly onlyPassing: boolean;
+  /** Time each recursor has to answer, in ms. */
+  readonly recursorTimeoutMs: number;
+}
 
 /** `limits.http_max_conns_per_client` when the file does not set it: Consul's default. */
 export const HTTP_MAX_CONNS_PER_CLIENT = 200;
@@ -82,8 +116,26 @@ export const meshAgentSchema = {
     { doc: 'the reference\'s telemetry block, accepted so its files load; metrics need no configuration here' },
   ),
   log_level: cfg.string({ default: 'info', enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true }),
-  addresses: cfg.block({ http: cfg.string({ default: '127.0.0.1', doc: 'HTTP listen host' }) }),
-  ports: cfg.block({ http: cfg.int({ default: 8500, min: 0, max: 65535, doc: 'HTTP listen port; 0 picks a free one' }) }),
+  addresses: cfg.block({
+    http: cfg.string({ default: '127.0.0.1', doc: 'HTTP listen host' }),
+    dns: cfg.string({ default: '127.0.0.1', doc: 'DNS listen host (UDP and TCP)' }),
+  }),
+  ports: cfg.block({
+    http: cfg.int({ default: 8500, min: 0, max: 65535, doc: 'HTTP listen port; 0 picks a free one' }),
+    dns: cfg.int({ default: DEFAULT_DNS_PORT, min: -1, max: 65535, doc: 'DNS listen port (UDP and TCP); 0 picks a free one, -1 runs no DNS server' }),
+  }),
+  domain: cfg.string({ default: DEFAULT_DNS_DOMAIN, doc: 'the DNS zone the agent answers for (`<service>.service.<domain>`, `<node>.node.<domain>`)' }),
+  recursors: cfg.list('string', { doc: 'DNS servers (`host` or `host:port`, port 53 by default) that names outside the domain are forwarded to, in order' }),
+  dns_config: cfg.block(
+    {
+      node_ttl: cfg.duration({ default: 0, min: 0, doc: 'TTL of node records' }),
+      service_ttl: cfg.raw({ doc: 'service name (or prefix ending in `*`) → TTL of its records; `"*"` sets the default' }),
+      only_passing: cfg.bool({ default: false, doc: 'leave instances with a warning check out of service answers too (critical ones always are)' }),
+      allow_stale: cfg.bool({ default: true, doc: 'accepted for compatibility: every agent answers from its own copy of the state' }),
+      recursor_timeout: cfg.duration({ default: 2, min: 1, doc: 'how long a recursor has to answer before the next is asked' }),
+    },
+    { doc: 'the DNS server\'s TTLs, health filter and recursor timeout' },
+  ),
   limits: cfg.block(
     {
       ...limitsBlockKeys(HTTP_MAX_CONNS_PER_CLIENT),
@@ -108,6 +160,7 @@ export const meshAgentSchema = {
       initial_management: cfg.string({ doc: 'SecretID (UUID) of a management token made at start; uses up bootstrap' }),
       replication: cfg.string({ doc: 'secondary datacenters: the token replication reads the primary with' }),
       default: cfg.string({ doc: 'the token of requests that carry none (else the anonymous token)' }),
+      dns: cfg.string({ doc: 'the token DNS answers are filtered with (service:read, node:read); default: tokens.default' }),
       agent: cfg.string({ doc: 'the token an agent following a shared state syncs its node, services and checks to the leader with (node:write on its node, service:write on its services); default: tokens.default' }),
     }),
   }),
@@ -140,6 +193,8 @@ export interface MeshAgentConfig {
   readonly advertiseHost?: string;
   /** Datacenter → `host:port` of a server's HTTP API there (`wan_addresses`). */
   readonly wanAddresses: Readonly<Record<string, string>>;
+  /** The DNS server; absent: none (`ports { dns = -1 }`, and configs built in code unless they set it). */
+  readonly dns?: MeshDnsConfig;
   /** `limits.kv_max_value_size`: largest KV value in bytes; absent: {@link DEFAULT_KV_MAX_VALUE_SIZE}. */
   readonly kvMaxValueSize?: number;
   /** `limits.txn_max_req_len`: largest `PUT /v1/txn` body in bytes; absent: {@link DEFAULT_TXN_MAX_REQ_LEN}. */
@@ -153,6 +208,8 @@ export interface MeshAgentConfig {
     readonly defaultToken?: string;
     /** `enable_key_list_policy`: `?recurse` / `?keys` need `key:list` on the prefix. */
     readonly enableKeyListPolicy?: boolean;
+    /** `acl.tokens.dns`: the token DNS answers are filtered with; absent: `defaultToken`. */
+    readonly dnsToken?: string;
     /** `acl.tokens.agent`: what a follower's anti-entropy sync sends to the leader with. */
     readonly agentToken?: string;
   };
@@ -174,10 +231,13 @@ export function loadMeshAgentConfig(path: string, env: ConfigEnv = {}, hostName 
   return fromRaw(loadConfigFile(path, meshAgentSchema), env, hostName);
 }
 
+/** `h` as the host part of `host:port` (IPv6 in brackets). */
+const bracketHost = (h: string): string => (h.includes(':') ? `[${h}]` : h);
+
 function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
   const acl = raw.acl;
   const tokens = acl?.tokens;
-  const secret = (key: 'initial_management' | 'replication' | 'default' | 'agent'): string | undefined => {
+  const secret = (key: 'initial_management' | 'replication' | 'default' | 'agent' | 'dns'): string | undefined => {
     const v = tokens?.[key];
     if (v === undefined) return undefined;
     try {
@@ -193,7 +253,6 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
   const wanAddresses = addressBlock(raw.wan_addresses, raw.$at, 'wan_addresses', raw.datacenter, 'datacenter');
   const host = raw.addresses?.http ?? '127.0.0.1';
   const port = raw.ports?.http ?? 8500;
-  const bracket = (h: string) => (h.includes(':') ? `[${h}]` : h);
   return {
     dataDir: raw.data_dir,
     datacenter: raw.datacenter,
@@ -201,10 +260,11 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
     nodeName: raw.node_name ?? hostName,
     logLevel: raw.log_level.toLowerCase(),
     enterprise: raw.enterprise,
-    httpAddress: `${bracket(host)}:${port}`,
+    httpAddress: `${bracketHost(host)}:${port}`,
     httpLimits: limitsBlockFrom(raw.limits, HTTP_MAX_CONNS_PER_CLIENT),
     storage: raw.storage && agentPostgresStorage(raw.storage.body, env),
     stateKey: agentStateKey(raw.encrypt, raw.$at, 'encrypt', env),
+    dns: dnsFromRaw(raw),
     advertiseHost: raw.advertise_addr,
     wanAddresses,
     kvMaxValueSize: raw.limits?.kv_max_value_size ?? DEFAULT_KV_MAX_VALUE_SIZE,
@@ -218,17 +278,80 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
       replicationToken: secret('replication'),
       defaultToken: secret('default'),
       agentToken: secret('agent'),
+      dnsToken: secret('dns'),
     },
   };
 }
 
+/**
+ * The DNS settings of a parsed file; undefined when `ports.dns = -1`.
+ * @throws {ConfigError} naming the line: a bad `domain`, recursor or `service_ttl` entry.
+ */
+function dnsFromRaw(raw: Raw): MeshDnsConfig | undefined {
+  const port = raw.ports?.dns ?? DEFAULT_DNS_PORT;
+  if (port < 0) return undefined;
+  const domain = raw.domain.toLowerCase().replace(/^\.+|\.+$/g, '');
+  if (!/^[a-z0-9-]{1,63}(\.[a-z0-9-]{1,63})*$/.test(domain)) throw blockError(raw.$at, 'domain', `"domain": "${raw.domain}" is not a DNS name`);
+  const recursors = (raw.recursors ?? []).map((r) => {
+    const address = recursorAddress(r);
+    if (!address) throw blockError(raw.$at, 'recursors', `"recursors": "${r}" is not an IP address with an optional port`);
+    return address;
+  });
+  const dc = raw.dns_config;
+  const serviceTtl: Record<string, number> = {};
+  // HCL gives a map as a one-element list of the object; JSON gives the object.
+  const ttls = Array.isArray(dc?.service_ttl) && dc.service_ttl.length === 1 ? (dc.service_ttl[0] as unknown) : dc?.service_ttl;
+  if (ttls !== undefined) {
+    if (typeof ttls !== 'object' || ttls === null || Array.isArray(ttls)) throw blockError(dc!.$at, 'service_ttl', '"service_ttl" must map service names to durations');
+    for (const [name, v] of Object.entries(ttls as Record<string, unknown>)) {
+      try {
+        const seconds = parseDuration(v, `service_ttl.${name}`);
+        if (seconds < 0) throw new Error('must not be negative');
+        serviceTtl[name] = seconds;
+      } catch (err) {
+        throw blockError(dc!.$at, 'service_ttl', `"service_ttl": "${name}": ${(err as Error).message}`);
+      }
+    }
+  }
+  return {
+    address: `${bracketHost(raw.addresses?.dns ?? '127.0.0.1')}:${port}`,
+    domain,
+    recursors,
+    nodeTtl: dc?.node_ttl ?? 0,
+    serviceTtl,
+    onlyPassing: dc?.only_passing ?? false,
+    recursorTimeoutMs: (dc?.recursor_timeout ?? 2) * 1000,
+  };
+}
+
+/** `host:port` of a recursor given as an IP address with an optional port (53 when absent); undefined when it is neither. */
+export function recursorAddress(text: string): string | undefined {
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
+  const v4 = /^([\d.]+)(?::(\d+))?$/.exec(text);
+  const [host, port] = bracketed ? [bracketed[1]!, bracketed[2]] : v4 ? [v4[1]!, v4[2]] : [text, undefined];
+  if (isIP(host) === 0) return undefined;
+  const p = Number(port ?? 53);
+  if (!Number.isInteger(p) || p < 1 || p > 65535) return undefined;
+  return `${bracketHost(host)}:${p}`;
+}
+
+
+/**
+ * The DNS server of a config built in code (`cairn dev`, tests) on `address` (`host:port`):
+ * the default domain, no recursors, TTL 0, passing and warning instances.
+ */
+export function defaultDnsConfig(address: string): MeshDnsConfig {
+  return { address, domain: DEFAULT_DNS_DOMAIN, recursors: [], nodeTtl: 0, serviceTtl: {}, onlyPassing: false, recursorTimeoutMs: 2000 };
+}
 
 /**
  * The discovery service of `cairn dev`: datacenter `dc1` (its own primary), ACLs on with
  * `default_policy = "deny"`, and `rootToken` (the secrets service's dev root token) as
- * `initial_management`, so one token works everywhere in dev (issue 5 scope 8).
+ * `initial_management`, so one token works everywhere in dev (issue 5 scope 8). The DNS
+ * server on `dnsAddress` (none when absent) answers with the root token (`acl.tokens.dns`),
+ * as the reference's dev agent, whose ACLs are off, answers everything.
  */
-export function devMeshConfig(o: { dataDir: string; httpAddress: string; rootToken: string }): MeshAgentConfig {
+export function devMeshConfig(o: { dataDir: string; httpAddress: string; rootToken: string; dnsAddress?: string }): MeshAgentConfig {
   return {
     dataDir: o.dataDir,
     datacenter: 'dc1',
@@ -238,6 +361,7 @@ export function devMeshConfig(o: { dataDir: string; httpAddress: string; rootTok
     enterprise: true,
     httpAddress: o.httpAddress,
     wanAddresses: {},
-    acl: { enabled: true, defaultPolicy: 'deny', tokenReplication: false, initialManagement: o.rootToken },
+    dns: o.dnsAddress === undefined ? undefined : defaultDnsConfig(o.dnsAddress),
+    acl: { enabled: true, defaultPolicy: 'deny', tokenReplication: false, initialManagement: o.rootToken, dnsToken: o.rootToken },
   };
 }

@@ -55,7 +55,7 @@ export function callerOf(ctx: Ctx, resource?: Resource, access?: Access): Identi
  * authorizer answers for (every check passes, no token); with ACLs on, the token's.
  * @throws 403 `ACL not found` for an unknown or expired secret.
  */
-export function requestIdentity(ctx: Ctx): Identity {
+export function requestIdentity(ctx: Pick<Ctx, 'deps' | 'secret'>): Identity {
   if (!ctx.deps.config.acl.enabled) return { token: undefined, accessorId: '', authorizer: Authorizer.management() };
   return ctx.deps.acl.resolve(ctx.secret);
 }

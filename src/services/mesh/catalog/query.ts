@@ -26,7 +26,8 @@ export class AclView {
   readonly who: Identity;
   private dropped = false;
 
-  constructor(private readonly ctx: Ctx) {
+  /** `ctx`: a request, or (DNS) the deps with the secret of the token to read as. @throws 403 `ACL not found` for an unknown secret. */
+  constructor(private readonly ctx: Pick<Ctx, 'deps' | 'secret'>) {
     this.who = requestIdentity(ctx);
   }
 

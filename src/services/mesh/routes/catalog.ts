@@ -144,9 +144,21 @@ async function services(ctx: Ctx): Promise<MeshReply> {
  * (`service:read` on the name, `node:read` on the node), matching every `tag` and `node-meta`.
  */
 export function instancesOf(ctx: Ctx, view: AclView, name: string): Array<{ node: NodeDoc & Indexed; service: ServiceDoc & Indexed }> {
-  const { state } = ctx.deps;
-  const tags = ctx.query.getAll('tag');
-  const meta = nodeMetaOf(ctx);
+  return serviceInstances(ctx.deps.state, view, name, ctx.query.getAll('tag'), nodeMetaOf(ctx));
+}
+
+/**
+ * The instances of service `name` in `state` that `view` may read (`service:read` on the
+ * name, `node:read` on the node) and that carry every tag of `tags` (case-insensitive) and
+ * every node meta pair of `meta`: what the catalog and health routes and DNS answer from.
+ */
+export function serviceInstances(
+  state: MeshDeps['state'],
+  view: AclView,
+  name: string,
+  tags: readonly string[],
+  meta: ReadonlyArray<[string, string]>,
+): Array<{ node: NodeDoc & Indexed; service: ServiceDoc & Indexed }> {
   const out: Array<{ node: NodeDoc & Indexed; service: ServiceDoc & Indexed }> = [];
   const all = state.list<ServiceDoc>(CT.services).filter((s) => s.Service === name);
   if (all.length > 0 && !view.can('service', name)) return out;

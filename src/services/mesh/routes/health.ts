@@ -21,7 +21,7 @@ function readable(view: AclView, c: CheckDoc): boolean {
 }
 
 /** The checks of `node` in id order. */
-export function checksOfNode(ctx: Ctx, node: string): (CheckDoc & Indexed)[] {
+export function checksOfNode(ctx: Pick<Ctx, 'deps'>, node: string): (CheckDoc & Indexed)[] {
   const out: (CheckDoc & Indexed)[] = [];
   for (const c of ctx.deps.state.scan<CheckDoc>(CT.checks, nodePrefix(node))) {
     if (!memberKey(c.Node, c.CheckID).startsWith(nodePrefix(node))) break;
@@ -29,6 +29,11 @@ export function checksOfNode(ctx: Ctx, node: string): (CheckDoc & Indexed)[] {
     if (c.Node === node) out.push(c);
   }
   return out;
+}
+
+/** The checks of service instance `serviceId` on `node`: the node's own checks and the instance's, in id order. */
+export function instanceChecks(ctx: Pick<Ctx, 'deps'>, node: string, serviceId: string): (CheckDoc & Indexed)[] {
+  return checksOfNode(ctx, node).filter((c) => c.ServiceID === '' || c.ServiceID === serviceId);
 }
 
 /** A list of checks as the reply shows it, after ACLs and `filter`. */
@@ -76,7 +81,7 @@ async function serviceHealth(ctx: Ctx): Promise<MeshReply> {
   const filter = filterOf(ctx);
   const entries = [];
   for (const { node, service } of instancesOf(ctx, view, name)) {
-    const checks = checksOfNode(ctx, node.Node).filter((c) => c.ServiceID === '' || c.ServiceID === service.ID);
+    const checks = instanceChecks(ctx, node.Node, service.ID);
     if (passing && checks.some((c) => c.Status !== 'passing')) continue;
     entries.push({ Node: renderNode(node), Service: renderNodeService(service), Checks: checks.map(renderCheck) });
   }
