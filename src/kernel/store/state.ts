@@ -179,7 +179,14 @@ export class StateStore {
   /** Highest index whose batch is durable and announced. */
   private committed = 0;
   private failure: Error | undefined;
-  private waiters: Waiter[] = [];
+  /** Open watches: a Set, so that ending one is O(1) when a change wakes a thousand. */
+  private readonly waiters = new Set<Waiter>();
+  /**
+   * The watches of each abort signal: one `'abort'` listener per signal ends them all, where
+   * one listener per watch cost O(n) per watch in Node's EventTarget (its add and remove
+   * scan the listeners) and warned of a leak past ten.
+   */
+  private readonly bySignal = new WeakMap<AbortSignal, Set<Waiter>>();
   private readonly subscribers = new Set<(b: ChangeBatch) => void>();
   /** Batches durable but waiting for an earlier index to become durable, by index. */
   private readonly durable = new Map<number, ChangeBatch>();
@@ -581,7 +588,7 @@ export class StateStore {
 
   /** Watches waiting now ({@link watch}): the open blocking queries (metrics). */
   get openWatches(): number {
-    return this.waiters.length;
+    return this.waiters.size;
   }
 
   /**
@@ -593,17 +600,30 @@ export class StateStore {
     const now = this.tableIndex(...tables);
     if (now > afterIndex || timeoutMs <= 0 || signal?.aborted) return Promise.resolve(now);
     return new Promise((resolve) => {
+      const aborting = signal && this.watchesOf(signal);
       const done = () => {
         clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        this.waiters = this.waiters.filter((w) => w !== waiter);
+        aborting?.delete(waiter);
+        this.waiters.delete(waiter);
         resolve(this.tableIndex(...tables));
       };
       const waiter: Waiter = { tables, after: afterIndex, resolve: done };
       const timer = setTimeout(done, timeoutMs);
-      signal?.addEventListener('abort', done);
-      this.waiters.push(waiter);
+      aborting?.add(waiter);
+      this.waiters.add(waiter);
     });
+  }
+
+  /** The open watches ended by `signal`, listening on it the first time. */
+  private watchesOf(signal: AbortSignal): Set<Waiter> {
+    let watches = this.bySignal.get(signal);
+    if (!watches) {
+      const set = new Set<Waiter>();
+      signal.addEventListener('abort', () => [...set].forEach((w) => w.resolve(0)), { once: true });
+      this.bySignal.set(signal, set);
+      watches = set;
+    }
+    return watches;
   }
 
   /**
