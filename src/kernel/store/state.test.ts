@@ -110,6 +110,22 @@ describe('StateStore', () => {
     await backend.close();
   });
 
+  it('listPrefix: the ids under a prefix in order, with the transaction\'s own puts and deletes', async () => {
+    const { store, backend } = await open();
+    await store.txn((tx) => ['n/b', 'n/a', 'n/c', 'n0', 'm/a', 'n'].forEach((id) => tx.put('policies', id, { Name: id })));
+    const ids = (docs: { Name?: string }[]) => docs.map((d) => d.Name);
+    assert.deepEqual(ids(store.listPrefix('policies', 'n/')), ['n/a', 'n/b', 'n/c']);
+    assert.deepEqual(ids(store.listPrefix('policies', 'x/')), []);
+    await store.txn((tx) => {
+      tx.delete('policies', 'n/b');
+      tx.put('policies', 'n/bb', { Name: 'n/bb' });
+      tx.put('policies', 'n/0', { Name: 'n/0' });
+      assert.deepEqual(ids(tx.listPrefix('policies', 'n/')), ['n/0', 'n/a', 'n/bb', 'n/c']);
+    });
+    assert.deepEqual(ids(store.listPrefix('policies', 'n/')), ['n/0', 'n/a', 'n/bb', 'n/c']);
+    await backend.close();
+  });
+
   it("watch: a thousand watches on one signal (an agent's shutdown) wake on a write, end on abort, and Node warns of no listener leak", async () => {
     const { store, backend } = await open();
     const warnings: string[] = [];

@@ -120,6 +120,12 @@ export interface Txn {
   getBy<T>(table: string, index: string, key: string): (T & Indexed) | undefined;
   list<T>(table: string): (T & Indexed)[];
   /**
+   * The documents of `table` whose id starts with `prefix`, in id order: O(log n + k) (a
+   * binary search in the sorted ids, and this transaction's own writes), where
+   * {@link list} sorts the whole table.
+   */
+  listPrefix<T>(table: string, prefix: string): (T & Indexed)[];
+  /**
    * Stores `doc` at `id`: `CreateIndex` is kept from the existing document (or set to
    * this index), `ModifyIndex` set to this index. Returns the stored document.
    * @throws {StateConflict} on a unique-index clash.
@@ -311,6 +317,12 @@ export class StateStore {
     return this.sortedIds(t).map((id) => t.docs.get(id) as T & Indexed);
   }
 
+  /** The documents of `table` whose id starts with `prefix`, in id order (O(log n + k)). */
+  listPrefix<T>(table: string, prefix: string): (T & Indexed)[] {
+    const t = this.table(table);
+    return this.idsWithPrefix(t, prefix).map((id) => t.docs.get(id) as T & Indexed);
+  }
+
   /**
    * The documents of `table` in id order, from the first id ≥ `fromId` (`''`: the first),
    * produced as they are consumed: a paged list reads only what its page needs, and
@@ -329,6 +341,14 @@ export class StateStore {
   private sortedIds(t: Table): string[] {
     t.sorted ??= [...t.docs.keys()].sort();
     return t.sorted;
+  }
+
+  /** The ids of `t` that start with `prefix`, in order. */
+  private idsWithPrefix(t: Table, prefix: string): string[] {
+    const ids = this.sortedIds(t);
+    const out: string[] = [];
+    for (let i = lowerBound(ids, prefix); i < ids.length && ids[i]!.startsWith(prefix); i++) out.push(ids[i]!);
+    return out;
   }
 
   /**
@@ -368,6 +388,14 @@ export class StateStore {
       },
       list: <T>(table: string) => {
         const ids = new Set([...self.table(table).docs.keys(), ...(staged.get(table)?.keys() ?? [])]);
+        return [...ids].sort().flatMap((id) => {
+          const d = current(table, id);
+          return d ? [d as T & Indexed] : [];
+        });
+      },
+      listPrefix: <T>(table: string, prefix: string) => {
+        const ids = new Set(self.idsWithPrefix(self.table(table), prefix));
+        for (const id of staged.get(table)?.keys() ?? []) if (id.startsWith(prefix)) ids.add(id);
         return [...ids].sort().flatMap((id) => {
           const d = current(table, id);
           return d ? [d as T & Indexed] : [];
