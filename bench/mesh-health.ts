@@ -43,8 +43,10 @@ interface HealthEntry {
 
 export const meshHealth10k: Scenario = {
   name: 'mesh-health-10k',
-  description: `discovery GET /v1/health/service/${SERVICE}: ${HEALTH_INSTANCES.toLocaleString('en-US')} instances on ${HEALTH_NODES} nodes, a passing check each, management token`,
+  description: `discovery GET /v1/health/service/${SERVICE}: ${HEALTH_INSTANCES.toLocaleString('en-US')} instances on ${HEALTH_NODES} nodes, a passing check each, management token, 4 connections`,
   server: 'mesh',
+  // Each reply is ~6.9 MB: with 32 connections a request would wait seconds behind the others.
+  connections: 4,
   async setup(ctx) {
     await parallel(HEALTH_INSTANCES, 16, async (i) => {
       await meshApi(ctx.servers.mesh, 'PUT', '/v1/catalog/register', registration(i));

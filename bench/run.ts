@@ -206,7 +206,7 @@ const TARGETS: readonly Target[] = [
       const h = byScenario(rounds, 'mesh-health-10k');
       return {
         value:
-          `${fmtInt(median(h.map((r) => r.reqPerSec)))} req/s, p50 ${fmtMs(median(h.map((r) => r.p50Ms)))} ms, ` +
+          `${median(h.map((r) => r.reqPerSec)).toFixed(1)} req/s, p50 ${fmtMs(median(h.map((r) => r.p50Ms)))} ms, ` +
           `p99 ${fmtMs(median(h.map((r) => r.p99Ms)))} ms (per round p99 ${h.map((r) => fmtMs(r.p99Ms)).join(' / ')} ms)`,
         met: undefined,
       };
@@ -271,7 +271,7 @@ async function measure(s: Scenario, ctx: BenchContext, seconds: number, round: n
   const before = await server.stats();
   const requests = s.requests(ctx);
   const cpuBefore = cpuSeconds(server.pid);
-  const load = await runScenarioLoad(server.url, requests, { seconds, connections: ctx.config.connections });
+  const load = await runScenarioLoad(server.url, requests, { seconds, connections: Math.min(s.connections ?? Infinity, ctx.config.connections) });
   const cpuAfter = cpuSeconds(server.pid);
   const after = await server.stats();
   const serverDelta: Record<string, number> = {};
