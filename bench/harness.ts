@@ -52,6 +52,11 @@ export interface Scenario {
   /** One line for the table: what is requested. */
   readonly description: string;
   readonly server: ServerKind;
+  /**
+   * Connections of its rounds when fewer than the run's (`--connections`): for replies so
+   * large that the run's 32 would queue each request for seconds behind the others.
+   */
+  readonly connections?: number;
   /** Runs once before the warm-up (e.g. pre-write keys, create policies/roles). */
   setup?(ctx: BenchContext): Promise<void>;
   /** Runs once after setup: one request whose reply is checked in full; throw on mismatch. */

@@ -9,7 +9,7 @@
  * in alternating rounds, printing req/s and the server's CPU µs per request
  * (/proc/<pid>/stat, bench/cpu.ts) per round.
  *
- *   ROUNDS=6 AB_SECONDS=5 node --import tsx bench/http-layer-ab.ts
+ *   BENCH_ROUNDS=6 BENCH_SECONDS=5 node --import tsx bench/http-layer-ab.ts
  *
  * Needs wrk and Linux /proc. Not part of `npm run bench`.
  */
@@ -37,9 +37,25 @@ function serve(kind: string): void {
   process.on('disconnect', () => process.exit(0));
 }
 
-async function main(): Promise<void> {
-  const rounds = Number(process.env.ROUNDS ?? 6);
-  const seconds = Number(process.env.AB_SECONDS ?? 5);
+/**
+ * The run's settings from `env` (the entry point injects `process.env`, as bench/run.ts
+ * does with `BenchConfig.env`): `BENCH_ROUNDS` measured rounds (default 6) and
+ * `BENCH_SECONDS` seconds per server per round (default 5). @throws Error naming the variable
+ * when one is not a whole number ≥ 1.
+ */
+function abSettings(env: NodeJS.ProcessEnv): { rounds: number; seconds: number } {
+  const whole = (name: string, dflt: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return dflt;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`bad ${name}: ${raw} (a whole number ≥ 1)`);
+    return n;
+  };
+  return { rounds: whole('BENCH_ROUNDS', 6), seconds: whole('BENCH_SECONDS', 5) };
+}
+
+async function main(env: NodeJS.ProcessEnv): Promise<void> {
+  const { rounds, seconds } = abSettings(env);
   const children: ChildProcess[] = [];
   const servers = await Promise.all(
     KINDS.map(
@@ -73,4 +89,4 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[2]) serve(process.argv[2]);
-else await main();
+else await main(process.env);

@@ -13,7 +13,7 @@
  *   --warmup N       BENCH_WARMUP       warm-up seconds per scenario, not measured (default 2)
  *   --connections N  BENCH_CONNECTIONS  concurrent connections (default 32)
  *   --only a,b       BENCH_ONLY         run only these scenarios (names in the table, or the
- *                                       one-off measurements gateway-restart, mesh-replication-lag,
+ *                                       one-off measurements gateway-restart, mesh-replication-lag, mesh-blocking-wake,
  *                                       sched-event-fanout, sched-volume-list, sched-volume-register)
  *   --json FILE      BENCH_JSON         also write all round results as JSON
  *                    BENCH_FANOUT       sched-event-fanout runs, SUBSCRIBERSxEVENTS_PER_SECxBATCHxBUFFER
@@ -44,6 +44,7 @@ import { approleLogin } from './approle.js';
 import { gatewayHealth } from './gateway.js';
 import { bareGet, kvRead, kvReadPg, kvWrite, kvWritePg, secretData } from './kv.js';
 import { meshJwtLogin, meshTokenRead } from './mesh.js';
+import { meshHealth10k } from './mesh-health.js';
 import { meshKvCas, meshKvRead } from './mesh-kv.js';
 import { fmtInt, fmtMs, log, ONE_OFFS } from './oneoffs.js';
 import { kvReadPolicy } from './policy.js';
@@ -52,7 +53,7 @@ import { startServer, type BenchServer, type ServerKind } from './servers.js';
 import { wrkInstalled } from './wrk.js';
 
 /** Every scenario, in table order. */
-const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvReadPolicy, kvWrite, kvReadPg, kvWritePg, approleLogin, gatewayHealth, meshTokenRead, meshJwtLogin, meshKvRead, meshKvCas, schedAuthMethodRead];
+const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvReadPolicy, kvWrite, kvReadPg, kvWritePg, approleLogin, gatewayHealth, meshTokenRead, meshJwtLogin, meshKvRead, meshKvCas, meshHealth10k, schedAuthMethodRead];
 
 /** Names of the measurements outside the interleaved rounds (bench/oneoffs.ts), run after them; selectable with `--only`. */
 const ONE_OFF_NAMES = ONE_OFFS.map((o) => o.name);
@@ -199,6 +200,19 @@ const TARGETS: readonly Target[] = [
       };
     },
   },
+  {
+    label: 'discovery GET /v1/health/service/<svc> with 10,000 instances of the service (issue 16; no threshold)',
+    needs: ['mesh-health-10k'],
+    evaluate(rounds) {
+      const h = byScenario(rounds, 'mesh-health-10k');
+      return {
+        value:
+          `${median(h.map((r) => r.reqPerSec)).toFixed(1)} req/s, p50 ${fmtMs(median(h.map((r) => r.p50Ms)))} ms, ` +
+          `p99 ${fmtMs(median(h.map((r) => r.p99Ms)))} ms (per round p99 ${h.map((r) => fmtMs(r.p99Ms)).join(' / ')} ms)`,
+        met: undefined,
+      };
+    },
+  },
   readTarget('sched-auth-method-read', 'scheduler auth-method reads (ACLs on, management token) ≥ 50 % of bare’s req/s (issue 15)', 0.5, Infinity),
   {
     label: 'AppRole logins/s (each issues a token, a durable write; no threshold in the issue)',
@@ -258,7 +272,7 @@ async function measure(s: Scenario, ctx: BenchContext, seconds: number, round: n
   const before = await server.stats();
   const requests = s.requests(ctx);
   const cpuBefore = cpuSeconds(server.pid);
-  const load = await runScenarioLoad(server.url, requests, { seconds, connections: ctx.config.connections });
+  const load = await runScenarioLoad(server.url, requests, { seconds, connections: Math.min(s.connections ?? Infinity, ctx.config.connections) });
   const cpuAfter = cpuSeconds(server.pid);
   const after = await server.stats();
   const serverDelta: Record<string, number> = {};

@@ -103,7 +103,8 @@ export async function startServer(kind: ServerKind, options: Record<string, unkn
     stats: () =>
       new Promise((resolve, reject) => {
         const id = nextId++;
-        const t = setTimeout(() => reject(new Error(`${kind} server: no stats reply`)), 5000);
+        // 30 s: after a round of large replies (mesh-health-10k) the server is still answering the last ones.
+        const t = setTimeout(() => reject(new Error(`${kind} server: no stats reply`)), 30_000);
         waiting.set(id, (s) => {
           clearTimeout(t);
           resolve(s);

@@ -6,42 +6,29 @@
  * agent token; its deregistration goes the same way.
  */
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { startPgTestServer, type PgTestServer } from '../../src/kernel/store/testdata/pg-cluster.js';
 import { until } from '../processes.js';
-import { call, startAgent, type TestAgent } from './helpers.js';
+import { call, type TestAgent } from './helpers.js';
+import { startPgAgents, type PgAgents } from './pg-agents.js';
 
 describe('discovery agents on PostgreSQL sync their own nodes', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'cairn-mesh-catalog-pg-'));
-  const table = `cairn_mesh_cat_${randomBytes(4).toString('hex')}`;
   const root = randomUUID();
   let pg: PgTestServer;
-  let a: TestAgent;
-  let b: TestAgent;
+  let agents: PgAgents | undefined;
 
   before(async () => {
     pg = await startPgTestServer();
   });
   after(async () => {
-    await b?.stop();
-    await a?.stop();
+    await agents?.stop();
     await pg?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('the follower registers its node and its services through the leader', { timeout: 60_000 }, async () => {
-    const storage = { connectionUrl: pg.url, table, maxParallel: 2 };
-    const acl = { initialManagement: root, agentToken: root };
-    a = await startAgent(acl, { dataDir: join(dir, 'a'), nodeName: 'node-a', storage }, { syncIntervalMs: 500 });
-    await until('a leads', 10_000, () => (a.leadership?.isLeader ? true : undefined));
-    mkdirSync(join(dir, 'b'));
-    copyFileSync(join(dir, 'a', 'mesh-state.key'), join(dir, 'b', 'mesh-state.key'));
-    b = await startAgent(acl, { dataDir: join(dir, 'b'), nodeName: 'node-b', storage }, { syncIntervalMs: 500 });
-    assert.equal(b.leadership?.isLeader, false);
+    agents = await startPgAgents(pg, { nodes: ['node-a', 'node-b'], acl: { initialManagement: root, agentToken: root }, agentOptions: { syncIntervalMs: 500 } });
+    const [a, b] = agents.agents as [TestAgent, TestAgent];
 
     const nodes = async () => (await call(a.url, 'GET', '/v1/catalog/nodes', { token: root })).json.map((n: { Node: string }) => n.Node);
     await until('both nodes are in the catalog', 15_000, async () => ((await nodes()).join() === 'node-a,node-b' ? true : undefined));

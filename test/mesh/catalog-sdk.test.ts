@@ -9,28 +9,19 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MeshApiError, MeshClient } from '../../src/sdk/index.js';
 import { until } from '../processes.js';
-import { startAgent, type TestAgent } from './helpers.js';
+import { startSdkAgent, type SdkAgent } from './helpers.js';
 
 const ROOT = '2b7e2a51-43c4-4f0e-8a39-6f1d0c9e7a11';
 
 describe('MeshClient.agent / catalog / health', () => {
-  let a: TestAgent;
+  let s: SdkAgent;
   let mesh: MeshClient;
-  const clients: MeshClient[] = [];
-  const client = (token?: string) => {
-    const c = new MeshClient({ address: a.url, token });
-    clients.push(c);
-    return c;
-  };
 
   before(async () => {
-    a = await startAgent({ initialManagement: ROOT }, {}, { syncIntervalMs: 200 });
-    mesh = client(ROOT);
+    s = await startSdkAgent({ initialManagement: ROOT }, {}, { syncIntervalMs: 200 });
+    mesh = s.client(ROOT);
   });
-  after(async () => {
-    await Promise.all(clients.map((c) => c.close()));
-    await a.stop();
-  });
+  after(() => s?.stop());
 
   it('register via the agent: agent.services, catalog.services / service / node, datacenters, self and members', async () => {
     await mesh.agent.registerService({ Name: 'web', ID: 'web-1', Port: 8080, Address: '10.1.0.5', Tags: ['v1', 'primary'], Meta: { team: 'a' }, Check: { TTL: '60s' } });
@@ -93,7 +84,7 @@ describe('MeshClient.agent / catalog / health', () => {
     await mesh.catalog.deregister({ Node: 'ext' });
     assert.equal((await mesh.catalog.service('db')).items.length, 0);
 
-    const anonymous = client();
+    const anonymous = s.client();
     await assert.rejects(anonymous.agent.registerService({ Name: 'web' }), (e: unknown) => e instanceof MeshApiError && e.status === 403 && /service:write/.test(e.message));
     await assert.rejects(mesh.agent.registerService({ Name: '' }), (e: unknown) => e instanceof MeshApiError && e.status === 400 && /Missing service name/.test(e.message));
     assert.equal((await anonymous.catalog.nodes()).items.length, 0, 'the anonymous token reads no node');

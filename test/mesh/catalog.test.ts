@@ -114,6 +114,36 @@ describe('discovery catalog and health', () => {
     await root().put('/v1/catalog/deregister', { Node: 'pfx/a' });
   });
 
+  it('instances sharing a node: each has the node\'s checks and its own in check-ID order; re-registering or deregistering one touches only its checks', async () => {
+    const reg = (body: object) => root().put('/v1/catalog/register', { Node: 'many', Address: '10.7.0.1', ...body });
+    assert.equal((await reg({ Checks: [{ CheckID: 'a-node', Name: 'a' }, { CheckID: 'z-node', Name: 'z', Status: 'passing' }] })).status, 200);
+    for (const [id, check] of [['m1', 'm-m1'], ['m2', 'b-m2'], ['m3', 'zz-m3']]) {
+      assert.equal((await reg({ Service: { ID: id, Service: 'multi', Tags: ['v1'] }, Check: { CheckID: check, Name: check, ServiceID: id, Status: 'passing' } })).status, 200);
+    }
+    await root().put('/v1/catalog/register', { Node: 'many/x', Address: '10.7.0.2', Service: { ID: 'm1', Service: 'multi' }, Check: { CheckID: 'c-x', Name: 'x', ServiceID: 'm1' } });
+    const checksOf = async () =>
+      Object.fromEntries(
+        (await root().get('/v1/health/service/multi')).json.map((e: { Node: { Node: string }; Service: { ID: string }; Checks: { CheckID: string }[] }) => [
+          `${e.Node.Node}:${e.Service.ID}`,
+          e.Checks.map((c) => c.CheckID),
+        ]),
+      );
+    assert.deepEqual(await checksOf(), {
+      'many:m1': ['a-node', 'm-m1', 'z-node'],
+      'many:m2': ['a-node', 'b-m2', 'z-node'],
+      'many:m3': ['a-node', 'z-node', 'zz-m3'],
+      'many/x:m1': ['c-x'],
+    });
+    assert.equal((await reg({ Service: { ID: 'm2', Service: 'multi', Tags: ['v2'] } })).status, 200);
+    const tags = (await root().get('/v1/health/checks/multi')).json.map((c: { Node: string; CheckID: string; ServiceTags: string[] }) => `${c.Node}:${c.CheckID}:${c.ServiceTags.join()}`);
+    assert.deepEqual(tags, ['many:b-m2:v2', 'many:m-m1:v1', 'many/x:c-x:', 'many:zz-m3:v1'], "only m2's check follows its new tags");
+    assert.equal((await root().put('/v1/catalog/deregister', { Node: 'many', ServiceID: 'm1' })).status, 200);
+    assert.deepEqual(await checksOf(), { 'many:m2': ['a-node', 'b-m2', 'z-node'], 'many:m3': ['a-node', 'z-node', 'zz-m3'], 'many/x:m1': ['c-x'] });
+    await root().put('/v1/catalog/deregister', { Node: 'many' });
+    await root().put('/v1/catalog/deregister', { Node: 'many/x' });
+    assert.deepEqual(await checksOf(), {});
+  });
+
   it('bad input is 400 naming the problem and changes nothing', async () => {
     const before = index(await root().get('/v1/catalog/nodes'));
     const bad = async (body: unknown, text: string) => {

@@ -5,24 +5,14 @@
  * its cap with the reference's 429 while its other connections keep working.
  */
 import assert from 'node:assert/strict';
-import { connect, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import { ConfigError } from '../../src/kernel/config/index.js';
 import { TOO_MANY_CONNECTIONS } from '../../src/kernel/http/index.js';
 import { parseMeshAgentConfig } from '../../src/services/mesh/config.js';
+import { rawClient } from '../raw-client.js';
 import { startAgent } from './helpers.js';
 
 const parse = (text: string) => parseMeshAgentConfig(`data_dir = "/tmp/m"\n${text}`, 'mesh.hcl');
-
-async function rawClient(port: number): Promise<{ socket: Socket; received: () => string; closed: Promise<string> }> {
-  const socket = connect(port, '127.0.0.1');
-  let data = '';
-  socket.on('data', (d) => (data += d.toString('latin1')));
-  socket.on('error', () => undefined);
-  const closed = new Promise<string>((r) => socket.once('close', () => r(data)));
-  await new Promise((r) => socket.once('connect', r));
-  return { socket, received: () => data, closed };
-}
 
 describe('discovery limits block', () => {
   it('defaults to Consul\'s 200 connections per client and reads every key', () => {

@@ -6,26 +6,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { kvValue, MeshApiError, MeshClient } from '../../src/sdk/index.js';
-import { call, startAgent, type TestAgent } from './helpers.js';
+import { call, startSdkAgent, type SdkAgent } from './helpers.js';
 
 describe('MeshClient.kv', () => {
-  let a: TestAgent;
+  let s: SdkAgent;
   let mesh: MeshClient;
-  const clients: MeshClient[] = [];
-  const client = (token?: string) => {
-    const c = new MeshClient({ address: a.url, token });
-    clients.push(c);
-    return c;
-  };
 
   before(async () => {
-    a = await startAgent();
-    mesh = client((await call(a.url, 'PUT', '/v1/acl/bootstrap')).json.SecretID);
+    s = await startSdkAgent();
+    mesh = s.client((await call(s.agent.url, 'PUT', '/v1/acl/bootstrap')).json.SecretID);
   });
-  after(async () => {
-    await Promise.all(clients.map((c) => c.close()));
-    await a.stop();
-  });
+  after(() => s?.stop());
 
   it('put bytes with flags, get them back; a missing key is undefined with an index', async () => {
     const bytes = Buffer.from([0, 1, 2, 255]);
@@ -55,7 +46,7 @@ describe('MeshClient.kv', () => {
     for (const k of ['sdk/t/a', 'sdk/t/b/c', 'sdk/u/d']) await mesh.kv.put(k, k);
     assert.deepEqual((await mesh.kv.keys('sdk/', { separator: '/' })).items, ['sdk/bin', 'sdk/spaced key/', 'sdk/t/', 'sdk/u/']);
     const p = await mesh.policies.create({ Name: 'sdk-kv', Rules: 'key_prefix "sdk/t/" { policy = "read" }' });
-    const narrow = client((await mesh.tokens.create({ Policies: [{ ID: p.ID }] })).SecretID);
+    const narrow = s.client((await mesh.tokens.create({ Policies: [{ ID: p.ID }] })).SecretID);
     const listed = await narrow.kv.list('sdk/');
     assert.deepEqual(listed.items.map((e) => e.Key), ['sdk/t/a', 'sdk/t/b/c']);
     assert.equal(listed.filtered, true);

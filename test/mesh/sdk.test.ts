@@ -7,33 +7,24 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import { MeshApiError, MeshClient, MeshConnectionError, normalizeMeshAddress } from '../../src/sdk/index.js';
-import { startAgent, type TestAgent } from './helpers.js';
+import { startSdkAgent, type SdkAgent } from './helpers.js';
 
 describe('MeshClient', () => {
-  let a: TestAgent;
+  let s: SdkAgent;
   let mesh: MeshClient;
   let root: string;
-  const clients: MeshClient[] = [];
-  const client = (token?: string) => {
-    const c = new MeshClient({ address: a.url, token });
-    clients.push(c);
-    return c;
-  };
 
   before(async () => {
-    a = await startAgent();
-    const boot = await client().bootstrap();
+    s = await startSdkAgent();
+    const boot = await s.client().bootstrap();
     root = boot.SecretID;
     assert.equal(boot.ID, root);
-    mesh = client(root);
+    mesh = s.client(root);
   });
-  after(async () => {
-    await Promise.all(clients.map((c) => c.close()));
-    await a.stop();
-  });
+  after(() => s?.stop());
 
   it('bootstrap is one-time: the second answers 403 with the reset index as plain text', async () => {
-    const err = await client().bootstrap().catch((e: unknown) => e);
+    const err = await s.client().bootstrap().catch((e: unknown) => e);
     assert.ok(err instanceof MeshApiError);
     assert.equal(err.status, 403);
     assert.match(err.message, /^Permission denied: ACL bootstrap no longer allowed \(reset index: \d+\)$/);
@@ -65,7 +56,7 @@ describe('MeshClient', () => {
     assert.equal((await mesh.tokens.read(t.AccessorID)).Description, 'sdk');
     assert.deepEqual((await mesh.tokens.list({ policy: p.ID })).items.map((x) => x.AccessorID), [t.AccessorID]);
     assert.deepEqual((await mesh.tokens.list({ serviceName: 'web' })).items.map((x) => x.AccessorID), [t.AccessorID]);
-    const own = await client(t.SecretID).tokens.readSelf();
+    const own = await s.client(t.SecretID).tokens.readSelf();
     assert.equal(own.AccessorID, t.AccessorID);
     const updated = await mesh.tokens.update(t.AccessorID, { Description: 'sdk2', Policies: [{ Name: 'sdk-web' }] });
     assert.equal(updated.Description, 'sdk2');
@@ -112,13 +103,13 @@ describe('MeshClient', () => {
 
     const jwt = (sub: string) =>
       new SignJWT({ sub, aud: 'cairn' }).setProtectedHeader({ alg: 'ES256' }).setIssuedAt().setExpirationTime('5m').sign(privateKey);
-    const t = await client().login({ AuthMethod: 'sdk-jwt', BearerToken: await jwt('alice'), Meta: { host: 'h1' } });
+    const t = await s.client().login({ AuthMethod: 'sdk-jwt', BearerToken: await jwt('alice'), Meta: { host: 'h1' } });
     assert.equal(t.AuthMethod, 'sdk-jwt');
     assert.deepEqual(t.NodeIdentities, [{ NodeName: 'n-alice', Datacenter: 'dc1' }]);
-    const refused = await client().login({ AuthMethod: 'sdk-jwt', BearerToken: await jwt('bob') }).catch((e: unknown) => e);
+    const refused = await s.client().login({ AuthMethod: 'sdk-jwt', BearerToken: await jwt('bob') }).catch((e: unknown) => e);
     assert.ok(refused instanceof MeshApiError);
     assert.equal(refused.status, 403);
-    await client().logout(t.SecretID);
+    await s.client().logout(t.SecretID);
     assert.equal(((await mesh.tokens.read(t.AccessorID).catch((e: unknown) => e)) as MeshApiError).status, 404);
     await mesh.bindingRules.delete(rule.ID);
     await mesh.authMethods.delete('sdk-jwt');
@@ -129,12 +120,12 @@ describe('MeshClient', () => {
     assert.ok(bad instanceof MeshApiError);
     assert.equal(bad.status, 400);
     assert.match(bad.message, /invalid Name/);
-    const denied = await client().policies.list().catch((e: unknown) => e);
+    const denied = await s.client().policies.list().catch((e: unknown) => e);
     assert.ok(denied instanceof MeshApiError);
     assert.equal(denied.status, 403);
     const far = new MeshClient({ address: '127.0.0.1:1' });
-    clients.push(far);
     const down = await far.replication().catch((e: unknown) => e);
+    await far.close();
     assert.ok(down instanceof MeshConnectionError, String(down));
   });
 

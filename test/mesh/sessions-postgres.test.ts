@@ -4,46 +4,36 @@
  * locks a key through it; its TTL runs out on the leader's reaper, which releases the key.
  */
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { startPgTestServer, type PgTestServer } from '../../src/kernel/store/testdata/pg-cluster.js';
 import { until } from '../processes.js';
-import { call, startAgent, type TestAgent } from './helpers.js';
+import { call, type TestAgent } from './helpers.js';
+import { startPgAgents, type PgAgents } from './pg-agents.js';
 
 describe('sessions on agents sharing PostgreSQL', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'cairn-mesh-sessions-pg-'));
-  const table = `cairn_mesh_sess_${randomBytes(4).toString('hex')}`;
   const root = randomUUID();
   // Both agents' clock: real time plus a shift the test moves forward.
   let shiftMs = 0;
   const now = () => Date.now() + shiftMs;
   let pg: PgTestServer;
-  let a: TestAgent;
-  let b: TestAgent;
+  let agents: PgAgents | undefined;
 
   before(async () => {
     pg = await startPgTestServer();
   });
   after(async () => {
-    await b?.stop();
-    await a?.stop();
+    await agents?.stop();
     await pg?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it("a follower's session is on its own node; its TTL expires on the leader", { timeout: 60_000 }, async () => {
-    const storage = { connectionUrl: pg.url, table, maxParallel: 2 };
-    const acl = { initialManagement: root, agentToken: root };
-    const options = { syncIntervalMs: 500, sessionReapIntervalMs: 100, now };
-    a = await startAgent(acl, { dataDir: join(dir, 'a'), nodeName: 'node-a', storage }, options);
-    await until('a leads', 10_000, () => (a.leadership?.isLeader ? true : undefined));
-    mkdirSync(join(dir, 'b'));
-    copyFileSync(join(dir, 'a', 'mesh-state.key'), join(dir, 'b', 'mesh-state.key'));
-    b = await startAgent(acl, { dataDir: join(dir, 'b'), nodeName: 'node-b', storage }, options);
-    assert.equal(b.leadership?.isLeader, false);
+    agents = await startPgAgents(pg, {
+      nodes: ['node-a', 'node-b'],
+      acl: { initialManagement: root, agentToken: root },
+      agentOptions: { syncIntervalMs: 500, sessionReapIntervalMs: 100, now },
+    });
+    const [a, b] = agents.agents as [TestAgent, TestAgent];
     const health = async (node: string) => (await call(a.url, 'GET', `/v1/health/node/${node}`, { token: root })).json as Array<{ CheckID: string }>;
     await until('node-b is in the catalog', 15_000, async () => ((await health('node-b')).some((c) => c.CheckID === 'serfHealth') ? true : undefined));
 

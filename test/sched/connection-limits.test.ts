@@ -6,11 +6,11 @@
  * reference's 429, and a blocking query outlives every timeout.
  */
 import assert from 'node:assert/strict';
-import { connect, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import { ConfigError } from '../../src/kernel/config/index.js';
 import { TOO_MANY_CONNECTIONS } from '../../src/kernel/http/index.js';
 import { parseSchedAgentConfig } from '../../src/services/sched/config.js';
+import { rawClient, within } from '../raw-client.js';
 import { ROOT, startAgent } from './helpers.js';
 
 const parse = (text: string) => parseSchedAgentConfig(`data_dir = "/tmp/s"\n${text}`, 'sched.hcl');
@@ -23,22 +23,6 @@ function messageOf(text: string): string {
     throw err;
   }
   assert.fail('expected a ConfigError');
-}
-
-/** A raw socket to `port`; `closed` resolves with everything it received once the server closes it. */
-async function rawClient(port: number): Promise<{ socket: Socket; closed: Promise<string> }> {
-  const socket = connect(port, '127.0.0.1');
-  let data = '';
-  socket.on('data', (d) => (data += d.toString('latin1')));
-  socket.on('error', () => undefined);
-  const closed = new Promise<string>((r) => socket.once('close', () => r(data)));
-  await new Promise((r) => socket.once('connect', r));
-  return { socket, closed };
-}
-
-/** `p`, or `'still open'` after `ms`: a deadline on an event that must happen. */
-function within<T>(p: Promise<T>, ms: number): Promise<T | 'still open'> {
-  return Promise.race([p, new Promise<'still open'>((r) => setTimeout(() => r('still open'), ms).unref())]);
 }
 
 describe('scheduler limits block', () => {

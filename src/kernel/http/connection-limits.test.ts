@@ -5,8 +5,8 @@
  * replies that take long (blocking queries, streams) are not cut by any of it.
  */
 import assert from 'node:assert/strict';
-import { connect, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
+import { rawClient, within, type RawClient } from '../../../test/raw-client.js';
 import { silentLogger } from '../log/logger.js';
 import { TOO_MANY_CONNECTIONS, nodeHttpTimeouts, resolveLimits } from './connection-limits.js';
 import type { CairnError } from './errors.js';
@@ -36,24 +36,8 @@ async function start(options: Omit<ListenerOptions, 'address'>): Promise<Listene
   return listen({ address: '127.0.0.1:0', ...options }, service, silentLogger());
 }
 
-/** A raw client socket that collects what it receives; `closed` resolves with it when the server closes it. */
-async function rawClient(l: Listener): Promise<{ socket: Socket; received: () => string; closed: Promise<string> }> {
-  const socket = connect(l.port, '127.0.0.1');
-  let data = '';
-  socket.on('data', (d) => (data += d.toString('latin1')));
-  socket.on('error', () => undefined);
-  const closed = new Promise<string>((r) => socket.once('close', () => r(data)));
-  await new Promise((r) => socket.once('connect', r));
-  return { socket, received: () => data, closed };
-}
-
-/** Resolves with `p`, or with `'still open'` after `ms`: a deadline on an event that must happen. */
-function within<T>(p: Promise<T>, ms: number): Promise<T | 'still open'> {
-  return Promise.race([p, new Promise<'still open'>((r) => setTimeout(() => r('still open'), ms).unref())]);
-}
-
 /** Sends one keep-alive GET on `socket` and resolves with the reply's status line once its body arrived. */
-function get(c: { socket: Socket; received: () => string }, path = '/'): Promise<string> {
+function get(c: RawClient, path = '/'): Promise<string> {
   const before = c.received().length;
   c.socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
   return new Promise((resolve) => {
@@ -72,7 +56,7 @@ function get(c: { socket: Socket; received: () => string }, path = '/'): Promise
 describe('listener connection limits', () => {
   it('cuts a client trickling its header bytes once the header timeout has passed (408)', async () => {
     const l = await start({ headerTimeoutMs: 300, requestTimeoutMs: 5000 });
-    const clients = await Promise.all(Array.from({ length: 5 }, () => rawClient(l)));
+    const clients = await Promise.all(Array.from({ length: 5 }, () => rawClient(l.port)));
     const timers = clients.map((c) => {
       c.socket.write('GET / HTTP/1.1\r\n');
       return setInterval(() => c.socket.write('X-Slow: 1\r\n'), 50);
@@ -85,14 +69,14 @@ describe('listener connection limits', () => {
 
   it('cuts a connection that never sends anything after the header timeout', async () => {
     const l = await start({ headerTimeoutMs: 300, requestTimeoutMs: 5000 });
-    const c = await rawClient(l);
+    const c = await rawClient(l.port);
     assert.notEqual(await within(c.closed, 4000), 'still open');
     await l.close();
   });
 
   it('cuts a client trickling its body once the request timeout has passed', async () => {
     const l = await start({ headerTimeoutMs: 200, requestTimeoutMs: 400 });
-    const c = await rawClient(l);
+    const c = await rawClient(l.port);
     c.socket.write('PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n');
     const t = setInterval(() => c.socket.write('x'), 50);
     const outcome = await within(c.closed, 4000);
@@ -104,7 +88,7 @@ describe('listener connection limits', () => {
 
   it('closes an idle keep-alive connection after the idle timeout, not before it has served', async () => {
     const l = await start({ idleTimeoutMs: 300 });
-    const c = await rawClient(l);
+    const c = await rawClient(l.port);
     assert.equal(await get(c), 'HTTP/1.1 200 OK');
     assert.equal(await get(c), 'HTTP/1.1 200 OK');
     // Node closes an idle socket up to 1 s after its keep-alive timeout.
@@ -135,9 +119,9 @@ describe('listener connection limits', () => {
 
   it('refuses connections past max_connections; the admitted ones keep working', async () => {
     const l = await start({ maxConnections: 3 });
-    const admitted = await Promise.all([rawClient(l), rawClient(l), rawClient(l)]);
+    const admitted = await Promise.all([rawClient(l.port), rawClient(l.port), rawClient(l.port)]);
     for (const c of admitted) assert.equal(await get(c), 'HTTP/1.1 200 OK');
-    const extra = await rawClient(l);
+    const extra = await rawClient(l.port);
     extra.socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
     assert.equal(await within(extra.closed, 4000), '', 'the extra connection is closed without a reply');
     for (const c of admitted) assert.equal(await get(c), 'HTTP/1.1 200 OK');
@@ -145,7 +129,7 @@ describe('listener connection limits', () => {
     admitted[0].socket.destroy();
     await admitted[0].closed;
     await new Promise((r) => setTimeout(r, 50));
-    const next = await rawClient(l);
+    const next = await rawClient(l.port);
     assert.equal(await get(next), 'HTTP/1.1 200 OK');
     for (const c of [...admitted, next]) c.socket.destroy();
     await l.close();
@@ -153,9 +137,9 @@ describe('listener connection limits', () => {
 
   it('answers 429 with the reference text past http_max_conns_per_client; the others keep working', async () => {
     const l = await start({ maxConnectionsPerClient: 2 });
-    const admitted = await Promise.all([rawClient(l), rawClient(l)]);
+    const admitted = await Promise.all([rawClient(l.port), rawClient(l.port)]);
     for (const c of admitted) assert.equal(await get(c), 'HTTP/1.1 200 OK');
-    const extra = await rawClient(l);
+    const extra = await rawClient(l.port);
     const reply = await within(extra.closed, 4000);
     assert.match(reply, /^HTTP\/1\.1 429 Too Many Requests\r\n/);
     assert.ok(reply.endsWith(`\r\n\r\n${TOO_MANY_CONNECTIONS}`));

@@ -10,3 +10,4 @@ export * from './format.js';
 export * from './http.js';
 export * from './store.js';
 export * from './replication.js';
+export * from './agent.js';

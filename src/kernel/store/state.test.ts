@@ -110,6 +110,46 @@ describe('StateStore', () => {
     await backend.close();
   });
 
+  it('listPrefix: the ids under a prefix in order, with the transaction\'s own puts and deletes', async () => {
+    const { store, backend } = await open();
+    await store.txn((tx) => ['n/b', 'n/a', 'n/c', 'n0', 'm/a', 'n'].forEach((id) => tx.put('policies', id, { Name: id })));
+    const ids = (docs: { Name?: string }[]) => docs.map((d) => d.Name);
+    assert.deepEqual(ids(store.listPrefix('policies', 'n/')), ['n/a', 'n/b', 'n/c']);
+    assert.deepEqual(ids(store.listPrefix('policies', 'x/')), []);
+    await store.txn((tx) => {
+      tx.delete('policies', 'n/b');
+      tx.put('policies', 'n/bb', { Name: 'n/bb' });
+      tx.put('policies', 'n/0', { Name: 'n/0' });
+      assert.deepEqual(ids(tx.listPrefix('policies', 'n/')), ['n/0', 'n/a', 'n/bb', 'n/c']);
+    });
+    assert.deepEqual(ids(store.listPrefix('policies', 'n/')), ['n/0', 'n/a', 'n/bb', 'n/c']);
+    await backend.close();
+  });
+
+  it("watch: a thousand watches on one signal (an agent's shutdown) wake on a write, end on abort, and Node warns of no listener leak", async () => {
+    const { store, backend } = await open();
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    try {
+      const ac = new AbortController();
+      const woken = Array.from({ length: 1000 }, () => store.watch(['policies'], 0, 10_000, ac.signal));
+      const kept = Array.from({ length: 1000 }, () => store.watch(['tokens'], 0, 10_000, ac.signal));
+      assert.equal(store.openWatches, 2000);
+      await store.txn((tx) => tx.put('policies', 'p', { Name: 'p' }));
+      assert.deepEqual(new Set(await Promise.all(woken)), new Set([1]));
+      assert.equal(store.openWatches, 1000, 'the watches of the other table still wait');
+      ac.abort();
+      assert.deepEqual(new Set(await Promise.all(kept)), new Set([0]));
+      assert.equal(store.openWatches, 0);
+      await new Promise((r) => setImmediate(r)); // warnings are emitted on a later tick
+      assert.deepEqual(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')), []);
+    } finally {
+      process.off('warning', onWarning);
+      await backend.close();
+    }
+  });
+
   it('change feed: every batch once, in index order, after it is durable, with previous documents', async () => {
     const { store, backend } = await open();
     const seen: ChangeBatch[] = [];

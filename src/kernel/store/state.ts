@@ -120,6 +120,12 @@ export interface Txn {
   getBy<T>(table: string, index: string, key: string): (T & Indexed) | undefined;
   list<T>(table: string): (T & Indexed)[];
   /**
+   * The documents of `table` whose id starts with `prefix`, in id order: O(log n + k) (a
+   * binary search in the sorted ids, and this transaction's own writes), where
+   * {@link list} sorts the whole table.
+   */
+  listPrefix<T>(table: string, prefix: string): (T & Indexed)[];
+  /**
    * Stores `doc` at `id`: `CreateIndex` is kept from the existing document (or set to
    * this index), `ModifyIndex` set to this index. Returns the stored document.
    * @throws {StateConflict} on a unique-index clash.
@@ -179,7 +185,14 @@ export class StateStore {
   /** Highest index whose batch is durable and announced. */
   private committed = 0;
   private failure: Error | undefined;
-  private waiters: Waiter[] = [];
+  /** Open watches: a Set, so that ending one is O(1) when a change wakes a thousand. */
+  private readonly waiters = new Set<Waiter>();
+  /**
+   * The watches of each abort signal: one `'abort'` listener per signal ends them all, where
+   * one listener per watch cost O(n) per watch in Node's EventTarget (its add and remove
+   * scan the listeners) and warned of a leak past ten.
+   */
+  private readonly bySignal = new WeakMap<AbortSignal, Set<Waiter>>();
   private readonly subscribers = new Set<(b: ChangeBatch) => void>();
   /** Batches durable but waiting for an earlier index to become durable, by index. */
   private readonly durable = new Map<number, ChangeBatch>();
@@ -304,6 +317,12 @@ export class StateStore {
     return this.sortedIds(t).map((id) => t.docs.get(id) as T & Indexed);
   }
 
+  /** The documents of `table` whose id starts with `prefix`, in id order (O(log n + k)). */
+  listPrefix<T>(table: string, prefix: string): (T & Indexed)[] {
+    const t = this.table(table);
+    return this.idsWithPrefix(t, prefix).map((id) => t.docs.get(id) as T & Indexed);
+  }
+
   /**
    * The documents of `table` in id order, from the first id ≥ `fromId` (`''`: the first),
    * produced as they are consumed: a paged list reads only what its page needs, and
@@ -322,6 +341,14 @@ export class StateStore {
   private sortedIds(t: Table): string[] {
     t.sorted ??= [...t.docs.keys()].sort();
     return t.sorted;
+  }
+
+  /** The ids of `t` that start with `prefix`, in order. */
+  private idsWithPrefix(t: Table, prefix: string): string[] {
+    const ids = this.sortedIds(t);
+    const out: string[] = [];
+    for (let i = lowerBound(ids, prefix); i < ids.length && ids[i]!.startsWith(prefix); i++) out.push(ids[i]!);
+    return out;
   }
 
   /**
@@ -361,6 +388,14 @@ export class StateStore {
       },
       list: <T>(table: string) => {
         const ids = new Set([...self.table(table).docs.keys(), ...(staged.get(table)?.keys() ?? [])]);
+        return [...ids].sort().flatMap((id) => {
+          const d = current(table, id);
+          return d ? [d as T & Indexed] : [];
+        });
+      },
+      listPrefix: <T>(table: string, prefix: string) => {
+        const ids = new Set(self.idsWithPrefix(self.table(table), prefix));
+        for (const id of staged.get(table)?.keys() ?? []) if (id.startsWith(prefix)) ids.add(id);
         return [...ids].sort().flatMap((id) => {
           const d = current(table, id);
           return d ? [d as T & Indexed] : [];
@@ -581,7 +616,7 @@ export class StateStore {
 
   /** Watches waiting now ({@link watch}): the open blocking queries (metrics). */
   get openWatches(): number {
-    return this.waiters.length;
+    return this.waiters.size;
   }
 
   /**
@@ -593,17 +628,30 @@ export class StateStore {
     const now = this.tableIndex(...tables);
     if (now > afterIndex || timeoutMs <= 0 || signal?.aborted) return Promise.resolve(now);
     return new Promise((resolve) => {
+      const aborting = signal && this.watchesOf(signal);
       const done = () => {
         clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        this.waiters = this.waiters.filter((w) => w !== waiter);
+        aborting?.delete(waiter);
+        this.waiters.delete(waiter);
         resolve(this.tableIndex(...tables));
       };
       const waiter: Waiter = { tables, after: afterIndex, resolve: done };
       const timer = setTimeout(done, timeoutMs);
-      signal?.addEventListener('abort', done);
-      this.waiters.push(waiter);
+      aborting?.add(waiter);
+      this.waiters.add(waiter);
     });
+  }
+
+  /** The open watches ended by `signal`, listening on it the first time. */
+  private watchesOf(signal: AbortSignal): Set<Waiter> {
+    let watches = this.bySignal.get(signal);
+    if (!watches) {
+      const set = new Set<Waiter>();
+      signal.addEventListener('abort', () => [...set].forEach((w) => w.resolve(0)), { once: true });
+      this.bySignal.set(signal, set);
+      watches = set;
+    }
+    return watches;
   }
 
   /**

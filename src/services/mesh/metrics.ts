@@ -1,11 +1,11 @@
 /**
  * The discovery service's metrics (issue 14 item 7), served by `GET /v1/agent/metrics`
  * (routes/metrics.ts): the kernel's request, storage, leadership and replication metrics,
- * plus the count of ACL tokens.
+ * plus the count of ACL tokens ({@link agentMetrics}).
  *
  * @module
  */
-import { observeBackend, observeReplication, observeState, ServiceMetrics } from '../../kernel/metrics/index.js';
+import { agentMetrics, ServiceMetrics } from '../../kernel/metrics/index.js';
 import type { Backend, Leadership, StateStore } from '../../kernel/store/index.js';
 import type { Replicator } from './replication.js';
 import { T } from './state.js';
@@ -22,10 +22,9 @@ export interface MeshMetricsSources {
 
 /** A registry with every metric of one discovery agent. */
 export function meshMetrics(s: MeshMetricsSources): ServiceMetrics {
-  const metrics = new ServiceMetrics();
-  observeBackend(metrics, s.backend);
-  observeState(metrics, s.state, s.leadership);
-  if (s.replicator) observeReplication(metrics, s.replicator.loops);
-  metrics.gauge({ name: 'cairn_mesh_acl_tokens', help: 'ACL tokens stored here (expired ones until they are deleted).', read: () => s.state.count(T.tokens) });
-  return metrics;
+  return agentMetrics({
+    ...s,
+    replication: s.replicator?.loops,
+    tokens: { name: 'cairn_mesh_acl_tokens', help: 'ACL tokens stored here (expired ones until they are deleted).', table: T.tokens },
+  });
 }

@@ -1,11 +1,12 @@
 /**
  * The scheduler service's metrics (issue 14 item 7), served by `GET /v1/metrics`
  * (routes/metrics.ts): the kernel's request, storage, leadership and replication metrics,
- * plus the count of ACL tokens and the event stream's subscribers and buffer.
+ * plus the count of ACL tokens ({@link agentMetrics}) and the event stream's subscribers
+ * and buffer.
  *
  * @module
  */
-import { observeBackend, observeReplication, observeState, ServiceMetrics } from '../../kernel/metrics/index.js';
+import { agentMetrics, ServiceMetrics } from '../../kernel/metrics/index.js';
 import type { Backend, Leadership, StateStore } from '../../kernel/store/index.js';
 import type { EventBroker } from './events/index.js';
 import type { SchedReplicator } from './replication.js';
@@ -25,11 +26,11 @@ export interface SchedMetricsSources {
 
 /** A registry with every metric of one scheduler agent. */
 export function schedMetrics(s: SchedMetricsSources): ServiceMetrics {
-  const metrics = new ServiceMetrics();
-  observeBackend(metrics, s.backend);
-  observeState(metrics, s.state, s.leadership);
-  if (s.replicator) observeReplication(metrics, s.replicator.loops);
-  metrics.gauge({ name: 'cairn_sched_acl_tokens', help: 'ACL tokens stored here (expired ones until they are collected).', read: () => s.state.count(T.tokens) });
+  const metrics = agentMetrics({
+    ...s,
+    replication: s.replicator?.loops,
+    tokens: { name: 'cairn_sched_acl_tokens', help: 'ACL tokens stored here (expired ones until they are collected).', table: T.tokens },
+  });
   const broker = s.broker;
   if (broker) {
     metrics.gauge({ name: 'cairn_sched_event_subscribers', help: 'Event streams (GET /v1/event/stream) open now.', read: () => broker.subscriptionCount });

@@ -10,7 +10,8 @@
 import { badRequest } from '../../../kernel/http/index.js';
 import type { Indexed } from '../../../kernel/store/index.js';
 import { AclView, applyFilter, filterOf, metaMatches, nodeMetaOf, required } from '../catalog/query.js';
-import { CT, memberKey, nodePrefix, renderCheck, renderNode, renderNodeService, STATUSES, type CheckDoc, type CheckStatus, type NodeDoc } from '../catalog/model.js';
+import { checksOf } from '../catalog/register.js';
+import { CT, renderCheck, renderNode, renderNodeService, STATUSES, type CheckDoc, type CheckStatus, type NodeDoc } from '../catalog/model.js';
 import type { Ctx, MeshDeps } from '../deps.js';
 import type { MeshReply, MeshRoute } from '../http.js';
 import { instancesOf } from './catalog.js';
@@ -22,18 +23,49 @@ function readable(view: AclView, c: CheckDoc): boolean {
 
 /** The checks of `node` in id order. */
 export function checksOfNode(ctx: Pick<Ctx, 'deps'>, node: string): (CheckDoc & Indexed)[] {
+  return checksOf(ctx.deps.state, node);
+}
+
+/** One node's checks split for {@link mergeInstanceChecks}: its own (no service) and each service's, each in id order. */
+interface NodeChecks {
+  readonly node: readonly (CheckDoc & Indexed)[];
+  readonly byService: ReadonlyMap<string, readonly (CheckDoc & Indexed)[]>;
+}
+
+function splitChecks(checks: readonly (CheckDoc & Indexed)[]): NodeChecks {
+  const node: (CheckDoc & Indexed)[] = [];
+  const byService = new Map<string, (CheckDoc & Indexed)[]>();
+  for (const c of checks) {
+    if (c.ServiceID === '') node.push(c);
+    else {
+      const own = byService.get(c.ServiceID);
+      if (own) own.push(c);
+      else byService.set(c.ServiceID, [c]);
+    }
+  }
+  return { node, byService };
+}
+
+/**
+ * The checks of instance `serviceId`: its node's and its own, in check-ID order (as the
+ * node's checks are listed), merged from {@link NodeChecks} so that a node with many
+ * instances is not scanned once per instance.
+ */
+function mergeInstanceChecks(split: NodeChecks, serviceId: string): (CheckDoc & Indexed)[] {
+  const own = split.byService.get(serviceId) ?? [];
   const out: (CheckDoc & Indexed)[] = [];
-  for (const c of ctx.deps.state.scan<CheckDoc>(CT.checks, nodePrefix(node))) {
-    if (!memberKey(c.Node, c.CheckID).startsWith(nodePrefix(node))) break;
-    // A node named `<node>/…` shares the id prefix: skip its checks.
-    if (c.Node === node) out.push(c);
+  let i = 0;
+  let j = 0;
+  while (i < split.node.length || j < own.length) {
+    if (j >= own.length || (i < split.node.length && split.node[i]!.CheckID < own[j]!.CheckID)) out.push(split.node[i++]!);
+    else out.push(own[j++]!);
   }
   return out;
 }
 
 /** The checks of service instance `serviceId` on `node`: the node's own checks and the instance's, in id order. */
 export function instanceChecks(ctx: Pick<Ctx, 'deps'>, node: string, serviceId: string): (CheckDoc & Indexed)[] {
-  return checksOfNode(ctx, node).filter((c) => c.ServiceID === '' || c.ServiceID === serviceId);
+  return mergeInstanceChecks(splitChecks(checksOfNode(ctx, node)), serviceId);
 }
 
 /** A list of checks as the reply shows it, after ACLs and `filter`. */
@@ -80,8 +112,11 @@ async function serviceHealth(ctx: Ctx): Promise<MeshReply> {
   const view = new AclView(ctx);
   const filter = filterOf(ctx);
   const entries = [];
+  const perNode = new Map<string, NodeChecks>();
   for (const { node, service } of instancesOf(ctx, view, name)) {
-    const checks = instanceChecks(ctx, node.Node, service.ID);
+    let split = perNode.get(node.Node);
+    if (!split) perNode.set(node.Node, (split = splitChecks(checksOfNode(ctx, node.Node))));
+    const checks = mergeInstanceChecks(split, service.ID);
     if (passing && checks.some((c) => c.Status !== 'passing')) continue;
     entries.push({ Node: renderNode(node), Service: renderNodeService(service), Checks: checks.map(renderCheck) });
   }

@@ -59,6 +59,7 @@ function readView(ctx: Ctx): Txn {
     get: (table, id) => state.get(table, id),
     getBy: (table, index, key) => state.getBy(table, index, key),
     list: (table) => state.list(table),
+    listPrefix: (table, prefix) => state.listPrefix(table, prefix),
     put: refuse,
     delete: refuse,
   };
