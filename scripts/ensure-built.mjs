@@ -3,7 +3,8 @@
 // than package-lock.json, and rebuilds dist/ when any source file is newer than it.
 // Used by `npm run dev`, `npm test` and `npm run bench` so one command works on a clone.
 import { execSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
@@ -41,11 +42,27 @@ function locked(fn) {
   }
 }
 
+/**
+ * Whether node_modules holds what package-lock.json asks for: judged by the lock file's
+ * content (its hash, written beside the packages after each install), not its time, since
+ * a checkout or a new git worktree gives every file a new time. An install from before the
+ * hash was kept counts when it is newer than the lock file.
+ */
+function installedMatchesLock() {
+  const want = createHash('sha256').update(readFileSync('package-lock.json')).digest('hex');
+  if (!existsSync('node_modules/.package-lock.json')) return false;
+  if (existsSync(INSTALLED_HASH)) return readFileSync(INSTALLED_HASH, 'utf8') === want;
+  if (mtime('package-lock.json') > mtime('node_modules/.package-lock.json')) return false;
+  writeFileSync(INSTALLED_HASH, want);
+  return true;
+}
+const INSTALLED_HASH = 'node_modules/.cairn-lock-sha256';
+
 locked(() => {
-  const installed = 'node_modules/.package-lock.json';
-  if (!existsSync(installed) || mtime('package-lock.json') > mtime(installed)) {
+  if (!installedMatchesLock()) {
     console.error('cairn: installing npm packages (first run compiles better-sqlite3, about a minute)…');
     execSync('npm ci --no-audit --no-fund', { stdio: ['ignore', 'inherit', 'inherit'] });
+    writeFileSync(INSTALLED_HASH, createHash('sha256').update(readFileSync('package-lock.json')).digest('hex'));
   }
   const stamp = 'dist/.built';
   if (mtime(stamp) < Math.max(newest('src'), mtime('tsconfig.json'), mtime('package-lock.json'))) {
