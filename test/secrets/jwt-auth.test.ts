@@ -4,11 +4,17 @@
  * and role CRUD (the client secret never read back), JWT login with bound audiences,
  * subject and claims (globs), claim mappings and groups in token metadata, `token_*`
  * settings applied; bad signature, expired, wrong audience, wrong issuer → 400 with the
- * reference's texts; the OIDC auth_url → provider → callback flow, state single use.
+ * reference's texts; the OIDC auth_url → provider → callback flow, state single use;
+ * `cairn login -method=oidc` (its loopback listener reached by following the printed URL)
+ * and `-method=jwt`, storing the token.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { generateKeyPair, SignJWT } from 'jose';
+import { main } from '../../src/cli/main.js';
 import { startProvider, type TestProvider } from '../../src/kernel/authn/testdata/provider.js';
 import { startTestServer, type TestServer } from '../helpers.js';
 
@@ -149,5 +155,61 @@ describe('OIDC browser flow', () => {
     assert.deepEqual(done.json.auth.metadata, { email: 'alice@example.com', groups: 'admins,dev', role: 'people' });
     const again = await s.call('GET', `${O}/oidc/callback?${q}&client_nonce=n1`, { token: null });
     assert.equal(errorOf(again), 'Provider login failed: Expired or missing OAuth state.');
+  });
+});
+
+describe('cairn login -method=oidc / -method=jwt', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-login-oidc-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('oidc: prints the auth URL, receives the provider\'s redirect on its listener, stores the token', async () => {
+    const tokenPath = join(dir, 'oidc-token');
+    let stdout = '';
+    let stderr = '';
+    const running = main(['login', '-method=oidc', 'role=people', 'listenaddress=127.0.0.1', 'port=0'], { SECRETS_ADDR: s.url, CAIRN_TOKEN_PATH: tokenPath }, {
+      stdout: (x) => (stdout += x),
+      stderr: (x) => (stderr += x),
+      readStdin: async () => '',
+      promptSecret: async () => {
+        throw new Error('no prompt expected');
+      },
+    });
+    let printed: RegExpExecArray | null = null;
+    for (let i = 0; i < 200 && !printed; i++) {
+      printed = /Complete the login via your OIDC provider\. Launching browser to:\n\n {4}(\S+)\n/.exec(stderr);
+      if (!printed) await new Promise((r) => setTimeout(r, 25));
+    }
+    assert.ok(printed, stderr);
+    assert.match(stderr, /Waiting for OIDC authentication to complete\.\.\./);
+    // the "browser": through the provider's login, then to the CLI's listener
+    const back = await op.browse(printed[1]);
+    assert.equal(back.hostname, '127.0.0.1');
+    assert.equal(back.pathname, '/oidc/callback');
+    const page = await fetch(back);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /Signed in via your OIDC provider/);
+    assert.equal(await running, 0, stderr);
+    const token = /^token\s+(\S+)$/m.exec(stdout)?.[1];
+    assert.ok(token, stdout);
+    assert.equal(readFileSync(tokenPath, 'utf8'), token);
+    assert.match(stdout, /^token_policies\s+\["default" "people"\]$/m);
+    const self = await s.call('GET', '/v1/auth/token/lookup-self', { token });
+    assert.equal(self.json.data.path, 'auth/oidc/oidc/callback');
+  });
+
+  it('jwt: role=… jwt=@file logs in and stores the token; a bad token exits 1 with the server\'s text', async () => {
+    const tokenPath = join(dir, 'jwt-token');
+    const file = join(dir, 'ci.jwt');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(file, await op.sign(claims()));
+    let stdout = '';
+    let stderr = '';
+    const io = { stdout: (x: string) => (stdout += x), stderr: (x: string) => (stderr += x), readStdin: async () => '', promptSecret: async () => '' };
+    const env = { SECRETS_ADDR: s.url, CAIRN_TOKEN_PATH: tokenPath };
+    assert.equal(await main(['login', '-method=jwt', 'role=ci', `jwt=@${file}`], env, io), 0, stderr);
+    assert.equal(readFileSync(tokenPath, 'utf8'), /^token\s+(\S+)$/m.exec(stdout)?.[1]);
+    stderr = '';
+    assert.equal(await main(['login', '-method=jwt', 'role=ci', 'jwt=not.a.jwt'], env, io), 1);
+    assert.match(stderr, /error validating token: /);
   });
 });
