@@ -62,6 +62,7 @@ export {
   SERVICE_NAME_ANNOTATION,
   validateKubernetesConfig,
   type KubernetesConfig,
+  type KubernetesConfigRules,
   type ReviewOptions,
   type ServiceAccountIdentity,
 } from './kubernetes.js';

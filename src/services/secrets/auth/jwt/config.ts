@@ -62,13 +62,14 @@ export async function writeConfig(storage: Backend, c: JwtConfig): Promise<void>
  */
 export function configFromFields(d: Readonly<Record<string, unknown>>): JwtConfig {
   const s = (k: string) => (d[k] === undefined ? '' : String(d[k]).trim());
+  const pem = (k: string) => (d[k] === undefined || !String(d[k]).trim() ? '' : String(d[k])); // kept as given
   const c: JwtConfig = {
     oidc_discovery_url: s('oidc_discovery_url'),
-    oidc_discovery_ca_pem: s('oidc_discovery_ca_pem'),
+    oidc_discovery_ca_pem: pem('oidc_discovery_ca_pem'),
     oidc_client_id: s('oidc_client_id'),
     oidc_client_secret: s('oidc_client_secret'),
     jwks_url: s('jwks_url'),
-    jwks_ca_pem: s('jwks_ca_pem'),
+    jwks_ca_pem: pem('jwks_ca_pem'),
     // PEMs contain no commas, but one string may hold several; keep each given item whole.
     jwt_validation_pubkeys: d.jwt_validation_pubkeys === undefined ? [] : (Array.isArray(d.jwt_validation_pubkeys) ? d.jwt_validation_pubkeys.map(String) : [String(d.jwt_validation_pubkeys)]).filter((k) => k.trim()),
     jwt_supported_algs: commaList(d.jwt_supported_algs),

@@ -14,7 +14,7 @@ import { addressInCidrs } from '../../../../kernel/util/cidr.js';
 import type { SecretsPath, SecretsRequest } from '../../types.js';
 import { readConfig, type JwtConfig } from './config.js';
 import { validatorFor } from './engines.js';
-import { rethrowAuthn } from './errors.js';
+import { rethrowAuthn } from '../authn-errors.js';
 import { loginWithClaims } from './identity.js';
 import { jwtRolesOf } from './role.routes.js';
 import type { JwtRole } from './roles.js';

@@ -15,7 +15,7 @@ import { badRequest } from '../../../../kernel/http/index.js';
 import type { SecretsPath, SecretsRequest } from '../../types.js';
 import { readConfig } from './config.js';
 import { flowFor } from './engines.js';
-import { rethrowAuthn } from './errors.js';
+import { rethrowAuthn } from '../authn-errors.js';
 import { loginWithClaims } from './identity.js';
 import { configAndRole } from './login.routes.js';
 import { jwtRolesOf } from './role.routes.js';

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { AuthnError } from '../../../../kernel/authn/index.js';
-import { badRequest, forbidden } from '../../../../kernel/http/index.js';
+import { AuthnError } from '../../../kernel/authn/index.js';
+import { badRequest, forbidden } from '../../../kernel/http/index.js';
 
 /**
  * Rethrows `err` as the service error a client sees: a kernel `token` error as
