@@ -158,6 +158,16 @@ describe('OIDC browser flow', () => {
   });
 });
 
+describe('OpenAPI', () => {
+  it('documents the new paths with their fields', async () => {
+    const r = await ok('GET', '/v1/sys/internal/specs/openapi', undefined, 200);
+    const paths = r.json.paths as Record<string, { post?: { requestBody?: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } } }>;
+    for (const p of ['/auth/jwt/config', '/auth/jwt/role/{name}', '/auth/jwt/login', '/auth/oidc/oidc/auth_url', '/auth/oidc/oidc/callback']) assert.ok(paths[p], p);
+    const login = paths['/auth/jwt/login'].post?.requestBody?.content['application/json'].schema.properties ?? {};
+    assert.deepEqual(Object.keys(login).sort(), ['jwt', 'role']);
+  });
+});
+
 describe('cairn login -method=oidc / -method=jwt', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cairn-login-oidc-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
