@@ -70,16 +70,15 @@ export class AuthClient {
   }
 
   /**
-   * Completes an OIDC browser login: `GET auth/<mount>/oidc/callback?state&code&client_nonce`
-   * with the provider's redirect parameters, without a token. Returns the login envelope.
+   * Completes an OIDC browser login: `POST auth/<mount>/oidc/callback {state, code, client_nonce}`
+   * with the provider's redirect parameters, without a token (POST rather than the
+   * reference CLI's GET, so that HA standbys forward it to the active server, which holds
+   * the state). Returns the login envelope.
    * 400 `Provider login failed: Expired or missing OAuth state.` for an unknown or used state.
    */
   async oidcCallback(o: { state: string; code: string; clientNonce?: string }, mount = 'oidc'): Promise<SecretResponse<unknown>> {
-    const query: Record<string, string> = { state: o.state, code: o.code };
-    if (o.clientNonce) query.client_nonce = o.clientNonce;
-    const path = `auth/${trimSlashes(mount)}/oidc/callback`;
-    const res = await this.client.withToken(undefined).read<unknown>(path, query);
-    if (!res?.auth) throw new Error(`${path} returned no auth block`);
-    return res;
+    const body: Record<string, unknown> = { state: o.state, code: o.code };
+    if (o.clientNonce) body.client_nonce = o.clientNonce;
+    return this.login(`${trimSlashes(mount)}/oidc/callback`, body);
   }
 }

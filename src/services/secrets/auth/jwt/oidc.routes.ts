@@ -4,7 +4,7 @@
  * `auth_url {role, redirect_uri, client_nonce}` checks the redirect URI against the
  * role's `allowed_redirect_uris` and answers `{auth_url}` with fresh state and nonce;
  * the provider sends the browser back to the redirect URI, whose owner (e.g. the CLI)
- * calls `callback?state&code&client_nonce`: the state is used up, the code exchanged, the
+ * calls `callback?state&code&client_nonce` (or POSTs them): the state is used up, the code exchanged, the
  * ID token verified, and the claims (merged with UserInfo) become a token.
  *
  * @module
@@ -12,7 +12,7 @@
 import { Type } from '@sinclair/typebox';
 import { checkAudience, checkBoundSubject, type Claims } from '../../../../kernel/authn/index.js';
 import { badRequest } from '../../../../kernel/http/index.js';
-import type { SecretsPath, SecretsRequest } from '../../types.js';
+import type { SecretsPath, SecretsRequest, SecretsResult } from '../../types.js';
 import { readConfig } from './config.js';
 import { flowFor } from './engines.js';
 import { rethrowAuthn } from '../authn-errors.js';
@@ -58,6 +58,32 @@ const authUrlPath: SecretsPath = {
   },
 };
 
+/** Completes a login (GET with a query, or POST with a body: the same fields). */
+const completeLogin = async (req: SecretsRequest): Promise<SecretsResult> => {
+  const config = await readConfig(req.storage);
+  if (!config?.oidc_client_id) throw badRequest(NOT_CONFIGURED);
+  let claims: Claims;
+  let roleName: string;
+  try {
+    const flow = await flowFor(req.mount.uuid, config, now(req), req.core.log);
+    const s = (k: string) => (req.data[k] === undefined ? '' : String(req.data[k]));
+    const done = await flow.callback({ state: s('state'), code: s('code'), clientNonce: s('client_nonce') || undefined });
+    claims = done.claims;
+    roleName = done.payload.role;
+  } catch (err) {
+    rethrowAuthn(err, '');
+  }
+  const role = await jwtRolesOf(req).get(roleName);
+  if (!role) throw badRequest(`role "${roleName}" could not be found`);
+  try {
+    checkAudience(role.bound_audiences, claims.aud, false);
+    checkBoundSubject(role.bound_subject, claims);
+  } catch (err) {
+    rethrowAuthn(err);
+  }
+  return loginWithClaims(req, roleName, role, claims, 'oidc/callback');
+};
+
 const callbackPath: SecretsPath = {
   pattern: 'oidc/callback',
   synopsis: 'Complete an OIDC login with the provider\'s state and code',
@@ -69,33 +95,10 @@ const callbackPath: SecretsPath = {
   },
   unauthenticated: true,
   operations: {
-    read: {
-      summary: 'Complete a login',
-      handle: async (req) => {
-        const config = await readConfig(req.storage);
-        if (!config?.oidc_client_id) throw badRequest(NOT_CONFIGURED);
-        let claims: Claims;
-        let roleName: string;
-        try {
-          const flow = await flowFor(req.mount.uuid, config, now(req), req.core.log);
-          const s = (k: string) => (req.data[k] === undefined ? '' : String(req.data[k]));
-          const done = await flow.callback({ state: s('state'), code: s('code'), clientNonce: s('client_nonce') || undefined });
-          claims = done.claims;
-          roleName = done.payload.role;
-        } catch (err) {
-          rethrowAuthn(err, '');
-        }
-        const role = await jwtRolesOf(req).get(roleName);
-        if (!role) throw badRequest(`role "${roleName}" could not be found`);
-        try {
-          checkAudience(role.bound_audiences, claims.aud, false);
-          checkBoundSubject(role.bound_subject, claims);
-        } catch (err) {
-          rethrowAuthn(err);
-        }
-        return loginWithClaims(req, roleName, role, claims, 'oidc/callback');
-      },
-    },
+    read: { summary: 'Complete a login', handle: completeLogin },
+    // POST reaches the active server behind HA performance standbys (they serve GETs
+    // themselves), where the state made by auth_url (itself a POST) is held.
+    update: { summary: 'Complete a login (same fields in the body; forwarded to the active server behind standbys)', handle: completeLogin },
   },
 };
 
