@@ -110,6 +110,8 @@ describe('JWT login', () => {
       'error validating claims: claim "project" does not match any associated bound claim values');
     assert.equal(errorOf(await login({ role: 'ci', jwt: await op.sign(claims({ project: undefined })) })),
       'error validating claims: claim "project" is missing');
+    await ok('POST', `${J}/role/grp`, { role_type: 'jwt', user_claim: 'sub', bound_audiences: 'cairn-ci', groups_claim: 'teams' });
+    assert.equal(errorOf(await login({ role: 'grp', jwt: await op.sign(claims()) })), 'failed to fetch groups: "teams" claim not found in token');
     await ok('POST', `${J}/role/one`, { role_type: 'jwt', user_claim: 'sub', bound_subject: 'ci-job-1', bound_audiences: 'cairn-ci' });
     assert.equal((await login({ role: 'one', jwt: await op.sign(claims()) })).status, 200);
     assert.equal(errorOf(await login({ role: 'one', jwt: await op.sign(claims({ sub: 'other' })) })), 'error validating token: invalid subject (sub) claim');

@@ -17,7 +17,7 @@ import type { JwtRole } from './roles.js';
 /**
  * Issues the login token for validated `claims` of role `roleName`.
  * Errors (400): `claim "<c>" not found in token`, `claim "<c>" could not be converted to string`,
- * `"<g>" claim not found in token`, `"<g>" claim could not be converted to string list`,
+ * `failed to fetch groups: "<g>" claim not found in token`, `"<g>" list claim could not be converted to string list`,
  * `error validating claims: claim "<c>" does not match any associated bound claim values`.
  */
 export async function loginWithClaims(req: SecretsRequest, roleName: string, role: JwtRole, claims: Claims, loginPath: string): Promise<SecretsResult> {
@@ -30,7 +30,7 @@ export async function loginWithClaims(req: SecretsRequest, roleName: string, rol
     Object.assign(meta, (identity.selectable as { value: Record<string, string> }).value);
     if (role.groups_claim) {
       const groups = (identity.selectable as { list: Record<string, string[]> }).list.groups;
-      if (!groups) throw badRequest(`"${role.groups_claim}" claim not found in token`);
+      if (!groups) throw badRequest(`failed to fetch groups: "${role.groups_claim}" claim not found in token`);
       meta.groups = groups.join(',');
     }
     meta.role = roleName;
