@@ -41,6 +41,7 @@ import { parseArgs } from 'node:util';
 import { cpuSeconds } from './cpu.js';
 import { median, runScenarioLoad, type BenchConfig, type BenchContext, type RoundResult, type Scenario } from './harness.js';
 import { approleLogin } from './approle.js';
+import { secretsJwtLogin } from './secrets-jwt.js';
 import { gatewayHealth } from './gateway.js';
 import { bareGet, kvRead, kvReadPg, kvWrite, kvWritePg, secretData } from './kv.js';
 import { meshJwtLogin, meshTokenRead } from './mesh.js';
@@ -53,7 +54,7 @@ import { startServer, type BenchServer, type ServerKind } from './servers.js';
 import { wrkInstalled } from './wrk.js';
 
 /** Every scenario, in table order. */
-const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvReadPolicy, kvWrite, kvReadPg, kvWritePg, approleLogin, gatewayHealth, meshTokenRead, meshJwtLogin, meshKvRead, meshKvCas, meshHealth10k, schedAuthMethodRead];
+const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvReadPolicy, kvWrite, kvReadPg, kvWritePg, approleLogin, secretsJwtLogin, gatewayHealth, meshTokenRead, meshJwtLogin, meshKvRead, meshKvCas, meshHealth10k, schedAuthMethodRead];
 
 /** Names of the measurements outside the interleaved rounds (bench/oneoffs.ts), run after them; selectable with `--only`. */
 const ONE_OFF_NAMES = ONE_OFFS.map((o) => o.name);

@@ -42,4 +42,43 @@ export class AuthClient {
     if (secretId !== undefined) body.secret_id = secretId;
     return this.login(`${trimSlashes(mount)}/login`, body);
   }
+
+  /**
+   * JWT login at `mount` (default `jwt`): `POST auth/<mount>/login {"role","jwt"}`; an
+   * empty `role` means the mount's `default_role`. 400 `error validating token: …` for a
+   * token that does not verify.
+   */
+  jwt(role: string | undefined, jwt: string, mount = 'jwt'): Promise<SecretResponse<unknown>> {
+    const body: Record<string, unknown> = { jwt };
+    if (role) body.role = role;
+    return this.login(`${trimSlashes(mount)}/login`, body);
+  }
+
+  /**
+   * Starts an OIDC browser login at `mount` (default `oidc`): `POST auth/<mount>/oidc/auth_url`
+   * without a token. Returns the provider URL to open. 400 `unauthorized redirect_uri: …`
+   * when the role does not allow `redirectUri`.
+   */
+  async oidcAuthUrl(o: { role?: string; redirectUri: string; clientNonce?: string }, mount = 'oidc'): Promise<string> {
+    const body: Record<string, unknown> = { redirect_uri: o.redirectUri };
+    if (o.role) body.role = o.role;
+    if (o.clientNonce) body.client_nonce = o.clientNonce;
+    const res = await this.client.withToken(undefined).write<{ auth_url: string }>(`auth/${trimSlashes(mount)}/oidc/auth_url`, body);
+    const url = res?.data?.auth_url;
+    if (!url) throw new Error(`auth/${trimSlashes(mount)}/oidc/auth_url returned no auth_url`);
+    return url;
+  }
+
+  /**
+   * Completes an OIDC browser login: `POST auth/<mount>/oidc/callback {state, code, client_nonce}`
+   * with the provider's redirect parameters, without a token (POST rather than the
+   * reference CLI's GET, so that HA standbys forward it to the active server, which holds
+   * the state). Returns the login envelope.
+   * 400 `Provider login failed: Expired or missing OAuth state.` for an unknown or used state.
+   */
+  async oidcCallback(o: { state: string; code: string; clientNonce?: string }, mount = 'oidc'): Promise<SecretResponse<unknown>> {
+    const body: Record<string, unknown> = { state: o.state, code: o.code };
+    if (o.clientNonce) body.client_nonce = o.clientNonce;
+    return this.login(`${trimSlashes(mount)}/oidc/callback`, body);
+  }
 }

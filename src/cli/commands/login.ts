@@ -1,5 +1,5 @@
 /**
- * `cairn login [-method=token|userpass|approle] [-path=P] [-no-store] [ARGS…]`: authenticates,
+ * `cairn login [-method=token|userpass|approle|jwt|oidc] [-path=P] [-no-store] [ARGS…]`: authenticates,
  * prints the token table and keeps the token in the token helper file for later commands
  * (reference `login`; the reference CLI has no approle handler, Cairn adds one).
  *
@@ -18,10 +18,11 @@ import { type App, type CommandContext, leaf } from '../context.js';
 import { wrapAtLength } from '../format-operator.js';
 import { storeToken, tokenHelperPath } from '../token-helper.js';
 import { meshLogin } from './acl-login.js';
+import { viaJwt, viaOidc } from './login-oidc.js';
 import { printSecret } from './read-write.js';
 
 /** Login methods the CLI knows. */
-export const LOGIN_METHODS = ['token', 'userpass', 'approle'] as const;
+export const LOGIN_METHODS = ['token', 'userpass', 'approle', 'jwt', 'oidc'] as const;
 
 /** One of {@link LOGIN_METHODS}. */
 export type LoginMethod = (typeof LOGIN_METHODS)[number];
@@ -100,16 +101,21 @@ async function login(ctx: CommandContext): Promise<number> {
   if (!(LOGIN_METHODS as readonly string[]).includes(method)) {
     throw new UsageError(`unknown auth method: ${method}. Use "cairn auth list" to see the enabled auth methods; the CLI logs in with ${LOGIN_METHODS.join(', ')}`);
   }
-  const mount = String(ctx.opts.path ?? method).replace(/^\/+|\/+$/g, '') || method;
-  const noStore = flagBool(ctx.opts.noStore, 'no-store');
   const values = loginValues(method, ctx.args, (p) => ctx.readFile(p));
+  // The reference's oidc/jwt handlers also take the mount as a `mount=` argument.
+  const mount = String(ctx.opts.path ?? values.mount ?? method).replace(/^\/+|\/+$/g, '') || method;
+  const noStore = flagBool(ctx.opts.noStore, 'no-store');
   const client = ctx.client();
   const secret =
     method === 'token'
       ? await viaToken(ctx, client, values)
       : method === 'userpass'
         ? await viaUserpass(ctx, client, values, mount)
-        : await viaApprole(client, values, mount);
+        : method === 'jwt'
+          ? await viaJwt(client, values, mount)
+          : method === 'oidc'
+            ? await viaOidc(ctx, client, values, mount)
+            : await viaApprole(client, values, mount);
   const token = secret.auth?.client_token;
   if (!token) throw new Error('the server returned no token');
 
@@ -152,7 +158,7 @@ export function addLoginCommand(app: App, program: Command): void {
   const noStore = new Option('--no-store [bool]', 'do not keep the token in the token helper file, only print it');
   const discovery = (flags: string, description: string) => new Option(flags, description).helpGroup('Discovery service login (with -bearer-token-file):');
   noStore.negate = false;
-  leaf(app, program.command('login').argument('[args...]', 'TOKEN for -method=token; K=V pairs (username=… password=…, role_id=… secret_id=…) otherwise'), login)
+  leaf(app, program.command('login').argument('[args...]', 'TOKEN for -method=token; K=V pairs (username=… password=…, role_id=… secret_id=…, role=… jwt=…, oidc: role=… port=8250 skip_browser=true) otherwise'), login)
     .description(
       'authenticate to the secrets service and keep the token for later commands (in ~/.cairn-token, or CAIRN_TOKEN_PATH); ' +
         'with -bearer-token-file, log in to the discovery service instead (as "cairn acl login": -method names its auth method, ' +

@@ -68,7 +68,7 @@ export function identityFromClaims(
 }
 
 /** A top-level claim, or the value at a JSON Pointer (RFC 6901) when `claim` starts with `/`; undefined when absent. */
-function getClaim(claims: Record<string, unknown>, claim: string): unknown {
+export function getClaim(claims: Record<string, unknown>, claim: string): unknown {
   if (!claim.startsWith('/')) return Object.hasOwn(claims, claim) ? claims[claim] : undefined;
   let cur: unknown = claims;
   for (const token of claim.slice(1).split('/')) {

@@ -75,16 +75,22 @@ const isSet = (v: unknown) =>
  * (kind `config`), in the reference's order (reference/mesh.md §4.4, §4.5): fields of
  * the other type must be unset, exactly one key source for `jwt`, CA certs only with
  * their URL, algorithms, mapping targets unique, PEMs parse. Pure: no network.
+ * `options.redirectUrisPerRequest`: an `oidc` config need not list redirect URIs (they
+ * come with each auth-URL request, see {@link createOidcFlow}).
  *
  * @throws {AuthnError} e.g. `exactly one of 'JWTValidationPubKeys', 'JWKSURL', or 'OIDCDiscoveryURL' must be set for type "jwt"`.
  */
-export function validateAuthMethodConfig(type: AuthMethodType, config: AuthMethodConfig): void {
+export function validateAuthMethodConfig(
+  type: AuthMethodType,
+  config: AuthMethodConfig,
+  options: { readonly redirectUrisPerRequest?: boolean } = {},
+): void {
   const c = config;
   if (type === 'oidc') {
     const required: [string, unknown][] = [
-      ['OIDCDiscoveryURL', c.oidcDiscoveryUrl], ['OIDCClientID', c.oidcClientId],
-      ['OIDCClientSecret', c.oidcClientSecret], ['AllowedRedirectURIs', c.allowedRedirectUris],
+      ['OIDCDiscoveryURL', c.oidcDiscoveryUrl], ['OIDCClientID', c.oidcClientId], ['OIDCClientSecret', c.oidcClientSecret],
     ];
+    if (!options.redirectUrisPerRequest) required.push(['AllowedRedirectURIs', c.allowedRedirectUris]);
     for (const [name, v] of required) if (!isSet(v)) throw fail(`'${name}' must be set for type "oidc"`);
     const jwtOnly: [string, unknown][] = [
       ['JWTValidationPubKeys', c.jwtValidationPubKeys], ['JWKSURL', c.jwksUrl], ['JWKSCACert', c.jwksCaCert],

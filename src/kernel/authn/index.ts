@@ -5,7 +5,7 @@
  * their own statuses; error messages are the reference's texts.
  *
  * - JWT validation: {@link validateAuthMethodConfig}, {@link createJwtValidator} (reference/mesh.md §4.4)
- * - claims → identity: {@link identityFromClaims} (§3.5, §4.4)
+ * - claims → identity: {@link identityFromClaims} (§3.5, §4.4); bound claims and subject: {@link checkBoundClaims}, {@link checkBoundSubject}
  * - OIDC code flow: {@link createOidcFlow} (§5; sched.md §2.5)
  * - Kubernetes: {@link validateKubernetesConfig}, {@link reviewServiceAccountToken}, {@link identityFromServiceAccount} (§4.3)
  * - binding rules: {@link interpolateBindName}, {@link bindIdentity}, {@link checkBindingRule} (§3.4, §6.6; sched.md §2.4)
@@ -21,6 +21,7 @@ export {
   type AuthMethodType,
 } from './config.js';
 export {
+  checkAudience,
   createJwtValidator,
   DEFAULT_CLAIM_LEEWAY_SECONDS,
   DEFAULT_CLOCK_SKEW_SECONDS,
@@ -28,7 +29,8 @@ export {
   type JwtValidator,
   type JwtValidatorOptions,
 } from './jwt.js';
-export { identityFromClaims, type Identity } from './claims.js';
+export { getClaim, identityFromClaims, type Identity } from './claims.js';
+export { checkBoundClaims, checkBoundSubject, globMatch, type BoundClaimsType } from './bound-claims.js';
 export { interpolateBindName } from './interpolate.js';
 export {
   bexprMatcher,
@@ -60,6 +62,7 @@ export {
   SERVICE_NAME_ANNOTATION,
   validateKubernetesConfig,
   type KubernetesConfig,
+  type KubernetesConfigRules,
   type ReviewOptions,
   type ServiceAccountIdentity,
 } from './kubernetes.js';

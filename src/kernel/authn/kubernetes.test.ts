@@ -108,6 +108,21 @@ describe('Kubernetes TokenReview', () => {
     });
   });
 
+  it('skipAccountLookup: no ServiceAccount read (an account without one logs in under its own name)', async () => {
+    assert.deepEqual(await reviewServiceAccountToken(config, jwt({ case: 'ghost' }), { skipAccountLookup: true }), { namespace: 'prod', name: 'ghost', uid: 'uid-g' });
+  });
+
+  it('audiences are sent, and a review that does not report one of them is refused', async () => {
+    await assert.rejects(reviewServiceAccountToken(config, jwt({ case: 'web' }), { audiences: ['cairn'] }), {
+      kind: 'lookup', message: 'lookup failed: token audiences do not match',
+    });
+  });
+
+  it('validateKubernetesConfig rules: CA and reviewer JWT may be optional', () => {
+    validateKubernetesConfig({ host: 'k8s:6443', caCert: '', serviceAccountJWT: '' }, { caCertOptional: true, reviewerJwtOptional: true });
+    assert.throws(() => validateKubernetesConfig({ host: 'k8s:6443', caCert: 'garbage', serviceAccountJWT: '' }, { caCertOptional: true, reviewerJwtOptional: true }), { kind: 'config' });
+  });
+
   it('validateKubernetesConfig: the reference texts', () => {
     const ok = { host: 'k8s:6443', caCert: config.caCert, serviceAccountJWT: REVIEWER };
     validateKubernetesConfig(ok);

@@ -16,10 +16,18 @@ import { AuthnError, messageOf } from './errors.js';
 export interface KubernetesConfig {
   /** API server: `host`, `host:port` or an `https://` URL. */
   readonly host: string;
-  /** PEM CA bundle the API server's certificate must chain to. */
+  /** PEM CA bundle the API server's certificate must chain to; empty only when validated with `caCertOptional` (system roots). */
   readonly caCert: string;
-  /** JWT the method itself presents to call TokenReview and read ServiceAccounts. */
+  /** JWT the method itself presents to call TokenReview and read ServiceAccounts; empty only when validated with `reviewerJwtOptional` (the reviewed token reviews itself). */
   readonly serviceAccountJWT: string;
+}
+
+/** Options of {@link validateKubernetesConfig}: what the secrets service's method may leave out (the reference's Vault plugin does). */
+export interface KubernetesConfigRules {
+  /** No CA: the API server is verified against the system roots. */
+  readonly caCertOptional?: boolean;
+  /** No reviewer JWT: each login's own token is used to call TokenReview. */
+  readonly reviewerJwtOptional?: boolean;
 }
 
 /** Who a reviewed token belongs to; `name` is the annotation's override when present. */
@@ -35,6 +43,13 @@ export interface ReviewOptions {
   readonly timeoutMs?: number;
   /** Annotation whose value overrides the service-account name; absent means the reference's. */
   readonly serviceNameAnnotation?: string;
+  /** Skip the ServiceAccount read (no annotation override), as the secrets service's method does. */
+  readonly skipAccountLookup?: boolean;
+  /**
+   * Audiences sent in the TokenReview (`spec.audiences`); the review must then report one
+   * of them (`status.audiences`), else `lookup failed: token audiences do not match`.
+   */
+  readonly audiences?: readonly string[];
 }
 
 /** The reference's annotation that renames a service account's service (reference/mesh.md §4.3). */
@@ -49,17 +64,14 @@ const fail = (message: string) => new AuthnError('config', message);
  *   `error parsing kubernetes ca cert: …`, `Config.ServiceAccountJWT is required`,
  *   `Config.ServiceAccountJWT is not a valid JWT: …`.
  */
-export function validateKubernetesConfig(config: Partial<KubernetesConfig>): void {
+export function validateKubernetesConfig(config: Partial<KubernetesConfig>, rules: KubernetesConfigRules = {}): void {
   if (!config.host) throw fail('Config.Host is required');
-  if (!config.caCert) throw fail('Config.CACert is required');
-  const blocks = config.caCert.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
-  if (!blocks) throw fail('error parsing kubernetes ca cert: data does not contain any valid RSA or ECDSA certificates');
-  try {
-    for (const b of blocks) new X509Certificate(b);
-  } catch (err) {
-    throw fail(`error parsing kubernetes ca cert: ${messageOf(err)}`);
+  if (!config.caCert && !rules.caCertOptional) throw fail('Config.CACert is required');
+  if (config.caCert) checkCaCert(config.caCert);
+  if (!config.serviceAccountJWT) {
+    if (rules.reviewerJwtOptional) return;
+    throw fail('Config.ServiceAccountJWT is required');
   }
-  if (!config.serviceAccountJWT) throw fail('Config.ServiceAccountJWT is required');
   try {
     decodeJwt(config.serviceAccountJWT);
   } catch (err) {
@@ -67,13 +79,25 @@ export function validateKubernetesConfig(config: Partial<KubernetesConfig>): voi
   }
 }
 
+function checkCaCert(caCert: string): void {
+  const blocks = caCert.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
+  if (!blocks) throw fail('error parsing kubernetes ca cert: data does not contain any valid RSA or ECDSA certificates');
+  try {
+    for (const b of blocks) new X509Certificate(b);
+  } catch (err) {
+    throw fail(`error parsing kubernetes ca cert: ${messageOf(err)}`);
+  }
+}
+
 /**
  * Reviews `bearerToken` with the API server (`POST /apis/authentication.k8s.io/v1/tokenreviews`)
- * and reads its ServiceAccount (`GET /api/v1/namespaces/<ns>/serviceaccounts/<name>`).
+ * and reads its ServiceAccount (`GET /api/v1/namespaces/<ns>/serviceaccounts/<name>`) unless
+ * `skipAccountLookup`. Without a reviewer JWT in `config`, the bearer token authenticates its own review.
  *
  * @throws {AuthnError} kind `token` for a bearer that is not a JWT (`failed to parse and validate JWT: …`);
  *   kind `lookup` for the API's own error (passed through), `lookup failed: <Status.Error>`,
- *   `lookup failed: service account jwt not valid`, `lookup failed: unexpected username format`,
+ *   `lookup failed: service account jwt not valid`, `lookup failed: token audiences do not match`,
+ *   `lookup failed: unexpected username format`,
  *   `lookup failed: username returned is not a service account`, `annotation lookup failed: …`.
  */
 export async function reviewServiceAccountToken(
@@ -86,21 +110,27 @@ export async function reviewServiceAccountToken(
   } catch (err) {
     throw new AuthnError('token', `failed to parse and validate JWT: ${messageOf(err)}`);
   }
-  const api = (method: string, path: string, body?: unknown) => callApi(config, method, path, body, options.timeoutMs || 10_000);
+  const caller = config.serviceAccountJWT ? config : { ...config, serviceAccountJWT: bearerToken };
+  const api = (method: string, path: string, body?: unknown) => callApi(caller, method, path, body, options.timeoutMs || 10_000);
+  const audiences = options.audiences?.length ? [...options.audiences] : undefined;
   const review = (await api('POST', '/apis/authentication.k8s.io/v1/tokenreviews', {
     apiVersion: 'authentication.k8s.io/v1',
     kind: 'TokenReview',
-    spec: { token: bearerToken },
-  })) as { status?: { authenticated?: boolean; error?: string; user?: { username?: string; uid?: string } } };
+    spec: audiences ? { token: bearerToken, audiences } : { token: bearerToken },
+  })) as { status?: { authenticated?: boolean; error?: string; audiences?: string[]; user?: { username?: string; uid?: string } } };
   const status = review.status ?? {};
   if (status.error) throw new AuthnError('lookup', `lookup failed: ${status.error}`);
   if (!status.authenticated) throw new AuthnError('lookup', 'lookup failed: service account jwt not valid');
+  if (audiences && !audiences.some((a) => status.audiences?.includes(a))) {
+    throw new AuthnError('lookup', 'lookup failed: token audiences do not match');
+  }
   const parts = (status.user?.username ?? '').split(':');
   if (parts.length !== 4) throw new AuthnError('lookup', 'lookup failed: unexpected username format');
   if (parts[0] !== 'system' || parts[1] !== 'serviceaccount') {
     throw new AuthnError('lookup', 'lookup failed: username returned is not a service account');
   }
   const [, , namespace, name] = parts;
+  if (options.skipAccountLookup) return { namespace, name, uid: status.user?.uid ?? '' };
   let account: { metadata?: { annotations?: Record<string, string> } };
   try {
     account = (await api('GET', `/api/v1/namespaces/${encodeURIComponent(namespace)}/serviceaccounts/${encodeURIComponent(name)}`)) as typeof account;
@@ -134,7 +164,7 @@ function callApi(config: KubernetesConfig, method: string, path: string, body: u
       url,
       {
         method,
-        ca: config.caCert,
+        ca: config.caCert || undefined,
         timeout: timeoutMs,
         headers: {
           authorization: `Bearer ${config.serviceAccountJWT}`,

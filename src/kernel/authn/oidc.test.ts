@@ -57,6 +57,16 @@ describe('OIDC flow', () => {
     await assert.rejects(flow.callback({ state, code, clientNonce: 'cn' }), { kind: 'oidc_state', message: 'Provider login failed: Expired or missing OAuth state.' });
   });
 
+  it('redirect URIs and scopes per request (the secrets service\'s roles carry their own)', async () => {
+    const flow = await createOidcFlow<null>(config({ allowedRedirectUris: [] }), { ...clock, redirectUrisPerRequest: true });
+    await assert.rejects(flow.authUrl({ redirectUri: REDIRECT, payload: null }), { kind: 'redirect_uri', message: `unauthorized redirect_uri: ${REDIRECT}` });
+    const url = new URL(await flow.authUrl({ redirectUri: REDIRECT, payload: null, allowedRedirectUris: [REDIRECT], scopes: ['email'] }));
+    assert.equal(url.searchParams.get('scope'), 'openid email');
+    const { state, code } = await login(url.href);
+    assert.equal((await flow.callback({ state, code })).claims.sub, 'alice');
+    await assert.rejects(createOidcFlow(config({ allowedRedirectUris: [] }), clock), { kind: 'config', message: `'AllowedRedirectURIs' must be set for type "oidc"` });
+  });
+
   it('PKCE S256 when configured, with acr_values', async () => {
     const flow = await createOidcFlow<null>(config({ oidcClientUsePkce: true, oidcAcrValues: ['a', 'b'] }), clock);
     const url = new URL(await flow.authUrl({ redirectUri: REDIRECT, payload: null }));

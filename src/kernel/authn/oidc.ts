@@ -31,6 +31,11 @@ export interface OidcFlowOptions {
   readonly stateTtlMs?: number;
   /** Most pending logins held in memory; 0 or absent means 10,000. */
   readonly maxPendingStates?: number;
+  /**
+   * Redirect URIs are allow-listed per request ({@link AuthUrlRequest.allowedRedirectUris},
+   * e.g. per role in the secrets service) instead of by the config, which then need not list any.
+   */
+  readonly redirectUrisPerRequest?: boolean;
 }
 
 /** `authUrl` input: the browser's redirect URI, the client's optional nonce, and what the service wants back at callback. */
@@ -38,6 +43,10 @@ export interface AuthUrlRequest<P> {
   readonly redirectUri: string;
   readonly clientNonce?: string;
   readonly payload: P;
+  /** The allowed redirect URIs when the flow was made with `redirectUrisPerRequest`; ignored otherwise. */
+  readonly allowedRedirectUris?: readonly string[];
+  /** Scopes requested after `openid` for this request, instead of the config's (per-role scopes). */
+  readonly scopes?: readonly string[];
 }
 
 /** `callback` input, as the provider's redirect (and the client) deliver it. */
@@ -82,7 +91,7 @@ interface Pending<P> {
  * @throws {AuthnError} kind `config`, or `unreachable` with `error checking OIDCDiscoveryURL: …`.
  */
 export async function createOidcFlow<P>(config: AuthMethodConfig, options: OidcFlowOptions): Promise<OidcFlow<P>> {
-  validateAuthMethodConfig('oidc', config);
+  validateAuthMethodConfig('oidc', config, { redirectUrisPerRequest: options.redirectUrisPerRequest });
   const issuer = new URL(config.oidcDiscoveryUrl!);
   const fetchFn = fetchTrusting(config.oidcDiscoveryCaCert) as client.CustomFetch;
   const metadata: Partial<client.ClientMetadata> = { client_secret: config.oidcClientSecret };
@@ -101,18 +110,20 @@ export async function createOidcFlow<P>(config: AuthMethodConfig, options: OidcF
   // The reference verifies the ID token's signature (go-oidc); openid-client only does when asked.
   client.enableNonRepudiationChecks(oidc);
   const pending = new PendingStates<Pending<P>>({ now: options.now, ttlMs: options.stateTtlMs, maxEntries: options.maxPendingStates });
-  const scope = ['openid', ...(config.oidcScopes ?? []).filter((s) => s !== 'openid')].join(' ');
+  const scopeOf = (extra: readonly string[] | undefined) => ['openid', ...(extra ?? []).filter((s) => s !== 'openid')].join(' ');
 
   return {
-    async authUrl({ redirectUri, clientNonce, payload }) {
+    async authUrl({ redirectUri, clientNonce, payload, allowedRedirectUris, scopes }) {
       if (!redirectUri) throw new AuthnError('redirect_uri', 'missing redirect_uri');
-      if (!isAllowedRedirectUri(redirectUri, config.allowedRedirectUris ?? [])) {
+      const allowed = options.redirectUrisPerRequest ? allowedRedirectUris : config.allowedRedirectUris;
+      if (!isAllowedRedirectUri(redirectUri, allowed ?? [])) {
         throw new AuthnError('redirect_uri', `unauthorized redirect_uri: ${redirectUri}`);
       }
       // 40 random bytes: state is the hex of the first 20, nonce of the last 20 (reference/mesh.md §5.1).
       const random = randomBytes(40);
       const state = random.subarray(0, 20).toString('hex');
       const nonce = random.subarray(20).toString('hex');
+      const scope = scopeOf(scopes ?? config.oidcScopes);
       const params: Record<string, string> = { redirect_uri: redirectUri, scope, state, nonce, response_type: 'code' };
       if (config.oidcAcrValues?.length) params.acr_values = config.oidcAcrValues.join(' ');
       let codeVerifier: string | undefined;

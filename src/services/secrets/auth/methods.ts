@@ -7,6 +7,8 @@
  */
 import type { SecretsPath } from '../types.js';
 import { approleHelp, approlePaths } from './approle/routes.js';
+import { jwtHelp, jwtPaths } from './jwt/routes.js';
+import { kubernetesHelp, kubernetesPaths } from './kubernetes/routes.js';
 import { userpassHelp, userpassPaths } from './userpass/routes.js';
 
 /** One auth method type: its route declarations and the description root help shows. */
@@ -19,4 +21,7 @@ export interface AuthMethod {
 export const AUTH_METHODS: ReadonlyMap<string, AuthMethod> = new Map([
   ['userpass', { paths: userpassPaths, description: userpassHelp }],
   ['approle', { paths: approlePaths, description: approleHelp }],
+  ['jwt', { paths: jwtPaths, description: jwtHelp }],
+  ['oidc', { paths: jwtPaths, description: jwtHelp }],
+  ['kubernetes', { paths: kubernetesPaths, description: kubernetesHelp }],
 ]);
