@@ -17,13 +17,19 @@
  * @module
  */
 import { json, readJson, type Backend, type BackendOp } from '../../../../kernel/store/index.js';
-import type { Frozen } from '../../../../kernel/util/deep-freeze.js';
+import { deepFreeze, type Frozen } from '../../../../kernel/util/deep-freeze.js';
 import { KeyedLock } from '../../../../kernel/util/keyed-lock.js';
 import { sha256Hex } from '../../../../kernel/util/sha256.js';
 import { DEFAULT_KV_CONFIG, type KeyMetadata, type KvConfig } from './versions.js';
 
 /** Process-wide: keys are scoped by mount uuid, so mounts never contend. */
 const locks = new KeyedLock();
+
+/**
+ * {@link split} of each shared stored value, so that every read of an unchanged key gets
+ * the same metadata object (reply caches key on it: data.routes.ts).
+ */
+const splits = new WeakMap<object, { metadata: Frozen<KeyMetadata>; inline: Frozen<StoredKey>['inline'] }>();
 
 /** The data of one version. */
 type VersionData = Record<string, unknown>;
@@ -52,6 +58,7 @@ export interface KeyChange<T> {
  * 15): copy before changing anything.
  */
 export interface KeyEntry {
+  /** The same object for every read while the key is unchanged and cached. */
   readonly metadata: Frozen<KeyMetadata>;
   /** The data of `version`, or undefined when it was never written or was removed. */
   data(version: number): Promise<Frozen<VersionData> | undefined>;
@@ -88,7 +95,9 @@ export class KvV2Store {
   async read(key: string): Promise<KeyEntry | undefined> {
     const stored = await readJson<StoredKey>(this.storage, `metadata/${key}`);
     if (stored === undefined) return undefined;
-    const { metadata, inline } = split(stored);
+    let parts = splits.get(stored);
+    if (!parts) splits.set(stored, (parts = deepFreeze(split(stored))));
+    const { metadata, inline } = parts;
     return { metadata, data: (version) => this.stored(key, inline, version) };
   }
 
