@@ -45,6 +45,16 @@ describe('barrier decoded cache', () => {
     assert.deepEqual(json.decode(await barrier.get('k')), { a: { b: [1, 2] }, s: 'x' }, 'the plaintext read agrees');
   });
 
+  it('a large value keeps only its plaintext cached: decoded afresh, frozen, for each read', async () => {
+    const big = { blob: 'x'.repeat(20 * 1024) };
+    await barrier.put('big', json.encode(big));
+    const a = await barrier.getJson('big');
+    const b = await barrier.getJson('big');
+    assert.deepEqual([a, b], [big, big]);
+    assert.notEqual(a, b, 'not kept decoded');
+    assert.ok(Object.isFrozen(a) && Object.isFrozen(b));
+  });
+
   it('a write, a delete and an invalidation are seen by the next decoded read', async () => {
     await barrier.put('w', json.encode({ v: 1 }));
     assert.deepEqual(await barrier.getJson('w'), { v: 1 });

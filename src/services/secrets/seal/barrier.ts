@@ -79,6 +79,12 @@ export const keyringCodec = {
 export const DEFAULT_CACHE_ENTRIES = 10_000;
 /** Values larger than this (bytes) are never cached. */
 const MAX_CACHED_BYTES = 64 * 1024;
+/**
+ * Cached values larger than this (bytes) keep only their plaintext: their decoded form is
+ * made afresh for each {@link BarrierBackend.getJson}, so decoded objects (a few times
+ * their JSON's size in the heap) add at most ~10,000 × 16 KiB of text's worth to the cache.
+ */
+const MAX_DECODED_BYTES = 16 * 1024;
 /** A cached absence: the key was read and storage held nothing. */
 const ABSENT = null;
 /** {@link Cached.decoded} before the first {@link BarrierBackend.getJson} of the value. */
@@ -149,8 +155,10 @@ export class BarrierBackend implements Backend {
     const hit = this.cached(key);
     if (hit === undefined) return this.readJson(key);
     if (hit === ABSENT) return Promise.resolve(undefined);
-    if (hit.decoded === NOT_DECODED) hit.decoded = decodeFrozen(hit.plain);
-    return Promise.resolve(hit.decoded);
+    if (hit.decoded !== NOT_DECODED) return Promise.resolve(hit.decoded);
+    const decoded = decodeFrozen(hit.plain);
+    if (hit.plain.length <= MAX_DECODED_BYTES) hit.decoded = decoded;
+    return Promise.resolve(decoded);
   }
   put(key: string, value: Uint8Array): Promise<void> {
     return this.written([key], this.inner.put(key, this.encrypt(key, value)));
@@ -192,7 +200,9 @@ export class BarrierBackend implements Backend {
     const plain = v === undefined ? undefined : this.decrypt(key, v);
     const decoded = plain === undefined ? undefined : decodeFrozen(plain);
     // `plain` is not handed out here, so the cache may keep it without a copy.
-    if (before === this.writes && this.cacheable(plain)) this.remember(key, plain === undefined ? ABSENT : { plain, decoded });
+    if (before === this.writes && this.cacheable(plain)) {
+      this.remember(key, plain === undefined ? ABSENT : { plain, decoded: plain.length <= MAX_DECODED_BYTES ? decoded : NOT_DECODED });
+    }
     return decoded;
   }
 
