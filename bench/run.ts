@@ -28,6 +28,9 @@
  *                                       started by the secrets-pg server process
  *                    BENCH_CHILD_ARGS   extra node flags for the server processes, e.g.
  *                                       "--cpu-prof --cpu-prof-dir=/tmp/prof"
+ *                    BENCH_SERVER_SOURCE  dist|src: the servers run the compiled dist/ (default when it
+ *                                       is up to date, as `npm run bench` makes it) or src/ through tsx
+ *                                       (bench/server-source.ts)
  *
  * Exit status: 0 on success; 1 on any non-2xx reply, connection error, timeout, failed
  * check or server crash (and with --strict, a missed target).
@@ -52,6 +55,7 @@ import { kvReadPolicy } from './policy.js';
 import { schedAuthMethodRead } from './sched.js';
 import { startServer, type BenchServer, type ServerKind } from './servers.js';
 import { wrkInstalled } from './wrk.js';
+import { describeServerSource } from './server-source.js';
 
 /** Every scenario, in table order. */
 const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvReadPolicy, kvWrite, kvReadPg, kvWritePg, approleLogin, secretsJwtLogin, gatewayHealth, meshTokenRead, meshJwtLogin, meshKvRead, meshKvCas, meshHealth10k, schedAuthMethodRead];
@@ -319,7 +323,8 @@ function report(scenarios: readonly Scenario[], rounds: readonly RoundResult[], 
       `(after ${config.warmupSeconds} s warm-up each); req/s = median over rounds of each round's mean; ` +
       `p50/p99 = median over rounds (2xx replies). Load generator: ` +
       `${wrkInstalled() ? 'wrk -t1 where the requests allow it (1 µs latency buckets), else autocannon (10 µs buckets)' : 'autocannon (wrk is not installed; 10 µs latency buckets)'}; ` +
-      `server CPU = user + system time of the server process (all threads, /proc/<pid>/stat) per answered request, median over rounds.`,
+      `server CPU = user + system time of the server process (all threads, /proc/<pid>/stat) per answered request, median over rounds; ` +
+      `${describeServerSource()}.`,
   );
   lines.push('');
   lines.push('| scenario | what | tool | req/s (median) | req/s per round | server CPU µs/req (median) | per round | p50 ms | p99 ms | non-2xx | commits/s (SQLite; PostgreSQL for *-pg) | writes per commit |');
@@ -364,6 +369,7 @@ async function main(): Promise<number> {
   // server, so the secrets server always starts first.
   const kinds = new Set<ServerKind>(['secrets', ...scenarios.map((s) => s.server)]);
   const servers: Partial<Record<ServerKind, BenchServer>> = {};
+  log(describeServerSource());
   servers.secrets = await startServer('secrets');
   log(`secrets service (pid ${servers.secrets.pid}) at ${servers.secrets.url}`);
   if (kinds.has('bare')) {

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serverExecArgv } from './server-source.js';
 
 /** Server kinds implemented in bench/child.ts. */
 export type ServerKind = 'bare' | 'secrets' | 'secrets-pg' | 'gateway' | 'gateway-controller' | 'gateway-worker' | 'mesh' | 'sched';
@@ -57,7 +58,8 @@ export async function startServer(kind: ServerKind, options: Record<string, unkn
   const child = fork(CHILD, [kind, dataDir, JSON.stringify(options)], {
     // BENCH_CHILD_ARGS: extra node flags for the server children, e.g.
     // "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server under load.
-    execArgv: ['--import', 'tsx', ...(process.env.BENCH_CHILD_ARGS?.split(/\s+/).filter(Boolean) ?? [])],
+    // The servers load Cairn from dist/ or src/ (bench/server-source.ts).
+    execArgv: [...serverExecArgv(), ...(process.env.BENCH_CHILD_ARGS?.split(/\s+/).filter(Boolean) ?? [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   live.set(child, kind);

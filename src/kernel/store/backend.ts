@@ -40,6 +40,14 @@ export interface Backend {
    * whole state at start). Same read-your-writes rule as `get`.
    */
   entries?(prefix: string): Promise<Array<[string, Uint8Array]>>;
+  /**
+   * Optional decoded read: the value at `key` parsed as UTF-8 JSON and deeply frozen
+   * (`deepFreeze`), or `undefined` when there is none. A store that caches decoded values
+   * may hand the same object to every caller until the key changes, so a read decodes
+   * nothing (issue 15). Same read-your-writes rule as `get`. Callers use
+   * {@link readJson} (view.ts), which falls back to `get` and a fresh decode.
+   */
+  getJson?(key: string): Promise<unknown>;
   /** Applies every op atomically (all or none); resolves once durable. */
   batch(ops: readonly BackendOp[]): Promise<void>;
   /**

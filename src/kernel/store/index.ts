@@ -15,7 +15,7 @@ export { SqliteBackend } from './sqlite.js';
 export type { SqliteBackendOptions, SqliteBackendStats } from './sqlite.js';
 export { PostgresBackend, describeConnectionUrl, quoteTableName } from './postgres.js';
 export type { PostgresBackendOptions, PostgresBackendStats, PostgresPoolStats } from './postgres.js';
-export { BackendView, json, listRecursive } from './view.js';
+export { BackendView, json, listRecursive, readJson } from './view.js';
 export { StateConflict, StateStore, StateStoreFailed, StateStoreReadOnly } from './state.js';
 export type { ChangeBatch, Indexed, StateChange, StateCodec, StateStoreOptions, TableSpec, Txn } from './state.js';
 export { StateLeadership } from './leadership.js';

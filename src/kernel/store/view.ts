@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { deepFreeze, type Frozen } from '../util/deep-freeze.js';
 import type { Backend, BackendOp } from './backend.js';
 
 /** {@link Backend} restricted to keys under `prefix` (which ends in `/`). */
@@ -18,6 +19,9 @@ export class BackendView implements Backend {
 
   get(key: string) {
     return this.inner.get(this.prefix + key);
+  }
+  getJson(key: string) {
+    return readJson(this.inner, this.prefix + key);
   }
   put(key: string, value: Uint8Array) {
     return this.inner.put(this.prefix + key, value);
@@ -54,3 +58,21 @@ export const json = {
   decode: <T>(b: Uint8Array | undefined): T | undefined =>
     b === undefined ? undefined : (JSON.parse(Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8')) as T),
 };
+
+/**
+ * The JSON value at `key`, deeply frozen, or `undefined` when there is none: the
+ * backend's own {@link Backend.getJson} when it has one (possibly a cached object shared
+ * with other callers), else `get` and a fresh decode, frozen alike so that code that
+ * would change a shared value fails in every backend, not only a caching one.
+ * Callers that need to change the value copy it (or use `json.decode`).
+ * Errors: the backend's, or a SyntaxError for a value that is not JSON.
+ */
+export function readJson<T>(backend: Backend, key: string): Promise<Frozen<T> | undefined> {
+  // Wrappers pass the inner promise on as it is: no extra promise per layer.
+  return (backend.getJson ? backend.getJson(key) : decodeFrozen(backend, key)) as Promise<Frozen<T> | undefined>;
+}
+
+async function decodeFrozen(backend: Backend, key: string): Promise<unknown> {
+  const v = json.decode(await backend.get(key));
+  return v === undefined ? undefined : deepFreeze(v);
+}

@@ -32,6 +32,8 @@ export interface SecretsCoreOptions {
 export class SecretsCore {
   private readonly scopes = new Map<string, NamespaceScope>();
   private readonly opening = new KeyedLock();
+  /** Each mount's storage view, made once per mount entry (a remounted or tuned mount is a new entry). */
+  private readonly mountViews = new WeakMap<MountEntry, Backend>();
 
   private constructor(
     readonly backend: Backend,
@@ -86,7 +88,9 @@ export class SecretsCore {
 
   /** The storage an engine mounted at `mount` owns: `logical/<uuid>/…`. */
   storageFor(mount: MountEntry): Backend {
-    return mountStorage(this.backend, mount);
+    let view = this.mountViews.get(mount);
+    if (!view) this.mountViews.set(mount, (view = mountStorage(this.backend, mount)));
+    return view;
   }
 
   /** Whether users may mount engines of `type`. */

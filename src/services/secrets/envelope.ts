@@ -6,9 +6,25 @@
  * @module
  */
 import { notFound, type CairnError, type HttpResponse, type Operation } from '../../kernel/http/index.js';
+import { deepFreeze, type Frozen } from '../../kernel/util/deep-freeze.js';
 import type { SecretsResult } from './types.js';
 
 const JSON_TYPE = { 'Content-Type': 'application/json' };
+
+/** The JSON text of reply data made by {@link sharedReplyData}, by object. */
+const replyJson = new WeakMap<object, string>();
+
+/**
+ * Deep-freezes `data` (a handler result's `data`) and serialises it now, so that every
+ * reply that carries this same object reuses the text instead of serialising it again
+ * (issue 15: a KV v2 read of an unchanged key). For data a handler keeps and hands out
+ * more than once; the object must not be changed afterwards (it cannot be: it is frozen).
+ */
+export function sharedReplyData<T extends Record<string, unknown>>(data: T): Frozen<T> {
+  const frozen = deepFreeze(data);
+  replyJson.set(frozen, JSON.stringify(frozen));
+  return frozen;
+}
 
 /** `{"errors":[…]}` with the error's status. */
 export function renderError(err: CairnError): HttpResponse {
@@ -48,9 +64,26 @@ export function renderResult(r: RenderInput): HttpResponse {
     return { status: 204 };
   }
   if (result.raw !== undefined) return renderBare(result.status ?? 200, result.raw);
-  const warnings = [...(result.warnings ?? [])];
-  if (r.ignored.length) warnings.push(`Endpoint ignored these unrecognized parameters: [${r.ignored.join(' ')}]`);
-  const envelope: Record<string, unknown> = {
+  const warnings = r.ignored.length
+    ? [...(result.warnings ?? []), `Endpoint ignored these unrecognized parameters: [${r.ignored.join(' ')}]`]
+    : (result.warnings ?? []);
+  if (result.topLevel && result.data) {
+    const envelope = envelopeOf(r, result, warnings);
+    return { status: result.status ?? 200, headers: JSON_TYPE, body: JSON.stringify({ ...result.data, ...envelope }) };
+  }
+  // The envelope written out field by field, in the order of envelopeOf (JSON.stringify of
+  // an object nests its members' own JSON text), so shared data is spliced in as it is.
+  const data = result.data ?? null;
+  const body =
+    `{"request_id":${JSON.stringify(r.requestId)},"lease_id":"","renewable":false,"lease_duration":${JSON.stringify(result.leaseDuration ?? 0)}` +
+    `,"data":${(data && replyJson.get(data)) ?? JSON.stringify(data)},"wrap_info":null,"warnings":${warnings.length ? JSON.stringify(warnings) : 'null'}` +
+    `,"auth":${JSON.stringify(result.auth ?? null)},"mount_type":${JSON.stringify(r.mountType)}}`;
+  return { status: result.status ?? 200, headers: JSON_TYPE, body };
+}
+
+/** The response envelope of a handler result (reference/secrets.md §1.3), as an object. */
+function envelopeOf(r: RenderInput, result: SecretsResult, warnings: readonly string[]): Record<string, unknown> {
+  return {
     request_id: r.requestId,
     lease_id: '',
     renewable: false,
@@ -61,8 +94,6 @@ export function renderResult(r: RenderInput): HttpResponse {
     auth: result.auth ?? null,
     mount_type: r.mountType,
   };
-  const body = result.topLevel && result.data ? { ...result.data, ...envelope } : envelope;
-  return { status: result.status ?? 200, headers: JSON_TYPE, body: JSON.stringify(body) };
 }
 
 function hasKeys(r: SecretsResult): boolean {

@@ -45,9 +45,9 @@ export interface SecretsRequest {
 export interface AuthBlock {
   client_token: string;
   accessor: string;
-  policies: string[];
-  token_policies: string[];
-  metadata: Record<string, string> | null;
+  policies: readonly string[];
+  token_policies: readonly string[];
+  metadata: Readonly<Record<string, string>> | null;
   lease_duration: number;
   renewable: boolean;
   entity_id: string;

@@ -13,7 +13,7 @@
  * @module
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Backend, BackendOp } from '../../../kernel/store/index.js';
+import { readJson, type Backend, type BackendOp } from '../../../kernel/store/index.js';
 
 /** A write on a performance standby's read-only core: the request must go to the active server. */
 export class ReadOnlyStorageError extends Error {
@@ -29,6 +29,9 @@ export class ReadOnlyBackend implements Backend {
 
   get(key: string) {
     return this.inner.get(key);
+  }
+  getJson(key: string) {
+    return readJson(this.inner, key);
   }
   list(prefix: string) {
     return this.inner.list(prefix);
@@ -66,6 +69,9 @@ export class NotingBackend implements Backend {
 
   get(key: string) {
     return this.inner.get(key);
+  }
+  getJson(key: string) {
+    return readJson(this.inner, key);
   }
   list(prefix: string) {
     return this.inner.list(prefix);

@@ -12,6 +12,7 @@
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Backend, BackendOp } from '../../../kernel/store/index.js';
+import { deepFreeze } from '../../../kernel/util/deep-freeze.js';
 
 /** Storage keys written without the barrier: seal configuration and encrypted key material. */
 export const CLEAR_KEYS: ReadonlySet<string> = new Set(['core/seal-config', 'core/root-key', 'core/keyring']);
@@ -78,8 +79,24 @@ export const keyringCodec = {
 export const DEFAULT_CACHE_ENTRIES = 10_000;
 /** Values larger than this (bytes) are never cached. */
 const MAX_CACHED_BYTES = 64 * 1024;
+/**
+ * Cached values larger than this (bytes) keep only their plaintext: their decoded form is
+ * made afresh for each {@link BarrierBackend.getJson}, so decoded objects (a few times
+ * their JSON's size in the heap) add at most ~10,000 × 16 KiB of text's worth to the cache.
+ */
+const MAX_DECODED_BYTES = 16 * 1024;
 /** A cached absence: the key was read and storage held nothing. */
 const ABSENT = null;
+/** {@link Cached.decoded} before the first {@link BarrierBackend.getJson} of the value. */
+const NOT_DECODED: unique symbol = Symbol('not decoded');
+
+/** A cached value: its plaintext, and its decoded JSON once a caller asked for it. */
+interface Cached {
+  /** Never handed out: {@link BarrierBackend.get} returns copies. */
+  readonly plain: Buffer;
+  /** Deeply frozen, shared by every {@link BarrierBackend.getJson} until the key changes. */
+  decoded: unknown;
+}
 
 /**
  * A {@link Backend} that encrypts every value on its way to `inner` and decrypts on the
@@ -93,15 +110,20 @@ const ABSENT = null;
  * cache only if no write started while it was in flight, so the cache never serves a
  * value older than storage.
  *
+ * {@link getJson} reads through the same cache and keeps the decoded, deeply frozen value
+ * beside the plaintext, so a hot key (a token entry, a KV record) is decoded once and
+ * then shared by every reader until a write or an invalidation forgets the key
+ * (issue 15): the same invalidation as the plaintexts, by construction.
+ *
  * Eviction is generational rather than strict LRU, so a hit costs one map lookup: new
  * entries go to the young map; when it holds half the capacity it becomes the old map
  * and the previous old map is dropped; a hit in the old map moves the entry back.
  */
 export class BarrierBackend implements Backend {
   /** Plaintexts (or {@link ABSENT}) by key, newest generation. */
-  private young = new Map<string, Buffer | typeof ABSENT>();
+  private young = new Map<string, Cached | typeof ABSENT>();
   /** The previous generation, dropped at the next rotation. */
-  private old = new Map<string, Buffer | typeof ABSENT>();
+  private old = new Map<string, Cached | typeof ABSENT>();
   /** Bumped by every write; a read that saw it change does not fill the cache. */
   private writes = 0;
   /** {@link deriveKey}'s keys by purpose. */
@@ -114,20 +136,31 @@ export class BarrierBackend implements Backend {
   ) {}
 
   async get(key: string): Promise<Uint8Array | undefined> {
-    let hit = this.young.get(key);
-    if (hit === undefined) {
-      hit = this.old.get(key);
-      if (hit !== undefined) this.remember(key, hit);
-    }
+    const hit = this.cached(key);
     // A copy, so a caller changing the bytes cannot change the cache.
-    if (hit !== undefined) return hit === ABSENT ? undefined : Buffer.from(hit);
+    if (hit !== undefined) return hit === ABSENT ? undefined : Buffer.from(hit.plain);
     const before = this.writes;
     const v = await this.inner.get(key);
     const plain = v === undefined ? undefined : this.decrypt(key, v);
-    if (before === this.writes && this.cacheEntries > 0 && (plain === undefined || plain.length <= MAX_CACHED_BYTES)) {
-      this.remember(key, plain === undefined ? ABSENT : Buffer.from(plain));
+    if (before === this.writes && this.cacheable(plain)) {
+      this.remember(key, plain === undefined ? ABSENT : { plain: Buffer.from(plain), decoded: NOT_DECODED });
     }
     return plain;
+  }
+
+  /**
+   * {@inheritDoc Backend.getJson}
+   * A cached value is decoded at most once; the object returned is shared. Errors: the
+   * storage's, a failed decryption, a SyntaxError for a value that is not JSON.
+   */
+  getJson(key: string): Promise<unknown> {
+    const hit = this.cached(key);
+    if (hit === undefined) return this.readJson(key);
+    if (hit === ABSENT) return Promise.resolve(undefined);
+    if (hit.decoded !== NOT_DECODED) return Promise.resolve(hit.decoded);
+    const decoded = decodeFrozen(hit.plain);
+    if (hit.plain.length <= MAX_DECODED_BYTES) hit.decoded = decoded;
+    return Promise.resolve(decoded);
   }
   put(key: string, value: Uint8Array): Promise<void> {
     return this.written([key], this.inner.put(key, this.encrypt(key, value)));
@@ -162,8 +195,36 @@ export class BarrierBackend implements Backend {
   /** The barrier does not own the storage: closing is the owner's job. */
   async close(): Promise<void> {}
 
+  /** A cache miss of {@link getJson}: read, decrypt, decode, and cache both forms unless a write raced with it. */
+  private async readJson(key: string): Promise<unknown> {
+    const before = this.writes;
+    const v = await this.inner.get(key);
+    const plain = v === undefined ? undefined : this.decrypt(key, v);
+    const decoded = plain === undefined ? undefined : decodeFrozen(plain);
+    // `plain` is not handed out here, so the cache may keep it without a copy.
+    if (before === this.writes && this.cacheable(plain)) {
+      this.remember(key, plain === undefined ? ABSENT : { plain, decoded: plain.length <= MAX_DECODED_BYTES ? decoded : NOT_DECODED });
+    }
+    return decoded;
+  }
+
+  /** The cache entry of `key` (a hit in the old generation moves back to the young one); undefined on a miss. */
+  private cached(key: string): Cached | typeof ABSENT | undefined {
+    let hit = this.young.get(key);
+    if (hit === undefined) {
+      hit = this.old.get(key);
+      if (hit !== undefined) this.remember(key, hit);
+    }
+    return hit;
+  }
+
+  /** Whether a value just read may be cached (caching on, and not too large). */
+  private cacheable(plain: Buffer | undefined): boolean {
+    return this.cacheEntries > 0 && (plain === undefined || plain.length <= MAX_CACHED_BYTES);
+  }
+
   /** Caches `value` for `key` in the young generation, rotating generations when it is full. */
-  private remember(key: string, value: Buffer | typeof ABSENT): void {
+  private remember(key: string, value: Cached | typeof ABSENT): void {
     this.young.set(key, value);
     if (this.young.size >= Math.max(1, this.cacheEntries >> 1)) {
       this.old = this.young;
@@ -220,4 +281,9 @@ export class BarrierBackend implements Backend {
     if (!k) throw new Error(`barrier: no key for term ${b.readUInt32BE(0)} ("${key}")`);
     return open(k, b.subarray(5), key);
   }
+}
+
+/** UTF-8 JSON bytes → the value, deeply frozen (shared by readers of the cache). */
+function decodeFrozen(plain: Buffer): unknown {
+  return deepFreeze(JSON.parse(plain.toString('utf8')));
 }

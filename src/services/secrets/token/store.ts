@@ -11,18 +11,21 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { sha256Hex } from '../../../kernel/util/sha256.js';
-import { json, listRecursive, type Backend, type BackendOp } from '../../../kernel/store/index.js';
+import { json, listRecursive, readJson, type Backend, type BackendOp } from '../../../kernel/store/index.js';
 import { badRequest } from '../../../kernel/http/index.js';
 import { DEFAULT_LEASE_TTL_S } from '../mounts/table.js';
 import type { AuthBlock } from '../types.js';
 
-/** A stored token (never holds the token itself). */
+/**
+ * A stored token (never holds the token itself). Entries read back are deeply frozen and
+ * may be shared by concurrent requests (the barrier's decoded cache): copy to change.
+ */
 export interface StoredToken {
   /** Hex SHA-256 of the token. */
   readonly hash: string;
   readonly accessor: string;
-  readonly policies: string[];
-  readonly meta: Record<string, string> | null;
+  readonly policies: readonly string[];
+  readonly meta: Readonly<Record<string, string>> | null;
   readonly display_name: string;
   /** Unix seconds. */
   readonly creation_time: number;
@@ -31,7 +34,7 @@ export interface StoredToken {
   /** Seconds; 0 = none. */
   readonly explicit_max_ttl: number;
   /** Unix milliseconds; 0 = never expires. */
-  expire_time_ms: number;
+  readonly expire_time_ms: number;
   readonly renewable: boolean;
   readonly orphan: boolean;
   /** Hash of the parent token, when there is one. */
@@ -43,7 +46,7 @@ export interface StoredToken {
   /** Seconds; set = a periodic token: each renewal resets its TTL to this, with no maximum but an explicit one. */
   readonly period?: number;
   /** CIDR blocks the token may be used from (elsewhere it is refused as unknown); absent = anywhere. */
-  readonly bound_cidrs?: string[];
+  readonly bound_cidrs?: readonly string[];
 }
 
 /** A token presented by a caller: the stored entry plus the token itself (memory only). */
@@ -161,7 +164,7 @@ export class TokenStore {
   async lookup(id: string, now: Date): Promise<TokenEntry | undefined> {
     if (!id) return undefined;
     const hash = hashToken(id);
-    const entry = json.decode<StoredToken>(await this.storage.get(ID + hash));
+    const entry = await this.stored(hash);
     if (!entry || !timingSafeEqual(Buffer.from(entry.hash), Buffer.from(hash))) return undefined;
     if (!(await this.live(entry, now))) return undefined;
     return { ...entry, id };
@@ -171,7 +174,7 @@ export class TokenStore {
   async lookupAccessor(accessor: string, now: Date): Promise<StoredToken | undefined> {
     const hash = await this.storage.get(ACCESSOR + accessor);
     if (!hash) return undefined;
-    const entry = json.decode<StoredToken>(await this.storage.get(ID + Buffer.from(hash).toString()));
+    const entry = await this.stored(Buffer.from(hash).toString());
     return entry && (await this.live(entry, now)) ? entry : undefined;
   }
 
@@ -191,7 +194,7 @@ export class TokenStore {
     if (cached !== undefined && cached > nowMs) return true;
     // Walk the chain: the first expired ancestor is revoked with its tree.
     let earliest = Infinity;
-    for (let t: StoredToken | undefined = json.decode<StoredToken>(await this.storage.get(ID + entry.parent)); ; ) {
+    for (let t: StoredToken | undefined = await this.stored(entry.parent); ; ) {
       if (!t) return false;
       if (t.expire_time_ms && t.expire_time_ms <= nowMs) {
         await this.revoke(t.hash);
@@ -199,11 +202,16 @@ export class TokenStore {
       }
       if (t.expire_time_ms) earliest = Math.min(earliest, t.expire_time_ms);
       if (!t.parent) break;
-      t = json.decode<StoredToken>(await this.storage.get(ID + t.parent));
+      t = await this.stored(t.parent);
     }
     if (this.chainExpiry.size >= MAX_CHAIN_CACHE) this.chainExpiry.clear();
     this.chainExpiry.set(entry.parent, earliest);
     return true;
+  }
+
+  /** The entry stored under token hash `hash` (frozen, possibly shared: see {@link StoredToken}), or undefined. */
+  private stored(hash: string): Promise<StoredToken | undefined> {
+    return readJson<StoredToken>(this.storage, ID + hash);
   }
 
   /**
@@ -217,7 +225,7 @@ export class TokenStore {
   /** Revokes the token with hash `hash` and, recursively, every child token. */
   async revoke(hash: string): Promise<void> {
     this.chainExpiry.clear();
-    const entry = json.decode<StoredToken>(await this.storage.get(ID + hash));
+    const entry = await this.stored(hash);
     if (!entry) return;
     const children = await listRecursive(this.storage, `${PARENT}${hash}/`);
     for (const child of children) await this.revoke(child.slice(child.lastIndexOf('/') + 1));
@@ -234,7 +242,7 @@ export class TokenStore {
   async revokeByPathPrefix(prefix: string, namespaceId = 'root'): Promise<number> {
     let n = 0;
     for (const hash of await this.storage.list(ID)) {
-      const entry = json.decode<StoredToken>(await this.storage.get(ID + hash));
+      const entry = await this.stored(hash);
       if (!entry?.path.startsWith(prefix) || (entry.namespace_id ?? 'root') !== namespaceId) continue;
       await this.revoke(hash);
       n++;

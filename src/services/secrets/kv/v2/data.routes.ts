@@ -6,9 +6,12 @@
  */
 import { Type } from '@sinclair/typebox';
 import { badRequest } from '../../../../kernel/http/index.js';
+import type { Frozen } from '../../../../kernel/util/deep-freeze.js';
+import { sharedReplyData } from '../../envelope.js';
 import type { SecretsPath, SecretsRequest, SecretsResult } from '../../types.js';
 import { kvStore } from './store-of.js';
 import {
+  type KeyMetadata,
   addVersion,
   checkCas,
   isPlainObject,
@@ -40,16 +43,31 @@ async function write(req: SecretsRequest): Promise<SecretsResult> {
   });
 }
 
+/** The reply data of the last read of each key, by the key's shared metadata object (KvV2Store.read). */
+const readReplies = new WeakMap<object, { readonly version: number; readonly source: object; readonly reply: Record<string, unknown> }>();
+
 async function read(req: SecretsRequest): Promise<SecretsResult | undefined> {
   const entry = await kvStore(req).read(key(req));
   if (!entry) return undefined;
   const { metadata } = entry;
   const v = Number(req.data.version ?? 0) || metadata.current_version;
-  const meta = renderVersionMeta(metadata, v);
-  if (!meta) return undefined;
-  if (versionState(metadata.versions[String(v)], req.now) !== 'live') return { status: 404, data: { data: null, metadata: meta } };
+  if (!Object.hasOwn(metadata.versions, String(v))) return undefined;
+  if (versionState(metadata.versions[String(v)], req.now) !== 'live') return { status: 404, data: { data: null, metadata: renderVersionMeta(metadata, v) } };
   const data = await entry.data(v);
-  return data ? { data: { data, metadata: meta } } : undefined;
+  return data ? { data: readReply(metadata, v, data) } : undefined;
+}
+
+/**
+ * `{data, metadata}` of a read of version `v`: rendered and serialised once, then reused
+ * while the key's stored value (and so `metadata` and `data`, both frozen and shared)
+ * stays the same (issue 15). Whether the version is live is checked on every read.
+ */
+function readReply(metadata: Frozen<KeyMetadata>, v: number, data: object): Record<string, unknown> {
+  const hit = readReplies.get(metadata);
+  if (hit && hit.version === v && hit.source === data) return hit.reply;
+  const reply = sharedReplyData({ data, metadata: renderVersionMeta(metadata, v) });
+  readReplies.set(metadata, { version: v, source: data, reply });
+  return reply;
 }
 
 async function patch(req: SecretsRequest): Promise<SecretsResult | undefined> {

@@ -16,13 +16,20 @@
  *
  * @module
  */
-import { json, type Backend, type BackendOp } from '../../../../kernel/store/index.js';
+import { json, readJson, type Backend, type BackendOp } from '../../../../kernel/store/index.js';
+import { deepFreeze, type Frozen } from '../../../../kernel/util/deep-freeze.js';
 import { KeyedLock } from '../../../../kernel/util/keyed-lock.js';
 import { sha256Hex } from '../../../../kernel/util/sha256.js';
 import { DEFAULT_KV_CONFIG, type KeyMetadata, type KvConfig } from './versions.js';
 
 /** Process-wide: keys are scoped by mount uuid, so mounts never contend. */
 const locks = new KeyedLock();
+
+/**
+ * {@link split} of each shared stored value, so that every read of an unchanged key gets
+ * the same metadata object (reply caches key on it: data.routes.ts).
+ */
+const splits = new WeakMap<object, { metadata: Frozen<KeyMetadata>; inline: Frozen<StoredKey>['inline'] }>();
 
 /** The data of one version. */
 type VersionData = Record<string, unknown>;
@@ -45,11 +52,16 @@ export interface KeyChange<T> {
   readonly result: T;
 }
 
-/** One key as read: its metadata, and the data of any of its versions. */
+/**
+ * One key as read: its metadata, and the data of any of its versions. Both are deeply
+ * frozen and may be shared with concurrent readers (the barrier's decoded cache, issue
+ * 15): copy before changing anything.
+ */
 export interface KeyEntry {
-  readonly metadata: KeyMetadata;
+  /** The same object for every read while the key is unchanged and cached. */
+  readonly metadata: Frozen<KeyMetadata>;
   /** The data of `version`, or undefined when it was never written or was removed. */
-  data(version: number): Promise<VersionData | undefined>;
+  data(version: number): Promise<Frozen<VersionData> | undefined>;
 }
 
 /** Reads and atomically changes one KV v2 mount's keys. */
@@ -59,9 +71,9 @@ export class KvV2Store {
     private readonly scope: string,
   ) {}
 
-  /** The mount's config (defaults when never written). */
-  async config(): Promise<KvConfig> {
-    return json.decode<KvConfig>(await this.storage.get('config')) ?? { ...DEFAULT_KV_CONFIG };
+  /** The mount's config (defaults when never written); frozen, possibly shared: copy to change. */
+  async config(): Promise<Frozen<KvConfig>> {
+    return (await readJson<KvConfig>(this.storage, 'config')) ?? DEFAULT_KV_CONFIG;
   }
 
   /** Replaces the mount's config; durable on return. */
@@ -74,17 +86,19 @@ export class KvV2Store {
     return (await this.storage.get(`metadata/${key}`)) !== undefined;
   }
 
-  /** The key's metadata, or undefined when the key does not exist. */
-  async metadata(key: string): Promise<KeyMetadata | undefined> {
+  /** The key's metadata (frozen, possibly shared), or undefined when the key does not exist. */
+  async metadata(key: string): Promise<Frozen<KeyMetadata> | undefined> {
     return (await this.read(key))?.metadata;
   }
 
   /** The key's metadata and access to its versions' data (one storage read for the current one), or undefined. */
   async read(key: string): Promise<KeyEntry | undefined> {
-    const stored = json.decode<StoredKey>(await this.storage.get(`metadata/${key}`));
+    const stored = await readJson<StoredKey>(this.storage, `metadata/${key}`);
     if (stored === undefined) return undefined;
-    const { metadata, inline } = split(stored);
-    return { metadata, data: (version) => this.data(key, inline, version) };
+    let parts = splits.get(stored);
+    if (!parts) splits.set(stored, (parts = deepFreeze(split(stored))));
+    const { metadata, inline } = parts;
+    return { metadata, data: (version) => this.stored(key, inline, version) };
   }
 
   /** Keys and folders directly under `prefix` (empty or ending in `/`). */
@@ -136,6 +150,12 @@ export class KvV2Store {
     });
   }
 
+  /** {@link data}, for readers: frozen, possibly shared. */
+  private async stored(key: string, inline: Frozen<StoredKey>['inline'], version: number): Promise<Frozen<VersionData> | undefined> {
+    if (inline?.version === version) return inline.data;
+    return readJson<VersionData>(this.storage, `${versionPrefix(key)}${version}`);
+  }
+
   /** The data of `version`: the inline one when it is that version, else from `versions/`. */
   private async data(key: string, inline: StoredKey['inline'], version: number): Promise<VersionData | undefined> {
     if (inline?.version === version) return inline.data;
@@ -144,7 +164,7 @@ export class KvV2Store {
 }
 
 /** Splits a stored value into the key's metadata and the version data kept beside it. */
-function split(stored: StoredKey): { metadata: KeyMetadata; inline: StoredKey['inline'] } {
+function split<S extends StoredKey | Frozen<StoredKey>>(stored: S): { metadata: Omit<S, 'inline'>; inline: S['inline'] } {
   const { inline, ...metadata } = stored;
   return { metadata, inline };
 }
