@@ -13,6 +13,7 @@
  */
 import type { Logger } from '../log/logger.js';
 import type { Indexed, StateStore, Txn } from './state.js';
+import { Periodic } from '../util/periodic.js';
 
 /** Options of {@link ExpiryReaper}. */
 export interface ExpiryReaperOptions<T> {
@@ -37,28 +38,24 @@ export interface ExpiryReaperOptions<T> {
 
 /** See the module doc. */
 export class ExpiryReaper<T> {
-  private timer: NodeJS.Timeout | undefined;
-  private round: Promise<unknown> | undefined;
+  private readonly periodic: Periodic;
 
-  constructor(private readonly o: ExpiryReaperOptions<T>) {}
+  constructor(private readonly o: ExpiryReaperOptions<T>) {
+    this.periodic = new Periodic(
+      () => this.reap(),
+      o.intervalMs ?? 60_000,
+      (err) => o.log.warn({ table: o.table, err: err.message }, 'expired documents could not be deleted; next round retries'),
+    );
+  }
 
   /** Runs a round every `intervalMs` from now on (no-op when running). */
   start(): void {
-    if (this.timer) return;
-    const tick = () => {
-      this.round = this.reap().catch((err: Error) => this.o.log.warn({ table: this.o.table, err: err.message }, 'expired documents could not be deleted; next round retries'));
-      this.timer = setTimeout(tick, this.o.intervalMs ?? 60_000);
-      this.timer.unref();
-    };
-    this.timer = setTimeout(tick, this.o.intervalMs ?? 60_000);
-    this.timer.unref();
+    this.periodic.start();
   }
 
   /** Stops the timer and waits for a round in progress. */
   async stop(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.round;
+    await this.periodic.stop();
   }
 
   /**

@@ -16,6 +16,7 @@
  */
 import type { Logger } from '../../../kernel/log/logger.js';
 import type { StateStore } from '../../../kernel/store/index.js';
+import { Periodic } from '../../../kernel/util/periodic.js';
 import { checksOf, stripIndexes, writeCheck } from '../catalog/register.js';
 import { CT, SERF_ALIVE_OUTPUT, SERF_CHECK_ID, SERF_DEAD_OUTPUT, type CheckDoc } from '../catalog/model.js';
 import { reconcileSessions } from '../sessions/store.js';
@@ -34,28 +35,24 @@ export interface MemberLivenessOptions {
 
 /** See the module doc; the leader runs it (start on leading, stop on stepping down). */
 export class MemberLiveness {
-  private timer: NodeJS.Timeout | undefined;
-  private round: Promise<unknown> | undefined;
+  private readonly periodic: Periodic;
 
-  constructor(private readonly o: MemberLivenessOptions) {}
+  constructor(private readonly o: MemberLivenessOptions) {
+    this.periodic = new Periodic(
+      () => this.check(),
+      o.intervalMs ?? 1000,
+      (err) => o.log.warn({ err: err.message }, 'agent liveness could not be checked; next round retries'),
+    );
+  }
 
   /** A round every `intervalMs` from now on (no-op when running). */
   start(): void {
-    if (this.timer) return;
-    const tick = () => {
-      this.round = this.check().catch((err: Error) => this.o.log.warn({ err: err.message }, 'agent liveness could not be checked; next round retries'));
-      this.timer = setTimeout(tick, this.o.intervalMs ?? 1000);
-      this.timer.unref();
-    };
-    this.timer = setTimeout(tick, this.o.intervalMs ?? 1000);
-    this.timer.unref();
+    this.periodic.start();
   }
 
   /** Stops the rounds and waits for one in progress. */
   async stop(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.round;
+    await this.periodic.stop();
   }
 
   /**

@@ -11,10 +11,10 @@
  */
 import { Type } from '@sinclair/typebox';
 import { badRequest, CommaList, commaList } from '../../../../kernel/http/index.js';
-import { json, type Backend } from '../../../../kernel/store/index.js';
+import type { Backend } from '../../../../kernel/store/index.js';
 import { hasField, parseDuration } from '../../../../kernel/util/duration.js';
-import { KeyedLock } from '../../../../kernel/util/keyed-lock.js';
 import { applyTokenFields, EMPTY_TOKEN_SETTINGS, TOKEN_FIELDS, tokenSettingsView, type TokenSettings } from '../token-fields.js';
+import { MountEntryStore } from '../entry-store.js';
 
 /** One stored role. Leeways in seconds: 0 = the reference default, -1 = disabled. */
 export interface JwtRole extends TokenSettings {
@@ -155,40 +155,13 @@ export function roleView(r: JwtRole): Record<string, unknown> {
   };
 }
 
-const ROLE = 'role/';
-/** One lock for all jwt mounts of the process; keys carry the mount uuid. */
-const locks = new KeyedLock();
-
 /** The roles of one jwt mount. */
-export class JwtRoleStore {
+export class JwtRoleStore extends MountEntryStore<JwtRole> {
   /**
    * @param storage the mount's storage view (`req.storage`)
    * @param mountUuid the mount's uuid, scoping the write lock
    */
-  constructor(
-    private readonly storage: Backend,
-    private readonly mountUuid: string,
-  ) {}
-
-  /** The role `name` (lower-cased), or undefined. */
-  async get(name: string): Promise<JwtRole | undefined> {
-    return json.decode<JwtRole>(await this.storage.get(ROLE + name));
-  }
-
-  /** Every role name, sorted. */
-  async list(): Promise<string[]> {
-    return (await this.storage.list(ROLE)).filter((k) => !k.endsWith('/'));
-  }
-
-  /** Replaces role `name` by what `change` returns for the current entry, under the role's lock; `change` may throw. */
-  update(name: string, change: (current: JwtRole | undefined) => JwtRole): Promise<void> {
-    return locks.run(`${this.mountUuid}/${name}`, async () => {
-      await this.storage.put(ROLE + name, json.encode(change(await this.get(name))));
-    });
-  }
-
-  /** Deletes role `name`; no error when absent. */
-  delete(name: string): Promise<void> {
-    return locks.run(`${this.mountUuid}/${name}`, () => this.storage.delete(ROLE + name));
+  constructor(storage: Backend, mountUuid: string) {
+    super(storage, mountUuid, 'role/');
   }
 }
