@@ -30,13 +30,7 @@ export const LATENCY_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 
 /** Methods kept as they are; any other becomes `OTHER` (label values stay a closed set). */
 const METHODS = new Set(['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS', 'LIST']);
 
-/**
- * Where {@link labelRoute} keeps a request's route pattern: a property under a private
- * symbol rather than a `WeakMap` entry per request, whose cost (ephemeron bookkeeping and
- * its GC) was ~1 µs of a discovery token read (BENCHMARKS.md, issue 15).
- */
-const ROUTE = Symbol('cairn.route');
-type Labelled = HttpRequest & { [ROUTE]?: string };
+const routes = new WeakMap<HttpRequest, string>();
 
 type RequestMetrics = { readonly requests: Counter<'method' | 'route' | 'status'>; readonly duration: Histogram<'method' | 'route' | 'status'> };
 /** The request metrics of each registry, made once however many listeners a service has. */
@@ -70,7 +64,7 @@ function requestMetrics(metrics: ServiceMetrics): RequestMetrics {
  * matching; the last call wins). `pattern` must come from a route table, never from the request.
  */
 export function labelRoute(req: HttpRequest, pattern: string): void {
-  (req as Labelled)[ROUTE] = pattern;
+  routes.set(req, pattern);
 }
 
 /**
@@ -83,7 +77,7 @@ export function labelRoute(req: HttpRequest, pattern: string): void {
 export function instrumentHttp(service: HttpService, metrics: ServiceMetrics): HttpService {
   const { requests, duration } = requestMetrics(metrics);
   const record = (req: HttpRequest, status: number, started: bigint) => {
-    const labels = { method: METHODS.has(req.method) ? req.method : 'OTHER', route: (req as Labelled)[ROUTE] ?? UNMATCHED_ROUTE, status: String(status) };
+    const labels = { method: METHODS.has(req.method) ? req.method : 'OTHER', route: routes.get(req) ?? UNMATCHED_ROUTE, status: String(status) };
     requests.inc(labels);
     duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
   };
