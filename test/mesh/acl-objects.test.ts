@@ -144,6 +144,32 @@ describe('discovery ACL objects', () => {
     assert.equal((await reader.put('/v1/acl/policy', { Name: 'by-reader-2' })).status, 403);
   });
 
+  it('token reads stay current: renamed policies and roles, a deleted role, an update, secrets shown per caller, ?pretty', async () => {
+    const policy = await root().put('/v1/acl/policy', { Name: 'cache-p1', Rules: 'acl = "read"' });
+    const role = await root().put('/v1/acl/role', { Name: 'cache-r1', Policies: [{ Name: 'cache-p1' }] });
+    const t = await root().put('/v1/acl/token', { Description: 'cached', Policies: [{ Name: 'cache-p1' }], Roles: [{ Name: 'cache-r1' }] });
+    const path = `/v1/acl/token/${t.json.AccessorID}`;
+    const read = async (token = ROOT) => (await as(token).get(path)).json;
+    assert.deepEqual((await read()).Policies, [{ ID: policy.json.ID, Name: 'cache-p1' }]);
+    assert.deepEqual(await read(), await read(), 'the same reply twice');
+    // The token itself is unchanged: its links show the names as they are now.
+    await root().put(`/v1/acl/policy/${policy.json.ID}`, { Name: 'cache-p2', Rules: 'acl = "read"' });
+    assert.deepEqual((await read()).Policies, [{ ID: policy.json.ID, Name: 'cache-p2' }]);
+    await root().put(`/v1/acl/role/${role.json.ID}`, { Name: 'cache-r2', Policies: [{ Name: 'cache-p2' }] });
+    assert.deepEqual((await read()).Roles, [{ ID: role.json.ID, Name: 'cache-r2' }]);
+    // The token's own reader (acl:read through its policy) sees it hidden; the management token in clear, alternately.
+    assert.equal((await read(t.json.SecretID)).SecretID, '<hidden>');
+    assert.equal((await read()).SecretID, t.json.SecretID);
+    assert.equal((await read(t.json.SecretID)).SecretID, '<hidden>');
+    const pretty = await call(a.url, 'GET', `${path}?pretty`, { token: ROOT });
+    assert.equal(pretty.text, `${JSON.stringify(await read(), null, 4)}\n`);
+    assert.equal((await root().del(`/v1/acl/role/${role.json.ID}`)).status, 200);
+    assert.equal('Roles' in (await read()), false, 'a deleted role is no longer linked');
+    const updated = await root().put(path, { Description: 'cached v2', Policies: [{ Name: 'cache-p2' }] });
+    assert.equal((await read()).Description, 'cached v2');
+    assert.equal((await read()).ModifyIndex, updated.json.ModifyIndex);
+  });
+
   it('HTTP conventions: 405 with Allow, OPTIONS, 404 text, ?pretty, index headers, token in ?token= and Bearer', async () => {
     const m = await call(a.url, 'POST', '/v1/acl/tokens', { token: ROOT });
     assert.deepEqual([m.status, m.text, m.headers.get('allow')], [405, 'method POST not allowed', 'OPTIONS,GET']);

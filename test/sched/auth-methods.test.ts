@@ -207,6 +207,18 @@ describe('scheduler auth methods over HTTP', () => {
     assert.equal(stored('okta').Config!.OIDCClientSecret, 'rotated');
   });
 
+  it('reads stay current across writes, and ?pretty indents the same reply', async () => {
+    const first = await req('GET', '/v1/acl/auth-method/okta');
+    assert.deepEqual((await req('GET', '/v1/acl/auth-method/okta')).json, first.json, 'the same reply twice');
+    const pretty = await req('GET', '/v1/acl/auth-method/okta?pretty');
+    assert.equal(pretty.text, `${JSON.stringify(first.json, null, 4)}\n`);
+    const r = await req('POST', '/v1/acl/auth-method/okta', { ...first.json, MaxTokenTTL: '3h', Config: { ...first.json.Config, OIDCClientID: 'rotated-id' } });
+    assert.equal(r.status, 200, r.text);
+    const after = (await req('GET', '/v1/acl/auth-method/okta')).json;
+    assert.deepEqual([after.MaxTokenTTL, after.Config.OIDCClientID, after.Config.OIDCClientSecret, after.ModifyIndex], ['3h0m0s', 'rotated-id', 'redacted', r.json.ModifyIndex]);
+    await req('POST', '/v1/acl/auth-method/okta', first.json);
+  });
+
   it('update: Type only OIDC (spec 002); a JWT method keeps JWT', async () => {
     const toJwt = await req('POST', '/v1/acl/auth-method/okta', oidc({ Type: 'JWT' }));
     assert.deepEqual([toJwt.status, toJwt.text], [400, one(`cannot change auth method type from 'OIDC' to 'JWT': update accepts only OIDC`)]);

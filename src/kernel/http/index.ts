@@ -12,3 +12,4 @@ export * from './fields.js';
 export * from './api-service.js';
 export * from './forward.js';
 export * from './json-body.js';
+export * from './render-cache.js';

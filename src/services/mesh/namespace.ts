@@ -73,7 +73,9 @@ export function withNamespaceGuard<D>(routes: readonly MeshRoute<D>[], enterpris
     methods: Object.fromEntries(
       Object.entries(r.methods).map(([m, handle]) => [
         m,
-        async (ctx: MeshContext<D>) => {
+        // Not async: the handler's own promise is returned, no second one per request (a
+        // refusal thrown here becomes the dispatcher's rejection, as from an async handler).
+        (ctx: MeshContext<D>) => {
           refuseNamespaces(ctx);
           return handle!(ctx);
         },

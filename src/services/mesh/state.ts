@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
 import type { TableSpec } from '../../kernel/store/index.js';
+import { sha256Hex } from '../../kernel/util/sha256.js';
 import { CT } from './catalog/model.js';
 import { DEFAULT_NAMESPACE } from './namespace.js';
 
@@ -125,9 +125,10 @@ export interface BootstrapDoc {
 
 /**
  * The key of a token in the `secret` index: the SHA-256 of its SecretID, so the lookup map
- * holds no secret and its timing reveals nothing about a guess.
+ * holds no secret and its timing reveals nothing about a guess. Memoised (kernel sha256Hex,
+ * as the scheduler's): every request hashes its token.
  */
-export const secretKey = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');
+export const secretKey = (secret: string): string => sha256Hex(secret);
 
 /** Every table with its unique indexes. */
 export const MESH_TABLES: readonly TableSpec[] = [

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { RenderCache } from '../../../kernel/http/index.js';
 import type { Indexed, StateStore } from '../../../kernel/store/index.js';
 import { ANONYMOUS_TOKEN_ACCESSOR_ID } from '../acl/index.js';
 import { callerOf, canSeeSecrets, forwardToPrimary, type Ctx, type MeshDeps } from '../deps.js';
@@ -49,6 +50,9 @@ export function renderToken(state: StateStore, t: TokenDoc & Indexed, showSecret
 
 const render = (ctx: Ctx, t: TokenDoc & Indexed, showSecret: boolean) => renderToken(ctx.deps.state, t, showSecret, ctx.deps.config.enterprise);
 
+/** Token reads: each stored token's reply, kept until the token, a policy or a role changes. */
+const reads = new RenderCache<TokenDoc & Indexed>();
+
 function accessorParam(ctx: Ctx): string {
   const id = ctx.params.accessor;
   if (!UUID_RE.test(id)) throw meshBadRequest('Accessor ID is missing or an invalid UUID');
@@ -81,7 +85,11 @@ async function read(ctx: Ctx): Promise<MeshReply> {
   const ns = scopeOf(ctx, who);
   const t = liveToken(ctx.deps.state, ctx, accessorParam(ctx), ns);
   if (!t) throw notFoundIn('token', ns);
-  return { body: render(ctx, t, canSeeSecrets(who)), index: ctx.deps.state.tableIndex(T.tokens) };
+  const show = canSeeSecrets(who);
+  // The links show the policies' and roles' current names: their tables' index is in the stamp.
+  const stamp = `${show}/${ctx.deps.state.latestIndex(T.policies, T.roles)}`;
+  const { body, json } = reads.get(t, stamp, (doc) => render(ctx, doc, show));
+  return { body, json, index: ctx.deps.state.tableIndex(T.tokens) };
 }
 
 async function self(ctx: Ctx): Promise<MeshReply> {

@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { RenderCache } from '../../../kernel/http/index.js';
 import { aclDelete, globalAclWrite, missingKey, requireKeyInPath } from '../acl-write.js';
 import { authMethodStub, decodeAuthMethod, renderAuthMethod, validateAuthMethod, type AuthMethod } from '../auth/auth-method.js';
 import { AUTH_METHOD_NOT_FOUND, notFoundError } from '../auth/errors.js';
@@ -54,6 +55,9 @@ async function upsert(ctx: Ctx, pathName: string | undefined): Promise<SchedRepl
     return writeReply(index, renderAuthMethod(result));
   });
 }
+
+/** Method reads: each stored method's reply (secrets redacted), kept until the method changes. */
+const reads = new RenderCache<AuthMethod>();
 
 /**
  * Routes of this file (spec 002 "ACL auth methods"; reference/sched.md §2.1). Replies: the
@@ -92,7 +96,8 @@ export const authMethodRoutes: readonly SchedRoute<SchedDeps>[] = [
         requireManagement(ctx);
         const m = ctx.deps.state.get<AuthMethod>(T.authMethods, ctx.params.name);
         if (!m) throw notFoundError(AUTH_METHOD_NOT_FOUND);
-        return { body: renderAuthMethod(m), index: atLeastOne(m.ModifyIndex) };
+        const { body, json } = reads.get(m, '', renderAuthMethod);
+        return { body, json, index: atLeastOne(m.ModifyIndex) };
       },
       POST: (ctx) => upsert(ctx, ctx.params.name),
       PUT: (ctx) => upsert(ctx, ctx.params.name),
