@@ -84,9 +84,9 @@ describe('parsePolicy', () => {
     assert.equal(parseError('path "a" "b" { capabilities = ["read"] }'), 'failed to parse policy: path "a": invalid key "b"');
   });
 
-  it('refuses parameter constraints it does not enforce', () => {
-    const msg = parseError('path "a" {\n  capabilities = ["update"]\n  allowed_parameters = { "x" = [] }\n}');
-    assert.equal(msg, 'failed to parse policy: path "a": "allowed_parameters" is not supported');
+  it('refuses the keys it does not enforce', () => {
+    const msg = parseError('path "a" {\n  capabilities = ["update"]\n  min_wrapping_ttl = "1m"\n}');
+    assert.equal(msg, 'failed to parse policy: path "a": "min_wrapping_ttl" is not supported');
   });
 
   it('refuses malformed shapes', () => {
