@@ -94,6 +94,21 @@ function body(v: unknown): Obj | undefined {
 }
 
 /**
+ * The document of a policy written as valid JSON; undefined for anything else (HCL, or
+ * JSON with a syntax error, which `parseHcl` then reports with line and column). The
+ * HCL parser's JSON mode drops booleans from lists, which would silently shorten a
+ * `denied_parameters` value list.
+ */
+function jsonDocument(text: string): unknown {
+  if (!text.trimStart().startsWith('{')) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Parses a policy from HCL or JSON text.
  *
  * @throws {PolicyParseError} on a syntax error (with line and column), an unknown key
@@ -104,7 +119,7 @@ function body(v: unknown): Obj | undefined {
 export function parsePolicy(name: string, text: string): Policy {
   let doc: unknown;
   try {
-    doc = parseHcl(text, `policy "${name}"`);
+    doc = jsonDocument(text) ?? parseHcl(text, `policy "${name}"`);
   } catch (err) {
     if (!(err instanceof HclSyntaxError)) throw err;
     throw new PolicyParseError(err.line === undefined ? err.reason : `line ${err.line}, column ${err.column}: ${err.reason}`);
