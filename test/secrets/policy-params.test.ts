@@ -146,6 +146,10 @@ describe('required_parameters', () => {
     // The reference checks reads' query parameters too.
     assert.equal((await s.call('GET', '/v1/kv/required', { token: tok })).status, 403);
     assert.equal((await s.call('GET', '/v1/kv/required?owner=me&env=dev', { token: tok })).status, 200);
+    // Probes of capabilities alone ignore the constraints, as the reference's.
+    const ui = await s.call('GET', '/v1/sys/internal/ui/mounts/kv/required', { token: tok });
+    assert.equal(ui.status, 200, ui.text);
+    assert.equal(ui.json.data.path, 'kv/');
   });
 });
 

@@ -105,7 +105,7 @@ export class SecretsCore {
    * own namespace, applied to the path as seen from there. A root-protected path also
    * needs `sudo` (§5.2); root tokens hold everything in reach. `data` (the request's
    * body fields, or query parameters for a read) is checked against the governing rule's
-   * parameter constraints ({@link Acl.allowed}).
+   * parameter constraints ({@link Acl.allowed}); without it, capabilities only.
    */
   async allowed(
     token: TokenEntry,

@@ -191,7 +191,8 @@ describe('Acl parameter constraints', () => {
     assert.equal(a.allowed('kv/x', 'update', { data: { a: '1' } }), true);
     assert.equal(a.allowed('kv/x', 'update', { data: { a: '2' } }), false);
     assert.equal(a.allowed('kv/x', 'read', { data: { b: '1' } }), false);
-    assert.equal(a.allowed('kv/x', 'read'), true, 'no data');
+    assert.equal(a.allowed('kv/x', 'read', { data: {} }), true, 'empty data');
+    assert.equal(a.allowed('kv/x', 'update'), true, 'no data: capabilities only');
     assert.equal(a.allowed('kv/x/', 'list', { data: { b: '1' } }), true);
     assert.equal(a.allowed('kv/x', 'delete', { data: { b: '1' } }), true);
   });

@@ -112,7 +112,8 @@ export interface AllowedOptions {
   readonly sudo?: boolean;
   /**
    * The request's data (top-level body fields; query parameters for a read), checked
-   * against the governing rule's parameter constraints; absent counts as empty.
+   * against the governing rule's parameter constraints. Absent: capabilities only (the
+   * reference's `capCheckOnly`, for probes such as `sys/internal/ui/mounts`).
    */
   readonly data?: Readonly<Record<string, unknown>>;
 }
@@ -157,14 +158,14 @@ export class Acl {
    * tried without it (§5.2): exact rules for both forms first, then globs for the path
    * as given, then globs for the trimmed form, so a deny matching the request path is
    * never bypassed. For read, create, update and patch the rule's parameter constraints
-   * must also admit `o.data`.
+   * must also admit `o.data` when given.
    */
   allowed(path: string, capability: Exclude<Capability, 'deny'>, o: AllowedOptions = {}): boolean {
     if (this.root) return true;
     const g = this.governing(path, capability === 'list');
     if (g === undefined || g.bits & BIT.deny) return false;
     if ((g.bits & BIT[capability]) === 0 || (o.sudo && (g.bits & BIT.sudo) === 0)) return false;
-    return g.params === undefined || (BIT[capability] & CONSTRAINED) === 0 || permits(g.params, o.data ?? {});
+    return g.params === undefined || o.data === undefined || (BIT[capability] & CONSTRAINED) === 0 || permits(g.params, o.data);
   }
 
   /**
