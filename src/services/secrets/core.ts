@@ -103,13 +103,21 @@ export class SecretsCore {
    * `ns`; list paths end in `/`). A token acts in its own namespace and the ones below
    * it, never above or beside (reference/secrets.md §6); its policies are those of its
    * own namespace, applied to the path as seen from there. A root-protected path also
-   * needs `sudo` (§5.2); root tokens hold everything in reach.
+   * needs `sudo` (§5.2); root tokens hold everything in reach. `data` (the request's
+   * body fields, or query parameters for a read) is checked against the governing rule's
+   * parameter constraints ({@link Acl.allowed}); without it, capabilities only.
    */
-  async allowed(token: TokenEntry, path: string, capability: Exclude<Capability, 'deny'>, ns: NamespaceEntry = ROOT_NAMESPACE): Promise<boolean> {
+  async allowed(
+    token: TokenEntry,
+    path: string,
+    capability: Exclude<Capability, 'deny'>,
+    ns: NamespaceEntry = ROOT_NAMESPACE,
+    data?: Readonly<Record<string, unknown>>,
+  ): Promise<boolean> {
     const home = this.namespaces.byId(token.namespace_id ?? ROOT_NAMESPACE.id);
     if (!home || !ns.path.startsWith(home.path)) return false;
     const acl = await (await this.scope(home)).policies.acl(token.policies);
-    return acl.allowed(ns.path.slice(home.path.length) + path, capability, { sudo: sudoRequired(path) });
+    return acl.allowed(ns.path.slice(home.path.length) + path, capability, { sudo: sudoRequired(path), data });
   }
 
   /**

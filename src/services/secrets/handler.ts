@@ -328,12 +328,13 @@ export class SecretsHttp implements HttpService {
     const opSpec = spec.operations[op] ?? (op === 'create' ? spec.operations.update : op === 'update' ? spec.operations.create : undefined);
     if (!opSpec) throw unsupportedOperation();
     const aclPath = method === 'list' ? full.replace(/\/*$/, '/') : full;
+    // The request's data, which the governing rule's parameter constraints check.
+    const input = op === 'create' || op === 'update' || op === 'patch' ? body : queryData(req.query);
     // The ACL also tries a list path without its trailing `/` (reference/secrets.md §5.2).
-    if (token && !spec.unauthenticated && !(await core.allowed(token, aclPath, op, nsEntry)))
+    if (token && !spec.unauthenticated && !(await core.allowed(token, aclPath, op, nsEntry, input)))
       throw forbidden();
 
     // Validate and handle.
-    const input = op === 'create' || op === 'update' || op === 'patch' ? body : queryData(req.query);
     const { data, ignored } = opSpec.rawBody ? { data: {}, ignored: [] } : this.validator(match.path, op, opSpec).validate(input);
     const result = await opSpec.handle({ ...ctx, operation: op, data });
     return renderResult({ requestId: req.id, operation: op, mountType: mount.type, result, ignored });

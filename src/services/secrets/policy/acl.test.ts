@@ -181,3 +181,41 @@ describe('Acl.mountAccess (the reference\'s hasMountAccess)', () => {
     assert.equal(acl({}).mountAccess('secret/'), false);
   });
 });
+
+describe('Acl parameter constraints', () => {
+  const constrained = (...texts: string[]) => new Acl(texts.map((t, i) => parsePolicy(`c${i}`, t)));
+  const RULE = 'path "kv/*" {\n  capabilities = ["read", "update", "list", "delete"]\n  allowed_parameters = { "a" = ["1"] }\n}';
+
+  it('apply to read and update data, not to list or delete', () => {
+    const a = constrained(RULE);
+    assert.equal(a.allowed('kv/x', 'update', { data: { a: '1' } }), true);
+    assert.equal(a.allowed('kv/x', 'update', { data: { a: '2' } }), false);
+    assert.equal(a.allowed('kv/x', 'read', { data: { b: '1' } }), false);
+    assert.equal(a.allowed('kv/x', 'read', { data: {} }), true, 'empty data');
+    assert.equal(a.allowed('kv/x', 'update'), true, 'no data: capabilities only');
+    assert.equal(a.allowed('kv/x/', 'list', { data: { b: '1' } }), true);
+    assert.equal(a.allowed('kv/x', 'delete', { data: { b: '1' } }), true);
+  });
+
+  it('come from the governing rule only', () => {
+    const a = constrained(RULE, 'path "kv/free" { capabilities = ["update"] }');
+    assert.equal(a.allowed('kv/free', 'update', { data: { b: '1' } }), true);
+    assert.equal(a.allowed('kv/other', 'update', { data: { b: '1' } }), false);
+  });
+
+  it('are dropped when another policy denies the pattern', () => {
+    const a = constrained(RULE, 'path "kv/*" { capabilities = ["deny"] }');
+    assert.equal(a.allowed('kv/x', 'update', { data: { a: '1' } }), false);
+    assert.deepEqual(a.capabilities('kv/x'), ['deny']);
+  });
+
+  it('merge with a policy granting the pattern without constraints: the constraints stay', () => {
+    const a = constrained(RULE, 'path "kv/*" { capabilities = ["create"] }');
+    assert.equal(a.allowed('kv/x', 'create', { data: { b: '1' } }), false);
+    assert.equal(a.allowed('kv/x', 'create', { data: { a: '1' } }), true);
+  });
+
+  it('never apply to the root ACL', () => {
+    assert.equal(new Acl([], true).allowed('kv/x', 'update', { data: { b: '1' } }), true);
+  });
+});

@@ -8,9 +8,14 @@
  * merged first: union of capabilities, `deny` wins. So a `deny` on a less specific
  * pattern does not override an allow on a more specific one.
  *
+ * The governing rule's parameter constraints (`params.ts`), merged the same way, then
+ * apply to the request's data for read, create, update and patch (reference `acl.go`
+ * `AllowOperation`); a rule without constraints costs nothing more.
+ *
  * @module
  */
 import type { Capability, Policy } from './parse.js';
+import { mergeConstraints, permits, type ParamConstraints } from './params.js';
 
 const BIT: Readonly<Record<Capability, number>> = {
   deny: 1,
@@ -26,11 +31,29 @@ const BIT: Readonly<Record<Capability, number>> = {
 /** Capability names in the order `capabilities()` reports them (alphabetical, like the reference's responses). */
 const REPORTED: readonly Capability[] = ['create', 'delete', 'list', 'patch', 'read', 'sudo', 'update'];
 
-/** Union of two rules' capabilities; `deny` on either side wins. */
-function merge(a: number | undefined, b: number): number {
-  if (a === undefined) return b;
-  return (a | b) & BIT.deny ? BIT.deny : a | b;
+/** What the rules of one pattern grant: capability bits and parameter constraints. */
+interface Grant {
+  bits: number;
+  params?: ParamConstraints;
 }
+
+/**
+ * Adds a rule of the same pattern to `into` (reference `NewACL`): union of capabilities
+ * and merged constraints; `deny` on either side wins and drops the constraints.
+ */
+function merge(into: Grant, b: number, params: ParamConstraints | undefined): void {
+  if (into.bits & BIT.deny) return;
+  if (b & BIT.deny) {
+    into.bits = BIT.deny;
+    into.params = undefined;
+    return;
+  }
+  into.bits |= b;
+  into.params = mergeConstraints(into.params, params);
+}
+
+/** Operations whose data the constraints check (the reference also checks reads' query data). */
+const CONSTRAINED = BIT.read | BIT.create | BIT.update | BIT.patch;
 
 function bits(caps: Iterable<Capability>): number {
   let b = 0;
@@ -39,7 +62,7 @@ function bits(caps: Iterable<Capability>): number {
 }
 
 /** A glob rule with its priority keys (§5.3). */
-interface GlobRule {
+interface GlobRule extends Grant {
   /** Pattern without the trailing `*`. */
   readonly path: string;
   /** `path` split on `/` (segment rules only). */
@@ -49,7 +72,6 @@ interface GlobRule {
   readonly firstWildcard: number;
   /** Number of `+` segments. */
   readonly wildcards: number;
-  bits: number;
 }
 
 /** True when `a` has a higher priority than `b` (reference/secrets.md §5.3, rules 1–5). */
@@ -61,7 +83,7 @@ function beats(a: GlobRule, b: GlobRule): boolean {
   return a.path > b.path;
 }
 
-function globRule(pattern: string, b: number): GlobRule {
+function globRule(pattern: string, b: number, params: ParamConstraints | undefined): GlobRule {
   const isPrefix = pattern.endsWith('*');
   const path = isPrefix ? pattern.slice(0, -1) : pattern;
   const parts = path.split('/');
@@ -73,6 +95,7 @@ function globRule(pattern: string, b: number): GlobRule {
     firstWildcard: firstPlus < 0 ? path.length : parts.slice(0, firstPlus).join('/').length + (firstPlus > 0 ? 1 : 0),
     wildcards: parts.filter((p) => p === '+').length,
     bits: b,
+    params,
   };
 }
 
@@ -87,17 +110,23 @@ function segmentsMatch(r: GlobRule, pathParts: readonly string[]): boolean {
 export interface AllowedOptions {
   /** The path is root-protected: the governing rule must also grant `sudo` ({@link sudoRequired}). */
   readonly sudo?: boolean;
+  /**
+   * The request's data (top-level body fields; query parameters for a read), checked
+   * against the governing rule's parameter constraints. Absent: capabilities only (the
+   * reference's `capCheckOnly`, for probes such as `sys/internal/ui/mounts`).
+   */
+  readonly data?: Readonly<Record<string, unknown>>;
 }
 
 /** The capabilities a set of policies grants; immutable once built. */
 export class Acl {
-  private readonly exact = new Map<string, number>();
+  private readonly exact = new Map<string, Grant>();
   /** Plain prefix globs (`secret/*`), longest first. */
   private readonly prefixes: GlobRule[] = [];
   /** Rules with `+` segments. */
   private readonly segments: GlobRule[] = [];
   /** Results of {@link governing} by path (`\0` prefix: the list form). */
-  private readonly memo = new Map<string, number | undefined>();
+  private readonly memo = new Map<string, Grant | undefined>();
 
   /**
    * Compiles `policies`. `root: true` builds the root ACL, which holds every capability
@@ -111,13 +140,12 @@ export class Acl {
     for (const p of policies) {
       for (const rule of p.rules) {
         const b = bits(rule.capabilities);
-        if (!rule.pattern.endsWith('*') && !rule.pattern.split('/').includes('+')) {
-          this.exact.set(rule.pattern, merge(this.exact.get(rule.pattern), b));
-          continue;
-        }
-        const existing = globs.get(rule.pattern);
-        if (existing) existing.bits = merge(existing.bits, b);
-        else globs.set(rule.pattern, globRule(rule.pattern, b));
+        const params = b & BIT.deny ? undefined : rule.params;
+        const isExact = !rule.pattern.endsWith('*') && !rule.pattern.split('/').includes('+');
+        const existing = isExact ? this.exact.get(rule.pattern) : globs.get(rule.pattern);
+        if (existing) merge(existing, b, params);
+        else if (isExact) this.exact.set(rule.pattern, { bits: b, params });
+        else globs.set(rule.pattern, globRule(rule.pattern, b, params));
       }
     }
     for (const g of globs.values()) (g.wildcards > 0 ? this.segments : this.prefixes).push(g);
@@ -129,13 +157,15 @@ export class Acl {
    * `capability` (and `sudo` too when `o.sudo`). For `list`, a path ending in `/` is also
    * tried without it (§5.2): exact rules for both forms first, then globs for the path
    * as given, then globs for the trimmed form, so a deny matching the request path is
-   * never bypassed.
+   * never bypassed. For read, create, update and patch the rule's parameter constraints
+   * must also admit `o.data` when given.
    */
   allowed(path: string, capability: Exclude<Capability, 'deny'>, o: AllowedOptions = {}): boolean {
     if (this.root) return true;
-    const b = this.governing(path, capability === 'list');
-    if (b === undefined || b & BIT.deny) return false;
-    return (b & BIT[capability]) !== 0 && (!o.sudo || (b & BIT.sudo) !== 0);
+    const g = this.governing(path, capability === 'list');
+    if (g === undefined || g.bits & BIT.deny) return false;
+    if ((g.bits & BIT[capability]) === 0 || (o.sudo && (g.bits & BIT.sudo) === 0)) return false;
+    return g.params === undefined || o.data === undefined || (BIT[capability] & CONSTRAINED) === 0 || permits(g.params, o.data);
   }
 
   /**
@@ -144,7 +174,7 @@ export class Acl {
    */
   capabilities(path: string): string[] {
     if (this.root) return ['root'];
-    const b = this.governing(path, false) ?? 0;
+    const b = this.governing(path, false)?.bits ?? 0;
     const out = b & BIT.deny ? [] : REPORTED.filter((c) => b & BIT[c]);
     return out.length ? out : ['deny'];
   }
@@ -159,16 +189,16 @@ export class Acl {
     if (this.root) return true;
     if (!this.capabilities(mountPath).includes('deny')) return true;
     const grants = (b: number) => (b & BIT.deny) === 0 && b !== 0;
-    for (const [pattern, b] of this.exact) if (pattern.startsWith(mountPath) && grants(b)) return true;
+    for (const [pattern, g] of this.exact) if (pattern.startsWith(mountPath) && grants(g.bits)) return true;
     return [...this.prefixes, ...this.segments].some((r) => r.path.startsWith(mountPath) && grants(r.bits));
   }
 
   /**
-   * Capability bits of the one rule that applies to `path`, or undefined when none
+   * The grant of the one rule that applies to `path`, or undefined when none
    * matches. Remembered per path (bounded): an Acl is immutable, and a service's hot
    * paths repeat, so each request costs one Map lookup whatever the number of rules.
    */
-  private governing(path: string, list: boolean): number | undefined {
+  private governing(path: string, list: boolean): Grant | undefined {
     const key = list ? '\0' + path : path;
     if (this.memo.has(key)) return this.memo.get(key);
     const b = this.resolve(path, list);
@@ -177,7 +207,7 @@ export class Acl {
     return b;
   }
 
-  private resolve(path: string, list: boolean): number | undefined {
+  private resolve(path: string, list: boolean): Grant | undefined {
     const trimmed = list && path.endsWith('/') ? path.slice(0, -1) : undefined;
     const exact = this.exact.get(path) ?? (trimmed === undefined ? undefined : this.exact.get(trimmed));
     if (exact !== undefined) return exact;
@@ -185,13 +215,13 @@ export class Acl {
   }
 
   /** The highest-priority glob rule matching `path` (§5.3). */
-  private glob(path: string): number | undefined {
+  private glob(path: string): Grant | undefined {
     let best: GlobRule | undefined = this.prefixes.find((r) => path.startsWith(r.path));
     if (this.segments.length) {
       const parts = path.split('/');
       for (const r of this.segments) if (segmentsMatch(r, parts) && (!best || beats(r, best))) best = r;
     }
-    return best?.bits;
+    return best;
   }
 }
 

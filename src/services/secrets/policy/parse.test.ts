@@ -84,9 +84,9 @@ describe('parsePolicy', () => {
     assert.equal(parseError('path "a" "b" { capabilities = ["read"] }'), 'failed to parse policy: path "a": invalid key "b"');
   });
 
-  it('refuses parameter constraints it does not enforce', () => {
-    const msg = parseError('path "a" {\n  capabilities = ["update"]\n  allowed_parameters = { "x" = [] }\n}');
-    assert.equal(msg, 'failed to parse policy: path "a": "allowed_parameters" is not supported');
+  it('refuses the keys it does not enforce', () => {
+    const msg = parseError('path "a" {\n  capabilities = ["update"]\n  min_wrapping_ttl = "1m"\n}');
+    assert.equal(msg, 'failed to parse policy: path "a": "min_wrapping_ttl" is not supported');
   });
 
   it('refuses malformed shapes', () => {
@@ -106,5 +106,35 @@ describe('parsePolicy', () => {
       'failed to parse policy: line 4, column 1: expected: IDENT | STRING | ASSIGN | LBRACE got: RBRACE',
     );
     assert.equal(parseError('{bad json'), 'failed to parse policy: line 1, column 4: illegal char');
+  });
+});
+
+describe('parsePolicy parameter constraints', () => {
+  it('reads the HCL and JSON forms alike, names lower-cased, none → undefined', () => {
+    const hcl = parsePolicy(
+      'h',
+      'path "a" {\n  capabilities = ["update"]\n  allowed_parameters = { "TTL" = [] "*" = ["x*", 3, true] }\n  denied_parameters = { "y" = [] }\n  required_parameters = ["z", "z"]\n}',
+    );
+    const json = parsePolicy(
+      'j',
+      JSON.stringify({ path: { a: { capabilities: ['update'], allowed_parameters: { TTL: [], '*': ['x*', 3, true] }, denied_parameters: { y: [] }, required_parameters: ['z', 'z'] } } }),
+    );
+    for (const p of [hcl, json]) {
+      const c = p.rules[0].params!;
+      assert.deepEqual(Object.fromEntries(c.allowed!), { ttl: [], '*': ['x*', 3, true] });
+      assert.deepEqual([...c.denied!], [['y', []]]);
+      assert.deepEqual(c.required, ['z']);
+    }
+    assert.equal(parsePolicy('n', 'path "a" { capabilities = ["read"] }').rules[0].params, undefined);
+    assert.equal(parsePolicy('e', 'path "a" {\n capabilities = ["read"]\n allowed_parameters = {}\n}').rules[0].params, undefined);
+  });
+
+  it('names the field of a malformed constraint', () => {
+    assert.match(parseError('path "a" {\n capabilities = ["update"]\n allowed_parameters = "x"\n}'), /^failed to parse policy: path "a": "allowed_parameters" must be a map/);
+    assert.match(parseError('path "a" {\n capabilities = ["update"]\n denied_parameters = { "k" = [{ "x" = 1 }] }\n}'), /^failed to parse policy: path "a": "denied_parameters\.k" must be a list/);
+    assert.equal(
+      parseError('path "a" {\n capabilities = ["update"]\n required_parameters = [1]\n}'),
+      'failed to parse policy: path "a": "required_parameters" must be a list of strings',
+    );
   });
 });

@@ -10,12 +10,14 @@
  * Rules as in the reference's `policy.go`: a leading `/` is stripped, `+*` is refused, an
  * unknown capability or key is an error naming it, `deny` wipes the other capabilities
  * of its rule. Cairn also refuses `*` anywhere but at the end (the reference would treat
- * it as a literal character, which never is what the author meant) and the parameter
- * constraints it does not enforce yet (`allowed_parameters`, …), rather than ignore them.
+ * it as a literal character, which never is what the author meant) and the keys it does
+ * not enforce yet (`min_wrapping_ttl`, `mfa_methods`, …), rather than ignore them.
+ * Parameter constraints (`allowed_parameters`, …) are parsed by `params.ts`.
  *
  * @module
  */
 import { HclSyntaxError, parseHcl } from '../../../kernel/config/index.js';
+import { PARAM_KEYS, parseConstraints, type ParamConstraints } from './params.js';
 
 /** The capabilities a rule may grant (reference/secrets.md §5.1). */
 export type Capability = 'create' | 'read' | 'update' | 'delete' | 'list' | 'patch' | 'sudo' | 'deny';
@@ -32,7 +34,7 @@ const LEGACY: Readonly<Record<string, readonly Capability[]>> = {
 };
 
 /** Keys of a `path` block the reference knows but Cairn does not enforce yet: refused. */
-const UNSUPPORTED = ['allowed_parameters', 'denied_parameters', 'required_parameters', 'min_wrapping_ttl', 'max_wrapping_ttl', 'mfa_methods', 'control_group'];
+const UNSUPPORTED = ['min_wrapping_ttl', 'max_wrapping_ttl', 'mfa_methods', 'control_group'];
 
 /** One `path` block after parsing. */
 export interface PathRule {
@@ -44,6 +46,8 @@ export interface PathRule {
   readonly pattern: string;
   /** Granted capabilities; `deny` alone when the rule denies. May be empty (grants nothing). */
   readonly capabilities: ReadonlySet<Capability>;
+  /** Parameter constraints on the request's data; undefined when the rule has none. */
+  readonly params?: ParamConstraints;
 }
 
 /** A parsed policy. */
@@ -90,16 +94,32 @@ function body(v: unknown): Obj | undefined {
 }
 
 /**
+ * The document of a policy written as valid JSON; undefined for anything else (HCL, or
+ * JSON with a syntax error, which `parseHcl` then reports with line and column). The
+ * HCL parser's JSON mode drops booleans from lists, which would silently shorten a
+ * `denied_parameters` value list.
+ */
+function jsonDocument(text: string): unknown {
+  if (!text.trimStart().startsWith('{')) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Parses a policy from HCL or JSON text.
  *
  * @throws {PolicyParseError} on a syntax error (with line and column), an unknown key
  *   (`invalid key "k"`), a `path` that is not a block, a bad pattern, an unknown
- *   capability or legacy policy value, or an unsupported parameter constraint.
+ *   capability or legacy policy value, a malformed parameter constraint, or an
+ *   unsupported key (`min_wrapping_ttl`, …).
  */
 export function parsePolicy(name: string, text: string): Policy {
   let doc: unknown;
   try {
-    doc = parseHcl(text, `policy "${name}"`);
+    doc = jsonDocument(text) ?? parseHcl(text, `policy "${name}"`);
   } catch (err) {
     if (!(err instanceof HclSyntaxError)) throw err;
     throw new PolicyParseError(err.line === undefined ? err.reason : `line ${err.line}, column ${err.column}: ${err.reason}`);
@@ -123,7 +143,7 @@ function parseRule(written: string, value: unknown): PathRule {
   if (!b) throw fail('must be a block: path "<pattern>" { capabilities = [...] }');
   for (const key of Object.keys(b)) {
     if (UNSUPPORTED.includes(key)) throw fail(`"${key}" is not supported`);
-    if (key !== 'capabilities' && key !== 'policy' && key !== 'comment') throw fail(`invalid key "${key}"`);
+    if (key !== 'capabilities' && key !== 'policy' && key !== 'comment' && !PARAM_KEYS.includes(key)) throw fail(`invalid key "${key}"`);
   }
   const pattern = written.startsWith('/') ? written.slice(1) : written;
   if (pattern.includes('+*')) throw fail("invalid use of wildcards ('+*' is forbidden)");
@@ -145,5 +165,13 @@ function parseRule(written: string, value: unknown): PathRule {
     if (!(CAPABILITIES as readonly string[]).includes(c)) throw fail(`invalid capability "${c}"`);
     set.add(c as Capability);
   }
-  return { pattern, capabilities: set.has('deny') ? new Set<Capability>(['deny']) : set };
+  let params: ParamConstraints | undefined;
+  try {
+    params = parseConstraints(b);
+  } catch (err) {
+    throw fail((err as Error).message);
+  }
+  // A deny rule grants nothing, so its constraints never apply (the reference drops them when merging).
+  if (set.has('deny')) return { pattern, capabilities: new Set<Capability>(['deny']) };
+  return params ? { pattern, capabilities: set, params } : { pattern, capabilities: set };
 }
