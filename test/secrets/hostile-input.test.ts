@@ -39,6 +39,11 @@ describe('secrets: hostile input', () => {
       assert.equal(r.status, 400);
       assert.equal(r.text, '{"errors":["failed to parse policy: line 1, column 362: nesting deeper than 32 levels"]}');
     }
+    // The same in JSON (read with JSON.parse once within bounds): refused before it is parsed.
+    const deepJson = '{"path":{"a":' + '{"x":'.repeat(3000) + '1' + '}'.repeat(3002);
+    const json = await s.call('PUT', '/v1/sys/policies/acl/deep', { body: { policy: deepJson } });
+    assert.equal(json.status, 400, json.text);
+    assert.match(json.json.errors[0], /^failed to parse policy: line 1, column \d+: nesting deeper than 32 levels$/);
     assert.deepEqual(await snapshot(), before);
     for (let i = 0; i < 10; i++) {
       const w = await s.call('PUT', `/v1/sys/policies/acl/ok${i}`, { body: { policy: 'path "secret/data/app" { capabilities = ["read"] }' } });

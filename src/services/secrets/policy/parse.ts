@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { HclSyntaxError, parseHcl } from '../../../kernel/config/index.js';
+import { checkDocumentBounds, HclSyntaxError, parseHcl } from '../../../kernel/config/index.js';
 import { PARAM_KEYS, parseConstraints, type ParamConstraints } from './params.js';
 
 /** The capabilities a rule may grant (reference/secrets.md §5.1). */
@@ -102,6 +102,8 @@ function body(v: unknown): Obj | undefined {
 function jsonDocument(text: string): unknown {
   if (!text.trimStart().startsWith('{')) return undefined;
   try {
+    // Over the kernel's size or depth bound: parseHcl refuses it, naming the line.
+    checkDocumentBounds(text, '', 'json');
     return JSON.parse(text) as unknown;
   } catch {
     return undefined;
