@@ -53,9 +53,8 @@ import { meshKvCas, meshKvRead } from './mesh-kv.js';
 import { fmtInt, fmtMs, log, ONE_OFFS } from './oneoffs.js';
 import { kvReadPolicy } from './policy.js';
 import { schedAuthMethodRead } from './sched.js';
-import { startServer, type BenchServer, type ServerKind } from './servers.js';
+import { configureServers, startServer, type BenchServer, type ServerKind } from './servers.js';
 import { wrkInstalled } from './wrk.js';
-import { describeServerSource } from './server-source.js';
 
 /** Every scenario, in table order. */
 const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvReadPolicy, kvWrite, kvReadPg, kvWritePg, approleLogin, secretsJwtLogin, gatewayHealth, meshTokenRead, meshJwtLogin, meshKvRead, meshKvCas, meshHealth10k, schedAuthMethodRead];
@@ -316,7 +315,8 @@ async function measure(s: Scenario, ctx: BenchContext, seconds: number, round: n
   return r;
 }
 
-function report(scenarios: readonly Scenario[], rounds: readonly RoundResult[], config: BenchConfig): string {
+/** The results as Markdown; `serversLine` says which code the servers ran (configureServers). */
+function report(scenarios: readonly Scenario[], rounds: readonly RoundResult[], config: BenchConfig, serversLine: string): string {
   const lines: string[] = [];
   lines.push(
     `${config.connections} connections, ${config.rounds} interleaved rounds × ${config.seconds} s per scenario ` +
@@ -324,7 +324,7 @@ function report(scenarios: readonly Scenario[], rounds: readonly RoundResult[], 
       `p50/p99 = median over rounds (2xx replies). Load generator: ` +
       `${wrkInstalled() ? 'wrk -t1 where the requests allow it (1 µs latency buckets), else autocannon (10 µs buckets)' : 'autocannon (wrk is not installed; 10 µs latency buckets)'}; ` +
       `server CPU = user + system time of the server process (all threads, /proc/<pid>/stat) per answered request, median over rounds; ` +
-      `${describeServerSource()}.`,
+      `${serversLine}.`,
   );
   lines.push('');
   lines.push('| scenario | what | tool | req/s (median) | req/s per round | server CPU µs/req (median) | per round | p50 ms | p99 ms | non-2xx | commits/s (SQLite; PostgreSQL for *-pg) | writes per commit |');
@@ -369,7 +369,8 @@ async function main(): Promise<number> {
   // server, so the secrets server always starts first.
   const kinds = new Set<ServerKind>(['secrets', ...scenarios.map((s) => s.server)]);
   const servers: Partial<Record<ServerKind, BenchServer>> = {};
-  log(describeServerSource());
+  const serversLine = configureServers(config.env);
+  log(serversLine);
   servers.secrets = await startServer('secrets');
   log(`secrets service (pid ${servers.secrets.pid}) at ${servers.secrets.url}`);
   if (kinds.has('bare')) {
@@ -428,7 +429,7 @@ async function main(): Promise<number> {
   if (finalPg && finalPg.failedCommits > 0) throw new Error(`PostgreSQL backend: ${finalPg.failedCommits} failed commits`);
   await Promise.all(Object.values(servers).map((s) => s.close()));
 
-  const text = report(scenarios, rounds, config);
+  const text = report(scenarios, rounds, config, serversLine);
   console.log(text);
   for (const o of ONE_OFFS) if (!config.only || config.only.includes(o.name)) await o.run(config);
   if (final) {

@@ -24,22 +24,22 @@ function newest(dir: string): number {
   return t;
 }
 
-/** `dist` or `src`, as described in the module comment. Throws on another `BENCH_SERVER_SOURCE`. */
-export function serverSource(): 'dist' | 'src' {
-  const forced = process.env.BENCH_SERVER_SOURCE;
+/** `dist` or `src`, as described in the module comment, for the run's `env`. Throws on another `BENCH_SERVER_SOURCE`. */
+export function serverSource(env: NodeJS.ProcessEnv): 'dist' | 'src' {
+  const forced = env.BENCH_SERVER_SOURCE;
   if (forced === 'dist' || forced === 'src') return forced;
   if (forced) throw new Error(`BENCH_SERVER_SOURCE must be "dist" or "src", not "${forced}"`);
   const stamp = join(ROOT, 'dist', '.built');
   return existsSync(stamp) && statSync(stamp).mtimeMs >= newest(join(ROOT, 'src')) ? 'dist' : 'src';
 }
 
-/** Node flags that make a server process load Cairn from {@link serverSource}. */
-export function serverExecArgv(source = serverSource()): string[] {
+/** Node flags that make a server process load Cairn from `source`. */
+export function serverExecArgv(source: 'dist' | 'src'): string[] {
   return ['--import', 'tsx', ...(source === 'dist' ? ['--import', join(ROOT, 'bench', 'use-dist.mjs')] : [])];
 }
 
 /** One line for the run's header. */
-export function describeServerSource(source = serverSource()): string {
+export function describeServerSource(source: 'dist' | 'src'): string {
   return source === 'dist'
     ? 'servers run the compiled dist/ (as `cairn` does)'
     : 'servers run src/ through tsx (dist/ is missing or older than src/: run `npm run bench` or `npx tsc -p tsconfig.json && touch dist/.built`, or set BENCH_SERVER_SOURCE=dist)';

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serverExecArgv } from './server-source.js';
+import { describeServerSource, serverExecArgv, serverSource } from './server-source.js';
 
 /** Server kinds implemented in bench/child.ts. */
 export type ServerKind = 'bare' | 'secrets' | 'secrets-pg' | 'gateway' | 'gateway-controller' | 'gateway-worker' | 'mesh' | 'sched';
@@ -51,15 +51,28 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   });
 }
 
-/** Forks a server child of `kind` on a fresh temp data dir; resolves once it listens. */
+/** The server children's Node flags, set once per run from its settings ({@link configureServers}). */
+let execArgv: string[] | undefined;
+
+/**
+ * Takes the run's settings (bench/run.ts injects `process.env`): which code the servers
+ * load (bench/server-source.ts, decided once) and `BENCH_CHILD_ARGS`, extra node flags
+ * for them, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a server under load.
+ * Returns the line that says which code they run.
+ */
+export function configureServers(env: NodeJS.ProcessEnv): string {
+  const source = serverSource(env);
+  execArgv = [...serverExecArgv(source), ...(env.BENCH_CHILD_ARGS?.split(/\s+/).filter(Boolean) ?? [])];
+  return describeServerSource(source);
+}
+
+/** Forks a server child of `kind` on a fresh temp data dir; resolves once it listens. @throws before {@link configureServers}. */
 export async function startServer(kind: ServerKind, options: Record<string, unknown> = {}): Promise<BenchServer> {
+  if (!execArgv) throw new Error('bench: configureServers(env) must run before startServer');
   const dataDir = mkdtempSync(join(tmpdir(), `cairn-bench-${kind}-`));
   dataDirs.add(dataDir);
   const child = fork(CHILD, [kind, dataDir, JSON.stringify(options)], {
-    // BENCH_CHILD_ARGS: extra node flags for the server children, e.g.
-    // "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server under load.
-    // The servers load Cairn from dist/ or src/ (bench/server-source.ts).
-    execArgv: [...serverExecArgv(), ...(process.env.BENCH_CHILD_ARGS?.split(/\s+/).filter(Boolean) ?? [])],
+    execArgv,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   live.set(child, kind);
