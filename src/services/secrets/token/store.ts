@@ -112,7 +112,19 @@ export class TokenStore {
    */
   private readonly chainExpiry = new Map<string, number>();
 
+  /** Called for every token {@link revoke} removes (children first), before its entry is deleted. */
+  private readonly revokeListeners: Array<(entry: StoredToken) => Promise<void>> = [];
+
   constructor(private readonly storage: Backend) {}
+
+  /**
+   * Registers `listener`, awaited for each token revoked (a parent's children first) while
+   * its entry still exists: what a token owns (its cubbyhole, its leases) goes with it.
+   * A listener that throws stops the revocation, leaving the token in place to retry.
+   */
+  onRevoke(listener: (entry: StoredToken) => Promise<void>): void {
+    this.revokeListeners.push(listener);
+  }
 
   /** Tokens stored now (metrics), expired ones included until a lookup revokes them. */
   async count(): Promise<number> {
@@ -229,6 +241,7 @@ export class TokenStore {
     if (!entry) return;
     const children = await listRecursive(this.storage, `${PARENT}${hash}/`);
     for (const child of children) await this.revoke(child.slice(child.lastIndexOf('/') + 1));
+    for (const listener of this.revokeListeners) await listener(entry);
     const ops: BackendOp[] = [{ key: ID + hash }, { key: ACCESSOR + entry.accessor }, ...children.map((key) => ({ key }))];
     if (entry.parent) ops.push({ key: `${PARENT}${entry.parent}/${hash}` });
     await this.storage.batch(ops);
