@@ -7,6 +7,7 @@
  */
 import type { SecretsPath } from '../types.js';
 import { approleHelp, approlePaths } from './approle/routes.js';
+import { certHelp, certPaths } from './cert/routes.js';
 import { jwtHelp, jwtPaths } from './jwt/routes.js';
 import { kubernetesHelp, kubernetesPaths } from './kubernetes/routes.js';
 import { userpassHelp, userpassPaths } from './userpass/routes.js';
@@ -24,4 +25,5 @@ export const AUTH_METHODS: ReadonlyMap<string, AuthMethod> = new Map([
   ['jwt', { paths: jwtPaths, description: jwtHelp }],
   ['oidc', { paths: jwtPaths, description: jwtHelp }],
   ['kubernetes', { paths: kubernetesPaths, description: kubernetesHelp }],
+  ['cert', { paths: certPaths, description: certHelp }],
 ]);
