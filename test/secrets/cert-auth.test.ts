@@ -34,22 +34,22 @@ let pinned: Issued;
 let serverOnly: Issued;
 let s: TestServer;
 
-const client = (who?: Issued) =>
-  new SecretsClient({ address: s.url, caCert: ca.cert, clientCert: who?.cert, clientKey: who?.key, readYourWrites: false });
+const client = (who?: Issued, on: TestServer = s) =>
+  new SecretsClient({ address: on.url, caCert: ca.cert, clientCert: who?.cert, clientKey: who?.key, readYourWrites: false });
 
 /** Logs in with `who`'s certificate; returns the auth block or the API error. */
-async function login(who: Issued | undefined, name?: string, mount = 'cert') {
-  const c = client(who);
+async function login(who: Issued | undefined, name?: string, on: TestServer = s) {
+  const c = client(who, on);
   try {
-    return (await c.auth.cert(name, mount)).auth as unknown as { client_token: string; policies: string[]; metadata: Record<string, string> };
+    return (await c.auth.cert(name)).auth as unknown as { client_token: string; policies: string[]; metadata: Record<string, string> };
   } finally {
     await c.close();
   }
 }
 
-async function loginError(who: Issued | undefined, name?: string): Promise<{ status: number; error: string }> {
+async function loginError(who: Issued | undefined, name?: string, on: TestServer = s): Promise<{ status: number; error: string }> {
   try {
-    await login(who, name);
+    await login(who, name, on);
   } catch (err) {
     if (err instanceof SecretsApiError) return { status: err.status, error: err.errors[0] ?? '' };
     throw err;
@@ -60,10 +60,10 @@ async function loginError(who: Issued | undefined, name?: string): Promise<{ sta
 let trustCa: Agent;
 
 /** Calls the server as the test helper's `call` does (root token by default), trusting the test CA. */
-async function api(method: string, path: string, o: { body?: unknown; token?: string } = {}) {
-  const res = await undiciFetch(s.url + path, {
+async function api(method: string, path: string, o: { body?: unknown; token?: string } = {}, on: TestServer = s) {
+  const res = await undiciFetch(on.url + path, {
     method,
-    headers: { 'X-Secrets-Token': o.token ?? s.rootToken, 'X-Secrets-Request': 'true' },
+    headers: { 'X-Secrets-Token': o.token ?? on.rootToken, 'X-Secrets-Request': 'true' },
     body: o.body === undefined ? undefined : JSON.stringify(o.body),
     dispatcher: trustCa,
   });
@@ -193,6 +193,36 @@ describe('cert auth', () => {
     // A certificate with the same subject but another key is not the pinned one.
     const impostor = pki.selfSigned('impostor', '/CN=robot', { leaf: true });
     assert.deepEqual(await loginError(impostor, 'robot'), { status: 400, error: 'invalid certificate or no client certificate supplied' });
+  });
+});
+
+describe('cert auth through intermediates and on other listeners', () => {
+  it('a chain through an intermediate CA the client presents leads to a trusted root, or to the intermediate trusted itself', async () => {
+    const intermediate = pki.issue('intermediate', ca, '/CN=Cairn Intermediate', ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign,cRLSign']);
+    const leaf = pki.issue('leaf-of-intermediate', intermediate, '/CN=batch.example.com', CLIENT_EXT);
+    const withChain = { ...leaf, cert: leaf.cert + intermediate.cert };
+    assert.equal((await login(withChain, 'web')).metadata.common_name, 'batch.example.com', 'root trusted, intermediate presented');
+    assert.deepEqual(await loginError(leaf, 'web'), { status: 400, error: 'invalid certificate or no client certificate supplied' }, 'without the intermediate there is no chain');
+    await write('/v1/auth/cert/certs/batch', { certificate: intermediate.cert, allowed_common_names: 'batch.*' });
+    assert.equal((await login(withChain, 'batch')).metadata.cert_name, 'batch');
+    assert.equal((await login(leaf, 'batch')).metadata.cert_name, 'batch', 'the intermediate itself trusted');
+    assert.equal((await api('DELETE', '/v1/auth/cert/certs/batch')).status, 204);
+  });
+
+  it('plain HTTP: tls connection required; a listener with tls_disable_client_certs never sees the certificate', async () => {
+    const plain = await startTestServer();
+    const quiet = await startTestServer({ listener: { tls: { certFile: server.certFile, keyFile: server.keyFile } } });
+    try {
+      for (const t of [plain, quiet]) {
+        assert.equal((await api('POST', '/v1/sys/auth/cert', { body: { type: 'cert' } }, t)).status, 204);
+        assert.equal((await api('POST', '/v1/auth/cert/certs/web', { body: { certificate: ca.cert } }, t)).status, 204);
+      }
+      assert.deepEqual(await loginError(web, 'web', plain), { status: 400, error: 'tls connection required' });
+      assert.deepEqual(await loginError(web, 'web', quiet), { status: 400, error: 'client certificate must be supplied' });
+    } finally {
+      await plain.close();
+      await quiet.close();
+    }
   });
 });
 
