@@ -196,6 +196,43 @@ describe('cert auth', () => {
   });
 });
 
+describe('renewing a cert login token', () => {
+  /** `auth/token/renew-self` with `token` over a connection presenting `who`'s certificate. */
+  async function renew(token: string, who?: Issued): Promise<{ status: number; error?: string }> {
+    const c = client(who).withToken(token);
+    try {
+      await c.write('auth/token/renew-self', {});
+      return { status: 200 };
+    } catch (err) {
+      if (err instanceof SecretsApiError) return { status: err.status, error: err.errors[0] };
+      throw err;
+    } finally {
+      await c.close();
+    }
+  }
+
+  it('needs the login\'s certificate again unless disable_binding, and the entry with its policies', async () => {
+    await write('/v1/auth/cert/certs/renewal', { certificate: ca.cert, token_policies: 'web-read' });
+    const token = (await login(web, 'renewal')).client_token;
+    assert.deepEqual(await renew(token, web), { status: 200 });
+    assert.deepEqual(await renew(token), { status: 400, error: 'client certificate must be supplied' });
+    assert.deepEqual(await renew(token, db), { status: 400, error: 'client identity during renewal not matching client identity used during login' }, 'another certificate of the same CA');
+    await write('/v1/auth/cert/config', { disable_binding: true });
+    try {
+      assert.deepEqual(await renew(token), { status: 200 }, 'disable_binding: no certificate needed');
+      await write('/v1/auth/cert/certs/renewal', { token_policies: 'web-read,other' });
+      assert.deepEqual(await renew(token), { status: 400, error: 'policies have changed, not renewing' });
+      assert.equal((await api('DELETE', '/v1/auth/cert/certs/renewal')).status, 204);
+      assert.deepEqual(await renew(token), { status: 400, error: 'certificate entry "renewal" no longer exists, not renewing' });
+    } finally {
+      await write('/v1/auth/cert/config', { disable_binding: false });
+    }
+    // Tokens of other methods renew as before, with or without a certificate.
+    const child = await api('POST', '/v1/auth/token/create', { body: { policies: ['default'] } });
+    assert.deepEqual(await renew(child.json.auth.client_token), { status: 200 });
+  });
+});
+
 describe('cert auth through intermediates and on other listeners', () => {
   it('a chain through an intermediate CA the client presents leads to a trusted root, or to the intermediate trusted itself', async () => {
     const intermediate = pki.issue('intermediate', ca, '/CN=Cairn Intermediate', ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign,cRLSign']);

@@ -13,10 +13,7 @@ import { forbidden } from '../../../../kernel/http/index.js';
 import { addressInCidrs } from '../../../../kernel/util/cidr.js';
 import type { SecretsPath } from '../../types.js';
 import { issueLoginToken } from '../login.js';
-import { matchClientCertificate } from './verify.js';
-
-/** Key identifier bytes as the reference shows them: lower-case hex pairs joined by `:`. */
-const hexColons = (b: Buffer) => [...b].map((x) => x.toString(16).padStart(2, '0')).join(':');
+import { hexColons, matchClientCertificate } from './verify.js';
 
 const loginPath: SecretsPath = {
   pattern: 'login',

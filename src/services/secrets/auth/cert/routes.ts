@@ -7,6 +7,8 @@ import { certEntryPaths } from './certs.routes.js';
 import { certConfigPaths } from './config.routes.js';
 import { certLoginPaths } from './login.routes.js';
 
+export { checkCertRenewal } from './renew.js';
+
 /** The cert method's route table (reference: Vault `builtin/credential/cert`). */
 export const certPaths: readonly SecretsPath[] = [...certConfigPaths, ...certEntryPaths, ...certLoginPaths];
 

@@ -85,6 +85,9 @@ export async function matchClientCertificate(req: SecretsRequest, name: string):
   throw badRequest('no chain matching all constraints could be found for this login certificate');
 }
 
+/** Key identifier bytes as the reference shows them in token metadata: lower-case hex pairs joined by `:`. */
+export const hexColons = (b: Buffer): string => [...b].map((x) => x.toString(16).padStart(2, '0')).join(':');
+
 const anyGlob = (patterns: readonly string[], values: readonly string[]) => patterns.some((p) => values.some((v) => globMatch(p, v)));
 
 /** Every constraint list of `e` that is not empty matches (reference `matchesConstraints`, CRLs and OCSP aside). */
