@@ -42,8 +42,9 @@ const CLIENT_AUTH_EKUS = ['1.3.6.1.5.5.7.3.2', '2.5.29.37.0'];
 const MAX_DEPTH = 10;
 
 /**
- * The facts of `cert`. Malformed parts a TLS stack accepted (unusual encodings) read as
- * absent rather than failing: a constraint on them then does not match.
+ * The facts of `cert`. Extensions this reader cannot take apart read as absent rather
+ * than failing: a constraint on them then does not match.
+ * @throws {DerError} when the certificate's outer structure cannot be read (multi-byte tags).
  */
 export function certificateFacts(cert: X509Certificate): CertificateFacts {
   // Certificate ::= SEQUENCE { tbsCertificate, signatureAlgorithm, signatureValue }
@@ -159,6 +160,8 @@ export function verifyClientChains(presented: readonly X509Certificate[], roots:
       extend(next);
     }
   };
+  // A trusted CA presenting itself (its own key proved in the handshake), as Go's one-element chain.
+  if (isRoot(leaf)) chains.push([leaf]);
   extend([leaf]);
   if (chains.length > 0 && !allowsClientAuth(leaf)) {
     throw new CertificateInvalidError('x509: certificate specifies an incompatible key usage');
