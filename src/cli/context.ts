@@ -101,7 +101,9 @@ export function addGlobalOptions(cmd: Command): Command {
     .addOption(globalOption('--ns <ns>').hideHelp())
     .addOption(globalOption('--format <format>', 'output format: table or json (env SECRETS_FORMAT)'))
     .addOption(globalOption('--ca-cert <file>', 'PEM file of the CA that signed the server certificate (env SECRETS_CACERT)'))
-    .addOption(globalOption('--tls-skip-verify [bool]', 'do not verify the server certificate (env SECRETS_SKIP_VERIFY)'));
+    .addOption(globalOption('--tls-skip-verify [bool]', 'do not verify the server certificate (env SECRETS_SKIP_VERIFY)'))
+    .addOption(globalOption('--client-cert <file>', 'PEM client certificate presented to the server, for the cert auth method (env SECRETS_CLIENT_CERT)'))
+    .addOption(globalOption('--client-key <file>', 'PEM private key of -client-cert (env SECRETS_CLIENT_KEY)'));
 }
 
 /** Wires `handler` as the action of `cmd`; {@link addGlobalOptions} is applied later, so they are listed last in help. */
@@ -129,6 +131,14 @@ function contextFor(app: App, command: Command): CommandContext {
       if (client) return client;
       const skip = opts.tlsSkipVerify;
       const caFile = opts.caCert as string | undefined;
+      const pemFile = (flag: string, file: unknown) => {
+        if (file === undefined) return undefined;
+        try {
+          return readFileSync(String(file), 'utf8');
+        } catch (err) {
+          throw new UsageError(`-${flag}: cannot read "${String(file)}": ${(err as Error).message}`);
+        }
+      };
       try {
         client = SecretsClient.fromEnv(app.env, {
           address: opts.address as string | undefined,
@@ -136,6 +146,8 @@ function contextFor(app: App, command: Command): CommandContext {
           token: app.env.SECRETS_TOKEN ? undefined : readStoredToken(app.env),
           namespace: (opts.namespace ?? opts.ns) as string | undefined,
           caCert: caFile !== undefined ? readFileSync(caFile, 'utf8') : undefined,
+          clientCert: pemFile('client-cert', opts.clientCert),
+          clientKey: pemFile('client-key', opts.clientKey),
           skipVerify: skip === undefined ? undefined : skip === true || skip === null || parseBool(String(skip), 'tls-skip-verify'),
         });
       } catch (err) {

@@ -55,6 +55,18 @@ export class AuthClient {
   }
 
   /**
+   * TLS certificate login at `mount` (default `cert`): `POST auth/<mount>/login {"name"}`,
+   * the credential being the client certificate this client presents (its `clientCert` and
+   * `clientKey` options, or `SECRETS_CLIENT_CERT` / `SECRETS_CLIENT_KEY`). `name` limits
+   * the login to one trusted certificate entry; empty = any that matches. 400
+   * `client certificate must be supplied`, `invalid certificate or no client certificate
+   * supplied`, `no chain matching all constraints could be found for this login certificate`.
+   */
+  cert(name?: string, mount = 'cert'): Promise<SecretResponse<unknown>> {
+    return this.login(`${trimSlashes(mount)}/login`, name ? { name } : {});
+  }
+
+  /**
    * Starts an OIDC browser login at `mount` (default `oidc`): `POST auth/<mount>/oidc/auth_url`
    * without a token. Returns the provider URL to open. 400 `unauthorized redirect_uri: …`
    * when the role does not allow `redirectUri`.

@@ -49,6 +49,13 @@ export interface SecretsClientOptions {
   caCert?: string;
   /** Accept any server certificate. Off by default: TLS is verified (spec 000 "Transport"). */
   skipVerify?: boolean;
+  /**
+   * PEM text of the client certificate (chain, its own first) presented in the TLS
+   * handshake, with {@link clientKey}: the credential of the `cert` auth method.
+   */
+  clientCert?: string;
+  /** PEM text of the private key of {@link clientCert}. */
+  clientKey?: string;
   /** Limit for one whole request in milliseconds (default {@link DEFAULT_FETCH_TIMEOUT_MS}). */
   fetchTimeoutMs?: number;
   /**
@@ -136,7 +143,7 @@ export class SecretsClient {
       shared?.agent ??
       new Agent({
         keepAliveTimeout: 30_000,
-        connect: { ca: options.caCert, rejectUnauthorized: !options.skipVerify },
+        connect: { ca: options.caCert, rejectUnauthorized: !options.skipVerify, cert: options.clientCert, key: options.clientKey },
       });
     this.token = new TokenClient(this);
     this.sys = new SysClient(this);
@@ -148,18 +155,22 @@ export class SecretsClient {
   /**
    * Builds a client from environment variables: `SECRETS_ADDR` (default
    * {@link DEFAULT_SECRETS_ADDRESS}), `SECRETS_TOKEN`, `SECRETS_NAMESPACE`, `SECRETS_CACERT`
-   * (path of a PEM file, read now) and `SECRETS_SKIP_VERIFY` (`1`, `true`, `yes`, `on`… enable).
-   * `overrides` win over the environment where defined.
+   * (path of a PEM file, read now), `SECRETS_CLIENT_CERT` and `SECRETS_CLIENT_KEY` (paths
+   * of the PEM client certificate and key, read now) and `SECRETS_SKIP_VERIFY` (`1`,
+   * `true`, `yes`, `on`… enable). `overrides` win over the environment where defined.
    *
-   * @throws Error when the `SECRETS_CACERT` file cannot be read; TypeError on a bad address.
+   * @throws Error when one of those files cannot be read; TypeError on a bad address.
    */
   static fromEnv(env: Record<string, string | undefined>, overrides: Partial<SecretsClientOptions> = {}): SecretsClient {
     const caPath = env.SECRETS_CACERT;
+    const read = (path: string | undefined) => (path ? readFileSync(path, 'utf8') : undefined);
     const fromEnv: SecretsClientOptions = {
       address: env.SECRETS_ADDR || DEFAULT_SECRETS_ADDRESS,
       token: env.SECRETS_TOKEN || undefined,
       namespace: env.SECRETS_NAMESPACE || undefined,
-      caCert: caPath ? readFileSync(caPath, 'utf8') : undefined,
+      caCert: read(caPath),
+      clientCert: read(env.SECRETS_CLIENT_CERT),
+      clientKey: read(env.SECRETS_CLIENT_KEY),
       skipVerify: truthy(env.SECRETS_SKIP_VERIFY),
     };
     const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));

@@ -1,5 +1,5 @@
 /**
- * `cairn login [-method=token|userpass|approle|jwt|oidc] [-path=P] [-no-store] [ARGS…]`: authenticates,
+ * `cairn login [-method=token|userpass|approle|jwt|oidc|cert] [-path=P] [-no-store] [ARGS…]`: authenticates,
  * prints the token table and keeps the token in the token helper file for later commands
  * (reference `login`; the reference CLI has no approle handler, Cairn adds one).
  *
@@ -22,7 +22,7 @@ import { viaJwt, viaOidc } from './login-oidc.js';
 import { printSecret } from './read-write.js';
 
 /** Login methods the CLI knows. */
-export const LOGIN_METHODS = ['token', 'userpass', 'approle', 'jwt', 'oidc'] as const;
+export const LOGIN_METHODS = ['token', 'userpass', 'approle', 'jwt', 'oidc', 'cert'] as const;
 
 /** One of {@link LOGIN_METHODS}. */
 export type LoginMethod = (typeof LOGIN_METHODS)[number];
@@ -115,7 +115,9 @@ async function login(ctx: CommandContext): Promise<number> {
           ? await viaJwt(client, values, mount)
           : method === 'oidc'
             ? await viaOidc(ctx, client, values, mount)
-            : await viaApprole(client, values, mount);
+            : method === 'cert'
+              ? await client.auth.cert(values.name, mount)
+              : await viaApprole(client, values, mount);
   const token = secret.auth?.client_token;
   if (!token) throw new Error('the server returned no token');
 
@@ -158,7 +160,7 @@ export function addLoginCommand(app: App, program: Command): void {
   const noStore = new Option('--no-store [bool]', 'do not keep the token in the token helper file, only print it');
   const discovery = (flags: string, description: string) => new Option(flags, description).helpGroup('Discovery service login (with -bearer-token-file):');
   noStore.negate = false;
-  leaf(app, program.command('login').argument('[args...]', 'TOKEN for -method=token; K=V pairs (username=… password=…, role_id=… secret_id=…, role=… jwt=…, oidc: role=… port=8250 skip_browser=true) otherwise'), login)
+  leaf(app, program.command('login').argument('[args...]', 'TOKEN for -method=token; K=V pairs (username=… password=…, role_id=… secret_id=…, role=… jwt=…, oidc: role=… port=8250 skip_browser=true, cert: name=… with -client-cert and -client-key) otherwise'), login)
     .description(
       'authenticate to the secrets service and keep the token for later commands (in ~/.cairn-token, or CAIRN_TOKEN_PATH); ' +
         'with -bearer-token-file, log in to the discovery service instead (as "cairn acl login": -method names its auth method, ' +

@@ -9,6 +9,7 @@
  * - OIDC code flow: {@link createOidcFlow} (§5; sched.md §2.5)
  * - Kubernetes: {@link validateKubernetesConfig}, {@link reviewServiceAccountToken}, {@link identityFromServiceAccount} (§4.3)
  * - binding rules: {@link interpolateBindName}, {@link bindIdentity}, {@link checkBindingRule} (§3.4, §6.6; sched.md §2.4)
+ * - TLS client certificates: {@link certificateFacts}, {@link verifyClientChains} (Vault `auth/cert`)
  *
  * @module
  */
@@ -66,3 +67,12 @@ export {
   type ReviewOptions,
   type ServiceAccountIdentity,
 } from './kubernetes.js';
+export {
+  allowsClientAuth,
+  CertificateInvalidError,
+  certificateFacts,
+  parsePemCertificates,
+  validityError,
+  verifyClientChains,
+  type CertificateFacts,
+} from './x509.js';

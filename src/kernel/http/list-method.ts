@@ -359,19 +359,31 @@ function frame(server: http.Server, socket: Socket): Framer {
 }
 
 /**
- * Creates a node HTTP server (HTTPS when `options.tls` holds a PEM `key` and `cert`)
+ * How a TLS listener asks for client certificates (node:tls server options): `requestCert`
+ * asks every client for one; `rejectUnauthorized` with `ca` fails the handshake of a client
+ * without a certificate chaining to `ca`.
+ */
+export interface ClientCertOptions {
+  readonly requestCert?: boolean;
+  readonly rejectUnauthorized?: boolean;
+  /** PEM CA bundle client certificates must chain to (with `rejectUnauthorized`). */
+  readonly ca?: string | Buffer;
+}
+
+/**
+ * Creates a node HTTP server (HTTPS when `options.tls` holds a PEM `key` and `cert`, asking for client certificates as its {@link ClientCertOptions} say)
  * that accepts the `LIST` method: `req.method === 'LIST'` in `handler`, while a genuine
  * `LINK` gets 400. `options.http` passes node:http server options through (the
  * listener's timeouts, connection-limits.ts). The server is returned not yet listening.
  * Errors: `https` throws on an invalid key or certificate. Source: `reference/ecosystem.md §1`.
  */
 export function createHttpServer(
-  options: { tls?: { key: string | Buffer; cert: string | Buffer }; http?: http.ServerOptions },
+  options: { tls?: { key: string | Buffer; cert: string | Buffer } & ClientCertOptions; http?: http.ServerOptions },
   handler: http.RequestListener,
 ): http.Server | https.Server {
   const base = { ...options.http, IncomingMessage: ListIncomingMessage };
   const server: http.Server = options.tls
-    ? https.createServer({ ...base, key: options.tls.key, cert: options.tls.cert }, handler)
+    ? https.createServer({ ...base, ...options.tls }, handler)
     : http.createServer(base, handler);
   return enableListMethod(server);
 }

@@ -12,12 +12,13 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
 import type { Writable } from 'node:stream';
 import type { Logger } from '../log/logger.js';
 import { NUL_IN_NAME, StoreKeyError } from '../store/keys.js';
 import { capConnections, nodeHttpTimeouts, refuseHttpConnection, resolveLimits, type ConnectionLimits } from './connection-limits.js';
 import { CairnError } from './errors.js';
-import { createHttpServer } from './list-method.js';
+import { createHttpServer, type ClientCertOptions } from './list-method.js';
 
 /** Time in-flight requests get to finish once a listener closes, in ms. */
 export const CLOSE_GRACE_MS = 2000;
@@ -41,7 +42,12 @@ export interface ListenerOptions extends ConnectionLimits {
   /** `host:port`; port 0 picks a free port. */
   readonly address: string;
   /** PEM file paths; absent = plain HTTP (`tls_disable`). */
-  readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  readonly tls?: {
+    readonly certFile: string;
+    readonly keyFile: string;
+    /** Whether clients are asked for a certificate; absent = never. */
+    readonly clientCerts?: ClientCertPolicy;
+  };
   /** Body limit in bytes: 0 or absent = 32 MiB, negative = unlimited (`max_request_size`). */
   readonly maxRequestBytes?: number;
   /**
@@ -50,6 +56,18 @@ export interface ListenerOptions extends ConnectionLimits {
    * true` for `require_request_header`; reference/secrets.md §1.9).
    */
   readonly requiredHeader?: { readonly name: string; readonly value: string };
+}
+
+/**
+ * How a TLS listener asks clients for a certificate (the reference's
+ * `tls_require_and_verify_client_cert`, `tls_client_ca_file`): `request` asks every client
+ * and accepts the connection whatever it sends (an auth method verifies the certificate
+ * against its own trusted ones); `require` fails the handshake of a client without a
+ * certificate chaining to `caFile` (PEM bundle; absent = the system roots).
+ */
+export interface ClientCertPolicy {
+  readonly mode: 'request' | 'require';
+  readonly caFile?: string;
 }
 
 /** A request as the services see it. `body` is the whole body, already read. */
@@ -64,6 +82,12 @@ export interface HttpRequest {
   readonly body: Buffer;
   readonly remoteAddress: string;
   readonly tls: boolean;
+  /**
+   * The certificate chain the client presented in the TLS handshake, DER, its own
+   * certificate first: `[]` on a TLS connection without one (or on a listener that does not
+   * ask), undefined on plain HTTP. Not verified here unless the listener `require`s it.
+   */
+  readonly clientCertificates?: readonly Buffer[];
 }
 
 /** A reply; `body` undefined = no body. */
@@ -113,14 +137,18 @@ export async function listen(options: ListenerOptions, service: HttpService, log
         ? Infinity
         : options.maxRequestBytes;
   const tls = options.tls
-    ? { cert: readPem(options.tls.certFile, 'tls_cert_file'), key: readPem(options.tls.keyFile, 'tls_key_file') }
+    ? {
+        cert: readPem(options.tls.certFile, 'tls_cert_file'),
+        key: readPem(options.tls.keyFile, 'tls_key_file'),
+        ...clientCertOptions(options.tls.clientCerts),
+      }
     : undefined;
   const limits = resolveLimits(options);
   // Pipelined requests on one connection run one after another, as clients expect (a
   // GET pipelined after a POST must see the POST): node:http emits them at once.
   const inFlight = new WeakMap<object, Promise<void>>();
   const replies = new ReplyQueue(log);
-  const ctx: ServeContext = { service, limit, log, tls: tls !== undefined, requiredHeader: options.requiredHeader, replies, closing: false, streams: new Set() };
+  const ctx: ServeContext = { service, limit, log, tls: tls !== undefined, clientCerts: tls?.requestCert === true, requiredHeader: options.requiredHeader, replies, closing: false, streams: new Set() };
   // Requests in progress per connection: on close, a connection with none is ended at once.
   const busy = new Map<Socket, number>();
   // Connections over their client's cap: they get a 429 and close; Node may still parse a
@@ -185,6 +213,39 @@ export function splitAddress(address: string): { host: string; port: number } {
   return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
 }
 
+/** The node:tls server options for `policy`. @throws Error naming `tls_client_ca_file` when it cannot be read. */
+function clientCertOptions(policy: ClientCertPolicy | undefined): ClientCertOptions {
+  if (policy === undefined) return {};
+  if (policy.mode === 'request') return { requestCert: true, rejectUnauthorized: false };
+  return { requestCert: true, rejectUnauthorized: true, ca: policy.caFile === undefined ? undefined : readPem(policy.caFile, 'tls_client_ca_file') };
+}
+
+/** Client certificate chains by connection: read once per TLS connection, not per request. */
+const peerChains = new WeakMap<Socket, readonly Buffer[]>();
+
+/**
+ * The chain the peer of `socket` presented (DER, its own certificate first), following
+ * node:tls's issuer links until a self-signed certificate or the end; `[]` without one.
+ */
+function peerChain(socket: TLSSocket): readonly Buffer[] {
+  let chain = peerChains.get(socket);
+  if (chain !== undefined) return chain;
+  const out: Buffer[] = [];
+  let cert: DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
+  while (cert?.raw !== undefined && out.length < MAX_CHAIN) {
+    out.push(cert.raw);
+    const next: DetailedPeerCertificate | undefined = cert.issuerCertificate;
+    if (next === cert || next?.raw === undefined || next.raw.equals(cert.raw)) break;
+    cert = next;
+  }
+  chain = out;
+  peerChains.set(socket, chain);
+  return chain;
+}
+
+/** Most certificates taken from one client chain (a longer one is cut: no verifier accepts it anyway). */
+const MAX_CHAIN = 10;
+
 function readPem(file: string, key: string): Buffer {
   try {
     return readFileSync(file);
@@ -198,6 +259,8 @@ interface ServeContext {
   readonly limit: number;
   readonly log: Logger;
   readonly tls: boolean;
+  /** The listener asks clients for certificates: requests carry the peer's chain. */
+  readonly clientCerts: boolean;
   readonly requiredHeader?: { readonly name: string; readonly value: string };
   readonly replies: ReplyQueue;
   /** Set when the listener is closing: replies then end their connections. */
@@ -277,6 +340,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, ctx: ServeContex
       body,
       remoteAddress: req.socket.remoteAddress ?? '',
       tls: ctx.tls,
+      clientCertificates: !ctx.tls ? undefined : ctx.clientCerts ? peerChain(req.socket as TLSSocket) : [],
     });
   } catch (err) {
     if (clientLeft(req, err)) {

@@ -54,7 +54,7 @@ describe('parseSecretsServerConfig', () => {
       listeners: [
         {
           address: '0.0.0.0:8200',
-          tls: { certFile: '/etc/cairn/tls.crt', keyFile: '/etc/cairn/tls.key' },
+          tls: { certFile: '/etc/cairn/tls.crt', keyFile: '/etc/cairn/tls.key', clientCerts: { mode: 'request' } },
           maxRequestBytes: 0,
           requireRequestHeader: false,
           limits: DEFAULT_LIMITS,
@@ -106,6 +106,29 @@ describe('parseSecretsServerConfig', () => {
     assert.equal(
       messageOf(`${base}listener "tcp" {\n  tls_cert_file = "c.pem"\n  tls_disable = false\n}\n`),
       'secrets.hcl:3: "tls_key_file" is required in listener "tcp" unless tls_disable = true',
+    );
+  });
+
+  it('asks TLS clients for a certificate unless told otherwise, and requires one with tls_require_and_verify_client_cert', () => {
+    const tls = 'tls_cert_file = "c.pem"\n  tls_key_file = "k.pem"';
+    const clientCerts = (body: string) => parse(`storage "sqlite" { path = "s.db" }\nlistener "tcp" {\n  ${tls}\n  ${body}\n}\n`).listeners[0]!.tls?.clientCerts;
+    assert.deepEqual(clientCerts(''), { mode: 'request' });
+    assert.deepEqual(clientCerts('tls_client_ca_file = "ca.pem"'), { mode: 'request' }, 'the CA file only applies when certificates are required');
+    assert.equal(clientCerts('tls_disable_client_certs = true'), undefined);
+    assert.deepEqual(clientCerts('tls_require_and_verify_client_cert = true\n  tls_client_ca_file = "ca.pem"'), { mode: 'require', caFile: 'ca.pem' });
+    assert.deepEqual(clientCerts('tls_require_and_verify_client_cert = true'), { mode: 'require', caFile: undefined });
+    assert.deepEqual(toListenerOptions(parse(`storage "sqlite" { path = "s.db" }\nlistener "tcp" {\n  ${tls}\n  tls_require_and_verify_client_cert = true\n}\n`).listeners[0]!).tls, {
+      certFile: 'c.pem',
+      keyFile: 'k.pem',
+      clientCerts: { mode: 'require', caFile: undefined },
+    });
+    assert.equal(
+      messageOf(`storage "sqlite" { path = "s.db" }\nlistener "tcp" {\n  ${tls}\n  tls_disable_client_certs = true\n  tls_require_and_verify_client_cert = true\n}\n`),
+      "secrets.hcl:5: 'tls_disable_client_certs' and 'tls_require_and_verify_client_cert' are mutually exclusive",
+    );
+    assert.equal(
+      messageOf(`storage "sqlite" { path = "s.db" }\nlistener "tcp" {\n  ${tls}\n  tls_require_and_verify_client_cert = "yes please"\n}\n`),
+      'secrets.hcl:5: "tls_require_and_verify_client_cert" must be a boolean',
     );
   });
 
@@ -194,7 +217,7 @@ describe('toListenerOptions', () => {
     const [tls, plain] = parse(FULL).listeners.map(toListenerOptions);
     assert.deepEqual(tls, {
       address: '0.0.0.0:8200',
-      tls: { certFile: '/etc/cairn/tls.crt', keyFile: '/etc/cairn/tls.key' },
+      tls: { certFile: '/etc/cairn/tls.crt', keyFile: '/etc/cairn/tls.key', clientCerts: { mode: 'request' } },
       maxRequestBytes: 0,
       requiredHeader: undefined,
       ...DEFAULT_LIMITS,

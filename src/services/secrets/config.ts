@@ -33,7 +33,7 @@
  *
  * @module
  */
-import type { ConnectionLimits, ListenerOptions } from '../../kernel/http/index.js';
+import type { ClientCertPolicy, ConnectionLimits, ListenerOptions } from '../../kernel/http/index.js';
 import {
   blockError,
   cfg,
@@ -59,6 +59,12 @@ const listenerKeys = {
   tls_cert_file: cfg.string({ doc: 'PEM certificate (chain) file' }),
   tls_key_file: cfg.string({ doc: 'PEM private key file' }),
   tls_disable: cfg.bool({ default: false, doc: 'serve plain HTTP' }),
+  tls_disable_client_certs: cfg.bool({ default: false, doc: 'never ask TLS clients for a certificate (the cert auth method then cannot log in through this listener)' }),
+  tls_require_and_verify_client_cert: cfg.bool({
+    default: false,
+    doc: 'refuse the TLS handshake of a client without a certificate chaining to tls_client_ca_file (or the system roots)',
+  }),
+  tls_client_ca_file: cfg.string({ doc: 'PEM CA bundle client certificates must chain to; used with tls_require_and_verify_client_cert' }),
   max_request_size: cfg.int({ default: 0, doc: 'request body limit in bytes; 0 = 32 MiB, negative = unlimited' }),
   require_request_header: cfg.bool({ default: false, doc: `refuse requests without "${REQUEST_HEADER}: true" (412)` }),
   ...httpTimeoutKeys,
@@ -113,8 +119,12 @@ type Raw = ConfigOf<typeof secretsServerSchema>;
 export interface SecretsListenerConfig {
   /** `host:port`; default `127.0.0.1:8200`. */
   readonly address: string;
-  /** PEM files; absent when `tls_disable = true`. */
-  readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  /**
+   * PEM files and how clients are asked for certificates (`request` by default, as the
+   * reference; `require` with `tls_require_and_verify_client_cert`; absent with
+   * `tls_disable_client_certs`); absent when `tls_disable = true`.
+   */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string; readonly clientCerts?: ClientCertPolicy };
   /** `max_request_size` in bytes: 0 = 32 MiB default, negative = unlimited. */
   readonly maxRequestBytes: number;
   /** `require_request_header`. */
@@ -186,7 +196,8 @@ export interface SecretsServerConfig {
  *
  * @throws {ConfigError} naming file, line and key: schema violations (kernel/config), a
  *   `connection_url` that is not a postgres:// URL or whose `env://` variable is unset or
- *   `file://` file unreadable, a bad `table` name, a TLS listener without both files.
+ *   `file://` file unreadable, a bad `table` name, a TLS listener without both files or
+ *   with both `tls_disable_client_certs` and `tls_require_and_verify_client_cert`.
  */
 export function parseSecretsServerConfig(text: string, file: string, env: ConfigEnv = {}): SecretsServerConfig {
   return fromRaw(parseConfig(text, file, secretsServerSchema), file, env);
@@ -241,7 +252,16 @@ function listenerFrom(l: Raw['listener'][number]['body']): SecretsListenerConfig
     for (const key of ['tls_cert_file', 'tls_key_file'] as const) {
       if (!l[key]) throw blockError(l.$at, undefined, `"${key}" is required in listener "tcp" unless tls_disable = true`);
     }
-    tls = { certFile: l.tls_cert_file as string, keyFile: l.tls_key_file as string };
+    if (l.tls_disable_client_certs && l.tls_require_and_verify_client_cert) {
+      throw blockError(l.$at, 'tls_disable_client_certs', "'tls_disable_client_certs' and 'tls_require_and_verify_client_cert' are mutually exclusive");
+    }
+    // As the reference: the CA file only matters when client certificates are required and verified.
+    const clientCerts: ClientCertPolicy | undefined = l.tls_disable_client_certs
+      ? undefined
+      : l.tls_require_and_verify_client_cert
+        ? { mode: 'require', caFile: l.tls_client_ca_file }
+        : { mode: 'request' };
+    tls = { certFile: l.tls_cert_file as string, keyFile: l.tls_key_file as string, clientCerts };
   }
   return {
     address: l.address,

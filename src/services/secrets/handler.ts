@@ -35,7 +35,7 @@ import { canonicalNamespace } from './namespace/registry.js';
 import { renderBare, renderError, renderResult } from './envelope.js';
 import { isFencedWrite, missingState, noLongerActive } from './ha/errors.js';
 import { ActiveForwarder, FORWARDED_HEADER } from './ha/forward.js';
-import { FORWARDED_FOR_HEADER, signForwardedFor, verifiedForwardedFor } from './ha/forwarded-for.js';
+import { FORWARDED_FOR_HEADER, signForwardedFor, verifiedForwardedFor, type ForwardedClient } from './ha/forwarded-for.js';
 import { FORWARD_ACTIVE_NODE, INCONSISTENT_HEADER, INDEX_HEADER, formatState, parseState } from './ha/state-header.js';
 import { ReadOnlyStorageError, trackWrites } from './ha/storage-guard.js';
 import type { SecretsNode } from './node.js';
@@ -139,7 +139,7 @@ export class SecretsHttp implements HttpService {
       selfAddresses: o.selfAddresses,
       forwardedFor: (req) => {
         const key = node.forwardingKey;
-        return key && signForwardedFor(key, this.clientAddress(req), req.method);
+        return key && signForwardedFor(key, this.client(req), req.method);
       },
       log: o.log,
     });
@@ -249,12 +249,13 @@ export class SecretsHttp implements HttpService {
   }
 
   /**
-   * The client's address: the one a standby of this cluster signed when it forwarded the
-   * request (ha/forwarded-for.ts), else the socket's.
+   * The client's address and TLS certificate chain: the ones a standby of this cluster
+   * signed when it forwarded the request (ha/forwarded-for.ts), else the connection's.
    */
-  private clientAddress(req: HttpRequest): string {
-    if (req.headers[FORWARDED_HEADER] === undefined) return req.remoteAddress;
-    return verifiedForwardedFor(this.node.forwardingKey, firstHeader(req, FORWARDED_FOR_HEADER), req.method) ?? req.remoteAddress;
+  private client(req: HttpRequest): ForwardedClient {
+    const own = { address: req.remoteAddress, clientCertificates: req.clientCertificates };
+    if (req.headers[FORWARDED_HEADER] === undefined) return own;
+    return verifiedForwardedFor(this.node.forwardingKey, firstHeader(req, FORWARDED_FOR_HEADER), req.method) ?? own;
   }
 
   /**
@@ -295,7 +296,7 @@ export class SecretsHttp implements HttpService {
     const found = await core.tokens.lookup(requestToken(req), now);
     // A token bound to CIDR blocks does not exist for a client elsewhere (the reference's
     // token_bound_cidrs check: permission denied).
-    const remoteAddress = this.clientAddress(req);
+    const { address: remoteAddress, clientCertificates } = this.client(req);
     const token = found?.bound_cidrs && !addressInCidrs(remoteAddress, found.bound_cidrs) ? undefined : found;
     if (!token && !(match?.path.spec.unauthenticated && !help)) throw forbidden();
     if (!mount || !engine) throw notFound(`no handler for route "${full}". route entry not found.`);
@@ -318,6 +319,7 @@ export class SecretsHttp implements HttpService {
       ns,
       now,
       remoteAddress,
+      clientCertificates,
       headers: req.headers,
     };
 

@@ -37,6 +37,11 @@ export interface SecretsRequest {
   readonly now: Date;
   /** The client's IP address as the socket reports it (CIDR-bound logins and tokens). */
   readonly remoteAddress: string;
+  /**
+   * The TLS certificate chain the client presented (DER, its own first; the `cert` auth
+   * method): `[]` on TLS without one, undefined on plain HTTP. Forwarded by HA standbys.
+   */
+  readonly clientCertificates?: readonly Buffer[];
   /** The request's headers (a route reading one says so, e.g. `sys/metrics` and `Accept`). */
   readonly headers: IncomingHttpHeaders;
 }

@@ -5,16 +5,26 @@
  *
  * @module
  */
-import type { SecretsPath } from '../types.js';
+import type { TokenEntry } from '../token/store.js';
+import type { SecretsPath, SecretsRequest } from '../types.js';
 import { approleHelp, approlePaths } from './approle/routes.js';
+import { certHelp, certPaths, checkCertRenewal } from './cert/routes.js';
 import { jwtHelp, jwtPaths } from './jwt/routes.js';
 import { kubernetesHelp, kubernetesPaths } from './kubernetes/routes.js';
 import { userpassHelp, userpassPaths } from './userpass/routes.js';
 
-/** One auth method type: its route declarations and the description root help shows. */
+/**
+ * What a method checks before a token it issued is renewed (the reference's auth
+ * `renew` callbacks): `req` is the renewal request re-targeted at the method's mount
+ * (`mount`, `storage`). Throws (a 4xx) to refuse the renewal.
+ */
+export type RenewalCheck = (req: SecretsRequest, token: TokenEntry) => Promise<void>;
+
+/** One auth method type: its route declarations, the description root help shows, its renewal check. */
 export interface AuthMethod {
   readonly paths: readonly SecretsPath[];
   readonly description: string;
+  readonly renew?: RenewalCheck;
 }
 
 /** Auth method types by name. */
@@ -24,4 +34,5 @@ export const AUTH_METHODS: ReadonlyMap<string, AuthMethod> = new Map([
   ['jwt', { paths: jwtPaths, description: jwtHelp }],
   ['oidc', { paths: jwtPaths, description: jwtHelp }],
   ['kubernetes', { paths: kubernetesPaths, description: kubernetesHelp }],
+  ['cert', { paths: certPaths, description: certHelp, renew: checkCertRenewal }],
 ]);

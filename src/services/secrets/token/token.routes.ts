@@ -8,6 +8,7 @@
 import { Type } from '@sinclair/typebox';
 import { CommaList, badRequest, commaList, forbidden } from '../../../kernel/http/index.js';
 import { formatDuration, parseDuration } from '../../../kernel/util/duration.js';
+import { checkLoginRenewal } from '../auth/renewal.js';
 import { DEFAULT_LEASE_TTL_S } from '../mounts/table.js';
 import type { SecretsPath, SecretsRequest } from '../types.js';
 import { authBlock, hashToken, lookupData, type StoredToken, type TokenEntry } from './store.js';
@@ -165,6 +166,7 @@ const renewSelfPath: SecretsPath = {
       handle: async (req) => {
         const token = caller(req);
         const inc = seconds(req.data.increment, 'increment');
+        await checkLoginRenewal(req, token);
         const { token: renewed, capped } = await req.core.tokens.renew(token, inc, mountMaxTtl(req), req.now);
         const max = token.explicit_max_ttl || mountMaxTtl(req);
         return { data: null, auth: authBlock(renewed, req.now), warnings: capped ? [cappedWarning(inc || token.creation_ttl, max)] : [] };
