@@ -53,6 +53,9 @@ interface SealableNode {
 
 type Kind = (dataDir: string, options: Record<string, unknown>) => Promise<Started>;
 
+/** The core of the secrets service this child started (one per child), for kind-specific setup. */
+let startedCore: unknown;
+
 const kinds: Record<string, Kind> = {
   /**
    * Plain node:http baseline: one fixed small JSON reply. `options.bytes` pads the body to
@@ -100,6 +103,19 @@ const kinds: Record<string, Kind> = {
   async secrets(dataDir) {
     const backend = SqliteBackend.open({ path: join(dataDir, 'secrets.db') });
     return startBenchSecrets(backend, 'sqlite', () => ({ ...backend.stats }), async () => undefined);
+  },
+
+  /**
+   * The `secrets` kind with one file audit device (`file/`, its file in the data dir,
+   * default options: every secret HMAC'd): kv-read-audit measures the cost of auditing.
+   */
+  async 'secrets-audit'(dataDir) {
+    const backend = SqliteBackend.open({ path: join(dataDir, 'secrets.db') });
+    const started = await startBenchSecrets(backend, 'sqlite', () => ({ ...backend.stats }), async () => undefined);
+    const audit = (startedCore as { audit?: { enable(storage: Backend, input: Record<string, unknown>): Promise<void> } } | undefined)?.audit;
+    if (!audit || !startedCore) throw new Error('secrets-audit: this tree has no audit devices');
+    await audit.enable((startedCore as { backend: Backend }).backend, { path: 'file', type: 'file', description: 'bench', local: false, options: { file_path: join(dataDir, 'audit.log') } });
+    return started;
   },
 
   /**
@@ -175,6 +191,7 @@ async function startBenchSecrets(
     await node.unseal(init.keys[0]);
   }
   const core = service.core;
+  startedCore = core;
   await core.root.mountEngine('secret', { type: 'kv', options: { version: '2' } });
   const root = await core.tokens.create({ policies: ['root'], path: 'auth/token/root', now: core.now() });
   return {

@@ -16,8 +16,6 @@ export class AuditDevice {
   readonly hasher: Hasher;
   readonly style: EntryStyle;
   private readonly sink: FileSink | SocketSink;
-  /** Whether writes complete at once (a file): the pipeline then never waits. */
-  readonly synchronous: boolean;
 
   /**
    * Parses the options and opens the output (a file now unless `openNow` is false; a
@@ -38,7 +36,6 @@ export class AuditDevice {
       prefix: o.prefix,
     };
     this.sink = o.kind === 'file' ? new FileSink(o.filePath, o.mode, openNow) : new SocketSink(o.address, o.socketType, o.writeTimeoutMs);
-    this.synchronous = o.kind === 'file';
   }
 
   /** Writes one line. @throws (or rejects with) the output's error. */

@@ -110,12 +110,23 @@ function responseOf(s: EntryStyle, r: ResponseFacts): Record<string, unknown> {
   };
 }
 
+/**
+ * The `"auth":…,"request":…` part both entries of a request share, made once per device
+ * and request (the request entry's, reused by its response entry).
+ */
+export function entryHead(s: EntryStyle, f: RequestFacts): string {
+  return `"auth":${JSON.stringify(authOf(s, f))},"request":${JSON.stringify(requestOf(s, f))}`;
+}
+
+const errorPart = (error: string | undefined) => (error === undefined ? '' : `,"error":${JSON.stringify(error)}`);
+
 /** A request entry's line (newline-terminated). `error`: why the request failed before it ran. */
-export function requestLine(s: EntryStyle, time: string, f: RequestFacts, error?: string): string {
-  return s.prefix + JSON.stringify({ time, type: 'request', auth: authOf(s, f), request: requestOf(s, f), error }) + '\n';
+export function requestLine(s: EntryStyle, time: string, head: string, error?: string): string {
+  return `${s.prefix}{"time":"${time}","type":"request",${head}${errorPart(error)}}\n`;
 }
 
 /** A response entry's line (newline-terminated). `error`: the failure the client got, if any. */
-export function responseLine(s: EntryStyle, time: string, f: RequestFacts, r: ResponseFacts | undefined, error?: string): string {
-  return s.prefix + JSON.stringify({ time, type: 'response', auth: authOf(s, f), request: requestOf(s, f), response: r ? responseOf(s, r) : undefined, error }) + '\n';
+export function responseLine(s: EntryStyle, time: string, head: string, r: ResponseFacts | undefined, error?: string): string {
+  const response = r ? `,"response":${JSON.stringify(responseOf(s, r))}` : '';
+  return `${s.prefix}{"time":"${time}","type":"response",${head}${response}${errorPart(error)}}\n`;
 }

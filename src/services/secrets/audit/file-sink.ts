@@ -1,8 +1,11 @@
 /**
  * Where a file audit device writes: a file opened for appending (`O_APPEND`, created with
- * the device's `mode`), standard output (`stdout`) or nowhere (`discard`). Each entry is
- * one synchronous `write(2)`: the reference writes without fsync too, and a failure is
- * known before the request goes on (fail closed). {@link reopen} serves log rotation
+ * the device's `mode`), standard output (`stdout`) or nowhere (`discard`). Entries are
+ * group-written: those of every request that reached its audit point in the same turn of
+ * the event loop go out in one synchronous `write(2)` (`setImmediate`), and each request
+ * waits for that write, so a failure is known before the request goes on (fail closed).
+ * One write per entry cost two system calls per request, about a third of a KV read
+ * (bench `kv-read-audit`). No fsync, as the reference. {@link reopen} serves log rotation
  * (SIGHUP): the file at the path is opened again.
  *
  * @module
@@ -14,6 +17,9 @@ const FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT;
 /** A file device's output. */
 export class FileSink {
   private fd: number | undefined;
+  /** Lines waiting for this turn's write, and their writers. */
+  private lines: string[] = [];
+  private waiting: { resolve: () => void; reject: (err: unknown) => void }[] = [];
 
   /**
    * Opens `path` now (`stdout`, `discard` need nothing), or at the first write when
@@ -43,15 +49,39 @@ export class FileSink {
   }
 
   /**
-   * Appends `line`. A file closed by a failed reopen is opened again first.
-   * @throws the open or write error.
+   * Appends `line` with the other lines of this turn of the event loop; resolves once
+   * written. A file closed by a failed reopen is opened again first.
+   * @throws (rejects with) the open or write error.
    */
-  write(line: string): void {
+  write(line: string): void | Promise<void> {
     if (this.path === 'discard') return;
-    this.fd ??= this.open();
-    let buf = Buffer.from(line);
-    // A regular file takes the whole buffer at once; a pipe (stdout) may take part of it.
-    for (let n = writeSync(this.fd!, buf); n < buf.length; n = writeSync(this.fd!, buf)) buf = buf.subarray(n);
+    return new Promise<void>((resolve, reject) => {
+      this.lines.push(line);
+      this.waiting.push({ resolve, reject });
+      if (this.lines.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  /** Writes the lines queued so far in one go and settles their writers. */
+  private flush(): void {
+    const { lines, waiting } = this;
+    this.lines = [];
+    this.waiting = [];
+    try {
+      this.fd ??= this.open();
+      // The string as it is (encoded without a Buffer of our own): a regular file takes it
+      // whole; the rest of a partial write (a pipe: stdout) goes out from a Buffer.
+      const text = lines.join('');
+      const n = writeSync(this.fd!, text);
+      if (n < Buffer.byteLength(text)) {
+        let buf = Buffer.from(text).subarray(n);
+        while (buf.length > 0) buf = buf.subarray(writeSync(this.fd!, buf));
+      }
+    } catch (err) {
+      for (const w of waiting) w.reject(err);
+      return;
+    }
+    for (const w of waiting) w.resolve();
   }
 
   /**

@@ -8,7 +8,7 @@
 import { createHmac } from 'node:crypto';
 
 /** Hashes remembered per device at most; past it the memo starts again (memory only). */
-const MEMO_LIMIT = 4096;
+const MEMO_LIMIT = 16_384;
 
 /** A string → its HMAC under one salt, memoised: the same tokens and values recur request after request. */
 export class Hasher {

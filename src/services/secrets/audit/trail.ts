@@ -14,7 +14,7 @@ import { CairnError, type HttpRequest, type HttpResponse } from '../../../kernel
 import { parseDuration } from '../../../kernel/util/duration.js';
 import { ReadOnlyStorageError } from '../ha/storage-guard.js';
 import type { AuditBroker } from './broker.js';
-import { requestLine, responseLine, type RequestFacts, type ResponseFacts } from './entry.js';
+import { entryHead, requestLine, responseLine, type EntryStyle, type RequestFacts, type ResponseFacts } from './entry.js';
 
 /** What the pipeline tells the trail (handler.ts `serve`). */
 export interface Trail {
@@ -68,6 +68,8 @@ function replyFacts(res: HttpResponse): { facts?: ResponseFacts; error?: string 
 export class AuditTrail implements Trail {
   private readonly facts: RequestFacts;
   private requested = false;
+  /** Each device's {@link entryHead}, made at the request entry (nothing changes it after). */
+  private heads: [EntryStyle, string][] = [];
 
   constructor(
     private readonly broker: AuditBroker,
@@ -86,7 +88,8 @@ export class AuditTrail implements Trail {
     this.facts.operation = operation;
     this.facts.data = data;
     this.requested = true;
-    return this.broker.write((s) => requestLine(s, new Date().toISOString(), this.facts));
+    const time = new Date().toISOString();
+    return this.broker.write((s) => requestLine(s, time, this.head(s)));
   }
 
   /** Writes the response entry, then hands the reply on. @throws CairnError 500 (and the reply is dropped) when no device could write. */
@@ -94,8 +97,17 @@ export class AuditTrail implements Trail {
     // A reply made without the handler (help): its request entry first.
     if (!this.requested) await this.request(this.facts.operation, this.facts.data ?? {});
     const { facts, error } = replyFacts(res);
-    await this.broker.write((s) => responseLine(s, new Date().toISOString(), this.facts, facts, error));
+    const time = new Date().toISOString();
+    await this.broker.write((s) => responseLine(s, time, this.head(s), facts, error));
     return res;
+  }
+
+  /** The device's shared entry part, made once. */
+  private head(s: EntryStyle): string {
+    for (const [style, head] of this.heads) if (style === s) return head;
+    const head = entryHead(s, this.facts);
+    this.heads.push([s, head]);
+    return head;
   }
 
   /**
@@ -108,8 +120,8 @@ export class AuditTrail implements Trail {
     if (err instanceof ReadOnlyStorageError) throw err;
     const error = err instanceof CairnError ? err.messages.join(', ') || err.code : 'internal error';
     const time = new Date().toISOString();
-    if (!this.requested) await this.broker.write((s) => requestLine(s, time, this.facts, error));
-    else await this.broker.write((s) => responseLine(s, time, this.facts, undefined, error));
+    if (!this.requested) await this.broker.write((s) => requestLine(s, time, entryHead(s, this.facts), error));
+    else await this.broker.write((s) => responseLine(s, time, this.head(s), undefined, error));
     throw err;
   }
 }
