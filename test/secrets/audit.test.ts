@@ -6,14 +6,15 @@
  * `cairn secrets server` process), a socket device on a real TCP listener.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, existsSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { main } from '../../src/cli/main.js';
+import { SecretsClient } from '../../src/sdk/index.js';
 import { call, startTestServer, type TestServer } from '../helpers.js';
 import { startCairnProcess, until, type ServerProcess } from '../processes.js';
-import { writeFileSync } from 'node:fs';
 
 const SECRET = 'hunter2-very-secret-value';
 
@@ -68,6 +69,13 @@ describe('file audit device', () => {
       assert.equal(r.status, 403, `${method} ${path} without sudo`);
     }
     assert.equal(existsSync(join(dir, 'x.log')), false);
+
+    assert.equal((await s.call('POST', '/v1/sys/namespaces/ns1')).status, 200);
+    const inNs = await s.call('GET', '/v1/sys/audit', { headers: { 'X-Secrets-Namespace': 'ns1' } });
+    assert.equal(inNs.status, 400, 'root namespace only, as the reference');
+    assert.deepEqual(inNs.json, { errors: ['operation unavailable in namespaces'] });
+    const paths = Object.keys((await s.call('GET', '/v1/sys/internal/specs/openapi')).json.paths);
+    for (const p of ['/sys/audit', '/sys/audit/{path}', '/sys/audit-hash/{path}']) assert.ok(paths.includes(p), `${p} in the OpenAPI document`);
   });
 
   it('logs request and response entries with every secret hashed; sys/audit-hash finds a value; list and disable', async () => {
@@ -263,5 +271,66 @@ describe('cairn secrets server with a file audit device', () => {
     const db = readFileSync(join(dir, 'secrets.db'));
     const salt = db.includes(Buffer.from('"salt"'));
     assert.equal(salt, false, 'the device table (with its salt) is stored behind the barrier, never in clear');
+  });
+});
+
+describe('cairn audit enable|list|disable and the SDK', () => {
+  let s: TestServer;
+  let dir: string;
+  before(async () => {
+    s = await startTestServer();
+    dir = mkdtempSync(join(tmpdir(), 'cairn-audit-cli-'));
+  });
+  after(async () => {
+    await s.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Runs `cairn` in-process against the test server with the root token. */
+  async function cairn(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    let stdout = '';
+    let stderr = '';
+    const code = await main(argv, { SECRETS_ADDR: s.url, SECRETS_TOKEN: s.rootToken }, {
+      stdout: (x) => (stdout += x),
+      stderr: (x) => (stderr += x),
+      readStdin: async () => '',
+      promptSecret: async () => '',
+    });
+    return { code, stdout, stderr };
+  }
+
+  it('enables with the reference CLI syntax, lists (also -detailed), disables; the SDK does the same and hashes', async () => {
+    const file = join(dir, 'cli.log');
+    const e = await cairn('audit', 'enable', '-path=main', '-description=the log', 'file', `file_path=${file}`, 'log_raw=false');
+    assert.equal(e.code, 0, e.stderr);
+    assert.equal(e.stdout, 'Success! Enabled the file audit device at: main/\n');
+    const bad = await cairn('audit', 'enable', 'file', `file_path=${file}`, 'format=yaml');
+    assert.equal(bad.code, 1, 'an API error');
+    assert.match(bad.stderr, /options\.format/);
+
+    const l = await cairn('audit', 'list');
+    assert.match(l.stdout, /^Path\s+Type\s+Description$/m);
+    assert.match(l.stdout, /^main\/\s+file\s+the log$/m);
+    const d = await cairn('audit', 'list', '-detailed');
+    assert.match(d.stdout, /^Path\s+Type\s+Description\s+Replication\s+Options$/m);
+    assert.match(d.stdout, new RegExp(`^main/\\s+file\\s+the log\\s+replicated\\s+file_path=${file} log_raw=false$`, 'm'));
+
+    const sdk = new SecretsClient({ address: s.url, token: s.rootToken });
+    try {
+      await sdk.audit.enable('second', { type: 'file', options: { file_path: join(dir, 'sdk.log') } });
+      const listed = await sdk.audit.list();
+      assert.deepEqual(Object.keys(listed).sort(), ['main/', 'second/']);
+      assert.equal(listed['main/'].options.file_path, file);
+      const h = await sdk.audit.hash('main', SECRET);
+      assert.equal(h, (await s.call('PUT', '/v1/sys/audit-hash/main', { body: { input: SECRET } })).json.data.hash);
+      await sdk.audit.disable('second');
+      assert.deepEqual(Object.keys(await sdk.audit.list()), ['main/']);
+    } finally {
+      await sdk.close();
+    }
+
+    const off = await cairn('audit', 'disable', 'main');
+    assert.equal(off.stdout, 'Success! Disabled audit device (if it was enabled) at: main/\n');
+    assert.equal((await cairn('audit', 'list')).stdout, 'No audit devices are enabled.\n');
   });
 });
