@@ -19,6 +19,7 @@ import { startCairnProcess, until, type ServerProcess } from '../processes.js';
 const SECRET = 'hunter2-very-secret-value';
 
 /** The file's JSON lines. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function entries(file: string): Record<string, any>[] {
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));

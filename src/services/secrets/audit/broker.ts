@@ -185,8 +185,8 @@ export class AuditBroker {
   }
 
   /**
-   * Writes the line `format` makes for each device (each hashes with its own salt).
-   * Synchronous when every device is a file.
+   * Writes the line `format` makes for each device (each hashes with its own salt);
+   * settles once every device has written or failed (synchronous only when all discard).
    * @throws (or rejects with) CairnError 500 when devices are enabled and none could write.
    */
   write(format: (style: EntryStyle) => string): void | Promise<void> {

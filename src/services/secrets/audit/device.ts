@@ -4,9 +4,8 @@
  *
  * @module
  */
-import type { StoredDevice } from './config.js';
-import { parseOptions } from './config.js';
-import { type EntryStyle } from './entry.js';
+import { parseOptions, type StoredDevice } from './config.js';
+import type { EntryStyle } from './entry.js';
 import { FileSink } from './file-sink.js';
 import { Hasher } from './hasher.js';
 import { SocketSink } from './socket-sink.js';
@@ -48,6 +47,7 @@ export class AuditDevice {
     this.sink.reopen();
   }
 
+  /** Closes the output (disabled, replaced, or the server seals). */
   close(): void {
     this.sink.close();
   }
