@@ -128,6 +128,7 @@ describe('file audit device', () => {
 
     const notFound = lines.find((e) => e.type === 'response' && e.request.path === 'secret/data/app/none');
     assert.ok(notFound, 'a 404 is logged');
+    assert.equal(notFound.response, undefined, 'nothing was at the path');
     const forbidden = lines.find((e) => e.type === 'request' && e.error === 'permission denied');
     assert.ok(forbidden, 'a 403 is logged with its error');
     assert.match(forbidden.request.client_token, /^hmac-sha256:/);

@@ -50,7 +50,8 @@ function replyFacts(res: HttpResponse): { facts?: ResponseFacts; error?: string 
   }
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return { facts: { data: v } };
   const o = v as Record<string, unknown>;
-  if (res.status >= 400 && Array.isArray(o.errors)) return { error: o.errors.join(', ') };
+  // A 404 with `{"errors":[]}` (nothing at the path) is a response without data, as the reference logs it.
+  if (res.status >= 400 && Array.isArray(o.errors)) return { error: o.errors.length ? o.errors.join(', ') : undefined };
   if (!('request_id' in o)) return { facts: { data: o } };
   return {
     facts: {
