@@ -53,9 +53,6 @@ interface SealableNode {
 
 type Kind = (dataDir: string, options: Record<string, unknown>) => Promise<Started>;
 
-/** The core of the secrets service this child started (one per child), for kind-specific setup. */
-let startedCore: unknown;
-
 const kinds: Record<string, Kind> = {
   /**
    * Plain node:http baseline: one fixed small JSON reply. `options.bytes` pads the body to
@@ -112,9 +109,13 @@ const kinds: Record<string, Kind> = {
   async 'secrets-audit'(dataDir) {
     const backend = SqliteBackend.open({ path: join(dataDir, 'secrets.db') });
     const started = await startBenchSecrets(backend, 'sqlite', () => ({ ...backend.stats }), async () => undefined);
-    const audit = (startedCore as { audit?: { enable(storage: Backend, input: Record<string, unknown>): Promise<void> } } | undefined)?.audit;
-    if (!audit || !startedCore) throw new Error('secrets-audit: this tree has no audit devices');
-    await audit.enable((startedCore as { backend: Backend }).backend, { path: 'file', type: 'file', description: 'bench', local: false, options: { file_path: join(dataDir, 'audit.log') } });
+    // Through the API, as an operator would (`sys/audit/file`, root token).
+    const r = await fetch(`${started.url}/v1/sys/audit/file`, {
+      method: 'PUT',
+      headers: { 'X-Secrets-Token': started.token!, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ type: 'file', description: 'bench', options: { file_path: join(dataDir, 'audit.log') } }),
+    });
+    if (r.status !== 204) throw new Error(`secrets-audit: enabling the device answered ${r.status} ${await r.text()}`);
     return started;
   },
 
@@ -191,7 +192,6 @@ async function startBenchSecrets(
     await node.unseal(init.keys[0]);
   }
   const core = service.core;
-  startedCore = core;
   await core.root.mountEngine('secret', { type: 'kv', options: { version: '2' } });
   const root = await core.tokens.create({ policies: ['root'], path: 'auth/token/root', now: core.now() });
   return {
