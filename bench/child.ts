@@ -103,6 +103,23 @@ const kinds: Record<string, Kind> = {
   },
 
   /**
+   * The `secrets` kind with one file audit device (`file/`, its file in the data dir,
+   * default options: every secret HMAC'd): kv-read-audit measures the cost of auditing.
+   */
+  async 'secrets-audit'(dataDir) {
+    const backend = SqliteBackend.open({ path: join(dataDir, 'secrets.db') });
+    const started = await startBenchSecrets(backend, 'sqlite', () => ({ ...backend.stats }), async () => undefined);
+    // Through the API, as an operator would (`sys/audit/file`, root token).
+    const r = await fetch(`${started.url}/v1/sys/audit/file`, {
+      method: 'PUT',
+      headers: { 'X-Secrets-Token': started.token!, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ type: 'file', description: 'bench', options: { file_path: join(dataDir, 'audit.log') } }),
+    });
+    if (r.status !== 204) throw new Error(`secrets-audit: enabling the device answered ${r.status} ${await r.text()}`);
+    return started;
+  },
+
+  /**
    * The same secrets service on `PostgresBackend` (default options: table `cairn_kv`,
    * `max_parallel` 10, group commit, `synchronous_commit` on). The database: `BENCH_PG_URL`
    * or `CAIRN_TEST_PG_URL` when set (then a fresh table `cairn_bench_<hex>`, dropped on

@@ -18,7 +18,7 @@ export function secretData(i: number): Record<string, string> {
 }
 
 /** The secrets server kinds the KV scenarios run against (SQLite, PostgreSQL). */
-type SecretsKind = 'secrets' | 'secrets-pg';
+type SecretsKind = 'secrets' | 'secrets-audit' | 'secrets-pg';
 
 function tokenHeaders(ctx: BenchContext, kind: SecretsKind = 'secrets'): Record<string, string> {
   const token = ctx.servers[kind].token;
@@ -93,6 +93,8 @@ function makeKvRead(name: string, kind: SecretsKind, backendNote: string): Scena
 }
 
 export const kvRead: Scenario = makeKvRead('kv-read', 'secrets', '');
+/** `kv-read` with one file audit device enabled (`secrets-audit`): the cost of auditing (issue 17). */
+export const kvReadAudit: Scenario = makeKvRead('kv-read-audit', 'secrets-audit', ', one file audit device');
 /** `kv-read` against the secrets service on PostgreSQL (`secrets-pg`). */
 export const kvReadPg: Scenario = makeKvRead('kv-read-pg', 'secrets-pg', ', PostgreSQL');
 

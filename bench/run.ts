@@ -46,7 +46,7 @@ import { median, runScenarioLoad, type BenchConfig, type BenchContext, type Roun
 import { approleLogin } from './approle.js';
 import { secretsJwtLogin } from './secrets-jwt.js';
 import { gatewayHealth } from './gateway.js';
-import { bareGet, kvRead, kvReadPg, kvWrite, kvWritePg, secretData } from './kv.js';
+import { bareGet, kvRead, kvReadAudit, kvReadPg, kvWrite, kvWritePg, secretData } from './kv.js';
 import { meshJwtLogin, meshTokenRead } from './mesh.js';
 import { meshHealth10k } from './mesh-health.js';
 import { meshKvCas, meshKvRead } from './mesh-kv.js';
@@ -57,7 +57,7 @@ import { configureServers, startServer, type BenchServer, type ServerKind } from
 import { wrkInstalled } from './wrk.js';
 
 /** Every scenario, in table order. */
-const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvReadPolicy, kvWrite, kvReadPg, kvWritePg, approleLogin, secretsJwtLogin, gatewayHealth, meshTokenRead, meshJwtLogin, meshKvRead, meshKvCas, meshHealth10k, schedAuthMethodRead];
+const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvReadAudit, kvReadPolicy, kvWrite, kvReadPg, kvWritePg, approleLogin, secretsJwtLogin, gatewayHealth, meshTokenRead, meshJwtLogin, meshKvRead, meshKvCas, meshHealth10k, schedAuthMethodRead];
 
 /** Names of the measurements outside the interleaved rounds (bench/oneoffs.ts), run after them; selectable with `--only`. */
 const ONE_OFF_NAMES = ONE_OFFS.map((o) => o.name);
@@ -122,6 +122,7 @@ function readTarget(num: string, label: string, minRatio: number, maxCpu: number
 
 const TARGETS: readonly Target[] = [
   readTarget('kv-read', 'KV v2 reads, root token: ≥ 50 % of bare’s req/s and ≤ 2× bare’s server CPU per request (issue 15)', 0.5, 2),
+  ratioTarget('kv-read-audit', 'kv-read', 'KV v2 reads with one file audit device ≥ 70 % of the unaudited reads’ req/s (issue 17)', 0.7),
   readTarget(
     'kv-read-policy',
     'KV v2 reads, 50-rule policy token: ≥ 50 % of bare’s req/s and ≤ 2× bare’s server CPU per request (issue 15)',
@@ -387,6 +388,10 @@ async function main(): Promise<number> {
     const bytes = (await read.text()).length;
     servers.bare = await startServer('bare', { bytes });
     log(`bare node:http (pid ${servers.bare.pid}) at ${servers.bare.url}, ${bytes}-byte replies`);
+  }
+  if (kinds.has('secrets-audit')) {
+    servers['secrets-audit'] = await startServer('secrets-audit');
+    log(`secrets service with one file audit device (pid ${servers['secrets-audit'].pid}) at ${servers['secrets-audit'].url}`);
   }
   if (kinds.has('secrets-pg')) {
     servers['secrets-pg'] = await startServer('secrets-pg');

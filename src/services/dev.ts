@@ -153,7 +153,7 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
   const log = options.log ?? createLogger('info');
   logVersion(log);
   const backend = SqliteBackend.open({ path: join(options.dataDir, 'secrets.db') });
-  const secrets = await startSecretsService({ backend, listeners: [{ address: options.secretsAddress }], log });
+  const secrets = await startSecretsService({ backend, listeners: [{ address: options.secretsAddress }], log, reopenAuditOnSighup: true });
   try {
     await unsealDev(secrets.node, options.dataDir);
     const { core } = secrets;

@@ -26,7 +26,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -275,6 +275,40 @@ listener "tcp" {
       return r.status === 412 ? undefined : r;
     });
     assert.deepEqual(list.json.data.keys, ['team/']);
+  });
+
+  it('audit devices enabled on the active are used by the standby for the reads it serves, until disabled there (issue 17)', async () => {
+    const file = join(dir, 'audit.log');
+    const lines = () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+    const served = (path: string) => lines().filter((e) => e.type === 'response' && e.request.path === path);
+    /** A read on B while A is stopped (SIGSTOP): B serves it itself, so only B can log it. */
+    const readOnB = async (path: string) => {
+      a.child.kill('SIGSTOP');
+      try {
+        return await get(b, `/v1/${path}`);
+      } finally {
+        a.child.kill('SIGCONT');
+      }
+    };
+    const enabled = await put(a, '/v1/sys/audit/file', { type: 'file', options: { file_path: file } });
+    assert.equal(enabled.status, 204, enabled.text);
+    const secret = await put(a, '/v1/secret/data/audited', { data: { password: 'standby-secret' } });
+    assert.equal((await readAt(b, '/v1/secret/data/audited', stateOf(secret))).status, 200);
+    const before = served('secret/data/audited').length;
+    assert.equal((await readOnB('secret/data/audited')).status, 200);
+    const mine = served('secret/data/audited');
+    assert.equal(mine.length, before + 1, 'the standby logged the read it served');
+    const hash = (await put(a, '/v1/sys/audit-hash/file', { input: 'standby-secret' })).json.data.hash;
+    assert.equal(mine.at(-1).response.data.data.password, hash, 'hashed with the same salt');
+    assert.equal(readFileSync(file, 'utf8').includes('standby-secret'), false);
+
+    const disabled = await call(a.url, 'DELETE', '/v1/sys/audit/file', { token: root });
+    assert.equal(disabled.status, 204);
+    const marker = await put(a, '/v1/secret/data/unaudited', { data: { v: 1 } });
+    assert.equal((await readAt(b, '/v1/secret/data/unaudited', stateOf(marker))).status, 200);
+    const count = served('secret/data/unaudited').length;
+    assert.equal((await readOnB('secret/data/unaudited')).status, 200);
+    assert.equal(served('secret/data/unaudited').length, count, 'the standby stopped logging with the device disabled');
   });
 
   it('CIDR-bound logins and tokens through a standby are checked against the client\'s address, which a client cannot forge', async () => {

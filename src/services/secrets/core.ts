@@ -9,6 +9,7 @@ import type { Backend } from '../../kernel/store/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
 import type { ServiceMetrics } from '../../kernel/metrics/index.js';
 import { KeyedLock } from '../../kernel/util/keyed-lock.js';
+import { AuditBroker } from './audit/broker.js';
 import { CorsStore } from './cors.js';
 import { MOUNTABLE_TYPES } from './engines.js';
 import type { MountEntry } from './mounts/table.js';
@@ -26,6 +27,8 @@ export interface SecretsCoreOptions {
   readonly clock?: () => Date;
   /** The server's metrics, served by `sys/metrics`. */
   readonly metrics?: ServiceMetrics;
+  /** The server's audit devices (kept across cores: their files stay open); loaded from `backend` here. Default: a new broker. */
+  readonly audit?: AuditBroker;
 }
 
 /** The secrets service's core while unsealed. */
@@ -46,18 +49,22 @@ export class SecretsCore {
     private readonly clock: () => Date,
     /** The server's metrics (`sys/metrics`); undefined when it keeps none. */
     readonly metrics: ServiceMetrics | undefined,
+    /** The audit devices every request is logged to (audit/). */
+    readonly audit: AuditBroker,
   ) {
     this.scopes.set(ROOT_NAMESPACE.id, root);
   }
 
-  /** Loads the root namespace (creating the built-in mounts and the `default` policy on first start), CORS and the namespace registry. */
+  /** Loads the root namespace (creating the built-in mounts and the `default` policy on first start), CORS, the namespace registry and the audit devices. */
   static async open(o: SecretsCoreOptions): Promise<SecretsCore> {
+    const audit = o.audit ?? new AuditBroker(o.log);
     const [root, cors, namespaces] = await Promise.all([
       NamespaceScope.open(ROOT_NAMESPACE, o.backend),
       CorsStore.open(o.backend),
       NamespaceRegistry.load(o.backend),
+      audit.load(o.backend),
     ]);
-    return new SecretsCore(o.backend, new TokenStore(o.backend), cors, namespaces, root, o.log, o.clock ?? (() => new Date()), o.metrics);
+    return new SecretsCore(o.backend, new TokenStore(o.backend), cors, namespaces, root, o.log, o.clock ?? (() => new Date()), o.metrics, audit);
   }
 
   /** The current time from the injected clock. */

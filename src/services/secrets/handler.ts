@@ -29,6 +29,7 @@ import {
 import type { Logger } from '../../kernel/log/logger.js';
 import { addressInCidrs } from '../../kernel/util/cidr.js';
 import { FORWARDED_ROUTE, labelRoute } from '../../kernel/metrics/index.js';
+import type { Trail } from './audit/trail.js';
 import type { SecretsCore } from './core.js';
 import { ALL_ENGINES, engineFor } from './engines.js';
 import { canonicalNamespace } from './namespace/registry.js';
@@ -269,8 +270,13 @@ export class SecretsHttp implements HttpService {
     return cluster ? parseState(value, cluster.id) : undefined;
   }
 
+  /** {@link pipeline} with its audit trail: every request and response is logged to the audit devices (audit/), fail closed. */
+  private serve(core: SecretsCore, l: Logical): Promise<HttpResponse> {
+    return core.audit.around(l.req, requestToken(l.req), (trail) => this.pipeline(core, l, trail));
+  }
+
   /** Namespace, route, authenticate, authorise, validate, handle and render one logical request on `core`. */
-  private async serve(core: SecretsCore, { req, method, body, headerNs, full: path }: Logical): Promise<HttpResponse> {
+  private async pipeline(core: SecretsCore, { req, method, body, headerNs, full: path }: Logical, trail: Trail): Promise<HttpResponse> {
     let full = path;
     const help = (req.query.get('help') ?? '') !== '';
 
@@ -298,6 +304,7 @@ export class SecretsHttp implements HttpService {
     // token_bound_cidrs check: permission denied).
     const { address: remoteAddress, clientCertificates } = this.client(req);
     const token = found?.bound_cidrs && !addressInCidrs(remoteAddress, found.bound_cidrs) ? undefined : found;
+    trail.note({ token, remoteAddress, namespace: nsEntry, path: full, mountType: mount?.type, data: body });
     if (!token && !(match?.path.spec.unauthenticated && !help)) throw forbidden();
     if (!mount || !engine) throw notFound(`no handler for route "${full}". route entry not found.`);
     if (help) return this.help(full, routed, engine.description, engine.table.paths, match?.path);
@@ -338,6 +345,7 @@ export class SecretsHttp implements HttpService {
 
     // Validate and handle.
     const { data, ignored } = opSpec.rawBody ? { data: {}, ignored: [] } : this.validator(match.path, op, opSpec).validate(input);
+    await trail.request(op, input);
     const result = await opSpec.handle({ ...ctx, operation: op, data });
     return renderResult({ requestId: req.id, operation: op, mountType: mount.type, result, ignored });
   }

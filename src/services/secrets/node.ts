@@ -10,6 +10,7 @@ import type { Logger } from '../../kernel/log/logger.js';
 import type { ServiceMetrics } from '../../kernel/metrics/index.js';
 import { json, type Backend } from '../../kernel/store/index.js';
 import { BUILD, VERSION } from '../../kernel/version/index.js';
+import { AuditBroker } from './audit/broker.js';
 import { SecretsCore } from './core.js';
 import { secretsMetrics } from './metrics.js';
 import { PerformanceStandby, type ChangeFeed } from './ha/perf-standby.js';
@@ -98,12 +99,15 @@ export class SecretsNode {
 
   /** This server's metrics (metrics.ts): served by `sys/metrics`. */
   readonly metrics: ServiceMetrics;
+  /** This server's audit devices (audit/): loaded by each core it opens, closed when sealed. */
+  readonly audit: AuditBroker;
 
   private constructor(
     readonly seal: SealManager,
     private readonly o: SecretsNodeOptions,
   ) {
     this.metrics = secretsMetrics(this, o.backend);
+    this.audit = new AuditBroker(o.log);
   }
 
   /** Opens the node sealed. */
@@ -301,6 +305,7 @@ export class SecretsNode {
     this.stopPerf();
     this.current = undefined;
     this.activeSince = undefined;
+    this.audit.close();
     this.seal.seal();
     if (this.o.ha && this.haStarted) {
       this.haStarted = false;
@@ -318,7 +323,7 @@ export class SecretsNode {
       await storage.put('core/cluster-info', json.encode(cluster));
     }
     this.cluster = cluster;
-    this.current = await SecretsCore.open({ backend: storage, log: this.o.log, clock: this.o.clock, metrics: this.metrics });
+    this.current = await SecretsCore.open({ backend: storage, log: this.o.log, clock: this.o.clock, metrics: this.metrics, audit: this.audit });
     return this.current;
   }
 
@@ -328,6 +333,6 @@ export class SecretsNode {
     const cluster = json.decode<ClusterInfo>(await storage.get('core/cluster-info'));
     if (!cluster) throw new Error('the cluster identity is not stored yet; the active server writes it');
     this.cluster = cluster;
-    return SecretsCore.open({ backend: storage, log: this.o.log, clock: this.o.clock, metrics: this.metrics });
+    return SecretsCore.open({ backend: storage, log: this.o.log, clock: this.o.clock, metrics: this.metrics, audit: this.audit });
   }
 }

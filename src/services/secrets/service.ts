@@ -11,6 +11,7 @@ import type { Backend } from '../../kernel/store/index.js';
 import type { SecretsCore } from './core.js';
 import { SecretsHttp } from './handler.js';
 import type { ChangeFeed } from './ha/perf-standby.js';
+import { reopenOnSighup } from './audit/sighup.js';
 import { SecretsNode, type NodeHa } from './node.js';
 import { metricsReply } from './sys/metrics.routes.js';
 
@@ -44,6 +45,8 @@ export interface SecretsServiceOptions {
   readonly requestForwarding?: boolean;
   /** `api_addr`: one of this server's own addresses (with its listener URLs), never forwarded to. */
   readonly apiAddr?: string;
+  /** SIGHUP reopens the audit devices' files (log rotation, audit/sighup.ts): the server commands set it, in-process tests do not. */
+  readonly reopenAuditOnSighup?: boolean;
 }
 
 /** A running secrets service. It starts sealed (and uninitialised on new storage). */
@@ -59,6 +62,7 @@ export interface SecretsService {
 /** Opens the core and starts every listener; on a listener error, closes what started and rethrows. */
 export async function startSecretsService(o: SecretsServiceOptions): Promise<SecretsService> {
   const node = await SecretsNode.open({ backend: o.backend, log: o.log, clock: o.clock, managedNamespaces: o.managedNamespaces, storageType: o.storageType, ha: o.ha, changeFeed: o.changeFeed, performanceStandby: o.performanceStandby });
+  const stopSighup = o.reopenAuditOnSighup ? reopenOnSighup(node.audit) : undefined;
   const listeners: Listener[] = [];
   const http = new SecretsHttp(node, {
     requestForwarding: o.requestForwarding,
@@ -69,6 +73,7 @@ export async function startSecretsService(o: SecretsServiceOptions): Promise<Sec
     const open = withOpenMetrics(http, node);
     for (const l of o.listeners) listeners.push(await listen(l, instrumentHttp(l.unauthenticatedMetricsAccess ? open : http, node.metrics), o.log));
   } catch (err) {
+    stopSighup?.();
     await Promise.all(listeners.map((l) => l.close()));
     throw err;
   }
@@ -80,7 +85,9 @@ export async function startSecretsService(o: SecretsServiceOptions): Promise<Sec
     listeners,
     close: async () => {
       await Promise.all(listeners.map((l) => l.close()));
+      stopSighup?.();
       await node.stopHa();
+      node.audit.close();
       await o.backend.close();
     },
   };

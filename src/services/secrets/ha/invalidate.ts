@@ -14,6 +14,7 @@
  * | `sys/policy/<name>`, `namespaces/<id>/sys/policy/<name>` | that namespace's parsed policies and ACLs (emptied) |
  * | `core/namespaces/<id>` | the namespace registry entry (re-read; a deleted namespace's scope is dropped) |
  * | `core/cors` | the CORS configuration (reloaded) |
+ * | `core/audit` | the audit devices (reloaded: this standby audits the reads it serves with them) |
  * | `sys/token/…` | the token store's ancestor-expiry memo (emptied) |
  * | `core/keyring`, `core/root-key`, `core/seal-config`, `core/cluster-info` | fixed after initialisation; a change asks for a full reload |
  * | anything else (`logical/<mount uuid>/…`, auth-method data) | only the barrier's value cache, which the caller invalidates first |
@@ -24,6 +25,7 @@ import { TABLE_KEY } from '../mounts/table.js';
 import { NAMESPACE_PREFIX } from '../namespace/registry.js';
 import { POLICY_PREFIX } from '../policy/store.js';
 import { CORS_KEY } from '../cors.js';
+import { AUDIT_KEY } from '../audit/broker.js';
 import { TOKEN_PREFIX } from '../token/store.js';
 import type { SecretsCore } from '../core.js';
 
@@ -36,13 +38,14 @@ interface Touched {
   readonly policies: Set<string>;
   readonly namespaces: Set<string>;
   cors: boolean;
+  audit: boolean;
   tokens: boolean;
   fixed: boolean;
 }
 
 /** Sorts `keys` into the caches they belong to (see the module doc's table). */
 function classify(keys: readonly string[]): Touched {
-  const t: Touched = { mountTables: new Set(), policies: new Set(), namespaces: new Set(), cors: false, tokens: false, fixed: false };
+  const t: Touched = { mountTables: new Set(), policies: new Set(), namespaces: new Set(), cors: false, audit: false, tokens: false, fixed: false };
   for (const key of keys) {
     const m = /^namespaces\/([^/]+)\/(.*)$/.exec(key);
     const [ns, rest] = m ? [m[1], m[2]] : ['root', key];
@@ -50,6 +53,7 @@ function classify(keys: readonly string[]): Touched {
     else if (rest.startsWith(POLICY_PREFIX)) t.policies.add(ns);
     else if (!m && key.startsWith(NAMESPACE_PREFIX)) t.namespaces.add(key.slice(NAMESPACE_PREFIX.length));
     else if (!m && key === CORS_KEY) t.cors = true;
+    else if (!m && key === AUDIT_KEY) t.audit = true;
     else if (!m && key.startsWith(TOKEN_PREFIX)) t.tokens = true;
     else if (!m && FIXED_KEYS.has(key)) t.fixed = true;
   }
@@ -73,6 +77,7 @@ export async function applyChanges(core: SecretsCore, keys: readonly string[]): 
   for (const id of t.policies) core.loadedScope(id)?.policies.invalidate();
   await Promise.all([...t.mountTables].map((id) => core.loadedScope(id)?.mounts.reload()));
   if (t.cors) await core.cors.reload();
+  if (t.audit) await core.audit.load(core.backend);
   if (t.tokens) core.tokens.forgetChains();
   return 'done';
 }

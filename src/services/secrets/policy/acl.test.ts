@@ -159,9 +159,9 @@ describe('Acl capabilities and sudo', () => {
   });
 
   it('knows the root-protected paths', () => {
-    for (const p of ['sys/auth/userpass', 'sys/auth/userpass/tune', 'sys/seal', 'sys/config/cors'])
+    for (const p of ['sys/auth/userpass', 'sys/auth/userpass/tune', 'sys/seal', 'sys/config/cors', 'sys/audit', 'sys/audit/file', 'sys/audit-hash/file'])
       assert.equal(sudoRequired(p), true, p);
-    for (const p of ['sys/auth', 'sys/auth/', 'sys/mounts/secret', 'sys/mounts', 'sys/sealed', 'sys/policies/acl/x', 'secret/data/sys/seal'])
+    for (const p of ['sys/auth', 'sys/auth/', 'sys/mounts/secret', 'sys/mounts', 'sys/sealed', 'sys/policies/acl/x', 'secret/data/sys/seal', 'sys/auditx', 'secret/sys/audit'])
       assert.equal(sudoRequired(p), false, p);
   });
 });

@@ -3,6 +3,7 @@
  * @module
  */
 import type { SecretsPath } from '../types.js';
+import { auditPaths } from '../audit/routes.js';
 import { authPaths } from './auth.routes.js';
 import { capabilitiesPaths } from './capabilities.routes.js';
 import { corsPath } from './cors.routes.js';
@@ -14,4 +15,4 @@ import { openapiSpecPath } from './openapi.routes.js';
 import { policiesPaths } from './policies.routes.js';
 
 /** The system backend's route table (the seal's own paths are in `seal.routes.ts`: they work sealed). */
-export const sysPaths: readonly SecretsPath[] = [...mountsPaths, ...policiesPaths, ...capabilitiesPaths, ...authPaths, corsPath, ...namespacesPaths, internalMountsPath, openapiSpecPath, metricsPath];
+export const sysPaths: readonly SecretsPath[] = [...mountsPaths, ...policiesPaths, ...capabilitiesPaths, ...authPaths, corsPath, ...namespacesPaths, internalMountsPath, openapiSpecPath, metricsPath, ...auditPaths];
