@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { listRecursive } from '../../src/kernel/store/index.js';
 import { hashToken } from '../../src/services/secrets/token/store.js';
+import { SecretsApiError, SecretsClient } from '../../src/sdk/index.js';
 import { startTestServer, type TestServer } from '../helpers.js';
 
 let s: TestServer;
@@ -260,5 +261,32 @@ describe('AppRole secret IDs issued wrapped (the trusted-broker flow)', () => {
     // An attacker who intercepted the wrapping token afterwards finds it used.
     const late = await s.call('POST', '/v1/sys/wrapping/unwrap', { body: { token: info.token } });
     assert.deepEqual([late.status, late.json], [400, { errors: [INVALID] }]);
+  });
+});
+
+describe('SDK: wrapping and cubbyhole clients', () => {
+  it('withWrapTtl, wrapping.wrap/lookup/rewrap/unwrap and cubbyhole read/write/list/delete', async () => {
+    const client = new SecretsClient({ address: s.url, token: s.rootToken });
+    try {
+      const wrappedRead = await client.withWrapTtl('5m').read('secret/data/app/db');
+      assert.equal(wrappedRead?.data, null);
+      const viaOwnToken = await client.withToken(undefined).wrapping.unwrap<{ data: Record<string, string> }>(wrappedRead!.wrap_info!.token);
+      assert.equal(viaOwnToken?.data?.data.password, 'hunter2');
+
+      const info = await client.wrapping.wrap({ handoff: 'yes' }, 120);
+      assert.equal(info.ttl, 120);
+      assert.deepEqual(await client.wrapping.lookup(info.token), { creation_path: 'sys/wrapping/wrap', creation_time: '2026-01-01T00:00:00Z', creation_ttl: 120 });
+      const moved = await client.wrapping.rewrap(info.token);
+      assert.deepEqual((await client.wrapping.unwrap(moved.token))?.data, { handoff: 'yes' });
+      await assert.rejects(client.wrapping.unwrap(moved.token), (e: unknown) => e instanceof SecretsApiError && e.status === 400);
+
+      await client.cubbyhole.write('notes/a', { v: 1 });
+      assert.deepEqual(await client.cubbyhole.read('notes/a'), { v: 1 });
+      assert.deepEqual(await client.cubbyhole.list('notes'), ['a']);
+      await client.cubbyhole.delete('notes/a');
+      assert.equal(await client.cubbyhole.read('notes/a'), undefined);
+    } finally {
+      await client.close();
+    }
   });
 });
