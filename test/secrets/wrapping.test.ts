@@ -65,7 +65,12 @@ describe('response wrapping', () => {
     assert.deepEqual(await cubbyholeKeys(info.token), [], 'the cubbyhole went with the token');
 
     const again = await s.call('POST', '/v1/sys/wrapping/unwrap', { token: info.token });
-    assert.equal(again.status, 403, 'the wrapping token itself no longer exists');
+    assert.deepEqual([again.status, again.json], [400, { errors: [INVALID] }], 'the same answer with the token as the request token');
+    const noToken = await s.call('POST', '/v1/sys/wrapping/unwrap', { token: null });
+    assert.equal(noToken.status, 403);
+    const limited = (await s.call('POST', '/v1/auth/token/create', { body: { policies: ['unrelated'], no_default_policy: true } })).json.auth.client_token;
+    const denied = await s.call('POST', '/v1/sys/wrapping/unwrap', { token: limited, body: { token: info.token } });
+    assert.equal(denied.status, 403, 'a token in the body needs a caller allowed to unwrap');
     const byBody = await s.call('POST', '/v1/sys/wrapping/unwrap', { body: { token: info.token } });
     assert.equal(byBody.status, 400);
     assert.deepEqual(byBody.json, { errors: [INVALID] });

@@ -7,10 +7,10 @@
  * @module
  */
 import { Type } from '@sinclair/typebox';
-import { badRequest } from '../../../kernel/http/index.js';
+import { badRequest, forbidden } from '../../../kernel/http/index.js';
 import type { SecretsPath, SecretsRequest } from '../types.js';
 import { requestWrapTtl } from './header.js';
-import { lookupWrapping, rewrap, unwrap, wrapResult } from './wrap.js';
+import { INVALID_WRAPPING_TOKEN, lookupWrapping, rewrap, unwrap, wrapResult } from './wrap.js';
 
 const TOKEN_FIELD = { token: Type.String({ description: 'the wrapping token; default: the request\'s own token' }) };
 
@@ -34,14 +34,35 @@ const wrapPath: SecretsPath = {
   },
 };
 
+/** Whether the request carried a token at all (the dispatcher leaves `req.token` unset for an unknown one). */
+const sentToken = (req: SecretsRequest): boolean => Boolean(req.headers['x-secrets-token'] || req.headers.authorization?.startsWith('Bearer '));
+
+/**
+ * The wrapping token an unwrap uses: `token` in the body, which the caller's own token
+ * must be allowed to unwrap with (ACL `update` on `sys/wrapping/unwrap`); else the
+ * request's token itself, where an unknown, used or expired one is the reference's 400,
+ * not a 403, so a second unwrap reads the same whichever way the token came.
+ */
+async function unwrapTokenOf(req: SecretsRequest): Promise<string> {
+  const inBody = typeof req.data.token === 'string' ? req.data.token : '';
+  if (inBody !== '') {
+    if (!req.token || !(await req.core.allowed(req.token, 'sys/wrapping/unwrap', 'update', req.ns.entry, req.data))) throw forbidden();
+    return inBody;
+  }
+  if (req.token) return req.token.id;
+  throw sentToken(req) ? badRequest(INVALID_WRAPPING_TOKEN) : forbidden();
+}
+
 const unwrapPath: SecretsPath = {
   pattern: 'wrapping/unwrap',
   synopsis: 'Return the response inside a wrapping token, once',
   description:
     'Returns the wrapped response exactly as it would have been sent unwrapped and revokes the wrapping token: a second unwrap fails. Give the wrapping token in `token`, or use it as the request\'s token (not both).',
+  // The route checks its caller itself (unwrapTokenOf): a used wrapping token sent as the request's token is a 400.
+  unauthenticated: true,
   fields: TOKEN_FIELD,
   operations: {
-    update: { summary: 'Unwrap a response', handle: async (req) => ({ reply: await unwrap(req.core, wrappingTokenOf(req), req.now) }) },
+    update: { summary: 'Unwrap a response', handle: async (req) => ({ reply: await unwrap(req.core, await unwrapTokenOf(req), req.now) }) },
   },
 };
 
