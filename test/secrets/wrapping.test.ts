@@ -206,6 +206,19 @@ describe('response wrapping', () => {
   });
 });
 
+describe('route tables', () => {
+  it('the OpenAPI document and help list the wrapping paths and the cubbyhole engine', async () => {
+    const doc = await s.call('GET', '/v1/sys/internal/specs/openapi');
+    assert.equal(doc.status, 200, doc.text);
+    const paths = Object.keys(doc.json.paths);
+    for (const p of ['/sys/wrapping/wrap', '/sys/wrapping/unwrap', '/sys/wrapping/lookup', '/sys/wrapping/rewrap']) assert.ok(paths.includes(p), `${p} in ${paths.join(' ')}`);
+    assert.ok(paths.some((p) => p.startsWith('/cubbyhole/')), paths.join(' '));
+    const help = await s.call('GET', '/v1/sys/wrapping/unwrap?help=1');
+    assert.equal(help.status, 200);
+    assert.match(help.json.help, /once/);
+  });
+});
+
 describe('policy min_wrapping_ttl / max_wrapping_ttl', () => {
   let token: string;
   before(async () => {
