@@ -93,6 +93,7 @@ export function secretRows(secret: SecretResponse<unknown>): string[][] {
       ['wrapping_token_creation_time:', wrap.creation_time],
       ['wrapping_token_creation_path:', wrap.creation_path],
     );
+    if (wrap.wrapped_accessor) rows.push(['wrapped_accessor:', wrap.wrapped_accessor]);
   }
   const data = secret.data;
   if (data && typeof data === 'object') {
@@ -116,7 +117,7 @@ export function warningLines(warnings: readonly string[] | null | undefined): st
 
 /**
  * A field of an envelope as `-field=NAME` prints it: auth fields by their table names
- * (`token`, `token_accessor`, …) or a key of `data`. Strings come out raw, other values as JSON.
+ * (`token`, `token_accessor`, …), wrap info fields (`wrapping_token`, …) or a key of `data`. Strings come out raw, other values as JSON.
  * Returns `undefined` when there is no such field.
  */
 export function fieldOf(secret: SecretResponse<unknown>, field: string, data?: Record<string, unknown> | null): string | undefined {
@@ -132,6 +133,18 @@ export function fieldOf(secret: SecretResponse<unknown>, field: string, data?: R
         policies: auth.policies,
       }
     : {};
+  const wrap = secret.wrap_info;
+  // As the reference CLI: `-field=wrapping_token` prints the token of a wrapped reply.
+  if (wrap) {
+    Object.assign(authFields, {
+      wrapping_token: wrap.token,
+      wrapping_accessor: wrap.accessor,
+      wrapping_token_ttl: humanDuration(wrap.ttl),
+      wrapping_token_creation_time: wrap.creation_time,
+      wrapping_token_creation_path: wrap.creation_path,
+      ...(wrap.wrapped_accessor ? { wrapped_accessor: wrap.wrapped_accessor } : {}),
+    });
+  }
   const source = data === undefined ? (secret.data as Record<string, unknown> | null) : data;
   let value: unknown;
   if (field in authFields) value = authFields[field];

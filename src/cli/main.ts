@@ -25,6 +25,7 @@ import { addMeshLockCommand } from './commands/mesh-lock.js';
 import { addMeshWatchCommand } from './commands/mesh-watch.js';
 import { addMeshServicesCommands } from './commands/mesh-services.js';
 import { addReadWriteCommands } from './commands/read-write.js';
+import { addUnwrapCommand } from './commands/wrap.js';
 import { addSchedCommands } from './commands/sched.js';
 import { addSchedAgentCommand } from './commands/sched-agent.js';
 import { addTokenCommands } from './commands/token.js';
@@ -41,6 +42,7 @@ export function buildProgram(app: App): Command {
     .exitOverride()
     .showSuggestionAfterError(true);
   addReadWriteCommands(app, program);
+  addUnwrapCommand(app, program);
   addKvCommands(app, program);
   addTokenCommands(app, program);
   addAdminCommands(app, program);

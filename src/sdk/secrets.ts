@@ -14,6 +14,7 @@ import { ConsistencyState, STATE_HEADER, stateRetryDelayMs } from './secrets-sta
 import { TokenClient } from './secrets-token.js';
 import { AuthClient } from './secrets-auth.js';
 import { NamespacesClient } from './secrets-namespaces.js';
+import { CubbyholeClient, WrappingClient } from './secrets-wrapping.js';
 import { PoliciesClient } from './secrets-policies.js';
 import { AuditClient } from './secrets-audit.js';
 import type { QueryParams, RawRequestOptions, RawResponse, SecretResponse } from './secrets-types.js';
@@ -27,6 +28,8 @@ export type { EnableAuthOptions, EnableMountOptions, HealthStatus, InitOptions, 
 export { AuthClient } from './secrets-auth.js';
 export { NamespacesClient } from './secrets-namespaces.js';
 export type { NamespaceInfo, NamespaceList } from './secrets-namespaces.js';
+export { CubbyholeClient, WrappingClient } from './secrets-wrapping.js';
+export type { WrappingLookup } from './secrets-wrapping.js';
 export { PoliciesClient } from './secrets-policies.js';
 export type { PolicyInfo } from './secrets-policies.js';
 export { AuditClient } from './secrets-audit.js';
@@ -71,6 +74,12 @@ export interface SecretsClientOptions {
   maxStateRetries?: number;
   /** First pause before retrying a 412, in ms, doubling each time up to 1 s; default 100. */
   stateRetryBaseMs?: number;
+  /**
+   * Response wrapping: sent as `X-Secrets-Wrap-TTL` on every request (seconds, or a
+   * duration such as `"5m"`), so each reply with content carries only `wrap_info`; see
+   * {@link SecretsClient.withWrapTtl} and {@link SecretsClient.wrapping}. Unset: no wrapping.
+   */
+  wrapTtl?: string | number;
 }
 
 type Kind = 'read' | 'write';
@@ -103,7 +112,8 @@ function reasonOf(err: unknown): string {
  * Keeps connections alive; call {@link close} when done so the process can exit promptly.
  *
  * Low-level methods take paths relative to `/v1/` (`secret/data/foo`). Typed helpers:
- * {@link kv}, {@link token}, {@link sys}, {@link policies}, {@link auth}, {@link namespaces}.
+ * {@link kv}, {@link token}, {@link sys}, {@link policies}, {@link auth}, {@link namespaces},
+ * {@link wrapping}, {@link cubbyhole}.
  */
 export class SecretsClient {
   /** Normalised base URL without trailing `/`. */
@@ -120,6 +130,10 @@ export class SecretsClient {
   readonly namespaces: NamespacesClient;
   /** Audit devices (`sys/audit/…`, `sys/audit-hash/…`). */
   readonly audit: AuditClient;
+  /** Response wrapping: wrap, unwrap, look up and rewrap (`sys/wrapping/…`). */
+  readonly wrapping: WrappingClient;
+  /** The client token's private storage (`cubbyhole/…`). */
+  readonly cubbyhole: CubbyholeClient;
   private readonly options: SecretsClientOptions;
   private readonly agent: Agent;
   private readonly ownsAgent: boolean;
@@ -156,6 +170,8 @@ export class SecretsClient {
     this.auth = new AuthClient(this);
     this.namespaces = new NamespacesClient(this);
     this.audit = new AuditClient(this);
+    this.wrapping = new WrappingClient(this);
+    this.cubbyhole = new CubbyholeClient(this);
   }
 
   /**
@@ -186,6 +202,19 @@ export class SecretsClient {
   /** A client for the same server and connection pool using another token. */
   withToken(token: string | undefined): SecretsClient {
     return new SecretsClient({ ...this.options, token }, { agent: this.agent, state: this.state });
+  }
+
+  /**
+   * A client for the same server and connection pool whose requests ask for response
+   * wrapping with TTL `ttl` (seconds, or a duration such as `"5m"`; `undefined`: none).
+   */
+  withWrapTtl(ttl: string | number | undefined): SecretsClient {
+    return new SecretsClient({ ...this.options, wrapTtl: ttl }, { agent: this.agent, state: this.state });
+  }
+
+  /** Whether the client sends a token. */
+  get hasToken(): boolean {
+    return Boolean(this.options.token);
   }
 
   /** A client for the same server and connection pool in another namespace (`undefined` = root). */
@@ -261,6 +290,7 @@ export class SecretsClient {
     const headers: Record<string, string> = { 'x-secrets-request': 'true' };
     if (this.options.token) headers['x-secrets-token'] = this.options.token;
     if (this.options.namespace) headers['x-secrets-namespace'] = this.options.namespace;
+    if (this.options.wrapTtl !== undefined && this.options.wrapTtl !== '') headers['x-secrets-wrap-ttl'] = String(this.options.wrapTtl);
     const ryw = this.options.readYourWrites !== false;
     if (ryw && this.state.current) headers[STATE_HEADER] = this.state.current;
     let body: string | undefined;

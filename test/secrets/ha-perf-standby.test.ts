@@ -205,6 +205,22 @@ listener "tcp" {
     }
   });
 
+  it('a wrapped read on a performance standby is wrapped by the active, never served in clear; its token unwraps once through the standby', async () => {
+    const written = await put(a, '/v1/secret/data/handoff', { data: { password: 'wrapped-secret' } });
+    assert.equal(written.status, 200, written.text);
+    await readAt(b, '/v1/secret/data/handoff', stateOf(written));
+    const r = await get(b, '/v1/secret/data/handoff', { 'X-Secrets-Wrap-TTL': '5m' });
+    assert.equal(r.status, 200, r.text);
+    assert.ok(!r.text.includes('wrapped-secret'), r.text);
+    assert.equal(r.json.data, null);
+    const token = r.json.wrap_info.token as string;
+    const first = await put(b, '/v1/sys/wrapping/unwrap', { token });
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.json.data.data.password, 'wrapped-secret');
+    const second = await put(b, '/v1/sys/wrapping/unwrap', { token });
+    assert.deepEqual([second.status, second.json], [400, { errors: ['wrapping token is not valid or does not exist'] }]);
+  });
+
   it('read-after-write: 412 for a state ahead of the standby, success once one more write is applied; bad states 400', async () => {
     const first = await put(a, '/v1/secret/data/raw/key', { data: { v: 'first' } });
     assert.equal(first.status, 200, first.text);

@@ -191,7 +191,8 @@ describe('malformed constraints', () => {
     ['path "kv/a" {\n  capabilities = ["update"]\n  denied_parameters = { "x" = "y" }\n}', '"denied_parameters.x" must be a list'],
     ['path "kv/a" {\n  capabilities = ["update"]\n  allowed_parameters = { "x" = [["nested"]] }\n}', '"allowed_parameters.x" must be a list'],
     [JSON.stringify({ path: { 'kv/a': { capabilities: ['update'], required_parameters: 'x' } } }), '"required_parameters" must be a list of strings'],
-    ['path "kv/a" {\n  capabilities = ["update"]\n  max_wrapping_ttl = "1h"\n}', '"max_wrapping_ttl" is not supported'],
+    ['path "kv/a" {\n  capabilities = ["update"]\n  mfa_methods = ["totp"]\n}', '"mfa_methods" is not supported'],
+    ['path "kv/a" {\n  capabilities = ["update"]\n  max_wrapping_ttl = "1x"\n}', 'error parsing max_wrapping_ttl: '],
   ];
   it('are refused with a 400 naming the field, and nothing is stored', async () => {
     for (const [text, message] of cases) {

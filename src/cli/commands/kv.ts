@@ -11,6 +11,8 @@ import { type App, type CommandContext, leaf, printField, printPath, readDataArg
 import { fieldOf, keyValueTable, sectionHeader } from '../format.js';
 import { addKvMetadataCommands } from './kv-metadata.js';
 import { deleteV1, getV1, isKvV1, listV1, putV1, v2Only } from './kv-v1.js';
+import { readWrapped } from './wrap.js';
+import { WRAP_TTL_OPTION, wantsWrapping } from './wrap-ttl.js';
 
 function mountPath(ctx: CommandContext, allowEmpty = false) {
   const arg = ctx.args[0];
@@ -46,9 +48,12 @@ async function put(ctx: CommandContext): Promise<number> {
 async function get(ctx: CommandContext): Promise<number> {
   const { mount, path } = mountPath(ctx);
   const version = ctx.opts.version === undefined ? undefined : parseNonNegativeInt(String(ctx.opts.version), 'version');
-  if (await isKvV1(ctx, mount, path)) return version === undefined ? getV1(ctx, mount, path) : v2Only('get -version');
+  const v1 = await isKvV1(ctx, mount, path);
+  if (v1 && version !== undefined) return v2Only('get -version');
   const kv = ctx.client().kv(mount);
   const fullPath = kv.pathOf('data', path);
+  if (wantsWrapping(ctx)) return readWrapped(ctx, v1 ? `${mount}/${path}` : fullPath, version === undefined ? undefined : { version });
+  if (v1) return getV1(ctx, mount, path);
   const res: SecretResponse<KvSecretData> | undefined = await kv.get(path, { version });
   if (!res) {
     ctx.err(`No value found at ${fullPath}`);
@@ -139,7 +144,8 @@ export function addKvCommands(app: App, program: Command): void {
     .description('read a version of a secret (the latest by default)')
     .option(...mountOpt)
     .option('--version <n>', 'version to read')
-    .option('--field <key>', 'print only this key of the data');
+    .option('--field <key>', 'print only this key of the data')
+    .option(...WRAP_TTL_OPTION);
 
   leaf(app, kv.command('list').argument('<path>'), list)
     .description('list the keys under a folder')

@@ -9,6 +9,7 @@ import type { SecretResponse } from '../../sdk/index.js';
 import { UsageError, parseKeyValues } from '../args.js';
 import { type App, type CommandContext, leaf, printField, readDataArgs } from '../context.js';
 import { fieldOf, secretTable } from '../format.js';
+import { WRAP_TTL_OPTION, wrappingClient } from './wrap-ttl.js';
 
 function pathArg(ctx: CommandContext): string {
   const path = ctx.args[0]?.replace(/^\/+/, '');
@@ -41,7 +42,7 @@ export function printSecret(ctx: CommandContext, secret: SecretResponse<unknown>
 async function read(ctx: CommandContext): Promise<number> {
   const path = pathArg(ctx);
   const query = parseKeyValues(ctx.args.slice(1), (p) => ctx.readFile(p)) as Record<string, string>;
-  const res = await ctx.client().read(path, query);
+  const res = await wrappingClient(ctx).read(path, query);
   if (!res) {
     ctx.err(`No value found at ${path}`);
     return 2;
@@ -55,7 +56,7 @@ async function write(ctx: CommandContext): Promise<number> {
   const force = ctx.opts.force === true || ctx.opts.force === 'true';
   if (dataArgs.length === 0 && !force) throw new UsageError('must supply data or use -force');
   const data = dataArgs.length === 0 ? {} : await readDataArgs(ctx, dataArgs);
-  const res = await ctx.client().write(path, data);
+  const res = await wrappingClient(ctx).write(path, data);
   if (!res) {
     if (ctx.opts.field !== undefined) {
       ctx.err(`Field "${String(ctx.opts.field)}" not present in secret`);
@@ -97,12 +98,14 @@ async function del(ctx: CommandContext): Promise<number> {
 export function addReadWriteCommands(app: App, program: Command): void {
   leaf(app, program.command('read').argument('<path>').argument('[params...]', 'key=value query parameters'), read)
     .description('read data at a path')
-    .option('--field <key>', 'print only this key of the data');
+    .option('--field <key>', 'print only this key of the data')
+    .option(...WRAP_TTL_OPTION);
 
   leaf(app, program.command('write').argument('<path>').argument('[data...]', 'key=value, key=@file, @file.json or - (JSON on stdin)'), write)
     .description('write data to a path')
     .option('--field <key>', 'print only this key of the response')
-    .option('--force [bool]', 'write even without data');
+    .option('--force [bool]', 'write even without data')
+    .option(...WRAP_TTL_OPTION);
 
   leaf(app, program.command('list').argument('<path>'), list).description('list the keys under a path');
 

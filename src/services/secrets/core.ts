@@ -18,6 +18,7 @@ import { mountStorage, NamespaceScope } from './namespace/scope.js';
 import { sudoRequired } from './policy/acl.js';
 import type { Capability } from './policy/parse.js';
 import { TokenStore, type TokenEntry } from './token/store.js';
+import { cubbyholeReaper } from './wrapping/cubbyhole-store.js';
 
 /** Options of {@link SecretsCore.open}. */
 export interface SecretsCoreOptions {
@@ -64,7 +65,9 @@ export class SecretsCore {
       NamespaceRegistry.load(o.backend),
       audit.load(o.backend),
     ]);
-    return new SecretsCore(o.backend, new TokenStore(o.backend), cors, namespaces, root, o.log, o.clock ?? (() => new Date()), o.metrics, audit);
+    const tokens = new TokenStore(o.backend);
+    tokens.onRevoke(cubbyholeReaper(o.backend));
+    return new SecretsCore(o.backend, tokens, cors, namespaces, root, o.log, o.clock ?? (() => new Date()), o.metrics, audit);
   }
 
   /** The current time from the injected clock. */
@@ -113,6 +116,8 @@ export class SecretsCore {
    * needs `sudo` (§5.2); root tokens hold everything in reach. `data` (the request's
    * body fields, or query parameters for a read) is checked against the governing rule's
    * parameter constraints ({@link Acl.allowed}); without it, capabilities only.
+   * `wrapTtlS` (the request's wrap TTL in seconds, `null` when it asks for none) is
+   * checked against the rule's `min_wrapping_ttl` / `max_wrapping_ttl`; undefined skips it.
    */
   async allowed(
     token: TokenEntry,
@@ -120,11 +125,12 @@ export class SecretsCore {
     capability: Exclude<Capability, 'deny'>,
     ns: NamespaceEntry = ROOT_NAMESPACE,
     data?: Readonly<Record<string, unknown>>,
+    wrapTtlS?: number | null,
   ): Promise<boolean> {
     const home = this.namespaces.byId(token.namespace_id ?? ROOT_NAMESPACE.id);
     if (!home || !ns.path.startsWith(home.path)) return false;
     const acl = await (await this.scope(home)).policies.acl(token.policies);
-    return acl.allowed(ns.path.slice(home.path.length) + path, capability, { sudo: sudoRequired(path), data });
+    return acl.allowed(ns.path.slice(home.path.length) + path, capability, { sudo: sudoRequired(path), data, wrapTtlS });
   }
 
   /**

@@ -12,6 +12,7 @@ import { kvV2Paths } from './kv/v2/routes.js';
 import type { MountEntry } from './mounts/table.js';
 import { sysPaths } from './sys/routes.js';
 import { tokenHelp, tokenPaths } from './token/token.routes.js';
+import { cubbyholeHelp, cubbyholePaths } from './wrapping/cubbyhole.routes.js';
 import type { SecretsRequest, SecretsResult } from './types.js';
 
 /** A compiled engine: its routes and the description shown by root help. */
@@ -28,13 +29,14 @@ const engine = (paths: ConstructorParameters<typeof RouteTable<SecretsRequest, S
 const SYSTEM = engine(sysPaths, 'The system backend is built into the secrets service and cannot be remounted or moved. It configures the service: mounts, tokens and policies.');
 const TOKEN = engine(tokenPaths, tokenHelp);
 const KV_V1 = engine(kvV1Paths, 'The kv backend reads and writes arbitrary secrets to the storage barrier. This is version 1: no versioning.');
+const CUBBYHOLE = engine(cubbyholePaths, cubbyholeHelp);
 const KV_V2 = engine(kvV2Paths, 'The kv backend reads and writes versioned secrets. Use data/ to read and write, metadata/ to list and to manage keys, delete/, undelete/ and destroy/ to manage versions, config to set engine defaults.');
 
 /** Auth method engines (`userpass`, `approle`), enabled through `sys/auth` (reference/secrets.md §3.6). */
 const AUTH_ENGINES: ReadonlyMap<string, Engine> = new Map([...AUTH_METHODS].map(([type, m]) => [type, engine(m.paths, m.description)]));
 
 /** Every engine, for compiling each operation's validator at startup. */
-export const ALL_ENGINES: readonly Engine[] = [SYSTEM, TOKEN, KV_V1, KV_V2, ...AUTH_ENGINES.values()];
+export const ALL_ENGINES: readonly Engine[] = [SYSTEM, TOKEN, CUBBYHOLE, KV_V1, KV_V2, ...AUTH_ENGINES.values()];
 
 /** Engine types users may mount through `sys/mounts`. */
 export const MOUNTABLE_TYPES: ReadonlySet<string> = new Set(['kv']);
@@ -46,6 +48,8 @@ export function engineFor(mount: MountEntry): Engine {
       return SYSTEM;
     case 'token':
       return TOKEN;
+    case 'cubbyhole':
+      return CUBBYHOLE;
     case 'kv':
       return mount.options?.version === '2' ? KV_V2 : KV_V1;
     default: {

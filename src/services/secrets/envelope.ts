@@ -81,6 +81,15 @@ export function renderResult(r: RenderInput): HttpResponse {
   return { status: result.status ?? 200, headers: JSON_TYPE, body };
 }
 
+/**
+ * The envelope of a wrapped response: `wrap_info` and nothing else (reference/secrets.md
+ * §1.3); `info` is the `wrap_info` block (`wrapping/wrap.ts`).
+ */
+export function renderWrapped(requestId: string, mountType: string, info: object): HttpResponse {
+  const body = { request_id: requestId, lease_id: '', renewable: false, lease_duration: 0, data: null, wrap_info: info, warnings: null, auth: null, mount_type: mountType };
+  return { status: 200, headers: JSON_TYPE, body: JSON.stringify(body) };
+}
+
 /** The response envelope of a handler result (reference/secrets.md §1.3), as an object. */
 function envelopeOf(r: RenderInput, result: SecretsResult, warnings: readonly string[]): Record<string, unknown> {
   return {

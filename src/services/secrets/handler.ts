@@ -44,6 +44,8 @@ import { SECRETS_OPENAPI_INFO } from './openapi.js';
 import { rootOnly } from './sys/root-only.js';
 import { sealTable, type SysRequest } from './sys/seal.routes.js';
 import type { SecretsRequest, SecretsResult } from './types.js';
+import { WRAP_TTL_HEADER, requestWrapTtl } from './wrapping/header.js';
+import { wrapReply } from './wrapping/wrap.js';
 
 type Path = CompiledPath<SecretsRequest, SecretsResult>;
 type OpSpec = OperationSpec<SecretsRequest, SecretsResult>;
@@ -234,7 +236,8 @@ export class SecretsHttp implements HttpService {
     // Metrics: a forwarded request counts under `forwarded`; one served here gets its route below.
     labelRoute(l.req, FORWARDED_ROUTE);
     const core = this.node.core;
-    const reads = l.method === 'read' || l.method === 'list';
+    // A wrapped read writes (the wrapping token), so only the active server may serve it.
+    const reads = (l.method === 'read' || l.method === 'list') && l.req.headers[WRAP_TTL_HEADER] === undefined;
     if (!core || !this.node.performanceStandby || !reads || l.req.headers[FORWARDED_HEADER] !== undefined) return this.forwarder.send(l.req);
     const wanted = this.wantedState(l.req);
     if (wanted !== undefined && wanted > this.node.appliedIndex) {
@@ -279,6 +282,7 @@ export class SecretsHttp implements HttpService {
   private async pipeline(core: SecretsCore, { req, method, body, headerNs, full: path }: Logical, trail: Trail): Promise<HttpResponse> {
     let full = path;
     const help = (req.query.get('help') ?? '') !== '';
+    const wrapTtl = requestWrapTtl(req.headers);
 
     // Namespace: header and path together, the deepest existing namespace wins, so every
     // split of the namespace between the two is the same request (spec 000
@@ -340,14 +344,15 @@ export class SecretsHttp implements HttpService {
     // The request's data, which the governing rule's parameter constraints check.
     const input = op === 'create' || op === 'update' || op === 'patch' ? body : queryData(req.query);
     // The ACL also tries a list path without its trailing `/` (reference/secrets.md §5.2).
-    if (token && !spec.unauthenticated && !(await core.allowed(token, aclPath, op, nsEntry, input)))
+    if (token && !spec.unauthenticated && !(await core.allowed(token, aclPath, op, nsEntry, input, wrapTtl ?? null)))
       throw forbidden();
 
     // Validate and handle.
     const { data, ignored } = opSpec.rawBody ? { data: {}, ignored: [] } : this.validator(match.path, op, opSpec).validate(input);
     await trail.request(op, input);
     const result = await opSpec.handle({ ...ctx, operation: op, data });
-    return renderResult({ requestId: req.id, operation: op, mountType: mount.type, result, ignored });
+    const rendered = renderResult({ requestId: req.id, operation: op, mountType: mount.type, result, ignored });
+    return wrapTtl === undefined ? rendered : wrapReply({ ...ctx, operation: op, data }, wrapTtl, rendered, result);
   }
 
   /** `?help=1`: help text and an OpenAPI fragment for the path and the paths beneath it (spec 000 "Help response"). */

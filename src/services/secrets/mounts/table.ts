@@ -57,10 +57,14 @@ export class MountTable {
 
   private constructor(private readonly storage: Backend) {}
 
-  /** Loads the table, creating the built-in `sys/` and `auth/token/` mounts on first start. */
+  /**
+   * Loads the table, creating the built-in `sys/`, `auth/token/` and `cubbyhole/` mounts
+   * on first start. A table stored before `cubbyhole/` existed gets it in memory (stored
+   * with the next change): loading never writes then, so a standby can load it too.
+   */
   static async load(storage: Backend): Promise<MountTable> {
     const t = new MountTable(storage);
-    t.entries = json.decode<MountEntry[]>(await storage.get(TABLE_KEY)) ?? [];
+    t.entries = t.withCubbyhole(json.decode<MountEntry[]>(await storage.get(TABLE_KEY)) ?? []);
     if (!t.entries.some((e) => e.path === 'sys/')) {
       t.entries.push(t.entry('sys/', { type: 'system', description: 'system endpoints used for control, policy and debugging' }));
       t.entries.push(t.entry('auth/token/', { type: 'token', description: 'token based credentials' }));
@@ -69,13 +73,23 @@ export class MountTable {
     return t;
   }
 
+  /** The built-in `cubbyhole/` entry made for a table stored without one; the same object on every reload. */
+  private cubbyhole?: MountEntry;
+
+  /** `entries` with the built-in `cubbyhole/` mount (the reference mounts it in every namespace). */
+  private withCubbyhole(entries: MountEntry[]): MountEntry[] {
+    if (entries.some((e) => e.type === 'cubbyhole')) return entries;
+    this.cubbyhole ??= this.entry('cubbyhole/', { type: 'cubbyhole', description: 'per-token private secret storage' });
+    return [...entries, this.cubbyhole];
+  }
+
   /**
    * Reads the table again (another server changed it: a performance standby's cache
    * invalidation). Never writes; a missing document leaves the table empty.
    */
   reload(): Promise<void> {
     return this.lock.run('table', async () => {
-      this.entries = json.decode<MountEntry[]>(await this.storage.get(TABLE_KEY)) ?? [];
+      this.entries = this.withCubbyhole(json.decode<MountEntry[]>(await this.storage.get(TABLE_KEY)) ?? []);
     });
   }
 
@@ -142,7 +156,7 @@ export class MountTable {
 
   /**
    * Unmounts `path`; returns the removed entry (undefined when nothing was mounted there).
-   * Errors (400): the built-in `sys/` and `auth/token/` entries, and auth methods (those
+   * Errors (400): the built-in `sys/`, `auth/token/` and `cubbyhole/` entries, and auth methods (those
    * go through {@link unmountAuth}).
    */
   unmount(path: string): Promise<MountEntry | undefined> {
@@ -153,7 +167,7 @@ export class MountTable {
   private async unmountLocked(p: string, auth: boolean): Promise<MountEntry | undefined> {
     const entry = this.entries.find((e) => e.path === p);
     if (!entry) return undefined;
-    if (entry.type === 'system' || entry.type === 'token') throw badRequest(`cannot unmount "${entry.path}"`);
+    if (entry.type === 'system' || entry.type === 'token' || entry.type === 'cubbyhole') throw badRequest(`cannot unmount "${entry.path}"`);
     if (entry.path.startsWith('auth/') !== auth) throw badRequest(`cannot unmount "${entry.path}": use sys/${auth ? 'mounts' : 'auth'}`);
     await this.save(this.entries.filter((e) => e !== entry));
     return entry;

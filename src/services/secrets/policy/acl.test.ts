@@ -219,3 +219,28 @@ describe('Acl parameter constraints', () => {
     assert.equal(new Acl([], true).allowed('kv/x', 'update', { data: { b: '1' } }), true);
   });
 });
+
+describe('Acl wrap TTL bounds (min_wrapping_ttl / max_wrapping_ttl)', () => {
+  const bounded = (min: string, max: string) =>
+    parsePolicy('b', `path "kv/x" {\n  capabilities = ["read"]\n${min ? `  min_wrapping_ttl = "${min}"\n` : ''}${max ? `  max_wrapping_ttl = "${max}"\n` : ''}}`);
+
+  it('refuses no wrapping and TTLs outside the bounds; capability probes skip the check', () => {
+    const a = new Acl([bounded('1m', '1h')]);
+    assert.equal(a.allowed('kv/x', 'read', { wrapTtlS: null }), false);
+    assert.equal(a.allowed('kv/x', 'read', { wrapTtlS: 59 }), false);
+    assert.equal(a.allowed('kv/x', 'read', { wrapTtlS: 60 }), true);
+    assert.equal(a.allowed('kv/x', 'read', { wrapTtlS: 3600 }), true);
+    assert.equal(a.allowed('kv/x', 'read', { wrapTtlS: 3601 }), false);
+    assert.equal(a.allowed('kv/x', 'read'), true, 'no wrap TTL given: a probe (sys/capabilities)');
+  });
+
+  it('merges the same pattern across policies: lowest minimum, highest maximum; a merged min above max admits nothing', () => {
+    const a = new Acl([bounded('5m', '10m'), bounded('2m', '1h')]);
+    assert.equal(a.allowed('kv/x', 'read', { wrapTtlS: 120 }), true);
+    assert.equal(a.allowed('kv/x', 'read', { wrapTtlS: 3600 }), true);
+    assert.equal(a.allowed('kv/x', 'read', { wrapTtlS: 60 }), false);
+    const crossed = new Acl([bounded('2h', ''), bounded('', '1h')]);
+    assert.equal(crossed.allowed('kv/x', 'read', { wrapTtlS: 3600 }), false);
+    assert.equal(crossed.allowed('kv/x', 'read', { wrapTtlS: 7200 }), false);
+  });
+});

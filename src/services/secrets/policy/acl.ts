@@ -16,6 +16,7 @@
  */
 import type { Capability, Policy } from './parse.js';
 import { mergeConstraints, permits, type ParamConstraints } from './params.js';
+import { mergeWrappingBounds, wrappingPermitted, type WrappingBounds } from './wrapping-ttl.js';
 
 const BIT: Readonly<Record<Capability, number>> = {
   deny: 1,
@@ -35,21 +36,25 @@ const REPORTED: readonly Capability[] = ['create', 'delete', 'list', 'patch', 'r
 interface Grant {
   bits: number;
   params?: ParamConstraints;
+  /** `min_wrapping_ttl` / `max_wrapping_ttl` (wrapping-ttl.ts). */
+  wrapping?: WrappingBounds;
 }
 
 /**
  * Adds a rule of the same pattern to `into` (reference `NewACL`): union of capabilities
  * and merged constraints; `deny` on either side wins and drops the constraints.
  */
-function merge(into: Grant, b: number, params: ParamConstraints | undefined): void {
+function merge(into: Grant, b: number, params: ParamConstraints | undefined, wrapping: WrappingBounds | undefined): void {
   if (into.bits & BIT.deny) return;
   if (b & BIT.deny) {
     into.bits = BIT.deny;
     into.params = undefined;
+    into.wrapping = undefined;
     return;
   }
   into.bits |= b;
   into.params = mergeConstraints(into.params, params);
+  into.wrapping = mergeWrappingBounds(into.wrapping, wrapping);
 }
 
 /** Operations whose data the constraints check (the reference also checks reads' query data). */
@@ -83,7 +88,7 @@ function beats(a: GlobRule, b: GlobRule): boolean {
   return a.path > b.path;
 }
 
-function globRule(pattern: string, b: number, params: ParamConstraints | undefined): GlobRule {
+function globRule(pattern: string, b: number, params: ParamConstraints | undefined, wrapping: WrappingBounds | undefined): GlobRule {
   const isPrefix = pattern.endsWith('*');
   const path = isPrefix ? pattern.slice(0, -1) : pattern;
   const parts = path.split('/');
@@ -96,6 +101,7 @@ function globRule(pattern: string, b: number, params: ParamConstraints | undefin
     wildcards: parts.filter((p) => p === '+').length,
     bits: b,
     params,
+    wrapping,
   };
 }
 
@@ -116,6 +122,12 @@ export interface AllowedOptions {
    * reference's `capCheckOnly`, for probes such as `sys/internal/ui/mounts`).
    */
   readonly data?: Readonly<Record<string, unknown>>;
+  /**
+   * The request's wrap TTL in seconds (`null`: it asks for no wrapping), checked against
+   * the governing rule's `min_wrapping_ttl` / `max_wrapping_ttl`. Absent: not checked
+   * (capability probes).
+   */
+  readonly wrapTtlS?: number | null;
 }
 
 /** The capabilities a set of policies grants; immutable once built. */
@@ -141,11 +153,12 @@ export class Acl {
       for (const rule of p.rules) {
         const b = bits(rule.capabilities);
         const params = b & BIT.deny ? undefined : rule.params;
+        const wrapping = b & BIT.deny ? undefined : rule.wrapping;
         const isExact = !rule.pattern.endsWith('*') && !rule.pattern.split('/').includes('+');
         const existing = isExact ? this.exact.get(rule.pattern) : globs.get(rule.pattern);
-        if (existing) merge(existing, b, params);
-        else if (isExact) this.exact.set(rule.pattern, { bits: b, params });
-        else globs.set(rule.pattern, globRule(rule.pattern, b, params));
+        if (existing) merge(existing, b, params, wrapping);
+        else if (isExact) this.exact.set(rule.pattern, { bits: b, params, wrapping });
+        else globs.set(rule.pattern, globRule(rule.pattern, b, params, wrapping));
       }
     }
     for (const g of globs.values()) (g.wildcards > 0 ? this.segments : this.prefixes).push(g);
@@ -158,13 +171,15 @@ export class Acl {
    * tried without it (§5.2): exact rules for both forms first, then globs for the path
    * as given, then globs for the trimmed form, so a deny matching the request path is
    * never bypassed. For read, create, update and patch the rule's parameter constraints
-   * must also admit `o.data` when given.
+   * must also admit `o.data` when given; for every operation its wrap TTL bounds must
+   * admit `o.wrapTtlS` when given (the reference checks them before the operation's data).
    */
   allowed(path: string, capability: Exclude<Capability, 'deny'>, o: AllowedOptions = {}): boolean {
     if (this.root) return true;
     const g = this.governing(path, capability === 'list');
     if (g === undefined || g.bits & BIT.deny) return false;
     if ((g.bits & BIT[capability]) === 0 || (o.sudo && (g.bits & BIT.sudo) === 0)) return false;
+    if (g.wrapping && o.wrapTtlS !== undefined && !wrappingPermitted(g.wrapping, o.wrapTtlS)) return false;
     return g.params === undefined || o.data === undefined || (BIT[capability] & CONSTRAINED) === 0 || permits(g.params, o.data);
   }
 

@@ -85,8 +85,18 @@ describe('parsePolicy', () => {
   });
 
   it('refuses the keys it does not enforce', () => {
-    const msg = parseError('path "a" {\n  capabilities = ["update"]\n  min_wrapping_ttl = "1m"\n}');
-    assert.equal(msg, 'failed to parse policy: path "a": "min_wrapping_ttl" is not supported');
+    const msg = parseError('path "a" {\n  capabilities = ["update"]\n  mfa_methods = ["totp"]\n}');
+    assert.equal(msg, 'failed to parse policy: path "a": "mfa_methods" is not supported');
+  });
+
+  it('reads min_wrapping_ttl / max_wrapping_ttl in seconds (duration strings or numbers)', () => {
+    const p = parsePolicy('w', 'path "a" {\n  capabilities = ["read"]\n  min_wrapping_ttl = "1m"\n  max_wrapping_ttl = 3600\n}');
+    assert.deepEqual(p.rules[0].wrapping, { min: 60, max: 3600 });
+    assert.equal(parsePolicy('n', 'path "a" { capabilities = ["read"] }').rules[0].wrapping, undefined);
+    assert.equal(
+      parseError('path "a" {\n  capabilities = ["read"]\n  min_wrapping_ttl = "-1m"\n}'),
+      'failed to parse policy: path "a": error parsing min_wrapping_ttl: must not be negative',
+    );
   });
 
   it('refuses malformed shapes', () => {

@@ -11,13 +11,15 @@
  * unknown capability or key is an error naming it, `deny` wipes the other capabilities
  * of its rule. Cairn also refuses `*` anywhere but at the end (the reference would treat
  * it as a literal character, which never is what the author meant) and the keys it does
- * not enforce yet (`min_wrapping_ttl`, `mfa_methods`, …), rather than ignore them.
- * Parameter constraints (`allowed_parameters`, …) are parsed by `params.ts`.
+ * not enforce yet (`mfa_methods`, `control_group`), rather than ignore them.
+ * Parameter constraints (`allowed_parameters`, …) are parsed by `params.ts`, wrap TTL
+ * bounds (`min_wrapping_ttl`, `max_wrapping_ttl`) by `wrapping-ttl.ts`.
  *
  * @module
  */
 import { checkDocumentBounds, HclSyntaxError, parseHcl } from '../../../kernel/config/index.js';
 import { PARAM_KEYS, parseConstraints, type ParamConstraints } from './params.js';
+import { WRAPPING_KEYS, parseWrappingBounds, type WrappingBounds } from './wrapping-ttl.js';
 
 /** The capabilities a rule may grant (reference/secrets.md §5.1). */
 export type Capability = 'create' | 'read' | 'update' | 'delete' | 'list' | 'patch' | 'sudo' | 'deny';
@@ -34,7 +36,7 @@ const LEGACY: Readonly<Record<string, readonly Capability[]>> = {
 };
 
 /** Keys of a `path` block the reference knows but Cairn does not enforce yet: refused. */
-const UNSUPPORTED = ['min_wrapping_ttl', 'max_wrapping_ttl', 'mfa_methods', 'control_group'];
+const UNSUPPORTED = ['mfa_methods', 'control_group'];
 
 /** One `path` block after parsing. */
 export interface PathRule {
@@ -48,6 +50,8 @@ export interface PathRule {
   readonly capabilities: ReadonlySet<Capability>;
   /** Parameter constraints on the request's data; undefined when the rule has none. */
   readonly params?: ParamConstraints;
+  /** Wrap TTL bounds; undefined when the rule has none. */
+  readonly wrapping?: WrappingBounds;
 }
 
 /** A parsed policy. */
@@ -116,7 +120,7 @@ function jsonDocument(text: string): unknown {
  * @throws {PolicyParseError} on a syntax error (with line and column), an unknown key
  *   (`invalid key "k"`), a `path` that is not a block, a bad pattern, an unknown
  *   capability or legacy policy value, a malformed parameter constraint, or an
- *   unsupported key (`min_wrapping_ttl`, …).
+ *   unsupported key (`mfa_methods`, `control_group`), a bad wrap TTL bound.
  */
 export function parsePolicy(name: string, text: string): Policy {
   let doc: unknown;
@@ -145,7 +149,8 @@ function parseRule(written: string, value: unknown): PathRule {
   if (!b) throw fail('must be a block: path "<pattern>" { capabilities = [...] }');
   for (const key of Object.keys(b)) {
     if (UNSUPPORTED.includes(key)) throw fail(`"${key}" is not supported`);
-    if (key !== 'capabilities' && key !== 'policy' && key !== 'comment' && !PARAM_KEYS.includes(key)) throw fail(`invalid key "${key}"`);
+    if (key !== 'capabilities' && key !== 'policy' && key !== 'comment' && !PARAM_KEYS.includes(key) && !WRAPPING_KEYS.includes(key))
+      throw fail(`invalid key "${key}"`);
   }
   const pattern = written.startsWith('/') ? written.slice(1) : written;
   if (pattern.includes('+*')) throw fail("invalid use of wildcards ('+*' is forbidden)");
@@ -168,12 +173,14 @@ function parseRule(written: string, value: unknown): PathRule {
     set.add(c as Capability);
   }
   let params: ParamConstraints | undefined;
+  let wrapping: WrappingBounds | undefined;
   try {
     params = parseConstraints(b);
+    wrapping = parseWrappingBounds(b);
   } catch (err) {
     throw fail((err as Error).message);
   }
   // A deny rule grants nothing, so its constraints never apply (the reference drops them when merging).
   if (set.has('deny')) return { pattern, capabilities: new Set<Capability>(['deny']) };
-  return params ? { pattern, capabilities: set, params } : { pattern, capabilities: set };
+  return { pattern, capabilities: set, ...(params ? { params } : {}), ...(wrapping ? { wrapping } : {}) };
 }

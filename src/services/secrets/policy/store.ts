@@ -5,7 +5,9 @@
  *
  * Built-ins: `root` is never stored and can be neither written nor deleted; it grants
  * everything. `default` is created on first start with the reference's default rules, may
- * be rewritten, and cannot be deleted.
+ * be rewritten, and cannot be deleted. `response-wrapping` (the policy of wrapping tokens,
+ * issue 17) is never stored, can be neither written nor deleted, and grants only
+ * `sys/wrapping/unwrap`.
  *
  * Caches are per process: a write on this store invalidates them, and so does a change
  * another server made (a performance standby hears of it from the change feed:
@@ -50,12 +52,43 @@ path "sys/capabilities-self" {
     capabilities = ["update"]
 }
 
+# Allow tokens to wrap, look up, unwrap and rewrap response-wrapped data
+path "sys/wrapping/wrap" {
+    capabilities = ["update"]
+}
+path "sys/wrapping/lookup" {
+    capabilities = ["update"]
+}
+path "sys/wrapping/unwrap" {
+    capabilities = ["update"]
+}
+path "sys/wrapping/rewrap" {
+    capabilities = ["update"]
+}
+
+# Allow a token to manage its own cubbyhole
+path "cubbyhole/*" {
+    capabilities = ["create", "read", "update", "delete", "list"]
+}
+
 # Allow clients (the CLI's kv commands) to learn a mount's type and KV version for a
 # path the token may use; the endpoint itself checks that access
 path "sys/internal/ui/mounts/*" {
     capabilities = ["read"]
 }
 `;
+
+/** The built-in policy of wrapping tokens (the reference's `responseWrappingPolicyName`). */
+export const RESPONSE_WRAPPING_POLICY = 'response-wrapping';
+
+/**
+ * Its rules: unwrapping only. The reference also grants `cubbyhole/response`; Cairn does
+ * not, so the wrapped response is reachable only through the single-use unwrap.
+ */
+const RESPONSE_WRAPPING_TEXT = 'path "sys/wrapping/unwrap" { capabilities = ["update"] }';
+
+/** Policies that are never stored and can be neither written nor deleted. */
+const IMMUTABLE = ['root', RESPONSE_WRAPPING_POLICY];
 
 /** Where policies are stored, relative to the namespace's storage. */
 export const POLICY_PREFIX = 'sys/policy/';
@@ -98,19 +131,19 @@ export class PolicyStore {
   /** Whether a policy named `name` exists (`root` always does). */
   async exists(name: string): Promise<boolean> {
     const n = normalizePolicyName(name);
-    return n === 'root' || (await this.storage.get(POLICY_PREFIX + n)) !== undefined;
+    return IMMUTABLE.includes(n) || (await this.storage.get(POLICY_PREFIX + n)) !== undefined;
   }
 
   /**
    * Creates or replaces a policy after parsing it.
-   * Errors (400): `cannot update "root" policy`, `'policy' parameter not supplied or
+   * Errors (400): `cannot update "root" policy` (or `"response-wrapping"`), `'policy' parameter not supplied or
    * empty`, the parser's message (`failed to parse policy: …`).
    */
   async set(name: string, text: string): Promise<void> {
     const n = normalizePolicyName(name);
     if (n === '') throw badRequest('policy name must be provided in the URL');
     if (n.includes('/')) throw badRequest(`policy name "${n}": must not contain "/"`);
-    if (n === 'root') throw badRequest('cannot update "root" policy');
+    if (IMMUTABLE.includes(n)) throw badRequest(`cannot update "${n}" policy`);
     if (text.trim() === '') throw badRequest("'policy' parameter not supplied or empty");
     let policy: Policy;
     try {
@@ -125,11 +158,11 @@ export class PolicyStore {
 
   /**
    * Deletes a policy; deleting one that does not exist is not an error.
-   * Errors (400): `cannot delete "root" policy`, `cannot delete default policy`.
+   * Errors (400): `cannot delete "root" policy` (or `"response-wrapping"`), `cannot delete default policy`.
    */
   async delete(name: string): Promise<void> {
     const n = normalizePolicyName(name);
-    if (n === 'root') throw badRequest('cannot delete "root" policy');
+    if (IMMUTABLE.includes(n)) throw badRequest(`cannot delete "${n}" policy`);
     if (n === 'default') throw badRequest('cannot delete default policy');
     await this.storage.delete(POLICY_PREFIX + n);
     this.invalidate();
@@ -167,6 +200,7 @@ export class PolicyStore {
   }
 
   private async read(name: string): Promise<StoredPolicy | undefined> {
+    if (name === RESPONSE_WRAPPING_POLICY) return { name, policy: RESPONSE_WRAPPING_TEXT };
     return json.decode<StoredPolicy>(await this.storage.get(POLICY_PREFIX + name));
   }
 

@@ -10,6 +10,7 @@ import { CommaList, badRequest, commaList, forbidden } from '../../../kernel/htt
 import { formatDuration, parseDuration } from '../../../kernel/util/duration.js';
 import { checkLoginRenewal } from '../auth/renewal.js';
 import { DEFAULT_LEASE_TTL_S } from '../mounts/table.js';
+import { RESPONSE_WRAPPING_POLICY } from '../policy/store.js';
 import type { SecretsPath, SecretsRequest } from '../types.js';
 import { authBlock, hashToken, lookupData, type StoredToken, type TokenEntry } from './store.js';
 
@@ -83,6 +84,8 @@ const createPath: SecretsPath = {
         const isRoot = parent.policies.includes('root');
         let policies = d.policies === undefined ? parent.policies.filter((p) => p !== 'root' || isRoot) : commaList(d.policies).map((p) => p.toLowerCase());
         if (!d.no_default_policy && !policies.includes('root') && !policies.includes('default')) policies = [...policies, 'default'];
+        // Only wrapping tokens hold it (wrapping/wrap.ts): the reference's non-assignable policies.
+        if (policies.includes(RESPONSE_WRAPPING_POLICY)) throw badRequest(`cannot assign policy "${RESPONSE_WRAPPING_POLICY}"`);
         if (!isRoot) {
           const extra = policies.filter((p) => p !== 'default' && !parent.policies.includes(p));
           if (extra.length) throw badRequest(`child policies must be subset of parent: ${extra.join(', ')}`);
