@@ -33,6 +33,7 @@ import type { SecretsCore } from './core.js';
 import { ALL_ENGINES, engineFor } from './engines.js';
 import { canonicalNamespace } from './namespace/registry.js';
 import { renderBare, renderError, renderResult } from './envelope.js';
+import { withLease } from './lease/attach.js';
 import { isFencedWrite, missingState, noLongerActive } from './ha/errors.js';
 import { ActiveForwarder, FORWARDED_HEADER } from './ha/forward.js';
 import { FORWARDED_FOR_HEADER, signForwardedFor, verifiedForwardedFor } from './ha/forwarded-for.js';
@@ -336,7 +337,9 @@ export class SecretsHttp implements HttpService {
 
     // Validate and handle.
     const { data, ignored } = opSpec.rawBody ? { data: {}, ignored: [] } : this.validator(match.path, op, opSpec).validate(input);
-    const result = await opSpec.handle({ ...ctx, operation: op, data });
+    const handled: SecretsRequest = { ...ctx, operation: op, data };
+    // A secret that asks for a lease leaves with one (lease/attach.ts), wrapped or not.
+    const result = await withLease(handled, await opSpec.handle(handled));
     return renderResult({ requestId: req.id, operation: op, mountType: mount.type, result, ignored });
   }
 

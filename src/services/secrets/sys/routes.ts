@@ -7,6 +7,7 @@ import { authPaths } from './auth.routes.js';
 import { capabilitiesPaths } from './capabilities.routes.js';
 import { corsPath } from './cors.routes.js';
 import { internalMountsPath } from './internal-mounts.routes.js';
+import { leasesPaths } from './leases.routes.js';
 import { metricsPath } from './metrics.routes.js';
 import { mountsPaths } from './mounts.routes.js';
 import { namespacesPaths } from './namespaces.routes.js';
@@ -14,4 +15,4 @@ import { openapiSpecPath } from './openapi.routes.js';
 import { policiesPaths } from './policies.routes.js';
 
 /** The system backend's route table (the seal's own paths are in `seal.routes.ts`: they work sealed). */
-export const sysPaths: readonly SecretsPath[] = [...mountsPaths, ...policiesPaths, ...capabilitiesPaths, ...authPaths, corsPath, ...namespacesPaths, internalMountsPath, openapiSpecPath, metricsPath];
+export const sysPaths: readonly SecretsPath[] = [...mountsPaths, ...policiesPaths, ...capabilitiesPaths, ...authPaths, corsPath, ...namespacesPaths, internalMountsPath, openapiSpecPath, metricsPath, ...leasesPaths];
