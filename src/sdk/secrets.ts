@@ -15,6 +15,7 @@ import { TokenClient } from './secrets-token.js';
 import { AuthClient } from './secrets-auth.js';
 import { NamespacesClient } from './secrets-namespaces.js';
 import { PoliciesClient } from './secrets-policies.js';
+import { LeasesClient } from './secrets-leases.js';
 import type { QueryParams, RawRequestOptions, RawResponse, SecretResponse } from './secrets-types.js';
 
 export { SecretsApiError, SecretsConnectionError } from './secrets-errors.js';
@@ -28,6 +29,8 @@ export { NamespacesClient } from './secrets-namespaces.js';
 export type { NamespaceInfo, NamespaceList } from './secrets-namespaces.js';
 export { PoliciesClient } from './secrets-policies.js';
 export type { PolicyInfo } from './secrets-policies.js';
+export { LeasesClient } from './secrets-leases.js';
+export type { LeaseInfo, RevokeOptions } from './secrets-leases.js';
 export { TokenClient } from './secrets-token.js';
 export type { TokenCreateOptions, TokenLookupData } from './secrets-token.js';
 
@@ -108,6 +111,8 @@ export class SecretsClient {
   readonly auth: AuthClient;
   /** Child namespaces of the client's namespace (`sys/namespaces/…`). */
   readonly namespaces: NamespacesClient;
+  /** Leases of secrets (`sys/leases/…`): look up, list, renew, revoke, tidy. */
+  readonly leases: LeasesClient;
   private readonly options: SecretsClientOptions;
   private readonly agent: Agent;
   private readonly ownsAgent: boolean;
@@ -143,6 +148,7 @@ export class SecretsClient {
     this.policies = new PoliciesClient(this);
     this.auth = new AuthClient(this);
     this.namespaces = new NamespacesClient(this);
+    this.leases = new LeasesClient(this);
   }
 
   /**

@@ -23,6 +23,8 @@ import { after, before, describe, it } from 'node:test';
 import { silentLogger } from '../../src/kernel/log/logger.js';
 import { SqliteBackend } from '../../src/kernel/store/index.js';
 import { startSecretsService, type SecretsService } from '../../src/services/secrets/service.js';
+import { SecretsClient } from '../../src/sdk/index.js';
+import { main } from '../../src/cli/main.js';
 import { call, type Reply } from '../helpers.js';
 import { until } from '../processes.js';
 
@@ -251,6 +253,59 @@ path "sys/revoke-prefix/*" { capabilities = ["update"] }
       assert.deepEqual(r.json, { errors: [message] }, path);
     }
     await api('PUT', 'sys/leases/revoke', { body: { lease_id: id } });
+  });
+
+  it('SDK leases.* and the CLI (`cairn lease lookup|renew|revoke -prefix|-force|-sync`) drive the same API', async () => {
+    const client = new SecretsClient({ address: url, token: root });
+    const cli = async (...argv: string[]) => {
+      let stdout = '';
+      let stderr = '';
+      const code = await main(argv, { SECRETS_ADDR: url, SECRETS_TOKEN: root }, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+      return { code, stdout, stderr };
+    };
+    try {
+      const id = await leasedRead('leased/app/db');
+      const info = await client.leases.lookup(id);
+      assert.deepEqual([info.id, info.renewable, info.ttl], [id, true, 600]);
+      assert.deepEqual(await client.leases.list('leased/app/db'), [id.slice('leased/app/db/'.length)]);
+      const renewed = await client.leases.renew(id, '2m');
+      assert.deepEqual([renewed.lease_id, renewed.lease_duration], [id, 120]);
+      await client.leases.tidy();
+      await client.leases.revoke(id);
+      assert.equal((await lookup(id)).status, 400);
+      const a = await leasedRead('leased/app/db');
+      await client.leases.revokePrefix('leased/app', { sync: true });
+      assert.equal((await lookup(a)).status, 400);
+      const b = await leasedRead('leased/app/db');
+      await client.leases.revokeForce('leased/');
+      assert.equal((await lookup(b)).status, 400);
+      assert.deepEqual(await client.leases.list('leased/'), []);
+
+      const c = await leasedRead('leased/app/db');
+      const looked = await cli('lease', 'lookup', c);
+      assert.equal(looked.code, 0, looked.stderr);
+      assert.match(looked.stdout, new RegExp(`id +${c}\n`));
+      assert.match(looked.stdout, /renewable +true\n/);
+      const renewedCli = await cli('lease', 'renew', '-increment=90s', c);
+      assert.equal(renewedCli.code, 0, renewedCli.stderr);
+      assert.match(renewedCli.stdout, /lease_duration +1m30s/);
+      const usage = await cli('lease', 'revoke', '-force', c);
+      assert.equal(usage.code, 2);
+      assert.match(usage.stderr, /Specifying -force requires also specifying -prefix/);
+      const revoked = await cli('lease', 'revoke', '-sync', c);
+      assert.equal(revoked.stdout, `Success! Revoked lease: ${c}\n`);
+      assert.equal((await lookup(c)).status, 400);
+      const d = await leasedRead('leased/app/db');
+      const queued = await cli('lease', 'revoke', '-prefix', 'leased/app');
+      assert.equal(queued.stdout, 'All revocation operations queued successfully!\n');
+      await untilRevoked('the queued prefix revocation', d);
+      const e = await leasedRead('leased/app/db');
+      const forced = await cli('lease', 'revoke', '-prefix', '-force', 'leased/');
+      assert.equal(forced.stdout, 'Success! Force revoked any leases with prefix: leased/\n');
+      assert.equal((await lookup(e)).status, 400);
+    } finally {
+      await client.close();
+    }
   });
 
   it('revocation survives a restart: a lease that falls due while the server is down is revoked by the next one', async () => {
