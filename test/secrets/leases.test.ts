@@ -240,6 +240,15 @@ path "sys/revoke-prefix/*" { capabilities = ["update"] }
     assert.equal((await api('PUT', 'sys/leases/lookup', { token, body: { lease_id: id } })).status, 200);
     assert.equal((await api('PUT', 'sys/leases/renew', { token, body: { lease_id: id } })).status, 200);
 
+    // A lease its engine made non-renewable (no built-in engine makes one yet: registered directly).
+    const mount = service.core.root.mounts.list().find((m) => m.path === 'leased/')!;
+    const fixed = await service.core.leases.register({ nsId: 'root', mount, path: 'app/db', token: undefined, request: { renewable: false }, ttlS: 60 });
+    const notRenewable = await api('PUT', 'sys/leases/renew', { body: { lease_id: fixed.leaseId } });
+    assert.equal(notRenewable.status, 400, notRenewable.text);
+    assert.deepEqual(notRenewable.json, { errors: ['lease is not renewable'] });
+    assert.equal((await lookup(fixed.leaseId)).json.data.renewable, false);
+    await api('PUT', 'sys/leases/revoke', { body: { lease_id: fixed.leaseId } });
+
     const cases: Array<[string, unknown, string]> = [
       ['sys/leases/lookup', {}, 'lease_id must be specified'],
       ['sys/leases/lookup', { lease_id: 'leased/app/db/unknown' }, 'invalid lease'],
