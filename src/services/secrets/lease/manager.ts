@@ -17,9 +17,10 @@ import { json, listRecursive, readJson, type Backend, type BackendOp } from '../
 import { KeyedLock } from '../../../kernel/util/keyed-lock.js';
 import { DEFAULT_LEASE_TTL_S, type MountEntry } from '../mounts/table.js';
 import type { StoredToken, TokenStore } from '../token/store.js';
-import { LEASE_PREFIX, leaseKey, leasePrefix, newLeaseId, tokenIndexKey, tokenPrefix, type LeaseEntry } from './entry.js';
+import { leaseKey, leasePrefix, newLeaseId, tokenIndexKey, tokenPrefix, type LeaseEntry } from './entry.js';
 import { dueEntries, expiryKey, indexOp, type Due } from './expiry-index.js';
 import type { LeaseRequest, SecretLeaseHandlers } from './handlers.js';
+import { dropCheckOps, readCheck, scheduleCheckOps } from './token-checks.js';
 import { grantedTtl } from './ttl.js';
 
 /** The mount a lease belongs to, as the core finds it (undefined: unmounted since). */
@@ -62,13 +63,6 @@ export interface Granted {
   readonly data?: Record<string, unknown> | null;
 }
 
-/** The token-check record of a token holding leases: when its index entry is due and under which key. */
-interface TokenCheck {
-  readonly at: number;
-  readonly key: string;
-}
-
-const tokenCheckKey = (hash: string) => `${LEASE_PREFIX}token-check/${hash}`;
 /** Most index entries one round of {@link LeaseManager.revokeDue} handles (the next round goes on). */
 const ROUND_LIMIT = 1000;
 
@@ -107,7 +101,7 @@ export class LeaseManager {
     const ops: BackendOp[] = [{ key: leaseKey(i.nsId, lease_id), value: json.encode(entry) }, indexOp(entry.expiry_key, { kind: 'lease', ns: i.nsId, id: lease_id })];
     const tokenKey = tokenIndexKey(entry);
     if (tokenKey) ops.push({ key: tokenKey, value: new Uint8Array() });
-    if (i.token) ops.push(...(await this.tokenCheckOps(i.token)));
+    if (i.token) ops.push(...(await scheduleCheckOps(this.o.tokens, i.token, await readCheck(this.o.backend, i.token.hash))));
     await this.o.backend.batch(ops);
     return { leaseId: lease_id, ttlS, renewable: entry.renewable, warnings };
   }
@@ -201,8 +195,8 @@ export class LeaseManager {
       const slash = rest.indexOf('/');
       await this.revoke(rest.slice(0, slash), rest.slice(slash + 1), { sync: true });
     }
-    const check = await readJson<TokenCheck>(this.o.backend, tokenCheckKey(hash));
-    if (check) await this.o.backend.batch([{ key: tokenCheckKey(hash) }, { key: check.key }]);
+    const check = await readCheck(this.o.backend, hash);
+    if (check) await this.o.backend.batch(dropCheckOps(hash, check));
   }
 
   /**
@@ -260,7 +254,7 @@ export class LeaseManager {
    * checked again at its new expiry while it still holds leases.
    */
   private async checkToken(d: Due, hash: string, accessor: string): Promise<void> {
-    const check = await readJson<TokenCheck>(this.o.backend, tokenCheckKey(hash));
+    const check = await readCheck(this.o.backend, hash);
     if (check?.key !== d.key) return this.o.backend.delete(d.key);
     const live = await this.o.tokens.lookupAccessor(accessor, this.o.clock());
     if (!live) {
@@ -268,22 +262,11 @@ export class LeaseManager {
       await this.revokeByToken(hash);
       return this.o.backend.delete(d.key);
     }
+    // Renewed since and still holding leases: checked again at its new expiry (the record is
+    // overwritten); otherwise the check goes.
     const holds = (await this.o.backend.list(tokenPrefix(hash))).length > 0;
-    const ops: BackendOp[] = [{ key: d.key }, { key: tokenCheckKey(hash) }];
-    if (holds) ops.push(...(await this.tokenCheckOps(live, true)));
-    await this.o.backend.batch(ops);
-  }
-
-  /** Writes that schedule a check of `token` at its chain's expiry, unless one as early is scheduled. */
-  private async tokenCheckOps(token: StoredToken, replace = false): Promise<BackendOp[]> {
-    const at = await this.o.tokens.chainExpiresAt(token);
-    if (!at) return [];
-    const current = replace ? undefined : await readJson<TokenCheck>(this.o.backend, tokenCheckKey(token.hash));
-    if (current && current.at <= at) return [];
-    const key = expiryKey(at);
-    const ops: BackendOp[] = [indexOp(key, { kind: 'token', hash: token.hash, accessor: token.accessor }), { key: tokenCheckKey(token.hash), value: json.encode({ at, key } satisfies TokenCheck) }];
-    if (current) ops.push({ key: current.key });
-    return ops;
+    const next = holds ? await scheduleCheckOps(this.o.tokens, live, undefined) : [];
+    await this.o.backend.batch(next.length ? [{ key: d.key }, ...next] : dropCheckOps(hash, check));
   }
 
   /** The engine's revoke (errors ignored when `force`), then the entry and its index entries go, atomically. */
