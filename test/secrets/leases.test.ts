@@ -290,7 +290,10 @@ path "sys/revoke-prefix/*" { capabilities = ["update"] }
       assert.equal((await lookup(b)).status, 400);
       assert.deepEqual(await client.leases.list('leased/'), []);
 
-      const c = await leasedRead('leased/app/db');
+      const read = await cli('read', '-field=lease_id', 'leased/app/db');
+      assert.equal(read.code, 0, read.stderr);
+      const c = read.stdout.trim();
+      assert.match(c, /^leased\/app\/db\/[A-Za-z0-9]{24}$/);
       const looked = await cli('lease', 'lookup', c);
       assert.equal(looked.code, 0, looked.stderr);
       assert.match(looked.stdout, new RegExp(`id +${c}\n`));
