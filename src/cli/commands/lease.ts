@@ -11,12 +11,14 @@ import { type App, type CommandContext, leaf } from '../context.js';
 import { keyValueTable } from '../format.js';
 import { printSecret } from './read-write.js';
 
+/** The lease ID argument. @throws UsageError when missing. */
 function idArg(ctx: CommandContext): string {
   const id = ctx.args[0]?.trim();
   if (!id) throw new UsageError('missing lease ID');
   return id;
 }
 
+/** `lease renew [-increment=<duration>] ID`: prints the renewed secret as `read` does. */
 async function renew(ctx: CommandContext): Promise<number> {
   return printSecret(ctx, await ctx.client().leases.renew(idArg(ctx), ctx.opts.increment as string | undefined));
 }
@@ -45,6 +47,7 @@ async function revoke(ctx: CommandContext): Promise<number> {
   return 0;
 }
 
+/** `lease lookup ID`: the lease's times, TTL and renewability as a table (or JSON). */
 async function lookup(ctx: CommandContext): Promise<number> {
   const info = await ctx.client().leases.lookup(idArg(ctx));
   if (ctx.format === 'json') ctx.json({ data: info });

@@ -39,28 +39,37 @@ const syncOf = (req: SecretsRequest) => req.data.sync !== false;
 /** 202 without a body: the revocation is queued for the expiry loop (the reference's lazy revoke). */
 const ACCEPTED: SecretsResult = { reply: { status: 202 } };
 
+/** `PUT sys/leases/lookup` → `data`: {@link lookupData}. @throws 400 `lease_id must be specified`, `invalid lease`. */
 async function lookup(req: SecretsRequest): Promise<SecretsResult> {
   const e = await req.core.leases.lookup(nsOf(req), leaseIdOf(req));
   if (!e) throw badRequest('invalid lease');
   return { data: lookupData(e, req.now.getTime()) };
 }
 
+/** `LIST sys/leases/lookup/:prefix` → `data.keys`: lease ids and sub-prefixes under it (404 when none). */
 async function list(req: SecretsRequest): Promise<SecretsResult> {
   return { data: { keys: await req.core.leases.list(nsOf(req), req.params.prefix ?? '') } };
 }
 
+/**
+ * `PUT sys/leases/renew` `{lease_id, increment}` → the envelope with `lease_id`, `renewable`,
+ * `lease_duration` (seconds granted), the engine's `data` and the capping warning.
+ * @throws 400: see the module doc; `increment` not a duration.
+ */
 async function renew(req: SecretsRequest): Promise<SecretsResult> {
   const incrementS = req.data.increment === undefined ? 0 : parseDuration(req.data.increment, 'increment');
   const g = await req.core.leases.renew(nsOf(req), leaseIdOf(req), incrementS);
   return { data: g.data ?? null, leaseId: g.leaseId, renewable: g.renewable, leaseDuration: g.ttlS, ...(g.warnings.length ? { warnings: g.warnings } : {}) };
 }
 
+/** `PUT sys/leases/revoke` `{lease_id, sync}` → 204 (sync, the default) or 202 (queued); an unknown lease is no error. */
 async function revoke(req: SecretsRequest): Promise<SecretsResult | undefined> {
   const sync = syncOf(req);
   await req.core.leases.revoke(nsOf(req), leaseIdOf(req), { sync });
   return sync ? undefined : ACCEPTED;
 }
 
+/** `revoke-prefix` (`force` false; 204, or 202 with `sync=false`) and `revoke-force` (always now, 204). */
 async function revokePrefix(req: SecretsRequest, force: boolean): Promise<SecretsResult | undefined> {
   const sync = force || syncOf(req);
   await req.core.leases.revokePrefix(nsOf(req), req.params.prefix, { sync, force });
