@@ -117,7 +117,9 @@ export function warningLines(warnings: readonly string[] | null | undefined): st
 
 /**
  * A field of an envelope as `-field=NAME` prints it: auth fields by their table names
- * (`token`, `token_accessor`, …), wrap info fields (`wrapping_token`, …) or a key of `data`. Strings come out raw, other values as JSON.
+ * (`token`, `token_accessor`, …), wrap info fields (`wrapping_token`, …), a lease's
+ * (`lease_id`, `lease_duration`, `lease_renewable`) or a key of `data`. Strings come out raw,
+ * other values as JSON.
  * Returns `undefined` when there is no such field.
  */
 export function fieldOf(secret: SecretResponse<unknown>, field: string, data?: Record<string, unknown> | null): string | undefined {
@@ -145,9 +147,14 @@ export function fieldOf(secret: SecretResponse<unknown>, field: string, data?: R
       ...(wrap.wrapped_accessor ? { wrapped_accessor: wrap.wrapped_accessor } : {}),
     });
   }
+  // A leased secret's lease fields, by their table names (as the reference CLI's `-field`).
+  const leaseFields: Record<string, unknown> = secret.lease_id
+    ? { lease_id: secret.lease_id, lease_duration: secret.lease_duration, lease_renewable: secret.renewable }
+    : {};
   const source = data === undefined ? (secret.data as Record<string, unknown> | null) : data;
   let value: unknown;
   if (field in authFields) value = authFields[field];
+  else if (field in leaseFields) value = leaseFields[field];
   else if (source && Object.prototype.hasOwnProperty.call(source, field)) value = source[field];
   else return undefined;
   return typeof value === 'string' ? value : JSON.stringify(value);

@@ -29,6 +29,7 @@ import { addUnwrapCommand } from './commands/wrap.js';
 import { addSchedCommands } from './commands/sched.js';
 import { addSchedAgentCommand } from './commands/sched-agent.js';
 import { addTokenCommands } from './commands/token.js';
+import { addLeaseCommands } from './commands/lease.js';
 import { addVersionCommand, VERSION_FLAGS } from './commands/version.js';
 import { type App, type CliIo, addGlobalOptions } from './context.js';
 
@@ -45,6 +46,7 @@ export function buildProgram(app: App): Command {
   addUnwrapCommand(app, program);
   addKvCommands(app, program);
   addTokenCommands(app, program);
+  addLeaseCommands(app, program);
   addAdminCommands(app, program);
   addDevCommand(app, program);
   addSecretsServerCommand(app, program);

@@ -17,6 +17,7 @@ import { NamespacesClient } from './secrets-namespaces.js';
 import { CubbyholeClient, WrappingClient } from './secrets-wrapping.js';
 import { PoliciesClient } from './secrets-policies.js';
 import { AuditClient } from './secrets-audit.js';
+import { LeasesClient } from './secrets-leases.js';
 import type { QueryParams, RawRequestOptions, RawResponse, SecretResponse } from './secrets-types.js';
 
 export { SecretsApiError, SecretsConnectionError } from './secrets-errors.js';
@@ -34,6 +35,8 @@ export { PoliciesClient } from './secrets-policies.js';
 export type { PolicyInfo } from './secrets-policies.js';
 export { AuditClient } from './secrets-audit.js';
 export type { AuditDeviceInfo, EnableAuditOptions } from './secrets-audit.js';
+export { LeasesClient } from './secrets-leases.js';
+export type { LeaseInfo, RevokeOptions } from './secrets-leases.js';
 export { TokenClient } from './secrets-token.js';
 export type { TokenCreateOptions, TokenLookupData } from './secrets-token.js';
 
@@ -134,6 +137,8 @@ export class SecretsClient {
   readonly wrapping: WrappingClient;
   /** The client token's private storage (`cubbyhole/…`). */
   readonly cubbyhole: CubbyholeClient;
+  /** Leases of secrets (`sys/leases/…`): look up, list, renew, revoke, tidy. */
+  readonly leases: LeasesClient;
   private readonly options: SecretsClientOptions;
   private readonly agent: Agent;
   private readonly ownsAgent: boolean;
@@ -172,6 +177,7 @@ export class SecretsClient {
     this.audit = new AuditClient(this);
     this.wrapping = new WrappingClient(this);
     this.cubbyhole = new CubbyholeClient(this);
+    this.leases = new LeasesClient(this);
   }
 
   /**

@@ -11,7 +11,8 @@ import type { ServiceMetrics } from '../../kernel/metrics/index.js';
 import { KeyedLock } from '../../kernel/util/keyed-lock.js';
 import { AuditBroker } from './audit/broker.js';
 import { CorsStore } from './cors.js';
-import { MOUNTABLE_TYPES } from './engines.js';
+import { MOUNTABLE_TYPES, engineFor } from './engines.js';
+import { LeaseManager, type LeaseTarget } from './lease/manager.js';
 import type { MountEntry } from './mounts/table.js';
 import { NamespaceRegistry, ROOT_NAMESPACE, type NamespaceEntry } from './namespace/registry.js';
 import { mountStorage, NamespaceScope } from './namespace/scope.js';
@@ -38,6 +39,8 @@ export class SecretsCore {
   private readonly opening = new KeyedLock();
   /** Each mount's storage view, made once per mount entry (a remounted or tuned mount is a new entry). */
   private readonly mountViews = new WeakMap<MountEntry, Backend>();
+  /** The leases of secrets (lease/manager.ts); a revoked token's leases go with it. */
+  readonly leases: LeaseManager;
 
   private constructor(
     readonly backend: Backend,
@@ -54,6 +57,8 @@ export class SecretsCore {
     readonly audit: AuditBroker,
   ) {
     this.scopes.set(ROOT_NAMESPACE.id, root);
+    this.leases = new LeaseManager({ backend, tokens, clock, log, resolve: (nsId, uuid) => this.leaseTarget(nsId, uuid) });
+    tokens.onRevoke((entry) => this.leases.revokeByToken(entry.hash));
   }
 
   /** Loads the root namespace (creating the built-in mounts and the `default` policy on first start), CORS, the namespace registry and the audit devices. */
@@ -101,6 +106,13 @@ export class SecretsCore {
     let view = this.mountViews.get(mount);
     if (!view) this.mountViews.set(mount, (view = mountStorage(this.backend, mount)));
     return view;
+  }
+
+  /** The mount with uuid `uuid` in namespace `nsId` and its engine's lease callbacks; undefined once gone. */
+  private async leaseTarget(nsId: string, uuid: string): Promise<LeaseTarget | undefined> {
+    const entry = this.namespaces.byId(nsId);
+    const mount = entry && (await this.scope(entry)).mounts.list().find((m) => m.uuid === uuid);
+    return mount && { mount, storage: this.storageFor(mount), handlers: engineFor(mount).leases };
   }
 
   /** Whether users may mount engines of `type`. */

@@ -8,6 +8,8 @@
 import { RouteTable } from '../../kernel/http/index.js';
 import { AUTH_METHODS } from './auth/methods.js';
 import { kvV1Paths } from './kv/v1/passthrough.routes.js';
+import { passthroughLeases } from './kv/v1/leases.js';
+import type { SecretLeaseHandlers } from './lease/handlers.js';
 import { kvV2Paths } from './kv/v2/routes.js';
 import type { MountEntry } from './mounts/table.js';
 import { sysPaths } from './sys/routes.js';
@@ -19,16 +21,19 @@ import type { SecretsRequest, SecretsResult } from './types.js';
 export interface Engine {
   readonly table: RouteTable<SecretsRequest, SecretsResult>;
   readonly description: string;
+  /** How the lease manager renews and revokes the secrets it leases (engines that issue leases). */
+  readonly leases?: SecretLeaseHandlers;
 }
 
-const engine = (paths: ConstructorParameters<typeof RouteTable<SecretsRequest, SecretsResult>>[0], description: string): Engine => ({
+const engine = (paths: ConstructorParameters<typeof RouteTable<SecretsRequest, SecretsResult>>[0], description: string, leases?: SecretLeaseHandlers): Engine => ({
   table: new RouteTable(paths),
   description,
+  ...(leases ? { leases } : {}),
 });
 
 const SYSTEM = engine(sysPaths, 'The system backend is built into the secrets service and cannot be remounted or moved. It configures the service: mounts, tokens and policies.');
 const TOKEN = engine(tokenPaths, tokenHelp);
-const KV_V1 = engine(kvV1Paths, 'The kv backend reads and writes arbitrary secrets to the storage barrier. This is version 1: no versioning.');
+const KV_V1 = engine(kvV1Paths, 'The kv backend reads and writes arbitrary secrets to the storage barrier. This is version 1: no versioning.', passthroughLeases);
 const CUBBYHOLE = engine(cubbyholePaths, cubbyholeHelp);
 const KV_V2 = engine(kvV2Paths, 'The kv backend reads and writes versioned secrets. Use data/ to read and write, metadata/ to list and to manage keys, delete/, undelete/ and destroy/ to manage versions, config to set engine defaults.');
 

@@ -75,7 +75,7 @@ export function renderResult(r: RenderInput): HttpResponse {
   // an object nests its members' own JSON text), so shared data is spliced in as it is.
   const data = result.data ?? null;
   const body =
-    `{"request_id":${JSON.stringify(r.requestId)},"lease_id":"","renewable":false,"lease_duration":${JSON.stringify(result.leaseDuration ?? 0)}` +
+    `{"request_id":${JSON.stringify(r.requestId)},"lease_id":${JSON.stringify(result.leaseId ?? '')},"renewable":${result.renewable === true},"lease_duration":${JSON.stringify(result.leaseDuration ?? 0)}` +
     `,"data":${(data && replyJson.get(data)) ?? JSON.stringify(data)},"wrap_info":null,"warnings":${warnings.length ? JSON.stringify(warnings) : 'null'}` +
     `,"auth":${JSON.stringify(result.auth ?? null)},"mount_type":${JSON.stringify(r.mountType)}}`;
   return { status: result.status ?? 200, headers: JSON_TYPE, body };
@@ -94,8 +94,8 @@ export function renderWrapped(requestId: string, mountType: string, info: object
 function envelopeOf(r: RenderInput, result: SecretsResult, warnings: readonly string[]): Record<string, unknown> {
   return {
     request_id: r.requestId,
-    lease_id: '',
-    renewable: false,
+    lease_id: result.leaseId ?? '',
+    renewable: result.renewable === true,
     lease_duration: result.leaseDuration ?? 0,
     data: result.data ?? null,
     wrap_info: null,

@@ -34,6 +34,7 @@ import type { SecretsCore } from './core.js';
 import { ALL_ENGINES, engineFor } from './engines.js';
 import { canonicalNamespace } from './namespace/registry.js';
 import { renderBare, renderError, renderResult } from './envelope.js';
+import { withLease } from './lease/attach.js';
 import { isFencedWrite, missingState, noLongerActive } from './ha/errors.js';
 import { ActiveForwarder, FORWARDED_HEADER } from './ha/forward.js';
 import { FORWARDED_FOR_HEADER, signForwardedFor, verifiedForwardedFor, type ForwardedClient } from './ha/forwarded-for.js';
@@ -350,9 +351,11 @@ export class SecretsHttp implements HttpService {
     // Validate and handle.
     const { data, ignored } = opSpec.rawBody ? { data: {}, ignored: [] } : this.validator(match.path, op, opSpec).validate(input);
     await trail.request(op, input);
-    const result = await opSpec.handle({ ...ctx, operation: op, data });
+    const handled: SecretsRequest = { ...ctx, operation: op, data };
+    // A secret that asks for a lease leaves with one (lease/attach.ts), wrapped or not.
+    const result = await withLease(handled, await opSpec.handle(handled));
     const rendered = renderResult({ requestId: req.id, operation: op, mountType: mount.type, result, ignored });
-    return wrapTtl === undefined ? rendered : wrapReply({ ...ctx, operation: op, data }, wrapTtl, rendered, result);
+    return wrapTtl === undefined ? rendered : wrapReply(handled, wrapTtl, rendered, result);
   }
 
   /** `?help=1`: help text and an OpenAPI fragment for the path and the paths beneath it (spec 000 "Help response"). */

@@ -14,6 +14,7 @@ import { AuditBroker } from './audit/broker.js';
 import { SecretsCore } from './core.js';
 import { secretsMetrics } from './metrics.js';
 import { PerformanceStandby, type ChangeFeed } from './ha/perf-standby.js';
+import { LeaseExpiryLoop } from './lease/expiry-loop.js';
 import { NotingBackend, ReadOnlyBackend } from './ha/storage-guard.js';
 import { ROOT_NAMESPACE } from './namespace/registry.js';
 import { SealManager, type InitResult } from './seal/seal.js';
@@ -96,6 +97,8 @@ export class SecretsNode {
   private haStarted = false;
   /** The read-only core while a performance standby. */
   private perf: PerformanceStandby | undefined;
+  /** The lease expiry loop: runs only while this server's core is the active one. */
+  private leaseExpiry: LeaseExpiryLoop | undefined;
 
   /** This server's metrics (metrics.ts): served by `sys/metrics`. */
   readonly metrics: ServiceMetrics;
@@ -208,6 +211,7 @@ export class SecretsNode {
   async stopHa(): Promise<void> {
     this.haStarted = false;
     this.stopPerf();
+    await this.stopLeaseExpiry();
     await this.o.ha?.lock.stop();
   }
 
@@ -281,6 +285,7 @@ export class SecretsNode {
 
   /** Drops the active core; a performance standby again when configured. */
   private becomeStandby(): void {
+    void this.stopLeaseExpiry();
     this.current = undefined;
     this.activeSince = undefined;
     if (!this.seal.sealed) this.startPerf();
@@ -303,6 +308,7 @@ export class SecretsNode {
   /** `sys/seal`: drops the core and the keys. */
   sealNow(): void {
     this.stopPerf();
+    void this.stopLeaseExpiry();
     this.current = undefined;
     this.activeSince = undefined;
     this.audit.close();
@@ -324,7 +330,18 @@ export class SecretsNode {
     }
     this.cluster = cluster;
     this.current = await SecretsCore.open({ backend: storage, log: this.o.log, clock: this.o.clock, metrics: this.metrics, audit: this.audit });
+    // Leader-only work: the active core revokes due leases (a standby's loop never runs).
+    await this.stopLeaseExpiry();
+    this.leaseExpiry = new LeaseExpiryLoop(this.current.leases, this.o.log);
+    this.leaseExpiry.start();
     return this.current;
+  }
+
+  /** Stops the lease expiry loop (stepping down, sealing, closing); waits for a round in progress. */
+  private async stopLeaseExpiry(): Promise<void> {
+    const loop = this.leaseExpiry;
+    this.leaseExpiry = undefined;
+    await loop?.stop();
   }
 
   /** A performance standby's core: the same storage read-only (every write throws ReadOnlyStorageError). */

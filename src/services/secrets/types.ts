@@ -12,6 +12,7 @@ import type { MountEntry } from './mounts/table.js';
 import type { TokenEntry } from './token/store.js';
 import type { SecretsCore } from './core.js';
 import type { NamespaceScope } from './namespace/scope.js';
+import type { LeaseRequest } from './lease/handlers.js';
 
 /** One request as a handler sees it. */
 export interface SecretsRequest {
@@ -69,6 +70,12 @@ export interface SecretsResult {
   readonly auth?: AuthBlock;
   /** Lease duration in seconds (KV v1 reads carry the mount's default TTL). */
   readonly leaseDuration?: number;
+  /** The engine asks for a lease on this secret (lease/attach.ts registers it; its TTL is `leaseDuration`). */
+  readonly lease?: LeaseRequest;
+  /** The registered lease's id (envelope `lease_id`); set by the lease manager, never by engines. */
+  readonly leaseId?: string;
+  /** Whether the lease can be renewed (envelope `renewable`). */
+  readonly renewable?: boolean;
   /** A non-200 status with a full envelope (KV v2 deleted version → 404). */
   readonly status?: number;
   /** Copy every `data` key to the top level as well (reference/secrets.md §1.1 "top-level injection"). */

@@ -248,7 +248,20 @@ const MEMO_ENTRIES = 4096;
  * `sudo`. Limited to the sys endpoints Cairn serves or is about to; `sys/mounts/*` is
  * deliberately not among them. Entries ending in `/` are prefixes.
  */
-const ROOT_PROTECTED: readonly string[] = ['sys/auth/', 'sys/seal', 'sys/config/cors', 'sys/audit', 'sys/audit/', 'sys/audit-hash/'];
+const ROOT_PROTECTED: readonly string[] = [
+  'sys/auth/',
+  'sys/seal',
+  'sys/config/cors',
+  'sys/audit',
+  'sys/audit/',
+  'sys/audit-hash/',
+  // Listing and revoking leases by prefix (the reference's `leases/lookup/*`, `leases/revoke-prefix/*`, …).
+  'sys/leases/lookup/',
+  'sys/leases/revoke-prefix/',
+  'sys/leases/revoke-force/',
+  'sys/revoke-prefix/',
+  'sys/revoke-force/',
+];
 
 /**
  * Whether `path` (relative to `/v1/`, after the namespace) is root-protected, so that

@@ -8,6 +8,7 @@ import { authPaths } from './auth.routes.js';
 import { capabilitiesPaths } from './capabilities.routes.js';
 import { corsPath } from './cors.routes.js';
 import { internalMountsPath } from './internal-mounts.routes.js';
+import { leasesPaths } from './leases.routes.js';
 import { metricsPath } from './metrics.routes.js';
 import { mountsPaths } from './mounts.routes.js';
 import { namespacesPaths } from './namespaces.routes.js';
@@ -16,4 +17,4 @@ import { policiesPaths } from './policies.routes.js';
 import { wrappingPaths } from '../wrapping/wrapping.routes.js';
 
 /** The system backend's route table (the seal's own paths are in `seal.routes.ts`: they work sealed). */
-export const sysPaths: readonly SecretsPath[] = [...mountsPaths, ...policiesPaths, ...capabilitiesPaths, ...authPaths, corsPath, ...namespacesPaths, internalMountsPath, openapiSpecPath, metricsPath, ...auditPaths, ...wrappingPaths];
+export const sysPaths: readonly SecretsPath[] = [...mountsPaths, ...policiesPaths, ...capabilitiesPaths, ...authPaths, corsPath, ...namespacesPaths, internalMountsPath, openapiSpecPath, metricsPath, ...auditPaths, ...wrappingPaths, ...leasesPaths];

@@ -221,6 +221,21 @@ export class TokenStore {
     return true;
   }
 
+  /**
+   * When (epoch ms) `entry` stops being live: the earliest expiry of it and its ancestors;
+   * 0 = never. The lease manager checks a token holding leases then (lease/manager.ts).
+   */
+  async chainExpiresAt(entry: StoredToken): Promise<number> {
+    let earliest = entry.expire_time_ms || Infinity;
+    for (let parent = entry.parent; parent; ) {
+      const t = await this.stored(parent);
+      if (!t) break;
+      if (t.expire_time_ms) earliest = Math.min(earliest, t.expire_time_ms);
+      parent = t.parent;
+    }
+    return earliest === Infinity ? 0 : earliest;
+  }
+
   /** The entry stored under token hash `hash` (frozen, possibly shared: see {@link StoredToken}), or undefined. */
   private stored(hash: string): Promise<StoredToken | undefined> {
     return readJson<StoredToken>(this.storage, ID + hash);

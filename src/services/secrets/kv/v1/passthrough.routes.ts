@@ -13,7 +13,7 @@ import type { SecretsPath, SecretsRequest } from '../../types.js';
 const key = (req: SecretsRequest) => req.params.path;
 
 /** Lease duration of a read: a `ttl` (or legacy `lease`) key in the data, else the mount's default. */
-function leaseOf(req: SecretsRequest, data: Record<string, unknown>): number {
+export function leaseOf(req: Pick<SecretsRequest, 'mount'>, data: Readonly<Record<string, unknown>>): number {
   const raw = data.ttl ?? data.lease;
   if (raw !== undefined) {
     try {
@@ -37,7 +37,9 @@ const passthroughPath: SecretsPath = {
       handle: async (req) => {
         if (key(req) === '') return undefined;
         const data = json.decode<Record<string, unknown>>(await req.storage.get(key(req)));
-        return data && { data, leaseDuration: leaseOf(req, data) };
+        if (!data) return undefined;
+        // `options.leased_passthrough = "true"`: the read is a renewable lease (kv/v1/leases.ts).
+        return req.mount.options?.leased_passthrough === 'true' ? { data, leaseDuration: leaseOf(req, data), lease: { renewable: true } } : { data, leaseDuration: leaseOf(req, data) };
       },
     },
     create: { summary: 'Write a secret', rawBody: true, handle: write },
