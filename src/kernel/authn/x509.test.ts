@@ -1,7 +1,9 @@
 // Client-certificate facts and chain verification (x509.ts) on certificates made with
 // openssl at test time: names, SANs, key identifiers, string extensions and a serial
 // number in decimal; chains through a presented intermediate; a trusted CA presenting
-// itself; Go's texts for expired, not-yet-valid and wrong-usage certificates.
+// itself; Go's texts for expired, not-yet-valid and wrong-usage certificates; malformed
+// extensions read as absent, unusual ones as Go reads them, and truncated or garbled DER
+// only ever as a CertificateFormatError.
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -37,7 +39,7 @@ before(() => {
   issue('server-only', 'root', '/CN=web', ['extendedKeyUsage=serverAuth']);
   // Extensions whose values are not what their OIDs promise (raw DER, as a buggy or hostile CA
   // could write them), and unusual ones: a critical private OID holding a SEQUENCE, a
-  // multi-byte tag, a UTF8String with a string after it, a BMPString.
+  // multi-byte tag, a UTF8String with a string after it, a BMPString, strings of bad lengths.
   writeFileSync(join(dir, 'odd.cnf'), [
     '[req]', 'distinguished_name = dn', '[dn]', '[ext]',
     'subjectAltName = DER:3005820378',
@@ -48,6 +50,8 @@ before(() => {
     '1.2.3.8 = DER:0c026f6b0c0178',
     '1.2.3.9 = ASN1:BMPString:wide',
     '1.2.3.10 = ASN1:NULL',
+    '1.2.3.11 = DER:1e03616263',
+    '1.2.3.12 = DER:1c03616263',
     '',
   ].join('\n'));
   openssl('req', '-x509', ...EC, '-days', '1', '-subj', '/CN=odd/OU=ops', '-config', 'odd.cnf', '-extensions', 'ext', '-keyout', 'odd.key', '-out', 'odd.pem');
@@ -80,6 +84,8 @@ describe('certificateFacts', () => {
     assert.equal(f.extensions.get('1.2.3.8'), 'ok', 'the first string, as Go\'s asn1.Unmarshal');
     assert.equal(f.extensions.get('1.2.3.9'), 'wide');
     assert.equal(f.extensions.get('1.2.3.10'), '', 'a NULL: not a string');
+    assert.equal(f.extensions.get('1.2.3.11'), '', 'a BMPString of odd length: not a string');
+    assert.equal(f.extensions.get('1.2.3.12'), '', 'a UniversalString of 3 bytes: not a string');
   });
 
   it('truncated or garbled DER is a CertificateFormatError or facts, never another error', () => {

@@ -130,9 +130,15 @@ function attributeText(v: AttributeValue): string | undefined {
 
 /** Go's `asn1.Unmarshal(value, &string)`: the text of the ASN.1 string `der` begins with, else undefined. */
 function asn1Text(der: ArrayBuffer): string | undefined {
-  const { offset, result } = asn1js.fromBER(der);
-  if (offset === -1) return undefined;
-  return STRING_TYPES.some((t) => result.constructor === t) ? (result as unknown as { getValue(): string }).getValue() : undefined;
+  let block: asn1js.AsnType;
+  try {
+    const { offset, result } = asn1js.fromBER(der);
+    if (offset === -1) return undefined;
+    block = result;
+  } catch {
+    return undefined; // asn1js throws (RangeError) on some malformed strings, e.g. a BMPString of odd length
+  }
+  return STRING_TYPES.some((t) => block.constructor === t) ? (block as unknown as { getValue(): string }).getValue() : undefined;
 }
 
 /** A DER INTEGER's contents in decimal (two's complement). */
