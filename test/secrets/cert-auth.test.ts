@@ -4,8 +4,10 @@
  * through the SDK (and the CLI through the built bin). Proves: a good certificate logs in
  * with its entry's policies and the reference's metadata; a certificate of another CA, an
  * expired one, one outside `allowed_common_names` / `required_extensions`, and no
- * certificate at all fail with the reference's 400 texts; a pinned leaf certificate logs
- * in; `tls_require_and_verify_client_cert` refuses the handshake without a certificate;
+ * certificate at all fail with the reference's 400 texts; unusual extensions (a BMPString,
+ * a SEQUENCE) match `required_extensions` as the reference reads them, and a malformed
+ * subjectAltName is a 400; a pinned leaf certificate logs in;
+ * `tls_require_and_verify_client_cert` refuses the handshake without a certificate;
  * LIST works over the TLS listener.
  */
 import assert from 'node:assert/strict';
@@ -183,6 +185,26 @@ describe('cert auth', () => {
       else assert.deepEqual(await loginError(web, 'probe'), { status: 400, error: 'no chain matching all constraints could be found for this login certificate' }, JSON.stringify(constraint));
     }
     assert.equal((await api('DELETE', '/v1/auth/cert/certs/probe')).status, 204);
+  });
+
+  it('unusual extensions are matched as strings or not at all; a malformed subjectAltName is a 400, never a 500', async () => {
+    const odd = pki.issue('odd', ca, '/CN=odd.example.com', [
+      ...CLIENT_EXT,
+      '1.3.6.1.4.1.99999.3=ASN1:BMPString:wide',
+      '1.3.6.1.4.1.99999.4=DER:3006020101020102',
+    ]);
+    await write('/v1/auth/cert/certs/odd', { certificate: ca.cert, required_extensions: '1.3.6.1.4.1.99999.3:wide' });
+    assert.equal((await login(odd, 'odd')).metadata.common_name, 'odd.example.com');
+    // A SEQUENCE is not a string: present with the value '', as the reference's asn1.Unmarshal leaves it.
+    await write('/v1/auth/cert/certs/odd', { required_extensions: '1.3.6.1.4.1.99999.4:*' });
+    assert.equal((await login(odd, 'odd')).metadata.cert_name, 'odd');
+    await write('/v1/auth/cert/certs/odd', { required_extensions: '1.3.6.1.4.1.99999.4:0*' });
+    assert.deepEqual(await loginError(odd, 'odd'), { status: 400, error: 'no chain matching all constraints could be found for this login certificate' });
+    const badSan = pki.issue('bad-san', ca, '/CN=odd.example.com', [...CLIENT_EXT, 'subjectAltName=DER:3005820378']);
+    await write('/v1/auth/cert/certs/odd', { required_extensions: '' });
+    // OpenSSL marks it invalid, so it chains to nothing (the reference's TLS stack refuses to parse it).
+    assert.deepEqual(await loginError(badSan, 'odd'), { status: 400, error: 'invalid certificate or no client certificate supplied' });
+    assert.equal((await api('DELETE', '/v1/auth/cert/certs/odd')).status, 204);
   });
 
   it('a pinned leaf certificate logs in as itself, and only it', async () => {

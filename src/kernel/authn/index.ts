@@ -69,6 +69,7 @@ export {
 } from './kubernetes.js';
 export {
   allowsClientAuth,
+  CertificateFormatError,
   CertificateInvalidError,
   certificateFacts,
   parsePemCertificates,

@@ -1,7 +1,9 @@
 // Client-certificate facts and chain verification (x509.ts) on certificates made with
 // openssl at test time: names, SANs, key identifiers, string extensions and a serial
 // number in decimal; chains through a presented intermediate; a trusted CA presenting
-// itself; Go's texts for expired, not-yet-valid and wrong-usage certificates.
+// itself; Go's texts for expired, not-yet-valid and wrong-usage certificates; malformed
+// extensions read as absent, unusual ones as Go reads them, and truncated or garbled DER
+// only ever as a CertificateFormatError.
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -10,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CertificateInvalidError, certificateFacts, parsePemCertificates, verifyClientChains } from './x509.js';
+import { CertificateFormatError, CertificateInvalidError, certificateFacts, parsePemCertificates, verifyClientChains } from './x509.js';
 
 let dir: string;
 const cert = (name: string) => new X509Certificate(readFileSync(join(dir, `${name}.pem`)));
@@ -35,6 +37,24 @@ before(() => {
     '1.2.3.5=ASN1:INTEGER:7',
   ], '0x00ff01');
   issue('server-only', 'root', '/CN=web', ['extendedKeyUsage=serverAuth']);
+  // Extensions whose values are not what their OIDs promise (raw DER, as a buggy or hostile CA
+  // could write them), and unusual ones: a critical private OID holding a SEQUENCE, a
+  // multi-byte tag, a UTF8String with a string after it, a BMPString, strings of bad lengths.
+  writeFileSync(join(dir, 'odd.cnf'), [
+    '[req]', 'distinguished_name = dn', '[dn]', '[ext]',
+    'subjectAltName = DER:3005820378',
+    'subjectKeyIdentifier = DER:020101',
+    'authorityKeyIdentifier = DER:3003800501',
+    '1.2.3.6 = critical,DER:3006020101020102',
+    '1.2.3.7 = DER:1f81010100',
+    '1.2.3.8 = DER:0c026f6b0c0178',
+    '1.2.3.9 = ASN1:BMPString:wide',
+    '1.2.3.10 = ASN1:NULL',
+    '1.2.3.11 = DER:1e03616263',
+    '1.2.3.12 = DER:1c03616263',
+    '',
+  ].join('\n'));
+  openssl('req', '-x509', ...EC, '-days', '1', '-subj', '/CN=odd/OU=ops', '-config', 'odd.cnf', '-extensions', 'ext', '-keyout', 'odd.key', '-out', 'odd.pem');
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -51,6 +71,47 @@ describe('certificateFacts', () => {
     assert.deepEqual(f.authorityKeyId, certificateFacts(cert('mid')).subjectKeyId);
     assert.equal(f.extensions.get('1.2.3.4'), 'hello');
     assert.equal(f.extensions.get('1.2.3.5'), '', 'not a string');
+  });
+
+  it('extensions that cannot be parsed read as absent; unusual ones as their string or \'\'', () => {
+    const f = certificateFacts(cert('odd'));
+    assert.deepEqual([f.commonName, f.organizationalUnits], ['odd', ['ops']]);
+    assert.deepEqual(['2.5.29.17', '2.5.29.14', '2.5.29.35'].map((oid) => f.extensions.has(oid)), [true, true, true], 'the malformed extensions are there');
+    assert.deepEqual([f.dnsNames, f.emailAddresses, f.uris], [[], [], []], 'a truncated subjectAltName: no names');
+    assert.deepEqual([f.subjectKeyId.length, f.authorityKeyId.length], [0, 0], 'an INTEGER for a key identifier, a truncated one: empty');
+    assert.equal(f.extensions.get('1.2.3.6'), '', 'a critical SEQUENCE: not a string');
+    assert.equal(f.extensions.get('1.2.3.7'), '', 'a multi-byte tag: not a string');
+    assert.equal(f.extensions.get('1.2.3.8'), 'ok', 'the first string, as Go\'s asn1.Unmarshal');
+    assert.equal(f.extensions.get('1.2.3.9'), 'wide');
+    assert.equal(f.extensions.get('1.2.3.10'), '', 'a NULL: not a string');
+    assert.equal(f.extensions.get('1.2.3.11'), '', 'a BMPString of odd length: not a string');
+    assert.equal(f.extensions.get('1.2.3.12'), '', 'a UniversalString of 3 bytes: not a string');
+  });
+
+  it('truncated or garbled DER is a CertificateFormatError or facts, never another error', () => {
+    const raw = cert('leaf').raw;
+    assert.throws(() => certificateFacts({ raw: Buffer.from('garbage') }), CertificateFormatError);
+    assert.throws(() => certificateFacts({ raw: Buffer.alloc(0) }), CertificateFormatError);
+    assert.throws(() => certificateFacts({ raw: raw.subarray(0, raw.length - 1) }), /^Error: x509: malformed certificate: /);
+    let formatErrors = 0;
+    const tryFacts = (bytes: Buffer) => {
+      try {
+        certificateFacts({ raw: bytes });
+      } catch (err) {
+        assert.ok(err instanceof CertificateFormatError, `${(err as Error).stack}`);
+        formatErrors++;
+      }
+    };
+    for (let n = 0; n < raw.length; n++) tryFacts(raw.subarray(0, n));
+    // Every byte replaced in turn by a multi-byte tag's first byte and a 4-byte length's (deterministic).
+    for (let i = 0; i < raw.length; i++) {
+      for (const b of [0x1f, 0x84]) {
+        const bytes = Buffer.from(raw);
+        bytes[i] = b;
+        tryFacts(bytes);
+      }
+    }
+    assert.ok(formatErrors >= raw.length, 'every truncation at least is refused');
   });
 
   it('parsePemCertificates takes every CERTIFICATE block and skips what does not parse', () => {

@@ -6,13 +6,25 @@
  * verification error texts (Go `crypto/x509`).
  *
  * node:crypto's `X509Certificate` checks signatures and issuer links; the names, key
- * identifiers and raw extensions it does not expose are read with the DER reader beside
- * this file.
+ * identifiers and raw extensions it does not expose are read with `@peculiar/asn1-x509`
+ * (certificate structures) and `asn1js` (an extension's value as an ASN.1 string).
  *
  * @module
  */
 import { X509Certificate } from 'node:crypto';
-import { derChildren, derOid, derOne, derString, type Der } from './der.js';
+import { AsnParser } from '@peculiar/asn1-schema';
+import {
+  AuthorityKeyIdentifier,
+  Certificate,
+  id_ce_authorityKeyIdentifier,
+  id_ce_subjectAltName,
+  id_ce_subjectKeyIdentifier,
+  SubjectAlternativeName,
+  SubjectKeyIdentifier,
+  type AttributeValue,
+  type Extension,
+} from '@peculiar/asn1-x509';
+import * as asn1js from 'asn1js';
 
 /** What a role can constrain and a login records about a certificate. */
 export interface CertificateFacts {
@@ -31,76 +43,102 @@ export interface CertificateFacts {
   readonly extensions: ReadonlyMap<string, string>;
 }
 
+/** Thrown by {@link certificateFacts} when a certificate's structure cannot be read as X.509. */
+export class CertificateFormatError extends Error {}
+
 const OID_CN = '2.5.4.3';
 const OID_OU = '2.5.4.11';
-const OID_SAN = '2.5.29.17';
-const OID_SKID = '2.5.29.14';
-const OID_AKID = '2.5.29.35';
 /** Extended key usages that allow TLS client authentication: clientAuth, anyExtendedKeyUsage. */
 const CLIENT_AUTH_EKUS = ['1.3.6.1.5.5.7.3.2', '2.5.29.37.0'];
 /** Longest chain built, certificates included (Go's default has no limit; this bounds the search). */
 const MAX_DEPTH = 10;
+/**
+ * ASN.1 string types read as text (`asn1js` classes, compared exactly: UTCTime and DATE
+ * subclass two of them): Go's `asn1.Unmarshal` into a string, plus VisibleString.
+ */
+const STRING_TYPES: readonly (abstract new (...a: never[]) => { getValue(): string })[] = [
+  asn1js.Utf8String,
+  asn1js.PrintableString,
+  asn1js.IA5String,
+  asn1js.TeletexString,
+  asn1js.NumericString,
+  asn1js.VisibleString,
+  asn1js.GeneralString,
+  asn1js.BmpString,
+];
 
 /**
- * The facts of `cert`. Extensions this reader cannot take apart read as absent rather
- * than failing: a constraint on them then does not match.
- * @throws {DerError} when the certificate's outer structure cannot be read (multi-byte tags).
+ * The facts of `cert` (only its DER bytes, `raw`, are read). An extension that cannot be
+ * taken apart reads as absent rather than failing: a constraint on it then does not match.
+ * @throws {CertificateFormatError} when the certificate's structure cannot be read
+ *   (bytes the TLS stack accepted but a strict X.509 parser does not).
  */
-export function certificateFacts(cert: X509Certificate): CertificateFacts {
-  // Certificate ::= SEQUENCE { tbsCertificate, signatureAlgorithm, signatureValue }
-  const tbs = derChildren(derChildren(derOne(cert.raw).value)[0]!.value);
-  let i = tbs[0]?.tag === 0xa0 ? 1 : 0; // [0] version
-  const serial = tbs[i]!;
-  i += 4; // serial, signature algorithm, issuer, validity
-  const subject = tbs[i]!;
+export function certificateFacts(cert: Pick<X509Certificate, 'raw'>): CertificateFacts {
+  let tbs: Certificate['tbsCertificate'];
+  try {
+    tbs = AsnParser.parse(cert.raw, Certificate).tbsCertificate;
+  } catch (err) {
+    throw new CertificateFormatError(`x509: malformed certificate: ${(err as Error).message}`);
+  }
   let commonName = '';
   const organizationalUnits: string[] = [];
-  for (const rdn of derChildren(subject.value)) {
-    for (const atv of derChildren(rdn.value)) {
-      const [type, value] = derChildren(atv.value);
-      const text = value && derString(value);
-      if (!type || text === undefined) continue;
-      const oid = derOid(type.value);
-      if (oid === OID_CN) commonName = text;
-      else if (oid === OID_OU) organizationalUnits.push(text);
+  for (const rdn of tbs.subject) {
+    for (const atv of rdn) {
+      const text = attributeText(atv.value);
+      if (text === undefined) continue;
+      if (atv.type === OID_CN) commonName = text;
+      else if (atv.type === OID_OU) organizationalUnits.push(text);
     }
   }
   const extensions = new Map<string, string>();
-  const facts = { dnsNames: [] as string[], emailAddresses: [] as string[], uris: [] as string[], subjectKeyId: Buffer.alloc(0) as Buffer, authorityKeyId: Buffer.alloc(0) as Buffer };
-  const extBlock = tbs.find((d) => d.tag === 0xa3);
-  for (const ext of extBlock ? derChildren(derOne(extBlock.value).value) : []) {
-    const parts = derChildren(ext.value);
-    const oid = derOid(parts[0]!.value);
-    const value = parts[parts.length - 1]!.value; // the OCTET STRING's contents (after an optional `critical`)
-    extensions.set(oid, stringOf(value));
-    try {
-      if (oid === OID_SAN) readSans(derOne(value), facts);
-      else if (oid === OID_SKID) facts.subjectKeyId = derOne(value).value;
-      else if (oid === OID_AKID) facts.authorityKeyId = derChildren(derOne(value).value).find((d) => d.tag === 0x80)?.value ?? Buffer.alloc(0);
-    } catch {
-      // An extension this reader cannot take apart: its facts stay absent.
-    }
-  }
-  return { commonName, organizationalUnits, serialNumber: serialOf(serial.value), extensions, ...facts };
+  const all = tbs.extensions ?? [];
+  for (const ext of all) extensions.set(ext.extnID, asn1Text(ext.extnValue.buffer) ?? '');
+  const san = readExtension(all, id_ce_subjectAltName, SubjectAlternativeName);
+  const skid = readExtension(all, id_ce_subjectKeyIdentifier, SubjectKeyIdentifier);
+  const akid = readExtension(all, id_ce_authorityKeyIdentifier, AuthorityKeyIdentifier)?.keyIdentifier;
+  const sanOf = (pick: (n: SubjectAlternativeName[number]) => string | undefined) =>
+    Array.from(san ?? [], pick).filter((x): x is string => x !== undefined); // plain arrays, not the schema's array class
+  return {
+    commonName,
+    organizationalUnits,
+    dnsNames: sanOf((n) => n.dNSName),
+    emailAddresses: sanOf((n) => n.rfc822Name),
+    uris: sanOf((n) => n.uniformResourceIdentifier),
+    serialNumber: serialOf(Buffer.from(tbs.serialNumber)),
+    subjectKeyId: skid ? Buffer.from(skid.buffer) : Buffer.alloc(0),
+    authorityKeyId: akid ? Buffer.from(akid.buffer) : Buffer.alloc(0),
+    extensions,
+  };
 }
 
-/** Go's `asn1.Unmarshal(value, &string)`: the text of one ASN.1 string, else `''`. */
-function stringOf(value: Buffer): string {
+/** The first extension `oid` of `all`, parsed as `type`; undefined when absent or unparsable. */
+function readExtension<T>(all: readonly Extension[], oid: string, type: new () => T): T | undefined {
+  const ext = all.find((e) => e.extnID === oid);
+  if (!ext) return undefined;
   try {
-    return derString(derOne(value)) ?? '';
+    return AsnParser.parse(ext.extnValue, type);
   } catch {
-    return '';
+    return undefined; // An extension that cannot be taken apart: its facts stay absent.
   }
 }
 
-/** Adds the DNS names ([2]), e-mail addresses ([1]) and URIs ([6]) of a GeneralNames. */
-function readSans(names: Der, into: { dnsNames: string[]; emailAddresses: string[]; uris: string[] }): void {
-  for (const n of derChildren(names.value)) {
-    const text = n.value.toString('latin1');
-    if (n.tag === 0x82) into.dnsNames.push(text);
-    else if (n.tag === 0x81) into.emailAddresses.push(text);
-    else if (n.tag === 0x86) into.uris.push(text);
+/** The text of a name attribute's value; undefined when it is not a string type. */
+function attributeText(v: AttributeValue): string | undefined {
+  if (v.anyValue) return asn1Text(v.anyValue); // NumericString, VisibleString, …: not in the schema's choice
+  return v.utf8String ?? v.printableString ?? v.ia5String ?? v.teletexString ?? v.bmpString ?? v.universalString;
+}
+
+/** Go's `asn1.Unmarshal(value, &string)`: the text of the ASN.1 string `der` begins with, else undefined. */
+function asn1Text(der: ArrayBuffer): string | undefined {
+  let block: asn1js.AsnType;
+  try {
+    const { offset, result } = asn1js.fromBER(der);
+    if (offset === -1) return undefined;
+    block = result;
+  } catch {
+    return undefined; // asn1js throws (RangeError) on some malformed strings, e.g. a BMPString of odd length
   }
+  return STRING_TYPES.some((t) => block.constructor === t) ? (block as unknown as { getValue(): string }).getValue() : undefined;
 }
 
 /** A DER INTEGER's contents in decimal (two's complement). */

@@ -8,7 +8,7 @@
  * @module
  */
 import { X509Certificate } from 'node:crypto';
-import { CertificateInvalidError, certificateFacts, globMatch, parsePemCertificates, verifyClientChains, type CertificateFacts } from '../../../../kernel/authn/index.js';
+import { CertificateFormatError, CertificateInvalidError, certificateFacts, globMatch, parsePemCertificates, verifyClientChains, type CertificateFacts } from '../../../../kernel/authn/index.js';
 import { badRequest } from '../../../../kernel/http/index.js';
 import type { SecretsRequest } from '../../types.js';
 import type { CertEntry } from './certs.js';
@@ -69,9 +69,10 @@ export async function matchClientCertificate(req: SecretsRequest, name: string):
   let facts: CertificateFacts;
   try {
     facts = certificateFacts(leaf);
-  } catch {
-    // DER the TLS stack accepted but this reader cannot take apart (multi-byte tags, …).
-    throw badRequest('failed to parse client certificate');
+  } catch (err) {
+    // DER the TLS stack accepted but the X.509 parser does not.
+    if (err instanceof CertificateFormatError) throw badRequest('failed to parse client certificate');
+    throw err;
   }
   // A pinned client certificate: the very certificate (the TLS handshake proved its key).
   for (const t of pinned) {
