@@ -11,10 +11,12 @@
  *   **group-committed**: everything queued goes to SQLite in one transaction, and the
  *   writers' promises resolve only after it is committed.
  * - The commits run in a worker thread that owns the writing connection
- *   (`sqlite-writer.ts`): better-sqlite3 is synchronous, and on the event loop each
+ *   (`sqlite-writer.js`): better-sqlite3 is synchronous, and on the event loop each
  *   commit's fsync stalled every request. While one group commit syncs, the event loop
- *   serves requests and queues the next group. Reads stay on the main thread, on a
- *   second connection (WAL readers never wait for the writer).
+ *   serves requests and hands the thread the next groups, which it commits together as
+ *   soon as the fsync returns (a pipeline: the thread never waits for the event loop).
+ *   Reads stay on the main thread, on a second connection (WAL readers never wait for
+ *   the writer).
  * - A normal rowid table (`k TEXT PRIMARY KEY, v BLOB`): `WITHOUT ROWID` was 2–3x
  *   slower to write and ~3.5x slower to read with values of this size (§3).
  * - Keys are TEXT with the default BINARY collation, i.e. compared with `memcmp` over
