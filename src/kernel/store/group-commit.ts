@@ -9,7 +9,7 @@
  * The queue, in short: the first write of an event-loop turn schedules a flush
  * (`setImmediate`) that hands every queued call to the engine as one group, in call order;
  * while the engine holds as many groups as it takes ({@link GroupCommitBackend.maxInFlight}:
- * one for PostgreSQL, two for SQLite's writer thread, which commits them in the order
+ * one for PostgreSQL, eight for SQLite's writer thread, which commits them in the order
  * received), new writes queue up and go as the next group as soon as one has settled.
  * Groups commit one after the other, in order, so later writes to a key win. The overlay
  * holds the latest uncommitted op per key, so a read sees every write whose promise exists.
