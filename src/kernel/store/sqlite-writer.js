@@ -18,9 +18,10 @@
  *        while one commits (a pipeline, issue 15): when a commit ends, every flush that
  *        arrived meanwhile goes into the next transaction together, so one fsync covers
  *        them all and the thread never waits for the main thread between commits.
- * - out: {@link FlushReply}, one per flush: `done` (the transaction is committed and
- *        fsync'd; `errors` holds, per call, the error that rolled back just that call, or
- *        `null`), or `failed` (the transaction as a whole failed; nothing of it was stored).
+ * - out: an array of {@link FlushReply}, one per flush of the transaction, in order (one
+ *        message per transaction): `done` (the transaction is committed and fsync'd;
+ *        `errors` holds, per call, the error that rolled back just that call, or `null`),
+ *        or `failed` (the transaction as a whole failed; nothing of it was stored).
  * - in:  `{ type: 'close' }`: closes the connection and ends the thread.
  *
  * @module
@@ -49,10 +50,9 @@ import Database from 'better-sqlite3';
  */
 
 /**
- * The answer to one {@link FlushRequest}. `first`: the flush is the first of its
- * transaction (the main thread counts commits with it).
- * @typedef {{ readonly type: 'done', readonly first: boolean, readonly errors: ReadonlyArray<WireError | null> }
- *   | { readonly type: 'failed', readonly first: boolean, readonly error: WireError }} FlushReply
+ * The answer to one {@link FlushRequest}.
+ * @typedef {{ readonly type: 'done', readonly errors: ReadonlyArray<WireError | null> }
+ *   | { readonly type: 'failed', readonly error: WireError }} FlushReply
  */
 
 /**
@@ -136,12 +136,12 @@ function run(port, o) {
     try {
       const errors = runFlush.immediate(calls);
       let at = 0;
-      replies = flushes.map((f, i) => ({ type: 'done', first: i === 0, errors: errors.slice(at, (at += f.calls.length)) }));
+      replies = flushes.map((f) => ({ type: 'done', errors: errors.slice(at, (at += f.calls.length)) }));
     } catch (err) {
       const error = toWire(err);
-      replies = flushes.map((_, i) => ({ type: 'failed', first: i === 0, error }));
+      replies = flushes.map(() => ({ type: 'failed', error }));
     }
-    for (const reply of replies) port.postMessage(reply);
+    port.postMessage(replies);
     if (closing) close();
   });
 }

@@ -166,7 +166,11 @@ export class SqliteBackend extends GroupCommitBackend {
     // Referenced only while a flush is in flight, so an idle backend never keeps the
     // process alive (queued writes do, through their setImmediate).
     this.writer.unref();
-    this.writer.on('message', (reply: FlushReply) => this.onReply(reply));
+    // One message per transaction: the replies of its flushes, oldest first.
+    this.writer.on('message', (replies: FlushReply[]) => {
+      if (replies[0]?.type === 'done') this.commits++;
+      for (const reply of replies) this.onReply(reply);
+    });
     this.writer.on('error', (err) => this.failAll(err));
     this.writerExited = new Promise<void>((resolve) => {
       this.writer.once('exit', (code) => {
@@ -336,7 +340,6 @@ export class SqliteBackend extends GroupCommitBackend {
       const err = fromWire(reply.error);
       for (const p of flush.pending) p.reject(err);
     } else {
-      if (reply.first) this.commits++;
       for (let i = 0; i < flush.pending.length; i++) {
         const p = flush.pending[i];
         const failure = reply.errors[i];
