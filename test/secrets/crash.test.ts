@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { it } from 'node:test';
+import Database from 'better-sqlite3';
 import { call } from '../helpers.js';
 
 const script = join(import.meta.dirname, 'testdata', 'dev-server.ts');
@@ -58,6 +59,46 @@ it('keeps every acknowledged write across kill -9', { timeout: 60_000 }, async (
       again.child.kill('SIGKILL');
     }
   } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+it('answers a write whose commit failed with an error, never acknowledges it, and stores nothing of it', { timeout: 60_000 }, async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cairn-crash-'));
+  const { child, url } = await startChild(dataDir);
+  try {
+    const ok = await call(url, 'POST', '/v1/secret/data/fail/before', { token: 'crash-root', body: { data: { n: 0 } } });
+    assert.equal(ok.status, 200);
+    // Another connection holds the write lock: every commit of the server fails (SQLITE_BUSY
+    // after its busy timeout), including groups handed to the writer thread while an
+    // earlier one was still trying (the pipeline).
+    const locker = new Database(join(dataDir, 'secrets.db'));
+    locker.exec('BEGIN IMMEDIATE');
+    let replies;
+    try {
+      replies = await Promise.all(
+        Array.from({ length: 4 }, async (_, i) => {
+          await new Promise((r) => setTimeout(r, i * 20));
+          return call(url, 'POST', `/v1/secret/data/fail/k${i}`, { token: 'crash-root', body: { data: { i } } });
+        }),
+      );
+    } finally {
+      locker.exec('ROLLBACK');
+      locker.close();
+    }
+    for (const r of replies) {
+      assert.equal(r.status, 500, `a failed commit answered ${r.status}`);
+      assert.ok(Array.isArray(r.json.errors) && r.json.errors.length > 0);
+    }
+    for (let i = 0; i < 4; i++) {
+      const r = await call(url, 'GET', `/v1/secret/data/fail/k${i}`, { token: 'crash-root' });
+      assert.equal(r.status, 404, `k${i}, never acknowledged, is not stored`);
+    }
+    const after = await call(url, 'POST', '/v1/secret/data/fail/k0', { token: 'crash-root', body: { data: { i: 0 } } });
+    assert.equal(after.status, 200);
+    assert.equal(after.json.data.version, 1, 'the failed write left no version behind');
+  } finally {
+    child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   }
 });

@@ -52,12 +52,33 @@ export class FieldValidator {
     const ignored: string[] = [];
     for (const [k, v] of Object.entries(input)) {
       if (v === null) continue;
-      if (this.names.has(k)) data[k] = structuredClone(v);
+      if (this.names.has(k)) data[k] = copyJson(v);
       else ignored.push(k);
     }
     if (!this.check(data)) throw badRequest(describe(this.check.errors?.[0]));
     return { data, ignored: ignored.sort() };
   }
+}
+
+/**
+ * A deep copy of a JSON value (what `JSON.parse` or a query map yields: plain objects,
+ * arrays, primitives), so ajv's coercion and defaults never change the caller's input.
+ * About a tenth of `structuredClone`'s cost on a KV write's data (issue 15). Keys are
+ * defined as own properties, so a `__proto__` key stays data. Other objects are
+ * returned as they are.
+ */
+function copyJson(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(copyJson);
+  if (v === null || typeof v !== 'object') return v;
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return v;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) {
+    const x = copyJson((v as Record<string, unknown>)[k]);
+    if (k === '__proto__') Object.defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
+    else out[k] = x;
+  }
+  return out;
 }
 
 function describe(e: ErrorObject | undefined): string {

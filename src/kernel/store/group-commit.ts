@@ -8,9 +8,11 @@
  *
  * The queue, in short: the first write of an event-loop turn schedules a flush
  * (`setImmediate`) that hands every queued call to the engine as one group, in call order;
- * while a group commits, new writes queue up and go as the next group as soon as it has
- * settled. One group at a time, so later writes to a key win. The overlay holds the
- * latest uncommitted op per key, so a read sees every write whose promise exists.
+ * while the engine holds as many groups as it takes ({@link GroupCommitBackend.maxInFlight}:
+ * one for PostgreSQL, eight for SQLite's writer thread, which commits them in the order
+ * received), new writes queue up and go as the next group as soon as one has settled.
+ * Groups commit one after the other, in order, so later writes to a key win. The overlay
+ * holds the latest uncommitted op per key, so a read sees every write whose promise exists.
  *
  * @module
  */
@@ -62,9 +64,10 @@ const NO_OVERLAY: ReadonlyMap<string, Buffer | null> = new Map();
  * {@link readStored}, {@link startFlush} (which must end with {@link flushDone}, or with
  * {@link failAll} when the engine is gone), {@link list} and {@link release}.
  *
- * Invariants: at most one group is in flight; the overlay holds exactly the ops of the
- * queue and of the group in flight, latest per key; a group's ops leave the overlay
- * (through {@link dropFromOverlay}) before its promises settle.
+ * Invariants: at most {@link maxInFlight} groups are in flight and the engine settles them
+ * in the order it received them; the overlay holds exactly the ops of the queue and of the
+ * groups in flight, latest per key; a group's ops leave the overlay (through
+ * {@link dropFromOverlay}) before its promises settle.
  */
 export abstract class GroupCommitBackend implements Backend {
   /** Write transactions committed (counted by the engine, shown in its `stats`). */
@@ -75,6 +78,8 @@ export abstract class GroupCommitBackend implements Backend {
   protected writes = 0;
   /** Rows written or deleted by committed transactions. */
   protected rows = 0;
+  /** Groups handed to the engine while an earlier one was still committing. */
+  protected pipelined = 0;
 
   /** Write calls waiting for the next group, in call order. */
   private queue: PendingWrite[] = [];
@@ -82,7 +87,8 @@ export abstract class GroupCommitBackend implements Backend {
   private readonly overlay = new Map<string, OverlayEntry>();
   /** Number of the group that {@link queue} will become. */
   private nextFlush = 1;
-  private inFlight: Flush | undefined;
+  /** Groups handed to the engine and not settled yet, oldest first. */
+  private inFlight: Flush[] = [];
   private flushTimer: NodeJS.Immediate | undefined;
   /** Callers of `close` waiting for the queue and the group in flight to settle. */
   private drainWaiters: Array<() => void> = [];
@@ -91,11 +97,21 @@ export abstract class GroupCommitBackend implements Backend {
   private broken: Error | undefined;
   /** Told of every settled group ({@link observeCommits}). */
   private readonly commitObservers = new Set<(c: CommitObservation) => void>();
-  /** When the group in flight was handed to the engine (`process.hrtime.bigint()`), and {@link failedCommits} then. */
-  private flushStart = { at: 0n, failed: 0 };
+  /** When each group in flight was handed to the engine (`process.hrtime.bigint()`), by group number. */
+  private readonly flushStarts = new Map<number, bigint>();
+  /** {@link failedCommits} when the last group settled: a group failed when it grew since. */
+  private failedSeen = 0;
 
-  /** @param label names the backend in errors, e.g. `SqliteBackend(/path/to.db)`. */
-  protected constructor(private readonly label: string) {}
+  /**
+   * @param label names the backend in errors, e.g. `SqliteBackend(/path/to.db)`.
+   * @param maxInFlight groups the engine may hold at once (≥ 1); more than one only for an
+   *   engine that commits them strictly in the order received, as a pipeline: the next
+   *   group is ready when the previous one's commit ends (issue 15).
+   */
+  protected constructor(
+    private readonly label: string,
+    private readonly maxInFlight = 1,
+  ) {}
 
   /** @inheritdoc */
   async get(key: string): Promise<Uint8Array | undefined> {
@@ -173,7 +189,7 @@ export abstract class GroupCommitBackend implements Backend {
     if (this.flushTimer !== undefined) clearImmediate(this.flushTimer);
     this.flushTimer = undefined;
     this.sendQueued();
-    if (this.inFlight !== undefined) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+    if (this.inFlight.length > 0) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
     await this.release();
   }
 
@@ -181,8 +197,9 @@ export abstract class GroupCommitBackend implements Backend {
   protected abstract readStored(key: string): Uint8Array | undefined | Promise<Uint8Array | undefined>;
 
   /**
-   * Starts committing `flush` (already the group in flight). The engine settles every
-   * promise of it, after calling {@link dropFromOverlay}, then calls {@link flushDone}.
+   * Starts committing `flush` (already in flight, the newest). The engine settles every
+   * promise of it, after calling {@link dropFromOverlay}, then calls {@link flushDone};
+   * groups settle in the order they were started.
    */
   protected abstract startFlush(flush: Flush): void;
 
@@ -197,9 +214,14 @@ export abstract class GroupCommitBackend implements Backend {
     return this.closed;
   }
 
-  /** The group being committed, if any. */
-  protected get flushInFlight(): Flush | undefined {
+  /** The groups in flight, oldest first. */
+  protected get flushesInFlight(): readonly Flush[] {
     return this.inFlight;
+  }
+
+  /** The oldest group in flight (the next to settle), if any. */
+  protected get flushInFlight(): Flush | undefined {
+    return this.inFlight[0];
   }
 
   /** @throws Error `<label> is closed` once `close` was called. */
@@ -207,18 +229,19 @@ export abstract class GroupCommitBackend implements Backend {
     if (this.closed) throw new Error(`${this.label} is closed`);
   }
 
-  /** The group in flight has settled: send what queued meanwhile, or wake `close`. */
+  /** The oldest group in flight has settled: send what queued meanwhile, or wake `close`. */
   protected flushDone(): void {
-    this.inFlight = undefined;
+    this.inFlight.shift();
     this.sendQueued();
-    if (this.inFlight === undefined) this.idle();
+    if (this.inFlight.length === 0) this.idle();
   }
 
   /** The engine is gone for good: rejects everything pending and every later write with `err`. */
   protected failAll(err: Error): void {
     this.broken ??= err;
-    const flushes = this.inFlight ? [this.inFlight.pending, this.queue] : [this.queue];
-    this.inFlight = undefined;
+    const flushes = [...this.inFlight.map((f) => f.pending), this.queue];
+    this.inFlight = [];
+    this.flushStarts.clear();
     this.queue = [];
     this.overlay.clear();
     for (const pending of flushes) for (const p of pending) p.reject(err);
@@ -232,8 +255,12 @@ export abstract class GroupCommitBackend implements Backend {
    * and after counting a failed group in {@link failedCommits}: commit observers are told here.
    */
   protected dropFromOverlay(flush: Flush): void {
-    if (this.commitObservers.size > 0) {
-      const c = { seconds: Number(process.hrtime.bigint() - this.flushStart.at) / 1e9, writes: flush.pending.length, failed: this.failedCommits > this.flushStart.failed };
+    const started = this.flushStarts.get(flush.seq);
+    this.flushStarts.delete(flush.seq);
+    const failed = this.failedCommits > this.failedSeen;
+    this.failedSeen = this.failedCommits;
+    if (this.commitObservers.size > 0 && started !== undefined) {
+      const c = { seconds: Number(process.hrtime.bigint() - started) / 1e9, writes: flush.pending.length, failed };
       for (const o of this.commitObservers) o(c);
     }
     for (const p of flush.pending) {
@@ -257,20 +284,22 @@ export abstract class GroupCommitBackend implements Backend {
       this.queue.push({ ops, resolve, reject });
       for (const op of ops) this.overlay.set(op.key, { value: op.value, flush: this.nextFlush });
       // One group per event-loop turn: everything queued during this turn shares one
-      // transaction and one fsync. While a group is in flight, its end sends the queue.
-      if (this.inFlight === undefined) this.flushTimer ??= setImmediate(this.sendQueued);
+      // transaction and one fsync. While the engine holds all the groups it takes, the
+      // end of the oldest sends the queue.
+      if (this.inFlight.length < this.maxInFlight) this.flushTimer ??= setImmediate(this.sendQueued);
     });
   }
 
-  /** Hands the whole queue to the engine as one group, unless a group is in flight or nothing is queued. */
+  /** Hands the whole queue to the engine as one group, unless the engine holds all it takes or nothing is queued. */
   private readonly sendQueued = (): void => {
     this.flushTimer = undefined;
     const pending = this.queue;
-    if (this.inFlight !== undefined || pending.length === 0 || this.broken) return;
+    if (this.inFlight.length >= this.maxInFlight || pending.length === 0 || this.broken) return;
     this.queue = [];
     const flush: Flush = { seq: this.nextFlush++, pending };
-    this.inFlight = flush;
-    if (this.commitObservers.size > 0) this.flushStart = { at: process.hrtime.bigint(), failed: this.failedCommits };
+    if (this.inFlight.length > 0) this.pipelined++;
+    this.inFlight.push(flush);
+    if (this.commitObservers.size > 0) this.flushStarts.set(flush.seq, process.hrtime.bigint());
     this.startFlush(flush);
   };
 

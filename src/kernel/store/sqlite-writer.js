@@ -13,16 +13,20 @@
  * `src/` and from `dist/` alike.
  *
  * Protocol (structured-clone messages on the worker's `parentPort`):
- * - in:  {@link FlushRequest}: one group commit. The thread answers each flush before it
- *        reads the next, so flushes commit in the order they were sent.
- * - out: {@link FlushReply}: `done` (the transaction is committed and fsync'd; `errors`
- *        holds, per call, the error that rolled back just that call, or `null`), or
- *        `failed` (the transaction as a whole failed; nothing of it was stored).
+ * - in:  {@link FlushRequest}: one group commit. Flushes commit in the order they were
+ *        sent and are answered in that order. The main thread may send the next flushes
+ *        while one commits (a pipeline, issue 15): when a commit ends, every flush that
+ *        arrived meanwhile goes into the next transaction together, so one fsync covers
+ *        them all and the thread never waits for the main thread between commits.
+ * - out: an array of {@link FlushReply}, one per flush of the transaction, in order (one
+ *        message per transaction): `done` (the transaction is committed and fsync'd;
+ *        `errors` holds, per call, the error that rolled back just that call, or `null`),
+ *        or `failed` (the transaction as a whole failed; nothing of it was stored).
  * - in:  `{ type: 'close' }`: closes the connection and ends the thread.
  *
  * @module
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 
 /**
@@ -106,35 +110,60 @@ function run(port, o) {
       }),
   );
 
+  const close = () => {
+    db.close();
+    port.close();
+  };
+
   port.on('message', (/** @type {FlushRequest | { type: 'close' }} */ msg) => {
-    if (msg.type === 'close') {
-      db.close();
-      port.close();
-      return;
+    if (msg.type === 'close') return close();
+    // The flushes that queued up while the previous transaction committed join this one.
+    const flushes = [msg];
+    let closing = false;
+    for (let next = receiveMessageOnPort(port); next !== undefined; next = receiveMessageOnPort(port)) {
+      const m = /** @type {FlushRequest | { type: 'close' }} */ (next.message);
+      if (m.type === 'close') {
+        closing = true; // sent after every flush: nothing follows it
+        break;
+      }
+      flushes.push(m);
     }
-    const blob = Buffer.from(msg.blob.buffer, msg.blob.byteOffset, msg.blob.byteLength);
     /** @type {Op[][]} */
     const calls = [];
-    let op = 0;
-    let offset = 0;
-    for (const count of msg.calls) {
-      /** @type {Op[]} */
-      const ops = [];
-      for (const end = op + count; op < end; op++) {
-        const size = msg.sizes[op];
-        ops.push({ key: msg.keys[op], value: size < 0 ? null : blob.subarray(offset, (offset += size)) });
-      }
-      calls.push(ops);
-    }
-    /** @type {FlushReply} */
-    let reply;
+    for (const f of flushes) decode(f, calls);
+    /** @type {FlushReply[]} */
+    let replies;
     try {
-      reply = { type: 'done', errors: runFlush.immediate(calls) };
+      const errors = runFlush.immediate(calls);
+      let at = 0;
+      replies = flushes.map((f) => ({ type: 'done', errors: errors.slice(at, (at += f.calls.length)) }));
     } catch (err) {
-      reply = { type: 'failed', error: toWire(err) };
+      const error = toWire(err);
+      replies = flushes.map(() => ({ type: 'failed', error }));
     }
-    port.postMessage(reply);
+    port.postMessage(replies);
+    if (closing) close();
   });
+}
+
+/**
+ * Appends the calls of `msg` to `calls`, each as its ops (values are views of its blob).
+ * @param {FlushRequest} msg
+ * @param {Op[][]} calls
+ */
+function decode(msg, calls) {
+  const blob = Buffer.from(msg.blob.buffer, msg.blob.byteOffset, msg.blob.byteLength);
+  let op = 0;
+  let offset = 0;
+  for (const count of msg.calls) {
+    /** @type {Op[]} */
+    const ops = [];
+    for (const end = op + count; op < end; op++) {
+      const size = msg.sizes[op];
+      ops.push({ key: msg.keys[op], value: size < 0 ? null : blob.subarray(offset, (offset += size)) });
+    }
+    calls.push(ops);
+  }
 }
 
 if (parentPort) run(parentPort, /** @type {WriterOptions} */ (workerData));

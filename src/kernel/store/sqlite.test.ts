@@ -147,6 +147,69 @@ describe('SqliteBackend', () => {
       { busyTimeoutMs: 20 },
     ));
 
+  it('a read of a key never stored skips SQLite; every stored key is found, after a reopen and past the key filter capacity', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'store.db');
+    try {
+      let backend = SqliteBackend.open({ path });
+      // 70,000 keys, more than the smallest filter holds (65,536): the filter is rebuilt.
+      for (let b = 0; b < 7; b++) {
+        await backend.batch(Array.from({ length: 10_000 }, (_, i) => ({ key: `k/${b * 10_000 + i}`, value: bytes(`v${b * 10_000 + i}`) })));
+      }
+      await backend.delete('k/5');
+      for (let reopened = 0; reopened < 2; reopened++) {
+        const before = backend.stats;
+        for (const i of [0, 1, 65_535, 65_536, 69_999]) assertHas(await backend.get(`k/${i}`), `v${i}`);
+        assert.equal(await backend.get('k/5'), undefined, 'a deleted key reads as absent');
+        for (let i = 0; i < 1_000; i++) assert.equal(await backend.get(`missing/${i}`), undefined);
+        const after = backend.stats;
+        assert.ok(after.readsSkipped - before.readsSkipped >= 990, `only ${after.readsSkipped - before.readsSkipped} of 1,000 misses skipped SQLite`);
+        assert.ok(after.storedReads - before.storedReads >= 5, 'stored keys are read from SQLite');
+        await backend.close();
+        backend = SqliteBackend.open({ path });
+      }
+      await backend.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('pipelines groups: the next is handed to the writer while one commits; failed groups are rejected and never acknowledged', () =>
+    withSqlite(
+      async (backend, path) => {
+        // One write per event-loop turn, none waiting for the previous: each turn's write is a group.
+        const writes: Array<Promise<void>> = [];
+        for (let i = 0; i < 50; i++) {
+          writes.push(backend.put(`p/${i}`, bytes(`${i}`)));
+          await new Promise((r) => setImmediate(r));
+        }
+        await Promise.all(writes);
+        assert.ok(backend.stats.pipelined > 0, 'no group was handed over while another committed');
+        assert.equal(backend.stats.writes, 50);
+        const locker = new Database(path);
+        try {
+          locker.exec('BEGIN IMMEDIATE'); // every commit of the writer thread fails: SQLITE_BUSY
+          const before = backend.stats;
+          const first = backend.put('x/1', bytes('1'));
+          await new Promise((r) => setImmediate(r));
+          const second = backend.put('x/2', bytes('2')); // a second group, sent while the first is in flight
+          const results = await Promise.allSettled([first, second]);
+          assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
+          assert.ok(backend.stats.pipelined > before.pipelined, 'the second group was pipelined');
+          assert.equal(backend.stats.writes, before.writes, 'nothing acknowledged');
+          assert.equal(await backend.get('x/1'), undefined);
+          assert.equal(await backend.get('x/2'), undefined);
+        } finally {
+          locker.exec('ROLLBACK');
+          locker.close();
+        }
+        await backend.put('x/2', bytes('3'));
+        assertHas(await backend.get('x/2'), '3');
+        assert.equal(new Database(path, { readonly: true }).prepare('SELECT count(*) FROM kv WHERE k = ?').pluck().get('x/1'), 0);
+      },
+      { busyTimeoutMs: 50 },
+    ));
+
   it('every acknowledged write survives SIGKILL of the writer', { timeout: 60_000 }, async () => {
     const dir = tempDir();
     const path = join(dir, 'crash.db');

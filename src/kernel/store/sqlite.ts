@@ -11,14 +11,21 @@
  *   **group-committed**: everything queued goes to SQLite in one transaction, and the
  *   writers' promises resolve only after it is committed.
  * - The commits run in a worker thread that owns the writing connection
- *   (`sqlite-writer.ts`): better-sqlite3 is synchronous, and on the event loop each
+ *   (`sqlite-writer.js`): better-sqlite3 is synchronous, and on the event loop each
  *   commit's fsync stalled every request. While one group commit syncs, the event loop
- *   serves requests and queues the next group. Reads stay on the main thread, on a
- *   second connection (WAL readers never wait for the writer).
+ *   serves requests and hands the thread the next groups, which it commits together as
+ *   soon as the fsync returns (a pipeline: the thread never waits for the event loop).
+ *   Reads stay on the main thread, on a second connection (WAL readers never wait for
+ *   the writer).
  * - A normal rowid table (`k TEXT PRIMARY KEY, v BLOB`): `WITHOUT ROWID` was 2–3x
  *   slower to write and ~3.5x slower to read with values of this size (§3).
  * - Keys are TEXT with the default BINARY collation, i.e. compared with `memcmp` over
  *   their UTF-8 bytes: index order is the byte order `list` promises.
+ * - A Bloom filter of every key stored ({@link KeyFilter}) answers a read of a key that
+ *   was never stored without touching SQLite: each commit of the writer thread resets the
+ *   read connection's page cache, so such a miss (the existence check of every new key)
+ *   cost a B-tree descent through the WAL index, ~12 % of the main thread at full write
+ *   load (issue 15).
  *
  * @module
  */
@@ -29,6 +36,7 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { Backend } from './backend.js';
 import { GroupCommitBackend, entriesWithOverlay, foldOverlay, type Flush } from './group-commit.js';
+import { KeyFilter } from './key-filter.js';
 import { checkPrefix, compareKeys, folderEnd } from './keys.js';
 import type { FlushReply, FlushRequest, WireError, WriterOptions } from './sqlite-writer.js';
 
@@ -54,15 +62,27 @@ export interface SqliteBackendOptions {
 export interface SqliteBackendStats {
   /** SQLite write transactions committed (each one is one fsync of the WAL). */
   readonly commits: number;
-  /** Flushes whose transaction failed as a whole (every write in it was rejected). */
+  /** Groups whose transaction failed as a whole (every write in them was rejected). */
   readonly failedCommits: number;
   /** Write calls (`put`, `delete`, `batch`) acknowledged durable. */
   readonly writes: number;
+  /** Groups handed to the writer thread while an earlier one was still committing. */
+  readonly pipelined: number;
   /** Rows written or deleted by committed transactions (a batch counts each op). */
   readonly rows: number;
   /** Index rows visited by `list` scans (shows that folders are skipped, not read). */
   readonly listRowsScanned: number;
+  /** Reads of a single key answered "absent" by the key filter, without a SQLite read. */
+  readonly readsSkipped: number;
+  /** Reads of a single key that went to SQLite. */
+  readonly storedReads: number;
 }
+
+/**
+ * Groups handed to the writer thread at once. Past it, writes queue on the main thread
+ * and go as one larger group when the oldest is answered.
+ */
+const MAX_GROUPS_IN_FLIGHT = 8;
 
 /** The writer thread's module (plain JavaScript, so it loads the same from `src/` and `dist/`). */
 const WRITER_URL = new URL('./sqlite-writer.js', import.meta.url);
@@ -75,11 +95,13 @@ function fromWire(e: WireError): Error {
 /**
  * {@link Backend} on one SQLite file, with group commit.
  *
- * Writes are queued. When the writer thread is idle, the first write of an event-loop
- * turn schedules a flush (`setImmediate`) that hands every queued op to the thread as
- * one `BEGIN IMMEDIATE` transaction, in call order; while a flush is being committed,
- * new writes queue up and go as the next flush as soon as it is answered. Promises
- * settle when their flush is committed (fsync'd), so N concurrent writers pay one fsync.
+ * Writes are queued. The first write of an event-loop turn schedules a flush
+ * (`setImmediate`) that hands every queued op to the thread, in call order, unless the
+ * thread holds {@link MAX_GROUPS_IN_FLIGHT} flushes already (then the queue goes when the
+ * oldest is answered). The thread commits each flush in a `BEGIN IMMEDIATE` transaction
+ * together with the flushes that arrived while the previous transaction committed.
+ * Promises settle when their flush is committed (fsync'd), so N concurrent writers pay
+ * one fsync.
  * Reads consult an in-memory overlay of the queued and in-flight ops (later ops win)
  * before the file, so a read sees every write whose promise exists. If one write call
  * fails inside a flush (a statement error such as an oversized value), only that call is
@@ -88,8 +110,9 @@ function fromWire(e: WireError): Error {
  * Either way the flush's ops leave the overlay, so reads return what the file holds.
  * If the writer thread dies, every pending and later write rejects.
  *
- * Not safe to share the file with another writer process: its writes are seen, but
- * this process's queued writes are not visible to it until committed.
+ * Not safe to share the file with another writer process: keys it adds are not seen (the
+ * key filter only knows the keys stored at open and those written since), and this
+ * process's queued writes are not visible to it until committed.
  */
 export class SqliteBackend extends GroupCommitBackend {
   /** The database file, resolved to an absolute path. */
@@ -106,10 +129,16 @@ export class SqliteBackend extends GroupCommitBackend {
   /** Settles when the writer thread has ended, for whatever reason. */
   private readonly writerExited: Promise<void>;
 
+  /** Every key in the file, and every key of a group sent to the writer ("maybe present"). */
+  private filter: KeyFilter;
   private listRowsScanned = 0;
+  private readsSkipped = 0;
+  private storedReads = 0;
 
   private constructor(path: string, busyTimeoutMs: number) {
-    super(`SqliteBackend(${path})`);
+    // Up to 8 groups at the writer thread, which commits what queued during a commit as
+    // the next transaction: the thread never waits for the event loop (issue 15).
+    super(`SqliteBackend(${path})`, MAX_GROUPS_IN_FLIGHT);
     this.path = path;
     this.db = new Database(path, { timeout: busyTimeoutMs });
     try {
@@ -128,6 +157,7 @@ export class SqliteBackend extends GroupCommitBackend {
         .pluck();
       this.stmtEntriesAll = this.db.prepare<[], [string, Buffer]>('SELECT k, v FROM kv ORDER BY k').raw();
       this.stmtEntriesRange = this.db.prepare<[string, string], [string, Buffer]>('SELECT k, v FROM kv WHERE k >= ? AND k < ? ORDER BY k').raw();
+      this.filter = this.storedKeysFilter();
       this.writer = new Worker(WRITER_URL, { workerData: { path, busyTimeoutMs } satisfies WriterOptions });
     } catch (err) {
       this.db.close();
@@ -136,7 +166,11 @@ export class SqliteBackend extends GroupCommitBackend {
     // Referenced only while a flush is in flight, so an idle backend never keeps the
     // process alive (queued writes do, through their setImmediate).
     this.writer.unref();
-    this.writer.on('message', (reply: FlushReply) => this.onReply(reply));
+    // One message per transaction: the replies of its flushes, oldest first.
+    this.writer.on('message', (replies: FlushReply[]) => {
+      if (replies[0]?.type === 'done') this.commits++;
+      for (const reply of replies) this.onReply(reply);
+    });
     this.writer.on('error', (err) => this.failAll(err));
     this.writerExited = new Promise<void>((resolve) => {
       this.writer.once('exit', (code) => {
@@ -175,13 +209,21 @@ export class SqliteBackend extends GroupCommitBackend {
       commits: this.commits,
       failedCommits: this.failedCommits,
       writes: this.writes,
+      pipelined: this.pipelined,
       rows: this.rows,
       listRowsScanned: this.listRowsScanned,
+      readsSkipped: this.readsSkipped,
+      storedReads: this.storedReads,
     };
   }
 
-  /** The file's value at `key`, on the main thread's read connection. */
+  /** The file's value at `key`, on the main thread's read connection; none without a read when the key filter says so. */
   protected override readStored(key: string): Buffer | undefined {
+    if (!this.filter.mightHave(key)) {
+      this.readsSkipped++;
+      return undefined;
+    }
+    this.storedReads++;
     return this.stmtGet.get(key);
   }
 
@@ -256,8 +298,14 @@ export class SqliteBackend extends GroupCommitBackend {
     let bytes = 0;
     for (const p of pending) {
       opCount += p.ops.length;
-      for (const op of p.ops) bytes += op.value?.length ?? 0;
+      for (const op of p.ops) {
+        if (op.value === null) continue;
+        bytes += op.value.length;
+        // Before the op can leave the overlay (its group answered), so no read misses it.
+        this.filter.add(op.key);
+      }
     }
+    if (this.filter.full) this.filter = this.storedKeysFilter();
     const calls = new Array<number>(pending.length);
     const keys = new Array<string>(opCount);
     const sizes = new Int32Array(opCount);
@@ -282,7 +330,7 @@ export class SqliteBackend extends GroupCommitBackend {
     this.writer.postMessage(request, [blob.buffer]);
   }
 
-  /** Settles the in-flight flush's promises, then sends what queued up meanwhile. */
+  /** Settles the promises of the oldest flush in flight (replies come in order), then sends what queued up meanwhile. */
   private onReply(reply: FlushReply): void {
     const flush = this.flushInFlight;
     if (flush === undefined) return;
@@ -292,7 +340,6 @@ export class SqliteBackend extends GroupCommitBackend {
       const err = fromWire(reply.error);
       for (const p of flush.pending) p.reject(err);
     } else {
-      this.commits++;
       for (let i = 0; i < flush.pending.length; i++) {
         const p = flush.pending[i];
         const failure = reply.errors[i];
@@ -323,6 +370,19 @@ export class SqliteBackend extends GroupCommitBackend {
       if (overlay.get(key) !== null) return true;
     }
     return false;
+  }
+
+  /**
+   * A key filter of every key in the file plus the puts of the groups in flight (not
+   * committed yet), sized for twice as many keys so it fills up rarely. Scans the
+   * primary-key index on the main thread: ~1 µs per key.
+   */
+  private storedKeysFilter(): KeyFilter {
+    const count = Number(this.db.prepare('SELECT count(*) FROM kv').pluck().get());
+    const filter = new KeyFilter(2 * count + 1);
+    for (const key of this.stmtScanFrom.iterate('')) filter.add(key);
+    for (const f of this.flushesInFlight) for (const p of f.pending) for (const op of p.ops) if (op.value !== null) filter.add(op.key);
+    return filter;
   }
 
   /** Creates the table on a new file; refuses files from a newer schema. */

@@ -38,10 +38,23 @@ function nextNonce(): Buffer {
 
 /** AES-256-GCM with `aad`; output `[nonce][ciphertext][tag]`. */
 export function seal(key: Uint8Array, plain: Uint8Array, aad: string): Buffer {
+  return sealInto(Buffer.allocUnsafe(NONCE_BYTES + plain.length + TAG_BYTES), 0, key, plain, aad);
+}
+
+/**
+ * {@link seal} written into `out` from `at` on (`out` has room for it), so a barrier value
+ * is built in one buffer rather than concatenated twice (issue 15). Returns `out`.
+ */
+function sealInto(out: Buffer, at: number, key: Uint8Array, plain: Uint8Array, aad: string): Buffer {
   const nonce = nextNonce();
+  nonce.copy(out, at);
   const c = createCipheriv('aes-256-gcm', key, nonce);
   c.setAAD(Buffer.from(aad, 'utf8'));
-  return Buffer.concat([nonce, c.update(plain), c.final(), c.getAuthTag()]);
+  let end = at + NONCE_BYTES;
+  end += c.update(plain).copy(out, end); // GCM is a stream mode: all the ciphertext comes out of update
+  end += c.final().copy(out, end);
+  c.getAuthTag().copy(out, end);
+  return out;
 }
 
 /** Reverses {@link seal}. Throws when the key, the AAD or the bytes are wrong. */
@@ -268,10 +281,10 @@ export class BarrierBackend implements Backend {
 
   private encrypt(key: string, value: Uint8Array): Buffer {
     const term = this.keyring.activeTerm;
-    const header = Buffer.alloc(5);
-    header.writeUInt32BE(term, 0);
-    header[4] = VERSION;
-    return Buffer.concat([header, seal(this.keyring.keys.get(term)!, value, key)]);
+    const out = Buffer.allocUnsafe(HEADER_BYTES + value.length + TAG_BYTES);
+    out.writeUInt32BE(term, 0);
+    out[4] = VERSION;
+    return sealInto(out, 5, this.keyring.keys.get(term)!, value, key);
   }
 
   private decrypt(key: string, value: Uint8Array): Buffer {
