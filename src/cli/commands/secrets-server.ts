@@ -66,6 +66,7 @@ async function runSecrets(app: App, file: string): Promise<number> {
           performanceStandby: !config.disablePerformanceStandby,
           requestForwarding: !config.disableClustering,
           apiAddr: config.apiAddr,
+          ui: config.ui ? { self: 'secrets' } : undefined,
         });
         firstUrl = service.listeners[0]?.url ?? '';
         return service;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { badRequest, listen, type HttpRequest, type HttpResponse, type HttpService, type Listener, type ListenerOptions } from '../../kernel/http/index.js';
+import { badRequest, listen, withUi, type UiOptions, type HttpRequest, type HttpResponse, type HttpService, type Listener, type ListenerOptions } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
 import { instrumentHttp, labelRoute } from '../../kernel/metrics/index.js';
 import type { Backend } from '../../kernel/store/index.js';
@@ -44,6 +44,8 @@ export interface SecretsServiceOptions {
   readonly requestForwarding?: boolean;
   /** `api_addr`: one of this server's own addresses (with its listener URLs), never forwarded to. */
   readonly apiAddr?: string;
+  /** Serve the web UI at `/ui/` on every listener (`ui = true`; `cairn dev` adds the other services' sections). */
+  readonly ui?: UiOptions;
 }
 
 /** A running secrets service. It starts sealed (and uninitialised on new storage). */
@@ -67,7 +69,10 @@ export async function startSecretsService(o: SecretsServiceOptions): Promise<Sec
   });
   try {
     const open = withOpenMetrics(http, node);
-    for (const l of o.listeners) listeners.push(await listen(l, instrumentHttp(l.unauthenticatedMetricsAccess ? open : http, node.metrics), o.log));
+    for (const l of o.listeners) {
+      const api = l.unauthenticatedMetricsAccess ? open : http;
+      listeners.push(await listen(l, instrumentHttp(o.ui ? withUi(api, o.ui) : api, node.metrics), o.log));
+    }
   } catch (err) {
     await Promise.all(listeners.map((l) => l.close()));
     throw err;
