@@ -223,6 +223,26 @@ describe('web UI: secrets', { timeout: 240_000 }, () => {
     assert.deepEqual(other.errors, []);
   });
 
+  it('switches the secrets namespace: the screens then show that namespace\'s mounts', async () => {
+    await callApi(secretsApi('sys/namespaces/team'), 'POST', 'X-Secrets-Token', {});
+    const mounted = await fetch(secretsApi('sys/mounts/team-kv'), {
+      method: 'POST',
+      headers: { 'X-Secrets-Token': ROOT_TOKEN, 'X-Secrets-Namespace': 'team', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ type: 'kv', options: { version: '2' } }),
+    });
+    assert.equal(mounted.status, 204, await mounted.text());
+    await page.getByRole('link', { name: 'Secrets', exact: true }).click();
+    await page.getByRole('link', { name: 'secret/' }).waitFor();
+    await page.getByRole('textbox', { name: 'Namespace' }).fill('team');
+    await page.getByRole('button', { name: 'Switch namespace' }).click();
+    await page.getByRole('link', { name: 'team-kv/' }).waitFor();
+    assert.equal(await page.getByRole('link', { name: 'secret/' }).count(), 0);
+    await shoot(page, '15-namespace-team');
+    await page.getByRole('textbox', { name: 'Namespace' }).fill('');
+    await page.getByRole('button', { name: 'Switch namespace' }).click();
+    await page.getByRole('link', { name: 'secret/' }).waitFor();
+  });
+
   it('switches the theme, and no page logged a console error (CSP violations included)', async () => {
     await page.getByRole('button', { name: 'Switch to dark theme' }).click();
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');

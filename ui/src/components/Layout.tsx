@@ -67,7 +67,7 @@ function NamespaceSwitcher({ session, onChange }: { session: Session; onChange: 
     <form className="ns" onSubmit={submit}>
       <label htmlFor="ns">Namespace</label>
       <input id="ns" value={value} placeholder="root" onChange={(e) => setValue(e.target.value)} size={12} />
-      <button type="submit">Switch</button>
+      <button type="submit" aria-label="Switch namespace">Switch</button>
     </form>
   );
 }
