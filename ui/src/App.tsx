@@ -16,15 +16,24 @@ import { Services } from './screens/mesh/Services';
 import { Events } from './screens/sched/Events';
 import { Sessions } from './screens/gateway/Sessions';
 
+/** The screen each section opens on, in the order the header lists them. */
+const HOME: Array<[Section, string]> = [
+  ['secrets', '/secrets'],
+  ['mesh', '/discovery'],
+  ['sched', '/scheduler'],
+  ['gateway', '/gateway'],
+];
+
 /** The app; `sections` are the services this origin reaches (from /ui/config.json). */
 export function App({ sections }: { sections: Partial<Record<Section, string>> }) {
   const [session, setSession] = useState<Session | undefined>(currentSession);
   const location = useLocation();
   useEffect(() => onSessionChange(setSession), []);
+  const home = HOME.find(([s]) => sections[s] !== undefined)?.[1] ?? '/secrets';
   if (!session) {
     return (
       <Routes>
-        <Route path="/login" element={<Login />} />
+        <Route path="/login" element={<Login home={home} />} />
         <Route path="*" element={<Navigate to="/login" replace state={{ from: location.pathname }} />} />
       </Routes>
     );
@@ -32,15 +41,19 @@ export function App({ sections }: { sections: Partial<Record<Section, string>> }
   return (
     <Routes>
       <Route element={<Layout session={session} sections={sections} />}>
-        <Route index element={<Navigate to="/secrets" replace />} />
-        <Route path="/login" element={<Navigate to="/secrets" replace />} />
-        <Route path="/secrets" element={<Mounts />} />
-        <Route path="/secrets/kv/:mount/*" element={<KvRoute />} />
-        <Route path="/secrets/create/:mount/*" element={<KvCreate />} />
-        <Route path="/secrets/policies" element={<Policies />} />
-        <Route path="/secrets/policies/:name" element={<PolicyEdit />} />
-        <Route path="/secrets/policy-new" element={<PolicyEdit />} />
-        <Route path="/secrets/seal" element={<Seal />} />
+        <Route index element={<Navigate to={home} replace />} />
+        <Route path="/login" element={<Navigate to={home} replace />} />
+        {sections.secrets !== undefined && (
+          <>
+            <Route path="/secrets" element={<Mounts />} />
+            <Route path="/secrets/kv/:mount/*" element={<KvRoute />} />
+            <Route path="/secrets/create/:mount/*" element={<KvCreate />} />
+            <Route path="/secrets/policies" element={<Policies />} />
+            <Route path="/secrets/policies/:name" element={<PolicyEdit />} />
+            <Route path="/secrets/policy-new" element={<PolicyEdit />} />
+            <Route path="/secrets/seal" element={<Seal />} />
+          </>
+        )}
         {sections.mesh !== undefined && <Route path="/discovery" element={<Services />} />}
         {sections.sched !== undefined && <Route path="/scheduler" element={<Events />} />}
         {sections.gateway !== undefined && <Route path="/gateway" element={<Sessions />} />}

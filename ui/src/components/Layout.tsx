@@ -38,7 +38,7 @@ export function Layout({ session, sections }: { session: Session; sections: Part
             </NavLink>
           ))}
         </nav>
-        <NamespaceSwitcher session={session} onChange={() => queries.clear()} />
+        {sections.secrets !== undefined && <NamespaceSwitcher session={session} onChange={() => queries.clear()} />}
         <span className="who">{session.via}</span>
         <button type="button" onClick={toggleTheme} aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`}>
           {theme === 'dark' ? 'Light' : 'Dark'} theme

@@ -1,13 +1,25 @@
-/** Login with a token or a userpass username and password; the token stays in this tab. */
+/**
+ * Login with a token or (where the secrets service is reached) a userpass username and
+ * password; the token stays in this tab. A token is checked with the first reachable
+ * service's "who am I" read.
+ */
 import { useState, type FormEvent } from 'react';
 import { useLocation, useNavigate } from 'react-router';
-import { api } from '../api/client';
+import { api, hasSection, type Section } from '../api/client';
 import { saveSession } from '../api/session';
 import { ErrorNotice } from '../components/Notice';
 
 type Method = 'token' | 'userpass';
 
-export function Login() {
+/** Each section's read of the caller's own token. */
+const SELF: Array<[Section, string]> = [
+  ['secrets', '/v1/auth/token/lookup-self'],
+  ['mesh', '/v1/acl/token/self'],
+  ['sched', '/v1/acl/token/self'],
+];
+
+/** `home`: where to go after login when no page was asked for. */
+export function Login({ home }: { home: string }) {
   const [method, setMethod] = useState<Method>('token');
   const [token, setToken] = useState('');
   const [user, setUser] = useState('');
@@ -35,10 +47,11 @@ export function Login() {
         via = `userpass (${user})`;
       } else {
         // Proves the token works before the UI uses it.
-        await api('secrets', '/v1/auth/token/lookup-self', { token: secret });
+        const [section, path] = SELF.find(([s]) => hasSection(s)) ?? SELF[0];
+        await api(section, path, { token: secret });
       }
       saveSession({ token: secret, via, namespace: '' });
-      navigate(from && from !== '/login' ? from : '/secrets', { replace: true });
+      navigate(from && from !== '/login' ? from : home, { replace: true });
     } catch (err) {
       setError(err);
     } finally {
@@ -56,9 +69,11 @@ export function Login() {
           <label>
             <input type="radio" name="method" checked={method === 'token'} onChange={() => setMethod('token')} /> Token
           </label>
-          <label>
-            <input type="radio" name="method" checked={method === 'userpass'} onChange={() => setMethod('userpass')} /> Username and password
-          </label>
+          {hasSection('secrets') && (
+            <label>
+              <input type="radio" name="method" checked={method === 'userpass'} onChange={() => setMethod('userpass')} /> Username and password
+            </label>
+          )}
         </fieldset>
         {method === 'token' ? (
           <div className="field">
