@@ -223,6 +223,31 @@ describe('web UI: secrets', { timeout: 240_000 }, () => {
     assert.deepEqual(other.errors, []);
   });
 
+  it('lists auth methods with their users, creates a token and revokes it by accessor', async () => {
+    await page.getByRole('link', { name: 'Auth methods' }).click();
+    await page.getByRole('heading', { name: 'userpass/ (userpass)' }).waitFor();
+    await page.getByRole('list', { name: 'Users of userpass/' }).getByText('alice').waitFor();
+    await axeCheck(page, 'auth methods');
+    await shoot(page, '16-auth-methods');
+    await page.getByRole('link', { name: 'Tokens', exact: true }).click();
+    const facts = page.locator('dl[aria-label="Your token"] dd');
+    await facts.first().waitFor();
+    assert.deepEqual(await facts.allTextContents().then((t) => [t[0], t[2]]), ['root', 'root']);
+    await page.getByLabel('Policies (comma-separated)').fill('app-read');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const accessor = (await page.getByTestId('new-accessor').textContent()) ?? '';
+    assert.match(accessor, /\S{8,}/);
+    const lookup = (await callApi(secretsApi('auth/token/lookup-accessor'), 'POST', 'X-Secrets-Token', { accessor })) as { data: { policies: string[] } };
+    assert.deepEqual(lookup.data.policies, ['app-read', 'default']);
+    await axeCheck(page, 'tokens');
+    await shoot(page, '17-tokens');
+    await page.getByLabel('Accessor').fill(accessor);
+    await page.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByText(`Revoked the token with accessor ${accessor}.`).waitFor();
+    const gone = await fetch(secretsApi('auth/token/lookup-accessor'), { method: 'POST', headers: { 'X-Secrets-Token': ROOT_TOKEN }, body: JSON.stringify({ accessor }) });
+    assert.equal(gone.ok, false);
+  });
+
   it('switches the secrets namespace: the screens then show that namespace\'s mounts', async () => {
     await callApi(secretsApi('sys/namespaces/team'), 'POST', 'X-Secrets-Token', {});
     const mounted = await fetch(secretsApi('sys/mounts/team-kv'), {

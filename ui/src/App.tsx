@@ -12,6 +12,8 @@ import { KvCreate } from './screens/secrets/KvCreate';
 import { Policies } from './screens/secrets/Policies';
 import { PolicyEdit } from './screens/secrets/PolicyEdit';
 import { Seal } from './screens/secrets/Seal';
+import { AuthMethods } from './screens/secrets/AuthMethods';
+import { Tokens } from './screens/secrets/Tokens';
 import { Services } from './screens/mesh/Services';
 import { Events } from './screens/sched/Events';
 import { Sessions } from './screens/gateway/Sessions';
@@ -52,6 +54,8 @@ export function App({ sections }: { sections: Partial<Record<Section, string>> }
             <Route path="/secrets/policies/:name" element={<PolicyEdit />} />
             <Route path="/secrets/policy-new" element={<PolicyEdit />} />
             <Route path="/secrets/seal" element={<Seal />} />
+            <Route path="/secrets/auth" element={<AuthMethods />} />
+            <Route path="/secrets/tokens" element={<Tokens />} />
           </>
         )}
         {sections.mesh !== undefined && <Route path="/discovery" element={<Services />} />}

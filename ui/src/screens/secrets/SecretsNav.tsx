@@ -8,6 +8,8 @@ export function SecretsNav() {
         Engines
       </NavLink>
       <NavLink to="/secrets/policies">Policies</NavLink>
+      <NavLink to="/secrets/auth">Auth methods</NavLink>
+      <NavLink to="/secrets/tokens">Tokens</NavLink>
       <NavLink to="/secrets/seal">Seal status</NavLink>
     </nav>
   );
