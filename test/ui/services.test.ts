@@ -44,6 +44,10 @@ describe('web UI: discovery, scheduler and gateway', { timeout: 180_000 }, () =>
     await page.getByTestId('health-web').filter({ hasText: 'critical' }).waitFor();
     await page.getByText('connection refused').waitFor();
     await shoot(page, '21-discovery-critical');
+    await page.getByRole('navigation', { name: 'Discovery' }).getByRole('link', { name: 'Nodes' }).click();
+    await page.getByTestId('mesh-nodes').getByRole('cell', { name: 'dev', exact: true }).waitFor();
+    await axeCheck(page, 'discovery nodes');
+    await shoot(page, '26-discovery-nodes');
   });
 
   it('shows a scheduler event live, filtered by topic, held while paused', async () => {
@@ -68,6 +72,16 @@ describe('web UI: discovery, scheduler and gateway', { timeout: 180_000 }, () =>
     await shoot(page, '23-sched-events-paused');
     await page.getByRole('button', { name: /^Resume/ }).click();
     await events.getByText('ui-two').waitFor();
+
+    const nodes = (await callApi(sched('nodes'), 'GET', 'X-Sched-Token')) as Array<{ Name: string }>;
+    await page.getByRole('navigation', { name: 'Scheduler' }).getByRole('link', { name: 'Nodes' }).click();
+    await page.getByTestId('sched-nodes').getByRole('cell', { name: nodes[0].Name, exact: true }).waitFor();
+    await axeCheck(page, 'scheduler nodes');
+    await shoot(page, '27-sched-nodes');
+    await page.getByRole('navigation', { name: 'Scheduler' }).getByRole('link', { name: 'Allocations' }).click();
+    await page.getByRole('heading', { name: 'Allocations' }).waitFor();
+    await page.getByText('No allocations.').waitFor();
+    await axeCheck(page, 'scheduler allocations');
   });
 
   it('cancels a gateway session', async () => {

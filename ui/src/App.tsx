@@ -15,7 +15,10 @@ import { Seal } from './screens/secrets/Seal';
 import { AuthMethods } from './screens/secrets/AuthMethods';
 import { Tokens } from './screens/secrets/Tokens';
 import { Services } from './screens/mesh/Services';
+import { MeshNodes } from './screens/mesh/Nodes';
 import { Events } from './screens/sched/Events';
+import { SchedNodes } from './screens/sched/Nodes';
+import { Allocations } from './screens/sched/Allocations';
 import { Sessions } from './screens/gateway/Sessions';
 
 /** The screen each section opens on, in the order the header lists them. */
@@ -58,8 +61,19 @@ export function App({ sections }: { sections: Partial<Record<Section, string>> }
             <Route path="/secrets/tokens" element={<Tokens />} />
           </>
         )}
-        {sections.mesh !== undefined && <Route path="/discovery" element={<Services />} />}
-        {sections.sched !== undefined && <Route path="/scheduler" element={<Events />} />}
+        {sections.mesh !== undefined && (
+          <>
+            <Route path="/discovery" element={<Services />} />
+            <Route path="/discovery/nodes" element={<MeshNodes />} />
+          </>
+        )}
+        {sections.sched !== undefined && (
+          <>
+            <Route path="/scheduler" element={<Events />} />
+            <Route path="/scheduler/nodes" element={<SchedNodes />} />
+            <Route path="/scheduler/allocations" element={<Allocations />} />
+          </>
+        )}
         {sections.gateway !== undefined && <Route path="/gateway" element={<Sessions />} />}
         <Route path="*" element={<p role="alert">No such page.</p>} />
       </Route>

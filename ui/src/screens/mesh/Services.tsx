@@ -4,6 +4,7 @@
  */
 import { useMemo, useState } from 'react';
 import { useBlocking } from '../../api/useBlocking';
+import { MeshNav } from './MeshNav';
 import { ErrorNotice, Loading } from '../../components/Notice';
 
 interface Check {
@@ -30,6 +31,7 @@ export function Services() {
 
   return (
     <>
+      <MeshNav />
       <h1>Services</h1>
       <ErrorNotice error={services.error ?? checks.error} />
       {!services.data && <Loading />}

@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { ApiError, request } from '../../api/client';
+import { SchedNav } from './SchedNav';
 import { ErrorNotice } from '../../components/Notice';
 
 interface SchedEvent {
@@ -81,6 +82,7 @@ export function Events() {
 
   return (
     <>
+      <SchedNav />
       <h1>Event stream</h1>
       <form className="toolbar" onSubmit={submit}>
         <div className="field inline">
