@@ -71,4 +71,11 @@ locked(() => {
     execSync('node scripts/build-info.mjs', { stdio: ['ignore', 'inherit', 'inherit'] });
     writeFileSync(stamp, String(Date.now()));
   }
+  // The web UI (ui/, built by Vite into dist/ui, served at /ui/): rebuilt when its sources change.
+  const uiStamp = 'dist/ui/.built';
+  if (mtime(uiStamp) < Math.max(newest('ui'), mtime('package-lock.json'))) {
+    console.error('cairn: building the web UI…');
+    execSync('npm run build:ui', { stdio: ['ignore', 'inherit', 'inherit'] });
+    writeFileSync(uiStamp, String(Date.now()));
+  }
 });

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { arch, hostname, platform } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startHostpathPlugin, type HostpathPlugin } from '../kernel/csi/index.js';
+import type { UiSection } from '../kernel/http/index.js';
 import { createLogger, type Logger } from '../kernel/log/logger.js';
 import { SqliteBackend } from '../kernel/store/index.js';
 import { writeFileDurably } from '../kernel/util/durable-file.js';
@@ -46,7 +47,8 @@ export interface DevOptions {
 
 /** The running dev services. */
 export interface DevHandle {
-  readonly secrets: { readonly url: string; readonly rootToken: string };
+  /** `uiUrl`: the web UI, which reaches all four services through the secrets listener. */
+  readonly secrets: { readonly url: string; readonly rootToken: string; readonly uiUrl: string };
   /** The discovery service's HTTP API; the root token is its initial management token. */
   readonly mesh: { readonly url: string; readonly dnsAddress?: string };
   /** The scheduler service's HTTP API; the root token is its management token. */
@@ -153,7 +155,10 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
   const log = options.log ?? createLogger('info');
   logVersion(log);
   const backend = SqliteBackend.open({ path: join(options.dataDir, 'secrets.db') });
-  const secrets = await startSecretsService({ backend, listeners: [{ address: options.secretsAddress }], log, reopenAuditOnSighup: true });
+  // The UI on the secrets listener reaches the other services through it once they run.
+  let others: Partial<Record<UiSection, string>> = {};
+  const ui = { self: 'secrets' as const, others: () => others };
+  const secrets = await startSecretsService({ backend, listeners: [{ address: options.secretsAddress }], log, ui, reopenAuditOnSighup: true });
   try {
     await unsealDev(secrets.node, options.dataDir);
     const { core } = secrets;
@@ -194,6 +199,8 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
         log,
       });
       await registerDevNode(sched, node, root.id);
+      const gatewayApi = gateway.listeners.find((l) => l.purpose === 'api')!.url;
+      others = { mesh: hostPort(mesh.url), sched: hostPort(sched.url), gateway: hostPort(gatewayApi) };
       return devHandle({ secrets, root: root.id, gateway, gatewayToken, mesh, sched, plugin, csi });
     } catch (err) {
       await sched?.close();
@@ -206,6 +213,11 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
     await secrets.close();
     throw err;
   }
+}
+
+/** `host:port` of a listener URL (`http://host:port`). */
+function hostPort(url: string): string {
+  return new URL(url).host;
 }
 
 /** What {@link devHandle} puts together. */
@@ -225,7 +237,7 @@ function devHandle(p: DevParts): DevHandle {
   const { secrets, gateway, mesh, sched } = p;
   const url = (purpose: string) => gateway.listeners.find((l) => l.purpose === purpose)!.url;
   return {
-    secrets: { url: secrets.listeners[0].url, rootToken: p.root },
+    secrets: { url: secrets.listeners[0].url, rootToken: p.root, uiUrl: `${secrets.listeners[0].url}/ui/` },
     mesh: { url: mesh.url, dnsAddress: mesh.dnsAddress },
     sched: { url: sched.url },
     csi: p.csi,

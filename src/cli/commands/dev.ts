@@ -65,6 +65,7 @@ async function runDev(app: App, opts: DevFlags): Promise<number> {
   out('');
   out(`    Secrets service: ${url}`);
   out(`    Root token:      ${rootToken}`);
+  out(`    Web UI:          ${handle.secrets.uiUrl}   (all four services; log in with the root token)`);
   out('');
   out(`    Discovery:       ${handle.mesh.url}   (ACLs on; the root token is its management token)`);
   out(`    Discovery DNS:   ${handle.mesh.dnsAddress}   (UDP and TCP, domain cairn; answers as the root token)`);

@@ -67,6 +67,7 @@ async function runSecrets(app: App, file: string): Promise<number> {
           requestForwarding: !config.disableClustering,
           apiAddr: config.apiAddr,
           reopenAuditOnSighup: true,
+          ui: config.ui ? { self: 'secrets' } : undefined,
         });
         firstUrl = service.listeners[0]?.url ?? '';
         return service;

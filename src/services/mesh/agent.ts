@@ -8,7 +8,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { advertisedAddress, forwardRequest, listen } from '../../kernel/http/index.js';
+import { advertisedAddress, forwardRequest, listen, withUi } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
 import { instrumentHttp } from '../../kernel/metrics/index.js';
 import { aesGcmCodec, ExpiryReaper, openAgentState, type StateLeadership, type StateStore } from '../../kernel/store/index.js';
@@ -256,7 +256,8 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       dns = await startDnsServer({ address: config.dns.address, context, limits: config.httpLimits, idleTimeoutMs: options.dnsTcpIdleTimeoutMs });
       log.info({ address: dns.address, domain: config.dns.domain, recursors: config.dns.recursors }, 'discovery DNS server listening (UDP and TCP)');
     }
-    const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(api, metrics), log).catch(async (err) => {
+    const served = config.ui ? withUi(api, { self: 'mesh' }) : api;
+    const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(served, metrics), log).catch(async (err) => {
       await dns?.close();
       throw err;
     });

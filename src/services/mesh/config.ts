@@ -107,6 +107,7 @@ export const meshAgentSchema = {
   primary_datacenter: cfg.string({ doc: 'the datacenter that owns ACL data; default: this one' }),
   node_name: cfg.string({ doc: 'this agent\'s node name; default: the host name' }),
   server: cfg.bool({ default: true, doc: 'accepted for compatibility: every Cairn agent is a server' }),
+  ui_config: cfg.block({ enabled: cfg.bool({ default: false, doc: 'serve the web UI\'s discovery section at /ui/ on the HTTP listener' }) }),
   enterprise: cfg.bool({ default: false, doc: 'enterprise features: the OIDC login endpoints, `oidc` auth methods and namespaces (`?ns=`, `X-Mesh-Namespace`, body `Namespace`)' }),
   telemetry: cfg.block(
     {
@@ -179,6 +180,8 @@ export interface MeshAgentConfig {
   readonly enterprise?: boolean;
   /** `host:port` of the HTTP listener. */
   readonly httpAddress: string;
+  /** `ui_config { enabled = true }`: the HTTP listener serves the web UI's discovery section at `/ui/`. */
+  readonly ui?: boolean;
   /**
    * The HTTP listener's timeouts and caps (`limits { http_read_header_timeout, http_read_timeout,
    * http_idle_timeout, http_max_conns, http_max_conns_per_client }`); absent: the kernel's
@@ -261,6 +264,7 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
     logLevel: raw.log_level.toLowerCase(),
     enterprise: raw.enterprise,
     httpAddress: `${bracketHost(host)}:${port}`,
+    ui: raw.ui_config?.enabled ?? false,
     httpLimits: limitsBlockFrom(raw.limits, HTTP_MAX_CONNS_PER_CLIENT),
     storage: raw.storage && agentPostgresStorage(raw.storage.body, env),
     stateKey: agentStateKey(raw.encrypt, raw.$at, 'encrypt', env),

@@ -18,7 +18,7 @@ import { setMaxListeners } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { csiClient, type CsiClient } from '../../kernel/csi/index.js';
-import { advertisedAddress, forwardRequest, listen } from '../../kernel/http/index.js';
+import { advertisedAddress, forwardRequest, listen, withUi } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
 import { instrumentHttp } from '../../kernel/metrics/index.js';
 import { ExpiryReaper, openAgentState, type StateLeadership, type StateStore } from '../../kernel/store/index.js';
@@ -208,7 +208,8 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
     const metrics = schedMetrics({ backend, state, leadership: () => leadership, replicator, broker });
     const deps: SchedDeps = { state, config, acl, now, broker, replicator, advertise, leadership, shutdown: stopping.signal, forwardTo, plugins, volumeLocks: new KeyedLock(), metrics };
     const api = schedHttpService({ routes: SCHED_ROUTES, deps, state, region: config.region, forwardTo, shutdown: stopping.signal, leadership });
-    const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(api, metrics), log);
+    const served = config.ui ? withUi(api, { self: 'sched' }) : api;
+    const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(served, metrics), log);
     advertise.address = advertiseAddress(listener.url, config);
     leadership?.start();
     log.info(

@@ -80,6 +80,7 @@ export const schedAgentSchema = {
     { doc: 'the reference\'s telemetry block, accepted so its files load; metrics need no configuration here' },
   ),
   log_level: cfg.string({ default: 'info', enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true }),
+  ui: cfg.block({ enabled: cfg.bool({ default: false, doc: 'serve the web UI\'s scheduler section at /ui/ on the HTTP listener' }) }),
   addresses: cfg.block({ http: cfg.string({ default: '127.0.0.1', doc: 'HTTP listen host' }) }),
   ports: cfg.block({ http: cfg.int({ default: 4646, min: 0, max: 65535, doc: 'HTTP listen port; 0 picks a free one' }) }),
   limits: cfg.block(limitsBlockKeys(HTTP_MAX_CONNS_PER_CLIENT), { doc: 'connection limits of the HTTP listener: timeouts, total and per-client caps' }),
@@ -125,6 +126,8 @@ export interface SchedAgentConfig {
   readonly logLevel: string;
   /** `host:port` of the HTTP listener. */
   readonly httpAddress: string;
+  /** `ui { enabled = true }`: the HTTP listener serves the web UI's scheduler section at `/ui/`. */
+  readonly ui?: boolean;
   /**
    * The HTTP listener's timeouts and caps (`limits { http_read_header_timeout, http_read_timeout,
    * http_idle_timeout, http_max_conns, http_max_conns_per_client }`); absent: the kernel's
@@ -209,6 +212,7 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): SchedAgentConfig {
     nodeName: raw.name ?? hostName,
     logLevel: raw.log_level.toLowerCase(),
     httpAddress: `${host.includes(':') ? `[${host}]` : host}:${raw.ports?.http ?? 4646}`,
+    ui: raw.ui?.enabled ?? false,
     httpLimits: limitsBlockFrom(raw.limits, HTTP_MAX_CONNS_PER_CLIENT),
     storage: raw.storage && agentPostgresStorage(raw.storage.body, env),
     stateKey: raw.server && agentStateKey(raw.server.encrypt, raw.server.$at, 'encrypt', env),

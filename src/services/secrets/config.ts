@@ -107,7 +107,7 @@ export const secretsServerSchema = {
     },
     { doc: 'the reference\'s telemetry block, accepted so its files load; metrics need no configuration here' },
   ),
-  ui: cfg.bool({ default: false, doc: 'serve the web UI (accepted; there is no UI yet)' }),
+  ui: cfg.bool({ default: false, doc: 'serve the web UI at /ui/ on every listener' }),
   log_level: cfg.string({ enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true, default: 'info' }),
   disable_mlock: cfg.bool({ default: false, doc: 'accepted for compatibility; Node cannot lock memory' }),
   managed_namespaces: cfg.bool({ default: false, doc: 'managed mode: the top-level namespace is admin/ and requests without a namespace fail' }),

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { badRequest, listen, type HttpRequest, type HttpResponse, type HttpService, type Listener, type ListenerOptions } from '../../kernel/http/index.js';
+import { badRequest, listen, withUi, type UiOptions, type HttpRequest, type HttpResponse, type HttpService, type Listener, type ListenerOptions } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
 import { instrumentHttp, labelRoute } from '../../kernel/metrics/index.js';
 import type { Backend } from '../../kernel/store/index.js';
@@ -47,6 +47,8 @@ export interface SecretsServiceOptions {
   readonly apiAddr?: string;
   /** SIGHUP reopens the audit devices' files (log rotation, audit/sighup.ts): the server commands set it, in-process tests do not. */
   readonly reopenAuditOnSighup?: boolean;
+  /** Serve the web UI at `/ui/` on every listener (`ui = true`; `cairn dev` adds the other services' sections). */
+  readonly ui?: UiOptions;
 }
 
 /** A running secrets service. It starts sealed (and uninitialised on new storage). */
@@ -71,7 +73,10 @@ export async function startSecretsService(o: SecretsServiceOptions): Promise<Sec
   });
   try {
     const open = withOpenMetrics(http, node);
-    for (const l of o.listeners) listeners.push(await listen(l, instrumentHttp(l.unauthenticatedMetricsAccess ? open : http, node.metrics), o.log));
+    for (const l of o.listeners) {
+      const api = l.unauthenticatedMetricsAccess ? open : http;
+      listeners.push(await listen(l, instrumentHttp(o.ui ? withUi(api, o.ui) : api, node.metrics), o.log));
+    }
   } catch (err) {
     stopSighup?.();
     await Promise.all(listeners.map((l) => l.close()));

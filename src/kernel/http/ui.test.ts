@@ -1,0 +1,134 @@
+/**
+ * The web UI on a listener (ui.ts, ui-files.ts): files with their content type, the strict
+ * CSP and caching headers; client routes answered with index.html; a missing asset 404;
+ * paths leaving the UI folder refused; `/ui/config.json` naming the sections; the proxy to
+ * another service's listener; other paths left to the service.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { silentLogger } from '../log/logger.js';
+import type { CairnError } from './errors.js';
+import { listen, type HttpService, type Listener } from './server.js';
+import { withUi } from './ui.js';
+import { UI_CSP } from './ui-files.js';
+
+/** A service answering `<name> <method> <path> <token header>` for every request. */
+function echo(name: string): HttpService {
+  return {
+    handle: async (req) => ({
+      status: 200,
+      headers: { 'Content-Type': 'text/plain', 'X-Mesh-Index': '7', 'Set-Cookie': 'no=1' },
+      body: `${name} ${req.method} ${req.path}?${req.query} ${String(req.headers['x-mesh-token'])} ${req.body.toString()}`,
+    }),
+    renderError: (err: CairnError) => ({ status: err.status, body: JSON.stringify({ errors: err.messages }) }),
+  };
+}
+
+/** GET `path` sent as written (fetch would fold `..` before sending). */
+function rawGet(url: string, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { path }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('the web UI on a listener', () => {
+  let ui: Listener;
+  let mesh: Listener;
+  before(async () => {
+    const root = mkdtempSync(join(tmpdir(), 'cairn-ui-'));
+    mkdirSync(join(root, 'assets'));
+    writeFileSync(join(root, 'index.html'), '<!doctype html><title>Cairn</title>');
+    writeFileSync(join(root, 'assets', 'index-abc123.js'), 'console.log(1)');
+    writeFileSync(join(root, 'assets', 'index-abc123.css'), 'body{}');
+    writeFileSync(join(root, '..', 'secret-beside-ui.txt'), 'not for the web');
+    mesh = await listen({ address: '127.0.0.1:0' }, echo('mesh'), silentLogger());
+    const address = new URL(mesh.url).host;
+    ui = await listen({ address: '127.0.0.1:0' }, withUi(echo('secrets'), { self: 'secrets', root, others: () => ({ mesh: address }) }), silentLogger());
+  });
+  after(async () => {
+    await ui.close();
+    await mesh.close();
+  });
+
+  it('serves index.html at /ui/ with the strict CSP, never cached', async () => {
+    const res = await fetch(`${ui.url}/ui/`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'text/html; charset=utf-8');
+    assert.equal(res.headers.get('content-security-policy'), UI_CSP);
+    assert.match(UI_CSP, /script-src 'self'(;|$)/);
+    assert.doesNotMatch(UI_CSP, /unsafe-inline|unsafe-eval/);
+    assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(res.headers.get('cache-control'), 'no-cache');
+    assert.match(await res.text(), /<title>Cairn/);
+  });
+
+  it('serves hashed assets with their type, cached for good', async () => {
+    const js = await fetch(`${ui.url}/ui/assets/index-abc123.js`);
+    assert.equal(js.status, 200);
+    assert.equal(js.headers.get('content-type'), 'text/javascript; charset=utf-8');
+    assert.equal(js.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+    assert.equal(await js.text(), 'console.log(1)');
+    const css = await fetch(`${ui.url}/ui/assets/index-abc123.css`);
+    assert.equal(css.headers.get('content-type'), 'text/css; charset=utf-8');
+  });
+
+  it('answers client routes with index.html, and a missing asset with 404', async () => {
+    const route = await fetch(`${ui.url}/ui/secrets/kv/secret/app/db`);
+    assert.equal(route.status, 200);
+    assert.match(await route.text(), /<title>Cairn/);
+    const missing = await fetch(`${ui.url}/ui/assets/gone-123.js`);
+    assert.equal(missing.status, 404);
+    assert.equal((await fetch(`${ui.url}/ui/robots.txt`)).status, 404);
+  });
+
+  it('refuses paths that leave the UI folder or name dot files', async () => {
+    for (const path of ['/ui/../secret-beside-ui.txt', '/ui/%2e%2e/secret-beside-ui.txt', '/ui/assets/..%2f..%2fsecret-beside-ui.txt', '/ui/..%5csecret-beside-ui.txt', '/ui/.env']) {
+      const res = await rawGet(ui.url, path);
+      assert.equal(res.status, 400, path);
+      assert.doesNotMatch(res.body, /not for the web/, path);
+    }
+  });
+
+  it('answers only GET and HEAD for UI files; /ui redirects to /ui/', async () => {
+    assert.equal((await fetch(`${ui.url}/ui/`, { method: 'POST' })).status, 405);
+    const head = await fetch(`${ui.url}/ui/assets/index-abc123.js`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    const bare = await fetch(`${ui.url}/ui`, { redirect: 'manual' });
+    assert.equal(bare.status, 301);
+    assert.equal(bare.headers.get('location'), '/ui/');
+  });
+
+  it('names this service and the proxied ones in /ui/config.json', async () => {
+    const res = await fetch(`${ui.url}/ui/config.json`);
+    assert.deepEqual(await res.json(), { sections: { secrets: '', mesh: '/ui/proxy/mesh' } });
+    assert.equal(res.headers.get('content-security-policy'), UI_CSP);
+  });
+
+  it('proxies /ui/proxy/<section>/… to that service with its token, method, query and body', async () => {
+    const res = await fetch(`${ui.url}/ui/proxy/mesh/v1/kv/a%20b?index=3`, { method: 'PUT', headers: { 'X-Mesh-Token': 'tok', 'Content-Type': 'application/json' }, body: '{"x":1}' });
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), 'mesh PUT /v1/kv/a b?index=3 tok {"x":1}');
+    assert.equal(res.headers.get('x-mesh-index'), '7');
+    // Only the services' own headers come back.
+    assert.equal(res.headers.get('set-cookie'), null);
+    const unknown = await fetch(`${ui.url}/ui/proxy/sched/v1/jobs`);
+    assert.equal(unknown.status, 404);
+    assert.deepEqual(await unknown.json(), { errors: ['no service "sched" is reachable through this UI'] });
+  });
+
+  it('leaves every other path to the service', async () => {
+    const res = await fetch(`${ui.url}/v1/sys/health`);
+    assert.equal(await res.text(), 'secrets GET /v1/sys/health? undefined ');
+    assert.equal(res.headers.get('content-security-policy'), null);
+  });
+});

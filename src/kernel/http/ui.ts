@@ -1,0 +1,99 @@
+/**
+ * The web UI on a service's listener (issue 18): `/ui/…` answers the built UI's files
+ * (ui-files.ts), `/ui/config.json` tells the UI where each service's API is, and
+ * `/ui/proxy/<section>/…` passes requests on to the other services whose addresses are
+ * configured (`cairn dev`: the secrets listener reaches all four), so the UI uses one
+ * origin and needs no CORS. Everything else goes to the service unchanged.
+ *
+ * @module
+ */
+import { CairnError } from './errors.js';
+import { forwardRequest, type ForwardStyle } from './forward.js';
+import type { HttpRequest, HttpResponse, HttpService } from './server.js';
+import { BUILT_UI_DIR, UI_SECURITY_HEADERS, uiFile } from './ui-files.js';
+
+/** The four services' sections of the UI. */
+export type UiSection = 'secrets' | 'mesh' | 'sched' | 'gateway';
+
+/** Options of {@link withUi}. */
+export interface UiOptions {
+  /** The section of the service this listener belongs to: its API is this origin's `/v1/`. */
+  readonly self: UiSection;
+  /**
+   * The other services' API addresses (`host:port`, plain HTTP), read at each request (in
+   * `cairn dev` they are known only once every service has started); absent or empty =
+   * only this service's section.
+   */
+  readonly others?: () => Partial<Record<UiSection, string>>;
+  /** The built UI's folder; default {@link BUILT_UI_DIR}. */
+  readonly root?: string;
+}
+
+/** Where the UI's proxied requests go: `/ui/proxy/<section>/v1/…` → `<address>/v1/…`. */
+export const UI_PROXY_PREFIX = '/ui/proxy/';
+
+/**
+ * What a proxied request carries on (the services' token headers, `Authorization`, the
+ * namespace and index headers) and what of the reply comes back (the services' own
+ * headers, e.g. a blocking query's `X-Mesh-Index`).
+ */
+const PROXY_STYLE: ForwardStyle = {
+  tokenHeader: 'x-unused',
+  pass: /^(authorization|x-(secrets|mesh|sched|gateway)-[a-z0-9-]+)$/i,
+  keep: /^(content-type|allow|x-(secrets|mesh|sched|gateway)-[a-z0-9-]+)$/i,
+};
+
+/**
+ * Wraps `service` so its listener also serves the UI (see the module note). Only GET and
+ * HEAD reach the UI's files and config; a proxied request keeps its method and body.
+ * @throws CairnError 404 for a proxy section with no configured address; 405 for another
+ *   method on a UI file; 502 when a proxied service cannot be reached.
+ */
+export function withUi(service: HttpService, options: UiOptions): HttpService {
+  const root = options.root ?? BUILT_UI_DIR;
+  return {
+    renderError: (err, req) => service.renderError(err, req),
+    async handle(req: HttpRequest): Promise<HttpResponse> {
+      if (req.path !== '/ui' && !req.path.startsWith('/ui/')) return service.handle(req);
+      if (req.path.startsWith(UI_PROXY_PREFIX)) return proxy(req, options);
+      if (req.method !== 'GET' && req.method !== 'HEAD') throw new CairnError('method_not_allowed', 'the web UI answers GET and HEAD');
+      if (req.path === '/ui') return { status: 301, headers: { Location: '/ui/' } };
+      if (req.path === '/ui/config.json') return config(options);
+      return uiFile(root, req.path.slice('/ui/'.length));
+    },
+  };
+}
+
+/**
+ * `/ui/config.json`: `{"sections": {"<section>": "<API base path>"}}` for every section this
+ * origin reaches: `""` for this service (its API is `/v1/`), `/ui/proxy/<section>` for a
+ * proxied one. The UI shows only these sections.
+ */
+function config(options: UiOptions): HttpResponse {
+  const sections: Record<string, string> = { [options.self]: '' };
+  for (const name of Object.keys(options.others?.() ?? {})) if (name !== options.self) sections[name] = `${UI_PROXY_PREFIX}${name}`;
+  return {
+    status: 200,
+    headers: { ...UI_SECURITY_HEADERS, 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
+    body: JSON.stringify({ sections }),
+  };
+}
+
+async function proxy(req: HttpRequest, options: UiOptions): Promise<HttpResponse> {
+  const rest = req.path.slice(UI_PROXY_PREFIX.length);
+  const slash = rest.indexOf('/');
+  const section = slash < 0 ? rest : rest.slice(0, slash);
+  const address = section === options.self ? undefined : options.others?.()[section as UiSection];
+  if (!address) throw new CairnError('not_found', `no service "${section}" is reachable through this UI`);
+  const path = slash < 0 ? '/' : rest.slice(slash);
+  try {
+    return await forwardRequest(PROXY_STYLE, { ...req, path: encodePath(path) }, address, undefined);
+  } catch (err) {
+    throw new CairnError('bad_gateway', `the ${section} service cannot be reached: ${(err as Error).message}`);
+  }
+}
+
+/** `req.path` arrives percent-decoded; the forwarded URL needs its segments encoded again. */
+function encodePath(path: string): string {
+  return path.split('/').map(encodeURIComponent).join('/');
+}

@@ -1,0 +1,133 @@
+/**
+ * Browser tests of the web UI (issue 18): a real `cairn dev` child process on free ports,
+ * and Debian's Chromium driven by playwright-core (no browser download exists here:
+ * `CHROMIUM_PATH`, default `/usr/bin/chromium`; `.ci/run` installs it). Each page records
+ * its console errors; {@link shoot} writes a screenshot to `test-results/ui/`;
+ * {@link axeCheck} runs axe-core on the page as it is.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { BUILT_UI_DIR } from '../../src/kernel/http/index.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const BIN = join(ROOT, 'src', 'cli', 'run.ts');
+/** Where the screenshots go (gitignored). */
+export const SHOTS = join(ROOT, 'test-results', 'ui');
+export const ROOT_TOKEN = 'ui-root-token';
+export const GATEWAY_TOKEN = 'ui-gateway-token';
+
+/** A running `cairn dev` and what it printed. */
+export interface Dev {
+  readonly child: ChildProcess;
+  readonly dataDir: string;
+  /** The printed web UI URL (`http://127.0.0.1:<port>/ui/`). */
+  readonly ui: string;
+  /** Service URLs by the label `cairn dev` prints them under. */
+  readonly printed: Readonly<Record<string, string>>;
+  close(): Promise<void>;
+}
+
+/** Starts `cairn dev` on free ports with fixed root and gateway tokens; resolves once it printed everything. */
+export async function startDev(): Promise<Dev> {
+  assert.ok(existsSync(join(BUILT_UI_DIR, 'index.html')), 'the web UI is not built: run `npm run build:ui`');
+  const dataDir = mkdtempSync(join(tmpdir(), 'cairn-ui-dev-'));
+  const ports = ['secrets', 'gateway-api', 'gateway-cluster', 'gateway-proxy', 'gateway-ops', 'mesh', 'mesh-dns', 'sched'].map((p) => `-${p}-address=127.0.0.1:0`);
+  const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'dev', `-data-dir=${dataDir}`, `-dev-root-token-id=${ROOT_TOKEN}`, `-dev-gateway-token=${GATEWAY_TOKEN}`, ...ports], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const printed: Record<string, string> = {};
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (c) => reject(new Error(`cairn dev exited with ${c}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const m = /^ {4}([A-Z][A-Za-z ]+): +(\S+)/.exec(line);
+      if (m) printed[m[1]] = m[2];
+      if (line.startsWith('Press Ctrl-C')) resolve();
+    });
+  });
+  return {
+    child,
+    dataDir,
+    ui: printed['Web UI'],
+    printed,
+    close: async () => {
+      const exited = new Promise((r) => child.once('exit', r));
+      if (child.exitCode === null) child.kill('SIGINT');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Launches headless Chromium (Debian's binary). */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
+}
+
+/** A page and the console errors and uncaught exceptions it had. */
+export interface WatchedPage {
+  readonly page: Page;
+  readonly errors: string[];
+}
+
+/**
+ * A new page in its own context (its own sessionStorage: a new tab), recording console
+ * errors. Chromium also logs each 4xx/5xx API answer as "Failed to load resource"; the
+ * UI shows those answers (a policy's parse error is a 400), so they are not script errors
+ * and are left out. A CSP violation is logged as an error and kept.
+ */
+export async function newPage(browser: Browser): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/^Failed to load resource: the server responded with a status of [45]\d\d/.test(m.text())) errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
+  return { page, errors };
+}
+
+/** Writes a full-page screenshot `test-results/ui/<name>.png`. */
+export async function shoot(page: Page, name: string): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * Runs axe-core (WCAG 2 A and AA rules) on the page and fails on any critical or serious
+ * finding, listing each rule and the elements it found. The script is evaluated through the
+ * browser's debugging protocol, which the page's CSP does not govern.
+ */
+export async function axeCheck(page: Page, screen: string): Promise<void> {
+  await page.evaluate(AXE);
+  const found = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(ctx: unknown, o: unknown): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: unknown }> }> }> } }).axe;
+    const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return r.violations.filter((v) => v.impact === 'critical' || v.impact === 'serious').map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+  });
+  assert.deepEqual(found, [], `axe findings on ${screen}`);
+}
+
+/** Calls a service's API directly (test set-up), with the root token. */
+export async function callApi(url: string, method: string, header: string, body?: unknown): Promise<unknown> {
+  const res = await fetch(url, { method, headers: { [header]: ROOT_TOKEN, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  assert.ok(res.ok, `${method} ${url}: ${res.status} ${text}`);
+  return text ? (JSON.parse(text) as unknown) : undefined;
+}
+
+/** Logs `page` in with the root token. */
+export async function loginWithToken(page: Page, ui: string): Promise<void> {
+  await page.goto(ui);
+  await page.getByRole('textbox', { name: 'Token' }).fill(ROOT_TOKEN);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Secrets engines' }).waitFor();
+}

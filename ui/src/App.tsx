@@ -1,0 +1,88 @@
+/** Routes of the UI; every screen but the login needs a session. */
+import { useEffect, useState } from 'react';
+import { Navigate, Route, Routes, useLocation } from 'react-router';
+import type { Section } from './api/client';
+import { currentSession, onSessionChange, type Session } from './api/session';
+import { Layout } from './components/Layout';
+import { Login } from './screens/Login';
+import { Mounts } from './screens/secrets/Mounts';
+import { KvBrowser } from './screens/secrets/KvBrowser';
+import { KvSecret } from './screens/secrets/KvSecret';
+import { KvCreate } from './screens/secrets/KvCreate';
+import { Policies } from './screens/secrets/Policies';
+import { PolicyEdit } from './screens/secrets/PolicyEdit';
+import { Seal } from './screens/secrets/Seal';
+import { AuthMethods } from './screens/secrets/AuthMethods';
+import { Tokens } from './screens/secrets/Tokens';
+import { Services } from './screens/mesh/Services';
+import { MeshNodes } from './screens/mesh/Nodes';
+import { Events } from './screens/sched/Events';
+import { SchedNodes } from './screens/sched/Nodes';
+import { Allocations } from './screens/sched/Allocations';
+import { Sessions } from './screens/gateway/Sessions';
+
+/** The screen each section opens on, in the order the header lists them. */
+const HOME: Array<[Section, string]> = [
+  ['secrets', '/secrets'],
+  ['mesh', '/discovery'],
+  ['sched', '/scheduler'],
+  ['gateway', '/gateway'],
+];
+
+/** The app; `sections` are the services this origin reaches (from /ui/config.json). */
+export function App({ sections }: { sections: Partial<Record<Section, string>> }) {
+  const [session, setSession] = useState<Session | undefined>(currentSession);
+  const location = useLocation();
+  useEffect(() => onSessionChange(setSession), []);
+  const home = HOME.find(([s]) => sections[s] !== undefined)?.[1] ?? '/secrets';
+  if (!session) {
+    return (
+      <Routes>
+        <Route path="/login" element={<Login home={home} />} />
+        <Route path="*" element={<Navigate to="/login" replace state={{ from: location.pathname }} />} />
+      </Routes>
+    );
+  }
+  return (
+    <Routes>
+      <Route element={<Layout session={session} sections={sections} />}>
+        <Route index element={<Navigate to={home} replace />} />
+        <Route path="/login" element={<Navigate to={home} replace />} />
+        {sections.secrets !== undefined && (
+          <>
+            <Route path="/secrets" element={<Mounts />} />
+            <Route path="/secrets/kv/:mount/*" element={<KvRoute />} />
+            <Route path="/secrets/create/:mount/*" element={<KvCreate />} />
+            <Route path="/secrets/policies" element={<Policies />} />
+            <Route path="/secrets/policies/:name" element={<PolicyEdit />} />
+            <Route path="/secrets/policy-new" element={<PolicyEdit />} />
+            <Route path="/secrets/seal" element={<Seal />} />
+            <Route path="/secrets/auth" element={<AuthMethods />} />
+            <Route path="/secrets/tokens" element={<Tokens />} />
+          </>
+        )}
+        {sections.mesh !== undefined && (
+          <>
+            <Route path="/discovery" element={<Services />} />
+            <Route path="/discovery/nodes" element={<MeshNodes />} />
+          </>
+        )}
+        {sections.sched !== undefined && (
+          <>
+            <Route path="/scheduler" element={<Events />} />
+            <Route path="/scheduler/nodes" element={<SchedNodes />} />
+            <Route path="/scheduler/allocations" element={<Allocations />} />
+          </>
+        )}
+        {sections.gateway !== undefined && <Route path="/gateway" element={<Sessions />} />}
+        <Route path="*" element={<p role="alert">No such page.</p>} />
+      </Route>
+    </Routes>
+  );
+}
+
+/** A KV path ending in `/` (or empty) is a folder; anything else a secret. */
+function KvRoute() {
+  const location = useLocation();
+  return location.pathname.endsWith('/') || /\/secrets\/kv\/[^/]+$/.test(location.pathname) ? <KvBrowser /> : <KvSecret />;
+}

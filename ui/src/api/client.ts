@@ -1,0 +1,93 @@
+/**
+ * Calls to the services' public HTTP APIs, the ones the CLI and SDK use. Each section's
+ * base path comes from `/ui/config.json` ('' = this origin's `/v1/`, else the dev proxy
+ * prefix); the token goes in the section's own header.
+ */
+import { currentSession } from './session';
+
+export type Section = 'secrets' | 'mesh' | 'sched' | 'gateway';
+
+/** An API error: the HTTP status and the messages of the service's error body. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly messages: string[],
+  ) {
+    super(messages.join('; ') || `HTTP ${status}`);
+  }
+}
+
+const TOKEN_HEADER: Record<Section, string> = {
+  secrets: 'X-Secrets-Token',
+  mesh: 'X-Mesh-Token',
+  sched: 'X-Sched-Token',
+  gateway: 'Authorization',
+};
+
+let bases: Partial<Record<Section, string>> = {};
+
+/** Loads `/ui/config.json`: which sections this origin reaches, and where. */
+export async function loadConfig(): Promise<Partial<Record<Section, string>>> {
+  const res = await fetch('/ui/config.json', { headers: { Accept: 'application/json' } });
+  if (!res.ok) throw new ApiError(res.status, ['cannot load the UI configuration']);
+  bases = ((await res.json()) as { sections: Partial<Record<Section, string>> }).sections;
+  return bases;
+}
+
+/** Whether this origin reaches `section`. */
+export function hasSection(section: Section): boolean {
+  return bases[section] !== undefined;
+}
+
+export interface CallOptions {
+  readonly method?: string;
+  readonly body?: unknown;
+  /** A token other than the session's (login checks). */
+  readonly token?: string;
+  readonly signal?: AbortSignal;
+}
+
+/** The URL and headers of a call to `path` (starting `/v1/`) of `section`. */
+export function request(section: Section, path: string, o: CallOptions = {}): { url: string; init: RequestInit } {
+  const session = currentSession();
+  const token = o.token ?? (section === 'gateway' ? session?.gatewayToken : session?.token);
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (token) headers[TOKEN_HEADER[section]] = section === 'gateway' ? `Bearer ${token}` : token;
+  if (section === 'secrets') {
+    headers['X-Secrets-Request'] = 'true';
+    if (session?.namespace) headers['X-Secrets-Namespace'] = session.namespace;
+  }
+  if (o.body !== undefined) headers['Content-Type'] = 'application/json';
+  return {
+    url: `${bases[section] ?? ''}${path}`,
+    init: { method: o.method ?? 'GET', headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), signal: o.signal, cache: 'no-store' },
+  };
+}
+
+/**
+ * Calls the API and returns its parsed JSON body (undefined for 204).
+ * @throws ApiError for a non-2xx reply, with the service's `errors` messages.
+ */
+export async function api<T = unknown>(section: Section, path: string, o: CallOptions = {}): Promise<T> {
+  const { url, init } = request(section, path, o);
+  const res = await fetch(url, init);
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = text;
+  }
+  if (!res.ok) throw new ApiError(res.status, errorMessages(body, res.status));
+  return body as T;
+}
+
+function errorMessages(body: unknown, status: number): string[] {
+  if (body && typeof body === 'object' && Array.isArray((body as { errors?: unknown }).errors)) {
+    return ((body as { errors: unknown[] }).errors).map(String);
+  }
+  // The gateway's errors: {"kind", "message"}.
+  if (body && typeof body === 'object' && typeof (body as { message?: unknown }).message === 'string') return [(body as { message: string }).message];
+  if (typeof body === 'string' && body.trim()) return [body.trim()];
+  return [`HTTP ${status}`];
+}

@@ -1,0 +1,13 @@
+/** The discovery section's sub-navigation. */
+import { NavLink } from 'react-router';
+
+export function MeshNav() {
+  return (
+    <nav aria-label="Discovery" className="sub">
+      <NavLink to="/discovery" end>
+        Services
+      </NavLink>
+      <NavLink to="/discovery/nodes">Nodes</NavLink>
+    </nav>
+  );
+}

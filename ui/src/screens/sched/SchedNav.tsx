@@ -1,0 +1,14 @@
+/** The scheduler section's sub-navigation. */
+import { NavLink } from 'react-router';
+
+export function SchedNav() {
+  return (
+    <nav aria-label="Scheduler" className="sub">
+      <NavLink to="/scheduler" end>
+        Events
+      </NavLink>
+      <NavLink to="/scheduler/nodes">Nodes</NavLink>
+      <NavLink to="/scheduler/allocations">Allocations</NavLink>
+    </nav>
+  );
+}
