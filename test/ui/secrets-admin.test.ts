@@ -1,13 +1,13 @@
 /**
  * The web UI's secrets administration screens in Chromium against a real `cairn dev`
  * (issue 18): a file audit device enabled, listed, a value hashed with its salt (the same
- * hash the API gives), the device disabled after a confirmation; the lease of a read from
- * a leased KV v1 mount found by prefix, renewed and revoked (checked through the API); a
- * JSON object wrapped, its token looked up, rewrapped and unwrapped once (the second unwrap
- * shows the server's error); a secret's metadata edited (a bad duration refused, then the
- * settings and custom metadata stored, checked through the API); the HA status. Every new
- * screen is screenshot and checked with axe-core (one in the dark theme), and no page logs a
- * console error.
+ * hash the API gives), a bad option refused with the server's error, the device disabled
+ * after a confirmation; the lease of a read from a leased KV v1 mount found by prefix,
+ * renewed and revoked, then the rest revoked by prefix (checked through the API); a JSON
+ * object wrapped, its token looked up, rewrapped and unwrapped once (the second unwrap shows
+ * the server's error); a secret's metadata edited (a bad duration refused, then the settings
+ * and custom metadata stored, checked through the API); the HA status. Every new screen is
+ * screenshot and checked with axe-core in both themes, and no page logs a console error.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -44,6 +44,7 @@ describe('web UI: secrets administration', { timeout: 240_000 }, () => {
     const logFile = join(dev.dataDir, 'ui-audit.log');
     await page.getByRole('link', { name: 'Audit devices' }).click();
     await page.getByText('No audit device is enabled').waitFor();
+    await page.getByText('Enable a device first').waitFor();
     await page.getByLabel('Path (default: the type)').fill('ui-file');
     await page.getByLabel('Description').fill('from the UI');
     await page.getByLabel('File path').fill(logFile);
@@ -90,7 +91,7 @@ describe('web UI: secrets administration', { timeout: 240_000 }, () => {
     assert.deepEqual(Object.keys(after.data), []);
   });
 
-  it('finds the lease of a leased KV v1 read by prefix, renews it and revokes it', async () => {
+  it('finds the lease of a leased KV v1 read by prefix, renews it, revokes it, and revokes a prefix', async () => {
     await callApi(secretsApi('sys/mounts/leased'), 'POST', 'X-Secrets-Token', { type: 'kv', options: { version: '1', leased_passthrough: 'true' } });
     await callApi(secretsApi('leased/app'), 'POST', 'X-Secrets-Token', { password: 'p', ttl: '1h' });
     const read = (await callApi(secretsApi('leased/app'), 'GET', 'X-Secrets-Token')) as { lease_id: string; renewable: boolean };
@@ -129,6 +130,20 @@ describe('web UI: secrets administration', { timeout: 240_000 }, () => {
     await page.getByLabel('Lease ID').fill(read.lease_id);
     await page.getByRole('button', { name: 'Look up', exact: true }).click();
     await page.getByRole('alert').filter({ hasText: 'invalid lease' }).waitFor();
+
+    // Two more reads, then every lease under the mount revoked at once (after a confirmation).
+    await callApi(secretsApi('leased/app'), 'GET', 'X-Secrets-Token');
+    await callApi(secretsApi('leased/app'), 'GET', 'X-Secrets-Token');
+    await page.getByLabel('Prefix').fill('leased');
+    await page.getByRole('button', { name: 'Browse' }).click();
+    await page.getByRole('button', { name: 'app/' }).click();
+    assert.equal(await page.getByRole('list', { name: 'Leases under leased/app/' }).getByRole('listitem').count(), 2);
+    await page.getByRole('button', { name: 'Up one level' }).click();
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Revoke all under prefix' }).click();
+    await page.getByRole('status').filter({ hasText: 'Revoked every lease under leased/.' }).waitFor();
+    await page.getByText('No leases under leased/.').waitFor();
+    assert.equal((await tryApi('sys/leases/lookup/leased/app?list=true', 'GET')).status, 404);
   });
 
   it('wraps JSON, looks the token up, rewraps it, unwraps once, and shows the server\'s error on the second unwrap', async () => {

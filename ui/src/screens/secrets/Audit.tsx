@@ -189,25 +189,27 @@ function HashForm({ devices }: { devices: string[] }) {
     <section aria-labelledby="audit-hash-h">
       <h2 id="audit-hash-h">Hash a value</h2>
       <p className="muted">The hash a device writes in its log for this value, to search the log for it.</p>
-      <form className="toolbar" onSubmit={(e) => void submit(e)} aria-labelledby="audit-hash-h">
-        <div className="field inline">
-          <label htmlFor="hash-device">Device</label>
-          <select id="hash-device" value={chosen} onChange={(e) => setDevice(e.target.value)} disabled={devices.length === 0}>
-            {devices.map((d) => (
-              <option key={d} value={d}>
-                {d}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field inline">
-          <label htmlFor="hash-input">Value</label>
-          <input id="hash-input" type="password" autoComplete="off" value={input} onChange={(e) => setInput(e.target.value)} required />
-        </div>
-        <button type="submit" disabled={devices.length === 0}>
-          Hash
-        </button>
-      </form>
+      {devices.length === 0 ? (
+        <p className="muted">Enable a device first: each device hashes with its own salt.</p>
+      ) : (
+        <form className="toolbar" onSubmit={(e) => void submit(e)} aria-labelledby="audit-hash-h">
+          <div className="field inline">
+            <label htmlFor="hash-device">Device</label>
+            <select id="hash-device" value={chosen} onChange={(e) => setDevice(e.target.value)}>
+              {devices.map((d) => (
+                <option key={d} value={d}>
+                  {d}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field inline">
+            <label htmlFor="hash-input">Value</label>
+            <input id="hash-input" type="password" autoComplete="off" value={input} onChange={(e) => setInput(e.target.value)} required />
+          </div>
+          <button type="submit">Hash</button>
+        </form>
+      )}
       <ErrorNotice error={error} />
       {hash && (
         <p role="status">
