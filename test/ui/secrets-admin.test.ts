@@ -105,7 +105,7 @@ describe('web UI: secrets administration', { timeout: 240_000 }, () => {
     await page.getByRole('button', { name: `Look up lease ${read.lease_id}` }).click();
     await page.getByRole('heading', { name: `Lease ${read.lease_id}` }).waitFor();
     assert.match((await page.getByTestId('lease').textContent()) ?? '', /Renewableyes/);
-    assert.equal(await page.getByRole('list', { name: 'Leases under leased/app/' }).getByText(id).count(), 1);
+    await page.getByRole('list', { name: 'Leases under leased/app/' }).getByText(id).waitFor();
     await axeCheck(page, 'leases');
     await shoot(page, '22-leases-lookup');
 
@@ -137,7 +137,9 @@ describe('web UI: secrets administration', { timeout: 240_000 }, () => {
     await page.getByLabel('Prefix').fill('leased');
     await page.getByRole('button', { name: 'Browse' }).click();
     await page.getByRole('button', { name: 'app/' }).click();
-    assert.equal(await page.getByRole('list', { name: 'Leases under leased/app/' }).getByRole('listitem').count(), 2);
+    const items = page.getByRole('list', { name: 'Leases under leased/app/' }).getByRole('listitem');
+    await items.nth(1).waitFor();
+    assert.equal(await items.count(), 2);
     await page.getByRole('button', { name: 'Up one level' }).click();
     page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Revoke all under prefix' }).click();
@@ -149,8 +151,9 @@ describe('web UI: secrets administration', { timeout: 240_000 }, () => {
   it('wraps JSON, looks the token up, rewraps it, unwraps once, and shows the server\'s error on the second unwrap', async () => {
     await page.getByRole('link', { name: 'Wrapping' }).click();
     await page.getByLabel('Data to wrap (a JSON object)').fill('{"hello": "world", "n": 2}');
+    // Submitted from the keyboard: Enter in the TTL field.
     await page.getByLabel('TTL').fill('10m');
-    await page.getByRole('button', { name: 'Wrap', exact: true }).click();
+    await page.getByLabel('TTL').press('Enter');
     await page.getByRole('button', { name: 'Reveal wrapping token' }).click();
     const first = (await page.getByTestId('value-wrapping token').textContent()) ?? '';
     assert.match(first, /\S{10,}/);

@@ -1,13 +1,15 @@
 /**
- * Leases of the namespace: browsed by prefix (`LIST /v1/sys/leases/lookup/:prefix`, sudo),
- * one looked up (`PUT /v1/sys/leases/lookup`), renewed by an increment
- * (`PUT /v1/sys/leases/renew`), revoked (`PUT /v1/sys/leases/revoke`) or every lease under
- * the prefix revoked (`PUT /v1/sys/leases/revoke-prefix/:prefix`), both after a confirmation.
+ * Leases of the namespace: browsed by prefix (`LIST /v1/sys/leases/lookup/:prefix`, sudo;
+ * virtualised, as a mount may hold many), one looked up (`PUT /v1/sys/leases/lookup`),
+ * renewed by an increment (`PUT /v1/sys/leases/renew`), revoked (`PUT /v1/sys/leases/revoke`)
+ * or every lease under the prefix revoked (`PUT /v1/sys/leases/revoke-prefix/:prefix`), both
+ * after a confirmation.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, ApiError } from '../../api/client';
 import { ErrorNotice, Loading } from '../../components/Notice';
+import { VirtualList } from '../../components/VirtualList';
 import { encodePath } from './kvPaths';
 import { SecretsNav } from './SecretsNav';
 
@@ -69,8 +71,9 @@ export function Leases() {
     e.preventDefault();
     void run(async () => {
       const r = await api<{ lease_duration: number; warnings?: string[] | null }>('secrets', '/v1/sys/leases/renew', { method: 'PUT', body: { lease_id: lease!.id, increment } });
-      setNotice(`Renewed: the lease now has ${r.lease_duration} s left.${r.warnings?.length ? ` ${r.warnings.join(' ')}` : ''}`);
+      // The lease as it is now, shown together with the notice.
       setLease((await api<{ data: Lease }>('secrets', '/v1/sys/leases/lookup', { method: 'PUT', body: { lease_id: lease!.id } })).data);
+      setNotice(`Renewed: the lease now has ${r.lease_duration} s left.${r.warnings?.length ? ` ${r.warnings.join(' ')}` : ''}`);
     });
   };
   const revoke = () => {
@@ -123,10 +126,12 @@ export function Leases() {
       {keys.isPending && <Loading />}
       {keys.data && keys.data.length === 0 && <p>No leases under {prefix || 'the top level'}.</p>}
       {keys.data && keys.data.length > 0 && (
-        <ul className="plain" aria-label={`Leases under ${prefix || 'the top level'}`}>
-          {keys.data.map((k) => (
-            <li key={k}>
-              {k.endsWith('/') ? (
+        <div className="short-vlist">
+          <VirtualList
+            items={keys.data}
+            label={`Leases under ${prefix || 'the top level'}`}
+            render={(k) =>
+              k.endsWith('/') ? (
                 <button type="button" className="link" onClick={() => browse(prefix + k)}>
                   {k}
                 </button>
@@ -134,10 +139,10 @@ export function Leases() {
                 <button type="button" className="link" aria-label={`Look up lease ${prefix + k}`} onClick={() => void lookup(prefix + k)}>
                   {k}
                 </button>
-              )}
-            </li>
-          ))}
-        </ul>
+              )
+            }
+          />
+        </div>
       )}
       <h2>Look up a lease</h2>
       <form
