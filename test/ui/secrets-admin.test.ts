@@ -6,7 +6,8 @@
  * renewed and revoked, then the rest revoked by prefix (checked through the API); a JSON
  * object wrapped, its token looked up, rewrapped and unwrapped once (the second unwrap shows
  * the server's error); a secret's metadata edited (a bad duration refused, then the settings
- * and custom metadata stored, checked through the API); the HA status. Every new screen is
+ * and custom metadata stored, checked through the API); the HA status; in
+ * another namespace the audit and HA screens say they are root-only. Every new screen is
  * screenshot and checked with axe-core in both themes, and no page logs a console error.
  */
 import assert from 'node:assert/strict';
@@ -252,6 +253,25 @@ describe('web UI: secrets administration', { timeout: 240_000 }, () => {
       await shoot(page, shot);
     }
     await page.getByRole('button', { name: 'Switch to light theme' }).click();
+  });
+
+  it('says the audit and HA screens work in the root namespace only, with the server\'s refusal', async () => {
+    await callApi(secretsApi('sys/namespaces/team'), 'POST', 'X-Secrets-Token', {});
+    await page.getByRole('textbox', { name: 'Namespace' }).fill('team');
+    await page.getByRole('button', { name: 'Switch namespace' }).click();
+    for (const [link, what] of [
+      ['Audit devices', 'Audit devices are managed only in the root namespace; this tab works in team.'],
+      ['HA status', 'The HA status is served only in the root namespace; this tab works in team.'],
+    ]) {
+      await page.getByRole('link', { name: link }).click();
+      assert.match((await page.getByTestId('root-only').textContent()) ?? '', new RegExp(`^${what}`));
+      await page.getByRole('alert').filter({ hasText: 'operation unavailable in namespaces' }).waitFor();
+    }
+    await shoot(page, '33-ha-in-namespace');
+    await page.getByRole('textbox', { name: 'Namespace' }).fill('');
+    await page.getByRole('button', { name: 'Switch namespace' }).click();
+    await page.getByTestId('ha-role').waitFor();
+    assert.equal(await page.getByTestId('root-only').count(), 0);
     assert.deepEqual(tab.errors, []);
   });
 });

@@ -8,6 +8,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
 import { ErrorNotice, Loading } from '../../components/Notice';
+import { RootOnlyNote } from './RootOnly';
 import { SecretsNav } from './SecretsNav';
 
 interface Device {
@@ -60,6 +61,7 @@ export function Audit() {
     <>
       <SecretsNav />
       <h1>Audit devices</h1>
+      <RootOnlyNote what="Audit devices are managed" />
       {devices.isPending && <Loading />}
       <ErrorNotice error={devices.error ?? error} />
       {notice && <p role="status">{notice}</p>}

@@ -8,6 +8,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../api/client';
 import { ErrorNotice, Loading } from '../../components/Notice';
+import { RootOnlyNote } from './RootOnly';
 import { SecretsNav } from './SecretsNav';
 
 interface Leader {
@@ -45,6 +46,7 @@ export function HaStatus() {
     <>
       <SecretsNav />
       <h1>High availability</h1>
+      <RootOnlyNote what="The HA status is served" />
       {(leader.isPending || health.isPending) && <Loading />}
       <ErrorNotice error={leader.error ?? health.error} />
       {l && h && (
