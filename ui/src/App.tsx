@@ -14,6 +14,10 @@ import { PolicyEdit } from './screens/secrets/PolicyEdit';
 import { Seal } from './screens/secrets/Seal';
 import { AuthMethods } from './screens/secrets/AuthMethods';
 import { Tokens } from './screens/secrets/Tokens';
+import { Audit } from './screens/secrets/Audit';
+import { Leases } from './screens/secrets/Leases';
+import { Wrapping } from './screens/secrets/Wrapping';
+import { HaStatus } from './screens/secrets/HaStatus';
 import { Services } from './screens/mesh/Services';
 import { MeshNodes } from './screens/mesh/Nodes';
 import { Events } from './screens/sched/Events';
@@ -59,6 +63,10 @@ export function App({ sections }: { sections: Partial<Record<Section, string>> }
             <Route path="/secrets/seal" element={<Seal />} />
             <Route path="/secrets/auth" element={<AuthMethods />} />
             <Route path="/secrets/tokens" element={<Tokens />} />
+            <Route path="/secrets/audit" element={<Audit />} />
+            <Route path="/secrets/leases" element={<Leases />} />
+            <Route path="/secrets/wrapping" element={<Wrapping />} />
+            <Route path="/secrets/ha" element={<HaStatus />} />
           </>
         )}
         {sections.mesh !== undefined && (

@@ -45,6 +45,8 @@ export interface CallOptions {
   /** A token other than the session's (login checks). */
   readonly token?: string;
   readonly signal?: AbortSignal;
+  /** More request headers (e.g. `X-Secrets-Wrap-TTL` to have the reply response-wrapped). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** The URL and headers of a call to `path` (starting `/v1/`) of `section`. */
@@ -58,6 +60,7 @@ export function request(section: Section, path: string, o: CallOptions = {}): { 
     if (session?.namespace) headers['X-Secrets-Namespace'] = session.namespace;
   }
   if (o.body !== undefined) headers['Content-Type'] = 'application/json';
+  Object.assign(headers, o.headers);
   return {
     url: `${bases[section] ?? ''}${path}`,
     init: { method: o.method ?? 'GET', headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), signal: o.signal, cache: 'no-store' },

@@ -1,4 +1,4 @@
-/** One KV v2 secret: its data (hidden until revealed), editing, versions and their diff. */
+/** One KV v2 secret: its data (hidden until revealed), editing, versions and their diff, its metadata (editable). */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
@@ -7,6 +7,7 @@ import { Breadcrumbs } from './Breadcrumbs';
 import { explainCas, readMeta, readVersion, writeSecret, type SecretData } from './kvApi';
 import { KvDiff } from './KvDiff';
 import { KvEditor } from './KvEditor';
+import { KvMetadata } from './KvMetadata';
 import { KvVersions } from './KvVersions';
 import { SecretValue } from './SecretValue';
 import { SecretsNav } from './SecretsNav';
@@ -93,19 +94,7 @@ export function KvSecret() {
           </section>
           <KvVersions mount={mount} path={path} meta={meta.data} shown={version} onChanged={reload} />
           <KvDiff mount={mount} path={path} meta={meta.data} />
-          {meta.data.custom_metadata && Object.keys(meta.data.custom_metadata).length > 0 && (
-            <section aria-labelledby="cm-h">
-              <h2 id="cm-h">Custom metadata</h2>
-              <dl>
-                {Object.entries(meta.data.custom_metadata).map(([k, v]) => (
-                  <div key={k}>
-                    <dt>{k}</dt>
-                    <dd>{v}</dd>
-                  </div>
-                ))}
-              </dl>
-            </section>
-          )}
+          <KvMetadata mount={mount} path={path} meta={meta.data} onChanged={reload} />
         </>
       )}
     </>

@@ -11,6 +11,10 @@ export function SecretsNav() {
       <NavLink to="/secrets/auth">Auth methods</NavLink>
       <NavLink to="/secrets/tokens">Tokens</NavLink>
       <NavLink to="/secrets/seal">Seal status</NavLink>
+      <NavLink to="/secrets/ha">HA status</NavLink>
+      <NavLink to="/secrets/leases">Leases</NavLink>
+      <NavLink to="/secrets/wrapping">Wrapping</NavLink>
+      <NavLink to="/secrets/audit">Audit devices</NavLink>
     </nav>
   );
 }

@@ -13,6 +13,8 @@ export interface SecretMeta {
   oldest_version: number;
   cas_required: boolean;
   max_versions: number;
+  /** A duration as the server formats it (`0s` = never). */
+  delete_version_after: string;
   custom_metadata: Record<string, string> | null;
   versions: Record<string, VersionMeta>;
 }
