@@ -42,6 +42,8 @@ export function hasSection(section: Section): boolean {
 export interface CallOptions {
   readonly method?: string;
   readonly body?: unknown;
+  /** A body sent as is, as text (a discovery KV value), instead of JSON `body`. */
+  readonly raw?: string;
   /** A token other than the session's (login checks). */
   readonly token?: string;
   readonly signal?: AbortSignal;
@@ -58,9 +60,10 @@ export function request(section: Section, path: string, o: CallOptions = {}): { 
     if (session?.namespace) headers['X-Secrets-Namespace'] = session.namespace;
   }
   if (o.body !== undefined) headers['Content-Type'] = 'application/json';
+  const body = o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body));
   return {
     url: `${bases[section] ?? ''}${path}`,
-    init: { method: o.method ?? 'GET', headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), signal: o.signal, cache: 'no-store' },
+    init: { method: o.method ?? 'GET', headers, body, signal: o.signal, cache: 'no-store' },
   };
 }
 
@@ -69,6 +72,14 @@ export function request(section: Section, path: string, o: CallOptions = {}): { 
  * @throws ApiError for a non-2xx reply, with the service's `errors` messages.
  */
 export async function api<T = unknown>(section: Section, path: string, o: CallOptions = {}): Promise<T> {
+  return (await apiReply<T>(section, path, o)).body;
+}
+
+/**
+ * As {@link api}, with the reply's headers too (a list's `X-Sched-NextToken`).
+ * @throws ApiError for a non-2xx reply.
+ */
+export async function apiReply<T = unknown>(section: Section, path: string, o: CallOptions = {}): Promise<{ body: T; headers: Headers }> {
   const { url, init } = request(section, path, o);
   const res = await fetch(url, init);
   const text = await res.text();
@@ -79,7 +90,7 @@ export async function api<T = unknown>(section: Section, path: string, o: CallOp
     body = text;
   }
   if (!res.ok) throw new ApiError(res.status, errorMessages(body, res.status));
-  return body as T;
+  return { body: body as T, headers: res.headers };
 }
 
 function errorMessages(body: unknown, status: number): string[] {
