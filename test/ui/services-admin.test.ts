@@ -135,13 +135,29 @@ describe('web UI: discovery key/value and ACL, scheduler CSI and ACL', { timeout
     await axeCheck(page, 'discovery token form');
     await page.getByRole('button', { name: 'Create token' }).click();
     const accessor = (await page.getByTestId('acl-token-accessor').textContent()) ?? '';
-    const token = (await callApi(mesh(`acl/token/${accessor}`), 'GET', 'X-Mesh-Token')) as { Description: string; Policies: Array<{ Name: string }> };
+    const token = (await callApi(mesh(`acl/token/${accessor}`), 'GET', 'X-Mesh-Token')) as { Description: string; SecretID: string; Policies: Array<{ Name: string }> };
     assert.equal(token.Description, 'ui kv reader');
     assert.deepEqual(token.Policies.map((p) => p.Name), ['ui-kv']);
     await page.getByRole('link', { name: 'Open the token' }).click();
     await page.getByText('ui kv reader').first().waitFor();
+    // The secret stays hidden until revealed.
+    assert.equal(await page.getByTestId('value-SecretID').textContent(), '••••••••');
+    await page.getByRole('button', { name: 'Reveal SecretID' }).click();
+    assert.equal(await page.getByTestId('value-SecretID').textContent(), token.SecretID);
     await axeCheck(page, 'discovery token');
     await shoot(page, '35-discovery-acl-token');
+
+    // Delete (after the confirm dialog) of a policy made through the API.
+    await callApi(mesh('acl/policy'), 'PUT', 'X-Mesh-Token', { Name: 'ui-tmp', Rules: 'key_prefix "" { policy = "read" }' });
+    await aclNav().getByRole('link', { name: 'Policies' }).click();
+    await page.getByTestId('acl-policies').getByRole('link', { name: 'ui-tmp' }).click();
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Delete policy' }).click();
+    await page.getByRole('heading', { name: 'ACL policies' }).waitFor();
+    await page.getByTestId('acl-policies').getByRole('link', { name: 'ui-kv' }).waitFor();
+    assert.equal(await page.getByTestId('acl-policies').getByRole('link', { name: 'ui-tmp' }).count(), 0);
+    const left = (await callApi(mesh('acl/policies'), 'GET', 'X-Mesh-Token')) as Array<{ Name: string }>;
+    assert.ok(!left.some((p) => p.Name === 'ui-tmp'));
 
     await callApi(mesh('acl/role'), 'PUT', 'X-Mesh-Token', { Name: 'ui-role', Policies: [{ Name: 'ui-kv' }] });
     await aclNav().getByRole('link', { name: 'Roles' }).click();
@@ -257,6 +273,14 @@ describe('web UI: discovery key/value and ACL, scheduler CSI and ACL', { timeout
     await aclNav().getByRole('link', { name: 'Tokens' }).click();
     await page.getByTestId('acl-tokens').getByRole('link', { name: 'ui ops' }).waitFor();
     await shoot(page, '44-sched-acl-tokens');
+    // Delete the token from its page, after the confirm dialog.
+    await page.getByTestId('acl-tokens').getByRole('link', { name: 'ui ops' }).click();
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByTestId('acl-tokens').waitFor();
+    assert.equal(await page.getByTestId('acl-tokens').getByRole('link', { name: 'ui ops' }).count(), 0);
+    const gone = await fetch(sched(`acl/token/${accessor}`), { headers: { 'X-Sched-Token': ROOT_TOKEN } });
+    assert.equal(gone.status, 404);
 
     await callApi(sched('acl/role'), 'PUT', 'X-Sched-Token', { Name: 'ui-role', Policies: [{ Name: 'ui-ops' }] });
     await aclNav().getByRole('link', { name: 'Roles' }).click();

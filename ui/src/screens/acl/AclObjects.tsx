@@ -11,6 +11,7 @@ import { Link, NavLink, useNavigate, useParams } from 'react-router';
 import { api } from '../../api/client';
 import { ErrorNotice, Loading } from '../../components/Notice';
 import { policyErrorLine } from '../secrets/policyError';
+import { SecretValue } from '../secrets/SecretValue';
 import { str, type AclKind, type AclService, type Row } from './kinds';
 
 /** The line a rules error names: the discovery parser's `At <line>:<column>:`, else as the secrets policy errors (policyError.ts). */
@@ -104,7 +105,14 @@ function AclDetail({ service, kind, id }: { service: AclService; kind: AclKind; 
   if (q.isPending) return <Loading />;
   if (q.error) return <ErrorNotice error={q.error} />;
   const row = q.data;
-  if (kind.create === 'policy') return <PolicyForm service={service} existing={row} />;
+  if (kind.create === 'policy') {
+    return (
+      <>
+        <PolicyForm service={service} existing={row} onDelete={kind.remove ? () => void remove() : undefined} />
+        <ErrorNotice error={error} />
+      </>
+    );
+  }
   const shown = Object.entries(row).filter(([, v]) => typeof v !== 'object' || v === null);
   const nested = Object.entries(row).filter(([, v]) => typeof v === 'object' && v !== null);
   return (
@@ -116,7 +124,7 @@ function AclDetail({ service, kind, id }: { service: AclService; kind: AclKind; 
         {shown.map(([k, v]) => (
           <div key={k}>
             <dt>{k}</dt>
-            <dd>{str(v)}</dd>
+            <dd>{k === 'SecretID' && v !== '<hidden>' ? <SecretValue name="SecretID" value={v} /> : str(v)}</dd>
           </div>
         ))}
       </dl>
@@ -146,7 +154,7 @@ const DEFAULT_RULES: Record<string, string> = {
 };
 
 /** Create (no `existing`) or edit a policy; the server's rule error is shown and its line marked. */
-function PolicyForm({ service, existing }: { service: AclService; existing?: Row }) {
+function PolicyForm({ service, existing, onDelete }: { service: AclService; existing?: Row; onDelete?: () => void }) {
   const queries = useQueryClient();
   const navigate = useNavigate();
   const initial = existing ? str(existing.Rules) : (DEFAULT_RULES[service.section] ?? '');
@@ -197,6 +205,11 @@ function PolicyForm({ service, existing }: { service: AclService; existing?: Row
           <button type="submit" className="primary">
             Save policy
           </button>
+          {onDelete && (
+            <button type="button" className="danger" onClick={onDelete}>
+              Delete policy
+            </button>
+          )}
         </div>
       </form>
     </>
@@ -264,7 +277,7 @@ function TokenForm({ service }: { service: AclService }) {
             <div>
               <dt>Secret</dt>
               <dd>
-                <code>{str(made.SecretID)}</code>
+                <SecretValue name="SecretID" value={str(made.SecretID)} />
               </dd>
             </div>
           </dl>

@@ -128,7 +128,8 @@ export function PluginDetail() {
                       <code>{node}</code>
                     </td>
                     <td>
-                      <span className={`status status-${info.Healthy ? 'passing' : 'critical'}`}>{info.Healthy ? 'healthy' : 'unhealthy'}</span> {info.HealthDescription}
+                      <span className={`status status-${info.Healthy ? 'passing' : 'critical'}`}>{info.Healthy ? 'healthy' : 'unhealthy'}</span>
+                      {info.HealthDescription && info.HealthDescription !== 'healthy' ? ` ${info.HealthDescription}` : ''}
                     </td>
                   </tr>
                 )),
