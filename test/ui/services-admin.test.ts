@@ -104,6 +104,23 @@ describe('web UI: discovery key/value and ACL, scheduler CSI and ACL', { timeout
     await keys.getByRole('link', { name: 'leader' }).click();
     await page.getByTestId('kv-lock').filter({ hasText: session.ID }).filter({ hasText: 'ui-leader' }).waitFor();
     await shoot(page, '32-discovery-kv-lock');
+
+    // A new key from the folder (cas 0: only if absent), then deleted after the confirm dialog.
+    await page.getByRole('navigation', { name: 'Key path' }).getByRole('link', { name: 'app' }).click();
+    await page.getByLabel('New key under app/').fill('created');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('heading', { name: 'Key app/created' }).waitFor();
+    assert.equal(await page.getByLabel('Index (cas)').inputValue(), '0');
+    await page.getByLabel('Value').fill('hello');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    assert.equal(await kvValue('app/created'), 'hello');
+    await page.getByRole('button', { name: 'Delete' }).waitFor();
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await keys.getByRole('link', { name: 'config' }).waitFor();
+    assert.equal(await keys.getByRole('link', { name: 'created' }).count(), 0);
+    assert.equal((await fetch(mesh('kv/app/created'), { headers: { 'X-Mesh-Token': ROOT_TOKEN } })).status, 404);
   });
 
   it('edits a discovery ACL policy with an error, fixes it, and makes a token with it', async () => {

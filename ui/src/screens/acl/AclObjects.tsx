@@ -96,7 +96,8 @@ function AclDetail({ service, kind, id }: { service: AclService; kind: AclKind; 
     if (!kind.remove || !confirm(`Delete ${kind.title.toLowerCase()} ${id}?`)) return;
     try {
       await api(service.section, kind.remove(id), { method: 'DELETE' });
-      await queries.invalidateQueries({ queryKey: [service.section, 'acl'] });
+      // Dropped, not just invalidated: the list must not show the deleted object while it reloads.
+      queries.removeQueries({ queryKey: [service.section, 'acl'] });
       navigate(`${service.base}/${kind.slug}`);
     } catch (e) {
       setError(e);

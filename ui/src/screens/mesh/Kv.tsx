@@ -179,7 +179,9 @@ function KvForm({ name, entry, result, setResult }: { name: string; entry: KvEnt
         setResult({ ok: false, text: `Not deleted: the key changed since index ${cas}. Reload it first.` });
         return;
       }
-      await queries.invalidateQueries({ queryKey: ['mesh'] });
+      // Dropped, not just invalidated: the folder must not show the deleted key while it reloads.
+      queries.removeQueries({ queryKey: ['mesh', 'kv-keys'] });
+      queries.removeQueries({ queryKey: ['mesh', 'kv', name] });
       navigate(`/discovery/kv/${name.slice(0, name.lastIndexOf('/') + 1)}`);
     } catch (err) {
       setError(err);
