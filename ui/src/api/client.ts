@@ -60,10 +60,9 @@ export function request(section: Section, path: string, o: CallOptions = {}): { 
     if (session?.namespace) headers['X-Secrets-Namespace'] = session.namespace;
   }
   if (o.body !== undefined) headers['Content-Type'] = 'application/json';
-  const body = o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body));
   return {
     url: `${bases[section] ?? ''}${path}`,
-    init: { method: o.method ?? 'GET', headers, body, signal: o.signal, cache: 'no-store' },
+    init: { method: o.method ?? 'GET', headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), signal: o.signal, cache: 'no-store' },
   };
 }
 
@@ -81,6 +80,7 @@ export async function api<T = unknown>(section: Section, path: string, o: CallOp
  */
 export async function apiReply<T = unknown>(section: Section, path: string, o: CallOptions = {}): Promise<{ body: T; headers: Headers }> {
   const { url, init } = request(section, path, o);
+  if (o.raw !== undefined) init.body = o.raw;
   const res = await fetch(url, init);
   const text = await res.text();
   let body: unknown;
