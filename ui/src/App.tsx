@@ -24,6 +24,7 @@ import { Events } from './screens/sched/Events';
 import { SchedNodes } from './screens/sched/Nodes';
 import { Allocations } from './screens/sched/Allocations';
 import { Sessions } from './screens/gateway/Sessions';
+import { CsiPlugin, CsiPlugins, CsiVolume, CsiVolumes, MeshAcl, MeshKv, SchedAcl } from './screens/adminScreens';
 
 /** The screen each section opens on, in the order the header lists them. */
 const HOME: Array<[Section, string]> = [
@@ -73,6 +74,10 @@ export function App({ sections }: { sections: Partial<Record<Section, string>> }
           <>
             <Route path="/discovery" element={<Services />} />
             <Route path="/discovery/nodes" element={<MeshNodes />} />
+            <Route path="/discovery/kv/*" element={<MeshKv />} />
+            <Route path="/discovery/acl/:kind" element={<MeshAcl />} />
+            <Route path="/discovery/acl/:kind/:id" element={<MeshAcl />} />
+            <Route path="/discovery/acl-new/:kind" element={<MeshAcl creating />} />
           </>
         )}
         {sections.sched !== undefined && (
@@ -80,6 +85,13 @@ export function App({ sections }: { sections: Partial<Record<Section, string>> }
             <Route path="/scheduler" element={<Events />} />
             <Route path="/scheduler/nodes" element={<SchedNodes />} />
             <Route path="/scheduler/allocations" element={<Allocations />} />
+            <Route path="/scheduler/plugins" element={<CsiPlugins />} />
+            <Route path="/scheduler/plugins/:id" element={<CsiPlugin />} />
+            <Route path="/scheduler/volumes" element={<CsiVolumes />} />
+            <Route path="/scheduler/volumes/:id" element={<CsiVolume />} />
+            <Route path="/scheduler/acl/:kind" element={<SchedAcl />} />
+            <Route path="/scheduler/acl/:kind/:id" element={<SchedAcl />} />
+            <Route path="/scheduler/acl-new/:kind" element={<SchedAcl creating />} />
           </>
         )}
         {sections.gateway !== undefined && <Route path="/gateway" element={<Sessions />} />}

@@ -42,6 +42,8 @@ export function hasSection(section: Section): boolean {
 export interface CallOptions {
   readonly method?: string;
   readonly body?: unknown;
+  /** A body sent as is, as text (a discovery KV value), instead of JSON `body`. */
+  readonly raw?: string;
   /** A token other than the session's (login checks). */
   readonly token?: string;
   readonly signal?: AbortSignal;
@@ -72,7 +74,16 @@ export function request(section: Section, path: string, o: CallOptions = {}): { 
  * @throws ApiError for a non-2xx reply, with the service's `errors` messages.
  */
 export async function api<T = unknown>(section: Section, path: string, o: CallOptions = {}): Promise<T> {
+  return (await apiReply<T>(section, path, o)).body;
+}
+
+/**
+ * As {@link api}, with the reply's headers too (a list's `X-Sched-NextToken`).
+ * @throws ApiError for a non-2xx reply.
+ */
+export async function apiReply<T = unknown>(section: Section, path: string, o: CallOptions = {}): Promise<{ body: T; headers: Headers }> {
   const { url, init } = request(section, path, o);
+  if (o.raw !== undefined) init.body = o.raw;
   const res = await fetch(url, init);
   const text = await res.text();
   let body: unknown;
@@ -82,7 +93,7 @@ export async function api<T = unknown>(section: Section, path: string, o: CallOp
     body = text;
   }
   if (!res.ok) throw new ApiError(res.status, errorMessages(body, res.status));
-  return body as T;
+  return { body: body as T, headers: res.headers };
 }
 
 function errorMessages(body: unknown, status: number): string[] {

@@ -8,6 +8,8 @@ export function MeshNav() {
         Services
       </NavLink>
       <NavLink to="/discovery/nodes">Nodes</NavLink>
+      <NavLink to="/discovery/kv/">Key/value</NavLink>
+      <NavLink to="/discovery/acl/tokens">ACL</NavLink>
     </nav>
   );
 }

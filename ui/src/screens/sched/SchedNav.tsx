@@ -9,6 +9,9 @@ export function SchedNav() {
       </NavLink>
       <NavLink to="/scheduler/nodes">Nodes</NavLink>
       <NavLink to="/scheduler/allocations">Allocations</NavLink>
+      <NavLink to="/scheduler/plugins">CSI plugins</NavLink>
+      <NavLink to="/scheduler/volumes">CSI volumes</NavLink>
+      <NavLink to="/scheduler/acl/tokens">ACL</NavLink>
     </nav>
   );
 }
