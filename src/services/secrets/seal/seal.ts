@@ -173,7 +173,11 @@ export class SealManager {
     if (other && Date.now() - other.at < STALE_INIT_CLAIM_MS) {
       throw badRequest('secrets service is being initialized through another server; retry in a minute if that server stopped');
     }
-    // A claim left by a server that died before storing its keys.
+    // A claim left by a server that died before storing its keys. Servers that see the same
+    // stale claim race to take it over: one marker per stale claim (put-if-absent) picks one,
+    // else each could delete the claim the other had just written and both would hold one.
+    const takeover = await this.storage.putIfAbsent(`${INIT_CLAIM}-takeover/${other?.id ?? 'unreadable'}`, mine);
+    if (!Buffer.from(takeover).equals(mine)) throw badRequest('secrets service is being initialized through another server');
     await this.storage.delete(INIT_CLAIM);
     held = await this.storage.putIfAbsent(INIT_CLAIM, mine);
     if (!Buffer.from(held).equals(mine)) throw badRequest('secrets service is being initialized through another server');
