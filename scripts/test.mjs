@@ -24,7 +24,12 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
+const r = spawnSync(process.execPath, [
+    '--import', 'tsx', '--test', '--test-concurrency=2',
+    '--test-reporter=tap', '--test-reporter-destination=stdout',
+    '--test-reporter=./scripts/failed-summary.mjs', '--test-reporter-destination=stdout',
+    ...files,
+  ], {
   stdio: 'inherit',
 });
 process.exit(r.status ?? 1);
