@@ -27,6 +27,9 @@ export const T = {
   csiVolumes: 'csi-volumes',
   /** CSI plugins (csi/plugin-doc.ts `CsiPluginDoc`), keyed by plugin ID; written by the plugin registry only. */
   csiPlugins: 'csi-plugins',
+  jobs: 'jobs',
+  jobVersions: 'job-versions',
+  evals: 'evals',
 } as const;
 
 /**
@@ -50,6 +53,10 @@ export const LABEL = {
   csiVolumeDeregister: 'CSIVolumeDeregistered',
   /** Claim bookkeeping outside allocation writes (detach, a finished unpublish). */
   csiVolumeClaim: 'CSIVolumeClaim',
+  jobRegister: 'JobRegistered',
+  jobDeregister: 'JobDeregistered',
+  evalUpdate: 'EvaluationUpdated',
+  planResult: 'PlanResult',
   /** Writes replication copies in from the authoritative region. */
   replication: 'Replication',
 } as const;
@@ -204,6 +211,10 @@ export const SCHED_TABLES: readonly TableSpec[] = [
   { name: T.allocs },
   { name: T.csiVolumes },
   { name: T.csiPlugins },
+  // The workload tables: shapes in jobs/types.ts.
+  { name: T.jobs },
+  { name: T.jobVersions },
+  { name: T.evals },
 ];
 
 /** Stored auth methods and binding rules are the auth module's shapes (auth/). */

@@ -1,0 +1,283 @@
+/**
+ * The scheduler's workload model: the shapes of jobs, task groups, tasks, evaluations and
+ * task states, as the reference's API shows them (PascalCase, durations in integer
+ * nanoseconds, times in Unix nanoseconds; reference/sched-workloads.md "The Job object",
+ * "Evaluations and placement", "Allocations"). This file is the contract between the jobs
+ * API (jobs/), the scheduler on the leader (scheduler/) and the client agent (client/):
+ * each reads and writes these documents through the state store, never each other's code.
+ *
+ * Stored documents:
+ * - `T.jobs`, key `<namespace>/<job id>`: a {@link Job} with the reference's defaults applied
+ *   on register, `Version` counting from 0.
+ * - `T.jobVersions`, key `<namespace>/<job id>/<version, 20-digit zero padded>`: the job as it
+ *   was registered at that version (the reference keeps the last 6).
+ * - `T.evals`, key the evaluation ID: an {@link Evaluation}. Writers that need the scheduler
+ *   to act write one with `Status: "pending"` in the same transaction as their change; the
+ *   leader's evaluation broker picks every pending evaluation from the table.
+ * - `T.allocs` (state.ts `AllocDoc`): an allocation placed by the scheduler carries
+ *   `Job` (the job snapshot it runs), `TaskStates`, `AllocatedResources` and the reschedule
+ *   links below.
+ *
+ * @module
+ */
+
+/** Nanoseconds in one second: the unit of every duration in job JSON. */
+export const NS_PER_SECOND = 1_000_000_000;
+
+/** Job types (reference: `service` default, `batch`, `system`, `sysbatch`). */
+export const JOB_TYPES = ['service', 'batch', 'system', 'sysbatch'] as const;
+/** Job statuses (reference: `pending` until an allocation runs, `running`, `dead`). */
+export const JOB_STATUSES = ['pending', 'running', 'dead'] as const;
+/** Evaluation statuses (reference `structs.EvalStatus*`). */
+export const EVAL_STATUSES = ['pending', 'complete', 'failed', 'blocked', 'canceled'] as const;
+/** Task states (reference `structs.TaskState*`). */
+export const TASK_STATES = ['pending', 'running', 'dead'] as const;
+
+/** A constraint (`${attr.kernel.name} = linux`); `Operand` as the reference spells them (`=`, `!=`, `regexp`, `distinct_hosts`, …). */
+export interface Constraint {
+  readonly LTarget: string;
+  readonly RTarget: string;
+  readonly Operand: string;
+}
+
+/** Restart policy of a task group; durations in ns; `Mode` `fail` or `delay`. */
+export interface RestartPolicy {
+  readonly Attempts: number;
+  readonly Interval: number;
+  readonly Delay: number;
+  readonly Mode: string;
+  readonly RenderTemplates: boolean;
+}
+
+/** Reschedule policy of a task group; durations in ns; `DelayFunction` `constant`, `exponential` or `fibonacci`. */
+export interface ReschedulePolicy {
+  readonly Attempts: number;
+  readonly Interval: number;
+  readonly Delay: number;
+  readonly DelayFunction: string;
+  readonly MaxDelay: number;
+  readonly Unlimited: boolean;
+}
+
+/** A task's resources: CPU in MHz, memory in MiB (reference `Resources`). */
+export interface Resources {
+  readonly CPU: number;
+  readonly Cores: number;
+  readonly MemoryMB: number;
+  readonly MemoryMaxMB: number;
+  readonly DiskMB: number | null;
+}
+
+/** A task's volume mount: the group volume `Volume` mounted at `Destination` inside the task's directory. */
+export interface VolumeMount {
+  readonly Volume: string;
+  readonly Destination: string;
+  readonly ReadOnly: boolean;
+  readonly PropagationMode: string;
+}
+
+/** A task group's volume request (the same shape as alloc.ts `VolumeRequest`). */
+export type { VolumeRequest } from '../alloc.js';
+import type { VolumeRequest } from '../alloc.js';
+
+/** Log rotation of a task: at most `MaxFiles` files of `MaxFileSizeMB` MiB per stream. */
+export interface LogConfig {
+  readonly MaxFiles: number;
+  readonly MaxFileSizeMB: number;
+  readonly Disabled: boolean;
+}
+
+/** A task (reference `structs.Task`); `Config` is driver-specific (`raw_exec`/`exec`: `command`, `args`). */
+export interface Task {
+  readonly Name: string;
+  readonly Driver: string;
+  readonly User: string;
+  readonly Config: Readonly<Record<string, unknown>>;
+  readonly Env: Readonly<Record<string, string>> | null;
+  readonly Constraints: readonly Constraint[] | null;
+  readonly Resources: Resources;
+  readonly Meta: Readonly<Record<string, string>> | null;
+  /** ns; default 5 s. */
+  readonly KillTimeout: number;
+  /** Signal name sent first on stop (default `SIGINT`, as the reference's raw_exec/exec). */
+  readonly KillSignal: string;
+  readonly LogConfig: LogConfig;
+  readonly VolumeMounts: readonly VolumeMount[] | null;
+  readonly Leader: boolean;
+  readonly Lifecycle: { readonly Hook: string; readonly Sidecar: boolean } | null;
+}
+
+/** A task group (reference `structs.TaskGroup`). */
+export interface TaskGroup {
+  readonly Name: string;
+  readonly Count: number;
+  readonly Constraints: readonly Constraint[] | null;
+  readonly RestartPolicy: RestartPolicy;
+  readonly ReschedulePolicy: ReschedulePolicy | null;
+  readonly EphemeralDisk: { readonly Sticky: boolean; readonly SizeMB: number; readonly Migrate: boolean };
+  readonly Volumes: Readonly<Record<string, VolumeRequest>> | null;
+  readonly Meta: Readonly<Record<string, string>> | null;
+  readonly Tasks: readonly Task[];
+}
+
+/** A job (reference `structs.Job`); times in Unix ns. */
+export interface Job {
+  readonly ID: string;
+  readonly ParentID: string;
+  readonly Name: string;
+  readonly Namespace: string;
+  readonly Region: string;
+  readonly Type: string;
+  readonly Priority: number;
+  readonly AllAtOnce: boolean;
+  readonly Datacenters: readonly string[];
+  readonly NodePool: string;
+  readonly Constraints: readonly Constraint[] | null;
+  readonly Meta: Readonly<Record<string, string>> | null;
+  readonly Update: Readonly<Record<string, unknown>> | null;
+  readonly TaskGroups: readonly TaskGroup[];
+  readonly Stop: boolean;
+  readonly Status: string;
+  readonly StatusDescription: string;
+  readonly Stable: boolean;
+  readonly Version: number;
+  readonly SubmitTime: number;
+  readonly CreateIndex: number;
+  readonly ModifyIndex: number;
+  readonly JobModifyIndex: number;
+}
+
+/** Placement failure metrics of one task group (reference `structs.AllocMetric`, the fields Cairn fills). */
+export interface AllocMetric {
+  readonly NodesEvaluated: number;
+  readonly NodesFiltered: number;
+  readonly NodesInPool: number;
+  readonly NodesAvailable: Readonly<Record<string, number>>;
+  readonly ClassFiltered: Readonly<Record<string, number>> | null;
+  readonly ConstraintFiltered: Readonly<Record<string, number>> | null;
+  readonly NodesExhausted: number;
+  readonly ClassExhausted: Readonly<Record<string, number>> | null;
+  readonly DimensionExhausted: Readonly<Record<string, number>> | null;
+  readonly QuotaExhausted: readonly string[] | null;
+  readonly Scores: Readonly<Record<string, number>> | null;
+  readonly CoalescedFailures: number;
+}
+
+/** An evaluation (reference `structs.Evaluation`); times in Unix ns. */
+export interface Evaluation {
+  readonly ID: string;
+  readonly Namespace: string;
+  readonly Priority: number;
+  readonly Type: string;
+  /** `job-register`, `job-deregister`, `node-update`, `node-drain`, `alloc-failure`, `alloc-stop`, `job-scaling`, `queued-allocs`, `failed-follow-up`, … */
+  readonly TriggeredBy: string;
+  readonly JobID: string;
+  readonly JobModifyIndex: number;
+  readonly NodeID: string;
+  readonly NodeModifyIndex: number;
+  readonly Status: string;
+  readonly StatusDescription: string;
+  /** ns: a follow-up evaluation is not run before this (reschedule delay). */
+  readonly WaitUntil: number | null;
+  readonly NextEval: string;
+  readonly PreviousEval: string;
+  readonly BlockedEval: string;
+  readonly FailedTGAllocs: Readonly<Record<string, AllocMetric>> | null;
+  readonly QueuedAllocations: Readonly<Record<string, number>> | null;
+  readonly CreateTime: number;
+  readonly ModifyTime: number;
+}
+
+/** One task event (reference `structs.TaskEvent`); `Time` in Unix ns. */
+export interface TaskEvent {
+  /** `Received`, `Task Setup`, `Driver`, `Started`, `Terminated`, `Restarting`, `Not Restarting`, `Killing`, `Killed`, `Sibling Task Failed`, `Driver Failure`, … */
+  readonly Type: string;
+  readonly Time: number;
+  readonly Message: string;
+  readonly DisplayMessage: string;
+  readonly Details: Readonly<Record<string, string>>;
+  readonly ExitCode: number;
+  readonly Signal: number;
+  readonly RestartReason: string;
+  readonly KillTimeout: number;
+  readonly DriverError: string;
+  readonly FailsTask: boolean;
+}
+
+/** A task's state on its client (reference `structs.TaskState`); times RFC 3339 strings as the reference's JSON, `null` when unset. */
+export interface TaskState {
+  readonly State: string;
+  readonly Failed: boolean;
+  readonly Restarts: number;
+  readonly LastRestart: string | null;
+  readonly StartedAt: string | null;
+  readonly FinishedAt: string | null;
+  readonly Events: readonly TaskEvent[];
+}
+
+/** Resources the scheduler set aside for an allocation (reference `AllocatedResources`, the fields Cairn fills). */
+export interface AllocatedResources {
+  readonly Tasks: Readonly<Record<string, { readonly Cpu: { readonly CpuShares: number }; readonly Memory: { readonly MemoryMB: number } }>>;
+  readonly Shared: { readonly DiskMB: number };
+}
+
+/** The reschedule history of an allocation (reference `RescheduleTracker`). */
+export interface RescheduleTracker {
+  readonly Events: readonly { readonly RescheduleTime: number; readonly PrevAllocID: string; readonly PrevNodeID: string; readonly Delay: number }[];
+}
+
+/** The fields a placed allocation adds to state.ts `AllocDoc`. */
+export interface PlacedAllocFields {
+  readonly NodeName: string;
+  readonly Job: Job;
+  readonly TaskStates: Readonly<Record<string, TaskState>> | null;
+  readonly AllocatedResources: AllocatedResources;
+  readonly PreviousAllocation: string;
+  readonly NextAllocation: string;
+  readonly FollowupEvalID: string;
+  readonly RescheduleTracker: RescheduleTracker | null;
+  readonly AllocModifyIndex: number;
+}
+
+/** Key of a job in `T.jobs`. */
+export const jobKey = (namespace: string, id: string): string => `${namespace}/${id}`;
+/** Key of a job version in `T.jobVersions` (zero padded so keys sort by version). */
+export const jobVersionKey = (namespace: string, id: string, version: number): string => `${namespace}/${id}/${String(version).padStart(20, '0')}`;
+
+/**
+ * A new pending evaluation for `job` (or a deleted job's namespace, ID, type and priority),
+ * to be written in the same transaction as the change that triggered it.
+ *
+ * @param id a fresh UUID
+ * @param nowNs Unix time in ns
+ */
+export function newEvaluation(
+  id: string,
+  job: Pick<Job, 'ID' | 'Namespace' | 'Type' | 'Priority' | 'JobModifyIndex'>,
+  triggeredBy: string,
+  nowNs: number,
+  extra: Partial<Pick<Evaluation, 'NodeID' | 'NodeModifyIndex' | 'WaitUntil' | 'PreviousEval' | 'Status' | 'StatusDescription'>> = {},
+): Evaluation {
+  return {
+    ID: id,
+    Namespace: job.Namespace,
+    Priority: job.Priority,
+    Type: job.Type,
+    TriggeredBy: triggeredBy,
+    JobID: job.ID,
+    JobModifyIndex: job.JobModifyIndex,
+    NodeID: '',
+    NodeModifyIndex: 0,
+    Status: 'pending',
+    StatusDescription: '',
+    WaitUntil: null,
+    NextEval: '',
+    PreviousEval: '',
+    BlockedEval: '',
+    FailedTGAllocs: null,
+    QueuedAllocations: null,
+    CreateTime: nowNs,
+    ModifyTime: nowNs,
+    ...extra,
+  };
+}
