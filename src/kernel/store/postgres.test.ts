@@ -442,7 +442,9 @@ describe('PostgresBackend', () => {
             }
           }
         });
-        await new Promise((r) => setTimeout(r, 200));
+        // Wait for acknowledged writes rather than a fixed time: on a loaded machine the
+        // first commit can take longer than any fixed delay.
+        for (let waited = 0; acked.length < 10 && waited < 15_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
         const ackedBefore = acked.length;
         await server.restart(mode);
         await new Promise((r) => setTimeout(r, 300));
