@@ -7,7 +7,11 @@
 import { Type } from '@sinclair/typebox';
 import { badRequest, notFound } from '../../../kernel/http/index.js';
 import type { SecretsPath, SecretsRequest } from '../types.js';
+import { AUTH_METHODS } from '../auth/methods.js';
 import { authInfo, authInput, authKey, authTuneInfo, checkLeaseOrder, disableAuthMethod, leaseTtl } from './auth.js';
+
+/** The auth method types `sys/auth/:path` enables, for its help text. */
+const METHOD_TYPES = [...AUTH_METHODS.keys()];
 
 const Ttl = Type.Union([Type.String(), Type.Integer()], { description: 'seconds or a duration string; 0 = system default (768h)' });
 
@@ -65,10 +69,10 @@ const authTunePath: SecretsPath = {
 const authPath: SecretsPath = {
   pattern: 'auth/:path+',
   synopsis: 'Enable, read or disable an auth method at a path',
-  description: 'Types: `userpass`, `approle`. Disabling a method revokes the tokens it issued and deletes its users, roles and secret IDs; `token/` cannot be disabled.',
+  description: `Types: ${METHOD_TYPES.map((t) => `\`${t}\``).join(', ')}. Disabling a method revokes the tokens it issued and deletes its users, roles and secret IDs; \`token/\` cannot be disabled.`,
   params: { path: 'where to enable the method, without auth/' },
   fields: {
-    type: Type.String({ description: 'auth method type: "userpass" or "approle"' }),
+    type: Type.String({ description: `auth method type: ${METHOD_TYPES.map((t) => `"${t}"`).join(', ')}` }),
     description: Type.String({ description: 'human-friendly description' }),
     config: Type.Object({ default_lease_ttl: Type.Optional(Ttl), max_lease_ttl: Type.Optional(Ttl) }, { additionalProperties: true, description: 'default_lease_ttl, max_lease_ttl' }),
     local: Type.Boolean({ description: 'not replicated' }),
@@ -102,4 +106,5 @@ const authPath: SecretsPath = {
 };
 
 /** The `sys/auth` family, tune first so `auth/x/tune` is not taken for a method at `x/tune`. */
+
 export const authPaths: readonly SecretsPath[] = [authListPath, authTunePath, authPath];
