@@ -8,17 +8,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { assertDenied, call, clientToken, ROOT, startAgent, type TestAgent } from './helpers.js';
+import { minimalJob } from './jobs-helpers.js';
 
 const S = 1e9;
-
-/** A minimal job as the reference's API takes it. */
-export function minimalJob(id: string, over: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    ID: id,
-    TaskGroups: [{ Name: 'app', Tasks: [{ Name: 'server', Driver: 'raw_exec', Config: { command: '/bin/sleep', args: ['300'] } }] }],
-    ...over,
-  };
-}
 
 describe('scheduler jobs API', () => {
   let a: TestAgent;

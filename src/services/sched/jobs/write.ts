@@ -19,7 +19,7 @@ import { schedBadRequest, schedNotFound } from '../http.js';
 import { LABEL, T, type NamespaceDoc } from '../state.js';
 import { TRACKED_VERSIONS } from './defaults.js';
 import type { StoredJob } from './render.js';
-import { jobStatusIn } from './status.js';
+import { allocsOfJob, evalsOfJob, jobStatus } from './status.js';
 import { jobKey, jobVersionKey, newEvaluation, type Evaluation, type Job } from './types.js';
 
 /** What a job write replies (the reference's `JobRegisterResponse` / `JobDeregisterResponse`); `EvalID` `''` when no evaluation was made. */
@@ -77,8 +77,11 @@ function storeJob(tx: Txn, job: Job, existing: StoredJob | undefined, triggeredB
     SubmitTime: changed ? nowNs : existing.SubmitTime,
     Stable: changed ? false : existing.Stable,
   };
-  const evaluation = putEval(tx, newEvaluation(randomUUID(), base, triggeredBy, nowNs));
-  const stored = tx.put(T.jobs, jobKey(job.Namespace, job.ID), { ...base, Status: jobStatusIn(tx, base) });
+  // The job first, then its evaluation (the reference's event order), its status counting that evaluation.
+  const e = newEvaluation(randomUUID(), base, triggeredBy, nowNs);
+  const status = jobStatus(base, allocsOfJob(tx, job.Namespace, job.ID), [...evalsOfJob(tx, job.Namespace, job.ID), e]);
+  const stored = tx.put(T.jobs, jobKey(job.Namespace, job.ID), { ...base, Status: status });
+  const evaluation = putEval(tx, e);
   if (changed) {
     tx.put(T.jobVersions, jobVersionKey(job.Namespace, job.ID, stored.Version), stored);
     for (const old of tx.listPrefix<Job>(T.jobVersions, `${job.Namespace}/${job.ID}/`)) {
@@ -135,9 +138,9 @@ export async function deregisterJob(deps: SchedDeps, namespace: string, id: stri
     const existing = tx.get<Job>(T.jobs, jobKey(namespace, id));
     if (!existing) throw jobNotFound();
     if (purge) {
-      const e = putEval(tx, newEvaluation(randomUUID(), { ...existing, JobModifyIndex: tx.index }, 'job-deregister', nowNs));
       tx.delete(T.jobs, jobKey(namespace, id));
       for (const v of tx.listPrefix<Job>(T.jobVersions, `${namespace}/${id}/`)) if (v.ID === id) tx.delete(T.jobVersions, jobVersionKey(namespace, id, v.Version));
+      const e = putEval(tx, newEvaluation(randomUUID(), { ...existing, JobModifyIndex: tx.index }, 'job-deregister', nowNs));
       return result(e, tx.index, tx.index);
     }
     const stored = storeJob(tx, { ...existing, Stop: true }, existing, 'job-deregister', nowNs);
