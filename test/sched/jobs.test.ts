@@ -173,6 +173,28 @@ describe('scheduler jobs API', () => {
     assert.deepEqual([(await req('DELETE', '/v1/job/gone')).status, (await req('DELETE', '/v1/job/gone')).text], [404, 'job not found']);
   });
 
+  it('a namespace with a job that is not dead cannot be deleted', async () => {
+    assert.equal((await req('PUT', '/v1/namespace/tmp', { Name: 'tmp' })).status, 200);
+    assert.equal((await req('POST', '/v1/jobs?namespace=tmp', { Job: minimalJob('j') })).status, 200);
+    const r = await req('DELETE', '/v1/namespace/tmp');
+    assert.deepEqual([r.status, r.text], [409, 'namespace "tmp" has non-terminal jobs in regions: [global]']);
+    assert.equal((await req('DELETE', '/v1/job/j?namespace=tmp&purge=true')).status, 200);
+    assert.equal((await req('DELETE', '/v1/namespace/tmp')).status, 200);
+  });
+
+  it('a job read blocks until the job, its allocations or evaluations change', async () => {
+    const first = await req('GET', '/v1/job/api');
+    const index = Number(first.headers.get('x-sched-index'));
+    const started = Date.now();
+    const waiting = req('GET', `/v1/job/api?index=${index}&wait=10s`);
+    await new Promise((r) => setTimeout(r, 100));
+    const alloc = await req('PUT', '/v1/allocation', { Allocation: { NodeID: nodeID, JobID: 'api', TaskGroup: 'app', ClientStatus: 'running' } });
+    const woke = await waiting;
+    assert.ok(Date.now() - started < 9000, 'woken by the allocation, not the timeout');
+    assert.equal(woke.json.Status, 'running');
+    assert.equal(Number(woke.headers.get('x-sched-index')), alloc.json.ModifyIndex);
+  });
+
   it('lists stubs by namespace, prefix and filter, paged', async () => {
     for (const id of ['list-a', 'list-b', 'list-c']) assert.equal((await req('POST', '/v1/jobs', { Job: minimalJob(id) })).status, 200);
     assert.equal((await req('POST', '/v1/jobs?namespace=prod', { Job: minimalJob('list-p') })).status, 200);
