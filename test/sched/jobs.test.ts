@@ -8,6 +8,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { assertDenied, call, clientToken, ROOT, startAgent, type TestAgent } from './helpers.js';
+import { syncJobStatus } from '../../src/services/sched/jobs/status.js';
+import { jobKey, type Job } from '../../src/services/sched/jobs/types.js';
+import { T } from '../../src/services/sched/state.js';
 import { minimalJob } from './jobs-helpers.js';
 
 const S = 1e9;
@@ -171,6 +174,18 @@ describe('scheduler jobs API', () => {
     const e = (await req('GET', `/v1/evaluation/${r.json.EvalID}`)).json;
     assert.deepEqual([e.Status, e.TriggeredBy, e.JobID], ['pending', 'job-deregister', 'gone']);
     assert.deepEqual([(await req('DELETE', '/v1/job/gone')).status, (await req('DELETE', '/v1/job/gone')).text], [404, 'job not found']);
+  });
+
+  it('syncJobStatus stores the status a writer of allocations changed, once', async () => {
+    assert.equal((await req('POST', '/v1/jobs', { Job: minimalJob('synced') })).status, 200);
+    const stored = () => a.state.get<Job>(T.jobs, jobKey('default', 'synced'))!;
+    assert.equal(stored().Status, 'pending');
+    const alloc = await req('PUT', '/v1/allocation', { Allocation: { NodeID: nodeID, JobID: 'synced', TaskGroup: 'app', ClientStatus: 'running' } });
+    assert.equal(alloc.status, 200, alloc.text);
+    assert.equal(stored().Status, 'pending', 'an allocation write alone leaves the stored status');
+    const { result } = await a.state.txn((tx) => [syncJobStatus(tx, 'default', 'synced'), syncJobStatus(tx, 'default', 'synced'), syncJobStatus(tx, 'default', 'none')]);
+    assert.deepEqual(result, ['running', undefined, undefined]);
+    assert.equal(stored().Status, 'running');
   });
 
   it('a namespace with a job that is not dead cannot be deleted', async () => {
