@@ -245,6 +245,8 @@ describe('scheduler jobs API', () => {
       [{ Job: 'x' }, 'json: cannot unmarshal string into Go value of type api.Job'],
       [{ Job: minimalJob('x', { Priority: 'high' }) }, 'json: cannot unmarshal string into Go struct field Job.Priority of type int64'],
       [{ Job: minimalJob('x', { TaskGroups: [{ Name: 'g', Count: '2', Tasks: [] }] }) }, 'json: cannot unmarshal string into Go struct field Job.TaskGroups.Count of type int64'],
+      [{ Job: minimalJob('x', { Meta: { n: 1 } }) }, 'json: cannot unmarshal number into Go struct field Job.Meta.n of type string'],
+      [{ Job: minimalJob('x', { TaskGroups: [{ Name: 'g', Tasks: [{ Name: 't', Driver: 'x', Env: ['A=1'] }] }] }) }, 'json: cannot unmarshal array into Go struct field Job.TaskGroups.Tasks.Env of type map[string]string'],
       [{ Job: minimalJob('', { Name: 'n' }) }, '1 error occurred:\n\t* Missing job ID\n\n'],
       [{ Job: minimalJob('a b') }, /Job ID contains a space/],
       [{ Job: minimalJob('x', { Priority: 101 }) }, /Job priority must be between \[1, 100\]/],

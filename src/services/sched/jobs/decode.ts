@@ -62,8 +62,11 @@ function stringList(v: unknown, path: string): string[] | undefined {
 /** A `map[string]string` field; empty → null, as the reference keeps an empty map. */
 function stringMap(v: unknown, path: string): Record<string, string> | null {
   if (v === undefined || v === null) return null;
-  const m = decodeGoStruct({ M: v }, path.slice(0, path.lastIndexOf('.')), { M: 'map' }).M as Record<string, string> | null;
-  return m && Object.keys(m).length > 0 ? m : null;
+  if (!isObject(v)) throw schedBadRequest(`json: cannot unmarshal ${kindOf(v)} into Go struct field ${path} of type map[string]string`);
+  for (const [k, s] of Object.entries(v)) {
+    if (typeof s !== 'string') throw schedBadRequest(`json: cannot unmarshal ${kindOf(s)} into Go struct field ${path}.${k} of type string`);
+  }
+  return Object.keys(v).length > 0 ? ({ ...v } as Record<string, string>) : null;
 }
 
 /** A number field with a default; `null`/absent → `def`. @throws 400 Go's text for a non-integer. */
