@@ -1,7 +1,8 @@
 /**
  * Client for the scheduler service's HTTP API (spec 002; reference: Nomad's `/v1/acl/*`,
- * `/v1/node*`, `/v1/event/stream`, `/v1/volume*`, `/v1/plugin*`, reference/sched.md). The CSI
- * methods (volumes, snapshots, plugins) live in sched-volumes.ts. Depends only on `undici` and
+ * `/v1/node*`, `/v1/event/stream`, `/v1/volume*`, `/v1/plugin*`, `/v1/job*`, `/v1/evaluation*`,
+ * reference/sched.md). The CSI methods (volumes, snapshots, plugins) live in sched-volumes.ts,
+ * the job and evaluation methods in sched-jobs.ts. Depends only on `undici` and
  * Node built-ins.
  *
  * ```ts
@@ -36,7 +37,7 @@ import {
   withOverrides,
 } from './http-json.js';
 import { readSchedFrames, SchedStreamError } from './sched-events.js';
-import { SchedCsiApi } from './sched-volumes.js';
+import { SchedJobsApi } from './sched-jobs.js';
 import type {
   SchedAclPolicy,
   SchedAclPolicyInput,
@@ -61,6 +62,8 @@ import type {
 
 export * from './sched-types.js';
 export * from './sched-csi-types.js';
+export * from './sched-job-types.js';
+export { SchedJobsApi, type SchedNamespaceOption } from './sched-jobs.js';
 export { encodeCsiSecrets, SCHED_CSI_SECRETS_HEADER, SchedCsiApi } from './sched-volumes.js';
 export { parseSchedFrameLine, readSchedFrames, SchedStreamError, SCHED_STREAM_CLOSED } from './sched-events.js';
 
@@ -128,8 +131,8 @@ export function normalizeSchedAddress(address: string): string {
   return normalizeServiceAddress(address, 'scheduler');
 }
 
-/** Typed client of the scheduler service; the CSI methods (volumes, snapshots, plugins) come from {@link SchedCsiApi} (sched-volumes.ts). */
-export class SchedClient extends SchedCsiApi {
+/** Typed client of the scheduler service; the CSI methods (volumes, snapshots, plugins) come from {@link SchedCsiApi} (sched-volumes.ts), the job and evaluation methods from {@link SchedJobsApi} (sched-jobs.ts). */
+export class SchedClient extends SchedJobsApi {
   /** The normalised `http(s)://host:port`. */
   readonly address: string;
   private readonly dispatcher: Agent;

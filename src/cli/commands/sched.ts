@@ -10,6 +10,8 @@
  *   stream (its reason on stderr, exit 1). `-namespace` filters namespaced events (`*` all).
  * - `cairn sched node status [-verbose] [ID]`: the node table, or one node (a unique ID
  *   prefix is enough).
+ * - `cairn sched job run|status|stop|inspect|history`, `cairn sched eval list|status`
+ *   (sched-job.ts).
  *
  * Every command takes `-address`, `-token`, `-namespace`, `-region` (else `SCHED_ADDR`,
  * `SCHED_TOKEN`, `SCHED_NAMESPACE`, `SCHED_REGION`) and `-json` / `-format=table|json`.
@@ -25,6 +27,7 @@ import type { App } from '../context.js';
 import { addSchedAclCommands } from './sched-acl.js';
 import { collect, interruption, optString, schedGroup, schedLeaf, show, subGroup, type SchedCtx } from './sched-common.js';
 import { list, nodeBlock, nodeList, shortId } from './sched-format.js';
+import { addSchedJobCommands } from './sched-job.js';
 import { addSchedLoginCommand } from './sched-login.js';
 import { addSchedPluginCommands } from './sched-plugin.js';
 import { addSchedVolumeCommands } from './sched-volume.js';
@@ -102,4 +105,5 @@ export function addSchedCommands(app: App, program: Command): void {
   );
   addSchedVolumeCommands(app, sched);
   addSchedPluginCommands(app, sched);
+  addSchedJobCommands(app, sched);
 }

@@ -41,6 +41,8 @@ import { allocationRoutes } from './routes/allocations.js';
 import { authMethodRoutes } from './routes/auth-methods.js';
 import { bindingRuleRoutes } from './routes/binding-rules.js';
 import { eventRoutes } from './routes/events.js';
+import { evaluationRoutes } from './routes/evaluations.js';
+import { jobRoutes } from './routes/jobs.js';
 import { loginRoutes } from './routes/login.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { namespaceRoutes } from './routes/namespaces.js';
@@ -64,6 +66,8 @@ export const SCHED_ROUTES = [
   ...namespaceRoutes,
   ...nodeRoutes,
   ...allocationRoutes,
+  ...jobRoutes,
+  ...evaluationRoutes,
   ...pluginRoutes,
   ...volumeRoutes,
   ...volumeSnapshotRoutes,

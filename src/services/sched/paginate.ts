@@ -26,6 +26,8 @@ export interface PageRequest<T> {
   readonly filterOn?: (item: T) => unknown;
   /** Further selection after the filter (ACL); default: every item. */
   readonly select?: (item: T) => boolean;
+  /** Does `token` sort before `nextToken`? Default: string order (tokens that hold numbers, such as `<CreateIndex>.<ID>`, compare their own way). */
+  readonly before?: (token: string, nextToken: string) => boolean;
 }
 
 /** A page and the token of the next one (`''` on the last page). */
@@ -56,7 +58,7 @@ export function paginate<T>(r: PageRequest<T>): Page<T> {
   const items: T[] = [];
   for (const item of r.items) {
     const token = r.tokenOf(item);
-    if (r.nextToken !== '' && token < r.nextToken) continue;
+    if (r.nextToken !== '' && (r.before ? r.before(token, r.nextToken) : token < r.nextToken)) continue;
     if (r.filter) {
       let ok: boolean;
       try {

@@ -13,6 +13,8 @@
  * acl-binding-rules  ACLBindingRule  rule ID     [AuthMethod]          ""         {"ACLBindingRule": rule}
  * csi-volumes        CSIVolume       volume ID   [ID, Name, PluginID]  its own    {"Volume": volume as read, no secrets}
  * csi-plugins        CSIPlugin       plugin ID   [ID]                  ""         {"Plugin": plugin as read}
+ * jobs               Job             job ID      null                  its own    {"Job": job}; a delete adds "Deleted": true
+ * evals              Evaluation      eval ID     [JobID, DeploymentID] its own    {"Evaluation": evaluation as read}
  * acl-meta, namespaces: no events
  * ```
  *
@@ -25,6 +27,10 @@
  * replication copies in, label `Replication`, included). CSI volumes take the batch's CSI label
  * (`CSIVolumeRegistered`, `CSIVolumeDeregistered`, `CSIVolumeClaim`); otherwise a change of a
  * volume is a claim (allocation writes claim and release) and a delete a deregistration. CSI
+ * Jobs and evaluations take the batch's label, as the reference types them by the apply that
+ * wrote them (an evaluation written with a job register is `JobRegistered`, with a plan
+ * `PlanResult`); an unlabelled job change is `JobRegistered` / `JobDeregistered`, an
+ * unlabelled evaluation change `EvaluationUpdated`. CSI
  * plugins are typed like nodes (the plugin registry labels its writes `NodeRegistration`, as
  * the reference's clients report plugins in their node registration). Volume payloads show the
  * plugin health and allocations `read` finds when the batch is published (reference/sched.md
@@ -39,6 +45,8 @@ import { renderAlloc, type StoredAlloc } from '../alloc.js';
 import { volumeLookup, type DocReader } from '../csi/lookup.js';
 import { renderPlugin, type CsiPluginDoc } from '../csi/plugin-doc.js';
 import { renderVolume, type StoredVolume } from '../csi/volume.js';
+import { renderEval, renderJob, type StoredJob } from '../jobs/render.js';
+import type { Evaluation } from '../jobs/types.js';
 import { renderNode, type StoredNode } from '../node.js';
 import { LABEL, T, type AuthMethodDoc, type BindingRuleDoc, type PolicyDoc, type RoleDoc, type TokenDoc } from '../state.js';
 import { renderToken } from '../token.js';
@@ -74,6 +82,15 @@ const DESCRIBE: Readonly<Record<string, (doc: Doc, read: DocReader) => Described
     const a = d as unknown as StoredAlloc & Indexed;
     return { Topic: 'Allocation', Key: a.ID, FilterKeys: [a.JobID, a.DeploymentID], Namespace: a.Namespace, Payload: { Allocation: renderAlloc(a) } };
   },
+  [T.jobs]: (d) => {
+    const j = d as unknown as StoredJob;
+    return { Topic: 'Job', Key: j.ID, FilterKeys: null, Namespace: j.Namespace, Payload: { Job: renderJob(j) } };
+  },
+  [T.evals]: (d) => {
+    const e = d as unknown as Evaluation & Indexed;
+    const rendered = renderEval(e);
+    return { Topic: 'Evaluation', Key: e.ID, FilterKeys: [e.JobID, rendered.DeploymentID as string], Namespace: e.Namespace, Payload: { Evaluation: rendered } };
+  },
   [T.tokens]: (d) => {
     const t = d as unknown as TokenDoc & Indexed;
     return { Topic: 'ACLToken', Key: t.AccessorID, FilterKeys: null, Namespace: '', Payload: { ACLToken: renderToken(t, false) } };
@@ -102,6 +119,9 @@ const DESCRIBE: Readonly<Record<string, (doc: Doc, read: DocReader) => Described
   },
 };
 
+/** A batch label that types workload events: any but replication's. */
+const usable = (label: string | undefined): string | undefined => (label === undefined || label === LABEL.replication ? undefined : label);
+
 /** The event type of `change` in a batch labelled `label`; undefined: the change makes no event. */
 function typeOf(change: StateChange, topic: string, label: string | undefined): string | undefined {
   const deleted = change.op === 'delete';
@@ -116,6 +136,10 @@ function typeOf(change: StateChange, topic: string, label: string | undefined): 
       return deleted ? LABEL.csiVolumeDeregister : change.previous ? LABEL.csiVolumeClaim : LABEL.csiVolumeRegister;
     case T.csiPlugins:
       return label !== undefined && NODE_LABELS.has(label) ? label : deleted ? LABEL.nodeDeregister : LABEL.nodeRegister;
+    case T.jobs:
+      return usable(label) ?? (deleted ? LABEL.jobDeregister : LABEL.jobRegister);
+    case T.evals:
+      return usable(label) ?? LABEL.evalUpdate;
     default:
       return `${topic}${deleted ? 'Deleted' : 'Upserted'}`;
   }
@@ -135,7 +159,9 @@ export function eventBatchOf(batch: ChangeBatch, read: DocReader = NOTHING): Eve
     const described = describe(doc, read);
     const type = typeOf(change, described.Topic, batch.label);
     if (type === undefined) continue;
-    events.push({ ...described, Type: type, Index: batch.index });
+    // The reference marks a deleted job's payload (reference/sched.md §3.4).
+    const payload = change.table === T.jobs && change.op === 'delete' ? { ...described.Payload, Deleted: true } : described.Payload;
+    events.push({ ...described, Payload: payload, Type: type, Index: batch.index });
   }
   return events.length > 0 ? { index: batch.index, events } : undefined;
 }

@@ -6,7 +6,7 @@
  * GET          /v1/namespace/:name        any capability in it, else 403       (blocking on namespaces)
  * POST|PUT     /v1/namespace              management; body {"Name", "Description", "Meta"}
  * POST|PUT     /v1/namespace/:name        management; body Name must be the path's
- * DELETE       /v1/namespace/:name        management; not `default`, not while it has non-terminal allocations or CSI volumes
+ * DELETE       /v1/namespace/:name        management; not `default`, not while it has non-terminal jobs, allocations or CSI volumes
  * ```
  *
  * Writes answer 200 with an empty body and `X-Sched-Index`, as the reference. The reference
@@ -19,6 +19,8 @@
 import type { Indexed } from '../../../kernel/store/index.js';
 import { CairnError } from '../../../kernel/http/index.js';
 import { clientTerminal, type StoredAlloc } from '../alloc.js';
+import { jobStatusIn } from '../jobs/status.js';
+import type { Job } from '../jobs/types.js';
 import { multiError } from '../auth/errors.js';
 import { contentHash } from '../auth/stamp.js';
 import type { StoredVolume } from '../csi/volume.js';
@@ -82,6 +84,7 @@ async function upsert(ctx: Ctx, pathName: string | undefined): Promise<SchedRepl
 /**
  * Deletes namespace `:name` (the reference's `Namespace.DeleteNamespaces`). @throws 400
  * `can not delete default namespace`; 404 `namespace not found`; 409 `namespace "<n>" has
+ * non-terminal jobs in regions: [<region>]` (a job that is not `dead`, jobs/status.ts), `… has
  * non-terminal allocations in regions: [<region>]`, `namespace "<n>" contains at least one CSI
  * volume`; 403 unless management.
  */
@@ -91,6 +94,9 @@ async function remove(ctx: Ctx): Promise<SchedReply> {
   if (name === DEFAULT_NAMESPACE) throw schedBadRequest('can not delete default namespace');
   const { index } = await ctx.deps.state.txn((tx) => {
     if (!tx.get(T.namespaces, name)) throw schedNotFound('namespace not found');
+    if (tx.listPrefix<Job>(T.jobs, `${name}/`).some((j) => jobStatusIn(tx, j) !== 'dead')) {
+      throw new CairnError('conflict', `namespace "${name}" has non-terminal jobs in regions: [${ctx.deps.config.region}]`);
+    }
     if (tx.list<StoredAlloc>(T.allocs).some((a) => a.Namespace === name && !clientTerminal(a))) {
       throw new CairnError('conflict', `namespace "${name}" has non-terminal allocations in regions: [${ctx.deps.config.region}]`);
     }

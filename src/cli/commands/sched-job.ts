@@ -1,0 +1,235 @@
+/**
+ * `cairn sched job …` and `cairn sched eval …` (reference: `nomad job run|status|stop|inspect|
+ * history`, `nomad eval list|status`), through the SDK's job and evaluation methods:
+ *
+ * - `job run [-detach] [-check-index=N] [-preserve-counts] [-monitor-timeout=30s] FILE`: an
+ *   HCL job file (parsed by the server, `POST /v1/jobs/parse`) or a JSON one (`{"Job": …}` or
+ *   the job), `-` for standard input; registered, then the evaluation is followed until it
+ *   is no longer pending (up to `-monitor-timeout`). Exit 2 when it could not place
+ *   everything (the reference's exit code for placement failures).
+ * - `job status [-verbose] [ID]`: the job list, or one job (an ID prefix that matches one
+ *   job is enough) with its summary and allocations.
+ * - `job stop [-purge] [-detach] ID`, `job inspect ID` (`{"Job": …}`), `job history ID`.
+ * - `eval list [-job=ID] [-status=S] [-filter=EXPR] [-per-page=N] [-page-token=T] [-verbose]`,
+ *   `eval status [-verbose] ID` (an ID prefix that matches one evaluation is enough).
+ *
+ * Short IDs are 8 characters unless `-verbose`; `-json` prints the API's objects.
+ *
+ * @module
+ */
+import type { Command } from 'commander';
+import { SchedApiError, type SchedEvaluation, type SchedJob, type SchedJobWriteReply, type SchedClient } from '../../sdk/index.js';
+import { goDurationMs } from '../../kernel/util/go-duration.js';
+import { UsageError, flagBool, parseNonNegativeInt } from '../args.js';
+import { readFlagFile } from '../client-command.js';
+import { readStdin, type App } from '../context.js';
+import { oneArg, optString, schedLeaf, show, subGroup, type SchedCtx } from './sched-common.js';
+import { evalBlock, evalList, jobBlock, jobHistory, jobList } from './sched-job-format.js';
+
+/** The job a FILE holds: JSON (`{"Job": …}` or the job itself) as it is, HCL parsed by the server. @throws UsageError for an unreadable file or bad JSON. */
+async function jobOfFile(ctx: SchedCtx, file: string): Promise<SchedJob> {
+  const text = file === '-' ? await readStdin(ctx.io) : readFlagFile('file', file);
+  if (/^\s*\{/.test(text)) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (err) {
+      throw new UsageError(`${file}: not valid JSON: ${(err as Error).message}`);
+    }
+    const o = parsed as { Job?: SchedJob };
+    return (o.Job ?? parsed) as SchedJob;
+  }
+  return ctx.client.parseJob(text);
+}
+
+/**
+ * Follows evaluation `evalId` until it is no longer pending or `timeoutMs` passes, printing
+ * the reference's monitor lines; returns the exit code: 0 done, 2 placement failures, 1 still
+ * pending at the timeout or failed.
+ */
+async function monitor(ctx: SchedCtx, client: SchedClient, evalId: string, timeoutMs: number, verbose: boolean): Promise<number> {
+  const short = verbose ? evalId : evalId.slice(0, 8);
+  ctx.io.stdout(`==> Monitoring evaluation "${short}"\n`);
+  const deadline = Date.now() + timeoutMs;
+  let { data: ev, index } = await client.readEvaluation(evalId);
+  ctx.io.stdout(`    Evaluation triggered by job "${ev.JobID}"\n`);
+  while (ev.Status === 'pending') {
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      ctx.io.stdout(`==> Evaluation "${short}" is still pending after ${Math.round(timeoutMs / 1000)}s: is a scheduler running on the leader?\n`);
+      return 1;
+    }
+    ({ data: ev, index } = await client.readEvaluation(evalId, { index, wait: `${Math.max(1, Math.ceil(left / 1000))}s` }));
+  }
+  ctx.io.stdout(`    Evaluation status changed: "pending" -> "${ev.Status}"\n`);
+  const failures = Object.keys(ev.FailedTGAllocs ?? {});
+  if (failures.length > 0) {
+    ctx.io.stdout(`==> Evaluation "${short}" finished with status "${ev.Status}" but failed to place all allocations:\n`);
+    for (const g of failures) ctx.io.stdout(`    Task Group "${g}" could not be placed\n`);
+    if (ev.BlockedEval) ctx.io.stdout(`    Evaluation "${verbose ? ev.BlockedEval : ev.BlockedEval.slice(0, 8)}" waiting for additional capacity to place remainder\n`);
+    return 2;
+  }
+  ctx.io.stdout(`==> Evaluation "${short}" finished with status "${ev.Status}"\n`);
+  return ev.Status === 'complete' ? 0 : 1;
+}
+
+/** `-monitor-timeout` in ms (a Go duration, default 30 s). @throws UsageError. */
+function monitorTimeout(ctx: SchedCtx): number {
+  const raw = optString(ctx.opts, 'monitorTimeout') ?? '30s';
+  const ms = goDurationMs(raw);
+  if (ms === undefined || ms < 0) throw new UsageError(`invalid value "${raw}" for -monitor-timeout: expected a duration such as 30s or 2m`);
+  return ms;
+}
+
+/** After a write: the evaluation ID with `-detach` or `-json`, else the monitor. */
+async function followUp(ctx: SchedCtx, r: SchedJobWriteReply, detachMessage: string): Promise<number> {
+  const verbose = flagBool(ctx.opts.verbose, 'verbose');
+  if (ctx.format === 'json') {
+    show(ctx, r, () => '');
+    return 0;
+  }
+  if (r.Warnings) ctx.io.stderr(`Job Warnings:\n${r.Warnings}\n`);
+  if (flagBool(ctx.opts.detach, 'detach') || r.EvalID === '') {
+    ctx.io.stdout(`${detachMessage}\n${r.EvalID ? `Evaluation ID: ${r.EvalID}\n` : ''}`);
+    return 0;
+  }
+  return monitor(ctx, ctx.client, r.EvalID, monitorTimeout(ctx), verbose);
+}
+
+async function jobRun(ctx: SchedCtx): Promise<number> {
+  const file = oneArg(ctx, 'the job FILE (HCL or JSON; - reads standard input)');
+  const checkIndex = optString(ctx.opts, 'checkIndex');
+  const job = await jobOfFile(ctx, file);
+  const r = await ctx.client.registerJob(job, {
+    enforceIndex: checkIndex !== undefined,
+    jobModifyIndex: checkIndex === undefined ? 0 : parseNonNegativeInt(checkIndex, 'check-index'),
+    preserveCounts: flagBool(ctx.opts.preserveCounts, 'preserve-counts'),
+  });
+  return followUp(ctx, r, 'Job registration successful');
+}
+
+/** The one job `prefix` names: the job with that ID, else the only job whose ID starts with it. @throws Error `No job(s) with prefix or id "<p>" found`; prints the matches and returns undefined when several match. */
+async function resolveJob(ctx: SchedCtx, prefix: string): Promise<SchedJob | undefined> {
+  try {
+    return (await ctx.client.readJob(prefix)).data;
+  } catch (err) {
+    if (!(err instanceof SchedApiError && err.status === 404)) throw err;
+  }
+  const { data: matches } = await ctx.client.listJobs({ prefix });
+  if (matches.length === 0) throw new Error(`No job(s) with prefix or id "${prefix}" found`);
+  if (matches.length > 1) {
+    ctx.io.stderr(`Prefix matched multiple jobs\n\n${jobList(matches, false)}\n`);
+    return undefined;
+  }
+  return (await ctx.client.readJob(matches[0].ID)).data;
+}
+
+async function jobStatus(ctx: SchedCtx): Promise<number> {
+  const verbose = flagBool(ctx.opts.verbose, 'verbose');
+  if (ctx.args.length > 1) throw new UsageError('this command takes at most one argument: a job ID or ID prefix');
+  if (ctx.args.length === 0) {
+    const { data: jobs } = await ctx.client.listJobs();
+    show(ctx, jobs, () => jobList(jobs, ctx.client.namespace === '*'));
+    return 0;
+  }
+  const job = await resolveJob(ctx, ctx.args[0]);
+  if (!job) return 1;
+  const ns = { namespace: job.Namespace };
+  const [{ data: summary }, { data: allocs }] = await Promise.all([ctx.client.jobSummary(job.ID, ns), ctx.client.jobAllocations(job.ID, ns)]);
+  show(ctx, job, () => jobBlock(job, summary, allocs, verbose, Date.now()));
+  return 0;
+}
+
+async function jobStop(ctx: SchedCtx): Promise<number> {
+  const job = await resolveJob(ctx, oneArg(ctx, 'a job ID or ID prefix'));
+  if (!job) return 1;
+  const r = await ctx.client.deregisterJob(job.ID, { namespace: job.Namespace, purge: flagBool(ctx.opts.purge, 'purge') });
+  return followUp(ctx, r, `Job "${job.ID}" ${flagBool(ctx.opts.purge, 'purge') ? 'purged' : 'stopped'}`);
+}
+
+async function jobInspect(ctx: SchedCtx): Promise<number> {
+  const id = oneArg(ctx, 'a job ID');
+  const { data: job } = await ctx.client.readJob(id);
+  // The reference prints the job wrapped as a register body, indented by four spaces, whatever the format.
+  ctx.io.stdout(`${JSON.stringify({ Job: job }, null, 4)}\n`);
+  return 0;
+}
+
+async function jobHistoryCmd(ctx: SchedCtx): Promise<number> {
+  const id = oneArg(ctx, 'a job ID');
+  const { data: versions } = await ctx.client.jobVersions(id);
+  show(ctx, versions, () => jobHistory(versions));
+  return 0;
+}
+
+async function evalListCmd(ctx: SchedCtx): Promise<number> {
+  const verbose = flagBool(ctx.opts.verbose, 'verbose');
+  const perPage = optString(ctx.opts, 'perPage');
+  const page = await ctx.client.listEvaluations({
+    job: optString(ctx.opts, 'job'),
+    status: optString(ctx.opts, 'status'),
+    filter: optString(ctx.opts, 'filter'),
+    perPage: perPage === undefined ? undefined : parseNonNegativeInt(perPage, 'per-page'),
+    nextToken: optString(ctx.opts, 'pageToken'),
+  });
+  show(ctx, page.data, () => evalList(page.data, verbose) + (page.nextToken ? `\n\nResults have been paginated. To get the next page run:\n\ncairn sched eval list -page-token ${page.nextToken}` : ''));
+  return 0;
+}
+
+async function evalStatus(ctx: SchedCtx): Promise<number> {
+  const verbose = flagBool(ctx.opts.verbose, 'verbose');
+  const prefix = oneArg(ctx, 'an evaluation ID or ID prefix');
+  let ev: SchedEvaluation;
+  try {
+    ev = (await ctx.client.readEvaluation(prefix)).data;
+  } catch (err) {
+    if (!(err instanceof SchedApiError && (err.status === 404 || err.status === 400))) throw err;
+    const even = prefix.length % 2 === 0 ? prefix : prefix.slice(0, -1);
+    const { data: matches } = even === '' ? { data: [] } : await ctx.client.listEvaluations({ prefix: even });
+    const found = matches.filter((e) => e.ID.startsWith(prefix));
+    if (found.length === 0) throw new Error(`No evaluation(s) with prefix or id "${prefix}" found`);
+    if (found.length > 1) {
+      ctx.io.stderr(`Prefix matched multiple evaluations\n\n${evalList(found, verbose)}\n`);
+      return 1;
+    }
+    ev = found[0];
+  }
+  show(ctx, ev, () => evalBlock(ev, verbose));
+  return 0;
+}
+
+/** Adds `sched job …` and `sched eval …` to the `sched` group. */
+export function addSchedJobCommands(app: App, sched: Command): void {
+  const job = subGroup(sched, 'job', 'jobs: run, status, stop, inspect, history');
+  const monitorFlags = (c: Command) =>
+    c
+      .option('--detach [bool]', 'print the evaluation ID and return at once')
+      .option('--monitor-timeout <duration>', 'how long to follow the evaluation (default 30s)')
+      .option('--verbose [bool]', 'full IDs');
+  schedLeaf(
+    app,
+    monitorFlags(job.command('run').argument('<file>', 'job file, HCL or JSON (- reads standard input)').description('register a job from a file and follow its evaluation'))
+      .option('--check-index <n>', 'register only if the job\'s modify index is N (0: only if it does not exist)')
+      .option('--preserve-counts [bool]', 'keep the current counts of existing task groups'),
+    jobRun,
+  );
+  schedLeaf(app, job.command('status').argument('[id]', 'job ID or unique prefix').description('list jobs, or show one job with its allocations').option('--verbose [bool]', 'full IDs'), jobStatus);
+  schedLeaf(app, monitorFlags(job.command('stop').argument('<id>', 'job ID or unique prefix').description('stop a job (its allocations are stopped)')).option('--purge [bool]', 'delete the job instead of keeping it stopped'), jobStop);
+  schedLeaf(app, job.command('inspect').argument('<id>', 'job ID').description('print a job as JSON'), jobInspect);
+  schedLeaf(app, job.command('history').argument('<id>', 'job ID').description('list the kept versions of a job'), jobHistoryCmd);
+  const ev = subGroup(sched, 'eval', 'evaluations: list, status');
+  schedLeaf(
+    app,
+    ev
+      .command('list')
+      .description('list evaluations')
+      .option('--job <id>', 'only those of this job')
+      .option('--status <status>', 'only those with this status (pending, complete, failed, blocked, canceled)')
+      .option('--filter <expr>', 'filter expression over the evaluation')
+      .option('--per-page <n>', 'page size')
+      .option('--page-token <token>', 'the token a previous page printed')
+      .option('--verbose [bool]', 'full IDs'),
+    evalListCmd,
+  );
+  schedLeaf(app, ev.command('status').argument('<id>', 'evaluation ID or unique prefix').description('show an evaluation').option('--verbose [bool]', 'full IDs'), evalStatus);
+}

@@ -1,0 +1,278 @@
+/**
+ * Jobs (reference/sched-workloads.md "Jobs"). `?namespace=` (default `default`) names the
+ * job's namespace; a register body's `Job.Namespace` wins over it.
+ *
+ * ```text
+ * GET      /v1/jobs?prefix=&namespace=&filter=&per_page=&next_token=   list-jobs      stubs, paged (blocking)
+ * POST|PUT /v1/jobs                  {Job, EnforceIndex, JobModifyIndex, PreserveCounts}  submit-job  JobRegistered
+ * POST     /v1/jobs/parse            {JobHCL, Canonicalize}             parse-job | submit-job
+ * GET      /v1/job/:id                                                  read-job       (blocking)
+ * POST|PUT /v1/job/:id               register (the body's Job.ID must be :id)       submit-job
+ * DELETE   /v1/job/:id?purge=                                           submit-job     JobDeregistered
+ * GET      /v1/job/:id/versions | /allocations?all= | /evaluations | /summary   read-job  (blocking)
+ * POST|PUT /v1/job/:id/evaluate                                         submit-job     EvaluationUpdated
+ * POST|PUT /v1/job/:id/scale         {Count, Target:{Group}}            scale-job | submit-job  JobRegistered
+ * ```
+ *
+ * Job `Status` is computed when read from the job's allocations and evaluations
+ * (jobs/status.ts), so reads block on the job, allocation and evaluation tables.
+ * `POST /v1/job/:id/plan` is the scheduler's (it runs the placement).
+ *
+ * @module
+ */
+import { ALL_NAMESPACES } from '../acl/index.js';
+import { allocStub, type StoredAlloc } from '../alloc.js';
+import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
+import { schedBadRequest, schedNotFound, type SchedReply, type SchedRoute } from '../http.js';
+import { decodeJob } from '../jobs/decode.js';
+import { parseJobHcl } from '../jobs/hcl.js';
+import { renderEval, renderJob, jobStub, type StoredJob } from '../jobs/render.js';
+import { allocsOfJob, evalsOfJob, jobStatus, jobSummary, relationsByJob } from '../jobs/status.js';
+import { jobKey, type Job } from '../jobs/types.js';
+import { validateJob } from '../jobs/validate.js';
+import { deregisterJob, evaluateJob, registerJob, scaleJob, type JobWriteResult } from '../jobs/write.js';
+import { compileListFilter, nextTokenHeader, paginate } from '../paginate.js';
+import { decodeGoStruct, fieldOf, queryBool, queryPerPage, queryPrefix, requireBody } from '../request.js';
+import { DEFAULT_NAMESPACE, T } from '../state.js';
+
+/** The tables a job read depends on (its status and summary come from allocations and evaluations). */
+const JOB_TABLES = [T.jobs, T.allocs, T.evals];
+
+const namespaceOf = (ctx: Ctx) => ctx.query.get('namespace') || DEFAULT_NAMESPACE;
+
+/** A write's reply: the result with the query meta in the body and the headers (the reference's `setMeta`). */
+function writeResult(r: JobWriteResult, extra: Record<string, unknown> = {}): SchedReply {
+  return { body: { ...r, ...extra, KnownLeader: true, LastContact: 0 }, index: r.Index };
+}
+
+/**
+ * Decodes, authorises and checks a register body. @throws 400 `Job must be specified`, Go's
+ * decoder texts, the checks of validate.ts; 403 without `submit-job` in the job's namespace.
+ */
+function registerRequest(ctx: Ctx): { job: Job; enforceIndex: boolean; jobModifyIndex: number; preserveCounts: boolean } {
+  const body = decodeGoStruct(requireBody(ctx), 'api.JobRegisterRequest', {
+    Job: 'any', EnforceIndex: 'bool', JobModifyIndex: 'int', PreserveCounts: 'bool', PolicyOverride: 'bool',
+  });
+  if (body.Job === null) throw schedBadRequest('Job must be specified');
+  const job = decodeJob(body.Job, { namespace: namespaceOf(ctx), region: ctx.deps.config.region });
+  requireAllowed(identityOf(ctx).authorizer.allowNamespaceOperation(job.Namespace, 'submit-job'));
+  validateJob(job, ctx.deps.config.region);
+  return { job, enforceIndex: body.EnforceIndex as boolean, jobModifyIndex: body.JobModifyIndex as number, preserveCounts: body.PreserveCounts as boolean };
+}
+
+/** `POST|PUT /v1/jobs`, and `POST|PUT /v1/job/:id` with `pathId`: register (module doc). @throws as {@link registerRequest}; 400 `Job ID does not match name`; the errors of `registerJob`. */
+async function register(ctx: Ctx, pathId?: string): Promise<SchedReply> {
+  const r = registerRequest(ctx);
+  if (pathId !== undefined && r.job.ID !== pathId) throw schedBadRequest('Job ID does not match name');
+  return writeResult(await registerJob(ctx.deps, r.job, { ...r, triggeredBy: 'job-register' }));
+}
+
+/**
+ * `GET /v1/jobs`: stubs in `<namespace>.<id>` order (the paging token), narrowed by `prefix`
+ * (job ID prefix) and `filter` (over the full job as read), paged. One namespace needs
+ * `list-jobs` there (403 otherwise); `*` lists every namespace where the token has it.
+ */
+async function listJobs(ctx: Ctx): Promise<SchedReply> {
+  const who = identityOf(ctx);
+  const ns = namespaceOf(ctx);
+  if (ns !== ALL_NAMESPACES) requireAllowed(who.authorizer.allowNamespaceOperation(ns, 'list-jobs'));
+  const prefix = queryPrefix(ctx);
+  const perPage = queryPerPage(ctx);
+  const filter = compileListFilter(ctx.query.get('filter'));
+  const nextToken = ctx.query.get('next_token') ?? '';
+  const { state } = ctx.deps;
+  const index = state.tableIndex(...JOB_TABLES);
+  const relations = relationsByJob(state);
+  const listable = new Map<string, boolean>();
+  const mayList = (n: string) => {
+    let ok = listable.get(n);
+    if (ok === undefined) listable.set(n, (ok = who.authorizer.allowNamespaceOperation(n, 'list-jobs')));
+    return ok;
+  };
+  const statusOf = (j: StoredJob) => {
+    const rel = relations.get(jobKey(j.Namespace, j.ID));
+    return jobStatus(j, rel?.allocs ?? [], rel?.evals ?? []);
+  };
+  const jobs = ns === ALL_NAMESPACES ? state.list<Job>(T.jobs).filter((j) => mayList(j.Namespace)) : state.listPrefix<Job>(T.jobs, `${ns}/`);
+  // Keys are `<namespace>/<id>`; the token `<namespace>.<id>` (namespace names hold no dot) compares in the same order.
+  const keyOfToken = (t: string) => t.replace('.', '/');
+  const page = paginate({
+    items: jobs.filter((j) => j.ID.startsWith(prefix)),
+    tokenOf: (j) => `${j.Namespace}.${j.ID}`,
+    before: (token, next) => keyOfToken(token) < keyOfToken(next),
+    perPage,
+    nextToken,
+    filter,
+    filterOn: (j) => renderJob(j, statusOf(j)),
+  });
+  const body = page.items.map((j) => {
+    const rel = relations.get(jobKey(j.Namespace, j.ID));
+    return jobStub(j, statusOf(j), jobSummary(j, rel?.allocs ?? [], rel?.evals ?? []));
+  });
+  return { body, index, headers: nextTokenHeader(page.nextToken) };
+}
+
+/** The job `:id` in `?namespace=` after `read-job` passed. @throws 403; 404 `job not found` (or `notFound`). */
+function readableJob(ctx: Ctx, notFound = 'job not found'): StoredJob {
+  const ns = namespaceOf(ctx);
+  requireAllowed(identityOf(ctx).authorizer.allowNamespaceOperation(ns, 'read-job'));
+  const job = ctx.deps.state.get<Job>(T.jobs, jobKey(ns, ctx.params.id!));
+  if (!job) throw schedNotFound(notFound);
+  return job;
+}
+
+/** `POST /v1/jobs/parse`: body `{JobHCL, Canonicalize}` → the job as JSON (jobs/hcl.ts). @throws 400 `Job HCL must be specified`, the parser's and checks' texts; 403 without `parse-job` or `submit-job`. */
+async function parseJob(ctx: Ctx): Promise<SchedReply> {
+  const body = decodeGoStruct(requireBody(ctx), 'api.JobsParseRequest', { JobHCL: 'string', Canonicalize: 'bool', HCLv1: 'bool', Variables: 'string' });
+  requireAllowed(identityOf(ctx).authorizer.allowNamespaceAnyOf(namespaceOf(ctx), ['parse-job', 'submit-job']));
+  if (body.JobHCL === '') throw schedBadRequest('Job HCL must be specified');
+  const raw = parseJobHcl(body.JobHCL as string, 'input.hcl');
+  if (!body.Canonicalize) return { body: raw };
+  const job = decodeJob(raw, { namespace: namespaceOf(ctx), region: ctx.deps.config.region });
+  validateJob(job, ctx.deps.config.region);
+  return { body: renderJob({ ...job, CreateIndex: 0, ModifyIndex: 0 }) };
+}
+
+/** `POST|PUT /v1/job/:id/scale`: body `{Count, Target: {Group}, EnforceIndex?, JobModifyIndex?}`. @throws 400 `missing task group name for scaling action`; 403 without `scale-job` or `submit-job`; the errors of `scaleJob`. */
+async function scale(ctx: Ctx): Promise<SchedReply> {
+  const body = decodeGoStruct(requireBody(ctx), 'api.ScalingRequest', {
+    Count: 'any', Target: 'map', Message: 'string', Error: 'bool', Meta: 'object', EnforceIndex: 'bool', JobModifyIndex: 'int', PolicyOverride: 'bool',
+  });
+  const ns = namespaceOf(ctx);
+  requireAllowed(identityOf(ctx).authorizer.allowNamespaceAnyOf(ns, ['scale-job', 'submit-job']));
+  const target = (body.Target ?? {}) as Record<string, string>;
+  const group = fieldOf(target, 'Group');
+  if (typeof group !== 'string' || group === '') throw schedBadRequest('missing task group name for scaling action');
+  const targetJob = fieldOf(target, 'Job');
+  if (typeof targetJob === 'string' && targetJob !== '' && targetJob !== ctx.params.id) throw schedBadRequest('job ID in payload did not match URL');
+  const count = body.Count;
+  if (count !== null && (typeof count !== 'number' || !Number.isSafeInteger(count))) {
+    throw schedBadRequest(`json: cannot unmarshal ${typeof count} into Go struct field ScalingRequest.Count of type int64`);
+  }
+  const r = await scaleJob(ctx.deps, ns, ctx.params.id!, group, count ?? undefined, { enforceIndex: body.EnforceIndex as boolean, jobModifyIndex: body.JobModifyIndex as number });
+  return writeResult(r);
+}
+
+/** Routes of this file (see the module doc). */
+export const jobRoutes: readonly SchedRoute<SchedDeps>[] = [
+  {
+    pattern: 'jobs',
+    synopsis: 'List jobs as stubs (?namespace=, `*` for every namespace; ?prefix=, ?filter=, paging); register a job',
+    blocking: JOB_TABLES,
+    methods: { GET: listJobs, POST: (ctx) => register(ctx), PUT: (ctx) => register(ctx) },
+  },
+  {
+    pattern: 'jobs/parse',
+    synopsis: 'Parse an HCL job file into the job JSON (with Canonicalize: the defaults a register applies)',
+    methods: { POST: parseJob, PUT: parseJob },
+  },
+  {
+    pattern: 'job/:id',
+    synopsis: 'Read, register, stop (or with ?purge=true delete) a job',
+    blocking: JOB_TABLES,
+    methods: {
+      /** The job with its status computed from its allocations and evaluations. */
+      GET: async (ctx) => {
+        const job = readableJob(ctx);
+        const { state } = ctx.deps;
+        const status = jobStatus(job, allocsOfJob(state, job.Namespace, job.ID), evalsOfJob(state, job.Namespace, job.ID));
+        return { body: renderJob(job, status), index: state.tableIndex(...JOB_TABLES) };
+      },
+      POST: (ctx) => register(ctx, ctx.params.id!),
+      PUT: (ctx) => register(ctx, ctx.params.id!),
+      /** `{EvalID, EvalCreateIndex, JobModifyIndex, …}`; 404 `job not found`; 403 without `submit-job`. */
+      DELETE: async (ctx) => {
+        const ns = namespaceOf(ctx);
+        requireAllowed(identityOf(ctx).authorizer.allowNamespaceOperation(ns, 'submit-job'));
+        const r = await deregisterJob(ctx.deps, ns, ctx.params.id!, queryBool(ctx, 'purge'));
+        return writeResult(r, { VolumeEvalID: '', VolumeEvalIndex: 0 });
+      },
+    },
+  },
+  {
+    pattern: 'job/:id/versions',
+    synopsis: 'The kept versions of a job, newest first',
+    blocking: [T.jobVersions],
+    methods: {
+      /** `{Versions: [...], Diffs: null}`; 404 `job versions not found`. */
+      GET: async (ctx) => {
+        const job = readableJob(ctx, 'job versions not found');
+        const versions = ctx.deps.state
+          .listPrefix<Job>(T.jobVersions, `${job.Namespace}/${job.ID}/`)
+          .filter((v) => v.ID === job.ID)
+          .reverse()
+          .map((v) => renderJob(v));
+        return { body: { Versions: versions, Diffs: null }, index: ctx.deps.state.tableIndex(T.jobVersions) };
+      },
+    },
+  },
+  {
+    pattern: 'job/:id/allocations',
+    synopsis: 'The allocations of a job as stubs (?all=true: also those of an earlier job with the same ID)',
+    blocking: [T.allocs],
+    methods: {
+      /** Alloc stubs; `[]` for a job that does not exist (as the reference). */
+      GET: async (ctx) => {
+        const ns = namespaceOf(ctx);
+        requireAllowed(identityOf(ctx).authorizer.allowNamespaceOperation(ns, 'read-job'));
+        const all = queryBool(ctx, 'all');
+        const { state } = ctx.deps;
+        const job = state.get<Job>(T.jobs, jobKey(ns, ctx.params.id!));
+        const allocs = allocsOfJob(state, ns, ctx.params.id!).filter((a) => {
+          const snapshot = (a as StoredAlloc & { Job?: Job | null }).Job;
+          return all || !job || !snapshot || snapshot.CreateIndex === job.CreateIndex;
+        });
+        return { body: allocs.map(allocStub), index: state.tableIndex(T.allocs) };
+      },
+    },
+  },
+  {
+    pattern: 'job/:id/evaluations',
+    synopsis: 'The evaluations of a job',
+    blocking: [T.evals],
+    methods: {
+      GET: async (ctx) => {
+        const ns = namespaceOf(ctx);
+        requireAllowed(identityOf(ctx).authorizer.allowNamespaceOperation(ns, 'read-job'));
+        const evals = evalsOfJob(ctx.deps.state, ns, ctx.params.id!);
+        return { body: evals.map(renderEval), index: ctx.deps.state.tableIndex(T.evals) };
+      },
+    },
+  },
+  {
+    pattern: 'job/:id/summary',
+    synopsis: 'A job\'s allocation counts per task group',
+    blocking: JOB_TABLES,
+    methods: {
+      /** `{JobID, Namespace, Summary: {group: {Queued, Complete, Failed, Running, Starting, Lost, Unknown}}, Children}`; 404 `job not found`. */
+      GET: async (ctx) => {
+        const job = readableJob(ctx);
+        const { state } = ctx.deps;
+        return { body: jobSummary(job, allocsOfJob(state, job.Namespace, job.ID), evalsOfJob(state, job.Namespace, job.ID)), index: state.tableIndex(...JOB_TABLES) };
+      },
+    },
+  },
+  {
+    pattern: 'job/:id/evaluate',
+    synopsis: 'Create a new evaluation of a job as it is',
+    methods: {
+      POST: evaluate,
+      PUT: evaluate,
+    },
+  },
+  {
+    pattern: 'job/:id/scale',
+    synopsis: 'Set the count of a task group (a new job version and a job-scaling evaluation)',
+    methods: { POST: scale, PUT: scale },
+  },
+];
+
+/** `POST|PUT /v1/job/:id/evaluate` (body optional: `{JobID, EvalOptions}`). @throws 400 `Job ID does not match`; 403 without `submit-job`; 404 `job not found`. */
+async function evaluate(ctx: Ctx): Promise<SchedReply> {
+  const ns = namespaceOf(ctx);
+  const raw = ctx.body<unknown>();
+  const body = raw === undefined || raw === null ? { JobID: '' } : decodeGoStruct(raw, 'api.JobEvaluateRequest', { JobID: 'string', EvalOptions: 'object' });
+  if (body.JobID !== '' && body.JobID !== ctx.params.id) throw schedBadRequest('Job ID does not match');
+  requireAllowed(identityOf(ctx).authorizer.allowNamespaceOperation(ns, 'submit-job'));
+  return writeResult(await evaluateJob(ctx.deps, ns, ctx.params.id!));
+}

@@ -1,0 +1,127 @@
+/**
+ * `cairn sched job …` and `cairn sched eval …` in-process against a real scheduler agent
+ * (through the SDK, as a user runs them): `job run` of an HCL file with `-detach`, with
+ * `-check-index`, and following its evaluation until a stand-in scheduler completes it;
+ * `job status` list and detail with aligned columns and 8-character IDs, `inspect`,
+ * `history`, `stop` and `-purge`; `eval list` and `eval status`; `-json`; errors.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { T } from '../src/services/sched/state.js';
+import type { Evaluation } from '../src/services/sched/jobs/types.js';
+import { cliRunner, scratchDir, type ScratchDir } from './cli-helpers.js';
+import { call, ROOT, startAgent, type TestAgent } from './sched/helpers.js';
+
+const WEB = `job "web" {
+  datacenters = ["dc1"]
+  group "app" {
+    count = 2
+    task "server" {
+      driver = "raw_exec"
+      config {
+        command = "/bin/sleep"
+        args    = ["300"]
+      }
+    }
+  }
+}
+`;
+
+describe('cairn sched job and eval against a real scheduler agent', () => {
+  let a: TestAgent;
+  let scratch: ScratchDir;
+  const { cairn, ok } = cliRunner({ env: () => ({ SCHED_ADDR: a.url }), rootEnv: () => ({ SCHED_TOKEN: ROOT }) });
+  const nodeID = randomUUID();
+
+  before(async () => {
+    a = await startAgent();
+    scratch = scratchDir('cairn-cli-sched-job-');
+    assert.equal((await call(a.url, 'PUT', '/v1/node/register', { token: ROOT, body: { Node: { ID: nodeID, SecretID: 's', Datacenter: 'dc1', Name: 'w1', Attributes: { 'os.name': 'linux' } } } })).status, 200);
+  });
+  after(async () => {
+    await a.stop();
+    scratch.remove();
+  });
+
+  it('job run -detach registers the file and prints the evaluation ID; -check-index guards it', async () => {
+    const file = scratch.file('web.hcl', WEB);
+    const out = await ok('sched', 'job', 'run', '-detach', file);
+    const m = /^Job registration successful\nEvaluation ID: ([0-9a-f-]{36})\n$/.exec(out);
+    assert.ok(m, out);
+    const job = (await call(a.url, 'GET', '/v1/job/web', { token: ROOT })).json;
+    assert.deepEqual([job.TaskGroups[0].Count, job.Datacenters], [2, ['dc1']]);
+    const stale = await cairn({ SCHED_TOKEN: ROOT }, ['sched', 'job', 'run', '-detach', `-check-index=${job.JobModifyIndex + 1}`, file]);
+    assert.equal(stale.code, 1);
+    assert.equal(stale.stderr, `Error: Enforcing job modify index ${job.JobModifyIndex + 1}: job exists with conflicting job modify index: ${job.JobModifyIndex} (HTTP 400)\n`);
+    await ok('sched', 'job', 'run', '-detach', `-check-index=${job.JobModifyIndex}`, file);
+    const bad = await cairn({ SCHED_TOKEN: ROOT }, ['sched', 'job', 'run', scratch.file('bad.hcl', 'job "x" {\n  group "g" {\n    task "t" { drivr = "x" }\n  }\n}\n')]);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /^Error: input\.hcl:3: unknown key "drivr" in task "t"/);
+  });
+
+  it('job run follows the evaluation until it is no longer pending', async () => {
+    // A stand-in for the scheduler on the leader: completes each pending evaluation of job "batch".
+    const stop = a.state.subscribe((batch) => {
+      for (const c of batch.changes) {
+        const e = c.doc as unknown as Evaluation | undefined;
+        if (c.table !== T.evals || !e || e.Status !== 'pending' || e.JobID !== 'batch') continue;
+        setTimeout(() => void a.state.txn((tx) => tx.put(T.evals, e.ID, { ...e, Status: 'complete' })), 50);
+      }
+    });
+    try {
+      const file = scratch.file('batch.hcl', WEB.replace('job "web"', 'job "batch"'));
+      const out = await ok('sched', 'job', 'run', file);
+      assert.match(out, /^==> Monitoring evaluation "[0-9a-f]{8}"\n {4}Evaluation triggered by job "batch"\n {4}Evaluation status changed: "pending" -> "complete"\n==> Evaluation "[0-9a-f]{8}" finished with status "complete"\n$/);
+    } finally {
+      stop();
+    }
+    const pending = await cairn({ SCHED_TOKEN: ROOT }, ['sched', 'job', 'run', '-monitor-timeout=200ms', scratch.file('lonely.hcl', WEB.replace('job "web"', 'job "lonely"'))]);
+    assert.equal(pending.code, 1);
+    assert.match(pending.stdout, /is still pending after 0s: is a scheduler running on the leader\?\n$/);
+  });
+
+  it('job status lists jobs and shows one with its summary and allocations', async () => {
+    const alloc = await call(a.url, 'PUT', '/v1/allocation', { token: ROOT, body: { Allocation: { NodeID: nodeID, JobID: 'web', TaskGroup: 'app', ClientStatus: 'running' } } });
+    assert.equal(alloc.status, 200, alloc.text);
+    const listed = await ok('sched', 'job', 'status');
+    const lines = listed.trimEnd().split('\n');
+    assert.match(lines[0], /^ID {6}Type {5}Priority {2}Status {3}Submit Date$/);
+    assert.match(lines.find((l) => l.startsWith('web '))!, /^web {5}service {2}50 {8}running {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    const one = await ok('sched', 'job', 'status', 'we');
+    assert.match(one, /^ID {12}= web\nName {10}= web\nSubmit Date {3}= \S+\nType {10}= service\nPriority {6}= 50\nDatacenters {3}= dc1\nNamespace {5}= default\nNode Pool {5}= default\nStatus {8}= running\n/);
+    assert.match(one, /\n\nSummary\nTask Group {2}Queued {2}Starting {2}Running {2}Failed {2}Complete {2}Lost {2}Unknown\napp {9}0 {7}0 {9}1 {8}0 {7}0 {9}0 {5}0\n/);
+    assert.match(one, new RegExp(`\\n\\nAllocations\\nID {8}Node ID {3}Task Group {2}Version {2}Desired {2}Status {3}Created {2,}Modified\\n${alloc.json.ID.slice(0, 8)} {2}${nodeID.slice(0, 8)} {2}app {9}0 {8}run {6}running {2}\\d+s ago`));
+    const json = JSON.parse(await ok('sched', 'job', 'status', 'web', '-json'));
+    assert.equal(json.ID, 'web');
+    const missing = await cairn({ SCHED_TOKEN: ROOT }, ['sched', 'job', 'status', 'zzz']);
+    assert.deepEqual([missing.code, missing.stderr], [1, 'Error: No job(s) with prefix or id "zzz" found\n']);
+  });
+
+  it('inspect, history, stop and purge', async () => {
+    const inspect = JSON.parse(await ok('sched', 'job', 'inspect', 'web'));
+    assert.equal(inspect.Job.ID, 'web');
+    const history = await ok('sched', 'job', 'history', 'web');
+    assert.match(history, /^Version {5}= 0\nStable {6}= false\nSubmit Date = \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$/, 'the re-runs of the same file made no new version');
+    const stopped = await ok('sched', 'job', 'stop', '-detach', 'web');
+    assert.match(stopped, /^Job "web" stopped\nEvaluation ID: [0-9a-f-]{36}\n$/);
+    assert.equal((await call(a.url, 'GET', '/v1/job/web', { token: ROOT })).json.Stop, true);
+    const purged = await ok('sched', 'job', 'stop', '-purge', '-detach', 'web');
+    assert.match(purged, /^Job "web" purged\n/);
+    assert.equal((await call(a.url, 'GET', '/v1/job/web', { token: ROOT })).status, 404);
+  });
+
+  it('eval list and eval status', async () => {
+    const listed = await ok('sched', 'eval', 'list', '-job=lonely');
+    const lines = listed.trimEnd().split('\n');
+    assert.match(lines[0], /^ID {8}Priority {2}Triggered By {2}Job ID {2}Namespace {2}Node ID {2}Status {3}Placement Failures$/);
+    assert.match(lines[1], /^[0-9a-f]{8} {2}50 {8}job-register {2}lonely {2}default {4}<none> {3}pending {2}false$/);
+    const id = lines[1].slice(0, 8);
+    const status = await ok('sched', 'eval', 'status', id);
+    assert.match(status, new RegExp(`^ID {17}= ${id}\\nCreate Time {8}= \\S+\\nModify Time {8}= \\S+\\nStatus {13}= pending\\nStatus Description = pending\\nType {15}= service\\nTriggeredBy {8}= job-register\\nJob ID {13}= lonely\\nNamespace {10}= default\\nPriority {11}= 50\\nPlacement Failures = false\\n$`));
+    const json = JSON.parse(await ok('sched', 'eval', 'list', '-json', '-status=complete'));
+    assert.ok(json.length > 0 && json.every((e: { Status: string }) => e.Status === 'complete'));
+    const none = await cairn({ SCHED_TOKEN: ROOT }, ['sched', 'eval', 'status', 'ffffffff']);
+    assert.deepEqual([none.code, none.stderr], [1, 'Error: No evaluation(s) with prefix or id "ffffffff" found\n']);
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * The SDK's job and evaluation methods against a real agent: parse, register with
+ * `enforceIndex`, read, list pages, versions, scale, evaluate, the job's evaluations and
+ * allocations, summary, the evaluation list's pages, reads, stop and purge, and the
+ * server's errors as `SchedApiError`.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { SchedApiError, SchedClient } from '../../src/sdk/index.js';
+import { ROOT, startAgent, type TestAgent } from './helpers.js';
+
+const HCL = 'job "web" {\n  group "app" {\n    count = 2\n    task "t" {\n      driver = "raw_exec"\n      config { command = "/bin/sleep" }\n    }\n  }\n}\n';
+
+describe('SDK: scheduler jobs and evaluations', () => {
+  let a: TestAgent;
+  let sched: SchedClient;
+
+  before(async () => {
+    a = await startAgent();
+    sched = new SchedClient({ address: a.url, token: ROOT });
+  });
+  after(async () => {
+    await sched.close();
+    await a.stop();
+  });
+
+  it('parses, registers, reads, scales, evaluates, stops and purges a job', async () => {
+    const canonical = await sched.parseJob(HCL, { canonicalize: true });
+    assert.equal(canonical.TaskGroups[0].Tasks[0].KillTimeout, 5e9);
+    const job = await sched.parseJob(HCL);
+    const reg = await sched.registerJob(job, { enforceIndex: true, jobModifyIndex: 0 });
+    assert.match(reg.EvalID, /^[0-9a-f-]{36}$/);
+    await assert.rejects(sched.registerJob(job, { enforceIndex: true, jobModifyIndex: 0 }), (err: unknown) => {
+      assert.ok(err instanceof SchedApiError);
+      assert.deepEqual([err.status, err.message], [400, `Enforcing job modify index 0: job exists with conflicting job modify index: ${reg.JobModifyIndex}`]);
+      return true;
+    });
+    const read = await sched.readJob('web');
+    assert.deepEqual([read.data.Status, read.data.TaskGroups[0].Count, read.index > 0], ['pending', 2, true]);
+    const scaled = await sched.scaleJob('web', 'app', 4);
+    assert.equal((await sched.readEvaluation(scaled.EvalID)).data.TriggeredBy, 'job-scaling');
+    assert.deepEqual((await sched.jobVersions('web')).data.map((v) => v.Version), [1, 0]);
+    const evaluated = await sched.evaluateJob('web');
+    const evals = (await sched.jobEvaluations('web')).data.map((e) => e.ID);
+    assert.deepEqual(evals, [reg.EvalID, scaled.EvalID, evaluated.EvalID]);
+    assert.deepEqual((await sched.jobAllocations('web', { all: true })).data, []);
+    assert.deepEqual((await sched.evaluationAllocations(reg.EvalID)).data, []);
+    assert.deepEqual(Object.keys((await sched.jobSummary('web')).data.Summary), ['app']);
+    const stop = await sched.deregisterJob('web');
+    assert.equal((await sched.readJob('web')).data.Stop, true);
+    assert.notEqual(stop.EvalID, '');
+    await sched.deregisterJob('web', { purge: true });
+    await assert.rejects(sched.readJob('web'), (err: unknown) => err instanceof SchedApiError && err.status === 404 && err.message === 'job not found');
+  });
+
+  it('lists jobs and evaluations page by page', async () => {
+    for (const id of ['p1', 'p2', 'p3']) await sched.registerJob({ ID: id, TaskGroups: [{ Name: 'g', Tasks: [{ Name: 't', Driver: 'raw_exec', Config: { command: '/bin/true' } }] }] });
+    const seen: string[] = [];
+    for (let token: string | undefined = ''; token !== undefined; ) {
+      const page = await sched.listJobs({ prefix: 'p', perPage: 2, nextToken: token });
+      seen.push(...page.data.map((j) => j.ID));
+      token = page.nextToken;
+    }
+    assert.deepEqual(seen, ['p1', 'p2', 'p3']);
+    const evals: string[] = [];
+    for (let token: string | undefined = ''; token !== undefined; ) {
+      const page = await sched.listEvaluations({ perPage: 2, nextToken: token, status: 'pending' });
+      evals.push(...page.data.map((e) => e.JobID));
+      token = page.nextToken;
+    }
+    assert.deepEqual(evals.slice(-3), ['p1', 'p2', 'p3']);
+    assert.deepEqual((await sched.listEvaluations({ job: 'p2' })).data.map((e) => e.JobID), ['p2']);
+  });
+});
