@@ -1,8 +1,9 @@
 /**
  * ACL objects of the discovery service or the scheduler (kinds.ts says which API): a list
  * per kind (tokens, policies, roles, auth methods, binding rules), an object's detail, a
- * policy's rules in the HCL editor with the server's error shown at its line, and the create
- * forms of policies and tokens. Routes: `<base>/<kind>`, `<base>/<kind>/<id>`,
+ * policy's rules in the HCL editor with the server's error shown at its line, the create
+ * forms of policies and tokens and the field forms of the other kinds (AclForm.tsx), and
+ * delete. Routes: `<base>/<kind>`, `<base>/<kind>/<id>`,
  * `<base>-new/<kind>`.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -12,6 +13,7 @@ import { api } from '../../api/client';
 import { ErrorNotice, Loading } from '../../components/Notice';
 import { policyErrorLine } from '../secrets/policyError';
 import { SecretValue } from '../secrets/SecretValue';
+import { AclForm } from './AclForm';
 import { str, type AclKind, type AclService, type Row } from './kinds';
 
 /** The line a rules error names: the discovery parser's `At <line>:<column>:`, else as the secrets policy errors (policyError.ts). */
@@ -39,6 +41,7 @@ export function AclObjects({ service, Nav, creating = false }: { service: AclSer
       {!kind && <p role="alert">No such kind of ACL object.</p>}
       {kind && creating && kind.create === 'policy' && <PolicyForm service={service} />}
       {kind && creating && kind.create === 'token' && <TokenForm service={service} />}
+      {kind && creating && kind.form && <AclForm service={service} kind={kind} form={kind.form} />}
       {kind && !creating && id === undefined && <AclList service={service} kind={kind} />}
       {kind && !creating && id !== undefined && <AclDetail key={id} service={service} kind={kind} id={id} />}
     </>
@@ -51,9 +54,9 @@ function AclList({ service, kind }: { service: AclService; kind: AclKind }) {
     <>
       <div className="toolbar">
         <h1>ACL {kind.title.toLowerCase()}</h1>
-        {kind.create && (
+        {(kind.create ?? kind.form) && (
           <Link className="button primary" to={`${service.base}-new/${kind.slug}`}>
-            Create {kind.create}
+            Create {kind.create ?? kind.form?.noun}
           </Link>
         )}
       </div>
