@@ -10,6 +10,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useState, type ComponentType, type FormEvent } from 'react';
 import { Link, NavLink, useNavigate, useParams } from 'react-router';
 import { api } from '../../api/client';
+import { DataTable } from '../../components/DataTable';
 import { ErrorNotice, Loading } from '../../components/Notice';
 import { policyErrorLine } from '../secrets/policyError';
 import { SecretValue } from '../secrets/SecretValue';
@@ -64,26 +65,15 @@ function AclList({ service, kind }: { service: AclService; kind: AclKind }) {
       <ErrorNotice error={q.error} />
       {q.data && q.data.length === 0 && <p>None.</p>}
       {q.data && q.data.length > 0 && (
-        <table data-testid={`acl-${kind.slug}`}>
-          <thead>
-            <tr>
-              {kind.columns.map(([label]) => (
-                <th scope="col" key={label}>
-                  {label}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {q.data.map((row) => (
-              <tr key={kind.idOf(row)}>
-                {kind.columns.map(([label, cell], i) => (
-                  <td key={label}>{i === 0 ? <Link to={`${service.base}/${kind.slug}/${encodeURIComponent(kind.idOf(row))}`}>{cell(row) || kind.idOf(row)}</Link> : cell(row)}</td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          testId={`acl-${kind.slug}`}
+          rows={q.data}
+          rowKey={kind.idOf}
+          columns={kind.columns.map(([label, cell], i) =>
+            // The first column links to the object's page.
+            i === 0 ? ([label, (row: Row) => <Link to={`${service.base}/${kind.slug}/${encodeURIComponent(kind.idOf(row))}`}>{cell(row) || kind.idOf(row)}</Link>] as const) : ([label, cell] as const),
+          )}
+        />
       )}
     </>
   );
