@@ -107,6 +107,7 @@ describe('web UI: secrets', { timeout: 240_000 }, () => {
       ['username', hidden, hidden, 'same'],
     ]);
     assert.equal(await diff.getByText(/s3cret|admin|5432/).count(), 0);
+    await shoot(page, '04a-kv-diff-hidden');
     await page.getByRole('button', { name: 'Reveal values' }).click();
     assert.deepEqual(await rows(), [
       ['password', 's3cret-one', 's3cret-two', 'changed'],
@@ -124,6 +125,16 @@ describe('web UI: secrets', { timeout: 240_000 }, () => {
     };
     const offset = (await centre(row.getByRole('link', { name: 'Version 2' }))) - (await centre(row.getByRole('button', { name: 'Delete version 2' })));
     assert.ok(Math.abs(offset) < 2, `text and buttons ${offset} px apart`);
+    const valueRow = page.getByRole('table', { name: 'Keys and values of version 2' }).getByRole('row').filter({ hasText: 'password' });
+    // The key's text (not its cell, which spans the row).
+    const keyText = await valueRow.getByRole('cell').first().evaluate((td) => {
+      const range = document.createRange();
+      range.selectNodeContents(td);
+      const b = range.getBoundingClientRect();
+      return b.top + b.height / 2;
+    });
+    const keyOffset = keyText - (await centre(valueRow.getByRole('button', { name: 'Reveal password' })));
+    assert.ok(Math.abs(keyOffset) < 2, `key and its buttons ${keyOffset} px apart`);
     await axeCheck(page, 'secret');
     await shoot(page, '04-kv-secret-diff');
 

@@ -23,7 +23,7 @@ export function KvVersions({ mount, path, meta, shown, onChanged }: { mount: str
     <section aria-labelledby="versions-h">
       <h2 id="versions-h">Versions</h2>
       <ErrorNotice error={error} />
-      <table className="versions">
+      <table className="buttons-row">
         <thead>
           <tr>
             <th scope="col">Version</th>
