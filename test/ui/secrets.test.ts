@@ -2,7 +2,7 @@
  * The web UI's secrets screens in Chromium against a real `cairn dev` (issue 18): the
  * printed URL serves the UI with its CSP; login with a token (a wrong one refused) and with
  * userpass, the token in sessionStorage only, logout clearing it; a secret written, two
- * versions seen and diffed, values hidden until revealed; a check-and-set conflict
+ * versions seen and diffed, values hidden until revealed (in the diff too); a check-and-set conflict
  * explained; a policy saved with an error shown at its line, then fixed; seal and unseal;
  * a folder of 10,000 keys listed virtualised and searched. Every screen is screenshot,
  * checked with axe-core, and no page logs a console error.
@@ -98,12 +98,43 @@ describe('web UI: secrets', { timeout: 240_000 }, () => {
     await page.getByRole('button', { name: 'Compare' }).click();
     const diff = page.getByTestId('diff');
     await diff.waitFor();
-    const rows = await diff.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
-    assert.deepEqual(rows, [
+    const rows = () => diff.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+    // As on the secret's view, the values stay hidden until revealed; the changes show.
+    const hidden = '••••••••';
+    assert.deepEqual(await rows(), [
+      ['password', hidden, hidden, 'changed'],
+      ['port', '—', hidden, 'added'],
+      ['username', hidden, hidden, 'same'],
+    ]);
+    assert.equal(await diff.getByText(/s3cret|admin|5432/).count(), 0);
+    await shoot(page, '04a-kv-diff-hidden');
+    await page.getByRole('button', { name: 'Reveal values' }).click();
+    assert.deepEqual(await rows(), [
       ['password', 's3cret-one', 's3cret-two', 'changed'],
       ['port', '—', '5432', 'added'],
       ['username', 'admin', 'admin', 'same'],
     ]);
+    // The versions table is aligned: every cell of a row is a table cell with the same top and
+    // height, and a row's text sits on the same line as its buttons (centres within 2 px).
+    const row = page.locator('section[aria-labelledby="versions-h"] tbody tr').first();
+    const cells = await row.locator('td').evaluateAll((tds) => tds.map((td) => [getComputedStyle(td).display, td.getBoundingClientRect().top, td.getBoundingClientRect().height]));
+    assert.equal(new Set(cells.map((c) => c.join(' '))).size, 1, JSON.stringify(cells));
+    const centre = async (l: import('playwright-core').Locator) => {
+      const b = (await l.boundingBox())!;
+      return b.y + b.height / 2;
+    };
+    const offset = (await centre(row.getByRole('link', { name: 'Version 2' }))) - (await centre(row.getByRole('button', { name: 'Delete version 2' })));
+    assert.ok(Math.abs(offset) < 2, `text and buttons ${offset} px apart`);
+    const valueRow = page.getByRole('table', { name: 'Keys and values of version 2' }).getByRole('row').filter({ hasText: 'password' });
+    // The key's text (not its cell, which spans the row).
+    const keyText = await valueRow.getByRole('cell').first().evaluate((td) => {
+      const range = document.createRange();
+      range.selectNodeContents(td);
+      const b = range.getBoundingClientRect();
+      return b.top + b.height / 2;
+    });
+    const keyOffset = keyText - (await centre(valueRow.getByRole('button', { name: 'Reveal password' })));
+    assert.ok(Math.abs(keyOffset) < 2, `key and its buttons ${keyOffset} px apart`);
     await axeCheck(page, 'secret');
     await shoot(page, '04-kv-secret-diff');
 

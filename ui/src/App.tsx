@@ -1,10 +1,11 @@
-/** Routes of the UI; every screen but the login needs a session. */
+/** Routes of the UI; every screen but the login and the OIDC provider's callback needs a session. */
 import { useEffect, useState } from 'react';
 import { Navigate, Route, Routes, useLocation } from 'react-router';
 import type { Section } from './api/client';
 import { currentSession, onSessionChange, type Session } from './api/session';
 import { Layout } from './components/Layout';
 import { Login } from './screens/Login';
+import { OidcCallback } from './screens/OidcCallback';
 import { Mounts } from './screens/secrets/Mounts';
 import { KvBrowser } from './screens/secrets/KvBrowser';
 import { KvSecret } from './screens/secrets/KvSecret';
@@ -34,6 +35,9 @@ const HOME: Array<[Section, string]> = [
   ['gateway', '/gateway'],
 ];
 
+/** The OIDC provider's redirect back to the UI (api/oidc.ts `callbackRoute`). */
+const OIDC_CALLBACK = '/secrets/auth/:mount/oidc/callback';
+
 /** The app; `sections` are the services this origin reaches (from /ui/config.json). */
 export function App({ sections }: { sections: Partial<Record<Section, string>> }) {
   const [session, setSession] = useState<Session | undefined>(currentSession);
@@ -44,12 +48,15 @@ export function App({ sections }: { sections: Partial<Record<Section, string>> }
     return (
       <Routes>
         <Route path="/login" element={<Login home={home} />} />
+        {sections.secrets !== undefined && <Route path={OIDC_CALLBACK} element={<OidcCallback home={home} />} />}
         <Route path="*" element={<Navigate to="/login" replace state={{ from: location.pathname }} />} />
       </Routes>
     );
   }
   return (
     <Routes>
+      {/* A popup opened by a signed-in tab has that tab's session: its callback still reports back. */}
+      {sections.secrets !== undefined && <Route path={OIDC_CALLBACK} element={<OidcCallback home={home} />} />}
       <Route element={<Layout session={session} sections={sections} />}>
         <Route index element={<Navigate to={home} replace />} />
         <Route path="/login" element={<Navigate to={home} replace />} />

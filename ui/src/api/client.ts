@@ -61,6 +61,8 @@ export function request(section: Section, path: string, o: CallOptions = {}): { 
     headers['X-Secrets-Request'] = 'true';
     if (session?.namespace) headers['X-Secrets-Namespace'] = session.namespace;
   }
+  // The discovery namespace goes in the query, as `?ns=` (reference/mesh.md §7); endpoints without namespaces ignore it.
+  if (section === 'mesh' && session?.meshNamespace) path += `${path.includes('?') ? '&' : '?'}ns=${encodeURIComponent(session.meshNamespace)}`;
   if (o.body !== undefined) headers['Content-Type'] = 'application/json';
   Object.assign(headers, o.headers);
   return {

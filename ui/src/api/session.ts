@@ -10,6 +10,8 @@ export interface Session {
   readonly via: string;
   /** Secrets namespace ('' = root), sent as `X-Secrets-Namespace`. */
   readonly namespace: string;
+  /** Discovery namespace ('' or absent = the token's own, else `default`), sent as `?ns=`. */
+  readonly meshNamespace?: string;
   /** The gateway API's own bearer token, given on the gateway screen (it has its own tokens). */
   readonly gatewayToken?: string;
 }

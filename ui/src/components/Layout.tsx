@@ -1,9 +1,10 @@
-/** The frame of every screen after login: sections, namespace, theme, logout. */
+/** The frame of every screen after login: sections, namespace (SectionNamespace.tsx), theme, logout. */
 import { useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import { NavLink, Outlet, useNavigate } from 'react-router';
+import { useState } from 'react';
+import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import type { Section } from '../api/client';
-import { clearSession, saveSession, type Session } from '../api/session';
+import { clearSession, type Session } from '../api/session';
+import { SectionNamespace } from './SectionNamespace';
 import { applyTheme, storedTheme } from './theme';
 
 const SECTION_LINKS: Array<[Section, string, string]> = [
@@ -16,6 +17,7 @@ const SECTION_LINKS: Array<[Section, string, string]> = [
 export function Layout({ session, sections }: { session: Session; sections: Partial<Record<Section, string>> }) {
   const queries = useQueryClient();
   const navigate = useNavigate();
+  const { pathname } = useLocation();
   const [theme, setTheme] = useState(storedTheme);
   const logout = () => {
     queries.clear();
@@ -38,7 +40,7 @@ export function Layout({ session, sections }: { session: Session; sections: Part
             </NavLink>
           ))}
         </nav>
-        {sections.secrets !== undefined && <NamespaceSwitcher session={session} onChange={() => queries.clear()} />}
+        <SectionNamespace session={session} sections={sections} pathname={pathname} />
         <span className="who">{session.via}</span>
         <button type="button" onClick={toggleTheme} aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`}>
           {theme === 'dark' ? 'Light' : 'Dark'} theme
@@ -51,23 +53,5 @@ export function Layout({ session, sections }: { session: Session; sections: Part
         <Outlet />
       </main>
     </>
-  );
-}
-
-/** The secrets namespace the tab works in ('' = root); changing it drops every cached reply. */
-function NamespaceSwitcher({ session, onChange }: { session: Session; onChange: () => void }) {
-  const [value, setValue] = useState(session.namespace);
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const ns = value.trim().replace(/^\/+|\/+$/g, '');
-    saveSession({ ...session, namespace: ns ? `${ns}/` : '' });
-    onChange();
-  };
-  return (
-    <form className="ns" onSubmit={submit}>
-      <label htmlFor="ns">Namespace</label>
-      <input id="ns" value={value} placeholder="root" onChange={(e) => setValue(e.target.value)} size={12} />
-      <button type="submit" aria-label="Switch namespace">Switch</button>
-    </form>
   );
 }

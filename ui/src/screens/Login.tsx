@@ -1,15 +1,24 @@
 /**
  * Login with a token or (where the secrets service is reached) a userpass username and
- * password; the token stays in this tab. A token is checked with the first reachable
+ * password, OIDC through the provider in a popup (api/oidc.ts), or a pasted JWT at a `jwt`
+ * auth method; the token stays in this tab. A token is checked with the first reachable
  * service's "who am I" read.
  */
 import { useState, type FormEvent } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { api, hasSection, type Section } from '../api/client';
+import { startOidc } from '../api/oidc';
 import { saveSession } from '../api/session';
 import { ErrorNotice } from '../components/Notice';
 
-type Method = 'token' | 'userpass';
+type Method = 'token' | 'userpass' | 'oidc' | 'jwt';
+
+/** The secrets service's login methods besides a token, with their labels; each one's mount defaults to its type. */
+const SECRETS_METHODS: Array<[Exclude<Method, 'token'>, string]> = [
+  ['userpass', 'Username and password'],
+  ['oidc', 'OIDC'],
+  ['jwt', 'JWT'],
+];
 
 /** Each section's read of the caller's own token. */
 const SELF: Array<[Section, string]> = [
@@ -24,7 +33,10 @@ export function Login({ home }: { home: string }) {
   const [token, setToken] = useState('');
   const [user, setUser] = useState('');
   const [password, setPassword] = useState('');
-  const [mount, setMount] = useState('userpass');
+  const [mounts, setMounts] = useState<Record<string, string>>({ userpass: 'userpass', oidc: 'oidc', jwt: 'jwt' });
+  const [role, setRole] = useState('');
+  const [jwt, setJwt] = useState('');
+  const mount = mounts[method] ?? '';
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   const navigate = useNavigate();
@@ -37,7 +49,20 @@ export function Login({ home }: { home: string }) {
     try {
       let secret = token.trim();
       let via = 'token';
-      if (method === 'userpass') {
+      if (method === 'oidc') {
+        const done = await startOidc(mount, role.trim(), from);
+        secret = done.token;
+        via = done.who ? `oidc (${done.who})` : 'oidc';
+      } else if (method === 'jwt') {
+        const res = await api<{ auth: { client_token: string; metadata?: Record<string, string> | null } }>('secrets', `/v1/auth/${encodeURIComponent(mount)}/login`, {
+          method: 'POST',
+          body: { role: role.trim() || undefined, jwt: jwt.trim() },
+          token: '',
+        });
+        secret = res.auth.client_token;
+        const m = res.auth.metadata ?? {};
+        via = `jwt (${m.email ?? m.sub ?? m.role ?? mount})`;
+      } else if (method === 'userpass') {
         const res = await api<{ auth: { client_token: string } }>('secrets', `/v1/auth/${encodeURIComponent(mount)}/login/${encodeURIComponent(user)}`, {
           method: 'POST',
           body: { password },
@@ -57,6 +82,7 @@ export function Login({ home }: { home: string }) {
     } finally {
       setBusy(false);
       setPassword('');
+      setJwt('');
     }
   };
 
@@ -69,18 +95,20 @@ export function Login({ home }: { home: string }) {
           <label>
             <input type="radio" name="method" checked={method === 'token'} onChange={() => setMethod('token')} /> Token
           </label>
-          {hasSection('secrets') && (
-            <label>
-              <input type="radio" name="method" checked={method === 'userpass'} onChange={() => setMethod('userpass')} /> Username and password
-            </label>
-          )}
+          {hasSection('secrets') &&
+            SECRETS_METHODS.map(([m, label]) => (
+              <label key={m}>
+                <input type="radio" name="method" checked={method === m} onChange={() => setMethod(m)} /> {label}
+              </label>
+            ))}
         </fieldset>
-        {method === 'token' ? (
+        {method === 'token' && (
           <div className="field">
             <label htmlFor="token">Token</label>
             <input id="token" type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} required />
           </div>
-        ) : (
+        )}
+        {method === 'userpass' && (
           <>
             <div className="field">
               <label htmlFor="user">Username</label>
@@ -90,11 +118,28 @@ export function Login({ home }: { home: string }) {
               <label htmlFor="password">Password</label>
               <input id="password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
             </div>
-            <div className="field">
-              <label htmlFor="mount">Auth mount</label>
-              <input id="mount" value={mount} onChange={(e) => setMount(e.target.value)} required />
-            </div>
           </>
+        )}
+        {method === 'jwt' && (
+          <div className="field">
+            <label htmlFor="jwt">JWT</label>
+            <textarea id="jwt" className="mono" rows={4} spellCheck={false} autoComplete="off" value={jwt} onChange={(e) => setJwt(e.target.value)} required />
+          </div>
+        )}
+        {method !== 'token' && (
+          <div className="field">
+            <label htmlFor="mount">Auth mount</label>
+            <input id="mount" value={mount} onChange={(e) => setMounts((ms) => ({ ...ms, [method]: e.target.value }))} required />
+          </div>
+        )}
+        {(method === 'oidc' || method === 'jwt') && (
+          <div className="field">
+            <label htmlFor="role">Role</label>
+            <input id="role" value={role} onChange={(e) => setRole(e.target.value)} aria-describedby="role-hint" />
+            <span id="role-hint" className="muted">
+              Empty: the auth method&apos;s default role.{method === 'oidc' ? ' The provider opens in a new window.' : ''}
+            </span>
+          </div>
         )}
         <ErrorNotice error={error} />
         <button type="submit" className="primary" disabled={busy}>

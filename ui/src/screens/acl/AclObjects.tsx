@@ -1,17 +1,20 @@
 /**
  * ACL objects of the discovery service or the scheduler (kinds.ts says which API): a list
  * per kind (tokens, policies, roles, auth methods, binding rules), an object's detail, a
- * policy's rules in the HCL editor with the server's error shown at its line, and the create
- * forms of policies and tokens. Routes: `<base>/<kind>`, `<base>/<kind>/<id>`,
+ * policy's rules in the HCL editor with the server's error shown at its line, the create
+ * forms of policies and tokens and the field forms of the other kinds (AclForm.tsx), and
+ * delete. Routes: `<base>/<kind>`, `<base>/<kind>/<id>`,
  * `<base>-new/<kind>`.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useState, type ComponentType, type FormEvent } from 'react';
 import { Link, NavLink, useNavigate, useParams } from 'react-router';
 import { api } from '../../api/client';
+import { DataTable } from '../../components/DataTable';
 import { ErrorNotice, Loading } from '../../components/Notice';
 import { policyErrorLine } from '../secrets/policyError';
 import { SecretValue } from '../secrets/SecretValue';
+import { AclForm } from './AclForm';
 import { str, type AclKind, type AclService, type Row } from './kinds';
 
 /** The line a rules error names: the discovery parser's `At <line>:<column>:`, else as the secrets policy errors (policyError.ts). */
@@ -39,6 +42,7 @@ export function AclObjects({ service, Nav, creating = false }: { service: AclSer
       {!kind && <p role="alert">No such kind of ACL object.</p>}
       {kind && creating && kind.create === 'policy' && <PolicyForm service={service} />}
       {kind && creating && kind.create === 'token' && <TokenForm service={service} />}
+      {kind && creating && kind.form && <AclForm service={service} kind={kind} form={kind.form} />}
       {kind && !creating && id === undefined && <AclList service={service} kind={kind} />}
       {kind && !creating && id !== undefined && <AclDetail key={id} service={service} kind={kind} id={id} />}
     </>
@@ -51,9 +55,9 @@ function AclList({ service, kind }: { service: AclService; kind: AclKind }) {
     <>
       <div className="toolbar">
         <h1>ACL {kind.title.toLowerCase()}</h1>
-        {kind.create && (
+        {(kind.create ?? kind.form) && (
           <Link className="button primary" to={`${service.base}-new/${kind.slug}`}>
-            Create {kind.create}
+            Create {kind.create ?? kind.form?.noun}
           </Link>
         )}
       </div>
@@ -61,26 +65,15 @@ function AclList({ service, kind }: { service: AclService; kind: AclKind }) {
       <ErrorNotice error={q.error} />
       {q.data && q.data.length === 0 && <p>None.</p>}
       {q.data && q.data.length > 0 && (
-        <table data-testid={`acl-${kind.slug}`}>
-          <thead>
-            <tr>
-              {kind.columns.map(([label]) => (
-                <th scope="col" key={label}>
-                  {label}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {q.data.map((row) => (
-              <tr key={kind.idOf(row)}>
-                {kind.columns.map(([label, cell], i) => (
-                  <td key={label}>{i === 0 ? <Link to={`${service.base}/${kind.slug}/${encodeURIComponent(kind.idOf(row))}`}>{cell(row) || kind.idOf(row)}</Link> : cell(row)}</td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          testId={`acl-${kind.slug}`}
+          rows={q.data}
+          rowKey={kind.idOf}
+          columns={kind.columns.map(([label, cell], i) =>
+            // The first column links to the object's page.
+            i === 0 ? ([label, (row: Row) => <Link to={`${service.base}/${kind.slug}/${encodeURIComponent(kind.idOf(row))}`}>{cell(row) || kind.idOf(row)}</Link>] as const) : ([label, cell] as const),
+          )}
+        />
       )}
     </>
   );

@@ -1,5 +1,6 @@
 /** Discovery nodes (`GET /v1/catalog/nodes`), live through blocking queries. */
 import { useBlocking } from '../../api/useBlocking';
+import { DataTable } from '../../components/DataTable';
 import { ErrorNotice, Loading } from '../../components/Notice';
 import { MeshNav } from './MeshNav';
 
@@ -19,24 +20,16 @@ export function MeshNodes() {
       <ErrorNotice error={q.error} />
       {!q.data && <Loading />}
       {q.data && (
-        <table data-testid="mesh-nodes">
-          <thead>
-            <tr>
-              <th scope="col">Node</th>
-              <th scope="col">Address</th>
-              <th scope="col">Datacenter</th>
-            </tr>
-          </thead>
-          <tbody>
-            {q.data.map((n) => (
-              <tr key={n.Node}>
-                <td>{n.Node}</td>
-                <td>{n.Address}</td>
-                <td>{n.Datacenter}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          testId="mesh-nodes"
+          rows={q.data}
+          rowKey={(n) => n.Node}
+          columns={[
+            ['Node', (n) => n.Node],
+            ['Address', (n) => n.Address],
+            ['Datacenter', (n) => n.Datacenter],
+          ]}
+        />
       )}
     </>
   );

@@ -1,5 +1,6 @@
 /** The discovery service's ACL API (reference/mesh.md §6) for the shared ACL screens. */
 import { names, str, type AclService } from '../acl/kinds';
+import { MESH_AUTH_METHOD_FORM, MESH_BINDING_RULE_FORM, MESH_ROLE_FORM } from './aclForms';
 
 const e = encodeURIComponent;
 
@@ -42,6 +43,8 @@ export const MESH_ACL: AclService = {
       list: '/v1/acl/roles',
       idOf: (r) => str(r.ID),
       read: (id) => `/v1/acl/role/${e(id)}`,
+      remove: (id) => `/v1/acl/role/${e(id)}`,
+      form: MESH_ROLE_FORM,
       columns: [
         ['Name', (r) => str(r.Name)],
         ['Description', (r) => str(r.Description)],
@@ -54,6 +57,8 @@ export const MESH_ACL: AclService = {
       list: '/v1/acl/auth-methods',
       idOf: (r) => str(r.Name),
       read: (id) => `/v1/acl/auth-method/${e(id)}`,
+      remove: (id) => `/v1/acl/auth-method/${e(id)}`,
+      form: MESH_AUTH_METHOD_FORM,
       columns: [
         ['Name', (r) => str(r.Name)],
         ['Type', (r) => str(r.Type)],
@@ -66,6 +71,8 @@ export const MESH_ACL: AclService = {
       list: '/v1/acl/binding-rules',
       idOf: (r) => str(r.ID),
       read: (id) => `/v1/acl/binding-rule/${e(id)}`,
+      remove: (id) => `/v1/acl/binding-rule/${e(id)}`,
+      form: MESH_BINDING_RULE_FORM,
       columns: [
         ['ID', (r) => str(r.ID)],
         ['Auth method', (r) => str(r.AuthMethod)],

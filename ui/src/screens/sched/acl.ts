@@ -1,5 +1,6 @@
 /** The scheduler's ACL API (the reference's `command/agent/acl_endpoint.go`) for the shared ACL screens. */
 import { names, str, type AclService } from '../acl/kinds';
+import { SCHED_AUTH_METHOD_FORM, SCHED_BINDING_RULE_FORM, SCHED_ROLE_FORM } from './aclForms';
 
 const e = encodeURIComponent;
 
@@ -42,6 +43,8 @@ export const SCHED_ACL: AclService = {
       list: '/v1/acl/roles',
       idOf: (r) => str(r.ID),
       read: (id) => `/v1/acl/role/${e(id)}`,
+      remove: (id) => `/v1/acl/role/${e(id)}`,
+      form: SCHED_ROLE_FORM,
       columns: [
         ['Name', (r) => str(r.Name)],
         ['Description', (r) => str(r.Description)],
@@ -54,6 +57,8 @@ export const SCHED_ACL: AclService = {
       list: '/v1/acl/auth-methods',
       idOf: (r) => str(r.Name),
       read: (id) => `/v1/acl/auth-method/${e(id)}`,
+      remove: (id) => `/v1/acl/auth-method/${e(id)}`,
+      form: SCHED_AUTH_METHOD_FORM,
       columns: [
         ['Name', (r) => str(r.Name)],
         ['Type', (r) => str(r.Type)],
@@ -66,6 +71,8 @@ export const SCHED_ACL: AclService = {
       list: '/v1/acl/binding-rules',
       idOf: (r) => str(r.ID),
       read: (id) => `/v1/acl/binding-rule/${e(id)}`,
+      remove: (id) => `/v1/acl/binding-rule/${e(id)}`,
+      form: SCHED_BINDING_RULE_FORM,
       columns: [
         ['ID', (r) => str(r.ID)],
         ['Auth method', (r) => str(r.AuthMethod)],

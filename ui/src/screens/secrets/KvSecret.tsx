@@ -70,7 +70,7 @@ export function KvSecret() {
               </>
             ) : (
               data.data && (
-                <table>
+                <table className="buttons-row">
                   <caption className="sr-only">Keys and values of version {version}</caption>
                   <thead>
                     <tr>

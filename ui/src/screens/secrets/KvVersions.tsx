@@ -23,7 +23,7 @@ export function KvVersions({ mount, path, meta, shown, onChanged }: { mount: str
     <section aria-labelledby="versions-h">
       <h2 id="versions-h">Versions</h2>
       <ErrorNotice error={error} />
-      <table>
+      <table className="buttons-row">
         <thead>
           <tr>
             <th scope="col">Version</th>
@@ -42,22 +42,25 @@ export function KvVersions({ mount, path, meta, shown, onChanged }: { mount: str
                 </td>
                 <td>{new Date(v.created_time).toLocaleString()}</td>
                 <td>{state}</td>
-                <td className="actions">
-                  {state === 'active' && (
-                    <button type="button" onClick={() => void act('delete', v.n)} aria-label={`Delete version ${v.n}`}>
-                      Delete
-                    </button>
-                  )}
-                  {state === 'deleted' && (
-                    <button type="button" onClick={() => void act('undelete', v.n)} aria-label={`Undelete version ${v.n}`}>
-                      Undelete
-                    </button>
-                  )}
-                  {state !== 'destroyed' && (
-                    <button type="button" className="danger" onClick={() => void act('destroy', v.n)} aria-label={`Destroy version ${v.n}`}>
-                      Destroy
-                    </button>
-                  )}
+                <td>
+                  {/* The buttons' flex row is inside the cell: a flex <td> leaves the table's grid and shifts the row. */}
+                  <div className="actions cell-actions">
+                    {state === 'active' && (
+                      <button type="button" onClick={() => void act('delete', v.n)} aria-label={`Delete version ${v.n}`}>
+                        Delete
+                      </button>
+                    )}
+                    {state === 'deleted' && (
+                      <button type="button" onClick={() => void act('undelete', v.n)} aria-label={`Undelete version ${v.n}`}>
+                        Undelete
+                      </button>
+                    )}
+                    {state !== 'destroyed' && (
+                      <button type="button" className="danger" onClick={() => void act('destroy', v.n)} aria-label={`Destroy version ${v.n}`}>
+                        Destroy
+                      </button>
+                    )}
+                  </div>
                 </td>
               </tr>
             );
