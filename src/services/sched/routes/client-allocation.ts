@@ -36,7 +36,7 @@ function runnersOf(local: LocalAlloc, task: string): TaskRunner[] {
 
 /** `…/restart`. @throws 400 for a bad body and as {@link runnersOf}; as {@link locateAlloc}. */
 async function restart(ctx: Ctx): Promise<SchedReply> {
-  const body = decodeGoStruct(ctx.body ?? {}, 'structs.AllocRestartRequest', { TaskName: 'string', AllTasks: 'bool' });
+  const body = decodeGoStruct(ctx.body<unknown>() ?? {}, 'structs.AllocRestartRequest', { TaskName: 'string', AllTasks: 'bool' });
   const where = await locateAlloc(ctx, 'alloc-lifecycle');
   if ('forwarded' in where) return where.forwarded;
   const name = body.AllTasks ? '' : (body.TaskName as string);
@@ -46,7 +46,7 @@ async function restart(ctx: Ctx): Promise<SchedReply> {
 
 /** `…/signal`. @throws 400 `unknown signal "<s>"` and as {@link runnersOf}; as {@link locateAlloc}. */
 async function signal(ctx: Ctx): Promise<SchedReply> {
-  const body = decodeGoStruct(ctx.body ?? {}, 'structs.AllocSignalRequest', { Signal: 'string', Task: 'string' });
+  const body = decodeGoStruct(ctx.body<unknown>() ?? {}, 'structs.AllocSignalRequest', { Signal: 'string', Task: 'string' });
   const where = await locateAlloc(ctx, 'alloc-lifecycle');
   if ('forwarded' in where) return where.forwarded;
   const sig = (body.Signal as string) || 'SIGKILL';
