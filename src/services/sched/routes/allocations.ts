@@ -19,7 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ALL_NAMESPACES } from '../acl/index.js';
-import { allocStub, checkEnum, CLIENT_STATUSES, decodeVolumes, DESIRED_STATUSES, renderAlloc, type StoredAlloc } from '../alloc.js';
+import { allocStub, checkEnum, CLIENT_STATUSES, decodeVolumes, DESIRED_STATUSES, type StoredAlloc } from '../alloc.js';
 import { writeAllocation, type AllocationWrite } from '../csi/alloc-claims.js';
 import { newEvaluation, type Job, type PlacedAllocFields, type TaskGroup, type TaskState } from '../jobs/types.js';
 import { isNodeSecret } from '../node-secret.js';
@@ -98,7 +98,7 @@ async function createAlloc(ctx: Ctx): Promise<SchedReply> {
       };
     },
   });
-  return writeReply(result.ModifyIndex, renderAlloc(result));
+  return writeReply(result.ModifyIndex, renderFullAlloc(result));
 }
 
 /**
