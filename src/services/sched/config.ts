@@ -296,3 +296,20 @@ export function devSchedConfig(o: { dataDir: string; httpAddress: string }): Sch
     eventBroker: true,
   };
 }
+
+/**
+ * The client of `cairn dev`, beside its scheduler: state and allocations under `schedDir`,
+ * registering with the dev root token, `raw_exec` enabled (issue 19 scope 3: the tour runs a job).
+ */
+export function devClientConfig(schedDir: string, rootToken: string): ClientConfig {
+  return {
+    servers: [],
+    stateDir: `${schedDir}/client`,
+    allocDir: `${schedDir}/alloc`,
+    nodeClass: '',
+    nodePool: 'default',
+    meta: {},
+    token: rootToken,
+    drivers: { raw_exec: true, exec: true },
+  };
+}

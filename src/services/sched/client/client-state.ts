@@ -13,7 +13,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The node's identity. */
@@ -35,6 +35,13 @@ export function loadNodeIdentity(stateDir: string): NodeIdentity {
   const made = { ID: randomUUID(), SecretID: randomUUID() };
   writeAtomic(file, JSON.stringify(made), 0o600);
   return made;
+}
+
+/** Makes `identity` the node's identity unless `state_dir/node.json` exists (`cairn dev`: the client is the dev node its CSI plugin serves). */
+export function seedNodeIdentity(stateDir: string, identity: NodeIdentity): void {
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const file = join(stateDir, 'node.json');
+  if (!existsSync(file)) writeAtomic(file, JSON.stringify({ ID: identity.ID, SecretID: identity.SecretID }), 0o600);
 }
 
 /** A recorded task process: process group leader and its start time in clock ticks since boot. */

@@ -8,6 +8,7 @@
  * @module
  */
 import { arch, cpus, hostname, platform, release, totalmem, type CpuInfo } from 'node:os';
+import { VERSION } from '../../../kernel/version/index.js';
 import type { ClientConfig } from './config.js';
 
 /** MHz assumed per core when the kernel reports none (some VMs and containers report 0). */
@@ -45,6 +46,8 @@ export function fingerprint(config: ClientConfig, cores: readonly CpuInfo[] = cp
     'kernel.version': release(),
     'os.name': platform(),
     'unique.hostname': hostname(),
+    // The node list's `Version`, as the reference's client reports its own.
+    'nomad.version': VERSION,
   };
   const drivers: Fingerprint['Drivers'] = {};
   const offer = (name: string, description: string) => {
