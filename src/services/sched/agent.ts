@@ -37,6 +37,7 @@ import { SchedAclResolver } from './resolve.js';
 import { aclPolicyRoutes } from './routes/acl-policies.js';
 import { aclRoleRoutes } from './routes/acl-roles.js';
 import { aclTokenRoutes } from './routes/acl-tokens.js';
+import { allocStopRoutes } from './routes/alloc-stop.js';
 import { allocationRoutes } from './routes/allocations.js';
 import { clientAllocationRoutes } from './routes/client-allocation.js';
 import { clientFsRoutes } from './routes/client-fs.js';
@@ -69,6 +70,7 @@ export const SCHED_ROUTES = [
   ...nodeAllocationRoutes,
   ...nodeRoutes,
   ...allocationRoutes,
+  ...allocStopRoutes,
   ...clientFsRoutes,
   ...clientAllocationRoutes,
   ...pluginRoutes,
