@@ -56,6 +56,7 @@ import { volumeSnapshotRoutes } from './routes/volume-snapshots.js';
 import { volumeRoutes } from './routes/volumes.js';
 import { SCHED_TABLES, T, type TokenDoc } from './state.js';
 import { SchedClient } from './client/client.js';
+import { csiMounter } from './client/csi-mounter.js';
 
 /** Every route of the scheduler service. */
 export const SCHED_ROUTES = [
@@ -217,7 +218,18 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
     const advertise = { address: config.httpAddress };
     leadership = shared?.leadership({ address: () => advertise.address, onLeader: lead, onFollower: follow });
     const metrics = schedMetrics({ backend, state, leadership: () => leadership, replicator, broker });
-    const client = config.client && new SchedClient({ config: config.client, nodeName: config.nodeName, datacenter: config.datacenter, selfAddress: () => advertise.address, log, now });
+    const clientConfig = config.client;
+    const client =
+      clientConfig &&
+      new SchedClient({
+        config: clientConfig,
+        nodeName: config.nodeName,
+        datacenter: config.datacenter,
+        selfAddress: () => advertise.address,
+        log,
+        now,
+        mounter: (c) => csiMounter({ state, plugins: registry, nodeId: () => c.nodeId, root: join(clientConfig.stateDir, 'csi'), log }),
+      });
     const deps: SchedDeps = { state, config, acl, now, broker, replicator, advertise, leadership, shutdown: stopping.signal, forwardTo, plugins, volumeLocks: new KeyedLock(), metrics, client };
     const api = schedHttpService({ routes: SCHED_ROUTES, deps, state, region: config.region, forwardTo, shutdown: stopping.signal, leadership });
     const served = config.ui ? withUi(api, { self: 'sched' }) : api;

@@ -1,15 +1,18 @@
 /**
  * Runs one allocation on the client: builds its directory, runs each task of its task group
  * (task-runner.ts), stops them when the allocation's `DesiredStatus` becomes `stop` or
- * `evict`, kills the siblings of a task that failed, and reports the allocation's
+ * `evict`, mounts its CSI volumes (csi-mounter.ts), kills the siblings of a task that failed, and reports the allocation's
  * `ClientStatus`, `ClientDescription` and `TaskStates` to the servers as they change (the
  * reference's alloc runner and `Node.UpdateAlloc`).
  *
  * @module
  */
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Logger } from '../../../kernel/log/logger.js';
 import type { Job, TaskGroup, TaskState } from '../jobs/types.js';
 import { allocDir, buildAllocDir, type AllocDir } from './alloc-dir.js';
+import type { VolumeMounter } from './csi-mounter.js';
 import { EVENT, taskEvent } from './task-event.js';
 import { restartPolicyOf, taskWithDefaults } from './task-defaults.js';
 import { taskEnv } from './task-env.js';
@@ -26,6 +29,8 @@ export interface ClientAlloc {
   readonly DesiredStatus: string;
   readonly ClientStatus: string;
   readonly TaskStates: Readonly<Record<string, TaskState>> | null;
+  /** The volume requests the allocation claims (name → request; the servers' claims use them). */
+  readonly Volumes?: Readonly<Record<string, unknown>> | null;
   readonly AllocModifyIndex?: number;
 }
 
@@ -50,6 +55,8 @@ export interface AllocRunnerOptions {
   readonly report: (allocId: string, r: AllocReport) => void;
   /** Records a task's process group (or its end) so a restarted client can stop it. */
   readonly onPid: (allocId: string, task: string, pid: number | undefined) => void;
+  /** Stages and publishes the allocation's CSI volumes (csi-mounter.ts); absent: the allocation's CSI volumes are not mounted. */
+  readonly mounter?: VolumeMounter;
   readonly log: Logger;
 }
 
@@ -106,8 +113,37 @@ export class AllocRunner {
       });
       this.tasks.set(task.Name, runner);
     }
-    this.done = Promise.all([...this.tasks.values()].map((t) => t.run())).then(() => undefined);
+    this.done = this.runAll(this.group);
     if (this.terminalDesired(o.alloc)) void this.stop();
+  }
+
+  /**
+   * Mounts the allocation's CSI volumes and links them at each task's volume mount
+   * destinations, runs the tasks, then unmounts. A failed mount fails every task (`Setup Failure`).
+   */
+  private async runAll(group: TaskGroup): Promise<void> {
+    const { mounter, alloc } = this.o;
+    if (mounter) {
+      let paths: Record<string, string>;
+      try {
+        paths = await mounter.mount({ ID: alloc.ID, Namespace: alloc.Namespace, Name: alloc.Name, Volumes: alloc.Volumes ?? group.Volumes ?? null });
+      } catch (err) {
+        for (const t of this.tasks.values()) t.failSetup(`failed to setup alloc: ${(err as Error).message}`);
+        await mounter.unmount(alloc.ID);
+        return;
+      }
+      for (const task of group.Tasks) {
+        for (const vm of task.VolumeMounts ?? []) {
+          const source = paths[vm.Volume];
+          if (!source) continue;
+          const at = join(this.dir.taskDir(task.Name), vm.Destination.replace(/^\/+/, ''));
+          mkdirSync(dirname(at), { recursive: true });
+          if (!existsSync(at)) symlinkSync(source, at);
+        }
+      }
+    }
+    await Promise.all([...this.tasks.values()].map((t) => t.run()));
+    await mounter?.unmount(alloc.ID);
   }
 
   /** The allocation as last seen from the servers. */

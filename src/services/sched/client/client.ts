@@ -21,6 +21,7 @@ import { clientTerminal } from '../alloc.js';
 import { AllocRunner, type AllocReport, type ClientAlloc } from './alloc-runner.js';
 import { loadNodeIdentity, TaskProcessFile, type NodeIdentity } from './client-state.js';
 import type { ClientConfig } from './config.js';
+import type { VolumeMounter } from './csi-mounter.js';
 import { signalGroup } from './drivers.js';
 import { fingerprint } from './fingerprint.js';
 import { ServerApi, ServerError } from './server-api.js';
@@ -42,6 +43,8 @@ export interface SchedClientOptions {
   readonly log: Logger;
   /** Clock in epoch ms. */
   readonly now: () => number;
+  /** Mounts allocations' CSI volumes (csi-mounter.ts), given the client; absent: none are mounted. */
+  readonly mounter?: (client: SchedClient) => VolumeMounter;
 }
 
 /** A running client. */
@@ -57,11 +60,13 @@ export class SchedClient {
   private readonly pending = new Map<string, AllocReport>();
   private readonly sending = new Set<string>();
   private registered: Promise<void> | undefined;
+  private readonly mounter: VolumeMounter | undefined;
 
   constructor(private readonly o: SchedClientOptions) {
     this.identity = loadNodeIdentity(o.config.stateDir);
     this.processes = new TaskProcessFile(o.config.stateDir);
     this.api = new ServerApi(() => (o.config.servers.length > 0 ? o.config.servers : [o.selfAddress()]));
+    this.mounter = o.mounter?.(this);
   }
 
   /** The node's ID. */
@@ -220,6 +225,7 @@ export class SchedClient {
           now: this.o.now,
           report: (id, rep) => this.report(id, rep),
           onPid: (id, task, pid) => this.processes.set(id, task, pid),
+          mounter: this.mounter,
           log: this.o.log,
         }),
       );

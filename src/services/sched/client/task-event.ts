@@ -13,6 +13,7 @@ export const MAX_TASK_EVENTS = 10;
 export const EVENT = {
   received: 'Received',
   setup: 'Task Setup',
+  setupFailure: 'Setup Failure',
   started: 'Started',
   terminated: 'Terminated',
   restarting: 'Restarting',

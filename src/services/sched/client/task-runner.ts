@@ -62,8 +62,9 @@ export class TaskRunner {
     return this.state.State === 'dead';
   }
 
-  /** Starts the task's loop once; resolves when the task is dead. */
+  /** Starts the task's loop once; resolves when the task is dead (at once when it was killed or failed before it ran). */
   run(): Promise<void> {
+    if (this.dead && !this.done) return Promise.resolve();
     this.done ??= this.loop().catch((err: unknown) => {
       this.o.log.error({ err, task: this.o.task.Name }, 'task runner failed');
       this.finish(true);
@@ -84,6 +85,13 @@ export class TaskRunner {
     if (this.proc) this.terminate(this.proc);
     if (!this.done) this.finish(false);
     await this.done;
+  }
+
+  /** The allocation's setup (its volume mounts) failed: the task never runs; a `Setup Failure` event, dead and failed. */
+  failSetup(message: string): void {
+    if (this.dead) return;
+    this.emit(taskEvent(EVENT.setupFailure, this.o.now(), { Message: message, FailsTask: true }));
+    this.finish(true);
   }
 
   /** The agent stops: SIGKILL to the process group at once, no `Killing` event (the task's state on the servers stays as it was). */
