@@ -56,8 +56,8 @@ plugin "hostpath" {
       ['client {\n  enabled = true\n  meta { n = 1 }\n}', /^b\.hcl:4: "meta": value of "n" must be a string$/],
       ['client {\n  enabled = true\n  token = "env://NO_SUCH"\n}', /^b\.hcl:4: "token": .*NO_SUCH/],
       ['client {\n  colour = "red"\n}', /^b\.hcl:3: unknown key "colour"/],
-      ['plugin "hostpath" {\n  type = "node"\n}', /^b\.hcl:2: .*"socket" must not be empty/],
-      ['plugin "hostpath" {\n  socket = "/s"\n}', /^b\.hcl:2: .*needs "type"/],
+      ['plugin "hostpath" {\n  type = "node"\n}', /^b\.hcl:2: missing required key "socket" in plugin "hostpath"$/],
+      ['plugin "hostpath" {\n  socket = "/s"\n}', /^b\.hcl:2: missing required key "type" in plugin "hostpath"$/],
     ];
     for (const [text, want] of bad) assert.throws(() => parseSchedAgentConfig(`data_dir = "/tmp/x"\n${text}`, 'b.hcl'), { message: want }, text);
   });

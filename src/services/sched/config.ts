@@ -265,8 +265,10 @@ function pluginsFrom(blocks: Raw['plugin']): CsiPluginConfig[] {
   const seen = new Set<string>();
   return blocks.map(({ label, body }) => {
     if (label === '') throw blockError(body.$at, undefined, 'a plugin block needs a plugin ID as its label');
-    if (body.socket === undefined || body.socket === '') throw blockError(body.$at, 'socket', '"socket" must not be empty');
-    if (body.type === undefined) throw blockError(body.$at, 'type', `plugin "${label}" needs "type" (controller, node or monolith)`);
+    // Not required by the schema (driver plugin blocks have neither), so checked here with the schema's text.
+    if (body.socket === undefined) throw blockError(body.$at, undefined, `missing required key "socket" in plugin "${label}"`);
+    if (body.socket === '') throw blockError(body.$at, 'socket', '"socket" must not be empty');
+    if (body.type === undefined) throw blockError(body.$at, undefined, `missing required key "type" in plugin "${label}"`);
     const type = body.type;
     for (const role of type === 'monolith' ? ['controller', 'node'] : [type]) {
       const key = `${label}\0${role}\0${body.node_id ?? ''}`;
