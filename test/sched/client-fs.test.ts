@@ -56,6 +56,18 @@ describe('scheduler client agent: files, drivers, lifecycle', () => {
     await call(a.url, 'PUT', `/v1/allocation/${id}/desired-status`, { token: ROOT, body: { DesiredStatus: 'stop' } });
   });
 
+  it('refuses allocation jobs whose task names would leave the allocation directory, naming the problem', async () => {
+    for (const [name, want] of [['../evil', /invalid task name "\.\.\/evil"/], ['alloc', /invalid task name "alloc"/], ['', /every task needs a Name and a Driver/]] as const) {
+      const j = job('bad', [shTask(name, 'true')]);
+      const r = await call(a.url, 'PUT', '/v1/allocation', { token: ROOT, body: { Allocation: { NodeID: a.client!.nodeId, JobID: 'bad', TaskGroup: 'g', Job: j } } });
+      assert.equal(r.status, 400, r.text);
+      assert.match(r.text, want);
+    }
+    const other = await call(a.url, 'PUT', '/v1/allocation', { token: ROOT, body: { Allocation: { NodeID: a.client!.nodeId, JobID: 'x', TaskGroup: 'g', Job: job('y', [shTask('t', 'true')]) } } });
+    assert.equal(other.status, 400);
+    assert.match(other.text, /job ID "y" does not match the allocation's job ID/);
+  });
+
   it('rotates a task\'s log files by LogConfig, keeping MaxFiles of MaxFileSizeMB', async () => {
     // 3.5 MB in 1 MiB files: .0 .1 .2 full, .3 the rest; 2 kept.
     const script = "head -c 3500000 /dev/zero | tr '\\0' 'a'";

@@ -105,7 +105,8 @@ async function createAlloc(ctx: Ctx): Promise<SchedReply> {
  * The placed fields of an allocation created with a `Job` (jobs/types.ts `PlacedAllocFields`):
  * the job, no task states yet, and each task's CPU and memory as its `AllocatedResources`.
  * @throws 400 `job ID "<j>" does not match the allocation's job ID`, `job has no task group "<g>"`,
- *   `job task group "<g>" must have tasks`.
+ *   `job task group "<g>" must have tasks`, `… every task needs a Name and a Driver`, `… invalid
+ *   task name "<t>"` (task names become directory names on the client).
  */
 function placedFields(job: Record<string, unknown>, jobId: string, group: string): Partial<PlacedAllocFields> {
   if (job.ID !== jobId) throw schedBadRequest(`job ID "${String(job.ID)}" does not match the allocation's job ID`);
@@ -113,6 +114,15 @@ function placedFields(job: Record<string, unknown>, jobId: string, group: string
   const tg = groups.find((g) => g && g.Name === group);
   if (!tg) throw schedBadRequest(`job has no task group "${group}"`);
   if (!Array.isArray(tg.Tasks) || tg.Tasks.length === 0) throw schedBadRequest(`job task group "${group}" must have tasks`);
+  for (const t of tg.Tasks as unknown[]) {
+    const task = t as Partial<Record<string, unknown>> | null;
+    if (typeof task !== 'object' || task === null || typeof task.Name !== 'string' || task.Name === '' || typeof task.Driver !== 'string') {
+      throw schedBadRequest(`job task group "${group}": every task needs a Name and a Driver`);
+    }
+    if (!/^[A-Za-z0-9_.-]+$/.test(task.Name) || task.Name === '.' || task.Name === '..' || task.Name === 'alloc') {
+      throw schedBadRequest(`job task group "${group}": invalid task name "${task.Name}"`);
+    }
+  }
   const tasks: Record<string, { Cpu: { CpuShares: number }; Memory: { MemoryMB: number } }> = {};
   for (const t of tg.Tasks) tasks[t.Name] = { Cpu: { CpuShares: t.Resources?.CPU ?? 100 }, Memory: { MemoryMB: t.Resources?.MemoryMB ?? 300 } };
   return {
