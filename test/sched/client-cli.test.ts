@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { SchedClient } from '../../src/sdk/index.js';
 import { cliRunner } from '../cli-helpers.js';
 import { until } from '../processes.js';
 import { allocWhen, job, place, readyNode, shTask, startClientAgent } from './client-helpers.js';
@@ -56,6 +57,23 @@ describe('cairn sched alloc and node commands', () => {
     await until('followed past the current end', 10_000, () => run.out.stdout.includes(`tick ${seenAt + 3}\n`) || undefined);
     stop.abort();
     assert.equal(await run.code, 0);
+  });
+
+  it('the SDK lists and reads allocation files and reads logs as frames', async () => {
+    const sdk = new SchedClient({ address: a.url, token: ROOT });
+    try {
+      const files = await sdk.listAllocationFiles(id, 'alloc/logs');
+      assert.deepEqual(files.map((f) => f.Name).sort(), ['srv.stderr.0', 'srv.stdout.0']);
+      assert.equal((await sdk.readAllocationFile(id, 'alloc/logs/srv.stderr.0')).toString(), 'err-1\n');
+      await assert.rejects(sdk.readAllocationFile(id, '../../etc/passwd'), (err: Error & { status?: number }) => err.status === 400);
+      const frames = [];
+      for await (const f of sdk.allocationLogs(id, { task: 'srv', type: 'stderr' })) frames.push(f);
+      assert.deepEqual(frames.map((f) => [f.File, f.Data.toString(), f.Offset]), [['srv.stderr.0', 'err-1\n', 6]]);
+      const nodeAllocs = await sdk.listNodeAllocations(a.client!.nodeId);
+      assert.deepEqual(nodeAllocs.data.map((x) => x.ID), [id]);
+    } finally {
+      await sdk.close();
+    }
   });
 
   it('alloc restart and signal act on the task; alloc stop stops it and prints the evaluation', async () => {
