@@ -36,6 +36,21 @@ describe('scheduler client agent: tasks', () => {
     assert.equal(node.HTTPAddr, new URL(a.url).host);
   });
 
+  it('registers again, with its own secret, after the servers forgot the node', async () => {
+    await readyNode(a);
+    const nodeId = a.client!.nodeId;
+    const purge = await call(a.url, 'POST', `/v1/node/${nodeId}/purge`, { token: ROOT });
+    assert.equal(purge.status, 200, purge.text);
+    assert.equal((await call(a.url, 'GET', `/v1/node/${nodeId}`, { token: ROOT })).status, 404);
+    // The next heartbeat (every half of the 10 s default TTL) finds the node gone and registers it.
+    const back = await until('node registered again', 15_000, async () => {
+      const r = await call(a.url, 'GET', `/v1/node/${nodeId}`, { token: ROOT });
+      return r.status === 200 ? r.json : undefined;
+    });
+    assert.equal(back.Status, 'ready');
+    assert.equal(back.Drivers.raw_exec.Detected, true);
+  });
+
   it('serves the node its allocations in full with its secret; others need node:read', async () => {
     await readyNode(a);
     const id = await place(a, job('secret-check', [shTask('t', 'sleep 30')]));
