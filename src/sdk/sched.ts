@@ -38,6 +38,7 @@ import {
 } from './http-json.js';
 import { readSchedFrames, SchedStreamError } from './sched-events.js';
 import { SchedJobsApi } from './sched-jobs.js';
+import { SchedAllocApi } from './sched-allocs.js';
 import type {
   SchedAclPolicy,
   SchedAclPolicyInput,
@@ -65,6 +66,8 @@ export * from './sched-csi-types.js';
 export * from './sched-job-types.js';
 export { SchedJobsApi, type SchedNamespaceOption } from './sched-jobs.js';
 export { encodeCsiSecrets, SCHED_CSI_SECRETS_HEADER, SchedCsiApi } from './sched-volumes.js';
+export { SchedAllocApi } from './sched-allocs.js';
+export type { SchedAllocation, SchedAllocationStub, SchedAllocFile, SchedDrainOptions, SchedLogFrame, SchedLogOptions, SchedTaskEvent, SchedTaskState } from './sched-allocs.js';
 export { parseSchedFrameLine, readSchedFrames, SchedStreamError, SCHED_STREAM_CLOSED } from './sched-events.js';
 
 /** Address used when neither the options nor `SCHED_ADDR` name one. */
@@ -131,8 +134,8 @@ export function normalizeSchedAddress(address: string): string {
   return normalizeServiceAddress(address, 'scheduler');
 }
 
-/** Typed client of the scheduler service; the CSI methods (volumes, snapshots, plugins) come from {@link SchedCsiApi} (sched-volumes.ts), the job and evaluation methods from {@link SchedJobsApi} (sched-jobs.ts). */
-export class SchedClient extends SchedJobsApi {
+/** Typed client of the scheduler service; the CSI methods (volumes, snapshots, plugins) come from {@link SchedCsiApi} (sched-volumes.ts), the job and evaluation methods from {@link SchedJobsApi} (sched-jobs.ts), the allocation and client ones from {@link SchedAllocApi} (sched-allocs.ts). */
+export class SchedClient extends SchedAllocApi {
   /** The normalised `http(s)://host:port`. */
   readonly address: string;
   private readonly dispatcher: Agent;
@@ -409,6 +412,30 @@ export class SchedClient extends SchedJobsApi {
     } finally {
       o.signal?.removeEventListener('abort', onAbort);
       stop.abort();
+      body?.destroy();
+    }
+  }
+
+  /** A streaming GET of `/v1<path>` (logs, file reads): the body's chunks as they arrive. @throws SchedApiError on a status ≥ 400; SchedConnectionError when unreachable. */
+  protected async *streamGet(path: string, query: Readonly<Record<string, string | number | boolean | undefined>>, signal?: AbortSignal): AsyncGenerator<Uint8Array, void> {
+    const url = apiUrl(this.address, path, this.query(query));
+    let body: (AsyncIterable<Uint8Array> & { destroy(): void }) | undefined;
+    try {
+      const res = await request(url, {
+        method: 'GET',
+        headers: jsonHeaders(this.target.tokenHeader, this.options.token, false),
+        dispatcher: this.dispatcher,
+        signal,
+        headersTimeout: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        bodyTimeout: 0,
+      });
+      body = res.body;
+      if (res.statusCode >= 400) throw apiErrorOf(this.target, res.statusCode, await res.body.text(), { method: 'GET', path });
+      yield* res.body;
+    } catch (err) {
+      if (err instanceof SchedApiError || signal?.aborted) throw err;
+      throw unreachable(this.target, err);
+    } finally {
       body?.destroy();
     }
   }

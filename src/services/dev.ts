@@ -6,20 +6,21 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { arch, hostname, platform } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startHostpathPlugin, type HostpathPlugin } from '../kernel/csi/index.js';
 import type { UiSection } from '../kernel/http/index.js';
 import { createLogger, type Logger } from '../kernel/log/logger.js';
 import { SqliteBackend } from '../kernel/store/index.js';
 import { writeFileDurably } from '../kernel/util/durable-file.js';
-import { logVersion, VERSION } from '../kernel/version/index.js';
+import { logVersion } from '../kernel/version/index.js';
 import { devGatewayConfig, type DevGatewayAddresses } from './gateway/config.js';
 import { startGateway } from './gateway/server.js';
 import { startMeshAgent } from './mesh/agent.js';
 import { devMeshConfig } from './mesh/config.js';
 import { startSchedAgent, type SchedAgent } from './sched/agent.js';
-import { devSchedConfig } from './sched/config.js';
+import { seedNodeIdentity } from './sched/client/client-state.js';
+import { T } from './sched/state.js';
+import { devClientConfig, devSchedConfig } from './sched/config.js';
 import { hashToken } from './secrets/token/store.js';
 import type { SecretsNode } from './secrets/node.js';
 import { startSecretsService } from './secrets/service.js';
@@ -91,28 +92,17 @@ function devNodeIdentity(csiDir: string): { ID: string; SecretID: string } {
 }
 
 /**
- * Registers the dev node through the scheduler's own `PUT /v1/node/register` (status `ready`,
- * with the root token), then runs a plugin probe round so the node's CSI maps and the plugin's
- * health are written before the banner is printed.
- * @throws Error `dev node registration failed: HTTP <status>: <text>`.
+ * Waits until the dev client (the scheduler's client agent, registering the dev node with its
+ * fingerprint and drivers) has registered, then runs a plugin probe round so the node's CSI
+ * maps and the plugin's health are written before the banner is printed.
+ * @throws Error `dev node registration timed out` after 30 s.
  */
-async function registerDevNode(sched: SchedAgent, node: { ID: string; SecretID: string }, rootToken: string): Promise<void> {
-  const res = await fetch(`${sched.url}/v1/node/register`, {
-    method: 'PUT',
-    headers: { 'X-Sched-Token': rootToken, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      Node: {
-        ...node,
-        Datacenter: 'dc1',
-        Name: 'dev',
-        HTTPAddr: new URL(sched.url).host,
-        Status: 'ready',
-        // `nomad.version`: the node list's `Version`, as the reference's client reports its own.
-        Attributes: { 'kernel.name': platform(), 'cpu.arch': arch(), 'unique.hostname': hostname(), 'plugins.csi.hostpath': 'monolith', 'nomad.version': VERSION },
-      },
-    }),
-  });
-  if (res.status !== 200) throw new Error(`dev node registration failed: HTTP ${res.status}: ${await res.text()}`);
+async function devNodeRegistered(sched: SchedAgent, nodeId: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!sched.state.get(T.nodes, nodeId)) {
+    if (Date.now() > deadline) throw new Error('dev node registration timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
   await sched.plugins.probeNow();
 }
 
@@ -190,15 +180,20 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
       const node = devNodeIdentity(csiDir);
       const csi: DevCsi = { pluginId: DEV_CSI_PLUGIN_ID, socket: join(csiDir, 'hostpath.sock'), root: join(csiDir, 'volumes'), nodeId: node.ID };
       plugin = await startHostpathPlugin({ socket: csi.socket, root: csi.root, nodeId: `cairn-dev-${node.ID.slice(0, 8)}`, log });
+      // The client beside the scheduler is the dev node (raw_exec enabled, so the tour can run a job).
+      const schedDir = join(options.dataDir, 'sched');
+      const client = devClientConfig(schedDir, root.id);
+      seedNodeIdentity(client.stateDir, node);
       sched = await startSchedAgent({
         config: {
-          ...devSchedConfig({ dataDir: join(options.dataDir, 'sched'), httpAddress: options.schedAddress }),
+          ...devSchedConfig({ dataDir: schedDir, httpAddress: options.schedAddress }),
           plugins: [{ id: DEV_CSI_PLUGIN_ID, socket: csi.socket, type: 'monolith', nodeId: node.ID }],
+          client,
         },
         initialManagementToken: root.id,
         log,
       });
-      await registerDevNode(sched, node, root.id);
+      await devNodeRegistered(sched, node.ID);
       const gatewayApi = gateway.listeners.find((l) => l.purpose === 'api')!.url;
       others = { mesh: hostPort(mesh.url), sched: hostPort(sched.url), gateway: hostPort(gatewayApi) };
       return devHandle({ secrets, root: root.id, gateway, gatewayToken, mesh, sched, plugin, csi });

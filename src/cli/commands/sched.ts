@@ -25,6 +25,7 @@ import type { SchedNode } from '../../sdk/index.js';
 import { UsageError, flagBool, parseNonNegativeInt } from '../args.js';
 import type { App } from '../context.js';
 import { addSchedAclCommands } from './sched-acl.js';
+import { addSchedAllocCommands } from './sched-alloc.js';
 import { collect, interruption, optString, schedGroup, schedLeaf, show, subGroup, type SchedCtx } from './sched-common.js';
 import { list, nodeBlock, nodeList, shortId } from './sched-format.js';
 import { addSchedJobCommands } from './sched-job.js';
@@ -106,4 +107,5 @@ export function addSchedCommands(app: App, program: Command): void {
   addSchedVolumeCommands(app, sched);
   addSchedPluginCommands(app, sched);
   addSchedJobCommands(app, sched);
+  addSchedAllocCommands(app, sched);
 }

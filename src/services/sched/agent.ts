@@ -37,7 +37,11 @@ import { SchedAclResolver } from './resolve.js';
 import { aclPolicyRoutes } from './routes/acl-policies.js';
 import { aclRoleRoutes } from './routes/acl-roles.js';
 import { aclTokenRoutes } from './routes/acl-tokens.js';
+import { allocStopRoutes } from './routes/alloc-stop.js';
 import { allocationRoutes } from './routes/allocations.js';
+import { clientAllocationRoutes } from './routes/client-allocation.js';
+import { clientFsRoutes } from './routes/client-fs.js';
+import { nodeAllocationRoutes } from './routes/node-allocations.js';
 import { authMethodRoutes } from './routes/auth-methods.js';
 import { bindingRuleRoutes } from './routes/binding-rules.js';
 import { eventRoutes } from './routes/events.js';
@@ -53,6 +57,8 @@ import { statusRoutes } from './routes/status.js';
 import { volumeSnapshotRoutes } from './routes/volume-snapshots.js';
 import { volumeRoutes } from './routes/volumes.js';
 import { SCHED_TABLES, T, type TokenDoc } from './state.js';
+import { SchedClient } from './client/client.js';
+import { csiMounter } from './client/csi-mounter.js';
 
 /** Every route of the scheduler service. */
 export const SCHED_ROUTES = [
@@ -64,10 +70,14 @@ export const SCHED_ROUTES = [
   ...bindingRuleRoutes,
   ...loginRoutes,
   ...namespaceRoutes,
+  ...nodeAllocationRoutes,
   ...nodeRoutes,
   ...allocationRoutes,
   ...jobRoutes,
   ...evaluationRoutes,
+  ...allocStopRoutes,
+  ...clientFsRoutes,
+  ...clientAllocationRoutes,
   ...pluginRoutes,
   ...volumeRoutes,
   ...volumeSnapshotRoutes,
@@ -114,6 +124,8 @@ export interface SchedAgent {
   readonly replicator?: SchedReplicator;
   /** Present on shared storage (`storage "postgresql"`): who leads the region. */
   readonly leadership?: StateLeadership;
+  /** Present with `client { enabled = true }`: the client agent running beside the server. */
+  readonly client?: SchedClient;
   close(): Promise<void>;
 }
 
@@ -210,12 +222,25 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
     const advertise = { address: config.httpAddress };
     leadership = shared?.leadership({ address: () => advertise.address, onLeader: lead, onFollower: follow });
     const metrics = schedMetrics({ backend, state, leadership: () => leadership, replicator, broker });
-    const deps: SchedDeps = { state, config, acl, now, broker, replicator, advertise, leadership, shutdown: stopping.signal, forwardTo, plugins, volumeLocks: new KeyedLock(), metrics };
+    const clientConfig = config.client;
+    const client =
+      clientConfig &&
+      new SchedClient({
+        config: clientConfig,
+        nodeName: config.nodeName,
+        datacenter: config.datacenter,
+        selfAddress: () => advertise.address,
+        log,
+        now,
+        mounter: (c) => csiMounter({ state, plugins: registry, nodeId: () => c.nodeId, root: join(clientConfig.stateDir, 'csi'), log }),
+      });
+    const deps: SchedDeps = { state, config, acl, now, broker, replicator, advertise, leadership, shutdown: stopping.signal, forwardTo, plugins, volumeLocks: new KeyedLock(), metrics, client };
     const api = schedHttpService({ routes: SCHED_ROUTES, deps, state, region: config.region, forwardTo, shutdown: stopping.signal, leadership });
     const served = config.ui ? withUi(api, { self: 'sched' }) : api;
     const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(served, metrics), log);
     advertise.address = advertiseAddress(listener.url, config);
     leadership?.start();
+    client?.start();
     log.info(
       { url: listener.url, region: config.region, acl: config.acl.enabled, storage: shared ? `postgresql ${shared.backend.target}` : 'sqlite', advertise: advertise.address },
       'scheduler service listening',
@@ -227,7 +252,9 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
       plugins,
       replicator,
       leadership,
+      client,
       close: async () => {
+        await client?.close();
         stopping.abort();
         // Stops the leader-only work first when leading.
         await leadership?.stop();

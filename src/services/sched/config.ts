@@ -59,6 +59,7 @@ import {
   type ConfigOf,
 } from '../../kernel/config/index.js';
 import type { ConnectionLimits } from '../../kernel/http/index.js';
+import { clientBlockKeys, clientConfigFrom, DRIVER_PLUGINS, type ClientConfig } from './client/config.js';
 
 /** `limits.http_max_conns_per_client` when the file does not set it: Nomad's default. */
 export const HTTP_MAX_CONNS_PER_CLIENT = 100;
@@ -107,12 +108,14 @@ export const schedAgentSchema = {
   }),
   plugin: cfg.labelled(
     {
-      socket: cfg.string({ required: true, doc: 'unix socket of the plugin\'s CSI gRPC endpoint' }),
-      type: cfg.string({ required: true, enum: ['controller', 'node', 'monolith'], doc: 'the CSI services the endpoint serves' }),
+      socket: cfg.string({ doc: 'unix socket of the plugin\'s CSI gRPC endpoint (required for a CSI plugin)' }),
+      type: cfg.string({ enum: ['controller', 'node', 'monolith'], doc: 'the CSI services the endpoint serves (required for a CSI plugin)' }),
       node_id: cfg.string({ doc: 'ID of the scheduler node a node (or monolith) plugin serves; default: this agent\'s name' }),
+      config: cfg.block({ enabled: cfg.bool({ doc: 'driver plugins (`raw_exec`, `exec`): whether the client offers the driver' }) }),
     },
-    { repeated: true, doc: 'one CSI plugin endpoint; the label is the plugin ID (reference/sched.md §4.11, §4.12)' },
+    { repeated: true, doc: 'one CSI plugin endpoint (the label is the plugin ID; reference/sched.md §4.11, §4.12), or the task driver `raw_exec` / `exec` with `config { enabled }`' },
   ),
+  client: cfg.block(clientBlockKeys, { doc: 'the client agent: runs the tasks of allocations placed on this node (reference/sched-workloads.md "Client agent")' }),
 };
 
 type Raw = ConfigOf<typeof schedAgentSchema>;
@@ -166,6 +169,8 @@ export interface SchedAgentConfig {
   readonly plugins?: readonly CsiPluginConfig[];
   /** Period of the CSI plugins' probe and fingerprint, in ms; absent means 10 s. Not an HCL key: tests shorten it. */
   readonly pluginProbeIntervalMs?: number;
+  /** `client { enabled = true … }` with the driver `plugin` blocks: this agent also runs a client (client/); absent: server only. */
+  readonly client?: ClientConfig;
 }
 
 /** One `plugin "<id>"` block: a CSI plugin endpoint the agent talks to (reference/sched.md §4.12). */
@@ -224,9 +229,17 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): SchedAgentConfig {
     ...(raw.server?.event_heartbeat_interval !== undefined && { eventHeartbeatMs: raw.server.event_heartbeat_interval * 1000 }),
     ...(raw.server?.acl_token_gc_threshold !== undefined && { aclTokenGcThresholdMs: raw.server.acl_token_gc_threshold * 1000 }),
     eventBroker: raw.server?.enable_event_broker ?? true,
-    plugins: pluginsFrom(raw.plugin),
+    plugins: pluginsFrom(raw.plugin.filter((p) => !isDriver(p.label))),
+    client: clientConfigFrom(
+      { block: raw.client, drivers: raw.plugin.filter((p) => isDriver(p.label)).map((p) => ({ label: p.label, enabled: p.body.config?.enabled })) },
+      raw.data_dir,
+      env,
+    ),
   };
 }
+
+/** Is `plugin "<label>"` a task driver's block rather than a CSI plugin's? */
+const isDriver = (label: string) => (DRIVER_PLUGINS as readonly string[]).includes(label);
 
 /**
  * `advertise.http` as the reference reads it: `host`, `host:port`, `[v6]:port` or a bare IPv6
@@ -252,13 +265,17 @@ function pluginsFrom(blocks: Raw['plugin']): CsiPluginConfig[] {
   const seen = new Set<string>();
   return blocks.map(({ label, body }) => {
     if (label === '') throw blockError(body.$at, undefined, 'a plugin block needs a plugin ID as its label');
+    // Not required by the schema (driver plugin blocks have neither), so checked here with the schema's text.
+    if (body.socket === undefined) throw blockError(body.$at, undefined, `missing required key "socket" in plugin "${label}"`);
     if (body.socket === '') throw blockError(body.$at, 'socket', '"socket" must not be empty');
-    for (const role of body.type === 'monolith' ? ['controller', 'node'] : [body.type]) {
+    if (body.type === undefined) throw blockError(body.$at, undefined, `missing required key "type" in plugin "${label}"`);
+    const type = body.type;
+    for (const role of type === 'monolith' ? ['controller', 'node'] : [type]) {
       const key = `${label}\0${role}\0${body.node_id ?? ''}`;
       if (seen.has(key)) throw blockError(body.$at, undefined, `plugin "${label}" already has a ${role} endpoint${body.node_id ? ` for node "${body.node_id}"` : ''}`);
       seen.add(key);
     }
-    return { id: label, socket: body.socket, type: body.type, ...(body.node_id ? { nodeId: body.node_id } : {}) };
+    return { id: label, socket: body.socket, type, ...(body.node_id ? { nodeId: body.node_id } : {}) };
   });
 }
 
@@ -279,5 +296,22 @@ export function devSchedConfig(o: { dataDir: string; httpAddress: string }): Sch
     acl: { enabled: true },
     eventBufferSize: 100,
     eventBroker: true,
+  };
+}
+
+/**
+ * The client of `cairn dev`, beside its scheduler: state and allocations under `schedDir`,
+ * registering with the dev root token, `raw_exec` enabled (issue 19 scope 3: the tour runs a job).
+ */
+export function devClientConfig(schedDir: string, rootToken: string): ClientConfig {
+  return {
+    servers: [],
+    stateDir: `${schedDir}/client`,
+    allocDir: `${schedDir}/alloc`,
+    nodeClass: '',
+    nodePool: 'default',
+    meta: {},
+    token: rootToken,
+    drivers: { raw_exec: true, exec: true },
   };
 }

@@ -7,6 +7,7 @@ import { forwardToLeader, type HttpRequest, type HttpResponse } from '../../kern
 import type { ServiceMetrics } from '../../kernel/metrics/index.js';
 import type { Leadership, StateStore } from '../../kernel/store/index.js';
 import type { SchedAgentConfig } from './config.js';
+import type { SchedClient } from './client/client.js';
 import type { KeyedLock } from './csi/locks.js';
 import type { CsiPlugins } from './csi/plugins.js';
 import type { EventBroker } from './events/index.js';
@@ -39,6 +40,8 @@ export interface SchedDeps {
   readonly plugins: CsiPlugins;
   /** Held per volume key (`<namespace>.<id>`) by operations that span a plugin call and a write (csi/locks.ts). */
   readonly volumeLocks: KeyedLock;
+  /** The client agent running beside this server (`client { enabled = true }`); absent: a server only. */
+  readonly client?: SchedClient;
 }
 
 /** A scheduler handler's context. */

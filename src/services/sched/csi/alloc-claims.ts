@@ -44,6 +44,8 @@ export interface AllocationWrite {
    * calls and again inside the write; throws to refuse (not found, ACL, bad references).
    */
   readonly build: (current: (StoredAlloc & Indexed) | undefined, read: Reader) => StoredAlloc;
+  /** Further writes in the same transaction, given the allocation before and after (an `alloc-failure` evaluation). */
+  readonly also?: (tx: Txn, next: StoredAlloc, previous: (StoredAlloc & Indexed) | undefined) => void;
 }
 
 const failed = (allocId: string, volumeId: string, why: string, code: 'bad_request' | 'conflict' = 'conflict') =>
@@ -155,7 +157,9 @@ export async function writeAllocation(deps: SchedDeps, o: AllocationWrite): Prom
     let written: { result: StoredAlloc & Indexed; index: number };
     try {
       written = await deps.state.txn((tx) => {
-        const stored = tx.put<StoredAlloc>(T.allocs, o.id, o.build(tx.get<StoredAlloc>(T.allocs, o.id), tx));
+        const previous = tx.get<StoredAlloc>(T.allocs, o.id);
+        const stored = tx.put<StoredAlloc>(T.allocs, o.id, o.build(previous, tx));
+        o.also?.(tx, stored, previous);
         for (const p of planned) {
           const vol = tx.get<StoredVolume>(T.csiVolumes, p.request.key);
           if (!vol) throw failed(o.id, p.request.volumeId, 'volume not found', 'bad_request');

@@ -142,6 +142,16 @@ export class CsiPlugins {
     return e && { client: e.client, info: controllerInfo(e.fingerprint!.controller!) };
   }
 
+  /**
+   * A healthy node endpoint of plugin `id` serving scheduler node `nodeKey`: its client and
+   * whether it stages volumes (`STAGE_UNSTAGE_VOLUME`); undefined when there is none (the
+   * client agent's volume mounts, client/csi-mounter.ts).
+   */
+  nodeEndpoint(id: string, nodeKey: string): { client: CsiClient; stages: boolean } | undefined {
+    const e = this.endpoints.find((x) => x.config.id === id && x.node && x.nodeKey === nodeKey && x.healthy && x.fingerprint?.node);
+    return e && { client: e.client, stages: e.fingerprint!.node!.capabilities.includes('STAGE_UNSTAGE_VOLUME') };
+  }
+
   /** Stops probing, waits for a round in progress, closes every client. */
   async close(): Promise<void> {
     this.closed = true;

@@ -5,8 +5,8 @@
  * over RPC), and read with the reference's own routes:
  *
  * ```text
- * PUT      /v1/allocation                      {"Allocation": {...}}                namespace:submit-job   AllocationCreated
- * POST|PUT /v1/allocation/:id/client-status    {"ClientStatus", "ClientDescription"?}  node:write        AllocationUpdated
+ * PUT      /v1/allocation                      {"Allocation": {..., "Job"?}}        namespace:submit-job   AllocationCreated
+ * POST|PUT /v1/allocation/:id/client-status    {"ClientStatus", "ClientDescription"?, "TaskStates"?}  node secret or node:write  AllocationUpdated
  * POST|PUT /v1/allocation/:id/desired-status   {"DesiredStatus", "DesiredDescription"?}  namespace:alloc-lifecycle  AllocationUpdateDesiredStatus
  * GET      /v1/allocations?namespace=&prefix=                                       namespace:read-job     (blocking on allocs)
  * GET      /v1/allocation/:id                                                       namespace:read-job     (blocking on allocs)
@@ -19,8 +19,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ALL_NAMESPACES } from '../acl/index.js';
-import { allocStub, checkEnum, CLIENT_STATUSES, decodeVolumes, DESIRED_STATUSES, renderAlloc, type StoredAlloc } from '../alloc.js';
-import { writeAllocation } from '../csi/alloc-claims.js';
+import { allocStub, checkEnum, CLIENT_STATUSES, decodeVolumes, DESIRED_STATUSES, type StoredAlloc } from '../alloc.js';
+import { writeAllocation, type AllocationWrite } from '../csi/alloc-claims.js';
+import { newEvaluation, type Job, type PlacedAllocFields, type TaskGroup, type TaskState } from '../jobs/types.js';
+import { isNodeSecret } from '../node-secret.js';
+import { renderFullAlloc, type FullAlloc } from './node-allocations.js';
 import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
 import { schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
 import { decodeGoStruct, queryUuidPrefix, requireBody } from '../request.js';
@@ -32,12 +35,17 @@ const allocNotFound = () => schedNotFound('alloc not found');
  * `PUT /v1/allocation` (Cairn extension): body `{"Allocation": {Namespace, NodeID, JobID,
  * TaskGroup, Name?, Volumes?, DesiredStatus?, ClientStatus?, DesiredDescription?,
  * ClientDescription?}}`. The namespace is the body's, else `?namespace=`, else `default`.
+ * `Job` (Cairn extension kept for tests and tools until every allocation is placed by the
+ * scheduler): the job snapshot the allocation runs (jobs/types.ts `Job`), which a client
+ * agent reads to run the task group's tasks; it must name `JobID` and have a task group
+ * `TaskGroup`, and the allocation then carries `AllocatedResources` from its tasks.
  * Generates `ID` and `EvalID` (UUIDs); `Name` defaults to `<JobID>.<TaskGroup>[0]`,
  * DesiredStatus to `run`, ClientStatus to `pending`. One write labelled `AllocationCreated`.
  * Replies the stored allocation (as the read) with `X-Sched-Index`.
  * @throws 400 `missing allocation`, `missing node ID`, `missing job ID`, `missing task group`,
  *   `namespace "<ns>" does not exist`, `node "<id>" does not exist`, `invalid desired status
- *   "<s>": must be one of …`, `invalid client status …`, volume errors; claim errors (400
+ *   "<s>": must be one of …`, `invalid client status …`, `job ID "<j>" does not match the
+ *   allocation's job ID`, `job has no task group "<g>"`, volume errors; claim errors (400
  *   `… volume not found`, 409 `… volume max claims reached`, …); 403 without
  *   `namespace:submit-job` in the namespace.
  */
@@ -46,8 +54,8 @@ async function createAlloc(ctx: Ctx): Promise<SchedReply> {
   if (body.Allocation === null) throw schedBadRequest('missing allocation');
   const a = decodeGoStruct(body.Allocation, 'structs.Allocation', {
     Namespace: 'string', NodeID: 'string', JobID: 'string', TaskGroup: 'string', Name: 'string', Volumes: 'object',
-    DesiredStatus: 'string', DesiredDescription: 'string', ClientStatus: 'string', ClientDescription: 'string',
-  }) as Record<string, string> & { Volumes: Record<string, unknown> | null };
+    DesiredStatus: 'string', DesiredDescription: 'string', ClientStatus: 'string', ClientDescription: 'string', Job: 'object',
+  }) as Record<string, string> & { Volumes: Record<string, unknown> | null; Job: Record<string, unknown> | null };
   const namespace = a.Namespace || ctx.query.get('namespace') || DEFAULT_NAMESPACE;
   requireAllowed(identityOf(ctx).authorizer.allowNamespaceOperation(namespace, 'submit-job'));
   if (a.NodeID === '') throw schedBadRequest('missing node ID');
@@ -58,6 +66,7 @@ async function createAlloc(ctx: Ctx): Promise<SchedReply> {
   const client = a.ClientStatus || 'pending';
   checkEnum('client status', client, CLIENT_STATUSES);
   const volumes = decodeVolumes(a.Volumes);
+  const placed = a.Job === null ? {} : placedFields(a.Job, a.JobID, a.TaskGroup);
   const nowNs = ctx.deps.now() * 1e6;
   const id = randomUUID();
   const evalId = randomUUID();
@@ -85,10 +94,42 @@ async function createAlloc(ctx: Ctx): Promise<SchedReply> {
         DeploymentID: '',
         CreateTime: nowNs,
         ModifyTime: nowNs,
+        ...placed,
       };
     },
   });
-  return writeReply(result.ModifyIndex, renderAlloc(result));
+  return writeReply(result.ModifyIndex, renderFullAlloc(result));
+}
+
+/**
+ * The placed fields of an allocation created with a `Job` (jobs/types.ts `PlacedAllocFields`):
+ * the job, no task states yet, and each task's CPU and memory as its `AllocatedResources`.
+ * @throws 400 `job ID "<j>" does not match the allocation's job ID`, `job has no task group "<g>"`,
+ *   `job task group "<g>" must have tasks`, `… every task needs a Name and a Driver`, `… invalid
+ *   task name "<t>"` (task names become directory names on the client).
+ */
+function placedFields(job: Record<string, unknown>, jobId: string, group: string): Partial<PlacedAllocFields> {
+  if (job.ID !== jobId) throw schedBadRequest(`job ID "${String(job.ID)}" does not match the allocation's job ID`);
+  const groups = Array.isArray(job.TaskGroups) ? (job.TaskGroups as TaskGroup[]) : [];
+  const tg = groups.find((g) => g && g.Name === group);
+  if (!tg) throw schedBadRequest(`job has no task group "${group}"`);
+  if (!Array.isArray(tg.Tasks) || tg.Tasks.length === 0) throw schedBadRequest(`job task group "${group}" must have tasks`);
+  for (const t of tg.Tasks as unknown[]) {
+    const task = t as Partial<Record<string, unknown>> | null;
+    if (typeof task !== 'object' || task === null || typeof task.Name !== 'string' || task.Name === '' || typeof task.Driver !== 'string') {
+      throw schedBadRequest(`job task group "${group}": every task needs a Name and a Driver`);
+    }
+    if (!/^[A-Za-z0-9_.-]+$/.test(task.Name) || task.Name === '.' || task.Name === '..' || task.Name === 'alloc') {
+      throw schedBadRequest(`job task group "${group}": invalid task name "${task.Name}"`);
+    }
+  }
+  const tasks: Record<string, { Cpu: { CpuShares: number }; Memory: { MemoryMB: number } }> = {};
+  for (const t of tg.Tasks) tasks[t.Name] = { Cpu: { CpuShares: t.Resources?.CPU ?? 100 }, Memory: { MemoryMB: t.Resources?.MemoryMB ?? 300 } };
+  return {
+    Job: job as unknown as Job,
+    TaskStates: null,
+    AllocatedResources: { Tasks: tasks, Shared: { DiskMB: tg.EphemeralDisk?.SizeMB ?? 300 } },
+  };
 }
 
 /**
@@ -102,6 +143,7 @@ async function updateAlloc(
   label: string,
   authorize: (alloc: StoredAlloc) => void,
   change: Pick<StoredAlloc, 'ClientStatus' | 'ClientDescription'> | Pick<StoredAlloc, 'DesiredStatus' | 'DesiredDescription'>,
+  also?: AllocationWrite['also'],
 ): Promise<SchedReply> {
   const nowNs = ctx.deps.now() * 1e6;
   const { index } = await writeAllocation(ctx.deps, {
@@ -112,6 +154,7 @@ async function updateAlloc(
       authorize(alloc);
       return { ...alloc, ...change, ModifyTime: nowNs };
     },
+    also,
   });
   return writeReply(index, { Index: index });
 }
@@ -119,15 +162,38 @@ async function updateAlloc(
 /**
  * `POST|PUT /v1/allocation/:id/client-status` (Cairn extension for the reference's
  * `Node.UpdateAlloc` RPC, which a client node makes): body `{"ClientStatus": …,
- * "ClientDescription"?: …}`; label `AllocationUpdated`. @throws 400 `invalid client status
- * "<s>": must be one of pending, running, complete, failed, lost, unknown`; 404 `alloc not
- * found`; 403 without `node:write`.
+ * "ClientDescription"?: …, "TaskStates"?: {task: TaskState}}` (jobs/types.ts `TaskState`;
+ * absent or null keeps the stored ones); label `AllocationUpdated`. Authorised by the
+ * `SecretID` of the allocation's node or a token with `node:write`. An allocation that
+ * becomes `failed` gets a pending `alloc-failure` evaluation of its job in the same write
+ * (the reference's `Node.UpdateAlloc`), so the scheduler reschedules it (`FollowupEvalID`
+ * stays for the scheduler's delayed reschedules, as the reference). @throws 400 `invalid client status "<s>": must be one of pending,
+ * running, complete, failed, lost, unknown`, `TaskStates must be an object of task states`;
+ * 404 `alloc not found`; 403 without the node's secret or `node:write`.
  */
 async function updateClientStatus(ctx: Ctx): Promise<SchedReply> {
-  requireAllowed(identityOf(ctx).authorizer.allowNodeWrite());
-  const body = decodeGoStruct(requireBody(ctx), 'structs.AllocClientUpdate', { ClientStatus: 'string', ClientDescription: 'string' });
+  const body = decodeGoStruct(requireBody(ctx), 'structs.AllocClientUpdate', { ClientStatus: 'string', ClientDescription: 'string', TaskStates: 'object' });
   checkEnum('client status', body.ClientStatus as string, CLIENT_STATUSES);
-  return updateAlloc(ctx, LABEL.allocUpdate, () => {}, { ClientStatus: body.ClientStatus as string, ClientDescription: body.ClientDescription as string });
+  const states = body.TaskStates as Record<string, unknown> | null;
+  if (states && Object.values(states).some((t) => typeof t !== 'object' || t === null || Array.isArray(t) || typeof (t as TaskState).State !== 'string')) {
+    throw schedBadRequest('TaskStates must be an object of task states');
+  }
+  const change = { ClientStatus: body.ClientStatus as string, ClientDescription: body.ClientDescription as string, ...(states && { TaskStates: states as Record<string, TaskState> }) };
+  const nowNs = ctx.deps.now() * 1e6;
+  return updateAlloc(
+    ctx,
+    LABEL.allocUpdate,
+    (alloc) => {
+      if (!isNodeSecret(ctx, alloc.NodeID)) requireAllowed(identityOf(ctx).authorizer.allowNodeWrite());
+    },
+    change,
+    (tx, next, previous) => {
+      const job = (next as Partial<PlacedAllocFields>).Job;
+      if (next.ClientStatus !== 'failed' || previous?.ClientStatus === 'failed' || !job) return;
+      const ev = newEvaluation(randomUUID(), job, 'alloc-failure', nowNs);
+      tx.put(T.evals, ev.ID, ev);
+    },
+  );
 }
 
 /**
@@ -188,13 +254,13 @@ export const allocationRoutes: readonly SchedRoute<SchedDeps>[] = [
     synopsis: 'Read an allocation',
     blocking: [T.allocs],
     methods: {
-      /** The allocation; 404 `alloc not found`; 403 without `namespace:read-job` in its namespace. */
+      /** The allocation with its job snapshot and task states (node-allocations.ts `renderFullAlloc`); 404 `alloc not found`; 403 without `namespace:read-job` in its namespace. */
       GET: async (ctx) => {
         const who = identityOf(ctx);
-        const alloc = ctx.deps.state.get<StoredAlloc>(T.allocs, ctx.params.id!);
+        const alloc = ctx.deps.state.get<FullAlloc>(T.allocs, ctx.params.id!);
         if (!alloc) throw allocNotFound();
         requireAllowed(who.authorizer.allowNamespaceOperation(alloc.Namespace, 'read-job'));
-        return { body: renderAlloc(alloc), index: alloc.ModifyIndex };
+        return { body: renderFullAlloc(alloc), index: alloc.ModifyIndex };
       },
     },
   },

@@ -44,6 +44,7 @@ import {
   type DrainRequest,
   type StoredNode,
 } from '../node.js';
+import { isNodeSecret } from '../node-secret.js';
 import { decodeGoStruct, queryBool, queryUuidPrefix, requireBody } from '../request.js';
 import { LABEL, T } from '../state.js';
 
@@ -75,13 +76,15 @@ function requireNodeRead(ctx: Ctx): void {
 /**
  * `PUT /v1/node/register` (Cairn extension for the reference's `Node.Register` RPC): body
  * `{"Node": {...}}` checked by {@link decodeRegistration}, stored by {@link registeredNode}
- * (label `NodeRegistration`). Replies `{…, "HeartbeatTTL": 0, "NumNodes": n}`. @throws 400
+ * (label `NodeRegistration`). Replies `{…, "HeartbeatTTL": 0, "NumNodes": n}`. A node already
+ * registered may re-register with its own `SecretID` as the token (node-secret.ts). @throws 400
  * with the texts of {@link decodeRegistration}; 400 `node secret ID does not match. Not
  * registering node.` when the node exists with another secret; 403 without `node:write`.
  */
 async function register(ctx: Ctx): Promise<SchedReply> {
-  requireNodeWrite(ctx);
   const n = decodeRegistration(requireBody(ctx));
+  // A node already known re-registers with its own secret (a client agent after the servers forgot it or on restart).
+  if (!isNodeSecret(ctx, n.ID)) requireNodeWrite(ctx);
   const nowMs = ctx.deps.now();
   const { index } = await ctx.deps.state.txn((tx) => {
     const old = tx.get<StoredNode>(T.nodes, n.ID);
@@ -111,11 +114,12 @@ async function updateNode(ctx: Ctx, label: string, fn: (tx: Txn, node: StoredNod
  * body `{"Status": "initializing"|"ready"|"down"|"disconnected", "StatusDescription"?,
  * "NodeEvent"?: {"Message", "Subsystem", "Details"}}`. Writes (label `NodeEvent`) only when
  * the status changes or an event is given, as the reference; appends the given event, or one
- * describing the change, keeping the newest 10. @throws 400 `invalid status for node`,
- * `missing node event message`; 404 `node not found`; 403 without `node:write`.
+ * describing the change, keeping the newest 10. The node's own `SecretID` as the token
+ * authorises it too (its heartbeat). @throws 400 `invalid status for node`,
+ * `missing node event message`; 404 `node not found`; 403 without the node's secret or `node:write`.
  */
 async function updateStatus(ctx: Ctx): Promise<SchedReply> {
-  requireNodeWrite(ctx);
+  if (!isNodeSecret(ctx, ctx.params.id!)) requireNodeWrite(ctx);
   const body = decodeGoStruct(requireBody(ctx), 'structs.NodeUpdateStatusRequest', { Status: 'string', StatusDescription: 'string', NodeEvent: 'object' });
   const status = body.Status as string;
   if (!(NODE_STATUSES as readonly string[]).includes(status)) throw schedBadRequest('invalid status for node');

@@ -1,0 +1,194 @@
+/**
+ * Runs one allocation on the client: builds its directory, runs each task of its task group
+ * (task-runner.ts), stops them when the allocation's `DesiredStatus` becomes `stop` or
+ * `evict`, mounts its CSI volumes (csi-mounter.ts), kills the siblings of a task that failed, and reports the allocation's
+ * `ClientStatus`, `ClientDescription` and `TaskStates` to the servers as they change (the
+ * reference's alloc runner and `Node.UpdateAlloc`).
+ *
+ * @module
+ */
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Logger } from '../../../kernel/log/logger.js';
+import type { Job, TaskGroup, TaskState } from '../jobs/types.js';
+import { allocDir, buildAllocDir, type AllocDir } from './alloc-dir.js';
+import type { VolumeMounter } from './csi-mounter.js';
+import { EVENT, taskEvent } from './task-event.js';
+import { restartPolicyOf, taskWithDefaults } from './task-defaults.js';
+import { taskEnv } from './task-env.js';
+import { TaskRunner } from './task-runner.js';
+
+/** The fields of a full allocation (`GET /v1/node/:id/allocations`) the client reads. */
+export interface ClientAlloc {
+  readonly ID: string;
+  readonly Name: string;
+  readonly Namespace: string;
+  readonly JobID: string;
+  readonly TaskGroup: string;
+  readonly Job: Job | null;
+  readonly DesiredStatus: string;
+  readonly ClientStatus: string;
+  readonly TaskStates: Readonly<Record<string, TaskState>> | null;
+  /** The volume requests the allocation claims (name → request; the servers' claims use them). */
+  readonly Volumes?: Readonly<Record<string, unknown>> | null;
+  readonly AllocModifyIndex?: number;
+}
+
+/** The report of an allocation's state (the body of `POST /v1/allocation/:id/client-status`). */
+export interface AllocReport {
+  readonly ClientStatus: string;
+  readonly ClientDescription: string;
+  readonly TaskStates: Record<string, TaskState>;
+}
+
+/** What an allocation runner is given. */
+export interface AllocRunnerOptions {
+  readonly alloc: ClientAlloc;
+  /** `client.alloc_dir`. */
+  readonly allocRoot: string;
+  readonly datacenter: string;
+  readonly drivers: Readonly<Record<string, boolean>>;
+  /** Whether the tasks ran before this client restarted (their server-kept states carry over). */
+  readonly resumed: boolean;
+  readonly now: () => number;
+  /** Sends the report (coalesced by the caller). */
+  readonly report: (allocId: string, r: AllocReport) => void;
+  /** Records a task's process group (or its end) so a restarted client can stop it. */
+  readonly onPid: (allocId: string, task: string, pid: number | undefined) => void;
+  /** Stages and publishes the allocation's CSI volumes (csi-mounter.ts); absent: the allocation's CSI volumes are not mounted. */
+  readonly mounter?: VolumeMounter;
+  readonly log: Logger;
+}
+
+/**
+ * The reference's `getClientStatus`: any task failed → `failed` (`Failed tasks`); else any
+ * running → `running` (`Tasks are running`); any pending → `pending` (`No tasks have
+ * started`); all dead → `complete` (`All tasks have completed`).
+ */
+export function clientStatusOf(states: readonly Pick<TaskState, 'State' | 'Failed'>[]): { status: string; description: string } {
+  if (states.some((s) => s.State === 'dead' && s.Failed)) return { status: 'failed', description: 'Failed tasks' };
+  if (states.some((s) => s.State === 'running')) return { status: 'running', description: 'Tasks are running' };
+  if (states.some((s) => s.State === 'pending')) return { status: 'pending', description: 'No tasks have started' };
+  return { status: 'complete', description: 'All tasks have completed' };
+}
+
+/** One allocation's runner. */
+export class AllocRunner {
+  readonly dir: AllocDir;
+  readonly tasks = new Map<string, TaskRunner>();
+  private alloc: ClientAlloc;
+  private stopping = false;
+  private readonly group: TaskGroup | undefined;
+  /** Resolves when every task is dead. */
+  readonly done: Promise<void>;
+
+  constructor(private readonly o: AllocRunnerOptions) {
+    this.alloc = o.alloc;
+    this.dir = allocDir(o.allocRoot, o.alloc.ID);
+    const job = o.alloc.Job;
+    this.group = job?.TaskGroups.find((g) => g.Name === o.alloc.TaskGroup);
+    if (!job || !this.group) {
+      // Nothing to run: an allocation without its job (created without one) fails at once.
+      this.done = Promise.resolve();
+      o.report(o.alloc.ID, { ClientStatus: 'failed', ClientDescription: `allocation has no job or no task group "${o.alloc.TaskGroup}"`, TaskStates: {} });
+      return;
+    }
+    buildAllocDir(this.dir, this.group.Tasks.map((t) => t.Name));
+    const policy = restartPolicyOf(this.group, job.Type);
+    for (const raw of this.group.Tasks) {
+      const task = taskWithDefaults(raw);
+      const runner: TaskRunner = new TaskRunner({
+        task,
+        policy,
+        batch: job.Type === 'batch' || job.Type === 'sysbatch',
+        taskDir: this.dir.taskDir(task.Name),
+        logsDir: this.dir.logs,
+        env: taskEnv({ allocId: o.alloc.ID, allocName: o.alloc.Name, job, group: this.group.Name, task, allocRoot: this.dir.root, datacenter: o.datacenter }),
+        driverEnabled: o.drivers[task.Driver] === true,
+        previous: o.resumed ? o.alloc.TaskStates?.[task.Name] : undefined,
+        now: o.now,
+        onChange: () => this.changed(task.Name),
+        onPid: (pid) => o.onPid(o.alloc.ID, task.Name, pid),
+        log: o.log,
+      });
+      this.tasks.set(task.Name, runner);
+    }
+    this.done = this.runAll(this.group);
+    if (this.terminalDesired(o.alloc)) void this.stop();
+  }
+
+  /**
+   * Mounts the allocation's CSI volumes and links them at each task's volume mount
+   * destinations, runs the tasks, then unmounts. A failed mount fails every task (`Setup Failure`).
+   */
+  private async runAll(group: TaskGroup): Promise<void> {
+    const { mounter, alloc } = this.o;
+    if (mounter) {
+      let paths: Record<string, string>;
+      try {
+        paths = await mounter.mount({ ID: alloc.ID, Namespace: alloc.Namespace, Name: alloc.Name, Volumes: alloc.Volumes ?? group.Volumes ?? null });
+      } catch (err) {
+        for (const t of this.tasks.values()) t.failSetup(`failed to setup alloc: ${(err as Error).message}`);
+        await mounter.unmount(alloc.ID);
+        return;
+      }
+      for (const task of group.Tasks) {
+        for (const vm of task.VolumeMounts ?? []) {
+          const source = paths[vm.Volume];
+          if (!source) continue;
+          const at = join(this.dir.taskDir(task.Name), vm.Destination.replace(/^\/+/, ''));
+          mkdirSync(dirname(at), { recursive: true });
+          if (!existsSync(at)) symlinkSync(source, at);
+        }
+      }
+    }
+    await Promise.all([...this.tasks.values()].map((t) => t.run()));
+    await mounter?.unmount(alloc.ID);
+  }
+
+  /** The allocation as last seen from the servers. */
+  get current(): ClientAlloc {
+    return this.alloc;
+  }
+
+  /** Every task is dead. */
+  get finished(): boolean {
+    return [...this.tasks.values()].every((t) => t.dead);
+  }
+
+  /** A newer version of the allocation: a desired `stop`/`evict` stops its tasks. */
+  update(alloc: ClientAlloc): void {
+    this.alloc = alloc;
+    if (this.terminalDesired(alloc)) void this.stop();
+  }
+
+  /** Kills every task (`Killing` … `Killed`); resolves when all are dead. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await Promise.all([...this.tasks.values()].map((t) => t.kill()));
+  }
+
+  /** The current report. */
+  report(): AllocReport {
+    const states: Record<string, TaskState> = {};
+    for (const [name, t] of this.tasks) states[name] = { ...t.state, Events: [...t.state.Events] };
+    const { status, description } = clientStatusOf(Object.values(states));
+    return { ClientStatus: status, ClientDescription: description, TaskStates: states };
+  }
+
+  private terminalDesired(a: ClientAlloc): boolean {
+    return a.DesiredStatus === 'stop' || a.DesiredStatus === 'evict';
+  }
+
+  /** After a task's change: a failed task kills its siblings (the reference's `Sibling Task Failed`); then report. */
+  private changed(taskName: string): void {
+    const t = this.tasks.get(taskName);
+    if (t?.dead && t.state.Failed && !this.stopping) {
+      this.stopping = true;
+      for (const [name, other] of this.tasks) {
+        if (name !== taskName && !other.dead) void other.kill(taskEvent(EVENT.siblingFailed, this.o.now(), { Message: `Task's sibling "${taskName}" failed`, FailsTask: false }));
+      }
+    }
+    this.o.report(this.alloc.ID, this.report());
+  }
+}

@@ -1,0 +1,281 @@
+/**
+ * The client agent (reference/sched-workloads.md "Client agent"; issue 19 scope 3): it
+ * fingerprints the host, registers the node (`PUT /v1/node/register`), heartbeats (`POST
+ * /v1/node/:id/status`) at the TTL the servers answer, re-registers when they forgot the
+ * node, watches the node's allocations with a blocking query (`GET
+ * /v1/node/:id/allocations`), runs the new ones (alloc-runner.ts), stops those whose
+ * `DesiredStatus` becomes `stop`/`evict`, and reports their `ClientStatus` and `TaskStates`
+ * (`POST /v1/allocation/:id/client-status`). Every call after the registration carries the
+ * node's `SecretID` as its token.
+ *
+ * On start it stops the task processes a previous run of the agent left (client-state.ts) and
+ * runs the allocations that should still run again. On close it kills its tasks' processes
+ * without reporting (the servers' view stays until it comes back, or the node's heartbeat TTL
+ * runs out).
+ *
+ * @module
+ */
+import { rmSync } from 'node:fs';
+import type { Logger } from '../../../kernel/log/logger.js';
+import { clientTerminal } from '../alloc.js';
+import { AllocRunner, type AllocReport, type ClientAlloc } from './alloc-runner.js';
+import { loadNodeIdentity, TaskProcessFile, type NodeIdentity } from './client-state.js';
+import type { ClientConfig } from './config.js';
+import type { VolumeMounter } from './csi-mounter.js';
+import { signalGroup } from './drivers.js';
+import { fingerprint } from './fingerprint.js';
+import { ServerApi, ServerError } from './server-api.js';
+
+/** Heartbeat TTL assumed while the servers answer none (`HeartbeatTTL` 0): the reference's 10 s minimum. */
+export const DEFAULT_HEARTBEAT_TTL_MS = 10_000;
+/** Pause before retrying a failed call to the servers, in ms. */
+const RETRY_MS = 1_000;
+/** Blocking wait of the allocation watch. */
+const WATCH_WAIT = '60s';
+
+/** What the client is given. */
+export interface SchedClientOptions {
+  readonly config: ClientConfig;
+  readonly nodeName: string;
+  readonly datacenter: string;
+  /** `host:port` this agent's HTTP API is reached at (the node's `HTTPAddr`; the default server). */
+  readonly selfAddress: () => string;
+  readonly log: Logger;
+  /** Clock in epoch ms. */
+  readonly now: () => number;
+  /** Mounts allocations' CSI volumes (csi-mounter.ts), given the client; absent: none are mounted. */
+  readonly mounter?: (client: SchedClient) => VolumeMounter;
+}
+
+/** A running client. */
+export class SchedClient {
+  readonly identity: NodeIdentity;
+  private readonly api: ServerApi;
+  private readonly runners = new Map<string, AllocRunner>();
+  private readonly processes: TaskProcessFile;
+  private readonly stopping = new AbortController();
+  private heartbeatMs = DEFAULT_HEARTBEAT_TTL_MS / 2;
+  private loops: Promise<void>[] = [];
+  /** Reports waiting to be sent, per allocation (the newest wins), and which are in flight. */
+  private readonly pending = new Map<string, AllocReport>();
+  private readonly sending = new Set<string>();
+  private registered: Promise<void> | undefined;
+  private readonly mounter: VolumeMounter | undefined;
+
+  constructor(private readonly o: SchedClientOptions) {
+    this.identity = loadNodeIdentity(o.config.stateDir);
+    this.processes = new TaskProcessFile(o.config.stateDir);
+    this.api = new ServerApi(() => (o.config.servers.length > 0 ? o.config.servers : [o.selfAddress()]));
+    this.mounter = o.mounter?.(this);
+  }
+
+  /** The node's ID. */
+  get nodeId(): string {
+    return this.identity.ID;
+  }
+
+  /** `client.alloc_dir`: where the allocation directories are. */
+  get allocRoot(): string {
+    return this.o.config.allocDir;
+  }
+
+  /** The runner of allocation `id` on this client, if it runs here. */
+  runner(id: string): AllocRunner | undefined {
+    return this.runners.get(id);
+  }
+
+  /** Stops leftover task processes, then registers and starts the heartbeat and the allocation watch (in the background). */
+  start(): void {
+    for (const r of this.processes.leftovers()) {
+      this.o.log.info({ pid: r.pid }, 'client: stopping a task process the previous agent run left');
+      signalGroup(r.pid, 'SIGKILL');
+    }
+    this.processes.clear();
+    this.loops = [this.heartbeatLoop(), this.watchLoop()];
+  }
+
+  /** Stops the loops and kills every task's processes (SIGKILL, no report). */
+  async close(): Promise<void> {
+    this.stopping.abort();
+    for (const runner of this.runners.values()) {
+      for (const t of runner.tasks.values()) t.forceKill();
+    }
+    await Promise.allSettled(this.loops);
+    await Promise.allSettled([...this.runners.values()].map((r) => r.done));
+  }
+
+  /** The registration body (fingerprint.ts) with status `ready`. */
+  private registration(): Record<string, unknown> {
+    const c = this.o.config;
+    const fp = fingerprint(c);
+    return {
+      Node: {
+        ID: this.identity.ID,
+        SecretID: this.identity.SecretID,
+        Name: this.o.nodeName,
+        Datacenter: this.o.datacenter,
+        NodeClass: c.nodeClass,
+        NodePool: c.nodePool,
+        HTTPAddr: this.o.selfAddress(),
+        Attributes: fp.Attributes,
+        NodeResources: fp.NodeResources,
+        Drivers: fp.Drivers,
+        Meta: c.meta,
+        Status: 'ready',
+      },
+    };
+  }
+
+  /** Registers until it succeeds (or the client stops); one attempt at a time. */
+  private register(): Promise<void> {
+    this.registered ??= (async () => {
+      for (;;) {
+        try {
+          const token = this.o.config.token ?? this.identity.SecretID;
+          let r;
+          try {
+            r = await this.api.call<{ HeartbeatTTL?: number }>('PUT', '/v1/node/register', { token, body: this.registration(), signal: this.stopping.signal });
+          } catch (err) {
+            // A node known with this secret re-registers with it when the configured token is refused.
+            if (!(err instanceof ServerError) || err.status !== 403 || token === this.identity.SecretID) throw err;
+            r = await this.api.call<{ HeartbeatTTL?: number }>('PUT', '/v1/node/register', { token: this.identity.SecretID, body: this.registration(), signal: this.stopping.signal });
+          }
+          this.setTtl(r.body?.HeartbeatTTL);
+          this.o.log.info({ node: this.identity.ID }, 'client: node registered');
+          return;
+        } catch (err) {
+          if (this.stopping.signal.aborted) return;
+          this.o.log.warn({ err: (err as Error).message }, 'client: registration failed; retrying');
+          await this.sleep(RETRY_MS);
+        }
+      }
+    })().finally(() => (this.registered = undefined));
+    return this.registered;
+  }
+
+  /** `HeartbeatTTL` is in ns (a Go duration); the client heartbeats at half of it. */
+  private setTtl(ttlNs: number | undefined): void {
+    const ttlMs = ttlNs && ttlNs > 0 ? ttlNs / 1e6 : DEFAULT_HEARTBEAT_TTL_MS;
+    this.heartbeatMs = Math.max(100, ttlMs / 2);
+  }
+
+  private async heartbeatLoop(): Promise<void> {
+    await this.register();
+    while (!this.stopping.signal.aborted) {
+      await this.sleep(this.heartbeatMs);
+      if (this.stopping.signal.aborted) return;
+      try {
+        const r = await this.api.call<{ HeartbeatTTL?: number }>('POST', `/v1/node/${this.identity.ID}/status`, {
+          token: this.identity.SecretID,
+          body: { Status: 'ready' },
+          signal: this.stopping.signal,
+        });
+        this.setTtl(r.body?.HeartbeatTTL);
+      } catch (err) {
+        if (this.stopping.signal.aborted) return;
+        if (err instanceof ServerError && (err.status === 404 || err.status === 403)) await this.register();
+        else this.o.log.warn({ err: (err as Error).message }, 'client: heartbeat failed');
+      }
+    }
+  }
+
+  private async watchLoop(): Promise<void> {
+    await this.register();
+    let index = 0;
+    while (!this.stopping.signal.aborted) {
+      try {
+        const r = await this.api.call<ClientAlloc[]>('GET', `/v1/node/${this.identity.ID}/allocations?index=${index}&wait=${WATCH_WAIT}`, {
+          token: this.identity.SecretID,
+          signal: this.stopping.signal,
+        });
+        // An index that went backwards (a restored state) starts over.
+        index = r.index < index ? 0 : r.index;
+        this.reconcile(r.body ?? []);
+      } catch (err) {
+        if (this.stopping.signal.aborted) return;
+        if (err instanceof ServerError && (err.status === 404 || err.status === 403)) await this.register();
+        else this.o.log.warn({ err: (err as Error).message }, 'client: allocation watch failed');
+        index = 0;
+        await this.sleep(RETRY_MS);
+      }
+    }
+  }
+
+  /** Starts new allocations, passes updates to running ones, forgets (and removes the directory of) those the servers dropped. */
+  private reconcile(allocs: readonly ClientAlloc[]): void {
+    const seen = new Set<string>();
+    for (const a of allocs) {
+      seen.add(a.ID);
+      const runner = this.runners.get(a.ID);
+      if (runner) {
+        runner.update(a);
+        continue;
+      }
+      // Finished before (or never to run): nothing to do here.
+      if (clientTerminal(a) || a.DesiredStatus !== 'run') continue;
+      const resumed = a.ClientStatus === 'running' || (a.TaskStates !== null && Object.keys(a.TaskStates).length > 0);
+      this.runners.set(
+        a.ID,
+        new AllocRunner({
+          alloc: a,
+          allocRoot: this.o.config.allocDir,
+          datacenter: this.o.datacenter,
+          drivers: this.o.config.drivers,
+          resumed,
+          now: this.o.now,
+          report: (id, rep) => this.report(id, rep),
+          onPid: (id, task, pid) => this.processes.set(id, task, pid),
+          mounter: this.mounter,
+          log: this.o.log,
+        }),
+      );
+    }
+    for (const [id, runner] of this.runners) {
+      if (seen.has(id)) continue;
+      this.runners.delete(id);
+      void runner.stop().then(() => rmSync(runner.dir.root, { recursive: true, force: true }));
+    }
+  }
+
+  /** Queues `rep` for allocation `id`: one request in flight per allocation, the newest report sent next. */
+  private report(id: string, rep: AllocReport): void {
+    this.pending.set(id, rep);
+    if (this.sending.has(id)) return;
+    this.sending.add(id);
+    void (async () => {
+      try {
+        for (let next = this.pending.get(id); next; next = this.pending.get(id)) {
+          this.pending.delete(id);
+          for (;;) {
+            try {
+              await this.api.call('POST', `/v1/allocation/${id}/client-status`, { token: this.identity.SecretID, body: next, signal: this.stopping.signal });
+              break;
+            } catch (err) {
+              if (this.stopping.signal.aborted || (err instanceof ServerError && err.status === 404)) return;
+              this.o.log.warn({ alloc: id, err: (err as Error).message }, 'client: allocation update failed; retrying');
+              if (this.pending.has(id)) break;
+              await this.sleep(RETRY_MS);
+            }
+          }
+        }
+      } finally {
+        this.sending.delete(id);
+      }
+    })();
+  }
+
+  /** Waits `ms`, or less when the client stops. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const signal = this.stopping.signal;
+      if (signal.aborted) return resolve();
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}

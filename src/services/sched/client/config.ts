@@ -1,0 +1,123 @@
+/**
+ * The client agent's configuration: the reference's `client { … }` block and its driver
+ * `plugin "raw_exec" { config { enabled = true } }` / `plugin "exec" { … }` blocks
+ * (reference/sched-workloads.md "Client agent"), parsed by the agent's schema (config.ts)
+ * and turned into {@link ClientConfig} here.
+ *
+ * ```hcl
+ * client {
+ *   enabled    = true
+ *   servers    = ["10.0.0.10:4646"]   # default: this agent's own HTTP API
+ *   state_dir  = "/var/lib/cairn/sched/client"   # default: <data_dir>/client
+ *   alloc_dir  = "/var/lib/cairn/sched/alloc"    # default: <data_dir>/alloc
+ *   node_class = "web"
+ *   node_pool  = "default"
+ *   meta { rack = "r1" }
+ *   cpu_total_compute = 8000           # MHz; default: cores × MHz fingerprinted
+ *   memory_total_mb   = 16384          # default: the host's memory
+ *   token = "env://CAIRN_SCHED_CLIENT_TOKEN"   # Cairn: a token with node:write to register with when ACLs are on
+ * }
+ * plugin "raw_exec" { config { enabled = true } }
+ * ```
+ *
+ * @module
+ */
+import { blockError, cfg, resolveSecretRef, type BlockAt, type ConfigEnv } from '../../../kernel/config/index.js';
+
+/** Driver plugin labels: `plugin "<label>"` with these labels configure a task driver, not a CSI plugin. */
+export const DRIVER_PLUGINS = ['raw_exec', 'exec'] as const;
+
+/** The `client` block's schema (kernel/config/schema.ts). */
+export const clientBlockKeys = {
+  enabled: cfg.bool({ default: false, doc: 'run a client on this agent: fingerprint, register, run allocated tasks' }),
+  servers: cfg.list('string', { doc: 'host:port of the servers\' HTTP API; default: this agent itself' }),
+  state_dir: cfg.string({ doc: 'the client\'s state (node identity, task processes); default <data_dir>/client' }),
+  alloc_dir: cfg.string({ doc: 'allocation directories; default <data_dir>/alloc' }),
+  node_class: cfg.string({ doc: 'the node\'s class (constraints may use ${node.class})' }),
+  node_pool: cfg.string({ doc: 'the node\'s pool; default "default"' }),
+  meta: cfg.raw({ doc: 'node metadata: string keys and values' }),
+  cpu_total_compute: cfg.int({ min: 1, doc: 'CPU in MHz the node offers; default cores × MHz' }),
+  memory_total_mb: cfg.int({ min: 1, doc: 'memory in MiB the node offers; default the host\'s' }),
+  token: cfg.string({ doc: 'Cairn: token (node:write) the client registers with when ACLs are on; env:// and file:// accepted' }),
+};
+
+/** Validated client settings. */
+export interface ClientConfig {
+  /** `host:port` of each server; empty: this agent's own HTTP API. */
+  readonly servers: readonly string[];
+  readonly stateDir: string;
+  readonly allocDir: string;
+  readonly nodeClass: string;
+  readonly nodePool: string;
+  readonly meta: Readonly<Record<string, string>>;
+  /** MHz; absent: fingerprinted. */
+  readonly cpuTotalCompute?: number;
+  /** MiB; absent: fingerprinted. */
+  readonly memoryTotalMb?: number;
+  /** Token used to register (ACLs on); absent: none sent. */
+  readonly token?: string;
+  /** Which drivers are enabled: `raw_exec` only with `plugin "raw_exec" { config { enabled = true } }`; `exec` unless disabled. */
+  readonly drivers: { readonly raw_exec: boolean; readonly exec: boolean };
+}
+
+/** What config.ts hands over: the parsed `client` block and the driver plugin blocks. */
+export interface ClientRaw {
+  readonly block: {
+    readonly enabled: boolean;
+    readonly servers?: readonly string[];
+    readonly state_dir?: string;
+    readonly alloc_dir?: string;
+    readonly node_class?: string;
+    readonly node_pool?: string;
+    readonly meta?: unknown;
+    readonly cpu_total_compute?: number;
+    readonly memory_total_mb?: number;
+    readonly token?: string;
+    readonly $at: BlockAt;
+  } | undefined;
+  /** `plugin "raw_exec"` / `plugin "exec"` blocks: their `config.enabled`. */
+  readonly drivers: readonly { readonly label: string; readonly enabled: boolean | undefined }[];
+}
+
+/**
+ * The client settings, or undefined when `client.enabled` is not true.
+ * @throws {ConfigError} at the block: a server address that is not `host:port`, `meta`
+ *   values that are not strings, an unresolvable `token` reference.
+ */
+export function clientConfigFrom(raw: ClientRaw, dataDir: string, env: ConfigEnv): ClientConfig | undefined {
+  const b = raw.block;
+  if (!b?.enabled) return undefined;
+  for (const s of b.servers ?? []) {
+    if (!/^(\[[^\]]+\]|[^:\s]+):\d{1,5}$/.test(s)) throw blockError(b.$at, 'servers', `"servers": "${s}" is not host:port`);
+  }
+  const meta: Record<string, string> = {};
+  if (b.meta !== undefined) {
+    const m = Array.isArray(b.meta) ? Object.assign({}, ...(b.meta as object[])) : b.meta;
+    if (typeof m !== 'object' || m === null) throw blockError(b.$at, 'meta', '"meta" must be a block of string values');
+    for (const [k, v] of Object.entries(m as Record<string, unknown>)) {
+      if (typeof v !== 'string') throw blockError(b.$at, 'meta', `"meta": value of "${k}" must be a string`);
+      meta[k] = v;
+    }
+  }
+  let token: string | undefined;
+  if (b.token !== undefined) {
+    try {
+      token = resolveSecretRef(b.token, env).trim();
+    } catch (err) {
+      throw blockError(b.$at, 'token', `"token": ${(err as Error).message}`);
+    }
+  }
+  const enabled = (label: string, dflt: boolean) => raw.drivers.find((d) => d.label === label)?.enabled ?? dflt;
+  return {
+    servers: b.servers ?? [],
+    stateDir: b.state_dir ?? `${dataDir}/client`,
+    allocDir: b.alloc_dir ?? `${dataDir}/alloc`,
+    nodeClass: b.node_class ?? '',
+    nodePool: b.node_pool ?? 'default',
+    meta,
+    ...(b.cpu_total_compute !== undefined && { cpuTotalCompute: b.cpu_total_compute }),
+    ...(b.memory_total_mb !== undefined && { memoryTotalMb: b.memory_total_mb }),
+    ...(token !== undefined && { token }),
+    drivers: { raw_exec: enabled('raw_exec', false), exec: enabled('exec', true) },
+  };
+}

@@ -1,0 +1,249 @@
+/**
+ * Runs one task of an allocation on its driver until it is done (reference/sched-workloads.md
+ * "Client agent"; issue 19 scope 3): starts it, writes its output to rotated log files,
+ * restarts it by the group's restart policy, kills it with `KillSignal` then SIGKILL after
+ * `KillTimeout`, and records the task events and state the reference's task runner records:
+ *
+ * ```text
+ * Received → Task Setup → Started → Terminated → Restarting → Started → … → Not Restarting (failed)
+ *                                                  batch, exit 0 → dead (complete)
+ * stop:     Killing → Terminated → Killed
+ * ```
+ *
+ * @module
+ */
+import { formatGoDuration } from '../../../kernel/util/go-duration.js';
+import type { Logger } from '../../../kernel/log/logger.js';
+import type { RestartPolicy, Task, TaskState } from '../jobs/types.js';
+import { signalGroup, signalNumber, startTask, type ExitResult, type TaskProcess } from './drivers.js';
+import { LogRotator } from './log-rotator.js';
+import { RestartTracker } from './restart-tracker.js';
+import { appendTaskEvent, EVENT, initialTaskState, taskEvent, type LiveTaskState } from './task-event.js';
+
+/** What a task runner is given. */
+export interface TaskRunnerOptions {
+  /** The task, defaults applied (task-defaults.ts). */
+  readonly task: Task;
+  readonly policy: RestartPolicy;
+  /** Batch jobs: exit 0 completes the task. */
+  readonly batch: boolean;
+  /** `<alloc_dir>/<alloc id>/<task>`: the working directory. */
+  readonly taskDir: string;
+  /** `<alloc_dir>/<alloc id>/alloc/logs`. */
+  readonly logsDir: string;
+  readonly env: Record<string, string>;
+  /** Whether this client offers the task's driver. */
+  readonly driverEnabled: boolean;
+  /** The state the servers kept (a client that restarted); absent: a new task. */
+  readonly previous?: TaskState | null;
+  readonly now: () => number;
+  /** Called after every state or event change. */
+  readonly onChange: () => void;
+  /** Called with the process group's leader when a process starts, and undefined when it ends. */
+  readonly onPid: (pid: number | undefined) => void;
+  readonly log: Logger;
+}
+
+/** One task's runner; {@link run} resolves when the task is dead. */
+export class TaskRunner {
+  readonly state: LiveTaskState;
+  private proc: TaskProcess | undefined;
+  private killing = false;
+  private restartAsked = false;
+  private wake: (() => void) | undefined;
+  private done: Promise<void> | undefined;
+
+  constructor(private readonly o: TaskRunnerOptions) {
+    this.state = initialTaskState(o.previous);
+  }
+
+  /** Is the task dead (will not run again)? */
+  get dead(): boolean {
+    return this.state.State === 'dead';
+  }
+
+  /** Starts the task's loop once; resolves when the task is dead (at once when it was killed or failed before it ran). */
+  run(): Promise<void> {
+    if (this.dead && !this.done) return Promise.resolve();
+    this.done ??= this.loop().catch((err: unknown) => {
+      this.o.log.error({ err, task: this.o.task.Name }, 'task runner failed');
+      this.finish(true);
+    });
+    return this.done;
+  }
+
+  /**
+   * Stops the task for good: `Killing` with the task's `KillSignal` to its process group,
+   * SIGKILL after `KillTimeout`; `event` (e.g. `Sibling Task Failed`) is recorded first.
+   * Resolves when the task is dead.
+   */
+  async kill(event?: ReturnType<typeof taskEvent>): Promise<void> {
+    if (this.killing || this.dead) return this.done;
+    this.killing = true;
+    if (event) this.emit(event);
+    this.wake?.();
+    if (this.proc) this.terminate(this.proc);
+    if (!this.done) this.finish(false);
+    await this.done;
+  }
+
+  /** The allocation's setup (its volume mounts) failed: the task never runs; a `Setup Failure` event, dead and failed. */
+  failSetup(message: string): void {
+    if (this.dead) return;
+    this.emit(taskEvent(EVENT.setupFailure, this.o.now(), { Message: message, FailsTask: true }));
+    this.finish(true);
+  }
+
+  /** The agent stops: SIGKILL to the process group at once, no `Killing` event (the task's state on the servers stays as it was). */
+  forceKill(): void {
+    this.killing = true;
+    this.wake?.();
+    if (this.proc) signalGroup(this.proc.pid, 'SIGKILL');
+  }
+
+  /** A user's restart (`POST /v1/client/allocation/:id/restart`): kills the process, starts it again without counting against the policy. */
+  restart(): void {
+    if (this.dead || this.killing) return;
+    this.emit(taskEvent(EVENT.restartSignaled, this.o.now(), { Message: 'User requested restart', RestartReason: 'User requested restart' }));
+    this.restartAsked = true;
+    this.wake?.();
+    if (this.proc) this.terminate(this.proc);
+  }
+
+  /**
+   * Sends `signal` (a name: `SIGHUP`, `HUP`) to the task's process group, with a `Signaling`
+   * event. @throws {Error} `unknown signal "<s>"`, `task "<t>" is not running`.
+   */
+  signal(signal: string): void {
+    const n = signalNumber(signal);
+    if (n === undefined) throw new Error(`unknown signal "${signal}"`);
+    if (!this.proc) throw new Error(`task "${this.o.task.Name}" is not running`);
+    this.emit(taskEvent(EVENT.signaling, this.o.now(), { Message: 'Task being sent a signal', Signal: n, Details: { signal } }));
+    signalGroup(this.proc.pid, n);
+  }
+
+  private emit(e: ReturnType<typeof taskEvent>, state?: Partial<LiveTaskState>): void {
+    appendTaskEvent(this.state, e);
+    if (state) Object.assign(this.state, state);
+    this.o.onChange();
+  }
+
+  private finish(failed: boolean): void {
+    this.state.State = 'dead';
+    this.state.Failed ||= failed;
+    this.state.FinishedAt = new Date(this.o.now()).toISOString();
+    this.o.onChange();
+  }
+
+  /** The kill sequence on a running process: `Killing`, `KillSignal`, SIGKILL after `KillTimeout`. */
+  private terminate(proc: TaskProcess): void {
+    const t = this.o.task;
+    const timeoutMs = t.KillTimeout / 1e6;
+    if (this.killing) {
+      this.emit(taskEvent(EVENT.killing, this.o.now(), { KillTimeout: t.KillTimeout, Message: `Sent interrupt. Waiting ${formatGoDuration(t.KillTimeout)} before force killing` }));
+    }
+    signalGroup(proc.pid, (signalNumber(t.KillSignal) ?? signalNumber('SIGINT'))!);
+    const force = setTimeout(() => signalGroup(proc.pid, 'SIGKILL'), timeoutMs);
+    void proc.exited.then(() => clearTimeout(force));
+  }
+
+  private async loop(): Promise<void> {
+    const { task, now } = this.o;
+    if (this.o.previous?.State === 'running') {
+      this.emit(taskEvent(EVENT.restarting, now(), { RestartReason: 'Client agent restarted', Message: 'The client agent restarted; its task processes were stopped and start again' }), {
+        Restarts: this.state.Restarts + 1,
+        LastRestart: new Date(now()).toISOString(),
+        State: 'pending',
+      });
+    } else if (!this.o.previous) {
+      this.emit(taskEvent(EVENT.received, now(), { Message: 'Task received by client' }));
+    }
+    this.emit(taskEvent(EVENT.setup, now(), { Message: 'Building Task Directory' }));
+    if (!this.o.driverEnabled) {
+      const why = `driver "${task.Driver}" is not available on this node`;
+      this.emit(taskEvent(EVENT.driverFailure, now(), { Message: why, DriverError: why, FailsTask: true }));
+      return this.finish(true);
+    }
+    const tracker = new RestartTracker(this.o.policy, this.o.batch, now());
+    for (;;) {
+      if (this.killing) return this.finish(false);
+      const result = await this.runOnce();
+      if (this.killing) {
+        this.emit(taskEvent(EVENT.killed, now(), { Message: 'Task successfully killed' }));
+        return this.finish(false);
+      }
+      if (result === 'config') return this.finish(true);
+      let delayMs = 0;
+      if (this.restartAsked) {
+        this.restartAsked = false;
+        this.emit(taskEvent(EVENT.restarting, now(), { RestartReason: 'User requested restart', Message: 'Task restarting in 0s' }), { State: 'pending' });
+      } else {
+        const d = tracker.onExit(result.exitCode, now());
+        if (!d.restart) {
+          if (d.failed) this.emit(taskEvent(EVENT.notRestarting, now(), { RestartReason: d.reason, Message: d.reason, FailsTask: true }));
+          return this.finish(d.failed);
+        }
+        delayMs = d.delayMs;
+        this.emit(taskEvent(EVENT.restarting, now(), { RestartReason: d.reason, Message: `Task restarting in ${formatGoDuration(delayMs * 1e6)}`, Details: { start_delay: String(delayMs * 1e6) } }), { State: 'pending' });
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delayMs);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+      if (this.killing) {
+        this.emit(taskEvent(EVENT.killed, now(), { Message: 'Task successfully killed' }));
+        return this.finish(false);
+      }
+      this.state.Restarts += 1;
+      this.state.LastRestart = new Date(now()).toISOString();
+    }
+  }
+
+  /** Starts the process once and waits for it: its exit, or `config` when the task's config cannot start (not restartable). */
+  private async runOnce(): Promise<ExitResult | 'config'> {
+    const { task, now } = this.o;
+    const lc = task.LogConfig;
+    let proc: TaskProcess;
+    try {
+      proc = startTask({ task, cwd: this.o.taskDir, env: this.o.env });
+    } catch (err) {
+      const why = (err as Error).message;
+      this.emit(taskEvent(EVENT.driverFailure, now(), { Message: why, DriverError: why, FailsTask: true }));
+      return 'config';
+    }
+    const maxBytes = Math.max(1, Math.floor(lc.MaxFileSizeMB * 1024 * 1024));
+    const out = new LogRotator(this.o.logsDir, `${task.Name}.stdout`, maxBytes, Math.max(1, lc.MaxFiles));
+    const err = new LogRotator(this.o.logsDir, `${task.Name}.stderr`, maxBytes, Math.max(1, lc.MaxFiles));
+    proc.child.stdout?.on('data', (c: Buffer) => out.write(c));
+    proc.child.stderr?.on('data', (c: Buffer) => err.write(c));
+    let spawnError: Error | undefined;
+    proc.child.once('error', (e) => (spawnError = e));
+    this.proc = proc;
+    this.o.onPid(proc.pid > 0 ? proc.pid : undefined);
+    if (proc.pid > 0) {
+      this.emit(taskEvent(EVENT.started, now(), { Message: 'Task started by client' }), {
+        State: 'running',
+        StartedAt: this.state.StartedAt ?? new Date(now()).toISOString(),
+      });
+    }
+    // A user restart asked while the process was starting.
+    if (this.restartAsked || this.killing) this.terminate(proc);
+    const result = await proc.exited;
+    this.proc = undefined;
+    this.o.onPid(undefined);
+    out.close();
+    err.close();
+    if (spawnError) {
+      const why = `failed to launch command: ${spawnError.message}`;
+      this.emit(taskEvent(EVENT.driverFailure, now(), { Message: why, DriverError: why }));
+    } else {
+      const msg = `Exit Code: ${result.exitCode}${result.signal ? `, Signal: ${result.signal}` : ''}`;
+      this.emit(taskEvent(EVENT.terminated, now(), { Message: msg, ExitCode: result.exitCode, Signal: result.signal }));
+    }
+    return result;
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The client's allocation lifecycle endpoints (reference/sched-workloads.md "Allocations"),
+ * answered by the agent whose client runs the allocation (others forward, client-locate.ts):
+ *
+ * ```text
+ * POST|PUT /v1/client/allocation/:id/restart   {"TaskName"?, "AllTasks"?}   namespace:alloc-lifecycle
+ * POST|PUT /v1/client/allocation/:id/signal    {"Signal"?, "Task"?}         namespace:alloc-lifecycle
+ * ```
+ *
+ * Restart: the named task, or every task (`AllTasks`, or no name), is killed and started
+ * again without counting against the restart policy (events `Restart Signaled`, `Terminated`,
+ * `Restarting`, `Started`). Signal: `Signal` (default `SIGKILL`, as the reference) to the
+ * named task, or every running task, with a `Signaling` event. Both reply `{}`.
+ *
+ * @module
+ */
+import type { Ctx, SchedDeps } from '../deps.js';
+import { schedBadRequest, type SchedReply, type SchedRoute } from '../http.js';
+import { decodeGoStruct } from '../request.js';
+import { locateAlloc, type LocalAlloc } from './client-locate.js';
+import type { TaskRunner } from '../client/task-runner.js';
+
+/**
+ * The running allocation's task runners named by `task` (all when empty). @throws 400
+ * `Allocation "<id>" is not running`, `Task not running` / `unknown task name "<t>"`.
+ */
+function runnersOf(local: LocalAlloc, task: string): TaskRunner[] {
+  const runner = local.runner;
+  if (!runner || runner.finished) throw schedBadRequest(`Allocation "${local.alloc.ID}" is not running`);
+  if (task === '') return [...runner.tasks.values()].filter((t) => !t.dead);
+  const t = runner.tasks.get(task);
+  if (!t) throw schedBadRequest(`unknown task name "${task}"`);
+  if (t.dead) throw schedBadRequest('Task not running');
+  return [t];
+}
+
+/** `…/restart`. @throws 400 for a bad body and as {@link runnersOf}; as {@link locateAlloc}. */
+async function restart(ctx: Ctx): Promise<SchedReply> {
+  const body = decodeGoStruct(ctx.body<unknown>() ?? {}, 'structs.AllocRestartRequest', { TaskName: 'string', AllTasks: 'bool' });
+  const where = await locateAlloc(ctx, 'alloc-lifecycle');
+  if ('forwarded' in where) return where.forwarded;
+  const name = body.AllTasks ? '' : (body.TaskName as string);
+  for (const t of runnersOf(where.local, name)) t.restart();
+  return { body: {} };
+}
+
+/** `…/signal`. @throws 400 `unknown signal "<s>"` and as {@link runnersOf}; as {@link locateAlloc}. */
+async function signal(ctx: Ctx): Promise<SchedReply> {
+  const body = decodeGoStruct(ctx.body<unknown>() ?? {}, 'structs.AllocSignalRequest', { Signal: 'string', Task: 'string' });
+  const where = await locateAlloc(ctx, 'alloc-lifecycle');
+  if ('forwarded' in where) return where.forwarded;
+  const sig = (body.Signal as string) || 'SIGKILL';
+  for (const t of runnersOf(where.local, body.Task as string)) {
+    try {
+      t.signal(sig);
+    } catch (err) {
+      throw schedBadRequest((err as Error).message);
+    }
+  }
+  return { body: {} };
+}
+
+/** Routes of this file (see the module doc). */
+export const clientAllocationRoutes: readonly SchedRoute<SchedDeps>[] = [
+  {
+    pattern: 'client/allocation/:id/restart',
+    synopsis: 'Restart a task (or all tasks) of an allocation',
+    // Answered by the agent running the allocation (or forwarded to it), never by the leader.
+    local: true,
+    methods: { POST: restart, PUT: restart },
+  },
+  {
+    pattern: 'client/allocation/:id/signal',
+    synopsis: 'Send a signal to a task (or all tasks) of an allocation',
+    local: true,
+    methods: { POST: signal, PUT: signal },
+  },
+];

@@ -1,0 +1,156 @@
+/**
+ * The client's file-system endpoints (reference/sched-workloads.md "Allocations"; the
+ * reference's `/v1/client/fs/*`), answered by the agent whose client runs the allocation
+ * (others forward them there, client-locate.ts):
+ *
+ * ```text
+ * GET /v1/client/fs/logs/:alloc?task=&type=stdout|stderr&follow=&offset=&origin=start|end&plain=   namespace:read-logs
+ * GET /v1/client/fs/ls/:alloc?path=                                                                namespace:read-fs
+ * GET /v1/client/fs/cat/:alloc?path=                                                               namespace:read-fs
+ * ```
+ *
+ * Logs: `plain=true` sends the bytes as they are (`text/plain`); otherwise a stream of JSON
+ * frames, one per line, `{"Data": <base64>, "File": "<task>.<type>.<N>", "Offset": <end of
+ * Data in File>, "FileEvent": ""}`. `follow=true` keeps the reply open and sends what the task
+ * writes later, until the task is dead and everything was sent (or the caller leaves). Paths
+ * of `ls` and `cat` are relative to the allocation directory and may not leave it (`..` or a
+ * symbolic link: 400).
+ *
+ * @module
+ */
+import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Writable } from 'node:stream';
+import { confinedPath } from '../client/alloc-dir.js';
+import { LogCursor } from '../client/log-stream.js';
+import type { Ctx, SchedDeps } from '../deps.js';
+import { schedBadRequest, type SchedReply, type SchedRoute } from '../http.js';
+import { queryBool } from '../request.js';
+import { locateAlloc, type LocalAlloc } from './client-locate.js';
+
+/** Poll period of a followed log, in ms. */
+export const FOLLOW_POLL_MS = 200;
+
+/**
+ * `GET /v1/client/fs/logs/:alloc`. @throws 400 `must include task name`, `unknown task name
+ * "<t>"`, `invalid log type "<t>": must be stdout or stderr`, `invalid origin "<o>": must be
+ * start or end`, `invalid offset "<o>"`; the errors of {@link locateAlloc} (`read-logs`).
+ */
+async function logs(ctx: Ctx): Promise<SchedReply> {
+  const task = ctx.query.get('task') ?? '';
+  const type = ctx.query.get('type') ?? 'stdout';
+  const origin = ctx.query.get('origin') ?? 'start';
+  const offsetText = ctx.query.get('offset') ?? '0';
+  if (task === '') throw schedBadRequest('must include task name');
+  if (type !== 'stdout' && type !== 'stderr') throw schedBadRequest(`invalid log type "${type}": must be stdout or stderr`);
+  if (origin !== 'start' && origin !== 'end') throw schedBadRequest(`invalid origin "${origin}": must be start or end`);
+  if (!/^\d+$/.test(offsetText)) throw schedBadRequest(`invalid offset "${offsetText}"`);
+  const follow = queryBool(ctx, 'follow');
+  const plain = queryBool(ctx, 'plain');
+  const where = await locateAlloc(ctx, 'read-logs');
+  if ('forwarded' in where) return where.forwarded;
+  const { local } = where;
+  const tasks = local.alloc.Job?.TaskGroups.find((g) => g.Name === local.alloc.TaskGroup)?.Tasks.map((t) => t.Name) ?? [];
+  if (!tasks.includes(task)) throw schedBadRequest(`unknown task name "${task}"`);
+  const cursor = new LogCursor(local.dir.logs, `${task}.${type}`, origin, Number(offsetText));
+  const shutdown = ctx.deps.shutdown;
+  return {
+    headers: { 'Content-Type': plain ? 'text/plain; charset=utf-8' : 'application/json' },
+    stream: async (out, signal) => {
+      const send = (chunks: ReturnType<LogCursor['read']>) => {
+        for (const c of chunks) {
+          out.write(plain ? c.data : `${JSON.stringify({ Data: c.data.toString('base64'), File: c.file, Offset: c.offset, FileEvent: '' })}\n`);
+        }
+      };
+      send(cursor.read());
+      if (!follow) return;
+      while (!signal.aborted && !shutdown.aborted && !out.destroyed) {
+        const taskDone = isTaskDone(local, task);
+        await sleep(FOLLOW_POLL_MS, signal);
+        send(cursor.read());
+        if (taskDone) return;
+        await drained(out);
+      }
+    },
+  };
+}
+
+/** The task will write no more: dead, or no longer run by this client. */
+function isTaskDone(local: LocalAlloc, task: string): boolean {
+  const runner = local.client.runner(local.alloc.ID);
+  return !runner || runner.tasks.get(task)?.dead !== false;
+}
+
+/** Waits until `out` can take more (a slow reader holds the follow loop, not the memory). */
+function drained(out: Writable): Promise<void> {
+  return out.writableNeedDrain ? new Promise((resolve) => out.once('drain', () => resolve())) : Promise.resolve();
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+  });
+}
+
+/** A directory entry as the reference's `AllocFileInfo`: `{Name, IsDir, Size, FileMode, ModTime, ContentType}`. */
+function fileInfo(path: string, name: string): Record<string, unknown> {
+  const st = lstatSync(path);
+  const isDir = st.isDirectory();
+  return {
+    Name: name,
+    IsDir: isDir,
+    Size: isDir ? 4096 : st.size,
+    FileMode: modeString(st.mode, isDir, st.isSymbolicLink()),
+    ModTime: st.mtime.toISOString(),
+    ContentType: isDir ? '' : 'application/octet-stream',
+  };
+}
+
+/** Go's `os.FileMode.String()` of the permission bits: `drwxr-xr-x`, `-rw-r--r--`, `Lrwxrwxrwx`. */
+function modeString(mode: number, dir: boolean, link: boolean): string {
+  const bits = 'rwxrwxrwx'.split('').map((c, i) => (mode & (1 << (8 - i)) ? c : '-')).join('');
+  return `${dir ? 'd' : link ? 'L' : '-'}${bits}`;
+}
+
+/** Allocation `:alloc` resolved locally or forwarded, and `?path=` (default `/`) confined to its directory. */
+async function fsTarget(ctx: Ctx): Promise<{ path: string } | { forwarded: SchedReply }> {
+  const where = await locateAlloc(ctx, 'read-fs');
+  if ('forwarded' in where) return where;
+  return { path: confinedPath(where.local.dir.root, ctx.query.get('path') ?? '/') };
+}
+
+/** Routes of this file (see the module doc). */
+export const clientFsRoutes: readonly SchedRoute<SchedDeps>[] = [
+  {
+    pattern: 'client/fs/logs/:alloc',
+    synopsis: 'Stream a task\'s stdout or stderr log (?task=&type=&follow=&offset=&origin=&plain=)',
+    methods: { GET: logs },
+  },
+  {
+    pattern: 'client/fs/ls/:alloc',
+    synopsis: 'List a directory of an allocation (?path=)',
+    methods: {
+      /** The entries of `?path=` (a directory), sorted by name. @throws 400 `path "<p>" escapes the allocation directory`, `path "<p>" is not a directory`; 404 for a missing path; as {@link locateAlloc} (`read-fs`). */
+      GET: async (ctx) => {
+        const t = await fsTarget(ctx);
+        if ('forwarded' in t) return t.forwarded;
+        if (!statSync(t.path).isDirectory()) throw schedBadRequest(`path "${ctx.query.get('path') ?? '/'}" is not a directory`);
+        return { body: readdirSync(t.path).sort().map((name) => fileInfo(join(t.path, name), name)) };
+      },
+    },
+  },
+  {
+    pattern: 'client/fs/cat/:alloc',
+    synopsis: 'Read a file of an allocation (?path=)',
+    methods: {
+      /** The file's bytes (`text/plain`). @throws 400 `path "<p>" escapes the allocation directory`, `path "<p>" is a directory`; 404 for a missing file; as {@link locateAlloc} (`read-fs`). */
+      GET: async (ctx) => {
+        const t = await fsTarget(ctx);
+        if ('forwarded' in t) return t.forwarded;
+        if (statSync(t.path).isDirectory()) throw schedBadRequest(`path "${ctx.query.get('path') ?? ''}" is a directory`);
+        return { raw: { contentType: 'text/plain; charset=utf-8', body: readFileSync(t.path) } };
+      },
+    },
+  },
+];

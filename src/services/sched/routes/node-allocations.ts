@@ -1,0 +1,55 @@
+/**
+ * `GET /v1/node/:id/allocations` (the reference's route; its clients watch the same set over
+ * the `Node.GetAllocs` RPC): every allocation placed on node `:id`, in full, with the job
+ * snapshot each one runs (`Job`) and its `TaskStates`. A blocking query on the allocations
+ * table (`?index=&wait=`): the client agent watches its allocations with it.
+ *
+ * Authorised by the node's own `SecretID` in `X-Sched-Token` (node-secret.ts) or a token
+ * with `node:read`.
+ *
+ * @module
+ */
+import { renderAlloc, type StoredAlloc } from '../alloc.js';
+import { identityOf, requireAllowed, type SchedDeps } from '../deps.js';
+import { atLeastOne, schedNotFound, type SchedRoute } from '../http.js';
+import type { PlacedAllocFields } from '../jobs/types.js';
+import { isNodeSecret } from '../node-secret.js';
+import { T, type NodeDoc } from '../state.js';
+import type { Indexed } from '../../../kernel/store/index.js';
+
+/** A stored allocation that may carry the placed fields (jobs/types.ts). */
+export type FullAlloc = StoredAlloc & Partial<PlacedAllocFields> & Indexed;
+
+/** An allocation as the node's allocation list shows it: {@link renderAlloc} with the job snapshot, task states and resources. */
+export function renderFullAlloc(a: FullAlloc): Record<string, unknown> {
+  return {
+    ...renderAlloc(a),
+    Job: a.Job ?? null,
+    TaskStates: a.TaskStates ?? null,
+    AllocatedResources: a.AllocatedResources ?? null,
+    AllocModifyIndex: a.AllocModifyIndex ?? a.ModifyIndex,
+  };
+}
+
+/** Routes of this file. */
+export const nodeAllocationRoutes: readonly SchedRoute<SchedDeps>[] = [
+  {
+    pattern: 'node/:id/allocations',
+    synopsis: 'List the allocations of a node, in full (the client agent watches it)',
+    blocking: [T.allocs],
+    methods: {
+      /**
+       * The node's allocations in ID order ({@link renderFullAlloc}); `X-Sched-Index` the
+       * allocations table's index. @throws 404 `node not found`; 403 without the node's
+       * secret or `node:read`.
+       */
+      GET: async (ctx) => {
+        const nodeId = ctx.params.id!;
+        if (!isNodeSecret(ctx, nodeId)) requireAllowed(identityOf(ctx).authorizer.allowNodeRead());
+        if (!ctx.deps.state.get<NodeDoc>(T.nodes, nodeId)) throw schedNotFound('node not found');
+        const allocs = ctx.deps.state.list<FullAlloc>(T.allocs).filter((a) => a.NodeID === nodeId);
+        return { body: allocs.map(renderFullAlloc), index: atLeastOne(ctx.deps.state.tableIndex(T.allocs)) };
+      },
+    },
+  },
+];

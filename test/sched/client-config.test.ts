@@ -1,0 +1,64 @@
+/**
+ * The client agent's configuration: the reference's `client { … }` block and driver
+ * `plugin "raw_exec" { config { enabled = true } }` blocks beside CSI plugin blocks; raw_exec
+ * off unless enabled; errors name file, line and key.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseSchedAgentConfig } from '../../src/services/sched/config.js';
+
+describe('scheduler client config', () => {
+  it('reads the client block and the driver plugin blocks beside CSI plugins', () => {
+    const c = parseSchedAgentConfig(
+      `data_dir = "/tmp/s"
+client {
+  enabled    = true
+  servers    = ["10.0.0.1:4646", "[::1]:4646"]
+  node_class = "web"
+  meta { rack = "r1" }
+  cpu_total_compute = 4000
+  token = "env://CLIENT_TOKEN"
+}
+plugin "raw_exec" {
+  config { enabled = true }
+}
+plugin "hostpath" {
+  socket = "/run/csi.sock"
+  type   = "node"
+}`,
+      'a.hcl',
+      { CLIENT_TOKEN: 'tok' },
+    );
+    assert.deepEqual(c.client, {
+      servers: ['10.0.0.1:4646', '[::1]:4646'],
+      stateDir: '/tmp/s/client',
+      allocDir: '/tmp/s/alloc',
+      nodeClass: 'web',
+      nodePool: 'default',
+      meta: { rack: 'r1' },
+      cpuTotalCompute: 4000,
+      token: 'tok',
+      drivers: { raw_exec: true, exec: true },
+    });
+    assert.deepEqual(c.plugins, [{ id: 'hostpath', socket: '/run/csi.sock', type: 'node' }]);
+  });
+
+  it('has no client unless enabled, and raw_exec off unless its plugin block enables it', () => {
+    assert.equal(parseSchedAgentConfig('data_dir = "/tmp/s"', 'a.hcl').client, undefined);
+    assert.equal(parseSchedAgentConfig('data_dir = "/tmp/s"\nclient { enabled = false }', 'a.hcl').client, undefined);
+    const c = parseSchedAgentConfig('data_dir = "/tmp/s"\nclient { enabled = true }\nplugin "exec" {\n  config { enabled = false }\n}', 'a.hcl');
+    assert.deepEqual(c.client?.drivers, { raw_exec: false, exec: false });
+  });
+
+  it('refuses bad values with file:line and the key', () => {
+    const bad: [string, RegExp][] = [
+      ['client {\n  enabled = true\n  servers = ["nowhere"]\n}', /^b\.hcl:4: "servers": "nowhere" is not host:port$/],
+      ['client {\n  enabled = true\n  meta { n = 1 }\n}', /^b\.hcl:4: "meta": value of "n" must be a string$/],
+      ['client {\n  enabled = true\n  token = "env://NO_SUCH"\n}', /^b\.hcl:4: "token": .*NO_SUCH/],
+      ['client {\n  colour = "red"\n}', /^b\.hcl:3: unknown key "colour"/],
+      ['plugin "hostpath" {\n  type = "node"\n}', /^b\.hcl:2: missing required key "socket" in plugin "hostpath"$/],
+      ['plugin "hostpath" {\n  socket = "/s"\n}', /^b\.hcl:2: missing required key "type" in plugin "hostpath"$/],
+    ];
+    for (const [text, want] of bad) assert.throws(() => parseSchedAgentConfig(`data_dir = "/tmp/x"\n${text}`, 'b.hcl'), { message: want }, text);
+  });
+});

@@ -1,0 +1,150 @@
+/**
+ * The client agent's file-system and lifecycle endpoints and drivers with real processes:
+ * `ls`/`cat` confined to the allocation directory (`..` and symbolic links out refused),
+ * log rotation by `LogConfig`, `raw_exec` disabled by default (the task fails with a driver
+ * failure; the node does not offer it), the `exec` driver's memory limit, user restart and
+ * signal, and a client that restarts (same node, its tasks started again).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { until } from '../processes.js';
+import { allocWhen, eventTypes, job, place, readyNode, shTask, startClientAgent } from './client-helpers.js';
+import { call, ROOT, type TestAgent } from './helpers.js';
+
+describe('scheduler client agent: files, drivers, lifecycle', () => {
+  let a: TestAgent;
+  before(async () => {
+    a = await startClientAgent();
+    await readyNode(a);
+  });
+  after(async () => {
+    await a.stop();
+  });
+
+  it('lists and reads the allocation directory, and refuses paths that leave it', async () => {
+    const id = await place(a, job('files', [shTask('t', 'echo data > "$CAIRN_ALLOC_DIR/data/out.txt"; echo secret > "$CAIRN_SECRETS_DIR/s"; sleep 30')]));
+    await allocWhen(a, id, 'running', (x) => x.ClientStatus === 'running');
+    const root = await call(a.url, 'GET', `/v1/client/fs/ls/${id}?path=/`, { token: ROOT });
+    assert.equal(root.status, 200, root.text);
+    assert.deepEqual(root.json.map((e: { Name: string; IsDir: boolean }) => [e.Name, e.IsDir]), [['alloc', true], ['t', true]]);
+    const shared = await call(a.url, 'GET', `/v1/client/fs/ls/${id}?path=alloc`, { token: ROOT });
+    assert.deepEqual(shared.json.map((e: { Name: string }) => e.Name), ['data', 'logs', 'tmp']);
+    assert.match(shared.json[0].FileMode, /^drwx/);
+    const task = await call(a.url, 'GET', `/v1/client/fs/ls/${id}?path=t`, { token: ROOT });
+    assert.deepEqual(task.json.map((e: { Name: string }) => e.Name), ['local', 'secrets', 'tmp']);
+    const file = await until('out.txt', 10_000, async () => {
+      const r = await call(a.url, 'GET', `/v1/client/fs/cat/${id}?path=alloc/data/out.txt`, { token: ROOT });
+      return r.status === 200 ? r : undefined;
+    });
+    assert.equal(file.text, 'data\n');
+
+    for (const p of ['..', '../..', 'alloc/../../', '/../etc/passwd', 'alloc/data/../../../x']) {
+      const r = await call(a.url, 'GET', `/v1/client/fs/cat/${id}?path=${encodeURIComponent(p)}`, { token: ROOT });
+      assert.equal(r.status, 400, `${p}: ${r.text}`);
+      assert.match(r.text, /escapes the allocation directory/);
+    }
+    symlinkSync('/etc', join(a.dataDir, 'alloc', id, 'alloc', 'data', 'etc-link'));
+    const viaLink = await call(a.url, 'GET', `/v1/client/fs/cat/${id}?path=alloc/data/etc-link/hostname`, { token: ROOT });
+    assert.equal(viaLink.status, 400, viaLink.text);
+    assert.match(viaLink.text, /escapes the allocation directory/);
+    assert.equal((await call(a.url, 'GET', `/v1/client/fs/ls/${id}?path=alloc/data/etc-link`, { token: ROOT })).status, 400);
+    assert.equal((await call(a.url, 'GET', `/v1/client/fs/cat/${id}?path=alloc/nope`, { token: ROOT })).status, 404);
+    assert.equal((await call(a.url, 'GET', `/v1/client/fs/cat/${id}?path=alloc`, { token: ROOT })).status, 400);
+    await call(a.url, 'PUT', `/v1/allocation/${id}/desired-status`, { token: ROOT, body: { DesiredStatus: 'stop' } });
+  });
+
+  it('refuses allocation jobs whose task names would leave the allocation directory, naming the problem', async () => {
+    for (const [name, want] of [['../evil', /invalid task name "\.\.\/evil"/], ['alloc', /invalid task name "alloc"/], ['', /every task needs a Name and a Driver/]] as const) {
+      const j = job('bad', [shTask(name, 'true')]);
+      const r = await call(a.url, 'PUT', '/v1/allocation', { token: ROOT, body: { Allocation: { NodeID: a.client!.nodeId, JobID: 'bad', TaskGroup: 'g', Job: j } } });
+      assert.equal(r.status, 400, r.text);
+      assert.match(r.text, want);
+    }
+    const other = await call(a.url, 'PUT', '/v1/allocation', { token: ROOT, body: { Allocation: { NodeID: a.client!.nodeId, JobID: 'x', TaskGroup: 'g', Job: job('y', [shTask('t', 'true')]) } } });
+    assert.equal(other.status, 400);
+    assert.match(other.text, /job ID "y" does not match the allocation's job ID/);
+  });
+
+  it('rotates a task\'s log files by LogConfig, keeping MaxFiles of MaxFileSizeMB', async () => {
+    // 3.5 MB in 1 MiB files: .0 .1 .2 full, .3 the rest; 2 kept.
+    const script = "head -c 3500000 /dev/zero | tr '\\0' 'a'";
+    const id = await place(a, job('chatty', [shTask('t', script, { LogConfig: { MaxFiles: 2, MaxFileSizeMB: 1 } })], { type: 'batch' }));
+    await allocWhen(a, id, 'complete', (x) => x.ClientStatus === 'complete');
+    const logs = join(a.dataDir, 'alloc', id, 'alloc', 'logs');
+    assert.deepEqual(readdirSync(logs).filter((n) => n.startsWith('t.stdout')).sort(), ['t.stdout.2', 't.stdout.3']);
+    assert.equal(statSync(join(logs, 't.stdout.2')).size, 1024 * 1024);
+    assert.equal(statSync(join(logs, 't.stdout.3')).size, 3_500_000 - 3 * 1024 * 1024);
+    const all = await call(a.url, 'GET', `/v1/client/fs/logs/${id}?task=t&plain=true`, { token: ROOT });
+    assert.equal(all.text.length, 1024 * 1024 + 3_500_000 - 3 * 1024 * 1024);
+  });
+
+  it('restarts a task on request without counting it against the policy, and signals it', async () => {
+    const id = await place(a, job('lifecycle', [shTask('t', 'trap "echo got HUP" HUP; echo start; while true; do sleep 0.05; done')], { restart: { Attempts: 0, Interval: 600e9, Delay: 0, Mode: 'fail' } }));
+    await allocWhen(a, id, 'running', (x) => x.TaskStates?.t?.State === 'running');
+    const r = await call(a.url, 'POST', `/v1/client/allocation/${id}/restart`, { token: ROOT, body: { TaskName: 't' } });
+    assert.equal(r.status, 200, r.text);
+    const restarted = await allocWhen(a, id, 'restarted', (x) => x.TaskStates.t.Restarts === 1 && x.TaskStates.t.State === 'running');
+    assert.deepEqual(eventTypes(restarted, 't').slice(-4), ['Restart Signaled', 'Terminated', 'Restarting', 'Started']);
+    assert.equal(restarted.ClientStatus, 'running');
+    await until('started twice', 10_000, async () => ((await call(a.url, 'GET', `/v1/client/fs/logs/${id}?task=t&plain=true`, { token: ROOT })).text === 'start\nstart\n') || undefined);
+
+    const s = await call(a.url, 'POST', `/v1/client/allocation/${id}/signal`, { token: ROOT, body: { Signal: 'SIGHUP', Task: 't' } });
+    assert.equal(s.status, 200, s.text);
+    await until('HUP handled', 10_000, async () => (await call(a.url, 'GET', `/v1/client/fs/logs/${id}?task=t&plain=true`, { token: ROOT })).text.includes('got HUP') || undefined);
+    const bad = await call(a.url, 'POST', `/v1/client/allocation/${id}/signal`, { token: ROOT, body: { Signal: 'SIGNOPE', Task: 't' } });
+    assert.equal(bad.status, 400);
+    assert.match(bad.text, /unknown signal "SIGNOPE"/);
+    await call(a.url, 'PUT', `/v1/allocation/${id}/desired-status`, { token: ROOT, body: { DesiredStatus: 'stop' } });
+  });
+});
+
+describe('scheduler client agent: drivers and restarts', () => {
+  it('offers no raw_exec unless enabled: such a task fails with a driver failure; exec runs with a memory limit', async () => {
+    const a = await startClientAgent({ drivers: { raw_exec: false, exec: true } });
+    try {
+      const node = await readyNode(a);
+      assert.equal(node.Attributes['driver.raw_exec'], undefined);
+      assert.equal(node.Drivers.raw_exec, undefined);
+      assert.equal(node.Attributes['driver.exec'], '1');
+      const raw = await place(a, job('raw', [shTask('t', 'echo no')]));
+      const failed = await allocWhen(a, raw, 'failed', (x) => x.ClientStatus === 'failed');
+      const last = failed.TaskStates.t.Events.at(-1);
+      assert.equal(last.Type, 'Driver Failure');
+      assert.equal(last.DriverError, 'driver "raw_exec" is not available on this node');
+
+      const ex = await place(a, job('ex', [shTask('t', 'ulimit -v; pwd', { Driver: 'exec', Resources: { CPU: 100, MemoryMB: 64 } })], { type: 'batch' }));
+      await allocWhen(a, ex, 'complete', (x) => x.ClientStatus === 'complete');
+      const out = await call(a.url, 'GET', `/v1/client/fs/logs/${ex}?task=t&plain=true`, { token: ROOT });
+      assert.equal(out.text, `${64 * 1024}\n${join(a.dataDir, 'alloc', ex, 't')}\n`);
+    } finally {
+      await a.stop();
+    }
+  });
+
+  it('keeps its node across a restart and starts the allocation\'s tasks again', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cairn-client-restart-'));
+    try {
+      let a = await startClientAgent({ dataDir });
+      const nodeId = a.client!.nodeId;
+      await readyNode(a);
+      const id = await place(a, job('survivor', [shTask('t', 'echo run; sleep 60')]));
+      await allocWhen(a, id, 'running', (x) => x.TaskStates?.t?.State === 'running');
+      await a.close();
+      a = await startClientAgent({ dataDir });
+      try {
+        assert.equal(a.client!.nodeId, nodeId);
+        const again = await allocWhen(a, id, 'running again', (x) => x.TaskStates?.t?.Restarts === 1 && x.TaskStates.t.State === 'running');
+        const restart = again.TaskStates.t.Events.find((e: { Type: string }) => e.Type === 'Restarting');
+        assert.equal(restart.RestartReason, 'Client agent restarted');
+        await until('second run logged', 10_000, async () => ((await call(a.url, 'GET', `/v1/client/fs/logs/${id}?task=t&plain=true`, { token: ROOT })).text === 'run\nrun\n') || undefined);
+      } finally {
+        await a.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
