@@ -17,7 +17,7 @@
  * @module
  */
 import type { SchedQueryOptions, SchedRead } from './sched-types.js';
-import { SchedCsiApi } from './sched-volumes.js';
+import { SchedJobsApi } from './sched-jobs.js';
 
 const seg = encodeURIComponent;
 
@@ -126,7 +126,7 @@ export interface SchedDrainOptions {
 }
 
 /** The allocation and client methods `SchedClient` inherits (see the module doc). */
-export abstract class SchedAllocApi extends SchedCsiApi {
+export abstract class SchedAllocApi extends SchedJobsApi {
   /** A streaming GET of `/v1<path>`: the reply's body chunks. @throws SchedApiError on a status ≥ 400. */
   protected abstract streamGet(path: string, query: Readonly<Record<string, string | number | boolean | undefined>>, signal?: AbortSignal): AsyncGenerator<Uint8Array, void>;
 
