@@ -8,7 +8,7 @@
  *
  * On shared storage one server leads (kernel/store/leadership.ts) and does the writes that
  * no request makes: the `default` namespace and dev token, ACL replication, the CSI plugin
- * registry. It starts them when it leads and stops them when it steps down; followers
+ * registry, the scheduler (evaluations, placement, heartbeats: scheduler/leader.ts). It starts them when it leads and stops them when it steps down; followers
  * forward writes to it and stream the events of the batches they apply. Alone, the agent
  * does all of it from the start.
  *
@@ -33,6 +33,8 @@ import { eventBatchOf } from './events/source.js';
 import { SCHED_FORWARD_STYLE, schedHttpService } from './http.js';
 import { schedMetrics } from './metrics.js';
 import { SchedReplicator } from './replication.js';
+import { HEARTBEAT_GRACE_MS, Heartbeats, MIN_HEARTBEAT_TTL_MS } from './scheduler/heartbeat.js';
+import { Scheduler } from './scheduler/leader.js';
 import { SchedAclResolver } from './resolve.js';
 import { aclPolicyRoutes } from './routes/acl-policies.js';
 import { aclRoleRoutes } from './routes/acl-roles.js';
@@ -41,6 +43,7 @@ import { allocationRoutes } from './routes/allocations.js';
 import { authMethodRoutes } from './routes/auth-methods.js';
 import { bindingRuleRoutes } from './routes/binding-rules.js';
 import { eventRoutes } from './routes/events.js';
+import { jobPlanRoutes } from './routes/job-plan.js';
 import { loginRoutes } from './routes/login.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { namespaceRoutes } from './routes/namespaces.js';
@@ -64,6 +67,7 @@ export const SCHED_ROUTES = [
   ...namespaceRoutes,
   ...nodeRoutes,
   ...allocationRoutes,
+  ...jobPlanRoutes,
   ...pluginRoutes,
   ...volumeRoutes,
   ...volumeSnapshotRoutes,
@@ -186,27 +190,33 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
       intervalMs: options.tokenReapIntervalMs ?? TOKEN_GC_INTERVAL_MS,
       graceMs: config.aclTokenGcThresholdMs ?? TOKEN_GC_THRESHOLD_MS,
     });
+    const heartbeats = new Heartbeats({ state, log, now, ttlMs: config.heartbeatTtlMs ?? MIN_HEARTBEAT_TTL_MS, graceMs: config.heartbeatGraceMs ?? HEARTBEAT_GRACE_MS });
+    let deps: SchedDeps | undefined;
+    // Evaluations, placement, heartbeats and the reactions to node and allocation changes (scheduler/leader.ts).
+    const scheduler = new Scheduler({ deps: () => deps!, log, workers: config.schedulerWorkers, heartbeats });
     /** What only the leader does (every agent, when the state is not shared): the agent's own writes. */
     const lead = async () => {
       await bootstrapState(state, options, now, log);
       await registry.start();
       replicator?.start();
       reaper.start();
+      scheduler.start();
     };
     /** Stops the leader-only work (stepping down, or stopping). */
     const follow = async () => {
+      await scheduler.stop();
       await replicator?.close();
       await registry.stop();
       await reaper.stop();
     };
-    if (!shared) await lead();
     const stopping = new AbortController();
     // Every open event stream listens on it (and removes its listener when it ends).
     setMaxListeners(0, stopping.signal);
     const advertise = { address: config.httpAddress };
     leadership = shared?.leadership({ address: () => advertise.address, onLeader: lead, onFollower: follow });
     const metrics = schedMetrics({ backend, state, leadership: () => leadership, replicator, broker });
-    const deps: SchedDeps = { state, config, acl, now, broker, replicator, advertise, leadership, shutdown: stopping.signal, forwardTo, plugins, volumeLocks: new KeyedLock(), metrics };
+    deps = { state, config, acl, now, broker, replicator, advertise, leadership, shutdown: stopping.signal, forwardTo, plugins, volumeLocks: new KeyedLock(), metrics, heartbeats };
+    if (!shared) await lead();
     const api = schedHttpService({ routes: SCHED_ROUTES, deps, state, region: config.region, forwardTo, shutdown: stopping.signal, leadership });
     const served = config.ui ? withUi(api, { self: 'sched' }) : api;
     const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(served, metrics), log);
@@ -227,6 +237,7 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
         stopping.abort();
         // Stops the leader-only work first when leading.
         await leadership?.stop();
+        await scheduler.stop();
         await replicator?.close();
         await reaper.stop();
         await registry.close();

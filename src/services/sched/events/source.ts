@@ -13,18 +13,22 @@
  * acl-binding-rules  ACLBindingRule  rule ID     [AuthMethod]          ""         {"ACLBindingRule": rule}
  * csi-volumes        CSIVolume       volume ID   [ID, Name, PluginID]  its own    {"Volume": volume as read, no secrets}
  * csi-plugins        CSIPlugin       plugin ID   [ID]                  ""         {"Plugin": plugin as read}
+ * evals              Evaluation      eval ID     [JobID, ""]           its own    {"Evaluation": eval}
  * acl-meta, namespaces: no events
  * ```
  *
  * Types: the write's label (state.ts `LABEL`, the reference's raft message types) types every
  * node and allocation change of the batch, as the reference types every row of one apply;
  * without a node or allocation label they default to `NodeRegistration` /
- * `NodeDeregistration` and `AllocationCreated` / `AllocationUpdated` (an unlabelled
+ * `NodeDeregistration` and `AllocationCreated` / `AllocationUpdated` (a plan's write, label
+ * `PlanResult`, types its allocations `PlanResult`, as the reference; an unlabelled
  * allocation delete makes no event, like the reference's garbage collection). ACL objects are
  * always typed by table and operation: `<Topic>Upserted` / `<Topic>Deleted` (batches
  * replication copies in, label `Replication`, included). CSI volumes take the batch's CSI label
  * (`CSIVolumeRegistered`, `CSIVolumeDeregistered`, `CSIVolumeClaim`); otherwise a change of a
  * volume is a claim (allocation writes claim and release) and a delete a deregistration. CSI
+ * Evaluations take the batch's label when it is a job, allocation or plan write (the
+ * reference writes them in the same raft message), else `EvaluationUpdated`. CSI
  * plugins are typed like nodes (the plugin registry labels its writes `NodeRegistration`, as
  * the reference's clients report plugins in their node registration). Volume payloads show the
  * plugin health and allocations `read` finds when the batch is published (reference/sched.md
@@ -38,6 +42,7 @@ import { renderAuthMethod } from '../auth/auth-method.js';
 import { renderAlloc, type StoredAlloc } from '../alloc.js';
 import { volumeLookup, type DocReader } from '../csi/lookup.js';
 import { renderPlugin, type CsiPluginDoc } from '../csi/plugin-doc.js';
+import type { Evaluation } from '../jobs/types.js';
 import { renderVolume, type StoredVolume } from '../csi/volume.js';
 import { renderNode, type StoredNode } from '../node.js';
 import { LABEL, T, type AuthMethodDoc, type BindingRuleDoc, type PolicyDoc, type RoleDoc, type TokenDoc } from '../state.js';
@@ -50,7 +55,8 @@ type Doc = Readonly<Indexed & Record<string, unknown>>;
 type Described = Omit<StreamEvent, 'Type' | 'Index'>;
 
 const NODE_LABELS = new Set<string>([LABEL.nodeRegister, LABEL.nodeDeregister, LABEL.nodeEligibility, LABEL.nodeDrain, LABEL.nodeEvent]);
-const ALLOC_LABELS = new Set<string>([LABEL.allocCreate, LABEL.allocUpdate, LABEL.allocDesired]);
+const ALLOC_LABELS = new Set<string>([LABEL.allocCreate, LABEL.allocUpdate, LABEL.allocDesired, LABEL.planResult]);
+const EVAL_LABELS = new Set<string>([LABEL.jobRegister, LABEL.jobDeregister, LABEL.planResult, LABEL.allocUpdate, LABEL.evalUpdate]);
 const VOLUME_LABELS = new Set<string>([LABEL.csiVolumeRegister, LABEL.csiVolumeDeregister, LABEL.csiVolumeClaim]);
 
 /** A reader that finds nothing (no state given to {@link eventBatchOf}). */
@@ -73,6 +79,10 @@ const DESCRIBE: Readonly<Record<string, (doc: Doc, read: DocReader) => Described
   [T.allocs]: (d) => {
     const a = d as unknown as StoredAlloc & Indexed;
     return { Topic: 'Allocation', Key: a.ID, FilterKeys: [a.JobID, a.DeploymentID], Namespace: a.Namespace, Payload: { Allocation: renderAlloc(a) } };
+  },
+  [T.evals]: (d) => {
+    const e = d as unknown as Evaluation & Indexed;
+    return { Topic: 'Evaluation', Key: e.ID, FilterKeys: [e.JobID, ''], Namespace: e.Namespace, Payload: { Evaluation: e } };
   },
   [T.tokens]: (d) => {
     const t = d as unknown as TokenDoc & Indexed;
@@ -114,6 +124,8 @@ function typeOf(change: StateChange, topic: string, label: string | undefined): 
     case T.csiVolumes:
       if (label !== undefined && VOLUME_LABELS.has(label)) return label;
       return deleted ? LABEL.csiVolumeDeregister : change.previous ? LABEL.csiVolumeClaim : LABEL.csiVolumeRegister;
+    case T.evals:
+      return label !== undefined && EVAL_LABELS.has(label) ? label : LABEL.evalUpdate;
     case T.csiPlugins:
       return label !== undefined && NODE_LABELS.has(label) ? label : deleted ? LABEL.nodeDeregister : LABEL.nodeRegister;
     default:
