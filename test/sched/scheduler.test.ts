@@ -7,9 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import type { Evaluation, Job } from '../../src/services/sched/jobs/types.js';
-import { jobKey } from '../../src/services/sched/jobs/types.js';
-import { T } from '../../src/services/sched/state.js';
+import { randomUUID } from 'node:crypto';
+import { jobKey, newEvaluation, type Evaluation, type Job } from '../../src/services/sched/jobs/types.js';
+import { LABEL, T } from '../../src/services/sched/state.js';
 import { assertDenied, call, clientToken, ROOT, startAgent, type TestAgent } from './helpers.js';
 import { Stream } from './stream.js';
 import { allocsOf, group, job, putJob, running, settled, simNode, until } from './workloads.js';
@@ -186,6 +186,49 @@ describe('scheduler: placement', () => {
     await settled(a, await putJob(a, j));
     const allocs = await allocsOf(a.url, 'once');
     assert.deepEqual(allocs.map((x) => x.ClientStatus), ['complete']);
+  });
+});
+
+describe('scheduler: rescheduling', () => {
+  it('a failed allocation is replaced after its reschedule delay, with the links and tracker of the reference, until no attempt is left', async () => {
+    const a = await agent();
+    const node = await simNode(a.url, 'n');
+    const policy = { Attempts: 1, Interval: 3600e9, Delay: 2e9, DelayFunction: 'constant', MaxDelay: 0, Unlimited: false };
+    const j = job('flaky', [group('g', 1, 100, 100, { ReschedulePolicy: policy })]);
+    await settled(a, await putJob(a, j));
+    const [first] = await allocsOf(a.url, 'flaky');
+    /** What the client agent does when an allocation fails: report it, and an `alloc-failure` evaluation (written here as it would). */
+    const fail = async (allocId: string) => {
+      const r = await call(a.url, 'POST', `/v1/allocation/${allocId}/client-status`, { token: ROOT, body: { ClientStatus: 'failed' } });
+      assert.equal(r.status, 200, r.text);
+      const id = randomUUID();
+      await a.state.txn((tx) => tx.put(T.evals, id, newEvaluation(id, a.state.get<Job>(T.jobs, jobKey('default', 'flaky'))!, 'alloc-failure', Date.now() * 1e6)), LABEL.allocUpdate);
+      return settled(a, id);
+    };
+    const failedAt = Date.now();
+    await fail(first!.ID);
+    const waiting = (await allocsOf(a.url, 'flaky')).find((x) => x.ID === first!.ID)!;
+    assert.notEqual(waiting.FollowupEvalID, '', 'a follow-up evaluation waits for the delay');
+    const followup = a.state.get<Evaluation>(T.evals, waiting.FollowupEvalID)!;
+    assert.equal(followup.TriggeredBy, 'alloc-failure');
+    assert.ok(followup.WaitUntil! >= failedAt * 1e6 + 2e9 - 50e6, 'WaitUntil is the failure time plus the delay');
+    const allocs = await until('the replacement', async () => {
+      const all = await allocsOf(a.url, 'flaky');
+      return all.length === 2 ? all : undefined;
+    });
+    assert.ok(Date.now() - failedAt >= 1900, 'not before the delay');
+    const old = allocs.find((x) => x.ID === first!.ID)!;
+    const next = allocs.find((x) => x.ID !== first!.ID)!;
+    assert.deepEqual([old.DesiredStatus, old.DesiredDescription, old.NextAllocation], ['stop', 'alloc was rescheduled because it failed', next.ID]);
+    assert.deepEqual([next.PreviousAllocation, next.Name, next.NodeID], [first!.ID, 'flaky.g[0]', node]);
+    assert.deepEqual(next.RescheduleTracker?.Events.map((e) => [e.PrevAllocID, e.PrevNodeID]), [[first!.ID, node]]);
+
+    // The one attempt in the interval is used: the next failure stays failed.
+    const last = await fail(next.ID);
+    assert.equal(last.Status, 'complete');
+    const after = await allocsOf(a.url, 'flaky');
+    assert.equal(after.length, 2);
+    assert.equal(after.find((x) => x.ID === next.ID)!.FollowupEvalID, '');
   });
 });
 

@@ -135,6 +135,8 @@ export interface AllocView {
   NextAllocation: string;
   AllocatedResources: { Tasks: Record<string, { Cpu: { CpuShares: number }; Memory: { MemoryMB: number } }> } | null;
   DesiredTransition: { Migrate: boolean | null };
+  FollowupEvalID: string;
+  RescheduleTracker: { Events: { PrevAllocID: string; PrevNodeID: string }[] } | null;
 }
 
 /** Every allocation of job `jobId` (all namespaces the root token reads), read one by one over HTTP. */
