@@ -8,9 +8,10 @@
  *
  * On shared storage one server leads (kernel/store/leadership.ts) and does the writes that
  * no request makes: the `default` namespace and dev token, ACL replication, the CSI plugin
- * registry, the scheduler (evaluations, placement, heartbeats: scheduler/leader.ts). It starts them when it leads and stops them when it steps down; followers
- * forward writes to it and stream the events of the batches they apply. Alone, the agent
- * does all of it from the start.
+ * registry, the scheduler (evaluations, placement, heartbeats: scheduler/leader.ts). It
+ * starts them when it leads and stops them when it steps down; followers forward writes to
+ * it and stream the events of the batches they apply. Alone, the agent does all of it from
+ * the start.
  *
  * @module
  */

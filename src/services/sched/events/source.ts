@@ -26,7 +26,7 @@
  * always typed by table and operation: `<Topic>Upserted` / `<Topic>Deleted` (batches
  * replication copies in, label `Replication`, included). CSI volumes take the batch's CSI label
  * (`CSIVolumeRegistered`, `CSIVolumeDeregistered`, `CSIVolumeClaim`); otherwise a change of a
- * volume is a claim (allocation writes claim and release) and a delete a deregistration. CSI
+ * volume is a claim (allocation writes claim and release) and a delete a deregistration.
  * Evaluations take the batch's label when it is a job, allocation or plan write (the
  * reference writes them in the same raft message), else `EvaluationUpdated`. CSI
  * plugins are typed like nodes (the plugin registry labels its writes `NodeRegistration`, as

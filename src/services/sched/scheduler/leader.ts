@@ -161,13 +161,13 @@ function unblockAll(tx: Txn, nowNs: number): void {
   for (const e of tx.list<Evaluation>(T.evals)) if (e.Status === 'blocked') tx.put<Evaluation>(T.evals, e.ID, { ...e, Status: 'pending', ModifyTime: nowNs });
 }
 
-/** The job an evaluation is for: the stored one, else the snapshot on one of its allocations, else a `service` job of priority 50. */
-function jobFor(tx: Txn, a: ExistingAlloc): Pick<Job, 'ID' | 'Namespace' | 'Type' | 'Priority' | 'JobModifyIndex'> {
-  return tx.get<Job>(T.jobs, jobKey(a.Namespace, a.JobID)) ?? a.Job ?? { ID: a.JobID, Namespace: a.Namespace, Type: 'service', Priority: 50, JobModifyIndex: 0 };
+/** The job an evaluation is for: the stored one, else the snapshot on the allocation. */
+function jobFor(tx: Txn, a: ExistingAlloc & { Job: Job }): Job {
+  return tx.get<Job>(T.jobs, jobKey(a.Namespace, a.JobID)) ?? a.Job;
 }
 
-/** Live allocations on node `nodeId`. */
-const liveOn = (tx: Txn, nodeId: string): ExistingAlloc[] => tx.list<ExistingAlloc>(T.allocs).filter((a) => a.NodeID === nodeId && !allocTerminal(a));
+/** Live allocations the scheduler placed on node `nodeId` (those made through `PUT /v1/allocation` carry no job and are left alone). */
+const liveOn = (tx: Txn, nodeId: string): (ExistingAlloc & { Job: Job })[] => tx.list<ExistingAlloc>(T.allocs).filter((a) => a.NodeID === nodeId && a.Job !== undefined && !allocTerminal(a)) as (ExistingAlloc & { Job: Job })[];
 
 /** One `trigger` evaluation for each job with live allocations on node `nodeId`. */
 function nodeJobEvals(tx: Txn, nodeId: string, trigger: string, nowNs: number): void {
