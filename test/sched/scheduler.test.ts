@@ -234,17 +234,21 @@ describe('scheduler: rescheduling', () => {
 
 describe('scheduler: nodes', () => {
   it('a node that misses its heartbeat goes down; its allocations are lost and replaced on the other node', async () => {
-    const a = await agent({ heartbeatTtlMs: 300, heartbeatGraceMs: 200 });
+    const a = await agent({ heartbeatTtlMs: 1000, heartbeatGraceMs: 500 });
     const dying = await simNode(a.url, 'dying');
     const alive = await simNode(a.url, 'alive');
-    const beat = setInterval(() => void call(a.url, 'POST', `/v1/node/${alive}/status`, { token: ROOT, body: { Status: 'ready' } }), 100);
+    let dyingBeats = true;
+    const beat = setInterval(() => {
+      for (const id of dyingBeats ? [alive, dying] : [alive]) void call(a.url, 'POST', `/v1/node/${id}/status`, { token: ROOT, body: { Status: 'ready' } });
+    }, 200);
     try {
       const reg = await call(a.url, 'POST', `/v1/node/${alive}/status`, { token: ROOT, body: { Status: 'ready' } });
-      assert.equal(reg.json.HeartbeatTTL, 300 * 1e6);
+      assert.equal(reg.json.HeartbeatTTL, 1000 * 1e6);
       await settled(a, await putJob(a, job('svc', [group('g', 2)])));
       const before = await allocsOf(a.url, 'svc');
       const onDying = before.find((x) => x.NodeID === dying);
       assert.ok(onDying, 'anti-affinity put one allocation on each node');
+      dyingBeats = false;
       const node = await until('the node to be down', async () => {
         const n = await nodeRead(a.url, dying);
         return n.Status === 'down' ? n : undefined;
