@@ -22,7 +22,7 @@ import { LABEL, T, type NodeDoc } from '../state.js';
 import { nodeReady } from './feasible.js';
 import { refreshJobStatus } from './job-status.js';
 import type { AllocUpdate, ExistingAlloc, NewAlloc, Plan } from './model.js';
-import { add, allocUsage, exhausted, nodeCapacity, ZERO, type Amount } from './resources.js';
+import { add, allocUsage, exhausted, nodeCapacity, sub, ZERO, type Amount } from './resources.js';
 
 /** What applying a plan did. */
 export interface Applied {
@@ -61,26 +61,29 @@ export async function applyPlan(deps: SchedDeps, plan: Plan, nowNs: number): Pro
   const batchPlaces = plan.places.filter((a) => !hasClaims(a));
   if (batchUpdates.length + batchPlaces.length > 0 || plan.job) {
     const { result, index: at } = await state.txn((tx) => {
-      let n = 0;
+      // Usage per node from the state as it is now (every earlier write applied: this function
+      // runs synchronously), then kept up to date with this transaction's own changes.
+      const used = new Map<string, Amount>();
+      const use = (node: string, delta: Amount) => used.set(node, add(used.get(node) ?? ZERO, delta));
+      if (batchPlaces.length > 0) for (const a of state.list<ExistingAlloc>(T.allocs)) use(a.NodeID, allocUsage(a));
       for (const u of batchUpdates) {
         const current = tx.get<ExistingAlloc>(T.allocs, u.id);
         if (!current) continue;
         // A client that finished meanwhile keeps its status; the servers' decision still applies.
         const set = current.ClientStatus !== 'pending' && current.ClientStatus !== 'running' && u.set.ClientStatus ? { ...u.set, ClientStatus: current.ClientStatus, ClientDescription: current.ClientDescription } : u.set;
-        tx.put(T.allocs, u.id, { ...current, ...set, ModifyTime: nowNs, AllocModifyIndex: tx.index });
+        const next = tx.put<ExistingAlloc>(T.allocs, u.id, { ...current, ...set, ModifyTime: nowNs, AllocModifyIndex: tx.index });
+        if (batchPlaces.length > 0) use(current.NodeID, sub(allocUsage(next), allocUsage(current)));
       }
-      const used = new Map<string, Amount>();
-      if (batchPlaces.length > 0) for (const a of tx.list<ExistingAlloc>(T.allocs)) used.set(a.NodeID, add(used.get(a.NodeID) ?? ZERO, allocUsage(a)));
+      const placedIds: string[] = [];
       for (const a of batchPlaces) {
-        const node = tx.get<NodeDoc>(T.nodes, a.NodeID);
-        const why = nodeRefusal(node, used.get(a.NodeID) ?? ZERO, a);
+        const why = nodeRefusal(tx.get<NodeDoc>(T.nodes, a.NodeID), used.get(a.NodeID) ?? ZERO, a);
         if (why) continue;
         tx.put<NewAlloc>(T.allocs, a.ID, { ...a, AllocModifyIndex: tx.index });
-        used.set(a.NodeID, add(used.get(a.NodeID) ?? ZERO, allocUsage(a)));
-        n++;
+        use(a.NodeID, allocUsage(a));
+        placedIds.push(a.ID);
       }
-      refreshJobStatus(tx, plan.namespace, plan.jobId);
-      return n;
+      refreshJobStatus(tx, state, plan.namespace, plan.jobId, { allocs: placedIds });
+      return placedIds.length;
     }, LABEL.planResult);
     placed += result;
     refused += batchPlaces.length - result;

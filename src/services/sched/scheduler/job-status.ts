@@ -27,13 +27,27 @@ export function computeJobStatus(job: Pick<Job, 'Type' | 'Stop'>, allocs: readon
   return 'pending';
 }
 
-/** Recomputes and, when it changed, stores the status of job `namespace/jobId` inside `tx` (no job: nothing). */
-export function refreshJobStatus(tx: Txn, namespace: string, jobId: string): void {
+/**
+ * Recomputes and, when it changed, stores the status of job `namespace/jobId` inside `tx` (no
+ * job: nothing). The job's allocations and evaluations are found in `state` (its cached
+ * order, where a transaction's list sorts the whole table) and read again through `tx`, so
+ * this transaction's own changes count; `added` names the documents this transaction created.
+ */
+export function refreshJobStatus(
+  tx: Txn,
+  state: Pick<Txn, 'list'>,
+  namespace: string,
+  jobId: string,
+  added: { readonly allocs?: readonly string[]; readonly evals?: readonly string[] } = {},
+): void {
   const key = jobKey(namespace, jobId);
   const job = tx.get<Job>(T.jobs, key);
   if (!job) return;
-  const allocs = tx.list<ExistingAlloc>(T.allocs).filter((a) => a.JobID === jobId && a.Namespace === namespace);
-  const evals = tx.list<Evaluation>(T.evals).filter((e) => e.JobID === jobId && e.Namespace === namespace);
-  const status = computeJobStatus(job, allocs, evals);
+  const ofJob = <D extends { ID: string; JobID: string; Namespace: string }>(table: string, extra: readonly string[] = []): D[] => {
+    const ids = new Set(state.list<D>(table).filter((d) => d.JobID === jobId && d.Namespace === namespace).map((d) => d.ID));
+    for (const id of extra) ids.add(id);
+    return [...ids].flatMap((id) => tx.get<D>(table, id) ?? []);
+  };
+  const status = computeJobStatus(job, ofJob<ExistingAlloc>(T.allocs, added.allocs), ofJob<Evaluation>(T.evals, added.evals));
   if (status !== job.Status) tx.put<Job>(T.jobs, key, { ...job, Status: status });
 }

@@ -70,7 +70,7 @@ export class Scheduler {
     this.unsubscribe = deps.state.subscribe((b) => this.onBatch(deps, b));
     for (const e of deps.state.list<Evaluation>(T.evals)) broker.offer(e);
     // Capacity may have appeared while no server led.
-    this.react(deps, (tx) => unblockAll(tx, deps.now() * 1e6));
+    this.react(deps, (tx) => unblockAll(tx, deps.state, deps.now() * 1e6));
   }
 
   /** Stops leading: no new evaluation starts; waits for the running ones and pending reactions. */
@@ -139,14 +139,14 @@ export class Scheduler {
         if (batch.label !== LABEL.planResult) statusOf.add(jobKey(a.Namespace, a.JobID));
       }
     }
-    if (unblock) this.react(deps, (tx) => unblockAll(tx, nowNs()));
+    if (unblock) this.react(deps, (tx) => unblockAll(tx, deps.state, nowNs()));
     if (statusOf.size > 0) {
       this.react(
         deps,
         (tx) => {
           for (const k of statusOf) {
             const slash = k.indexOf('/');
-            refreshJobStatus(tx, k.slice(0, slash), k.slice(slash + 1));
+            refreshJobStatus(tx, deps.state, k.slice(0, slash), k.slice(slash + 1));
           }
         },
         LABEL.allocUpdate,
@@ -157,8 +157,9 @@ export class Scheduler {
 }
 
 /** Every `blocked` evaluation `pending` again (their run blocks them again when still nothing fits). */
-function unblockAll(tx: Txn, nowNs: number): void {
-  for (const e of tx.list<Evaluation>(T.evals)) if (e.Status === 'blocked') tx.put<Evaluation>(T.evals, e.ID, { ...e, Status: 'pending', ModifyTime: nowNs });
+function unblockAll(tx: Txn, state: Pick<Txn, 'list'>, nowNs: number): void {
+  // The state's cached order (nothing else was written in this transaction before).
+  for (const e of state.list<Evaluation>(T.evals)) if (e.Status === 'blocked') tx.put<Evaluation>(T.evals, e.ID, { ...e, Status: 'pending', ModifyTime: nowNs });
 }
 
 /** The job an evaluation is for: the stored one, else the snapshot on the allocation. */

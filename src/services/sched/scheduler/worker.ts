@@ -62,16 +62,18 @@ async function finish(deps: SchedDeps, evaluation: Evaluation, plan: Plan, refus
   await deps.state.txn((tx) => {
     const cur = tx.get<Evaluation>(T.evals, evaluation.ID);
     if (!cur || cur.Status !== 'pending') return;
+    const created: string[] = plan.followups.map((f) => f.ID);
     const done = { FailedTGAllocs: Object.keys(failed).length > 0 ? failed : null, QueuedAllocations: queued, ModifyTime: nowNs };
     if (blocking && cur.TriggeredBy === BLOCKED_TRIGGER) {
       tx.put<Evaluation>(T.evals, cur.ID, { ...cur, ...done, Status: 'blocked' });
     } else {
       let blockedId = '';
       if (blocking) {
-        for (const e of tx.list<Evaluation>(T.evals)) {
+        for (const e of deps.state.list<Evaluation>(T.evals)) {
           if (e.Status === 'blocked' && e.JobID === cur.JobID && e.Namespace === cur.Namespace) tx.put<Evaluation>(T.evals, e.ID, { ...e, Status: 'canceled', StatusDescription: 'evaluation is outdated', ModifyTime: nowNs });
         }
         blockedId = randomUUID();
+        created.push(blockedId);
         tx.put<Evaluation>(
           T.evals,
           blockedId,
@@ -85,6 +87,6 @@ async function finish(deps: SchedDeps, evaluation: Evaluation, plan: Plan, refus
       tx.put<Evaluation>(T.evals, cur.ID, { ...cur, ...done, Status: 'complete', BlockedEval: blockedId });
     }
     for (const f of plan.followups) tx.put<Evaluation>(T.evals, f.ID, f);
-    refreshJobStatus(tx, cur.Namespace, cur.JobID);
+    refreshJobStatus(tx, deps.state, cur.Namespace, cur.JobID, { evals: created });
   }, LABEL.evalUpdate);
 }
