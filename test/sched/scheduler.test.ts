@@ -322,6 +322,17 @@ describe('scheduler: routes', () => {
 
     const mismatch = await call(a.url, 'POST', '/v1/job/other/plan', { token: ROOT, body });
     assert.deepEqual([mismatch.status, mismatch.text], [400, 'Job ID does not match request path']);
+    const bad: [unknown, string][] = [
+      [{ ID: 'web', TaskGroups: [] }, 'job "web" has no task groups'],
+      [{ ID: 'web', TaskGroups: [7] }, 'json: cannot unmarshal number into Go value of type structs.TaskGroup'],
+      [{ ID: 'web', Constraints: 'x', TaskGroups: [{ Name: 'g', Tasks: [] }] }, 'json: cannot unmarshal string into Go struct field structs.Job.Constraints of type []*structs.Constraint'],
+      [{ ID: 'web', TaskGroups: [{ Name: 'g', Count: 'three', Tasks: [] }] }, 'json: cannot unmarshal string into Go struct field structs.TaskGroup.Count of type int64'],
+      [{ ID: 'web', TaskGroups: [{ Name: 'g', Tasks: [{ Name: 't' }] }] }, 'task group "g": a task is missing its name or driver'],
+    ];
+    for (const [j, text] of bad) {
+      const r = await call(a.url, 'POST', '/v1/job/web/plan', { token: ROOT, body: { Job: j } });
+      assert.deepEqual([r.status, r.text], [400, text], JSON.stringify(j));
+    }
     const reader = await clientToken(a.url, 'reader', 'namespace "default" { policy = "read" }');
     assertDenied(await call(a.url, 'POST', '/v1/job/web/plan', { token: reader.secret, body }));
   });

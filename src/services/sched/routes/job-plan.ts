@@ -34,13 +34,15 @@ const RESCHEDULE = {
  * priority 50, datacenters `["*"]`, pool `default`, group count 1, task resources 100 MHz /
  * 300 MiB, the reschedule policy of the type). Interim: the jobs API's register-time
  * canonicalization replaces it once merged. @throws 400 `Job ID does not match request path`,
- * `missing job ID`, `job "<id>" has no task groups`.
+ * `missing job ID`, `job "<id>" has no task groups`, the decoder's texts for fields of the
+ * wrong kind, `task group is missing a name`, `… a task is missing its name or driver`.
  */
 function plannedJob(raw: Record<string, unknown>, id: string, namespace: string): Job {
   const jobId = typeof raw.ID === 'string' ? raw.ID : '';
   if (jobId === '') throw schedBadRequest('missing job ID');
   if (jobId !== id) throw schedBadRequest('Job ID does not match request path');
   if (!Array.isArray(raw.TaskGroups) || raw.TaskGroups.length === 0) throw schedBadRequest(`job "${id}" has no task groups`);
+  checkShapes(raw);
   const type = typeof raw.Type === 'string' && raw.Type !== '' ? raw.Type : 'service';
   const groups = (raw.TaskGroups as Record<string, unknown>[]).map((g): TaskGroup => {
     const tasks = Array.isArray(g.Tasks) ? (g.Tasks as Record<string, unknown>[]) : [];
@@ -73,6 +75,34 @@ function plannedJob(raw: Record<string, unknown>, id: string, namespace: string)
     TaskGroups: groups,
     Stop: raw.Stop === true,
   };
+}
+
+/** A list of objects of Go type `goType` at `field`, or null. @throws 400 `json: cannot unmarshal <kind> into Go struct field <field> of type []<goType>`. */
+function listOf(v: unknown, field: string, goType: string): unknown[] {
+  if (v === null || v === undefined) return [];
+  if (!Array.isArray(v)) throw schedBadRequest(`json: cannot unmarshal ${typeof v} into Go struct field ${field} of type []${goType}`);
+  return v;
+}
+
+/** Checks the kinds of the fields the scheduler reads (the decoder's texts), so a malformed job is a 400, never a failed pass. */
+function checkShapes(raw: Record<string, unknown>): void {
+  decodeGoStruct(raw, 'structs.Job', { ID: 'string', Name: 'string', Namespace: 'string', Type: 'string', Priority: 'int', NodePool: 'string', Stop: 'bool', Datacenters: 'any', Constraints: 'any', TaskGroups: 'any' });
+  for (const d of listOf(raw.Datacenters, 'structs.Job.Datacenters', 'string')) if (typeof d !== 'string') throw schedBadRequest(`json: cannot unmarshal ${typeof d} into Go struct field structs.Job.Datacenters of type string`);
+  const constraints = (v: unknown, field: string) => {
+    for (const c of listOf(v, field, '*structs.Constraint')) decodeGoStruct(c, 'structs.Constraint', { LTarget: 'string', RTarget: 'string', Operand: 'string' });
+  };
+  constraints(raw.Constraints, 'structs.Job.Constraints');
+  for (const g of listOf(raw.TaskGroups, 'structs.Job.TaskGroups', '*structs.TaskGroup')) {
+    const group = decodeGoStruct(g, 'structs.TaskGroup', { Name: 'string', Count: 'int', Constraints: 'any', Volumes: 'object', Tasks: 'any' });
+    if (group.Name === '') throw schedBadRequest('task group is missing a name');
+    constraints(group.Constraints, 'structs.TaskGroup.Constraints');
+    for (const t of listOf(group.Tasks, 'structs.TaskGroup.Tasks', '*structs.Task')) {
+      const task = decodeGoStruct(t, 'structs.Task', { Name: 'string', Driver: 'string', Constraints: 'any', Resources: 'object' });
+      if (task.Name === '' || task.Driver === '') throw schedBadRequest(`task group "${group.Name as string}": a task is missing its name or driver`);
+      constraints(task.Constraints, 'structs.Task.Constraints');
+      if (task.Resources !== null) decodeGoStruct(task.Resources, 'structs.Resources', { CPU: 'int', MemoryMB: 'int' });
+    }
+  }
 }
 
 /** The fields of a job that make a new version (what the submitter controls). */
