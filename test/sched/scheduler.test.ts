@@ -337,6 +337,18 @@ describe('scheduler: routes', () => {
     assertDenied(await call(a.url, 'POST', '/v1/job/web/plan', { token: reader.secret, body }));
   });
 
+  it('FailedTGAllocs counts the failed placement only, not the nodes exhausted while placing the others', async () => {
+    const a = await agent();
+    await simNode(a.url, 'a', { cpu: 1000, memory: 4096 });
+    await simNode(a.url, 'b', { cpu: 500, memory: 4096 });
+    const r = await call(a.url, 'POST', '/v1/job/three/plan', { token: ROOT, body: { Job: job('three', [group('g', 3, 600, 100)]) } });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.Annotations.DesiredTGUpdates.g.Place, 3);
+    const failed = r.json.FailedTGAllocs.g;
+    assert.deepEqual([failed.NodesEvaluated, failed.NodesExhausted, failed.DimensionExhausted, failed.CoalescedFailures], [2, 2, { cpu: 2 }, 1]);
+    assert.deepEqual(failed.NodesAvailable, { dc1: 2 });
+  });
+
   it('POST /v1/allocation/:id/stop stops the allocation and the scheduler replaces it', async () => {
     const a = await agent();
     await simNode(a.url, 'n');

@@ -90,10 +90,12 @@ export function placeAll(reconciled: Reconciled, input: PlaceInput): Plan {
     }
     const id = randomUUID();
     const alloc = newAlloc(id, p, input);
-    const chosen = choose(p, g.feasible, alloc, loads, input, plan.failed[p.tg.Name] === undefined ? g.metrics : undefined);
+    // Each selection counts into its own copy of the group's filter metrics (the reference's per-select AllocMetric).
+    const metrics: Metrics | undefined = plan.failed[p.tg.Name] === undefined ? { ...g.metrics, NodesAvailable: { ...g.metrics.NodesAvailable }, ConstraintFiltered: g.metrics.ConstraintFiltered && { ...g.metrics.ConstraintFiltered } } : undefined;
+    const chosen = choose(p, g.feasible, alloc, loads, input, metrics);
     if (!chosen) {
       if (plan.failed[p.tg.Name]) (plan.failed[p.tg.Name] as Metrics).CoalescedFailures++;
-      else plan.failed[p.tg.Name] = toAllocMetric(g.metrics);
+      else plan.failed[p.tg.Name] = toAllocMetric(metrics!);
       plan.queued[p.tg.Name] = (plan.queued[p.tg.Name] ?? 0) + 1;
       continue;
     }
@@ -109,7 +111,6 @@ export function placeAll(reconciled: Reconciled, input: PlaceInput): Plan {
       else plan.updates.push({ id: p.previous.ID, nodeId: p.previous.NodeID, set: { DesiredStatus: 'stop', DesiredDescription: ALLOC_TEXT.rescheduled, ...link } });
     }
   }
-  for (const name of Object.keys(plan.queued)) plan.queued[name] ??= 0;
   return plan;
 }
 
