@@ -1,7 +1,8 @@
 /**
  * The scheduler's allocation, the minimal model of state.ts `AllocDoc` that CSI volume claims
  * use (reference/sched.md §5): statuses, terminal checks, the volume requests an allocation
- * carries (Cairn has no jobs, so they live on the allocation) decoded and checked with the
+ * carries (on the allocation itself: the scheduler copies its task group's CSI volumes there,
+ * and `PUT /v1/allocation` takes them in its body) decoded and checked with the
  * reference's rules, and the read and list shapes the API and the event stream show. Times
  * are Unix nanoseconds, as the reference's allocation times.
  *
