@@ -28,7 +28,7 @@ export const MAX_PLAN_ATTEMPTS = 5;
 /** `TriggeredBy` of the blocked evaluation a failed placement leaves (the reference's `EvalTriggerQueuedAllocs`). */
 export const BLOCKED_TRIGGER = 'queued-allocs';
 
-/** Runs evaluation `evalId` if it is still pending (see the module doc). `now`: epoch ms. */
+/** Runs evaluation `evalId` if it is still pending (see the module doc); a failure is logged on `log` and marks it `failed`. */
 export async function runEvaluation(deps: SchedDeps, evalId: string, log: Logger): Promise<void> {
   const state = deps.state;
   const evaluation = state.get<Evaluation>(T.evals, evalId);
