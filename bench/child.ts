@@ -11,7 +11,8 @@
  *   parent → child  { type: 'stats', id }                 ask for counters (e.g. SQLite commits)
  *                   { type: 'close' }                     close and exit 0
  *                   { type: <other>, id, … }              a kind's own request (the scheduler's
- *                                                         publish, seedVolumes, pluginVolumes),
+ *                                                         publish, seedVolumes, pluginVolumes,
+ *                                                         registerJobs, evalTimes),
  *                                                         answered { type: 'done', id, result | error }
  * The child also exits when the IPC channel closes (parent died).
  *
@@ -31,6 +32,8 @@ import { startMeshAgent } from '../src/services/mesh/agent.js';
 import { defaultDnsConfig } from '../src/services/mesh/config.js';
 import { startSchedAgent } from '../src/services/sched/agent.js';
 import { devSchedConfig } from '../src/services/sched/config.js';
+import type { Job } from '../src/services/sched/jobs/types.js';
+import { settledEvalTimes, storeBenchJobs } from './sched-placement.js';
 import { publishNodeUpdates } from './sched-publish.js';
 import { makePluginVolumes, registerBenchNode, seedVolumes, startBenchPlugin, type BenchPlugin } from './sched-volume-seed.js';
 import { startSecretsService } from '../src/services/secrets/service.js';
@@ -311,7 +314,10 @@ const schedKinds: Record<string, Kind> = {
    * - `{type:'seedVolumes', count, batch}` writes `count` CSI volume rows into its state,
    *   `batch` per transaction (`bench-vol-000000` …, a quarter with `Parameters.tier = gold`);
    * - `{type:'pluginVolumes', count}` (with `csi`) makes `count` volumes in the plugin and
-   *   replies with their external IDs.
+   *   replies with their external IDs;
+   * - `{type:'registerJobs', jobs}` stores each job with a pending evaluation (as the jobs API
+   *   does) and replies with the evaluation IDs; `{type:'evalTimes', ids, timeoutMs}` waits
+   *   until those evaluations finished and replies with their times (bench/sched-placement.ts).
    *
    * Stats include the process RSS and V8 heap in use, in bytes.
    */
@@ -342,6 +348,10 @@ const schedKinds: Record<string, Kind> = {
             return publishNodeUpdates(agent, Number(msg.eventsPerSec), Number(msg.seconds), Number(msg.batch));
           case 'seedVolumes':
             return seedVolumes(agent, Number(msg.count), Number(msg.batch));
+          case 'registerJobs':
+            return storeBenchJobs(agent, msg.jobs as Job[]);
+          case 'evalTimes':
+            return settledEvalTimes(agent, msg.ids as string[], Number(msg.timeoutMs));
           case 'pluginVolumes':
             if (!csi) throw new Error('pluginVolumes needs a scheduler started with options.csi');
             return makePluginVolumes(csi.config.socket, Number(msg.count));

@@ -11,6 +11,7 @@ import { measureReplicationLag } from './mesh.js';
 import { measureDnsQueries } from './mesh-dns.js';
 import { measureBlockingWake } from './mesh-health.js';
 import { measureEventFanout } from './sched.js';
+import { measurePlacement } from './sched-placement.js';
 import { measureVolumeList, measureVolumeRegister, VOLUME_LIST_FILTER } from './sched-volumes.js';
 
 /** Formats a count: `12,345`, `–` when not finite. */
@@ -153,6 +154,20 @@ export const ONE_OFFS: readonly OneOff[] = [
           `one durable write each; ${config.connections} connections, ${config.rounds} rounds × ${config.seconds} s): **${fmtInt(r.medianReqPerSec)} registers/s** ` +
           `(per round: ${r.rounds.map((x) => fmtInt(x.reqPerSec)).join(' / ')}), p50 ${fmtMs(median(r.rounds.map((x) => x.p50Ms)))} ms, ` +
           `p99 ${fmtMs(median(r.rounds.map((x) => x.p99Ms)))} ms; ${fmtInt(r.registered)} volumes registered in all`,
+      );
+    },
+  },
+  {
+    name: 'sched-placement',
+    async run() {
+      log('sched-placement: 50 stand-in nodes, one job of 1,000 allocations, then 200 one-allocation jobs 20 at a time');
+      const r = await measurePlacement({ nodes: 50, allocations: 1000, evals: 200, concurrency: 20 });
+      console.log('');
+      console.log(
+        `- scheduler placement (own process, SQLite, ACLs on; ${r.nodes} stand-in nodes that only register and heartbeat; jobs stored with their evaluation ` +
+          `as the jobs API does): a service job of ${fmtInt(r.allocations)} allocations placed in ${fmtMs(r.placeMs)} ms, **${fmtInt(r.placementsPerSec)} placements/s** ` +
+          `(evaluation created → complete, the plan's one commit included); evaluation latency over ${r.evals} one-allocation jobs stored 20 at a time: ` +
+          `**p50 ${fmtMs(r.evalP50Ms)} ms, p99 ${fmtMs(r.evalP99Ms)} ms** (created → complete, broker wait included)`,
       );
     },
   },

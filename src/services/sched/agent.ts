@@ -8,9 +8,10 @@
  *
  * On shared storage one server leads (kernel/store/leadership.ts) and does the writes that
  * no request makes: the `default` namespace and dev token, ACL replication, the CSI plugin
- * registry. It starts them when it leads and stops them when it steps down; followers
- * forward writes to it and stream the events of the batches they apply. Alone, the agent
- * does all of it from the start.
+ * registry, the scheduler (evaluations, placement, heartbeats: scheduler/leader.ts). It
+ * starts them when it leads and stops them when it steps down; followers forward writes to
+ * it and stream the events of the batches they apply. Alone, the agent does all of it from
+ * the start.
  *
  * @module
  */
@@ -33,11 +34,12 @@ import { eventBatchOf } from './events/source.js';
 import { SCHED_FORWARD_STYLE, schedHttpService } from './http.js';
 import { schedMetrics } from './metrics.js';
 import { SchedReplicator } from './replication.js';
+import { HEARTBEAT_GRACE_MS, Heartbeats, MIN_HEARTBEAT_TTL_MS } from './scheduler/heartbeat.js';
+import { Scheduler } from './scheduler/leader.js';
 import { SchedAclResolver } from './resolve.js';
 import { aclPolicyRoutes } from './routes/acl-policies.js';
 import { aclRoleRoutes } from './routes/acl-roles.js';
 import { aclTokenRoutes } from './routes/acl-tokens.js';
-import { allocStopRoutes } from './routes/alloc-stop.js';
 import { allocationRoutes } from './routes/allocations.js';
 import { clientAllocationRoutes } from './routes/client-allocation.js';
 import { clientFsRoutes } from './routes/client-fs.js';
@@ -47,6 +49,7 @@ import { bindingRuleRoutes } from './routes/binding-rules.js';
 import { eventRoutes } from './routes/events.js';
 import { evaluationRoutes } from './routes/evaluations.js';
 import { jobRoutes } from './routes/jobs.js';
+import { jobPlanRoutes } from './routes/job-plan.js';
 import { loginRoutes } from './routes/login.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { namespaceRoutes } from './routes/namespaces.js';
@@ -75,9 +78,9 @@ export const SCHED_ROUTES = [
   ...allocationRoutes,
   ...jobRoutes,
   ...evaluationRoutes,
-  ...allocStopRoutes,
   ...clientFsRoutes,
   ...clientAllocationRoutes,
+  ...jobPlanRoutes,
   ...pluginRoutes,
   ...volumeRoutes,
   ...volumeSnapshotRoutes,
@@ -202,20 +205,25 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
       intervalMs: options.tokenReapIntervalMs ?? TOKEN_GC_INTERVAL_MS,
       graceMs: config.aclTokenGcThresholdMs ?? TOKEN_GC_THRESHOLD_MS,
     });
+    const heartbeats = new Heartbeats({ state, log, now, ttlMs: config.heartbeatTtlMs ?? MIN_HEARTBEAT_TTL_MS, graceMs: config.heartbeatGraceMs ?? HEARTBEAT_GRACE_MS });
+    let deps: SchedDeps | undefined;
+    // Evaluations, placement, heartbeats and the reactions to node and allocation changes (scheduler/leader.ts).
+    const scheduler = new Scheduler({ deps: () => deps!, log, workers: config.schedulerWorkers, heartbeats });
     /** What only the leader does (every agent, when the state is not shared): the agent's own writes. */
     const lead = async () => {
       await bootstrapState(state, options, now, log);
       await registry.start();
       replicator?.start();
       reaper.start();
+      scheduler.start();
     };
     /** Stops the leader-only work (stepping down, or stopping). */
     const follow = async () => {
+      await scheduler.stop();
       await replicator?.close();
       await registry.stop();
       await reaper.stop();
     };
-    if (!shared) await lead();
     const stopping = new AbortController();
     // Every open event stream listens on it (and removes its listener when it ends).
     setMaxListeners(0, stopping.signal);
@@ -234,7 +242,8 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
         now,
         mounter: (c) => csiMounter({ state, plugins: registry, nodeId: () => c.nodeId, root: join(clientConfig.stateDir, 'csi'), log }),
       });
-    const deps: SchedDeps = { state, config, acl, now, broker, replicator, advertise, leadership, shutdown: stopping.signal, forwardTo, plugins, volumeLocks: new KeyedLock(), metrics, client };
+    deps = { state, config, acl, now, broker, replicator, advertise, leadership, shutdown: stopping.signal, forwardTo, plugins, volumeLocks: new KeyedLock(), metrics, heartbeats, client };
+    if (!shared) await lead();
     const api = schedHttpService({ routes: SCHED_ROUTES, deps, state, region: config.region, forwardTo, shutdown: stopping.signal, leadership });
     const served = config.ui ? withUi(api, { self: 'sched' }) : api;
     const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(served, metrics), log);
@@ -258,6 +267,7 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
         stopping.abort();
         // Stops the leader-only work first when leading.
         await leadership?.stop();
+        await scheduler.stop();
         await replicator?.close();
         await reaper.stop();
         await registry.close();

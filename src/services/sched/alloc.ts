@@ -1,7 +1,8 @@
 /**
  * The scheduler's allocation, the minimal model of state.ts `AllocDoc` that CSI volume claims
  * use (reference/sched.md §5): statuses, terminal checks, the volume requests an allocation
- * carries (Cairn has no jobs, so they live on the allocation) decoded and checked with the
+ * carries (on the allocation itself: the scheduler copies its task group's CSI volumes there,
+ * and `PUT /v1/allocation` takes them in its body) decoded and checked with the
  * reference's rules, and the read and list shapes the API and the event stream show. Times
  * are Unix nanoseconds, as the reference's allocation times.
  *
@@ -10,6 +11,7 @@
 import type { Indexed } from '../../kernel/store/index.js';
 import { schedBadRequest } from './http.js';
 import { decodeGoStruct, type GoKind } from './request.js';
+import type { PlacedAllocFields } from './jobs/types.js';
 import type { AllocDoc } from './state.js';
 
 /** Desired statuses (reference/sched.md §5). */
@@ -31,8 +33,12 @@ export const CSI_ATTACHMENT_MODES = ['file-system', 'block-device'] as const;
 /** Volume request types (the reference's `VolumeTypeHost`, `VolumeTypeCSI`). */
 export const VOLUME_TYPES = ['host', 'csi'] as const;
 
-/** A stored allocation: {@link AllocDoc} plus the node's name at placement (the reference keeps it on the allocation). */
-export type StoredAlloc = AllocDoc & { readonly NodeName?: string };
+/**
+ * A stored allocation: {@link AllocDoc} plus the node's name at placement (the reference keeps
+ * it on the allocation), and the fields the scheduler sets when it places one
+ * (jobs/types.ts `PlacedAllocFields`; absent on allocations made through `PUT /v1/allocation`).
+ */
+export type StoredAlloc = AllocDoc & { readonly NodeName?: string } & Partial<Omit<PlacedAllocFields, 'NodeName'>>;
 
 /** One volume request of an allocation, normalised (reference/sched.md §5). */
 export interface VolumeRequest {
@@ -80,18 +86,19 @@ export function renderAlloc(a: StoredAlloc & Indexed): Record<string, unknown> {
     Volumes: a.Volumes,
     DesiredStatus: a.DesiredStatus,
     DesiredDescription: a.DesiredDescription,
-    DesiredTransition: NO_TRANSITION,
+    DesiredTransition: a.DesiredTransition ?? NO_TRANSITION,
     ClientStatus: a.ClientStatus,
     ClientDescription: a.ClientDescription,
-    TaskStates: null,
+    TaskStates: a.TaskStates ?? null,
+    AllocatedResources: a.AllocatedResources ?? null,
     DeploymentID: a.DeploymentID,
-    FollowupEvalID: '',
-    PreviousAllocation: '',
-    NextAllocation: '',
-    RescheduleTracker: null,
+    FollowupEvalID: a.FollowupEvalID ?? '',
+    PreviousAllocation: a.PreviousAllocation ?? '',
+    NextAllocation: a.NextAllocation ?? '',
+    RescheduleTracker: a.RescheduleTracker ?? null,
     CreateIndex: a.CreateIndex,
     ModifyIndex: a.ModifyIndex,
-    AllocModifyIndex: a.ModifyIndex,
+    AllocModifyIndex: a.AllocModifyIndex || a.ModifyIndex,
     CreateTime: a.CreateTime,
     ModifyTime: a.ModifyTime,
   };
@@ -107,19 +114,19 @@ export function allocStub(a: StoredAlloc & Indexed): Record<string, unknown> {
     NodeID: a.NodeID,
     NodeName: a.NodeName ?? '',
     JobID: a.JobID,
-    JobType: '',
-    JobVersion: 0,
+    JobType: a.Job?.Type ?? '',
+    JobVersion: a.Job?.Version ?? 0,
     TaskGroup: a.TaskGroup,
     DesiredStatus: a.DesiredStatus,
     DesiredDescription: a.DesiredDescription,
     ClientStatus: a.ClientStatus,
     ClientDescription: a.ClientDescription,
-    DesiredTransition: NO_TRANSITION,
-    TaskStates: null,
+    DesiredTransition: a.DesiredTransition ?? NO_TRANSITION,
+    TaskStates: a.TaskStates ?? null,
     DeploymentStatus: null,
-    FollowupEvalID: '',
-    NextAllocation: '',
-    RescheduleTracker: null,
+    FollowupEvalID: a.FollowupEvalID ?? '',
+    NextAllocation: a.NextAllocation ?? '',
+    RescheduleTracker: a.RescheduleTracker ?? null,
     PreemptedAllocations: null,
     PreemptedByAllocation: '',
     CreateIndex: a.CreateIndex,

@@ -167,6 +167,12 @@ export interface SchedAgentConfig {
   readonly aclTokenGcThresholdMs?: number;
   /** CSI plugin endpoints (`plugin "<id>" { … }` blocks); absent: none. */
   readonly plugins?: readonly CsiPluginConfig[];
+  /** Heartbeat TTL given to client nodes, in ms; absent means the reference's 10 s minimum. Not an HCL key: tests shorten it. */
+  readonly heartbeatTtlMs?: number;
+  /** How long past the TTL the leader waits before marking a node down, in ms; absent means the reference's 10 s. Not an HCL key: tests shorten it. */
+  readonly heartbeatGraceMs?: number;
+  /** Scheduler workers on the leader (evaluations run at once); absent means 2. Not an HCL key. */
+  readonly schedulerWorkers?: number;
   /** Period of the CSI plugins' probe and fingerprint, in ms; absent means 10 s. Not an HCL key: tests shorten it. */
   readonly pluginProbeIntervalMs?: number;
   /** `client { enabled = true … }` with the driver `plugin` blocks: this agent also runs a client (client/); absent: server only. */

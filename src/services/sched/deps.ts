@@ -13,6 +13,7 @@ import type { CsiPlugins } from './csi/plugins.js';
 import type { EventBroker } from './events/index.js';
 import { aclDisabled, permissionDeniedError, SCHED_FORWARD_STYLE, schedInternal, type SchedContext, type SchedReply } from './http.js';
 import type { SchedReplicator } from './replication.js';
+import type { Heartbeats } from './scheduler/heartbeat.js';
 import type { Identity, SchedAclResolver } from './resolve.js';
 
 /** The handlers' dependencies. */
@@ -38,6 +39,8 @@ export interface SchedDeps {
   readonly forwardTo: (region: string, req: HttpRequest, secret: string | undefined) => Promise<HttpResponse> | undefined;
   /** The CSI plugin registry: clients of the configured plugins and their health (csi/plugins.ts). */
   readonly plugins: CsiPlugins;
+  /** Heartbeat timers of client nodes (scheduler/heartbeat.ts): a status report restarts its node's timer on the leader. */
+  readonly heartbeats?: Heartbeats;
   /** Held per volume key (`<namespace>.<id>`) by operations that span a plugin call and a write (csi/locks.ts). */
   readonly volumeLocks: KeyedLock;
   /** The client agent running beside this server (`client { enabled = true }`); absent: a server only. */

@@ -32,6 +32,7 @@ export const NODE_EVENT = {
   drainSet: 'Node drain strategy set',
   drainUpdated: 'Node drain strategy updated',
   drainDisabled: 'Node drain disabled',
+  drainComplete: 'Node drain complete',
   eligible: 'Node marked as eligible for scheduling',
   ineligible: 'Node marked as ineligible for scheduling',
 } as const;

@@ -92,6 +92,21 @@ function requireRoom(vol: StoredVolume, allocId: string, nodeId: string, plugin:
   if (attached >= max) throw failed(allocId, vol.ID, `node "${nodeId}" has reached the maximum allowable number of attached volumes (${max})`);
 }
 
+/**
+ * Why allocation `a` could not claim its CSI volumes on its node now, or undefined when it
+ * could: the checks of {@link writeAllocation} (plugin healthy on the node, `MaxVolumes`,
+ * access mode and free claims) without writing or calling a plugin. The scheduler's
+ * feasibility check (scheduler/place.ts).
+ */
+export function claimRefusal(deps: SchedDeps, a: StoredAlloc, read: Reader): Error | undefined {
+  try {
+    plan(deps, a, claimRequests(a), read);
+    return undefined;
+  } catch (err) {
+    return err as Error;
+  }
+}
+
 /** ControllerPublishVolume of each planned claim that publishes; on a failure the ones done are unpublished again. */
 async function publishAll(deps: SchedDeps, planned: readonly Planned[]): Promise<Planned[]> {
   const done: Planned[] = [];

@@ -21,7 +21,8 @@
  * Types: the write's label (state.ts `LABEL`, the reference's raft message types) types every
  * node and allocation change of the batch, as the reference types every row of one apply;
  * without a node or allocation label they default to `NodeRegistration` /
- * `NodeDeregistration` and `AllocationCreated` / `AllocationUpdated` (an unlabelled
+ * `NodeDeregistration` and `AllocationCreated` / `AllocationUpdated` (a plan's write, label
+ * `PlanResult`, types its allocations `PlanResult`, as the reference; an unlabelled
  * allocation delete makes no event, like the reference's garbage collection). ACL objects are
  * always typed by table and operation: `<Topic>Upserted` / `<Topic>Deleted` (batches
  * replication copies in, label `Replication`, included). CSI volumes take the batch's CSI label
@@ -58,7 +59,7 @@ type Doc = Readonly<Indexed & Record<string, unknown>>;
 type Described = Omit<StreamEvent, 'Type' | 'Index'>;
 
 const NODE_LABELS = new Set<string>([LABEL.nodeRegister, LABEL.nodeDeregister, LABEL.nodeEligibility, LABEL.nodeDrain, LABEL.nodeEvent]);
-const ALLOC_LABELS = new Set<string>([LABEL.allocCreate, LABEL.allocUpdate, LABEL.allocDesired]);
+const ALLOC_LABELS = new Set<string>([LABEL.allocCreate, LABEL.allocUpdate, LABEL.allocDesired, LABEL.planResult]);
 const VOLUME_LABELS = new Set<string>([LABEL.csiVolumeRegister, LABEL.csiVolumeDeregister, LABEL.csiVolumeClaim]);
 
 /** A reader that finds nothing (no state given to {@link eventBatchOf}). */

@@ -226,6 +226,18 @@ export interface RescheduleTracker {
   readonly Events: readonly { readonly RescheduleTime: number; readonly PrevAllocID: string; readonly PrevNodeID: string; readonly Delay: number }[];
 }
 
+/**
+ * What the servers asked of an allocation beyond its desired status (reference
+ * `DesiredTransition`): `Migrate` set by a node drain or `alloc stop` makes the scheduler place
+ * a replacement and stop it. `null`: not asked.
+ */
+export interface DesiredTransition {
+  readonly Migrate: boolean | null;
+  readonly Reschedule: boolean | null;
+  readonly ForceReschedule: boolean | null;
+  readonly NoShutdownDelay: boolean | null;
+}
+
 /** The fields a placed allocation adds to state.ts `AllocDoc`. */
 export interface PlacedAllocFields {
   readonly NodeName: string;
@@ -237,6 +249,8 @@ export interface PlacedAllocFields {
   readonly FollowupEvalID: string;
   readonly RescheduleTracker: RescheduleTracker | null;
   readonly AllocModifyIndex: number;
+  /** Absent on allocations written before the scheduler set it (read as nothing asked). */
+  readonly DesiredTransition?: DesiredTransition;
 }
 
 /** Key of a job in `T.jobs`. */

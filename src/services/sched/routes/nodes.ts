@@ -18,8 +18,10 @@
  * Every write is one state transaction labelled with the event type it produces (state.ts
  * `LABEL`), so the event stream types its Node events by it (reference/sched.md §3.4). A
  * node's `SecretID` is never output. Writes on a missing node are 404 `node not found` (the
- * reference answers 500; reference/README.md rule 3). Cairn schedules nothing, so writes
- * create no evaluations: `EvalIDs` is always null.
+ * reference answers 500; reference/README.md rule 3). The evaluations node changes cause are
+ * created by the leader's scheduler after the write (scheduler/leader.ts), so `EvalIDs` is
+ * always null. Registration and status reports are heartbeats: they restart the node's
+ * timer on the leader (scheduler/heartbeat.ts) and reply its `HeartbeatTTL` (ns).
  *
  * The node model (shapes, registration checks, events) is node.ts; this file adds ACL,
  * storage and HTTP.
@@ -58,6 +60,11 @@ function nodeWriteReply(index: number, extra: Record<string, unknown> = {}): Sch
 
 const nodeNotFound = () => schedNotFound('node not found');
 
+/** The `HeartbeatTTL` of replies to clients, in ns (0 when this server keeps no heartbeat timers). */
+function heartbeatTtlNs(ctx: Ctx): number {
+  return (ctx.deps.heartbeats?.ttlMs ?? 0) * 1e6;
+}
+
 /** `node:write`. @throws 403 `Permission denied` (also for an unknown secret). */
 function requireNodeWrite(ctx: Ctx): string {
   const who = identityOf(ctx);
@@ -76,7 +83,7 @@ function requireNodeRead(ctx: Ctx): void {
 /**
  * `PUT /v1/node/register` (Cairn extension for the reference's `Node.Register` RPC): body
  * `{"Node": {...}}` checked by {@link decodeRegistration}, stored by {@link registeredNode}
- * (label `NodeRegistration`). Replies `{…, "HeartbeatTTL": 0, "NumNodes": n}`. A node already
+ * (label `NodeRegistration`). Replies `{…, "HeartbeatTTL": <TTL in ns>, "NumNodes": n}`. A node already
  * registered may re-register with its own `SecretID` as the token (node-secret.ts). @throws 400
  * with the texts of {@link decodeRegistration}; 400 `node secret ID does not match. Not
  * registering node.` when the node exists with another secret; 403 without `node:write`.
@@ -92,7 +99,7 @@ async function register(ctx: Ctx): Promise<SchedReply> {
     tx.put<StoredNode>(T.nodes, n.ID, registeredNode(n, old, { index: tx.index, nowMs }));
   }, LABEL.nodeRegister);
   // Counted after the write (not by listing, and so sorting, every node inside it).
-  return nodeWriteReply(index, { HeartbeatTTL: 0, NumNodes: ctx.deps.state.count(T.nodes) });
+  return nodeWriteReply(index, { HeartbeatTTL: heartbeatTtlNs(ctx), NumNodes: ctx.deps.state.count(T.nodes) });
 }
 
 /**
@@ -113,7 +120,7 @@ async function updateNode(ctx: Ctx, label: string, fn: (tx: Txn, node: StoredNod
  * A node's status report (Cairn extension for the reference's `Node.UpdateStatus` RPC):
  * body `{"Status": "initializing"|"ready"|"down"|"disconnected", "StatusDescription"?,
  * "NodeEvent"?: {"Message", "Subsystem", "Details"}}`. Writes (label `NodeEvent`) only when
- * the status changes or an event is given, as the reference; appends the given event, or one
+ * the status changes or an event is given, as the reference (a heartbeat either way); appends the given event, or one
  * describing the change, keeping the newest 10. The node's own `SecretID` as the token
  * authorises it too (its heartbeat). @throws 400 `invalid status for node`,
  * `missing node event message`; 404 `node not found`; 403 without the node's secret or `node:write`.
@@ -141,7 +148,9 @@ async function updateStatus(ctx: Ctx): Promise<SchedReply> {
     });
     return true;
   });
-  return nodeWriteReply(index, { HeartbeatTTL: 0 });
+  // A report that changes nothing writes nothing, and is still the node's heartbeat.
+  if (status !== 'down') ctx.deps.heartbeats?.touch(ctx.params.id!);
+  return nodeWriteReply(index, { HeartbeatTTL: heartbeatTtlNs(ctx) });
 }
 
 /**

@@ -1,0 +1,224 @@
+/**
+ * The scheduler's dry run and the allocation stop (reference/sched-workloads.md "Jobs",
+ * "Allocations"):
+ *
+ * ```text
+ * POST|PUT /v1/job/:id/plan          {"Job": {...}, "Diff": bool}   namespace:submit-job      (no write)
+ * POST|PUT /v1/allocation/:id/stop                                 namespace:alloc-lifecycle AllocationUpdateDesiredStatus
+ * ```
+ *
+ * The plan runs the scheduler's pass (scheduler/schedule.ts) with the submitted job in place
+ * of the stored one and writes nothing. The stop marks the allocation to migrate and creates
+ * an `alloc-stop` evaluation in the same write; the scheduler stops it and places its
+ * replacement (as the reference's `alloc stop`).
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { allocTerminal, type StoredAlloc } from '../alloc.js';
+import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
+import { schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
+import { jobKey, newEvaluation, NS_PER_SECOND, type Evaluation, type Job, type TaskGroup } from '../jobs/types.js';
+import { decodeGoStruct, requireBody } from '../request.js';
+import { computePlan } from '../scheduler/schedule.js';
+import { DEFAULT_NAMESPACE, LABEL, T } from '../state.js';
+
+/** The reference's default reschedule policies (`structs.DefaultServiceJobReschedulePolicy`, `DefaultBatchJobReschedulePolicy`). */
+const RESCHEDULE = {
+  service: { Attempts: 0, Interval: 0, Delay: 30 * NS_PER_SECOND, DelayFunction: 'exponential', MaxDelay: 3600 * NS_PER_SECOND, Unlimited: true },
+  batch: { Attempts: 1, Interval: 24 * 3600 * NS_PER_SECOND, Delay: 5 * NS_PER_SECOND, DelayFunction: 'constant', MaxDelay: 0, Unlimited: false },
+} as const;
+
+/**
+ * The submitted job with the defaults the scheduler reads filled in (namespace, type,
+ * priority 50, datacenters `["*"]`, pool `default`, group count 1, task resources 100 MHz /
+ * 300 MiB, the reschedule policy of the type). Interim: the jobs API's register-time
+ * canonicalization replaces it once merged. @throws 400 `Job ID does not match request path`,
+ * `missing job ID`, `job "<id>" has no task groups`, the decoder's texts for fields of the
+ * wrong kind, `task group is missing a name`, `… a task is missing its name or driver`.
+ */
+function plannedJob(raw: Record<string, unknown>, id: string, namespace: string): Job {
+  const jobId = typeof raw.ID === 'string' ? raw.ID : '';
+  if (jobId === '') throw schedBadRequest('missing job ID');
+  if (jobId !== id) throw schedBadRequest('Job ID does not match request path');
+  if (!Array.isArray(raw.TaskGroups) || raw.TaskGroups.length === 0) throw schedBadRequest(`job "${id}" has no task groups`);
+  checkShapes(raw);
+  const type = typeof raw.Type === 'string' && raw.Type !== '' ? raw.Type : 'service';
+  const groups = (raw.TaskGroups as Record<string, unknown>[]).map((g): TaskGroup => {
+    const tasks = Array.isArray(g.Tasks) ? (g.Tasks as Record<string, unknown>[]) : [];
+    return {
+      ...(g as unknown as TaskGroup),
+      Count: typeof g.Count === 'number' ? g.Count : 1,
+      Constraints: (g.Constraints as TaskGroup['Constraints']) ?? null,
+      Volumes: (g.Volumes as TaskGroup['Volumes']) ?? null,
+      ReschedulePolicy: (g.ReschedulePolicy as TaskGroup['ReschedulePolicy']) ?? (type === 'batch' ? RESCHEDULE.batch : RESCHEDULE.service),
+      Tasks: tasks.map((t) => {
+        const r = (t.Resources ?? {}) as Record<string, unknown>;
+        return {
+          ...(t as unknown as TaskGroup['Tasks'][number]),
+          Constraints: (t.Constraints as TaskGroup['Constraints']) ?? null,
+          Resources: { CPU: typeof r.CPU === 'number' ? r.CPU : 100, Cores: 0, MemoryMB: typeof r.MemoryMB === 'number' ? r.MemoryMB : 300, MemoryMaxMB: 0, DiskMB: null },
+        };
+      }),
+    };
+  });
+  return {
+    ...(raw as unknown as Job),
+    ID: jobId,
+    Name: typeof raw.Name === 'string' && raw.Name !== '' ? raw.Name : jobId,
+    Namespace: namespace,
+    Type: type,
+    Priority: typeof raw.Priority === 'number' ? raw.Priority : 50,
+    Datacenters: Array.isArray(raw.Datacenters) && raw.Datacenters.length > 0 ? (raw.Datacenters as string[]) : ['*'],
+    NodePool: typeof raw.NodePool === 'string' && raw.NodePool !== '' ? raw.NodePool : 'default',
+    Constraints: (raw.Constraints as Job['Constraints']) ?? null,
+    TaskGroups: groups,
+    Stop: raw.Stop === true,
+  };
+}
+
+/** A list of objects of Go type `goType` at `field`, or null. @throws 400 `json: cannot unmarshal <kind> into Go struct field <field> of type []<goType>`. */
+function listOf(v: unknown, field: string, goType: string): unknown[] {
+  if (v === null || v === undefined) return [];
+  if (!Array.isArray(v)) throw schedBadRequest(`json: cannot unmarshal ${typeof v} into Go struct field ${field} of type []${goType}`);
+  return v;
+}
+
+/** Checks the kinds of the fields the scheduler reads (the decoder's texts), so a malformed job is a 400, never a failed pass. */
+function checkShapes(raw: Record<string, unknown>): void {
+  decodeGoStruct(raw, 'structs.Job', { ID: 'string', Name: 'string', Namespace: 'string', Type: 'string', Priority: 'int', NodePool: 'string', Stop: 'bool', Datacenters: 'any', Constraints: 'any', TaskGroups: 'any' });
+  for (const d of listOf(raw.Datacenters, 'structs.Job.Datacenters', 'string')) if (typeof d !== 'string') throw schedBadRequest(`json: cannot unmarshal ${typeof d} into Go struct field structs.Job.Datacenters of type string`);
+  const constraints = (v: unknown, field: string) => {
+    for (const c of listOf(v, field, '*structs.Constraint')) decodeGoStruct(c, 'structs.Constraint', { LTarget: 'string', RTarget: 'string', Operand: 'string' });
+  };
+  constraints(raw.Constraints, 'structs.Job.Constraints');
+  for (const g of listOf(raw.TaskGroups, 'structs.Job.TaskGroups', '*structs.TaskGroup')) {
+    const group = decodeGoStruct(g, 'structs.TaskGroup', { Name: 'string', Count: 'int', Constraints: 'any', Volumes: 'object', Tasks: 'any' });
+    if (group.Name === '') throw schedBadRequest('task group is missing a name');
+    constraints(group.Constraints, 'structs.TaskGroup.Constraints');
+    for (const t of listOf(group.Tasks, 'structs.TaskGroup.Tasks', '*structs.Task')) {
+      const task = decodeGoStruct(t, 'structs.Task', { Name: 'string', Driver: 'string', Constraints: 'any', Resources: 'object' });
+      if (task.Name === '' || task.Driver === '') throw schedBadRequest(`task group "${group.Name as string}": a task is missing its name or driver`);
+      constraints(task.Constraints, 'structs.Task.Constraints');
+      if (task.Resources !== null) decodeGoStruct(task.Resources, 'structs.Resources', { CPU: 'int', MemoryMB: 'int' });
+    }
+  }
+}
+
+/** The fields of a job that make a new version (what the submitter controls). */
+const SPEC_FIELDS = ['Type', 'Priority', 'Datacenters', 'NodePool', 'Constraints', 'Meta', 'TaskGroups', 'Stop', 'AllAtOnce'] as const;
+
+/** The reference's `JobDiff`, at the depth Cairn fills: the type, the top-level fields that changed, and per group its `Updates` counts. */
+function jobDiff(old: Job | undefined, job: Job, updates: Record<string, Record<string, number>>): Record<string, unknown> {
+  const fields = SPEC_FIELDS.filter((f) => typeof job[f] !== 'object' && old && JSON.stringify(old[f]) !== JSON.stringify(job[f])).map((f) => ({
+    Annotations: null,
+    Name: f,
+    New: String(job[f]),
+    Old: String(old?.[f]),
+    Type: 'Edited',
+  }));
+  const changed = !old || SPEC_FIELDS.some((f) => JSON.stringify(old[f] ?? null) !== JSON.stringify(job[f] ?? null));
+  const names = new Set([...(old?.TaskGroups ?? []).map((g) => g.Name), ...job.TaskGroups.map((g) => g.Name)]);
+  return {
+    Type: !old ? 'Added' : changed ? 'Edited' : 'None',
+    ID: job.ID,
+    Fields: fields.length > 0 ? fields : null,
+    Objects: null,
+    TaskGroups: [...names].sort().map((name) => {
+      const before = old?.TaskGroups.find((g) => g.Name === name);
+      const after = job.TaskGroups.find((g) => g.Name === name);
+      return {
+        Type: !before ? 'Added' : !after ? 'Deleted' : JSON.stringify(before) === JSON.stringify(after) ? 'None' : 'Edited',
+        Name: name,
+        Fields: null,
+        Objects: null,
+        Tasks: null,
+        Updates: updates[name] ?? null,
+      };
+    }),
+  };
+}
+
+/** `DesiredTGUpdates` counts as the reference's diff `Updates` keys. */
+function diffUpdates(u: Record<string, number>): Record<string, number> {
+  const keys: Record<string, string> = { Place: 'create', Stop: 'destroy', Migrate: 'migrate', InPlaceUpdate: 'in-place update', DestructiveUpdate: 'create/destroy update', Ignore: 'ignore', Canary: 'canary' };
+  return Object.fromEntries(Object.entries(keys).filter(([k]) => (u[k] ?? 0) > 0).map(([k, name]) => [name, u[k]!]));
+}
+
+/**
+ * `POST|PUT /v1/job/:id/plan` (the reference's `Job.Plan`): body `{"Job": {...}, "Diff":
+ * bool}`; the job's namespace, else `?namespace=`, else `default`. Replies
+ * `{"Annotations": {"DesiredTGUpdates": {group: {Place, Stop, Migrate, InPlaceUpdate,
+ * DestructiveUpdate, Ignore, Canary, Preemptions}}}, "FailedTGAllocs": {group: AllocMetric} |
+ * null, "Diff": JobDiff | null, "JobModifyIndex": the stored job's (0: none), "CreatedEvals":
+ * null, "NextPeriodicLaunch", "Warnings": "", "Index"}`. Writes nothing.
+ * @throws 400 `missing job`, the texts of {@link plannedJob}; 403 without
+ * `namespace:submit-job`.
+ */
+async function planJob(ctx: Ctx): Promise<SchedReply> {
+  const body = decodeGoStruct(requireBody(ctx), 'structs.JobPlanRequest', { Job: 'object', Diff: 'bool', PolicyOverride: 'bool' });
+  if (body.Job === null) throw schedBadRequest('missing job');
+  const raw = body.Job as Record<string, unknown>;
+  const namespace = (typeof raw.Namespace === 'string' && raw.Namespace) || ctx.query.get('namespace') || DEFAULT_NAMESPACE;
+  requireAllowed(identityOf(ctx).authorizer.allowNamespaceOperation(namespace, 'submit-job'));
+  const submitted = plannedJob(raw, ctx.params.id!, namespace);
+  const state = ctx.deps.state;
+  const stored = state.get<Job>(T.jobs, jobKey(namespace, submitted.ID));
+  const same = stored !== undefined && SPEC_FIELDS.every((f) => JSON.stringify(stored[f] ?? null) === JSON.stringify(submitted[f] ?? null));
+  // An unchanged job keeps its version: its allocations are not updated.
+  const job: Job = { ...submitted, JobModifyIndex: same ? stored.JobModifyIndex : (stored?.JobModifyIndex ?? 0) + 1, Version: stored ? stored.Version + (same ? 0 : 1) : 0 };
+  const nowNs = ctx.deps.now() * 1e6;
+  const evaluation = newEvaluation(randomUUID(), job, 'job-register', nowNs);
+  const plan = computePlan(ctx.deps, state, evaluation, nowNs, job);
+  const updates = Object.fromEntries(Object.entries(plan.annotations).map(([g, u]) => [g, diffUpdates(u as unknown as Record<string, number>)]));
+  return {
+    body: {
+      Annotations: { DesiredTGUpdates: plan.annotations, PreemptedAllocs: null },
+      FailedTGAllocs: Object.keys(plan.failed).length > 0 ? plan.failed : null,
+      Diff: body.Diff ? jobDiff(stored, job, updates) : null,
+      JobModifyIndex: stored?.JobModifyIndex ?? 0,
+      CreatedEvals: null,
+      NextPeriodicLaunch: '0001-01-01T00:00:00Z',
+      Warnings: '',
+      Index: stored?.JobModifyIndex ?? 0,
+    },
+    headers: { 'X-Sched-Index': String(state.index) },
+  };
+}
+
+/**
+ * `POST|PUT /v1/allocation/:id/stop` (the reference's `Alloc.Stop`): sets
+ * `DesiredTransition.Migrate` on the allocation and creates an `alloc-stop` evaluation for its
+ * job in one write labelled `AllocationUpdateDesiredStatus`. Replies `{"EvalID", "Index"}`.
+ * @throws 404 `alloc not found`; 400 `alloc is already terminal` (nothing to stop); 403
+ * without `namespace:alloc-lifecycle` in the allocation's namespace.
+ */
+async function stopAlloc(ctx: Ctx): Promise<SchedReply> {
+  const who = identityOf(ctx);
+  const nowNs = ctx.deps.now() * 1e6;
+  const evalId = randomUUID();
+  const { index } = await ctx.deps.state.txn((tx) => {
+    const a = tx.get<StoredAlloc>(T.allocs, ctx.params.id!);
+    if (!a) throw schedNotFound('alloc not found');
+    requireAllowed(who.authorizer.allowNamespaceOperation(a.Namespace, 'alloc-lifecycle'));
+    if (allocTerminal(a)) throw schedBadRequest('alloc is already terminal');
+    tx.put<StoredAlloc>(T.allocs, a.ID, { ...a, DesiredTransition: { Migrate: true, Reschedule: null, ForceReschedule: null, NoShutdownDelay: null }, ModifyTime: nowNs });
+    const job = tx.get<Job>(T.jobs, jobKey(a.Namespace, a.JobID)) ?? a.Job ?? { ID: a.JobID, Namespace: a.Namespace, Type: 'service', Priority: 50, JobModifyIndex: 0 };
+    tx.put<Evaluation>(T.evals, evalId, newEvaluation(evalId, job, 'alloc-stop', nowNs));
+  }, LABEL.allocDesired);
+  return writeReply(index, { EvalID: evalId, Index: index });
+}
+
+/** Routes of this file (see the module doc). */
+export const jobPlanRoutes: readonly SchedRoute<SchedDeps>[] = [
+  {
+    pattern: 'job/:id/plan',
+    synopsis: 'Dry-run the scheduler for a job: what would be placed, stopped, updated; changes nothing',
+    methods: { POST: planJob, PUT: planJob },
+  },
+  {
+    pattern: 'allocation/:id/stop',
+    synopsis: 'Stop an allocation: the scheduler replaces it',
+    methods: { POST: stopAlloc, PUT: stopAlloc },
+  },
+];

@@ -1,0 +1,124 @@
+/**
+ * The plan applier (reference/sched-workloads.md "Evaluations and placement"; the
+ * reference's `nomad/plan_apply.go`): a plan computed from a view of the state that may have
+ * aged is checked against the state at commit, inside the committing transaction, so two
+ * evaluations placing at once never over-commit a node. A placement is refused when its
+ * node is gone, no longer ready, eligible and undrained, or no longer has the CPU and memory
+ * (allocations committed meanwhile count); the rest of the plan commits. The caller runs
+ * the evaluation again for what was refused.
+ *
+ * Allocations without CSI volumes are written in one transaction labelled `PlanResult`,
+ * with the job's status; allocations that claim or release CSI volumes go one by one through
+ * csi/alloc-claims.ts `writeAllocation` (the same label), which takes and releases the claims
+ * and publishes to the controller, with the same node check inside its transaction.
+ *
+ * @module
+ */
+import { CairnError } from '../../../kernel/http/index.js';
+import { claimRequests } from '../csi/claims.js';
+import { writeAllocation, type Reader } from '../csi/alloc-claims.js';
+import type { SchedDeps } from '../deps.js';
+import { LABEL, T, type NodeDoc } from '../state.js';
+import { nodeReady } from './feasible.js';
+import { refreshJobStatus } from './job-status.js';
+import type { AllocUpdate, ExistingAlloc, NewAlloc, Plan } from './model.js';
+import { add, allocUsage, exhausted, nodeCapacity, sub, ZERO, type Amount } from './resources.js';
+
+/** What applying a plan did. */
+export interface Applied {
+  readonly placed: number;
+  readonly refused: number;
+  /** Index of the last write (0: nothing written). */
+  readonly index: number;
+}
+
+/** Why `node` cannot take `alloc` on top of `used`, or undefined when it can (the reference's `evaluateNodePlan`). */
+function nodeRefusal(node: NodeDoc | undefined, used: Amount, alloc: NewAlloc): string | undefined {
+  if (!node) return 'node does not exist';
+  if (!nodeReady(node)) return 'node is not ready for placements';
+  const dim = exhausted(add(used, allocUsage(alloc)), nodeCapacity(node));
+  return dim ? `node exhausted on ${dim}` : undefined;
+}
+
+/** CPU and memory held on `nodeId` by the live allocations `read` shows. */
+function usedOn(read: Reader, nodeId: string): Amount {
+  return read.list<ExistingAlloc>(T.allocs).reduce((s, a) => (a.NodeID === nodeId ? add(s, allocUsage(a)) : s), ZERO);
+}
+
+const hasClaims = (a: { Namespace: string; Name: string; Volumes: Readonly<Record<string, unknown>> | null }) => claimRequests(a).length > 0;
+
+/** Applies `plan` (see the module doc) at `nowNs` (Unix ns). Never throws for a refused placement; throws for a failed write. */
+export async function applyPlan(deps: SchedDeps, plan: Plan, nowNs: number): Promise<Applied> {
+  let placed = 0;
+  let refused = 0;
+  let index = 0;
+  const state = deps.state;
+  const viaClaims = (u: AllocUpdate) => {
+    const a = state.get<ExistingAlloc>(T.allocs, u.id);
+    return a !== undefined && hasClaims(a);
+  };
+  const batchUpdates = plan.updates.filter((u) => !viaClaims(u));
+  const batchPlaces = plan.places.filter((a) => !hasClaims(a));
+  if (batchUpdates.length + batchPlaces.length > 0 || plan.job) {
+    const { result, index: at } = await state.txn((tx) => {
+      // Usage per node from the state as it is now (every earlier write applied: this function
+      // runs synchronously), then kept up to date with this transaction's own changes.
+      const used = new Map<string, Amount>();
+      const use = (node: string, delta: Amount) => used.set(node, add(used.get(node) ?? ZERO, delta));
+      if (batchPlaces.length > 0) for (const a of state.list<ExistingAlloc>(T.allocs)) use(a.NodeID, allocUsage(a));
+      for (const u of batchUpdates) {
+        const current = tx.get<ExistingAlloc>(T.allocs, u.id);
+        if (!current) continue;
+        // A client that finished meanwhile keeps its status; the servers' decision still applies.
+        const set = current.ClientStatus !== 'pending' && current.ClientStatus !== 'running' && u.set.ClientStatus ? { ...u.set, ClientStatus: current.ClientStatus, ClientDescription: current.ClientDescription } : u.set;
+        const next = tx.put<ExistingAlloc>(T.allocs, u.id, { ...current, ...set, ModifyTime: nowNs, AllocModifyIndex: tx.index });
+        if (batchPlaces.length > 0) use(current.NodeID, sub(allocUsage(next), allocUsage(current)));
+      }
+      const placedIds: string[] = [];
+      for (const a of batchPlaces) {
+        const why = nodeRefusal(tx.get<NodeDoc>(T.nodes, a.NodeID), used.get(a.NodeID) ?? ZERO, a);
+        if (why) continue;
+        tx.put<NewAlloc>(T.allocs, a.ID, { ...a, AllocModifyIndex: tx.index });
+        use(a.NodeID, allocUsage(a));
+        placedIds.push(a.ID);
+      }
+      refreshJobStatus(tx, state, plan.namespace, plan.jobId, { allocs: placedIds });
+      return placedIds.length;
+    }, LABEL.planResult);
+    placed += result;
+    refused += batchPlaces.length - result;
+    index = Math.max(index, at);
+  }
+  for (const u of plan.updates.filter(viaClaims)) {
+    const w = await writeAllocation(deps, {
+      id: u.id,
+      label: LABEL.planResult,
+      build: (current) => (current ? { ...current, ...u.set, ModifyTime: nowNs } : (missing(u.id) as never)),
+    }).catch((err: unknown) => {
+      deps.plugins.log.warn({ err, alloc: u.id }, 'scheduler: an allocation update was not applied');
+      return undefined;
+    });
+    if (w) index = Math.max(index, w.index);
+  }
+  for (const a of plan.places.filter(hasClaims)) {
+    const w = await writeAllocation(deps, {
+      id: a.ID,
+      label: LABEL.planResult,
+      build: (_current, read) => {
+        const why = nodeRefusal(read.get<NodeDoc>(T.nodes, a.NodeID), usedOn(read, a.NodeID), a);
+        if (why) throw new CairnError('conflict', why);
+        return a;
+      },
+    }).catch(() => undefined);
+    if (w) {
+      placed++;
+      index = Math.max(index, w.index);
+    } else refused++;
+  }
+  return { placed, refused, index };
+}
+
+const missing = (id: string): never => {
+  throw new CairnError('not_found', `alloc ${id} not found`);
+};
+

@@ -1,0 +1,219 @@
+/**
+ * Node selection (reference/sched-workloads.md "Evaluations and placement"; the reference's
+ * feasibility and rank iterators, without their candidate limit: every feasible node is
+ * scored). For each placement: the nodes that pass feasible.ts, then those that still have
+ * the group's CPU and memory (after the allocations already there and this plan's own
+ * changes), that honour `distinct_hosts`, and where the group's CSI volumes can be claimed
+ * (csi/alloc-claims.ts `claimRefusal`, the claim rules of a write). The best score wins: the
+ * average of the bin-packing score and, when the node already runs allocations of the same
+ * job and group, the job anti-affinity penalty `-(collisions + 1) / count`, and for a
+ * rescheduled allocation -1 on the node it failed on. A placement that finds no node is
+ * counted in its group's `FailedTGAllocs` metrics (later ones are `CoalescedFailures`).
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { claimRefusal, type Reader } from '../csi/alloc-claims.js';
+import type { SchedDeps } from '../deps.js';
+import type { AllocMetric, Evaluation, Job, TaskGroup } from '../jobs/types.js';
+import type { NodeDoc } from '../state.js';
+import { bump, constraintsOf, filterReason, newMetrics, readyNodes, type Metrics } from './feasible.js';
+import { ALLOC_TEXT, type ExistingAlloc, type NewAlloc, type Placement, type Plan, type Reconciled } from './model.js';
+import { add, allocatedResources, allocUsage, binPackScore, exhausted, groupAsk, nodeCapacity, ZERO, type Amount } from './resources.js';
+
+/** What placing needs. */
+export interface PlaceInput {
+  readonly deps: SchedDeps;
+  readonly read: Reader;
+  readonly evaluation: Evaluation;
+  readonly job: Job;
+  readonly nodes: ReadonlyMap<string, NodeDoc>;
+  /** Every live allocation, of every job (their nodes' usage). */
+  readonly allocs: readonly ExistingAlloc[];
+  /** Unix ns. */
+  readonly nowNs: number;
+}
+
+/** Per node: CPU and memory held, and how many allocations of this job (per group) are there. */
+interface NodeLoad {
+  used: Amount;
+  readonly ofJob: Map<string, number>;
+}
+
+/** The plan of `reconciled` for `input.job`: nodes chosen for its placements (see the module doc). */
+export function placeAll(reconciled: Reconciled, input: PlaceInput): Plan {
+  const { job } = input;
+  const loads = new Map<string, NodeLoad>();
+  const load = (id: string): NodeLoad => {
+    let l = loads.get(id);
+    if (!l) loads.set(id, (l = { used: ZERO, ofJob: new Map() }));
+    return l;
+  };
+  const stopping = new Set(reconciled.updates.filter((u) => u.set.DesiredStatus === 'stop' || u.set.ClientStatus === 'lost').map((u) => u.id));
+  for (const a of input.allocs) {
+    if (stopping.has(a.ID)) continue;
+    const l = load(a.NodeID);
+    l.used = add(l.used, allocUsage(a));
+    if (a.JobID === job.ID && a.Namespace === job.Namespace && a.DesiredStatus === 'run') l.ofJob.set(a.TaskGroup, (l.ofJob.get(a.TaskGroup) ?? 0) + 1);
+  }
+  const plan: Plan = {
+    evaluation: input.evaluation,
+    namespace: job.Namespace,
+    jobId: job.ID,
+    job,
+    updates: [...reconciled.updates],
+    places: [],
+    annotations: reconciled.annotations,
+    failed: {},
+    queued: {},
+    followups: reconciled.followups,
+  };
+  const ready = readyNodes([...input.nodes.values()], job);
+  const perGroup = new Map<string, { feasible: NodeDoc[]; metrics: Metrics }>();
+  for (const p of reconciled.placements) {
+    let g = perGroup.get(p.tg.Name);
+    if (!g) {
+      const metrics = newMetrics();
+      readyNodes([...input.nodes.values()], job, metrics);
+      const constraints = constraintsOf(job, p.tg);
+      const feasible: NodeDoc[] = [];
+      for (const n of ready) {
+        const why = filterReason(n, p.tg, constraints);
+        if (why === undefined) feasible.push(n);
+        else {
+          metrics.NodesFiltered++;
+          metrics.ConstraintFiltered = bump(metrics.ConstraintFiltered, why);
+        }
+      }
+      metrics.NodesEvaluated = ready.length;
+      perGroup.set(p.tg.Name, (g = { feasible, metrics }));
+    }
+    const id = randomUUID();
+    const alloc = newAlloc(id, p, input);
+    // Each selection counts into its own copy of the group's filter metrics (the reference's per-select AllocMetric).
+    const metrics: Metrics | undefined = plan.failed[p.tg.Name] === undefined ? { ...g.metrics, NodesAvailable: { ...g.metrics.NodesAvailable }, ConstraintFiltered: g.metrics.ConstraintFiltered && { ...g.metrics.ConstraintFiltered } } : undefined;
+    const chosen = choose(p, g.feasible, alloc, loads, input, metrics);
+    if (!chosen) {
+      if (plan.failed[p.tg.Name]) (plan.failed[p.tg.Name] as Metrics).CoalescedFailures++;
+      else plan.failed[p.tg.Name] = toAllocMetric(metrics!);
+      plan.queued[p.tg.Name] = (plan.queued[p.tg.Name] ?? 0) + 1;
+      continue;
+    }
+    const placed: NewAlloc = { ...alloc, NodeID: chosen.ID, NodeName: chosen.Name };
+    plan.places.push(placed);
+    const l = load(chosen.ID);
+    l.used = add(l.used, allocUsage(placed));
+    l.ofJob.set(p.tg.Name, (l.ofJob.get(p.tg.Name) ?? 0) + 1);
+    if (p.previous) {
+      const i = plan.updates.findIndex((u) => u.id === p.previous!.ID);
+      const link = { NextAllocation: id };
+      if (i >= 0) plan.updates[i] = { ...plan.updates[i]!, set: { ...plan.updates[i]!.set, ...link } };
+      else plan.updates.push({ id: p.previous.ID, nodeId: p.previous.NodeID, set: { DesiredStatus: 'stop', DesiredDescription: ALLOC_TEXT.rescheduled, ...link } });
+    }
+  }
+  return plan;
+}
+
+/** The reference's `AllocMetric` of a failed group. */
+function toAllocMetric(m: Metrics): AllocMetric & Metrics {
+  return { ...m, ClassFiltered: null, ClassExhausted: null, QuotaExhausted: null, Scores: null };
+}
+
+/** The allocation placement `p` makes, before its node is chosen. */
+function newAlloc(id: string, p: Placement, input: PlaceInput): NewAlloc {
+  const { job, nowNs } = input;
+  const prev = p.previous;
+  const csi = Object.fromEntries(Object.entries(p.tg.Volumes ?? {}).filter(([, v]) => v.Type === 'csi'));
+  return {
+    ID: id,
+    Namespace: job.Namespace,
+    EvalID: input.evaluation.ID,
+    Name: p.name,
+    NodeID: '',
+    NodeName: '',
+    JobID: job.ID,
+    Job: job,
+    TaskGroup: p.tg.Name,
+    DesiredStatus: 'run',
+    DesiredDescription: '',
+    ClientStatus: 'pending',
+    ClientDescription: '',
+    Volumes: Object.keys(csi).length > 0 ? csi : null,
+    DeploymentID: '',
+    TaskStates: null,
+    AllocatedResources: allocatedResources(p.tg),
+    PreviousAllocation: prev?.ID ?? '',
+    NextAllocation: '',
+    FollowupEvalID: '',
+    RescheduleTracker:
+      p.reschedule && prev
+        ? { Events: [...(prev.RescheduleTracker?.Events ?? []), { RescheduleTime: nowNs, PrevAllocID: prev.ID, PrevNodeID: prev.NodeID, Delay: 0 }] }
+        : (prev?.RescheduleTracker ?? null),
+    AllocModifyIndex: 0,
+    CreateTime: nowNs,
+    ModifyTime: nowNs,
+  };
+}
+
+/** Is `distinct_hosts` set on the job (any allocation of it counts) or on group `tg` (its own)? */
+function distinctHosts(job: Job, tg: TaskGroup): 'job' | 'group' | undefined {
+  if ((job.Constraints ?? []).some((c) => c.Operand === 'distinct_hosts')) return 'job';
+  if ((tg.Constraints ?? []).some((c) => c.Operand === 'distinct_hosts')) return 'group';
+  return undefined;
+}
+
+/** The best node for placement `p` among `feasible`, or undefined (its reasons counted into `metrics` when given). */
+function choose(
+  p: Placement,
+  feasible: readonly NodeDoc[],
+  alloc: NewAlloc,
+  loads: ReadonlyMap<string, NodeLoad>,
+  input: PlaceInput,
+  metrics: Metrics | undefined,
+): NodeDoc | undefined {
+  const ask = groupAsk(p.tg);
+  const distinct = distinctHosts(input.job, p.tg);
+  let best: NodeDoc | undefined;
+  let bestScore = -Infinity;
+  for (const n of feasible) {
+    if (p.nodeId !== undefined && n.ID !== p.nodeId) continue;
+    const l = loads.get(n.ID) ?? { used: ZERO, ofJob: new Map<string, number>() };
+    const sameGroup = l.ofJob.get(p.tg.Name) ?? 0;
+    if (distinct && (distinct === 'group' ? sameGroup : [...l.ofJob.values()].reduce((s, x) => s + x, 0)) > 0) {
+      if (metrics) {
+        metrics.NodesFiltered++;
+        metrics.ConstraintFiltered = bump(metrics.ConstraintFiltered, 'distinct_hosts');
+      }
+      continue;
+    }
+    const capacity = nodeCapacity(n);
+    const after = add(l.used, ask);
+    const dim = exhausted(after, capacity);
+    if (dim) {
+      if (metrics) {
+        metrics.NodesExhausted++;
+        metrics.DimensionExhausted = bump(metrics.DimensionExhausted, dim);
+      }
+      continue;
+    }
+    if (alloc.Volumes) {
+      const why = claimRefusal(input.deps, { ...alloc, NodeID: n.ID }, input.read);
+      if (why) {
+        if (metrics) {
+          metrics.NodesFiltered++;
+          metrics.ConstraintFiltered = bump(metrics.ConstraintFiltered, why.message.replace(/^alloc "[^"]*" failed to claim /, ''));
+        }
+        continue;
+      }
+    }
+    const scores = [binPackScore(after, capacity)];
+    if (sameGroup > 0) scores.push(-(sameGroup + 1) / Math.max(1, p.tg.Count));
+    if (p.reschedule && p.previous?.NodeID === n.ID) scores.push(-1);
+    const score = scores.reduce((s, x) => s + x, 0) / scores.length;
+    if (score > bestScore) {
+      bestScore = score;
+      best = n;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,50 @@
+/**
+ * One scheduling pass: the plan of an evaluation, from the state as it is now (the
+ * reference's `Scheduler.Process` up to `SubmitPlan`). `service` and `batch` jobs go
+ * through reconcile.ts, `system` jobs through system.ts, then nodes are chosen (place.ts).
+ * The plan endpoint runs the same pass with the submitted job instead of the stored one.
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type { Reader } from '../csi/alloc-claims.js';
+import type { SchedDeps } from '../deps.js';
+import { jobKey, type Evaluation, type Job } from '../jobs/types.js';
+import { T, type NodeDoc } from '../state.js';
+import { allocTerminal } from '../alloc.js';
+import type { ExistingAlloc, Plan } from './model.js';
+import { placeAll } from './place.js';
+import { reconcileGeneric } from './reconcile.js';
+import { reconcileSystem } from './system.js';
+
+/**
+ * The plan of `evaluation` against `read` at `nowNs` (Unix ns). `jobOverride` replaces the
+ * stored job (the plan endpoint's dry run). A job type without a scheduler here (`sysbatch`)
+ * is scheduled as `batch`.
+ */
+export function computePlan(deps: SchedDeps, read: Reader, evaluation: Evaluation, nowNs: number, jobOverride?: Job): Plan {
+  const job = jobOverride ?? read.get<Job>(T.jobs, jobKey(evaluation.Namespace, evaluation.JobID));
+  const all = read.list<ExistingAlloc>(T.allocs);
+  // Allocations made through the Cairn-only `PUT /v1/allocation` carry no job: not the scheduler's to change.
+  const allocs = all.filter((a) => a.JobID === evaluation.JobID && a.Namespace === evaluation.Namespace && a.Job !== undefined);
+  const nodes = new Map(read.list<NodeDoc>(T.nodes).map((n) => [n.ID, n]));
+  const system = (job?.Type ?? evaluation.Type) === 'system';
+  const reconciled = system
+    ? reconcileSystem(job, allocs, nodes)
+    : reconcileGeneric(job, allocs, { evaluation, nodes, nowNs, newId: randomUUID });
+  if (!job || reconciled.placements.length === 0) {
+    return {
+      evaluation,
+      namespace: evaluation.Namespace,
+      jobId: evaluation.JobID,
+      job,
+      updates: reconciled.updates,
+      places: [],
+      annotations: reconciled.annotations,
+      failed: {},
+      queued: {},
+      followups: reconciled.followups,
+    };
+  }
+  return placeAll(reconciled, { deps, read, evaluation, job, nodes, allocs: all.filter((a) => !allocTerminal(a)), nowNs });
+}

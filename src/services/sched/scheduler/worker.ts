@@ -1,0 +1,92 @@
+/**
+ * A scheduler worker's run of one evaluation (the reference's `nomad/worker.go` with its
+ * scheduler and plan submission): plan from the current state (schedule.ts), apply
+ * (apply.ts), and when the applier refused part of the plan, plan again from the state
+ * the apply left (at most {@link MAX_PLAN_ATTEMPTS} times). Then, in one write labelled
+ * `EvaluationUpdated`: the evaluation `complete` with `FailedTGAllocs` and
+ * `QueuedAllocations`; when something could not be placed, a `blocked` evaluation
+ * (`TriggeredBy: queued-allocs`, one per job: older blocked ones are canceled) that the leader
+ * sets `pending` again when capacity appears (leader.ts), or, for a blocked evaluation run
+ * again that still cannot place, that one blocked again; the follow-up evaluations of
+ * delayed reschedules; the job's status. A run that throws marks the evaluation `failed`.
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../../../kernel/log/logger.js';
+import type { SchedDeps } from '../deps.js';
+import { newEvaluation, type AllocMetric, type Evaluation } from '../jobs/types.js';
+import { LABEL, T } from '../state.js';
+import { applyPlan } from './apply.js';
+import { refreshJobStatus } from './job-status.js';
+import type { Plan } from './model.js';
+import { computePlan } from './schedule.js';
+
+/** Plans tried for one evaluation when the applier keeps refusing placements (the reference retries a refreshed plan too). */
+export const MAX_PLAN_ATTEMPTS = 5;
+
+/** `TriggeredBy` of the blocked evaluation a failed placement leaves (the reference's `EvalTriggerQueuedAllocs`). */
+export const BLOCKED_TRIGGER = 'queued-allocs';
+
+/** Runs evaluation `evalId` if it is still pending (see the module doc); a failure is logged on `log` and marks it `failed`. */
+export async function runEvaluation(deps: SchedDeps, evalId: string, log: Logger): Promise<void> {
+  const state = deps.state;
+  const evaluation = state.get<Evaluation>(T.evals, evalId);
+  if (!evaluation || evaluation.Status !== 'pending') return;
+  const nowNs = () => deps.now() * 1e6;
+  try {
+    let plan: Plan;
+    let refused = 0;
+    let attempts = 0;
+    do {
+      plan = computePlan(deps, state, evaluation, nowNs());
+      refused = (await applyPlan(deps, plan, nowNs())).refused;
+    } while (refused > 0 && ++attempts < MAX_PLAN_ATTEMPTS);
+    await finish(deps, evaluation, plan, refused, nowNs());
+  } catch (err) {
+    log.warn({ err, eval: evalId }, 'scheduler: evaluation failed');
+    await state
+      .txn((tx) => {
+        const cur = tx.get<Evaluation>(T.evals, evalId);
+        if (cur?.Status === 'pending') tx.put<Evaluation>(T.evals, evalId, { ...cur, Status: 'failed', StatusDescription: `scheduler error: ${(err as Error).message}`, ModifyTime: nowNs() });
+      }, LABEL.evalUpdate)
+      .catch(() => undefined);
+  }
+}
+
+/** The closing write of an evaluation (module doc). */
+async function finish(deps: SchedDeps, evaluation: Evaluation, plan: Plan, refused: number, nowNs: number): Promise<void> {
+  const failed: Record<string, AllocMetric> = { ...plan.failed };
+  const queued: Record<string, number> = Object.fromEntries((plan.job?.TaskGroups ?? []).map((g) => [g.Name, plan.queued[g.Name] ?? 0]));
+  const blocking = Object.keys(failed).length > 0 || refused > 0;
+  await deps.state.txn((tx) => {
+    const cur = tx.get<Evaluation>(T.evals, evaluation.ID);
+    if (!cur || cur.Status !== 'pending') return;
+    const created: string[] = plan.followups.map((f) => f.ID);
+    const done = { FailedTGAllocs: Object.keys(failed).length > 0 ? failed : null, QueuedAllocations: queued, ModifyTime: nowNs };
+    if (blocking && cur.TriggeredBy === BLOCKED_TRIGGER) {
+      tx.put<Evaluation>(T.evals, cur.ID, { ...cur, ...done, Status: 'blocked' });
+    } else {
+      let blockedId = '';
+      if (blocking) {
+        for (const e of deps.state.list<Evaluation>(T.evals)) {
+          if (e.Status === 'blocked' && e.JobID === cur.JobID && e.Namespace === cur.Namespace) tx.put<Evaluation>(T.evals, e.ID, { ...e, Status: 'canceled', StatusDescription: 'evaluation is outdated', ModifyTime: nowNs });
+        }
+        blockedId = randomUUID();
+        created.push(blockedId);
+        tx.put<Evaluation>(
+          T.evals,
+          blockedId,
+          newEvaluation(blockedId, { ID: cur.JobID, Namespace: cur.Namespace, Type: cur.Type, Priority: cur.Priority, JobModifyIndex: cur.JobModifyIndex }, BLOCKED_TRIGGER, nowNs, {
+            Status: 'blocked',
+            StatusDescription: 'created to place remaining allocations',
+            PreviousEval: cur.ID,
+          }),
+        );
+      }
+      tx.put<Evaluation>(T.evals, cur.ID, { ...cur, ...done, Status: 'complete', BlockedEval: blockedId });
+    }
+    for (const f of plan.followups) tx.put<Evaluation>(T.evals, f.ID, f);
+    refreshJobStatus(tx, deps.state, cur.Namespace, cur.JobID, { evals: created });
+  }, LABEL.evalUpdate);
+}
