@@ -26,17 +26,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { startPgTestServer, type PgTestServer } from '../../src/kernel/store/testdata/pg-cluster.js';
 import { call } from '../helpers.js';
 import { healthStatus, killAll, startServer, until, type Running } from './testdata/ha-servers.js';
+import { startPgHa, type PgHa } from './testdata/pg-ha.js';
 
 const URL_VAR = 'CAIRN_E2E_SECRETS_INIT_PG_URL';
 const dir = mkdtempSync(join(tmpdir(), 'cairn-ha-init-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('secrets servers started together, then initialised through one', () => {
-  const table = `cairn_init_${randomBytes(4).toString('hex')}`;
-  let pgServer: PgTestServer;
+  let ha: PgHa;
   let env: Record<string, string>;
   let config: string;
   const servers: Running[] = [];
@@ -44,28 +43,12 @@ describe('secrets servers started together, then initialised through one', () =>
   let root = '';
 
   before(async () => {
-    pgServer = await startPgTestServer();
-    env = { [URL_VAR]: pgServer.url, CAIRN_SECRETS_HA_RETRY_MS: '200' };
-    config = join(dir, 'secrets.hcl');
-    writeFileSync(
-      config,
-      `storage "postgresql" {
-  connection_url = "env://${URL_VAR}"
-  table          = "${table}"
-  ha_enabled     = "true"
-  max_parallel   = 4
-}
-
-listener "tcp" {
-  address     = "127.0.0.1:0"
-  tls_disable = true
-}
-`,
-    );
+    ha = await startPgHa({ urlVar: URL_VAR, tablePrefix: 'cairn_init', dir, storageLines: '  max_parallel   = 4\n' });
+    ({ env, config } = ha);
   });
   after(async () => {
     await killAll(servers);
-    await pgServer?.stop();
+    await ha?.pg.stop();
   });
 
   const unsealAll = async (s: Running) => {
@@ -129,10 +112,10 @@ listener "tcp" {
   it('sys/init through two servers at the same moment: exactly one answers keys, and they unseal both; a stale claim is taken over, a live one refused', { timeout: 90_000 }, async () => {
     const raceTable = `cairn_init_race_${randomBytes(4).toString('hex')}`;
     const raceConfig = join(dir, 'race.hcl');
-    writeFileSync(raceConfig, readFileSync(config, 'utf8').replace(table, raceTable));
+    writeFileSync(raceConfig, readFileSync(config, 'utf8').replace(ha.table, raceTable));
     const pair = await Promise.all([startServer(raceConfig, env), startServer(raceConfig, env)]);
     servers.push(...pair);
-    const db = new pg.Client({ connectionString: pgServer.url });
+    const db = new pg.Client({ connectionString: ha.pg.url });
     await db.connect();
     try {
       // A claim a server left a second ago (it may still be storing its keys): refused, nothing stored.

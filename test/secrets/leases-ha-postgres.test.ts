@@ -9,58 +9,34 @@
  * Deterministic: every wait is a poll with a deadline; no timing is asserted.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
-import { startPgTestServer, type PgTestServer } from '../../src/kernel/store/testdata/pg-cluster.js';
 import { call } from '../helpers.js';
 import { healthStatus, killAll, startServer, until, type Running } from './testdata/ha-servers.js';
+import { startPgHa, type PgHa } from './testdata/pg-ha.js';
 
 const URL_VAR = 'CAIRN_E2E_SECRETS_LEASE_PG_URL';
 const dir = mkdtempSync(join(tmpdir(), 'cairn-lease-ha-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('leases on PostgreSQL HA: the new active server revokes a lease that falls due after the failover', () => {
-  const table = `cairn_lease_${randomBytes(4).toString('hex')}`;
-  let pgServer: PgTestServer;
+  let ha: PgHa;
   let env: Record<string, string>;
   let config: string;
   const servers: Running[] = [];
 
   before(async () => {
-    pgServer = await startPgTestServer();
-    env = { [URL_VAR]: pgServer.url, CAIRN_SECRETS_HA_RETRY_MS: '200' };
-    config = join(dir, 'secrets.hcl');
-    writeFileSync(
-      config,
-      `storage "postgresql" {
-  connection_url = "env://${URL_VAR}"
-  table          = "${table}"
-  ha_enabled     = "true"
-}
-
-listener "tcp" {
-  address     = "127.0.0.1:0"
-  tls_disable = true
-}
-
-disable_performance_standby = true
-`,
-    );
+    ha = await startPgHa({ urlVar: URL_VAR, tablePrefix: 'cairn_lease', dir, extra: 'disable_performance_standby = true' });
+    ({ env, config } = ha);
   });
 
   after(async () => {
     await killAll(servers);
-    if (pgServer) {
-      if (!pgServer.throwaway) {
-        const client = new pg.Client({ connectionString: pgServer.url });
-        await client.connect();
-        await client.query(`DROP TABLE IF EXISTS "${table}", "${table}_ha"`).finally(() => client.end());
-      }
-      await pgServer.stop();
+    if (ha) {
+      await ha.dropTables();
+      await ha.pg.stop();
     }
   });
 

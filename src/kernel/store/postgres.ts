@@ -40,45 +40,29 @@
  * The connection URL's password never reaches a message or the log: errors and
  * {@link PostgresBackend.target} name `user@host:port/database` only.
  *
+ * This file holds the backend itself (group commit, reads with the overlay, the HA and
+ * change-feed hooks); beside it: pg-pool.ts (options, opening, the pool, read retry),
+ * pg-txn.ts (one write transaction), pg-errors.ts (failure kinds), pg-schema.ts (tables
+ * and statements), pg-listen.ts (change feed), pg-lock.ts and pg-members.ts (HA locks).
+ *
  * @module
  */
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from '../log/logger.js';
 import type { Backend } from './backend.js';
-import { GroupCommitBackend, entriesWithOverlay, foldOverlay, type Flush, type PendingWrite } from './group-commit.js';
+import { GroupCommitBackend, entriesWithOverlay, foldOverlay, type Flush } from './group-commit.js';
 import { checkPrefix, compareKeys, folderEnd } from './keys.js';
-
-export { describeConnectionUrl, quoteTableName, sideTableName } from './pg-schema.js';
-import { changeChannel, keysPayload, PgChangeListener, type BackendChange } from './pg-listen.js';
-import { backendSql, describeConnectionUrl, ensureTable, quoteTableName, sideTableName, type BackendSql } from './pg-schema.js';
+import { BeginFailed, CommitOutcomeUnknown, FencedWriteError, isConnectionLoss, isRetryableTxn } from './pg-errors.js';
+import { changeChannel, PgChangeListener, type BackendChange } from './pg-listen.js';
 import { PgHaLock, type PgHaLockOptions } from './pg-lock.js';
 import { ABSENT_MEMBERS_SQL, PgMemberLock } from './pg-members.js';
+import { PgConnections, type PostgresBackendOptions, type PostgresPoolStats } from './pg-pool.js';
+import { backendSql, sideTableName, type BackendSql } from './pg-schema.js';
+import { groupWrite, PgWriter } from './pg-txn.js';
 
-/** Options of {@link PostgresBackend.open}. */
-export interface PostgresBackendOptions {
-  /**
-   * `postgres://user:password@host:port/database?sslmode=…` (or `postgresql://`). Parts
-   * left out come from the `PG*` environment variables, as with libpq.
-   */
-  readonly connectionUrl: string;
-  /**
-   * The table holding the keys, created when missing: `name` or `schema.name`, letters,
-   * digits and `_`, at most 63 bytes per part; used quoted, so case is kept. Default `cairn_kv`.
-   */
-  readonly table?: string;
-  /**
-   * Most connections (= statements in flight) to PostgreSQL at once; default 10. Writes
-   * use one at a time, reads the rest. The reference product calls this `max_parallel`
-   * (its default, 128, would let three servers exhaust PostgreSQL's default 100 connections).
-   */
-  readonly maxParallel?: number;
-  /** Where connection trouble is reported (warn); nothing is logged when absent. */
-  readonly log?: Logger;
-  /** How long (milliseconds) opening a connection may take before it fails; default 10000. */
-  readonly connectTimeoutMs?: number;
-  /** `application_name` of the connections (shows in `pg_stat_activity`); default `cairn`. */
-  readonly applicationName?: string;
-}
+export { FencedWriteError } from './pg-errors.js';
+export type { PostgresBackendOptions, PostgresPoolStats } from './pg-pool.js';
+export { describeConnectionUrl, quoteTableName, sideTableName } from './pg-schema.js';
 
 /** Counters since {@link PostgresBackend.open}, for tests and benchmarks (a snapshot). */
 export interface PostgresBackendStats {
@@ -96,52 +80,6 @@ export interface PostgresBackendStats {
   readonly retries: number;
 }
 
-/** The connection pool now (metrics). */
-export interface PostgresPoolStats {
-  /** Connections open (idle or in use). */
-  readonly total: number;
-  /** Open connections not in use. */
-  readonly idle: number;
-  /** Callers waiting for a connection (all `maxParallel` are in use). */
-  readonly waiting: number;
-  /** `maxParallel`: most connections at once. */
-  readonly max: number;
-}
-
-/** One group's final state: keys to delete and keys to upsert, each byte-sorted (a stable lock order). */
-interface GroupWrite {
-  readonly deletes: string[];
-  readonly putKeys: string[];
-  readonly putValues: Buffer[];
-}
-
-/** A failed `BEGIN`: nothing of the group reached the server, so it may be retried. */
-class BeginFailed extends Error {}
-
-/**
- * A write refused by the HA fence (see pg-lock.ts): this server is not the active one, or
- * another server became active since (a newer term). Nothing was written.
- */
-export class FencedWriteError extends Error {
-  readonly code = 'CAIRN_FENCED';
-}
-
-/** The connection was lost while `COMMIT` was on its way: the server may or may not have committed. */
-class CommitOutcomeUnknown extends Error {}
-
-/** `08…` connection exceptions, `57P0x` shutdowns and FATAL/PANIC reports, or a socket/`pg` error without a SQLSTATE. */
-function isConnectionLoss(err: unknown): boolean {
-  if (err instanceof FencedWriteError) return false;
-  if (!(err instanceof pg.DatabaseError)) return !(err instanceof TypeError || err instanceof RangeError);
-  const code = err.code ?? '';
-  return code.startsWith('08') || code.startsWith('57P') || err.severity === 'FATAL' || err.severity === 'PANIC';
-}
-
-/** Deadlock or serialization failure: the transaction was rolled back as a whole and may run again. */
-function isRetryableTxn(err: unknown): boolean {
-  return err instanceof pg.DatabaseError && (err.code === '40P01' || err.code === '40001');
-}
-
 /**
  * {@link Backend} on one PostgreSQL table, with group commit; see the module doc. Open
  * with {@link PostgresBackend.open}.
@@ -152,34 +90,29 @@ export class PostgresBackend extends GroupCommitBackend {
   /** The table, as configured (unquoted). */
   readonly table: string;
 
-  private readonly pool: pg.Pool;
+  private readonly conns: PgConnections;
   private readonly log: Logger | undefined;
+  private readonly writer: PgWriter;
   private readonly sql: BackendSql;
-
-  private connectionErrors = 0;
-  private retries = 0;
-  /** HA fence: undefined (no HA, writes unchecked), `'closed'` (refused), or the term checked in each write transaction. */
-  private fence: number | 'closed' | undefined;
   private readonly haTable: string;
   private readonly indexTable: string;
   private readonly channel: string;
-  private readonly clientConfig: pg.ClientConfig;
   /** Highest commit index this backend committed or heard of (see {@link commitIndex}). */
   private seenIndex = 0;
   private readonly changeListeners = new Set<(change: BackendChange) => void>();
   private listener: PgChangeListener | undefined;
 
-  private constructor(o: { target: string; table: string; quoted: string; pool: pg.Pool; log: Logger | undefined; client: pg.ClientConfig }) {
-    super(`PostgresBackend(${o.target})`);
-    this.target = o.target;
-    this.table = o.table;
-    this.pool = o.pool;
-    this.log = o.log;
-    this.clientConfig = o.client;
-    this.haTable = sideTableName(o.table, 'ha');
-    this.indexTable = sideTableName(o.table, 'index');
-    this.channel = changeChannel(o.table);
-    this.sql = backendSql(o.quoted, this.haTable, this.indexTable);
+  private constructor(conns: PgConnections) {
+    super(`PostgresBackend(${conns.target})`);
+    this.conns = conns;
+    this.target = conns.target;
+    this.table = conns.table;
+    this.log = conns.log;
+    this.haTable = sideTableName(conns.table, 'ha');
+    this.indexTable = sideTableName(conns.table, 'index');
+    this.channel = changeChannel(conns.table);
+    this.sql = backendSql(conns.quoted, this.haTable, this.indexTable);
+    this.writer = new PgWriter(conns.pool, this.sql, this.channel);
   }
 
   /**
@@ -193,70 +126,7 @@ export class PostgresBackend extends GroupCommitBackend {
    *   another shape, no permission to create it. TypeError for a bad option.
    */
   static async open(options: PostgresBackendOptions): Promise<PostgresBackend> {
-    const table = options.table ?? 'cairn_kv';
-    const quoted = quoteTableName(table);
-    const maxParallel = options.maxParallel ?? 10;
-    if (!Number.isInteger(maxParallel) || maxParallel < 1) {
-      throw new TypeError(`PostgreSQL max_parallel must be a positive integer, got ${String(maxParallel)}`);
-    }
-    const url = options.connectionUrl;
-    if (typeof url !== 'string' || !/^postgres(ql)?:\/\//i.test(url)) {
-      throw new TypeError('PostgreSQL connection_url must be a postgres:// or postgresql:// URL');
-    }
-    const target = describeConnectionUrl(url);
-    const base: pg.ClientConfig = {
-      connectionString: url,
-      application_name: options.applicationName ?? 'cairn',
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
-      keepAlive: true,
-    };
-    const fail = (what: string, err: unknown): Error => {
-      const e = err as { message?: string; code?: string };
-      const reason = e?.message || e?.code || String(err);
-      return Object.assign(new Error(`PostgreSQL ${target}: ${what}: ${reason}`, { cause: err }), e?.code ? { code: e.code } : {});
-    };
-
-    let probe: pg.Client;
-    try {
-      probe = new pg.Client(base);
-    } catch (err) {
-      // Not the URL itself in the message: it holds the password.
-      throw new TypeError(`PostgreSQL connection_url cannot be parsed: ${(err as Error).message}`);
-    }
-    probe.on('error', () => undefined); // a failure during setup rejects the call we await
-    try {
-      await probe.connect();
-    } catch (err) {
-      await probe.end().catch(() => undefined);
-      throw fail('cannot connect', err);
-    }
-    let forceSyncCommit: boolean;
-    try {
-      const settings = await probe.query<{ enc: string; sync: string }>(
-        "SELECT current_setting('server_encoding') AS enc, current_setting('synchronous_commit') AS sync",
-      );
-      const { enc, sync } = settings.rows[0];
-      if (enc.toUpperCase() !== 'UTF8') throw new Error(`the database encoding is ${enc}; Cairn needs UTF8`);
-      forceSyncCommit = sync === 'off';
-      await ensureTable(probe, table, quoted, sideTableName(table, 'index'));
-    } catch (err) {
-      throw fail(`cannot prepare table ${table}`, err);
-    } finally {
-      await probe.end().catch(() => undefined);
-    }
-
-    const log = options.log;
-    const pool = new pg.Pool({ ...base, max: maxParallel, allowExitOnIdle: true });
-    const backend = new PostgresBackend({ target, table, quoted, pool, log, client: base });
-    pool.on('connect', (client) => {
-      // Every checked-out client needs its own listener: the pool listens only to idle ones.
-      client.on('error', (err) => backend.onConnectionError(err));
-      // The query runs before any other this client is given (pg queues per client).
-      if (forceSyncCommit) client.query('SET synchronous_commit TO on').catch(() => undefined);
-    });
-    pool.on('error', (err) => backend.onConnectionError(err));
-    if (forceSyncCommit) log?.warn({ target }, 'PostgreSQL synchronous_commit is off; Cairn sets it to on for its connections');
-    return backend;
+    return new PostgresBackend(await PgConnections.open(options));
   }
 
   /**
@@ -267,20 +137,20 @@ export class PostgresBackend extends GroupCommitBackend {
   haLock(o: Pick<PgHaLockOptions, 'address' | 'clusterAddress' | 'retryMs'>): PgHaLock {
     return new PgHaLock({
       ...o,
-      client: this.clientConfig,
-      query: (text) => this.pool.query(text),
+      client: this.conns.client,
+      query: (text) => this.conns.pool.query(text),
       table: this.table,
       haTable: this.haTable,
       log: this.log,
       setFence: (fence) => {
-        this.fence = fence;
+        this.writer.fence = fence;
       },
     });
   }
 
   /** This agent's member lock, not started (pg-members.ts): held while the agent runs. */
   memberLock(member: string, retryMs?: number): PgMemberLock {
-    return new PgMemberLock({ client: this.clientConfig, table: this.table, member, retryMs, log: this.log });
+    return new PgMemberLock({ client: this.conns.client, table: this.table, member, retryMs, log: this.log });
   }
 
   /**
@@ -314,7 +184,7 @@ export class PostgresBackend extends GroupCommitBackend {
     this.checkOpen();
     this.changeListeners.add(listener);
     this.listener ??= new PgChangeListener({
-      client: this.clientConfig,
+      client: this.conns.client,
       channel: this.channel,
       indexTable: this.indexTable,
       log: this.log,
@@ -344,7 +214,7 @@ export class PostgresBackend extends GroupCommitBackend {
 
   /** The connection pool's use now; see {@link PostgresPoolStats}. */
   get poolStats(): PostgresPoolStats {
-    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount, max: this.pool.options.max ?? 10 };
+    return this.conns.stats;
   }
 
   /** Counters for tests and benchmarks; see {@link PostgresBackendStats}. */
@@ -354,8 +224,8 @@ export class PostgresBackend extends GroupCommitBackend {
       failedCommits: this.failedCommits,
       writes: this.writes,
       rows: this.rows,
-      connectionErrors: this.connectionErrors,
-      retries: this.retries,
+      connectionErrors: this.conns.connectionErrors,
+      retries: this.conns.retries,
     };
   }
 
@@ -434,35 +304,12 @@ export class PostgresBackend extends GroupCommitBackend {
   /** Closes the change feed and every connection of the pool (the queue is drained by then). */
   protected override async release(): Promise<void> {
     await this.listener?.stop();
-    await this.pool.end();
+    await this.conns.end();
   }
 
-  /** A pooled connection failed (server gone, terminated, network): counted and logged; the pool replaces it. */
-  private onConnectionError(err: Error): void {
-    this.connectionErrors++;
-    this.log?.warn({ target: this.target, err: err.message }, 'PostgreSQL connection lost');
-  }
-
-  /** The error a caller sees: names the server, keeps the SQLSTATE as `code`. */
-  private wrap(what: string, err: unknown): Error {
-    const e = err as { message?: string; code?: string };
-    const reason = e?.message || e?.code || String(err);
-    return Object.assign(new Error(`PostgreSQL ${this.target}: ${what} failed: ${reason}`, { cause: err }), e?.code ? { code: e.code } : {});
-  }
-
-  /** Runs a read on a pooled connection; once more on a fresh one when the connection was lost. */
-  private async read(what: string, query: pg.QueryConfig & { rowMode?: 'array' }): Promise<pg.QueryResult> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.pool.query(query as pg.QueryConfig);
-      } catch (err) {
-        if (attempt === 1 && isConnectionLoss(err) && !this.isClosed) {
-          this.retries++;
-          continue;
-        }
-        throw this.wrap(what, err);
-      }
-    }
+  /** Runs a read on a pooled connection; once more on a fresh one when the connection was lost (pg-pool.ts). */
+  private read(what: string, query: pg.QueryConfig & { rowMode?: 'array' }): Promise<pg.QueryResult> {
+    return this.conns.read(what, query, () => this.isClosed);
   }
 
   /** Commits `flush` as one transaction (see {@link commitGroup}), then takes the next group. */
@@ -478,9 +325,9 @@ export class PostgresBackend extends GroupCommitBackend {
       try {
         const w = groupWrite(pending);
         let index = 0;
-        const rows = await this.transaction(async (client) => {
-          const n = await this.writeGroup(client, w);
-          index = await this.bumpIndex(client, [...w.deletes, ...w.putKeys]);
+        const rows = await this.writer.transaction(async (client) => {
+          const n = await this.writer.writeGroup(client, w);
+          index = await this.writer.bumpIndex(client, [...w.deletes, ...w.putKeys]);
           return n;
         });
         this.committed(index);
@@ -496,7 +343,7 @@ export class PostgresBackend extends GroupCommitBackend {
         // Nothing reached the server (BEGIN failed), or the server rolled it back for a
         // lock conflict with another server: the same group may simply run again.
         if (err instanceof BeginFailed ? attempt === 1 : isRetryableTxn(err) && attempt < 4) {
-          this.retries++;
+          this.conns.retries++;
           continue;
         }
         break;
@@ -513,7 +360,7 @@ export class PostgresBackend extends GroupCommitBackend {
       }
     }
     this.failedCommits++;
-    const err = failure instanceof FencedWriteError ? failure : this.wrap('write', failure instanceof BeginFailed ? failure.cause : failure);
+    const err = failure instanceof FencedWriteError ? failure : this.conns.wrap('write', failure instanceof BeginFailed ? failure.cause : failure);
     this.dropFromOverlay(flush);
     for (const p of pending) p.reject(err);
   }
@@ -525,14 +372,14 @@ export class PostgresBackend extends GroupCommitBackend {
     let rows = 0;
     let index = 0;
     const written = new Set<string>();
-    await this.transaction(async (client) => {
+    await this.writer.transaction(async (client) => {
       errors.length = 0;
       rows = 0;
       written.clear();
       for (const p of pending) {
         await client.query('SAVEPOINT cairn_call');
         try {
-          rows += await this.writeGroup(client, groupWrite([p]));
+          rows += await this.writer.writeGroup(client, groupWrite([p]));
           await client.query('RELEASE SAVEPOINT cairn_call');
           errors.push(null);
           for (const op of p.ops) written.add(op.key);
@@ -542,7 +389,7 @@ export class PostgresBackend extends GroupCommitBackend {
           errors.push(err);
         }
       }
-      if (written.size > 0) index = await this.bumpIndex(client, [...written].sort(compareKeys));
+      if (written.size > 0) index = await this.writer.bumpIndex(client, [...written].sort(compareKeys));
       return 0;
     });
     this.committed(index);
@@ -554,96 +401,13 @@ export class PostgresBackend extends GroupCommitBackend {
       if (err === null) {
         this.writes++;
         pending[i].resolve();
-      } else pending[i].reject(this.wrap('write', err));
+      } else pending[i].reject(this.conns.wrap('write', err));
     }
-  }
-
-  /**
-   * `BEGIN`, `fn`, `COMMIT` on one pooled connection; resolves with what `fn` resolved
-   * to once `COMMIT` returned. Rolls back when `fn` fails.
-   * @throws {BeginFailed} when the connection or `BEGIN` failed (nothing was written);
-   *   {@link CommitOutcomeUnknown} when the connection was lost during `COMMIT`; else the
-   *   error of `fn` or of `COMMIT`.
-   */
-  private async transaction(fn: (client: pg.PoolClient) => Promise<number>): Promise<number> {
-    if (this.fence === 'closed') throw new FencedWriteError('this server is not the active one: writes are refused');
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw new BeginFailed('connect', { cause: err });
-    }
-    let lost: unknown;
-    try {
-      try {
-        await client.query('BEGIN');
-      } catch (err) {
-        lost = err;
-        throw new BeginFailed('BEGIN', { cause: err });
-      }
-      let out: number;
-      try {
-        await this.checkFence(client);
-        out = await fn(client);
-      } catch (err) {
-        if (isConnectionLoss(err)) lost = err;
-        else await client.query('ROLLBACK').catch((e: unknown) => (lost = e));
-        throw err;
-      }
-      let res: pg.QueryResult;
-      try {
-        res = await client.query('COMMIT');
-      } catch (err) {
-        if (!isConnectionLoss(err)) throw err;
-        lost = err;
-        throw new CommitOutcomeUnknown(
-          `the connection was lost during COMMIT, so the write may or may not be stored: ${(err as Error).message}`,
-          { cause: err },
-        );
-      }
-      // COMMIT of a transaction that failed inside answers ROLLBACK, not an error.
-      if (res.command !== 'COMMIT') throw new Error(`the transaction was rolled back (${res.command})`);
-      return out;
-    } finally {
-      client.release(lost === undefined ? undefined : lost instanceof Error ? lost : new Error(String(lost)));
-    }
-  }
-
-  /** Inside a write transaction: the HA term must still be ours (see pg-lock.ts); FOR SHARE holds a new active's bump back until we commit. */
-  private async checkFence(client: pg.PoolClient): Promise<void> {
-    const fence = this.fence;
-    if (fence === undefined) return;
-    if (fence === 'closed') throw new FencedWriteError('this server is not the active one: writes are refused');
-    const r = await client.query<{ term: string }>({ name: 'cairn-fence', text: this.sql.fence });
-    const term = r.rows.length === 0 ? undefined : Number(r.rows[0].term);
-    if (term !== fence) {
-      throw new FencedWriteError(`another server is active now (term ${String(term)}, ours ${fence}): writes are refused`);
-    }
-  }
-
-  /** Inside a write transaction: moves the commit index and notifies `keys` (delivered at COMMIT; pg-listen.ts). */
-  private async bumpIndex(client: pg.PoolClient, keys: readonly string[]): Promise<number> {
-    const r = await client.query({ name: 'cairn-bump-index', text: this.sql.bumpIndex, values: [this.channel, keysPayload(keys)], rowMode: 'array' });
-    return Number(r.rows[0][0]);
   }
 
   /** After a COMMIT returned (a rolled-back transaction's index is never counted), before its callers are told. */
   private committed(index: number): void {
     this.seenIndex = Math.max(this.seenIndex, index);
-  }
-
-  /** The group's two statements on `client`; resolves with the rows they touched. */
-  private async writeGroup(client: pg.PoolClient, w: GroupWrite): Promise<number> {
-    let rows = 0;
-    if (w.deletes.length > 0) {
-      const r = await client.query({ name: 'cairn-del', text: this.sql.del, values: [w.deletes] });
-      rows += r.rowCount ?? 0;
-    }
-    if (w.putKeys.length > 0) {
-      const r = await client.query({ name: 'cairn-upsert', text: this.sql.upsert, values: [w.putKeys, w.putValues] });
-      rows += r.rowCount ?? 0;
-    }
-    return rows;
   }
 
   /**
@@ -669,21 +433,4 @@ export class PostgresBackend extends GroupCommitBackend {
       if (!(res.rows as [string][]).some(([key]) => overlay.get(key) !== null)) names.delete(name);
     }
   }
-}
-
-/** The final state of a group's keys (later ops win), split into deletes and upserts, byte-sorted. */
-function groupWrite(pending: readonly PendingWrite[]): GroupWrite {
-  const last = new Map<string, Buffer | null>();
-  for (const p of pending) for (const op of p.ops) last.set(op.key, op.value);
-  const keys = [...last.keys()].sort(compareKeys);
-  const w: GroupWrite = { deletes: [], putKeys: [], putValues: [] };
-  for (const key of keys) {
-    const value = last.get(key)!;
-    if (value === null) w.deletes.push(key);
-    else {
-      w.putKeys.push(key);
-      w.putValues.push(value);
-    }
-  }
-  return w;
 }

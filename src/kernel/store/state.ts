@@ -34,165 +34,44 @@
  * ({@link StateStore.reload}). A failed write does not stop a shared store for good: it
  * refuses writes until a reload from the database succeeded.
  *
+ * This file holds the store itself (reads, commits, durability order, shared-mode sync);
+ * beside it: state-api.ts (its types and errors), state-tables.ts (the tables and indexes
+ * in memory), state-txn.ts (a transaction's staging), state-watch.ts (blocking-query
+ * watches), state-log.ts (the storage layout and the sync queue).
+ *
  * @module
  */
 import type { Backend, BackendOp } from './backend.js';
-import { listRecursive } from './view.js';
+import {
+  StateStoreFailed,
+  StateStoreReadOnly,
+  type ChangeBatch,
+  type Indexed,
+  type StateChange,
+  type StateCodec,
+  type StateStoreOptions,
+  type TableSpec,
+  type Txn,
+} from './state-api.js';
+import { docKey, LOG_KEEP, logKey, META_INDEX, metaTableKey, readPrefix, SyncQueue, type LogEntry, type SyncKind } from './state-log.js';
+import { lowerBound, StateTables, type Doc, type Table } from './state-tables.js';
+import { stageTxn } from './state-txn.js';
+import { StateWatches } from './state-watch.js';
 
-/** Every key under `prefix` with its value: one range read when the Backend has {@link Backend.entries} (SQLite and PostgreSQL do; a view does not). */
-async function readPrefix(backend: Backend, prefix: string): Promise<Array<[string, Uint8Array]>> {
-  if (backend.entries) return backend.entries(prefix);
-  const out: Array<[string, Uint8Array]> = [];
-  for (const key of await listRecursive(backend, prefix)) {
-    const raw = await backend.get(key);
-    if (raw) out.push([key, raw]);
-  }
-  return out;
-}
+export { StateConflict, StateStoreFailed, StateStoreReadOnly } from './state-api.js';
+export type { ChangeBatch, Indexed, StateChange, StateCodec, StateStoreOptions, TableSpec, Txn } from './state-api.js';
+export { LOG_KEEP } from './state-log.js';
 
-/** Fields every stored document has. */
-export interface Indexed {
-  CreateIndex: number;
-  ModifyIndex: number;
-}
-
-/** One declared table: its name and its secondary unique indexes. */
-export interface TableSpec {
-  readonly name: string;
-  /**
-   * Unique secondary indexes: index name → key of a document (undefined = not indexed).
-   * A transaction that would give two documents one key fails with {@link StateConflict}.
-   */
-  readonly indexes?: Readonly<Record<string, (doc: never) => string | undefined>>;
-}
-
-/** Encodes stored documents (e.g. encryption at rest). Default: UTF-8 JSON as is. */
-export interface StateCodec {
-  encode(plain: Uint8Array): Uint8Array;
-  /** @throws when the bytes cannot be decoded (wrong key, corruption). */
-  decode(stored: Uint8Array): Uint8Array;
-}
-
-/** One change of a committed batch. `doc` is absent for a delete. */
-export interface StateChange {
-  readonly table: string;
-  readonly id: string;
-  readonly op: 'put' | 'delete';
-  readonly doc?: Readonly<Indexed & Record<string, unknown>>;
-  readonly previous?: Readonly<Indexed & Record<string, unknown>>;
-}
-
-/** A committed transaction as the change feed delivers it. */
-export interface ChangeBatch {
-  readonly index: number;
-  readonly changes: readonly StateChange[];
-  /**
-   * What kind of write this was, as the caller of {@link StateStore.txn} named it (the
-   * scheduler names its writes the way the reference names its raft messages, and its event
-   * stream types events by it: reference/sched.md §3.4); absent when unnamed.
-   */
-  readonly label?: string;
-}
-
-/** A unique-index violation: `message` names the table, index and key. */
-export class StateConflict extends Error {}
-
-/** The store refuses writes after a Backend failure (see the module doc). */
-export class StateStoreFailed extends Error {}
-
-/** A write on a shared store that is not the leader's (see {@link StateStore.setWritable}). */
-export class StateStoreReadOnly extends Error {}
-
-/** Options of {@link StateStore.open}. */
-export interface StateStoreOptions {
-  /** Shared mode (see the module doc): writes keep a log for the other servers; default false. */
-  readonly shared?: boolean;
-}
-
-/** How many log entries a shared store keeps (a follower further behind reloads everything). */
-export const LOG_KEEP = 10_000;
-
-/** Reads and writes inside one transaction. Writes are seen by the later reads of the same transaction. */
-export interface Txn {
-  /** The index this transaction will commit at. */
-  readonly index: number;
-  get<T>(table: string, id: string): (T & Indexed) | undefined;
-  getBy<T>(table: string, index: string, key: string): (T & Indexed) | undefined;
-  list<T>(table: string): (T & Indexed)[];
-  /**
-   * The documents of `table` whose id starts with `prefix`, in id order: O(log n + k) (a
-   * binary search in the sorted ids, and this transaction's own writes), where
-   * {@link list} sorts the whole table.
-   */
-  listPrefix<T>(table: string, prefix: string): (T & Indexed)[];
-  /**
-   * Stores `doc` at `id`: `CreateIndex` is kept from the existing document (or set to
-   * this index), `ModifyIndex` set to this index. Returns the stored document.
-   * @throws {StateConflict} on a unique-index clash.
-   */
-  put<T extends object>(table: string, id: string, doc: T): T & Indexed;
-  /** Deletes `id`; false when there was none (the table index does not move then). */
-  delete(table: string, id: string): boolean;
-}
-
-type Doc = Indexed & Record<string, unknown>;
-
-interface Table {
-  readonly spec: TableSpec;
-  readonly docs: Map<string, Doc>;
-  /** index name → key → id */
-  readonly unique: Map<string, Map<string, string>>;
-  /** Index of the last change to this table, durable or not (memory). */
-  index: number;
-  /** Index of the last durable, announced change to this table. */
-  committedIndex: number;
-  /**
-   * The ids in ascending order: built on the first ordered read, then kept up to date by
-   * every commit (a binary search and one splice per new or deleted id), so an ordered read
-   * never sorts the table again and a scan can start anywhere in O(log n).
-   */
-  sorted: string[] | undefined;
-}
-
-interface Waiter {
-  readonly tables: readonly string[];
-  readonly after: number;
-  /** Ends the wait (the argument is ignored: the current index is reported). */
-  readonly resolve: (ignored: number) => void;
-}
-
-const META_INDEX = '_meta/index';
-const metaTableKey = (t: string) => `_meta/table/${t}`;
-const LOG_PREFIX = '_log/';
-/** Log keys sort by index: fixed-width decimal. */
-const logKey = (index: number) => `${LOG_PREFIX}${String(index).padStart(16, '0')}`;
-/** What a sync does: follow the log; also check for a gap; reload everything. */
-type SyncKind = 'tail' | 'full' | 'reload';
-const SYNC_STRENGTH: Readonly<Record<SyncKind, number>> = { tail: 0, full: 1, reload: 2 };
-/** A log entry as stored (through the codec). */
-interface LogEntry {
-  readonly index: number;
-  readonly label?: string;
-  readonly changes: ReadonlyArray<{ table: string; id: string; op: 'put' | 'delete'; doc?: Doc }>;
-}
-const docKey = (t: string, id: string) => `${t}/${encodeURIComponent(id)}`;
 const plainCodec: StateCodec = { encode: (b) => b, decode: (b) => b };
 
 /** See the module documentation. Open with {@link StateStore.open}. */
 export class StateStore {
-  private readonly tables = new Map<string, Table>();
+  private readonly tables: StateTables;
   private latest = 0;
   /** Highest index whose batch is durable and announced. */
   private committed = 0;
   private failure: Error | undefined;
-  /** Open watches: a Set, so that ending one is O(1) when a change wakes a thousand. */
-  private readonly waiters = new Set<Waiter>();
-  /**
-   * The watches of each abort signal: one `'abort'` listener per signal ends them all, where
-   * one listener per watch cost O(n) per watch in Node's EventTarget (its add and remove
-   * scan the listeners) and warned of a leak past ten.
-   */
-  private readonly bySignal = new WeakMap<AbortSignal, Set<Waiter>>();
+  private readonly watches = new StateWatches((...tables) => this.tableIndex(...tables));
   private readonly subscribers = new Set<(b: ChangeBatch) => void>();
   /** Batches durable but waiting for an earlier index to become durable, by index. */
   private readonly durable = new Map<number, ChangeBatch>();
@@ -200,9 +79,8 @@ export class StateStore {
   private writable: boolean;
   /** Batches handed to the Backend and not yet settled (a reload waits for them). */
   private readonly inFlight = new Set<Promise<unknown>>();
-  /** The catch-up or reload running now, and the one queued behind it ({@link scheduleSync}). */
-  private running: Promise<void> | undefined;
-  private queued: { kind: SyncKind; promise: Promise<void> } | undefined;
+  /** The catch-up or reload running now, and the one queued behind it. */
+  private readonly syncs = new SyncQueue((kind) => this.runSync(kind));
   private readonly reloadListeners = new Set<(index: number) => void>();
 
   private constructor(
@@ -212,10 +90,7 @@ export class StateStore {
     private readonly shared: boolean,
   ) {
     this.writable = !shared;
-    for (const spec of specs) {
-      if (!/^[a-z][a-z0-9_-]*$/.test(spec.name)) throw new Error(`state table name "${spec.name}" must be lower-case letters, digits, "-" or "_"`);
-    }
-    this.resetTables();
+    this.tables = new StateTables(specs);
   }
 
   /**
@@ -227,15 +102,6 @@ export class StateStore {
     const store = new StateStore(backend, codec, specs, options.shared === true);
     await store.load();
     return store;
-  }
-
-  /** Empty tables for every declared spec. */
-  private resetTables(): void {
-    this.tables.clear();
-    for (const spec of this.specs) {
-      const unique = new Map(Object.keys(spec.indexes ?? {}).map((k) => [k, new Map<string, string>()]));
-      this.tables.set(spec.name, { spec, docs: new Map(), unique, index: 0, committedIndex: 0, sorted: undefined });
-    }
   }
 
   private decode(key: string, b: Uint8Array): unknown {
@@ -259,14 +125,11 @@ export class StateStore {
       }
       loaded.set(spec.name, { index: ti ? (this.decode(metaTableKey(spec.name), ti) as number) : 0, docs });
     }
-    this.resetTables();
+    this.tables.reset();
     for (const [name, { index, docs }] of loaded) {
       const t = this.table(name);
       t.index = t.committedIndex = index;
-      for (const [id, doc] of docs) {
-        t.docs.set(id, doc);
-        this.indexInsert(t, id, doc);
-      }
+      for (const [id, doc] of docs) this.tables.insertLoaded(t, id, doc);
     }
     this.latest = this.committed = latest;
     this.durable.clear();
@@ -302,7 +165,7 @@ export class StateStore {
   /** The document whose unique index `index` has key `key`. */
   getBy<T>(table: string, index: string, key: string): (T & Indexed) | undefined {
     const t = this.table(table);
-    const id = this.uniqueOf(t, index).get(key);
+    const id = this.tables.uniqueOf(t, index).get(key);
     return id === undefined ? undefined : (t.docs.get(id) as T & Indexed);
   }
 
@@ -314,13 +177,13 @@ export class StateStore {
   /** Every document of `table`, ordered by id. */
   list<T>(table: string): (T & Indexed)[] {
     const t = this.table(table);
-    return this.sortedIds(t).map((id) => t.docs.get(id) as T & Indexed);
+    return this.tables.sortedIds(t).map((id) => t.docs.get(id) as T & Indexed);
   }
 
   /** The documents of `table` whose id starts with `prefix`, in id order (O(log n + k)). */
   listPrefix<T>(table: string, prefix: string): (T & Indexed)[] {
     const t = this.table(table);
-    return this.idsWithPrefix(t, prefix).map((id) => t.docs.get(id) as T & Indexed);
+    return this.tables.idsWithPrefix(t, prefix).map((id) => t.docs.get(id) as T & Indexed);
   }
 
   /**
@@ -331,24 +194,11 @@ export class StateStore {
    */
   *scan<T>(table: string, fromId = ''): Generator<T & Indexed> {
     const t = this.table(table);
-    const ids = this.sortedIds(t);
+    const ids = this.tables.sortedIds(t);
     for (let i = fromId === '' ? 0 : lowerBound(ids, fromId); i < ids.length; i++) {
       const doc = t.docs.get(ids[i]!);
       if (doc) yield doc as T & Indexed;
     }
-  }
-
-  private sortedIds(t: Table): string[] {
-    t.sorted ??= [...t.docs.keys()].sort();
-    return t.sorted;
-  }
-
-  /** The ids of `t` that start with `prefix`, in order. */
-  private idsWithPrefix(t: Table, prefix: string): string[] {
-    const ids = this.sortedIds(t);
-    const out: string[] = [];
-    for (let i = lowerBound(ids, prefix); i < ids.length && ids[i]!.startsWith(prefix); i++) out.push(ids[i]!);
-    return out;
   }
 
   /**
@@ -363,68 +213,7 @@ export class StateStore {
     if (this.failure) throw new StateStoreFailed(`state store stopped after a storage failure: ${this.failure.message}`);
     if (!this.writable) throw new StateStoreReadOnly('this server is not the leader: its state is read-only');
     const index = this.latest + 1;
-    const staged = new Map<string, Map<string, Doc | null>>();
-    const changes: StateChange[] = [];
-    const self = this;
-    const current = (table: string, id: string): Doc | undefined => {
-      const s = staged.get(table)?.get(id);
-      return s === null ? undefined : (s ?? self.table(table).docs.get(id));
-    };
-    /** Id of the document holding `key` in unique index `name`, staged writes included. */
-    const holder = (table: string, name: string, key: string): string | undefined => {
-      const t = self.table(table);
-      const keyOf = t.spec.indexes?.[name];
-      if (!keyOf) throw new Error(`state store: table "${table}" has no index "${name}"`);
-      for (const [id, d] of staged.get(table) ?? []) if (d && keyOf(d as never) === key) return id;
-      const id = self.uniqueOf(t, name).get(key);
-      return id === undefined || staged.get(table)?.has(id) ? undefined : id;
-    };
-    const tx: Txn = {
-      index,
-      get: <T>(table: string, id: string) => current(table, id) as (T & Indexed) | undefined,
-      getBy: <T>(table: string, name: string, key: string) => {
-        const id = holder(table, name, key);
-        return id === undefined ? undefined : (current(table, id) as T & Indexed);
-      },
-      list: <T>(table: string) => {
-        const ids = new Set([...self.table(table).docs.keys(), ...(staged.get(table)?.keys() ?? [])]);
-        return [...ids].sort().flatMap((id) => {
-          const d = current(table, id);
-          return d ? [d as T & Indexed] : [];
-        });
-      },
-      listPrefix: <T>(table: string, prefix: string) => {
-        const ids = new Set(self.idsWithPrefix(self.table(table), prefix));
-        for (const id of staged.get(table)?.keys() ?? []) if (id.startsWith(prefix)) ids.add(id);
-        return [...ids].sort().flatMap((id) => {
-          const d = current(table, id);
-          return d ? [d as T & Indexed] : [];
-        });
-      },
-      put: <T extends object>(table: string, id: string, doc: T) => {
-        const t = self.table(table);
-        const previous = current(table, id);
-        const stored = { ...doc, CreateIndex: previous?.CreateIndex ?? index, ModifyIndex: index } as unknown as Doc;
-        for (const [name, keyOf] of Object.entries(t.spec.indexes ?? {})) {
-          const key = keyOf(stored as never);
-          if (key === undefined) continue;
-          const other = holder(table, name, key);
-          if (other !== undefined && other !== id) throw new StateConflict(`${table}: ${name} "${key}" is already in use`);
-        }
-        if (!staged.has(table)) staged.set(table, new Map());
-        staged.get(table)!.set(id, stored);
-        changes.push({ table, id, op: 'put', doc: stored, previous });
-        return stored as unknown as T & Indexed;
-      },
-      delete: (table: string, id: string) => {
-        const previous = current(table, id);
-        if (!previous) return false;
-        if (!staged.has(table)) staged.set(table, new Map());
-        staged.get(table)!.set(id, null);
-        changes.push({ table, id, op: 'delete', previous });
-        return true;
-      },
-    };
+    const { tx, staged, changes } = stageTxn(this.tables, index);
     const result = fn(tx);
     if (changes.length === 0) return { result, index: this.latest };
 
@@ -441,18 +230,8 @@ export class StateStore {
       t.index = index;
       ops.push({ key: metaTableKey(table), value: this.encode(index) });
       for (const [id, doc] of docs) {
-        const before = t.docs.get(id);
-        if (before) this.indexRemove(t, id, before);
-        if (doc) {
-          t.docs.set(id, doc);
-          this.indexInsert(t, id, doc);
-          if (!before && t.sorted) t.sorted.splice(lowerBound(t.sorted, id), 0, id);
-          ops.push({ key: docKey(table, id), value: this.encode(doc) });
-        } else {
-          t.docs.delete(id);
-          if (before && t.sorted) t.sorted.splice(lowerBound(t.sorted, id), 1);
-          ops.push({ key: docKey(table, id) });
-        }
+        this.tables.apply(t, id, doc);
+        ops.push(doc ? { key: docKey(table, id), value: this.encode(doc) } : { key: docKey(table, id) });
       }
     }
     const write = this.backend.batch(ops);
@@ -463,7 +242,7 @@ export class StateStore {
       if (!this.failure) {
         this.failure = err as Error;
         // Memory may now hold what the database does not: reload (retried by the next catchUp).
-        if (this.shared) void this.scheduleSync('reload').catch(() => undefined);
+        if (this.shared) void this.syncs.schedule('reload').catch(() => undefined);
       }
       throw err;
     } finally {
@@ -498,7 +277,7 @@ export class StateStore {
    * @throws the Backend's error (the store stays as it was, consistent up to some index).
    */
   catchUp(full = false): Promise<void> {
-    return this.scheduleSync(full ? 'full' : 'tail');
+    return this.syncs.schedule(full ? 'full' : 'tail');
   }
 
   /**
@@ -508,42 +287,13 @@ export class StateStore {
    * not announced on the change feed.
    */
   reload(): Promise<void> {
-    return this.scheduleSync('reload');
+    return this.syncs.schedule('reload');
   }
 
   /** Calls `listener` with the new index after every {@link reload}; returns the unsubscriber. */
   onReload(listener: (index: number) => void): () => void {
     this.reloadListeners.add(listener);
     return () => this.reloadListeners.delete(listener);
-  }
-
-  /**
-   * Runs a sync of `kind` now, or, when one is running, once after it: callers arriving
-   * during a run share that one follow-up, which does the strongest kind any of them asked.
-   */
-  private scheduleSync(kind: SyncKind): Promise<void> {
-    if (!this.running) return this.startSync(kind);
-    if (this.queued) {
-      this.queued.kind = SYNC_STRENGTH[kind] > SYNC_STRENGTH[this.queued.kind] ? kind : this.queued.kind;
-      return this.queued.promise;
-    }
-    const queued: { kind: SyncKind; promise: Promise<void> } = { kind, promise: Promise.resolve() };
-    queued.promise = this.running
-      .catch(() => undefined)
-      .then(() => {
-        this.queued = undefined;
-        return this.startSync(queued.kind);
-      });
-    this.queued = queued;
-    return queued.promise;
-  }
-
-  private startSync(kind: SyncKind): Promise<void> {
-    const run = this.runSync(kind).finally(() => {
-      if (this.running === run) this.running = undefined;
-    });
-    this.running = run;
-    return run;
   }
 
   private async runSync(kind: SyncKind): Promise<void> {
@@ -559,7 +309,7 @@ export class StateStore {
   /** Loads the whole state and tells watches and reload listeners. */
   private async reloadNow(): Promise<void> {
     await this.load();
-    for (const w of [...this.waiters]) w.resolve(0);
+    this.watches.wakeAll();
     for (const l of this.reloadListeners) {
       try {
         l(this.latest);
@@ -596,18 +346,10 @@ export class StateStore {
     const changes: StateChange[] = [];
     for (const c of entry.changes) {
       const t = this.table(c.table);
-      const before = t.docs.get(c.id);
-      if (before) this.indexRemove(t, c.id, before);
-      if (c.op === 'put' && c.doc) {
-        t.docs.set(c.id, c.doc);
-        this.indexInsert(t, c.id, c.doc);
-        if (!before && t.sorted) t.sorted.splice(lowerBound(t.sorted, c.id), 0, c.id);
-        changes.push({ table: c.table, id: c.id, op: 'put', doc: c.doc, previous: before });
-      } else {
-        t.docs.delete(c.id);
-        if (before && t.sorted) t.sorted.splice(lowerBound(t.sorted, c.id), 1);
-        changes.push({ table: c.table, id: c.id, op: 'delete', previous: before });
-      }
+      const put = c.op === 'put' && c.doc ? c.doc : null;
+      const before = this.tables.apply(t, c.id, put);
+      if (put) changes.push({ table: c.table, id: c.id, op: 'put', doc: put, previous: before });
+      else changes.push({ table: c.table, id: c.id, op: 'delete', previous: before });
       t.index = entry.index;
     }
     this.latest = entry.index;
@@ -616,7 +358,7 @@ export class StateStore {
 
   /** Watches waiting now ({@link watch}): the open blocking queries (metrics). */
   get openWatches(): number {
-    return this.waiters.size;
+    return this.watches.size;
   }
 
   /**
@@ -625,33 +367,7 @@ export class StateStore {
    * when `signal` aborts. Resolves at once when the index is already above `afterIndex`.
    */
   watch(tables: readonly string[], afterIndex: number, timeoutMs: number, signal?: AbortSignal): Promise<number> {
-    const now = this.tableIndex(...tables);
-    if (now > afterIndex || timeoutMs <= 0 || signal?.aborted) return Promise.resolve(now);
-    return new Promise((resolve) => {
-      const aborting = signal && this.watchesOf(signal);
-      const done = () => {
-        clearTimeout(timer);
-        aborting?.delete(waiter);
-        this.waiters.delete(waiter);
-        resolve(this.tableIndex(...tables));
-      };
-      const waiter: Waiter = { tables, after: afterIndex, resolve: done };
-      const timer = setTimeout(done, timeoutMs);
-      aborting?.add(waiter);
-      this.waiters.add(waiter);
-    });
-  }
-
-  /** The open watches ended by `signal`, listening on it the first time. */
-  private watchesOf(signal: AbortSignal): Set<Waiter> {
-    let watches = this.bySignal.get(signal);
-    if (!watches) {
-      const set = new Set<Waiter>();
-      signal.addEventListener('abort', () => [...set].forEach((w) => w.resolve(0)), { once: true });
-      this.bySignal.set(signal, set);
-      watches = set;
-    }
-    return watches;
+    return this.watches.watch(tables, afterIndex, timeoutMs, signal);
   }
 
   /**
@@ -679,7 +395,7 @@ export class StateStore {
           // A subscriber's failure must not stop the others or the commit.
         }
       }
-      for (const w of [...this.waiters]) if (w.tables.some((t) => touched.has(t)) && this.tableIndex(...w.tables) > w.after) w.resolve(0);
+      this.watches.wake(touched);
     }
   }
 
@@ -688,40 +404,6 @@ export class StateStore {
   }
 
   private table(name: string): Table {
-    const t = this.tables.get(name);
-    if (!t) throw new Error(`state store: no table "${name}"`);
-    return t;
+    return this.tables.table(name);
   }
-
-  private uniqueOf(t: Table, name: string): Map<string, string> {
-    const m = t.unique.get(name);
-    if (!m) throw new Error(`state store: table "${t.spec.name}" has no index "${name}"`);
-    return m;
-  }
-
-  private indexInsert(t: Table, id: string, doc: Doc): void {
-    for (const [name, keyOf] of Object.entries(t.spec.indexes ?? {})) {
-      const key = keyOf(doc as never);
-      if (key !== undefined) t.unique.get(name)!.set(key, id);
-    }
-  }
-
-  private indexRemove(t: Table, id: string, doc: Doc): void {
-    for (const [name, keyOf] of Object.entries(t.spec.indexes ?? {})) {
-      const key = keyOf(doc as never);
-      if (key !== undefined && t.unique.get(name)!.get(key) === id) t.unique.get(name)!.delete(key);
-    }
-  }
-}
-
-/** The first position in sorted `ids` whose id is ≥ `id` (string order, as `Array#sort`). */
-function lowerBound(ids: readonly string[], id: string): number {
-  let lo = 0;
-  let hi = ids.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ids[mid]! < id) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

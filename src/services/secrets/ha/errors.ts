@@ -7,7 +7,7 @@ import { CairnError } from '../../../kernel/http/index.js';
 
 /**
  * Whether `err` (or a cause of it) is the storage fence refusing a write: this server lost
- * activeness while serving the request (kernel/store/postgres.ts `FencedWriteError`,
+ * activeness while serving the request (kernel/store/pg-errors.ts `FencedWriteError`,
  * `code: 'CAIRN_FENCED'`). Nothing of that write was stored.
  */
 export function isFencedWrite(err: unknown): boolean {

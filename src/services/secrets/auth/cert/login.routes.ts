@@ -9,40 +9,29 @@
  * @module
  */
 import { Type } from '@sinclair/typebox';
-import { forbidden } from '../../../../kernel/http/index.js';
-import { addressInCidrs } from '../../../../kernel/util/cidr.js';
 import type { SecretsPath } from '../../types.js';
-import { issueLoginToken } from '../login.js';
+import { loginRoute } from '../login-route.js';
 import { hexColons, matchClientCertificate } from './verify.js';
 
-const loginPath: SecretsPath = {
-  pattern: 'login',
+const loginPath: SecretsPath = loginRoute({
   synopsis: 'Log in with the TLS client certificate of the connection',
   description: 'Needs no token, but a TLS connection on which the client presented its certificate. Returns an `auth` block.',
   fields: { name: Type.String({ description: 'the trusted certificate entry to log in against; empty = any that matches' }) },
-  unauthenticated: true,
-  operations: {
-    update: {
-      summary: 'Log in',
-      handle: async (req) => {
-        const { name, entry, facts } = await matchClientCertificate(req, req.data.name === undefined ? '' : String(req.data.name));
-        if (entry.token_bound_cidrs?.length && !addressInCidrs(req.remoteAddress, entry.token_bound_cidrs)) throw forbidden();
-        return issueLoginToken(req, {
-          settings: entry,
-          meta: {
-            cert_name: name,
-            common_name: facts.commonName,
-            serial_number: facts.serialNumber,
-            subject_key_id: hexColons(facts.subjectKeyId),
-            authority_key_id: hexColons(facts.authorityKeyId),
-          },
-          name: entry.display_name,
-          loginPath: 'login',
-        });
-      },
+  find: (req) => matchClientCertificate(req, req.data.name === undefined ? '' : String(req.data.name)),
+  boundCidrs: ({ entry }) => entry.token_bound_cidrs,
+  token: (_req, { name, entry, facts }) => ({
+    settings: entry,
+    meta: {
+      cert_name: name,
+      common_name: facts.commonName,
+      serial_number: facts.serialNumber,
+      subject_key_id: hexColons(facts.subjectKeyId),
+      authority_key_id: hexColons(facts.authorityKeyId),
     },
-  },
-};
+    name: entry.display_name,
+    loginPath: 'login',
+  }),
+});
 
 /** The login path of the cert method. */
 export const certLoginPaths: readonly SecretsPath[] = [loginPath];

@@ -10,17 +10,16 @@
  */
 import { AuthnError, checkBoundClaims, getClaim, identityFromClaims, type Claims } from '../../../../kernel/authn/index.js';
 import { badRequest } from '../../../../kernel/http/index.js';
-import type { SecretsRequest, SecretsResult } from '../../types.js';
-import { issueLoginToken } from '../login.js';
+import type { LoginTokenOptions } from '../login.js';
 import type { JwtRole } from './roles.js';
 
 /**
- * Issues the login token for validated `claims` of role `roleName`.
+ * The login token to issue ({@link issueLoginToken}) for validated `claims` of role `roleName`.
  * Errors (400): `claim "<c>" not found in token`, `claim "<c>" could not be converted to string`,
  * `failed to fetch groups: "<g>" claim not found in token`, `"<g>" list claim could not be converted to string list`,
  * `error validating claims: claim "<c>" does not match any associated bound claim values`.
  */
-export async function loginWithClaims(req: SecretsRequest, roleName: string, role: JwtRole, claims: Claims, loginPath: string): Promise<SecretsResult> {
+export function claimsLoginToken(roleName: string, role: JwtRole, claims: Claims, loginPath: string): LoginTokenOptions {
   const user = role.user_claim.startsWith('/') ? getClaim(claims, role.user_claim) : claims[role.user_claim];
   if (user === undefined || user === null) throw badRequest(`claim "${role.user_claim}" not found in token`);
   if (typeof user !== 'string') throw badRequest(`claim "${role.user_claim}" could not be converted to string`);
@@ -39,5 +38,5 @@ export async function loginWithClaims(req: SecretsRequest, roleName: string, rol
     if (!(err instanceof AuthnError)) throw err;
     throw badRequest(err.message.startsWith('claim "') ? `error validating claims: ${err.message}` : err.message);
   }
-  return issueLoginToken(req, { settings: role, meta, name: user, loginPath });
+  return { settings: role, meta, name: user, loginPath };
 }

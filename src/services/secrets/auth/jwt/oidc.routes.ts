@@ -10,13 +10,14 @@
  * @module
  */
 import { Type } from '@sinclair/typebox';
-import { checkAudience, checkBoundSubject, type Claims } from '../../../../kernel/authn/index.js';
+import { checkAudience, checkBoundSubject } from '../../../../kernel/authn/index.js';
 import { badRequest } from '../../../../kernel/http/index.js';
-import type { SecretsPath, SecretsRequest, SecretsResult } from '../../types.js';
+import type { SecretsPath, SecretsRequest } from '../../types.js';
 import { readConfig } from './config.js';
 import { flowFor } from './engines.js';
 import { rethrowAuthn } from '../authn-errors.js';
-import { loginWithClaims } from './identity.js';
+import { loginHandler } from '../login-route.js';
+import { claimsLoginToken } from './identity.js';
 import { configAndRole } from './login.routes.js';
 import { jwtRolesOf } from './role.routes.js';
 
@@ -59,30 +60,31 @@ const authUrlPath: SecretsPath = {
 };
 
 /** Completes a login (GET with a query, or POST with a body: the same fields). */
-const completeLogin = async (req: SecretsRequest): Promise<SecretsResult> => {
-  const config = await readConfig(req.storage);
-  if (!config?.oidc_client_id) throw badRequest(NOT_CONFIGURED);
-  let claims: Claims;
-  let roleName: string;
-  try {
+const completeLogin = loginHandler({
+  find: async (req) => {
+    const config = await readConfig(req.storage);
+    if (!config?.oidc_client_id) throw badRequest(NOT_CONFIGURED);
+    return config;
+  },
+  tokenErrorPrefix: '',
+  verify: async (req, config) => {
     const flow = await flowFor(req.mount.uuid, config, now(req), req.core.log);
     const s = (k: string) => (req.data[k] === undefined ? '' : String(req.data[k]));
     const done = await flow.callback({ state: s('state'), code: s('code'), clientNonce: s('client_nonce') || undefined });
-    claims = done.claims;
-    roleName = done.payload.role;
-  } catch (err) {
-    rethrowAuthn(err, '');
-  }
-  const role = await jwtRolesOf(req).get(roleName);
-  if (!role) throw badRequest(`role "${roleName}" could not be found`);
-  try {
-    checkAudience(role.bound_audiences, claims.aud, false);
-    checkBoundSubject(role.bound_subject, claims);
-  } catch (err) {
-    rethrowAuthn(err);
-  }
-  return loginWithClaims(req, roleName, role, claims, 'oidc/callback');
-};
+    return { claims: done.claims, roleName: done.payload.role };
+  },
+  token: async (req, _config, { claims, roleName }) => {
+    const role = await jwtRolesOf(req).get(roleName);
+    if (!role) throw badRequest(`role "${roleName}" could not be found`);
+    try {
+      checkAudience(role.bound_audiences, claims.aud, false);
+      checkBoundSubject(role.bound_subject, claims);
+    } catch (err) {
+      rethrowAuthn(err);
+    }
+    return claimsLoginToken(roleName, role, claims, 'oidc/callback');
+  },
+});
 
 const callbackPath: SecretsPath = {
   pattern: 'oidc/callback',

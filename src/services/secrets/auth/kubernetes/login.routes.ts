@@ -10,67 +10,64 @@
  * @module
  */
 import { Type } from '@sinclair/typebox';
-import { globMatch, reviewServiceAccountToken, type ServiceAccountIdentity } from '../../../../kernel/authn/index.js';
+import { globMatch, reviewServiceAccountToken } from '../../../../kernel/authn/index.js';
 import { badRequest, forbidden } from '../../../../kernel/http/index.js';
-import { addressInCidrs } from '../../../../kernel/util/cidr.js';
 import type { SecretsPath } from '../../types.js';
-import { rethrowAuthn } from '../authn-errors.js';
-import { issueLoginToken } from '../login.js';
+import { loginRoute } from '../login-route.js';
 import { kernelConfig, readK8sConfig } from './config.routes.js';
 import { k8sRolesOf } from './role.routes.js';
 
 const allowed = (patterns: readonly string[], value: string) => patterns.some((p) => globMatch(p, value));
 
-const loginPath: SecretsPath = {
-  pattern: 'login',
+const loginPath: SecretsPath = loginRoute({
   synopsis: 'Log in with a Kubernetes service-account token',
   description: 'Needs no token. The JWT is reviewed by the configured API server (TokenReview). Returns an `auth` block.',
   fields: {
     role: Type.String({ description: 'the role to log in against' }),
     jwt: Type.String({ description: 'the service-account JWT' }),
   },
-  unauthenticated: true,
-  operations: {
-    update: {
-      summary: 'Log in',
-      handle: async (req) => {
-        const roleName = req.data.role === undefined ? '' : String(req.data.role);
-        if (!roleName) throw badRequest('missing role');
-        const jwt = req.data.jwt === undefined ? '' : String(req.data.jwt);
-        if (!jwt) throw badRequest('missing jwt');
-        const role = await k8sRolesOf(req).get(roleName);
-        if (!role) throw badRequest(`invalid role name "${roleName}"`);
-        if (role.token_bound_cidrs?.length && !addressInCidrs(req.remoteAddress, role.token_bound_cidrs)) throw forbidden();
-        const config = await readK8sConfig(req.storage);
-        if (!config) throw badRequest('could not load backend configuration');
-        let sa: ServiceAccountIdentity;
-        try {
-          sa = await reviewServiceAccountToken(kernelConfig(config), jwt, {
-            skipAccountLookup: true,
-            audiences: role.audience ? [role.audience] : undefined,
-          });
-        } catch (err) {
-          req.core.log.debug({ error: (err as Error).message }, 'kubernetes login refused by the token review');
-          rethrowAuthn(err, '');
-        }
-        if (!allowed(role.bound_service_account_names, sa.name)) throw forbidden('service account name not authorized');
-        if (!allowed(role.bound_service_account_namespaces, sa.namespace)) throw forbidden('namespace not authorized');
-        return issueLoginToken(req, {
-          settings: role,
-          meta: {
-            role: roleName,
-            service_account_name: sa.name,
-            service_account_namespace: sa.namespace,
-            service_account_uid: sa.uid,
-            service_account_secret_name: '',
-          },
-          name: `${sa.namespace}-${sa.name}`,
-          loginPath: 'login',
-        });
-      },
-    },
+  find: async (req) => {
+    const roleName = req.data.role === undefined ? '' : String(req.data.role);
+    if (!roleName) throw badRequest('missing role');
+    const jwt = req.data.jwt === undefined ? '' : String(req.data.jwt);
+    if (!jwt) throw badRequest('missing jwt');
+    const role = await k8sRolesOf(req).get(roleName);
+    if (!role) throw badRequest(`invalid role name "${roleName}"`);
+    return { roleName, jwt, role };
   },
-};
+  boundCidrs: ({ role }) => role.token_bound_cidrs,
+  tokenErrorPrefix: '',
+  verify: async (req, { jwt, role }) => {
+    // Read here, after the CIDR check: a client outside it gets 403 whatever the config.
+    const config = await readK8sConfig(req.storage);
+    if (!config) throw badRequest('could not load backend configuration');
+    try {
+      return await reviewServiceAccountToken(kernelConfig(config), jwt, {
+        skipAccountLookup: true,
+        audiences: role.audience ? [role.audience] : undefined,
+      });
+    } catch (err) {
+      req.core.log.debug({ error: (err as Error).message }, 'kubernetes login refused by the token review');
+      throw err;
+    }
+  },
+  token: (_req, { roleName, role }, sa) => {
+    if (!allowed(role.bound_service_account_names, sa.name)) throw forbidden('service account name not authorized');
+    if (!allowed(role.bound_service_account_namespaces, sa.namespace)) throw forbidden('namespace not authorized');
+    return {
+      settings: role,
+      meta: {
+        role: roleName,
+        service_account_name: sa.name,
+        service_account_namespace: sa.namespace,
+        service_account_uid: sa.uid,
+        service_account_secret_name: '',
+      },
+      name: `${sa.namespace}-${sa.name}`,
+      loginPath: 'login',
+    };
+  },
+});
 
 /** The login path of the kubernetes method. */
 export const k8sLoginPaths: readonly SecretsPath[] = [loginPath];
