@@ -10,7 +10,9 @@
 import { CairnError } from './errors.js';
 import { forwardRequest, type ForwardStyle } from './forward.js';
 import type { HttpRequest, HttpResponse, HttpService } from './server.js';
-import { BUILT_UI_DIR, UI_SECURITY_HEADERS, uiFile } from './ui-files.js';
+import { BUILT_UI_DIR, UI_PROXY_PREFIX, UI_SECURITY_HEADERS, uiFile } from './ui-files.js';
+
+export { UI_PROXY_PREFIX };
 
 /** The four services' sections of the UI. */
 export type UiSection = 'secrets' | 'mesh' | 'sched' | 'gateway';
@@ -28,9 +30,6 @@ export interface UiOptions {
   /** The built UI's folder; default {@link BUILT_UI_DIR}. */
   readonly root?: string;
 }
-
-/** Where the UI's proxied requests go: `/ui/proxy/<section>/v1/…` → `<address>/v1/…`. */
-export const UI_PROXY_PREFIX = '/ui/proxy/';
 
 /**
  * What a proxied request carries on (the services' token headers, `Authorization`, the
