@@ -72,7 +72,8 @@ async function runSecrets(app: App, file: string): Promise<number> {
           requestForwarding: !config.disableClustering,
           apiAddr: config.apiAddr,
           reopenAuditOnSighup: true,
-          ui: config.ui ? { self: 'secrets' } : undefined,
+          // `ui_services`: the other services' sections, proxied under /ui/proxy/<service>/.
+          ui: config.ui ? { self: 'secrets', others: () => config.uiServices ?? {} } : undefined,
         });
         firstUrl = service.listeners[0]?.url ?? '';
         return service;
