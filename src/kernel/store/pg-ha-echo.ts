@@ -3,10 +3,12 @@
  * lists "the active node and the peers that it's heard from since it became active"; its
  * standbys echo to the active node every 5 s over the cluster port and the active node
  * forgets a peer 15 s after its last echo). Cairn's servers share only the database, so a
- * standby's echo is a row it upserts in the side table `<table>_ha_nodes` every
- * {@link echoIntervalMs}; the active server reads the rows echoed since it took the lock
- * and within {@link ECHO_EXPIRY_ECHOES} intervals. Times are the database's (`now()`), so
- * the servers' clocks need not agree.
+ * standby's echo is a row it upserts in the side table `<table>_ha_nodes` every echo
+ * interval (pg-lock.ts `echo.intervalMs`, {@link DEFAULT_ECHO_INTERVAL_MS}); the active
+ * server reads the rows echoed since it took the lock and within {@link ECHO_EXPIRY_ECHOES}
+ * intervals, and deletes rows long silent (a server killed without a goodbye; every process
+ * echoes under a new id). Times are the database's (`now()`), so the servers' clocks need
+ * not agree.
  *
  * @module
  */
@@ -63,6 +65,16 @@ export async function writeEcho(query: Query, haNodesTable: string, echo: HaEcho
 /** Removes `nodeId`'s echo (a standby that stops or becomes active). @throws PostgreSQL's error. */
 export async function dropEcho(query: Query, haNodesTable: string, nodeId: string): Promise<void> {
   await query(`DELETE FROM ${haNodesTable} WHERE node_id = $1`, [nodeId]).catch((err: { code?: string }) => {
+    if (err?.code !== '42P01') throw err;
+  });
+}
+
+/** Rows silent this long are deleted by the active server, in ms (far past any listing). */
+export const ECHO_PRUNE_MS = 60 * 60_000;
+
+/** Deletes the echoes older than `olderThanMs` (servers gone for good). @throws PostgreSQL's error. */
+export async function pruneEchoes(query: Query, haNodesTable: string, olderThanMs: number): Promise<void> {
+  await query(`DELETE FROM ${haNodesTable} WHERE last_echo < now() - make_interval(secs => $1::double precision / 1000)`, [olderThanMs]).catch((err: { code?: string }) => {
     if (err?.code !== '42P01') throw err;
   });
 }

@@ -24,7 +24,7 @@
  */
 import pg from 'pg';
 import type { Logger } from '../log/logger.js';
-import { DEFAULT_ECHO_INTERVAL_MS, dropEcho, ECHO_EXPIRY_ECHOES, readEchoes, writeEcho, type HaEcho, type HaEchoRow } from './pg-ha-echo.js';
+import { DEFAULT_ECHO_INTERVAL_MS, dropEcho, ECHO_EXPIRY_ECHOES, ECHO_PRUNE_MS, pruneEchoes, readEchoes, writeEcho, type HaEcho, type HaEchoRow } from './pg-ha-echo.js';
 
 /** The leader row: who is active, since when, and its term. */
 export interface PgLeader {
@@ -96,6 +96,7 @@ export class PgHaLock {
   private cachedLeader: PgLeader | undefined;
   private contactAt = 0;
   private echoAt = 0;
+  private prunedAt = 0;
   private readonly retryMs: number;
 
   constructor(private readonly o: PgHaLockOptions) {
@@ -160,6 +161,10 @@ export class PgHaLock {
     const since = this.cachedLeader?.activeSince;
     if (!this.active || !since || !this.o.query || !this.o.haNodesTable || !this.o.echo) return [];
     const expiry = ECHO_EXPIRY_ECHOES * (this.o.echo.intervalMs ?? DEFAULT_ECHO_INTERVAL_MS);
+    if (Date.now() - this.prunedAt > ECHO_PRUNE_MS / 60) {
+      this.prunedAt = Date.now();
+      await pruneEchoes(this.o.query, this.o.haNodesTable, ECHO_PRUNE_MS);
+    }
     return readEchoes(this.o.query, this.o.haNodesTable, this.o.echo.nodeId, since, expiry);
   }
 
