@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { InitResponse, MountInfo, NamespaceInfo, SealStatus } from '../sdk/index.js';
+import type { HaStatus, InitResponse, MountInfo, NamespaceInfo, SealStatus } from '../sdk/index.js';
 import { columns, formatValue } from './format.js';
 
 /** Width the reference wraps its prose at. */
@@ -105,6 +105,15 @@ export function authListTable(mounts: Record<string, MountInfo>): string {
       return [path, m.type ?? '', m.accessor ?? '', m.description ?? '', version];
     });
   return columns(['Path', 'Type', 'Accessor', 'Description', 'Version'], rows);
+}
+
+/**
+ * The reference's `operator members` table: `Host Name`, `API Address`, `Cluster Address`,
+ * `Active Node`, `Version`, `Last Echo` (`n/a` for the active server), in the server's order.
+ */
+export function membersTable(status: HaStatus): string {
+  const rows = status.nodes.map((n) => [n.hostname, n.api_address, n.cluster_address, String(n.active_node), n.version, n.last_echo ?? '']);
+  return columns(['Host Name', 'API Address', 'Cluster Address', 'Active Node', 'Version', 'Last Echo'], rows);
 }
 
 /** A namespace as `namespace create` prints it: `Key`/`Value` rows of its fields, keys sorted. */

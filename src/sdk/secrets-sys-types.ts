@@ -77,3 +77,22 @@ export interface EnableAuthOptions {
   /** Do not replicate the method. */
   local?: boolean;
 }
+
+/** One server of `SysClient.haStatus` (`GET sys/ha-status`; the reference's `HANode`). */
+export interface HaNode {
+  hostname: string;
+  /** The server's API address (`api_addr`, or its first listener's URL). */
+  api_address: string;
+  cluster_address: string;
+  /** The active server (the one that answered); the others are standbys. */
+  active_node: boolean;
+  /** When the active server last heard from this standby (RFC 3339); `null` for the active server. */
+  last_echo: string | null;
+  version: string;
+  [extra: string]: unknown;
+}
+
+/** `GET sys/ha-status`: the active server first, then the standbys it heard from since it became active. */
+export interface HaStatus {
+  nodes: HaNode[];
+}

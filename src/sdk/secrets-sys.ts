@@ -7,9 +7,9 @@
  */
 import type { SecretsClient } from './secrets.js';
 import { SecretsApiError } from './secrets-errors.js';
-import type { EnableAuthOptions, HealthStatus, InitOptions, InitResponse, SealStatus } from './secrets-sys-types.js';
+import type { EnableAuthOptions, HaStatus, HealthStatus, InitOptions, InitResponse, SealStatus } from './secrets-sys-types.js';
 
-export type { EnableAuthOptions, HealthStatus, InitOptions, InitResponse, SealStatus } from './secrets-sys-types.js';
+export type { EnableAuthOptions, HaNode, HaStatus, HealthStatus, InitOptions, InitResponse, SealStatus } from './secrets-sys-types.js';
 
 /** One entry of the mount table. */
 export interface MountInfo {
@@ -155,6 +155,17 @@ export class SysClient {
     }
     const errors = typeof body === 'object' && body !== null && Array.isArray((body as { errors?: unknown }).errors) ? (body as { errors: unknown[] }).errors.map(String) : [];
     throw new SecretsApiError(res.status, errors, { method: 'GET', path: '/v1/sys/health' });
+  }
+
+  /**
+   * The HA status (`GET sys/ha-status`; needs `read` on `sys/ha-status`, root namespace
+   * only): the active server, then the standbys it heard from since it became active. A
+   * standby forwards the request to the active server. Without HA: the one server.
+   * @throws SecretsApiError 403 without permission, 503 sealed or no active server reachable.
+   */
+  async haStatus(): Promise<HaStatus> {
+    const res = await this.client.read<{ nodes: HaStatus['nodes'] }>('sys/ha-status');
+    return { nodes: res?.data?.nodes ?? [] };
   }
 
   private async unsealRequest(body: Record<string, unknown>): Promise<SealStatus> {

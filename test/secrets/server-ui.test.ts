@@ -17,10 +17,13 @@ const BIN = join(import.meta.dirname, '..', '..', 'src', 'cli', 'run.ts');
 const dir = mkdtempSync(join(tmpdir(), 'cairn-server-ui-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Starts `cairn secrets server` with `ui = true`; resolves with its child and listener URL. */
-function startWithUi(): Promise<{ child: ChildProcess; url: string }> {
-  const file = join(dir, 'secrets.hcl');
-  writeFileSync(file, `storage "sqlite" { path = "${join(dir, 'secrets.db')}" }\nlistener "tcp" {\n  address = "127.0.0.1:0"\n  tls_disable = true\n}\nui = true\n`);
+/**
+ * Starts `cairn secrets server` with `ui = true` (and `listener` keys `listenerExtra`, e.g.
+ * `require_request_header = true`); resolves with its child and listener URL.
+ */
+function startWithUi(name = 'secrets', listenerExtra = ''): Promise<{ child: ChildProcess; url: string }> {
+  const file = join(dir, `${name}.hcl`);
+  writeFileSync(file, `storage "sqlite" { path = "${join(dir, `${name}.db`)}" }\nlistener "tcp" {\n  address = "127.0.0.1:0"\n  tls_disable = true\n${listenerExtra}}\nui = true\n`);
   const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'secrets', 'server', `-config=${file}`], { stdio: ['ignore', 'ignore', 'pipe'] });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
@@ -47,6 +50,27 @@ describe('the secrets server and the web UI', () => {
     assert.equal((await fetch(`${url}/ui/proxy/mesh/v1/catalog/services`)).status, 404);
     // The API is unchanged beside it (sealed, uninitialised: seal status answers without a token).
     assert.equal((await fetch(`${url}/v1/sys/seal-status`)).status, 200);
+  });
+
+  it('require_request_header: the UI\'s pages load without the header; the API and the UI\'s proxy need it', { timeout: 60_000 }, async (t) => {
+    const { child, url } = await startWithUi('secrets-rrh', '  require_request_header = true\n');
+    t.after(() => child.kill('SIGKILL'));
+    for (const path of ['/ui', '/ui/', '/ui/secrets/kv/secret/', '/ui/config.json']) {
+      const res = await fetch(`${url}${path}`, { redirect: 'manual' });
+      assert.ok(res.status === 200 || res.status === 301, `${path}: ${res.status}`);
+    }
+    const index = await (await fetch(`${url}/ui/`)).text();
+    const script = /src="\/ui\/(assets\/[^"]+\.js)"/.exec(index)?.[1];
+    assert.ok(script, 'index.html names its script');
+    assert.equal((await fetch(`${url}/ui/${script}`)).status, 200);
+    // API paths keep the rule, the UI's proxy included (it is API traffic), and writes to /ui/ too.
+    for (const [method, path] of [['GET', '/v1/sys/seal-status'], ['GET', '/ui/proxy/mesh/v1/catalog/services'], ['POST', '/ui/config.json']]) {
+      const res = await fetch(`${url}${path}`, { method });
+      assert.equal(res.status, 412, `${method} ${path}`);
+      assert.deepEqual(await res.json(), { errors: ['missing "X-Secrets-Request" header'] });
+    }
+    const ok = await fetch(`${url}/v1/sys/seal-status`, { headers: { 'X-Secrets-Request': 'true' } });
+    assert.equal(ok.status, 200);
   });
 
   it('answers /ui/ with the API\'s 404 when the UI is off', async (t) => {

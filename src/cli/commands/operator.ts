@@ -1,6 +1,7 @@
 /**
  * `cairn operator init|unseal|seal` and `cairn status`: the seal lifecycle
- * (`sys/init`, `sys/unseal`, `sys/seal`, `sys/seal-status`), like the reference CLI's commands.
+ * (`sys/init`, `sys/unseal`, `sys/seal`, `sys/seal-status`), and `cairn operator members`
+ * (`sys/ha-status`), like the reference CLI's commands.
  *
  * Exit codes of `status`: 0 unsealed, 2 sealed, 1 error (reference).
  *
@@ -10,7 +11,7 @@ import type { Command } from 'commander';
 import type { SealStatus } from '../../sdk/index.js';
 import { UsageError, flagBool, parseNonNegativeInt } from '../args.js';
 import { type App, type CommandContext, leaf } from '../context.js';
-import { initText, sealStatusJson, sealStatusTable } from '../format-operator.js';
+import { initText, membersTable, sealStatusJson, sealStatusTable } from '../format-operator.js';
 
 function printStatus(ctx: CommandContext, status: SealStatus): void {
   if (ctx.format === 'json') ctx.json(sealStatusJson(status));
@@ -63,7 +64,16 @@ async function status(ctx: CommandContext): Promise<number> {
   return s.sealed ? 2 : 0;
 }
 
-/** Adds `operator init|unseal|seal` and `status` to `program`. */
+/** `operator members`: the active server and the standbys it heard from (`sys/ha-status`, root namespace). */
+async function members(ctx: CommandContext): Promise<number> {
+  if (ctx.args.length > 0) throw new UsageError(`too many arguments (expected 0, got ${ctx.args.length})`);
+  const status = await ctx.client().withNamespace(undefined).sys.haStatus();
+  if (ctx.format === 'json') ctx.json(status);
+  else ctx.out(membersTable(status));
+  return 0;
+}
+
+/** Adds `operator init|unseal|seal|members` and `status` to `program`. */
 export function addOperatorCommands(app: App, program: Command): void {
   const operator = program.command('operator').description('initialize, unseal and seal the secrets service');
 
@@ -78,6 +88,8 @@ export function addOperatorCommands(app: App, program: Command): void {
     .option('--reset [bool]', 'discard the shares submitted so far');
 
   leaf(app, operator.command('seal'), seal).description('seal the secrets service (needs root or sudo on sys/seal)');
+
+  leaf(app, operator.command('members'), members).description('list the active server and the standbys it heard from since it became active (sys/ha-status)');
 
   leaf(app, program.command('status'), status).description('print the seal status (exit 0 unsealed, 2 sealed, 1 error)');
 }

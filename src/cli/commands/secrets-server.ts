@@ -12,10 +12,13 @@
  *
  * @module
  */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import type { App } from '../context.js';
 import { addServerCommand, closing, runServer } from '../server-command.js';
 import type { Logger } from '../../kernel/log/logger.js';
+import { VERSION } from '../../kernel/version/index.js';
 import type { Backend, PostgresBackend } from '../../kernel/store/index.js';
 import type { SecretsStorageConfig } from '../../services/secrets/config.js';
 
@@ -50,6 +53,8 @@ async function runSecrets(app: App, file: string): Promise<number> {
                 address: () => config.apiAddr ?? firstUrl,
                 clusterAddress: () => config.clusterAddr ?? '',
                 retryMs: haRetryMs(app.env),
+                // A standby's echo to the active server (sys/ha-status): every 5 retries, 5 s by default as the reference's heartbeat.
+                echo: { nodeId: randomUUID(), hostname: hostname(), version: VERSION, intervalMs: 5 * haRetryMs(app.env) },
               }),
             }
           : undefined;
@@ -67,7 +72,8 @@ async function runSecrets(app: App, file: string): Promise<number> {
           requestForwarding: !config.disableClustering,
           apiAddr: config.apiAddr,
           reopenAuditOnSighup: true,
-          ui: config.ui ? { self: 'secrets' } : undefined,
+          // `ui_services`: the other services' sections, proxied under /ui/proxy/<service>/.
+          ui: config.ui ? { self: 'secrets', others: () => config.uiServices ?? {} } : undefined,
         });
         firstUrl = service.listeners[0]?.url ?? '';
         return service;

@@ -12,3 +12,4 @@ export { checkDocumentBounds } from './bounds.js';
 export { resolveSecretRef, type ConfigEnv } from './secret-ref.js';
 export * from './storage.js';
 export * from './listener-limits.js';
+export * from './ui-services.js';

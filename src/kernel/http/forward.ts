@@ -23,13 +23,20 @@ export interface ForwardStyle {
    * `X-Sched-CSI-Secrets`, which its volume delete and snapshot routes read); default none.
    */
   readonly pass?: RegExp;
+  /**
+   * Largest reply body passed back, in bytes (the web UI's proxy); a longer one fails as
+   * an error. Absent: unbounded (the services' own forwarding). A streamed reply (no
+   * `Content-Length`) is passed on as it arrives, unbounded either way.
+   */
+  readonly maxReplyBytes?: number;
 }
 
 /**
- * Sends `req` (method, path, query, body, token, the headers `style.pass` names) to `address` (`host:port`) and returns its
+ * Sends `req` (method, path, query, body, token, the headers `style.pass` names) to `address` (`host:port`, plain HTTP, or an
+ * `http(s)://host:port` base URL) and returns its
  * reply. `query` replaces the request's query when given (e.g. without `dc`); `extra` headers are sent as well (e.g. the mark of a request forwarded to the leader). A reply without
  * `Content-Length` (a stream) is passed on as it arrives, for as long as both sides keep it.
- * @throws {Error} `rpc error making call: …` when the server cannot be reached.
+ * @throws {Error} `rpc error making call: …` when the server cannot be reached; `reply larger than N bytes` past `style.maxReplyBytes`.
  */
 export async function forwardRequest(
   style: ForwardStyle,
@@ -54,7 +61,8 @@ export async function forwardRequest(
   const limit = setTimeout(() => abort.abort(new Error(`no reply within ${FORWARD_TIMEOUT_MS} ms`)), FORWARD_TIMEOUT_MS);
   let res: Response;
   try {
-    res = await fetch(`http://${address}${req.path}${q ? `?${q}` : ''}`, {
+    const base = /^https?:\/\//i.test(address) ? address.replace(/\/+$/, '') : `http://${address}`;
+    res = await fetch(`${base}${req.path}${q ? `?${q}` : ''}`, {
       method: req.method,
       headers,
       body: req.body.length > 0 ? new Uint8Array(req.body) : undefined,
@@ -93,6 +101,11 @@ export async function forwardRequest(
     };
   }
   try {
+    const max = style.maxReplyBytes;
+    if (max !== undefined && Number(res.headers.get('content-length')) > max) {
+      abort.abort();
+      throw new Error(`reply larger than ${max} bytes`);
+    }
     return { status: res.status, headers: out, body: Buffer.from(await res.arrayBuffer()) };
   } finally {
     clearTimeout(limit);

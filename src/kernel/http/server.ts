@@ -19,6 +19,7 @@ import { NUL_IN_NAME, StoreKeyError } from '../store/keys.js';
 import { capConnections, nodeHttpTimeouts, refuseHttpConnection, resolveLimits, type ConnectionLimits } from './connection-limits.js';
 import { CairnError } from './errors.js';
 import { createHttpServer, type ClientCertOptions } from './list-method.js';
+import { isUiAssetRequest } from './ui-files.js';
 
 /** Time in-flight requests get to finish once a listener closes, in ms. */
 export const CLOSE_GRACE_MS = 2000;
@@ -53,7 +54,8 @@ export interface ListenerOptions extends ConnectionLimits {
   /**
    * A header every request must carry exactly once with exactly this value, else 412
    * `missing "<name>" header` before the service sees it (secrets: `X-Secrets-Request:
-   * true` for `require_request_header`; reference/secrets.md §1.9).
+   * true` for `require_request_header`; reference/secrets.md §1.9). The web UI's files
+   * (GET/HEAD of `/ui/…` other than its API proxy, ui.ts `isUiAssetRequest`) are exempt.
    */
   readonly requiredHeader?: { readonly name: string; readonly value: string };
 }
@@ -312,14 +314,6 @@ async function serve(req: IncomingMessage, res: ServerResponse, ctx: ServeContex
   let reply: HttpResponse;
   try {
     const body = await readBody(req, ctx.limit);
-    // After the body is read (LIFECYCLE.md stage 3), so the connection stays reusable.
-    const required = ctx.requiredHeader;
-    if (required) {
-      const values = req.headersDistinct[required.name.toLowerCase()];
-      if (values?.length !== 1 || values[0] !== required.value) {
-        throw new CairnError('precondition_failed', `missing "${required.name}" header`);
-      }
-    }
     const target = req.url ?? '/';
     const q = target.indexOf('?');
     let path: string;
@@ -327,6 +321,16 @@ async function serve(req: IncomingMessage, res: ServerResponse, ctx: ServeContex
       path = decodeURIComponent(q < 0 ? target : target.slice(0, q));
     } catch {
       throw new CairnError('bad_request', 'invalid percent-encoding in the URL path');
+    }
+    // After the body is read (LIFECYCLE.md stage 3), so the connection stays reusable. The
+    // web UI's own files are exempt: a browser's page load cannot set the header, and they
+    // are the same public bytes for everyone (ui.ts); the UI's API calls send it.
+    const required = ctx.requiredHeader;
+    if (required && !isUiAssetRequest(method, path)) {
+      const values = req.headersDistinct[required.name.toLowerCase()];
+      if (values?.length !== 1 || values[0] !== required.value) {
+        throw new CairnError('precondition_failed', `missing "${required.name}" header`);
+      }
     }
     if (!path.startsWith('/')) throw new CairnError('bad_request', 'the request target must be a path');
     // No stored name can hold NUL (store/keys.ts); refused here for every service alike.

@@ -9,7 +9,9 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
+import { pino } from 'pino';
 import { silentLogger } from '../log/logger.js';
 import type { CairnError } from './errors.js';
 import { listen, type HttpService, type Listener } from './server.js';
@@ -22,7 +24,7 @@ function echo(name: string): HttpService {
     handle: async (req) => ({
       status: 200,
       headers: { 'Content-Type': 'text/plain', 'X-Mesh-Index': '7', 'Set-Cookie': 'no=1' },
-      body: `${name} ${req.method} ${req.path}?${req.query} ${String(req.headers['x-mesh-token'])} ${req.body.toString()}`,
+      body: `${name} ${req.method} ${req.path}?${req.query} ${String(req.headers['x-mesh-token'])} ${req.body.toString()}${req.headers['x-secrets-token'] === undefined ? '' : ' SECRETS-TOKEN-SENT'}`,
     }),
     renderError: (err: CairnError) => ({ status: err.status, body: JSON.stringify({ errors: err.messages }) }),
   };
@@ -44,6 +46,8 @@ function rawGet(url: string, path: string): Promise<{ status: number; body: stri
 describe('the web UI on a listener', () => {
   let ui: Listener;
   let mesh: Listener;
+  /** Everything the UI listener logged, at trace level. */
+  let logged = '';
   before(async () => {
     const root = mkdtempSync(join(tmpdir(), 'cairn-ui-'));
     mkdirSync(join(root, 'assets'));
@@ -53,7 +57,21 @@ describe('the web UI on a listener', () => {
     writeFileSync(join(root, '..', 'secret-beside-ui.txt'), 'not for the web');
     mesh = await listen({ address: '127.0.0.1:0' }, echo('mesh'), silentLogger());
     const address = new URL(mesh.url).host;
-    ui = await listen({ address: '127.0.0.1:0' }, withUi(echo('secrets'), { self: 'secrets', root, others: () => ({ mesh: address }) }), silentLogger());
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        logged += chunk.toString();
+        done();
+      },
+    });
+    // sched: a configured address where nothing listens (a port just freed).
+    const gone = await listen({ address: '127.0.0.1:0' }, echo('gone'), silentLogger());
+    const goneAddress = new URL(gone.url).host;
+    await gone.close();
+    ui = await listen(
+      { address: '127.0.0.1:0', maxRequestBytes: 1024 },
+      withUi(echo('secrets'), { self: 'secrets', root, others: () => ({ mesh: address, sched: goneAddress }) }),
+      pino({ level: 'trace' }, sink),
+    );
   });
   after(async () => {
     await ui.close();
@@ -110,7 +128,7 @@ describe('the web UI on a listener', () => {
 
   it('names this service and the proxied ones in /ui/config.json', async () => {
     const res = await fetch(`${ui.url}/ui/config.json`);
-    assert.deepEqual(await res.json(), { sections: { secrets: '', mesh: '/ui/proxy/mesh' } });
+    assert.deepEqual(await res.json(), { sections: { secrets: '', mesh: '/ui/proxy/mesh', sched: '/ui/proxy/sched' } });
     assert.equal(res.headers.get('content-security-policy'), UI_CSP);
   });
 
@@ -121,9 +139,33 @@ describe('the web UI on a listener', () => {
     assert.equal(res.headers.get('x-mesh-index'), '7');
     // Only the services' own headers come back.
     assert.equal(res.headers.get('set-cookie'), null);
-    const unknown = await fetch(`${ui.url}/ui/proxy/sched/v1/jobs`);
+    const unknown = await fetch(`${ui.url}/ui/proxy/gateway/v1/workers`);
     assert.equal(unknown.status, 404);
-    assert.deepEqual(await unknown.json(), { errors: ['no service "sched" is reachable through this UI'] });
+    assert.deepEqual(await unknown.json(), { errors: ['no service "gateway" is reachable through this UI'] });
+    for (const name of ['constructor', '__proto__', 'toString', 'secrets']) {
+      assert.equal((await fetch(`${ui.url}/ui/proxy/${name}/v1/x`)).status, 404, name);
+    }
+  });
+
+  it('proxies only the service\'s API (/v1/…) and only its own headers', async () => {
+    for (const path of ['/ui/proxy/mesh', '/ui/proxy/mesh/', '/ui/proxy/mesh/ui/', '/ui/proxy/mesh/metrics', '/ui/proxy/mesh/v1']) {
+      const res = await fetch(`${ui.url}${path}`, { headers: { 'X-Mesh-Token': 'tok' } });
+      assert.equal(res.status, 404, path);
+      assert.deepEqual(await res.json(), { errors: ['only the mesh service\'s API (/v1/…) is reachable through this UI'] }, path);
+    }
+    // Another service's token header is not passed on.
+    const res = await fetch(`${ui.url}/ui/proxy/mesh/v1/agent/self`, { headers: { 'X-Mesh-Token': 'tok', 'X-Secrets-Token': 'secrets-tok' } });
+    assert.equal(await res.text(), 'mesh GET /v1/agent/self? tok ');
+  });
+
+  it('bounds request bodies by the listener\'s limit, answers 502 for an unreachable service, and logs no token', async () => {
+    const big = await fetch(`${ui.url}/ui/proxy/mesh/v1/kv/big`, { method: 'PUT', headers: { 'X-Mesh-Token': 'proxy-token-1' }, body: 'x'.repeat(2048) });
+    assert.equal(big.status, 413);
+    const down = await fetch(`${ui.url}/ui/proxy/sched/v1/jobs?prefix=a`, { headers: { 'X-Sched-Token': 'proxy-token-2' } });
+    assert.equal(down.status, 502);
+    assert.match(((await down.json()) as { errors: string[] }).errors[0], /^the sched service cannot be reached: rpc error making call: ECONNREFUSED/);
+    await fetch(`${ui.url}/ui/proxy/mesh/v1/kv/x`, { headers: { 'X-Mesh-Token': 'proxy-token-3', Authorization: 'Bearer proxy-token-4' } });
+    assert.doesNotMatch(logged, /proxy-token-\d/);
   });
 
   it('leaves every other path to the service', async () => {

@@ -1,16 +1,25 @@
 /**
  * The web UI on a service's listener (issue 18): `/ui/…` answers the built UI's files
  * (ui-files.ts), `/ui/config.json` tells the UI where each service's API is, and
- * `/ui/proxy/<section>/…` passes requests on to the other services whose addresses are
- * configured (`cairn dev`: the secrets listener reaches all four), so the UI uses one
+ * `/ui/proxy/<section>/v1/…` passes API requests on to the other services whose addresses
+ * are configured (`cairn dev`: the secrets listener reaches all four; a production
+ * server: its `ui_services` block, kernel/config/ui-services.ts), so the UI uses one
  * origin and needs no CORS. Everything else goes to the service unchanged.
+ *
+ * The proxy passes on only that service's API (`/v1/…`), only its own headers (its token
+ * header, `Authorization`, its `X-<Service>-…` headers: a secrets token never reaches the
+ * discovery service), request bodies as bounded by the listener (`max_request_size`),
+ * replies up to {@link UI_PROXY_MAX_REPLY_BYTES}; it logs nothing of a request (a token is
+ * only ever in a header), and refuses a service that is not configured.
  *
  * @module
  */
 import { CairnError } from './errors.js';
 import { forwardRequest, type ForwardStyle } from './forward.js';
 import type { HttpRequest, HttpResponse, HttpService } from './server.js';
-import { BUILT_UI_DIR, UI_SECURITY_HEADERS, uiFile } from './ui-files.js';
+import { BUILT_UI_DIR, UI_PROXY_PREFIX, UI_SECURITY_HEADERS, uiFile } from './ui-files.js';
+
+export { UI_PROXY_PREFIX };
 
 /** The four services' sections of the UI. */
 export type UiSection = 'secrets' | 'mesh' | 'sched' | 'gateway';
@@ -29,25 +38,32 @@ export interface UiOptions {
   readonly root?: string;
 }
 
-/** Where the UI's proxied requests go: `/ui/proxy/<section>/v1/…` → `<address>/v1/…`. */
-export const UI_PROXY_PREFIX = '/ui/proxy/';
+/** Largest reply the proxy passes back, in bytes (a page of a list is far smaller); a streamed reply is not bounded. */
+export const UI_PROXY_MAX_REPLY_BYTES = 64 * 1024 * 1024;
 
 /**
- * What a proxied request carries on (the services' token headers, `Authorization`, the
- * namespace and index headers) and what of the reply comes back (the services' own
- * headers, e.g. a blocking query's `X-Mesh-Index`).
+ * What a proxied request to `section` carries on (its token header, `Authorization`, its
+ * namespace and index headers: `X-<Section>-…`) and what of the reply comes back (the
+ * services' own headers, e.g. a blocking query's `X-Mesh-Index`).
  */
-const PROXY_STYLE: ForwardStyle = {
-  tokenHeader: 'x-unused',
-  pass: /^(authorization|x-(secrets|mesh|sched|gateway)-[a-z0-9-]+)$/i,
-  keep: /^(content-type|allow|x-(secrets|mesh|sched|gateway)-[a-z0-9-]+)$/i,
-};
+const PROXY_STYLES: Readonly<Record<UiSection, ForwardStyle>> = Object.fromEntries(
+  (['secrets', 'mesh', 'sched', 'gateway'] as const).map((s) => [
+    s,
+    {
+      tokenHeader: 'x-unused',
+      pass: new RegExp(`^(authorization|x-${s}-[a-z0-9-]+)$`, 'i'),
+      keep: new RegExp(`^(content-type|allow|x-${s}-[a-z0-9-]+)$`, 'i'),
+      maxReplyBytes: UI_PROXY_MAX_REPLY_BYTES,
+    },
+  ]),
+) as Record<UiSection, ForwardStyle>;
 
 /**
  * Wraps `service` so its listener also serves the UI (see the module note). Only GET and
  * HEAD reach the UI's files and config; a proxied request keeps its method and body.
- * @throws CairnError 404 for a proxy section with no configured address; 405 for another
- *   method on a UI file; 502 when a proxied service cannot be reached.
+ * @throws CairnError 404 for a proxy section with no configured address or a proxied path
+ *   outside `/v1/`; 405 for another method on a UI file; 502 when a proxied service cannot
+ *   be reached or its reply is too large.
  */
 export function withUi(service: HttpService, options: UiOptions): HttpService {
   const root = options.root ?? BUILT_UI_DIR;
@@ -83,11 +99,15 @@ async function proxy(req: HttpRequest, options: UiOptions): Promise<HttpResponse
   const rest = req.path.slice(UI_PROXY_PREFIX.length);
   const slash = rest.indexOf('/');
   const section = slash < 0 ? rest : rest.slice(0, slash);
-  const address = section === options.self ? undefined : options.others?.()[section as UiSection];
+  const others = options.others?.() ?? {};
+  const known = Object.hasOwn(PROXY_STYLES, section) && Object.hasOwn(others, section);
+  const address = !known || section === options.self ? undefined : others[section as UiSection];
   if (!address) throw new CairnError('not_found', `no service "${section}" is reachable through this UI`);
   const path = slash < 0 ? '/' : rest.slice(slash);
+  // The services' APIs are all under /v1/; nothing else of theirs (a UI, metrics on another path) is reachable from here.
+  if (!path.startsWith('/v1/')) throw new CairnError('not_found', `only the ${section} service's API (/v1/…) is reachable through this UI`);
   try {
-    return await forwardRequest(PROXY_STYLE, { ...req, path: encodePath(path) }, address, undefined);
+    return await forwardRequest(PROXY_STYLES[section as UiSection], { ...req, path: encodePath(path) }, address, undefined);
   } catch (err) {
     throw new CairnError('bad_gateway', `the ${section} service cannot be reached: ${(err as Error).message}`);
   }

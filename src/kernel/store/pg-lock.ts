@@ -16,11 +16,15 @@
  *   {@link PostgresBackend}, which checks it inside every write transaction (`FOR SHARE`
  *   on that row). A new active's bump waits for such a transaction and every later one
  *   sees the new term and fails, so a partitioned ex-active cannot write.
+ * - Echoes (with the `echo` option): a standby tells the active server it is there by
+ *   upserting its row in `<table>_ha_nodes` every `echo.intervalMs`; the active server
+ *   lists them ({@link PgHaLock.standbys}, the reference's `sys/ha-status`; pg-ha-echo.ts).
  *
  * @module
  */
 import pg from 'pg';
 import type { Logger } from '../log/logger.js';
+import { DEFAULT_ECHO_INTERVAL_MS, dropEcho, ECHO_EXPIRY_ECHOES, ECHO_PRUNE_MS, pruneEchoes, readEchoes, writeEcho, type HaEcho, type HaEchoRow } from './pg-ha-echo.js';
 
 /** The leader row: who is active, since when, and its term. */
 export interface PgLeader {
@@ -57,7 +61,15 @@ export interface PgHaLockOptions {
    * lock connection is busy waiting for the lock. Absent: the leader row is read on the
    * lock connection only (when it is not waiting).
    */
-  readonly query?: (text: string) => Promise<{ rows: unknown[] }>;
+  readonly query?: (text: string, values?: unknown[]) => Promise<{ rows: unknown[] }>;
+  /** The echo table, quoted for SQL (pg-ha-echo.ts); needed with `echo`. */
+  readonly haNodesTable?: string;
+  /**
+   * What this server echoes to the active one while a standby (its addresses are
+   * `address` and `clusterAddress`); absent: no echoes (then {@link PgHaLock.standbys} of
+   * the others' locks does not list this server). `intervalMs` defaults to 5000.
+   */
+  readonly echo?: Omit<HaEcho, 'apiAddress' | 'clusterAddress'> & { readonly intervalMs?: number };
   readonly log?: Logger;
 }
 
@@ -83,6 +95,8 @@ export class PgHaLock {
   private busy = false;
   private cachedLeader: PgLeader | undefined;
   private contactAt = 0;
+  private echoAt = 0;
+  private prunedAt = 0;
   private readonly retryMs: number;
 
   constructor(private readonly o: PgHaLockOptions) {
@@ -115,7 +129,10 @@ export class PgHaLock {
     const tick = () => {
       if (!this.running) return;
       if (!this.busy) void this.step(events);
-      else if (!this.active) void this.refreshLeader().catch((err: Error) => this.o.log?.debug({ err: err.message }, 'HA: cannot read the leader row'));
+      else if (!this.active) {
+        void this.refreshLeader().catch((err: Error) => this.o.log?.debug({ err: err.message }, 'HA: cannot read the leader row'));
+        void this.sendEcho().catch((err: Error) => this.o.log?.debug({ err: err.message }, 'HA: cannot record this standby\'s echo'));
+      }
       this.timer = setTimeout(tick, this.retryMs);
     };
     tick();
@@ -131,6 +148,46 @@ export class PgHaLock {
     const c = this.client;
     this.client = undefined;
     await c?.end().catch(() => undefined);
+    // Leaves the active server's list at once rather than when the echo expires.
+    await this.dropOwnEcho();
+  }
+
+  /**
+   * The standbys that echoed since this server took the lock, at most
+   * {@link ECHO_EXPIRY_ECHOES} intervals ago, by API address; `[]` when not active or
+   * without echoes configured. @throws PostgreSQL's error.
+   */
+  async standbys(): Promise<HaEchoRow[]> {
+    const since = this.cachedLeader?.activeSince;
+    if (!this.active || !since || !this.o.query || !this.o.haNodesTable || !this.o.echo) return [];
+    const expiry = ECHO_EXPIRY_ECHOES * (this.o.echo.intervalMs ?? DEFAULT_ECHO_INTERVAL_MS);
+    if (Date.now() - this.prunedAt > ECHO_PRUNE_MS / 60) {
+      this.prunedAt = Date.now();
+      await pruneEchoes(this.o.query, this.o.haNodesTable, ECHO_PRUNE_MS);
+    }
+    return readEchoes(this.o.query, this.o.haNodesTable, this.o.echo.nodeId, since, expiry);
+  }
+
+  /** A standby's echo, when its interval has passed since the last one. */
+  private async sendEcho(): Promise<void> {
+    const echo = this.o.echo;
+    if (!echo || !this.o.query || !this.o.haNodesTable) return;
+    const now = Date.now();
+    if (now - this.echoAt < (echo.intervalMs ?? DEFAULT_ECHO_INTERVAL_MS)) return;
+    this.echoAt = now;
+    await writeEcho(this.o.query, this.o.haNodesTable, {
+      nodeId: echo.nodeId,
+      hostname: echo.hostname,
+      version: echo.version,
+      apiAddress: this.o.address(),
+      clusterAddress: this.o.clusterAddress?.() ?? '',
+    });
+  }
+
+  private async dropOwnEcho(): Promise<void> {
+    this.echoAt = 0;
+    if (!this.o.echo || !this.o.query || !this.o.haNodesTable) return;
+    await dropEcho(this.o.query, this.o.haNodesTable, this.o.echo.nodeId).catch((err: Error) => this.o.log?.debug({ err: err.message }, 'HA: cannot remove this server\'s echo'));
   }
 
   /** Waiting for the lock until it is ours (standby), or one heartbeat (active). */
@@ -159,6 +216,7 @@ export class PgHaLock {
           this.active = true;
           this.o.setFence(term);
           this.o.log?.info({ term }, 'HA: this server is active (holds the lock)');
+          void this.dropOwnEcho();
           await events.onActive(term);
         }
         return;

@@ -40,8 +40,11 @@ export function describeConnectionUrl(connectionUrl: string): string {
   }
 }
 
-/** A side table of `table` (quoted): `<table>_<suffix>` in the same schema (`_ha`: HA row, `_index`: commit index), the name cut to fit 63 bytes. */
-export function sideTableName(table: string, suffix: 'ha' | 'index'): string {
+/**
+ * A side table of `table` (quoted): `<table>_<suffix>` in the same schema (`_ha`: HA row,
+ * `_ha_nodes`: standbys' echoes, `_index`: commit index), the name cut to fit 63 bytes.
+ */
+export function sideTableName(table: string, suffix: 'ha' | 'ha_nodes' | 'index'): string {
   const parts = table.split('.');
   const last = parts.pop()!;
   return quoteTableName([...parts, `${last.slice(0, 62 - suffix.length)}_${suffix}`].join('.'));

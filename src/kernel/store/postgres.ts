@@ -134,13 +134,14 @@ export class PostgresBackend extends GroupCommitBackend {
    * started, this backend refuses writes ({@link FencedWriteError}) unless the lock is held,
    * and checks the lock's term inside every write transaction.
    */
-  haLock(o: Pick<PgHaLockOptions, 'address' | 'clusterAddress' | 'retryMs'>): PgHaLock {
+  haLock(o: Pick<PgHaLockOptions, 'address' | 'clusterAddress' | 'retryMs' | 'echo'>): PgHaLock {
     return new PgHaLock({
       ...o,
       client: this.conns.client,
-      query: (text) => this.conns.pool.query(text),
+      query: (text, values) => this.conns.pool.query(text, values),
       table: this.table,
       haTable: this.haTable,
+      haNodesTable: sideTableName(this.table, 'ha_nodes'),
       log: this.log,
       setFence: (fence) => {
         this.writer.fence = fence;

@@ -16,6 +16,7 @@
  * listener "tcp" { purpose = "cluster" }                      # 127.0.0.1:9201
  * listener "tcp" { purpose = "ops"     tls_disable = true }   # 127.0.0.1:9203/health
  * listener "tcp" { purpose = "proxy" }                        # 127.0.0.1:9202, plain TCP
+ * ui { enabled = true }                                      # the web UI's gateway section at /ui/ on the api listeners
  * ```
  *
  * One file runs a controller, a worker, or both. Every error names file, line and key.
@@ -23,7 +24,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import type { ConnectionLimits, ListenerOptions } from '../../kernel/http/index.js';
+import type { ConnectionLimits, ListenerOptions, UiSection } from '../../kernel/http/index.js';
 import {
   blockError,
   cfg,
@@ -34,6 +35,8 @@ import {
   loadConfigFile,
   parseConfig,
   resolveSecretRef,
+  uiServicesFrom,
+  uiServicesKey,
   type BlockAt,
   type ConfigEnv,
   type ConfigOf,
@@ -77,6 +80,8 @@ export const gatewayServerSchema = {
     worker_auth_token: cfg.string({ doc: "token presented to the controller (its worker_auth_token); in a combined process the controller's is used when unset" }),
   }),
   listener: cfg.labelled(listenerKeys, { labels: ['tcp'], repeated: true, doc: 'one block per listening address' }),
+  ui: cfg.block({ enabled: cfg.bool({ default: false, doc: 'serve the web UI\'s gateway section at /ui/ on the controller\'s api listeners' }) }),
+  ui_services: uiServicesKey,
 };
 
 type Raw = ConfigOf<typeof gatewayServerSchema>;
@@ -141,6 +146,10 @@ export interface GatewayServerConfig {
    * (reference/gateway.md §2, §4.3).
    */
   readonly healthEnabled: boolean;
+  /** `ui { enabled = true }`: the controller's api listeners serve the web UI's gateway section at `/ui/`. */
+  readonly ui?: boolean;
+  /** `ui_services { <service> = "address" }`: the other services whose UI sections it shows (kernel/config/ui-services.ts); absent without the block. */
+  readonly uiServices?: Partial<Record<UiSection, string>>;
 }
 
 /**
@@ -209,7 +218,18 @@ function fromRaw(raw: Raw, file: string, env: ConfigEnv): GatewayServerConfig {
     const missing = count('ops') === 0 ? 'ops' : 'api';
     throw blockError(raw.controller.$at, 'graceful_shutdown_wait_duration', `"graceful_shutdown_wait_duration" needs a listener with purpose = "${missing}": the controller's /health (api and ops listeners) is what the wait is for`);
   }
-  return { file, controller, worker, listeners, healthEnabled };
+  const ui = raw.ui?.enabled ?? false;
+  // The UI's section is served by the controller's api listener, and calls its API there.
+  if (ui && (!controller || count('api') === 0)) throw blockError(raw.ui!.$at, 'enabled', 'the web UI needs a "controller" block and a listener with purpose = "api"');
+  return {
+    file,
+    controller,
+    worker,
+    listeners,
+    healthEnabled,
+    ...(ui && { ui }),
+    ...(raw.ui_services && { uiServices: uiServicesFrom(raw.ui_services, 'gateway', ui, 'ui { enabled = true }') }),
+  };
 }
 
 /** The resolved secret at `block[key]` (see {@link resolveSecretRef}); undefined when absent. @throws {ConfigError} at the key's line. */

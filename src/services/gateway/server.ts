@@ -14,7 +14,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { listen, type Listener } from '../../kernel/http/index.js';
+import { listen, withUi, type Listener } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
 import { instrumentHttp, ServiceMetrics } from '../../kernel/metrics/index.js';
 import { apiService } from './api.js';
@@ -97,7 +97,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       if (!config.controller.workerAuthToken) log.warn('controller has no "worker_auth_token": any process that reaches its cluster listener is taken as a worker');
       const c = cluster;
       closers.push(() => c.close());
-      const apiSvc = apiService({ sessions, workers: () => c.workers, authToken: config.controller.authToken, now });
+      const gatewayApi = apiService({ sessions, workers: () => c.workers, authToken: config.controller.authToken, now });
+      // `ui { enabled = true }`: the UI's gateway section (and the `ui_services` others) beside the API, as the other services serve theirs.
+      const apiSvc = config.ui ? withUi(gatewayApi, { self: 'gateway', others: () => config.uiServices ?? {} }) : gatewayApi;
       if (!config.controller.authToken) log.warn('controller has no "auth_token": its api refuses every request');
       for (const l of config.listeners.filter((x) => x.purpose === 'api')) {
         const api = await listen(toListenerOptions(l), instrumentHttp(apiSvc, metrics), log);

@@ -256,7 +256,7 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       dns = await startDnsServer({ address: config.dns.address, context, limits: config.httpLimits, idleTimeoutMs: options.dnsTcpIdleTimeoutMs });
       log.info({ address: dns.address, domain: config.dns.domain, recursors: config.dns.recursors }, 'discovery DNS server listening (UDP and TCP)');
     }
-    const served = config.ui ? withUi(api, { self: 'mesh' }) : api;
+    const served = config.ui ? withUi(api, { self: 'mesh', others: () => config.uiServices ?? {} }) : api;
     const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(served, metrics), log).catch(async (err) => {
       await dns?.close();
       throw err;

@@ -48,6 +48,8 @@
  */
 import { isIP } from 'node:net';
 import {
+  uiServicesFrom,
+  uiServicesKey,
   addressBlock,
   agentPostgresKeys,
   agentPostgresStorage,
@@ -64,7 +66,7 @@ import {
   type ConfigEnv,
   type ConfigOf,
 } from '../../kernel/config/index.js';
-import type { ConnectionLimits } from '../../kernel/http/index.js';
+import type { ConnectionLimits, UiSection } from '../../kernel/http/index.js';
 import { parseDuration } from '../../kernel/util/duration.js';
 
 /** The DNS port when the file does not set one (the reference's). */
@@ -108,6 +110,7 @@ export const meshAgentSchema = {
   node_name: cfg.string({ doc: 'this agent\'s node name; default: the host name' }),
   server: cfg.bool({ default: true, doc: 'accepted for compatibility: every Cairn agent is a server' }),
   ui_config: cfg.block({ enabled: cfg.bool({ default: false, doc: 'serve the web UI\'s discovery section at /ui/ on the HTTP listener' }) }),
+  ui_services: uiServicesKey,
   enterprise: cfg.bool({ default: false, doc: 'enterprise features: the OIDC login endpoints, `oidc` auth methods and namespaces (`?ns=`, `X-Mesh-Namespace`, body `Namespace`)' }),
   telemetry: cfg.block(
     {
@@ -182,6 +185,8 @@ export interface MeshAgentConfig {
   readonly httpAddress: string;
   /** `ui_config { enabled = true }`: the HTTP listener serves the web UI's discovery section at `/ui/`. */
   readonly ui?: boolean;
+  /** `ui_services { <service> = "address" }`: the other services whose UI sections this server shows (kernel/config/ui-services.ts); absent without the block. */
+  readonly uiServices?: Partial<Record<UiSection, string>>;
   /**
    * The HTTP listener's timeouts and caps (`limits { http_read_header_timeout, http_read_timeout,
    * http_idle_timeout, http_max_conns, http_max_conns_per_client }`); absent: the kernel's
@@ -265,6 +270,7 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
     enterprise: raw.enterprise,
     httpAddress: `${bracketHost(host)}:${port}`,
     ui: raw.ui_config?.enabled ?? false,
+    ...(raw.ui_services && { uiServices: uiServicesFrom(raw.ui_services, 'mesh', raw.ui_config?.enabled ?? false, 'ui_config { enabled = true }') }),
     httpLimits: limitsBlockFrom(raw.limits, HTTP_MAX_CONNS_PER_CLIENT),
     storage: raw.storage && agentPostgresStorage(raw.storage.body, env),
     stateKey: agentStateKey(raw.encrypt, raw.$at, 'encrypt', env),

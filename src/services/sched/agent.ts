@@ -245,7 +245,7 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
     deps = { state, config, acl, now, broker, replicator, advertise, leadership, shutdown: stopping.signal, forwardTo, plugins, volumeLocks: new KeyedLock(), metrics, heartbeats, client };
     if (!shared) await lead();
     const api = schedHttpService({ routes: SCHED_ROUTES, deps, state, region: config.region, forwardTo, shutdown: stopping.signal, leadership });
-    const served = config.ui ? withUi(api, { self: 'sched' }) : api;
+    const served = config.ui ? withUi(api, { self: 'sched', others: () => config.uiServices ?? {} }) : api;
     const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(served, metrics), log);
     advertise.address = advertiseAddress(listener.url, config);
     leadership?.start();

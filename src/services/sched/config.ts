@@ -41,6 +41,8 @@
  * @module
  */
 import {
+  uiServicesFrom,
+  uiServicesKey,
   addressBlock,
   agentPostgresKeys,
   agentPostgresStorage,
@@ -58,7 +60,7 @@ import {
   type ConfigEnv,
   type ConfigOf,
 } from '../../kernel/config/index.js';
-import type { ConnectionLimits } from '../../kernel/http/index.js';
+import type { ConnectionLimits, UiSection } from '../../kernel/http/index.js';
 import { clientBlockKeys, clientConfigFrom, DRIVER_PLUGINS, type ClientConfig } from './client/config.js';
 
 /** `limits.http_max_conns_per_client` when the file does not set it: Nomad's default. */
@@ -82,6 +84,7 @@ export const schedAgentSchema = {
   ),
   log_level: cfg.string({ default: 'info', enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true }),
   ui: cfg.block({ enabled: cfg.bool({ default: false, doc: 'serve the web UI\'s scheduler section at /ui/ on the HTTP listener' }) }),
+  ui_services: uiServicesKey,
   addresses: cfg.block({ http: cfg.string({ default: '127.0.0.1', doc: 'HTTP listen host' }) }),
   ports: cfg.block({ http: cfg.int({ default: 4646, min: 0, max: 65535, doc: 'HTTP listen port; 0 picks a free one' }) }),
   limits: cfg.block(limitsBlockKeys(HTTP_MAX_CONNS_PER_CLIENT), { doc: 'connection limits of the HTTP listener: timeouts, total and per-client caps' }),
@@ -131,6 +134,8 @@ export interface SchedAgentConfig {
   readonly httpAddress: string;
   /** `ui { enabled = true }`: the HTTP listener serves the web UI's scheduler section at `/ui/`. */
   readonly ui?: boolean;
+  /** `ui_services { <service> = "address" }`: the other services whose UI sections this server shows (kernel/config/ui-services.ts); absent without the block. */
+  readonly uiServices?: Partial<Record<UiSection, string>>;
   /**
    * The HTTP listener's timeouts and caps (`limits { http_read_header_timeout, http_read_timeout,
    * http_idle_timeout, http_max_conns, http_max_conns_per_client }`); absent: the kernel's
@@ -224,6 +229,7 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): SchedAgentConfig {
     logLevel: raw.log_level.toLowerCase(),
     httpAddress: `${host.includes(':') ? `[${host}]` : host}:${raw.ports?.http ?? 4646}`,
     ui: raw.ui?.enabled ?? false,
+    ...(raw.ui_services && { uiServices: uiServicesFrom(raw.ui_services, 'sched', raw.ui?.enabled ?? false, 'ui { enabled = true }') }),
     httpLimits: limitsBlockFrom(raw.limits, HTTP_MAX_CONNS_PER_CLIENT),
     storage: raw.storage && agentPostgresStorage(raw.storage.body, env),
     stateKey: raw.server && agentStateKey(raw.server.encrypt, raw.server.$at, 'encrypt', env),

@@ -33,7 +33,7 @@
  *
  * @module
  */
-import type { ClientCertPolicy, ConnectionLimits, ListenerOptions } from '../../kernel/http/index.js';
+import type { ClientCertPolicy, ConnectionLimits, ListenerOptions, UiSection } from '../../kernel/http/index.js';
 import {
   blockError,
   cfg,
@@ -43,6 +43,8 @@ import {
   maxConnectionsKey,
   parseConfig,
   resolveSecretRef,
+  uiServicesFrom,
+  uiServicesKey,
   type BlockAt,
   type ConfigEnv,
   type ConfigOf,
@@ -108,6 +110,7 @@ export const secretsServerSchema = {
     { doc: 'the reference\'s telemetry block, accepted so its files load; metrics need no configuration here' },
   ),
   ui: cfg.bool({ default: false, doc: 'serve the web UI at /ui/ on every listener' }),
+  ui_services: uiServicesKey,
   log_level: cfg.string({ enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true, default: 'info' }),
   disable_mlock: cfg.bool({ default: false, doc: 'accepted for compatibility; Node cannot lock memory' }),
   managed_namespaces: cfg.bool({ default: false, doc: 'managed mode: the top-level namespace is admin/ and requests without a namespace fail' }),
@@ -182,6 +185,8 @@ export interface SecretsServerConfig {
    */
   readonly disablePerformanceStandby: boolean;
   readonly ui: boolean;
+  /** `ui_services { <service> = "address" }`: the other services whose UI sections this server shows (kernel/config/ui-services.ts); absent without the block. */
+  readonly uiServices?: Partial<Record<UiSection, string>>;
   /** Default `info`. */
   readonly logLevel: Exclude<LogLevel, 'silent'>;
   /** Accepted, no effect. */
@@ -219,6 +224,7 @@ function fromRaw(raw: Raw, file: string, env: ConfigEnv): SecretsServerConfig {
     disableClustering: raw.disable_clustering,
     disablePerformanceStandby: raw.disable_performance_standby,
     ui: raw.ui,
+    ...(raw.ui_services && { uiServices: uiServicesFrom(raw.ui_services, 'secrets', raw.ui, 'ui = true') }),
     logLevel: raw.log_level,
     disableMlock: raw.disable_mlock,
     managedNamespaces: raw.managed_namespaces,

@@ -20,6 +20,7 @@ import { sudoRequired } from './policy/acl.js';
 import type { Capability } from './policy/parse.js';
 import { TokenStore, type TokenEntry } from './token/store.js';
 import { cubbyholeReaper } from './wrapping/cubbyhole-store.js';
+import type { HaStatusNode } from './ha/status.js';
 
 /** Options of {@link SecretsCore.open}. */
 export interface SecretsCoreOptions {
@@ -31,6 +32,8 @@ export interface SecretsCoreOptions {
   readonly metrics?: ServiceMetrics;
   /** The server's audit devices (kept across cores: their files stay open); loaded from `backend` here. Default: a new broker. */
   readonly audit?: AuditBroker;
+  /** The active server's `sys/ha-status` nodes (node.ts); absent on a performance standby's core, which forwards that path. */
+  readonly haStatus?: () => Promise<HaStatusNode[]>;
 }
 
 /** The secrets service's core while unsealed. */
@@ -55,6 +58,8 @@ export class SecretsCore {
     readonly metrics: ServiceMetrics | undefined,
     /** The audit devices every request is logged to (audit/). */
     readonly audit: AuditBroker,
+    /** `sys/ha-status`'s nodes: see {@link SecretsCoreOptions.haStatus}. */
+    readonly haStatus: (() => Promise<HaStatusNode[]>) | undefined,
   ) {
     this.scopes.set(ROOT_NAMESPACE.id, root);
     this.leases = new LeaseManager({ backend, tokens, clock, log, resolve: (nsId, uuid) => this.leaseTarget(nsId, uuid) });
@@ -72,7 +77,7 @@ export class SecretsCore {
     ]);
     const tokens = new TokenStore(o.backend);
     tokens.onRevoke(cubbyholeReaper(o.backend));
-    return new SecretsCore(o.backend, tokens, cors, namespaces, root, o.log, o.clock ?? (() => new Date()), o.metrics, audit);
+    return new SecretsCore(o.backend, tokens, cors, namespaces, root, o.log, o.clock ?? (() => new Date()), o.metrics, audit, o.haStatus);
   }
 
   /** The current time from the injected clock. */

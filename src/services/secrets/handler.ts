@@ -37,6 +37,7 @@ import { renderBare, renderError, renderResult } from './envelope.js';
 import { withLease } from './lease/attach.js';
 import { isFencedWrite, missingState, noLongerActive } from './ha/errors.js';
 import { ActiveForwarder, FORWARDED_HEADER } from './ha/forward.js';
+import { ACTIVE_ONLY_PATHS } from './ha/status.js';
 import { FORWARDED_FOR_HEADER, signForwardedFor, verifiedForwardedFor, type ForwardedClient } from './ha/forwarded-for.js';
 import { FORWARD_ACTIVE_NODE, INCONSISTENT_HEADER, INDEX_HEADER, formatState, parseState } from './ha/state-header.js';
 import { ReadOnlyStorageError, trackWrites } from './ha/storage-guard.js';
@@ -239,7 +240,7 @@ export class SecretsHttp implements HttpService {
     const core = this.node.core;
     // A wrapped read writes (the wrapping token), so only the active server may serve it.
     const reads = (l.method === 'read' || l.method === 'list') && l.req.headers[WRAP_TTL_HEADER] === undefined;
-    if (!core || !this.node.performanceStandby || !reads || l.req.headers[FORWARDED_HEADER] !== undefined) return this.forwarder.send(l.req);
+    if (!core || !this.node.performanceStandby || !reads || l.req.headers[FORWARDED_HEADER] !== undefined || ACTIVE_ONLY_PATHS.has(l.full)) return this.forwarder.send(l.req);
     const wanted = this.wantedState(l.req);
     if (wanted !== undefined && wanted > this.node.appliedIndex) {
       if (firstHeader(l.req, INCONSISTENT_HEADER)?.trim().toLowerCase() === FORWARD_ACTIVE_NODE) return this.forwarder.send(l.req);

@@ -5,6 +5,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { CairnError } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
 import type { ServiceMetrics } from '../../kernel/metrics/index.js';
@@ -18,6 +19,7 @@ import { LeaseExpiryLoop } from './lease/expiry-loop.js';
 import { NotingBackend, ReadOnlyBackend } from './ha/storage-guard.js';
 import { ROOT_NAMESPACE } from './namespace/registry.js';
 import { SealManager, type InitResult } from './seal/seal.js';
+import type { HaStatusNode } from './ha/status.js';
 
 
 /** Options of {@link SecretsNode.open}. */
@@ -49,6 +51,8 @@ export interface SecretsNodeOptions {
    * a plain standby that forwards everything.
    */
   readonly performanceStandby?: boolean;
+  /** This server's API address (`api_addr`, else its first listener's URL), for `sys/ha-status` without HA. */
+  readonly apiAddress?: () => string;
 }
 
 /** The HA side of a node: the lock (kernel/store/pg-lock.ts), which publishes this server's addresses when it takes over. */
@@ -60,6 +64,8 @@ export interface NodeHa {
     stop(): Promise<void>;
     /** Reads who is active from the database now (a forward to the old active server was refused). */
     refreshLeader(): Promise<void>;
+    /** While active: the standbys that echoed since it took the lock (kernel/store/pg-ha-echo.ts). */
+    standbys?(): Promise<ReadonlyArray<{ hostname: string; apiAddress: string; clusterAddress: string; version: string; lastEcho: Date }>>;
   };
 }
 
@@ -207,6 +213,36 @@ export class SecretsNode {
     };
   }
 
+  /**
+   * The `sys/ha-status` nodes: this server (the active one: only it answers that path)
+   * first, then the standbys it heard from since it became active, by API address
+   * (reference: `sys/ha-status`). Without HA: this server alone.
+   * @throws the database's error reading the standbys' echoes.
+   */
+  async haStatus(): Promise<HaStatusNode[]> {
+    const lock = this.o.ha?.lock;
+    const self: HaStatusNode = {
+      hostname: hostname(),
+      api_address: lock?.leader?.leaderAddress ?? this.o.apiAddress?.() ?? '',
+      cluster_address: lock?.leader?.clusterAddress ?? '',
+      active_node: true,
+      last_echo: null,
+      version: VERSION,
+    };
+    const standbys = (await lock?.standbys?.()) ?? [];
+    return [
+      self,
+      ...standbys.map((s) => ({
+        hostname: s.hostname,
+        api_address: s.apiAddress,
+        cluster_address: s.clusterAddress,
+        active_node: false,
+        last_echo: s.lastEcho.toISOString(),
+        version: s.version,
+      })),
+    ];
+  }
+
   /** Gives the HA lock up (the service is closing). */
   async stopHa(): Promise<void> {
     this.haStarted = false;
@@ -329,7 +365,7 @@ export class SecretsNode {
       await storage.put('core/cluster-info', json.encode(cluster));
     }
     this.cluster = cluster;
-    this.current = await SecretsCore.open({ backend: storage, log: this.o.log, clock: this.o.clock, metrics: this.metrics, audit: this.audit });
+    this.current = await SecretsCore.open({ backend: storage, log: this.o.log, clock: this.o.clock, metrics: this.metrics, audit: this.audit, haStatus: () => this.haStatus() });
     // Leader-only work: the active core revokes due leases (a standby's loop never runs).
     await this.stopLeaseExpiry();
     this.leaseExpiry = new LeaseExpiryLoop(this.current.leases, this.o.log);

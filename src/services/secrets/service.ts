@@ -63,7 +63,7 @@ export interface SecretsService {
 
 /** Opens the core and starts every listener; on a listener error, closes what started and rethrows. */
 export async function startSecretsService(o: SecretsServiceOptions): Promise<SecretsService> {
-  const node = await SecretsNode.open({ backend: o.backend, log: o.log, clock: o.clock, managedNamespaces: o.managedNamespaces, storageType: o.storageType, ha: o.ha, changeFeed: o.changeFeed, performanceStandby: o.performanceStandby });
+  const node = await SecretsNode.open({ backend: o.backend, log: o.log, clock: o.clock, managedNamespaces: o.managedNamespaces, storageType: o.storageType, ha: o.ha, changeFeed: o.changeFeed, performanceStandby: o.performanceStandby, apiAddress: () => o.apiAddr ?? listeners[0]?.url ?? '' });
   const stopSighup = o.reopenAuditOnSighup ? reopenOnSighup(node.audit) : undefined;
   const listeners: Listener[] = [];
   const http = new SecretsHttp(node, {

@@ -57,12 +57,12 @@ export function request(section: Section, path: string, o: CallOptions = {}): { 
   const token = o.token ?? (section === 'gateway' ? session?.gatewayToken : session?.token);
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (token) headers[TOKEN_HEADER[section]] = section === 'gateway' ? `Bearer ${token}` : token;
-  if (section === 'secrets') {
+    // Every call, whatever its section: a secrets listener with `require_request_header`
+    // asks it of its API and of the UI's proxy to the other services alike.
     headers['X-Secrets-Request'] = 'true';
-    if (session?.namespace) headers['X-Secrets-Namespace'] = session.namespace;
-  }
-  // The discovery namespace goes in the query, as `?ns=` (reference/mesh.md §7); endpoints without namespaces ignore it.
-  if (section === 'mesh' && session?.meshNamespace) path += `${path.includes('?') ? '&' : '?'}ns=${encodeURIComponent(session.meshNamespace)}`;
+    if (section === 'secrets' && session?.namespace) headers['X-Secrets-Namespace'] = session.namespace;
+    // The discovery namespace goes in the query, as `?ns=` (reference/mesh.md §7); endpoints without namespaces ignore it.
+    if (section === 'mesh' && session?.meshNamespace) path += `${path.includes('?') ? '&' : '?'}ns=${encodeURIComponent(session.meshNamespace)}`;
   if (o.body !== undefined) headers['Content-Type'] = 'application/json';
   Object.assign(headers, o.headers);
   return {

@@ -25,6 +25,8 @@ const SELF: Array<[Section, string]> = [
   ['secrets', '/v1/auth/token/lookup-self'],
   ['mesh', '/v1/acl/token/self'],
   ['sched', '/v1/acl/token/self'],
+  // A gateway controller alone (its own section): its API has no "self" read; any read checks the bearer token.
+  ['gateway', '/v1/workers'],
 ];
 
 /** `home`: where to go after login when no page was asked for. */

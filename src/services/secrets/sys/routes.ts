@@ -15,6 +15,7 @@ import { namespacesPaths } from './namespaces.routes.js';
 import { openapiSpecPath } from './openapi.routes.js';
 import { policiesPaths } from './policies.routes.js';
 import { wrappingPaths } from '../wrapping/wrapping.routes.js';
+import { haStatusPath } from '../ha/status.js';
 
 /** The system backend's route table (the seal's own paths are in `seal.routes.ts`: they work sealed). */
-export const sysPaths: readonly SecretsPath[] = [...mountsPaths, ...policiesPaths, ...capabilitiesPaths, ...authPaths, corsPath, ...namespacesPaths, internalMountsPath, openapiSpecPath, metricsPath, ...auditPaths, ...wrappingPaths, ...leasesPaths];
+export const sysPaths: readonly SecretsPath[] = [...mountsPaths, ...policiesPaths, ...capabilitiesPaths, ...authPaths, corsPath, ...namespacesPaths, internalMountsPath, openapiSpecPath, metricsPath, ...auditPaths, ...wrappingPaths, ...leasesPaths, haStatusPath];

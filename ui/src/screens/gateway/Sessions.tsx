@@ -1,11 +1,13 @@
 /**
- * Gateway: workers with their state and session counts, and sessions with cancel
- * (`GET /v1/workers`, `GET /v1/sessions`, `POST /v1/sessions/{id}:cancel`). The gateway
- * API has its own bearer token, asked for here and kept in this tab's session.
+ * Gateway: workers with their upstream details (address, state, last status, active
+ * sessions, release version) and sessions with cancel (`GET /v1/workers`,
+ * `GET /v1/sessions`, `POST /v1/sessions/{id}:cancel`). The gateway API has its own bearer
+ * token, asked for here and kept in this tab's session; on a controller serving its own
+ * section (no other service reached), the login token is that token.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import { api } from '../../api/client';
+import { useEffect, useState, type FormEvent } from 'react';
+import { api, hasSection } from '../../api/client';
 import { currentSession, saveSession } from '../../api/session';
 import { ErrorNotice, Loading } from '../../components/Notice';
 
@@ -15,6 +17,7 @@ interface Worker {
   state: string;
   active_session_count: number;
   last_status_time: string;
+  release_version: string;
 }
 
 interface GwSession {
@@ -26,8 +29,17 @@ interface GwSession {
   connections: unknown[];
 }
 
+/** Whether this origin reaches the gateway only: the login token is then the gateway's. */
+const gatewayOnly = () => !hasSection('secrets') && !hasSection('mesh') && !hasSection('sched');
+
 export function Sessions() {
   const [hasToken, setHasToken] = useState(Boolean(currentSession()?.gatewayToken));
+  useEffect(() => {
+    const s = currentSession();
+    if (!s || s.gatewayToken || !gatewayOnly()) return;
+    saveSession({ ...s, gatewayToken: s.token });
+    setHasToken(true);
+  }, []);
   return hasToken ? <GatewayScreens /> : <GatewayToken onSet={() => setHasToken(true)} />;
 }
 
@@ -75,7 +87,7 @@ function GatewayScreens() {
       <section aria-labelledby="workers-h">
         <h2 id="workers-h">Workers</h2>
         {workers.isPending && <Loading />}
-        <table>
+        <table data-testid="workers">
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -83,6 +95,7 @@ function GatewayScreens() {
               <th scope="col">State</th>
               <th scope="col">Active sessions</th>
               <th scope="col">Last status</th>
+              <th scope="col">Release version</th>
             </tr>
           </thead>
           <tbody>
@@ -93,6 +106,7 @@ function GatewayScreens() {
                 <td>{w.state}</td>
                 <td>{w.active_session_count}</td>
                 <td>{new Date(w.last_status_time).toLocaleString()}</td>
+                <td>{w.release_version}</td>
               </tr>
             ))}
           </tbody>

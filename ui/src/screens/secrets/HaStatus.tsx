@@ -1,9 +1,9 @@
 /**
- * High availability of the secrets service: which server is active (`GET /v1/sys/leader`)
- * and what this server is (`GET /v1/sys/health?standbyok=true&perfstandbyok=true`, so a
- * standby answers 200 rather than its 429/473). Cairn has no `sys/ha-status` (the
- * reference's list of every node), so the standbys cannot be listed: the screen says so.
- * Refreshed every 5 s.
+ * High availability of the secrets service: which server is active (`GET /v1/sys/leader`),
+ * what this server is (`GET /v1/sys/health?standbyok=true&perfstandbyok=true`, so a
+ * standby answers 200 rather than its 429/473), and every server of the cluster: the
+ * active one and the standbys it heard from (`GET /v1/sys/ha-status`, answered by the
+ * active server; needs `read` on `sys/ha-status`). Refreshed every 5 s.
  */
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../api/client';
@@ -18,6 +18,16 @@ interface Leader {
   leader_address: string;
   leader_cluster_address: string;
   performance_standby: boolean;
+}
+
+/** One server of `sys/ha-status`. */
+interface HaNode {
+  hostname: string;
+  api_address: string;
+  cluster_address: string;
+  active_node: boolean;
+  last_echo: string | null;
+  version: string;
 }
 
 interface Health {
@@ -40,6 +50,11 @@ function role(l: Leader, h: Health): string {
 export function HaStatus() {
   const leader = useQuery({ queryKey: ['secrets', 'ha-leader'], queryFn: () => api<Leader>('secrets', '/v1/sys/leader'), refetchInterval: 5000 });
   const health = useQuery({ queryKey: ['secrets', 'ha-health'], queryFn: () => api<Health>('secrets', '/v1/sys/health?standbyok=true&perfstandbyok=true'), refetchInterval: 5000 });
+  const members = useQuery({
+    queryKey: ['secrets', 'ha-status'],
+    queryFn: () => api<{ nodes: HaNode[] }>('secrets', '/v1/sys/ha-status').then((r) => r.nodes),
+    refetchInterval: 5000,
+  });
   const l = leader.data;
   const h = health.data;
   return (
@@ -83,14 +98,48 @@ export function HaStatus() {
               <dd>{h.version}</dd>
             </div>
           </dl>
-          <h2>Standbys</h2>
-          <p className="muted">
-            {l.ha_enabled
-              ? 'The API does not list the standby servers (Cairn has no sys/ha-status); each standby reports itself here when you open its own address.'
-              : 'None: high availability is not enabled on this server.'}
-          </p>
+          <section aria-labelledby="ha-servers-h">
+            <h2 id="ha-servers-h">Servers</h2>
+            <p className="muted">The active server and the standbys it heard from since it became active.</p>
+            {members.isPending && <Loading />}
+            {/* One notice per refusal: a namespace's 400 is already shown above. */}
+            <ErrorNotice error={leader.error || health.error ? undefined : members.error} />
+            {members.data && <HaServers nodes={members.data} />}
+          </section>
         </>
       )}
     </>
+  );
+}
+
+/** The `sys/ha-status` nodes as a table: the active server first, as the API orders them. */
+function HaServers({ nodes }: { nodes: HaNode[] }) {
+  return (
+    <table data-testid="ha-servers">
+      <thead>
+        <tr>
+          <th scope="col">Host name</th>
+          <th scope="col">API address</th>
+          <th scope="col">Cluster address</th>
+          <th scope="col">Role</th>
+          <th scope="col">Version</th>
+          <th scope="col">Last echo</th>
+        </tr>
+      </thead>
+      <tbody>
+        {nodes.map((n) => (
+          <tr key={`${n.api_address} ${n.hostname}`}>
+            <td>{n.hostname}</td>
+            <td>
+              <code>{n.api_address || '—'}</code>
+            </td>
+            <td>{n.cluster_address ? <code>{n.cluster_address}</code> : '—'}</td>
+            <td>{n.active_node ? 'active' : 'standby'}</td>
+            <td>{n.version}</td>
+            <td>{n.last_echo ? new Date(n.last_echo).toLocaleString() : '—'}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
