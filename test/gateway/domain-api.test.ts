@@ -52,9 +52,11 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
   let adminToken: string;
   let authMethodId: string;
   let password: string;
+  /** Passwords the operator was told (onBootstrap). */
+  const told: string[] = [];
 
   const start = async () => {
-    gw = await startGateway({ config: parseGatewayServerConfig(configText, 'gw.hcl'), log, now });
+    gw = await startGateway({ config: parseGatewayServerConfig(configText, 'gw.hcl'), log, now, onBootstrap: (l) => told.push(l.password) });
     base = gw.listeners.find((l) => l.purpose === 'api')!.url;
   };
   const call = async (method: string, path: string, o: { token?: string; body?: unknown; cookie?: string } = {}): Promise<Reply> => {
@@ -76,6 +78,7 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
     await start();
     const boot = gw.bootstrapLogin!;
     assert.ok(boot, 'the first start reports the initial admin login');
+    assert.deepEqual(told, [boot.password], 'the operator is told the password once');
     authMethodId = boot.authMethodId;
     password = boot.password;
     adminToken = await login('admin', password);
@@ -262,6 +265,7 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
     await gw.shutdown();
     await start();
     assert.equal(gw.bootstrapLogin, undefined, 'no second bootstrap');
+    assert.equal(told.length, 1, 'nothing new to tell');
     const read = await call('GET', `scopes/${made.body.id}`, { token: adminToken });
     assert.equal(read.status, 200, 'the admin token and the scope survived');
     assert.equal(read.body.name, 'survivor');

@@ -40,6 +40,8 @@ export interface GatewayOptions {
   readonly bootstrap?: BootstrapOptions;
   /** Pause between rounds of deleting ended auth tokens, in ms (tests shorten it); default 60000. */
   readonly tokenReapIntervalMs?: number;
+  /** Told the admin login once, when this controller made the initial resources (for the operator's eyes: never log it). */
+  readonly onBootstrap?: (login: BootstrapLogin) => void;
 }
 
 /** One bound listener: `url` is `http(s)://host:port` for api/ops, `host:port` for cluster and proxy. */
@@ -101,7 +103,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (config.controller) {
       controllerName = config.controller.name || genName('c');
       const clusterConf = config.listeners.find((l) => l.purpose === 'cluster')!;
-      const cs = await openController({ config: config.controller, log, now, bootstrap: options.bootstrap, reapIntervalMs: options.tokenReapIntervalMs });
+      const cs = await openController({ config: config.controller, log, now, bootstrap: options.bootstrap, reapIntervalMs: options.tokenReapIntervalMs, onBootstrap: options.onBootstrap });
       controllerState = cs;
       sessions = new SessionRegistry();
       cluster = await startClusterServer({

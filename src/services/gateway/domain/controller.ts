@@ -30,6 +30,8 @@ export interface ControllerStateOptions {
   readonly bootstrap?: BootstrapOptions;
   /** Pause between rounds of deleting ended tokens, in ms; default 60000. */
   readonly reapIntervalMs?: number;
+  /** Called once when this controller made the initial resources (at open on SQLite, on leading on PostgreSQL). */
+  readonly onBootstrap?: (login: BootstrapLogin) => void;
 }
 
 /** An opened controller state. */
@@ -77,7 +79,11 @@ export async function openController(o: ControllerStateOptions): Promise<Control
   });
   let login: BootstrapLogin | undefined;
   const lead = async () => {
-    login = (await bootstrapDomain(domain, o.bootstrap)) ?? login;
+    const made = await bootstrapDomain(domain, o.bootstrap);
+    if (made) {
+      login = made;
+      o.onBootstrap?.(made);
+    }
     reaper.start();
   };
   const follow = () => reaper.stop();
