@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { hashPassword, verifyPassword } from '../../../kernel/authn/index.js';
+import { hashPassword, verifyPassword } from '../../../kernel/authn/password.js';
 import { deleteAccount, deleteAuthMethod } from './cascade.js';
 import { collectionRoutes, type CollectionSpec } from './collection.js';
 import { T, type AccountDoc, type AuthMethodDoc } from './docs.js';

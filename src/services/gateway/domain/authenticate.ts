@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { verifyPassword } from '../../../kernel/authn/index.js';
+import { verifyPassword } from '../../../kernel/authn/password.js';
 import { write } from './collection.js';
 import { T, type AccountDoc, type AuthMethodDoc, type UserDoc } from './docs.js';
 import { GatewayApiError, resourceNotFound } from './errors.js';

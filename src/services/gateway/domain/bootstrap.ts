@@ -16,7 +16,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { hashPassword } from '../../../kernel/authn/index.js';
+import { hashPassword } from '../../../kernel/authn/password.js';
 import { MIN_LOGIN_NAME_LENGTH, MIN_PASSWORD_LENGTH } from './auth-methods.js';
 import { T, type AccountDoc, type AuthMethodDoc, type BootstrapDoc, type RoleDoc, type ScopeDoc, type UserDoc } from './docs.js';
 import type { GatewayDomain } from './domain.js';

@@ -8,7 +8,7 @@
  * @module
  */
 import type { TableSpec } from '../../../kernel/store/index.js';
-import type { PasswordHash } from '../../../kernel/authn/index.js';
+import type { PasswordHash } from '../../../kernel/authn/password.js';
 
 /** Table names. */
 export const T = {
