@@ -2,7 +2,8 @@
  * Two gateway controllers sharing one PostgreSQL state (issue 20 scope 1: `controller {
  * database { url } }`) on the repo's throwaway PostgreSQL server: one leads and makes the
  * initial resources once; a login and a write sent to the follower are forwarded to the
- * leader, and the follower reads them back.
+ * leader, and the follower reads them back; a token used only through the follower still
+ * has its use recorded (so it does not idle out).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -16,6 +17,8 @@ import { parseGatewayServerConfig } from '../../src/services/gateway/config.js';
 import { startGateway, type Gateway } from '../../src/services/gateway/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cairn-gw-pg-'));
+let offsetMs = 0;
+const now = () => Date.now() + offsetMs;
 const KEY = randomBytes(32).toString('base64');
 
 const config = (pgUrl: string) => `
@@ -60,7 +63,7 @@ describe('gateway controllers on one PostgreSQL state', { timeout: 120_000 }, ()
   });
 
   it('bootstraps once on the leader and forwards a follower\'s login and writes to it', async () => {
-    for (let i = 0; i < 2; i++) gws.push(await startGateway({ config: parseGatewayServerConfig(config(pg.url), `c${i}.hcl`), log: silentLogger() }));
+    for (let i = 0; i < 2; i++) gws.push(await startGateway({ config: parseGatewayServerConfig(config(pg.url), `c${i}.hcl`), log: silentLogger(), now }));
     const leader = await until('a leader', () => gws.find((g) => g.domain!.state.isWritable));
     const follower = gws.find((g) => g !== leader)!;
     const login = await until('the bootstrap login', () => leader.bootstrapLogin);
@@ -80,5 +83,12 @@ describe('gateway controllers on one PostgreSQL state', { timeout: 120_000 }, ()
       assert.equal(r.status, 200, `readable on ${g === leader ? 'the leader' : 'the follower'}`);
       assert.equal(((await r.json()) as any).name, 'shared');
     }
+    // Two minutes on, a read through the follower records the token's use (on the leader).
+    offsetMs += 120_000;
+    const tokenId = token.split('_').slice(0, 2).join('_');
+    const seen = await fetch(`${url(follower)}/v1/auth-tokens/${tokenId}`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(seen.status, 200);
+    const used = Date.parse(((await seen.json()) as any).approximate_last_used_time);
+    assert.ok(now() - used < 60_000, `last use recorded through the follower (${now() - used} ms ago)`);
   });
 });

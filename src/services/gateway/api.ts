@@ -12,7 +12,8 @@
  * worker routes here still need `Authorization: Bearer <controller { auth_token }>` (the
  * recovery credential); without a configured token they refuse every request (401). On a
  * PostgreSQL state shared by several controllers a follower forwards every domain request
- * that may write to the leader.
+ * that may write (and every one whose token use is due to be recorded) to the leader, and
+ * serves the others after a read barrier.
  *
  * @module
  */
@@ -234,8 +235,11 @@ export function apiService(deps: ApiDeps): HttpService {
       const rel = req.path.startsWith('/v1/') ? req.path.slice(4).replace(/\/$/, '') : undefined;
       if (rel !== undefined && deps.domain) {
         const lead = deps.leadership;
-        if (lead && !lead.isLeader && req.method !== 'GET' && req.method !== 'HEAD' && isDomainPath(rel)) {
-          return forwardToLeader(req, lead, req.headers.authorization, FORWARD_STYLE);
+        if (lead && !lead.isLeader && isDomainPath(rel)) {
+          const read = req.method === 'GET' || req.method === 'HEAD';
+          // A token whose use is due to be recorded goes to the leader too: only it writes.
+          if (!read || deps.domain.tokenUseDue(req)) return forwardToLeader(req, lead, req.headers.authorization, FORWARD_STYLE);
+          await lead.readBarrier();
         }
         const reply = await serveDomain(deps.domain, req, rel);
         if (reply) return reply;

@@ -93,18 +93,41 @@ export class GatewayDomain {
     if (this.recoveryToken !== undefined && secretsEqual(token, this.recoveryToken)) {
       return { userId: RECOVERY_USER, acl: new Acl({ userId: RECOVERY_USER, groupIds: [] }, [], this.parentOf, true) };
     }
-    const id = tokenIdOf(token);
-    const doc = id === undefined ? undefined : this.state.get<AuthTokenDoc>(T.authTokens, id);
-    const now = this.now();
-    if (!doc || !tokenMatches(doc, token) || tokenEndMs(doc, this.tokenStaleSeconds) <= now) throw unauthenticatedError();
-    const refreshMs = Math.min(60_000, (this.tokenStaleSeconds * 1000) / 10);
-    if (this.state.isWritable && now - Date.parse(doc.approximate_last_used_time) >= refreshMs) {
+    const doc = this.validToken(token);
+    if (!doc) throw unauthenticatedError();
+    if (this.state.isWritable && this.staleUse(doc)) {
+      const now = new Date(this.now()).toISOString();
       await this.state.txn((tx) => {
         const cur = tx.get<AuthTokenDoc>(T.authTokens, doc.id);
-        if (cur) tx.put(T.authTokens, doc.id, { ...cur, approximate_last_used_time: new Date(now).toISOString() });
+        if (cur) tx.put(T.authTokens, doc.id, { ...cur, approximate_last_used_time: now });
       });
     }
     return { ...this.callerOf(doc.user_id, doc.account_id), token: doc };
+  }
+
+  /**
+   * Whether `req` presents a valid auth token whose last use is due to be recorded: a
+   * follower (which cannot write) then forwards the request to the leader, so tokens used
+   * only through followers do not idle out.
+   */
+  tokenUseDue(req: HttpRequest): boolean {
+    const token = presentedToken(req);
+    const doc = token === undefined ? undefined : this.validToken(token);
+    return doc !== undefined && this.staleUse(doc);
+  }
+
+  /** The stored token `token` names, when it matches and has not ended. */
+  private validToken(token: string): AuthTokenDoc | undefined {
+    const id = tokenIdOf(token);
+    const doc = id === undefined ? undefined : this.state.get<AuthTokenDoc>(T.authTokens, id);
+    if (!doc || !tokenMatches(doc, token) || tokenEndMs(doc, this.tokenStaleSeconds) <= this.now()) return undefined;
+    return doc;
+  }
+
+  /** Whether the token's last use is older than a tenth of the idle timeout (at most a minute). */
+  private staleUse(doc: AuthTokenDoc): boolean {
+    const refreshMs = Math.min(60_000, (this.tokenStaleSeconds * 1000) / 10);
+    return this.now() - Date.parse(doc.approximate_last_used_time) >= refreshMs;
   }
 
   /** The ACL of user `userId` (logged in with `accountId`) from every role in the store. */
