@@ -27,7 +27,7 @@
  *
  * @module
  */
-import { ANON_USER, AUTH_USER, GLOBAL, type ResourceType } from './ids.js';
+import { ANON_USER, AUTH_USER, type ResourceType } from './ids.js';
 import { isTopLevel, type Grant } from './grants.js';
 
 /** What a request acts on: `id` empty for a collection (create, list). */
@@ -172,6 +172,3 @@ function matches(e: Entry, r: AclResource, action: string | undefined): boolean 
   }
   return false;
 }
-
-/** The scope a scope resource is checked in: its parent, and global for global itself. */
-export const scopeOfScope = (id: string, parentId: string | undefined): string => parentId ?? GLOBAL;
