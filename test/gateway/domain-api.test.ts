@@ -254,6 +254,15 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
     }
   });
 
+  it('filters lists with the reference\'s filter expressions over {"item": …}', async () => {
+    const r = await call('GET', `scopes?scope_id=global&recursive=true&filter=${encodeURIComponent('"/item/name" == "engineering"')}`, { token: RECOVERY });
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body.items.map((s: any) => s.name), ['engineering']);
+    const bad = await call('GET', `scopes?filter=${encodeURIComponent('"/item/name" ==')}`, { token: RECOVERY });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.details.request_fields[0].name, 'filter');
+  });
+
   it('takes the static auth_token as the recovery credential', async () => {
     const r = await call('POST', 'scopes', { token: RECOVERY, body: { scope_id: 'global', name: 'by-recovery' } });
     assert.equal(r.status, 200);

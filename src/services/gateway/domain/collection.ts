@@ -2,9 +2,10 @@
  * The routes of one collection, built from its description, with the reference's
  * conventions (Boundary API: https://developer.hashicorp.com/boundary/api-docs):
  *
- * - `GET /v1/<c>?<parent>=…[&recursive=true]` → `{"items":[…]}` of the items the caller
- *   may list (a scope's collections; `recursive` walks the scopes below it and leaves out
- *   the scopes where listing is not granted);
+ * - `GET /v1/<c>?<parent>=…[&recursive=true][&filter=…]` → `{"items":[…]}` of the items
+ *   the caller may list (a scope's collections; `recursive` walks the scopes below it and
+ *   leaves out the scopes where listing is not granted); `filter` is a bexpr expression
+ *   over `{"item": <item>}` (`"/item/name" == "prod"`), as the reference's;
  * - `POST /v1/<c>` with the parent field → the new item (200);
  * - `GET /v1/<c>/<id>` → the item; `PATCH` → the updated item, `version` required and
  *   checked (optimistic locking); `DELETE` → 204;
@@ -15,6 +16,7 @@
  *
  * @module
  */
+import { compileFilter, FilterError, type Filter } from '../../../kernel/bexpr/index.js';
 import { StateConflict, type Txn } from '../../../kernel/store/index.js';
 import type { AclResource } from './acl.js';
 import type { BaseDoc } from './docs.js';
@@ -92,6 +94,27 @@ function compact<T extends object>(fields: T): T {
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null && v !== undefined)) as T;
 }
 
+/** The compiled `filter` query parameter; undefined when absent. @throws 400 naming `filter` when it does not parse. */
+function filterOf(text: string | null): Filter | undefined {
+  if (text === null || text.trim() === '') return undefined;
+  try {
+    return compileFilter(text);
+  } catch (err) {
+    if (err instanceof FilterError) throw invalidFields({ filter: `Unable to parse the filter: ${err.message}` });
+    throw err;
+  }
+}
+
+/** Whether `item` passes `filter`; an item the expression cannot be evaluated on (a missing field) does not. */
+function matches(filter: Filter, item: Record<string, unknown>): boolean {
+  try {
+    return filter.matches({ item });
+  } catch (err) {
+    if (err instanceof FilterError) return false;
+    throw err;
+  }
+}
+
 /** Builds the routes of `spec`; see the module doc. */
 export function collectionRoutes<D extends BaseDoc>(spec: CollectionSpec<D>): DomainRoute[] {
   const { kind } = spec;
@@ -101,6 +124,7 @@ export function collectionRoutes<D extends BaseDoc>(spec: CollectionSpec<D>): Do
     const parentId = req.query.get(spec.parentField) ?? (spec.parentField === 'scope_id' ? 'global' : '');
     const recursive = spec.recursive && /^(1|t|true)$/i.test(req.query.get('recursive') ?? '');
     if (parentId === '') throw invalidFields({ [spec.parentField]: 'This field is required.' });
+    const filter = filterOf(req.query.get('filter'));
     const top = spec.collection(d, parentId);
     if (!top) throw resourceNotFound();
     const parents = recursive ? d.subtree(parentId) : [parentId];
@@ -115,7 +139,7 @@ export function collectionRoutes<D extends BaseDoc>(spec: CollectionSpec<D>): Do
       for (const doc of docs) {
         if (!spec.inParent(doc, p) || spec.visible?.(d, doc) === false) continue;
         const v = itemView(d, caller, doc);
-        if ((v.authorized_actions as string[] | undefined)?.length === 0) continue;
+        if ((v.authorized_actions as string[] | undefined)?.length === 0 || (filter && !matches(filter, v))) continue;
         items.push(v);
       }
     }
