@@ -14,7 +14,8 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { listen, type Listener } from '../../kernel/http/index.js';
+import { hostname } from 'node:os';
+import { advertisedAddress, listen, type Listener } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
 import { instrumentHttp, ServiceMetrics } from '../../kernel/metrics/index.js';
 import { apiService } from './api.js';
@@ -123,7 +124,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         const api = await listen(toListenerOptions(l), instrumentHttp(apiSvc, metrics), log);
         closers.push(() => api.close());
         record('api', api.url);
-        first ??= api.url.replace(/^https?:\/\//, '');
+        // Followers forward to this address: a wildcard bind is published as the host name.
+        const host = new URL(api.url).hostname;
+        first ??= advertisedAddress(api.url, host === '0.0.0.0' || host === '[::]' ? hostname() : undefined);
       }
       cs.startLeadership(first ?? '');
       record('cluster', cluster.address);
