@@ -170,6 +170,24 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
     assert.equal((await call('GET', `groups?scope_id=${other.body.id}`, { token: alice })).status, 200);
   });
 
+  it('makes the creator of a scope its administrator, unless skip_admin_role_creation', async () => {
+    const acct = await call('POST', 'accounts', { token: adminToken, body: { auth_method_id: authMethodId, attributes: { login_name: 'bob', password: 'bob-password' } } });
+    const user = await call('POST', 'users', { token: adminToken, body: { scope_id: 'global', name: 'bob' } });
+    await call('POST', `users/${user.body.id}:set-accounts`, { token: adminToken, body: { version: 1, account_ids: [acct.body.id] } });
+    const role = await call('POST', 'roles', { token: adminToken, body: { scope_id: 'global', name: 'org makers' } });
+    await call('POST', `roles/${role.body.id}:set-principals`, { token: adminToken, body: { version: 1, principal_ids: [user.body.id] } });
+    await call('POST', `roles/${role.body.id}:set-grants`, { token: adminToken, body: { version: 2, grant_strings: ['type=scope;actions=create'] } });
+    const bob = await login('bob', 'bob-password');
+    const org = await call('POST', 'scopes', { token: bob, body: { scope_id: 'global', name: 'bobs org' } });
+    assert.equal(org.status, 200, JSON.stringify(org.body));
+    assert.equal((await call('POST', 'groups', { token: bob, body: { scope_id: org.body.id, name: 'g' } })).status, 200);
+    const roles = await call('GET', `roles?scope_id=${org.body.id}`, { token: bob });
+    assert.deepEqual(roles.body.items.map((r: any) => [r.name, r.principal_ids, r.grant_strings]), [['Administration', [user.body.id], ['ids=*;type=*;actions=*']]]);
+    const bare = await call('POST', 'scopes?skip_admin_role_creation=true', { token: bob, body: { scope_id: 'global', name: 'bare org' } });
+    assert.equal(bare.status, 200);
+    assert.equal((await call('POST', 'groups', { token: bob, body: { scope_id: bare.body.id, name: 'g' } })).status, 403);
+  });
+
   it('requires the current version on updates (optimistic locking)', async () => {
     const s = await call('POST', 'scopes', { token: adminToken, body: { scope_id: 'global', name: 'locking' } });
     const missing = await call('PATCH', `scopes/${s.body.id}`, { token: adminToken, body: { description: 'x' } });

@@ -52,8 +52,8 @@ export interface CollectionSpec<D extends BaseDoc> {
   onDelete?(tx: Txn, doc: D, d: GatewayDomain): void;
   /** Extra view fields for `caller`. */
   extra?(d: GatewayDomain, doc: D, caller: Caller): Record<string, unknown>;
-  /** Checks after `create` built the document (inside the transaction), e.g. references. */
-  check?(tx: Txn, doc: D): void;
+  /** Runs in the creating transaction after the document is stored (e.g. a new scope's admin role for its creator). */
+  afterCreate?(tx: Txn, doc: D, ctx: { readonly d: GatewayDomain; readonly caller: Caller; readonly query: URLSearchParams }): void;
   /** Lists with `recursive=true` walk the scope tree (scope-level collections). */
   readonly recursive: boolean;
   /** Whether `doc` is shown at all (an ended auth token is not); default: always. */
@@ -159,8 +159,9 @@ export function collectionRoutes<D extends BaseDoc>(spec: CollectionSpec<D>): Do
     const base = compact({ ...built!, ...fields });
     const doc = { ...base, id: spec.newId(base), created_time: now, updated_time: now, version: 1 } as unknown as D;
     const stored = await write(d, (tx) => {
-      spec.check?.(tx, doc);
-      return tx.put(kind.table, doc.id, doc);
+      const put = tx.put(kind.table, doc.id, doc);
+      spec.afterCreate?.(tx, doc, { d, caller, query: req.query });
+      return put;
     });
     return ok(itemView(d, caller, stored));
   };

@@ -4,15 +4,19 @@
  * `POST /v1/scopes {"scope_id":"global"}` makes an org, under an org a project;
  * `GET /v1/scopes?scope_id=global&recursive=true` lists the tree. A scope's item carries
  * `authorized_collection_actions`: what the caller may do on the collections in it.
+ * Creating a scope also makes, as the reference does unless
+ * `?skip_admin_role_creation=true`, an "Administration" role in it granting its creator
+ * `ids=*;type=*;actions=*` there (not for the recovery credential, which needs none).
  *
  * @module
  */
 import { deleteScope } from './cascade.js';
 import { collectionRoutes, type CollectionSpec } from './collection.js';
-import { T, type ScopeDoc } from './docs.js';
+import { T, type RoleDoc, type ScopeDoc } from './docs.js';
 import type { Caller } from './domain.js';
 import { invalidFields } from './errors.js';
-import { GLOBAL, newId, PREFIX, type ResourceType } from './ids.js';
+import { GLOBAL, newId, PREFIX, RECOVERY_USER, type ResourceType } from './ids.js';
+
 import { may, type Kind } from './resource.js';
 import type { DomainRoute } from './route.js';
 
@@ -59,6 +63,23 @@ const spec: CollectionSpec<ScopeDoc> = {
   },
   extra: (_d, s, caller) => ({ authorized_collection_actions: collectionActions(caller, s) }),
   newId: (doc) => newId(doc.type === 'org' ? PREFIX.org : PREFIX.project),
+  afterCreate(tx, doc, { d, caller, query }) {
+    if (caller.userId === RECOVERY_USER || /^(1|t|true)$/i.test(query.get('skip_admin_role_creation') ?? '')) return;
+    const now = d.nowIso();
+    const id = newId(PREFIX.role);
+    tx.put<RoleDoc>(T.roles, id, {
+      id,
+      scope_id: doc.id,
+      name: 'Administration',
+      description: `Administrative grants for scope ${doc.id}`,
+      principal_ids: [caller.userId],
+      grant_strings: ['ids=*;type=*;actions=*'],
+      grant_scope_ids: ['this'],
+      created_time: now,
+      updated_time: now,
+      version: 1,
+    });
+  },
   onDelete(tx, doc, d) {
     if (doc.id === GLOBAL) throw invalidFields({ id: 'The global scope cannot be deleted.' });
     deleteScope(tx, doc.id, d.nowIso());
