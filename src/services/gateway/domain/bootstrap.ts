@@ -16,7 +16,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { hashPassword } from '../../../kernel/authn/password.js';
+import { hashPassword, type PasswordHash } from '../../../kernel/authn/password.js';
 import { MIN_LOGIN_NAME_LENGTH, MIN_PASSWORD_LENGTH } from './auth-methods.js';
 import { T, type AccountDoc, type AuthMethodDoc, type BootstrapDoc, type RoleDoc, type ScopeDoc, type UserDoc } from './docs.js';
 import type { GatewayDomain } from './domain.js';
@@ -43,15 +43,33 @@ export const LOGIN_GRANTS = ['ids=*;type=scope;actions=list,no-op', 'ids=*;type=
 export const AUTHENTICATED_GRANTS = [...LOGIN_GRANTS, 'ids={{.Account.Id}};actions=read,change-password', 'ids=*;type=auth-token;actions=list,read:self,delete:self'];
 export const ADMIN_GRANTS = ['ids=*;type=*;actions=*'];
 
+/** The admin password of a bootstrap and its hash (being computed). */
+export interface BootstrapSecret {
+  readonly password: string;
+  readonly hash: Promise<PasswordHash>;
+}
+
 /**
- * Makes the initial resources unless they exist. @returns the admin login when this call
- * made them, else undefined.
+ * Chooses the admin password and starts hashing it, so that a first start can hash while
+ * it opens its state (scrypt runs on libuv's thread pool).
  */
-export async function bootstrapDomain(d: GatewayDomain, o: BootstrapOptions = {}): Promise<BootstrapLogin | undefined> {
+export function bootstrapSecret(o: BootstrapOptions = {}): BootstrapSecret {
+  const password = o.dev ? (o.dev.password ?? 'password') : randomBytes(15).toString('base64url');
+  const hash = hashPassword(password);
+  // Awaited by bootstrapDomain, or never when the state was bootstrapped already.
+  hash.catch(() => undefined);
+  return { password, hash };
+}
+
+/**
+ * Makes the initial resources unless they exist (with `secret`, else a fresh one).
+ * @returns the admin login when this call made them, else undefined.
+ */
+export async function bootstrapDomain(d: GatewayDomain, o: BootstrapOptions = {}, secret?: BootstrapSecret): Promise<BootstrapLogin | undefined> {
   if (d.state.get<BootstrapDoc>(T.meta, 'bootstrap')) return undefined;
   const id = (prefix: string) => (o.dev ? `${prefix}_1234567890` : newId(prefix));
-  const password = o.dev ? (o.dev.password ?? 'password') : randomBytes(15).toString('base64url');
-  const hash = await hashPassword(password);
+  const { password, hash: hashing } = secret ?? bootstrapSecret(o);
+  const hash = await hashing;
   const now = d.nowIso();
   const base = { created_time: now, updated_time: now, version: 1 };
   const org = id(PREFIX.org);

@@ -10,13 +10,13 @@
  *
  * @module
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../../../kernel/log/logger.js';
 import { ExpiryReaper, openAgentState, type StateLeadership } from '../../../kernel/store/index.js';
 import type { GatewayControllerConfig } from '../config.js';
-import { bootstrapDomain, type BootstrapLogin, type BootstrapOptions } from './bootstrap.js';
+import { bootstrapDomain, bootstrapSecret, type BootstrapLogin, type BootstrapOptions } from './bootstrap.js';
 import { GATEWAY_TABLES, T, type AuthTokenDoc } from './docs.js';
 import { GatewayDomain } from './domain.js';
 import { tokenEndMs } from './tokens.js';
@@ -57,9 +57,12 @@ export async function openController(o: ControllerStateOptions): Promise<Control
   const dir = config.dataDir ?? mkdtempSync(join(tmpdir(), 'cairn-gateway-'));
   if (temporary) log.warn({ dir }, 'controller has no "data_dir" and no "database": its state is kept in a temporary directory and lost when it stops');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const sqlitePath = join(dir, 'gateway.db');
+  // A first start on SQLite hashes the admin password while the state opens.
+  let secret = !config.database && !existsSync(sqlitePath) ? bootstrapSecret(o.bootstrap) : undefined;
   const { backend, state, shared } = await openAgentState({
     storage: config.database,
-    sqlitePath: join(dir, 'gateway.db'),
+    sqlitePath,
     keyFile: join(dir, 'gateway-state.key'),
     key: config.stateKey,
     keySetting: 'controller.state_key',
@@ -79,7 +82,8 @@ export async function openController(o: ControllerStateOptions): Promise<Control
   });
   let login: BootstrapLogin | undefined;
   const lead = async () => {
-    const made = await bootstrapDomain(domain, o.bootstrap);
+    const made = await bootstrapDomain(domain, o.bootstrap, secret);
+    secret = undefined;
     if (made) {
       login = made;
       o.onBootstrap?.(made);
