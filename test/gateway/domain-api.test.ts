@@ -228,6 +228,16 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
     assert.deepEqual(unchanged.body.grant_strings, []);
     const scope = await call('POST', `roles/${role.body.id}:add-grant-scopes`, { token: adminToken, body: { version: 1, grant_scope_ids: ['p_0000000000'] } });
     assert.equal(scope.body.details.request_fields[0].name, 'grant_scope_ids');
+    // The deprecated single grant_scope_id: a scope below the role's, or the role's own ("this").
+    const orgs = await call('GET', 'scopes?scope_id=global', { token: adminToken });
+    const org = orgs.body.items[0].id;
+    const legacy = await call('POST', 'roles', { token: adminToken, body: { scope_id: 'global', grant_scope_id: org } });
+    assert.deepEqual(legacy.body.grant_scope_ids, [org]);
+    const back = await call('PATCH', `roles/${legacy.body.id}`, { token: adminToken, body: { version: 1, grant_scope_id: 'global' } });
+    assert.deepEqual(back.body.grant_scope_ids, ['this']);
+    const above = await call('POST', 'roles', { token: adminToken, body: { scope_id: org, grant_scope_id: 'global' } });
+    assert.equal(above.status, 400);
+    assert.equal(above.body.details.request_fields[0].name, 'grant_scope_id');
     const short = await call('POST', 'accounts', { token: adminToken, body: { auth_method_id: authMethodId, attributes: { login_name: 'bob', password: 'short' } } });
     assert.deepEqual(short.body.details.request_fields, [{ name: 'attributes.password', description: 'Must be at least 8 characters.' }]);
     const dup = await call('POST', 'accounts', { token: adminToken, body: { auth_method_id: authMethodId, attributes: { login_name: 'admin' } } });

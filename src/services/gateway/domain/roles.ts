@@ -5,7 +5,8 @@
  * through `:add-grants`/`:set-grants`/`:remove-grants`, each checked when given; grant
  * scopes (`this`, `children` from global or an org, `descendants` from global, or a scope
  * below the role's) through `:add-grant-scopes`/`:set-grant-scopes`/`:remove-grant-scopes`,
- * `this` by default. A role item shows its grants parsed (`grants`: `raw`, `canonical`,
+ * `this` by default (the deprecated single `grant_scope_id` of create and update is
+ * taken too). A role item shows its grants parsed (`grants`: `raw`, `canonical`,
  * `json`), as the reference does.
  *
  * @module
@@ -82,6 +83,20 @@ function grantScopeProblem(d: GatewayDomain, role: RoleDoc, v: string): string |
   return `Scope "${v}" is not below the role's scope "${own.id}".`;
 }
 
+/**
+ * The deprecated single `grant_scope_id` of create and update (the reference before grant
+ * scopes became a list): the role's grant scopes become that one scope (`this` for the
+ * role's own). Undefined when not given.
+ */
+function legacyGrantScope(d: GatewayDomain, input: Input, role: RoleDoc): string[] | undefined {
+  const v = input.string('grant_scope_id', { nonEmpty: true });
+  if (typeof v !== 'string') return undefined;
+  const scope = v === role.scope_id ? 'this' : v;
+  const problem = grantScopeProblem(d, role, scope);
+  if (problem) input.fail('grant_scope_id', problem);
+  return [scope];
+}
+
 const act =
   (field: 'principal_ids' | 'grant_strings' | 'grant_scope_ids', how: How) =>
   (d: GatewayDomain, input: Input, doc: RoleDoc): Partial<RoleDoc> => {
@@ -114,7 +129,14 @@ const roles: CollectionSpec<RoleDoc> = {
   recursive: true,
   collection: (d, id) => inScope(d, 'role', id),
   inParent: (doc, id) => doc.scope_id === id,
-  create: async (_d, _input, parentId) => ({ scope_id: parentId, principal_ids: [], grant_strings: [], grant_scope_ids: ['this'] }),
+  async create(d, input, parentId) {
+    const draft: RoleDoc = { id: '', scope_id: parentId, principal_ids: [], grant_strings: [], grant_scope_ids: ['this'], created_time: '', updated_time: '', version: 0 };
+    return { scope_id: parentId, principal_ids: [], grant_strings: [], grant_scope_ids: legacyGrantScope(d, input, draft) ?? ['this'] };
+  },
+  update: (d, input, doc) => {
+    const scopes = legacyGrantScope(d, input, doc);
+    return scopes ? { grant_scope_ids: scopes } : {};
+  },
   newId: () => newId(PREFIX.role),
   extra: (_d, r) => ({ grants: grantsView(r) }),
   actions: {
