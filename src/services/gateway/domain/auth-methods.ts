@@ -20,10 +20,12 @@ import { inScope } from './principals.js';
 import type { Kind } from './resource.js';
 import type { DomainRoute } from './route.js';
 
-/** Default minimum lengths (the reference's). */
+/** Default minimum login name length (the reference's). */
 export const MIN_LOGIN_NAME_LENGTH = 3;
+/** Default minimum password length (the reference's). */
 export const MIN_PASSWORD_LENGTH = 8;
 
+/** Auth methods: in their scope; `authenticate` is one of their actions. */
 export const authMethodKind: Kind<AuthMethodDoc> = {
   type: 'auth-method',
   table: T.authMethods,
@@ -31,6 +33,7 @@ export const authMethodKind: Kind<AuthMethodDoc> = {
   where: (_d, am) => ({ scopeId: am.scope_id! }),
 };
 
+/** Accounts: in their auth method's scope, pinned to the auth method. */
 export const accountKind: Kind<AccountDoc> = {
   type: 'account',
   table: T.accounts,

@@ -16,6 +16,7 @@ import { view, type Kind } from './resource.js';
 import type { DomainRoute } from './route.js';
 import { tokenEndMs } from './tokens.js';
 
+/** Auth tokens: in their auth method's scope, owned by their user (`read:self`, `delete:self`). */
 export const authTokenKind: Kind<AuthTokenDoc & { version: number }> = {
   type: 'auth-token',
   table: T.authTokens,

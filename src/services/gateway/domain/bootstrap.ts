@@ -38,9 +38,11 @@ export interface BootstrapOptions {
   readonly dev?: { readonly password?: string };
 }
 
-/** The grants of the bootstrap roles (reference `database init`). */
+/** Grants of the "Login Grants" role (`u_anon`; the reference's `database init`). */
 export const LOGIN_GRANTS = ['ids=*;type=scope;actions=list,no-op', 'ids=*;type=auth-method;actions=authenticate,list'];
+/** Grants of the "Authenticated User Grants" role (`u_auth`). */
 export const AUTHENTICATED_GRANTS = [...LOGIN_GRANTS, 'ids={{.Account.Id}};actions=read,change-password', 'ids=*;type=auth-token;actions=list,read:self,delete:self'];
+/** Grants of the "Administration" role (the admin user). */
 export const ADMIN_GRANTS = ['ids=*;type=*;actions=*'];
 
 /** The admin password of a bootstrap and its hash (being computed). */

@@ -17,6 +17,7 @@ import { newId, PREFIX } from './ids.js';
 import type { Kind } from './resource.js';
 import type { DomainRoute } from './route.js';
 
+/** Users: in global or an org. */
 export const userKind: Kind<UserDoc> = {
   type: 'user',
   table: T.users,
@@ -24,6 +25,7 @@ export const userKind: Kind<UserDoc> = {
   where: (_d, u) => ({ scopeId: u.scope_id! }),
 };
 
+/** Groups: in any scope. */
 export const groupKind: Kind<GroupDoc> = {
   type: 'group',
   table: T.groups,

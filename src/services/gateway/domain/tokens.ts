@@ -18,8 +18,9 @@ import { secretsEqual, sha256Hex } from '../../../kernel/util/sha256.js';
 import type { AuthTokenDoc } from './docs.js';
 import { newId, PREFIX } from './ids.js';
 
-/** The split cookie names (reference). */
+/** The JS-visible half of the split cookie (reference). */
 export const JS_COOKIE = 'wt-js-token-cookie';
+/** The HttpOnly half of the split cookie (reference). */
 export const HTTP_COOKIE = 'wt-http-token-cookie';
 
 /** A new token: its stored document (hash only) and the string handed to the client once. */
