@@ -16,6 +16,7 @@ import { addCsiHostpathCommand } from './commands/csi-hostpath.js';
 import { addDevCommand } from './commands/dev.js';
 import { addSecretsServerCommand } from './commands/secrets-server.js';
 import { addGatewayClientCommands } from './commands/gateway.js';
+import { addGatewayDomainCommands } from './commands/gateway-domain.js';
 import { addGatewayServerCommand } from './commands/gateway-server.js';
 import { addKvCommands } from './commands/kv.js';
 import { addMeshAgentCommand } from './commands/mesh-agent.js';
@@ -52,6 +53,7 @@ export function buildProgram(app: App): Command {
   addSecretsServerCommand(app, program);
   addGatewayServerCommand(app, program);
   addGatewayClientCommands(app, program);
+  addGatewayDomainCommands(app, program);
   addMeshAgentCommand(app, program);
   addMeshKvCommands(app, program);
   addMeshServicesCommands(app, program);

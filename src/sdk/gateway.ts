@@ -1,6 +1,8 @@
 /**
- * Client for the Cairn access gateway: the controller's session API (api listener,
- * default 9200) and the worker proxy handshake (proxy listener, default 9202). Depends
+ * Client for the Cairn access gateway: the controller's API (api listener, default 9200:
+ * password login, the domain collections — scopes, auth methods, accounts, users, groups,
+ * roles, auth tokens — and sessions) and the worker proxy handshake (proxy listener,
+ * default 9202). Depends
  * only on `undici` and Node built-ins.
  *
  * ```ts
@@ -80,6 +82,37 @@ export class GatewayApiError extends Error {
   }
 }
 
+/** The collections of the controller's domain API (issue 20). */
+export type GatewayCollection = 'scopes' | 'auth-methods' | 'accounts' | 'users' | 'groups' | 'roles' | 'auth-tokens';
+
+/**
+ * A domain resource as the controller shows it: `id`, `scope_id`, `version` (send it back
+ * on updates), `authorized_actions`, and the fields of its kind (the reference's names).
+ */
+export interface GatewayResource {
+  readonly id: string;
+  readonly scope_id?: string;
+  readonly name?: string;
+  readonly description?: string;
+  readonly version?: number;
+  readonly created_time?: string;
+  readonly updated_time?: string;
+  readonly authorized_actions?: readonly string[];
+  readonly [field: string]: unknown;
+}
+
+/** What `:authenticate` returns: the new auth token (`token` only with `type: "token"`). */
+export interface GatewayAuthToken {
+  readonly id: string;
+  readonly token?: string;
+  readonly user_id: string;
+  readonly account_id: string;
+  readonly auth_method_id: string;
+  readonly scope_id: string;
+  readonly expiration_time: string;
+  readonly approximate_last_used_time: string;
+}
+
 /** The worker refused the connection (`ERR …`) or could not be reached. */
 export class GatewayProxyError extends Error {
   override readonly name = 'GatewayProxyError';
@@ -89,7 +122,7 @@ export class GatewayProxyError extends Error {
 export interface GatewayClientOptions {
   /** `http(s)://host:port`. */
   readonly address: string;
-  /** The controller's `auth_token`, sent as `Authorization: Bearer`. */
+  /** An auth token (from {@link GatewayClient.authenticatePassword}) or the controller's recovery `auth_token`, sent as `Authorization: Bearer`. */
   readonly token?: string;
   /** PEM text of the CA that signed the api listener's certificate. */
   readonly caCert?: string;
@@ -134,12 +167,55 @@ export class GatewayClient {
     return (await this.call<{ items: GatewayWorker[] }>('GET', '/v1/workers')).items;
   }
 
+  /**
+   * `POST /v1/auth-methods/{id}:authenticate` with a login name and password; the
+   * returned `token` is what later clients send as their `token`.
+   */
+  async authenticatePassword(authMethodId: string, loginName: string, password: string): Promise<GatewayAuthToken> {
+    const r = await this.call<{ attributes: GatewayAuthToken }>('POST', `/v1/auth-methods/${encodeURIComponent(authMethodId)}:authenticate`, {
+      command: 'login',
+      attributes: { login_name: loginName, password },
+    });
+    return r.attributes;
+  }
+
+  /** `GET /v1/{collection}?…` (e.g. `{ scope_id: 'global', recursive: 'true' }`, or `{ auth_method_id }` for accounts). */
+  async list(collection: GatewayCollection, query: Readonly<Record<string, string>> = {}): Promise<GatewayResource[]> {
+    const q = new URLSearchParams(query).toString();
+    return (await this.call<{ items?: GatewayResource[] }>('GET', `/v1/${collection}${q ? `?${q}` : ''}`)).items ?? [];
+  }
+
+  /** `POST /v1/{collection}`: creates a resource (`scope_id` or `auth_method_id` names where). */
+  create(collection: GatewayCollection, body: Readonly<Record<string, unknown>>): Promise<GatewayResource> {
+    return this.call('POST', `/v1/${collection}`, body);
+  }
+
+  /** `GET /v1/{collection}/{id}`. */
+  read(collection: GatewayCollection, id: string): Promise<GatewayResource> {
+    return this.call('GET', `/v1/${collection}/${encodeURIComponent(id)}`);
+  }
+
+  /** `PATCH /v1/{collection}/{id}`; `body.version` must be the resource's current version. */
+  update(collection: GatewayCollection, id: string, body: Readonly<Record<string, unknown>> & { version: number }): Promise<GatewayResource> {
+    return this.call('PATCH', `/v1/${collection}/${encodeURIComponent(id)}`, body);
+  }
+
+  /** `DELETE /v1/{collection}/{id}` (an auth token: logging out). */
+  async delete(collection: GatewayCollection, id: string): Promise<void> {
+    await this.call('DELETE', `/v1/${collection}/${encodeURIComponent(id)}`);
+  }
+
+  /** `POST /v1/{collection}/{id}:{action}`, e.g. `('roles', id, 'add-principals', { version, principal_ids })`. */
+  action(collection: GatewayCollection, id: string, action: string, body: Readonly<Record<string, unknown>> & { version: number }): Promise<GatewayResource> {
+    return this.call('POST', `/v1/${collection}/${encodeURIComponent(id)}:${action}`, body);
+  }
+
   /** Closes the client's connections. */
   close(): Promise<void> {
     return this.dispatcher.close();
   }
 
-  private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  private async call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.options.token) headers.authorization = `Bearer ${this.options.token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -158,8 +234,11 @@ export class GatewayClient {
       throw new GatewayApiError(res.statusCode, 'Unknown', `HTTP ${res.statusCode}: the body is not JSON`);
     }
     if (res.statusCode >= 400) {
-      const e = json as { kind?: string; message?: string };
-      throw new GatewayApiError(res.statusCode, e.kind ?? 'Unknown', e.message ?? `HTTP ${res.statusCode}`);
+      const e = json as { kind?: string; message?: string; details?: { request_fields?: Array<{ name: string; description: string }> } };
+      // Field problems (400 InvalidArgument) are named in the message so callers see which field.
+      const fields = (e.details?.request_fields ?? []).map((f) => `${f.name}: ${f.description}`).join('; ');
+      const message = e.message ?? `HTTP ${res.statusCode}`;
+      throw new GatewayApiError(res.statusCode, e.kind ?? 'Unknown', fields ? `${message} ${fields}` : message);
     }
     return json as T;
   }

@@ -57,7 +57,19 @@ export interface DevHandle {
   /** The CSI plugin the scheduler is configured with (see {@link DevCsi}). */
   readonly csi: DevCsi;
   /** The gateway: api and ops URLs, the proxy and cluster `host:port`, the api token. */
-  readonly gateway: { readonly apiUrl: string; readonly opsUrl: string; readonly proxyAddress: string; readonly clusterAddress: string; readonly token: string };
+  /**
+   * `token` is the controller's recovery credential; `login` the admin login the controller
+   * bootstrapped with the reference's dev values (auth method `ampw_1234567890`, `admin` /
+   * `password`).
+   */
+  readonly gateway: {
+    readonly apiUrl: string;
+    readonly opsUrl: string;
+    readonly proxyAddress: string;
+    readonly clusterAddress: string;
+    readonly token: string;
+    readonly login: { readonly authMethodId: string; readonly loginName: string; readonly password: string };
+  };
   close(): Promise<void>;
 }
 
@@ -162,7 +174,7 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
         ? existing
         : await core.tokens.create({ policies: ['root'], id: options.rootTokenId, displayName: 'root', path: 'auth/token/root', now });
     const gatewayToken = options.gatewayToken ?? randomBytes(24).toString('base64url');
-    const gateway = await startGateway({ config: devGatewayConfig(options.gatewayAddresses, gatewayToken), log });
+    const gateway = await startGateway({ config: devGatewayConfig(options.gatewayAddresses, gatewayToken, join(options.dataDir, 'gateway')), log, bootstrap: { dev: { password: DEV_GATEWAY_LOGIN.password } } });
     const mesh = await startMeshAgent({
       config: devMeshConfig({ dataDir: join(options.dataDir, 'mesh'), httpAddress: options.meshAddress, rootToken: root.id, dnsAddress: options.meshDnsAddress }),
       log,
@@ -210,6 +222,9 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
   }
 }
 
+/** The gateway login `cairn dev` bootstraps (the reference's dev values; bootstrap.ts). */
+export const DEV_GATEWAY_LOGIN = { authMethodId: 'ampw_1234567890', loginName: 'admin', password: 'password' } as const;
+
 /** `host:port` of a listener URL (`http://host:port`). */
 function hostPort(url: string): string {
   return new URL(url).host;
@@ -236,7 +251,14 @@ function devHandle(p: DevParts): DevHandle {
     mesh: { url: mesh.url, dnsAddress: mesh.dnsAddress },
     sched: { url: sched.url },
     csi: p.csi,
-    gateway: { apiUrl: url('api'), opsUrl: url('ops'), proxyAddress: url('proxy'), clusterAddress: url('cluster'), token: p.gatewayToken },
+    gateway: {
+      apiUrl: url('api'),
+      opsUrl: url('ops'),
+      proxyAddress: url('proxy'),
+      clusterAddress: url('cluster'),
+      token: p.gatewayToken,
+      login: { authMethodId: DEV_GATEWAY_LOGIN.authMethodId, loginName: DEV_GATEWAY_LOGIN.loginName, password: DEV_GATEWAY_LOGIN.password },
+    },
     close: async () => {
       // Dev mode: no grace wait, open proxied connections are cut.
       gateway.force();

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { ConfigError } from '../../src/kernel/config/index.js';
 import { parseGatewayServerConfig, withPort } from '../../src/services/gateway/config.js';
 
-const parse = (text: string) => parseGatewayServerConfig(text, 'gw.hcl');
+const parse = (text: string, env: Record<string, string> = {}) => parseGatewayServerConfig(text, 'gw.hcl', env);
 const errorOf = (text: string): string => {
   try {
     parse(text);
@@ -38,10 +38,38 @@ listener "tcp" {
 }
 `;
 
+describe('gateway controller state config', () => {
+  const withController = (body: string) => CONTROLLER.replace('  graceful_shutdown_wait_duration = "10s"\n', body);
+
+  it('takes database { url } as PostgreSQL shared state and data_dir as the SQLite location', () => {
+    const c = parse(withController('  data_dir = "/var/lib/gw"\n  auth_token_time_to_stale = "30m"\n  database {\n    url = "env://PG"\n  }\n'), { PG: 'postgres://u:p@db:5432/cairn' });
+    assert.deepEqual(c.controller!.database, { connectionUrl: 'postgres://u:p@db:5432/cairn', table: 'cairn_gateway', maxParallel: 10 });
+    assert.equal(c.controller!.dataDir, '/var/lib/gw');
+    assert.equal(c.controller!.authTokenStaleSeconds, 1800);
+  });
+
+  it('refuses a database without data_dir or state_key, and a non-postgres url, naming file, line and key', () => {
+    assert.equal(errorOf(withController('  database {\n    url = "postgres://db/cairn"\n  }\n')), 'gw.hcl:4: a controller with a "database" needs "data_dir" (for its state key file) or "state_key" (the key every controller sharing the database uses)');
+    assert.equal(errorOf(withController('  data_dir = "/d"\n  database {\n    url = "mysql://db/cairn"\n  }\n')), 'gw.hcl:5: "url" must be a postgres:// or postgresql:// URL');
+    assert.match(errorOf(withController('  database {\n    table = "t"\n  }\n')), /^gw\.hcl:3: .*url/);
+  });
+});
+
 describe('gateway config', () => {
   it('reads the reference controller example with default addresses per purpose', () => {
     const c = parse(CONTROLLER);
-    assert.deepEqual(c.controller, { name: 'c1', description: undefined, gracefulShutdownWaitMs: 10_000, authToken: undefined, workerAuthToken: undefined });
+    assert.deepEqual(c.controller, {
+      name: 'c1',
+      description: undefined,
+      gracefulShutdownWaitMs: 10_000,
+      authToken: undefined,
+      workerAuthToken: undefined,
+      dataDir: undefined,
+      stateKey: undefined,
+      database: undefined,
+      authTokenTtlSeconds: 7 * 24 * 3600,
+      authTokenStaleSeconds: 24 * 3600,
+    });
     assert.equal(c.worker, undefined);
     assert.deepEqual(
       c.listeners.map((l) => [l.purpose, l.address, l.tls]),

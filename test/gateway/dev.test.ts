@@ -2,7 +2,8 @@
  * `cairn dev` runs a gateway controller and one worker in its process (issue 4 scope 6):
  * one ops listener answers `/health` and `/health?worker_info=1`, the worker reaches
  * READY over its gRPC channel, and a session authorised with the printed token proxies
- * TCP through the printed proxy address. A real child process on free ports.
+ * TCP through the printed proxy address; the printed gateway login (issue 20 scope 6)
+ * logs in. A real child process on free ports.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -34,6 +35,8 @@ describe('cairn dev: the gateway', () => {
         createInterface({ input: child.stdout! }).on('line', (line) => {
           const m = /^ {4}Gateway (api|token|proxy|health): +(\S+)/.exec(line);
           if (m) printed[m[1]] = m[2];
+          const login = /^ {4}Gateway login: +auth method (\S+), login name "([^"]+)", password "([^"]+)"/.exec(line);
+          if (login) [printed.authMethod, printed.loginName, printed.password] = login.slice(1);
           if (line.startsWith('Press Ctrl-C')) resolve();
         });
       });
@@ -49,6 +52,15 @@ describe('cairn dev: the gateway', () => {
         info = (await (await fetch(`${printed.health}?worker_info=1`)).json()) as typeof info;
       }
       assert.deepEqual(info, { worker_process_info: { state: 'active', active_session_count: 0, upstream_connection_state: 'READY' } });
+
+      // The printed login works (issue 20 scope 6: the reference's dev values).
+      assert.deepEqual([printed.authMethod, printed.loginName, printed.password], ['ampw_1234567890', 'admin', 'password']);
+      const login = new GatewayClient({ address: printed.api });
+      const t = await login.authenticatePassword(printed.authMethod, printed.loginName, printed.password);
+      assert.match(t.token!, /^at_/);
+      const admin = new GatewayClient({ address: printed.api, token: t.token });
+      assert.deepEqual((await admin.list('scopes', { scope_id: 'global' })).map((x) => x.id), ['o_1234567890']);
+      await Promise.all([login.close(), admin.close()]);
 
       const api = new GatewayClient({ address: printed.api, token: 'gw-dev' });
       const target = `127.0.0.1:${(echo.address() as net.AddressInfo).port}`;

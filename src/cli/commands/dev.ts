@@ -74,7 +74,9 @@ async function runDev(app: App, opts: DevFlags): Promise<number> {
   out(`    CSI volumes:     ${handle.csi.root}   (served on dev node ${handle.csi.nodeId})`);
   out('');
   out(`    Gateway api:     ${gw.apiUrl}   (controller + one worker)`);
-  out(`    Gateway token:   ${gw.token}`);
+  out(`    Gateway token:   ${gw.token}   (recovery credential)`);
+  out(`    Gateway login:   auth method ${gw.login.authMethodId}, login name "${gw.login.loginName}", password "${gw.login.password}"`);
+  out(`                     cairn gateway authenticate password -addr=${gw.apiUrl} -auth-method-id=${gw.login.authMethodId} -login-name=${gw.login.loginName}`);
   out(`    Gateway proxy:   ${gw.proxyAddress}`);
   out(`    Gateway health:  ${gw.opsUrl}/health   (worker: ${gw.opsUrl}/health?worker_info=1)`);
   out('');

@@ -7,6 +7,9 @@
  * `graceful_shutdown_wait_duration`, then everything stops. A second signal cuts the
  * wait short and the command exits 1 ("Forcing shutdown").
  *
+ * On the first start of a controller (its initial resources made) the admin login is
+ * printed once on stdout, never logged.
+ *
  * Environment: `env://VAR` values in the file (`auth_token`) are read from it;
  * `CAIRN_GATEWAY_STATUS_INTERVAL_MS` overrides the worker's 2 s status interval (tests).
  *
@@ -38,7 +41,21 @@ async function runGateway(app: App, file: string): Promise<number> {
       const interval = app.env.CAIRN_GATEWAY_STATUS_INTERVAL_MS;
       const statusIntervalMs = interval && /^\d+$/.test(interval) ? Number(interval) : undefined;
       const { startGateway } = await import('../../services/gateway/server.js');
-      return startGateway({ config, log, statusIntervalMs });
+      // The initial admin password goes to stdout once, never to the log (docs/deploy.md).
+      const onBootstrap = (l: { authMethodId: string; loginName: string; password: string; orgId: string; projectId: string }) =>
+        app.io.stdout(
+          [
+            '==> The controller made its initial resources (first start):',
+            `    Auth method ID:  ${l.authMethodId}`,
+            `    Login name:      ${l.loginName}`,
+            `    Password:        ${l.password}`,
+            `    Org scope:       ${l.orgId}`,
+            `    Project scope:   ${l.projectId}`,
+            '    This password is shown only once: log in and change it.',
+            '',
+          ].join('\n'),
+        );
+      return startGateway({ config, log, statusIntervalMs, onBootstrap });
     },
     announce: (config, gateway) => {
       const parts = [config.controller && `controller ${gateway.controllerName}`, gateway.worker && `worker ${gateway.worker.name}`].filter(Boolean);

@@ -26,16 +26,16 @@ import { waitForShutdown } from '../shutdown.js';
 /** Default controller api address (reference/gateway.md §1). */
 export const DEFAULT_GATEWAY_ADDRESS = 'http://127.0.0.1:9200';
 
-interface CommonOpts {
+export interface CommonOpts {
   addr?: string;
   token?: string;
   format?: string;
 }
 
-type Action<O> = (app: App, client: GatewayClient, opts: O & CommonOpts, args: string[]) => Promise<number>;
+export type Action<O> = (app: App, client: GatewayClient, opts: O & CommonOpts, args: string[]) => Promise<number>;
 
 /** Wraps an action: builds the client, turns SDK errors into one-line CLI errors, closes the client. */
-function run<O>(app: App, action: Action<O>) {
+export function run<O>(app: App, action: Action<O>) {
   return async (...params: unknown[]) => {
     const command = params[params.length - 1] as Command;
     const opts = command.opts() as O & CommonOpts;
@@ -56,14 +56,16 @@ function run<O>(app: App, action: Action<O>) {
   };
 }
 
-function common(cmd: Command): Command {
+/** Adds `-addr`, `-token` and `-format` to `cmd`. */
+export function common(cmd: Command): Command {
   return cmd
     .option('--addr <url>', `controller api address (env GATEWAY_ADDR, default ${DEFAULT_GATEWAY_ADDRESS})`)
     .option('--token <token>', 'controller api token (env GATEWAY_TOKEN)')
     .option('--format <format>', 'output format: table or json');
 }
 
-const print = (app: App, opts: CommonOpts, value: unknown, table: () => string) =>
+/** Prints `value` as JSON with `-format=json`, else the text `table()` makes. */
+export const print = (app: App, opts: CommonOpts, value: unknown, table: () => string) =>
   app.io.stdout(opts.format === 'json' ? `${toJson(value)}\n` : table());
 
 function sessionRows(sessions: readonly GatewaySession[]): string {

@@ -9,6 +9,7 @@
  * - OIDC code flow: {@link createOidcFlow} (§5; sched.md §2.5)
  * - Kubernetes: {@link validateKubernetesConfig}, {@link reviewServiceAccountToken}, {@link identityFromServiceAccount} (§4.3)
  * - binding rules: {@link interpolateBindName}, {@link bindIdentity}, {@link checkBindingRule} (§3.4, §6.6; sched.md §2.4)
+ * - passwords (scrypt): {@link hashPassword}, {@link verifyPassword} (secrets userpass, gateway password accounts)
  * - TLS client certificates: {@link certificateFacts}, {@link verifyClientChains} (Vault `auth/cert`)
  *
  * @module
@@ -77,3 +78,4 @@ export {
   verifyClientChains,
   type CertificateFacts,
 } from './x509.js';
+export { hashPassword, verifyPassword, SCRYPT_PARAMS, type PasswordHash } from './password.js';

@@ -95,7 +95,8 @@ export interface HttpRequest {
 /** A reply; `body` undefined = no body. */
 export interface HttpResponse {
   readonly status: number;
-  readonly headers?: Readonly<Record<string, string>>;
+  /** A list value sends the header once per element (`Set-Cookie`). */
+  readonly headers?: Readonly<Record<string, string | readonly string[]>>;
   readonly body?: string | Buffer;
   /**
    * A body written over time instead of `body` (the scheduler's event stream): called once

@@ -7,8 +7,13 @@
  * targets are plain `host:port` addresses instead of catalogued resources
  * (docs/compatibility.md).
  *
- * Every request needs `Authorization: Bearer <controller { auth_token }>`; without a
- * configured token every request is refused (401).
+ * The domain model's routes (scopes, auth methods, accounts, users, groups, roles, auth
+ * tokens: domain/api.ts) authenticate with auth tokens and check grants; the session and
+ * worker routes here still need `Authorization: Bearer <controller { auth_token }>` (the
+ * recovery credential); without a configured token they refuse every request (401). On a
+ * PostgreSQL state shared by several controllers a follower forwards every domain request
+ * that may write (and every one whose token use is due to be recorded) to the leader, and
+ * serves the others after a read barrier.
  *
  * @module
  */
@@ -17,6 +22,8 @@ import {
   badRequest,
   CairnError,
   FieldValidator,
+  forwardToLeader,
+  type ForwardStyle,
   notFound,
   OPENAPI_PATTERN,
   parseJsonBody,
@@ -29,10 +36,14 @@ import {
   type PathSpec,
 } from '../../kernel/http/index.js';
 import { labelRoute } from '../../kernel/metrics/index.js';
+import type { Leadership } from '../../kernel/store/index.js';
 import { parseDuration } from '../../kernel/util/duration.js';
 import { VERSION } from '../../kernel/version/index.js';
 import { secretsEqual } from '../../kernel/util/sha256.js';
 import type { KnownWorker } from './cluster.js';
+import { serveDomain } from './domain/api.js';
+import type { GatewayDomain } from './domain/domain.js';
+import { GatewayApiError } from './domain/errors.js';
 import type { SessionRegistry, SessionView } from './sessions.js';
 
 /** Default session lifetime: 8 hours, in seconds (the reference's default session maximum). */
@@ -51,6 +62,10 @@ export interface ApiDeps {
   readonly authToken?: string;
   /** Clock in epoch ms. */
   readonly now: () => number;
+  /** The domain model (scopes, users, roles, …); absent: only the session routes are served. */
+  readonly domain?: GatewayDomain;
+  /** Several controllers on one PostgreSQL state: who leads (followers forward writes). */
+  readonly leadership?: Leadership;
 }
 
 interface ApiContext {
@@ -198,9 +213,14 @@ const KIND: Readonly<Record<number, string>> = {
   503: 'Unavailable',
 };
 
-/** Renders an error as the reference's API error body `{"kind","message"}` (reference/gateway.md §4.1). */
+/**
+ * Renders an error as the reference's API error body `{"kind","message"}` (reference/gateway.md §4.1),
+ * with `details.request_fields` naming bad fields (domain/errors.ts).
+ */
 export function renderApiError(err: CairnError): HttpResponse {
-  const body = { kind: KIND[err.status] ?? 'Internal', message: err.message };
+  const kind = err instanceof GatewayApiError ? err.kind : (KIND[err.status] ?? 'Internal');
+  const fields = err instanceof GatewayApiError && err.fields ? Object.entries(err.fields).sort(([a], [b]) => (a < b ? -1 : 1)) : [];
+  const body = { kind, message: err.message, ...(fields.length > 0 ? { details: { request_fields: fields.map(([name, description]) => ({ name, description })) } } : {}) };
   return { status: err.status, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
 }
 
@@ -212,7 +232,18 @@ export function renderApiError(err: CairnError): HttpResponse {
 export function apiService(deps: ApiDeps): HttpService {
   return {
     async handle(req): Promise<HttpResponse> {
-      const rel = req.path.startsWith('/v1/') ? req.path.slice(4) : undefined;
+      const rel = req.path.startsWith('/v1/') ? req.path.slice(4).replace(/\/$/, '') : undefined;
+      if (rel !== undefined && deps.domain) {
+        const lead = deps.leadership;
+        if (lead && !lead.isLeader && isDomainPath(rel)) {
+          const read = req.method === 'GET' || req.method === 'HEAD';
+          // A token whose use is due to be recorded goes to the leader too: only it writes.
+          if (!read || deps.domain.tokenUseDue(req)) return forwardToLeader(req, lead, req.headers.authorization, FORWARD_STYLE);
+          await lead.readBarrier();
+        }
+        const reply = await serveDomain(deps.domain, req, rel);
+        if (reply) return reply;
+      }
       const match = rel === undefined ? undefined : table.match(rel);
       if (!match) throw notFound(`path ${req.path} not found`);
       labelRoute(req, match.path.spec.pattern);
@@ -229,6 +260,12 @@ export function apiService(deps: ApiDeps): HttpService {
     renderError: renderApiError,
   };
 }
+
+/** How a follower controller forwards a domain write to the leader: the token travels as `Authorization`, cookies too. */
+const FORWARD_STYLE: ForwardStyle = { tokenHeader: 'Authorization', keep: /^(content-type|set-cookie)$/i, pass: /^cookie$/i };
+
+/** Whether `rel` starts with a domain collection (forwarding must not send session routes to the leader). */
+const isDomainPath = (rel: string) => /^(scopes|auth-methods|accounts|users|groups|roles|auth-tokens)(\/|:|$)/.test(rel);
 
 function parseBody(body: Buffer): Record<string, unknown> {
   if (body.length === 0) return {};

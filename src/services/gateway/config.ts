@@ -6,7 +6,11 @@
  * controller {
  *   name                            = "c1"
  *   graceful_shutdown_wait_duration = "10s"
- *   auth_token                      = "env://CAIRN_GATEWAY_TOKEN"   # or "file:///etc/…", or the token
+ *   auth_token                      = "env://CAIRN_GATEWAY_TOKEN"   # recovery credential; or "file:///etc/…", or the token
+ *   data_dir                        = "/var/lib/cairn-gateway"      # SQLite state (and its key) when there is no database
+ *   database {                                                      # several controllers share one PostgreSQL table
+ *     url = "env://CAIRN_GATEWAY_PG_URL"
+ *   }
  * }
  * worker {
  *   name              = "w1"
@@ -26,8 +30,10 @@
 import { randomBytes } from 'node:crypto';
 import type { ConnectionLimits, ListenerOptions, UiSection } from '../../kernel/http/index.js';
 import {
+  agentStateKey,
   blockError,
   cfg,
+  stateKeyField,
   ConfigError,
   httpTimeoutKeys,
   httpTimeoutsFrom,
@@ -35,6 +41,7 @@ import {
   loadConfigFile,
   parseConfig,
   resolveSecretRef,
+  type AgentPostgresStorage,
   uiServicesFrom,
   uiServicesKey,
   type BlockAt,
@@ -72,6 +79,15 @@ export const gatewayServerSchema = {
     graceful_shutdown_wait_duration: cfg.duration({ default: 0, min: 0, doc: 'after a shutdown signal, /health answers 503 this long before the controller stops' }),
     auth_token: cfg.string({ doc: 'bearer token of the api listener; env://VAR or file://PATH to keep it out of the file; none: the api refuses every request' }),
     worker_auth_token: cfg.string({ doc: 'token workers must present on the cluster listener (env://, file:// accepted); none: any worker is accepted' }),
+    data_dir: cfg.string({ doc: 'directory of the SQLite state and its key file; without it and without a database the state is kept in a temporary directory and lost at stop' }),
+    state_key: stateKeyField(),
+    auth_token_time_to_live: cfg.duration({ default: 7 * 24 * 3600, min: 1, doc: 'lifetime of an auth token (reference default 7 days)' }),
+    auth_token_time_to_stale: cfg.duration({ default: 24 * 3600, min: 1, doc: 'an auth token unused this long expires (idle timeout; reference default 1 day)' }),
+    database: cfg.block({
+      url: cfg.string({ required: true, doc: 'postgres:// URL of the database several controllers share; env://VAR or file://PATH keep the password out of this file' }),
+      table: cfg.string({ default: 'cairn_gateway', doc: 'table holding the state (name or schema.name); created when missing' }),
+      max_parallel: cfg.int({ default: 10, min: 1, doc: 'most connections (statements in flight) to PostgreSQL' }),
+    }),
   }),
   worker: cfg.block({
     name: cfg.string({ doc: 'worker name; generated (w_…) when empty' }),
@@ -117,6 +133,16 @@ export interface GatewayControllerConfig {
   readonly authToken?: string;
   /** The token workers must present on the cluster listener; absent: workers are not authenticated. */
   readonly workerAuthToken?: string;
+  /** `data_dir`: where the SQLite state and the state key file live; absent: a temporary directory (or, with `database`, `state_key` is required). */
+  readonly dataDir?: string;
+  /** `state_key`, decoded (32 bytes); absent: the key file in the data directory. */
+  readonly stateKey?: Uint8Array;
+  /** `database { url }`: the state is in PostgreSQL (several controllers); absent: SQLite under {@link dataDir}. */
+  readonly database?: AgentPostgresStorage;
+  /** `auth_token_time_to_live` in seconds. */
+  readonly authTokenTtlSeconds: number;
+  /** `auth_token_time_to_stale` in seconds (idle timeout). */
+  readonly authTokenStaleSeconds: number;
 }
 
 /** The worker block. */
@@ -192,7 +218,16 @@ function fromRaw(raw: Raw, file: string, env: ConfigEnv): GatewayServerConfig {
       gracefulShutdownWaitMs: c.graceful_shutdown_wait_duration * 1000,
       authToken: secretKey(c, 'auth_token', env),
       workerAuthToken: secretKey(c, 'worker_auth_token', env),
+      dataDir: c.data_dir,
+      stateKey: agentStateKey(c.state_key, c.$at, 'state_key', env),
+      database: c.database && databaseFrom(c.database, env),
+      authTokenTtlSeconds: c.auth_token_time_to_live,
+      authTokenStaleSeconds: c.auth_token_time_to_stale,
     };
+    if (controller.database && !controller.dataDir && !controller.stateKey) {
+      // Controllers sharing a database need one key; a temporary key file would be lost at stop.
+      throw blockError(c.database!.$at, 'url', 'a controller with a "database" needs "data_dir" (for its state key file) or "state_key" (the key every controller sharing the database uses)');
+    }
   }
   let worker: GatewayWorkerConfig | undefined;
   if (raw.worker) {
@@ -230,6 +265,16 @@ function fromRaw(raw: Raw, file: string, env: ConfigEnv): GatewayServerConfig {
     ...(ui && { ui }),
     ...(raw.ui_services && { uiServices: uiServicesFrom(raw.ui_services, 'gateway', ui, 'ui { enabled = true }') }),
   };
+}
+
+/**
+ * The `database` block: `url` resolved (`env://`, `file://`) and checked to be a postgres:// URL.
+ * @throws {ConfigError} at the `url` line.
+ */
+function databaseFrom(d: NonNullable<NonNullable<Raw['controller']>['database']>, env: ConfigEnv): AgentPostgresStorage {
+  const url = secretKey(d, 'url', env)!.trim();
+  if (!/^postgres(ql)?:\/\/./i.test(url)) throw blockError(d.$at, 'url', '"url" must be a postgres:// or postgresql:// URL');
+  return { connectionUrl: url, table: d.table, maxParallel: d.max_parallel };
 }
 
 /** The resolved secret at `block[key]` (see {@link resolveSecretRef}); undefined when absent. @throws {ConfigError} at the key's line. */
@@ -299,16 +344,17 @@ export type DevGatewayAddresses = Readonly<Record<ListenerPurpose, string>>;
 /**
  * The gateway of `cairn dev`: a controller and a worker in one process, plain listeners
  * at `addresses`, one ops listener answering both `/health` and `/health?worker_info=1`
- * (issue 4 scope 6), no shutdown wait, `authToken` on the api, a random worker credential.
+ * (issue 4 scope 6), no shutdown wait, `authToken` on the api (the recovery credential), a
+ * random worker credential, the controller's SQLite state in `dataDir`.
  * @throws {Error} naming the address when one is not `host:port`.
  */
-export function devGatewayConfig(addresses: DevGatewayAddresses, authToken: string): GatewayServerConfig {
+export function devGatewayConfig(addresses: DevGatewayAddresses, authToken: string, dataDir?: string): GatewayServerConfig {
   const purposes: readonly ListenerPurpose[] = ['api', 'cluster', 'proxy', 'ops'];
   // The worker is in the same process: a fresh random credential keeps others off the cluster port.
   const workerAuthToken = randomBytes(24).toString('base64url');
   return {
     file: 'cairn dev',
-    controller: { name: 'dev-controller', gracefulShutdownWaitMs: 0, authToken, workerAuthToken },
+    controller: { name: 'dev-controller', gracefulShutdownWaitMs: 0, authToken, workerAuthToken, dataDir, authTokenTtlSeconds: 7 * 24 * 3600, authTokenStaleSeconds: 24 * 3600 },
     worker: { name: 'dev-worker', initialUpstreams: [], workerAuthToken },
     listeners: purposes.map((purpose) => ({ purpose, address: withPort(addresses[purpose], DEFAULT_PORTS[purpose]) })),
     healthEnabled: true,

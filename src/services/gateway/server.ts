@@ -14,10 +14,14 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { listen, withUi, type Listener } from '../../kernel/http/index.js';
+import { hostname } from 'node:os';
+import { advertisedAddress, listen, withUi, type Listener } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
 import { instrumentHttp, ServiceMetrics } from '../../kernel/metrics/index.js';
 import { apiService } from './api.js';
+import type { BootstrapLogin, BootstrapOptions } from './domain/bootstrap.js';
+import { openController, type ControllerState } from './domain/controller.js';
+import type { GatewayDomain } from './domain/domain.js';
 import { startClusterServer, type ClusterServer } from './cluster.js';
 import { toListenerOptions, type GatewayServerConfig, type ListenerPurpose } from './config.js';
 import { opsService } from './health.js';
@@ -33,6 +37,12 @@ export interface GatewayOptions {
   readonly statusIntervalMs?: number;
   /** Clock in epoch ms; default `Date.now`. */
   readonly now?: () => number;
+  /** `cairn dev`: bootstrap with the reference's dev ids and a known admin password. */
+  readonly bootstrap?: BootstrapOptions;
+  /** Pause between rounds of deleting ended auth tokens, in ms (tests shorten it); default 60000. */
+  readonly tokenReapIntervalMs?: number;
+  /** Told the admin login once, when this controller made the initial resources (for the operator's eyes: never log it). */
+  readonly onBootstrap?: (login: BootstrapLogin) => void;
 }
 
 /** One bound listener: `url` is `http(s)://host:port` for api/ops, `host:port` for cluster and proxy. */
@@ -49,6 +59,13 @@ export interface Gateway {
   readonly cluster?: ClusterServer;
   /** The controller's sessions. */
   readonly sessions?: SessionRegistry;
+  /** The controller's domain model (scopes, users, roles, …) and its state. */
+  readonly domain?: GatewayDomain;
+  /**
+   * The admin login when this start made the initial resources (first start; on
+   * PostgreSQL once this controller leads): shown to the operator once, never logged.
+   */
+  readonly bootstrapLogin?: BootstrapLogin;
   readonly worker?: Worker;
   /** Every started listener: api, cluster, proxy, then ops. */
   readonly listeners: readonly BoundListener[];
@@ -77,6 +94,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let worker: Worker | undefined;
   let shuttingDown = false;
   let controllerName: string | undefined;
+  let controllerState: ControllerState | undefined;
   const metrics = new ServiceMetrics();
   const record = (purpose: ListenerPurpose, url: string) => {
     listeners.push({ purpose, url });
@@ -86,6 +104,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (config.controller) {
       controllerName = config.controller.name || genName('c');
       const clusterConf = config.listeners.find((l) => l.purpose === 'cluster')!;
+      const cs = await openController({ config: config.controller, log, now, bootstrap: options.bootstrap, reapIntervalMs: options.tokenReapIntervalMs, onBootstrap: options.onBootstrap });
+      controllerState = cs;
       sessions = new SessionRegistry();
       cluster = await startClusterServer({
         address: clusterConf.address,
@@ -97,15 +117,20 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       if (!config.controller.workerAuthToken) log.warn('controller has no "worker_auth_token": any process that reaches its cluster listener is taken as a worker');
       const c = cluster;
       closers.push(() => c.close());
-      const gatewayApi = apiService({ sessions, workers: () => c.workers, authToken: config.controller.authToken, now });
+      const gatewayApi = apiService({ sessions, workers: () => c.workers, authToken: config.controller.authToken, now, domain: cs.domain, leadership: cs.leadership });
       // `ui { enabled = true }`: the UI's gateway section (and the `ui_services` others) beside the API, as the other services serve theirs.
       const apiSvc = config.ui ? withUi(gatewayApi, { self: 'gateway', others: () => config.uiServices ?? {} }) : gatewayApi;
-      if (!config.controller.authToken) log.warn('controller has no "auth_token": its api refuses every request');
+      if (!config.controller.authToken) log.warn('controller has no "auth_token" (recovery credential): its session api refuses every request');
+      let first: string | undefined;
       for (const l of config.listeners.filter((x) => x.purpose === 'api')) {
         const api = await listen(toListenerOptions(l), instrumentHttp(apiSvc, metrics), log);
         closers.push(() => api.close());
         record('api', api.url);
+        // Followers forward to this address: a wildcard bind is published as the host name.
+        const host = new URL(api.url).hostname;
+        first ??= advertisedAddress(api.url, host === '0.0.0.0' || host === '[::]' ? hostname() : undefined);
       }
+      cs.startLeadership(first ?? '');
       record('cluster', cluster.address);
       log.info({ name: controllerName }, 'gateway controller started');
     }
@@ -146,6 +171,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   } catch (err) {
     await worker?.shutdown();
     await Promise.allSettled([...closers, ...opsListeners.map((o) => () => o.close())].map((c) => c()));
+    // The state closes last, once nothing serves requests from it.
+    await controllerState?.close();
     throw err;
   }
 
@@ -169,12 +196,17 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     log.info('gateway shutdown triggered');
     await worker?.gracefulShutdown();
     await Promise.allSettled(closers.map((c) => c()));
+    await controllerState?.close().catch((err: Error) => log.warn({ err: err.message }, 'controller state did not close cleanly'));
     await Promise.allSettled(opsListeners.map((o) => o.close()));
   };
   return {
     controllerName,
     cluster,
     sessions,
+    domain: controllerState?.domain,
+    get bootstrapLogin() {
+      return controllerState?.bootstrapped();
+    },
     worker,
     listeners,
     get shuttingDown() {

@@ -10,7 +10,7 @@ import { Type } from '@sinclair/typebox';
 import { badRequest } from '../../../../kernel/http/index.js';
 import type { SecretsPath } from '../../types.js';
 import { loginRoute } from '../login-route.js';
-import { verifyPassword } from './password.js';
+import { verifyPassword } from '../../../../kernel/authn/password.js';
 import { usersOf } from './users.routes.js';
 
 /** The one error text of a failed userpass login (reference/secrets.md §4.2). */

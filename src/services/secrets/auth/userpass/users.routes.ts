@@ -11,7 +11,7 @@ import { badRequest } from '../../../../kernel/http/index.js';
 import type { SecretsPath, SecretsRequest } from '../../types.js';
 import { checkName } from '../login.js';
 import { EMPTY_TOKEN_SETTINGS, TOKEN_FIELDS, applyTokenFields } from '../token-fields.js';
-import { hashPassword } from './password.js';
+import { hashPassword } from '../../../../kernel/authn/password.js';
 import { UserStore, userView, type UserEntry } from './users.js';
 
 const Password = Type.String({ minLength: 1, description: 'the password; stored only as a scrypt hash' });

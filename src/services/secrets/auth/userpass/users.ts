@@ -7,7 +7,7 @@
  */
 import type { Backend } from '../../../../kernel/store/index.js';
 import { tokenSettingsView, type TokenSettings } from '../token-fields.js';
-import type { PasswordHash } from './password.js';
+import type { PasswordHash } from '../../../../kernel/authn/password.js';
 import { MountEntryStore } from '../entry-store.js';
 
 /** One stored user. */

@@ -1,5 +1,6 @@
 /**
- * Password hashing for the userpass method: scrypt (memory-hard) with a random 16-byte
+ * Password hashing for the secrets service's userpass method and the access gateway's
+ * password auth method: scrypt (memory-hard) with a random 16-byte
  * salt per hash; the parameters are stored with the hash so they can be raised later
  * without breaking old entries. Verification compares in constant time, and a missing
  * user is verified against a dummy hash so unknown and known users cost the same

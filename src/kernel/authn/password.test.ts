@@ -1,4 +1,4 @@
-// Unit tests of userpass password hashing (scrypt, per-hash salt, constant-time verify).
+// Unit tests of password hashing (secrets userpass, gateway password accounts): scrypt, per-hash salt, constant-time verify.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SCRYPT_PARAMS, hashPassword, verifyPassword } from './password.js';

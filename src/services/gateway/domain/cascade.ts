@@ -1,0 +1,68 @@
+/**
+ * What a delete takes with it, as the reference's foreign keys do: a scope its child
+ * scopes and everything in them; an auth method its accounts; an account its place in
+ * its user and its auth tokens; a user its memberships, its principal entries and its
+ * tokens; a group its principal entries. Documents that lose a reference get a new
+ * `version`.
+ *
+ * @module
+ */
+import type { Txn } from '../../../kernel/store/index.js';
+import { T, type AccountDoc, type AuthMethodDoc, type AuthTokenDoc, type BaseDoc, type GroupDoc, type RoleDoc, type ScopeDoc, type UserDoc } from './docs.js';
+
+/** Rewrites every document of `table` whose list `field` holds `id`, without it. */
+function unlink<D extends BaseDoc>(tx: Txn, table: string, field: keyof D & string, id: string, now: string): void {
+  for (const doc of tx.list<D>(table)) {
+    const list = doc[field] as unknown as readonly string[];
+    if (!list.includes(id)) continue;
+    const { CreateIndex: _c, ModifyIndex: _m, ...rest } = doc;
+    tx.put(table, doc.id, { ...rest, [field]: list.filter((x) => x !== id), version: doc.version + 1, updated_time: now });
+  }
+}
+
+function deleteTokens(tx: Txn, match: (t: AuthTokenDoc) => boolean): void {
+  for (const t of tx.list<AuthTokenDoc>(T.authTokens)) if (match(t)) tx.delete(T.authTokens, t.id);
+}
+
+/** Deletes account `id`, unlinks it from its user, deletes its tokens. */
+export function deleteAccount(tx: Txn, id: string, now: string): void {
+  tx.delete(T.accounts, id);
+  unlink<UserDoc>(tx, T.users, 'account_ids', id, now);
+  deleteTokens(tx, (t) => t.account_id === id);
+}
+
+/** Deletes auth method `id` and its accounts. */
+export function deleteAuthMethod(tx: Txn, id: string, now: string): void {
+  tx.delete(T.authMethods, id);
+  for (const a of tx.list<AccountDoc>(T.accounts)) if (a.auth_method_id === id) deleteAccount(tx, a.id, now);
+}
+
+/** Deletes user `id`, its group memberships, its principal entries and its tokens. */
+export function deleteUser(tx: Txn, id: string, now: string): void {
+  tx.delete(T.users, id);
+  unlink<GroupDoc>(tx, T.groups, 'member_ids', id, now);
+  unlink<RoleDoc>(tx, T.roles, 'principal_ids', id, now);
+  deleteTokens(tx, (t) => t.user_id === id);
+}
+
+/** Deletes group `id` and its principal entries. */
+export function deleteGroup(tx: Txn, id: string, now: string): void {
+  tx.delete(T.groups, id);
+  unlink<RoleDoc>(tx, T.roles, 'principal_ids', id, now);
+}
+
+/** Deletes scope `id`, the scopes below it and everything in them. */
+export function deleteScope(tx: Txn, id: string, now: string): void {
+  const doomed = [id];
+  const scopes = tx.list<ScopeDoc>(T.scopes);
+  for (let i = 0; i < doomed.length; i++) for (const s of scopes) if (s.scope_id === doomed[i]) doomed.push(s.id);
+  const inDoomed = (d: { scope_id?: string }) => d.scope_id !== undefined && doomed.includes(d.scope_id);
+  for (const am of tx.list<AuthMethodDoc>(T.authMethods)) if (inDoomed(am)) deleteAuthMethod(tx, am.id, now);
+  for (const u of tx.list<UserDoc>(T.users)) if (inDoomed(u)) deleteUser(tx, u.id, now);
+  for (const g of tx.list<GroupDoc>(T.groups)) if (inDoomed(g)) deleteGroup(tx, g.id, now);
+  for (const r of tx.list<RoleDoc>(T.roles)) if (inDoomed(r)) tx.delete(T.roles, r.id);
+  deleteTokens(tx, inDoomed);
+  for (const s of doomed) tx.delete(T.scopes, s);
+  // Roles elsewhere that named a deleted scope as a grant scope lose it.
+  for (const r of tx.list<RoleDoc>(T.roles)) for (const s of doomed) if (r.grant_scope_ids.includes(s)) unlink<RoleDoc>(tx, T.roles, 'grant_scope_ids', s, now);
+}

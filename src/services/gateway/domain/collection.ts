@@ -1,0 +1,227 @@
+/**
+ * The routes of one collection, built from its description, with the reference's
+ * conventions (Boundary API: https://developer.hashicorp.com/boundary/api-docs):
+ *
+ * - `GET /v1/<c>?<parent>=…[&recursive=true][&filter=…]` → `{"items":[…]}` of the items
+ *   the caller may list (a scope's collections; `recursive` walks the scopes below it and
+ *   leaves out the scopes where listing is not granted); `filter` is a bexpr expression
+ *   over `{"item": <item>}` (`"/item/name" == "prod"`), as the reference's;
+ * - `POST /v1/<c>` with the parent field → the new item (200);
+ * - `GET /v1/<c>/<id>` → the item; `PATCH` → the updated item, `version` required and
+ *   checked (optimistic locking); `DELETE` → 204;
+ * - `POST /v1/<c>/<id>:<action>` with `version` → the changed item.
+ *
+ * Single items are sent as the bare resource, as the reference's grpc-gateway mapping
+ * (`response_body: "item"`) does; lists as `{"items":[…]}`.
+ *
+ * @module
+ */
+import { compileFilter, FilterError, type Filter } from '../../../kernel/bexpr/index.js';
+import { StateConflict, type Txn } from '../../../kernel/store/index.js';
+import type { AclResource } from './acl.js';
+import type { BaseDoc } from './docs.js';
+import type { Caller, GatewayDomain } from './domain.js';
+import { forbiddenError, invalidFields, notUnique, resourceNotFound, versionMismatch } from './errors.js';
+import { Input } from './input.js';
+import { aclResourceOf, authorize, may, view, type Kind } from './resource.js';
+import { ok, type DomainContext, type DomainReply, type DomainRoute } from './route.js';
+
+/** A collection's description. */
+export interface CollectionSpec<D extends BaseDoc> {
+  /** Path segment, e.g. `users`. */
+  readonly path: string;
+  readonly kind: Kind<D>;
+  /** The field naming the parent in lists and creates: `scope_id` or `auth_method_id`. */
+  readonly parentField: 'scope_id' | 'auth_method_id';
+  /**
+   * The ACL resource of the collection under `parentId` (undefined: no such parent), and
+   * the scope id new items get.
+   */
+  collection(d: GatewayDomain, parentId: string): { readonly r: AclResource; readonly scopeId: string } | undefined;
+  /** Whether `doc` belongs to the collection under `parentId` (lists). */
+  inParent(doc: D, parentId: string): boolean;
+  /** A new document from a checked body (without id, times and version); problems go to `input`. */
+  create(d: GatewayDomain, input: Input, parentId: string, scopeId: string, caller: Caller): Promise<Omit<D, 'id' | 'created_time' | 'updated_time' | 'version'>>;
+  /** The new id of a document. */
+  newId(doc: Omit<D, 'id' | 'created_time' | 'updated_time' | 'version'>): string;
+  /** The fields an update changes (besides name and description); problems go to `input`. */
+  update?(d: GatewayDomain, input: Input, doc: D): Promise<Partial<D>> | Partial<D>;
+  /** Custom actions: action → the changed fields; problems go to `input`. */
+  readonly actions?: Readonly<Record<string, (d: GatewayDomain, input: Input, doc: D, caller: Caller) => Promise<Partial<D>> | Partial<D>>>;
+  /** Runs in the deleting transaction: removes what the document owns or what refers to it. */
+  onDelete?(tx: Txn, doc: D, d: GatewayDomain): void;
+  /** Extra view fields for `caller`. */
+  extra?(d: GatewayDomain, doc: D, caller: Caller): Record<string, unknown>;
+  /** Runs in the creating transaction after the document is stored (e.g. a new scope's admin role for its creator). */
+  afterCreate?(tx: Txn, doc: D, ctx: { readonly d: GatewayDomain; readonly caller: Caller; readonly query: URLSearchParams }): void;
+  /** Lists with `recursive=true` walk the scope tree (scope-level collections). */
+  readonly recursive: boolean;
+  /** Whether `doc` is shown at all (an ended auth token is not); default: always. */
+  visible?(d: GatewayDomain, doc: D): boolean;
+  /** The operations served; default all. */
+  readonly only?: ReadonlyArray<'list' | 'create' | 'read' | 'update' | 'delete'>;
+}
+
+type Stored<D> = D & { ModifyIndex: number; CreateIndex: number };
+
+/** The document `id` of `spec`'s table, or 404. */
+function load<D extends BaseDoc>(d: GatewayDomain, spec: CollectionSpec<D>, id: string): D {
+  const doc = d.state.get<D>(spec.kind.table, id);
+  if (!doc || spec.visible?.(d, doc) === false) throw resourceNotFound();
+  return doc;
+}
+
+/** Runs `fn` in a transaction, answering a unique-index clash with the reference's 400. */
+export async function write<R>(d: GatewayDomain, fn: (tx: Txn) => R): Promise<R> {
+  try {
+    return (await d.state.txn(fn)).result;
+  } catch (err) {
+    if (err instanceof StateConflict) throw notUnique();
+    throw err;
+  }
+}
+
+/** The name and description fields of a create or update (`null` clears on update). */
+function common(input: Input): { name?: string | null; description?: string | null } {
+  const out: { name?: string | null; description?: string | null } = {};
+  if (input.has('name')) out.name = input.string('name');
+  if (input.has('description')) out.description = input.string('description');
+  return out;
+}
+
+/** `fields` without keys whose value is null or undefined (cleared fields are not stored). */
+function compact<T extends object>(fields: T): T {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null && v !== undefined)) as T;
+}
+
+/** The compiled `filter` query parameter; undefined when absent. @throws 400 naming `filter` when it does not parse. */
+function filterOf(text: string | null): Filter | undefined {
+  if (text === null || text.trim() === '') return undefined;
+  try {
+    return compileFilter(text);
+  } catch (err) {
+    if (err instanceof FilterError) throw invalidFields({ filter: `Unable to parse the filter: ${err.message}` });
+    throw err;
+  }
+}
+
+/** Whether `item` passes `filter`; an item the expression cannot be evaluated on (a missing field) does not. */
+function matches(filter: Filter, item: Record<string, unknown>): boolean {
+  try {
+    return filter.matches({ item });
+  } catch (err) {
+    if (err instanceof FilterError) return false;
+    throw err;
+  }
+}
+
+/** Builds the routes of `spec`; see the module doc. */
+export function collectionRoutes<D extends BaseDoc>(spec: CollectionSpec<D>): DomainRoute[] {
+  const { kind } = spec;
+  const itemView = (d: GatewayDomain, caller: Caller, doc: D) => view(d, caller, kind, doc, spec.extra?.(d, doc, caller));
+
+  const list = async ({ d, req, caller }: DomainContext): Promise<DomainReply> => {
+    const parentId = req.query.get(spec.parentField) ?? (spec.parentField === 'scope_id' ? 'global' : '');
+    const recursive = spec.recursive && /^(1|t|true)$/i.test(req.query.get('recursive') ?? '');
+    if (parentId === '') throw invalidFields({ [spec.parentField]: 'This field is required.' });
+    const filter = filterOf(req.query.get('filter'));
+    const top = spec.collection(d, parentId);
+    if (!top) throw resourceNotFound();
+    const parents = recursive ? d.subtree(parentId) : [parentId];
+    const items: unknown[] = [];
+    const docs = d.state.list<D>(kind.table);
+    for (const p of parents) {
+      const c = p === parentId ? top : spec.collection(d, p);
+      if (!c || !may(caller, c.r, 'list')) {
+        if (p === parentId && !recursive) throw forbiddenError();
+        continue;
+      }
+      for (const doc of docs) {
+        if (!spec.inParent(doc, p) || spec.visible?.(d, doc) === false) continue;
+        const v = itemView(d, caller, doc);
+        if ((v.authorized_actions as string[] | undefined)?.length === 0 || (filter && !matches(filter, v))) continue;
+        items.push(v);
+      }
+    }
+    return ok({ items });
+  };
+
+  const create = async ({ d, req, caller }: DomainContext): Promise<DomainReply> => {
+    const input = Input.parse(req.body);
+    const parentId = input.string(spec.parentField, { required: true });
+    const c = typeof parentId === 'string' ? spec.collection(d, parentId) : undefined;
+    if (typeof parentId === 'string' && !c) input.fail(spec.parentField, 'No such parent resource.');
+    if (c) authorize(caller, c.r, 'create');
+    const fields = common(input);
+    const built = c && typeof parentId === 'string' ? await spec.create(d, input, parentId, c.scopeId, caller) : undefined;
+    input.done();
+    const now = d.nowIso();
+    const base = compact({ ...built!, ...fields });
+    const doc = { ...base, id: spec.newId(base), created_time: now, updated_time: now, version: 1 } as unknown as D;
+    const stored = await write(d, (tx) => {
+      const put = tx.put(kind.table, doc.id, doc);
+      spec.afterCreate?.(tx, doc, { d, caller, query: req.query });
+      return put;
+    });
+    return ok(itemView(d, caller, stored));
+  };
+
+  const read = async ({ d, params, caller }: DomainContext): Promise<DomainReply> => {
+    const doc = load(d, spec, params.id);
+    authorize(caller, aclResourceOf(d, kind, doc), 'read', kind.ownerOf?.(doc));
+    return ok(itemView(d, caller, doc));
+  };
+
+  /** Applies `change` to the document at the version the body names. */
+  const change = async (ctx: DomainContext, action: string, fieldsOf: (input: Input, doc: D) => Promise<Partial<D>> | Partial<D>): Promise<DomainReply> => {
+    const { d, req, params, caller } = ctx;
+    const doc = load(d, spec, params.id);
+    authorize(caller, aclResourceOf(d, kind, doc), action, kind.ownerOf?.(doc));
+    const input = Input.parse(req.body);
+    const version = input.version();
+    const fields = await fieldsOf(input, doc);
+    input.done();
+    const stored = await write(d, (tx) => {
+      const cur = tx.get<D>(kind.table, doc.id);
+      if (!cur) throw resourceNotFound();
+      if (cur.version !== version) throw versionMismatch(version!, cur.version);
+      const next = { ...cur, ...fields, version: cur.version + 1, updated_time: d.nowIso() } as Stored<D>;
+      const { CreateIndex: _c, ModifyIndex: _m, ...clean } = next;
+      return tx.put(kind.table, doc.id, compact(clean) as unknown as D);
+    });
+    return ok(itemView(d, caller, stored));
+  };
+
+  const update = (ctx: DomainContext) =>
+    change(ctx, 'update', async (input, doc) => {
+      const fields = common(input) as Partial<D>;
+      return { ...fields, ...(await spec.update?.(ctx.d, input, doc)) };
+    });
+
+  const remove = async ({ d, params, caller }: DomainContext): Promise<DomainReply> => {
+    const doc = load(d, spec, params.id);
+    authorize(caller, aclResourceOf(d, kind, doc), 'delete', kind.ownerOf?.(doc));
+    await write(d, (tx) => {
+      tx.delete(kind.table, doc.id);
+      spec.onDelete?.(tx, doc, d);
+    });
+    return { status: 204 };
+  };
+
+  const actions = Object.entries(spec.actions ?? {}).map(
+    ([action, fn]): DomainRoute => ({
+      method: 'POST',
+      pattern: `${spec.path}/:id:${action}`,
+      summary: `${action} on a ${kind.type}`,
+      handle: (ctx) => change(ctx, action, (input, doc) => fn(ctx.d, input, doc, ctx.caller)),
+    }),
+  );
+  const all: Array<[NonNullable<CollectionSpec<D>['only']>[number], DomainRoute]> = [
+    ['list', { method: 'GET', pattern: spec.path, summary: `list ${spec.path}`, handle: list }],
+    ['create', { method: 'POST', pattern: spec.path, summary: `create a ${kind.type}`, handle: create }],
+    ['read', { method: 'GET', pattern: `${spec.path}/:id`, summary: `read a ${kind.type}`, handle: read }],
+    ['update', { method: 'PATCH', pattern: `${spec.path}/:id`, summary: `update a ${kind.type}`, handle: update }],
+    ['delete', { method: 'DELETE', pattern: `${spec.path}/:id`, summary: `delete a ${kind.type}`, handle: remove }],
+  ];
+  return [...actions, ...all.filter(([op]) => !spec.only || spec.only.includes(op)).map(([, r]) => r)];
+}

@@ -1,0 +1,118 @@
+/**
+ * The controller's state and the work around it (issue 20 scope 1; DESIGN.md "State"):
+ * the kernel's agent state (kernel/store/agent-state.ts), SQLite at
+ * `<data_dir>/gateway.db` or, with `database { url }`, a PostgreSQL table several
+ * controllers share with one leader (kernel/store/leadership.ts); encrypted at rest with
+ * the state key (`state_key`, else `<data_dir>/gateway-state.key`). Without `data_dir`
+ * and `database` the state lives in a temporary directory removed at stop (logged as a
+ * warning). The leader (every controller on SQLite) makes the initial resources
+ * (bootstrap.ts) and deletes ended auth tokens.
+ *
+ * @module
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from '../../../kernel/log/logger.js';
+import { ExpiryReaper, openAgentState, type StateLeadership } from '../../../kernel/store/index.js';
+import type { GatewayControllerConfig } from '../config.js';
+import { bootstrapDomain, bootstrapSecret, type BootstrapLogin, type BootstrapOptions } from './bootstrap.js';
+import { GATEWAY_TABLES, T, type AuthTokenDoc } from './docs.js';
+import { GatewayDomain } from './domain.js';
+import { tokenEndMs } from './tokens.js';
+
+/** Options of {@link openController}. */
+export interface ControllerStateOptions {
+  readonly config: GatewayControllerConfig;
+  readonly log: Logger;
+  readonly now: () => number;
+  /** `cairn dev`'s bootstrap (fixed ids, known password). */
+  readonly bootstrap?: BootstrapOptions;
+  /** Pause between rounds of deleting ended tokens, in ms; default 60000. */
+  readonly reapIntervalMs?: number;
+  /** Called once when this controller made the initial resources (at open on SQLite, on leading on PostgreSQL). */
+  readonly onBootstrap?: (login: BootstrapLogin) => void;
+}
+
+/** An opened controller state. */
+export interface ControllerState {
+  readonly domain: GatewayDomain;
+  /** Present on PostgreSQL; start it with {@link ControllerState.startLeadership} once the api address is known. */
+  readonly leadership?: StateLeadership;
+  /** The admin login when this start made the initial resources (SQLite: at open; PostgreSQL: when leading). */
+  readonly bootstrapped: () => BootstrapLogin | undefined;
+  /** Starts electing (PostgreSQL); `address` is this controller's api `host:port`. */
+  startLeadership(address: string): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the state and, on SQLite, bootstraps it.
+ * @throws Error: PostgreSQL unreachable, a state key that is not the storage's, an
+ *   unwritable data directory (the message names it).
+ */
+export async function openController(o: ControllerStateOptions): Promise<ControllerState> {
+  const { config, log } = o;
+  const temporary = !config.dataDir && !config.database;
+  const dir = config.dataDir ?? mkdtempSync(join(tmpdir(), 'cairn-gateway-'));
+  if (temporary) log.warn({ dir }, 'controller has no "data_dir" and no "database": its state is kept in a temporary directory and lost when it stops');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const sqlitePath = join(dir, 'gateway.db');
+  // A first start on SQLite hashes the admin password while the state opens.
+  let secret = !config.database && !existsSync(sqlitePath) ? bootstrapSecret(o.bootstrap) : undefined;
+  const { backend, state, shared } = await openAgentState({
+    storage: config.database,
+    sqlitePath,
+    keyFile: join(dir, 'gateway-state.key'),
+    key: config.stateKey,
+    keySetting: 'controller.state_key',
+    tables: GATEWAY_TABLES,
+    log,
+    applicationName: 'cairn-gateway',
+  });
+  const domain = new GatewayDomain({ state, log, now: o.now, tokenTtlSeconds: config.authTokenTtlSeconds, tokenStaleSeconds: config.authTokenStaleSeconds, recoveryToken: config.authToken });
+  const reaper = new ExpiryReaper<AuthTokenDoc>({
+    state,
+    table: T.authTokens,
+    idOf: (t) => t.id,
+    expiresAt: (t) => tokenEndMs(t, config.authTokenStaleSeconds),
+    now: o.now,
+    log,
+    intervalMs: o.reapIntervalMs,
+  });
+  let login: BootstrapLogin | undefined;
+  const lead = async () => {
+    const made = await bootstrapDomain(domain, o.bootstrap, secret);
+    secret = undefined;
+    if (made) {
+      login = made;
+      o.onBootstrap?.(made);
+    }
+    reaper.start();
+  };
+  const follow = () => reaper.stop();
+  let leadership: StateLeadership | undefined;
+  const advertised = { address: '' };
+  try {
+    if (!shared) await lead();
+    else leadership = shared.leadership({ address: () => advertised.address, onLeader: lead, onFollower: follow });
+  } catch (err) {
+    await backend.close();
+    throw err;
+  }
+  return {
+    domain,
+    leadership,
+    bootstrapped: () => login,
+    startLeadership(address) {
+      advertised.address = address;
+      leadership?.start();
+    },
+    async close() {
+      await leadership?.stop();
+      await reaper.stop();
+      await backend.close();
+      if (temporary) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
