@@ -6,7 +6,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { api } from '../../api/client';
+import { api, ApiError, request } from '../../api/client';
 import { DataTable } from '../../components/DataTable';
 import { ErrorNotice, Loading } from '../../components/Notice';
 import { nanoTime, nsQuery, type Allocation as Alloc } from './jobTypes';
@@ -59,12 +59,24 @@ export function Allocation() {
   );
 }
 
+/**
+ * The log's bytes as text: fetched as is, since {@link api} would read a log that happens
+ * to be JSON (`42`) as a value. @throws ApiError for a non-2xx reply, with its body's text.
+ */
+async function fetchLog(path: string): Promise<string> {
+  const { url, init } = request('sched', path);
+  const res = await fetch(url, init);
+  const text = await res.text();
+  if (!res.ok) throw new ApiError(res.status, [text.trim() || `HTTP ${res.status}`]);
+  return text;
+}
+
 /** The tail of one task's stdout or stderr, fetched on open, on switching stream, and on Refresh. */
 function TaskLog({ alloc, ns, task }: { alloc: string; ns: string; task: string }) {
   const [type, setType] = useState<'stdout' | 'stderr'>('stdout');
   const q = useQuery({
     queryKey: ['sched', 'logs', alloc, task, type],
-    queryFn: () => api<unknown>('sched', `/v1/client/fs/logs/${alloc}?task=${encodeURIComponent(task)}&type=${type}&plain=true&origin=end&offset=${TAIL_BYTES}&${nsQuery(ns)}`).then((t) => (t === undefined ? '' : typeof t === 'string' ? t : JSON.stringify(t))),
+    queryFn: () => fetchLog(`/v1/client/fs/logs/${alloc}?task=${encodeURIComponent(task)}&type=${type}&plain=true&origin=end&offset=${TAIL_BYTES}&${nsQuery(ns)}`),
   });
   return (
     <>
