@@ -2,9 +2,9 @@
  * The scheduler's job screens in Chromium against a real `cairn dev` (its client runs
  * `raw_exec`): a job is run from HCL in the editor, seen running, its allocation opened
  * with the task's events and the `echo` in its stdout log; it is stopped (with the
- * confirmation) and seen dead, then purged; HCL with an error shows the server's parse error next to
- * the editor and registers nothing. Each new screen is screenshot and checked with axe-core;
- * no console error.
+ * confirmation) and seen dead, then purged; HCL with a syntax error, and a job the server's
+ * validation refuses, show the server's error next to the editor and register nothing.
+ * Each new screen is screenshot and checked with axe-core; no console error.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -55,7 +55,7 @@ describe('web UI: scheduler jobs', { timeout: 180_000 }, () => {
     await dev?.close();
   });
 
-  it('shows the server parse error of bad HCL next to the editor and registers nothing', async () => {
+  it('shows the server parse and validation errors next to the editor and registers nothing', async () => {
     await page.getByRole('link', { name: 'Scheduler' }).click();
     await page.getByRole('navigation', { name: 'Scheduler' }).getByRole('link', { name: 'Jobs' }).click();
     await page.getByText('No jobs.').waitFor();
@@ -71,6 +71,11 @@ describe('web UI: scheduler jobs', { timeout: 180_000 }, () => {
     assert.equal(await page.locator('.cm-error-line').count(), 1);
     await axeCheck(page, 'run job with an error');
     await shoot(page, '30-sched-job-error');
+    // Well-formed HCL that the server's validation refuses: its message is shown as is.
+    await typeJob(page, 'job "nodriver" {\n  group "g" {\n    task "t" {\n    }\n  }\n}\n');
+    await page.getByRole('button', { name: 'Run' }).click();
+    await error.filter({ hasText: 'Missing task driver' }).waitFor();
+    await shoot(page, '35-sched-job-invalid');
     assert.deepEqual(await callApi(sched('jobs'), 'GET', 'X-Sched-Token'), []);
   });
 
