@@ -24,6 +24,10 @@ import { MeshNodes } from './screens/mesh/Nodes';
 import { Events } from './screens/sched/Events';
 import { SchedNodes } from './screens/sched/Nodes';
 import { Allocations } from './screens/sched/Allocations';
+import { Allocation } from './screens/sched/Allocation';
+import { Jobs } from './screens/sched/Jobs';
+import { Job } from './screens/sched/Job';
+import { JobRun } from './screens/sched/JobRun';
 import { Sessions } from './screens/gateway/Sessions';
 import { CsiPlugin, CsiPlugins, CsiVolume, CsiVolumes, MeshAcl, MeshKv, SchedAcl } from './screens/adminScreens';
 
@@ -92,6 +96,10 @@ export function App({ sections }: { sections: Partial<Record<Section, string>> }
             <Route path="/scheduler" element={<Events />} />
             <Route path="/scheduler/nodes" element={<SchedNodes />} />
             <Route path="/scheduler/allocations" element={<Allocations />} />
+            <Route path="/scheduler/allocations/:id" element={<Allocation />} />
+            <Route path="/scheduler/jobs" element={<Jobs />} />
+            <Route path="/scheduler/jobs/:id" element={<Job />} />
+            <Route path="/scheduler/jobs-run" element={<JobRun />} />
             <Route path="/scheduler/plugins" element={<CsiPlugins />} />
             <Route path="/scheduler/plugins/:id" element={<CsiPlugin />} />
             <Route path="/scheduler/volumes" element={<CsiVolumes />} />

@@ -1,19 +1,10 @@
-/** Scheduler allocations of every namespace the token may read (`GET /v1/allocations?namespace=*`), refreshed every 5 s. */
+/** Scheduler allocations of every namespace the token may read (`GET /v1/allocations?namespace=*`), refreshed every 5 s; each links to its own screen. */
 import { useQuery } from '@tanstack/react-query';
+import { Link } from 'react-router';
 import { api } from '../../api/client';
 import { ErrorNotice, Loading } from '../../components/Notice';
+import { nsQuery, type AllocStub } from './jobTypes';
 import { SchedNav } from './SchedNav';
-
-interface AllocStub {
-  ID: string;
-  Name: string;
-  Namespace: string;
-  NodeName: string;
-  JobID: string;
-  TaskGroup: string;
-  DesiredStatus: string;
-  ClientStatus: string;
-}
 
 export function Allocations() {
   const q = useQuery({ queryKey: ['sched', 'allocations'], queryFn: () => api<AllocStub[]>('sched', '/v1/allocations?namespace=*'), refetchInterval: 5000 });
@@ -40,7 +31,9 @@ export function Allocations() {
           <tbody>
             {q.data.map((a) => (
               <tr key={a.ID}>
-                <td>{a.Name}</td>
+                <td>
+                  <Link to={`/scheduler/allocations/${a.ID}?${nsQuery(a.Namespace)}`}>{a.Name}</Link>
+                </td>
                 <td>{a.Namespace}</td>
                 <td>{a.JobID}</td>
                 <td>{a.TaskGroup}</td>

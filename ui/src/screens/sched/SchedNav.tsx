@@ -7,6 +7,7 @@ export function SchedNav() {
       <NavLink to="/scheduler" end>
         Events
       </NavLink>
+      <NavLink to="/scheduler/jobs">Jobs</NavLink>
       <NavLink to="/scheduler/nodes">Nodes</NavLink>
       <NavLink to="/scheduler/allocations">Allocations</NavLink>
       <NavLink to="/scheduler/plugins">CSI plugins</NavLink>

@@ -1,0 +1,134 @@
+/**
+ * The scheduler's job screens in Chromium against a real `cairn dev` (its client runs
+ * `raw_exec`): a job is run from HCL in the editor, seen running, its allocation opened
+ * with the task's events and the `echo` in its stdout log; it is stopped (with the
+ * confirmation) and seen dead, then purged; HCL with a syntax error, and a job the server's
+ * validation refuses, show the server's error next to the editor and register nothing.
+ * Each new screen is screenshot and checked with axe-core; no console error.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { axeCheck, callApi, launchBrowser, loginWithToken, newPage, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
+
+const JOB = `job "ui-hello" {
+  datacenters = ["*"]
+  type        = "service"
+
+  group "web" {
+    task "say" {
+      driver = "raw_exec"
+      config {
+        command = "/bin/sh"
+        args    = ["-c", "echo hello-from-ui; sleep 300"]
+      }
+    }
+  }
+}
+`;
+
+/** Replaces the CodeMirror editor's text (it lives in a shadow root; Playwright pierces it). */
+async function typeJob(page: Page, hcl: string): Promise<void> {
+  const editor = page.getByRole('textbox', { name: 'Job specification (HCL)' });
+  await editor.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Delete');
+  // insertText puts the text as is (typing would auto-indent each new line).
+  await page.keyboard.insertText(hcl);
+}
+
+describe('web UI: scheduler jobs', { timeout: 180_000 }, () => {
+  let dev: Dev;
+  let browser: Browser;
+  let tab: WatchedPage;
+  let page: Page;
+  const sched = (path: string) => `${dev.printed['Scheduler']}/v1/${path}`;
+
+  before(async () => {
+    [dev, browser] = await Promise.all([startDev(), launchBrowser()]);
+    tab = await newPage(browser);
+    page = tab.page;
+    await loginWithToken(page, dev.ui);
+  });
+  after(async () => {
+    await browser?.close();
+    await dev?.close();
+  });
+
+  it('shows the server parse and validation errors next to the editor and registers nothing', async () => {
+    await page.getByRole('link', { name: 'Scheduler' }).click();
+    await page.getByRole('navigation', { name: 'Scheduler' }).getByRole('link', { name: 'Jobs' }).click();
+    await page.getByText('No jobs.').waitFor();
+    await axeCheck(page, 'scheduler jobs (empty)');
+    await page.getByRole('link', { name: 'Run job' }).click();
+    await page.getByRole('heading', { name: 'Run job' }).waitFor();
+    await typeJob(page, 'job "broken" {\n  group "g" {\n    task "t" {\n      driver = \n    }\n  }\n}\n');
+    await page.getByRole('button', { name: 'Run' }).click();
+    const error = page.getByTestId('job-error');
+    await error.waitFor();
+    // The parser names the line; the screen says it and marks it in the editor.
+    assert.match((await error.textContent()) ?? '', /^Line \d+: .*syntax error/);
+    assert.equal(await page.locator('.cm-error-line').count(), 1);
+    await axeCheck(page, 'run job with an error');
+    await shoot(page, '30-sched-job-error');
+    // Well-formed HCL that the server's validation refuses: its message is shown as is.
+    await typeJob(page, 'job "nodriver" {\n  group "g" {\n    task "t" {\n    }\n  }\n}\n');
+    await page.getByRole('button', { name: 'Run' }).click();
+    await error.filter({ hasText: 'Missing task driver' }).waitFor();
+    await shoot(page, '35-sched-job-invalid');
+    assert.deepEqual(await callApi(sched('jobs'), 'GET', 'X-Sched-Token'), []);
+  });
+
+  it('runs a raw_exec job from HCL, shows its allocation and log, stops it, purges it', async () => {
+    await typeJob(page, JOB);
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByRole('heading', { name: 'Job ui-hello' }).waitFor();
+    await page.getByTestId('job-status').filter({ hasText: 'running' }).waitFor();
+    const allocs = page.getByTestId('job-allocations');
+    await allocs.getByRole('cell', { name: 'running', exact: true }).waitFor();
+    await page.getByTestId('job-evaluations').getByRole('cell', { name: 'complete', exact: true }).first().waitFor();
+    await page.getByTestId('job-summary').getByRole('cell', { name: 'web', exact: true }).waitFor();
+    await axeCheck(page, 'job detail');
+    await shoot(page, '31-sched-job-running');
+
+    await allocs.getByRole('link').first().click();
+    await page.getByRole('heading', { name: /^Allocation / }).waitFor();
+    await page.getByTestId('task-state-say').filter({ hasText: 'running' }).waitFor();
+    await page.getByTestId('task-events-say').getByRole('cell', { name: 'Started', exact: true }).waitFor();
+    // The task may not have written its line when the log was first fetched: Refresh until it shows.
+    const log = page.getByTestId('log-say');
+    for (let i = 0; i < 50 && !((await log.textContent().catch(() => '')) ?? '').includes('hello-from-ui'); i++) {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await page.waitForTimeout(200);
+    }
+    assert.match((await log.textContent()) ?? '', /hello-from-ui/);
+    await axeCheck(page, 'allocation detail');
+    await shoot(page, '32-sched-allocation-log');
+
+    await page.getByRole('link', { name: 'ui-hello', exact: true }).click();
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await page.getByTestId('job-status').filter({ hasText: 'dead' }).waitFor();
+    await page.getByTestId('job-allocations').getByRole('cell', { name: 'complete', exact: true }).waitFor();
+    await shoot(page, '33-sched-job-stopped');
+    const job = (await callApi(sched('job/ui-hello'), 'GET', 'X-Sched-Token')) as { Stop: boolean; Status: string };
+    assert.equal(job.Stop, true);
+    assert.equal(job.Status, 'dead');
+
+    await page.getByRole('navigation', { name: 'Scheduler' }).getByRole('link', { name: 'Jobs' }).click();
+    await page.getByTestId('job-status-ui-hello').filter({ hasText: 'dead' }).waitFor();
+    await axeCheck(page, 'scheduler jobs');
+    await shoot(page, '34-sched-jobs');
+
+    // Stop + purge removes the job; the screen returns to the (now empty) list.
+    await page.getByRole('link', { name: 'ui-hello', exact: true }).click();
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Stop + purge' }).click();
+    await page.getByText('No jobs.').waitFor();
+    assert.deepEqual(await callApi(sched('jobs'), 'GET', 'X-Sched-Token'), []);
+  });
+
+  it('logged no console error on any screen', () => {
+    assert.deepEqual(tab.errors, []);
+  });
+});
