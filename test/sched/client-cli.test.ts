@@ -96,6 +96,12 @@ describe('cairn sched alloc and node commands', () => {
 
   it('node eligibility and drain change the node', async () => {
     const node = a.client!.nodeId;
+    // Nothing left to move, so the drain stays until cleared (with an allocation it would complete as soon as that stopped).
+    assert.equal((await call(a.url, 'DELETE', '/v1/job/web?purge=true', { token: ROOT })).status, 200);
+    await until('the job\'s allocations stopped', 15_000, async () => {
+      const list = (await call(a.url, 'GET', `/v1/node/${node}/allocations`, { token: ROOT })).json as { ClientStatus: string }[];
+      return list.every((x) => x.ClientStatus !== 'running' && x.ClientStatus !== 'pending') || undefined;
+    });
     assert.equal(await ok('sched', 'node', 'eligibility', '-disable', node.slice(0, 6)), `Node "${node}" scheduling eligibility set: ineligible for scheduling\n`);
     assert.equal((await call(a.url, 'GET', `/v1/node/${node}`, { token: ROOT })).json.SchedulingEligibility, 'ineligible');
     assert.equal(await ok('sched', 'node', 'eligibility', '-enable', node), `Node "${node}" scheduling eligibility set: eligible for scheduling\n`);
