@@ -107,14 +107,14 @@ export class Stream {
   }
 
   /**
-   * The events of the frame at raft index `index`, skipping earlier frames (the scheduler's
-   * own writes in between); fails when a later frame comes first.
+   * The events of the frame at state index `index`, skipping earlier frames (the scheduler's
+   * own writes in between); fails when the stream passes `index` without such a frame.
    */
   async eventsAt(index: number): Promise<Ev[]> {
     for (;;) {
       const f = await this.frame();
       assert.ok(f?.Events, `waiting for index ${index}: ${JSON.stringify(f)}`);
-      assert.ok(f.Index! <= index, `frame ${f.Index} came before ${index}`);
+      assert.ok(f.Index! <= index, `frame ${f.Index} is past ${index}: no frame at ${index}`);
       if (f.Index === index) return f.Events;
     }
   }
