@@ -1,15 +1,14 @@
 /**
  * `cairn sched job …` and `cairn sched eval …` in-process against a real scheduler agent
  * (through the SDK, as a user runs them): `job run` of an HCL file with `-detach`, with
- * `-check-index`, and following its evaluation until a stand-in scheduler completes it;
+ * `-check-index`, and following its evaluation until the scheduler completes it (exit 2 on a
+ * placement failure; an agent with the scheduler off for the monitor's timeout);
  * `job status` list and detail with aligned columns and 8-character IDs, `inspect`,
  * `history`, `stop` and `-purge`; `eval list` and `eval status`; `-json`; errors.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { T } from '../src/services/sched/state.js';
-import type { Evaluation } from '../src/services/sched/jobs/types.js';
 import { cliRunner, scratchDir, type ScratchDir } from './cli-helpers.js';
 import { call, ROOT, startAgent, type TestAgent } from './sched/helpers.js';
 
@@ -61,24 +60,33 @@ describe('cairn sched job and eval against a real scheduler agent', () => {
   });
 
   it('job run follows the evaluation until it is no longer pending', async () => {
-    // A stand-in for the scheduler on the leader: completes each pending evaluation of job "batch".
-    const stop = a.state.subscribe((batch) => {
-      for (const c of batch.changes) {
-        const e = c.doc as unknown as Evaluation | undefined;
-        if (c.table !== T.evals || !e || e.Status !== 'pending' || e.JobID !== 'batch') continue;
-        setTimeout(() => void a.state.txn((tx) => tx.put(T.evals, e.ID, { ...e, Status: 'complete' })), 50);
-      }
-    });
+    // The scheduler on the leader runs it: the only node has no raw_exec driver, so nothing is placed (exit 2, as the reference).
+    const file = scratch.file('batch.hcl', WEB.replace('job "web"', 'job "batch"'));
+    const run = await cairn({ SCHED_TOKEN: ROOT }, ['sched', 'job', 'run', file]);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(
+      run.stdout,
+      /^==> Monitoring evaluation "[0-9a-f]{8}"\n {4}Evaluation triggered by job "batch"\n {4}Evaluation status changed: "pending" -> "complete"\n==> Evaluation "[0-9a-f]{8}" finished with status "complete" but failed to place all allocations:\n {4}Task Group "app" could not be placed\n {4}Evaluation "[0-9a-f]{8}" waiting for additional capacity to place remainder\n$/,
+    );
+    const blocked = /Evaluation "([0-9a-f]{8})" waiting/.exec(run.stdout)![1];
+    const evals = (await call(a.url, 'GET', '/v1/job/batch/evaluations', { token: ROOT })).json as { ID: string; Status: string }[];
+    assert.equal(evals.find((e) => e.ID.startsWith(blocked))?.Status, 'blocked');
+    // With no scheduler running (an agent with it off) the monitor gives up at its timeout.
+    const idle = await startAgent({ schedulerWorkers: 0 });
     try {
-      const file = scratch.file('batch.hcl', WEB.replace('job "web"', 'job "batch"'));
-      const out = await ok('sched', 'job', 'run', file);
-      assert.match(out, /^==> Monitoring evaluation "[0-9a-f]{8}"\n {4}Evaluation triggered by job "batch"\n {4}Evaluation status changed: "pending" -> "complete"\n==> Evaluation "[0-9a-f]{8}" finished with status "complete"\n$/);
+      const pending = await cairn({ SCHED_TOKEN: ROOT, SCHED_ADDR: idle.url }, ['sched', 'job', 'run', '-monitor-timeout=200ms', scratch.file('lonely.hcl', WEB.replace('job "web"', 'job "lonely"'))]);
+      assert.equal(pending.code, 1);
+      assert.match(pending.stdout, /is still pending after 0s: is a scheduler running on the leader\?\n$/);
+      const listed = await cairn({ SCHED_TOKEN: ROOT, SCHED_ADDR: idle.url }, ['sched', 'eval', 'list', '-job=lonely']);
+      const lines = listed.stdout.trimEnd().split('\n');
+      assert.match(lines[0], /^ID {8}Priority {2}Triggered By {2}Job ID {2}Namespace {2}Node ID {2}Status {3}Placement Failures$/);
+      assert.match(lines[1], /^[0-9a-f]{8} {2}50 {8}job-register {2}lonely {2}default {4}<none> {3}pending {2}false$/);
+      const id = lines[1].slice(0, 8);
+      const status = await cairn({ SCHED_TOKEN: ROOT, SCHED_ADDR: idle.url }, ['sched', 'eval', 'status', id]);
+      assert.match(status.stdout, new RegExp(`^ID {17}= ${id}\\nCreate Time {8}= \\S+\\nModify Time {8}= \\S+\\nStatus {13}= pending\\nStatus Description = pending\\nType {15}= service\\nTriggeredBy {8}= job-register\\nJob ID {13}= lonely\\nNamespace {10}= default\\nPriority {11}= 50\\nPlacement Failures = false\\n$`));
     } finally {
-      stop();
+      await idle.stop();
     }
-    const pending = await cairn({ SCHED_TOKEN: ROOT }, ['sched', 'job', 'run', '-monitor-timeout=200ms', scratch.file('lonely.hcl', WEB.replace('job "web"', 'job "lonely"'))]);
-    assert.equal(pending.code, 1);
-    assert.match(pending.stdout, /is still pending after 0s: is a scheduler running on the leader\?\n$/);
   });
 
   it('job status lists jobs and shows one with its summary and allocations', async () => {
@@ -86,11 +94,12 @@ describe('cairn sched job and eval against a real scheduler agent', () => {
     assert.equal(alloc.status, 200, alloc.text);
     const listed = await ok('sched', 'job', 'status');
     const lines = listed.trimEnd().split('\n');
-    assert.match(lines[0], /^ID {6}Type {5}Priority {2}Status {3}Submit Date$/);
-    assert.match(lines.find((l) => l.startsWith('web '))!, /^web {5}service {2}50 {8}running {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    assert.match(lines[0], /^ID {5}Type {5}Priority {2}Status {3}Submit Date$/);
+    assert.match(lines.find((l) => l.startsWith('web '))!, /^web {4}service {2}50 {8}running {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     const one = await ok('sched', 'job', 'status', 'we');
     assert.match(one, /^ID {12}= web\nName {10}= web\nSubmit Date {3}= \S+\nType {10}= service\nPriority {6}= 50\nDatacenters {3}= dc1\nNamespace {5}= default\nNode Pool {5}= default\nStatus {8}= running\n/);
-    assert.match(one, /\n\nSummary\nTask Group {2}Queued {2}Starting {2}Running {2}Failed {2}Complete {2}Lost {2}Unknown\napp {9}0 {7}0 {9}1 {8}0 {7}0 {9}0 {5}0\n/);
+    // Queued 2: the scheduler could place neither of web's allocations (the node has no raw_exec).
+    assert.match(one, /\n\nSummary\nTask Group {2}Queued {2}Starting {2}Running {2}Failed {2}Complete {2}Lost {2}Unknown\napp {9}2 {7}0 {9}1 {8}0 {7}0 {9}0 {5}0\n/);
     assert.match(one, new RegExp(`\\n\\nAllocations\\nID {8}Node ID {3}Task Group {2}Version {2}Desired {2}Status {3}Created {2,}Modified\\n${alloc.json.ID.slice(0, 8)} {2}${nodeID.slice(0, 8)} {2}app {9}0 {8}run {6}running {2}\\d+s ago`));
     const json = JSON.parse(await ok('sched', 'job', 'status', 'web', '-json'));
     assert.equal(json.ID, 'web');
@@ -112,13 +121,17 @@ describe('cairn sched job and eval against a real scheduler agent', () => {
   });
 
   it('eval list and eval status', async () => {
-    const listed = await ok('sched', 'eval', 'list', '-job=lonely');
+    // The scheduler completed "batch"'s evaluation with a placement failure and left a blocked one.
+    const listed = await ok('sched', 'eval', 'list', '-job=batch');
     const lines = listed.trimEnd().split('\n');
-    assert.match(lines[0], /^ID {8}Priority {2}Triggered By {2}Job ID {2}Namespace {2}Node ID {2}Status {3}Placement Failures$/);
-    assert.match(lines[1], /^[0-9a-f]{8} {2}50 {8}job-register {2}lonely {2}default {4}<none> {3}pending {2}false$/);
-    const id = lines[1].slice(0, 8);
+    assert.match(lines[0], /^ID {8}Priority {2}Triggered By {3}Job ID {2}Namespace {2}Node ID {2}Status {4}Placement Failures$/);
+    const reg = lines.find((l) => l.includes('job-register'))!;
+    assert.match(reg, /^[0-9a-f]{8} {2}50 {8}job-register {3}batch {3}default {4}<none> {3}complete {2}true$/);
+    assert.ok(lines.some((l) => /^[0-9a-f]{8} {2}50 {8}queued-allocs {2}batch {3}default {4}<none> {3}blocked {3}false$/.test(l)), listed);
+    const id = reg.slice(0, 8);
     const status = await ok('sched', 'eval', 'status', id);
-    assert.match(status, new RegExp(`^ID {17}= ${id}\\nCreate Time {8}= \\S+\\nModify Time {8}= \\S+\\nStatus {13}= pending\\nStatus Description = pending\\nType {15}= service\\nTriggeredBy {8}= job-register\\nJob ID {13}= lonely\\nNamespace {10}= default\\nPriority {11}= 50\\nPlacement Failures = false\\n$`));
+    assert.match(status, new RegExp(`^ID {17}= ${id}\\nCreate Time {8}= \\S+\\nModify Time {8}= \\S+\\nStatus {13}= complete\\n`));
+    assert.match(status, /\nTriggeredBy {8}= job-register\nJob ID {13}= batch\n(.*\n)*Placement Failures = true\n/);
     const json = JSON.parse(await ok('sched', 'eval', 'list', '-json', '-status=complete'));
     assert.ok(json.length > 0 && json.every((e: { Status: string }) => e.Status === 'complete'));
     const none = await cairn({ SCHED_TOKEN: ROOT }, ['sched', 'eval', 'status', 'ffffffff']);

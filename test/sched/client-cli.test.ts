@@ -2,14 +2,15 @@
  * `cairn sched alloc status|logs|stop|restart|signal` and `cairn sched node drain|eligibility`
  * against an agent running a client with real tasks: the reference CLI's output style,
  * allocation and node ID prefixes, logs of a chosen stream, `-tail -n`, and `-f` following
- * until interrupted.
+ * until interrupted; `alloc stop` as the reference (the scheduler migrates the allocation: it
+ * stops it and places a replacement). The job is registered and placed by the scheduler.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SchedClient } from '../../src/sdk/index.js';
 import { cliRunner } from '../cli-helpers.js';
 import { until } from '../processes.js';
-import { allocWhen, job, place, readyNode, shTask, startClientAgent } from './client-helpers.js';
+import { allocWhen, job, readyNode, runJob, shTask, startClientAgent } from './client-helpers.js';
 import { call, ROOT, type TestAgent } from './helpers.js';
 
 describe('cairn sched alloc and node commands', () => {
@@ -19,7 +20,7 @@ describe('cairn sched alloc and node commands', () => {
   before(async () => {
     a = await startClientAgent();
     await readyNode(a);
-    id = await place(a, job('web', [shTask('srv', 'echo out-1; echo err-1 >&2; i=0; while true; do i=$((i+1)); echo "tick $i"; sleep 0.1; done')]));
+    id = await runJob(a, job('web', [shTask('srv', 'echo out-1; echo err-1 >&2; i=0; while true; do i=$((i+1)); echo "tick $i"; sleep 0.1; done')]));
     await allocWhen(a, id, 'running', (x) => x.ClientStatus === 'running');
   });
   after(async () => {
@@ -85,14 +86,22 @@ describe('cairn sched alloc and node commands', () => {
     const evalId = (await ok('sched', 'alloc', 'stop', id)).trim();
     assert.match(evalId, /^[0-9a-f-]{36}$/);
     const stopped = await allocWhen(a, id, 'stopped', (x) => x.ClientStatus === 'complete');
-    assert.equal(stopped.DesiredStatus, 'stop');
-    assert.equal(stopped.DesiredDescription, 'alloc is being stopped by user');
-    const ev = await call(a.url, 'GET', `/v1/allocation/${id}`, { token: ROOT });
-    assert.equal(ev.status, 200);
+    // The reference's Alloc.Stop: the allocation is marked for migration, the scheduler stops it and places a replacement.
+    assert.deepEqual([stopped.DesiredStatus, stopped.DesiredDescription, stopped.DesiredTransition.Migrate], ['stop', 'alloc is being migrated', true]);
+    const ev = await call(a.url, 'GET', `/v1/evaluation/${evalId}`, { token: ROOT });
+    assert.deepEqual([ev.status, ev.json.TriggeredBy, ev.json.JobID], [200, 'alloc-stop', 'web']);
+    const next = await allocWhen(a, stopped.NextAllocation, 'the replacement running', (x) => x.ClientStatus === 'running');
+    assert.deepEqual([next.PreviousAllocation, next.Name, next.DesiredStatus], [id, stopped.Name, 'run']);
   });
 
   it('node eligibility and drain change the node', async () => {
     const node = a.client!.nodeId;
+    // Nothing left to move, so the drain stays until cleared (with an allocation it would complete as soon as that stopped).
+    assert.equal((await call(a.url, 'DELETE', '/v1/job/web?purge=true', { token: ROOT })).status, 200);
+    await until('the job\'s allocations stopped', 15_000, async () => {
+      const list = (await call(a.url, 'GET', `/v1/node/${node}/allocations`, { token: ROOT })).json as { ClientStatus: string }[];
+      return list.every((x) => x.ClientStatus !== 'running' && x.ClientStatus !== 'pending') || undefined;
+    });
     assert.equal(await ok('sched', 'node', 'eligibility', '-disable', node.slice(0, 6)), `Node "${node}" scheduling eligibility set: ineligible for scheduling\n`);
     assert.equal((await call(a.url, 'GET', `/v1/node/${node}`, { token: ROOT })).json.SchedulingEligibility, 'ineligible');
     assert.equal(await ok('sched', 'node', 'eligibility', '-enable', node), `Node "${node}" scheduling eligibility set: eligible for scheduling\n`);

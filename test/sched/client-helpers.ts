@@ -66,6 +66,20 @@ export async function place(a: TestAgent, j: Record<string, unknown>): Promise<s
   return r.json.ID as string;
 }
 
+/**
+ * Registers `j` through `POST /v1/jobs` and waits for the scheduler to place its first
+ * allocation (on the agent's node, the only one); its ID. Unlike {@link place}, the job is
+ * stored, so the scheduler's later evaluations (stop, reschedule) see it.
+ */
+export async function runJob(a: TestAgent, j: Record<string, unknown>): Promise<string> {
+  const r = await call(a.url, 'POST', '/v1/jobs', { token: ROOT, body: { Job: j } });
+  assert.equal(r.status, 200, r.text);
+  return until(`an allocation of ${String(j.ID)}`, 15_000, async () => {
+    const list = await call(a.url, 'GET', `/v1/job/${String(j.ID)}/allocations`, { token: ROOT });
+    return list.status === 200 && list.json.length > 0 ? (list.json[0].ID as string) : undefined;
+  });
+}
+
 /** The allocation (`GET /v1/allocation/:id`, with task states) once `ok` holds for it. */
 export async function allocWhen(a: TestAgent, id: string, what: string, ok: (alloc: Record<string, any>) => boolean, ms = 15_000): Promise<Record<string, any>> {
   return until(what, ms, async () => {

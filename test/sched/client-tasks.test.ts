@@ -3,7 +3,8 @@
  * registers its node with a fingerprint and drivers, runs `raw_exec` tasks of allocations
  * created with their job, reports `ClientStatus` and `TaskStates`, streams logs (plain,
  * framed, followed while the task prints), restarts a killed task by policy until `Not
- * Restarting` fails the allocation (with an `alloc-failure` evaluation), completes a batch
+ * Restarting` fails the allocation (with an `alloc-failure` evaluation the scheduler runs,
+ * leaving a delayed follow-up), completes a batch
  * task that exits 0, and stops a task with its `KillSignal` then SIGKILL after `KillTimeout`.
  */
 import assert from 'node:assert/strict';
@@ -12,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { T } from '../../src/services/sched/state.js';
 import { until } from '../processes.js';
-import { allocWhen, eventTypes, job, place, readyNode, shTask, startClientAgent } from './client-helpers.js';
+import { allocWhen, eventTypes, job, place, readyNode, runJob, shTask, startClientAgent } from './client-helpers.js';
 import { call, clientToken, ROOT, type TestAgent } from './helpers.js';
 
 describe('scheduler client agent: tasks', () => {
@@ -135,7 +136,8 @@ describe('scheduler client agent: tasks', () => {
   it('restarts a killed task by its policy, then fails the allocation with Not Restarting and an alloc-failure evaluation', async () => {
     await readyNode(a);
     const restart = { Attempts: 2, Interval: 600e9, Delay: 50e6, Mode: 'fail' };
-    const id = await place(a, job('crashy', [shTask('t', 'echo up; exec sleep 60')], { restart }));
+    // Registered, so the scheduler sees the job when the failure is reported.
+    const id = await runJob(a, job('crashy', [shTask('t', 'echo up; exec sleep 60')], { restart }));
     const pids = new Set<number>();
     for (let kill = 1; kill <= 3; kill++) {
       const pid = await until(`task process ${kill}`, 10_000, () => {
@@ -160,8 +162,17 @@ describe('scheduler client agent: tasks', () => {
     assert.equal(last.FailsTask, true);
     const term = t.Events.at(-2);
     assert.equal(term.Signal, 9);
-    const evals = a.state.list<{ JobID: string; TriggeredBy: string; Status: string }>(T.evals).filter((e) => e.JobID === 'crashy');
-    assert.deepEqual(evals.map((e) => [e.TriggeredBy, e.Status]), [['alloc-failure', 'pending']]);
+    // One alloc-failure evaluation from the client's report; the scheduler runs it and, the
+    // reschedule policy (service default: 30 s delay) not yet due, leaves a delayed follow-up.
+    type Ev = { ID: string; JobID: string; TriggeredBy: string; Status: string; PreviousEval: string; WaitUntil: number | null; CreateIndex: number };
+    const evals = await until('the follow-up evaluation', 10_000, () => {
+      const list = a.state.list<Ev>(T.evals).filter((e) => e.JobID === 'crashy' && e.TriggeredBy === 'alloc-failure').sort((x, y) => x.CreateIndex - y.CreateIndex);
+      return list.length === 2 && list[0]!.Status === 'complete' ? list : undefined;
+    });
+    const [report, followup] = evals as [Ev, Ev];
+    assert.deepEqual([followup.Status, followup.PreviousEval, followup.WaitUntil !== null], ['pending', report.ID, true]);
+    assert.ok(followup.WaitUntil! / 1e6 - Date.now() > 20_000, 'the 30 s reschedule delay (WaitUntil in Unix ns)');
+    assert.equal((await call(a.url, 'GET', `/v1/allocation/${id}`, { token: ROOT })).json.FollowupEvalID, followup.ID);
   });
 
   it('stops a task on desired stop: KillSignal first, SIGKILL after kill_timeout', async () => {

@@ -1,7 +1,8 @@
 /**
  * Job and evaluation events on the stream (reference/sched.md §3.4, spec 002 "Events"), and
  * the evaluation list: `Job` events `JobRegistered` / `JobDeregistered` with `{Job}`,
- * `Evaluation` events with `{Evaluation}` typed by the write that made them, key filters by
+ * `Evaluation` events with `{Evaluation}` typed by the write that made them (the scheduler
+ * runs: each write's frame is read by its index), key filters by
  * job ID, the `read-job` topic ACL; `GET /v1/evaluations` with status, job, filter and paging.
  */
 import assert from 'node:assert/strict';
@@ -9,6 +10,9 @@ import { after, before, describe, it } from 'node:test';
 import { call, clientToken, ROOT, startAgent, type TestAgent } from './helpers.js';
 import { minimalJob } from './jobs-helpers.js';
 import { Stream } from './stream.js';
+import { settled, until } from './workloads.js';
+import type { Evaluation } from '../../src/services/sched/jobs/types.js';
+import { T } from '../../src/services/sched/state.js';
 
 describe('scheduler job and evaluation events, evaluation lists', () => {
   let a: TestAgent;
@@ -27,23 +31,25 @@ describe('scheduler job and evaluation events, evaluation lists', () => {
     const s = await Stream.open(a.url, `${fromNow()}&topic=Job&topic=Evaluation`);
     assert.equal(s.res.status, 200);
     const reg = (await req('POST', '/v1/jobs', { Job: minimalJob('web') })).json;
-    const [job, ev] = await s.events(1);
+    // Each write's own frame (the scheduler's writes on the evaluations come in between).
+    const [job, ev] = await s.eventsAt(reg.Index);
     assert.deepEqual([job.Topic, job.Type, job.Key, job.Namespace, job.FilterKeys, job.Index], ['Job', 'JobRegistered', 'web', 'default', null, reg.Index]);
     assert.deepEqual([job.Payload.Job.ID, job.Payload.Job.Status, job.Payload.Job.TaskGroups[0].Count], ['web', 'pending', 1]);
     assert.deepEqual([ev.Topic, ev.Type, ev.Key, ev.FilterKeys], ['Evaluation', 'JobRegistered', reg.EvalID, ['web', '']]);
     assert.deepEqual([ev.Payload.Evaluation.Status, ev.Payload.Evaluation.TriggeredBy, ev.Payload.Evaluation.DeploymentID], ['pending', 'job-register', '']);
 
     const evaluated = (await req('POST', '/v1/job/web/evaluate')).json;
-    const [only] = await s.events(1);
+    const [only, ...more] = await s.eventsAt(evaluated.EvalCreateIndex);
+    assert.equal(more.length, 0);
     assert.deepEqual([only.Topic, only.Type, only.Key], ['Evaluation', 'EvaluationUpdated', evaluated.EvalID]);
 
-    await req('DELETE', '/v1/job/web');
-    const stop = await s.events(1);
+    const stopped = (await req('DELETE', '/v1/job/web')).json;
+    const stop = await s.eventsAt(stopped.EvalCreateIndex);
     assert.deepEqual(stop.map((e) => `${e.Topic}/${e.Type}`), ['Job/JobDeregistered', 'Evaluation/JobDeregistered']);
     assert.equal(stop[0].Payload.Job.Stop, true);
 
-    await req('DELETE', '/v1/job/web?purge=true');
-    const purge = await s.events(1);
+    const purged = (await req('DELETE', '/v1/job/web?purge=true')).json;
+    const purge = await s.eventsAt(purged.EvalCreateIndex);
     const deleted = purge.find((e) => e.Topic === 'Job')!;
     assert.deepEqual([deleted.Type, deleted.Payload.Deleted, deleted.Payload.Job.ID], ['JobDeregistered', true, 'web']);
     s.close();
@@ -67,12 +73,23 @@ describe('scheduler job and evaluation events, evaluation lists', () => {
   it('lists evaluations by status, job, filter and page; reads one and its allocations', async () => {
     const ids: string[] = [];
     for (const id of ['e1', 'e2', 'e3']) ids.push((await req('POST', '/v1/jobs', { Job: minimalJob(id) })).json.EvalID);
+    // The scheduler runs them: no node, so each completes with a failed placement and leaves a blocked one.
+    for (const id of ids) await settled(a, id);
+    await until('no pending evaluation (those of the test before too)', () => a.state.list<Evaluation>(T.evals).every((e) => e.Status !== 'pending'));
     const all = (await req('GET', '/v1/evaluations')).json as { ID: string; CreateIndex: number; JobID: string }[];
     assert.ok(all.every((e, i) => i === 0 || all[i - 1].CreateIndex <= e.CreateIndex), 'oldest first');
-    const byJob = (await req('GET', '/v1/evaluations?job=e2')).json;
-    assert.deepEqual(byJob.map((e: { ID: string }) => e.ID), [ids[1]]);
-    assert.equal((await req('GET', '/v1/evaluations?status=complete')).json.length, 0);
-    const f = await req('GET', `/v1/evaluations?filter=${encodeURIComponent('JobID == "e3"')}`);
+    const byJob = (await req('GET', '/v1/evaluations?job=e2')).json as { ID: string; Status: string; TriggeredBy: string; PreviousEval: string }[];
+    assert.deepEqual(
+      byJob.map((e) => [e.ID === ids[1] ? 'register' : e.PreviousEval === ids[1] ? 'its blocked one' : e.ID, e.Status, e.TriggeredBy]),
+      [
+        ['register', 'complete', 'job-register'],
+        ['its blocked one', 'blocked', 'queued-allocs'],
+      ],
+    );
+    const complete = (await req('GET', '/v1/evaluations?status=complete')).json as { ID: string; Status: string }[];
+    assert.ok(ids.every((id) => complete.some((e) => e.ID === id)) && complete.every((e) => e.Status === 'complete'));
+    assert.deepEqual((await req('GET', '/v1/evaluations?status=pending')).json, []);
+    const f = await req('GET', `/v1/evaluations?filter=${encodeURIComponent('JobID == "e3" and Status == "complete"')}`);
     assert.deepEqual(f.json.map((e: { ID: string }) => e.ID), [ids[2]]);
     const both = await req('GET', `/v1/evaluations?job=e3&filter=${encodeURIComponent('JobID == "e3"')}`);
     assert.deepEqual([both.status, both.text], [400, 'Filter expression cannot be used with other filter parameters']);

@@ -15,13 +15,16 @@ import { minimalJob } from './jobs-helpers.js';
 
 const S = 1e9;
 
+// The scheduler is off (`schedulerWorkers: 0`): these tests read what the jobs API itself
+// writes (pending evaluations, statuses from allocations written here); the scheduler's
+// handling of the same writes is in scheduler.test.ts and jobs-events.test.ts.
 describe('scheduler jobs API', () => {
   let a: TestAgent;
   const nodeID = randomUUID();
   const req = (method: string, path: string, body?: unknown, token: string | null = ROOT) => call(a.url, method, path, { token: token ?? undefined, body });
 
   before(async () => {
-    a = await startAgent();
+    a = await startAgent({ schedulerWorkers: 0 });
     assert.equal((await req('PUT', '/v1/node/register', { Node: { ID: nodeID, SecretID: 's', Datacenter: 'dc1', Name: 'w1', Attributes: { 'os.name': 'linux' } } })).status, 200);
     assert.equal((await req('PUT', '/v1/namespace/prod', { Name: 'prod' })).status, 200);
   });

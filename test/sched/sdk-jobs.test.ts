@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SchedApiError, SchedClient } from '../../src/sdk/index.js';
 import { ROOT, startAgent, type TestAgent } from './helpers.js';
+import { settled } from './workloads.js';
 
 const HCL = 'job "web" {\n  group "app" {\n    count = 2\n    task "t" {\n      driver = "raw_exec"\n      config { command = "/bin/sleep" }\n    }\n  }\n}\n';
 
@@ -41,8 +42,11 @@ describe('SDK: scheduler jobs and evaluations', () => {
     assert.equal((await sched.readEvaluation(scaled.EvalID)).data.TriggeredBy, 'job-scaling');
     assert.deepEqual((await sched.jobVersions('web')).data.map((v) => v.Version), [1, 0]);
     const evaluated = await sched.evaluateJob('web');
-    const evals = (await sched.jobEvaluations('web')).data.map((e) => e.ID);
-    assert.deepEqual(evals, [reg.EvalID, scaled.EvalID, evaluated.EvalID]);
+    // The scheduler runs them too (no node: each leaves a blocked evaluation, the older ones canceled).
+    const mine = [reg.EvalID, scaled.EvalID, evaluated.EvalID];
+    const evals = (await sched.jobEvaluations('web')).data;
+    assert.deepEqual(evals.filter((e) => mine.includes(e.ID)).map((e) => e.ID), mine);
+    assert.ok(evals.every((e) => e.JobID === 'web' && (mine.includes(e.ID) || e.TriggeredBy === 'queued-allocs')));
     assert.deepEqual((await sched.jobAllocations('web', { all: true })).data, []);
     assert.deepEqual((await sched.evaluationAllocations(reg.EvalID)).data, []);
     assert.deepEqual(Object.keys((await sched.jobSummary('web')).data.Summary), ['app']);
@@ -54,7 +58,10 @@ describe('SDK: scheduler jobs and evaluations', () => {
   });
 
   it('lists jobs and evaluations page by page', async () => {
-    for (const id of ['p1', 'p2', 'p3']) await sched.registerJob({ ID: id, TaskGroups: [{ Name: 'g', Tasks: [{ Name: 't', Driver: 'raw_exec', Config: { command: '/bin/true' } }] }] });
+    const ids: string[] = [];
+    for (const id of ['p1', 'p2', 'p3']) ids.push((await sched.registerJob({ ID: id, TaskGroups: [{ Name: 'g', Tasks: [{ Name: 't', Driver: 'raw_exec', Config: { command: '/bin/true' } }] }] })).EvalID);
+    // The scheduler completes each (no node) and leaves a blocked one in the same write.
+    for (const id of ids) await settled(a, id);
     const seen: string[] = [];
     for (let token: string | undefined = ''; token !== undefined; ) {
       const page = await sched.listJobs({ prefix: 'p', perPage: 2, nextToken: token });
@@ -64,11 +71,11 @@ describe('SDK: scheduler jobs and evaluations', () => {
     assert.deepEqual(seen, ['p1', 'p2', 'p3']);
     const evals: string[] = [];
     for (let token: string | undefined = ''; token !== undefined; ) {
-      const page = await sched.listEvaluations({ perPage: 2, nextToken: token, status: 'pending' });
+      const page = await sched.listEvaluations({ perPage: 2, nextToken: token, status: 'complete' });
       evals.push(...page.data.map((e) => e.JobID));
       token = page.nextToken;
     }
     assert.deepEqual(evals.slice(-3), ['p1', 'p2', 'p3']);
-    assert.deepEqual((await sched.listEvaluations({ job: 'p2' })).data.map((e) => e.JobID), ['p2']);
+    assert.deepEqual((await sched.listEvaluations({ job: 'p2' })).data.map((e) => [e.JobID, e.Status]), [['p2', 'complete'], ['p2', 'blocked']]);
   });
 });

@@ -106,6 +106,19 @@ export class Stream {
     return out;
   }
 
+  /**
+   * The events of the frame at state index `index`, skipping earlier frames (the scheduler's
+   * own writes in between); fails when the stream passes `index` without such a frame.
+   */
+  async eventsAt(index: number): Promise<Ev[]> {
+    for (;;) {
+      const f = await this.frame();
+      assert.ok(f?.Events, `waiting for index ${index}: ${JSON.stringify(f)}`);
+      assert.ok(f.Index! <= index, `frame ${f.Index} is past ${index}: no frame at ${index}`);
+      if (f.Index === index) return f.Events;
+    }
+  }
+
   /** Reads until the body ends; returns the last line (the end line). */
   async end(timeoutMs = 5000): Promise<Frame | undefined> {
     let last: Frame | undefined;

@@ -176,7 +176,7 @@ export interface SchedAgentConfig {
   readonly heartbeatTtlMs?: number;
   /** How long past the TTL the leader waits before marking a node down, in ms; absent means the reference's 10 s. Not an HCL key: tests shorten it. */
   readonly heartbeatGraceMs?: number;
-  /** Scheduler workers on the leader (evaluations run at once); absent means 2. Not an HCL key. */
+  /** Scheduler workers on the leader (evaluations run at once); absent means 2, `0` turns the scheduler off (tests of the jobs API's own writes). Not an HCL key. */
   readonly schedulerWorkers?: number;
   /** Period of the CSI plugins' probe and fingerprint, in ms; absent means 10 s. Not an HCL key: tests shorten it. */
   readonly pluginProbeIntervalMs?: number;

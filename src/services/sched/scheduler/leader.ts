@@ -43,7 +43,11 @@ export interface SchedulerOptions {
   /** The handlers' dependencies (read when the scheduler starts: the agent builds them after it). */
   readonly deps: () => SchedDeps;
   readonly log: Logger;
-  /** Evaluations run at once; default {@link DEFAULT_WORKERS}. */
+  /**
+   * Evaluations run at once; default {@link DEFAULT_WORKERS}. `0` turns the scheduler off
+   * (no broker, no reactions, no heartbeat timers): evaluations stay as their writer left
+   * them. Only tests of what the jobs API itself writes use it.
+   */
   readonly workers?: number;
   readonly heartbeats: Heartbeats;
 }
@@ -59,9 +63,9 @@ export class Scheduler {
 
   constructor(private readonly o: SchedulerOptions) {}
 
-  /** Starts leading: pending evaluations are queued, heartbeat timers set, blocked evaluations tried again. */
+  /** Starts leading: pending evaluations are queued, heartbeat timers set, blocked evaluations tried again (nothing with `workers: 0`). */
   start(): void {
-    if (this.broker) return;
+    if (this.broker || this.o.workers === 0) return;
     const deps = this.o.deps();
     const broker = new EvalBroker({ workers: this.o.workers ?? DEFAULT_WORKERS, now: deps.now, run: (id) => runEvaluation(deps, id, this.o.log) });
     this.broker = broker;
