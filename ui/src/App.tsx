@@ -24,7 +24,7 @@ import { MeshNodes } from './screens/mesh/Nodes';
 import { Events } from './screens/sched/Events';
 import { SchedNodes } from './screens/sched/Nodes';
 import { Allocations } from './screens/sched/Allocations';
-import { Sessions } from './screens/gateway/Sessions';
+import { GatewaySection } from './screens/gateway/GatewaySection';
 import { CsiPlugin, CsiPlugins, CsiVolume, CsiVolumes, MeshAcl, MeshKv, SchedAcl } from './screens/adminScreens';
 
 /** The screen each section opens on, in the order the header lists them. */
@@ -101,7 +101,7 @@ export function App({ sections }: { sections: Partial<Record<Section, string>> }
             <Route path="/scheduler/acl-new/:kind" element={<SchedAcl creating />} />
           </>
         )}
-        {sections.gateway !== undefined && <Route path="/gateway" element={<Sessions />} />}
+        {sections.gateway !== undefined && <Route path="/gateway/*" element={<GatewaySection />} />}
         <Route path="*" element={<p role="alert">No such page.</p>} />
       </Route>
     </Routes>
