@@ -4,7 +4,8 @@
  * password auth methods, a wrong password refused with the server's message), then as
  * `admin`: create an org scope, a user in it and a role with that user as principal and a
  * grant; a bad grant string refused with the server's parse error and the role unchanged;
- * delete them all. Each new screen has no axe finding; no console error on any of them;
+ * delete them all; changing the gateway login deletes the auth token on the server. Each
+ * new screen has no axe finding; no console error on any of them;
  * the stored state is checked through the gateway API with the recovery token.
  */
 import assert from 'node:assert/strict';
@@ -149,6 +150,18 @@ describe('web UI: gateway scopes, users and roles', { timeout: 180_000 }, () => 
     await page.getByRole('button', { name: 'Delete scope ui-org' }).click();
     await page.getByTestId('scopes').getByText('ui-org').waitFor({ state: 'detached' });
     assert.equal((await read(`scopes/${orgId}`)).status, 404);
+  });
+
+  it('changing the gateway login deletes the password login\'s auth token and shows the login again', async () => {
+    const { page } = tab;
+    const { gatewayToken } = await page.evaluate(() => JSON.parse(sessionStorage.getItem('cairn.session') ?? '{}') as { gatewayToken: string });
+    await page.getByRole('button', { name: 'Change gateway login' }).click();
+    await page.getByRole('button', { name: 'Sign in to the gateway' }).waitFor();
+    const after = await page.evaluate(() => JSON.parse(sessionStorage.getItem('cairn.session') ?? '{}') as { gatewayToken?: string; token?: string });
+    assert.equal(after.gatewayToken, undefined);
+    assert.ok(after.token, 'the UI login stays');
+    const res = await fetch(`${dev.printed['Gateway api']}/v1/scopes`, { headers: { Authorization: `Bearer ${gatewayToken}` } });
+    assert.equal(res.status, 401, 'the auth token was deleted on the server');
   });
 
   it('logged no console error on any screen', () => {

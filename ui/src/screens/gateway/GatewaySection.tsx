@@ -7,7 +7,8 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { NavLink, Route, Routes } from 'react-router';
-import { hasSection } from '../../api/client';
+import { api, ApiError, hasSection } from '../../api/client';
+import { ErrorNotice } from '../../components/Notice';
 import { currentSession, saveSession } from '../../api/session';
 import { later } from '../adminScreens';
 import { GatewayLogin } from './GatewayLogin';
@@ -45,12 +46,25 @@ export function GatewaySection() {
   );
 }
 
-/** The sub-navigation, who the gateway calls go as, and the way back to the gateway login. */
+/**
+ * The sub-navigation, who the gateway calls go as, and the way back to the gateway login.
+ * Leaving a password login deletes its auth token on the server (`DELETE
+ * /v1/auth-tokens/{id}`, the reference's logout); a static token is only forgotten.
+ */
 function GatewayNav({ onSignOut }: { onSignOut: () => void }) {
   const queries = useQueryClient();
   const session = currentSession();
-  const signOut = () => {
-    const { gatewayToken: _t, gatewayVia: _v, ...rest } = currentSession()!;
+  const [error, setError] = useState<unknown>();
+  const signOut = async () => {
+    setError(undefined);
+    const { gatewayToken = '', gatewayVia: _v, ...rest } = currentSession()!;
+    const id = /^(at_[0-9A-Za-z]{10})_/.exec(gatewayToken)?.[1];
+    try {
+      if (id) await api('gateway', `/v1/auth-tokens/${id}`, { method: 'DELETE' });
+    } catch (err) {
+      // An ended token is gone already; anything else is shown and the login kept.
+      if (!(err instanceof ApiError && (err.status === 401 || err.status === 404))) return setError(err);
+    }
     saveSession(rest);
     queries.removeQueries({ queryKey: ['gateway'] });
     onSignOut();
@@ -66,11 +80,12 @@ function GatewayNav({ onSignOut }: { onSignOut: () => void }) {
       {!gatewayOnly() && (
         <span className="muted">
           Gateway: {session?.gatewayVia ?? 'token'}{' '}
-          <button type="button" onClick={signOut}>
+          <button type="button" onClick={() => void signOut()}>
             Change gateway login
           </button>
         </span>
       )}
+      <ErrorNotice error={error} />
     </nav>
   );
 }
