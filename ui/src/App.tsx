@@ -28,7 +28,7 @@ import { Allocation } from './screens/sched/Allocation';
 import { Jobs } from './screens/sched/Jobs';
 import { Job } from './screens/sched/Job';
 import { JobRun } from './screens/sched/JobRun';
-import { Sessions } from './screens/gateway/Sessions';
+import { GatewaySection } from './screens/gateway/GatewaySection';
 import { CsiPlugin, CsiPlugins, CsiVolume, CsiVolumes, MeshAcl, MeshKv, SchedAcl } from './screens/adminScreens';
 
 /** The screen each section opens on, in the order the header lists them. */
@@ -109,7 +109,7 @@ export function App({ sections }: { sections: Partial<Record<Section, string>> }
             <Route path="/scheduler/acl-new/:kind" element={<SchedAcl creating />} />
           </>
         )}
-        {sections.gateway !== undefined && <Route path="/gateway" element={<Sessions />} />}
+        {sections.gateway !== undefined && <Route path="/gateway/*" element={<GatewaySection />} />}
         <Route path="*" element={<p role="alert">No such page.</p>} />
       </Route>
     </Routes>

@@ -102,8 +102,12 @@ function errorMessages(body: unknown, status: number): string[] {
   if (body && typeof body === 'object' && Array.isArray((body as { errors?: unknown }).errors)) {
     return ((body as { errors: unknown[] }).errors).map(String);
   }
-  // The gateway's errors: {"kind", "message"}.
-  if (body && typeof body === 'object' && typeof (body as { message?: unknown }).message === 'string') return [(body as { message: string }).message];
+  // The gateway's errors: {"kind", "message", "details": {"request_fields": [{name, description}]}}; the fields say what was wrong.
+  if (body && typeof body === 'object' && typeof (body as { message?: unknown }).message === 'string') {
+    const fields = (body as { details?: { request_fields?: Array<{ name: string; description: string }> } }).details?.request_fields ?? [];
+    const message = (body as { message: string }).message;
+    return [fields.length ? `${message} ${fields.map((f) => `${f.name}: ${f.description}`).join('; ')}` : message];
+  }
   if (typeof body === 'string' && body.trim()) return [body.trim()];
   return [`HTTP ${status}`];
 }

@@ -14,6 +14,8 @@ export interface Session {
   readonly meshNamespace?: string;
   /** The gateway API's own bearer token, given on the gateway screen (it has its own tokens). */
   readonly gatewayToken?: string;
+  /** How the gateway token was obtained, shown on the gateway screens: `password (<login>)` or `static token`. */
+  readonly gatewayVia?: string;
 }
 
 type Listener = (s: Session | undefined) => void;

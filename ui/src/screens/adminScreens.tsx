@@ -10,7 +10,7 @@ import { SchedNav } from './sched/SchedNav';
 import { SCHED_ACL } from './sched/acl';
 
 /** `load`'s export `name` as a lazily loaded screen. */
-function later<P extends object>(load: () => Promise<Record<string, ComponentType<P>>>, name: string): ComponentType<P> {
+export function later<P extends object>(load: () => Promise<Record<string, ComponentType<P>>>, name: string): ComponentType<P> {
   const Screen = lazy(() => load().then((m) => ({ default: m[name] })));
   return (props: P) => (
     <Suspense fallback={<Loading />}>

@@ -1,14 +1,12 @@
 /**
  * Gateway: workers with their upstream details (address, state, last status, active
  * sessions, release version) and sessions with cancel (`GET /v1/workers`,
- * `GET /v1/sessions`, `POST /v1/sessions/{id}:cancel`). The gateway API has its own bearer
- * token, asked for here and kept in this tab's session; on a controller serving its own
- * section (no other service reached), the login token is that token.
+ * `GET /v1/sessions`, `POST /v1/sessions/{id}:cancel`), with the gateway token of
+ * GatewaySection.tsx.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
-import { api, hasSection } from '../../api/client';
-import { currentSession, saveSession } from '../../api/session';
+import { useState } from 'react';
+import { api } from '../../api/client';
 import { ErrorNotice, Loading } from '../../components/Notice';
 
 interface Worker {
@@ -29,44 +27,8 @@ interface GwSession {
   connections: unknown[];
 }
 
-/** Whether this origin reaches the gateway only: the login token is then the gateway's. */
-const gatewayOnly = () => !hasSection('secrets') && !hasSection('mesh') && !hasSection('sched');
-
+/** The workers and sessions screen (the gateway login is GatewaySection.tsx's). */
 export function Sessions() {
-  const [hasToken, setHasToken] = useState(Boolean(currentSession()?.gatewayToken));
-  useEffect(() => {
-    const s = currentSession();
-    if (!s || s.gatewayToken || !gatewayOnly()) return;
-    saveSession({ ...s, gatewayToken: s.token });
-    setHasToken(true);
-  }, []);
-  return hasToken ? <GatewayScreens /> : <GatewayToken onSet={() => setHasToken(true)} />;
-}
-
-function GatewayToken({ onSet }: { onSet: () => void }) {
-  const [value, setValue] = useState('');
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    saveSession({ ...currentSession()!, gatewayToken: value.trim() });
-    onSet();
-  };
-  return (
-    <>
-      <h1>Gateway</h1>
-      <form onSubmit={submit} aria-label="Gateway token">
-        <div className="field">
-          <label htmlFor="gw-token">Gateway API token</label>
-          <input id="gw-token" type="password" autoComplete="off" value={value} onChange={(e) => setValue(e.target.value)} required />
-        </div>
-        <button type="submit" className="primary">
-          Use token
-        </button>
-      </form>
-    </>
-  );
-}
-
-function GatewayScreens() {
   const queries = useQueryClient();
   const workers = useQuery({ queryKey: ['gateway', 'workers'], queryFn: () => api<{ items: Worker[] }>('gateway', '/v1/workers').then((r) => r.items), refetchInterval: 5000 });
   const sessions = useQuery({ queryKey: ['gateway', 'sessions'], queryFn: () => api<{ items: GwSession[] }>('gateway', '/v1/sessions').then((r) => r.items), refetchInterval: 5000 });

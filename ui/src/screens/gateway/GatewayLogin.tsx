@@ -1,0 +1,109 @@
+/**
+ * The gateway section's own login: a password auth method (`POST
+ * /v1/auth-methods/{id}:authenticate` with `{attributes:{login_name,password}}`, the
+ * reply's `attributes.token`), its ID chosen from the global scope's auth methods (a list
+ * the anonymous user may read), or the controller's static token (the recovery
+ * credential). The token is kept in this tab's session only, like the other tokens.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api } from '../../api/client';
+import { currentSession, saveSession } from '../../api/session';
+import { ErrorNotice } from '../../components/Notice';
+
+interface AuthMethod {
+  id: string;
+  name?: string;
+  type: string;
+}
+
+/** Stores the gateway token (and how it was obtained) in this tab's session. */
+export function storeGatewayToken(token: string, via: string): void {
+  saveSession({ ...currentSession()!, gatewayToken: token, gatewayVia: via });
+}
+
+/** `onSet`: called once a gateway token is stored. */
+export function GatewayLogin({ onSet }: { onSet: () => void }) {
+  // Anonymous (token ''): the login grants let anyone list the auth methods.
+  const methods = useQuery({
+    queryKey: ['gateway', 'login-methods'],
+    queryFn: () => api<{ items?: AuthMethod[] }>('gateway', '/v1/auth-methods?scope_id=global', { token: '' }).then((r) => (r.items ?? []).filter((m) => m.type === 'password')),
+  });
+  const [method, setMethod] = useState('');
+  const [login, setLogin] = useState('');
+  const [password, setPassword] = useState('');
+  const [token, setToken] = useState('');
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const methodId = method || methods.data?.[0]?.id || '';
+
+  const passwordLogin = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(undefined);
+    setBusy(true);
+    try {
+      const res = await api<{ attributes: { token: string } }>('gateway', `/v1/auth-methods/${encodeURIComponent(methodId)}:authenticate`, {
+        method: 'POST',
+        body: { attributes: { login_name: login.trim(), password } },
+        token: '',
+      });
+      storeGatewayToken(res.attributes.token, `password (${login.trim()})`);
+      onSet();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+      setPassword('');
+    }
+  };
+  const useStatic = (e: FormEvent) => {
+    e.preventDefault();
+    storeGatewayToken(token.trim(), 'static token');
+    onSet();
+  };
+
+  return (
+    <>
+      <h1>Gateway</h1>
+      <form className="narrow" onSubmit={(e) => void passwordLogin(e)} aria-label="Gateway password login">
+        <h2>Sign in with a password</h2>
+        <div className="field">
+          <label htmlFor="gw-am">Auth method ID</label>
+          <input id="gw-am" list="gw-am-list" autoComplete="off" value={methodId} onChange={(e) => setMethod(e.target.value)} required aria-describedby="gw-am-hint" />
+          <datalist id="gw-am-list">
+            {(methods.data ?? []).map((m) => (
+              <option key={m.id} value={m.id}>
+                {m.name ?? m.id}
+              </option>
+            ))}
+          </datalist>
+          <span id="gw-am-hint" className="muted">
+            A password auth method of the global scope.
+          </span>
+        </div>
+        <div className="field">
+          <label htmlFor="gw-login">Login name</label>
+          <input id="gw-login" autoComplete="username" value={login} onChange={(e) => setLogin(e.target.value)} required />
+        </div>
+        <div className="field">
+          <label htmlFor="gw-password">Password</label>
+          <input id="gw-password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+        </div>
+        <ErrorNotice error={error} />
+        <button type="submit" className="primary" disabled={busy}>
+          Sign in to the gateway
+        </button>
+      </form>
+      <form className="narrow" onSubmit={useStatic} aria-label="Gateway token">
+        <h2>Or use a token</h2>
+        <div className="field">
+          <label htmlFor="gw-token">Gateway API token</label>
+          <input id="gw-token" type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} required />
+        </div>
+        <button type="submit" className="primary">
+          Use token
+        </button>
+      </form>
+    </>
+  );
+}

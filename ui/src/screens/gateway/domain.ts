@@ -1,0 +1,50 @@
+/**
+ * The gateway domain API as the scopes, users and roles screens use it: the scope tree
+ * (`GET /v1/scopes?scope_id=global&recursive=true`), a scope's users or roles
+ * (`GET /v1/{users|roles}?scope_id=`), create (`POST`, the new item bare), delete
+ * (`DELETE /v1/{kind}/{id}`, 204). Lists answer `{items}`, `items` absent when empty.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { api } from '../../api/client';
+
+/** A scope: `global`, an org (`o_…`, parent global) or a project (`p_…`, parent an org). */
+export interface Scope {
+  id: string;
+  type: 'global' | 'org' | 'project';
+  name?: string;
+  description?: string;
+  scope_id?: string;
+}
+
+/** A user or role as listed: the fields the screens show. */
+export interface Item {
+  id: string;
+  name?: string;
+  description?: string;
+  scope_id: string;
+  version: number;
+}
+
+/** The global scope (not in its own recursive list) followed by every org and project. */
+export function useScopes() {
+  return useQuery({
+    queryKey: ['gateway', 'scopes'],
+    queryFn: async (): Promise<Scope[]> => {
+      const r = await api<{ items?: Scope[] }>('gateway', '/v1/scopes?scope_id=global&recursive=true');
+      return [{ id: 'global', type: 'global', name: 'Global' }, ...(r.items ?? [])];
+    },
+  });
+}
+
+/** The users or roles of `scopeId`. */
+export function useItems<T extends Item>(kind: 'users' | 'roles', scopeId: string) {
+  return useQuery({
+    queryKey: ['gateway', kind, scopeId],
+    queryFn: () => api<{ items?: T[] }>('gateway', `/v1/${kind}?scope_id=${encodeURIComponent(scopeId)}`).then((r) => r.items ?? []),
+  });
+}
+
+/** A scope's label in a picker: its name and ID. */
+export function scopeLabel(s: Scope): string {
+  return s.id === 'global' ? 'Global' : `${s.name || s.id} (${s.id})`;
+}
