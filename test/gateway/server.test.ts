@@ -13,7 +13,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, describe, it } from 'node:test';
 
-const BIN = join(import.meta.dirname, '..', '..', 'src', 'cli', 'run.ts');
+// The built entry point (`npm test` builds first): a process start without tsx's transform,
+// which on a loaded 2-core machine was most of each start's seconds.
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'cairn.js');
 const dir = mkdtempSync(join(tmpdir(), 'cairn-gateway-'));
 const children: ChildProcess[] = [];
 after(async () => {
@@ -31,7 +33,7 @@ interface Running {
 async function gateway(name: string, config: string, count: number): Promise<Running> {
   const file = join(dir, `${name}.hcl`);
   writeFileSync(file, config);
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'gateway', 'server', `-config=${file}`], {
+  const child = spawn(process.execPath, [BIN, 'gateway', 'server', `-config=${file}`], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, CAIRN_GATEWAY_STATUS_INTERVAL_MS: '200', GW_TOKEN: 'grace-token' },
   });
@@ -78,7 +80,7 @@ async function waitFor<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 30
 const listener = (purpose: string, address = '127.0.0.1:0') => `listener "tcp" {\n  purpose = "${purpose}"\n  address = "${address}"\n  tls_disable = true\n}\n`;
 const controller = (extra = '') => `controller {\n  name = "c1"\n${extra}}\n`;
 
-// Generous bounds: five suites' processes start through tsx, which on a loaded 2-core CI
+// Generous bounds: each test starts one to three processes, and on a loaded 2-core CI
 // machine takes seconds each; the bounds only decide how long a real failure takes to show.
 describe('cairn gateway server', { timeout: 300_000 }, () => {
   it('controller: GET /health on the ops listener is 200 {}; unknown paths 404; SIGTERM exits at once by default', { timeout: 60_000 }, async () => {
@@ -94,7 +96,7 @@ describe('cairn gateway server', { timeout: 300_000 }, () => {
     assert.ok(performance.now() - t0 < 5000, 'no wait without graceful_shutdown_wait_duration');
   });
 
-  it('no ops listener: no ops server; controller without api listener: /health is 404', { timeout: 60_000 }, async () => {
+  it('no ops listener: no ops server; controller without api listener: /health is 404', { timeout: 120_000 }, async () => {
     const g = await gateway('noops', controller() + listener('api') + listener('cluster'), 2);
     assert.deepEqual(Object.keys(g.urls).sort(), ['api', 'cluster']);
     g.child.kill('SIGTERM');
@@ -156,7 +158,7 @@ describe('cairn gateway server', { timeout: 300_000 }, () => {
   it('config errors: exit 2 with one line naming file, line and key', { timeout: 60_000 }, async () => {
     const file = join(dir, 'bad.hcl');
     writeFileSync(file, `controller {\n  graceful_shutdown_wait_duration = "soon"\n}\n${listener('cluster')}`);
-    const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'gateway', 'server', `-config=${file}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'gateway', 'server', `-config=${file}`], { stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
