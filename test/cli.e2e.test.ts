@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { main } from '../src/cli/main.js';
 import { call, startTestServer, type TestServer } from './helpers.js';
+import { CAIRN_BIN } from './bin.js';
 
 let s: TestServer;
 before(async () => (s = await startTestServer()));
@@ -105,8 +106,7 @@ const FREE_PORTS = [...['api', 'cluster', 'proxy', 'ops'].map((p) => `-gateway-$
 describe('cairn dev', () => {
   it('starts with a fixed root token, prints it, serves secret/ as KV v2 and the discovery and scheduler services with that token (the scheduler with a hostpath CSI plugin), and stops on SIGINT', { timeout: 60_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cairn-dev-'));
-    const bin = join(import.meta.dirname, '..', 'src', 'cli', 'run.ts');
-    const child = spawn(process.execPath, ['--import', 'tsx', bin, 'dev', `-data-dir=${dataDir}`, '-dev-root-token-id=devroot', '-secrets-address=127.0.0.1:0', ...FREE_PORTS], {
+    const child = spawn(process.execPath, [CAIRN_BIN, 'dev', `-data-dir=${dataDir}`, '-dev-root-token-id=devroot', '-secrets-address=127.0.0.1:0', ...FREE_PORTS], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {

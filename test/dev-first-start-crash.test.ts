@@ -17,8 +17,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, it } from 'node:test';
+import { CAIRN_BIN } from './bin.js';
 
-const BIN = join(import.meta.dirname, '..', 'src', 'cli', 'run.ts');
 const FREE_PORTS = ['secrets', 'gateway-api', 'gateway-cluster', 'gateway-proxy', 'gateway-ops', 'mesh', 'mesh-dns', 'sched'].map((p) => `-${p}-address=127.0.0.1:0`);
 /** Kill delays after `secrets.db` appears, in ms: one round each. */
 const DELAYS_MS = [0, 10, 25, 50, 100, 175, 250, 400, 600, 1000];
@@ -28,7 +28,7 @@ after(() => rmSync(root, { recursive: true, force: true }));
 
 /** `cairn dev` on `dataDir`: the process, its stderr so far, and a promise of its banner's SECRETS_ADDR (rejects with stderr when it exits first). */
 function startDev(dataDir: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'dev', `-data-dir=${dataDir}`, ...FREE_PORTS], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CAIRN_BIN, 'dev', `-data-dir=${dataDir}`, ...FREE_PORTS], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
   const exited = new Promise<void>((r) => child.once('exit', () => r()));

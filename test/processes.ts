@@ -1,13 +1,13 @@
 /**
  * Real Cairn server processes for tests that kill them (`kill -9`) or run several at once:
- * `cairn <args>` under tsx, its JSON log on stderr, ready once a given log line names its URL.
+ * `cairn <args>` (the built bin/cairn.js, test/bin.ts), its JSON log on stderr, ready once a given log line names its URL.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { CAIRN_BIN } from './bin.js';
 
-const BIN = join(import.meta.dirname, '..', 'src', 'cli', 'run.ts');
 
 /** A running server process. */
 export interface ServerProcess {
@@ -26,7 +26,7 @@ export interface ServerProcess {
  * appears. @throws (rejects) with the whole log when the process exits first.
  */
 export function startCairnProcess(args: readonly string[], env: Record<string, string>, ready: string): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [CAIRN_BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
   const log: string[] = [];
   const exited = new Promise((r) => child.once('exit', r));
   return new Promise((resolve, reject) => {
@@ -79,9 +79,9 @@ export interface CairnRun {
   readonly exited: Promise<number | NodeJS.Signals>;
 }
 
-/** Starts `cairn ...args` under tsx with `env` over the test's environment, collecting its output. */
+/** Starts `cairn ...args` (built) with `env` over the test's environment, collecting its output. */
 export function spawnCairn(args: readonly string[], env: Record<string, string>): CairnRun {
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [CAIRN_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   const out = { stdout: '', stderr: '' };
   child.stdout!.on('data', (c: Buffer) => (out.stdout += c.toString('utf8')));
   child.stderr!.on('data', (c: Buffer) => (out.stderr += c.toString('utf8')));

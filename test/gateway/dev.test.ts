@@ -14,14 +14,14 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
 import { connectSession, GatewayClient } from '../../src/sdk/index.js';
+import { CAIRN_BIN } from '../bin.js';
 
-const BIN = join(import.meta.dirname, '..', '..', 'src', 'cli', 'run.ts');
 
 describe('cairn dev: the gateway', () => {
   it('one ops listener for /health and worker_info, READY upstream, a proxied session with the printed token', { timeout: 60_000 }, async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cairn-dev-gw-'));
     const ports = ['secrets', 'gateway-api', 'gateway-cluster', 'gateway-proxy', 'gateway-ops', 'mesh', 'mesh-dns', 'sched'].map((p) => `-${p}-address=127.0.0.1:0`);
-    const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'dev', `-data-dir=${dataDir}`, '-dev-gateway-token=gw-dev', ...ports], {
+    const child = spawn(process.execPath, [CAIRN_BIN, 'dev', `-data-dir=${dataDir}`, '-dev-gateway-token=gw-dev', ...ports], {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     // Also when an assertion times out mid-way: a live child would keep the runner waiting.

@@ -12,10 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, describe, it } from 'node:test';
+import { CAIRN_BIN } from '../bin.js';
 
-// The built entry point (`npm test` builds first): a process start without tsx's transform,
-// which on a loaded 2-core machine was most of each start's seconds.
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'cairn.js');
 const dir = mkdtempSync(join(tmpdir(), 'cairn-gateway-'));
 const children: ChildProcess[] = [];
 after(async () => {
@@ -33,7 +31,7 @@ interface Running {
 async function gateway(name: string, config: string, count: number): Promise<Running> {
   const file = join(dir, `${name}.hcl`);
   writeFileSync(file, config);
-  const child = spawn(process.execPath, [BIN, 'gateway', 'server', `-config=${file}`], {
+  const child = spawn(process.execPath, [CAIRN_BIN, 'gateway', 'server', `-config=${file}`], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, CAIRN_GATEWAY_STATUS_INTERVAL_MS: '200', GW_TOKEN: 'grace-token' },
   });
@@ -158,7 +156,7 @@ describe('cairn gateway server', { timeout: 300_000 }, () => {
   it('config errors: exit 2 with one line naming file, line and key', { timeout: 60_000 }, async () => {
     const file = join(dir, 'bad.hcl');
     writeFileSync(file, `controller {\n  graceful_shutdown_wait_duration = "soon"\n}\n${listener('cluster')}`);
-    const child = spawn(process.execPath, [BIN, 'gateway', 'server', `-config=${file}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CAIRN_BIN, 'gateway', 'server', `-config=${file}`], { stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));

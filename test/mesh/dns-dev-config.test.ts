@@ -14,9 +14,9 @@ import { describe, it } from 'node:test';
 import { ConfigError } from '../../src/kernel/config/index.js';
 import { parseMeshAgentConfig } from '../../src/services/mesh/config.js';
 import { dig } from './dig.js';
+import { CAIRN_BIN } from '../bin.js';
 
 const parse = (text: string) => parseMeshAgentConfig(`data_dir = "/tmp/m"\n${text}`, 'mesh.hcl', { DNS_TOKEN: 'tok' });
-const BIN = join(import.meta.dirname, '..', '..', 'src', 'cli', 'run.ts');
 
 describe('discovery DNS configuration', () => {
   it('defaults: 127.0.0.1:8600, domain cairn, no recursors, TTL 0, warning instances in', () => {
@@ -64,7 +64,7 @@ describe('cairn dev: the DNS server', () => {
   it('-mesh-dns-address binds it; the dev agent\'s own service answers', { timeout: 60_000 }, async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cairn-dev-dns-'));
     const ports = ['secrets', 'gateway-api', 'gateway-cluster', 'gateway-proxy', 'gateway-ops', 'mesh', 'mesh-dns', 'sched'].map((p) => `-${p}-address=127.0.0.1:0`);
-    const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'dev', `-data-dir=${dataDir}`, ...ports], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [CAIRN_BIN, 'dev', `-data-dir=${dataDir}`, ...ports], { stdio: ['ignore', 'pipe', 'ignore'] });
     t.after(() => {
       child.kill('SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });

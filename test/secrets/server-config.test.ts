@@ -18,13 +18,13 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { call } from '../helpers.js';
+import { CAIRN_BIN } from '../bin.js';
 
-const BIN = join(import.meta.dirname, '..', '..', 'src', 'cli', 'run.ts');
 const dir = mkdtempSync(join(tmpdir(), 'cairn-server-config-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 function cairn(...args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [CAIRN_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** Runs to the end; returns exit code and output. */

@@ -26,14 +26,14 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { startPgTestServer, type PgTestServer } from '../../src/kernel/store/testdata/pg-cluster.js';
 import { call } from '../helpers.js';
+import { CAIRN_BIN } from '../bin.js';
 
-const BIN = join(import.meta.dirname, '..', '..', 'src', 'cli', 'run.ts');
 const URL_VAR = 'CAIRN_E2E_SECRETS_PG_URL';
 const dir = mkdtempSync(join(tmpdir(), 'cairn-server-pg-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 function cairn(env: Record<string, string>, ...args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  return spawn(process.execPath, [CAIRN_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
 }
 
 /** Runs to the end; returns exit code and output. */

@@ -12,8 +12,8 @@ import { createInterface } from 'node:readline';
 import { after, describe, it } from 'node:test';
 import { UI_CSP } from '../../src/kernel/http/index.js';
 import { startTestServer } from '../helpers.js';
+import { CAIRN_BIN } from '../bin.js';
 
-const BIN = join(import.meta.dirname, '..', '..', 'src', 'cli', 'run.ts');
 const dir = mkdtempSync(join(tmpdir(), 'cairn-server-ui-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -24,7 +24,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 function startWithUi(name = 'secrets', listenerExtra = ''): Promise<{ child: ChildProcess; url: string }> {
   const file = join(dir, `${name}.hcl`);
   writeFileSync(file, `storage "sqlite" { path = "${join(dir, `${name}.db`)}" }\nlistener "tcp" {\n  address = "127.0.0.1:0"\n  tls_disable = true\n${listenerExtra}}\nui = true\n`);
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'secrets', 'server', `-config=${file}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [CAIRN_BIN, 'secrets', 'server', `-config=${file}`], { stdio: ['ignore', 'ignore', 'pipe'] });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
     createInterface({ input: child.stderr! }).on('line', (line) => {

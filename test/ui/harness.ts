@@ -14,9 +14,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { BUILT_UI_DIR } from '../../src/kernel/http/index.js';
+import { CAIRN_BIN } from '../bin.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const BIN = join(ROOT, 'src', 'cli', 'run.ts');
 /** Where the screenshots go (gitignored). */
 export const SHOTS = join(ROOT, 'test-results', 'ui');
 export const ROOT_TOKEN = 'ui-root-token';
@@ -38,7 +38,7 @@ export async function startDev(): Promise<Dev> {
   assert.ok(existsSync(join(BUILT_UI_DIR, 'index.html')), 'the web UI is not built: run `npm run build:ui`');
   const dataDir = mkdtempSync(join(tmpdir(), 'cairn-ui-dev-'));
   const ports = ['secrets', 'gateway-api', 'gateway-cluster', 'gateway-proxy', 'gateway-ops', 'mesh', 'mesh-dns', 'sched'].map((p) => `-${p}-address=127.0.0.1:0`);
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'dev', `-data-dir=${dataDir}`, `-dev-root-token-id=${ROOT_TOKEN}`, `-dev-gateway-token=${GATEWAY_TOKEN}`, ...ports], {
+  const child = spawn(process.execPath, [CAIRN_BIN, 'dev', `-data-dir=${dataDir}`, `-dev-root-token-id=${ROOT_TOKEN}`, `-dev-gateway-token=${GATEWAY_TOKEN}`, ...ports], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   const printed: Record<string, string> = {};
