@@ -403,10 +403,14 @@ describe('PostgresBackend', () => {
             }
           }
         });
-        // At least 25 rounds, and on until 100 operations went through between terminations:
-        // a loaded machine does fewer per round, and the test is about churn, not speed.
-        for (let round = 0; round < 25 || (ops <= 100 && round < 1000); round++) {
+        // 25 rounds or more; each waits 20 ms and for 5 more operations to go through (up to
+        // 5 s) before it terminates the connections again. A fixed 20 ms let a loaded CI
+        // machine spend every round reconnecting (97 operations in 1,000 rounds); the test
+        // is about churn, not speed.
+        for (let round = 0; round < 25 || (ops <= 100 && round < 200); round++) {
+          const before = ops;
           await new Promise((r) => setTimeout(r, 20));
+          for (let waited = 0; ops < before + 5 && waited < 5_000; waited += 10) await new Promise((r) => setTimeout(r, 10));
           await terminate('cairn-test-churn');
         }
         stop = true;
