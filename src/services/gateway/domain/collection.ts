@@ -31,8 +31,8 @@ export interface CollectionSpec<D extends BaseDoc> {
   /** Path segment, e.g. `users`. */
   readonly path: string;
   readonly kind: Kind<D>;
-  /** The field naming the parent in lists and creates: `scope_id` or `auth_method_id`. */
-  readonly parentField: 'scope_id' | 'auth_method_id';
+  /** The field naming the parent in lists and creates. */
+  readonly parentField: 'scope_id' | 'auth_method_id' | 'host_catalog_id' | 'credential_store_id';
   /**
    * The ACL resource of the collection under `parentId` (undefined: no such parent), and
    * the scope id new items get.

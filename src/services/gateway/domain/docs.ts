@@ -2,8 +2,8 @@
  * The controller's state tables (kernel StateStore) and the documents they hold, in the
  * reference's field names (Boundary's API resources: scopes, auth methods, accounts,
  * users, groups, roles, auth tokens). Every resource carries `version`, raised by each
- * change, for the optimistic locking of updates. Later resources (host catalogs, targets,
- * credential stores, sessions) add their tables here.
+ * change, for the optimistic locking of updates. Host catalogs, targets, credential
+ * stores and sessions (issue 20 scopes 1, 3 and 4) follow the same conventions.
  *
  * @module
  */
@@ -19,6 +19,14 @@ export const T = {
   groups: 'groups',
   roles: 'roles',
   authTokens: 'auth-tokens',
+  hostCatalogs: 'host-catalogs',
+  hostSets: 'host-sets',
+  hosts: 'hosts',
+  targets: 'targets',
+  credentialStores: 'credential-stores',
+  credentialLibraries: 'credential-libraries',
+  credentials: 'credentials',
+  sessions: 'sessions',
   /** One document, `bootstrap`: when the initial resources were made. */
   meta: 'meta',
 } as const;
@@ -88,6 +96,79 @@ export interface AuthTokenDoc {
   readonly expiration_time: string;
 }
 
+/** A static host catalog (project scope). */
+export interface HostCatalogDoc extends BaseDoc {
+  readonly type: 'static';
+}
+
+/** A static host in a catalog; `address` is an IP or DNS name without a port. */
+export interface HostDoc extends BaseDoc {
+  readonly type: 'static';
+  readonly host_catalog_id: string;
+  readonly attributes: { readonly address: string };
+}
+
+/** A static host set: hosts of its catalog. */
+export interface HostSetDoc extends BaseDoc {
+  readonly type: 'static';
+  readonly host_catalog_id: string;
+  readonly host_ids: readonly string[];
+}
+
+/** A `tcp` target (project scope). */
+export interface TargetDoc extends BaseDoc {
+  readonly type: 'tcp';
+  readonly attributes: { readonly default_port: number; readonly default_client_port?: number };
+  /** Seconds; the reference's default 28800. */
+  readonly session_max_seconds: number;
+  /** -1: unlimited (the reference's default). */
+  readonly session_connection_limit: number;
+  /** A bexpr over the worker's `name` and `tags` (kernel/bexpr); absent: any worker. */
+  readonly egress_worker_filter?: string;
+  /** A direct address (host, no port) instead of host sources. */
+  readonly address?: string;
+  /** Host set ids. */
+  readonly host_source_ids: readonly string[];
+  /** Credential library or credential ids brokered to the user at `:authorize-session`. */
+  readonly brokered_credential_source_ids: readonly string[];
+}
+
+/**
+ * A credential store: `vault` (a Cairn secrets service; `token` is kept encrypted in the
+ * state and never shown, the view has `token_hmac` and `token_status`) or `static`.
+ */
+export interface CredentialStoreDoc extends BaseDoc {
+  readonly type: 'vault' | 'static';
+  readonly attributes: {
+    readonly address?: string;
+    readonly namespace?: string;
+    readonly token?: string;
+    readonly token_hmac?: string;
+    readonly token_status?: 'current' | 'expired' | 'revoked';
+    readonly ca_cert?: string;
+    readonly tls_server_name?: string;
+    readonly tls_skip_verify?: boolean;
+    readonly worker_filter?: string;
+  } | Readonly<Record<string, never>>;
+}
+
+/** A `vault-generic` credential library: reads `path` from the store's secrets service. */
+export interface CredentialLibraryDoc extends BaseDoc {
+  readonly type: 'vault-generic';
+  readonly credential_store_id: string;
+  readonly attributes: { readonly path: string; readonly http_method: 'GET' | 'POST'; readonly http_request_body?: string };
+  /** `username_password`, `ssh_private_key` or absent (untyped). */
+  readonly credential_type?: string;
+  readonly credential_mapping_overrides?: Readonly<Record<string, string>>;
+}
+
+/** A static credential in a static store; secret attributes are kept encrypted in the state and shown only as `*_hmac`. */
+export interface CredentialDoc extends BaseDoc {
+  readonly type: 'username_password' | 'json' | 'ssh_private_key';
+  readonly credential_store_id: string;
+  readonly attributes: Readonly<Record<string, unknown>>;
+}
+
 /** The `meta/bootstrap` document. */
 export interface BootstrapDoc {
   readonly created_time: string;
@@ -103,5 +184,13 @@ export const GATEWAY_TABLES: readonly TableSpec[] = [
   { name: T.groups, indexes: { name: (d: GroupDoc) => (d.name ? `${d.scope_id}/${d.name}` : undefined) } },
   { name: T.roles, indexes: { name: (d: RoleDoc) => (d.name ? `${d.scope_id}/${d.name}` : undefined) } },
   { name: T.authTokens },
+  { name: T.hostCatalogs, indexes: { name: (d: HostCatalogDoc) => (d.name ? `${d.scope_id}/${d.name}` : undefined) } },
+  { name: T.hostSets, indexes: { name: (d: HostSetDoc) => (d.name ? `${d.host_catalog_id}/${d.name}` : undefined) } },
+  { name: T.hosts, indexes: { name: (d: HostDoc) => (d.name ? `${d.host_catalog_id}/${d.name}` : undefined) } },
+  { name: T.targets, indexes: { name: (d: TargetDoc) => (d.name ? `${d.scope_id}/${d.name}` : undefined) } },
+  { name: T.credentialStores, indexes: { name: (d: CredentialStoreDoc) => (d.name ? `${d.scope_id}/${d.name}` : undefined) } },
+  { name: T.credentialLibraries, indexes: { name: (d: CredentialLibraryDoc) => (d.name ? `${d.credential_store_id}/${d.name}` : undefined) } },
+  { name: T.credentials, indexes: { name: (d: CredentialDoc) => (d.name ? `${d.credential_store_id}/${d.name}` : undefined) } },
+  { name: T.sessions },
   { name: T.meta },
 ];

@@ -48,6 +48,8 @@ export const PREFIX_TYPES: Readonly<Record<string, ResourceType>> = {
   csst: 'credential-store',
   clvlt: 'credential-library',
   credup: 'credential',
+  credjson: 'credential',
+  credspk: 'credential',
   s: 'session',
   w: 'worker',
 };
@@ -62,6 +64,19 @@ export const PREFIX = {
   group: 'g',
   role: 'r',
   authToken: 'at',
+  oidcAuthMethod: 'amoidc',
+  oidcAccount: 'acctoidc',
+  hostCatalog: 'hcst',
+  hostSet: 'hsst',
+  host: 'hst',
+  tcpTarget: 'ttcp',
+  vaultStore: 'csvlt',
+  staticStore: 'csst',
+  vaultGenericLibrary: 'clvlt',
+  usernamePasswordCredential: 'credup',
+  jsonCredential: 'credjson',
+  sshPrivateKeyCredential: 'credspk',
+  session: 's',
 } as const;
 
 /** The global scope's fixed id. */
