@@ -43,7 +43,7 @@ async function startServer(table: string, name: string, hooks: { onLeader?: () =
   };
 }
 
-async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await ok())) {
     if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
@@ -66,9 +66,10 @@ describe('StateLeadership: servers sharing a StateStore on PostgreSQL', () => {
     await until('a leads', () => a.leadership.isLeader);
     const b = await startServer(table, 'b');
     try {
-      await new Promise((r) => setTimeout(r, 300));
+      // The follower learns the leader's address from its first poll: wait for it, not a fixed time.
+      await until('b names the leader', () => b.leadership.leaderAddress === 'a:1');
       assert.equal(b.leadership.isLeader, false, 'only one leader');
-      assert.equal(b.leadership.leaderAddress, 'a:1');
+      assert.equal(a.leadership.isLeader, true);
       await assert.rejects(b.store.txn((tx) => tx.put('nodes', 'x', { Name: 'x' })), StateStoreReadOnly);
 
       const feed: ChangeBatch[] = [];
