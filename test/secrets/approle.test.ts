@@ -230,6 +230,19 @@ describe('periodic tokens', () => {
     }
     assert.equal((await s.call('GET', '/v1/auth/token/lookup-self', { token })).json.data.period, 3600);
   });
+
+  it('a period longer than the mount\'s max_lease_ttl is capped to it, with the reference\'s warning', async () => {
+    assert.equal((await s.call('POST', '/v1/sys/auth/approle-short', { body: { type: 'approle', config: { max_lease_ttl: '10h' } } })).status, 204);
+    const base = '/v1/auth/approle-short';
+    await ok('POST', `${base}/role/long`, { token_period: '72h' });
+    const id = (await ok('GET', `${base}/role/long/role-id`, undefined, 200)).json.data.role_id as string;
+    const secret = (await ok('POST', `${base}/role/long/secret-id`, {}, 200)).json.data.secret_id as string;
+    const r = await s.call('POST', `${base}/login`, { token: null, body: { role_id: id, secret_id: secret } });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.auth.lease_duration, 36000);
+    assert.deepEqual(r.json.warnings, ['period of "72h0m0s" exceeded the effective max_ttl of "10h0m0s"; period value is capped accordingly']);
+    assert.equal((await s.call('GET', '/v1/auth/token/lookup-self', { token: r.json.auth.client_token })).json.data.period, 36000);
+  });
 });
 
 describe('tidy/secret-id', () => {

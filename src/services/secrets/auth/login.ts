@@ -26,13 +26,14 @@ export interface LoginTokenOptions {
 /**
  * Creates the login token for `req` (an unauthenticated login request on an auth
  * mount): orphan, renewable, policies = settings + `default`, TTLs from
- * {@link loginTtls} (periodic when `token_period` is set), bound to `boundCidrs` or else
+ * {@link loginTtls} (periodic when `token_period` is set; a period over the effective
+ * maximum is capped and the reply carries the reference's warning), bound to `boundCidrs` or else
  * the settings' `token_bound_cidrs`, `path` = `auth/<mount>/<loginPath>` (e.g.
  * `auth/userpass/login/alice`).
  * Returns the 200 result with `data: null` and the `auth` block.
  */
 export async function issueLoginToken(req: SecretsRequest, o: LoginTokenOptions): Promise<SecretsResult> {
-  const { ttlS, maxTtlS } = loginTtls(o.settings, req.mount.config);
+  const { ttlS, maxTtlS, periodS, warning } = loginTtls(o.settings, req.mount.config);
   const prefix = req.mount.path.replace(/^auth\//, '').replace(/\/$/, '').replaceAll('/', '-');
   const token = await req.core.tokens.create({
     policies: [...o.settings.token_policies.filter((p) => p !== 'root'), 'default'],
@@ -40,14 +41,14 @@ export async function issueLoginToken(req: SecretsRequest, o: LoginTokenOptions)
     displayName: o.name ? `${prefix}-${o.name}` : prefix,
     ttlS,
     explicitMaxTtlS: maxTtlS,
-    periodS: o.settings.token_period ?? 0,
+    periodS: periodS ?? 0,
     boundCidrs: o.boundCidrs?.length ? o.boundCidrs : (o.settings.token_bound_cidrs ?? []),
     renewable: true,
     path: req.mount.path + o.loginPath,
     namespaceId: req.ns.entry.id,
     now: req.now,
   });
-  return { data: null, auth: authBlock(token, req.now) };
+  return { data: null, auth: authBlock(token, req.now), ...(warning ? { warnings: [warning] } : {}) };
 }
 
 /** User and role names: word characters, then `.`, `-`, `@` or word characters, ending in a word character. */

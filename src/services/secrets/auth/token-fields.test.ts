@@ -59,4 +59,15 @@ describe('loginTtls', () => {
     assert.deepEqual(loginTtls(EMPTY_TOKEN_SETTINGS, { default_lease_ttl: 30, max_lease_ttl: 20 }), { ttlS: 20, maxTtlS: 20 });
     assert.deepEqual(loginTtls({ ...EMPTY_TOKEN_SETTINGS, token_max_ttl: 100 }, { default_lease_ttl: 0, max_lease_ttl: 20 }), { ttlS: 100, maxTtlS: 100 });
   });
+  it('gives a periodic token its period, capped by the effective maximum with the reference warning', () => {
+    assert.deepEqual(loginTtls({ ...EMPTY_TOKEN_SETTINGS, token_period: 3600 }, mount), { ttlS: 3600, maxTtlS: 0, periodS: 3600 });
+    assert.deepEqual(loginTtls({ ...EMPTY_TOKEN_SETTINGS, token_period: 72 * 3600 }, { default_lease_ttl: 0, max_lease_ttl: 10 * 3600 }), {
+      ttlS: 36000,
+      maxTtlS: 0,
+      periodS: 36000,
+      warning: 'period of "72h0m0s" exceeded the effective max_ttl of "10h0m0s"; period value is capped accordingly',
+    });
+    assert.equal(loginTtls({ ...EMPTY_TOKEN_SETTINGS, token_period: 3600, token_max_ttl: 600 }, mount).periodS, 600, 'token_max_ttl lowers the cap');
+    assert.equal(loginTtls({ ...EMPTY_TOKEN_SETTINGS, token_period: 800 * 3600 }, mount).periodS, 768 * 3600, 'the system maximum caps it');
+  });
 });

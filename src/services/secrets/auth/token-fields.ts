@@ -9,7 +9,7 @@
 import { Type } from '@sinclair/typebox';
 import { CommaList, commaList } from '../../../kernel/http/index.js';
 import { parseCidrList } from '../../../kernel/util/cidr.js';
-import { InputError, hasField, parseDuration } from '../../../kernel/util/duration.js';
+import { formatDuration, InputError, hasField, parseDuration } from '../../../kernel/util/duration.js';
 import { DEFAULT_LEASE_TTL_S } from '../mounts/table.js';
 
 /** Token settings of one user or role. Durations in seconds; 0 = use the mount default. */
@@ -104,10 +104,18 @@ export interface LeaseConfig {
  * `token_max_ttl`, else the mount's `max_lease_ttl`, else 768h; the TTL is `token_ttl`,
  * else the mount's `default_lease_ttl`, else 768h, capped by that maximum. A periodic
  * token (`token_period` set) gets the period as its TTL and no maximum (`maxTtlS` 0), as
- * the reference's periodic tokens.
+ * the reference's periodic tokens; a period longer than the effective maximum (the
+ * mount's `max_lease_ttl` or 768h, lowered by `token_max_ttl`) is capped to it with the
+ * reference's warning (Vault `framework.CalculateTTL`: `period of "…" exceeded the
+ * effective max_ttl of "…"; period value is capped accordingly`).
  */
-export function loginTtls(s: Readonly<TokenSettings>, mount: LeaseConfig): { ttlS: number; maxTtlS: number } {
-  if (s.token_period) return { ttlS: s.token_period, maxTtlS: 0 };
+export function loginTtls(s: Readonly<TokenSettings>, mount: LeaseConfig): { ttlS: number; maxTtlS: number; periodS?: number; warning?: string } {
+  if (s.token_period) {
+    const effectiveMax = Math.min(mount.max_lease_ttl || DEFAULT_LEASE_TTL_S, s.token_max_ttl || Infinity);
+    if (s.token_period <= effectiveMax) return { ttlS: s.token_period, maxTtlS: 0, periodS: s.token_period };
+    const warning = `period of ${JSON.stringify(formatDuration(s.token_period))} exceeded the effective max_ttl of ${JSON.stringify(formatDuration(effectiveMax))}; period value is capped accordingly`;
+    return { ttlS: effectiveMax, maxTtlS: 0, periodS: effectiveMax, warning };
+  }
   const maxTtlS = s.token_max_ttl || mount.max_lease_ttl || DEFAULT_LEASE_TTL_S;
   const ttlS = Math.min(s.token_ttl || mount.default_lease_ttl || DEFAULT_LEASE_TTL_S, maxTtlS);
   return { ttlS, maxTtlS };
