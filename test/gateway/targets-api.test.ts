@@ -253,6 +253,9 @@ describe('gateway host catalogs, hosts, host sets and targets', { timeout: 60_00
     const unknown = await call('POST', `targets/${t.id}:set-host-sources`, { body: { version: 6, host_source_ids: ['hsst_0000000000'] } });
     assert.deepEqual(fields(unknown), { host_source_ids: 'Host set "hsst_0000000000" does not exist.' });
     assert.equal((await ok('GET', `targets/${t.id}`)).version, 6, 'the refused actions changed nothing');
+    const noAddress = await ok('PATCH', `targets/${t.id}`, { version: 6, address: '' });
+    assert.equal(noAddress.address, undefined, 'an empty address clears it');
+    assert.deepEqual((await ok('POST', `targets/${t.id}:add-host-sources`, { version: 7, host_source_ids: [set.id] })).host_source_ids, [set.id]);
   });
 
   it('refuses host sets of another project', async () => {

@@ -69,11 +69,11 @@ function port(attrs: Input, field: string, required: boolean): number | undefine
   return v;
 }
 
-/** The checked `address`: a string sets it, `null` clears it (undefined), absent → no change (`false`). */
+/** The checked `address`: a string sets it, `null` or empty clears it (undefined), absent or bad → no change (`false`). */
 function address(input: Input): string | undefined | false {
   if (!input.has('address')) return false;
   const raw = input.string('address');
-  if (raw === null) return undefined;
+  if (raw === null || raw?.trim() === '') return undefined;
   if (typeof raw !== 'string') return false;
   const parsed = parseAddress(raw);
   if (parsed.problem) return input.fail('address', addressProblemText(parsed.problem, 'Address does not support a port.')), false;
