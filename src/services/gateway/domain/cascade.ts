@@ -3,9 +3,8 @@
  * scopes and everything in them; an auth method its accounts; an account its place in
  * its user and its auth tokens; a user its memberships, its principal entries and its
  * tokens; a group its principal entries; a host catalog its hosts and host sets; a host
- * its place in host sets; a host set its place in targets' host sources; a credential
- * source its place in targets' brokered credential sources. Documents that lose a
- * reference get a new `version`.
+ * its place in host sets; a host set its place in targets' host sources. Documents that
+ * lose a reference get a new `version`.
  *
  * @module
  */
@@ -102,9 +101,4 @@ export function deleteHostCatalog(tx: Txn, id: string, now: string): void {
   tx.delete(T.hostCatalogs, id);
   for (const s of tx.list<HostSetDoc>(T.hostSets)) if (s.host_catalog_id === id) deleteHostSet(tx, s.id, now);
   for (const h of tx.list<HostDoc>(T.hosts)) if (h.host_catalog_id === id) tx.delete(T.hosts, h.id);
-}
-
-/** Removes credential library or credential `id` from targets' brokered credential sources (call it where a source is deleted). */
-export function unlinkCredentialSource(tx: Txn, id: string, now: string): void {
-  unlink<TargetDoc>(tx, T.targets, 'brokered_credential_source_ids', id, now);
 }
