@@ -1,7 +1,7 @@
 /**
  * Client for the Cairn access gateway: the controller's API (api listener, default 9200:
  * password login, the domain collections — scopes, auth methods, accounts, users, groups,
- * roles, auth tokens — and sessions) and the worker proxy handshake (proxy listener,
+ * roles, auth tokens, host catalogs, hosts, host sets, targets — and sessions) and the worker proxy handshake (proxy listener,
  * default 9202). Depends
  * only on `undici` and Node built-ins.
  *
@@ -83,7 +83,30 @@ export class GatewayApiError extends Error {
 }
 
 /** The collections of the controller's domain API (issue 20). */
-export type GatewayCollection = 'scopes' | 'auth-methods' | 'accounts' | 'users' | 'groups' | 'roles' | 'auth-tokens';
+export type GatewayCollection = 'scopes' | 'auth-methods' | 'accounts' | 'users' | 'groups' | 'roles' | 'auth-tokens' | GatewayTargetCollection;
+
+/**
+ * The host and target collections: `host-catalogs` and `targets` (`scope_id`, a project),
+ * `hosts` and `host-sets` (`host_catalog_id`).
+ */
+export type GatewayTargetCollection = 'host-catalogs' | 'hosts' | 'host-sets' | 'targets';
+
+/** A `tcp` target as the controller shows it (the reference's fields). */
+export interface GatewayTarget extends GatewayResource {
+  readonly type: 'tcp';
+  readonly attributes: { readonly default_port: number; readonly default_client_port?: number };
+  /** Seconds (default 28800). */
+  readonly session_max_seconds: number;
+  /** -1 = unlimited (default). */
+  readonly session_connection_limit: number;
+  readonly egress_worker_filter?: string;
+  /** A direct address instead of host sources. */
+  readonly address?: string;
+  readonly host_source_ids: readonly string[];
+  readonly host_sources: readonly { readonly id: string; readonly host_catalog_id: string }[];
+  readonly brokered_credential_source_ids: readonly string[];
+  readonly brokered_credential_sources: readonly { readonly id: string; readonly credential_store_id: string }[];
+}
 
 /**
  * A domain resource as the controller shows it: `id`, `scope_id`, `version` (send it back
@@ -208,6 +231,37 @@ export class GatewayClient {
   /** `POST /v1/{collection}/{id}:{action}`, e.g. `('roles', id, 'add-principals', { version, principal_ids })`. */
   action(collection: GatewayCollection, id: string, action: string, body: Readonly<Record<string, unknown>> & { version: number }): Promise<GatewayResource> {
     return this.call('POST', `/v1/${collection}/${encodeURIComponent(id)}:${action}`, body);
+  }
+
+  /** `GET /v1/targets?scope_id=…` (a project; with `recursive`, any scope and those below it). */
+  async listTargets(scopeId: string, o: { recursive?: boolean; filter?: string } = {}): Promise<GatewayTarget[]> {
+    const query: Record<string, string> = { scope_id: scopeId };
+    if (o.recursive) query.recursive = 'true';
+    if (o.filter) query.filter = o.filter;
+    return (await this.list('targets', query)) as GatewayTarget[];
+  }
+
+  /** `GET /v1/targets/{id}`. */
+  async readTarget(id: string): Promise<GatewayTarget> {
+    return (await this.read('targets', id)) as GatewayTarget;
+  }
+
+  /**
+   * `POST /v1/targets/{id}:{add|set|remove}-host-sources` with `host_source_ids` (host set
+   * ids of the target's project); `version` is the target's current one.
+   */
+  async changeHostSources(id: string, how: 'add' | 'set' | 'remove', version: number, hostSetIds: readonly string[]): Promise<GatewayTarget> {
+    return (await this.action('targets', id, `${how}-host-sources`, { version, host_source_ids: hostSetIds })) as GatewayTarget;
+  }
+
+  /** `POST /v1/targets/{id}:{add|set|remove}-credential-sources` with `brokered_credential_source_ids`. */
+  async changeCredentialSources(id: string, how: 'add' | 'set' | 'remove', version: number, sourceIds: readonly string[]): Promise<GatewayTarget> {
+    return (await this.action('targets', id, `${how}-credential-sources`, { version, brokered_credential_source_ids: sourceIds })) as GatewayTarget;
+  }
+
+  /** `POST /v1/host-sets/{id}:{add|set|remove}-hosts` with `host_ids` (hosts of the set's catalog). */
+  changeHosts(hostSetId: string, how: 'add' | 'set' | 'remove', version: number, hostIds: readonly string[]): Promise<GatewayResource> {
+    return this.action('host-sets', hostSetId, `${how}-hosts`, { version, host_ids: hostIds });
   }
 
   /** Closes the client's connections. */

@@ -33,15 +33,17 @@ interface ResourceOpts extends CommonOpts {
   grantScopeId?: string[];
 }
 
-const collect = (v: string, prev: string[] = []) => [...prev, v];
+/** Collects a repeatable flag's values. */
+export const collect = (v: string, prev: string[] = []) => [...prev, v];
 
-function need(v: string | undefined, flag: string): string {
+/** `v`, or a usage error naming `-flag`. */
+export function need(v: string | undefined, flag: string): string {
   if (!v) throw new UsageError(`missing -${flag}`);
   return v;
 }
 
 /** The version to send: `-version`, else the resource's current one (read first). */
-async function versionOf(client: GatewayClient, c: GatewayCollection, id: string, given: string | undefined): Promise<number> {
+export async function versionOf(client: GatewayClient, c: GatewayCollection, id: string, given: string | undefined): Promise<number> {
   if (given === undefined) return Number((await client.read(c, id)).version);
   if (!/^\d+$/.test(given)) throw new UsageError(`invalid -version "${given}": expected a positive integer`);
   return Number(given);

@@ -1,6 +1,7 @@
 /**
  * The domain API on the controller's api listener: every route of the domain model
- * (scopes, auth methods, accounts, users, groups, roles, auth tokens, `:authenticate`),
+ * (scopes, auth methods, accounts, users, groups, roles, auth tokens, `:authenticate`,
+ * host catalogs, hosts, host sets, targets),
  * matched by path and method, the caller resolved from its token (domain.ts) and the
  * reply rendered as JSON. Custom-action patterns are matched before `<c>/:id`, whose
  * capture would otherwise take `id:action`.
@@ -12,14 +13,16 @@ import { labelRoute } from '../../../kernel/metrics/index.js';
 import { authMethodRoutes } from './auth-methods.js';
 import { authTokenRoutes } from './auth-tokens.js';
 import { authenticateRoutes } from './authenticate.js';
+import { hostRoutes } from './hosts.js';
 import type { GatewayDomain } from './domain.js';
 import { principalRoutes } from './principals.js';
 import { roleRoutes } from './roles.js';
 import type { DomainRoute } from './route.js';
 import { scopeRoutes } from './scopes.js';
+import { targetRoutes } from './targets.js';
 
 /** Every domain route. */
-export const DOMAIN_ROUTES: readonly DomainRoute[] = [...scopeRoutes(), ...authenticateRoutes(), ...authMethodRoutes(), ...principalRoutes(), ...roleRoutes(), ...authTokenRoutes()];
+export const DOMAIN_ROUTES: readonly DomainRoute[] = [...scopeRoutes(), ...authenticateRoutes(), ...authMethodRoutes(), ...principalRoutes(), ...roleRoutes(), ...authTokenRoutes(), ...hostRoutes(), ...targetRoutes()];
 
 type Methods = Partial<Record<DomainRoute['method'], DomainRoute>>;
 

@@ -2,13 +2,28 @@
  * What a delete takes with it, as the reference's foreign keys do: a scope its child
  * scopes and everything in them; an auth method its accounts; an account its place in
  * its user and its auth tokens; a user its memberships, its principal entries and its
- * tokens; a group its principal entries. Documents that lose a reference get a new
- * `version`.
+ * tokens; a group its principal entries; a host catalog its hosts and host sets; a host
+ * its place in host sets; a host set its place in targets' host sources. Documents that
+ * lose a reference get a new `version`.
  *
  * @module
  */
 import type { Txn } from '../../../kernel/store/index.js';
-import { T, type AccountDoc, type AuthMethodDoc, type AuthTokenDoc, type BaseDoc, type GroupDoc, type RoleDoc, type ScopeDoc, type UserDoc } from './docs.js';
+import {
+  T,
+  type AccountDoc,
+  type AuthMethodDoc,
+  type AuthTokenDoc,
+  type BaseDoc,
+  type GroupDoc,
+  type HostCatalogDoc,
+  type HostDoc,
+  type HostSetDoc,
+  type RoleDoc,
+  type ScopeDoc,
+  type TargetDoc,
+  type UserDoc,
+} from './docs.js';
 
 /** Rewrites every document of `table` whose list `field` holds `id`, without it. */
 function unlink<D extends BaseDoc>(tx: Txn, table: string, field: keyof D & string, id: string, now: string): void {
@@ -61,8 +76,29 @@ export function deleteScope(tx: Txn, id: string, now: string): void {
   for (const u of tx.list<UserDoc>(T.users)) if (inDoomed(u)) deleteUser(tx, u.id, now);
   for (const g of tx.list<GroupDoc>(T.groups)) if (inDoomed(g)) deleteGroup(tx, g.id, now);
   for (const r of tx.list<RoleDoc>(T.roles)) if (inDoomed(r)) tx.delete(T.roles, r.id);
+  for (const c of tx.list<HostCatalogDoc>(T.hostCatalogs)) if (inDoomed(c)) deleteHostCatalog(tx, c.id, now);
+  for (const t of tx.list<TargetDoc>(T.targets)) if (inDoomed(t)) tx.delete(T.targets, t.id);
   deleteTokens(tx, inDoomed);
   for (const s of doomed) tx.delete(T.scopes, s);
   // Roles elsewhere that named a deleted scope as a grant scope lose it.
   for (const r of tx.list<RoleDoc>(T.roles)) for (const s of doomed) if (r.grant_scope_ids.includes(s)) unlink<RoleDoc>(tx, T.roles, 'grant_scope_ids', s, now);
+}
+
+/** Deletes host set `id` and removes it from the host sources of targets. */
+export function deleteHostSet(tx: Txn, id: string, now: string): void {
+  tx.delete(T.hostSets, id);
+  unlink<TargetDoc>(tx, T.targets, 'host_source_ids', id, now);
+}
+
+/** Deletes host `id` and removes it from the host sets holding it. */
+export function deleteHost(tx: Txn, id: string, now: string): void {
+  tx.delete(T.hosts, id);
+  unlink<HostSetDoc>(tx, T.hostSets, 'host_ids', id, now);
+}
+
+/** Deletes host catalog `id`, its hosts and its host sets (and those sets' places in targets). */
+export function deleteHostCatalog(tx: Txn, id: string, now: string): void {
+  tx.delete(T.hostCatalogs, id);
+  for (const s of tx.list<HostSetDoc>(T.hostSets)) if (s.host_catalog_id === id) deleteHostSet(tx, s.id, now);
+  for (const h of tx.list<HostDoc>(T.hosts)) if (h.host_catalog_id === id) tx.delete(T.hosts, h.id);
 }

@@ -33,8 +33,10 @@ const COLLECTIONS: ReadonlyArray<[string, ResourceType, ReadonlyArray<ScopeDoc['
   ['auth-methods', 'auth-method', ['global', 'org']],
   ['auth-tokens', 'auth-token', ['global', 'org']],
   ['groups', 'group', ['global', 'org', 'project']],
+  ['host-catalogs', 'host-catalog', ['project']],
   ['roles', 'role', ['global', 'org', 'project']],
   ['scopes', 'scope', ['global', 'org']],
+  ['targets', 'target', ['project']],
   ['users', 'user', ['global', 'org']],
 ];
 

@@ -1,8 +1,8 @@
 /**
  * The gateway section: its own login (GatewayLogin.tsx) unless this tab holds a gateway
  * token, then the sub-navigation and the screens: workers and sessions, scopes, users,
- * roles. On a controller serving its own section (no other service reached), the UI's
- * login token is the gateway's.
+ * roles, host catalogs (with their hosts and host sets), targets. On a controller serving
+ * its own section (no other service reached), the UI's login token is the gateway's.
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
@@ -18,6 +18,10 @@ const Scopes = later(() => import('./Scopes'), 'Scopes');
 const Users = later(() => import('./Users'), 'Users');
 const Roles = later(() => import('./Roles'), 'Roles');
 const RoleDetail = later(() => import('./Roles'), 'RoleDetail');
+const HostCatalogs = later(() => import('./HostCatalogs'), 'HostCatalogs');
+const HostCatalogDetail = later(() => import('./HostCatalogs'), 'HostCatalogDetail');
+const Targets = later(() => import('./Targets'), 'Targets');
+const TargetDetail = later(() => import('./Targets'), 'TargetDetail');
 
 /** Whether this origin reaches the gateway only: the login token is then the gateway's. */
 const gatewayOnly = () => !hasSection('secrets') && !hasSection('mesh') && !hasSection('sched');
@@ -40,6 +44,10 @@ export function GatewaySection() {
         <Route path="users" element={<Users />} />
         <Route path="roles" element={<Roles />} />
         <Route path="roles/:id" element={<RoleDetail />} />
+        <Route path="host-catalogs" element={<HostCatalogs />} />
+        <Route path="host-catalogs/:id" element={<HostCatalogDetail />} />
+        <Route path="targets" element={<Targets />} />
+        <Route path="targets/:id" element={<TargetDetail />} />
         <Route path="*" element={<p role="alert">No such page.</p>} />
       </Routes>
     </>
@@ -77,6 +85,8 @@ function GatewayNav({ onSignOut }: { onSignOut: () => void }) {
       <NavLink to="/gateway/scopes">Scopes</NavLink>
       <NavLink to="/gateway/users">Users</NavLink>
       <NavLink to="/gateway/roles">Roles</NavLink>
+      <NavLink to="/gateway/host-catalogs">Host catalogs</NavLink>
+      <NavLink to="/gateway/targets">Targets</NavLink>
       {!gatewayOnly() && (
         <span className="muted">
           Gateway: {session?.gatewayVia ?? 'token'}{' '}

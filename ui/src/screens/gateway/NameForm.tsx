@@ -6,8 +6,12 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import { api } from '../../api/client';
 import { ErrorNotice } from '../../components/Notice';
 
-/** `kind`: the collection (`scopes`, `users`, `roles`); `noun`: what the button creates; `onMade`: after the write. */
-export function NameForm({ kind, noun, scopeId, onMade, children }: { kind: string; noun: string; scopeId: string; onMade: () => Promise<void>; children?: ReactNode }) {
+/**
+ * `kind`: the collection (`scopes`, `users`, `roles`, `host-catalogs`); `noun`: what the
+ * button creates; `extra`: more fields of the create body (a catalog's `type`); `onMade`:
+ * after the write.
+ */
+export function NameForm({ kind, noun, scopeId, extra, onMade, children }: { kind: string; noun: string; scopeId: string; extra?: Record<string, unknown>; onMade: () => Promise<void>; children?: ReactNode }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [error, setError] = useState<unknown>();
@@ -17,7 +21,7 @@ export function NameForm({ kind, noun, scopeId, onMade, children }: { kind: stri
     setError(undefined);
     setBusy(true);
     try {
-      await api('gateway', `/v1/${kind}`, { method: 'POST', body: { scope_id: scopeId, name: name.trim(), description: description.trim() || undefined } });
+      await api('gateway', `/v1/${kind}`, { method: 'POST', body: { ...extra, scope_id: scopeId, name: name.trim(), description: description.trim() || undefined } });
       setName('');
       setDescription('');
       await onMade();

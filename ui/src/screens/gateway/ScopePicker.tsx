@@ -1,6 +1,6 @@
-/** The scope a users or roles screen shows, chosen from the scope tree. */
+/** The scope a users, roles, host catalogs or targets screen shows, chosen from the scope tree. */
 import { useSearchParams } from 'react-router';
-import { scopeLabel, useScopes } from './domain';
+import { scopeLabel, useScopes, type Scope } from './domain';
 
 /** The scope chosen in the URL (`?scope=`, default global), and its setter. */
 export function useChosenScope(): [string, (id: string) => void] {
@@ -8,13 +8,25 @@ export function useChosenScope(): [string, (id: string) => void] {
   return [params.get('scope') || 'global', (id) => setParams({ scope: id })];
 }
 
-export function ScopePicker({ value, onChange }: { value: string; onChange: (id: string) => void }) {
+/**
+ * The project chosen in the URL (`?scope=`), else the first project of the tree ('' while
+ * the tree loads or when there is none), and its setter: for project-only collections.
+ */
+export function useChosenProject(): [string, (id: string) => void] {
+  const [chosen, setChosen] = useChosenScope();
+  const projects = (useScopes().data ?? []).filter((s) => s.type === 'project');
+  return [projects.some((p) => p.id === chosen) ? chosen : (projects[0]?.id ?? ''), setChosen];
+}
+
+/** `only`: offer scopes of this type alone (projects for host catalogs and targets). */
+export function ScopePicker({ value, onChange, only }: { value: string; onChange: (id: string) => void; only?: Scope['type'] }) {
   const scopes = useScopes();
+  const offered = (scopes.data ?? [{ id: 'global', type: 'global' as const }]).filter((s) => !only || s.type === only);
   return (
     <div className="field inline">
-      <label htmlFor="gw-scope">Scope</label>
+      <label htmlFor="gw-scope">{only === 'project' ? 'Project' : 'Scope'}</label>
       <select id="gw-scope" value={value} onChange={(e) => onChange(e.target.value)}>
-        {(scopes.data ?? [{ id: 'global', type: 'global' as const }]).map((s) => (
+        {offered.map((s) => (
           <option key={s.id} value={s.id}>
             {scopeLabel(s)}
           </option>

@@ -1,5 +1,6 @@
 /**
- * The gateway domain API as the scopes, users and roles screens use it: the scope tree
+ * The gateway domain API as the scopes, users, roles, host catalogs and targets screens use
+ * it: the scope tree
  * (`GET /v1/scopes?scope_id=global&recursive=true`), a scope's users or roles
  * (`GET /v1/{users|roles}?scope_id=`), create (`POST`, the new item bare), delete
  * (`DELETE /v1/{kind}/{id}`, 204). Lists answer `{items}`, `items` absent when empty.
@@ -47,4 +48,39 @@ export function useItems<T extends Item>(kind: 'users' | 'roles', scopeId: strin
 /** A scope's label in a picker: its name and ID. */
 export function scopeLabel(s: Scope): string {
   return s.id === 'global' ? 'Global' : `${s.name || s.id} (${s.id})`;
+}
+
+/** The items of `GET /v1/{path}` (e.g. `hosts?host_catalog_id=…`), cached under `['gateway', …key]`; disabled while `path` is ''. */
+export function useList<T>(key: readonly string[], path: string) {
+  return useQuery({
+    queryKey: ['gateway', ...key],
+    queryFn: () => api<{ items?: T[] }>('gateway', `/v1/${path}`).then((r) => r.items ?? []),
+    enabled: path !== '',
+  });
+}
+
+/** A host catalog, host or host set as the screens show them. */
+export interface HostCatalog extends Item {
+  type: 'static';
+}
+export interface Host extends Item {
+  host_catalog_id: string;
+  attributes: { address: string };
+  host_set_ids?: string[];
+}
+export interface HostSet extends Item {
+  host_catalog_id: string;
+  host_ids?: string[];
+}
+
+/** Runs `fn`, reporting a failure through `setError`; true when it succeeded. */
+export async function attempt(setError: (e: unknown) => void, fn: () => Promise<unknown>): Promise<boolean> {
+  setError(undefined);
+  try {
+    await fn();
+    return true;
+  } catch (err) {
+    setError(err);
+    return false;
+  }
 }
