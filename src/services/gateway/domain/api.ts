@@ -13,6 +13,7 @@ import { authMethodRoutes } from './auth-methods.js';
 import { authTokenRoutes } from './auth-tokens.js';
 import { authenticateRoutes } from './authenticate.js';
 import type { GatewayDomain } from './domain.js';
+import { ANON_USER } from './ids.js';
 import { principalRoutes } from './principals.js';
 import { roleRoutes } from './roles.js';
 import type { DomainRoute } from './route.js';
@@ -26,8 +27,9 @@ type Methods = Partial<Record<DomainRoute['method'], DomainRoute>>;
 function table(routes: readonly DomainRoute[]): RouteTable<never, never> & { methods: Map<string, Methods> } {
   const methods = new Map<string, Methods>();
   for (const r of routes) methods.set(r.pattern, { ...methods.get(r.pattern), [r.method]: r });
-  // Verb patterns first: `roles/:id` would match `r_1:add-grants`.
-  const rank = (p: string) => (/\/:id:[a-z-]+$/.test(p) ? 0 : 1);
+  // Literal verb paths first (`auth-methods/oidc:authenticate:callback` would match
+  // `auth-methods/:id:authenticate`), then verb patterns: `roles/:id` would match `r_1:add-grants`.
+  const rank = (p: string) => (!p.includes('/:') && p.includes(':') ? -1 : /\/:id:[a-z-]+$/.test(p) ? 0 : 1);
   const patterns = [...methods.keys()].sort((a, b) => rank(a) - rank(b));
   const specs: PathSpec<never, never>[] = patterns.map((pattern) => ({ pattern, synopsis: pattern, operations: {} }));
   return Object.assign(new RouteTable<never, never>(specs), { methods });
@@ -49,7 +51,7 @@ export async function serveDomain(d: GatewayDomain, req: HttpRequest, rel: strin
   const method = req.method === 'HEAD' ? 'GET' : req.method;
   const route = routes.methods.get(pattern)?.[method as DomainRoute['method']];
   if (!route) throw new CairnError('method_not_allowed', `method ${req.method} is not allowed on ${req.path}`);
-  const caller = await d.caller(req);
+  const caller = route.anonymous ? d.callerOf(ANON_USER) : await d.caller(req);
   const reply = await route.handle({ d, req, params: match.params, caller });
   if (reply.body === undefined) return { status: reply.status ?? 204, headers: reply.headers };
   return { status: reply.status ?? 200, headers: { 'Content-Type': 'application/json', ...reply.headers }, body: JSON.stringify(reply.body) };
