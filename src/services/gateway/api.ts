@@ -43,7 +43,7 @@ import { parseDuration } from '../../kernel/util/duration.js';
 import { VERSION } from '../../kernel/version/index.js';
 import { secretsEqual } from '../../kernel/util/sha256.js';
 import type { KnownWorker } from './cluster.js';
-import { serveDomain } from './domain/api.js';
+import { DOMAIN_PATHS, serveDomain } from './domain/api.js';
 import { loginPage } from './domain/login-pages.js';
 import type { GatewayDomain } from './domain/domain.js';
 import { GatewayApiError } from './domain/errors.js';
@@ -156,10 +156,14 @@ const table = new RouteTable<ApiContext, unknown>([authorizeSessionPath, session
 const openapi = serviceOpenapiDocument(
   {
     title: 'Cairn access gateway controller API',
-    description: 'HTTP API of the access gateway controller (its `api` listener): sessions to targets and workers. All API routes are prefixed with `/v1/` and need `Authorization: Bearer <auth_token>`.',
+    description:
+      'HTTP API of the access gateway controller (its `api` listener): the domain model (scopes, auth methods, accounts, users, groups, roles, auth tokens, `:authenticate`), sessions to targets and workers. All API routes are prefixed with `/v1/`; they take an auth token as `Authorization: Bearer <token>` or as the split cookie, the session and worker routes the controller\'s recovery `auth_token`.',
     version: VERSION,
   },
-  [{ prefix: '/', paths: table.paths }],
+  [
+    { prefix: '/', paths: table.paths },
+    { prefix: '/', paths: DOMAIN_PATHS },
+  ],
 );
 
 /** One compiled validator per route and operation, built at startup (STYLE.md: schemas compile once). */
