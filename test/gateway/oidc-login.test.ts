@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { main } from '../../src/cli/main.js';
 import { startProvider, type TestProvider } from '../../src/kernel/authn/testdata/provider.js';
 import { silentLogger } from '../../src/kernel/log/logger.js';
 import { parseGatewayServerConfig } from '../../src/services/gateway/config.js';
@@ -213,6 +214,32 @@ describe('gateway OIDC login and paginated lists', { timeout: 90_000 }, () => {
     assert.equal((await call('GET', `auth-tokens/${got.body.attributes.id}`, { cookie: `${js}; ${http}` })).status, 200);
     assert.equal((await call('GET', `auth-tokens/${got.body.attributes.id}`, { cookie: js })).status, 401);
     assert.equal((await call('GET', `auth-tokens/${got.body.attributes.id}`, { cookie: http })).status, 401);
+  });
+
+  it('cairn gateway authenticate oidc prints the provider URL, waits for the login and prints the token', async () => {
+    let stdout = '';
+    let stderr = '';
+    let urlSeen!: (u: string) => void;
+    const shown = new Promise<string>((resolve) => (urlSeen = resolve));
+    const env = { GATEWAY_ADDR: base, GATEWAY_AUTH_METHOD_ID: amId };
+    const cli = main(['gateway', 'authenticate', 'oidc'], env, {
+      stdout: (x) => (stdout += x),
+      stderr: (x) => {
+        stderr += x;
+        const m = /(http:\/\/127\.0\.0\.1:\d+\/auth\S+)/.exec(stderr);
+        if (m) urlSeen(m[1]);
+      },
+    });
+    const url = await shown;
+    await fetch(await op.browse(url), { redirect: 'manual' });
+    assert.equal(await cli, 0, stderr);
+    assert.match(stdout, /Account ID:\s+acctoidc_/);
+    const token = /Token:\s+(at_\S+)/.exec(stdout)![1];
+    assert.equal((await call('GET', 'auth-tokens?scope_id=global', { token })).status, 200);
+    // -password forms of the reference: env://VAR.
+    const pw = await main(['gateway', 'authenticate', 'password', '-auth-method-id=ampw_nope', '-login-name=x', '-password=env://NOT_SET'], env, { stdout: () => {}, stderr: (x) => (stderr = x) });
+    assert.notEqual(pw, 0);
+    assert.match(stderr, /environment variable NOT_SET is not set/);
   });
 
   it('lists in pages with page_size and list_token, newest first, grants applied on every page', async () => {
