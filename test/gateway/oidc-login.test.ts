@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { main } from '../../src/cli/main.js';
+import { GatewayClient } from '../../src/sdk/index.js';
 import { startProvider, type TestProvider } from '../../src/kernel/authn/testdata/provider.js';
 import { silentLogger } from '../../src/kernel/log/logger.js';
 import { parseGatewayServerConfig } from '../../src/services/gateway/config.js';
@@ -182,6 +183,31 @@ describe('gateway OIDC login and paginated lists', { timeout: 90_000 }, () => {
     assert.equal(accounts.body.items.length, 1);
   });
 
+  it('sends max_age to the provider and checks the login\'s age; a method that is not primary makes the account but refuses the login', async () => {
+    const cur = await admin('GET', `auth-methods/${amId}`);
+    const aged = await admin('PATCH', `auth-methods/${amId}`, { version: cur.body.version, attributes: { max_age: 3600 } });
+    assert.equal(aged.status, 200, JSON.stringify(aged.body));
+    assert.equal(aged.body.attributes.max_age, 3600);
+    assert.equal(aged.body.attributes.state, 'active-public', 'an update keeps the state');
+    const { auth_url, token_id } = await start();
+    assert.equal(new URL(auth_url).searchParams.get('max_age'), '3600');
+    await fetch(await op.browse(auth_url), { redirect: 'manual' });
+    assert.equal((await poll(token_id)).status, 200);
+
+    const second = await admin('POST', 'auth-methods', { scope_id: 'global', type: 'oidc', attributes: { issuer: op.issuer, client_id: 'gateway', client_secret: 'gateway-client-secret', api_url_prefix: base } });
+    await admin('POST', `auth-methods/${second.body.id}:change-state`, { version: 1, attributes: { state: 'active-private' } });
+    assert.ok(!(await call('GET', 'auth-methods?scope_id=global')).body.items.some((a: any) => a.id === second.body.id), 'active-private: not listed to the anonymous user');
+    const s = await call('POST', `auth-methods/${second.body.id}:authenticate`, { body: { command: 'start' } });
+    assert.equal(s.status, 200, 'but it can be used');
+    const cb = await fetch(await op.browse(s.body.attributes.auth_url), { redirect: 'manual' });
+    assert.match(errorOf(cb), /no user and the auth method is not its scope's primary one/);
+    const refused = await call('POST', `auth-methods/${second.body.id}:authenticate`, { body: { command: 'token', attributes: { token_id: s.body.attributes.token_id } } });
+    assert.equal(refused.status, 401);
+    assert.match(refused.body.message, /not its scope's primary one/);
+    const made = await admin('GET', `accounts?auth_method_id=${second.body.id}`);
+    assert.equal(made.body.items.length, 0, 'the refused login left no account (one transaction)');
+  });
+
   it('refuses a made-up state, a callback without code, and a token id of nobody', async () => {
     const made = await fetch(`${callbackUrl}?state=made-up&code=abc`, { redirect: 'manual' });
     assert.equal(made.status, 302);
@@ -266,6 +292,10 @@ describe('gateway OIDC login and paginated lists', { timeout: 90_000 }, () => {
     assert.deepEqual(all.types, ['delta:3:7', 'delta:3:7', 'complete:1:7']);
     assert.deepEqual([...all.seen].sort(), [...ids].sort());
     assert.equal(new Set(all.seen).size, 7, 'no item twice');
+    const sdk = new GatewayClient({ address: base, token: RECOVERY });
+    assert.deepEqual((await sdk.list('groups', { scope_id: org.body.id, page_size: '2' })).map((g) => g.id), all.seen, 'the SDK follows list_token page after page');
+    assert.equal((await sdk.listPage('groups', { scope_id: org.body.id, page_size: '2' })).response_type, 'delta');
+    await sdk.close();
     const whole = await admin('GET', `groups?scope_id=${org.body.id}`);
     assert.equal(whole.body.items.length, 7, 'no page_size: one page of up to the default size');
     assert.equal(whole.body.response_type, 'complete');
