@@ -1,6 +1,6 @@
 /**
  * Client for the Cairn access gateway: the controller's API (api listener, default 9200:
- * password and OIDC login, the domain collections — scopes, auth methods, accounts, users, groups,
+ * password login, the domain collections — scopes, auth methods, accounts, users, groups,
  * roles, auth tokens — and sessions) and the worker proxy handshake (proxy listener,
  * default 9202). Depends
  * only on `undici` and Node built-ins.
