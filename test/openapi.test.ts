@@ -169,6 +169,13 @@ describe('discovery, scheduler and gateway: GET /v1/openapi.json', () => {
     assert.ok(doc.paths['/targets:authorize-session'].post);
     assert.ok(doc.paths['/sessions/{id}:cancel'].post);
     assert.ok(doc.paths['/sessions/{id}'].get);
+    // The domain routes, PATCH included, the OIDC callback kept literal, lists with pagination.
+    assert.ok(doc.paths['/scopes/{id}'].patch);
+    assert.ok(doc.paths['/scopes/{id}'].delete);
+    assert.ok(doc.paths['/auth-methods/{id}:authenticate'].post);
+    assert.ok(doc.paths['/auth-methods/{id}:change-state'].post);
+    assert.ok(doc.paths['/auth-methods/oidc:authenticate:callback'].get);
+    assert.deepEqual(doc.paths['/groups'].get.parameters.map((p: any) => p.name), ['scope_id', 'recursive', 'filter', 'page_size', 'list_token']);
     await assertValid(doc);
   });
 });

@@ -136,6 +136,23 @@ export interface GatewayAuthToken {
   readonly approximate_last_used_time: string;
 }
 
+/** `start` of an OIDC login: the provider URL to open in a browser, and the id to poll the token with. */
+export interface GatewayOidcStart {
+  readonly auth_url: string;
+  readonly token_id: string;
+}
+
+/** One page of a list (the reference's paginated list reply). */
+export interface GatewayPage {
+  readonly items: readonly GatewayResource[];
+  /** `delta`: more pages follow (send `list_token`); `complete`: the last one. */
+  readonly response_type: 'complete' | 'delta';
+  readonly list_token: string;
+  readonly est_item_count: number;
+  readonly sort_by: string;
+  readonly sort_dir: string;
+}
+
 /** The worker refused the connection (`ERR …`) or could not be reached. */
 export class GatewayProxyError extends Error {
   override readonly name = 'GatewayProxyError';
@@ -202,10 +219,61 @@ export class GatewayClient {
     return r.attributes;
   }
 
-  /** `GET /v1/{collection}?…` (e.g. `{ scope_id: 'global', recursive: 'true' }`, or `{ auth_method_id }` for accounts). */
+  /**
+   * `POST /v1/auth-methods/{id}:authenticate` `{"command":"start"}` of an OIDC auth method:
+   * the provider URL for the user's browser and the `token_id` for {@link authenticateOidcToken}.
+   */
+  async authenticateOidcStart(authMethodId: string): Promise<GatewayOidcStart> {
+    const r = await this.call<{ attributes: GatewayOidcStart }>('POST', `/v1/auth-methods/${encodeURIComponent(authMethodId)}:authenticate`, { command: 'start' });
+    return r.attributes;
+  }
+
+  /**
+   * `{"command":"token"}` of an OIDC login: the auth token once the user finished at the
+   * provider, undefined while the controller answers 202 (not yet). Rejects with 403 when
+   * the login expired or its token was already fetched, 401 when it failed.
+   */
+  async authenticateOidcToken(authMethodId: string, tokenId: string): Promise<GatewayAuthToken | undefined> {
+    const r = await this.callWithStatus<{ attributes: GatewayAuthToken }>('POST', `/v1/auth-methods/${encodeURIComponent(authMethodId)}:authenticate`, { command: 'token', attributes: { token_id: tokenId } });
+    return r.status === 202 ? undefined : r.body.attributes;
+  }
+
+  /**
+   * A whole OIDC login: {@link authenticateOidcStart}, `onAuthUrl` with the provider URL
+   * (to show or open it), then {@link authenticateOidcToken} every `intervalMs` (default
+   * 1500, the reference CLI's) until the token arrives.
+   */
+  async authenticateOidc(authMethodId: string, o: { onAuthUrl: (url: string) => void; intervalMs?: number; signal?: AbortSignal }): Promise<GatewayAuthToken> {
+    const { auth_url, token_id } = await this.authenticateOidcStart(authMethodId);
+    o.onAuthUrl(auth_url);
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, o.intervalMs ?? 1500));
+      o.signal?.throwIfAborted();
+      const t = await this.authenticateOidcToken(authMethodId, token_id);
+      if (t) return t;
+    }
+  }
+
+  /**
+   * `GET /v1/{collection}?…` (e.g. `{ scope_id: 'global', recursive: 'true' }`, or
+   * `{ auth_method_id }` for accounts): every item, following `list_token` page after page.
+   */
   async list(collection: GatewayCollection, query: Readonly<Record<string, string>> = {}): Promise<GatewayResource[]> {
+    const items: GatewayResource[] = [];
+    let listToken: string | undefined;
+    for (;;) {
+      const page = await this.listPage(collection, { ...query, ...(listToken ? { list_token: listToken } : {}) });
+      items.push(...page.items);
+      if (page.response_type !== 'delta') return items;
+      listToken = page.list_token;
+    }
+  }
+
+  /** One page of `GET /v1/{collection}` (`page_size`, `list_token` in `query`). */
+  async listPage(collection: GatewayCollection, query: Readonly<Record<string, string>> = {}): Promise<GatewayPage> {
     const q = new URLSearchParams(query).toString();
-    return (await this.call<{ items?: GatewayResource[] }>('GET', `/v1/${collection}${q ? `?${q}` : ''}`)).items ?? [];
+    const page = await this.call<Partial<GatewayPage>>('GET', `/v1/${collection}${q ? `?${q}` : ''}`);
+    return { items: [], response_type: 'complete', list_token: '', est_item_count: 0, sort_by: 'created_time', sort_dir: 'desc', ...page };
   }
 
   /** `POST /v1/{collection}`: creates a resource (`scope_id` or `auth_method_id` names where). */
@@ -270,6 +338,10 @@ export class GatewayClient {
   }
 
   private async call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+    return (await this.callWithStatus<T>(method, path, body)).body;
+  }
+
+  private async callWithStatus<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; body: T }> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.options.token) headers.authorization = `Bearer ${this.options.token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -294,7 +366,7 @@ export class GatewayClient {
       const message = e.message ?? `HTTP ${res.statusCode}`;
       throw new GatewayApiError(res.statusCode, e.kind ?? 'Unknown', fields ? `${message} ${fields}` : message);
     }
-    return json as T;
+    return { status: res.statusCode, body: json as T };
   }
 }
 

@@ -3,7 +3,13 @@
  * shape (`boundary authenticate password`, `boundary scopes create`, …):
  *
  * - `cairn gateway authenticate password -auth-method-id=ampw_… -login-name=NAME [-password=…]`
- *   prints the new auth token (the password is asked for with echo off when not given);
+ *   prints the new auth token (the password as given, `env://VAR`, `file://PATH`, or asked
+ *   for with echo off when not given, as the reference's `-password`);
+ * - `cairn gateway authenticate oidc -auth-method-id=amoidc_…` prints the provider URL to
+ *   open in a browser, polls until the login completes there, and prints the token the
+ *   same way (Cairn never launches a browser itself, as `cairn login -method=oidc`);
+ * - `-auth-method-id` defaults to `GATEWAY_AUTH_METHOD_ID`, `-login-name` to
+ *   `GATEWAY_AUTHENTICATE_PASSWORD_LOGIN_NAME` (the reference's `BOUNDARY_…` variables);
  * - `cairn gateway scopes|users|roles create|read|update|delete|list` with `-scope-id`,
  *   `-id`, `-name`, `-description`, `-version` (update: the current version is read first
  *   when not given, the reference's automatic check-and-set), `-recursive`;
@@ -18,6 +24,8 @@ import type { Command } from 'commander';
 import type { GatewayClient, GatewayCollection, GatewayResource } from '../../sdk/index.js';
 import { UsageError } from '../args.js';
 import { type App, commandGroup } from '../context.js';
+import { readFileSync } from 'node:fs';
+import type { GatewayAuthToken } from '../../sdk/index.js';
 import { readHiddenLine } from '../prompt.js';
 import { common, print, run, type CommonOpts } from './gateway.js';
 
@@ -128,33 +136,60 @@ interface AuthenticateOpts extends CommonOpts {
   password?: string;
 }
 
+/** The reference's `-password` forms: `env://VAR` (that variable), `file://PATH` (that file, trailing newline dropped), else the value itself. */
+function secretValue(env: Readonly<Record<string, string | undefined>>, v: string): string {
+  if (v.startsWith('env://')) {
+    const name = v.slice(6);
+    const value = env[name];
+    if (value === undefined) throw new UsageError(`-password: environment variable ${name} is not set`);
+    return value;
+  }
+  if (v.startsWith('file://')) return readFileSync(v.slice(7), 'utf8').replace(/\r?\n$/, '');
+  return v;
+}
+
+/** The reference's "Authentication information" block, with the token to use. */
+function tokenText(t: GatewayAuthToken): string {
+  return [
+    'Authentication information:',
+    `  Account ID:      ${t.account_id}`,
+    `  Auth Method ID:  ${t.auth_method_id}`,
+    `  Expiration Time: ${t.expiration_time}`,
+    `  User ID:         ${t.user_id}`,
+    `  Token:           ${t.token}`,
+    '',
+    `Use it with -token or: export GATEWAY_TOKEN='${t.token}'`,
+    '',
+  ].join('\n');
+}
+
 /** Adds the domain commands to the `gateway` group of `program`. */
 export function addGatewayDomainCommands(app: App, program: Command): void {
   const group = commandGroup(program, 'gateway', 'access gateway commands');
   const authenticate = group.command('authenticate').description('log in to the gateway controller and print an auth token');
   common(authenticate.command('password').description('log in with a password auth method'))
-    .option('--auth-method-id <id>', 'the password auth method (ampw_…)')
-    .option('--login-name <name>', 'the account\'s login name')
-    .option('--password <password>', 'the password (asked for when not given)')
+    .option('--auth-method-id <id>', 'the password auth method (ampw_…; env GATEWAY_AUTH_METHOD_ID)')
+    .option('--login-name <name>', 'the account\'s login name (env GATEWAY_AUTHENTICATE_PASSWORD_LOGIN_NAME)')
+    .option('--password <password>', 'the password, env://VAR or file://PATH (asked for when not given)')
     .action(
       run<AuthenticateOpts>(app, async (a, client, o) => {
-        const am = need(o.authMethodId, 'auth-method-id');
-        const login = need(o.loginName, 'login-name');
-        const password = o.password ?? (await readHiddenLine('Please enter the password (it will be hidden): '));
+        const am = need(o.authMethodId ?? a.env.GATEWAY_AUTH_METHOD_ID, 'auth-method-id');
+        const login = need(o.loginName ?? a.env.GATEWAY_AUTHENTICATE_PASSWORD_LOGIN_NAME, 'login-name');
+        const password = o.password !== undefined ? secretValue(a.env, o.password) : await readHiddenLine('Please enter the password (it will be hidden): ');
         const t = await client.authenticatePassword(am, login, password);
-        print(a, o, t, () =>
-          [
-            'Authentication information:',
-            `  Account ID:      ${t.account_id}`,
-            `  Auth Method ID:  ${t.auth_method_id}`,
-            `  Expiration Time: ${t.expiration_time}`,
-            `  User ID:         ${t.user_id}`,
-            `  Token:           ${t.token}`,
-            '',
-            `Use it with -token or: export GATEWAY_TOKEN='${t.token}'`,
-            '',
-          ].join('\n'),
-        );
+        print(a, o, t, () => tokenText(t));
+        return 0;
+      }),
+    );
+  common(authenticate.command('oidc').description('log in with an OIDC auth method through a browser'))
+    .option('--auth-method-id <id>', 'the OIDC auth method (amoidc_…; env GATEWAY_AUTH_METHOD_ID)')
+    .action(
+      run<AuthenticateOpts>(app, async (a, client, o) => {
+        const am = need(o.authMethodId ?? a.env.GATEWAY_AUTH_METHOD_ID, 'auth-method-id');
+        const t = await client.authenticateOidc(am, {
+          onAuthUrl: (url) => a.io.stderr(`Complete the login at your OIDC provider. Open the following URL in your browser:\n\n    ${url}\n\nWaiting for the login to complete...\n`),
+        });
+        print(a, o, t, () => tokenText(t));
         return 0;
       }),
     );

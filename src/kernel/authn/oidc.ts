@@ -47,6 +47,11 @@ export interface AuthUrlRequest<P> {
   readonly allowedRedirectUris?: readonly string[];
   /** Scopes requested after `openid` for this request, instead of the config's (per-role scopes). */
   readonly scopes?: readonly string[];
+  /**
+   * OIDC `max_age` in seconds: sent to the provider, and the ID token's `auth_time` must
+   * then be at most this old (0: the provider must authenticate the user again).
+   */
+  readonly maxAgeSeconds?: number;
 }
 
 /** `callback` input, as the provider's redirect (and the client) deliver it. */
@@ -79,6 +84,7 @@ interface Pending<P> {
   readonly redirectUri: string;
   readonly clientNonce?: string;
   readonly codeVerifier?: string;
+  readonly maxAgeSeconds?: number;
   readonly payload: P;
 }
 
@@ -113,7 +119,7 @@ export async function createOidcFlow<P>(config: AuthMethodConfig, options: OidcF
   const scopeOf = (extra: readonly string[] | undefined) => ['openid', ...(extra ?? []).filter((s) => s !== 'openid')].join(' ');
 
   return {
-    async authUrl({ redirectUri, clientNonce, payload, allowedRedirectUris, scopes }) {
+    async authUrl({ redirectUri, clientNonce, payload, allowedRedirectUris, scopes, maxAgeSeconds }) {
       if (!redirectUri) throw new AuthnError('redirect_uri', 'missing redirect_uri');
       const allowed = options.redirectUrisPerRequest ? allowedRedirectUris : config.allowedRedirectUris;
       if (!isAllowedRedirectUri(redirectUri, allowed ?? [])) {
@@ -126,13 +132,14 @@ export async function createOidcFlow<P>(config: AuthMethodConfig, options: OidcF
       const scope = scopeOf(scopes ?? config.oidcScopes);
       const params: Record<string, string> = { redirect_uri: redirectUri, scope, state, nonce, response_type: 'code' };
       if (config.oidcAcrValues?.length) params.acr_values = config.oidcAcrValues.join(' ');
+      if (maxAgeSeconds !== undefined) params.max_age = String(maxAgeSeconds);
       let codeVerifier: string | undefined;
       if (config.oidcClientUsePkce) {
         codeVerifier = client.randomPKCECodeVerifier();
         params.code_challenge = await client.calculatePKCECodeChallenge(codeVerifier);
         params.code_challenge_method = 'S256';
       }
-      pending.put(state, { nonce, redirectUri, clientNonce: clientNonce || undefined, codeVerifier, payload });
+      pending.put(state, { nonce, redirectUri, clientNonce: clientNonce || undefined, codeVerifier, maxAgeSeconds, payload });
       return client.buildAuthorizationUrl(oidc, params).href;
     },
 
@@ -157,6 +164,7 @@ export async function createOidcFlow<P>(config: AuthMethodConfig, options: OidcF
           expectedNonce: entry.nonce,
           pkceCodeVerifier: entry.codeVerifier,
           idTokenExpected: true,
+          maxAge: entry.maxAgeSeconds,
         });
       } catch (err) {
         throw classify(err);

@@ -71,7 +71,8 @@ export interface RouteMatch<C, R> {
   readonly params: Readonly<Record<string, string>>;
 }
 
-const SEGMENT = /^[A-Za-z0-9_.-]+(?::[a-z][a-z-]*)?$/;
+// A literal segment may carry custom verbs: `oidc:authenticate:callback`.
+const SEGMENT = /^[A-Za-z0-9_.-]+(?::[a-z][a-z-]*)*$/;
 const PARAM = /^:([A-Za-z_][A-Za-z0-9_]*)(?:([+*])|(:[a-z][a-z-]*))?$/;
 
 /**

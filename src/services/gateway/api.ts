@@ -7,6 +7,8 @@
  * targets are plain `host:port` addresses instead of catalogued resources
  * (docs/compatibility.md).
  *
+ * Outside `/v1/` it serves the two pages the OIDC login ends on (domain/login-pages.ts).
+ *
  * The domain model's routes (scopes, auth methods, accounts, users, groups, roles, auth
  * tokens: domain/api.ts) authenticate with auth tokens and check grants; the session and
  * worker routes here still need `Authorization: Bearer <controller { auth_token }>` (the
@@ -41,7 +43,8 @@ import { parseDuration } from '../../kernel/util/duration.js';
 import { VERSION } from '../../kernel/version/index.js';
 import { secretsEqual } from '../../kernel/util/sha256.js';
 import type { KnownWorker } from './cluster.js';
-import { serveDomain } from './domain/api.js';
+import { DOMAIN_PATHS, serveDomain } from './domain/api.js';
+import { loginPage } from './domain/login-pages.js';
 import type { GatewayDomain } from './domain/domain.js';
 import { GatewayApiError } from './domain/errors.js';
 import type { SessionRegistry, SessionView } from './sessions.js';
@@ -153,10 +156,14 @@ const table = new RouteTable<ApiContext, unknown>([authorizeSessionPath, session
 const openapi = serviceOpenapiDocument(
   {
     title: 'Cairn access gateway controller API',
-    description: 'HTTP API of the access gateway controller (its `api` listener): sessions to targets and workers. All API routes are prefixed with `/v1/` and need `Authorization: Bearer <auth_token>`.',
+    description:
+      'HTTP API of the access gateway controller (its `api` listener): the domain model (scopes, auth methods, accounts, users, groups, roles, auth tokens, `:authenticate`), sessions to targets and workers. All API routes are prefixed with `/v1/`; they take an auth token as `Authorization: Bearer <token>` or as the split cookie, the session and worker routes the controller\'s recovery `auth_token`.',
     version: VERSION,
   },
-  [{ prefix: '/', paths: table.paths }],
+  [
+    { prefix: '/', paths: table.paths },
+    { prefix: '/', paths: DOMAIN_PATHS },
+  ],
 );
 
 /** One compiled validator per route and operation, built at startup (STYLE.md: schemas compile once). */
@@ -233,10 +240,15 @@ export function apiService(deps: ApiDeps): HttpService {
   return {
     async handle(req): Promise<HttpResponse> {
       const rel = req.path.startsWith('/v1/') ? req.path.slice(4).replace(/\/$/, '') : undefined;
+      if (rel === undefined && deps.domain) {
+        const page = loginPage(req);
+        if (page) return page;
+      }
       if (rel !== undefined && deps.domain) {
         const lead = deps.leadership;
         if (lead && !lead.isLeader && isDomainPath(rel)) {
-          const read = req.method === 'GET' || req.method === 'HEAD';
+          // The OIDC callback is a GET that completes a login: the leader holds the pending ones.
+          const read = (req.method === 'GET' || req.method === 'HEAD') && !rel.startsWith('auth-methods/oidc:authenticate:callback');
           // A token whose use is due to be recorded goes to the leader too: only it writes.
           if (!read || deps.domain.tokenUseDue(req)) return forwardToLeader(req, lead, req.headers.authorization, FORWARD_STYLE);
           await lead.readBarrier();
@@ -262,7 +274,7 @@ export function apiService(deps: ApiDeps): HttpService {
 }
 
 /** How a follower controller forwards a domain write to the leader: the token travels as `Authorization`, cookies too. */
-const FORWARD_STYLE: ForwardStyle = { tokenHeader: 'Authorization', keep: /^(content-type|set-cookie)$/i, pass: /^cookie$/i };
+const FORWARD_STYLE: ForwardStyle = { tokenHeader: 'Authorization', keep: /^(content-type|set-cookie|location|cache-control)$/i, pass: /^cookie$/i };
 
 /** Whether `rel` starts with a domain collection (forwarding must not send session routes to the leader). */
 const isDomainPath = (rel: string) => /^(scopes|auth-methods|accounts|users|groups|roles|auth-tokens)(\/|:|$)/.test(rel);

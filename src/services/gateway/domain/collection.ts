@@ -2,10 +2,11 @@
  * The routes of one collection, built from its description, with the reference's
  * conventions (Boundary API: https://developer.hashicorp.com/boundary/api-docs):
  *
- * - `GET /v1/<c>?<parent>=…[&recursive=true][&filter=…]` → `{"items":[…]}` of the items
- *   the caller may list (a scope's collections; `recursive` walks the scopes below it and
- *   leaves out the scopes where listing is not granted); `filter` is a bexpr expression
- *   over `{"item": <item>}` (`"/item/name" == "prod"`), as the reference's;
+ * - `GET /v1/<c>?<parent>=…[&recursive=true][&filter=…][&page_size=…][&list_token=…]` →
+ *   a page of the items the caller may list (a scope's collections; `recursive` walks the
+ *   scopes below it and leaves out the scopes where listing is not granted); `filter` is a
+ *   bexpr expression over `{"item": <item>}` (`"/item/name" == "prod"`), as the
+ *   reference's; pages as the reference's paginated lists (pagination.ts);
  * - `POST /v1/<c>` with the parent field → the new item (200);
  * - `GET /v1/<c>/<id>` → the item; `PATCH` → the updated item, `version` required and
  *   checked (optimistic locking); `DELETE` → 204;
@@ -24,6 +25,7 @@ import type { Caller, GatewayDomain } from './domain.js';
 import { forbiddenError, invalidFields, notUnique, resourceNotFound, versionMismatch } from './errors.js';
 import { Input } from './input.js';
 import { aclResourceOf, authorize, may, view, type Kind } from './resource.js';
+import { pageRequest } from './pagination.js';
 import { ok, type DomainContext, type DomainReply, type DomainRoute } from './route.js';
 
 /** A collection's description. */
@@ -58,6 +60,8 @@ export interface CollectionSpec<D extends BaseDoc> {
   readonly recursive: boolean;
   /** Whether `doc` is shown at all (an ended auth token is not); default: always. */
   visible?(d: GatewayDomain, doc: D): boolean;
+  /** Whether lists show `doc` to `caller` (the anonymous user sees only public OIDC auth methods); default: always. */
+  listable?(d: GatewayDomain, doc: D, caller: Caller): boolean;
   /** The operations served; default all. */
   readonly only?: ReadonlyArray<'list' | 'create' | 'read' | 'update' | 'delete'>;
 }
@@ -128,7 +132,8 @@ export function collectionRoutes<D extends BaseDoc>(spec: CollectionSpec<D>): Do
     const top = spec.collection(d, parentId);
     if (!top) throw resourceNotFound();
     const parents = recursive ? d.subtree(parentId) : [parentId];
-    const items: unknown[] = [];
+    const page = pageRequest(req.query, { path: spec.path, parentId, recursive, filter: req.query.get('filter') ?? '' }, d.now());
+    const items: Array<{ doc: D; view: Record<string, unknown> }> = [];
     const docs = d.state.list<D>(kind.table);
     for (const p of parents) {
       const c = p === parentId ? top : spec.collection(d, p);
@@ -137,13 +142,13 @@ export function collectionRoutes<D extends BaseDoc>(spec: CollectionSpec<D>): Do
         continue;
       }
       for (const doc of docs) {
-        if (!spec.inParent(doc, p) || spec.visible?.(d, doc) === false) continue;
+        if (!spec.inParent(doc, p) || spec.visible?.(d, doc) === false || spec.listable?.(d, doc, caller) === false || !page.wanted(doc)) continue;
         const v = itemView(d, caller, doc);
         if ((v.authorized_actions as string[] | undefined)?.length === 0 || (filter && !matches(filter, v))) continue;
-        items.push(v);
+        items.push({ doc, view: v });
       }
     }
-    return ok({ items });
+    return ok(page.reply(items));
   };
 
   const create = async ({ d, req, caller }: DomainContext): Promise<DomainReply> => {

@@ -49,20 +49,70 @@ export interface ScopeDoc extends BaseDoc {
 }
 
 /** A password auth method. */
-export interface AuthMethodDoc extends BaseDoc {
+export interface PasswordAuthMethodDoc extends BaseDoc {
   readonly type: 'password';
   readonly attributes: { readonly min_login_name_length: number; readonly min_password_length: number };
   /** Whether it is its scope's primary auth method (users are made for its new accounts' logins). */
   readonly is_primary: boolean;
 }
 
+/** The operational states of an OIDC auth method (the reference's). */
+export type OidcState = 'inactive' | 'active-private' | 'active-public';
+
+/**
+ * The attributes of an OIDC auth method in the reference's names. `client_secret` is kept
+ * in the (encrypted) state and never shown; the view has `client_secret_hmac` instead and
+ * the derived `callback_url`.
+ */
+export interface OidcAttributes {
+  readonly state: OidcState;
+  readonly issuer?: string;
+  readonly client_id?: string;
+  readonly client_secret?: string;
+  readonly client_secret_hmac?: string;
+  /** The controller's public address as the provider's browser redirect reaches it (`https://host:9200`). */
+  readonly api_url_prefix?: string;
+  readonly allowed_audiences?: readonly string[];
+  readonly signing_algorithms?: readonly string[];
+  readonly claims_scopes?: readonly string[];
+  /** `from=to` entries; `to` is `sub`, `name` or `email` (the reference's account claim maps). */
+  readonly account_claim_maps?: readonly string[];
+  /** Seconds; -1: the provider must re-authenticate every time (`max_age=0`). */
+  readonly max_age?: number;
+  readonly disable_discovered_config_validation?: boolean;
+  /** PEM certificates trusted for the provider's TLS. */
+  readonly idp_ca_certs?: readonly string[];
+}
+
+/** An OIDC auth method (`amoidc_…`). */
+export interface OidcAuthMethodDoc extends BaseDoc {
+  readonly type: 'oidc';
+  readonly attributes: OidcAttributes;
+  /** Whether it is its scope's primary auth method (users are made for its new accounts' logins). */
+  readonly is_primary: boolean;
+}
+
+/** An auth method, told apart by `type`. */
+export type AuthMethodDoc = PasswordAuthMethodDoc | OidcAuthMethodDoc;
+
 /** A password account; `password_hash` never leaves the controller. */
-export interface AccountDoc extends BaseDoc {
+export interface PasswordAccountDoc extends BaseDoc {
   readonly type: 'password';
   readonly auth_method_id: string;
   readonly attributes: { readonly login_name: string };
   readonly password_hash?: PasswordHash;
 }
+
+/** An OIDC account (`acctoidc_…`): the provider's `iss` and `sub`, and the name and email its claims gave at the last login. */
+export interface OidcAccountDoc extends BaseDoc {
+  readonly type: 'oidc';
+  readonly auth_method_id: string;
+  readonly attributes: { readonly issuer: string; readonly subject: string; readonly full_name?: string; readonly email?: string };
+  readonly password_hash?: undefined;
+}
+
+/** An account, told apart by `type`. */
+export type AccountDoc = PasswordAccountDoc | OidcAccountDoc;
 
 /** A user and the accounts it logs in with. */
 export interface UserDoc extends BaseDoc {
@@ -179,7 +229,7 @@ export interface BootstrapDoc {
 export const GATEWAY_TABLES: readonly TableSpec[] = [
   { name: T.scopes, indexes: { name: (d: ScopeDoc) => (d.name ? `${d.scope_id}/${d.name}` : undefined) } },
   { name: T.authMethods, indexes: { name: (d: AuthMethodDoc) => (d.name ? `${d.scope_id}/${d.name}` : undefined) } },
-  { name: T.accounts, indexes: { login: (d: AccountDoc) => `${d.auth_method_id}/${d.attributes.login_name}`, name: (d: AccountDoc) => (d.name ? `${d.auth_method_id}/${d.name}` : undefined) } },
+  { name: T.accounts, indexes: { login: (d: AccountDoc) => (d.type === 'oidc' ? `${d.auth_method_id}/${d.attributes.issuer}#${d.attributes.subject}` : `${d.auth_method_id}/${d.attributes.login_name}`), name: (d: AccountDoc) => (d.name ? `${d.auth_method_id}/${d.name}` : undefined) } },
   { name: T.users, indexes: { name: (d: UserDoc) => (d.name ? `${d.scope_id}/${d.name}` : undefined) } },
   { name: T.groups, indexes: { name: (d: GroupDoc) => (d.name ? `${d.scope_id}/${d.name}` : undefined) } },
   { name: T.roles, indexes: { name: (d: RoleDoc) => (d.name ? `${d.scope_id}/${d.name}` : undefined) } },

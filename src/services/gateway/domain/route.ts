@@ -30,6 +30,8 @@ export interface DomainRoute {
   /** Relative to `/v1/`, e.g. `roles/:id:add-principals`. */
   readonly pattern: string;
   readonly summary: string;
+  /** Served to everyone as the anonymous user, whatever token the request carries (the OIDC callback: the state is its credential). */
+  readonly anonymous?: boolean;
   readonly handle: (ctx: DomainContext) => Promise<DomainReply>;
 }
 

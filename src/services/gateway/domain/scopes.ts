@@ -17,6 +17,7 @@ import type { Caller } from './domain.js';
 import { invalidFields } from './errors.js';
 import { GLOBAL, newId, PREFIX, RECOVERY_USER, type ResourceType } from './ids.js';
 
+import { primaryAuthMethodUpdate } from './primary.js';
 import { may, type Kind } from './resource.js';
 import type { DomainRoute } from './route.js';
 
@@ -63,6 +64,7 @@ const spec: CollectionSpec<ScopeDoc> = {
     if (parent.type === 'project') input.fail('scope_id', 'Projects cannot contain scopes.');
     return { scope_id: parentId, type: parent.type === 'global' ? 'org' : 'project' };
   },
+  update: (d, input, doc) => (primaryAuthMethodUpdate(d, input, doc) ?? {}) as Partial<ScopeDoc>,
   extra: (_d, s, caller) => ({ authorized_collection_actions: collectionActions(caller, s) }),
   newId: (doc) => newId(doc.type === 'org' ? PREFIX.org : PREFIX.project),
   afterCreate(tx, doc, { d, caller, query }) {

@@ -43,7 +43,7 @@ export function mintToken(o: { scopeId: string; userId: string; authMethodId: st
   return { doc, token };
 }
 
-/** The token string a request presents (bearer first, then the split cookie); undefined when none. */
+/** The token string a request presents (bearer first, then the split cookie, both halves joined); undefined when none. */
 export function presentedToken(req: HttpRequest): string | undefined {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
   if (m) return m[1];
@@ -54,7 +54,9 @@ export function presentedToken(req: HttpRequest): string | undefined {
   }
   const js = cookies.get(JS_COOKIE);
   const http = cookies.get(HTTP_COOKIE);
-  return js && http ? js + http : undefined;
+  // One half alone is presented as it is, so it fails as a wrong token (401) rather than
+  // passing for no token at all (the anonymous user).
+  return js || http ? (js ?? '') + (http ?? '') : undefined;
 }
 
 /** The token id inside a token string (`at_XXXXXXXXXX`); undefined when it has none. */
@@ -70,8 +72,13 @@ export const tokenMatches = (doc: AuthTokenDoc, token: string): boolean => secre
 export const tokenEndMs = (doc: AuthTokenDoc, staleSeconds: number): number =>
   Math.min(Date.parse(doc.expiration_time), Date.parse(doc.approximate_last_used_time) + staleSeconds * 1000);
 
-/** The `Set-Cookie` values of the split cookie for `token` (JS-visible first half, HttpOnly second half). */
-export function splitCookie(token: string): string[] {
+/**
+ * The `Set-Cookie` values of the split cookie for `token` (JS-visible first half,
+ * HttpOnly second half); `Secure` when the login came over TLS, so the browser sends them
+ * back only over TLS.
+ */
+export function splitCookie(token: string, secure = false): string[] {
   const half = Math.floor(token.length / 2);
-  return [`${JS_COOKIE}=${token.slice(0, half)}; Path=/; SameSite=Strict`, `${HTTP_COOKIE}=${token.slice(half)}; Path=/; HttpOnly; SameSite=Strict`];
+  const flags = `Path=/; SameSite=Strict${secure ? '; Secure' : ''}`;
+  return [`${JS_COOKIE}=${token.slice(0, half)}; ${flags}`, `${HTTP_COOKIE}=${token.slice(half)}; Path=/; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`];
 }
