@@ -12,6 +12,9 @@ import { labelRoute } from '../../../kernel/metrics/index.js';
 import { authMethodRoutes } from './auth-methods.js';
 import { authTokenRoutes } from './auth-tokens.js';
 import { authenticateRoutes } from './authenticate.js';
+import { credentialLibraryRoutes } from './credential-libraries.js';
+import { credentialStoreRoutes } from './credential-stores.js';
+import { credentialRoutes } from './credentials.js';
 import type { GatewayDomain } from './domain.js';
 import { principalRoutes } from './principals.js';
 import { roleRoutes } from './roles.js';
@@ -19,7 +22,7 @@ import type { DomainRoute } from './route.js';
 import { scopeRoutes } from './scopes.js';
 
 /** Every domain route. */
-export const DOMAIN_ROUTES: readonly DomainRoute[] = [...scopeRoutes(), ...authenticateRoutes(), ...authMethodRoutes(), ...principalRoutes(), ...roleRoutes(), ...authTokenRoutes()];
+export const DOMAIN_ROUTES: readonly DomainRoute[] = [...scopeRoutes(), ...authenticateRoutes(), ...authMethodRoutes(), ...principalRoutes(), ...roleRoutes(), ...authTokenRoutes(), ...credentialStoreRoutes(), ...credentialLibraryRoutes(), ...credentialRoutes()];
 
 type Methods = Partial<Record<DomainRoute['method'], DomainRoute>>;
 

@@ -2,16 +2,18 @@
  * What a delete takes with it, as the reference's foreign keys do: a scope its child
  * scopes and everything in them; an auth method its accounts; an account its place in
  * its user and its auth tokens; a user its memberships, its principal entries and its
- * tokens; a group its principal entries. Documents that lose a reference get a new
+ * tokens; a group its principal entries; a credential store its libraries or credentials,
+ * and their place in targets' brokered sources. Documents that lose a reference get a new
  * `version`.
  *
  * @module
  */
 import type { Txn } from '../../../kernel/store/index.js';
 import { T, type AccountDoc, type AuthMethodDoc, type AuthTokenDoc, type BaseDoc, type GroupDoc, type RoleDoc, type ScopeDoc, type UserDoc } from './docs.js';
+import type { CredentialDoc, CredentialLibraryDoc, CredentialStoreDoc, TargetDoc } from './docs.js';
 
-/** Rewrites every document of `table` whose list `field` holds `id`, without it. */
-function unlink<D extends BaseDoc>(tx: Txn, table: string, field: keyof D & string, id: string, now: string): void {
+/** Rewrites every document of `table` whose list `field` holds `id`, without it (a new `version`). */
+export function unlink<D extends BaseDoc>(tx: Txn, table: string, field: keyof D & string, id: string, now: string): void {
   for (const doc of tx.list<D>(table)) {
     const list = doc[field] as unknown as readonly string[];
     if (!list.includes(id)) continue;
@@ -61,8 +63,29 @@ export function deleteScope(tx: Txn, id: string, now: string): void {
   for (const u of tx.list<UserDoc>(T.users)) if (inDoomed(u)) deleteUser(tx, u.id, now);
   for (const g of tx.list<GroupDoc>(T.groups)) if (inDoomed(g)) deleteGroup(tx, g.id, now);
   for (const r of tx.list<RoleDoc>(T.roles)) if (inDoomed(r)) tx.delete(T.roles, r.id);
+  deleteCredentialStores(tx, inDoomed, now);
   deleteTokens(tx, inDoomed);
   for (const s of doomed) tx.delete(T.scopes, s);
   // Roles elsewhere that named a deleted scope as a grant scope lose it.
   for (const r of tx.list<RoleDoc>(T.roles)) for (const s of doomed) if (r.grant_scope_ids.includes(s)) unlink<RoleDoc>(tx, T.roles, 'grant_scope_ids', s, now);
+}
+
+/** Deletes store `storeId`'s libraries and credentials and unlinks them from targets (inside the deleting transaction). */
+export function deleteStoreContents(tx: Txn, storeId: string, now: string): void {
+  for (const table of [T.credentialLibraries, T.credentials]) {
+    for (const c of tx.list<CredentialLibraryDoc | CredentialDoc>(table)) {
+      if (c.credential_store_id !== storeId) continue;
+      tx.delete(table, c.id);
+      unlink<TargetDoc>(tx, T.targets, 'brokered_credential_source_ids', c.id, now);
+    }
+  }
+}
+
+/** Deletes every credential store of the scopes `inScope` accepts, with what they hold (a scope's delete). */
+export function deleteCredentialStores(tx: Txn, inScope: (doc: BaseDoc) => boolean, now: string): void {
+  for (const s of tx.list<CredentialStoreDoc>(T.credentialStores)) {
+    if (!inScope(s)) continue;
+    tx.delete(T.credentialStores, s.id);
+    deleteStoreContents(tx, s.id, now);
+  }
 }
