@@ -17,6 +17,7 @@ import { addDevCommand } from './commands/dev.js';
 import { addSecretsServerCommand } from './commands/secrets-server.js';
 import { addGatewayClientCommands } from './commands/gateway.js';
 import { addGatewayDomainCommands } from './commands/gateway-domain.js';
+import { addGatewayCredentialCommands } from './commands/gateway-credentials.js';
 import { addGatewayServerCommand } from './commands/gateway-server.js';
 import { addKvCommands } from './commands/kv.js';
 import { addMeshAgentCommand } from './commands/mesh-agent.js';
@@ -54,6 +55,7 @@ export function buildProgram(app: App): Command {
   addGatewayServerCommand(app, program);
   addGatewayClientCommands(app, program);
   addGatewayDomainCommands(app, program);
+  addGatewayCredentialCommands(app, program);
   addMeshAgentCommand(app, program);
   addMeshKvCommands(app, program);
   addMeshServicesCommands(app, program);

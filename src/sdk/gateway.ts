@@ -83,7 +83,20 @@ export class GatewayApiError extends Error {
 }
 
 /** The collections of the controller's domain API (issue 20). */
-export type GatewayCollection = 'scopes' | 'auth-methods' | 'accounts' | 'users' | 'groups' | 'roles' | 'auth-tokens';
+export type GatewayCollection =
+  | 'scopes'
+  | 'auth-methods'
+  | 'accounts'
+  | 'users'
+  | 'groups'
+  | 'roles'
+  | 'auth-tokens'
+  /** `?scope_id=` of a project; `type` `vault` or `static`. */
+  | 'credential-stores'
+  /** `?credential_store_id=` of a vault store. */
+  | 'credential-libraries'
+  /** `?credential_store_id=` of a static store. */
+  | 'credentials';
 
 /**
  * A domain resource as the controller shows it: `id`, `scope_id`, `version` (send it back
