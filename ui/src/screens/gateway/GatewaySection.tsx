@@ -1,7 +1,7 @@
 /**
  * The gateway section: its own login (GatewayLogin.tsx) unless this tab holds a gateway
  * token, then the sub-navigation and the screens: workers and sessions, scopes, users,
- * roles. On a controller serving its own section (no other service reached), the UI's
+ * roles, credential stores. On a controller serving its own section (no other service reached), the UI's
  * login token is the gateway's.
  */
 import { useQueryClient } from '@tanstack/react-query';
@@ -18,6 +18,7 @@ const Scopes = later(() => import('./Scopes'), 'Scopes');
 const Users = later(() => import('./Users'), 'Users');
 const Roles = later(() => import('./Roles'), 'Roles');
 const RoleDetail = later(() => import('./Roles'), 'RoleDetail');
+const CredentialStores = later(() => import('./CredentialStores'), 'CredentialStores');
 
 /** Whether this origin reaches the gateway only: the login token is then the gateway's. */
 const gatewayOnly = () => !hasSection('secrets') && !hasSection('mesh') && !hasSection('sched');
@@ -40,6 +41,7 @@ export function GatewaySection() {
         <Route path="users" element={<Users />} />
         <Route path="roles" element={<Roles />} />
         <Route path="roles/:id" element={<RoleDetail />} />
+        <Route path="credential-stores" element={<CredentialStores />} />
         <Route path="*" element={<p role="alert">No such page.</p>} />
       </Routes>
     </>
@@ -77,6 +79,7 @@ function GatewayNav({ onSignOut }: { onSignOut: () => void }) {
       <NavLink to="/gateway/scopes">Scopes</NavLink>
       <NavLink to="/gateway/users">Users</NavLink>
       <NavLink to="/gateway/roles">Roles</NavLink>
+      <NavLink to="/gateway/credential-stores">Credential stores</NavLink>
       {!gatewayOnly() && (
         <span className="muted">
           Gateway: {session?.gatewayVia ?? 'token'}{' '}
