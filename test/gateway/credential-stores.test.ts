@@ -289,6 +289,12 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     assert.notEqual(up2.body.attributes.password_hmac, up.body.attributes.password_hmac);
     const bad = await call('POST', 'credentials', { body: { credential_store_id: store.body.id, type: 'ssh_private_key', attributes: { username: 'x', private_key: 'nope', password_hmac: 'x' } } });
     assert.deepEqual(bad.body.details.request_fields.map((f: any) => f.name).sort(), ['attributes.password_hmac', 'attributes.private_key']);
+    // OpenSSH's own format (ssh-keygen's default) is taken too; a block without its header is not.
+    const openssh = (body: Buffer) => `-----BEGIN OPENSSH PRIVATE KEY-----\n${body.toString('base64')}\n-----END OPENSSH PRIVATE KEY-----\n`;
+    const ok = await call('POST', 'credentials', { body: { credential_store_id: store.body.id, type: 'ssh_private_key', attributes: { username: 'x', private_key: openssh(Buffer.concat([Buffer.from('openssh-key-v1\0'), Buffer.alloc(64, 7)])) } } });
+    assert.equal(ok.status, 200, ok.text);
+    const notKey = await call('POST', 'credentials', { body: { credential_store_id: store.body.id, type: 'ssh_private_key', attributes: { username: 'x', private_key: openssh(Buffer.alloc(64, 7)) } } });
+    assert.equal(notKey.body.details.request_fields[0].description, 'Must be a private key in PEM or OpenSSH format.');
     const wrongStore = await call('POST', 'credentials', { body: { credential_store_id: storeId, type: 'json', attributes: { object: { a: 1 } } } });
     assert.equal(wrongStore.status, 400);
 

@@ -36,13 +36,21 @@ const PREFIXES: Record<CredentialType, string> = { username_password: PREFIX.use
 /** The write-only attributes of each type. */
 const SECRET_FIELDS: Record<CredentialType, readonly string[]> = { username_password: ['password'], json: ['object'], ssh_private_key: ['private_key', 'private_key_passphrase'] };
 
-/** A private key in PEM the controller can read (with `passphrase` when encrypted); the problem otherwise. */
+const OPENSSH = /^-----BEGIN OPENSSH PRIVATE KEY-----\s*([A-Za-z0-9+/=\s]+?)\s*-----END OPENSSH PRIVATE KEY-----\s*$/;
+
+/**
+ * The problem with private key `pem`, if any: PKCS#1/PKCS#8/SEC1 PEM must open (with
+ * `passphrase` when encrypted); OpenSSH's own format (`ssh-keygen`'s default) must carry
+ * its `openssh-key-v1` header (its encryption is checked by the ssh client that uses it).
+ */
 function keyProblem(pem: string, passphrase: string | undefined): string | undefined {
+  const openssh = OPENSSH.exec(pem.trim());
+  if (openssh) return Buffer.from(openssh[1]!.replace(/\s+/g, ''), 'base64').subarray(0, 15).toString('latin1') === 'openssh-key-v1\0' ? undefined : 'Must be a private key in PEM or OpenSSH format.';
   try {
     createPrivateKey({ key: pem, format: 'pem', passphrase });
     return undefined;
   } catch (err) {
-    return /passphrase/i.test((err as Error).message) ? 'The private key is encrypted and the passphrase does not open it.' : 'Must be a private key in PEM format.';
+    return /passphrase/i.test((err as Error).message) ? 'The private key is encrypted and the passphrase does not open it.' : 'Must be a private key in PEM or OpenSSH format.';
   }
 }
 
