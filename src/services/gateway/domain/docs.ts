@@ -27,7 +27,7 @@ export const T = {
   credentialLibraries: 'credential-libraries',
   credentials: 'credentials',
   sessions: 'sessions',
-  /** Leases of the secrets a session's credential libraries issued, revoked when it ends (credential-leases.ts). */
+  /** Leases of the secrets a session's credential libraries issued, revoked when it ends (broker.ts). */
   credentialLeases: 'credential-leases',
   /** One document, `bootstrap`: when the initial resources were made. */
   meta: 'meta',
@@ -159,7 +159,7 @@ export interface VaultTokenState {
   /** The token secret. */
   readonly token: string;
   readonly accessor: string;
-  /** `current` while renewed; `expired` once the secrets service refuses it (the reference's statuses). */
+  /** `current` while renewed; `expired` once the secrets service refuses it (the reference's statuses; `revoked` is not set yet). */
   readonly status: 'current' | 'expired' | 'revoked';
   readonly last_renewal_time: string;
   readonly expiration_time: string;
