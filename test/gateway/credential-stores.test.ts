@@ -341,6 +341,39 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     assert.ok(libs.body.items.length >= 3);
   });
 
+  it('an update with a new token checks it first: a refused one changes nothing, an accepted one replaces it', async () => {
+    const before = (await call('GET', `credential-stores/${storeId}`)).body;
+    const notPeriodic = await makeToken({ policies: ['gateway'], ttl: '1h', no_parent: true });
+    const refused = await call('PATCH', `credential-stores/${storeId}`, { body: { version: before.version, attributes: { token: notPeriodic } } });
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal(refused.body.details.request_fields[0].name, 'attributes.token');
+    const same = (await call('GET', `credential-stores/${storeId}`)).body;
+    assert.deepEqual([same.version, same.attributes.token_hmac], [before.version, before.attributes.token_hmac]);
+    const fresh = await makeToken({ policies: ['gateway'], period: '1h', no_parent: true });
+    const updated = await call('PATCH', `credential-stores/${storeId}`, { body: { version: before.version, description: 'rotated', attributes: { token: fresh } } });
+    assert.equal(updated.status, 200, updated.text);
+    assert.equal(updated.body.version, before.version + 1);
+    assert.notEqual(updated.body.attributes.token_hmac, before.attributes.token_hmac);
+    assert.equal(updated.body.attributes.token_status, 'current');
+    assert.equal(updated.body.attributes.address, secrets.url);
+    storeToken = fresh;
+    const libs = (await call('GET', `credential-libraries?credential_store_id=${storeId}`)).body.items;
+    const [c] = await brokerCredentials(gw.domain!, target([libs.find((l: any) => l.name === 'db').id]), 's_rotated001');
+    assert.deepEqual(c.credential, { username: 'app', password: 'pw-version-2' }, 'brokering uses the new token');
+  });
+
+  it('a token the secrets service refuses at renewal becomes expired, and brokering from its store stops', async () => {
+    const token = await makeToken({ policies: ['gateway'], period: '1h', no_parent: true });
+    const store = await call('POST', 'credential-stores', { body: { scope_id: projectId, type: 'vault', attributes: { address: secrets.url, token } } });
+    assert.equal(store.status, 200, store.text);
+    const lib = await call('POST', 'credential-libraries', { body: { credential_store_id: store.body.id, attributes: { path: 'secret/data/app/db' } } });
+    assert.equal((await secrets.call('POST', '/v1/auth/token/revoke', { body: { token } })).status, 204);
+    advance(31 * 60);
+    await until('the token marked expired', 10_000, async () => ((await call('GET', `credential-stores/${store.body.id}`)).body.attributes.token_status === 'expired' ? true : undefined));
+    await assert.rejects(brokerCredentials(gw.domain!, target([lib.body.id]), 's_expired001'), new RegExp(`the token of credential store "${store.body.id}" is expired`));
+    assert.ok(logLines.some((l) => l.includes('credential store token not renewed') && l.includes(store.body.id)));
+  });
+
   it('deleting the vault store revokes its token and deletes its libraries', async () => {
     const del = await call('DELETE', `credential-stores/${storeId}`);
     assert.equal(del.status, 204);

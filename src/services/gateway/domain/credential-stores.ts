@@ -101,15 +101,20 @@ function tokenInput(a: Input, required: boolean): string | undefined {
   return undefined;
 }
 
-/** Revokes a deleted store's token (and so the leases it made); failures are logged, not raised. */
+/** Revokes a deleted store's token (and so the leases it made), in the background; failures are logged, not raised. */
 function revokeToken(d: GatewayDomain, doc: CredentialStoreDoc): void {
   const t = doc.vault_token;
   if (!t || t.status !== 'current') return;
-  const client = storeClient(doc, t.token);
-  client
-    .token.revokeSelf()
-    .catch((err) => d.log.warn({ store: doc.id, err: vaultError('unable to revoke vault token', err).message }, 'the deleted credential store\'s token was not revoked; it expires at the end of its period'))
-    .finally(() => void client.close());
+  const warn = (err: unknown) =>
+    d.log.warn({ store: doc.id, err: vaultError('unable to revoke vault token', err).message }, "the deleted credential store's token was not revoked; it ends with its period");
+  let client;
+  try {
+    client = storeClient(doc, t.token);
+  } catch (err) {
+    return warn(err);
+  }
+  const c = client;
+  c.token.revokeSelf().catch(warn).finally(() => void c.close());
 }
 
 /** `authorized_collection_actions` of a store: its libraries (vault) or credentials (static). */
@@ -169,10 +174,8 @@ const spec: CollectionSpec<CredentialStoreDoc> = {
     return { attributes, authorized_collection_actions: collectionActions(caller, doc) };
   },
   newId: (doc) => newId(doc.type === 'vault' ? PREFIX.vaultStore : PREFIX.staticStore),
-  onDelete(tx, doc, d) {
-    deleteStoreContents(tx, doc.id, d.nowIso());
-    revokeToken(d, doc);
-  },
+  onDelete: (tx, doc, d) => deleteStoreContents(tx, doc.id, d.nowIso()),
+  afterDelete: revokeToken,
 };
 
 /** The credential store routes. */
