@@ -231,6 +231,17 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     const denied = await call('POST', 'credential-libraries', { body: { credential_store_id: storeId, attributes: { path: 'sys/mounts' } } });
     await assert.rejects(brokerCredentials(gw.domain!, target([denied.body.id]), 's_0000000006'), /GET sys\/mounts: the secrets service answered 403: permission denied/);
 
+    // POST with a body: the token's own capabilities (the default policy allows it), untyped.
+    const post = await call('POST', 'credential-libraries', {
+      body: { credential_store_id: storeId, attributes: { path: 'sys/capabilities-self', http_method: 'post', http_request_body: '{"paths":["secret/data/app/db"]}' } },
+    });
+    assert.equal(post.status, 200, post.text);
+    assert.equal(post.body.attributes.http_method, 'POST');
+    const [caps] = await brokerCredentials(gw.domain!, target([post.body.id]), 's_0000000007');
+    assert.deepEqual((caps.secret.decoded as any)['secret/data/app/db'], ['read']);
+    assert.equal(caps.credential, undefined);
+    assert.equal(caps.credential_source.credential_type, undefined);
+
     const bad = await call('POST', 'credential-libraries', {
       body: { credential_store_id: storeId, credential_type: 'json', credential_mapping_overrides: { x: 'y' }, attributes: { http_method: 'PUT', http_request_body: '{}' } },
     });

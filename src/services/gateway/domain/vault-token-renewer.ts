@@ -1,8 +1,8 @@
 /**
  * Keeps the tokens of `vault` credential stores alive (issue 20 scope 3; the reference's
  * `TokenRenewalJob`): on the leader, every round renews (`auth/token/renew-self`) each
- * current token whose last renewal is more than half its TTL ago, and records the new
- * expiry. A token the secrets service refuses (403: expired or revoked) becomes
+ * current token that would otherwise pass half its TTL (since its last renewal) before the
+ * next round, and records the new expiry. A token the secrets service refuses (403: expired or revoked) becomes
  * `expired`, which the store's `token_status` shows and which stops brokering from it; an
  * unreachable service is retried next round. The store's `version` is not raised: the
  * renewal is the controller's bookkeeping, not a change by a user.
@@ -17,11 +17,14 @@ import { renewSelf, storeClient, vaultError, VaultError } from './vault.js';
 /** Default pause between rounds, ms. */
 export const RENEW_INTERVAL_MS = 10_000;
 
-/** Whether `t` is due for renewal at `nowMs`: half its TTL (from its last renewal) has passed. */
-export function renewalDue(t: VaultTokenState, nowMs: number): boolean {
+/**
+ * Whether `t` is due for renewal at `nowMs`: half its TTL (from its last renewal) passes
+ * within `aheadMs` (the pause before the next round), so it is renewed before that.
+ */
+export function renewalDue(t: VaultTokenState, nowMs: number, aheadMs: number): boolean {
   const last = Date.parse(t.last_renewal_time);
   const end = Date.parse(t.expiration_time);
-  return t.status === 'current' && nowMs >= last + (end - last) / 2;
+  return t.status === 'current' && nowMs + aheadMs >= last + (end - last) / 2;
 }
 
 /** See the module doc. */
@@ -31,7 +34,7 @@ export class VaultTokenRenewer {
   /** @param intervalMs pause between rounds, ms (tests shorten it). */
   constructor(
     private readonly d: GatewayDomain,
-    intervalMs = RENEW_INTERVAL_MS,
+    private readonly intervalMs = RENEW_INTERVAL_MS,
   ) {
     this.periodic = new Periodic(() => this.round(), intervalMs, (err) => d.log.warn({ err: err.message }, 'credential store tokens could not be renewed; next round retries'));
   }
@@ -51,7 +54,7 @@ export class VaultTokenRenewer {
     let renewed = 0;
     for (const store of this.d.state.list<CredentialStoreDoc>(T.credentialStores)) {
       const t = store.vault_token;
-      if (!t || !renewalDue(t, this.d.now())) continue;
+      if (!t || !renewalDue(t, this.d.now(), this.intervalMs)) continue;
       const next = await this.renew(store, t);
       if (!next) continue;
       await this.d.state.txn((tx) => {
