@@ -14,6 +14,7 @@
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -275,6 +276,33 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     const gone = await secrets.call('PUT', '/v1/sys/leases/lookup', { body: { lease_id: leaseId } });
     assert.equal(gone.status, 400, gone.text);
     assert.equal(gw.domain!.state.list<any>('credential-leases').filter((l) => l.session_id === 's_leased0001').length, 0);
+  });
+
+  it('a lease the secrets service could not be asked to revoke at session end is retried by the leader', async () => {
+    const lib = (await call('GET', `credential-libraries?credential_store_id=${storeId}`)).body.items.find((l: any) => l.attributes.path === 'leased/app/db');
+    await brokerCredentials(gw.domain!, target([lib.id]), 's_leased0002');
+    const leaseId = gw.domain!.state.list<any>('credential-leases').find((l) => l.session_id === 's_leased0002').id as string;
+    // The store's service is unreachable for a while: a port nothing listens on.
+    const closed = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = srv.address() as AddressInfo;
+        srv.close(() => resolve(port));
+      });
+    });
+    const setAddress = (address: string) =>
+      gw.domain!.state.txn((tx) => {
+        const { CreateIndex: _c, ModifyIndex: _m, ...doc } = tx.get<any>('credential-stores', storeId);
+        tx.put('credential-stores', storeId, { ...doc, attributes: { ...doc.attributes, address } });
+      });
+    await setAddress(`http://127.0.0.1:${closed}`);
+    await releaseCredentials(gw.domain!, 's_leased0002');
+    const kept = gw.domain!.state.get<any>('credential-leases', leaseId);
+    assert.ok(kept?.released_time, 'the record stays, marked released');
+    assert.equal((await secrets.call('PUT', '/v1/sys/leases/lookup', { body: { lease_id: leaseId } })).status, 200);
+    await setAddress(secrets.url);
+    await until('the lease revoked by a later round', 10_000, async () =>
+      (await secrets.call('PUT', '/v1/sys/leases/lookup', { body: { lease_id: leaseId } })).status === 400 && !gw.domain!.state.get('credential-leases', leaseId) ? true : undefined,
+    );
   });
 
   it('keeps static credentials write-only and brokers them in the target\'s order', async () => {

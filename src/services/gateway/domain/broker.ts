@@ -12,7 +12,8 @@
  * names (mapping overrides, defaults `username`, `password`, `private_key`,
  * `private_key_passphrase`; a name starting with `/` is a JSON pointer) are looked up in
  * `data` itself, then in KV v2's `data.data`. A read that returns a `lease_id` is recorded
- * for the session (credential-leases table) and revoked by {@link releaseCredentials}.
+ * for the session (credential-leases table) and revoked by {@link releaseCredentials}
+ * (retried by the leader while the secrets service cannot be reached).
  *
  * @module
  */
@@ -171,28 +172,66 @@ export async function brokerCredentials(d: GatewayDomain, target: TargetDoc, ses
   return out;
 }
 
-/** Releases what session `sessionId`'s credentials hold: revokes their leases with their store's token; never throws (failures are logged). */
+/**
+ * Revokes `lease` with its store's token. True when it is gone: revoked, already gone, or
+ * ended with its store's token (a deleted store's token was revoked; a token the service
+ * refuses took its leases with it); false when the service did not answer (retry later).
+ */
+async function revokeLease(d: GatewayDomain, lease: CredentialLeaseDoc): Promise<boolean> {
+  const store = d.state.get<CredentialStoreDoc>(T.credentialStores, lease.credential_store_id);
+  if (!store?.vault_token) return true;
+  const client = storeClient(store, store.vault_token.token);
+  try {
+    await client.leases.revoke(lease.id);
+    return true;
+  } catch (err) {
+    const e = vaultError('unable to revoke the lease', err);
+    d.log.warn({ session: lease.session_id, lease: lease.id, err: e.message }, "a brokered credential's lease was not revoked");
+    return e.status !== undefined;
+  } finally {
+    await client.close();
+  }
+}
+
+/** A stored lease record without the store's indexes. */
+const strip = ({ CreateIndex: _c, ModifyIndex: _m, ...rest }: CredentialLeaseDoc & { CreateIndex?: number; ModifyIndex?: number }): CredentialLeaseDoc => rest;
+
+/** Deletes the records of `done` and marks `kept` as released (to be retried), in one transaction. */
+async function settle(d: GatewayDomain, done: readonly CredentialLeaseDoc[], kept: readonly CredentialLeaseDoc[]): Promise<void> {
+  if (done.length === 0 && kept.every((l) => l.released_time)) return;
+  const now = d.nowIso();
+  await d.state.txn((tx) => {
+    for (const l of done) tx.delete(T.credentialLeases, l.id);
+    for (const l of kept) if (!l.released_time) tx.put<CredentialLeaseDoc>(T.credentialLeases, l.id, { ...strip(l), released_time: now });
+  });
+}
+
+/** Revokes `leases`; settles their records. */
+async function revokeAll(d: GatewayDomain, leases: readonly CredentialLeaseDoc[]): Promise<void> {
+  const done: CredentialLeaseDoc[] = [];
+  const kept: CredentialLeaseDoc[] = [];
+  for (const lease of leases) ((await revokeLease(d, lease)) ? done : kept).push(lease);
+  await settle(d, done, kept);
+}
+
+/**
+ * Releases what session `sessionId`'s credentials hold: revokes their leases with their
+ * store's token (`sys/leases/revoke`). A lease the secrets service could not be asked
+ * about stays recorded as released, and the leader retries it
+ * ({@link retryReleasedLeases}). Never throws (failures are logged).
+ */
 export async function releaseCredentials(d: GatewayDomain, sessionId: string): Promise<void> {
   const leases = d.state.list<CredentialLeaseDoc>(T.credentialLeases).filter((l) => l.session_id === sessionId);
   if (leases.length === 0) return;
-  for (const lease of leases) {
-    const store = d.state.get<CredentialStoreDoc>(T.credentialStores, lease.credential_store_id);
-    // A deleted store's token was revoked, and its leases with it.
-    if (!store?.vault_token) continue;
-    const client = storeClient(store, store.vault_token.token);
-    try {
-      await client.leases.revoke(lease.id);
-    } catch (err) {
-      d.log.warn({ session: sessionId, lease: lease.id, err: vaultError('unable to revoke the lease', err).message }, 'a brokered credential\'s lease was not revoked; it ends with its TTL');
-    } finally {
-      await client.close();
-    }
-  }
   try {
-    await d.state.txn((tx) => {
-      for (const l of leases) tx.delete(T.credentialLeases, l.id);
-    });
+    await revokeAll(d, leases);
   } catch (err) {
-    d.log.warn({ session: sessionId, err: (err as Error).message }, 'the record of revoked leases was not deleted');
+    d.log.warn({ session: sessionId, err: (err as Error).message }, 'the leases of an ended session could not be settled');
   }
+}
+
+/** Retries the revocation of leases whose session ended while the secrets service could not be reached (the leader's renewal rounds). */
+export async function retryReleasedLeases(d: GatewayDomain): Promise<void> {
+  const released = d.state.list<CredentialLeaseDoc>(T.credentialLeases).filter((l) => l.released_time);
+  if (released.length > 0) await revokeAll(d, released);
 }

@@ -195,6 +195,8 @@ export interface CredentialLeaseDoc {
   readonly credential_store_id: string;
   readonly credential_library_id: string;
   readonly created_time: string;
+  /** Set when the session ended but the secrets service could not be reached to revoke it: the leader retries. */
+  readonly released_time?: string;
 }
 
 /** The `meta/bootstrap` document. */

@@ -2,7 +2,8 @@
  * Keeps the tokens of `vault` credential stores alive (issue 20 scope 3; the reference's
  * `TokenRenewalJob`): on the leader, every round renews (`auth/token/renew-self`) each
  * current token that would otherwise pass half its TTL (since its last renewal) before the
- * next round, and records the new expiry. A token the secrets service refuses (403: expired or revoked) becomes
+ * next round, and records the new expiry; then it retries the revocation of leases whose
+ * session ended while the secrets service could not be reached (broker.ts). A token the secrets service refuses (403: expired or revoked) becomes
  * `expired`, which the store's `token_status` shows and which stops brokering from it; an
  * unreachable service is retried next round. The store's `version` is not raised: the
  * renewal is the controller's bookkeeping, not a change by a user.
@@ -10,6 +11,7 @@
  * @module
  */
 import { Periodic } from '../../../kernel/util/periodic.js';
+import { retryReleasedLeases } from './broker.js';
 import { T, type CredentialStoreDoc, type VaultTokenState } from './docs.js';
 import type { GatewayDomain } from './domain.js';
 import { renewSelf, storeClient, vaultError, VaultError } from './vault.js';
@@ -49,7 +51,7 @@ export class VaultTokenRenewer {
     await this.periodic.stop();
   }
 
-  /** One round: renews every due token; resolves with how many were renewed. */
+  /** One round: renews every due token, then retries the leases left to revoke; resolves with how many tokens were renewed. */
   async round(): Promise<number> {
     let renewed = 0;
     for (const store of this.d.state.list<CredentialStoreDoc>(T.credentialStores)) {
@@ -66,6 +68,7 @@ export class VaultTokenRenewer {
       });
       if (next.status === 'current') renewed++;
     }
+    await retryReleasedLeases(this.d);
     return renewed;
   }
 
