@@ -1,6 +1,7 @@
 /**
  * The domain API on the controller's api listener: every route of the domain model
- * (scopes, auth methods, accounts, users, groups, roles, auth tokens, `:authenticate`),
+ * (scopes, auth methods, accounts, users, groups, roles, auth tokens, `:authenticate`,
+ * credential stores, libraries and static credentials),
  * matched by path and method, the caller resolved from its token (domain.ts) and the
  * reply rendered as JSON. Custom-action patterns are matched before `<c>/:id`, whose
  * capture would otherwise take `id:action`.
