@@ -85,7 +85,11 @@ function parts(type: CredentialType, a: Input, doc?: CredentialDoc): Pick<Creden
     if (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length > 0) secret.object = v;
     else a.fail('object', doc ? 'This is a required field and cannot be unset.' : 'This is a required field and must be a non-empty JSON object.');
   }
-  for (const f of Object.keys(a.raw)) if (f.endsWith('_hmac')) (a.has(f), a.fail(f, 'This is a read only field.'));
+  for (const f of Object.keys(a.raw)) {
+    if (!f.endsWith('_hmac')) continue;
+    a.has(f);
+    a.fail(f, 'This is a read only field.');
+  }
   return { attributes: attrs, secret };
 }
 
