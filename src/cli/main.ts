@@ -18,6 +18,7 @@ import { addSecretsServerCommand } from './commands/secrets-server.js';
 import { addGatewayClientCommands } from './commands/gateway.js';
 import { addGatewayDomainCommands } from './commands/gateway-domain.js';
 import { addGatewayTargetCommands } from './commands/gateway-targets.js';
+import { addGatewayCredentialCommands } from './commands/gateway-credentials.js';
 import { addGatewayServerCommand } from './commands/gateway-server.js';
 import { addKvCommands } from './commands/kv.js';
 import { addMeshAgentCommand } from './commands/mesh-agent.js';
@@ -56,6 +57,7 @@ export function buildProgram(app: App): Command {
   addGatewayClientCommands(app, program);
   addGatewayDomainCommands(app, program);
   addGatewayTargetCommands(app, program);
+  addGatewayCredentialCommands(app, program);
   addMeshAgentCommand(app, program);
   addMeshKvCommands(app, program);
   addMeshServicesCommands(app, program);

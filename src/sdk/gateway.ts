@@ -83,7 +83,14 @@ export class GatewayApiError extends Error {
 }
 
 /** The collections of the controller's domain API (issue 20). */
-export type GatewayCollection = 'scopes' | 'auth-methods' | 'accounts' | 'users' | 'groups' | 'roles' | 'auth-tokens' | GatewayTargetCollection;
+export type GatewayCollection = 'scopes' | 'auth-methods' | 'accounts' | 'users' | 'groups' | 'roles' | 'auth-tokens' | GatewayTargetCollection | GatewayCredentialCollection;
+
+/**
+ * The credential collections: `credential-stores` (`scope_id` of a project; `vault` or
+ * `static`), `credential-libraries` (`credential_store_id` of a vault store), `credentials`
+ * (`credential_store_id` of a static store).
+ */
+export type GatewayCredentialCollection = 'credential-stores' | 'credential-libraries' | 'credentials';
 
 /**
  * The host and target collections: `host-catalogs` and `targets` (`scope_id`, a project),

@@ -58,6 +58,8 @@ export interface SecretsClientOptions {
   caCert?: string;
   /** Accept any server certificate. Off by default: TLS is verified (spec 000 "Transport"). */
   skipVerify?: boolean;
+  /** The name sent as SNI and checked against the server certificate, instead of the address's host. */
+  tlsServerName?: string;
   /**
    * PEM text of the client certificate (chain, its own first) presented in the TLS
    * handshake, with {@link clientKey}: the credential of the `cert` auth method.
@@ -167,7 +169,7 @@ export class SecretsClient {
       shared?.agent ??
       new Agent({
         keepAliveTimeout: 30_000,
-        connect: { ca: options.caCert, rejectUnauthorized: !options.skipVerify, cert: options.clientCert, key: options.clientKey },
+        connect: { ca: options.caCert, rejectUnauthorized: !options.skipVerify, cert: options.clientCert, key: options.clientKey, servername: options.tlsServerName || undefined },
       });
     this.token = new TokenClient(this);
     this.sys = new SysClient(this);

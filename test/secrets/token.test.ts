@@ -67,6 +67,23 @@ describe('tokens', () => {
     assert.equal((await s.call('GET', '/v1/auth/token/lookup-self', { token: auth.client_token })).status, 403);
   });
 
+  it('creates a periodic token (root only): each renewal resets its TTL to the period, past the mount maximum', async () => {
+    const auth = await create({ policies: ['default'], period: '1h', no_parent: true });
+    assert.equal(auth.lease_duration, 3600);
+    const self = await s.call('GET', '/v1/auth/token/lookup-self', { token: auth.client_token });
+    assert.deepEqual([self.json.data.period, self.json.data.orphan, self.json.data.renewable], [3600, true, true]);
+    now += 50 * 60_000;
+    const renewed = await s.call('POST', '/v1/auth/token/renew-self', { token: auth.client_token, body: { increment: '5h' } });
+    assert.equal(renewed.status, 200, renewed.text);
+    assert.equal(renewed.json.auth.lease_duration, 3600);
+    const policy = 'path "auth/token/create" { capabilities = ["update"] }';
+    assert.equal((await s.call('PUT', '/v1/sys/policies/acl/token-maker', { body: { policy } })).status, 204);
+    const maker = await create({ policies: ['token-maker'] });
+    const refused = await s.call('POST', '/v1/auth/token/create', { token: maker.client_token, body: { period: '1h' } });
+    assert.equal(refused.status, 400, refused.text);
+    assert.deepEqual(refused.json.errors, ['root or sudo privileges required to create periodic token']);
+  });
+
   it('revokes the whole tree with its parent: revoke-self, revoke-accessor, revoke', async () => {
     const maker = 'path "auth/token/create" { capabilities = ["update"] }\npath "secret/data/*" { capabilities = ["read"] }';
     assert.equal((await s.call('PUT', '/v1/sys/policies/acl/maker', { body: { policy: maker } })).status, 204);

@@ -41,6 +41,8 @@ export interface GatewayOptions {
   readonly bootstrap?: BootstrapOptions;
   /** Pause between rounds of deleting ended auth tokens, in ms (tests shorten it); default 60000. */
   readonly tokenReapIntervalMs?: number;
+  /** Pause between rounds of renewing credential store tokens, in ms (tests shorten it); default 10000. */
+  readonly credentialRenewIntervalMs?: number;
   /** Told the admin login once, when this controller made the initial resources (for the operator's eyes: never log it). */
   readonly onBootstrap?: (login: BootstrapLogin) => void;
 }
@@ -104,7 +106,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (config.controller) {
       controllerName = config.controller.name || genName('c');
       const clusterConf = config.listeners.find((l) => l.purpose === 'cluster')!;
-      const cs = await openController({ config: config.controller, log, now, bootstrap: options.bootstrap, reapIntervalMs: options.tokenReapIntervalMs, onBootstrap: options.onBootstrap });
+      const cs = await openController({ config: config.controller, log, now, bootstrap: options.bootstrap, reapIntervalMs: options.tokenReapIntervalMs, credentialRenewIntervalMs: options.credentialRenewIntervalMs, onBootstrap: options.onBootstrap });
       controllerState = cs;
       sessions = new SessionRegistry();
       cluster = await startClusterServer({

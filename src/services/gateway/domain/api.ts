@@ -1,7 +1,8 @@
 /**
  * The domain API on the controller's api listener: every route of the domain model
  * (scopes, auth methods, accounts, users, groups, roles, auth tokens, `:authenticate`,
- * host catalogs, hosts, host sets, targets),
+ * host catalogs, hosts, host sets, targets, credential stores, libraries and static
+ * credentials),
  * matched by path and method, the caller resolved from its token (domain.ts) and the
  * reply rendered as JSON. Custom-action patterns are matched before `<c>/:id`, whose
  * capture would otherwise take `id:action`.
@@ -15,6 +16,9 @@ import { authMethodRoutes } from './auth-methods.js';
 import { authTokenRoutes } from './auth-tokens.js';
 import { authenticateRoutes } from './authenticate.js';
 import { hostRoutes } from './hosts.js';
+import { credentialLibraryRoutes } from './credential-libraries.js';
+import { credentialStoreRoutes } from './credential-stores.js';
+import { credentialRoutes } from './credentials.js';
 import type { GatewayDomain } from './domain.js';
 import { ANON_USER } from './ids.js';
 import { principalRoutes } from './principals.js';
@@ -24,7 +28,7 @@ import { scopeRoutes } from './scopes.js';
 import { targetRoutes } from './targets.js';
 
 /** Every domain route. */
-export const DOMAIN_ROUTES: readonly DomainRoute[] = [...scopeRoutes(), ...authenticateRoutes(), ...authMethodRoutes(), ...principalRoutes(), ...roleRoutes(), ...authTokenRoutes(), ...hostRoutes(), ...targetRoutes()];
+export const DOMAIN_ROUTES: readonly DomainRoute[] = [...scopeRoutes(), ...authenticateRoutes(), ...authMethodRoutes(), ...principalRoutes(), ...roleRoutes(), ...authTokenRoutes(), ...hostRoutes(), ...targetRoutes(), ...credentialStoreRoutes(), ...credentialLibraryRoutes(), ...credentialRoutes()];
 
 type Methods = Partial<Record<DomainRoute['method'], DomainRoute>>;
 

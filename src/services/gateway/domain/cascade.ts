@@ -3,8 +3,9 @@
  * scopes and everything in them; an auth method its accounts; an account its place in
  * its user and its auth tokens; a user its memberships, its principal entries and its
  * tokens; a group its principal entries; a host catalog its hosts and host sets; a host
- * its place in host sets; a host set its place in targets' host sources. Documents that
- * lose a reference get a new `version`.
+ * its place in host sets; a host set its place in targets' host sources; a credential
+ * store its libraries or credentials, and their place in targets' brokered sources.
+ * Documents that lose a reference get a new `version`.
  *
  * @module
  */
@@ -15,6 +16,9 @@ import {
   type AuthMethodDoc,
   type AuthTokenDoc,
   type BaseDoc,
+  type CredentialDoc,
+  type CredentialLibraryDoc,
+  type CredentialStoreDoc,
   type GroupDoc,
   type HostCatalogDoc,
   type HostDoc,
@@ -25,8 +29,8 @@ import {
   type UserDoc,
 } from './docs.js';
 
-/** Rewrites every document of `table` whose list `field` holds `id`, without it. */
-function unlink<D extends BaseDoc>(tx: Txn, table: string, field: keyof D & string, id: string, now: string): void {
+/** Rewrites every document of `table` whose list `field` holds `id`, without it (a new `version`). */
+export function unlink<D extends BaseDoc>(tx: Txn, table: string, field: keyof D & string, id: string, now: string): void {
   for (const doc of tx.list<D>(table)) {
     const list = doc[field] as unknown as readonly string[];
     if (!list.includes(id)) continue;
@@ -78,6 +82,7 @@ export function deleteScope(tx: Txn, id: string, now: string): void {
   for (const r of tx.list<RoleDoc>(T.roles)) if (inDoomed(r)) tx.delete(T.roles, r.id);
   for (const c of tx.list<HostCatalogDoc>(T.hostCatalogs)) if (inDoomed(c)) deleteHostCatalog(tx, c.id, now);
   for (const t of tx.list<TargetDoc>(T.targets)) if (inDoomed(t)) tx.delete(T.targets, t.id);
+  deleteCredentialStores(tx, inDoomed, now);
   deleteTokens(tx, inDoomed);
   for (const s of doomed) tx.delete(T.scopes, s);
   // Roles elsewhere that named a deleted scope as a grant scope lose it.
@@ -101,4 +106,24 @@ export function deleteHostCatalog(tx: Txn, id: string, now: string): void {
   tx.delete(T.hostCatalogs, id);
   for (const s of tx.list<HostSetDoc>(T.hostSets)) if (s.host_catalog_id === id) deleteHostSet(tx, s.id, now);
   for (const h of tx.list<HostDoc>(T.hosts)) if (h.host_catalog_id === id) tx.delete(T.hosts, h.id);
+}
+
+/** Deletes store `storeId`'s libraries and credentials and unlinks them from targets (inside the deleting transaction). */
+export function deleteStoreContents(tx: Txn, storeId: string, now: string): void {
+  for (const table of [T.credentialLibraries, T.credentials]) {
+    for (const c of tx.list<CredentialLibraryDoc | CredentialDoc>(table)) {
+      if (c.credential_store_id !== storeId) continue;
+      tx.delete(table, c.id);
+      unlink<TargetDoc>(tx, T.targets, 'brokered_credential_source_ids', c.id, now);
+    }
+  }
+}
+
+/** Deletes every credential store of the scopes `inScope` accepts, with what they hold (a scope's delete). */
+export function deleteCredentialStores(tx: Txn, inScope: (doc: BaseDoc) => boolean, now: string): void {
+  for (const s of tx.list<CredentialStoreDoc>(T.credentialStores)) {
+    if (!inScope(s)) continue;
+    tx.delete(T.credentialStores, s.id);
+    deleteStoreContents(tx, s.id, now);
+  }
 }

@@ -52,6 +52,8 @@ export interface CollectionSpec<D extends BaseDoc> {
   readonly actions?: Readonly<Record<string, (d: GatewayDomain, input: Input, doc: D, caller: Caller) => Promise<Partial<D>> | Partial<D>>>;
   /** Runs in the deleting transaction: removes what the document owns or what refers to it. */
   onDelete?(tx: Txn, doc: D, d: GatewayDomain): void;
+  /** Runs once the delete is stored, not awaited by the reply (e.g. revoking a deleted store's token elsewhere); must not throw. */
+  afterDelete?(d: GatewayDomain, doc: D): void;
   /** Extra view fields for `caller`. */
   extra?(d: GatewayDomain, doc: D, caller: Caller): Record<string, unknown>;
   /** Runs in the creating transaction after the document is stored (e.g. a new scope's admin role for its creator). */
@@ -210,6 +212,7 @@ export function collectionRoutes<D extends BaseDoc>(spec: CollectionSpec<D>): Do
       tx.delete(kind.table, doc.id);
       spec.onDelete?.(tx, doc, d);
     });
+    spec.afterDelete?.(d, doc);
     return { status: 204 };
   };
 

@@ -6,10 +6,11 @@
  * the state key (`state_key`, else `<data_dir>/gateway-state.key`). Without `data_dir`
  * and `database` the state lives in a temporary directory removed at stop (logged as a
  * warning). The leader (every controller on SQLite) makes the initial resources
- * (bootstrap.ts) and deletes ended auth tokens.
+ * (bootstrap.ts), deletes ended auth tokens and renews credential store tokens.
  *
  * @module
  */
+import { hkdfSync } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,10 @@ import { bootstrapDomain, bootstrapSecret, type BootstrapLogin, type BootstrapOp
 import { GATEWAY_TABLES, T, type AuthTokenDoc } from './docs.js';
 import { GatewayDomain } from './domain.js';
 import { tokenEndMs } from './tokens.js';
+import { VaultTokenRenewer } from './vault-token-renewer.js';
+
+/** The key of credential HMACs (credential-hmac.ts), derived from the state key so every controller of a state shares it. */
+const credentialHmacKey = (stateKey: Uint8Array) => Buffer.from(hkdfSync('sha256', stateKey, '', 'cairn gateway credential hmac key v1', 32));
 
 /** Options of {@link openController}. */
 export interface ControllerStateOptions {
@@ -30,6 +35,8 @@ export interface ControllerStateOptions {
   readonly bootstrap?: BootstrapOptions;
   /** Pause between rounds of deleting ended tokens, in ms; default 60000. */
   readonly reapIntervalMs?: number;
+  /** Pause between rounds of renewing credential store tokens, in ms; default 10000 (vault-token-renewer.ts). */
+  readonly credentialRenewIntervalMs?: number;
   /** Called once when this controller made the initial resources (at open on SQLite, on leading on PostgreSQL). */
   readonly onBootstrap?: (login: BootstrapLogin) => void;
 }
@@ -60,7 +67,7 @@ export async function openController(o: ControllerStateOptions): Promise<Control
   const sqlitePath = join(dir, 'gateway.db');
   // A first start on SQLite hashes the admin password while the state opens.
   let secret = !config.database && !existsSync(sqlitePath) ? bootstrapSecret(o.bootstrap) : undefined;
-  const { backend, state, shared } = await openAgentState({
+  const { backend, state, shared, key } = await openAgentState({
     storage: config.database,
     sqlitePath,
     keyFile: join(dir, 'gateway-state.key'),
@@ -70,7 +77,8 @@ export async function openController(o: ControllerStateOptions): Promise<Control
     log,
     applicationName: 'cairn-gateway',
   });
-  const domain = new GatewayDomain({ state, log, now: o.now, tokenTtlSeconds: config.authTokenTtlSeconds, tokenStaleSeconds: config.authTokenStaleSeconds, recoveryToken: config.authToken });
+  const domain = new GatewayDomain({ state, log, now: o.now, tokenTtlSeconds: config.authTokenTtlSeconds, tokenStaleSeconds: config.authTokenStaleSeconds, recoveryToken: config.authToken, credentialHmacKey: credentialHmacKey(key) });
+  const renewer = new VaultTokenRenewer(domain, o.credentialRenewIntervalMs);
   const reaper = new ExpiryReaper<AuthTokenDoc>({
     state,
     table: T.authTokens,
@@ -89,8 +97,12 @@ export async function openController(o: ControllerStateOptions): Promise<Control
       o.onBootstrap?.(made);
     }
     reaper.start();
+    renewer.start();
   };
-  const follow = () => reaper.stop();
+  const follow = async () => {
+    await reaper.stop();
+    await renewer.stop();
+  };
   let leadership: StateLeadership | undefined;
   const advertised = { address: '' };
   try {
@@ -111,6 +123,7 @@ export async function openController(o: ControllerStateOptions): Promise<Control
     async close() {
       await leadership?.stop();
       await reaper.stop();
+      await renewer.stop();
       await backend.close();
       if (temporary) rmSync(dir, { recursive: true, force: true });
     },

@@ -27,6 +27,8 @@ export const T = {
   credentialLibraries: 'credential-libraries',
   credentials: 'credentials',
   sessions: 'sessions',
+  /** Leases of the secrets a session's credential libraries issued, revoked when it ends (broker.ts). */
+  credentialLeases: 'credential-leases',
   /** One document, `bootstrap`: when the initial resources were made. */
   meta: 'meta',
 } as const;
@@ -184,22 +186,33 @@ export interface TargetDoc extends BaseDoc {
 }
 
 /**
- * A credential store: `vault` (a Cairn secrets service; `token` is kept encrypted in the
- * state and never shown, the view has `token_hmac` and `token_status`) or `static`.
+ * A credential store: `vault` (a Cairn secrets service) or `static`. The view adds
+ * `attributes.token_hmac` and `attributes.token_status`; `vault_token` never leaves the
+ * controller (resource.ts INTERNAL).
  */
 export interface CredentialStoreDoc extends BaseDoc {
   readonly type: 'vault' | 'static';
   readonly attributes: {
     readonly address?: string;
     readonly namespace?: string;
-    readonly token?: string;
-    readonly token_hmac?: string;
-    readonly token_status?: 'current' | 'expired' | 'revoked';
     readonly ca_cert?: string;
     readonly tls_server_name?: string;
     readonly tls_skip_verify?: boolean;
     readonly worker_filter?: string;
-  } | Readonly<Record<string, never>>;
+  };
+  /** A vault store's token and its renewal state. */
+  readonly vault_token?: VaultTokenState;
+}
+
+/** A vault store's token as the controller keeps it (encrypted at rest with the state key). Times are RFC 3339. */
+export interface VaultTokenState {
+  /** The token secret. */
+  readonly token: string;
+  readonly accessor: string;
+  /** `current` while renewed; `expired` once the secrets service refuses it (the reference's statuses; `revoked` is not set yet). */
+  readonly status: 'current' | 'expired' | 'revoked';
+  readonly last_renewal_time: string;
+  readonly expiration_time: string;
 }
 
 /** A `vault-generic` credential library: reads `path` from the store's secrets service. */
@@ -212,11 +225,28 @@ export interface CredentialLibraryDoc extends BaseDoc {
   readonly credential_mapping_overrides?: Readonly<Record<string, string>>;
 }
 
-/** A static credential in a static store; secret attributes are kept encrypted in the state and shown only as `*_hmac`. */
+/**
+ * A static credential in a static store: `attributes` holds what is shown (`username`);
+ * `secret` the write-only values (`password`, `object`, `private_key`,
+ * `private_key_passphrase`), kept in the encrypted state and shown only as `*_hmac`.
+ */
 export interface CredentialDoc extends BaseDoc {
   readonly type: 'username_password' | 'json' | 'ssh_private_key';
   readonly credential_store_id: string;
   readonly attributes: Readonly<Record<string, unknown>>;
+  readonly secret?: Readonly<Record<string, unknown>>;
+}
+
+/** A lease a credential library's read made for a session; revoked when the session ends. */
+export interface CredentialLeaseDoc {
+  /** The lease id (`<mount><path>/<id>`). */
+  readonly id: string;
+  readonly session_id: string;
+  readonly credential_store_id: string;
+  readonly credential_library_id: string;
+  readonly created_time: string;
+  /** Set when the session ended but the secrets service could not be reached to revoke it: the leader retries. */
+  readonly released_time?: string;
 }
 
 /** The `meta/bootstrap` document. */
@@ -242,5 +272,6 @@ export const GATEWAY_TABLES: readonly TableSpec[] = [
   { name: T.credentialLibraries, indexes: { name: (d: CredentialLibraryDoc) => (d.name ? `${d.credential_store_id}/${d.name}` : undefined) } },
   { name: T.credentials, indexes: { name: (d: CredentialDoc) => (d.name ? `${d.credential_store_id}/${d.name}` : undefined) } },
   { name: T.sessions },
+  { name: T.credentialLeases },
   { name: T.meta },
 ];

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { randomBytes } from 'node:crypto';
 import type { HttpRequest } from '../../../kernel/http/index.js';
 import type { Logger } from '../../../kernel/log/logger.js';
 import type { StateStore } from '../../../kernel/store/index.js';
@@ -29,6 +30,8 @@ export interface GatewayDomainOptions {
   readonly tokenStaleSeconds: number;
   /** The controller's static `auth_token`: the recovery credential (every action); undefined: none. */
   readonly recoveryToken?: string;
+  /** The key the `*_hmac` fields of credential stores and credentials are made with (credential-hmac.ts); default: a random one. */
+  readonly credentialHmacKey?: Uint8Array;
 }
 
 /** Who sent a request. */
@@ -48,6 +51,8 @@ export class GatewayDomain {
   readonly tokenTtlSeconds: number;
   readonly tokenStaleSeconds: number;
   private readonly recoveryToken?: string;
+  /** See {@link GatewayDomainOptions.credentialHmacKey}. */
+  readonly credentialHmacKey: Uint8Array;
   /** Parsed grants per role, valid while the role's ModifyIndex is unchanged. */
   private readonly parsed = new Map<string, { index: number; grants: Grant[] }>();
 
@@ -58,6 +63,7 @@ export class GatewayDomain {
     this.tokenTtlSeconds = o.tokenTtlSeconds;
     this.tokenStaleSeconds = o.tokenStaleSeconds;
     this.recoveryToken = o.recoveryToken;
+    this.credentialHmacKey = o.credentialHmacKey ?? randomBytes(32);
   }
 
   /** The current time as RFC 3339. */

@@ -37,6 +37,11 @@ export class Input {
     this.bad[field] ??= description;
   }
 
+  /** Whether no problem has been recorded so far, here or in a nested object (expensive checks run only then). */
+  isClean(): boolean {
+    return Object.keys(this.bad).length === 0 && this.children.every(([, sub]) => sub.isClean());
+  }
+
   /** Whether `field` was sent (`null` counts: it clears). */
   has(field: string): boolean {
     this.seen.add(field);

@@ -33,6 +33,7 @@ export const scopeKind: Kind<ScopeDoc> = {
 const COLLECTIONS: ReadonlyArray<[string, ResourceType, ReadonlyArray<ScopeDoc['type']>]> = [
   ['auth-methods', 'auth-method', ['global', 'org']],
   ['auth-tokens', 'auth-token', ['global', 'org']],
+  ['credential-stores', 'credential-store', ['project']],
   ['groups', 'group', ['global', 'org', 'project']],
   ['host-catalogs', 'host-catalog', ['project']],
   ['roles', 'role', ['global', 'org', 'project']],

@@ -72,6 +72,7 @@ const createPath: SecretsPath = {
     renewable: Type.Boolean({ description: 'whether the token can be renewed', default: true }),
     ttl: { ...Duration, description: 'time to live; default 768h' },
     explicit_max_ttl: { ...Duration, description: 'hard limit on the lifetime, renewals included' },
+    period: { ...Duration, description: 'make a periodic token: each renewal resets its TTL to this, with no maximum but explicit_max_ttl (root only)' },
     display_name: Type.String({ description: 'display name', default: 'token' }),
     id: Type.String({ description: 'the token itself (root callers only)' }),
   },
@@ -91,7 +92,9 @@ const createPath: SecretsPath = {
           if (extra.length) throw badRequest(`child policies must be subset of parent: ${extra.join(', ')}`);
           if (d.id !== undefined) throw badRequest('root or sudo privileges required to specify token id');
           if (d.no_parent) throw badRequest('root or sudo privileges required to create orphan token');
+          if (d.period !== undefined) throw badRequest('root or sudo privileges required to create periodic token');
         }
+        const periodS = seconds(d.period, 'period');
         const wantedTtl = seconds(d.ttl, 'ttl');
         const explicitMax = seconds(d.explicit_max_ttl, 'explicit_max_ttl');
         const maxTtl = explicitMax ? Math.min(explicitMax, mountMaxTtl(req)) : mountMaxTtl(req);
@@ -102,6 +105,7 @@ const createPath: SecretsPath = {
           displayName: `token${d.display_name && d.display_name !== 'token' ? '-' + String(d.display_name) : ''}`,
           ttlS,
           explicitMaxTtlS: explicitMax,
+          periodS,
           renewable: d.renewable as boolean,
           parent: d.no_parent ? undefined : parent,
           id: d.id as string | undefined,

@@ -3,6 +3,8 @@
  * token, then the sub-navigation and the screens: workers and sessions, scopes, users,
  * roles, host catalogs (with their hosts and host sets), targets. On a controller serving
  * its own section (no other service reached), the UI's login token is the gateway's.
+ * roles, credential stores. On a controller serving its own section (no other service reached), the UI's
+ * login token is the gateway's.
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
@@ -22,6 +24,7 @@ const HostCatalogs = later(() => import('./HostCatalogs'), 'HostCatalogs');
 const HostCatalogDetail = later(() => import('./HostCatalogs'), 'HostCatalogDetail');
 const Targets = later(() => import('./Targets'), 'Targets');
 const TargetDetail = later(() => import('./Targets'), 'TargetDetail');
+const CredentialStores = later(() => import('./CredentialStores'), 'CredentialStores');
 
 /** Whether this origin reaches the gateway only: the login token is then the gateway's. */
 const gatewayOnly = () => !hasSection('secrets') && !hasSection('mesh') && !hasSection('sched');
@@ -48,6 +51,7 @@ export function GatewaySection() {
         <Route path="host-catalogs/:id" element={<HostCatalogDetail />} />
         <Route path="targets" element={<Targets />} />
         <Route path="targets/:id" element={<TargetDetail />} />
+        <Route path="credential-stores" element={<CredentialStores />} />
         <Route path="*" element={<p role="alert">No such page.</p>} />
       </Routes>
     </>
@@ -87,6 +91,7 @@ function GatewayNav({ onSignOut }: { onSignOut: () => void }) {
       <NavLink to="/gateway/roles">Roles</NavLink>
       <NavLink to="/gateway/host-catalogs">Host catalogs</NavLink>
       <NavLink to="/gateway/targets">Targets</NavLink>
+      <NavLink to="/gateway/credential-stores">Credential stores</NavLink>
       {!gatewayOnly() && (
         <span className="muted">
           Gateway: {session?.gatewayVia ?? 'token'}{' '}
