@@ -92,7 +92,7 @@ describe('gateway config', () => {
     assert.deepEqual(w.worker?.initialUpstreams, ['10.0.0.10:9201', 'ctl:9300', '[::1]:9201']);
     assert.equal(w.listeners[0].address, '127.0.0.1:9202');
     assert.equal(w.healthEnabled, false, 'no ops listener');
-    assert.deepEqual(parse('worker {}\n').worker, { name: '', description: undefined, initialUpstreams: [], workerAuthToken: undefined });
+    assert.deepEqual(parse('worker {}\n').worker, { name: '', description: undefined, initialUpstreams: [], workerAuthToken: undefined, tags: {} });
   });
 
   it('/health needs a controller with api and ops listeners, or a worker with an ops listener', () => {

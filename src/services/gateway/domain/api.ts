@@ -17,9 +17,11 @@ import { principalRoutes } from './principals.js';
 import { roleRoutes } from './roles.js';
 import type { DomainRoute } from './route.js';
 import { scopeRoutes } from './scopes.js';
+import { authorizeSessionRoute } from './authorize-session.js';
+import { sessionRoutes } from './sessions-api.js';
 
 /** Every domain route. */
-export const DOMAIN_ROUTES: readonly DomainRoute[] = [...scopeRoutes(), ...authenticateRoutes(), ...authMethodRoutes(), ...principalRoutes(), ...roleRoutes(), ...authTokenRoutes()];
+export const DOMAIN_ROUTES: readonly DomainRoute[] = [...scopeRoutes(), ...authenticateRoutes(), ...authMethodRoutes(), ...principalRoutes(), ...roleRoutes(), ...authTokenRoutes(), authorizeSessionRoute, ...sessionRoutes()];
 
 type Methods = Partial<Record<DomainRoute['method'], DomainRoute>>;
 
@@ -34,6 +36,9 @@ function table(routes: readonly DomainRoute[]): RouteTable<never, never> & { met
 }
 
 const routes = table(DOMAIN_ROUTES);
+
+/** Whether `rel` (the path after `/v1/`) is a domain route (a follower forwards those that may write). */
+export const isDomainRoute = (rel: string): boolean => routes.match(rel) !== undefined;
 
 /**
  * Serves `req` when its path is a domain route (`rel` is the path after `/v1/`); undefined

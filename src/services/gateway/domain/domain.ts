@@ -10,6 +10,8 @@ import type { HttpRequest } from '../../../kernel/http/index.js';
 import type { Logger } from '../../../kernel/log/logger.js';
 import type { StateStore } from '../../../kernel/store/index.js';
 import { secretsEqual } from '../../../kernel/util/sha256.js';
+import { WorkerDirectory } from '../cluster-authority.js';
+import { SessionStore } from '../sessions.js';
 import { Acl, type AclRole } from './acl.js';
 import { T, type AuthTokenDoc, type GroupDoc, type RoleDoc, type ScopeDoc } from './docs.js';
 import { unauthenticatedError } from './errors.js';
@@ -29,6 +31,8 @@ export interface GatewayDomainOptions {
   readonly tokenStaleSeconds: number;
   /** The controller's static `auth_token`: the recovery credential (every action); undefined: none. */
   readonly recoveryToken?: string;
+  /** The workers this controller knows (new sessions are offered those that are active); default none. */
+  readonly workers?: WorkerDirectory;
 }
 
 /** Who sent a request. */
@@ -48,6 +52,10 @@ export class GatewayDomain {
   readonly tokenTtlSeconds: number;
   readonly tokenStaleSeconds: number;
   private readonly recoveryToken?: string;
+  /** Workers known to this controller (cluster.ts, cluster-authority.ts). */
+  readonly workers: WorkerDirectory;
+  /** The sessions in the state (sessions.ts). */
+  readonly sessions: SessionStore;
   /** Parsed grants per role, valid while the role's ModifyIndex is unchanged. */
   private readonly parsed = new Map<string, { index: number; grants: Grant[] }>();
 
@@ -58,6 +66,8 @@ export class GatewayDomain {
     this.tokenTtlSeconds = o.tokenTtlSeconds;
     this.tokenStaleSeconds = o.tokenStaleSeconds;
     this.recoveryToken = o.recoveryToken;
+    this.workers = o.workers ?? new WorkerDirectory();
+    this.sessions = new SessionStore(this);
   }
 
   /** The current time as RFC 3339. */
