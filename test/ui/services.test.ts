@@ -88,12 +88,13 @@ describe('web UI: discovery, scheduler and gateway', { timeout: 180_000 }, () =>
     const echo = net.createServer((s) => s.pipe(s));
     await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
     try {
-      const target = `127.0.0.1:${(echo.address() as net.AddressInfo).port}`;
+      // cairn dev's target (the secrets service through the worker), authorised with the recovery token.
+      const target = 'ttcp_1234567890';
       const gw = dev.printed['Gateway api'];
       let session: { session_id: string } | undefined;
       // The worker reports READY shortly after start; until then no session is offered.
       for (let i = 0; !session && i < 100; i++) {
-        const res = await fetch(`${gw}/v1/targets:authorize-session`, { method: 'POST', headers: { Authorization: `Bearer ${GATEWAY_TOKEN}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ target }) });
+        const res = await fetch(`${gw}/v1/targets/${target}:authorize-session`, { method: 'POST', headers: { Authorization: `Bearer ${GATEWAY_TOKEN}`, 'Content-Type': 'application/json' }, body: '{}' });
         if (res.ok) session = (await res.json()) as { session_id: string };
         else await new Promise((r) => setTimeout(r, 100));
       }
