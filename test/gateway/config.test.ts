@@ -95,6 +95,12 @@ describe('gateway config', () => {
     assert.deepEqual(parse('worker {}\n').worker, { name: '', description: undefined, initialUpstreams: [], workerAuthToken: undefined, tags: {} });
   });
 
+  it('worker tags: a string or a list of strings per key; anything else names the key', () => {
+    const w = parse('worker {\n  tags {\n    type = ["prod", "db"]\n    region = "dc1"\n  }\n}\n');
+    assert.deepEqual(w.worker?.tags, { type: ['prod', 'db'], region: ['dc1'] });
+    assert.throws(() => parse('worker {\n  tags {\n    type = 3\n  }\n}\n'), /gw\.hcl:\d+: .*"tags": "type" must be a string or a list of strings/);
+  });
+
   it('/health needs a controller with api and ops listeners, or a worker with an ops listener', () => {
     const noWait = CONTROLLER.replace(/ {2}graceful.*\n/, '');
     assert.equal(parse(noWait.replace(/listener "tcp" \{\n {2}purpose {5}= "ops"[^}]*\}\n/, '')).healthEnabled, false);
