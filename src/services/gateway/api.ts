@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { Type, type TSchema } from '@sinclair/typebox';
+import type { TSchema } from '@sinclair/typebox';
 import {
   badRequest,
   CairnError,
