@@ -28,6 +28,7 @@ import { PostgresBackend, SqliteBackend, type Backend } from '../src/kernel/stor
 import { startPgTestServer, TEST_PG_URL_ENV } from '../src/kernel/store/testdata/pg-cluster.js';
 import { devGatewayConfig, parseGatewayServerConfig } from '../src/services/gateway/config.js';
 import { startGateway, type Gateway } from '../src/services/gateway/server.js';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { startMeshAgent } from '../src/services/mesh/agent.js';
 import { defaultDnsConfig } from '../src/services/mesh/config.js';
 import { startSchedAgent } from '../src/services/sched/agent.js';
@@ -237,6 +238,27 @@ const gatewayKinds: Record<string, Kind> = {
   async 'gateway-controller'(_dataDir, options) {
     const text = `controller {}\n${plain('api')}${plain('cluster', String(options.cluster ?? '127.0.0.1:0'))}${plain('ops')}`;
     return gatewayStarted(await startGateway({ config: parseGatewayServerConfig(text, 'bench'), log: silentLogger() }));
+  },
+  /**
+   * Controller and worker in one process on a SQLite state, with a TCP echo server in the
+   * same process as the dev target `ttcp_1234567890` (bench/gateway-sessions.ts); `token`
+   * is the recovery credential.
+   */
+  async 'gateway-sessions'(dataDir) {
+    const echo = createNetServer((sock) => sock.pipe(sock));
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+    const addresses = { api: '127.0.0.1:0', cluster: '127.0.0.1:0', proxy: '127.0.0.1:0', ops: '127.0.0.1:0' };
+    const g = await startGateway({ config: devGatewayConfig(addresses, 'bench', dataDir), log: silentLogger(), bootstrap: { dev: { targetPort: (echo.address() as AddressInfo).port } } });
+    return {
+      url: g.listeners.find((l) => l.purpose === 'api')!.url,
+      token: 'bench',
+      stats: () => ({}),
+      close: async () => {
+        g.force();
+        await g.shutdown();
+        echo.close();
+      },
+    };
   },
   /** A worker alone dialling `options.upstream`, with the default 2 s status interval. */
   async 'gateway-worker'(_dataDir, options) {

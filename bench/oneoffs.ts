@@ -4,6 +4,7 @@
  * measurements themselves live beside their scenarios (gateway.ts, mesh.ts, sched.ts,
  * sched-volumes.ts); this file only drives them and words their results.
  */
+import { measureGatewaySessions } from './gateway-sessions.js';
 import { median, percentile, type BenchConfig } from './harness.js';
 import { measureCrossServerEventStream, measureCrossServerWakeup, measureSecretsFailover } from './ha.js';
 import { measureControllerRestart } from './gateway.js';
@@ -31,6 +32,23 @@ const mib = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MiB`;
 
 /** Every one-off, in the order they run. */
 export const ONE_OFFS: readonly OneOff[] = [
+  {
+    name: 'gateway-sessions',
+    async run(config) {
+      const concurrency = 16;
+      log(`gateway-sessions: ${config.seconds} s of authorize-session (${concurrency} in flight), 500 connection set-ups, 256 MiB echoed each way`);
+      const f = await measureGatewaySessions({ seconds: config.seconds, concurrency, setups: 500, mib: 256 });
+      console.log('');
+      console.log(
+        `- gateway sessions (controller + worker in one process, SQLite state, echo target in the same process): ` +
+          `**${fmtInt(f.authorizePerSecond)} authorize-session/s** (${concurrency} in flight, recovery token); ` +
+          `connection set-up through the worker (dial → token → controller check → target dialled → first echoed byte) ` +
+          `**p50 ${fmtMs(percentile(f.setupMs.proxied, 50))} ms, p99 ${fmtMs(percentile(f.setupMs.proxied, 99))} ms** ` +
+          `(direct to the echo server: p50 ${fmtMs(percentile(f.setupMs.direct, 50))} ms, p99 ${fmtMs(percentile(f.setupMs.direct, 99))} ms); ` +
+          `one connection echoing 256 MiB: **${fmtInt(f.throughputMiBs.proxied)} MiB/s proxied** vs ${fmtInt(f.throughputMiBs.direct)} MiB/s direct`,
+      );
+    },
+  },
   {
     name: 'gateway-restart',
     async run(config) {

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describeServerSource, serverExecArgv, serverSource } from './server-source.js';
 
 /** Server kinds implemented in bench/child.ts. */
-export type ServerKind = 'bare' | 'secrets' | 'secrets-audit' | 'secrets-pg' | 'gateway' | 'gateway-controller' | 'gateway-worker' | 'mesh' | 'sched';
+export type ServerKind = 'bare' | 'secrets' | 'secrets-audit' | 'secrets-pg' | 'gateway' | 'gateway-controller' | 'gateway-worker' | 'gateway-sessions' | 'mesh' | 'sched';
 
 export interface BenchServer {
   readonly kind: ServerKind;

@@ -166,7 +166,8 @@ describe('discovery, scheduler and gateway: GET /v1/openapi.json', () => {
     const api = gateway.listeners.find((l) => l.purpose === 'api')!.url;
     assert.equal((await fetch(`${api}/v1/openapi.json`)).status, 401);
     const doc = await fetchDoc(api, { Authorization: `Bearer ${TOKEN}` });
-    assert.ok(doc.paths['/targets:authorize-session'].post);
+    assert.ok(doc.paths['/targets/{id}:authorize-session'].post);
+    assert.ok(doc.paths['/workers'].get);
     assert.ok(doc.paths['/sessions/{id}:cancel'].post);
     assert.ok(doc.paths['/sessions/{id}'].get);
     // The domain routes, PATCH included, the OIDC callback kept literal, lists with pagination.

@@ -1,13 +1,14 @@
 /**
  * Client for the Cairn access gateway: the controller's API (api listener, default 9200:
  * password login, the domain collections — scopes, auth methods, accounts, users, groups,
- * roles, auth tokens, host catalogs, hosts, host sets, targets — and sessions) and the worker proxy handshake (proxy listener,
+ * roles, auth tokens, host catalogs, hosts, host sets, targets and their `:authorize-session`,
+ * credential stores, sessions) and the worker proxy handshake (proxy listener,
  * default 9202). Depends
  * only on `undici` and Node built-ins.
  *
  * ```ts
  * const gw = new GatewayClient({ address: 'http://127.0.0.1:9200', token });
- * const s = await gw.authorizeSession({ target: '127.0.0.1:5432' });
+ * const s = await gw.authorizeSession('ttcp_1234567890');
  * const { socket } = await connectSession({ worker: s.worker_info[0].address, token: s.authorization_token });
  * ```
  *
@@ -17,9 +18,23 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { Agent, request } from 'undici';
 
-/** A session the controller authorised; `authorization_token` is shown only here. */
+/** One brokered credential of a session authorisation (the reference's `SessionCredential`). */
+export interface GatewaySessionCredential {
+  readonly credential_source: { readonly id: string; readonly name?: string; readonly credential_store_id: string; readonly type: string; readonly credential_type?: string };
+  readonly secret: { readonly raw: string; readonly decoded: unknown };
+  readonly credential?: Readonly<Record<string, unknown>>;
+}
+
+/** What `:authorize-session` returns (the reference's `SessionAuthorization`); `authorization_token` is shown only here. */
 export interface AuthorizedSession {
   readonly session_id: string;
+  readonly target_id: string;
+  readonly scope?: { readonly id: string; readonly type: string; readonly name?: string; readonly parent_scope_id?: string };
+  readonly created_time: string;
+  readonly user_id: string;
+  /** `''` for a target reached by its `address`. */
+  readonly host_set_id: string;
+  readonly host_id: string;
   readonly type: 'tcp';
   /** `tcp://host:port` of the target. */
   readonly endpoint: string;
@@ -30,6 +45,7 @@ export interface AuthorizedSession {
   readonly authorization_token: string;
   /** Proxy listeners of the workers that can carry the session. */
   readonly worker_info: readonly { readonly address: string }[];
+  readonly credentials: readonly GatewaySessionCredential[];
 }
 
 /** One connection of a session. */
@@ -45,18 +61,27 @@ export interface GatewayConnection {
   readonly closed_reason?: string;
 }
 
-/** A session as the controller reports it. */
+/** A session as the controller shows it (the reference's session resource). */
 export interface GatewaySession {
   readonly id: string;
+  readonly scope_id: string;
+  readonly target_id: string;
+  readonly user_id: string;
+  readonly auth_token_id?: string;
+  readonly host_id?: string;
+  readonly host_set_id?: string;
   readonly type: 'tcp';
   readonly endpoint: string;
   readonly status: 'pending' | 'active' | 'canceling' | 'terminated';
+  readonly states: readonly { readonly status: string; readonly start_time: string; readonly end_time?: string }[];
   readonly created_time: string;
   readonly updated_time: string;
   readonly expiration_time: string;
   readonly connection_limit: number;
   readonly termination_reason?: string;
+  readonly version: number;
   readonly connections: readonly GatewayConnection[];
+  readonly authorized_actions?: readonly string[];
 }
 
 /** A worker as the controller knows it from its status reports. */
@@ -83,7 +108,7 @@ export class GatewayApiError extends Error {
 }
 
 /** The collections of the controller's domain API (issue 20). */
-export type GatewayCollection = 'scopes' | 'auth-methods' | 'accounts' | 'users' | 'groups' | 'roles' | 'auth-tokens' | GatewayTargetCollection | GatewayCredentialCollection;
+export type GatewayCollection = 'scopes' | 'auth-methods' | 'accounts' | 'users' | 'groups' | 'roles' | 'auth-tokens' | GatewayTargetCollection | GatewayCredentialCollection | 'sessions';
 
 /**
  * The credential collections: `credential-stores` (`scope_id` of a project; `vault` or
@@ -189,14 +214,15 @@ export class GatewayClient {
     this.dispatcher = new Agent({ connect: { ca: options.caCert, rejectUnauthorized: !options.skipVerify } });
   }
 
-  /** `POST /v1/targets:authorize-session`; `ttl` is a duration string or seconds. */
-  authorizeSession(input: { target: string; ttl?: string | number; connection_limit?: number }): Promise<AuthorizedSession> {
-    return this.call('POST', '/v1/targets:authorize-session', input);
+  /** `POST /v1/targets/{id}:authorize-session`, optionally naming the host (`host_id`) among the target's host sources. */
+  authorizeSession(targetId: string, input: { host_id?: string } = {}): Promise<AuthorizedSession> {
+    return this.call('POST', `/v1/targets/${encodeURIComponent(targetId)}:authorize-session`, input);
   }
 
-  /** `GET /v1/sessions`, newest first. */
-  async listSessions(): Promise<GatewaySession[]> {
-    return (await this.call<{ items: GatewaySession[] }>('GET', '/v1/sessions')).items;
+  /** `GET /v1/sessions?scope_id=…[&recursive=true]` (default: every scope, recursively). */
+  async listSessions(query: { scope_id?: string; recursive?: boolean } = {}): Promise<GatewaySession[]> {
+    const q = new URLSearchParams({ scope_id: query.scope_id ?? 'global', recursive: String(query.recursive ?? true) });
+    return (await this.call<{ items?: GatewaySession[] }>('GET', `/v1/sessions?${q}`)).items ?? [];
   }
 
   /** `GET /v1/sessions/{id}`. */
@@ -204,9 +230,9 @@ export class GatewayClient {
     return this.call('GET', `/v1/sessions/${encodeURIComponent(id)}`);
   }
 
-  /** `POST /v1/sessions/{id}:cancel`. */
-  cancelSession(id: string): Promise<GatewaySession> {
-    return this.call('POST', `/v1/sessions/${encodeURIComponent(id)}:cancel`, {});
+  /** `POST /v1/sessions/{id}:cancel` (`version`, when given, must be the session's). */
+  cancelSession(id: string, version?: number): Promise<GatewaySession> {
+    return this.call('POST', `/v1/sessions/${encodeURIComponent(id)}:cancel`, version === undefined ? {} : { version });
   }
 
   /** `GET /v1/workers`. */

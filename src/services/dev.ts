@@ -15,6 +15,7 @@ import { writeFileDurably } from '../kernel/util/durable-file.js';
 import { logVersion } from '../kernel/version/index.js';
 import { devGatewayConfig, type DevGatewayAddresses } from './gateway/config.js';
 import { startGateway } from './gateway/server.js';
+import { DEV_TARGET_ID } from './gateway/domain/bootstrap-dev.js';
 import { startMeshAgent } from './mesh/agent.js';
 import { devMeshConfig } from './mesh/config.js';
 import { startSchedAgent, type SchedAgent } from './sched/agent.js';
@@ -69,6 +70,8 @@ export interface DevHandle {
     readonly clusterAddress: string;
     readonly token: string;
     readonly login: { readonly authMethodId: string; readonly loginName: string; readonly password: string };
+    /** The dev target (`ttcp_1234567890`): the secrets service through the gateway. */
+    readonly targetId: string;
   };
   close(): Promise<void>;
 }
@@ -174,7 +177,7 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
         ? existing
         : await core.tokens.create({ policies: ['root'], id: options.rootTokenId, displayName: 'root', path: 'auth/token/root', now });
     const gatewayToken = options.gatewayToken ?? randomBytes(24).toString('base64url');
-    const gateway = await startGateway({ config: devGatewayConfig(options.gatewayAddresses, gatewayToken, join(options.dataDir, 'gateway')), log, bootstrap: { dev: { password: DEV_GATEWAY_LOGIN.password } } });
+    const gateway = await startGateway({ config: devGatewayConfig(options.gatewayAddresses, gatewayToken, join(options.dataDir, 'gateway')), log, bootstrap: { dev: { password: DEV_GATEWAY_LOGIN.password, targetPort: Number(new URL(secrets.listeners[0].url).port || 80) } } });
     const mesh = await startMeshAgent({
       config: devMeshConfig({ dataDir: join(options.dataDir, 'mesh'), httpAddress: options.meshAddress, rootToken: root.id, dnsAddress: options.meshDnsAddress }),
       log,
@@ -258,6 +261,7 @@ function devHandle(p: DevParts): DevHandle {
       clusterAddress: url('cluster'),
       token: p.gatewayToken,
       login: { authMethodId: DEV_GATEWAY_LOGIN.authMethodId, loginName: DEV_GATEWAY_LOGIN.loginName, password: DEV_GATEWAY_LOGIN.password },
+      targetId: DEV_TARGET_ID,
     },
     close: async () => {
       // Dev mode: no grace wait, open proxied connections are cut.

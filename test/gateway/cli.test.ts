@@ -1,15 +1,19 @@
 /**
- * The gateway client commands (`cairn gateway authorize-session|sessions|cancel-session|
- * workers|connect`) run in-process against a real controller and worker on loopback,
- * with an echo server as the target.
+ * The gateway client commands (`cairn gateway targets authorize-session`, `sessions
+ * list|read|cancel`, `connect`) against a real controller and worker on loopback with an
+ * echo server as the target (put into the state: tests/gateway/target-fixture.ts); most
+ * run in-process, `connect` as a real `bin/cairn.js` process.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { main } from '../../src/cli/main.js';
 import { silentLogger } from '../../src/kernel/log/logger.js';
 import { devGatewayConfig } from '../../src/services/gateway/config.js';
 import { startGateway, type Gateway } from '../../src/services/gateway/server.js';
+import { CAIRN_BIN } from '../bin.js';
+import { putProject, putTarget } from './target-fixture.js';
 
 interface Run {
   code: number;
@@ -17,10 +21,11 @@ interface Run {
   stderr: string;
 }
 
-describe('cairn gateway client commands', { timeout: 30_000 }, () => {
+describe('cairn gateway client commands', { timeout: 60_000 }, () => {
   let gateway: Gateway;
   let echo: net.Server;
   let target: string;
+  let targetId: string;
   let env: Record<string, string>;
   const run = async (argv: string[], extraEnv: Record<string, string> = {}, shutdown?: AbortSignal, onOut?: (s: string) => void): Promise<Run> => {
     let stdout = '';
@@ -43,6 +48,8 @@ describe('cairn gateway client commands', { timeout: 30_000 }, () => {
     echo = net.createServer((s) => s.pipe(s));
     await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
     target = `127.0.0.1:${(echo.address() as net.AddressInfo).port}`;
+    const { projectId } = await putProject(gateway.domain!);
+    ({ targetId } = await putTarget(gateway.domain!, { projectId, port: (echo.address() as net.AddressInfo).port }));
     const deadline = Date.now() + 5000;
     while ((await run(['gateway', 'workers'])).stdout.indexOf('active') < 0) {
       assert.ok(Date.now() < deadline, 'worker never reported');
@@ -56,57 +63,70 @@ describe('cairn gateway client commands', { timeout: 30_000 }, () => {
     echo.close();
   });
 
-  it('authorize-session, sessions and cancel-session, in table and JSON form', async () => {
-    const a = await run(['gateway', 'authorize-session', `-target=${target}`, '-ttl=10m', '-connection-limit=2', '-format=json']);
+  it('targets authorize-session, sessions list|read|cancel, in table and JSON form', async () => {
+    const a = await run(['gateway', 'targets', 'authorize-session', `-id=${targetId}`, '-format=json']);
     assert.equal(a.code, 0, a.stderr);
-    const s = JSON.parse(a.stdout) as { session_id: string; connection_limit: number; authorization_token: string };
-    assert.equal(s.connection_limit, 2);
-    assert.ok(s.authorization_token.length >= 40);
-    const list = await run(['gateway', 'sessions']);
-    assert.match(list.stdout, /^ID +STATUS +ENDPOINT +CONNECTIONS +EXPIRATION\n/);
-    assert.match(list.stdout, new RegExp(`^${s.session_id} +pending +tcp://${target} +0 `, 'm'));
-    const c = await run(['gateway', 'cancel-session', s.session_id]);
-    assert.deepEqual([c.code, c.stdout], [0, `Session ${s.session_id} is terminated.\n`]);
+    const s = JSON.parse(a.stdout) as { session_id: string; target_id: string; endpoint: string; authorization_token: string };
+    assert.deepEqual([s.target_id, s.endpoint], [targetId, `tcp://${target}`]);
+    assert.match(s.authorization_token, new RegExp(`^${s.session_id}\\.`));
+    const table = await run(['gateway', 'targets', 'authorize-session', `-id=${targetId}`]);
+    assert.match(table.stdout, /^Target information:\n  Authorization Token: s_/);
+    const list = await run(['gateway', 'sessions', 'list', '-recursive']);
+    assert.match(list.stdout, /^ID +STATUS +TARGET +USER +ENDPOINT +CONNECTIONS +EXPIRATION\n/);
+    assert.match(list.stdout, new RegExp(`^${s.session_id} +pending +${targetId} +u_recovery +tcp://${target} +0 `, 'm'));
+    const read = await run(['gateway', 'sessions', 'read', `-id=${s.session_id}`]);
+    assert.match(read.stdout, /^  Status: +pending$/m);
+    const c = await run(['gateway', 'sessions', 'cancel', `-id=${s.session_id}`]);
+    assert.equal(c.code, 0, c.stderr);
+    assert.match(c.stdout, /^  Status: +terminated$/m);
+    assert.match(c.stdout, /^  Termination Reason: +canceled$/m);
   });
 
-  it('connect: a local listener carries connections to the target; Ctrl-C cancels the session', async () => {
-    const stop = new AbortController();
-    let listening: (addr: string) => void;
-    const addr = new Promise<string>((r) => (listening = r));
-    const running = run(['gateway', 'connect', `-target=${target}`], {}, stop.signal, (out) => {
-      const m = /^Proxy listening on (\S+)$/m.exec(out);
-      if (m) listening(m[1]);
+  it('connect (a real process): carries connections to the target; a cancel ends the connection and the command', async () => {
+    const child = spawn(process.execPath, [CAIRN_BIN, 'gateway', 'connect', `-target-id=${targetId}`, '-listen-port=0'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const info = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (/Session ID: +s_\S+\n/.test(out)) resolve(out);
+      });
+      void exited.then((code) => reject(new Error(`connect exited ${code}: ${err}`)));
     });
-    let finished = false;
-    void running.then(() => (finished = true));
-    const [host, port] = (await addr).split(':');
+    assert.match(info, /^Proxy listening information:\n  Address: +127\.0\.0\.1\n  Connection Limit: +-1\n  Expiration: +\S+\n  Port: +\d+\n  Protocol: +tcp\n  Session ID: +s_/);
+    const port = Number(/Port: +(\d+)/.exec(info)![1]);
+    const sessionId = /Session ID: +(\S+)/.exec(info)![1];
     for (const word of ['one', 'two']) {
-      const sock = net.connect(Number(port), host);
+      const sock = net.connect(port, '127.0.0.1');
       sock.write(word);
-      const got = await new Promise<string>((r) => sock.once('data', (d) => r(String(d))));
-      assert.equal(got, word);
+      assert.equal(await new Promise<string>((r) => sock.once('data', (d) => r(String(d)))), word);
       sock.destroy();
     }
-    assert.equal(finished, false, 'connect runs until stopped');
-    stop.abort();
-    const r = await running;
-    assert.equal(r.code, 0, r.stderr);
-    const sessionId = /^Session ID +(\S+)$/m.exec(r.stdout)![1];
-    const json = JSON.parse((await run(['gateway', 'sessions', '-format=json'])).stdout) as { id: string; status: string; connections: unknown[] }[];
-    const mine = json.find((x) => x.id === sessionId)!;
-    assert.equal(mine.connections.length, 2);
-    assert.ok(['canceling', 'terminated'].includes(mine.status), mine.status);
+    const held = net.connect(port, '127.0.0.1');
+    held.write('x');
+    await new Promise((r) => held.once('data', r));
+    const heldClosed = new Promise<void>((r) => held.once('close', () => r()));
+    const c = await run(['gateway', 'sessions', 'cancel', `-id=${sessionId}`]);
+    assert.equal(c.code, 0, c.stderr);
+    await heldClosed;
+    assert.equal(await exited, 0, err);
+    assert.match(err, new RegExp(`Session ${sessionId} ended: canceled\\.`));
+    const json = JSON.parse((await run(['gateway', 'sessions', 'read', `-id=${sessionId}`, '-format=json'])).stdout) as { connections: unknown[] };
+    assert.equal(json.connections.length, 3);
   });
 
-  it('errors: a wrong token (exit 1, one line), a missing target and a bad address (exit 2)', async () => {
-    const bad = await run(['gateway', 'sessions'], { GATEWAY_TOKEN: 'wrong' });
+  it('errors: a wrong token (exit 1, one line), a missing id and a bad address (exit 2), an unknown target (exit 1)', async () => {
+    const bad = await run(['gateway', 'sessions', 'list'], { GATEWAY_TOKEN: 'wrong' });
     assert.deepEqual([bad.code, bad.stderr], [1, 'Error: Unauthenticated, or invalid token. (HTTP 401)\n']);
-    const noTarget = await run(['gateway', 'authorize-session']);
-    assert.deepEqual([noTarget.code, noTarget.stderr], [2, 'Error: missing -target=HOST:PORT\n']);
-    const badTarget = await run(['gateway', 'authorize-session', '-target=nope']);
-    assert.equal(badTarget.code, 1);
-    assert.match(badTarget.stderr, /^Error: field "target": must be host:port/);
-    const addr = await run(['gateway', 'sessions', '-addr=127.0.0.1:9200']);
+    const noTarget = await run(['gateway', 'targets', 'authorize-session']);
+    assert.deepEqual([noTarget.code, noTarget.stderr], [2, 'Error: missing -id=TARGET_ID\n']);
+    const noConnectTarget = await run(['gateway', 'connect']);
+    assert.deepEqual([noConnectTarget.code, noConnectTarget.stderr], [2, 'Error: missing -target-id=TARGET_ID\n']);
+    const unknown = await run(['gateway', 'targets', 'authorize-session', '-id=ttcp_none']);
+    assert.deepEqual([unknown.code, unknown.stderr], [1, 'Error: Resource not found. (HTTP 404)\n']);
+    const addr = await run(['gateway', 'sessions', 'list', '-addr=127.0.0.1:9200']);
     assert.deepEqual([addr.code, addr.stderr], [2, 'Error: invalid gateway address "127.0.0.1:9200": expected http(s)://host:port\n']);
   });
 });

@@ -92,7 +92,13 @@ describe('gateway config', () => {
     assert.deepEqual(w.worker?.initialUpstreams, ['10.0.0.10:9201', 'ctl:9300', '[::1]:9201']);
     assert.equal(w.listeners[0].address, '127.0.0.1:9202');
     assert.equal(w.healthEnabled, false, 'no ops listener');
-    assert.deepEqual(parse('worker {}\n').worker, { name: '', description: undefined, initialUpstreams: [], workerAuthToken: undefined });
+    assert.deepEqual(parse('worker {}\n').worker, { name: '', description: undefined, initialUpstreams: [], workerAuthToken: undefined, tags: {} });
+  });
+
+  it('worker tags: a string or a list of strings per key; anything else names the key', () => {
+    const w = parse('worker {\n  tags {\n    type = ["prod", "db"]\n    region = "dc1"\n  }\n}\n');
+    assert.deepEqual(w.worker?.tags, { type: ['prod', 'db'], region: ['dc1'] });
+    assert.throws(() => parse('worker {\n  tags {\n    type = 3\n  }\n}\n'), /gw\.hcl:\d+: .*"tags": "type" must be a string or a list of strings/);
   });
 
   it('/health needs a controller with api and ops listeners, or a worker with an ops listener', () => {

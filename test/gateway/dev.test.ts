@@ -30,13 +30,17 @@ describe('cairn dev: the gateway', () => {
     await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
     try {
       const printed: Record<string, string> = {};
+      let secretsUrl = '';
       await new Promise<void>((resolve, reject) => {
         child.once('exit', (c) => reject(new Error(`cairn dev exited with ${c}`)));
         createInterface({ input: child.stdout! }).on('line', (line) => {
-          const m = /^ {4}Gateway (api|token|proxy|health): +(\S+)/.exec(line);
+          const m = /^ {4}Gateway (api|token|proxy|health|target): +(\S+)/.exec(line);
+          if (/^ +cairn gateway connect /.test(line)) printed.connect = line.trim();
           if (m) printed[m[1]] = m[2];
           const login = /^ {4}Gateway login: +auth method (\S+), login name "([^"]+)", password "([^"]+)"/.exec(line);
           if (login) [printed.authMethod, printed.loginName, printed.password] = login.slice(1);
+          const secrets = /^ {4}Secrets service: +(\S+)/.exec(line);
+          if (secrets) secretsUrl = secrets[1];
           if (line.startsWith('Press Ctrl-C')) resolve();
         });
       });
@@ -60,21 +64,21 @@ describe('cairn dev: the gateway', () => {
       assert.match(t.token!, /^at_/);
       const admin = new GatewayClient({ address: printed.api, token: t.token });
       assert.deepEqual((await admin.list('scopes', { scope_id: 'global' })).map((x) => x.id), ['o_1234567890']);
-      await Promise.all([login.close(), admin.close()]);
 
-      const api = new GatewayClient({ address: printed.api, token: 'gw-dev' });
-      const target = `127.0.0.1:${(echo.address() as net.AddressInfo).port}`;
+      // The dev target: the secrets service on 127.0.0.1, reached through the worker by the admin.
+      assert.equal(printed.target, 'ttcp_1234567890');
+      assert.equal(printed.connect, `cairn gateway connect -addr=${printed.api} -target-id=ttcp_1234567890   (with GATEWAY_TOKEN from the login)`);
       let s;
-      while (!s) s = await api.authorizeSession({ target }).catch(async () => void (await new Promise((r) => setTimeout(r, 100))));
-      assert.deepEqual(s.worker_info, [{ address: printed.proxy }]);
+      while (!s) s = await admin.authorizeSession(printed.target).catch(async () => void (await new Promise((r) => setTimeout(r, 100))));
+      assert.deepEqual([s.worker_info, s.host_id, s.endpoint], [[{ address: printed.proxy }], 'hst_1234567890', `tcp://127.0.0.1:${new URL(secretsUrl).port}`]);
       const { socket } = await connectSession({ worker: printed.proxy, token: s.authorization_token });
-      socket.write('ping');
+      socket.write('GET /v1/sys/health HTTP/1.0\r\n\r\n');
       const got = await new Promise<string>((r) => socket.once('data', (d) => r(String(d))));
-      assert.equal(got, 'ping');
+      assert.match(got, /^HTTP\/1\.1 200 /);
       const during = (await (await fetch(`${printed.health}?worker_info=1`)).json()) as typeof info;
       assert.equal(during.worker_process_info?.active_session_count, 1);
       socket.destroy();
-      await api.close();
+      await Promise.all([login.close(), admin.close()]);
 
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
       child.kill('SIGINT');

@@ -1,29 +1,29 @@
 /**
- * Sessions end to end, in-process but over real sockets: a controller and a worker
- * (separate gateways joined by a real gRPC channel), an echo server as the target, the
- * SDK as the client. Covers issue 4 scope 3: a proxied TCP session raises
- * `active_session_count` to 1 and back to 0, connection limits, cancel, expiry, an
- * unreachable target, bad tokens, the worker drain on shutdown, TLS on the proxy
- * listener, `/metrics`, and the API's errors.
+ * Sessions end to end, in-process but over real sockets (issue 20 scope 4): a controller
+ * with a SQLite state and a worker (separate gateways joined by a real gRPC channel), an
+ * echo server as the target, users logged in with a password, the SDK as the client.
+ * Covers `targets/<id>:authorize-session` (grants: allowed on one target, 403 on another;
+ * the reply's fields; `egress_worker_filter` over worker tags), proxied connections,
+ * `read:self`/`cancel:self`, connection limits, cancel closing connections within one
+ * status interval, expiry, and a controller restart keeping the session.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { silentLogger } from '../../src/kernel/log/logger.js';
-import { VERSION } from '../../src/kernel/version/index.js';
-import { connectSession, GatewayApiError, GatewayClient, GatewayProxyError } from '../../src/sdk/index.js';
+import { connectSession, GatewayClient } from '../../src/sdk/index.js';
 import { parseGatewayServerConfig } from '../../src/services/gateway/config.js';
 import { startGateway, type Gateway } from '../../src/services/gateway/server.js';
-import { parsePrometheusText } from '../prometheus-text.js';
+import { putProject, putRole, putTarget } from './target-fixture.js';
 
 const TOKEN = 'test-controller-token';
+const STATUS_MS = 200;
 const log = silentLogger();
 const dir = mkdtempSync(join(tmpdir(), 'cairn-gw-sessions-'));
-const listener = (purpose: string, extra = '') => `listener "tcp" {\n  purpose = "${purpose}"\n  address = "127.0.0.1:0"\n  tls_disable = true\n${extra}}\n`;
+const listener = (purpose: string, address = '127.0.0.1:0') => `listener "tcp" {\n  purpose = "${purpose}"\n  address = "${address}"\n  tls_disable = true\n}\n`;
 
 async function waitFor<T>(read: () => Promise<T> | T, ok: (v: T) => boolean, ms = 5000): Promise<T> {
   const end = performance.now() + ms;
@@ -35,13 +35,12 @@ async function waitFor<T>(read: () => Promise<T> | T, ok: (v: T) => boolean, ms 
   }
 }
 
-/** Reads from `socket` until what arrived satisfies `done`; resolves with all of it. */
-function readUntil(socket: net.Socket, done: (text: string) => boolean): Promise<string> {
+function readBytes(socket: net.Socket, n: number): Promise<string> {
   return new Promise((resolve, reject) => {
     let got = '';
     const onData = (d: Buffer) => {
       got += d.toString();
-      if (done(got)) {
+      if (got.length >= n) {
         socket.off('data', onData);
         socket.pause();
         resolve(got);
@@ -53,271 +52,172 @@ function readUntil(socket: net.Socket, done: (text: string) => boolean): Promise
   });
 }
 
-const readBytes = (socket: net.Socket, n: number) => readUntil(socket, (t) => t.length >= n);
-
 const closed = (s: net.Socket) => new Promise<void>((r) => (s.destroyed ? r() : s.once('close', () => r())));
 
-describe('gateway sessions', { timeout: 60_000 }, () => {
+describe('gateway sessions in the state', { timeout: 90_000 }, () => {
   let echo: net.Server;
-  let echoAddress: string;
+  let echoPort: number;
   let controller: Gateway;
   let worker: Gateway;
-  let api: GatewayClient;
-  let ops: string;
-  let workerOps: string;
-  const url = (g: Gateway, purpose: string) => g.listeners.find((l) => l.purpose === purpose)!.url;
-  const info = async () => {
-    const r = await fetch(`${workerOps}/health?worker_info=1`);
-    return ((await r.json()) as { worker_process_info: { active_session_count: number; session_connections?: Record<string, number>; state: string } })
-      .worker_process_info;
-  };
+  let clusterAddress: string;
+  let admin: GatewayClient;
+  let alice: GatewayClient;
+  let aliceId: string;
+  let projectId: string;
+  let allowed: { targetId: string; hostId?: string; hostSetId?: string };
+  let denied: string;
+  const apiUrl = () => controller.listeners.find((l) => l.purpose === 'api')!.url;
+  const controllerConfig = (cluster = '127.0.0.1:0') =>
+    parseGatewayServerConfig(`controller {\n  auth_token = "${TOKEN}"\n  data_dir = "${join(dir, 'controller')}"\n}\n${listener('api')}${listener('cluster', cluster)}`, 'c.hcl');
+  const startController = (cluster?: string) => startGateway({ config: controllerConfig(cluster), log, statusIntervalMs: STATUS_MS, sessionSweepIntervalMs: 100 });
 
   before(async () => {
     echo = net.createServer({ allowHalfOpen: true }, (s) => s.pipe(s));
     await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
-    echoAddress = `127.0.0.1:${(echo.address() as net.AddressInfo).port}`;
-    controller = await startGateway({
-      config: parseGatewayServerConfig(`controller {\n  auth_token = "${TOKEN}"\n}\n${listener('api')}${listener('cluster')}${listener('ops')}`, 'c.hcl'),
-      log,
-      statusIntervalMs: 100,
-    });
+    echoPort = (echo.address() as net.AddressInfo).port;
+    controller = await startController();
+    clusterAddress = controller.cluster!.address;
     worker = await startGateway({
-      config: parseGatewayServerConfig(`worker {\n  name = "w1"\n  initial_upstreams = ["${controller.cluster!.address}"]\n}\n${listener('proxy')}${listener('ops')}`, 'w.hcl'),
+      config: parseGatewayServerConfig(`worker {\n  name = "w1"\n  initial_upstreams = ["${clusterAddress}"]\n  tags {\n    type = ["dev", "echo"]\n  }\n}\n${listener('proxy')}`, 'w.hcl'),
       log,
-      statusIntervalMs: 100,
+      statusIntervalMs: STATUS_MS,
     });
-    api = new GatewayClient({ address: url(controller, 'api'), token: TOKEN });
-    ops = url(controller, 'ops');
-    workerOps = url(worker, 'ops');
-    await waitFor(() => api.listWorkers(), (ws) => ws.some((w) => w.name === 'w1' && w.state === 'active'));
+    admin = new GatewayClient({ address: apiUrl(), token: TOKEN });
+    const d = controller.domain!;
+    ({ projectId } = await putProject(d));
+    allowed = await putTarget(d, { projectId, port: echoPort });
+    denied = (await putTarget(d, { projectId, port: echoPort })).targetId;
+    // alice: a password account, a user, and a role allowing authorize-session on one target only.
+    const am = (await admin.list('auth-methods', { scope_id: 'global' }))[0].id;
+    const acct = await admin.create('accounts', { auth_method_id: am, attributes: { login_name: 'alice', password: 'alice-password' } });
+    const user = await admin.create('users', { scope_id: 'global', name: 'alice' });
+    await admin.action('users', user.id, 'add-accounts', { version: 1, account_ids: [acct.id] });
+    aliceId = user.id;
+    await putRole(d, projectId, [aliceId], [`ids=${allowed.targetId};actions=read,authorize-session`]);
+    const t = await admin.authenticatePassword(am, 'alice', 'alice-password');
+    alice = new GatewayClient({ address: apiUrl(), token: t.token! });
+    await waitFor(() => admin.listWorkers(), (ws) => ws.some((w) => w.name === 'w1' && w.state === 'active'));
   });
 
   after(async () => {
-    await api?.close();
+    await alice?.close();
+    await admin?.close();
     await worker?.shutdown();
     await controller?.shutdown();
     echo?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('lists each worker with its release version, as the reference\'s workers', async () => {
-    const w1 = (await api.listWorkers()).find((w) => w.name === 'w1');
-    assert.equal(w1?.release_version, `Cairn v${VERSION}`);
+  it('authorize-session: allowed on the granted target with the reference reply, 403 on the other, 404 on none', async () => {
+    const s = await alice.authorizeSession(allowed.targetId);
+    assert.match(s.session_id, /^s_[0-9A-Za-z]{10}$/);
+    assert.deepEqual(
+      { target: s.target_id, user: s.user_id, host: s.host_id, set: s.host_set_id, endpoint: s.endpoint, type: s.type, limit: s.connection_limit, workers: s.worker_info, creds: s.credentials, scope: s.scope?.id },
+      { target: allowed.targetId, user: aliceId, host: allowed.hostId, set: allowed.hostSetId, endpoint: `tcp://127.0.0.1:${echoPort}`, type: 'tcp', limit: -1, workers: [{ address: worker.worker!.proxyAddress }], creds: [], scope: projectId },
+    );
+    assert.ok(Math.abs(Date.parse(s.expiration) - Date.now() - 28800_000) < 60_000, 'session_max_seconds');
+    await assert.rejects(alice.authorizeSession(denied), { status: 403, kind: 'PermissionDenied' });
+    await assert.rejects(alice.authorizeSession('ttcp_nonexisting'), { status: 404 });
+    await assert.rejects(alice.authorizeSession(allowed.targetId, { host_id: 'hst_other' }), { status: 400, message: /host_id/ });
+    const stored = controller.domain!.sessions.get(s.session_id)!;
+    assert.equal(stored.status, 'pending');
+    assert.ok(!JSON.stringify(stored).includes(s.authorization_token.split('.')[1]), 'only the hash is stored');
+    const read = await alice.readSession(s.session_id);
+    assert.equal((read as unknown as Record<string, unknown>).token_hash, undefined);
   });
 
-  it('a proxied TCP session to an echo server: active_session_count 1 while connected, 0 after; bytes and reason recorded', async () => {
-    const s = await api.authorizeSession({ target: echoAddress });
-    assert.equal(s.endpoint, `tcp://${echoAddress}`);
-    assert.equal(s.connection_limit, -1);
-    assert.deepEqual(s.worker_info, [{ address: worker.worker!.proxyAddress }]);
-    assert.equal((await api.readSession(s.session_id)).status, 'pending');
-
+  it('a proxied connection: session active, bytes recorded; the user reads and lists only their own sessions', async () => {
+    const s = await alice.authorizeSession(allowed.targetId);
     const { socket, sessionId } = await connectSession({ worker: s.worker_info[0].address, token: s.authorization_token });
     assert.equal(sessionId, s.session_id);
     socket.write('hello');
     assert.equal(await readBytes(socket, 5), 'hello');
-    assert.deepEqual(await info(), {
-      state: 'active',
-      active_session_count: 1,
-      session_connections: { [s.session_id]: 1 },
-      upstream_connection_state: 'READY',
-    } as unknown as Awaited<ReturnType<typeof info>>);
-    const live = await api.readSession(s.session_id);
+    const live = await alice.readSession(s.session_id);
     assert.equal(live.status, 'active');
-    assert.equal(live.connections[0].status, 'connected');
+    assert.deepEqual(live.states.map((x) => x.status), ['active', 'pending']);
     assert.equal(live.connections[0].worker_name, 'w1');
-    const metrics = await (await fetch(`${workerOps}/metrics`)).text();
-    assert.match(metrics, /^cairn_gateway_worker_active_sessions 1$/m);
-    assert.match(metrics, /^cairn_gateway_worker_upstream_connection_state\{state="READY"\} 1$/m);
-
     socket.end();
     await closed(socket);
-    await waitFor(info, (i) => i.active_session_count === 0);
-    assert.equal((await info()).session_connections, undefined, 'omitted when empty');
-    const after = await waitFor(() => api.readSession(s.session_id), (x) => x.connections[0].status === 'closed');
-    assert.deepEqual(
-      { up: after.connections[0].bytes_up, down: after.connections[0].bytes_down, reason: after.connections[0].closed_reason, status: after.status },
-      { up: 5, down: 5, reason: 'closed by client', status: 'active' },
-    );
+    const after = await waitFor(() => alice.readSession(s.session_id), (x) => x.connections[0].status === 'closed');
+    assert.deepEqual([after.connections[0].bytes_up, after.connections[0].bytes_down, after.connections[0].closed_reason], [5, 5, 'closed by client']);
+    const adminSession = await admin.authorizeSession(allowed.targetId);
+    const mine = await alice.listSessions({ scope_id: 'global', recursive: true });
+    assert.ok(mine.length > 0 && mine.every((x) => x.user_id === aliceId), 'read:self: only her sessions');
+    assert.ok((await admin.listSessions()).some((x) => x.id === adminSession.session_id));
+    await assert.rejects(alice.readSession(adminSession.session_id), { status: 403 });
+    await assert.rejects(alice.cancelSession(adminSession.session_id), { status: 403 });
   });
 
-  it('two connections of one session count as one session; bytes sent with the token line reach the target', async () => {
-    const s = await api.authorizeSession({ target: echoAddress, ttl: '1h' });
-    const a = await connectSession({ worker: s.worker_info[0].address, token: s.authorization_token });
-    const raw = net.connect(Number(s.worker_info[0].address.split(':')[1]), '127.0.0.1');
-    raw.write(`${s.authorization_token}\nearly`);
-    const greeting = await readUntil(raw, (t) => t.endsWith('early'));
-    assert.match(greeting, new RegExp(`^OK ${s.session_id} sc_[0-9a-f]+\nearly$`));
-    const i = await info();
-    assert.equal(i.active_session_count, 1);
-    assert.deepEqual(i.session_connections, { [s.session_id]: 2 });
-    a.socket.destroy();
-    raw.destroy();
-    await waitFor(info, (x) => x.active_session_count === 0);
-  });
-
-  it('connection_limit 1: a second connection is refused; the session terminates when the first closes', async () => {
-    const s = await api.authorizeSession({ target: echoAddress, connection_limit: 1 });
+  it('connection limit: a second connection is refused; the session terminates when the first closes', async () => {
+    const { targetId } = await putTarget(controller.domain!, { projectId, port: echoPort, connectionLimit: 1 });
+    const s = await admin.authorizeSession(targetId);
+    assert.equal(s.connection_limit, 1);
     const first = await connectSession({ worker: s.worker_info[0].address, token: s.authorization_token });
     await assert.rejects(connectSession({ worker: s.worker_info[0].address, token: s.authorization_token }), {
       name: 'GatewayProxyError',
       message: `session ${s.session_id} has used its connection limit of 1`,
     });
     first.socket.destroy();
-    const done = await waitFor(() => api.readSession(s.session_id), (x) => x.status === 'terminated');
+    const done = await waitFor(() => admin.readSession(s.session_id), (x) => x.status === 'terminated');
     assert.equal(done.termination_reason, 'connection limit reached');
   });
 
-  it('cancel: open connections are closed by the worker, new ones refused, the session ends terminated', async () => {
-    const s = await api.authorizeSession({ target: echoAddress });
+  it('cancel:self closes the open connection within one status interval; new connections are refused', async () => {
+    const s = await alice.authorizeSession(allowed.targetId);
     const { socket } = await connectSession({ worker: s.worker_info[0].address, token: s.authorization_token });
-    const canceled = await api.cancelSession(s.session_id);
+    const t0 = performance.now();
+    const canceled = await alice.cancelSession(s.session_id);
     assert.equal(canceled.status, 'canceling');
-    assert.equal(canceled.termination_reason, 'canceled by user');
+    assert.equal(canceled.termination_reason, 'canceled');
     await closed(socket);
-    const done = await waitFor(() => api.readSession(s.session_id), (x) => x.status === 'terminated');
+    const took = performance.now() - t0;
+    assert.ok(took < 2 * STATUS_MS + 1500, `closed within a status interval (${Math.round(took)} ms)`);
+    const done = await waitFor(() => alice.readSession(s.session_id), (x) => x.status === 'terminated');
     assert.equal(done.connections[0].closed_reason, 'session canceled');
-    await assert.rejects(connectSession({ worker: s.worker_info[0].address, token: s.authorization_token }), {
-      message: `session ${s.session_id} is terminated`,
-    });
-    assert.equal((await api.listSessions())[0].id, s.session_id, 'newest first');
+    await assert.rejects(connectSession({ worker: s.worker_info[0].address, token: s.authorization_token }), { message: `session ${s.session_id} is terminated` });
   });
 
-  it('expiry: the connection is closed when the session expires', async () => {
-    const s = await api.authorizeSession({ target: echoAddress, ttl: 1 });
+  it('expiry: session_max_seconds ends the connection and the session (timed out)', async () => {
+    const { targetId } = await putTarget(controller.domain!, { projectId, port: echoPort, maxSeconds: 1 });
+    const s = await admin.authorizeSession(targetId);
     const { socket } = await connectSession({ worker: s.worker_info[0].address, token: s.authorization_token });
     await closed(socket);
-    const done = await waitFor(() => api.readSession(s.session_id), (x) => x.status === 'terminated');
+    const done = await waitFor(() => admin.readSession(s.session_id), (x) => x.status === 'terminated');
     assert.equal(done.termination_reason, 'timed out');
-    assert.equal(done.connections[0].closed_reason, 'session expired');
+    const pending = await admin.authorizeSession(targetId);
+    const gone = await waitFor(() => admin.readSession(pending.session_id), (x) => x.status === 'terminated', 4000);
+    assert.equal(gone.termination_reason, 'timed out', 'a session never used expires too');
   });
 
-  it('refusals: unknown token, empty token, unreachable target (recorded on the session)', async () => {
-    const proxy = worker.worker!.proxyAddress!;
-    await assert.rejects(connectSession({ worker: proxy, token: 'nope' }), { message: 'unknown session authorization token' });
-    await assert.rejects(connectSession({ worker: proxy, token: '' }), { message: 'an authorization token is required' });
-    const dead = net.createServer();
-    await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
-    const deadAddress = `127.0.0.1:${(dead.address() as net.AddressInfo).port}`;
-    await new Promise((r) => dead.close(r));
-    const s = await api.authorizeSession({ target: deadAddress });
-    await assert.rejects(connectSession({ worker: proxy, token: s.authorization_token }), (err: Error) => {
-      assert.ok(err instanceof GatewayProxyError);
-      assert.match(err.message, new RegExp(`^cannot reach target ${deadAddress}: .*ECONNREFUSED`));
-      return true;
-    });
-    const after = await waitFor(() => api.readSession(s.session_id), (x) => x.connections[0]?.status === 'closed');
-    assert.equal(after.connections[0].closed_reason, 'target unreachable');
-    assert.equal((await info()).active_session_count, 0);
+  it('egress_worker_filter: over the worker\'s name and tags; no match is 503', async () => {
+    const d = controller.domain!;
+    const match = await putTarget(d, { projectId, port: echoPort, workerFilter: '"echo" in "/tags/type" and "/name" == "w1"' });
+    assert.equal((await admin.authorizeSession(match.targetId)).worker_info.length, 1);
+    const none = await putTarget(d, { projectId, port: echoPort, workerFilter: '"prod" in "/tags/type"' });
+    await assert.rejects(admin.authorizeSession(none.targetId), { status: 503, kind: 'Unavailable' });
+    const direct = await putTarget(d, { projectId, port: echoPort, host: null, address: '127.0.0.1' });
+    const s = await admin.authorizeSession(direct.targetId);
+    assert.deepEqual([s.endpoint, s.host_id, s.host_set_id], [`tcp://127.0.0.1:${echoPort}`, '', '']);
   });
 
-  it('api errors: 401 without or with a wrong token, 400 naming the field, 404, 405, malformed JSON', async () => {
-    const base = url(controller, 'api');
-    const raw = async (method: string, path: string, body?: string, token = TOKEN) => {
-      const r = await fetch(base + path, { method, body, headers: token ? { authorization: `Bearer ${token}` } : {} });
-      return { status: r.status, body: await r.json() };
-    };
-    assert.deepEqual(await raw('GET', '/v1/sessions', undefined, ''), { status: 401, body: { kind: 'Unauthenticated', message: 'Unauthenticated, or invalid token.' } });
-    assert.equal((await raw('GET', '/v1/sessions', undefined, 'wrong')).status, 401);
-    const bad = async (body: unknown) => raw('POST', '/v1/targets:authorize-session', JSON.stringify(body));
-    assert.deepEqual(await bad({}), { status: 400, body: { kind: 'InvalidArgument', message: 'missing required field "target"' } });
-    assert.match((await bad({ target: 'no-port' })).body.message, /^field "target": must be host:port/);
-    assert.match((await bad({ target: echoAddress, ttl: '2d' })).body.message, /ttl/);
-    assert.match((await bad({ target: echoAddress, ttl: '25h' })).body.message, /^field "ttl": must be more than 0s and at most 24h/);
-    assert.match((await bad({ target: echoAddress, connection_limit: 0 })).body.message, /^field "connection_limit"/);
-    assert.match((await bad({ target: echoAddress, connection_limit: -2 })).body.message, /connection_limit/);
-    assert.deepEqual((await bad({ target: echoAddress, tagret: 1 })).body, { kind: 'InvalidArgument', message: 'unknown field "tagret"' });
-    assert.match((await raw('POST', '/v1/targets:authorize-session', '{"target":')).body.message, /^malformed JSON body/);
-    assert.deepEqual(await raw('GET', '/v1/sessions/s_none'), { status: 404, body: { kind: 'NotFound', message: 'session "s_none" not found' } });
-    assert.equal((await raw('POST', '/v1/sessions/s_none:cancel', '{}')).status, 404);
-    assert.equal((await raw('DELETE', '/v1/sessions')).status, 405);
-    assert.equal((await raw('GET', '/v1/nope')).status, 404);
-    await assert.rejects(new GatewayClient({ address: base, token: 'x' }).listSessions(), (e: Error) => e instanceof GatewayApiError && e.status === 401);
-    const sessions = await api.listSessions();
-    assert.ok(sessions.every((s) => s.endpoint.startsWith('tcp://')));
-    assert.equal((await raw('GET', '/v1/workers')).body.items[0].address, worker.worker!.proxyAddress);
-  });
-
-  it('controller /metrics: sessions by status and workers by state', async () => {
-    const r = await fetch(`${ops}/metrics`);
-    assert.equal(r.status, 200);
-    assert.match(r.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
-    const text = await r.text();
-    assert.match(text, /^cairn_gateway_controller_workers\{state="active"\} 1$/m);
-    assert.match(text, /^cairn_gateway_controller_sessions\{status="terminated"\} [1-9]\d*$/m);
-    assert.match(text, /^cairn_gateway_controller_shutting_down 0$/m);
-    assert.match(text, /^process_cpu_seconds_total /m);
-    // The api listener's requests, by route pattern (kernel metrics), in valid exposition format.
-    assert.match(text, /^cairn_http_requests_total\{method="GET",route="workers",status="200"\} [1-9]\d*$/m);
-    assert.match(text, /^cairn_http_requests_total\{method="GET",route="sessions\/:id",status="200"\} [1-9]\d*$/m);
-    assert.ok(parsePrometheusText(text).length > 0);
-  });
-});
-
-describe('gateway sessions: no worker, TLS proxy, worker drain', { timeout: 60_000 }, () => {
-  it('a controller without workers answers 503 to authorize-session; without auth_token every request is 401', async () => {
-    const lone = await startGateway({ config: parseGatewayServerConfig(`controller {\n  auth_token = "${TOKEN}"\n}\n${listener('api')}${listener('cluster')}`, 'c.hcl'), log });
-    const open = await startGateway({ config: parseGatewayServerConfig(`controller {}\n${listener('api')}${listener('cluster')}`, 'c.hcl'), log });
-    try {
-      const client = new GatewayClient({ address: lone.listeners[0].url, token: TOKEN });
-      await assert.rejects(client.authorizeSession({ target: '127.0.0.1:1' }), { status: 503, kind: 'Unavailable', message: 'no worker is available to proxy a session' });
-      await assert.rejects(new GatewayClient({ address: open.listeners[0].url, token: 'anything' }).listSessions(), {
-        status: 401,
-        message: 'the controller has no "auth_token" configured: its api refuses every request',
-      });
-    } finally {
-      await lone.shutdown();
-      await open.shutdown();
-    }
-  });
-
-  it('TLS proxy listener; graceful shutdown drains: state shutdown, new connections refused, exit once the last one closes', async () => {
-    const tlsDir = mkdtempSync(join(tmpdir(), 'cairn-gw-tls-'));
-    const cert = join(tlsDir, 'tls.crt');
-    const key = join(tlsDir, 'tls.key');
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert,
-    ], { stdio: 'ignore' });
-    const echo = net.createServer((s) => s.pipe(s));
-    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
-    const target = `127.0.0.1:${(echo.address() as net.AddressInfo).port}`;
-    const g = await startGateway({
-      config: parseGatewayServerConfig(
-        `controller {\n  auth_token = "${TOKEN}"\n}\nworker {}\n${listener('api')}${listener('cluster')}${listener('ops')}` +
-          `listener "tcp" {\n  purpose = "proxy"\n  address = "127.0.0.1:0"\n  tls_cert_file = "${cert}"\n  tls_key_file = "${key}"\n}\n`,
-        'g.hcl',
-      ),
-      log,
-      statusIntervalMs: 100,
-    });
-    const client = new GatewayClient({ address: g.listeners.find((l) => l.purpose === 'api')!.url, token: TOKEN });
-    try {
-      const s = await waitFor(() => client.authorizeSession({ target }).catch(() => undefined), (x) => x !== undefined);
-      const tls = { caCert: readFileSync(cert, 'utf8') };
-      await assert.rejects(connectSession({ worker: s!.worker_info[0].address, token: s!.authorization_token }), GatewayProxyError, 'plain TCP to a TLS listener');
-      const { socket } = await connectSession({ worker: s!.worker_info[0].address, token: s!.authorization_token, tls });
-      socket.write('tls!');
-      assert.equal(await readBytes(socket, 4), 'tls!');
-
-      let stopped = false;
-      const stopping = g.shutdown().then(() => (stopped = true));
-      await waitFor(() => g.worker!.state, (st) => st === 'shutdown');
-      const ops = g.listeners.find((l) => l.purpose === 'ops')!.url;
-      const during = (await (await fetch(`${ops}/health?worker_info=1`)).json()) as { worker_process_info: { state: string; active_session_count: number } };
-      assert.deepEqual([during.worker_process_info.state, during.worker_process_info.active_session_count], ['shutdown', 1]);
-      await assert.rejects(connectSession({ worker: s!.worker_info[0].address, token: s!.authorization_token, tls, timeoutMs: 2000 }), GatewayProxyError);
-      await new Promise((r) => setTimeout(r, 300));
-      assert.equal(stopped, false, 'waits for the open connection');
-      socket.write('still');
-      assert.equal(await readBytes(socket, 5), 'still', 'the open connection keeps working while draining');
-      socket.end();
-      await stopping;
-    } finally {
-      await client.close();
-      await g.shutdown();
-      echo.close();
-      rmSync(tlsDir, { recursive: true, force: true });
-    }
+  it('a controller restart keeps the session: readable, its open connection kept, new connections authorised', async () => {
+    const s = await admin.authorizeSession(allowed.targetId);
+    const first = await connectSession({ worker: s.worker_info[0].address, token: s.authorization_token });
+    await controller.shutdown();
+    controller = await startController(clusterAddress);
+    await admin.close();
+    admin = new GatewayClient({ address: apiUrl(), token: TOKEN });
+    const read = await admin.readSession(s.session_id);
+    assert.equal(read.status, 'active');
+    await waitFor(() => admin.listWorkers(), (ws) => ws.some((w) => w.name === 'w1'));
+    first.socket.write('still');
+    assert.equal(await readBytes(first.socket, 5), 'still', 'the worker kept the connection');
+    const second = await connectSession({ worker: s.worker_info[0].address, token: s.authorization_token });
+    second.socket.write('again');
+    assert.equal(await readBytes(second.socket, 5), 'again');
+    const now = await admin.readSession(s.session_id);
+    assert.equal(now.connections.length, 2);
+    first.socket.destroy();
+    second.socket.destroy();
   });
 });

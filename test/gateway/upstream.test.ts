@@ -12,7 +12,20 @@ import { silentLogger } from '../../src/kernel/log/logger.js';
 import type { HttpRequest } from '../../src/kernel/http/index.js';
 import { startClusterServer, type ClusterServer, type WorkerStatus } from '../../src/services/gateway/cluster.js';
 import { opsService } from '../../src/services/gateway/health.js';
-import { SessionRegistry } from '../../src/services/gateway/sessions.js';
+import { WorkerDirectory, type SessionAuthority } from '../../src/services/gateway/cluster-authority.js';
+import { ConnectionDenied } from '../../src/services/gateway/sessions.js';
+
+/** These tests watch status reports only: a directory of workers and no sessions. */
+function noSessions(): { sessions: SessionAuthority; directory: WorkerDirectory } {
+  const directory = new WorkerDirectory();
+  const sessions: SessionAuthority = {
+    authorizeConnection: () => Promise.reject(new ConnectionDenied('unknown session authorization token')),
+    connectionClosed: () => Promise.resolve(),
+    toClose: (ids) => [...ids],
+    workerSeen: (w) => directory.record(w),
+  };
+  return { sessions, directory };
+}
 import { Worker } from '../../src/services/gateway/worker.js';
 
 const log = silentLogger();
@@ -37,7 +50,7 @@ describe('worker upstream connection', { timeout: 15_000 }, () => {
   });
 
   it('IDLE → CONNECTING → READY; READY → IDLE → CONNECTING → TRANSIENT_FAILURE when the controller stops; retried by itself; READY when it returns', async () => {
-    let controller: ClusterServer = await startClusterServer({ address: '127.0.0.1:0', sessions: new SessionRegistry() });
+    let controller: ClusterServer = await startClusterServer({ address: '127.0.0.1:0', ...noSessions() });
     cleanup.push(() => controller.close(0));
     const transitions: string[] = [];
     const worker = new Worker({
@@ -80,14 +93,14 @@ describe('worker upstream connection', { timeout: 15_000 }, () => {
     assert.equal(transitions.length, 5, `no other transition while down: ${transitions.join(', ')}`);
     await new Promise((r) => dropper.close(r));
 
-    controller = await startClusterServer({ address: `127.0.0.1:${port}`, sessions: new SessionRegistry() });
+    controller = await startClusterServer({ address: `127.0.0.1:${port}`, ...noSessions() });
     await waitFor(() => worker.upstreamConnectionState(), (s) => s === 'READY');
     assert.equal(transitions.at(-1)?.endsWith('→READY'), true, transitions.join(', '));
     await waitFor(() => controller.workers.has('w1'), (x) => x);
   });
 
   it('worker_auth_token: a worker with the wrong token is refused (UNAUTHENTICATED, never registered); the right one is registered', async () => {
-    const controller = await startClusterServer({ address: '127.0.0.1:0', sessions: new SessionRegistry(), workerAuthToken: 'k1' });
+    const controller = await startClusterServer({ address: '127.0.0.1:0', ...noSessions(), workerAuthToken: 'k1' });
     cleanup.push(() => controller.close(0));
     const impostor = new Worker({ name: 'impostor', upstream: controller.address, log, statusIntervalMs: 100, authToken: 'wrong' });
     const anonymous = new Worker({ name: 'anonymous', upstream: controller.address, log, statusIntervalMs: 100 });
@@ -103,7 +116,7 @@ describe('worker upstream connection', { timeout: 15_000 }, () => {
 
   it('graceful shutdown: state shutdown, one last report with state "shutdown", channel SHUTDOWN', async () => {
     const reports: WorkerStatus[] = [];
-    const controller = await startClusterServer({ address: '127.0.0.1:0', sessions: new SessionRegistry(), onStatus: (s) => reports.push(s) });
+    const controller = await startClusterServer({ address: '127.0.0.1:0', ...noSessions(), onStatus: (s) => reports.push(s) });
     cleanup.push(() => controller.close(0));
     const worker = new Worker({ name: 'w2', upstream: controller.address, log, statusIntervalMs: 200 });
     await worker.start();

@@ -6,7 +6,6 @@
  * is screenshot and checked with axe-core; no console error.
  */
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { axeCheck, callApi, GATEWAY_TOKEN, launchBrowser, loginWithToken, newPage, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
@@ -85,34 +84,29 @@ describe('web UI: discovery, scheduler and gateway', { timeout: 180_000 }, () =>
   });
 
   it('cancels a gateway session', async () => {
-    const echo = net.createServer((s) => s.pipe(s));
-    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
-    try {
-      const target = `127.0.0.1:${(echo.address() as net.AddressInfo).port}`;
-      const gw = dev.printed['Gateway api'];
-      let session: { session_id: string } | undefined;
-      // The worker reports READY shortly after start; until then no session is offered.
-      for (let i = 0; !session && i < 100; i++) {
-        const res = await fetch(`${gw}/v1/targets:authorize-session`, { method: 'POST', headers: { Authorization: `Bearer ${GATEWAY_TOKEN}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ target }) });
-        if (res.ok) session = (await res.json()) as { session_id: string };
-        else await new Promise((r) => setTimeout(r, 100));
-      }
-      assert.ok(session, 'no session authorised');
-      await page.getByRole('link', { name: 'Gateway' }).click();
-      await axeCheck(page, 'gateway token');
-      await page.getByLabel('Gateway API token').fill(GATEWAY_TOKEN);
-      await page.getByRole('button', { name: 'Use token' }).click();
-      await page.getByTestId(`status-${session.session_id}`).filter({ hasText: 'pending' }).waitFor();
-      await axeCheck(page, 'gateway sessions');
-      await shoot(page, '24-gateway-sessions');
-      await page.getByRole('button', { name: `Cancel session ${session.session_id}` }).click();
-      await page.getByTestId(`status-${session.session_id}`).filter({ hasText: /canceling|terminated/ }).waitFor();
-      const read = (await (await fetch(`${gw}/v1/sessions/${session.session_id}`, { headers: { Authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as { status: string };
-      assert.match(read.status, /canceling|terminated/);
-      await shoot(page, '25-gateway-cancelled');
-    } finally {
-      echo.close();
+    // cairn dev's target (the secrets service through the worker), authorised with the recovery token.
+    const target = 'ttcp_1234567890';
+    const gw = dev.printed['Gateway api'];
+    let session: { session_id: string } | undefined;
+    // The worker reports READY shortly after start; until then no session is offered.
+    for (let i = 0; !session && i < 100; i++) {
+      const res = await fetch(`${gw}/v1/targets/${target}:authorize-session`, { method: 'POST', headers: { Authorization: `Bearer ${GATEWAY_TOKEN}`, 'Content-Type': 'application/json' }, body: '{}' });
+      if (res.ok) session = (await res.json()) as { session_id: string };
+      else await new Promise((r) => setTimeout(r, 100));
     }
+    assert.ok(session, 'no session authorised');
+    await page.getByRole('link', { name: 'Gateway' }).click();
+    await axeCheck(page, 'gateway token');
+    await page.getByLabel('Gateway API token').fill(GATEWAY_TOKEN);
+    await page.getByRole('button', { name: 'Use token' }).click();
+    await page.getByTestId(`status-${session.session_id}`).filter({ hasText: 'pending' }).waitFor();
+    await axeCheck(page, 'gateway sessions');
+    await shoot(page, '24-gateway-sessions');
+    await page.getByRole('button', { name: `Cancel session ${session.session_id}` }).click();
+    await page.getByTestId(`status-${session.session_id}`).filter({ hasText: /canceling|terminated/ }).waitFor();
+    const read = (await (await fetch(`${gw}/v1/sessions/${session.session_id}`, { headers: { Authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as { status: string };
+    assert.match(read.status, /canceling|terminated/);
+    await shoot(page, '25-gateway-cancelled');
   });
 
   it('logged no console error on any screen', () => {

@@ -77,6 +77,8 @@ async function runDev(app: App, opts: DevFlags): Promise<number> {
   out(`    Gateway token:   ${gw.token}   (recovery credential)`);
   out(`    Gateway login:   auth method ${gw.login.authMethodId}, login name "${gw.login.loginName}", password "${gw.login.password}"`);
   out(`                     cairn gateway authenticate password -addr=${gw.apiUrl} -auth-method-id=${gw.login.authMethodId} -login-name=${gw.login.loginName}`);
+  out(`    Gateway target:  ${gw.targetId}   (the secrets service on 127.0.0.1, through the worker)`);
+  out(`                     cairn gateway connect -addr=${gw.apiUrl} -target-id=${gw.targetId}   (with GATEWAY_TOKEN from the login)`);
   out(`    Gateway proxy:   ${gw.proxyAddress}`);
   out(`    Gateway health:  ${gw.opsUrl}/health   (worker: ${gw.opsUrl}/health?worker_info=1)`);
   out('');

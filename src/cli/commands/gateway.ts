@@ -1,15 +1,18 @@
 /**
  * Access gateway client commands, through the SDK (src/sdk/gateway.ts):
  *
- * - `cairn gateway authorize-session -target=HOST:PORT [-ttl=1h] [-connection-limit=N]`
- * - `cairn gateway sessions`, `cairn gateway cancel-session ID`, `cairn gateway workers`
- * - `cairn gateway connect -target=HOST:PORT [-listen-addr=127.0.0.1] [-listen-port=0]`:
+ * - `cairn gateway targets authorize-session -id=TARGET_ID [-host-id=…]` prints the
+ *   session authorisation (the reference's `boundary targets authorize-session`);
+ * - `cairn gateway sessions list|read|cancel [-id=…] [-scope-id=…] [-recursive]`;
+ * - `cairn gateway workers` (recovery token);
+ * - `cairn gateway connect -target-id=… [-host-id] [-listen-addr=127.0.0.1] [-listen-port=0]`:
  *   authorises a session, listens locally and carries every local connection through a
- *   worker to the target until Ctrl-C, then cancels the session (the reference's
- *   `connect` command).
+ *   worker to the target until the session ends or Ctrl-C, which cancels it (the
+ *   reference's `boundary connect`).
  *
  * Every command reads `-addr` (else `GATEWAY_ADDR`, default `http://127.0.0.1:9200`) and
- * `-token` (else `GATEWAY_TOKEN`), the controller's api token. Exit codes: 0 ok, 1 the
+ * `-token` (else `GATEWAY_TOKEN`): an auth token (`cairn gateway authenticate`) or the
+ * controller's recovery token. Exit codes: 0 ok, 1 the
  * controller or a worker refused or could not be reached, 2 usage error.
  *
  * @module
@@ -17,7 +20,7 @@
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import type { Command } from 'commander';
-import { connectSession, GatewayApiError, GatewayClient, type GatewaySession } from '../../sdk/index.js';
+import { connectSession, GatewayApiError, GatewayClient, type AuthorizedSession, type GatewaySession } from '../../sdk/index.js';
 import { UsageError } from '../args.js';
 import { type App, commandGroup } from '../context.js';
 import { toJson } from '../format.js';
@@ -69,38 +72,73 @@ export const print = (app: App, opts: CommonOpts, value: unknown, table: () => s
   app.io.stdout(opts.format === 'json' ? `${toJson(value)}\n` : table());
 
 function sessionRows(sessions: readonly GatewaySession[]): string {
-  const rows = [['ID', 'STATUS', 'ENDPOINT', 'CONNECTIONS', 'EXPIRATION']];
-  for (const s of sessions) rows.push([s.id, s.status, s.endpoint, String(s.connections.filter((c) => c.status === 'connected').length), s.expiration_time]);
+  if (sessions.length === 0) return 'No sessions found.\n';
+  const rows = [['ID', 'STATUS', 'TARGET', 'USER', 'ENDPOINT', 'CONNECTIONS', 'EXPIRATION']];
+  for (const s of sessions) {
+    rows.push([s.id, s.status, s.target_id, s.user_id, s.endpoint, String(s.connections.filter((c) => c.status === 'connected').length), s.expiration_time]);
+  }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n') + '\n';
 }
 
-interface AuthorizeOpts {
-  target?: string;
-  ttl?: string;
-  connectionLimit?: string;
+function sessionText(s: GatewaySession): string {
+  const lines = [
+    'Session information:',
+    `  ID:                  ${s.id}`,
+    `  Status:              ${s.status}`,
+    `  Target ID:           ${s.target_id}`,
+    `  User ID:             ${s.user_id}`,
+    `  Scope ID:            ${s.scope_id}`,
+    `  Endpoint:            ${s.endpoint}`,
+    `  Created Time:        ${s.created_time}`,
+    `  Expiration Time:     ${s.expiration_time}`,
+    `  Connection Limit:    ${s.connection_limit}`,
+    `  Version:             ${s.version}`,
+  ];
+  if (s.termination_reason) lines.push(`  Termination Reason:  ${s.termination_reason}`);
+  for (const c of s.connections) lines.push(`  Connection ${c.connection_id}: ${c.status} via ${c.worker_name} from ${c.client_tcp_address}, ${c.bytes_up} bytes up, ${c.bytes_down} down${c.closed_reason ? ` (${c.closed_reason})` : ''}`);
+  return lines.join('\n') + '\n';
 }
 
-function authorizeInput(o: AuthorizeOpts) {
-  if (!o.target) throw new UsageError('missing -target=HOST:PORT');
-  let limit: number | undefined;
-  if (o.connectionLimit !== undefined) {
-    if (!/^-?\d+$/.test(o.connectionLimit)) throw new UsageError(`invalid -connection-limit "${o.connectionLimit}": expected an integer`);
-    limit = Number(o.connectionLimit);
+function credentialLines(s: AuthorizedSession): string[] {
+  if (s.credentials.length === 0) return [];
+  const lines = ['', 'Credentials:'];
+  for (const c of s.credentials) {
+    const src = c.credential_source;
+    lines.push(`  Credential Source ID:   ${src.id}`);
+    if (src.name) lines.push(`  Credential Source Name: ${src.name}`);
+    lines.push(`  Credential Store ID:    ${src.credential_store_id}`, `  Credential Source Type: ${src.type}`);
+    if (src.credential_type) lines.push(`  Credential Type:        ${src.credential_type}`);
+    lines.push(`  Secret:                 ${JSON.stringify(c.credential ?? c.secret.decoded)}`, '');
   }
-  return { target: o.target, ttl: o.ttl, connection_limit: limit };
+  return lines;
+}
+
+interface AuthorizeOpts {
+  id?: string;
+  targetId?: string;
+  hostId?: string;
 }
 
 const authorize: Action<AuthorizeOpts> = async (app, client, opts) => {
-  const s = await client.authorizeSession(authorizeInput(opts));
+  if (!opts.id) throw new UsageError('missing -id=TARGET_ID');
+  const s = await client.authorizeSession(opts.id, opts.hostId ? { host_id: opts.hostId } : {});
   print(app, opts, s, () =>
     [
-      `Session ID            ${s.session_id}`,
-      `Endpoint              ${s.endpoint}`,
-      `Expiration            ${s.expiration}`,
-      `Connection limit      ${s.connection_limit}`,
-      `Workers               ${s.worker_info.map((w) => w.address).join(', ')}`,
-      `Authorization token   ${s.authorization_token}`,
+      'Target information:',
+      `  Authorization Token: ${s.authorization_token}`,
+      `  Connection Limit:    ${s.connection_limit}`,
+      `  Created Time:        ${s.created_time}`,
+      `  Endpoint:            ${s.endpoint}`,
+      `  Expiration:          ${s.expiration}`,
+      `  Host ID:             ${s.host_id}`,
+      `  Scope ID:            ${s.scope?.id ?? ''}`,
+      `  Session ID:          ${s.session_id}`,
+      `  Target ID:           ${s.target_id}`,
+      `  Type:                ${s.type}`,
+      `  User ID:             ${s.user_id}`,
+      `  Workers:             ${s.worker_info.map((w) => w.address).join(', ')}`,
+      ...credentialLines(s),
       '',
     ].join('\n'),
   );
@@ -113,23 +151,32 @@ interface ConnectOpts extends AuthorizeOpts {
   proxyCaCert?: string;
 }
 
+/** How often `connect` reads its session to notice that it ended, in ms (one worker status interval). */
+export const CONNECT_POLL_MS = 1000;
+
 /**
- * `connect`: one session, a local listener, each local connection carried through the
- * first worker the controller offered. Ends on Ctrl-C (or `io.shutdown`) and cancels the
- * session.
+ * `connect` (the reference's `boundary connect`): authorises a session to `-target-id`,
+ * listens locally and carries every accepted connection through the first worker the
+ * controller offered. Ends when the session ends (canceled, expired, its connection limit
+ * used up: read every {@link CONNECT_POLL_MS}) or on Ctrl-C, which cancels the session.
  */
 const connect: Action<ConnectOpts> = async (app, client, opts) => {
+  if (!opts.targetId) throw new UsageError('missing -target-id=TARGET_ID');
   if (!/^\d{1,5}$/.test(opts.listenPort) || Number(opts.listenPort) > 65535) throw new UsageError(`invalid -listen-port "${opts.listenPort}"`);
   const ca = opts.proxyCaCert === undefined ? undefined : readCa(opts.proxyCaCert);
-  const s = await client.authorizeSession(authorizeInput(opts));
+  const s = await client.authorizeSession(opts.targetId, opts.hostId ? { host_id: opts.hostId } : {});
   const worker = s.worker_info[0]?.address;
   if (!worker) throw new Error('the controller offered no worker for the session');
+  const open = new Set<net.Socket>();
   const server = net.createServer((local) => {
+    open.add(local);
+    local.once('close', () => open.delete(local));
     local.pause();
     connectSession({ worker, token: s.authorization_token, tls: ca === undefined ? undefined : { caCert: ca } }).then(
       ({ socket }) => {
         local.on('error', () => socket.destroy());
         socket.on('error', () => local.destroy());
+        socket.once('close', () => local.destroy());
         local.pipe(socket);
         socket.pipe(local);
         local.resume();
@@ -145,24 +192,45 @@ const connect: Action<ConnectOpts> = async (app, client, opts) => {
     server.listen(Number(opts.listenPort), opts.listenAddr, () => resolve());
   });
   const bound = server.address() as net.AddressInfo;
-  const shown = bound.family === 'IPv6' ? `[${bound.address}]:${bound.port}` : `${bound.address}:${bound.port}`;
-  print(app, opts, { session_id: s.session_id, address: shown, endpoint: s.endpoint, expiration: s.expiration, worker }, () =>
+  const info = { address: bound.address, port: bound.port, protocol: 'tcp', expiration: s.expiration, connection_limit: s.connection_limit, session_id: s.session_id, credentials: s.credentials };
+  print(app, opts, info, () =>
     [
-      `Proxy listening on ${shown}`,
-      `Session ID         ${s.session_id}`,
-      `Endpoint           ${s.endpoint}`,
-      `Expiration         ${s.expiration}`,
-      `Worker             ${worker}`,
-      'Press Ctrl-C to stop.',
+      'Proxy listening information:',
+      `  Address:             ${bound.address}`,
+      `  Connection Limit:    ${s.connection_limit}`,
+      `  Expiration:          ${s.expiration}`,
+      `  Port:                ${bound.port}`,
+      `  Protocol:            tcp`,
+      `  Session ID:          ${s.session_id}`,
+      ...credentialLines(s),
       '',
     ].join('\n'),
   );
-  const expired = new Promise<void>((r) => setTimeout(r, Math.max(0, Date.parse(s.expiration) - Date.now())).unref());
-  await Promise.race([waitForShutdown(app), expired]);
+  const ended = await Promise.race([waitForShutdown(app).then(() => undefined), sessionEnd(client, s)]);
   server.close();
-  await client.cancelSession(s.session_id).catch(() => undefined);
+  for (const sock of open) sock.destroy();
+  if (ended === undefined) await client.cancelSession(s.session_id).catch(() => undefined);
+  else app.io.stderr(`Session ${s.session_id} ended: ${ended}.\n`);
   return 0;
 };
+
+/** Resolves with the end reason once the session is canceling or terminated, or at its expiration. */
+async function sessionEnd(client: GatewayClient, s: AuthorizedSession): Promise<string> {
+  const expiresAt = Date.parse(s.expiration);
+  for (let readable = true; ; ) {
+    await new Promise((r) => setTimeout(r, Math.max(0, Math.min(CONNECT_POLL_MS, expiresAt - Date.now()))));
+    if (Date.now() >= expiresAt) return 'expired';
+    if (!readable) continue;
+    try {
+      const now = await client.readSession(s.session_id);
+      if (now.status === 'canceling' || now.status === 'terminated') return now.termination_reason ?? now.status;
+    } catch (err) {
+      if (err instanceof GatewayApiError && err.status === 404) return 'deleted';
+      // Without read permission on the session only its expiration ends the command.
+      if (err instanceof GatewayApiError && err.status === 403) readable = false;
+    }
+  }
+}
 
 function readCa(file: string): string {
   try {
@@ -172,38 +240,57 @@ function readCa(file: string): string {
   }
 }
 
+interface SessionOpts extends CommonOpts {
+  id?: string;
+  scopeId: string;
+  recursive?: boolean;
+}
+
 /** Adds the gateway client commands to the `gateway` group of `program` (made here when absent). */
 export function addGatewayClientCommands(app: App, program: Command): void {
   const group = commandGroup(program, 'gateway', 'access gateway commands');
-  const auth = (cmd: Command) =>
-    common(cmd)
-      .option('--target <host:port>', 'the TCP target')
-      .option('--ttl <duration>', 'session lifetime, e.g. 1h (default 8h, at most 24h)')
-      .option('--connection-limit <n>', 'connections allowed; -1 = unlimited (default)');
-
-  auth(group.command('authorize-session').description('authorise a session to a target and print its authorization token')).action(run(app, authorize));
-  common(group.command('sessions').description('list sessions, newest first')).action(
-    run(app, async (a, client, opts) => {
-      const sessions = await client.listSessions();
-      print(a, opts, sessions, () => sessionRows(sessions));
+  const targets = commandGroup(group, 'targets', 'targets: authorize a session');
+  common(targets.command('authorize-session').description('authorize a session to a target and print its authorization token'))
+    .option('--id <id>', 'the target id (ttcp_…)')
+    .option('--host-id <id>', 'the host to connect to, among the target\'s host sources (default: one at random)')
+    .action(run(app, authorize));
+  const sessions = commandGroup(group, 'sessions', 'sessions: list, read, cancel');
+  common(sessions.command('list').description('list sessions'))
+    .option('--scope-id <id>', 'the scope to list (with -recursive: and those below it)', 'global')
+    .option('--recursive', 'include the scopes below')
+    .action(
+      run<SessionOpts>(app, async (a, client, opts) => {
+        const items = await client.listSessions({ scope_id: opts.scopeId, recursive: opts.recursive ?? false });
+        print(a, opts, items, () => sessionRows(items));
+        return 0;
+      }),
+    );
+  common(sessions.command('read').description('read a session').option('--id <id>', 'the session id (s_…)')).action(
+    run<SessionOpts>(app, async (a, client, opts) => {
+      if (!opts.id) throw new UsageError('missing -id=SESSION_ID');
+      const s = await client.readSession(opts.id);
+      print(a, opts, s, () => sessionText(s));
       return 0;
     }),
   );
-  common(group.command('cancel-session').argument('<id>', 'session ID').description('cancel a session: its connections are closed')).action(
-    run(app, async (a, client, opts, args) => {
-      const s = await client.cancelSession(args[0]);
-      print(a, opts, s, () => `Session ${s.id} is ${s.status}.\n`);
+  common(sessions.command('cancel').description('cancel a session: workers close its connections').option('--id <id>', 'the session id (s_…)')).action(
+    run<SessionOpts>(app, async (a, client, opts) => {
+      if (!opts.id) throw new UsageError('missing -id=SESSION_ID');
+      const s = await client.cancelSession(opts.id);
+      print(a, opts, s, () => sessionText(s));
       return 0;
     }),
   );
-  common(group.command('workers').description('list the workers known to the controller')).action(
+  common(group.command('workers').description('list the workers known to the controller (recovery token)')).action(
     run(app, async (a, client, opts) => {
       const workers = await client.listWorkers();
       print(a, opts, workers, () => workers.map((w) => `${w.name}  ${w.state}  ${w.address}  sessions=${w.active_session_count}`).join('\n') + '\n');
       return 0;
     }),
   );
-  auth(group.command('connect').description('authorise a session and proxy local connections to the target through a worker'))
+  common(group.command('connect').description('authorize a session to a target and proxy local connections to it through a worker'))
+    .option('--target-id <id>', 'the target id (ttcp_…)')
+    .option('--host-id <id>', 'the host to connect to, among the target\'s host sources')
     .option('--listen-addr <host>', 'local address to listen on', '127.0.0.1')
     .option('--listen-port <port>', 'local port to listen on; 0 picks one', '0')
     .option('--proxy-ca-cert <file>', 'PEM CA of a TLS proxy listener (connects with TLS)')

@@ -1,25 +1,25 @@
 /**
- * The controller's API on its `api` listener (default 9200): authorise a session to a
- * target, list, read and cancel sessions, list workers (issue 4 scope 3), and its OpenAPI
- * document (`GET /v1/openapi.json`). Paths, custom
- * verbs (`targets:authorize-session`, `sessions/{id}:cancel`), field names and the error
- * body `{"kind","message"}` follow the reference product's API (reference/gateway.md);
- * targets are plain `host:port` addresses instead of catalogued resources
- * (docs/compatibility.md).
+ * The controller's API on its `api` listener (default 9200): the domain model's routes
+ * (domain/api.ts: scopes, auth methods, accounts, users, groups, roles, auth tokens,
+ * `targets/<id>:authorize-session`, sessions), the Cairn-only worker list
+ * (`GET /v1/workers`, recovery credential), the internal routes through which follower
+ * controllers forward their workers' session calls (cluster-authority.ts) and its OpenAPI
+ * document (`GET /v1/openapi.json`). Field names and the error body `{"kind","message"}`
+ * follow the reference product's API (reference/gateway.md).
  *
  * Outside `/v1/` it serves the two pages the OIDC login ends on (domain/login-pages.ts).
  *
- * The domain model's routes (scopes, auth methods, accounts, users, groups, roles, auth
- * tokens: domain/api.ts) authenticate with auth tokens and check grants; the session and
- * worker routes here still need `Authorization: Bearer <controller { auth_token }>` (the
- * recovery credential); without a configured token they refuse every request (401). On a
- * PostgreSQL state shared by several controllers a follower forwards every domain request
- * that may write (and every one whose token use is due to be recorded) to the leader, and
- * serves the others after a read barrier.
+ * The domain routes authenticate with auth tokens (`Authorization: Bearer` or the split
+ * cookie) and check grants; `workers` needs `Authorization: Bearer <controller {
+ * auth_token }>` (the recovery credential); without a configured token it refuses every
+ * request (401). On a PostgreSQL state shared by several controllers a follower forwards
+ * every domain request that may write (and every one whose token use is due to be
+ * recorded, and the OIDC callback) to the leader, and serves the others after a read
+ * barrier.
  *
  * @module
  */
-import { Type, type TSchema } from '@sinclair/typebox';
+import type { TSchema } from '@sinclair/typebox';
 import {
   badRequest,
   CairnError,
@@ -31,7 +31,6 @@ import {
   parseJsonBody,
   RouteTable,
   serviceOpenapiDocument,
-  splitAddress,
   type HttpRequest,
   type HttpResponse,
   type HttpService,
@@ -39,26 +38,17 @@ import {
 } from '../../kernel/http/index.js';
 import { labelRoute } from '../../kernel/metrics/index.js';
 import type { Leadership } from '../../kernel/store/index.js';
-import { parseDuration } from '../../kernel/util/duration.js';
 import { VERSION } from '../../kernel/version/index.js';
 import { secretsEqual } from '../../kernel/util/sha256.js';
 import type { KnownWorker } from './cluster.js';
-import { DOMAIN_PATHS, serveDomain } from './domain/api.js';
+import { serveClusterForward, type SessionAuthorityOptions } from './cluster-authority.js';
+import { DOMAIN_PATHS, isDomainRoute, serveDomain } from './domain/api.js';
 import { loginPage } from './domain/login-pages.js';
 import type { GatewayDomain } from './domain/domain.js';
 import { GatewayApiError } from './domain/errors.js';
-import type { SessionRegistry, SessionView } from './sessions.js';
-
-/** Default session lifetime: 8 hours, in seconds (the reference's default session maximum). */
-export const DEFAULT_SESSION_TTL_SECONDS = 8 * 3600;
-/** Longest session lifetime accepted: 24 hours, in seconds. */
-export const MAX_SESSION_TTL_SECONDS = 24 * 3600;
-/** A worker whose last status is older than this is not offered to clients, in ms. */
-export const WORKER_STALE_MS = 15_000;
 
 /** What the API reads and changes. */
 export interface ApiDeps {
-  readonly sessions: SessionRegistry;
   /** Workers by name, from their status reports. */
   readonly workers: () => ReadonlyMap<string, KnownWorker>;
   /** The configured bearer token; undefined: every request is refused. */
@@ -69,6 +59,8 @@ export interface ApiDeps {
   readonly domain?: GatewayDomain;
   /** Several controllers on one PostgreSQL state: who leads (followers forward writes). */
   readonly leadership?: Leadership;
+  /** The leader's side of the workers' forwarded session calls (cluster-authority.ts). */
+  readonly cluster?: SessionAuthorityOptions;
 }
 
 interface ApiContext {
@@ -78,49 +70,6 @@ interface ApiContext {
 }
 
 type Route = PathSpec<ApiContext, unknown>;
-
-const authorizeSessionPath: Route = {
-  pattern: 'targets:authorize-session',
-  synopsis: 'Authorise a session to a target and return its authorization token',
-  operations: {
-    update: {
-      summary: 'authorise a session',
-      fields: {
-        target: Type.String({ description: 'host:port of the target' }),
-        ttl: Type.Union([Type.String(), Type.Integer()], { description: 'session lifetime, a duration string or seconds; default 8h, at most 24h' }),
-        connection_limit: Type.Integer({ minimum: -1, description: 'connections allowed; -1 (default) = unlimited' }),
-      },
-      required: ['target'],
-      handle: async ({ deps, input }) => authorizeSession(deps, input),
-    },
-  },
-};
-
-const sessionsPath: Route = {
-  pattern: 'sessions',
-  synopsis: 'List sessions, newest first',
-  operations: { read: { summary: 'list sessions', fields: {}, handle: async ({ deps }) => ({ items: deps.sessions.list(deps.now()) }) } },
-};
-
-const cancelPath: Route = {
-  pattern: 'sessions/:id:cancel',
-  synopsis: 'Cancel a session: its connections are closed, new ones refused',
-  operations: {
-    update: {
-      summary: 'cancel a session',
-      fields: {},
-      handle: async ({ deps, params }) => deps.sessions.cancel(params.id, deps.now()) ?? sessionNotFound(params.id),
-    },
-  },
-};
-
-const sessionPath: Route = {
-  pattern: 'sessions/:id',
-  synopsis: 'Read a session with its connections',
-  operations: {
-    read: { summary: 'read a session', fields: {}, handle: async ({ deps, params }) => deps.sessions.get(params.id, deps.now()) ?? sessionNotFound(params.id) },
-  },
-};
 
 const workersPath: Route = {
   pattern: 'workers',
@@ -150,14 +99,14 @@ const openapiPath: Route = {
   operations: { read: { summary: 'read the OpenAPI document of this API', fields: {}, handle: async () => openapi } },
 };
 
-const table = new RouteTable<ApiContext, unknown>([authorizeSessionPath, sessionsPath, cancelPath, sessionPath, workersPath, openapiPath]);
+const table = new RouteTable<ApiContext, unknown>([workersPath, openapiPath]);
 
 /** Built once from the route table (DESIGN.md "Routes are data"); POST and PUT are one operation here, documented as POST. */
 const openapi = serviceOpenapiDocument(
   {
     title: 'Cairn access gateway controller API',
     description:
-      'HTTP API of the access gateway controller (its `api` listener): the domain model (scopes, auth methods, accounts, users, groups, roles, auth tokens, `:authenticate`), sessions to targets and workers. All API routes are prefixed with `/v1/`; they take an auth token as `Authorization: Bearer <token>` or as the split cookie, the session and worker routes the controller\'s recovery `auth_token`.',
+      'HTTP API of the access gateway controller (its `api` listener): the domain model (scopes, auth methods, accounts, users, groups, roles, auth tokens, `:authenticate`, host catalogs, hosts, host sets, targets and `:authorize-session`, credential stores, libraries, credentials, sessions) and the workers it knows. All API routes are prefixed with `/v1/`; the domain routes take an auth token as `Authorization: Bearer <token>` or as the split cookie, `workers` the controller\'s recovery `auth_token`.',
     version: VERSION,
   },
   [
@@ -172,35 +121,6 @@ for (const p of table.paths) {
   for (const [op, spec] of Object.entries(p.spec.operations)) {
     validators.set(`${p.spec.pattern} ${op}`, new FieldValidator(spec!.fields ?? ({} as Record<string, TSchema>), spec!.required ?? [], `${op} ${p.spec.pattern}`));
   }
-}
-
-function sessionNotFound(id: string): never {
-  throw notFound(`session "${id}" not found`);
-}
-
-function authorizeSession(deps: ApiDeps, input: Record<string, unknown>) {
-  const target = String(input.target);
-  let endpoint: string;
-  try {
-    const { host, port } = splitAddress(target);
-    if (host === '' || host === '0.0.0.0' || port === 0) throw new Error();
-    endpoint = target;
-  } catch {
-    throw badRequest(`field "target": must be host:port with a port from 1 to 65535 (got ${JSON.stringify(target)})`);
-  }
-  const ttl = input.ttl === undefined ? DEFAULT_SESSION_TTL_SECONDS : parseDuration(input.ttl, 'ttl');
-  if (ttl <= 0 || ttl > MAX_SESSION_TTL_SECONDS) throw badRequest(`field "ttl": must be more than 0s and at most 24h (got ${JSON.stringify(input.ttl)})`);
-  const connectionLimit = (input.connection_limit as number | undefined) ?? -1;
-  if (connectionLimit === 0) throw badRequest('field "connection_limit": must be -1 (unlimited) or at least 1');
-  const now = deps.now();
-  const workers = [...deps.workers().values()].filter((w) => w.state === 'active' && w.address !== '' && now - w.lastStatusMs <= WORKER_STALE_MS);
-  if (workers.length === 0) throw new CairnError('unavailable', 'no worker is available to proxy a session');
-  const { session, token } = deps.sessions.authorize({ endpoint, ttlMs: ttl * 1000, connectionLimit }, now);
-  return { ...authorizedView(session), authorization_token: token, worker_info: workers.map((w) => ({ address: w.address })) };
-}
-
-function authorizedView(s: SessionView) {
-  return { session_id: s.id, type: s.type, endpoint: s.endpoint, expiration: s.expiration_time, connection_limit: s.connection_limit };
 }
 
 /** Constant-time comparison of the presented bearer token with the configured one. */
@@ -233,8 +153,8 @@ export function renderApiError(err: CairnError): HttpResponse {
 
 /**
  * The api listener's {@link HttpService}. Errors: 401 missing or wrong bearer token; 404
- * unknown path or session; 405 method not declared; 400 malformed JSON, unknown or
- * invalid fields (named); 503 no active worker for a new session.
+ * unknown path; 405 method not declared; 400 malformed JSON, unknown or invalid fields
+ * (named); the domain routes' errors (domain/api.ts).
  */
 export function apiService(deps: ApiDeps): HttpService {
   return {
@@ -244,9 +164,13 @@ export function apiService(deps: ApiDeps): HttpService {
         const page = loginPage(req);
         if (page) return page;
       }
+      if (rel !== undefined && deps.cluster) {
+        const forwarded = await serveClusterForward(req, rel, deps.cluster);
+        if (forwarded) return forwarded;
+      }
       if (rel !== undefined && deps.domain) {
         const lead = deps.leadership;
-        if (lead && !lead.isLeader && isDomainPath(rel)) {
+        if (lead && !lead.isLeader && isDomainRoute(rel)) {
           // The OIDC callback is a GET that completes a login: the leader holds the pending ones.
           const read = (req.method === 'GET' || req.method === 'HEAD') && !rel.startsWith('auth-methods/oidc:authenticate:callback');
           // A token whose use is due to be recorded goes to the leader too: only it writes.
@@ -275,9 +199,6 @@ export function apiService(deps: ApiDeps): HttpService {
 
 /** How a follower controller forwards a domain write to the leader: the token travels as `Authorization`, cookies too. */
 const FORWARD_STYLE: ForwardStyle = { tokenHeader: 'Authorization', keep: /^(content-type|set-cookie|location|cache-control)$/i, pass: /^cookie$/i };
-
-/** Whether `rel` starts with a domain collection (forwarding must not send session routes to the leader). */
-const isDomainPath = (rel: string) => /^(scopes|auth-methods|accounts|users|groups|roles|auth-tokens)(\/|:|$)/.test(rel);
 
 function parseBody(body: Buffer): Record<string, unknown> {
   if (body.length === 0) return {};

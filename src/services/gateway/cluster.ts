@@ -17,7 +17,8 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { capConnections, DEFAULT_CONNECTION_LIMITS, splitAddress } from '../../kernel/http/index.js';
 import { secretsEqual } from '../../kernel/util/sha256.js';
-import { ConnectionDenied, type SessionRegistry } from './sessions.js';
+import type { SessionAuthority, WorkerDirectory } from './cluster-authority.js';
+import { ConnectionDenied } from './sessions.js';
 
 /** A worker's status report: the `WorkerStatus` message. */
 export interface WorkerStatus {
@@ -32,6 +33,8 @@ export interface WorkerStatus {
   readonly sessions: readonly { readonly session_id: string; readonly connection_count: number }[];
   /** The worker's release, `Cairn v<version>`; `''` from a worker that does not send it. */
   readonly release_version: string;
+  /** The worker's `tags` (key → values), for targets' `egress_worker_filter`. */
+  readonly tags: readonly { readonly key: string; readonly value: string }[];
 }
 
 /** The `StatusResponse` message. */
@@ -76,6 +79,15 @@ export interface KnownWorker {
   readonly state: string;
   /** `Cairn v<version>` as the worker reported it; `''` when it did not. */
   readonly releaseVersion: string;
+  /** The worker's tags: key → values (`worker { tags { … } }`). */
+  readonly tags: Readonly<Record<string, readonly string[]>>;
+}
+
+/** Tags as a record of value lists, from the `Tag` messages. */
+export function tagsOf(tags: WorkerStatus['tags'] | undefined): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const t of tags ?? []) (out[t.key] ??= []).push(t.value);
+  return out;
 }
 
 const CANDIDATES = ['./proto/cluster.proto', '../../../src/services/gateway/proto/cluster.proto'].map((p) => fileURLToPath(new URL(p, import.meta.url)));
@@ -101,8 +113,10 @@ export function clusterService(): grpc.ServiceClientConstructor {
 export interface ClusterServerOptions {
   /** `host:port`; port 0 picks a free port. */
   readonly address: string;
-  /** The controller's sessions, checked by `AuthorizeConnection`. */
-  readonly sessions: SessionRegistry;
+  /** Answers the session calls (the state's sessions, or the leader through a follower). */
+  readonly sessions: SessionAuthority;
+  /** Where reporting workers are recorded. */
+  readonly directory: WorkerDirectory;
   /**
    * When set, every call must carry metadata `authorization: Bearer <workerAuthToken>`
    * (`worker_auth_token` in both configs), else UNAUTHENTICATED.
@@ -121,7 +135,7 @@ export interface ClusterServer {
   /** `host:port` actually bound (the chosen port when 0 was asked). */
   readonly address: string;
   readonly port: number;
-  /** Workers by name, from their latest status report. */
+  /** Workers by name, from their latest status report (and, on the leader, those followers forwarded). */
   readonly workers: ReadonlyMap<string, KnownWorker>;
   /** Stops the server: waits up to `graceMs` for calls in flight, then forces. */
   close(graceMs?: number): Promise<void>;
@@ -140,7 +154,7 @@ export const WORKER_AUTH_METADATA = 'authorization';
 export async function startClusterServer(options: ClusterServerOptions): Promise<ClusterServer> {
   const now = options.now ?? (() => Date.now());
   const { sessions, workerAuthToken } = options;
-  const workers = new Map<string, KnownWorker>();
+  const workers = options.directory;
   /** Why a call is refused before it is handled, or undefined. */
   const refusal = (call: grpc.ServerUnaryCall<unknown, unknown>, workerName: string): Partial<grpc.StatusObject> | undefined => {
     if (workerAuthToken !== undefined) {
@@ -158,9 +172,17 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
       const s = call.request;
       const refused = refusal(call, s.name);
       if (refused) return callback(refused);
-      workers.set(s.name, { name: s.name, address: s.address, lastStatusMs: now(), sessionCount: s.session_count, state: s.state || 'unknown', releaseVersion: s.release_version ?? '' });
+      sessions.workerSeen({
+        name: s.name,
+        address: s.address,
+        lastStatusMs: now(),
+        sessionCount: s.session_count,
+        state: s.state || 'unknown',
+        releaseVersion: s.release_version ?? '',
+        tags: tagsOf(s.tags),
+      });
       options.onStatus?.(s);
-      callback(null, { cancel_session_ids: sessions.toClose(s.sessions.map((x) => x.session_id), now()) });
+      callback(null, { cancel_session_ids: sessions.toClose(s.sessions.map((x) => x.session_id)) });
     },
     AuthorizeConnection: (
       call: grpc.ServerUnaryCall<AuthorizeConnectionRequest, AuthorizeConnectionResponse>,
@@ -169,23 +191,19 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
       const r = call.request;
       const refused = refusal(call, r.worker_name);
       if (refused) return callback(refused);
-      try {
-        const g = sessions.authorizeConnection(r.authorization_token, r.worker_name, r.client_address, now());
-        callback(null, { session_id: g.sessionId, connection_id: g.connectionId, endpoint: g.endpoint, expiration_unix_ms: g.expirationMs });
-      } catch (err) {
-        if (!(err instanceof ConnectionDenied)) throw err;
-        callback({ code: grpc.status.PERMISSION_DENIED, details: err.message });
-      }
+      sessions.authorizeConnection(r).then(
+        (g) => callback(null, g),
+        (err: Error) => callback({ code: err instanceof ConnectionDenied ? grpc.status.PERMISSION_DENIED : grpc.status.UNAVAILABLE, details: err.message }),
+      );
     },
     ConnectionClosed: (call: grpc.ServerUnaryCall<ConnectionClosedRequest, object>, callback: grpc.sendUnaryData<object>) => {
       const r = call.request;
       const refused = refusal(call, r.worker_name);
       if (refused) return callback(refused);
-      sessions.connectionClosed(
-        { sessionId: r.session_id, connectionId: r.connection_id, bytesUp: r.bytes_up, bytesDown: r.bytes_down, reason: r.reason },
-        now(),
+      sessions.connectionClosed(r).then(
+        () => callback(null, {}),
+        (err: Error) => callback({ code: grpc.status.UNAVAILABLE, details: err.message }),
       );
-      callback(null, {});
     },
   });
   // Connections are accepted by our own socket server and handed to gRPC, so the
@@ -208,7 +226,9 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
   return {
     address: `${host}:${port}`,
     port,
-    workers,
+    get workers() {
+      return workers.workers;
+    },
     close: (graceMs = 1000) =>
       new Promise<void>((resolve) => {
         sockets.close();

@@ -94,6 +94,7 @@ export const gatewayServerSchema = {
     description: cfg.string(),
     initial_upstreams: cfg.list('string', { doc: 'controller cluster addresses; default 127.0.0.1:9201, or the own cluster listener in a combined process' }),
     worker_auth_token: cfg.string({ doc: "token presented to the controller (its worker_auth_token); in a combined process the controller's is used when unset" }),
+    tags: cfg.raw({ doc: 'worker tags: key → a string or a list of strings (the reference\'s `tags { type = ["prod"] }`), matched by targets\' egress_worker_filter' }),
   }),
   listener: cfg.labelled(listenerKeys, { labels: ['tcp'], repeated: true, doc: 'one block per listening address' }),
   ui: cfg.block({ enabled: cfg.bool({ default: false, doc: 'serve the web UI\'s gateway section at /ui/ on the controller\'s api listeners' }) }),
@@ -157,6 +158,8 @@ export interface GatewayWorkerConfig {
   readonly initialUpstreams: readonly string[];
   /** Presented to the controller on every call; in a combined process defaults to the controller's. */
   readonly workerAuthToken?: string;
+  /** `tags`: key → values. */
+  readonly tags: Readonly<Record<string, readonly string[]>>;
 }
 
 /** The gateway's configuration, validated and typed. */
@@ -244,6 +247,7 @@ function fromRaw(raw: Raw, file: string, env: ConfigEnv): GatewayServerConfig {
       description: w.description,
       initialUpstreams: upstreams,
       workerAuthToken: secretKey(w, 'worker_auth_token', env) ?? controller?.workerAuthToken,
+      tags: workerTags(w.tags, w.$at),
     };
   }
   const healthEnabled = count('ops') > 0 && ((controller !== undefined && count('api') > 0) || worker !== undefined);
@@ -355,7 +359,7 @@ export function devGatewayConfig(addresses: DevGatewayAddresses, authToken: stri
   return {
     file: 'cairn dev',
     controller: { name: 'dev-controller', gracefulShutdownWaitMs: 0, authToken, workerAuthToken, dataDir, authTokenTtlSeconds: 7 * 24 * 3600, authTokenStaleSeconds: 24 * 3600 },
-    worker: { name: 'dev-worker', initialUpstreams: [], workerAuthToken },
+    worker: { name: 'dev-worker', initialUpstreams: [], workerAuthToken, tags: {} },
     listeners: purposes.map((purpose) => ({ purpose, address: withPort(addresses[purpose], DEFAULT_PORTS[purpose]) })),
     healthEnabled: true,
   };
@@ -364,4 +368,23 @@ export function devGatewayConfig(addresses: DevGatewayAddresses, authToken: stri
 /** Kernel listener options for an api or ops listener. */
 export function toListenerOptions(l: GatewayListenerConfig): ListenerOptions {
   return { ...l.limits, address: l.address, tls: l.tls };
+}
+
+/**
+ * The worker's `tags` block: each key a string or a list of strings (HCL gives a block as
+ * an object, or a list of objects when repeated).
+ * @throws {ConfigError} naming `tags` and the key for any other value.
+ */
+function workerTags(raw: unknown, at: BlockAt): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  if (raw === undefined) return out;
+  for (const block of Array.isArray(raw) ? raw : [raw]) {
+    if (typeof block !== 'object' || block === null) throw blockError(at, 'tags', '"tags" must be a block of key = ["value", ...]');
+    for (const [key, v] of Object.entries(block as Record<string, unknown>)) {
+      const values = typeof v === 'string' ? [v] : v;
+      if (!Array.isArray(values) || values.some((x) => typeof x !== 'string')) throw blockError(at, 'tags', `"tags": "${key}" must be a string or a list of strings`);
+      (out[key] ??= []).push(...(values as string[]));
+    }
+  }
+  return out;
 }

@@ -8,7 +8,7 @@
  */
 import type { ServiceMetrics } from '../../kernel/metrics/index.js';
 import type { ClusterServer } from './cluster.js';
-import type { SessionRegistry, SessionStatus } from './sessions.js';
+import type { SessionStatus, SessionStore } from './sessions.js';
 import type { UpstreamConnectionState, Worker, WorkerState } from './worker.js';
 
 const UPSTREAM_STATES: readonly UpstreamConnectionState[] = ['IDLE', 'CONNECTING', 'READY', 'TRANSIENT_FAILURE', 'SHUTDOWN'];
@@ -19,7 +19,7 @@ const SESSION_STATUSES: readonly SessionStatus[] = ['pending', 'active', 'cancel
 export interface MetricsSources {
   readonly controller?: {
     readonly cluster: ClusterServer;
-    readonly sessions: SessionRegistry;
+    readonly sessions: SessionStore;
     readonly shuttingDown: () => boolean;
     readonly now: () => number;
   };
@@ -47,7 +47,7 @@ export function observeGateway(metrics: ServiceMetrics, sources: MetricsSources)
       help: 'Sessions held by this controller, by status.',
       labelNames: ['status'],
       read: () => {
-        const counts = controller.sessions.countByStatus(controller.now());
+        const counts = controller.sessions.countByStatus();
         return SESSION_STATUSES.map((status) => [{ status }, counts[status]] as const);
       },
     });

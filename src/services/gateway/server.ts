@@ -26,7 +26,8 @@ import { startClusterServer, type ClusterServer } from './cluster.js';
 import { toListenerOptions, type GatewayServerConfig, type ListenerPurpose } from './config.js';
 import { opsService } from './health.js';
 import { observeGateway } from './metrics.js';
-import { SessionRegistry } from './sessions.js';
+import { sessionAuthority, WorkerDirectory, type SessionAuthorityOptions } from './cluster-authority.js';
+import type { SessionStore } from './sessions.js';
 import { Worker } from './worker.js';
 
 /** Options of {@link startGateway}. */
@@ -43,6 +44,8 @@ export interface GatewayOptions {
   readonly tokenReapIntervalMs?: number;
   /** Pause between rounds of renewing credential store tokens, in ms (tests shorten it); default 10000. */
   readonly credentialRenewIntervalMs?: number;
+  /** Pause between the leader's session sweeps (expiry), in ms; default 1000. */
+  readonly sessionSweepIntervalMs?: number;
   /** Told the admin login once, when this controller made the initial resources (for the operator's eyes: never log it). */
   readonly onBootstrap?: (login: BootstrapLogin) => void;
 }
@@ -59,8 +62,8 @@ export interface Gateway {
   readonly controllerName?: string;
   /** The controller's cluster gRPC server (workers it knows, its address). */
   readonly cluster?: ClusterServer;
-  /** The controller's sessions. */
-  readonly sessions?: SessionRegistry;
+  /** The controller's sessions (in its state). */
+  readonly sessions?: SessionStore;
   /** The controller's domain model (scopes, users, roles, …) and its state. */
   readonly domain?: GatewayDomain;
   /**
@@ -92,7 +95,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const closers: Array<() => Promise<void>> = [];
   const opsListeners: Listener[] = [];
   let cluster: ClusterServer | undefined;
-  let sessions: SessionRegistry | undefined;
+  let sessions: SessionStore | undefined;
   let worker: Worker | undefined;
   let shuttingDown = false;
   let controllerName: string | undefined;
@@ -106,12 +109,33 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (config.controller) {
       controllerName = config.controller.name || genName('c');
       const clusterConf = config.listeners.find((l) => l.purpose === 'cluster')!;
-      const cs = await openController({ config: config.controller, log, now, bootstrap: options.bootstrap, reapIntervalMs: options.tokenReapIntervalMs, credentialRenewIntervalMs: options.credentialRenewIntervalMs, onBootstrap: options.onBootstrap });
+      const directory = new WorkerDirectory();
+      const cs = await openController({
+        config: config.controller,
+        log,
+        now,
+        bootstrap: options.bootstrap,
+        reapIntervalMs: options.tokenReapIntervalMs,
+        credentialRenewIntervalMs: options.credentialRenewIntervalMs,
+        onBootstrap: options.onBootstrap,
+        workers: directory,
+        sessionSweepIntervalMs: options.sessionSweepIntervalMs,
+      });
       controllerState = cs;
-      sessions = new SessionRegistry();
+      sessions = cs.domain.sessions;
+      const authority: SessionAuthorityOptions = {
+        sessions,
+        writable: () => cs.domain.state.isWritable,
+        directory,
+        leadership: cs.leadership,
+        workerAuthToken: config.controller.workerAuthToken,
+        now,
+        onForwardError: (err) => log.debug({ err: err.message }, 'cannot forward a worker status to the leader'),
+      };
       cluster = await startClusterServer({
         address: clusterConf.address,
-        sessions,
+        sessions: sessionAuthority(authority),
+        directory,
         now,
         workerAuthToken: config.controller.workerAuthToken,
         maxConnections: clusterConf.limits?.maxConnections,
@@ -119,10 +143,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       if (!config.controller.workerAuthToken) log.warn('controller has no "worker_auth_token": any process that reaches its cluster listener is taken as a worker');
       const c = cluster;
       closers.push(() => c.close());
-      const gatewayApi = apiService({ sessions, workers: () => c.workers, authToken: config.controller.authToken, now, domain: cs.domain, leadership: cs.leadership });
+      const gatewayApi = apiService({ workers: () => c.workers, authToken: config.controller.authToken, now, domain: cs.domain, leadership: cs.leadership, cluster: authority });
       // `ui { enabled = true }`: the UI's gateway section (and the `ui_services` others) beside the API, as the other services serve theirs.
       const apiSvc = config.ui ? withUi(gatewayApi, { self: 'gateway', others: () => config.uiServices ?? {} }) : gatewayApi;
-      if (!config.controller.authToken) log.warn('controller has no "auth_token" (recovery credential): its session api refuses every request');
+      if (!config.controller.authToken) log.warn('controller has no "auth_token" (recovery credential): its workers api refuses every request');
       let first: string | undefined;
       for (const l of config.listeners.filter((x) => x.purpose === 'api')) {
         const api = await listen(toListenerOptions(l), instrumentHttp(apiSvc, metrics), log);
@@ -145,6 +169,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         log,
         statusIntervalMs: options.statusIntervalMs,
         authToken: config.worker.workerAuthToken,
+        tags: config.worker.tags,
         proxy: proxy && { address: proxy.address, tls: proxy.tls, maxConnections: proxy.limits?.maxConnections },
       });
       await worker.start();

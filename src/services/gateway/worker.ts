@@ -55,6 +55,8 @@ export interface WorkerOptions {
   readonly statusTimeoutMs?: number;
   /** Sent as `authorization: Bearer …` metadata on every call (`worker_auth_token`). */
   readonly authToken?: string;
+  /** `worker { tags { … } }`: key → values, reported with every status (targets' `egress_worker_filter`). */
+  readonly tags?: Readonly<Record<string, readonly string[]>>;
   /** Called on every change of the upstream channel's connectivity state, in order (metrics, tests). */
   readonly onUpstreamStateChange?: (from: UpstreamConnectionState, to: UpstreamConnectionState) => void;
   /** The proxy listener (`listener "tcp" { purpose = "proxy" }`); none: no sessions here. */
@@ -88,12 +90,14 @@ export class Worker {
   private readonly proxyServer: ProxyServer | undefined;
   private readonly metadata = new grpc.Metadata();
   private warnedUnauthenticated = false;
+  private readonly tags: WorkerStatus['tags'];
 
   constructor(options: WorkerOptions) {
     this.name = options.name;
     this.upstream = options.upstream;
     this.log = options.log;
     this.onStateChange = options.onUpstreamStateChange;
+    this.tags = Object.entries(options.tags ?? {}).flatMap(([key, values]) => values.map((value) => ({ key, value })));
     if (options.authToken !== undefined) this.metadata.set(WORKER_AUTH_METADATA, `Bearer ${options.authToken}`);
     this.intervalMs = options.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS;
     this.timeoutMs = options.statusTimeoutMs ?? Math.max(500, this.intervalMs);
@@ -211,6 +215,7 @@ export class Worker {
       address: this.proxyAddress ?? '',
       sessions,
       release_version: `Cairn v${VERSION}`,
+      tags: this.tags,
     };
     const call = this.unary<WorkerStatus, StatusResponse>('Status', status, this.timeoutMs).then(
       (r) => {

@@ -26,9 +26,11 @@ import { roleRoutes } from './roles.js';
 import type { DomainRoute } from './route.js';
 import { scopeRoutes } from './scopes.js';
 import { targetRoutes } from './targets.js';
+import { authorizeSessionRoute } from './authorize-session.js';
+import { sessionRoutes } from './sessions-api.js';
 
 /** Every domain route. */
-export const DOMAIN_ROUTES: readonly DomainRoute[] = [...scopeRoutes(), ...authenticateRoutes(), ...authMethodRoutes(), ...principalRoutes(), ...roleRoutes(), ...authTokenRoutes(), ...hostRoutes(), ...targetRoutes(), ...credentialStoreRoutes(), ...credentialLibraryRoutes(), ...credentialRoutes()];
+export const DOMAIN_ROUTES: readonly DomainRoute[] = [...scopeRoutes(), ...authenticateRoutes(), ...authMethodRoutes(), ...principalRoutes(), ...roleRoutes(), ...authTokenRoutes(), ...hostRoutes(), ...targetRoutes(), ...credentialStoreRoutes(), ...credentialLibraryRoutes(), ...credentialRoutes(), authorizeSessionRoute, ...sessionRoutes()];
 
 type Methods = Partial<Record<DomainRoute['method'], DomainRoute>>;
 
@@ -67,6 +69,9 @@ const routes = table(DOMAIN_ROUTES);
 
 /** The domain paths with their operations, for the controller's OpenAPI document (api.ts). */
 export const DOMAIN_PATHS = routes.paths;
+
+/** Whether `rel` (the path after `/v1/`) is a domain route (a follower forwards those that may write). */
+export const isDomainRoute = (rel: string): boolean => routes.match(rel) !== undefined;
 
 /**
  * Serves `req` when its path is a domain route (`rel` is the path after `/v1/`); undefined

@@ -34,14 +34,25 @@ export interface BootstrapLogin {
 
 /** Options of {@link bootstrapDomain}. */
 export interface BootstrapOptions {
-  /** `cairn dev`: the reference's fixed dev ids and the password `password` (or this one). */
-  readonly dev?: { readonly password?: string };
+  /**
+   * `cairn dev`: the reference's fixed dev ids and the password `password` (or this one);
+   * `targetPort`: also make the dev target on 127.0.0.1 at that port (bootstrap-dev.ts).
+   */
+  readonly dev?: { readonly password?: string; readonly targetPort?: number };
 }
 
 /** Grants of the "Login Grants" role (`u_anon`; the reference's `database init`). */
 export const LOGIN_GRANTS = ['ids=*;type=scope;actions=list,no-op', 'ids=*;type=auth-method;actions=authenticate,list'];
-/** Grants of the "Authenticated User Grants" role (`u_auth`). */
-export const AUTHENTICATED_GRANTS = [...LOGIN_GRANTS, 'ids={{.Account.Id}};actions=read,change-password', 'ids=*;type=auth-token;actions=list,read:self,delete:self'];
+/**
+ * Grants of the "Authenticated User Grants" role (`u_auth`); the last one lets every user
+ * list, read and cancel their own sessions (the reference's default session grants).
+ */
+export const AUTHENTICATED_GRANTS = [
+  ...LOGIN_GRANTS,
+  'ids={{.Account.Id}};actions=read,change-password',
+  'ids=*;type=auth-token;actions=list,read:self,delete:self',
+  'ids=*;type=session;actions=list,read:self,cancel:self',
+];
 /** Grants of the "Administration" role (the admin user). */
 export const ADMIN_GRANTS = ['ids=*;type=*;actions=*'];
 

@@ -16,8 +16,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../../../kernel/log/logger.js';
 import { ExpiryReaper, openAgentState, type StateLeadership } from '../../../kernel/store/index.js';
+import type { WorkerDirectory } from '../cluster-authority.js';
 import type { GatewayControllerConfig } from '../config.js';
 import { bootstrapDomain, bootstrapSecret, type BootstrapLogin, type BootstrapOptions } from './bootstrap.js';
+import { bootstrapDevTarget } from './bootstrap-dev.js';
 import { GATEWAY_TABLES, T, type AuthTokenDoc } from './docs.js';
 import { GatewayDomain } from './domain.js';
 import { tokenEndMs } from './tokens.js';
@@ -39,7 +41,14 @@ export interface ControllerStateOptions {
   readonly credentialRenewIntervalMs?: number;
   /** Called once when this controller made the initial resources (at open on SQLite, on leading on PostgreSQL). */
   readonly onBootstrap?: (login: BootstrapLogin) => void;
+  /** The workers the cluster server records (the domain offers them to new sessions). */
+  readonly workers?: WorkerDirectory;
+  /** Pause between the leader's passes over sessions (expiry, deletion of old terminated ones), in ms; default 1000. */
+  readonly sessionSweepIntervalMs?: number;
 }
+
+/** Default pause between session sweeps: 1 s, in ms (expiry is seen within a worker status interval). */
+export const SESSION_SWEEP_INTERVAL_MS = 1000;
 
 /** An opened controller state. */
 export interface ControllerState {
@@ -77,7 +86,7 @@ export async function openController(o: ControllerStateOptions): Promise<Control
     log,
     applicationName: 'cairn-gateway',
   });
-  const domain = new GatewayDomain({ state, log, now: o.now, tokenTtlSeconds: config.authTokenTtlSeconds, tokenStaleSeconds: config.authTokenStaleSeconds, recoveryToken: config.authToken, credentialHmacKey: credentialHmacKey(key) });
+  const domain = new GatewayDomain({ state, log, now: o.now, tokenTtlSeconds: config.authTokenTtlSeconds, tokenStaleSeconds: config.authTokenStaleSeconds, recoveryToken: config.authToken, credentialHmacKey: credentialHmacKey(key), workers: o.workers });
   const renewer = new VaultTokenRenewer(domain, o.credentialRenewIntervalMs);
   const reaper = new ExpiryReaper<AuthTokenDoc>({
     state,
@@ -89,17 +98,39 @@ export async function openController(o: ControllerStateOptions): Promise<Control
     intervalMs: o.reapIntervalMs,
   });
   let login: BootstrapLogin | undefined;
+  let sweeper: NodeJS.Timeout | undefined;
+  const sweep = () => {
+    sweeper = setTimeout(() => {
+      domain.sessions.sweep().then(
+        () => sweeper && sweep(),
+        (err: Error) => {
+          log.warn({ err: err.message }, 'session sweep failed');
+          if (sweeper) sweep();
+        },
+      );
+    }, o.sessionSweepIntervalMs ?? SESSION_SWEEP_INTERVAL_MS);
+  };
+  const stopSweep = () => {
+    clearTimeout(sweeper);
+    sweeper = undefined;
+  };
   const lead = async () => {
     const made = await bootstrapDomain(domain, o.bootstrap, secret);
     secret = undefined;
+    const port = o.bootstrap?.dev?.targetPort;
+    if (port !== undefined) await bootstrapDevTarget(domain, port);
     if (made) {
       login = made;
       o.onBootstrap?.(made);
     }
     reaper.start();
     renewer.start();
+    // Only the writer expires sessions; a follower sees the result through the feed.
+    stopSweep();
+    sweep();
   };
   const follow = async () => {
+    stopSweep();
     await reaper.stop();
     await renewer.stop();
   };
@@ -121,6 +152,7 @@ export async function openController(o: ControllerStateOptions): Promise<Control
       leadership?.start();
     },
     async close() {
+      stopSweep();
       await leadership?.stop();
       await reaper.stop();
       await renewer.stop();

@@ -11,6 +11,8 @@ import type { HttpRequest } from '../../../kernel/http/index.js';
 import type { Logger } from '../../../kernel/log/logger.js';
 import type { StateStore } from '../../../kernel/store/index.js';
 import { secretsEqual } from '../../../kernel/util/sha256.js';
+import { WorkerDirectory } from '../cluster-authority.js';
+import { SessionStore } from '../sessions.js';
 import { Acl, type AclRole } from './acl.js';
 import { T, type AuthTokenDoc, type GroupDoc, type RoleDoc, type ScopeDoc } from './docs.js';
 import { unauthenticatedError } from './errors.js';
@@ -32,6 +34,8 @@ export interface GatewayDomainOptions {
   readonly recoveryToken?: string;
   /** The key the `*_hmac` fields of credential stores and credentials are made with (credential-hmac.ts); default: a random one. */
   readonly credentialHmacKey?: Uint8Array;
+  /** The workers this controller knows (new sessions are offered those that are active); default none. */
+  readonly workers?: WorkerDirectory;
 }
 
 /** Who sent a request. */
@@ -53,6 +57,10 @@ export class GatewayDomain {
   private readonly recoveryToken?: string;
   /** See {@link GatewayDomainOptions.credentialHmacKey}. */
   readonly credentialHmacKey: Uint8Array;
+  /** Workers known to this controller (cluster.ts, cluster-authority.ts). */
+  readonly workers: WorkerDirectory;
+  /** The sessions in the state (sessions.ts). */
+  readonly sessions: SessionStore;
   /** Parsed grants per role, valid while the role's ModifyIndex is unchanged. */
   private readonly parsed = new Map<string, { index: number; grants: Grant[] }>();
 
@@ -64,6 +72,8 @@ export class GatewayDomain {
     this.tokenStaleSeconds = o.tokenStaleSeconds;
     this.recoveryToken = o.recoveryToken;
     this.credentialHmacKey = o.credentialHmacKey ?? randomBytes(32);
+    this.workers = o.workers ?? new WorkerDirectory();
+    this.sessions = new SessionStore(this);
   }
 
   /** The current time as RFC 3339. */

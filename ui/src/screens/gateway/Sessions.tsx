@@ -1,7 +1,7 @@
 /**
  * Gateway: workers with their upstream details (address, state, last status, active
  * sessions, release version) and sessions with cancel (`GET /v1/workers`,
- * `GET /v1/sessions`, `POST /v1/sessions/{id}:cancel`), with the gateway token of
+ * `GET /v1/sessions?scope_id=global&recursive=true`, `POST /v1/sessions/{id}:cancel`), with the gateway token of
  * GatewaySection.tsx.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -30,8 +30,8 @@ interface GwSession {
 /** The workers and sessions screen (the gateway login is GatewaySection.tsx's). */
 export function Sessions() {
   const queries = useQueryClient();
-  const workers = useQuery({ queryKey: ['gateway', 'workers'], queryFn: () => api<{ items: Worker[] }>('gateway', '/v1/workers').then((r) => r.items), refetchInterval: 5000 });
-  const sessions = useQuery({ queryKey: ['gateway', 'sessions'], queryFn: () => api<{ items: GwSession[] }>('gateway', '/v1/sessions').then((r) => r.items), refetchInterval: 5000 });
+  const workers = useQuery({ queryKey: ['gateway', 'workers'], queryFn: () => api<{ items: Worker[] }>('gateway', '/v1/workers').then((r) => r.items ?? []), refetchInterval: 5000 });
+  const sessions = useQuery({ queryKey: ['gateway', 'sessions'], queryFn: () => api<{ items?: GwSession[] }>('gateway', '/v1/sessions?scope_id=global&recursive=true').then((r) => r.items ?? []), refetchInterval: 5000 });
   const [error, setError] = useState<unknown>();
   const cancel = async (id: string) => {
     setError(undefined);

@@ -1,0 +1,129 @@
+/**
+ * `POST /v1/targets/<id>:authorize-session` (reference: Boundary's targets API and
+ * https://developer.hashicorp.com/boundary/docs/concepts/domain-model/sessions): the
+ * caller needs the target's `authorize-session` grant; the controller picks a host (the
+ * body's `host_id`, else one at random from the target's host sets, else the target's
+ * `address`) and the target's `default_port`, the workers whose name and tags match the
+ * target's `egress_worker_filter` (active, reported within 15 s), makes a `pending`
+ * session lasting `session_max_seconds` with `session_connection_limit` connections,
+ * brokers the target's credentials (broker.ts) and replies with the session
+ * authorisation as the bare item (the reference's `response_body: "item"`): `session_id`,
+ * `target_id`, `scope`, `created_time`, `user_id`, `host_set_id`, `host_id`, `type`,
+ * `authorization_token` (shown only here), `endpoint` (`tcp://host:port`),
+ * `expiration`, `connection_limit`, `worker_info` (`[{address}]`), `credentials`.
+ *
+ * @module
+ */
+import { compileFilter, FilterError } from '../../../kernel/bexpr/index.js';
+import type { KnownWorker } from '../cluster.js';
+import { brokerCredentials } from './broker.js';
+import { T, type HostDoc, type HostSetDoc, type TargetDoc } from './docs.js';
+import type { GatewayDomain } from './domain.js';
+import { GatewayApiError, invalidFields, resourceNotFound } from './errors.js';
+import { Input } from './input.js';
+import { authorize, scopeInfo } from './resource.js';
+import { ok, type DomainRoute } from './route.js';
+
+/** A worker whose last status is older than this is not offered to clients, in ms. */
+export const WORKER_STALE_MS = 15_000;
+
+/** `host:port`, with brackets around an IPv6 host. */
+const joinHostPort = (host: string, port: number) => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
+
+/** The host to connect to: `{ address, hostId?, hostSetId? }`. @throws 400 naming `host_id`, or when the target has no host. */
+function pickHost(d: GatewayDomain, target: TargetDoc, hostId: string | undefined): { address: string; hostId?: string; hostSetId?: string } {
+  const candidates: Array<{ host: HostDoc; setId: string }> = [];
+  for (const setId of target.host_source_ids) {
+    const set = d.state.get<HostSetDoc>(T.hostSets, setId);
+    for (const id of set?.host_ids ?? []) {
+      const host = d.state.get<HostDoc>(T.hosts, id);
+      if (host) candidates.push({ host, setId });
+    }
+  }
+  if (hostId !== undefined) {
+    const hit = candidates.find((c) => c.host.id === hostId);
+    if (!hit) throw invalidFields({ host_id: 'The host is not in any of the target\'s host sources.' });
+    return { address: hit.host.attributes.address, hostId, hostSetId: hit.setId };
+  }
+  if (candidates.length > 0) {
+    const c = candidates[Math.floor(Math.random() * candidates.length)];
+    return { address: c.host.attributes.address, hostId: c.host.id, hostSetId: c.setId };
+  }
+  if (target.address) return { address: target.address };
+  throw new GatewayApiError('bad_request', 'FailedPrecondition', 'No host sources or address found for given target.');
+}
+
+/** Active workers reported within {@link WORKER_STALE_MS} that have a proxy listener and match `filter`. */
+function pickWorkers(d: GatewayDomain, filter: string | undefined): KnownWorker[] {
+  const now = d.now();
+  const compiled = filter ? compileFilter(filter) : undefined;
+  return [...d.workers.workers.values()].filter((w) => {
+    if (w.state !== 'active' || w.address === '' || now - w.lastStatusMs > WORKER_STALE_MS) return false;
+    if (!compiled) return true;
+    try {
+      return compiled.matches({ name: w.name, tags: w.tags });
+    } catch (err) {
+      if (err instanceof FilterError) return false;
+      throw err;
+    }
+  });
+}
+
+/**
+ * The route. Errors: 404 unknown target; 403 without `authorize-session` on it; 400
+ * `host_id` not in the target's host sets, unknown body fields, a target without hosts,
+ * a brokering failure (broker.ts); 503 `Unavailable` when no worker matches.
+ */
+export const authorizeSessionRoute: DomainRoute = {
+  method: 'POST',
+  pattern: 'targets/:id:authorize-session',
+  summary: 'authorize a session to a target',
+  handle: async ({ d, req, params, caller }) => {
+    const target = d.state.get<TargetDoc>(T.targets, params.id);
+    if (!target) throw resourceNotFound();
+    authorize(caller, { id: target.id, type: 'target', scopeId: target.scope_id! }, 'authorize-session');
+    const input = Input.parse(req.body);
+    const hostId = input.string('host_id') ?? undefined;
+    input.done('id', 'scope_id', 'name', 'scope_name');
+    const host = pickHost(d, target, hostId);
+    let workers: KnownWorker[];
+    try {
+      workers = pickWorkers(d, target.egress_worker_filter);
+    } catch (err) {
+      if (err instanceof FilterError) throw new GatewayApiError('bad_request', 'FailedPrecondition', `The target's egress_worker_filter does not parse: ${err.message}`);
+      throw err;
+    }
+    if (workers.length === 0) throw new GatewayApiError('unavailable', 'Unavailable', 'No workers are available to handle this session.');
+    const id = d.sessions.newId();
+    const credentials = await brokerCredentials(d, target, id);
+    const { session, token } = await d.sessions.create({
+      id,
+      scopeId: target.scope_id!,
+      targetId: target.id,
+      userId: caller.userId,
+      authTokenId: caller.token?.id,
+      hostId: host.hostId,
+      hostSetId: host.hostSetId,
+      address: joinHostPort(host.address, target.attributes.default_port),
+      expirationMs: d.now() + target.session_max_seconds * 1000,
+      connectionLimit: target.session_connection_limit,
+      workerFilter: target.egress_worker_filter,
+    });
+    return ok({
+      session_id: session.id,
+      target_id: target.id,
+      scope: scopeInfo(d, target.scope_id!),
+      created_time: session.created_time,
+      user_id: session.user_id,
+      host_set_id: session.host_set_id ?? '',
+      host_id: session.host_id ?? '',
+      type: session.type,
+      authorization_token: token,
+      endpoint: session.endpoint,
+      expiration: session.expiration_time,
+      connection_limit: session.connection_limit,
+      worker_info: workers.map((w) => ({ address: w.address })),
+      credentials,
+    });
+  },
+};
