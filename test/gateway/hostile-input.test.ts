@@ -21,7 +21,8 @@ describe('gateway API: hostile input', () => {
   let targetId: string;
   const post = (path: string, body: string) =>
     fetch(`${api}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}` }, body }).then(async (r) => ({ status: r.status, text: await r.text() }));
-  const sessions = async () => (await (await fetch(`${api}/v1/sessions`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json()) as unknown;
+  /** The sessions' items (the list's `list_token` changes with time). */
+  const sessions = async () => ((await (await fetch(`${api}/v1/sessions`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json()) as { items: unknown[] }).items;
 
   before(async () => {
     controller = await startGateway({
