@@ -22,7 +22,7 @@ function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string
   });
 }
 
-it('keeps every acknowledged write across kill -9', { timeout: 60_000 }, async () => {
+it('keeps every acknowledged write across kill -9', { timeout: 180_000 }, async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cairn-crash-'));
   try {
     const { child, url } = await startChild(dataDir);
@@ -63,7 +63,7 @@ it('keeps every acknowledged write across kill -9', { timeout: 60_000 }, async (
   }
 });
 
-it('answers a write whose commit failed with an error, never acknowledges it, and stores nothing of it', { timeout: 60_000 }, async () => {
+it('answers a write whose commit failed with an error, never acknowledges it, and stores nothing of it', { timeout: 180_000 }, async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cairn-crash-'));
   const { child, url } = await startChild(dataDir);
   try {
