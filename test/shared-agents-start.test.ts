@@ -71,7 +71,7 @@ for (const service of ['mesh', 'sched'] as const) {
   const data = (name: string) => join(dir, `${service}-${name}`);
 
   describe(`${service} agents started together on one empty table`, () => {
-    it('each with its own new key: exactly one runs; the other exits naming the key file to copy where, and runs once it is copied', { timeout: 60_000 }, async () => {
+    it('each with its own new key: exactly one runs; the other exits naming the key file to copy where, and runs once it is copied', { timeout: 120_000 }, async () => {
       const table = `cairn_${service}_together_${randomBytes(4).toString('hex')}`;
       const results = await Promise.allSettled([start('a', table), start('b', table)]);
       const ran = results.flatMap((r, i) => (r.status === 'fulfilled' ? [{ p: r.value, name: ['a', 'b'][i]! }] : []));

@@ -24,7 +24,7 @@ import { connectSession, GatewayApiError, GatewayClient, type AuthorizedSession,
 import { UsageError } from '../args.js';
 import { type App, commandGroup } from '../context.js';
 import { toJson } from '../format.js';
-import { waitForShutdown } from '../shutdown.js';
+import { interruption } from '../shutdown.js';
 
 /** Default controller api address (reference/gateway.md §1). */
 export const DEFAULT_GATEWAY_ADDRESS = 'http://127.0.0.1:9200';
@@ -206,7 +206,15 @@ const connect: Action<ConnectOpts> = async (app, client, opts) => {
       '',
     ].join('\n'),
   );
-  const ended = await Promise.race([waitForShutdown(app).then(() => undefined), sessionEnd(client, s)]);
+  const stop = interruption(app.io);
+  const polling = new AbortController();
+  const ended = await Promise.race([
+    new Promise<undefined>((resolve) => (stop.signal.aborted ? resolve(undefined) : stop.signal.addEventListener('abort', () => resolve(undefined), { once: true }))),
+    sessionEnd(client, s, polling.signal),
+  ]);
+  // Ends sessionEnd's polling: its timer would keep the process alive after Ctrl-C.
+  polling.abort();
+  stop.dispose();
   server.close();
   for (const sock of open) sock.destroy();
   if (ended === undefined) await client.cancelSession(s.session_id).catch(() => undefined);
@@ -214,11 +222,18 @@ const connect: Action<ConnectOpts> = async (app, client, opts) => {
   return 0;
 };
 
-/** Resolves with the end reason once the session is canceling or terminated, or at its expiration. */
-async function sessionEnd(client: GatewayClient, s: AuthorizedSession): Promise<string> {
+/**
+ * Resolves with the end reason once the session is canceling or terminated, or at its
+ * expiration; with `'interrupted'` (and stops polling) once `signal` aborts.
+ */
+async function sessionEnd(client: GatewayClient, s: AuthorizedSession, signal: AbortSignal): Promise<string> {
   const expiresAt = Date.parse(s.expiration);
   for (let readable = true; ; ) {
-    await new Promise((r) => setTimeout(r, Math.max(0, Math.min(CONNECT_POLL_MS, expiresAt - Date.now()))));
+    await new Promise<void>((r) => {
+      const timer = setTimeout(r, Math.max(0, Math.min(CONNECT_POLL_MS, expiresAt - Date.now())));
+      signal.addEventListener('abort', () => (clearTimeout(timer), r()), { once: true });
+    });
+    if (signal.aborted) return 'interrupted';
     if (Date.now() >= expiresAt) return 'expired';
     if (!readable) continue;
     try {
