@@ -231,12 +231,33 @@ describe('scheduler: rescheduling', () => {
     assert.deepEqual([next.PreviousAllocation, next.Name, next.NodeID], [first!.ID, 'flaky.g[0]', node]);
     assert.deepEqual(next.RescheduleTracker?.Events.map((e) => [e.PrevAllocID, e.PrevNodeID]), [[first!.ID, node]]);
 
-    // The one attempt in the interval is used: the next failure stays failed.
-    const last = await fail(next.ID);
-    assert.equal(last.Status, 'complete');
+    // The one attempt in the interval is used: the next failure stays failed, and its report
+    // writes no evaluation (the reference's RescheduleEligible).
+    const evalsBefore = a.state.list<Evaluation>(T.evals).length;
+    const r = await call(a.url, 'POST', `/v1/allocation/${next.ID}/client-status`, { token: ROOT, body: { ClientStatus: 'failed' } });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(a.state.list<Evaluation>(T.evals).length, evalsBefore);
     const after = await allocsOf(a.url, 'flaky');
     assert.equal(after.length, 2);
     assert.equal(after.find((x) => x.ID === next.ID)!.FollowupEvalID, '');
+  });
+});
+
+describe('scheduler: failure reports and the reschedule policy', () => {
+  it('a failure report writes an alloc-failure evaluation only when the group may be rescheduled', async () => {
+    const a = await agent();
+    await simNode(a.url, 'n');
+    const policy = (o: Record<string, unknown>) => ({ Attempts: 0, Interval: 3600e9, Delay: 5e9, DelayFunction: 'constant', MaxDelay: 0, Unlimited: false, ...o });
+    const failOnce = async (id: string, p: Record<string, unknown>) => {
+      await settled(a, await putJob(a, job(id, [group('g', 1, 100, 100, { ReschedulePolicy: policy(p) })])));
+      const [x] = await allocsOf(a.url, id);
+      const r = await call(a.url, 'POST', `/v1/allocation/${x!.ID}/client-status`, { token: ROOT, body: { ClientStatus: 'failed' } });
+      assert.equal(r.status, 200, r.text);
+      return a.state.list<Evaluation>(T.evals).filter((e) => e.JobID === id && e.TriggeredBy === 'alloc-failure').length;
+    };
+    assert.equal(await failOnce('never', {}), 0, 'no attempts: no evaluation');
+    assert.equal(await failOnce('unlimited', { Unlimited: true }), 1, 'unlimited: an evaluation');
+    assert.equal(await failOnce('twice', { Attempts: 2 }), 1, 'attempts left: an evaluation');
   });
 });
 
