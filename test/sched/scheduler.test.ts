@@ -220,6 +220,10 @@ describe('scheduler: rescheduling', () => {
     const followup = a.state.get<Evaluation>(T.evals, waiting.FollowupEvalID)!;
     assert.equal(followup.TriggeredBy, 'alloc-failure');
     assert.ok(followup.WaitUntil! >= failedAt * 1e6 + 5e9 - 50e6, 'WaitUntil is the failure time plus the delay');
+    // Shown as the reference's time.Time: an RFC3339 string (Go's zero time when there is none).
+    const shown = await call(a.url, 'GET', `/v1/evaluation/${followup.ID}`, { token: ROOT });
+    assert.equal(shown.json.WaitUntil, new Date(followup.WaitUntil! / 1e6).toISOString().replace(/\.?0*Z$/, 'Z'));
+    assert.equal((await call(a.url, 'GET', `/v1/evaluation/${followup.PreviousEval}`, { token: ROOT })).json.WaitUntil, '0001-01-01T00:00:00Z');
     const allocs = await until('the replacement', async () => {
       const all = await allocsOf(a.url, 'flaky');
       return all.length === 2 ? all : undefined;
