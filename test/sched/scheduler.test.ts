@@ -332,7 +332,7 @@ describe('scheduler: routes', () => {
   it('POST /v1/job/:id/plan shows what would happen and changes nothing', async () => {
     const a = await agent();
     await simNode(a.url, 'n', { cpu: 1000, memory: 2048 });
-    const body = { Job: { ID: 'web', TaskGroups: [{ Name: 'g', Count: 3, Tasks: [{ Name: 't', Driver: 'raw_exec', Resources: { CPU: 400, MemoryMB: 256 } }] }] }, Diff: true };
+    const body = { Job: { ID: 'web', TaskGroups: [{ Name: 'g', Count: 3, Tasks: [{ Name: 't', Driver: 'raw_exec', Config: { command: '/bin/true' }, Resources: { CPU: 400, MemoryMB: 256 } }] }] }, Diff: true };
     const index = a.state.index;
     const r = await call(a.url, 'POST', '/v1/job/web/plan', { token: ROOT, body });
     assert.equal(r.status, 200, r.text);
