@@ -39,7 +39,7 @@ describe('scheduler end to end: a server and two client-only agents', () => {
   }
 
   it('places, restarts, streams logs, completes batch work, drains and replaces what a dead client ran', { timeout: 150_000 }, async () => {
-    const server = await agent('server', 'acl { enabled = true }\nserver {\n  min_heartbeat_ttl = "1s"\n  heartbeat_grace = "1s"\n}', 'scheduler service listening');
+    const server = await agent('server', 'acl { enabled = true }\nserver {\n  min_heartbeat_ttl = "2s"\n  heartbeat_grace = "2s"\n}', 'scheduler service listening');
     const base = server.url;
     const boot = await call(base, 'POST', '/v1/acl/bootstrap');
     assert.equal(boot.status, 200, boot.text);
@@ -127,5 +127,20 @@ describe('scheduler end to end: a server and two client-only agents', () => {
       const l = await live();
       return lost.length === 3 && l.length === 3 && l.every((a) => a.NodeID === nodes.b) ? true : undefined;
     });
+  });
+
+  it('sends many allocations\' status reports without exceeding the servers\' connections per client', { timeout: 120_000 }, async () => {
+    // 30 connections per address (the test's own calls share it): the client's watch, heartbeat and reports (8 at most) fit; one request per allocation at once does not.
+    const server = await agent('capped', 'limits { http_max_conns_per_client = 30 }', 'scheduler service listening');
+    const base = server.url;
+    const c = await agent('capped-client', `client {\n  enabled = true\n  servers = ["${new URL(base).host}"]\n}\nplugin "raw_exec" {\n  config { enabled = true }\n}`, 'scheduler client-only agent listening');
+    await until('the node ready', 30_000, async () => ((await call(base, 'GET', '/v1/nodes')).json as { Status: string }[]).some((n) => n.Status === 'ready') || undefined);
+    const batch = { ID: 'many', Type: 'batch', TaskGroups: [{ Name: 'g', Count: 50, Tasks: [shTask('t', 'echo done', { Resources: { CPU: 20, MemoryMB: 16 } })] }] };
+    assert.equal((await call(base, 'POST', '/v1/jobs', { body: { Job: batch } })).status, 200);
+    await until('50 complete allocations', 60_000, async () => {
+      const allocs = (await call(base, 'GET', '/v1/job/many/allocations')).json as { ClientStatus: string }[];
+      return allocs.length === 50 && allocs.every((x) => x.ClientStatus === 'complete') ? true : undefined;
+    });
+    assert.deepEqual(c.log.filter((l) => l.includes('allocation update failed')), [], 'no status report refused');
   });
 });
