@@ -13,6 +13,11 @@
  * it and stream the events of the batches they apply. Alone, the agent does all of it from
  * the start.
  *
+ * A client-only agent (`server.enabled` false: a `client` block listing `servers` and no
+ * `server` block) leads nothing and writes nothing to its (empty) local state: it runs its
+ * client against the listed servers and serves only the client endpoints
+ * ({@link CLIENT_ONLY_ROUTES}), which the servers forward to it.
+ *
  * @module
  */
 import { setMaxListeners } from 'node:events';

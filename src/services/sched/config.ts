@@ -20,6 +20,8 @@
  *   event_heartbeat_interval = "30s"   # Cairn key: period of the stream's {} frames
  *   acl_token_gc_threshold   = "1h"    # expired tokens are deleted this long after expiry
  *   encrypt = "env://SCHED_STATE_KEY" # the state key (base64, 32 bytes); default: data_dir/sched-state.key
+ *   min_heartbeat_ttl = "10s"          # the TTL client nodes are given
+ *   heartbeat_grace   = "10s"          # how long past it a silent node stays up
  * }
  * region_addresses {                 # HTTP API of a server in each other region
  *   global = "10.0.0.10:4646"
@@ -35,6 +37,9 @@
  *   node_id = "9f0c…"                 # the scheduler node a node plugin serves
  * }
  * ```
+ *
+ * Without a `server` block, an agent whose `client { enabled = true, servers = [...] }` lists
+ * servers is client-only (`server.enabled` false; agent.ts).
  *
  * Every error names the file, line and key.
  *
