@@ -15,7 +15,7 @@ after(async () => {
   for (const a of agents) await a.stop();
 });
 
-type TaskEvent = { Type: string; Time: number; RestartReason: string };
+type TaskEvent = { Type: string; Time: number; RestartReason: string; Details: Record<string, string> };
 
 describe('client restart policy mode delay', () => {
   it('waits for the next interval after the attempts instead of failing the allocation', async () => {
@@ -26,15 +26,23 @@ describe('client restart policy mode delay', () => {
     const interval = 5e9;
     const restart = { Attempts: 1, Interval: interval, Delay: 100e6, Mode: 'delay' };
     const id = await runJob(a, job('delayed', [shTask('t', 'exit 3')], { restart }));
-    const alloc = await allocWhen(a, id, 'restarted after the delay', (x) => (x.TaskStates?.t?.Restarts ?? 0) >= 2 && x.TaskStates.t.Events.filter((e: TaskEvent) => e.Type === 'Started').length >= 3, 20_000);
+    const startedAfterDelay = (events: TaskEvent[]) => {
+      const i = events.findIndex((e) => e.Type === 'Restarting' && e.RestartReason === 'Exceeded allowed attempts, applying a delay');
+      return i >= 0 && events.slice(i).some((e) => e.Type === 'Started');
+    };
+    const alloc = await allocWhen(a, id, 'restarted after the delay', (x) => startedAfterDelay(x.TaskStates?.t?.Events ?? []), 20_000);
     assert.notEqual(alloc.ClientStatus, 'failed');
+    // The client keeps a task's last 10 events (as the reference): find the cycle that was delayed.
     const events = alloc.TaskStates.t.Events as TaskEvent[];
-    const restarting = events.filter((e) => e.Type === 'Restarting');
-    assert.equal(restarting[0]!.RestartReason, 'Restart within policy');
-    assert.equal(restarting[1]!.RestartReason, 'Exceeded allowed attempts, applying a delay');
     assert.ok(!events.some((e) => e.Type === 'Not Restarting'));
-    // The third start waits for the end of the interval the first start opened.
-    const started = events.filter((e) => e.Type === 'Started');
-    assert.ok(started[2]!.Time - started[0]!.Time >= interval - 50e6, `third start ${(started[2]!.Time - started[0]!.Time) / 1e6} ms after the first`);
+    const delayed = events.findIndex((e) => e.Type === 'Restarting' && e.RestartReason === 'Exceeded allowed attempts, applying a delay');
+    assert.ok(delayed > 0, JSON.stringify(events.map((e) => [e.Type, e.RestartReason])));
+    const withinPolicy = events.slice(0, delayed).filter((e) => e.Type === 'Restarting');
+    assert.ok(withinPolicy.every((e) => e.RestartReason === 'Restart within policy'));
+    // It waits for the rest of the interval (5 s from the task's setup, minus the one quick attempt), not the 100 ms Delay.
+    const delayNs = Number(events[delayed]!.Details.start_delay);
+    assert.ok(delayNs >= 2e9 && delayNs <= interval, `start_delay ${delayNs} ns`);
+    const next = events.slice(delayed).find((e) => e.Type === 'Started')!;
+    assert.ok(next.Time - events[delayed]!.Time >= delayNs - 50e6, `started ${(next.Time - events[delayed]!.Time) / 1e6} ms after the delayed Restarting`);
   });
 });
