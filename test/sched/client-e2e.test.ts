@@ -3,7 +3,8 @@
  * client-only agents (`client { servers = [...] }`, no server block), each a `cairn sched
  * agent` process. A service job of 3 raw_exec tasks spreads over both clients; a task killed
  * from outside is restarted by its policy; its log is followed through the server (`cairn
- * sched alloc logs -f`, forwarded to the node that runs it); a batch job runs to `complete`;
+ * sched alloc logs -f`, forwarded to the node that runs it), and `ls` and a restart go the same
+ * way; a batch job runs to `complete`;
  * a drain moves the allocations of one client to the other; `kill -9` of a client makes its
  * node `down` after the heartbeat TTL (`server.min_heartbeat_ttl`), its allocations `lost` and
  * replaced on the other client. Every wait is on a condition, never a fixed sleep.
@@ -97,6 +98,17 @@ describe('scheduler end to end: a server and two client-only agents', () => {
     await until('the killed task restarted', 20_000, async () => {
       const a = (await call(base, 'GET', `/v1/allocation/${onB.ID}`, { token })).json as Alloc;
       return a.TaskStates?.t?.Restarts === 1 && a.TaskStates.t.State === 'running' && a.ClientStatus === 'running' ? true : undefined;
+    });
+
+    // The other client endpoints through the server: ls, and a restart of the task.
+    const ls = await call(base, 'GET', `/v1/client/fs/ls/${onB.ID}?path=t`, { token });
+    assert.equal(ls.status, 200, ls.text);
+    assert.ok((ls.json as { Name: string }[]).some((e) => e.Name === 'local'));
+    const restart = await call(base, 'POST', `/v1/client/allocation/${onB.ID}/restart`, { token, body: { TaskName: 't' } });
+    assert.equal(restart.status, 200, restart.text);
+    await until('the task restarted on request', 20_000, async () => {
+      const a = (await call(base, 'GET', `/v1/allocation/${onB.ID}`, { token })).json as Alloc;
+      return a.TaskStates?.t?.Restarts === 2 && a.TaskStates.t.State === 'running' ? true : undefined;
     });
 
     // A batch job runs to complete.
