@@ -73,5 +73,9 @@ plugin "hostpath" {
     assert.equal(both.heartbeatGraceMs, 1000);
     assert.throws(() => parseSchedAgentConfig('data_dir = "/tmp/s"\nserver { enabled = false }', 'c.hcl'), { message: /^c\.hcl:2: .*client-only agent \(server disabled\) needs client/ });
     assert.throws(() => parseSchedAgentConfig('data_dir = "/tmp/s"\nserver { enabled = false }\nclient { enabled = true }', 'c.hcl'), { message: /^c\.hcl:3: "servers": a client-only agent/ });
+    assert.throws(
+      () => parseSchedAgentConfig('data_dir = "/tmp/s"\nclient {\n  enabled = true\n  servers = ["10.0.0.1:4646"]\n}\nstorage "postgresql" {\n  connection_url = "postgres://x"\n}', 'c.hcl'),
+      { message: /"storage": a client-only agent \(no server\) keeps no state/ },
+    );
   });
 });

@@ -271,13 +271,14 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): SchedAgentConfig {
 /**
  * `server.enabled`; without a server block: false when the client lists servers (the
  * reference's client-only agent), else true. @throws {ConfigError} for a server turned off
- * without a client that lists the servers to talk to.
+ * without a client that lists the servers to talk to, or with a `storage` block.
  */
 function serverEnabled(raw: Raw, client: ClientConfig | undefined): boolean {
   const enabled = raw.server ? raw.server.enabled : !(client && client.servers.length > 0);
   if (enabled) return true;
   if (!client) throw blockError(raw.server?.$at ?? raw.$at, 'enabled', 'a client-only agent (server disabled) needs client { enabled = true, servers = [...] }');
   if (client.servers.length === 0) throw blockError(raw.client!.$at, 'servers', '"servers": a client-only agent (no server) needs the servers\' host:port');
+  if (raw.storage) throw blockError(raw.$at, 'storage', '"storage": a client-only agent (no server) keeps no state of the region');
   return false;
 }
 

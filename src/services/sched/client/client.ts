@@ -62,7 +62,7 @@ export class SchedClient {
   private loops: Promise<void>[] = [];
   /** Reports waiting to be sent, per allocation (the newest wins), their order, and which are in flight. */
   private readonly pending = new Map<string, AllocReport>();
-  private readonly queue: string[] = [];
+  private readonly queue = new Set<string>();
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly sending = new Set<string>();
   private registered: Promise<void> | undefined;
@@ -261,15 +261,16 @@ export class SchedClient {
     if (this.flushTimer || this.stopping.signal.aborted) return;
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
-      for (const id of this.pending.keys()) if (!this.sending.has(id) && !this.queue.includes(id)) this.queue.push(id);
+      for (const id of this.pending.keys()) if (!this.sending.has(id)) this.queue.add(id);
       this.pump();
     }, REPORT_BATCH_MS);
   }
 
   /** Starts sending queued reports while fewer than {@link REPORT_CONCURRENCY} are in flight. */
   private pump(): void {
-    while (this.sending.size < REPORT_CONCURRENCY && this.queue.length > 0) {
-      const id = this.queue.shift()!;
+    while (this.sending.size < REPORT_CONCURRENCY && this.queue.size > 0) {
+      const id = this.queue.values().next().value!;
+      this.queue.delete(id);
       const rep = this.pending.get(id);
       if (!rep) continue;
       this.pending.delete(id);
