@@ -13,6 +13,7 @@ import { measureDnsQueries } from './mesh-dns.js';
 import { measureBlockingWake } from './mesh-health.js';
 import { measureEventFanout } from './sched.js';
 import { measurePlacement } from './sched-placement.js';
+import { measureClientRun } from './sched-client-run.js';
 import { measureVolumeList, measureVolumeRegister, VOLUME_LIST_FILTER } from './sched-volumes.js';
 
 /** Formats a count: `12,345`, `–` when not finite. */
@@ -186,6 +187,22 @@ export const ONE_OFFS: readonly OneOff[] = [
           `as the jobs API does): a service job of ${fmtInt(r.allocations)} allocations placed in ${fmtMs(r.placeMs)} ms, **${fmtInt(r.placementsPerSec)} placements/s** ` +
           `(evaluation created → complete, the plan's one commit included); evaluation latency over ${r.evals} one-allocation jobs stored 20 at a time: ` +
           `**p50 ${fmtMs(r.evalP50Ms)} ms, p99 ${fmtMs(r.evalP99Ms)} ms** (created → complete, broker wait included)`,
+      );
+    },
+  },
+  {
+    name: 'sched-client-run',
+    async run() {
+      const tasks = 100;
+      const rounds = 3;
+      log(`sched-client-run: a server and a client-only agent (processes); ${rounds} × a job of ${tasks} raw_exec tasks, register → all running`);
+      const r = await measureClientRun({ tasks, rounds });
+      const running = r.map((x) => x.runningMs);
+      console.log('');
+      console.log(
+        `- scheduler register → running on a real client (server and client-only agent as processes, SQLite, ACLs off): a service job of ${tasks} raw_exec tasks ` +
+          `(\`/bin/sleep\`) from \`POST /v1/jobs\` to every allocation \`running\`: **median ${fmtMs(median(running))} ms** of ${rounds} ` +
+          `(each: ${running.map(fmtMs).join(', ')}; all placed after ${r.map((x) => fmtMs(x.placedMs)).join(', ')} ms)`,
       );
     },
   },

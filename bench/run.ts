@@ -15,7 +15,7 @@
  *   --only a,b       BENCH_ONLY         run only these scenarios (names in the table, or the
  *                                       one-off measurements gateway-restart, gateway-sessions, mesh-replication-lag, mesh-blocking-wake,
  *                                       sched-event-fanout, sched-volume-list, sched-volume-register,
- *                                       sched-placement)
+ *                                       sched-placement, sched-client-run)
  *   --json FILE      BENCH_JSON         also write all round results as JSON
  *                    BENCH_FANOUT       sched-event-fanout runs, SUBSCRIBERSxEVENTS_PER_SECxBATCHxBUFFER
  *                                       (BUFFER = event_buffer_size in batches), comma-separated

@@ -108,6 +108,31 @@ export interface SchedJobWriteReply {
   readonly Index: number;
 }
 
+/** One group's or job's change in a plan's `Diff` (the reference's `JobDiff` / `TaskGroupDiff`, at the depth Cairn fills). */
+export interface SchedPlanDiffField {
+  readonly Type: string;
+  readonly Name: string;
+  readonly Old: string;
+  readonly New: string;
+}
+
+/** The reply of `POST /v1/job/:id/plan` (the reference's `JobPlanResponse`). */
+export interface SchedJobPlanReply {
+  readonly Annotations: { readonly DesiredTGUpdates: Readonly<Record<string, Readonly<Record<string, number>>>> | null } | null;
+  /** Per group that could not be placed, the placement metrics (`NodesEvaluated`, `NodesExhausted`, `DimensionExhausted`, …). */
+  readonly FailedTGAllocs: Readonly<Record<string, Readonly<Record<string, unknown>>>> | null;
+  /** `{Type: "Added"|"Deleted"|"Edited"|"None", ID, Fields, TaskGroups: [{Type, Name, Updates: {"create": n, …}}]}`; null when not asked for. */
+  readonly Diff: {
+    readonly Type: string;
+    readonly ID: string;
+    readonly Fields: readonly SchedPlanDiffField[] | null;
+    readonly TaskGroups: readonly { readonly Type: string; readonly Name: string; readonly Fields: readonly SchedPlanDiffField[] | null; readonly Updates: Readonly<Record<string, number>> | null }[] | null;
+  } | null;
+  /** The stored job's modify index (0: no such job): what `job run -check-index` takes. */
+  readonly JobModifyIndex: number;
+  readonly Warnings: string;
+}
+
 /** Options of a register. */
 export interface SchedRegisterOptions {
   /** Register only if the stored job's `JobModifyIndex` is `jobModifyIndex` (0: only if the job does not exist). */

@@ -25,6 +25,7 @@ import type {
   SchedEvaluation,
   SchedJob,
   SchedJobListOptions,
+  SchedJobPlanReply,
   SchedJobStub,
   SchedJobSummary,
   SchedJobWriteReply,
@@ -68,6 +69,15 @@ export abstract class SchedJobsApi extends SchedCsiApi {
   async registerJob(job: SchedJob, o: SchedRegisterOptions = {}): Promise<SchedJobWriteReply> {
     const body = { Job: job, EnforceIndex: o.enforceIndex ?? false, JobModifyIndex: o.jobModifyIndex ?? 0, PreserveCounts: o.preserveCounts ?? false };
     return (await this.call<SchedJobWriteReply>('POST', '/jobs', { body })).data;
+  }
+
+  /**
+   * `POST /v1/job/:id/plan` (`submit-job` in the job's namespace): what registering `job`
+   * would change (the scheduler's dry run; nothing is written); `diff` (default true) asks
+   * for the `Diff`. @throws SchedApiError 400 with the checks' texts; 403.
+   */
+  async planJob(job: SchedJob, o: { diff?: boolean } = {}): Promise<SchedJobPlanReply> {
+    return (await this.call<SchedJobPlanReply>('POST', `/job/${seg(job.ID)}/plan`, { body: { Job: job, Diff: o.diff ?? true } })).data;
   }
 
   /** `GET /v1/jobs` (`list-jobs`): one page of job stubs in `<namespace>.<ID>` order; `nextToken` undefined on the last page. */

@@ -61,4 +61,21 @@ plugin "hostpath" {
     ];
     for (const [text, want] of bad) assert.throws(() => parseSchedAgentConfig(`data_dir = "/tmp/x"\n${text}`, 'b.hcl'), { message: want }, text);
   });
+
+  it('is client-only without a server block when the client lists servers, and reads the heartbeat keys', () => {
+    const only = parseSchedAgentConfig('data_dir = "/tmp/s"\nclient {\n  enabled = true\n  servers = ["10.0.0.1:4646"]\n}', 'a.hcl');
+    assert.equal(only.server, false);
+    assert.equal(parseSchedAgentConfig('data_dir = "/tmp/s"\nclient { enabled = true }', 'a.hcl').server, true);
+    assert.equal(parseSchedAgentConfig('data_dir = "/tmp/s"', 'a.hcl').server, true);
+    const both = parseSchedAgentConfig('data_dir = "/tmp/s"\nserver {\n  enabled = true\n  min_heartbeat_ttl = "2s"\n  heartbeat_grace = "1s"\n}\nclient {\n  enabled = true\n  servers = ["10.0.0.1:4646"]\n}', 'a.hcl');
+    assert.equal(both.server, true);
+    assert.equal(both.heartbeatTtlMs, 2000);
+    assert.equal(both.heartbeatGraceMs, 1000);
+    assert.throws(() => parseSchedAgentConfig('data_dir = "/tmp/s"\nserver { enabled = false }', 'c.hcl'), { message: /^c\.hcl:2: .*client-only agent \(server disabled\) needs client/ });
+    assert.throws(() => parseSchedAgentConfig('data_dir = "/tmp/s"\nserver { enabled = false }\nclient { enabled = true }', 'c.hcl'), { message: /^c\.hcl:3: "servers": a client-only agent/ });
+    assert.throws(
+      () => parseSchedAgentConfig('data_dir = "/tmp/s"\nclient {\n  enabled = true\n  servers = ["10.0.0.1:4646"]\n}\nstorage "postgresql" {\n  connection_url = "postgres://x"\n}', 'c.hcl'),
+      { message: /"storage": a client-only agent \(no server\) keeps no state/ },
+    );
+  });
 });

@@ -220,6 +220,10 @@ describe('scheduler: rescheduling', () => {
     const followup = a.state.get<Evaluation>(T.evals, waiting.FollowupEvalID)!;
     assert.equal(followup.TriggeredBy, 'alloc-failure');
     assert.ok(followup.WaitUntil! >= failedAt * 1e6 + 5e9 - 50e6, 'WaitUntil is the failure time plus the delay');
+    // Shown as the reference's time.Time: an RFC3339 string (Go's zero time when there is none).
+    const shown = await call(a.url, 'GET', `/v1/evaluation/${followup.ID}`, { token: ROOT });
+    assert.equal(shown.json.WaitUntil, new Date(followup.WaitUntil! / 1e6).toISOString().replace(/\.?0*Z$/, 'Z'));
+    assert.equal((await call(a.url, 'GET', `/v1/evaluation/${followup.PreviousEval}`, { token: ROOT })).json.WaitUntil, '0001-01-01T00:00:00Z');
     const allocs = await until('the replacement', async () => {
       const all = await allocsOf(a.url, 'flaky');
       return all.length === 2 ? all : undefined;
@@ -231,12 +235,33 @@ describe('scheduler: rescheduling', () => {
     assert.deepEqual([next.PreviousAllocation, next.Name, next.NodeID], [first!.ID, 'flaky.g[0]', node]);
     assert.deepEqual(next.RescheduleTracker?.Events.map((e) => [e.PrevAllocID, e.PrevNodeID]), [[first!.ID, node]]);
 
-    // The one attempt in the interval is used: the next failure stays failed.
-    const last = await fail(next.ID);
-    assert.equal(last.Status, 'complete');
+    // The one attempt in the interval is used: the next failure stays failed, and its report
+    // writes no evaluation (the reference's RescheduleEligible).
+    const evalsBefore = a.state.list<Evaluation>(T.evals).length;
+    const r = await call(a.url, 'POST', `/v1/allocation/${next.ID}/client-status`, { token: ROOT, body: { ClientStatus: 'failed' } });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(a.state.list<Evaluation>(T.evals).length, evalsBefore);
     const after = await allocsOf(a.url, 'flaky');
     assert.equal(after.length, 2);
     assert.equal(after.find((x) => x.ID === next.ID)!.FollowupEvalID, '');
+  });
+});
+
+describe('scheduler: failure reports and the reschedule policy', () => {
+  it('a failure report writes an alloc-failure evaluation only when the group may be rescheduled', async () => {
+    const a = await agent();
+    await simNode(a.url, 'n');
+    const policy = (o: Record<string, unknown>) => ({ Attempts: 0, Interval: 3600e9, Delay: 5e9, DelayFunction: 'constant', MaxDelay: 0, Unlimited: false, ...o });
+    const failOnce = async (id: string, p: Record<string, unknown>) => {
+      await settled(a, await putJob(a, job(id, [group('g', 1, 100, 100, { ReschedulePolicy: policy(p) })])));
+      const [x] = await allocsOf(a.url, id);
+      const r = await call(a.url, 'POST', `/v1/allocation/${x!.ID}/client-status`, { token: ROOT, body: { ClientStatus: 'failed' } });
+      assert.equal(r.status, 200, r.text);
+      return a.state.list<Evaluation>(T.evals).filter((e) => e.JobID === id && e.TriggeredBy === 'alloc-failure').length;
+    };
+    assert.equal(await failOnce('never', {}), 0, 'no attempts: no evaluation');
+    assert.equal(await failOnce('unlimited', { Unlimited: true }), 1, 'unlimited: an evaluation');
+    assert.equal(await failOnce('twice', { Attempts: 2 }), 1, 'attempts left: an evaluation');
   });
 });
 
@@ -307,7 +332,7 @@ describe('scheduler: routes', () => {
   it('POST /v1/job/:id/plan shows what would happen and changes nothing', async () => {
     const a = await agent();
     await simNode(a.url, 'n', { cpu: 1000, memory: 2048 });
-    const body = { Job: { ID: 'web', TaskGroups: [{ Name: 'g', Count: 3, Tasks: [{ Name: 't', Driver: 'raw_exec', Resources: { CPU: 400, MemoryMB: 256 } }] }] }, Diff: true };
+    const body = { Job: { ID: 'web', TaskGroups: [{ Name: 'g', Count: 3, Tasks: [{ Name: 't', Driver: 'raw_exec', Config: { command: '/bin/true' }, Resources: { CPU: 400, MemoryMB: 256 } }] }] }, Diff: true };
     const index = a.state.index;
     const r = await call(a.url, 'POST', '/v1/job/web/plan', { token: ROOT, body });
     assert.equal(r.status, 200, r.text);

@@ -7,6 +7,7 @@
  *   the job), `-` for standard input; registered, then the evaluation is followed until it
  *   is no longer pending (up to `-monitor-timeout`). Exit 2 when it could not place
  *   everything (the reference's exit code for placement failures).
+ * - `job plan [-diff] [-verbose] FILE`: the dry run (sched-job-plan.ts).
  * - `job status [-verbose] [ID]`: the job list, or one job (an ID prefix that matches one
  *   job is enough) with its summary and allocations.
  * - `job stop [-purge] [-detach] ID`, `job inspect ID` (`{"Job": …}`), `job history ID`.
@@ -25,6 +26,7 @@ import { readFlagFile } from '../client-command.js';
 import { readStdin, type App } from '../context.js';
 import { oneArg, optString, schedLeaf, show, subGroup, type SchedCtx } from './sched-common.js';
 import { evalBlock, evalList, jobBlock, jobHistory, jobList } from './sched-job-format.js';
+import { jobPlan } from './sched-job-plan.js';
 
 /** The job a FILE holds: JSON (`{"Job": …}` or the job itself) as it is, HCL parsed by the server. @throws UsageError for an unreadable file or bad JSON. */
 async function jobOfFile(ctx: SchedCtx, file: string): Promise<SchedJob> {
@@ -200,7 +202,7 @@ async function evalStatus(ctx: SchedCtx): Promise<number> {
 
 /** Adds `sched job …` and `sched eval …` to the `sched` group. */
 export function addSchedJobCommands(app: App, sched: Command): void {
-  const job = subGroup(sched, 'job', 'jobs: run, status, stop, inspect, history');
+  const job = subGroup(sched, 'job', 'jobs: run, plan, status, stop, inspect, history');
   const monitorFlags = (c: Command) =>
     c
       .option('--detach [bool]', 'print the evaluation ID and return at once')
@@ -212,6 +214,17 @@ export function addSchedJobCommands(app: App, sched: Command): void {
       .option('--check-index <n>', 'register only if the job\'s modify index is N (0: only if it does not exist)')
       .option('--preserve-counts [bool]', 'keep the current counts of existing task groups'),
     jobRun,
+  );
+  schedLeaf(
+    app,
+    job
+      .command('plan')
+      // Optional here so a missing FILE exits 255 like the reference's plan, not with the parser's usage code.
+      .argument('[file]', 'job file, HCL or JSON (- reads standard input)')
+      .description('dry-run a job file: what registering it would change (exit 0: nothing created or destroyed, 1: changes, 255: error)')
+      .option('--diff [bool]', 'show the diff against the stored job (default true)')
+      .option('--verbose [bool]', 'show the fields of unchanged objects too'),
+    (ctx) => jobPlan(ctx, jobOfFile),
   );
   schedLeaf(app, job.command('status').argument('[id]', 'job ID or unique prefix').description('list jobs, or show one job with its allocations').option('--verbose [bool]', 'full IDs'), jobStatus);
   schedLeaf(app, monitorFlags(job.command('stop').argument('<id>', 'job ID or unique prefix').description('stop a job (its allocations are stopped)')).option('--purge [bool]', 'delete the job instead of keeping it stopped'), jobStop);

@@ -11,7 +11,7 @@ export interface Indexed {
   ModifyIndex: number;
 }
 
-/** One declared table: its name and its secondary unique indexes. */
+/** One declared table: its name, its secondary unique indexes and its groupings. */
 export interface TableSpec {
   readonly name: string;
   /**
@@ -19,6 +19,11 @@ export interface TableSpec {
    * A transaction that would give two documents one key fails with {@link StateConflict}.
    */
   readonly indexes?: Readonly<Record<string, (doc: never) => string | undefined>>;
+  /**
+   * Non-unique secondary indexes: group name → key of a document (undefined = in no group),
+   * many documents to a key; `listBy` reads one key's documents without scanning the table.
+   */
+  readonly groups?: Readonly<Record<string, (doc: never) => string | undefined>>;
 }
 
 /** Encodes stored documents (e.g. encryption at rest). Default: UTF-8 JSON as is. */
@@ -77,6 +82,11 @@ export interface Txn {
    * {@link list} sorts the whole table.
    */
   listPrefix<T>(table: string, prefix: string): (T & Indexed)[];
+  /**
+   * The documents of `table` whose key in group `group` (TableSpec `groups`) is `key`, in id
+   * order, this transaction's own writes included. @throws Error for an undeclared group.
+   */
+  listBy<T>(table: string, group: string, key: string): (T & Indexed)[];
   /**
    * Stores `doc` at `id`: `CreateIndex` is kept from the existing document (or set to
    * this index), `ModifyIndex` set to this index. Returns the stored document.

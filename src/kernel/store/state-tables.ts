@@ -1,6 +1,7 @@
 /**
  * The in-memory tables of a {@link StateStore} (state.ts): per declared table its
- * documents by id, its unique secondary indexes (index name → key → id), its indexes of
+ * documents by id, its unique secondary indexes (index name → key → id), its groupings
+ * (group name → key → ids), its indexes of
  * the last change, and its ids in sorted order, kept up to date by every write so an
  * ordered read never sorts the table again.
  *
@@ -17,6 +18,8 @@ export interface Table {
   readonly docs: Map<string, Doc>;
   /** index name → key → id */
   readonly unique: Map<string, Map<string, string>>;
+  /** group name → key → ids (TableSpec `groups`) */
+  readonly grouped: Map<string, Map<string, Set<string>>>;
   /** Index of the last change to this table, durable or not (memory). */
   index: number;
   /** Index of the last durable, announced change to this table. */
@@ -46,7 +49,8 @@ export class StateTables {
     this.tables.clear();
     for (const spec of this.specs) {
       const unique = new Map(Object.keys(spec.indexes ?? {}).map((k) => [k, new Map<string, string>()]));
-      this.tables.set(spec.name, { spec, docs: new Map(), unique, index: 0, committedIndex: 0, sorted: undefined });
+      const grouped = new Map(Object.keys(spec.groups ?? {}).map((k) => [k, new Map<string, Set<string>>()]));
+      this.tables.set(spec.name, { spec, docs: new Map(), unique, grouped, index: 0, committedIndex: 0, sorted: undefined });
     }
   }
 
@@ -62,6 +66,13 @@ export class StateTables {
     const m = t.unique.get(name);
     if (!m) throw new Error(`state store: table "${t.spec.name}" has no index "${name}"`);
     return m;
+  }
+
+  /** The ids of `t` in group `name` under `key` (unordered). @throws Error when `t` has no such group. */
+  groupIds(t: Table, name: string, key: string): ReadonlySet<string> {
+    const g = t.grouped.get(name);
+    if (!g) throw new Error(`state store: table "${t.spec.name}" has no group "${name}"`);
+    return g.get(key) ?? EMPTY;
   }
 
   /** The ids of `t` in order (sorted on the first call, then kept up to date). */
@@ -103,10 +114,20 @@ export class StateTables {
   }
 }
 
+const EMPTY: ReadonlySet<string> = new Set();
+
 function indexInsert(t: Table, id: string, doc: Doc): void {
   for (const [name, keyOf] of Object.entries(t.spec.indexes ?? {})) {
     const key = keyOf(doc as never);
     if (key !== undefined) t.unique.get(name)!.set(key, id);
+  }
+  for (const [name, keyOf] of Object.entries(t.spec.groups ?? {})) {
+    const key = keyOf(doc as never);
+    if (key === undefined) continue;
+    const g = t.grouped.get(name)!;
+    let ids = g.get(key);
+    if (!ids) g.set(key, (ids = new Set()));
+    ids.add(id);
   }
 }
 
@@ -114,6 +135,15 @@ function indexRemove(t: Table, id: string, doc: Doc): void {
   for (const [name, keyOf] of Object.entries(t.spec.indexes ?? {})) {
     const key = keyOf(doc as never);
     if (key !== undefined && t.unique.get(name)!.get(key) === id) t.unique.get(name)!.delete(key);
+  }
+  for (const [name, keyOf] of Object.entries(t.spec.groups ?? {})) {
+    const key = keyOf(doc as never);
+    if (key === undefined) continue;
+    const g = t.grouped.get(name)!;
+    const ids = g.get(key);
+    ids?.delete(id);
+    // An emptied key goes, so a table of short-lived groups does not keep every key it ever saw.
+    if (ids?.size === 0) g.delete(key);
   }
 }
 

@@ -58,6 +58,18 @@ export function stageTxn(tables: StateTables, index: number): { tx: Txn } & Stag
         return d ? [d as T & Indexed] : [];
       });
     },
+    listBy: <T>(table: string, group: string, key: string) => {
+      const t = tables.table(table);
+      const keyOf = t.spec.groups?.[group];
+      if (!keyOf) throw new Error(`state store: table "${table}" has no group "${group}"`);
+      // The group's ids, and this transaction's writes, which may have moved a document in or out.
+      const ids = new Set(tables.groupIds(t, group, key));
+      for (const id of staged.get(table)?.keys() ?? []) ids.add(id);
+      return [...ids].sort().flatMap((id) => {
+        const d = current(table, id);
+        return d && keyOf(d as never) === key ? [d as T & Indexed] : [];
+      });
+    },
     put: <T extends object>(table: string, id: string, doc: T) => {
       const t = tables.table(table);
       const previous = current(table, id);

@@ -180,6 +180,12 @@ export class StateStore {
     return this.tables.sortedIds(t).map((id) => t.docs.get(id) as T & Indexed);
   }
 
+  /** The documents of `table` in group `group` under `key` (TableSpec `groups`), in id order (O(k log k)). @throws Error for an undeclared group. */
+  listBy<T>(table: string, group: string, key: string): (T & Indexed)[] {
+    const t = this.table(table);
+    return [...this.tables.groupIds(t, group, key)].sort().map((id) => t.docs.get(id) as T & Indexed);
+  }
+
   /** The documents of `table` whose id starts with `prefix`, in id order (O(log n + k)). */
   listPrefix<T>(table: string, prefix: string): (T & Indexed)[] {
     const t = this.table(table);

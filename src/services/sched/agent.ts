@@ -13,6 +13,11 @@
  * it and stream the events of the batches they apply. Alone, the agent does all of it from
  * the start.
  *
+ * A client-only agent (`server.enabled` false: a `client` block listing `servers` and no
+ * `server` block) leads nothing and writes nothing to its (empty) local state: it runs its
+ * client against the listed servers and serves only the client endpoints
+ * ({@link CLIENT_ONLY_ROUTES}), which the servers forward to it.
+ *
  * @module
  */
 import { setMaxListeners } from 'node:events';
@@ -88,6 +93,12 @@ export const SCHED_ROUTES = [
   ...replicationRoutes,
   ...metricsRoutes,
 ];
+
+/**
+ * The routes of a client-only agent (`server.enabled = false`): the client endpoints about
+ * the allocations its client runs, which the servers forward to it (routes/client-locate.ts).
+ */
+export const CLIENT_ONLY_ROUTES = [...clientFsRoutes, ...clientAllocationRoutes];
 
 /** Options of {@link startSchedAgent}. */
 export interface SchedAgentOptions {
@@ -240,11 +251,14 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
         selfAddress: () => advertise.address,
         log,
         now,
-        mounter: (c) => csiMounter({ state, plugins: registry, nodeId: () => c.nodeId, root: join(clientConfig.stateDir, 'csi'), log }),
+        // CSI volumes are mounted by clients beside a server (the volumes and plugins are in its state).
+        mounter: config.server === false ? undefined : (c) => csiMounter({ state, plugins: registry, nodeId: () => c.nodeId, root: join(clientConfig.stateDir, 'csi'), log }),
       });
     deps = { state, config, acl, now, broker, replicator, advertise, leadership, shutdown: stopping.signal, forwardTo, plugins, volumeLocks: new KeyedLock(), metrics, heartbeats, client };
-    if (!shared) await lead();
-    const api = schedHttpService({ routes: SCHED_ROUTES, deps, state, region: config.region, forwardTo, shutdown: stopping.signal, leadership });
+    // A client-only agent's state stays empty: it leads nothing and serves only the client endpoints.
+    const serverRole = config.server !== false;
+    if (!shared && serverRole) await lead();
+    const api = schedHttpService({ routes: serverRole ? SCHED_ROUTES : CLIENT_ONLY_ROUTES, deps, state, region: config.region, forwardTo, shutdown: stopping.signal, leadership });
     const served = config.ui ? withUi(api, { self: 'sched', others: () => config.uiServices ?? {} }) : api;
     const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(served, metrics), log);
     advertise.address = advertiseAddress(listener.url, config);
@@ -252,7 +266,7 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
     client?.start();
     log.info(
       { url: listener.url, region: config.region, acl: config.acl.enabled, storage: shared ? `postgresql ${shared.backend.target}` : 'sqlite', advertise: advertise.address },
-      'scheduler service listening',
+      serverRole ? 'scheduler service listening' : 'scheduler client-only agent listening',
     );
     return {
       url: listener.url,

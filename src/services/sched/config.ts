@@ -20,6 +20,8 @@
  *   event_heartbeat_interval = "30s"   # Cairn key: period of the stream's {} frames
  *   acl_token_gc_threshold   = "1h"    # expired tokens are deleted this long after expiry
  *   encrypt = "env://SCHED_STATE_KEY" # the state key (base64, 32 bytes); default: data_dir/sched-state.key
+ *   min_heartbeat_ttl = "10s"          # the TTL client nodes are given
+ *   heartbeat_grace   = "10s"          # how long past it a silent node stays up
  * }
  * region_addresses {                 # HTTP API of a server in each other region
  *   global = "10.0.0.10:4646"
@@ -35,6 +37,9 @@
  *   node_id = "9f0c…"                 # the scheduler node a node plugin serves
  * }
  * ```
+ *
+ * Without a `server` block, an agent whose `client { enabled = true, servers = [...] }` lists
+ * servers is client-only (`server.enabled` false; agent.ts).
  *
  * Every error names the file, line and key.
  *
@@ -101,7 +106,9 @@ export const schedAgentSchema = {
     replication_token: cfg.string({ doc: 'non-authoritative regions: a management token of the authoritative region, used to replicate ACL objects (env:// and file:// accepted)' }),
   }),
   server: cfg.block({
-    enabled: cfg.bool({ default: true, doc: 'accepted for compatibility: every Cairn scheduler agent is a server' }),
+    enabled: cfg.bool({ default: true, doc: 'run the server (state, scheduler, the whole API); without a server block an agent whose client lists servers is client-only' }),
+    min_heartbeat_ttl: cfg.duration({ min: 1, doc: 'heartbeat TTL given to client nodes; default 10s (the reference\'s key; Cairn gives every node this TTL)' }),
+    heartbeat_grace: cfg.duration({ min: 0, doc: 'how long past its TTL a node may stay silent before it is marked down; default 10s' }),
     authoritative_region: cfg.string({ doc: 'the region that owns ACL policies, global tokens and auth methods; default: this one' }),
     event_buffer_size: cfg.int({ default: 100, min: 0, doc: 'committed batches the event stream holds for replay and slow readers; 0 means 100' }),
     event_heartbeat_interval: cfg.duration({ min: 0.001, doc: 'period of the event stream\'s `{}` heartbeat frames (Cairn key; the reference fixes 30s)' }),
@@ -172,10 +179,16 @@ export interface SchedAgentConfig {
   readonly aclTokenGcThresholdMs?: number;
   /** CSI plugin endpoints (`plugin "<id>" { … }` blocks); absent: none. */
   readonly plugins?: readonly CsiPluginConfig[];
-  /** Heartbeat TTL given to client nodes, in ms; absent means the reference's 10 s minimum. Not an HCL key: tests shorten it. */
+  /** Heartbeat TTL given to client nodes, in ms (`server.min_heartbeat_ttl`); absent means the reference's 10 s minimum. */
   readonly heartbeatTtlMs?: number;
-  /** How long past the TTL the leader waits before marking a node down, in ms; absent means the reference's 10 s. Not an HCL key: tests shorten it. */
+  /** How long past the TTL the leader waits before marking a node down, in ms (`server.heartbeat_grace`); absent means the reference's 10 s. */
   readonly heartbeatGraceMs?: number;
+  /**
+   * Does this agent run a server (`server.enabled`)? False: a client-only agent (agent.ts):
+   * no state of its own, its client talks to `client.servers` and its HTTP API serves only
+   * the client endpoints. Absent means true (configs built in code).
+   */
+  readonly server?: boolean;
   /** Scheduler workers on the leader (evaluations run at once); absent means 2, `0` turns the scheduler off (tests of the jobs API's own writes). Not an HCL key. */
   readonly schedulerWorkers?: number;
   /** Period of the CSI plugins' probe and fingerprint, in ms; absent means 10 s. Not an HCL key: tests shorten it. */
@@ -210,6 +223,12 @@ export function loadSchedAgentConfig(path: string, env: ConfigEnv = {}, hostName
 }
 
 function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): SchedAgentConfig {
+  const client = clientConfigFrom(
+    { block: raw.client, drivers: raw.plugin.filter((p) => isDriver(p.label)).map((p) => ({ label: p.label, enabled: p.body.config?.enabled })) },
+    raw.data_dir,
+    env,
+  );
+  const server = serverEnabled(raw, client);
   const host = raw.addresses?.http ?? '127.0.0.1';
   const authoritativeRegion = raw.server?.authoritative_region ?? raw.region;
   const regionAddresses = addressBlock(raw.region_addresses, raw.$at, 'region_addresses', raw.region, 'region');
@@ -241,13 +260,26 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): SchedAgentConfig {
     ...(raw.server?.event_heartbeat_interval !== undefined && { eventHeartbeatMs: raw.server.event_heartbeat_interval * 1000 }),
     ...(raw.server?.acl_token_gc_threshold !== undefined && { aclTokenGcThresholdMs: raw.server.acl_token_gc_threshold * 1000 }),
     eventBroker: raw.server?.enable_event_broker ?? true,
+    ...(raw.server?.min_heartbeat_ttl !== undefined && { heartbeatTtlMs: raw.server.min_heartbeat_ttl * 1000 }),
+    ...(raw.server?.heartbeat_grace !== undefined && { heartbeatGraceMs: raw.server.heartbeat_grace * 1000 }),
     plugins: pluginsFrom(raw.plugin.filter((p) => !isDriver(p.label))),
-    client: clientConfigFrom(
-      { block: raw.client, drivers: raw.plugin.filter((p) => isDriver(p.label)).map((p) => ({ label: p.label, enabled: p.body.config?.enabled })) },
-      raw.data_dir,
-      env,
-    ),
+    client,
+    server,
   };
+}
+
+/**
+ * `server.enabled`; without a server block: false when the client lists servers (the
+ * reference's client-only agent), else true. @throws {ConfigError} for a server turned off
+ * without a client that lists the servers to talk to, or with a `storage` block.
+ */
+function serverEnabled(raw: Raw, client: ClientConfig | undefined): boolean {
+  const enabled = raw.server ? raw.server.enabled : !(client && client.servers.length > 0);
+  if (enabled) return true;
+  if (!client) throw blockError(raw.server?.$at ?? raw.$at, 'enabled', 'a client-only agent (server disabled) needs client { enabled = true, servers = [...] }');
+  if (client.servers.length === 0) throw blockError(raw.client!.$at, 'servers', '"servers": a client-only agent (no server) needs the servers\' host:port');
+  if (raw.storage) throw blockError(raw.$at, 'storage', '"storage": a client-only agent (no server) keeps no state of the region');
+  return false;
 }
 
 /** Is `plugin "<label>"` a task driver's block rather than a CSI plugin's? */

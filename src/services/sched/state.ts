@@ -208,13 +208,14 @@ export const SCHED_TABLES: readonly TableSpec[] = [
   { name: T.meta },
   { name: T.namespaces },
   { name: T.nodes },
-  { name: T.allocs },
+  // Grouped by `<namespace>/<job ID>` (jobs/types.ts jobKey): a job's allocations and evaluations without a scan.
+  { name: T.allocs, groups: { job: (d: { Namespace: string; JobID: string }) => `${d.Namespace}/${d.JobID}` } },
   { name: T.csiVolumes },
   { name: T.csiPlugins },
   // The workload tables: shapes in jobs/types.ts.
   { name: T.jobs },
   { name: T.jobVersions },
-  { name: T.evals },
+  { name: T.evals, groups: { job: (d: { Namespace: string; JobID: string }) => `${d.Namespace}/${d.JobID}` } },
 ];
 
 /** Stored auth methods and binding rules are the auth module's shapes (auth/). */

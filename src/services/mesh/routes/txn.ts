@@ -60,6 +60,7 @@ function readView(ctx: Ctx): Txn {
     getBy: (table, index, key) => state.getBy(table, index, key),
     list: (table) => state.list(table),
     listPrefix: (table, prefix) => state.listPrefix(table, prefix),
+    listBy: (table, group, key) => state.listBy(table, group, key),
     put: refuse,
     delete: refuse,
   };

@@ -30,6 +30,10 @@ import { ServerApi, ServerError } from './server-api.js';
 export const DEFAULT_HEARTBEAT_TTL_MS = 10_000;
 /** Pause before retrying a failed call to the servers, in ms. */
 const RETRY_MS = 1_000;
+/** Period of the allocation status reports, in ms: the reference client's `allocSyncIntv`. */
+const REPORT_BATCH_MS = 200;
+/** Allocation status reports in flight at once (well under the servers' 100 connections per client address). */
+const REPORT_CONCURRENCY = 8;
 /** Blocking wait of the allocation watch. */
 const WATCH_WAIT = '60s';
 
@@ -56,8 +60,10 @@ export class SchedClient {
   private readonly stopping = new AbortController();
   private heartbeatMs = DEFAULT_HEARTBEAT_TTL_MS / 2;
   private loops: Promise<void>[] = [];
-  /** Reports waiting to be sent, per allocation (the newest wins), and which are in flight. */
+  /** Reports waiting to be sent, per allocation (the newest wins), their order, and which are in flight. */
   private readonly pending = new Map<string, AllocReport>();
+  private readonly queue = new Set<string>();
+  private flushTimer: NodeJS.Timeout | undefined;
   private readonly sending = new Set<string>();
   private registered: Promise<void> | undefined;
   private readonly mounter: VolumeMounter | undefined;
@@ -97,6 +103,7 @@ export class SchedClient {
   /** Stops the loops and kills every task's processes (SIGKILL, no report). */
   async close(): Promise<void> {
     this.stopping.abort();
+    clearTimeout(this.flushTimer);
     for (const runner of this.runners.values()) {
       for (const t of runner.tasks.values()) t.forceKill();
     }
@@ -237,31 +244,59 @@ export class SchedClient {
     }
   }
 
-  /** Queues `rep` for allocation `id`: one request in flight per allocation, the newest report sent next. */
+  /**
+   * Queues `rep` for allocation `id`. Reports are sent every {@link REPORT_BATCH_MS} (the
+   * reference client's allocation sync interval), so the quick succession of a start
+   * (`Received`, `Task Setup`, `Started`) is one write; per allocation one request is in flight
+   * and the newest report is sent next, and at most {@link REPORT_CONCURRENCY} are in flight in
+   * all (the servers cap connections per client address).
+   */
   private report(id: string, rep: AllocReport): void {
     this.pending.set(id, rep);
-    if (this.sending.has(id)) return;
-    this.sending.add(id);
-    void (async () => {
-      try {
-        for (let next = this.pending.get(id); next; next = this.pending.get(id)) {
-          this.pending.delete(id);
-          for (;;) {
-            try {
-              await this.api.call('POST', `/v1/allocation/${id}/client-status`, { token: this.identity.SecretID, body: next, signal: this.stopping.signal });
-              break;
-            } catch (err) {
-              if (this.stopping.signal.aborted || (err instanceof ServerError && err.status === 404)) return;
-              this.o.log.warn({ alloc: id, err: (err as Error).message }, 'client: allocation update failed; retrying');
-              if (this.pending.has(id)) break;
-              await this.sleep(RETRY_MS);
-            }
-          }
-        }
-      } finally {
+    this.flushSoon();
+  }
+
+  /** Arms the timer that moves the waiting reports to the send queue. */
+  private flushSoon(): void {
+    if (this.flushTimer || this.stopping.signal.aborted) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      for (const id of this.pending.keys()) if (!this.sending.has(id)) this.queue.add(id);
+      this.pump();
+    }, REPORT_BATCH_MS);
+  }
+
+  /** Starts sending queued reports while fewer than {@link REPORT_CONCURRENCY} are in flight. */
+  private pump(): void {
+    while (this.sending.size < REPORT_CONCURRENCY && this.queue.size > 0) {
+      const id = this.queue.values().next().value!;
+      this.queue.delete(id);
+      const rep = this.pending.get(id);
+      if (!rep) continue;
+      this.pending.delete(id);
+      this.sending.add(id);
+      void this.send(id, rep).finally(() => {
         this.sending.delete(id);
+        // A newer report arrived meanwhile: it goes with the next flush.
+        if (this.pending.has(id)) this.flushSoon();
+        this.pump();
+      });
+    }
+  }
+
+  /** Sends one report, retrying until it is taken, the allocation is gone (404), a newer report waits, or the client stops. */
+  private async send(id: string, rep: AllocReport): Promise<void> {
+    for (;;) {
+      try {
+        await this.api.call('POST', `/v1/allocation/${id}/client-status`, { token: this.identity.SecretID, body: rep, signal: this.stopping.signal });
+        return;
+      } catch (err) {
+        if (this.stopping.signal.aborted || (err instanceof ServerError && err.status === 404)) return;
+        this.o.log.warn({ alloc: id, err: (err as Error).message }, 'client: allocation update failed; retrying');
+        if (this.pending.has(id)) return;
+        await this.sleep(RETRY_MS);
       }
-    })();
+    }
   }
 
   /** Waits `ms`, or less when the client stops. */

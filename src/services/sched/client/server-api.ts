@@ -2,8 +2,10 @@
  * The client agent's calls to the servers' HTTP API (the reference's client uses RPC; Cairn's
  * clients use the routes the servers serve for them: `PUT /v1/node/register`, `POST
  * /v1/node/:id/status`, `GET /v1/node/:id/allocations`, `POST
- * /v1/allocation/:id/client-status`). A server that cannot be reached is skipped for the next
- * one in the list.
+ * /v1/allocation/:id/client-status`). A server that cannot be reached, or answers 5xx (no
+ * leader yet, a leader that cannot be reached to forward to), is skipped for the next one in
+ * the list; the one that answered is tried first next time. Followers forward the writes to
+ * their leader, so the client follows the leader through whichever server answers.
  *
  * @module
  */
@@ -54,8 +56,12 @@ export class ServerApi {
         lastErr = err;
         continue;
       }
-      this.next = (this.next + i) % list.length;
       const text = await res.text();
+      if (res.status >= 500 && i < list.length - 1) {
+        lastErr = new ServerError(res.status, text.trim());
+        continue;
+      }
+      this.next = (this.next + i) % list.length;
       if (res.status < 200 || res.status > 299) throw new ServerError(res.status, text.trim());
       return { body: (text === '' ? undefined : JSON.parse(text)) as T, index: Number(res.headers.get('x-sched-index') ?? 0) };
     }

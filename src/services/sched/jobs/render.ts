@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { formatTime } from '../../../kernel/util/duration.js';
 import type { Indexed } from '../../../kernel/store/index.js';
 import type { Evaluation, Job } from './types.js';
 
@@ -55,7 +56,14 @@ export function jobStub(job: StoredJob, status: string, summary: Record<string, 
   };
 }
 
-/** The evaluation as read and in events: the stored one with `DeploymentID` and the reference's other unmodelled fields empty. */
+/** Go's zero `time.Time` in JSON: an evaluation without a `WaitUntil`. */
+const ZERO_TIME = '0001-01-01T00:00:00Z';
+
+/**
+ * The evaluation as read and in events: the stored one with `DeploymentID` and the
+ * reference's other unmodelled fields empty, and `WaitUntil` (stored in Unix ns) as the
+ * reference's `time.Time`: an RFC3339 string, Go's zero time when there is none.
+ */
 export function renderEval(e: Evaluation & Indexed): Record<string, unknown> {
   return {
     DeploymentID: '',
@@ -66,5 +74,6 @@ export function renderEval(e: Evaluation & Indexed): Record<string, unknown> {
     SnapshotIndex: 0,
     RelatedEvals: null,
     ...e,
+    WaitUntil: e.WaitUntil ? formatTime(new Date(e.WaitUntil / 1e6)) : ZERO_TIME,
   };
 }

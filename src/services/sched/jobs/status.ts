@@ -10,11 +10,12 @@
 import type { Indexed } from '../../../kernel/store/index.js';
 import { allocTerminal, type StoredAlloc } from '../alloc.js';
 import { T } from '../state.js';
-import type { Evaluation, Job } from './types.js';
+import { jobKey, type Evaluation, type Job } from './types.js';
 
 /** Anything that lists a table (the state, a transaction). */
 export interface TableReader {
   list<D>(table: string): (D & Indexed)[];
+  listBy<D>(table: string, group: string, key: string): (D & Indexed)[];
 }
 
 /** Is the evaluation finished (`complete`, `failed`, `canceled`)? A `pending` or `blocked` one is not (reference `Evaluation.TerminalStatus`). */
@@ -45,14 +46,13 @@ export function jobStatus(
 
 /** The allocations of job `namespace`/`id` in `read`. */
 export function allocsOfJob(read: TableReader, namespace: string, id: string): (StoredAlloc & Indexed)[] {
-  return read.list<StoredAlloc>(T.allocs).filter((a) => a.JobID === id && a.Namespace === namespace);
+  return read.listBy<StoredAlloc>(T.allocs, 'job', jobKey(namespace, id));
 }
 
 /** The evaluations of job `namespace`/`id` in `read`, oldest first. */
 export function evalsOfJob(read: TableReader, namespace: string, id: string): (Evaluation & Indexed)[] {
   return read
-    .list<Evaluation>(T.evals)
-    .filter((e) => e.JobID === id && e.Namespace === namespace)
+    .listBy<Evaluation>(T.evals, 'job', jobKey(namespace, id))
     .sort((a, b) => a.CreateIndex - b.CreateIndex || (a.ID < b.ID ? -1 : 1));
 }
 

@@ -21,9 +21,10 @@ import { randomUUID } from 'node:crypto';
 import { ALL_NAMESPACES } from '../acl/index.js';
 import { allocStub, checkEnum, CLIENT_STATUSES, decodeVolumes, DESIRED_STATUSES, type StoredAlloc } from '../alloc.js';
 import { writeAllocation, type AllocationWrite } from '../csi/alloc-claims.js';
-import { newEvaluation, type Job, type PlacedAllocFields, type TaskGroup, type TaskState } from '../jobs/types.js';
+import { jobKey, newEvaluation, type Job, type PlacedAllocFields, type TaskGroup, type TaskState } from '../jobs/types.js';
 import { isNodeSecret } from '../node-secret.js';
 import { renderFullAlloc, type FullAlloc } from './node-allocations.js';
+import { rescheduleEligible } from '../scheduler/reconcile.js';
 import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
 import { schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
 import { decodeGoStruct, queryUuidPrefix, requireBody } from '../request.js';
@@ -165,8 +166,9 @@ async function updateAlloc(
  * "ClientDescription"?: …, "TaskStates"?: {task: TaskState}}` (jobs/types.ts `TaskState`;
  * absent or null keeps the stored ones); label `AllocationUpdated`. Authorised by the
  * `SecretID` of the allocation's node or a token with `node:write`. An allocation that
- * becomes `failed` gets a pending `alloc-failure` evaluation of its job in the same write
- * (the reference's `Node.UpdateAlloc`), so the scheduler reschedules it (`FollowupEvalID`
+ * becomes `failed` gets a pending `alloc-failure` evaluation of its (stored) job in the same
+ * write when its group's reschedule policy leaves an attempt and no follow-up evaluation
+ * waits already (the reference's `Node.UpdateAlloc` and `RescheduleEligible`), so the scheduler reschedules it (`FollowupEvalID`
  * stays for the scheduler's delayed reschedules, as the reference). @throws 400 `invalid client status "<s>": must be one of pending,
  * running, complete, failed, lost, unknown`, `TaskStates must be an object of task states`;
  * 404 `alloc not found`; 403 without the node's secret or `node:write`.
@@ -188,8 +190,13 @@ async function updateClientStatus(ctx: Ctx): Promise<SchedReply> {
     },
     change,
     (tx, next, previous) => {
-      const job = (next as Partial<PlacedAllocFields>).Job;
-      if (next.ClientStatus !== 'failed' || previous?.ClientStatus === 'failed' || !job) return;
+      if (next.ClientStatus !== 'failed' || previous?.ClientStatus === 'failed') return;
+      // As the reference's Node.UpdateAlloc: the job as stored now, a group whose reschedule
+      // policy leaves an attempt, no follow-up evaluation already waiting.
+      const job = tx.get<Job>(T.jobs, jobKey(next.Namespace, next.JobID));
+      const tg = job?.TaskGroups.find((g) => g.Name === next.TaskGroup);
+      const placed = next as StoredAlloc & Partial<PlacedAllocFields>;
+      if (!job || !tg || placed.FollowupEvalID || !rescheduleEligible({ TaskStates: placed.TaskStates ?? null, ModifyTime: next.ModifyTime, RescheduleTracker: placed.RescheduleTracker ?? null }, tg.ReschedulePolicy)) return;
       const ev = newEvaluation(randomUUID(), job, 'alloc-failure', nowNs);
       tx.put(T.evals, ev.ID, ev);
     },

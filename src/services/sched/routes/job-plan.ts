@@ -18,63 +18,27 @@ import { randomUUID } from 'node:crypto';
 import { allocTerminal, type StoredAlloc } from '../alloc.js';
 import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
 import { schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
-import { jobKey, newEvaluation, NS_PER_SECOND, type Evaluation, type Job, type TaskGroup } from '../jobs/types.js';
+import { jobKey, newEvaluation, type Evaluation, type Job } from '../jobs/types.js';
 import { decodeGoStruct, requireBody } from '../request.js';
+import { decodeJob } from '../jobs/decode.js';
+import { validateJob } from '../jobs/validate.js';
+import { specChanged } from '../jobs/write.js';
 import { computePlan } from '../scheduler/schedule.js';
 import { DEFAULT_NAMESPACE, LABEL, T } from '../state.js';
 
-/** The reference's default reschedule policies (`structs.DefaultServiceJobReschedulePolicy`, `DefaultBatchJobReschedulePolicy`). */
-const RESCHEDULE = {
-  service: { Attempts: 0, Interval: 0, Delay: 30 * NS_PER_SECOND, DelayFunction: 'exponential', MaxDelay: 3600 * NS_PER_SECOND, Unlimited: true },
-  batch: { Attempts: 1, Interval: 24 * 3600 * NS_PER_SECOND, Delay: 5 * NS_PER_SECOND, DelayFunction: 'constant', MaxDelay: 0, Unlimited: false },
-} as const;
-
 /**
- * The submitted job with the defaults the scheduler reads filled in (namespace, type,
- * priority 50, datacenters `["*"]`, pool `default`, group count 1, task resources 100 MHz /
- * 300 MiB, the reschedule policy of the type). Interim: the jobs API's register-time
- * canonicalization replaces it once merged. @throws 400 `Job ID does not match request path`,
- * `missing job ID`, `job "<id>" has no task groups`, the decoder's texts for fields of the
- * wrong kind, `task group is missing a name`, `… a task is missing its name or driver`.
+ * Checks the submitted job's ID and the kinds of the fields before it is decoded as a
+ * register decodes it (jobs/decode.ts), with the plan's own texts. @throws 400 `Job ID does
+ * not match request path`, `missing job ID`, `job "<id>" has no task groups`, the decoder's
+ * texts for fields of the wrong kind, `task group is missing a name`, `… a task is missing
+ * its name or driver`.
  */
-function plannedJob(raw: Record<string, unknown>, id: string, namespace: string): Job {
+function checkPlannedJob(raw: Record<string, unknown>, id: string): void {
   const jobId = typeof raw.ID === 'string' ? raw.ID : '';
   if (jobId === '') throw schedBadRequest('missing job ID');
   if (jobId !== id) throw schedBadRequest('Job ID does not match request path');
   if (!Array.isArray(raw.TaskGroups) || raw.TaskGroups.length === 0) throw schedBadRequest(`job "${id}" has no task groups`);
   checkShapes(raw);
-  const type = typeof raw.Type === 'string' && raw.Type !== '' ? raw.Type : 'service';
-  const groups = (raw.TaskGroups as Record<string, unknown>[]).map((g): TaskGroup => {
-    const tasks = Array.isArray(g.Tasks) ? (g.Tasks as Record<string, unknown>[]) : [];
-    return {
-      ...(g as unknown as TaskGroup),
-      Count: typeof g.Count === 'number' ? g.Count : 1,
-      Constraints: (g.Constraints as TaskGroup['Constraints']) ?? null,
-      Volumes: (g.Volumes as TaskGroup['Volumes']) ?? null,
-      ReschedulePolicy: (g.ReschedulePolicy as TaskGroup['ReschedulePolicy']) ?? (type === 'batch' ? RESCHEDULE.batch : RESCHEDULE.service),
-      Tasks: tasks.map((t) => {
-        const r = (t.Resources ?? {}) as Record<string, unknown>;
-        return {
-          ...(t as unknown as TaskGroup['Tasks'][number]),
-          Constraints: (t.Constraints as TaskGroup['Constraints']) ?? null,
-          Resources: { CPU: typeof r.CPU === 'number' ? r.CPU : 100, Cores: 0, MemoryMB: typeof r.MemoryMB === 'number' ? r.MemoryMB : 300, MemoryMaxMB: 0, DiskMB: null },
-        };
-      }),
-    };
-  });
-  return {
-    ...(raw as unknown as Job),
-    ID: jobId,
-    Name: typeof raw.Name === 'string' && raw.Name !== '' ? raw.Name : jobId,
-    Namespace: namespace,
-    Type: type,
-    Priority: typeof raw.Priority === 'number' ? raw.Priority : 50,
-    Datacenters: Array.isArray(raw.Datacenters) && raw.Datacenters.length > 0 ? (raw.Datacenters as string[]) : ['*'],
-    NodePool: typeof raw.NodePool === 'string' && raw.NodePool !== '' ? raw.NodePool : 'default',
-    Constraints: (raw.Constraints as Job['Constraints']) ?? null,
-    TaskGroups: groups,
-    Stop: raw.Stop === true,
-  };
 }
 
 /** A list of objects of Go type `goType` at `field`, or null. @throws 400 `json: cannot unmarshal <kind> into Go struct field <field> of type []<goType>`. */
@@ -152,7 +116,7 @@ function diffUpdates(u: Record<string, number>): Record<string, number> {
  * DestructiveUpdate, Ignore, Canary, Preemptions}}}, "FailedTGAllocs": {group: AllocMetric} |
  * null, "Diff": JobDiff | null, "JobModifyIndex": the stored job's (0: none), "CreatedEvals":
  * null, "NextPeriodicLaunch", "Warnings": "", "Index"}`. Writes nothing.
- * @throws 400 `missing job`, the texts of {@link plannedJob}; 403 without
+ * @throws 400 `missing job`, the texts of {@link checkPlannedJob} and of a register's checks; 403 without
  * `namespace:submit-job`.
  */
 async function planJob(ctx: Ctx): Promise<SchedReply> {
@@ -161,10 +125,13 @@ async function planJob(ctx: Ctx): Promise<SchedReply> {
   const raw = body.Job as Record<string, unknown>;
   const namespace = (typeof raw.Namespace === 'string' && raw.Namespace) || ctx.query.get('namespace') || DEFAULT_NAMESPACE;
   requireAllowed(identityOf(ctx).authorizer.allowNamespaceOperation(namespace, 'submit-job'));
-  const submitted = plannedJob(raw, ctx.params.id!, namespace);
+  checkPlannedJob(raw, ctx.params.id!);
+  // Canonicalized as a register would store it, so an unchanged job file plans as unchanged.
+  const submitted = decodeJob(raw, { namespace, region: ctx.deps.config.region });
+  validateJob(submitted, ctx.deps.config.region);
   const state = ctx.deps.state;
   const stored = state.get<Job>(T.jobs, jobKey(namespace, submitted.ID));
-  const same = stored !== undefined && SPEC_FIELDS.every((f) => JSON.stringify(stored[f] ?? null) === JSON.stringify(submitted[f] ?? null));
+  const same = stored !== undefined && !specChanged(stored, submitted);
   // An unchanged job keeps its version: its allocations are not updated.
   const job: Job = { ...submitted, JobModifyIndex: same ? stored.JobModifyIndex : (stored?.JobModifyIndex ?? 0) + 1, Version: stored ? stored.Version + (same ? 0 : 1) : 0 };
   const nowNs = ctx.deps.now() * 1e6;

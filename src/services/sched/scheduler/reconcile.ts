@@ -63,8 +63,11 @@ export function destructiveChange(a: ExistingAlloc, tg: TaskGroup): boolean {
 /** Does `a` run another version of `job`? */
 export const outdated = (a: ExistingAlloc, job: Job): boolean => a.Job !== undefined && a.Job.JobModifyIndex !== job.JobModifyIndex;
 
+/** What the reschedule decision reads of a failed allocation. */
+type FailedAlloc = Pick<ExistingAlloc, 'TaskStates' | 'ModifyTime' | 'RescheduleTracker'>;
+
 /** When allocation `a` failed, in Unix ns: its tasks' latest `FinishedAt`, else its `ModifyTime`. */
-function failedAt(a: ExistingAlloc): number {
+function failedAt(a: FailedAlloc): number {
   let latest = 0;
   for (const s of Object.values(a.TaskStates ?? {})) if (s.FinishedAt) latest = Math.max(latest, Date.parse(s.FinishedAt) * 1e6);
   return latest || a.ModifyTime;
@@ -75,7 +78,7 @@ function failedAt(a: ExistingAlloc): number {
  * `RescheduleEligible` and `NextDelay`): undefined when no attempt is left, else the time
  * (Unix ns) it may be replaced and the delay used.
  */
-function nextReschedule(a: ExistingAlloc, policy: ReschedulePolicy | null): { at: number; delay: number } | undefined {
+function nextReschedule(a: FailedAlloc, policy: ReschedulePolicy | null): { at: number; delay: number } | undefined {
   if (!policy || (!policy.Unlimited && policy.Attempts <= 0)) return undefined;
   const failed = failedAt(a);
   const events = a.RescheduleTracker?.Events ?? [];
@@ -90,6 +93,13 @@ function nextReschedule(a: ExistingAlloc, policy: ReschedulePolicy | null): { at
   if (policy.MaxDelay > 0) delay = Math.min(delay, policy.MaxDelay);
   return { at: failed + delay, delay };
 }
+
+/**
+ * May failed allocation `a` be rescheduled under its group's `policy` (the reference's
+ * `Allocation.RescheduleEligible`: attempts left in the interval, or `Unlimited`)? The
+ * client-status report writes an `alloc-failure` evaluation only then.
+ */
+export const rescheduleEligible = (a: FailedAlloc, policy: ReschedulePolicy | null): boolean => nextReschedule(a, policy) !== undefined;
 
 /** One second in ns: a reschedule due within it runs now (the reference's `rescheduleWindowSize`). */
 const RESCHEDULE_WINDOW_NS = 1e9;
