@@ -28,6 +28,8 @@ export interface FuzzTarget {
   readonly plausible?: (path: string, param: string) => string;
   /** Whether a 5xx is legitimate for this reply (e.g. 503 no worker; the reference's routing 500s). */
   readonly allow5xx?: (status: number, body: string, method: string, path: string) => boolean;
+  /** Whether an empty 4xx body is the reference's wire answer here (e.g. a KV read of a missing key). */
+  readonly allowEmpty4xx?: (status: number, method: string, path: string) => boolean;
   /** Paths whose GET streams (read a little, then hang up). */
   readonly streaming?: ReadonlySet<string>;
   /** Asserts the service still answers simple valid requests the same; throws if not. */
@@ -249,7 +251,7 @@ export async function walkRoutes(t: FuzzTarget): Promise<FuzzResult> {
         const bad =
           typeof r.status !== 'number' ||
           (r.status >= 500 && !t.allow5xx?.(r.status, r.body, method, docPath)) ||
-          (r.status >= 400 && r.status < 500 && r.body.trim() === '');
+          (r.status >= 400 && r.status < 500 && r.body.trim() === '' && !t.allowEmpty4xx?.(r.status, method, docPath));
         if (bad) findings.push({ method, path: docPath, what, status: r.status, body: r.body.slice(0, 300) });
       };
       for (const p of params) for (const v of HOSTILE_PATH_VALUES) await check(`{${p}}=${v.slice(0, 40)}`, fill([p, v]), takesBody ? '{}' : undefined);
