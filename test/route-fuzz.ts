@@ -24,6 +24,12 @@ export interface FuzzTarget {
   readonly skip?: ReadonlySet<string>;
   /** Field names tried on bodies whose schema declares none (the service's usual fields). */
   readonly fields: readonly string[];
+  /**
+   * Valid bodies keyed by `METHOD path` (e.g. `POST /jobs`): each of their fields, nested ones
+   * included, is replaced in turn by a wrong type or an out-of-range number, so the hostile
+   * value reaches validation deep inside a body the handler otherwise accepts.
+   */
+  readonly seeds?: Readonly<Record<string, unknown>>;
   /** A plausible value of a path parameter (default `fuzz1`). */
   readonly plausible?: (path: string, param: string) => string;
   /** Whether a 5xx is legitimate for this reply (e.g. 503 no worker; the reference's routing 500s). */
@@ -51,6 +57,8 @@ export interface Finding {
 export interface FuzzResult {
   readonly requests: number;
   readonly operations: number;
+  /** How many replies had each status (or `timeout`/`error`): shows the cases reached the handlers. */
+  readonly statuses: Record<string, number>;
   readonly findings: Finding[];
 }
 
@@ -209,6 +217,38 @@ function fieldBodies(fields: readonly string[], rnd: () => number): Array<[strin
   return out;
 }
 
+/** Every field path (keys and array indexes) of `v`, parents before children. */
+function fieldPaths(v: unknown, at: Array<string | number> = []): Array<Array<string | number>> {
+  if (v === null || typeof v !== 'object') return [];
+  const entries: Array<[string | number, unknown]> = Array.isArray(v) ? v.map((x, i) => [i, x]) : Object.entries(v);
+  return entries.flatMap(([k, x]) => [[...at, k], ...fieldPaths(x, [...at, k])]);
+}
+
+/** `seed` with the field at `path` replaced by the raw JSON text `raw`, as JSON text. */
+function withField(seed: unknown, path: Array<string | number>, raw: string): string {
+  const marker = '\u0001fuzz\u0001';
+  const copy = structuredClone(seed) as Record<string | number, unknown>;
+  let at = copy;
+  for (const k of path.slice(0, -1)) at = at[k] as Record<string | number, unknown>;
+  at[path[path.length - 1]] = marker;
+  return JSON.stringify(copy).replace(JSON.stringify(marker), raw);
+}
+
+/** Bodies from a valid `seed`: each nested field (sampled, at most 16) once a wrong type, once out of range. */
+function seedBodies(seed: unknown, rnd: () => number): Array<[string, string]> {
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)];
+  const paths = fieldPaths(seed);
+  const chosen = paths.length <= 16 ? paths : Array.from({ length: 16 }, () => pick(paths));
+  return chosen.flatMap((p) => {
+    const type = pick(TYPES);
+    const n = pick(NUMBERS);
+    return [
+      [`${p.join('.')}=${type}`, withField(seed, p, type)],
+      [`${p.join('.')}=${n}`, withField(seed, p, n)],
+    ] as Array<[string, string]>;
+  });
+}
+
 /** The documented `in: query` parameter names of one operation (path-level and own). */
 function queryNames(item: Record<string, unknown>, op: Record<string, unknown>): string[] {
   const ps = [...((item.parameters as { name: string; in: string }[]) ?? []), ...((op.parameters as { name: string; in: string }[]) ?? [])];
@@ -232,6 +272,7 @@ export async function walkRoutes(t: FuzzTarget): Promise<FuzzResult> {
   const findings: Finding[] = [];
   let requests = 0;
   let operations = 0;
+  const statuses: Record<string, number> = {};
   for (const [docPath, item] of Object.entries(t.doc.paths)) {
     if (t.skip?.has(docPath)) continue;
     const started = performance.now();
@@ -248,6 +289,7 @@ export async function walkRoutes(t: FuzzTarget): Promise<FuzzResult> {
       const check = async (what: string, path: string, body?: string) => {
         requests++;
         const r = await send(t, method, path, body, stream);
+        statuses[r.status] = (statuses[r.status] ?? 0) + 1;
         const bad =
           typeof r.status !== 'number' ||
           (r.status >= 500 && !t.allow5xx?.(r.status, r.body, method, docPath)) ||
@@ -258,6 +300,8 @@ export async function walkRoutes(t: FuzzTarget): Promise<FuzzResult> {
       if (takesBody) {
         for (const raw of RAW_BODIES) await check(`body ${raw.slice(0, 30)}`, fill(), raw);
         for (const [what, body] of fieldBodies(bodyFields(op, t.fields), rnd)) await check(what, fill(), body);
+        const seed = t.seeds?.[`${method} ${docPath}`];
+        if (seed !== undefined) for (const [what, body] of seedBodies(seed, rnd)) await check(what, fill(), body);
       }
       if (m === 'get') {
         const names = [...new Set([...queryNames(item, op), ...QUERY_NAMES])];
@@ -278,7 +322,7 @@ export async function walkRoutes(t: FuzzTarget): Promise<FuzzResult> {
       throw new Error(`after ${docPath}: ${(e as Error).message}`);
     }
   }
-  return { requests, operations, findings };
+  return { requests, operations, statuses, findings };
 }
 
 /** The findings as one readable text, one line each. */

@@ -43,6 +43,7 @@ describe('discovery: every documented route, hostile input', { timeout: 600_000 
       },
     });
     assert.ok(result.operations >= 70, `walked ${result.operations} operations`);
+    if (process.env.FUZZ_TIMING) console.error(result.requests, result.statuses);
     assert.deepEqual(result.findings, [], describeFindings(result.findings));
   });
 });

@@ -34,6 +34,19 @@ describe('scheduler: every documented route, hostile input', { timeout: 600_000 
       doc,
       headers: { 'X-Sched-Token': ROOT },
       fields: FIELDS,
+      seeds: {
+        'POST /jobs': { Job: minimalJob('fuzz-job', { Priority: 50, Datacenters: ['dc1'], Meta: { a: 'b' } }) },
+        'PUT /job/{id}': { Job: minimalJob('fuzz-job') },
+        'POST /job/{id}/plan': { Job: minimalJob('fuzz-job'), Diff: true },
+        'POST /jobs/parse': { JobHCL: 'job "x" {\n  group "g" {\n    count = 2\n    task "t" {\n      driver = "raw_exec"\n    }\n  }\n}\n', Canonicalize: true },
+        'POST /job/{id}/scale': { Count: 2, Target: { Group: 'app' }, Message: 'm', PolicyOverride: false },
+        'POST /job/{id}/evaluate': { EvalOptions: { ForceReschedule: true } },
+        'POST /node/{id}/drain': { DrainSpec: { Deadline: 60_000_000_000, IgnoreSystemJobs: false }, MarkEligible: false },
+        'POST /node/{id}/eligibility': { Eligibility: 'ineligible' },
+        'POST /acl/token': { Type: 'client', Policies: ['p'], ExpirationTTL: '1h', Name: 'n' },
+        'POST /namespace/{name}': { Name: 'fuzz1', Description: 'd', Meta: { a: 'b' } },
+        'PUT /volume/csi/{id}': { Volumes: [{ ID: 'fuzz1', Name: 'v', PluginID: 'p', RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }] }] },
+      },
       plausible: (path, param) => (path.startsWith('/job/') && param === 'id' ? 'fuzz-job' : 'fuzz1'),
       streaming: new Set(['/event/stream']),
       // An unknown ?region= is the reference's routing answer, 500 `No path to region` (reference/sched.md §1.6).
@@ -45,6 +58,7 @@ describe('scheduler: every documented route, hostile input', { timeout: 600_000 
       },
     });
     assert.ok(result.operations >= 100, `walked ${result.operations} operations`);
+    if (process.env.FUZZ_TIMING) console.error(result.requests, result.statuses);
     assert.deepEqual(result.findings, [], describeFindings(result.findings));
   });
 });
