@@ -249,6 +249,21 @@ function seedBodies(seed: unknown, rnd: () => number): Array<[string, string]> {
   });
 }
 
+/**
+ * `list_token`s forged from a real one (`token`, base64url JSON): each field once a wrong type
+ * or out of range; empty when the token is not base64url JSON.
+ */
+function forgedTokens(token: string, rnd: () => number): Array<[string, string]> {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+  } catch {
+    return [];
+  }
+  if (doc === null || typeof doc !== 'object') return [];
+  return seedBodies(doc, rnd).map(([what, json]) => [what, Buffer.from(json).toString('base64url')]);
+}
+
 /** The documented `in: query` parameter names of one operation (path-level and own). */
 function queryNames(item: Record<string, unknown>, op: Record<string, unknown>): string[] {
   const ps = [...((item.parameters as { name: string; in: string }[]) ?? []), ...((op.parameters as { name: string; in: string }[]) ?? [])];
@@ -305,6 +320,10 @@ export async function walkRoutes(t: FuzzTarget): Promise<FuzzResult> {
       }
       if (m === 'get') {
         const names = [...new Set([...queryNames(item, op), ...QUERY_NAMES])];
+        // A real list_token, forged field by field: the token must be checked, not trusted.
+        const plain = await send(t, method, fill(), undefined, stream);
+        const token = typeof plain.status === 'number' && plain.status === 200 ? /"list_token":"([A-Za-z0-9_-]+)"/.exec(plain.body)?.[1] : undefined;
+        if (token) for (const [what, forged] of forgedTokens(token, rnd)) await check(`list_token ${what}`, `${fill()}?list_token=${forged}`);
         for (const q of names) {
           for (let i = 0; i < 2; i++) {
             const v = QUERY_VALUES[Math.floor(rnd() * QUERY_VALUES.length)];

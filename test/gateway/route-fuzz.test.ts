@@ -59,6 +59,22 @@ describe('gateway: every documented route, hostile input', { timeout: 600_000 },
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('refuses a list_token forged with wrong-typed fields (400 naming list_token), and a real one still pages', async () => {
+    const first = await req('GET', '/v1/targets?scope_id=global&recursive=true&page_size=1');
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.json.response_type, 'delta');
+    const real = JSON.parse(Buffer.from(first.json.list_token, 'base64url').toString('utf8'));
+    const forge = (over: Record<string, unknown>) => Buffer.from(JSON.stringify({ ...real, ...over })).toString('base64url');
+    for (const over of [{ at: 'str' }, { at: { k: 'v' } }, { id: 12345 }, { id: null }, { started: 1e400 }, { since: 'x' }, { at: real.at, id: undefined }]) {
+      const r = await req('GET', `/v1/targets?scope_id=global&recursive=true&page_size=1&list_token=${forge(over)}`);
+      assert.equal(r.status, 400, `${JSON.stringify(over)}: ${r.text}`);
+      assert.deepEqual(r.json.details.request_fields, [{ name: 'list_token', description: 'Invalid list token.' }]);
+    }
+    const next = await req('GET', `/v1/targets?scope_id=global&recursive=true&page_size=1&list_token=${first.json.list_token}`);
+    assert.equal(next.status, 200, next.text);
+    assert.notEqual(next.json.items[0].id, first.json.items[0].id);
+  });
+
   it('answers every hostile request with a 4xx naming the problem, and stays healthy', async () => {
     const keep = (await req('GET', `/v1/targets/${ids.keep}`)).text;
     const doc = (await req('GET', '/v1/openapi.json')).json;
@@ -69,6 +85,20 @@ describe('gateway: every documented route, hostile input', { timeout: 600_000 },
       headers: { Authorization: `Bearer ${RECOVERY}` },
       fields: FIELDS,
       plausible: (path, param) => (param === 'id' ? ids[path.split('/')[1].replace(/\{.*$/, '')] ?? 'fuzz1' : 'fuzz1'),
+      seeds: {
+        'POST /targets': { scope_id: ids.project, type: 'tcp', name: 'seeded', session_max_seconds: 3600, session_connection_limit: 2, attributes: { default_port: 22 } },
+        'PATCH /targets/{id}': { version: 1, name: 'renamed', attributes: { default_port: 2222 } },
+        'POST /targets/{id}:add-host-sources': { version: 1, host_source_ids: [ids['host-sets']] },
+        'POST /roles/{id}:add-grants': { version: 1, grant_strings: ['ids=*;type=*;actions=read'] },
+        'POST /roles/{id}:set-principals': { version: 1, principal_ids: [ids.users] },
+        'POST /users/{id}:add-accounts': { version: 1, account_ids: [ids.accounts] },
+        'POST /auth-methods': { scope_id: 'global', type: 'oidc', attributes: { issuer: 'http://127.0.0.1:9/', client_id: 'x', client_secret: 'y', signing_algorithms: ['RS256'], max_age: 60, claims_scopes: ['email'], allowed_audiences: ['a'] } },
+        'POST /auth-methods/{id}:authenticate': { attributes: { login_name: 'fuzz', password: 'fuzz-password-1' } },
+        'POST /accounts/{id}:change-password': { version: 1, current_password: 'fuzz-password-1', new_password: 'fuzz-password-2' },
+        'POST /hosts': { host_catalog_id: ids['host-catalogs'], type: 'static', name: 'seeded', attributes: { address: '10.0.0.1' } },
+        'POST /scopes': { scope_id: 'global', name: 'seeded', description: 'd' },
+        'POST /targets:authorize-session': { target: '127.0.0.1:1', ttl: '1h' },
+      },
       // No worker runs here: authorizing a session is the API's 503 "no worker available".
       allow5xx: (status, _body, _method, path) => status === 503 && path === '/targets:authorize-session',
       healthy: async () => {

@@ -34,6 +34,18 @@ describe('discovery: every documented route, hostile input', { timeout: 600_000 
       fields: FIELDS,
       // An unknown ?dc= is the reference's routing answer, 500 `No path to datacenter` (test/mesh/reference-clients.test.ts).
       allow5xx: (status, body) => status === 500 && body === 'No path to datacenter',
+      seeds: {
+        'PUT /catalog/register': { Node: 'n1', Address: '10.0.0.1', NodeMeta: { rack: 'r1' }, Service: { ID: 's1', Service: 'redis', Tags: ['a'], Port: 8000, Meta: { v: '1' } }, Check: { CheckID: 'c1', Name: 'c', ServiceID: 's1', Status: 'passing' } },
+        'PUT /agent/service/register': { ID: 's2', Name: 'web', Port: 80, Tags: ['x'], Meta: { a: 'b' }, Check: { TTL: '10s' }, Weights: { Passing: 1, Warning: 1 } },
+        'PUT /agent/check/register': { ID: 'c2', Name: 'ttl', TTL: '30s', Notes: 'n' },
+        'PUT /session/create': { Name: 's', TTL: '30s', LockDelay: '15s', Behavior: 'release', Checks: [] },
+        'PUT /txn': [{ KV: { Verb: 'set', Key: 'fuzz/t', Value: 'dg==' } }, { KV: { Verb: 'get', Key: 'keep' } }],
+        'PUT /acl/token': { Description: 'd', Policies: [{ Name: 'global-management' }], ExpirationTTL: '1h', Local: false },
+        'PUT /acl/policy': { Name: 'fuzzp', Rules: 'key_prefix "" { policy = "read" }', Datacenters: ['dc1'] },
+        'PUT /acl/role': { Name: 'fuzzr', Policies: [{ Name: 'global-management' }], ServiceIdentities: [{ ServiceName: 'web' }] },
+        'PUT /acl/auth-method': { Name: 'fuzzm', Type: 'jwt', MaxTokenTTL: '1h', Config: { JWTValidationPubKeys: ['x'], ClaimMappings: { a: 'b' } } },
+        'PUT /acl/binding-rule': { AuthMethod: 'fuzzm', BindType: 'service', BindName: 'web', Selector: 'value.a == "b"' },
+      },
       // A KV read of a missing key is an empty 404, as the reference answers.
       allowEmpty4xx: (status, method, path) => status === 404 && method === 'GET' && path === '/kv/{key}',
       healthy: async () => {

@@ -4,6 +4,7 @@
  * list still answers and a known job reads the same. New routes are covered as they land.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { describeFindings, walkRoutes } from '../route-fuzz.js';
 import { minimalJob } from './jobs-helpers.js';
@@ -14,6 +15,8 @@ const FIELDS = ['Job', 'JobHCL', 'Count', 'Target', 'Name', 'Rules', 'Type', 'Po
 
 describe('scheduler: every documented route, hostile input', { timeout: 600_000 }, () => {
   let a: TestAgent;
+  const nodeID = randomUUID();
+  const node = { ID: nodeID, SecretID: randomUUID(), Datacenter: 'dc1', Name: 'fuzz-node', HTTPAddr: '10.0.0.1:4646', Attributes: { 'os.name': 'ubuntu' }, NodeResources: { Cpu: { CpuShares: 4000 } }, Meta: { rack: 'r1' } };
   const req = (method: string, p: string, body?: unknown) => call(a.url, method, p, { token: ROOT, body });
 
   before(async () => {
@@ -22,6 +25,8 @@ describe('scheduler: every documented route, hostile input', { timeout: 600_000 
       const r = await req('POST', '/v1/jobs', { Job: minimalJob(id) });
       assert.equal(r.status, 200, r.text);
     }
+    const n = await req('PUT', '/v1/node/register', { Node: node });
+    assert.equal(n.status, 200, n.text);
   });
   after(() => a.stop());
 
@@ -46,8 +51,11 @@ describe('scheduler: every documented route, hostile input', { timeout: 600_000 
         'POST /acl/token': { Type: 'client', Policies: ['p'], ExpirationTTL: '1h', Name: 'n' },
         'POST /namespace/{name}': { Name: 'fuzz1', Description: 'd', Meta: { a: 'b' } },
         'PUT /volume/csi/{id}': { Volumes: [{ ID: 'fuzz1', Name: 'v', PluginID: 'p', RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }] }] },
+        'PUT /node/register': { Node: { ...node, ID: randomUUID(), SecretID: randomUUID() } },
+        'PUT /allocation': { Allocation: { NodeID: nodeID, JobID: 'fuzz-job', TaskGroup: 'app' } },
+        'POST /node/{id}/status': { Status: 'ready' },
       },
-      plausible: (path, param) => (path.startsWith('/job/') && param === 'id' ? 'fuzz-job' : 'fuzz1'),
+      plausible: (path, param) => (path.startsWith('/job/') && param === 'id' ? 'fuzz-job' : path.startsWith('/node/') ? nodeID : 'fuzz1'),
       streaming: new Set(['/event/stream']),
       // An unknown ?region= is the reference's routing answer, 500 `No path to region` (reference/sched.md §1.6).
       allow5xx: (status, body) => status === 500 && body === 'No path to region',
