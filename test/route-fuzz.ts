@@ -142,7 +142,22 @@ const QUERY_NAMES: readonly string[] = ['index', 'wait', 'page_size', 'per_page'
 
 /** A field takes HCL (job specs, policies, rules) when its name says so. */
 const HCL_FIELD = /hcl|rules|^policy$|jobhcl|spec$/i;
-const deepHcl = (n: number) => 'job "a" { '.repeat(n) + '}'.repeat(n);
+/** A field takes a boolean expression (binding-rule selectors, filters) when its name says so. */
+const BEXPR_FIELD = /selector|filter/i;
+const BEXPR_VALUES: readonly string[] = ['('.repeat(5000) + 'a == "b"' + ')'.repeat(5000), 'not '.repeat(5000) + 'a == "b"', 'a == "b" and '.repeat(3000) + 'a == "b"', 'a.'.repeat(3000) + 'b == 1', 'a == "\u0000"'];
+
+/** HCL texts nested deep in each way the grammar nests, with out-of-range numbers, NUL, unterminated heredocs. */
+const HOSTILE_HCL: ReadonlyArray<[string, string]> = [
+  ['5,000 blocks deep', 'job "a" { '.repeat(5000) + '}'.repeat(5000)],
+  ['5,000 tuples deep', 'a = ' + '['.repeat(5000) + ']'.repeat(5000)],
+  ['3,000 objects deep', 'a = ' + '{ b = '.repeat(3000) + '1' + ' }'.repeat(3000)],
+  ['5,000 parentheses deep', 'a = ' + '('.repeat(5000) + '1' + ')'.repeat(5000)],
+  ['3,000 interpolations deep', 'a = "' + '${'.repeat(3000) + '"'],
+  ['5,000 unary minus', 'a = ' + '-'.repeat(5000) + '1'],
+  ['numbers out of range', 'job "a" {\n  priority = 1e309\n  group "g" {\n    count = 99999999999999999999999\n  }\n}\n'],
+  ['NUL in a label', 'job "a\u0000" {\n  group "g\u0000" {}\n}\n'],
+  ['unterminated heredoc', 'a = <<EOF\nx\n'],
+];
 
 const agent = new Agent({ keepAlive: true, maxSockets: 4 });
 
@@ -193,7 +208,7 @@ function send(t: FuzzTarget, method: string, path: string, body: string | undefi
 }
 
 /** Bodies built from `fields`: wrong types, out-of-range numbers, NUL, 1 MiB strings, deep HCL. */
-function fieldBodies(fields: readonly string[], rnd: () => number): Array<[string, string]> {
+function fieldBodies(fields: readonly string[], hcl: readonly string[], rnd: () => number): Array<[string, string]> {
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)];
   const obj = (entries: Array<[string, string]>) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`;
   const out: Array<[string, string]> = [];
@@ -212,8 +227,8 @@ function fieldBodies(fields: readonly string[], rnd: () => number): Array<[strin
     const f = pick(fields);
     out.push([`1 MiB in ${f}`, obj([[f, JSON.stringify('x'.repeat(MiB))]])]);
   }
-  const hcl = fields.filter((f) => HCL_FIELD.test(f));
-  if (hcl.length > 0) out.push(['HCL 5,000 blocks deep', obj(hcl.map((f) => [f, JSON.stringify(deepHcl(5000))]))]);
+  for (const f of fields.filter((x) => BEXPR_FIELD.test(x))) for (const v of BEXPR_VALUES) out.push([`${f}=${v.slice(0, 30)}`, obj([[f, JSON.stringify(v)]])]);
+  for (const [what, text] of HOSTILE_HCL) if (hcl.length > 0) out.push([`HCL ${what}`, obj(hcl.map((f) => [f, JSON.stringify(text)]))]);
   return out;
 }
 
@@ -270,11 +285,10 @@ function queryNames(item: Record<string, unknown>, op: Record<string, unknown>):
   return ps.filter((p) => p.in === 'query').map((p) => p.name);
 }
 
-/** The declared body field names of one operation, or `fallback` when it declares none. */
-function bodyFields(op: Record<string, unknown>, fallback: readonly string[]): string[] {
+/** The declared body field names of one operation (none when its schema declares none). */
+function declaredFields(op: Record<string, unknown>): string[] {
   const schema = (op.requestBody as { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } | undefined)?.content?.['application/json']?.schema;
-  const declared = Object.keys(schema?.properties ?? {});
-  return declared.length > 0 ? declared : [...fallback];
+  return Object.keys(schema?.properties ?? {});
 }
 
 /**
@@ -311,11 +325,15 @@ export async function walkRoutes(t: FuzzTarget): Promise<FuzzResult> {
           (r.status >= 400 && r.status < 500 && r.body.trim() === '' && !t.allowEmpty4xx?.(r.status, method, docPath));
         if (bad) findings.push({ method, path: docPath, what, status: r.status, body: r.body.slice(0, 300) });
       };
-      for (const p of params) for (const v of HOSTILE_PATH_VALUES) await check(`{${p}}=${v.slice(0, 40)}`, fill([p, v]), takesBody ? '{}' : undefined);
+      // Half the hostile path values per parameter (sampled): each path has many operations.
+      for (const p of params) for (const v of HOSTILE_PATH_VALUES) if (rnd() < 0.5) await check(`{${p}}=${v.slice(0, 40)}`, fill([p, v]), takesBody ? '{}' : undefined);
       if (takesBody) {
         for (const raw of RAW_BODIES) await check(`body ${raw.slice(0, 30)}`, fill(), raw);
-        for (const [what, body] of fieldBodies(bodyFields(op, t.fields), rnd)) await check(what, fill(), body);
         const seed = t.seeds?.[`${method} ${docPath}`];
+        const declared = declaredFields(op);
+        // HCL only where a field is known to take it (declared, or in the route's seed): each text is costly to send.
+        const hcl = [...declared, ...Object.keys(seed !== null && typeof seed === 'object' ? seed : {})].filter((f) => HCL_FIELD.test(f));
+        for (const [what, body] of fieldBodies(declared.length > 0 ? declared : t.fields, [...new Set(hcl)], rnd)) await check(what, fill(), body);
         if (seed !== undefined) for (const [what, body] of seedBodies(seed, rnd)) await check(what, fill(), body);
       }
       if (m === 'get') {

@@ -42,6 +42,7 @@ describe('discovery: every documented route, hostile input', { timeout: 600_000 
         'PUT /txn': [{ KV: { Verb: 'set', Key: 'fuzz/t', Value: 'dg==' } }, { KV: { Verb: 'get', Key: 'keep' } }],
         'PUT /acl/token': { Description: 'd', Policies: [{ Name: 'global-management' }], ExpirationTTL: '1h', Local: false },
         'PUT /acl/policy': { Name: 'fuzzp', Rules: 'key_prefix "" { policy = "read" }', Datacenters: ['dc1'] },
+        'PUT /acl/policy/{id}': { Name: 'fuzzp', Rules: 'key_prefix "" { policy = "read" }' },
         'PUT /acl/role': { Name: 'fuzzr', Policies: [{ Name: 'global-management' }], ServiceIdentities: [{ ServiceName: 'web' }] },
         'PUT /acl/auth-method': { Name: 'fuzzm', Type: 'jwt', MaxTokenTTL: '1h', Config: { JWTValidationPubKeys: ['x'], ClaimMappings: { a: 'b' } } },
         'PUT /acl/binding-rule': { AuthMethod: 'fuzzm', BindType: 'service', BindName: 'web', Selector: 'value.a == "b"' },

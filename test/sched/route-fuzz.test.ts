@@ -11,7 +11,7 @@ import { minimalJob } from './jobs-helpers.js';
 import { call, ROOT, startAgent, type TestAgent } from './helpers.js';
 
 /** Body fields the scheduler's routes take (its document declares none). */
-const FIELDS = ['Job', 'JobHCL', 'Count', 'Target', 'Name', 'Rules', 'Type', 'Policies', 'Meta', 'DrainSpec', 'Eligibility', 'Status', 'ID', 'Namespace', 'Canonicalize', 'Diff', 'PolicyOverride', 'Signal', 'Task', 'ExpirationTTL', 'TaskGroups', 'Priority', 'Datacenters', 'Variables'];
+const FIELDS = ['Job', 'JobHCL', 'Selector', 'Count', 'Target', 'Name', 'Rules', 'Type', 'Policies', 'Meta', 'DrainSpec', 'Eligibility', 'Status', 'ID', 'Namespace', 'Canonicalize', 'Diff', 'PolicyOverride', 'Signal', 'Task', 'ExpirationTTL', 'TaskGroups', 'Priority', 'Datacenters', 'Variables'];
 
 describe('scheduler: every documented route, hostile input', { timeout: 600_000 }, () => {
   let a: TestAgent;
@@ -48,6 +48,7 @@ describe('scheduler: every documented route, hostile input', { timeout: 600_000 
         'POST /job/{id}/evaluate': { EvalOptions: { ForceReschedule: true } },
         'POST /node/{id}/drain': { DrainSpec: { Deadline: 60_000_000_000, IgnoreSystemJobs: false }, MarkEligible: false },
         'POST /node/{id}/eligibility': { Eligibility: 'ineligible' },
+        'POST /acl/policy/{name}': { Name: 'fuzz1', Rules: 'namespace "default" { policy = "read" }' },
         'POST /acl/token': { Type: 'client', Policies: ['p'], ExpirationTTL: '1h', Name: 'n' },
         'POST /namespace/{name}': { Name: 'fuzz1', Description: 'd', Meta: { a: 'b' } },
         'PUT /volume/csi/{id}': { Volumes: [{ ID: 'fuzz1', Name: 'v', PluginID: 'p', RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }] }] },
