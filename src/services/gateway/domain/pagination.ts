@@ -55,6 +55,17 @@ interface Item {
 const keyOf = (k: ListingKey) => sha256Hex(JSON.stringify([k.path, k.parentId, k.recursive, k.filter]));
 const encode = (t: Token) => Buffer.from(JSON.stringify(t)).toString('base64url');
 
+/**
+ * Whether the token's times are finite numbers, its position is a time and an id together
+ * (or neither): a forged token with other types would otherwise page silently wrong.
+ */
+function wellFormed(t: Token): boolean {
+  const time = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
+  if (!time(t.started) || (t.since !== undefined && !time(t.since))) return false;
+  if (t.at === undefined && t.id === undefined) return true;
+  return time(t.at) && typeof t.id === 'string';
+}
+
 /** The parsed token. @throws 400 naming `list_token` when it is not one of this listing's. */
 function decode(text: string, key: string): Token {
   let t: Token | undefined;
@@ -63,7 +74,7 @@ function decode(text: string, key: string): Token {
   } catch {
     t = undefined;
   }
-  if (!t || typeof t !== 'object' || (t.m !== 'c' && t.m !== 'u') || typeof t.started !== 'number') throw invalidFields({ list_token: 'Invalid list token.' });
+  if (!t || typeof t !== 'object' || (t.m !== 'c' && t.m !== 'u') || !wellFormed(t)) throw invalidFields({ list_token: 'Invalid list token.' });
   if (t.k !== key) throw invalidFields({ list_token: 'The list token was made for another listing (collection, parent, recursive or filter).' });
   return t;
 }
