@@ -16,7 +16,7 @@
  */
 import { compileFilter, FilterError } from '../../../kernel/bexpr/index.js';
 import type { KnownWorker } from '../cluster.js';
-import { brokerCredentials } from './broker.js';
+import { brokerCredentials, releaseCredentials } from './broker.js';
 import { T, type HostDoc, type HostSetDoc, type TargetDoc } from './docs.js';
 import type { GatewayDomain } from './domain.js';
 import { GatewayApiError, invalidFields, resourceNotFound } from './errors.js';
@@ -96,7 +96,8 @@ export const authorizeSessionRoute: DomainRoute = {
     if (workers.length === 0) throw new GatewayApiError('unavailable', 'Unavailable', 'No workers are available to handle this session.');
     const id = d.sessions.newId();
     const credentials = await brokerCredentials(d, target, id);
-    const { session, token } = await d.sessions.create({
+    // Leased credentials were recorded for the session: a session that is not stored must not keep them.
+    const stored = d.sessions.create({
       id,
       scopeId: target.scope_id!,
       targetId: target.id,
@@ -108,6 +109,10 @@ export const authorizeSessionRoute: DomainRoute = {
       expirationMs: d.now() + target.session_max_seconds * 1000,
       connectionLimit: target.session_connection_limit,
       workerFilter: target.egress_worker_filter,
+    });
+    const { session, token } = await stored.catch(async (err: unknown) => {
+      await releaseCredentials(d, id);
+      throw err;
     });
     return ok({
       session_id: session.id,
