@@ -264,14 +264,21 @@ export class CsiPlugins {
     const nowIso = formatTime(new Date(this.o.now()));
     const ids = [...new Set(this.endpoints.map((e) => e.config.id))];
     const local = new Set(this.endpoints.map((e) => e.nodeKey));
-    // Entries of nodes no endpoint here serves: client-only agents reported them in their registration (csi/node-report.ts).
-    const reported = (m: Readonly<Record<string, CsiInfoDoc>> | undefined) => Object.fromEntries(Object.entries(m ?? {}).filter(([k]) => !local.has(k)));
+    // Node entries a client-only agent reported in its registration (csi/node-report.ts): of a
+    // node no endpoint here serves, whose registration reported the plugin.
+    const reported = (tx: Txn, id: string, m: Readonly<Record<string, CsiInfoDoc>> | undefined) =>
+      Object.fromEntries(
+        Object.entries(m ?? {}).filter(([k]) => {
+          const node = local.has(k) ? undefined : tx.get<NodeDoc>(T.nodes, k);
+          return node?.CSIReported === true && node.CSINodePlugins?.[id] !== undefined;
+        }),
+      );
     await this.o.state.txn((tx) => {
       const entries = new Map<string, { controllers: Record<string, CsiInfoDoc>; nodes: Record<string, CsiInfoDoc> }>();
       for (const id of ids) {
         const old = tx.get<CsiPluginDoc>(T.csiPlugins, id);
-        const controllers: Record<string, CsiInfoDoc> = reported(old?.Controllers);
-        const nodes: Record<string, CsiInfoDoc> = reported(old?.Nodes);
+        const controllers: Record<string, CsiInfoDoc> = {};
+        const nodes: Record<string, CsiInfoDoc> = reported(tx, id, old?.Nodes);
         for (const e of this.endpoints.filter((x) => x.config.id === id)) {
           const info = (role: 'controller' | 'node', was: CsiInfoDoc | undefined) =>
             stamped(csiInfo({ pluginId: id, role, fingerprint: e.fingerprint, healthy: e.healthy, description: e.description }), was, nowIso);
@@ -289,10 +296,9 @@ export class CsiPlugins {
       for (const p of tx.list<CsiPluginDoc>(T.csiPlugins)) {
         if (ids.includes(p.ID)) continue;
         // A plugin only client-only agents report keeps their entries.
-        const controllers = reported(p.Controllers);
-        const nodes = reported(p.Nodes);
-        if (Object.keys(controllers).length + Object.keys(nodes).length === 0) tx.delete(T.csiPlugins, p.ID);
-        else if (Object.keys(controllers).length + Object.keys(nodes).length !== Object.keys(p.Controllers).length + Object.keys(p.Nodes).length) tx.put<CsiPluginDoc>(T.csiPlugins, p.ID, pluginDoc(p.ID, controllers, nodes));
+        const nodes = reported(tx, p.ID, p.Nodes);
+        if (Object.keys(nodes).length === 0) tx.delete(T.csiPlugins, p.ID);
+        else if (Object.keys(p.Controllers).length > 0 || Object.keys(nodes).length !== Object.keys(p.Nodes).length) tx.put<CsiPluginDoc>(T.csiPlugins, p.ID, pluginDoc(p.ID, {}, nodes));
       }
     }, LABEL.nodeDeregister);
   }

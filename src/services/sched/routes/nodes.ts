@@ -103,7 +103,7 @@ async function register(ctx: Ctx): Promise<SchedReply> {
   const { index } = await ctx.deps.state.txn((tx) => {
     const old = tx.get<StoredNode>(T.nodes, n.ID);
     if (old && old.SecretID !== '' && old.SecretID !== n.SecretID) throw schedBadRequest('node secret ID does not match. Not registering node.');
-    tx.put<StoredNode>(T.nodes, n.ID, registeredNode(n, old, { index: tx.index, nowMs }));
+    tx.put<StoredNode>(T.nodes, n.ID, { ...registeredNode(n, old, { index: tx.index, nowMs }), ...(reported && { CSIReported: true }) });
     if (reported) syncNodePlugins(tx, n.ID, reported);
   }, LABEL.nodeRegister);
   // Counted after the write (not by listing, and so sorting, every node inside it).
@@ -216,7 +216,11 @@ async function updateDrain(ctx: Ctx): Promise<SchedReply> {
 /** `POST|PUT /v1/node/:id/purge` (the reference's `Node.Deregister`): deletes the node, label `NodeDeregistration`. @throws 404 `node not found`; 403 without `node:write`. */
 async function purge(ctx: Ctx): Promise<SchedReply> {
   requireNodeWrite(ctx);
-  const index = await updateNode(ctx, LABEL.nodeDeregister, (tx, node) => tx.delete(T.nodes, node.ID));
+  const index = await updateNode(ctx, LABEL.nodeDeregister, (tx, node) => {
+    // The plugins it reported itself lose it (a server's own registry keeps its endpoints' entries).
+    if (node.CSIReported) syncNodePlugins(tx, node.ID, {});
+    return tx.delete(T.nodes, node.ID);
+  });
   return nodeWriteReply(index, { HeartbeatTTL: 0 });
 }
 
