@@ -78,4 +78,12 @@ plugin "hostpath" {
       { message: /"storage": a client-only agent \(no server\) keeps no state/ },
     );
   });
+
+  it('takes node and monolith CSI plugins on a client-only agent, not controllers nor node_id', () => {
+    const client = 'data_dir = "/tmp/s"\nclient {\n  enabled = true\n  servers = ["10.0.0.1:4646"]\n}\n';
+    const node = parseSchedAgentConfig(`${client}plugin "hp" {\n  type = "node"\n  socket = "/run/hp.sock"\n}`, 'a.hcl');
+    assert.deepEqual(node.plugins, [{ id: 'hp', socket: '/run/hp.sock', type: 'node' }]);
+    assert.throws(() => parseSchedAgentConfig(`${client}plugin "hp" {\n  type = "controller"\n  socket = "/run/hp.sock"\n}`, 'c.hcl'), { message: /"type": a client-only agent runs node plugins only .*controller "hp" on the servers/ });
+    assert.throws(() => parseSchedAgentConfig(`${client}plugin "hp" {\n  type = "node"\n  socket = "/run/hp.sock"\n  node_id = "x"\n}`, 'c.hcl'), { message: /"node_id": a client-only agent's plugin "hp" serves its own client's node/ });
+  });
 });

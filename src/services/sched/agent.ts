@@ -49,6 +49,7 @@ import { allocationRoutes } from './routes/allocations.js';
 import { clientAllocationRoutes } from './routes/client-allocation.js';
 import { clientFsRoutes } from './routes/client-fs.js';
 import { nodeAllocationRoutes } from './routes/node-allocations.js';
+import { nodeVolumeRoutes } from './routes/node-volumes.js';
 import { authMethodRoutes } from './routes/auth-methods.js';
 import { bindingRuleRoutes } from './routes/binding-rules.js';
 import { eventRoutes } from './routes/events.js';
@@ -66,7 +67,8 @@ import { volumeSnapshotRoutes } from './routes/volume-snapshots.js';
 import { volumeRoutes } from './routes/volumes.js';
 import { SCHED_TABLES, T, type TokenDoc } from './state.js';
 import { SchedClient } from './client/client.js';
-import { csiMounter } from './client/csi-mounter.js';
+import { csiMounter, localSources, remoteSources } from './client/csi-mounter.js';
+import { loadNodeIdentity } from './client/client-state.js';
 
 /** Every route of the scheduler service. */
 export const SCHED_ROUTES = [
@@ -79,6 +81,7 @@ export const SCHED_ROUTES = [
   ...loginRoutes,
   ...namespaceRoutes,
   ...nodeAllocationRoutes,
+  ...nodeVolumeRoutes,
   ...nodeRoutes,
   ...allocationRoutes,
   ...jobRoutes,
@@ -193,14 +196,19 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
         : undefined;
     if (config.acl.enabled && !authoritative && !sourceAddress) log.warn({ authoritative: config.authoritativeRegion }, 'no region_addresses entry for the authoritative region: ACL replication and write forwarding cannot run');
     if (replicator && config.acl.replicationToken === undefined) log.warn('acl.replication_token is not set: ACL objects are not replicated from the authoritative region');
+    const clientOnly = config.server === false && config.client !== undefined;
+    // The node a client-only agent's plugins serve: its client's (client-state.ts keeps it across restarts).
+    const clientNodeId = clientOnly ? loadNodeIdentity(config.client!.stateDir).ID : undefined;
     const registry = new CsiPlugins({
       state,
       plugins: config.plugins ?? [],
       connect: options.csiConnect ?? ((socket) => csiClient(socket)),
       log,
       now,
-      defaultNodeId: config.nodeName,
+      // A client-only agent's node plugins serve its client's node, and are reported in its registration (client/client.ts).
+      defaultNodeId: clientNodeId ?? config.nodeName,
       intervalMs: config.pluginProbeIntervalMs,
+      writes: !clientOnly,
     });
     plugins = registry;
     // Expired tokens are already absent to every read; the leader deletes them an hour (or
@@ -251,8 +259,9 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
         selfAddress: () => advertise.address,
         log,
         now,
-        // CSI volumes are mounted by clients beside a server (the volumes and plugins are in its state).
-        mounter: config.server === false ? undefined : (c) => csiMounter({ state, plugins: registry, nodeId: () => c.nodeId, root: join(clientConfig.stateDir, 'csi'), log }),
+        // Beside a server the volumes and plugins are in its state; a client-only agent reads volumes from the servers and stages through its own node plugins.
+        mounter: (c) => csiMounter({ sources: clientOnly ? remoteSources(c, registry) : localSources(state, registry, () => c.nodeId), root: join(clientConfig.stateDir, 'csi'), log }),
+        csiNodePlugins: clientNodeId === undefined ? undefined : () => registry.reportedNodes(clientNodeId),
       });
     deps = { state, config, acl, now, broker, replicator, advertise, leadership, shutdown: stopping.signal, forwardTo, plugins, volumeLocks: new KeyedLock(), metrics, heartbeats, client };
     // A client-only agent's state stays empty: it leads nothing and serves only the client endpoints.
@@ -263,6 +272,8 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
     const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(served, metrics), log);
     advertise.address = advertiseAddress(listener.url, config);
     leadership?.start();
+    // Fingerprinted before the first registration, so the node registers with its node plugins.
+    if (clientOnly) await registry.start();
     client?.start();
     log.info(
       { url: listener.url, region: config.region, acl: config.acl.enabled, storage: shared ? `postgresql ${shared.backend.target}` : 'sqlite', advertise: advertise.address },

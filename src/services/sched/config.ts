@@ -262,7 +262,7 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): SchedAgentConfig {
     eventBroker: raw.server?.enable_event_broker ?? true,
     ...(raw.server?.min_heartbeat_ttl !== undefined && { heartbeatTtlMs: raw.server.min_heartbeat_ttl * 1000 }),
     ...(raw.server?.heartbeat_grace !== undefined && { heartbeatGraceMs: raw.server.heartbeat_grace * 1000 }),
-    plugins: pluginsFrom(raw.plugin.filter((p) => !isDriver(p.label))),
+    plugins: pluginsFrom(raw.plugin.filter((p) => !isDriver(p.label)), server),
     client,
     server,
   };
@@ -302,10 +302,12 @@ function advertiseHttp(value: string, at: BlockAt): { host: string; port?: numbe
 }
 
 /**
- * The `plugin` blocks. @throws {ConfigError} at the block for an empty label or socket, and
- * for two blocks that give one plugin ID the same role on the same node.
+ * The `plugin` blocks. @throws {ConfigError} at the block for an empty label or socket, for
+ * two blocks that give one plugin ID the same role on the same node, and on a client-only
+ * agent (`server` false) for a `controller` endpoint (controllers are driven by the servers)
+ * or a `node_id` (its node plugins serve its own client's node).
  */
-function pluginsFrom(blocks: Raw['plugin']): CsiPluginConfig[] {
+function pluginsFrom(blocks: Raw['plugin'], server: boolean): CsiPluginConfig[] {
   const seen = new Set<string>();
   return blocks.map(({ label, body }) => {
     if (label === '') throw blockError(body.$at, undefined, 'a plugin block needs a plugin ID as its label');
@@ -314,6 +316,8 @@ function pluginsFrom(blocks: Raw['plugin']): CsiPluginConfig[] {
     if (body.socket === '') throw blockError(body.$at, 'socket', '"socket" must not be empty');
     if (body.type === undefined) throw blockError(body.$at, undefined, `missing required key "type" in plugin "${label}"`);
     const type = body.type;
+    if (!server && type === 'controller') throw blockError(body.$at, 'type', `"type": a client-only agent runs node plugins only ("node" or "monolith"); configure controller "${label}" on the servers`);
+    if (!server && body.node_id !== undefined) throw blockError(body.$at, 'node_id', `"node_id": a client-only agent's plugin "${label}" serves its own client's node`);
     for (const role of type === 'monolith' ? ['controller', 'node'] : [type]) {
       const key = `${label}\0${role}\0${body.node_id ?? ''}`;
       if (seen.has(key)) throw blockError(body.$at, undefined, `plugin "${label}" already has a ${role} endpoint${body.node_id ? ` for node "${body.node_id}"` : ''}`);

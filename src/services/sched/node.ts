@@ -188,7 +188,7 @@ export function drainedNode(node: StoredNode, req: DrainRequest, at: { index: nu
 }
 
 /** A decoded, checked registration: the stored fields a client sends (the reference's `structs.Node`, less what the server sets). */
-export type NodeRegistration = Omit<NodeDoc, 'ComputedClass' | 'DrainStrategy' | 'Events' | 'StatusUpdatedAt'>;
+export type NodeRegistration = Omit<NodeDoc, 'ComputedClass' | 'DrainStrategy' | 'Events' | 'StatusUpdatedAt' | 'CSIReported'>;
 
 /** The registration body's fields and their Go types. */
 const NODE_FIELDS: Readonly<Record<keyof NodeRegistration, GoKind>> = {

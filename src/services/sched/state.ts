@@ -165,6 +165,8 @@ export interface NodeDoc {
   readonly CSIControllerPlugins: Readonly<Record<string, unknown>> | null;
   readonly CSINodePlugins: Readonly<Record<string, unknown>> | null;
   readonly HostVolumes: Readonly<Record<string, unknown>> | null;
+  /** Cairn-only, never rendered: `CSINodePlugins` came from the node's own registration (a client-only agent; csi/node-report.ts), not from a server's plugin registry. */
+  readonly CSIReported?: boolean;
 }
 
 /**

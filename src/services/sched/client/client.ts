@@ -49,6 +49,12 @@ export interface SchedClientOptions {
   readonly now: () => number;
   /** Mounts allocations' CSI volumes (csi-mounter.ts), given the client; absent: none are mounted. */
   readonly mounter?: (client: SchedClient) => VolumeMounter;
+  /**
+   * A client-only agent's CSI node plugins as `CSINodePlugins` (csi/plugins.ts
+   * `reportedNodes`), sent in every registration; the client registers again when they
+   * change (checked at each heartbeat). Absent: the servers' own registry reports them.
+   */
+  readonly csiNodePlugins?: () => Record<string, unknown>;
 }
 
 /** A running client. */
@@ -67,6 +73,8 @@ export class SchedClient {
   private readonly sending = new Set<string>();
   private registered: Promise<void> | undefined;
   private readonly mounter: VolumeMounter | undefined;
+  /** The `CSINodePlugins` of the last registration (JSON), to see when they change. */
+  private reportedPlugins = '';
 
   constructor(private readonly o: SchedClientOptions) {
     this.identity = loadNodeIdentity(o.config.stateDir);
@@ -83,6 +91,14 @@ export class SchedClient {
   /** `client.alloc_dir`: where the allocation directories are. */
   get allocRoot(): string {
     return this.o.config.allocDir;
+  }
+
+  /**
+   * `method path` to the servers with the node's `SecretID` as the token (the client-only
+   * agent's volume reads, csi-mounter.ts). @throws as {@link ServerApi.call}.
+   */
+  async callServers<T>(method: string, path: string): Promise<T> {
+    return (await this.api.call<T>(method, path, { token: this.identity.SecretID, signal: this.stopping.signal })).body;
   }
 
   /** The runner of allocation `id` on this client, if it runs here. */
@@ -115,6 +131,8 @@ export class SchedClient {
   private registration(): Record<string, unknown> {
     const c = this.o.config;
     const fp = fingerprint(c);
+    const plugins = this.o.csiNodePlugins?.();
+    this.reportedPlugins = JSON.stringify(plugins ?? null);
     return {
       Node: {
         ID: this.identity.ID,
@@ -128,6 +146,8 @@ export class SchedClient {
         NodeResources: fp.NodeResources,
         Drivers: fp.Drivers,
         Meta: c.meta,
+        // None: absent (the stored node shows null), as a node without CSI plugins in the reference.
+        ...(plugins && Object.keys(plugins).length > 0 && { CSINodePlugins: plugins }),
         Status: 'ready',
       },
     };
@@ -171,6 +191,8 @@ export class SchedClient {
     while (!this.stopping.signal.aborted) {
       await this.sleep(this.heartbeatMs);
       if (this.stopping.signal.aborted) return;
+      // The node plugins' health or facts changed: the servers learn it from a registration, as the reference's node update.
+      if (this.o.csiNodePlugins && JSON.stringify(this.o.csiNodePlugins()) !== this.reportedPlugins) await this.register();
       try {
         const r = await this.api.call<{ HeartbeatTTL?: number }>('POST', `/v1/node/${this.identity.ID}/status`, {
           token: this.identity.SecretID,

@@ -9,17 +9,24 @@
  * unpublished, and unstaged once no other allocation of this client uses the volume. The
  * claims themselves are taken and released by the servers, as before.
  *
+ * Where the volume and the node plugin come from is the caller's ({@link MountSources}): a
+ * client beside a server reads the volume from the agent's state and the node endpoint from
+ * its plugin registry ({@link localSources}); a client-only agent reads the volume from the
+ * servers over HTTP with its node secret and uses its own node plugins (agent.ts).
+ *
  * @module
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CsiFullClient } from '../../../kernel/csi/index.js';
+import type { CsiClient, CsiFullClient } from '../../../kernel/csi/index.js';
 import type { StateStore } from '../../../kernel/store/index.js';
 import { claimRequests } from '../csi/claims.js';
 import { volumeCapability } from '../csi/controller.js';
 import type { CsiPlugins } from '../csi/plugins.js';
-import type { StoredVolume } from '../csi/volume.js';
+import { volumeKey, type StoredVolume } from '../csi/volume.js';
 import { T } from '../state.js';
+import type { SchedClient } from './client.js';
+import { ServerError } from './server-api.js';
 
 /** What the alloc runner asks of the volume mounts. */
 export interface VolumeMounter {
@@ -35,14 +42,49 @@ export interface VolumeMounter {
 
 /** One published volume of an allocation. */
 interface Published {
-  readonly volume: StoredVolume;
+  readonly volume: Pick<StoredVolume, 'ID' | 'ExternalID'>;
   readonly client: CsiFullClient;
   readonly target: string;
   readonly staging: string | undefined;
 }
 
-/** The mounter of an agent's client: its state (volumes), its CSI plugin registry and the node it is. */
-export function csiMounter(o: { state: StateStore; plugins: CsiPlugins; nodeId: () => string; root: string; log: { warn(o: object, m: string): void } }): VolumeMounter {
+/** Where the mounter finds a volume and the node plugin to stage it with. */
+export interface MountSources {
+  /** The volume `id` of namespace `ns` (what mounting needs: IDs, plugin, mount options, secrets, context); undefined when unknown. @throws when it cannot be read. */
+  volume(ns: string, id: string): Promise<Pick<StoredVolume, 'ID' | 'Namespace' | 'ExternalID' | 'PluginID' | 'MountOptions' | 'Secrets' | 'Context'> | undefined>;
+  /** A healthy node endpoint of plugin `pluginId` on this client's node: its client and whether it stages; undefined when there is none. */
+  nodeEndpoint(pluginId: string): { client: CsiClient; stages: boolean } | undefined;
+}
+
+/** The sources of a client beside a server: the agent's state and CSI plugin registry, for the client's node `nodeId()`. */
+export function localSources(state: StateStore, plugins: CsiPlugins, nodeId: () => string): MountSources {
+  return {
+    volume: async (ns, id) => state.get<StoredVolume>(T.csiVolumes, volumeKey(ns, id)),
+    nodeEndpoint: (pluginId) => plugins.nodeEndpoint(pluginId, nodeId()),
+  };
+}
+
+/**
+ * The sources of a client-only agent: volumes read from the servers with the node secret
+ * (`GET /v1/node/<node>/volume/csi/<id>`, routes/node-volumes.ts; 404: unknown or not claimed
+ * here), node endpoints from the agent's own plugin registry (its `plugin` blocks).
+ */
+export function remoteSources(client: SchedClient, plugins: CsiPlugins): MountSources {
+  return {
+    volume: async (ns, id) => {
+      try {
+        return await client.callServers<StoredVolume>('GET', `/v1/node/${client.nodeId}/volume/csi/${encodeURIComponent(id)}?namespace=${encodeURIComponent(ns)}`);
+      } catch (err) {
+        if (err instanceof ServerError && err.status === 404) return undefined;
+        throw err;
+      }
+    },
+    nodeEndpoint: (pluginId) => plugins.nodeEndpoint(pluginId, client.nodeId),
+  };
+}
+
+/** The mounter of an agent's client: where volumes and node plugins are found, and the directory of the mounts. */
+export function csiMounter(o: { sources: MountSources; root: string; log: { warn(o: object, m: string): void } }): VolumeMounter {
   const byAlloc = new Map<string, Published[]>();
   /** Allocations of this client using each staged path. */
   const stagedBy = new Map<string, Set<string>>();
@@ -55,9 +97,9 @@ export function csiMounter(o: { state: StateStore; plugins: CsiPlugins; nodeId: 
       byAlloc.set(alloc.ID, done);
       const names = Object.entries((alloc.Volumes ?? {}) as Record<string, { Type: string; Source: string; PerAlloc: boolean }>);
       for (const r of requests) {
-        const vol = o.state.get<StoredVolume>(T.csiVolumes, r.key);
+        const vol = await o.sources.volume(alloc.Namespace, r.volumeId);
         if (!vol) throw new Error(`volume "${r.volumeId}": not found`);
-        const node = o.plugins.nodeEndpoint(vol.PluginID, o.nodeId());
+        const node = o.sources.nodeEndpoint(vol.PluginID);
         if (!node) throw new Error(`volume "${vol.ID}": CSI plugin "${vol.PluginID}" has no healthy node endpoint on this node`);
         const client = node.client as CsiFullClient;
         const usage = `${r.mode === 'read' ? 'ro' : 'rw'}-${r.attachmentMode}-${r.accessMode}`;

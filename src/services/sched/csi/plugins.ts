@@ -8,7 +8,12 @@
  * are written only when something changed, in a write labelled `NodeRegistration` (the
  * reference's clients report plugins in their node registration, so its CSIPlugin events
  * carry that type: reference/sched.md §3.4). Rows of plugin IDs no longer configured are
- * deleted at start (label `NodeDeregistration`).
+ * deleted at start (label `NodeDeregistration`), unless client-only agents reported nodes of
+ * them: the entries of nodes no endpoint here serves are theirs (csi/node-report.ts) and kept.
+ *
+ * On a client-only agent (`writes: false`) the registry only fingerprints its node plugins;
+ * the client sends {@link CsiPlugins.reportedNodes} in its node registration, as the
+ * reference's clients do.
  *
  * Routes reach a healthy controller's client through {@link CsiPlugins.controller}.
  *
@@ -47,6 +52,12 @@ export interface CsiPluginsOptions {
   readonly defaultNodeId: string;
   /** Probe period in ms; default {@link DEFAULT_PLUGIN_PROBE_INTERVAL_MS}. */
   readonly intervalMs?: number;
+  /**
+   * False on a client-only agent: rounds only fingerprint (no state writes); the client
+   * reports its node endpoints in its node registration ({@link CsiPlugins.reportedNodes}),
+   * and the servers write them (csi/node-report.ts). Default true.
+   */
+  readonly writes?: boolean;
 }
 
 /** A healthy controller endpoint of a plugin: its client and capabilities. */
@@ -152,6 +163,25 @@ export class CsiPlugins {
     return e && { client: e.client, stages: e.fingerprint!.node!.capabilities.includes('STAGE_UNSTAGE_VOLUME') };
   }
 
+  /** Does a configured endpoint of this registry serve scheduler node `nodeKey`? (Then this registry, not the node's registration, writes its plugin entries.) */
+  servesNode(nodeKey: string): boolean {
+    return this.endpoints.some((e) => e.nodeKey === nodeKey);
+  }
+
+  /**
+   * The `CSINodePlugins` a client-only agent reports for node `nodeKey` (the reference's
+   * `structs.CSIInfo` per plugin ID; `UpdateTime` empty: the servers stamp it): one entry per
+   * node or monolith endpoint, from its last fingerprint and health.
+   */
+  reportedNodes(nodeKey: string): Record<string, CsiInfoDoc> {
+    const out: Record<string, CsiInfoDoc> = {};
+    for (const e of this.endpoints) {
+      if (!e.node || e.nodeKey !== nodeKey) continue;
+      out[e.config.id] = csiInfo({ pluginId: e.config.id, role: 'node', fingerprint: e.fingerprint, healthy: e.healthy, description: e.description });
+    }
+    return out;
+  }
+
   /** Stops probing, waits for a round in progress, closes every client. */
   async close(): Promise<void> {
     this.closed = true;
@@ -180,7 +210,7 @@ export class CsiPlugins {
       if (!this.active) return;
       try {
         await Promise.all(this.endpoints.map((e) => this.fingerprint(e)));
-        await this.write(first);
+        if (this.o.writes !== false) await this.write(first);
       } catch (err) {
         this.o.log.error({ err }, 'CSI plugins: a probe round failed');
       }
@@ -233,12 +263,22 @@ export class CsiPlugins {
   private async write(first: boolean): Promise<void> {
     const nowIso = formatTime(new Date(this.o.now()));
     const ids = [...new Set(this.endpoints.map((e) => e.config.id))];
+    const local = new Set(this.endpoints.map((e) => e.nodeKey));
+    // Node entries a client-only agent reported in its registration (csi/node-report.ts): of a
+    // node no endpoint here serves, whose registration reported the plugin.
+    const reported = (tx: Txn, id: string, m: Readonly<Record<string, CsiInfoDoc>> | undefined) =>
+      Object.fromEntries(
+        Object.entries(m ?? {}).filter(([k]) => {
+          const node = local.has(k) ? undefined : tx.get<NodeDoc>(T.nodes, k);
+          return node?.CSIReported === true && node.CSINodePlugins?.[id] !== undefined;
+        }),
+      );
     await this.o.state.txn((tx) => {
       const entries = new Map<string, { controllers: Record<string, CsiInfoDoc>; nodes: Record<string, CsiInfoDoc> }>();
       for (const id of ids) {
         const old = tx.get<CsiPluginDoc>(T.csiPlugins, id);
         const controllers: Record<string, CsiInfoDoc> = {};
-        const nodes: Record<string, CsiInfoDoc> = {};
+        const nodes: Record<string, CsiInfoDoc> = reported(tx, id, old?.Nodes);
         for (const e of this.endpoints.filter((x) => x.config.id === id)) {
           const info = (role: 'controller' | 'node', was: CsiInfoDoc | undefined) =>
             stamped(csiInfo({ pluginId: id, role, fingerprint: e.fingerprint, healthy: e.healthy, description: e.description }), was, nowIso);
@@ -253,7 +293,13 @@ export class CsiPlugins {
     }, LABEL.nodeRegister);
     if (!first) return;
     await this.o.state.txn((tx) => {
-      for (const p of tx.list<CsiPluginDoc>(T.csiPlugins)) if (!ids.includes(p.ID)) tx.delete(T.csiPlugins, p.ID);
+      for (const p of tx.list<CsiPluginDoc>(T.csiPlugins)) {
+        if (ids.includes(p.ID)) continue;
+        // A plugin only client-only agents report keeps their entries.
+        const nodes = reported(tx, p.ID, p.Nodes);
+        if (Object.keys(nodes).length === 0) tx.delete(T.csiPlugins, p.ID);
+        else if (Object.keys(p.Controllers).length > 0 || Object.keys(nodes).length !== Object.keys(p.Nodes).length) tx.put<CsiPluginDoc>(T.csiPlugins, p.ID, pluginDoc(p.ID, {}, nodes));
+      }
     }, LABEL.nodeDeregister);
   }
 

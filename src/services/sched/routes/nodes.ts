@@ -46,6 +46,8 @@ import {
   type DrainRequest,
   type StoredNode,
 } from '../node.js';
+import { decodeNodePlugins, syncNodePlugins } from '../csi/node-report.js';
+import { formatTime } from '../../../kernel/util/duration.js';
 import { isNodeSecret } from '../node-secret.js';
 import { decodeGoStruct, queryBool, queryUuidPrefix, requireBody } from '../request.js';
 import { LABEL, T } from '../state.js';
@@ -84,19 +86,25 @@ function requireNodeRead(ctx: Ctx): void {
  * `PUT /v1/node/register` (Cairn extension for the reference's `Node.Register` RPC): body
  * `{"Node": {...}}` checked by {@link decodeRegistration}, stored by {@link registeredNode}
  * (label `NodeRegistration`). Replies `{…, "HeartbeatTTL": <TTL in ns>, "NumNodes": n}`. A node already
- * registered may re-register with its own `SecretID` as the token (node-secret.ts). @throws 400
+ * registered may re-register with its own `SecretID` as the token (node-secret.ts). The
+ * `CSINodePlugins` of a node no plugin endpoint of this server serves (a client-only agent's)
+ * go into the plugin rows in the same write (csi/node-report.ts). @throws 400 the texts of
+ * `decodeNodePlugins`;
  * with the texts of {@link decodeRegistration}; 400 `node secret ID does not match. Not
  * registering node.` when the node exists with another secret; 403 without `node:write`.
  */
 async function register(ctx: Ctx): Promise<SchedReply> {
   const n = decodeRegistration(requireBody(ctx));
+  const nowMs = ctx.deps.now();
+  // A node no plugin endpoint of this server serves reports its own CSI node plugins (csi/node-report.ts).
+  const reported = ctx.deps.plugins.servesNode(n.ID) ? undefined : decodeNodePlugins(n.CSINodePlugins, formatTime(new Date(nowMs)));
   // A node already known re-registers with its own secret (a client agent after the servers forgot it or on restart).
   if (!isNodeSecret(ctx, n.ID)) requireNodeWrite(ctx);
-  const nowMs = ctx.deps.now();
   const { index } = await ctx.deps.state.txn((tx) => {
     const old = tx.get<StoredNode>(T.nodes, n.ID);
     if (old && old.SecretID !== '' && old.SecretID !== n.SecretID) throw schedBadRequest('node secret ID does not match. Not registering node.');
-    tx.put<StoredNode>(T.nodes, n.ID, registeredNode(n, old, { index: tx.index, nowMs }));
+    tx.put<StoredNode>(T.nodes, n.ID, { ...registeredNode(n, old, { index: tx.index, nowMs }), ...(reported && { CSIReported: true }) });
+    if (reported) syncNodePlugins(tx, n.ID, reported);
   }, LABEL.nodeRegister);
   // Counted after the write (not by listing, and so sorting, every node inside it).
   return nodeWriteReply(index, { HeartbeatTTL: heartbeatTtlNs(ctx), NumNodes: ctx.deps.state.count(T.nodes) });
@@ -208,7 +216,11 @@ async function updateDrain(ctx: Ctx): Promise<SchedReply> {
 /** `POST|PUT /v1/node/:id/purge` (the reference's `Node.Deregister`): deletes the node, label `NodeDeregistration`. @throws 404 `node not found`; 403 without `node:write`. */
 async function purge(ctx: Ctx): Promise<SchedReply> {
   requireNodeWrite(ctx);
-  const index = await updateNode(ctx, LABEL.nodeDeregister, (tx, node) => tx.delete(T.nodes, node.ID));
+  const index = await updateNode(ctx, LABEL.nodeDeregister, (tx, node) => {
+    // The plugins it reported itself lose it (a server's own registry keeps its endpoints' entries).
+    if (node.CSIReported) syncNodePlugins(tx, node.ID, {});
+    return tx.delete(T.nodes, node.ID);
+  });
   return nodeWriteReply(index, { HeartbeatTTL: 0 });
 }
 
