@@ -26,6 +26,7 @@ import type { TargetDoc } from '../../src/services/gateway/domain/docs.js';
 import { startGateway, type Gateway } from '../../src/services/gateway/server.js';
 import { startTestServer, type TestServer } from '../helpers.js';
 import { until } from '../processes.js';
+import { storePolicy } from './store-policy.js';
 
 const RECOVERY = 'recovery-token-for-credential-tests';
 const dir = mkdtempSync(join(tmpdir(), 'cairn-gw-creds-'));
@@ -35,16 +36,7 @@ const advance = (seconds: number) => (nowMs += seconds * 1000);
 const logLines: string[] = [];
 const log = pino({ level: 'trace' }, { write: (s: string) => void logLines.push(s) });
 
-/** The controller's policy at the secrets service (docs/deploy.md), plus the paths its libraries read. */
-const POLICY = `
-path "auth/token/lookup-self" { capabilities = ["read"] }
-path "auth/token/renew-self" { capabilities = ["update"] }
-path "auth/token/revoke-self" { capabilities = ["update"] }
-path "sys/leases/renew" { capabilities = ["update"] }
-path "sys/leases/revoke" { capabilities = ["update"] }
-path "secret/data/*" { capabilities = ["read"] }
-path "leased/*" { capabilities = ["read"] }
-`;
+const POLICY = storePolicy('secret/data/*', 'leased/*');
 
 const configText = `
 controller {

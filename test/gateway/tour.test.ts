@@ -19,17 +19,10 @@ import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
 import { CAIRN_BIN } from '../bin.js';
 import { spawnCairn, until } from '../processes.js';
+import { storePolicy } from './store-policy.js';
 
 const ROOT = 'tour-root-token';
-/** The controller's policy at the secrets service (docs/deploy.md) plus the path its library reads. */
-const POLICY = `
-path "auth/token/lookup-self" { capabilities = ["read"] }
-path "auth/token/renew-self" { capabilities = ["update"] }
-path "auth/token/revoke-self" { capabilities = ["update"] }
-path "sys/leases/renew" { capabilities = ["update"] }
-path "sys/leases/revoke" { capabilities = ["update"] }
-path "secret/data/db" { capabilities = ["read"] }
-`;
+const POLICY = storePolicy('secret/data/db');
 
 /** `cairn <args>` as its own process: its exit code and output. */
 async function cairn(args: string[], env: Record<string, string> = {}): Promise<{ code: number | string; stdout: string; stderr: string }> {

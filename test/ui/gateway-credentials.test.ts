@@ -12,15 +12,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { axeCheck, callApi, GATEWAY_TOKEN, launchBrowser, loginWithToken, newPage, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
+import { storePolicy } from '../gateway/store-policy.js';
 
-const POLICY = `
-path "auth/token/lookup-self" { capabilities = ["read"] }
-path "auth/token/renew-self" { capabilities = ["update"] }
-path "auth/token/revoke-self" { capabilities = ["update"] }
-path "sys/leases/renew" { capabilities = ["update"] }
-path "sys/leases/revoke" { capabilities = ["update"] }
-path "secret/data/*" { capabilities = ["read"] }
-`;
+const POLICY = storePolicy('secret/data/*');
 
 describe('web UI: gateway credential stores', { timeout: 180_000 }, () => {
   let dev: Dev;
