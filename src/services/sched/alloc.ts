@@ -1,10 +1,9 @@
 /**
  * The scheduler's allocation, the minimal model of state.ts `AllocDoc` that CSI volume claims
  * use (reference/sched.md §5): statuses, terminal checks, the volume requests an allocation
- * carries (on the allocation itself: the scheduler copies its task group's CSI volumes there,
- * and `PUT /v1/allocation` takes them in its body) decoded and checked with the
- * reference's rules, and the read and list shapes the API and the event stream show. Times
- * are Unix nanoseconds, as the reference's allocation times.
+ * carries (on the allocation itself: the scheduler copies its task group's CSI volumes there)
+ * decoded and checked with the reference's rules, and the read and list shapes the API and
+ * the event stream show. Times are Unix nanoseconds, as the reference's allocation times.
  *
  * @module
  */
@@ -14,8 +13,6 @@ import { decodeGoStruct, type GoKind } from './request.js';
 import type { PlacedAllocFields } from './jobs/types.js';
 import type { AllocDoc } from './state.js';
 
-/** Desired statuses (reference/sched.md §5). */
-export const DESIRED_STATUSES = ['run', 'stop', 'evict'] as const;
 /** Client statuses (reference/sched.md §5). */
 export const CLIENT_STATUSES = ['pending', 'running', 'complete', 'failed', 'lost', 'unknown'] as const;
 /** CSI access modes a volume request may ask for (the reference's `CSIVolumeAccessMode`). */
@@ -36,7 +33,8 @@ export const VOLUME_TYPES = ['host', 'csi'] as const;
 /**
  * A stored allocation: {@link AllocDoc} plus the node's name at placement (the reference keeps
  * it on the allocation), and the fields the scheduler sets when it places one
- * (jobs/types.ts `PlacedAllocFields`; absent on allocations made through `PUT /v1/allocation`).
+ * (jobs/types.ts `PlacedAllocFields`; optional: allocations stored by an earlier Cairn through
+ * the removed Cairn-only `PUT /v1/allocation` may lack them, and the scheduler leaves those alone).
  */
 export type StoredAlloc = AllocDoc & { readonly NodeName?: string } & Partial<Omit<PlacedAllocFields, 'NodeName'>>;
 

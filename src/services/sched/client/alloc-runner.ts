@@ -14,7 +14,6 @@ import type { Job, TaskGroup, TaskState } from '../jobs/types.js';
 import { allocDir, buildAllocDir, type AllocDir } from './alloc-dir.js';
 import type { VolumeMounter } from './csi-mounter.js';
 import { EVENT, taskEvent } from './task-event.js';
-import { restartPolicyOf, taskWithDefaults } from './task-defaults.js';
 import { taskEnv } from './task-env.js';
 import { TaskRunner } from './task-runner.js';
 
@@ -88,15 +87,15 @@ export class AllocRunner {
     const job = o.alloc.Job;
     this.group = job?.TaskGroups.find((g) => g.Name === o.alloc.TaskGroup);
     if (!job || !this.group) {
-      // Nothing to run: an allocation without its job (created without one) fails at once.
+      // Nothing to run: every placed allocation carries its job, so this is a damaged document; it fails at once.
       this.done = Promise.resolve();
       o.report(o.alloc.ID, { ClientStatus: 'failed', ClientDescription: `allocation has no job or no task group "${o.alloc.TaskGroup}"`, TaskStates: {} });
       return;
     }
     buildAllocDir(this.dir, this.group.Tasks.map((t) => t.Name));
-    const policy = restartPolicyOf(this.group, job.Type);
-    for (const raw of this.group.Tasks) {
-      const task = taskWithDefaults(raw);
+    // The job as registered: the jobs API applied the reference's defaults (jobs/defaults.ts).
+    const policy = this.group.RestartPolicy;
+    for (const task of this.group.Tasks) {
       const runner: TaskRunner = new TaskRunner({
         task,
         policy,

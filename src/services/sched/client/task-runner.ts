@@ -22,7 +22,7 @@ import { appendTaskEvent, EVENT, initialTaskState, taskEvent, type LiveTaskState
 
 /** What a task runner is given. */
 export interface TaskRunnerOptions {
-  /** The task, defaults applied (task-defaults.ts). */
+  /** The task as registered (the jobs API applied the reference's defaults: jobs/defaults.ts). */
   readonly task: Task;
   readonly policy: RestartPolicy;
   /** Batch jobs: exit 0 completes the task. */

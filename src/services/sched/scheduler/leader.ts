@@ -171,7 +171,7 @@ function jobFor(tx: Txn, a: ExistingAlloc & { Job: Job }): Job {
   return tx.get<Job>(T.jobs, jobKey(a.Namespace, a.JobID)) ?? a.Job;
 }
 
-/** Live allocations the scheduler placed on node `nodeId` (those made through `PUT /v1/allocation` carry no job and are left alone). */
+/** Live allocations the scheduler placed on node `nodeId` (an allocation without its job, stored by an older Cairn through the removed `PUT /v1/allocation`, is left alone). */
 const liveOn = (tx: Txn, nodeId: string): (ExistingAlloc & { Job: Job })[] => tx.list<ExistingAlloc>(T.allocs).filter((a) => a.NodeID === nodeId && a.Job !== undefined && !allocTerminal(a)) as (ExistingAlloc & { Job: Job })[];
 
 /** One `trigger` evaluation for each job with live allocations on node `nodeId`. */

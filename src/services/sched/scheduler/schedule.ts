@@ -25,7 +25,7 @@ import { reconcileSystem } from './system.js';
 export function computePlan(deps: SchedDeps, read: Reader, evaluation: Evaluation, nowNs: number, jobOverride?: Job): Plan {
   const job = jobOverride ?? read.get<Job>(T.jobs, jobKey(evaluation.Namespace, evaluation.JobID));
   const all = read.list<ExistingAlloc>(T.allocs);
-  // Allocations made through the Cairn-only `PUT /v1/allocation` carry no job: not the scheduler's to change.
+  // An allocation without its job (stored by an older Cairn through the removed `PUT /v1/allocation`) is not the scheduler's to change.
   const allocs = all.filter((a) => a.JobID === evaluation.JobID && a.Namespace === evaluation.Namespace && a.Job !== undefined);
   const nodes = new Map(read.list<NodeDoc>(T.nodes).map((n) => [n.ID, n]));
   const system = (job?.Type ?? evaluation.Type) === 'system';
