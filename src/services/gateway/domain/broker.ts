@@ -221,7 +221,7 @@ async function revokeAll(d: GatewayDomain, leases: readonly CredentialLeaseDoc[]
  * ({@link retryReleasedLeases}). Never throws (failures are logged).
  */
 export async function releaseCredentials(d: GatewayDomain, sessionId: string): Promise<void> {
-  const leases = d.state.list<CredentialLeaseDoc>(T.credentialLeases).filter((l) => l.session_id === sessionId);
+  const leases = d.state.listBy<CredentialLeaseDoc>(T.credentialLeases, 'session', sessionId);
   if (leases.length === 0) return;
   try {
     await revokeAll(d, leases);
@@ -232,6 +232,6 @@ export async function releaseCredentials(d: GatewayDomain, sessionId: string): P
 
 /** Retries the revocation of leases whose session ended while the secrets service could not be reached (the leader's renewal rounds). */
 export async function retryReleasedLeases(d: GatewayDomain): Promise<void> {
-  const released = d.state.list<CredentialLeaseDoc>(T.credentialLeases).filter((l) => l.released_time);
+  const released = d.state.listBy<CredentialLeaseDoc>(T.credentialLeases, 'released', 'yes');
   if (released.length > 0) await revokeAll(d, released);
 }

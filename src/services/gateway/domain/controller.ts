@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../../../kernel/log/logger.js';
 import { ExpiryReaper, openAgentState, type StateLeadership } from '../../../kernel/store/index.js';
+import { Periodic } from '../../../kernel/util/periodic.js';
 import type { WorkerDirectory } from '../cluster-authority.js';
 import type { GatewayControllerConfig } from '../config.js';
 import { bootstrapDomain, bootstrapSecret, type BootstrapLogin, type BootstrapOptions } from './bootstrap.js';
@@ -98,22 +99,7 @@ export async function openController(o: ControllerStateOptions): Promise<Control
     intervalMs: o.reapIntervalMs,
   });
   let login: BootstrapLogin | undefined;
-  let sweeper: NodeJS.Timeout | undefined;
-  const sweep = () => {
-    sweeper = setTimeout(() => {
-      domain.sessions.sweep().then(
-        () => sweeper && sweep(),
-        (err: Error) => {
-          log.warn({ err: err.message }, 'session sweep failed');
-          if (sweeper) sweep();
-        },
-      );
-    }, o.sessionSweepIntervalMs ?? SESSION_SWEEP_INTERVAL_MS);
-  };
-  const stopSweep = () => {
-    clearTimeout(sweeper);
-    sweeper = undefined;
-  };
+  const sweeper = new Periodic(() => domain.sessions.sweep(), o.sessionSweepIntervalMs ?? SESSION_SWEEP_INTERVAL_MS, (err) => log.warn({ err: err.message }, 'session sweep failed'));
   const lead = async () => {
     const made = await bootstrapDomain(domain, o.bootstrap, secret);
     secret = undefined;
@@ -126,11 +112,10 @@ export async function openController(o: ControllerStateOptions): Promise<Control
     reaper.start();
     renewer.start();
     // Only the writer expires sessions; a follower sees the result through the feed.
-    stopSweep();
-    sweep();
+    sweeper.start();
   };
   const follow = async () => {
-    stopSweep();
+    await sweeper.stop();
     await reaper.stop();
     await renewer.stop();
   };
@@ -152,7 +137,7 @@ export async function openController(o: ControllerStateOptions): Promise<Control
       leadership?.start();
     },
     async close() {
-      stopSweep();
+      await sweeper.stop();
       await leadership?.stop();
       await reaper.stop();
       await renewer.stop();

@@ -272,6 +272,7 @@ export const GATEWAY_TABLES: readonly TableSpec[] = [
   { name: T.credentialLibraries, indexes: { name: (d: CredentialLibraryDoc) => (d.name ? `${d.credential_store_id}/${d.name}` : undefined) } },
   { name: T.credentials, indexes: { name: (d: CredentialDoc) => (d.name ? `${d.credential_store_id}/${d.name}` : undefined) } },
   { name: T.sessions },
-  { name: T.credentialLeases },
+  // By session (released when it ends) and the released ones still to revoke (the leader's retries): neither scans the table.
+  { name: T.credentialLeases, groups: { session: (d: CredentialLeaseDoc) => d.session_id, released: (d: CredentialLeaseDoc) => (d.released_time ? 'yes' : undefined) } },
   { name: T.meta },
 ];
