@@ -120,6 +120,22 @@ function Field({ id, label, type = 'text', required = false, autoComplete }: { i
   );
 }
 
+/** A labelled choice among `stores`, read from the form on submit as `id`. */
+function StoreSelect({ id, label, stores }: { id: string; label: string; stores: readonly Store[] }) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} name={id}>
+        {stores.map((s) => (
+          <option key={s.id} value={s.id}>
+            {s.name || s.id}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 /** Field `name` of a submitted form, trimmed. */
 const value = (f: FormData, name: string) => String(f.get(name) ?? '').trim();
 const optional = (v: string) => (v === '' ? undefined : v);
@@ -226,16 +242,7 @@ export function CredentialStores() {
             attributes: { path: value(f, 'gw-cl-path') },
           })}
         >
-          <div className="field">
-            <label htmlFor="gw-cl-store">Vault store</label>
-            <select id="gw-cl-store" name="gw-cl-store">
-              {vaultStores.map((s) => (
-                <option key={s.id} value={s.id}>
-                  {s.name || s.id}
-                </option>
-              ))}
-            </select>
-          </div>
+          <StoreSelect id="gw-cl-store" label="Vault store" stores={vaultStores} />
           <Field id="gw-cl-name" label="Library name" />
           <Field id="gw-cl-path" label="Path" required />
           <div className="field">
@@ -260,16 +267,7 @@ export function CredentialStores() {
             attributes: { username: value(f, 'gw-cr-username'), password: value(f, 'gw-cr-password') },
           })}
         >
-          <div className="field">
-            <label htmlFor="gw-cr-store">Static store</label>
-            <select id="gw-cr-store" name="gw-cr-store">
-              {staticStores.map((s) => (
-                <option key={s.id} value={s.id}>
-                  {s.name || s.id}
-                </option>
-              ))}
-            </select>
-          </div>
+          <StoreSelect id="gw-cr-store" label="Static store" stores={staticStores} />
           <Field id="gw-cr-name" label="Credential name" />
           <Field id="gw-cr-username" label="Username" required />
           <Field id="gw-cr-password" label="Password" type="password" required autoComplete="new-password" />
