@@ -182,12 +182,13 @@ export interface Placement {
  * allocation stays failed). Waits for the register's evaluation. When something could not be
  * placed the job is purged (its placed allocations stop and release their claims) and the
  * purge's evaluation waited for, so its blocked evaluation never places it later; `o.keep`
- * leaves it registered and blocked instead. `o.group` merges into the task group.
+ * leaves it registered and blocked instead. A claim refused only at the plan's write (a
+ * controller's failed publish) leaves `refused` empty and the evaluation's `BlockedEval` set.
  */
 export async function placeWith(
   f: CsiFixture,
   volumes: Record<string, Record<string, unknown>>,
-  o: { job?: string; type?: 'batch' | 'service'; count?: number; keep?: boolean; group?: Record<string, unknown> } = {},
+  o: { job?: string; type?: 'batch' | 'service'; count?: number; keep?: boolean } = {},
 ): Promise<Placement> {
   const jobId = o.job ?? `csi-${randomUUID().slice(0, 8)}`;
   const requests = Object.fromEntries(
@@ -197,10 +198,10 @@ export async function placeWith(
   const tg = group('group', count, 10, 10, {
     Volumes: requests as never,
     ReschedulePolicy: { Attempts: 0, Interval: 0, Delay: 0, DelayFunction: 'constant', MaxDelay: 0, Unlimited: false },
-    ...o.group,
   });
   const evaluation = await settled(f.agent, await putJob(f.agent, job(jobId, [tg], { Type: o.type ?? 'batch' })));
-  const allocs = (await allocsOf(f.url, jobId)).sort((a, b) => (a.Name < b.Name ? -1 : 1));
+  const index = (a: AllocView) => Number(/\[(\d+)\]$/.exec(a.Name)?.[1] ?? 0);
+  const allocs = (await allocsOf(f.url, jobId)).sort((a, b) => index(a) - index(b));
   const refused = Object.keys(evaluation.FailedTGAllocs?.group?.ConstraintFiltered ?? {});
   if (allocs.length < count && !o.keep) {
     const purge = await f.req('DELETE', `/v1/job/${jobId}?purge=true`);
