@@ -170,8 +170,7 @@ describe('cairn sched volume and plugin against a real agent and hostpath plugin
 
   it('detaches, deregisters and deletes, with the server\'s refusals on one line', async () => {
     assert.equal(await ok('sched', 'volume', 'detach', 'web-data', f.nodeId.slice(0, 6)), `Successfully detached volume "web-data" from node "${f.nodeId}"\n`);
-    const alloc = await allocWith(f, { data: { Source: 'legacy' } });
-    assert.equal(alloc.status, 200, alloc.text);
+    await allocWith(f, { data: { Source: 'legacy' } }, { job: 'job' });
     const inUse = await fails(1, 'sched', 'volume', 'deregister', 'legacy');
     assert.equal(inUse.stderr, 'Error: volume in use: legacy (HTTP 409)\n');
     const forced = await fails(1, 'sched', 'volume', 'deregister', '-force', 'legacy');

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { allocWith, createVolume, startCsi, type CsiFixture } from './csi.js';
+import { allocWith, createVolume, report, startCsi, type CsiFixture } from './csi.js';
 import { assertDenied, clientToken } from './helpers.js';
 
 describe('scheduler CSI external volumes and snapshots', () => {
@@ -23,7 +23,6 @@ describe('scheduler CSI external volumes and snapshots', () => {
 
   it('lists the plugin\'s volumes page by page with its tokens', async () => {
     const claim = await allocWith(f, { v: { Source: 'ext-a' } });
-    assert.equal(claim.status, 200, claim.text);
     const first = await f.req('GET', '/v1/volumes/external?plugin_id=hostpath&per_page=2');
     assert.equal(first.status, 200, first.text);
     assert.equal(first.json.Volumes.length, 2);
@@ -35,7 +34,7 @@ describe('scheduler CSI external volumes and snapshots', () => {
     const all = [...first.json.Volumes, ...second.json.Volumes];
     const a = (await f.req('GET', '/v1/volume/csi/ext-a')).json.ExternalID;
     assert.deepEqual(all.find((v: { ExternalID: string }) => v.ExternalID === a).PublishedExternalNodeIDs, [f.csiNode('hostpath')]);
-    await f.req('POST', `/v1/allocation/${claim.json.ID}/client-status`, { body: { ClientStatus: 'complete' } });
+    await report(f, claim.ID, 'complete');
 
     const prefix = await f.req('GET', '/v1/volumes/external?plugin_id=host&per_page=10');
     assert.equal(prefix.json.Volumes.length, 3, 'a plugin ID prefix names the plugin');

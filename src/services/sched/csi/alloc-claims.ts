@@ -59,6 +59,10 @@ const failed = (allocId: string, volumeId: string, why: string, code: 'bad_reque
  * number of attached volumes`; the errors of {@link claimVolume}.
  */
 function plan(deps: SchedDeps, a: StoredAlloc, requests: readonly ClaimRequest[], read: Reader): Planned[] {
+  // Volumes of each plugin this allocation attaches to its node beyond those claimed there:
+  // they count against the node's `MaxVolumes` before any is written (the reference's CSI
+  // volume checker counts the group's own requests the same way).
+  const attaching = new Map<string, number>();
   return requests.map((request) => {
     const vol = read.get<StoredVolume>(T.csiVolumes, request.key);
     if (!vol) throw failed(a.ID, request.volumeId, 'volume not found', 'bad_request');
@@ -66,7 +70,8 @@ function plan(deps: SchedDeps, a: StoredAlloc, requests: readonly ClaimRequest[]
     const onNode = plugin?.Nodes[a.NodeID];
     if (!onNode) throw failed(a.ID, vol.ID, `CSI plugin "${vol.PluginID}" is missing from node "${a.NodeID}"`);
     if (!onNode.Healthy) throw failed(a.ID, vol.ID, `CSI plugin "${vol.PluginID}" is unhealthy on node "${a.NodeID}"`);
-    requireRoom(vol, a.ID, a.NodeID, plugin, read);
+    requireRoom(vol, a.ID, a.NodeID, plugin, read, attaching.get(vol.PluginID) ?? 0);
+    if (!claimedOnNode(vol, a.NodeID)) attaching.set(vol.PluginID, (attaching.get(vol.PluginID) ?? 0) + 1);
     const claim: ClaimDoc = {
       AllocationID: a.ID, NodeID: a.NodeID, ExternalNodeID: onNode.NodeInfo?.ID ?? '', Mode: request.mode,
       AccessMode: request.accessMode, AttachmentMode: request.attachmentMode, State: 'taken',
@@ -80,15 +85,17 @@ function plan(deps: SchedDeps, a: StoredAlloc, requests: readonly ClaimRequest[]
 /**
  * Throws unless node `nodeId` has room for one more volume of `vol`'s plugin: the node
  * plugin's `MaxVolumes` (0: no limit) counts the volumes of that plugin claimed there, `vol`
- * itself excepted when it is already claimed there. Checked when a claim is planned and again
- * inside the write, against the claims written so far (this allocation's other volumes, and
- * allocations written meanwhile on the same node, which hold other volume locks).
+ * itself excepted when it is already claimed there, plus `pending` more (the allocation's
+ * earlier volumes of that plugin, planned but not written yet). Checked when a claim is
+ * planned (with `pending`) and again inside the write, against the claims written so far
+ * (this allocation's other volumes, and allocations written meanwhile on the same node, which
+ * hold other volume locks).
  * @throws 409 `alloc "<a>" failed to claim volume "<v>": node "<n>" has reached the maximum allowable number of attached volumes (<max>)`.
  */
-function requireRoom(vol: StoredVolume, allocId: string, nodeId: string, plugin: CsiPluginDoc | undefined, read: Reader): void {
+function requireRoom(vol: StoredVolume, allocId: string, nodeId: string, plugin: CsiPluginDoc | undefined, read: Reader, pending = 0): void {
   const max = plugin?.Nodes[nodeId]?.NodeInfo?.MaxVolumes ?? 0;
   if (max <= 0 || claimedOnNode(vol, nodeId)) return;
-  const attached = read.list<StoredVolume>(T.csiVolumes).filter((v) => v.PluginID === vol.PluginID && claimedOnNode(v, nodeId)).length;
+  const attached = pending + read.list<StoredVolume>(T.csiVolumes).filter((v) => v.PluginID === vol.PluginID && claimedOnNode(v, nodeId)).length;
   if (attached >= max) throw failed(allocId, vol.ID, `node "${nodeId}" has reached the maximum allowable number of attached volumes (${max})`);
 }
 

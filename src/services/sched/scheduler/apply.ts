@@ -109,7 +109,12 @@ export async function applyPlan(deps: SchedDeps, plan: Plan, nowNs: number): Pro
         if (why) throw new CairnError('conflict', why);
         return a;
       },
-    }).catch(() => undefined);
+    }).catch((err: unknown) => {
+      // A claim the write refused (a plugin's failed publish, a claim taken meanwhile): the
+      // evaluation blocks without a FailedTGAllocs reason, so the log is where the reason shows.
+      deps.plugins.log.warn({ err, alloc: a.ID, job: a.JobID }, 'scheduler: a placement was not applied');
+      return undefined;
+    });
     if (w) {
       placed++;
       index = Math.max(index, w.index);

@@ -7,19 +7,26 @@
  * `QueuedAllocations`; when something could not be placed, a `blocked` evaluation
  * (`TriggeredBy: queued-allocs`, one per job: older blocked ones are canceled) that the leader
  * sets `pending` again when capacity appears (leader.ts), or, for a blocked evaluation run
- * again that still cannot place, that one blocked again; the follow-up evaluations of
+ * again that still cannot place, that one blocked again. When an allocation became terminal
+ * after the last plan was computed (this plan's own stops, or a client's report meanwhile),
+ * the leader's unblock came before this write and missed it, so the new evaluation is written
+ * `pending` at once instead (the reference's blocked-evaluation tracker unblocks such a
+ * "missed unblock" the same way): an `alloc stop` of an allocation holding a single-writer CSI
+ * volume places its replacement once the stop released the claim; the follow-up evaluations of
  * delayed reschedules; the job's status. A run that throws marks the evaluation `failed`.
  *
  * @module
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../../kernel/log/logger.js';
+import type { Indexed } from '../../../kernel/store/index.js';
+import { allocTerminal } from '../alloc.js';
 import type { SchedDeps } from '../deps.js';
 import { newEvaluation, type AllocMetric, type Evaluation } from '../jobs/types.js';
 import { LABEL, T } from '../state.js';
 import { applyPlan } from './apply.js';
 import { refreshJobStatus } from './job-status.js';
-import type { Plan } from './model.js';
+import type { ExistingAlloc, Plan } from './model.js';
 import { computePlan } from './schedule.js';
 
 /** Plans tried for one evaluation when the applier keeps refusing placements (the reference retries a refreshed plan too). */
@@ -38,11 +45,13 @@ export async function runEvaluation(deps: SchedDeps, evalId: string, log: Logger
     let plan: Plan;
     let refused = 0;
     let attempts = 0;
+    let planned = 0;
     do {
+      planned = state.index;
       plan = computePlan(deps, state, evaluation, nowNs());
       refused = (await applyPlan(deps, plan, nowNs())).refused;
     } while (refused > 0 && ++attempts < MAX_PLAN_ATTEMPTS);
-    await finish(deps, evaluation, plan, refused, nowNs());
+    await finish(deps, evaluation, plan, refused, nowNs(), planned);
   } catch (err) {
     log.warn({ err, eval: evalId }, 'scheduler: evaluation failed');
     await state
@@ -54,8 +63,13 @@ export async function runEvaluation(deps: SchedDeps, evalId: string, log: Logger
   }
 }
 
-/** The closing write of an evaluation (module doc). */
-async function finish(deps: SchedDeps, evaluation: Evaluation, plan: Plan, refused: number, nowNs: number): Promise<void> {
+/** Did an allocation become terminal (resources or CSI claims freed) in a write after state index `since`? */
+function freedSince(state: SchedDeps['state'], since: number): boolean {
+  return state.list<ExistingAlloc & Indexed>(T.allocs).some((a) => a.ModifyIndex > since && allocTerminal(a));
+}
+
+/** The closing write of an evaluation (module doc); `planned`: the state index its last plan was computed at. */
+async function finish(deps: SchedDeps, evaluation: Evaluation, plan: Plan, refused: number, nowNs: number, planned: number): Promise<void> {
   const failed: Record<string, AllocMetric> = { ...plan.failed };
   const queued: Record<string, number> = Object.fromEntries((plan.job?.TaskGroups ?? []).map((g) => [g.Name, plan.queued[g.Name] ?? 0]));
   const blocking = Object.keys(failed).length > 0 || refused > 0;
@@ -64,7 +78,8 @@ async function finish(deps: SchedDeps, evaluation: Evaluation, plan: Plan, refus
     if (!cur || cur.Status !== 'pending') return;
     const created: string[] = plan.followups.map((f) => f.ID);
     const done = { FailedTGAllocs: Object.keys(failed).length > 0 ? failed : null, QueuedAllocations: queued, ModifyTime: nowNs };
-    if (blocking && cur.TriggeredBy === BLOCKED_TRIGGER) {
+    const missed = blocking && freedSince(deps.state, planned);
+    if (blocking && cur.TriggeredBy === BLOCKED_TRIGGER && !missed) {
       tx.put<Evaluation>(T.evals, cur.ID, { ...cur, ...done, Status: 'blocked' });
     } else {
       let blockedId = '';
@@ -78,7 +93,7 @@ async function finish(deps: SchedDeps, evaluation: Evaluation, plan: Plan, refus
           T.evals,
           blockedId,
           newEvaluation(blockedId, { ID: cur.JobID, Namespace: cur.Namespace, Type: cur.Type, Priority: cur.Priority, JobModifyIndex: cur.JobModifyIndex }, BLOCKED_TRIGGER, nowNs, {
-            Status: 'blocked',
+            Status: missed ? 'pending' : 'blocked',
             StatusDescription: 'created to place remaining allocations',
             PreviousEval: cur.ID,
           }),
