@@ -1,7 +1,8 @@
 /**
  * `cairn dev` runs a client beside its scheduler (issue 19 scope 3): the dev node the CSI
- * plugin serves is that client's node, it offers `raw_exec`, and a raw_exec task placed on
- * it runs to completion.
+ * plugin serves is that client's node, it offers `raw_exec`, a registered job's raw_exec
+ * task the scheduler places on it runs to completion, and jobs claiming a volume of the dev
+ * hostpath plugin see it mounted at their `volume_mount`.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { describe, it } from 'node:test';
 import { silentLogger } from '../../src/kernel/log/logger.js';
 import { startDev } from '../../src/services/dev.js';
 import { until } from '../processes.js';
-import { job, shTask } from './client-helpers.js';
+import { job, runJob, shTask } from './client-helpers.js';
 import { volumeBody } from './csi.js';
 import { call } from './helpers.js';
 
@@ -36,11 +37,12 @@ describe('cairn dev client', () => {
       });
       assert.equal(node.Status, 'ready');
       assert.equal((await call(base, 'GET', '/v1/nodes', { token })).json.length, 1);
-      const j = job('hello', [shTask('t', 'echo hello from dev')], { type: 'batch' });
-      const created = await call(base, 'PUT', '/v1/allocation', { token, body: { Allocation: { NodeID: node.ID, JobID: 'hello', TaskGroup: 'g', Job: j } } });
-      assert.equal(created.status, 200, created.text);
-      const id = created.json.ID as string;
-      await until('complete', 20_000, async () => ((await call(base, 'GET', `/v1/allocation/${id}`, { token })).json.ClientStatus === 'complete') || undefined);
+      const id = await runJob(dev.sched, job('hello', [shTask('t', 'echo hello from dev')], { type: 'batch' }), token);
+      const hello = await until('complete', 20_000, async () => {
+        const a = (await call(base, 'GET', `/v1/allocation/${id}`, { token })).json;
+        return a.ClientStatus === 'complete' ? a : undefined;
+      });
+      assert.equal(hello.NodeID, node.ID);
       const log = await call(base, 'GET', `/v1/client/fs/logs/${id}?task=t&plain=true`, { token });
       assert.equal(log.text, 'hello from dev\n');
 
@@ -48,14 +50,11 @@ describe('cairn dev client', () => {
       // that claims it and linked at the task's volume_mount destination.
       const vol = await call(base, 'PUT', '/v1/volume/csi/shared/create', { token, body: volumeBody('shared', dev.csi.pluginId) });
       assert.equal(vol.status, 200, vol.text);
-      const claimer = (name: string, script: string) => ({
-        ...job(name, [shTask('t', script, { VolumeMounts: [{ Volume: 'data', Destination: '/srv/data', ReadOnly: false }] })], { type: 'batch' }),
-      });
-      const volumes = { data: { Type: 'csi', Source: 'shared', AccessMode: 'single-node-writer', AttachmentMode: 'file-system' } };
+      const volumes = { data: { Name: 'data', Type: 'csi', Source: 'shared', AccessMode: 'single-node-writer', AttachmentMode: 'file-system' } };
+      const claimer = (name: string, script: string) =>
+        job(name, [shTask('t', script, { VolumeMounts: [{ Volume: 'data', Destination: '/srv/data', ReadOnly: false }] })], { type: 'batch', volumes });
       const run = async (name: string, script: string) => {
-        const r = await call(base, 'PUT', '/v1/allocation', { token, body: { Allocation: { NodeID: node.ID, JobID: name, TaskGroup: 'g', Job: claimer(name, script), Volumes: volumes } } });
-        assert.equal(r.status, 200, r.text);
-        const allocId = r.json.ID as string;
+        const allocId = await runJob(dev.sched, claimer(name, script), token);
         const done = await until(`${name} done`, 20_000, async () => {
           const a = (await call(base, 'GET', `/v1/allocation/${allocId}`, { token })).json;
           return a.ClientStatus === 'complete' || a.ClientStatus === 'failed' ? a : undefined;

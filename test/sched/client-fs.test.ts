@@ -1,9 +1,12 @@
 /**
- * The client agent's file-system and lifecycle endpoints and drivers with real processes:
- * `ls`/`cat` confined to the allocation directory (`..` and symbolic links out refused),
- * log rotation by `LogConfig`, `raw_exec` disabled by default (the task fails with a driver
- * failure; the node does not offer it), the `exec` driver's memory limit, user restart and
- * signal, and a client that restarts (same node, its tasks started again).
+ * The client agent's file-system and lifecycle endpoints and drivers with real processes,
+ * running jobs registered through `POST /v1/jobs` and placed by the scheduler: `ls`/`cat`
+ * confined to the allocation directory (`..` and symbolic links out refused; task names that
+ * would leave it or take its shared `alloc` directory refused on register), log rotation by
+ * `LogConfig`, `raw_exec` disabled by default (the node does not offer it, so the scheduler
+ * does not place such a task; a task whose driver went away after placement fails with a
+ * driver failure), the `exec` driver's memory limit, user restart and signal, and a client
+ * that restarts (same node, its tasks started again).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
@@ -11,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { until } from '../processes.js';
-import { allocWhen, eventTypes, job, place, readyNode, shTask, startClientAgent } from './client-helpers.js';
+import { allocWhen, eventTypes, job, readyNode, runJob, shTask, startClientAgent, stopJob } from './client-helpers.js';
 import { call, ROOT, type TestAgent } from './helpers.js';
 
 describe('scheduler client agent: files, drivers, lifecycle', () => {
@@ -25,7 +28,7 @@ describe('scheduler client agent: files, drivers, lifecycle', () => {
   });
 
   it('lists and reads the allocation directory, and refuses paths that leave it', async () => {
-    const id = await place(a, job('files', [shTask('t', 'echo data > "$CAIRN_ALLOC_DIR/data/out.txt"; echo secret > "$CAIRN_SECRETS_DIR/s"; sleep 30')]));
+    const id = await runJob(a, job('files', [shTask('t', 'echo data > "$CAIRN_ALLOC_DIR/data/out.txt"; echo secret > "$CAIRN_SECRETS_DIR/s"; sleep 30')]));
     await allocWhen(a, id, 'running', (x) => x.ClientStatus === 'running');
     const root = await call(a.url, 'GET', `/v1/client/fs/ls/${id}?path=/`, { token: ROOT });
     assert.equal(root.status, 200, root.text);
@@ -53,25 +56,30 @@ describe('scheduler client agent: files, drivers, lifecycle', () => {
     assert.equal((await call(a.url, 'GET', `/v1/client/fs/ls/${id}?path=alloc/data/etc-link`, { token: ROOT })).status, 400);
     assert.equal((await call(a.url, 'GET', `/v1/client/fs/cat/${id}?path=alloc/nope`, { token: ROOT })).status, 404);
     assert.equal((await call(a.url, 'GET', `/v1/client/fs/cat/${id}?path=alloc`, { token: ROOT })).status, 400);
-    await call(a.url, 'PUT', `/v1/allocation/${id}/desired-status`, { token: ROOT, body: { DesiredStatus: 'stop' } });
+    await stopJob(a, 'files');
   });
 
-  it('refuses allocation jobs whose task names would leave the allocation directory, naming the problem', async () => {
-    for (const [name, want] of [['../evil', /invalid task name "\.\.\/evil"/], ['alloc', /invalid task name "alloc"/], ['', /every task needs a Name and a Driver/]] as const) {
-      const j = job('bad', [shTask(name, 'true')]);
-      const r = await call(a.url, 'PUT', '/v1/allocation', { token: ROOT, body: { Allocation: { NodeID: a.client!.nodeId, JobID: 'bad', TaskGroup: 'g', Job: j } } });
-      assert.equal(r.status, 400, r.text);
+  it('refuses jobs whose task names would leave the allocation directory or take its shared directory, naming the problem', async () => {
+    // A task's directory on the client is `<allocation directory>/<task name>`, beside the shared `alloc`.
+    const cases = [
+      ['../evil', /Task \.\.\/evil validation failed: Task name cannot include slashes/],
+      ['..', /Task \.\. validation failed: Task name cannot be "\." or "\.\."/],
+      ['.', /Task \. validation failed: Task name cannot be "\." or "\.\."/],
+      ['alloc', /Task alloc validation failed: Task name "alloc" is reserved for the allocation's shared directory/],
+      ['', /Task 1 validation failed: Missing task name/],
+    ] as const;
+    for (const [name, want] of cases) {
+      const r = await call(a.url, 'POST', '/v1/jobs', { token: ROOT, body: { Job: job('bad', [shTask(name, 'true')]) } });
+      assert.equal(r.status, 400, `${name}: ${r.text}`);
       assert.match(r.text, want);
+      assert.equal((await call(a.url, 'GET', '/v1/job/bad', { token: ROOT })).status, 404, 'nothing stored');
     }
-    const other = await call(a.url, 'PUT', '/v1/allocation', { token: ROOT, body: { Allocation: { NodeID: a.client!.nodeId, JobID: 'x', TaskGroup: 'g', Job: job('y', [shTask('t', 'true')]) } } });
-    assert.equal(other.status, 400);
-    assert.match(other.text, /job ID "y" does not match the allocation's job ID/);
   });
 
   it('rotates a task\'s log files by LogConfig, keeping MaxFiles of MaxFileSizeMB', async () => {
     // 3.5 MB in 1 MiB files: .0 .1 .2 full, .3 the rest; 2 kept.
     const script = "head -c 3500000 /dev/zero | tr '\\0' 'a'";
-    const id = await place(a, job('chatty', [shTask('t', script, { LogConfig: { MaxFiles: 2, MaxFileSizeMB: 1 } })], { type: 'batch' }));
+    const id = await runJob(a, job('chatty', [shTask('t', script, { LogConfig: { MaxFiles: 2, MaxFileSizeMB: 1 } })], { type: 'batch' }));
     await allocWhen(a, id, 'complete', (x) => x.ClientStatus === 'complete');
     const logs = join(a.dataDir, 'alloc', id, 'alloc', 'logs');
     assert.deepEqual(readdirSync(logs).filter((n) => n.startsWith('t.stdout')).sort(), ['t.stdout.2', 't.stdout.3']);
@@ -82,7 +90,7 @@ describe('scheduler client agent: files, drivers, lifecycle', () => {
   });
 
   it('restarts a task on request without counting it against the policy, and signals it', async () => {
-    const id = await place(a, job('lifecycle', [shTask('t', 'trap "echo got HUP" HUP; echo start; while true; do sleep 0.05; done')], { restart: { Attempts: 0, Interval: 600e9, Delay: 0, Mode: 'fail' } }));
+    const id = await runJob(a, job('lifecycle', [shTask('t', 'trap "echo got HUP" HUP; echo start; while true; do sleep 0.05; done')], { restart: { Attempts: 0, Interval: 600e9, Delay: 0, Mode: 'fail' } }));
     await allocWhen(a, id, 'running', (x) => x.TaskStates?.t?.State === 'running');
     const r = await call(a.url, 'POST', `/v1/client/allocation/${id}/restart`, { token: ROOT, body: { TaskName: 't' } });
     assert.equal(r.status, 200, r.text);
@@ -97,25 +105,30 @@ describe('scheduler client agent: files, drivers, lifecycle', () => {
     const bad = await call(a.url, 'POST', `/v1/client/allocation/${id}/signal`, { token: ROOT, body: { Signal: 'SIGNOPE', Task: 't' } });
     assert.equal(bad.status, 400);
     assert.match(bad.text, /unknown signal "SIGNOPE"/);
-    await call(a.url, 'PUT', `/v1/allocation/${id}/desired-status`, { token: ROOT, body: { DesiredStatus: 'stop' } });
+    await stopJob(a, 'lifecycle');
   });
 });
 
 describe('scheduler client agent: drivers and restarts', () => {
-  it('offers no raw_exec unless enabled: such a task fails with a driver failure; exec runs with a memory limit', async () => {
+  it('offers no raw_exec unless enabled: such a task is not placed (missing drivers); exec runs with a memory limit', async () => {
     const a = await startClientAgent({ drivers: { raw_exec: false, exec: true } });
     try {
       const node = await readyNode(a);
       assert.equal(node.Attributes['driver.raw_exec'], undefined);
       assert.equal(node.Drivers.raw_exec, undefined);
       assert.equal(node.Attributes['driver.exec'], '1');
-      const raw = await place(a, job('raw', [shTask('t', 'echo no')]));
-      const failed = await allocWhen(a, raw, 'failed', (x) => x.ClientStatus === 'failed');
-      const last = failed.TaskStates.t.Events.at(-1);
-      assert.equal(last.Type, 'Driver Failure');
-      assert.equal(last.DriverError, 'driver "raw_exec" is not available on this node');
+      const reg = await call(a.url, 'POST', '/v1/jobs', { token: ROOT, body: { Job: job('raw', [shTask('t', 'echo no')]) } });
+      assert.equal(reg.status, 200, reg.text);
+      const evaluation = await until('the raw evaluation done', 15_000, async () => {
+        const r = await call(a.url, 'GET', `/v1/evaluation/${reg.json.EvalID as string}`, { token: ROOT });
+        return r.status === 200 && r.json.Status === 'complete' ? r.json : undefined;
+      });
+      const metric = evaluation.FailedTGAllocs?.g;
+      assert.ok(metric, JSON.stringify(evaluation));
+      assert.deepEqual([metric.NodesEvaluated, metric.NodesFiltered, metric.ConstraintFiltered], [1, 1, { 'missing drivers': 1 }]);
+      assert.deepEqual((await call(a.url, 'GET', '/v1/job/raw/allocations', { token: ROOT })).json, []);
 
-      const ex = await place(a, job('ex', [shTask('t', 'ulimit -v; pwd', { Driver: 'exec', Resources: { CPU: 100, MemoryMB: 64 } })], { type: 'batch' }));
+      const ex = await runJob(a, job('ex', [shTask('t', 'ulimit -v; pwd', { Driver: 'exec', Resources: { CPU: 100, MemoryMB: 64 } })], { type: 'batch' }));
       await allocWhen(a, ex, 'complete', (x) => x.ClientStatus === 'complete');
       const out = await call(a.url, 'GET', `/v1/client/fs/logs/${ex}?task=t&plain=true`, { token: ROOT });
       assert.equal(out.text, `${64 * 1024}\n${join(a.dataDir, 'alloc', ex, 't')}\n`);
@@ -130,7 +143,7 @@ describe('scheduler client agent: drivers and restarts', () => {
       let a = await startClientAgent({ dataDir });
       const nodeId = a.client!.nodeId;
       await readyNode(a);
-      const id = await place(a, job('survivor', [shTask('t', 'echo run; sleep 60')]));
+      const id = await runJob(a, job('survivor', [shTask('t', 'echo run; sleep 60')]));
       await allocWhen(a, id, 'running', (x) => x.TaskStates?.t?.State === 'running');
       await a.close();
       a = await startClientAgent({ dataDir });
@@ -140,6 +153,33 @@ describe('scheduler client agent: drivers and restarts', () => {
         const restart = again.TaskStates.t.Events.find((e: { Type: string }) => e.Type === 'Restarting');
         assert.equal(restart.RestartReason, 'Client agent restarted');
         await until('second run logged', 10_000, async () => ((await call(a.url, 'GET', `/v1/client/fs/logs/${id}?task=t&plain=true`, { token: ROOT })).text === 'run\nrun\n') || undefined);
+      } finally {
+        await a.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('fails a task whose driver went away after placement with a driver failure', async () => {
+    // The scheduler places a task only on a node offering its driver; a client restarted
+    // without that driver still holds the allocation placed before.
+    const dataDir = mkdtempSync(join(tmpdir(), 'cairn-client-driver-'));
+    try {
+      let a = await startClientAgent({ dataDir });
+      await readyNode(a);
+      const id = await runJob(a, job('gone', [shTask('t', 'echo run; sleep 60')]));
+      await allocWhen(a, id, 'running', (x) => x.TaskStates?.t?.State === 'running');
+      await a.close();
+      a = await startClientAgent({ dataDir, drivers: { raw_exec: false, exec: true } });
+      try {
+        const failed = await allocWhen(a, id, 'failed', (x) => x.ClientStatus === 'failed');
+        assert.equal(failed.TaskStates.t.State, 'dead');
+        assert.equal(failed.TaskStates.t.Failed, true);
+        const last = failed.TaskStates.t.Events.at(-1);
+        assert.equal(last.Type, 'Driver Failure');
+        assert.equal(last.DriverError, 'driver "raw_exec" is not available on this node');
+        assert.equal(last.FailsTask, true);
       } finally {
         await a.close();
       }

@@ -1,8 +1,8 @@
 /**
  * Helpers for the client agent's tests: an agent with its client enabled (ACLs on, the
- * client registering with the management token), jobs of `/bin/sh -c …` tasks, allocations
- * created with their job (the Cairn-only `PUT /v1/allocation` with `Job`), and waits on an
- * allocation's state.
+ * client registering with the management token), jobs of `/bin/sh -c …` tasks registered
+ * through `POST /v1/jobs` and placed by the scheduler (as the reference: nothing else makes
+ * allocations), stopping a job, and waits on an allocation's state.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -47,37 +47,46 @@ export function shTask(name: string, script: string, over: Record<string, unknow
   return { Name: name, Driver: 'raw_exec', Config: { command: '/bin/sh', args: ['-c', script] }, ...over };
 }
 
-/** A job `id` of `type` with one group `g` of `tasks` and `restart` policy (durations in ns). */
-export function job(id: string, tasks: Record<string, unknown>[], o: { type?: string; restart?: Record<string, unknown> } = {}): Record<string, unknown> {
+/**
+ * A job `id` of `type` with one group `g` of `tasks`, its `restart` policy (durations in ns)
+ * and its `volumes` (the group's `Volumes`: name → volume request).
+ */
+export function job(
+  id: string,
+  tasks: Record<string, unknown>[],
+  o: { type?: string; restart?: Record<string, unknown>; volumes?: Record<string, Record<string, unknown>> } = {},
+): Record<string, unknown> {
   return {
     ID: id,
     Name: id,
     Namespace: 'default',
     Type: o.type ?? 'service',
     Priority: 50,
-    TaskGroups: [{ Name: 'g', Count: 1, ...(o.restart && { RestartPolicy: o.restart }), Tasks: tasks }],
+    TaskGroups: [{ Name: 'g', Count: 1, ...(o.restart && { RestartPolicy: o.restart }), ...(o.volumes && { Volumes: o.volumes }), Tasks: tasks }],
   };
 }
 
-/** Creates an allocation of group `g` of `j` on the agent's node; its ID. */
-export async function place(a: TestAgent, j: Record<string, unknown>): Promise<string> {
-  const r = await call(a.url, 'PUT', '/v1/allocation', { token: ROOT, body: { Allocation: { NodeID: a.client!.nodeId, JobID: j.ID, TaskGroup: 'g', Job: j } } });
+/**
+ * Registers `j` through `POST /v1/jobs` on the server at `a.url` (with `token`, the management
+ * token by default) and waits for the scheduler to place its first allocation (on the
+ * agent's node, the only one); its ID.
+ */
+export async function runJob(a: { url: string }, j: Record<string, unknown>, token = ROOT): Promise<string> {
+  const r = await call(a.url, 'POST', '/v1/jobs', { token, body: { Job: j } });
   assert.equal(r.status, 200, r.text);
-  return r.json.ID as string;
+  return until(`an allocation of ${String(j.ID)}`, 15_000, async () => {
+    const list = await call(a.url, 'GET', `/v1/job/${String(j.ID)}/allocations`, { token });
+    return list.status === 200 && list.json.length > 0 ? (list.json[0].ID as string) : undefined;
+  });
 }
 
 /**
- * Registers `j` through `POST /v1/jobs` and waits for the scheduler to place its first
- * allocation (on the agent's node, the only one); its ID. Unlike {@link place}, the job is
- * stored, so the scheduler's later evaluations (stop, reschedule) see it.
+ * Stops job `id` (`DELETE /v1/job/:id`, the user's `job stop`): the scheduler stops its
+ * allocations and the client kills their tasks. Asserts the 200.
  */
-export async function runJob(a: TestAgent, j: Record<string, unknown>): Promise<string> {
-  const r = await call(a.url, 'POST', '/v1/jobs', { token: ROOT, body: { Job: j } });
+export async function stopJob(a: { url: string }, id: string, token = ROOT): Promise<void> {
+  const r = await call(a.url, 'DELETE', `/v1/job/${id}`, { token });
   assert.equal(r.status, 200, r.text);
-  return until(`an allocation of ${String(j.ID)}`, 15_000, async () => {
-    const list = await call(a.url, 'GET', `/v1/job/${String(j.ID)}/allocations`, { token: ROOT });
-    return list.status === 200 && list.json.length > 0 ? (list.json[0].ID as string) : undefined;
-  });
 }
 
 /** The allocation (`GET /v1/allocation/:id`, with task states) once `ok` holds for it. */

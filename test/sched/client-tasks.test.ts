@@ -1,11 +1,12 @@
 /**
  * The client agent with real processes (issue 19 scope 3): an agent with its client enabled
- * registers its node with a fingerprint and drivers, runs `raw_exec` tasks of allocations
- * created with their job, reports `ClientStatus` and `TaskStates`, streams logs (plain,
+ * registers its node with a fingerprint and drivers, runs the `raw_exec` tasks of jobs the
+ * scheduler placed on it, reports `ClientStatus` and `TaskStates`, streams logs (plain,
  * framed, followed while the task prints), restarts a killed task by policy until `Not
  * Restarting` fails the allocation (with an `alloc-failure` evaluation the scheduler runs,
  * leaving a delayed follow-up), completes a batch
- * task that exits 0, and stops a task with its `KillSignal` then SIGKILL after `KillTimeout`.
+ * task that exits 0, and, when its job is stopped, stops a task with its `KillSignal` then
+ * SIGKILL after `KillTimeout`.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { T } from '../../src/services/sched/state.js';
 import { until } from '../processes.js';
-import { allocWhen, eventTypes, job, place, readyNode, runJob, shTask, startClientAgent } from './client-helpers.js';
+import { allocWhen, eventTypes, job, readyNode, runJob, shTask, startClientAgent, stopJob } from './client-helpers.js';
 import { call, clientToken, ROOT, type TestAgent } from './helpers.js';
 
 describe('scheduler client agent: tasks', () => {
@@ -54,7 +55,7 @@ describe('scheduler client agent: tasks', () => {
 
   it('serves the node its allocations in full with its secret; others need node:read', async () => {
     await readyNode(a);
-    const id = await place(a, job('secret-check', [shTask('t', 'sleep 30')]));
+    const id = await runJob(a, job('secret-check', [shTask('t', 'sleep 30')]));
     const secret = JSON.parse(readFileSync(join(a.dataDir, 'client', 'node.json'), 'utf8')).SecretID as string;
     const mine = await call(a.url, 'GET', `/v1/node/${a.client!.nodeId}/allocations`, { token: secret });
     assert.equal(mine.status, 200, mine.text);
@@ -63,12 +64,12 @@ describe('scheduler client agent: tasks', () => {
     assert.ok(Number(mine.headers.get('x-sched-index')) > 0);
     const other = await clientToken(a.url, 'nothing', 'namespace "default" { policy = "read" }');
     assert.equal((await call(a.url, 'GET', `/v1/node/${a.client!.nodeId}/allocations`, { token: other.secret })).status, 403);
-    await call(a.url, 'PUT', `/v1/allocation/${id}/desired-status`, { token: ROOT, body: { DesiredStatus: 'stop' } });
+    await stopJob(a, 'secret-check');
   });
 
   it('runs a task and serves its stdout: plain, framed and followed while it prints', async () => {
     await readyNode(a);
-    const id = await place(a, job('printer', [shTask('web', 'i=0; while true; do echo "line $i"; i=$((i+1)); sleep 0.1; done')]));
+    const id = await runJob(a, job('printer', [shTask('web', 'i=0; while true; do echo "line $i"; i=$((i+1)); sleep 0.1; done')]));
     const running = await allocWhen(a, id, 'running', (x) => x.ClientStatus === 'running');
     assert.equal(running.TaskStates.web.State, 'running');
     assert.deepEqual(eventTypes(running, 'web'), ['Received', 'Task Setup', 'Started']);
@@ -116,13 +117,13 @@ describe('scheduler client agent: tasks', () => {
     const denied = await clientToken(a.url, 'no-logs', 'namespace "default" { policy = "read" }');
     assert.equal((await call(a.url, 'GET', `/v1/client/fs/logs/${id}?task=web`, { token: denied.secret })).status, 403);
 
-    await call(a.url, 'PUT', `/v1/allocation/${id}/desired-status`, { token: ROOT, body: { DesiredStatus: 'stop' } });
+    await stopJob(a, 'printer');
     await allocWhen(a, id, 'complete after stop', (x) => x.ClientStatus === 'complete');
   });
 
   it('completes a batch task that exits 0', async () => {
     await readyNode(a);
-    const id = await place(a, job('once', [shTask('t', 'echo "hi from $CAIRN_TASK_NAME in $CAIRN_ALLOC_ID"; exit 0')], { type: 'batch' }));
+    const id = await runJob(a, job('once', [shTask('t', 'echo "hi from $CAIRN_TASK_NAME in $CAIRN_ALLOC_ID"; exit 0')], { type: 'batch' }));
     const done = await allocWhen(a, id, 'complete', (x) => x.ClientStatus === 'complete');
     assert.equal(done.ClientDescription, 'All tasks have completed');
     assert.equal(done.TaskStates.t.State, 'dead');
@@ -175,15 +176,14 @@ describe('scheduler client agent: tasks', () => {
     assert.equal((await call(a.url, 'GET', `/v1/allocation/${id}`, { token: ROOT })).json.FollowupEvalID, followup.ID);
   });
 
-  it('stops a task on desired stop: KillSignal first, SIGKILL after kill_timeout', async () => {
+  it('stops a task when its job is stopped: KillSignal first, SIGKILL after kill_timeout', async () => {
     await readyNode(a);
     const script = 'trap "echo got TERM" TERM; echo ready; while true; do sleep 0.05; done';
-    const id = await place(a, job('stubborn', [shTask('t', script, { KillSignal: 'SIGTERM', KillTimeout: 1e9 })]));
+    const id = await runJob(a, job('stubborn', [shTask('t', script, { KillSignal: 'SIGTERM', KillTimeout: 1e9 })]));
     await until('ready printed', 10_000, async () => (await call(a.url, 'GET', `/v1/client/fs/logs/${id}?task=t&plain=true`, { token: ROOT })).text.includes('ready') || undefined);
-    const r = await call(a.url, 'PUT', `/v1/allocation/${id}/desired-status`, { token: ROOT, body: { DesiredStatus: 'stop' } });
-    assert.equal(r.status, 200, r.text);
+    await stopJob(a, 'stubborn');
     const done = await allocWhen(a, id, 'stopped', (x) => x.TaskStates?.t?.State === 'dead');
-    assert.equal(done.ClientStatus, 'complete');
+    assert.deepEqual([done.DesiredStatus, done.ClientStatus], ['stop', 'complete']);
     assert.deepEqual(eventTypes(done, 't').slice(-3), ['Killing', 'Terminated', 'Killed']);
     const [killing, terminated] = done.TaskStates.t.Events.slice(-3);
     assert.equal(killing.KillTimeout, 1e9);

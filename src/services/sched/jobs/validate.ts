@@ -2,8 +2,9 @@
  * The checks a decoded job passes before it is stored (the reference's `structs.Job.Validate`,
  * `TaskGroup.Validate`, `Task.Validate`, `RestartPolicy.Validate`, `ReschedulePolicy.Validate`,
  * `Constraint.Validate`, `Resources.Validate`, with its texts where known), plus Cairn's input
- * bounds (defaults.ts `LIMITS`) and the `command` of the `raw_exec` and `exec` drivers, which
- * the reference checks only on the client when the task starts.
+ * bounds (defaults.ts `LIMITS`), task names that the client's allocation directory cannot hold
+ * (`.`, `..`, `alloc`), and the `command` of the `raw_exec` and `exec` drivers, which the
+ * reference checks only on the client when the task starts.
  *
  * Every problem is collected; the error lists them as the reference's multierror does:
  * `2 errors occurred:\n\t* Missing job ID\n\t* Task group web validation failed: …\n\n`.
@@ -51,6 +52,10 @@ function taskErrors(t: Task, g: TaskGroup): string[] {
   else if (t.Name.length > LIMITS.name) out.push(`Task name is longer than ${LIMITS.name} characters`);
   if (t.Name.includes('/')) out.push('Task name cannot include slashes');
   if (t.Name.includes('\0')) out.push('Task name cannot include null characters');
+  // Cairn's own: the client makes the task's directory `<allocation directory>/<task name>`
+  // beside the shared `alloc` directory, so these names would leave it or take `alloc`.
+  if (t.Name === '.' || t.Name === '..') out.push('Task name cannot be "." or ".."');
+  if (t.Name === 'alloc') out.push('Task name "alloc" is reserved for the allocation\'s shared directory');
   if (t.Driver === '') out.push('Missing task driver');
   if (t.KillTimeout < 0) out.push('KillTimeout must be a positive value');
   if (t.Resources.CPU < 1) out.push(`minimum CPU value is 1; got ${t.Resources.CPU}`);
