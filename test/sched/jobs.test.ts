@@ -326,9 +326,9 @@ describe('scheduler jobs API: status and summary from placed allocations', () =>
     const e = await settled(a, stop.json.EvalID);
     assert.deepEqual([e.TriggeredBy, e.Status], ['job-deregister', 'complete']);
     await jobStatusIs('svc', 'dead');
-    const after = (await req('GET', '/v1/job/svc/allocations')).json as { DesiredStatus: string; ClientStatus: string }[];
+    const stoppedAllocs = (await req('GET', '/v1/job/svc/allocations')).json as { DesiredStatus: string; ClientStatus: string }[];
     // The live ones are stopped; the failed one is already terminal and left as it is (as the reference's reconciler).
-    assert.deepEqual(after.map((x) => `${x.ClientStatus}/${x.DesiredStatus}`).sort(), ['failed/run', 'pending/stop', 'running/stop'], 'the client has not reported them stopped yet');
+    assert.deepEqual(stoppedAllocs.map((x) => `${x.ClientStatus}/${x.DesiredStatus}`).sort(), ['failed/run', 'pending/stop', 'running/stop'], 'the client has not reported them stopped yet');
     assert.equal(a.state.get<Job>(T.jobs, jobKey('default', 'svc'))!.Status, 'dead', 'the stored status (Job events) follows');
   });
 
