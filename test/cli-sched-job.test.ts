@@ -3,7 +3,8 @@
  * (through the SDK, as a user runs them): `job run` of an HCL file with `-detach`, with
  * `-check-index`, and following its evaluation until the scheduler completes it (exit 2 on a
  * placement failure; an agent with the scheduler off for the monitor's timeout);
- * `job status` list and detail with aligned columns and 8-character IDs, `inspect`,
+ * `job status` list and detail with aligned columns and 8-character IDs (a job the scheduler
+ * placed on a simulated node, reported running through `client-status`), `inspect`,
  * `history`, `stop` and `-purge`; `eval list` and `eval status`; `-json`; errors.
  */
 import assert from 'node:assert/strict';
@@ -11,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { cliRunner, scratchDir, type ScratchDir } from './cli-helpers.js';
 import { call, ROOT, startAgent, type TestAgent } from './sched/helpers.js';
+import { settled, simNode } from './sched/workloads.js';
 
 const WEB = `job "web" {
   datacenters = ["dc1"]
@@ -32,11 +34,14 @@ describe('cairn sched job and eval against a real scheduler agent', () => {
   let scratch: ScratchDir;
   const { cairn, ok } = cliRunner({ env: () => ({ SCHED_ADDR: a.url }), rootEnv: () => ({ SCHED_TOKEN: ROOT }) });
   const nodeID = randomUUID();
+  let dc2Node: string;
 
   before(async () => {
     a = await startAgent();
     scratch = scratchDir('cairn-cli-sched-job-');
     assert.equal((await call(a.url, 'PUT', '/v1/node/register', { token: ROOT, body: { Node: { ID: nodeID, SecretID: 's', Datacenter: 'dc1', Name: 'w1', Attributes: { 'os.name': 'linux' } } } })).status, 200);
+    // A node that runs raw_exec tasks, in dc2 only (the dc1 jobs below stay unplaced), with memory for one allocation of 300 MiB.
+    dc2Node = await simNode(a.url, 'w2', { memory: 512, over: { Datacenter: 'dc2' } });
   });
   after(async () => {
     await a.stop();
@@ -60,7 +65,7 @@ describe('cairn sched job and eval against a real scheduler agent', () => {
   });
 
   it('job run follows the evaluation until it is no longer pending', async () => {
-    // The scheduler on the leader runs it: the only node has no raw_exec driver, so nothing is placed (exit 2, as the reference).
+    // The scheduler on the leader runs it: the only dc1 node has no raw_exec driver, so nothing is placed (exit 2, as the reference).
     const file = scratch.file('batch.hcl', WEB.replace('job "web"', 'job "batch"'));
     const run = await cairn({ SCHED_TOKEN: ROOT }, ['sched', 'job', 'run', file]);
     assert.equal(run.code, 2, run.stderr);
@@ -90,19 +95,27 @@ describe('cairn sched job and eval against a real scheduler agent', () => {
   });
 
   it('job status lists jobs and shows one with its summary and allocations', async () => {
-    const alloc = await call(a.url, 'PUT', '/v1/allocation', { token: ROOT, body: { Allocation: { NodeID: nodeID, JobID: 'web', TaskGroup: 'app', ClientStatus: 'running' } } });
-    assert.equal(alloc.status, 200, alloc.text);
+    // api (dc2, count 2): the scheduler places one on w2 (no memory for the second), which the node reports running.
+    const run = await ok('sched', 'job', 'run', '-detach', scratch.file('api.hcl', WEB.replace('job "web"', 'job "api"').replace('["dc1"]', '["dc2"]')));
+    const evalId = /Evaluation ID: ([0-9a-f-]{36})/.exec(run)![1]!;
+    assert.equal((await settled(a, evalId)).Status, 'complete');
+    const placed = (await call(a.url, 'GET', '/v1/job/api/allocations', { token: ROOT })).json as { ID: string; NodeID: string }[];
+    assert.deepEqual(placed.map((x) => x.NodeID), [dc2Node]);
+    const alloc = placed[0]!;
+    assert.equal((await call(a.url, 'POST', `/v1/allocation/${alloc.ID}/client-status`, { token: ROOT, body: { ClientStatus: 'running' } })).status, 200);
+
     const listed = await ok('sched', 'job', 'status');
     const lines = listed.trimEnd().split('\n');
     assert.match(lines[0], /^ID {5}Type {5}Priority {2}Status {3}Submit Date$/);
-    assert.match(lines.find((l) => l.startsWith('web '))!, /^web {4}service {2}50 {8}running {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    const one = await ok('sched', 'job', 'status', 'we');
-    assert.match(one, /^ID {12}= web\nName {10}= web\nSubmit Date {3}= \S+\nType {10}= service\nPriority {6}= 50\nDatacenters {3}= dc1\nNamespace {5}= default\nNode Pool {5}= default\nStatus {8}= running\n/);
-    // Queued 2: the scheduler could place neither of web's allocations (the node has no raw_exec).
-    assert.match(one, /\n\nSummary\nTask Group {2}Queued {2}Starting {2}Running {2}Failed {2}Complete {2}Lost {2}Unknown\napp {9}2 {7}0 {9}1 {8}0 {7}0 {9}0 {5}0\n/);
-    assert.match(one, new RegExp(`\\n\\nAllocations\\nID {8}Node ID {3}Task Group {2}Version {2}Desired {2}Status {3}Created {2,}Modified\\n${alloc.json.ID.slice(0, 8)} {2}${nodeID.slice(0, 8)} {2}app {9}0 {8}run {6}running {2}\\d+s ago`));
-    const json = JSON.parse(await ok('sched', 'job', 'status', 'web', '-json'));
-    assert.equal(json.ID, 'web');
+    assert.match(lines.find((l) => l.startsWith('api '))!, /^api {4}service {2}50 {8}running {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    assert.match(lines.find((l) => l.startsWith('web '))!, /^web {4}service {2}50 {8}pending {2}/, 'nothing placed, its blocked evaluation waits');
+    const one = await ok('sched', 'job', 'status', 'ap');
+    assert.match(one, /^ID {12}= api\nName {10}= api\nSubmit Date {3}= \S+\nType {10}= service\nPriority {6}= 50\nDatacenters {3}= dc2\nNamespace {5}= default\nNode Pool {5}= default\nStatus {8}= running\n/);
+    // Queued 1: the scheduler could place only one of api's two allocations.
+    assert.match(one, /\n\nSummary\nTask Group {2}Queued {2}Starting {2}Running {2}Failed {2}Complete {2}Lost {2}Unknown\napp {9}1 {7}0 {9}1 {8}0 {7}0 {9}0 {5}0\n/);
+    assert.match(one, new RegExp(`\\n\\nAllocations\\nID {8}Node ID {3}Task Group {2}Version {2}Desired {2}Status {3}Created {2,}Modified\\n${alloc.ID.slice(0, 8)} {2}${dc2Node.slice(0, 8)} {2}app {9}0 {8}run {6}running {2}\\d+s ago`));
+    const json = JSON.parse(await ok('sched', 'job', 'status', 'api', '-json'));
+    assert.equal(json.ID, 'api');
     const missing = await cairn({ SCHED_TOKEN: ROOT }, ['sched', 'job', 'status', 'zzz']);
     assert.deepEqual([missing.code, missing.stderr], [1, 'Error: No job(s) with prefix or id "zzz" found\n']);
   });

@@ -1,109 +1,120 @@
 /**
- * Allocations (the minimal model CSI claims use; reference/sched.md §5) and namespaces over
- * HTTP: create with validation texts, client and desired status updates, list stubs with
- * namespace and prefix filters, reads, ACL per namespace; namespace CRUD with the
- * reference's texts, `default` and namespaces with live allocations not deletable.
+ * Allocations as the API reads them (reference/sched.md §5), placed by the scheduler from
+ * jobs registered through `POST /v1/jobs` on a simulated client node, and namespaces over
+ * HTTP: reads with the job snapshot, list stubs with namespace and prefix filters, the client
+ * status report (statuses, task states, the node's secret or `node:write`), the allocation
+ * stop (`alloc-lifecycle`, terminal allocations), ACL per namespace, the removed Cairn-only
+ * routes answered as unknown paths; namespace CRUD with the reference's texts, `default` and
+ * namespaces with live jobs or allocations not deletable.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { assertDenied, call, clientToken, ROOT, startAgent, type TestAgent } from './helpers.js';
+import { group, job, putJob, settled, simNode, until, type AllocView } from './workloads.js';
 
 describe('scheduler allocations and namespaces', () => {
   let a: TestAgent;
-  const nodeID = randomUUID();
+  let nodeID: string;
+  const NODE_SECRET = randomUUID();
   /** `token` null: no token (the anonymous token). */
   const req = (method: string, path: string, body?: unknown, token: string | null = ROOT) => call(a.url, method, path, { token: token ?? undefined, body });
-  const alloc = (over: Record<string, unknown> = {}, token: string | null = ROOT) =>
-    req('PUT', '/v1/allocation', { Allocation: { NodeID: nodeID, JobID: 'web', TaskGroup: 'app', ...over } }, token);
+  /**
+   * Registers job `id` (one group `app` of one allocation) in `namespace`, waits for the
+   * scheduler's evaluation, and returns the placed allocation as `GET /v1/allocation/:id`
+   * shows it, with the register's evaluation ID.
+   */
+  const place = async (namespace: string, id: string): Promise<{ alloc: AllocView & Record<string, any>; evalId: string }> => {
+    const evalId = await putJob(a, job(id, [group('app', 1)], { Namespace: namespace }));
+    assert.equal((await settled(a, evalId)).Status, 'complete');
+    const stubs = (await req('GET', `/v1/job/${id}/allocations?namespace=${namespace}`)).json as { ID: string }[];
+    assert.equal(stubs.length, 1);
+    const read = await req('GET', `/v1/allocation/${stubs[0]!.ID}`);
+    assert.equal(read.status, 200, read.text);
+    return { alloc: read.json, evalId };
+  };
 
   before(async () => {
     a = await startAgent();
-    const r = await req('PUT', '/v1/node/register', { Node: { ID: nodeID, SecretID: 's', Datacenter: 'dc1', Name: 'worker-1', Attributes: { 'os.name': 'linux' } } });
-    assert.equal(r.status, 200, r.text);
+    nodeID = await simNode(a.url, 'worker-1', { over: { SecretID: NODE_SECRET } });
     for (const ns of ['prod', 'dev']) assert.equal((await req('PUT', `/v1/namespace/${ns}`, { Name: ns, Description: `${ns} jobs` })).status, 200);
   });
   after(async () => {
     await a.stop();
   });
 
-  it('creates an allocation with defaults and generated IDs', async () => {
-    const r = await alloc({
-      Namespace: 'prod',
-      Volumes: { data: { Type: 'host', Source: 'vol-1', AccessMode: 'single-node-writer', AttachmentMode: 'file-system', PerAlloc: true } },
-    });
-    assert.equal(r.status, 200, r.text);
-    const got = r.json;
+  it('reads an allocation the scheduler placed, with its job snapshot and the register\'s evaluation', async () => {
+    const { alloc: got, evalId } = await place('prod', 'web');
     assert.match(got.ID, /^[0-9a-f-]{36}$/);
-    assert.match(got.EvalID, /^[0-9a-f-]{36}$/);
     assert.deepEqual(
-      [got.Namespace, got.Name, got.NodeID, got.NodeName, got.JobID, got.Job, got.TaskGroup, got.DesiredStatus, got.ClientStatus],
-      ['prod', 'web.app[0]', nodeID, 'worker-1', 'web', null, 'app', 'run', 'pending'],
+      [got.Namespace, got.EvalID, got.Name, got.NodeID, got.NodeName, got.JobID, got.TaskGroup, got.DesiredStatus, got.ClientStatus],
+      ['prod', evalId, 'web.app[0]', nodeID, 'worker-1', 'web', 'app', 'run', 'pending'],
     );
-    assert.deepEqual(got.Volumes.data, {
-      Name: 'data', Type: 'host', Source: 'vol-1', ReadOnly: false, AccessMode: 'single-node-writer', AttachmentMode: 'file-system', MountOptions: null, PerAlloc: true,
-    });
-    assert.equal(r.headers.get('x-sched-index'), String(got.ModifyIndex));
+    assert.deepEqual([got.Job.ID, got.Job.Namespace, got.Job.TaskGroups[0].Tasks[0].Driver], ['web', 'prod', 'raw_exec']);
     assert.ok(got.CreateTime > 1e18, 'Unix nanoseconds');
-    const read = await req('GET', `/v1/allocation/${got.ID}`);
-    assert.deepEqual(read.json, got);
-    assert.equal(read.headers.get('x-sched-index'), String(got.ModifyIndex));
-
-    const viaQuery = await call(a.url, 'PUT', '/v1/allocation?namespace=dev', { token: ROOT, body: { allocation: { nodeid: nodeID, jobid: 'api', taskgroup: 'g', name: 'api.g[3]' } } });
-    assert.deepEqual([viaQuery.json.Namespace, viaQuery.json.Name], ['dev', 'api.g[3]']);
-  });
-
-  it('refuses bad allocations with clear 400 texts', async () => {
-    const cases: [unknown, string][] = [
-      [{}, 'missing allocation'],
-      [{ Allocation: 'x' }, 'json: cannot unmarshal string into Go struct field structs.AllocationCreateRequest.Allocation of type struct'],
-      [{ Allocation: { JobID: 'web', TaskGroup: 'app' } }, 'missing node ID'],
-      [{ Allocation: { NodeID: nodeID, TaskGroup: 'app' } }, 'missing job ID'],
-      [{ Allocation: { NodeID: nodeID, JobID: 'web' } }, 'missing task group'],
-      [{ Allocation: { NodeID: nodeID, JobID: 'web', TaskGroup: 'app', DesiredStatus: 'going' } }, 'invalid desired status "going": must be one of run, stop, evict'],
-      [{ Allocation: { NodeID: nodeID, JobID: 'web', TaskGroup: 'app', ClientStatus: 'dead' } }, 'invalid client status "dead": must be one of pending, running, complete, failed, lost, unknown'],
-      [{ Allocation: { NodeID: randomUUID(), JobID: 'web', TaskGroup: 'app' } }, ''],
-      [{ Allocation: { NodeID: nodeID, JobID: 'web', TaskGroup: 'app', Namespace: 'nowhere' } }, 'namespace "nowhere" does not exist'],
-      [{ Allocation: { NodeID: nodeID, JobID: 'w', TaskGroup: 'a', Volumes: { v: { Type: 'nfs', Source: 'x' } } } }, 'volume "v": invalid volume type "nfs": must be one of host, csi'],
-      [{ Allocation: { NodeID: nodeID, JobID: 'w', TaskGroup: 'a', Volumes: { v: { Type: 'csi', Source: '' } } } }, 'volume "v": volume has an empty source'],
-      [{ Allocation: { NodeID: nodeID, JobID: 'w', TaskGroup: 'a', Volumes: { v: { Type: 'csi', Source: 'x', AccessMode: 'single-node-writer' } } } }, 'volume "v": CSI volumes must have an attachment mode'],
-      [{ Allocation: { NodeID: nodeID, JobID: 'w', TaskGroup: 'a', Volumes: { v: { Type: 'csi', Source: 'x', AttachmentMode: 'file-system' } } } }, 'volume "v": CSI volumes must have an access mode'],
-      [{ Allocation: { NodeID: nodeID, JobID: 'w', TaskGroup: 'a', Volumes: { v: { Type: 'csi', Source: 'x', AttachmentMode: 'disk', AccessMode: 'single-node-writer' } } } }, 'volume "v": invalid attachment mode "disk": must be one of file-system, block-device'],
-      [{ Allocation: { NodeID: nodeID, JobID: 'w', TaskGroup: 'a', Volumes: { v: { Type: 'csi', Source: 'x', AttachmentMode: 'file-system', AccessMode: 'multi-node-reader-only' } } } }, 'volume "v": multi-node-reader-only volumes must be read-only'],
-      [{ Allocation: { NodeID: nodeID, JobID: 'w', TaskGroup: 'a', Volumes: { v: { Type: 'csi', Source: 'x', AttachmentMode: 'block-device', AccessMode: 'single-node-writer', MountOptions: { FsType: 'ext4' } } } } }, 'volume "v": block devices cannot have mount options'],
-    ];
-    for (const [body, text] of cases) {
-      const r = await req('PUT', '/v1/allocation', body);
-      assert.equal(r.status, 400, JSON.stringify(body));
-      if (text) assert.equal(r.text, text);
-      else assert.match(r.text, /^node "[0-9a-f-]{36}" does not exist$/);
-    }
-    const empty = await call(a.url, 'PUT', '/v1/allocation', { token: ROOT });
-    assert.deepEqual([empty.status, empty.text], [400, 'Request body is empty']);
-  });
-
-  it('updates client and desired status', async () => {
-    const id = (await alloc()).json.ID;
-    const bad = await req('POST', `/v1/allocation/${id}/client-status`, { ClientStatus: 'exploded' });
-    assert.deepEqual([bad.status, bad.text], [400, 'invalid client status "exploded": must be one of pending, running, complete, failed, lost, unknown']);
-    const ok = await req('POST', `/v1/allocation/${id}/client-status`, { ClientStatus: 'running', ClientDescription: 'Tasks are running' });
-    assert.equal(ok.status, 200, ok.text);
-    assert.ok(ok.json.Index > 0);
-    const d = await req('PUT', `/v1/allocation/${id}/desired-status`, { DesiredStatus: 'stop', DesiredDescription: 'alloc is being stopped' });
-    assert.equal(d.status, 200, d.text);
-    const badDesired = await req('PUT', `/v1/allocation/${id}/desired-status`, { DesiredStatus: 'pause' });
-    assert.deepEqual([badDesired.status, badDesired.text], [400, 'invalid desired status "pause": must be one of run, stop, evict']);
-    const got = (await req('GET', `/v1/allocation/${id}`)).json;
-    assert.deepEqual([got.ClientStatus, got.ClientDescription, got.DesiredStatus, got.DesiredDescription], ['running', 'Tasks are running', 'stop', 'alloc is being stopped']);
-    assert.ok(got.ModifyIndex > got.CreateIndex);
-    const missing = await req('POST', `/v1/allocation/${randomUUID()}/client-status`, { ClientStatus: 'running' });
-    assert.deepEqual([missing.status, missing.text], [404, 'alloc not found']);
+    const again = await req('GET', `/v1/allocation/${got.ID}`);
+    assert.deepEqual(again.json, got);
+    assert.equal(again.headers.get('x-sched-index'), String(got.ModifyIndex));
     const nf = await req('GET', `/v1/allocation/${randomUUID()}`);
     assert.deepEqual([nf.status, nf.text], [404, 'alloc not found']);
   });
 
+  it('answers the removed Cairn-only create and desired-status routes as unknown paths', async () => {
+    const { alloc } = await place('default', 'removed');
+    for (const method of ['PUT', 'POST']) {
+      const create = await req(method, '/v1/allocation', { Allocation: { NodeID: nodeID, JobID: 'web', TaskGroup: 'app' } });
+      assert.deepEqual([create.status, create.text], [404, '404 page not found\n'], `${method} /v1/allocation`);
+      const desired = await req(method, `/v1/allocation/${alloc.ID}/desired-status`, { DesiredStatus: 'stop' });
+      assert.deepEqual([desired.status, desired.text], [404, '404 page not found\n'], `${method} …/desired-status`);
+    }
+    assert.equal((await req('GET', `/v1/allocation/${alloc.ID}`)).json.DesiredStatus, 'run', 'nothing changed');
+  });
+
+  it('takes a client status report with its task states; refuses bad statuses and task states', async () => {
+    const { alloc } = await place('default', 'reported');
+    const id = alloc.ID;
+    const bad = await req('POST', `/v1/allocation/${id}/client-status`, { ClientStatus: 'exploded' });
+    assert.deepEqual([bad.status, bad.text], [400, 'invalid client status "exploded": must be one of pending, running, complete, failed, lost, unknown']);
+    for (const TaskStates of [{ t: 'running' }, { t: { State: 5 } }, { t: [] }]) {
+      const r = await req('POST', `/v1/allocation/${id}/client-status`, { ClientStatus: 'running', TaskStates });
+      assert.deepEqual([r.status, r.text], [400, 'TaskStates must be an object of task states'], JSON.stringify(TaskStates));
+    }
+    assert.deepEqual((await req('GET', `/v1/allocation/${id}`)).json.ModifyIndex, alloc.ModifyIndex, 'nothing written');
+    const state = { State: 'running', Failed: false, Restarts: 0, LastRestart: null, StartedAt: new Date().toISOString(), FinishedAt: null, Events: [] };
+    const ok = await req('PUT', `/v1/allocation/${id}/client-status`, { ClientStatus: 'running', ClientDescription: 'Tasks are running', TaskStates: { t: state } });
+    assert.equal(ok.status, 200, ok.text);
+    assert.ok(ok.json.Index > alloc.ModifyIndex);
+    assert.equal(ok.headers.get('x-sched-index'), String(ok.json.Index));
+    const got = (await req('GET', `/v1/allocation/${id}`)).json;
+    assert.deepEqual([got.ClientStatus, got.ClientDescription, got.DesiredStatus, got.TaskStates.t.State], ['running', 'Tasks are running', 'run', 'running']);
+    assert.deepEqual([got.ModifyIndex, got.CreateIndex], [ok.json.Index, alloc.CreateIndex]);
+    // A report without TaskStates keeps the stored ones.
+    assert.equal((await req('POST', `/v1/allocation/${id}/client-status`, { ClientStatus: 'complete' })).status, 200);
+    const done = (await req('GET', `/v1/allocation/${id}`)).json;
+    assert.deepEqual([done.ClientStatus, done.TaskStates.t.State], ['complete', 'running']);
+    const missing = await req('POST', `/v1/allocation/${randomUUID()}/client-status`, { ClientStatus: 'running' });
+    assert.deepEqual([missing.status, missing.text], [404, 'alloc not found']);
+  });
+
+  it('stops an allocation with alloc-lifecycle in its namespace; a terminal one is 400', async () => {
+    const prodWriter = (await clientToken(a.url, 'stop-prod-write', 'namespace "prod" { policy = "write" }')).secret;
+    const { alloc: inDefault } = await place('default', 'stopped-elsewhere');
+    assertDenied(await req('POST', `/v1/allocation/${inDefault.ID}/stop`, undefined, prodWriter), 'alloc-lifecycle in another namespace');
+    assert.equal((await req('GET', `/v1/allocation/${inDefault.ID}`)).json.DesiredTransition.Migrate, null, 'nothing changed');
+
+    const { alloc } = await place('prod', 'stopped');
+    const r = await req('POST', `/v1/allocation/${alloc.ID}/stop`, undefined, prodWriter);
+    assert.equal(r.status, 200, r.text);
+    assert.equal((await settled(a, r.json.EvalID)).Status, 'complete');
+    const got = (await req('GET', `/v1/allocation/${alloc.ID}`)).json;
+    assert.deepEqual([got.DesiredStatus, got.DesiredDescription, got.DesiredTransition.Migrate, got.ClientStatus], ['stop', 'alloc is being migrated', true, 'pending']);
+    const again = await req('PUT', `/v1/allocation/${alloc.ID}/stop`, undefined, prodWriter);
+    assert.deepEqual([again.status, again.text], [400, 'alloc is already terminal']);
+  });
+
   it('lists stubs per namespace (`*`: all readable) and by UUID prefix', async () => {
-    const p = (await alloc({ Namespace: 'prod', JobID: 'listed' })).json;
+    const { alloc: p } = await place('prod', 'listed');
+    await place('dev', 'api');
     const list = await req('GET', '/v1/allocations?namespace=prod');
     assert.equal(list.status, 200);
     assert.ok(list.json.every((s: { Namespace: string }) => s.Namespace === 'prod'));
@@ -113,7 +124,7 @@ describe('scheduler allocations and namespaces', () => {
       'ClientStatus', 'ClientDescription', 'DesiredTransition', 'TaskStates', 'DeploymentStatus', 'FollowupEvalID', 'NextAllocation', 'RescheduleTracker',
       'PreemptedAllocations', 'PreemptedByAllocation', 'CreateIndex', 'ModifyIndex', 'CreateTime', 'ModifyTime',
     ]);
-    assert.equal(stub.NodeName, 'worker-1');
+    assert.deepEqual([stub.NodeName, stub.JobType, stub.JobID], ['worker-1', 'service', 'listed']);
     const defaults = (await req('GET', '/v1/allocations')).json;
     assert.ok(defaults.length > 0 && defaults.every((s: { Namespace: string }) => s.Namespace === 'default'));
     const everything = (await req('GET', '/v1/allocations?namespace=*')).json;
@@ -126,27 +137,27 @@ describe('scheduler allocations and namespaces', () => {
     assert.deepEqual([odd.status, odd.text], [400, 'index error: Input (without hyphens) must be even length']);
   });
 
-  it('checks namespace capabilities: submit-job to create, read-job to read, alloc-lifecycle to stop, node:write for client updates', async () => {
+  it('checks namespace capabilities: read-job to read, the node\'s secret or node:write for client updates', async () => {
     const prodWriter = (await clientToken(a.url, 'prod-write', 'namespace "prod" { policy = "write" }')).secret;
     const prodReader = (await clientToken(a.url, 'prod-read', 'namespace "prod" { policy = "read" }')).secret;
     const nodeWriter = (await clientToken(a.url, 'alloc-node-write', 'node { policy = "write" }')).secret;
-    const made = await alloc({ Namespace: 'prod' }, prodWriter);
-    assert.equal(made.status, 200, made.text);
-    assertDenied(await alloc({ Namespace: 'dev' }, prodWriter), 'submit-job in another namespace');
-    assertDenied(await alloc({ Namespace: 'prod' }, prodReader), 'read is not submit-job');
-    assertDenied(await alloc({ Namespace: 'prod' }, null), 'anonymous');
+    const { alloc: made } = await place('prod', 'guarded');
 
-    assert.equal((await req('GET', `/v1/allocation/${made.json.ID}`, undefined, prodReader)).status, 200);
-    assertDenied(await req('GET', `/v1/allocation/${made.json.ID}`, undefined, nodeWriter));
+    assert.equal((await req('GET', `/v1/allocation/${made.ID}`, undefined, prodReader)).status, 200);
+    assertDenied(await req('GET', `/v1/allocation/${made.ID}`, undefined, nodeWriter));
+    assertDenied(await req('GET', `/v1/allocation/${made.ID}`, undefined, null), 'anonymous');
     assertDenied(await req('GET', '/v1/allocations', undefined, prodReader), 'the default namespace is not readable');
     assert.equal((await req('GET', '/v1/allocations?namespace=prod', undefined, prodReader)).status, 200);
     const mine = (await req('GET', '/v1/allocations?namespace=*', undefined, prodReader)).json;
     assert.ok(mine.length > 0 && mine.every((s: { Namespace: string }) => s.Namespace === 'prod'), '`*` lists only readable namespaces');
 
-    assertDenied(await req('POST', `/v1/allocation/${made.json.ID}/client-status`, { ClientStatus: 'running' }, prodWriter));
-    assert.equal((await req('POST', `/v1/allocation/${made.json.ID}/client-status`, { ClientStatus: 'running' }, nodeWriter)).status, 200);
-    assertDenied(await req('POST', `/v1/allocation/${made.json.ID}/desired-status`, { DesiredStatus: 'stop' }, prodReader));
-    assert.equal((await req('POST', `/v1/allocation/${made.json.ID}/desired-status`, { DesiredStatus: 'stop' }, prodWriter)).status, 200);
+    assertDenied(await req('POST', `/v1/allocation/${made.ID}/client-status`, { ClientStatus: 'running' }, prodWriter), 'a namespace token is not the node');
+    assertDenied(await req('POST', `/v1/allocation/${made.ID}/client-status`, { ClientStatus: 'running' }, randomUUID()), 'another secret');
+    assert.equal((await req('GET', `/v1/allocation/${made.ID}`)).json.ClientStatus, 'pending', 'nothing changed');
+    assert.equal((await req('POST', `/v1/allocation/${made.ID}/client-status`, { ClientStatus: 'running' }, NODE_SECRET)).status, 200, 'the node\'s own secret');
+    assert.equal((await req('GET', `/v1/allocation/${made.ID}`)).json.ClientStatus, 'running');
+    assert.equal((await req('POST', `/v1/allocation/${made.ID}/client-status`, { ClientStatus: 'complete' }, nodeWriter)).status, 200, 'node:write');
+    assert.equal((await req('GET', `/v1/allocation/${made.ID}`)).json.ClientStatus, 'complete');
   });
 
   it('serves namespaces with the reference\'s texts', async () => {
@@ -177,6 +188,13 @@ describe('scheduler allocations and namespaces', () => {
     assert.deepEqual([def.status, def.text], [400, 'can not delete default namespace']);
     const missing = await req('DELETE', '/v1/namespace/nope');
     assert.deepEqual([missing.status, missing.text], [404, 'namespace not found']);
+    const running = await req('DELETE', '/v1/namespace/dev');
+    assert.deepEqual([running.status, running.text], [409, 'namespace "dev" has non-terminal jobs in regions: [global]']);
+    // Stopped, the job is dead once the scheduler stops its allocation; the client has not reported it finished yet.
+    const stop = await req('DELETE', '/v1/job/api?namespace=dev');
+    assert.equal(stop.status, 200, stop.text);
+    await settled(a, stop.json.EvalID);
+    await until('job api to be dead', async () => (await req('GET', '/v1/job/api?namespace=dev')).json.Status === 'dead');
     const busy = await req('DELETE', '/v1/namespace/dev');
     assert.deepEqual([busy.status, busy.text], [409, 'namespace "dev" has non-terminal allocations in regions: [global]']);
     for (const s of (await req('GET', '/v1/allocations?namespace=dev')).json) {

@@ -1,7 +1,9 @@
 /**
  * `GET /v1/event/stream` end to end over real HTTP (spec 002 "Event stream", reference/sched.md
- * §3): frames for ACL, node and auth-method writes in index order; topic, key and namespace
- * filters; resuming inside and outside the buffer (the gap header); heartbeats; 403 before
+ * §3): frames for ACL, node and auth-method writes in index order; the allocation events a
+ * user sees for jobs the scheduler places on a simulated node (`PlanResult`), a client status
+ * report (`AllocationUpdated`) and an allocation stop (`AllocationUpdateDesiredStatus`, then
+ * the scheduler's plan); topic, key and namespace filters; resuming inside and outside the buffer (the gap header); heartbeats; 403 before
  * any byte; streams ended when their token is deleted, loses a privilege or expires; a slow
  * reader cut off while the buffer stays bounded; no secret in any payload.
  */
@@ -13,6 +15,7 @@ import { LABEL, T } from '../../src/services/sched/state.js';
 import { makeToken } from '../../src/services/sched/token.js';
 import { call, clientToken, ROOT, startAgent, type TestAgent } from './helpers.js';
 import { Stream, until, type Frame } from './stream.js';
+import { allocsOf, group, job as wjob, putJob, settled, simNode } from './workloads.js';
 
 /** A registration body; `meta` pads the node to make big events. */
 function nodeBody(id: string, meta: Record<string, string> = {}): unknown {
@@ -102,42 +105,74 @@ describe('scheduler event stream', () => {
       Stream.open(a.url, `${q}&topic=Allocation:web`),
     ]);
     await req('PUT', '/v1/node/register', nodeBody(n1));
-    await req('PUT', '/v1/node/register', nodeBody(n2));
+    // n2 can run the jobs (ready, raw_exec); n1 cannot.
+    await simNode(a.url, 'n2', { over: { ID: n2 } });
     await req('PUT', '/v1/acl/policy/unrelated', { Name: 'unrelated', Rules: 'node { policy = "read" }' });
-    const other = (await req('PUT', '/v1/allocation', { Allocation: { NodeID: n2, JobID: 'api', TaskGroup: 'g' } })).json;
-    const web = (await req('PUT', '/v1/allocation', { Allocation: { NodeID: n2, JobID: 'web', TaskGroup: 'g' } })).json;
+    await settled(a, await putJob(a, wjob('api', [group('g', 1)])));
+    await settled(a, await putJob(a, wjob('web', [group('g', 1)])));
+    const [other] = await allocsOf(a.url, 'api');
+    const [web] = await allocsOf(a.url, 'web');
     await req('POST', `/v1/node/${n1}/eligibility`, { Eligibility: 'ineligible' });
 
     for (const s of [node, nodeAll]) {
       assert.deepEqual((await s.events(3)).map((e) => `${e.Key}/${e.Type}`), [`${n1}/NodeRegistration`, `${n2}/NodeRegistration`, `${n1}/NodeEligibility`]);
     }
     assert.deepEqual((await one.events(2)).map((e) => `${e.Key}/${e.Type}`), [`${n1}/NodeRegistration`, `${n1}/NodeEligibility`], 'only its key, nothing between');
+    // The scheduler's placement is a plan result (the reference's ApplyPlanResults), its payload the allocation without its job.
     const [alloc] = await job.events(1);
-    assert.deepEqual([alloc!.Key, alloc!.Type, alloc!.Namespace, alloc!.FilterKeys, alloc!.Payload.Allocation.JobID, alloc!.Payload.Allocation.Job], [web.ID, 'AllocationCreated', 'default', ['web', ''], 'web', null]);
-    assert.notEqual(alloc!.Key, other.ID);
+    assert.deepEqual(
+      [alloc!.Key, alloc!.Type, alloc!.Namespace, alloc!.FilterKeys, alloc!.Payload.Allocation.JobID, alloc!.Payload.Allocation.NodeID, alloc!.Payload.Allocation.Job],
+      [web!.ID, 'PlanResult', 'default', ['web', ''], 'web', n2, null],
+    );
+    assert.notEqual(alloc!.Key, other!.ID);
     for (const s of [node, nodeAll, one, job]) s.close();
   });
 
-  it('filters by namespace; `*` sees every namespace; node events pass any namespace filter', async () => {
+  it('filters by namespace; `*` sees every namespace; a namespace token sees only its own; node events pass any namespace filter', async () => {
     const nodeID = randomUUID();
     await req('PUT', '/v1/node/register', nodeBody(nodeID));
+    const prodReader = (await clientToken(a.url, 'ev-ns-prod-read', 'namespace "prod" { policy = "read" }')).secret;
     const q = `${fromNow()}&topic=Allocation&topic=Node`;
-    const [def, prod, all] = await Promise.all([Stream.open(a.url, q), Stream.open(a.url, `${q}&namespace=prod`), Stream.open(a.url, `${q}&namespace=*`)]);
-    const inDefault = (await req('PUT', '/v1/allocation', { Allocation: { NodeID: nodeID, JobID: 'j', TaskGroup: 'g' } })).json;
-    const inProd = (await req('PUT', '/v1/allocation', { Allocation: { Namespace: 'prod', NodeID: nodeID, JobID: 'j', TaskGroup: 'g' } })).json;
-    await req('POST', `/v1/allocation/${inProd.ID}/client-status`, { ClientStatus: 'running' });
-    await req('POST', `/v1/allocation/${inProd.ID}/desired-status`, { DesiredStatus: 'stop' });
+    const [def, prod, all, mine] = await Promise.all([
+      Stream.open(a.url, q),
+      Stream.open(a.url, `${q}&namespace=prod`),
+      Stream.open(a.url, `${q}&namespace=*`),
+      Stream.open(a.url, `${fromNow()}&topic=Allocation&namespace=prod`, prodReader),
+    ]);
+    await settled(a, await putJob(a, wjob('j', [group('g', 1)])));
+    await settled(a, await putJob(a, wjob('j', [group('g', 1)], { Namespace: 'prod' })));
+    const [inDefault] = (await req('GET', '/v1/job/j/allocations')).json;
+    const [inProd] = (await req('GET', '/v1/job/j/allocations?namespace=prod')).json;
+    assert.equal((await req('POST', `/v1/allocation/${inProd.ID}/client-status`, { ClientStatus: 'running' })).status, 200);
+    const stop = await req('POST', `/v1/allocation/${inProd.ID}/stop`);
+    assert.equal(stop.status, 200, stop.text);
+    await settled(a, stop.json.EvalID);
+    const replacement = (await req('GET', '/v1/job/j/allocations?namespace=prod')).json.find((x: { ID: string }) => x.ID !== inProd.ID);
+    assert.ok(replacement, 'the scheduler placed a replacement');
     await req('POST', `/v1/node/${nodeID}/status`, { Status: 'ready' });
 
-    assert.deepEqual((await def.events(2)).map((e) => `${e.Namespace}/${e.Type}`), ['default/AllocationCreated', '/NodeEvent']);
+    assert.deepEqual((await def.events(2)).map((e) => `${e.Namespace}/${e.Type}`), ['default/PlanResult', '/NodeEvent']);
+    // Placed (plan), reported running (client), asked to stop (Alloc.Stop), then one plan that stops it and places its replacement.
+    const inProdEvents = await prod.events(5);
+    assert.deepEqual(inProdEvents.map((e) => `${e.Namespace}/${e.Type}/${e.Key}`), [
+      `prod/PlanResult/${inProd.ID}`, `prod/AllocationUpdated/${inProd.ID}`, `prod/AllocationUpdateDesiredStatus/${inProd.ID}`,
+      `prod/PlanResult/${inProd.ID}`, `prod/PlanResult/${replacement!.ID}`, '/NodeEvent/' + nodeID,
+    ]);
+    const [placed, reported, asked, stopped, replaced] = inProdEvents;
+    assert.deepEqual([placed!.Payload.Allocation.DesiredStatus, placed!.Payload.Allocation.ClientStatus], ['run', 'pending']);
+    assert.equal(reported!.Payload.Allocation.ClientStatus, 'running');
+    assert.deepEqual([asked!.Payload.Allocation.DesiredStatus, asked!.Payload.Allocation.DesiredTransition.Migrate], ['run', true]);
+    assert.deepEqual([stopped!.Payload.Allocation.DesiredStatus, stopped!.Payload.Allocation.DesiredDescription], ['stop', 'alloc is being migrated']);
+    assert.deepEqual([replaced!.Payload.Allocation.PreviousAllocation, replaced!.Payload.Allocation.DesiredStatus], [inProd.ID, 'run']);
     assert.deepEqual(
-      (await prod.events(4)).map((e) => `${e.Namespace}/${e.Type}`),
-      ['prod/AllocationCreated', 'prod/AllocationUpdated', 'prod/AllocationUpdateDesiredStatus', '/NodeEvent'],
+      (await mine.events(4)).map((e) => `${e.Namespace}/${e.Type}/${e.Key}`),
+      inProdEvents.slice(0, 5).map((e) => `${e.Namespace}/${e.Type}/${e.Key}`),
+      'a token of the prod namespace sees the prod events',
     );
-    const everything = await all.events(5);
-    assert.deepEqual(everything.map((e) => e.Key).slice(0, 4), [inDefault.ID, inProd.ID, inProd.ID, inProd.ID]);
-    assert.equal(everything[4]!.Topic, 'Node');
-    for (const s of [def, prod, all]) s.close();
+    const everything = await all.events(6);
+    assert.deepEqual(everything.map((e) => e.Key), [inDefault.ID, inProd.ID, inProd.ID, inProd.ID, inProd.ID, replacement!.ID, nodeID]);
+    assert.equal(everything.at(-1)!.Topic, 'Node');
+    for (const s of [def, prod, all, mine]) s.close();
   });
 
   it('refuses before the first byte: 400 for a bad query, 403 for a topic the token may not read', async () => {

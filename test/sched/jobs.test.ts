@@ -10,22 +10,23 @@ import { after, before, describe, it } from 'node:test';
 import { assertDenied, call, clientToken, ROOT, startAgent, type TestAgent } from './helpers.js';
 import { syncJobStatus } from '../../src/services/sched/jobs/status.js';
 import { jobKey, type Job } from '../../src/services/sched/jobs/types.js';
+import type { StoredAlloc } from '../../src/services/sched/alloc.js';
 import { T } from '../../src/services/sched/state.js';
 import { minimalJob } from './jobs-helpers.js';
+import { group, job, putJob, settled, simNode, until } from './workloads.js';
 
 const S = 1e9;
 
 // The scheduler is off (`schedulerWorkers: 0`): these tests read what the jobs API itself
-// writes (pending evaluations, statuses from allocations written here); the scheduler's
-// handling of the same writes is in scheduler.test.ts and jobs-events.test.ts.
+// writes (pending evaluations); the scheduler's handling of the same writes is in
+// scheduler.test.ts and jobs-events.test.ts, and status and summary from placed allocations
+// in the second suite below.
 describe('scheduler jobs API', () => {
   let a: TestAgent;
-  const nodeID = randomUUID();
   const req = (method: string, path: string, body?: unknown, token: string | null = ROOT) => call(a.url, method, path, { token: token ?? undefined, body });
 
   before(async () => {
     a = await startAgent({ schedulerWorkers: 0 });
-    assert.equal((await req('PUT', '/v1/node/register', { Node: { ID: nodeID, SecretID: 's', Datacenter: 'dc1', Name: 'w1', Attributes: { 'os.name': 'linux' } } })).status, 200);
     assert.equal((await req('PUT', '/v1/namespace/prod', { Name: 'prod' })).status, 200);
   });
   after(async () => {
@@ -139,34 +140,6 @@ describe('scheduler jobs API', () => {
     assert.equal((await req('POST', '/v1/job/api/evaluate', { JobID: 'other' })).text, 'Job ID does not match');
   });
 
-  it('status and summary come from the job\'s allocations and evaluations', async () => {
-    assert.equal((await req('POST', '/v1/jobs', { Job: minimalJob('svc') })).status, 200);
-    const mk = async (status: string) => {
-      const r = await req('PUT', '/v1/allocation', { Allocation: { NodeID: nodeID, JobID: 'svc', TaskGroup: 'app', ClientStatus: status } });
-      assert.equal(r.status, 200, r.text);
-      return r.json.ID as string;
-    };
-    const running = await mk('running');
-    await mk('pending');
-    await mk('failed');
-    assert.equal((await req('GET', '/v1/job/svc')).json.Status, 'running');
-    const sum = (await req('GET', '/v1/job/svc/summary')).json;
-    assert.deepEqual(sum.Summary, { app: { Queued: 0, Complete: 0, Failed: 1, Running: 1, Starting: 1, Lost: 0, Unknown: 0 } });
-    assert.deepEqual([sum.JobID, sum.Namespace, sum.Children], ['svc', 'default', { Pending: 0, Running: 0, Dead: 0 }]);
-    const allocs = (await req('GET', '/v1/job/svc/allocations')).json;
-    assert.equal(allocs.length, 3);
-    assert.ok(allocs.some((x: { ID: string }) => x.ID === running));
-
-    // Stopped: the job stays with Stop true; dead once its allocations and evaluations are done.
-    const stop = await req('DELETE', '/v1/job/svc');
-    assert.equal(stop.status, 200, stop.text);
-    assert.equal((await req('GET', `/v1/evaluation/${stop.json.EvalID}`)).json.TriggeredBy, 'job-deregister');
-    const stopped = (await req('GET', '/v1/job/svc')).json;
-    assert.deepEqual([stopped.Stop, stopped.Version, stopped.Status], [true, 1, 'running']);
-    for (const x of allocs) await req('POST', `/v1/allocation/${x.ID}/desired-status`, { DesiredStatus: 'stop' });
-    assert.equal((await req('GET', '/v1/job/svc')).json.Status, 'pending', 'its evaluations are still pending');
-  });
-
   it('purge deletes the job and its versions, with a job-deregister evaluation', async () => {
     assert.equal((await req('POST', '/v1/jobs', { Job: minimalJob('gone') })).status, 200);
     const r = await req('DELETE', '/v1/job/gone?purge=true');
@@ -183,8 +156,13 @@ describe('scheduler jobs API', () => {
     assert.equal((await req('POST', '/v1/jobs', { Job: minimalJob('synced') })).status, 200);
     const stored = () => a.state.get<Job>(T.jobs, jobKey('default', 'synced'))!;
     assert.equal(stored().Status, 'pending');
-    const alloc = await req('PUT', '/v1/allocation', { Allocation: { NodeID: nodeID, JobID: 'synced', TaskGroup: 'app', ClientStatus: 'running' } });
-    assert.equal(alloc.status, 200, alloc.text);
+    // A writer's allocation (the scheduler is off here, so nothing else writes the job).
+    const nowNs = Date.now() * 1e6;
+    const alloc: StoredAlloc = {
+      ID: randomUUID(), Namespace: 'default', EvalID: randomUUID(), Name: 'synced.app[0]', NodeID: randomUUID(), JobID: 'synced', TaskGroup: 'app',
+      DesiredStatus: 'run', DesiredDescription: '', ClientStatus: 'running', ClientDescription: '', Volumes: null, DeploymentID: '', CreateTime: nowNs, ModifyTime: nowNs,
+    };
+    await a.state.txn((tx) => tx.put(T.allocs, alloc.ID, alloc));
     assert.equal(stored().Status, 'pending', 'an allocation write alone leaves the stored status');
     const { result } = await a.state.txn((tx) => [syncJobStatus(tx, 'default', 'synced'), syncJobStatus(tx, 'default', 'synced'), syncJobStatus(tx, 'default', 'none')]);
     assert.deepEqual(result, ['running', undefined, undefined]);
@@ -198,19 +176,6 @@ describe('scheduler jobs API', () => {
     assert.deepEqual([r.status, r.text], [409, 'namespace "tmp" has non-terminal jobs in regions: [global]']);
     assert.equal((await req('DELETE', '/v1/job/j?namespace=tmp&purge=true')).status, 200);
     assert.equal((await req('DELETE', '/v1/namespace/tmp')).status, 200);
-  });
-
-  it('a job read blocks until the job, its allocations or evaluations change', async () => {
-    const first = await req('GET', '/v1/job/api');
-    const index = Number(first.headers.get('x-sched-index'));
-    const started = Date.now();
-    const waiting = req('GET', `/v1/job/api?index=${index}&wait=10s`);
-    await new Promise((r) => setTimeout(r, 100));
-    const alloc = await req('PUT', '/v1/allocation', { Allocation: { NodeID: nodeID, JobID: 'api', TaskGroup: 'app', ClientStatus: 'running' } });
-    const woke = await waiting;
-    assert.ok(Date.now() - started < 9000, 'woken by the allocation, not the timeout');
-    assert.equal(woke.json.Status, 'running');
-    assert.equal(Number(woke.headers.get('x-sched-index')), alloc.json.ModifyIndex);
   });
 
   it('lists stubs by namespace, prefix and filter, paged', async () => {
@@ -305,5 +270,82 @@ describe('scheduler jobs API', () => {
     assert.equal((await req('GET', '/v1/evaluations', undefined, reader.secret)).status, 200);
     const anon = await req('GET', '/v1/jobs', undefined, null);
     assertDenied(anon, 'anonymous');
+  });
+});
+
+// The scheduler on: jobs placed on a simulated node (workloads.ts `simNode`, no client agent),
+// whose client status the tests report as the node would (`client-status` with the root token,
+// which has node:write).
+describe('scheduler jobs API: status and summary from placed allocations', () => {
+  let a: TestAgent;
+  const req = (method: string, path: string, body?: unknown) => call(a.url, method, path, { token: ROOT, body });
+  const jobStatusIs = (id: string, status: string) => until(`job ${id} to be ${status}`, async () => (await req('GET', `/v1/job/${id}`)).json.Status === status);
+  const report = async (allocId: string, ClientStatus: string) => {
+    const r = await req('POST', `/v1/allocation/${allocId}/client-status`, { ClientStatus });
+    assert.equal(r.status, 200, r.text);
+    return r.json.Index as number;
+  };
+
+  before(async () => {
+    a = await startAgent();
+  });
+  after(async () => {
+    await a.stop();
+  });
+
+  it('status and summary follow the placed allocations and the client\'s reports: pending, running, dead after a stop', async () => {
+    // No node yet: the register's evaluation cannot place, a blocked one waits, the job is pending with 3 queued.
+    const noReschedule = { Attempts: 0, Interval: 0, Delay: 30 * S, DelayFunction: 'exponential', MaxDelay: 3600 * S, Unlimited: false };
+    const first = await settled(a, await putJob(a, job('svc', [group('app', 3, 100, 300, { ReschedulePolicy: noReschedule })])));
+    assert.equal(first.Status, 'complete');
+    assert.equal((await req('GET', '/v1/job/svc')).json.Status, 'pending', 'a blocked evaluation is not finished');
+    const queued = (await req('GET', '/v1/job/svc/summary')).json;
+    assert.deepEqual(queued.Summary, { app: { Queued: 3, Complete: 0, Failed: 0, Running: 0, Starting: 0, Lost: 0, Unknown: 0 } });
+    assert.deepEqual([queued.JobID, queued.Namespace, queued.Children], ['svc', 'default', { Pending: 0, Running: 0, Dead: 0 }]);
+
+    // A node arrives: the scheduler places the three, the client has not started them (Starting).
+    // (The plan is written before its evaluation reports nothing queued, as the reference's.)
+    await simNode(a.url, 'w1');
+    await until('the evaluation that placed them to finish', async () => (await req('GET', '/v1/job/svc/summary')).json.Summary.app.Queued === 0);
+    assert.deepEqual((await req('GET', '/v1/job/svc/summary')).json.Summary.app, { Queued: 0, Complete: 0, Failed: 0, Running: 0, Starting: 3, Lost: 0, Unknown: 0 });
+    assert.equal((await req('GET', '/v1/job/svc')).json.Status, 'running');
+    const allocs = (await req('GET', '/v1/job/svc/allocations')).json as { ID: string }[];
+    assert.equal(allocs.length, 3);
+
+    await report(allocs[0]!.ID, 'running');
+    await report(allocs[2]!.ID, 'failed');
+    assert.equal((await req('GET', '/v1/job/svc')).json.Status, 'running');
+    assert.deepEqual((await req('GET', '/v1/job/svc/summary')).json.Summary.app, { Queued: 0, Complete: 0, Failed: 1, Running: 1, Starting: 1, Lost: 0, Unknown: 0 });
+    assert.equal((await req('GET', '/v1/job/svc/allocations')).json.length, 3, 'the failed one is not rescheduled (no attempts)');
+
+    // Stopped: the job stays with Stop true; dead once the scheduler stopped its allocations and its evaluations are done.
+    const stop = await req('DELETE', '/v1/job/svc');
+    assert.equal(stop.status, 200, stop.text);
+    const stopped = (await req('GET', '/v1/job/svc')).json;
+    assert.deepEqual([stopped.Stop, stopped.Version], [true, 1]);
+    const e = await settled(a, stop.json.EvalID);
+    assert.deepEqual([e.TriggeredBy, e.Status], ['job-deregister', 'complete']);
+    await jobStatusIs('svc', 'dead');
+    const stoppedAllocs = (await req('GET', '/v1/job/svc/allocations')).json as { DesiredStatus: string; ClientStatus: string }[];
+    // The live ones are stopped; the failed one is already terminal and left as it is (as the reference's reconciler).
+    assert.deepEqual(stoppedAllocs.map((x) => `${x.ClientStatus}/${x.DesiredStatus}`).sort(), ['failed/run', 'pending/stop', 'running/stop'], 'the client has not reported them stopped yet');
+    assert.equal(a.state.get<Job>(T.jobs, jobKey('default', 'svc'))!.Status, 'dead', 'the stored status (Job events) follows');
+  });
+
+  it('a job read blocks until the job, its allocations or evaluations change', async () => {
+    await simNode(a.url, 'w2');
+    await settled(a, await putJob(a, job('api', [group('app', 1)])));
+    await jobStatusIs('api', 'running');
+    const [alloc] = (await req('GET', '/v1/job/api/allocations')).json as { ID: string }[];
+    const first = await req('GET', '/v1/job/api');
+    const index = Number(first.headers.get('x-sched-index'));
+    const started = Date.now();
+    const waiting = req('GET', `/v1/job/api?index=${index}&wait=10s`);
+    await new Promise((r) => setTimeout(r, 100));
+    const reported = await report(alloc!.ID, 'running');
+    const woke = await waiting;
+    assert.ok(Date.now() - started < 9000, 'woken by the allocation, not the timeout');
+    assert.equal(woke.json.Status, 'running');
+    assert.equal(Number(woke.headers.get('x-sched-index')), reported);
   });
 });
