@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { assertDenied, call, clientToken, ROOT, startAgent, type TestAgent } from './helpers.js';
-import { syncJobStatus } from '../../src/services/sched/jobs/status.js';
 import { jobKey, type Job } from '../../src/services/sched/jobs/types.js';
 import type { StoredAlloc } from '../../src/services/sched/alloc.js';
 import { T } from '../../src/services/sched/state.js';
@@ -152,21 +151,22 @@ describe('scheduler jobs API', () => {
     assert.deepEqual([(await req('DELETE', '/v1/job/gone')).status, (await req('DELETE', '/v1/job/gone')).text], [404, 'job not found']);
   });
 
-  it('syncJobStatus stores the status a writer of allocations changed, once', async () => {
+  it('a client\'s report of an allocation updates the job\'s stored status', async () => {
     assert.equal((await req('POST', '/v1/jobs', { Job: minimalJob('synced') })).status, 200);
     const stored = () => a.state.get<Job>(T.jobs, jobKey('default', 'synced'))!;
     assert.equal(stored().Status, 'pending');
-    // A writer's allocation (the scheduler is off here, so nothing else writes the job).
+    // A placed allocation (the scheduler is off here, so nothing else writes the job).
     const nowNs = Date.now() * 1e6;
     const alloc: StoredAlloc = {
       ID: randomUUID(), Namespace: 'default', EvalID: randomUUID(), Name: 'synced.app[0]', NodeID: randomUUID(), JobID: 'synced', TaskGroup: 'app',
-      DesiredStatus: 'run', DesiredDescription: '', ClientStatus: 'running', ClientDescription: '', Volumes: null, DeploymentID: '', CreateTime: nowNs, ModifyTime: nowNs,
+      DesiredStatus: 'run', DesiredDescription: '', ClientStatus: 'pending', ClientDescription: '', Volumes: null, DeploymentID: '', CreateTime: nowNs, ModifyTime: nowNs,
     };
     await a.state.txn((tx) => tx.put(T.allocs, alloc.ID, alloc));
-    assert.equal(stored().Status, 'pending', 'an allocation write alone leaves the stored status');
-    const { result } = await a.state.txn((tx) => [syncJobStatus(tx, 'default', 'synced'), syncJobStatus(tx, 'default', 'synced'), syncJobStatus(tx, 'default', 'none')]);
-    assert.deepEqual(result, ['running', undefined, undefined]);
+    assert.equal(stored().Status, 'pending');
+    const r = await req('POST', `/v1/allocation/${alloc.ID}/client-status`, { ClientStatus: 'running' });
+    assert.equal(r.status, 200, r.text);
     assert.equal(stored().Status, 'running');
+    assert.equal(stored().ModifyIndex, r.json.Index, 'stored in the report\'s own write');
   });
 
   it('a namespace with a job that is not dead cannot be deleted', async () => {

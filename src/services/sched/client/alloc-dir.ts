@@ -33,6 +33,11 @@ export function allocDir(allocRoot: string, allocId: string): AllocDir {
   return { root, shared: join(root, 'alloc'), logs: join(root, 'alloc', 'logs'), taskDir: (task) => join(root, task) };
 }
 
+/** Can task `name` be a directory of the allocation directory: not empty, `.`, `..` or the shared `alloc`, no `/` or NUL (jobs/validate.ts refuses the same on register)? */
+export function taskDirNameOk(name: string): boolean {
+  return name !== '' && name !== '.' && name !== '..' && name !== 'alloc' && !name.includes('/') && !name.includes('\0');
+}
+
 /** Creates the shared directories and those of `tasks` (mode 0755; `secrets` 0700). Idempotent. */
 export function buildAllocDir(dir: AllocDir, tasks: readonly string[]): void {
   for (const d of ['data', 'logs', 'tmp']) mkdirSync(join(dir.shared, d), { recursive: true, mode: 0o755 });

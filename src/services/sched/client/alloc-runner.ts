@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Logger } from '../../../kernel/log/logger.js';
 import type { Job, TaskGroup, TaskState } from '../jobs/types.js';
-import { allocDir, buildAllocDir, type AllocDir } from './alloc-dir.js';
+import { allocDir, buildAllocDir, taskDirNameOk, type AllocDir } from './alloc-dir.js';
 import type { VolumeMounter } from './csi-mounter.js';
 import { EVENT, taskEvent } from './task-event.js';
 import { taskEnv } from './task-env.js';
@@ -86,10 +86,13 @@ export class AllocRunner {
     this.dir = allocDir(o.allocRoot, o.alloc.ID);
     const job = o.alloc.Job;
     this.group = job?.TaskGroups.find((g) => g.Name === o.alloc.TaskGroup);
-    if (!job || !this.group) {
-      // Nothing to run: every placed allocation carries its job, so this is a damaged document; it fails at once.
+    // Nothing to run: every placed allocation carries its job, so this is a damaged document,
+    // or a job stored before the jobs API refused task names that leave the allocation directory.
+    const badName = this.group?.Tasks.map((t) => t.Name).find((n) => !taskDirNameOk(n));
+    if (!job || !this.group || badName !== undefined) {
       this.done = Promise.resolve();
-      o.report(o.alloc.ID, { ClientStatus: 'failed', ClientDescription: `allocation has no job or no task group "${o.alloc.TaskGroup}"`, TaskStates: {} });
+      const why = badName !== undefined ? `task name "${badName}" cannot be a directory of the allocation` : `allocation has no job or no task group "${o.alloc.TaskGroup}"`;
+      o.report(o.alloc.ID, { ClientStatus: 'failed', ClientDescription: why, TaskStates: {} });
       return;
     }
     buildAllocDir(this.dir, this.group.Tasks.map((t) => t.Name));

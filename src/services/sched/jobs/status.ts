@@ -122,25 +122,3 @@ export function relationsByJob(read: TableReader): Map<string, JobRelations> {
   for (const r of out.values()) r.evals.sort((a, b) => a.CreateIndex - b.CreateIndex || (a.ID < b.ID ? -1 : 1));
   return out;
 }
-
-/** What {@link syncJobStatus} writes through: a write's transaction. */
-export interface JobStatusWriter extends TableReader {
-  get<D>(table: string, id: string): (D & Indexed) | undefined;
-  put<D extends object>(table: string, id: string, doc: D): D & Indexed;
-}
-
-/**
- * Stores job `namespace`/`id`'s status as {@link jobStatusIn} computes it from what `tx`
- * holds, when it changed; for writers of allocations and evaluations (the scheduler, the
- * client agent), called after their own writes in the same transaction, so the job's stored
- * `Status` and its `Job` event follow its allocations as the reference's do. Returns the new
- * status, or undefined when there is no such job or nothing changed.
- */
-export function syncJobStatus(tx: JobStatusWriter, namespace: string, id: string): 'pending' | 'running' | 'dead' | undefined {
-  const job = tx.get<Job>(T.jobs, `${namespace}/${id}`);
-  if (!job) return undefined;
-  const status = jobStatusIn(tx, job);
-  if (status === job.Status) return undefined;
-  tx.put(T.jobs, `${namespace}/${id}`, { ...job, Status: status });
-  return status;
-}

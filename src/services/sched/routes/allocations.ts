@@ -16,12 +16,14 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
+import type { Txn } from '../../../kernel/store/index.js';
 import { ALL_NAMESPACES } from '../acl/index.js';
 import { allocStub, checkEnum, CLIENT_STATUSES, type StoredAlloc } from '../alloc.js';
 import { writeAllocation } from '../csi/alloc-claims.js';
-import { jobKey, newEvaluation, type Job, type PlacedAllocFields, type TaskState } from '../jobs/types.js';
+import { jobKey, newEvaluation, type Job, type TaskState } from '../jobs/types.js';
 import { isNodeSecret } from '../node-secret.js';
 import { renderFullAlloc, type FullAlloc } from './node-allocations.js';
+import { refreshJobStatus } from '../scheduler/job-status.js';
 import { rescheduleEligible } from '../scheduler/reconcile.js';
 import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
 import { schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
@@ -29,6 +31,21 @@ import { decodeGoStruct, queryUuidPrefix, requireBody } from '../request.js';
 import { DEFAULT_NAMESPACE, LABEL, T } from '../state.js';
 
 const allocNotFound = () => schedNotFound('alloc not found');
+
+/**
+ * As the reference's `Node.UpdateAlloc`: an allocation that just became `failed` gets a pending
+ * `alloc-failure` evaluation of its job as stored now, when its group's reschedule policy
+ * leaves an attempt and no follow-up evaluation waits already. Returns the evaluation's ID, if any.
+ */
+function rescheduleOnFailure(tx: Txn, next: StoredAlloc, previous: StoredAlloc | undefined, nowNs: number): string | undefined {
+  if (next.ClientStatus !== 'failed' || previous?.ClientStatus === 'failed') return undefined;
+  const job = tx.get<Job>(T.jobs, jobKey(next.Namespace, next.JobID));
+  const tg = job?.TaskGroups.find((g) => g.Name === next.TaskGroup);
+  if (!job || !tg || next.FollowupEvalID || !rescheduleEligible({ TaskStates: next.TaskStates ?? null, ModifyTime: next.ModifyTime, RescheduleTracker: next.RescheduleTracker ?? null }, tg.ReschedulePolicy)) return undefined;
+  const ev = newEvaluation(randomUUID(), job, 'alloc-failure', nowNs);
+  tx.put(T.evals, ev.ID, ev);
+  return ev.ID;
+}
 
 /**
  * `POST|PUT /v1/allocation/:id/client-status` (Cairn extension for the reference's
@@ -61,15 +78,10 @@ async function updateClientStatus(ctx: Ctx): Promise<SchedReply> {
       return { ...alloc, ...change, ModifyTime: nowNs };
     },
     also: (tx, next, previous) => {
-      if (next.ClientStatus !== 'failed' || previous?.ClientStatus === 'failed') return;
-      // As the reference's Node.UpdateAlloc: the job as stored now, a group whose reschedule
-      // policy leaves an attempt, no follow-up evaluation already waiting.
-      const job = tx.get<Job>(T.jobs, jobKey(next.Namespace, next.JobID));
-      const tg = job?.TaskGroups.find((g) => g.Name === next.TaskGroup);
-      const placed = next as StoredAlloc & Partial<PlacedAllocFields>;
-      if (!job || !tg || placed.FollowupEvalID || !rescheduleEligible({ TaskStates: placed.TaskStates ?? null, ModifyTime: next.ModifyTime, RescheduleTracker: placed.RescheduleTracker ?? null }, tg.ReschedulePolicy)) return;
-      const ev = newEvaluation(randomUUID(), job, 'alloc-failure', nowNs);
-      tx.put(T.evals, ev.ID, ev);
+      rescheduleOnFailure(tx, next, previous, nowNs);
+      // The job's stored Status (and so its Job event) follows its allocations, as the
+      // reference's state store does on a client's update.
+      refreshJobStatus(tx, next.Namespace, next.JobID);
     },
   });
   return writeReply(index, { Index: index });

@@ -82,7 +82,7 @@ export async function applyPlan(deps: SchedDeps, plan: Plan, nowNs: number): Pro
         use(a.NodeID, allocUsage(a));
         placedIds.push(a.ID);
       }
-      refreshJobStatus(tx, state, plan.namespace, plan.jobId, { allocs: placedIds });
+      refreshJobStatus(tx, plan.namespace, plan.jobId);
       return placedIds.length;
     }, LABEL.planResult);
     placed += result;

@@ -150,7 +150,7 @@ export class Scheduler {
         (tx) => {
           for (const k of statusOf) {
             const slash = k.indexOf('/');
-            refreshJobStatus(tx, deps.state, k.slice(0, slash), k.slice(slash + 1));
+            refreshJobStatus(tx, k.slice(0, slash), k.slice(slash + 1));
           }
         },
         LABEL.allocUpdate,

@@ -22,7 +22,7 @@ import type { Logger } from '../../../kernel/log/logger.js';
 import type { Indexed } from '../../../kernel/store/index.js';
 import { allocTerminal } from '../alloc.js';
 import type { SchedDeps } from '../deps.js';
-import { newEvaluation, type AllocMetric, type Evaluation } from '../jobs/types.js';
+import { jobKey, newEvaluation, type AllocMetric, type Evaluation } from '../jobs/types.js';
 import { LABEL, T } from '../state.js';
 import { applyPlan } from './apply.js';
 import { refreshJobStatus } from './job-status.js';
@@ -76,7 +76,6 @@ async function finish(deps: SchedDeps, evaluation: Evaluation, plan: Plan, refus
   await deps.state.txn((tx) => {
     const cur = tx.get<Evaluation>(T.evals, evaluation.ID);
     if (!cur || cur.Status !== 'pending') return;
-    const created: string[] = plan.followups.map((f) => f.ID);
     const done = { FailedTGAllocs: Object.keys(failed).length > 0 ? failed : null, QueuedAllocations: queued, ModifyTime: nowNs };
     const missed = blocking && freedSince(deps.state, planned);
     if (blocking && cur.TriggeredBy === BLOCKED_TRIGGER && !missed) {
@@ -84,11 +83,10 @@ async function finish(deps: SchedDeps, evaluation: Evaluation, plan: Plan, refus
     } else {
       let blockedId = '';
       if (blocking) {
-        for (const e of deps.state.list<Evaluation>(T.evals)) {
-          if (e.Status === 'blocked' && e.JobID === cur.JobID && e.Namespace === cur.Namespace) tx.put<Evaluation>(T.evals, e.ID, { ...e, Status: 'canceled', StatusDescription: 'evaluation is outdated', ModifyTime: nowNs });
+        for (const e of tx.listBy<Evaluation>(T.evals, 'job', jobKey(cur.Namespace, cur.JobID))) {
+          if (e.Status === 'blocked') tx.put<Evaluation>(T.evals, e.ID, { ...e, Status: 'canceled', StatusDescription: 'evaluation is outdated', ModifyTime: nowNs });
         }
         blockedId = randomUUID();
-        created.push(blockedId);
         tx.put<Evaluation>(
           T.evals,
           blockedId,
@@ -102,6 +100,6 @@ async function finish(deps: SchedDeps, evaluation: Evaluation, plan: Plan, refus
       tx.put<Evaluation>(T.evals, cur.ID, { ...cur, ...done, Status: 'complete', BlockedEval: blockedId });
     }
     for (const f of plan.followups) tx.put<Evaluation>(T.evals, f.ID, f);
-    refreshJobStatus(tx, deps.state, cur.Namespace, cur.JobID, { evals: created });
+    refreshJobStatus(tx, cur.Namespace, cur.JobID);
   }, LABEL.evalUpdate);
 }
