@@ -127,7 +127,7 @@ export interface AllocView {
 
 /** Every allocation of job `jobId` (all namespaces the root token reads), read one by one over HTTP. */
 export async function allocsOf(url: string, jobId: string): Promise<AllocView[]> {
-  const list = await call(url, 'GET', '/v1/allocations', { token: ROOT });
+  const list = await call(url, 'GET', '/v1/allocations?namespace=*', { token: ROOT });
   assert.equal(list.status, 200, list.text);
   const out: AllocView[] = [];
   for (const stub of list.json as { ID: string; JobID: string }[]) {
