@@ -189,6 +189,8 @@ describe('discovery ACL objects', () => {
     assert.equal((await call(a.url, 'GET', `/v1/acl/policies?stale&consistent&token=${ROOT}`)).text, 'Cannot specify ?stale with ?consistent, conflicting semantics.');
     assert.equal((await call(a.url, 'GET', `/v1/acl/policies?index=x&token=${ROOT}`)).text, 'Invalid index');
     assert.equal((await call(a.url, 'GET', `/v1/acl/policies?index=1&wait=soon&token=${ROOT}`)).text, 'Invalid wait time');
+    const noIndex = await call(a.url, 'GET', `/v1/acl/policies?wait=-1&token=${ROOT}`);
+    assert.deepEqual([noIndex.status, noIndex.text], [400, 'Invalid wait time'], 'checked without index too');
   });
 
   it('blocking query: returns when a write lands, not before; at wait when nothing changes', async () => {

@@ -103,6 +103,8 @@ describe('KV store', () => {
     assert.equal(nul.status, 400);
     assert.equal(nul.text, 'invalid request path: names and paths must not contain NUL characters (U+0000)');
     assert.equal((await kv('GET', 'a%00b')).status, 400);
+    const badWait = await kv('GET', 'no/such/key?wait=-1');
+    assert.deepEqual([badWait.status, badWait.text], [400, 'Invalid wait time'], 'a bad wait is refused before the key is looked up');
   });
 
   it('cas=0 creates only; a stale cas answers false and changes nothing; flags are kept', async () => {

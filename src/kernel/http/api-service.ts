@@ -263,17 +263,14 @@ export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
       }
       const ctx: ApiContext<D> = new RequestContext(req, match.params, conv.tokenOf(req), consistency, options.deps, conv);
       const blocking = method === 'GET' ? blockingOf.get(match.path.spec.pattern) : undefined;
+      // `wait` is checked with or without `index`, as the references' parseWait does.
+      const waitParam = blocking && q.has('wait') ? goDurationMs(q.get('wait')!) : undefined;
+      if (blocking && q.has('wait') && waitParam === undefined) throw badRequest('Invalid wait time');
       if (blocking && q.has('index')) {
         const raw = q.get('index')!;
         if (!/^\d+$/.test(raw)) throw badRequest('Invalid index');
         const after = Number(raw);
-        let waitMs = conv.wait.defaultMs;
-        if (q.has('wait')) {
-          const w = goDurationMs(q.get('wait')!);
-          if (w === undefined) throw badRequest('Invalid wait time');
-          if (w > 0) waitMs = w;
-        }
-        waitMs = Math.min(waitMs, conv.wait.maxMs);
+        const waitMs = Math.min(waitParam !== undefined && waitParam > 0 ? waitParam : conv.wait.defaultMs, conv.wait.maxMs);
         if (after > 0) await blockUntil(options.state, blocking, after, waitMs + random() * (waitMs / 16), resultIndexOf.get(match.path.spec.pattern), ctx, options.shutdown);
       }
       const reply = (await op.handle(ctx))!;
