@@ -12,7 +12,7 @@
  *                   { type: 'close' }                     close and exit 0
  *                   { type: <other>, id, … }              a kind's own request (the scheduler's
  *                                                         publish, seedVolumes, pluginVolumes,
- *                                                         registerJobs, evalTimes),
+ *                                                         evalTimes),
  *                                                         answered { type: 'done', id, result | error }
  * The child also exits when the IPC channel closes (parent died).
  *
@@ -33,8 +33,7 @@ import { startMeshAgent } from '../src/services/mesh/agent.js';
 import { defaultDnsConfig } from '../src/services/mesh/config.js';
 import { startSchedAgent } from '../src/services/sched/agent.js';
 import { devSchedConfig } from '../src/services/sched/config.js';
-import type { Job } from '../src/services/sched/jobs/types.js';
-import { settledEvalTimes, storeBenchJobs } from './sched-placement.js';
+import { settledEvalTimes } from './sched-placement.js';
 import { publishNodeUpdates } from './sched-publish.js';
 import { makePluginVolumes, registerBenchNode, seedVolumes, startBenchPlugin, type BenchPlugin } from './sched-volume-seed.js';
 import { startSecretsService } from '../src/services/secrets/service.js';
@@ -337,8 +336,7 @@ const schedKinds: Record<string, Kind> = {
    *   `batch` per transaction (`bench-vol-000000` …, a quarter with `Parameters.tier = gold`);
    * - `{type:'pluginVolumes', count}` (with `csi`) makes `count` volumes in the plugin and
    *   replies with their external IDs;
-   * - `{type:'registerJobs', jobs}` stores each job with a pending evaluation (as the jobs API
-   *   does) and replies with the evaluation IDs; `{type:'evalTimes', ids, timeoutMs}` waits
+   * - `{type:'evalTimes', ids, timeoutMs}` waits
    *   until those evaluations finished and replies with their times (bench/sched-placement.ts).
    *
    * Stats include the process RSS and V8 heap in use, in bytes.
@@ -370,8 +368,6 @@ const schedKinds: Record<string, Kind> = {
             return publishNodeUpdates(agent, Number(msg.eventsPerSec), Number(msg.seconds), Number(msg.batch));
           case 'seedVolumes':
             return seedVolumes(agent, Number(msg.count), Number(msg.batch));
-          case 'registerJobs':
-            return storeBenchJobs(agent, msg.jobs as Job[]);
           case 'evalTimes':
             return settledEvalTimes(agent, msg.ids as string[], Number(msg.timeoutMs));
           case 'pluginVolumes':

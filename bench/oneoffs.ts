@@ -183,9 +183,9 @@ export const ONE_OFFS: readonly OneOff[] = [
       const r = await measurePlacement({ nodes: 50, allocations: 1000, evals: 200, concurrency: 20 });
       console.log('');
       console.log(
-        `- scheduler placement (own process, SQLite, ACLs on; ${r.nodes} stand-in nodes that only register and heartbeat; jobs stored with their evaluation ` +
-          `as the jobs API does): a service job of ${fmtInt(r.allocations)} allocations placed in ${fmtMs(r.placeMs)} ms, **${fmtInt(r.placementsPerSec)} placements/s** ` +
-          `(evaluation created → complete, the plan's one commit included); evaluation latency over ${r.evals} one-allocation jobs stored 20 at a time: ` +
+        `- scheduler placement (own process, SQLite, ACLs on; ${r.nodes} stand-in nodes that only register and heartbeat; jobs registered ` +
+          `with POST /v1/jobs): a service job of ${fmtInt(r.allocations)} allocations placed in ${fmtMs(r.placeMs)} ms, **${fmtInt(r.placementsPerSec)} placements/s** ` +
+          `(evaluation created → complete, the plan's one commit included); evaluation latency over ${r.evals} one-allocation jobs registered 20 at a time: ` +
           `**p50 ${fmtMs(r.evalP50Ms)} ms, p99 ${fmtMs(r.evalP99Ms)} ms** (created → complete, broker wait included)`,
       );
     },

@@ -1,15 +1,15 @@
 /**
  * Scheduler placement benchmark (issue 19: "placements/s for a job of 1,000 allocations on
  * 50 simulated nodes … evaluation latency p50/p99"), one-off `sched-placement`, on a fresh
- * scheduler process (`sched` server kind, SQLite, ACLs on):
+ * scheduler process (`sched` server kind, SQLite, ACLs on, the management token):
  *
  * - The client nodes are a light stand-in in the bench process: each is only a
  *   `PUT /v1/node/register` (status `ready`, `raw_exec` detected and healthy, 4,000 MHz and
  *   8,192 MiB) and then a `POST /v1/node/:id/status {"Status":"ready"}` heartbeat every 5 s
  *   (the servers' TTL is 10 s); they run nothing, so allocations stay `pending`.
- * - Jobs are stored in the server process (IPC `registerJobs`) as the jobs API stores them: the
- *   job and its pending `job-register` evaluation in one transaction (test/sched/workloads.ts
- *   `putJob`; `POST /v1/jobs` is built beside the scheduler and not merged yet).
+ * - Jobs are registered with `POST /v1/jobs` from the bench process (documents from
+ *   test/sched/workloads.ts `job`/`group`); the evaluation times are read in the server
+ *   process (IPC `evalTimes`) so polling costs no HTTP requests.
  * - Placement: one service job of count 1,000 (100 MHz, 128 MiB each); placements/s = 1,000 /
  *   (the evaluation's `ModifyTime` − `CreateTime`): broker, reconcile, feasibility and scoring
  *   over 50 nodes, the plan's commit of 1,000 allocations and the evaluation's update. The
@@ -22,14 +22,9 @@ import { request } from 'undici';
 import type { SchedAgent } from '../src/services/sched/agent.js';
 import { T } from '../src/services/sched/state.js';
 import type { Evaluation, Job } from '../src/services/sched/jobs/types.js';
-import { group, job, putJob } from '../test/sched/workloads.js';
+import { group, job } from '../test/sched/workloads.js';
 import { percentile } from './harness.js';
 import { startServer } from './servers.js';
-
-/** Server side (bench/child.ts `registerJobs`): stores each job with its evaluation; returns the evaluation IDs. */
-export async function storeBenchJobs(agent: SchedAgent, jobs: readonly Job[]): Promise<string[]> {
-  return Promise.all(jobs.map((j) => putJob(agent, j)));
-}
 
 /** Server side (bench/child.ts `evalTimes`): waits until evaluations `ids` are no longer pending; their create and modify times (ns) and status. */
 export async function settledEvalTimes(agent: SchedAgent, ids: readonly string[], timeoutMs: number): Promise<{ create: number; modify: number; status: string; failed: boolean }[]> {
@@ -78,11 +73,12 @@ export async function measurePlacement(o: { nodes: number; allocations: number; 
         },
       });
     }
+    const register = (jobs: readonly Job[]) => Promise.all(jobs.map(async (j) => ((await call('POST', '/v1/jobs', { Job: j })) as { EvalID: string }).EvalID));
     beat = setInterval(() => {
       for (const id of ids) void call('POST', `/v1/node/${id}/status`, { Status: 'ready' }).catch(() => undefined);
     }, 5000);
     const big = job('bench-big', [group('g', o.allocations, 100, 128)]);
-    const [bigEval] = (await server.request({ type: 'registerJobs', jobs: [big] }, 30_000)) as string[];
+    const [bigEval] = await register([big]);
     const [t] = (await server.request({ type: 'evalTimes', ids: [bigEval], timeoutMs: 120_000 }, 130_000)) as { create: number; modify: number; failed: boolean }[];
     const allocs = ((await call('GET', '/v1/allocations')) as { JobID: string; DesiredStatus: string }[]).filter((a) => a.JobID === 'bench-big' && a.DesiredStatus === 'run');
     if (allocs.length !== o.allocations || t!.failed) throw new Error(`placed ${allocs.length} of ${o.allocations} allocations`);
@@ -91,7 +87,7 @@ export async function measurePlacement(o: { nodes: number; allocations: number; 
     const latencies: number[] = [];
     for (let done = 0; done < o.evals; done += o.concurrency) {
       const jobs = Array.from({ length: Math.min(o.concurrency, o.evals - done) }, (_, i) => job(`bench-small-${done + i}`, [group('g', 1, 100, 128)]));
-      const evalIds = (await server.request({ type: 'registerJobs', jobs }, 30_000)) as string[];
+      const evalIds = await register(jobs);
       const times = (await server.request({ type: 'evalTimes', ids: evalIds, timeoutMs: 60_000 }, 70_000)) as { create: number; modify: number }[];
       for (const x of times) latencies.push((x.modify - x.create) / 1e6);
     }
