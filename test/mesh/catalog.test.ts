@@ -138,9 +138,12 @@ describe('discovery catalog and health', () => {
     const tags = (await root().get('/v1/health/checks/multi')).json.map((c: { Node: string; CheckID: string; ServiceTags: string[] }) => `${c.Node}:${c.CheckID}:${c.ServiceTags.join()}`);
     assert.deepEqual(tags, ['many:b-m2:v2', 'many:m-m1:v1', 'many/x:c-x:', 'many:zz-m3:v1'], "only m2's check follows its new tags");
     // Entries are kept per service document between reads: a change of the node alone shows in every one.
+    assert.equal((await root().get('/v1/catalog/service/multi')).json.length, 4, 'rendered and kept before the node changes');
     assert.equal((await root().put('/v1/catalog/register', { Node: 'many', Address: '10.7.0.9' })).status, 200);
     const addresses = (await root().get('/v1/health/service/multi')).json.filter((e: { Node: { Node: string } }) => e.Node.Node === 'many').map((e: { Node: { Address: string } }) => e.Node.Address);
     assert.deepEqual(addresses, ['10.7.0.9', '10.7.0.9', '10.7.0.9']);
+    const catalogAddresses = (await root().get('/v1/catalog/service/multi')).json.filter((e: { Node: string }) => e.Node === 'many').map((e: { Address: string }) => e.Address);
+    assert.deepEqual(catalogAddresses, ['10.7.0.9', '10.7.0.9', '10.7.0.9']);
     assert.equal((await root().put('/v1/catalog/deregister', { Node: 'many', ServiceID: 'm1' })).status, 200);
     assert.deepEqual(await checksOf(), { 'many:m2': ['a-node', 'b-m2', 'z-node'], 'many:m3': ['a-node', 'z-node', 'zz-m3'], 'many/x:m1': ['c-x'] });
     await root().put('/v1/catalog/deregister', { Node: 'many' });

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { badRequest, CairnError } from '../../../kernel/http/index.js';
+import { badRequest, CairnError, RenderCache } from '../../../kernel/http/index.js';
 import type { Indexed } from '../../../kernel/store/index.js';
 import { goJsonView } from '../../../kernel/util/go-json.js';
 import { permissionDenied } from '../acl/index.js';
@@ -170,13 +170,25 @@ export function serviceInstances(
   return out;
 }
 
+/**
+ * `ServiceNode` renderings kept per service document and nodes table index, shared by every
+ * reader of the service (as health.ts keeps its entries): a reply without `filter` is joined
+ * from their JSON. They hold nothing that depends on the caller.
+ */
+const serviceNodeRenders = new RenderCache<ServiceDoc & Indexed>();
+
 /** `GET /catalog/service/:service` (`tag`, `node-meta`, `filter`) → `[ServiceNode]`. */
 async function serviceNodes(ctx: Ctx): Promise<MeshReply> {
   const name = required(ctx.params.service, 'Missing service name');
   const view = new AclView(ctx);
   const filter = filterOf(ctx);
-  const listed = instancesOf(ctx, view, name).map(({ node, service }) => renderServiceNode(node, service));
-  return { body: applyFilter(listed, filter), index: ctx.deps.state.tableIndex(CT.services, CT.nodes), headers: view.headers() };
+  const { state } = ctx.deps;
+  const stamp = String(state.tableIndex(CT.nodes));
+  const kept = instancesOf(ctx, view, name).map(({ node, service }) => serviceNodeRenders.get(service, stamp, () => renderServiceNode(node, service)));
+  const index = state.tableIndex(CT.services, CT.nodes);
+  const bodies = kept.map((r) => r.body);
+  if (filter) return { body: applyFilter(bodies, filter), index, headers: view.headers() };
+  return { body: bodies, json: `[${kept.map((r) => r.json).join(',')}]`, index, headers: view.headers() };
 }
 
 /** Node `name` and its services the caller may read; undefined when it is not there or not readable. */
