@@ -35,16 +35,15 @@ const allocNotFound = () => schedNotFound('alloc not found');
 /**
  * As the reference's `Node.UpdateAlloc`: an allocation that just became `failed` gets a pending
  * `alloc-failure` evaluation of its job as stored now, when its group's reschedule policy
- * leaves an attempt and no follow-up evaluation waits already. Returns the evaluation's ID, if any.
+ * leaves an attempt and no follow-up evaluation waits already.
  */
-function rescheduleOnFailure(tx: Txn, next: StoredAlloc, previous: StoredAlloc | undefined, nowNs: number): string | undefined {
-  if (next.ClientStatus !== 'failed' || previous?.ClientStatus === 'failed') return undefined;
+function rescheduleOnFailure(tx: Txn, next: StoredAlloc, previous: StoredAlloc | undefined, nowNs: number): void {
+  if (next.ClientStatus !== 'failed' || previous?.ClientStatus === 'failed') return;
   const job = tx.get<Job>(T.jobs, jobKey(next.Namespace, next.JobID));
   const tg = job?.TaskGroups.find((g) => g.Name === next.TaskGroup);
-  if (!job || !tg || next.FollowupEvalID || !rescheduleEligible({ TaskStates: next.TaskStates ?? null, ModifyTime: next.ModifyTime, RescheduleTracker: next.RescheduleTracker ?? null }, tg.ReschedulePolicy)) return undefined;
+  if (!job || !tg || next.FollowupEvalID || !rescheduleEligible({ TaskStates: next.TaskStates ?? null, ModifyTime: next.ModifyTime, RescheduleTracker: next.RescheduleTracker ?? null }, tg.ReschedulePolicy)) return;
   const ev = newEvaluation(randomUUID(), job, 'alloc-failure', nowNs);
   tx.put(T.evals, ev.ID, ev);
-  return ev.ID;
 }
 
 /**
