@@ -7,7 +7,7 @@
  */
 import type { TableSpec } from '../../kernel/store/index.js';
 import { sha256Hex } from '../../kernel/util/sha256.js';
-import { CT } from './catalog/model.js';
+import { CT, type ServiceDoc } from './catalog/model.js';
 import { DEFAULT_NAMESPACE } from './namespace.js';
 
 /** Table names. */
@@ -144,7 +144,8 @@ export const MESH_TABLES: readonly TableSpec[] = [
   { name: T.kvTombstones },
   { name: T.kvMeta },
   { name: CT.nodes },
-  { name: CT.services },
+  // By name (the catalog and health reads of one service) and by lower-cased name (DNS): neither scans every instance of every service.
+  { name: CT.services, groups: { name: (d: ServiceDoc) => d.Service, lowerName: (d: ServiceDoc) => d.Service.toLowerCase() } },
   { name: CT.checks },
   { name: T.sessions },
   { name: T.sessionTimers },

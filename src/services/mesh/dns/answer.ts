@@ -126,7 +126,7 @@ interface Healthy {
 function healthyInstances(ctx: AnswerContext, service: string, tag: string | undefined): Healthy[] {
   const { state } = ctx.deps;
   const view = viewOf(ctx);
-  const names = new Set(state.list<ServiceDoc>(CT.services).filter((s) => s.Service.toLowerCase() === service).map((s) => s.Service));
+  const names = new Set(state.listBy<ServiceDoc>(CT.services, 'lowerName', service).map((s) => s.Service));
   const out: Healthy[] = [];
   for (const real of names) {
     for (const { node, service: s } of serviceInstances(state, view, real, [], [])) {

@@ -160,7 +160,7 @@ export function serviceInstances(
   meta: ReadonlyArray<[string, string]>,
 ): Array<{ node: NodeDoc & Indexed; service: ServiceDoc & Indexed }> {
   const out: Array<{ node: NodeDoc & Indexed; service: ServiceDoc & Indexed }> = [];
-  const all = state.list<ServiceDoc>(CT.services).filter((s) => s.Service === name);
+  const all = state.listBy<ServiceDoc>(CT.services, 'name', name);
   if (all.length > 0 && !view.can('service', name)) return out;
   for (const service of all) {
     const node = state.get<NodeDoc>(CT.nodes, service.Node);
