@@ -4,7 +4,6 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CAIRN_BIN } from './bin.js';
 

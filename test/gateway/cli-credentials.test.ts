@@ -12,10 +12,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { main } from '../../src/cli/main.js';
-import { silentLogger } from '../../src/kernel/log/logger.js';
-import { devGatewayConfig } from '../../src/services/gateway/config.js';
-import { startGateway, type Gateway } from '../../src/services/gateway/server.js';
+import type { Gateway } from '../../src/services/gateway/server.js';
+import { gatewayCli, startDevGateway } from './fixture.js';
 import { startTestServer, type TestServer } from '../helpers.js';
 
 const POLICY = ['auth/token/lookup-self:read', 'auth/token/renew-self:update', 'auth/token/revoke-self:update', 'sys/leases/renew:update', 'sys/leases/revoke:update']
@@ -29,26 +27,15 @@ describe('cairn gateway credential commands', { timeout: 60_000 }, () => {
   let env: Record<string, string>;
   let output = '';
   const dir = mkdtempSync(join(tmpdir(), 'cairn-cli-creds-'));
-  const run = async (argv: string[]) => {
-    let stdout = '';
-    let stderr = '';
-    const code = await main(['gateway', ...argv], env, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) });
-    output += stdout + stderr;
-    return { code, stdout, stderr };
-  };
-  const json = async (argv: string[]) => {
-    const r = await run([...argv, '-format=json']);
-    assert.equal(r.code, 0, r.stderr);
-    return JSON.parse(r.stdout);
-  };
+  const { run, json } = gatewayCli(() => env, (text) => (output += text));
 
   before(async () => {
     secrets = await startTestServer();
     assert.equal((await secrets.call('PUT', '/v1/sys/policies/acl/gateway', { body: { policy: POLICY } })).status, 204);
     const t = await secrets.call('POST', '/v1/auth/token/create', { body: { policies: ['gateway'], period: '20m', no_parent: true } });
-    const port0 = { api: '127.0.0.1:0', cluster: '127.0.0.1:0', proxy: '127.0.0.1:0', ops: '127.0.0.1:0' };
-    gateway = await startGateway({ config: devGatewayConfig(port0, 'recovery'), log: silentLogger(), bootstrap: { dev: {} } });
-    env = { GATEWAY_ADDR: gateway.listeners.find((l) => l.purpose === 'api')!.url, GATEWAY_TOKEN: 'recovery', STORE_TOKEN: t.json.auth.client_token, DB_PASSWORD: 'cli-static-password' };
+    const started = await startDevGateway('recovery');
+    gateway = started.gateway;
+    env = { GATEWAY_ADDR: started.url, GATEWAY_TOKEN: 'recovery', STORE_TOKEN: t.json.auth.client_token, DB_PASSWORD: 'cli-static-password' };
   });
   after(async () => {
     gateway.force();

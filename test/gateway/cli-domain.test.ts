@@ -6,30 +6,18 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { main } from '../../src/cli/main.js';
-import { silentLogger } from '../../src/kernel/log/logger.js';
-import { devGatewayConfig } from '../../src/services/gateway/config.js';
-import { startGateway, type Gateway } from '../../src/services/gateway/server.js';
+import type { Gateway } from '../../src/services/gateway/server.js';
+import { gatewayCli, startDevGateway } from './fixture.js';
 
 describe('cairn gateway domain commands', { timeout: 60_000 }, () => {
   let gateway: Gateway;
   let env: Record<string, string>;
-  const run = async (argv: string[]) => {
-    let stdout = '';
-    let stderr = '';
-    const code = await main(['gateway', ...argv], env, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) });
-    return { code, stdout, stderr };
-  };
-  const json = async (argv: string[]) => {
-    const r = await run([...argv, '-format=json']);
-    assert.equal(r.code, 0, r.stderr);
-    return JSON.parse(r.stdout);
-  };
+  const { run, json } = gatewayCli(() => env);
 
   before(async () => {
-    const port0 = { api: '127.0.0.1:0', cluster: '127.0.0.1:0', proxy: '127.0.0.1:0', ops: '127.0.0.1:0' };
-    gateway = await startGateway({ config: devGatewayConfig(port0, 'recovery'), log: silentLogger(), bootstrap: { dev: {} } });
-    env = { GATEWAY_ADDR: gateway.listeners.find((l) => l.purpose === 'api')!.url };
+    const started = await startDevGateway('recovery');
+    gateway = started.gateway;
+    env = { GATEWAY_ADDR: started.url };
   });
   after(async () => {
     gateway.force();

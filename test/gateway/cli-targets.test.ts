@@ -6,11 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { main } from '../../src/cli/main.js';
-import { silentLogger } from '../../src/kernel/log/logger.js';
 import { GatewayApiError, GatewayClient } from '../../src/sdk/index.js';
-import { devGatewayConfig } from '../../src/services/gateway/config.js';
-import { startGateway, type Gateway } from '../../src/services/gateway/server.js';
+import type { Gateway } from '../../src/services/gateway/server.js';
+import { gatewayCli, startDevGateway } from './fixture.js';
 
 const PROJECT = 'p_1234567890';
 const RECOVERY = 'recovery-cli-targets';
@@ -19,22 +17,10 @@ describe('cairn gateway host and target commands, SDK target methods', { timeout
   let gateway: Gateway;
   let env: Record<string, string>;
   let address: string;
-  const run = async (argv: string[]) => {
-    let stdout = '';
-    let stderr = '';
-    const code = await main(['gateway', ...argv], env, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) });
-    return { code, stdout, stderr };
-  };
-  const json = async (argv: string[]) => {
-    const r = await run([...argv, '-format=json']);
-    assert.equal(r.code, 0, r.stderr);
-    return JSON.parse(r.stdout);
-  };
+  const { run, json } = gatewayCli(() => env);
 
   before(async () => {
-    const port0 = { api: '127.0.0.1:0', cluster: '127.0.0.1:0', proxy: '127.0.0.1:0', ops: '127.0.0.1:0' };
-    gateway = await startGateway({ config: devGatewayConfig(port0, RECOVERY), log: silentLogger(), bootstrap: { dev: {} } });
-    address = gateway.listeners.find((l) => l.purpose === 'api')!.url;
+    ({ gateway, url: address } = await startDevGateway(RECOVERY));
     env = { GATEWAY_ADDR: address };
     const login = await run(['authenticate', 'password', '-auth-method-id=ampw_1234567890', '-login-name=admin', '-password=password']);
     env.GATEWAY_TOKEN = /Token:\s+(at_\S+)/.exec(login.stdout)![1];

@@ -24,6 +24,7 @@ import { parseGatewayServerConfig } from '../../src/services/gateway/config.js';
 import { brokerCredentials, releaseCredentials } from '../../src/services/gateway/domain/broker.js';
 import type { TargetDoc } from '../../src/services/gateway/domain/docs.js';
 import { startGateway, type Gateway } from '../../src/services/gateway/server.js';
+import { controllerHcl, gatewayCaller } from './fixture.js';
 import { startTestServer, type TestServer } from '../helpers.js';
 import { until } from '../processes.js';
 import { storePolicy } from './store-policy.js';
@@ -38,28 +39,7 @@ const log = pino({ level: 'trace' }, { write: (s: string) => void logLines.push(
 
 const POLICY = storePolicy('secret/data/*', 'leased/*');
 
-const configText = `
-controller {
-  name = "c1"
-  auth_token = "${RECOVERY}"
-  data_dir = "${join(dir, 'data')}"
-}
-listener "tcp" {
-  purpose = "api"
-  address = "127.0.0.1:0"
-  tls_disable = true
-}
-listener "tcp" {
-  purpose = "cluster"
-  address = "127.0.0.1:0"
-}
-`;
-
-interface Reply {
-  status: number;
-  text: string;
-  body: any;
-}
+const configText = controllerHcl(RECOVERY, join(dir, 'data'));
 
 describe('gateway credential stores with a real secrets service', { timeout: 90_000 }, () => {
   let secrets: TestServer;
@@ -71,14 +51,7 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
   /** Secret values that must never be sent back or logged. */
   const secretValues: string[] = [];
 
-  const call = async (method: string, path: string, o: { token?: string | null; body?: unknown } = {}): Promise<Reply> => {
-    const headers: Record<string, string> = o.token === null ? {} : { authorization: `Bearer ${o.token ?? RECOVERY}` };
-    if (o.body !== undefined) headers['content-type'] = 'application/json';
-    const r = await fetch(`${base}/v1/${path}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
-    const text = await r.text();
-    replies.push(text);
-    return { status: r.status, text, body: text ? JSON.parse(text) : undefined };
-  };
+  const call = gatewayCaller(() => base, { token: RECOVERY, onText: (text) => replies.push(text) });
   /** A token made by root at the secrets service with `body`'s options. */
   const makeToken = async (body: Record<string, unknown>): Promise<string> => {
     const r = await secrets.call('POST', '/v1/auth/token/create', { body });

@@ -14,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { silentLogger } from '../../src/kernel/log/logger.js';
 import { parseGatewayServerConfig } from '../../src/services/gateway/config.js';
 import { startGateway, type Gateway } from '../../src/services/gateway/server.js';
+import { controllerHcl, gatewayCaller } from './fixture.js';
 
 const RECOVERY = 'recovery-token-for-tests';
 const dir = mkdtempSync(join(tmpdir(), 'cairn-gw-domain-'));
@@ -21,30 +22,7 @@ const log = silentLogger();
 let offsetMs = 0;
 const now = () => Date.parse('2026-01-01T00:00:00Z') + offsetMs;
 
-const configText = `
-controller {
-  name = "c1"
-  auth_token = "${RECOVERY}"
-  data_dir = "${join(dir, 'data')}"
-  auth_token_time_to_live = "1h"
-  auth_token_time_to_stale = "10m"
-}
-listener "tcp" {
-  purpose = "api"
-  address = "127.0.0.1:0"
-  tls_disable = true
-}
-listener "tcp" {
-  purpose = "cluster"
-  address = "127.0.0.1:0"
-}
-`;
-
-interface Reply {
-  status: number;
-  body: any;
-  headers: Headers;
-}
+const configText = controllerHcl(RECOVERY, join(dir, 'data'), '  auth_token_time_to_live = "1h"\n  auth_token_time_to_stale = "10m"\n');
 
 describe('gateway domain API', { timeout: 60_000 }, () => {
   let gw: Gateway;
@@ -59,15 +37,7 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
     gw = await startGateway({ config: parseGatewayServerConfig(configText, 'gw.hcl'), log, now, onBootstrap: (l) => told.push(l.password) });
     base = gw.listeners.find((l) => l.purpose === 'api')!.url;
   };
-  const call = async (method: string, path: string, o: { token?: string; body?: unknown; cookie?: string } = {}): Promise<Reply> => {
-    const headers: Record<string, string> = {};
-    if (o.token) headers.authorization = `Bearer ${o.token}`;
-    if (o.cookie) headers.cookie = o.cookie;
-    if (o.body !== undefined) headers['content-type'] = 'application/json';
-    const r = await fetch(`${base}/v1/${path}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
-    const text = await r.text();
-    return { status: r.status, body: text ? JSON.parse(text) : undefined, headers: r.headers };
-  };
+  const call = gatewayCaller(() => base);
   const login = async (loginName: string, pw: string, amId = authMethodId) => {
     const r = await call('POST', `auth-methods/${amId}:authenticate`, { body: { attributes: { login_name: loginName, password: pw } } });
     assert.equal(r.status, 200, JSON.stringify(r.body));

@@ -18,32 +18,12 @@ import { startProvider, type TestProvider } from '../../src/kernel/authn/testdat
 import { silentLogger } from '../../src/kernel/log/logger.js';
 import { parseGatewayServerConfig } from '../../src/services/gateway/config.js';
 import { startGateway, type Gateway } from '../../src/services/gateway/server.js';
+import { controllerHcl, gatewayCaller } from './fixture.js';
 
 const RECOVERY = 'recovery-token-for-oidc-tests';
 const dir = mkdtempSync(join(tmpdir(), 'cairn-gw-oidc-'));
 
-const configText = `
-controller {
-  name = "c1"
-  auth_token = "${RECOVERY}"
-  data_dir = "${join(dir, 'data')}"
-}
-listener "tcp" {
-  purpose = "api"
-  address = "127.0.0.1:0"
-  tls_disable = true
-}
-listener "tcp" {
-  purpose = "cluster"
-  address = "127.0.0.1:0"
-}
-`;
-
-interface Reply {
-  status: number;
-  body: any;
-  headers: Headers;
-}
+const configText = controllerHcl(RECOVERY, join(dir, 'data'));
 
 describe('gateway OIDC login and paginated lists', { timeout: 90_000 }, () => {
   let gw: Gateway;
@@ -52,15 +32,7 @@ describe('gateway OIDC login and paginated lists', { timeout: 90_000 }, () => {
   let callbackUrl: string;
   let amId: string;
 
-  const call = async (method: string, path: string, o: { token?: string; body?: unknown; cookie?: string } = {}): Promise<Reply> => {
-    const headers: Record<string, string> = {};
-    if (o.token) headers.authorization = `Bearer ${o.token}`;
-    if (o.cookie) headers.cookie = o.cookie;
-    if (o.body !== undefined) headers['content-type'] = 'application/json';
-    const r = await fetch(`${base}/v1/${path}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), redirect: 'manual' });
-    const text = await r.text();
-    return { status: r.status, body: text && r.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text, headers: r.headers };
-  };
+  const call = gatewayCaller(() => base);
   /** The error message the callback's redirect to the error page carries. */
   const errorOf = (res: Response) => {
     const u = new URL(res.headers.get('location')!, base);

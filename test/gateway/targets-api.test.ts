@@ -9,41 +9,27 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { silentLogger } from '../../src/kernel/log/logger.js';
-import { devGatewayConfig } from '../../src/services/gateway/config.js';
 import { T, type CredentialLibraryDoc, type CredentialStoreDoc } from '../../src/services/gateway/domain/docs.js';
-import { startGateway, type Gateway } from '../../src/services/gateway/server.js';
+import type { Gateway } from '../../src/services/gateway/server.js';
+import { gatewayCaller, startDevGateway, type GatewayReply } from './fixture.js';
 
 const RECOVERY = 'recovery-token-for-targets';
 const PROJECT = 'p_1234567890';
 const ORG = 'o_1234567890';
 
-interface Reply {
-  status: number;
-  body: any;
-}
-
 describe('gateway host catalogs, hosts, host sets and targets', { timeout: 60_000 }, () => {
   let gw: Gateway;
   let base: string;
-  const call = async (method: string, path: string, o: { token?: string; body?: unknown } = {}): Promise<Reply> => {
-    const headers: Record<string, string> = { authorization: `Bearer ${o.token ?? RECOVERY}` };
-    if (o.body !== undefined) headers['content-type'] = 'application/json';
-    const r = await fetch(`${base}/v1/${path}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
-    const text = await r.text();
-    return { status: r.status, body: text ? JSON.parse(text) : undefined };
-  };
+  const call = gatewayCaller(() => base, { token: RECOVERY });
   const ok = async (method: string, path: string, body?: unknown, token?: string) => {
     const r = await call(method, path, { body, token });
     assert.equal(r.status, 200, `${method} ${path}: ${JSON.stringify(r.body)}`);
     return r.body;
   };
-  const fields = (r: Reply) => Object.fromEntries((r.body?.details?.request_fields ?? []).map((f: any) => [f.name, f.description]));
+  const fields = (r: GatewayReply) => Object.fromEntries((r.body?.details?.request_fields ?? []).map((f: any) => [f.name, f.description]));
 
   before(async () => {
-    const port0 = { api: '127.0.0.1:0', cluster: '127.0.0.1:0', proxy: '127.0.0.1:0', ops: '127.0.0.1:0' };
-    gw = await startGateway({ config: devGatewayConfig(port0, RECOVERY), log: silentLogger(), bootstrap: { dev: {} } });
-    base = gw.listeners.find((l) => l.purpose === 'api')!.url;
+    ({ gateway: gw, url: base } = await startDevGateway(RECOVERY));
   });
   after(async () => {
     gw.force();

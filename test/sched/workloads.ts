@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { jobKey, jobVersionKey, newEvaluation, NS_PER_SECOND, type Evaluation, type Job, type TaskGroup } from '../../src/services/sched/jobs/types.js';
-import { LABEL, T } from '../../src/services/sched/state.js';
+import { NS_PER_SECOND, type Evaluation, type Job, type TaskGroup } from '../../src/services/sched/jobs/types.js';
+import { T } from '../../src/services/sched/state.js';
 import type { SchedAgent } from '../../src/services/sched/agent.js';
 import { call, ROOT } from './helpers.js';
 
