@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { axeCheck, callApi, GATEWAY_TOKEN, launchBrowser, loginWithToken, newPage, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
+import { axeCheck, callApi, gatewayApi, launchBrowser, newPage, shoot, signInToGateway, startDev, type Dev, type WatchedPage } from './harness.js';
 import { storePolicy } from '../gateway/store-policy.js';
 
 const POLICY = storePolicy('secret/data/*');
@@ -22,11 +22,7 @@ describe('web UI: gateway credential stores', { timeout: 180_000 }, () => {
   let tab: WatchedPage;
   let goodToken = '';
   let badToken = '';
-  const read = async (path: string): Promise<{ status: number; text: string; body: any }> => {
-    const res = await fetch(`${dev.printed['Gateway api']}/v1/${path}`, { headers: { Authorization: `Bearer ${GATEWAY_TOKEN}` } });
-    const text = await res.text();
-    return { status: res.status, text, body: text ? JSON.parse(text) : undefined };
-  };
+  const read = (path: string) => gatewayApi(dev, 'GET', path);
   const secretsApi = (method: string, path: string, body?: unknown) => callApi(`${dev.printed['Secrets service']}/v1/${path}`, method, 'X-Secrets-Token', body);
 
   before(async () => {
@@ -45,13 +41,7 @@ describe('web UI: gateway credential stores', { timeout: 180_000 }, () => {
 
   it('signs in to the gateway and opens the credential stores of the dev project', async () => {
     const { page } = tab;
-    await loginWithToken(page, dev.ui);
-    await page.getByRole('navigation', { name: 'Services' }).getByRole('link', { name: 'Gateway' }).click();
-    await page.waitForFunction(() => (document.getElementById('gw-am') as HTMLInputElement | null)?.value === 'ampw_1234567890');
-    await page.getByLabel('Login name').fill('admin');
-    await page.getByLabel('Password', { exact: true }).fill('password');
-    await page.getByRole('button', { name: 'Sign in to the gateway' }).click();
-    await page.getByRole('heading', { name: 'Workers' }).waitFor();
+    await signInToGateway(page, dev.ui);
     await page.getByRole('navigation', { name: 'Gateway' }).getByRole('link', { name: 'Credential stores' }).click();
     await page.getByRole('heading', { name: 'Gateway credential stores' }).waitFor();
     await page.waitForFunction(() => (document.getElementById('gw-cs-project') as HTMLSelectElement | null)?.value === 'p_1234567890');

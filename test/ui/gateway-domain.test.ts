@@ -11,18 +11,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { axeCheck, GATEWAY_TOKEN, launchBrowser, loginWithToken, newPage, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
+import { axeCheck, GATEWAY_TOKEN, gatewayApi, launchBrowser, loginWithToken, newPage, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
 
 describe('web UI: gateway scopes, users and roles', { timeout: 180_000 }, () => {
   let dev: Dev;
   let browser: Browser;
   let tab: WatchedPage;
   /** The gateway API's reply to `GET /v1/<path>` with the recovery token. */
-  const read = async (path: string): Promise<{ status: number; body: any }> => {
-    const res = await fetch(`${dev.printed['Gateway api']}/v1/${path}`, { headers: { Authorization: `Bearer ${GATEWAY_TOKEN}` } });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
-  };
+  const read = (path: string) => gatewayApi(dev, 'GET', path);
 
   before(async () => {
     [dev, browser] = await Promise.all([startDev(), launchBrowser()]);

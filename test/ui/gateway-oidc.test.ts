@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startProvider, type TestProvider } from '../../src/kernel/authn/testdata/provider.js';
-import { axeCheck, GATEWAY_TOKEN, launchBrowser, loginWithToken, newPage, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
+import { axeCheck, gatewayApi, launchBrowser, loginWithToken, newPage, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
 
 describe('web UI: gateway OIDC login', { timeout: 180_000 }, () => {
   let dev: Dev;
@@ -21,14 +21,9 @@ describe('web UI: gateway OIDC login', { timeout: 180_000 }, () => {
   const popupErrors: string[] = [];
   /** The gateway API with the recovery token. */
   const gateway = async (method: string, path: string, body?: unknown): Promise<any> => {
-    const res = await fetch(`${dev.printed['Gateway api']}/v1/${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${GATEWAY_TOKEN}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const json = (await res.json()) as any;
-    assert.ok(res.ok, JSON.stringify(json));
-    return json;
+    const r = await gatewayApi(dev, method, path, body);
+    assert.ok(r.status < 300, r.text);
+    return r.body;
   };
 
   before(async () => {

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { axeCheck, GATEWAY_TOKEN, launchBrowser, loginWithToken, newPage, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
+import { axeCheck, gatewayApi, launchBrowser, newPage, shoot, signInToGateway, startDev, type Dev, type WatchedPage } from './harness.js';
 
 const PROJECT = 'p_1234567890';
 
@@ -19,24 +19,13 @@ describe('web UI: gateway host catalogs and targets', { timeout: 180_000 }, () =
   let browser: Browser;
   let tab: WatchedPage;
   /** The gateway API's reply to `GET /v1/<path>` with the recovery token. */
-  const read = async (path: string): Promise<{ status: number; body: any }> => {
-    const res = await fetch(`${dev.printed['Gateway api']}/v1/${path}`, { headers: { Authorization: `Bearer ${GATEWAY_TOKEN}` } });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
-  };
+  const read = (path: string) => gatewayApi(dev, 'GET', path);
   const gatewayNav = () => tab.page.getByRole('navigation', { name: 'Gateway' });
 
   before(async () => {
     [dev, browser] = await Promise.all([startDev(), launchBrowser()]);
     tab = await newPage(browser);
-    const { page } = tab;
-    await loginWithToken(page, dev.ui);
-    await page.getByRole('navigation', { name: 'Services' }).getByRole('link', { name: 'Gateway' }).click();
-    await page.waitForFunction(() => (document.getElementById('gw-am') as HTMLInputElement | null)?.value === 'ampw_1234567890');
-    await page.getByLabel('Login name').fill('admin');
-    await page.getByLabel('Password', { exact: true }).fill('password');
-    await page.getByRole('button', { name: 'Sign in to the gateway' }).click();
-    await page.getByText('Gateway: password (admin)').waitFor();
+    await signInToGateway(tab.page, dev.ui);
   });
   after(async () => {
     await browser?.close();

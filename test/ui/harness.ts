@@ -124,6 +124,28 @@ export async function callApi(url: string, method: string, header: string, body?
   return text ? (JSON.parse(text) as unknown) : undefined;
 }
 
+/** `method /v1/<path>` on `dev`'s gateway API with the recovery token and a JSON `body`: the status, the text and its JSON. */
+export async function gatewayApi(dev: Dev, method: string, path: string, body?: unknown): Promise<{ status: number; text: string; body: any }> {
+  const res = await fetch(`${dev.printed['Gateway api']}/v1/${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${GATEWAY_TOKEN}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, text, body: text ? JSON.parse(text) : undefined };
+}
+
+/** Logs `page` in with the root token, then to the dev gateway as `admin` / `password` on the dev password method the page offers. */
+export async function signInToGateway(page: Page, ui: string): Promise<void> {
+  await loginWithToken(page, ui);
+  await page.getByRole('navigation', { name: 'Services' }).getByRole('link', { name: 'Gateway' }).click();
+  await page.waitForFunction(() => (document.getElementById('gw-am') as HTMLInputElement | null)?.value === 'ampw_1234567890');
+  await page.getByLabel('Login name').fill('admin');
+  await page.getByLabel('Password', { exact: true }).fill('password');
+  await page.getByRole('button', { name: 'Sign in to the gateway' }).click();
+  await page.getByText('Gateway: password (admin)').waitFor();
+}
+
 /** Logs `page` in with the root token. */
 export async function loginWithToken(page: Page, ui: string): Promise<void> {
   await page.goto(ui);
