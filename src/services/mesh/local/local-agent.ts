@@ -1,7 +1,7 @@
 /**
- * The agent's own node: the services and checks registered with it (`/agent/...`) and
- * their anti-entropy sync to the catalog (issue 16 scope 3; reference/mesh-catalog.md
- * "Agent"); the checks themselves run in check-runner.ts:
+ * The agent's own node: the services and checks registered with it (`/agent/...`), kept
+ * across restarts and synced to the catalog (issue 16 scope 3; reference/mesh-catalog.md
+ * "Agent"). The checks run in check-runner.ts, the sync loop is anti-entropy.ts:
  *
  * - the agent owns its node's entries: each change is pushed to the catalog at once, and
  *   a full sync every `syncIntervalMs` (60 s, with jitter of up to a tenth) repairs what
@@ -28,10 +28,11 @@
 import type { Logger } from '../../../kernel/log/logger.js';
 import type { StateStore } from '../../../kernel/store/index.js';
 import { NODE_MAINT_CHECK_ID, SERVICE_MAINT_PREFIX, type CheckDoc, type CheckStatus, type ServiceDoc } from '../catalog/model.js';
+import { AntiEntropy } from './anti-entropy.js';
 import { CheckRunner } from './check-runner.js';
 import type { LocalCheck, ServiceRegistration } from './definition.js';
 import type { LocalStore } from './persist.js';
-import { selfEntries, sendEntries, writeEntries, type NodeEntries, type SendToLeader } from './sync.js';
+import { selfEntries, type NodeEntries, type SendToLeader } from './sync.js';
 
 /** Options of {@link LocalAgent}. */
 export interface LocalAgentOptions {
@@ -66,8 +67,6 @@ export interface LocalAgentOptions {
   readonly store?: LocalStore;
 }
 
-/** First retry delay of a failed sync, ms. */
-const RETRY_FIRST_MS = 1_000;
 const MAINT_DEFAULT_SERVICE = 'Maintenance mode is enabled for this service, but no reason was provided. This is a default message.';
 const MAINT_DEFAULT_NODE = 'Maintenance mode is enabled for this node, but no reason was provided. This is a default message.';
 
@@ -75,16 +74,8 @@ const MAINT_DEFAULT_NODE = 'Maintenance mode is enabled for this node, but no re
 export class LocalAgent {
   private readonly services = new Map<string, ServiceDoc>();
   private readonly checks: CheckRunner;
-  private syncing: Promise<void> | undefined;
-  private again = false;
-  private started = false;
-  private closed = false;
-  /** Delay before retrying a failed sync, ms (doubles up to the sync period; reset by a success). */
-  private retryMs = RETRY_FIRST_MS;
-  private retryTimer: NodeJS.Timeout | undefined;
-  private syncTimer: NodeJS.Timeout | undefined;
+  private readonly sync: AntiEntropy;
   private reapTimer: NodeJS.Timeout | undefined;
-  private warnedReadOnly = false;
 
   constructor(private readonly o: LocalAgentOptions) {
     this.checks = new CheckRunner({
@@ -94,6 +85,7 @@ export class LocalAgent {
       serviceOf: (id) => this.services.get(id),
       onChange: () => this.requestSync(),
     });
+    this.sync = new AntiEntropy({ state: o.state, log: o.log, now: o.now, syncIntervalMs: o.syncIntervalMs, sendToLeader: o.sendToLeader, entries: () => this.desired() });
   }
 
   /** The node name. */
@@ -118,29 +110,16 @@ export class LocalAgent {
 
   /** Starts the periodic sync and the reaper, and syncs now. */
   start(): void {
-    this.started = true;
-    const every = this.o.syncIntervalMs ?? 60_000;
-    const tick = () => {
-      this.syncTimer = setTimeout(() => {
-        this.requestSync();
-        tick();
-      }, every + Math.random() * (every / 10));
-      this.syncTimer.unref();
-    };
-    tick();
     this.reapTimer = setInterval(() => this.reap(), this.o.reapIntervalMs ?? 30_000);
     this.reapTimer.unref();
-    this.requestSync();
+    this.sync.start();
   }
 
   /** Stops every timer and waits for a sync in flight. */
   async close(): Promise<void> {
-    this.closed = true;
-    clearTimeout(this.syncTimer);
     clearInterval(this.reapTimer);
-    clearTimeout(this.retryTimer);
     this.checks.close();
-    await this.syncing;
+    await this.sync.close();
   }
 
   /** The local services by ID. */
@@ -239,41 +218,10 @@ export class LocalAgent {
 
   /**
    * Pushes the local state to the catalog soon (coalesced with a sync in flight; nothing
-   * before {@link start}). A failed sync is retried after 1 s, then twice as long each
-   * time, at most the sync period.
+   * before {@link start}); see anti-entropy.ts.
    */
   requestSync(): void {
-    if (this.closed || !this.started) return;
-    if (this.syncing) {
-      this.again = true;
-      return;
-    }
-    this.syncing = (async () => {
-      do {
-        this.again = false;
-        try {
-          await this.syncNow();
-          this.retryMs = RETRY_FIRST_MS;
-        } catch (err) {
-          this.o.log.warn({ err, retryInMs: this.retryMs }, 'anti-entropy sync to the catalog failed');
-          clearTimeout(this.retryTimer);
-          this.retryTimer = setTimeout(() => this.requestSync(), this.retryMs);
-          this.retryTimer.unref();
-          this.retryMs = Math.min(this.retryMs * 2, this.o.syncIntervalMs ?? 60_000);
-        }
-      } while (this.again && !this.closed);
-      this.syncing = undefined;
-    })();
-  }
-
-  /** One full sync of the node's entries: into the state when this agent may write it, else through the leader. */
-  private async syncNow(): Promise<void> {
-    const { state } = this.o;
-    const want = this.desired();
-    if (state.isWritable) return writeEntries(state, want, this.o.now());
-    if (this.o.sendToLeader) return sendEntries(state, want, this.o.sendToLeader);
-    if (!this.warnedReadOnly) this.o.log.info('this agent follows a shared state: its local services and checks are not synced to the catalog');
-    this.warnedReadOnly = true;
+    this.sync.request();
   }
 
   /** The node's entries as this agent owns them (checks filled with their service's name and tags, as the catalog stores them). */
