@@ -1,14 +1,13 @@
 /**
- * The allocation and client half of `SchedClient` (reference/sched-workloads.md
- * "Allocations", "Client agent"): allocations with their task states, a node's allocations,
- * stop, the client endpoints (logs, files, restart, signal) and node drain and eligibility.
- * `SchedClient` extends {@link SchedAllocApi}, so these are plain client methods:
+ * The allocations group of `SchedClient` (reference/sched-workloads.md "Allocations",
+ * "Client agent"): allocations with their task states, a node's allocations, stop, and the
+ * client endpoints (logs, files, restart, signal), as `SchedClient.allocations`:
  *
  * ```ts
  * const sched = SchedClient.fromEnv(process.env);
- * const { data: alloc } = await sched.readAllocation(id);
- * for await (const frame of sched.allocationLogs(id, { task: 'web', follow: true, signal })) process.stdout.write(frame.Data);
- * await sched.restartAllocation(id, { taskName: 'web' });
+ * const { data: alloc } = await sched.allocations.readAllocation(id);
+ * for await (const frame of sched.allocations.allocationLogs(id, { task: 'web', follow: true, signal })) process.stdout.write(frame.Data);
+ * await sched.allocations.restartAllocation(id, { taskName: 'web' });
  * ```
  *
  * Every method rejects with `SchedApiError` on a status ≥ 400 and `SchedConnectionError` when
@@ -17,12 +16,9 @@
  * @module
  */
 import type { SchedQueryOptions, SchedRead } from './sched-types.js';
-import { SchedJobsApi } from './sched-jobs.js';
+import { BLOCKING_EXTRA_MS, type SchedCall, type SchedStreamGet } from './sched-call.js';
 
 const seg = encodeURIComponent;
-
-/** Longest a blocking read may take on top of the client's limit, in ms. */
-const BLOCKING_EXTRA_MS = 330_000;
 
 /** One task event (the reference's `TaskEvent`); `Time` in Unix ns. */
 export interface SchedTaskEvent {
@@ -116,19 +112,13 @@ export interface SchedLogOptions {
   readonly signal?: AbortSignal;
 }
 
-/** A node drain request (`POST /v1/node/:id/drain`); `deadlineNs` -1 forces, 0 none. */
-export interface SchedDrainOptions {
-  readonly enable: boolean;
-  readonly deadlineNs?: number;
-  readonly ignoreSystemJobs?: boolean;
-  readonly markEligible?: boolean;
-  readonly meta?: Readonly<Record<string, string>>;
-}
-
-/** The allocation and client methods `SchedClient` inherits (see the module doc). */
-export abstract class SchedAllocApi extends SchedJobsApi {
-  /** A streaming GET of `/v1<path>`: the reply's body chunks. @throws SchedApiError on a status ≥ 400. */
-  protected abstract streamGet(path: string, query: Readonly<Record<string, string | number | boolean | undefined>>, signal?: AbortSignal): AsyncGenerator<Uint8Array, void>;
+/** The allocation and client methods of `SchedClient.allocations` (see the module doc). */
+export class SchedAllocApi {
+  /** `call` and `streamGet` reach the service (`SchedClient`). */
+  constructor(
+    private readonly call: SchedCall,
+    private readonly streamGet: SchedStreamGet,
+  ) {}
 
   /** `GET /v1/allocations?prefix=` (`namespace:read-job`): allocation stubs. */
   async listAllocations(o: { prefix?: string; namespace?: string } = {}): Promise<SchedAllocationStub[]> {
@@ -197,16 +187,5 @@ export abstract class SchedAllocApi extends SchedJobsApi {
       if (o.signal?.aborted) return;
       throw err;
     }
-  }
-
-  /** `POST /v1/node/:id/drain` (`node:write`): sets (`enable`) or clears the node's drain strategy. */
-  async updateNodeDrain(nodeId: string, o: SchedDrainOptions): Promise<void> {
-    const spec = o.enable ? { Deadline: o.deadlineNs ?? 60 * 60 * 1e9, IgnoreSystemJobs: o.ignoreSystemJobs ?? false } : null;
-    await this.call('POST', `/node/${seg(nodeId)}/drain`, { body: { DrainSpec: spec, MarkEligible: o.markEligible ?? false, Meta: o.meta ?? null } });
-  }
-
-  /** `POST /v1/node/:id/eligibility` (`node:write`). @throws SchedApiError 400 while draining and asked eligible. */
-  async updateNodeEligibility(nodeId: string, eligible: boolean): Promise<void> {
-    await this.call('POST', `/node/${seg(nodeId)}/eligibility`, { body: { Eligibility: eligible ? 'eligible' : 'ineligible' } });
   }
 }

@@ -1,15 +1,14 @@
 /**
- * The jobs and evaluations half of `SchedClient` (reference/sched-workloads.md "Jobs",
- * "Evaluations and placement"): `SchedClient` extends {@link SchedJobsApi}, so these are
- * plain client methods:
+ * The jobs and evaluations group of `SchedClient` (reference/sched-workloads.md "Jobs",
+ * "Evaluations and placement"), as `SchedClient.jobs`:
  *
  * ```ts
  * const sched = SchedClient.fromEnv(process.env);
- * const job = await sched.parseJob(readFileSync('web.hcl', 'utf8'));
- * const { EvalID } = await sched.registerJob(job);
- * const { data: ev } = await sched.readEvaluation(EvalID);
- * const { data: status } = await sched.readJob('web');
- * await sched.deregisterJob('web', { purge: true });
+ * const job = await sched.jobs.parseJob(readFileSync('web.hcl', 'utf8'));
+ * const { EvalID } = await sched.jobs.registerJob(job);
+ * const { data: ev } = await sched.jobs.readEvaluation(EvalID);
+ * const { data: status } = await sched.jobs.readJob('web');
+ * await sched.jobs.deregisterJob('web', { purge: true });
  * ```
  *
  * Every method rejects with `SchedApiError` on a status ≥ 400 and `SchedConnectionError` when
@@ -17,7 +16,7 @@
  *
  * @module
  */
-import type { SchedCallOptions, SchedCallReply, SchedMethod } from './sched.js';
+import { BLOCKING_EXTRA_MS, type SchedCall, type SchedCallOptions, type SchedCallReply, type SchedMethod } from './sched-call.js';
 import type { SchedPage } from './sched-csi-types.js';
 import type {
   SchedAllocStub,
@@ -31,13 +30,9 @@ import type {
   SchedJobWriteReply,
   SchedRegisterOptions,
 } from './sched-job-types.js';
-import { SchedCsiApi } from './sched-volumes.js';
 import type { SchedQueryOptions, SchedRead } from './sched-types.js';
 
 const seg = encodeURIComponent;
-
-/** Longest a blocking read may take on top of the client's limit (the server's 300 s cap, its jitter and a margin), in ms. */
-const BLOCKING_EXTRA_MS = 330_000;
 
 /** Options naming a job's namespace (default: the client's). */
 export interface SchedNamespaceOption {
@@ -49,8 +44,11 @@ const blocking = (o: SchedQueryOptions) => ({
   extraTimeoutMs: o.index !== undefined ? BLOCKING_EXTRA_MS : 0,
 });
 
-/** The job and evaluation methods `SchedClient` inherits (each one call through `call`). */
-export abstract class SchedJobsApi extends SchedCsiApi {
+/** The job and evaluation methods of `SchedClient.jobs` (each one call through the client's `call`). */
+export class SchedJobsApi {
+  /** `call` reaches the service (`SchedClient.call`). */
+  constructor(private readonly call: SchedCall) {}
+
   // ---- jobs ---------------------------------------------------------------------------
 
   /**

@@ -263,6 +263,15 @@ export interface SchedNode extends SchedNodeStub {
   readonly HostVolumes?: Readonly<Record<string, unknown>> | null;
 }
 
+/** A node drain request (`POST /v1/node/:id/drain`); `deadlineNs` -1 forces, 0 none. */
+export interface SchedDrainOptions {
+  readonly enable: boolean;
+  readonly deadlineNs?: number;
+  readonly ignoreSystemJobs?: boolean;
+  readonly markEligible?: boolean;
+  readonly meta?: Readonly<Record<string, string>>;
+}
+
 /** One event of a stream frame (spec 002 "Event stream frame"). */
 export interface SchedEvent {
   readonly Topic: string;

@@ -1,18 +1,17 @@
 /**
- * The CSI half of `SchedClient` (spec 002 "CSI volumes"; reference/sched.md §4): volumes,
- * external volumes, snapshots and plugins. `SchedClient` extends {@link SchedCsiApi}, so
- * these are plain client methods:
+ * The CSI group of `SchedClient` (spec 002 "CSI volumes"; reference/sched.md §4): volumes,
+ * external volumes, snapshots and plugins, as `SchedClient.csi`:
  *
  * ```ts
  * const sched = SchedClient.fromEnv(process.env);
- * await sched.createVolume({ ID: 'db', PluginID: 'hostpath', RequestedCapacityMin: 10 * 2 ** 30,
+ * await sched.csi.createVolume({ ID: 'db', PluginID: 'hostpath', RequestedCapacityMin: 10 * 2 ** 30,
  *   RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }] });
  * for (let token: string | undefined = ''; token !== undefined; ) {
- *   const page = await sched.listVolumes({ perPage: 100, nextToken: token, filter: 'Schedulable == true' });
+ *   const page = await sched.csi.listVolumes({ perPage: 100, nextToken: token, filter: 'Schedulable == true' });
  *   console.log(page.data.map((v) => v.ID));
  *   token = page.nextToken;
  * }
- * await sched.deleteVolume('db', { secrets: { password: 'x' } });
+ * await sched.csi.deleteVolume('db', { secrets: { password: 'x' } });
  * ```
  *
  * Every method rejects with `SchedApiError` on a status ≥ 400 and `SchedConnectionError` when
@@ -21,7 +20,7 @@
  *
  * @module
  */
-import type { SchedCallOptions, SchedCallReply, SchedMethod } from './sched.js';
+import { BLOCKING_EXTRA_MS, type SchedCall } from './sched-call.js';
 import type {
   SchedExternalVolume,
   SchedPage,
@@ -41,9 +40,6 @@ import type {
 import type { SchedQueryOptions, SchedRead } from './sched-types.js';
 
 const seg = encodeURIComponent;
-
-/** Longest a blocking read may take on top of the client's limit: the server's 300 s cap, its jitter and a margin, in ms. */
-const BLOCKING_EXTRA_MS = 330_000;
 
 /** The request header that carries CSI secrets (spec 002). */
 export const SCHED_CSI_SECRETS_HEADER = 'x-sched-csi-secrets';
@@ -79,13 +75,10 @@ function header(headers: Readonly<Record<string, string | string[] | undefined>>
 /** `''` → undefined: the end of a plugin-paged list. */
 const tokenOrEnd = (t: string | null | undefined): string | undefined => (t ? t : undefined);
 
-/**
- * The CSI methods `SchedClient` inherits; each is one call through {@link SchedCsiApi.call},
- * which the client implements (token, namespace and region from its options).
- */
-export abstract class SchedCsiApi {
-  /** One request to `/v1<path>` (see `SchedClient.call`). */
-  abstract call<T>(method: SchedMethod, path: string, o?: SchedCallOptions): Promise<SchedCallReply<T>>;
+/** The CSI methods of `SchedClient.csi`; each is one call through the client's `call` (token, namespace and region from its options). */
+export class SchedCsiApi {
+  /** `call` reaches the service (`SchedClient.call`). */
+  constructor(private readonly call: SchedCall) {}
 
   // ---- volumes ------------------------------------------------------------------------
 

@@ -1,8 +1,10 @@
 /**
  * Client for the scheduler service's HTTP API (spec 002; reference: Nomad's `/v1/acl/*`,
  * `/v1/node*`, `/v1/event/stream`, `/v1/volume*`, `/v1/plugin*`, `/v1/job*`, `/v1/evaluation*`,
- * reference/sched.md). The CSI methods (volumes, snapshots, plugins) live in sched-volumes.ts,
- * the job and evaluation methods in sched-jobs.ts. Depends only on `undici` and
+ * reference/sched.md). The client holds the ACL, login, node, namespace and event stream
+ * methods; its resource groups hold the rest: `csi` (volumes, snapshots, plugins;
+ * sched-volumes.ts), `jobs` (jobs and evaluations; sched-jobs.ts) and `allocations`
+ * (allocations and the client endpoints; sched-allocs.ts). Depends only on `undici` and
  * Node built-ins.
  *
  * ```ts
@@ -12,6 +14,7 @@
  * for await (const frame of sched.eventStream({ topics: { Node: ['*'] }, signal })) {
  *   console.log(frame.Index, frame.Events.map((e) => e.Type));
  * }
+ * const { data: jobs } = await sched.jobs.listJobs();
  * ```
  *
  * Reads the server answers as blocking queries return `{ data, index }` with the reply's
@@ -27,7 +30,6 @@ import {
   apiUrl,
   DEFAULT_TIMEOUT_MS,
   HttpJsonApiError,
-  type HttpJsonMethod,
   type HttpJsonTarget,
   jsonHeaders,
   normalizeServiceAddress,
@@ -36,9 +38,11 @@ import {
   unreachable,
   withOverrides,
 } from './http-json.js';
+import { SchedAllocApi } from './sched-allocs.js';
+import { BLOCKING_EXTRA_MS, type SchedCall, type SchedCallOptions, type SchedCallReply, type SchedMethod } from './sched-call.js';
 import { readSchedFrames, SchedStreamError } from './sched-events.js';
 import { SchedJobsApi } from './sched-jobs.js';
-import { SchedAllocApi } from './sched-allocs.js';
+import { SchedCsiApi } from './sched-volumes.js';
 import type {
   SchedAclPolicy,
   SchedAclPolicyInput,
@@ -49,6 +53,7 @@ import type {
   SchedAuthMethodStub,
   SchedBindingRule,
   SchedBindingRuleInput,
+  SchedDrainOptions,
   SchedEventFrame,
   SchedEventStreamOptions,
   SchedLoginInput,
@@ -67,7 +72,8 @@ export * from './sched-job-types.js';
 export { SchedJobsApi, type SchedNamespaceOption } from './sched-jobs.js';
 export { encodeCsiSecrets, SCHED_CSI_SECRETS_HEADER, SchedCsiApi } from './sched-volumes.js';
 export { SchedAllocApi } from './sched-allocs.js';
-export type { SchedAllocation, SchedAllocationStub, SchedAllocFile, SchedDrainOptions, SchedLogFrame, SchedLogOptions, SchedTaskEvent, SchedTaskState } from './sched-allocs.js';
+export type { SchedAllocation, SchedAllocationStub, SchedAllocFile, SchedLogFrame, SchedLogOptions, SchedTaskEvent, SchedTaskState } from './sched-allocs.js';
+export type { SchedCallOptions, SchedCallReply, SchedMethod } from './sched-call.js';
 export { parseSchedFrameLine, readSchedFrames, SchedStreamError, SCHED_STREAM_CLOSED } from './sched-events.js';
 
 /** Address used when neither the options nor `SCHED_ADDR` name one. */
@@ -100,29 +106,8 @@ export interface SchedClientOptions {
   readonly timeoutMs?: number;
 }
 
-/** One HTTP call: query, JSON body, extra headers and extra time. */
-export interface SchedCallOptions {
-  readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
-  readonly body?: unknown;
-  /** More request headers, lower-case names (`x-sched-csi-secrets`). */
-  readonly headers?: Readonly<Record<string, string>>;
-  /** Extra time the call may take, in ms (blocking queries). */
-  readonly extraTimeoutMs?: number;
-}
-
-/** What {@link SchedClient.call} resolves with: the parsed body, `X-Sched-Index`, and every reply header by lower-case name. */
-export interface SchedCallReply<T> extends SchedRead<T> {
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-}
-
-/** HTTP methods the API uses. */
-export type SchedMethod = HttpJsonMethod;
-
 /** The environment variables {@link SchedClient.fromEnv} reads. */
 export type SchedEnv = Readonly<Record<string, string | undefined>>;
-
-/** Longest a blocking read may take: the server's 300 s cap, its wait/16 jitter and a margin, in ms. */
-const BLOCKING_EXTRA_MS = 330_000;
 
 const seg = encodeURIComponent;
 
@@ -134,8 +119,14 @@ export function normalizeSchedAddress(address: string): string {
   return normalizeServiceAddress(address, 'scheduler');
 }
 
-/** Typed client of the scheduler service; the CSI methods (volumes, snapshots, plugins) come from {@link SchedCsiApi} (sched-volumes.ts), the job and evaluation methods from {@link SchedJobsApi} (sched-jobs.ts), the allocation and client ones from {@link SchedAllocApi} (sched-allocs.ts). */
-export class SchedClient extends SchedAllocApi {
+/** Typed client of the scheduler service; see the module doc for its resource groups. */
+export class SchedClient {
+  /** Volumes, external volumes, snapshots and plugins (`/v1/volume*`, `/v1/plugin*`; sched-volumes.ts). */
+  readonly csi: SchedCsiApi;
+  /** Jobs and evaluations (`/v1/job*`, `/v1/evaluation*`; sched-jobs.ts). */
+  readonly jobs: SchedJobsApi;
+  /** Allocations and the client endpoints: logs, files, restart, signal (`/v1/allocation*`, `/v1/client/*`; sched-allocs.ts). */
+  readonly allocations: SchedAllocApi;
   /** The normalised `http(s)://host:port`. */
   readonly address: string;
   private readonly dispatcher: Agent;
@@ -143,7 +134,6 @@ export class SchedClient extends SchedAllocApi {
 
   /** @throws Error when `options.address` is not `http(s)://host:port` or `host:port`. */
   constructor(private readonly options: SchedClientOptions) {
-    super();
     this.address = normalizeSchedAddress(options.address);
     this.dispatcher = new Agent();
     this.target = {
@@ -156,6 +146,10 @@ export class SchedClient extends SchedAllocApi {
       apiError: (status, message, request) => new SchedApiError(status, message, request),
       connectionError: (message) => new SchedConnectionError(message),
     };
+    const call: SchedCall = (method, path, o) => this.call(method, path, o);
+    this.csi = new SchedCsiApi(call);
+    this.jobs = new SchedJobsApi(call);
+    this.allocations = new SchedAllocApi(call, (path, query, signal) => this.streamGet(path, query, signal));
   }
 
   /**
@@ -360,6 +354,17 @@ export class SchedClient extends SchedAllocApi {
     return this.read<SchedNode>(`/node/${seg(id)}`, o);
   }
 
+  /** `POST /v1/node/:id/drain` (`node:write`): sets (`enable`) or clears the node's drain strategy. */
+  async updateNodeDrain(nodeId: string, o: SchedDrainOptions): Promise<void> {
+    const spec = o.enable ? { Deadline: o.deadlineNs ?? 60 * 60 * 1e9, IgnoreSystemJobs: o.ignoreSystemJobs ?? false } : null;
+    await this.call('POST', `/node/${seg(nodeId)}/drain`, { body: { DrainSpec: spec, MarkEligible: o.markEligible ?? false, Meta: o.meta ?? null } });
+  }
+
+  /** `POST /v1/node/:id/eligibility` (`node:write`). @throws SchedApiError 400 while draining and asked eligible. */
+  async updateNodeEligibility(nodeId: string, eligible: boolean): Promise<void> {
+    await this.call('POST', `/node/${seg(nodeId)}/eligibility`, { body: { Eligibility: eligible ? 'eligible' : 'ineligible' } });
+  }
+
   // ---- event stream (spec 002 "Event stream") -------------------------------------------
 
   /**
@@ -417,7 +422,7 @@ export class SchedClient extends SchedAllocApi {
   }
 
   /** A streaming GET of `/v1<path>` (logs, file reads): the body's chunks as they arrive. @throws SchedApiError on a status ≥ 400; SchedConnectionError when unreachable. */
-  protected async *streamGet(path: string, query: Readonly<Record<string, string | number | boolean | undefined>>, signal?: AbortSignal): AsyncGenerator<Uint8Array, void> {
+  private async *streamGet(path: string, query: Readonly<Record<string, string | number | boolean | undefined>>, signal?: AbortSignal): AsyncGenerator<Uint8Array, void> {
     const url = apiUrl(this.address, path, this.query(query));
     let body: (AsyncIterable<Uint8Array> & { destroy(): void }) | undefined;
     try {

@@ -13,7 +13,7 @@ import { createLogger, type Logger } from '../kernel/log/logger.js';
 import { SqliteBackend } from '../kernel/store/index.js';
 import { writeFileDurably } from '../kernel/util/durable-file.js';
 import { logVersion } from '../kernel/version/index.js';
-import { devGatewayConfig, type DevGatewayAddresses } from './gateway/config.js';
+import { devGatewayConfig, type DevGatewayAddresses } from './gateway/dev-config.js';
 import { startGateway } from './gateway/server.js';
 import { DEV_TARGET_ID } from './gateway/domain/bootstrap-dev.js';
 import { startMeshAgent } from './mesh/agent.js';

@@ -10,7 +10,7 @@ import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { main } from '../../src/cli/main.js';
 import { silentLogger } from '../../src/kernel/log/logger.js';
-import { devGatewayConfig } from '../../src/services/gateway/config.js';
+import { devGatewayConfig } from '../../src/services/gateway/dev-config.js';
 import { startGateway, type Gateway } from '../../src/services/gateway/server.js';
 import { CAIRN_BIN } from '../bin.js';
 import { putProject, putTarget } from './target-fixture.js';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { main } from '../../src/cli/main.js';
 import { silentLogger } from '../../src/kernel/log/logger.js';
-import { devGatewayConfig } from '../../src/services/gateway/config.js';
+import { devGatewayConfig } from '../../src/services/gateway/dev-config.js';
 import { startGateway, type Gateway } from '../../src/services/gateway/server.js';
 
 /** Every listener of a dev gateway on a free loopback port. */

@@ -63,14 +63,14 @@ describe('cairn sched alloc and node commands', () => {
   it('the SDK lists and reads allocation files and reads logs as frames', async () => {
     const sdk = new SchedClient({ address: a.url, token: ROOT });
     try {
-      const files = await sdk.listAllocationFiles(id, 'alloc/logs');
+      const files = await sdk.allocations.listAllocationFiles(id, 'alloc/logs');
       assert.deepEqual(files.map((f) => f.Name).sort(), ['srv.stderr.0', 'srv.stdout.0']);
-      assert.equal((await sdk.readAllocationFile(id, 'alloc/logs/srv.stderr.0')).toString(), 'err-1\n');
-      await assert.rejects(sdk.readAllocationFile(id, '../../etc/passwd'), (err: Error & { status?: number }) => err.status === 400);
+      assert.equal((await sdk.allocations.readAllocationFile(id, 'alloc/logs/srv.stderr.0')).toString(), 'err-1\n');
+      await assert.rejects(sdk.allocations.readAllocationFile(id, '../../etc/passwd'), (err: Error & { status?: number }) => err.status === 400);
       const frames = [];
-      for await (const f of sdk.allocationLogs(id, { task: 'srv', type: 'stderr' })) frames.push(f);
+      for await (const f of sdk.allocations.allocationLogs(id, { task: 'srv', type: 'stderr' })) frames.push(f);
       assert.deepEqual(frames.map((f) => [f.File, f.Data.toString(), f.Offset]), [['srv.stderr.0', 'err-1\n', 6]]);
-      const nodeAllocs = await sdk.listNodeAllocations(a.client!.nodeId);
+      const nodeAllocs = await sdk.allocations.listNodeAllocations(a.client!.nodeId);
       assert.deepEqual(nodeAllocs.data.map((x) => x.ID), [id]);
     } finally {
       await sdk.close();

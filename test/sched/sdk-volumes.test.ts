@@ -45,7 +45,7 @@ describe('SDK: scheduler CSI volumes, snapshots and plugins', () => {
   });
 
   it('creates a volume in its plugin, reads it without secrets, and a repeat reconciles', async () => {
-    const made = await sched.createVolume(
+    const made = await sched.csi.createVolume(
       spec('db', 'hostpath', { Secrets: { password: 'hunter2' }, Parameters: { tier: 'gold' }, MountOptions: { FsType: 'ext4', MountFlags: ['noatime'] }, RequestedCapacityMin: 1 << 20 }),
     );
     assert.equal(made.Warnings, '');
@@ -53,35 +53,35 @@ describe('SDK: scheduler CSI volumes, snapshots and plugins', () => {
     assert.deepEqual([v.ID, v.Namespace, v.PluginID, v.Provider, v.Schedulable, v.Secrets], ['db', 'default', 'hostpath', HOSTPATH_PLUGIN_NAME, true, null]);
     assert.match(v.ExternalID, /./);
     assert.ok(v.Capacity >= 1 << 20, `capacity ${v.Capacity}`);
-    const { data: read, index } = await sched.readVolume('db');
+    const { data: read, index } = await sched.csi.readVolume('db');
     assert.ok(index >= made.Index, 'the read carries X-Sched-Index');
     assert.deepEqual([read.ExternalID, read.Parameters, read.MountOptions, read.RequestedCapabilities], [v.ExternalID, { tier: 'gold' }, { FsType: 'ext4', MountFlags: ['[REDACTED]'] }, RW]);
     assert.deepEqual([read.ReadAllocs, read.WriteAllocs, read.Allocations, read.Secrets], [{}, {}, [], null]);
-    const again = await sched.createVolume(spec('db', 'hostpath', { Secrets: { password: 'hunter2' }, Parameters: { tier: 'gold' }, MountOptions: { FsType: 'ext4', MountFlags: ['noatime'] }, RequestedCapacityMin: 1 << 20 }));
+    const again = await sched.csi.createVolume(spec('db', 'hostpath', { Secrets: { password: 'hunter2' }, Parameters: { tier: 'gold' }, MountOptions: { FsType: 'ext4', MountFlags: ['noatime'] }, RequestedCapacityMin: 1 << 20 }));
     assert.equal(again.Volumes[0].ExternalID, v.ExternalID);
-    await rejectsWith(() => sched.readVolume('nope'), 404, 'volume not found');
-    await rejectsWith(() => sched.createVolume(spec('bad', 'hostpath', { RequestedCapabilities: [] })), 400, /^validation: must include at least one capability block/);
+    await rejectsWith(() => sched.csi.readVolume('nope'), 404, 'volume not found');
+    await rejectsWith(() => sched.csi.createVolume(spec('bad', 'hostpath', { RequestedCapabilities: [] })), 400, /^validation: must include at least one capability block/);
   });
 
   it('registers a volume that exists in the plugin, in another namespace', async () => {
     const outside = await f.client('hostpath').createVolume({ name: 'outside', volumeCapabilities: [{ accessMode: 'SINGLE_NODE_WRITER', accessType: { mount: { fsType: '', mountFlags: [] } } }] });
-    const r = await sched.registerVolume(spec('outside', 'hostpath', { ExternalID: outside.volumeId }), { namespace: 'prod' });
+    const r = await sched.csi.registerVolume(spec('outside', 'hostpath', { ExternalID: outside.volumeId }), { namespace: 'prod' });
     assert.deepEqual([r.Volumes[0].ID, r.Volumes[0].Namespace, r.Volumes[0].ExternalID], ['outside', 'prod', outside.volumeId]);
-    await rejectsWith(() => sched.readVolume('outside'), 404, 'volume not found');
-    assert.equal((await sched.readVolume('outside', { namespace: 'prod' })).data.ExternalID, outside.volumeId);
+    await rejectsWith(() => sched.csi.readVolume('outside'), 404, 'volume not found');
+    assert.equal((await sched.csi.readVolume('outside', { namespace: 'prod' })).data.ExternalID, outside.volumeId);
     const prodClient = new SchedClient({ address: f.url, token: ROOT, namespace: 'prod' });
     try {
-      assert.equal((await prodClient.readVolume('outside')).data.Namespace, 'prod', 'the client namespace is the default');
-      assert.deepEqual((await prodClient.listVolumes()).data.map((s) => s.ID), ['outside']);
+      assert.equal((await prodClient.csi.readVolume('outside')).data.Namespace, 'prod', 'the client namespace is the default');
+      assert.deepEqual((await prodClient.csi.listVolumes()).data.map((s) => s.ID), ['outside']);
     } finally {
       await prodClient.close();
     }
-    await rejectsWith(() => sched.registerVolume(spec('ghost', 'hostpath', { ExternalID: 'no-such-volume' })), 404, /could not validate volume "no-such-volume"/);
+    await rejectsWith(() => sched.csi.registerVolume(spec('ghost', 'hostpath', { ExternalID: 'no-such-volume' })), 404, /could not validate volume "no-such-volume"/);
   });
 
   it('lists stubs page by page with X-Sched-NextToken, filtered and narrowed', async () => {
-    for (const [i, tier] of ['gold', 'silver', 'gold', 'silver', 'gold'].entries()) await sched.createVolume(spec(`page-${i}`, 'hostpath', { Parameters: { tier } }));
-    const all = await sched.listVolumes({ prefix: 'page-' });
+    for (const [i, tier] of ['gold', 'silver', 'gold', 'silver', 'gold'].entries()) await sched.csi.createVolume(spec(`page-${i}`, 'hostpath', { Parameters: { tier } }));
+    const all = await sched.csi.listVolumes({ prefix: 'page-' });
     assert.deepEqual(all.data.map((v) => v.ID), ['page-0', 'page-1', 'page-2', 'page-3', 'page-4']);
     assert.equal(all.nextToken, undefined, 'no paging without perPage');
     assert.ok(all.index > 0);
@@ -93,7 +93,7 @@ describe('SDK: scheduler CSI volumes, snapshots and plugins', () => {
     const tokens: (string | undefined)[] = [];
     let next: string | undefined;
     do {
-      const page = await sched.listVolumes({ prefix: 'page-', perPage: 2, nextToken: next });
+      const page = await sched.csi.listVolumes({ prefix: 'page-', perPage: 2, nextToken: next });
       assert.ok(page.data.length <= 2);
       seen.push(...page.data.map((v) => v.ID));
       next = page.nextToken;
@@ -102,21 +102,21 @@ describe('SDK: scheduler CSI volumes, snapshots and plugins', () => {
     assert.deepEqual(seen, ['page-0', 'page-1', 'page-2', 'page-3', 'page-4']);
     assert.deepEqual(tokens, ['default.page-2', 'default.page-4', undefined], 'the <namespace>.<id> tokens of the reference');
 
-    const gold = await sched.listVolumes({ filter: 'Parameters.tier == "gold"', perPage: 2 });
+    const gold = await sched.csi.listVolumes({ filter: 'Parameters.tier == "gold"', perPage: 2 });
     assert.deepEqual(gold.data.map((v) => v.ID), ['db', 'page-0']);
-    const rest = await sched.listVolumes({ filter: 'Parameters.tier == "gold"', perPage: 2, nextToken: gold.nextToken });
+    const rest = await sched.csi.listVolumes({ filter: 'Parameters.tier == "gold"', perPage: 2, nextToken: gold.nextToken });
     assert.deepEqual([rest.data.map((v) => v.ID), rest.nextToken], [['page-2', 'page-4'], undefined]);
-    assert.deepEqual((await sched.listVolumes({ pluginId: 'lister' })).data, []);
-    const everywhere = await sched.listVolumes({ namespace: '*', prefix: 'outside' });
+    assert.deepEqual((await sched.csi.listVolumes({ pluginId: 'lister' })).data, []);
+    const everywhere = await sched.csi.listVolumes({ namespace: '*', prefix: 'outside' });
     assert.deepEqual(everywhere.data.map((v) => `${v.Namespace}/${v.ID}`), ['prod/outside']);
-    await rejectsWith(() => sched.listVolumes({ filter: 'Parameters.tier ==' }), 400, /filter/);
+    await rejectsWith(() => sched.csi.listVolumes({ filter: 'Parameters.tier ==' }), 400, /filter/);
   });
 
   it('waits for a change with a blocking list', async () => {
-    const { index } = await sched.listVolumes({ prefix: 'late' });
-    const waiting = sched.listVolumes({ prefix: 'late', index, wait: '10s' });
+    const { index } = await sched.csi.listVolumes({ prefix: 'late' });
+    const waiting = sched.csi.listVolumes({ prefix: 'late', index, wait: '10s' });
     await new Promise((r) => setTimeout(r, 100));
-    await sched.createVolume(spec('late'));
+    await sched.csi.createVolume(spec('late'));
     const woke = await waiting;
     assert.ok(woke.index > index);
     assert.deepEqual(woke.data.map((v) => v.ID), ['late']);
@@ -127,19 +127,19 @@ describe('SDK: scheduler CSI volumes, snapshots and plugins', () => {
     let next: string | undefined;
     let pages = 0;
     do {
-      const page = await sched.listExternalVolumes({ pluginId: 'hostpath', perPage: 3, nextToken: next });
+      const page = await sched.csi.listExternalVolumes({ pluginId: 'hostpath', perPage: 3, nextToken: next });
       assert.ok(page.data.length <= 3);
       ext.push(...page.data.map((v) => v.ExternalID));
       next = page.nextToken;
       pages++;
     } while (next !== undefined);
-    const registered = (await sched.listVolumes({ namespace: '*' })).data.filter((v) => v.PluginID === 'hostpath');
+    const registered = (await sched.csi.listVolumes({ namespace: '*' })).data.filter((v) => v.PluginID === 'hostpath');
     assert.ok(pages >= 3, `${pages} pages`);
     for (const v of registered) assert.ok(ext.includes(v.ExternalID), `${v.ID} is in the plugin`);
-    const one = (await sched.listExternalVolumes({ pluginId: 'hostpath', perPage: 100 })).data.find((v) => v.ExternalID === registered[0].ExternalID)!;
+    const one = (await sched.csi.listExternalVolumes({ pluginId: 'hostpath', perPage: 100 })).data.find((v) => v.ExternalID === registered[0].ExternalID)!;
     assert.deepEqual([typeof one.CapacityBytes, one.IsAbnormal, one.Status], ['number', false, '']);
 
-    const made = await sched.createSnapshot([
+    const made = await sched.csi.createSnapshot([
       { SourceVolumeID: 'db', Name: 'db-snap-1', Parameters: { why: 'test' } },
       { SourceVolumeID: 'db', Name: 'db-snap-2', Secrets: { password: 'hunter2' } },
     ]);
@@ -149,58 +149,58 @@ describe('SDK: scheduler CSI volumes, snapshots and plugins', () => {
     const listed: string[] = [];
     let token: string | undefined;
     do {
-      const page = await sched.listSnapshots({ pluginId: 'hostpath', perPage: 1, nextToken: token, secrets: { password: 'hunter2' } });
+      const page = await sched.csi.listSnapshots({ pluginId: 'hostpath', perPage: 1, nextToken: token, secrets: { password: 'hunter2' } });
       assert.ok(page.data.length <= 1);
-      for (const s of page.data) assert.deepEqual([s.PluginID, s.ExternalSourceVolumeID], ['hostpath', (await sched.readVolume('db')).data.ExternalID]);
+      for (const s of page.data) assert.deepEqual([s.PluginID, s.ExternalSourceVolumeID], ['hostpath', (await sched.csi.readVolume('db')).data.ExternalID]);
       listed.push(...page.data.map((s) => s.ID));
       token = page.nextToken;
     } while (token !== undefined);
     assert.deepEqual(new Set(listed), new Set(made.map((s) => s.ID)));
-    await sched.deleteSnapshot({ pluginId: 'hostpath', snapshotId: made[0].ID, secrets: { password: 'hunter2' } });
-    assert.deepEqual((await sched.listSnapshots({ pluginId: 'hostpath', perPage: 10 })).data.map((s) => s.ID), [made[1].ID]);
-    await sched.deleteSnapshot({ pluginId: 'hostpath', snapshotId: made[1].ID });
-    await rejectsWith(() => sched.createSnapshot({ SourceVolumeID: 'nope', Name: 'x' }), 400, 'no such volume "nope"');
-    await rejectsWith(() => sched.listSnapshots({ pluginId: 'lister', perPage: 5 }), 400, /LIST_SNAPSHOTS/);
+    await sched.csi.deleteSnapshot({ pluginId: 'hostpath', snapshotId: made[0].ID, secrets: { password: 'hunter2' } });
+    assert.deepEqual((await sched.csi.listSnapshots({ pluginId: 'hostpath', perPage: 10 })).data.map((s) => s.ID), [made[1].ID]);
+    await sched.csi.deleteSnapshot({ pluginId: 'hostpath', snapshotId: made[1].ID });
+    await rejectsWith(() => sched.csi.createSnapshot({ SourceVolumeID: 'nope', Name: 'x' }), 400, 'no such volume "nope"');
+    await rejectsWith(() => sched.csi.listSnapshots({ pluginId: 'lister', perPage: 5 }), 400, /LIST_SNAPSHOTS/);
   });
 
   it('detaches, deregisters (force) and deletes, with the server\'s refusals as SchedApiError', async () => {
-    await sched.createVolume(spec('claimed'));
-    await sched.detachVolume('claimed', f.nodeId);
-    await rejectsWith(() => sched.detachVolume('nope', f.nodeId), 404, 'volume not found: nope');
+    await sched.csi.createVolume(spec('claimed'));
+    await sched.csi.detachVolume('claimed', f.nodeId);
+    await rejectsWith(() => sched.csi.detachVolume('nope', f.nodeId), 404, 'volume not found: nope');
     await allocWith(f, { data: { Source: 'claimed' } });
-    assert.equal((await sched.readVolume('claimed')).data.Allocations.length, 1);
-    await rejectsWith(() => sched.deregisterVolume('claimed'), 409, 'volume in use: claimed');
-    await rejectsWith(() => sched.deregisterVolume('claimed', { force: true }), 409, /^volume in use: claimed: allocation ".+" is not terminal$/);
-    await rejectsWith(() => sched.deleteVolume('claimed'), 409, 'volume in use: claimed');
-    await rejectsWith(() => sched.detachVolume('claimed', f.nodeId), 409, /claimed by an allocation on node/);
+    assert.equal((await sched.csi.readVolume('claimed')).data.Allocations.length, 1);
+    await rejectsWith(() => sched.csi.deregisterVolume('claimed'), 409, 'volume in use: claimed');
+    await rejectsWith(() => sched.csi.deregisterVolume('claimed', { force: true }), 409, /^volume in use: claimed: allocation ".+" is not terminal$/);
+    await rejectsWith(() => sched.csi.deleteVolume('claimed'), 409, 'volume in use: claimed');
+    await rejectsWith(() => sched.csi.detachVolume('claimed', f.nodeId), 409, /claimed by an allocation on node/);
 
-    const { data: db } = await sched.readVolume('db');
-    await sched.deregisterVolume('page-0', { force: true });
-    await rejectsWith(() => sched.readVolume('page-0'), 404, 'volume not found');
-    await rejectsWith(() => sched.deregisterVolume('page-0'), 404, 'volume not found: page-0');
+    const { data: db } = await sched.csi.readVolume('db');
+    await sched.csi.deregisterVolume('page-0', { force: true });
+    await rejectsWith(() => sched.csi.readVolume('page-0'), 404, 'volume not found');
+    await rejectsWith(() => sched.csi.deregisterVolume('page-0'), 404, 'volume not found: page-0');
 
-    await sched.deleteVolume('db', { secrets: { password: 'hunter2', extra: 'a=b' } });
-    await rejectsWith(() => sched.readVolume('db'), 404, 'volume not found');
-    const left = (await sched.listExternalVolumes({ pluginId: 'hostpath', perPage: 100 })).data.map((v) => v.ExternalID);
+    await sched.csi.deleteVolume('db', { secrets: { password: 'hunter2', extra: 'a=b' } });
+    await rejectsWith(() => sched.csi.readVolume('db'), 404, 'volume not found');
+    const left = (await sched.csi.listExternalVolumes({ pluginId: 'hostpath', perPage: 100 })).data.map((v) => v.ExternalID);
     assert.ok(!left.includes(db.ExternalID), 'deleted in the plugin too');
-    await assert.rejects(() => sched.deleteVolume('page-1', { secrets: { bad: 'a,b' } }), /invalid CSI secret "bad"/);
-    assert.ok((await sched.readVolume('page-1')).data, 'nothing was sent');
+    await assert.rejects(() => sched.csi.deleteVolume('page-1', { secrets: { bad: 'a,b' } }), /invalid CSI secret "bad"/);
+    assert.ok((await sched.csi.readVolume('page-1')).data, 'nothing was sent');
   });
 
   it('lists and reads plugins with their endpoints', async () => {
-    const { data: plugins } = await sched.listPlugins();
+    const { data: plugins } = await sched.csi.listPlugins();
     assert.deepEqual(plugins.map((p) => [p.ID, p.Provider, p.ControllerRequired, p.ControllersHealthy, p.NodesHealthy]), [
       ['hostpath', HOSTPATH_PLUGIN_NAME, true, 1, 1],
       ['lister', HOSTPATH_PLUGIN_NAME, true, 1, 1],
     ]);
-    assert.deepEqual((await sched.listPlugins({ prefix: 'lis' })).data.map((p) => p.ID), ['lister']);
-    const { data: p, index } = await sched.readPlugin('hostpath');
+    assert.deepEqual((await sched.csi.listPlugins({ prefix: 'lis' })).data.map((p) => p.ID), ['lister']);
+    const { data: p, index } = await sched.csi.readPlugin('hostpath');
     assert.ok(index > 0);
     const c = p.Controllers[f.nodeId];
     assert.deepEqual([c.Healthy, c.ControllerInfo?.SupportsCreateDelete, c.ControllerInfo?.SupportsListSnapshots], [true, true, true]);
     assert.equal(p.Nodes[f.nodeId].NodeInfo?.ID, f.csiNode('hostpath'));
-    assert.equal((await sched.readPlugin('lister')).data.Controllers[f.nodeId].ControllerInfo?.SupportsCreateDeleteSnapshot, false);
-    await rejectsWith(() => sched.readPlugin('nope'), 404, 'plugin not found');
+    assert.equal((await sched.csi.readPlugin('lister')).data.Controllers[f.nodeId].ControllerInfo?.SupportsCreateDeleteSnapshot, false);
+    await rejectsWith(() => sched.csi.readPlugin('nope'), 404, 'plugin not found');
   });
 
   it('sends the secrets header and reads the paging header as the spec names them', async () => {
@@ -216,12 +216,12 @@ describe('SDK: scheduler CSI volumes, snapshots and plugins', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const c = new SchedClient({ address: `127.0.0.1:${(server.address() as AddressInfo).port}`, token: 't', namespace: 'team' });
     try {
-      await c.deleteVolume('a b', { secrets: { user: 'u', token: 'x=y' } });
-      await c.listSnapshots({ pluginId: 'hp', perPage: 5, secrets: { k: 'v' } }).catch(() => undefined);
-      await c.deleteSnapshot({ pluginId: 'hp', snapshotId: 'snap-1' });
-      assert.deepEqual(await c.listVolumes({ perPage: 1, nodeId: 'ab', filter: 'ID == "a"' }), { data: [], index: 7, nextToken: 'default.b' });
-      await c.detachVolume('v', 'node-1', { namespace: 'other' });
-      await c.deregisterVolume('v', { force: true });
+      await c.csi.deleteVolume('a b', { secrets: { user: 'u', token: 'x=y' } });
+      await c.csi.listSnapshots({ pluginId: 'hp', perPage: 5, secrets: { k: 'v' } }).catch(() => undefined);
+      await c.csi.deleteSnapshot({ pluginId: 'hp', snapshotId: 'snap-1' });
+      assert.deepEqual(await c.csi.listVolumes({ perPage: 1, nodeId: 'ab', filter: 'ID == "a"' }), { data: [], index: 7, nextToken: 'default.b' });
+      await c.csi.detachVolume('v', 'node-1', { namespace: 'other' });
+      await c.csi.deregisterVolume('v', { force: true });
     } finally {
       await c.close();
       server.close();

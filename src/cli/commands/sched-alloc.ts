@@ -30,7 +30,7 @@ import { kv, list, shortId } from './sched-format.js';
 async function allocId(ctx: SchedCtx, prefix: string): Promise<string> {
   if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(prefix)) return prefix;
   if (prefix.length < 2 || prefix.length % 2 === 1) throw new UsageError('Alloc ID must contain at least two characters and an even number of them');
-  const matches = await ctx.client.listAllocations({ prefix });
+  const matches = await ctx.client.allocations.listAllocations({ prefix });
   if (matches.length === 0) throw new Error(`No allocation(s) with prefix or id "${prefix}" found`);
   if (matches.length > 1) {
     const rows = matches.map((a) => [shortId(a.ID, false), a.Name, a.ClientStatus]);
@@ -98,7 +98,7 @@ export function allocBlock(a: SchedAllocation, verbose: boolean): string {
 
 async function allocStatus(ctx: SchedCtx): Promise<number> {
   if (ctx.args.length !== 1) throw new UsageError('This command takes one argument: <allocation>');
-  const { data } = await ctx.client.readAllocation(await allocId(ctx, ctx.args[0]!));
+  const { data } = await ctx.client.allocations.readAllocation(await allocId(ctx, ctx.args[0]!));
   show(ctx, data, () => allocBlock(data, flagBool(ctx.opts.verbose, 'verbose')));
   return 0;
 }
@@ -109,7 +109,7 @@ async function allocLogs(ctx: SchedCtx): Promise<number> {
   const stderr = flagBool(ctx.opts.stderr, 'stderr');
   const tail = flagBool(ctx.opts.tail, 'tail');
   const n = optString(ctx.opts, 'n');
-  const { data: alloc } = await ctx.client.readAllocation(await allocId(ctx, ctx.args[0]!));
+  const { data: alloc } = await ctx.client.allocations.readAllocation(await allocId(ctx, ctx.args[0]!));
   const task = taskOf(alloc, ctx.args[1]);
   const lines = n === undefined ? undefined : parseNonNegativeInt(n, 'n');
   const stop = interruption(ctx.io);
@@ -117,7 +117,7 @@ async function allocLogs(ctx: SchedCtx): Promise<number> {
   try {
     // -tail: the last 10 lines (or -n), read from the end; the reference reads a generous byte window the same way.
     const fromEnd = tail || lines !== undefined;
-    const frames = ctx.client.allocationLogs(alloc.ID, { task, type: stderr ? 'stderr' : 'stdout', follow, origin: fromEnd ? 'end' : 'start', offset: fromEnd ? 64 * 1024 : 0, signal: stop.signal });
+    const frames = ctx.client.allocations.allocationLogs(alloc.ID, { task, type: stderr ? 'stderr' : 'stdout', follow, origin: fromEnd ? 'end' : 'start', offset: fromEnd ? 64 * 1024 : 0, signal: stop.signal });
     if (fromEnd) {
       let head = '';
       let sent = false;
@@ -151,7 +151,7 @@ function lastLines(text: string, n: number): string {
 
 async function allocStop(ctx: SchedCtx): Promise<number> {
   if (ctx.args.length !== 1) throw new UsageError('This command takes one argument: <allocation>');
-  const r = await ctx.client.stopAllocation(await allocId(ctx, ctx.args[0]!));
+  const r = await ctx.client.allocations.stopAllocation(await allocId(ctx, ctx.args[0]!));
   show(ctx, r, () => r.EvalID);
   return 0;
 }
@@ -159,7 +159,7 @@ async function allocStop(ctx: SchedCtx): Promise<number> {
 async function allocRestart(ctx: SchedCtx): Promise<number> {
   if (ctx.args.length < 1 || ctx.args.length > 2) throw new UsageError('This command takes one or two arguments: <allocation> [<task>]');
   const id = await allocId(ctx, ctx.args[0]!);
-  await ctx.client.restartAllocation(id, ctx.args[1] ? { taskName: ctx.args[1] } : { allTasks: true });
+  await ctx.client.allocations.restartAllocation(id, ctx.args[1] ? { taskName: ctx.args[1] } : { allTasks: true });
   ctx.io.stdout(`Successfully restarted ${ctx.args[1] ? `task "${ctx.args[1]}"` : 'all tasks'} of allocation "${shortId(id, false)}"\n`);
   return 0;
 }
@@ -167,7 +167,7 @@ async function allocRestart(ctx: SchedCtx): Promise<number> {
 async function allocSignal(ctx: SchedCtx): Promise<number> {
   if (ctx.args.length < 1 || ctx.args.length > 2) throw new UsageError('This command takes one or two arguments: <allocation> [<task>]');
   const id = await allocId(ctx, ctx.args[0]!);
-  await ctx.client.signalAllocation(id, { signal: optString(ctx.opts, 's'), task: ctx.args[1] });
+  await ctx.client.allocations.signalAllocation(id, { signal: optString(ctx.opts, 's'), task: ctx.args[1] });
   return 0;
 }
 

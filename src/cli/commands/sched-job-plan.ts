@@ -100,7 +100,7 @@ export async function jobPlan(ctx: SchedCtx, jobOfFile: (ctx: SchedCtx, file: st
     const file = oneArg(ctx, 'the job FILE (HCL or JSON; - reads standard input)');
     const job = await jobOfFile(ctx, file);
     const diff = ctx.opts.diff === undefined ? true : flagBool(ctx.opts.diff, 'diff');
-    const r = await ctx.client.planJob(job, { diff });
+    const r = await ctx.client.jobs.planJob(job, { diff });
     show(ctx, r, () => {
       const parts: string[] = [];
       if (r.Diff) parts.push(`${formatPlanDiff(r.Diff, flagBool(ctx.opts.verbose, 'verbose'))}\n`);

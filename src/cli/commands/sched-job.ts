@@ -41,7 +41,7 @@ async function jobOfFile(ctx: SchedCtx, file: string): Promise<SchedJob> {
     const o = parsed as { Job?: SchedJob };
     return (o.Job ?? parsed) as SchedJob;
   }
-  return ctx.client.parseJob(text);
+  return ctx.client.jobs.parseJob(text);
 }
 
 /**
@@ -53,7 +53,7 @@ async function monitor(ctx: SchedCtx, client: SchedClient, evalId: string, timeo
   const short = verbose ? evalId : evalId.slice(0, 8);
   ctx.io.stdout(`==> Monitoring evaluation "${short}"\n`);
   const deadline = Date.now() + timeoutMs;
-  let { data: ev, index } = await client.readEvaluation(evalId);
+  let { data: ev, index } = await client.jobs.readEvaluation(evalId);
   ctx.io.stdout(`    Evaluation triggered by job "${ev.JobID}"\n`);
   while (ev.Status === 'pending') {
     const left = deadline - Date.now();
@@ -61,7 +61,7 @@ async function monitor(ctx: SchedCtx, client: SchedClient, evalId: string, timeo
       ctx.io.stdout(`==> Evaluation "${short}" is still pending after ${Math.round(timeoutMs / 1000)}s: is a scheduler running on the leader?\n`);
       return 1;
     }
-    ({ data: ev, index } = await client.readEvaluation(evalId, { index, wait: `${Math.max(1, Math.ceil(left / 1000))}s` }));
+    ({ data: ev, index } = await client.jobs.readEvaluation(evalId, { index, wait: `${Math.max(1, Math.ceil(left / 1000))}s` }));
   }
   ctx.io.stdout(`    Evaluation status changed: "pending" -> "${ev.Status}"\n`);
   const failures = Object.keys(ev.FailedTGAllocs ?? {});
@@ -102,7 +102,7 @@ async function jobRun(ctx: SchedCtx): Promise<number> {
   const file = oneArg(ctx, 'the job FILE (HCL or JSON; - reads standard input)');
   const checkIndex = optString(ctx.opts, 'checkIndex');
   const job = await jobOfFile(ctx, file);
-  const r = await ctx.client.registerJob(job, {
+  const r = await ctx.client.jobs.registerJob(job, {
     enforceIndex: checkIndex !== undefined,
     jobModifyIndex: checkIndex === undefined ? 0 : parseNonNegativeInt(checkIndex, 'check-index'),
     preserveCounts: flagBool(ctx.opts.preserveCounts, 'preserve-counts'),
@@ -113,31 +113,31 @@ async function jobRun(ctx: SchedCtx): Promise<number> {
 /** The one job `prefix` names: the job with that ID, else the only job whose ID starts with it. @throws Error `No job(s) with prefix or id "<p>" found`; prints the matches and returns undefined when several match. */
 async function resolveJob(ctx: SchedCtx, prefix: string): Promise<SchedJob | undefined> {
   try {
-    return (await ctx.client.readJob(prefix)).data;
+    return (await ctx.client.jobs.readJob(prefix)).data;
   } catch (err) {
     if (!(err instanceof SchedApiError && err.status === 404)) throw err;
   }
-  const { data: matches } = await ctx.client.listJobs({ prefix });
+  const { data: matches } = await ctx.client.jobs.listJobs({ prefix });
   if (matches.length === 0) throw new Error(`No job(s) with prefix or id "${prefix}" found`);
   if (matches.length > 1) {
     ctx.io.stderr(`Prefix matched multiple jobs\n\n${jobList(matches, false)}\n`);
     return undefined;
   }
-  return (await ctx.client.readJob(matches[0].ID)).data;
+  return (await ctx.client.jobs.readJob(matches[0].ID)).data;
 }
 
 async function jobStatus(ctx: SchedCtx): Promise<number> {
   const verbose = flagBool(ctx.opts.verbose, 'verbose');
   if (ctx.args.length > 1) throw new UsageError('this command takes at most one argument: a job ID or ID prefix');
   if (ctx.args.length === 0) {
-    const { data: jobs } = await ctx.client.listJobs();
+    const { data: jobs } = await ctx.client.jobs.listJobs();
     show(ctx, jobs, () => jobList(jobs, ctx.client.namespace === '*'));
     return 0;
   }
   const job = await resolveJob(ctx, ctx.args[0]);
   if (!job) return 1;
   const ns = { namespace: job.Namespace };
-  const [{ data: summary }, { data: allocs }] = await Promise.all([ctx.client.jobSummary(job.ID, ns), ctx.client.jobAllocations(job.ID, ns)]);
+  const [{ data: summary }, { data: allocs }] = await Promise.all([ctx.client.jobs.jobSummary(job.ID, ns), ctx.client.jobs.jobAllocations(job.ID, ns)]);
   show(ctx, job, () => jobBlock(job, summary, allocs, verbose, Date.now()));
   return 0;
 }
@@ -145,13 +145,13 @@ async function jobStatus(ctx: SchedCtx): Promise<number> {
 async function jobStop(ctx: SchedCtx): Promise<number> {
   const job = await resolveJob(ctx, oneArg(ctx, 'a job ID or ID prefix'));
   if (!job) return 1;
-  const r = await ctx.client.deregisterJob(job.ID, { namespace: job.Namespace, purge: flagBool(ctx.opts.purge, 'purge') });
+  const r = await ctx.client.jobs.deregisterJob(job.ID, { namespace: job.Namespace, purge: flagBool(ctx.opts.purge, 'purge') });
   return followUp(ctx, r, `Job "${job.ID}" ${flagBool(ctx.opts.purge, 'purge') ? 'purged' : 'stopped'}`);
 }
 
 async function jobInspect(ctx: SchedCtx): Promise<number> {
   const id = oneArg(ctx, 'a job ID');
-  const { data: job } = await ctx.client.readJob(id);
+  const { data: job } = await ctx.client.jobs.readJob(id);
   // The reference prints the job wrapped as a register body, indented by four spaces, whatever the format.
   ctx.io.stdout(`${JSON.stringify({ Job: job }, null, 4)}\n`);
   return 0;
@@ -159,7 +159,7 @@ async function jobInspect(ctx: SchedCtx): Promise<number> {
 
 async function jobHistoryCmd(ctx: SchedCtx): Promise<number> {
   const id = oneArg(ctx, 'a job ID');
-  const { data: versions } = await ctx.client.jobVersions(id);
+  const { data: versions } = await ctx.client.jobs.jobVersions(id);
   show(ctx, versions, () => jobHistory(versions));
   return 0;
 }
@@ -167,7 +167,7 @@ async function jobHistoryCmd(ctx: SchedCtx): Promise<number> {
 async function evalListCmd(ctx: SchedCtx): Promise<number> {
   const verbose = flagBool(ctx.opts.verbose, 'verbose');
   const perPage = optString(ctx.opts, 'perPage');
-  const page = await ctx.client.listEvaluations({
+  const page = await ctx.client.jobs.listEvaluations({
     job: optString(ctx.opts, 'job'),
     status: optString(ctx.opts, 'status'),
     filter: optString(ctx.opts, 'filter'),
@@ -183,11 +183,11 @@ async function evalStatus(ctx: SchedCtx): Promise<number> {
   const prefix = oneArg(ctx, 'an evaluation ID or ID prefix');
   let ev: SchedEvaluation;
   try {
-    ev = (await ctx.client.readEvaluation(prefix)).data;
+    ev = (await ctx.client.jobs.readEvaluation(prefix)).data;
   } catch (err) {
     if (!(err instanceof SchedApiError && (err.status === 404 || err.status === 400))) throw err;
     const even = prefix.length % 2 === 0 ? prefix : prefix.slice(0, -1);
-    const { data: matches } = even === '' ? { data: [] } : await ctx.client.listEvaluations({ prefix: even });
+    const { data: matches } = even === '' ? { data: [] } : await ctx.client.jobs.listEvaluations({ prefix: even });
     const found = matches.filter((e) => e.ID.startsWith(prefix));
     if (found.length === 0) throw new Error(`No evaluation(s) with prefix or id "${prefix}" found`);
     if (found.length > 1) {

@@ -17,19 +17,19 @@ async function pluginStatus(ctx: SchedCtx): Promise<number> {
   const verbose = flagBool(ctx.opts.verbose, 'verbose');
   if (ctx.args.length > 1) throw new UsageError('this command takes at most one argument: a plugin ID or ID prefix');
   if (ctx.args.length === 0) {
-    const { data } = await ctx.client.listPlugins();
+    const { data } = await ctx.client.csi.listPlugins();
     show(ctx, data, () => pluginList(data));
     return 0;
   }
   const prefix = ctx.args[0];
-  const { data: matches } = await ctx.client.listPlugins({ prefix });
+  const { data: matches } = await ctx.client.csi.listPlugins({ prefix });
   const exact = matches.find((p) => p.ID === prefix);
   if (!exact && matches.length === 0) throw new Error(`No plugins with prefix or ID "${prefix}" found`);
   if (!exact && matches.length > 1) {
     ctx.io.stderr(`Prefix matched multiple plugins\n\n${list(['ID', 'Provider'], matches.map((p) => [p.ID, p.Provider]))}\n`);
     return 1;
   }
-  const { data: plugin } = await ctx.client.readPlugin((exact ?? matches[0]).ID);
+  const { data: plugin } = await ctx.client.csi.readPlugin((exact ?? matches[0]).ID);
   show(ctx, plugin, () => pluginBlock(plugin, verbose));
   return 0;
 }

@@ -56,7 +56,7 @@ function warn(ctx: SchedCtx, warnings: string): void {
 
 async function register(ctx: SchedCtx): Promise<number> {
   const spec = await specArg(ctx);
-  const r = await ctx.client.registerVolume(spec, { namespace: spec.Namespace });
+  const r = await ctx.client.csi.registerVolume(spec, { namespace: spec.Namespace });
   warn(ctx, r.Warnings);
   show(ctx, r.Volumes[0], () => `Volume "${spec.ID}" registered`);
   return 0;
@@ -64,7 +64,7 @@ async function register(ctx: SchedCtx): Promise<number> {
 
 async function create(ctx: SchedCtx): Promise<number> {
   const spec = await specArg(ctx);
-  const r = await ctx.client.createVolume(spec, { namespace: spec.Namespace });
+  const r = await ctx.client.csi.createVolume(spec, { namespace: spec.Namespace });
   warn(ctx, r.Warnings);
   const v = r.Volumes[0];
   show(ctx, v, () => `Created external volume ${v.ExternalID} with ID ${v.ID}`);
@@ -73,7 +73,7 @@ async function create(ctx: SchedCtx): Promise<number> {
 
 /** The one volume `id` names: itself, else the only volume whose ID starts with it. Prints the candidates and returns undefined when several match. */
 async function resolveVolume(ctx: SchedCtx, id: string): Promise<SchedVolumeStub | undefined> {
-  const { data: matches } = await ctx.client.listVolumes({ prefix: id });
+  const { data: matches } = await ctx.client.csi.listVolumes({ prefix: id });
   const exact = matches.find((v) => v.ID === id);
   if (exact) return exact;
   if (matches.length === 0) throw new Error(`No volumes with prefix or ID "${id}" found`);
@@ -88,27 +88,27 @@ async function status(ctx: SchedCtx): Promise<number> {
   const verbose = flagBool(ctx.opts.verbose, 'verbose');
   if (ctx.args.length > 1) throw new UsageError('this command takes at most one argument: a volume ID or ID prefix');
   if (ctx.args.length === 0) {
-    const { data } = await ctx.client.listVolumes({ pluginId: optString(ctx.opts, 'pluginId'), nodeId: optString(ctx.opts, 'nodeId'), filter: optString(ctx.opts, 'filter') });
+    const { data } = await ctx.client.csi.listVolumes({ pluginId: optString(ctx.opts, 'pluginId'), nodeId: optString(ctx.opts, 'nodeId'), filter: optString(ctx.opts, 'filter') });
     show(ctx, data, () => volumeList(data, verbose));
     return 0;
   }
   const stub = await resolveVolume(ctx, ctx.args[0]);
   if (!stub) return 1;
-  const { data: v } = await ctx.client.readVolume(stub.ID, { namespace: stub.Namespace });
+  const { data: v } = await ctx.client.csi.readVolume(stub.ID, { namespace: stub.Namespace });
   show(ctx, v, () => volumeBlock(v, verbose));
   return 0;
 }
 
 async function deregister(ctx: SchedCtx): Promise<number> {
   const id = oneArg(ctx, 'the volume ID');
-  await ctx.client.deregisterVolume(id, { force: flagBool(ctx.opts.force, 'force') });
+  await ctx.client.csi.deregisterVolume(id, { force: flagBool(ctx.opts.force, 'force') });
   show(ctx, { ID: id, Deregistered: true }, () => `Volume "${id}" deregistered`);
   return 0;
 }
 
 async function remove(ctx: SchedCtx): Promise<number> {
   const id = oneArg(ctx, 'the volume ID');
-  await ctx.client.deleteVolume(id, { secrets: secretsFlag(ctx) });
+  await ctx.client.csi.deleteVolume(id, { secrets: secretsFlag(ctx) });
   show(ctx, { ID: id, Deleted: true }, () => `Successfully deleted volume "${id}"!`);
   return 0;
 }
@@ -136,7 +136,7 @@ async function detach(ctx: SchedCtx): Promise<number> {
   if (ctx.args.length !== 2) throw new UsageError('this command takes two arguments: the volume ID and the NODE (ID or unique prefix)');
   const [id, nodeArg] = ctx.args;
   const node = await resolveNode(ctx, nodeArg);
-  await ctx.client.detachVolume(id, node);
+  await ctx.client.csi.detachVolume(id, node);
   show(ctx, { ID: id, Node: node, Detached: true }, () => `Successfully detached volume "${id}" from node "${node}"`);
   return 0;
 }
@@ -145,7 +145,7 @@ async function snapshotCreate(ctx: SchedCtx): Promise<number> {
   if (ctx.args.length < 1 || ctx.args.length > 2) throw new UsageError('this command takes one or two arguments: the VOLUME_ID and an optional snapshot NAME');
   const [volume, given] = ctx.args;
   const name = given || `${volume}-${Math.floor(Date.now() / 1000)}`;
-  const made = await ctx.client.createSnapshot({
+  const made = await ctx.client.csi.createSnapshot({
     SourceVolumeID: volume,
     Name: name,
     Secrets: secretsFlag(ctx),
@@ -166,7 +166,7 @@ async function snapshotListCmd(ctx: SchedCtx): Promise<number> {
   let token = optString(ctx.opts, 'pageToken');
   const snapshots: SchedSnapshot[] = [];
   do {
-    const page = await ctx.client.listSnapshots({ pluginId, perPage: perPage ?? SNAPSHOT_PAGE, nextToken: token, secrets });
+    const page = await ctx.client.csi.listSnapshots({ pluginId, perPage: perPage ?? SNAPSHOT_PAGE, nextToken: token, secrets });
     snapshots.push(...page.data);
     token = page.nextToken;
   } while (perPage === undefined && token !== undefined);
@@ -181,7 +181,7 @@ async function snapshotListCmd(ctx: SchedCtx): Promise<number> {
 async function snapshotDelete(ctx: SchedCtx): Promise<number> {
   if (ctx.args.length !== 2) throw new UsageError('this command takes two arguments: the PLUGIN_ID and the SNAPSHOT_ID');
   const [pluginId, snapshotId] = ctx.args;
-  await ctx.client.deleteSnapshot({ pluginId, snapshotId, secrets: secretsFlag(ctx) });
+  await ctx.client.csi.deleteSnapshot({ pluginId, snapshotId, secrets: secretsFlag(ctx) });
   show(ctx, { PluginID: pluginId, ID: snapshotId, Deleted: true }, () => `Deleted snapshot ${snapshotId}.`);
   return 0;
 }

@@ -7,7 +7,7 @@
  * @module
  */
 import type { Writable } from 'node:stream';
-import type { HttpRequest, HttpResponse } from './server.js';
+import type { HttpRequest, HttpResponse } from './exchange.js';
 
 /** Time a forwarded request may take, in ms (the longest blocking query's wait plus margin). */
 export const FORWARD_TIMEOUT_MS = 11 * 60_000;

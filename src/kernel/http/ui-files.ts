@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { CairnError } from './errors.js';
-import type { HttpResponse } from './server.js';
+import type { HttpResponse } from './exchange.js';
 
 /**
  * Where `vite build` writes the UI: `dist/ui` of the package, found from this file, which is
@@ -63,7 +63,7 @@ export const UI_PROXY_PREFIX = '/ui/proxy/';
  * Whether a request asks for the UI's own files or configuration: GET or HEAD of `/ui` or
  * `/ui/…` other than {@link UI_PROXY_PREFIX}. These are the same public bytes for every
  * caller, and a browser's page load cannot add headers, so a listener's
- * `require_request_header` does not apply to them (server.ts); the proxied API calls are
+ * `require_request_header` does not apply to them (serve.ts); the proxied API calls are
  * API requests and need it.
  */
 export function isUiAssetRequest(method: string, path: string): boolean {

@@ -16,7 +16,7 @@
  */
 import { CairnError } from './errors.js';
 import { forwardRequest, type ForwardStyle } from './forward.js';
-import type { HttpRequest, HttpResponse, HttpService } from './server.js';
+import type { HttpRequest, HttpResponse, HttpService } from './exchange.js';
 import { BUILT_UI_DIR, UI_PROXY_PREFIX, UI_SECURITY_HEADERS, uiFile } from './ui-files.js';
 
 export { UI_PROXY_PREFIX };

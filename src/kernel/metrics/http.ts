@@ -15,7 +15,7 @@
  */
 import { Counter, Histogram } from 'prom-client';
 import { CairnError } from '../http/errors.js';
-import type { HttpRequest, HttpResponse, HttpService } from '../http/server.js';
+import type { HttpRequest, HttpResponse, HttpService } from '../http/exchange.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
 /** Route label of a request that matched no route (unknown path, forwarded before routing, …). */

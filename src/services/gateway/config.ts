@@ -27,7 +27,6 @@
  *
  * @module
  */
-import { randomBytes } from 'node:crypto';
 import type { ConnectionLimits, ListenerOptions, UiSection } from '../../kernel/http/index.js';
 import {
   agentStateKey,
@@ -113,7 +112,7 @@ export interface GatewayListenerConfig {
    * when both files are given; a cluster listener never.
    */
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
-  /** Where the block is, for later errors; absent for a config built in code ({@link devGatewayConfig}). */
+  /** Where the block is, for later errors; absent for a config built in code (dev-config.ts). */
   readonly at?: BlockAt;
   /**
    * `max_connections` (every purpose) and, on api and ops listeners, `http_read_header_timeout`,
@@ -340,29 +339,6 @@ export function withPort(address: string, port: number): string {
   if (p === undefined) return `${host}:${port}`;
   if (!/^\d{1,5}$/.test(p) || Number(p) > 65535) throw new Error(`invalid port in "${address}"`);
   return `${host}:${Number(p)}`;
-}
-
-/** Listen addresses (`host:port`, port 0 picks one) of the dev gateway, by purpose. */
-export type DevGatewayAddresses = Readonly<Record<ListenerPurpose, string>>;
-
-/**
- * The gateway of `cairn dev`: a controller and a worker in one process, plain listeners
- * at `addresses`, one ops listener answering both `/health` and `/health?worker_info=1`
- * (issue 4 scope 6), no shutdown wait, `authToken` on the api (the recovery credential), a
- * random worker credential, the controller's SQLite state in `dataDir`.
- * @throws {Error} naming the address when one is not `host:port`.
- */
-export function devGatewayConfig(addresses: DevGatewayAddresses, authToken: string, dataDir?: string): GatewayServerConfig {
-  const purposes: readonly ListenerPurpose[] = ['api', 'cluster', 'proxy', 'ops'];
-  // The worker is in the same process: a fresh random credential keeps others off the cluster port.
-  const workerAuthToken = randomBytes(24).toString('base64url');
-  return {
-    file: 'cairn dev',
-    controller: { name: 'dev-controller', gracefulShutdownWaitMs: 0, authToken, workerAuthToken, dataDir, authTokenTtlSeconds: 7 * 24 * 3600, authTokenStaleSeconds: 24 * 3600 },
-    worker: { name: 'dev-worker', initialUpstreams: [], workerAuthToken, tags: {} },
-    listeners: purposes.map((purpose) => ({ purpose, address: withPort(addresses[purpose], DEFAULT_PORTS[purpose]) })),
-    healthEnabled: true,
-  };
 }
 
 /** Kernel listener options for an api or ops listener. */

@@ -1,7 +1,7 @@
 /**
- * The agent's own node: the services and checks registered with it (`/agent/...`), the
- * checks it runs, and their anti-entropy sync to the catalog (issue 16 scope 3;
- * reference/mesh-catalog.md "Agent"):
+ * The agent's own node: the services and checks registered with it (`/agent/...`), kept
+ * across restarts and synced to the catalog (issue 16 scope 3; reference/mesh-catalog.md
+ * "Agent"). The checks run in check-runner.ts, the sync loop is anti-entropy.ts:
  *
  * - the agent owns its node's entries: each change is pushed to the catalog at once, and
  *   a full sync every `syncIntervalMs` (60 s, with jitter of up to a tenth) repairs what
@@ -10,12 +10,8 @@
  * - besides its local entries the agent keeps its node itself, the node check
  *   `serfHealth` ("Serf Health Status", passing while it runs) and the `consul` service,
  *   named as the reference so clients that look for them keep working;
- * - TTL checks go `critical` with `TTL expired` when not updated within their TTL;
- *   HTTP and TCP checks run every interval (probes.ts);
- * - a check whose output changes but whose status does not reaches the catalog at most
- *   every `checkUpdateIntervalMs` (5 min; the reference's `check_update_interval`), so a
- *   check whose output holds a timestamp does not write every interval; a status change
- *   goes at once;
+ * - a check's status change is synced at once, an output-only change at most every
+ *   `checkUpdateIntervalMs` (check-runner.ts);
  * - a service whose check stays `critical` for its `DeregisterCriticalServiceAfter`
  *   (at least `deregisterMinMs`, 1 min) is removed by a reaper running every
  *   `reapIntervalMs` (30 s).
@@ -32,10 +28,11 @@
 import type { Logger } from '../../../kernel/log/logger.js';
 import type { StateStore } from '../../../kernel/store/index.js';
 import { NODE_MAINT_CHECK_ID, SERVICE_MAINT_PREFIX, type CheckDoc, type CheckStatus, type ServiceDoc } from '../catalog/model.js';
+import { AntiEntropy } from './anti-entropy.js';
+import { CheckRunner } from './check-runner.js';
 import type { LocalCheck, ServiceRegistration } from './definition.js';
 import type { LocalStore } from './persist.js';
-import { httpProbe, OUTPUT_MAX_BYTES, tcpProbe } from './probes.js';
-import { selfEntries, sendEntries, writeEntries, type NodeEntries, type SendToLeader } from './sync.js';
+import { selfEntries, type NodeEntries, type SendToLeader } from './sync.js';
 
 /** Options of {@link LocalAgent}. */
 export interface LocalAgentOptions {
@@ -70,42 +67,26 @@ export interface LocalAgentOptions {
   readonly store?: LocalStore;
 }
 
-
-/** A check with its current state and timer. */
-interface Running {
-  readonly def: LocalCheck;
-  status: CheckStatus;
-  output: string;
-  /** Epoch ms since which it has been critical; undefined when it is not. */
-  criticalSince: number | undefined;
-  timer: NodeJS.Timeout | undefined;
-  /** What the catalog was last given: status, output and when (epoch ms; see `checkUpdateIntervalMs`). */
-  pushed: { status: CheckStatus; output: string; at: number } | undefined;
-  /** The pending sync of an output-only change. */
-  deferred: NodeJS.Timeout | undefined;
-}
-
-/** First retry delay of a failed sync, ms. */
-const RETRY_FIRST_MS = 1_000;
 const MAINT_DEFAULT_SERVICE = 'Maintenance mode is enabled for this service, but no reason was provided. This is a default message.';
 const MAINT_DEFAULT_NODE = 'Maintenance mode is enabled for this node, but no reason was provided. This is a default message.';
 
 /** The agent's local state; see the module doc. */
 export class LocalAgent {
   private readonly services = new Map<string, ServiceDoc>();
-  private readonly checks = new Map<string, Running>();
-  private syncing: Promise<void> | undefined;
-  private again = false;
-  private started = false;
-  private closed = false;
-  /** Delay before retrying a failed sync, ms (doubles up to the sync period; reset by a success). */
-  private retryMs = RETRY_FIRST_MS;
-  private retryTimer: NodeJS.Timeout | undefined;
-  private syncTimer: NodeJS.Timeout | undefined;
+  private readonly checks: CheckRunner;
+  private readonly sync: AntiEntropy;
   private reapTimer: NodeJS.Timeout | undefined;
-  private warnedReadOnly = false;
 
-  constructor(private readonly o: LocalAgentOptions) {}
+  constructor(private readonly o: LocalAgentOptions) {
+    this.checks = new CheckRunner({
+      nodeName: o.nodeName,
+      now: o.now,
+      checkUpdateIntervalMs: o.checkUpdateIntervalMs,
+      serviceOf: (id) => this.services.get(id),
+      onChange: () => this.requestSync(),
+    });
+    this.sync = new AntiEntropy({ state: o.state, log: o.log, now: o.now, syncIntervalMs: o.syncIntervalMs, sendToLeader: o.sendToLeader, entries: () => this.desired() });
+  }
 
   /** The node name. */
   get nodeName(): string {
@@ -124,37 +105,21 @@ export class LocalAgent {
   restore(): void {
     const kept = this.o.store?.load();
     for (const s of kept?.services ?? []) this.services.set(s.ID, s);
-    for (const c of kept?.checks ?? []) this.putCheck(c);
+    for (const c of kept?.checks ?? []) this.checks.put(c);
   }
 
   /** Starts the periodic sync and the reaper, and syncs now. */
   start(): void {
-    this.started = true;
-    const every = this.o.syncIntervalMs ?? 60_000;
-    const tick = () => {
-      this.syncTimer = setTimeout(() => {
-        this.requestSync();
-        tick();
-      }, every + Math.random() * (every / 10));
-      this.syncTimer.unref();
-    };
-    tick();
     this.reapTimer = setInterval(() => this.reap(), this.o.reapIntervalMs ?? 30_000);
     this.reapTimer.unref();
-    this.requestSync();
+    this.sync.start();
   }
 
   /** Stops every timer and waits for a sync in flight. */
   async close(): Promise<void> {
-    this.closed = true;
-    clearTimeout(this.syncTimer);
     clearInterval(this.reapTimer);
-    clearTimeout(this.retryTimer);
-    for (const r of this.checks.values()) {
-      clearTimeout(r.timer);
-      clearTimeout(r.deferred);
-    }
-    await this.syncing;
+    this.checks.close();
+    await this.sync.close();
   }
 
   /** The local services by ID. */
@@ -169,13 +134,12 @@ export class LocalAgent {
 
   /** The local checks as documents (current status and output). */
   listChecks(): CheckDoc[] {
-    return [...this.checks.values()].map((r) => this.docOf(r));
+    return this.checks.docs();
   }
 
   /** Local check `id` as a document. */
   check(id: string): CheckDoc | undefined {
-    const r = this.checks.get(id);
-    return r && this.docOf(r);
+    return this.checks.doc(id);
   }
 
   /**
@@ -187,30 +151,30 @@ export class LocalAgent {
     this.services.set(id, reg.service);
     if (replaceExistingChecks) {
       const keep = new Set(reg.checks.map((c) => c.doc.CheckID));
-      for (const [cid, r] of this.checks) if (r.def.doc.ServiceID === id && !keep.has(cid) && !cid.startsWith(SERVICE_MAINT_PREFIX)) this.dropCheck(cid);
+      for (const { doc } of this.checks.definitions()) if (doc.ServiceID === id && !keep.has(doc.CheckID) && !doc.CheckID.startsWith(SERVICE_MAINT_PREFIX)) this.checks.drop(doc.CheckID);
     }
-    for (const c of reg.checks) this.putCheck(c);
+    for (const c of reg.checks) this.checks.put(c);
     this.changed();
   }
 
   /** Removes service `id` with its checks; false when there is none. */
   removeService(id: string): boolean {
     if (!this.services.delete(id)) return false;
-    for (const [cid, r] of this.checks) if (r.def.doc.ServiceID === id) this.dropCheck(cid);
+    for (const { doc } of this.checks.definitions()) if (doc.ServiceID === id) this.checks.drop(doc.CheckID);
     this.changed();
     return true;
   }
 
   /** Adds or replaces a check (its service must be local). */
   addCheck(c: LocalCheck): void {
-    this.putCheck(c);
+    this.checks.put(c);
     this.changed();
   }
 
   /** Removes check `id`; false when there is none. */
   removeCheck(id: string): boolean {
     if (!this.checks.has(id)) return false;
-    this.dropCheck(id);
+    this.checks.drop(id);
     this.changed();
     return true;
   }
@@ -221,13 +185,7 @@ export class LocalAgent {
    * @returns false when `id` is not a TTL check of this agent.
    */
   updateTtl(id: string, status: CheckStatus, output: string): boolean {
-    const r = this.checks.get(id);
-    if (!r || r.def.run?.kind !== 'ttl') return false;
-    const bytes = Buffer.from(output, 'utf8');
-    const text = bytes.length > OUTPUT_MAX_BYTES ? `${bytes.subarray(0, OUTPUT_MAX_BYTES).toString('utf8')} ... (captured ${OUTPUT_MAX_BYTES} of ${bytes.length} bytes)` : output;
-    this.setStatus(r, status, text);
-    this.armTtl(r);
-    return true;
+    return this.checks.updateTtl(id, status, output);
   }
 
   /** Turns maintenance of service `id` on (a critical `_service_maintenance:<id>` check) or off. false: no such service. */
@@ -236,7 +194,7 @@ export class LocalAgent {
     if (!s) return false;
     const cid = `${SERVICE_MAINT_PREFIX}${id}`;
     if (enable) this.putMaintenance(cid, 'Service Maintenance Mode', reason || MAINT_DEFAULT_SERVICE, id);
-    else if (this.checks.has(cid)) this.dropCheck(cid);
+    else if (this.checks.has(cid)) this.checks.drop(cid);
     this.changed();
     return true;
   }
@@ -244,14 +202,14 @@ export class LocalAgent {
   /** Turns node maintenance (a critical `_node_maintenance` check) on or off. */
   nodeMaintenance(enable: boolean, reason: string): void {
     if (enable) this.putMaintenance(NODE_MAINT_CHECK_ID, 'Node Maintenance Mode', reason || MAINT_DEFAULT_NODE, '');
-    else if (this.checks.has(NODE_MAINT_CHECK_ID)) this.dropCheck(NODE_MAINT_CHECK_ID);
+    else if (this.checks.has(NODE_MAINT_CHECK_ID)) this.checks.drop(NODE_MAINT_CHECK_ID);
     this.changed();
   }
 
   /** A definition changed: keep the definitions, then sync. A failure to keep them is logged (the change stands in memory). */
   private changed(): void {
     try {
-      this.o.store?.save({ services: [...this.services.values()], checks: [...this.checks.values()].map((r) => r.def) });
+      this.o.store?.save({ services: [...this.services.values()], checks: this.checks.definitions() });
     } catch (err) {
       this.o.log.error({ err }, 'could not keep the agent\'s service and check definitions');
     }
@@ -260,41 +218,10 @@ export class LocalAgent {
 
   /**
    * Pushes the local state to the catalog soon (coalesced with a sync in flight; nothing
-   * before {@link start}). A failed sync is retried after 1 s, then twice as long each
-   * time, at most the sync period.
+   * before {@link start}); see anti-entropy.ts.
    */
   requestSync(): void {
-    if (this.closed || !this.started) return;
-    if (this.syncing) {
-      this.again = true;
-      return;
-    }
-    this.syncing = (async () => {
-      do {
-        this.again = false;
-        try {
-          await this.syncNow();
-          this.retryMs = RETRY_FIRST_MS;
-        } catch (err) {
-          this.o.log.warn({ err, retryInMs: this.retryMs }, 'anti-entropy sync to the catalog failed');
-          clearTimeout(this.retryTimer);
-          this.retryTimer = setTimeout(() => this.requestSync(), this.retryMs);
-          this.retryTimer.unref();
-          this.retryMs = Math.min(this.retryMs * 2, this.o.syncIntervalMs ?? 60_000);
-        }
-      } while (this.again && !this.closed);
-      this.syncing = undefined;
-    })();
-  }
-
-  /** One full sync of the node's entries: into the state when this agent may write it, else through the leader. */
-  private async syncNow(): Promise<void> {
-    const { state } = this.o;
-    const want = this.desired();
-    if (state.isWritable) return writeEntries(state, want, this.o.now());
-    if (this.o.sendToLeader) return sendEntries(state, want, this.o.sendToLeader);
-    if (!this.warnedReadOnly) this.o.log.info('this agent follows a shared state: its local services and checks are not synced to the catalog');
-    this.warnedReadOnly = true;
+    this.sync.request();
   }
 
   /** The node's entries as this agent owns them (checks filled with their service's name and tags, as the catalog stores them). */
@@ -303,110 +230,27 @@ export class LocalAgent {
     return {
       node: self.node,
       services: [...self.services, ...this.services.values()],
-      checks: [...self.checks, ...[...this.checks.values()].map((r) => this.syncDocOf(r))],
+      checks: [...self.checks, ...this.checks.syncDocs()],
     };
   }
 
-  private docOf(r: Running): CheckDoc {
-    const s = r.def.doc.ServiceID ? this.services.get(r.def.doc.ServiceID) : undefined;
-    return { ...r.def.doc, Node: this.o.nodeName, Status: r.status, Output: r.output, ServiceName: s?.Service ?? '', ServiceTags: s?.Tags ?? [] };
-  }
-
-  private putCheck(def: LocalCheck): void {
-    const id = def.doc.CheckID;
-    const prior = this.checks.get(id);
-    if (prior) clearTimeout(prior.timer);
-    clearTimeout(prior?.deferred);
-    const r: Running = { def, status: def.doc.Status, output: prior?.output ?? '', criticalSince: undefined, timer: undefined, pushed: undefined, deferred: undefined };
-    if (r.status === 'critical') r.criticalSince = this.o.now();
-    this.checks.set(id, r);
-    if (def.run?.kind === 'ttl') this.armTtl(r);
-    else if (def.run) this.schedule(r, 0);
-  }
-
   private putMaintenance(id: string, name: string, notes: string, serviceId: string): void {
-    this.putCheck({
+    this.checks.put({
       doc: { Node: this.o.nodeName, CheckID: id, Name: name, Status: 'critical', Notes: notes, Output: '', ServiceID: serviceId, ServiceName: '', ServiceTags: [], Type: 'maintenance', Interval: '', Timeout: '', Definition: {} },
       deregisterAfterMs: 0,
     });
-  }
-
-  private dropCheck(id: string): void {
-    clearTimeout(this.checks.get(id)?.timer);
-    clearTimeout(this.checks.get(id)?.deferred);
-    this.checks.delete(id);
-  }
-
-  private setStatus(r: Running, status: CheckStatus, output: string): void {
-    if (this.checks.get(r.def.doc.CheckID) !== r) return; // removed or replaced meanwhile
-    if (status === 'critical') r.criticalSince ??= this.o.now();
-    else r.criticalSince = undefined;
-    const statusChanged = r.status !== status;
-    const outputChanged = r.output !== output;
-    r.status = status;
-    r.output = output;
-    if (statusChanged) this.requestSync();
-    else if (outputChanged && !r.deferred && r.pushed) {
-      const wait = Math.max(0, r.pushed.at + this.updateIntervalMs() - this.o.now());
-      r.deferred = setTimeout(() => {
-        r.deferred = undefined;
-        // Due now, even if the timer fired a millisecond before the clock says so.
-        if (r.pushed) r.pushed = { ...r.pushed, at: Number.NEGATIVE_INFINITY };
-        this.requestSync();
-      }, wait);
-      r.deferred.unref();
-    }
-  }
-
-  private updateIntervalMs(): number {
-    return this.o.checkUpdateIntervalMs ?? 300_000;
-  }
-
-  /**
-   * The check as the catalog is to get it: its current status, and its current output
-   * unless only the output changed since the last push and `checkUpdateIntervalMs` has not
-   * passed (then the output pushed last).
-   */
-  private syncDocOf(r: Running): CheckDoc {
-    const now = this.o.now();
-    const p = r.pushed;
-    if (!p || p.status !== r.status || (p.output !== r.output && now - p.at >= this.updateIntervalMs())) r.pushed = { status: r.status, output: r.output, at: now };
-    return { ...this.docOf(r), Output: r.pushed!.output };
-  }
-
-  private armTtl(r: Running): void {
-    if (r.def.run?.kind !== 'ttl') return;
-    clearTimeout(r.timer);
-    r.timer = setTimeout(() => {
-      const last = r.output;
-      this.setStatus(r, 'critical', last === '' || last.startsWith('TTL expired') ? 'TTL expired' : `TTL expired (last output before timeout follows): ${last}`);
-    }, r.def.run.ttlMs);
-    r.timer.unref();
-  }
-
-  /** Runs an HTTP/TCP check after `delayMs`, then every interval while it is registered. */
-  private schedule(r: Running, delayMs: number): void {
-    const run = r.def.run;
-    if (!run || run.kind === 'ttl' || this.closed) return;
-    r.timer = setTimeout(async () => {
-      const result = run.kind === 'http' ? await httpProbe(run) : await tcpProbe(run);
-      if (this.closed || this.checks.get(r.def.doc.CheckID) !== r) return;
-      this.setStatus(r, result.status, result.output);
-      this.schedule(r, run.intervalMs);
-    }, delayMs);
-    r.timer.unref();
   }
 
   /** Removes services whose check has been critical for its `DeregisterCriticalServiceAfter`. */
   private reap(): void {
     const now = this.o.now();
     const min = this.o.deregisterMinMs ?? 60_000;
-    for (const r of [...this.checks.values()]) {
-      const after = r.def.deregisterAfterMs;
-      const sid = r.def.doc.ServiceID;
-      if (after <= 0 || sid === '' || r.criticalSince === undefined) continue;
-      if (now - r.criticalSince >= Math.max(after, min) && this.removeService(sid)) {
-        this.o.log.info({ service: sid, check: r.def.doc.CheckID }, 'removed a service whose check stayed critical past DeregisterCriticalServiceAfter');
+    for (const { def, since } of this.checks.critical()) {
+      const after = def.deregisterAfterMs;
+      const sid = def.doc.ServiceID;
+      if (after <= 0 || sid === '') continue;
+      if (now - since >= Math.max(after, min) && this.removeService(sid)) {
+        this.o.log.info({ service: sid, check: def.doc.CheckID }, 'removed a service whose check stayed critical past DeregisterCriticalServiceAfter');
       }
     }
   }
