@@ -9,7 +9,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { HttpResponse, Operation, PathSpec } from '../../kernel/http/index.js';
 import type { Backend } from '../../kernel/store/index.js';
 import type { MountEntry } from './mounts/table.js';
-import type { TokenEntry } from './token/store.js';
+import type { AuthBlock, TokenEntry } from './token/store.js';
 import type { SecretsCore } from './core.js';
 import type { NamespaceScope } from './namespace/scope.js';
 import type { LeaseRequest } from './lease/handlers.js';
@@ -45,22 +45,6 @@ export interface SecretsRequest {
   readonly clientCertificates?: readonly Buffer[];
   /** The request's headers (a route reading one says so, e.g. `sys/metrics` and `Accept`). */
   readonly headers: IncomingHttpHeaders;
-}
-
-/** The token-issuing block of a response (reference/secrets.md §1.3, §4.2). */
-export interface AuthBlock {
-  client_token: string;
-  accessor: string;
-  policies: readonly string[];
-  token_policies: readonly string[];
-  metadata: Readonly<Record<string, string>> | null;
-  lease_duration: number;
-  renewable: boolean;
-  entity_id: string;
-  token_type: 'service';
-  orphan: boolean;
-  mfa_requirement: null;
-  num_uses: number;
 }
 
 /** What a handler returns; see the envelope rules in `envelope.ts`. */
