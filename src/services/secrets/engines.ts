@@ -7,6 +7,7 @@
  */
 import { RouteTable } from '../../kernel/http/index.js';
 import { AUTH_METHODS } from './auth/methods.js';
+import type { CoreEngines } from './core.js';
 import { kvV1Paths } from './kv/v1/passthrough.routes.js';
 import { passthroughLeases } from './kv/v1/leases.js';
 import type { SecretLeaseHandlers } from './lease/handlers.js';
@@ -43,8 +44,11 @@ const AUTH_ENGINES: ReadonlyMap<string, Engine> = new Map([...AUTH_METHODS].map(
 /** Every engine, for compiling each operation's validator at startup. */
 export const ALL_ENGINES: readonly Engine[] = [SYSTEM, TOKEN, CUBBYHOLE, KV_V1, KV_V2, ...AUTH_ENGINES.values()];
 
-/** Engine types users may mount through `sys/mounts`. */
-export const MOUNTABLE_TYPES: ReadonlySet<string> = new Set(['kv']);
+/** What the core needs of the registry (core.ts `CoreEngines`): engine types users may mount through `sys/mounts` (`kv`), and each mount's lease callbacks. */
+export const CORE_ENGINES: CoreEngines = {
+  leasesFor: (mount) => engineFor(mount).leases,
+  mountable: new Set(['kv']),
+};
 
 /** The engine serving `mount`. Throws for a type with no engine (a corrupt mount table). */
 export function engineFor(mount: MountEntry): Engine {
