@@ -16,15 +16,7 @@ import type { MountEntry } from './mounts/table.js';
 import { sysPaths } from './sys/routes.js';
 import { tokenHelp, tokenPaths } from './token/token.routes.js';
 import { cubbyholeHelp, cubbyholePaths } from './wrapping/cubbyhole.routes.js';
-import type { SecretsRequest, SecretsResult } from './types.js';
-
-/** A compiled engine: its routes and the description shown by root help. */
-export interface Engine {
-  readonly table: RouteTable<SecretsRequest, SecretsResult>;
-  readonly description: string;
-  /** How the lease manager renews and revokes the secrets it leases (engines that issue leases). */
-  readonly leases?: SecretLeaseHandlers;
-}
+import type { Engine, SecretsRequest, SecretsResult } from './types.js';
 
 const engine = (paths: ConstructorParameters<typeof RouteTable<SecretsRequest, SecretsResult>>[0], description: string, leases?: SecretLeaseHandlers): Engine => ({
   table: new RouteTable(paths),
@@ -32,7 +24,8 @@ const engine = (paths: ConstructorParameters<typeof RouteTable<SecretsRequest, S
   ...(leases ? { leases } : {}),
 });
 
-const SYSTEM = engine(sysPaths, 'The system backend is built into the secrets service and cannot be remounted or moved. It configures the service: mounts, tokens and policies.');
+// engineFor is called by the openapi route at request time only, once every engine is compiled.
+const SYSTEM = engine(sysPaths(engineFor), 'The system backend is built into the secrets service and cannot be remounted or moved. It configures the service: mounts, tokens and policies.');
 const TOKEN = engine(tokenPaths, tokenHelp);
 const KV_V1 = engine(kvV1Paths, 'The kv backend reads and writes arbitrary secrets to the storage barrier. This is version 1: no versioning.', passthroughLeases);
 const CUBBYHOLE = engine(cubbyholePaths, cubbyholeHelp);
