@@ -19,7 +19,7 @@ import { NUL_IN_NAME, StoreKeyError } from '../store/keys.js';
 import { capConnections, nodeHttpTimeouts, refuseHttpConnection, resolveLimits, type ConnectionLimits } from './connection-limits.js';
 import { CairnError } from './errors.js';
 import { createHttpServer, type ClientCertOptions } from './list-method.js';
-import { isUiAssetRequest } from './ui-files.js';
+import { isUiAssetRequest } from './ui-paths.js';
 
 /** Time in-flight requests get to finish once a listener closes, in ms. */
 export const CLOSE_GRACE_MS = 2000;

@@ -56,21 +56,6 @@ export const UI_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'X-Frame-Options': 'DENY',
 };
 
-/** Where the UI's proxied requests go: `/ui/proxy/<section>/v1/…` → `<address>/v1/…` (ui.ts). */
-export const UI_PROXY_PREFIX = '/ui/proxy/';
-
-/**
- * Whether a request asks for the UI's own files or configuration: GET or HEAD of `/ui` or
- * `/ui/…` other than {@link UI_PROXY_PREFIX}. These are the same public bytes for every
- * caller, and a browser's page load cannot add headers, so a listener's
- * `require_request_header` does not apply to them (server.ts); the proxied API calls are
- * API requests and need it.
- */
-export function isUiAssetRequest(method: string, path: string): boolean {
-  if (method !== 'GET' && method !== 'HEAD') return false;
-  return path === '/ui' || (path.startsWith('/ui/') && !path.startsWith(UI_PROXY_PREFIX));
-}
-
 /** Vite's output folder for content-hashed files: their name changes with their content. */
 const HASHED_DIR = 'assets/';
 

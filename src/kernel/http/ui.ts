@@ -17,7 +17,8 @@
 import { CairnError } from './errors.js';
 import { forwardRequest, type ForwardStyle } from './forward.js';
 import type { HttpRequest, HttpResponse, HttpService } from './server.js';
-import { BUILT_UI_DIR, UI_PROXY_PREFIX, UI_SECURITY_HEADERS, uiFile } from './ui-files.js';
+import { BUILT_UI_DIR, UI_SECURITY_HEADERS, uiFile } from './ui-files.js';
+import { UI_PROXY_PREFIX } from './ui-paths.js';
 
 export { UI_PROXY_PREFIX };
 
