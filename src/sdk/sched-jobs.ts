@@ -17,7 +17,7 @@
  *
  * @module
  */
-import type { SchedCallOptions, SchedCallReply, SchedMethod } from './sched.js';
+import type { SchedCallOptions, SchedCallReply, SchedMethod } from './sched-call.js';
 import type { SchedPage } from './sched-csi-types.js';
 import type {
   SchedAllocStub,

@@ -21,7 +21,7 @@
  *
  * @module
  */
-import type { SchedCallOptions, SchedCallReply, SchedMethod } from './sched.js';
+import type { SchedCallOptions, SchedCallReply, SchedMethod } from './sched-call.js';
 import type {
   SchedExternalVolume,
   SchedPage,

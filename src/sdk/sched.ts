@@ -27,7 +27,6 @@ import {
   apiUrl,
   DEFAULT_TIMEOUT_MS,
   HttpJsonApiError,
-  type HttpJsonMethod,
   type HttpJsonTarget,
   jsonHeaders,
   normalizeServiceAddress,
@@ -36,6 +35,7 @@ import {
   unreachable,
   withOverrides,
 } from './http-json.js';
+import type { SchedCallOptions, SchedCallReply, SchedMethod } from './sched-call.js';
 import { readSchedFrames, SchedStreamError } from './sched-events.js';
 import { SchedJobsApi } from './sched-jobs.js';
 import { SchedAllocApi } from './sched-allocs.js';
@@ -61,6 +61,7 @@ import type {
   SchedRead,
 } from './sched-types.js';
 
+export type * from './sched-call.js';
 export * from './sched-types.js';
 export * from './sched-csi-types.js';
 export * from './sched-job-types.js';
@@ -99,24 +100,6 @@ export interface SchedClientOptions {
   /** Limit for one request, in ms (default 30 000; blocking queries add up to 5.5 min). */
   readonly timeoutMs?: number;
 }
-
-/** One HTTP call: query, JSON body, extra headers and extra time. */
-export interface SchedCallOptions {
-  readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
-  readonly body?: unknown;
-  /** More request headers, lower-case names (`x-sched-csi-secrets`). */
-  readonly headers?: Readonly<Record<string, string>>;
-  /** Extra time the call may take, in ms (blocking queries). */
-  readonly extraTimeoutMs?: number;
-}
-
-/** What {@link SchedClient.call} resolves with: the parsed body, `X-Sched-Index`, and every reply header by lower-case name. */
-export interface SchedCallReply<T> extends SchedRead<T> {
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-}
-
-/** HTTP methods the API uses. */
-export type SchedMethod = HttpJsonMethod;
 
 /** The environment variables {@link SchedClient.fromEnv} reads. */
 export type SchedEnv = Readonly<Record<string, string | undefined>>;
