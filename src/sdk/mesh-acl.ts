@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { MeshCall } from './mesh.js';
+import type { MeshCall } from './mesh-call.js';
 import type {
   MeshAuthMethod,
   MeshAuthMethodInput,

@@ -16,7 +16,7 @@
  *
  * @module
  */
-import type { MeshCall, MeshCallOptions } from './mesh.js';
+import type { MeshCall, MeshCallOptions } from './mesh-call.js';
 import type {
   MeshAgentSelf,
   MeshAgentService,

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import type { MeshCall } from './mesh.js';
+import type { MeshCall } from './mesh-call.js';
 import type { MeshList, MeshQueryOptions } from './mesh-types.js';
 
 /** A stored key (`GET /v1/kv/<key>`). */

@@ -7,7 +7,15 @@
  * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MeshApiError, MeshConnectionError, type MeshClient } from './mesh.js';
+import { MeshApiError, MeshConnectionError } from './mesh-call.js';
+import type { MeshKv } from './mesh-kv.js';
+import type { MeshSession } from './mesh-session.js';
+
+/** What the lock and semaphore recipes use of the client (mesh.ts `MeshClient`): its KV store and its sessions. */
+export interface MeshLockClient {
+  readonly kv: MeshKv;
+  readonly session: MeshSession;
+}
 
 /** A lock session's TTL unless told (the reference's `DefaultLockSessionTTL`). */
 export const DEFAULT_LOCK_SESSION_TTL = '15s';
@@ -87,7 +95,7 @@ export class RenewedSession {
   ) {}
 
   /** Creates the session and starts renewing it. @throws MeshApiError / MeshConnectionError when it cannot be made. */
-  static async start(client: MeshClient, o: { readonly name: string; readonly ttl: string; readonly lockDelay?: string }): Promise<RenewedSession> {
+  static async start(client: MeshLockClient, o: { readonly name: string; readonly ttl: string; readonly lockDelay?: string }): Promise<RenewedSession> {
     const id = await client.session.create({ Name: o.name, TTL: o.ttl, LockDelay: o.lockDelay });
     const halt = new AbortController();
     const loop = (async () => {
@@ -111,7 +119,7 @@ export class RenewedSession {
   }
 
   /** Stops renewing and destroys the session (a failure to destroy is ignored: its TTL ends it). */
-  async stop(client: MeshClient): Promise<void> {
+  async stop(client: MeshLockClient): Promise<void> {
     this.halt.abort();
     await this.loop;
     await client.session.destroy(this.id).catch(() => undefined);

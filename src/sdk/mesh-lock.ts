@@ -18,9 +18,8 @@
  *
  * @module
  */
-import type { MeshClient } from './mesh.js';
 import type { MeshKvEntry } from './mesh-kv.js';
-import { DEFAULT_LOCK_SESSION_TTL, LOCK_WAIT_MS, monitorHolding, pause, RenewedSession } from './mesh-lock-session.js';
+import { DEFAULT_LOCK_SESSION_TTL, LOCK_WAIT_MS, monitorHolding, pause, RenewedSession, type MeshLockClient } from './mesh-lock-session.js';
 
 export { DEFAULT_LOCK_SESSION_TTL } from './mesh-lock-session.js';
 
@@ -79,7 +78,7 @@ export class MeshLock {
   private readonly o: MeshLockOptions;
 
   constructor(
-    private readonly client: MeshClient,
+    private readonly client: MeshLockClient,
     options: MeshLockOptions,
   ) {
     if (options.key === '') throw new Error('missing key');

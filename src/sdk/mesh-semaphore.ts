@@ -18,9 +18,8 @@
  * @module
  */
 import { posix } from 'node:path';
-import type { MeshClient } from './mesh.js';
 import type { MeshKvEntry } from './mesh-kv.js';
-import { DEFAULT_LOCK_SESSION_TTL, LOCK_WAIT_MS, monitorHolding, RenewedSession } from './mesh-lock-session.js';
+import { DEFAULT_LOCK_SESSION_TTL, LOCK_WAIT_MS, monitorHolding, RenewedSession, type MeshLockClient } from './mesh-lock-session.js';
 
 /** The flags of semaphore keys: the low 53 bits of the reference's `SemaphoreFlagValue` (0xe0f69a2baa414de0), see MESH_LOCK_FLAGS. */
 export const MESH_SEMAPHORE_FLAGS = 0x169a2baa414de0;
@@ -78,7 +77,7 @@ export class MeshSemaphore {
 
   /** @throws Error for an empty prefix or a limit below 1. */
   constructor(
-    private readonly client: MeshClient,
+    private readonly client: MeshLockClient,
     private readonly o: MeshSemaphoreOptions,
   ) {
     if (o.prefix === '') throw new Error('missing prefix');

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { MeshCall } from './mesh.js';
+import type { MeshCall } from './mesh-call.js';
 import type { MeshList, MeshQueryOptions } from './mesh-types.js';
 
 /** A session as the service shows it. */

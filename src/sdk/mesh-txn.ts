@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { MeshCall } from './mesh.js';
+import type { MeshCall } from './mesh-call.js';
 import type { MeshCheckStatus, MeshHealthCheck, MeshNode, MeshNodeService } from './mesh-catalog-types.js';
 import type { MeshKvEntry } from './mesh-kv.js';
 

@@ -21,8 +21,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { Agent } from 'undici';
-import { HttpJsonApiError, type HttpJsonTarget, normalizeServiceAddress, requestJson, searchParams, withOverrides } from './http-json.js';
+import { type HttpJsonTarget, normalizeServiceAddress, requestJson, searchParams, withOverrides } from './http-json.js';
 import { MeshAuthMethods, MeshBindingRules, MeshPolicies, MeshRoles, MeshTokens } from './mesh-acl.js';
+import { MeshApiError, MeshConnectionError, type MeshCall, type MeshCallOptions, type MeshReplyOf } from './mesh-call.js';
 import { MeshAgent, MeshCatalog, MeshHealth } from './mesh-catalog.js';
 import { MeshKv } from './mesh-kv.js';
 import { MeshSession } from './mesh-session.js';
@@ -30,6 +31,7 @@ import { txn, type MeshTxnOp, type MeshTxnReply } from './mesh-txn.js';
 import type { MeshBootstrapToken, MeshLoginInput, MeshReplicationStatus, MeshToken } from './mesh-types.js';
 
 export * from './mesh-types.js';
+export * from './mesh-call.js';
 export { MeshAuthMethods, MeshBindingRules, MeshPolicies, MeshRoles, MeshTokens } from './mesh-acl.js';
 export * from './mesh-kv.js';
 export * from './mesh-catalog.js';
@@ -41,19 +43,6 @@ export * from './mesh-watch.js';
 
 /** Address used when neither the options nor `MESH_HTTP_ADDR` name one. */
 export const DEFAULT_MESH_ADDRESS = 'http://127.0.0.1:8500';
-
-/**
- * The service answered with an error status: `status` (≥ 400), `message` its plain-text body
- * (trimmed; `HTTP <status>` when empty), `request` the method and the path under `/v1`.
- */
-export class MeshApiError extends HttpJsonApiError {
-  override readonly name = 'MeshApiError';
-}
-
-/** The service could not be reached (refused, reset, TLS failure, timeout) or answered something that is not JSON. */
-export class MeshConnectionError extends Error {
-  override readonly name = 'MeshConnectionError';
-}
 
 /** How to reach the discovery service. */
 export interface MeshClientOptions {
@@ -72,35 +61,6 @@ export interface MeshClientOptions {
   /** Limit for one request, in ms (default 30 000; blocking queries add their wait). */
   readonly timeoutMs?: number;
 }
-
-/** One HTTP call: method, path under `/v1/`, optional query, body and token override. */
-export interface MeshCallOptions {
-  /** A list repeats the parameter (`tag=a&tag=b`). */
-  readonly query?: Readonly<Record<string, string | number | readonly string[] | undefined>>;
-  readonly body?: unknown;
-  /** Use this token instead of the client's. */
-  readonly token?: string;
-  /** Extra time the call may take (blocking queries). */
-  readonly extraTimeoutMs?: number;
-  /** A body sent as it is instead of JSON (KV values). */
-  readonly rawBody?: Buffer | string;
-  /** True: a 404 resolves with an undefined body and its index (a missing KV key). */
-  readonly allowNotFound?: boolean;
-  /** Error statuses whose JSON body resolves like a success (agent health: 429, 503). */
-  readonly acceptStatuses?: readonly number[];
-  /** Aborting it gives the request up (a blocking query); the call rejects with {@link MeshConnectionError}. */
-  readonly signal?: AbortSignal;
-}
-
-/** A JSON reply, its `X-Mesh-Index` (0 when absent) and its headers by lower-case name. */
-export interface MeshReplyOf<T> {
-  readonly body: T;
-  readonly index: number;
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-}
-
-/** What the resource groups call to reach the service (see {@link MeshClient.call}). */
-export type MeshCall = <T>(method: 'GET' | 'PUT' | 'POST' | 'DELETE', path: string, options?: MeshCallOptions) => Promise<MeshReplyOf<T>>;
 
 /**
  * `address` as `http(s)://host:port` without a trailing slash; a bare `host:port` gets `http://`.

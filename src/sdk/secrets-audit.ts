@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { SecretsClient } from './secrets.js';
+import type { SecretsTransport } from './secrets-transport.js';
 
 /** One enabled audit device as `GET sys/audit` lists it. */
 export interface AuditDeviceInfo {
@@ -42,7 +42,7 @@ const clean = (path: string) => path.trim().replace(/^\/+|\/+$/g, '');
  */
 export class AuditClient {
   /** @param client The connection the requests go through (its token applies; audit devices live in the root namespace). */
-  constructor(private readonly client: SecretsClient) {}
+  constructor(private readonly client: SecretsTransport) {}
 
   /** The enabled devices, keyed by path with trailing `/` (`"file/"`). */
   async list(): Promise<Record<string, AuditDeviceInfo>> {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { SecretsClient } from './secrets.js';
+import type { SecretsTransport } from './secrets-transport.js';
 import type { SecretResponse } from './secrets-types.js';
 
 const trimSlashes = (path: string) => path.replace(/^\/+|\/+$/g, '');
@@ -15,7 +15,7 @@ const trimSlashes = (path: string) => path.replace(/^\/+|\/+$/g, '');
  */
 export class AuthClient {
   /** @param client The connection the requests go through (its namespace applies; its token is not sent). */
-  constructor(private readonly client: SecretsClient) {}
+  constructor(private readonly client: SecretsTransport) {}
 
   /**
    * `POST auth/<path>` with `body`, without a token. `path` is the login path below `auth/`

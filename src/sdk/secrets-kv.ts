@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { SecretsClient } from './secrets.js';
+import type { SecretsTransport } from './secrets-transport.js';
 import type { SecretResponse } from './secrets-types.js';
 
 /** Metadata of one version, as returned by a write and inside a read (`reference/secrets.md` §2.5). */
@@ -71,7 +71,7 @@ export class KvV2Client {
   readonly mount: string;
 
   constructor(
-    private readonly client: SecretsClient,
+    private readonly client: SecretsTransport,
     mount: string,
   ) {
     this.mount = mount.replace(/^\/+|\/+$/g, '');

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { SecretsClient } from './secrets.js';
+import type { SecretsTransport } from './secrets-transport.js';
 import type { SecretResponse } from './secrets-types.js';
 
 /** `data` of `PUT sys/leases/lookup`. */
@@ -39,7 +39,7 @@ const clean = (p: string) => p.replace(/^\/+|\/+$/g, '');
  */
 export class LeasesClient {
   /** @param client The connection the requests go through (its token and namespace apply). */
-  constructor(private readonly client: SecretsClient) {}
+  constructor(private readonly client: SecretsTransport) {}
 
   /** Lease `leaseId`: its times and TTL (`PUT sys/leases/lookup`). */
   async lookup(leaseId: string): Promise<LeaseInfo> {

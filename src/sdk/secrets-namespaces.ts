@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { SecretsClient } from './secrets.js';
+import type { SecretsTransport } from './secrets-transport.js';
 
 /** One namespace as the server describes it. */
 export interface NamespaceInfo {
@@ -30,7 +30,7 @@ const clean = (name: string) => name.replace(/^\/+|\/+$/g, '');
  */
 export class NamespacesClient {
   /** @param client The connection the requests go through (its token and namespace apply). */
-  constructor(private readonly client: SecretsClient) {}
+  constructor(private readonly client: SecretsTransport) {}
 
   /** Creates child namespace `name` (`POST sys/namespaces/<name>`) and returns its description. */
   async create(name: string, customMetadata: Record<string, string> = {}): Promise<NamespaceInfo> {

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { SecretsClient } from './secrets.js';
+import type { SecretsTransport } from './secrets-transport.js';
 
 /** `data` of `GET sys/policies/acl/<name>`. */
 export interface PolicyInfo {
@@ -22,7 +22,7 @@ const clean = (name: string) => name.trim().replace(/^\/+|\/+$/g, '');
  */
 export class PoliciesClient {
   /** @param client The connection the requests go through (its token and namespace apply). */
-  constructor(private readonly client: SecretsClient) {}
+  constructor(private readonly client: SecretsTransport) {}
 
   /** Creates or replaces policy `name` with the HCL or JSON document `policy` (204). */
   async write(name: string, policy: string): Promise<void> {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { SecretsClient } from './secrets.js';
+import type { SecretsTransport } from './secrets-transport.js';
 import { SecretsApiError } from './secrets-errors.js';
 import type { EnableAuthOptions, HaStatus, HealthStatus, InitOptions, InitResponse, SealStatus } from './secrets-sys-types.js';
 
@@ -52,7 +52,7 @@ function mountMap(res: { data: unknown } | undefined): Record<string, MountInfo>
  */
 export class SysClient {
   /** @param client The connection the requests go through (its token and namespace apply). */
-  constructor(private readonly client: SecretsClient) {}
+  constructor(private readonly client: SecretsTransport) {}
 
   /** The mount table, keyed by path with trailing `/` (`"secret/"`). */
   async mounts(): Promise<Record<string, MountInfo>> {

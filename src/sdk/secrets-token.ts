@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { SecretsClient } from './secrets.js';
+import type { SecretsTransport } from './secrets-transport.js';
 import type { SecretAuth, SecretResponse } from './secrets-types.js';
 
 /** Options of {@link TokenClient.create}; every field is optional and sent only when set. */
@@ -82,7 +82,7 @@ function body(options: TokenCreateOptions): Record<string, unknown> {
  * unknown or expired token) and `SecretsConnectionError` without an answer.
  */
 export class TokenClient {
-  constructor(private readonly client: SecretsClient) {}
+  constructor(private readonly client: SecretsTransport) {}
 
   /** Creates a child token (`POST auth/token/create`) and returns its `auth` block (`client_token`, `accessor`, …). */
   async create(options: TokenCreateOptions = {}): Promise<SecretAuth> {

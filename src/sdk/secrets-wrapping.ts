@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { SecretsClient } from './secrets.js';
+import type { SecretsTransport } from './secrets-transport.js';
 import type { SecretResponse, WrapInfo } from './secrets-types.js';
 
 /** What `sys/wrapping/lookup` shows of a wrapping token. */
@@ -25,7 +25,7 @@ export interface WrappingLookup {
  */
 export class WrappingClient {
   /** @param client The connection the requests go through (its token and namespace apply). */
-  constructor(private readonly client: SecretsClient) {}
+  constructor(private readonly client: SecretsTransport) {}
 
   /**
    * Wraps `data` (any JSON object) in a new wrapping token living `ttl` (seconds, or a
@@ -73,7 +73,7 @@ const clean = (path: string) => path.replace(/^\/+|\/+$/g, '');
  */
 export class CubbyholeClient {
   /** @param client The connection the requests go through: its token owns the cubbyhole. */
-  constructor(private readonly client: SecretsClient) {}
+  constructor(private readonly client: SecretsTransport) {}
 
   /** The data at `path`, or `undefined` when there is none. */
   async read(path: string): Promise<Record<string, unknown> | undefined> {

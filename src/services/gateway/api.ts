@@ -40,7 +40,7 @@ import { labelRoute } from '../../kernel/metrics/index.js';
 import type { Leadership } from '../../kernel/store/index.js';
 import { VERSION } from '../../kernel/version/index.js';
 import { secretsEqual } from '../../kernel/util/sha256.js';
-import type { KnownWorker } from './cluster.js';
+import type { KnownWorker } from './cluster-protocol.js';
 import { serveClusterForward, type SessionAuthorityOptions } from './cluster-authority.js';
 import { DOMAIN_PATHS, isDomainRoute, serveDomain } from './domain/api.js';
 import { loginPage } from './domain/login-pages.js';

@@ -15,7 +15,7 @@
 import { CairnError, parseJsonBody, sendToLeader, type HttpRequest, type HttpResponse } from '../../kernel/http/index.js';
 import type { Leadership } from '../../kernel/store/index.js';
 import { secretsEqual } from '../../kernel/util/sha256.js';
-import type { AuthorizeConnectionRequest, AuthorizeConnectionResponse, ConnectionClosedRequest, KnownWorker } from './cluster.js';
+import type { AuthorizeConnectionRequest, AuthorizeConnectionResponse, ConnectionClosedRequest, KnownWorker } from './cluster-protocol.js';
 import { ConnectionDenied, type SessionStore } from './sessions.js';
 
 /** Time a forwarded call may take, in ms. */

@@ -18,6 +18,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import { capConnections, DEFAULT_CONNECTION_LIMITS, splitAddress } from '../../kernel/http/index.js';
 import { secretsEqual } from '../../kernel/util/sha256.js';
 import type { SessionAuthority, WorkerDirectory } from './cluster-authority.js';
+import type { AuthorizeConnectionRequest, AuthorizeConnectionResponse, ConnectionClosedRequest, KnownWorker } from './cluster-protocol.js';
 import { ConnectionDenied } from './sessions.js';
 
 /** A worker's status report: the `WorkerStatus` message. */
@@ -40,47 +41,6 @@ export interface WorkerStatus {
 /** The `StatusResponse` message. */
 export interface StatusResponse {
   readonly cancel_session_ids: readonly string[];
-}
-
-/** The `AuthorizeConnectionRequest` message. */
-export interface AuthorizeConnectionRequest {
-  readonly worker_name: string;
-  readonly authorization_token: string;
-  readonly client_address: string;
-}
-
-/** The `AuthorizeConnectionResponse` message. */
-export interface AuthorizeConnectionResponse {
-  readonly session_id: string;
-  readonly connection_id: string;
-  readonly endpoint: string;
-  /** Epoch milliseconds. */
-  readonly expiration_unix_ms: number;
-}
-
-/** The `ConnectionClosedRequest` message. */
-export interface ConnectionClosedRequest {
-  readonly worker_name: string;
-  readonly session_id: string;
-  readonly connection_id: string;
-  readonly bytes_up: number;
-  readonly bytes_down: number;
-  readonly reason: string;
-}
-
-/** What the controller knows of one worker. */
-export interface KnownWorker {
-  readonly name: string;
-  /** `host:port` of its proxy listener; empty without one. */
-  readonly address: string;
-  /** Epoch milliseconds of the last status report received. */
-  readonly lastStatusMs: number;
-  readonly sessionCount: number;
-  readonly state: string;
-  /** `Cairn v<version>` as the worker reported it; `''` when it did not. */
-  readonly releaseVersion: string;
-  /** The worker's tags: key → values (`worker { tags { … } }`). */
-  readonly tags: Readonly<Record<string, readonly string[]>>;
 }
 
 /** Tags as a record of value lists, from the `Tag` messages. */

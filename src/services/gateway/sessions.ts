@@ -22,7 +22,7 @@ import { secretsEqual, sha256Hex } from '../../kernel/util/sha256.js';
 import type { Txn } from '../../kernel/store/index.js';
 import { releaseCredentials } from './domain/broker.js';
 import { T, type BaseDoc } from './domain/docs.js';
-import type { GatewayDomain } from './domain/domain.js';
+import type { DomainState } from './domain/domain-state.js';
 import { newId, PREFIX } from './domain/ids.js';
 
 /** Session status (the reference's session states). */
@@ -122,7 +122,7 @@ const ended = (s: SessionDoc) => s.status === 'canceling' || s.status === 'termi
 
 /** The session store of one controller; writes only where the state is writable (the leader). */
 export class SessionStore {
-  constructor(private readonly d: GatewayDomain) {}
+  constructor(private readonly d: DomainState) {}
 
   private iso(ms = this.d.now()): string {
     return new Date(ms).toISOString();

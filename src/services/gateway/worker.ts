@@ -14,15 +14,8 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../kernel/log/logger.js';
 import { VERSION } from '../../kernel/version/index.js';
-import {
-  clusterService,
-  WORKER_AUTH_METADATA,
-  type AuthorizeConnectionRequest,
-  type AuthorizeConnectionResponse,
-  type ConnectionClosedRequest,
-  type StatusResponse,
-  type WorkerStatus,
-} from './cluster.js';
+import { clusterService, WORKER_AUTH_METADATA, type StatusResponse, type WorkerStatus } from './cluster.js';
+import type { AuthorizeConnectionRequest, AuthorizeConnectionResponse, ConnectionClosedRequest } from './cluster-protocol.js';
 import { ProxyServer, type ClosedConnection, type ProxyGrant } from './proxy.js';
 
 /** Worker operational state (reference/gateway.md §4.4). */

@@ -12,15 +12,10 @@ import type { Ctx } from './deps.js';
 import { meshForbidden, meshNotFound } from './http.js';
 import { DEFAULT_NAMESPACE, requestNamespace } from './namespace.js';
 import type { Identity } from './resolve.js';
-import { nsOf, T } from './state.js';
+import { namespaceExists, nsOf } from './state.js';
 
 /** `?ns=*` on a list endpoint: every namespace (reference/mesh.md §7). */
 export const ALL_NAMESPACES = '*';
-
-/** True when namespace `ns` exists (`default` always does). */
-export function namespaceExists(read: { get(table: string, id: string): unknown }, ns: string): boolean {
-  return ns === DEFAULT_NAMESPACE || read.get(T.namespaces, ns) !== undefined;
-}
 
 /**
  * The namespace of a request made by `who` (its token is level 4), with `body` the

@@ -18,8 +18,7 @@ import type { Logger } from '../../kernel/log/logger.js';
 import { mirrorTable, pullJson, ReplicationLoops, type MirrorOptions } from '../../kernel/replicate/index.js';
 import type { StateStore } from '../../kernel/store/index.js';
 import { DEFAULT_NAMESPACE } from './namespace.js';
-import { namespaceExists } from './ns-scope.js';
-import { nsField, T, type NamespaceDoc, type PolicyDoc, type RoleDoc, type TokenDoc } from './state.js';
+import { namespaceExists, nsField, T, type NamespaceDoc, type PolicyDoc, type RoleDoc, type TokenDoc } from './state.js';
 
 /** The status `GET /acl/replication` reports (spec 001; reference/mesh.md §2.1). */
 export interface ReplicationStatus {

@@ -151,3 +151,8 @@ export const MESH_TABLES: readonly TableSpec[] = [
   { name: T.sessionTimers },
   { name: T.kvLockDelays },
 ];
+
+/** True when namespace `ns` exists (`default` always does). */
+export function namespaceExists(read: { get(table: string, id: string): unknown }, ns: string): boolean {
+  return ns === DEFAULT_NAMESPACE || read.get(T.namespaces, ns) !== undefined;
+}

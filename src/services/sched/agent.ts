@@ -32,7 +32,7 @@ import { ensureDefaultNamespace, ensureInitialManagement } from './bootstrap.js'
 import type { SchedAgentConfig } from './config.js';
 import { KeyedLock } from './csi/locks.js';
 import { CsiPlugins } from './csi/plugins.js';
-import type { SchedDeps } from './deps.js';
+import type { SchedDeps } from './service-deps.js';
 import { subscriptionAuthorizer } from './events-acl.js';
 import { EventBroker } from './events/index.js';
 import { eventBatchOf } from './events/source.js';

@@ -8,9 +8,9 @@
  * @module
  */
 import type { Indexed } from '../../kernel/store/index.js';
+import { decodeGoStruct, type GoKind } from './go-struct.js';
 import { schedBadRequest } from './http.js';
-import { decodeGoStruct, type GoKind } from './request.js';
-import type { PlacedAllocFields } from './jobs/types.js';
+import type { PlacedAllocFields, VolumeRequest } from './jobs/types.js';
 import type { AllocDoc } from './state.js';
 
 /** Client statuses (reference/sched.md §5). */
@@ -37,20 +37,6 @@ export const VOLUME_TYPES = ['host', 'csi'] as const;
  * the removed Cairn-only `PUT /v1/allocation` may lack them, and the scheduler leaves those alone).
  */
 export type StoredAlloc = AllocDoc & { readonly NodeName?: string } & Partial<Omit<PlacedAllocFields, 'NodeName'>>;
-
-/** One volume request of an allocation, normalised (reference/sched.md §5). */
-export interface VolumeRequest {
-  readonly Name: string;
-  /** `csi` or `host`. */
-  readonly Type: string;
-  /** The volume ID (CSI) or host volume name; with `PerAlloc` the claim adds `[<alloc index>]`. */
-  readonly Source: string;
-  readonly ReadOnly: boolean;
-  readonly AccessMode: string;
-  readonly AttachmentMode: string;
-  readonly MountOptions: { readonly FsType: string; readonly MountFlags: readonly string[] | null } | null;
-  readonly PerAlloc: boolean;
-}
 
 /** Is the allocation terminal? Desired `stop`/`evict`, or client `complete`/`failed`/`lost` (`unknown` is not; reference/sched.md §5). */
 export function allocTerminal(a: Pick<AllocDoc, 'DesiredStatus' | 'ClientStatus'>): boolean {

@@ -10,8 +10,8 @@
 import { createHash } from 'node:crypto';
 import type { Indexed } from '../../kernel/store/index.js';
 import { formatTime } from '../../kernel/util/duration.js';
+import { decodeGoStruct, UUID, type GoKind } from './go-struct.js';
 import { schedBadRequest } from './http.js';
-import { decodeGoStruct, UUID, type GoKind } from './request.js';
 import { MAX_NODE_EVENTS, type NodeDoc, type NodeEventDoc } from './state.js';
 
 /** Node statuses (reference/sched.md §5). */

@@ -11,8 +11,9 @@ import type { ServiceMetrics } from '../../kernel/metrics/index.js';
 import { KeyedLock } from '../../kernel/util/keyed-lock.js';
 import { AuditBroker } from './audit/broker.js';
 import { CorsStore } from './cors.js';
-import { MOUNTABLE_TYPES, engineFor } from './engines.js';
+import type { HaStatusNode } from './ha/nodes.js';
 import { LeaseManager, type LeaseTarget } from './lease/manager.js';
+import type { SecretLeaseHandlers } from './lease/handlers.js';
 import type { MountEntry } from './mounts/table.js';
 import { NamespaceRegistry, ROOT_NAMESPACE, type NamespaceEntry } from './namespace/registry.js';
 import { mountStorage, NamespaceScope } from './namespace/scope.js';
@@ -20,11 +21,22 @@ import { sudoRequired } from './policy/acl.js';
 import type { Capability } from './policy/parse.js';
 import { TokenStore, type TokenEntry } from './token/store.js';
 import { cubbyholeReaper } from './wrapping/cubbyhole-store.js';
-import type { HaStatusNode } from './ha/status.js';
+
+/**
+ * What the core needs of the engine registry (engines.ts `CORE_ENGINES`), handed in: the
+ * registry holds every route table, and the route handlers reach the core.
+ */
+export interface CoreEngines {
+  /** How the engine serving `mount` renews and revokes its leases; undefined when it issues none. */
+  leasesFor(mount: MountEntry): SecretLeaseHandlers | undefined;
+  /** Engine types users may mount through `sys/mounts`. */
+  readonly mountable: ReadonlySet<string>;
+}
 
 /** Options of {@link SecretsCore.open}. */
 export interface SecretsCoreOptions {
   readonly backend: Backend;
+  readonly engines: CoreEngines;
   readonly log: Logger;
   /** Injected clock (tests); default `() => new Date()`. */
   readonly clock?: () => Date;
@@ -60,6 +72,7 @@ export class SecretsCore {
     readonly audit: AuditBroker,
     /** `sys/ha-status`'s nodes: see {@link SecretsCoreOptions.haStatus}. */
     readonly haStatus: (() => Promise<HaStatusNode[]>) | undefined,
+    private readonly engines: CoreEngines,
   ) {
     this.scopes.set(ROOT_NAMESPACE.id, root);
     this.leases = new LeaseManager({ backend, tokens, clock, log, resolve: (nsId, uuid) => this.leaseTarget(nsId, uuid) });
@@ -77,7 +90,7 @@ export class SecretsCore {
     ]);
     const tokens = new TokenStore(o.backend);
     tokens.onRevoke(cubbyholeReaper(o.backend));
-    return new SecretsCore(o.backend, tokens, cors, namespaces, root, o.log, o.clock ?? (() => new Date()), o.metrics, audit, o.haStatus);
+    return new SecretsCore(o.backend, tokens, cors, namespaces, root, o.log, o.clock ?? (() => new Date()), o.metrics, audit, o.haStatus, o.engines);
   }
 
   /** The current time from the injected clock. */
@@ -117,12 +130,12 @@ export class SecretsCore {
   private async leaseTarget(nsId: string, uuid: string): Promise<LeaseTarget | undefined> {
     const entry = this.namespaces.byId(nsId);
     const mount = entry && (await this.scope(entry)).mounts.list().find((m) => m.uuid === uuid);
-    return mount && { mount, storage: this.storageFor(mount), handlers: engineFor(mount).leases };
+    return mount && { mount, storage: this.storageFor(mount), handlers: this.engines.leasesFor(mount) };
   }
 
   /** Whether users may mount engines of `type`. */
   engineKnown(type: string): boolean {
-    return MOUNTABLE_TYPES.has(type);
+    return this.engines.mountable.has(type);
   }
 
   /**

@@ -7,6 +7,7 @@
  */
 import { RouteTable } from '../../kernel/http/index.js';
 import { AUTH_METHODS } from './auth/methods.js';
+import type { CoreEngines } from './core.js';
 import { kvV1Paths } from './kv/v1/passthrough.routes.js';
 import { passthroughLeases } from './kv/v1/leases.js';
 import type { SecretLeaseHandlers } from './lease/handlers.js';
@@ -15,15 +16,7 @@ import type { MountEntry } from './mounts/table.js';
 import { sysPaths } from './sys/routes.js';
 import { tokenHelp, tokenPaths } from './token/token.routes.js';
 import { cubbyholeHelp, cubbyholePaths } from './wrapping/cubbyhole.routes.js';
-import type { SecretsRequest, SecretsResult } from './types.js';
-
-/** A compiled engine: its routes and the description shown by root help. */
-export interface Engine {
-  readonly table: RouteTable<SecretsRequest, SecretsResult>;
-  readonly description: string;
-  /** How the lease manager renews and revokes the secrets it leases (engines that issue leases). */
-  readonly leases?: SecretLeaseHandlers;
-}
+import type { Engine, SecretsRequest, SecretsResult } from './types.js';
 
 const engine = (paths: ConstructorParameters<typeof RouteTable<SecretsRequest, SecretsResult>>[0], description: string, leases?: SecretLeaseHandlers): Engine => ({
   table: new RouteTable(paths),
@@ -31,8 +24,9 @@ const engine = (paths: ConstructorParameters<typeof RouteTable<SecretsRequest, S
   ...(leases ? { leases } : {}),
 });
 
-const SYSTEM = engine(sysPaths, 'The system backend is built into the secrets service and cannot be remounted or moved. It configures the service: mounts, tokens and policies.');
-const TOKEN = engine(tokenPaths, tokenHelp);
+// engineFor is called by the openapi route at request time only, once every engine is compiled.
+const SYSTEM = engine(sysPaths(engineFor), 'The system backend is built into the secrets service and cannot be remounted or moved. It configures the service: mounts, tokens and policies.');
+const TOKEN = engine(tokenPaths(AUTH_METHODS), tokenHelp);
 const KV_V1 = engine(kvV1Paths, 'The kv backend reads and writes arbitrary secrets to the storage barrier. This is version 1: no versioning.', passthroughLeases);
 const CUBBYHOLE = engine(cubbyholePaths, cubbyholeHelp);
 const KV_V2 = engine(kvV2Paths, 'The kv backend reads and writes versioned secrets. Use data/ to read and write, metadata/ to list and to manage keys, delete/, undelete/ and destroy/ to manage versions, config to set engine defaults.');
@@ -43,8 +37,11 @@ const AUTH_ENGINES: ReadonlyMap<string, Engine> = new Map([...AUTH_METHODS].map(
 /** Every engine, for compiling each operation's validator at startup. */
 export const ALL_ENGINES: readonly Engine[] = [SYSTEM, TOKEN, CUBBYHOLE, KV_V1, KV_V2, ...AUTH_ENGINES.values()];
 
-/** Engine types users may mount through `sys/mounts`. */
-export const MOUNTABLE_TYPES: ReadonlySet<string> = new Set(['kv']);
+/** What the core needs of the registry (core.ts `CoreEngines`): engine types users may mount through `sys/mounts` (`kv`), and each mount's lease callbacks. */
+export const CORE_ENGINES: CoreEngines = {
+  leasesFor: (mount) => engineFor(mount).leases,
+  mountable: new Set(['kv']),
+};
 
 /** The engine serving `mount`. Throws for a type with no engine (a corrupt mount table). */
 export function engineFor(mount: MountEntry): Engine {

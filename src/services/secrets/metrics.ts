@@ -8,10 +8,23 @@
  */
 import { observeBackend, ServiceMetrics } from '../../kernel/metrics/index.js';
 import type { Backend } from '../../kernel/store/index.js';
-import type { SecretsNode } from './node.js';
+import type { SecretsCore } from './core.js';
+import type { SealManager } from './seal/seal.js';
+
+/**
+ * What the metrics read of a server (node.ts `SecretsNode`, see its members). Named here:
+ * the node makes its metrics.
+ */
+export interface MetricsSubject {
+  readonly seal: Pick<SealManager, 'checkInitialized' | 'sealed'>;
+  readonly activeCore: SecretsCore | undefined;
+  readonly standby: boolean;
+  readonly performanceStandby: boolean;
+  readonly core: SecretsCore | undefined;
+}
 
 /** A registry with every metric of one secrets server reading `node` and its `backend`. */
-export function secretsMetrics(node: SecretsNode, backend: Backend): ServiceMetrics {
+export function secretsMetrics(node: MetricsSubject, backend: Backend): ServiceMetrics {
   const metrics = new ServiceMetrics();
   observeBackend(metrics, backend);
   const flag = (name: string, help: string, read: () => boolean | Promise<boolean>) => metrics.gauge({ name, help, read: async () => ((await read()) ? 1 : 0) });

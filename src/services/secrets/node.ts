@@ -12,19 +12,21 @@ import type { ServiceMetrics } from '../../kernel/metrics/index.js';
 import { json, type Backend } from '../../kernel/store/index.js';
 import { BUILD, VERSION } from '../../kernel/version/index.js';
 import { AuditBroker } from './audit/broker.js';
-import { SecretsCore } from './core.js';
+import { SecretsCore, type CoreEngines } from './core.js';
 import { secretsMetrics } from './metrics.js';
 import { PerformanceStandby, type ChangeFeed } from './ha/perf-standby.js';
 import { LeaseExpiryLoop } from './lease/expiry-loop.js';
 import { NotingBackend, ReadOnlyBackend } from './ha/storage-guard.js';
 import { ROOT_NAMESPACE } from './namespace/registry.js';
 import { SealManager, type InitResult } from './seal/seal.js';
-import type { HaStatusNode } from './ha/status.js';
+import type { HaStatusNode } from './ha/nodes.js';
 
 
 /** Options of {@link SecretsNode.open}. */
 export interface SecretsNodeOptions {
   readonly backend: Backend;
+  /** The engine registry each core it opens uses (engines.ts `CORE_ENGINES`). */
+  readonly engines: CoreEngines;
   readonly log: Logger;
   readonly clock?: () => Date;
   /** Reported as `storage_type` (`sqlite`, later `postgresql`). */
@@ -365,7 +367,7 @@ export class SecretsNode {
       await storage.put('core/cluster-info', json.encode(cluster));
     }
     this.cluster = cluster;
-    this.current = await SecretsCore.open({ backend: storage, log: this.o.log, clock: this.o.clock, metrics: this.metrics, audit: this.audit, haStatus: () => this.haStatus() });
+    this.current = await SecretsCore.open({ backend: storage, engines: this.o.engines, log: this.o.log, clock: this.o.clock, metrics: this.metrics, audit: this.audit, haStatus: () => this.haStatus() });
     // Leader-only work: the active core revokes due leases (a standby's loop never runs).
     await this.stopLeaseExpiry();
     this.leaseExpiry = new LeaseExpiryLoop(this.current.leases, this.o.log);
@@ -386,6 +388,6 @@ export class SecretsNode {
     const cluster = json.decode<ClusterInfo>(await storage.get('core/cluster-info'));
     if (!cluster) throw new Error('the cluster identity is not stored yet; the active server writes it');
     this.cluster = cluster;
-    return SecretsCore.open({ backend: storage, log: this.o.log, clock: this.o.clock, metrics: this.metrics, audit: this.audit });
+    return SecretsCore.open({ backend: storage, engines: this.o.engines, log: this.o.log, clock: this.o.clock, metrics: this.metrics, audit: this.audit });
   }
 }

@@ -19,13 +19,10 @@
  */
 import { serviceOpenapiDocument, type CompiledPath, type OpenApiInfo } from '../../kernel/http/index.js';
 import { VERSION } from '../../kernel/version/index.js';
-// engines.ts imports the sys routes, which import this module: everything here is used at
-// request time only, never while the modules load.
-import { engineFor } from './engines.js';
 import type { MountEntry } from './mounts/table.js';
 import { rootOnly } from './sys/root-only.js';
 import { sealTable } from './sys/seal.routes.js';
-import type { SecretsRequest } from './types.js';
+import type { EngineLookup, SecretsRequest } from './types.js';
 
 /** `info` of the secrets service's documents (the `?help=1` fragments too). */
 export const SECRETS_OPENAPI_INFO: OpenApiInfo = {
@@ -42,16 +39,16 @@ type AnyPath = CompiledPath<any, any>;
 
 /**
  * The document for the request's namespace and token (see the module doc); `generic`:
- * `generic_mount_paths`.
+ * `generic_mount_paths`; `engineOf`: the engine serving a mount (engines.ts `engineFor`).
  */
-export async function secretsOpenapi(req: SecretsRequest, generic: boolean): Promise<unknown> {
+export async function secretsOpenapi(req: SecretsRequest, generic: boolean, engineOf: EngineLookup): Promise<unknown> {
   const { ns, token, core } = req;
   const rootNs = ns.entry.path === '';
   const mounts = [...ns.mounts.list()].sort((a, b) => a.path.localeCompare(b.path));
   const tables: { prefix: string; paths: readonly AnyPath[]; parameters?: unknown[] }[] = [];
   for (const mount of mounts) {
     if (!token || !(await core.mountVisible(token, mount.path, ns.entry))) continue;
-    let paths: readonly AnyPath[] = engineFor(mount).table.paths;
+    let paths: readonly AnyPath[] = engineOf(mount).table.paths;
     if (mount.type === 'system') {
       paths = rootNs ? [...sealTable.paths, ...paths] : paths.filter((p) => !rootOnly(mount.path + p.spec.pattern));
     }

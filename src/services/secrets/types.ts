@@ -6,13 +6,13 @@
  * @module
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { HttpResponse, Operation, PathSpec } from '../../kernel/http/index.js';
+import type { HttpResponse, Operation, PathSpec, RouteTable } from '../../kernel/http/index.js';
 import type { Backend } from '../../kernel/store/index.js';
 import type { MountEntry } from './mounts/table.js';
-import type { TokenEntry } from './token/store.js';
+import type { AuthBlock, TokenEntry } from './token/store.js';
 import type { SecretsCore } from './core.js';
 import type { NamespaceScope } from './namespace/scope.js';
-import type { LeaseRequest } from './lease/handlers.js';
+import type { LeaseRequest, SecretLeaseHandlers } from './lease/handlers.js';
 
 /** One request as a handler sees it. */
 export interface SecretsRequest {
@@ -47,22 +47,6 @@ export interface SecretsRequest {
   readonly headers: IncomingHttpHeaders;
 }
 
-/** The token-issuing block of a response (reference/secrets.md §1.3, §4.2). */
-export interface AuthBlock {
-  client_token: string;
-  accessor: string;
-  policies: readonly string[];
-  token_policies: readonly string[];
-  metadata: Readonly<Record<string, string>> | null;
-  lease_duration: number;
-  renewable: boolean;
-  entity_id: string;
-  token_type: 'service';
-  orphan: boolean;
-  mfa_requirement: null;
-  num_uses: number;
-}
-
 /** What a handler returns; see the envelope rules in `envelope.ts`. */
 export interface SecretsResult {
   readonly data?: Record<string, unknown> | null;
@@ -88,3 +72,14 @@ export interface SecretsResult {
 
 /** A route declaration of the secrets service. */
 export type SecretsPath = PathSpec<SecretsRequest, SecretsResult>;
+
+/** A compiled engine: its routes and the description shown by root help. */
+export interface Engine {
+  readonly table: RouteTable<SecretsRequest, SecretsResult>;
+  readonly description: string;
+  /** How the lease manager renews and revokes the secrets it leases (engines that issue leases). */
+  readonly leases?: SecretLeaseHandlers;
+}
+
+/** The engine serving a mount (engines.ts `engineFor`), handed to the routes that document every mount. */
+export type EngineLookup = (mount: MountEntry) => Engine;

@@ -15,7 +15,7 @@
  * @module
  */
 import { compileFilter, FilterError } from '../../../kernel/bexpr/index.js';
-import type { KnownWorker } from '../cluster.js';
+import type { KnownWorker } from '../cluster-protocol.js';
 import { brokerCredentials, releaseCredentials } from './broker.js';
 import { T, type HostDoc, type HostSetDoc, type TargetDoc } from './docs.js';
 import type { GatewayDomain } from './domain.js';

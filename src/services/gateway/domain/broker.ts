@@ -19,7 +19,7 @@
  */
 import { GatewayApiError } from './errors.js';
 import { T, type CredentialDoc, type CredentialLeaseDoc, type CredentialLibraryDoc, type CredentialStoreDoc, type TargetDoc } from './docs.js';
-import type { GatewayDomain } from './domain.js';
+import type { DomainState } from './domain-state.js';
 import { storeClient, vaultError } from './vault.js';
 
 /** One brokered credential in the `:authorize-session` reply (the reference's `SessionCredential`). */
@@ -96,7 +96,7 @@ function typed(lib: CredentialLibraryDoc, data: Record<string, unknown>): Record
 }
 
 /** Reads library `lib` for `sessionId`; records its lease. */
-async function fromLibrary(d: GatewayDomain, lib: CredentialLibraryDoc, sessionId: string): Promise<BrokeredCredential> {
+async function fromLibrary(d: DomainState, lib: CredentialLibraryDoc, sessionId: string): Promise<BrokeredCredential> {
   const store = d.state.get<CredentialStoreDoc>(T.credentialStores, lib.credential_store_id);
   const token = store?.vault_token;
   if (!store || !token) throw sourceError(lib.id, 'its credential store has no token');
@@ -155,7 +155,7 @@ function fromStatic(c: CredentialDoc): BrokeredCredential {
  * @throws GatewayApiError 400 `FailedPrecondition` when a source cannot be read (the
  *   message names the source and the secrets service's answer, never a secret).
  */
-export async function brokerCredentials(d: GatewayDomain, target: TargetDoc, sessionId: string): Promise<BrokeredCredential[]> {
+export async function brokerCredentials(d: DomainState, target: TargetDoc, sessionId: string): Promise<BrokeredCredential[]> {
   const out: BrokeredCredential[] = [];
   try {
     for (const id of target.brokered_credential_source_ids) {
@@ -177,7 +177,7 @@ export async function brokerCredentials(d: GatewayDomain, target: TargetDoc, ses
  * ended with its store's token (a deleted store's token was revoked; a token the service
  * refuses took its leases with it); false when the service did not answer (retry later).
  */
-async function revokeLease(d: GatewayDomain, lease: CredentialLeaseDoc): Promise<boolean> {
+async function revokeLease(d: DomainState, lease: CredentialLeaseDoc): Promise<boolean> {
   const store = d.state.get<CredentialStoreDoc>(T.credentialStores, lease.credential_store_id);
   if (!store?.vault_token) return true;
   const client = storeClient(store, store.vault_token.token);
@@ -197,7 +197,7 @@ async function revokeLease(d: GatewayDomain, lease: CredentialLeaseDoc): Promise
 const strip = ({ CreateIndex: _c, ModifyIndex: _m, ...rest }: CredentialLeaseDoc & { CreateIndex?: number; ModifyIndex?: number }): CredentialLeaseDoc => rest;
 
 /** Deletes the records of `done` and marks `kept` as released (to be retried), in one transaction. */
-async function settle(d: GatewayDomain, done: readonly CredentialLeaseDoc[], kept: readonly CredentialLeaseDoc[]): Promise<void> {
+async function settle(d: DomainState, done: readonly CredentialLeaseDoc[], kept: readonly CredentialLeaseDoc[]): Promise<void> {
   if (done.length === 0 && kept.every((l) => l.released_time)) return;
   const now = d.nowIso();
   await d.state.txn((tx) => {
@@ -207,7 +207,7 @@ async function settle(d: GatewayDomain, done: readonly CredentialLeaseDoc[], kep
 }
 
 /** Revokes `leases`; settles their records. */
-async function revokeAll(d: GatewayDomain, leases: readonly CredentialLeaseDoc[]): Promise<void> {
+async function revokeAll(d: DomainState, leases: readonly CredentialLeaseDoc[]): Promise<void> {
   const done: CredentialLeaseDoc[] = [];
   const kept: CredentialLeaseDoc[] = [];
   for (const lease of leases) ((await revokeLease(d, lease)) ? done : kept).push(lease);
@@ -220,7 +220,7 @@ async function revokeAll(d: GatewayDomain, leases: readonly CredentialLeaseDoc[]
  * about stays recorded as released, and the leader retries it
  * ({@link retryReleasedLeases}). Never throws (failures are logged).
  */
-export async function releaseCredentials(d: GatewayDomain, sessionId: string): Promise<void> {
+export async function releaseCredentials(d: DomainState, sessionId: string): Promise<void> {
   const leases = d.state.listBy<CredentialLeaseDoc>(T.credentialLeases, 'session', sessionId);
   if (leases.length === 0) return;
   try {
@@ -231,7 +231,7 @@ export async function releaseCredentials(d: GatewayDomain, sessionId: string): P
 }
 
 /** Retries the revocation of leases whose session ended while the secrets service could not be reached (the leader's renewal rounds). */
-export async function retryReleasedLeases(d: GatewayDomain): Promise<void> {
+export async function retryReleasedLeases(d: DomainState): Promise<void> {
   const released = d.state.listBy<CredentialLeaseDoc>(T.credentialLeases, 'released', 'yes');
   if (released.length > 0) await revokeAll(d, released);
 }

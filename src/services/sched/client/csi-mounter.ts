@@ -25,7 +25,6 @@ import { volumeCapability } from '../csi/controller.js';
 import type { CsiPlugins } from '../csi/plugins.js';
 import { volumeKey, type StoredVolume } from '../csi/volume.js';
 import { T } from '../state.js';
-import type { SchedClient } from './client.js';
 import { ServerError } from './server-api.js';
 
 /** What the alloc runner asks of the volume mounts. */
@@ -65,11 +64,21 @@ export function localSources(state: StateStore, plugins: CsiPlugins, nodeId: () 
 }
 
 /**
+ * What {@link remoteSources} needs of the client (client.ts `SchedClient` has it): its node's ID
+ * and a call to the servers with the node secret. Named here, not imported, so that the
+ * client and its mounter do not import each other.
+ */
+export interface NodeServerCaller {
+  readonly nodeId: string;
+  callServers<T>(method: string, path: string): Promise<T>;
+}
+
+/**
  * The sources of a client-only agent: volumes read from the servers with the node secret
  * (`GET /v1/node/<node>/volume/csi/<id>`, routes/node-volumes.ts; 404: unknown or not claimed
  * here), node endpoints from the agent's own plugin registry (its `plugin` blocks).
  */
-export function remoteSources(client: SchedClient, plugins: CsiPlugins): MountSources {
+export function remoteSources(client: NodeServerCaller, plugins: CsiPlugins): MountSources {
   return {
     volume: async (ns, id) => {
       try {

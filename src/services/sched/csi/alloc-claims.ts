@@ -16,7 +16,7 @@
 import type { Indexed, Txn } from '../../../kernel/store/index.js';
 import { CairnError } from '../../../kernel/http/index.js';
 import { allocTerminal, type StoredAlloc } from '../alloc.js';
-import type { SchedDeps } from '../deps.js';
+import type { SchedDeps } from '../service-deps.js';
 import { LABEL, T } from '../state.js';
 import { claimedOnNode, claimRequests, claimVolume, dropPastClaims, releaseClaim, type ClaimRequest } from './claims.js';
 import { optionalController, pluginHas, requireController, volumeCapability } from './controller.js';

@@ -12,8 +12,8 @@
  * @module
  */
 import { CairnError } from '../../../kernel/http/index.js';
-import type { VolumeRequest } from '../alloc.js';
 import { schedBadRequest } from '../http.js';
+import type { VolumeRequest } from '../jobs/types.js';
 import type { VolumeHealth } from './plugin-doc.js';
 import { liveClaims, volumeKey, type ClaimDoc, type ClaimMode, type CsiVolumeDoc } from './volume.js';
 

@@ -9,15 +9,25 @@
  */
 import type { CsiAccessMode, VolumeCapability } from '../../../kernel/csi/index.js';
 import { CairnError } from '../../../kernel/http/index.js';
-import type { SchedDeps } from '../deps.js';
+import type { StateStore } from '../../../kernel/store/index.js';
 import { schedBadRequest } from '../http.js';
 import { T } from '../state.js';
 import { CONTROLLER_FLAGS, type ControllerInfoDoc, type CsiPluginDoc } from './plugin-doc.js';
-import type { ControllerHandle } from './plugins.js';
+import type { ControllerHandle, CsiPlugins } from './plugins.js';
 import type { MountOptionsDoc } from './volume.js';
 
+/**
+ * What these lookups read: the state (plugin rows) and the plugin registry (controller
+ * endpoints). The service's deps (deps.ts `SchedDeps`) have both; named here so that CSI
+ * code used by the client agent does not depend on the service's request layer.
+ */
+export interface ControllerDeps {
+  readonly state: StateStore;
+  readonly plugins: CsiPlugins;
+}
+
 /** The plugin row `id`. @throws 400 `no CSI plugin named "<id>" could be found` (the reference: 500). */
-export function requirePlugin(deps: SchedDeps, id: string): CsiPluginDoc {
+export function requirePlugin(deps: ControllerDeps, id: string): CsiPluginDoc {
   const p = deps.state.get<CsiPluginDoc>(T.csiPlugins, id);
   if (!p) throw schedBadRequest(`no CSI plugin named "${id}" could be found`);
   return p;
@@ -34,7 +44,7 @@ export function controllerCapabilities(p: CsiPluginDoc): ControllerInfoDoc | und
  *   controller, so it does not support <CAPABILITY>`; 400 `plugin "<id>" does not support
  *   <CAPABILITY>` (`CREATE_DELETE_VOLUME`, …); 503 `no healthy controllers for CSI plugin "<id>"`.
  */
-export function requireController(deps: SchedDeps, id: string, flag: keyof ControllerInfoDoc): ControllerHandle {
+export function requireController(deps: ControllerDeps, id: string, flag: keyof ControllerInfoDoc): ControllerHandle {
   const p = requirePlugin(deps, id);
   const capability = CONTROLLER_FLAGS[flag];
   const caps = controllerCapabilities(p);
@@ -46,7 +56,7 @@ export function requireController(deps: SchedDeps, id: string, flag: keyof Contr
 }
 
 /** A healthy controller endpoint of plugin `id`, whatever its capabilities. @throws 503 `no healthy controllers for CSI plugin "<id>"`. */
-export function healthyController(deps: SchedDeps, id: string): ControllerHandle {
+export function healthyController(deps: ControllerDeps, id: string): ControllerHandle {
   const handle = deps.plugins.controller(id);
   if (!handle) throw new CairnError('unavailable', `no healthy controllers for CSI plugin "${id}"`);
   return handle;
@@ -56,13 +66,13 @@ export function healthyController(deps: SchedDeps, id: string): ControllerHandle
  * The controller of plugin `id` when it has capability `flag` and is healthy, else undefined
  * (operations that are skipped without it: publish on claim, unpublish on release).
  */
-export function optionalController(deps: SchedDeps, id: string, flag: keyof ControllerInfoDoc): ControllerHandle | undefined {
+export function optionalController(deps: ControllerDeps, id: string, flag: keyof ControllerInfoDoc): ControllerHandle | undefined {
   const h = deps.plugins.controller(id);
   return h?.info[flag] ? h : undefined;
 }
 
 /** Does plugin `id` advertise capability `flag` (whatever its health)? */
-export function pluginHas(deps: SchedDeps, id: string, flag: keyof ControllerInfoDoc): boolean {
+export function pluginHas(deps: ControllerDeps, id: string, flag: keyof ControllerInfoDoc): boolean {
   const p = deps.state.get<CsiPluginDoc>(T.csiPlugins, id);
   return p !== undefined && (controllerCapabilities(p)?.[flag] ?? false);
 }

@@ -12,8 +12,8 @@
  * @module
  */
 import type { Txn } from '../../../kernel/store/index.js';
+import { decodeGoStruct } from '../go-struct.js';
 import { schedBadRequest } from '../http.js';
-import { decodeGoStruct } from '../request.js';
 import { T } from '../state.js';
 import { pluginDoc, type CsiInfoDoc, type CsiPluginDoc, type NodeInfoDoc } from './plugin-doc.js';
 

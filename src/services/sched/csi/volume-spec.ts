@@ -9,8 +9,8 @@
  * @module
  */
 import { CSI_ACCESS_MODES, CSI_ATTACHMENT_MODES } from '../alloc.js';
+import { decodeGoStruct, decodeLinks, fieldOf } from '../go-struct.js';
 import { schedBadRequest } from '../http.js';
-import { decodeGoStruct, decodeLinks, fieldOf } from '../request.js';
 import type { CapabilityDoc, MountOptionsDoc, Segments } from './volume.js';
 
 /** One volume definition of a request, decoded and checked. */

@@ -9,9 +9,9 @@
  *
  * @module
  */
+import { decodeGoStruct, fieldOf } from '../go-struct.js';
 import { schedBadRequest } from '../http.js';
 import { decodeVolumes } from '../alloc.js';
-import { decodeGoStruct, fieldOf } from '../request.js';
 import {
   DEFAULT_EPHEMERAL_DISK,
   DEFAULT_KILL_SIGNAL,

@@ -76,9 +76,19 @@ export interface VolumeMount {
   readonly PropagationMode: string;
 }
 
-/** A task group's volume request (the same shape as alloc.ts `VolumeRequest`). */
-export type { VolumeRequest } from '../alloc.js';
-import type { VolumeRequest } from '../alloc.js';
+/** A volume request of a task group and of the allocations placed from it, normalised (reference/sched.md §5; alloc.ts `decodeVolumes`). */
+export interface VolumeRequest {
+  readonly Name: string;
+  /** `csi` or `host`. */
+  readonly Type: string;
+  /** The volume ID (CSI) or host volume name; with `PerAlloc` the claim adds `[<alloc index>]`. */
+  readonly Source: string;
+  readonly ReadOnly: boolean;
+  readonly AccessMode: string;
+  readonly AttachmentMode: string;
+  readonly MountOptions: { readonly FsType: string; readonly MountFlags: readonly string[] | null } | null;
+  readonly PerAlloc: boolean;
+}
 
 /** Log rotation of a task: at most `MaxFiles` files of `MaxFileSizeMB` MiB per stream. */
 export interface LogConfig {

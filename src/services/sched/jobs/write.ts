@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Indexed, Txn } from '../../../kernel/store/index.js';
-import type { SchedDeps } from '../deps.js';
+import type { SchedDeps } from '../service-deps.js';
 import { schedBadRequest, schedNotFound } from '../http.js';
 import { LABEL, T, type NamespaceDoc } from '../state.js';
 import { TRACKED_VERSIONS } from './defaults.js';

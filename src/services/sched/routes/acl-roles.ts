@@ -24,8 +24,9 @@ import { aclDelete, globalAclWrite, invalidObject } from '../acl-write.js';
 import { decodeStruct } from '../auth/decode.js';
 import { contentHash } from '../auth/stamp.js';
 import { aclCaller, type Ctx, type SchedDeps } from '../deps.js';
+import { decodeLinks, fieldOf } from '../go-struct.js';
 import { atLeastOne, permissionDeniedError, schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
-import { decodeLinks, fieldOf, queryPrefix, requireBody } from '../request.js';
+import { queryPrefix, requireBody } from '../request.js';
 import type { Identity } from '../resolve.js';
 import { T, type RoleDoc } from '../state.js';
 

@@ -20,6 +20,7 @@ import type { Txn } from '../../../kernel/store/index.js';
 import { ALL_NAMESPACES } from '../acl/index.js';
 import { allocStub, checkEnum, CLIENT_STATUSES, type StoredAlloc } from '../alloc.js';
 import { writeAllocation } from '../csi/alloc-claims.js';
+import { decodeGoStruct } from '../go-struct.js';
 import { jobKey, newEvaluation, type Job, type TaskState } from '../jobs/types.js';
 import { isNodeSecret } from '../node-secret.js';
 import { renderFullAlloc, type FullAlloc } from './node-allocations.js';
@@ -27,7 +28,7 @@ import { refreshJobStatus } from '../scheduler/job-status.js';
 import { rescheduleEligible } from '../scheduler/reconcile.js';
 import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
 import { schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
-import { decodeGoStruct, queryUuidPrefix, requireBody } from '../request.js';
+import { queryUuidPrefix, requireBody } from '../request.js';
 import { DEFAULT_NAMESPACE, LABEL, T } from '../state.js';
 
 const allocNotFound = () => schedNotFound('alloc not found');

@@ -15,8 +15,8 @@
  * @module
  */
 import type { Ctx, SchedDeps } from '../deps.js';
+import { decodeGoStruct } from '../go-struct.js';
 import { schedBadRequest, type SchedReply, type SchedRoute } from '../http.js';
-import { decodeGoStruct } from '../request.js';
 import { locateAlloc, type LocalAlloc } from './client-locate.js';
 import type { TaskRunner } from '../client/task-runner.js';
 

@@ -17,9 +17,10 @@
 import { randomUUID } from 'node:crypto';
 import { allocTerminal, type StoredAlloc } from '../alloc.js';
 import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
+import { decodeGoStruct } from '../go-struct.js';
 import { schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
 import { jobKey, newEvaluation, type Evaluation, type Job } from '../jobs/types.js';
-import { decodeGoStruct, requireBody } from '../request.js';
+import { requireBody } from '../request.js';
 import { decodeJob } from '../jobs/decode.js';
 import { validateJob } from '../jobs/validate.js';
 import { specChanged } from '../jobs/write.js';

@@ -23,6 +23,7 @@
 import { ALL_NAMESPACES } from '../acl/index.js';
 import { allocStub, type StoredAlloc } from '../alloc.js';
 import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
+import { decodeGoStruct, fieldOf } from '../go-struct.js';
 import { schedBadRequest, schedNotFound, type SchedReply, type SchedRoute } from '../http.js';
 import { decodeJob } from '../jobs/decode.js';
 import { parseJobHcl } from '../jobs/hcl.js';
@@ -32,7 +33,7 @@ import { jobKey, type Job } from '../jobs/types.js';
 import { validateJob } from '../jobs/validate.js';
 import { deregisterJob, evaluateJob, registerJob, scaleJob, type JobWriteResult } from '../jobs/write.js';
 import { compileListFilter, nextTokenHeader, paginate } from '../paginate.js';
-import { decodeGoStruct, fieldOf, queryBool, queryPerPage, queryPrefix, requireBody } from '../request.js';
+import { queryBool, queryPerPage, queryPrefix, requireBody } from '../request.js';
 import { DEFAULT_NAMESPACE, T } from '../state.js';
 
 /** The tables a job read depends on (its status and summary come from allocations and evaluations). */

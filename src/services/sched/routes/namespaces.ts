@@ -19,6 +19,7 @@
 import type { Indexed } from '../../../kernel/store/index.js';
 import { CairnError } from '../../../kernel/http/index.js';
 import { clientTerminal, type StoredAlloc } from '../alloc.js';
+import { decodeGoStruct } from '../go-struct.js';
 import { jobStatusIn } from '../jobs/status.js';
 import type { Job } from '../jobs/types.js';
 import { multiError } from '../auth/errors.js';
@@ -26,7 +27,7 @@ import { contentHash } from '../auth/stamp.js';
 import type { StoredVolume } from '../csi/volume.js';
 import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
 import { atLeastOne, schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
-import { decodeGoStruct, queryPrefix, requireBody } from '../request.js';
+import { queryPrefix, requireBody } from '../request.js';
 import { DEFAULT_NAMESPACE, T, type NamespaceDoc } from '../state.js';
 
 /** Valid names (the reference's `validNamespaceName`). */

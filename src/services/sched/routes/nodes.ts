@@ -30,6 +30,7 @@
  */
 import type { Indexed, Txn } from '../../../kernel/store/index.js';
 import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
+import { decodeGoStruct } from '../go-struct.js';
 import { schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
 import {
   appendEvents,
@@ -49,7 +50,7 @@ import {
 import { decodeNodePlugins, syncNodePlugins } from '../csi/node-report.js';
 import { formatTime } from '../../../kernel/util/duration.js';
 import { isNodeSecret } from '../node-secret.js';
-import { decodeGoStruct, queryBool, queryUuidPrefix, requireBody } from '../request.js';
+import { queryBool, queryUuidPrefix, requireBody } from '../request.js';
 import { LABEL, T } from '../state.js';
 
 /**

@@ -24,8 +24,9 @@ import { pluginCall } from '../csi/plugin-error.js';
 import type { CsiPluginDoc } from '../csi/plugin-doc.js';
 import { csiSecretsHeader, mergeSecrets } from '../csi/secrets.js';
 import { volumeKey, type StoredVolume } from '../csi/volume.js';
+import { decodeGoStruct } from '../go-struct.js';
 import { schedBadRequest, writeReply, type SchedReply, type SchedRoute } from '../http.js';
-import { decodeGoStruct, queryHexPrefix, queryPerPage, requireBody, requireQuery } from '../request.js';
+import { queryHexPrefix, queryPerPage, requireBody, requireQuery } from '../request.js';
 import { DEFAULT_NAMESPACE, T } from '../state.js';
 import { VOLUME_LIST_CAPABILITIES } from './volumes.js';
 

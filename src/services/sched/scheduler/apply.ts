@@ -17,7 +17,7 @@
 import { CairnError } from '../../../kernel/http/index.js';
 import { claimRequests } from '../csi/claims.js';
 import { writeAllocation, type Reader } from '../csi/alloc-claims.js';
-import type { SchedDeps } from '../deps.js';
+import type { SchedDeps } from '../service-deps.js';
 import { LABEL, T, type NodeDoc } from '../state.js';
 import { nodeReady } from './feasible.js';
 import { refreshJobStatus } from './job-status.js';

@@ -27,7 +27,7 @@ import type { Logger } from '../../../kernel/log/logger.js';
 import type { ChangeBatch, Txn } from '../../../kernel/store/index.js';
 import { formatTime } from '../../../kernel/util/duration.js';
 import { allocTerminal } from '../alloc.js';
-import type { SchedDeps } from '../deps.js';
+import type { SchedDeps } from '../service-deps.js';
 import { jobKey, newEvaluation, type Evaluation, type Job } from '../jobs/types.js';
 import { appendEvents, NODE_EVENT, nodeEvent, type DrainStrategy, type StoredNode } from '../node.js';
 import { LABEL, T } from '../state.js';

@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { claimRefusal, type Reader } from '../csi/alloc-claims.js';
-import type { SchedDeps } from '../deps.js';
+import type { SchedDeps } from '../service-deps.js';
 import type { AllocMetric, Evaluation, Job, TaskGroup } from '../jobs/types.js';
 import type { NodeDoc } from '../state.js';
 import { bump, constraintsOf, filterReason, newMetrics, readyNodes, type Metrics } from './feasible.js';

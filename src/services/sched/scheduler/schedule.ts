@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Reader } from '../csi/alloc-claims.js';
-import type { SchedDeps } from '../deps.js';
+import type { SchedDeps } from '../service-deps.js';
 import { jobKey, type Evaluation, type Job } from '../jobs/types.js';
 import { T, type NodeDoc } from '../state.js';
 import { allocTerminal } from '../alloc.js';

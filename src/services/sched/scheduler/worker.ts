@@ -21,7 +21,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../../kernel/log/logger.js';
 import type { Indexed } from '../../../kernel/store/index.js';
 import { allocTerminal } from '../alloc.js';
-import type { SchedDeps } from '../deps.js';
+import type { SchedDeps } from '../service-deps.js';
 import { jobKey, newEvaluation, type AllocMetric, type Evaluation } from '../jobs/types.js';
 import { LABEL, T } from '../state.js';
 import { applyPlan } from './apply.js';

@@ -13,7 +13,6 @@
 import { CairnError, type HttpRequest, type HttpResponse } from '../../../kernel/http/index.js';
 import { parseDuration } from '../../../kernel/util/duration.js';
 import { ReadOnlyStorageError } from '../ha/storage-guard.js';
-import type { AuditBroker } from './broker.js';
 import { entryHead, requestLine, responseLine, type EntryStyle, type RequestFacts, type ResponseFacts } from './entry.js';
 
 /** What the pipeline tells the trail (handler.ts `serve`). */
@@ -65,6 +64,14 @@ function replyFacts(res: HttpResponse): { facts?: ResponseFacts; error?: string 
   };
 }
 
+/**
+ * Where a trail writes its entries (broker.ts `AuditBroker.write`: every device, each in its
+ * own style). Named here: the broker makes the trails.
+ */
+export interface AuditWriter {
+  write(format: (style: EntryStyle) => string): void | Promise<void>;
+}
+
 /** The trail of one request on a server with devices. */
 export class AuditTrail implements Trail {
   private readonly facts: RequestFacts;
@@ -73,7 +80,7 @@ export class AuditTrail implements Trail {
   private heads: [EntryStyle, string][] = [];
 
   constructor(
-    private readonly broker: AuditBroker,
+    private readonly broker: AuditWriter,
     req: HttpRequest,
     clientToken: string,
   ) {

@@ -12,17 +12,6 @@
 import { CairnError } from '../../../kernel/http/index.js';
 import type { SecretsPath } from '../types.js';
 
-/** One node of `sys/ha-status` (the reference's `HANode`, without its Enterprise and echo-timing fields). */
-export interface HaStatusNode {
-  readonly hostname: string;
-  readonly api_address: string;
-  readonly cluster_address: string;
-  readonly active_node: boolean;
-  /** When the active server last heard from this standby (RFC 3339); `null` for the active server. */
-  readonly last_echo: string | null;
-  readonly version: string;
-}
-
 /** Logical paths a standby never serves itself, even a performance standby's read: only the active server can answer them. */
 export const ACTIVE_ONLY_PATHS: ReadonlySet<string> = new Set(['sys/ha-status']);
 

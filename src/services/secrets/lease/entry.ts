@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { randomBase62 } from '../token/store.js';
+import { randomBase62 } from '../../../kernel/util/base62.js';
 
 /** One lease. Times are epoch milliseconds; TTLs seconds. */
 export interface LeaseEntry {

@@ -8,7 +8,7 @@
  * @module
  */
 import { json, readJson, type Backend } from '../../../kernel/store/index.js';
-import { randomBase62 } from '../token/store.js';
+import { randomBase62 } from '../../../kernel/util/base62.js';
 import { LEASE_PREFIX } from './entry.js';
 
 const EXPIRY = `${LEASE_PREFIX}expiry/`;

@@ -9,7 +9,7 @@
 import { badRequest } from '../../../kernel/http/index.js';
 import { json, type Backend } from '../../../kernel/store/index.js';
 import { KeyedLock } from '../../../kernel/util/keyed-lock.js';
-import { randomBase62 } from '../token/store.js';
+import { randomBase62 } from '../../../kernel/util/base62.js';
 
 /** One namespace. `path` is `''` for root, else `a/` or `a/b/`. */
 export interface NamespaceEntry {

@@ -12,7 +12,7 @@ import { AUTH_METHODS } from '../auth/methods.js';
 import type { SecretsCore } from '../core.js';
 import { deleteAll, type NamespaceScope } from '../namespace/scope.js';
 import { normalizeMountPath, type MountEntry, type MountInput } from '../mounts/table.js';
-import { mountInfo } from './mounts.routes.js';
+import { mountInfo } from '../mounts/info.js';
 
 /** The token type every auth mount reports (`config.token_type`); Cairn issues service tokens only. */
 export const AUTH_TOKEN_TYPE = 'default-service';

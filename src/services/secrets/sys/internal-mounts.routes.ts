@@ -7,7 +7,7 @@
  * @module
  */
 import { forbidden, notFound } from '../../../kernel/http/index.js';
-import { mountInfo } from './mounts.routes.js';
+import { mountInfo } from '../mounts/info.js';
 import type { SecretsPath } from '../types.js';
 
 const PROBED = ['read', 'list', 'create', 'update', 'delete', 'patch'] as const;

@@ -7,29 +7,12 @@
 import { Type } from '@sinclair/typebox';
 import { badRequest, notFound } from '../../../kernel/http/index.js';
 import { parseDuration } from '../../../kernel/util/duration.js';
+import { mountInfo } from '../mounts/info.js';
 import type { MountEntry, MountInput } from '../mounts/table.js';
 import { checkMountNotShadowed } from '../namespace/shadowing.js';
 import type { SecretsPath, SecretsRequest } from '../types.js';
 
 const Ttl = Type.Union([Type.String(), Type.Integer()], { description: 'seconds or a duration string; 0 = system default' });
-
-/** The wire shape of one mount (reference/secrets.md §3.5 `mountInfo`). */
-export function mountInfo(e: MountEntry): Record<string, unknown> {
-  return {
-    type: e.type,
-    description: e.description,
-    accessor: e.accessor,
-    config: { ...e.config },
-    local: e.local,
-    seal_wrap: e.seal_wrap,
-    external_entropy_access: e.external_entropy_access,
-    options: e.options,
-    uuid: e.uuid,
-    plugin_version: '',
-    running_plugin_version: '',
-    running_sha256: '',
-  };
-}
 
 /**
  * Validates type and options of a new mount: `kv-v1`/`kv-v2` aliases, `options.version`

@@ -2,7 +2,7 @@
  * Every path of the `sys/` mount, in match order.
  * @module
  */
-import type { SecretsPath } from '../types.js';
+import type { EngineLookup, SecretsPath } from '../types.js';
 import { auditPaths } from '../audit/routes.js';
 import { authPaths } from './auth.routes.js';
 import { capabilitiesPaths } from './capabilities.routes.js';
@@ -17,5 +17,11 @@ import { policiesPaths } from './policies.routes.js';
 import { wrappingPaths } from '../wrapping/wrapping.routes.js';
 import { haStatusPath } from '../ha/status.js';
 
-/** The system backend's route table (the seal's own paths are in `seal.routes.ts`: they work sealed). */
-export const sysPaths: readonly SecretsPath[] = [...mountsPaths, ...policiesPaths, ...capabilitiesPaths, ...authPaths, corsPath, ...namespacesPaths, internalMountsPath, openapiSpecPath, metricsPath, ...auditPaths, ...wrappingPaths, ...leasesPaths, haStatusPath];
+/**
+ * The system backend's route table (the seal's own paths are in `seal.routes.ts`: they work
+ * sealed). `engineOf` finds the engine of each mount the OpenAPI document describes: the
+ * registry (engines.ts) holds this table, so it hands itself in.
+ */
+export function sysPaths(engineOf: EngineLookup): readonly SecretsPath[] {
+  return [...mountsPaths, ...policiesPaths, ...capabilitiesPaths, ...authPaths, corsPath, ...namespacesPaths, internalMountsPath, openapiSpecPath(engineOf), metricsPath, ...auditPaths, ...wrappingPaths, ...leasesPaths, haStatusPath];
+}

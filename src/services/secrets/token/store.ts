@@ -9,12 +9,12 @@
  *
  * @module
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { randomBase62 } from '../../../kernel/util/base62.js';
 import { sha256Hex } from '../../../kernel/util/sha256.js';
 import { json, listRecursive, readJson, type Backend, type BackendOp } from '../../../kernel/store/index.js';
 import { badRequest } from '../../../kernel/http/index.js';
 import { DEFAULT_LEASE_TTL_S } from '../mounts/table.js';
-import type { AuthBlock } from '../types.js';
 
 /**
  * A stored token (never holds the token itself). Entries read back are deeply frozen and
@@ -83,22 +83,9 @@ const ACCESSOR = 'sys/token/accessor/';
 const PARENT = 'sys/token/parent/';
 /** Parents whose chain expiry is remembered at most (the map is emptied past it). */
 const MAX_CHAIN_CACHE = 10_000;
-const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-
 /** Hex SHA-256 of a token. */
 export function hashToken(id: string): string {
   return sha256Hex(id);
-}
-
-/** `n` random base62 characters (rejection sampling: no modulo bias). */
-export function randomBase62(n: number): string {
-  let out = '';
-  while (out.length < n) {
-    for (const b of randomBytes(n * 2)) {
-      if (b < 248 && out.length < n) out += BASE62[b % 62];
-    }
-  }
-  return out;
 }
 
 /** Creates, finds and revokes tokens in a Backend. */
@@ -305,6 +292,22 @@ function withoutId(t: TokenEntry): StoredToken {
 /** Remaining lifetime in whole seconds (0 for tokens that never expire). */
 export function remainingTtlS(t: StoredToken, now: Date): number {
   return t.expire_time_ms ? Math.max(0, Math.floor((t.expire_time_ms - now.getTime()) / 1000)) : 0;
+}
+
+/** The token-issuing block of a response (reference/secrets.md §1.3, §4.2). */
+export interface AuthBlock {
+  client_token: string;
+  accessor: string;
+  policies: readonly string[];
+  token_policies: readonly string[];
+  metadata: Readonly<Record<string, string>> | null;
+  lease_duration: number;
+  renewable: boolean;
+  entity_id: string;
+  token_type: 'service';
+  orphan: boolean;
+  mfa_requirement: null;
+  num_uses: number;
 }
 
 /** The `auth` block of a token-issuing response (reference/secrets.md §4.2). */

@@ -8,6 +8,7 @@
 import { Type } from '@sinclair/typebox';
 import { CommaList, badRequest, commaList, forbidden } from '../../../kernel/http/index.js';
 import { formatDuration, parseDuration } from '../../../kernel/util/duration.js';
+import type { AuthMethods } from '../auth/method.js';
 import { checkLoginRenewal } from '../auth/renewal.js';
 import { DEFAULT_LEASE_TTL_S } from '../mounts/table.js';
 import { RESPONSE_WRAPPING_POLICY } from '../policy/store.js';
@@ -163,7 +164,8 @@ const lookupAccessorPath: SecretsPath = {
   },
 };
 
-const renewSelfPath: SecretsPath = {
+/** `renew-self`; the auth method that issued the token has its say (`methods`: the auth-method registry, auth/methods.ts). */
+const renewSelfPath = (methods: AuthMethods): SecretsPath => ({
   pattern: 'renew-self',
   synopsis: 'Renew the calling token',
   fields: { increment: { ...Duration, description: 'requested extension; default: the token\'s creation TTL' } },
@@ -173,14 +175,14 @@ const renewSelfPath: SecretsPath = {
       handle: async (req) => {
         const token = caller(req);
         const inc = seconds(req.data.increment, 'increment');
-        await checkLoginRenewal(req, token);
+        await checkLoginRenewal(req, token, methods);
         const { token: renewed, capped } = await req.core.tokens.renew(token, inc, mountMaxTtl(req), req.now);
         const max = token.explicit_max_ttl || mountMaxTtl(req);
         return { data: null, auth: authBlock(renewed, req.now), warnings: capped ? [cappedWarning(inc || token.creation_ttl, max)] : [] };
       },
     },
   },
-};
+});
 
 const revokeSelfPath: SecretsPath = {
   pattern: 'revoke-self',
@@ -230,17 +232,13 @@ const revokePath: SecretsPath = {
   },
 };
 
-/** Every path of the token auth method. */
-export const tokenPaths: readonly SecretsPath[] = [
-  createPath,
-  lookupSelfPath,
-  lookupPath,
-  lookupAccessorPath,
-  renewSelfPath,
-  revokeSelfPath,
-  revokeAccessorPath,
-  revokePath,
-];
+/**
+ * Every path of the token auth method. `methods`: the auth-method registry (auth/methods.ts),
+ * handed in by the engine registry so that the token routes do not import every method's routes.
+ */
+export function tokenPaths(methods: AuthMethods): readonly SecretsPath[] {
+  return [createPath, lookupSelfPath, lookupPath, lookupAccessorPath, renewSelfPath(methods), revokeSelfPath, revokeAccessorPath, revokePath];
+}
 
 /** Help description of the token method's root. */
 export const tokenHelp = 'The token credential backend is always enabled and builtin to the secrets service. It creates, looks up, renews and revokes tokens.';

@@ -7,10 +7,7 @@
  */
 import type { SecretsPath, SecretsRequest } from '../../types.js';
 import { checkName } from '../login.js';
-import { CERT_FIELDS, CertEntryStore, applyCertFields, certView } from './certs.js';
-
-/** The trusted-certificate store of the request's mount. */
-export const certsOf = (req: SecretsRequest): CertEntryStore => new CertEntryStore(req.storage, req.mount.uuid);
+import { CERT_FIELDS, applyCertFields, certsOf, certView } from './certs.js';
 
 const nameOf = (req: SecretsRequest): string => checkName(req, req.params.name.toLowerCase());
 const write = async (req: SecretsRequest): Promise<undefined> => {

@@ -13,6 +13,7 @@ import { allowsClientAuth, parsePemCertificates } from '../../../../kernel/authn
 import { badRequest, CommaList, commaList } from '../../../../kernel/http/index.js';
 import type { Backend } from '../../../../kernel/store/index.js';
 import { hasField } from '../../../../kernel/util/duration.js';
+import type { SecretsRequest } from '../../types.js';
 import { MountEntryStore } from '../entry-store.js';
 import { applyTokenFields, EMPTY_TOKEN_SETTINGS, TOKEN_FIELDS, tokenSettingsView, type TokenSettings } from '../token-fields.js';
 
@@ -95,3 +96,6 @@ export class CertEntryStore extends MountEntryStore<CertEntry> {
     super(storage, mountUuid, 'cert/');
   }
 }
+
+/** The trusted-certificate store of the request's mount. */
+export const certsOf = (req: Pick<SecretsRequest, 'storage' | 'mount'>): CertEntryStore => new CertEntryStore(req.storage, req.mount.uuid);

@@ -7,23 +7,9 @@
  * @module
  */
 import { Type } from '@sinclair/typebox';
-import { json, type Backend } from '../../../../kernel/store/index.js';
 import { hasField } from '../../../../kernel/util/duration.js';
 import type { SecretsPath } from '../../types.js';
-
-/** The stored config. */
-export interface CertConfig {
-  disable_binding: boolean;
-  enable_identity_alias_metadata: boolean;
-}
-
-const KEY = 'config';
-const DEFAULTS: CertConfig = { disable_binding: false, enable_identity_alias_metadata: false };
-
-/** The mount's config; the defaults (both false) when never written. */
-export async function readCertConfig(storage: Backend): Promise<CertConfig> {
-  return { ...DEFAULTS, ...json.decode<CertConfig>(await storage.get(KEY)) };
-}
+import { readCertConfig, writeCertConfig } from './config.js';
 
 const configPath: SecretsPath = {
   pattern: 'config',
@@ -38,7 +24,7 @@ const configPath: SecretsPath = {
       handle: async (req) => {
         const c = await readCertConfig(req.storage);
         for (const f of ['disable_binding', 'enable_identity_alias_metadata'] as const) if (hasField(req.data, f)) c[f] = req.data[f] === true;
-        await req.storage.put(KEY, json.encode(c));
+        await writeCertConfig(req.storage, c);
         return undefined;
       },
     },

@@ -10,8 +10,8 @@
 import { badRequest } from '../../../../kernel/http/index.js';
 import type { TokenEntry } from '../../token/store.js';
 import type { SecretsRequest } from '../../types.js';
-import { certsOf } from './certs.routes.js';
-import { readCertConfig } from './config.routes.js';
+import { certsOf } from './certs.js';
+import { readCertConfig } from './config.js';
 import { hexColons, matchClientCertificate } from './verify.js';
 
 /**

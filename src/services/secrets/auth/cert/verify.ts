@@ -11,8 +11,7 @@ import { X509Certificate } from 'node:crypto';
 import { CertificateFormatError, CertificateInvalidError, certificateFacts, globMatch, parsePemCertificates, verifyClientChains, type CertificateFacts } from '../../../../kernel/authn/index.js';
 import { badRequest } from '../../../../kernel/http/index.js';
 import type { SecretsRequest } from '../../types.js';
-import type { CertEntry } from './certs.js';
-import { certsOf } from './certs.routes.js';
+import { certsOf, type CertEntry } from './certs.js';
 
 /** A matched login: the entry (with its name) and the client certificate's facts. */
 export interface CertMatch {

@@ -8,8 +8,23 @@
  * @module
  */
 import { json } from '../../../../kernel/store/index.js';
+import { parseDuration } from '../../../../kernel/util/duration.js';
 import type { SecretLeaseHandlers } from '../../lease/handlers.js';
-import { leaseOf } from './passthrough.routes.js';
+import { DEFAULT_LEASE_TTL_S } from '../../mounts/table.js';
+import type { SecretsRequest } from '../../types.js';
+
+/** Lease duration of a read: a `ttl` (or legacy `lease`) key in the data, else the mount's default. */
+export function leaseOf(req: Pick<SecretsRequest, 'mount'>, data: Readonly<Record<string, unknown>>): number {
+  const raw = data.ttl ?? data.lease;
+  if (raw !== undefined) {
+    try {
+      return parseDuration(raw, 'ttl');
+    } catch {
+      // A malformed ttl inside stored data is the user's data, not an error of the read.
+    }
+  }
+  return req.mount.config.default_lease_ttl || DEFAULT_LEASE_TTL_S;
+}
 
 /** See the module doc. */
 export const passthroughLeases: SecretLeaseHandlers = {

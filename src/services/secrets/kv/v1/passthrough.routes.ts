@@ -6,24 +6,10 @@
  */
 import { badRequest } from '../../../../kernel/http/index.js';
 import { json } from '../../../../kernel/store/index.js';
-import { parseDuration } from '../../../../kernel/util/duration.js';
-import { DEFAULT_LEASE_TTL_S } from '../../mounts/table.js';
 import type { SecretsPath, SecretsRequest } from '../../types.js';
+import { leaseOf } from './leases.js';
 
 const key = (req: SecretsRequest) => req.params.path;
-
-/** Lease duration of a read: a `ttl` (or legacy `lease`) key in the data, else the mount's default. */
-export function leaseOf(req: Pick<SecretsRequest, 'mount'>, data: Readonly<Record<string, unknown>>): number {
-  const raw = data.ttl ?? data.lease;
-  if (raw !== undefined) {
-    try {
-      return parseDuration(raw, 'ttl');
-    } catch {
-      // A malformed ttl inside stored data is the user's data, not an error of the read.
-    }
-  }
-  return req.mount.config.default_lease_ttl || DEFAULT_LEASE_TTL_S;
-}
 
 const passthroughPath: SecretsPath = {
   pattern: ':path*',

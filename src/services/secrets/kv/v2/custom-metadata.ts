@@ -8,7 +8,7 @@
  */
 
 import { InputError, fieldError, hasField, parseBoolField, parseDuration, parseIntField } from '../../../../kernel/util/duration.js';
-import type { KeyMetadata, KvConfig } from './versions.js';
+import type { KeyMetadata, KvConfig } from './key-metadata.js';
 
 /** A plain JSON object (not null, not an array) — e.g. a write's `data` (reference/secrets.md §2.5). */
 export function isPlainObject(v: unknown): v is Record<string, unknown> {

@@ -12,6 +12,7 @@
  */
 
 import { MAX_VERSIONS_LIMIT, cloneJson } from './custom-metadata.js';
+import type { KeyMetadata, KvConfig, VersionMeta } from './key-metadata.js';
 import {
   InputError,
   fieldError,
@@ -26,14 +27,8 @@ import {
 } from '../../../../kernel/util/duration.js';
 
 export * from './custom-metadata.js';
+export * from './key-metadata.js';
 export * from '../../../../kernel/util/duration.js';
-
-/** Mount-wide settings (`<mount>/config`, reference/secrets.md §2.4). `delete_version_after_s`: 0 = unset, negative = disabled. */
-export interface KvConfig {
-  max_versions: number;
-  cas_required: boolean;
-  delete_version_after_s: number;
-}
 
 /** The config of a mount that never wrote `config` (reference/secrets.md §2.4). */
 export const DEFAULT_KV_CONFIG: Readonly<KvConfig> = Object.freeze({
@@ -44,26 +39,6 @@ export const DEFAULT_KV_CONFIG: Readonly<KvConfig> = Object.freeze({
 
 /** Versions kept when neither the key nor the mount sets `max_versions` (reference/secrets.md §2.10). */
 export const DEFAULT_MAX_VERSIONS = 10;
-
-/** Per-version metadata (reference/secrets.md §2.8 `versions` map). Times are RFC3339Nano UTC; `deletion_time` `""` = none. */
-export interface VersionMeta {
-  created_time: string;
-  deletion_time: string;
-  destroyed: boolean;
-}
-
-/** Per-key metadata (reference/secrets.md §2.8). `versions` keys are decimal version numbers. */
-export interface KeyMetadata {
-  cas_required: boolean;
-  created_time: string;
-  updated_time: string;
-  current_version: number;
-  oldest_version: number;
-  max_versions: number;
-  delete_version_after_s: number;
-  custom_metadata: Record<string, string> | null;
-  versions: Record<string, VersionMeta>;
-}
 
 /** A fresh key: no versions, `current_version` 0, key-level settings unset (reference/secrets.md §2.8 write). */
 export function newKeyMetadata(now: Date): KeyMetadata {
