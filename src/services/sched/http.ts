@@ -37,6 +37,7 @@ import {
 import type { Leadership, StateStore } from '../../kernel/store/index.js';
 import { VERSION } from '../../kernel/version/index.js';
 import { PERMISSION_DENIED } from './acl/index.js';
+import { parseGoBool } from '../../kernel/util/go-bool.js';
 
 /** What a handler gets; `secret` comes from `X-Sched-Token` or `Authorization: Bearer`. */
 export type SchedContext<D> = ApiContext<D>;
@@ -92,13 +93,6 @@ export function tokenOf(req: HttpRequest): string | undefined {
   const space = auth.indexOf(' ');
   if (space < 0 || auth.slice(0, space).toLowerCase() !== 'bearer') return undefined;
   return auth.slice(space + 1).trim().split(' ')[0] || undefined;
-}
-
-/** Go's `strconv.ParseBool`: undefined when `s` is not one of its spellings. */
-export function parseGoBool(s: string): boolean | undefined {
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(s)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(s)) return false;
-  return undefined;
 }
 
 /** The dispatcher's settings. */

@@ -7,7 +7,9 @@
  * @module
  */
 import type { Ctx } from './deps.js';
-import { parseGoBool, schedBadRequest } from './http.js';
+import { schedBadRequest } from './http.js';
+import { isObject } from '../../kernel/util/is-object.js';
+import { parseGoBool } from '../../kernel/util/go-bool.js';
 
 /** A canonical UUID (any case), the reference's node, allocation and secret ID shape. */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -43,8 +45,6 @@ function jsonKind(v: unknown): string {
   if (typeof v === 'boolean') return 'bool';
   return typeof v;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Decodes the JSON object `body` into `fields` the way Go's `encoding/json` decodes into a

@@ -48,6 +48,7 @@ import { sealTable, type SysRequest } from './sys/seal.routes.js';
 import type { SecretsRequest, SecretsResult } from './types.js';
 import { WRAP_TTL_HEADER, requestWrapTtl } from './wrapping/header.js';
 import { wrapReply } from './wrapping/wrap.js';
+import { parseGoBool } from '../../kernel/util/go-bool.js';
 
 type Path = CompiledPath<SecretsRequest, SecretsResult>;
 type OpSpec = OperationSpec<SecretsRequest, SecretsResult>;
@@ -55,9 +56,10 @@ type OpSpec = OperationSpec<SecretsRequest, SecretsResult>;
 
 /** Go's `strconv.ParseBool`, used by the reference for `?list=` (reference/secrets.md §1.2). */
 function parseBool(name: string, v: string | null): boolean {
-  if (v === null) return false;
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False', ''].includes(v)) return false;
+  // The reference also reads an empty `?list=` as false.
+  if (v === null || v === '') return false;
+  const b = parseGoBool(v);
+  if (b !== undefined) return b;
   throw badRequest(`query parameter "${name}": invalid boolean "${v}"`);
 }
 

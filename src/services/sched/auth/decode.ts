@@ -9,6 +9,7 @@
  */
 import { jsonGoDurationNs } from '../../../kernel/util/go-duration.js';
 import { invalidRequest } from './errors.js';
+import { isObject } from '../../../kernel/util/is-object.js';
 
 /** A field's Go type: string, bool, `[]string`, `map[string]string`, `time.Duration`, or a nested struct pointer. */
 export type FieldKind = 'string' | 'bool' | 'strings' | 'map' | 'duration' | StructSchema;
@@ -32,8 +33,6 @@ function jsonKind(v: unknown): string {
   if (typeof v === 'boolean') return 'bool';
   return typeof v; // string, number, object
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The zero value of `kind`, as Go leaves it for an absent field. */
 function zero(kind: FieldKind): unknown {

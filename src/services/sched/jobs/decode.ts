@@ -24,6 +24,7 @@ import {
   defaultRestartPolicy,
 } from './defaults.js';
 import type { Constraint, Job, LogConfig, ReschedulePolicy, Resources, RestartPolicy, Task, TaskGroup, VolumeMount } from './types.js';
+import { isObject } from '../../../kernel/util/is-object.js';
 
 /** Where a decoded job lands when the body names none of these. */
 export interface DecodeContext {
@@ -32,8 +33,6 @@ export interface DecodeContext {
   /** This agent's region. */
   readonly region: string;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function kindOf(v: unknown): string {
   if (v === null) return 'null';
