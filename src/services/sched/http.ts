@@ -21,6 +21,7 @@
  * @module
  */
 import {
+  bearerToken,
   apiHttpService,
   OPENAPI_PATTERN,
   badRequest,
@@ -88,11 +89,7 @@ export const atLeastOne = (index: number): number => Math.max(1, index);
 export function tokenOf(req: HttpRequest): string | undefined {
   const h = req.headers['x-sched-token'];
   if (typeof h === 'string') return h.trim() || undefined;
-  const auth = req.headers.authorization;
-  if (!auth) return undefined;
-  const space = auth.indexOf(' ');
-  if (space < 0 || auth.slice(0, space).toLowerCase() !== 'bearer') return undefined;
-  return auth.slice(space + 1).trim().split(' ')[0] || undefined;
+  return bearerToken(req.headers, 'any-case-first-word');
 }
 
 /** The dispatcher's settings. */

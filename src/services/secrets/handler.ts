@@ -6,6 +6,7 @@
  * @module
  */
 import {
+  bearerToken,
   CairnError,
   FieldValidator,
   badRequest,
@@ -73,8 +74,7 @@ function firstHeader(req: HttpRequest, name: string): string | undefined {
 export function requestToken(req: HttpRequest): string {
   const header = req.headers['x-secrets-token'];
   if (typeof header === 'string' && header !== '') return header;
-  const auth = req.headers.authorization;
-  return auth?.startsWith('Bearer ') ? auth.slice(7).trim() : '';
+  return bearerToken(req.headers, 'exact-rest') ?? '';
 }
 
 /** Parses the JSON body; empty → `{}`. Errors: 400 naming the parse problem. */
