@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { parseGoBool } from '../kernel/util/go-bool.js';
 
 /** A mistake in how the command was called; the CLI prints it and exits with code 2. */
 export class UsageError extends Error {
@@ -83,8 +84,8 @@ export function endFlagsAtFirstArg(argv: readonly string[], paths: readonly (rea
 
 /** Go `strconv.ParseBool`. @throws UsageError for anything else. */
 export function parseBool(value: string, flag: string): boolean {
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
+  const b = parseGoBool(value);
+  if (b !== undefined) return b;
   throw new UsageError(`invalid boolean value "${value}" for -${flag}`);
 }
 

@@ -7,6 +7,7 @@
  * - JWT validation: {@link validateAuthMethodConfig}, {@link createJwtValidator} (reference/mesh.md §4.4)
  * - claims → identity: {@link identityFromClaims} (§3.5, §4.4); bound claims and subject: {@link checkBoundClaims}, {@link checkBoundSubject}
  * - OIDC code flow: {@link createOidcFlow} (§5; sched.md §2.5)
+ * - validators and flows kept per auth method version: {@link AuthnBuilds}
  * - Kubernetes: {@link validateKubernetesConfig}, {@link reviewServiceAccountToken}, {@link identityFromServiceAccount} (§4.3)
  * - binding rules: {@link interpolateBindName}, {@link bindIdentity}, {@link checkBindingRule} (§3.4, §6.6; sched.md §2.4)
  * - passwords (scrypt): {@link hashPassword}, {@link verifyPassword} (secrets userpass, gateway password accounts)
@@ -15,6 +16,7 @@
  * @module
  */
 export { AuthnError, type AuthnErrorKind } from './errors.js';
+export { AuthnBuilds } from './builds.js';
 export {
   DEFAULT_ALG,
   SUPPORTED_ALGS,

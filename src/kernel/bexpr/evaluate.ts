@@ -9,6 +9,7 @@
 import { RE2JS } from 're2js';
 import type { CollectionNode, MatchNode, MatchOp, Node, Selector } from './ast.js';
 import { evaluationError } from './errors.js';
+import { parseGoBool } from '../util/go-bool.js';
 
 /** A match node with its literal coerced ahead of time (undefined: no such reading). */
 interface PreparedMatch extends MatchNode {
@@ -44,10 +45,6 @@ const NOT_PRESENT: Record<MatchOp, boolean> = {
 
 const GO_INT = /^[+-]?(?:0[xX][0-9a-fA-F]+|0[bB][01]+|0[oO]?[0-7]+|[1-9][0-9]*|0)$/;
 const GO_FLOAT = /^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
-const GO_BOOL: Record<string, boolean> = {
-  '1': true, t: true, T: true, true: true, TRUE: true, True: true,
-  '0': false, f: false, F: false, false: false, FALSE: false, False: false,
-};
 
 function parseGoInt(raw: string): number | undefined {
   if (!GO_INT.test(raw)) return undefined;
@@ -88,7 +85,7 @@ export function prepare(node: Node): Prepared {
         }
       }
       const raw = node.value;
-      return { ...node, text: selectorText(node.selector), int: parseGoInt(raw), float: parseGoFloat(raw), bool: GO_BOOL[raw], re };
+      return { ...node, text: selectorText(node.selector), int: parseGoInt(raw), float: parseGoFloat(raw), bool: parseGoBool(raw), re };
     }
     default:
       return node satisfies never;

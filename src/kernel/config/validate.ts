@@ -10,6 +10,8 @@
 import { InputError, parseDuration } from '../util/duration.js';
 import { lineAt, type PathStep, type PosNode } from './positions.js';
 import { ConfigError, type BlockAt, type BlockField, type ConfigIssue, type ConfigOf, type Field, type Keys } from './schema.js';
+import { isObject } from '../util/is-object.js';
+import { parseGoBool } from '../util/go-bool.js';
 
 /** Where the document came from, for error lines. */
 export interface SourceInfo {
@@ -40,10 +42,6 @@ export function validateConfig<K extends Keys>(doc: unknown, keys: K, source: So
   const out = body(ctx, doc, keys, [], '', 1);
   if (ctx.issues.length > 0) throw new ConfigError(ctx.issues);
   return out as ConfigOf<K>;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function issue(ctx: Ctx, line: number, key: string | undefined, message: string): void {
@@ -127,9 +125,6 @@ function oneOf(values: readonly string[]): string {
   return values.length === 1 ? values[0] : `one of ${values.join(', ')}`;
 }
 
-const TRUE = ['1', 't', 'T', 'TRUE', 'true', 'True'];
-const FALSE = ['0', 'f', 'F', 'FALSE', 'false', 'False'];
-
 /** A scalar or list field; on a bad value records an issue and returns undefined. */
 function scalar(ctx: Ctx, key: string, f: Exclude<Field, BlockField>, v: unknown, path: PathStep[]): unknown {
   const bad = (message: string, at: PathStep[] = path) => {
@@ -147,9 +142,7 @@ function scalar(ctx: Ctx, key: string, f: Exclude<Field, BlockField>, v: unknown
     }
     case 'bool':
       if (typeof v === 'boolean') return v;
-      if (typeof v === 'string' && TRUE.includes(v)) return true;
-      if (typeof v === 'string' && FALSE.includes(v)) return false;
-      return bad('must be a boolean');
+      return (typeof v === 'string' ? parseGoBool(v) : undefined) ?? bad('must be a boolean');
     case 'int': {
       const n = toInt(v);
       if (n === undefined) return bad('must be an integer');

@@ -12,6 +12,7 @@ export * from './fields.js';
 export * from './api-service.js';
 export * from './forward.js';
 export * from './json-body.js';
+export * from './bearer.js';
 export * from './render-cache.js';
 export * from './ui.js';
 export { BUILT_UI_DIR, UI_CSP } from './ui-files.js';

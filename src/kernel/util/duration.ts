@@ -12,6 +12,7 @@
  */
 import { CairnError } from '../http/errors.js';
 import { formatGoDuration } from './go-duration.js';
+import { parseGoBool } from './go-bool.js';
 
 /**
  * A client input error: a 400 whose messages name the field and the problem
@@ -221,10 +222,8 @@ export function parseBoolField(v: unknown, field: string): boolean {
   if (typeof v === 'boolean') return v;
   if (v === null || v === '') return false;
   const s = typeof v === 'number' ? String(v) : v;
-  if (typeof s === 'string') {
-    if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(s)) return true;
-    if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(s)) return false;
-  }
+  const b = typeof s === 'string' ? parseGoBool(s) : undefined;
+  if (b !== undefined) return b;
   throw fieldError(field, v, 'expected a boolean');
 }
 

@@ -7,8 +7,7 @@
  *
  * @module
  */
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObject } from './is-object.js';
 
 const handler: ProxyHandler<Record<string, unknown>> = {
   get(target, prop, receiver) {

@@ -6,16 +6,16 @@
  * @module
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 
 const MAX_ENTRIES = 10_000;
-const memo = new Map<string, string>();
+const memo = new LRUCache<string, string>({ max: MAX_ENTRIES });
 
-/** Hex SHA-256 of `s` (UTF-8). Deterministic; the memo is bounded (oldest dropped first). */
+/** Hex SHA-256 of `s` (UTF-8). Deterministic; the memo is bounded (least recently used dropped first). */
 export function sha256Hex(s: string): string {
   let h = memo.get(s);
   if (h === undefined) {
     h = createHash('sha256').update(s, 'utf8').digest('hex');
-    if (memo.size >= MAX_ENTRIES) memo.delete(memo.keys().next().value!);
     memo.set(s, h);
   }
   return h;

@@ -21,6 +21,7 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import {
+  bearerToken,
   badRequest,
   CairnError,
   FieldValidator,
@@ -126,8 +127,8 @@ for (const p of table.paths) {
 /** Constant-time comparison of the presented bearer token with the configured one. */
 function authenticate(req: HttpRequest, token: string | undefined): void {
   if (token === undefined) throw new CairnError('unauthenticated', 'the controller has no "auth_token" configured: its api refuses every request');
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-  if (!m || !secretsEqual(m[1], token)) throw new CairnError('unauthenticated', 'Unauthenticated, or invalid token.');
+  const given = bearerToken(req.headers, 'any-case-one-word');
+  if (given === undefined || !secretsEqual(given, token)) throw new CairnError('unauthenticated', 'Unauthenticated, or invalid token.');
 }
 
 const KIND: Readonly<Record<number, string>> = {

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { CairnError, parseJsonBody, sendToLeader, type HttpRequest, type HttpResponse } from '../../kernel/http/index.js';
+import { bearerToken, CairnError, parseJsonBody, sendToLeader, type HttpRequest, type HttpResponse } from '../../kernel/http/index.js';
 import type { Leadership } from '../../kernel/store/index.js';
 import { secretsEqual } from '../../kernel/util/sha256.js';
 import type { AuthorizeConnectionRequest, AuthorizeConnectionResponse, ConnectionClosedRequest, KnownWorker } from './cluster-protocol.js';
@@ -112,7 +112,7 @@ export async function serveClusterForward(req: HttpRequest, rel: string, o: Sess
   if (!m) return undefined;
   if (o.workerAuthToken === undefined) throw new CairnError('not_found', `path ${req.path} not found`);
   if (req.method !== 'POST') throw new CairnError('method_not_allowed', `method ${req.method} is not allowed on ${req.path}`);
-  const given = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+  const given = bearerToken(req.headers, 'any-case-one-word');
   if (given === undefined || !secretsEqual(given, o.workerAuthToken)) throw new CairnError('unauthenticated', 'worker authentication failed: check worker_auth_token');
   if (!o.writable()) throw new CairnError('unavailable', 'this controller does not lead');
   let body: Record<string, unknown>;

@@ -15,6 +15,7 @@ import { CairnError, type HttpRequest, type HttpResponse, type HttpService } fro
 import { renderApiError } from './api.js';
 import type { MetricsScrape } from '../../kernel/metrics/index.js';
 import type { WorkerHealthInfo } from './worker.js';
+import { parseGoBool } from '../../kernel/util/go-bool.js';
 
 /** What the health service reads. */
 export interface HealthSource {
@@ -29,8 +30,6 @@ export interface HealthSource {
 }
 
 const JSON_TYPE = { 'Content-Type': 'application/json' };
-const TRUE = ['1', 't', 'T', 'TRUE', 'true', 'True'];
-const FALSE = ['0', 'f', 'F', 'FALSE', 'false', 'False'];
 
 /** The ops listener's {@link HttpService} for `source`. */
 export function opsService(source: HealthSource): HttpService {
@@ -47,12 +46,9 @@ export function opsService(source: HealthSource): HttpService {
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') throw new CairnError('method_not_allowed', 'Method Not Allowed');
       const raw = req.query.get('worker_info');
-      let workerInfo = false;
-      if (raw !== null) {
-        if (TRUE.includes(raw)) workerInfo = true;
-        else if (!FALSE.includes(raw)) {
-          throw new CairnError('bad_request', `parsing field "worker_info": strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`);
-        }
+      const workerInfo = raw === null ? false : parseGoBool(raw);
+      if (workerInfo === undefined) {
+        throw new CairnError('bad_request', `parsing field "worker_info": strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`);
       }
       const body: { worker_process_info?: WorkerHealthInfo } = {};
       if (workerInfo && source.workerInfo) body.worker_process_info = source.workerInfo();

@@ -14,6 +14,7 @@
  * @module
  */
 import {
+  AuthnBuilds,
   AuthnError,
   createJwtValidator,
   createOidcFlow,
@@ -39,15 +40,10 @@ export interface OidcPayload {
 /** An auth method as read from the state. */
 export type StoredMethod = AuthMethodDoc & Indexed;
 
-interface Entry<V> {
-  readonly modifyIndex: number;
-  readonly value: Promise<V>;
-}
-
 /** The validators and flows of one agent's auth methods. */
 export class Authenticators {
-  private readonly jwts = new Map<string, Entry<JwtValidator>>();
-  private readonly flows = new Map<string, Entry<OidcFlow<OidcPayload>>>();
+  private readonly jwts = new AuthnBuilds<JwtValidator>();
+  private readonly flows = new AuthnBuilds<OidcFlow<OidcPayload>>();
 
   constructor(private readonly now: () => number) {}
 
@@ -82,16 +78,10 @@ export class Authenticators {
     return this.cached(this.flows, method, (c) => createOidcFlow<OidcPayload>(jwtConfigOf(c), { now: this.now }));
   }
 
-  private async cached<V>(map: Map<string, Entry<V>>, method: StoredMethod, build: (c: WireConfig) => Promise<V>): Promise<V> {
-    let entry = map.get(method.Name);
-    if (!entry || entry.modifyIndex !== method.ModifyIndex) {
-      entry = { modifyIndex: method.ModifyIndex, value: build(method.Config) };
-      map.set(method.Name, entry);
-      // A failed build is not kept: the next login retries (the provider may be back).
-      entry.value.catch(() => map.get(method.Name) === entry && map.delete(method.Name));
-    }
+  private async cached<V>(builds: AuthnBuilds<V>, method: StoredMethod, build: (c: WireConfig) => Promise<V>): Promise<V> {
+    const value = builds.get(method.Name, method.ModifyIndex, () => build(method.Config));
     try {
-      return await entry.value;
+      return await value;
     } catch (err) {
       throw new CairnError('internal', `auth method validator for "${method.Name}" could not be initialized: ${(err as Error).message}`);
     }

@@ -17,6 +17,7 @@
  * @module
  */
 import {
+  bearerToken,
   apiHttpService,
   OPENAPI_PATTERN,
   badRequest,
@@ -94,9 +95,7 @@ export function tokenOf(req: HttpRequest): string | undefined {
   if (q) return q;
   const h = req.headers['x-mesh-token'];
   if (typeof h === 'string' && h !== '') return h;
-  const auth = req.headers.authorization;
-  const m = auth ? /^Bearer (\S+)/.exec(auth) : null;
-  return m?.[1];
+  return bearerToken(req.headers, 'exact-first-word');
 }
 
 /** Builds the discovery service's {@link HttpService}. */

@@ -22,8 +22,9 @@ import {
 } from './acl/index.js';
 import { meshForbidden } from './http.js';
 import { secretKey, T, type PolicyDoc, type RoleDoc, type TokenDoc } from './state.js';
+import { VersionedCache } from '../../kernel/util/versioned-cache.js';
 
-/** Authorizers remembered at most (the map is emptied past it). */
+/** Authorizers remembered at most (the least recently used go first). */
 const MAX_AUTHORIZERS = 10_000;
 
 /** A resolved request identity. `token` is undefined only when ACLs are disabled. */
@@ -46,7 +47,7 @@ export class AclResolver {
    * ModifyIndex and the indexes of the policy and role tables (memory, so a write is seen
    * at once). Any change to the token, a policy or a role makes the stamp differ.
    */
-  private readonly built = new Map<string, { stamp: string; authorizer: Authorizer }>();
+  private readonly built = new VersionedCache<Authorizer>(MAX_AUTHORIZERS);
 
   constructor(
     private readonly state: StateStore,
@@ -68,13 +69,8 @@ export class AclResolver {
     const token = this.lookup(s);
     if (!token) throw meshForbidden('ACL not found');
     const stamp = `${token.ModifyIndex}/${this.state.latestIndex(T.policies, T.roles)}`;
-    let hit = this.built.get(token.AccessorID);
-    if (hit?.stamp !== stamp) {
-      if (this.built.size >= MAX_AUTHORIZERS) this.built.clear();
-      hit = { stamp, authorizer: this.authorizerFor(token) };
-      this.built.set(token.AccessorID, hit);
-    }
-    return { token, accessorId: token.AccessorID, authorizer: hit.authorizer };
+    const authorizer = this.built.get(token.AccessorID, stamp, () => this.authorizerFor(token));
+    return { token, accessorId: token.AccessorID, authorizer };
   }
 
   /** The authorizer of `token`: its policies, its roles' policies and identities, under the default policy. */

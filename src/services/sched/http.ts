@@ -21,6 +21,7 @@
  * @module
  */
 import {
+  bearerToken,
   apiHttpService,
   OPENAPI_PATTERN,
   badRequest,
@@ -37,6 +38,7 @@ import {
 import type { Leadership, StateStore } from '../../kernel/store/index.js';
 import { VERSION } from '../../kernel/version/index.js';
 import { PERMISSION_DENIED } from './acl/index.js';
+import { parseGoBool } from '../../kernel/util/go-bool.js';
 
 /** What a handler gets; `secret` comes from `X-Sched-Token` or `Authorization: Bearer`. */
 export type SchedContext<D> = ApiContext<D>;
@@ -87,18 +89,7 @@ export const atLeastOne = (index: number): number => Math.max(1, index);
 export function tokenOf(req: HttpRequest): string | undefined {
   const h = req.headers['x-sched-token'];
   if (typeof h === 'string') return h.trim() || undefined;
-  const auth = req.headers.authorization;
-  if (!auth) return undefined;
-  const space = auth.indexOf(' ');
-  if (space < 0 || auth.slice(0, space).toLowerCase() !== 'bearer') return undefined;
-  return auth.slice(space + 1).trim().split(' ')[0] || undefined;
-}
-
-/** Go's `strconv.ParseBool`: undefined when `s` is not one of its spellings. */
-export function parseGoBool(s: string): boolean | undefined {
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(s)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(s)) return false;
-  return undefined;
+  return bearerToken(req.headers, 'any-case-first-word');
 }
 
 /** The dispatcher's settings. */

@@ -7,7 +7,8 @@
  * @module
  */
 import type { Ctx } from './deps.js';
-import { parseGoBool, schedBadRequest } from './http.js';
+import { parseGoBool } from '../../kernel/util/go-bool.js';
+import { schedBadRequest } from './http.js';
 
 // ---------------------------------------------------------------------------------------
 // Body

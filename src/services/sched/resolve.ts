@@ -12,8 +12,9 @@ import type { Indexed, StateStore } from '../../kernel/store/index.js';
 import { ANONYMOUS_TOKEN, Authorizer, MANAGEMENT_TOKEN_TYPE, parsePolicy, type ParsedPolicy } from './acl/index.js';
 import { permissionDeniedError } from './http.js';
 import { secretKey, T, type PolicyDoc, type RoleDoc, type TokenDoc } from './state.js';
+import { VersionedCache } from '../../kernel/util/versioned-cache.js';
 
-/** Authorizers remembered at most (the map is emptied past it). */
+/** Authorizers remembered at most (the least recently used go first). */
 const MAX_AUTHORIZERS = 10_000;
 
 /** A resolved request identity. */
@@ -35,7 +36,7 @@ export function expired(t: TokenDoc, nowMs: number): boolean {
 /** Resolves tokens against the state. */
 export class SchedAclResolver {
   private readonly parsed = new Map<string, { modifyIndex: number; policy: ParsedPolicy }>();
-  private readonly built = new Map<string, { stamp: string; authorizer: Authorizer }>();
+  private readonly built = new VersionedCache<Authorizer>(MAX_AUTHORIZERS);
 
   constructor(
     private readonly state: StateStore,
@@ -76,13 +77,8 @@ export class SchedAclResolver {
   private identityOf(token: TokenDoc, modifyIndex: number): Identity {
     if (token.Type === MANAGEMENT_TOKEN_TYPE) return { token, management: true, authorizer: MANAGEMENT };
     const stamp = `${modifyIndex}/${this.state.latestIndex(T.policies, T.roles)}`;
-    let hit = this.built.get(token.AccessorID);
-    if (hit?.stamp !== stamp) {
-      if (this.built.size >= MAX_AUTHORIZERS) this.built.clear();
-      hit = { stamp, authorizer: this.authorizerFor(token) };
-      this.built.set(token.AccessorID, hit);
-    }
-    return { token, management: false, authorizer: hit.authorizer };
+    const authorizer = this.built.get(token.AccessorID, stamp, () => this.authorizerFor(token));
+    return { token, management: false, authorizer };
   }
 
   /** The authorizer of a client token: its policies and its roles' policies; missing ones are skipped. */

@@ -6,6 +6,7 @@
  * @module
  */
 import {
+  bearerToken,
   CairnError,
   FieldValidator,
   badRequest,
@@ -48,6 +49,7 @@ import { sealTable, type SysRequest } from './sys/seal.routes.js';
 import type { SecretsRequest, SecretsResult } from './types.js';
 import { WRAP_TTL_HEADER, requestWrapTtl } from './wrapping/header.js';
 import { wrapReply } from './wrapping/wrap.js';
+import { parseGoBool } from '../../kernel/util/go-bool.js';
 
 type Path = CompiledPath<SecretsRequest, SecretsResult>;
 type OpSpec = OperationSpec<SecretsRequest, SecretsResult>;
@@ -55,9 +57,10 @@ type OpSpec = OperationSpec<SecretsRequest, SecretsResult>;
 
 /** Go's `strconv.ParseBool`, used by the reference for `?list=` (reference/secrets.md §1.2). */
 function parseBool(name: string, v: string | null): boolean {
-  if (v === null) return false;
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False', ''].includes(v)) return false;
+  // The reference also reads an empty `?list=` as false.
+  if (v === null || v === '') return false;
+  const b = parseGoBool(v);
+  if (b !== undefined) return b;
   throw badRequest(`query parameter "${name}": invalid boolean "${v}"`);
 }
 
@@ -71,8 +74,7 @@ function firstHeader(req: HttpRequest, name: string): string | undefined {
 export function requestToken(req: HttpRequest): string {
   const header = req.headers['x-secrets-token'];
   if (typeof header === 'string' && header !== '') return header;
-  const auth = req.headers.authorization;
-  return auth?.startsWith('Bearer ') ? auth.slice(7).trim() : '';
+  return bearerToken(req.headers, 'exact-rest') ?? '';
 }
 
 /** Parses the JSON body; empty → `{}`. Errors: 400 naming the parse problem. */

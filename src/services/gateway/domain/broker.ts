@@ -21,6 +21,7 @@ import { GatewayApiError } from './errors.js';
 import { T, type CredentialDoc, type CredentialLeaseDoc, type CredentialLibraryDoc, type CredentialStoreDoc, type TargetDoc } from './docs.js';
 import type { DomainState } from './domain-state.js';
 import { storeClient, vaultError } from './vault.js';
+import { isObject } from '../../../kernel/util/is-object.js';
 
 /** One brokered credential in the `:authorize-session` reply (the reference's `SessionCredential`). */
 export interface BrokeredCredential {
@@ -73,8 +74,7 @@ export function extract(data: Record<string, unknown>, names: Readonly<Record<st
   const direct = take(data, true);
   if (direct) return direct;
   const keys = Object.keys(data);
-  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (keys.length === 2 && isObj(data.data) && isObj(data.metadata)) return take(data.data, false);
+  if (keys.length === 2 && isObject(data.data) && isObject(data.metadata)) return take(data.data, false);
   return undefined;
 }
 

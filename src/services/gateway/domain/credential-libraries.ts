@@ -20,6 +20,7 @@ import { newId, PREFIX } from './ids.js';
 import type { Input } from './input.js';
 import type { Kind } from './resource.js';
 import type { DomainRoute } from './route.js';
+import { isObject } from '../../../kernel/util/is-object.js';
 
 /** Libraries: in their store's project, pinned to the store. */
 export const credentialLibraryKind: Kind<CredentialLibraryDoc> = {
@@ -37,8 +38,7 @@ export const MAPPING_FIELDS: Readonly<Record<string, readonly string[]>> = {
 
 function isJsonObject(text: string): boolean {
   try {
-    const v: unknown = JSON.parse(text);
-    return typeof v === 'object' && v !== null && !Array.isArray(v);
+    return isObject(JSON.parse(text));
   } catch {
     return false;
   }

@@ -21,6 +21,7 @@ import { newId, PREFIX } from './ids.js';
 import type { Input } from './input.js';
 import type { Kind } from './resource.js';
 import type { DomainRoute } from './route.js';
+import { isObject } from '../../../kernel/util/is-object.js';
 
 /** Credentials: in their store's project, pinned to the store. */
 export const credentialKind: Kind<CredentialDoc> = {
@@ -82,7 +83,7 @@ function parts(type: CredentialType, a: Input, doc?: CredentialDoc): Pick<Creden
   if (type === 'json' && (!doc || a.has('object'))) {
     const v = a.raw.object;
     a.has('object');
-    if (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length > 0) secret.object = v;
+    if (isObject(v) && Object.keys(v).length > 0) secret.object = v;
     else a.fail('object', doc ? 'This is a required field and cannot be unset.' : 'This is a required field and must be a non-empty JSON object.');
   }
   for (const f of Object.keys(a.raw)) {

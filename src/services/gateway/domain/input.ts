@@ -8,6 +8,7 @@
  */
 import { parseJsonBody } from '../../../kernel/http/index.js';
 import { GatewayApiError, invalidFields } from './errors.js';
+import { isObject } from '../../../kernel/util/is-object.js';
 
 /** A JSON object body with per-field checks; see the module doc. */
 export class Input {
@@ -97,7 +98,7 @@ export class Input {
     this.seen.add(field);
     const v = this.raw[field];
     if (v !== undefined && v !== null && (typeof v !== 'object' || Array.isArray(v))) this.fail(field, 'Must be an object.');
-    const sub = new Input(typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+    const sub = new Input(isObject(v) ? v : {});
     this.children.push([field, sub]);
     return sub;
   }

@@ -20,7 +20,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { AuthnError, checkAudience, createOidcFlow, getClaim, PendingStates, type OidcFlow } from '../../../kernel/authn/index.js';
+import { AuthnBuilds, AuthnError, checkAudience, createOidcFlow, getClaim, PendingStates, type OidcFlow } from '../../../kernel/authn/index.js';
 import { sha256Hex } from '../../../kernel/util/sha256.js';
 import { write } from './collection.js';
 import { T, type AccountDoc, type AuthMethodDoc, type AuthTokenDoc, type OidcAccountDoc, type OidcAuthMethodDoc, type UserDoc } from './docs.js';
@@ -56,7 +56,7 @@ export type Poll = { readonly status: 'pending' } | { readonly status: 'done'; r
 /** One controller's OIDC logins; see the module doc. */
 export class OidcLogins {
   /** Flows per auth method, rebuilt when its version changes. */
-  private readonly flows = new Map<string, { version: number; flow: Promise<OidcFlow<Started>> }>();
+  private readonly flows = new AuthnBuilds<OidcFlow<Started>>();
   /** state → auth method (the callback path names no method). */
   private readonly states: PendingStates<string>;
   /** sha256(token_id) → the login. */
@@ -72,13 +72,10 @@ export class OidcLogins {
    * @throws {AuthnError} kind `unreachable` or `config` when the provider cannot be used.
    */
   flowOf(am: OidcAuthMethodDoc): Promise<OidcFlow<Started>> {
-    const hit = this.flows.get(am.id);
-    if (hit && hit.version === am.version) return hit.flow;
-    const flow = createOidcFlow<Started>(flowConfigOf(am.attributes), { now: this.d.now, logger: this.d.log, stateTtlMs: ATTEMPT_TTL_MS, maxPendingStates: MAX_PENDING });
-    this.flows.set(am.id, { version: am.version, flow });
     // A failed discovery is tried again on the next login.
-    flow.catch(() => this.flows.get(am.id)?.flow === flow && this.flows.delete(am.id));
-    return flow;
+    return this.flows.get(am.id, am.version, () =>
+      createOidcFlow<Started>(flowConfigOf(am.attributes), { now: this.d.now, logger: this.d.log, stateTtlMs: ATTEMPT_TTL_MS, maxPendingStates: MAX_PENDING }),
+    );
   }
 
   /**

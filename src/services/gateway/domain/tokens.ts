@@ -13,7 +13,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import type { HttpRequest } from '../../../kernel/http/index.js';
+import { bearerToken, type HttpRequest } from '../../../kernel/http/index.js';
 import { secretsEqual, sha256Hex } from '../../../kernel/util/sha256.js';
 import type { AuthTokenDoc } from './docs.js';
 import { newId, PREFIX } from './ids.js';
@@ -45,8 +45,8 @@ export function mintToken(o: { scopeId: string; userId: string; authMethodId: st
 
 /** The token string a request presents (bearer first, then the split cookie, both halves joined); undefined when none. */
 export function presentedToken(req: HttpRequest): string | undefined {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-  if (m) return m[1];
+  const bearer = bearerToken(req.headers, 'any-case-one-word');
+  if (bearer !== undefined) return bearer;
   const cookies = new Map<string, string>();
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const i = part.indexOf('=');

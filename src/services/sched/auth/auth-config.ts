@@ -72,7 +72,7 @@ const KEY_SCHEMA: StructSchema = {
 /** Go struct of `OIDCClientAssertion`. */
 const ASSERTION_SCHEMA: StructSchema = {
   goType: 'OIDCClientAssertion',
-  fields: { KeySource: 'string', KeyAlgorithm: 'string', Audience: 'strings', ExtraHeaders: 'map', PrivateKey: KEY_SCHEMA, ClientSecret: 'string' },
+  fields: { KeySource: 'string', KeyAlgorithm: 'string', Audience: 'strings', ExtraHeaders: 'lenient-map', PrivateKey: KEY_SCHEMA, ClientSecret: 'string' },
 };
 
 /** Go struct of `Config`, fields in the reference's output order (sched.md §2.2). */
@@ -84,7 +84,7 @@ export const CONFIG_SCHEMA: StructSchema = {
     OIDCDisableUserInfo: 'bool', OIDCScopes: 'strings', BoundAudiences: 'strings', BoundIssuer: 'strings',
     AllowedRedirectURIs: 'strings', DiscoveryCaPem: 'strings', JWKSCACert: 'string', SigningAlgs: 'strings',
     ExpirationLeeway: 'duration', NotBeforeLeeway: 'duration', ClockSkewLeeway: 'duration',
-    ClaimMappings: 'map', ListClaimMappings: 'map', VerboseLogging: 'bool',
+    ClaimMappings: 'lenient-map', ListClaimMappings: 'lenient-map', VerboseLogging: 'bool',
   },
 };
 

@@ -20,7 +20,7 @@
 import { CairnError } from '../../../kernel/http/index.js';
 import { allocTerminal, type StoredAlloc } from '../alloc.js';
 import { identityOf, requireAllowed, type Ctx } from '../deps.js';
-import { parseGoBool, schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
+import { schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
 import { requireQuery } from '../request.js';
 import { DEFAULT_NAMESPACE, LABEL, T } from '../state.js';
 import { unpublishVolume } from './alloc-claims.js';
@@ -30,6 +30,7 @@ import { pluginCall } from './plugin-error.js';
 import type { CsiPluginDoc } from './plugin-doc.js';
 import { csiSecretsHeader, mergeSecrets } from './secrets.js';
 import { liveClaims, volumeInUse, volumeKey, type StoredVolume } from './volume.js';
+import { parseGoBool } from '../../../kernel/util/go-bool.js';
 
 const volumeNotFound = (id: string) => schedNotFound(`volume not found: ${id}`);
 const inUse = (id: string, why = '') => new CairnError('conflict', `volume in use: ${id}${why}`);

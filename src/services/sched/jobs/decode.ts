@@ -24,6 +24,8 @@ import {
   defaultRestartPolicy,
 } from './defaults.js';
 import type { Constraint, Job, LogConfig, ReschedulePolicy, Resources, RestartPolicy, Task, TaskGroup, VolumeMount } from './types.js';
+import { isObject } from '../../../kernel/util/is-object.js';
+import { jsonKind } from '../../../kernel/util/go-struct.js';
 
 /** Where a decoded job lands when the body names none of these. */
 export interface DecodeContext {
@@ -33,19 +35,10 @@ export interface DecodeContext {
   readonly region: string;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function kindOf(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'boolean') return 'bool';
-  return typeof v;
-}
-
 /** A JSON array field (absent or `null`: undefined). @throws 400 Go's text for a non-array. */
 function arrayField(v: unknown, path: string, goType: string): unknown[] | undefined {
   if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v)) throw schedBadRequest(`json: cannot unmarshal ${kindOf(v)} into Go struct field ${path} of type ${goType}`);
+  if (!Array.isArray(v)) throw schedBadRequest(`json: cannot unmarshal ${jsonKind(v)} into Go struct field ${path} of type ${goType}`);
   return v;
 }
 
@@ -54,7 +47,7 @@ function stringList(v: unknown, path: string): string[] | undefined {
   const list = arrayField(v, path, '[]string');
   if (!list) return undefined;
   return list.map((s) => {
-    if (typeof s !== 'string') throw schedBadRequest(`json: cannot unmarshal ${kindOf(s)} into Go struct field ${path} of type string`);
+    if (typeof s !== 'string') throw schedBadRequest(`json: cannot unmarshal ${jsonKind(s)} into Go struct field ${path} of type string`);
     return s;
   });
 }
@@ -62,9 +55,9 @@ function stringList(v: unknown, path: string): string[] | undefined {
 /** A `map[string]string` field; empty → null, as the reference keeps an empty map. */
 function stringMap(v: unknown, path: string): Record<string, string> | null {
   if (v === undefined || v === null) return null;
-  if (!isObject(v)) throw schedBadRequest(`json: cannot unmarshal ${kindOf(v)} into Go struct field ${path} of type map[string]string`);
+  if (!isObject(v)) throw schedBadRequest(`json: cannot unmarshal ${jsonKind(v)} into Go struct field ${path} of type map[string]string`);
   for (const [k, s] of Object.entries(v)) {
-    if (typeof s !== 'string') throw schedBadRequest(`json: cannot unmarshal ${kindOf(s)} into Go struct field ${path}.${k} of type string`);
+    if (typeof s !== 'string') throw schedBadRequest(`json: cannot unmarshal ${jsonKind(s)} into Go struct field ${path}.${k} of type string`);
   }
   return Object.keys(v).length > 0 ? ({ ...v } as Record<string, string>) : null;
 }
@@ -73,7 +66,7 @@ function stringMap(v: unknown, path: string): Record<string, string> | null {
 function intOr(raw: Record<string, unknown>, name: string, def: number, path: string): number {
   const v = fieldOf(raw, name);
   if (v === undefined) return def;
-  if (typeof v !== 'number') throw schedBadRequest(`json: cannot unmarshal ${kindOf(v)} into Go struct field ${path}.${name} of type int64`);
+  if (typeof v !== 'number') throw schedBadRequest(`json: cannot unmarshal ${jsonKind(v)} into Go struct field ${path}.${name} of type int64`);
   if (!Number.isSafeInteger(v)) throw schedBadRequest(`json: cannot unmarshal number ${v} into Go struct field ${path}.${name} of type int64`);
   return v;
 }
@@ -81,14 +74,14 @@ function intOr(raw: Record<string, unknown>, name: string, def: number, path: st
 function strOr(raw: Record<string, unknown>, name: string, def: string, path: string): string {
   const v = fieldOf(raw, name);
   if (v === undefined) return def;
-  if (typeof v !== 'string') throw schedBadRequest(`json: cannot unmarshal ${kindOf(v)} into Go struct field ${path}.${name} of type string`);
+  if (typeof v !== 'string') throw schedBadRequest(`json: cannot unmarshal ${jsonKind(v)} into Go struct field ${path}.${name} of type string`);
   return v === '' ? def : v;
 }
 
 function boolOr(raw: Record<string, unknown>, name: string, def: boolean, path: string): boolean {
   const v = fieldOf(raw, name);
   if (v === undefined) return def;
-  if (typeof v !== 'boolean') throw schedBadRequest(`json: cannot unmarshal ${kindOf(v)} into Go struct field ${path}.${name} of type bool`);
+  if (typeof v !== 'boolean') throw schedBadRequest(`json: cannot unmarshal ${jsonKind(v)} into Go struct field ${path}.${name} of type bool`);
   return v;
 }
 
@@ -96,7 +89,7 @@ function boolOr(raw: Record<string, unknown>, name: string, def: boolean, path: 
 function structField(raw: Record<string, unknown>, name: string, path: string, goType: string): Record<string, unknown> | undefined {
   const v = fieldOf(raw, name);
   if (v === undefined) return undefined;
-  if (!isObject(v)) throw schedBadRequest(`json: cannot unmarshal ${kindOf(v)} into Go struct field ${path}.${name} of type ${goType}`);
+  if (!isObject(v)) throw schedBadRequest(`json: cannot unmarshal ${jsonKind(v)} into Go struct field ${path}.${name} of type ${goType}`);
   return v;
 }
 
@@ -168,7 +161,7 @@ function decodeVolumeMounts(v: unknown, path: string): VolumeMount[] | null {
 }
 
 function decodeTask(raw: unknown, path: string): Task {
-  if (!isObject(raw)) throw schedBadRequest(`json: cannot unmarshal ${kindOf(raw)} into Go struct field ${path} of type api.Task`);
+  if (!isObject(raw)) throw schedBadRequest(`json: cannot unmarshal ${jsonKind(raw)} into Go struct field ${path} of type api.Task`);
   const config = structField(raw, 'Config', path, 'map[string]interface {}');
   const lifecycle = structField(raw, 'Lifecycle', path, 'api.TaskLifecycle');
   return {
@@ -190,7 +183,7 @@ function decodeTask(raw: unknown, path: string): Task {
 }
 
 function decodeGroup(raw: unknown, jobType: string, path: string): TaskGroup {
-  if (!isObject(raw)) throw schedBadRequest(`json: cannot unmarshal ${kindOf(raw)} into Go struct field ${path} of type api.TaskGroup`);
+  if (!isObject(raw)) throw schedBadRequest(`json: cannot unmarshal ${jsonKind(raw)} into Go struct field ${path} of type api.TaskGroup`);
   const disk = structField(raw, 'EphemeralDisk', path, 'api.EphemeralDisk');
   const volumes = structField(raw, 'Volumes', path, 'map[string]*api.VolumeRequest');
   const tasks = arrayField(fieldOf(raw, 'Tasks'), `${path}.Tasks`, '[]*api.Task') ?? [];
@@ -218,7 +211,7 @@ function decodeUpdate(raw: Record<string, unknown> | undefined): Record<string, 
   const out: Record<string, unknown> = {};
   for (const [name, def] of Object.entries(DEFAULT_UPDATE)) {
     const v = raw === undefined ? undefined : fieldOf(raw, name);
-    if (v !== undefined && typeof v !== typeof def) throw schedBadRequest(`json: cannot unmarshal ${kindOf(v)} into Go struct field Job.Update.${name} of type ${typeof def === 'number' ? 'int64' : typeof def === 'boolean' ? 'bool' : 'string'}`);
+    if (v !== undefined && typeof v !== typeof def) throw schedBadRequest(`json: cannot unmarshal ${jsonKind(v)} into Go struct field Job.Update.${name} of type ${typeof def === 'number' ? 'int64' : typeof def === 'boolean' ? 'bool' : 'string'}`);
     out[name] = v ?? def;
   }
   return out;
@@ -234,7 +227,7 @@ function decodeUpdate(raw: Record<string, unknown> | undefined): Record<string, 
  * @throws 400 Go's decoder texts naming the field.
  */
 export function decodeJob(raw: unknown, ctx: DecodeContext): Job {
-  if (!isObject(raw)) throw schedBadRequest(`json: cannot unmarshal ${kindOf(raw)} into Go value of type api.Job`);
+  if (!isObject(raw)) throw schedBadRequest(`json: cannot unmarshal ${jsonKind(raw)} into Go value of type api.Job`);
   const path = 'Job';
   const id = strOr(raw, 'ID', '', path);
   const type = strOr(raw, 'Type', 'service', path);

@@ -32,10 +32,11 @@ import { decodeStruct } from '../auth/decode.js';
 import { BOOTSTRAP_META_ID } from '../bootstrap.js';
 import { aclCaller, forwardToAuthoritative, requireAclEnabled, requireManagement, type Ctx, type SchedDeps } from '../deps.js';
 import { decodeLinks, fieldOf, UUID } from '../go-struct.js';
-import { atLeastOne, parseGoBool, permissionDeniedError, schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
+import { atLeastOne, permissionDeniedError, schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
 import { queryUuidPrefix, requireBody } from '../request.js';
 import { secretKey, T, type MetaDoc, type RoleDoc, type RoleLink, type TokenDoc } from '../state.js';
 import { makeToken, renderToken, tokenHash, tokenStub, withLiveRoles } from '../token.js';
+import { parseGoBool } from '../../../kernel/util/go-bool.js';
 
 /** The reset file in `data_dir`: it holds the reset index that allows one more bootstrap (reference `aclBootstrapReset`). */
 export const BOOTSTRAP_RESET_FILE = 'acl-bootstrap-reset';

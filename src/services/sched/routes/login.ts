@@ -20,6 +20,7 @@
  * @module
  */
 import {
+  AuthnBuilds,
   AuthnError,
   bindIdentity,
   createJwtValidator,
@@ -226,42 +227,27 @@ function jwtConfigOf(method: Method): AuthMethodConfig {
   return pick;
 }
 
-interface Entry<V> {
-  readonly modifyIndex: number;
-  readonly value: Promise<V>;
-}
-
 /** One agent's JWT validators and OIDC flows, one per method version; a failed build is not kept. */
 class Authenticators {
-  private readonly jwts = new Map<string, Entry<JwtValidator>>();
-  private readonly flows = new Map<string, Entry<OidcFlow<undefined>>>();
+  private readonly jwts = new AuthnBuilds<JwtValidator>();
+  private readonly flows = new AuthnBuilds<OidcFlow<undefined>>();
 
   constructor(private readonly now: () => number) {}
 
   /** The validator of a `JWT` method. @throws {AuthnError} when it cannot be built. */
   jwt(method: Method): Promise<JwtValidator> {
-    return this.cached(this.jwts, method, () => createJwtValidator(jwtConfigOf(method), { now: this.now }));
+    // async builders: a config that cannot be read rejects, as a provider that cannot be reached does.
+    return this.jwts.get(method.Name, method.ModifyIndex, async () => createJwtValidator(jwtConfigOf(method), { now: this.now }));
   }
 
   /** The flow of an `OIDC` method. @throws 500 `failed to generate OIDC provider: <why>`. */
   async oidc(method: Method): Promise<OidcFlow<undefined>> {
     try {
-      return await this.cached(this.flows, method, () => createOidcFlow<undefined>(kernelConfigs('OIDC', method.Config!)[0], { now: this.now }));
+      return await this.flows.get(method.Name, method.ModifyIndex, async () => createOidcFlow<undefined>(kernelConfigs('OIDC', method.Config!)[0], { now: this.now }));
     } catch (err) {
       if (err instanceof AuthnError) throw schedInternal(`failed to generate OIDC provider: ${err.message}`);
       throw err;
     }
-  }
-
-  private cached<V>(map: Map<string, Entry<V>>, method: Method, build: () => Promise<V>): Promise<V> {
-    let entry = map.get(method.Name);
-    if (!entry || entry.modifyIndex !== method.ModifyIndex) {
-      const value = Promise.resolve().then(build);
-      const fresh: Entry<V> = { modifyIndex: method.ModifyIndex, value };
-      map.set(method.Name, (entry = fresh));
-      value.catch(() => map.get(method.Name) === fresh && map.delete(method.Name));
-    }
-    return entry.value;
   }
 }
 

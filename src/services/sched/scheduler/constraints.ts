@@ -14,6 +14,7 @@
 import { RE2JS } from 're2js';
 import type { Constraint } from '../jobs/types.js';
 import type { NodeDoc } from '../state.js';
+import { LRUCache } from 'lru-cache';
 
 /** The value `target` names on node `n`, or undefined when the node has none. */
 export function resolveTarget(target: string, n: NodeDoc): string | undefined {
@@ -98,7 +99,8 @@ function ordered(op: string, cmp: number): boolean {
   return op === '<' ? cmp < 0 : op === '<=' ? cmp <= 0 : op === '>' ? cmp > 0 : cmp >= 0;
 }
 
-const regexps = new Map<string, RE2JS | null>();
+/** Compiled patterns (`false`: invalid), the 1000 most recently used. */
+const regexps = new LRUCache<string, RE2JS | false>({ max: 1000 });
 
 /** RE2 search of `pattern` in `value` (compiled once per pattern; an invalid pattern matches nothing). */
 function regexpMatch(value: string, pattern: string): boolean {
@@ -107,12 +109,11 @@ function regexpMatch(value: string, pattern: string): boolean {
     try {
       re = RE2JS.compile(pattern);
     } catch {
-      re = null;
+      re = false;
     }
-    if (regexps.size > 1000) regexps.clear();
     regexps.set(pattern, re);
   }
-  return re !== null && re.test(value);
+  return re !== false && re.test(value);
 }
 
 /** A parsed version: numeric segments and a pre-release (empty: a release). */

@@ -6,6 +6,7 @@
  */
 import { badRequest } from '../../../kernel/http/index.js';
 import { parseDuration } from '../../../kernel/util/duration.js';
+import { parseGoBool } from '../../../kernel/util/go-bool.js';
 
 /** Device types Cairn has (the reference also has `syslog`: see docs/compatibility.md). */
 export const DEVICE_TYPES = ['file', 'socket'] as const;
@@ -60,8 +61,8 @@ const KNOWN: Readonly<Record<DeviceType, readonly string[]>> = {
 function bool(options: Readonly<Record<string, string>>, name: string, dflt: boolean): boolean {
   const v = options[name];
   if (v === undefined) return dflt;
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v)) return false;
+  const b = parseGoBool(v);
+  if (b !== undefined) return b;
   throw badRequest(`options.${name}: invalid boolean "${v}"`);
 }
 

@@ -6,14 +6,15 @@
  * @module
  */
 import { createHmac } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 
-/** Hashes remembered per device at most; past it the memo starts again (memory only). */
+/** Hashes remembered per device at most (the least recently used go first; memory only). */
 const MEMO_LIMIT = 16_384;
 
 /** A string → its HMAC under one salt, memoised: the same tokens and values recur request after request. */
 export class Hasher {
   private readonly key: Buffer;
-  private memo = new Map<string, string>();
+  private readonly memo = new LRUCache<string, string>({ max: MEMO_LIMIT });
 
   /** `salt`: the device's salt; its UTF-8 bytes are the HMAC key (as the reference). */
   constructor(salt: string) {
@@ -25,7 +26,6 @@ export class Hasher {
     let h = this.memo.get(value);
     if (h !== undefined) return h;
     h = 'hmac-sha256:' + createHmac('sha256', this.key).update(value).digest('hex');
-    if (this.memo.size >= MEMO_LIMIT) this.memo = new Map();
     this.memo.set(value, h);
     return h;
   }

@@ -17,6 +17,7 @@
 import type { Capability, Policy } from './parse.js';
 import { mergeConstraints, permits, type ParamConstraints } from './params.js';
 import { mergeWrappingBounds, wrappingPermitted, type WrappingBounds } from './wrapping-ttl.js';
+import { LRUCache } from 'lru-cache';
 
 const BIT: Readonly<Record<Capability, number>> = {
   deny: 1,
@@ -137,8 +138,8 @@ export class Acl {
   private readonly prefixes: GlobRule[] = [];
   /** Rules with `+` segments. */
   private readonly segments: GlobRule[] = [];
-  /** Results of {@link governing} by path (`\0` prefix: the list form). */
-  private readonly memo = new Map<string, Grant | undefined>();
+  /** Results of {@link governing} by path (`\0` prefix: the list form; `false`: no rule applies). */
+  private readonly memo = new LRUCache<string, Grant | false>({ max: MEMO_ENTRIES });
 
   /**
    * Compiles `policies`. `root: true` builds the root ACL, which holds every capability
@@ -215,10 +216,10 @@ export class Acl {
    */
   private governing(path: string, list: boolean): Grant | undefined {
     const key = list ? '\0' + path : path;
-    if (this.memo.has(key)) return this.memo.get(key);
+    const hit = this.memo.get(key);
+    if (hit !== undefined) return hit === false ? undefined : hit;
     const b = this.resolve(path, list);
-    if (this.memo.size >= MEMO_ENTRIES) this.memo.delete(this.memo.keys().next().value!);
-    this.memo.set(key, b);
+    this.memo.set(key, b ?? false);
     return b;
   }
 

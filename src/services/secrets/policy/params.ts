@@ -21,6 +21,7 @@
  *
  * @module
  */
+import { isObject } from '../../../kernel/util/is-object.js';
 
 /** A value a constraint lists: JSON scalars only (Cairn refuses nested lists and objects). */
 export type ParamValue = string | number | boolean;
@@ -36,7 +37,6 @@ export interface ParamConstraints {
 }
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isValue = (v: unknown): v is ParamValue => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 
 /** The keys of a `path` block this module parses. */
@@ -66,7 +66,7 @@ export function parseConstraints(b: Obj): ParamConstraints | undefined {
 function valueMap(b: Obj, field: string): Map<string, ParamValue[]> | undefined {
   const raw = b[field];
   if (raw === undefined) return undefined;
-  const obj = isObj(raw) ? raw : Array.isArray(raw) && raw.length === 1 && isObj(raw[0]) ? raw[0] : undefined;
+  const obj = isObject(raw) ? raw : Array.isArray(raw) && raw.length === 1 && isObject(raw[0]) ? raw[0] : undefined;
   if (!obj) throw new Error(`"${field}" must be a map of parameter name to a list of values: ${field} = { "name" = [] }`);
   const out = new Map<string, ParamValue[]>();
   for (const [name, values] of Object.entries(obj)) {

@@ -20,6 +20,7 @@
 import { checkDocumentBounds, HclSyntaxError, parseHcl } from '../../../kernel/config/index.js';
 import { PARAM_KEYS, parseConstraints, type ParamConstraints } from './params.js';
 import { WRAPPING_KEYS, parseWrappingBounds, type WrappingBounds } from './wrapping-ttl.js';
+import { isObject } from '../../../kernel/util/is-object.js';
 
 /** The capabilities a rule may grant (reference/secrets.md §5.1). */
 export type Capability = 'create' | 'read' | 'update' | 'delete' | 'list' | 'patch' | 'sudo' | 'deny';
@@ -78,7 +79,6 @@ export class PolicyParseError extends Error {
 }
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * Entries of a block value: HCL1 gives a list of objects (one per block), JSON may give
@@ -86,14 +86,14 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
  */
 function entries(v: unknown): [string, unknown][] | undefined {
   const list = Array.isArray(v) ? v : [v];
-  if (!list.every(isObj)) return undefined;
+  if (!list.every(isObject)) return undefined;
   return list.flatMap((o) => Object.entries(o));
 }
 
 /** The single object of a block body (`[{…}]` or `{…}`); `undefined` otherwise. */
 function body(v: unknown): Obj | undefined {
-  if (isObj(v)) return v;
-  if (Array.isArray(v) && v.length === 1 && isObj(v[0])) return v[0];
+  if (isObject(v)) return v;
+  if (Array.isArray(v) && v.length === 1 && isObject(v[0])) return v[0];
   return undefined;
 }
 
@@ -130,7 +130,7 @@ export function parsePolicy(name: string, text: string): Policy {
     if (!(err instanceof HclSyntaxError)) throw err;
     throw new PolicyParseError(err.line === undefined ? err.reason : `line ${err.line}, column ${err.column}: ${err.reason}`);
   }
-  if (!isObj(doc)) throw new PolicyParseError('the policy must be an object of "path" blocks');
+  if (!isObject(doc)) throw new PolicyParseError('the policy must be an object of "path" blocks');
   for (const key of Object.keys(doc)) {
     if (key !== 'path' && key !== 'name') throw new PolicyParseError(`invalid key "${key}"`);
   }

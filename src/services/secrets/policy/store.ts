@@ -19,6 +19,7 @@ import { badRequest } from '../../../kernel/http/index.js';
 import { json, type Backend } from '../../../kernel/store/index.js';
 import { Acl } from './acl.js';
 import { PolicyParseError, parsePolicy, type Policy } from './parse.js';
+import { LRUCache } from 'lru-cache';
 
 /** A policy as stored and as `sys/policies/acl/:name` shows it. */
 export interface StoredPolicy {
@@ -92,7 +93,7 @@ const IMMUTABLE = ['root', RESPONSE_WRAPPING_POLICY];
 
 /** Where policies are stored, relative to the namespace's storage. */
 export const POLICY_PREFIX = 'sys/policy/';
-/** Compiled ACLs kept at most; the cache is emptied when it grows past this. */
+/** Compiled ACLs kept at most (the least recently used go first). */
 const MAX_CACHED_ACLS = 1000;
 
 /** Policy names are case-insensitive: trimmed and lower-cased (reference/secrets.md §3.7). */
@@ -103,7 +104,7 @@ export function normalizePolicyName(name: string): string {
 /** ACL policies on a {@link Backend}, with parse and ACL caches. */
 export class PolicyStore {
   private readonly parsed = new Map<string, Policy>();
-  private readonly acls = new Map<string, Acl>();
+  private readonly acls = new LRUCache<string, Acl>({ max: MAX_CACHED_ACLS });
   /** Bumped by every write; a read that raced with a write does not fill the caches. */
   private generation = 0;
 
@@ -181,7 +182,6 @@ export class PolicyStore {
     const generation = this.generation;
     const acl = set.includes('root') ? new Acl([], true) : new Acl((await Promise.all(set.map((n) => this.policy(n)))).filter((p) => p !== undefined));
     if (generation === this.generation) {
-      if (this.acls.size >= MAX_CACHED_ACLS) this.acls.clear();
       this.acls.set(key, acl);
     }
     return acl;

@@ -13,6 +13,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Backend, BackendOp } from '../../../kernel/store/index.js';
 import { deepFreeze } from '../../../kernel/util/deep-freeze.js';
+import { LRUCache } from 'lru-cache';
 
 /** Storage keys written without the barrier: seal configuration and encrypted key material. */
 export const CLEAR_KEYS: ReadonlySet<string> = new Set(['core/seal-config', 'core/root-key', 'core/keyring']);
@@ -99,7 +100,7 @@ const MAX_CACHED_BYTES = 64 * 1024;
  */
 const MAX_DECODED_BYTES = 16 * 1024;
 /** A cached absence: the key was read and storage held nothing. */
-const ABSENT = null;
+const ABSENT = false;
 /** {@link Cached.decoded} before the first {@link BarrierBackend.getJson} of the value. */
 const NOT_DECODED: unique symbol = Symbol('not decoded');
 
@@ -128,15 +129,11 @@ interface Cached {
  * then shared by every reader until a write or an invalidation forgets the key
  * (issue 15): the same invalidation as the plaintexts, by construction.
  *
- * Eviction is generational rather than strict LRU, so a hit costs one map lookup: new
- * entries go to the young map; when it holds half the capacity it becomes the old map
- * and the previous old map is dropped; a hit in the old map moves the entry back.
+ * The least recently used entries go first when the cache is full.
  */
 export class BarrierBackend implements Backend {
-  /** Plaintexts (or {@link ABSENT}) by key, newest generation. */
-  private young = new Map<string, Cached | typeof ABSENT>();
-  /** The previous generation, dropped at the next rotation. */
-  private old = new Map<string, Cached | typeof ABSENT>();
+  /** Plaintexts (or {@link ABSENT}) by key, the `cacheEntries` most recently used. */
+  private readonly values: LRUCache<string, Cached | typeof ABSENT>;
   /** Bumped by every write; a read that saw it change does not fill the cache. */
   private writes = 0;
   /** {@link deriveKey}'s keys by purpose. */
@@ -146,7 +143,9 @@ export class BarrierBackend implements Backend {
     private readonly inner: Backend,
     private readonly keyring: Keyring,
     private readonly cacheEntries = DEFAULT_CACHE_ENTRIES,
-  ) {}
+  ) {
+    this.values = new LRUCache({ max: Math.max(1, cacheEntries) });
+  }
 
   async get(key: string): Promise<Uint8Array | undefined> {
     const hit = this.cached(key);
@@ -199,10 +198,8 @@ export class BarrierBackend implements Backend {
    */
   invalidate(keys?: readonly string[]): void {
     this.writes++;
-    if (keys === undefined) {
-      this.young = new Map();
-      this.old = new Map();
-    } else this.forget(keys);
+    if (keys === undefined) this.values.clear();
+    else this.forget(keys);
   }
 
   /** The barrier does not own the storage: closing is the owner's job. */
@@ -221,14 +218,9 @@ export class BarrierBackend implements Backend {
     return decoded;
   }
 
-  /** The cache entry of `key` (a hit in the old generation moves back to the young one); undefined on a miss. */
+  /** The cache entry of `key`; undefined on a miss. */
   private cached(key: string): Cached | typeof ABSENT | undefined {
-    let hit = this.young.get(key);
-    if (hit === undefined) {
-      hit = this.old.get(key);
-      if (hit !== undefined) this.remember(key, hit);
-    }
-    return hit;
+    return this.values.get(key);
   }
 
   /** Whether a value just read may be cached (caching on, and not too large). */
@@ -236,20 +228,13 @@ export class BarrierBackend implements Backend {
     return this.cacheEntries > 0 && (plain === undefined || plain.length <= MAX_CACHED_BYTES);
   }
 
-  /** Caches `value` for `key` in the young generation, rotating generations when it is full. */
+  /** Caches `value` for `key`, dropping the least recently used entry when full. */
   private remember(key: string, value: Cached | typeof ABSENT): void {
-    this.young.set(key, value);
-    if (this.young.size >= Math.max(1, this.cacheEntries >> 1)) {
-      this.old = this.young;
-      this.young = new Map();
-    }
+    this.values.set(key, value);
   }
 
   private forget(keys: readonly string[]): void {
-    for (const k of keys) {
-      this.young.delete(k);
-      this.old.delete(k);
-    }
+    for (const k of keys) this.values.delete(k);
   }
 
   /** Invalidates `keys` now (reads see the pending write underneath) and once the write settles. */

@@ -15,6 +15,7 @@ import { sha256Hex } from '../../../kernel/util/sha256.js';
 import { json, listRecursive, readJson, type Backend, type BackendOp } from '../../../kernel/store/index.js';
 import { badRequest } from '../../../kernel/http/index.js';
 import { DEFAULT_LEASE_TTL_S } from '../mounts/table.js';
+import { LRUCache } from 'lru-cache';
 
 /**
  * A stored token (never holds the token itself). Entries read back are deeply frozen and
@@ -81,7 +82,7 @@ export const TOKEN_PREFIX = 'sys/token/';
 const ID = 'sys/token/id/';
 const ACCESSOR = 'sys/token/accessor/';
 const PARENT = 'sys/token/parent/';
-/** Parents whose chain expiry is remembered at most (the map is emptied past it). */
+/** Parents whose chain expiry is remembered at most (the least recently used go first). */
 const MAX_CHAIN_CACHE = 10_000;
 /** Hex SHA-256 of a token. */
 export function hashToken(id: string): string {
@@ -95,9 +96,9 @@ export class TokenStore {
    * ancestors when last read, so a child token's request does not re-read its whole chain.
    * It only ever answers "alive" before that expiry, and that stays true: renewals only
    * move expiries later, and revoking an ancestor deletes the children with it. Emptied on
-   * revoke (memory) and when it reaches {@link MAX_CHAIN_CACHE} entries.
+   * revoke (memory); bounded by {@link MAX_CHAIN_CACHE}.
    */
-  private readonly chainExpiry = new Map<string, number>();
+  private readonly chainExpiry = new LRUCache<string, number>({ max: MAX_CHAIN_CACHE });
 
   /** Called for every token {@link revoke} removes (children first), before its entry is deleted. */
   private readonly revokeListeners: Array<(entry: StoredToken) => Promise<void>> = [];
@@ -203,7 +204,6 @@ export class TokenStore {
       if (!t.parent) break;
       t = await this.stored(t.parent);
     }
-    if (this.chainExpiry.size >= MAX_CHAIN_CACHE) this.chainExpiry.clear();
     this.chainExpiry.set(entry.parent, earliest);
     return true;
   }

@@ -4,11 +4,11 @@
  * reaches the JWKS or discovery URL) and the OIDC flow (one per mount config; it holds the
  * pending logins' state, so the callback must reach the server that made the auth URL,
  * as in the reference). A changed config makes new ones; old ones are dropped when the
- * cache is full.
+ * cache is full (the least recently used first).
  *
  * @module
  */
-import { createJwtValidator, createOidcFlow, type JwtValidator, type OidcFlow } from '../../../../kernel/authn/index.js';
+import { AuthnBuilds, createJwtValidator, createOidcFlow, type JwtValidator, type OidcFlow } from '../../../../kernel/authn/index.js';
 import type { Logger } from '../../../../kernel/log/logger.js';
 import { flowConfig, validatorConfig, type JwtConfig, type ValidationSettings } from './config.js';
 
@@ -18,27 +18,9 @@ export interface OidcPayload {
   readonly role: string;
 }
 
-/** Most validators / flows kept per process; the oldest goes first. */
-const MAX_ENTRIES = 256;
-
-/** A small insertion-ordered cache of promises; a rejected promise is not kept. */
-class PromiseCache<T> {
-  readonly #entries = new Map<string, Promise<T>>();
-
-  get(key: string, make: () => Promise<T>): Promise<T> {
-    let p = this.#entries.get(key);
-    if (!p) {
-      if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value as string);
-      p = make();
-      this.#entries.set(key, p);
-      p.catch(() => this.#entries.delete(key));
-    }
-    return p;
-  }
-}
-
-const validators = new PromiseCache<JwtValidator>();
-const flows = new PromiseCache<OidcFlow<OidcPayload>>();
+// Keyed by mount and config, so one version each: a changed config is a new key.
+const validators = new AuthnBuilds<JwtValidator>();
+const flows = new AuthnBuilds<OidcFlow<OidcPayload>>();
 
 /**
  * The JWT validator of mount `mountUuid` for `config` and a role's settings.
@@ -46,7 +28,7 @@ const flows = new PromiseCache<OidcFlow<OidcPayload>>();
  */
 export function validatorFor(mountUuid: string, config: JwtConfig, v: ValidationSettings, now: () => number): Promise<JwtValidator> {
   const kc = validatorConfig(config, v);
-  return validators.get(`${mountUuid}\n${JSON.stringify(kc)}`, () => createJwtValidator(kc, { now }));
+  return validators.get(`${mountUuid}\n${JSON.stringify(kc)}`, 0, () => createJwtValidator(kc, { now }));
 }
 
 /**
@@ -55,5 +37,5 @@ export function validatorFor(mountUuid: string, config: JwtConfig, v: Validation
  */
 export function flowFor(mountUuid: string, config: JwtConfig, now: () => number, logger?: Logger): Promise<OidcFlow<OidcPayload>> {
   const kc = flowConfig(config);
-  return flows.get(`${mountUuid}\n${JSON.stringify(kc)}`, () => createOidcFlow<OidcPayload>(kc, { now, logger, redirectUrisPerRequest: true }));
+  return flows.get(`${mountUuid}\n${JSON.stringify(kc)}`, 0, () => createOidcFlow<OidcPayload>(kc, { now, logger, redirectUrisPerRequest: true }));
 }

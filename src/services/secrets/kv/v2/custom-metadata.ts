@@ -9,11 +9,7 @@
 
 import { InputError, fieldError, hasField, parseBoolField, parseDuration, parseIntField } from '../../../../kernel/util/duration.js';
 import type { KeyMetadata, KvConfig } from './key-metadata.js';
-
-/** A plain JSON object (not null, not an array) — e.g. a write's `data` (reference/secrets.md §2.5). */
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { isObject } from '../../../../kernel/util/is-object.js';
 
 /** Sets an own enumerable property, safe for keys such as `__proto__`. */
 function setOwn(obj: Record<string, unknown>, k: string, v: unknown): void {
@@ -23,7 +19,7 @@ function setOwn(obj: Record<string, unknown>, k: string, v: unknown): void {
 /** Deep copy of a JSON value (reference/secrets.md §2.5 merge patch); safe for `__proto__` keys. */
 export function cloneJson<T>(v: T): T {
   if (Array.isArray(v)) return v.map((x) => cloneJson(x)) as T;
-  if (isPlainObject(v)) {
+  if (isObject(v)) {
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) setOwn(out, k, cloneJson(x));
     return out as T;
@@ -61,7 +57,7 @@ function weakString(key: string, v: unknown): string {
  * a value is an array/object.
  */
 export function decodeCustomMetadata(raw: unknown, keepNulls: boolean): Record<string, string | null> {
-  if (!isPlainObject(raw)) {
+  if (!isObject(raw)) {
     throw new InputError(`${CUSTOM_METADATA_ERROR_PREFIX}: custom_metadata must be an object`);
   }
   const out: Record<string, string | null> = {};
@@ -115,8 +111,8 @@ export function assertCustomMetadata(cm: Readonly<Record<string, string>>): void
  * a new value; neither argument is mutated.
  */
 export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isPlainObject(patch)) return cloneJson(patch);
-  const out: Record<string, unknown> = isPlainObject(target) ? cloneJson(target) : {};
+  if (!isObject(patch)) return cloneJson(patch);
+  const out: Record<string, unknown> = isObject(target) ? cloneJson(target) : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
     else setOwn(out, k, mergePatch(Object.hasOwn(out, k) ? out[k] : undefined, v));
@@ -135,11 +131,11 @@ export function subkeys(data: unknown, depth: number): Record<string, unknown> |
   if (!Number.isSafeInteger(depth) || depth < 0) {
     throw new InputError(`depth must be a non-negative integer, got ${String(depth)}`);
   }
-  if (!isPlainObject(data)) return null;
+  if (!isObject(data)) return null;
   const walk = (obj: Record<string, unknown>, level: number): Record<string, unknown> => {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(obj)) {
-      const descend = isPlainObject(v) && Object.keys(v).length > 0 && (depth === 0 || level + 1 <= depth);
+      const descend = isObject(v) && Object.keys(v).length > 0 && (depth === 0 || level + 1 <= depth);
       setOwn(out, k, descend ? walk(v as Record<string, unknown>, level + 1) : null);
     }
     return out;

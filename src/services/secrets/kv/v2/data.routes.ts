@@ -14,13 +14,13 @@ import {
   type KeyMetadata,
   addVersion,
   checkCas,
-  isPlainObject,
   mergePatch,
   newKeyMetadata,
   renderVersionMeta,
   softDeleteCurrent,
   versionState,
 } from './versions.js';
+import { isObject } from '../../../../kernel/util/is-object.js';
 
 const key = (req: SecretsRequest) => req.params.path;
 
@@ -28,7 +28,7 @@ const key = (req: SecretsRequest) => req.params.path;
 function writeInput(req: SecretsRequest): { data: Record<string, unknown>; cas: unknown } {
   const data = req.data.data;
   if (data === undefined) throw badRequest('no data provided');
-  if (!isPlainObject(data)) throw badRequest('field "data": must be a JSON object');
+  if (!isObject(data)) throw badRequest('field "data": must be a JSON object');
   const options = (req.data.options as Record<string, unknown> | undefined) ?? {};
   return { data, cas: options.cas ?? undefined };
 }
