@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EventBroker, SubscribeDenied, type Authorize, type AuthorizeVerdict, type SubscribeRequest } from './broker.js';
 import type { EventBatch, StreamEvent } from './event.js';
-import { parseTopics, SubscriptionEnded } from './subscription.js';
+import { parseTopics, type SubscriptionEnded } from './subscription.js';
 
 const ev = (Topic: string, Type: string, Key: string, Index: number): StreamEvent => ({ Topic, Type, Key, Namespace: '', FilterKeys: null, Index, Payload: {} });
 const nodeBatch = (index: number): EventBatch => ({ index, events: [ev('Node', 'NodeRegistration', `n${index}`, index)] });
