@@ -7,10 +7,15 @@ import { createRequire } from 'node:module';
 import type { BenchServer, ServerKind } from './servers.js';
 import { nextDistinct, runWrk, wrkCanRun, wrkInstalled } from './wrk.js';
 
-// autocannon is CommonJS without type declarations.
+// autocannon is CommonJS without type declarations: the part used here, typed.
 const require = createRequire(import.meta.url);
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const autocannon = require('autocannon') as any;
+const autocannon = require('autocannon') as Autocannon;
+
+/** autocannon's entry: one run with its options, reporting through `done` and `response` events. */
+type Autocannon = (
+  options: { url: string; connections: number; pipelining: number; duration: number; requests: RequestTemplate[]; timeout: number },
+  done: (err: Error | null, raw: AutocannonResult) => void,
+) => { on(event: 'response', listener: (client: unknown, statusCode: number, bytes: number, responseTimeMs: number) => void): void };
 
 /** One request template as autocannon takes it (`setupRequest` may vary it per request). */
 export interface RequestTemplate {

@@ -15,6 +15,7 @@
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
+import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createHttpServer } from '../src/kernel/http/list-method.js';
 import { cpuSeconds } from './cpu.js';
@@ -31,7 +32,7 @@ function handler(req: http.IncomingMessage, res: http.ServerResponse): void {
 /** Child: listens with the server of `kind` and sends its port to the parent. */
 function serve(kind: string): void {
   const server = kind === 'bare' ? http.createServer(handler) : (createHttpServer({}, handler) as http.Server);
-  if (kind === 'framed') server.on('connection', (s: import('node:net').Socket) => s.on('data', () => undefined));
+  if (kind === 'framed') server.on('connection', (s: Socket) => s.on('data', () => undefined));
   server.keepAliveTimeout = 65_000;
   server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as { port: number }).port }));
   process.on('disconnect', () => process.exit(0));

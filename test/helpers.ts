@@ -28,12 +28,19 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
+/**
+ * A parsed JSON reply body as the tests read it: any shape, read field by field, with the
+ * assertions as the check. Typing every reply of four services here would restate their
+ * APIs a second time; this is the one place tests opt out of the type checker for them.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see the docstring: a reply body of any shape
+export type JsonReply = any;
+
 export interface Reply {
   readonly status: number;
   readonly headers: Headers;
   readonly text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly json: any;
+  readonly json: JsonReply;
 }
 
 /** Starts a secrets service, initialised (1 share) and unsealed, with a KV v2 mount at `secret/` and a root token. */

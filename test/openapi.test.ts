@@ -176,7 +176,7 @@ describe('discovery, scheduler and gateway: GET /v1/openapi.json', () => {
     assert.ok(doc.paths['/auth-methods/{id}:authenticate'].post);
     assert.ok(doc.paths['/auth-methods/{id}:change-state'].post);
     assert.ok(doc.paths['/auth-methods/oidc:authenticate:callback'].get);
-    assert.deepEqual(doc.paths['/groups'].get.parameters.map((p: any) => p.name), ['scope_id', 'recursive', 'filter', 'page_size', 'list_token']);
+    assert.deepEqual((doc.paths['/groups'].get as { parameters: { name: string }[] }).parameters.map((p) => p.name), ['scope_id', 'recursive', 'filter', 'page_size', 'list_token']);
     await assertValid(doc);
   });
 });

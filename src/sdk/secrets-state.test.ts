@@ -3,7 +3,7 @@
 // never replaces it, and a 412 is retried with backoff, a bounded number of times.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { SecretsApiError, SecretsClient } from './index.js';
+import { type SecretsApiError, SecretsClient } from './index.js';
 import { envelope, startFakeServer, type FakeServer } from './testing/fake-server.js';
 
 const state = (cluster: string, index: number) => Buffer.from(`v1:${cluster}:${index}`).toString('base64');

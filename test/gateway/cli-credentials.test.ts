@@ -64,7 +64,7 @@ describe('cairn gateway credential commands', { timeout: 60_000 }, () => {
     const post = await json(['credential-libraries', 'update', 'vault-generic', `-id=${lib.id}`, '-vault-http-method=POST', '-vault-http-request-body={"a":1}']);
     assert.deepEqual(post.attributes, { path: 'secret/data/db', http_method: 'POST', http_request_body: '{"a":1}' });
     const libs = await json(['credential-libraries', 'list', `-credential-store-id=${store.id}`]);
-    assert.deepEqual(libs.map((l: any) => l.id), [lib.id]);
+    assert.deepEqual(libs.map((l: { id: string }) => l.id), [lib.id]);
 
     const statics = await json(['credential-stores', 'create', 'static', '-scope-id=p_1234567890']);
     const up = await json(['credentials', 'create', 'username-password', `-credential-store-id=${statics.id}`, '-username=ops', '-password=env://DB_PASSWORD']);

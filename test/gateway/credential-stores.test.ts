@@ -41,6 +41,9 @@ const POLICY = storePolicy('secret/data/*', 'leased/*');
 
 const configText = controllerHcl(RECOVERY, join(dir, 'data'));
 
+/** A credential lease record as the domain state holds it (the fields read here). */
+type Lease = { id: string; session_id: string; released_time?: string };
+
 describe('gateway credential stores with a real secrets service', { timeout: 90_000 }, () => {
   let secrets: TestServer;
   let gw: Gateway;
@@ -137,15 +140,15 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
       const r = await call('POST', 'credential-stores', { body: { scope_id: projectId, type: 'vault', attributes: { address: secrets.url, token } } });
       assert.equal(r.status, 400, r.text);
       assert.equal(r.body.kind, 'InvalidArgument');
-      assert.match(r.body.details.request_fields.find((f: any) => f.name === 'attributes.token').description, message);
+      assert.match(r.body.details.request_fields.find((f: { name: string }) => f.name === 'attributes.token').description, message);
     }
     const unknown = await call('POST', 'credential-stores', { body: { scope_id: projectId, type: 'vault', attributes: { address: secrets.url, token: 'not-a-token' } } });
     assert.equal(unknown.status, 400);
     assert.match(unknown.body.details.request_fields[0].description, /^unable to lookup vault token: the secrets service answered 403: permission denied$/);
     const missing = await call('POST', 'credential-stores', { body: { scope_id: projectId, type: 'vault', attributes: {} } });
-    assert.deepEqual(missing.body.details.request_fields.map((f: any) => f.name).sort(), ['attributes.address', 'attributes.token']);
+    assert.deepEqual(missing.body.details.request_fields.map((f: { name: string }) => f.name).sort(), ['attributes.address', 'attributes.token']);
     const list = await call('GET', `credential-stores?scope_id=${projectId}`);
-    assert.deepEqual(list.body.items.map((s: any) => s.id), [storeId]);
+    assert.deepEqual(list.body.items.map((s: { id: string }) => s.id), [storeId]);
   });
 
   it('brokers a KV v2 library as the secret\'s current version, typed as username_password', async () => {
@@ -159,7 +162,7 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     assert.equal(first.length, 1);
     assert.deepEqual(first[0].credential, { username: 'app', password: 'pw-version-1' });
     assert.deepEqual(first[0].credential_source, { id: lib.body.id, name: 'db', description: undefined, credential_store_id: storeId, type: 'vault-generic', credential_type: 'username_password' });
-    const decoded = first[0].secret.decoded as any;
+    const decoded = first[0].secret.decoded as { data: unknown; metadata: { version: number } };
     assert.deepEqual(decoded.data, { username: 'app', password: 'pw-version-1' });
     assert.equal(decoded.metadata.version, 1);
     assert.deepEqual(JSON.parse(Buffer.from(first[0].secret.raw, 'base64').toString()), decoded);
@@ -168,7 +171,7 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     secretValues.push('pw-version-2');
     const second = await brokerCredentials(gw.domain!, target([lib.body.id]), 's_0000000002');
     assert.deepEqual(second[0].credential, { username: 'app', password: 'pw-version-2' });
-    assert.equal((second[0].secret.decoded as any).metadata.version, 2);
+    assert.equal((second[0].secret.decoded as { metadata: { version: number } }).metadata.version, 2);
   });
 
   it('maps overridden attribute names; a secret without them is refused naming the source, not the secret', async () => {
@@ -204,7 +207,7 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     assert.equal(post.status, 200, post.text);
     assert.equal(post.body.attributes.http_method, 'POST');
     const [caps] = await brokerCredentials(gw.domain!, target([post.body.id]), 's_0000000007');
-    assert.deepEqual((caps.secret.decoded as any)['secret/data/app/db'], ['read']);
+    assert.deepEqual((caps.secret.decoded as Record<string, string[]>)['secret/data/app/db'], ['read']);
     assert.equal(caps.credential, undefined);
     assert.equal(caps.credential_source.credential_type, undefined);
 
@@ -212,7 +215,7 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
       body: { credential_store_id: storeId, credential_type: 'json', credential_mapping_overrides: { x: 'y' }, attributes: { http_method: 'PUT', http_request_body: '{}' } },
     });
     assert.equal(bad.status, 400);
-    assert.deepEqual(bad.body.details.request_fields.map((f: any) => f.name).sort(), ['attributes.http_method', 'attributes.http_request_body', 'attributes.path', 'credential_type']);
+    assert.deepEqual(bad.body.details.request_fields.map((f: { name: string }) => f.name).sort(), ['attributes.http_method', 'attributes.http_request_body', 'attributes.path', 'credential_type']);
   });
 
   it('renews the store token on the leader once half its TTL passed', async () => {
@@ -232,21 +235,21 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     const lib = await call('POST', 'credential-libraries', { body: { credential_store_id: storeId, credential_type: 'username_password', attributes: { path: 'leased/app/db' } } });
     const [c] = await brokerCredentials(gw.domain!, target([lib.body.id]), 's_leased0001');
     assert.deepEqual(c.credential, { username: 'leased-user', password: 'leased-pw' });
-    const leases = gw.domain!.state.list<any>('credential-leases').filter((l) => l.session_id === 's_leased0001');
+    const leases = gw.domain!.state.list<Lease>('credential-leases').filter((l) => l.session_id === 's_leased0001');
     assert.equal(leases.length, 1);
-    const leaseId = leases[0].id as string;
+    const leaseId = leases[0].id;
     assert.match(leaseId, /^leased\/app\/db\//);
     assert.equal((await secrets.call('PUT', '/v1/sys/leases/lookup', { body: { lease_id: leaseId } })).status, 200);
     await releaseCredentials(gw.domain!, 's_leased0001');
     const gone = await secrets.call('PUT', '/v1/sys/leases/lookup', { body: { lease_id: leaseId } });
     assert.equal(gone.status, 400, gone.text);
-    assert.equal(gw.domain!.state.list<any>('credential-leases').filter((l) => l.session_id === 's_leased0001').length, 0);
+    assert.equal(gw.domain!.state.list<Lease>('credential-leases').filter((l) => l.session_id === 's_leased0001').length, 0);
   });
 
   it('a lease the secrets service could not be asked to revoke at session end is retried by the leader', async () => {
-    const lib = (await call('GET', `credential-libraries?credential_store_id=${storeId}`)).body.items.find((l: any) => l.attributes.path === 'leased/app/db');
+    const lib = (await call('GET', `credential-libraries?credential_store_id=${storeId}`)).body.items.find((l: { attributes: { path: string } }) => l.attributes.path === 'leased/app/db');
     await brokerCredentials(gw.domain!, target([lib.id]), 's_leased0002');
-    const leaseId = gw.domain!.state.list<any>('credential-leases').find((l) => l.session_id === 's_leased0002').id as string;
+    const leaseId = gw.domain!.state.list<Lease>('credential-leases').find((l) => l.session_id === 's_leased0002')!.id;
     // The store's service is unreachable for a while: a port nothing listens on.
     const closed = await new Promise<number>((resolve) => {
       const srv = createServer().listen(0, '127.0.0.1', () => {
@@ -256,12 +259,12 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     });
     const setAddress = (address: string) =>
       gw.domain!.state.txn((tx) => {
-        const { CreateIndex: _c, ModifyIndex: _m, ...doc } = tx.get<any>('credential-stores', storeId);
+        const { CreateIndex: _c, ModifyIndex: _m, ...doc } = tx.get<{ attributes: Record<string, unknown> }>('credential-stores', storeId)!;
         tx.put('credential-stores', storeId, { ...doc, attributes: { ...doc.attributes, address } });
       });
     await setAddress(`http://127.0.0.1:${closed}`);
     await releaseCredentials(gw.domain!, 's_leased0002');
-    const kept = gw.domain!.state.get<any>('credential-leases', leaseId);
+    const kept = gw.domain!.state.get<Lease>('credential-leases', leaseId);
     assert.ok(kept?.released_time, 'the record stays, marked released');
     assert.equal((await secrets.call('PUT', '/v1/sys/leases/lookup', { body: { lease_id: leaseId } })).status, 200);
     await setAddress(secrets.url);
@@ -292,7 +295,7 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     const up2 = await call('POST', 'credentials', { body: { credential_store_id: other.body.id, type: 'username_password', attributes: { username: 'ops', password: 'static-password' } } });
     assert.notEqual(up2.body.attributes.password_hmac, up.body.attributes.password_hmac);
     const bad = await call('POST', 'credentials', { body: { credential_store_id: store.body.id, type: 'ssh_private_key', attributes: { username: 'x', private_key: 'nope', password_hmac: 'x' } } });
-    assert.deepEqual(bad.body.details.request_fields.map((f: any) => f.name).sort(), ['attributes.password_hmac', 'attributes.private_key']);
+    assert.deepEqual(bad.body.details.request_fields.map((f: { name: string }) => f.name).sort(), ['attributes.password_hmac', 'attributes.private_key']);
     // OpenSSH's own format (ssh-keygen's default) is taken too; a block without its header is not.
     const openssh = (body: Buffer) => `-----BEGIN OPENSSH PRIVATE KEY-----\n${body.toString('base64')}\n-----END OPENSSH PRIVATE KEY-----\n`;
     const ok = await call('POST', 'credentials', { body: { credential_store_id: store.body.id, type: 'ssh_private_key', attributes: { username: 'x', private_key: openssh(Buffer.concat([Buffer.from('openssh-key-v1\0'), Buffer.alloc(64, 7)])) } } });
@@ -334,8 +337,8 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     const token = login.body.attributes.token as string;
     const list = await call('GET', `credential-stores?scope_id=${projectId}`, { token });
     assert.equal(list.status, 200, list.text);
-    assert.ok(list.body.items.some((s: any) => s.id === storeId));
-    assert.deepEqual(list.body.items.find((s: any) => s.id === storeId).authorized_actions, ['read']);
+    assert.ok(list.body.items.some((s: { id: string }) => s.id === storeId));
+    assert.deepEqual(list.body.items.find((s: { id: string }) => s.id === storeId).authorized_actions, ['read']);
     assert.equal((await call('POST', 'credential-stores', { token, body: { scope_id: projectId, type: 'static' } })).status, 403);
     assert.equal((await call('GET', `credential-libraries?credential_store_id=${storeId}`, { token })).status, 403);
     // A pinned grant opens the store's libraries.
@@ -362,7 +365,7 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     assert.equal(updated.body.attributes.address, secrets.url);
     storeToken = fresh;
     const libs = (await call('GET', `credential-libraries?credential_store_id=${storeId}`)).body.items;
-    const [c] = await brokerCredentials(gw.domain!, target([libs.find((l: any) => l.name === 'db').id]), 's_rotated001');
+    const [c] = await brokerCredentials(gw.domain!, target([libs.find((l: { name: string }) => l.name === 'db').id]), 's_rotated001');
     assert.deepEqual(c.credential, { username: 'app', password: 'pw-version-2' }, 'brokering uses the new token');
   });
 
@@ -382,7 +385,7 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     const del = await call('DELETE', `credential-stores/${storeId}`);
     assert.equal(del.status, 204);
     assert.equal((await call('GET', `credential-libraries?credential_store_id=${storeId}`)).status, 404);
-    assert.equal(gw.domain!.state.list<any>('credential-libraries').filter((l) => l.credential_store_id === storeId).length, 0);
+    assert.equal(gw.domain!.state.list<{ credential_store_id: string }>('credential-libraries').filter((l) => l.credential_store_id === storeId).length, 0);
     await until('the token revoked', 10_000, async () => ((await secrets.call('POST', '/v1/auth/token/lookup', { body: { token: storeToken } })).status !== 200 ? true : undefined));
   });
 

@@ -61,12 +61,12 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
   it('bootstraps the reference\'s initial resources on first start', async () => {
     const scopes = await call('GET', 'scopes?scope_id=global&recursive=true', { token: adminToken });
     assert.equal(scopes.status, 200);
-    const types = scopes.body.items.map((s: any) => s.type).sort();
+    const types = scopes.body.items.map((s: { type: string }) => s.type).sort();
     assert.deepEqual(types, ['org', 'project']);
-    assert.match(scopes.body.items.find((s: any) => s.type === 'org').id, /^o_[0-9A-Za-z]{10}$/);
+    assert.match(scopes.body.items.find((s: { type: string }) => s.type === 'org').id, /^o_[0-9A-Za-z]{10}$/);
     const roles = await call('GET', 'roles?scope_id=global', { token: adminToken });
-    assert.deepEqual(roles.body.items.map((r: any) => r.name).sort(), ['Administration', 'Authenticated User Grants', 'Login Grants']);
-    const anon = roles.body.items.find((r: any) => r.name === 'Login Grants');
+    assert.deepEqual(roles.body.items.map((r: { name: string }) => r.name).sort(), ['Administration', 'Authenticated User Grants', 'Login Grants']);
+    const anon = roles.body.items.find((r: { name: string }) => r.name === 'Login Grants');
     assert.deepEqual(anon.principal_ids, ['u_anon']);
     assert.deepEqual(anon.grant_scope_ids, ['this', 'descendants']);
     assert.match(authMethodId, /^ampw_/);
@@ -121,7 +121,7 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
     const alice = await login('alice', 'alice-password');
     const groups = await call('GET', `groups?scope_id=${org.body.id}`, { token: alice });
     assert.equal(groups.status, 200);
-    assert.deepEqual(groups.body.items.map((x: any) => x.id), [group.body.id]);
+    assert.deepEqual(groups.body.items.map((x: { id: string }) => x.id), [group.body.id]);
     assert.deepEqual(groups.body.items[0].authorized_actions, ['read']);
     assert.equal((await call('GET', `groups/${group.body.id}`, { token: alice })).status, 200);
     const create = await call('POST', 'groups', { token: alice, body: { scope_id: org.body.id, name: 'mine' } });
@@ -152,7 +152,7 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
     assert.equal(org.status, 200, JSON.stringify(org.body));
     assert.equal((await call('POST', 'groups', { token: bob, body: { scope_id: org.body.id, name: 'g' } })).status, 200);
     const roles = await call('GET', `roles?scope_id=${org.body.id}`, { token: bob });
-    assert.deepEqual(roles.body.items.map((r: any) => [r.name, r.principal_ids, r.grant_strings]), [['Administration', [user.body.id], ['ids=*;type=*;actions=*']]]);
+    assert.deepEqual(roles.body.items.map((r: { grant_strings: unknown; name: string; principal_ids: unknown }) => [r.name, r.principal_ids, r.grant_strings]), [['Administration', [user.body.id], ['ids=*;type=*;actions=*']]]);
     const bare = await call('POST', 'scopes?skip_admin_role_creation=true', { token: bob, body: { scope_id: 'global', name: 'bare org' } });
     assert.equal(bare.status, 200);
     assert.equal((await call('POST', 'groups', { token: bob, body: { scope_id: bare.body.id, name: 'g' } })).status, 403);
@@ -218,7 +218,7 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
   it('sends the token as the split cookie and accepts it back; logout deletes the token', async () => {
     const r = await fetch(`${base}/v1/auth-methods/${authMethodId}:authenticate`, { method: 'POST', body: JSON.stringify({ type: 'cookie', attributes: { login_name: 'alice', password: 'alice-password' } }) });
     assert.equal(r.status, 200);
-    const body = (await r.json()) as any;
+    const body = (await r.json()) as { attributes: { id: string; user_id: string; token?: string } };
     assert.equal(body.attributes.token, undefined, 'a cookie login does not put the token in the body');
     const cookies = r.headers.getSetCookie();
     assert.equal(cookies.length, 2);
@@ -228,8 +228,8 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
     const mine = await call('GET', 'auth-tokens?scope_id=global', { cookie });
     assert.equal(mine.status, 200);
     assert.ok(mine.body.items.length >= 1);
-    assert.ok(mine.body.items.every((t: any) => t.user_id === body.attributes.user_id), 'a user lists only their own tokens');
-    assert.ok(mine.body.items.every((t: any) => t.token === undefined && t.token_hash === undefined));
+    assert.ok(mine.body.items.every((t: { user_id: string }) => t.user_id === body.attributes.user_id), 'a user lists only their own tokens');
+    assert.ok(mine.body.items.every((t: { token: string; token_hash: string }) => t.token === undefined && t.token_hash === undefined));
     const out = await call('DELETE', `auth-tokens/${body.attributes.id}`, { cookie });
     assert.equal(out.status, 204);
     assert.equal((await call('GET', 'auth-tokens?scope_id=global', { cookie })).status, 401);
@@ -255,7 +255,7 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
   it('filters lists with the reference\'s filter expressions over {"item": …}', async () => {
     const r = await call('GET', `scopes?scope_id=global&recursive=true&filter=${encodeURIComponent('"/item/name" == "engineering"')}`, { token: RECOVERY });
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body.items.map((s: any) => s.name), ['engineering']);
+    assert.deepEqual(r.body.items.map((s: { name: string }) => s.name), ['engineering']);
     const bad = await call('GET', `scopes?filter=${encodeURIComponent('"/item/name" ==')}`, { token: RECOVERY });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.details.request_fields[0].name, 'filter');

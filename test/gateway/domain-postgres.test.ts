@@ -74,21 +74,21 @@ describe('gateway controllers on one PostgreSQL state', { timeout: 120_000 }, ()
       body: JSON.stringify({ attributes: { login_name: 'admin', password: login.password } }),
     });
     assert.equal(auth.status, 200, 'the follower forwarded the login');
-    const token = ((await auth.json()) as any).attributes.token as string;
+    const token = ((await auth.json()) as { attributes: { token: string } }).attributes.token;
     const made = await fetch(`${url(follower)}/v1/scopes`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ scope_id: 'global', name: 'shared' }) });
     assert.equal(made.status, 200);
-    const id = ((await made.json()) as any).id as string;
+    const id = ((await made.json()) as { id: string }).id;
     for (const g of gws) {
       const r = await fetch(`${url(g)}/v1/scopes/${id}`, { headers: { authorization: `Bearer ${token}` } });
       assert.equal(r.status, 200, `readable on ${g === leader ? 'the leader' : 'the follower'}`);
-      assert.equal(((await r.json()) as any).name, 'shared');
+      assert.equal(((await r.json()) as { name: string }).name, 'shared');
     }
     // Two minutes on, a read through the follower records the token's use (on the leader).
     offsetMs += 120_000;
     const tokenId = token.split('_').slice(0, 2).join('_');
     const seen = await fetch(`${url(follower)}/v1/auth-tokens/${tokenId}`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(seen.status, 200);
-    const used = Date.parse(((await seen.json()) as any).approximate_last_used_time);
+    const used = Date.parse(((await seen.json()) as { approximate_last_used_time: string }).approximate_last_used_time);
     assert.ok(now() - used < 60_000, `last use recorded through the follower (${now() - used} ms ago)`);
   });
 });

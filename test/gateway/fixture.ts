@@ -9,6 +9,7 @@ import { main } from '../../src/cli/main.js';
 import { silentLogger } from '../../src/kernel/log/logger.js';
 import { devGatewayConfig } from '../../src/services/gateway/dev-config.js';
 import { startGateway, type Gateway } from '../../src/services/gateway/server.js';
+import type { JsonReply } from '../helpers.js';
 
 /** Every listener of a dev gateway on a free loopback port. */
 export const LOOPBACK_PORTS = { api: '127.0.0.1:0', cluster: '127.0.0.1:0', proxy: '127.0.0.1:0', ops: '127.0.0.1:0' } as const;
@@ -47,7 +48,7 @@ listener "tcp" {
 export interface GatewayReply {
   status: number;
   text: string;
-  body: any;
+  body: JsonReply;
   headers: Headers;
 }
 

@@ -62,7 +62,7 @@ describe('gateway OIDC login and paginated lists', { timeout: 90_000 }, () => {
   it('creates an OIDC auth method: inactive, the client secret shown only as an HMAC, the callback URL derived', async () => {
     const bad = await admin('POST', 'auth-methods', { scope_id: 'global', type: 'oidc', attributes: { issuer: 'not a url', signing_algorithms: ['HS256'], claims_scopes: ['openid'], state: 'active-public' } });
     assert.equal(bad.status, 400);
-    assert.deepEqual(bad.body.details.request_fields.map((f: any) => f.name), ['attributes.claims_scopes', 'attributes.issuer', 'attributes.signing_algorithms', 'attributes.state']);
+    assert.deepEqual(bad.body.details.request_fields.map((f: { name: string }) => f.name), ['attributes.claims_scopes', 'attributes.issuer', 'attributes.signing_algorithms', 'attributes.state']);
     const r = await admin('POST', 'auth-methods', {
       scope_id: 'global',
       type: 'oidc',
@@ -83,7 +83,7 @@ describe('gateway OIDC login and paginated lists', { timeout: 90_000 }, () => {
     assert.equal(inactive.status, 400);
     assert.deepEqual(inactive.body, { kind: 'FailedPrecondition', message: 'Cannot start authentication against an inactive OIDC auth method' });
     const anonymous = await call('GET', 'auth-methods?scope_id=global');
-    assert.ok(!anonymous.body.items.some((a: any) => a.id === amId), 'the anonymous user does not see an inactive method');
+    assert.ok(!anonymous.body.items.some((a: { id: string }) => a.id === amId), 'the anonymous user does not see an inactive method');
   });
 
   it('activates the method only with a reachable provider, and makes it the scope\'s primary one', async () => {
@@ -93,13 +93,13 @@ describe('gateway OIDC login and paginated lists', { timeout: 90_000 }, () => {
     assert.equal(unreachable.body.kind, 'FailedPrecondition');
     const missing = await admin('POST', 'auth-methods', { scope_id: 'global', type: 'oidc', attributes: { issuer: op.issuer } });
     const incomplete = await admin('POST', `auth-methods/${missing.body.id}:change-state`, { version: 1, attributes: { state: 'active-private' } });
-    assert.deepEqual(incomplete.body.details.request_fields.map((f: any) => f.name), ['attributes.api_url_prefix', 'attributes.client_id', 'attributes.client_secret']);
+    assert.deepEqual(incomplete.body.details.request_fields.map((f: { name: string }) => f.name), ['attributes.api_url_prefix', 'attributes.client_id', 'attributes.client_secret']);
     const active = await admin('POST', `auth-methods/${amId}:change-state`, { version: 1, attributes: { state: 'active-public' } });
     assert.equal(active.status, 200, JSON.stringify(active.body));
     assert.equal(active.body.attributes.state, 'active-public');
     assert.equal(active.body.version, 2);
     const anonymous = await call('GET', 'auth-methods?scope_id=global');
-    assert.deepEqual(anonymous.body.items.find((a: any) => a.id === amId)?.authorized_actions, ['authenticate']);
+    assert.deepEqual(anonymous.body.items.find((a: { id: string }) => a.id === amId)?.authorized_actions, ['authenticate']);
     const global = await admin('GET', 'scopes/global');
     const primary = await admin('PATCH', 'scopes/global', { version: global.body.version, primary_auth_method_id: amId });
     assert.equal(primary.status, 200, JSON.stringify(primary.body));
@@ -168,7 +168,7 @@ describe('gateway OIDC login and paginated lists', { timeout: 90_000 }, () => {
 
     const second = await admin('POST', 'auth-methods', { scope_id: 'global', type: 'oidc', attributes: { issuer: op.issuer, client_id: 'gateway', client_secret: 'gateway-client-secret', api_url_prefix: base } });
     await admin('POST', `auth-methods/${second.body.id}:change-state`, { version: 1, attributes: { state: 'active-private' } });
-    assert.ok(!(await call('GET', 'auth-methods?scope_id=global')).body.items.some((a: any) => a.id === second.body.id), 'active-private: not listed to the anonymous user');
+    assert.ok(!(await call('GET', 'auth-methods?scope_id=global')).body.items.some((a: { id: string }) => a.id === second.body.id), 'active-private: not listed to the anonymous user');
     const s = await call('POST', `auth-methods/${second.body.id}:authenticate`, { body: { command: 'start' } });
     assert.equal(s.status, 200, 'but it can be used');
     const cb = await fetch(await op.browse(s.body.attributes.auth_url), { redirect: 'manual' });
@@ -253,7 +253,7 @@ describe('gateway OIDC login and paginated lists', { timeout: 90_000 }, () => {
         assert.equal(r.status, 200, JSON.stringify(r.body));
         assert.equal(r.body.sort_by, 'created_time');
         assert.equal(r.body.sort_dir, 'desc');
-        seen.push(...r.body.items.map((g: any) => g.id));
+        seen.push(...r.body.items.map((g: { id: string }) => g.id));
         types.push(`${r.body.response_type}:${r.body.items.length}:${r.body.est_item_count}`);
         listToken = r.body.list_token;
         if (r.body.response_type === 'complete') break;
@@ -271,13 +271,13 @@ describe('gateway OIDC login and paginated lists', { timeout: 90_000 }, () => {
     const whole = await admin('GET', `groups?scope_id=${org.body.id}`);
     assert.equal(whole.body.items.length, 7, 'no page_size: one page of up to the default size');
     assert.equal(whole.body.response_type, 'complete');
-    assert.deepEqual(whole.body.items.map((g: any) => g.id), all.seen, 'the same order: newest first');
+    assert.deepEqual(whole.body.items.map((g: { id: string }) => g.id), all.seen, 'the same order: newest first');
 
     // A refresh with the complete listing's token: only what changed since.
     const renamed = await admin('PATCH', `groups/${ids[2]}`, { version: 1, description: 'changed' });
     assert.equal(renamed.status, 200);
     const refresh = await call('GET', `groups?scope_id=${org.body.id}&list_token=${all.listToken}`, { token: RECOVERY });
-    assert.deepEqual(refresh.body.items.map((g: any) => g.id), [ids[2]]);
+    assert.deepEqual(refresh.body.items.map((g: { id: string }) => g.id), [ids[2]]);
     assert.equal(refresh.body.sort_by, 'updated_time');
     const foreign = await call('GET', `users?scope_id=global&list_token=${all.listToken}`, { token: RECOVERY });
     assert.equal(foreign.status, 400);

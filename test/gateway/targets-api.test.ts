@@ -26,7 +26,7 @@ describe('gateway host catalogs, hosts, host sets and targets', { timeout: 60_00
     assert.equal(r.status, 200, `${method} ${path}: ${JSON.stringify(r.body)}`);
     return r.body;
   };
-  const fields = (r: GatewayReply) => Object.fromEntries((r.body?.details?.request_fields ?? []).map((f: any) => [f.name, f.description]));
+  const fields = (r: GatewayReply) => Object.fromEntries((r.body?.details?.request_fields ?? []).map((f: { description: string; name: string }) => [f.name, f.description]));
 
   before(async () => {
     ({ gateway: gw, url: base } = await startDevGateway(RECOVERY));
@@ -54,7 +54,7 @@ describe('gateway host catalogs, hosts, host sets and targets', { timeout: 60_00
     assert.deepEqual(project.authorized_collection_actions['host-catalogs'], ['create', 'list']);
     assert.deepEqual(project.authorized_collection_actions.targets, ['create', 'list']);
     const listed = await ok('GET', `host-catalogs?scope_id=global&recursive=true`);
-    assert.ok(listed.items.some((c: any) => c.id === cat.id));
+    assert.ok(listed.items.some((c: { id: string }) => c.id === cat.id));
   });
 
   it('validates host addresses with the reference\'s texts and shows host_set_ids', async () => {
@@ -130,7 +130,7 @@ describe('gateway host catalogs, hosts, host sets and targets', { timeout: 60_00
     const replaced = await ok('POST', `host-sets/${set.id}:set-hosts`, { version: 3, host_ids: [h1.id] });
     assert.deepEqual(replaced.host_ids, [h1.id]);
     const sets = await ok('GET', `host-sets?host_catalog_id=${a.id}`);
-    assert.deepEqual(sets.items.map((s: any) => s.id), [set.id]);
+    assert.deepEqual(sets.items.map((s: { id: string }) => s.id), [set.id]);
   });
 
   it('creates tcp targets with the reference\'s defaults and checks every field', async () => {
@@ -204,9 +204,9 @@ describe('gateway host catalogs, hosts, host sets and targets', { timeout: 60_00
     assert.equal(dup.status, 400);
     assert.match(dup.body.message, /must be unique/);
     const listed = await ok('GET', `targets?scope_id=${PROJECT}`);
-    assert.deepEqual(listed.items.map((x: any) => x.name).sort(), ['pg', 'ssh']);
+    assert.deepEqual(listed.items.map((x: { name: string }) => x.name).sort(), ['pg', 'ssh']);
     const filtered = await ok('GET', `targets?scope_id=${PROJECT}&filter=${encodeURIComponent('"/item/attributes/default_port" == 22')}`);
-    assert.deepEqual(filtered.items.map((x: any) => x.name), ['ssh']);
+    assert.deepEqual(filtered.items.map((x: { name: string }) => x.name), ['ssh']);
   });
 
   it('updates targets with the version; name cannot be cleared; address and host sources exclude each other', async () => {
@@ -282,7 +282,7 @@ describe('gateway host catalogs, hosts, host sets and targets', { timeout: 60_00
 
   it('a role with ids=*;type=target;actions=read sees targets but cannot update them', async () => {
     await ok('POST', 'accounts', { auth_method_id: 'ampw_1234567890', attributes: { login_name: 'reader', password: 'reader-password' } });
-    const acct = (await ok('GET', 'accounts?auth_method_id=ampw_1234567890')).items.find((a: any) => a.attributes.login_name === 'reader');
+    const acct = (await ok('GET', 'accounts?auth_method_id=ampw_1234567890')).items.find((a: { attributes: { login_name: string } }) => a.attributes.login_name === 'reader');
     const user = await ok('POST', 'users', { scope_id: 'global', name: 'reader' });
     await ok('POST', `users/${user.id}:add-accounts`, { version: 1, account_ids: [acct.id] });
     const role = await ok('POST', 'roles', { scope_id: PROJECT, name: 'target readers' });
@@ -294,7 +294,7 @@ describe('gateway host catalogs, hosts, host sets and targets', { timeout: 60_00
     const list = await call('GET', `targets?scope_id=${PROJECT}`, { token });
     assert.equal(list.status, 200);
     assert.ok(list.body.items.length >= 1);
-    assert.ok(list.body.items.every((x: any) => JSON.stringify(x.authorized_actions) === '["read"]'));
+    assert.ok(list.body.items.every((x: { authorized_actions: string[] }) => JSON.stringify(x.authorized_actions) === '["read"]'));
     const t = list.body.items[0];
     const read = await call('GET', `targets/${t.id}`, { token });
     assert.equal(read.status, 200);

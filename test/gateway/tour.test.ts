@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
 import { CAIRN_BIN } from '../bin.js';
+import type { JsonReply } from '../helpers.js';
 import { spawnCairn, until } from '../processes.js';
 import { storePolicy } from './store-policy.js';
 
@@ -56,7 +57,7 @@ describe('the access gateway tour on cairn dev (real processes)', () => {
       const r = await fetch(`${secrets}/v1/${path}`, { method, headers: { 'X-Secrets-Token': ROOT }, body: JSON.stringify(body) });
       const text = await r.text();
       assert.ok(r.status < 300, `${method} ${path}: ${r.status} ${text}`);
-      return text ? (JSON.parse(text) as { data?: any; auth?: any }) : {};
+      return text ? (JSON.parse(text) as { data?: JsonReply; auth?: JsonReply }) : {};
     };
     const gw = { GATEWAY_ADDR: printed['Gateway api'] };
 

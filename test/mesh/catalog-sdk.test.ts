@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MeshApiError, MeshClient } from '../../src/sdk/index.js';
+import { MeshApiError, type MeshClient } from '../../src/sdk/index.js';
 import { until } from '../processes.js';
 import { startSdkAgent, type SdkAgent } from './helpers.js';
 

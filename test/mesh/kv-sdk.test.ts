@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { kvValue, MeshApiError, MeshClient } from '../../src/sdk/index.js';
+import { kvValue, MeshApiError, type MeshClient } from '../../src/sdk/index.js';
 import { call, startSdkAgent, type SdkAgent } from './helpers.js';
 
 describe('MeshClient.kv', () => {

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import Consul from 'consul';
+import type { CheckOptions } from 'consul/lib/agent/check.js';
 import { until } from '../processes.js';
 import { startHeaderProxy, type HeaderProxy } from './header-proxy.js';
 import { call, startAgent, type TestAgent } from './helpers.js';
@@ -25,6 +26,26 @@ import { call, startAgent, type TestAgent } from './helpers.js';
 const ROOT = '3f1c2b7a-5d4e-4c8b-9a6f-0e1d2c3b4a59';
 const PYTHON = '/usr/bin/python3';
 const TESTDATA = join(import.meta.dirname, 'testdata');
+
+/*
+ * Where node-consul 2's bundled declarations differ from what it sends and returns, the
+ * tests name the real shapes: a key as read (with `Session`), papi's per-call `ctx` (left
+ * out of the option types), a transaction as the reference's operation array, and its reply.
+ */
+/** One key as node-consul returns it. */
+type KvItem = { Key: string; Value: string; Flags: number; LockIndex: number; CreateIndex: number; ModifyIndex: number; Session?: string };
+/** Call options carrying papi's `ctx`, which makes the call resolve `[response, body]`. */
+type WithCtx = { ctx: EventEmitter };
+/** A transaction reply: one entry per operation. */
+type TxnReply = { Errors: unknown; Results: Array<{ KV: KvItem; Node?: { Node: string } }> };
+/** The declarations' `kv.set` options (no `ctx`). */
+type KvSetOptions = { key: string; value: string };
+/** `kv.set(key, value, { flags })`, declared to need `value` in the options again. */
+type KvSetWithFlags = { set(key: string, value: string, options: { flags: number }): Promise<boolean> };
+/** `transaction.create(operations)` with the reference's capitalised operations, declared to need options. */
+type TxnCreate = { create(operations: object[], options?: object): Promise<TxnReply> };
+/** `watch` over a method whose options are not all strings (`passing: true`), declared as strings only. */
+type WatchAnyOptions = { watch(options: { method: unknown; options: Record<string, string | boolean> }): ReturnType<Consul['watch']> };
 
 describe('reference client libraries through a header-renaming proxy', () => {
   let a: TestAgent;
@@ -35,8 +56,8 @@ describe('reference client libraries through a header-renaming proxy', () => {
    * node-consul resolves a `false` reply as undefined (papi keeps only truthy values), so a
    * refused CAS or lock is read with the response: `[res, body]` via `ctx.includeResponse`.
    */
-  const refused = async (op: (ctx: EventEmitter) => Promise<[unknown, unknown]>) => {
-    const [, body] = await op(Object.assign(new EventEmitter(), { includeResponse: true }));
+  const refused = async (op: (ctx: EventEmitter) => Promise<unknown>) => {
+    const [, body] = (await op(Object.assign(new EventEmitter(), { includeResponse: true }))) as [unknown, unknown];
     assert.equal(body, false);
   };
 
@@ -189,8 +210,8 @@ describe('reference client libraries through a header-renaming proxy', () => {
 
   describe('npm consul', () => {
     it('agent registration with TTL checks, catalog and health reads, passing only', async () => {
-      await consul.agent.service.register({ name: 'web', id: 'web1', port: 8080, tags: ['v1'], check: { ttl: '30s', status: 'passing' } });
-      await consul.agent.service.register({ name: 'web', id: 'web2', port: 8081, tags: ['v2'], check: { ttl: '30s' } });
+      await consul.agent.service.register({ name: 'web', id: 'web1', port: 8080, tags: ['v1'], check: { ttl: '30s', status: 'passing' } as CheckOptions });
+      await consul.agent.service.register({ name: 'web', id: 'web2', port: 8081, tags: ['v2'], check: { ttl: '30s' } as CheckOptions });
       const local = await consul.agent.service.list();
       assert.deepEqual([local.web1.Service, local.web1.Port, local.web2.Tags], ['web', 8080, ['v2']]);
 
@@ -210,7 +231,7 @@ describe('reference client libraries through a header-renaming proxy', () => {
       await consul.agent.check.pass({ id: 'service:web2', note: 'ok now' });
       await until('web2 passes', 5000, async () => ((await consul.health.service({ service: 'web', passing: true })).length === 2 ? true : undefined));
       const checks = await consul.health.checks('web');
-      assert.equal(checks.find((c: { CheckID: string }) => c.CheckID === 'service:web2').Output, 'ok now');
+      assert.equal(checks.find((c: { CheckID: string }) => c.CheckID === 'service:web2')!.Output, 'ok now');
       await consul.agent.check.warn('service:web1');
       await until('web1 warns and drops out of passing', 5000, async () => {
         const p = await consul.health.service({ service: 'web', passing: true });
@@ -250,26 +271,26 @@ describe('reference client libraries through a header-renaming proxy', () => {
     });
 
     it('KV: set/get with flags, CAS, keys with a separator, recurse, delete with CAS and recurse', async () => {
-      assert.equal(await consul.kv.set('app/config/db', 'postgres://db', { flags: 42 }), true);
-      const got = await consul.kv.get('app/config/db');
+      assert.equal(await (consul.kv as KvSetWithFlags).set('app/config/db', 'postgres://db', { flags: 42 }), true);
+      const got = (await consul.kv.get('app/config/db')) as KvItem;
       assert.deepEqual([got.Key, got.Value, got.Flags, got.LockIndex], ['app/config/db', 'postgres://db', 42, 0]);
       assert.equal(await consul.kv.get('app/missing'), undefined, 'a missing key is undefined, not an error');
 
-      await refused((ctx) => consul.kv.set({ key: 'app/config/db', value: 'stale', cas: got.ModifyIndex - 1, ctx }));
+      await refused((ctx) => consul.kv.set({ key: 'app/config/db', value: 'stale', cas: got.ModifyIndex - 1, ctx } as KvSetOptions & WithCtx));
       assert.equal(await consul.kv.set({ key: 'app/config/db', value: 'fresh', cas: got.ModifyIndex }), true);
-      assert.equal((await consul.kv.get('app/config/db')).Value, 'fresh');
-      await refused((ctx) => consul.kv.set({ key: 'app/config/db', value: 'again', cas: 0, ctx }));
+      assert.equal(((await consul.kv.get('app/config/db')) as KvItem).Value, 'fresh');
+      await refused((ctx) => consul.kv.set({ key: 'app/config/db', value: 'again', cas: 0, ctx } as KvSetOptions & WithCtx));
       assert.equal(await consul.kv.set({ key: 'app/config/new', value: 'created', cas: 0 }), true);
 
       await consul.kv.set('app/feature/a', '1');
       await consul.kv.set('app/feature/b', '2');
       assert.deepEqual(await consul.kv.keys('app/'), ['app/config/db', 'app/config/new', 'app/feature/a', 'app/feature/b']);
       assert.deepEqual(await consul.kv.keys({ key: 'app/', separator: '/' }), ['app/config/', 'app/feature/']);
-      const tree = await consul.kv.get({ key: 'app/feature/', recurse: true });
+      const tree = (await consul.kv.get({ key: 'app/feature/', recurse: true })) as KvItem[];
       assert.deepEqual(tree.map((e: { Key: string; Value: string }) => [e.Key, e.Value]), [['app/feature/a', '1'], ['app/feature/b', '2']]);
 
-      const cur = await consul.kv.get('app/config/new');
-      await refused((ctx) => consul.kv.del({ key: 'app/config/new', cas: cur.ModifyIndex + 1, ctx }));
+      const cur = (await consul.kv.get('app/config/new')) as KvItem;
+      await refused((ctx) => consul.kv.del({ key: 'app/config/new', cas: cur.ModifyIndex + 1, ctx } as { key: string } & WithCtx));
       assert.equal(await consul.kv.del({ key: 'app/config/new', cas: cur.ModifyIndex }), true);
       assert.equal(await consul.kv.del({ key: 'app/feature/', recurse: true }), true);
       assert.deepEqual(await consul.kv.keys('app/'), ['app/config/db']);
@@ -297,18 +318,18 @@ describe('reference client libraries through a header-renaming proxy', () => {
       const { ID: s1 } = await consul.session.create({ name: 'holder', lockdelay: '0s' });
       const { ID: s2 } = await consul.session.create({ name: 'contender', lockdelay: '0s' });
       assert.equal(await consul.kv.set({ key: 'service/leader', value: 'node-a', acquire: s1 }), true);
-      await refused((ctx) => consul.kv.set({ key: 'service/leader', value: 'node-b', acquire: s2, ctx }));
-      const held = await consul.kv.get('service/leader');
+      await refused((ctx) => consul.kv.set({ key: 'service/leader', value: 'node-b', acquire: s2, ctx } as KvSetOptions & WithCtx));
+      const held = (await consul.kv.get('service/leader')) as KvItem;
       assert.deepEqual([held.Value, held.Session, held.LockIndex], ['node-a', s1, 1]);
-      await refused((ctx) => consul.kv.set({ key: 'service/leader', value: 'node-b', release: s2, ctx }));
+      await refused((ctx) => consul.kv.set({ key: 'service/leader', value: 'node-b', release: s2, ctx } as KvSetOptions & WithCtx));
       assert.equal(await consul.kv.set({ key: 'service/leader', value: 'node-a', release: s1 }), true);
-      const free = await consul.kv.get('service/leader');
+      const free = (await consul.kv.get('service/leader')) as KvItem;
       assert.deepEqual([free.Session, free.LockIndex], [undefined, 1]);
       assert.equal(await consul.kv.set({ key: 'service/leader', value: 'node-b', acquire: s2 }), true);
-      assert.equal((await consul.kv.get('service/leader')).LockIndex, 2);
+      assert.equal(((await consul.kv.get('service/leader')) as KvItem).LockIndex, 2);
       await consul.session.destroy(s2);
       await consul.session.destroy(s1);
-      assert.equal((await consul.kv.get('service/leader')).Session, undefined, 'destroying the holder releases the lock');
+      assert.equal(((await consul.kv.get('service/leader')) as KvItem).Session, undefined, 'destroying the holder releases the lock');
     });
 
     it('agent self and members, a node check registered, failed and deregistered, service maintenance', async () => {
@@ -320,7 +341,7 @@ describe('reference client libraries through a header-renaming proxy', () => {
       const members = await consul.agent.members();
       assert.deepEqual(members.map((m: { Name: string; Status: number }) => [m.Name, m.Status]), [['test', 1]]);
 
-      await consul.agent.check.register({ name: 'disk', id: 'disk', ttl: '60s', status: 'passing' });
+      await consul.agent.check.register({ name: 'disk', id: 'disk', ttl: '60s', status: 'passing' } as CheckOptions & { id: string });
       assert.equal((await consul.agent.check.list()).disk.Status, 'passing');
       await consul.agent.check.fail({ id: 'disk', note: 'full' });
       await until('disk is critical in the catalog', 5000, async () => ((await consul.health.state('critical')).some((c: { CheckID: string; Output: string }) => c.CheckID === 'disk' && c.Output === 'full') ? true : undefined));
@@ -348,13 +369,13 @@ describe('reference client libraries through a header-renaming proxy', () => {
       const limitedToken = await tokenWith('key_prefix "public/" { policy = "read" }\nservice "web" { policy = "read" }\nnode_prefix "" { policy = "read" }');
       const limited = new Consul({ host: '127.0.0.1', port: proxy.port, defaults: { token: limitedToken } });
       try {
-        assert.equal((await limited.kv.get('public/motd')).Value, 'hello');
+        assert.equal(((await limited.kv.get('public/motd')) as KvItem).Value, 'hello');
         await assert.rejects(limited.kv.set('public/motd', 'defaced'), (err: Error & { response?: { statusCode: number } }) => {
           assert.equal(err.response?.statusCode, 403);
           return true;
         });
-        assert.equal((await consul.kv.get('public/motd')).Value, 'hello', 'nothing changed');
-        const [res, tree] = await limited.kv.get({ key: '', recurse: true, ctx: Object.assign(new EventEmitter(), { includeResponse: true }) });
+        assert.equal(((await consul.kv.get('public/motd')) as KvItem).Value, 'hello', 'nothing changed');
+        const [res, tree] = (await limited.kv.get({ key: '', recurse: true, ctx: Object.assign(new EventEmitter(), { includeResponse: true }) } as { key: string } & WithCtx)) as unknown as [unknown, KvItem[]];
         assert.ok(tree.every((e: { Key: string }) => e.Key.startsWith('public/')), 'other keys are left out, not refused');
         assert.equal((res as { headers: Record<string, string> }).headers['x-consul-results-filtered-by-acls'], 'true');
         const services = await limited.catalog.service.list();
@@ -366,7 +387,7 @@ describe('reference client libraries through a header-renaming proxy', () => {
 
     it('txn: KV set, cas, get and get-tree in one transaction; a failing check-index rolls back with 409 and Errors', async () => {
       const b64 = (v: string) => Buffer.from(v).toString('base64');
-      const ok = await consul.transaction.create([
+      const ok = await (consul.transaction as TxnCreate).create([
         { KV: { Verb: 'set', Key: 'txn/a', Value: b64('1'), Flags: 3 } },
         { KV: { Verb: 'set', Key: 'txn/b', Value: b64('2') } },
         { KV: { Verb: 'get', Key: 'txn/a' } },
@@ -378,17 +399,17 @@ describe('reference client libraries through a header-renaming proxy', () => {
       assert.equal(ok.Results[0].KV.Value, null, 'a set returns no value, as the reference');
       const a1 = ok.Results[0].KV;
       assert.deepEqual([a1.Flags, a1.LockIndex, a1.CreateIndex === a1.ModifyIndex], [3, 0, true]);
-      assert.equal((await consul.kv.get('txn/b')).Value, '2');
+      assert.equal(((await consul.kv.get('txn/b')) as KvItem).Value, '2');
       assert.ok((await consul.catalog.node.list()).some((n: { Node: string }) => n.Node === 'txn-node'));
 
-      const tree = await consul.transaction.create([
+      const tree = await (consul.transaction as TxnCreate).create([
         { KV: { Verb: 'cas', Key: 'txn/a', Value: b64('1b'), Index: a1.ModifyIndex } },
         { KV: { Verb: 'get-tree', Key: 'txn/' } },
       ]);
       assert.deepEqual(tree.Results.slice(1).map((x: { KV: { Key: string; Value: string } }) => [x.KV.Key, Buffer.from(x.KV.Value, 'base64').toString()]), [['txn/a', '1b'], ['txn/b', '2']]);
 
       await assert.rejects(
-        consul.transaction.create([
+        (consul.transaction as TxnCreate).create([
           { KV: { Verb: 'set', Key: 'txn/c', Value: b64('3') } },
           { KV: { Verb: 'check-index', Key: 'txn/b', Index: 1 } },
         ]),
@@ -422,7 +443,7 @@ describe('reference client libraries through a header-renaming proxy', () => {
     it('watch: a blocking health query with passing is woken by a check change', async () => {
       await consul.agent.check.pass('service:web1');
       await until('web1 passes', 5000, async () => ((await consul.health.service({ service: 'web', passing: true })).length === 1 ? true : undefined));
-      const watch = consul.watch({ method: consul.health.service, options: { service: 'web', passing: true, wait: '5s' } });
+      const watch = (consul as WatchAnyOptions).watch({ method: consul.health.service, options: { service: 'web', passing: true, wait: '5s' } });
       try {
         const seen: string[][] = [];
         watch.on('change', (data: Array<{ Service: { ID: string } }>) => seen.push(data.map((e) => e.Service.ID)));

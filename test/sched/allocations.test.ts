@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import type { JsonReply } from '../helpers.js';
 import { assertDenied, call, clientToken, ROOT, startAgent, type TestAgent } from './helpers.js';
 import { group, job, putJob, settled, simNode, until, type AllocView } from './workloads.js';
 
@@ -24,7 +25,7 @@ describe('scheduler allocations and namespaces', () => {
    * scheduler's evaluation, and returns the placed allocation as `GET /v1/allocation/:id`
    * shows it, with the register's evaluation ID.
    */
-  const place = async (namespace: string, id: string): Promise<{ alloc: AllocView & Record<string, any>; evalId: string }> => {
+  const place = async (namespace: string, id: string): Promise<{ alloc: AllocView & JsonReply; evalId: string }> => {
     const evalId = await putJob(a, job(id, [group('app', 1)], { Namespace: namespace }));
     assert.equal((await settled(a, evalId)).Status, 'complete');
     const stubs = (await req('GET', `/v1/job/${id}/allocations?namespace=${namespace}`)).json as { ID: string }[];

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClientConfig } from '../../src/services/sched/client/config.js';
+import type { JsonReply } from '../helpers.js';
 import { until } from '../processes.js';
 import { call, ROOT, startAgent, type TestAgent } from './helpers.js';
 
@@ -35,7 +36,7 @@ export async function startClientAgent(o: { drivers?: ClientConfig['drivers']; d
 }
 
 /** The agent's node, once registered and `ready`. */
-export async function readyNode(a: TestAgent): Promise<Record<string, any>> {
+export async function readyNode(a: TestAgent): Promise<JsonReply> {
   return until('node ready', 10_000, async () => {
     const r = await call(a.url, 'GET', `/v1/node/${a.client!.nodeId}`, { token: ROOT });
     return r.status === 200 && r.json.Status === 'ready' ? r.json : undefined;
@@ -90,7 +91,7 @@ export async function stopJob(a: { url: string }, id: string, token = ROOT): Pro
 }
 
 /** The allocation (`GET /v1/allocation/:id`, with task states) once `ok` holds for it. */
-export async function allocWhen(a: TestAgent, id: string, what: string, ok: (alloc: Record<string, any>) => boolean, ms = 15_000): Promise<Record<string, any>> {
+export async function allocWhen(a: TestAgent, id: string, what: string, ok: (alloc: JsonReply) => boolean, ms = 15_000): Promise<JsonReply> {
   return until(what, ms, async () => {
     const r = await call(a.url, 'GET', `/v1/allocation/${id}`, { token: ROOT });
     return r.status === 200 && ok(r.json) ? r.json : undefined;
@@ -98,4 +99,4 @@ export async function allocWhen(a: TestAgent, id: string, what: string, ok: (all
 }
 
 /** The event types of task `task` of `alloc`. */
-export const eventTypes = (alloc: Record<string, any>, task: string): string[] => alloc.TaskStates[task].Events.map((e: { Type: string }) => e.Type);
+export const eventTypes = (alloc: JsonReply, task: string): string[] => alloc.TaskStates[task].Events.map((e: { Type: string }) => e.Type);

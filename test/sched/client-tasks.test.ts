@@ -170,7 +170,7 @@ describe('scheduler client agent: tasks', () => {
       const list = a.state.list<Ev>(T.evals).filter((e) => e.JobID === 'crashy' && e.TriggeredBy === 'alloc-failure').sort((x, y) => x.CreateIndex - y.CreateIndex);
       return list.length === 2 && list[0]!.Status === 'complete' ? list : undefined;
     });
-    const [report, followup] = evals as [Ev, Ev];
+    const [report, followup] = evals;
     assert.deepEqual([followup.Status, followup.PreviousEval, followup.WaitUntil !== null], ['pending', report.ID, true]);
     assert.ok(followup.WaitUntil! / 1e6 - Date.now() > 20_000, 'the 30 s reschedule delay (WaitUntil in Unix ns)');
     assert.equal((await call(a.url, 'GET', `/v1/allocation/${id}`, { token: ROOT })).json.FollowupEvalID, followup.ID);

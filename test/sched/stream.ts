@@ -4,6 +4,7 @@
  * settle asynchronously.
  */
 import assert from 'node:assert/strict';
+import type { JsonReply } from '../helpers.js';
 import { ROOT } from './helpers.js';
 
 /** An event as it arrives. */
@@ -14,7 +15,7 @@ export interface Ev {
   Namespace: string;
   FilterKeys: string[] | null;
   Index: number;
-  Payload: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  Payload: JsonReply;
 }
 
 /** A frame: an event batch, a heartbeat `{}` or the server's end line `{Error}`. */

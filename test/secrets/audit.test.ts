@@ -13,14 +13,13 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { main } from '../../src/cli/main.js';
 import { SecretsClient } from '../../src/sdk/index.js';
-import { call, startTestServer, type TestServer } from '../helpers.js';
+import { call, startTestServer, type JsonReply, type TestServer } from '../helpers.js';
 import { startCairnProcess, until, type ServerProcess } from '../processes.js';
 
 const SECRET = 'hunter2-very-secret-value';
 
 /** The file's JSON lines. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function entries(file: string): Record<string, any>[] {
+function entries(file: string): JsonReply[] {
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
 }

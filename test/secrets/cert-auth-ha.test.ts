@@ -15,6 +15,7 @@ import pg from 'pg';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { startPgTestServer, type PgTestServer } from '../../src/kernel/store/testdata/pg-cluster.js';
 import { SecretsApiError, SecretsClient } from '../../src/sdk/index.js';
+import type { JsonReply } from '../helpers.js';
 import { Pki, type Issued } from './cert-pki.js';
 import { killAll, startServer, until, type Running } from './testdata/ha-servers.js';
 
@@ -38,8 +39,7 @@ describe('cert login through an HA standby', () => {
   const api = async (url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await undiciFetch(url + path, { method, headers: { 'X-Secrets-Token': root, ...headers }, body: body === undefined ? undefined : JSON.stringify(body), dispatcher: trust });
     const text = await res.text();
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    return { status: res.status, text, json: (text ? JSON.parse(text) : undefined) as any };
+    return { status: res.status, text, json: (text ? JSON.parse(text) : undefined) as JsonReply };
   };
   const login = async (url: string, who: Issued) => {
     const c = new SecretsClient({ address: url, caCert: ca.cert, clientCert: who.cert, clientKey: who.key, readYourWrites: false });

@@ -19,7 +19,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { SecretsApiError, SecretsClient } from '../../src/sdk/secrets.js';
-import { startTestServer, type TestServer } from '../helpers.js';
+import { startTestServer, type JsonReply, type TestServer } from '../helpers.js';
 import { Pki, type Issued } from './cert-pki.js';
 
 const CLIENT_EXT = ['basicConstraints=critical,CA:FALSE', 'extendedKeyUsage=clientAuth'];
@@ -70,8 +70,7 @@ async function api(method: string, path: string, o: { body?: unknown; token?: st
     dispatcher: trustCa,
   });
   const text = await res.text();
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  return { status: res.status, text, json: (text ? JSON.parse(text) : undefined) as any };
+  return { status: res.status, text, json: (text ? JSON.parse(text) : undefined) as JsonReply };
 }
 
 const write = async (path: string, body: unknown, status = 204) => {

@@ -34,7 +34,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { startPgTestServer, type PgTestServer } from '../../src/kernel/store/testdata/pg-cluster.js';
 import { SecretsClient } from '../../src/sdk/index.js';
-import { call, type Reply } from '../helpers.js';
+import { call, type JsonReply, type Reply } from '../helpers.js';
 import { healthStatus, killAll, startServer, until, type Running } from './testdata/ha-servers.js';
 
 const URL_VAR = 'CAIRN_E2E_SECRETS_PERF_PG_URL';
@@ -56,8 +56,7 @@ function callFrom(
   method: string,
   path: string,
   o: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-): Promise<{ status: number; text: string; json: any }> {
+): Promise<{ status: number; text: string; json: JsonReply }> {
   const body = o.body === undefined ? undefined : JSON.stringify(o.body);
   const headers: Record<string, string> = { ...o.headers, ...(o.token ? { 'X-Secrets-Token': o.token } : {}) };
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -484,7 +483,6 @@ listener "tcp" {
       assert.equal(r.json.data.data.value, value);
       checked++;
     }
-    // eslint-disable-next-line no-console
     console.log(`# failover ${failoverMs} ms; ${before} writes acknowledged before the kill, ${checked} read back`);
 
     // The killed server comes back as a performance standby of the new active.

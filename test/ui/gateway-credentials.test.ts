@@ -29,8 +29,8 @@ describe('web UI: gateway credential stores', { timeout: 180_000 }, () => {
     [dev, browser] = await Promise.all([startDev(), launchBrowser()]);
     tab = await newPage(browser);
     await secretsApi('PUT', 'sys/policies/acl/gateway-ui', { policy: POLICY });
-    const good = (await secretsApi('POST', 'auth/token/create', { policies: ['gateway-ui'], period: '1h', no_parent: true })) as any;
-    const bad = (await secretsApi('POST', 'auth/token/create', { policies: ['gateway-ui'], ttl: '1h', no_parent: true })) as any;
+    const good = (await secretsApi('POST', 'auth/token/create', { policies: ['gateway-ui'], period: '1h', no_parent: true })) as { auth: { client_token: string } };
+    const bad = (await secretsApi('POST', 'auth/token/create', { policies: ['gateway-ui'], ttl: '1h', no_parent: true })) as { auth: { client_token: string } };
     goodToken = good.auth.client_token;
     badToken = bad.auth.client_token;
   });

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startProvider, type TestProvider } from '../../src/kernel/authn/testdata/provider.js';
+import type { JsonReply } from '../helpers.js';
 import { axeCheck, gatewayApi, launchBrowser, loginWithToken, newPage, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
 
 describe('web UI: gateway OIDC login', { timeout: 180_000 }, () => {
@@ -20,7 +21,7 @@ describe('web UI: gateway OIDC login', { timeout: 180_000 }, () => {
   let tab: WatchedPage;
   const popupErrors: string[] = [];
   /** The gateway API with the recovery token. */
-  const gateway = async (method: string, path: string, body?: unknown): Promise<any> => {
+  const gateway = async (method: string, path: string, body?: unknown): Promise<JsonReply> => {
     const r = await gatewayApi(dev, method, path, body);
     assert.ok(r.status < 300, r.text);
     return r.body;

@@ -15,6 +15,7 @@ import { createInterface } from 'node:readline';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { BUILT_UI_DIR } from '../../src/kernel/http/index.js';
 import { CAIRN_BIN } from '../bin.js';
+import type { JsonReply } from '../helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 /** Where the screenshots go (gitignored). */
@@ -125,7 +126,7 @@ export async function callApi(url: string, method: string, header: string, body?
 }
 
 /** `method /v1/<path>` on `dev`'s gateway API with the recovery token and a JSON `body`: the status, the text and its JSON. */
-export async function gatewayApi(dev: Dev, method: string, path: string, body?: unknown): Promise<{ status: number; text: string; body: any }> {
+export async function gatewayApi(dev: Dev, method: string, path: string, body?: unknown): Promise<{ status: number; text: string; body: JsonReply }> {
   const res = await fetch(`${dev.printed['Gateway api']}/v1/${path}`, {
     method,
     headers: { Authorization: `Bearer ${GATEWAY_TOKEN}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },

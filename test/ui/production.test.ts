@@ -19,7 +19,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { silentLogger } from '../../src/kernel/log/logger.js';
 import { startPgTestServer, type PgTestServer } from '../../src/kernel/store/testdata/pg-cluster.js';
 import { VERSION } from '../../src/kernel/version/index.js';
@@ -35,7 +35,7 @@ const dir = mkdtempSync(join(tmpdir(), 'cairn-ui-prod-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Signs in at `url` (a `/ui/` page) with `token` and waits for `heading`. */
-async function signIn(page: import('playwright-core').Page, url: string, token: string, heading: string): Promise<void> {
+async function signIn(page: Page, url: string, token: string, heading: string): Promise<void> {
   await page.goto(url);
   await page.getByRole('textbox', { name: 'Token' }).fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();

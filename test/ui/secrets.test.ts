@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { UI_CSP } from '../../src/kernel/http/index.js';
 import { axeCheck, callApi, launchBrowser, newPage, ROOT_TOKEN, SHOTS, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
 
@@ -119,7 +119,7 @@ describe('web UI: secrets', { timeout: 240_000 }, () => {
     const row = page.locator('section[aria-labelledby="versions-h"] tbody tr').first();
     const cells = await row.locator('td').evaluateAll((tds) => tds.map((td) => [getComputedStyle(td).display, td.getBoundingClientRect().top, td.getBoundingClientRect().height]));
     assert.equal(new Set(cells.map((c) => c.join(' '))).size, 1, JSON.stringify(cells));
-    const centre = async (l: import('playwright-core').Locator) => {
+    const centre = async (l: Locator) => {
       const b = (await l.boundingBox())!;
       return b.y + b.height / 2;
     };

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import type { KvSecretData, SecretResponse } from '../../sdk/index.js';
 import { UsageError, parseNonNegativeInt, parseVersions, splitMountPath } from '../args.js';
 import { type App, type CommandContext, leaf, printField, printPath, readDataArgs } from '../context.js';

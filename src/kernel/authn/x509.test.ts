@@ -94,7 +94,7 @@ describe('certificateFacts', () => {
     assert.throws(() => certificateFacts({ raw: Buffer.alloc(0) }), CertificateFormatError);
     assert.throws(() => certificateFacts({ raw: raw.subarray(0, raw.length - 1) }), /^Error: x509: malformed certificate: /);
     let formatErrors = 0;
-    const tryFacts = (bytes: Buffer) => {
+    const tryFacts = (bytes: Buffer<ArrayBuffer>) => {
       try {
         certificateFacts({ raw: bytes });
       } catch (err) {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { silentLogger } from '../log/logger.js';
-import { CairnError } from './errors.js';
+import type { CairnError } from './errors.js';
 import { listen, type ClientCertPolicy, type HttpService, type Listener } from './server.js';
 
 /** Answers with the method and the subjects of the certificates the request carries. */

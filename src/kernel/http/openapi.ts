@@ -15,11 +15,10 @@ export interface OpenApiInfo {
   readonly version: string;
 }
 
-// Help and OpenAPI read only the declarative parts of a path, never call handlers.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyPath = CompiledPath<any, any>;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyOp = OperationSpec<any, any>;
+// Help and OpenAPI read only the declarative parts of a path, never call handlers: any
+// path is one whose handlers take nothing (`never`) and return anything.
+type AnyPath = CompiledPath<never, unknown>;
+type AnyOp = OperationSpec<never, unknown>;
 
 /** `data/:path+` → `data/{path}`; `sessions/:id:cancel` → `sessions/{id}:cancel`. */
 export function openapiPattern(pattern: string): string {

@@ -11,7 +11,7 @@ import { connect, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
 import { silentLogger } from '../log/logger.js';
-import { CairnError } from './errors.js';
+import type { CairnError } from './errors.js';
 import { CLOSE_GRACE_MS, STREAM_END_GRACE_MS, listen, type HttpService } from './server.js';
 
 /** A service whose only reply streams `tick N` lines every 10 ms until aborted; `ended` resolves with why. */

@@ -45,7 +45,7 @@ describe('an agent state on SQLite', () => {
     assert.equal(statSync(o.keyFile).mode & 0o777, 0o600);
     const key = readFileSync(o.keyFile, 'utf8');
     const again = await openAgentState(o);
-    assert.deepEqual(again.state.list('things').map((d) => d.id), ['a']);
+    assert.deepEqual(again.state.list<{ id: string }>('things').map((d) => d.id), ['a']);
     await again.backend.close();
     assert.equal(readFileSync(o.keyFile, 'utf8'), key);
   });
@@ -137,7 +137,7 @@ describe('agents opening one empty PostgreSQL table at the same moment', async (
     await Promise.all([x.backend.close(), y.backend.close()]);
     await writeOne(a, 'from-a');
     const again = await openAgentState(b);
-    assert.deepEqual(again.state.list('things').map((d) => d.id), ['from-a']);
+    assert.deepEqual(again.state.list<{ id: string }>('things').map((d) => d.id), ['from-a']);
     await again.backend.close();
     assert.ok(!existsSync(a.keyFile) && !existsSync(b.keyFile), 'no key file made');
   });

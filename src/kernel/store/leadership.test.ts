@@ -143,7 +143,7 @@ describe('StateLeadership: servers sharing a StateStore on PostgreSQL', () => {
       await follower.catchUp(true);
       assert.equal(follower.index, 4);
       assert.deepEqual(reloads, [4]);
-      assert.deepEqual(follower.list('nodes').map((n) => n.Name), ['a', 'b0', 'b1', 'b2']);
+      assert.deepEqual(follower.list<{ Name: string }>('nodes').map((n) => n.Name), ['a', 'b0', 'b1', 'b2']);
     } finally {
       await other.close();
       await backend.close();
@@ -211,7 +211,7 @@ describe('StateLeadership: servers sharing a StateStore on PostgreSQL', () => {
       const check = await PostgresBackend.open({ connectionUrl: server.url, table });
       const fresh = await StateStore.open(check, TABLES, undefined, { shared: true });
       await check.close();
-      assert.deepEqual(fresh.list('nodes').map((n) => n.Name), ['before', 'later']);
+      assert.deepEqual(fresh.list<{ Name: string }>('nodes').map((n) => n.Name), ['before', 'later']);
     } finally {
       await a.stop();
       await drop(table);

@@ -7,6 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import type { Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -216,7 +217,7 @@ describe('PostgresBackend', () => {
       );
       // A listener that accepts and never speaks: the connect timeout ends the wait.
       const net = await import('node:net');
-      const sockets: import('node:net').Socket[] = [];
+      const sockets: Socket[] = [];
       const mute = net.createServer((s) => void sockets.push(s));
       await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
       const port = (mute.address() as { port: number }).port;

@@ -68,7 +68,7 @@ describe('StateStore', () => {
       assert.equal(tx.delete('policies', 'p2'), true);
       assert.equal(tx.getBy('policies', 'name', 'ops'), undefined);
       tx.put('policies', 'p3', { Name: 'ops' });
-      assert.deepEqual(tx.list('policies').map((d) => (d as { Name: string }).Name), ['renamed', 'ops']);
+      assert.deepEqual(tx.list<{ Name: string }>('policies').map((d) => d.Name), ['renamed', 'ops']);
     });
     assert.equal(store.getBy<{ Name: string }>('policies', 'name', 'ops')?.ModifyIndex, 3);
     await backend.close();

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { agentMetrics, ServiceMetrics } from '../../kernel/metrics/index.js';
+import { agentMetrics, type ServiceMetrics } from '../../kernel/metrics/index.js';
 import type { Backend, Leadership, StateStore } from '../../kernel/store/index.js';
 import type { Replicator } from './replication.js';
 import { T } from './state.js';

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { agentMetrics, ServiceMetrics } from '../../kernel/metrics/index.js';
+import { agentMetrics, type ServiceMetrics } from '../../kernel/metrics/index.js';
 import type { Backend, Leadership, StateStore } from '../../kernel/store/index.js';
 import type { EventBroker } from './events/index.js';
 import type { SchedReplicator } from './replication.js';

@@ -129,8 +129,8 @@ export interface SecretsHttpOptions {
 
 /** The secrets service as an {@link HttpService}. */
 export class SecretsHttp implements HttpService {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  private readonly validators = new WeakMap<OperationSpec<any, any>, FieldValidator>();
+  // Keyed by any operation; only its declared fields are read.
+  private readonly validators = new WeakMap<OperationSpec<never, unknown>, FieldValidator>();
   private readonly forwarder: ActiveForwarder;
 
   /** Compiles every operation's validator now: a bad schema stops startup, naming it. */
@@ -372,8 +372,7 @@ export class SecretsHttp implements HttpService {
     return renderBare(200, { help: text, see_also: null, openapi: openapiDocument(under, info) });
   }
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  private validator(path: CompiledPath<any, any>, op: Operation, spec: OperationSpec<any, any>): FieldValidator {
+  private validator(path: CompiledPath<never, unknown>, op: Operation, spec: OperationSpec<never, unknown>): FieldValidator {
     let v = this.validators.get(spec);
     if (!v) {
       v = new FieldValidator(spec.fields ?? path.spec.fields ?? {}, spec.required ?? [], `${op} ${path.spec.pattern}`);

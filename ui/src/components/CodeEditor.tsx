@@ -84,8 +84,7 @@ export default function CodeEditor({ label, language, value, onChange, errorLine
     const v = new EditorView({ state: EditorState.create({ doc: value, extensions }), parent: shadow, root: shadow });
     view.current = v;
     return () => v.destroy();
-    // The editor owns its text once created; `value` seeds it.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the editor owns its text once created; `value` only seeds it
   }, [language, label]);
 
   useEffect(() => {

@@ -89,7 +89,19 @@ class MemoryAdapter {
   }
 }
 
-async function loadProvider(): Promise<any> {
+/** The part of oidc-provider 9 (which ships no type declarations) used here. */
+interface OidcProvider {
+  callback(): (req: IncomingMessage, res: ServerResponse) => void;
+  interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<{ params: { client_id: string }; prompt: { details: { missingOIDCScope?: string[] } } }>;
+  readonly Grant: new (o: { accountId: string; clientId: string }) => { addOIDCScope(scope: string): void; save(): Promise<string> };
+  interactionFinished(req: IncomingMessage, res: ServerResponse, result: object, options: { mergeWithLastSubmission: boolean }): Promise<void>;
+  on(event: 'server_error', listener: (ctx: unknown, err: Error) => void): void;
+}
+
+/** oidc-provider's default export: a provider for an issuer URL and a configuration. */
+type OidcProviderClass = new (issuer: string, configuration: object) => OidcProvider;
+
+async function loadProvider(): Promise<OidcProviderClass> {
   const specifier = 'oidc-provider';
   // oidc-provider 9 warns once at import that it prefers Node 22; it works on Node 20
   // (ecosystem.md §7), so that one line is dropped to keep test output clean.
@@ -98,7 +110,7 @@ async function loadProvider(): Promise<any> {
     if (!String(args[0]).includes('Unsupported runtime')) warn(...args);
   };
   try {
-    return (await import(specifier)).default;
+    return ((await import(specifier)) as { default: OidcProviderClass }).default;
   } finally {
     console.warn = warn;
   }
@@ -110,18 +122,20 @@ export async function startProvider(options: { clients?: TestClient[]; tls?: boo
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
   const tls = options.tls ? selfSignedCert() : undefined;
-  let provider: any;
+  let provider: OidcProvider | undefined;
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
     const m = /^\/interaction\/([^/?]+)/.exec(req.url ?? '');
-    if (!m) return provider.callback()(req, res);
+    // Requests arrive only once the server listens, after the provider below exists.
+    const p = provider!;
+    if (!m) return p.callback()(req, res);
     // Scripted login and consent: alice logs in and grants every scope asked for.
     try {
-      const details = await provider.interactionDetails(req, res);
-      const grant = new provider.Grant({ accountId: 'alice', clientId: details.params.client_id });
-      const missing = details.prompt.details.missingOIDCScope as string[] | undefined;
+      const details = await p.interactionDetails(req, res);
+      const grant = new p.Grant({ accountId: 'alice', clientId: details.params.client_id });
+      const missing = details.prompt.details.missingOIDCScope;
       if (missing) grant.addOIDCScope(missing.join(' '));
       const grantId = await grant.save();
-      await provider.interactionFinished(req, res, { login: { accountId: 'alice' }, consent: { grantId } }, { mergeWithLastSubmission: false });
+      await p.interactionFinished(req, res, { login: { accountId: 'alice' }, consent: { grantId } }, { mergeWithLastSubmission: false });
     } catch (err) {
       res.statusCode = 500;
       res.end(String(err));
@@ -130,7 +144,7 @@ export async function startProvider(options: { clients?: TestClient[]; tls?: boo
   const server: Server = tls ? createHttpsServer({ key: tls.key, cert: tls.cert }, handler) : createHttpServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  provider = new Provider(issuer, {
+  const created = new Provider(issuer, {
     clients: (options.clients ?? []).map((c) => ({ ...c, response_types: ['code'], grant_types: ['authorization_code'] })),
     jwks: { keys: [jwk] },
     adapter: MemoryAdapter,
@@ -144,7 +158,8 @@ export async function startProvider(options: { clients?: TestClient[]; tls?: boo
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     pkce: { required: () => false },
   });
-  provider.on('server_error', (_ctx: unknown, err: Error) => console.error('provider server_error', err));
+  provider = created;
+  created.on('server_error', (_ctx: unknown, err: Error) => console.error('provider server_error', err));
   const dispatcher = tls ? new Agent({ connect: { ca: tls.cert } }) : undefined;
   return {
     issuer,

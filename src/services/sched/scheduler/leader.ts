@@ -33,7 +33,7 @@ import { appendEvents, NODE_EVENT, nodeEvent, type DrainStrategy, type StoredNod
 import { LABEL, T } from '../state.js';
 import { EvalBroker } from './broker.js';
 import { nodeReady } from './feasible.js';
-import { Heartbeats } from './heartbeat.js';
+import type { Heartbeats } from './heartbeat.js';
 import { refreshJobStatus } from './job-status.js';
 import type { ExistingAlloc } from './model.js';
 import { runEvaluation } from './worker.js';

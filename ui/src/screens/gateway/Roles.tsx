@@ -78,7 +78,7 @@ export function RoleDetail() {
   // The grants box starts from the role's grants each time a new version is read.
   useEffect(() => {
     if (role.data) setGrants((role.data.grant_strings ?? []).join('\n'));
-  }, [loaded]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [loaded]); // eslint-disable-line react-hooks/exhaustive-deps -- reset on a new version only, not on each refetch
 
   /** Posts `action` with the role's version; the role is read again after. */
   const act = async (action: string, body: Record<string, unknown>, setError: (e: unknown) => void) => {
