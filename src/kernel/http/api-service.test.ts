@@ -1,8 +1,9 @@
 /**
  * The route declaration of the discovery service and the scheduler (api-service.ts): an
  * operation without an access rule stops start-up; the kernel checks the rule before the
- * handler, hands the handler the caller, forwards `primary` operations first; `PUBLIC`
- * operations resolve no caller.
+ * handler, hands the handler the caller, forwards `primary` operations first (where a
+ * function of the request says so); `PUBLIC` operations resolve no caller; a blocking read's
+ * bad query is a 400 before the rule.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -116,5 +117,41 @@ describe('api-service route declarations', () => {
     const here = await call(primaryRoutes, request('PUT', '/v1/acl/policy', 'writer'), conventions(() => undefined));
     assert.equal(here.body, '"here"');
     assert.equal((await call(primaryRoutes, request('PUT', '/v1/acl/policy'), conventions(() => undefined))).status, 403);
+  });
+
+  it('decides where an operation runs from the request when its forward is a function, which may answer 400 first', async () => {
+    const forwarded = { status: 201, headers: {}, body: 'from the primary' };
+    const decided: readonly ApiRoute<undefined, Rule, string>[] = [
+      {
+        pattern: 'acl/token',
+        synopsis: 't',
+        methods: {
+          PUT: {
+            access: { permission: 'write' },
+            forward: (ctx) => {
+              if (!ctx.query.has('global')) throw new CairnError('bad_request', 'say where');
+              return ctx.query.get('global') === 'true' ? 'primary' : undefined;
+            },
+            handle: async () => ({ body: 'here' }),
+          },
+        },
+      },
+    ];
+    const conv = conventions(async () => forwarded);
+    assert.deepEqual(await call(decided, request('PUT', '/v1/acl/token?global=true'), conv), forwarded);
+    assert.equal((await call(decided, request('PUT', '/v1/acl/token?global=false', 'writer'), conv)).body, '"here"');
+    const bad = await call(decided, request('PUT', '/v1/acl/token'), conv);
+    assert.deepEqual([bad.status, bad.body], [400, 'say where']);
+  });
+
+  it("answers a blocking read's bad ?wait or ?index with 400 before its access rule", async () => {
+    const blocking: readonly ApiRoute<undefined, Rule, string>[] = [
+      { pattern: 'watched', synopsis: 'w', blocking: ['t'], methods: { GET: { access: { permission: 'read' }, handle: async () => ({ body: 1, index: 1 }) } } },
+    ];
+    for (const q of ['wait=soon', 'index=x']) {
+      const r = await call(blocking, request('GET', `/v1/watched?${q}`, 'made-up'));
+      assert.equal(r.status, 400, q);
+    }
+    assert.equal((await call(blocking, request('GET', '/v1/watched?index=0', 'made-up'))).status, 403);
   });
 });

@@ -136,8 +136,13 @@ export interface ApiOperation<D, A, I> {
    * the rule is computed from.
    */
   readonly access: A | Public | ((ctx: ApiContext<D, I>) => A | Public);
-  /** Where it runs ({@link ApiForward}); absent: writes on the leader, reads here. */
-  readonly forward?: ApiForward;
+  /**
+   * Where it runs ({@link ApiForward}); absent: writes on the leader, reads here. A function of
+   * the request where the reference decides from the request (a global ACL token goes to the
+   * authoritative region, a local one does not); it runs first, before any forwarding, and may
+   * throw the 400 the reference answers for the input the decision is computed from.
+   */
+  readonly forward?: ApiForward | ((ctx: ApiContext<D, I>) => ApiForward | undefined);
   /** The handler: it gets the checked caller as `ctx.caller`. */
   readonly handle: (ctx: ApiContext<D, I>) => Promise<ApiReply>;
 }
@@ -267,8 +272,9 @@ export const PLAIN_TEXT = { 'Content-Type': 'text/plain; charset=utf-8' } as con
 /**
  * Builds an {@link HttpService} from a route table and a service's conventions. Each request
  * passes, in order: `?dc=`/`?region=` forwarding, routing (404/405/`OPTIONS` in the service's
- * texts), the operation's `forward` (primary, then leader), the access rule (the caller is
- * resolved and checked by {@link ApiConventions.authorize}), the blocking wait, the handler.
+ * texts), the operation's `forward` (primary, then leader), a blocking read's `?wait` and
+ * `?index` (their 400s), the access rule (the caller is resolved and checked by
+ * {@link ApiConventions.authorize}), the blocking wait, the handler.
  * @throws Error at start-up when an operation declares no access rule, naming method and
  *   pattern (DESIGN.md "Routes are data": a route cannot be added without saying who may call it).
  */
@@ -333,25 +339,27 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
       const q = req.query;
       const consistency = conv.consistency(q);
       const ctx = new RequestContext<D, I>(req, match.params, conv.tokenOf(req), consistency, options.deps, conv);
-      if (op.forward === 'primary' && conv.primary) {
+      const forward = typeof op.forward === 'function' ? op.forward(ctx) : op.forward;
+      if (forward === 'primary' && conv.primary) {
         const forwarded = conv.primary(ctx);
         if (forwarded) return forwarded;
       }
       const leadership = options.leadership;
-      if (leadership && !leadership.isLeader && op.forward !== 'local') {
-        if (method !== 'GET' || op.forward === 'leader') return forwardToLeader(req, leadership, ctx.secret, options.forwardStyle);
+      if (leadership && !leadership.isLeader && forward !== 'local') {
+        if (method !== 'GET' || forward === 'leader') return forwardToLeader(req, leadership, ctx.secret, options.forwardStyle);
         if (consistency !== 'stale') await leadership.readBarrier();
       }
-      const rule = typeof op.access === 'function' ? (op.access as (c: ApiContext<D, I>) => A | Public)(ctx) : op.access;
-      if (rule !== PUBLIC) ctx.setCaller(conv.authorize(rule as A, ctx));
       const blocking = method === 'GET' ? route.blocking : undefined;
-      // `wait` is checked with or without `index`, as the references' parseWait does.
+      // `wait` is checked with or without `index`, as the references' parseWait does, and
+      // before the access rule: the references parse the query before their ACL check.
       const waitParam = blocking && q.has('wait') ? goDurationMs(q.get('wait')!) : undefined;
       if (blocking && q.has('wait') && waitParam === undefined) throw badRequest('Invalid wait time');
-      if (blocking && q.has('index')) {
-        const raw = q.get('index')!;
-        if (!/^\d+$/.test(raw)) throw badRequest('Invalid index');
-        const after = Number(raw);
+      const rawIndex = blocking ? q.get('index') : null;
+      if (rawIndex !== null && !/^\d+$/.test(rawIndex)) throw badRequest('Invalid index');
+      const rule = typeof op.access === 'function' ? (op.access as (c: ApiContext<D, I>) => A | Public)(ctx) : op.access;
+      if (rule !== PUBLIC) ctx.setCaller(conv.authorize(rule as A, ctx));
+      if (blocking && rawIndex !== null) {
+        const after = Number(rawIndex);
         const waitMs = Math.min(waitParam !== undefined && waitParam > 0 ? waitParam : conv.wait.defaultMs, conv.wait.maxMs);
         if (after > 0) await blockUntil({ state: options.state, tables: blocking, after, timeoutMs: waitMs + random() * (waitMs / 16), resultIndex: route.resultIndex, ctx, signal: options.shutdown });
       }
