@@ -3,7 +3,8 @@
  * operation without an access rule stops start-up; the kernel checks the rule before the
  * handler, hands the handler the caller, forwards `primary` operations first (where a
  * function of the request says so); `PUBLIC` operations resolve no caller; a blocking read's
- * bad query is a 400 before the rule.
+ * bad query is a 400 before the rule, and its rule is checked before its wait, or after it
+ * where the service says so.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,7 +23,7 @@ const dir = mkdtempSync(join(tmpdir(), 'cairn-api-service-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const backend = SqliteBackend.open({ path: join(dir, 'state.db') });
 after(() => backend.close());
-const state = await StateStore.open(backend, []);
+const state = await StateStore.open(backend, [{ name: 't' }]);
 
 /** Tokens and what each may do. */
 const GRANTS: Readonly<Record<string, readonly string[]>> = { reader: ['read'], writer: ['read', 'write'] };
@@ -153,5 +154,22 @@ describe('api-service route declarations', () => {
       assert.equal(r.status, 400, q);
     }
     assert.equal((await call(blocking, request('GET', '/v1/watched?index=0', 'made-up'))).status, 403);
+  });
+
+  it('refuses a blocking read at once, or after its wait where the service checks access on the state it answers from', async () => {
+    const blocking: readonly ApiRoute<undefined, Rule, string>[] = [
+      { pattern: 'watched', synopsis: 'w', blocking: ['t'], methods: { GET: { access: { permission: 'read' }, handle: async () => ({ body: 1, index: 1 }) } } },
+    ];
+    const timed = async (conv: ApiConventions<Rule, string>) => {
+      const started = Date.now();
+      const r = await call(blocking, request('GET', '/v1/watched?index=5&wait=200ms', 'made-up'), conv);
+      return { status: r.status, ms: Date.now() - started };
+    };
+    const first = await timed(conventions());
+    assert.equal(first.status, 403);
+    assert.ok(first.ms < 150, `refused after ${first.ms} ms`);
+    const after = await timed({ ...conventions(), accessAfterWait: true });
+    assert.equal(after.status, 403);
+    assert.ok(after.ms >= 190, `refused after ${after.ms} ms`);
   });
 });

@@ -194,6 +194,13 @@ export interface ApiConventions<A = unknown, I = unknown> {
    * no server there is known. Absent: `primary` operations run here.
    */
   primary?(ctx: ApiContext<unknown, I>): Promise<HttpResponse> | undefined;
+  /**
+   * True: a blocking read waits first and its access rule is checked on the state it then
+   * answers from (the scheduler, whose reference checks e.g. a node's secret inside its
+   * blocking query: a client whose node was purged learns it when its watch ends). False or
+   * absent: the rule first, so a refused caller is not kept waiting.
+   */
+  readonly accessAfterWait?: boolean;
   /** Reply to a path that is not a route. */
   notFound(): TextReply;
   /** Reply to a method the route does not declare; `allow` lists the declared ones. */
@@ -274,7 +281,8 @@ export const PLAIN_TEXT = { 'Content-Type': 'text/plain; charset=utf-8' } as con
  * passes, in order: `?dc=`/`?region=` forwarding, routing (404/405/`OPTIONS` in the service's
  * texts), the operation's `forward` (primary, then leader), a blocking read's `?wait` and
  * `?index` (their 400s), the access rule (the caller is resolved and checked by
- * {@link ApiConventions.authorize}), the blocking wait, the handler.
+ * {@link ApiConventions.authorize}), the blocking wait, the handler; with
+ * {@link ApiConventions.accessAfterWait}, the access rule after the wait.
  * @throws Error at start-up when an operation declares no access rule, naming method and
  *   pattern (DESIGN.md "Routes are data": a route cannot be added without saying who may call it).
  */
@@ -356,13 +364,17 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
       if (blocking && q.has('wait') && waitParam === undefined) throw badRequest('Invalid wait time');
       const rawIndex = blocking ? q.get('index') : null;
       if (rawIndex !== null && !/^\d+$/.test(rawIndex)) throw badRequest('Invalid index');
-      const rule = typeof op.access === 'function' ? (op.access as (c: ApiContext<D, I>) => A | Public)(ctx) : op.access;
-      if (rule !== PUBLIC) ctx.setCaller(conv.authorize(rule as A, ctx));
+      const check = () => {
+        const rule = typeof op.access === 'function' ? (op.access as (c: ApiContext<D, I>) => A | Public)(ctx) : op.access;
+        if (rule !== PUBLIC) ctx.setCaller(conv.authorize(rule as A, ctx));
+      };
+      if (!conv.accessAfterWait) check();
       if (blocking && rawIndex !== null) {
         const after = Number(rawIndex);
         const waitMs = Math.min(waitParam !== undefined && waitParam > 0 ? waitParam : conv.wait.defaultMs, conv.wait.maxMs);
         if (after > 0) await blockUntil({ state: options.state, tables: blocking, after, timeoutMs: waitMs + random() * (waitMs / 16), resultIndex: route.resultIndex, ctx, signal: options.shutdown });
       }
+      if (conv.accessAfterWait) check();
       const reply = await op.handle(ctx);
       if (reply.forwarded) return reply.forwarded;
       // common() is a fresh object: the other headers go into it, no copy.
