@@ -22,7 +22,11 @@
  *   follower forwards every request that may write (any method but GET) to the leader,
  *   once (a forwarded request that meets a follower again → 500 `No cluster leader`, as
  *   when no leader is known or reachable), and serves reads itself after a read barrier,
- *   so a client reading right after its write sees it; `?stale` reads skip the barrier.
+ *   so a client reading right after its write sees it; `?stale` reads skip the barrier;
+ *   an operation's `forward` changes that ({@link ApiForward});
+ * - every operation declares who may call it ({@link ApiOperation.access}): the kernel
+ *   resolves the caller and checks the rule before the handler runs (issue 25; a table
+ *   with an operation that declares none stops start-up).
  *
  * What differs between the services is data: {@link ApiConventions}.
  *
@@ -41,9 +45,15 @@ import type { HttpRequest, HttpResponse, HttpService } from './server.js';
 /** HTTP methods a route may declare. */
 export type ApiMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
-/** What a handler gets. */
-export interface ApiContext<D> {
+/** What a handler gets; `I` is the service's caller identity. */
+export interface ApiContext<D, I = unknown> {
   readonly req: HttpRequest;
+  /**
+   * The caller the kernel resolved and checked against the operation's access rule before
+   * the handler ran (the value {@link ApiConventions.authorize} returned).
+   * @throws Error (a 500: a programming error) on a {@link PUBLIC} operation, which resolves no caller.
+   */
+  readonly caller: I;
   readonly params: Readonly<Record<string, string>>;
   readonly query: URLSearchParams;
   /** The request's token secret as the service's conventions find it, or undefined. */
@@ -88,11 +98,60 @@ export interface ApiReply {
   readonly raw?: { readonly contentType?: string; readonly body: string | Buffer };
 }
 
-/** One route: its pattern (kernel route syntax), its methods and the tables a blocking GET waits on. */
-export interface ApiRoute<D> {
+/**
+ * The access rule of an operation that anyone may call, without a token (status, login,
+ * metrics where the reference serves them openly). A route says so explicitly: an
+ * operation without a rule stops the service at start-up.
+ */
+export const PUBLIC = Object.freeze({ public: true as const });
+/** The type of {@link PUBLIC}. */
+export type Public = typeof PUBLIC;
+
+/**
+ * Where an operation runs when its data lives on another server (DESIGN.md "Growing past
+ * one machine"): checked by the kernel before the caller and before the handler.
+ * - `primary`: in a secondary datacenter / non-authoritative region, the request goes to the
+ *   primary / authoritative one ({@link ApiConventions.primary}); there it runs as a write;
+ * - `leader`: always answered by the leader of a shared state, reads too (replication
+ *   status; lists that call a plugin only the leader drives);
+ * - `local`: answered by the server that received it, writes too (the discovery agent's
+ *   `/agent/...` endpoints act on its own node).
+ * Absent: a follower forwards every method but GET to the leader and serves GETs itself
+ * after a read barrier (`?stale` skips it).
+ */
+export type ApiForward = 'primary' | 'leader' | 'local';
+
+/**
+ * One operation of a route: who may call it, where it runs and its handler. `A` is the
+ * service's access rule (e.g. the discovery service's resource and access level, the
+ * scheduler's namespace capability), `I` its caller identity.
+ */
+export interface ApiOperation<D, A, I> {
+  /**
+   * Who may call it: the service's rule, {@link PUBLIC}, or a function of the request that
+   * returns either where the reference's rule depends on the request (a KV key, a namespace,
+   * a query parameter). The kernel checks it through {@link ApiConventions.authorize} before
+   * the handler runs; the handler filters list results where the reference filters, and
+   * never guards on its own. A function may throw the 400 the reference answers for the input
+   * the rule is computed from.
+   */
+  readonly access: A | Public | ((ctx: ApiContext<D, I>) => A | Public);
+  /**
+   * Where it runs ({@link ApiForward}); absent: writes on the leader, reads here. A function of
+   * the request where the reference decides from the request (a global ACL token goes to the
+   * authoritative region, a local one does not); it runs first, before any forwarding, and may
+   * throw the 400 the reference answers for the input the decision is computed from.
+   */
+  readonly forward?: ApiForward | ((ctx: ApiContext<D, I>) => ApiForward | undefined);
+  /** The handler: it gets the checked caller as `ctx.caller`. */
+  readonly handle: (ctx: ApiContext<D, I>) => Promise<ApiReply>;
+}
+
+/** One route: its pattern (kernel route syntax), its operations and the tables a blocking GET waits on. */
+export interface ApiRoute<D, A = unknown, I = unknown> {
   readonly pattern: string;
   readonly synopsis: string;
-  readonly methods: Partial<Readonly<Record<ApiMethod, (ctx: ApiContext<D>) => Promise<ApiReply>>>>;
+  readonly methods: Partial<Readonly<Record<ApiMethod, ApiOperation<D, A, I>>>>;
   /** Tables whose index a blocking `GET` (`?index=`) waits on. */
   readonly blocking?: readonly string[];
   /**
@@ -101,19 +160,13 @@ export interface ApiRoute<D> {
    * its own index passes `?index`). A blocking `GET` then waits on the tables again, within
    * the same `?wait`, while this has not passed `?index`. Absent: the tables' index decides.
    */
-  readonly resultIndex?: (ctx: ApiContext<D>) => number;
+  readonly resultIndex?: (ctx: ApiContext<D, I>) => number;
   /**
    * True: the pattern's last parameter (`:name*`) takes the rest of the path as it is, `/`
    * and `.` at its end included, and `''` for the bare prefix (the discovery service's KV
    * keys are free-form; the usual capture rules are for resource names).
    */
   readonly rawTail?: boolean;
-  /**
-   * Served by the server that received it even when it follows another on a shared state
-   * (the discovery agent's `/agent/...` endpoints act on the receiving agent's own node);
-   * default false: a follower forwards it to the leader unless it is a GET.
-   */
-  readonly local?: boolean;
 }
 
 /** A plain-text reply of the conventions (unknown path, undeclared method). */
@@ -124,10 +177,30 @@ export interface TextReply {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** What differs between the services that share this dispatcher. */
-export interface ApiConventions {
+/** What differs between the services that share this dispatcher; `A` and `I` as in {@link ApiOperation}. */
+export interface ApiConventions<A = unknown, I = unknown> {
   /** The request's token secret, or undefined (each service reads its own headers). */
   tokenOf(req: HttpRequest): string | undefined;
+  /**
+   * Resolves the caller of `ctx` and checks `rule` (never {@link PUBLIC}); returns the caller
+   * the handler gets as `ctx.caller`. @throws CairnError with the service's status and text
+   * (401/403 for an unknown token or a missing permission, 400 where the reference refuses
+   * the request before its ACL check).
+   */
+  authorize(rule: A, ctx: ApiContext<unknown, I>): I;
+  /**
+   * Sends a `primary` operation's request to the primary datacenter / authoritative region;
+   * undefined when this server is in it. @throws CairnError 500 with the service's text when
+   * no server there is known. Absent: `primary` operations run here.
+   */
+  primary?(ctx: ApiContext<unknown, I>): Promise<HttpResponse> | undefined;
+  /**
+   * True: a blocking read waits first and its access rule is checked on the state it then
+   * answers from (the scheduler, whose reference checks e.g. a node's secret inside its
+   * blocking query: a client whose node was purged learns it when its watch ends). False or
+   * absent: the rule first, so a refused caller is not kept waiting.
+   */
+  readonly accessAfterWait?: boolean;
   /** Reply to a path that is not a route. */
   notFound(): TextReply;
   /** Reply to a method the route does not declare; `allow` lists the declared ones. */
@@ -173,11 +246,11 @@ export interface ApiConventions {
 }
 
 /** The dispatcher's settings. */
-export interface ApiServiceOptions<D> {
-  readonly routes: readonly ApiRoute<D>[];
+export interface ApiServiceOptions<D, A, I> {
+  readonly routes: readonly ApiRoute<D, A, I>[];
   readonly deps: D;
   readonly state: StateStore;
-  readonly conventions: ApiConventions;
+  readonly conventions: ApiConventions<A, I>;
   /** Random number in [0, 1) for the blocking-query jitter; default `Math.random`. */
   readonly random?: () => number;
   /** Aborted when the agent stops: blocking queries then return at once. */
@@ -203,29 +276,44 @@ const METHOD_OP: Readonly<Record<ApiMethod, Operation>> = { GET: 'read', PUT: 'u
 /** `Content-Type` of every error and text reply. */
 export const PLAIN_TEXT = { 'Content-Type': 'text/plain; charset=utf-8' } as const;
 
-/** Builds an {@link HttpService} from a route table and a service's conventions. */
-export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
+/**
+ * Builds an {@link HttpService} from a route table and a service's conventions. Each request
+ * passes, in order: `?dc=`/`?region=` forwarding, routing (404/405/`OPTIONS` in the service's
+ * texts), the operation's `forward` (primary, then leader), a blocking read's `?wait` and
+ * `?index` (their 400s), the access rule (the caller is resolved and checked by
+ * {@link ApiConventions.authorize}), the blocking wait, the handler; with
+ * {@link ApiConventions.accessAfterWait}, the access rule after the wait.
+ * @throws Error at start-up when an operation declares no access rule, naming method and
+ *   pattern (DESIGN.md "Routes are data": a route cannot be added without saying who may call it).
+ */
+export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): HttpService {
   const conv = options.conventions;
   let document: unknown;
-  const routes: readonly ApiRoute<D>[] = options.openapi
-    ? [...options.routes, { pattern: options.openapi.pattern, synopsis: 'This OpenAPI document', methods: { GET: async () => ({ body: document }) } }]
-    : options.routes;
-  const table = new RouteTable<ApiContext<D>, ApiReply>(
-    routes.map((r): PathSpec<ApiContext<D>, ApiReply> => ({
+  const openapiRoute: ApiRoute<D, A, I> | undefined = options.openapi && {
+    pattern: options.openapi.pattern,
+    synopsis: 'This OpenAPI document',
+    // It describes the static route table only, as the reference's own documents do.
+    methods: { GET: { access: PUBLIC, handle: async () => ({ body: document }) } },
+  };
+  const routes: readonly ApiRoute<D, A, I>[] = openapiRoute ? [...options.routes, openapiRoute] : options.routes;
+  for (const r of routes) {
+    for (const [method, op] of Object.entries(r.methods)) {
+      if (op?.access === undefined || op.access === null) throw new Error(`route ${method} /v1/${r.pattern}: no access rule (declare the rule, or PUBLIC)`);
+    }
+  }
+  const table = new RouteTable<ApiContext<D, I>, ApiReply>(
+    routes.map((r): PathSpec<ApiContext<D, I>, ApiReply> => ({
       pattern: r.pattern,
       synopsis: r.synopsis,
       operations: Object.fromEntries(
-        Object.entries(r.methods).map(([m, handle]) => [METHOD_OP[m as ApiMethod], { summary: `${m} ${r.pattern}`, handle }]),
+        Object.entries(r.methods).map(([m, op]) => [METHOD_OP[m as ApiMethod], { summary: `${m} ${r.pattern}`, handle: op!.handle }]),
       ),
     })),
   );
   // Built once: the table is static.
   if (options.openapi) document = serviceOpenapiDocument(options.openapi.info, [{ prefix: '/', paths: table.paths }], 'http');
-  const blockingOf = new Map(routes.map((r) => [r.pattern, r.blocking]));
-  const resultIndexOf = new Map(routes.map((r) => [r.pattern, r.resultIndex]));
+  const routeOf = new Map(routes.map((r) => [r.pattern, r]));
   const tails = routes.filter((r) => r.rawTail).map((r) => rawTailOf(r.pattern, table.paths.find((p) => p.spec.pattern === r.pattern)!));
-  const allowOf = new Map(routes.map((r) => [r.pattern, Object.keys(r.methods)]));
-  const localOf = new Set(routes.filter((r) => r.local).map((r) => r.pattern));
   const random = options.random ?? Math.random;
   const common = () => conv.commonHeaders?.() ?? {};
   const text = (t: TextReply): HttpResponse => ({
@@ -247,33 +335,47 @@ export function apiHttpService<D>(options: ApiServiceOptions<D>): HttpService {
       const rel = req.path.startsWith('/v1/') ? req.path.slice(4).replace(/\/$/, '') : undefined;
       const match = matchRawTail(tails, req.path) ?? (rel === undefined ? undefined : table.match(rel));
       if (!match) return text(conv.notFound());
-      labelRoute(req, match.path.spec.pattern);
-      const allow = allowOf.get(match.path.spec.pattern)!;
+      const pattern = match.path.spec.pattern;
+      labelRoute(req, pattern);
+      const route = routeOf.get(pattern)!;
+      const allow = Object.keys(route.methods);
       if (req.method === 'OPTIONS' && conv.options) return text(conv.options(allow));
       const method = (req.method === 'HEAD' ? 'GET' : req.method) as ApiMethod;
-      const op = METHOD_OP[method] ? match.path.spec.operations[METHOD_OP[method]] : undefined;
+      const op = METHOD_OP[method] ? route.methods[method] : undefined;
       if (!op) return text(conv.methodNotAllowed(req.method, allow));
 
       const q = req.query;
       const consistency = conv.consistency(q);
+      const ctx = new RequestContext<D, I>(req, match.params, conv.tokenOf(req), consistency, options.deps, conv);
+      const forward = typeof op.forward === 'function' ? op.forward(ctx) : op.forward;
+      if (forward === 'primary' && conv.primary) {
+        const forwarded = conv.primary(ctx);
+        if (forwarded) return forwarded;
+      }
       const leadership = options.leadership;
-      if (leadership && !leadership.isLeader) {
-        if (method !== 'GET' && !localOf.has(match.path.spec.pattern)) return forwardToLeader(req, leadership, conv.tokenOf(req), options.forwardStyle);
+      if (leadership && !leadership.isLeader && forward !== 'local') {
+        if (method !== 'GET' || forward === 'leader') return forwardToLeader(req, leadership, ctx.secret, options.forwardStyle);
         if (consistency !== 'stale') await leadership.readBarrier();
       }
-      const ctx: ApiContext<D> = new RequestContext(req, match.params, conv.tokenOf(req), consistency, options.deps, conv);
-      const blocking = method === 'GET' ? blockingOf.get(match.path.spec.pattern) : undefined;
-      // `wait` is checked with or without `index`, as the references' parseWait does.
+      const blocking = method === 'GET' ? route.blocking : undefined;
+      // `wait` is checked with or without `index`, as the references' parseWait does, and
+      // before the access rule: the references parse the query before their ACL check.
       const waitParam = blocking && q.has('wait') ? goDurationMs(q.get('wait')!) : undefined;
       if (blocking && q.has('wait') && waitParam === undefined) throw badRequest('Invalid wait time');
-      if (blocking && q.has('index')) {
-        const raw = q.get('index')!;
-        if (!/^\d+$/.test(raw)) throw badRequest('Invalid index');
-        const after = Number(raw);
+      const rawIndex = blocking ? q.get('index') : null;
+      if (rawIndex !== null && !/^\d+$/.test(rawIndex)) throw badRequest('Invalid index');
+      const check = () => {
+        const rule = typeof op.access === 'function' ? (op.access as (c: ApiContext<D, I>) => A | Public)(ctx) : op.access;
+        if (rule !== PUBLIC) ctx.setCaller(conv.authorize(rule as A, ctx));
+      };
+      if (!conv.accessAfterWait) check();
+      if (blocking && rawIndex !== null) {
+        const after = Number(rawIndex);
         const waitMs = Math.min(waitParam !== undefined && waitParam > 0 ? waitParam : conv.wait.defaultMs, conv.wait.maxMs);
-        if (after > 0) await blockUntil(options.state, blocking, after, waitMs + random() * (waitMs / 16), resultIndexOf.get(match.path.spec.pattern), ctx, options.shutdown);
+        if (after > 0) await blockUntil({ state: options.state, tables: blocking, after, timeoutMs: waitMs + random() * (waitMs / 16), resultIndex: route.resultIndex, ctx, signal: options.shutdown });
       }
-      const reply = (await op.handle(ctx))!;
+      if (conv.accessAfterWait) check();
+      const reply = await op.handle(ctx);
       if (reply.forwarded) return reply.forwarded;
       // common() is a fresh object: the other headers go into it, no copy.
       const headers = common();
@@ -318,26 +420,31 @@ export async function forwardToLeader(req: HttpRequest, leadership: Leadership, 
   }
 }
 
+/** What {@link blockUntil} waits for. */
+interface BlockingWait<D, I> {
+  readonly state: StateStore;
+  readonly tables: readonly string[];
+  /** The `?index` the caller has seen. */
+  readonly after: number;
+  readonly timeoutMs: number;
+  readonly resultIndex: ((ctx: ApiContext<D, I>) => number) | undefined;
+  readonly ctx: ApiContext<D, I>;
+  /** Aborted when the agent stops: the wait returns at once. */
+  readonly signal: AbortSignal | undefined;
+}
+
 /**
  * Waits (at most `timeoutMs`) until `tables` pass `after`, then, with `resultIndex`, again
  * within the same deadline while the read's own index has not passed `after` (a change
  * elsewhere in the tables woke it). Returns early when `signal` aborts.
  */
-async function blockUntil<D>(
-  state: StateStore,
-  tables: readonly string[],
-  after: number,
-  timeoutMs: number,
-  resultIndex: ((ctx: ApiContext<D>) => number) | undefined,
-  ctx: ApiContext<D>,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let seen = after;
+async function blockUntil<D, I>(w: BlockingWait<D, I>): Promise<void> {
+  const deadline = Date.now() + w.timeoutMs;
+  let seen = w.after;
   for (;;) {
-    if (resultIndex && resultIndex(ctx) > after) return;
-    seen = await state.watch(tables, seen, deadline - Date.now(), signal);
-    if (!resultIndex || signal?.aborted || Date.now() >= deadline) return;
+    if (w.resultIndex && w.resultIndex(w.ctx) > w.after) return;
+    seen = await w.state.watch(w.tables, seen, deadline - Date.now(), w.signal);
+    if (!w.resultIndex || w.signal?.aborted || Date.now() >= deadline) return;
   }
 }
 
@@ -367,8 +474,10 @@ function matchRawTail<C, R>(tails: readonly RawTail<C, R>[], path: string): Rout
  * The {@link ApiContext} of one request. A class rather than an object literal with a
  * `body` closure: one allocation per request instead of two.
  */
-class RequestContext<D> implements ApiContext<D> {
+class RequestContext<D, I> implements ApiContext<D, I> {
   readonly query: URLSearchParams;
+  private resolved = false;
+  private who: I | undefined;
 
   constructor(
     readonly req: HttpRequest,
@@ -376,9 +485,20 @@ class RequestContext<D> implements ApiContext<D> {
     readonly secret: string | undefined,
     readonly consistency: string,
     readonly deps: D,
-    private readonly conv: ApiConventions,
+    private readonly conv: ApiConventions<unknown, I>,
   ) {
     this.query = req.query;
+  }
+
+  get caller(): I {
+    if (!this.resolved) throw new Error(`${this.req.method} ${this.req.path}: a PUBLIC operation has no caller`);
+    return this.who as I;
+  }
+
+  /** Set once by the dispatcher after the access rule passed. */
+  setCaller(who: I): void {
+    this.who = who;
+    this.resolved = true;
   }
 
   body<T>(kind?: string): T | undefined {
@@ -386,7 +506,7 @@ class RequestContext<D> implements ApiContext<D> {
   }
 }
 
-function parseBody<T>(body: Buffer, kind: string | undefined, conv: ApiConventions): T | undefined {
+function parseBody<T>(body: Buffer, kind: string | undefined, conv: ApiConventions<unknown, unknown>): T | undefined {
   if (body.length === 0) return undefined;
   let value: unknown;
   try {

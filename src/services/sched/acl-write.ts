@@ -1,31 +1,17 @@
 /**
  * What the scheduler's ACL write endpoints share (roles, policies, tokens, auth methods,
- * binding rules; reference/sched.md §2.3): the start of a global write (ACL check, forward
- * to the authoritative region, management token), the delete of a global object, the 400 of
- * an invalid object, and the reference's answer to a collection path with a trailing slash.
+ * binding rules; reference/sched.md §2.3): the delete of a global object, the 400 of an
+ * invalid object, and the reference's answer to a collection path with a trailing slash.
+ * Their routes declare the rest: a management token (access.ts `ACL_MANAGEMENT`), in the
+ * authoritative region (`forward: 'primary'`).
  *
  * @module
  */
-import { CairnError } from '../../kernel/http/index.js';
+import { CairnError, PUBLIC } from '../../kernel/http/index.js';
+import type { SchedOperation } from './access.js';
 import { multiError } from './auth/errors.js';
-import { forwardToAuthoritative, requireAclEnabled, requireManagement, type Ctx } from './deps.js';
+import type { Ctx } from './deps.js';
 import { schedBadRequest, writeReply, type SchedReply } from './http.js';
-
-/**
- * Runs `write` when the write of a global ACL object (role, policy, auth method, binding
- * rule) is this agent's to do, in the reference's order: 400 `ACL support disabled` when ACLs
- * are off; in a non-authoritative region the request goes to the authoritative one and its
- * reply is returned (reference/sched.md §2.3 step 1; spec 002 "What the service does"); then
- * the caller must hold a management token. @throws 400 `ACL support disabled`; 500 `No path
- * to region`; 403 `Permission denied`; whatever `write` throws.
- */
-export async function globalAclWrite(ctx: Ctx, write: () => Promise<SchedReply>): Promise<SchedReply> {
-  requireAclEnabled(ctx);
-  const forwarded = await forwardToAuthoritative(ctx);
-  if (forwarded) return forwarded;
-  requireManagement(ctx);
-  return write();
-}
 
 /** What {@link aclDelete} removes. */
 export interface AclDeleteOptions {
@@ -38,18 +24,16 @@ export interface AclDeleteOptions {
 }
 
 /**
- * `DELETE` of a global ACL object: {@link globalAclWrite}, then one write removing the
- * document; an empty reply with `X-Sched-Index` (reference/sched.md §1.1, §2.1). The
- * reference answers a missing object 500; here it is `missing()` (reference/README.md rule 3).
- * @throws as {@link globalAclWrite}; `missing()`.
+ * `DELETE` of a global ACL object, once its route's rule passed (a management token, in the
+ * authoritative region): one write removing the document; an empty reply with
+ * `X-Sched-Index` (reference/sched.md §1.1, §2.1). The reference answers a missing object
+ * 500; here it is `missing()` (reference/README.md rule 3). @throws `missing()`.
  */
-export function aclDelete(ctx: Ctx, o: AclDeleteOptions): Promise<SchedReply> {
-  return globalAclWrite(ctx, async () => {
-    const { index } = await ctx.deps.state.txn((tx) => {
-      if (!tx.delete(o.table, o.key) && o.missing) throw o.missing();
-    });
-    return writeReply(index);
+export async function aclDelete(ctx: Ctx, o: AclDeleteOptions): Promise<SchedReply> {
+  const { index } = await ctx.deps.state.txn((tx) => {
+    if (!tx.delete(o.table, o.key) && o.missing) throw o.missing();
   });
+  return writeReply(index);
 }
 
 /**
@@ -69,12 +53,27 @@ export function requireKeyInPath(ctx: Ctx, text: string): void {
 }
 
 /**
- * Handler for the methods a collection path does not declare: 400 `text` when called with a
- * trailing slash and no key ({@link requireKeyInPath}), else 405 `Invalid method` (reference/sched.md §2.1).
+ * The operation of a method a collection path does not declare: 400 `text` when called with a
+ * trailing slash and no key ({@link requireKeyInPath}), else 405 `Invalid method`
+ * (reference/sched.md §2.1). Anyone may call it: it answers nothing but these errors.
  */
-export function missingKey(text: string): (ctx: Ctx) => Promise<SchedReply> {
-  return async (ctx) => {
+export function missingKey(text: string): SchedOperation {
+  return {
+    access: PUBLIC,
+    handle: async (ctx) => {
+      requireKeyInPath(ctx, text);
+      throw new CairnError('method_not_allowed', 'Invalid method');
+    },
+  };
+}
+
+/**
+ * The `forward` of a global ACL write on a collection path: to the authoritative region,
+ * after the 400 `text` of a trailing slash with no key, which the reference answers first.
+ */
+export function keyedPrimary(text: string): (ctx: Ctx) => 'primary' {
+  return (ctx) => {
     requireKeyInPath(ctx, text);
-    throw new CairnError('method_not_allowed', 'Invalid method');
+    return 'primary';
   };
 }

@@ -16,7 +16,7 @@
  * A client-only agent (`server.enabled` false: a `client` block listing `servers` and no
  * `server` block) leads nothing and writes nothing to its (empty) local state: it runs its
  * client against the listed servers and serves only the client endpoints
- * ({@link CLIENT_ONLY_ROUTES}), which the servers forward to it.
+ * (routes/index.ts `CLIENT_ONLY_ROUTES`), which the servers forward to it.
  *
  * @module
  */
@@ -32,7 +32,8 @@ import { ensureDefaultNamespace, ensureInitialManagement } from './bootstrap.js'
 import type { SchedAgentConfig } from './config.js';
 import { KeyedLock } from './csi/locks.js';
 import { CsiPlugins } from './csi/plugins.js';
-import type { SchedDeps } from './service-deps.js';
+import type { SchedDeps } from './deps.js';
+import { authorizeSched, toAuthoritativeRegion } from './access.js';
 import { subscriptionAuthorizer } from './events-acl.js';
 import { EventBroker } from './events/index.js';
 import { eventBatchOf } from './events/source.js';
@@ -42,66 +43,11 @@ import { SchedReplicator } from './replication.js';
 import { HEARTBEAT_GRACE_MS, Heartbeats, MIN_HEARTBEAT_TTL_MS } from './scheduler/heartbeat.js';
 import { Scheduler } from './scheduler/leader.js';
 import { SchedAclResolver } from './resolve.js';
-import { aclPolicyRoutes } from './routes/acl-policies.js';
-import { aclRoleRoutes } from './routes/acl-roles.js';
-import { aclTokenRoutes } from './routes/acl-tokens.js';
-import { allocationRoutes } from './routes/allocations.js';
-import { clientAllocationRoutes } from './routes/client-allocation.js';
-import { clientFsRoutes } from './routes/client-fs.js';
-import { nodeAllocationRoutes } from './routes/node-allocations.js';
-import { nodeVolumeRoutes } from './routes/node-volumes.js';
-import { authMethodRoutes } from './routes/auth-methods.js';
-import { bindingRuleRoutes } from './routes/binding-rules.js';
-import { eventRoutes } from './routes/events.js';
-import { evaluationRoutes } from './routes/evaluations.js';
-import { jobRoutes } from './routes/jobs.js';
-import { jobPlanRoutes } from './routes/job-plan.js';
-import { loginRoutes } from './routes/login.js';
-import { metricsRoutes } from './routes/metrics.js';
-import { namespaceRoutes } from './routes/namespaces.js';
-import { nodeRoutes } from './routes/nodes.js';
-import { pluginRoutes } from './routes/plugins.js';
-import { replicationRoutes } from './routes/replication.js';
-import { statusRoutes } from './routes/status.js';
-import { volumeSnapshotRoutes } from './routes/volume-snapshots.js';
-import { volumeRoutes } from './routes/volumes.js';
+import { CLIENT_ONLY_ROUTES, SCHED_ROUTES } from './routes/index.js';
 import { SCHED_TABLES, T, type TokenDoc } from './state.js';
 import { SchedClient } from './client/client.js';
 import { csiMounter, localSources, remoteSources } from './client/csi-mounter.js';
 import { loadNodeIdentity } from './client/client-state.js';
-
-/** Every route of the scheduler service. */
-export const SCHED_ROUTES = [
-  ...statusRoutes,
-  ...aclTokenRoutes,
-  ...aclPolicyRoutes,
-  ...aclRoleRoutes,
-  ...authMethodRoutes,
-  ...bindingRuleRoutes,
-  ...loginRoutes,
-  ...namespaceRoutes,
-  ...nodeAllocationRoutes,
-  ...nodeVolumeRoutes,
-  ...nodeRoutes,
-  ...allocationRoutes,
-  ...jobRoutes,
-  ...evaluationRoutes,
-  ...clientFsRoutes,
-  ...clientAllocationRoutes,
-  ...jobPlanRoutes,
-  ...pluginRoutes,
-  ...volumeRoutes,
-  ...volumeSnapshotRoutes,
-  ...eventRoutes,
-  ...replicationRoutes,
-  ...metricsRoutes,
-];
-
-/**
- * The routes of a client-only agent (`server.enabled = false`): the client endpoints about
- * the allocations its client runs, which the servers forward to it (routes/client-locate.ts).
- */
-export const CLIENT_ONLY_ROUTES = [...clientFsRoutes, ...clientAllocationRoutes];
 
 /** Options of {@link startSchedAgent}. */
 export interface SchedAgentOptions {
@@ -267,7 +213,7 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
     // A client-only agent's state stays empty: it leads nothing and serves only the client endpoints.
     const serverRole = config.server !== false;
     if (!shared && serverRole) await lead();
-    const api = schedHttpService({ routes: serverRole ? SCHED_ROUTES : CLIENT_ONLY_ROUTES, deps, state, region: config.region, forwardTo, shutdown: stopping.signal, leadership });
+    const api = schedHttpService({ routes: serverRole ? SCHED_ROUTES : CLIENT_ONLY_ROUTES, authorize: authorizeSched, primary: toAuthoritativeRegion, deps, state, region: config.region, forwardTo, shutdown: stopping.signal, leadership });
     const served = config.ui ? withUi(api, { self: 'sched', others: () => config.uiServices ?? {} }) : api;
     const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(served, metrics), log);
     advertise.address = advertiseAddress(listener.url, config);

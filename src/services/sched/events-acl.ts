@@ -8,7 +8,7 @@
  */
 import type { StateStore } from '../../kernel/store/index.js';
 import { ALL_NAMESPACES, PERMISSION_DENIED, TOKEN_EXPIRED, type Authorizer, type NamespaceCapability } from './acl/index.js';
-import type { Authorize, AuthorizeVerdict } from './events/index.js';
+import type { Authorize, AuthorizeVerdict, TopicFilter } from './events/index.js';
 import type { SchedAclResolver } from './resolve.js';
 import { secretKey, T, type NamespaceDoc, type TokenDoc } from './state.js';
 
@@ -45,6 +45,16 @@ export function topicAllowed(authz: Authorizer, topic: string, namespaces: reado
 }
 
 /**
+ * Whether a client token's `authz` may read every topic of `topics` in `namespace`, or in
+ * every existing namespace when it is `*` (the privilege of {@link topicAllowed} each).
+ */
+export function topicsAllowed(authz: Authorizer, state: StateStore, topics: TopicFilter, namespace: string): boolean {
+  const namespaces = namespace === ALL_NAMESPACES ? state.list<NamespaceDoc>(T.namespaces).map((n) => n.Name) : [namespace];
+  for (const topic of topics.keys()) if (!topicAllowed(authz, topic, namespaces)) return false;
+  return true;
+}
+
+/**
  * The broker's authorisation callback. ACLs disabled: everything is allowed. Otherwise the
  * subscriber's secret is resolved afresh (`""` is the anonymous token): unknown → denied
  * (`Permission denied`), expired → denied (`ACL token expired`); a management token may read
@@ -64,8 +74,6 @@ export function subscriptionAuthorizer(acl: SchedAclResolver, state: StateStore,
       return stored ? { allowed: false, reason: TOKEN_EXPIRED } : DENIED;
     }
     if (who.management) return ALLOWED;
-    const namespaces = request.namespace === ALL_NAMESPACES ? state.list<NamespaceDoc>(T.namespaces).map((n) => n.Name) : [request.namespace];
-    for (const topic of request.topics.keys()) if (!topicAllowed(who.authorizer, topic, namespaces)) return DENIED;
-    return ALLOWED;
+    return topicsAllowed(who.authorizer, state, request.topics, request.namespace) ? ALLOWED : DENIED;
   };
 }

@@ -8,7 +8,9 @@
  *   reference answers 500 for bad input are 400 here (reference/README.md rule 3);
  * - JSON replies, compact unless `?pretty` (any value but `0`); reads carry `X-Sched-Index`,
  *   `X-Sched-KnownLeader`, `X-Sched-LastContact` (§1.4);
- * - the token from `X-Sched-Token`, else `Authorization: Bearer` (§1.3);
+ * - the token from `X-Sched-Token`, else `Authorization: Bearer` (§1.3); every operation
+ *   declares who may call it, checked before its handler (`authorize`, access.ts), and which
+ *   go to the authoritative region (`primary`, reference/sched.md §2.3);
  * - blocking queries: `?index=N` waits until a declared table passes N or `?wait` (default
  *   and cap 300 s) plus up to wait/16 of jitter (§1.5); `?stale` parsed as Go's ParseBool;
  * - `?region=` naming another region is forwarded to a server there; none known → 500
@@ -40,12 +42,10 @@ import { VERSION } from '../../kernel/version/index.js';
 import { PERMISSION_DENIED } from './acl/index.js';
 import { parseGoBool } from '../../kernel/util/go-bool.js';
 
-/** What a handler gets; `secret` comes from `X-Sched-Token` or `Authorization: Bearer`. */
-export type SchedContext<D> = ApiContext<D>;
+/** What a handler gets; `secret` comes from `X-Sched-Token` or `Authorization: Bearer`; `I` is the caller. */
+export type SchedContext<D, I = unknown> = ApiContext<D, I>;
 /** A handler's reply (kernel `ApiReply`). */
 export type SchedReply = ApiReply;
-/** One route of the scheduler service. */
-export type SchedRoute<D> = ApiRoute<D>;
 
 /** Default and longest blocking wait: 300 s in ms (reference/sched.md §1.5; its docs' 10 minutes are not what its code does). */
 export const MAX_WAIT_MS = 300_000;
@@ -92,9 +92,13 @@ export function tokenOf(req: HttpRequest): string | undefined {
   return bearerToken(req.headers, 'any-case-first-word');
 }
 
-/** The dispatcher's settings. */
-export interface SchedHttpOptions<D> {
-  readonly routes: readonly SchedRoute<D>[];
+/** The dispatcher's settings; `A` is the routes' access rule, `I` the caller (access.ts). */
+export interface SchedHttpOptions<D, A, I> {
+  readonly routes: readonly ApiRoute<D, A, I>[];
+  /** Checks an operation's access rule and returns the caller (kernel `ApiConventions.authorize`). */
+  readonly authorize: ApiConventions<A, I>['authorize'];
+  /** Sends an operation declared `primary` to the authoritative region (kernel `ApiConventions.primary`). */
+  readonly primary: NonNullable<ApiConventions<A, I>['primary']>;
   readonly deps: D;
   readonly state: StateStore;
   /** This agent's region: a `?region=` naming another one is forwarded. */
@@ -110,9 +114,14 @@ export interface SchedHttpOptions<D> {
 }
 
 /** Builds the scheduler service's {@link HttpService}. */
-export function schedHttpService<D>(options: SchedHttpOptions<D>): HttpService {
-  const conventions: ApiConventions = {
+export function schedHttpService<D, A, I>(options: SchedHttpOptions<D, A, I>): HttpService {
+  const conventions: ApiConventions<A, I> = {
     tokenOf,
+    authorize: options.authorize,
+    primary: options.primary,
+    // As the reference's blocking queries (and this service's handlers before issue 25):
+    // who may read is decided on the state the read answers from.
+    accessAfterWait: true,
     notFound: () => ({ status: 404, body: '404 page not found\n' }),
     methodNotAllowed: () => ({ status: 405, body: 'Invalid method' }),
     wait: { defaultMs: MAX_WAIT_MS, maxMs: MAX_WAIT_MS },

@@ -17,7 +17,8 @@
  * @module
  */
 import type { CsiVolume } from '../../../kernel/csi/index.js';
-import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
+import type { SchedAccess } from '../access.js';
+import type { Ctx, SchedDeps } from '../deps.js';
 import { schedBadRequest, writeReply, type SchedReply } from '../http.js';
 import { requireBody } from '../request.js';
 import { DEFAULT_NAMESPACE, LABEL, T, type NamespaceDoc } from '../state.js';
@@ -78,6 +79,22 @@ async function expand(deps: SchedDeps, doc: CsiVolumeDoc, range: { min: number; 
   return answer.capacityBytes;
 }
 
+/** What a register or create names: its path's volume ID, if any, and whether it creates. */
+export interface RegisterOptions {
+  readonly create: boolean;
+  readonly pathId?: string;
+}
+
+/** The volumes the body registers, decoded. @throws 400 decode and `validation: …` errors. */
+function specsOf(ctx: Ctx, o: RegisterOptions): VolumeSpec[] {
+  return decodeVolumeSpecs(requireBody(ctx), { namespace: ctx.query.get('namespace') || DEFAULT_NAMESPACE, pathId: o.pathId });
+}
+
+/** Who may register the body's volumes: `csi-write-volume` in every one's namespace; the body's 400s first. */
+export function registerAccess(o: RegisterOptions): (ctx: Ctx) => SchedAccess {
+  return (ctx) => ({ namespace: specsOf(ctx, o).map((s) => s.Namespace), anyOf: ['csi-write-volume'] });
+}
+
 /**
  * `PUT /v1/volume/csi/:volume_id` and `PUT /v1/volumes` (register, `o.create` false) and
  * `PUT /v1/volume/csi/:volume_id/create` (create): see the module doc. Replies `{"Volumes":
@@ -86,14 +103,11 @@ async function expand(deps: SchedDeps, doc: CsiVolumeDoc, range: { min: number; 
  *   <ns>`, `no CSI plugin named "<p>" could be found`, `plugin "<p>" does not support
  *   CREATE_DELETE_VOLUME` (create) / `EXPAND_VOLUME`, `unable to update volume: …`, an
  *   unconfirmed validation; 404 a volume the plugin does not know; 503 `no healthy
- *   controllers for CSI plugin "<p>"`; 403 without `namespace:csi-write-volume` in a
- *   volume's namespace.
+ *   controllers for CSI plugin "<p>"`.
  */
-export async function registerVolumes(ctx: Ctx, o: { create: boolean; pathId?: string }): Promise<SchedReply> {
+export async function registerVolumes(ctx: Ctx, o: RegisterOptions): Promise<SchedReply> {
   const deps = ctx.deps;
-  const specs = decodeVolumeSpecs(requireBody(ctx), { namespace: ctx.query.get('namespace') || DEFAULT_NAMESPACE, pathId: o.pathId });
-  const who = identityOf(ctx);
-  for (const s of specs) requireAllowed(who.authorizer.allowNamespaceOperation(s.Namespace, 'csi-write-volume'));
+  const specs = specsOf(ctx, o);
   const keys = specs.map((s) => volumeKey(s.Namespace, s.ID));
   return deps.volumeLocks.with(keys, async () => {
     for (const s of specs) {

@@ -19,7 +19,8 @@
  */
 import { CairnError } from '../../../kernel/http/index.js';
 import { allocTerminal, type StoredAlloc } from '../alloc.js';
-import { identityOf, requireAllowed, type Ctx } from '../deps.js';
+import type { SchedAccess } from '../access.js';
+import type { Ctx } from '../deps.js';
 import { schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
 import { requireQuery } from '../request.js';
 import { DEFAULT_NAMESPACE, LABEL, T } from '../state.js';
@@ -35,24 +36,47 @@ import { parseGoBool } from '../../../kernel/util/go-bool.js';
 const volumeNotFound = (id: string) => schedNotFound(`volume not found: ${id}`);
 const inUse = (id: string, why = '') => new CairnError('conflict', `volume in use: ${id}${why}`);
 
-/** The volume of the request after the ACL check, its key, and the lock held around `fn`. */
+const namespaceOf = (ctx: Ctx) => ctx.query.get('namespace') || DEFAULT_NAMESPACE;
+
+/** The volume of the request, its key, and the lock held around `fn`. */
 async function withVolume(ctx: Ctx, fn: (key: string, id: string) => Promise<SchedReply>): Promise<SchedReply> {
-  const ns = ctx.query.get('namespace') || DEFAULT_NAMESPACE;
-  requireAllowed(identityOf(ctx).authorizer.allowNamespaceOperation(ns, 'csi-write-volume'));
   const id = ctx.params.id!;
-  const key = volumeKey(ns, id);
+  const key = volumeKey(namespaceOf(ctx), id);
   return ctx.deps.volumeLocks.with([key], () => fn(key, id));
+}
+
+/** Who may deregister, delete or detach the volume: `csi-write-volume` in its namespace. */
+export function removeAccess(ctx: Ctx): SchedAccess {
+  return { namespace: namespaceOf(ctx), anyOf: ['csi-write-volume'] };
+}
+
+/** `?force=` of a deregister. @throws 400 `invalid force value`. */
+function forceOf(ctx: Ctx): boolean {
+  const raw = ctx.query.get('force');
+  const force = raw === null || raw === '' ? false : parseGoBool(raw);
+  if (force === undefined) throw schedBadRequest('invalid force value');
+  return force;
+}
+
+/** {@link removeAccess} of a deregister, after the 400 of a bad `?force=`, which the reference answers first. */
+export function deregisterAccess(ctx: Ctx): SchedAccess {
+  forceOf(ctx);
+  return removeAccess(ctx);
+}
+
+/** {@link removeAccess} of a detach, after the 400 of a missing `?node=`, which the reference answers first. */
+export function detachAccess(ctx: Ctx): SchedAccess {
+  requireQuery(ctx, 'node', 'detach requires node ID');
+  return removeAccess(ctx);
 }
 
 /**
  * `DELETE /v1/volume/csi/:volume_id?force=` (module doc). Empty reply with `X-Sched-Index`.
  * @throws 400 `invalid force value`; 404 `volume not found: <id>`; 409 `volume in use:
- *   <id>`, with force `volume in use: <id>: allocation "<a>" is not terminal`; 403.
+ *   <id>`, with force `volume in use: <id>: allocation "<a>" is not terminal`.
  */
 export function deregisterVolume(ctx: Ctx): Promise<SchedReply> {
-  const raw = ctx.query.get('force');
-  const force = raw === null || raw === '' ? false : parseGoBool(raw);
-  if (force === undefined) throw schedBadRequest('invalid force value');
+  const force = forceOf(ctx);
   return withVolume(ctx, async (key, id) => {
     const { index } = await ctx.deps.state.txn((tx) => {
       const vol = tx.get<StoredVolume>(T.csiVolumes, key);
@@ -74,7 +98,7 @@ export function deregisterVolume(ctx: Ctx): Promise<SchedReply> {
 /**
  * `DELETE /v1/volume/csi/:volume_id/delete` (module doc). Empty reply with `X-Sched-Index`.
  * @throws 404 `volume not found: <id>`; 409 `volume in use: <id>`; 400 `plugin "<p>" does not
- *   support CREATE_DELETE_VOLUME`; 503 no healthy controller; the plugin's failure; 403.
+ *   support CREATE_DELETE_VOLUME`; 503 no healthy controller; the plugin's failure.
  */
 export function deleteVolume(ctx: Ctx): Promise<SchedReply> {
   const secrets = csiSecretsHeader(ctx);
@@ -96,7 +120,7 @@ export function deleteVolume(ctx: Ctx): Promise<SchedReply> {
  * `X-Sched-Index`. @throws 400 `missing node: detach requires node ID`; 404 `volume not
  * found: <id>`; 409 `volume in use: <id>: claimed by an allocation on node "<n>"`; 400
  * `plugin "<p>" does not support PUBLISH_UNPUBLISH_VOLUME`, `no node plugin of "<p>" is
- * known on node "<n>"`; 503; the plugin's failure; 403.
+ * known on node "<n>"`; 503; the plugin's failure.
  */
 export function detachVolume(ctx: Ctx): Promise<SchedReply> {
   const node = requireQuery(ctx, 'node', 'detach requires node ID');

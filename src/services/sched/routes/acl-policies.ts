@@ -19,11 +19,12 @@
  */
 import type { Indexed, StateStore } from '../../../kernel/store/index.js';
 import { ANONYMOUS_POLICY_NAME, parsePolicy, PolicyError, type ParsedPolicy } from '../acl/index.js';
-import { aclDelete, globalAclWrite, invalidObject } from '../acl-write.js';
+import { ACL_MANAGEMENT, ACL_TOKEN, type SchedRoute } from '../access.js';
+import { aclDelete, invalidObject } from '../acl-write.js';
 import { decodeStruct } from '../auth/decode.js';
 import { contentHash } from '../auth/stamp.js';
-import { aclCaller, type Ctx, type SchedDeps } from '../deps.js';
-import { atLeastOne, permissionDeniedError, schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
+import type { Ctx } from '../deps.js';
+import { atLeastOne, schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
 import { queryPrefix, requireBody } from '../request.js';
 import type { Identity } from '../resolve.js';
 import { T, type PolicyDoc, type RoleDoc } from '../state.js';
@@ -140,41 +141,42 @@ function policyErrors(name: string, description: string, rules: string, job: Job
 /**
  * Creates or replaces policy `:name`. @throws 400 `ACL policy name does not match request
  * path`; 400 `policy 0 invalid: <multierror>` with `invalid name '<n>'`, `failed to parse
- * rules: <parser text>`, `description longer than 256`, JobACL chain errors; 403.
+ * rules: <parser text>`, `description longer than 256`, JobACL chain errors.
  */
-function upsert(ctx: Ctx): Promise<SchedReply> {
-  return globalAclWrite(ctx, async () => {
-    const d = decodeStruct(requireBody(ctx), POLICY_SCHEMA);
-    const [name, description, rules] = [d.Name as string, d.Description as string, d.Rules as string];
-    const job = d.JobACL as JobAcl | null;
-    if (name !== ctx.params.name) throw schedBadRequest('ACL policy name does not match request path');
-    const errors = policyErrors(name, description, rules, job);
-    if (errors.length > 0) throw invalidObject('policy', errors);
-    const doc: PolicyDoc = {
-      Name: name,
-      Description: description,
-      Rules: rules,
-      ...(job ? { JobACL: job } : {}),
-      Hash: contentHash([name, description, rules, job ? [job.Namespace, job.JobID, job.Group, job.Task] : null]),
-    };
-    const { index } = await ctx.deps.state.txn((tx) => tx.put(T.policies, name, doc));
-    return writeReply(index);
-  });
+async function upsert(ctx: Ctx): Promise<SchedReply> {
+  const d = decodeStruct(requireBody(ctx), POLICY_SCHEMA);
+  const [name, description, rules] = [d.Name as string, d.Description as string, d.Rules as string];
+  const job = d.JobACL as JobAcl | null;
+  if (name !== ctx.params.name) throw schedBadRequest('ACL policy name does not match request path');
+  const errors = policyErrors(name, description, rules, job);
+  if (errors.length > 0) throw invalidObject('policy', errors);
+  const doc: PolicyDoc = {
+    Name: name,
+    Description: description,
+    Rules: rules,
+    ...(job ? { JobACL: job } : {}),
+    Hash: contentHash([name, description, rules, job ? [job.Namespace, job.JobID, job.Group, job.Task] : null]),
+  };
+  const { index } = await ctx.deps.state.txn((tx) => tx.put(T.policies, name, doc));
+  return writeReply(index);
 }
 
 /** Routes of this file (module doc). */
-export const aclPolicyRoutes: readonly SchedRoute<SchedDeps>[] = [
+export const aclPolicyRoutes: readonly SchedRoute[] = [
   {
     pattern: 'acl/policies',
     synopsis: 'List ACL policies (stubs); a client token sees the policies it holds',
     blocking: [T.policies],
     methods: {
-      GET: async (ctx) => {
-        const who = aclCaller(ctx);
-        const held = who.management ? undefined : heldPolicies(ctx.deps.state, who);
-        const prefix = queryPrefix(ctx);
-        const items = ctx.deps.state.list<PolicyDoc>(T.policies).filter((p) => p.Name.startsWith(prefix) && (!held || held.has(p.Name)));
-        return { body: items.map(policyStub), index: atLeastOne(ctx.deps.state.tableIndex(T.policies)) };
+      GET: {
+        access: ACL_TOKEN,
+        handle: async (ctx) => {
+          const who = ctx.caller;
+          const held = who.management ? undefined : heldPolicies(ctx.deps.state, who);
+          const prefix = queryPrefix(ctx);
+          const items = ctx.deps.state.list<PolicyDoc>(T.policies).filter((p) => p.Name.startsWith(prefix) && (!held || held.has(p.Name)));
+          return { body: items.map(policyStub), index: atLeastOne(ctx.deps.state.tableIndex(T.policies)) };
+        },
       },
     },
   },
@@ -183,18 +185,19 @@ export const aclPolicyRoutes: readonly SchedRoute<SchedDeps>[] = [
     synopsis: 'Read, create or update, or delete an ACL policy',
     blocking: [T.policies],
     methods: {
-      GET: async (ctx) => {
-        const who = aclCaller(ctx);
-        const name = ctx.params.name;
-        if (!who.management && name !== ANONYMOUS_POLICY_NAME && !heldPolicies(ctx.deps.state, who).has(name)) throw permissionDeniedError();
-        const p = ctx.deps.state.get<PolicyDoc>(T.policies, name);
-        if (!p) throw schedNotFound(POLICY_NOT_FOUND);
-        return { body: renderPolicy(p), index: atLeastOne(p.ModifyIndex) };
+      GET: {
+        // Management, or anyone for `anonymous`, or a token holding the policy.
+        access: (ctx) => ({ acl: 'management', orIf: (who) => ctx.params.name === ANONYMOUS_POLICY_NAME || heldPolicies(ctx.deps.state, who).has(ctx.params.name!) }),
+        handle: async (ctx) => {
+          const p = ctx.deps.state.get<PolicyDoc>(T.policies, ctx.params.name!);
+          if (!p) throw schedNotFound(POLICY_NOT_FOUND);
+          return { body: renderPolicy(p), index: atLeastOne(p.ModifyIndex) };
+        },
       },
-      POST: upsert,
-      PUT: upsert,
+      POST: { access: ACL_MANAGEMENT, forward: 'primary', handle: upsert },
+      PUT: { access: ACL_MANAGEMENT, forward: 'primary', handle: upsert },
       // A missing policy is no error, as in the reference.
-      DELETE: (ctx) => aclDelete(ctx, { table: T.policies, key: ctx.params.name }),
+      DELETE: { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx) => aclDelete(ctx, { table: T.policies, key: ctx.params.name! }) },
     },
   },
 ];

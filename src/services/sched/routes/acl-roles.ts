@@ -20,15 +20,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Indexed } from '../../../kernel/store/index.js';
-import { aclDelete, globalAclWrite, invalidObject } from '../acl-write.js';
+import { ACL_MANAGEMENT, ACL_TOKEN, type SchedRoute } from '../access.js';
+import { aclDelete, invalidObject } from '../acl-write.js';
 import { decodeStruct } from '../auth/decode.js';
 import { contentHash } from '../auth/stamp.js';
-import { aclCaller, type Ctx, type SchedDeps } from '../deps.js';
-import { decodeLinks, fieldOf } from '../go-struct.js';
-import { atLeastOne, permissionDeniedError, schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
+import type { Ctx } from '../deps.js';
+import { atLeastOne, schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
 import { queryPrefix, requireBody } from '../request.js';
 import type { Identity } from '../resolve.js';
 import { T, type RoleDoc } from '../state.js';
+import { decodeLinks, fieldOf } from '../go-struct.js';
 
 /** Role names (the reference's `ValidACLRoleName`). */
 export const ROLE_NAME = /^[a-zA-Z0-9-]{1,128}$/;
@@ -74,76 +75,81 @@ function decodeRole(body: unknown): RoleInput {
  * <n> already exists`, `cannot find role <id>`, `ACL role with name <n> already exists`,
  * `cannot find policy <n>` (reference `UpsertRoles`, `upsertACLRoleTxn`).
  */
-function upsert(ctx: Ctx, pathId: string | undefined): Promise<SchedReply> {
-  return globalAclWrite(ctx, async () => {
-    const input = decodeRole(requireBody(ctx));
-    if (pathId !== undefined && pathId !== input.ID) throw schedBadRequest('ACL role ID does not match request path');
-    const errors: string[] = [];
-    if (!ROLE_NAME.test(input.Name)) errors.push(`invalid name '${input.Name}'`);
-    if (Buffer.byteLength(input.Description) > MAX_ROLE_DESCRIPTION_BYTES) errors.push(`description longer than ${MAX_ROLE_DESCRIPTION_BYTES}`);
-    if (input.Policies.length < 1) errors.push('at least one policy should be specified');
-    if (errors.length > 0) throw invalidObject('role', errors);
-    const { result, index } = await ctx.deps.state.txn((tx) => {
-      let id = input.ID;
-      if (id === '') {
-        if (tx.getBy(T.roles, 'name', input.Name)) throw schedBadRequest(`role with name ${input.Name} already exists`);
-        id = randomUUID();
-      } else {
-        if (!tx.get(T.roles, id)) throw schedBadRequest(`cannot find role ${id}`);
-        const other = tx.getBy<RoleDoc>(T.roles, 'name', input.Name);
-        if (other && other.ID !== id) throw schedBadRequest(`ACL role with name ${input.Name} already exists`);
-      }
-      const names: string[] = [];
-      for (const link of input.Policies) {
-        if (!tx.get(T.policies, link.Name)) throw schedBadRequest(`cannot find policy ${link.Name}`);
-        if (!names.includes(link.Name)) names.push(link.Name);
-      }
-      const doc: RoleDoc = {
-        ID: id,
-        Name: input.Name,
-        Description: input.Description,
-        Policies: names.map((Name) => ({ Name })),
-        Hash: contentHash([input.Name, input.Description, names]),
-      };
-      const existing = tx.get<RoleDoc>(T.roles, id);
-      // An unchanged role is not written, so blocking queries do not wake (reference upsertACLRoleTxn).
-      return existing && existing.Hash === doc.Hash ? existing : tx.put(T.roles, id, doc);
-    });
-    return writeReply(index, renderRole(result));
+async function upsert(ctx: Ctx, pathId: string | undefined): Promise<SchedReply> {
+  const input = decodeRole(requireBody(ctx));
+  if (pathId !== undefined && pathId !== input.ID) throw schedBadRequest('ACL role ID does not match request path');
+  const errors: string[] = [];
+  if (!ROLE_NAME.test(input.Name)) errors.push(`invalid name '${input.Name}'`);
+  if (Buffer.byteLength(input.Description) > MAX_ROLE_DESCRIPTION_BYTES) errors.push(`description longer than ${MAX_ROLE_DESCRIPTION_BYTES}`);
+  if (input.Policies.length < 1) errors.push('at least one policy should be specified');
+  if (errors.length > 0) throw invalidObject('role', errors);
+  const { result, index } = await ctx.deps.state.txn((tx) => {
+    let id = input.ID;
+    if (id === '') {
+      if (tx.getBy(T.roles, 'name', input.Name)) throw schedBadRequest(`role with name ${input.Name} already exists`);
+      id = randomUUID();
+    } else {
+      if (!tx.get(T.roles, id)) throw schedBadRequest(`cannot find role ${id}`);
+      const other = tx.getBy<RoleDoc>(T.roles, 'name', input.Name);
+      if (other && other.ID !== id) throw schedBadRequest(`ACL role with name ${input.Name} already exists`);
+    }
+    const names: string[] = [];
+    for (const link of input.Policies) {
+      if (!tx.get(T.policies, link.Name)) throw schedBadRequest(`cannot find policy ${link.Name}`);
+      if (!names.includes(link.Name)) names.push(link.Name);
+    }
+    const doc: RoleDoc = {
+      ID: id,
+      Name: input.Name,
+      Description: input.Description,
+      Policies: names.map((Name) => ({ Name })),
+      Hash: contentHash([input.Name, input.Description, names]),
+    };
+    const existing = tx.get<RoleDoc>(T.roles, id);
+    // An unchanged role is not written, so blocking queries do not wake (reference upsertACLRoleTxn).
+    return existing && existing.Hash === doc.Hash ? existing : tx.put(T.roles, id, doc);
   });
+  return writeReply(index, renderRole(result));
 }
 
 /** Routes of this file (module doc). */
-export const aclRoleRoutes: readonly SchedRoute<SchedDeps>[] = [
+export const aclRoleRoutes: readonly SchedRoute[] = [
   {
     pattern: 'acl/roles',
     synopsis: 'List ACL roles (stubs); a client token sees the roles it links',
     blocking: [T.roles],
     methods: {
-      GET: async (ctx) => {
-        const who = aclCaller(ctx);
-        const prefix = queryPrefix(ctx);
-        const roles = ctx.deps.state.list<RoleDoc>(T.roles).filter((r) => r.ID.startsWith(prefix) && mayRead(who, r));
-        return { body: roles.map(renderRole), index: atLeastOne(ctx.deps.state.tableIndex(T.roles)) };
+      GET: {
+        access: ACL_TOKEN,
+        handle: async (ctx) => {
+          const prefix = queryPrefix(ctx);
+          const roles = ctx.deps.state.list<RoleDoc>(T.roles).filter((r) => r.ID.startsWith(prefix) && mayRead(ctx.caller, r));
+          return { body: roles.map(renderRole), index: atLeastOne(ctx.deps.state.tableIndex(T.roles)) };
+        },
       },
     },
   },
   {
     pattern: 'acl/role',
     synopsis: 'Create an ACL role',
-    methods: { POST: (ctx) => upsert(ctx, undefined), PUT: (ctx) => upsert(ctx, undefined) },
+    methods: {
+      POST: { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx) => upsert(ctx, undefined) },
+      PUT: { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx) => upsert(ctx, undefined) },
+    },
   },
   {
     pattern: 'acl/role/name/:name',
     synopsis: 'Read an ACL role by name',
     blocking: [T.roles],
     methods: {
-      GET: async (ctx) => {
-        const who = aclCaller(ctx);
-        const role = ctx.deps.state.getBy<RoleDoc>(T.roles, 'name', ctx.params.name);
-        if (!mayRead(who, role)) throw permissionDeniedError();
-        if (!role) throw schedNotFound(ROLE_NOT_FOUND);
-        return { body: renderRole(role), index: atLeastOne(role.ModifyIndex) };
+      GET: {
+        // Management, or a token linking the role.
+        access: (ctx) => ({ acl: 'management', orIf: (who) => mayRead(who, ctx.deps.state.getBy<RoleDoc>(T.roles, 'name', ctx.params.name!)) }),
+        handle: async (ctx) => {
+          const role = ctx.deps.state.getBy<RoleDoc>(T.roles, 'name', ctx.params.name!);
+          if (!role) throw schedNotFound(ROLE_NOT_FOUND);
+          return { body: renderRole(role), index: atLeastOne(role.ModifyIndex) };
+        },
       },
     },
   },
@@ -152,16 +158,18 @@ export const aclRoleRoutes: readonly SchedRoute<SchedDeps>[] = [
     synopsis: 'Read, update or delete an ACL role',
     blocking: [T.roles],
     methods: {
-      GET: async (ctx) => {
-        const who = aclCaller(ctx);
-        if (!who.management && !who.token.Roles.some((l) => l.ID === ctx.params.id)) throw permissionDeniedError();
-        const role = ctx.deps.state.get<RoleDoc>(T.roles, ctx.params.id);
-        if (!role) throw schedNotFound(ROLE_NOT_FOUND);
-        return { body: renderRole(role), index: atLeastOne(role.ModifyIndex) };
+      GET: {
+        // Management, or a token linking the role (whether it exists or not).
+        access: (ctx) => ({ acl: 'management', orIf: (who) => who.token.Roles.some((l) => l.ID === ctx.params.id) }),
+        handle: async (ctx) => {
+          const role = ctx.deps.state.get<RoleDoc>(T.roles, ctx.params.id!);
+          if (!role) throw schedNotFound(ROLE_NOT_FOUND);
+          return { body: renderRole(role), index: atLeastOne(role.ModifyIndex) };
+        },
       },
-      POST: (ctx) => upsert(ctx, ctx.params.id),
-      PUT: (ctx) => upsert(ctx, ctx.params.id),
-      DELETE: (ctx) => aclDelete(ctx, { table: T.roles, key: ctx.params.id, missing: () => schedNotFound(ROLE_NOT_FOUND) }),
+      POST: { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx) => upsert(ctx, ctx.params.id) },
+      PUT: { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx) => upsert(ctx, ctx.params.id) },
+      DELETE: { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx) => aclDelete(ctx, { table: T.roles, key: ctx.params.id!, missing: () => schedNotFound(ROLE_NOT_FOUND) }) },
     },
   },
 ];

@@ -30,12 +30,13 @@ import { invalidObject } from '../acl-write.js';
 import { DEFAULT_TTL_BOUNDS } from '../auth/auth-method.js';
 import { decodeStruct } from '../auth/decode.js';
 import { BOOTSTRAP_META_ID } from '../bootstrap.js';
-import { aclCaller, forwardToAuthoritative, requireAclEnabled, requireManagement, type Ctx, type SchedDeps } from '../deps.js';
-import { decodeLinks, fieldOf, UUID } from '../go-struct.js';
-import { atLeastOne, permissionDeniedError, schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
+import { ACL_MANAGEMENT, requireAclSupport, type SchedRoute } from '../access.js';
+import type { Ctx } from '../deps.js';
+import { atLeastOne, schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
 import { queryUuidPrefix, requireBody } from '../request.js';
 import { secretKey, T, type MetaDoc, type RoleDoc, type RoleLink, type TokenDoc } from '../state.js';
 import { makeToken, renderToken, tokenHash, tokenStub, withLiveRoles } from '../token.js';
+import { decodeLinks, fieldOf, UUID } from '../go-struct.js';
 import { parseGoBool } from '../../../kernel/util/go-bool.js';
 
 /** The reset file in `data_dir`: it holds the reset index that allows one more bootstrap (reference `aclBootstrapReset`). */
@@ -62,9 +63,6 @@ export function readResetIndex(dataDir: string): number {
  * already exists`.
  */
 async function bootstrap(ctx: Ctx): Promise<SchedReply> {
-  requireAclEnabled(ctx);
-  const forwarded = await forwardToAuthoritative(ctx);
-  if (forwarded) return forwarded;
   let secret = '';
   try {
     const body = ctx.body<unknown>();
@@ -171,23 +169,46 @@ function tokenErrors(f: TokenFields, input: TokenInput, nowMs: number, existing:
 }
 
 /**
+ * The body of a token write, decoded, its AccessorID matching `pathAccessor` when the path
+ * names one. @throws 400 the decode errors, `ACL token accessor does not match request path`.
+ */
+function upsertInput(ctx: Ctx, pathAccessor: string | undefined): TokenInput {
+  const input = decodeToken(requireBody(ctx));
+  if (pathAccessor !== undefined && input.AccessorID !== pathAccessor) throw schedBadRequest('ACL token accessor does not match request path');
+  return input;
+}
+
+/**
+ * Where a token write runs: a global token (as the body says, else as stored) in the
+ * authoritative region, a local one here (reference/sched.md §2.3). The body's 400s come
+ * first, after 400 `ACL support disabled`, as in the reference.
+ */
+function upsertForward(accessorInPath: boolean): (ctx: Ctx) => 'primary' | undefined {
+  return (ctx) => {
+    requireAclSupport(ctx);
+    const input = upsertInput(ctx, accessorInPath ? ctx.params.accessor : undefined);
+    const stored = input.AccessorID === '' ? undefined : ctx.deps.state.get<TokenDoc>(T.tokens, input.AccessorID);
+    return (input.Global ?? stored?.Global ?? false) ? 'primary' : undefined;
+  };
+}
+
+/** Where a token delete runs: a stored global token's in the authoritative region. */
+function removeForward(ctx: Ctx): 'primary' | undefined {
+  requireAclSupport(ctx);
+  return ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor!)?.Global ? 'primary' : undefined;
+}
+
+/**
  * Creates (no AccessorID) or updates a token: body decoded, validated, role links resolved
  * by ID or Name and deduplicated, Hash recomputed. An update keeps SecretID, CreateTime,
  * Global and expiry, and every field the body leaves out. @throws 400 `ACL token accessor does not match request
  * path`, `cannot find token <id>`, `token 0 invalid: <multierror>`, `cannot find role <id or
- * name>`; 403; 500 `No path to region` (reference `UpsertTokens`, `upsertTokens`).
+ * name>` (reference `UpsertTokens`, `upsertTokens`). Its route declares the rest: a
+ * management token, a global token written in the authoritative region.
  */
 async function upsert(ctx: Ctx, pathAccessor: string | undefined): Promise<SchedReply> {
-  requireAclEnabled(ctx);
-  const input = decodeToken(requireBody(ctx));
-  if (pathAccessor !== undefined && input.AccessorID !== pathAccessor) throw schedBadRequest('ACL token accessor does not match request path');
+  const input = upsertInput(ctx, pathAccessor);
   const accessor = input.AccessorID;
-  const stored = accessor === '' ? undefined : ctx.deps.state.get<TokenDoc>(T.tokens, accessor);
-  if (input.Global ?? stored?.Global ?? false) {
-    const forwarded = await forwardToAuthoritative(ctx);
-    if (forwarded) return forwarded;
-  }
-  requireManagement(ctx);
   const nowMs = ctx.deps.now();
   const { result, index } = await ctx.deps.state.txn((tx) => {
     const existing = accessor === '' ? undefined : tx.get<TokenDoc>(T.tokens, accessor);
@@ -223,10 +244,9 @@ async function upsert(ctx: Ctx, pathAccessor: string | undefined): Promise<Sched
 /**
  * `GET /v1/acl/tokens`: stubs of the tokens whose accessor starts with `?prefix=` (compared
  * as hex digits, hyphens ignored, as go-memdb's `UUIDFieldIndex`), only global ones with
- * `?global=true`. @throws 400 `index error: …` for a bad prefix; 403 unless management.
+ * `?global=true`. @throws 400 `index error: …` for a bad prefix.
  */
 async function list(ctx: Ctx): Promise<SchedReply> {
-  requireManagement(ctx);
   const state = ctx.deps.state;
   const prefix = queryUuidPrefix(ctx).replaceAll('-', '');
   const globalOnly = parseGoBool(ctx.query.get('global') ?? '') === true;
@@ -236,32 +256,23 @@ async function list(ctx: Ctx): Promise<SchedReply> {
   return { body: tokens.map((t) => tokenStub(withLiveRoles(state, t))), index: atLeastOne(state.tableIndex(T.tokens)) };
 }
 
-/** `GET /v1/acl/token/self`: the caller's own token with its secret. @throws 400 `ACL support disabled`; 403 `ACL token not found` (no or unknown secret). */
+/** `GET /v1/acl/token/self`: the caller's own token with its secret. @throws 403 `ACL token not found` (no or unknown secret). */
 async function self(ctx: Ctx): Promise<SchedReply> {
-  requireAclEnabled(ctx);
   const t = ctx.secret === undefined ? undefined : ctx.deps.acl.lookup(ctx.secret);
   if (!t) throw new CairnError('forbidden', TOKEN_NOT_FOUND);
   return { body: renderToken(withLiveRoles(ctx.deps.state, t), true), index: atLeastOne(t.ModifyIndex) };
 }
 
-/** `GET /v1/acl/token/:accessor` with its secret. @throws 403 unless management or the token itself; 404 `ACL token not found`. */
+/** `GET /v1/acl/token/:accessor` with its secret (its route admits management and the token itself). @throws 404 `ACL token not found`. */
 async function read(ctx: Ctx): Promise<SchedReply> {
-  const who = aclCaller(ctx);
-  const t = ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor);
-  if (!who.management && (!t || t.SecretID !== ctx.secret)) throw permissionDeniedError();
+  const t = ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor!);
   if (!t) throw schedNotFound(TOKEN_NOT_FOUND);
   return { body: renderToken(withLiveRoles(ctx.deps.state, t), true), index: atLeastOne(t.ModifyIndex) };
 }
 
-/** @throws 400 `Cannot delete nonexistent tokens: <id>` (reference `DeleteTokens`); 403; 500 `No path to region`. */
+/** Deletes token `:accessor`. @throws 400 `Cannot delete nonexistent tokens: <id>` (reference `DeleteTokens`). */
 async function remove(ctx: Ctx): Promise<SchedReply> {
-  requireAclEnabled(ctx);
-  const id = ctx.params.accessor;
-  if (ctx.deps.state.get<TokenDoc>(T.tokens, id)?.Global) {
-    const forwarded = await forwardToAuthoritative(ctx);
-    if (forwarded) return forwarded;
-  }
-  requireManagement(ctx);
+  const id = ctx.params.accessor!;
   const { index } = await ctx.deps.state.txn((tx) => {
     if (!tx.delete(T.tokens, id)) throw schedBadRequest(`Cannot delete nonexistent tokens: ${id}`);
   });
@@ -269,15 +280,37 @@ async function remove(ctx: Ctx): Promise<SchedReply> {
 }
 
 /** Routes of this file (module doc). */
-export const aclTokenRoutes: readonly SchedRoute<SchedDeps>[] = [
-  { pattern: 'acl/bootstrap', synopsis: 'Bootstrap the ACL system: the first management token', methods: { POST: bootstrap, PUT: bootstrap } },
-  { pattern: 'acl/tokens', synopsis: 'List ACL tokens (stubs)', blocking: [T.tokens], methods: { GET: list } },
-  { pattern: 'acl/token', synopsis: 'Create an ACL token', methods: { POST: (ctx) => upsert(ctx, undefined), PUT: (ctx) => upsert(ctx, undefined) } },
-  { pattern: 'acl/token/self', synopsis: "Read the request's own token", blocking: [T.tokens], methods: { GET: self } },
+export const aclTokenRoutes: readonly SchedRoute[] = [
+  {
+    pattern: 'acl/bootstrap',
+    synopsis: 'Bootstrap the ACL system: the first management token',
+    // Anyone, once: the bootstrap state decides (no token exists yet).
+    methods: { POST: { access: { acl: 'enabled' }, forward: 'primary', handle: bootstrap }, PUT: { access: { acl: 'enabled' }, forward: 'primary', handle: bootstrap } },
+  },
+  { pattern: 'acl/tokens', synopsis: 'List ACL tokens (stubs)', blocking: [T.tokens], methods: { GET: { access: ACL_MANAGEMENT, handle: list } } },
+  {
+    pattern: 'acl/token',
+    synopsis: 'Create an ACL token',
+    methods: {
+      POST: { access: ACL_MANAGEMENT, forward: upsertForward(false), handle: (ctx) => upsert(ctx, undefined) },
+      PUT: { access: ACL_MANAGEMENT, forward: upsertForward(false), handle: (ctx) => upsert(ctx, undefined) },
+    },
+  },
+  // The secret is the access: the handler looks it up (403 `ACL token not found` without one).
+  { pattern: 'acl/token/self', synopsis: "Read the request's own token", blocking: [T.tokens], methods: { GET: { access: { acl: 'enabled' }, handle: self } } },
   {
     pattern: 'acl/token/:accessor',
     synopsis: 'Read, update or delete an ACL token',
     blocking: [T.tokens],
-    methods: { GET: read, POST: (ctx) => upsert(ctx, ctx.params.accessor), PUT: (ctx) => upsert(ctx, ctx.params.accessor), DELETE: remove },
+    methods: {
+      GET: {
+        // Management, or the token itself (its own secret); anyone else 403, whether it exists or not.
+        access: (ctx) => ({ acl: 'management', orIf: () => ctx.secret !== undefined && ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor!)?.SecretID === ctx.secret }),
+        handle: read,
+      },
+      POST: { access: ACL_MANAGEMENT, forward: upsertForward(true), handle: (ctx) => upsert(ctx, ctx.params.accessor) },
+      PUT: { access: ACL_MANAGEMENT, forward: upsertForward(true), handle: (ctx) => upsert(ctx, ctx.params.accessor) },
+      DELETE: { access: ACL_MANAGEMENT, forward: removeForward, handle: remove },
+    },
   },
 ];

@@ -20,18 +20,31 @@ import type { Txn } from '../../../kernel/store/index.js';
 import { ALL_NAMESPACES } from '../acl/index.js';
 import { allocStub, checkEnum, CLIENT_STATUSES, type StoredAlloc } from '../alloc.js';
 import { writeAllocation } from '../csi/alloc-claims.js';
-import { decodeGoStruct } from '../go-struct.js';
 import { jobKey, newEvaluation, type Job, type TaskState } from '../jobs/types.js';
-import { isNodeSecret } from '../node-secret.js';
 import { renderFullAlloc, type FullAlloc } from './node-allocations.js';
 import { refreshJobStatus } from '../scheduler/job-status.js';
 import { rescheduleEligible } from '../scheduler/reconcile.js';
-import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
-import { schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
+import { ANY_CALLER, type SchedAccess, type SchedRoute } from '../access.js';
+import type { Ctx } from '../deps.js';
+import { schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
 import { queryUuidPrefix, requireBody } from '../request.js';
 import { DEFAULT_NAMESPACE, LABEL, T } from '../state.js';
+import { decodeGoStruct, UUID } from '../go-struct.js';
 
 const allocNotFound = () => schedNotFound('alloc not found');
+
+/** The request's `?namespace=` (default `default`; `*`: every namespace). */
+const namespaceOf = (ctx: Ctx) => ctx.query.get('namespace') || DEFAULT_NAMESPACE;
+
+/** `read-job` in `namespace`; for `*`, any caller, the list showing the namespaces where it has it. */
+const readJobIn = (namespace: string): SchedAccess => (namespace === ALL_NAMESPACES ? ANY_CALLER : { namespace, anyOf: ['read-job'] });
+
+/** Allocation `:id`. @throws 404 `alloc not found`. */
+function storedAlloc(ctx: Ctx): FullAlloc {
+  const alloc = ctx.deps.state.get<FullAlloc>(T.allocs, ctx.params.id!);
+  if (!alloc) throw allocNotFound();
+  return alloc;
+}
 
 /**
  * As the reference's `Node.UpdateAlloc`: an allocation that just became `failed` gets a pending
@@ -48,6 +61,31 @@ function rescheduleOnFailure(tx: Txn, next: StoredAlloc, previous: StoredAlloc |
 }
 
 /**
+ * The body of a client's status report: the fields it changes. @throws 400 `invalid client
+ * status "<s>": must be one of …`, `TaskStates must be an object of task states`.
+ */
+function clientUpdate(ctx: Ctx): Pick<StoredAlloc, 'ClientStatus' | 'ClientDescription'> & { TaskStates?: Record<string, TaskState> } {
+  const body = decodeGoStruct(requireBody(ctx), 'structs.AllocClientUpdate', { ClientStatus: 'string', ClientDescription: 'string', TaskStates: 'object' });
+  checkEnum('client status', body.ClientStatus as string, CLIENT_STATUSES);
+  const states = body.TaskStates as Record<string, unknown> | null;
+  if (states && Object.values(states).some((t) => typeof t !== 'object' || t === null || Array.isArray(t) || typeof (t as TaskState).State !== 'string')) {
+    throw schedBadRequest('TaskStates must be an object of task states');
+  }
+  return { ClientStatus: body.ClientStatus as string, ClientDescription: body.ClientDescription as string, ...(states && { TaskStates: states as Record<string, TaskState> }) };
+}
+
+/**
+ * Who may report on allocation `:id`: its node (by its secret) or a token with `node:write`;
+ * the body's 400s and the 404 of a missing allocation come first, as in the reference.
+ */
+function clientStatusAccess(ctx: Ctx): SchedAccess {
+  clientUpdate(ctx);
+  const alloc = ctx.deps.state.get<StoredAlloc>(T.allocs, ctx.params.id!);
+  if (!alloc) throw allocNotFound();
+  return { node: 'write', or: { node: alloc.NodeID } };
+}
+
+/**
  * `POST|PUT /v1/allocation/:id/client-status` (Cairn extension for the reference's
  * `Node.UpdateAlloc` RPC, which a client node makes): body `{"ClientStatus": …,
  * "ClientDescription"?: …, "TaskStates"?: {task: TaskState}}` (jobs/types.ts `TaskState`;
@@ -61,20 +99,13 @@ function rescheduleOnFailure(tx: Txn, next: StoredAlloc, previous: StoredAlloc |
  * 404 `alloc not found`; 403 without the node's secret or `node:write`.
  */
 async function updateClientStatus(ctx: Ctx): Promise<SchedReply> {
-  const body = decodeGoStruct(requireBody(ctx), 'structs.AllocClientUpdate', { ClientStatus: 'string', ClientDescription: 'string', TaskStates: 'object' });
-  checkEnum('client status', body.ClientStatus as string, CLIENT_STATUSES);
-  const states = body.TaskStates as Record<string, unknown> | null;
-  if (states && Object.values(states).some((t) => typeof t !== 'object' || t === null || Array.isArray(t) || typeof (t as TaskState).State !== 'string')) {
-    throw schedBadRequest('TaskStates must be an object of task states');
-  }
-  const change = { ClientStatus: body.ClientStatus as string, ClientDescription: body.ClientDescription as string, ...(states && { TaskStates: states as Record<string, TaskState> }) };
+  const change = clientUpdate(ctx);
   const nowNs = ctx.deps.now() * 1e6;
   const { index } = await writeAllocation(ctx.deps, {
     id: ctx.params.id!,
     label: LABEL.allocUpdate,
     build: (alloc) => {
       if (!alloc) throw allocNotFound();
-      if (!isNodeSecret(ctx, alloc.NodeID)) requireAllowed(identityOf(ctx).authorizer.allowNodeWrite());
       return { ...alloc, ...change, ModifyTime: nowNs };
     },
     also: (tx, next, previous) => {
@@ -88,7 +119,7 @@ async function updateClientStatus(ctx: Ctx): Promise<SchedReply> {
 }
 
 /** Routes of this file (see the module doc). */
-export const allocationRoutes: readonly SchedRoute<SchedDeps>[] = [
+export const allocationRoutes: readonly SchedRoute[] = [
   {
     pattern: 'allocations',
     synopsis: 'List allocations as stubs; ?namespace= (`*`: every namespace the token may read), ?prefix= (UUID prefix)',
@@ -98,21 +129,22 @@ export const allocationRoutes: readonly SchedRoute<SchedDeps>[] = [
        * Stubs in ID order. One namespace needs `namespace:read-job` there (403 otherwise);
        * `*` lists the allocations of every namespace where the token has it.
        */
-      GET: async (ctx) => {
-        const who = identityOf(ctx);
-        const namespace = ctx.query.get('namespace') || DEFAULT_NAMESPACE;
-        if (namespace !== ALL_NAMESPACES) requireAllowed(who.authorizer.allowNamespaceOperation(namespace, 'read-job'));
-        const prefix = queryUuidPrefix(ctx);
-        const readable = new Map<string, boolean>();
-        const mayRead = (ns: string) => {
-          let ok = readable.get(ns);
-          if (ok === undefined) readable.set(ns, (ok = who.authorizer.allowNamespaceOperation(ns, 'read-job')));
-          return ok;
-        };
-        const allocs = ctx.deps.state
-          .list<StoredAlloc>(T.allocs)
-          .filter((a) => (namespace === ALL_NAMESPACES ? mayRead(a.Namespace) : a.Namespace === namespace) && a.ID.toLowerCase().startsWith(prefix));
-        return { body: allocs.map(allocStub), index: ctx.deps.state.tableIndex(T.allocs) };
+      GET: {
+        access: (ctx) => readJobIn(namespaceOf(ctx)),
+        handle: async (ctx) => {
+          const namespace = namespaceOf(ctx);
+          const prefix = queryUuidPrefix(ctx);
+          const readable = new Map<string, boolean>();
+          const mayRead = (ns: string) => {
+            let ok = readable.get(ns);
+            if (ok === undefined) readable.set(ns, (ok = ctx.caller.authorizer.allowNamespaceOperation(ns, 'read-job')));
+            return ok;
+          };
+          const allocs = ctx.deps.state
+            .list<StoredAlloc>(T.allocs)
+            .filter((a) => (namespace === ALL_NAMESPACES ? mayRead(a.Namespace) : a.Namespace === namespace) && a.ID.toLowerCase().startsWith(prefix));
+          return { body: allocs.map(allocStub), index: ctx.deps.state.tableIndex(T.allocs) };
+        },
       },
     },
   },
@@ -122,18 +154,19 @@ export const allocationRoutes: readonly SchedRoute<SchedDeps>[] = [
     blocking: [T.allocs],
     methods: {
       /** The allocation with its job snapshot and task states (node-allocations.ts `renderFullAlloc`); 404 `alloc not found`; 403 without `namespace:read-job` in its namespace. */
-      GET: async (ctx) => {
-        const who = identityOf(ctx);
-        const alloc = ctx.deps.state.get<FullAlloc>(T.allocs, ctx.params.id!);
-        if (!alloc) throw allocNotFound();
-        requireAllowed(who.authorizer.allowNamespaceOperation(alloc.Namespace, 'read-job'));
-        return { body: renderFullAlloc(alloc), index: alloc.ModifyIndex };
+      GET: {
+        // `read-job` in the allocation's namespace, looked up once the token resolved.
+        access: (ctx) => ({ namespace: () => storedAlloc(ctx).Namespace, anyOf: ['read-job'] }),
+        handle: async (ctx) => {
+          const alloc = storedAlloc(ctx);
+          return { body: renderFullAlloc(alloc), index: alloc.ModifyIndex };
+        },
       },
     },
   },
   {
     pattern: 'allocation/:id/client-status',
     synopsis: 'Report an allocation\'s client status (Cairn extension; the reference\'s clients use RPC)',
-    methods: { POST: updateClientStatus, PUT: updateClientStatus },
+    methods: { POST: { access: clientStatusAccess, handle: updateClientStatus }, PUT: { access: clientStatusAccess, handle: updateClientStatus } },
   },
 ];

@@ -20,11 +20,12 @@
  * @module
  */
 import { RenderCache } from '../../../kernel/http/index.js';
-import { aclDelete, globalAclWrite, missingKey, requireKeyInPath } from '../acl-write.js';
+import { ACL_MANAGEMENT, ACL_TOKEN, type SchedRoute } from '../access.js';
+import { aclDelete, keyedPrimary, missingKey } from '../acl-write.js';
 import { authMethodStub, decodeAuthMethod, renderAuthMethod, validateAuthMethod, type AuthMethod } from '../auth/auth-method.js';
 import { AUTH_METHOD_NOT_FOUND, notFoundError } from '../auth/errors.js';
-import { aclCaller, requireManagement, type Ctx, type SchedDeps } from '../deps.js';
-import { atLeastOne, schedBadRequest, writeReply, type SchedReply, type SchedRoute } from '../http.js';
+import type { Ctx } from '../deps.js';
+import { atLeastOne, schedBadRequest, writeReply, type SchedReply } from '../http.js';
 import { requireStructBody } from '../request.js';
 import { T } from '../state.js';
 
@@ -40,20 +41,16 @@ const MISSING_NAME = 'missing ACL auth-method name';
  *   `default method already exists: <name>`; 404 `ACL auth-method not found` (update).
  */
 async function upsert(ctx: Ctx, pathName: string | undefined): Promise<SchedReply> {
-  // `/v1/acl/auth-method/` is the reference's update path with an empty name.
-  if (pathName === undefined) requireKeyInPath(ctx, MISSING_NAME);
-  return globalAclWrite(ctx, async () => {
-    const input = decodeAuthMethod(requireStructBody(ctx));
-    if (pathName !== undefined && input.Name !== pathName) throw schedBadRequest('ACL auth-method name does not match request path');
-    const now = new Date(ctx.deps.now());
-    const { result, index } = await ctx.deps.state.txn((tx) => {
-      const others = tx.list<AuthMethod>(T.authMethods);
-      const existing = tx.get<AuthMethod>(T.authMethods, input.Name);
-      const method = validateAuthMethod(input, { existing, others, isUpdate: pathName !== undefined, now });
-      return tx.put<AuthMethod>(T.authMethods, method.Name, method);
-    });
-    return writeReply(index, renderAuthMethod(result));
+  const input = decodeAuthMethod(requireStructBody(ctx));
+  if (pathName !== undefined && input.Name !== pathName) throw schedBadRequest('ACL auth-method name does not match request path');
+  const now = new Date(ctx.deps.now());
+  const { result, index } = await ctx.deps.state.txn((tx) => {
+    const others = tx.list<AuthMethod>(T.authMethods);
+    const existing = tx.get<AuthMethod>(T.authMethods, input.Name);
+    const method = validateAuthMethod(input, { existing, others, isUpdate: pathName !== undefined, now });
+    return tx.put<AuthMethod>(T.authMethods, method.Name, method);
   });
+  return writeReply(index, renderAuthMethod(result));
 }
 
 /** Method reads: each stored method's reply (secrets redacted), kept until the method changes. */
@@ -64,16 +61,18 @@ const reads = new RenderCache<AuthMethod>();
  * method read shape of `renderAuthMethod` (secrets `redacted`, `MaxTokenTTL` a Go duration
  * string, unset `DiscoveryCaPem` / `SigningAlgs` null), the stub list of `authMethodStub`.
  */
-export const authMethodRoutes: readonly SchedRoute<SchedDeps>[] = [
+export const authMethodRoutes: readonly SchedRoute[] = [
   {
     pattern: 'acl/auth-methods',
     synopsis: 'List auth methods (stubs; no privilege needed)',
     blocking: [T.authMethods],
     methods: {
-      GET: async (ctx) => {
-        aclCaller(ctx);
-        const list = ctx.deps.state.list<AuthMethod>(T.authMethods).map(authMethodStub);
-        return { body: list, index: atLeastOne(ctx.deps.state.tableIndex(T.authMethods)) };
+      GET: {
+        access: ACL_TOKEN,
+        handle: async (ctx) => {
+          const list = ctx.deps.state.list<AuthMethod>(T.authMethods).map(authMethodStub);
+          return { body: list, index: atLeastOne(ctx.deps.state.tableIndex(T.authMethods)) };
+        },
       },
     },
   },
@@ -81,8 +80,9 @@ export const authMethodRoutes: readonly SchedRoute<SchedDeps>[] = [
     pattern: 'acl/auth-method',
     synopsis: 'Create an auth method',
     methods: {
-      POST: (ctx) => upsert(ctx, undefined),
-      PUT: (ctx) => upsert(ctx, undefined),
+      // `/v1/acl/auth-method/` is the reference's update path with an empty name: its 400 comes first.
+      POST: { access: ACL_MANAGEMENT, forward: keyedPrimary(MISSING_NAME), handle: (ctx) => upsert(ctx, undefined) },
+      PUT: { access: ACL_MANAGEMENT, forward: keyedPrimary(MISSING_NAME), handle: (ctx) => upsert(ctx, undefined) },
       GET: missingKey(MISSING_NAME),
       DELETE: missingKey(MISSING_NAME),
     },
@@ -92,18 +92,24 @@ export const authMethodRoutes: readonly SchedRoute<SchedDeps>[] = [
     synopsis: 'Read, update or delete an auth method',
     blocking: [T.authMethods],
     methods: {
-      GET: async (ctx) => {
-        requireManagement(ctx);
-        const m = ctx.deps.state.get<AuthMethod>(T.authMethods, ctx.params.name);
-        if (!m) throw notFoundError(AUTH_METHOD_NOT_FOUND);
-        const { body, json } = reads.get(m, '', renderAuthMethod);
-        return { body, json, index: atLeastOne(m.ModifyIndex) };
+      GET: {
+        access: ACL_MANAGEMENT,
+        handle: async (ctx) => {
+          const m = ctx.deps.state.get<AuthMethod>(T.authMethods, ctx.params.name!);
+          if (!m) throw notFoundError(AUTH_METHOD_NOT_FOUND);
+          const { body, json } = reads.get(m, '', renderAuthMethod);
+          return { body, json, index: atLeastOne(m.ModifyIndex) };
+        },
       },
-      POST: (ctx) => upsert(ctx, ctx.params.name),
-      PUT: (ctx) => upsert(ctx, ctx.params.name),
+      POST: { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx) => upsert(ctx, ctx.params.name) },
+      PUT: { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx) => upsert(ctx, ctx.params.name) },
       // Binding rules naming the method stay, as in the reference (§2.3 "Delete"); a missing
       // method is 404 `ACL auth method not found` (the reference's state-store text, there a 500).
-      DELETE: (ctx) => aclDelete(ctx, { table: T.authMethods, key: ctx.params.name, missing: () => notFoundError('ACL auth method not found') }),
+      DELETE: {
+        access: ACL_MANAGEMENT,
+        forward: 'primary',
+        handle: (ctx) => aclDelete(ctx, { table: T.authMethods, key: ctx.params.name!, missing: () => notFoundError('ACL auth method not found') }),
+      },
     },
   },
 ];

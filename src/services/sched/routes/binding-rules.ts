@@ -16,12 +16,13 @@
  *
  * @module
  */
-import { aclDelete, globalAclWrite, missingKey, requireKeyInPath } from '../acl-write.js';
+import { ACL_MANAGEMENT, type SchedRoute } from '../access.js';
+import { aclDelete, keyedPrimary, missingKey } from '../acl-write.js';
 import type { AuthMethod } from '../auth/auth-method.js';
 import { bindingRuleStub, decodeBindingRule, validateBindingRule, type BindingRule } from '../auth/binding-rule.js';
 import { notFoundError } from '../auth/errors.js';
-import { requireManagement, type Ctx, type SchedDeps } from '../deps.js';
-import { atLeastOne, schedBadRequest, writeReply, type SchedReply, type SchedRoute } from '../http.js';
+import type { Ctx } from '../deps.js';
+import { atLeastOne, schedBadRequest, writeReply, type SchedReply } from '../http.js';
 import { requireStructBody } from '../request.js';
 import { T } from '../state.js';
 
@@ -38,21 +39,18 @@ const MISSING_ID = 'missing ACL binding rule ID';
  *   `binding rule 0 invalid: <multierror>`, `ACL auth method <name> not found`.
  */
 async function upsert(ctx: Ctx, pathId: string | undefined): Promise<SchedReply> {
-  if (pathId === undefined) requireKeyInPath(ctx, MISSING_ID);
-  return globalAclWrite(ctx, async () => {
-    let input = decodeBindingRule(requireStructBody(ctx));
-    if (pathId !== undefined) {
-      if (input.ID === '') input = { ...input, ID: pathId };
-      if (input.ID !== pathId) throw schedBadRequest('ACL binding rule ID does not match request path');
-    }
-    const now = new Date(ctx.deps.now());
-    const { result, index } = await ctx.deps.state.txn((tx) => {
-      const existing = input.ID === '' ? undefined : tx.get<BindingRule>(T.bindingRules, input.ID);
-      const rule = validateBindingRule(input, { existing, authMethods: tx.list<AuthMethod>(T.authMethods), now });
-      return tx.put<BindingRule>(T.bindingRules, rule.ID, rule);
-    });
-    return writeReply(index, result);
+  let input = decodeBindingRule(requireStructBody(ctx));
+  if (pathId !== undefined) {
+    if (input.ID === '') input = { ...input, ID: pathId };
+    if (input.ID !== pathId) throw schedBadRequest('ACL binding rule ID does not match request path');
+  }
+  const now = new Date(ctx.deps.now());
+  const { result, index } = await ctx.deps.state.txn((tx) => {
+    const existing = input.ID === '' ? undefined : tx.get<BindingRule>(T.bindingRules, input.ID);
+    const rule = validateBindingRule(input, { existing, authMethods: tx.list<AuthMethod>(T.authMethods), now });
+    return tx.put<BindingRule>(T.bindingRules, rule.ID, rule);
   });
+  return writeReply(index, result);
 }
 
 /**
@@ -60,16 +58,18 @@ async function upsert(ctx: Ctx, pathId: string | undefined): Promise<SchedReply>
  * AuthMethod, Selector, BindType, BindName, Hash, CreateTime, ModifyTime, CreateIndex,
  * ModifyIndex}`, or the list of `bindingRuleStub`. Reads declare `blocking: [T.bindingRules]`.
  */
-export const bindingRuleRoutes: readonly SchedRoute<SchedDeps>[] = [
+export const bindingRuleRoutes: readonly SchedRoute[] = [
   {
     pattern: 'acl/binding-rules',
     synopsis: 'List binding rules (stubs)',
     blocking: [T.bindingRules],
     methods: {
-      GET: async (ctx) => {
-        requireManagement(ctx);
-        const list = ctx.deps.state.list<BindingRule>(T.bindingRules).map(bindingRuleStub);
-        return { body: list, index: atLeastOne(ctx.deps.state.tableIndex(T.bindingRules)) };
+      GET: {
+        access: ACL_MANAGEMENT,
+        handle: async (ctx) => {
+          const list = ctx.deps.state.list<BindingRule>(T.bindingRules).map(bindingRuleStub);
+          return { body: list, index: atLeastOne(ctx.deps.state.tableIndex(T.bindingRules)) };
+        },
       },
     },
   },
@@ -77,8 +77,9 @@ export const bindingRuleRoutes: readonly SchedRoute<SchedDeps>[] = [
     pattern: 'acl/binding-rule',
     synopsis: 'Create a binding rule',
     methods: {
-      POST: (ctx) => upsert(ctx, undefined),
-      PUT: (ctx) => upsert(ctx, undefined),
+      // `/v1/acl/binding-rule/` is the reference's update path with an empty ID: its 400 comes first.
+      POST: { access: ACL_MANAGEMENT, forward: keyedPrimary(MISSING_ID), handle: (ctx) => upsert(ctx, undefined) },
+      PUT: { access: ACL_MANAGEMENT, forward: keyedPrimary(MISSING_ID), handle: (ctx) => upsert(ctx, undefined) },
       GET: missingKey(MISSING_ID),
       DELETE: missingKey(MISSING_ID),
     },
@@ -88,15 +89,21 @@ export const bindingRuleRoutes: readonly SchedRoute<SchedDeps>[] = [
     synopsis: 'Read, update or delete a binding rule',
     blocking: [T.bindingRules],
     methods: {
-      GET: async (ctx) => {
-        requireManagement(ctx);
-        const r = ctx.deps.state.get<BindingRule>(T.bindingRules, ctx.params.id);
-        if (!r) throw notFoundError(BINDING_RULE_NOT_FOUND);
-        return { body: r, index: atLeastOne(r.ModifyIndex) };
+      GET: {
+        access: ACL_MANAGEMENT,
+        handle: async (ctx) => {
+          const r = ctx.deps.state.get<BindingRule>(T.bindingRules, ctx.params.id!);
+          if (!r) throw notFoundError(BINDING_RULE_NOT_FOUND);
+          return { body: r, index: atLeastOne(r.ModifyIndex) };
+        },
       },
-      POST: (ctx) => upsert(ctx, ctx.params.id),
-      PUT: (ctx) => upsert(ctx, ctx.params.id),
-      DELETE: (ctx) => aclDelete(ctx, { table: T.bindingRules, key: ctx.params.id, missing: () => notFoundError(BINDING_RULE_NOT_FOUND) }),
+      POST: { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx) => upsert(ctx, ctx.params.id) },
+      PUT: { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx) => upsert(ctx, ctx.params.id) },
+      DELETE: {
+        access: ACL_MANAGEMENT,
+        forward: 'primary',
+        handle: (ctx) => aclDelete(ctx, { table: T.bindingRules, key: ctx.params.id!, missing: () => notFoundError(BINDING_RULE_NOT_FOUND) }),
+      },
     },
   },
 ];

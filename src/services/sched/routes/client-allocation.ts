@@ -14,11 +14,12 @@
  *
  * @module
  */
-import type { Ctx, SchedDeps } from '../deps.js';
-import { decodeGoStruct } from '../go-struct.js';
-import { schedBadRequest, type SchedReply, type SchedRoute } from '../http.js';
-import { locateAlloc, type LocalAlloc } from './client-locate.js';
+import type { SchedAccess, SchedRoute } from '../access.js';
+import type { Ctx } from '../deps.js';
+import { schedBadRequest, type SchedReply } from '../http.js';
+import { allocAccess, locateAlloc, type LocalAlloc } from './client-locate.js';
 import type { TaskRunner } from '../client/task-runner.js';
+import { decodeGoStruct } from '../go-struct.js';
 
 /**
  * The running allocation's task runners named by `task` (all when empty). @throws 400
@@ -34,10 +35,25 @@ function runnersOf(local: LocalAlloc, task: string): TaskRunner[] {
   return [t];
 }
 
+const decodeRestart = (ctx: Ctx) => decodeGoStruct(ctx.body<unknown>() ?? {}, 'structs.AllocRestartRequest', { TaskName: 'string', AllTasks: 'bool' });
+const decodeSignal = (ctx: Ctx) => decodeGoStruct(ctx.body<unknown>() ?? {}, 'structs.AllocSignalRequest', { Signal: 'string', Task: 'string' });
+
+/** `alloc-lifecycle` on the allocation (client-locate.ts `allocAccess`), after the body's 400s, which the reference answers first. */
+function restartAccess(ctx: Ctx): SchedAccess {
+  decodeRestart(ctx);
+  return allocAccess('alloc-lifecycle')(ctx);
+}
+
+/** As {@link restartAccess}, for a signal's body. */
+function signalAccess(ctx: Ctx): SchedAccess {
+  decodeSignal(ctx);
+  return allocAccess('alloc-lifecycle')(ctx);
+}
+
 /** `…/restart`. @throws 400 for a bad body and as {@link runnersOf}; as {@link locateAlloc}. */
 async function restart(ctx: Ctx): Promise<SchedReply> {
-  const body = decodeGoStruct(ctx.body<unknown>() ?? {}, 'structs.AllocRestartRequest', { TaskName: 'string', AllTasks: 'bool' });
-  const where = await locateAlloc(ctx, 'alloc-lifecycle');
+  const body = decodeRestart(ctx);
+  const where = await locateAlloc(ctx);
   if ('forwarded' in where) return where.forwarded;
   const name = body.AllTasks ? '' : (body.TaskName as string);
   for (const t of runnersOf(where.local, name)) t.restart();
@@ -46,8 +62,8 @@ async function restart(ctx: Ctx): Promise<SchedReply> {
 
 /** `…/signal`. @throws 400 `unknown signal "<s>"` and as {@link runnersOf}; as {@link locateAlloc}. */
 async function signal(ctx: Ctx): Promise<SchedReply> {
-  const body = decodeGoStruct(ctx.body<unknown>() ?? {}, 'structs.AllocSignalRequest', { Signal: 'string', Task: 'string' });
-  const where = await locateAlloc(ctx, 'alloc-lifecycle');
+  const body = decodeSignal(ctx);
+  const where = await locateAlloc(ctx);
   if ('forwarded' in where) return where.forwarded;
   const sig = (body.Signal as string) || 'SIGKILL';
   for (const t of runnersOf(where.local, body.Task as string)) {
@@ -61,18 +77,16 @@ async function signal(ctx: Ctx): Promise<SchedReply> {
 }
 
 /** Routes of this file (see the module doc). */
-export const clientAllocationRoutes: readonly SchedRoute<SchedDeps>[] = [
+export const clientAllocationRoutes: readonly SchedRoute[] = [
   {
     pattern: 'client/allocation/:id/restart',
     synopsis: 'Restart a task (or all tasks) of an allocation',
     // Answered by the agent running the allocation (or forwarded to it), never by the leader.
-    local: true,
-    methods: { POST: restart, PUT: restart },
+    methods: { POST: { access: restartAccess, forward: 'local', handle: restart }, PUT: { access: restartAccess, forward: 'local', handle: restart } },
   },
   {
     pattern: 'client/allocation/:id/signal',
     synopsis: 'Send a signal to a task (or all tasks) of an allocation',
-    local: true,
-    methods: { POST: signal, PUT: signal },
+    methods: { POST: { access: signalAccess, forward: 'local', handle: signal }, PUT: { access: signalAccess, forward: 'local', handle: signal } },
   },
 ];

@@ -23,20 +23,32 @@ import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { confinedPath } from '../client/alloc-dir.js';
 import { LogCursor } from '../client/log-stream.js';
-import type { Ctx, SchedDeps } from '../deps.js';
-import { schedBadRequest, type SchedReply, type SchedRoute } from '../http.js';
+import type { SchedAccess, SchedRoute } from '../access.js';
+import type { Ctx } from '../deps.js';
+import { schedBadRequest, type SchedReply } from '../http.js';
 import { queryBool } from '../request.js';
-import { locateAlloc, type LocalAlloc } from './client-locate.js';
+import { allocAccess, locateAlloc, type LocalAlloc } from './client-locate.js';
 
 /** Poll period of a followed log, in ms. */
 export const FOLLOW_POLL_MS = 200;
 
+/** The query of a log read. */
+interface LogsQuery {
+  readonly task: string;
+  readonly type: 'stdout' | 'stderr';
+  readonly origin: 'start' | 'end';
+  /** Bytes from `origin`. */
+  readonly offset: number;
+  readonly follow: boolean;
+  readonly plain: boolean;
+}
+
 /**
- * `GET /v1/client/fs/logs/:alloc`. @throws 400 `must include task name`, `unknown task name
- * "<t>"`, `invalid log type "<t>": must be stdout or stderr`, `invalid origin "<o>": must be
- * start or end`, `invalid offset "<o>"`; the errors of {@link locateAlloc} (`read-logs`).
+ * The query of a log read. @throws 400 `must include task name`, `invalid log type "<t>": must
+ * be stdout or stderr`, `invalid origin "<o>": must be start or end`, `invalid offset "<o>"`,
+ * a bad `follow` / `plain`.
  */
-async function logs(ctx: Ctx): Promise<SchedReply> {
+function logsQuery(ctx: Ctx): LogsQuery {
   const task = ctx.query.get('task') ?? '';
   const type = ctx.query.get('type') ?? 'stdout';
   const origin = ctx.query.get('origin') ?? 'start';
@@ -45,14 +57,27 @@ async function logs(ctx: Ctx): Promise<SchedReply> {
   if (type !== 'stdout' && type !== 'stderr') throw schedBadRequest(`invalid log type "${type}": must be stdout or stderr`);
   if (origin !== 'start' && origin !== 'end') throw schedBadRequest(`invalid origin "${origin}": must be start or end`);
   if (!/^\d+$/.test(offsetText)) throw schedBadRequest(`invalid offset "${offsetText}"`);
-  const follow = queryBool(ctx, 'follow');
-  const plain = queryBool(ctx, 'plain');
-  const where = await locateAlloc(ctx, 'read-logs');
+  return { task, type, origin, offset: Number(offsetText), follow: queryBool(ctx, 'follow'), plain: queryBool(ctx, 'plain') };
+}
+
+/** `read-logs` on the allocation ({@link allocAccess}), after the query's 400s, which the reference answers first. */
+function logsAccess(ctx: Ctx): SchedAccess {
+  logsQuery(ctx);
+  return allocAccess('read-logs')(ctx);
+}
+
+/**
+ * `GET /v1/client/fs/logs/:alloc`. @throws 400 as {@link logsQuery}, `unknown task name
+ * "<t>"`; the errors of {@link locateAlloc}.
+ */
+async function logs(ctx: Ctx): Promise<SchedReply> {
+  const { task, type, origin, offset, follow, plain } = logsQuery(ctx);
+  const where = await locateAlloc(ctx);
   if ('forwarded' in where) return where.forwarded;
   const { local } = where;
   const tasks = local.alloc.Job?.TaskGroups.find((g) => g.Name === local.alloc.TaskGroup)?.Tasks.map((t) => t.Name) ?? [];
   if (!tasks.includes(task)) throw schedBadRequest(`unknown task name "${task}"`);
-  const cursor = new LogCursor(local.dir.logs, `${task}.${type}`, origin, Number(offsetText));
+  const cursor = new LogCursor(local.dir.logs, `${task}.${type}`, origin, offset);
   const shutdown = ctx.deps.shutdown;
   return {
     headers: { 'Content-Type': plain ? 'text/plain; charset=utf-8' : 'application/json' },
@@ -115,28 +140,31 @@ function modeString(mode: number, dir: boolean, link: boolean): string {
 
 /** Allocation `:alloc` resolved locally or forwarded, and `?path=` (default `/`) confined to its directory. */
 async function fsTarget(ctx: Ctx): Promise<{ path: string } | { forwarded: SchedReply }> {
-  const where = await locateAlloc(ctx, 'read-fs');
+  const where = await locateAlloc(ctx);
   if ('forwarded' in where) return where;
   return { path: confinedPath(where.local.dir.root, ctx.query.get('path') ?? '/') };
 }
 
 /** Routes of this file (see the module doc). */
-export const clientFsRoutes: readonly SchedRoute<SchedDeps>[] = [
+export const clientFsRoutes: readonly SchedRoute[] = [
   {
     pattern: 'client/fs/logs/:alloc',
     synopsis: 'Stream a task\'s stdout or stderr log (?task=&type=&follow=&offset=&origin=&plain=)',
-    methods: { GET: logs },
+    methods: { GET: { access: logsAccess, handle: logs } },
   },
   {
     pattern: 'client/fs/ls/:alloc',
     synopsis: 'List a directory of an allocation (?path=)',
     methods: {
       /** The entries of `?path=` (a directory), sorted by name. @throws 400 `path "<p>" escapes the allocation directory`, `path "<p>" is not a directory`; 404 for a missing path; as {@link locateAlloc} (`read-fs`). */
-      GET: async (ctx) => {
-        const t = await fsTarget(ctx);
-        if ('forwarded' in t) return t.forwarded;
-        if (!statSync(t.path).isDirectory()) throw schedBadRequest(`path "${ctx.query.get('path') ?? '/'}" is not a directory`);
-        return { body: readdirSync(t.path).sort().map((name) => fileInfo(join(t.path, name), name)) };
+      GET: {
+        access: allocAccess('read-fs'),
+        handle: async (ctx) => {
+          const t = await fsTarget(ctx);
+          if ('forwarded' in t) return t.forwarded;
+          if (!statSync(t.path).isDirectory()) throw schedBadRequest(`path "${ctx.query.get('path') ?? '/'}" is not a directory`);
+          return { body: readdirSync(t.path).sort().map((name) => fileInfo(join(t.path, name), name)) };
+        },
       },
     },
   },
@@ -145,11 +173,14 @@ export const clientFsRoutes: readonly SchedRoute<SchedDeps>[] = [
     synopsis: 'Read a file of an allocation (?path=)',
     methods: {
       /** The file's bytes (`text/plain`). @throws 400 `path "<p>" escapes the allocation directory`, `path "<p>" is a directory`; 404 for a missing file; as {@link locateAlloc} (`read-fs`). */
-      GET: async (ctx) => {
-        const t = await fsTarget(ctx);
-        if ('forwarded' in t) return t.forwarded;
-        if (statSync(t.path).isDirectory()) throw schedBadRequest(`path "${ctx.query.get('path') ?? ''}" is a directory`);
-        return { raw: { contentType: 'text/plain; charset=utf-8', body: readFileSync(t.path) } };
+      GET: {
+        access: allocAccess('read-fs'),
+        handle: async (ctx) => {
+          const t = await fsTarget(ctx);
+          if ('forwarded' in t) return t.forwarded;
+          if (statSync(t.path).isDirectory()) throw schedBadRequest(`path "${ctx.query.get('path') ?? ''}" is a directory`);
+          return { raw: { contentType: 'text/plain; charset=utf-8', body: readFileSync(t.path) } };
+        },
       },
     },
   },

@@ -11,7 +11,6 @@
  *
  * @module
  */
-import { timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { forwardRequest } from '../../../kernel/http/index.js';
 import type { StoredAlloc } from '../alloc.js';
@@ -19,8 +18,9 @@ import { allocDir, type AllocDir } from '../client/alloc-dir.js';
 import type { AllocRunner } from '../client/alloc-runner.js';
 import type { SchedClient } from '../client/client.js';
 import type { NamespaceCapability } from '../acl/capabilities.js';
-import { identityOf, requireAllowed, type Ctx } from '../deps.js';
-import { permissionDeniedError, SCHED_FORWARD_STYLE, schedInternal, schedNotFound, type SchedReply } from '../http.js';
+import type { SchedAccess } from '../access.js';
+import type { Ctx } from '../deps.js';
+import { SCHED_FORWARD_STYLE, schedInternal, schedNotFound, type SchedReply } from '../http.js';
 import type { Job, PlacedAllocFields } from '../jobs/types.js';
 import { T, type NodeDoc } from '../state.js';
 
@@ -37,20 +37,41 @@ export interface LocalAlloc {
   readonly runner: AllocRunner | undefined;
 }
 
-/**
- * Allocation `:alloc` (or `:id`) after the ACL check `capability` in its namespace: local
- * (this agent's client runs it) or the reply forwarded from its node's agent.
- * @throws 404 `alloc not found` (also when this agent's client has no directory for it);
- *   403 without `capability`; 500 `node "<id>" has no HTTP address` / `… is not reachable`.
- */
-export async function locateAlloc(ctx: Ctx, capability: NamespaceCapability): Promise<{ local: LocalAlloc } | { forwarded: SchedReply }> {
-  const id = ctx.params.alloc ?? ctx.params.id!;
-  const client = ctx.deps.client;
-  if (ctx.deps.config.server === false) return { local: clientOnlyAlloc(ctx, client!, id) };
-  const alloc = ctx.deps.state.get<StoredAlloc & Partial<PlacedAllocFields>>(T.allocs, id);
+const allocIdOf = (ctx: Ctx) => ctx.params.alloc ?? ctx.params.id!;
+
+/** The stored allocation of the request. @throws 404 `alloc not found`. */
+function storedAlloc(ctx: Ctx): StoredAlloc & Partial<PlacedAllocFields> {
+  const alloc = ctx.deps.state.get<StoredAlloc & Partial<PlacedAllocFields>>(T.allocs, allocIdOf(ctx));
   if (!alloc) throw schedNotFound('alloc not found');
+  return alloc;
+}
+
+/**
+ * Who may call a client endpoint about allocation `:alloc` (or `:id`): `capability` in its
+ * namespace, or the secret of the client agent beside this server when that client runs it;
+ * on a client-only agent, only its own node's secret (module doc). @throws 404 `alloc not
+ * found` (on a server, before the token is looked at, as the reference).
+ */
+export function allocAccess(capability: NamespaceCapability): (ctx: Ctx) => SchedAccess {
+  return (ctx) => {
+    if (ctx.deps.config.server === false) return { secretOf: { client: true } };
+    const alloc = storedAlloc(ctx);
+    const local = ctx.deps.client !== undefined && ctx.deps.client.nodeId === alloc.NodeID;
+    return { namespace: alloc.Namespace, anyOf: [capability], ...(local && { or: { client: true } as const }) };
+  };
+}
+
+/**
+ * Allocation `:alloc` (or `:id`), once its route's {@link allocAccess} passed: local (this
+ * agent's client runs it) or the reply forwarded from its node's agent.
+ * @throws 404 `alloc not found` (also when this agent's client has no directory for it);
+ *   500 `node "<id>" has no HTTP address` / `… is not reachable`.
+ */
+export async function locateAlloc(ctx: Ctx): Promise<{ local: LocalAlloc } | { forwarded: SchedReply }> {
+  const client = ctx.deps.client;
+  if (ctx.deps.config.server === false) return { local: clientOnlyAlloc(client!, allocIdOf(ctx)) };
+  const alloc = storedAlloc(ctx);
   const local = client !== undefined && client.nodeId === alloc.NodeID;
-  if (!(local && isOwnNodeSecret(ctx, client))) requireAllowed(identityOf(ctx).authorizer.allowNamespaceOperation(alloc.Namespace, capability));
   if (local) {
     const dir = allocDir(client.allocRoot, alloc.ID);
     if (!existsSync(dir.root)) throw schedNotFound('alloc not found');
@@ -68,22 +89,11 @@ export async function locateAlloc(ctx: Ctx, capability: NamespaceCapability): Pr
   }
 }
 
-/** Does the request carry the `SecretID` of this agent's own node (a server forwarding, module doc)? Constant-time. */
-function isOwnNodeSecret(ctx: Ctx, client: SchedClient): boolean {
-  const given = ctx.secret;
-  if (!given) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(client.identity.SecretID);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 /**
  * On a client-only agent: allocation `id` as its client last saw it from the servers.
- * @throws 403 `Permission denied` unless the request carries this node's secret; 404 `alloc
- *   not found` when the client holds no such allocation (or no longer its directory).
+ * @throws 404 `alloc not found` when the client holds no such allocation (or no longer its directory).
  */
-function clientOnlyAlloc(ctx: Ctx, client: SchedClient, id: string): LocalAlloc {
-  if (!isOwnNodeSecret(ctx, client)) throw permissionDeniedError();
+function clientOnlyAlloc(client: SchedClient, id: string): LocalAlloc {
   const runner = client.runner(id);
   const dir = allocDir(client.allocRoot, id);
   if (!runner || !existsSync(dir.root)) throw schedNotFound('alloc not found');

@@ -12,8 +12,9 @@
  */
 import { ALL_NAMESPACES } from '../acl/index.js';
 import { allocStub, type StoredAlloc } from '../alloc.js';
-import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
-import { schedBadRequest, schedNotFound, type SchedReply, type SchedRoute } from '../http.js';
+import { ANY_CALLER, type SchedAccess, type SchedRoute } from '../access.js';
+import type { Ctx } from '../deps.js';
+import { schedBadRequest, schedNotFound, type SchedReply } from '../http.js';
 import { renderEval } from '../jobs/render.js';
 import type { Evaluation } from '../jobs/types.js';
 import { compileListFilter, nextTokenHeader, paginate } from '../paginate.js';
@@ -39,12 +40,11 @@ function tokenBefore(a: string, b: string): boolean {
  * `filter` (over the evaluation as read), paged. One namespace needs `read-job` there;
  * `*` lists every namespace where the token has it.
  * @throws 400 `Filter expression cannot be used with other filter parameters` (the
- *   reference's text, for `filter` with `status` or `job`); filter, prefix and paging errors; 403.
+ *   reference's text, for `filter` with `status` or `job`); filter, prefix and paging errors.
  */
 async function listEvals(ctx: Ctx): Promise<SchedReply> {
-  const who = identityOf(ctx);
-  const ns = ctx.query.get('namespace') || DEFAULT_NAMESPACE;
-  if (ns !== ALL_NAMESPACES) requireAllowed(who.authorizer.allowNamespaceOperation(ns, 'read-job'));
+  const who = ctx.caller;
+  const ns = namespaceOf(ctx);
   const status = ctx.query.get('status') ?? '';
   const jobId = ctx.query.get('job') ?? '';
   const filterText = ctx.query.get('filter');
@@ -76,30 +76,41 @@ async function listEvals(ctx: Ctx): Promise<SchedReply> {
   return { body: page.items.map(renderEval), index: state.tableIndex(T.evals), headers: nextTokenHeader(page.nextToken) };
 }
 
-/** The evaluation `:id` after `read-job` passed in its namespace. @throws 404 `eval not found`; 403. */
-function readableEval(ctx: Ctx): Evaluation & { CreateIndex: number; ModifyIndex: number } {
+/** The request's `?namespace=` (default `default`; `*`: every namespace). */
+const namespaceOf = (ctx: Ctx) => ctx.query.get('namespace') || DEFAULT_NAMESPACE;
+
+/** `read-job` in the namespace; for `*`, any caller, the list showing the namespaces where it has it. */
+const listAccess = (ctx: Ctx): SchedAccess => (namespaceOf(ctx) === ALL_NAMESPACES ? ANY_CALLER : { namespace: namespaceOf(ctx), anyOf: ['read-job'] });
+
+/** The evaluation `:id`. @throws 404 `eval not found`. */
+function storedEval(ctx: Ctx): Evaluation & { CreateIndex: number; ModifyIndex: number } {
   const e = ctx.deps.state.get<Evaluation>(T.evals, ctx.params.id!);
   if (!e) throw schedNotFound('eval not found');
-  requireAllowed(identityOf(ctx).authorizer.allowNamespaceOperation(e.Namespace, 'read-job'));
   return e;
 }
 
+/** `read-job` in the namespace of evaluation `:id`, looked up once the token resolved (its 404 then). */
+const evalAccess = (ctx: Ctx): SchedAccess => ({ namespace: () => storedEval(ctx).Namespace, anyOf: ['read-job'] });
+
 /** Routes of this file (see the module doc). */
-export const evaluationRoutes: readonly SchedRoute<SchedDeps>[] = [
+export const evaluationRoutes: readonly SchedRoute[] = [
   {
     pattern: 'evaluations',
     synopsis: 'List evaluations (?namespace=, `*`; ?prefix=, ?status=, ?job=, ?filter=, paging)',
     blocking: [T.evals],
-    methods: { GET: listEvals },
+    methods: { GET: { access: listAccess, handle: listEvals } },
   },
   {
     pattern: 'evaluation/:id',
     synopsis: 'Read an evaluation',
     blocking: [T.evals],
     methods: {
-      GET: async (ctx) => {
-        const e = readableEval(ctx);
-        return { body: renderEval(e), index: e.ModifyIndex };
+      GET: {
+        access: evalAccess,
+        handle: async (ctx) => {
+          const e = storedEval(ctx);
+          return { body: renderEval(e), index: e.ModifyIndex };
+        },
       },
     },
   },
@@ -108,10 +119,13 @@ export const evaluationRoutes: readonly SchedRoute<SchedDeps>[] = [
     synopsis: 'The allocations an evaluation placed, as stubs',
     blocking: [T.allocs, T.evals],
     methods: {
-      GET: async (ctx) => {
-        const e = readableEval(ctx);
-        const allocs = ctx.deps.state.list<StoredAlloc>(T.allocs).filter((a) => a.EvalID === e.ID);
-        return { body: allocs.map(allocStub), index: ctx.deps.state.tableIndex(T.allocs, T.evals) };
+      GET: {
+        access: evalAccess,
+        handle: async (ctx) => {
+          const e = storedEval(ctx);
+          const allocs = ctx.deps.state.list<StoredAlloc>(T.allocs).filter((a) => a.EvalID === e.ID);
+          return { body: allocs.map(allocStub), index: ctx.deps.state.tableIndex(T.allocs, T.evals) };
+        },
       },
     },
   },

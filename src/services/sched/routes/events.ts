@@ -38,7 +38,8 @@
  */
 import type { Writable } from 'node:stream';
 import { TOKEN_EXPIRED } from '../acl/index.js';
-import { identityOf, type Ctx, type SchedDeps } from '../deps.js';
+import type { SchedAccess, SchedRoute } from '../access.js';
+import type { Ctx, SchedDeps } from '../deps.js';
 import { subscriptionAuthorizer } from '../events-acl.js';
 import {
   CLOSED_BY_SERVER,
@@ -52,7 +53,7 @@ import {
   type Subscribed,
   type TopicFilter,
 } from '../events/index.js';
-import { permissionDeniedError, schedBadRequest, schedInternal, type SchedReply, type SchedRoute } from '../http.js';
+import { permissionDeniedError, schedBadRequest, schedInternal, type SchedReply } from '../http.js';
 import { DEFAULT_NAMESPACE, T } from '../state.js';
 
 /** Response header naming the first batch index served when the requested one was no longer buffered. */
@@ -89,23 +90,31 @@ function topicsOf(ctx: Ctx): TopicFilter {
 }
 
 /**
- * Checks the request, subscribes and replies with the stream (see the module doc). HEAD
- * gets the same checks and headers without a subscription.
+ * Who may stream: a token allowed every requested topic in the namespace (`*`: in every
+ * namespace; events-acl.ts). The query's 400s and a missing broker's 500 come first.
+ * @throws 400 `Unable to parse index: …`, the topic parser's texts; 500 `EventBroker not configured`.
+ */
+function streamAccess(ctx: Ctx): SchedAccess {
+  parseEventIndex(ctx.query.get('index'));
+  const topics = topicsOf(ctx);
+  if (!ctx.deps.broker) throw schedInternal('EventBroker not configured');
+  return { events: { topics, namespace: ctx.query.get('namespace') || DEFAULT_NAMESPACE } };
+}
+
+/**
+ * Subscribes and replies with the stream (see the module doc), once its route's rule let the
+ * caller in. HEAD gets the same checks and headers without a subscription. The broker checks
+ * the subscription again (and again on namespace changes): its refusal is a 403 too.
  */
 async function eventStream(ctx: Ctx): Promise<SchedReply> {
   const index = parseEventIndex(ctx.query.get('index'));
   const topics = topicsOf(ctx);
   const namespace = ctx.query.get('namespace') || DEFAULT_NAMESPACE;
-  const broker = ctx.deps.broker;
-  if (!broker) throw schedInternal('EventBroker not configured');
-  const who = identityOf(ctx);
+  const broker = ctx.deps.broker!;
+  const who = ctx.caller;
   const request: SubscribeRequest = { topics, namespace, index, token: { accessor: who.token.AccessorID, secret: ctx.secret ?? '' } };
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-  if (ctx.req.method === 'HEAD') {
-    const verdict = await subscriptionAuthorizer(ctx.deps.acl, ctx.deps.state, ctx.deps.config.acl.enabled)(request);
-    if (!verdict.allowed) throw permissionDeniedError();
-    return { empty: true, headers };
-  }
+  if (ctx.req.method === 'HEAD') return { empty: true, headers };
   let subscribed: Subscribed;
   try {
     subscribed = await broker.subscribe(request);
@@ -184,10 +193,10 @@ async function serve(deps: SchedDeps, { subscription: sub }: Subscribed, out: Wr
 }
 
 /** Routes of this file. */
-export const eventRoutes: readonly SchedRoute<SchedDeps>[] = [
+export const eventRoutes: readonly SchedRoute[] = [
   {
     pattern: 'event/stream',
     synopsis: 'Stream cluster events as NDJSON; ?index=, repeated ?topic=Topic[:Key], ?namespace= (`*`: all)',
-    methods: { GET: eventStream },
+    methods: { GET: { access: streamAccess, handle: eventStream } },
   },
 ];

@@ -16,9 +16,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { allocTerminal, type StoredAlloc } from '../alloc.js';
-import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
-import { decodeGoStruct } from '../go-struct.js';
-import { schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
+import type { SchedAccess, SchedRoute } from '../access.js';
+import type { Ctx } from '../deps.js';
+import { schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
 import { jobKey, newEvaluation, type Evaluation, type Job } from '../jobs/types.js';
 import { requireBody } from '../request.js';
 import { decodeJob } from '../jobs/decode.js';
@@ -26,6 +26,7 @@ import { validateJob } from '../jobs/validate.js';
 import { specChanged } from '../jobs/write.js';
 import { computePlan } from '../scheduler/schedule.js';
 import { DEFAULT_NAMESPACE, LABEL, T } from '../state.js';
+import { decodeGoStruct } from '../go-struct.js';
 
 /**
  * Checks the submitted job's ID and the kinds of the fields before it is decoded as a
@@ -111,6 +112,35 @@ function diffUpdates(u: Record<string, number>): Record<string, number> {
 }
 
 /**
+ * A plan body, decoded: the job as sent and its namespace (the job's, else `?namespace=`,
+ * else `default`). @throws 400 Go's decoder texts, `missing job`.
+ */
+function planRequest(ctx: Ctx): { body: Record<string, unknown>; raw: Record<string, unknown>; namespace: string } {
+  const body = decodeGoStruct(requireBody(ctx), 'structs.JobPlanRequest', { Job: 'object', Diff: 'bool', PolicyOverride: 'bool' });
+  if (body.Job === null) throw schedBadRequest('missing job');
+  const raw = body.Job as Record<string, unknown>;
+  return { body, raw, namespace: (typeof raw.Namespace === 'string' && raw.Namespace) || ctx.query.get('namespace') || DEFAULT_NAMESPACE };
+}
+
+/** `submit-job` in the planned job's namespace; the body's decode 400s first. */
+const planAccess = (ctx: Ctx): SchedAccess => ({ namespace: planRequest(ctx).namespace, anyOf: ['submit-job'] });
+
+/**
+ * `alloc-lifecycle` in the namespace of allocation `:id`, looked up once the token resolved.
+ * @throws 404 `alloc not found`.
+ */
+function stopAccess(ctx: Ctx): SchedAccess {
+  return {
+    namespace: () => {
+      const a = ctx.deps.state.get<StoredAlloc>(T.allocs, ctx.params.id!);
+      if (!a) throw schedNotFound('alloc not found');
+      return a.Namespace;
+    },
+    anyOf: ['alloc-lifecycle'],
+  };
+}
+
+/**
  * `POST|PUT /v1/job/:id/plan` (the reference's `Job.Plan`): body `{"Job": {...}, "Diff":
  * bool}`; the job's namespace, else `?namespace=`, else `default`. Replies
  * `{"Annotations": {"DesiredTGUpdates": {group: {Place, Stop, Migrate, InPlaceUpdate,
@@ -121,11 +151,7 @@ function diffUpdates(u: Record<string, number>): Record<string, number> {
  * `namespace:submit-job`.
  */
 async function planJob(ctx: Ctx): Promise<SchedReply> {
-  const body = decodeGoStruct(requireBody(ctx), 'structs.JobPlanRequest', { Job: 'object', Diff: 'bool', PolicyOverride: 'bool' });
-  if (body.Job === null) throw schedBadRequest('missing job');
-  const raw = body.Job as Record<string, unknown>;
-  const namespace = (typeof raw.Namespace === 'string' && raw.Namespace) || ctx.query.get('namespace') || DEFAULT_NAMESPACE;
-  requireAllowed(identityOf(ctx).authorizer.allowNamespaceOperation(namespace, 'submit-job'));
+  const { body, raw, namespace } = planRequest(ctx);
   checkPlannedJob(raw, ctx.params.id!);
   // Canonicalized as a register would store it, so an unchanged job file plans as unchanged.
   const submitted = decodeJob(raw, { namespace, region: ctx.deps.config.region });
@@ -162,13 +188,11 @@ async function planJob(ctx: Ctx): Promise<SchedReply> {
  * without `namespace:alloc-lifecycle` in the allocation's namespace.
  */
 async function stopAlloc(ctx: Ctx): Promise<SchedReply> {
-  const who = identityOf(ctx);
   const nowNs = ctx.deps.now() * 1e6;
   const evalId = randomUUID();
   const { index } = await ctx.deps.state.txn((tx) => {
     const a = tx.get<StoredAlloc>(T.allocs, ctx.params.id!);
     if (!a) throw schedNotFound('alloc not found');
-    requireAllowed(who.authorizer.allowNamespaceOperation(a.Namespace, 'alloc-lifecycle'));
     if (allocTerminal(a)) throw schedBadRequest('alloc is already terminal');
     tx.put<StoredAlloc>(T.allocs, a.ID, { ...a, DesiredTransition: { Migrate: true, Reschedule: null, ForceReschedule: null, NoShutdownDelay: null }, ModifyTime: nowNs });
     const job = tx.get<Job>(T.jobs, jobKey(a.Namespace, a.JobID)) ?? a.Job ?? { ID: a.JobID, Namespace: a.Namespace, Type: 'service', Priority: 50, JobModifyIndex: 0 };
@@ -178,15 +202,15 @@ async function stopAlloc(ctx: Ctx): Promise<SchedReply> {
 }
 
 /** Routes of this file (see the module doc). */
-export const jobPlanRoutes: readonly SchedRoute<SchedDeps>[] = [
+export const jobPlanRoutes: readonly SchedRoute[] = [
   {
     pattern: 'job/:id/plan',
     synopsis: 'Dry-run the scheduler for a job: what would be placed, stopped, updated; changes nothing',
-    methods: { POST: planJob, PUT: planJob },
+    methods: { POST: { access: planAccess, handle: planJob }, PUT: { access: planAccess, handle: planJob } },
   },
   {
     pattern: 'allocation/:id/stop',
     synopsis: 'Stop an allocation: the scheduler replaces it',
-    methods: { POST: stopAlloc, PUT: stopAlloc },
+    methods: { POST: { access: stopAccess, handle: stopAlloc }, PUT: { access: stopAccess, handle: stopAlloc } },
   },
 ];

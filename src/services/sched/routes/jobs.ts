@@ -20,11 +20,11 @@
  *
  * @module
  */
-import { ALL_NAMESPACES } from '../acl/index.js';
+import { ALL_NAMESPACES, type NamespaceCapability } from '../acl/index.js';
 import { allocStub, type StoredAlloc } from '../alloc.js';
-import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
-import { decodeGoStruct, fieldOf } from '../go-struct.js';
-import { schedBadRequest, schedNotFound, type SchedReply, type SchedRoute } from '../http.js';
+import { ANY_CALLER, type SchedAccess, type SchedRoute } from '../access.js';
+import type { Ctx } from '../deps.js';
+import { schedBadRequest, schedNotFound, type SchedReply } from '../http.js';
 import { decodeJob } from '../jobs/decode.js';
 import { parseJobHcl } from '../jobs/hcl.js';
 import { renderEval, renderJob, jobStub, type StoredJob } from '../jobs/render.js';
@@ -35,6 +35,7 @@ import { deregisterJob, evaluateJob, registerJob, scaleJob, type JobWriteResult 
 import { compileListFilter, nextTokenHeader, paginate } from '../paginate.js';
 import { queryBool, queryPerPage, queryPrefix, requireBody } from '../request.js';
 import { DEFAULT_NAMESPACE, T } from '../state.js';
+import { decodeGoStruct, fieldOf } from '../go-struct.js';
 
 /** The tables a job read depends on (its status and summary come from allocations and evaluations). */
 const JOB_TABLES = [T.jobs, T.allocs, T.evals];
@@ -46,19 +47,27 @@ function writeResult(r: JobWriteResult, extra: Record<string, unknown> = {}): Sc
   return { body: { ...r, ...extra, KnownLeader: true, LastContact: 0 }, index: r.Index };
 }
 
-/**
- * Decodes, authorises and checks a register body. @throws 400 `Job must be specified`, Go's
- * decoder texts, the checks of validate.ts; 403 without `submit-job` in the job's namespace.
- */
-function registerRequest(ctx: Ctx): { job: Job; enforceIndex: boolean; jobModifyIndex: number; preserveCounts: boolean } {
+/** One of the capabilities `anyOf` in the request's namespace. */
+const inNamespace = (...anyOf: NamespaceCapability[]) => (ctx: Ctx): SchedAccess => ({ namespace: namespaceOf(ctx), anyOf });
+
+/** A register body, decoded. @throws 400 `Job must be specified`, Go's decoder texts. */
+function decodeRegister(ctx: Ctx): { job: Job; enforceIndex: boolean; jobModifyIndex: number; preserveCounts: boolean } {
   const body = decodeGoStruct(requireBody(ctx), 'api.JobRegisterRequest', {
     Job: 'any', EnforceIndex: 'bool', JobModifyIndex: 'int', PreserveCounts: 'bool', PolicyOverride: 'bool',
   });
   if (body.Job === null) throw schedBadRequest('Job must be specified');
   const job = decodeJob(body.Job, { namespace: namespaceOf(ctx), region: ctx.deps.config.region });
-  requireAllowed(identityOf(ctx).authorizer.allowNamespaceOperation(job.Namespace, 'submit-job'));
-  validateJob(job, ctx.deps.config.region);
   return { job, enforceIndex: body.EnforceIndex as boolean, jobModifyIndex: body.JobModifyIndex as number, preserveCounts: body.PreserveCounts as boolean };
+}
+
+/** `submit-job` in the namespace of the job the body registers; the body's decode 400s first. */
+const registerAccess = (ctx: Ctx): SchedAccess => ({ namespace: decodeRegister(ctx).job.Namespace, anyOf: ['submit-job'] });
+
+/** Decodes and checks a register body. @throws as {@link decodeRegister}; the checks of validate.ts. */
+function registerRequest(ctx: Ctx): { job: Job; enforceIndex: boolean; jobModifyIndex: number; preserveCounts: boolean } {
+  const r = decodeRegister(ctx);
+  validateJob(r.job, ctx.deps.config.region);
+  return r;
 }
 
 /** `POST|PUT /v1/jobs`, and `POST|PUT /v1/job/:id` with `pathId`: register (module doc). @throws as {@link registerRequest}; 400 `Job ID does not match name`; the errors of `registerJob`. */
@@ -74,9 +83,8 @@ async function register(ctx: Ctx, pathId?: string): Promise<SchedReply> {
  * `list-jobs` there (403 otherwise); `*` lists every namespace where the token has it.
  */
 async function listJobs(ctx: Ctx): Promise<SchedReply> {
-  const who = identityOf(ctx);
+  const who = ctx.caller;
   const ns = namespaceOf(ctx);
-  if (ns !== ALL_NAMESPACES) requireAllowed(who.authorizer.allowNamespaceOperation(ns, 'list-jobs'));
   const prefix = queryPrefix(ctx);
   const perPage = queryPerPage(ctx);
   const filter = compileListFilter(ctx.query.get('filter'));
@@ -113,19 +121,25 @@ async function listJobs(ctx: Ctx): Promise<SchedReply> {
   return { body, index, headers: nextTokenHeader(page.nextToken) };
 }
 
-/** The job `:id` in `?namespace=` after `read-job` passed. @throws 403; 404 `job not found` (or `notFound`). */
-function readableJob(ctx: Ctx, notFound = 'job not found'): StoredJob {
+/** The job `:id` in `?namespace=`. @throws 404 `job not found` (or `notFound`). */
+function storedJob(ctx: Ctx, notFound = 'job not found'): StoredJob {
   const ns = namespaceOf(ctx);
-  requireAllowed(identityOf(ctx).authorizer.allowNamespaceOperation(ns, 'read-job'));
   const job = ctx.deps.state.get<Job>(T.jobs, jobKey(ns, ctx.params.id!));
   if (!job) throw schedNotFound(notFound);
   return job;
 }
 
 /** `POST /v1/jobs/parse`: body `{JobHCL, Canonicalize}` → the job as JSON (jobs/hcl.ts). @throws 400 `Job HCL must be specified`, the parser's and checks' texts; 403 without `parse-job` or `submit-job`. */
+const decodeParse = (ctx: Ctx) => decodeGoStruct(requireBody(ctx), 'api.JobsParseRequest', { JobHCL: 'string', Canonicalize: 'bool', HCLv1: 'bool', Variables: 'string' });
+
+/** `parse-job` or `submit-job` in the request's namespace; the body's decode 400s first. */
+function parseAccess(ctx: Ctx): SchedAccess {
+  decodeParse(ctx);
+  return inNamespace('parse-job', 'submit-job')(ctx);
+}
+
 async function parseJob(ctx: Ctx): Promise<SchedReply> {
-  const body = decodeGoStruct(requireBody(ctx), 'api.JobsParseRequest', { JobHCL: 'string', Canonicalize: 'bool', HCLv1: 'bool', Variables: 'string' });
-  requireAllowed(identityOf(ctx).authorizer.allowNamespaceAnyOf(namespaceOf(ctx), ['parse-job', 'submit-job']));
+  const body = decodeParse(ctx);
   if (body.JobHCL === '') throw schedBadRequest('Job HCL must be specified');
   const raw = parseJobHcl(body.JobHCL as string, 'input.hcl');
   if (!body.Canonicalize) return { body: raw };
@@ -135,12 +149,20 @@ async function parseJob(ctx: Ctx): Promise<SchedReply> {
 }
 
 /** `POST|PUT /v1/job/:id/scale`: body `{Count, Target: {Group}, EnforceIndex?, JobModifyIndex?}`. @throws 400 `missing task group name for scaling action`; 403 without `scale-job` or `submit-job`; the errors of `scaleJob`. */
-async function scale(ctx: Ctx): Promise<SchedReply> {
-  const body = decodeGoStruct(requireBody(ctx), 'api.ScalingRequest', {
+const decodeScale = (ctx: Ctx) =>
+  decodeGoStruct(requireBody(ctx), 'api.ScalingRequest', {
     Count: 'any', Target: 'map', Message: 'string', Error: 'bool', Meta: 'object', EnforceIndex: 'bool', JobModifyIndex: 'int', PolicyOverride: 'bool',
   });
+
+/** `scale-job` or `submit-job` in the request's namespace; the body's decode 400s first. */
+function scaleAccess(ctx: Ctx): SchedAccess {
+  decodeScale(ctx);
+  return inNamespace('scale-job', 'submit-job')(ctx);
+}
+
+async function scale(ctx: Ctx): Promise<SchedReply> {
+  const body = decodeScale(ctx);
   const ns = namespaceOf(ctx);
-  requireAllowed(identityOf(ctx).authorizer.allowNamespaceAnyOf(ns, ['scale-job', 'submit-job']));
   const target = (body.Target ?? {}) as Record<string, string>;
   const group = fieldOf(target, 'Group');
   if (typeof group !== 'string' || group === '') throw schedBadRequest('missing task group name for scaling action');
@@ -155,17 +177,21 @@ async function scale(ctx: Ctx): Promise<SchedReply> {
 }
 
 /** Routes of this file (see the module doc). */
-export const jobRoutes: readonly SchedRoute<SchedDeps>[] = [
+export const jobRoutes: readonly SchedRoute[] = [
   {
     pattern: 'jobs',
     synopsis: 'List jobs as stubs (?namespace=, `*` for every namespace; ?prefix=, ?filter=, paging); register a job',
     blocking: JOB_TABLES,
-    methods: { GET: listJobs, POST: (ctx) => register(ctx), PUT: (ctx) => register(ctx) },
+    methods: {
+      GET: { access: (ctx) => (namespaceOf(ctx) === ALL_NAMESPACES ? ANY_CALLER : inNamespace('list-jobs')(ctx)), handle: listJobs },
+      POST: { access: registerAccess, handle: (ctx) => register(ctx) },
+      PUT: { access: registerAccess, handle: (ctx) => register(ctx) },
+    },
   },
   {
     pattern: 'jobs/parse',
     synopsis: 'Parse an HCL job file into the job JSON (with Canonicalize: the defaults a register applies)',
-    methods: { POST: parseJob, PUT: parseJob },
+    methods: { POST: { access: parseAccess, handle: parseJob }, PUT: { access: parseAccess, handle: parseJob } },
   },
   {
     pattern: 'job/:id',
@@ -173,20 +199,24 @@ export const jobRoutes: readonly SchedRoute<SchedDeps>[] = [
     blocking: JOB_TABLES,
     methods: {
       /** The job with its status computed from its allocations and evaluations. */
-      GET: async (ctx) => {
-        const job = readableJob(ctx);
-        const { state } = ctx.deps;
-        const status = jobStatus(job, allocsOfJob(state, job.Namespace, job.ID), evalsOfJob(state, job.Namespace, job.ID));
-        return { body: renderJob(job, status), index: state.tableIndex(...JOB_TABLES) };
+      GET: {
+        access: inNamespace('read-job'),
+        handle: async (ctx) => {
+          const job = storedJob(ctx);
+          const { state } = ctx.deps;
+          const status = jobStatus(job, allocsOfJob(state, job.Namespace, job.ID), evalsOfJob(state, job.Namespace, job.ID));
+          return { body: renderJob(job, status), index: state.tableIndex(...JOB_TABLES) };
+        },
       },
-      POST: (ctx) => register(ctx, ctx.params.id!),
-      PUT: (ctx) => register(ctx, ctx.params.id!),
+      POST: { access: registerAccess, handle: (ctx) => register(ctx, ctx.params.id!) },
+      PUT: { access: registerAccess, handle: (ctx) => register(ctx, ctx.params.id!) },
       /** `{EvalID, EvalCreateIndex, JobModifyIndex, …}`; 404 `job not found`; 403 without `submit-job`. */
-      DELETE: async (ctx) => {
-        const ns = namespaceOf(ctx);
-        requireAllowed(identityOf(ctx).authorizer.allowNamespaceOperation(ns, 'submit-job'));
-        const r = await deregisterJob(ctx.deps, ns, ctx.params.id!, queryBool(ctx, 'purge'));
-        return writeResult(r, { VolumeEvalID: '', VolumeEvalIndex: 0 });
+      DELETE: {
+        access: inNamespace('submit-job'),
+        handle: async (ctx) => {
+          const r = await deregisterJob(ctx.deps, namespaceOf(ctx), ctx.params.id!, queryBool(ctx, 'purge'));
+          return writeResult(r, { VolumeEvalID: '', VolumeEvalIndex: 0 });
+        },
       },
     },
   },
@@ -196,14 +226,17 @@ export const jobRoutes: readonly SchedRoute<SchedDeps>[] = [
     blocking: [T.jobVersions],
     methods: {
       /** `{Versions: [...], Diffs: null}`; 404 `job versions not found`. */
-      GET: async (ctx) => {
-        const job = readableJob(ctx, 'job versions not found');
-        const versions = ctx.deps.state
-          .listPrefix<Job>(T.jobVersions, `${job.Namespace}/${job.ID}/`)
-          .filter((v) => v.ID === job.ID)
-          .reverse()
-          .map((v) => renderJob(v));
-        return { body: { Versions: versions, Diffs: null }, index: ctx.deps.state.tableIndex(T.jobVersions) };
+      GET: {
+        access: inNamespace('read-job'),
+        handle: async (ctx) => {
+          const job = storedJob(ctx, 'job versions not found');
+          const versions = ctx.deps.state
+            .listPrefix<Job>(T.jobVersions, `${job.Namespace}/${job.ID}/`)
+            .filter((v) => v.ID === job.ID)
+            .reverse()
+            .map((v) => renderJob(v));
+          return { body: { Versions: versions, Diffs: null }, index: ctx.deps.state.tableIndex(T.jobVersions) };
+        },
       },
     },
   },
@@ -213,17 +246,19 @@ export const jobRoutes: readonly SchedRoute<SchedDeps>[] = [
     blocking: [T.allocs],
     methods: {
       /** Alloc stubs; `[]` for a job that does not exist (as the reference). */
-      GET: async (ctx) => {
-        const ns = namespaceOf(ctx);
-        requireAllowed(identityOf(ctx).authorizer.allowNamespaceOperation(ns, 'read-job'));
-        const all = queryBool(ctx, 'all');
-        const { state } = ctx.deps;
-        const job = state.get<Job>(T.jobs, jobKey(ns, ctx.params.id!));
-        const allocs = allocsOfJob(state, ns, ctx.params.id!).filter((a) => {
-          const snapshot = (a as StoredAlloc & { Job?: Job | null }).Job;
-          return all || !job || !snapshot || snapshot.CreateIndex === job.CreateIndex;
-        });
-        return { body: allocs.map(allocStub), index: state.tableIndex(T.allocs) };
+      GET: {
+        access: inNamespace('read-job'),
+        handle: async (ctx) => {
+          const ns = namespaceOf(ctx);
+          const all = queryBool(ctx, 'all');
+          const { state } = ctx.deps;
+          const job = state.get<Job>(T.jobs, jobKey(ns, ctx.params.id!));
+          const allocs = allocsOfJob(state, ns, ctx.params.id!).filter((a) => {
+            const snapshot = (a as StoredAlloc & { Job?: Job | null }).Job;
+            return all || !job || !snapshot || snapshot.CreateIndex === job.CreateIndex;
+          });
+          return { body: allocs.map(allocStub), index: state.tableIndex(T.allocs) };
+        },
       },
     },
   },
@@ -232,11 +267,12 @@ export const jobRoutes: readonly SchedRoute<SchedDeps>[] = [
     synopsis: 'The evaluations of a job',
     blocking: [T.evals],
     methods: {
-      GET: async (ctx) => {
-        const ns = namespaceOf(ctx);
-        requireAllowed(identityOf(ctx).authorizer.allowNamespaceOperation(ns, 'read-job'));
-        const evals = evalsOfJob(ctx.deps.state, ns, ctx.params.id!);
-        return { body: evals.map(renderEval), index: ctx.deps.state.tableIndex(T.evals) };
+      GET: {
+        access: inNamespace('read-job'),
+        handle: async (ctx) => {
+          const evals = evalsOfJob(ctx.deps.state, namespaceOf(ctx), ctx.params.id!);
+          return { body: evals.map(renderEval), index: ctx.deps.state.tableIndex(T.evals) };
+        },
       },
     },
   },
@@ -246,34 +282,40 @@ export const jobRoutes: readonly SchedRoute<SchedDeps>[] = [
     blocking: JOB_TABLES,
     methods: {
       /** `{JobID, Namespace, Summary: {group: {Queued, Complete, Failed, Running, Starting, Lost, Unknown}}, Children}`; 404 `job not found`. */
-      GET: async (ctx) => {
-        const job = readableJob(ctx);
-        const { state } = ctx.deps;
-        return { body: jobSummary(job, allocsOfJob(state, job.Namespace, job.ID), evalsOfJob(state, job.Namespace, job.ID)), index: state.tableIndex(...JOB_TABLES) };
+      GET: {
+        access: inNamespace('read-job'),
+        handle: async (ctx) => {
+          const job = storedJob(ctx);
+          const { state } = ctx.deps;
+          return { body: jobSummary(job, allocsOfJob(state, job.Namespace, job.ID), evalsOfJob(state, job.Namespace, job.ID)), index: state.tableIndex(...JOB_TABLES) };
+        },
       },
     },
   },
   {
     pattern: 'job/:id/evaluate',
     synopsis: 'Create a new evaluation of a job as it is',
-    methods: {
-      POST: evaluate,
-      PUT: evaluate,
-    },
+    methods: { POST: { access: evaluateAccess, handle: evaluate }, PUT: { access: evaluateAccess, handle: evaluate } },
   },
   {
     pattern: 'job/:id/scale',
     synopsis: 'Set the count of a task group (a new job version and a job-scaling evaluation)',
-    methods: { POST: scale, PUT: scale },
+    methods: { POST: { access: scaleAccess, handle: scale }, PUT: { access: scaleAccess, handle: scale } },
   },
 ];
 
 /** `POST|PUT /v1/job/:id/evaluate` (body optional: `{JobID, EvalOptions}`). @throws 400 `Job ID does not match`; 403 without `submit-job`; 404 `job not found`. */
 async function evaluate(ctx: Ctx): Promise<SchedReply> {
-  const ns = namespaceOf(ctx);
+  return writeResult(await evaluateJob(ctx.deps, namespaceOf(ctx), ctx.params.id!));
+}
+
+/**
+ * `submit-job` in the request's namespace, once the optional body checked out.
+ * @throws 400 Go's decoder texts, `Job ID does not match` (before the ACL check, as the reference).
+ */
+function evaluateAccess(ctx: Ctx): SchedAccess {
   const raw = ctx.body<unknown>();
   const body = raw === undefined || raw === null ? { JobID: '' } : decodeGoStruct(raw, 'api.JobEvaluateRequest', { JobID: 'string', EvalOptions: 'object' });
   if (body.JobID !== '' && body.JobID !== ctx.params.id) throw schedBadRequest('Job ID does not match');
-  requireAllowed(identityOf(ctx).authorizer.allowNamespaceOperation(ns, 'submit-job'));
-  return writeResult(await evaluateJob(ctx.deps, ns, ctx.params.id!));
+  return inNamespace('submit-job')(ctx);
 }

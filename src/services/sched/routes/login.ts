@@ -41,8 +41,9 @@ import type { AuthMethod } from '../auth/auth-method.js';
 import type { BindingRule } from '../auth/binding-rule.js';
 import { decodeStruct, type StructSchema } from '../auth/decode.js';
 import { invalidRequest, multiError } from '../auth/errors.js';
-import { forwardToAuthoritative, requireAclEnabled, type Ctx, type SchedDeps } from '../deps.js';
-import { schedInternal, writeReply, type SchedReply, type SchedRoute } from '../http.js';
+import { requireAclSupport, type SchedAccess, type SchedRoute } from '../access.js';
+import type { Ctx, SchedDeps } from '../deps.js';
+import { schedInternal, writeReply, type SchedReply } from '../http.js';
 import { requireStructBody } from '../request.js';
 import { T, type PolicyDoc, type RoleDoc, type TokenDoc } from '../state.js';
 import { makeToken, renderToken } from '../token.js';
@@ -84,26 +85,37 @@ const COMPLETE: RequestSpec = {
 type Method = AuthMethod & Indexed;
 
 /**
- * The common start of the three endpoints (reference/sched.md §2.5, nomad `ACL.Login`):
- * ACLs on, the body decoded and complete, the method found, a `global` method's request
- * forwarded, the method of `type`.
- * @throws 400 `ACL support disabled`, `Request body is empty`, the decoder's text,
- *   `<prefix>: <multierror of missing fields>`, `auth-method "<n>" not found`,
- *   `unsupported auth-method type: <T>`; 500 `No path to region`.
+ * The request of one of the three endpoints (reference/sched.md §2.5, nomad `ACL.Login`):
+ * the body decoded and complete, and the method it names.
+ * @throws 400 `Request body is empty`, the decoder's text, `<prefix>: <multierror of missing
+ *   fields>`, `auth-method "<n>" not found`.
  */
-async function begin(ctx: Ctx, spec: RequestSpec, type: 'JWT' | 'OIDC'): Promise<{ input: Record<string, string>; method?: Method; forwarded?: SchedReply }> {
-  requireAclEnabled(ctx);
+function loginRequest(ctx: Ctx, spec: RequestSpec): { input: Record<string, string>; method: Method } {
   const input = decodeStruct(requireStructBody(ctx), spec.schema) as Record<string, string>;
   const missing = spec.required.filter(([field]) => input[field] === '').map(([, text]) => text);
   if (missing.length > 0) throw invalidRequest(`${spec.invalid}: ${multiError(missing)}`);
   const method = ctx.deps.state.get<AuthMethod>(T.authMethods, input.AuthMethodName);
   if (!method) throw invalidRequest(`auth-method ${JSON.stringify(input.AuthMethodName)} not found`);
-  if (method.TokenLocality === 'global') {
-    const forwarded = await forwardToAuthoritative(ctx);
-    if (forwarded) return { input, forwarded };
-  }
-  if (method.Type !== type) throw invalidRequest(`unsupported auth-method type: ${method.Type}`);
   return { input, method };
+}
+
+/**
+ * Where a login runs: a `global` method's in the authoritative region (its tokens are made
+ * there), a local one's here; 400 `ACL support disabled` and the request's 400s first, as in
+ * the reference. @throws as {@link loginRequest}.
+ */
+function loginForward(spec: RequestSpec): (ctx: Ctx) => 'primary' | undefined {
+  return (ctx) => {
+    requireAclSupport(ctx);
+    return loginRequest(ctx, spec).method.TokenLocality === 'global' ? 'primary' : undefined;
+  };
+}
+
+/** {@link loginRequest}, and the method must be of `type`. @throws as it; 400 `unsupported auth-method type: <T>`. */
+function begin(ctx: Ctx, spec: RequestSpec, type: 'JWT' | 'OIDC'): { input: Record<string, string>; method: Method } {
+  const r = loginRequest(ctx, spec);
+  if (r.method.Type !== type) throw invalidRequest(`unsupported auth-method type: ${r.method.Type}`);
+  return r;
 }
 
 /**
@@ -111,16 +123,15 @@ async function begin(ctx: Ctx, spec: RequestSpec, type: 'JWT' | 'OIDC'): Promise
  * validate provided token: <why>` (also when the keys cannot be fetched); as {@link issueToken}.
  */
 async function login(ctx: Ctx): Promise<SchedReply> {
-  const { input, method, forwarded } = await begin(ctx, LOGIN, 'JWT');
-  if (forwarded) return forwarded;
+  const { input, method } = begin(ctx, LOGIN, 'JWT');
   let claims: Claims;
   try {
-    claims = await (await authenticatorsOf(ctx.deps).jwt(method!)).validate(input.LoginToken);
+    claims = await (await authenticatorsOf(ctx.deps).jwt(method)).validate(input.LoginToken);
   } catch (err) {
     if (err instanceof AuthnError) throw new CairnError('unauthenticated', `unable to validate provided token: ${err.message}`);
     throw err;
   }
-  return issueToken(ctx, method!, claims);
+  return issueToken(ctx, method, claims);
 }
 
 /**
@@ -129,9 +140,8 @@ async function login(ctx: Ctx): Promise<SchedReply> {
  *   (the reference: 500); 500 `failed to generate OIDC provider: <why>`.
  */
 async function authUrl(ctx: Ctx): Promise<SchedReply> {
-  const { input, method, forwarded } = await begin(ctx, AUTH_URL, 'OIDC');
-  if (forwarded) return forwarded;
-  const flow = await authenticatorsOf(ctx.deps).oidc(method!);
+  const { input, method } = begin(ctx, AUTH_URL, 'OIDC');
+  const flow = await authenticatorsOf(ctx.deps).oidc(method);
   try {
     return { body: { AuthURL: await flow.authUrl({ redirectUri: input.RedirectURI, clientNonce: input.ClientNonce, payload: undefined }) } };
   } catch (err) {
@@ -149,9 +159,8 @@ async function authUrl(ctx: Ctx): Promise<SchedReply> {
  *   reached; as {@link issueToken}.
  */
 async function completeAuth(ctx: Ctx): Promise<SchedReply> {
-  const { input, method, forwarded } = await begin(ctx, COMPLETE, 'OIDC');
-  if (forwarded) return forwarded;
-  const flow = await authenticatorsOf(ctx.deps).oidc(method!);
+  const { input, method } = begin(ctx, COMPLETE, 'OIDC');
+  const flow = await authenticatorsOf(ctx.deps).oidc(method);
   let claims: Claims;
   try {
     claims = (await flow.callback({ state: input.State, code: input.Code, clientNonce: input.ClientNonce })).claims;
@@ -160,7 +169,7 @@ async function completeAuth(ctx: Ctx): Promise<SchedReply> {
     const text = `failed to exchange token with provider: ${err.message}`;
     throw err.kind === 'oidc_exchange' ? schedInternal(text) : invalidRequest(text);
   }
-  return issueToken(ctx, method!, claims);
+  return issueToken(ctx, method, claims);
 }
 
 /**
@@ -260,12 +269,27 @@ function authenticatorsOf(deps: SchedDeps): Authenticators {
   return a;
 }
 
+/** Who may log in: anyone (with ACLs on); the login token or the OIDC code is the credential. */
+const ANYONE: SchedAccess = { acl: 'enabled' };
+
 /**
  * Routes of this file (reference/sched.md §2.5). Token replies are the reference's ACLToken
  * (`renderToken` with its SecretID) with `X-Sched-Index`.
  */
-export const loginRoutes: readonly SchedRoute<SchedDeps>[] = [
-  { pattern: 'acl/login', synopsis: 'Exchange a JWT auth method\'s token for an ACL token', methods: { POST: login, PUT: login } },
-  { pattern: 'acl/oidc/auth-url', synopsis: 'Start an OIDC login: the provider authorization URL', methods: { POST: authUrl, PUT: authUrl } },
-  { pattern: 'acl/oidc/complete-auth', synopsis: 'Complete an OIDC login: exchange the code for an ACL token', methods: { POST: completeAuth, PUT: completeAuth } },
+export const loginRoutes: readonly SchedRoute[] = [
+  {
+    pattern: 'acl/login',
+    synopsis: 'Exchange a JWT auth method\'s token for an ACL token',
+    methods: { POST: { access: ANYONE, forward: loginForward(LOGIN), handle: login }, PUT: { access: ANYONE, forward: loginForward(LOGIN), handle: login } },
+  },
+  {
+    pattern: 'acl/oidc/auth-url',
+    synopsis: 'Start an OIDC login: the provider authorization URL',
+    methods: { POST: { access: ANYONE, forward: loginForward(AUTH_URL), handle: authUrl }, PUT: { access: ANYONE, forward: loginForward(AUTH_URL), handle: authUrl } },
+  },
+  {
+    pattern: 'acl/oidc/complete-auth',
+    synopsis: 'Complete an OIDC login: exchange the code for an ACL token',
+    methods: { POST: { access: ANYONE, forward: loginForward(COMPLETE), handle: completeAuth }, PUT: { access: ANYONE, forward: loginForward(COMPLETE), handle: completeAuth } },
+  },
 ];

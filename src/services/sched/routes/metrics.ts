@@ -6,8 +6,10 @@
  * @module
  */
 import { metricsFormat, SCHED_FORMAT_RULES } from '../../../kernel/metrics/index.js';
-import type { Ctx, SchedDeps } from '../deps.js';
-import type { SchedReply, SchedRoute } from '../http.js';
+import { PUBLIC } from '../../../kernel/http/index.js';
+import type { SchedRoute } from '../access.js';
+import type { Ctx } from '../deps.js';
+import type { SchedReply } from '../http.js';
 
 /** The scrape. */
 async function metricsHandler(ctx: Ctx): Promise<SchedReply> {
@@ -15,4 +17,6 @@ async function metricsHandler(ctx: Ctx): Promise<SchedReply> {
 }
 
 /** The agent's metrics endpoint. */
-export const metricsRoutes: readonly SchedRoute<SchedDeps>[] = [{ pattern: 'metrics', synopsis: "This agent's metrics (JSON, or Prometheus text)", methods: { GET: metricsHandler } }];
+export const metricsRoutes: readonly SchedRoute[] = [
+  { pattern: 'metrics', synopsis: "This agent's metrics (JSON, or Prometheus text)", methods: { GET: { access: PUBLIC, handle: metricsHandler } } },
+];

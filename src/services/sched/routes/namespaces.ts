@@ -19,16 +19,17 @@
 import type { Indexed } from '../../../kernel/store/index.js';
 import { CairnError } from '../../../kernel/http/index.js';
 import { clientTerminal, type StoredAlloc } from '../alloc.js';
-import { decodeGoStruct } from '../go-struct.js';
 import { jobStatusIn } from '../jobs/status.js';
 import type { Job } from '../jobs/types.js';
 import { multiError } from '../auth/errors.js';
 import { contentHash } from '../auth/stamp.js';
 import type { StoredVolume } from '../csi/volume.js';
-import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
-import { atLeastOne, schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
+import { ANY_CALLER, type SchedAccess, type SchedRoute } from '../access.js';
+import type { Ctx } from '../deps.js';
+import { atLeastOne, schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
 import { queryPrefix, requireBody } from '../request.js';
 import { DEFAULT_NAMESPACE, T, type NamespaceDoc } from '../state.js';
+import { decodeGoStruct } from '../go-struct.js';
 
 /** Valid names (the reference's `validNamespaceName`). */
 const NAME = /^[a-zA-Z0-9-]{1,128}$/;
@@ -54,10 +55,8 @@ export function renderNamespace(n: NamespaceDoc & Indexed): Record<string, unkno
   };
 }
 
-/** The caller must hold a management token (always true with ACLs off). @throws 403 `Permission denied`. */
-function requireManagementOrOff(ctx: Ctx): void {
-  requireAllowed(identityOf(ctx).management);
-}
+/** Namespace writes: a management token (anyone with ACLs off). */
+const MANAGEMENT: SchedAccess = { management: true };
 
 /**
  * Creates or replaces namespace `name` from the body (the reference's `namespaceUpdate` and
@@ -67,7 +66,6 @@ function requireManagementOrOff(ctx: Ctx): void {
  * regex ^[a-zA-Z0-9-]{1,128}$\n\n` (and `description longer than 256`); 403 unless management.
  */
 async function upsert(ctx: Ctx, pathName: string | undefined): Promise<SchedReply> {
-  requireManagementOrOff(ctx);
   const body = decodeGoStruct(requireBody(ctx), 'structs.Namespace', { Name: 'string', Description: 'string', Meta: 'map' });
   const name = body.Name as string;
   const description = body.Description as string;
@@ -90,7 +88,6 @@ async function upsert(ctx: Ctx, pathName: string | undefined): Promise<SchedRepl
  * volume`; 403 unless management.
  */
 async function remove(ctx: Ctx): Promise<SchedReply> {
-  requireManagementOrOff(ctx);
   const name = ctx.params.name!;
   if (name === DEFAULT_NAMESPACE) throw schedBadRequest('can not delete default namespace');
   const { index } = await ctx.deps.state.txn((tx) => {
@@ -108,27 +105,29 @@ async function remove(ctx: Ctx): Promise<SchedReply> {
 }
 
 /** Routes of this file (see the module doc). */
-export const namespaceRoutes: readonly SchedRoute<SchedDeps>[] = [
+export const namespaceRoutes: readonly SchedRoute[] = [
   {
     pattern: 'namespaces',
     synopsis: 'List the namespaces the token may use; ?prefix= (name prefix)',
     blocking: [T.namespaces],
     methods: {
       /** Namespaces in name order that the token may use at all (`allowNamespace`); index at least 1, as the reference. */
-      GET: async (ctx) => {
-        const who = identityOf(ctx);
-        const prefix = queryPrefix(ctx);
-        const list = ctx.deps.state
-          .list<NamespaceDoc>(T.namespaces)
-          .filter((n) => n.Name.startsWith(prefix) && who.authorizer.allowNamespace(n.Name));
-        return { body: list.map(renderNamespace), index: atLeastOne(ctx.deps.state.tableIndex(T.namespaces)) };
+      GET: {
+        access: ANY_CALLER,
+        handle: async (ctx) => {
+          const prefix = queryPrefix(ctx);
+          const list = ctx.deps.state
+            .list<NamespaceDoc>(T.namespaces)
+            .filter((n) => n.Name.startsWith(prefix) && ctx.caller.authorizer.allowNamespace(n.Name));
+          return { body: list.map(renderNamespace), index: atLeastOne(ctx.deps.state.tableIndex(T.namespaces)) };
+        },
       },
     },
   },
   {
     pattern: 'namespace',
     synopsis: 'Create or update the namespace the body names (management)',
-    methods: { POST: (ctx) => upsert(ctx, undefined), PUT: (ctx) => upsert(ctx, undefined) },
+    methods: { POST: { access: MANAGEMENT, handle: (ctx) => upsert(ctx, undefined) }, PUT: { access: MANAGEMENT, handle: (ctx) => upsert(ctx, undefined) } },
   },
   {
     pattern: 'namespace/:name',
@@ -136,16 +135,17 @@ export const namespaceRoutes: readonly SchedRoute<SchedDeps>[] = [
     blocking: [T.namespaces],
     methods: {
       /** The namespace; 403 unless the token may use it at all; 404 `Namespace not found`. */
-      GET: async (ctx) => {
-        const name = ctx.params.name!;
-        requireAllowed(identityOf(ctx).authorizer.allowNamespace(name));
-        const n = ctx.deps.state.get<NamespaceDoc>(T.namespaces, name);
-        if (!n) throw schedNotFound('Namespace not found');
-        return { body: renderNamespace(n), index: n.ModifyIndex };
+      GET: {
+        access: (ctx) => ({ namespaceVisible: ctx.params.name! }),
+        handle: async (ctx) => {
+          const n = ctx.deps.state.get<NamespaceDoc>(T.namespaces, ctx.params.name!);
+          if (!n) throw schedNotFound('Namespace not found');
+          return { body: renderNamespace(n), index: n.ModifyIndex };
+        },
       },
-      POST: (ctx) => upsert(ctx, ctx.params.name),
-      PUT: (ctx) => upsert(ctx, ctx.params.name),
-      DELETE: remove,
+      POST: { access: MANAGEMENT, handle: (ctx) => upsert(ctx, ctx.params.name) },
+      PUT: { access: MANAGEMENT, handle: (ctx) => upsert(ctx, ctx.params.name) },
+      DELETE: { access: MANAGEMENT, handle: remove },
     },
   },
 ];

@@ -10,10 +10,9 @@
  * @module
  */
 import { renderAlloc, type StoredAlloc } from '../alloc.js';
-import { identityOf, requireAllowed, type SchedDeps } from '../deps.js';
-import { atLeastOne, schedNotFound, type SchedRoute } from '../http.js';
+import type { SchedRoute } from '../access.js';
+import { atLeastOne, schedNotFound } from '../http.js';
 import type { PlacedAllocFields } from '../jobs/types.js';
-import { isNodeSecret } from '../node-secret.js';
 import { T, type NodeDoc } from '../state.js';
 import type { Indexed } from '../../../kernel/store/index.js';
 
@@ -32,7 +31,7 @@ export function renderFullAlloc(a: FullAlloc): Record<string, unknown> {
 }
 
 /** Routes of this file. */
-export const nodeAllocationRoutes: readonly SchedRoute<SchedDeps>[] = [
+export const nodeAllocationRoutes: readonly SchedRoute[] = [
   {
     pattern: 'node/:id/allocations',
     synopsis: 'List the allocations of a node, in full (the client agent watches it)',
@@ -40,15 +39,16 @@ export const nodeAllocationRoutes: readonly SchedRoute<SchedDeps>[] = [
     methods: {
       /**
        * The node's allocations in ID order ({@link renderFullAlloc}); `X-Sched-Index` the
-       * allocations table's index. @throws 404 `node not found`; 403 without the node's
-       * secret or `node:read`.
+       * allocations table's index. @throws 404 `node not found`.
        */
-      GET: async (ctx) => {
-        const nodeId = ctx.params.id!;
-        if (!isNodeSecret(ctx, nodeId)) requireAllowed(identityOf(ctx).authorizer.allowNodeRead());
-        if (!ctx.deps.state.get<NodeDoc>(T.nodes, nodeId)) throw schedNotFound('node not found');
-        const allocs = ctx.deps.state.list<FullAlloc>(T.allocs).filter((a) => a.NodeID === nodeId);
-        return { body: allocs.map(renderFullAlloc), index: atLeastOne(ctx.deps.state.tableIndex(T.allocs)) };
+      GET: {
+        access: (ctx) => ({ node: 'read', or: { node: ctx.params.id! } }),
+        handle: async (ctx) => {
+          const nodeId = ctx.params.id!;
+          if (!ctx.deps.state.get<NodeDoc>(T.nodes, nodeId)) throw schedNotFound('node not found');
+          const allocs = ctx.deps.state.list<FullAlloc>(T.allocs).filter((a) => a.NodeID === nodeId);
+          return { body: allocs.map(renderFullAlloc), index: atLeastOne(ctx.deps.state.tableIndex(T.allocs)) };
+        },
       },
     },
   },

@@ -12,33 +12,33 @@
  * @module
  */
 import { liveClaims, volumeKey, type StoredVolume } from '../csi/volume.js';
-import { requireAllowed, type SchedDeps } from '../deps.js';
-import { schedNotFound, type SchedRoute } from '../http.js';
-import { isNodeSecret } from '../node-secret.js';
+import type { SchedRoute } from '../access.js';
+import { schedNotFound } from '../http.js';
 import { T } from '../state.js';
 
 /** Routes of this file. */
-export const nodeVolumeRoutes: readonly SchedRoute<SchedDeps>[] = [
+export const nodeVolumeRoutes: readonly SchedRoute[] = [
   {
     pattern: 'node/:id/volume/csi/:volume',
     synopsis: 'Read a CSI volume claimed on a node, with its secrets, for that node\'s client (Cairn extension; the reference uses RPC)',
     methods: {
       /**
        * `{ID, Namespace, ExternalID, PluginID, MountOptions, Secrets, Context}` of volume
-       * `:volume` in `?namespace=` (default `default`). @throws 403 `Permission denied`
-       * without node `:id`'s secret; 404 `volume not found` when it does not exist or no live
-       * claim of it is on node `:id`.
+       * `:volume` in `?namespace=` (default `default`). @throws 404 `volume not found` when it
+       * does not exist or no live claim of it is on node `:id`.
        */
-      GET: async (ctx) => {
-        const nodeId = ctx.params.id!;
-        requireAllowed(isNodeSecret(ctx, nodeId));
-        const ns = ctx.query.get('namespace') || 'default';
-        const v = ctx.deps.state.get<StoredVolume>(T.csiVolumes, volumeKey(ns, ctx.params.volume!));
-        if (!v || !liveClaims(v).some((c) => c.NodeID === nodeId)) throw schedNotFound('volume not found');
-        return {
-          body: { ID: v.ID, Namespace: v.Namespace, ExternalID: v.ExternalID, PluginID: v.PluginID, MountOptions: v.MountOptions, Secrets: v.Secrets, Context: v.Context },
-          index: v.ModifyIndex,
-        };
+      GET: {
+        access: (ctx) => ({ secretOf: { node: ctx.params.id! } }),
+        handle: async (ctx) => {
+          const nodeId = ctx.params.id!;
+          const ns = ctx.query.get('namespace') || 'default';
+          const v = ctx.deps.state.get<StoredVolume>(T.csiVolumes, volumeKey(ns, ctx.params.volume!));
+          if (!v || !liveClaims(v).some((c) => c.NodeID === nodeId)) throw schedNotFound('volume not found');
+          return {
+            body: { ID: v.ID, Namespace: v.Namespace, ExternalID: v.ExternalID, PluginID: v.PluginID, MountOptions: v.MountOptions, Secrets: v.Secrets, Context: v.Context },
+            index: v.ModifyIndex,
+          };
+        },
       },
     },
   },

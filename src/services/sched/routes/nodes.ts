@@ -29,9 +29,9 @@
  * @module
  */
 import type { Indexed, Txn } from '../../../kernel/store/index.js';
-import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
-import { decodeGoStruct } from '../go-struct.js';
-import { schedBadRequest, schedNotFound, writeReply, type SchedReply, type SchedRoute } from '../http.js';
+import type { SchedAccess, SchedRoute } from '../access.js';
+import type { Ctx } from '../deps.js';
+import { schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
 import {
   appendEvents,
   decodeRegistration,
@@ -49,9 +49,9 @@ import {
 } from '../node.js';
 import { decodeNodePlugins, syncNodePlugins } from '../csi/node-report.js';
 import { formatTime } from '../../../kernel/util/duration.js';
-import { isNodeSecret } from '../node-secret.js';
 import { queryBool, queryUuidPrefix, requireBody } from '../request.js';
 import { LABEL, T } from '../state.js';
+import { decodeGoStruct, UUID } from '../go-struct.js';
 
 /**
  * The reply of a node write (the reference's `NodeUpdateResponse` / `NodeDrainUpdateResponse`
@@ -68,16 +68,19 @@ function heartbeatTtlNs(ctx: Ctx): number {
   return (ctx.deps.heartbeats?.ttlMs ?? 0) * 1e6;
 }
 
-/** `node:write`. @throws 403 `Permission denied` (also for an unknown secret). */
-function requireNodeWrite(ctx: Ctx): string {
-  const who = identityOf(ctx);
-  requireAllowed(who.authorizer.allowNodeWrite());
-  return who.token.AccessorID;
-}
+const NODE_READ: SchedAccess = { node: 'read' };
+const NODE_WRITE: SchedAccess = { node: 'write' };
+/** `node:write`, or the secret of node `:id` (a client reporting on its own node). */
+const NODE_WRITE_OR_ITSELF = (ctx: Ctx): SchedAccess => ({ node: 'write', or: { node: ctx.params.id! } });
 
-/** `node:read`. @throws 403 `Permission denied`. */
-function requireNodeRead(ctx: Ctx): void {
-  requireAllowed(identityOf(ctx).authorizer.allowNodeRead());
+/**
+ * The body of a registration: the node, and the CSI node plugins it reports itself when no
+ * plugin endpoint of this server serves it (csi/node-report.ts), with `UpdateTime` `nowMs`.
+ * @throws 400 the texts of {@link decodeRegistration} and `decodeNodePlugins`.
+ */
+function registration(ctx: Ctx, nowMs: number): { n: ReturnType<typeof decodeRegistration>; reported: ReturnType<typeof decodeNodePlugins> | undefined } {
+  const n = decodeRegistration(requireBody(ctx));
+  return { n, reported: ctx.deps.plugins.servesNode(n.ID) ? undefined : decodeNodePlugins(n.CSINodePlugins, formatTime(new Date(nowMs))) };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -95,12 +98,8 @@ function requireNodeRead(ctx: Ctx): void {
  * registering node.` when the node exists with another secret; 403 without `node:write`.
  */
 async function register(ctx: Ctx): Promise<SchedReply> {
-  const n = decodeRegistration(requireBody(ctx));
   const nowMs = ctx.deps.now();
-  // A node no plugin endpoint of this server serves reports its own CSI node plugins (csi/node-report.ts).
-  const reported = ctx.deps.plugins.servesNode(n.ID) ? undefined : decodeNodePlugins(n.CSINodePlugins, formatTime(new Date(nowMs)));
-  // A node already known re-registers with its own secret (a client agent after the servers forgot it or on restart).
-  if (!isNodeSecret(ctx, n.ID)) requireNodeWrite(ctx);
+  const { n, reported } = registration(ctx, nowMs);
   const { index } = await ctx.deps.state.txn((tx) => {
     const old = tx.get<StoredNode>(T.nodes, n.ID);
     if (old && old.SecretID !== '' && old.SecretID !== n.SecretID) throw schedBadRequest('node secret ID does not match. Not registering node.');
@@ -135,7 +134,6 @@ async function updateNode(ctx: Ctx, label: string, fn: (tx: Txn, node: StoredNod
  * `missing node event message`; 404 `node not found`; 403 without the node's secret or `node:write`.
  */
 async function updateStatus(ctx: Ctx): Promise<SchedReply> {
-  if (!isNodeSecret(ctx, ctx.params.id!)) requireNodeWrite(ctx);
   const body = decodeGoStruct(requireBody(ctx), 'structs.NodeUpdateStatusRequest', { Status: 'string', StatusDescription: 'string', NodeEvent: 'object' });
   const status = body.Status as string;
   if (!(NODE_STATUSES as readonly string[]).includes(status)) throw schedBadRequest('invalid status for node');
@@ -170,7 +168,6 @@ async function updateStatus(ctx: Ctx): Promise<SchedReply> {
  * eligibility to eligible while it is draining`; 404 `node not found`; 403 without `node:write`.
  */
 async function updateEligibility(ctx: Ctx): Promise<SchedReply> {
-  requireNodeWrite(ctx);
   const body = decodeGoStruct(requireBody(ctx), 'structs.NodeUpdateEligibilityRequest', { Eligibility: 'string' });
   const eligibility = body.Eligibility as string;
   if (!(NODE_ELIGIBILITIES as readonly string[]).includes(eligibility)) throw schedBadRequest(`invalid scheduling eligibility "${eligibility}"`);
@@ -197,7 +194,7 @@ async function updateEligibility(ctx: Ctx): Promise<SchedReply> {
  * @throws 400 for a body of the wrong shape; 404 `node not found`; 403 without `node:write`.
  */
 async function updateDrain(ctx: Ctx): Promise<SchedReply> {
-  const accessor = requireNodeWrite(ctx);
+  const accessor = ctx.caller.token.AccessorID;
   const body = decodeGoStruct(requireBody(ctx), 'api.NodeUpdateDrainRequest', { DrainSpec: 'object', MarkEligible: 'bool', Meta: 'map' });
   const spec = body.DrainSpec === null ? null : decodeGoStruct(body.DrainSpec, 'api.DrainSpec', { Deadline: 'int', IgnoreSystemJobs: 'bool' });
   const request: DrainRequest = {
@@ -216,7 +213,6 @@ async function updateDrain(ctx: Ctx): Promise<SchedReply> {
 
 /** `POST|PUT /v1/node/:id/purge` (the reference's `Node.Deregister`): deletes the node, label `NodeDeregistration`. @throws 404 `node not found`; 403 without `node:write`. */
 async function purge(ctx: Ctx): Promise<SchedReply> {
-  requireNodeWrite(ctx);
   const index = await updateNode(ctx, LABEL.nodeDeregister, (tx, node) => {
     // The plugins it reported itself lose it (a server's own registry keeps its endpoints' entries).
     if (node.CSIReported) syncNodePlugins(tx, node.ID, {});
@@ -226,11 +222,13 @@ async function purge(ctx: Ctx): Promise<SchedReply> {
 }
 
 /** Routes of this file (see the module doc); `node/register` is declared before `node/:id` (first match wins). */
-export const nodeRoutes: readonly SchedRoute<SchedDeps>[] = [
+export const nodeRoutes: readonly SchedRoute[] = [
   {
     pattern: 'node/register',
     synopsis: 'Register or re-register a client node (Cairn extension; the reference uses RPC)',
-    methods: { PUT: register },
+    // A node already known re-registers with its own secret (a client agent after the servers
+    // forgot it or on restart); the body's 400s come first.
+    methods: { PUT: { access: (ctx) => ({ node: 'write', or: { node: registration(ctx, ctx.deps.now()).n.ID } }), handle: register } },
   },
   {
     pattern: 'nodes',
@@ -238,12 +236,14 @@ export const nodeRoutes: readonly SchedRoute<SchedDeps>[] = [
     blocking: [T.nodes],
     methods: {
       /** Stubs in ID order ({@link nodeStub}); 400 for a bad prefix or flag; 403 without `node:read`. */
-      GET: async (ctx) => {
-        requireNodeRead(ctx);
-        const prefix = queryUuidPrefix(ctx);
-        const fields = { resources: queryBool(ctx, 'resources'), os: queryBool(ctx, 'os') };
-        const nodes = ctx.deps.state.list<StoredNode>(T.nodes).filter((n) => n.ID.toLowerCase().startsWith(prefix));
-        return { body: nodes.map((n) => nodeStub(n, fields)), index: ctx.deps.state.tableIndex(T.nodes) };
+      GET: {
+        access: NODE_READ,
+        handle: async (ctx) => {
+          const prefix = queryUuidPrefix(ctx);
+          const fields = { resources: queryBool(ctx, 'resources'), os: queryBool(ctx, 'os') };
+          const nodes = ctx.deps.state.list<StoredNode>(T.nodes).filter((n) => n.ID.toLowerCase().startsWith(prefix));
+          return { body: nodes.map((n) => nodeStub(n, fields)), index: ctx.deps.state.tableIndex(T.nodes) };
+        },
       },
     },
   },
@@ -253,32 +253,34 @@ export const nodeRoutes: readonly SchedRoute<SchedDeps>[] = [
     blocking: [T.nodes],
     methods: {
       /** The node ({@link renderNode}), `X-Sched-Index` its ModifyIndex; 404 `node not found`; 403 without `node:read`. */
-      GET: async (ctx) => {
-        requireNodeRead(ctx);
-        const node = ctx.deps.state.get<StoredNode>(T.nodes, ctx.params.id!);
-        if (!node) throw nodeNotFound();
-        return { body: renderNode(node), index: node.ModifyIndex };
+      GET: {
+        access: NODE_READ,
+        handle: async (ctx) => {
+          const node = ctx.deps.state.get<StoredNode>(T.nodes, ctx.params.id!);
+          if (!node) throw nodeNotFound();
+          return { body: renderNode(node), index: node.ModifyIndex };
+        },
       },
     },
   },
   {
     pattern: 'node/:id/status',
     synopsis: 'Report a node\'s status and append a node event (Cairn extension; the reference uses RPC)',
-    methods: { POST: updateStatus, PUT: updateStatus },
+    methods: { POST: { access: NODE_WRITE_OR_ITSELF, handle: updateStatus }, PUT: { access: NODE_WRITE_OR_ITSELF, handle: updateStatus } },
   },
   {
     pattern: 'node/:id/eligibility',
     synopsis: 'Mark a node eligible or ineligible for scheduling',
-    methods: { POST: updateEligibility, PUT: updateEligibility },
+    methods: { POST: { access: NODE_WRITE, handle: updateEligibility }, PUT: { access: NODE_WRITE, handle: updateEligibility } },
   },
   {
     pattern: 'node/:id/drain',
     synopsis: 'Set, update or clear a node\'s drain strategy',
-    methods: { POST: updateDrain, PUT: updateDrain },
+    methods: { POST: { access: NODE_WRITE, handle: updateDrain }, PUT: { access: NODE_WRITE, handle: updateDrain } },
   },
   {
     pattern: 'node/:id/purge',
     synopsis: 'Deregister a node',
-    methods: { POST: purge, PUT: purge },
+    methods: { POST: { access: NODE_WRITE, handle: purge }, PUT: { access: NODE_WRITE, handle: purge } },
   },
 ];

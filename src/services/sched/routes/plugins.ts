@@ -12,29 +12,31 @@
  *
  * @module
  */
-import { identityOf, requireAllowed, type SchedDeps } from '../deps.js';
-import { schedBadRequest, schedNotFound, type SchedRoute } from '../http.js';
+import type { SchedRoute } from '../access.js';
+import { schedBadRequest, schedNotFound } from '../http.js';
 import { pluginStub, renderPlugin, type CsiPluginDoc } from '../csi/plugin-doc.js';
 import { queryPrefix } from '../request.js';
 import { T } from '../state.js';
 
 /** Routes of this file (see the module doc). */
-export const pluginRoutes: readonly SchedRoute<SchedDeps>[] = [
+export const pluginRoutes: readonly SchedRoute[] = [
   {
     pattern: 'plugins',
     synopsis: 'List CSI plugins as stubs; ?type=csi (required for a non-empty list), ?prefix= (ID prefix)',
     blocking: [T.csiPlugins],
     methods: {
       /** Stubs in ID order; `[]` without `type`; 400 `unsupported plugin type "<t>": only "csi" is supported`; 403 without `plugin:list`. */
-      GET: async (ctx) => {
-        requireAllowed(identityOf(ctx).authorizer.allowPluginList());
-        const type = ctx.query.get('type') ?? '';
-        const index = ctx.deps.state.tableIndex(T.csiPlugins);
-        if (type === '') return { body: [], index };
-        if (type !== 'csi') throw schedBadRequest(`unsupported plugin type "${type}": only "csi" is supported`);
-        const prefix = queryPrefix(ctx);
-        const plugins = ctx.deps.state.list<CsiPluginDoc>(T.csiPlugins).filter((p) => p.ID.startsWith(prefix));
-        return { body: plugins.map(pluginStub), index };
+      GET: {
+        access: { plugin: 'list' },
+        handle: async (ctx) => {
+          const type = ctx.query.get('type') ?? '';
+          const index = ctx.deps.state.tableIndex(T.csiPlugins);
+          if (type === '') return { body: [], index };
+          if (type !== 'csi') throw schedBadRequest(`unsupported plugin type "${type}": only "csi" is supported`);
+          const prefix = queryPrefix(ctx);
+          const plugins = ctx.deps.state.list<CsiPluginDoc>(T.csiPlugins).filter((p) => p.ID.startsWith(prefix));
+          return { body: plugins.map(pluginStub), index };
+        },
       },
     },
   },
@@ -44,11 +46,13 @@ export const pluginRoutes: readonly SchedRoute<SchedDeps>[] = [
     blocking: [T.csiPlugins],
     methods: {
       /** The plugin, `X-Sched-Index` its ModifyIndex; 404 `plugin not found`; 403 without `plugin:read`. */
-      GET: async (ctx) => {
-        requireAllowed(identityOf(ctx).authorizer.allowPluginRead());
-        const p = ctx.deps.state.get<CsiPluginDoc>(T.csiPlugins, ctx.params.id!);
-        if (!p) throw schedNotFound('plugin not found');
-        return { body: renderPlugin(p), index: p.ModifyIndex };
+      GET: {
+        access: { plugin: 'read' },
+        handle: async (ctx) => {
+          const p = ctx.deps.state.get<CsiPluginDoc>(T.csiPlugins, ctx.params.id!);
+          if (!p) throw schedNotFound('plugin not found');
+          return { body: renderPlugin(p), index: p.ModifyIndex };
+        },
       },
     },
   },

@@ -6,8 +6,8 @@
  * @module
  */
 import { REPLICATED, REPLICATED_KINDS, type ReplicatedKind } from '../replication.js';
-import { forwardReadToLeader, requireManagement, type SchedDeps } from '../deps.js';
-import { atLeastOne, type SchedRoute } from '../http.js';
+import { ACL_MANAGEMENT, type SchedRoute } from '../access.js';
+import { atLeastOne } from '../http.js';
 import type { TokenDoc } from '../state.js';
 
 /**
@@ -16,25 +16,27 @@ import type { TokenDoc } from '../state.js';
  * the stored documents as they are, `X-Sched-Index` = that table's index (blocking on it).
  * @throws 400 `ACL support disabled`; 403 `Permission denied` (not management).
  */
-function replicateRoute(kind: ReplicatedKind): SchedRoute<SchedDeps> {
+function replicateRoute(kind: ReplicatedKind): SchedRoute {
   const { table } = REPLICATED[kind];
   return {
     pattern: `internal/acl/replicate/${kind}`,
     synopsis: `Every replicated ${kind} document, secrets included (management token; blocking)`,
     blocking: [table],
     methods: {
-      GET: async (ctx) => {
-        requireManagement(ctx);
-        const docs = ctx.deps.state.list<Record<string, unknown>>(table);
-        const body = kind === 'tokens' ? docs.filter((d) => (d as unknown as TokenDoc).Global) : docs;
-        return { body, index: atLeastOne(ctx.deps.state.tableIndex(table)) };
+      GET: {
+        access: ACL_MANAGEMENT,
+        handle: async (ctx) => {
+          const docs = ctx.deps.state.list<Record<string, unknown>>(table);
+          const body = kind === 'tokens' ? docs.filter((d) => (d as unknown as TokenDoc).Global) : docs;
+          return { body, index: atLeastOne(ctx.deps.state.tableIndex(table)) };
+        },
       },
     },
   };
 }
 
 /** Routes of this file. */
-export const replicationRoutes: readonly SchedRoute<SchedDeps>[] = [
+export const replicationRoutes: readonly SchedRoute[] = [
   ...REPLICATED_KINDS.map(replicateRoute),
   {
     pattern: 'acl/replication',
@@ -46,13 +48,13 @@ export const replicationRoutes: readonly SchedRoute<SchedDeps>[] = [
        * region. Only the leader of a region sharing a state replicates: a follower forwards
        * to it. @throws 400 `ACL support disabled`; 403 (not management); 500 `No cluster leader`.
        */
-      GET: async (ctx) => {
-        requireManagement(ctx);
-        const r = ctx.deps.replicator;
-        const forwarded = r && (await forwardReadToLeader(ctx));
-        if (forwarded) return forwarded;
-        const body = r?.status() ?? { Enabled: false, Running: false, SourceRegion: '', ReplicatedIndexes: {}, LastSuccess: '', LastError: '', LastErrorMessage: '' };
-        return { body, index: atLeastOne(ctx.deps.state.index) };
+      GET: {
+        access: ACL_MANAGEMENT,
+        forward: (ctx) => (ctx.deps.replicator ? 'leader' : undefined),
+        handle: async (ctx) => {
+          const body = ctx.deps.replicator?.status() ?? { Enabled: false, Running: false, SourceRegion: '', ReplicatedIndexes: {}, LastSuccess: '', LastError: '', LastErrorMessage: '' };
+          return { body, index: atLeastOne(ctx.deps.state.index) };
+        },
       },
     },
   },

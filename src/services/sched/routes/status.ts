@@ -7,8 +7,9 @@
  *
  * @module
  */
-import type { Ctx, SchedDeps } from '../deps.js';
-import type { SchedRoute } from '../http.js';
+import { PUBLIC } from '../../../kernel/http/index.js';
+import type { SchedRoute } from '../access.js';
+import type { Ctx } from '../deps.js';
 
 /** The leader's `host:port`: this agent alone or leading, else the one the shared state names; undefined when none is known. */
 function leaderAddress(ctx: Ctx): string | undefined {
@@ -17,13 +18,13 @@ function leaderAddress(ctx: Ctx): string | undefined {
 }
 
 /** Routes of this file. */
-export const statusRoutes: readonly SchedRoute<SchedDeps>[] = [
+export const statusRoutes: readonly SchedRoute[] = [
   {
     pattern: 'status/leader',
     synopsis: 'The address of the region\'s leader',
     methods: {
       /** `GET /v1/status/leader`: the leader's `host:port` as a JSON string; `""` when no leader is known. */
-      GET: async (ctx) => ({ body: leaderAddress(ctx) ?? '' }),
+      GET: { access: PUBLIC, handle: async (ctx) => ({ body: leaderAddress(ctx) ?? '' }) },
     },
   },
   {
@@ -35,15 +36,18 @@ export const statusRoutes: readonly SchedRoute<SchedDeps>[] = [
        * sorted: the leader and this agent (one entry alone or leading); `[]` when no leader is
        * known (the region cannot serve writes).
        */
-      GET: async (ctx) => {
-        const leader = leaderAddress(ctx);
-        return { body: leader === undefined ? [] : [...new Set([leader, ctx.deps.advertise.address])].sort() };
+      GET: {
+        access: PUBLIC,
+        handle: async (ctx) => {
+          const leader = leaderAddress(ctx);
+          return { body: leader === undefined ? [] : [...new Set([leader, ctx.deps.advertise.address])].sort() };
+        },
       },
     },
   },
   {
     pattern: 'regions',
     synopsis: 'Every region this agent knows, sorted',
-    methods: { GET: async (ctx) => ({ body: [ctx.deps.config.region, ...Object.keys(ctx.deps.config.regionAddresses)].sort() }) },
+    methods: { GET: { access: PUBLIC, handle: async (ctx) => ({ body: [ctx.deps.config.region, ...Object.keys(ctx.deps.config.regionAddresses)].sort() }) } },
   },
 ];

@@ -18,25 +18,25 @@
  * @module
  */
 import type { CsiSnapshot } from '../../../kernel/csi/index.js';
-import { forwardReadToLeader, identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
+import type { SchedAccess, SchedRoute } from '../access.js';
+import type { Ctx } from '../deps.js';
 import { requireController } from '../csi/controller.js';
 import { pluginCall } from '../csi/plugin-error.js';
 import type { CsiPluginDoc } from '../csi/plugin-doc.js';
 import { csiSecretsHeader, mergeSecrets } from '../csi/secrets.js';
 import { volumeKey, type StoredVolume } from '../csi/volume.js';
-import { decodeGoStruct } from '../go-struct.js';
-import { schedBadRequest, writeReply, type SchedReply, type SchedRoute } from '../http.js';
+import { schedBadRequest, writeReply, type SchedReply } from '../http.js';
 import { queryHexPrefix, queryPerPage, requireBody, requireQuery } from '../request.js';
 import { DEFAULT_NAMESPACE, T } from '../state.js';
 import { VOLUME_LIST_CAPABILITIES } from './volumes.js';
+import { decodeGoStruct } from '../go-struct.js';
 
-/** The request's namespace after checking that the token may list (`write` false) or write volumes there. @throws 403. */
-function authorize(ctx: Ctx, write: boolean): string {
-  const ns = ctx.query.get('namespace') || DEFAULT_NAMESPACE;
-  const authz = identityOf(ctx).authorizer;
-  requireAllowed(write ? authz.allowNamespaceOperation(ns, 'csi-write-volume') : authz.allowNamespaceAnyOf(ns, VOLUME_LIST_CAPABILITIES));
-  return ns;
-}
+/** The request's `?namespace=` (default `default`). */
+const namespaceOf = (ctx: Ctx) => ctx.query.get('namespace') || DEFAULT_NAMESPACE;
+/** Listing: a volume-list capability in `?namespace=`. */
+const LIST = (ctx: Ctx): SchedAccess => ({ namespace: namespaceOf(ctx), anyOf: VOLUME_LIST_CAPABILITIES });
+/** Snapshot writes: `csi-write-volume` in `?namespace=`. */
+const WRITE = (ctx: Ctx): SchedAccess => ({ namespace: namespaceOf(ctx), anyOf: ['csi-write-volume'] });
 
 /**
  * The plugin `?plugin_id=` names: its ID, else the one plugin whose ID starts with it.
@@ -67,12 +67,8 @@ function snapshotItem(s: CsiSnapshot, pluginId: string): Record<string, unknown>
  *   500 `No cluster leader`.
  */
 async function listExternal(ctx: Ctx): Promise<SchedReply> {
-  authorize(ctx, false);
   const plugin = pluginOf(ctx);
   const perPage = queryPerPage(ctx, true);
-  // Only the leader drives the CSI plugins (csi/plugins.ts): a follower asks it.
-  const forwarded = await forwardReadToLeader(ctx);
-  if (forwarded) return forwarded;
   const { client } = requireController(ctx.deps, plugin.ID, 'SupportsListVolumes');
   const page = await pluginCall(`plugin "${plugin.ID}" could not list volumes`, () => client.listVolumes({ maxEntries: perPage, startingToken: ctx.query.get('next_token') || undefined }));
   const volumes = page.entries.slice(0, perPage).map((e) => ({
@@ -109,7 +105,7 @@ interface SnapshotSpec {
  * CREATE_DELETE_SNAPSHOT`; 503; the plugin's failure; 403.
  */
 async function createSnapshots(ctx: Ctx): Promise<SchedReply> {
-  const ns = authorize(ctx, true);
+  const ns = namespaceOf(ctx);
   const body = decodeGoStruct(requireBody(ctx), 'structs.CSISnapshotCreateRequest', { Snapshots: 'any' });
   if (body.Snapshots !== null && !Array.isArray(body.Snapshots)) throw schedBadRequest('json: cannot unmarshal into Go struct field structs.CSISnapshotCreateRequest.Snapshots of type []*structs.CSISnapshot');
   const specs = ((body.Snapshots ?? []) as unknown[]).filter((s) => s !== null).map((s) =>
@@ -149,7 +145,6 @@ async function createSnapshots(ctx: Ctx): Promise<SchedReply> {
  * snapshot_id: …`, `plugin "<p>" does not support CREATE_DELETE_SNAPSHOT`; 503; the plugin's failure; 403.
  */
 async function deleteSnapshot(ctx: Ctx): Promise<SchedReply> {
-  authorize(ctx, true);
   const plugin = pluginOf(ctx);
   const id = requireQuery(ctx, 'snapshot_id', 'this endpoint needs the snapshot ID');
   const { client } = requireController(ctx.deps, plugin.ID, 'SupportsCreateDeleteSnapshot');
@@ -166,12 +161,8 @@ async function deleteSnapshot(ctx: Ctx): Promise<SchedReply> {
  *   500 `No cluster leader`.
  */
 async function listSnapshots(ctx: Ctx): Promise<SchedReply> {
-  authorize(ctx, false);
   const plugin = pluginOf(ctx);
   const perPage = queryPerPage(ctx, true);
-  // Only the leader drives the CSI plugins (csi/plugins.ts): a follower asks it.
-  const forwarded = await forwardReadToLeader(ctx);
-  if (forwarded) return forwarded;
   const { client } = requireController(ctx.deps, plugin.ID, 'SupportsListSnapshots');
   const page = await pluginCall(`plugin "${plugin.ID}" could not list snapshots`, () =>
     client.listSnapshots({ maxEntries: perPage, startingToken: ctx.query.get('next_token') || undefined, secrets: csiSecretsHeader(ctx) }),
@@ -181,17 +172,23 @@ async function listSnapshots(ctx: Ctx): Promise<SchedReply> {
 }
 
 /** Routes of this file (see the module doc). */
-export const volumeSnapshotRoutes: readonly SchedRoute<SchedDeps>[] = [
+export const volumeSnapshotRoutes: readonly SchedRoute[] = [
   {
     pattern: 'volumes/external',
     synopsis: 'List the volumes a plugin holds, registered or not (needs LIST_VOLUMES; per_page required)',
     blocking: [T.csiPlugins],
-    methods: { GET: listExternal },
+    // Only the leader drives the CSI plugins (csi/plugins.ts): a follower asks it.
+    methods: { GET: { access: LIST, forward: 'leader', handle: listExternal } },
   },
   {
     pattern: 'volumes/snapshot',
     synopsis: 'Create, delete and list CSI snapshots (CREATE_DELETE_SNAPSHOT, LIST_SNAPSHOTS)',
     blocking: [T.csiPlugins],
-    methods: { GET: listSnapshots, POST: createSnapshots, PUT: createSnapshots, DELETE: deleteSnapshot },
+    methods: {
+      GET: { access: LIST, forward: 'leader', handle: listSnapshots },
+      POST: { access: WRITE, handle: createSnapshots },
+      PUT: { access: WRITE, handle: createSnapshots },
+      DELETE: { access: WRITE, handle: deleteSnapshot },
+    },
   },
 ];

@@ -21,12 +21,14 @@
  */
 import { ALL_NAMESPACES, type NamespaceCapability } from '../acl/index.js';
 import { volumeLookup } from '../csi/lookup.js';
-import { registerVolumes } from '../csi/volume-register.js';
-import { deleteVolume, deregisterVolume, detachVolume } from '../csi/volume-remove.js';
+import { registerAccess, registerVolumes, type RegisterOptions } from '../csi/volume-register.js';
+import { deleteVolume, deregisterAccess, deregisterVolume, detachAccess, detachVolume, removeAccess } from '../csi/volume-remove.js';
 import { liveClaims, renderVolume, volumeFilterDatum, volumeKey, volumeStub, type StoredVolume } from '../csi/volume.js';
 import type { CsiPluginDoc } from '../csi/plugin-doc.js';
-import { identityOf, requireAllowed, type Ctx, type SchedDeps } from '../deps.js';
-import { schedBadRequest, schedNotFound, type SchedReply, type SchedRoute } from '../http.js';
+import { PUBLIC, type Public } from '../../../kernel/http/index.js';
+import { ANY_CALLER, type SchedAccess, type SchedOperation, type SchedRoute } from '../access.js';
+import type { Ctx } from '../deps.js';
+import { schedBadRequest, schedNotFound, type SchedReply } from '../http.js';
 import { compileListFilter, nextTokenHeader, paginate } from '../paginate.js';
 import { queryHexPrefix, queryPerPage, queryPrefix } from '../request.js';
 import { DEFAULT_NAMESPACE, T } from '../state.js';
@@ -48,13 +50,23 @@ const VOLUME_READ_CAPABILITIES: readonly NamespaceCapability[] = ['csi-read-volu
  * supported`, odd hex prefixes, a bad `per_page`, filter errors; 403 without a list
  * capability in a named namespace.
  */
-async function listVolumes(ctx: Ctx): Promise<SchedReply> {
+/**
+ * Who may list volumes: without `?type=` anyone (the list is empty, as the reference's);
+ * else a volume-list capability in `?namespace=`, or for `*` any caller, the list showing
+ * the namespaces where it has one. @throws 400 `unsupported volume type "<t>": only "csi" is supported`.
+ */
+function listAccess(ctx: Ctx): SchedAccess | Public {
   const type = ctx.query.get('type') ?? '';
-  if (type === '') return { body: [] };
+  if (type === '') return PUBLIC;
   if (type !== 'csi') throw schedBadRequest(`unsupported volume type "${type}": only "csi" is supported`);
-  const who = identityOf(ctx);
   const ns = ctx.query.get('namespace') || DEFAULT_NAMESPACE;
-  if (ns !== ALL_NAMESPACES) requireAllowed(who.authorizer.allowNamespaceAnyOf(ns, VOLUME_LIST_CAPABILITIES));
+  return ns === ALL_NAMESPACES ? ANY_CALLER : { namespace: ns, anyOf: VOLUME_LIST_CAPABILITIES };
+}
+
+async function listVolumes(ctx: Ctx): Promise<SchedReply> {
+  if ((ctx.query.get('type') ?? '') === '') return { body: [] };
+  const who = ctx.caller;
+  const ns = ctx.query.get('namespace') || DEFAULT_NAMESPACE;
   const nodeId = queryHexPrefix(ctx, 'node_id', { uuid: true }).toLowerCase();
   const pluginId = queryHexPrefix(ctx, 'plugin_id');
   const prefix = queryPrefix(ctx);
@@ -100,9 +112,14 @@ async function listVolumes(ctx: Ctx): Promise<SchedReply> {
  * `X-Sched-Index` the highest of the volume, plugin and allocation tables. @throws 404
  * `volume not found`; 403 without `csi-read-volume` in the namespace.
  */
+/** A volume-read capability in `?namespace=`. */
+const readAccess = (ctx: Ctx): SchedAccess => ({ namespace: ctx.query.get('namespace') || DEFAULT_NAMESPACE, anyOf: VOLUME_READ_CAPABILITIES });
+
+/** The operation registering (or creating) the body's volumes. */
+const register = (o: (ctx: Ctx) => RegisterOptions): SchedOperation => ({ access: (ctx) => registerAccess(o(ctx))(ctx), handle: (ctx) => registerVolumes(ctx, o(ctx)) });
+
 async function readVolume(ctx: Ctx): Promise<SchedReply> {
   const ns = ctx.query.get('namespace') || DEFAULT_NAMESPACE;
-  requireAllowed(identityOf(ctx).authorizer.allowNamespaceAnyOf(ns, VOLUME_READ_CAPABILITIES));
   const { state } = ctx.deps;
   const v = state.get<StoredVolume>(T.csiVolumes, volumeKey(ns, ctx.params.id!));
   if (!v) throw schedNotFound('volume not found');
@@ -110,32 +127,36 @@ async function readVolume(ctx: Ctx): Promise<SchedReply> {
 }
 
 /** Routes of this file (see the module doc). */
-export const volumeRoutes: readonly SchedRoute<SchedDeps>[] = [
+export const volumeRoutes: readonly SchedRoute[] = [
   {
     pattern: 'volumes',
     synopsis: 'List CSI volumes (?type=csi) as stubs, paged and filtered; register volumes named in the body',
     blocking: [T.csiVolumes, T.csiPlugins],
-    methods: { GET: listVolumes, PUT: (ctx) => registerVolumes(ctx, { create: false }), POST: (ctx) => registerVolumes(ctx, { create: false }) },
+    methods: { GET: { access: listAccess, handle: listVolumes }, PUT: register(() => ({ create: false })), POST: register(() => ({ create: false })) },
   },
   {
     pattern: 'volume/csi/:id',
     synopsis: 'Read, register or deregister a CSI volume',
     blocking: [T.csiVolumes, T.csiPlugins, T.allocs],
-    methods: { GET: readVolume, PUT: (ctx) => registerVolumes(ctx, { create: false, pathId: ctx.params.id! }), DELETE: deregisterVolume },
+    methods: {
+      GET: { access: readAccess, handle: readVolume },
+      PUT: register((ctx) => ({ create: false, pathId: ctx.params.id! })),
+      DELETE: { access: deregisterAccess, handle: deregisterVolume },
+    },
   },
   {
     pattern: 'volume/csi/:id/create',
     synopsis: 'Create a CSI volume in its plugin and register it (needs CREATE_DELETE_VOLUME)',
-    methods: { PUT: (ctx) => registerVolumes(ctx, { create: true, pathId: ctx.params.id! }) },
+    methods: { PUT: register((ctx) => ({ create: true, pathId: ctx.params.id! })) },
   },
   {
     pattern: 'volume/csi/:id/delete',
     synopsis: 'Delete a CSI volume in its plugin and deregister it (needs CREATE_DELETE_VOLUME; X-Sched-CSI-Secrets)',
-    methods: { DELETE: deleteVolume },
+    methods: { DELETE: { access: removeAccess, handle: deleteVolume } },
   },
   {
     pattern: 'volume/csi/:id/detach',
     synopsis: 'Detach a CSI volume from a node (?node=; needs PUBLISH_UNPUBLISH_VOLUME)',
-    methods: { DELETE: detachVolume },
+    methods: { DELETE: { access: detachAccess, handle: detachVolume } },
   },
 ];

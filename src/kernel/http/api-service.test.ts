@@ -1,0 +1,175 @@
+/**
+ * The route declaration of the discovery service and the scheduler (api-service.ts): an
+ * operation without an access rule stops start-up; the kernel checks the rule before the
+ * handler, hands the handler the caller, forwards `primary` operations first (where a
+ * function of the request says so); `PUBLIC` operations resolve no caller; a blocking read's
+ * bad query is a 400 before the rule, and its rule is checked before its wait, or after it
+ * where the service says so.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { SqliteBackend, StateStore } from '../store/index.js';
+import { apiHttpService, PUBLIC, type ApiConventions, type ApiRoute } from './api-service.js';
+import { CairnError } from './errors.js';
+import type { HttpRequest, HttpResponse } from './server.js';
+
+/** The test service's rule: a named permission; its caller: the token's secret. */
+type Rule = { readonly permission: string };
+
+const dir = mkdtempSync(join(tmpdir(), 'cairn-api-service-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const backend = SqliteBackend.open({ path: join(dir, 'state.db') });
+after(() => backend.close());
+const state = await StateStore.open(backend, [{ name: 't' }]);
+
+/** Tokens and what each may do. */
+const GRANTS: Readonly<Record<string, readonly string[]>> = { reader: ['read'], writer: ['read', 'write'] };
+
+function conventions(primary?: () => Promise<HttpResponse> | undefined): ApiConventions<Rule, string> {
+  return {
+    tokenOf: (req) => (typeof req.headers['x-token'] === 'string' ? req.headers['x-token'] : undefined),
+    authorize(rule, ctx) {
+      const grants = ctx.secret === undefined ? undefined : GRANTS[ctx.secret];
+      if (!grants) throw new CairnError('forbidden', 'ACL not found');
+      if (!grants.includes(rule.permission)) throw new CairnError('forbidden', 'Permission denied');
+      return ctx.secret!;
+    },
+    primary: primary && (() => primary()),
+    notFound: () => ({ status: 404, body: 'no route' }),
+    methodNotAllowed: (method) => ({ status: 405, body: `method ${method} not allowed` }),
+    wait: { defaultMs: 1000, maxMs: 1000 },
+    consistency: () => 'default',
+    pretty: () => false,
+    queryMeta: (index) => ({ 'X-Index': String(index) }),
+    decodeError: (why) => why,
+  };
+}
+
+function request(method: string, path: string, token?: string): HttpRequest {
+  const [p, q] = path.split('?');
+  return { id: 'r1', method, path: p!, query: new URLSearchParams(q), headers: token ? { 'x-token': token } : {}, body: Buffer.alloc(0), remoteAddress: '127.0.0.1', tls: false };
+}
+
+/** Runs one request, rendering a thrown CairnError as the dispatcher's caller would. */
+async function call(routes: readonly ApiRoute<undefined, Rule, string>[], req: HttpRequest, conv = conventions()): Promise<HttpResponse> {
+  const service = apiHttpService({ routes, deps: undefined, state, conventions: conv });
+  try {
+    return await service.handle(req);
+  } catch (err) {
+    if (err instanceof CairnError) return service.renderError(err, req);
+    throw err;
+  }
+}
+
+describe('api-service route declarations', () => {
+  const handled: string[] = [];
+  const routes: readonly ApiRoute<undefined, Rule, string>[] = [
+    {
+      pattern: 'things/:name',
+      synopsis: 'one thing',
+      methods: {
+        GET: { access: { permission: 'read' }, handle: async (ctx) => (handled.push(`read by ${ctx.caller}`), { body: { name: ctx.params.name } }) },
+        // The rule depends on the request, as a discovery KV key's does.
+        PUT: { access: (ctx) => ({ permission: ctx.params.name === 'open' ? 'read' : 'write' }), handle: async (ctx) => (handled.push(`write by ${ctx.caller}`), { body: true }) },
+      },
+    },
+    {
+      pattern: 'status',
+      synopsis: 'status',
+      methods: { GET: { access: PUBLIC, handle: async (ctx) => ({ body: { caller: (() => { try { return ctx.caller; } catch (err) { return (err as Error).message; } })() } }) } },
+    },
+  ];
+
+  it('refuses to start a table with an operation that declares no access rule, naming it', () => {
+    const bad = [{ pattern: 'x', synopsis: 'x', methods: { GET: { handle: async () => ({ body: 1 }) } } }] as unknown as ApiRoute<undefined, Rule, string>[];
+    assert.throws(() => apiHttpService({ routes: bad, deps: undefined, state, conventions: conventions() }), /route GET \/v1\/x: no access rule/);
+  });
+
+  it('checks the rule before the handler and hands it the caller', async () => {
+    handled.length = 0;
+    assert.equal((await call(routes, request('GET', '/v1/things/a'))).status, 403);
+    assert.equal((await call(routes, request('GET', '/v1/things/a', 'made-up'))).body, 'ACL not found');
+    const denied = await call(routes, request('PUT', '/v1/things/a', 'reader'));
+    assert.deepEqual([denied.status, denied.body], [403, 'Permission denied']);
+    assert.deepEqual(handled, [], 'no handler ran for a refused request');
+    const read = await call(routes, request('GET', '/v1/things/a', 'reader'));
+    assert.deepEqual([read.status, JSON.parse(String(read.body))], [200, { name: 'a' }]);
+    assert.equal((await call(routes, request('PUT', '/v1/things/open', 'reader'))).status, 200);
+    assert.equal((await call(routes, request('PUT', '/v1/things/a', 'writer'))).status, 200);
+    assert.deepEqual(handled, ['read by reader', 'write by reader', 'write by writer']);
+  });
+
+  it('serves a PUBLIC operation without a token, with no caller', async () => {
+    const r = await call(routes, request('GET', '/v1/status', 'made-up'));
+    assert.equal(r.status, 200);
+    assert.match(JSON.parse(String(r.body)).caller, /a PUBLIC operation has no caller/);
+  });
+
+  it('forwards a primary operation before its rule is checked, and runs it where the primary says it is here', async () => {
+    const forwarded = { status: 201, headers: {}, body: 'from the primary' };
+    const primaryRoutes: readonly ApiRoute<undefined, Rule, string>[] = [
+      { pattern: 'acl/policy', synopsis: 'p', methods: { PUT: { access: { permission: 'write' }, forward: 'primary', handle: async () => ({ body: 'here' }) } } },
+    ];
+    const away = await call(primaryRoutes, request('PUT', '/v1/acl/policy'), conventions(async () => forwarded));
+    assert.deepEqual(away, forwarded);
+    const here = await call(primaryRoutes, request('PUT', '/v1/acl/policy', 'writer'), conventions(() => undefined));
+    assert.equal(here.body, '"here"');
+    assert.equal((await call(primaryRoutes, request('PUT', '/v1/acl/policy'), conventions(() => undefined))).status, 403);
+  });
+
+  it('decides where an operation runs from the request when its forward is a function, which may answer 400 first', async () => {
+    const forwarded = { status: 201, headers: {}, body: 'from the primary' };
+    const decided: readonly ApiRoute<undefined, Rule, string>[] = [
+      {
+        pattern: 'acl/token',
+        synopsis: 't',
+        methods: {
+          PUT: {
+            access: { permission: 'write' },
+            forward: (ctx) => {
+              if (!ctx.query.has('global')) throw new CairnError('bad_request', 'say where');
+              return ctx.query.get('global') === 'true' ? 'primary' : undefined;
+            },
+            handle: async () => ({ body: 'here' }),
+          },
+        },
+      },
+    ];
+    const conv = conventions(async () => forwarded);
+    assert.deepEqual(await call(decided, request('PUT', '/v1/acl/token?global=true'), conv), forwarded);
+    assert.equal((await call(decided, request('PUT', '/v1/acl/token?global=false', 'writer'), conv)).body, '"here"');
+    const bad = await call(decided, request('PUT', '/v1/acl/token'), conv);
+    assert.deepEqual([bad.status, bad.body], [400, 'say where']);
+  });
+
+  it("answers a blocking read's bad ?wait or ?index with 400 before its access rule", async () => {
+    const blocking: readonly ApiRoute<undefined, Rule, string>[] = [
+      { pattern: 'watched', synopsis: 'w', blocking: ['t'], methods: { GET: { access: { permission: 'read' }, handle: async () => ({ body: 1, index: 1 }) } } },
+    ];
+    for (const q of ['wait=soon', 'index=x']) {
+      const r = await call(blocking, request('GET', `/v1/watched?${q}`, 'made-up'));
+      assert.equal(r.status, 400, q);
+    }
+    assert.equal((await call(blocking, request('GET', '/v1/watched?index=0', 'made-up'))).status, 403);
+  });
+
+  it('refuses a blocking read at once, or after its wait where the service checks access on the state it answers from', async () => {
+    const blocking: readonly ApiRoute<undefined, Rule, string>[] = [
+      { pattern: 'watched', synopsis: 'w', blocking: ['t'], methods: { GET: { access: { permission: 'read' }, handle: async () => ({ body: 1, index: 1 }) } } },
+    ];
+    const timed = async (conv: ApiConventions<Rule, string>) => {
+      const started = Date.now();
+      const r = await call(blocking, request('GET', '/v1/watched?index=5&wait=200ms', 'made-up'), conv);
+      return { status: r.status, ms: Date.now() - started };
+    };
+    const first = await timed(conventions());
+    assert.equal(first.status, 403);
+    assert.ok(first.ms < 150, `refused after ${first.ms} ms`);
+    const after = await timed({ ...conventions(), accessAfterWait: true });
+    assert.equal(after.status, 403);
+    assert.ok(after.ms >= 190, `refused after ${after.ms} ms`);
+  });
+});

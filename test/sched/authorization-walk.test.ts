@@ -1,0 +1,142 @@
+/**
+ * The scheduler's authorization walk (issue 25 scope 2): every path and method of its own
+ * OpenAPI document, called with no token, a made-up token and a token with no rights (ACLs
+ * on). None may answer 2xx unless it is one of the operations pinned below as open to
+ * everyone or as showing each caller what it holds; no call may change the state (its latest
+ * index). A route whose rule became `PUBLIC` by mistake answers 2xx here and fails the walk;
+ * a new open route must be pinned here on purpose.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { minimalJob } from './jobs-helpers.js';
+import { call, clientToken, ROOT, startAgent, type TestAgent } from './helpers.js';
+
+/** Open to everyone, tokens or not: the reference's unauthenticated endpoints. */
+const OPEN = new Set([
+  'GET /status/leader',
+  'GET /status/peers',
+  'GET /regions',
+  'GET /metrics',
+  'GET /openapi.json',
+  // Answer nothing but 400/405 (a trailing slash with no key).
+  'GET /acl/auth-method',
+  'DELETE /acl/auth-method',
+  'GET /acl/binding-rule',
+  'DELETE /acl/binding-rule',
+  // Without `?type=` the volume list is empty, as the reference's, to anyone.
+  'GET /volumes',
+]);
+
+/** Admit any token that resolves (the anonymous one too) and show only what it holds. */
+const OWN = new Set(['GET /acl/policies', 'GET /acl/roles', 'GET /acl/auth-methods', 'GET /namespaces', 'GET /acl/token/self']);
+
+const VOLUME = { ID: 'walk-volume', Name: 'v', PluginID: 'p', RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }] };
+
+/** Query strings that get past the query's 400s, so the access rule answers. */
+const QUERIES: Record<string, string> = {
+  'GET /client/fs/logs/{alloc}': '?task=server',
+  'DELETE /volume/csi/{id}/detach': '?node=walk-node',
+  'GET /volumes/external': '?plugin_id=p&per_page=1',
+  'GET /volumes/snapshot': '?plugin_id=p&per_page=1',
+  'DELETE /volumes/snapshot': '?plugin_id=p&snapshot_id=s',
+};
+
+/** Request bodies that get past decoding, so the access rule (not a 400) answers. */
+const BODIES: Record<string, unknown> = {
+  'POST /jobs': { Job: minimalJob('walk-new') },
+  'PUT /jobs': { Job: minimalJob('walk-new') },
+  'POST /job/{id}': { Job: minimalJob('walk-job') },
+  'PUT /job/{id}': { Job: minimalJob('walk-job') },
+  'POST /job/{id}/plan': { Job: minimalJob('walk-job') },
+  'PUT /job/{id}/plan': { Job: minimalJob('walk-job') },
+  'POST /jobs/parse': { JobHCL: 'job "x" {}' },
+  'PUT /jobs/parse': { JobHCL: 'job "x" {}' },
+  'POST /job/{id}/scale': { Count: 2, Target: { Group: 'app' } },
+  'PUT /job/{id}/scale': { Count: 2, Target: { Group: 'app' } },
+  'POST /acl/policy/{name}': { Name: 'walk-policy', Rules: 'namespace "default" { policy = "write" }' },
+  'PUT /acl/policy/{name}': { Name: 'walk-policy', Rules: 'namespace "default" { policy = "write" }' },
+  'POST /acl/token': { Name: 'walk', Type: 'management' },
+  'PUT /acl/token': { Name: 'walk', Type: 'management' },
+  'POST /namespace/{name}': { Name: 'walk-ns' },
+  'PUT /namespace/{name}': { Name: 'walk-ns' },
+  'POST /namespace': { Name: 'walk-ns' },
+  'PUT /namespace': { Name: 'walk-ns' },
+  'PUT /node/register': { Node: { ID: randomUUID(), SecretID: randomUUID(), Datacenter: 'dc1', Name: 'walk-node', HTTPAddr: '10.0.0.1:4646', Attributes: { 'os.name': 'ubuntu' } } },
+  'POST /allocation/{id}/client-status': { ClientStatus: 'running' },
+  'PUT /allocation/{id}/client-status': { ClientStatus: 'running' },
+  'POST /volumes': { Volumes: [VOLUME] },
+  'PUT /volumes': { Volumes: [VOLUME] },
+  'PUT /volume/csi/{id}': { Volumes: [VOLUME] },
+  'PUT /volume/csi/{id}/create': { Volumes: [VOLUME] },
+  'POST /node/{id}/status': { Status: 'ready' },
+  'PUT /node/{id}/status': { Status: 'ready' },
+  'POST /node/{id}/eligibility': { Eligibility: 'ineligible' },
+  'PUT /node/{id}/eligibility': { Eligibility: 'ineligible' },
+  'POST /node/{id}/drain': { DrainSpec: null, MarkEligible: true },
+  'PUT /node/{id}/drain': { DrainSpec: null, MarkEligible: true },
+};
+
+/** The keys of an OpenAPI path item that are operations. */
+const METHODS = ['get', 'put', 'post', 'delete'];
+
+/** A value for each path parameter: objects that exist where the walk made them. */
+function substitute(path: string): string {
+  return path
+    .replace(/^\/job\/\{id\}/, '/job/walk-job')
+    .replace(/^\/namespace\/\{name\}/, '/namespace/default')
+    .replace(/^\/acl\/policy\/\{name\}/, '/acl/policy/walk-policy')
+    .replace(/^\/volume\/csi\/\{id\}/, '/volume/csi/walk-volume')
+    .replace(/\{[^}]+\}/g, () => randomUUID());
+}
+
+describe('scheduler: the authorization walk', { timeout: 300_000 }, () => {
+  let a: TestAgent;
+  let noRights: string;
+
+  before(async () => {
+    a = await startAgent();
+    const made = await call(a.url, 'POST', '/v1/jobs', { token: ROOT, body: { Job: minimalJob('walk-job') } });
+    assert.equal(made.status, 200, made.text);
+    const policy = await call(a.url, 'PUT', '/v1/acl/policy/walk-policy', { token: ROOT, body: { Name: 'walk-policy', Rules: 'namespace "default" { policy = "read" }' } });
+    assert.equal(policy.status, 200, policy.text);
+    noRights = (await clientToken(a.url, 'walk-nothing', 'namespace "elsewhere" { policy = "read" }')).secret;
+    // The scheduler's own writes (the job's evaluation) settle before the walk counts writes.
+    for (let last = -1; last !== a.state.index; ) {
+      last = a.state.index;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  });
+  after(() => a.stop());
+
+  it('answers no 2xx where the declaration admits none of these callers, and changes nothing', async () => {
+    const doc = (await call(a.url, 'GET', '/v1/openapi.json')).json as { paths: Record<string, Record<string, unknown>> };
+    const callers = [
+      { name: 'no token', token: undefined, resolves: true },
+      { name: 'a made-up token', token: randomUUID(), resolves: false },
+      { name: 'a token with no rights', token: noRights, resolves: true },
+    ];
+    const problems: string[] = [];
+    let calls = 0;
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(ops).filter((k) => METHODS.includes(k)).map((m) => m.toUpperCase())) {
+        const key = `${method} ${path}`;
+        for (const c of callers) {
+          const before = a.state.index;
+          const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+          if (c.token) headers['X-Sched-Token'] = c.token;
+          const body = BODIES[key];
+          // A stream that opened would never end: its status is all the walk needs.
+          const res = await fetch(`${a.url}/v1${substitute(path)}${QUERIES[key] ?? ''}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+          await res.body?.cancel();
+          calls++;
+          const open = OPEN.has(key) || (c.resolves && OWN.has(key));
+          if (!open && res.status >= 200 && res.status < 300) problems.push(`${key} with ${c.name}: ${res.status}`);
+          if (a.state.index !== before) problems.push(`${key} with ${c.name}: the state changed (${before} → ${a.state.index})`);
+        }
+      }
+    }
+    assert.ok(calls >= 3 * 90, `walked ${calls} calls`);
+    assert.deepEqual(problems, []);
+  });
+});
