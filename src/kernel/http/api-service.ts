@@ -136,8 +136,13 @@ export interface ApiOperation<D, A, I> {
    * the rule is computed from.
    */
   readonly access: A | Public | ((ctx: ApiContext<D, I>) => A | Public);
-  /** Where it runs ({@link ApiForward}); absent: writes on the leader, reads here. */
-  readonly forward?: ApiForward;
+  /**
+   * Where it runs ({@link ApiForward}); absent: writes on the leader, reads here. A function of
+   * the request where that depends on it (the discovery service's local tokens stay in their
+   * datacenter; undefined: the default). It runs before the access rule and may throw the 400
+   * the reference answers for the input it reads.
+   */
+  readonly forward?: ApiForward | ((ctx: ApiContext<D, I>) => ApiForward | undefined);
   /** The handler: it gets the checked caller as `ctx.caller`. */
   readonly handle: (ctx: ApiContext<D, I>) => Promise<ApiReply>;
 }
@@ -333,13 +338,14 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
       const q = req.query;
       const consistency = conv.consistency(q);
       const ctx = new RequestContext<D, I>(req, match.params, conv.tokenOf(req), consistency, options.deps, conv);
-      if (op.forward === 'primary' && conv.primary) {
+      const forward = typeof op.forward === 'function' ? op.forward(ctx) : op.forward;
+      if (forward === 'primary' && conv.primary) {
         const forwarded = conv.primary(ctx);
         if (forwarded) return forwarded;
       }
       const leadership = options.leadership;
-      if (leadership && !leadership.isLeader && op.forward !== 'local') {
-        if (method !== 'GET' || op.forward === 'leader') return forwardToLeader(req, leadership, ctx.secret, options.forwardStyle);
+      if (leadership && !leadership.isLeader && forward !== 'local') {
+        if (method !== 'GET' || forward === 'leader') return forwardToLeader(req, leadership, ctx.secret, options.forwardStyle);
         if (consistency !== 'stale') await leadership.readBarrier();
       }
       const rule = typeof op.access === 'function' ? (op.access as (c: ApiContext<D, I>) => A | Public)(ctx) : op.access;
