@@ -138,9 +138,9 @@ export interface ApiOperation<D, A, I> {
   readonly access: A | Public | ((ctx: ApiContext<D, I>) => A | Public);
   /**
    * Where it runs ({@link ApiForward}); absent: writes on the leader, reads here. A function of
-   * the request where the reference decides from the request (a global ACL token goes to the
-   * authoritative region, a local one does not); it runs first, before any forwarding, and may
-   * throw the 400 the reference answers for the input the decision is computed from.
+   * the request where that depends on it (a global ACL token goes to the authoritative region
+   * or primary datacenter, a local one does not; undefined: the default). It runs first, before
+   * any forwarding, and may throw the 400 the reference answers for the input it reads.
    */
   readonly forward?: ApiForward | ((ctx: ApiContext<D, I>) => ApiForward | undefined);
   /** The handler: it gets the checked caller as `ctx.caller`. */

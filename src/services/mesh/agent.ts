@@ -12,9 +12,10 @@ import { advertisedAddress, forwardRequest, listen, withUi } from '../../kernel/
 import type { Logger } from '../../kernel/log/logger.js';
 import { instrumentHttp } from '../../kernel/metrics/index.js';
 import { aesGcmCodec, ExpiryReaper, openAgentState, type StateLeadership, type StateStore } from '../../kernel/store/index.js';
+import { authorize } from './access.js';
 import { ensureBuiltins, ensureInitialManagement, INITIAL_MANAGEMENT_DESCRIPTION } from './bootstrap.js';
 import type { MeshAgentConfig } from './config.js';
-import type { MeshDeps } from './deps.js';
+import { forwardToPrimary, type MeshDeps } from './deps.js';
 import { MESH_FORWARD_STYLE, meshHttpService } from './http.js';
 import { meshMetrics } from './metrics.js';
 import { startDnsServer, type DnsServer } from './dns/server.js';
@@ -27,28 +28,9 @@ import { LocalStore } from './local/persist.js';
 import { Replicator } from './replication.js';
 import { withNamespaceGuard } from './namespace.js';
 import { AclResolver } from './resolve.js';
-import { authMethodRoutes } from './routes/auth-methods.js';
-import { bindingRuleRoutes } from './routes/binding-rules.js';
-import { agentRoutes } from './routes/agent.js';
-import { catalogRoutes } from './routes/catalog.js';
-import { healthRoutes } from './routes/health.js';
-import { kvRoutes } from './routes/kv.js';
-import { sessionRoutes } from './routes/sessions.js';
-import { loginRoutes } from './routes/login.js';
-import { metricsRoutes } from './routes/metrics.js';
-import { ensureDefaultNamespace, namespaceRoutes } from './routes/namespaces.js';
-import { oidcRoutes } from './routes/oidc.js';
-import { policyRoutes } from './routes/policies.js';
-import { roleRoutes } from './routes/roles.js';
-import { systemRoutes } from './routes/system.js';
-import { tokenRoutes } from './routes/tokens.js';
-import { txnRoutes } from './routes/txn.js';
+import { MESH_ENTERPRISE_ROUTES, MESH_ROUTES } from './routes/index.js';
+import { ensureDefaultNamespace } from './routes/namespaces.js';
 import { MESH_TABLES, T, type TokenDoc } from './state.js';
-
-/** Every route of the discovery service. */
-export const MESH_ROUTES = [...systemRoutes, ...tokenRoutes, ...policyRoutes, ...roleRoutes, ...authMethodRoutes, ...bindingRuleRoutes, ...loginRoutes, ...metricsRoutes, ...kvRoutes, ...txnRoutes, ...sessionRoutes, ...catalogRoutes, ...healthRoutes, ...agentRoutes];
-/** Routes of the enterprise switch (`enterprise = true`: OIDC, namespaces); without it they answer 404 like any unknown path. */
-export const MESH_ENTERPRISE_ROUTES = [...oidcRoutes, ...namespaceRoutes];
 
 /** Options of {@link startMeshAgent}. */
 export interface MeshAgentOptions {
@@ -248,6 +230,8 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
       forwardTo,
       shutdown: stopping.signal,
       leadership,
+      authorize,
+      primary: forwardToPrimary,
     });
     // The DNS server before the HTTP listener: should that fail to bind, the DNS server is closed again.
     let dns: DnsServer | undefined;

@@ -1,15 +1,14 @@
 /**
- * What the discovery service's route handlers share, and the two guards every ACL route
- * starts with.
+ * What the discovery service's route handlers share: their dependencies and context, and
+ * the forwarding of `primary` operations.
  *
  * @module
  */
 import { CairnError, type HttpRequest, type HttpResponse } from '../../kernel/http/index.js';
 import type { ServiceMetrics } from '../../kernel/metrics/index.js';
 import type { Leadership, StateStore } from '../../kernel/store/index.js';
-import { Authorizer, type Access, type Resource } from './acl/index.js';
 import type { MeshAgentConfig } from './config.js';
-import { aclDisabled, type MeshContext, type MeshReply } from './http.js';
+import type { MeshContext } from './http.js';
 import type { LocalAgent } from './local/local-agent.js';
 import type { Replicator } from './replication.js';
 import type { AclResolver, Identity } from './resolve.js';
@@ -35,41 +34,8 @@ export interface MeshDeps {
   readonly forwardTo: (dc: string, req: HttpRequest, secret: string | undefined) => Promise<HttpResponse> | undefined;
 }
 
-/** A mesh handler's context. */
-export type Ctx = MeshContext<MeshDeps>;
-
-/**
- * The caller's identity for an `/acl/*` route, after checking `access` on `resource` when
- * given. @throws 401 `ACL support disabled`; 403 `ACL not found` (unknown secret);
- * 403 `Permission denied: …` (missing permission).
- */
-export function callerOf(ctx: Ctx, resource?: Resource, access?: Access): Identity {
-  if (!ctx.deps.config.acl.enabled) throw aclDisabled();
-  const who = ctx.deps.acl.resolve(ctx.secret);
-  if (resource && access) ctx.deps.acl.require(who, resource, access);
-  return who;
-}
-
-/**
- * The caller's identity on a data endpoint (KV, …): with ACLs off, one the management
- * authorizer answers for (every check passes, no token); with ACLs on, the token's.
- * @throws 403 `ACL not found` for an unknown or expired secret.
- */
-export function requestIdentity(ctx: Pick<Ctx, 'deps' | 'secret'>): Identity {
-  if (!ctx.deps.config.acl.enabled) return { token: undefined, accessorId: '', authorizer: Authorizer.management() };
-  return ctx.deps.acl.resolve(ctx.secret);
-}
-
-/**
- * The caller's identity after checking `access` on `segment` of `resource` (catalog,
- * health and agent routes). @throws 403 `Permission denied: token with AccessorID '…'
- * lacks permission 'service:write' on "web"` (the reference's text); 403 `ACL not found`.
- */
-export function requireAccess(ctx: Ctx, resource: Resource, access: Access, segment?: string): Identity {
-  const who = requestIdentity(ctx);
-  ctx.deps.acl.require(who, resource, access, segment);
-  return who;
-}
+/** A mesh handler's context: its caller is the identity its access rule was checked against (access.ts). */
+export type Ctx = MeshContext<MeshDeps, Identity>;
 
 /** True when the caller may see secrets (`acl:write`, reference/mesh.md §6.3). */
 export function canSeeSecrets(who: Identity): boolean {
@@ -77,16 +43,17 @@ export function canSeeSecrets(who: Identity): boolean {
 }
 
 /**
- * In a secondary datacenter, sends the request to the primary and returns its reply
- * (writes of global ACL objects; reference/mesh.md §2.4); undefined in the primary.
+ * A `primary` operation (writes of global ACL objects and namespaces; reference/mesh.md
+ * §2.4) in a secondary datacenter: the request sent to the primary, whose reply is passed
+ * back; undefined in the primary (the kernel's `ApiConventions.primary`).
  * @throws 500 `No path to datacenter` when no server of the primary is known.
  */
-export async function forwardToPrimary(ctx: Ctx): Promise<MeshReply | undefined> {
+export function forwardToPrimary(ctx: Ctx): Promise<HttpResponse> | undefined {
   const { datacenter, primaryDatacenter } = ctx.deps.config;
   if (datacenter === primaryDatacenter) return undefined;
   const forwarded = ctx.deps.forwardTo(primaryDatacenter, ctx.req, ctx.secret);
   if (!forwarded) throw new CairnError('internal', 'No path to datacenter');
-  return { forwarded: await forwarded };
+  return forwarded;
 }
 
 /**

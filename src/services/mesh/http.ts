@@ -41,18 +41,21 @@ export type MeshMethod = ApiMethod;
 /** Consistency mode of a read (reference/mesh.md §0.6): `leader`, `stale` or `consistent`. */
 export type Consistency = 'leader' | 'stale' | 'consistent';
 
-/** What a handler gets; `secret` comes from `?token=`, `X-Mesh-Token` or `Authorization: Bearer`. */
-export type MeshContext<D> = ApiContext<D>;
+/**
+ * What a handler gets; `secret` comes from `?token=`, `X-Mesh-Token` or `Authorization: Bearer`,
+ * `caller` is the identity `I` the access rule was checked against (access.ts).
+ */
+export type MeshContext<D, I = unknown> = ApiContext<D, I>;
 
 /** A handler's reply (kernel `ApiReply`). */
 export type MeshReply = ApiReply;
 
-/** One route of the discovery service. */
-export type MeshRoute<D> = ApiRoute<D>;
+/** One route of the discovery service; `A` its access rule, `I` its caller (access.ts). */
+export type MeshRoute<D, A = unknown, I = unknown> = ApiRoute<D, A, I>;
 
 /** The dispatcher's settings. */
-export interface MeshHttpOptions<D> {
-  readonly routes: readonly MeshRoute<D>[];
+export interface MeshHttpOptions<D, A, I> {
+  readonly routes: readonly MeshRoute<D, A, I>[];
   readonly deps: D;
   readonly state: StateStore;
   /** `X-Mesh-Default-ACL-Policy`. */
@@ -70,6 +73,10 @@ export interface MeshHttpOptions<D> {
   readonly forwardTo?: (dc: string, req: HttpRequest, secret: string | undefined) => Promise<HttpResponse> | undefined;
   /** Agents sharing one state (`storage "postgresql"`): followers forward writes to the leader. */
   readonly leadership?: Leadership;
+  /** Resolves the caller and checks an operation's access rule (access.ts `authorize`). */
+  readonly authorize: ApiConventions<A, I>['authorize'];
+  /** Sends a `primary` operation to the primary datacenter; undefined in it (deps.ts `forwardToPrimary`). */
+  readonly primary: NonNullable<ApiConventions<A, I>['primary']>;
 }
 
 /** Default blocking wait: 5 minutes in ms (reference/mesh.md §0.7). */
@@ -99,9 +106,11 @@ export function tokenOf(req: HttpRequest): string | undefined {
 }
 
 /** Builds the discovery service's {@link HttpService}. */
-export function meshHttpService<D>(options: MeshHttpOptions<D>): HttpService {
-  const conventions: ApiConventions = {
+export function meshHttpService<D, A, I>(options: MeshHttpOptions<D, A, I>): HttpService {
+  const conventions: ApiConventions<A, I> = {
     tokenOf,
+    authorize: options.authorize,
+    primary: options.primary,
     notFound: () => ({ status: 404, body: 'Invalid URL path: not a recognized HTTP API endpoint\n' }),
     methodNotAllowed: (method, allow) => ({ status: 405, body: `method ${method} not allowed`, headers: { Allow: ['OPTIONS', ...allow].join(',') } }),
     options: (allow) => ({ status: 200, headers: { Allow: ['OPTIONS', ...allow].join(',') } }),

@@ -62,24 +62,25 @@ export function requestNamespace(ctx: MeshContext<unknown>, enterprise: boolean,
 }
 
 /**
- * `routes` with every handler preceded by {@link refuseNamespaces} unless `enterprise`:
- * the community edition refuses namespaces on every endpoint, not only the ones that
- * read them.
+ * `routes` with every operation refusing a named namespace ({@link refuseNamespaces}) before
+ * anything else unless `enterprise`: the community edition refuses namespaces on every
+ * endpoint, not only the ones that read them, before the access rule (so a request naming
+ * one gets the 400 whoever sends it) and before a forwarding decision that reads the request.
  */
-export function withNamespaceGuard<D>(routes: readonly MeshRoute<D>[], enterprise: boolean): readonly MeshRoute<D>[] {
+export function withNamespaceGuard<D, A, I>(routes: readonly MeshRoute<D, A, I>[], enterprise: boolean): readonly MeshRoute<D, A, I>[] {
   if (enterprise) return routes;
   return routes.map((r) => ({
     ...r,
     methods: Object.fromEntries(
-      Object.entries(r.methods).map(([m, handle]) => [
-        m,
-        // Not async: the handler's own promise is returned, no second one per request (a
-        // refusal thrown here becomes the dispatcher's rejection, as from an async handler).
-        (ctx: MeshContext<D>) => {
-          refuseNamespaces(ctx);
-          return handle!(ctx);
-        },
-      ]),
+      Object.entries(r.methods).map(([m, op]) => [m, { ...op!, access: refusingFirst(op!.access), ...(op!.forward && { forward: refusingFirst(op!.forward) }) }]),
     ),
   }));
+}
+
+/** `declared` (a value, or a function of the request) as a function that first refuses a named namespace. */
+function refusingFirst<D, I, T>(declared: T | ((ctx: MeshContext<D, I>) => T)): (ctx: MeshContext<D, I>) => T {
+  return (ctx) => {
+    refuseNamespaces(ctx);
+    return typeof declared === 'function' ? (declared as (ctx: MeshContext<D, I>) => T)(ctx) : declared;
+  };
 }

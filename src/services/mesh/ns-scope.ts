@@ -8,14 +8,18 @@
  * @module
  */
 import { badRequest } from '../../kernel/http/index.js';
-import type { Ctx } from './deps.js';
-import { meshForbidden, meshNotFound } from './http.js';
+import type { StateStore } from '../../kernel/store/index.js';
+import type { MeshAgentConfig } from './config.js';
+import { meshForbidden, meshNotFound, type MeshContext } from './http.js';
 import { DEFAULT_NAMESPACE, requestNamespace } from './namespace.js';
 import type { Identity } from './resolve.js';
 import { namespaceExists, nsOf } from './state.js';
 
 /** `?ns=*` on a list endpoint: every namespace (reference/mesh.md §7). */
 export const ALL_NAMESPACES = '*';
+
+/** What {@link scopeOf} reads of a request: its query and headers, the agent's configuration and state. */
+export type ScopeContext = MeshContext<{ readonly config: MeshAgentConfig; readonly state: StateStore }, unknown>;
 
 /**
  * The namespace of a request made by `who` (its token is level 4), with `body` the
@@ -24,7 +28,7 @@ export const ALL_NAMESPACES = '*';
  *   a non-default namespace names another one (our rules have no namespace blocks, so such
  *   a token's rules hold in its own namespace only, as the reference's implicit namespacing).
  */
-export function scopeOf(ctx: Ctx, who: Identity | undefined, body?: unknown, list = false): string {
+export function scopeOf(ctx: ScopeContext, who: Identity | undefined, body?: unknown, list = false): string {
   const enterprise = !!ctx.deps.config.enterprise;
   const own = who?.token ? nsOf(who.token) : undefined;
   const ns = requestNamespace(ctx, enterprise, body, own);

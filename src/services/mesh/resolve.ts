@@ -13,12 +13,9 @@ import {
   Authorizer,
   nodeIdentityRules,
   parseRules,
-  permissionDenied,
   serviceIdentityRules,
-  type Access,
   type DefaultPolicy,
   type ParsedRules,
-  type Resource,
 } from './acl/index.js';
 import { meshForbidden } from './http.js';
 import { secretKey, T, type PolicyDoc, type RoleDoc, type TokenDoc } from './state.js';
@@ -94,16 +91,6 @@ export class AclResolver {
     for (const s of services) if (!s.Datacenters?.length || s.Datacenters.includes(this.options.datacenter)) rules.push(serviceIdentityRules(s.ServiceName));
     for (const n of nodes) if (n.Datacenter === this.options.datacenter) rules.push(nodeIdentityRules(n.NodeName));
     return new Authorizer(rules, this.options.defaultPolicy);
-  }
-
-  /**
-   * Throws the reference's 403 when `identity` lacks `access` on `resource`
-   * (`Permission denied: token with AccessorID '…' lacks permission 'acl:read'`).
-   */
-  require(identity: Identity, resource: Resource, access: Access, segment?: string): void {
-    if (!identity.authorizer.allowed(resource, access, segment)) {
-      throw meshForbidden(permissionDenied(identity.accessorId, resource, access, segment).message);
-    }
   }
 
   private rulesOf(policy: PolicyDoc & { ModifyIndex: number }): ParsedRules {

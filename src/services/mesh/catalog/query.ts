@@ -14,7 +14,7 @@
 import { compileFilter, FilterError, type Filter } from '../../../kernel/bexpr/index.js';
 import { badRequest } from '../../../kernel/http/index.js';
 import type { Resource } from '../acl/index.js';
-import { requestIdentity, type Ctx } from '../deps.js';
+import type { Ctx } from '../deps.js';
 import type { Identity } from '../resolve.js';
 import type { StringMap } from './model.js';
 
@@ -23,12 +23,17 @@ export const FILTERED_HEADER = 'X-Mesh-Results-Filtered-By-ACLs';
 
 /** One read's ACL view: what the caller may read, and whether anything was left out. */
 export class AclView {
-  readonly who: Identity;
   private dropped = false;
 
-  /** `ctx`: a request, or (DNS) the deps with the secret of the token to read as. @throws 403 `ACL not found` for an unknown secret. */
-  constructor(private readonly ctx: Pick<Ctx, 'deps' | 'secret'>) {
-    this.who = requestIdentity(ctx);
+  /** `who` reads, having presented `secret` (a request's caller and its token; DNS: the identity of its configured token). */
+  constructor(
+    readonly who: Identity,
+    private readonly secret: string | undefined,
+  ) {}
+
+  /** The view of a request's checked caller. */
+  static of(ctx: Pick<Ctx, 'caller' | 'secret'>): AclView {
+    return new AclView(ctx.caller, ctx.secret);
   }
 
   /** May the caller read `segment` of `resource`? A no is remembered for {@link headers}. */
@@ -40,7 +45,7 @@ export class AclView {
 
   /** `X-Mesh-Results-Filtered-By-ACLs: true` when something was left out and the caller gave a token. */
   headers(): Record<string, string> {
-    return this.dropped && this.ctx.secret ? { [FILTERED_HEADER]: 'true' } : {};
+    return this.dropped && this.secret ? { [FILTERED_HEADER]: 'true' } : {};
   }
 }
 

@@ -19,6 +19,7 @@
 import { isIP } from 'node:net';
 import type { Answer } from 'dns-packet';
 import type { Indexed } from '../../../kernel/store/index.js';
+import { identityOf } from '../access.js';
 import { aggregateStatus, CT, type NodeDoc, type ServiceDoc } from '../catalog/model.js';
 import { AclView, tagsMatch } from '../catalog/query.js';
 import type { MeshDnsConfig } from '../config.js';
@@ -95,7 +96,7 @@ function records(ctx: AnswerContext, lookup: Lookup, name: string, type: string)
 const ownDatacenter = (ctx: AnswerContext): string => ctx.deps.config.datacenter.toLowerCase();
 
 /** A view reading as the DNS token. */
-const viewOf = (ctx: AnswerContext): AclView => new AclView({ deps: ctx.deps, secret: ctx.token });
+const viewOf = (ctx: AnswerContext): AclView => new AclView(identityOf(ctx.deps, ctx.token), ctx.token);
 
 /** `<node>.node[.<dc>]`: the node's A or AAAA record. */
 function nodeRecords(ctx: AnswerContext, lookup: Extract<Lookup, { kind: 'node' }>, name: string, type: string): { answers: Answer[]; additionals: Answer[] } | 'nxdomain' {

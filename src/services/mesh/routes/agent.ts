@@ -12,8 +12,9 @@ import { BUILD, VERSION } from '../../../kernel/version/index.js';
 import { aggregateStatus, CT, memberKey, renderCheck, SERF_CHECK_ID, type CheckDoc, type CheckStatus, type NodeDoc, type ServiceDoc } from '../catalog/model.js';
 import { AclView, required } from '../catalog/query.js';
 import { str } from '../catalog/fields.js';
-import { requireAccess, type Ctx, type MeshDeps } from '../deps.js';
-import { meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
+import { ANY_CALLER, need, needs, type MeshRouteSpec, type MeshRule, type Permission } from '../access.js';
+import type { Ctx } from '../deps.js';
+import { meshNotFound, type MeshReply } from '../http.js';
 import { parseCheck, parseServiceRegistration } from '../local/definition.js';
 import { decoded } from './catalog.js';
 
@@ -59,7 +60,6 @@ function member(ctx: Ctx, node: NodeDoc, alive: boolean): Record<string, unknown
 /** `GET /agent/self` (`agent:read` on this node) → `{Config, Member, Meta, …}`. */
 async function self(ctx: Ctx): Promise<MeshReply> {
   const { config, local, state } = ctx.deps;
-  requireAccess(ctx, 'agent', 'read', config.nodeName);
   const node = state.get<NodeDoc>(CT.nodes, config.nodeName);
   return {
     body: {
@@ -85,7 +85,7 @@ async function self(ctx: Ctx): Promise<MeshReply> {
 /** `GET /agent/members` → the nodes with a `serfHealth` check the caller may read (`node:read`). */
 async function members(ctx: Ctx): Promise<MeshReply> {
   const { state } = ctx.deps;
-  const view = new AclView(ctx);
+  const view = AclView.of(ctx);
   const out = [];
   for (const node of state.list<NodeDoc>(CT.nodes)) {
     const serf = state.get<CheckDoc>(CT.checks, memberKey(node.Node, SERF_CHECK_ID));
@@ -96,44 +96,63 @@ async function members(ctx: Ctx): Promise<MeshReply> {
 
 /** `GET /agent/services` → `{id: AgentService}` the caller may read. */
 async function services(ctx: Ctx): Promise<MeshReply> {
-  const view = new AclView(ctx);
+  const view = AclView.of(ctx);
   const body: Record<string, unknown> = {};
   for (const s of ctx.deps.local.listServices()) if (view.can('service', s.Service)) body[s.ID] = renderAgentService(s, ctx.deps.config.datacenter);
   return { body, headers: view.headers() };
 }
 
+/** Local service `id`. @throws 404 `missing`. */
+function localService(ctx: Ctx, id: string, missing: string): ServiceDoc {
+  const s = ctx.deps.local.service(id);
+  if (!s) throw meshNotFound(missing);
+  return s;
+}
+
+const unknownServiceId = (id: string) => `unknown service ID: ${id}`;
+
 /** `GET /agent/service/:id` (`service:read`) → `AgentService`. @throws 404 `unknown service ID: <id>`. */
 async function service(ctx: Ctx): Promise<MeshReply> {
   const id = required(ctx.params.id, 'Missing service ID');
-  const s = ctx.deps.local.service(id);
-  if (!s) throw meshNotFound(`unknown service ID: ${id}`);
-  requireAccess(ctx, 'service', 'read', s.Service);
-  return { body: renderAgentService(s, ctx.deps.config.datacenter) };
+  return { body: renderAgentService(localService(ctx, id, unknownServiceId(id)), ctx.deps.config.datacenter) };
 }
 
-/** `PUT /agent/service/register` (`?replace-existing-checks`; `service:write` on the name, and on the name an existing ID had). */
+/** `service:read` on the path's local service. @throws 404 `unknown service ID: <id>` (before the caller is resolved). */
+function serviceReadRule(ctx: Ctx): MeshRule {
+  const id = required(ctx.params.id, 'Missing service ID');
+  return need('service', 'read', localService(ctx, id, unknownServiceId(id)).Service);
+}
+
+/** `service:write` on the registered name, and on the name an existing ID had. @throws 400 for a bad body. */
+function registerServiceRule(ctx: Ctx): MeshRule {
+  const { local } = ctx.deps;
+  const name = parseServiceRegistration(decoded(ctx), local.nodeName).service;
+  const prior = local.service(name.ID);
+  const permissions: Permission[] = [{ resource: 'service', access: 'write', segment: name.Service }];
+  if (prior && prior.Service !== name.Service) permissions.push({ resource: 'service', access: 'write', segment: prior.Service });
+  return needs(...permissions);
+}
+
+/** `PUT /agent/service/register` (`?replace-existing-checks`). */
 async function registerService(ctx: Ctx): Promise<MeshReply> {
   const { local } = ctx.deps;
   const reg = parseServiceRegistration(decoded(ctx), local.nodeName);
-  requireAccess(ctx, 'service', 'write', reg.service.Service);
-  const prior = local.service(reg.service.ID);
-  if (prior && prior.Service !== reg.service.Service) requireAccess(ctx, 'service', 'write', prior.Service);
   local.addService(reg, ctx.query.has('replace-existing-checks') && ctx.query.get('replace-existing-checks') !== 'false');
   return EMPTY;
 }
 
-/** Local service `id` after checking `service:write` on it. @throws 404 `Unknown service ID "<id>". …`. */
-function writableService(ctx: Ctx, id: string): ServiceDoc {
-  const s = ctx.deps.local.service(id);
-  if (!s) throw meshNotFound(`Unknown service ID ${JSON.stringify(id)}. Ensure that the service ID is passed, not the service name.`);
-  requireAccess(ctx, 'service', 'write', s.Service);
-  return s;
+const unknownWritableService = (id: string) => `Unknown service ID ${JSON.stringify(id)}. Ensure that the service ID is passed, not the service name.`;
+
+/** `service:write` on the path's local service. @throws 404 `Unknown service ID "<id>". …` (before the caller is resolved). */
+function serviceWriteRule(ctx: Ctx): MeshRule {
+  const id = required(ctx.params.id, 'Missing service ID');
+  return need('service', 'write', localService(ctx, id, unknownWritableService(id)).Service);
 }
 
 /** `PUT /agent/service/deregister/:id`. */
 async function deregisterService(ctx: Ctx): Promise<MeshReply> {
   const id = required(ctx.params.id, 'Missing service ID');
-  writableService(ctx, id);
+  localService(ctx, id, unknownWritableService(id));
   ctx.deps.local.removeService(id);
   return EMPTY;
 }
@@ -150,22 +169,24 @@ function maintenanceOf(ctx: Ctx): { enable: boolean; reason: string } {
 async function serviceMaintenance(ctx: Ctx): Promise<MeshReply> {
   const id = required(ctx.params.id, 'Missing service ID');
   const { enable, reason } = maintenanceOf(ctx);
-  writableService(ctx, id);
+  localService(ctx, id, unknownWritableService(id));
   ctx.deps.local.serviceMaintenance(id, enable, reason);
   return EMPTY;
 }
 
-/** `PUT /agent/maintenance?enable=&reason=` (`node:write`). */
+/** `PUT /agent/maintenance?enable=&reason=`. */
 async function nodeMaintenance(ctx: Ctx): Promise<MeshReply> {
   const { enable, reason } = maintenanceOf(ctx);
-  requireAccess(ctx, 'node', 'write', ctx.deps.config.nodeName);
   ctx.deps.local.nodeMaintenance(enable, reason);
   return EMPTY;
 }
 
+/** `node:write` on this agent's node. */
+const nodeWrite = (ctx: Ctx): MeshRule => need('node', 'write', ctx.deps.config.nodeName);
+
 /** `GET /agent/checks` → `{id: HealthCheck}` the caller may read. */
 async function checks(ctx: Ctx): Promise<MeshReply> {
-  const view = new AclView(ctx);
+  const view = AclView.of(ctx);
   const body: Record<string, unknown> = {};
   for (const c of ctx.deps.local.listChecks()) {
     if (c.ServiceID === '' ? view.can('node', c.Node) : view.can('service', c.ServiceName)) body[c.CheckID] = renderLocalCheck(c);
@@ -173,69 +194,90 @@ async function checks(ctx: Ctx): Promise<MeshReply> {
   return { body, headers: view.headers() };
 }
 
-/** Checks write access to check `c`: `service:write` on its service, `node:write` for a node check. */
-function requireCheckWrite(ctx: Ctx, c: Pick<CheckDoc, 'ServiceID' | 'ServiceName'>): void {
-  if (c.ServiceID === '') requireAccess(ctx, 'node', 'write', ctx.deps.config.nodeName);
-  else requireAccess(ctx, 'service', 'write', c.ServiceName);
+/** Write access to check `c`: `service:write` on its service, `node:write` for a node check. */
+function checkWrite(ctx: Ctx, c: Pick<CheckDoc, 'ServiceID' | 'ServiceName'>): MeshRule {
+  return c.ServiceID === '' ? nodeWrite(ctx) : need('service', 'write', c.ServiceName);
 }
 
-/** `PUT /agent/check/register`. @throws 400 `ServiceID "<id>" does not exist`. */
-async function registerCheck(ctx: Ctx): Promise<MeshReply> {
+/** A check registration and the name of the service it belongs to (`''`: a node check). @throws 400 `ServiceID "<id>" does not exist`. */
+function checkRegistration(ctx: Ctx): { def: ReturnType<typeof parseCheck>; serviceName: string } {
   const { local } = ctx.deps;
   const def = parseCheck(decoded(ctx), local.nodeName, '');
   const sid = def.doc.ServiceID;
   const s = sid ? local.service(sid) : undefined;
   if (sid && !s) throw badRequest(`ServiceID ${JSON.stringify(sid)} does not exist`);
-  requireCheckWrite(ctx, { ServiceID: sid, ServiceName: s?.Service ?? '' });
-  local.addCheck(def);
+  return { def, serviceName: s?.Service ?? '' };
+}
+
+/** Write access to the check a registration names (its service's, or this node's). @throws 400 as {@link checkRegistration}. */
+function registerCheckRule(ctx: Ctx): MeshRule {
+  const { def, serviceName } = checkRegistration(ctx);
+  return checkWrite(ctx, { ServiceID: def.doc.ServiceID, ServiceName: serviceName });
+}
+
+/** `PUT /agent/check/register`. @throws 400 `ServiceID "<id>" does not exist`. */
+async function registerCheck(ctx: Ctx): Promise<MeshReply> {
+  ctx.deps.local.addCheck(checkRegistration(ctx).def);
   return EMPTY;
 }
 
-/** Local check `id` after checking write access to it. @throws 404 when there is none. */
-function writableCheck(ctx: Ctx, id: string, missing: string): CheckDoc {
+/** Local check `id`. @throws 404 `missing` when there is none. */
+function localCheck(ctx: Ctx, id: string, missing: string): CheckDoc {
   const c = ctx.deps.local.check(id);
   if (!c) throw meshNotFound(missing);
-  requireCheckWrite(ctx, c);
   return c;
 }
+
+const unknownCheckId = (id: string) => `Unknown check ID ${JSON.stringify(id)}. Ensure that the check ID is passed, not the check name.`;
+const noTtl = (id: string) => `CheckID ${JSON.stringify(id)} does not have associated TTL`;
+
+/** Write access to the path's local check. @throws 404 with the text `missing(id)` gives (before the caller is resolved). */
+const checkWriteRule =
+  (missing: (id: string) => string) =>
+  (ctx: Ctx): MeshRule => {
+    const id = required(ctx.params.id, 'Missing check ID');
+    return checkWrite(ctx, localCheck(ctx, id, missing(id)));
+  };
 
 /** `PUT /agent/check/deregister/:id`. */
 async function deregisterCheck(ctx: Ctx): Promise<MeshReply> {
   const id = required(ctx.params.id, 'Missing check ID');
-  writableCheck(ctx, id, `Unknown check ID ${JSON.stringify(id)}. Ensure that the check ID is passed, not the check name.`);
+  localCheck(ctx, id, unknownCheckId(id));
   ctx.deps.local.removeCheck(id);
   return EMPTY;
 }
 
 /** Sets TTL check `id` to `status` with `output`. @throws 404 `CheckID "<id>" does not have associated TTL`. */
 function setTtl(ctx: Ctx, id: string, status: CheckStatus, output: string): MeshReply {
-  const missing = `CheckID ${JSON.stringify(id)} does not have associated TTL`;
-  writableCheck(ctx, id, missing);
-  if (!ctx.deps.local.updateTtl(id, status, output)) throw meshNotFound(missing);
+  if (!ctx.deps.local.updateTtl(id, status, output)) throw meshNotFound(noTtl(id));
   return EMPTY;
 }
 
 /** `PUT /agent/check/pass|warn|fail/:id?note=`. */
 const ttlRoute = (status: CheckStatus) => async (ctx: Ctx) => setTtl(ctx, required(ctx.params.id, 'Missing check ID'), status, ctx.query.get('note') ?? '');
 
-/** `PUT /agent/check/update/:id` `{Status, Output}`. @throws 400 `Invalid check status: '<s>'`. */
-async function updateCheck(ctx: Ctx): Promise<MeshReply> {
-  const id = required(ctx.params.id, 'Missing check ID');
+/** `PUT /agent/check/update/:id` `{Status, Output}`: the status and output. @throws 400 `Invalid check status: '<s>'`. */
+function checkUpdate(ctx: Ctx): { status: CheckStatus; output: string } {
   const input = decoded(ctx);
   const status = str(input.Status, 'Status');
   if (status !== 'passing' && status !== 'warning' && status !== 'critical') throw badRequest(`Invalid check status: '${status}'`);
-  return setTtl(ctx, id, status, str(input.Output, 'Output'));
+  return { status, output: str(input.Output, 'Output') };
+}
+
+/** `PUT /agent/check/update/:id` `{Status, Output}`. */
+async function updateCheck(ctx: Ctx): Promise<MeshReply> {
+  const { status, output } = checkUpdate(ctx);
+  return setTtl(ctx, required(ctx.params.id, 'Missing check ID'), status, output);
 }
 
 /**
- * `GET /agent/health/service/name/:name` (`service:read`) → `[{AggregatedStatus, Service,
- * Checks}]` of the local instances, each aggregated over its own and the node's checks;
- * status 200 when the worst is `passing`, 429 `warning`, 503 `critical` or `maintenance`,
- * 404 with `[]` when there is none.
+ * `GET /agent/health/service/name/:name` → `[{AggregatedStatus, Service, Checks}]` of the
+ * local instances, each aggregated over its own and the node's checks; status 200 when the
+ * worst is `passing`, 429 `warning`, 503 `critical` or `maintenance`, 404 with `[]` when
+ * there is none.
  */
 async function healthByName(ctx: Ctx): Promise<MeshReply> {
   const name = required(ctx.params.name, 'Missing service Name');
-  requireAccess(ctx, 'service', 'read', name);
   const { local, config } = ctx.deps;
   const all = local.listChecks();
   const code = { passing: 200, warning: 429, critical: 503, maintenance: 503 } as const;
@@ -250,22 +292,44 @@ async function healthByName(ctx: Ctx): Promise<MeshReply> {
   return { status, body };
 }
 
-/** The agent routes: each served by the agent that receives it, even a follower on shared storage (they act on its own node). */
-export const agentRoutes: readonly MeshRoute<MeshDeps>[] = [
-  { pattern: 'agent/self', synopsis: 'This agent\'s configuration and member', methods: { GET: self }, local: true },
-  { pattern: 'agent/members', synopsis: 'The agents of the datacenter', methods: { GET: members }, local: true },
-  { pattern: 'agent/services', synopsis: 'The services registered with this agent', methods: { GET: services }, local: true },
-  { pattern: 'agent/service/register', synopsis: 'Register a service with this agent', methods: { PUT: registerService }, local: true },
-  { pattern: 'agent/service/deregister/:id', synopsis: 'Deregister a service of this agent', methods: { PUT: deregisterService }, local: true },
-  { pattern: 'agent/service/maintenance/:id', synopsis: 'Toggle maintenance mode of a service', methods: { PUT: serviceMaintenance }, local: true },
-  { pattern: 'agent/service/:id', synopsis: 'A service of this agent', methods: { GET: service }, local: true },
-  { pattern: 'agent/maintenance', synopsis: 'Toggle node maintenance mode', methods: { PUT: nodeMaintenance }, local: true },
-  { pattern: 'agent/checks', synopsis: 'The checks of this agent', methods: { GET: checks }, local: true },
-  { pattern: 'agent/check/register', synopsis: 'Register a check with this agent', methods: { PUT: registerCheck }, local: true },
-  { pattern: 'agent/check/deregister/:id', synopsis: 'Deregister a check of this agent', methods: { PUT: deregisterCheck }, local: true },
-  { pattern: 'agent/check/pass/:id', synopsis: 'Set a TTL check passing', methods: { PUT: ttlRoute('passing') }, local: true },
-  { pattern: 'agent/check/warn/:id', synopsis: 'Set a TTL check warning', methods: { PUT: ttlRoute('warning') }, local: true },
-  { pattern: 'agent/check/fail/:id', synopsis: 'Set a TTL check critical', methods: { PUT: ttlRoute('critical') }, local: true },
-  { pattern: 'agent/check/update/:id', synopsis: 'Set a TTL check\'s status and output', methods: { PUT: updateCheck }, local: true },
-  { pattern: 'agent/health/service/name/:name', synopsis: 'Aggregated health of this agent\'s instances of a service', methods: { GET: healthByName }, local: true },
+/**
+ * The agent routes: each served by the agent that receives it, even a follower on shared
+ * storage (they act on its own node). Service writes need `service:write` on the name, node
+ * checks and node maintenance `node:write`, `/agent/self` `agent:read`, one service
+ * `service:read`; lists any caller, filtered by `service:read` / `node:read`. A bad body or
+ * query (400) and an unknown service or check (404) come before the caller is resolved.
+ */
+export const agentRoutes: readonly MeshRouteSpec[] = [
+  { pattern: 'agent/self', synopsis: "This agent's configuration and member", methods: { GET: { access: (ctx) => need('agent', 'read', ctx.deps.config.nodeName), forward: 'local', handle: self } } },
+  { pattern: 'agent/members', synopsis: 'The agents of the datacenter', methods: { GET: { access: ANY_CALLER, forward: 'local', handle: members } } },
+  { pattern: 'agent/services', synopsis: 'The services registered with this agent', methods: { GET: { access: ANY_CALLER, forward: 'local', handle: services } } },
+  { pattern: 'agent/service/register', synopsis: 'Register a service with this agent', methods: { PUT: { access: registerServiceRule, forward: 'local', handle: registerService } } },
+  { pattern: 'agent/service/deregister/:id', synopsis: 'Deregister a service of this agent', methods: { PUT: { access: serviceWriteRule, forward: 'local', handle: deregisterService } } },
+  {
+    pattern: 'agent/service/maintenance/:id',
+    synopsis: 'Toggle maintenance mode of a service',
+    methods: { PUT: { access: (ctx) => (maintenanceOf(ctx), serviceWriteRule(ctx)), forward: 'local', handle: serviceMaintenance } },
+  },
+  { pattern: 'agent/service/:id', synopsis: 'A service of this agent', methods: { GET: { access: serviceReadRule, forward: 'local', handle: service } } },
+  { pattern: 'agent/maintenance', synopsis: 'Toggle node maintenance mode', methods: { PUT: { access: (ctx) => (maintenanceOf(ctx), nodeWrite(ctx)), forward: 'local', handle: nodeMaintenance } } },
+  { pattern: 'agent/checks', synopsis: 'The checks of this agent', methods: { GET: { access: ANY_CALLER, forward: 'local', handle: checks } } },
+  {
+    pattern: 'agent/check/register',
+    synopsis: 'Register a check with this agent',
+    methods: { PUT: { access: registerCheckRule, forward: 'local', handle: registerCheck } },
+  },
+  { pattern: 'agent/check/deregister/:id', synopsis: 'Deregister a check of this agent', methods: { PUT: { access: checkWriteRule(unknownCheckId), forward: 'local', handle: deregisterCheck } } },
+  { pattern: 'agent/check/pass/:id', synopsis: 'Set a TTL check passing', methods: { PUT: { access: checkWriteRule(noTtl), forward: 'local', handle: ttlRoute('passing') } } },
+  { pattern: 'agent/check/warn/:id', synopsis: 'Set a TTL check warning', methods: { PUT: { access: checkWriteRule(noTtl), forward: 'local', handle: ttlRoute('warning') } } },
+  { pattern: 'agent/check/fail/:id', synopsis: 'Set a TTL check critical', methods: { PUT: { access: checkWriteRule(noTtl), forward: 'local', handle: ttlRoute('critical') } } },
+  {
+    pattern: 'agent/check/update/:id',
+    synopsis: "Set a TTL check's status and output",
+    methods: { PUT: { access: (ctx) => (checkUpdate(ctx), checkWriteRule(noTtl)(ctx)), forward: 'local', handle: updateCheck } },
+  },
+  {
+    pattern: 'agent/health/service/name/:name',
+    synopsis: "Aggregated health of this agent's instances of a service",
+    methods: { GET: { access: (ctx) => need('service', 'read', required(ctx.params.name, 'Missing service Name')), forward: 'local', handle: healthByName } },
+  },
 ];

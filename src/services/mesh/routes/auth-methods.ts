@@ -15,8 +15,9 @@ import { AUTH_METHOD_TYPES, checkAuthMethodConfig, type AuthMethodType, type Wir
 import { formatGoDuration, jsonGoDurationNs } from '../../../kernel/util/go-duration.js';
 import type { AuthMethodDoc, BindingRuleDoc } from '../auth-docs.js';
 import { checkReachable } from '../authenticators.js';
-import { callerOf, type Ctx, type MeshDeps } from '../deps.js';
-import { meshBadRequest, type MeshReply, type MeshRoute } from '../http.js';
+import { aclRule, type MeshRouteSpec } from '../access.js';
+import type { Ctx } from '../deps.js';
+import { meshBadRequest, type MeshReply } from '../http.js';
 import { stringField } from '../links.js';
 import { inScope, notFoundIn, scopeOf, shownNamespace } from '../ns-scope.js';
 import { authMethodKey, nsField, nsOf, T, type TokenDoc } from '../state.js';
@@ -118,15 +119,17 @@ async function upsert(ctx: Ctx, input: AuthMethodInput, ns: string): Promise<Mes
 }
 
 /** The auth-method routes. */
-export const authMethodRoutes: readonly MeshRoute<MeshDeps>[] = [
+export const authMethodRoutes: readonly MeshRouteSpec[] = [
   {
     pattern: 'acl/auth-method',
     synopsis: 'Create or update an auth method',
     methods: {
-      PUT: async (ctx) => {
-        const who = callerOf(ctx, 'acl', 'write');
-        const input = ctx.body<AuthMethodInput>('AuthMethod') ?? {};
-        return upsert(ctx, input, scopeOf(ctx, who, input.Namespace));
+      PUT: {
+        access: aclRule('write'),
+        handle: async (ctx) => {
+          const input = ctx.body<AuthMethodInput>('AuthMethod') ?? {};
+          return upsert(ctx, input, scopeOf(ctx, ctx.caller, input.Namespace));
+        },
       },
     },
   },
@@ -135,31 +138,39 @@ export const authMethodRoutes: readonly MeshRoute<MeshDeps>[] = [
     synopsis: 'Read, update or delete an auth method',
     blocking: [T.authMethods],
     methods: {
-      GET: async (ctx) => {
-        const ns = scopeOf(ctx, callerOf(ctx, 'acl', 'read'));
-        const m = ctx.deps.state.get<AuthMethodDoc>(T.authMethods, authMethodKey(ns, ctx.params.name));
-        if (!m) throw notFoundIn('auth method', ns);
-        return { body: renderAuthMethod(m, ctx.deps.config.enterprise), index: ctx.deps.state.tableIndex(T.authMethods) };
+      GET: {
+        access: aclRule('read'),
+        handle: async (ctx) => {
+          const ns = scopeOf(ctx, ctx.caller);
+          const m = ctx.deps.state.get<AuthMethodDoc>(T.authMethods, authMethodKey(ns, ctx.params.name));
+          if (!m) throw notFoundIn('auth method', ns);
+          return { body: renderAuthMethod(m, ctx.deps.config.enterprise), index: ctx.deps.state.tableIndex(T.authMethods) };
+        },
       },
-      PUT: async (ctx) => {
-        const who = callerOf(ctx, 'acl', 'write');
-        const input = ctx.body<AuthMethodInput>('AuthMethod') ?? {};
-        if (input.Name !== undefined && input.Name !== '' && input.Name !== ctx.params.name) {
-          throw meshBadRequest('AuthMethod Name in URL and payload do not match');
-        }
-        return upsert(ctx, { ...input, Name: ctx.params.name }, scopeOf(ctx, who, input.Namespace));
+      PUT: {
+        access: aclRule('write'),
+        handle: async (ctx) => {
+          const input = ctx.body<AuthMethodInput>('AuthMethod') ?? {};
+          if (input.Name !== undefined && input.Name !== '' && input.Name !== ctx.params.name) {
+            throw meshBadRequest('AuthMethod Name in URL and payload do not match');
+          }
+          return upsert(ctx, { ...input, Name: ctx.params.name }, scopeOf(ctx, ctx.caller, input.Namespace));
+        },
       },
-      DELETE: async (ctx) => {
-        const ns = scopeOf(ctx, callerOf(ctx, 'acl', 'write'));
-        const name = ctx.params.name;
-        const mine = (d: { AuthMethod?: string; Namespace?: string }) => d.AuthMethod === name && nsOf(d) === ns;
-        await ctx.deps.state.txn((tx) => {
-          if (!tx.get(T.authMethods, authMethodKey(ns, name))) return;
-          for (const r of tx.list<BindingRuleDoc>(T.bindingRules)) if (mine(r)) tx.delete(T.bindingRules, r.ID);
-          for (const t of tx.list<TokenDoc>(T.tokens)) if (mine(t)) tx.delete(T.tokens, t.AccessorID);
-          tx.delete(T.authMethods, authMethodKey(ns, name));
-        });
-        return { body: true };
+      DELETE: {
+        access: aclRule('write'),
+        handle: async (ctx) => {
+          const ns = scopeOf(ctx, ctx.caller);
+          const name = ctx.params.name;
+          const mine = (d: { AuthMethod?: string; Namespace?: string }) => d.AuthMethod === name && nsOf(d) === ns;
+          await ctx.deps.state.txn((tx) => {
+            if (!tx.get(T.authMethods, authMethodKey(ns, name))) return;
+            for (const r of tx.list<BindingRuleDoc>(T.bindingRules)) if (mine(r)) tx.delete(T.bindingRules, r.ID);
+            for (const t of tx.list<TokenDoc>(T.tokens)) if (mine(t)) tx.delete(T.tokens, t.AccessorID);
+            tx.delete(T.authMethods, authMethodKey(ns, name));
+          });
+          return { body: true };
+        },
       },
     },
   },
@@ -168,13 +179,16 @@ export const authMethodRoutes: readonly MeshRoute<MeshDeps>[] = [
     synopsis: 'List auth methods (stubs without Config)',
     blocking: [T.authMethods],
     methods: {
-      GET: async (ctx) => {
-        const scope = scopeOf(ctx, callerOf(ctx, 'acl', 'read'), undefined, true);
-        const list = ctx.deps.state
-          .list<AuthMethodDoc>(T.authMethods)
-          .filter(inScope(scope))
-          .map((m) => renderAuthMethod(m, ctx.deps.config.enterprise, false));
-        return { body: list, index: ctx.deps.state.tableIndex(T.authMethods) };
+      GET: {
+        access: aclRule('read'),
+        handle: async (ctx) => {
+          const scope = scopeOf(ctx, ctx.caller, undefined, true);
+          const list = ctx.deps.state
+            .list<AuthMethodDoc>(T.authMethods)
+            .filter(inScope(scope))
+            .map((m) => renderAuthMethod(m, ctx.deps.config.enterprise, false));
+          return { body: list, index: ctx.deps.state.tableIndex(T.authMethods) };
+        },
       },
     },
   },

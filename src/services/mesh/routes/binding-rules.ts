@@ -14,8 +14,9 @@ import { checkSelectors, compileFilter, FilterError } from '../../../kernel/bexp
 import type { Indexed, Txn } from '../../../kernel/store/index.js';
 import { blankSelectable, projectedVarNames } from '../auth-config.js';
 import type { AuthMethodDoc, BindingRuleDoc } from '../auth-docs.js';
-import { callerOf, type Ctx, type MeshDeps } from '../deps.js';
-import { meshBadRequest, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
+import { aclRule, type MeshRouteSpec } from '../access.js';
+import type { Ctx } from '../deps.js';
+import { meshBadRequest, meshNotFound, type MeshReply } from '../http.js';
 import { stringField, UUID_RE } from '../links.js';
 import { inScope, notFoundIn, scopeOf, shownNamespace } from '../ns-scope.js';
 import { authMethodKey, nsField, nsOf, T } from '../state.js';
@@ -105,16 +106,18 @@ function idParam(ctx: Ctx): string {
 }
 
 /** The binding-rule routes. */
-export const bindingRuleRoutes: readonly MeshRoute<MeshDeps>[] = [
+export const bindingRuleRoutes: readonly MeshRouteSpec[] = [
   {
     pattern: 'acl/binding-rule',
     synopsis: 'Create a binding rule',
     methods: {
-      PUT: async (ctx) => {
-        const who = callerOf(ctx, 'acl', 'write');
-        const input = ctx.body<BindingRuleInput>('BindingRule') ?? {};
-        if (input.ID !== undefined && input.ID !== '') throw meshBadRequest('Cannot specify the ID when creating a new binding rule');
-        return write(ctx, newId(), input, false, scopeOf(ctx, who, input.Namespace));
+      PUT: {
+        access: aclRule('write'),
+        handle: async (ctx) => {
+          const input = ctx.body<BindingRuleInput>('BindingRule') ?? {};
+          if (input.ID !== undefined && input.ID !== '') throw meshBadRequest('Cannot specify the ID when creating a new binding rule');
+          return write(ctx, newId(), input, false, scopeOf(ctx, ctx.caller, input.Namespace));
+        },
       },
     },
   },
@@ -123,28 +126,35 @@ export const bindingRuleRoutes: readonly MeshRoute<MeshDeps>[] = [
     synopsis: 'Read, update or delete a binding rule',
     blocking: [T.bindingRules],
     methods: {
-      GET: async (ctx) => {
-        const ns = scopeOf(ctx, callerOf(ctx, 'acl', 'read'));
-        const r = ruleIn(ctx.deps.state, idParam(ctx), ns);
-        if (!r) throw notFoundIn('binding rule', ns);
-        return { body: renderBindingRule(r, ctx.deps.config.enterprise), index: ctx.deps.state.tableIndex(T.bindingRules) };
+      GET: {
+        access: aclRule('read'),
+        handle: async (ctx) => {
+          const ns = scopeOf(ctx, ctx.caller);
+          const r = ruleIn(ctx.deps.state, idParam(ctx), ns);
+          if (!r) throw notFoundIn('binding rule', ns);
+          return { body: renderBindingRule(r, ctx.deps.config.enterprise), index: ctx.deps.state.tableIndex(T.bindingRules) };
+        },
       },
-      PUT: async (ctx) => {
-        const who = callerOf(ctx, 'acl', 'write');
-        const id = idParam(ctx);
-        const input = ctx.body<BindingRuleInput>('BindingRule') ?? {};
-        if (input.ID !== undefined && input.ID !== '' && input.ID !== id) throw meshBadRequest('BindingRule ID in URL and payload do not match');
-        return write(ctx, id, input, true, scopeOf(ctx, who, input.Namespace));
+      PUT: {
+        access: aclRule('write'),
+        handle: async (ctx) => {
+          const id = idParam(ctx);
+          const input = ctx.body<BindingRuleInput>('BindingRule') ?? {};
+          if (input.ID !== undefined && input.ID !== '' && input.ID !== id) throw meshBadRequest('BindingRule ID in URL and payload do not match');
+          return write(ctx, id, input, true, scopeOf(ctx, ctx.caller, input.Namespace));
+        },
       },
-      DELETE: async (ctx) => {
-        const who = callerOf(ctx, 'acl', 'write');
-        const id = idParam(ctx);
-        const ns = scopeOf(ctx, who);
-        // A rule of another namespace is not there for this request: nothing to delete.
-        await ctx.deps.state.txn((tx) => {
-          if (ruleIn(tx, id, ns)) tx.delete(T.bindingRules, id);
-        });
-        return { body: true };
+      DELETE: {
+        access: aclRule('write'),
+        handle: async (ctx) => {
+          const id = idParam(ctx);
+          const ns = scopeOf(ctx, ctx.caller);
+          // A rule of another namespace is not there for this request: nothing to delete.
+          await ctx.deps.state.txn((tx) => {
+            if (ruleIn(tx, id, ns)) tx.delete(T.bindingRules, id);
+          });
+          return { body: true };
+        },
       },
     },
   },
@@ -153,11 +163,14 @@ export const bindingRuleRoutes: readonly MeshRoute<MeshDeps>[] = [
     synopsis: 'List binding rules, optionally of one auth method',
     blocking: [T.bindingRules],
     methods: {
-      GET: async (ctx) => {
-        const scope = scopeOf(ctx, callerOf(ctx, 'acl', 'read'), undefined, true);
-        const method = ctx.query.get('authmethod');
-        const rules = ctx.deps.state.list<BindingRuleDoc>(T.bindingRules).filter(inScope(scope)).filter((r) => !method || r.AuthMethod === method);
-        return { body: rules.map((r) => renderBindingRule(r, ctx.deps.config.enterprise)), index: ctx.deps.state.tableIndex(T.bindingRules) };
+      GET: {
+        access: aclRule('read'),
+        handle: async (ctx) => {
+          const scope = scopeOf(ctx, ctx.caller, undefined, true);
+          const method = ctx.query.get('authmethod');
+          const rules = ctx.deps.state.list<BindingRuleDoc>(T.bindingRules).filter(inScope(scope)).filter((r) => !method || r.AuthMethod === method);
+          return { body: rules.map((r) => renderBindingRule(r, ctx.deps.config.enterprise)), index: ctx.deps.state.tableIndex(T.bindingRules) };
+        },
       },
     },
   },

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { badRequest, CairnError, RenderCache } from '../../../kernel/http/index.js';
+import { badRequest, CairnError, PUBLIC, RenderCache, type Public } from '../../../kernel/http/index.js';
 import type { Indexed } from '../../../kernel/store/index.js';
 import { goJsonView } from '../../../kernel/util/go-json.js';
 import { permissionDenied } from '../acl/index.js';
@@ -22,14 +22,20 @@ import {
   vetRegistration,
   type Deny,
 } from '../catalog/register.js';
-import { requestIdentity, type Ctx, type MeshDeps } from '../deps.js';
+import { ANY_CALLER, type MeshRouteSpec, type MeshRule } from '../access.js';
+import type { Ctx, MeshDeps } from '../deps.js';
 import { reconcileSessions } from '../sessions/store.js';
-import { meshForbidden, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
+import { meshForbidden, meshNotFound, type MeshReply } from '../http.js';
 
 /** The reference's denial for `resource:write` on `segment`, for the caller of `ctx`. */
-export function denyFor(ctx: Ctx): Deny {
-  const who = requestIdentity(ctx);
-  return (resource, segment) => meshForbidden(permissionDenied(who.accessorId, resource, 'write', segment).message);
+function denyFor(ctx: Ctx): Deny {
+  return (resource, segment) => meshForbidden(permissionDenied(ctx.caller.accessorId, resource, 'write', segment).message);
+}
+
+/** The other datacenter a catalog write's body names (`Datacenter`), undefined for this one. @throws 400 for a non-string. */
+function otherDatacenter(ctx: Ctx, input: Input): string | undefined {
+  const dc = str(input.Datacenter, 'Datacenter');
+  return dc === '' || dc === ctx.deps.config.datacenter ? undefined : dc;
 }
 
 /**
@@ -38,11 +44,26 @@ export function denyFor(ctx: Ctx): Deny {
  * @throws 500 `No path to datacenter` when no server of it is known.
  */
 async function forwardByBody(ctx: Ctx, input: Input): Promise<MeshReply | undefined> {
-  const dc = str(input.Datacenter, 'Datacenter');
-  if (dc === '' || dc === ctx.deps.config.datacenter) return undefined;
+  const dc = otherDatacenter(ctx, input);
+  if (dc === undefined) return undefined;
   const forwarded = ctx.deps.forwardTo(dc, ctx.req, ctx.secret);
   if (!forwarded) throw new CairnError('internal', 'No path to datacenter');
   return { forwarded: await forwarded };
+}
+
+/**
+ * The rule of a catalog write: none here when the body names another datacenter (it goes
+ * there unchecked, and that one checks it), else any caller whose token resolves once
+ * `check` accepted the body: the permissions it needs depend on what is stored, and are
+ * checked in the write's transaction ({@link vetRegistration}). @throws 400 for a bad body.
+ */
+function catalogWriteRule(check: (ctx: Ctx, input: Input) => unknown): (ctx: Ctx) => MeshRule | Public {
+  return (ctx) => {
+    const input = decoded(ctx);
+    if (otherDatacenter(ctx, input) !== undefined) return PUBLIC;
+    check(ctx, input);
+    return ANY_CALLER;
+  };
 }
 
 /** `PUT /catalog/register` → `true`. Needs `node:write` / `service:write` as {@link vetRegistration} says. */
@@ -52,7 +73,7 @@ async function register(ctx: Ctx): Promise<MeshReply> {
   if (elsewhere) return elsewhere;
   const reg = parseRegistration(input, ctx.deps.config.datacenter);
   const deny = denyFor(ctx);
-  const authz = requestIdentity(ctx).authorizer;
+  const authz = ctx.caller.authorizer;
   const now = ctx.deps.now();
   await ctx.deps.state.txn((tx) => {
     vetRegistration(tx, authz, reg, deny);
@@ -62,16 +83,21 @@ async function register(ctx: Ctx): Promise<MeshReply> {
   return { body: true };
 }
 
+/** What a deregistration names. @throws 400 `Must provide node`, or naming a field of the wrong type. */
+function deregistrationOf(input: Input): { node: string; serviceId: string | undefined; checkId: string | undefined } {
+  const node = str(input.Node, 'Node');
+  if (node === '') throw badRequest('Must provide node');
+  return { node, serviceId: str(input.ServiceID, 'ServiceID') || undefined, checkId: str(input.CheckID, 'CheckID') || undefined };
+}
+
 /** `PUT /catalog/deregister` `{Datacenter?, Node, ServiceID?, CheckID?}` → `true`. */
 async function deregister(ctx: Ctx): Promise<MeshReply> {
   const input = decoded(ctx);
   const elsewhere = await forwardByBody(ctx, input);
   if (elsewhere) return elsewhere;
-  const node = str(input.Node, 'Node');
-  if (node === '') throw badRequest('Must provide node');
-  const d = { node, serviceId: str(input.ServiceID, 'ServiceID') || undefined, checkId: str(input.CheckID, 'CheckID') || undefined };
+  const d = deregistrationOf(input);
   const deny = denyFor(ctx);
-  const authz = requestIdentity(ctx).authorizer;
+  const authz = ctx.caller.authorizer;
   const now = ctx.deps.now();
   await ctx.deps.state.txn((tx) => {
     vetDeregistration(tx, authz, d, deny);
@@ -105,7 +131,7 @@ async function datacenters(ctx: Ctx): Promise<MeshReply> {
 
 /** `GET /catalog/nodes` (`node-meta`, `filter`) → nodes the caller may read. */
 async function nodes(ctx: Ctx): Promise<MeshReply> {
-  const view = new AclView(ctx);
+  const view = AclView.of(ctx);
   const meta = nodeMetaOf(ctx);
   const filter = filterOf(ctx);
   const listed = ctx.deps.state
@@ -118,7 +144,7 @@ async function nodes(ctx: Ctx): Promise<MeshReply> {
 /** `GET /catalog/services` (`node-meta`, `filter`) → `{name: [tags…]}` of the services the caller may read. */
 async function services(ctx: Ctx): Promise<MeshReply> {
   const { state } = ctx.deps;
-  const view = new AclView(ctx);
+  const view = AclView.of(ctx);
   const meta = nodeMetaOf(ctx);
   const filter = filterOf(ctx);
   let instances = state.list<ServiceDoc>(CT.services);
@@ -180,7 +206,7 @@ const serviceNodeRenders = new RenderCache<ServiceDoc & Indexed>();
 /** `GET /catalog/service/:service` (`tag`, `node-meta`, `filter`) → `[ServiceNode]`. */
 async function serviceNodes(ctx: Ctx): Promise<MeshReply> {
   const name = required(ctx.params.service, 'Missing service name');
-  const view = new AclView(ctx);
+  const view = AclView.of(ctx);
   const filter = filterOf(ctx);
   const { state } = ctx.deps;
   const stamp = String(state.tableIndex(CT.nodes));
@@ -208,7 +234,7 @@ function nodeWithServices(ctx: Ctx, view: AclView, name: string): { node: NodeDo
 /** `GET /catalog/node/:node` → `{Node, Services: {id: NodeService}}`; an unknown node answers `null`. */
 async function nodeServicesMap(ctx: Ctx): Promise<MeshReply> {
   const name = required(ctx.params.node, 'Missing node name');
-  const view = new AclView(ctx);
+  const view = AclView.of(ctx);
   const found = nodeWithServices(ctx, view, name);
   const index = ctx.deps.state.tableIndex(CT.nodes, CT.services);
   if (!found) return { body: null, index, headers: view.headers() };
@@ -219,7 +245,7 @@ async function nodeServicesMap(ctx: Ctx): Promise<MeshReply> {
 /** `GET /catalog/node-services/:node` (`filter` on the services) → `{Node, Services: [NodeService]}`; unknown → 404. */
 async function nodeServicesList(ctx: Ctx): Promise<MeshReply> {
   const name = required(ctx.params.node, 'Missing node name');
-  const view = new AclView(ctx);
+  const view = AclView.of(ctx);
   const filter = filterOf(ctx);
   const found = nodeWithServices(ctx, view, name);
   const index = ctx.deps.state.tableIndex(CT.nodes, CT.services);
@@ -228,14 +254,22 @@ async function nodeServicesList(ctx: Ctx): Promise<MeshReply> {
   return { body, index, headers: view.headers() };
 }
 
-/** The catalog routes. */
-export const catalogRoutes: readonly MeshRoute<MeshDeps>[] = [
-  { pattern: 'catalog/register', synopsis: 'Register a node, a service and checks', methods: { PUT: register } },
-  { pattern: 'catalog/deregister', synopsis: 'Deregister a node, a service or a check', methods: { PUT: deregister } },
-  { pattern: 'catalog/datacenters', synopsis: 'List known datacenters', methods: { GET: datacenters } },
-  { pattern: 'catalog/nodes', synopsis: 'List nodes', methods: { GET: nodes }, blocking: [CT.nodes] },
-  { pattern: 'catalog/services', synopsis: 'List services with their tags', methods: { GET: services }, blocking: [CT.services, CT.nodes] },
-  { pattern: 'catalog/service/:service', synopsis: 'List the instances of a service', methods: { GET: serviceNodes }, blocking: [CT.services, CT.nodes] },
-  { pattern: 'catalog/node/:node', synopsis: 'A node and its services (map by ID)', methods: { GET: nodeServicesMap }, blocking: [CT.nodes, CT.services] },
-  { pattern: 'catalog/node-services/:node', synopsis: 'A node and its services (list)', methods: { GET: nodeServicesList }, blocking: [CT.nodes, CT.services] },
+/**
+ * The catalog routes: writes need what they write (node, service), checked against the
+ * stored entries in their transaction; reads any caller, filtered by `node:read` /
+ * `service:read`; the datacenters anyone.
+ */
+export const catalogRoutes: readonly MeshRouteSpec[] = [
+  {
+    pattern: 'catalog/register',
+    synopsis: 'Register a node, a service and checks',
+    methods: { PUT: { access: catalogWriteRule((ctx, input) => parseRegistration(input, ctx.deps.config.datacenter)), handle: register } },
+  },
+  { pattern: 'catalog/deregister', synopsis: 'Deregister a node, a service or a check', methods: { PUT: { access: catalogWriteRule((_ctx, input) => deregistrationOf(input)), handle: deregister } } },
+  { pattern: 'catalog/datacenters', synopsis: 'List known datacenters', methods: { GET: { access: PUBLIC, handle: datacenters } } },
+  { pattern: 'catalog/nodes', synopsis: 'List nodes', methods: { GET: { access: ANY_CALLER, handle: nodes } }, blocking: [CT.nodes] },
+  { pattern: 'catalog/services', synopsis: 'List services with their tags', methods: { GET: { access: ANY_CALLER, handle: services } }, blocking: [CT.services, CT.nodes] },
+  { pattern: 'catalog/service/:service', synopsis: 'List the instances of a service', methods: { GET: { access: ANY_CALLER, handle: serviceNodes } }, blocking: [CT.services, CT.nodes] },
+  { pattern: 'catalog/node/:node', synopsis: 'A node and its services (map by ID)', methods: { GET: { access: ANY_CALLER, handle: nodeServicesMap } }, blocking: [CT.nodes, CT.services] },
+  { pattern: 'catalog/node-services/:node', synopsis: 'A node and its services (list)', methods: { GET: { access: ANY_CALLER, handle: nodeServicesList } }, blocking: [CT.nodes, CT.services] },
 ];

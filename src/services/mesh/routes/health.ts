@@ -12,8 +12,9 @@ import type { Indexed } from '../../../kernel/store/index.js';
 import { AclView, applyFilter, filterOf, metaMatches, nodeMetaOf, required } from '../catalog/query.js';
 import { checksOf } from '../catalog/register.js';
 import { CT, renderCheck, renderNode, renderNodeService, STATUSES, type CheckDoc, type CheckStatus, type NodeDoc, type ServiceDoc } from '../catalog/model.js';
-import type { Ctx, MeshDeps } from '../deps.js';
-import type { MeshReply, MeshRoute } from '../http.js';
+import { ANY_CALLER, type MeshRouteSpec } from '../access.js';
+import type { Ctx } from '../deps.js';
+import type { MeshReply } from '../http.js';
 import { instancesOf } from './catalog.js';
 
 /** May the caller see check `c`? */
@@ -78,7 +79,7 @@ function checkReply(ctx: Ctx, view: AclView, checks: readonly (CheckDoc & Indexe
 /** `GET /health/node/:node` → `[HealthCheck]` of the node. */
 async function nodeChecks(ctx: Ctx): Promise<MeshReply> {
   const node = required(ctx.params.node, 'Missing node name');
-  return checkReply(ctx, new AclView(ctx), checksOfNode(ctx, node), [CT.checks]);
+  return checkReply(ctx, AclView.of(ctx), checksOfNode(ctx, node), [CT.checks]);
 }
 
 /** `GET /health/checks/:service` (`node-meta`, `filter`) → `[HealthCheck]` of every instance of the service. */
@@ -89,7 +90,7 @@ async function serviceChecks(ctx: Ctx): Promise<MeshReply> {
   const checks = state
     .list<CheckDoc>(CT.checks)
     .filter((c) => c.ServiceName === name && c.ServiceID !== '' && metaMatches(state.get<NodeDoc>(CT.nodes, c.Node)?.Meta ?? null, meta));
-  return checkReply(ctx, new AclView(ctx), checks, [CT.checks, CT.nodes]);
+  return checkReply(ctx, AclView.of(ctx), checks, [CT.checks, CT.nodes]);
 }
 
 /** `?passing` as the reference reads it: present with no value is true. @throws 400 `Invalid value for ?passing`. */
@@ -125,7 +126,7 @@ const entries = new RenderCache<ServiceDoc & Indexed>();
 async function serviceHealth(ctx: Ctx): Promise<MeshReply> {
   const name = required(ctx.params.service, 'Missing service name');
   const passing = passingOf(ctx);
-  const view = new AclView(ctx);
+  const view = AclView.of(ctx);
   const filter = filterOf(ctx);
   const { state } = ctx.deps;
   const stamp = `${state.tableIndex(CT.nodes)}/${state.tableIndex(CT.checks)}`;
@@ -146,22 +147,41 @@ async function serviceHealth(ctx: Ctx): Promise<MeshReply> {
   return { body: bodies, json: `[${kept.map((e) => e.json).join(',')}]`, index, headers: view.headers() };
 }
 
-/** `GET /health/state/:state` (`any`, `passing`, `warning`, `critical`; `node-meta`, `filter`) → `[HealthCheck]`. */
-async function checksInState(ctx: Ctx): Promise<MeshReply> {
+/** The path's check state. @throws 400 `Invalid check state "<s>": must be any, passing, warning or critical`. */
+function wantedState(ctx: Ctx): CheckStatus | 'any' {
   const wanted = required(ctx.params.state, 'Missing check state');
   if (wanted !== 'any' && !STATUSES.includes(wanted as CheckStatus)) throw badRequest(`Invalid check state "${wanted}": must be any, passing, warning or critical`);
+  return wanted as CheckStatus | 'any';
+}
+
+/** `GET /health/state/:state` (`any`, `passing`, `warning`, `critical`; `node-meta`, `filter`) → `[HealthCheck]`. */
+async function checksInState(ctx: Ctx): Promise<MeshReply> {
+  const wanted = wantedState(ctx);
   const { state } = ctx.deps;
   const meta = nodeMetaOf(ctx);
   const checks = state
     .list<CheckDoc>(CT.checks)
     .filter((c) => (wanted === 'any' || c.Status === wanted) && metaMatches(state.get<NodeDoc>(CT.nodes, c.Node)?.Meta ?? null, meta));
-  return checkReply(ctx, new AclView(ctx), checks, [CT.checks, CT.nodes]);
+  return checkReply(ctx, AclView.of(ctx), checks, [CT.checks, CT.nodes]);
 }
 
-/** The health routes. */
-export const healthRoutes: readonly MeshRoute<MeshDeps>[] = [
-  { pattern: 'health/node/:node', synopsis: 'The checks of a node', methods: { GET: nodeChecks }, blocking: [CT.checks] },
-  { pattern: 'health/checks/:service', synopsis: 'The checks of a service', methods: { GET: serviceChecks }, blocking: [CT.checks, CT.nodes] },
-  { pattern: 'health/service/:service', synopsis: 'The instances of a service with their checks', methods: { GET: serviceHealth }, blocking: [CT.nodes, CT.services, CT.checks] },
-  { pattern: 'health/state/:state', synopsis: 'The checks in a state', methods: { GET: checksInState }, blocking: [CT.checks, CT.nodes] },
+/**
+ * The health routes: any caller, each check shown when the caller may read its node (and
+ * service); a bad `?passing` or state is a 400 whoever asks.
+ */
+export const healthRoutes: readonly MeshRouteSpec[] = [
+  { pattern: 'health/node/:node', synopsis: 'The checks of a node', methods: { GET: { access: ANY_CALLER, handle: nodeChecks } }, blocking: [CT.checks] },
+  { pattern: 'health/checks/:service', synopsis: 'The checks of a service', methods: { GET: { access: ANY_CALLER, handle: serviceChecks } }, blocking: [CT.checks, CT.nodes] },
+  {
+    pattern: 'health/service/:service',
+    synopsis: 'The instances of a service with their checks',
+    methods: { GET: { access: (ctx) => (passingOf(ctx), ANY_CALLER), handle: serviceHealth } },
+    blocking: [CT.nodes, CT.services, CT.checks],
+  },
+  {
+    pattern: 'health/state/:state',
+    synopsis: 'The checks in a state',
+    methods: { GET: { access: (ctx) => (wantedState(ctx), ANY_CALLER), handle: checksInState } },
+    blocking: [CT.checks, CT.nodes],
+  },
 ];

@@ -24,10 +24,10 @@
  */
 import { badRequest, CairnError } from '../../../kernel/http/index.js';
 import type { Indexed } from '../../../kernel/store/index.js';
-import { permissionDenied } from '../acl/index.js';
+import { needs, type MeshRouteSpec, type MeshRule, type Permission } from '../access.js';
 import { DEFAULT_KV_MAX_VALUE_SIZE } from '../config.js';
-import { requestIdentity, type Ctx, type MeshDeps } from '../deps.js';
-import { meshForbidden, type MeshReply, type MeshRoute } from '../http.js';
+import type { Ctx } from '../deps.js';
+import type { MeshReply } from '../http.js';
 import {
   casKv,
   deleteKv,
@@ -97,14 +97,30 @@ function refuseConflicts(ctx: Ctx, ...flags: string[]): void {
   throw badRequest(`Conflicting flags: ${q.toString()}`);
 }
 
-/** @throws 403 `Permission denied: … lacks permission 'key:<access>' on "<key>"`. */
-function requireKey(who: Identity, access: 'read' | 'list' | 'write', key: string): void {
-  if (!who.authorizer.allowed('key', access, key)) throw meshForbidden(permissionDenied(who.accessorId, 'key', access, key).message);
-}
-
 /** The namespace of a KV request (the `default` one without the enterprise switch). */
 function namespaceOf(ctx: Ctx, who: Identity): string {
   return scopeOf(ctx, who.token ? who : undefined);
+}
+
+/**
+ * A KV rule: `permissions` checked in the request's namespace, which is resolved first (its
+ * 400 / 403 come before a missing permission's, as the reference's order).
+ */
+function keyRule(...permissions: Permission[]): MeshRule {
+  return { ...needs(...permissions), namespaced: true };
+}
+
+/**
+ * A read's rule: `key:read` on the key; a recursive or `?keys` read is filtered per key
+ * and needs `key:list` on the prefix only with `acl.enable_key_list_policy`.
+ * @throws 400 `Missing key name` for a single read of `''`.
+ */
+function readRule(ctx: Ctx): MeshRule {
+  const key = ctx.params.key ?? '';
+  const recursive = ctx.query.has('recurse') || ctx.query.has('keys');
+  checkKey(key, recursive);
+  if (!recursive) return keyRule({ resource: 'key', access: 'read', segment: key });
+  return ctx.deps.config.acl.enableKeyListPolicy ? keyRule({ resource: 'key', access: 'list', segment: key }) : keyRule();
 }
 
 /** The index a `GET` reports for its key or prefix (the route's `resultIndex`); never throws. */
@@ -112,7 +128,7 @@ function readIndex(ctx: Ctx): number {
   const key = ctx.params.key ?? '';
   let ns: string;
   try {
-    ns = namespaceOf(ctx, requestIdentity(ctx));
+    ns = namespaceOf(ctx, ctx.caller);
   } catch {
     // The handler refuses the request: let it do so at once rather than after the wait.
     return Number.POSITIVE_INFINITY;
@@ -127,18 +143,15 @@ async function read(ctx: Ctx): Promise<MeshReply> {
   const { state, config } = ctx.deps;
   const recurse = ctx.query.has('recurse');
   const keysOnly = ctx.query.has('keys');
-  checkKey(key, recurse || keysOnly);
-  const who = requestIdentity(ctx);
+  const who = ctx.caller;
   const ns = namespaceOf(ctx, who);
   if (!recurse && !keysOnly) {
-    requireKey(who, 'read', key);
     const doc = state.get<KvDoc>(KV.entries, kvId(ns, key));
     const index = keyIndex(state, ns, key);
     if (!doc) return { status: 404, index, empty: true };
     if (ctx.query.has('raw')) return { index, raw: { body: Buffer.from(doc.Value ?? '', 'base64') }, headers: RAW_HEADERS };
     return { index, body: [renderKv(doc, config.enterprise)] };
   }
-  if (config.acl.enableKeyListPolicy) requireKey(who, 'list', key);
   const all = listKv(state, ns, key);
   const visible = all.filter((d) => who.authorizer.allowed('key', 'read', d.Key));
   const index = prefixIndex(state, ns, key);
@@ -154,20 +167,24 @@ async function read(ctx: Ctx): Promise<MeshReply> {
   return { index, headers, body: visible.map((d) => renderKv(d, config.enterprise)) };
 }
 
-/** `PUT /v1/kv/<key>`: stores the body as the value (module doc). */
-async function write(ctx: Ctx): Promise<MeshReply> {
+/** A write's query, checked. @throws 400 `Missing key name`, `Conflicting flags: …`, a bad `flags` / `cas`; 413 `Value exceeds <n> byte limit`. */
+function writeInput(ctx: Ctx): { key: string; flags: number; cas: number | undefined } {
   const key = ctx.params.key ?? '';
-  const { state, config, now } = ctx.deps;
   checkKey(key, false);
   refuseConflicts(ctx, 'cas', 'acquire', 'release');
   const flags = uintParam(ctx, 'flags') ?? 0;
   const cas = uintParam(ctx, 'cas');
-  const limit = config.kvMaxValueSize ?? DEFAULT_KV_MAX_VALUE_SIZE;
+  const limit = ctx.deps.config.kvMaxValueSize ?? DEFAULT_KV_MAX_VALUE_SIZE;
+  if (ctx.req.body.length > limit) throw new CairnError('payload_too_large', `Value exceeds ${limit} byte limit`);
+  return { key, flags, cas };
+}
+
+/** `PUT /v1/kv/<key>`: stores the body as the value (module doc). */
+async function write(ctx: Ctx): Promise<MeshReply> {
+  const { key, flags, cas } = writeInput(ctx);
+  const { state, now } = ctx.deps;
   const body = ctx.req.body;
-  if (body.length > limit) throw new CairnError('payload_too_large', `Value exceeds ${limit} byte limit`);
-  const who = requestIdentity(ctx);
-  const ns = namespaceOf(ctx, who);
-  requireKey(who, 'write', key);
+  const ns = namespaceOf(ctx, ctx.caller);
   const value = body.length === 0 ? null : body.toString('base64');
   const acquire = ctx.query.get('acquire');
   const release = ctx.query.get('release');
@@ -186,21 +203,20 @@ async function write(ctx: Ctx): Promise<MeshReply> {
   return { body: result };
 }
 
-/** `DELETE /v1/kv/<key>`: one key, with `?cas` only at that index, or with `?recurse` a prefix. */
-async function remove(ctx: Ctx): Promise<MeshReply> {
+/** A delete's query, checked. @throws 400 `Conflicting flags: …`, `Missing key name` (unless recursive), a bad `cas`. */
+function deleteInput(ctx: Ctx): { key: string; recurse: boolean; cas: number | undefined } {
   const key = ctx.params.key ?? '';
-  const { state, now } = ctx.deps;
   refuseConflicts(ctx, 'recurse', 'cas');
   const recurse = ctx.query.has('recurse');
   checkKey(key, recurse);
-  const cas = uintParam(ctx, 'cas');
-  const who = requestIdentity(ctx);
-  const ns = namespaceOf(ctx, who);
-  if (recurse) {
-    if (!who.authorizer.keyWritePrefix(key)) throw meshForbidden(permissionDenied(who.accessorId, 'key', 'write', key).message);
-  } else {
-    requireKey(who, 'write', key);
-  }
+  return { key, recurse, cas: uintParam(ctx, 'cas') };
+}
+
+/** `DELETE /v1/kv/<key>`: one key, with `?cas` only at that index, or with `?recurse` a prefix. */
+async function remove(ctx: Ctx): Promise<MeshReply> {
+  const { key, recurse, cas } = deleteInput(ctx);
+  const { state, now } = ctx.deps;
+  const ns = namespaceOf(ctx, ctx.caller);
   const at = now();
   const { result } = await state.txn((tx) => {
     if (recurse) {
@@ -214,12 +230,27 @@ async function remove(ctx: Ctx): Promise<MeshReply> {
   return { body: result };
 }
 
-/** The KV route: the key is the rest of the path, as it is (a trailing `/` or `.` included). */
-export const kvRoutes: readonly MeshRoute<MeshDeps>[] = [
+/**
+ * The KV route: the key is the rest of the path, as it is (a trailing `/` or `.` included).
+ * Reads need `key:read` on the key (recursive ones are filtered per key), writes `key:write`,
+ * a recursive delete `key:write` on every key under the prefix; a bad request is a 400 / 413
+ * before the caller is resolved.
+ */
+export const kvRoutes: readonly MeshRouteSpec[] = [
   {
     pattern: 'kv/:key*',
     synopsis: 'Read, write or delete a key, or a prefix with ?recurse / ?keys',
-    methods: { GET: read, PUT: write, DELETE: remove },
+    methods: {
+      GET: { access: readRule, handle: read },
+      PUT: { access: (ctx) => keyRule({ resource: 'key', access: 'write', segment: writeInput(ctx).key }), handle: write },
+      DELETE: {
+        access: (ctx) => {
+          const { key, recurse } = deleteInput(ctx);
+          return keyRule({ resource: 'key', access: 'write', segment: key, prefix: recurse });
+        },
+        handle: remove,
+      },
+    },
     blocking: [KV.entries, KV.tombstones],
     resultIndex: readIndex,
     rawTail: true,

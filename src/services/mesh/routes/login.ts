@@ -7,12 +7,13 @@
  *
  * @module
  */
-import { CairnError } from '../../../kernel/http/index.js';
+import { CairnError, PUBLIC } from '../../../kernel/http/index.js';
 import type { Indexed } from '../../../kernel/store/index.js';
 import type { AuthMethodDoc } from '../auth-docs.js';
 import { authenticatorsOf } from '../authenticators.js';
-import { requireLocalTokens, type Ctx, type MeshDeps } from '../deps.js';
-import { aclDisabled, meshBadRequest, meshForbidden, type MeshReply, type MeshRoute } from '../http.js';
+import type { MeshRouteSpec } from '../access.js';
+import { requireLocalTokens, type Ctx } from '../deps.js';
+import { aclDisabled, meshBadRequest, meshForbidden, type MeshReply } from '../http.js';
 import { createLoginToken, metaField } from '../login-token.js';
 import { requestNamespace } from '../namespace.js';
 import { authMethodKey, nsOf, T, type TokenDoc } from '../state.js';
@@ -95,8 +96,11 @@ async function logout(ctx: Ctx): Promise<MeshReply> {
   return { body: true };
 }
 
-/** The login routes. */
-export const loginRoutes: readonly MeshRoute<MeshDeps>[] = [
-  { pattern: 'acl/login', synopsis: 'Exchange an auth-method bearer token for an ACL token', methods: { POST: login } },
-  { pattern: 'acl/logout', synopsis: 'Delete a token created by login', methods: { POST: logout } },
+/**
+ * The login routes: anyone may call them (login proves an identity with a bearer token,
+ * logout possesses the token's secret), with ACLs on.
+ */
+export const loginRoutes: readonly MeshRouteSpec[] = [
+  { pattern: 'acl/login', synopsis: 'Exchange an auth-method bearer token for an ACL token', methods: { POST: { access: PUBLIC, handle: login } } },
+  { pattern: 'acl/logout', synopsis: 'Delete a token created by login', methods: { POST: { access: PUBLIC, handle: logout } } },
 ];

@@ -7,18 +7,20 @@
  * @module
  */
 import { MESH_FORMAT_RULES, metricsFormat } from '../../../kernel/metrics/index.js';
-import type { Ctx, MeshDeps } from '../deps.js';
-import type { MeshReply, MeshRoute } from '../http.js';
+import { need, type MeshRouteSpec } from '../access.js';
+import type { Ctx } from '../deps.js';
+import type { MeshReply } from '../http.js';
 
-/**
- * The scrape. @throws 403 `ACL not found` (unknown token) or `Permission denied: … lacks
- * permission 'agent:read' on "<node>"` with ACLs on.
- */
+/** The scrape, in the format the request asks for. */
 async function metricsHandler(ctx: Ctx): Promise<MeshReply> {
-  const { config, acl, metrics } = ctx.deps;
-  if (config.acl.enabled) acl.require(acl.resolve(ctx.secret), 'agent', 'read', config.nodeName);
-  return { raw: await metrics.scrape(metricsFormat(ctx.query.get('format'), ctx.req.headers.accept, MESH_FORMAT_RULES)) };
+  return { raw: await ctx.deps.metrics.scrape(metricsFormat(ctx.query.get('format'), ctx.req.headers.accept, MESH_FORMAT_RULES)) };
 }
 
-/** The agent's metrics endpoint. */
-export const metricsRoutes: readonly MeshRoute<MeshDeps>[] = [{ pattern: 'agent/metrics', synopsis: "This agent's metrics (JSON, or Prometheus text)", methods: { GET: metricsHandler } }];
+/** The agent's metrics endpoint: `agent:read` on this agent's node (anyone with ACLs off). */
+export const metricsRoutes: readonly MeshRouteSpec[] = [
+  {
+    pattern: 'agent/metrics',
+    synopsis: "This agent's metrics (JSON, or Prometheus text)",
+    methods: { GET: { access: (ctx) => need('agent', 'read', ctx.deps.config.nodeName), handle: metricsHandler } },
+  },
+];

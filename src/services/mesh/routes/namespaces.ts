@@ -10,9 +10,9 @@
  * @module
  */
 import type { Indexed, StateStore } from '../../../kernel/store/index.js';
-import type { Access } from '../acl/index.js';
-import { forwardToPrimary, type Ctx, type MeshDeps } from '../deps.js';
-import { meshBadRequest, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
+import { need, type MeshRouteSpec } from '../access.js';
+import type { Ctx } from '../deps.js';
+import { meshBadRequest, meshNotFound, type MeshReply } from '../http.js';
 import { stringField } from '../links.js';
 import { DEFAULT_NAMESPACE } from '../namespace.js';
 import { authMethodKey, nsOf, T, type NamespaceDoc } from '../state.js';
@@ -44,12 +44,6 @@ export async function ensureDefaultNamespace(state: StateStore): Promise<void> {
   });
 }
 
-/** `operator:<access>` with ACLs on. @throws 403 `ACL not found` / `Permission denied: …`. */
-function requireOperator(ctx: Ctx, access: Access): void {
-  if (!ctx.deps.config.acl.enabled) return;
-  ctx.deps.acl.require(ctx.deps.acl.resolve(ctx.secret), 'operator', access);
-}
-
 const notFound = (name: string) => meshNotFound(`Namespace "${name}" does not exist`);
 
 /**
@@ -69,18 +63,22 @@ async function write(ctx: Ctx, name: string, input: NamespaceInput, create: bool
   return { body: renderNamespace(result) };
 }
 
-/** The namespace routes (registered with the enterprise switch only, agent.ts). */
-export const namespaceRoutes: readonly MeshRoute<MeshDeps>[] = [
+/**
+ * The namespace routes (registered with the enterprise switch only, routes/index.ts): reads
+ * need `operator:read`, writes `operator:write` (anyone with ACLs off) and go to the primary.
+ */
+export const namespaceRoutes: readonly MeshRouteSpec[] = [
   {
     pattern: 'namespace',
     synopsis: 'Create a namespace',
     methods: {
-      PUT: async (ctx) => {
-        const primary = await forwardToPrimary(ctx);
-        if (primary) return primary;
-        requireOperator(ctx, 'write');
-        const input = ctx.body<NamespaceInput>('Namespace') ?? {};
-        return write(ctx, stringField(input.Name, 'Name') ?? '', input, true);
+      PUT: {
+        access: need('operator', 'write'),
+        forward: 'primary',
+        handle: async (ctx) => {
+          const input = ctx.body<NamespaceInput>('Namespace') ?? {};
+          return write(ctx, stringField(input.Name, 'Name') ?? '', input, true);
+        },
       },
     },
   },
@@ -89,36 +87,40 @@ export const namespaceRoutes: readonly MeshRoute<MeshDeps>[] = [
     synopsis: 'Read, update or delete a namespace',
     blocking: [T.namespaces],
     methods: {
-      GET: async (ctx) => {
-        requireOperator(ctx, 'read');
-        const n = ctx.deps.state.get<NamespaceDoc>(T.namespaces, ctx.params.name);
-        if (!n) throw notFound(ctx.params.name);
-        return { body: renderNamespace(n), index: ctx.deps.state.tableIndex(T.namespaces) };
+      GET: {
+        access: need('operator', 'read'),
+        handle: async (ctx) => {
+          const n = ctx.deps.state.get<NamespaceDoc>(T.namespaces, ctx.params.name);
+          if (!n) throw notFound(ctx.params.name);
+          return { body: renderNamespace(n), index: ctx.deps.state.tableIndex(T.namespaces) };
+        },
       },
-      PUT: async (ctx) => {
-        const primary = await forwardToPrimary(ctx);
-        if (primary) return primary;
-        requireOperator(ctx, 'write');
-        const input = ctx.body<NamespaceInput>('Namespace') ?? {};
-        if (input.Name !== undefined && input.Name !== '' && input.Name !== ctx.params.name) {
-          throw meshBadRequest('Namespace name in URL and payload do not match');
-        }
-        return write(ctx, ctx.params.name, input, false);
-      },
-      DELETE: async (ctx) => {
-        const primary = await forwardToPrimary(ctx);
-        if (primary) return primary;
-        requireOperator(ctx, 'write');
-        const name = ctx.params.name;
-        if (name === DEFAULT_NAMESPACE) throw meshBadRequest('Cannot delete the default namespace');
-        await ctx.deps.state.txn((tx) => {
-          if (!tx.get(T.namespaces, name)) return;
-          for (const table of NAMESPACED_TABLES) {
-            for (const d of tx.list<Record<string, unknown> & { Namespace?: string }>(table)) if (nsOf(d) === name) tx.delete(table, idOf(table, d));
+      PUT: {
+        access: need('operator', 'write'),
+        forward: 'primary',
+        handle: async (ctx) => {
+          const input = ctx.body<NamespaceInput>('Namespace') ?? {};
+          if (input.Name !== undefined && input.Name !== '' && input.Name !== ctx.params.name) {
+            throw meshBadRequest('Namespace name in URL and payload do not match');
           }
-          tx.delete(T.namespaces, name);
-        });
-        return { body: true };
+          return write(ctx, ctx.params.name, input, false);
+        },
+      },
+      DELETE: {
+        access: need('operator', 'write'),
+        forward: 'primary',
+        handle: async (ctx) => {
+          const name = ctx.params.name;
+          if (name === DEFAULT_NAMESPACE) throw meshBadRequest('Cannot delete the default namespace');
+          await ctx.deps.state.txn((tx) => {
+            if (!tx.get(T.namespaces, name)) return;
+            for (const table of NAMESPACED_TABLES) {
+              for (const d of tx.list<Record<string, unknown> & { Namespace?: string }>(table)) if (nsOf(d) === name) tx.delete(table, idOf(table, d));
+            }
+            tx.delete(T.namespaces, name);
+          });
+          return { body: true };
+        },
       },
     },
   },
@@ -127,9 +129,11 @@ export const namespaceRoutes: readonly MeshRoute<MeshDeps>[] = [
     synopsis: 'List namespaces',
     blocking: [T.namespaces],
     methods: {
-      GET: async (ctx) => {
-        requireOperator(ctx, 'read');
-        return { body: ctx.deps.state.list<NamespaceDoc>(T.namespaces).map(renderNamespace), index: ctx.deps.state.tableIndex(T.namespaces) };
+      GET: {
+        access: need('operator', 'read'),
+        handle: async (ctx) => {
+          return { body: ctx.deps.state.list<NamespaceDoc>(T.namespaces).map(renderNamespace), index: ctx.deps.state.tableIndex(T.namespaces) };
+        },
       },
     },
   },

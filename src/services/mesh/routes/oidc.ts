@@ -7,9 +7,11 @@
  *
  * @module
  */
+import { PUBLIC } from '../../../kernel/http/index.js';
 import { authenticatorsOf, statusOf, identityOf } from '../authenticators.js';
-import { requireLocalTokens, type Ctx, type MeshDeps } from '../deps.js';
-import { aclDisabled, meshBadRequest, type MeshReply, type MeshRoute } from '../http.js';
+import type { MeshRouteSpec } from '../access.js';
+import { requireLocalTokens, type Ctx } from '../deps.js';
+import { aclDisabled, meshBadRequest, type MeshReply } from '../http.js';
 import { createLoginToken, metaField } from '../login-token.js';
 import { authMethodOf, loginNamespace, requiredString } from './login.js';
 import { renderToken } from './tokens.js';
@@ -78,8 +80,8 @@ async function callback(ctx: Ctx): Promise<MeshReply> {
   return { body: renderToken(ctx.deps.state, token, true, ctx.deps.config.enterprise) };
 }
 
-/** The OIDC routes (registered only with the enterprise switch, agent.ts). */
-export const oidcRoutes: readonly MeshRoute<MeshDeps>[] = [
-  { pattern: 'acl/oidc/auth-url', synopsis: 'Start an OIDC login: the provider authorization URL', methods: { POST: authUrl } },
-  { pattern: 'acl/oidc/callback', synopsis: 'Complete an OIDC login: exchange the code for an ACL token', methods: { POST: callback } },
+/** The OIDC routes (registered only with the enterprise switch, routes/index.ts): anyone may start and complete a login. */
+export const oidcRoutes: readonly MeshRouteSpec[] = [
+  { pattern: 'acl/oidc/auth-url', synopsis: 'Start an OIDC login: the provider authorization URL', methods: { POST: { access: PUBLIC, handle: authUrl } } },
+  { pattern: 'acl/oidc/callback', synopsis: 'Complete an OIDC login: exchange the code for an ACL token', methods: { POST: { access: PUBLIC, handle: callback } } },
 ];

@@ -9,8 +9,9 @@
  */
 import type { Indexed, Txn } from '../../../kernel/store/index.js';
 import { GLOBAL_MANAGEMENT_POLICY, parseRules, policyHash, RulesError } from '../acl/index.js';
-import { callerOf, forwardToPrimary, type Ctx, type MeshDeps } from '../deps.js';
-import { meshBadRequest, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
+import { aclRule, type MeshRouteSpec } from '../access.js';
+import type { Ctx } from '../deps.js';
+import { meshBadRequest, meshNotFound, type MeshReply } from '../http.js';
 import { arrayField, stringField, UUID_RE } from '../links.js';
 import { inScope, notFoundIn, scopeOf, shownNamespace } from '../ns-scope.js';
 import { nameKey, nsField, nsOf, T, type PolicyDoc } from '../state.js';
@@ -96,24 +97,18 @@ function policyIn(read: { get<D>(table: string, id: string): (D & Indexed) | und
 }
 
 async function create(ctx: Ctx): Promise<MeshReply> {
-  const primary = await forwardToPrimary(ctx);
-  if (primary) return primary;
-  const who = callerOf(ctx, 'acl', 'write');
   const input = ctx.body<PolicyInput>('Policy') ?? {};
   if (input.ID !== undefined && input.ID !== '') throw meshBadRequest('Cannot specify the ID when creating a new policy');
-  const ns = scopeOf(ctx, who, input.Namespace);
+  const ns = scopeOf(ctx, ctx.caller, input.Namespace);
   const { result } = await ctx.deps.state.txn((tx) => writePolicy(tx, newId(), input, undefined, ns));
   return { body: renderPolicy(result, ctx.deps.config.enterprise) };
 }
 
 async function update(ctx: Ctx): Promise<MeshReply> {
-  const primary = await forwardToPrimary(ctx);
-  if (primary) return primary;
-  const who = callerOf(ctx, 'acl', 'write');
   const id = idParam(ctx);
   const input = ctx.body<PolicyInput>('Policy') ?? {};
   if (input.ID !== undefined && input.ID !== '' && input.ID !== id) throw meshBadRequest('Policy ID in URL and payload do not match');
-  const ns = scopeOf(ctx, who, input.Namespace);
+  const ns = scopeOf(ctx, ctx.caller, input.Namespace);
   const { result } = await ctx.deps.state.txn((tx) => {
     const existing = policyIn(tx, id, ns);
     if (!existing) throw meshNotFound(`cannot find policy ${id}`);
@@ -123,14 +118,14 @@ async function update(ctx: Ctx): Promise<MeshReply> {
 }
 
 async function read(ctx: Ctx): Promise<MeshReply> {
-  const ns = scopeOf(ctx, callerOf(ctx, 'acl', 'read'));
+  const ns = scopeOf(ctx, ctx.caller);
   const p = policyIn(ctx.deps.state, idParam(ctx), ns);
   if (!p) throw notFoundIn('policy', ns);
   return { body: renderPolicy(p, ctx.deps.config.enterprise), index: ctx.deps.state.tableIndex(T.policies) };
 }
 
 async function readByName(ctx: Ctx): Promise<MeshReply> {
-  const ns = scopeOf(ctx, callerOf(ctx, 'acl', 'read'));
+  const ns = scopeOf(ctx, ctx.caller);
   if (!ctx.params.name) throw meshBadRequest('Missing policy Name');
   const p = ctx.deps.state.getBy<PolicyDoc>(T.policies, 'name', nameKey(ns, ctx.params.name));
   if (!p) throw notFoundIn('policy', ns);
@@ -138,12 +133,9 @@ async function readByName(ctx: Ctx): Promise<MeshReply> {
 }
 
 async function remove(ctx: Ctx): Promise<MeshReply> {
-  const primary = await forwardToPrimary(ctx);
-  if (primary) return primary;
-  const who = callerOf(ctx, 'acl', 'write');
   const id = idParam(ctx);
   if (id === GLOBAL_MANAGEMENT_POLICY.id) throw meshBadRequest('Delete operation not permitted on the builtin global-management policy');
-  const ns = scopeOf(ctx, who);
+  const ns = scopeOf(ctx, ctx.caller);
   // A policy of another namespace is not there for this request: nothing to delete.
   await ctx.deps.state.txn((tx) => {
     if (policyIn(tx, id, ns)) tx.delete(T.policies, id);
@@ -152,15 +144,24 @@ async function remove(ctx: Ctx): Promise<MeshReply> {
 }
 
 async function list(ctx: Ctx): Promise<MeshReply> {
-  const scope = scopeOf(ctx, callerOf(ctx, 'acl', 'read'), undefined, true);
+  const scope = scopeOf(ctx, ctx.caller, undefined, true);
   const items = ctx.deps.state.list<PolicyDoc>(T.policies).filter(inScope(scope)).map((p) => renderPolicy(p, ctx.deps.config.enterprise, false));
   return { body: items, index: ctx.deps.state.tableIndex(T.policies) };
 }
 
-/** The policy routes. */
-export const policyRoutes: readonly MeshRoute<MeshDeps>[] = [
-  { pattern: 'acl/policy', synopsis: 'Create a policy', methods: { PUT: create } },
-  { pattern: 'acl/policy/name/:name', synopsis: 'Read a policy by name', methods: { GET: readByName }, blocking: [T.policies] },
-  { pattern: 'acl/policy/:id', synopsis: 'Read, update or delete a policy', methods: { GET: read, PUT: update, DELETE: remove }, blocking: [T.policies] },
-  { pattern: 'acl/policies', synopsis: 'List policies', methods: { GET: list }, blocking: [T.policies] },
+/** The policy routes: reads need `acl:read`, writes `acl:write` and go to the primary datacenter. */
+export const policyRoutes: readonly MeshRouteSpec[] = [
+  { pattern: 'acl/policy', synopsis: 'Create a policy', methods: { PUT: { access: aclRule('write'), forward: 'primary', handle: create } } },
+  { pattern: 'acl/policy/name/:name', synopsis: 'Read a policy by name', methods: { GET: { access: aclRule('read'), handle: readByName } }, blocking: [T.policies] },
+  {
+    pattern: 'acl/policy/:id',
+    synopsis: 'Read, update or delete a policy',
+    methods: {
+      GET: { access: aclRule('read'), handle: read },
+      PUT: { access: aclRule('write'), forward: 'primary', handle: update },
+      DELETE: { access: aclRule('write'), forward: 'primary', handle: remove },
+    },
+    blocking: [T.policies],
+  },
+  { pattern: 'acl/policies', synopsis: 'List policies', methods: { GET: { access: aclRule('read'), handle: list } }, blocking: [T.policies] },
 ];

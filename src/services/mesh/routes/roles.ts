@@ -7,8 +7,9 @@
  */
 import type { Indexed, StateStore } from '../../../kernel/store/index.js';
 import { roleHash } from '../acl/index.js';
-import { callerOf, forwardToPrimary, type Ctx, type MeshDeps } from '../deps.js';
-import { meshBadRequest, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
+import { aclRule, type MeshRouteSpec } from '../access.js';
+import type { Ctx } from '../deps.js';
+import { meshBadRequest, meshNotFound, type MeshReply } from '../http.js';
 import { nodeIdentities, policyLinks, renderLinks, serviceIdentities, stringField, UUID_RE } from '../links.js';
 import { inScope, notFoundIn, scopeOf, shownNamespace } from '../ns-scope.js';
 import { nameKey, nsField, nsOf, T, type RoleDoc } from '../state.js';
@@ -81,20 +82,20 @@ function idParam(ctx: Ctx): string {
   return ctx.params.id;
 }
 
-
-/** The role routes. */
-export const roleRoutes: readonly MeshRoute<MeshDeps>[] = [
+/** The role routes: reads need `acl:read`, writes `acl:write` and go to the primary datacenter. */
+export const roleRoutes: readonly MeshRouteSpec[] = [
   {
     pattern: 'acl/role',
     synopsis: 'Create a role',
     methods: {
-      PUT: async (ctx) => {
-        const primary = await forwardToPrimary(ctx);
-        if (primary) return primary;
-        const who = callerOf(ctx, 'acl', 'write');
-        const input = ctx.body<RoleInput>('Role') ?? {};
-        if (input.ID !== undefined && input.ID !== '') throw meshBadRequest('Cannot specify the ID when creating a new role');
-        return write(ctx, newId(), input, false, scopeOf(ctx, who, input.Namespace));
+      PUT: {
+        access: aclRule('write'),
+        forward: 'primary',
+        handle: async (ctx) => {
+          const input = ctx.body<RoleInput>('Role') ?? {};
+          if (input.ID !== undefined && input.ID !== '') throw meshBadRequest('Cannot specify the ID when creating a new role');
+          return write(ctx, newId(), input, false, scopeOf(ctx, ctx.caller, input.Namespace));
+        },
       },
     },
   },
@@ -103,11 +104,14 @@ export const roleRoutes: readonly MeshRoute<MeshDeps>[] = [
     synopsis: 'Read a role by name',
     blocking: [T.roles],
     methods: {
-      GET: async (ctx) => {
-        const ns = scopeOf(ctx, callerOf(ctx, 'acl', 'read'));
-        const r = ctx.deps.state.getBy<RoleDoc>(T.roles, 'name', nameKey(ns, ctx.params.name));
-        if (!r) throw notFoundIn('role', ns);
-        return { body: render(ctx, r), index: ctx.deps.state.tableIndex(T.roles) };
+      GET: {
+        access: aclRule('read'),
+        handle: async (ctx) => {
+          const ns = scopeOf(ctx, ctx.caller);
+          const r = ctx.deps.state.getBy<RoleDoc>(T.roles, 'name', nameKey(ns, ctx.params.name));
+          if (!r) throw notFoundIn('role', ns);
+          return { body: render(ctx, r), index: ctx.deps.state.tableIndex(T.roles) };
+        },
       },
     },
   },
@@ -116,32 +120,37 @@ export const roleRoutes: readonly MeshRoute<MeshDeps>[] = [
     synopsis: 'Read, update or delete a role',
     blocking: [T.roles],
     methods: {
-      GET: async (ctx) => {
-        const ns = scopeOf(ctx, callerOf(ctx, 'acl', 'read'));
-        const r = roleIn(ctx.deps.state, idParam(ctx), ns);
-        if (!r) throw notFoundIn('role', ns);
-        return { body: render(ctx, r), index: ctx.deps.state.tableIndex(T.roles) };
+      GET: {
+        access: aclRule('read'),
+        handle: async (ctx) => {
+          const ns = scopeOf(ctx, ctx.caller);
+          const r = roleIn(ctx.deps.state, idParam(ctx), ns);
+          if (!r) throw notFoundIn('role', ns);
+          return { body: render(ctx, r), index: ctx.deps.state.tableIndex(T.roles) };
+        },
       },
-      PUT: async (ctx) => {
-        const primary = await forwardToPrimary(ctx);
-        if (primary) return primary;
-        const who = callerOf(ctx, 'acl', 'write');
-        const id = idParam(ctx);
-        const input = ctx.body<RoleInput>('Role') ?? {};
-        if (input.ID !== undefined && input.ID !== '' && input.ID !== id) throw meshBadRequest('Role ID in URL and payload do not match');
-        return write(ctx, id, input, true, scopeOf(ctx, who, input.Namespace));
+      PUT: {
+        access: aclRule('write'),
+        forward: 'primary',
+        handle: async (ctx) => {
+          const id = idParam(ctx);
+          const input = ctx.body<RoleInput>('Role') ?? {};
+          if (input.ID !== undefined && input.ID !== '' && input.ID !== id) throw meshBadRequest('Role ID in URL and payload do not match');
+          return write(ctx, id, input, true, scopeOf(ctx, ctx.caller, input.Namespace));
+        },
       },
-      DELETE: async (ctx) => {
-        const primary = await forwardToPrimary(ctx);
-        if (primary) return primary;
-        const who = callerOf(ctx, 'acl', 'write');
-        const id = idParam(ctx);
-        const ns = scopeOf(ctx, who);
-        // A role of another namespace is not there for this request: nothing to delete.
-        await ctx.deps.state.txn((tx) => {
-          if (roleIn(tx, id, ns)) tx.delete(T.roles, id);
-        });
-        return { body: true };
+      DELETE: {
+        access: aclRule('write'),
+        forward: 'primary',
+        handle: async (ctx) => {
+          const id = idParam(ctx);
+          const ns = scopeOf(ctx, ctx.caller);
+          // A role of another namespace is not there for this request: nothing to delete.
+          await ctx.deps.state.txn((tx) => {
+            if (roleIn(tx, id, ns)) tx.delete(T.roles, id);
+          });
+          return { body: true };
+        },
       },
     },
   },
@@ -150,11 +159,14 @@ export const roleRoutes: readonly MeshRoute<MeshDeps>[] = [
     synopsis: 'List roles',
     blocking: [T.roles],
     methods: {
-      GET: async (ctx) => {
-        const scope = scopeOf(ctx, callerOf(ctx, 'acl', 'read'), undefined, true);
-        const policy = ctx.query.get('policy');
-        const roles = ctx.deps.state.list<RoleDoc>(T.roles).filter(inScope(scope)).filter((r) => !policy || r.Policies.some((p) => p.ID === policy));
-        return { body: roles.map((r) => render(ctx, r)), index: ctx.deps.state.tableIndex(T.roles) };
+      GET: {
+        access: aclRule('read'),
+        handle: async (ctx) => {
+          const scope = scopeOf(ctx, ctx.caller, undefined, true);
+          const policy = ctx.query.get('policy');
+          const roles = ctx.deps.state.list<RoleDoc>(T.roles).filter(inScope(scope)).filter((r) => !policy || r.Policies.some((p) => p.ID === policy));
+          return { body: roles.map((r) => render(ctx, r)), index: ctx.deps.state.tableIndex(T.roles) };
+        },
       },
     },
   },

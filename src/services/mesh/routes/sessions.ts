@@ -19,16 +19,15 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { badRequest, forwardToLeader } from '../../../kernel/http/index.js';
+import { badRequest, forwardToLeader, PUBLIC, type Public } from '../../../kernel/http/index.js';
 import type { Indexed } from '../../../kernel/store/index.js';
 import { formatGoDuration } from '../../../kernel/util/go-duration.js';
-import { permissionDenied } from '../acl/index.js';
 import { duration, object, str, strings, type Input } from '../catalog/fields.js';
 import { SERF_CHECK_ID } from '../catalog/model.js';
 import { FILTERED_HEADER, required } from '../catalog/query.js';
-import { requestIdentity, type Ctx, type MeshDeps } from '../deps.js';
-import { MESH_FORWARD_STYLE, meshForbidden, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
-import type { Identity } from '../resolve.js';
+import { ANY_CALLER, need, type MeshRouteSpec, type MeshRule } from '../access.js';
+import type { Ctx } from '../deps.js';
+import { MESH_FORWARD_STYLE, meshNotFound, type MeshReply } from '../http.js';
 import { createProblem, invalidateSession, putSession, ST, startTimer, type Behavior, type ServiceCheckRef, type SessionDoc } from '../sessions/store.js';
 import { decoded } from './catalog.js';
 
@@ -54,11 +53,6 @@ function render(s: SessionDoc & Indexed): Record<string, unknown> {
     CreateIndex: s.CreateIndex,
     ModifyIndex: s.ModifyIndex,
   };
-}
-
-/** @throws 403 `Permission denied: … lacks permission 'session:<access>' on "<node>"`. */
-function requireSession(who: Identity, access: 'read' | 'write', node: string): void {
-  if (!who.authorizer.allowed('session', access, node)) throw meshForbidden(permissionDenied(who.accessorId, 'session', access, node).message);
 }
 
 /**
@@ -133,15 +127,19 @@ function parseCreate(input: Input, agentNode: string): { session: SessionDoc; tt
   };
 }
 
+/** `session:write` on the node a create names (this agent's by default). @throws 400 for a bad field. */
+function createRule(ctx: Ctx): MeshRule {
+  return need('session', 'write', parseCreate(decoded(ctx), ctx.deps.config.nodeName).session.Node);
+}
+
 /**
- * `PUT /session/create` → `{ID}`. @throws 403 without `session:write` on the node; 400 for
- * a bad field, an unknown node (`Missing node registration`), an unknown check (`Missing
- * check '<id>' registration`) or a critical one (`Check '<id>' is in critical state`).
+ * `PUT /session/create` → `{ID}`. @throws 400 for a bad field, an unknown node (`Missing
+ * node registration`), an unknown check (`Missing check '<id>' registration`) or a critical
+ * one (`Check '<id>' is in critical state`).
  */
 async function create(ctx: Ctx): Promise<MeshReply> {
   const input = decoded(ctx);
   const { session, ttl } = parseCreate(input, ctx.deps.config.nodeName);
-  requireSession(requestIdentity(ctx), 'write', session.Node);
   const { leadership, state } = ctx.deps;
   if (leadership && !state.isWritable) {
     // A follower names its own node before the leader (which would default to its own) gets it.
@@ -163,25 +161,37 @@ function pathSession(ctx: Ctx): (SessionDoc & Indexed) | undefined {
   return ctx.deps.state.get<SessionDoc>(ST.sessions, id);
 }
 
-/** `PUT /session/destroy/:id` → `true` (unknown ids too). @throws 403 without `session:write` on its node. */
+/** `session:write` on the node of the path's session; none for an unknown one (destroying it is a no-op). */
+function destroyRule(ctx: Ctx): MeshRule | Public {
+  const s = pathSession(ctx);
+  return s ? need('session', 'write', s.Node) : PUBLIC;
+}
+
+/** `PUT /session/destroy/:id` → `true` (unknown ids too). */
 async function destroy(ctx: Ctx): Promise<MeshReply> {
   const s = pathSession(ctx);
   if (!s) return { body: true };
-  requireSession(requestIdentity(ctx), 'write', s.Node);
   const now = ctx.deps.now();
   await ctx.deps.state.txn((tx) => invalidateSession(tx, s.ID, now), 'session-destroy');
   return { body: true };
 }
 
+const sessionGone = (ctx: Ctx) => meshNotFound(`Session id '${ctx.params.id}' not found`);
+
+/** `session:write` on the node of the path's session. @throws 404 `Session id '<id>' not found` (before the caller is resolved, as the reference). */
+function renewRule(ctx: Ctx): MeshRule {
+  const s = pathSession(ctx);
+  if (!s) throw sessionGone(ctx);
+  return need('session', 'write', s.Node);
+}
+
 /**
  * `PUT /session/renew/:id` → `[Session]`, its TTL timer restarted (renew time + 2 × TTL).
- * @throws 404 `Session id '<id>' not found`; 403 without `session:write` on its node.
+ * @throws 404 `Session id '<id>' not found`.
  */
 async function renew(ctx: Ctx): Promise<MeshReply> {
   const s = pathSession(ctx);
-  const gone = () => meshNotFound(`Session id '${ctx.params.id}' not found`);
-  if (!s) throw gone();
-  requireSession(requestIdentity(ctx), 'write', s.Node);
+  if (!s) throw sessionGone(ctx);
   const now = ctx.deps.now();
   const { result } = await ctx.deps.state.txn((tx) => {
     const current = tx.get<SessionDoc>(ST.sessions, s.ID);
@@ -191,13 +201,13 @@ async function renew(ctx: Ctx): Promise<MeshReply> {
     if (ms > 0) startTimer(tx, current.ID, ms, now);
     return current;
   }, 'session-renew');
-  if (!result) throw gone();
+  if (!result) throw sessionGone(ctx);
   return { body: [render(result)] };
 }
 
 /** A list reply: the sessions the caller may read, the index of the sessions table. */
 function listReply(ctx: Ctx, sessions: readonly (SessionDoc & Indexed)[]): MeshReply {
-  const who = requestIdentity(ctx);
+  const who = ctx.caller;
   const shown = sessions.filter((s) => who.authorizer.allowed('session', 'read', s.Node));
   const headers = shown.length < sessions.length && ctx.secret ? { [FILTERED_HEADER]: 'true' } : undefined;
   return { body: shown.map(render), headers, index: ctx.deps.state.tableIndex(ST.sessions) };
@@ -220,13 +230,16 @@ async function list(ctx: Ctx): Promise<MeshReply> {
   return listReply(ctx, ctx.deps.state.list<SessionDoc>(ST.sessions));
 }
 
-/** The session routes. */
-export const sessionRoutes: readonly MeshRoute<MeshDeps>[] = [
+/**
+ * The session routes: writes need `session:write` on the session's node, reads any caller
+ * (the lists are filtered by `session:read`).
+ */
+export const sessionRoutes: readonly MeshRouteSpec[] = [
   // Local: a follower fills in its own node as the default before forwarding (see create).
-  { pattern: 'session/create', synopsis: 'Create a session', methods: { PUT: create }, local: true },
-  { pattern: 'session/destroy/:id', synopsis: 'Destroy a session, releasing or deleting its keys', methods: { PUT: destroy } },
-  { pattern: 'session/renew/:id', synopsis: 'Renew a TTL session', methods: { PUT: renew } },
-  { pattern: 'session/info/:id', synopsis: 'Read a session', methods: { GET: info }, blocking: [ST.sessions] },
-  { pattern: 'session/node/:node', synopsis: 'The sessions of a node', methods: { GET: ofNode }, blocking: [ST.sessions] },
-  { pattern: 'session/list', synopsis: 'Every session', methods: { GET: list }, blocking: [ST.sessions] },
+  { pattern: 'session/create', synopsis: 'Create a session', methods: { PUT: { access: createRule, forward: 'local', handle: create } } },
+  { pattern: 'session/destroy/:id', synopsis: 'Destroy a session, releasing or deleting its keys', methods: { PUT: { access: destroyRule, handle: destroy } } },
+  { pattern: 'session/renew/:id', synopsis: 'Renew a TTL session', methods: { PUT: { access: renewRule, handle: renew } } },
+  { pattern: 'session/info/:id', synopsis: 'Read a session', methods: { GET: { access: ANY_CALLER, handle: info } }, blocking: [ST.sessions] },
+  { pattern: 'session/node/:node', synopsis: 'The sessions of a node', methods: { GET: { access: ANY_CALLER, handle: ofNode } }, blocking: [ST.sessions] },
+  { pattern: 'session/list', synopsis: 'Every session', methods: { GET: { access: ANY_CALLER, handle: list } }, blocking: [ST.sessions] },
 ];

@@ -5,13 +5,13 @@
  *
  * @module
  */
-import { aclDisabled, MESH_FORWARD_STYLE, meshBadRequest, type MeshReply, type MeshRoute } from '../http.js';
-import { bootstrap } from '../bootstrap.js';
-import type { Ctx, MeshDeps } from '../deps.js';
-import { forwardToLeader } from '../../../kernel/http/index.js';
+import { PUBLIC, type ApiForward } from '../../../kernel/http/index.js';
 import { ZERO_TIME } from '../../../kernel/replicate/index.js';
+import type { MeshRouteSpec } from '../access.js';
+import { bootstrap } from '../bootstrap.js';
+import type { Ctx } from '../deps.js';
+import { aclDisabled, meshBadRequest, type MeshReply } from '../http.js';
 import { renderToken } from './tokens.js';
-
 
 async function bootstrapHandler(ctx: Ctx): Promise<MeshReply> {
   const { config, state, now } = ctx.deps;
@@ -31,10 +31,8 @@ async function bootstrapHandler(ctx: Ctx): Promise<MeshReply> {
 }
 
 async function replicationHandler(ctx: Ctx): Promise<MeshReply> {
-  const { config, replicator, leadership } = ctx.deps;
+  const { config, replicator } = ctx.deps;
   if (!config.acl.enabled) throw aclDisabled();
-  // Only the leader replicates: a follower asks it.
-  if (replicator && leadership && !leadership.isLeader) return { forwarded: await forwardToLeader(ctx.req, leadership, ctx.secret, MESH_FORWARD_STYLE) };
   if (replicator) return { body: replicator.status() };
   // The primary replicates from nobody (reference/mesh.md §2.1, observed shape).
   return {
@@ -73,10 +71,13 @@ async function peersHandler(ctx: Ctx): Promise<MeshReply> {
   return { body: leader === '' ? [] : [leader] };
 }
 
-/** Bootstrap, replication status, leader, peers. */
-export const systemRoutes: readonly MeshRoute<MeshDeps>[] = [
-  { pattern: 'status/leader', synopsis: 'The address of the datacenter\'s leader', methods: { GET: leaderHandler } },
-  { pattern: 'status/peers', synopsis: 'The addresses of the datacenter\'s servers (the leader)', methods: { GET: peersHandler } },
-  { pattern: 'acl/bootstrap', synopsis: 'Bootstrap the ACL system', methods: { PUT: bootstrapHandler } },
-  { pattern: 'acl/replication', synopsis: 'ACL replication status', methods: { GET: replicationHandler } },
+/** Only the leader of a secondary's shared state replicates: a follower asks it. */
+const replicationForward = (ctx: Ctx): ApiForward | undefined => (ctx.deps.replicator ? 'leader' : undefined);
+
+/** Bootstrap, replication status, leader, peers: anyone may call them (bootstrap and replication with ACLs on). */
+export const systemRoutes: readonly MeshRouteSpec[] = [
+  { pattern: 'status/leader', synopsis: 'The address of the datacenter\'s leader', methods: { GET: { access: PUBLIC, handle: leaderHandler } } },
+  { pattern: 'status/peers', synopsis: 'The addresses of the datacenter\'s servers (the leader)', methods: { GET: { access: PUBLIC, handle: peersHandler } } },
+  { pattern: 'acl/bootstrap', synopsis: 'Bootstrap the ACL system', methods: { PUT: { access: PUBLIC, handle: bootstrapHandler } } },
+  { pattern: 'acl/replication', synopsis: 'ACL replication status', methods: { GET: { access: PUBLIC, forward: replicationForward, handle: replicationHandler } } },
 ];

@@ -7,11 +7,12 @@
  *
  * @module
  */
-import { RenderCache } from '../../../kernel/http/index.js';
+import { RenderCache, type ApiForward } from '../../../kernel/http/index.js';
 import type { Indexed, StateStore } from '../../../kernel/store/index.js';
 import { ANONYMOUS_TOKEN_ACCESSOR_ID } from '../acl/index.js';
-import { callerOf, canSeeSecrets, forwardToPrimary, type Ctx, type MeshDeps } from '../deps.js';
-import { meshBadRequest, meshNotFound, type MeshReply, type MeshRoute } from '../http.js';
+import { aclRule, type MeshRouteSpec } from '../access.js';
+import { canSeeSecrets, type Ctx } from '../deps.js';
+import { meshBadRequest, meshNotFound, type MeshReply } from '../http.js';
 import { renderLinks, UUID_RE } from '../links.js';
 import { expired } from '../resolve.js';
 import { inScope, notFoundIn, scopeOf, shownNamespace } from '../ns-scope.js';
@@ -65,23 +66,26 @@ function liveToken(read: { get<D>(table: string, id: string): (D & Indexed) | un
   return t && nsOf(t) === ns && !expired(t, ctx.deps.now()) ? t : undefined;
 }
 
-/** In a secondary, a write of a global token (or of one this datacenter does not have) goes to the primary. */
-async function globalWrite(ctx: Ctx, local: boolean): Promise<MeshReply | undefined> {
-  return local ? undefined : forwardToPrimary(ctx);
+/**
+ * Where a token write runs: in a secondary, a write of a global token (or of one this
+ * datacenter does not have) goes to the primary; a local token's stays here (reference/mesh.md §2.4).
+ * @throws 400 `Token decoding failed: …` for a create body that is not JSON (before forwarding, as the reference).
+ */
+function tokenWriteForward(ctx: Ctx): ApiForward | undefined {
+  const local = ctx.params.accessor === undefined ? ctx.body<TokenInput>('Token')?.Local === true : ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor)?.Local === true;
+  return local ? undefined : 'primary';
 }
 
 async function create(ctx: Ctx): Promise<MeshReply> {
   const input = ctx.body<TokenInput>('Token') ?? {};
-  const primary = await globalWrite(ctx, input.Local === true);
-  if (primary) return primary;
-  const who = callerOf(ctx, 'acl', 'write');
+  const who = ctx.caller;
   const namespace = scopeOf(ctx, who, input.Namespace);
   const { result } = await ctx.deps.state.txn((tx) => createToken(tx, input, { nowMs: ctx.deps.now(), namespace }));
   return { body: render(ctx, result, canSeeSecrets(who)) };
 }
 
 async function read(ctx: Ctx): Promise<MeshReply> {
-  const who = callerOf(ctx, 'acl', 'read');
+  const who = ctx.caller;
   const ns = scopeOf(ctx, who);
   const t = liveToken(ctx.deps.state, ctx, accessorParam(ctx), ns);
   if (!t) throw notFoundIn('token', ns);
@@ -93,16 +97,13 @@ async function read(ctx: Ctx): Promise<MeshReply> {
 }
 
 async function self(ctx: Ctx): Promise<MeshReply> {
-  callerOf(ctx);
   const t = ctx.secret === undefined ? undefined : ctx.deps.acl.lookup(ctx.secret);
   if (!t) throw meshNotFound('Supplied token does not exist');
   return { body: render(ctx, t, true), index: ctx.deps.state.tableIndex(T.tokens) };
 }
 
 async function update(ctx: Ctx): Promise<MeshReply> {
-  const primary = await globalWrite(ctx, ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor)?.Local === true);
-  if (primary) return primary;
-  const who = callerOf(ctx, 'acl', 'write');
+  const who = ctx.caller;
   const id = accessorParam(ctx);
   const input = ctx.body<TokenInput>('Token') ?? {};
   if (input.AccessorID !== undefined && input.AccessorID !== '' && input.AccessorID !== id) throw meshBadRequest('Token Accessor ID in URL and payload do not match');
@@ -116,9 +117,7 @@ async function update(ctx: Ctx): Promise<MeshReply> {
 }
 
 async function clone(ctx: Ctx): Promise<MeshReply> {
-  const primary = await globalWrite(ctx, ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor)?.Local === true);
-  if (primary) return primary;
-  const who = callerOf(ctx, 'acl', 'write');
+  const who = ctx.caller;
   const id = accessorParam(ctx);
   const input = ctx.body<{ Description?: unknown; Namespace?: unknown }>('Token') ?? {};
   const ns = scopeOf(ctx, who, input.Namespace);
@@ -135,9 +134,7 @@ async function clone(ctx: Ctx): Promise<MeshReply> {
 }
 
 async function remove(ctx: Ctx): Promise<MeshReply> {
-  const primary = await globalWrite(ctx, ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor)?.Local === true);
-  if (primary) return primary;
-  const who = callerOf(ctx, 'acl', 'write');
+  const who = ctx.caller;
   const id = accessorParam(ctx);
   if (id === ANONYMOUS_TOKEN_ACCESSOR_ID) throw meshBadRequest('Delete operation not permitted on the anonymous token');
   if (id === who.accessorId) throw meshBadRequest("Deletion of the request's authorization token is not permitted");
@@ -151,7 +148,7 @@ async function remove(ctx: Ctx): Promise<MeshReply> {
 }
 
 async function list(ctx: Ctx): Promise<MeshReply> {
-  const who = callerOf(ctx, 'acl', 'read');
+  const who = ctx.caller;
   const q = ctx.query;
   const now = ctx.deps.now();
   const show = canSeeSecrets(who);
@@ -168,11 +165,20 @@ async function list(ctx: Ctx): Promise<MeshReply> {
   return { body: items, index: ctx.deps.state.tableIndex(T.tokens) };
 }
 
-/** The token routes. */
-export const tokenRoutes: readonly MeshRoute<MeshDeps>[] = [
-  { pattern: 'acl/token', synopsis: 'Create a token', methods: { PUT: create } },
-  { pattern: 'acl/token/self', synopsis: "Read the request's own token", methods: { GET: self }, blocking: [T.tokens] },
-  { pattern: 'acl/token/:accessor/clone', synopsis: 'Clone a token', methods: { PUT: clone } },
-  { pattern: 'acl/token/:accessor', synopsis: 'Read, update or delete a token', methods: { GET: read, PUT: update, DELETE: remove }, blocking: [T.tokens] },
-  { pattern: 'acl/tokens', synopsis: 'List tokens', methods: { GET: list }, blocking: [T.tokens] },
+/** The token routes: reads need `acl:read`, writes `acl:write`, `token/self` only a token that resolves. */
+export const tokenRoutes: readonly MeshRouteSpec[] = [
+  { pattern: 'acl/token', synopsis: 'Create a token', methods: { PUT: { access: aclRule('write'), forward: tokenWriteForward, handle: create } } },
+  { pattern: 'acl/token/self', synopsis: "Read the request's own token", methods: { GET: { access: aclRule(), handle: self } }, blocking: [T.tokens] },
+  { pattern: 'acl/token/:accessor/clone', synopsis: 'Clone a token', methods: { PUT: { access: aclRule('write'), forward: tokenWriteForward, handle: clone } } },
+  {
+    pattern: 'acl/token/:accessor',
+    synopsis: 'Read, update or delete a token',
+    methods: {
+      GET: { access: aclRule('read'), handle: read },
+      PUT: { access: aclRule('write'), forward: tokenWriteForward, handle: update },
+      DELETE: { access: aclRule('write'), forward: tokenWriteForward, handle: remove },
+    },
+    blocking: [T.tokens],
+  },
+  { pattern: 'acl/tokens', synopsis: 'List tokens', methods: { GET: { access: aclRule('read'), handle: list } }, blocking: [T.tokens] },
 ];

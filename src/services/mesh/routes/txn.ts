@@ -19,12 +19,13 @@
  *
  * @module
  */
-import { badRequest, CairnError, parseJsonBody } from '../../../kernel/http/index.js';
+import { badRequest, CairnError, parseJsonBody, type HttpRequest } from '../../../kernel/http/index.js';
 import type { Txn } from '../../../kernel/store/index.js';
 import { CT } from '../catalog/model.js';
 import { DEFAULT_KV_MAX_VALUE_SIZE, DEFAULT_TXN_MAX_REQ_LEN } from '../config.js';
-import { requestIdentity, type Ctx, type MeshDeps } from '../deps.js';
-import type { MeshReply, MeshRoute } from '../http.js';
+import { ANY_CALLER, type MeshRouteSpec } from '../access.js';
+import type { Ctx } from '../deps.js';
+import type { MeshReply } from '../http.js';
 import { KV } from '../kv-store.js';
 import { scopeOf } from '../ns-scope.js';
 import type { Identity } from '../resolve.js';
@@ -108,11 +109,25 @@ function bodyOf(ctx: Ctx): unknown {
   }
 }
 
+/** Each request's operations, parsed once: by its access rule, before the caller is resolved, and read again by the handler. */
+const parsed = new WeakMap<HttpRequest, readonly TxnOp[]>();
+
+/** The request's operations. @throws 413 / 400 as {@link bodyOf} and `parseTxnOps` say. */
+function opsOf(ctx: Ctx): readonly TxnOp[] {
+  let ops = parsed.get(ctx.req);
+  if (!ops) {
+    const { config } = ctx.deps;
+    ops = parseTxnOps(bodyOf(ctx), { maxValueSize: config.kvMaxValueSize ?? DEFAULT_KV_MAX_VALUE_SIZE, datacenter: config.datacenter });
+    parsed.set(ctx.req, ops);
+  }
+  return ops;
+}
+
 /** `PUT /v1/txn` (module doc). */
 async function txn(ctx: Ctx): Promise<MeshReply> {
   const { state, config, now } = ctx.deps;
-  const ops = parseTxnOps(bodyOf(ctx), { maxValueSize: config.kvMaxValueSize ?? DEFAULT_KV_MAX_VALUE_SIZE, datacenter: config.datacenter });
-  const who = requestIdentity(ctx);
+  const ops = opsOf(ctx);
+  const who = ctx.caller;
   // A KV operation's own `Namespace` comes first (the body level of the namespace rules).
   const namespaces = ops.map((op) => scopeOf(ctx, who.token ? who : undefined, op.kind === 'KV' ? op.namespace : undefined));
   const at = now();
@@ -143,7 +158,15 @@ async function txn(ctx: Ctx): Promise<MeshReply> {
   return { index, headers, body: { Results: shown.map((r) => renderResult(r, config.enterprise)), Errors: null } };
 }
 
-/** The transaction route. */
-export const txnRoutes: readonly MeshRoute<MeshDeps>[] = [
-  { pattern: 'txn', synopsis: `Apply up to ${MAX_TXN_OPS} KV, node, service and check operations atomically`, methods: { PUT: txn } },
+/**
+ * The transaction route: any caller whose token resolves, once the body parsed (a bad one is
+ * a 400 / 413 whoever sends it); each operation's own permission is checked with the others
+ * inside the transaction (a refusal is a 409 naming it, as the reference).
+ */
+export const txnRoutes: readonly MeshRouteSpec[] = [
+  {
+    pattern: 'txn',
+    synopsis: `Apply up to ${MAX_TXN_OPS} KV, node, service and check operations atomically`,
+    methods: { PUT: { access: (ctx) => (opsOf(ctx), ANY_CALLER), handle: txn } },
+  },
 ];
