@@ -12,10 +12,11 @@
  *
  * @module
  */
-import { CairnError, parseJsonBody, sendToLeader, type HttpRequest, type HttpResponse } from '../../kernel/http/index.js';
+import { Type } from '@sinclair/typebox';
+import { sendToLeader } from '../../kernel/http/index.js';
 import type { Leadership } from '../../kernel/store/index.js';
-import { secretsEqual } from '../../kernel/util/sha256.js';
 import type { AuthorizeConnectionRequest, AuthorizeConnectionResponse, ConnectionClosedRequest, KnownWorker } from './cluster.js';
+import { ok, type RouteReply } from './route.js';
 import { ConnectionDenied, type SessionStore } from './sessions.js';
 
 /** Time a forwarded call may take, in ms. */
@@ -101,40 +102,51 @@ export function sessionAuthority(o: SessionAuthorityOptions): SessionAuthority {
   };
 }
 
-/**
- * Serves the internal routes (the leader's side of the forwarding) when `rel` (the path
- * after `/v1/`) is one of them; undefined otherwise.
- * @throws CairnError 404 without `worker_auth_token`; 401 wrong credential; 503 when this
- *   controller does not write (a stale forward); 400 malformed body.
- */
-export async function serveClusterForward(req: HttpRequest, rel: string, o: SessionAuthorityOptions): Promise<HttpResponse | undefined> {
-  const m = /^cluster\/(authorize-connection|connection-closed|worker-status)$/.exec(rel);
-  if (!m) return undefined;
-  if (o.workerAuthToken === undefined) throw new CairnError('not_found', `path ${req.path} not found`);
-  if (req.method !== 'POST') throw new CairnError('method_not_allowed', `method ${req.method} is not allowed on ${req.path}`);
-  const given = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
-  if (given === undefined || !secretsEqual(given, o.workerAuthToken)) throw new CairnError('unauthenticated', 'worker authentication failed: check worker_auth_token');
-  if (!o.writable()) throw new CairnError('unavailable', 'this controller does not lead');
-  let body: Record<string, unknown>;
+/** The body of `POST /v1/cluster/worker-status`: a {@link KnownWorker} (its `lastStatusMs` is replaced by the arrival time). */
+export const WORKER_STATUS_FIELDS = {
+  name: Type.String(),
+  address: Type.String(),
+  lastStatusMs: Type.Number(),
+  sessionCount: Type.Integer(),
+  state: Type.String(),
+  releaseVersion: Type.String(),
+  tags: Type.Record(Type.String(), Type.Array(Type.String())),
+};
+
+/** The body of `POST /v1/cluster/authorize-connection`: an {@link AuthorizeConnectionRequest}. */
+export const AUTHORIZE_CONNECTION_FIELDS = { worker_name: Type.String(), authorization_token: Type.String(), client_address: Type.String() };
+
+/** The body of `POST /v1/cluster/connection-closed`: a {@link ConnectionClosedRequest}. */
+export const CONNECTION_CLOSED_FIELDS = {
+  worker_name: Type.String(),
+  session_id: Type.String(),
+  connection_id: Type.String(),
+  bytes_up: Type.Integer(),
+  bytes_down: Type.Integer(),
+  reason: Type.String(),
+};
+
+/** The leader's side of a forward: this controller's own sessions (never forwarded again). */
+const local = (o: SessionAuthorityOptions) => sessionAuthority({ ...o, leadership: undefined });
+
+/** `POST /v1/cluster/worker-status` (the leader's side): records a worker a follower heard from, dated on arrival. */
+export async function recordWorkerStatus(o: SessionAuthorityOptions, w: KnownWorker): Promise<RouteReply> {
+  o.directory.record({ ...w, lastStatusMs: o.now() });
+  return ok({});
+}
+
+/** `POST /v1/cluster/connection-closed` (the leader's side). */
+export async function recordConnectionClosed(o: SessionAuthorityOptions, r: ConnectionClosedRequest): Promise<RouteReply> {
+  await local(o).connectionClosed(r);
+  return ok({});
+}
+
+/** `POST /v1/cluster/authorize-connection` (the leader's side): the grant, or 403 `{"kind":"PermissionDenied","message"}` with the refusal. */
+export async function authorizeForwardedConnection(o: SessionAuthorityOptions, r: AuthorizeConnectionRequest): Promise<RouteReply> {
   try {
-    body = parseJsonBody(req.body) as Record<string, unknown>;
+    return ok(await local(o).authorizeConnection(r));
   } catch (err) {
-    throw new CairnError('bad_request', `malformed JSON body: ${(err as Error).message}`);
-  }
-  const reply = (status: number, value: unknown): HttpResponse => ({ status, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(value) });
-  const local = sessionAuthority({ ...o, leadership: undefined });
-  if (m[1] === 'worker-status') {
-    o.directory.record({ ...(body as unknown as KnownWorker), lastStatusMs: o.now() });
-    return reply(200, {});
-  }
-  if (m[1] === 'connection-closed') {
-    await local.connectionClosed(body as unknown as ConnectionClosedRequest);
-    return reply(200, {});
-  }
-  try {
-    return reply(200, await local.authorizeConnection(body as unknown as AuthorizeConnectionRequest));
-  } catch (err) {
-    if (err instanceof ConnectionDenied) return reply(403, { kind: 'PermissionDenied', message: err.message });
+    if (err instanceof ConnectionDenied) return { status: 403, body: { kind: 'PermissionDenied', message: err.message } };
     throw err;
   }
 }
