@@ -12,11 +12,9 @@
  *
  * @module
  */
-import { Type } from '@sinclair/typebox';
 import { sendToLeader } from '../../kernel/http/index.js';
 import type { Leadership } from '../../kernel/store/index.js';
 import type { AuthorizeConnectionRequest, AuthorizeConnectionResponse, ConnectionClosedRequest, KnownWorker } from './cluster.js';
-import { ok, type RouteReply } from './route.js';
 import { ConnectionDenied, type SessionStore } from './sessions.js';
 
 /** Time a forwarded call may take, in ms. */
@@ -100,53 +98,4 @@ export function sessionAuthority(o: SessionAuthorityOptions): SessionAuthority {
       if (!o.writable() && o.leadership) forward('worker-status', w).catch((err: Error) => o.onForwardError?.(err));
     },
   };
-}
-
-/** The body of `POST /v1/cluster/worker-status`: a {@link KnownWorker} (its `lastStatusMs` is replaced by the arrival time). */
-export const WORKER_STATUS_FIELDS = {
-  name: Type.String(),
-  address: Type.String(),
-  lastStatusMs: Type.Number(),
-  sessionCount: Type.Integer(),
-  state: Type.String(),
-  releaseVersion: Type.String(),
-  tags: Type.Record(Type.String(), Type.Array(Type.String())),
-};
-
-/** The body of `POST /v1/cluster/authorize-connection`: an {@link AuthorizeConnectionRequest}. */
-export const AUTHORIZE_CONNECTION_FIELDS = { worker_name: Type.String(), authorization_token: Type.String(), client_address: Type.String() };
-
-/** The body of `POST /v1/cluster/connection-closed`: a {@link ConnectionClosedRequest}. */
-export const CONNECTION_CLOSED_FIELDS = {
-  worker_name: Type.String(),
-  session_id: Type.String(),
-  connection_id: Type.String(),
-  bytes_up: Type.Integer(),
-  bytes_down: Type.Integer(),
-  reason: Type.String(),
-};
-
-/** The leader's side of a forward: this controller's own sessions (never forwarded again). */
-const local = (o: SessionAuthorityOptions) => sessionAuthority({ ...o, leadership: undefined });
-
-/** `POST /v1/cluster/worker-status` (the leader's side): records a worker a follower heard from, dated on arrival. */
-export async function recordWorkerStatus(o: SessionAuthorityOptions, w: KnownWorker): Promise<RouteReply> {
-  o.directory.record({ ...w, lastStatusMs: o.now() });
-  return ok({});
-}
-
-/** `POST /v1/cluster/connection-closed` (the leader's side). */
-export async function recordConnectionClosed(o: SessionAuthorityOptions, r: ConnectionClosedRequest): Promise<RouteReply> {
-  await local(o).connectionClosed(r);
-  return ok({});
-}
-
-/** `POST /v1/cluster/authorize-connection` (the leader's side): the grant, or 403 `{"kind":"PermissionDenied","message"}` with the refusal. */
-export async function authorizeForwardedConnection(o: SessionAuthorityOptions, r: AuthorizeConnectionRequest): Promise<RouteReply> {
-  try {
-    return ok(await local(o).authorizeConnection(r));
-  } catch (err) {
-    if (err instanceof ConnectionDenied) return { status: 403, body: { kind: 'PermissionDenied', message: err.message } };
-    throw err;
-  }
 }

@@ -16,7 +16,7 @@ import {
   recordConnectionClosed,
   recordWorkerStatus,
   WORKER_STATUS_FIELDS,
-} from './cluster-authority.js';
+} from './cluster-routes.js';
 import { accountCollection, authMethodCollection } from './domain/auth-methods.js';
 import { authTokenCollection } from './domain/auth-tokens.js';
 import { authenticate, authenticateAccess, oidcCallback } from './domain/authenticate.js';
