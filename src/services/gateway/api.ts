@@ -163,11 +163,10 @@ function render(reply: RouteReply): HttpResponse {
  * JSON, unknown or invalid fields (named); the handlers' own errors.
  */
 export function apiService(deps: ApiDeps): HttpService {
-  const table = GATEWAY_TABLE;
   return {
     async handle(req): Promise<HttpResponse> {
       const v1 = req.path.startsWith('/v1/');
-      const hit = v1 ? table.matchApi(req.path.slice(4).replace(/\/$/, '')) : table.matchRoot(req.path);
+      const hit = v1 ? GATEWAY_TABLE.matchApi(req.path.slice(4).replace(/\/$/, '')) : GATEWAY_TABLE.matchRoot(req.path);
       const all = hit ? Object.values(hit.methods) : [];
       // The internal routes do not exist without the token that guards them.
       if (!hit || (all.some((r) => r.access === WORKER_TOKEN) && deps.cluster.workerAuthToken === undefined)) throw notFound(`path ${req.path} not found`);
@@ -189,7 +188,7 @@ export function apiService(deps: ApiDeps): HttpService {
       const ctx = new RequestContext(deps, req, hit.params);
       await authorize(route, ctx);
       if (route.writerOnly && !deps.cluster.writable()) throw new CairnError('unavailable', 'this controller does not lead');
-      const validator = table.validator(route);
+      const validator = GATEWAY_TABLE.validator(route);
       if (validator) {
         const { data, ignored } = validator.validate(route.method === 'GET' ? Object.fromEntries(req.query) : objectBody(req.body));
         if (ignored.length > 0) throw badRequest(`unknown field${ignored.length > 1 ? 's' : ''} ${ignored.map((f) => `"${f}"`).join(', ')}`);
