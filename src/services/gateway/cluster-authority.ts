@@ -12,9 +12,8 @@
  *
  * @module
  */
-import { bearerToken, CairnError, parseJsonBody, sendToLeader, type HttpRequest, type HttpResponse } from '../../kernel/http/index.js';
+import { sendToLeader } from '../../kernel/http/index.js';
 import type { Leadership } from '../../kernel/store/index.js';
-import { secretsEqual } from '../../kernel/util/sha256.js';
 import type { AuthorizeConnectionRequest, AuthorizeConnectionResponse, ConnectionClosedRequest, KnownWorker } from './cluster-protocol.js';
 import { ConnectionDenied, type SessionStore } from './sessions.js';
 
@@ -99,42 +98,4 @@ export function sessionAuthority(o: SessionAuthorityOptions): SessionAuthority {
       if (!o.writable() && o.leadership) forward('worker-status', w).catch((err: Error) => o.onForwardError?.(err));
     },
   };
-}
-
-/**
- * Serves the internal routes (the leader's side of the forwarding) when `rel` (the path
- * after `/v1/`) is one of them; undefined otherwise.
- * @throws CairnError 404 without `worker_auth_token`; 401 wrong credential; 503 when this
- *   controller does not write (a stale forward); 400 malformed body.
- */
-export async function serveClusterForward(req: HttpRequest, rel: string, o: SessionAuthorityOptions): Promise<HttpResponse | undefined> {
-  const m = /^cluster\/(authorize-connection|connection-closed|worker-status)$/.exec(rel);
-  if (!m) return undefined;
-  if (o.workerAuthToken === undefined) throw new CairnError('not_found', `path ${req.path} not found`);
-  if (req.method !== 'POST') throw new CairnError('method_not_allowed', `method ${req.method} is not allowed on ${req.path}`);
-  const given = bearerToken(req.headers, 'any-case-one-word');
-  if (given === undefined || !secretsEqual(given, o.workerAuthToken)) throw new CairnError('unauthenticated', 'worker authentication failed: check worker_auth_token');
-  if (!o.writable()) throw new CairnError('unavailable', 'this controller does not lead');
-  let body: Record<string, unknown>;
-  try {
-    body = parseJsonBody(req.body) as Record<string, unknown>;
-  } catch (err) {
-    throw new CairnError('bad_request', `malformed JSON body: ${(err as Error).message}`);
-  }
-  const reply = (status: number, value: unknown): HttpResponse => ({ status, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(value) });
-  const local = sessionAuthority({ ...o, leadership: undefined });
-  if (m[1] === 'worker-status') {
-    o.directory.record({ ...(body as unknown as KnownWorker), lastStatusMs: o.now() });
-    return reply(200, {});
-  }
-  if (m[1] === 'connection-closed') {
-    await local.connectionClosed(body as unknown as ConnectionClosedRequest);
-    return reply(200, {});
-  }
-  try {
-    return reply(200, await local.authorizeConnection(body as unknown as AuthorizeConnectionRequest));
-  } catch (err) {
-    if (err instanceof ConnectionDenied) return reply(403, { kind: 'PermissionDenied', message: err.message });
-    throw err;
-  }
 }

@@ -14,7 +14,7 @@
  */
 import { hashPassword, verifyPassword } from '../../../kernel/authn/password.js';
 import { deleteAccount, deleteAuthMethod } from './cascade.js';
-import { collectionRoutes, type CollectionSpec } from './collection.js';
+import type { CollectionSpec } from './collection.js';
 import { T, type AccountDoc, type AuthMethodDoc, type OidcAuthMethodDoc, type OidcState, type PasswordAccountDoc, type PasswordAuthMethodDoc } from './docs.js';
 import type { GatewayDomain } from './domain.js';
 import { GatewayApiError, invalidFields } from './errors.js';
@@ -25,7 +25,6 @@ import { incomplete, OIDC_STATES, oidcAttributes, oidcAttributesView } from './o
 import { isPrimary } from './primary.js';
 import { inScope } from './principals.js';
 import type { Kind } from './resource.js';
-import type { DomainRoute } from './route.js';
 
 /** Default minimum login name length (the reference's). */
 export const MIN_LOGIN_NAME_LENGTH = 3;
@@ -56,7 +55,8 @@ function attributes(input: Input, current?: PasswordAuthMethodDoc['attributes'])
   };
 }
 
-const authMethods: CollectionSpec<AuthMethodDoc> = {
+/** The `auth-methods` collection: its routes are declared in routes.ts. */
+export const authMethodCollection: CollectionSpec<AuthMethodDoc> = {
   path: 'auth-methods',
   kind: authMethodKind,
   parentField: 'scope_id',
@@ -142,7 +142,8 @@ function passwordMethodOf(d: GatewayDomain, a: AccountDoc): PasswordAuthMethodDo
   return am;
 }
 
-const accounts: CollectionSpec<AccountDoc> = {
+/** The `accounts` collection: its routes are declared in routes.ts. */
+export const accountCollection: CollectionSpec<AccountDoc> = {
   path: 'accounts',
   kind: accountKind,
   parentField: 'auth_method_id',
@@ -190,8 +191,3 @@ const accounts: CollectionSpec<AccountDoc> = {
   },
   onDelete: (tx, doc, d) => deleteAccount(tx, doc.id, d.nowIso()),
 };
-
-/** The auth method and account routes (`:authenticate` is in authenticate.ts). */
-export function authMethodRoutes(): DomainRoute[] {
-  return [...collectionRoutes(authMethods), ...collectionRoutes(accounts)];
-}

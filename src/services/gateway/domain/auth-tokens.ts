@@ -8,12 +8,11 @@
  *
  * @module
  */
-import { collectionRoutes, type CollectionSpec } from './collection.js';
+import type { CollectionSpec } from './collection.js';
 import { T, type AuthTokenDoc } from './docs.js';
 import type { Caller, GatewayDomain } from './domain.js';
 import { inScope } from './principals.js';
 import { view, type Kind } from './resource.js';
-import type { DomainRoute } from './route.js';
 import { tokenEndMs } from './tokens.js';
 
 /** Auth tokens: in their auth method's scope, owned by their user (`read:self`, `delete:self`). */
@@ -30,7 +29,8 @@ export function authTokenView(d: GatewayDomain, caller: Caller, doc: AuthTokenDo
   return view(d, caller, authTokenKind, doc as AuthTokenDoc & { version: number });
 }
 
-const spec: CollectionSpec<AuthTokenDoc & { version: number }> = {
+/** The `auth-tokens` collection: its routes are declared in routes.ts. */
+export const authTokenCollection: CollectionSpec<AuthTokenDoc & { version: number }> = {
   path: 'auth-tokens',
   kind: authTokenKind,
   parentField: 'scope_id',
@@ -42,8 +42,3 @@ const spec: CollectionSpec<AuthTokenDoc & { version: number }> = {
   create: () => Promise.reject(new Error('auth tokens are made by :authenticate')),
   newId: () => '',
 };
-
-/** The auth token routes. */
-export function authTokenRoutes(): DomainRoute[] {
-  return collectionRoutes(spec);
-}

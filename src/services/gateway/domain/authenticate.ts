@@ -16,7 +16,7 @@
  * completed the login, then the token as a password login answers it. The callback is
  * `GET /v1/auth-methods/oidc:authenticate:callback?code&state` (or `?error&error_description`
  * from the provider): a 302 to `<api_url_prefix>/authentication-complete`, or to
- * `/authentication-error?error=<JSON API error>` (pages served by api.ts).
+ * `/authentication-error?error=<JSON API error>` (pages declared in routes.ts).
  *
  * @module
  */
@@ -25,15 +25,15 @@ import { AuthnError } from '../../../kernel/authn/index.js';
 import { write } from './collection.js';
 import { T, type AccountDoc, type AuthMethodDoc, type AuthTokenDoc, type OidcAuthMethodDoc, type PasswordAuthMethodDoc, type UserDoc } from './docs.js';
 import { GatewayApiError, invalidFields, resourceNotFound } from './errors.js';
-import { Input } from './input.js';
+import type { Input } from './input.js';
 import { newId, PREFIX } from './ids.js';
-import { aclResourceOf, authorize } from './resource.js';
+import { grantOn } from './resource.js';
 import { authMethodKind } from './auth-methods.js';
 import { authTokenView } from './auth-tokens.js';
 import { oidcLogins } from './oidc-login.js';
 import { COMPLETE_PATH, ERROR_PATH } from './oidc-method.js';
 import { isPrimary } from './primary.js';
-import { ok, type DomainContext, type DomainReply, type DomainRoute } from './route.js';
+import { ok, type Grant, type RouteContext, type RouteReply } from '../route.js';
 import { mintToken, splitCookie } from './tokens.js';
 
 /** One text for every failed login, so they do not tell which part was wrong. */
@@ -47,14 +47,14 @@ function tokenType(input: Input): 'token' | 'cookie' {
 }
 
 /** The reply carrying a new token: in the body, or (cookie) split between the body's absence and `Set-Cookie`. */
-function tokenReply(ctx: DomainContext, command: string, type: 'token' | 'cookie', minted: { doc: AuthTokenDoc; token: string }): DomainReply {
+function tokenReply(ctx: RouteContext, command: string, type: 'token' | 'cookie', minted: { doc: AuthTokenDoc; token: string }): RouteReply {
   const { d, req } = ctx;
   const attributes = authTokenView(d, d.callerOf(minted.doc.user_id, minted.doc.account_id), minted.doc);
   if (type === 'cookie') return { status: 200, body: { command, attributes }, headers: { 'Set-Cookie': splitCookie(minted.token, req.tls) } };
   return ok({ command, attributes: { ...attributes, token: minted.token } });
 }
 
-async function authenticatePassword(ctx: DomainContext, am: PasswordAuthMethodDoc, input: Input): Promise<DomainReply> {
+async function authenticatePassword(ctx: RouteContext, am: PasswordAuthMethodDoc, input: Input): Promise<RouteReply> {
   const { d } = ctx;
   const command = input.string('command') ?? 'login';
   if (command !== 'login') input.fail('command', 'Only "login" is supported by password auth methods.');
@@ -82,7 +82,7 @@ async function authenticatePassword(ctx: DomainContext, am: PasswordAuthMethodDo
   return tokenReply(ctx, command, type, minted);
 }
 
-async function authenticateOidc(ctx: DomainContext, am: OidcAuthMethodDoc, input: Input): Promise<DomainReply> {
+async function authenticateOidc(ctx: RouteContext, am: OidcAuthMethodDoc, input: Input): Promise<RouteReply> {
   const command = input.string('command', { required: true });
   if (command === 'start') {
     input.object('attributes');
@@ -111,13 +111,20 @@ async function authenticateOidc(ctx: DomainContext, am: OidcAuthMethodDoc, input
   throw invalidFields({});
 }
 
-/** `POST /v1/auth-methods/<id>:authenticate`; see the module doc. */
-async function authenticate(ctx: DomainContext): Promise<DomainReply> {
-  const { d, req, params, caller } = ctx;
+/** The auth method `id`, or 404. */
+function authMethod({ d, params }: RouteContext): AuthMethodDoc {
   const am = d.state.get<AuthMethodDoc>(T.authMethods, params.id);
   if (!am) throw resourceNotFound();
-  authorize(caller, aclResourceOf(d, authMethodKind, am), 'authenticate');
-  const input = Input.parse(req.body);
+  return am;
+}
+
+/** The access rule of `:authenticate`: the `authenticate` grant on the auth method (404 first). */
+export const authenticateAccess = (ctx: RouteContext): Grant => grantOn(ctx.d, authMethodKind, authMethod(ctx), 'authenticate');
+
+/** `POST /v1/auth-methods/<id>:authenticate`; see the module doc. */
+export async function authenticate(ctx: RouteContext): Promise<RouteReply> {
+  const am = authMethod(ctx);
+  const input = ctx.input();
   return am.type === 'oidc' ? authenticateOidc(ctx, am, input) : authenticatePassword(ctx, am, input);
 }
 
@@ -126,7 +133,7 @@ async function authenticate(ctx: DomainContext): Promise<DomainReply> {
  * names and redirects the browser (302) to the completion page, or to the error page with
  * the reference's `?error=<JSON>`. Needs no token and no grant: the state is the credential.
  */
-async function callback({ d, req }: DomainContext): Promise<DomainReply> {
+export async function oidcCallback({ d, req }: RouteContext): Promise<RouteReply> {
   const state = req.query.get('state') ?? '';
   const code = req.query.get('code') ?? '';
   const providerError = req.query.get('error');
@@ -139,12 +146,4 @@ async function callback({ d, req }: DomainContext): Promise<DomainReply> {
   if (!result.error) return { status: 302, headers: { Location: base + COMPLETE_PATH, 'Cache-Control': 'no-store' } };
   const error = JSON.stringify({ kind: 'InvalidArgument', message: `Callback validation failed: ${result.error}` });
   return { status: 302, headers: { Location: `${base}${ERROR_PATH}?${new URLSearchParams({ error })}`, 'Cache-Control': 'no-store' } };
-}
-
-/** The `:authenticate` route. */
-export function authenticateRoutes(): DomainRoute[] {
-  return [
-    { method: 'GET', pattern: 'auth-methods/oidc:authenticate:callback', summary: 'the OIDC provider\'s redirect: completes a login', anonymous: true, handle: callback },
-    { method: 'POST', pattern: 'auth-methods/:id:authenticate', summary: 'log in with an auth method', handle: authenticate },
-  ];
 }

@@ -20,9 +20,9 @@ import { brokerCredentials, releaseCredentials } from './broker.js';
 import { T, type HostDoc, type HostSetDoc, type TargetDoc } from './docs.js';
 import type { GatewayDomain } from './domain.js';
 import { GatewayApiError, invalidFields, resourceNotFound } from './errors.js';
-import { Input } from './input.js';
-import { authorize, scopeInfo } from './resource.js';
-import { ok, type DomainRoute } from './route.js';
+import { grantOn, scopeInfo } from './resource.js';
+import { targetKind } from './targets.js';
+import { ok, type Grant, type RouteContext, type RouteReply } from '../route.js';
 
 /** A worker whose last status is older than this is not offered to clients, in ms. */
 export const WORKER_STALE_MS = 15_000;
@@ -69,66 +69,70 @@ function pickWorkers(d: GatewayDomain, filter: string | undefined): KnownWorker[
   });
 }
 
+/** The target `id`, or 404. */
+function targetOf({ d, params }: RouteContext): TargetDoc {
+  const doc = d.state.get<TargetDoc>(T.targets, params.id);
+  if (!doc) throw resourceNotFound();
+  return doc;
+}
+
+/** The access rule of `:authorize-session`: that grant on the target (404 first). */
+export const authorizeSessionAccess = (ctx: RouteContext): Grant => grantOn(ctx.d, targetKind, targetOf(ctx), 'authorize-session');
+
 /**
- * The route. Errors: 404 unknown target; 403 without `authorize-session` on it; 400
- * `host_id` not in the target's host sets, unknown body fields, a target without hosts,
- * a brokering failure (broker.ts); 503 `Unavailable` when no worker matches.
+ * `POST /v1/targets/<id>:authorize-session`. Errors: 400 `host_id` not in the target's host
+ * sets, unknown body fields, a target without hosts, a brokering failure (broker.ts); 503
+ * `Unavailable` when no worker matches.
  */
-export const authorizeSessionRoute: DomainRoute = {
-  method: 'POST',
-  pattern: 'targets/:id:authorize-session',
-  summary: 'authorize a session to a target',
-  handle: async ({ d, req, params, caller }) => {
-    const target = d.state.get<TargetDoc>(T.targets, params.id);
-    if (!target) throw resourceNotFound();
-    authorize(caller, { id: target.id, type: 'target', scopeId: target.scope_id! }, 'authorize-session');
-    const input = Input.parse(req.body);
-    const hostId = input.string('host_id') ?? undefined;
-    input.done('id', 'scope_id', 'name', 'scope_name');
-    const host = pickHost(d, target, hostId);
-    let workers: KnownWorker[];
-    try {
-      workers = pickWorkers(d, target.egress_worker_filter);
-    } catch (err) {
-      if (err instanceof FilterError) throw new GatewayApiError('bad_request', 'FailedPrecondition', `The target's egress_worker_filter does not parse: ${err.message}`);
-      throw err;
-    }
-    if (workers.length === 0) throw new GatewayApiError('unavailable', 'Unavailable', 'No workers are available to handle this session.');
-    const id = d.sessions.newId();
-    const credentials = await brokerCredentials(d, target, id);
-    // Leased credentials were recorded for the session: a session that is not stored must not keep them.
-    const stored = d.sessions.create({
-      id,
-      scopeId: target.scope_id!,
-      targetId: target.id,
-      userId: caller.userId,
-      authTokenId: caller.token?.id,
-      hostId: host.hostId,
-      hostSetId: host.hostSetId,
-      address: joinHostPort(host.address, target.attributes.default_port),
-      expirationMs: d.now() + target.session_max_seconds * 1000,
-      connectionLimit: target.session_connection_limit,
-      workerFilter: target.egress_worker_filter,
-    });
-    const { session, token } = await stored.catch(async (err: unknown) => {
-      await releaseCredentials(d, id);
-      throw err;
-    });
-    return ok({
-      session_id: session.id,
-      target_id: target.id,
-      scope: scopeInfo(d, target.scope_id!),
-      created_time: session.created_time,
-      user_id: session.user_id,
-      host_set_id: session.host_set_id ?? '',
-      host_id: session.host_id ?? '',
-      type: session.type,
-      authorization_token: token,
-      endpoint: session.endpoint,
-      expiration: session.expiration_time,
-      connection_limit: session.connection_limit,
-      worker_info: workers.map((w) => ({ address: w.address })),
-      credentials,
-    });
-  },
-};
+export async function authorizeSession(ctx: RouteContext): Promise<RouteReply> {
+  const { d, caller } = ctx;
+  const target = targetOf(ctx);
+  const input = ctx.input();
+  const hostId = input.string('host_id') ?? undefined;
+  input.done('id', 'scope_id', 'name', 'scope_name');
+  const host = pickHost(d, target, hostId);
+  let workers: KnownWorker[];
+  try {
+    workers = pickWorkers(d, target.egress_worker_filter);
+  } catch (err) {
+    if (err instanceof FilterError) throw new GatewayApiError('bad_request', 'FailedPrecondition', `The target's egress_worker_filter does not parse: ${err.message}`);
+    throw err;
+  }
+  if (workers.length === 0) throw new GatewayApiError('unavailable', 'Unavailable', 'No workers are available to handle this session.');
+  const id = d.sessions.newId();
+  const credentials = await brokerCredentials(d, target, id);
+  // Leased credentials were recorded for the session: a session that is not stored must not keep them.
+  const stored = d.sessions.create({
+    id,
+    scopeId: target.scope_id!,
+    targetId: target.id,
+    userId: caller.userId,
+    authTokenId: caller.token?.id,
+    hostId: host.hostId,
+    hostSetId: host.hostSetId,
+    address: joinHostPort(host.address, target.attributes.default_port),
+    expirationMs: d.now() + target.session_max_seconds * 1000,
+    connectionLimit: target.session_connection_limit,
+    workerFilter: target.egress_worker_filter,
+  });
+  const { session, token } = await stored.catch(async (err: unknown) => {
+    await releaseCredentials(d, id);
+    throw err;
+  });
+  return ok({
+    session_id: session.id,
+    target_id: target.id,
+    scope: scopeInfo(d, target.scope_id!),
+    created_time: session.created_time,
+    user_id: session.user_id,
+    host_set_id: session.host_set_id ?? '',
+    host_id: session.host_id ?? '',
+    type: session.type,
+    authorization_token: token,
+    endpoint: session.endpoint,
+    expiration: session.expiration_time,
+    connection_limit: session.connection_limit,
+    worker_info: workers.map((w) => ({ address: w.address })),
+    credentials,
+  });
+}

@@ -12,21 +12,35 @@
  *   checked (optimistic locking); `DELETE` → 204;
  * - `POST /v1/<c>/<id>:<action>` with `version` → the changed item.
  *
+ * Each operation's access rule (route.ts) is the grant the reference checks: `list` or
+ * `create` on the collection in the parent scope (a recursive list filters per scope
+ * instead), the operation's action on the item (after its 404).
+ *
  * Single items are sent as the bare resource, as the reference's grpc-gateway mapping
  * (`response_body: "item"`) does; lists as `{"items":[…]}`.
  *
  * @module
  */
+import { Type, type TSchema } from '@sinclair/typebox';
 import { compileFilter, FilterError, type Filter } from '../../../kernel/bexpr/index.js';
 import { StateConflict, type Txn } from '../../../kernel/store/index.js';
+import { FILTERED, ok, type GatewayRoute, type Grant, type RouteContext, type RouteReply } from '../route.js';
 import type { AclResource } from './acl.js';
 import type { BaseDoc } from './docs.js';
 import type { Caller, GatewayDomain } from './domain.js';
-import { forbiddenError, invalidFields, notUnique, resourceNotFound, versionMismatch } from './errors.js';
-import { Input } from './input.js';
-import { aclResourceOf, authorize, may, view, type Kind } from './resource.js';
+import { invalidFields, notUnique, resourceNotFound, versionMismatch } from './errors.js';
+import type { Input } from './input.js';
+import { grantOn, may, view, type Kind } from './resource.js';
 import { pageRequest } from './pagination.js';
-import { ok, type DomainContext, type DomainReply, type DomainRoute } from './route.js';
+
+/** Query parameters of every collection list (documented; decoded by the list itself with the reference's texts). */
+const LIST_FIELDS: Readonly<Record<string, TSchema>> = {
+  scope_id: Type.String({ description: 'the scope to list in (auth_method_id for accounts); default global' }),
+  recursive: Type.Boolean({ description: 'also list in the scopes below' }),
+  filter: Type.String({ description: 'a filter expression over {"item": <item>}' }),
+  page_size: Type.Integer({ minimum: 0, description: 'items per page; default and at most 1000' }),
+  list_token: Type.String({ description: 'the list_token of the previous page (or of a complete listing: what changed since)' }),
+};
 
 /** A collection's description. */
 export interface CollectionSpec<D extends BaseDoc> {
@@ -121,28 +135,75 @@ function matches(filter: Filter, item: Record<string, unknown>): boolean {
   }
 }
 
-/** Builds the routes of `spec`; see the module doc. */
-export function collectionRoutes<D extends BaseDoc>(spec: CollectionSpec<D>): DomainRoute[] {
+/** The ACL grant of `action` on the document `params.id` of `spec` (404 when there is none). */
+function grantOnItem<D extends BaseDoc>(spec: CollectionSpec<D>, action: string) {
+  return ({ d, params }: RouteContext): Grant => grantOn(d, spec.kind, load(d, spec, params.id), action);
+}
+
+/** A list request's parameters, each checked in the reference's order (400s, the parent's 404), before the ACL. */
+function listRequest<D extends BaseDoc>(spec: CollectionSpec<D>, { d, req }: RouteContext) {
+  const parentId = req.query.get(spec.parentField) ?? (spec.parentField === 'scope_id' ? 'global' : '');
+  const recursive = spec.recursive && /^(1|t|true)$/i.test(req.query.get('recursive') ?? '');
+  if (parentId === '') throw invalidFields({ [spec.parentField]: 'This field is required.' });
+  const filter = filterOf(req.query.get('filter'));
+  const top = spec.collection(d, parentId);
+  if (!top) throw resourceNotFound();
+  const page = pageRequest(req.query, { path: spec.path, parentId, recursive, filter: req.query.get('filter') ?? '' }, d.now());
+  return { parentId, recursive, filter, top, page };
+}
+
+/**
+ * A create's parent (its field, the collection under it) from the body. Without one, the
+ * request is refused as the handler would refuse it: 400 naming the parent field with the
+ * body's other common problems.
+ */
+function createParent<D extends BaseDoc>(spec: CollectionSpec<D>, { d, input }: RouteContext) {
+  const body = input();
+  const parentId = body.string(spec.parentField, { required: true });
+  const c = typeof parentId === 'string' ? spec.collection(d, parentId) : undefined;
+  if (typeof parentId !== 'string' || !c) {
+    if (typeof parentId === 'string') body.fail(spec.parentField, 'No such parent resource.');
+    common(body);
+    // Throws: the parent's problem is recorded.
+    body.done();
+  }
+  return { body, parentId: parentId!, c: c! };
+}
+
+/**
+ * The routes of `spec`, each pattern given literally so that the table reads as the API:
+ * the collection `list` (`targets`: list and create), the `item` (`targets/:id`: read,
+ * update, delete) and one pattern per custom action (`targets/:id:add-host-sources`).
+ * Every operation's access rule is the grant the reference checks; see the module doc.
+ * @throws Error at start-up when a pattern is not the spec's, or an action of the spec is
+ *   not declared (or one declared is not the spec's).
+ */
+export function collectionRoutes<D extends BaseDoc>(spec: CollectionSpec<D>, list: string, item: string, actionPatterns: readonly string[] = []): GatewayRoute[] {
   const { kind } = spec;
+  if (list !== spec.path || item !== `${spec.path}/:id`) throw new Error(`collection ${spec.path}: patterns "${list}" and "${item}" are not its own`);
+  const declared = actionPatterns.map((p) => p.slice(`${item}:`.length)).sort();
+  if (actionPatterns.some((p) => !p.startsWith(`${item}:`)) || declared.join() !== Object.keys(spec.actions ?? {}).sort().join()) {
+    throw new Error(`collection ${spec.path}: the action patterns ${JSON.stringify(actionPatterns)} are not its actions ${JSON.stringify(Object.keys(spec.actions ?? {}))}`);
+  }
   const itemView = (d: GatewayDomain, caller: Caller, doc: D) => view(d, caller, kind, doc, spec.extra?.(d, doc, caller));
 
-  const list = async ({ d, req, caller }: DomainContext): Promise<DomainReply> => {
-    const parentId = req.query.get(spec.parentField) ?? (spec.parentField === 'scope_id' ? 'global' : '');
-    const recursive = spec.recursive && /^(1|t|true)$/i.test(req.query.get('recursive') ?? '');
-    if (parentId === '') throw invalidFields({ [spec.parentField]: 'This field is required.' });
-    const filter = filterOf(req.query.get('filter'));
-    const top = spec.collection(d, parentId);
-    if (!top) throw resourceNotFound();
+  /** `list` on the parent's collection; a recursive list filters instead (the handler). */
+  const listAccess = (ctx: RouteContext): Grant | typeof FILTERED => {
+    const { recursive, top } = listRequest(spec, ctx);
+    return recursive ? FILTERED : { resource: top.r, action: 'list' };
+  };
+
+  const listItems = async (ctx: RouteContext): Promise<RouteReply> => {
+    const { d, caller } = ctx;
+    // Read again (pure, cheap): the access rule checked it.
+    const { parentId, recursive, filter, top, page } = listRequest(spec, ctx);
     const parents = recursive ? d.subtree(parentId) : [parentId];
-    const page = pageRequest(req.query, { path: spec.path, parentId, recursive, filter: req.query.get('filter') ?? '' }, d.now());
     const items: Array<{ doc: D; view: Record<string, unknown> }> = [];
     const docs = d.state.list<D>(kind.table);
     for (const p of parents) {
+      // A recursive list leaves out the scopes where listing is not granted (the access rule checked the parent of the others).
       const c = p === parentId ? top : spec.collection(d, p);
-      if (!c || !may(caller, c.r, 'list')) {
-        if (p === parentId && !recursive) throw forbiddenError();
-        continue;
-      }
+      if (!c || !may(caller, c.r, 'list')) continue;
       for (const doc of docs) {
         if (!spec.inParent(doc, p) || spec.visible?.(d, doc) === false || spec.listable?.(d, doc, caller) === false || !page.wanted(doc)) continue;
         const v = itemView(d, caller, doc);
@@ -153,17 +214,14 @@ export function collectionRoutes<D extends BaseDoc>(spec: CollectionSpec<D>): Do
     return ok(page.reply(items));
   };
 
-  const create = async ({ d, req, caller }: DomainContext): Promise<DomainReply> => {
-    const input = Input.parse(req.body);
-    const parentId = input.string(spec.parentField, { required: true });
-    const c = typeof parentId === 'string' ? spec.collection(d, parentId) : undefined;
-    if (typeof parentId === 'string' && !c) input.fail(spec.parentField, 'No such parent resource.');
-    if (c) authorize(caller, c.r, 'create');
+  const create = async (ctx: RouteContext): Promise<RouteReply> => {
+    const { d, req, caller } = ctx;
+    const { body: input, parentId, c } = createParent(spec, ctx);
     const fields = common(input);
-    const built = c && typeof parentId === 'string' ? await spec.create(d, input, parentId, c.scopeId, caller) : undefined;
+    const built = await spec.create(d, input, parentId, c.scopeId, caller);
     input.done();
     const now = d.nowIso();
-    const base = compact({ ...built!, ...fields });
+    const base = compact({ ...built, ...fields });
     const doc = { ...base, id: spec.newId(base), created_time: now, updated_time: now, version: 1 } as unknown as D;
     const stored = await write(d, (tx) => {
       const put = tx.put(kind.table, doc.id, doc);
@@ -173,18 +231,13 @@ export function collectionRoutes<D extends BaseDoc>(spec: CollectionSpec<D>): Do
     return ok(itemView(d, caller, stored));
   };
 
-  const read = async ({ d, params, caller }: DomainContext): Promise<DomainReply> => {
-    const doc = load(d, spec, params.id);
-    authorize(caller, aclResourceOf(d, kind, doc), 'read', kind.ownerOf?.(doc));
-    return ok(itemView(d, caller, doc));
-  };
+  const read = async ({ d, params, caller }: RouteContext): Promise<RouteReply> => ok(itemView(d, caller, load(d, spec, params.id)));
 
   /** Applies `change` to the document at the version the body names. */
-  const change = async (ctx: DomainContext, action: string, fieldsOf: (input: Input, doc: D) => Promise<Partial<D>> | Partial<D>): Promise<DomainReply> => {
-    const { d, req, params, caller } = ctx;
+  const change = async (ctx: RouteContext, fieldsOf: (input: Input, doc: D) => Promise<Partial<D>> | Partial<D>): Promise<RouteReply> => {
+    const { d, params, caller } = ctx;
     const doc = load(d, spec, params.id);
-    authorize(caller, aclResourceOf(d, kind, doc), action, kind.ownerOf?.(doc));
-    const input = Input.parse(req.body);
+    const input = ctx.input();
     const version = input.version();
     const fields = await fieldsOf(input, doc);
     input.done();
@@ -199,15 +252,14 @@ export function collectionRoutes<D extends BaseDoc>(spec: CollectionSpec<D>): Do
     return ok(itemView(d, caller, stored));
   };
 
-  const update = (ctx: DomainContext) =>
-    change(ctx, 'update', async (input, doc) => {
+  const update = (ctx: RouteContext) =>
+    change(ctx, async (input, doc) => {
       const fields = common(input) as Partial<D>;
       return { ...fields, ...(await spec.update?.(ctx.d, input, doc)) };
     });
 
-  const remove = async ({ d, params, caller }: DomainContext): Promise<DomainReply> => {
+  const remove = async ({ d, params }: RouteContext): Promise<RouteReply> => {
     const doc = load(d, spec, params.id);
-    authorize(caller, aclResourceOf(d, kind, doc), 'delete', kind.ownerOf?.(doc));
     await write(d, (tx) => {
       tx.delete(kind.table, doc.id);
       spec.onDelete?.(tx, doc, d);
@@ -216,20 +268,24 @@ export function collectionRoutes<D extends BaseDoc>(spec: CollectionSpec<D>): Do
     return { status: 204 };
   };
 
-  const actions = Object.entries(spec.actions ?? {}).map(
-    ([action, fn]): DomainRoute => ({
+  const actions = actionPatterns.map((pattern): GatewayRoute => {
+    const action = pattern.slice(`${item}:`.length);
+    const fn = spec.actions![action];
+    return {
       method: 'POST',
-      pattern: `${spec.path}/:id:${action}`,
+      pattern,
       summary: `${action} on a ${kind.type}`,
-      handle: (ctx) => change(ctx, action, (input, doc) => fn(ctx.d, input, doc, ctx.caller)),
-    }),
-  );
-  const all: Array<[NonNullable<CollectionSpec<D>['only']>[number], DomainRoute]> = [
-    ['list', { method: 'GET', pattern: spec.path, summary: `list ${spec.path}`, handle: list }],
-    ['create', { method: 'POST', pattern: spec.path, summary: `create a ${kind.type}`, handle: create }],
-    ['read', { method: 'GET', pattern: `${spec.path}/:id`, summary: `read a ${kind.type}`, handle: read }],
-    ['update', { method: 'PATCH', pattern: `${spec.path}/:id`, summary: `update a ${kind.type}`, handle: update }],
-    ['delete', { method: 'DELETE', pattern: `${spec.path}/:id`, summary: `delete a ${kind.type}`, handle: remove }],
+      access: grantOnItem(spec, action),
+      handlerDecodes: true,
+      handle: (ctx) => change(ctx, (input, doc) => fn(ctx.d, input, doc, ctx.caller)),
+    };
+  });
+  const all: Array<[NonNullable<CollectionSpec<D>['only']>[number], GatewayRoute]> = [
+    ['list', { method: 'GET', pattern: list, summary: `list ${spec.path}`, access: listAccess, fields: LIST_FIELDS, handlerDecodes: true, handle: listItems }],
+    ['create', { method: 'POST', pattern: list, summary: `create a ${kind.type}`, access: (ctx) => ({ resource: createParent(spec, ctx).c.r, action: 'create' }), handlerDecodes: true, handle: create }],
+    ['read', { method: 'GET', pattern: item, summary: `read a ${kind.type}`, access: grantOnItem(spec, 'read'), handlerDecodes: true, handle: read }],
+    ['update', { method: 'PATCH', pattern: item, summary: `update a ${kind.type}`, access: grantOnItem(spec, 'update'), handlerDecodes: true, handle: update }],
+    ['delete', { method: 'DELETE', pattern: item, summary: `delete a ${kind.type}`, access: grantOnItem(spec, 'delete'), handlerDecodes: true, handle: remove }],
   ];
   return [...actions, ...all.filter(([op]) => !spec.only || spec.only.includes(op)).map(([, r]) => r)];
 }

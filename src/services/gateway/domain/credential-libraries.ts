@@ -12,14 +12,13 @@
  *
  * @module
  */
-import { collectionRoutes, type CollectionSpec } from './collection.js';
+import type { CollectionSpec } from './collection.js';
 import { unlink } from './cascade.js';
 import { T, type CredentialLibraryDoc, type CredentialStoreDoc, type TargetDoc } from './docs.js';
 import type { GatewayDomain } from './domain.js';
 import { newId, PREFIX } from './ids.js';
 import type { Input } from './input.js';
 import type { Kind } from './resource.js';
-import type { DomainRoute } from './route.js';
 import { isObject } from '../../../kernel/util/is-object.js';
 
 /** Libraries: in their store's project, pinned to the store. */
@@ -92,7 +91,8 @@ function overrides(input: Input, type: string | undefined, current?: Readonly<Re
 
 const storeOf = (d: GatewayDomain, id: string) => d.state.get<CredentialStoreDoc>(T.credentialStores, id);
 
-const spec: CollectionSpec<CredentialLibraryDoc> = {
+/** The `credential-libraries` collection: its routes are declared in routes.ts. */
+export const credentialLibraryCollection: CollectionSpec<CredentialLibraryDoc> = {
   path: 'credential-libraries',
   kind: credentialLibraryKind,
   parentField: 'credential_store_id',
@@ -131,8 +131,3 @@ const spec: CollectionSpec<CredentialLibraryDoc> = {
   newId: () => newId(PREFIX.vaultGenericLibrary),
   onDelete: (tx, doc, d) => unlink<TargetDoc>(tx, T.targets, 'brokered_credential_source_ids', doc.id, d.nowIso()),
 };
-
-/** The credential library routes. */
-export function credentialLibraryRoutes(): DomainRoute[] {
-  return collectionRoutes(spec);
-}

@@ -15,14 +15,13 @@
  */
 import { compileFilter, FilterError } from '../../../kernel/bexpr/index.js';
 import { deleteStoreContents } from './cascade.js';
-import { collectionRoutes, type CollectionSpec } from './collection.js';
+import type { CollectionSpec } from './collection.js';
 import { credentialHmac } from './credential-hmac.js';
 import { T, type CredentialStoreDoc, type VaultTokenState } from './docs.js';
 import type { Caller, GatewayDomain } from './domain.js';
 import { newId, PREFIX } from './ids.js';
 import type { Input } from './input.js';
 import { may, type Kind } from './resource.js';
-import type { DomainRoute } from './route.js';
 import { checkStoreToken, storeClient, vaultError } from './vault.js';
 
 /** Credential stores: in their project. */
@@ -124,7 +123,8 @@ function collectionActions(caller: Caller, s: CredentialStoreDoc): Record<string
   return acts.length > 0 ? { [path]: acts } : {};
 }
 
-const spec: CollectionSpec<CredentialStoreDoc> = {
+/** The `credential-stores` collection: its routes are declared in routes.ts. */
+export const credentialStoreCollection: CollectionSpec<CredentialStoreDoc> = {
   path: 'credential-stores',
   kind: credentialStoreKind,
   parentField: 'scope_id',
@@ -177,9 +177,4 @@ const spec: CollectionSpec<CredentialStoreDoc> = {
   onDelete: (tx, doc, d) => deleteStoreContents(tx, doc.id, d.nowIso()),
   afterDelete: revokeToken,
 };
-
-/** The credential store routes. */
-export function credentialStoreRoutes(): DomainRoute[] {
-  return collectionRoutes(spec);
-}
 

@@ -13,14 +13,13 @@
  */
 import { createPrivateKey } from 'node:crypto';
 import { unlink } from './cascade.js';
-import { collectionRoutes, type CollectionSpec } from './collection.js';
+import type { CollectionSpec } from './collection.js';
 import { credentialHmac } from './credential-hmac.js';
 import { T, type CredentialDoc, type CredentialStoreDoc, type TargetDoc } from './docs.js';
 import type { GatewayDomain } from './domain.js';
 import { newId, PREFIX } from './ids.js';
 import type { Input } from './input.js';
 import type { Kind } from './resource.js';
-import type { DomainRoute } from './route.js';
 import { isObject } from '../../../kernel/util/is-object.js';
 
 /** Credentials: in their store's project, pinned to the store. */
@@ -100,7 +99,8 @@ const staticStore = (d: GatewayDomain, id: string) => {
   return s?.type === 'static' ? s : undefined;
 };
 
-const spec: CollectionSpec<CredentialDoc> = {
+/** The `credentials` collection: its routes are declared in routes.ts. */
+export const credentialCollection: CollectionSpec<CredentialDoc> = {
   path: 'credentials',
   kind: credentialKind,
   parentField: 'credential_store_id',
@@ -135,8 +135,3 @@ const spec: CollectionSpec<CredentialDoc> = {
   newId: (doc) => newId(PREFIXES[doc.type]),
   onDelete: (tx, doc, d) => unlink<TargetDoc>(tx, T.targets, 'brokered_credential_source_ids', doc.id, d.nowIso()),
 };
-
-/** The credential routes. */
-export function credentialRoutes(): DomainRoute[] {
-  return collectionRoutes(spec);
-}

@@ -1,8 +1,8 @@
 /**
  * The controller's domain: its state store, the scope tree, and who a request is (the
- * token it presents, the roles that apply, the {@link Acl} they make). Route handlers
- * (routes-*.ts) read and change resources through the store and ask the ACL before
- * acting.
+ * token it presents, the roles that apply, the {@link Acl} they make). The dispatcher
+ * (api.ts) resolves the caller and checks the grant each route declares (routes.ts) before
+ * its handler reads and changes resources through the store.
  *
  * @module
  */

@@ -19,13 +19,12 @@
  */
 import { addressProblemText, parseAddress } from './address.js';
 import { deleteHost, deleteHostCatalog, deleteHostSet } from './cascade.js';
-import { collectionRoutes, type CollectionSpec } from './collection.js';
+import type { CollectionSpec } from './collection.js';
 import { T, type HostCatalogDoc, type HostDoc, type HostSetDoc } from './docs.js';
 import type { Caller, GatewayDomain } from './domain.js';
 import type { Input } from './input.js';
 import { newId, PREFIX, type ResourceType } from './ids.js';
 import { may, type Kind } from './resource.js';
-import type { DomainRoute } from './route.js';
 
 /** Host catalogs: in their project. */
 export const hostCatalogKind: Kind<HostCatalogDoc> = {
@@ -80,7 +79,8 @@ function catalogCollectionActions(caller: Caller, c: HostCatalogDoc): Record<str
   return out;
 }
 
-const catalogs: CollectionSpec<HostCatalogDoc> = {
+/** The `host-catalogs` collection: its routes are declared in routes.ts. */
+export const hostCatalogCollection: CollectionSpec<HostCatalogDoc> = {
   path: 'host-catalogs',
   kind: hostCatalogKind,
   parentField: 'scope_id',
@@ -119,7 +119,8 @@ function address(input: Input, required: boolean): string | undefined {
   return parsed.address;
 }
 
-const hosts: CollectionSpec<HostDoc> = {
+/** The `hosts` collection: its routes are declared in routes.ts. */
+export const hostCollection: CollectionSpec<HostDoc> = {
   path: 'hosts',
   kind: hostKind,
   parentField: 'host_catalog_id',
@@ -166,7 +167,8 @@ function hostsAction(how: How) {
   };
 }
 
-const hostSets: CollectionSpec<HostSetDoc> = {
+/** The `host-sets` collection: its routes are declared in routes.ts. */
+export const hostSetCollection: CollectionSpec<HostSetDoc> = {
   path: 'host-sets',
   kind: hostSetKind,
   parentField: 'host_catalog_id',
@@ -185,8 +187,3 @@ const hostSets: CollectionSpec<HostSetDoc> = {
   actions: { 'add-hosts': hostsAction('add'), 'set-hosts': hostsAction('set'), 'remove-hosts': hostsAction('remove') },
   onDelete: (tx, doc, d) => deleteHostSet(tx, doc.id, d.nowIso()),
 };
-
-/** The host catalog, host and host set routes. */
-export function hostRoutes(): DomainRoute[] {
-  return [...collectionRoutes(catalogs), ...collectionRoutes(hosts), ...collectionRoutes(hostSets)];
-}

@@ -7,17 +7,16 @@
  *
  * @module
  */
-import type { HttpRequest, HttpResponse } from '../../../kernel/http/index.js';
-import { COMPLETE_PATH, ERROR_PATH } from './oidc-method.js';
+import type { RouteContext, RouteReply } from '../route.js';
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-function page(status: number, title: string, text: string): HttpResponse {
+function page(title: string, text: string): RouteReply {
   const body = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title></head>\n<body><main><h1>${escape(title)}</h1><p>${escape(text)}</p></main></body></html>\n`;
   return {
-    status,
+    status: 200,
     headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Security-Policy': "default-src 'none'", 'X-Frame-Options': 'DENY' },
-    body,
+    raw: body,
   };
 }
 
@@ -33,10 +32,8 @@ function messageOf(error: string | null): string {
   return error;
 }
 
-/** The page for a GET of one of the two paths; undefined for any other request. */
-export function loginPage(req: HttpRequest): HttpResponse | undefined {
-  if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
-  if (req.path === COMPLETE_PATH) return page(200, 'Authentication complete', 'You are logged in: you may close this window and go back to where you started.');
-  if (req.path === ERROR_PATH) return page(200, 'Authentication failed', messageOf(req.query.get('error')));
-  return undefined;
-}
+/** `GET /authentication-complete`: the login succeeded. */
+export const authenticationComplete = async (): Promise<RouteReply> => page('Authentication complete', 'You are logged in: you may close this window and go back to where you started.');
+
+/** `GET /authentication-error?error=<JSON API error>`: the login failed, with the error's message. */
+export const authenticationError = async ({ req }: RouteContext): Promise<RouteReply> => page('Authentication failed', messageOf(req.query.get('error')));

@@ -15,7 +15,7 @@
  * Pending logins and minted-but-unfetched tokens live in this controller's memory,
  * bounded in number ({@link MAX_PENDING}) and time, like the kernel's OIDC states: on a
  * shared PostgreSQL state every `:authenticate` request and the callback are served by
- * the leader (api.ts forwards them), so one controller sees the whole login.
+ * the leader (its route forwards them: routes.ts), so one controller sees the whole login.
  *
  * @module
  */

@@ -9,13 +9,12 @@
  * @module
  */
 import { deleteGroup, deleteUser } from './cascade.js';
-import { collectionRoutes, type CollectionSpec } from './collection.js';
+import type { CollectionSpec } from './collection.js';
 import { T, type AccountDoc, type AuthMethodDoc, type GroupDoc, type UserDoc } from './docs.js';
 import type { GatewayDomain } from './domain.js';
 import type { Input } from './input.js';
 import { newId, PREFIX } from './ids.js';
 import type { Kind } from './resource.js';
-import type { DomainRoute } from './route.js';
 
 /** Users: in global or an org. */
 export const userKind: Kind<UserDoc> = {
@@ -73,7 +72,8 @@ const membersAction = (how: 'add' | 'set' | 'remove') => (d: GatewayDomain, inpu
   member_ids: membership(input, 'member_ids', doc.member_ids, how, (id) => (d.state.get<UserDoc>(T.users, id) ? undefined : `User "${id}" does not exist.`)),
 });
 
-const users: CollectionSpec<UserDoc> = {
+/** The `users` collection: its routes are declared in routes.ts. */
+export const userCollection: CollectionSpec<UserDoc> = {
   path: 'users',
   kind: userKind,
   parentField: 'scope_id',
@@ -89,7 +89,8 @@ const users: CollectionSpec<UserDoc> = {
   onDelete: (tx, doc, d) => deleteUser(tx, doc.id, d.nowIso()),
 };
 
-const groups: CollectionSpec<GroupDoc> = {
+/** The `groups` collection: its routes are declared in routes.ts. */
+export const groupCollection: CollectionSpec<GroupDoc> = {
   path: 'groups',
   kind: groupKind,
   parentField: 'scope_id',
@@ -101,8 +102,3 @@ const groups: CollectionSpec<GroupDoc> = {
   actions: { 'add-members': membersAction('add'), 'set-members': membersAction('set'), 'remove-members': membersAction('remove') },
   onDelete: (tx, doc, d) => deleteGroup(tx, doc.id, d.nowIso()),
 };
-
-/** The user and group routes. */
-export function principalRoutes(): DomainRoute[] {
-  return [...collectionRoutes(users), ...collectionRoutes(groups)];
-}

@@ -1,6 +1,6 @@
 /**
  * What every resource kind shares: where the ACL looks for it (its scope, and its pin for
- * contained types), the authorisation check, and its API view (internal fields removed,
+ * contained types), the grant an action on it needs, and its API view (internal fields removed,
  * `scope` and `authorized_actions` added, `output_fields` applied), as the reference's
  * resources show them.
  *
@@ -8,8 +8,8 @@
  */
 import type { AclResource } from './acl.js';
 import type { BaseDoc, ScopeDoc } from './docs.js';
+import type { Grant } from '../route.js';
 import type { Caller, GatewayDomain } from './domain.js';
-import { forbiddenError } from './errors.js';
 import type { ResourceType } from './ids.js';
 
 /** One kind of resource. */
@@ -40,9 +40,9 @@ export function may(caller: Caller, r: AclResource, action: string, ownerId?: st
   return res.authorized && (!selfOnly || (ownerId !== undefined && ownerId === caller.userId));
 }
 
-/** @throws 403 `PermissionDenied` "Forbidden." unless {@link may}. */
-export function authorize(caller: Caller, r: AclResource, action: string, ownerId?: string): void {
-  if (!may(caller, r, action, ownerId)) throw forbiddenError();
+/** The grant `action` on `doc` needs (its ACL resource, and its owner for `:self` grants): an access rule of route.ts. */
+export function grantOn<D>(d: GatewayDomain, kind: Kind<D>, doc: D & { id: string }, action: string): Grant {
+  return { resource: aclResourceOf(d, kind, doc), action, owner: kind.ownerOf?.(doc) };
 }
 
 /** The `scope` object of an item (the reference's `ScopeInfo`). */

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { collectionRoutes, type CollectionSpec } from './collection.js';
+import type { CollectionSpec } from './collection.js';
 import { T, type GroupDoc, type RoleDoc, type UserDoc } from './docs.js';
 import type { GatewayDomain } from './domain.js';
 import { parseGrant } from './grants.js';
@@ -19,7 +19,6 @@ import type { Input } from './input.js';
 import { ANON_USER, AUTH_USER, newId, PREFIX } from './ids.js';
 import { inScope } from './principals.js';
 import type { Kind } from './resource.js';
-import type { DomainRoute } from './route.js';
 
 /** Roles: in any scope, with their custom actions on principals, grants and grant scopes. */
 export const roleKind: Kind<RoleDoc> = {
@@ -123,7 +122,8 @@ function grantsView(r: RoleDoc) {
   });
 }
 
-const roles: CollectionSpec<RoleDoc> = {
+/** The `roles` collection: its routes are declared in routes.ts. */
+export const roleCollection: CollectionSpec<RoleDoc> = {
   path: 'roles',
   kind: roleKind,
   parentField: 'scope_id',
@@ -152,8 +152,3 @@ const roles: CollectionSpec<RoleDoc> = {
     'remove-grant-scopes': act('grant_scope_ids', 'remove'),
   },
 };
-
-/** The role routes. */
-export function roleRoutes(): DomainRoute[] {
-  return collectionRoutes(roles);
-}

@@ -11,7 +11,7 @@
  * @module
  */
 import { deleteScope } from './cascade.js';
-import { collectionRoutes, type CollectionSpec } from './collection.js';
+import type { CollectionSpec } from './collection.js';
 import { T, type RoleDoc, type ScopeDoc } from './docs.js';
 import type { Caller } from './domain.js';
 import { invalidFields } from './errors.js';
@@ -19,7 +19,6 @@ import { GLOBAL, newId, PREFIX, RECOVERY_USER, type ResourceType } from './ids.j
 
 import { primaryAuthMethodUpdate } from './primary.js';
 import { may, type Kind } from './resource.js';
-import type { DomainRoute } from './route.js';
 
 /** The scope kind: a scope is authorised in its parent (global in itself). */
 export const scopeKind: Kind<ScopeDoc> = {
@@ -53,7 +52,8 @@ export function collectionActions(caller: Caller, scope: ScopeDoc): Record<strin
   return out;
 }
 
-const spec: CollectionSpec<ScopeDoc> = {
+/** The `scopes` collection: its routes are declared in routes.ts. */
+export const scopeCollection: CollectionSpec<ScopeDoc> = {
   path: 'scopes',
   kind: scopeKind,
   parentField: 'scope_id',
@@ -90,8 +90,3 @@ const spec: CollectionSpec<ScopeDoc> = {
     deleteScope(tx, doc.id, d.nowIso());
   },
 };
-
-/** The scope routes. */
-export function scopeRoutes(): DomainRoute[] {
-  return collectionRoutes(spec);
-}

@@ -9,12 +9,11 @@
  *
  * @module
  */
-import { collectionRoutes, type CollectionSpec } from './collection.js';
+import type { CollectionSpec } from './collection.js';
 import { T } from './docs.js';
 import { resourceNotFound, versionMismatch } from './errors.js';
-import { Input } from './input.js';
-import { aclResourceOf, authorize, view, type Kind } from './resource.js';
-import { ok, type DomainRoute } from './route.js';
+import { grantOn, view, type Kind } from './resource.js';
+import { ok, type Grant, type RouteContext, type RouteReply } from '../route.js';
 import type { SessionDoc } from '../sessions.js';
 
 /** Sessions: in their target's project, owned by their user. */
@@ -26,7 +25,8 @@ export const sessionKind: Kind<SessionDoc> = {
   ownerOf: (s) => s.user_id,
 };
 
-const spec: CollectionSpec<SessionDoc> = {
+/** The `sessions` collection: its routes are declared in routes.ts. */
+export const sessionCollection: CollectionSpec<SessionDoc> = {
   path: 'sessions',
   kind: sessionKind,
   parentField: 'scope_id',
@@ -38,30 +38,28 @@ const spec: CollectionSpec<SessionDoc> = {
   newId: () => '',
 };
 
+/** The session `id`, or 404. */
+function session({ d, params }: RouteContext): SessionDoc {
+  const doc = d.sessions.get(params.id);
+  if (!doc) throw resourceNotFound();
+  return doc;
+}
+
+/** The access rule of `:cancel`: `cancel` on the session, or `cancel:self` on one's own (404 first). */
+export const cancelAccess = (ctx: RouteContext): Grant => grantOn(ctx.d, sessionKind, session(ctx), 'cancel');
+
 /**
  * `POST /v1/sessions/<id>:cancel`: the session goes `canceling` (workers close its
  * connections at their next status report) or, without open connections, `terminated`.
- * @throws 404 unknown session; 403 without `cancel` (or `cancel:self` on one's own);
- *   400 a `version` that is not the session's.
+ * @throws 400 a `version` that is not the session's.
  */
-const cancelRoute: DomainRoute = {
-  method: 'POST',
-  pattern: 'sessions/:id:cancel',
-  summary: 'cancel a session',
-  handle: async ({ d, req, params, caller }) => {
-    const doc = d.sessions.get(params.id);
-    if (!doc) throw resourceNotFound();
-    authorize(caller, aclResourceOf(d, sessionKind, doc), 'cancel', doc.user_id);
-    const input = Input.parse(req.body);
-    const version = input.has('version') ? input.version() : undefined;
-    input.done();
-    if (version !== undefined && version !== doc.version) throw versionMismatch(version, doc.version);
-    const done = await d.sessions.cancel(doc.id, 'canceled');
-    return ok(view(d, caller, sessionKind, done!));
-  },
-};
-
-/** The session routes. */
-export function sessionRoutes(): DomainRoute[] {
-  return [cancelRoute, ...collectionRoutes(spec)];
+export async function cancelSession(ctx: RouteContext): Promise<RouteReply> {
+  const { d, caller } = ctx;
+  const doc = session(ctx);
+  const input = ctx.input();
+  const version = input.has('version') ? input.version() : undefined;
+  input.done();
+  if (version !== undefined && version !== doc.version) throw versionMismatch(version, doc.version);
+  const done = await d.sessions.cancel(doc.id, 'canceled');
+  return ok(view(d, caller, sessionKind, done!));
 }

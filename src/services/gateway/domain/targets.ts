@@ -25,14 +25,13 @@
  */
 import { compileFilter, FilterError } from '../../../kernel/bexpr/index.js';
 import { addressProblemText, parseAddress } from './address.js';
-import { collectionRoutes, type CollectionSpec } from './collection.js';
+import type { CollectionSpec } from './collection.js';
 import { T, type CredentialDoc, type CredentialLibraryDoc, type CredentialStoreDoc, type HostCatalogDoc, type HostSetDoc, type TargetDoc } from './docs.js';
 import type { GatewayDomain } from './domain.js';
 import { inProjectScope, requireProject } from './hosts.js';
 import type { Input } from './input.js';
 import { newId, PREFIX } from './ids.js';
 import type { Kind } from './resource.js';
-import type { DomainRoute } from './route.js';
 
 /** The reference's default `session_max_seconds` (8 hours). */
 export const DEFAULT_SESSION_MAX_SECONDS = 28_800;
@@ -179,7 +178,8 @@ function sourcesView(d: GatewayDomain, t: TargetDoc): Record<string, unknown> {
   return { host_sources: hostSources, brokered_credential_sources: credSources };
 }
 
-const targets: CollectionSpec<TargetDoc> = {
+/** The `targets` collection: its routes are declared in routes.ts. */
+export const targetCollection: CollectionSpec<TargetDoc> = {
   path: 'targets',
   kind: targetKind,
   parentField: 'scope_id',
@@ -239,8 +239,3 @@ const targets: CollectionSpec<TargetDoc> = {
     'remove-credential-sources': credentialSourcesAction('remove'),
   },
 };
-
-/** The target routes (`:authorize-session` is the session code's). */
-export function targetRoutes(): DomainRoute[] {
-  return collectionRoutes(targets);
-}
