@@ -13,7 +13,8 @@ import { CORE_ENGINES } from './engines.js';
 import { SecretsHttp } from './handler.js';
 import type { ChangeFeed } from './ha/perf-standby.js';
 import { reopenOnSighup } from './audit/sighup.js';
-import { SecretsNode, type NodeHa } from './node.js';
+import type { NodeHa } from './ha/node-ha.js';
+import { SecretsNode } from './node.js';
 import { metricsReply } from './sys/metrics.routes.js';
 
 /** One listener of the secrets service: the kernel's options and the service's own. */
