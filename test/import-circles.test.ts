@@ -2,6 +2,7 @@
  * No import circle anywhere in src/ (issue 25 scope 2): not inside a service, the kernel,
  * the CLI or the SDK, type imports counted (`import type`, `export type … from`): a circle
  * of types still ties the files' meaning together and is one step from a circle of values.
+ * And the scheduler's domain code never imports its request layer (request.ts, deps.ts).
  *
  * The graph is dependency-cruiser's, with the settings of `.dependency-cruiser.cjs` (swc
  * parses: the project's TypeScript 7 has no JavaScript API for its `tsc` parser). It runs as
@@ -12,7 +13,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { it } from 'node:test';
+import { before, it } from 'node:test';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const DEPCRUISE = join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
@@ -20,7 +21,7 @@ const DEPCRUISE = join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'depen
 /** The parts of dependency-cruiser's JSON output read here. */
 interface Cruise {
   readonly modules: readonly { readonly source: string; readonly dependencies: readonly { readonly resolved: string }[] }[];
-  readonly summary: { readonly violations: readonly { readonly from: string; readonly rule: { readonly name: string }; readonly cycle?: readonly { readonly name: string }[] }[] };
+  readonly summary: { readonly violations: readonly { readonly from: string; readonly to: string; readonly rule: { readonly name: string }; readonly cycle?: readonly { readonly name: string }[] }[] };
 }
 
 /** The cruise of src/. It exits with the number of violations: its JSON is read either way. */
@@ -48,11 +49,20 @@ function circles(violations: Cruise['summary']['violations']): string[] {
   return [...found].sort();
 }
 
+let out: Cruise;
+before(() => {
+  out = cruise();
+});
+
 it('has no import circle in src/, type imports counted', () => {
-  const out = cruise();
   assert.ok(out.modules.length > 500, `the cruise found the sources (${out.modules.length} modules)`);
   // A type-only import (types.ts: `import type { SecretsCore } from './core.js'`) is in the graph.
   const types = out.modules.find((m) => m.source === 'src/services/secrets/types.ts');
   assert.ok(types?.dependencies.some((d) => d.resolved === 'src/services/secrets/core.ts'), 'type imports are counted');
   assert.deepEqual(circles(out.summary.violations), [], 'import circles: cut each by handing the dependency in, or by moving what both need to a module of its own');
+});
+
+it("keeps the scheduler's domain code off its request layer", () => {
+  const imports = out.summary.violations.filter((v) => v.rule.name === 'sched-domain-no-request-layer').map((v) => `${v.from} → ${v.to}`);
+  assert.deepEqual(imports, [], 'domain modules importing request.ts or deps.ts: take the dependency as an argument (service-deps.ts) instead');
 });

@@ -2,11 +2,12 @@
  * The secrets service's metrics (issue 14 item 7), served by `GET /v1/sys/metrics`
  * (sys/metrics.routes.ts, and without a token on listeners with
  * `telemetry { unauthenticated_metrics_access = true }`): the kernel's request and storage
- * metrics, plus seal state, HA role and the token count.
+ * metrics, plus seal state, HA role and the token count; and the reply of a scrape.
  *
  * @module
  */
-import { observeBackend, ServiceMetrics } from '../../kernel/metrics/index.js';
+import type { HttpResponse } from '../../kernel/http/index.js';
+import { metricsFormat, observeBackend, SECRETS_FORMAT_RULES, ServiceMetrics } from '../../kernel/metrics/index.js';
 import type { Backend } from '../../kernel/store/index.js';
 import type { SecretsCore } from './core.js';
 import type { SealManager } from './seal/seal.js';
@@ -39,4 +40,13 @@ export function secretsMetrics(node: MetricsSubject, backend: Backend): ServiceM
     read: async () => (await node.core?.tokens.count()) ?? 0,
   });
   return metrics;
+}
+
+/**
+ * The scrape in the format `format` (the query parameter) and `accept` (the header) ask
+ * for, as a reply. @throws 400 `metric response format "<f>" unknown` for another `format`.
+ */
+export async function metricsReply(metrics: ServiceMetrics, format: string | null | undefined, accept: string | string[] | undefined): Promise<HttpResponse> {
+  const scrape = await metrics.scrape(metricsFormat(format, accept, SECRETS_FORMAT_RULES));
+  return { status: 200, headers: { 'Content-Type': scrape.contentType }, body: scrape.body };
 }

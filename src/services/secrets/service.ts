@@ -13,8 +13,9 @@ import { CORE_ENGINES } from './engines.js';
 import { SecretsHttp } from './handler.js';
 import type { ChangeFeed } from './ha/perf-standby.js';
 import { reopenOnSighup } from './audit/sighup.js';
-import { SecretsNode, type NodeHa } from './node.js';
-import { metricsReply } from './sys/metrics.routes.js';
+import type { NodeHa } from './ha/node-ha.js';
+import { metricsReply } from './metrics.js';
+import { SecretsNode } from './node.js';
 
 /** One listener of the secrets service: the kernel's options and the service's own. */
 export interface SecretsListenerOptions extends ListenerOptions {

@@ -9,18 +9,9 @@
  * @module
  */
 import { Type } from '@sinclair/typebox';
-import { notFound, type HttpResponse } from '../../../kernel/http/index.js';
-import { metricsFormat, SECRETS_FORMAT_RULES, type ServiceMetrics } from '../../../kernel/metrics/index.js';
+import { notFound } from '../../../kernel/http/index.js';
+import { metricsReply } from '../metrics.js';
 import type { SecretsPath } from '../types.js';
-
-/**
- * The scrape in the format `format` (the query parameter) and `accept` (the header) ask
- * for, as a reply. @throws 400 `metric response format "<f>" unknown` for another `format`.
- */
-export async function metricsReply(metrics: ServiceMetrics, format: string | null | undefined, accept: string | string[] | undefined): Promise<HttpResponse> {
-  const scrape = await metrics.scrape(metricsFormat(format, accept, SECRETS_FORMAT_RULES));
-  return { status: 200, headers: { 'Content-Type': scrape.contentType }, body: scrape.body };
-}
 
 /** `sys/metrics`. */
 export const metricsPath: SecretsPath = {

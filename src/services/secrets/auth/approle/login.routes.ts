@@ -12,8 +12,8 @@ import { badRequest } from '../../../../kernel/http/index.js';
 import { addressInCidrs } from '../../../../kernel/util/cidr.js';
 import type { SecretsPath, SecretsRequest } from '../../types.js';
 import { loginRoute } from '../login-route.js';
-import { rolesOf, secretIdsOf } from './role.routes.js';
-import type { SecretIdEntry } from './secret-ids.js';
+import { rolesOf } from './roles.js';
+import { secretIdsOf, type SecretIdEntry } from './secret-ids.js';
 
 /** The one error text of a failed AppRole login (reference/secrets.md §4.2). */
 export const INVALID_APPROLE = 'invalid role or secret ID';

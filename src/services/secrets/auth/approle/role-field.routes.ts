@@ -15,8 +15,7 @@ import { badRequest, unsupportedPath } from '../../../../kernel/http/index.js';
 import { hasField } from '../../../../kernel/util/duration.js';
 import type { SecretsPath } from '../../types.js';
 import { ROLE_FIELDS, applyRoleFields } from './role-fields.js';
-import { roleNameOf, rolesOf } from './role.routes.js';
-import { roleView } from './roles.js';
+import { roleNameOf, rolesOf, roleView } from './roles.js';
 
 /** One per-field path: its URL segment, the role fields it takes (the first is the one named in errors), and the values DELETE restores. */
 interface RoleFieldPath {

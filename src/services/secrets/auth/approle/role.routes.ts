@@ -7,18 +7,10 @@
  */
 import { Type } from '@sinclair/typebox';
 import { badRequest } from '../../../../kernel/http/index.js';
-import type { SecretsPath, SecretsRequest } from '../../types.js';
-import { checkName } from '../login.js';
+import type { SecretsPath } from '../../types.js';
 import { ROLE_FIELDS, applyRoleFields } from './role-fields.js';
-import { RoleStore, roleView } from './roles.js';
-import { SecretIdStore } from './secret-ids.js';
-
-/** The role store of the request's mount. */
-export const rolesOf = (req: SecretsRequest): RoleStore => new RoleStore(req.storage, req.mount.uuid);
-/** The secret ID store of the request's mount. */
-export const secretIdsOf = (req: SecretsRequest): SecretIdStore => new SecretIdStore(req.storage, req.mount.uuid);
-/** The checked role name of the URL (case-sensitive). */
-export const roleNameOf = (req: SecretsRequest): string => checkName(req, req.params.role_name);
+import { roleNameOf, rolesOf, roleView } from './roles.js';
+import { secretIdsOf } from './secret-ids.js';
 
 const roleListPath: SecretsPath = {
   pattern: 'role',

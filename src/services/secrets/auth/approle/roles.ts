@@ -11,6 +11,8 @@ import { badRequest } from '../../../../kernel/http/index.js';
 import { json, type Backend, type BackendOp } from '../../../../kernel/store/index.js';
 import { KeyedLock } from '../../../../kernel/util/keyed-lock.js';
 import { tokenSettingsView, type TokenSettings } from '../token-fields.js';
+import type { SecretsRequest } from '../../types.js';
+import { checkName } from '../login.js';
 
 /** One stored role. Durations in seconds. */
 export interface RoleEntry extends TokenSettings {
@@ -121,3 +123,8 @@ export function roleView(r: RoleEntry): Record<string, unknown> {
     secret_id_num_uses: r.secret_id_num_uses,
   };
 }
+
+/** The role store of the request's mount. */
+export const rolesOf = (req: SecretsRequest): RoleStore => new RoleStore(req.storage, req.mount.uuid);
+/** The checked role name of the URL (case-sensitive). */
+export const roleNameOf = (req: SecretsRequest): string => checkName(req, req.params.role_name);

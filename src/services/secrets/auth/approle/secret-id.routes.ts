@@ -11,9 +11,8 @@ import { Type } from '@sinclair/typebox';
 import { badRequest, notFound } from '../../../../kernel/http/index.js';
 import type { SecretsPath, SecretsRequest, SecretsResult } from '../../types.js';
 import { CUSTOM_SECRET_ID_FIELDS, SECRET_ID_FIELDS, secretIdBindings, secretIdLimits } from './role-fields.js';
-import { roleNameOf, rolesOf, secretIdsOf } from './role.routes.js';
-import type { RoleEntry } from './roles.js';
-import { secretIdView } from './secret-ids.js';
+import { roleNameOf, rolesOf, type RoleEntry } from './roles.js';
+import { secretIdsOf, secretIdView } from './secret-ids.js';
 
 const params = { role_name: 'the role name' };
 const SECRET_ID = { secret_id: Type.String({ minLength: 1, description: 'a secret ID of the role' }) };

@@ -15,6 +15,7 @@ import { badRequest } from '../../../../kernel/http/index.js';
 import { json, listRecursive, type Backend } from '../../../../kernel/store/index.js';
 import { formatTime } from '../../../../kernel/util/duration.js';
 import { KeyedLock } from '../../../../kernel/util/keyed-lock.js';
+import type { SecretsRequest } from '../../types.js';
 
 /**
  * One stored secret ID (never the secret ID itself). Times in Unix milliseconds. The
@@ -262,3 +263,6 @@ export class SecretIdStore {
     return this.storage.batch([{ key: `secret_id/${roleId}/${hash}` }, { key: `accessor/${roleId}/${e.accessor}` }]);
   }
 }
+
+/** The secret ID store of the request's mount. */
+export const secretIdsOf = (req: SecretsRequest): SecretIdStore => new SecretIdStore(req.storage, req.mount.uuid);

@@ -10,27 +10,11 @@
 import { Type } from '@sinclair/typebox';
 import { checkBoundSubject } from '../../../../kernel/authn/index.js';
 import { badRequest } from '../../../../kernel/http/index.js';
-import type { SecretsPath, SecretsRequest } from '../../types.js';
+import type { SecretsPath } from '../../types.js';
 import { loginRoute } from '../login-route.js';
-import { readConfig, type JwtConfig } from './config.js';
 import { validatorFor } from './engines.js';
 import { claimsLoginToken } from './identity.js';
-import { jwtRolesOf } from './role.routes.js';
-import type { JwtRole } from './roles.js';
-
-/**
- * The config and the role a login names (or the default role).
- * Errors (400): `could not load configuration`, `missing role`, `role "<r>" could not be found`.
- */
-export async function configAndRole(req: SecretsRequest, roleField: unknown): Promise<{ config: JwtConfig; name: string; role: JwtRole }> {
-  const config = await readConfig(req.storage);
-  if (!config) throw badRequest('could not load configuration');
-  const name = (roleField === undefined || roleField === '' ? config.default_role : String(roleField)).toLowerCase();
-  if (!name) throw badRequest('missing role');
-  const role = await jwtRolesOf(req).get(name);
-  if (!role) throw badRequest(`role "${name}" could not be found`);
-  return { config, name, role };
-}
+import { configAndRole } from './roles.js';
 
 const loginPath: SecretsPath = loginRoute({
   synopsis: 'Log in with a signed JWT',

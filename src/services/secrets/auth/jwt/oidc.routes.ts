@@ -18,8 +18,7 @@ import { flowFor } from './engines.js';
 import { rethrowAuthn } from '../authn-errors.js';
 import { loginHandler } from '../login-route.js';
 import { claimsLoginToken } from './identity.js';
-import { configAndRole } from './login.routes.js';
-import { jwtRolesOf } from './role.routes.js';
+import { configAndRole, jwtRolesOf } from './roles.js';
 
 const NOT_CONFIGURED = 'OIDC login is not configured for this mount';
 const now = (req: SecretsRequest) => () => req.core.now().getTime();

@@ -7,10 +7,7 @@
  */
 import type { SecretsPath, SecretsRequest } from '../../types.js';
 import { checkName } from '../login.js';
-import { JwtRoleStore, ROLE_FIELDS, applyRoleFields, roleView } from './roles.js';
-
-/** The role store of the request's mount. */
-export const jwtRolesOf = (req: SecretsRequest): JwtRoleStore => new JwtRoleStore(req.storage, req.mount.uuid);
+import { ROLE_FIELDS, applyRoleFields, jwtRolesOf, roleView } from './roles.js';
 
 const nameOf = (req: SecretsRequest): string => checkName(req, req.params.name.toLowerCase());
 

@@ -15,6 +15,8 @@ import type { Backend } from '../../../../kernel/store/index.js';
 import { hasField, parseDuration } from '../../../../kernel/util/duration.js';
 import { applyTokenFields, EMPTY_TOKEN_SETTINGS, TOKEN_FIELDS, tokenSettingsView, type TokenSettings } from '../token-fields.js';
 import { MountEntryStore } from '../entry-store.js';
+import type { SecretsRequest } from '../../types.js';
+import { readConfig, type JwtConfig } from './config.js';
 
 /** One stored role. Leeways in seconds: 0 = the reference default, -1 = disabled. */
 export interface JwtRole extends TokenSettings {
@@ -164,4 +166,21 @@ export class JwtRoleStore extends MountEntryStore<JwtRole> {
   constructor(storage: Backend, mountUuid: string) {
     super(storage, mountUuid, 'role/');
   }
+}
+
+/** The role store of the request's mount. */
+export const jwtRolesOf = (req: SecretsRequest): JwtRoleStore => new JwtRoleStore(req.storage, req.mount.uuid);
+
+/**
+ * The config and the role a login names (or the default role).
+ * Errors (400): `could not load configuration`, `missing role`, `role "<r>" could not be found`.
+ */
+export async function configAndRole(req: SecretsRequest, roleField: unknown): Promise<{ config: JwtConfig; name: string; role: JwtRole }> {
+  const config = await readConfig(req.storage);
+  if (!config) throw badRequest('could not load configuration');
+  const name = (roleField === undefined || roleField === '' ? config.default_role : String(roleField)).toLowerCase();
+  if (!name) throw badRequest('missing role');
+  const role = await jwtRolesOf(req).get(name);
+  if (!role) throw badRequest(`role "${name}" could not be found`);
+  return { config, name, role };
 }

@@ -9,30 +9,10 @@
  * @module
  */
 import { Type } from '@sinclair/typebox';
-import { AuthnError, validateKubernetesConfig, type KubernetesConfig } from '../../../../kernel/authn/index.js';
+import { AuthnError, validateKubernetesConfig } from '../../../../kernel/authn/index.js';
 import { badRequest } from '../../../../kernel/http/index.js';
-import { json, type Backend } from '../../../../kernel/store/index.js';
 import type { SecretsPath } from '../../types.js';
-
-/** The stored config. */
-export interface K8sConfig {
-  kubernetes_host: string;
-  kubernetes_ca_cert: string;
-  token_reviewer_jwt: string;
-  disable_local_ca_jwt: boolean;
-}
-
-const KEY = 'config';
-
-/** Reads the mount's config; undefined when never written. */
-export async function readK8sConfig(storage: Backend): Promise<K8sConfig | undefined> {
-  return json.decode<K8sConfig>(await storage.get(KEY));
-}
-
-/** The kernel's view of `c`. */
-export function kernelConfig(c: K8sConfig): KubernetesConfig {
-  return { host: c.kubernetes_host, caCert: c.kubernetes_ca_cert, serviceAccountJWT: c.token_reviewer_jwt };
-}
+import { kernelConfig, readK8sConfig, writeK8sConfig, type K8sConfig } from './config.js';
 
 const configPath: SecretsPath = {
   pattern: 'config',
@@ -62,7 +42,7 @@ const configPath: SecretsPath = {
           if (err instanceof AuthnError) throw badRequest(err.message.replace(/^Config\.ServiceAccountJWT/, 'token_reviewer_jwt'));
           throw err;
         }
-        await req.storage.put(KEY, json.encode(c));
+        await writeK8sConfig(req.storage, c);
         return undefined;
       },
     },

@@ -14,8 +14,8 @@ import { globMatch, reviewServiceAccountToken } from '../../../../kernel/authn/i
 import { badRequest, forbidden } from '../../../../kernel/http/index.js';
 import type { SecretsPath } from '../../types.js';
 import { loginRoute } from '../login-route.js';
-import { kernelConfig, readK8sConfig } from './config.routes.js';
-import { k8sRolesOf } from './role.routes.js';
+import { kernelConfig, readK8sConfig } from './config.js';
+import { k8sRolesOf } from './roles.js';
 
 const allowed = (patterns: readonly string[], value: string) => patterns.some((p) => globMatch(p, value));
 

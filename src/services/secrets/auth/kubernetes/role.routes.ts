@@ -6,10 +6,7 @@
  */
 import type { SecretsPath, SecretsRequest } from '../../types.js';
 import { checkName } from '../login.js';
-import { K8S_ROLE_FIELDS, K8sRoleStore, applyK8sRoleFields, k8sRoleView } from './roles.js';
-
-/** The role store of the request's mount. */
-export const k8sRolesOf = (req: SecretsRequest): K8sRoleStore => new K8sRoleStore(req.storage, req.mount.uuid);
+import { K8S_ROLE_FIELDS, applyK8sRoleFields, k8sRolesOf, k8sRoleView } from './roles.js';
 
 const nameOf = (req: SecretsRequest): string => checkName(req, req.params.name);
 const write = async (req: SecretsRequest): Promise<undefined> => {

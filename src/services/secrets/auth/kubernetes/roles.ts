@@ -13,6 +13,7 @@ import type { Backend } from '../../../../kernel/store/index.js';
 import { hasField } from '../../../../kernel/util/duration.js';
 import { applyTokenFields, EMPTY_TOKEN_SETTINGS, TOKEN_FIELDS, tokenSettingsView, type TokenSettings } from '../token-fields.js';
 import { MountEntryStore } from '../entry-store.js';
+import type { SecretsRequest } from '../../types.js';
 
 /** One stored role. */
 export interface K8sRole extends TokenSettings {
@@ -77,3 +78,6 @@ export class K8sRoleStore extends MountEntryStore<K8sRole> {
     super(storage, mountUuid, 'role/');
   }
 }
+
+/** The role store of the request's mount. */
+export const k8sRolesOf = (req: SecretsRequest): K8sRoleStore => new K8sRoleStore(req.storage, req.mount.uuid);

@@ -11,7 +11,7 @@ import { badRequest } from '../../../../kernel/http/index.js';
 import type { SecretsPath } from '../../types.js';
 import { loginRoute } from '../login-route.js';
 import { verifyPassword } from '../../../../kernel/authn/password.js';
-import { usersOf } from './users.routes.js';
+import { usersOf } from './users.js';
 
 /** The one error text of a failed userpass login (reference/secrets.md §4.2). */
 export const INVALID_USERPASS = 'invalid username or password';

@@ -12,12 +12,9 @@ import type { SecretsPath, SecretsRequest } from '../../types.js';
 import { checkName } from '../login.js';
 import { EMPTY_TOKEN_SETTINGS, TOKEN_FIELDS, applyTokenFields } from '../token-fields.js';
 import { hashPassword } from '../../../../kernel/authn/password.js';
-import { UserStore, userView, type UserEntry } from './users.js';
+import { usersOf, userView, type UserEntry } from './users.js';
 
 const Password = Type.String({ minLength: 1, description: 'the password; stored only as a scrypt hash' });
-
-/** The user store of the request's mount. */
-export const usersOf = (req: SecretsRequest): UserStore => new UserStore(req.storage, req.mount.uuid);
 
 /** The lower-cased, checked username of the URL. */
 export const usernameOf = (req: SecretsRequest): string => checkName(req, req.params.username.toLowerCase());

@@ -9,6 +9,7 @@ import type { Backend } from '../../../../kernel/store/index.js';
 import { tokenSettingsView, type TokenSettings } from '../token-fields.js';
 import type { PasswordHash } from '../../../../kernel/authn/password.js';
 import { MountEntryStore } from '../entry-store.js';
+import type { SecretsRequest } from '../../types.js';
 
 /** One stored user. */
 export interface UserEntry extends TokenSettings {
@@ -30,3 +31,6 @@ export class UserStore extends MountEntryStore<UserEntry> {
 export function userView(u: UserEntry): Record<string, unknown> {
   return tokenSettingsView(u);
 }
+
+/** The user store of the request's mount. */
+export const usersOf = (req: SecretsRequest): UserStore => new UserStore(req.storage, req.mount.uuid);
