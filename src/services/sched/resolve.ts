@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { AclTokenResolver, tokenExpired } from '../../kernel/acl/index.js';
+import { AclTokenResolver } from '../../kernel/acl/index.js';
 import type { Indexed, StateStore } from '../../kernel/store/index.js';
 import { ANONYMOUS_TOKEN, Authorizer, MANAGEMENT_TOKEN_TYPE, parsePolicy, type ParsedPolicy } from './acl/index.js';
 import { permissionDeniedError } from './http.js';
@@ -24,9 +24,6 @@ export interface Identity {
 
 /** The anonymous token as a stored-token shape (it is not stored). */
 const ANONYMOUS: TokenDoc = { ...ANONYMOUS_TOKEN, Roles: [], Hash: '', CreateTime: '0001-01-01T00:00:00Z' };
-
-/** True when the token has an `ExpirationTime` at or before `nowMs`. */
-export const expired: (t: TokenDoc, nowMs: number) => boolean = tokenExpired;
 
 /** Resolves tokens against the state. */
 export class SchedAclResolver {
