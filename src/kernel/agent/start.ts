@@ -106,10 +106,14 @@ export async function startAgent<S extends AgentService>(o: AgentStart<S>): Prom
   const base: AgentBase = { ...opened, leadership, shutdown: stopping.signal, advertised: () => advertised };
   let service: S | undefined;
   let listener: Listener | undefined;
+  let ledAlone = false;
   try {
     service = await o.build(base);
     leader = service.leader;
-    if (!opened.shared && service.leadsAlone !== false) await leader.lead();
+    if (!opened.shared && service.leadsAlone !== false) {
+      ledAlone = true;
+      await leader.lead();
+    }
     await service.beforeListen?.();
     const served = service.ui ? withUi(service.api, service.ui) : service.api;
     listener = await listen(o.listen, instrumentHttp(served, service.metrics), o.log);
@@ -136,6 +140,8 @@ export async function startAgent<S extends AgentService>(o: AgentStart<S>): Prom
   } catch (err) {
     await service?.abandon?.();
     await leadership?.stop();
+    // No loop of the leader's may outlive the state it writes to.
+    if (ledAlone) await service?.leader.follow();
     await listener?.close();
     await opened.backend.close();
     throw err;
