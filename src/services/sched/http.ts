@@ -37,8 +37,8 @@ import {
 } from '../../kernel/http/index.js';
 import type { Leadership, StateStore } from '../../kernel/store/index.js';
 import { VERSION } from '../../kernel/version/index.js';
-import { PERMISSION_DENIED } from './acl/index.js';
 import { parseGoBool } from '../../kernel/util/go-bool.js';
+import { PERMISSION_DENIED } from './acl/index.js';
 
 /** What a handler gets; `secret` comes from `X-Sched-Token` or `Authorization: Bearer`. */
 export type SchedContext<D> = ApiContext<D>;

@@ -12,6 +12,7 @@
  * @module
  */
 import { createPrivateKey } from 'node:crypto';
+import { isObject } from '../../../kernel/util/is-object.js';
 import { unlink } from './cascade.js';
 import { collectionRoutes, type CollectionSpec } from './collection.js';
 import { credentialHmac } from './credential-hmac.js';
@@ -21,7 +22,6 @@ import { newId, PREFIX } from './ids.js';
 import type { Input } from './input.js';
 import type { Kind } from './resource.js';
 import type { DomainRoute } from './route.js';
-import { isObject } from '../../../kernel/util/is-object.js';
 
 /** Credentials: in their store's project, pinned to the store. */
 export const credentialKind: Kind<CredentialDoc> = {

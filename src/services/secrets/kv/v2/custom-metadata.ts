@@ -8,8 +8,8 @@
  */
 
 import { InputError, fieldError, hasField, parseBoolField, parseDuration, parseIntField } from '../../../../kernel/util/duration.js';
-import type { KeyMetadata, KvConfig } from './versions.js';
 import { isObject } from '../../../../kernel/util/is-object.js';
+import type { KeyMetadata, KvConfig } from './versions.js';
 
 /** Sets an own enumerable property, safe for keys such as `__proto__`. */
 function setOwn(obj: Record<string, unknown>, k: string, v: unknown): void {
