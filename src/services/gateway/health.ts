@@ -14,8 +14,8 @@
 import { CairnError, PUBLIC, type HttpRequest, type HttpResponse, type HttpService, type Public } from '../../kernel/http/index.js';
 import { renderApiError } from './api.js';
 import type { MetricsScrape } from '../../kernel/metrics/index.js';
-import type { WorkerHealthInfo } from './worker.js';
 import { parseGoBool } from '../../kernel/util/go-bool.js';
+import type { WorkerHealthInfo } from './worker.js';
 
 /** What the health service reads. */
 export interface HealthSource {

@@ -6,12 +6,11 @@
  *
  * @module
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { advertisedAddress, forwardRequest, listen, withUi } from '../../kernel/http/index.js';
+import { startAgent, type AgentBase, type AgentService } from '../../kernel/agent/index.js';
+import { advertisedAddress, forwardRequest } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
-import { instrumentHttp } from '../../kernel/metrics/index.js';
-import { aesGcmCodec, ExpiryReaper, openAgentState, type StateLeadership, type StateStore } from '../../kernel/store/index.js';
+import { aesGcmCodec, ExpiryReaper, type StateLeadership, type StateStore } from '../../kernel/store/index.js';
 import { authorize } from './access.js';
 import { ensureBuiltins, ensureInitialManagement, INITIAL_MANAGEMENT_DESCRIPTION } from './bootstrap.js';
 import type { MeshAgentConfig } from './config.js';
@@ -92,187 +91,188 @@ export interface MeshAgent {
 export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAgent> {
   const { config, log } = options;
   const now = options.now ?? (() => Date.now());
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const { backend, state, shared, key } = await openAgentState({
-    storage: config.storage,
-    sqlitePath: join(config.dataDir, 'mesh.db'),
-    keyFile: join(config.dataDir, 'mesh-state.key'),
-    key: config.stateKey,
-    keySetting: 'encrypt',
-    tables: MESH_TABLES,
+  const agent = await startAgent({
     log,
-    applicationName: 'cairn-mesh',
+    dataDir: config.dataDir,
+    state: {
+      storage: config.storage,
+      sqlitePath: join(config.dataDir, 'mesh.db'),
+      keyFile: join(config.dataDir, 'mesh-state.key'),
+      key: config.stateKey,
+      keySetting: 'encrypt',
+      tables: MESH_TABLES,
+      applicationName: 'cairn-mesh',
+    },
+    listen: { ...config.httpLimits, address: config.httpAddress },
+    advertise: { initial: '', of: (url) => advertisedAddress(url, config.advertiseHost) },
+    build: (base) => buildMeshAgent(base, options, now),
   });
-  let leadership: StateLeadership | undefined;
-  try {
-    const primary = config.datacenter === config.primaryDatacenter;
-    const acl = new AclResolver(state, { defaultPolicy: config.acl.defaultPolicy, defaultToken: config.acl.defaultToken, datacenter: config.datacenter, now });
-    const forwardTo: MeshDeps['forwardTo'] = (dc, req, secret) => {
-      const address = config.wanAddresses[dc];
-      if (!address) return undefined;
-      const query = new URLSearchParams(req.query);
-      query.delete('dc');
-      return forwardRequest(MESH_FORWARD_STYLE, req, address, secret, query);
-    };
-    const primaryAddress = config.wanAddresses[config.primaryDatacenter];
-    const replicator =
-      config.acl.enabled && !primary && primaryAddress
-        ? new Replicator({
-            state,
-            primary: { datacenter: config.primaryDatacenter, address: primaryAddress },
-            token: config.acl.replicationToken,
-            tokens: config.acl.tokenReplication,
-            namespaces: !!config.enterprise,
-            log,
-            now,
-            waitMs: options.replicationWaitMs,
-            backoffMs: options.replicationBackoffMs,
-          })
-        : undefined;
-    if (config.acl.enabled && !primary && !primaryAddress) log.warn({ primary: config.primaryDatacenter }, 'no wan_addresses entry for the primary datacenter: ACL replication cannot run');
-    // Expired tokens are already absent to every read; the leader deletes them. A secondary
-    // deletes only its local tokens: global ones go when the primary's deletion replicates.
-    const reaper = new ExpiryReaper<TokenDoc>({
-      state,
-      table: T.tokens,
-      idOf: (t) => t.AccessorID,
-      expiresAt: (t) => (t.ExpirationTime !== undefined && (primary || t.Local) ? Date.parse(t.ExpirationTime) : undefined),
-      now,
-      log,
-      intervalMs: options.tokenReapIntervalMs,
-    });
-    // KV tombstones (kv-store.ts) go after the reference's tombstone TTL.
-    const tombstones = new ExpiryReaper<KvTombstone>({
-      state,
-      table: KV.tombstones,
-      idOf: tombstoneId,
-      expiresAt: tombstoneExpiry,
-      onDelete: recordReaped,
-      now,
-      log,
-      intervalMs: options.tombstoneReapIntervalMs,
-    });
-    // A TTL session not renewed within 2 × TTL is invalidated with its timer (sessions/store.ts).
-    const sessionTimers = new ExpiryReaper<SessionTimer>({
-      state,
-      table: ST.timers,
-      idOf: (t) => t.ID,
-      expiresAt: timerExpiry,
-      onDelete: (tx, t) => void invalidateSession(tx, t.ID, now()),
-      now,
-      log,
-      intervalMs: options.sessionReapIntervalMs ?? 1000,
-    });
-    // Past lock delays no longer matter (acquire compares them with the clock): they only take room.
-    const lockDelays = new ExpiryReaper<LockDelayDoc>({
-      state,
-      table: ST.lockDelays,
-      idOf: lockDelayId,
-      expiresAt: lockDelayExpiry,
-      now,
-      log,
-      intervalMs: options.tombstoneReapIntervalMs,
-    });
-    // On a shared state: this agent's member lock, and the leader's check of everyone's (local/liveness.ts).
-    const memberLock = shared?.backend.memberLock(config.nodeName, options.memberRetryMs);
-    const liveness =
-      shared &&
-      new MemberLiveness({ state, absent: (nodes) => shared.backend.absentMembers(nodes), now, log, intervalMs: options.livenessIntervalMs });
-    let advertised = '';
-    const local = new LocalAgent({
-      state,
-      log,
-      nodeName: config.nodeName,
-      nodeId: nodeIdOf(config.dataDir),
-      datacenter: config.datacenter,
-      address: () => advertised.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1'),
-      port: () => Number(/:(\d+)$/.exec(advertised)?.[1] ?? 0),
-      now,
-      syncIntervalMs: options.syncIntervalMs,
-      reapIntervalMs: options.checkReapIntervalMs,
-      deregisterMinMs: options.checkDeregisterMinMs,
-      checkUpdateIntervalMs: options.checkUpdateIntervalMs,
-      sendToLeader: (path, body) => sendCatalogWrite(leadership, config.acl.agentToken ?? config.acl.defaultToken, path, body),
-      store: new LocalStore(join(config.dataDir, 'agent-local.bin'), aesGcmCodec(key)),
-    });
-    local.restore();
-    /** What only the leader does (every agent, when the state is not shared): the built-in objects, replication, token, tombstone, session-TTL and lock-delay reaping, the agents' liveness; a new leader syncs its own node now. */
-    const lead = async () => {
-      await bootstrapState(state, config, options, now, log, primary);
-      replicator?.start();
-      reaper.start();
-      tombstones.start();
-      sessionTimers.start();
-      lockDelays.start();
-      liveness?.start();
-      local.requestSync();
-    };
-    /** Stops the leader-only work (stepping down, or stopping). */
-    const follow = async () => {
-      await replicator?.close();
-      await reaper.stop();
-      await tombstones.stop();
-      await sessionTimers.stop();
-      await lockDelays.stop();
-      await liveness?.stop();
-    };
-    if (!shared) await lead();
-    const stopping = new AbortController();
-    leadership = shared?.leadership({ address: () => advertised, onLeader: lead, onFollower: follow });
-    const metrics = meshMetrics({ backend, state, leadership: () => leadership, replicator });
-    const deps: MeshDeps = { state, config, acl, now, replicator, forwardTo, self: () => advertised, leadership, metrics, local };
-    const api = meshHttpService({
-      routes: withNamespaceGuard(config.enterprise ? [...MESH_ROUTES, ...MESH_ENTERPRISE_ROUTES] : MESH_ROUTES, !!config.enterprise),
-      deps,
-      state,
-      defaultPolicy: () => config.acl.defaultPolicy,
-      datacenter: config.datacenter,
-      forwardTo,
-      shutdown: stopping.signal,
-      leadership,
-      authorize,
-      primary: forwardToPrimary,
-    });
-    // The DNS server before the HTTP listener: should that fail to bind, the DNS server is closed again.
-    let dns: DnsServer | undefined;
-    if (config.dns) {
-      const context = { deps, dns: config.dns, token: config.acl.dnsToken ?? config.acl.defaultToken, now, log };
-      dns = await startDnsServer({ address: config.dns.address, context, limits: config.httpLimits, idleTimeoutMs: options.dnsTcpIdleTimeoutMs });
-      log.info({ address: dns.address, domain: config.dns.domain, recursors: config.dns.recursors }, 'discovery DNS server listening (UDP and TCP)');
-    }
-    const served = config.ui ? withUi(api, { self: 'mesh', others: () => config.uiServices ?? {} }) : api;
-    const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(served, metrics), log).catch(async (err) => {
-      await dns?.close();
-      throw err;
-    });
-    advertised = advertisedAddress(listener.url, config.advertiseHost);
-    memberLock?.start();
-    leadership?.start();
-    local.start();
-    log.info({ url: listener.url, datacenter: config.datacenter, acl: config.acl.enabled, storage: shared ? `postgresql ${shared.backend.target}` : 'sqlite' }, 'discovery service listening');
-    return {
-      url: listener.url,
-      state,
-      replicator,
-      leadership,
-      local,
-      dnsAddress: dns?.address,
-      close: async () => {
-        stopping.abort();
-        await dns?.close();
-        await local.close();
-        await memberLock?.stop();
-        await leadership?.stop();
-        await follow();
-        await listener.close();
-        await backend.close();
+  const { state, leadership, shared } = agent.base;
+  const { replicator, local, dns } = agent.service.parts;
+  log.info({ url: agent.url, datacenter: config.datacenter, acl: config.acl.enabled, storage: shared ? `postgresql ${shared.backend.target}` : 'sqlite' }, 'discovery service listening');
+  return { url: agent.url, state, replicator, leadership, local, dnsAddress: dns?.address, close: agent.close };
+}
+
+/** What {@link startMeshAgent} returns beside the kernel's parts (`dns` set once it listens). */
+interface MeshParts {
+  readonly replicator?: Replicator;
+  readonly local: LocalAgent;
+  dns?: DnsServer;
+}
+
+/** The discovery service on the opened state: its leader work, local agent, DNS server and HTTP API. */
+function buildMeshAgent(base: AgentBase, options: MeshAgentOptions, now: () => number): AgentService & { readonly parts: MeshParts } {
+  const { config, log } = options;
+  const { backend, state, shared, key, leadership } = base;
+  const primary = config.datacenter === config.primaryDatacenter;
+  const acl = new AclResolver(state, { defaultPolicy: config.acl.defaultPolicy, defaultToken: config.acl.defaultToken, datacenter: config.datacenter, now });
+  const forwardTo: MeshDeps['forwardTo'] = (dc, req, secret) => {
+    const address = config.wanAddresses[dc];
+    if (!address) return undefined;
+    const query = new URLSearchParams(req.query);
+    query.delete('dc');
+    return forwardRequest(MESH_FORWARD_STYLE, req, address, secret, query);
+  };
+  const primaryAddress = config.wanAddresses[config.primaryDatacenter];
+  const replicator =
+    config.acl.enabled && !primary && primaryAddress
+      ? new Replicator({
+          state,
+          primary: { datacenter: config.primaryDatacenter, address: primaryAddress },
+          token: config.acl.replicationToken,
+          tokens: config.acl.tokenReplication,
+          namespaces: !!config.enterprise,
+          log,
+          now,
+          waitMs: options.replicationWaitMs,
+          backoffMs: options.replicationBackoffMs,
+        })
+      : undefined;
+  if (config.acl.enabled && !primary && !primaryAddress) log.warn({ primary: config.primaryDatacenter }, 'no wan_addresses entry for the primary datacenter: ACL replication cannot run');
+  // Expired tokens are already absent to every read; the leader deletes them. A secondary
+  // deletes only its local tokens: global ones go when the primary's deletion replicates.
+  const reaper = new ExpiryReaper<TokenDoc>({
+    state,
+    table: T.tokens,
+    idOf: (t) => t.AccessorID,
+    expiresAt: (t) => (t.ExpirationTime !== undefined && (primary || t.Local) ? Date.parse(t.ExpirationTime) : undefined),
+    now,
+    log,
+    intervalMs: options.tokenReapIntervalMs,
+  });
+  // KV tombstones (kv-store.ts) go after the reference's tombstone TTL.
+  const tombstones = new ExpiryReaper<KvTombstone>({
+    state,
+    table: KV.tombstones,
+    idOf: tombstoneId,
+    expiresAt: tombstoneExpiry,
+    onDelete: recordReaped,
+    now,
+    log,
+    intervalMs: options.tombstoneReapIntervalMs,
+  });
+  // A TTL session not renewed within 2 × TTL is invalidated with its timer (sessions/store.ts).
+  const sessionTimers = new ExpiryReaper<SessionTimer>({
+    state,
+    table: ST.timers,
+    idOf: (t) => t.ID,
+    expiresAt: timerExpiry,
+    onDelete: (tx, t) => void invalidateSession(tx, t.ID, now()),
+    now,
+    log,
+    intervalMs: options.sessionReapIntervalMs ?? 1000,
+  });
+  // Past lock delays no longer matter (acquire compares them with the clock): they only take room.
+  const lockDelays = new ExpiryReaper<LockDelayDoc>({
+    state,
+    table: ST.lockDelays,
+    idOf: lockDelayId,
+    expiresAt: lockDelayExpiry,
+    now,
+    log,
+    intervalMs: options.tombstoneReapIntervalMs,
+  });
+  // On a shared state: this agent's member lock, and the leader's check of everyone's (local/liveness.ts).
+  const memberLock = shared?.backend.memberLock(config.nodeName, options.memberRetryMs);
+  const liveness =
+    shared &&
+    new MemberLiveness({ state, absent: (nodes) => shared.backend.absentMembers(nodes), now, log, intervalMs: options.livenessIntervalMs });
+  const local = new LocalAgent({
+    state,
+    log,
+    nodeName: config.nodeName,
+    nodeId: nodeIdOf(config.dataDir),
+    datacenter: config.datacenter,
+    address: () => base.advertised().replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1'),
+    port: () => Number(/:(\d+)$/.exec(base.advertised())?.[1] ?? 0),
+    now,
+    syncIntervalMs: options.syncIntervalMs,
+    reapIntervalMs: options.checkReapIntervalMs,
+    deregisterMinMs: options.checkDeregisterMinMs,
+    checkUpdateIntervalMs: options.checkUpdateIntervalMs,
+    sendToLeader: (path, body) => sendCatalogWrite(leadership, config.acl.agentToken ?? config.acl.defaultToken, path, body),
+    store: new LocalStore(join(config.dataDir, 'agent-local.bin'), aesGcmCodec(key)),
+  });
+  local.restore();
+  const metrics = meshMetrics({ backend, state, leadership: () => leadership, replicator });
+  const deps: MeshDeps = { state, config, acl, now, replicator, forwardTo, self: base.advertised, leadership, metrics, local };
+  const api = meshHttpService({
+    routes: withNamespaceGuard(config.enterprise ? [...MESH_ROUTES, ...MESH_ENTERPRISE_ROUTES] : MESH_ROUTES, !!config.enterprise),
+    deps,
+    state,
+    defaultPolicy: () => config.acl.defaultPolicy,
+    datacenter: config.datacenter,
+    forwardTo,
+    shutdown: base.shutdown,
+    leadership,
+    authorize,
+    primary: forwardToPrimary,
+  });
+  const parts: MeshParts = { replicator, local };
+  return {
+    parts,
+    leader: {
+      /** What only the leader does (every agent, when the state is not shared): the built-in objects, replication, token, tombstone, session-TTL and lock-delay reaping, the agents' liveness; a new leader syncs its own node now. */
+      lead: async () => {
+        await bootstrapState(state, config, options, now, log, primary);
+        replicator?.start();
+        reaper.start();
+        tombstones.start();
+        sessionTimers.start();
+        lockDelays.start();
+        liveness?.start();
+        local.requestSync();
       },
-    };
-  } catch (err) {
-    await leadership?.stop();
-    await backend.close();
-    throw err;
-  }
+      follow: async () => {
+        await replicator?.close();
+        await reaper.stop();
+        await tombstones.stop();
+        await sessionTimers.stop();
+        await lockDelays.stop();
+        await liveness?.stop();
+      },
+    },
+    // The DNS server before the HTTP listener: should that fail to bind, the DNS server is closed again.
+    beforeListen: async () => {
+      if (!config.dns) return;
+      const context = { deps, dns: config.dns, token: config.acl.dnsToken ?? config.acl.defaultToken, now, log };
+      parts.dns = await startDnsServer({ address: config.dns.address, context, limits: config.httpLimits, idleTimeoutMs: options.dnsTcpIdleTimeoutMs });
+      log.info({ address: parts.dns.address, domain: config.dns.domain, recursors: config.dns.recursors }, 'discovery DNS server listening (UDP and TCP)');
+    },
+    api,
+    metrics,
+    ui: config.ui ? { self: 'mesh', others: () => config.uiServices ?? {} } : undefined,
+    listening: () => memberLock?.start(),
+    started: async () => local.start(),
+    closeBeside: async () => {
+      await parts.dns?.close();
+      await local.close();
+      await memberLock?.stop();
+    },
+    abandon: async () => {
+      await parts.dns?.close();
+    },
+  };
 }
 
 /**

@@ -1,13 +1,13 @@
 /**
  * Token resolution: a request's secret → its token and {@link Authorizer} (reference/mesh.md
  * §0.2, §6). No secret → the agent's default token (`acl.tokens.default`), else the
- * anonymous token. An unknown or expired secret → 403 `ACL not found`. Policies are parsed
- * once per (ID, ModifyIndex); secrets are compared through the state's unique index, whose
- * key is a SHA-256 digest, never the secret itself, so the lookup time says nothing about
- * how much of a guess was right.
+ * anonymous token. An unknown or expired secret → 403 `ACL not found`. Lookup and the
+ * caches (policies parsed once per (ID, ModifyIndex), authorizers per token) are the
+ * kernel's {@link AclTokenResolver}.
  *
  * @module
  */
+import { AclTokenResolver, tokenExpired } from '../../kernel/acl/index.js';
 import type { Indexed, StateStore } from '../../kernel/store/index.js';
 import {
   Authorizer,
@@ -19,10 +19,6 @@ import {
 } from './acl/index.js';
 import { meshForbidden } from './http.js';
 import { secretKey, T, type PolicyDoc, type RoleDoc, type TokenDoc } from './state.js';
-import { VersionedCache } from '../../kernel/util/versioned-cache.js';
-
-/** Authorizers remembered at most (the least recently used go first). */
-const MAX_AUTHORIZERS = 10_000;
 
 /** A resolved request identity. `token` is undefined only when ACLs are disabled. */
 export interface Identity {
@@ -32,29 +28,22 @@ export interface Identity {
 }
 
 /** True when the token has an `ExpirationTime` at or before `nowMs`. */
-export function expired(t: TokenDoc, nowMs: number): boolean {
-  return t.ExpirationTime !== undefined && Date.parse(t.ExpirationTime) <= nowMs;
-}
+export const expired: (t: TokenDoc, nowMs: number) => boolean = tokenExpired;
 
 /** Resolves tokens against the state. */
 export class AclResolver {
-  private readonly parsed = new Map<string, { modifyIndex: number; rules: ParsedRules }>();
-  /**
-   * Authorizers by token accessor, with the stamp they were built at: the token's
-   * ModifyIndex and the indexes of the policy and role tables (memory, so a write is seen
-   * at once). Any change to the token, a policy or a role makes the stamp differ.
-   */
-  private readonly built = new VersionedCache<Authorizer>(MAX_AUTHORIZERS);
+  private readonly core: AclTokenResolver<TokenDoc, ParsedRules, Authorizer>;
 
   constructor(
     private readonly state: StateStore,
     private readonly options: { readonly defaultPolicy: DefaultPolicy; readonly defaultToken?: string; readonly datacenter: string; readonly now: () => number },
-  ) {}
+  ) {
+    this.core = new AclTokenResolver({ state, tables: { tokens: T.tokens, policies: T.policies, roles: T.roles }, secretKey, parse: parseRules, now: options.now });
+  }
 
   /** The token whose secret is `secret`, if it exists and has not expired. */
   lookup(secret: string): (TokenDoc & Indexed) | undefined {
-    const t = this.state.getBy<TokenDoc>(T.tokens, 'secret', secretKey(secret));
-    return t && !expired(t, this.options.now()) ? t : undefined;
+    return this.core.lookup(secret);
   }
 
   /**
@@ -65,8 +54,7 @@ export class AclResolver {
     const s = secret ?? this.options.defaultToken ?? 'anonymous';
     const token = this.lookup(s);
     if (!token) throw meshForbidden('ACL not found');
-    const stamp = `${token.ModifyIndex}/${this.state.latestIndex(T.policies, T.roles)}`;
-    const authorizer = this.built.get(token.AccessorID, stamp, () => this.authorizerFor(token));
+    const authorizer = this.core.authorizer(token, token.ModifyIndex, () => this.authorizerFor(token));
     return { token, accessorId: token.AccessorID, authorizer };
   }
 
@@ -86,18 +74,10 @@ export class AclResolver {
     for (const id of policyIds) {
       const policy = this.state.get<PolicyDoc>(T.policies, id);
       if (!policy || (policy.Datacenters?.length && !policy.Datacenters.includes(this.options.datacenter))) continue;
-      rules.push(this.rulesOf(policy));
+      rules.push(this.core.policy(policy.ID, policy.ModifyIndex, policy.Rules));
     }
     for (const s of services) if (!s.Datacenters?.length || s.Datacenters.includes(this.options.datacenter)) rules.push(serviceIdentityRules(s.ServiceName));
     for (const n of nodes) if (n.Datacenter === this.options.datacenter) rules.push(nodeIdentityRules(n.NodeName));
     return new Authorizer(rules, this.options.defaultPolicy);
-  }
-
-  private rulesOf(policy: PolicyDoc & { ModifyIndex: number }): ParsedRules {
-    const hit = this.parsed.get(policy.ID);
-    if (hit && hit.modifyIndex === policy.ModifyIndex) return hit.rules;
-    const rules = parseRules(policy.Rules);
-    this.parsed.set(policy.ID, { modifyIndex: policy.ModifyIndex, rules });
-    return rules;
   }
 }

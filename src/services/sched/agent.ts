@@ -20,14 +20,12 @@
  *
  * @module
  */
-import { setMaxListeners } from 'node:events';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { csiClient, type CsiClient } from '../../kernel/csi/index.js';
-import { advertisedAddress, forwardRequest, listen, withUi } from '../../kernel/http/index.js';
+import { startAgent, type AgentBase, type AgentService } from '../../kernel/agent/index.js';
+import { advertisedAddress, forwardRequest } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
-import { instrumentHttp } from '../../kernel/metrics/index.js';
-import { ExpiryReaper, openAgentState, type StateLeadership, type StateStore } from '../../kernel/store/index.js';
+import { ExpiryReaper, type StateLeadership, type StateStore } from '../../kernel/store/index.js';
 import { ensureDefaultNamespace, ensureInitialManagement } from './bootstrap.js';
 import type { SchedAgentConfig } from './config.js';
 import { KeyedLock } from './csi/locks.js';
@@ -99,22 +97,49 @@ export interface SchedAgent {
  */
 export async function startSchedAgent(options: SchedAgentOptions): Promise<SchedAgent> {
   const { config, log } = options;
-  const now = options.now ?? (() => Date.now());
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const { backend, state, shared } = await openAgentState({
-    storage: config.storage,
-    sqlitePath: join(config.dataDir, 'sched.db'),
-    keyFile: join(config.dataDir, 'sched-state.key'),
-    key: config.stateKey,
-    keySetting: 'server.encrypt',
-    tables: SCHED_TABLES,
+  const agent = await startAgent({
     log,
-    applicationName: 'cairn-sched',
+    dataDir: config.dataDir,
+    state: {
+      storage: config.storage,
+      sqlitePath: join(config.dataDir, 'sched.db'),
+      keyFile: join(config.dataDir, 'sched-state.key'),
+      key: config.stateKey,
+      keySetting: 'server.encrypt',
+      tables: SCHED_TABLES,
+      applicationName: 'cairn-sched',
+    },
+    listen: { ...config.httpLimits, address: config.httpAddress },
+    advertise: { initial: config.httpAddress, of: (url) => advertiseAddress(url, config) },
+    build: (base) => buildSchedAgent(base, options),
   });
+  const { state, leadership, shared } = agent.base;
+  const { broker, plugins, replicator, client, serverRole } = agent.service.parts;
+  log.info(
+    { url: agent.url, region: config.region, acl: config.acl.enabled, storage: shared ? `postgresql ${shared.backend.target}` : 'sqlite', advertise: agent.base.advertised() },
+    serverRole ? 'scheduler service listening' : 'scheduler client-only agent listening',
+  );
+  return { url: agent.url, state, broker, plugins, replicator, leadership, client, close: agent.close };
+}
+
+/** What {@link startSchedAgent} returns beside the kernel's parts. */
+interface SchedParts {
+  readonly broker?: EventBroker;
+  readonly plugins: CsiPlugins;
+  readonly replicator?: SchedReplicator;
+  readonly client?: SchedClient;
+  /** False for a client-only agent. */
+  readonly serverRole: boolean;
+}
+
+/** The scheduler on the opened state: its leader work, event broker, CSI plugins, client and HTTP API. */
+async function buildSchedAgent(base: AgentBase, options: SchedAgentOptions): Promise<AgentService & { readonly parts: SchedParts }> {
+  const { config, log } = options;
+  const now = options.now ?? (() => Date.now());
+  const { backend, state, leadership } = base;
   let unsubscribe: (() => void) | undefined;
   let broker: EventBroker | undefined;
   let plugins: CsiPlugins | undefined;
-  let leadership: StateLeadership | undefined;
   try {
     const acl = new SchedAclResolver(state, now);
     if (config.eventBroker) broker = feedBroker(state, acl, config, (stop) => (unsubscribe = stop));
@@ -174,26 +199,11 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
     let deps: SchedDeps | undefined;
     // Evaluations, placement, heartbeats and the reactions to node and allocation changes (scheduler/leader.ts).
     const scheduler = new Scheduler({ deps: () => deps!, log, workers: config.schedulerWorkers, heartbeats });
-    /** What only the leader does (every agent, when the state is not shared): the agent's own writes. */
-    const lead = async () => {
-      await bootstrapState(state, options, now, log);
-      await registry.start();
-      replicator?.start();
-      reaper.start();
-      scheduler.start();
+    const advertise = {
+      get address() {
+        return base.advertised();
+      },
     };
-    /** Stops the leader-only work (stepping down, or stopping). */
-    const follow = async () => {
-      await scheduler.stop();
-      await replicator?.close();
-      await registry.stop();
-      await reaper.stop();
-    };
-    const stopping = new AbortController();
-    // Every open event stream listens on it (and removes its listener when it ends).
-    setMaxListeners(0, stopping.signal);
-    const advertise = { address: config.httpAddress };
-    leadership = shared?.leadership({ address: () => advertise.address, onLeader: lead, onFollower: follow });
     const metrics = schedMetrics({ backend, state, leadership: () => leadership, replicator, broker });
     const clientConfig = config.client;
     const client =
@@ -209,51 +219,52 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
         mounter: (c) => csiMounter({ sources: clientOnly ? remoteSources(c, registry) : localSources(state, registry, () => c.nodeId), root: join(clientConfig.stateDir, 'csi'), log }),
         csiNodePlugins: clientNodeId === undefined ? undefined : () => registry.reportedNodes(clientNodeId),
       });
-    deps = { state, config, acl, now, broker, replicator, advertise, leadership, shutdown: stopping.signal, forwardTo, plugins, volumeLocks: new KeyedLock(), metrics, heartbeats, client };
+    deps = { state, config, acl, now, broker, replicator, advertise, leadership, shutdown: base.shutdown, forwardTo, plugins, volumeLocks: new KeyedLock(), metrics, heartbeats, client };
     // A client-only agent's state stays empty: it leads nothing and serves only the client endpoints.
     const serverRole = config.server !== false;
-    if (!shared && serverRole) await lead();
-    const api = schedHttpService({ routes: serverRole ? SCHED_ROUTES : CLIENT_ONLY_ROUTES, authorize: authorizeSched, primary: toAuthoritativeRegion, deps, state, region: config.region, forwardTo, shutdown: stopping.signal, leadership });
-    const served = config.ui ? withUi(api, { self: 'sched', others: () => config.uiServices ?? {} }) : api;
-    const listener = await listen({ ...config.httpLimits, address: config.httpAddress }, instrumentHttp(served, metrics), log);
-    advertise.address = advertiseAddress(listener.url, config);
-    leadership?.start();
-    // Fingerprinted before the first registration, so the node registers with its node plugins.
-    if (clientOnly) await registry.start();
-    client?.start();
-    log.info(
-      { url: listener.url, region: config.region, acl: config.acl.enabled, storage: shared ? `postgresql ${shared.backend.target}` : 'sqlite', advertise: advertise.address },
-      serverRole ? 'scheduler service listening' : 'scheduler client-only agent listening',
-    );
+    const api = schedHttpService({ routes: serverRole ? SCHED_ROUTES : CLIENT_ONLY_ROUTES, authorize: authorizeSched, primary: toAuthoritativeRegion, deps, state, region: config.region, forwardTo, shutdown: base.shutdown, leadership });
+    const release = async () => {
+      await registry.close();
+      unsubscribe?.();
+      broker?.close();
+    };
     return {
-      url: listener.url,
-      state,
-      broker,
-      plugins,
-      replicator,
-      leadership,
-      client,
-      close: async () => {
-        await client?.close();
-        stopping.abort();
-        // Stops the leader-only work first when leading.
-        await leadership?.stop();
-        await scheduler.stop();
-        await replicator?.close();
-        await reaper.stop();
-        await registry.close();
-        unsubscribe?.();
-        broker?.close();
-        await listener.close();
-        await backend.close();
+      parts: { broker, plugins, replicator, client, serverRole },
+      leader: {
+        /** What only the leader does (every agent, when the state is not shared): the agent's own writes. */
+        lead: async () => {
+          await bootstrapState(state, options, now, log);
+          await registry.start();
+          replicator?.start();
+          reaper.start();
+          scheduler.start();
+        },
+        follow: async () => {
+          await scheduler.stop();
+          await replicator?.close();
+          await registry.stop();
+          await reaper.stop();
+        },
       },
+      leadsAlone: serverRole,
+      api,
+      metrics,
+      ui: config.ui ? { self: 'sched', others: () => config.uiServices ?? {} } : undefined,
+      started: async () => {
+        // Fingerprinted before the first registration, so the node registers with its node plugins.
+        if (clientOnly) await registry.start();
+        client?.start();
+      },
+      closeFirst: async () => {
+        await client?.close();
+      },
+      closeLast: release,
+      abandon: release,
     };
   } catch (err) {
-    await leadership?.stop();
     await plugins?.close();
     unsubscribe?.();
     broker?.close();
-    await backend.close();
     throw err;
   }
 }

@@ -39,8 +39,8 @@ import {
 } from '../../kernel/http/index.js';
 import type { Leadership, StateStore } from '../../kernel/store/index.js';
 import { VERSION } from '../../kernel/version/index.js';
-import { PERMISSION_DENIED } from './acl/index.js';
 import { parseGoBool } from '../../kernel/util/go-bool.js';
+import { PERMISSION_DENIED } from './acl/index.js';
 
 /** What a handler gets; `secret` comes from `X-Sched-Token` or `Authorization: Bearer`; `I` is the caller. */
 export type SchedContext<D, I = unknown> = ApiContext<D, I>;

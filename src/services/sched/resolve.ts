@@ -2,20 +2,17 @@
  * Token resolution for the scheduler (reference/sched.md §1.3): a request's secret → its
  * token and {@link Authorizer}. No secret → the anonymous token (which holds the
  * `anonymous` policy once an operator creates it). An unknown or expired secret → 403
- * `Permission denied`. Secrets are found through the state's unique index, whose key is a
- * SHA-256 digest, never the secret itself. Authorizers are kept per token until the token,
- * a policy or a role changes.
+ * `Permission denied`. Lookup and the caches (policies parsed once per (name,
+ * ModifyIndex), authorizers per token until the token, a policy or a role changes) are the
+ * kernel's {@link AclTokenResolver}.
  *
  * @module
  */
+import { AclTokenResolver } from '../../kernel/acl/index.js';
 import type { Indexed, StateStore } from '../../kernel/store/index.js';
 import { ANONYMOUS_TOKEN, Authorizer, MANAGEMENT_TOKEN_TYPE, parsePolicy, type ParsedPolicy } from './acl/index.js';
 import { permissionDeniedError } from './http.js';
 import { secretKey, T, type PolicyDoc, type RoleDoc, type TokenDoc } from './state.js';
-import { VersionedCache } from '../../kernel/util/versioned-cache.js';
-
-/** Authorizers remembered at most (the least recently used go first). */
-const MAX_AUTHORIZERS = 10_000;
 
 /** A resolved request identity. */
 export interface Identity {
@@ -28,25 +25,20 @@ export interface Identity {
 /** The anonymous token as a stored-token shape (it is not stored). */
 const ANONYMOUS: TokenDoc = { ...ANONYMOUS_TOKEN, Roles: [], Hash: '', CreateTime: '0001-01-01T00:00:00Z' };
 
-/** True when the token has an `ExpirationTime` at or before `nowMs`. */
-export function expired(t: TokenDoc, nowMs: number): boolean {
-  return t.ExpirationTime !== undefined && Date.parse(t.ExpirationTime) <= nowMs;
-}
-
 /** Resolves tokens against the state. */
 export class SchedAclResolver {
-  private readonly parsed = new Map<string, { modifyIndex: number; policy: ParsedPolicy }>();
-  private readonly built = new VersionedCache<Authorizer>(MAX_AUTHORIZERS);
+  private readonly core: AclTokenResolver<TokenDoc, ParsedPolicy, Authorizer>;
 
   constructor(
     private readonly state: StateStore,
-    private readonly now: () => number,
-  ) {}
+    now: () => number,
+  ) {
+    this.core = new AclTokenResolver({ state, tables: { tokens: T.tokens, policies: T.policies, roles: T.roles }, secretKey, parse: parsePolicy, now });
+  }
 
   /** The stored token whose secret is `secret`, if it exists and has not expired. */
   lookup(secret: string): (TokenDoc & Indexed) | undefined {
-    const t = this.state.getBy<TokenDoc>(T.tokens, 'secret', secretKey(secret));
-    return t && !expired(t, this.now()) ? t : undefined;
+    return this.core.lookup(secret);
   }
 
   /**
@@ -76,8 +68,7 @@ export class SchedAclResolver {
 
   private identityOf(token: TokenDoc, modifyIndex: number): Identity {
     if (token.Type === MANAGEMENT_TOKEN_TYPE) return { token, management: true, authorizer: MANAGEMENT };
-    const stamp = `${modifyIndex}/${this.state.latestIndex(T.policies, T.roles)}`;
-    const authorizer = this.built.get(token.AccessorID, stamp, () => this.authorizerFor(token));
+    const authorizer = this.core.authorizer(token, modifyIndex, () => this.authorizerFor(token));
     return { token, management: false, authorizer };
   }
 
@@ -91,17 +82,9 @@ export class SchedAclResolver {
     const policies: ParsedPolicy[] = [];
     for (const name of names) {
       const doc = this.state.get<PolicyDoc>(T.policies, name);
-      if (doc) policies.push(this.policyOf(doc));
+      if (doc) policies.push(this.core.policy(doc.Name, doc.ModifyIndex, doc.Rules));
     }
     return new Authorizer(policies);
-  }
-
-  private policyOf(doc: PolicyDoc & Indexed): ParsedPolicy {
-    const hit = this.parsed.get(doc.Name);
-    if (hit && hit.modifyIndex === doc.ModifyIndex) return hit.policy;
-    const policy = parsePolicy(doc.Rules);
-    this.parsed.set(doc.Name, { modifyIndex: doc.ModifyIndex, policy });
-    return policy;
   }
 }
 

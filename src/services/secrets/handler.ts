@@ -30,6 +30,7 @@ import {
 import type { Logger } from '../../kernel/log/logger.js';
 import { addressInCidrs } from '../../kernel/util/cidr.js';
 import { FORWARDED_ROUTE, labelRoute } from '../../kernel/metrics/index.js';
+import { parseGoBool } from '../../kernel/util/go-bool.js';
 import type { Trail } from './audit/trail.js';
 import type { SecretsCore } from './core.js';
 import { ALL_ENGINES, engineFor } from './engines.js';
@@ -49,7 +50,6 @@ import { sealTable, type SysRequest } from './sys/seal.routes.js';
 import type { SecretsRequest, SecretsResult } from './types.js';
 import { WRAP_TTL_HEADER, requestWrapTtl } from './wrapping/header.js';
 import { wrapReply } from './wrapping/wrap.js';
-import { parseGoBool } from '../../kernel/util/go-bool.js';
 
 type Path = CompiledPath<SecretsRequest, SecretsResult>;
 type OpSpec = OperationSpec<SecretsRequest, SecretsResult>;

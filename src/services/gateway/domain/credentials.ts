@@ -12,6 +12,7 @@
  * @module
  */
 import { createPrivateKey } from 'node:crypto';
+import { isObject } from '../../../kernel/util/is-object.js';
 import { unlink } from './cascade.js';
 import type { CollectionSpec } from './collection.js';
 import { credentialHmac } from './credential-hmac.js';
@@ -20,7 +21,6 @@ import type { GatewayDomain } from './domain.js';
 import { newId, PREFIX } from './ids.js';
 import type { Input } from './input.js';
 import type { Kind } from './resource.js';
-import { isObject } from '../../../kernel/util/is-object.js';
 
 /** Credentials: in their store's project, pinned to the store. */
 export const credentialKind: Kind<CredentialDoc> = {

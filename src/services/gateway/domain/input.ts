@@ -7,8 +7,8 @@
  * @module
  */
 import { parseJsonBody } from '../../../kernel/http/index.js';
-import { GatewayApiError, invalidFields } from './errors.js';
 import { isObject } from '../../../kernel/util/is-object.js';
+import { GatewayApiError, invalidFields } from './errors.js';
 
 /** A JSON object body with per-field checks; see the module doc. */
 export class Input {

@@ -18,6 +18,7 @@
  * @module
  */
 import { CairnError } from '../../../kernel/http/index.js';
+import { parseGoBool } from '../../../kernel/util/go-bool.js';
 import { allocTerminal, type StoredAlloc } from '../alloc.js';
 import type { SchedAccess } from '../access.js';
 import type { Ctx } from '../deps.js';
@@ -31,7 +32,6 @@ import { pluginCall } from './plugin-error.js';
 import type { CsiPluginDoc } from './plugin-doc.js';
 import { csiSecretsHeader, mergeSecrets } from './secrets.js';
 import { liveClaims, volumeInUse, volumeKey, type StoredVolume } from './volume.js';
-import { parseGoBool } from '../../../kernel/util/go-bool.js';
 
 const volumeNotFound = (id: string) => schedNotFound(`volume not found: ${id}`);
 const inUse = (id: string, why = '') => new CairnError('conflict', `volume in use: ${id}${why}`);

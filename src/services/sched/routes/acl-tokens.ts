@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { CairnError } from '../../../kernel/http/index.js';
 import { formatTime, parseTime } from '../../../kernel/util/duration.js';
 import { formatGoDuration, parseGoDuration } from '../../../kernel/util/go-duration.js';
+import { parseGoBool } from '../../../kernel/util/go-bool.js';
 import { BOOTSTRAP_TOKEN_NAME, MANAGEMENT_TOKEN_TYPE, TOKEN_NOT_FOUND, TOKEN_TYPES } from '../acl/index.js';
 import { invalidObject } from '../acl-write.js';
 import { DEFAULT_TTL_BOUNDS } from '../auth/auth-method.js';
@@ -37,7 +38,6 @@ import { queryUuidPrefix, requireBody } from '../request.js';
 import { secretKey, T, type MetaDoc, type RoleDoc, type RoleLink, type TokenDoc } from '../state.js';
 import { makeToken, renderToken, tokenHash, tokenStub, withLiveRoles } from '../token.js';
 import { decodeLinks, fieldOf, UUID } from '../go-struct.js';
-import { parseGoBool } from '../../../kernel/util/go-bool.js';
 
 /** The reset file in `data_dir`: it holds the reset index that allows one more bootstrap (reference `aclBootstrapReset`). */
 export const BOOTSTRAP_RESET_FILE = 'acl-bootstrap-reset';

@@ -18,9 +18,9 @@
  * @module
  */
 import { checkDocumentBounds, HclSyntaxError, parseHcl } from '../../../kernel/config/index.js';
+import { isObject } from '../../../kernel/util/is-object.js';
 import { PARAM_KEYS, parseConstraints, type ParamConstraints } from './params.js';
 import { WRAPPING_KEYS, parseWrappingBounds, type WrappingBounds } from './wrapping-ttl.js';
-import { isObject } from '../../../kernel/util/is-object.js';
 
 /** The capabilities a rule may grant (reference/secrets.md §5.1). */
 export type Capability = 'create' | 'read' | 'update' | 'delete' | 'list' | 'patch' | 'sudo' | 'deny';

@@ -7,6 +7,7 @@
 import { Type } from '@sinclair/typebox';
 import { badRequest } from '../../../../kernel/http/index.js';
 import type { Frozen } from '../../../../kernel/util/deep-freeze.js';
+import { isObject } from '../../../../kernel/util/is-object.js';
 import { sharedReplyData } from '../../envelope.js';
 import type { SecretsPath, SecretsRequest, SecretsResult } from '../../types.js';
 import { kvStore } from './store-of.js';
@@ -20,7 +21,6 @@ import {
   softDeleteCurrent,
   versionState,
 } from './versions.js';
-import { isObject } from '../../../../kernel/util/is-object.js';
 
 const key = (req: SecretsRequest) => req.params.path;
 
