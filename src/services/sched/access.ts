@@ -79,7 +79,7 @@ export const ANY_CALLER: SchedAccess = Object.freeze({ caller: 'any' });
  * operation, which resolves no token: it holds no ACL rights.
  */
 const NO_TOKEN: Identity = {
-  token: { AccessorID: '', SecretID: '', Name: 'client node', Type: 'client', Policies: [], Roles: [], Global: false, Hash: '', CreateTime: '0001-01-01T00:00:00Z' },
+  token: { AccessorID: '', SecretID: '', Name: '', Type: 'client', Policies: [], Roles: [], Global: false, Hash: '', CreateTime: '0001-01-01T00:00:00Z' },
   management: false,
   authorizer: new Authorizer([]),
 };
