@@ -27,8 +27,9 @@ import { startSharedAgent, untilLeader } from '../test/shared-agents.js';
 /** The secrets servers' `connection_url` names it (`env://…`), so no password lands in a file. */
 const URL_VAR = 'CAIRN_BENCH_HA_PG_URL';
 
-async function put(url: string, path: string, body: unknown, token?: string, tokenHeader = 'X-Secrets-Token'): Promise<{ status: number; json: unknown }> {
-  const res = await fetch(url + path, { method: 'PUT', headers: token ? { [tokenHeader]: token } : {}, body: JSON.stringify(body) });
+/** PUTs `body` as JSON to `url + path`, with `auth.token` in header `auth.header` when given. */
+async function put(url: string, path: string, body: unknown, auth?: { token: string; header: string }): Promise<{ status: number; json: unknown }> {
+  const res = await fetch(url + path, { method: 'PUT', headers: auth ? { [auth.header]: auth.token } : {}, body: JSON.stringify(body) });
   const text = await res.text();
   return { status: res.status, json: text ? (JSON.parse(text) as unknown) : undefined };
 }
@@ -152,7 +153,7 @@ export async function measureCrossServerWakeup(n: number, env: NodeJS.ProcessEnv
       });
       await new Promise((r) => setTimeout(r, 20)); // the query is waiting on the follower
       const sent = performance.now();
-      const w = await put(leader.url, '/v1/acl/policy', { Name: `wake-${i}`, Rules: '' }, root, 'X-Mesh-Token');
+      const w = await put(leader.url, '/v1/acl/policy', { Name: `wake-${i}`, Rules: '' }, { token: root, header: 'X-Mesh-Token' });
       const acked = performance.now();
       if (w.status !== 200) throw new Error(`policy write answered ${w.status}`);
       const woke = await blocked;
@@ -203,7 +204,7 @@ export async function measureCrossServerEventStream(n: number, env: NodeJS.Proce
           });
         });
         const sent = performance.now();
-        const w = await put(leader.url, `/v1/acl/policy/${name}`, { Name: name, Rules: '' }, root, 'X-Sched-Token');
+        const w = await put(leader.url, `/v1/acl/policy/${name}`, { Name: name, Rules: '' }, { token: root, header: 'X-Sched-Token' });
         const acked = performance.now();
         if (w.status !== 200) throw new Error(`policy write answered ${w.status}`);
         samples.push({ wakeMs: (await delivered) - sent, writeMs: acked - sent });

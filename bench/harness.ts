@@ -244,17 +244,18 @@ export function median(xs: readonly number[]): number {
 }
 
 /**
- * fetch with a JSON body and the token header (`o.tokenHeader`, default `X-Secrets-Token`;
- * the server's root token unless `o.token` is given; `null` sends none); throws unless the
- * status is 2xx, or unless it is `o.expect` when given. Returns the reply's headers too.
+ * fetch with a JSON body (`o.body`, none when undefined) and the token header (`o.tokenHeader`,
+ * default `X-Secrets-Token`; the server's root token unless `o.token` is given; `null` sends
+ * none); throws unless the status is 2xx, or unless it is `o.expect` when given. Returns the
+ * reply's headers too.
  */
 export async function api(
   server: BenchServer,
   method: string,
   path: string,
-  body?: unknown,
-  o: { token?: string | null; expect?: number; tokenHeader?: string } = {},
+  o: { body?: unknown; token?: string | null; expect?: number; tokenHeader?: string } = {},
 ): Promise<{ status: number; json: unknown; text: string; headers: Headers }> {
+  const { body } = o;
   const headers: Record<string, string> = {};
   const token = o.token === undefined ? server.token : o.token;
   if (token) headers[o.tokenHeader ?? 'X-Secrets-Token'] = token;

@@ -63,7 +63,7 @@ export async function ensureReadKeys(ctx: BenchContext, kind: SecretsKind = 'sec
   const server = ctx.servers[kind];
   if (keysWritten.has(server)) return;
   await parallel(READ_KEYS, 32, async (i) => {
-    await api(server, 'POST', `/v1/secret/data/bench/k${i}`, { data: secretData(i) });
+    await api(server, 'POST', `/v1/secret/data/bench/k${i}`, { body: { data: secretData(i) } });
   });
   keysWritten.add(server);
 }
@@ -105,7 +105,7 @@ function makeKvWrite(name: string, kind: SecretsKind, backendNote: string): Scen
     description: `KV v2 POST /v1/secret/data/bench/w<n>, distinct keys, ~100 B data${backendNote}`,
     server: kind,
     async check(ctx) {
-      await api(ctx.servers[kind], 'POST', '/v1/secret/data/bench/check-write', { data: secretData(0) });
+      await api(ctx.servers[kind], 'POST', '/v1/secret/data/bench/check-write', { body: { data: secretData(0) } });
       const r = await api(ctx.servers[kind], 'GET', '/v1/secret/data/bench/check-write');
       const got = (r.json as { data?: { data?: unknown } }).data?.data;
       if (JSON.stringify(got) !== JSON.stringify(secretData(0))) {

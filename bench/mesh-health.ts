@@ -49,7 +49,7 @@ export const meshHealth10k: Scenario = {
   connections: 4,
   async setup(ctx) {
     await parallel(HEALTH_INSTANCES, 16, async (i) => {
-      await meshApi(ctx.servers.mesh, 'PUT', '/v1/catalog/register', registration(i));
+      await meshApi(ctx.servers.mesh, 'PUT', '/v1/catalog/register', { body: registration(i) });
     });
   },
   async check(ctx) {
@@ -67,7 +67,7 @@ export const meshHealth10k: Scenario = {
       last.Checks[0].Status === 'passing';
     if (!ok) throw new Error(`mesh-health-10k check: ${entries.length} entries, ${ids.size} distinct, index ${r.index}; last ${JSON.stringify(last)?.slice(0, 300)}`);
     // ACLs are enforced: the anonymous token (default deny) sees no instance.
-    const anonymous = await meshApi(ctx.servers.mesh, 'GET', `/v1/health/service/${SERVICE}`, undefined, { token: null });
+    const anonymous = await meshApi(ctx.servers.mesh, 'GET', `/v1/health/service/${SERVICE}`, { token: null });
     if ((anonymous.json as unknown[]).length !== 0) throw new Error('mesh-health-10k check: the anonymous token sees instances');
   },
   requests(ctx): RequestTemplate[] {
@@ -127,7 +127,7 @@ export async function measureBlockingWake(rounds: number, queries = 1000): Promi
   const server = await startServer('mesh');
   const out: WakeRound[] = [];
   try {
-    await meshApi(server, 'PUT', '/v1/agent/service/register', { Name: WAKE_SERVICE, ID: WAKE_SERVICE, Port: 9000, Check: { TTL: '1h', Status: 'passing' } });
+    await meshApi(server, 'PUT', '/v1/agent/service/register', { body: { Name: WAKE_SERVICE, ID: WAKE_SERVICE, Port: 9000, Check: { TTL: '1h', Status: 'passing' } } });
     for (let round = 1; round <= rounds; round++) {
       await meshApi(server, 'PUT', `/v1/agent/check/pass/${WAKE_CHECK}`);
       await until('the check passing in the catalog', 10_000, async () => (await wakeState(server)).status === 'passing');

@@ -22,7 +22,7 @@ export const meshKvRead: Scenario = {
   server: 'mesh',
   async setup(ctx) {
     await parallel(READ_KEYS, 16, async (i) => {
-      await meshApi(ctx.servers.mesh, 'PUT', `/v1/kv/bench/r/${i}`, VALUE);
+      await meshApi(ctx.servers.mesh, 'PUT', `/v1/kv/bench/r/${i}`, { body: VALUE });
     });
   },
   async check(ctx) {
@@ -31,7 +31,7 @@ export const meshKvRead: Scenario = {
     if (e?.Key !== `bench/r/${READ_KEYS - 1}` || Buffer.from(e.Value, 'base64').toString() !== JSON.stringify(VALUE) || r.index <= 0) {
       throw new Error(`mesh-kv-read check: unexpected reply ${r.text.slice(0, 300)}`);
     }
-    await meshApi(ctx.servers.mesh, 'GET', '/v1/kv/bench/r/0', undefined, { token: null, expect: 403 });
+    await meshApi(ctx.servers.mesh, 'GET', '/v1/kv/bench/r/0', { token: null, expect: 403 });
   },
   requests(ctx): RequestTemplate[] {
     const headers = tokenHeaders(ctx.servers.mesh.token);
@@ -45,8 +45,8 @@ export const meshKvCas: Scenario = {
   server: 'mesh',
   async check(ctx) {
     const server = ctx.servers.mesh;
-    const first = await meshApi(server, 'PUT', '/v1/kv/bench/cas-check?cas=0', VALUE);
-    const second = await meshApi(server, 'PUT', '/v1/kv/bench/cas-check?cas=0', VALUE);
+    const first = await meshApi(server, 'PUT', '/v1/kv/bench/cas-check?cas=0', { body: VALUE });
+    const second = await meshApi(server, 'PUT', '/v1/kv/bench/cas-check?cas=0', { body: VALUE });
     if (first.json !== true || second.json !== false) throw new Error(`mesh-kv-cas check: ${first.text} then ${second.text}`);
   },
   requests(ctx): RequestTemplate[] {

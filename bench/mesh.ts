@@ -22,10 +22,9 @@ export async function meshApi(
   server: BenchServer,
   method: string,
   path: string,
-  body?: unknown,
-  o: { token?: string | null; expect?: number } = {},
+  o: { body?: unknown; token?: string | null; expect?: number } = {},
 ): Promise<{ status: number; json: unknown; text: string; index: number }> {
-  const r = await api(server, method, path, body, { ...o, tokenHeader: 'X-Mesh-Token' });
+  const r = await api(server, method, path, { ...o, tokenHeader: 'X-Mesh-Token' });
   return { ...r, index: Number(r.headers.get('x-mesh-index') ?? 0) };
 }
 
@@ -53,14 +52,14 @@ export const meshTokenRead: Scenario = {
   server: 'mesh',
   async setup(ctx) {
     const server = ctx.servers.mesh;
-    await meshApi(server, 'PUT', '/v1/acl/policy', { Name: READ_POLICY, Description: 'bench', Rules: 'service_prefix "web-" { policy = "read" }' });
+    await meshApi(server, 'PUT', '/v1/acl/policy', { body: { Name: READ_POLICY, Description: 'bench', Rules: 'service_prefix "web-" { policy = "read" }' } });
     const ids: string[] = new Array(READ_TOKENS);
     await parallel(READ_TOKENS, 16, async (i) => {
-      const r = await meshApi(server, 'PUT', '/v1/acl/token', {
+      const r = await meshApi(server, 'PUT', '/v1/acl/token', { body: {
         Description: `bench token ${i}`,
         Policies: [{ Name: READ_POLICY }],
         ServiceIdentities: [{ ServiceName: `web-${i}` }],
-      });
+      } });
       ids[i] = (r.json as { AccessorID: string }).AccessorID;
     });
     accessors = ids;
@@ -80,8 +79,8 @@ export const meshTokenRead: Scenario = {
       t.Local === false && typeof t.Hash === 'string' && typeof t.CreateIndex === 'number' && r.index > 0;
     if (!ok) throw new Error(`mesh-token-read check: unexpected reply ${r.text.slice(0, 400)}`);
     // ACLs are enforced: no token (anonymous, default deny) and the read token itself (no acl:read) are refused.
-    await meshApi(server, 'GET', `/v1/acl/token/${accessors[i]}`, undefined, { token: null, expect: 403 });
-    await meshApi(server, 'GET', `/v1/acl/token/${accessors[i]}`, undefined, { token: t.SecretID as string, expect: 403 });
+    await meshApi(server, 'GET', `/v1/acl/token/${accessors[i]}`, { token: null, expect: 403 });
+    await meshApi(server, 'GET', `/v1/acl/token/${accessors[i]}`, { token: t.SecretID as string, expect: 403 });
   },
   requests(ctx): RequestTemplate[] {
     // Static templates (built once per connection), as the KV read scenarios.
@@ -109,7 +108,7 @@ export const meshJwtLogin: Scenario = {
   async setup(ctx) {
     const server = ctx.servers.mesh;
     const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
-    await meshApi(server, 'PUT', '/v1/acl/auth-method', {
+    await meshApi(server, 'PUT', '/v1/acl/auth-method', { body: {
       Name: METHOD,
       Type: 'jwt',
       Description: 'bench',
@@ -120,8 +119,8 @@ export const meshJwtLogin: Scenario = {
         BoundAudiences: [AUDIENCE],
         ClaimMappings: { service: 'name' },
       },
-    });
-    await meshApi(server, 'PUT', '/v1/acl/binding-rule', { AuthMethod: METHOD, BindType: 'service', BindName: '${value.name}' });
+    } });
+    await meshApi(server, 'PUT', '/v1/acl/binding-rule', { body: { AuthMethod: METHOD, BindType: 'service', BindName: '${value.name}' } });
     const now = Math.floor(Date.now() / 1000);
     const claims = { sub: 'bench-workload', service: 'web', iat: now, exp: now + 4 * 3600 };
     const sign = (key: CryptoKey) =>
@@ -135,7 +134,7 @@ export const meshJwtLogin: Scenario = {
     // Two logins with the same JWT: two distinct working tokens, each a full reply.
     const secrets: string[] = [];
     for (let k = 0; k < 2; k++) {
-      const r = await meshApi(server, 'POST', '/v1/acl/login', JSON.parse(loginBody!), { token: null });
+      const r = await meshApi(server, 'POST', '/v1/acl/login', { body: JSON.parse(loginBody!), token: null });
       const t = r.json as Record<string, unknown>;
       const ok =
         typeof t.AccessorID === 'string' && UUID.test(t.AccessorID) &&
@@ -146,7 +145,7 @@ export const meshJwtLogin: Scenario = {
         t.Local === true && t.AuthMethod === METHOD && t.ExpirationTime === undefined &&
         typeof t.CreateTime === 'string' && typeof t.Hash === 'string' && typeof t.CreateIndex === 'number';
       if (!ok) throw new Error(`mesh-jwt-login check: unexpected reply ${r.text.slice(0, 400)}`);
-      const self = await meshApi(server, 'GET', '/v1/acl/token/self', undefined, { token: t.SecretID as string });
+      const self = await meshApi(server, 'GET', '/v1/acl/token/self', { token: t.SecretID as string });
       if ((self.json as { AccessorID?: string }).AccessorID !== t.AccessorID) {
         throw new Error(`mesh-jwt-login check: token/self ${self.text.slice(0, 300)}`);
       }
@@ -154,7 +153,7 @@ export const meshJwtLogin: Scenario = {
     }
     if (secrets[0] === secrets[1]) throw new Error('mesh-jwt-login check: two logins gave the same token');
     // A JWT signed by another key is refused and creates nothing.
-    const bad = await meshApi(server, 'POST', '/v1/acl/login', { AuthMethod: METHOD, BearerToken: forgedBearer }, { token: null, expect: 403 });
+    const bad = await meshApi(server, 'POST', '/v1/acl/login', { body: { AuthMethod: METHOD, BearerToken: forgedBearer }, token: null, expect: 403 });
     if (bad.text !== 'no known key successfully validated the token signature') throw new Error(`mesh-jwt-login check: forged JWT: ${bad.text.slice(0, 300)}`);
     const tokensAfter = (await meshApi(server, 'GET', `/v1/acl/tokens?authmethod=${METHOD}`)).json as unknown[];
     if (tokensAfter.length !== tokensBefore.length + 2) {
@@ -190,7 +189,7 @@ interface Status {
 }
 
 async function status(secondary: BenchServer): Promise<Status> {
-  return (await meshApi(secondary, 'GET', '/v1/acl/replication', undefined, { token: null })).json as Status;
+  return (await meshApi(secondary, 'GET', '/v1/acl/replication', { token: null })).json as Status;
 }
 
 async function until(what: string, ok: () => Promise<boolean>, ms: number): Promise<void> {
@@ -221,7 +220,7 @@ export async function measureReplicationLag(repeats: number, policies = 1000, cl
   const samples: ReplicationSample[] = [];
   try {
     // The management token is a global token: once it is replicated it works in dc2.
-    await until('management token in dc2', async () => (await meshApi(secondary, 'GET', '/v1/acl/token/self', undefined, { expect: undefined }).catch(() => undefined)) !== undefined, 30_000);
+    await until('management token in dc2', async () => (await meshApi(secondary, 'GET', '/v1/acl/token/self', { expect: undefined }).catch(() => undefined)) !== undefined, 30_000);
     for (let rep = 1; rep <= repeats; rep++) {
       const before = (await meshApi(primary, 'GET', '/v1/acl/policies')).index;
       await until('secondary caught up before the writes', async () => (await status(secondary)).ReplicatedIndex >= before, 30_000);
@@ -230,11 +229,11 @@ export async function measureReplicationLag(repeats: number, policies = 1000, cl
       const written: { ID: string; Name: string; Rules: string; Hash: string; ModifyIndex: number }[] = [];
       const t0 = performance.now();
       await parallel(policies, clients, async (i) => {
-        const r = await meshApi(primary, 'PUT', '/v1/acl/policy', {
+        const r = await meshApi(primary, 'PUT', '/v1/acl/policy', { body: {
           Name: names[i],
           Description: `bench replication ${rep}`,
           Rules: `service "web-${rep}-${i}" { policy = "read" }\nkey_prefix "app/${i}/" { policy = "write" }`,
-        });
+        } });
         written.push(r.json as (typeof written)[number]);
       });
       const tAck = performance.now();
@@ -246,7 +245,7 @@ export async function measureReplicationLag(repeats: number, policies = 1000, cl
         async () => {
           lastStatus = await status(secondary);
           if (lastStatus.ReplicatedIndex < index) return false;
-          const r = await meshApi(secondary, 'GET', `/v1/acl/policy/name/${last.Name}`, undefined, { expect: undefined }).catch(() => undefined);
+          const r = await meshApi(secondary, 'GET', `/v1/acl/policy/name/${last.Name}`, { expect: undefined }).catch(() => undefined);
           return r !== undefined;
         },
         120_000,

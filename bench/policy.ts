@@ -57,8 +57,8 @@ export const kvReadPolicy: Scenario = {
     await ensureReadKeys(ctx);
     const rules = policyRules();
     if (rules.length !== 50) throw new Error(`kv-read-policy: ${rules.length} rules, want 50`);
-    await api(server, 'PUT', `/v1/sys/policies/acl/${POLICY_NAME}`, { policy: policyHcl() });
-    const r = await api(server, 'POST', '/v1/auth/token/create', { policies: [POLICY_NAME] });
+    await api(server, 'PUT', `/v1/sys/policies/acl/${POLICY_NAME}`, { body: { policy: policyHcl() } });
+    const r = await api(server, 'POST', '/v1/auth/token/create', { body: { policies: [POLICY_NAME] } });
     policyToken = (r.json as { auth?: { client_token?: string } }).auth?.client_token;
     if (!policyToken) throw new Error(`kv-read-policy: no client_token in ${r.text.slice(0, 300)}`);
   },
@@ -66,7 +66,7 @@ export const kvReadPolicy: Scenario = {
     const server = ctx.servers.secrets;
     const token = policyToken!;
     // The token is what it should be: not root, exactly default + the 50-rule policy.
-    const self = await api(server, 'GET', '/v1/auth/token/lookup-self', undefined, { token });
+    const self = await api(server, 'GET', '/v1/auth/token/lookup-self', { token });
     const policies = (self.json as { data?: { policies?: string[] } }).data?.policies;
     if (JSON.stringify([...(policies ?? [])].sort()) !== JSON.stringify([POLICY_NAME, 'default'].sort())) {
       throw new Error(`kv-read-policy check: token policies ${JSON.stringify(policies)}`);
@@ -77,20 +77,20 @@ export const kvReadPolicy: Scenario = {
     if (count !== 50) throw new Error(`kv-read-policy check: stored policy has ${count} path rules`);
     // The granting rule governs the read paths (read only: not the `list` of the two
     // lower-priority rules that also match).
-    const caps = await api(server, 'POST', '/v1/sys/capabilities', { token, paths: ['secret/data/bench/k0'] });
+    const caps = await api(server, 'POST', '/v1/sys/capabilities', { body: { token, paths: ['secret/data/bench/k0'] } });
     const got = (caps.json as { data?: { capabilities?: string[] } }).data?.capabilities;
     if (JSON.stringify(got) !== JSON.stringify(['read'])) {
       throw new Error(`kv-read-policy check: capabilities on secret/data/bench/k0 ${JSON.stringify(got)}, want ["read"]`);
     }
     // The read itself, in full, and a denial outside the granted paths.
     const i = READ_KEYS - 1;
-    const r = await api(server, 'GET', `/v1/secret/data/bench/k${i}`, undefined, { token });
+    const r = await api(server, 'GET', `/v1/secret/data/bench/k${i}`, { token });
     const data = (r.json as { data?: { data?: unknown } }).data?.data;
     if (JSON.stringify(data) !== JSON.stringify(secretData(i))) {
       throw new Error(`kv-read-policy check: unexpected reply ${r.text.slice(0, 300)}`);
     }
-    await api(server, 'GET', '/v1/secret/data/other/k0', undefined, { token, expect: 403 });
-    await api(server, 'POST', `/v1/secret/data/bench/k${i}`, { data: secretData(i) }, { token, expect: 403 });
+    await api(server, 'GET', '/v1/secret/data/other/k0', { token, expect: 403 });
+    await api(server, 'POST', `/v1/secret/data/bench/k${i}`, { body: { data: secretData(i) }, token, expect: 403 });
   },
   requests: () => kvReadRequests(policyToken!),
 };

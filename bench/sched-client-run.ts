@@ -63,7 +63,7 @@ export async function measureClientRun(o: { tasks: number; rounds: number }): Pr
         TaskGroups: [{ Name: 'g', Count: o.tasks, Tasks: [{ Name: 't', Driver: 'raw_exec', Config: { command: '/bin/sleep', args: ['600'] }, Resources: { CPU: 20, MemoryMB: 16 } }] }],
       };
       const t0 = performance.now();
-      await api(base, 'POST', '/v1/jobs', { Job: job });
+      await api(base, 'POST', '/v1/jobs', { body: { Job: job } });
       let placedMs = NaN;
       const runningMs = await until(`${o.tasks} allocations running`, 120_000, async () => {
         const allocs = (await api<AllocStub[]>(base, 'GET', `/v1/job/${id}/allocations`)).filter((a) => a.DesiredStatus === 'run');

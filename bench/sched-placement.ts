@@ -77,7 +77,7 @@ export async function measurePlacement(o: { nodes: number; allocations: number; 
     beat = setInterval(() => {
       for (const id of ids) void call('POST', `/v1/node/${id}/status`, { Status: 'ready' }).catch(() => undefined);
     }, 5000);
-    const big = job('bench-big', [group('g', o.allocations, 100, 128)]);
+    const big = job('bench-big', [group('g', o.allocations, { cpu: 100, memory: 128 })]);
     const [bigEval] = await register([big]);
     const [t] = (await server.request({ type: 'evalTimes', ids: [bigEval], timeoutMs: 120_000 }, 130_000)) as { create: number; modify: number; failed: boolean }[];
     const allocs = ((await call('GET', '/v1/allocations')) as { JobID: string; DesiredStatus: string }[]).filter((a) => a.JobID === 'bench-big' && a.DesiredStatus === 'run');
@@ -86,7 +86,7 @@ export async function measurePlacement(o: { nodes: number; allocations: number; 
 
     const latencies: number[] = [];
     for (let done = 0; done < o.evals; done += o.concurrency) {
-      const jobs = Array.from({ length: Math.min(o.concurrency, o.evals - done) }, (_, i) => job(`bench-small-${done + i}`, [group('g', 1, 100, 128)]));
+      const jobs = Array.from({ length: Math.min(o.concurrency, o.evals - done) }, (_, i) => job(`bench-small-${done + i}`, [group('g', 1, { cpu: 100, memory: 128 })]));
       const evalIds = await register(jobs);
       const times = (await server.request({ type: 'evalTimes', ids: evalIds, timeoutMs: 60_000 }, 70_000)) as { create: number; modify: number }[];
       for (const x of times) latencies.push((x.modify - x.create) / 1e6);

@@ -168,10 +168,10 @@ export async function measureVolumeRegister(s: VolumeRegisterSettings): Promise<
     const externalIds = (await server.request({ type: 'pluginVolumes', count: s.pluginVolumes }, 10 * 60_000)) as string[];
     if (externalIds.length !== s.pluginVolumes) throw new Error(`sched-volume-register: the plugin made ${externalIds.length} of ${s.pluginVolumes} volumes`);
     // Check: one register in full, and a refusal for a volume the plugin does not have.
-    const ok = await api(server, 'PUT', '/v1/volume/csi/reg-check', JSON.parse(registerBody('reg-check', externalIds[0])), { tokenHeader: 'X-Sched-Token' });
+    const ok = await api(server, 'PUT', '/v1/volume/csi/reg-check', { body: JSON.parse(registerBody('reg-check', externalIds[0])), tokenHeader: 'X-Sched-Token' });
     const v = (ok.json as { Volumes: { ID: string; ExternalID: string; Schedulable: boolean; ControllersHealthy: number }[] }).Volumes[0];
     if (v.ID !== 'reg-check' || v.ExternalID !== externalIds[0] || !v.Schedulable || v.ControllersHealthy !== 1) throw new Error(`sched-volume-register check: ${ok.text.slice(0, 300)}`);
-    await api(server, 'PUT', '/v1/volume/csi/reg-ghost', JSON.parse(registerBody('reg-ghost', 'no-such-volume')), { tokenHeader: 'X-Sched-Token', expect: 404 });
+    await api(server, 'PUT', '/v1/volume/csi/reg-ghost', { body: JSON.parse(registerBody('reg-ghost', 'no-such-volume')), tokenHeader: 'X-Sched-Token', expect: 404 });
     let n = 0;
     const requests = [
       {
@@ -200,7 +200,7 @@ export async function measureVolumeRegister(s: VolumeRegisterSettings): Promise<
     if (s.warmupSeconds > 0) await run(s.warmupSeconds);
     const rounds: RegisterRound[] = [];
     for (let r = 0; r < s.rounds; r++) rounds.push(await run(s.seconds));
-    const listed = await api(server, 'GET', '/v1/volumes?type=csi&prefix=reg-', undefined, { tokenHeader: 'X-Sched-Token' });
+    const listed = await api(server, 'GET', '/v1/volumes?type=csi&prefix=reg-', { tokenHeader: 'X-Sched-Token' });
     // Each answered register added one volume; requests cut at the end of a round may have too.
     const registered = (listed.json as unknown[]).length;
     if (registered < completed + 1 || registered > n + 1) throw new Error(`sched-volume-register: ${registered} volumes listed after ${completed + 1} answered registers (${n + 1} sent)`);

@@ -20,8 +20,8 @@ import { startServer, type BenchServer } from './servers.js';
 const METHOD = 'bench-oidc';
 
 /** {@link api} with `X-Sched-Token` (the server's management token unless `o.token` is given). */
-function schedApi(server: BenchServer, method: string, path: string, body?: unknown, o: { token?: string | null; expect?: number } = {}) {
-  return api(server, method, path, body, { ...o, tokenHeader: 'X-Sched-Token' });
+function schedApi(server: BenchServer, method: string, path: string, o: { body?: unknown; token?: string | null; expect?: number } = {}) {
+  return api(server, method, path, { ...o, tokenHeader: 'X-Sched-Token' });
 }
 
 /** Reads of one OIDC auth method with the management token. */
@@ -30,7 +30,7 @@ export const schedAuthMethodRead: Scenario = {
   description: 'scheduler `GET /v1/acl/auth-method/<name>` (ACLs on, management token)',
   server: 'sched',
   async setup(ctx: BenchContext) {
-    await schedApi(ctx.servers.sched, 'POST', '/v1/acl/auth-method', {
+    await schedApi(ctx.servers.sched, 'POST', '/v1/acl/auth-method', { body: {
       Name: METHOD,
       Type: 'OIDC',
       TokenLocality: 'local',
@@ -41,7 +41,7 @@ export const schedAuthMethodRead: Scenario = {
         OIDCClientSecret: 'bench-secret',
         AllowedRedirectURIs: ['http://localhost:4649/oidc/callback'],
       },
-    });
+    } });
   },
   async check(ctx: BenchContext) {
     const r = await schedApi(ctx.servers.sched, 'GET', `/v1/acl/auth-method/${METHOD}`);

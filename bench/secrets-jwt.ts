@@ -22,12 +22,12 @@ export const secretsJwtLogin: Scenario = {
   async setup(ctx) {
     const server = ctx.servers.secrets;
     const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
-    await api(server, 'POST', '/v1/sys/auth/jwt', { type: 'jwt' });
-    await api(server, 'POST', '/v1/auth/jwt/config', { jwt_validation_pubkeys: [await exportSPKI(publicKey)], jwt_supported_algs: 'ES256', bound_issuer: ISSUER });
-    await api(server, 'POST', '/v1/auth/jwt/role/bench', {
+    await api(server, 'POST', '/v1/sys/auth/jwt', { body: { type: 'jwt' } });
+    await api(server, 'POST', '/v1/auth/jwt/config', { body: { jwt_validation_pubkeys: [await exportSPKI(publicKey)], jwt_supported_algs: 'ES256', bound_issuer: ISSUER } });
+    await api(server, 'POST', '/v1/auth/jwt/role/bench', { body: {
       role_type: 'jwt', user_claim: 'sub', bound_audiences: AUDIENCE, bound_claims: { project: 'bench' },
       claim_mappings: { project: 'project' }, token_policies: 'default',
-    });
+    } });
     const now = Math.floor(Date.now() / 1000);
     const sign = (key: CryptoKey) =>
       new SignJWT({ sub: 'bench-job', project: 'bench', iat: now, exp: now + 4 * 3600 }).setProtectedHeader({ alg: 'ES256' }).setIssuer(ISSUER).setAudience(AUDIENCE).sign(key);
@@ -38,7 +38,7 @@ export const secretsJwtLogin: Scenario = {
     const server = ctx.servers.secrets;
     const tokens: string[] = [];
     for (let k = 0; k < 2; k++) {
-      const r = await api(server, 'POST', '/v1/auth/jwt/login', JSON.parse(loginBody!), { token: null });
+      const r = await api(server, 'POST', '/v1/auth/jwt/login', { body: JSON.parse(loginBody!), token: null });
       const auth = (r.json as { auth?: { client_token?: string; metadata?: Record<string, string> } }).auth;
       if (!auth?.client_token || auth.metadata?.project !== 'bench' || auth.metadata?.role !== 'bench') {
         throw new Error(`secrets-jwt-login check: unexpected reply ${r.text.slice(0, 300)}`);
@@ -46,7 +46,7 @@ export const secretsJwtLogin: Scenario = {
       tokens.push(auth.client_token);
     }
     if (tokens[0] === tokens[1]) throw new Error('secrets-jwt-login check: two logins gave the same token');
-    const bad = await api(server, 'POST', '/v1/auth/jwt/login', JSON.parse(forged!), { token: null, expect: 400 });
+    const bad = await api(server, 'POST', '/v1/auth/jwt/login', { body: JSON.parse(forged!), token: null, expect: 400 });
     if (!bad.text.includes('error validating token')) throw new Error(`secrets-jwt-login check: forged JWT answered ${bad.text.slice(0, 300)}`);
   },
   requests(): RequestTemplate[] {

@@ -168,8 +168,8 @@ interface Sent {
   body: string;
 }
 
-/** Sends one request with `path` as is (no normalisation of `..`), reading at most 64 KiB of the reply. */
-function send(t: FuzzTarget, method: string, path: string, body: string | undefined, stream: boolean): Promise<Sent> {
+/** Sends one request with `path` as is (no normalisation of `..`), reading at most 64 KiB of the reply; `stream`: the body in chunks. */
+function send(t: FuzzTarget, method: string, path: string, { body, stream }: { body: string | undefined; stream: boolean }): Promise<Sent> {
   const url = new URL(t.base);
   return new Promise((resolve) => {
     let done = false;
@@ -319,7 +319,7 @@ export async function walkRoutes(t: FuzzTarget): Promise<FuzzResult> {
       const takesBody = m !== 'get' && m !== 'delete';
       const check = async (what: string, path: string, body?: string) => {
         requests++;
-        const r = await send(t, method, path, body, stream);
+        const r = await send(t, method, path, { body, stream });
         statuses[r.status] = (statuses[r.status] ?? 0) + 1;
         const bad =
           typeof r.status !== 'number' ||
@@ -341,7 +341,7 @@ export async function walkRoutes(t: FuzzTarget): Promise<FuzzResult> {
       if (m === 'get') {
         const names = [...new Set([...queryNames(item, op), ...QUERY_NAMES])];
         // A real list_token, forged field by field: the token must be checked, not trusted.
-        const plain = await send(t, method, fill(), undefined, stream);
+        const plain = await send(t, method, fill(), { body: undefined, stream });
         const token = typeof plain.status === 'number' && plain.status === 200 ? /"list_token":"([A-Za-z0-9_-]+)"/.exec(plain.body)?.[1] : undefined;
         if (token) for (const [what, forged] of forgedTokens(token, rnd)) await check(`list_token ${what}`, `${fill()}?list_token=${forged}`);
         for (const q of names) {

@@ -20,8 +20,11 @@ const DEFAULT_TOKEN = 'c0ffee00-1111-4222-8333-444455556666';
 const data = (records: readonly DigRecord[]): string[] => records.filter((r) => r.type === 'A').map((r) => r.data).sort();
 const portOf = (a: TestAgent): number => Number(a.dnsAddress!.split(':').pop());
 
-/** Registers `service` on `node` at `address` with one check in `status`, as `ROOT` on `a`. */
-async function register(a: TestAgent, node: string, address: string, service: { ID: string; Service: string; Port: number }, status = 'passing'): Promise<void> {
+/** Registers `service` on `node` at `address` with one check in `status` (default passing), as `ROOT` on `a`. */
+async function register(
+  a: TestAgent,
+  { node, address, service, status = 'passing' }: { node: string; address: string; service: { ID: string; Service: string; Port: number }; status?: string },
+): Promise<void> {
   const r = await call(a.url, 'PUT', '/v1/catalog/register', {
     token: ROOT,
     body: { Node: node, Address: address, Service: service, Check: { Node: node, CheckID: `service:${service.ID}`, Name: 'h', Status: status, ServiceID: service.ID } },
@@ -35,8 +38,8 @@ describe('discovery DNS: answers filtered by the default token', () => {
 
   before(async () => {
     a = await startAgent({ initialManagement: ROOT, defaultToken: DEFAULT_TOKEN }, { dns: defaultDnsConfig('127.0.0.1:0') });
-    await register(a, 'n1', '10.0.0.1', { ID: 'web1', Service: 'web', Port: 80 });
-    await register(a, 'n1', '10.0.0.1', { ID: 'secret1', Service: 'secret', Port: 81 });
+    await register(a, { node: 'n1', address: '10.0.0.1', service: { ID: 'web1', Service: 'web', Port: 80 } });
+    await register(a, { node: 'n1', address: '10.0.0.1', service: { ID: 'secret1', Service: 'secret', Port: 81 } });
   });
   after(() => a.stop());
 
@@ -82,8 +85,8 @@ describe('discovery DNS: recursors, another domain, only_passing', () => {
     await Promise.all([upstream, silent].map((s) => new Promise<void>((resolve) => s.bind(0, '127.0.0.1', resolve))));
     const dns = { ...defaultDnsConfig('127.0.0.1:0'), domain: 'consul', onlyPassing: true, recursorTimeoutMs: 300, recursors: [`127.0.0.1:${silent.address().port}`, `127.0.0.1:${upstream.address().port}`] };
     a = await startAgent({ initialManagement: ROOT, enabled: false }, { dns });
-    await register(a, 'n1', '10.0.0.1', { ID: 'web1', Service: 'web', Port: 80 }, 'passing');
-    await register(a, 'n2', '10.0.0.2', { ID: 'web2', Service: 'web', Port: 80 }, 'warning');
+    await register(a, { node: 'n1', address: '10.0.0.1', service: { ID: 'web1', Service: 'web', Port: 80 }, status: 'passing' });
+    await register(a, { node: 'n2', address: '10.0.0.2', service: { ID: 'web2', Service: 'web', Port: 80 }, status: 'warning' });
   });
   after(async () => {
     await a.stop();

@@ -21,7 +21,7 @@ describe('cairn sched alloc and node commands', () => {
     a = await startClientAgent();
     await readyNode(a);
     id = await runJob(a, job('web', [shTask('srv', 'echo out-1; echo err-1 >&2; i=0; while true; do i=$((i+1)); echo "tick $i"; sleep 0.1; done')]));
-    await allocWhen(a, id, 'running', (x) => x.ClientStatus === 'running');
+    await allocWhen(a, id, { what: 'running', ok: (x) => x.ClientStatus === 'running' });
   });
   after(async () => {
     await a.stop();
@@ -79,18 +79,18 @@ describe('cairn sched alloc and node commands', () => {
 
   it('alloc restart and signal act on the task; alloc stop stops it and prints the evaluation', async () => {
     assert.match(await ok('sched', 'alloc', 'restart', id, 'srv'), /^Successfully restarted task "srv" of allocation "[0-9a-f]{8}"\n$/);
-    await allocWhen(a, id, 'restarted', (x) => x.TaskStates.srv.Restarts === 1 && x.TaskStates.srv.State === 'running');
+    await allocWhen(a, id, { what: 'restarted', ok: (x) => x.TaskStates.srv.Restarts === 1 && x.TaskStates.srv.State === 'running' });
     await ok('sched', 'alloc', 'signal', '-s', 'SIGHUP', id, 'srv');
-    const sig = await allocWhen(a, id, 'restarted after HUP', (x) => x.TaskStates.srv.Events.some((e: { Type: string }) => e.Type === 'Signaling'));
+    const sig = await allocWhen(a, id, { what: 'restarted after HUP', ok: (x) => x.TaskStates.srv.Events.some((e: { Type: string }) => e.Type === 'Signaling') });
     assert.ok(sig);
     const evalId = (await ok('sched', 'alloc', 'stop', id)).trim();
     assert.match(evalId, /^[0-9a-f-]{36}$/);
-    const stopped = await allocWhen(a, id, 'stopped', (x) => x.ClientStatus === 'complete');
+    const stopped = await allocWhen(a, id, { what: 'stopped', ok: (x) => x.ClientStatus === 'complete' });
     // The reference's Alloc.Stop: the allocation is marked for migration, the scheduler stops it and places a replacement.
     assert.deepEqual([stopped.DesiredStatus, stopped.DesiredDescription, stopped.DesiredTransition.Migrate], ['stop', 'alloc is being migrated', true]);
     const ev = await call(a.url, 'GET', `/v1/evaluation/${evalId}`, { token: ROOT });
     assert.deepEqual([ev.status, ev.json.TriggeredBy, ev.json.JobID], [200, 'alloc-stop', 'web']);
-    const next = await allocWhen(a, stopped.NextAllocation, 'the replacement running', (x) => x.ClientStatus === 'running');
+    const next = await allocWhen(a, stopped.NextAllocation, { what: 'the replacement running', ok: (x) => x.ClientStatus === 'running' });
     assert.deepEqual([next.PreviousAllocation, next.Name, next.DesiredStatus], [id, stopped.Name, 'run']);
   });
 

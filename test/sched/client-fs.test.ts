@@ -29,7 +29,7 @@ describe('scheduler client agent: files, drivers, lifecycle', () => {
 
   it('lists and reads the allocation directory, and refuses paths that leave it', async () => {
     const id = await runJob(a, job('files', [shTask('t', 'echo data > "$CAIRN_ALLOC_DIR/data/out.txt"; echo secret > "$CAIRN_SECRETS_DIR/s"; sleep 30')]));
-    await allocWhen(a, id, 'running', (x) => x.ClientStatus === 'running');
+    await allocWhen(a, id, { what: 'running', ok: (x) => x.ClientStatus === 'running' });
     const root = await call(a.url, 'GET', `/v1/client/fs/ls/${id}?path=/`, { token: ROOT });
     assert.equal(root.status, 200, root.text);
     assert.deepEqual(root.json.map((e: { Name: string; IsDir: boolean }) => [e.Name, e.IsDir]), [['alloc', true], ['t', true]]);
@@ -80,7 +80,7 @@ describe('scheduler client agent: files, drivers, lifecycle', () => {
     // 3.5 MB in 1 MiB files: .0 .1 .2 full, .3 the rest; 2 kept.
     const script = "head -c 3500000 /dev/zero | tr '\\0' 'a'";
     const id = await runJob(a, job('chatty', [shTask('t', script, { LogConfig: { MaxFiles: 2, MaxFileSizeMB: 1 } })], { type: 'batch' }));
-    await allocWhen(a, id, 'complete', (x) => x.ClientStatus === 'complete');
+    await allocWhen(a, id, { what: 'complete', ok: (x) => x.ClientStatus === 'complete' });
     const logs = join(a.dataDir, 'alloc', id, 'alloc', 'logs');
     assert.deepEqual(readdirSync(logs).filter((n) => n.startsWith('t.stdout')).sort(), ['t.stdout.2', 't.stdout.3']);
     assert.equal(statSync(join(logs, 't.stdout.2')).size, 1024 * 1024);
@@ -91,10 +91,10 @@ describe('scheduler client agent: files, drivers, lifecycle', () => {
 
   it('restarts a task on request without counting it against the policy, and signals it', async () => {
     const id = await runJob(a, job('lifecycle', [shTask('t', 'trap "echo got HUP" HUP; echo start; while true; do sleep 0.05; done')], { restart: { Attempts: 0, Interval: 600e9, Delay: 0, Mode: 'fail' } }));
-    await allocWhen(a, id, 'running', (x) => x.TaskStates?.t?.State === 'running');
+    await allocWhen(a, id, { what: 'running', ok: (x) => x.TaskStates?.t?.State === 'running' });
     const r = await call(a.url, 'POST', `/v1/client/allocation/${id}/restart`, { token: ROOT, body: { TaskName: 't' } });
     assert.equal(r.status, 200, r.text);
-    const restarted = await allocWhen(a, id, 'restarted', (x) => x.TaskStates.t.Restarts === 1 && x.TaskStates.t.State === 'running');
+    const restarted = await allocWhen(a, id, { what: 'restarted', ok: (x) => x.TaskStates.t.Restarts === 1 && x.TaskStates.t.State === 'running' });
     assert.deepEqual(eventTypes(restarted, 't').slice(-4), ['Restart Signaled', 'Terminated', 'Restarting', 'Started']);
     assert.equal(restarted.ClientStatus, 'running');
     await until('started twice', 10_000, async () => ((await call(a.url, 'GET', `/v1/client/fs/logs/${id}?task=t&plain=true`, { token: ROOT })).text === 'start\nstart\n') || undefined);
@@ -129,7 +129,7 @@ describe('scheduler client agent: drivers and restarts', () => {
       assert.deepEqual((await call(a.url, 'GET', '/v1/job/raw/allocations', { token: ROOT })).json, []);
 
       const ex = await runJob(a, job('ex', [shTask('t', 'ulimit -v; pwd', { Driver: 'exec', Resources: { CPU: 100, MemoryMB: 64 } })], { type: 'batch' }));
-      await allocWhen(a, ex, 'complete', (x) => x.ClientStatus === 'complete');
+      await allocWhen(a, ex, { what: 'complete', ok: (x) => x.ClientStatus === 'complete' });
       const out = await call(a.url, 'GET', `/v1/client/fs/logs/${ex}?task=t&plain=true`, { token: ROOT });
       assert.equal(out.text, `${64 * 1024}\n${join(a.dataDir, 'alloc', ex, 't')}\n`);
     } finally {
@@ -144,12 +144,12 @@ describe('scheduler client agent: drivers and restarts', () => {
       const nodeId = a.client!.nodeId;
       await readyNode(a);
       const id = await runJob(a, job('survivor', [shTask('t', 'echo run; sleep 60')]));
-      await allocWhen(a, id, 'running', (x) => x.TaskStates?.t?.State === 'running');
+      await allocWhen(a, id, { what: 'running', ok: (x) => x.TaskStates?.t?.State === 'running' });
       await a.close();
       a = await startClientAgent({ dataDir });
       try {
         assert.equal(a.client!.nodeId, nodeId);
-        const again = await allocWhen(a, id, 'running again', (x) => x.TaskStates?.t?.Restarts === 1 && x.TaskStates.t.State === 'running');
+        const again = await allocWhen(a, id, { what: 'running again', ok: (x) => x.TaskStates?.t?.Restarts === 1 && x.TaskStates.t.State === 'running' });
         const restart = again.TaskStates.t.Events.find((e: { Type: string }) => e.Type === 'Restarting');
         assert.equal(restart.RestartReason, 'Client agent restarted');
         await until('second run logged', 10_000, async () => ((await call(a.url, 'GET', `/v1/client/fs/logs/${id}?task=t&plain=true`, { token: ROOT })).text === 'run\nrun\n') || undefined);
@@ -169,11 +169,11 @@ describe('scheduler client agent: drivers and restarts', () => {
       let a = await startClientAgent({ dataDir });
       await readyNode(a);
       const id = await runJob(a, job('gone', [shTask('t', 'echo run; sleep 60')]));
-      await allocWhen(a, id, 'running', (x) => x.TaskStates?.t?.State === 'running');
+      await allocWhen(a, id, { what: 'running', ok: (x) => x.TaskStates?.t?.State === 'running' });
       await a.close();
       a = await startClientAgent({ dataDir, drivers: { raw_exec: false, exec: true } });
       try {
-        const failed = await allocWhen(a, id, 'failed', (x) => x.ClientStatus === 'failed');
+        const failed = await allocWhen(a, id, { what: 'failed', ok: (x) => x.ClientStatus === 'failed' });
         assert.equal(failed.TaskStates.t.State, 'dead');
         assert.equal(failed.TaskStates.t.Failed, true);
         const last = failed.TaskStates.t.Events.at(-1);

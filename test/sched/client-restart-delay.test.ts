@@ -30,7 +30,7 @@ describe('client restart policy mode delay', () => {
       const i = events.findIndex((e) => e.Type === 'Restarting' && e.RestartReason === 'Exceeded allowed attempts, applying a delay');
       return i >= 0 && events.slice(i).some((e) => e.Type === 'Started');
     };
-    const alloc = await allocWhen(a, id, 'restarted after the delay', (x) => startedAfterDelay(x.TaskStates?.t?.Events ?? []), 20_000);
+    const alloc = await allocWhen(a, id, { what: 'restarted after the delay', ok: (x) => startedAfterDelay(x.TaskStates?.t?.Events ?? []), ms: 20_000 });
     assert.notEqual(alloc.ClientStatus, 'failed');
     // The client keeps a task's last 10 events (as the reference): find the cycle that was delayed.
     const events = alloc.TaskStates.t.Events as TaskEvent[];

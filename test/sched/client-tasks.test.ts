@@ -70,7 +70,7 @@ describe('scheduler client agent: tasks', () => {
   it('runs a task and serves its stdout: plain, framed and followed while it prints', async () => {
     await readyNode(a);
     const id = await runJob(a, job('printer', [shTask('web', 'i=0; while true; do echo "line $i"; i=$((i+1)); sleep 0.1; done')]));
-    const running = await allocWhen(a, id, 'running', (x) => x.ClientStatus === 'running');
+    const running = await allocWhen(a, id, { what: 'running', ok: (x) => x.ClientStatus === 'running' });
     assert.equal(running.TaskStates.web.State, 'running');
     assert.deepEqual(eventTypes(running, 'web'), ['Received', 'Task Setup', 'Started']);
 
@@ -118,13 +118,13 @@ describe('scheduler client agent: tasks', () => {
     assert.equal((await call(a.url, 'GET', `/v1/client/fs/logs/${id}?task=web`, { token: denied.secret })).status, 403);
 
     await stopJob(a, 'printer');
-    await allocWhen(a, id, 'complete after stop', (x) => x.ClientStatus === 'complete');
+    await allocWhen(a, id, { what: 'complete after stop', ok: (x) => x.ClientStatus === 'complete' });
   });
 
   it('completes a batch task that exits 0', async () => {
     await readyNode(a);
     const id = await runJob(a, job('once', [shTask('t', 'echo "hi from $CAIRN_TASK_NAME in $CAIRN_ALLOC_ID"; exit 0')], { type: 'batch' }));
-    const done = await allocWhen(a, id, 'complete', (x) => x.ClientStatus === 'complete');
+    const done = await allocWhen(a, id, { what: 'complete', ok: (x) => x.ClientStatus === 'complete' });
     assert.equal(done.ClientDescription, 'All tasks have completed');
     assert.equal(done.TaskStates.t.State, 'dead');
     assert.equal(done.TaskStates.t.Failed, false);
@@ -146,11 +146,11 @@ describe('scheduler client agent: tasks', () => {
         return rec && !pids.has(rec.pid) ? (rec.pid as number) : undefined;
       });
       pids.add(pid);
-      await allocWhen(a, id, `running ${kill}`, (x) => x.TaskStates?.t?.State === 'running');
+      await allocWhen(a, id, { what: `running ${kill}`, ok: (x) => x.TaskStates?.t?.State === 'running' });
       process.kill(pid, 'SIGKILL');
-      if (kill < 3) await allocWhen(a, id, `restart ${kill}`, (x) => x.TaskStates?.t?.Restarts === kill);
+      if (kill < 3) await allocWhen(a, id, { what: `restart ${kill}`, ok: (x) => x.TaskStates?.t?.Restarts === kill });
     }
-    const failed = await allocWhen(a, id, 'failed', (x) => x.ClientStatus === 'failed');
+    const failed = await allocWhen(a, id, { what: 'failed', ok: (x) => x.ClientStatus === 'failed' });
     const t = failed.TaskStates.t;
     assert.equal(t.State, 'dead');
     assert.equal(t.Failed, true);
@@ -182,7 +182,7 @@ describe('scheduler client agent: tasks', () => {
     const id = await runJob(a, job('stubborn', [shTask('t', script, { KillSignal: 'SIGTERM', KillTimeout: 1e9 })]));
     await until('ready printed', 10_000, async () => (await call(a.url, 'GET', `/v1/client/fs/logs/${id}?task=t&plain=true`, { token: ROOT })).text.includes('ready') || undefined);
     await stopJob(a, 'stubborn');
-    const done = await allocWhen(a, id, 'stopped', (x) => x.TaskStates?.t?.State === 'dead');
+    const done = await allocWhen(a, id, { what: 'stopped', ok: (x) => x.TaskStates?.t?.State === 'dead' });
     assert.deepEqual([done.DesiredStatus, done.ClientStatus], ['stop', 'complete']);
     assert.deepEqual(eventTypes(done, 't').slice(-3), ['Killing', 'Terminated', 'Killed']);
     const [killing, terminated] = done.TaskStates.t.Events.slice(-3);

@@ -150,8 +150,8 @@ export function volumeBody(id: string, plugin: string, over: Record<string, unkn
   };
 }
 
-/** Creates volume `id` through `PUT /v1/volume/csi/:id/create` and asserts 200. */
-export async function createVolume(f: CsiFixture, id: string, plugin: string, over: Record<string, unknown> = {}, query = ''): Promise<Reply> {
+/** Creates volume `id` of `plugin` through `PUT /v1/volume/csi/:id/create` (`over` merged into the body, `query` appended) and asserts 200. */
+export async function createVolume(f: CsiFixture, id: string, plugin: string, { over = {}, query = '' }: { over?: Record<string, unknown>; query?: string } = {}): Promise<Reply> {
   const r = await f.req('PUT', `/v1/volume/csi/${id}/create${query}`, { body: volumeBody(id, plugin, over) });
   assert.equal(r.status, 200, r.text);
   return r;
@@ -195,10 +195,10 @@ export async function placeWith(
     Object.entries(volumes).map(([name, v]) => [name, { Name: name, Type: 'csi', Source: name, ReadOnly: false, AccessMode: 'single-node-writer', AttachmentMode: 'file-system', MountOptions: null, PerAlloc: false, ...v }]),
   );
   const count = o.count ?? 1;
-  const tg = group('group', count, 10, 10, {
+  const tg = group('group', count, { cpu: 10, memory: 10, over: {
     Volumes: requests as never,
     ReschedulePolicy: { Attempts: 0, Interval: 0, Delay: 0, DelayFunction: 'constant', MaxDelay: 0, Unlimited: false },
-  });
+  } });
   const evaluation = await settled(f.agent, await putJob(f.agent, job(jobId, [tg], { Type: o.type ?? 'batch' })));
   const index = (a: AllocView) => Number(/\[(\d+)\]$/.exec(a.Name)?.[1] ?? 0);
   const allocs = (await allocsOf(f.url, jobId)).sort((a, b) => index(a) - index(b));

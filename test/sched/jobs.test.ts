@@ -296,7 +296,7 @@ describe('scheduler jobs API: status and summary from placed allocations', () =>
   it('status and summary follow the placed allocations and the client\'s reports: pending, running, dead after a stop', async () => {
     // No node yet: the register's evaluation cannot place, a blocked one waits, the job is pending with 3 queued.
     const noReschedule = { Attempts: 0, Interval: 0, Delay: 30 * S, DelayFunction: 'exponential', MaxDelay: 3600 * S, Unlimited: false };
-    const first = await settled(a, await putJob(a, job('svc', [group('app', 3, 100, 300, { ReschedulePolicy: noReschedule })])));
+    const first = await settled(a, await putJob(a, job('svc', [group('app', 3, { cpu: 100, memory: 300, over: { ReschedulePolicy: noReschedule } })])));
     assert.equal(first.Status, 'complete');
     assert.equal((await req('GET', '/v1/job/svc')).json.Status, 'pending', 'a blocked evaluation is not finished');
     const queued = (await req('GET', '/v1/job/svc/summary')).json;

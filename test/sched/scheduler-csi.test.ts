@@ -35,7 +35,7 @@ describe('scheduler: CSI volumes', () => {
   after(() => f.stop());
 
   it('places on the node with the plugin, claims the volume, blocks a second writer and places it once the claim is released', async () => {
-    const first = job('writer', [group('g', 1, 100, 100, { Volumes: volume as never })]);
+    const first = job('writer', [group('g', 1, { cpu: 100, memory: 100, over: { Volumes: volume as never } })]);
     const e1 = await settled(f.agent, await putJob(f.agent, first));
     assert.equal(e1.FailedTGAllocs, null, JSON.stringify(e1.FailedTGAllocs));
     const [a1] = await allocsOf(f.url, 'writer');
@@ -43,7 +43,7 @@ describe('scheduler: CSI volumes', () => {
     const vol = (await f.req('GET', '/v1/volume/csi/data')).json;
     assert.deepEqual(Object.keys(vol.WriteAllocs), [a1!.ID]);
 
-    const e2 = await settled(f.agent, await putJob(f.agent, job('second', [group('g', 1, 100, 100, { Volumes: volume as never })])));
+    const e2 = await settled(f.agent, await putJob(f.agent, job('second', [group('g', 1, { cpu: 100, memory: 100, over: { Volumes: volume as never } })])));
     const failed = e2.FailedTGAllocs?.g;
     assert.ok(failed, 'the second writer cannot claim');
     assert.equal(failed.NodesFiltered, 2);

@@ -31,7 +31,7 @@ describe('scheduler: placement', () => {
     const small = await simNode(a.url, 'small', { cpu: 1000, memory: 1024 });
     const big = await simNode(a.url, 'big', { cpu: 4000, memory: 8192 });
     const stream = await Stream.open(a.url, `index=${a.state.index + 1}&topic=Allocation&topic=Evaluation`);
-    const evalId = await putJob(a, job('web', [group('g', 3, 200, 256)]));
+    const evalId = await putJob(a, job('web', [group('g', 3, { cpu: 200, memory: 256 })]));
     const done = await settled(a, evalId);
     assert.equal(done.Status, 'complete');
     assert.equal(done.FailedTGAllocs, null);
@@ -63,7 +63,7 @@ describe('scheduler: placement', () => {
   it('a job that does not fit completes with FailedTGAllocs and a blocked evaluation, placed once a node registers', async () => {
     const a = await agent();
     await simNode(a.url, 'tiny', { cpu: 500, memory: 512 });
-    const evalId = await putJob(a, job('big', [group('g', 1, 2000, 1024)]));
+    const evalId = await putJob(a, job('big', [group('g', 1, { cpu: 2000, memory: 1024 })]));
     const done = await settled(a, evalId);
     assert.equal(done.Status, 'complete');
     const failed = done.FailedTGAllocs?.g;
@@ -92,7 +92,7 @@ describe('scheduler: placement', () => {
   it('20 concurrent job registrations never over-commit a node', async () => {
     const a = await agent({ schedulerWorkers: 8 });
     const nodes = await Promise.all(['n1', 'n2', 'n3'].map((n) => simNode(a.url, n, { cpu: 1000, memory: 1024 })));
-    const evals = await Promise.all(Array.from({ length: 20 }, (_, i) => putJob(a, job(`j${i}`, [group('g', 2, 300, 200)]))));
+    const evals = await Promise.all(Array.from({ length: 20 }, (_, i) => putJob(a, job(`j${i}`, [group('g', 2, { cpu: 300, memory: 200 })]))));
     const done = await Promise.all(evals.map((id) => settled(a, id)));
     assert.ok(done.every((e) => e.Status === 'complete'));
     const cpu = new Map<string, number>();
@@ -119,11 +119,11 @@ describe('scheduler: placement', () => {
     const a = await agent();
     await simNode(a.url, 'r1', { over: { Meta: { rack: 'r1' } } });
     const r2 = await simNode(a.url, 'r2', { over: { Meta: { rack: 'r2' }, Attributes: { 'kernel.name': 'linux', 'driver.raw_exec': '1', 'os.version': '24.04' } } });
-    const ok = await settled(a, await putJob(a, job('pinned', [group('g', 2, 100, 100, { Constraints: [{ LTarget: '${meta.rack}', RTarget: 'r2', Operand: '=' }] })])));
+    const ok = await settled(a, await putJob(a, job('pinned', [group('g', 2, { cpu: 100, memory: 100, over: { Constraints: [{ LTarget: '${meta.rack}', RTarget: 'r2', Operand: '=' }] } })])));
     assert.equal(ok.FailedTGAllocs, null);
     const pinned = await allocsOf(a.url, 'pinned');
     assert.deepEqual(pinned.map((x) => x.NodeID), [r2, r2]);
-    const versioned = await settled(a, await putJob(a, job('versioned', [group('g', 1, 100, 100)], { Constraints: [{ LTarget: '${attr.os.version}', RTarget: '>= 22.4', Operand: 'version' }] })));
+    const versioned = await settled(a, await putJob(a, job('versioned', [group('g', 1, { cpu: 100, memory: 100 })], { Constraints: [{ LTarget: '${attr.os.version}', RTarget: '>= 22.4', Operand: 'version' }] })));
     assert.equal(versioned.FailedTGAllocs, null);
     assert.equal((await allocsOf(a.url, 'versioned'))[0]!.NodeID, r2);
 
@@ -134,7 +134,7 @@ describe('scheduler: placement', () => {
     const docker = group('g', 1);
     const noDriver = await settled(a, await putJob(a, job('docker', [{ ...docker, Tasks: [{ ...docker.Tasks[0]!, Driver: 'docker' }] }])));
     assert.deepEqual(noDriver.FailedTGAllocs?.g?.ConstraintFiltered, { 'missing drivers': 2 });
-    const distinct = await settled(a, await putJob(a, job('spread', [group('g', 3, 100, 100, { Constraints: [{ LTarget: '', RTarget: '', Operand: 'distinct_hosts' }] })])));
+    const distinct = await settled(a, await putJob(a, job('spread', [group('g', 3, { cpu: 100, memory: 100, over: { Constraints: [{ LTarget: '', RTarget: '', Operand: 'distinct_hosts' }] } })])));
     assert.equal((await allocsOf(a.url, 'spread')).length, 2, 'one per host');
     assert.deepEqual(distinct.QueuedAllocations, { g: 1 });
   });
@@ -144,7 +144,7 @@ describe('scheduler: placement', () => {
     const n1 = await simNode(a.url, 's1');
     const n2 = await simNode(a.url, 's2');
     await simNode(a.url, 'old', { over: { Attributes: { 'kernel.name': 'linux' }, Drivers: null } });
-    const done = await settled(a, await putJob(a, job('agent', [group('g', 1, 100, 100)], { Type: 'system' })));
+    const done = await settled(a, await putJob(a, job('agent', [group('g', 1, { cpu: 100, memory: 100 })], { Type: 'system' })));
     assert.equal(done.Status, 'complete');
     let allocs = await allocsOf(a.url, 'agent');
     assert.deepEqual(allocs.map((x) => x.NodeID).sort(), [n1, n2].sort(), 'not on the node without raw_exec');
@@ -194,7 +194,7 @@ describe('scheduler: rescheduling', () => {
     const node = await simNode(a.url, 'n');
     // 5 s: the reference's smallest reschedule delay.
     const policy = { Attempts: 1, Interval: 3600e9, Delay: 5e9, DelayFunction: 'constant', MaxDelay: 0, Unlimited: false };
-    const j = job('flaky', [group('g', 1, 100, 100, { ReschedulePolicy: policy })]);
+    const j = job('flaky', [group('g', 1, { cpu: 100, memory: 100, over: { ReschedulePolicy: policy } })]);
     await settled(a, await putJob(a, j));
     const [first] = await allocsOf(a.url, 'flaky');
     /** What the client agent does when an allocation fails: report it; the report writes an `alloc-failure` evaluation, which the scheduler settles. */
@@ -253,7 +253,7 @@ describe('scheduler: failure reports and the reschedule policy', () => {
     await simNode(a.url, 'n');
     const policy = (o: Record<string, unknown>) => ({ Attempts: 0, Interval: 3600e9, Delay: 5e9, DelayFunction: 'constant', MaxDelay: 0, Unlimited: false, ...o });
     const failOnce = async (id: string, p: Record<string, unknown>) => {
-      await settled(a, await putJob(a, job(id, [group('g', 1, 100, 100, { ReschedulePolicy: policy(p) })])));
+      await settled(a, await putJob(a, job(id, [group('g', 1, { cpu: 100, memory: 100, over: { ReschedulePolicy: policy(p) } })])));
       const [x] = await allocsOf(a.url, id);
       const r = await call(a.url, 'POST', `/v1/allocation/${x!.ID}/client-status`, { token: ROOT, body: { ClientStatus: 'failed' } });
       assert.equal(r.status, 200, r.text);
@@ -345,8 +345,8 @@ describe('scheduler: routes', () => {
     assert.equal(a.state.count(T.evals), 0);
     assert.deepEqual(await allocsOf(a.url, 'web'), []);
 
-    await settled(a, await putJob(a, job('web', [group('g', 2, 400, 256)])));
-    const scaled = await call(a.url, 'PUT', '/v1/job/web/plan', { token: ROOT, body: { Job: job('web', [group('g', 1, 400, 256)]) } });
+    await settled(a, await putJob(a, job('web', [group('g', 2, { cpu: 400, memory: 256 })])));
+    const scaled = await call(a.url, 'PUT', '/v1/job/web/plan', { token: ROOT, body: { Job: job('web', [group('g', 1, { cpu: 400, memory: 256 })]) } });
     assert.equal(scaled.status, 200, scaled.text);
     assert.deepEqual(scaled.json.Annotations.DesiredTGUpdates.g, { Ignore: 0, Place: 0, Migrate: 0, Stop: 1, InPlaceUpdate: 1, DestructiveUpdate: 0, Canary: 0, Preemptions: 0 });
     assert.equal(scaled.json.Diff, null);
@@ -374,7 +374,7 @@ describe('scheduler: routes', () => {
     const a = await agent();
     await simNode(a.url, 'a', { cpu: 1000, memory: 4096 });
     await simNode(a.url, 'b', { cpu: 500, memory: 4096 });
-    const r = await call(a.url, 'POST', '/v1/job/three/plan', { token: ROOT, body: { Job: job('three', [group('g', 3, 600, 100)]) } });
+    const r = await call(a.url, 'POST', '/v1/job/three/plan', { token: ROOT, body: { Job: job('three', [group('g', 3, { cpu: 600, memory: 100 })]) } });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.Annotations.DesiredTGUpdates.g.Place, 3);
     const failed = r.json.FailedTGAllocs.g;

@@ -130,7 +130,7 @@ describe('scheduler CSI volume claims', () => {
   });
 
   it('keeps each access mode\'s limits', async () => {
-    await createVolume(f, 'shared', 'hostpath', caps('multi-node-reader-only', 'multi-node-single-writer'));
+    await createVolume(f, 'shared', 'hostpath', { over: caps('multi-node-reader-only', 'multi-node-single-writer') });
     const r1 = await allocWith(f, { v: { Source: 'shared', ReadOnly: true, AccessMode: 'multi-node-reader-only' } });
     const r2 = await allocWith(f, { v: { Source: 'shared', ReadOnly: true, AccessMode: 'multi-node-reader-only' } });
     assert.equal((await stub('shared')).CurrentReaders, 2);
@@ -143,7 +143,7 @@ describe('scheduler CSI volume claims', () => {
     assert.deepEqual([(await stub('shared')).CurrentReaders, (await stub('shared')).CurrentWriters], [1, 1]);
     assert.deepEqual(await claims('shared'), [[w1.ID], [rd.ID]]);
 
-    await createVolume(f, 'solo', 'hostpath', caps('single-node-reader-only'));
+    await createVolume(f, 'solo', 'hostpath', { over: caps('single-node-reader-only') });
     const s1 = await allocWith(f, { v: { Source: 'solo', ReadOnly: true, AccessMode: 'single-node-reader-only' } });
     assert.deepEqual(await refusedWith(f, { v: { Source: 'solo', ReadOnly: true, AccessMode: 'single-node-reader-only' } }), ['volume "solo": volume max claims reached']);
 
@@ -182,7 +182,7 @@ describe('scheduler CSI volume claims', () => {
     assert.deepEqual([detach.status, detach.text], [400, 'plugin "nopub" does not support PUBLISH_UNPUBLISH_VOLUME']);
     await report(f, a.ID, 'complete');
 
-    const ext = (await createVolume(f, 'ro', 'noro', caps('multi-node-reader-only'))).json.Volumes[0].ExternalID;
+    const ext = (await createVolume(f, 'ro', 'noro', { over: caps('multi-node-reader-only') })).json.Volumes[0].ExternalID;
     const before = await allocCount();
     const r = await placeWith(f, { v: { Source: 'ro', ReadOnly: true, AccessMode: 'multi-node-reader-only' } });
     // Feasible on the node, so placed; the publish in the plan's write fails, so nothing is written and the evaluation blocks.

@@ -21,7 +21,7 @@ describe('CSI requests forwarded to another region', () => {
   });
 
   it('passes X-Sched-CSI-Secrets on to the region of ?region= (volume delete, snapshot list)', async () => {
-    await createVolume(f, 'fwd', 'hostpath', { Secrets: { stored: 'kept' } });
+    await createVolume(f, 'fwd', 'hostpath', { over: { Secrets: { stored: 'kept' } } });
     const headers = { 'X-Sched-CSI-Secrets': 'token=from-header' };
     const list = await call(eu.url, 'GET', '/v1/volumes/snapshot?plugin_id=hostpath&per_page=10&region=global', { token: ROOT, headers });
     assert.equal(list.status, 200, list.text);

@@ -14,9 +14,9 @@ describe('scheduler CSI volume list filter and namespace ACL', () => {
   before(async () => {
     f = await startCsi([{ id: 'hostpath' }]);
     assert.equal((await f.req('PUT', '/v1/namespace/hidden', { body: { Name: 'hidden' } })).status, 200);
-    await createVolume(f, 'seen', 'hostpath', { MountOptions: { FsType: 'ext4' } });
+    await createVolume(f, 'seen', 'hostpath', { over: { MountOptions: { FsType: 'ext4' } } });
     // No mount options: `MountOptions.FsType` cannot be evaluated on this one.
-    await createVolume(f, 'unseen', 'hostpath', {}, '?namespace=hidden');
+    await createVolume(f, 'unseen', 'hostpath', { over: {}, query: '?namespace=hidden' });
     lister = (await clientToken(f.url, 'list-default', 'namespace "default" { capabilities = ["csi-list-volume"] }')).secret;
   });
   after(() => f.stop());

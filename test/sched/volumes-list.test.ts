@@ -26,7 +26,7 @@ describe('scheduler CSI volume list', () => {
   before(async () => {
     f = await startCsi([{ id: 'hostpath' }, { id: 'ab12', capabilities: ['CREATE_DELETE_VOLUME'] }]);
     assert.equal((await f.req('PUT', '/v1/namespace/prod', { body: { Name: 'prod' } })).status, 200);
-    for (let i = 0; i < 5; i++) await createVolume(f, pad(i), 'hostpath', { Parameters: { tier: i < 2 ? 'gold' : 'silver' } });
+    for (let i = 0; i < 5; i++) await createVolume(f, pad(i), 'hostpath', { over: { Parameters: { tier: i < 2 ? 'gold' : 'silver' } } });
     await insert(pad(0), Array.from({ length: 1045 }, (_, i) => pad(i + 5)));
   });
   after(async () => {

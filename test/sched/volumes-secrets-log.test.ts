@@ -28,7 +28,7 @@ describe('CSI secrets and the log', () => {
 
   it('logs no secret value, on success and on failure', async () => {
     const replies: string[] = [];
-    replies.push((await createVolume(f, 'logged', 'hostpath', { Secrets: { password: SECRETS[0] } })).text);
+    replies.push((await createVolume(f, 'logged', 'hostpath', { over: { Secrets: { password: SECRETS[0] } } })).text);
     replies.push((await f.req('GET', '/v1/volume/csi/logged')).text);
     replies.push((await f.req('GET', '/v1/volumes?type=csi')).text);
     replies.push((await f.req('POST', '/v1/volumes/snapshot', { body: { Snapshots: [{ SourceVolumeID: 'logged', Name: 'snap', Secrets: { key: SECRETS[2] } }] } })).text);

@@ -15,7 +15,7 @@ describe('scheduler CSI external volumes and snapshots', () => {
 
   before(async () => {
     f = await startCsi([{ id: 'hostpath' }, { id: 'bare', capabilities: ['CREATE_DELETE_VOLUME'] }]);
-    for (const id of ['ext-a', 'ext-b', 'ext-c']) await createVolume(f, id, 'hostpath', { Secrets: { stored: 'sv', shared: 'stored' } });
+    for (const id of ['ext-a', 'ext-b', 'ext-c']) await createVolume(f, id, 'hostpath', { over: { Secrets: { stored: 'sv', shared: 'stored' } } });
   });
   after(async () => {
     await f?.stop();
@@ -70,7 +70,7 @@ describe('scheduler CSI external volumes and snapshots', () => {
     assert.deepEqual(Object.keys(list.json.Snapshots[0]), ['ID', 'ExternalSourceVolumeID', 'SizeBytes', 'CreateTime', 'IsReady', 'PluginID', 'Parameters']);
     assert.deepEqual(f.sent.at(-1), { method: 'listSnapshots', secrets: { token: 'abc', x: 'y=z' } }, 'pairs split on the first =, pieces without = ignored');
 
-    const restored = await createVolume(f, 'restored', 'hostpath', { SnapshotID: s.ID });
+    const restored = await createVolume(f, 'restored', 'hostpath', { over: { SnapshotID: s.ID } });
     assert.equal(restored.json.Volumes[0].SnapshotID, s.ID);
 
     const del = await f.req('DELETE', `/v1/volumes/snapshot?plugin_id=hostpath&snapshot_id=${encodeURIComponent(s.ID)}`, { headers: { 'X-Sched-CSI-Secrets': 'k=v' } });

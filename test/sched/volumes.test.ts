@@ -25,11 +25,11 @@ describe('scheduler CSI volumes', () => {
   });
 
   it('creates a volume in the plugin and registers it', async () => {
-    const r = await createVolume(f, 'web-data', 'hostpath', {
+    const r = await createVolume(f, 'web-data', 'hostpath', { over: {
       Secrets: { password: 'hunter2' },
       Parameters: { tier: 'gold' },
       MountOptions: { FsType: 'ext4', MountFlags: ['noatime'] },
-    });
+    } });
     assert.deepEqual([r.json.Warnings, r.json.Index], ['', Number(r.headers.get('x-sched-index'))]);
     const v = r.json.Volumes[0];
     assert.equal(v.ID, 'web-data');
@@ -59,7 +59,7 @@ describe('scheduler CSI volumes', () => {
     const stored = f.agent.state.get<{ Secrets: Record<string, string> }>(T.csiVolumes, 'default.web-data')!;
     assert.deepEqual(stored.Secrets, { password: 'hunter2' }, 'reads never erase the stored secrets');
 
-    const again = await createVolume(f, 'web-data', 'hostpath', { Secrets: { password: 'hunter2' } });
+    const again = await createVolume(f, 'web-data', 'hostpath', { over: { Secrets: { password: 'hunter2' } } });
     assert.equal(again.json.Volumes[0].ExternalID, v.ExternalID, 'a repeat reconciles, it makes no second volume');
     assert.equal(again.json.Volumes[0].CreateIndex, v.CreateIndex);
   });
@@ -228,7 +228,7 @@ describe('scheduler CSI volumes', () => {
   it('sends CSIVolume events without secrets', async () => {
     const stream = await Stream.open(f.url, `topic=CSIVolume&namespace=*&index=${f.agent.state.index + 1}`);
     try {
-      await createVolume(f, 'evented', 'hostpath', { Secrets: { token: 's3cr3t-value' }, MountOptions: { FsType: 'xfs', MountFlags: ['secret-flag'] } });
+      await createVolume(f, 'evented', 'hostpath', { over: { Secrets: { token: 's3cr3t-value' }, MountOptions: { FsType: 'xfs', MountFlags: ['secret-flag'] } } });
       await f.req('DELETE', '/v1/volume/csi/evented');
       const events = await stream.events(2);
       assert.deepEqual(events.map((e) => [e.Topic, e.Type, e.Key, e.Namespace]), [

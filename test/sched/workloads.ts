@@ -37,8 +37,8 @@ export async function simNode(url: string, name: string, o: { cpu?: number; memo
   return id;
 }
 
-/** A task group `name` of `count` allocations, one `raw_exec` task asking `cpu` MHz and `memory` MiB. */
-export function group(name: string, count: number, cpu = 100, memory = 300, over: Partial<TaskGroup> = {}): TaskGroup {
+/** A task group `name` of `count` allocations, one `raw_exec` task asking `cpu` MHz (default 100) and `memory` MiB (default 300); `over` merges into the group. */
+export function group(name: string, count: number, { cpu = 100, memory = 300, over = {} }: { cpu?: number; memory?: number; over?: Partial<TaskGroup> } = {}): TaskGroup {
   return {
     Name: name,
     Count: count,

@@ -36,7 +36,7 @@ describe('cert login through an HA standby', () => {
   let root = '';
   let unsealKey = '';
 
-  const api = async (url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+  const api = async (url: string, method: string, path: string, { body, headers = {} }: { body?: unknown; headers?: Record<string, string> } = {}) => {
     const res = await undiciFetch(url + path, { method, headers: { 'X-Secrets-Token': root, ...headers }, body: body === undefined ? undefined : JSON.stringify(body), dispatcher: trust });
     const text = await res.text();
     return { status: res.status, text, json: (text ? JSON.parse(text) : undefined) as JsonReply };
@@ -53,9 +53,9 @@ describe('cert login through an HA standby', () => {
   before(async () => {
     ca = pki.selfSigned('ca', '/CN=Cairn HA Test CA');
     const otherCa = pki.selfSigned('other-ca', '/CN=Another CA');
-    const server = pki.issue('server', ca, '/CN=127.0.0.1', ['subjectAltName=IP:127.0.0.1', 'extendedKeyUsage=serverAuth']);
-    web = pki.issue('web', ca, '/CN=web.example.com', CLIENT_EXT);
-    stranger = pki.issue('stranger', otherCa, '/CN=web.example.com', CLIENT_EXT);
+    const server = pki.issue('server', ca, { subject: '/CN=127.0.0.1', ext: ['subjectAltName=IP:127.0.0.1', 'extendedKeyUsage=serverAuth'] });
+    web = pki.issue('web', ca, { subject: '/CN=web.example.com', ext: CLIENT_EXT });
+    stranger = pki.issue('stranger', otherCa, { subject: '/CN=web.example.com', ext: CLIENT_EXT });
     trust = new Agent({ connect: { ca: ca.cert } });
     pgServer = await startPgTestServer();
     const config = join(pki.dir, 'ha.hcl');
@@ -78,17 +78,17 @@ listener "tcp" {
     const env = { [URL_VAR]: pgServer.url, CAIRN_SECRETS_HA_RETRY_MS: '200', NODE_EXTRA_CA_CERTS: ca.certFile };
     active = await startServer(config, env);
     servers.push(active);
-    const init = await api(active.url, 'PUT', '/v1/sys/init', { secret_shares: 1, secret_threshold: 1 });
+    const init = await api(active.url, 'PUT', '/v1/sys/init', { body: { secret_shares: 1, secret_threshold: 1 } });
     assert.equal(init.status, 200, init.text);
     root = init.json.root_token;
     unsealKey = init.json.keys[0];
-    assert.equal((await api(active.url, 'PUT', '/v1/sys/unseal', { key: unsealKey })).status, 200);
+    assert.equal((await api(active.url, 'PUT', '/v1/sys/unseal', { body: { key: unsealKey } })).status, 200);
     await until('the first server active', 5000, async () => ((await api(active.url, 'GET', '/v1/sys/health')).status === 200 ? true : undefined));
-    assert.equal((await api(active.url, 'POST', '/v1/sys/auth/cert', { type: 'cert' })).status, 204);
-    assert.equal((await api(active.url, 'POST', '/v1/auth/cert/certs/web', { certificate: ca.cert, token_policies: 'web-read' })).status, 204);
+    assert.equal((await api(active.url, 'POST', '/v1/sys/auth/cert', { body: { type: 'cert' } })).status, 204);
+    assert.equal((await api(active.url, 'POST', '/v1/auth/cert/certs/web', { body: { certificate: ca.cert, token_policies: 'web-read' } })).status, 204);
     standby = await startServer(config, env);
     servers.push(standby);
-    assert.equal((await api(standby.url, 'PUT', '/v1/sys/unseal', { key: unsealKey })).status, 200);
+    assert.equal((await api(standby.url, 'PUT', '/v1/sys/unseal', { body: { key: unsealKey } })).status, 200);
     await until('the second server a standby', 5000, async () => ([429, 473].includes((await api(standby.url, 'GET', '/v1/sys/health')).status) ? true : undefined));
   });
 
@@ -110,7 +110,7 @@ listener "tcp" {
     const res = await login(standby.url, web);
     assert.deepEqual(res.auth?.policies, ['default', 'web-read']);
     assert.equal(res.auth?.metadata?.common_name, 'web.example.com');
-    const self = await api(active.url, 'GET', '/v1/auth/token/lookup-self', undefined, { 'X-Secrets-Token': res.auth!.client_token });
+    const self = await api(active.url, 'GET', '/v1/auth/token/lookup-self', { headers: { 'X-Secrets-Token': res.auth!.client_token } });
     assert.equal(self.status, 200, self.text);
     assert.equal(self.json.data.meta.cert_name, 'web');
 
@@ -121,11 +121,11 @@ listener "tcp" {
 
   it('a client cannot claim a chain itself: an unsigned forwarded-for header sent straight to the active is ignored', async () => {
     const chain = Buffer.from(web.cert.replace(/-----[^-]+-----|\s/g, ''), 'base64').toString('base64url');
-    const forged = await api(active.url, 'POST', '/v1/auth/cert/login', { name: 'web' }, {
+    const forged = await api(active.url, 'POST', '/v1/auth/cert/login', { body: { name: 'web' }, headers: {
       'X-Secrets-Token': '',
       'X-Cairn-Forwarded': '1',
       'X-Cairn-Forwarded-For': `127.0.0.1 ${Date.now()} AAAA ${chain}`,
-    });
+    } });
     assert.deepEqual([forged.status, forged.json.errors], [400, ['client certificate must be supplied']]);
   });
 });

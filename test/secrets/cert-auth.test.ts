@@ -83,17 +83,17 @@ before(async () => {
   pki = new Pki();
   ca = pki.selfSigned('ca', '/CN=Cairn Test CA');
   otherCa = pki.selfSigned('other-ca', '/CN=Another CA');
-  server = pki.issue('server', ca, '/CN=127.0.0.1', ['subjectAltName=IP:127.0.0.1', 'extendedKeyUsage=serverAuth']);
-  web = pki.issue('web', ca, '/CN=web.example.com/OU=payments', [
+  server = pki.issue('server', ca, { subject: '/CN=127.0.0.1', ext: ['subjectAltName=IP:127.0.0.1', 'extendedKeyUsage=serverAuth'] });
+  web = pki.issue('web', ca, { subject: '/CN=web.example.com/OU=payments', ext: [
     ...CLIENT_EXT,
     'subjectAltName=DNS:web.example.com,email:ops@example.com,URI:spiffe://example.com/web',
     '1.3.6.1.4.1.99999.1=ASN1:UTF8String:env-prod',
-  ]);
-  db = pki.issue('db', ca, '/CN=db.example.com', CLIENT_EXT);
-  expired = pki.issue('expired', ca, '/CN=web.example.com', CLIENT_EXT, -1);
-  stranger = pki.issue('stranger', otherCa, '/CN=web.example.com', CLIENT_EXT);
+  ] });
+  db = pki.issue('db', ca, { subject: '/CN=db.example.com', ext: CLIENT_EXT });
+  expired = pki.issue('expired', ca, { subject: '/CN=web.example.com', ext: CLIENT_EXT, days: -1 });
+  stranger = pki.issue('stranger', otherCa, { subject: '/CN=web.example.com', ext: CLIENT_EXT });
   pinned = pki.selfSigned('pinned', '/CN=robot', { leaf: true });
-  serverOnly = pki.issue('server-only', ca, '/CN=web.example.com', ['basicConstraints=critical,CA:FALSE', 'extendedKeyUsage=serverAuth']);
+  serverOnly = pki.issue('server-only', ca, { subject: '/CN=web.example.com', ext: ['basicConstraints=critical,CA:FALSE', 'extendedKeyUsage=serverAuth'] });
   trustCa = new Agent({ connect: { ca: ca.cert } });
   s = await startTestServer({ listener: { tls: { certFile: server.certFile, keyFile: server.keyFile, clientCerts: { mode: 'request' } } } });
   await write('/v1/sys/auth/cert', { type: 'cert' });
@@ -187,11 +187,11 @@ describe('cert auth', () => {
   });
 
   it('unusual extensions are matched as strings or not at all; a malformed subjectAltName is a 400, never a 500', async () => {
-    const odd = pki.issue('odd', ca, '/CN=odd.example.com', [
+    const odd = pki.issue('odd', ca, { subject: '/CN=odd.example.com', ext: [
       ...CLIENT_EXT,
       '1.3.6.1.4.1.99999.3=ASN1:BMPString:wide',
       '1.3.6.1.4.1.99999.4=DER:3006020101020102',
-    ]);
+    ] });
     await write('/v1/auth/cert/certs/odd', { certificate: ca.cert, required_extensions: '1.3.6.1.4.1.99999.3:wide' });
     assert.equal((await login(odd, 'odd')).metadata.common_name, 'odd.example.com');
     // A SEQUENCE is not a string: present with the value '', as the reference's asn1.Unmarshal leaves it.
@@ -199,7 +199,7 @@ describe('cert auth', () => {
     assert.equal((await login(odd, 'odd')).metadata.cert_name, 'odd');
     await write('/v1/auth/cert/certs/odd', { required_extensions: '1.3.6.1.4.1.99999.4:0*' });
     assert.deepEqual(await loginError(odd, 'odd'), { status: 400, error: 'no chain matching all constraints could be found for this login certificate' });
-    const badSan = pki.issue('bad-san', ca, '/CN=odd.example.com', [...CLIENT_EXT, 'subjectAltName=DER:3005820378']);
+    const badSan = pki.issue('bad-san', ca, { subject: '/CN=odd.example.com', ext: [...CLIENT_EXT, 'subjectAltName=DER:3005820378'] });
     await write('/v1/auth/cert/certs/odd', { required_extensions: '' });
     // OpenSSL marks it invalid, so it chains to nothing (the reference's TLS stack refuses to parse it).
     assert.deepEqual(await loginError(badSan, 'odd'), { status: 400, error: 'invalid certificate or no client certificate supplied' });
@@ -256,8 +256,8 @@ describe('renewing a cert login token', () => {
 
 describe('cert auth through intermediates and on other listeners', () => {
   it('a chain through an intermediate CA the client presents leads to a trusted root, or to the intermediate trusted itself', async () => {
-    const intermediate = pki.issue('intermediate', ca, '/CN=Cairn Intermediate', ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign,cRLSign']);
-    const leaf = pki.issue('leaf-of-intermediate', intermediate, '/CN=batch.example.com', CLIENT_EXT);
+    const intermediate = pki.issue('intermediate', ca, { subject: '/CN=Cairn Intermediate', ext: ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign,cRLSign'] });
+    const leaf = pki.issue('leaf-of-intermediate', intermediate, { subject: '/CN=batch.example.com', ext: CLIENT_EXT });
     const withChain = { ...leaf, cert: leaf.cert + intermediate.cert };
     assert.equal((await login(withChain, 'web')).metadata.common_name, 'batch.example.com', 'root trusted, intermediate presented');
     assert.deepEqual(await loginError(leaf, 'web'), { status: 400, error: 'invalid certificate or no client certificate supplied' }, 'without the intermediate there is no chain');

@@ -39,10 +39,10 @@ export class Pki {
   }
 
   /**
-   * A certificate `name` for `subject` issued by `ca`, valid for `days` from now (negative:
-   * already expired), with the extension lines `ext` (openssl x509v3 config syntax).
+   * A certificate `name` for `subject` issued by `ca`, valid for `days` from now (default 1;
+   * negative: already expired), with the extension lines `ext` (openssl x509v3 config syntax).
    */
-  issue(name: string, ca: Issued, subject: string, ext: string[], days = 1): Issued {
+  issue(name: string, ca: Issued, { subject, ext, days = 1 }: { subject: string; ext: string[]; days?: number }): Issued {
     this.openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', subject, '-keyout', `${name}.key`, '-out', `${name}.csr`]);
     writeFileSync(join(this.dir, `${name}.ext`), `${['subjectKeyIdentifier=hash', 'authorityKeyIdentifier=keyid', ...ext].join('\n')}\n`);
     this.openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', ca.certFile, '-CAkey', ca.keyFile, '-set_serial', String(1000 + this.serial++), '-days', String(days), '-extfile', `${name}.ext`, '-out', `${name}.pem`]);

@@ -51,8 +51,7 @@ const encodeState = (cluster: string, index: number) => Buffer.from(`v1:${cluste
 
 /** A request to `url` from the local address `from` (a loopback address other than the standbys' 127.0.0.1). */
 function callFrom(
-  from: string,
-  url: string,
+  { from, url }: { from: string; url: string },
   method: string,
   path: string,
   o: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
@@ -336,32 +335,32 @@ listener "tcp" {
     const login = { role_id: roleId, secret_id: secretId };
 
     // From 127.0.0.1, the standby's own address: refused, though the standby is the one connecting to the active server.
-    const outside = await callFrom('127.0.0.1', b.url, 'POST', '/v1/auth/approle/login', { body: login });
+    const outside = await callFrom({ from: '127.0.0.1', url: b.url }, 'POST', '/v1/auth/approle/login', { body: login });
     assert.equal(outside.status, 400, outside.text);
     assert.match(outside.json.errors[0], /source address "127\.0\.0\.1" unauthorized/);
     // A client cannot claim another address: the header is signed by the standby with a key only the cluster has.
-    const forged = await callFrom('127.0.0.1', a.url, 'POST', '/v1/auth/approle/login', {
+    const forged = await callFrom({ from: '127.0.0.1', url: a.url }, 'POST', '/v1/auth/approle/login', {
       body: login,
       headers: { 'X-Cairn-Forwarded': '1', 'X-Cairn-Forwarded-For': `127.0.0.2 ${Date.now()} ${randomBytes(32).toString('base64url')}` },
     });
     assert.equal(forged.status, 400, forged.text);
-    const spoofedViaStandby = await callFrom('127.0.0.1', b.url, 'POST', '/v1/auth/approle/login', {
+    const spoofedViaStandby = await callFrom({ from: '127.0.0.1', url: b.url }, 'POST', '/v1/auth/approle/login', {
       body: login,
       headers: { 'X-Cairn-Forwarded-For': `127.0.0.2 ${Date.now()} x` },
     });
     assert.equal(spoofedViaStandby.status, 400, spoofedViaStandby.text);
 
     // From 127.0.0.2, through the standby (a login writes, so it is forwarded): allowed, and so is the token.
-    const inside = await callFrom('127.0.0.2', b.url, 'POST', '/v1/auth/approle/login', { body: login });
+    const inside = await callFrom({ from: '127.0.0.2', url: b.url }, 'POST', '/v1/auth/approle/login', { body: login });
     assert.equal(inside.status, 200, inside.text);
     const token = inside.json.auth.client_token as string;
     // renew-self writes (forwarded to the active server); lookup-self is a read the standby serves itself.
-    const renewed = await callFrom('127.0.0.2', b.url, 'POST', '/v1/auth/token/renew-self', { token, body: {} });
+    const renewed = await callFrom({ from: '127.0.0.2', url: b.url }, 'POST', '/v1/auth/token/renew-self', { token, body: {} });
     assert.equal(renewed.status, 200, renewed.text);
-    assert.equal((await callFrom('127.0.0.2', b.url, 'GET', '/v1/auth/token/lookup-self', { token })).status, 200);
+    assert.equal((await callFrom({ from: '127.0.0.2', url: b.url }, 'GET', '/v1/auth/token/lookup-self', { token })).status, 200);
     for (const method of ['POST', 'GET']) {
       const path = method === 'POST' ? '/v1/auth/token/renew-self' : '/v1/auth/token/lookup-self';
-      const r = await callFrom('127.0.0.1', b.url, method, path, { token, body: method === 'POST' ? {} : undefined });
+      const r = await callFrom({ from: '127.0.0.1', url: b.url }, method, path, { token, body: method === 'POST' ? {} : undefined });
       assert.equal(r.status, 403, `${method} ${path} from outside the token's block: ${r.text}`);
     }
   });

@@ -23,7 +23,7 @@ const SERVICES = [
 ] as const;
 
 /** Asserts `fn` throws a ConfigError whose message is `<file>:<line>: …` and matches `message`, with `key`. */
-function assertConfigError(fn: () => unknown, file: string, line: number, key: string | undefined, message: RegExp): void {
+function assertConfigError(fn: () => unknown, { file, line, key }: { file: string; line: number; key: string | undefined }, message: RegExp): void {
   assert.throws(fn, (err: unknown) => {
     assert.ok(err instanceof ConfigError, String(err));
     assert.equal(err.issues[0].line, line, err.message);
@@ -49,13 +49,13 @@ describe('ui_services in every service\'s configuration', () => {
     it(`${s.self}: errors name the file, line and key`, () => {
       // Lines: the base, then `ui`, then `ui_services {` and its keys.
       const at = baseLines + 2;
-      assertConfigError(() => s.parse(`${s.ui}\nui_services {\n  ${others[0]} = "not an address"\n}\n`), file, at + 1, others[0], new RegExp(`"${others[0]}": "not an address" is not host:port`));
-      assertConfigError(() => s.parse(`${s.ui}\nui_services {\n  ${others[0]} = "h:1"\n  ${others[1]} = "h:70000"\n}\n`), file, at + 2, others[1], /port 70000 is not from 1 to 65535/);
-      assertConfigError(() => s.parse(`${s.ui}\nui_services {\n  ${others[0]} = "https://h:1/v1/path"\n}\n`), file, at + 1, others[0], /is not host:port or an http\(s\):\/\/host:port URL/);
-      assertConfigError(() => s.parse(`${s.ui}\nui_services {\n  ${s.self} = "h:1"\n}\n`), file, at + 1, s.self, /its own section is always shown/);
-      assertConfigError(() => s.parse(`${s.ui}\nui_services {\n  vault = "h:1"\n}\n`), file, at + 1, 'vault', /unknown key "vault"/);
+      assertConfigError(() => s.parse(`${s.ui}\nui_services {\n  ${others[0]} = "not an address"\n}\n`), { file: file, line: at + 1, key: others[0] }, new RegExp(`"${others[0]}": "not an address" is not host:port`));
+      assertConfigError(() => s.parse(`${s.ui}\nui_services {\n  ${others[0]} = "h:1"\n  ${others[1]} = "h:70000"\n}\n`), { file: file, line: at + 2, key: others[1] }, /port 70000 is not from 1 to 65535/);
+      assertConfigError(() => s.parse(`${s.ui}\nui_services {\n  ${others[0]} = "https://h:1/v1/path"\n}\n`), { file: file, line: at + 1, key: others[0] }, /is not host:port or an http\(s\):\/\/host:port URL/);
+      assertConfigError(() => s.parse(`${s.ui}\nui_services {\n  ${s.self} = "h:1"\n}\n`), { file: file, line: at + 1, key: s.self }, /its own section is always shown/);
+      assertConfigError(() => s.parse(`${s.ui}\nui_services {\n  vault = "h:1"\n}\n`), { file: file, line: at + 1, key: 'vault' }, /unknown key "vault"/);
       // The UI off: the block is refused at its own line, naming the key that turns it on.
-      assertConfigError(() => s.parse(`ui_services {\n  ${others[0]} = "h:1"\n}\n`), file, baseLines + 1, undefined, /"ui_services" needs the web UI on/);
+      assertConfigError(() => s.parse(`ui_services {\n  ${others[0]} = "h:1"\n}\n`), { file: file, line: baseLines + 1, key: undefined }, /"ui_services" needs the web UI on/);
     });
   }
 
@@ -63,6 +63,6 @@ describe('ui_services in every service\'s configuration', () => {
     assert.equal(parseGatewayServerConfig(GATEWAY, 'gateway.hcl').ui, undefined);
     assert.equal(parseGatewayServerConfig(`${GATEWAY}ui { enabled = true }\n`, 'gateway.hcl').ui, true);
     const workerOnly = 'worker { name = "w" }\nui {\n  enabled = true\n}\n';
-    assertConfigError(() => parseGatewayServerConfig(workerOnly, 'gateway.hcl'), 'gateway.hcl', 3, 'enabled', /the web UI needs a "controller" block and a listener with purpose = "api"/);
+    assertConfigError(() => parseGatewayServerConfig(workerOnly, 'gateway.hcl'), { file: 'gateway.hcl', line: 3, key: 'enabled' }, /the web UI needs a "controller" block and a listener with purpose = "api"/);
   });
 });

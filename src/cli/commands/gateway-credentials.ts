@@ -192,7 +192,15 @@ function subtypeOptions(cmd: Command, c: GatewayCollection): Command {
     .option('--object <json>', 'JSON object (file://PATH or env://NAME accepted)');
 }
 
-function crud(app: App, group: Command, c: GatewayCollection, what: string, bodies: Record<string, Body>, parentFlag: 'scope-id' | 'credential-store-id'): void {
+/** One credential collection `c` (`what` in help texts), its bodies per type and the flag naming its parent. */
+interface CrudSpec {
+  readonly c: GatewayCollection;
+  readonly what: string;
+  readonly bodies: Record<string, Body>;
+  readonly parentFlag: 'scope-id' | 'credential-store-id';
+}
+
+function crud(app: App, group: Command, { c, what, bodies, parentFlag }: CrudSpec): void {
   const sub = group.command(c).description(`${what}s: create, read, update, delete, list`);
   const parentKey = parentFlag === 'scope-id' ? 'scopeId' : 'credentialStoreId';
   const parentField = parentFlag === 'scope-id' ? 'scope_id' : 'credential_store_id';
@@ -247,7 +255,7 @@ function crud(app: App, group: Command, c: GatewayCollection, what: string, bodi
 /** Adds `credential-stores`, `credential-libraries` and `credentials` to the `gateway` group of `program`. */
 export function addGatewayCredentialCommands(app: App, program: Command): void {
   const group = commandGroup(program, 'gateway', 'access gateway commands');
-  crud(app, group, 'credential-stores', 'credential store', storeBodies, 'scope-id');
-  crud(app, group, 'credential-libraries', 'credential library', libraryBodies, 'credential-store-id');
-  crud(app, group, 'credentials', 'credential', credentialBodies, 'credential-store-id');
+  crud(app, group, { c: 'credential-stores', what: 'credential store', bodies: storeBodies, parentFlag: 'scope-id' });
+  crud(app, group, { c: 'credential-libraries', what: 'credential library', bodies: libraryBodies, parentFlag: 'credential-store-id' });
+  crud(app, group, { c: 'credentials', what: 'credential', bodies: credentialBodies, parentFlag: 'credential-store-id' });
 }

@@ -114,7 +114,8 @@ function crud(app: App, group: Command, c: GatewayCollection, what: string): Com
   return sub;
 }
 
-function roleAction(app: App, roles: Command, action: string, flag: string, field: string, description: string): void {
+/** Adds role action `action` to `roles`: `--flag` values (repeatable) sent as `field`. */
+function roleAction(app: App, roles: Command, { action, flag, field, description }: { action: string; flag: string; field: string; description: string }): void {
   common(roles.command(action).description(description).option('--id <id>', 'the role id').option('--version <n>', 'its current version (default: read first)'))
     .option(`--${flag} <value>`, `${field} entry (repeatable)`, collect)
     .action(
@@ -196,7 +197,7 @@ export function addGatewayDomainCommands(app: App, program: Command): void {
   crud(app, group, 'scopes', 'scope');
   crud(app, group, 'users', 'user');
   const roles = crud(app, group, 'roles', 'role');
-  roleAction(app, roles, 'add-principals', 'principal', 'principal_ids', 'add principals (users, groups, u_anon, u_auth) to a role');
-  roleAction(app, roles, 'set-grants', 'grant', 'grant_strings', 'set the grant strings of a role');
-  roleAction(app, roles, 'set-grant-scopes', 'grant-scope-id', 'grant_scope_ids', 'set the grant scopes of a role (this, children, descendants or scope ids)');
+  roleAction(app, roles, { action: 'add-principals', flag: 'principal', field: 'principal_ids', description: 'add principals (users, groups, u_anon, u_auth) to a role' });
+  roleAction(app, roles, { action: 'set-grants', flag: 'grant', field: 'grant_strings', description: 'set the grant strings of a role' });
+  roleAction(app, roles, { action: 'set-grant-scopes', flag: 'grant-scope-id', field: 'grant_scope_ids', description: 'set the grant scopes of a role (this, children, descendants or scope ids)' });
 }

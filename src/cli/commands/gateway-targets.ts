@@ -208,8 +208,8 @@ function family(app: App, group: Command, f: Family): Command {
   return sub;
 }
 
-/** Adds `<how>-<noun>` actions to `cmd`: `-flag` values (repeatable) sent as `field`. */
-function actions(app: App, cmd: Command, c: GatewayTargetCollection, noun: string, flag: string, key: keyof Opts, field: string): void {
+/** Adds `<how>-<noun>` actions to `cmd` for collection `c`: `-flag` values (repeatable, option `key`) sent as `field`. */
+function actions(app: App, cmd: Command, { c, noun, flag, key, field }: { c: GatewayTargetCollection; noun: string; flag: string; key: keyof Opts; field: string }): void {
   for (const how of ['add', 'set', 'remove'] as const) {
     common(cmd.command(`${how}-${noun}`).description(`${how} ${noun.replace(/-/g, ' ')}`).option('--id <id>', 'the resource id').option('--version <n>', 'its current version (default: read first)'))
       .option(`--${flag} <id>`, `${field} entry (repeatable)`, collect)
@@ -230,7 +230,7 @@ function actions(app: App, cmd: Command, c: GatewayTargetCollection, noun: strin
 export function addGatewayTargetCommands(app: App, program: Command): void {
   const group = commandGroup(program, 'gateway', 'access gateway commands');
   const [, , hostSets, targets] = FAMILIES.map((f) => family(app, group, f));
-  actions(app, hostSets, 'host-sets', 'hosts', 'host', 'host', 'host_ids');
-  actions(app, targets, 'targets', 'host-sources', 'host-source', 'hostSource', 'host_source_ids');
-  actions(app, targets, 'targets', 'credential-sources', 'brokered-credential-source', 'brokeredCredentialSource', 'brokered_credential_source_ids');
+  actions(app, hostSets, { c: 'host-sets', noun: 'hosts', flag: 'host', key: 'host', field: 'host_ids' });
+  actions(app, targets, { c: 'targets', noun: 'host-sources', flag: 'host-source', key: 'hostSource', field: 'host_source_ids' });
+  actions(app, targets, { c: 'targets', noun: 'credential-sources', flag: 'brokered-credential-source', key: 'brokeredCredentialSource', field: 'brokered_credential_source_ids' });
 }

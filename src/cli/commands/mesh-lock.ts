@@ -100,7 +100,7 @@ async function lock(ctx: MeshCtx): Promise<number> {
     if (stop.signal.aborted) {
       ctx.io.stderr('Shutdown triggered during lock acquisition\n');
     } else {
-      childCode = await runWhileHeld(ctx, childArgs, lost, stop.signal, info);
+      childCode = await runWhileHeld(ctx, childArgs, { lost, shutdown: stop.signal, info });
     }
     try {
       await held.release();
@@ -121,7 +121,7 @@ async function lock(ctx: MeshCtx): Promise<number> {
 }
 
 /** Runs the child until it ends (2 when it failed, else 0), or kills it when the lock is lost or `shutdown` aborts (0). */
-async function runWhileHeld(ctx: MeshCtx, args: readonly string[], lost: AbortSignal, shutdown: AbortSignal, info: (text: string) => void): Promise<number> {
+async function runWhileHeld(ctx: MeshCtx, args: readonly string[], { lost, shutdown, info }: { lost: AbortSignal; shutdown: AbortSignal; info: (text: string) => void }): Promise<number> {
   info('Starting handler');
   const shell = ctx.opts.shell === undefined ? true : flagBool(ctx.opts.shell, 'shell');
   const child: RunningChild = startChild(args, {

@@ -37,8 +37,8 @@ export function jobList(jobs: readonly SchedJobStub[], namespaces: boolean): str
   );
 }
 
-/** One job (reference `job status ID`): its fields, the summary per task group, its allocations. */
-export function jobBlock(job: SchedJob, summary: SchedJobSummary, allocs: readonly SchedAllocStub[], verbose: boolean, nowMs: number): string {
+/** One job (reference `job status ID`): its fields, the summary per task group, its allocations; `nowMs` for ages. */
+export function jobBlock(job: SchedJob, summary: SchedJobSummary, allocs: readonly SchedAllocStub[], { verbose, nowMs }: { verbose: boolean; nowMs: number }): string {
   const head = kv([
     ['ID', job.ID],
     ['Name', job.Name ?? job.ID],

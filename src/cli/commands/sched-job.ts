@@ -49,7 +49,7 @@ async function jobOfFile(ctx: SchedCtx, file: string): Promise<SchedJob> {
  * the reference's monitor lines; returns the exit code: 0 done, 2 placement failures, 1 still
  * pending at the timeout or failed.
  */
-async function monitor(ctx: SchedCtx, client: SchedClient, evalId: string, timeoutMs: number, verbose: boolean): Promise<number> {
+async function monitor(ctx: SchedCtx, client: SchedClient, evalId: string, { timeoutMs, verbose }: { timeoutMs: number; verbose: boolean }): Promise<number> {
   const short = verbose ? evalId : evalId.slice(0, 8);
   ctx.io.stdout(`==> Monitoring evaluation "${short}"\n`);
   const deadline = Date.now() + timeoutMs;
@@ -95,7 +95,7 @@ async function followUp(ctx: SchedCtx, r: SchedJobWriteReply, detachMessage: str
     ctx.io.stdout(`${detachMessage}\n${r.EvalID ? `Evaluation ID: ${r.EvalID}\n` : ''}`);
     return 0;
   }
-  return monitor(ctx, ctx.client, r.EvalID, monitorTimeout(ctx), verbose);
+  return monitor(ctx, ctx.client, r.EvalID, { timeoutMs: monitorTimeout(ctx), verbose });
 }
 
 async function jobRun(ctx: SchedCtx): Promise<number> {
@@ -138,7 +138,7 @@ async function jobStatus(ctx: SchedCtx): Promise<number> {
   if (!job) return 1;
   const ns = { namespace: job.Namespace };
   const [{ data: summary }, { data: allocs }] = await Promise.all([ctx.client.jobs.jobSummary(job.ID, ns), ctx.client.jobs.jobAllocations(job.ID, ns)]);
-  show(ctx, job, () => jobBlock(job, summary, allocs, verbose, Date.now()));
+  show(ctx, job, () => jobBlock(job, summary, allocs, { verbose, nowMs: Date.now() }));
   return 0;
 }
 

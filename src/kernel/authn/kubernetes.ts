@@ -111,7 +111,7 @@ export async function reviewServiceAccountToken(
     throw new AuthnError('token', `failed to parse and validate JWT: ${messageOf(err)}`);
   }
   const caller = config.serviceAccountJWT ? config : { ...config, serviceAccountJWT: bearerToken };
-  const api = (method: string, path: string, body?: unknown) => callApi(caller, method, path, body, options.timeoutMs || 10_000);
+  const api = (method: string, path: string, body?: unknown) => callApi(caller, { method, path, body }, options.timeoutMs || 10_000);
   const audiences = options.audiences?.length ? [...options.audiences] : undefined;
   const review = (await api('POST', '/apis/authentication.k8s.io/v1/tokenreviews', {
     apiVersion: 'authentication.k8s.io/v1',
@@ -152,9 +152,9 @@ export function identityFromServiceAccount(sa: ServiceAccountIdentity): Identity
 /**
  * One JSON call to the API server as the method's own service account. A non-2xx answer
  * is an error carrying the API's `Status.message` (what the reference passes through);
- * transport failures read like Go's `Post "<url>": <cause>`.
+ * transport failures read like Go's `Post "<url>": <cause>`. `body` undefined: none sent.
  */
-function callApi(config: KubernetesConfig, method: string, path: string, body: unknown, timeoutMs: number): Promise<unknown> {
+function callApi(config: KubernetesConfig, { method, path, body }: { method: string; path: string; body: unknown }, timeoutMs: number): Promise<unknown> {
   const base = /^https?:\/\//.test(config.host) ? config.host : `https://${config.host}`;
   const url = new URL(path, base.endsWith('/') ? base : `${base}/`);
   const verb = method[0] + method.slice(1).toLowerCase();

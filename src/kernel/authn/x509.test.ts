@@ -19,24 +19,24 @@ const cert = (name: string) => new X509Certificate(readFileSync(join(dir, `${nam
 const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
 const EC = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
 
-/** Issues `name` from `ca` with the extension lines `ext` and the serial `serial` (hex). */
-function issue(name: string, ca: string, subject: string, ext: string[], serial = '0x1001', days = '1'): void {
+/** Issues `name` from `ca` for `subject` with the extension lines `ext` and the serial `serial` (hex), valid for a day. */
+function issue(name: string, ca: string, subject: string, { ext, serial = '0x1001' }: { ext: string[]; serial?: string }): void {
   openssl('req', '-new', ...EC, '-subj', subject, '-keyout', `${name}.key`, '-out', `${name}.csr`);
   writeFileSync(join(dir, `${name}.ext`), `${['subjectKeyIdentifier=hash', 'authorityKeyIdentifier=keyid', ...ext].join('\n')}\n`);
-  openssl('x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.pem`, '-CAkey', `${ca}.key`, '-set_serial', serial, '-days', days, '-extfile', `${name}.ext`, '-out', `${name}.pem`);
+  openssl('x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.pem`, '-CAkey', `${ca}.key`, '-set_serial', serial, '-days', '1', '-extfile', `${name}.ext`, '-out', `${name}.pem`);
 }
 
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'cairn-x509-'));
   openssl('req', '-x509', ...EC, '-days', '1', '-subj', '/CN=Root', '-keyout', 'root.key', '-out', 'root.pem');
-  issue('mid', 'root', '/CN=Mid', ['basicConstraints=critical,CA:TRUE']);
-  issue('leaf', 'mid', '/O=Acme/OU=ops/OU=db/CN=first/CN=svc.acme.test', [
+  issue('mid', 'root', '/CN=Mid', { ext: ['basicConstraints=critical,CA:TRUE'] });
+  issue('leaf', 'mid', '/O=Acme/OU=ops/OU=db/CN=first/CN=svc.acme.test', { ext: [
     'extendedKeyUsage=clientAuth',
     'subjectAltName=DNS:svc.acme.test,DNS:alt.acme.test,email:svc@acme.test,URI:spiffe://acme/svc',
     '1.2.3.4=ASN1:IA5String:hello',
     '1.2.3.5=ASN1:INTEGER:7',
-  ], '0x00ff01');
-  issue('server-only', 'root', '/CN=web', ['extendedKeyUsage=serverAuth']);
+  ], serial: '0x00ff01' });
+  issue('server-only', 'root', '/CN=web', { ext: ['extendedKeyUsage=serverAuth'] });
   // Extensions whose values are not what their OIDs promise (raw DER, as a buggy or hostile CA
   // could write them), and unusual ones: a critical private OID holding a SEQUENCE, a
   // multi-byte tag, a UTF8String with a string after it, a BMPString, strings of bad lengths.

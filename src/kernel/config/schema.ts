@@ -241,10 +241,11 @@ export function blockError(at: BlockAt, key: string | undefined, message: string
 /**
  * Reads a `name = "host:port"` block kept raw by {@link cfg.raw} (the discovery service's
  * `wan_addresses`, the scheduler's `region_addresses`; HCL gives a one-element list of the
- * object). `own` is this agent's own datacenter or region, which may not appear.
+ * object). `key` names the block; `own` is this agent's own datacenter or region (`what`),
+ * which may not appear.
  * @throws {ConfigError} at `key`'s line: not a block, a value that is not host:port, `own` listed.
  */
-export function addressBlock(value: unknown, at: BlockAt, key: string, own: string, what: string): Record<string, string> {
+export function addressBlock(value: unknown, at: BlockAt, { key, own, what }: { key: string; own: string; what: string }): Record<string, string> {
   if (value === undefined) return {};
   const obj = Array.isArray(value) && value.length === 1 ? value[0] : value;
   const bad = (m: string) => blockError(at, key, `"${key}": ${m}`);

@@ -39,7 +39,7 @@ export function validateConfig<K extends Keys>(doc: unknown, keys: K, source: So
   if (!isObject(doc)) {
     throw new ConfigError([{ file: source.file, line: 1, key: undefined, message: 'the document must be an object of keys' }]);
   }
-  const out = body(ctx, doc, keys, [], '', 1);
+  const out = body(ctx, doc, keys, { path: [], where: '', line: 1 });
   if (ctx.issues.length > 0) throw new ConfigError(ctx.issues);
   return out as ConfigOf<K>;
 }
@@ -51,8 +51,15 @@ function issue(ctx: Ctx, line: number, key: string | undefined, message: string)
 const lineOf = (ctx: Ctx, path: readonly PathStep[]) => lineAt(ctx.positions, path, ctx.format);
 const inWhere = (where: string) => (where === '' ? '' : ` in ${where}`);
 
+/** Where a block body sits: its path from the root, its name for messages ('' at the top) and its line. */
+interface BodyAt {
+  readonly path: PathStep[];
+  readonly where: string;
+  readonly line: number;
+}
+
 /** One block body: unknown keys, then every declared key. */
-function body(ctx: Ctx, obj: Record<string, unknown>, keys: Keys, path: PathStep[], where: string, line: number): Record<string, unknown> {
+function body(ctx: Ctx, obj: Record<string, unknown>, keys: Keys, { path, where, line }: BodyAt): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const keyLines: Record<string, number> = {};
   for (const key of Object.keys(obj)) {
@@ -67,7 +74,7 @@ function body(ctx: Ctx, obj: Record<string, unknown>, keys: Keys, path: PathStep
       out[key] = f.kind === 'block' ? (f.repeated ? [] : undefined) : 'default' in f ? f.default : undefined;
       continue;
     }
-    out[key] = f.kind === 'block' ? blocks(ctx, key, f, v, [...path, key], where) : scalar(ctx, key, f, v, [...path, key]);
+    out[key] = f.kind === 'block' ? blocks(ctx, f, v, { name: key, path: [...path, key], parent: where }) : scalar(ctx, f, v, { key, path: [...path, key] });
   }
   const at: BlockAt = { file: ctx.file, line, where, keyLines };
   Object.defineProperty(out, '$at', { value: at, enumerable: false });
@@ -79,8 +86,8 @@ function elements(v: unknown, path: PathStep[]): Array<{ value: unknown; path: P
   return Array.isArray(v) ? v.map((value, i) => ({ value, path: [...path, i] })) : [{ value: v, path }];
 }
 
-/** Every occurrence of block `name`, checked; one value unless `repeated`. */
-function blocks(ctx: Ctx, name: string, f: BlockField, v: unknown, path: PathStep[], parent: string): unknown {
+/** Every occurrence of block `name` at `path` inside block `parent`, checked; one value unless `repeated`. */
+function blocks(ctx: Ctx, f: BlockField, v: unknown, { name, path, parent }: { name: string; path: PathStep[]; parent: string }): unknown {
   const found: Array<{ value: unknown; line: number }> = [];
   const labelled = f.labelled === true || f.variants !== undefined;
   for (const el of elements(v, path)) {
@@ -90,7 +97,7 @@ function blocks(ctx: Ctx, name: string, f: BlockField, v: unknown, path: PathSte
       continue;
     }
     if (!labelled) {
-      found.push({ value: body(ctx, el.value, f.keys ?? {}, el.path, name, line), line });
+      found.push({ value: body(ctx, el.value, f.keys ?? {}, { path: el.path, where: name, line }), line });
       continue;
     }
     if (Object.keys(el.value).length === 0) issue(ctx, line, name, `"${name}" needs a label, as in ${name} "${exampleLabel(f)}" { … }`);
@@ -108,7 +115,7 @@ function blocks(ctx: Ctx, name: string, f: BlockField, v: unknown, path: PathSte
           continue;
         }
         const keys = f.variants ? f.variants[label] : (f.keys ?? {});
-        found.push({ value: { label, body: body(ctx, b.value, keys, b.path, `${name} "${label}"`, bLine) }, line: bLine });
+        found.push({ value: { label, body: body(ctx, b.value, keys, { path: b.path, where: `${name} "${label}"`, line: bLine }) }, line: bLine });
       }
     }
   }
@@ -125,8 +132,8 @@ function oneOf(values: readonly string[]): string {
   return values.length === 1 ? values[0] : `one of ${values.join(', ')}`;
 }
 
-/** A scalar or list field; on a bad value records an issue and returns undefined. */
-function scalar(ctx: Ctx, key: string, f: Exclude<Field, BlockField>, v: unknown, path: PathStep[]): unknown {
+/** A scalar or list field `key` at `path`; on a bad value records an issue and returns undefined. */
+function scalar(ctx: Ctx, f: Exclude<Field, BlockField>, v: unknown, { key, path }: { key: string; path: PathStep[] }): unknown {
   const bad = (message: string, at: PathStep[] = path) => {
     issue(ctx, lineOf(ctx, at), key, `"${key}" ${message}`);
     return undefined;

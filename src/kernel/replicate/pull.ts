@@ -12,11 +12,14 @@ export interface PulledReply {
 
 /**
  * GETs `url` with `headers` (the token) and returns the parsed JSON body and the number in
- * header `indexHeader`. `stop` aborts it (the loops' signal).
+ * header `indexHeader`. `stop` aborts it (the loops' signal); `what` starts error messages.
  * @throws {Error} `<what>: rpc error making call: <cause>` when the source cannot be reached;
  *   `<what>: <status> (<body>)` for a status other than 200.
  */
-export async function pullJson(url: string, headers: Record<string, string>, indexHeader: string, stop: AbortSignal, what: string): Promise<PulledReply> {
+export async function pullJson(
+  url: string,
+  { headers, indexHeader, stop, what }: { headers: Record<string, string>; indexHeader: string; stop: AbortSignal; what: string },
+): Promise<PulledReply> {
   // One signal per request, tied to the stop signal only while the request runs: handing
   // the long-lived stop signal to every fetch leaves a listener behind per request until
   // garbage collection (nodejs/node#52635).

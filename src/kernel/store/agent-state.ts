@@ -71,7 +71,7 @@ export async function openAgentState(o: AgentStateOptions): Promise<AgentState> 
     const backend = SqliteBackend.open({ path: o.sqlitePath });
     try {
       const claim = async (value: Uint8Array) => (await backend.get(STATE_KEY_ROW)) ?? (await backend.put(STATE_KEY_ROW, value), value);
-      return { backend, ...(await openKeyed(o, backend, o.sqlitePath, claim, false)) };
+      return { backend, ...(await openKeyed(o, backend, { where: o.sqlitePath, claim, shared: false })) };
     } catch (err) {
       await backend.close();
       throw err;
@@ -87,7 +87,7 @@ export async function openAgentState(o: AgentStateOptions): Promise<AgentState> 
   try {
     // Only once the database answered: a wrong connection_url leaves no key file behind.
     const where = `PostgreSQL table ${o.storage.table} (${pg.target})`;
-    const { state, key } = await openKeyed(o, pg, where, (value) => pg.putIfAbsent(STATE_KEY_ROW, value), true);
+    const { state, key } = await openKeyed(o, pg, { where, claim: (value) => pg.putIfAbsent(STATE_KEY_ROW, value), shared: true });
     return {
       backend: pg,
       state,
@@ -103,14 +103,13 @@ export async function openAgentState(o: AgentStateOptions): Promise<AgentState> 
 /**
  * Settles the state key against `backend`'s fingerprint row (see the module doc) and loads
  * the state with it, returning both. `claim` stores a fingerprint unless one is stored and returns the
- * stored one (first writer wins); `where` names the storage in messages.
+ * stored one (first writer wins); `where` names the storage in messages; `shared`: several
+ * agents write it (PostgreSQL).
  */
 async function openKeyed(
   o: AgentStateOptions,
   backend: Backend,
-  where: string,
-  claim: (fingerprint: Uint8Array) => Promise<Uint8Array>,
-  shared: boolean,
+  { where, claim, shared }: { where: string; claim: (fingerprint: Uint8Array) => Promise<Uint8Array>; shared: boolean },
 ): Promise<{ state: StateStore; key: Uint8Array }> {
   const stored = await backend.get(STATE_KEY_ROW);
   const storedPrint = stored && Buffer.from(stored).toString('utf8');

@@ -80,10 +80,13 @@ export async function pruneEchoes(query: Query, haNodesTable: string, olderThanM
 }
 
 /**
- * The echoes other than `selfId`'s received since `since` (when this server took the
- * lock) and within `expiryMs`, by API address. @throws PostgreSQL's error.
+ * The echoes in `haNodesTable` other than `selfId`'s received since `since` (when this
+ * server took the lock) and within `expiryMs`, by API address. @throws PostgreSQL's error.
  */
-export async function readEchoes(query: Query, haNodesTable: string, selfId: string, since: Date, expiryMs: number): Promise<HaEchoRow[]> {
+export async function readEchoes(
+  query: Query,
+  { haNodesTable, selfId, since, expiryMs }: { haNodesTable: string; selfId: string; since: Date; expiryMs: number },
+): Promise<HaEchoRow[]> {
   const r = await query(
     `SELECT node_id, hostname, api_address, cluster_address, version, last_echo FROM ${haNodesTable}
       WHERE node_id <> $1 AND last_echo >= $2 AND last_echo > now() - make_interval(secs => $3::double precision / 1000)

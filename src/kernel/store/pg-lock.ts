@@ -165,7 +165,7 @@ export class PgHaLock {
       this.prunedAt = Date.now();
       await pruneEchoes(this.o.query, this.o.haNodesTable, ECHO_PRUNE_MS);
     }
-    return readEchoes(this.o.query, this.o.haNodesTable, this.o.echo.nodeId, since, expiry);
+    return readEchoes(this.o.query, { haNodesTable: this.o.haNodesTable, selfId: this.o.echo.nodeId, since, expiryMs: expiry });
   }
 
   /** A standby's echo, when its interval has passed since the last one. */

@@ -57,18 +57,25 @@ export class PgConnections {
   /** Operations run again on a fresh connection after their connection was found lost. */
   retries = 0;
 
-  private constructor(
-    /** `user@host:port/database` (no password), for messages. */
-    readonly target: string,
-    /** The table, as configured (unquoted). */
-    readonly table: string,
-    /** The table quoted for SQL. */
-    readonly quoted: string,
-    readonly pool: pg.Pool,
-    /** The connection settings, for the sessions kept outside the pool (LISTEN, locks). */
-    readonly client: pg.ClientConfig,
-    readonly log: Logger | undefined,
-  ) {}
+  /** `user@host:port/database` (no password), for messages. */
+  readonly target: string;
+  /** The table, as configured (unquoted). */
+  readonly table: string;
+  /** The table quoted for SQL. */
+  readonly quoted: string;
+  readonly pool: pg.Pool;
+  /** The connection settings, for the sessions kept outside the pool (LISTEN, locks). */
+  readonly client: pg.ClientConfig;
+  readonly log: Logger | undefined;
+
+  private constructor(o: Pick<PgConnections, 'target' | 'table' | 'quoted' | 'pool' | 'client' | 'log'>) {
+    this.target = o.target;
+    this.table = o.table;
+    this.quoted = o.quoted;
+    this.pool = o.pool;
+    this.client = o.client;
+    this.log = o.log;
+  }
 
   /**
    * Checks the options, connects, checks the server (UTF8 encoding, `synchronous_commit`),
@@ -130,7 +137,7 @@ export class PgConnections {
 
     const log = options.log;
     const pool = new pg.Pool({ ...base, max: maxParallel, allowExitOnIdle: true });
-    const conns = new PgConnections(target, table, quoted, pool, base, log);
+    const conns = new PgConnections({ target, table, quoted, pool, client: base, log });
     pool.on('connect', (client) => {
       // Every checked-out client needs its own listener: the pool listens only to idle ones.
       client.on('error', (err) => conns.onConnectionError(err));

@@ -258,7 +258,7 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): MeshAgentConfig {
   if (initialManagement !== undefined && !UUID.test(initialManagement)) {
     throw blockError(tokens!.$at, 'initial_management', '"initial_management" must be a UUID');
   }
-  const wanAddresses = addressBlock(raw.wan_addresses, raw.$at, 'wan_addresses', raw.datacenter, 'datacenter');
+  const wanAddresses = addressBlock(raw.wan_addresses, raw.$at, { key: 'wan_addresses', own: raw.datacenter, what: 'datacenter' });
   const host = raw.addresses?.http ?? '127.0.0.1';
   const port = raw.ports?.http ?? 8500;
   return {

@@ -155,7 +155,7 @@ export class Replicator {
   }
 
   private get(path: string, what: string) {
-    return pullJson(`http://${this.o.primary.address}${path}`, { 'X-Mesh-Token': this.o.token! }, 'x-mesh-index', this.loops.signal, what);
+    return pullJson(`http://${this.o.primary.address}${path}`, { headers: { 'X-Mesh-Token': this.o.token! }, indexHeader: 'x-mesh-index', stop: this.loops.signal, what });
   }
 }
 

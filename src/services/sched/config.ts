@@ -231,7 +231,7 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): SchedAgentConfig {
   const server = serverEnabled(raw, client);
   const host = raw.addresses?.http ?? '127.0.0.1';
   const authoritativeRegion = raw.server?.authoritative_region ?? raw.region;
-  const regionAddresses = addressBlock(raw.region_addresses, raw.$at, 'region_addresses', raw.region, 'region');
+  const regionAddresses = addressBlock(raw.region_addresses, raw.$at, { key: 'region_addresses', own: raw.region, what: 'region' });
   let replicationToken: string | undefined;
   if (raw.acl?.replication_token !== undefined) {
     try {

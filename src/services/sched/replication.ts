@@ -106,10 +106,7 @@ export class SchedReplicator {
     const wait = `${Math.round((this.o.waitMs ?? 300_000) / 1000)}s`;
     const { body, index } = await pullJson(
       `http://${this.o.source.address}/v1/internal/acl/replicate/${kind}?index=${remote}&wait=${wait}`,
-      { 'X-Sched-Token': this.o.token! },
-      'x-sched-index',
-      this.loops.signal,
-      `failed to retrieve remote ACL ${kind}`,
+      { headers: { 'X-Sched-Token': this.o.token! }, indexHeader: 'x-sched-index', stop: this.loops.signal, what: `failed to retrieve remote ACL ${kind}` },
     );
     if (!Array.isArray(body)) throw new Error(`failed to retrieve remote ACL ${kind}: the answer is not a list`);
     const { table, id } = REPLICATED[kind];

@@ -315,7 +315,7 @@ export class SecretsHttp implements HttpService {
     trail.note({ token, remoteAddress, namespace: nsEntry, path: full, mountType: mount?.type, data: body });
     if (!token && !(match?.path.spec.unauthenticated && !help)) throw forbidden();
     if (!mount || !engine) throw notFound(`no handler for route "${full}". route entry not found.`);
-    if (help) return this.help(full, routed, engine.description, engine.table.paths, match?.path);
+    if (help) return this.help(full, routed, { description: engine.description, paths: engine.table.paths }, match?.path);
     if (!match) throw unsupportedPath(full);
     // The mount's path and the route's pattern: never the captured values (names users chose, secrets' paths).
     labelRoute(req, mount.path + match.path.spec.pattern);
@@ -361,8 +361,8 @@ export class SecretsHttp implements HttpService {
     return wrapTtl === undefined ? rendered : wrapReply(handled, wrapTtl, rendered, result);
   }
 
-  /** `?help=1`: help text and an OpenAPI fragment for the path and the paths beneath it (spec 000 "Help response"). */
-  private help(full: string, routed: string, description: string, paths: readonly Path[], matched?: Path): HttpResponse {
+  /** `?help=1`: help text and an OpenAPI fragment for the path and the paths beneath it in the engine's table (spec 000 "Help response"). */
+  private help(full: string, routed: string, { description, paths }: { description: string; paths: readonly Path[] }, matched?: Path): HttpResponse {
     const info = SECRETS_OPENAPI_INFO;
     const under = pathsUnder(paths, routed);
     if (routed === '') return renderBare(200, { help: helpForRoot(description, paths), see_also: null, openapi: openapiDocument(under, info) });

@@ -83,8 +83,16 @@ async function placeVolume(ctx: HostpathContext, reqs: CreateVolumeWire['accessi
   throw fail(grpc.status.RESOURCE_EXHAUSTED, `accessibility_requirements: no requisite topology names a node of this plugin (segment ${TOPOLOGY_KEY})`);
 }
 
+/** What a CreateVolume request asks of a volume: the capacity range in bytes (0: unbounded), parameters and content source. */
+interface VolumeAsk {
+  readonly required: number;
+  readonly limit: number;
+  readonly parameters: Record<string, string>;
+  readonly source: VolumeRecord['contentSource'];
+}
+
 /** What makes an existing volume of the same name incompatible with a CreateVolume request; empty when compatible. */
-function incompatibilities(v: VolumeRecord, required: number, limit: number, parameters: Record<string, string>, source: VolumeRecord['contentSource']): string[] {
+function incompatibilities(v: VolumeRecord, { required, limit, parameters, source }: VolumeAsk): string[] {
   const why: string[] = [];
   if ((required > 0 && v.capacityBytes < required) || (limit > 0 && v.capacityBytes > limit)) why.push(`capacity ${v.capacityBytes} bytes is outside the requested range`);
   if (!sameMap(v.parameters, parameters)) why.push('parameters differ');
@@ -111,7 +119,7 @@ async function createVolume(ctx: HostpathContext, req: CreateVolumeWire): Promis
     const volumeId = HostpathStore.volumeIdFor(name);
     const existing = await store.getVolume(volumeId);
     if (existing) {
-      const why = incompatibilities(existing, required, limit, parameters, source);
+      const why = incompatibilities(existing, { required, limit, parameters, source });
       if (why.length > 0) throw fail(grpc.status.ALREADY_EXISTS, `volume "${name}" already exists as ${volumeId} and is incompatible: ${why.join('; ')}`);
       return { volume: wireVolume(existing) };
     }

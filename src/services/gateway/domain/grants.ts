@@ -166,7 +166,20 @@ function parseJson(text: string): Raw {
   return raw;
 }
 
-function canonical(ids: readonly string[], deprecatedId: boolean, type: string | undefined, actions: ReadonlySet<string>, outputFields: readonly string[] | undefined): string {
+/** A grant's canonical string from its parts; `deprecatedId`: written with `id=` rather than `ids=`. */
+function canonical({
+  ids,
+  deprecatedId,
+  type,
+  actions,
+  outputFields,
+}: {
+  ids: readonly string[];
+  deprecatedId: boolean;
+  type: string | undefined;
+  actions: ReadonlySet<string>;
+  outputFields: readonly string[] | undefined;
+}): string {
   const parts: string[] = [];
   if (ids.length > 0) parts.push(deprecatedId ? `id=${ids[0]}` : `ids=${ids.join(',')}`);
   if (type) parts.push(`type=${type}`);
@@ -213,7 +226,7 @@ export function parseGrant(text: string): Grant {
   }
   if (actions.size === 0 && outputFields === undefined) throw new GrantParseError('missing actions');
   if (actions.size > 1 && actions.has('*')) throw new GrantParseError('"*" cannot be specified with other actions');
-  const canon = canonical(ids, raw.id !== undefined, type, actions, outputFields);
+  const canon = canonical({ ids, deprecatedId: raw.id !== undefined, type, actions, outputFields });
   const collectionOnly = [...actions].every((a) => a === 'create' || a === 'list');
   for (const id of resolved.length > 0 ? resolved : ['']) {
     if (id === '*') {

@@ -38,7 +38,11 @@ export function inScope(d: GatewayDomain, type: 'user' | 'group' | 'role' | 'aut
 }
 
 /** `list` changed by a set/add/remove action: `ids` checked by `valid` (problems reported on `field`). */
-function membership(input: Input, field: string, current: readonly string[], how: 'add' | 'set' | 'remove', valid: (id: string) => string | undefined): string[] {
+function membership(
+  input: Input,
+  field: string,
+  { current, how, valid }: { current: readonly string[]; how: 'add' | 'set' | 'remove'; valid: (id: string) => string | undefined },
+): string[] {
   const ids = input.strings(field, { required: how !== 'set' }) ?? [];
   if (how !== 'remove') {
     for (const id of ids) {
@@ -65,11 +69,11 @@ function accountProblem(d: GatewayDomain, user: UserDoc, id: string): string | u
 }
 
 const accountsAction = (how: 'add' | 'set' | 'remove') => (d: GatewayDomain, input: Input, doc: UserDoc) => ({
-  account_ids: membership(input, 'account_ids', doc.account_ids, how, (id) => accountProblem(d, doc, id)),
+  account_ids: membership(input, 'account_ids', { current: doc.account_ids, how, valid: (id) => accountProblem(d, doc, id) }),
 });
 
 const membersAction = (how: 'add' | 'set' | 'remove') => (d: GatewayDomain, input: Input, doc: GroupDoc) => ({
-  member_ids: membership(input, 'member_ids', doc.member_ids, how, (id) => (d.state.get<UserDoc>(T.users, id) ? undefined : `User "${id}" does not exist.`)),
+  member_ids: membership(input, 'member_ids', { current: doc.member_ids, how, valid: (id) => (d.state.get<UserDoc>(T.users, id) ? undefined : `User "${id}" does not exist.`) }),
 });
 
 /** The `users` collection: its routes are declared in routes.ts. */

@@ -44,7 +44,8 @@ export const roleKind: Kind<RoleDoc> = {
 
 type How = 'add' | 'set' | 'remove';
 
-function change(input: Input, field: string, current: readonly string[], how: How, problem: (v: string) => string | undefined): string[] {
+/** `current` changed by `how` with the values of `field`; each value checked by `problem`. */
+function change(input: Input, field: string, { current, how, problem }: { current: readonly string[]; how: How; problem: (v: string) => string | undefined }): string[] {
   const values = input.strings(field, { required: how !== 'set' }) ?? [];
   if (how !== 'remove') {
     const bad = values.map(problem).find((p) => p !== undefined);
@@ -102,7 +103,7 @@ const act =
   (d: GatewayDomain, input: Input, doc: RoleDoc): Partial<RoleDoc> => {
     const problem =
       field === 'principal_ids' ? (v: string) => principalProblem(d, v) : field === 'grant_strings' ? grantProblem : (v: string) => grantScopeProblem(d, doc, v);
-    return { [field]: change(input, field, doc[field], how, problem) };
+    return { [field]: change(input, field, { current: doc[field], how, problem }) };
   };
 
 /** The `grants` of a role item: each grant string raw, canonical and as JSON (unparseable ones left out). */

@@ -132,7 +132,11 @@ function credentialSourceProblem(d: GatewayDomain, projectId: string, id: string
 type How = 'add' | 'set' | 'remove';
 
 /** A list field changed by `how`; added ids checked by `problem`. `empty` is the reference's text for an add or remove without ids. */
-function changeList(input: Input, field: string, current: readonly string[], how: How, empty: string, problem: (id: string) => string | undefined): string[] | undefined {
+function changeList(
+  input: Input,
+  field: string,
+  { current, how, empty, problem }: { current: readonly string[]; how: How; empty: string; problem: (id: string) => string | undefined },
+): string[] | undefined {
   const ids = input.strings(field);
   if (ids === undefined && input.has(field) && input.raw[field] !== null) return undefined;
   if (how !== 'set' && (ids ?? []).length === 0) return input.fail(field, empty), undefined;
@@ -147,7 +151,7 @@ function changeList(input: Input, field: string, current: readonly string[], how
 
 function hostSourcesAction(how: How) {
   return (d: GatewayDomain, input: Input, doc: TargetDoc): Partial<TargetDoc> => {
-    const next = changeList(input, 'host_source_ids', doc.host_source_ids, how, 'Must be non-empty.', (id) => hostSourceProblem(d, doc.scope_id!, id));
+    const next = changeList(input, 'host_source_ids', { current: doc.host_source_ids, how, empty: 'Must be non-empty.', problem: (id) => hostSourceProblem(d, doc.scope_id!, id) });
     if (next === undefined) return {};
     if (doc.address !== undefined && how !== 'remove' && next.length > 0) {
       input.fail('host_source_ids', 'Unable to add host sources because a network address is directly assigned to the given target.');
@@ -160,7 +164,7 @@ function hostSourcesAction(how: How) {
 function credentialSourcesAction(how: How) {
   return (d: GatewayDomain, input: Input, doc: TargetDoc): Partial<TargetDoc> => {
     const field = 'brokered_credential_source_ids';
-    const next = changeList(input, field, doc.brokered_credential_source_ids, how, 'Brokered Credential Source IDs must be provided.', (id) => credentialSourceProblem(d, doc.scope_id!, id));
+    const next = changeList(input, field, { current: doc.brokered_credential_source_ids, how, empty: 'Brokered Credential Source IDs must be provided.', problem: (id) => credentialSourceProblem(d, doc.scope_id!, id) });
     return next === undefined ? {} : { brokered_credential_source_ids: next };
   };
 }

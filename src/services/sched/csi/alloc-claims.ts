@@ -70,7 +70,7 @@ function plan(deps: SchedDeps, a: StoredAlloc, requests: readonly ClaimRequest[]
     const onNode = plugin?.Nodes[a.NodeID];
     if (!onNode) throw failed(a.ID, vol.ID, `CSI plugin "${vol.PluginID}" is missing from node "${a.NodeID}"`);
     if (!onNode.Healthy) throw failed(a.ID, vol.ID, `CSI plugin "${vol.PluginID}" is unhealthy on node "${a.NodeID}"`);
-    requireRoom(vol, a.ID, a.NodeID, plugin, read, attaching.get(vol.PluginID) ?? 0);
+    requireRoom(vol, { allocId: a.ID, nodeId: a.NodeID, plugin }, read, attaching.get(vol.PluginID) ?? 0);
     if (!claimedOnNode(vol, a.NodeID)) attaching.set(vol.PluginID, (attaching.get(vol.PluginID) ?? 0) + 1);
     const claim: ClaimDoc = {
       AllocationID: a.ID, NodeID: a.NodeID, ExternalNodeID: onNode.NodeInfo?.ID ?? '', Mode: request.mode,
@@ -92,7 +92,7 @@ function plan(deps: SchedDeps, a: StoredAlloc, requests: readonly ClaimRequest[]
  * hold other volume locks).
  * @throws 409 `alloc "<a>" failed to claim volume "<v>": node "<n>" has reached the maximum allowable number of attached volumes (<max>)`.
  */
-function requireRoom(vol: StoredVolume, allocId: string, nodeId: string, plugin: CsiPluginDoc | undefined, read: Reader, pending = 0): void {
+function requireRoom(vol: StoredVolume, { allocId, nodeId, plugin }: { allocId: string; nodeId: string; plugin: CsiPluginDoc | undefined }, read: Reader, pending = 0): void {
   const max = plugin?.Nodes[nodeId]?.NodeInfo?.MaxVolumes ?? 0;
   if (max <= 0 || claimedOnNode(vol, nodeId)) return;
   const attached = pending + read.list<StoredVolume>(T.csiVolumes).filter((v) => v.PluginID === vol.PluginID && claimedOnNode(v, nodeId)).length;
@@ -186,7 +186,7 @@ export async function writeAllocation(deps: SchedDeps, o: AllocationWrite): Prom
           const vol = tx.get<StoredVolume>(T.csiVolumes, p.request.key);
           if (!vol) throw failed(o.id, p.request.volumeId, 'volume not found', 'bad_request');
           const plugin = tx.get<CsiPluginDoc>(T.csiPlugins, vol.PluginID);
-          requireRoom(vol, o.id, p.claim.NodeID, plugin, tx);
+          requireRoom(vol, { allocId: o.id, nodeId: p.claim.NodeID, plugin }, tx);
           tx.put(T.csiVolumes, p.request.key, claimVolume(vol, p.claim, volumeHealth(plugin, vol)));
         }
         if (releasing) {

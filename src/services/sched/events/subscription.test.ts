@@ -7,7 +7,8 @@ import { EventBuffer } from './buffer.js';
 import type { EventBatch, StreamEvent } from './event.js';
 import { filterEvents, parseTopics, Subscription, SubscriptionEnded, TopicParseError } from './subscription.js';
 
-const ev = (Topic: string, Key: string, Namespace = '', FilterKeys: string[] | null = null, Index = 1): StreamEvent => ({
+/** An event of `Topic` about `Key`; the namespace (default ''), filter keys (default null) and index (default 1) as given. */
+const ev = (Topic: string, Key: string, { Namespace = '', FilterKeys = null, Index = 1 }: { Namespace?: string; FilterKeys?: string[] | null; Index?: number } = {}): StreamEvent => ({
   Topic,
   Type: 'T',
   Key,
@@ -16,7 +17,7 @@ const ev = (Topic: string, Key: string, Namespace = '', FilterKeys: string[] | n
   Index,
   Payload: {},
 });
-const nodeBatch = (index: number): EventBatch => ({ index, events: [ev('Node', `n${index}`, '', null, index)] });
+const nodeBatch = (index: number): EventBatch => ({ index, events: [ev('Node', `n${index}`, { Namespace: '', FilterKeys: null, Index: index })] });
 /** Lets every pending promise reaction run (setImmediate comes after the microtask queue). */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -49,10 +50,10 @@ describe('filterEvents: the filter table', () => {
     ev('Node', 'n1'),
     ev('Node', 'n2'),
     ev('ACLToken', 'acc1'),
-    ev('Job', 'web', 'default'),
-    ev('Job', 'api', 'prod'),
-    ev('Allocation', 'a1', 'default', ['web', 'dep1']),
-    ev('Allocation', 'a2', 'prod', ['api', 'dep2']),
+    ev('Job', 'web', { Namespace: 'default' }),
+    ev('Job', 'api', { Namespace: 'prod' }),
+    ev('Allocation', 'a1', { Namespace: 'default', FilterKeys: ['web', 'dep1'] }),
+    ev('Allocation', 'a2', { Namespace: 'prod', FilterKeys: ['api', 'dep2'] }),
   ];
   const keys = (topics: string[], namespace = 'default') =>
     filterEvents({ topics: parseTopics(topics), namespace }, events).map((e) => `${e.Topic}:${e.Key}`);
@@ -83,13 +84,13 @@ describe('filterEvents: the filter table', () => {
 describe('Subscription: delivery', () => {
   it('yields the backlog then live batches, holding only matching events, skipping batches with none', async () => {
     const buf = new EventBuffer();
-    buf.append({ index: 1, events: [ev('Node', 'n1'), ev('Job', 'web', 'default')] });
-    buf.append({ index: 2, events: [ev('Job', 'api', 'default')] });
+    buf.append({ index: 1, events: [ev('Node', 'n1'), ev('Job', 'web', { Namespace: 'default' })] });
+    buf.append({ index: 2, events: [ev('Job', 'api', { Namespace: 'default' })] });
     const sub = subscribe(buf, ['Node']);
     const first = await sub.next();
     assert.deepEqual([first.index, first.events.map((e) => e.Key)], [1, ['n1']]);
     const live = sub.next();
-    buf.append({ index: 3, events: [ev('Job', 'x', 'default')] });
+    buf.append({ index: 3, events: [ev('Job', 'x', { Namespace: 'default' })] });
     buf.append({ index: 4, events: [ev('Node', 'n4')] });
     assert.deepEqual((await live).index, 4);
   });

@@ -68,7 +68,7 @@ function putEval(tx: Txn, e: Evaluation): Evaluation & Indexed {
  * document and a pending evaluation triggered by `triggeredBy`; older versions beyond the
  * last {@link TRACKED_VERSIONS} are deleted. Returns the stored job and evaluation.
  */
-function storeJob(tx: Txn, job: Job, existing: StoredJob | undefined, triggeredBy: string, nowNs: number): { job: StoredJob; evaluation: Evaluation & Indexed } {
+function storeJob(tx: Txn, job: Job, existing: StoredJob | undefined, { triggeredBy, nowNs }: { triggeredBy: string; nowNs: number }): { job: StoredJob; evaluation: Evaluation & Indexed } {
   const changed = !existing || specChanged(existing, job);
   const base: Job = {
     ...job,
@@ -121,7 +121,7 @@ export async function registerJob(deps: SchedDeps, job: Job, o: RegisterOptions)
       const counts = new Map(existing.TaskGroups.map((g) => [g.Name, g.Count]));
       next = { ...job, TaskGroups: job.TaskGroups.map((g) => (counts.has(g.Name) ? { ...g, Count: counts.get(g.Name)! } : g)) };
     }
-    const stored = storeJob(tx, next, existing, o.triggeredBy, nowNs);
+    const stored = storeJob(tx, next, existing, { triggeredBy: o.triggeredBy, nowNs });
     return result(stored.evaluation, stored.job.JobModifyIndex, tx.index);
   }, LABEL.jobRegister);
   return { ...r, Index: index };
@@ -143,7 +143,7 @@ export async function deregisterJob(deps: SchedDeps, namespace: string, id: stri
       const e = putEval(tx, newEvaluation(randomUUID(), { ...existing, JobModifyIndex: tx.index }, 'job-deregister', nowNs));
       return result(e, tx.index, tx.index);
     }
-    const stored = storeJob(tx, { ...existing, Stop: true }, existing, 'job-deregister', nowNs);
+    const stored = storeJob(tx, { ...existing, Stop: true }, existing, { triggeredBy: 'job-deregister', nowNs });
     return result(stored.evaluation, stored.job.JobModifyIndex, tx.index);
   }, LABEL.jobDeregister);
   return { ...r, Index: index };

@@ -92,7 +92,7 @@ export function placeAll(reconciled: Reconciled, input: PlaceInput): Plan {
     const alloc = newAlloc(id, p, input);
     // Each selection counts into its own copy of the group's filter metrics (the reference's per-select AllocMetric).
     const metrics: Metrics | undefined = plan.failed[p.tg.Name] === undefined ? { ...g.metrics, NodesAvailable: { ...g.metrics.NodesAvailable }, ConstraintFiltered: g.metrics.ConstraintFiltered && { ...g.metrics.ConstraintFiltered } } : undefined;
-    const chosen = choose(p, g.feasible, alloc, loads, input, metrics);
+    const chosen = choose(p, g.feasible, { alloc, loads, input, metrics });
     if (!chosen) {
       if (plan.failed[p.tg.Name]) (plan.failed[p.tg.Name] as Metrics).CoalescedFailures++;
       else plan.failed[p.tg.Name] = toAllocMetric(metrics!);
@@ -166,10 +166,7 @@ function distinctHosts(job: Job, tg: TaskGroup): 'job' | 'group' | undefined {
 function choose(
   p: Placement,
   feasible: readonly NodeDoc[],
-  alloc: NewAlloc,
-  loads: ReadonlyMap<string, NodeLoad>,
-  input: PlaceInput,
-  metrics: Metrics | undefined,
+  { alloc, loads, input, metrics }: { alloc: NewAlloc; loads: ReadonlyMap<string, NodeLoad>; input: PlaceInput; metrics: Metrics | undefined },
 ): NodeDoc | undefined {
   const ask = groupAsk(p.tg);
   const distinct = distinctHosts(input.job, p.tg);

@@ -113,7 +113,7 @@ export function reconcileGeneric(job: Job | undefined, allocs: readonly Existing
     byGroup.get(a.TaskGroup)!.push(a);
   }
   const groups = job && !job.Stop ? job.TaskGroups : [];
-  for (const tg of groups) reconcileGroup(job!, tg, byGroup.get(tg.Name) ?? [], input, out);
+  for (const tg of groups) reconcileGroup({ job: job!, tg, allocs: byGroup.get(tg.Name) ?? [] }, input, out);
   // Groups no longer in the job (or a stopped or missing job): stop what still runs.
   for (const [name, list] of byGroup) {
     if (groups.some((g) => g.Name === name)) continue;
@@ -127,7 +127,8 @@ export function reconcileGeneric(job: Job | undefined, allocs: readonly Existing
   return out;
 }
 
-function reconcileGroup(job: Job, tg: TaskGroup, allocs: readonly ExistingAlloc[], input: ReconcileInput, out: Reconciled): void {
+/** Reconciles task group `tg` of `job` against its existing `allocs`, adding to `out`. */
+function reconcileGroup({ job, tg, allocs }: { job: Job; tg: TaskGroup; allocs: readonly ExistingAlloc[] }, input: ReconcileInput, out: Reconciled): void {
   const batch = job.Type === 'batch';
   const counts: DesiredUpdates = (out.annotations[tg.Name] = noUpdates());
   /** Allocations that hold a slot: [index, allocation]. */

@@ -51,7 +51,7 @@ export async function runEvaluation(deps: SchedDeps, evalId: string, log: Logger
       plan = computePlan(deps, state, evaluation, nowNs());
       refused = (await applyPlan(deps, plan, nowNs())).refused;
     } while (refused > 0 && ++attempts < MAX_PLAN_ATTEMPTS);
-    await finish(deps, evaluation, plan, refused, nowNs(), planned);
+    await finish(deps, evaluation, { plan, refused, nowNs: nowNs(), planned });
   } catch (err) {
     log.warn({ err, eval: evalId }, 'scheduler: evaluation failed');
     await state
@@ -69,7 +69,7 @@ function freedSince(state: SchedDeps['state'], since: number): boolean {
 }
 
 /** The closing write of an evaluation (module doc); `planned`: the state index its last plan was computed at. */
-async function finish(deps: SchedDeps, evaluation: Evaluation, plan: Plan, refused: number, nowNs: number, planned: number): Promise<void> {
+async function finish(deps: SchedDeps, evaluation: Evaluation, { plan, refused, nowNs, planned }: { plan: Plan; refused: number; nowNs: number; planned: number }): Promise<void> {
   const failed: Record<string, AllocMetric> = { ...plan.failed };
   const queued: Record<string, number> = Object.fromEntries((plan.job?.TaskGroups ?? []).map((g) => [g.Name, plan.queued[g.Name] ?? 0]));
   const blocking = Object.keys(failed).length > 0 || refused > 0;

@@ -125,8 +125,8 @@ export function requestLine(s: EntryStyle, time: string, head: string, error?: s
   return `${s.prefix}{"time":"${time}","type":"request",${head}${errorPart(error)}}\n`;
 }
 
-/** A response entry's line (newline-terminated). `error`: the failure the client got, if any. */
-export function responseLine(s: EntryStyle, time: string, head: string, r: ResponseFacts | undefined, error?: string): string {
+/** A response entry's line (newline-terminated). `response`: what was sent, if anything; `error`: the failure the client got, if any. */
+export function responseLine(s: EntryStyle, time: string, head: string, { response: r, error }: { response?: ResponseFacts; error?: string }): string {
   const response = r ? `,"response":${JSON.stringify(responseOf(s, r))}` : '';
   return `${s.prefix}{"time":"${time}","type":"response",${head}${response}${errorPart(error)}}\n`;
 }

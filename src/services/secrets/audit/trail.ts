@@ -106,7 +106,7 @@ export class AuditTrail implements Trail {
     if (!this.requested) await this.request(this.facts.operation, this.facts.data ?? {});
     const { facts, error } = replyFacts(res);
     const time = new Date().toISOString();
-    await this.broker.write((s) => responseLine(s, time, this.head(s), facts, error));
+    await this.broker.write((s) => responseLine(s, time, this.head(s), { response: facts, error }));
     return res;
   }
 
@@ -129,7 +129,7 @@ export class AuditTrail implements Trail {
     const error = err instanceof CairnError ? err.messages.join(', ') || err.code : 'internal error';
     const time = new Date().toISOString();
     if (!this.requested) await this.broker.write((s) => requestLine(s, time, entryHead(s, this.facts), error));
-    else await this.broker.write((s) => responseLine(s, time, this.head(s), undefined, error));
+    else await this.broker.write((s) => responseLine(s, time, this.head(s), { error }));
     throw err;
   }
 }

@@ -33,14 +33,15 @@ export interface ForwardedClient {
   readonly clientCertificates?: readonly Buffer[];
 }
 
-const mac = (key: Uint8Array, address: string, at: number, method: string, chain: string | undefined): Buffer =>
+/** The MAC over what the header vouches for: the client's address, the signing time (epoch ms), the method and the chain. */
+const mac = (key: Uint8Array, { address, at, method, chain }: { address: string; at: number; method: string; chain: string | undefined }): Buffer =>
   createHmac('sha256', key).update(`${address}\n${at}\n${method}${chain === undefined ? '' : `\n${chain}`}`).digest();
 
 /** The header value for a request from `client` (`now`: epoch ms). */
 export function signForwardedFor(key: Uint8Array, client: ForwardedClient, method: string, now = Date.now()): string {
   const certs = client.clientCertificates;
   const chain = certs === undefined ? undefined : certs.length === 0 ? '-' : certs.map((c) => c.toString('base64url')).join('.');
-  const signed = `${client.address} ${now} ${mac(key, client.address, now, method, chain).toString('base64url')}`;
+  const signed = `${client.address} ${now} ${mac(key, { address: client.address, at: now, method, chain }).toString('base64url')}`;
   return chain === undefined ? signed : `${signed} ${chain}`;
 }
 
@@ -56,7 +57,7 @@ export function verifiedForwardedFor(key: Uint8Array | undefined, header: string
   const [address, at, signature, chain] = parts as [string, string, string, string | undefined];
   const t = Number(at);
   if (!/^\d{1,16}$/.test(at) || Math.abs(now - t) > MAX_AGE_MS) return undefined;
-  const want = mac(key, address, t, method, chain);
+  const want = mac(key, { address, at: t, method, chain });
   const got = Buffer.from(signature, 'base64url');
   if (got.length !== want.length || !timingSafeEqual(got, want)) return undefined;
   if (chain === undefined) return { address };

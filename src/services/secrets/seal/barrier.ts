@@ -39,14 +39,14 @@ function nextNonce(): Buffer {
 
 /** AES-256-GCM with `aad`; output `[nonce][ciphertext][tag]`. */
 export function seal(key: Uint8Array, plain: Uint8Array, aad: string): Buffer {
-  return sealInto(Buffer.allocUnsafe(NONCE_BYTES + plain.length + TAG_BYTES), 0, key, plain, aad);
+  return sealInto({ out: Buffer.allocUnsafe(NONCE_BYTES + plain.length + TAG_BYTES), at: 0 }, key, plain, aad);
 }
 
 /**
  * {@link seal} written into `out` from `at` on (`out` has room for it), so a barrier value
  * is built in one buffer rather than concatenated twice (issue 15). Returns `out`.
  */
-function sealInto(out: Buffer, at: number, key: Uint8Array, plain: Uint8Array, aad: string): Buffer {
+function sealInto({ out, at }: { out: Buffer; at: number }, key: Uint8Array, plain: Uint8Array, aad: string): Buffer {
   const nonce = nextNonce();
   nonce.copy(out, at);
   const c = createCipheriv('aes-256-gcm', key, nonce);
@@ -269,7 +269,7 @@ export class BarrierBackend implements Backend {
     const out = Buffer.allocUnsafe(HEADER_BYTES + value.length + TAG_BYTES);
     out.writeUInt32BE(term, 0);
     out[4] = VERSION;
-    return sealInto(out, 5, this.keyring.keys.get(term)!, value, key);
+    return sealInto({ out, at: 5 }, this.keyring.keys.get(term)!, value, key);
   }
 
   private decrypt(key: string, value: Uint8Array): Buffer {
