@@ -75,7 +75,7 @@ export async function walkAuthorization(t: AuthWalkTarget): Promise<AuthWalkResu
         for (const caller of t.callers) {
           const open = t.open(method, path, caller.name);
           const before = open ? '' : await t.fingerprint();
-          const status = await send(agent, t.base + url, method, caller.headers, t.streaming?.has(path) === true);
+          const status = await send(agent, t.base + url, { method, headers: caller.headers, streaming: t.streaming?.has(path) === true });
           requests++;
           if (open) continue;
           if (status >= 200 && status < 300) findings.push({ method, path, caller: caller.name, status, what: 'answered 2xx' });
@@ -95,7 +95,7 @@ export function describeAuthFindings(findings: readonly AuthFinding[]): string {
 }
 
 /** Sends one request and resolves with its status; a streaming reply is cut after its head. */
-function send(agent: Agent, url: string, method: string, headers: Readonly<Record<string, string>>, streaming: boolean): Promise<number> {
+function send(agent: Agent, url: string, { method, headers, streaming }: { method: string; headers: Readonly<Record<string, string>>; streaming: boolean }): Promise<number> {
   const body = method === 'GET' || method === 'DELETE' ? undefined : '{}';
   return new Promise((resolve, reject) => {
     const req = request(url, { method, agent, headers: { ...headers, ...(body && { 'Content-Type': 'application/json' }) }, timeout: 10_000 }, (res) => {

@@ -85,7 +85,7 @@ export async function serve(req: IncomingMessage, res: ServerResponse, ctx: Serv
       ctx.log.debug({ request_id: id, method, path: req.url?.split('?')[0] }, 'client closed the connection before its request was read');
       return;
     }
-    reply = ctx.service.renderError(toCairnError(err, id, ctx.log, method, req.url), { id, method });
+    reply = ctx.service.renderError(toCairnError(err, ctx.log, { id, method, url: req.url }), { id, method });
     if (err instanceof CairnError && err.code === 'payload_too_large') {
       // The rest of the body was not read: the connection cannot be reused.
       res.shouldKeepAlive = false;
@@ -103,7 +103,11 @@ function clientLeft(req: IncomingMessage, err: unknown): boolean {
   return (err as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET' && req.socket.destroyed;
 }
 
-function toCairnError(err: unknown, id: string, log: Logger, method: string, url?: string): CairnError {
+/**
+ * `err` as the error the service renders: a {@link CairnError} as it is, a name no store key
+ * can hold as 400, anything else as a 500 whose request id is logged with the error.
+ */
+function toCairnError(err: unknown, log: Logger, { id, method, url }: { id: string; method: string; url?: string }): CairnError {
   if (err instanceof CairnError) return err;
   // A name from the request (a policy name in a body, …) that no stored entry can have.
   if (err instanceof StoreKeyError) return new CairnError('bad_request', err.userMessage);

@@ -75,10 +75,17 @@ export function goField(obj: unknown, name: string): unknown {
  */
 export function decodeGoStruct(body: unknown, schema: GoStruct, o: GoDecodeOptions): Record<string, unknown> {
   if (!isObject(body)) throw o.error(`json: cannot unmarshal ${jsonKind(body)} into Go value of type ${o.typePrefix}${schema.goType}`);
-  return decodeFields(body, schema, schema.goType, o, []);
+  return decodeFields(body, schema, { root: schema.goType, o, path: [] });
 }
 
-function decodeFields(obj: Record<string, unknown>, schema: GoStruct, root: string, o: GoDecodeOptions, path: readonly string[]): Record<string, unknown> {
+/** Where a value being decoded sits: the root struct's Go type, the decoder's options, the field path to it. */
+interface DecodePosition {
+  readonly root: string;
+  readonly o: GoDecodeOptions;
+  readonly path: readonly string[];
+}
+
+function decodeFields(obj: Record<string, unknown>, schema: GoStruct, { root, o, path }: DecodePosition): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const names = Object.keys(schema.fields);
   for (const name of names) out[name] = zero(schema.fields[name]!);
@@ -86,7 +93,7 @@ function decodeFields(obj: Record<string, unknown>, schema: GoStruct, root: stri
     const lower = key.toLowerCase();
     const name = names.find((n) => n === key) ?? names.find((n) => n.toLowerCase() === lower);
     if (name === undefined || value === null || value === undefined) continue;
-    out[name] = decodeValue(value, schema.fields[name]!, root, o, [...path, name]);
+    out[name] = decodeValue(value, schema.fields[name]!, { root, o, path: [...path, name] });
   }
   return out;
 }
@@ -96,13 +103,13 @@ function zero(kind: GoKind): unknown {
   return kind === 'string' ? '' : kind === 'bool' ? false : kind === 'int' || kind === 'duration' ? 0 : null;
 }
 
-function decodeValue(v: unknown, kind: GoKind, root: string, o: GoDecodeOptions, path: readonly string[]): unknown {
+function decodeValue(v: unknown, kind: GoKind, { root, o, path }: DecodePosition): unknown {
   const at = `${root}.${path.join('.')}`;
   const mismatch = (got: unknown, goType: string, where = at) =>
     o.error(`json: cannot unmarshal ${jsonKind(got)} into Go struct field ${where} of type ${goType}`);
   if (typeof kind === 'object') {
     if (!isObject(v)) throw mismatch(v, `${o.typePrefix}${kind.goType}`);
-    return decodeFields(v, kind, root, o, path);
+    return decodeFields(v, kind, { root, o, path });
   }
   switch (kind) {
     case 'string':
