@@ -8,9 +8,10 @@
  * npm cannot nest TypeScript 6 under a root typescript-eslint (overrides only warn). The
  * workspace `tools/lint` depends on typescript-eslint and `typescript@6.0.3`; npm installs
  * both under `tools/lint/node_modules`, where typescript-eslint's `import 'typescript'`
- * finds 6.0.3, while `npx tsc` at the root stays 7. The root `overrides` entry for
- * `ts-api-utils` (whose peer range, `>=4.8.4`, TypeScript 7 meets) keeps it nested there
- * too. No rule here needs type information, so linting does not start a type checker.
+ * finds 6.0.3, while `npx tsc` at the root stays 7. `ts-api-utils` (loaded by the plugin)
+ * would be hoisted to the root, its peer range `>=4.8.4` being met by TypeScript 7: the
+ * workspace lists it and the root `overrides` pins its `typescript` to 6.0.3, which keeps
+ * it nested too. No rule here needs type information, so linting starts no type checker.
  *
  * Boundaries mirror test/architecture.test.ts: a service never imports another service,
  * services reach the kernel's http, store and config areas only through their index, the

@@ -6,7 +6,7 @@
 import { api, type BenchContext, type RequestTemplate, type Scenario } from './harness.js';
 
 /** Name of the role the logins use. */
-export const ROLE_NAME = 'bench';
+const ROLE_NAME = 'bench';
 
 /** The credentials of the logins (set by setup). */
 let credentials: { role_id: string; secret_id: string } | undefined;

@@ -19,7 +19,7 @@ import { startServer, type BenchServer } from './servers.js';
 
 const SERVICE = 'bench-web';
 /** Instances of {@link SERVICE} in the catalog. */
-export const HEALTH_INSTANCES = 10_000;
+const HEALTH_INSTANCES = 10_000;
 /** Nodes they are spread over (the instances of one node share its checks' scan). */
 const HEALTH_NODES = 100;
 

@@ -40,7 +40,7 @@ function managementToken(ctx: BenchContext): string {
 // mesh-token-read
 
 /** Number of pre-created tokens the read scenario cycles through. */
-export const READ_TOKENS = 1000;
+const READ_TOKENS = 1000;
 const READ_POLICY = 'bench-token-read';
 
 /** Accessor IDs of the pre-created tokens, in creation order (set by setup). */

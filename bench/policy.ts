@@ -8,7 +8,7 @@ import { api, type Scenario } from './harness.js';
 import { READ_KEYS, ensureReadKeys, kvReadRequests, secretData } from './kv.js';
 
 /** Name of the 50-rule policy. */
-export const POLICY_NAME = 'bench-50-rules';
+const POLICY_NAME = 'bench-50-rules';
 
 /** The one rule that grants the benchmark's reads. */
 const GRANTING_RULE = 'secret/data/bench/*';
@@ -25,7 +25,7 @@ const GRANTING_RULE = 'secret/data/bench/*';
  * run): `secret/+/bench/*` (earlier wildcard) and `secret/data/*` (shorter prefix);
  * and the granting rule, `read` on `secret/data/bench/*`.
  */
-export function policyRules(): { pattern: string; capabilities: string[] }[] {
+function policyRules(): { pattern: string; capabilities: string[] }[] {
   const rules: { pattern: string; capabilities: string[] }[] = [];
   const mix = [['read', 'list'], ['create', 'update'], ['read'], ['deny']];
   for (let i = 0; i < 16; i++) rules.push({ pattern: `secret/data/team-${i}/*`, capabilities: mix[i % mix.length] });
@@ -39,7 +39,7 @@ export function policyRules(): { pattern: string; capabilities: string[] }[] {
 }
 
 /** The policy as HCL, one `path` block per rule. */
-export function policyHcl(): string {
+function policyHcl(): string {
   return policyRules()
     .map((r) => `path "${r.pattern}" {\n  capabilities = [${r.capabilities.map((c) => `"${c}"`).join(', ')}]\n}\n`)
     .join('\n');

@@ -11,16 +11,16 @@ import type { CsiVolumeDoc } from '../src/services/sched/csi/volume.js';
 import { LABEL, T } from '../src/services/sched/state.js';
 
 /** ID of the bench's CSI plugin. */
-export const BENCH_PLUGIN_ID = 'hostpath';
+const BENCH_PLUGIN_ID = 'hostpath';
 
 /** The scheduler node the bench's plugin serves (registered by {@link registerBenchNode}). */
-export const BENCH_NODE_ID = '0be0c400-0000-4000-8000-000000000001';
+const BENCH_NODE_ID = '0be0c400-0000-4000-8000-000000000001';
 
 /** Zero-padded so that ID order is numeric order: `bench-vol-000042`. */
 export const seededVolumeId = (i: number): string => `bench-vol-${String(i).padStart(6, '0')}`;
 
 /** Tier of seeded volume `i`: every 4th is `gold` (the filter the bench lists by selects 25 %). */
-export const seededTier = (i: number): string => (i % 4 === 0 ? 'gold' : i % 4 === 1 ? 'silver' : 'bronze');
+const seededTier = (i: number): string => (i % 4 === 0 ? 'gold' : i % 4 === 1 ? 'silver' : 'bronze');
 
 /** A started plugin and the `plugin` block the agent needs for it. */
 export interface BenchPlugin {

@@ -39,7 +39,7 @@ export interface VolumeListSettings {
 }
 
 /** Latency of one case, in ms. */
-export interface ListCaseResult {
+interface ListCaseResult {
   readonly name: string;
   /** The request path (under the server URL). */
   readonly path: string;
@@ -136,7 +136,7 @@ export interface VolumeRegisterSettings {
 }
 
 /** One round of {@link measureVolumeRegister}. */
-export interface RegisterRound {
+interface RegisterRound {
   readonly reqPerSec: number;
   readonly total: number;
   readonly p50Ms: number;

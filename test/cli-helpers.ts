@@ -12,7 +12,7 @@ import { exportSPKI, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { main } from '../src/cli/main.js';
 
 /** What one `cairn` run wrote, filled in as it writes. */
-export interface CliOutput {
+interface CliOutput {
   stdout: string;
   stderr: string;
 }

@@ -123,7 +123,7 @@ export function stoppable<A extends { close(): Promise<void> }>(agent: A, dir: T
 }
 
 /** Options of one {@link ApiCaller} call. */
-export interface ApiCallOptions {
+interface ApiCallOptions {
   /** Sent in the caller's token header when non-empty. */
   token?: string;
   /** Sent as JSON when defined (unless `raw` is given). */

@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { CliIo } from './context.js';
 
 /** How long a child gets between SIGTERM and SIGKILL, ms (the reference's `lockKillGracePeriod`). */
-export const KILL_GRACE_MS = 5000;
+const KILL_GRACE_MS = 5000;
 
 /** A started child. */
 export interface RunningChild {

@@ -9,7 +9,7 @@ import type { HaStatus, InitResponse, MountInfo, NamespaceInfo, SealStatus } fro
 import { columns, formatValue } from './format.js';
 
 /** Width the reference wraps its prose at. */
-export const WRAP_WIDTH = 80;
+const WRAP_WIDTH = 80;
 
 /**
  * Greedy word wrap: lines at most `width` characters where words allow (a longer word stays

@@ -18,12 +18,12 @@ export function formatValue(value: unknown): string {
 }
 
 /** Go's `%q` of a string slice: `["a" "b"]`; `[]` for none. */
-export function quotedList(values: readonly string[] | null | undefined): string {
+function quotedList(values: readonly string[] | null | undefined): string {
   return `[${(values ?? []).map((v) => JSON.stringify(v)).join(' ')}]`;
 }
 
 /** Seconds as the reference prints durations: `768h`, `1h30m`, `45s`, `0s`. */
-export function humanDuration(seconds: number): string {
+function humanDuration(seconds: number): string {
   if (!Number.isFinite(seconds) || seconds <= 0) return '0s';
   const h = Math.floor(seconds / 3600);
   const m = Math.floor((seconds % 3600) / 60);
@@ -62,7 +62,7 @@ export function sectionHeader(title: string, keys: readonly string[]): string {
 }
 
 /** The rows the reference prints for an envelope: lease, auth block, wrap info, then sorted `data`. */
-export function secretRows(secret: SecretResponse<unknown>): string[][] {
+function secretRows(secret: SecretResponse<unknown>): string[][] {
   const rows: string[][] = [];
   if (secret.lease_duration > 0) {
     if (secret.lease_id) {

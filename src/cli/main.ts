@@ -39,7 +39,7 @@ import { type App, type CliIo, addGlobalOptions } from './context.js';
 export type { CliIo } from './context.js';
 
 /** The full command tree, with output and exits routed through `app`. */
-export function buildProgram(app: App): Command {
+function buildProgram(app: App): Command {
   const program = new Command('cairn')
     .description('Cairn: secrets service, access gateway, discovery and scheduler services')
     .configureOutput({ writeOut: app.io.stdout, writeErr: app.io.stderr })

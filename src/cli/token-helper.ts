@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 /** File name of the token helper in the home directory. */
-export const TOKEN_FILE_NAME = '.cairn-token';
+const TOKEN_FILE_NAME = '.cairn-token';
 
 /** Where the token is kept: `CAIRN_TOKEN_PATH`, else `<HOME>/.cairn-token` (`HOME` from `env`, then the OS). */
 export function tokenHelperPath(env: Record<string, string | undefined>): string {

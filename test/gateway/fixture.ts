@@ -12,7 +12,7 @@ import { startGateway, type Gateway } from '../../src/services/gateway/server.js
 import type { JsonReply } from '../helpers.js';
 
 /** Every listener of a dev gateway on a free loopback port. */
-export const LOOPBACK_PORTS = { api: '127.0.0.1:0', cluster: '127.0.0.1:0', proxy: '127.0.0.1:0', ops: '127.0.0.1:0' } as const;
+const LOOPBACK_PORTS = { api: '127.0.0.1:0', cluster: '127.0.0.1:0', proxy: '127.0.0.1:0', ops: '127.0.0.1:0' } as const;
 
 /** A dev gateway (controller and worker, the dev bootstrap) with recovery token `recovery`; `url` is its API listener's. */
 export async function startDevGateway(recovery: string): Promise<{ gateway: Gateway; url: string }> {

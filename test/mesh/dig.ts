@@ -40,7 +40,7 @@ export async function dig(port: number, name: string, type = 'A', options: reado
 }
 
 /** Parses dig's default output. */
-export function parseDig(text: string): DigResult {
+function parseDig(text: string): DigResult {
   const status = /status: ([A-Z]+)/.exec(text)?.[1] ?? '';
   const flags = (/;; flags: ([a-z ]*);/.exec(text)?.[1] ?? '').split(' ').filter(Boolean);
   const sections: Record<string, DigRecord[]> = { ANSWER: [], AUTHORITY: [], ADDITIONAL: [] };

@@ -53,7 +53,7 @@ export interface CsiFixture {
 }
 
 /** The `SecretID` of the fixture's node: what its client would report allocation statuses with. */
-export const NODE_SECRET = 'node-secret';
+const NODE_SECRET = 'node-secret';
 
 /**
  * Starts `plugins` (monolith hostpath endpoints, each with its own root) and an agent that

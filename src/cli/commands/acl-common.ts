@@ -47,7 +47,7 @@ export type MeshCtx = ClientCtx<MeshClient>;
 export type MeshHandler = ClientHandler<MeshClient>;
 
 /** Adds the global discovery flags to `cmd` (listed under "Global options:"). */
-export function addMeshGlobalOptions(cmd: Command): Command {
+function addMeshGlobalOptions(cmd: Command): Command {
   return cmd
     .addOption(globalOption('--http-addr <address>', 'address of the discovery service, http(s)://host:port or host:port (env MESH_HTTP_ADDR, default http://127.0.0.1:8500)'))
     .addOption(globalOption('--token <secret>', 'ACL token (env MESH_HTTP_TOKEN)'))
@@ -64,14 +64,14 @@ export function meshFormat(value: unknown): Format {
 }
 
 /** A client from the global flags over the environment. @throws UsageError for a bad address or unreadable file. */
-export function meshClientFor(env: Record<string, string | undefined>, opts: MeshGlobalOpts): MeshClient {
+function meshClientFor(env: Record<string, string | undefined>, opts: MeshGlobalOpts): MeshClient {
   const token = opts.token ?? (opts.tokenFile !== undefined ? readFlagFile('token-file', opts.tokenFile).trim() : undefined);
   const caCert = opts.caFile !== undefined ? readFlagFile('ca-file', opts.caFile) : undefined;
   return clientOrUsageError(() => MeshClient.fromEnv(env, { address: opts.httpAddr, token, namespace: opts.namespace, caCert, datacenter: opts.datacenter }));
 }
 
 /** `err` as the CLI reports it: a {@link MeshApiError} becomes `<the service's text> (HTTP <status>)`. */
-export function meshError(err: unknown): unknown {
+function meshError(err: unknown): unknown {
   return err instanceof MeshApiError ? withHttpStatus(err) : err;
 }
 

@@ -9,12 +9,12 @@ import type { MeshAuthMethod, MeshBindingRule, MeshLink, MeshPolicy, MeshReplica
 import { toJson } from '../format.js';
 
 /** A block row: a scalar (`undefined` leaves the row out) or a sub-list (left out when empty). */
-export type Row = readonly [label: string, value: string | number | boolean | readonly string[] | undefined];
+type Row = readonly [label: string, value: string | number | boolean | readonly string[] | undefined];
 
 const SUB = '   ';
 
 /** Renders `rows` as an aligned block, every line prefixed with `indent`; no final newline. */
-export function kvBlock(rows: readonly Row[], indent = ''): string {
+function kvBlock(rows: readonly Row[], indent = ''): string {
   const scalars = rows.filter(([, v]) => v !== undefined && !Array.isArray(v));
   const width = Math.max(0, ...scalars.map(([l]) => l.length + 1)) + 2;
   const lines: string[] = [];

@@ -40,7 +40,7 @@ async function disable(ctx: CommandContext): Promise<number> {
 }
 
 /** The reference's `audit list` table; `detailed` adds replication and the options (`k=v` sorted, space-separated). */
-export function auditListTable(devices: Record<string, AuditDeviceInfo>, detailed: boolean): string {
+function auditListTable(devices: Record<string, AuditDeviceInfo>, detailed: boolean): string {
   const paths = Object.keys(devices).sort();
   if (!detailed) return columns(['Path', 'Type', 'Description'], paths.map((p) => [p, devices[p].type, devices[p].description || 'n/a']));
   return columns(

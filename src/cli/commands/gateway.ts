@@ -27,7 +27,7 @@ import { toJson } from '../format.js';
 import { interruption } from '../shutdown.js';
 
 /** Default controller api address (reference/gateway.md §1). */
-export const DEFAULT_GATEWAY_ADDRESS = 'http://127.0.0.1:9200';
+const DEFAULT_GATEWAY_ADDRESS = 'http://127.0.0.1:9200';
 
 export interface CommonOpts {
   addr?: string;
@@ -152,7 +152,7 @@ interface ConnectOpts extends AuthorizeOpts {
 }
 
 /** How often `connect` reads its session to notice that it ended, in ms (one worker status interval). */
-export const CONNECT_POLL_MS = 1000;
+const CONNECT_POLL_MS = 1000;
 
 /**
  * `connect` (the reference's `boundary connect`): authorises a session to `-target-id`,

@@ -22,10 +22,7 @@ import { viaJwt, viaOidc } from './login-oidc.js';
 import { printSecret } from './read-write.js';
 
 /** Login methods the CLI knows. */
-export const LOGIN_METHODS = ['token', 'userpass', 'approle', 'jwt', 'oidc', 'cert'] as const;
-
-/** One of {@link LOGIN_METHODS}. */
-export type LoginMethod = (typeof LOGIN_METHODS)[number];
+const LOGIN_METHODS = ['token', 'userpass', 'approle', 'jwt', 'oidc', 'cert'] as const;
 
 /**
  * The `K=V` arguments of `login` as strings. For `token`, a first argument without `=` is the

@@ -74,7 +74,7 @@ function taskBlock(name: string, t: SchedTaskState): string {
 }
 
 /** The allocation (reference `alloc status`): fields, then each task. */
-export function allocBlock(a: SchedAllocation, verbose: boolean): string {
+function allocBlock(a: SchedAllocation, verbose: boolean): string {
   const parts = [
     kv([
       ['ID', shortId(a.ID, verbose)],

@@ -21,7 +21,7 @@ export { collect, optString, show } from '../client-command.js';
 export { interruption, type Interruption } from '../shutdown.js';
 
 /** The global flags of scheduler commands, by commander name. */
-export interface SchedGlobalOpts {
+interface SchedGlobalOpts {
   readonly address?: string;
   readonly token?: string;
   readonly namespace?: string;
@@ -37,7 +37,7 @@ export type SchedCtx = ClientCtx<SchedClient>;
 export type SchedHandler = ClientHandler<SchedClient>;
 
 /** Adds the global scheduler flags to `cmd` (listed under "Global options:"). */
-export function addSchedGlobalOptions(cmd: Command): Command {
+function addSchedGlobalOptions(cmd: Command): Command {
   return cmd
     .addOption(globalOption('--address <addr>', 'address of the scheduler, http(s)://host:port or host:port (env SCHED_ADDR, default http://127.0.0.1:4646)'))
     .addOption(globalOption('--token <secret>', 'ACL token secret (env SCHED_TOKEN)'))
@@ -48,13 +48,13 @@ export function addSchedGlobalOptions(cmd: Command): Command {
 }
 
 /** The output format from `-json` / `-format`. @throws UsageError for anything but `table` or `json`. */
-export function schedFormat(opts: SchedGlobalOpts): Format {
+function schedFormat(opts: SchedGlobalOpts): Format {
   if (flagBool(opts.json, 'json')) return 'json';
   return parseFormat(opts.format);
 }
 
 /** A client from the global flags over the environment. @throws UsageError for a bad address. */
-export function schedClientFor(env: Record<string, string | undefined>, opts: SchedGlobalOpts): SchedClient {
+function schedClientFor(env: Record<string, string | undefined>, opts: SchedGlobalOpts): SchedClient {
   return clientOrUsageError(() => SchedClient.fromEnv(env, { address: opts.address, token: opts.token, namespace: opts.namespace, region: opts.region }));
 }
 

@@ -14,7 +14,7 @@ const orNone = (s: string | null | undefined) => (s ? s : '<none>');
  * `bytes` as the reference prints sizes (go-humanize `IBytes`): `512 B`, `1.5 KiB`, `10 GiB`
  * (one decimal below 10, none from 10 up).
  */
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   const units = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
   let v = bytes / 1024;

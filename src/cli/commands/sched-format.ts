@@ -77,7 +77,7 @@ const mapped = (m: Readonly<Record<string, string>> | null | undefined) =>
     .join('; ');
 
 /** An auth method's config rows (reference `formatAuthMethodConfig`). */
-export function authMethodConfigBlock(c: SchedAuthMethodConfig): string {
+function authMethodConfigBlock(c: SchedAuthMethodConfig): string {
   return kv([
     ['JWT Validation Public Keys', joined(c.JWTValidationPubKeys)],
     ['JWKS URL', c.JWKSURL ?? ''],

@@ -9,13 +9,13 @@ import type { SchedAllocStub, SchedEvaluation, SchedJob, SchedJobStub, SchedJobS
 import { kv, list, shortId } from './sched-format.js';
 
 /** Unix ns as RFC 3339 without fractions (the reference's `formatTime`). */
-export function nsTime(ns: number | undefined): string {
+function nsTime(ns: number | undefined): string {
   if (!ns) return '<none>';
   return new Date(Math.floor(ns / 1e6)).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** How long before `nowMs` Unix ns `ns` was, as the reference's `prettyTimeDiff` (`12s ago`, `3m ago`, `2h5m ago`, `4d ago`). */
-export function ago(ns: number, nowMs: number): string {
+function ago(ns: number, nowMs: number): string {
   const s = Math.max(0, Math.floor((nowMs - ns / 1e6) / 1000));
   if (s < 60) return `${s}s ago`;
   if (s < 3600) return `${Math.floor(s / 60)}m${s % 60 ? `${s % 60}s` : ''} ago`;

@@ -44,7 +44,7 @@ function fieldLines(fields: readonly SchedPlanDiffField[] | null, prefix: string
 }
 
 /** The reference's `formatJobDiff`: the job line, its fields when edited (or `verbose`), one line per task group with its update counts in name order. */
-export function formatPlanDiff(diff: NonNullable<SchedJobPlanReply['Diff']>, verbose: boolean): string {
+function formatPlanDiff(diff: NonNullable<SchedJobPlanReply['Diff']>, verbose: boolean): string {
   const lines = [`${marker(diff.Type)}Job: ${JSON.stringify(diff.ID)}`];
   if (diff.Type === 'Edited' || verbose) lines.push(...fieldLines(diff.Fields, ''));
   for (const tg of diff.TaskGroups ?? []) {
@@ -72,7 +72,7 @@ function metricLines(m: Readonly<Record<string, unknown>>, prefix: string): stri
 }
 
 /** The reference's `formatDryRun`: all placed, or per failed group (in name order) how many and why. */
-export function formatDryRun(r: SchedJobPlanReply, jobType: string): string {
+function formatDryRun(r: SchedJobPlanReply, jobType: string): string {
   const failed = Object.keys(r.FailedTGAllocs ?? {}).sort();
   if (failed.length === 0) return '- All tasks successfully allocated.';
   const lines = [jobType === 'system' ? '- WARNING: Failed to place allocations on all nodes.' : '- WARNING: Failed to place all allocations.'];
@@ -85,7 +85,7 @@ export function formatDryRun(r: SchedJobPlanReply, jobType: string): string {
 }
 
 /** The reference's `getExitCode`: 1 when a group would create, stop, migrate or destructively update allocations. */
-export function planExitCode(r: SchedJobPlanReply): number {
+function planExitCode(r: SchedJobPlanReply): number {
   if (r.Diff === null) return 0;
   const changes = Object.values(r.Annotations?.DesiredTGUpdates ?? {}).some((u) => (u.Stop ?? 0) + (u.Place ?? 0) + (u.Migrate ?? 0) + (u.DestructiveUpdate ?? 0) + (u.Canary ?? 0) > 0);
   return changes ? 1 : 0;

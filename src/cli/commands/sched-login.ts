@@ -29,10 +29,10 @@ import { interruption, optString, schedError, schedLeaf, show, type SchedCtx } f
 import { tokenBlock } from './sched-format.js';
 
 /** Where the browser is sent back by default (the reference's `-oidc-callback-addr`). */
-export const DEFAULT_OIDC_CALLBACK_ADDR = 'localhost:4649';
+const DEFAULT_OIDC_CALLBACK_ADDR = 'localhost:4649';
 
 /** Path of the callback on the local listener. */
-export const OIDC_CALLBACK_PATH = '/oidc/callback';
+const OIDC_CALLBACK_PATH = '/oidc/callback';
 
 /** `host:port` split for listening. @throws UsageError for anything else. */
 export function parseCallbackAddr(addr: string): { host: string; port: number } {

@@ -40,7 +40,7 @@ import { UsageError } from '../args.js';
 const topologies = { kind: 'block', keys: { topology: { kind: 'block', repeated: true, keys: { segments: { kind: 'raw', required: true } } } } } as const;
 
 /** The keys of a volume specification file (kernel/config schema shape; see the module doc). */
-export const VOLUME_SPEC_KEYS = {
+const VOLUME_SPEC_KEYS = {
   id: { kind: 'string', required: true, doc: 'the volume ID in the scheduler' },
   name: { kind: 'string', doc: 'display name; the plugin\'s volume name on create (default: the ID)' },
   type: { kind: 'string', required: true, enum: ['csi'], doc: 'volume type; only csi' },
@@ -89,7 +89,7 @@ const UNITS: Readonly<Record<string, number>> = {
  * 1000, IEC units of 1024; case ignored). Fractions of a byte are dropped.
  * @throws Error `invalid size "<v>": …` for anything else or a size past 2^53.
  */
-export function parseBytes(value: unknown): number {
+function parseBytes(value: unknown): number {
   const bad = (why: string) => new Error(`invalid size ${JSON.stringify(value)}: ${why}`);
   if (typeof value === 'number') {
     if (!Number.isSafeInteger(value) || value < 0) throw bad('expected a whole number of bytes');

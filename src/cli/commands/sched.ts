@@ -34,7 +34,7 @@ import { addSchedPluginCommands } from './sched-plugin.js';
 import { addSchedVolumeCommands } from './sched-volume.js';
 
 /** `-topic` values as the SDK's topic map: `Node` and `Node:*` both mean every Node key. @throws UsageError for an empty topic name. */
-export function topicsOf(values: readonly string[]): Record<string, string[]> {
+function topicsOf(values: readonly string[]): Record<string, string[]> {
   const topics: Record<string, string[]> = {};
   for (const v of values) {
     const colon = v.indexOf(':');

@@ -33,7 +33,7 @@ export type DocumentSyntax = 'hcl' | 'json';
 const LEADING_SPACE = /^[\t\n\v\f\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*/;
 
 /** The syntax hashicorp/hcl v1 reads `text` with: JSON when it starts with `{` after spaces. */
-export function documentSyntax(text: string): DocumentSyntax {
+function documentSyntax(text: string): DocumentSyntax {
   return text.charCodeAt(LEADING_SPACE.exec(text)![0].length) === 0x7b ? 'json' : 'hcl';
 }
 

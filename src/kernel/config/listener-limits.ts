@@ -22,7 +22,7 @@ export const httpTimeoutKeys = {
 export const maxConnectionsKey = cfg.int({ default: D.maxConnections, min: 0, doc: 'most connections open at once; further ones are closed at once; 0 = no limit' });
 
 /** The reference's per-address cap (`limits { http_max_conns_per_client }`), with the product's own default. */
-export const maxConnsPerClientKey = <const N extends number>(defaultValue: N) =>
+const maxConnsPerClientKey = <const N extends number>(defaultValue: N) =>
   cfg.int({ default: defaultValue, min: 0, doc: 'most connections open at once from one client IP address; further ones get 429; 0 = no limit' });
 
 /** A validated block holding {@link httpTimeoutKeys}. */

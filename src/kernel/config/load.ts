@@ -23,10 +23,10 @@ import { ConfigError, type ConfigOf, type Keys } from './schema.js';
 import { validateConfig } from './validate.js';
 
 /** The two accepted syntaxes. */
-export type ConfigFormat = 'hcl' | 'json';
+type ConfigFormat = 'hcl' | 'json';
 
 /** JSON when the file name ends in `.json` or the text starts with `{`; HCL otherwise. */
-export function detectFormat(file: string, text: string): ConfigFormat {
+function detectFormat(file: string, text: string): ConfigFormat {
   return file.toLowerCase().endsWith('.json') || text.trimStart().startsWith('{') ? 'json' : 'hcl';
 }
 

@@ -19,7 +19,7 @@ export type PosNode =
   | { readonly kind: 'scalar'; readonly line: number };
 
 /** One item of an object: `key = value`, `key { … }` or `key "label" … { … }`, in source order. */
-export interface PosEntry {
+interface PosEntry {
   readonly key: string;
   /** Block labels (`listener "tcp"` → `["tcp"]`); empty for attributes and JSON members. */
   readonly labels: readonly string[];

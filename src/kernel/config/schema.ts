@@ -133,7 +133,7 @@ type OneBlock<F> = F extends { variants: infer V extends Readonly<Record<string,
       : never;
 
 /** The validated value of one field: absent optional fields without a default are `undefined`. */
-export type ValueOf<F> = F extends { kind: 'block' }
+type ValueOf<F> = F extends { kind: 'block' }
   ? F extends { repeated: true }
     ? OneBlock<F>[]
     : Always<F> extends true

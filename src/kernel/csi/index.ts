@@ -7,14 +7,11 @@
  */
 export * from './types.js';
 export { csiClient, DEFAULT_CSI_CALL_TIMEOUT_MS, grpcCodeName, type CsiClientOptions } from './client.js';
-export { csiProtoPath } from './proto.js';
 export {
   startHostpathPlugin,
-  HOSTPATH_DEFAULT_CAPABILITIES,
   HOSTPATH_SUPPORTED_CAPABILITIES,
   type HostpathPlugin,
   type HostpathPluginOptions,
 } from './hostpath/plugin.js';
 export { HOSTPATH_PLUGIN_NAME, HOSTPATH_VENDOR_VERSION } from './hostpath/identity.js';
-export { TOPOLOGY_KEY as HOSTPATH_TOPOLOGY_KEY } from './hostpath/store.js';
 export { DEFAULT_CAPACITY_BYTES as HOSTPATH_DEFAULT_CAPACITY_BYTES } from './hostpath/controller.js';

@@ -32,7 +32,7 @@ let loaded: CsiServices | undefined;
  * The path of `csi.proto` as found at run time.
  * @throws {Error} naming the paths tried when the file is not found.
  */
-export function csiProtoPath(): string {
+function csiProtoPath(): string {
   const file = CANDIDATES.find((p) => existsSync(p));
   if (!file) throw new Error(`csi: csi.proto not found (looked in ${CANDIDATES.join(', ')})`);
   return file;

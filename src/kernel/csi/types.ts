@@ -82,7 +82,7 @@ export interface CsiVolume {
 }
 
 /** `CreateVolume` request. */
-export interface CreateVolumeRequest {
+interface CreateVolumeRequest {
   readonly name: string;
   readonly capacityRange?: { readonly requiredBytes: number; readonly limitBytes: number };
   readonly volumeCapabilities: readonly VolumeCapability[];
@@ -111,7 +111,7 @@ export interface CsiSnapshot {
 }
 
 /** A page of a list RPC: `nextToken` empty on the last page. */
-export interface Page<T> {
+interface Page<T> {
   readonly entries: readonly T[];
   readonly nextToken: string;
 }
@@ -178,7 +178,7 @@ export interface CsiClient {
 }
 
 /** `GetCapacity` request (all fields optional): the capacity for volumes with these capabilities, parameters and topology. */
-export interface GetCapacityRequest {
+interface GetCapacityRequest {
   readonly volumeCapabilities?: readonly VolumeCapability[];
   readonly parameters?: Readonly<Record<string, string>>;
   readonly accessibleTopology?: Topology;

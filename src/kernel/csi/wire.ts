@@ -37,7 +37,7 @@ export interface WireVolume {
 }
 
 /** `google.protobuf.Timestamp`. */
-export interface WireTimestamp {
+interface WireTimestamp {
   seconds: number;
   nanos: number;
 }

@@ -15,14 +15,14 @@
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
 
 /** One gauge sample. */
-export interface GoGauge {
+interface GoGauge {
   readonly Name: string;
   readonly Value: number;
   readonly Labels: Record<string, string>;
 }
 
 /** One counter or histogram, cumulative (see the module doc). */
-export interface GoSampled {
+interface GoSampled {
   readonly Name: string;
   readonly Count: number;
   readonly Sum: number;

@@ -19,13 +19,13 @@ import type { HttpRequest, HttpResponse, HttpService } from '../http/exchange.js
 import type { ServiceMetrics } from './service-metrics.js';
 
 /** Route label of a request that matched no route (unknown path, forwarded before routing, …). */
-export const UNMATCHED_ROUTE = 'unmatched';
+const UNMATCHED_ROUTE = 'unmatched';
 
 /** Route label of a request sent on to another server before routing (another datacenter or region, an active server). */
 export const FORWARDED_ROUTE = 'forwarded';
 
 /** Upper bounds of the latency buckets, in seconds: 1 ms to 10 s. */
-export const LATENCY_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const LATENCY_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** Methods kept as they are; any other becomes `OTHER` (label values stay a closed set). */
 const METHODS = new Set(['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS', 'LIST']);

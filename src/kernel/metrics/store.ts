@@ -11,9 +11,9 @@ import { GroupCommitBackend, PostgresBackend, type Backend, type Leadership, typ
 import type { ServiceMetrics } from './service-metrics.js';
 
 /** Upper bounds of the commit latency buckets, in seconds: 0.5 ms to 5 s. */
-export const COMMIT_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const COMMIT_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 /** Upper bounds of the group size buckets, in write calls. */
-export const GROUP_SIZE_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+const GROUP_SIZE_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 
 /**
  * Registers the metrics of `backend` on `metrics`: `cairn_store_commit_duration_seconds`,

@@ -38,7 +38,7 @@ export const DEFAULT_ECHO_INTERVAL_MS = 5000;
 export const ECHO_EXPIRY_ECHOES = 3;
 
 /** `CREATE TABLE IF NOT EXISTS` of the echo table (`haNodesTable` quoted). */
-export const haNodesDdl = (haNodesTable: string) =>
+const haNodesDdl = (haNodesTable: string) =>
   `CREATE TABLE IF NOT EXISTS ${haNodesTable} (node_id text PRIMARY KEY, hostname text NOT NULL, api_address text NOT NULL,
      cluster_address text NOT NULL, version text NOT NULL, last_echo timestamptz NOT NULL)`;
 

@@ -57,7 +57,7 @@ export function keysPayload(keys: readonly string[]): string {
 }
 
 /** Parses a notification payload; undefined when it is not one of ours. */
-export function parseChange(payload: string | undefined): BackendChange | undefined {
+function parseChange(payload: string | undefined): BackendChange | undefined {
   const m = payload === undefined ? null : /^(\d+) (.*)$/s.exec(payload);
   if (!m) return undefined;
   const index = Number(m[1]);

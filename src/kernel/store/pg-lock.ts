@@ -82,7 +82,7 @@ interface LeaderRow {
 }
 
 /** `CREATE TABLE IF NOT EXISTS` of the HA table (one row, id = 1). */
-export const haTableDdl = (haTable: string) =>
+const haTableDdl = (haTable: string) =>
   `CREATE TABLE IF NOT EXISTS ${haTable} (id integer PRIMARY KEY, term bigint NOT NULL, leader_address text NOT NULL,
      cluster_address text NOT NULL, active_since timestamptz NOT NULL)`;
 

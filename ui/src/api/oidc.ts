@@ -33,10 +33,10 @@ export interface OidcMessage {
 }
 
 /** The UI route of the callback (router path, under the `/ui` base). */
-export const callbackRoute = (mount: string): string => `/secrets/auth/${encodeURIComponent(mount)}/oidc/callback`;
+const callbackRoute = (mount: string): string => `/secrets/auth/${encodeURIComponent(mount)}/oidc/callback`;
 
 /** The absolute redirect URI the provider sends the browser back to. */
-export const redirectUri = (mount: string): string => `${location.origin}/ui${callbackRoute(mount)}`;
+const redirectUri = (mount: string): string => `${location.origin}/ui${callbackRoute(mount)}`;
 
 /** The login in progress in this tab, if any. */
 export function pendingOidc(): PendingOidc | undefined {

@@ -45,7 +45,7 @@ interface CreateVolumeWire {
 }
 
 /** A volume record on the wire. */
-export function wireVolume(v: VolumeRecord): WireVolume {
+function wireVolume(v: VolumeRecord): WireVolume {
   const source = v.contentSource?.snapshotId ? { snapshot: { snapshot_id: v.contentSource.snapshotId } } : v.contentSource?.volumeId ? { volume: { volume_id: v.contentSource.volumeId } } : null;
   return {
     capacity_bytes: v.capacityBytes,

@@ -28,7 +28,7 @@ import { HostpathStore } from './store.js';
 export const HOSTPATH_SUPPORTED_CAPABILITIES: readonly ControllerCapability[] = CONTROLLER_CAPABILITIES.filter((c) => c !== 'GET_VOLUME');
 
 /** Controller capabilities on when {@link HostpathPluginOptions.capabilities} is not given. */
-export const HOSTPATH_DEFAULT_CAPABILITIES: readonly ControllerCapability[] = HOSTPATH_SUPPORTED_CAPABILITIES.filter(
+const HOSTPATH_DEFAULT_CAPABILITIES: readonly ControllerCapability[] = HOSTPATH_SUPPORTED_CAPABILITIES.filter(
   (c) => c !== 'VOLUME_CONDITION' && c !== 'SINGLE_NODE_MULTI_WRITER',
 );
 

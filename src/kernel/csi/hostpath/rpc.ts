@@ -12,7 +12,7 @@ import type { Logger } from '../../log/logger.js';
 import type { ControllerCapability } from '../types.js';
 
 /** A failure the plugin answers on purpose: a gRPC status code and the text the caller sees. */
-export class RpcFailure extends Error {
+class RpcFailure extends Error {
   constructor(
     readonly code: grpc.status,
     message: string,

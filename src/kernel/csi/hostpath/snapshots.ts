@@ -14,7 +14,7 @@ import { HostpathStore, type SnapshotRecord } from './store.js';
 import { maxEntries, requireField, requireName } from './validate.js';
 
 /** A snapshot record on the wire (always `ready_to_use`). */
-export function wireSnapshot(s: SnapshotRecord): WireSnapshot {
+function wireSnapshot(s: SnapshotRecord): WireSnapshot {
   return {
     size_bytes: s.sizeBytes,
     snapshot_id: s.snapshotId,

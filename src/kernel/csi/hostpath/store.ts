@@ -26,7 +26,7 @@ import type { CsiAccessMode, Topology } from '../types.js';
 export const TOPOLOGY_KEY = 'topology.cairn.dev/node';
 
 /** How a volume is controller-published to one node. */
-export interface PublishRecord {
+interface PublishRecord {
   readonly readonly: boolean;
   readonly accessMode: CsiAccessMode;
 }
@@ -58,13 +58,13 @@ export interface SnapshotRecord {
 }
 
 /** A volume staged on a node (NodeStageVolume). */
-export interface StagedRecord {
+interface StagedRecord {
   readonly stagingPath: string;
   readonly accessMode: CsiAccessMode;
 }
 
 /** A volume published at a target path on a node (NodePublishVolume). */
-export interface NodePublishRecord {
+interface NodePublishRecord {
   readonly volumeId: string;
   readonly readonly: boolean;
   readonly stagingPath: string;

@@ -74,7 +74,7 @@ export const listField = (text: string | undefined): string[] =>
     .filter(Boolean);
 
 /** A write: method, path and JSON body. */
-export interface Write {
+interface Write {
   readonly method: 'PUT' | 'POST';
   readonly path: string;
   readonly body: unknown;

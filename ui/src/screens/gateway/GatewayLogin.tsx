@@ -23,7 +23,7 @@ interface AuthMethod {
 }
 
 /** Stores the gateway token (and how it was obtained) in this tab's session. */
-export function storeGatewayToken(token: string, via: string): void {
+function storeGatewayToken(token: string, via: string): void {
   saveSession({ ...currentSession()!, gatewayToken: token, gatewayVia: via });
 }
 

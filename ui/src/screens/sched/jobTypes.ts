@@ -33,7 +33,7 @@ export interface Evaluation {
 }
 
 /** One task's `TaskStates` entry of `GET /v1/allocation/:id`; event `Time` is in nanoseconds. */
-export interface TaskState {
+interface TaskState {
   State: string;
   Failed: boolean;
   Restarts: number;

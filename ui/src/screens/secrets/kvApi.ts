@@ -2,7 +2,7 @@
 import { api, ApiError } from '../../api/client';
 import { kvApi } from './kvPaths';
 
-export interface VersionMeta {
+interface VersionMeta {
   created_time: string;
   deletion_time: string;
   destroyed: boolean;
