@@ -111,35 +111,6 @@ export default tseslint.config(
     },
   },
   {
-    // Still five or more positional parameters here: these files are being rewritten in
-    // parallel (kernel route declarations and forwarding, server.ts split, the secrets
-    // circle, mesh and scheduler routes and agents), so their functions take options
-    // objects as part of that work. Listed by file so that no other file can add one;
-    // remove an entry once its file passes.
-    files: [
-      'src/kernel/http/api-service.ts',
-      'src/kernel/http/forward.ts',
-      'src/kernel/http/server.ts',
-      'src/services/gateway/domain/cascade.ts',
-      'src/services/gateway/domain/resource.ts',
-      'src/services/mesh/agent.ts',
-      'src/services/mesh/kv-store.ts',
-      'src/services/mesh/login-token.ts',
-      'src/services/mesh/routes/binding-rules.ts',
-      'src/services/mesh/routes/catalog.ts',
-      'src/services/mesh/routes/policies.ts',
-      'src/services/mesh/routes/roles.ts',
-      'src/services/mesh/routes/txn.ts',
-      'src/services/mesh/sessions/store.ts',
-      'src/services/sched/jobs/types.ts',
-      'src/services/sched/jobs/write.ts',
-      'src/services/sched/routes/events.ts',
-      'src/services/sched/scheduler/schedule.ts',
-      'src/services/secrets/core.ts',
-    ],
-    rules: { 'max-params': 'off' },
-  },
-  {
     files: ['src/**/*.{ts,js}'],
     ignores: ['src/cli/**', '**/*.test.ts', '**/testdata/**'],
     rules: { 'no-console': 'error' },
