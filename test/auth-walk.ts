@@ -10,7 +10,7 @@
 import { Agent, request } from 'node:http';
 
 /** One caller of the walk: a name for the findings and the headers it sends. */
-export interface WalkCaller {
+interface WalkCaller {
   readonly name: string;
   readonly headers: Readonly<Record<string, string>>;
 }

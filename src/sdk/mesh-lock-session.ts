@@ -34,7 +34,7 @@ export async function pause(ms: number, signal?: AbortSignal): Promise<boolean> 
 }
 
 /** Whether a failed read may be retried: the service unreachable or a 5xx. */
-export function retryable(err: unknown): boolean {
+function retryable(err: unknown): boolean {
   return err instanceof MeshConnectionError || (err instanceof MeshApiError && err.status >= 500);
 }
 

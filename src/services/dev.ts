@@ -81,7 +81,7 @@ export interface DevHandle {
  * and node) on unix socket `socket`, volumes as directories under `root`, serving the
  * registered dev node `nodeId` of the scheduler.
  */
-export interface DevCsi {
+interface DevCsi {
   readonly pluginId: string;
   /** Absolute path of the plugin's unix socket: `<dataDir>/csi/hostpath.sock`. */
   readonly socket: string;
@@ -92,7 +92,7 @@ export interface DevCsi {
 }
 
 /** ID of the dev CSI plugin. */
-export const DEV_CSI_PLUGIN_ID = 'hostpath';
+const DEV_CSI_PLUGIN_ID = 'hostpath';
 
 /** The dev node's identity: read from `<csiDir>/dev-node.json`, made (mode 0600) on first start. */
 function devNodeIdentity(csiDir: string): { ID: string; SecretID: string } {
@@ -129,7 +129,7 @@ async function devNodeRegistered(sched: SchedAgent, nodeId: string): Promise<voi
  * leaves a data directory that starts again (issue 14 item 4). Errors when the data
  * directory was initialised without dev mode (its key is not there).
  */
-export async function unsealDev(node: SecretsNode, dataDir: string): Promise<void> {
+async function unsealDev(node: SecretsNode, dataDir: string): Promise<void> {
   const keyFile = join(dataDir, 'dev-unseal-key');
   if (!(await node.seal.checkInitialized())) {
     // A key file from a start killed before the init was stored is replaced here.
@@ -226,7 +226,7 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
 }
 
 /** The gateway login `cairn dev` bootstraps (the reference's dev values; bootstrap.ts). */
-export const DEV_GATEWAY_LOGIN = { authMethodId: 'ampw_1234567890', loginName: 'admin', password: 'password' } as const;
+const DEV_GATEWAY_LOGIN = { authMethodId: 'ampw_1234567890', loginName: 'admin', password: 'password' } as const;
 
 /** `host:port` of a listener URL (`http://host:port`). */
 function hostPort(url: string): string {

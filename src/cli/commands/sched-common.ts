@@ -18,7 +18,7 @@ import { type App, type Format, commandGroup, globalOption, parseFormat } from '
 
 // The shared helpers stay reachable from here for the sched*.ts commands.
 export { collect, optString, show } from '../client-command.js';
-export { interruption, type Interruption } from '../shutdown.js';
+export { interruption } from '../shutdown.js';
 
 /** The global flags of scheduler commands, by commander name. */
 interface SchedGlobalOpts {

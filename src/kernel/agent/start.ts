@@ -16,7 +16,7 @@ import { instrumentHttp, type ServiceMetrics } from '../metrics/index.js';
 import { openAgentState, type AgentState, type AgentStateOptions, type StateLeadership } from '../store/index.js';
 
 /** What runs only while this agent leads (every agent whose state is not shared). */
-export interface LeaderWork {
+interface LeaderWork {
   /** Starts it: the leader's first writes, then its loops. */
   lead(): Promise<void>;
   /** Stops it (stepping down, or closing). */
@@ -34,7 +34,7 @@ export interface AgentBase extends AgentState {
 }
 
 /** How an agent names its HTTP address to others. */
-export interface AgentAdvertise {
+interface AgentAdvertise {
   /** Until the listener is bound. */
   readonly initial: string;
   /** From the bound listener's URL (`http://host:port`). */

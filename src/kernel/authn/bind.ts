@@ -17,7 +17,7 @@ import { AuthnError } from './errors.js';
 import { interpolateBindName } from './interpolate.js';
 
 /** Every bind type either service knows. */
-export type BindType = 'service' | 'node' | 'role' | 'policy' | 'management';
+type BindType = 'service' | 'node' | 'role' | 'policy' | 'management';
 
 /** One binding rule, as stored by a service. An empty `selector` matches every identity. */
 export interface BindingRule {
@@ -58,10 +58,10 @@ export const SCHED_BIND_PROFILE: BindProfile = {
 export type SelectorMatcher = (selector: string, selectable: Record<string, unknown>) => boolean;
 
 /** The default {@link SelectorMatcher}: the kernel filter language (go-bexpr), compiled per call. */
-export const bexprMatcher: SelectorMatcher = (selector, selectable) => compileFilter(selector).matches(selectable);
+const bexprMatcher: SelectorMatcher = (selector, selectable) => compileFilter(selector).matches(selectable);
 
 /** A role or policy a bind name resolved to. */
-export interface NamedLink {
+interface NamedLink {
   readonly id: string;
   readonly name: string;
 }

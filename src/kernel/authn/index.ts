@@ -15,69 +15,23 @@
  *
  * @module
  */
-export { AuthnError, type AuthnErrorKind } from './errors.js';
+export { AuthnError } from './errors.js';
 export { AuthnBuilds } from './builds.js';
-export {
-  DEFAULT_ALG,
-  SUPPORTED_ALGS,
-  validateAuthMethodConfig,
-  type AuthMethodConfig,
-  type AuthMethodType,
-} from './config.js';
-export {
-  checkAudience,
-  createJwtValidator,
-  DEFAULT_CLAIM_LEEWAY_SECONDS,
-  DEFAULT_CLOCK_SKEW_SECONDS,
-  type Claims,
-  type JwtValidator,
-  type JwtValidatorOptions,
-} from './jwt.js';
+export { SUPPORTED_ALGS, validateAuthMethodConfig, type AuthMethodConfig } from './config.js';
+export { checkAudience, createJwtValidator, type Claims, type JwtValidator } from './jwt.js';
 export { getClaim, identityFromClaims, type Identity } from './claims.js';
-export { checkBoundClaims, checkBoundSubject, globMatch, type BoundClaimsType } from './bound-claims.js';
+export { checkBoundClaims, checkBoundSubject, globMatch } from './bound-claims.js';
 export { interpolateBindName } from './interpolate.js';
-export {
-  bexprMatcher,
-  bindIdentity,
-  checkBindingRule,
-  grantsNothing,
-  MESH_BIND_PROFILE,
-  SCHED_BIND_PROFILE,
-  type BindingRule,
-  type Bindings,
-  type BindOptions,
-  type BindProfile,
-  type BindType,
-  type NamedLink,
-  type SelectorMatcher,
-} from './bind.js';
-export {
-  createOidcFlow,
-  type AuthUrlRequest,
-  type CallbackRequest,
-  type OidcFlow,
-  type OidcFlowOptions,
-} from './oidc.js';
-export { isAllowedRedirectUri } from './redirect.js';
-export { PendingStates, type PendingStatesOptions } from './oidc-state.js';
-export {
-  identityFromServiceAccount,
-  reviewServiceAccountToken,
-  SERVICE_NAME_ANNOTATION,
-  validateKubernetesConfig,
-  type KubernetesConfig,
-  type KubernetesConfigRules,
-  type ReviewOptions,
-  type ServiceAccountIdentity,
-} from './kubernetes.js';
+export { bindIdentity, checkBindingRule, grantsNothing, MESH_BIND_PROFILE, SCHED_BIND_PROFILE, type BindingRule, type SelectorMatcher } from './bind.js';
+export { createOidcFlow, type OidcFlow } from './oidc.js';
+export { PendingStates } from './oidc-state.js';
+export { identityFromServiceAccount, reviewServiceAccountToken, validateKubernetesConfig, type KubernetesConfig } from './kubernetes.js';
 export {
   allowsClientAuth,
   CertificateFormatError,
   CertificateInvalidError,
   certificateFacts,
   parsePemCertificates,
-  validityError,
   verifyClientChains,
   type CertificateFacts,
 } from './x509.js';
-export { hashPassword, verifyPassword, SCRYPT_PARAMS, type PasswordHash } from './password.js';

@@ -14,9 +14,9 @@ import { AuthnError, messageOf } from './errors.js';
 import { fetchTrusting, type FetchLike } from './fetch.js';
 
 /** The reference's default for the expiration and not-before leeways, in seconds (§4.4). */
-export const DEFAULT_CLAIM_LEEWAY_SECONDS = 150;
+const DEFAULT_CLAIM_LEEWAY_SECONDS = 150;
 /** The reference's default clock-skew leeway, in seconds (go-jose `DefaultLeeway`). */
-export const DEFAULT_CLOCK_SKEW_SECONDS = 60;
+const DEFAULT_CLOCK_SKEW_SECONDS = 60;
 /** Skew allowed on `nbf` for discovery-validated tokens (go-oidc's fixed 5 minutes). */
 const DISCOVERY_NBF_SKEW_SECONDS = 300;
 

@@ -53,7 +53,7 @@ export interface ReviewOptions {
 }
 
 /** The reference's annotation that renames a service account's service (reference/mesh.md §4.3). */
-export const SERVICE_NAME_ANNOTATION = 'consul.hashicorp.com/service-name';
+const SERVICE_NAME_ANNOTATION = 'consul.hashicorp.com/service-name';
 
 const fail = (message: string) => new AuthnError('config', message);
 

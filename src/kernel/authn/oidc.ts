@@ -39,7 +39,7 @@ export interface OidcFlowOptions {
 }
 
 /** `authUrl` input: the browser's redirect URI, the client's optional nonce, and what the service wants back at callback. */
-export interface AuthUrlRequest<P> {
+interface AuthUrlRequest<P> {
   readonly redirectUri: string;
   readonly clientNonce?: string;
   readonly payload: P;
@@ -55,7 +55,7 @@ export interface AuthUrlRequest<P> {
 }
 
 /** `callback` input, as the provider's redirect (and the client) deliver it. */
-export interface CallbackRequest {
+interface CallbackRequest {
   readonly state: string;
   readonly code: string;
   readonly clientNonce?: string;

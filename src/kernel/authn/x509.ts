@@ -156,7 +156,7 @@ const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
  * Why `cert` is not valid at `now`, in Go's words, or undefined when it is.
  * e.g. `x509: certificate has expired or is not yet valid: current time … is after …`.
  */
-export function validityError(cert: X509Certificate, now: Date): string | undefined {
+function validityError(cert: X509Certificate, now: Date): string | undefined {
   const from = new Date(cert.validFrom);
   const to = new Date(cert.validTo);
   const prefix = 'x509: certificate has expired or is not yet valid: current time';

@@ -6,7 +6,6 @@
  */
 export * from './load.js';
 export * from './schema.js';
-export { validateConfig, type SourceInfo } from './validate.js';
 export { HclSyntaxError, parseHcl } from './hcl.js';
 export { checkDocumentBounds } from './bounds.js';
 export { resolveSecretRef, type ConfigEnv } from './secret-ref.js';

@@ -6,12 +6,7 @@
  * @module
  */
 export * from './types.js';
-export { csiClient, DEFAULT_CSI_CALL_TIMEOUT_MS, grpcCodeName, type CsiClientOptions } from './client.js';
-export {
-  startHostpathPlugin,
-  HOSTPATH_SUPPORTED_CAPABILITIES,
-  type HostpathPlugin,
-  type HostpathPluginOptions,
-} from './hostpath/plugin.js';
+export { csiClient, DEFAULT_CSI_CALL_TIMEOUT_MS, grpcCodeName } from './client.js';
+export { startHostpathPlugin, HOSTPATH_SUPPORTED_CAPABILITIES, type HostpathPlugin } from './hostpath/plugin.js';
 export { HOSTPATH_PLUGIN_NAME, HOSTPATH_VENDOR_VERSION } from './hostpath/identity.js';
 export { DEFAULT_CAPACITY_BYTES as HOSTPATH_DEFAULT_CAPACITY_BYTES } from './hostpath/controller.js';

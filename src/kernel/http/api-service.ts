@@ -43,7 +43,7 @@ import { RouteTable, type CompiledPath, type Operation, type PathSpec, type Rout
 import type { HttpRequest, HttpResponse, HttpService } from './server.js';
 
 /** HTTP methods a route may declare. */
-export type ApiMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
+type ApiMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
 /** What a handler gets; `I` is the service's caller identity. */
 export interface ApiContext<D, I = unknown> {
@@ -170,7 +170,7 @@ export interface ApiRoute<D, A = unknown, I = unknown> {
 }
 
 /** A plain-text reply of the conventions (unknown path, undeclared method). */
-export interface TextReply {
+interface TextReply {
   readonly status: number;
   /** Undefined: no body and no `Content-Type`. */
   readonly body?: string;
@@ -267,14 +267,14 @@ export interface ApiServiceOptions<D, A, I> {
 }
 
 /** Marks a request a follower forwarded to the leader, so it is never forwarded twice. */
-export const LEADER_FORWARDED_HEADER = 'x-cairn-forwarded-to-leader';
+const LEADER_FORWARDED_HEADER = 'x-cairn-forwarded-to-leader';
 /** The reference products' text when no leader can serve a request (500). */
-export const NO_CLUSTER_LEADER = 'No cluster leader';
+const NO_CLUSTER_LEADER = 'No cluster leader';
 const ALONE = { known: true, lastContactMs: 0 } as const;
 
 const METHOD_OP: Readonly<Record<ApiMethod, Operation>> = { GET: 'read', PUT: 'update', POST: 'create', DELETE: 'delete' };
 /** `Content-Type` of every error and text reply. */
-export const PLAIN_TEXT = { 'Content-Type': 'text/plain; charset=utf-8' } as const;
+const PLAIN_TEXT = { 'Content-Type': 'text/plain; charset=utf-8' } as const;
 
 /**
  * Builds an {@link HttpService} from a route table and a service's conventions. Each request

@@ -24,7 +24,7 @@ export type ErrorCode =
   | 'unavailable';
 
 /** HTTP status for each {@link ErrorCode}. */
-export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
+const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   bad_request: 400,
   unauthenticated: 401,
   forbidden: 403,

@@ -10,7 +10,7 @@ import type { Writable } from 'node:stream';
 import type { HttpRequest, HttpResponse } from './exchange.js';
 
 /** Time a forwarded request may take, in ms (the longest blocking query's wait plus margin). */
-export const FORWARD_TIMEOUT_MS = 11 * 60_000;
+const FORWARD_TIMEOUT_MS = 11 * 60_000;
 
 /** How a service forwards: the header that carries the token and the reply headers it passes back. */
 export interface ForwardStyle {

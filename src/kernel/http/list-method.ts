@@ -339,7 +339,7 @@ Object.defineProperty(ListIncomingMessage.prototype, 'method', {
  * `LIST` arrives on it ({@link watchNative}). Call before the server accepts
  * connections; calling twice is a no-op. Source: `reference/ecosystem.md §1`.
  */
-export function enableListMethod<S extends http.Server>(server: S): S {
+function enableListMethod<S extends http.Server>(server: S): S {
   if (enabled.has(server)) return server;
   enabled.add(server);
   const event = server instanceof tls.Server ? 'secureConnection' : 'connection';

@@ -76,14 +76,14 @@ export type OpenApiMethods = 'logical' | 'http';
 export const OPENAPI_PATTERN = 'openapi.json';
 
 /** The OpenAPI version of every generated document (the reference's, reference/secrets.md §1.12). */
-export const OPENAPI_VERSION = '3.0.2';
+const OPENAPI_VERSION = '3.0.2';
 
 /**
  * The OpenAPI 3 path items of `paths` (from {@link pathsUnder}), keyed as given. Captures
  * already fixed by the queried path (absent from the key) are not parameters. A path with a
  * `list` operation also gets a `<key>/` item whose GET takes `list=true`.
  */
-export function openapiPathItems(paths: Map<string, AnyPath>, methods: OpenApiMethods = 'logical'): Record<string, unknown> {
+function openapiPathItems(paths: Map<string, AnyPath>, methods: OpenApiMethods = 'logical'): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, p] of paths) {
     const params = p.paramNames
@@ -168,7 +168,7 @@ function bodyOperation(op: AnyOp, fields: Readonly<Record<string, TSchema>>, con
  * one-value `enum`, `patternProperties` (TypeBox's `Record`) as `additionalProperties`,
  * and no `$id`/`$schema`.
  */
-export function oasSchema(schema: unknown): unknown {
+function oasSchema(schema: unknown): unknown {
   const s = JSON.parse(JSON.stringify(schema)) as unknown;
   return convert(s);
 }

@@ -19,8 +19,6 @@ import { forwardRequest, type ForwardStyle } from './forward.js';
 import type { HttpRequest, HttpResponse, HttpService } from './exchange.js';
 import { BUILT_UI_DIR, UI_PROXY_PREFIX, UI_SECURITY_HEADERS, uiFile } from './ui-files.js';
 
-export { UI_PROXY_PREFIX };
-
 /** The four services' sections of the UI. */
 export type UiSection = 'secrets' | 'mesh' | 'sched' | 'gateway';
 
@@ -39,7 +37,7 @@ export interface UiOptions {
 }
 
 /** Largest reply the proxy passes back, in bytes (a page of a list is far smaller); a streamed reply is not bounded. */
-export const UI_PROXY_MAX_REPLY_BYTES = 64 * 1024 * 1024;
+const UI_PROXY_MAX_REPLY_BYTES = 64 * 1024 * 1024;
 
 /**
  * What a proxied request to `section` carries on (its token header, `Authorization`, its

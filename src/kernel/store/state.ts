@@ -60,7 +60,6 @@ import { StateWatches } from './state-watch.js';
 
 export { StateConflict, StateStoreFailed, StateStoreReadOnly } from './state-api.js';
 export type { ChangeBatch, Indexed, StateChange, StateCodec, StateStoreOptions, TableSpec, Txn } from './state-api.js';
-export { LOG_KEEP } from './state-log.js';
 
 const plainCodec: StateCodec = { encode: (b) => b, decode: (b) => b };
 
@@ -345,7 +344,6 @@ export class StateStore {
     // The entries we need were pruned (or never logged): start from the whole state.
     if (stored !== undefined && stored > this.latest && !this.writable) await this.reloadNow();
   }
-
 
   /** Applies one log entry to memory and announces it (a follower's commit). */
   private applyEntry(entry: LogEntry): void {

@@ -29,7 +29,7 @@ export class InputError extends CairnError {
 }
 
 /** How Go's `%v` would show a decoded JSON input value in an error message (reference/secrets.md §1.4). */
-export function showInput(v: unknown): string {
+function showInput(v: unknown): string {
   if (typeof v === 'string') return v;
   if (v === null || v === undefined) return '<nil>';
   if (typeof v === 'object') return JSON.stringify(v);
@@ -75,7 +75,7 @@ export function parseTime(s: string): number {
 const NS_PER_S = 1_000_000_000n;
 const MAX_NS = (1n << 63n) - 1n;
 /** Largest |seconds| a Go `time.Duration` can hold. */
-export const MAX_DURATION_SECONDS = Number(MAX_NS / NS_PER_S);
+const MAX_DURATION_SECONDS = Number(MAX_NS / NS_PER_S);
 
 const UNITS: Readonly<Record<string, bigint>> = {
   ns: 1n,

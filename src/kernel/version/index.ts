@@ -54,7 +54,7 @@ export function versionText(v: string = VERSION, b: BuildInfo = BUILD): string {
 }
 
 /** The fields a server logs at start: `{version, commit, build_date}` (`unknown` for a missing build part). */
-export function versionFields(): { version: string; commit: string; build_date: string } {
+function versionFields(): { version: string; commit: string; build_date: string } {
   return { version: VERSION, commit: BUILD.commit || 'unknown', build_date: BUILD.date || 'unknown' };
 }
 

@@ -9,7 +9,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 /** One request as the fake server saw it. */
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   /** Path without query, e.g. `/v1/secret/data/foo`. */
   path: string;
@@ -21,7 +21,7 @@ export interface RecordedRequest {
 }
 
 /** What the fake answers: a status, reply headers, and a JSON body unless `undefined`. */
-export interface FakeAnswer {
+interface FakeAnswer {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;

@@ -44,7 +44,7 @@ export interface StatusResponse {
 }
 
 /** Tags as a record of value lists, from the `Tag` messages. */
-export function tagsOf(tags: WorkerStatus['tags'] | undefined): Record<string, string[]> {
+function tagsOf(tags: WorkerStatus['tags'] | undefined): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const t of tags ?? []) (out[t.key] ??= []).push(t.value);
   return out;

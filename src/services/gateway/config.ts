@@ -55,7 +55,7 @@ export type ListenerPurpose = 'api' | 'cluster' | 'proxy' | 'ops';
 export const DEFAULT_PORTS: Readonly<Record<ListenerPurpose, number>> = { api: 9200, cluster: 9201, proxy: 9202, ops: 9203 };
 
 /** Port an upstream without a port is dialled on (reference/gateway.md §7). */
-export const DEFAULT_UPSTREAM_PORT = 9201;
+const DEFAULT_UPSTREAM_PORT = 9201;
 
 const listenerKeys = {
   purpose: cfg.string({ enum: ['api', 'cluster', 'proxy', 'ops'], required: true, doc: 'what the listener serves' }),
@@ -71,7 +71,7 @@ const listenerKeys = {
 const HTTP_PURPOSES: readonly ListenerPurpose[] = ['api', 'ops'];
 
 /** The declared schema of the gateway's file (kernel/config/schema.ts). */
-export const gatewayServerSchema = {
+const gatewayServerSchema = {
   controller: cfg.block({
     name: cfg.string({ doc: 'controller name; generated (c_…) when empty' }),
     description: cfg.string(),
@@ -146,7 +146,7 @@ export interface GatewayControllerConfig {
 }
 
 /** The worker block. */
-export interface GatewayWorkerConfig {
+interface GatewayWorkerConfig {
   /** May be empty: the server generates one. */
   readonly name: string;
   readonly description?: string;

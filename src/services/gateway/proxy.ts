@@ -25,11 +25,11 @@ import type { Logger } from '../../kernel/log/logger.js';
 import { capConnections, DEFAULT_CONNECTION_LIMITS, splitAddress } from '../../kernel/http/index.js';
 
 /** Longest token line accepted, in bytes. */
-export const MAX_HANDSHAKE_BYTES = 1024;
+const MAX_HANDSHAKE_BYTES = 1024;
 /** Time a client has to send its token line, in ms. */
-export const HANDSHAKE_TIMEOUT_MS = 10_000;
+const HANDSHAKE_TIMEOUT_MS = 10_000;
 /** Time allowed to reach the target, in ms. */
-export const TARGET_CONNECT_TIMEOUT_MS = 10_000;
+const TARGET_CONNECT_TIMEOUT_MS = 10_000;
 
 /** What the controller answered for a token: where to proxy, until when. */
 export interface ProxyGrant {

@@ -12,7 +12,7 @@ import { VERSION } from '../../kernel/version/index.js';
 import { CONTROLLER_TOKEN, WORKER_TOKEN, type GatewayMethod, type GatewayRoute, type RouteContext, type RouteReply } from './route.js';
 
 /** The routes of one pattern, by method. */
-export type RouteMethods = Partial<Readonly<Record<GatewayMethod, GatewayRoute>>>;
+type RouteMethods = Partial<Readonly<Record<GatewayMethod, GatewayRoute>>>;
 
 /** A matched path: its pattern's routes and the captured parameters. */
 export interface RouteHit {

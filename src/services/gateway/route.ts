@@ -66,7 +66,7 @@ export const WORKER_TOKEN = Object.freeze({ token: 'worker' as const });
  *   then calls it (it may throw the 404 of an unknown resource or the 400 of the input the
  *   rule is computed from, in the reference's order), then checks the grant (403).
  */
-export type GatewayAccess = Public | typeof CONTROLLER_TOKEN | typeof WORKER_TOKEN | ((ctx: RouteContext) => Grant | typeof FILTERED);
+type GatewayAccess = Public | typeof CONTROLLER_TOKEN | typeof WORKER_TOKEN | ((ctx: RouteContext) => Grant | typeof FILTERED);
 
 /** What a handler gets; `F` is the validated {@link GatewayRoute.fields}. */
 export interface RouteContext<F = Record<string, unknown>> {

@@ -51,7 +51,7 @@ export interface GatewayOptions {
 }
 
 /** One bound listener: `url` is `http(s)://host:port` for api/ops, `host:port` for cluster and proxy. */
-export interface BoundListener {
+interface BoundListener {
   readonly purpose: ListenerPurpose;
   readonly url: string;
 }

@@ -29,7 +29,7 @@ import { newId, PREFIX } from './domain/ids.js';
 export type SessionStatus = 'pending' | 'active' | 'canceling' | 'terminated';
 
 /** One connection a worker proxied (or tried to) for a session. Times RFC 3339. */
-export interface SessionConnectionDoc {
+interface SessionConnectionDoc {
   readonly connection_id: string;
   readonly worker_name: string;
   /** `host:port` of the client as the worker saw it. */
@@ -45,7 +45,7 @@ export interface SessionConnectionDoc {
 }
 
 /** One entry of a session's status history, newest first (the reference's `states`). */
-export interface SessionStateDoc {
+interface SessionStateDoc {
   readonly status: SessionStatus;
   readonly start_time: string;
   readonly end_time?: string;
@@ -107,15 +107,15 @@ export interface ConnectionGrant {
 export class ConnectionDenied extends Error {}
 
 /** How long a terminated session stays listed: 1 hour, in ms (the reference deletes terminated sessions after an hour). */
-export const TERMINATED_RETENTION_MS = 60 * 60 * 1000;
+const TERMINATED_RETENTION_MS = 60 * 60 * 1000;
 
 /** The session id a token names (`s_<10>.<secret>`); undefined when it is not shaped so. */
-export function sessionIdOfToken(token: string): string | undefined {
+function sessionIdOfToken(token: string): string | undefined {
   return /^(s_[0-9A-Za-z]{10})\./.exec(token)?.[1];
 }
 
 /** `host:port` of an `endpoint` (`tcp://host:port`). */
-export const addressOfEndpoint = (endpoint: string): string => endpoint.replace(/^tcp:\/\//, '');
+const addressOfEndpoint = (endpoint: string): string => endpoint.replace(/^tcp:\/\//, '');
 
 const isOpen = (c: SessionConnectionDoc) => c.status === 'connected';
 const ended = (s: SessionDoc) => s.status === 'canceling' || s.status === 'terminated';

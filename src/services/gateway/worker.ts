@@ -34,7 +34,7 @@ export interface WorkerHealthInfo {
 }
 
 /** Default time between status reports: 2 s. */
-export const DEFAULT_STATUS_INTERVAL_MS = 2000;
+const DEFAULT_STATUS_INTERVAL_MS = 2000;
 
 /** Options of {@link Worker}. */
 export interface WorkerOptions {

@@ -32,10 +32,10 @@ import { secretKey, T, type BootstrapDoc, type PolicyDoc, type TokenDoc } from '
 import { newId, withHash } from './token-write.js';
 
 /** The reset file's name in the data directory (reference/mesh.md §1). */
-export const RESET_FILE = 'acl-bootstrap-reset';
+const RESET_FILE = 'acl-bootstrap-reset';
 
 /** The bootstrap token's description (reference/mesh.md §1). */
-export const BOOTSTRAP_DESCRIPTION = 'Bootstrap Token (Global Management)';
+const BOOTSTRAP_DESCRIPTION = 'Bootstrap Token (Global Management)';
 /** The description of the token made from `initial_management`. */
 export const INITIAL_MANAGEMENT_DESCRIPTION = 'Initial Management Token';
 

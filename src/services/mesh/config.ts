@@ -70,10 +70,10 @@ import type { ConnectionLimits, UiSection } from '../../kernel/http/index.js';
 import { parseDuration } from '../../kernel/util/duration.js';
 
 /** The DNS port when the file does not set one (the reference's). */
-export const DEFAULT_DNS_PORT = 8600;
+const DEFAULT_DNS_PORT = 8600;
 
 /** The DNS zone when the file does not set `domain`: Cairn's own (the reference's is `consul`). */
-export const DEFAULT_DNS_DOMAIN = 'cairn';
+const DEFAULT_DNS_DOMAIN = 'cairn';
 
 /** The DNS server's settings (`addresses.dns`, `ports.dns`, `domain`, `recursors`, `dns_config`). */
 export interface MeshDnsConfig {
@@ -94,7 +94,7 @@ export interface MeshDnsConfig {
 }
 
 /** `limits.http_max_conns_per_client` when the file does not set it: Consul's default. */
-export const HTTP_MAX_CONNS_PER_CLIENT = 200;
+const HTTP_MAX_CONNS_PER_CLIENT = 200;
 
 /** Largest KV value by default, in bytes: 512 KiB (the reference's `kv_max_value_size`). */
 export const DEFAULT_KV_MAX_VALUE_SIZE = 524_288;
@@ -103,7 +103,7 @@ export const DEFAULT_KV_MAX_VALUE_SIZE = 524_288;
 export const DEFAULT_TXN_MAX_REQ_LEN = 524_288;
 
 /** The declared schema (kernel/config/schema.ts). */
-export const meshAgentSchema = {
+const meshAgentSchema = {
   data_dir: cfg.string({ required: true, doc: 'directory for the state database, its key and the bootstrap reset file' }),
   datacenter: cfg.string({ default: 'dc1', doc: 'this agent\'s datacenter' }),
   primary_datacenter: cfg.string({ doc: 'the datacenter that owns ACL data; default: this one' }),
@@ -335,7 +335,7 @@ function dnsFromRaw(raw: Raw): MeshDnsConfig | undefined {
 }
 
 /** `host:port` of a recursor given as an IP address with an optional port (53 when absent); undefined when it is neither. */
-export function recursorAddress(text: string): string | undefined {
+function recursorAddress(text: string): string | undefined {
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
   const v4 = /^([\d.]+)(?::(\d+))?$/.exec(text);
   const [host, port] = bracketed ? [bracketed[1]!, bracketed[2]] : v4 ? [v4[1]!, v4[2]] : [text, undefined];

@@ -60,7 +60,7 @@ export function forwardToPrimary(ctx: Ctx): Promise<HttpResponse> | undefined {
  * Whether this datacenter may hold local tokens: the primary always, a secondary only with
  * token replication and a replication token (reference/mesh.md §2.4).
  */
-export function localTokensEnabled(config: MeshAgentConfig): boolean {
+function localTokensEnabled(config: MeshAgentConfig): boolean {
   return config.datacenter === config.primaryDatacenter || (config.acl.tokenReplication && config.acl.replicationToken !== undefined);
 }
 

@@ -24,7 +24,6 @@ import {
   CairnError,
   type ApiContext,
   type ApiConventions,
-  type ApiMethod,
   type ApiReply,
   type ApiRoute,
   type ForwardStyle,
@@ -35,11 +34,8 @@ import {
 import type { Leadership, StateStore } from '../../kernel/store/index.js';
 import { VERSION } from '../../kernel/version/index.js';
 
-/** HTTP methods a mesh route may declare. */
-export type MeshMethod = ApiMethod;
-
 /** Consistency mode of a read (reference/mesh.md §0.6): `leader`, `stale` or `consistent`. */
-export type Consistency = 'leader' | 'stale' | 'consistent';
+type Consistency = 'leader' | 'stale' | 'consistent';
 
 /**
  * What a handler gets; `secret` comes from `?token=`, `X-Mesh-Token` or `Authorization: Bearer`,
@@ -80,9 +76,9 @@ export interface MeshHttpOptions<D, A, I> {
 }
 
 /** Default blocking wait: 5 minutes in ms (reference/mesh.md §0.7). */
-export const DEFAULT_WAIT_MS = 300_000;
+const DEFAULT_WAIT_MS = 300_000;
 /** Longest blocking wait: 10 minutes in ms. */
-export const MAX_WAIT_MS = 600_000;
+const MAX_WAIT_MS = 600_000;
 
 /** How requests are forwarded to another datacenter (kernel `forwardRequest`). */
 export const MESH_FORWARD_STYLE: ForwardStyle = { tokenHeader: 'X-Mesh-Token', keep: /^(content-type|allow|x-mesh-.*)$/i };
@@ -97,7 +93,7 @@ export const meshNotFound = (text: string) => new CairnError('not_found', text);
 export const aclDisabled = () => new CairnError('unauthenticated', 'ACL support disabled');
 
 /** The request's token secret in the reference's order: `?token=`, `X-Mesh-Token`, `Authorization: Bearer` (§0.2). */
-export function tokenOf(req: HttpRequest): string | undefined {
+function tokenOf(req: HttpRequest): string | undefined {
   const q = req.query.get('token');
   if (q) return q;
   const h = req.headers['x-mesh-token'];

@@ -58,7 +58,7 @@ export interface KvTombstone {
 }
 
 /** How long a tombstone is kept, in ms (the reference's `tombstone_ttl`, 15 minutes). */
-export const TOMBSTONE_TTL_MS = 15 * 60_000;
+const TOMBSTONE_TTL_MS = 15 * 60_000;
 
 /** The state ID of `key` in namespace `ns` (module doc). */
 export function kvId(ns: string, key: string): string {
@@ -84,7 +84,7 @@ export function listKv(read: Pick<StateStore, 'scan'>, ns: string, prefix: strin
 }
 
 /** The index of both KV tables (never below what a read reported before: the tables' index never goes down). */
-export function kvTablesIndex(state: StateStore): number {
+function kvTablesIndex(state: StateStore): number {
   return state.tableIndex(KV.entries, KV.tombstones);
 }
 

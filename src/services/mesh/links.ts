@@ -11,7 +11,7 @@ import type { Txn } from '../../kernel/store/index.js';
 import { nameKey, nsOf, T, type Link, type NodeIdentity, type PolicyDoc, type RoleDoc, type ServiceIdentity } from './state.js';
 
 /** A link as a client sends it. */
-export interface LinkInput {
+interface LinkInput {
   readonly ID?: unknown;
   readonly Name?: unknown;
 }

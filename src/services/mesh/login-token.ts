@@ -20,7 +20,7 @@ import { createToken } from './token-write.js';
  * The token's description: `prefix`, or `prefix: {"k":"v"}` with `meta`'s keys sorted and
  * Go's JSON escaping of `<`, `>`, `&` (reference/mesh.md §3.2 step 6).
  */
-export function loginDescription(prefix: string, meta: Readonly<Record<string, string>>): string {
+function loginDescription(prefix: string, meta: Readonly<Record<string, string>>): string {
   const keys = Object.keys(meta).sort();
   if (keys.length === 0) return prefix;
   const json = JSON.stringify(Object.fromEntries(keys.map((k) => [k, meta[k]])));

@@ -43,7 +43,7 @@ function headerOf(ctx: MeshContext<unknown>): string | undefined {
  * @throws 400 `Invalid header: "X-Mesh-Namespace" - Namespaces are a Consul Enterprise feature`
  *   or `Invalid query parameter: "ns" - Namespaces are a Consul Enterprise feature`.
  */
-export function refuseNamespaces(ctx: MeshContext<unknown>): void {
+function refuseNamespaces(ctx: MeshContext<unknown>): void {
   if (headerOf(ctx)) throw badRequest('Invalid header: "X-Mesh-Namespace" - Namespaces are a Consul Enterprise feature');
   if (ctx.query.get('ns')) throw badRequest('Invalid query parameter: "ns" - Namespaces are a Consul Enterprise feature');
 }

@@ -16,7 +16,7 @@ import type { Identity } from './resolve.js';
 import { namespaceExists, nsOf } from './state.js';
 
 /** `?ns=*` on a list endpoint: every namespace (reference/mesh.md §7). */
-export const ALL_NAMESPACES = '*';
+const ALL_NAMESPACES = '*';
 
 /** What {@link scopeOf} reads of a request: its query and headers, the agent's configuration and state. */
 export type ScopeContext = MeshContext<{ readonly config: MeshAgentConfig; readonly state: StateStore }, unknown>;

@@ -25,7 +25,7 @@ import type { Identity } from './resolve.js';
  * request is about, by its `SecretID` (`node`: the stored node's; `client`: the client
  * agent beside this server, for its own allocations).
  */
-export type SecretHolder = { readonly node: string } | { readonly client: true };
+type SecretHolder = { readonly node: string } | { readonly client: true };
 
 /**
  * The access rule of a scheduler operation (or the kernel's `PUBLIC`). With ACLs disabled

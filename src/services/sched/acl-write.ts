@@ -48,7 +48,7 @@ export function invalidObject(kind: 'token' | 'policy' | 'role', errors: readonl
  * Throws 400 `text` when a collection path was called with a trailing slash and no key
  * (`/v1/acl/auth-method/`: the reference's update path with an empty name, reference/sched.md §2.1).
  */
-export function requireKeyInPath(ctx: Ctx, text: string): void {
+function requireKeyInPath(ctx: Ctx, text: string): void {
   if (ctx.req.path.endsWith('/')) throw schedBadRequest(text);
 }
 

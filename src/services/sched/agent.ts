@@ -69,9 +69,9 @@ export interface SchedAgentOptions {
 }
 
 /** Pause between expired-token collections: 5 minutes in ms (the reference's core GC interval). */
-export const TOKEN_GC_INTERVAL_MS = 5 * 60_000;
+const TOKEN_GC_INTERVAL_MS = 5 * 60_000;
 /** Age after expiry at which a token is collected, unless `server.acl_token_gc_threshold` says otherwise: 1 hour in ms (the reference's default). */
-export const TOKEN_GC_THRESHOLD_MS = 60 * 60_000;
+const TOKEN_GC_THRESHOLD_MS = 60 * 60_000;
 
 /** A running agent. */
 export interface SchedAgent {

@@ -28,7 +28,7 @@ export const CSI_ACCESS_MODES = [
 /** CSI attachment modes (the reference's `CSIVolumeAttachmentMode`). */
 export const CSI_ATTACHMENT_MODES = ['file-system', 'block-device'] as const;
 /** Volume request types (the reference's `VolumeTypeHost`, `VolumeTypeCSI`). */
-export const VOLUME_TYPES = ['host', 'csi'] as const;
+const VOLUME_TYPES = ['host', 'csi'] as const;
 
 /**
  * A stored allocation: {@link AllocDoc} plus the node's name at placement (the reference keeps

@@ -69,10 +69,10 @@ import type { ConnectionLimits, UiSection } from '../../kernel/http/index.js';
 import { clientBlockKeys, clientConfigFrom, DRIVER_PLUGINS, type ClientConfig } from './client/config.js';
 
 /** `limits.http_max_conns_per_client` when the file does not set it: Nomad's default. */
-export const HTTP_MAX_CONNS_PER_CLIENT = 100;
+const HTTP_MAX_CONNS_PER_CLIENT = 100;
 
 /** The declared schema (kernel/config/schema.ts). */
-export const schedAgentSchema = {
+const schedAgentSchema = {
   data_dir: cfg.string({ required: true, doc: 'directory for the state database and its key' }),
   region: cfg.string({ default: 'global', doc: 'this agent\'s region' }),
   datacenter: cfg.string({ default: 'dc1', doc: 'this agent\'s datacenter within its region' }),

@@ -17,7 +17,7 @@ import { secretKey, T, type NamespaceDoc, type TokenDoc } from './state.js';
  * Job, Allocation, Deployment, Evaluation, Service → `read-job`; reference §3.6 adds
  * CSIPlugin → `read-job`, CSIVolume → `csi-read-volume`, HostVolume → `host-volume-read`).
  */
-export const NAMESPACE_TOPIC_CAPABILITY: Readonly<Record<string, NamespaceCapability>> = {
+const NAMESPACE_TOPIC_CAPABILITY: Readonly<Record<string, NamespaceCapability>> = {
   Job: 'read-job',
   Allocation: 'read-job',
   Deployment: 'read-job',
@@ -36,7 +36,7 @@ const DENIED: AuthorizeVerdict = { allowed: false, reason: PERMISSION_DENIED };
  * capability in each; `Node` needs `node:read`; `Operator` `operator:read` (reference §3.6);
  * `*`, the ACL topics, `NodePool` and any other topic need a management token.
  */
-export function topicAllowed(authz: Authorizer, topic: string, namespaces: readonly string[]): boolean {
+function topicAllowed(authz: Authorizer, topic: string, namespaces: readonly string[]): boolean {
   const capability = NAMESPACE_TOPIC_CAPABILITY[topic];
   if (capability !== undefined) return namespaces.every((ns) => authz.allowNamespaceOperation(ns, capability));
   if (topic === 'Node') return authz.allowNodeRead();

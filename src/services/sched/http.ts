@@ -48,7 +48,7 @@ export type SchedContext<D, I = unknown> = ApiContext<D, I>;
 export type SchedReply = ApiReply;
 
 /** Default and longest blocking wait: 300 s in ms (reference/sched.md §1.5; its docs' 10 minutes are not what its code does). */
-export const MAX_WAIT_MS = 300_000;
+const MAX_WAIT_MS = 300_000;
 
 /**
  * How requests are forwarded to another region (kernel `forwardRequest`): the caller's token,
@@ -86,7 +86,7 @@ export const atLeastOne = (index: number): number => Math.max(1, index);
  * else `Authorization: <scheme> <value>` with scheme `bearer` in any case, the value's first
  * word. Undefined when neither is given or the value is empty (the anonymous token).
  */
-export function tokenOf(req: HttpRequest): string | undefined {
+function tokenOf(req: HttpRequest): string | undefined {
   const h = req.headers['x-sched-token'];
   if (typeof h === 'string') return h.trim() || undefined;
   return bearerToken(req.headers, 'any-case-first-word');

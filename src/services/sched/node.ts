@@ -41,7 +41,7 @@ export const NODE_EVENT = {
 export type StoredNode = NodeDoc & { readonly LastDrain?: LastDrain | null };
 
 /** The reference's `DrainMetadata`: when and by whom the last drain ran. Times RFC3339. */
-export interface LastDrain {
+interface LastDrain {
   readonly StartedAt: string;
   readonly UpdatedAt: string;
   /** `draining`, `complete` or `canceled`. */

@@ -54,7 +54,7 @@ import { quoteTableName } from '../../kernel/store/index.js';
 import type { SecretsListenerOptions } from './service.js';
 
 /** The request header `require_request_header` asks for (reference/secrets.md §1.9, with Cairn's header name). */
-export const REQUEST_HEADER = 'X-Secrets-Request';
+const REQUEST_HEADER = 'X-Secrets-Request';
 
 const listenerKeys = {
   address: cfg.string({ default: '127.0.0.1:8200', doc: 'host:port to listen on; port 0 picks a free port' }),
@@ -77,7 +77,7 @@ const listenerKeys = {
 };
 
 /** The declared schema of the secrets server's file (kernel/config/schema.ts). */
-export const secretsServerSchema = {
+const secretsServerSchema = {
   storage: cfg.variants(
     {
       sqlite: { path: cfg.string({ required: true, doc: 'SQLite database file; created when missing' }) },
@@ -139,13 +139,13 @@ export interface SecretsListenerConfig {
 }
 
 /** `storage "sqlite"`: one database file. */
-export interface SqliteStorageConfig {
+interface SqliteStorageConfig {
   readonly type: 'sqlite';
   readonly path: string;
 }
 
 /** `storage "postgresql"`: a table in a PostgreSQL database, shareable by several servers. */
-export interface PostgresStorageConfig {
+interface PostgresStorageConfig {
   readonly type: 'postgresql';
   /** The resolved `connection_url` (after `env://` / `file://`); holds the password: never log it. */
   readonly connectionUrl: string;

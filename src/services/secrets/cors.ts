@@ -20,7 +20,7 @@ export interface CorsConfig {
 export const CORS_KEY = 'core/cors';
 const METHODS = ['DELETE', 'GET', 'OPTIONS', 'POST', 'PUT', 'LIST', 'PATCH'];
 /** Headers always allowed (the reference's defaults, with Cairn's header names). */
-export const DEFAULT_ALLOWED_HEADERS = [
+const DEFAULT_ALLOWED_HEADERS = [
   'Content-Type',
   'Authorization',
   'X-Requested-With',

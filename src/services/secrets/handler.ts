@@ -54,7 +54,6 @@ import { wrapReply } from './wrapping/wrap.js';
 type Path = CompiledPath<SecretsRequest, SecretsResult>;
 type OpSpec = OperationSpec<SecretsRequest, SecretsResult>;
 
-
 /** Go's `strconv.ParseBool`, used by the reference for `?list=` (reference/secrets.md §1.2). */
 function parseBool(name: string, v: string | null): boolean {
   // The reference also reads an empty `?list=` as false.
@@ -71,7 +70,7 @@ function firstHeader(req: HttpRequest, name: string): string | undefined {
 }
 
 /** The token of a request: `X-Secrets-Token`, else `Authorization: Bearer` (spec 000 "Authentication" 2). */
-export function requestToken(req: HttpRequest): string {
+function requestToken(req: HttpRequest): string {
   const header = req.headers['x-secrets-token'];
   if (typeof header === 'string' && header !== '') return header;
   return bearerToken(req.headers, 'exact-rest') ?? '';
@@ -101,7 +100,7 @@ function queryData(q: URLSearchParams): Record<string, unknown> {
   return out;
 }
 
-export { CANNOT_FORWARD, FORWARDED_HEADER } from './ha/forward.js';
+export { CANNOT_FORWARD } from './ha/forward.js';
 
 /** A logical request (not a seal path) once framed. */
 interface Logical {

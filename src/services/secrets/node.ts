@@ -59,7 +59,7 @@ export interface SecretsNodeOptions {
 }
 
 /** The 503 of every request that needs an unsealed server (spec 000 "Errors"). */
-export const sealedError = () => new CairnError('unavailable', 'secrets service is sealed');
+const sealedError = () => new CairnError('unavailable', 'secrets service is sealed');
 
 /** Identity of the cluster, created at initialisation, kept behind the barrier. */
 export interface ClusterInfo {

@@ -78,7 +78,7 @@ const ANON_ALLOWED: Readonly<Partial<Record<ResourceType, readonly string[]>>> =
 };
 
 /** Whether role `r` applies to `p`. */
-export function roleApplies(r: AclRole, p: AclPrincipal): boolean {
+function roleApplies(r: AclRole, p: AclPrincipal): boolean {
   return r.principalIds.some((id) => id === ANON_USER || id === p.userId || (id === AUTH_USER && p.userId !== ANON_USER) || p.groupIds.includes(id));
 }
 

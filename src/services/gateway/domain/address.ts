@@ -10,8 +10,8 @@
 import { isIP } from 'node:net';
 
 /** The reference's `static.MinHostAddressLength` / `MaxHostAddressLength`. */
-export const MIN_ADDRESS_LENGTH = 3;
-export const MAX_ADDRESS_LENGTH = 255;
+const MIN_ADDRESS_LENGTH = 3;
+const MAX_ADDRESS_LENGTH = 255;
 
 /** Why an address is refused: its length, a port, or another reason (the text after "Error parsing address: "). */
 export type AddressProblem = { readonly kind: 'length' } | { readonly kind: 'port' } | { readonly kind: 'invalid'; readonly reason: string };

@@ -40,7 +40,7 @@ export const authMethodKind: Kind<AuthMethodDoc> = {
 };
 
 /** Accounts: in their auth method's scope, pinned to the auth method. */
-export const accountKind: Kind<AccountDoc> = {
+const accountKind: Kind<AccountDoc> = {
   type: 'account',
   table: T.accounts,
   idActions: ['no-op', 'read', 'update', 'delete', 'set-password', 'change-password'],

@@ -16,7 +16,7 @@ import { view, type Kind } from './resource.js';
 import { tokenEndMs } from './tokens.js';
 
 /** Auth tokens: in their auth method's scope, owned by their user (`read:self`, `delete:self`). */
-export const authTokenKind: Kind<AuthTokenDoc & { version: number }> = {
+const authTokenKind: Kind<AuthTokenDoc & { version: number }> = {
   type: 'auth-token',
   table: T.authTokens,
   idActions: ['no-op', 'read', 'read:self', 'delete', 'delete:self'],

@@ -25,7 +25,7 @@ import { targetKind } from './targets.js';
 import { ok, type Grant, type RouteContext, type RouteReply } from '../route.js';
 
 /** A worker whose last status is older than this is not offered to clients, in ms. */
-export const WORKER_STALE_MS = 15_000;
+const WORKER_STALE_MS = 15_000;
 
 /** `host:port`, with brackets around an IPv6 host. */
 const joinHostPort = (host: string, port: number) => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);

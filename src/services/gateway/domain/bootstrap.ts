@@ -42,19 +42,19 @@ export interface BootstrapOptions {
 }
 
 /** Grants of the "Login Grants" role (`u_anon`; the reference's `database init`). */
-export const LOGIN_GRANTS = ['ids=*;type=scope;actions=list,no-op', 'ids=*;type=auth-method;actions=authenticate,list'];
+const LOGIN_GRANTS = ['ids=*;type=scope;actions=list,no-op', 'ids=*;type=auth-method;actions=authenticate,list'];
 /**
  * Grants of the "Authenticated User Grants" role (`u_auth`); the last one lets every user
  * list, read and cancel their own sessions (the reference's default session grants).
  */
-export const AUTHENTICATED_GRANTS = [
+const AUTHENTICATED_GRANTS = [
   ...LOGIN_GRANTS,
   'ids={{.Account.Id}};actions=read,change-password',
   'ids=*;type=auth-token;actions=list,read:self,delete:self',
   'ids=*;type=session;actions=list,read:self,cancel:self',
 ];
 /** Grants of the "Administration" role (the admin user). */
-export const ADMIN_GRANTS = ['ids=*;type=*;actions=*'];
+const ADMIN_GRANTS = ['ids=*;type=*;actions=*'];
 
 /** The admin password of a bootstrap and its hash (being computed). */
 export interface BootstrapSecret {

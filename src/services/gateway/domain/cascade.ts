@@ -120,7 +120,7 @@ export function deleteStoreContents(tx: Txn, storeId: string, now: string): void
 }
 
 /** Deletes every credential store of the scopes `inScope` accepts, with what they hold (a scope's delete). */
-export function deleteCredentialStores(tx: Txn, inScope: (doc: BaseDoc) => boolean, now: string): void {
+function deleteCredentialStores(tx: Txn, inScope: (doc: BaseDoc) => boolean, now: string): void {
   for (const s of tx.list<CredentialStoreDoc>(T.credentialStores)) {
     if (!inScope(s)) continue;
     tx.delete(T.credentialStores, s.id);

@@ -49,7 +49,7 @@ export interface ControllerStateOptions {
 }
 
 /** Default pause between session sweeps: 1 s, in ms (expiry is seen within a worker status interval). */
-export const SESSION_SWEEP_INTERVAL_MS = 1000;
+const SESSION_SWEEP_INTERVAL_MS = 1000;
 
 /** An opened controller state. */
 export interface ControllerState {

@@ -22,7 +22,7 @@ import type { Kind } from './resource.js';
 import { isObject } from '../../../kernel/util/is-object.js';
 
 /** Libraries: in their store's project, pinned to the store. */
-export const credentialLibraryKind: Kind<CredentialLibraryDoc> = {
+const credentialLibraryKind: Kind<CredentialLibraryDoc> = {
   type: 'credential-library',
   table: T.credentialLibraries,
   idActions: ['no-op', 'read', 'update', 'delete'],
@@ -30,7 +30,7 @@ export const credentialLibraryKind: Kind<CredentialLibraryDoc> = {
 };
 
 /** Mapping override names per credential type (the reference's `validateMapping`). */
-export const MAPPING_FIELDS: Readonly<Record<string, readonly string[]>> = {
+const MAPPING_FIELDS: Readonly<Record<string, readonly string[]>> = {
   username_password: ['username_attribute', 'password_attribute'],
   ssh_private_key: ['username_attribute', 'private_key_attribute', 'private_key_passphrase_attribute'],
 };

@@ -25,7 +25,7 @@ import { may, type Kind } from './resource.js';
 import { checkStoreToken, storeClient, vaultError } from './vault.js';
 
 /** Credential stores: in their project. */
-export const credentialStoreKind: Kind<CredentialStoreDoc> = {
+const credentialStoreKind: Kind<CredentialStoreDoc> = {
   type: 'credential-store',
   table: T.credentialStores,
   idActions: ['no-op', 'read', 'update', 'delete'],

@@ -23,7 +23,7 @@ import type { Input } from './input.js';
 import type { Kind } from './resource.js';
 
 /** Credentials: in their store's project, pinned to the store. */
-export const credentialKind: Kind<CredentialDoc> = {
+const credentialKind: Kind<CredentialDoc> = {
   type: 'credential',
   table: T.credentials,
   idActions: ['no-op', 'read', 'update', 'delete'],

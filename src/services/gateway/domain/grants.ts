@@ -15,7 +15,7 @@
 import { typeOfId, type ResourceType } from './ids.js';
 
 /** Every resource type a grant's `type=` may name (`*` = all). */
-export const RESOURCE_TYPES: readonly ResourceType[] = [
+const RESOURCE_TYPES: readonly ResourceType[] = [
   'scope',
   'auth-method',
   'account',
@@ -35,7 +35,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
 ];
 
 /** The containing type of each non-top-level type (the reference's `resource.Parent`). */
-export const PARENT_TYPE: Readonly<Partial<Record<ResourceType, ResourceType>>> = {
+const PARENT_TYPE: Readonly<Partial<Record<ResourceType, ResourceType>>> = {
   account: 'auth-method',
   'host-set': 'host-catalog',
   host: 'host-catalog',
@@ -50,7 +50,7 @@ export const isTopLevel = (t: ResourceType): boolean => PARENT_TYPE[t] === undef
 const hasChildTypes = (t: ResourceType): boolean => Object.values(PARENT_TYPE).includes(t);
 
 /** Actions a grant may name (the reference's `action.Map`, the part this controller and its later resources use). */
-export const ACTIONS: ReadonlySet<string> = new Set([
+const ACTIONS: ReadonlySet<string> = new Set([
   '*',
   'create',
   'read',
@@ -106,7 +106,7 @@ export interface Grant {
 }
 
 /** A grant string the reference would refuse; `message` is its reason. */
-export class GrantParseError extends Error {}
+class GrantParseError extends Error {}
 
 const TEMPLATES: Readonly<Record<string, string>> = { 'user.id': 'u_dummy', '.User.Id': 'u_dummy', 'account.id': 'acctpw_dummy', '.Account.Id': 'acctpw_dummy' };
 

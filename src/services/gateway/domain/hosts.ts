@@ -27,7 +27,7 @@ import { newId, PREFIX, type ResourceType } from './ids.js';
 import { may, type Kind } from './resource.js';
 
 /** Host catalogs: in their project. */
-export const hostCatalogKind: Kind<HostCatalogDoc> = {
+const hostCatalogKind: Kind<HostCatalogDoc> = {
   type: 'host-catalog',
   table: T.hostCatalogs,
   idActions: ['no-op', 'read', 'update', 'delete'],
@@ -35,7 +35,7 @@ export const hostCatalogKind: Kind<HostCatalogDoc> = {
 };
 
 /** Hosts: in their catalog's project, pinned to the catalog. */
-export const hostKind: Kind<HostDoc> = {
+const hostKind: Kind<HostDoc> = {
   type: 'host',
   table: T.hosts,
   idActions: ['no-op', 'read', 'update', 'delete'],
@@ -43,7 +43,7 @@ export const hostKind: Kind<HostDoc> = {
 };
 
 /** Host sets: in their catalog's project, pinned to the catalog. */
-export const hostSetKind: Kind<HostSetDoc> = {
+const hostSetKind: Kind<HostSetDoc> = {
   type: 'host-set',
   table: T.hostSets,
   idActions: ['no-op', 'read', 'update', 'delete', 'add-hosts', 'set-hosts', 'remove-hosts'],

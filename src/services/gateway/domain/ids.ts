@@ -28,7 +28,7 @@ export type ResourceType =
   | 'worker';
 
 /** Id prefix → resource type (the reference's prefixes; later resources are known so grants naming them parse). */
-export const PREFIX_TYPES: Readonly<Record<string, ResourceType>> = {
+const PREFIX_TYPES: Readonly<Record<string, ResourceType>> = {
   global: 'scope',
   o: 'scope',
   p: 'scope',

@@ -32,11 +32,11 @@ import { isPrimary } from './primary.js';
 import { mintToken } from './tokens.js';
 
 /** How long a started login may take to come back through the callback, in ms (the reference's `AttemptExpiration`, 2 minutes). */
-export const ATTEMPT_TTL_MS = 2 * 60_000;
+const ATTEMPT_TTL_MS = 2 * 60_000;
 /** How long a finished login's token waits to be fetched, in ms. */
-export const FETCH_TTL_MS = 5 * 60_000;
+const FETCH_TTL_MS = 5 * 60_000;
 /** Most logins held at once (started or finished); the oldest go first when full. */
-export const MAX_PENDING = 10_000;
+const MAX_PENDING = 10_000;
 
 /** What the kernel flow carries from start to callback. */
 interface Started {

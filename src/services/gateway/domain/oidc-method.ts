@@ -18,7 +18,7 @@ import type { OidcAttributes, OidcAuthMethodDoc, OidcState } from './docs.js';
 import type { Input } from './input.js';
 
 /** The callback path every OIDC auth method shares (the reference's `CallbackEndpoint`); the state names the method. */
-export const CALLBACK_PATH = '/v1/auth-methods/oidc:authenticate:callback';
+const CALLBACK_PATH = '/v1/auth-methods/oidc:authenticate:callback';
 /** Where the browser goes after a completed login (the reference's `FinalRedirectEndpoint`). */
 export const COMPLETE_PATH = '/authentication-complete';
 /** Where the browser goes after a failed one, with `?error=<JSON API error>` (the reference's `AuthenticationErrorsEndpoint`). */

@@ -21,7 +21,7 @@ import { sha256Hex } from '../../../kernel/util/sha256.js';
 import { invalidFields } from './errors.js';
 
 /** The largest page, and the page size when none is asked for (the reference's `max_page_size` default). */
-export const MAX_PAGE_SIZE = 1000;
+const MAX_PAGE_SIZE = 1000;
 
 /** What a token is bound to. */
 export interface ListingKey {

@@ -17,7 +17,7 @@ import { newId, PREFIX } from './ids.js';
 import type { Kind } from './resource.js';
 
 /** Users: in global or an org. */
-export const userKind: Kind<UserDoc> = {
+const userKind: Kind<UserDoc> = {
   type: 'user',
   table: T.users,
   idActions: ['no-op', 'read', 'update', 'delete', 'add-accounts', 'set-accounts', 'remove-accounts'],
@@ -25,7 +25,7 @@ export const userKind: Kind<UserDoc> = {
 };
 
 /** Groups: in any scope. */
-export const groupKind: Kind<GroupDoc> = {
+const groupKind: Kind<GroupDoc> = {
   type: 'group',
   table: T.groups,
   idActions: ['no-op', 'read', 'update', 'delete', 'add-members', 'set-members', 'remove-members'],

@@ -28,7 +28,7 @@ export interface Kind<D> {
 const INTERNAL = new Set(['CreateIndex', 'ModifyIndex', 'password_hash', 'token_hash', 'vault_token', 'secret']);
 
 /** The ACL resource of `doc`. */
-export function aclResourceOf<D>(d: GatewayDomain, kind: Kind<D>, doc: D & { id: string }): AclResource {
+function aclResourceOf<D>(d: GatewayDomain, kind: Kind<D>, doc: D & { id: string }): AclResource {
   const w = kind.where(d, doc);
   return { id: doc.id, type: kind.type, scopeId: w.scopeId, pin: w.pin };
 }

@@ -21,7 +21,7 @@ import { inScope } from './principals.js';
 import type { Kind } from './resource.js';
 
 /** Roles: in any scope, with their custom actions on principals, grants and grant scopes. */
-export const roleKind: Kind<RoleDoc> = {
+const roleKind: Kind<RoleDoc> = {
   type: 'role',
   table: T.roles,
   idActions: [

@@ -21,7 +21,7 @@ import { primaryAuthMethodUpdate } from './primary.js';
 import { may, type Kind } from './resource.js';
 
 /** The scope kind: a scope is authorised in its parent (global in itself). */
-export const scopeKind: Kind<ScopeDoc> = {
+const scopeKind: Kind<ScopeDoc> = {
   type: 'scope',
   table: T.scopes,
   idActions: ['no-op', 'read', 'update', 'delete'],
@@ -42,7 +42,7 @@ const COLLECTIONS: ReadonlyArray<[string, ResourceType, ReadonlyArray<ScopeDoc['
 ];
 
 /** `authorized_collection_actions` of `scope` for `caller`: collection → the allowed of create and list. */
-export function collectionActions(caller: Caller, scope: ScopeDoc): Record<string, string[]> {
+function collectionActions(caller: Caller, scope: ScopeDoc): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const [path, type, where] of COLLECTIONS) {
     if (!where.includes(scope.type)) continue;

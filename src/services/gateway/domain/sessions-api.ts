@@ -17,7 +17,7 @@ import { ok, type Grant, type RouteContext, type RouteReply } from '../route.js'
 import type { SessionDoc } from '../sessions.js';
 
 /** Sessions: in their target's project, owned by their user. */
-export const sessionKind: Kind<SessionDoc> = {
+const sessionKind: Kind<SessionDoc> = {
   type: 'session',
   table: T.sessions,
   idActions: ['no-op', 'read', 'read:self', 'cancel', 'cancel:self'],

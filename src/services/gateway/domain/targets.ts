@@ -34,9 +34,9 @@ import { newId, PREFIX } from './ids.js';
 import type { Kind } from './resource.js';
 
 /** The reference's default `session_max_seconds` (8 hours). */
-export const DEFAULT_SESSION_MAX_SECONDS = 28_800;
+const DEFAULT_SESSION_MAX_SECONDS = 28_800;
 /** The reference's default `session_connection_limit`: unlimited. */
-export const DEFAULT_SESSION_CONNECTION_LIMIT = -1;
+const DEFAULT_SESSION_CONNECTION_LIMIT = -1;
 const MAX_PORT = 65_535;
 
 /** Targets: in their project, with the reference's id actions (`authorize-session` last). */

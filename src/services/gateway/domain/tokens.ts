@@ -19,9 +19,9 @@ import type { AuthTokenDoc } from './docs.js';
 import { newId, PREFIX } from './ids.js';
 
 /** The JS-visible half of the split cookie (reference). */
-export const JS_COOKIE = 'wt-js-token-cookie';
+const JS_COOKIE = 'wt-js-token-cookie';
 /** The HttpOnly half of the split cookie (reference). */
-export const HTTP_COOKIE = 'wt-http-token-cookie';
+const HTTP_COOKIE = 'wt-http-token-cookie';
 
 /** A new token: its stored document (hash only) and the string handed to the client once. */
 export function mintToken(o: { scopeId: string; userId: string; authMethodId: string; accountId: string; nowMs: number; ttlSeconds: number }): { doc: AuthTokenDoc; token: string } {

@@ -17,13 +17,13 @@ import type { GatewayDomain } from './domain.js';
 import { renewSelf, storeClient, vaultError, VaultError } from './vault.js';
 
 /** Default pause between rounds, ms. */
-export const RENEW_INTERVAL_MS = 10_000;
+const RENEW_INTERVAL_MS = 10_000;
 
 /**
  * Whether `t` is due for renewal at `nowMs`: half its TTL (from its last renewal) passes
  * within `aheadMs` (the pause before the next round), so it is renewed before that.
  */
-export function renewalDue(t: VaultTokenState, nowMs: number, aheadMs: number): boolean {
+function renewalDue(t: VaultTokenState, nowMs: number, aheadMs: number): boolean {
   const last = Date.parse(t.last_renewal_time);
   const end = Date.parse(t.expiration_time);
   return t.status === 'current' && nowMs + aheadMs >= last + (end - last) / 2;

@@ -14,7 +14,7 @@ import { SecretsApiError, SecretsClient, SecretsConnectionError } from '../../..
 import type { CredentialStoreDoc } from './docs.js';
 
 /** Paths and the capability the controller needs on each (the reference's `requiredCapabilities`). */
-export const REQUIRED_CAPABILITIES: Readonly<Record<string, string>> = {
+const REQUIRED_CAPABILITIES: Readonly<Record<string, string>> = {
   'auth/token/lookup-self': 'read',
   'auth/token/renew-self': 'update',
   'auth/token/revoke-self': 'update',

@@ -9,7 +9,7 @@
  */
 
 /** Every ID starting with this is reserved for built-ins; user-supplied IDs with it are refused and generated ones skip it. */
-export const RESERVED_ID_PREFIX = '00000000-0000-0000-0000-0000000000';
+const RESERVED_ID_PREFIX = '00000000-0000-0000-0000-0000000000';
 
 /** The reference's `ACLIDReserved`: does `id` start with {@link RESERVED_ID_PREFIX}? */
 export function isReservedId(id: string): boolean {

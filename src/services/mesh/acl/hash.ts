@@ -14,19 +14,19 @@
 import { blake2b } from '@noble/hashes/blake2.js';
 
 /** A service identity: `ServiceName`, then each of `Datacenters`. */
-export interface ServiceIdentity {
+interface ServiceIdentity {
   readonly serviceName: string;
   readonly datacenters?: readonly string[];
 }
 
 /** A node identity: `NodeName`, then `Datacenter`. */
-export interface NodeIdentity {
+interface NodeIdentity {
   readonly nodeName: string;
   readonly datacenter: string;
 }
 
 /** A templated policy: `TemplateID`, `TemplateName`, the `Name` variable when set, then each datacenter. */
-export interface TemplatedPolicy {
+interface TemplatedPolicy {
   readonly templateId: string;
   readonly templateName: string;
   /** `TemplateVariables.Name`; absent when the template takes no variables. */

@@ -29,17 +29,17 @@ import { cfg, ConfigError, parseConfig, syntaxErrorText, type BlockAt, type Bloc
 export type Level = 'read' | 'list' | 'write' | 'deny';
 
 /** Resources with one rule for the whole datacenter: `acl = "write"`. */
-export const GLOBAL_RESOURCES = ['acl', 'operator', 'keyring', 'mesh', 'peering'] as const;
+const GLOBAL_RESOURCES = ['acl', 'operator', 'keyring', 'mesh', 'peering'] as const;
 /** One of {@link GLOBAL_RESOURCES}. */
 export type GlobalResource = (typeof GLOBAL_RESOURCES)[number];
 
 /** Resources whose rules name a segment, exactly (`service "web"`) or by prefix (`service_prefix "w"`). */
-export const SEGMENT_RESOURCES = ['agent', 'event', 'key', 'node', 'query', 'service', 'session'] as const;
+const SEGMENT_RESOURCES = ['agent', 'event', 'key', 'node', 'query', 'service', 'session'] as const;
 /** One of {@link SEGMENT_RESOURCES}. */
 export type SegmentResource = (typeof SEGMENT_RESOURCES)[number];
 
 /** One `service "web" { … }` or `service_prefix "" { … }` block after parsing. */
-export interface SegmentRule {
+interface SegmentRule {
   readonly resource: SegmentResource;
   /** The block's label: the exact name, or the prefix (`""` matches everything). */
   readonly segment: string;

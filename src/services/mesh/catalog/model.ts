@@ -41,7 +41,7 @@ export const SERVICE_MAINT_PREFIX = '_service_maintenance:';
 export type StringMap = Readonly<Record<string, string>>;
 
 /** Relative weights of an instance in DNS SRV answers. */
-export interface Weights {
+interface Weights {
   readonly Passing: number;
   readonly Warning: number;
 }

@@ -31,7 +31,7 @@ export interface Deregistration {
 }
 
 /** `Status for checks must …` (the reference's agent text, used for every bad check status). */
-export const BAD_STATUS = "Status for checks must 'passing', 'warning', 'critical'";
+const BAD_STATUS = "Status for checks must 'passing', 'warning', 'critical'";
 
 /** A check status, `fallback` when absent. @throws 400 {@link BAD_STATUS}. */
 export function checkStatus(v: unknown, fallback: CheckStatus): CheckStatus {
@@ -41,7 +41,7 @@ export function checkStatus(v: unknown, fallback: CheckStatus): CheckStatus {
 }
 
 /** `Weights` (default `{Passing: 1, Warning: 1}`, as the reference). */
-export function weights(v: unknown, field: string): ServiceDoc['Weights'] {
+function weights(v: unknown, field: string): ServiceDoc['Weights'] {
   const w = object(v, field);
   return { Passing: int(w?.Passing, `${field}.Passing`, 1), Warning: int(w?.Warning, `${field}.Warning`, 1) };
 }
@@ -77,7 +77,7 @@ function taggedServiceAddresses(v: unknown, field: string): Record<string, strin
 }
 
 /** A check definition's runnable part, durations kept as the Go strings the client sent. */
-export function parseDefinition(d: Input | undefined, prefix: string): CheckDefinition {
+function parseDefinition(d: Input | undefined, prefix: string): CheckDefinition {
   if (!d) return {};
   const out: Record<string, unknown> = {};
   for (const k of ['HTTP', 'Method', 'Body', 'TCP'] as const) if (d[k] !== undefined && d[k] !== null) out[k] = str(d[k], `${prefix}${k}`);

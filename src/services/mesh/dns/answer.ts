@@ -50,7 +50,7 @@ export interface AnswerContext {
 }
 
 /** The SOA record of the zone (the reference's: `ns.` and `hostmaster.` names, serial = Unix time, refresh 3600, retry 600, expire 86400, minimum 0). */
-export function soaRecord(ctx: AnswerContext): Answer {
+function soaRecord(ctx: AnswerContext): Answer {
   const zone = ctx.dns.domain;
   return {
     name: zone,
@@ -145,7 +145,7 @@ function healthyInstances(ctx: AnswerContext, service: string, tag: string | und
 }
 
 /** TTL of `service`'s records: its own `service_ttl` entry, else the longest `prefix*` entry, else 0. */
-export function serviceTtl(dns: MeshDnsConfig, service: string): number {
+function serviceTtl(dns: MeshDnsConfig, service: string): number {
   const exact = dns.serviceTtl[service];
   if (exact !== undefined) return exact;
   let best: [number, number] | undefined;

@@ -17,7 +17,7 @@ import { answerQuestion, RCODE, type AnswerContext } from './answer.js';
 import { recurse } from './recurse.js';
 
 /** UDP reply size without EDNS (RFC 1035 §4.2.1). */
-export const UDP_DEFAULT_SIZE = 512;
+const UDP_DEFAULT_SIZE = 512;
 /** Largest UDP reply size honoured from a client's EDNS record, in bytes. */
 const UDP_MAX_SIZE = 4096;
 /** Size of a DNS message header, in bytes. */

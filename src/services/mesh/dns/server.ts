@@ -17,9 +17,9 @@ import { handleMessage, type HandleContext } from './handle.js';
 import { recurse } from './recurse.js';
 
 /** Time a TCP connection may stay without sending a complete message, in ms (miekg/dns's `tcpIdleTimeout`). */
-export const TCP_IDLE_TIMEOUT_MS = 8_000;
+const TCP_IDLE_TIMEOUT_MS = 8_000;
 /** Most queries forwarded to the recursors at once; more are answered SERVFAIL. */
-export const MAX_RECURSIONS = 256;
+const MAX_RECURSIONS = 256;
 /** Attempts at binding TCP on the port UDP got when the port is 0 (another process may hold it on TCP). */
 const PORT_ATTEMPTS = 5;
 

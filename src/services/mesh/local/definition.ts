@@ -15,9 +15,9 @@ import { checkStatus, headerMap, parseService } from '../catalog/register.js';
 import type { CheckDefinition, CheckDoc, ServiceDoc } from '../catalog/model.js';
 
 /** Shortest check interval in ms; shorter ones are raised to it (the reference's `MinInterval`). */
-export const MIN_INTERVAL_MS = 1_000;
+const MIN_INTERVAL_MS = 1_000;
 /** Default HTTP/TCP check timeout in ms. */
-export const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** How a check runs; undefined for a check only updated by hand (none in the reference: every agent check has one). */
 export type CheckRun =

@@ -17,7 +17,7 @@ import { checksOf, putIfChanged, same, servicesOf, writeCheck } from '../catalog
 import { reconcileSessions } from '../sessions/store.js';
 
 /** The ID (and name) of the service every agent registers for itself (the reference's `consul`). */
-export const SELF_SERVICE_ID = 'consul';
+const SELF_SERVICE_ID = 'consul';
 
 /** What a node's catalog entries should be. */
 export interface NodeEntries {

@@ -40,7 +40,7 @@ interface AuthMethodInput {
  * An auth method as the API shows it; `withConfig: false` gives the list stub. Empty
  * optional fields are omitted; `Namespace` is shown with the enterprise switch.
  */
-export function renderAuthMethod(m: AuthMethodDoc & Indexed, enterprise: boolean | undefined, withConfig = true): Record<string, unknown> {
+function renderAuthMethod(m: AuthMethodDoc & Indexed, enterprise: boolean | undefined, withConfig = true): Record<string, unknown> {
   return {
     Name: m.Name,
     Type: m.Type,

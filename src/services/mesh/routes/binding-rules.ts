@@ -33,7 +33,7 @@ interface BindingRuleInput {
 }
 
 /** A binding rule as the API shows it (`Namespace` with the enterprise switch). */
-export function renderBindingRule(r: BindingRuleDoc & Indexed, enterprise: boolean | undefined): Record<string, unknown> {
+function renderBindingRule(r: BindingRuleDoc & Indexed, enterprise: boolean | undefined): Record<string, unknown> {
   return {
     ID: r.ID,
     Description: r.Description,

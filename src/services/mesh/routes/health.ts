@@ -23,7 +23,7 @@ function readable(view: AclView, c: CheckDoc): boolean {
 }
 
 /** The checks of `node` in id order. */
-export function checksOfNode(ctx: Pick<Ctx, 'deps'>, node: string): (CheckDoc & Indexed)[] {
+function checksOfNode(ctx: Pick<Ctx, 'deps'>, node: string): (CheckDoc & Indexed)[] {
   return checksOf(ctx.deps.state, node);
 }
 

@@ -18,7 +18,7 @@ import { DEFAULT_NAMESPACE } from '../namespace.js';
 import { authMethodKey, nsOf, T, type NamespaceDoc } from '../state.js';
 
 /** The `default` namespace's description (the reference's). */
-export const DEFAULT_NAMESPACE_DESCRIPTION = 'Builtin Default Namespace';
+const DEFAULT_NAMESPACE_DESCRIPTION = 'Builtin Default Namespace';
 
 /** A DNS hostname label, as the reference requires of namespace names. */
 const NAME = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
@@ -32,7 +32,7 @@ interface NamespaceInput {
 }
 
 /** A namespace as the API shows it: `{Name, Description, CreateIndex, ModifyIndex}`. */
-export function renderNamespace(n: NamespaceDoc & Indexed): Record<string, unknown> {
+function renderNamespace(n: NamespaceDoc & Indexed): Record<string, unknown> {
   return { Name: n.Name, Description: n.Description, CreateIndex: n.CreateIndex, ModifyIndex: n.ModifyIndex };
 }
 

@@ -29,7 +29,7 @@ interface PolicyInput {
 }
 
 /** A policy as the API shows it (`Datacenters` omitted when empty; `Namespace` with the enterprise switch). */
-export function renderPolicy(p: PolicyDoc & Indexed, enterprise: boolean | undefined, withRules = true): Record<string, unknown> {
+function renderPolicy(p: PolicyDoc & Indexed, enterprise: boolean | undefined, withRules = true): Record<string, unknown> {
   return {
     ID: p.ID,
     Name: p.Name,
@@ -47,7 +47,7 @@ export function renderPolicy(p: PolicyDoc & Indexed, enterprise: boolean | undef
  * Writes policy `id` of namespace `ns` from `input` in `tx` (create when `existing` is
  * undefined). Names are unique per namespace. @throws 400 with the reference's texts.
  */
-export function writePolicy(tx: Txn, id: string, input: PolicyInput, existing: (PolicyDoc & Indexed) | undefined, ns: string): PolicyDoc & Indexed {
+function writePolicy(tx: Txn, id: string, input: PolicyInput, existing: (PolicyDoc & Indexed) | undefined, ns: string): PolicyDoc & Indexed {
   const name = stringField(input.Name, 'Name') ?? '';
   if (name === '') throw meshBadRequest('Invalid Policy: no Name is set');
   if (!NAME.test(name) && !(existing && existing.Name === name)) {

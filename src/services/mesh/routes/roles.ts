@@ -28,7 +28,7 @@ interface RoleInput {
 }
 
 /** A role as the API shows it, links with current names (`Namespace` with the enterprise switch). */
-export function renderRole(state: StateStore, r: RoleDoc & Indexed, enterprise: boolean | undefined): Record<string, unknown> {
+function renderRole(state: StateStore, r: RoleDoc & Indexed, enterprise: boolean | undefined): Record<string, unknown> {
   const policies = renderLinks(state, T.policies, r.Policies);
   return {
     ID: r.ID,

@@ -20,7 +20,7 @@ import { nsOf, T, type TokenDoc } from '../state.js';
 import { createToken, newId, updateToken, withHash, type TokenInput } from '../token-write.js';
 
 /** The hidden form of a secret (reference/mesh.md §6.3). */
-export const HIDDEN = '<hidden>';
+const HIDDEN = '<hidden>';
 
 /**
  * A token as the API shows it: links with current names, empty lists and absent optional

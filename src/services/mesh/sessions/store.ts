@@ -66,7 +66,7 @@ export interface LockDelayDoc {
 }
 
 /** The reference's `SessionTTLMultiplier`: a TTL session goes after twice its TTL without a renew. */
-export const TTL_MULTIPLIER = 2;
+const TTL_MULTIPLIER = 2;
 
 /** A session's check IDs on its node: node checks and service checks alike. */
 function checkIdsOf(s: SessionDoc): string[] {

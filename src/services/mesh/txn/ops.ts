@@ -23,16 +23,16 @@ import { checkKey } from '../routes/kv.js';
 export const MAX_TXN_OPS = 128;
 
 /** KV verbs that only read (a transaction of reads only is served like a read). */
-export const KV_READ_VERBS = ['get', 'get-tree', 'check-index', 'check-session', 'check-not-exists'] as const;
+const KV_READ_VERBS = ['get', 'get-tree', 'check-index', 'check-session', 'check-not-exists'] as const;
 /** KV verbs that write. */
-export const KV_WRITE_VERBS = ['set', 'cas', 'lock', 'unlock', 'delete', 'delete-tree', 'delete-cas'] as const;
+const KV_WRITE_VERBS = ['set', 'cas', 'lock', 'unlock', 'delete', 'delete-tree', 'delete-cas'] as const;
 /** Verbs of node, service and check operations. */
-export const CATALOG_VERBS = ['get', 'set', 'cas', 'delete', 'delete-cas'] as const;
+const CATALOG_VERBS = ['get', 'set', 'cas', 'delete', 'delete-cas'] as const;
 
 /** A KV verb. */
-export type KvVerb = (typeof KV_READ_VERBS)[number] | (typeof KV_WRITE_VERBS)[number];
+type KvVerb = (typeof KV_READ_VERBS)[number] | (typeof KV_WRITE_VERBS)[number];
 /** A node, service or check verb. */
-export type CatalogVerb = (typeof CATALOG_VERBS)[number];
+type CatalogVerb = (typeof CATALOG_VERBS)[number];
 
 /** A KV operation. */
 export interface KvOp {

@@ -15,15 +15,13 @@ export const CLIENT_TOKEN_TYPE = 'client';
 export const MANAGEMENT_TOKEN_TYPE = 'management';
 /** The two token types, as the reference validates them on create. */
 export const TOKEN_TYPES = [CLIENT_TOKEN_TYPE, MANAGEMENT_TOKEN_TYPE] as const;
-/** One of {@link TOKEN_TYPES}. */
-export type TokenType = (typeof TOKEN_TYPES)[number];
 
 /** The anonymous token's AccessorID, literally. */
-export const ANONYMOUS_TOKEN_ACCESSOR_ID = 'anonymous';
+const ANONYMOUS_TOKEN_ACCESSOR_ID = 'anonymous';
 /** The anonymous token's SecretID: none; the empty token resolves to the anonymous token. */
-export const ANONYMOUS_TOKEN_SECRET_ID = '';
+const ANONYMOUS_TOKEN_SECRET_ID = '';
 /** The anonymous token's Name. */
-export const ANONYMOUS_TOKEN_NAME = 'Anonymous Token';
+const ANONYMOUS_TOKEN_NAME = 'Anonymous Token';
 /** The one policy the anonymous token holds; it grants nothing until an operator creates it. */
 export const ANONYMOUS_POLICY_NAME = 'anonymous';
 

@@ -49,14 +49,14 @@ import {
 } from './capabilities.js';
 
 /** One `path "<spec>" { capabilities = […] }` of a namespace's `variables` block, expanded. */
-export interface VariablePathRule {
+interface VariablePathRule {
   /** The path, possibly a glob (`project/*`); never starts with `/`. */
   readonly path: string;
   readonly capabilities: readonly VariableCapability[];
 }
 
 /** One `namespace "<name or glob>" { … }` block after parsing. */
-export interface NamespaceRule {
+interface NamespaceRule {
   /** The label: a name or a glob (`*` anywhere), matching `^[a-zA-Z0-9-*]{1,128}$`. */
   readonly name: string;
   /** The shorthand as written, when written. */
@@ -68,7 +68,7 @@ export interface NamespaceRule {
 }
 
 /** One `host_volume "<name or glob>" { … }` block after parsing. */
-export interface HostVolumeRule {
+interface HostVolumeRule {
   /** The label: a name or a glob, matching `^[a-zA-Z0-9-*]{1,128}$`. */
   readonly name: string;
   /** The shorthand as written, when written. */

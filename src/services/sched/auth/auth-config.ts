@@ -12,7 +12,7 @@ import { SECOND_NS, wireDuration } from './duration.js';
 import type { StructSchema } from './decode.js';
 
 /** The private key a client assertion is signed with (`OIDCClientAssertion.PrivateKey`). */
-export interface ClientAssertionKey {
+interface ClientAssertionKey {
   readonly PemKey: string;
   readonly PemKeyFile: string;
   readonly PemCert: string;
@@ -22,7 +22,7 @@ export interface ClientAssertionKey {
 }
 
 /** `OIDCClientAssertion`: a signed JWT sent to the provider instead of (or built from) the client secret. */
-export interface ClientAssertion {
+interface ClientAssertion {
   readonly KeySource: string;
   readonly KeyAlgorithm: string;
   /** Defaults to `[OIDCDiscoveryURL]` (sched.md §2.3 canonicalize). */
@@ -89,7 +89,7 @@ export const CONFIG_SCHEMA: StructSchema = {
 };
 
 /** What the read shape puts in place of a secret (sched.md §2.2 "Sanitize"). */
-export const REDACTED = 'redacted';
+const REDACTED = 'redacted';
 
 const empty = (v: readonly unknown[] | null | undefined) => !v || v.length === 0;
 

@@ -23,13 +23,13 @@ import { AUTH_METHOD_NOT_FOUND, invalidRequest, multiError, notFoundError } from
 import { contentHash } from './stamp.js';
 
 /** Auth-method types, case-sensitive (sched.md §2.3). */
-export const AUTH_METHOD_TYPES = ['OIDC', 'JWT'] as const;
+const AUTH_METHOD_TYPES = ['OIDC', 'JWT'] as const;
 /** Token localities (sched.md §2.3): tokens of `global` methods replicate to every region. */
-export const TOKEN_LOCALITIES = ['local', 'global'] as const;
+const TOKEN_LOCALITIES = ['local', 'global'] as const;
 /** `TokenNameFormat` when none is given (sched.md §2.2, spec 002). */
-export const DEFAULT_TOKEN_NAME_FORMAT = '${auth_method_type}-${auth_method_name}';
+const DEFAULT_TOKEN_NAME_FORMAT = '${auth_method_type}-${auth_method_name}';
 /** Valid names: alphanumerics and dashes, 1–128 characters (sched.md §2.3). */
-export const NAME_PATTERN = /^[a-zA-Z0-9-]{1,128}$/;
+const NAME_PATTERN = /^[a-zA-Z0-9-]{1,128}$/;
 /** Default `MaxTokenTTL` bounds, nanoseconds: the reference's `ACLTokenMin/MaxExpirationTTL` (1m, 24h). */
 export const DEFAULT_TTL_BOUNDS = { min: MINUTE_NS, max: 24 * HOUR_NS } as const;
 
@@ -182,7 +182,7 @@ export function validateAuthMethod(input: AuthMethodInput, opts: ValidateAuthMet
  * TokenLocality, MaxTokenTTL, TokenNameFormat, Default, Config with its secrets), the
  * reference's `SetHash` inputs (sched.md §2.3).
  */
-export function hashAuthMethod(m: AuthMethodInput): string {
+function hashAuthMethod(m: AuthMethodInput): string {
   return contentHash([m.Name, m.Type, m.TokenLocality, m.MaxTokenTTL, m.TokenNameFormat, m.Default, m.Config]);
 }
 

@@ -16,9 +16,9 @@ import { formatTime } from '../../../kernel/util/duration.js';
 import { contentHash } from './stamp.js';
 
 /** Bind types (sched.md §2.4): a role or policy by name, or a management token. */
-export const BIND_TYPES = ['role', 'policy', 'management'] as const;
+const BIND_TYPES = ['role', 'policy', 'management'] as const;
 /** Longest `Description`, in bytes as Go's `len` counts (sched.md §2.4). */
-export const MAX_DESCRIPTION_BYTES = 256;
+const MAX_DESCRIPTION_BYTES = 256;
 
 /** What a request body decodes to: every field present, `""` when absent. */
 export interface BindingRuleInput {

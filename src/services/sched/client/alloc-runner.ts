@@ -64,7 +64,7 @@ export interface AllocRunnerOptions {
  * running → `running` (`Tasks are running`); any pending → `pending` (`No tasks have
  * started`); all dead → `complete` (`All tasks have completed`).
  */
-export function clientStatusOf(states: readonly Pick<TaskState, 'State' | 'Failed'>[]): { status: string; description: string } {
+function clientStatusOf(states: readonly Pick<TaskState, 'State' | 'Failed'>[]): { status: string; description: string } {
   if (states.some((s) => s.State === 'dead' && s.Failed)) return { status: 'failed', description: 'Failed tasks' };
   if (states.some((s) => s.State === 'running')) return { status: 'running', description: 'Tasks are running' };
   if (states.some((s) => s.State === 'pending')) return { status: 'pending', description: 'No tasks have started' };

@@ -51,7 +51,7 @@ export interface TaskProcessRecord {
 }
 
 /** The start time of `pid` (`/proc/<pid>/stat` field 22), or undefined when it is gone (or not Linux). */
-export function processStartTicks(pid: number): string | undefined {
+function processStartTicks(pid: number): string | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces) start after the last ')'.

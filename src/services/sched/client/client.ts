@@ -27,7 +27,7 @@ import { fingerprint } from './fingerprint.js';
 import { ServerApi, ServerError } from './server-api.js';
 
 /** Heartbeat TTL assumed while the servers answer none (`HeartbeatTTL` 0): the reference's 10 s minimum. */
-export const DEFAULT_HEARTBEAT_TTL_MS = 10_000;
+const DEFAULT_HEARTBEAT_TTL_MS = 10_000;
 /** Pause before retrying a failed call to the servers, in ms. */
 const RETRY_MS = 1_000;
 /** Period of the allocation status reports, in ms: the reference client's `allocSyncIntv`. */

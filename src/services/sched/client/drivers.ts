@@ -18,9 +18,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Task } from '../jobs/types.js';
 
-/** Names of the drivers this client has. */
-export const DRIVERS = ['raw_exec', 'exec'] as const;
-
 /** How a running task ended: `exitCode` (or 128+signal when killed by one) and the signal number (0: none). */
 export interface ExitResult {
   readonly exitCode: number;
@@ -52,7 +49,7 @@ export function signalNumber(name: string): number | undefined {
  * The task's `config.command` and `config.args`. @throws {Error} `missing command for
  * <driver> driver` / `args must be a list of strings` (a `Driver Failure` of the task).
  */
-export function commandOf(task: Task): { command: string; args: string[] } {
+function commandOf(task: Task): { command: string; args: string[] } {
   const command = task.Config?.command;
   if (typeof command !== 'string' || command === '') throw new Error(`missing command for ${task.Driver} driver`);
   const args = task.Config?.args ?? [];

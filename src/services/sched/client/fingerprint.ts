@@ -12,7 +12,7 @@ import { VERSION } from '../../../kernel/version/index.js';
 import type { ClientConfig } from './config.js';
 
 /** MHz assumed per core when the kernel reports none (some VMs and containers report 0). */
-export const FALLBACK_CPU_MHZ = 1000;
+const FALLBACK_CPU_MHZ = 1000;
 
 /** The fingerprint's part of the node registration body. */
 export interface Fingerprint {

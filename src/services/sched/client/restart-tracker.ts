@@ -10,7 +10,7 @@ import type { RestartPolicy } from '../jobs/types.js';
 import { formatGoDuration } from '../../../kernel/util/go-duration.js';
 
 /** Reasons as the reference words them (`client/allocrunner/taskrunner/restarts`). */
-export const REASON = {
+const REASON = {
   withinPolicy: 'Restart within policy',
   noRestarts: 'Policy allows no restarts',
   success: 'Restart unnecessary as task terminated successfully',

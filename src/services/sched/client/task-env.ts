@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import type { Job, Task } from '../jobs/types.js';
 
 /** The prefix of the variables Cairn sets (the reference's `NOMAD_`). */
-export const ENV_PREFIX = 'CAIRN_';
+const ENV_PREFIX = 'CAIRN_';
 
 /** What the environment is built from. */
 export interface TaskEnvInput {

@@ -7,7 +7,7 @@
 import type { TaskEvent, TaskState } from '../jobs/types.js';
 
 /** Task events kept per task (the reference keeps the newest 10). */
-export const MAX_TASK_EVENTS = 10;
+const MAX_TASK_EVENTS = 10;
 
 /** Event types the client writes (reference `structs.Task*`). */
 export const EVENT = {

@@ -34,7 +34,7 @@ export function requirePlugin(deps: ControllerDeps, id: string): CsiPluginDoc {
 }
 
 /** The controller capabilities plugin `p` advertises (its first controller that has answered), or undefined when it has no controller. */
-export function controllerCapabilities(p: CsiPluginDoc): ControllerInfoDoc | undefined {
+function controllerCapabilities(p: CsiPluginDoc): ControllerInfoDoc | undefined {
   return Object.values(p.Controllers).find((c) => c.ControllerInfo)?.ControllerInfo ?? undefined;
 }
 

@@ -100,7 +100,7 @@ export function controllerInfo(caps: readonly ControllerCapability[]): Controlle
 }
 
 /** The {@link NodeInfoDoc} of a node endpoint. */
-export function nodeInfo(node: NonNullable<Fingerprint['node']>): NodeInfoDoc {
+function nodeInfo(node: NonNullable<Fingerprint['node']>): NodeInfoDoc {
   const has = new Set(node.capabilities);
   const topology = node.info.accessibleTopology;
   return {

@@ -34,7 +34,7 @@ const CLASS_OF: Readonly<Record<string, ErrorCode>> = {
  * e.g. `plugin "hostpath" could not delete volume "v1": rpc error: code = NotFound desc = …`.
  * A {@link CairnError} passes unchanged; any other error (a timeout) is 503.
  */
-export function pluginError(what: string, err: unknown): CairnError {
+function pluginError(what: string, err: unknown): CairnError {
   if (err instanceof CairnError) return err;
   if (err instanceof CsiError) return new CairnError(CLASS_OF[err.code.replaceAll('_', '').toLowerCase()] ?? 'bad_gateway', `${what}: ${err.message}`, { cause: err });
   return new CairnError('unavailable', `${what}: ${(err as Error)?.message ?? String(err)}`, { cause: err });

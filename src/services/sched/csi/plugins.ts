@@ -35,9 +35,9 @@ import { LABEL, T, type NodeDoc } from '../state.js';
 import { controllerInfo, csiInfo, pluginDoc, type ControllerInfoDoc, type CsiInfoDoc, type CsiPluginDoc, type Fingerprint } from './plugin-doc.js';
 
 /** Default probe period: 10 s. */
-export const DEFAULT_PLUGIN_PROBE_INTERVAL_MS = 10_000;
+const DEFAULT_PLUGIN_PROBE_INTERVAL_MS = 10_000;
 /** Longest a fingerprint of one endpoint may take before the endpoint counts as unhealthy: 5 s. */
-export const PLUGIN_FINGERPRINT_TIMEOUT_MS = 5_000;
+const PLUGIN_FINGERPRINT_TIMEOUT_MS = 5_000;
 
 /** Options of {@link CsiPlugins}. */
 export interface CsiPluginsOptions {

@@ -48,7 +48,7 @@ export interface ClaimDoc {
 }
 
 /** Claims by allocation ID. */
-export type Claims = Readonly<Record<string, ClaimDoc>>;
+type Claims = Readonly<Record<string, ClaimDoc>>;
 
 /**
  * A stored CSI volume (spec 002 "CSI volume" plus reference/sched.md §4.3's stored fields).

@@ -11,10 +11,10 @@ import type { EventBatch } from './event.js';
 import { CLOSED_BY_SERVER, Subscription, SubscriptionEnded, type TopicFilter } from './subscription.js';
 
 /** Batches waiting for the publish loop before {@link EventBroker.publish} flushes in place (reference: 64). */
-export const DEFAULT_PUBLISH_QUEUE_BATCHES = 64;
+const DEFAULT_PUBLISH_QUEUE_BATCHES = 64;
 
 /** The token a subscriber presented: `accessor` keys the registry, `secret` lets the callback resolve it again. */
-export interface SubscriberToken {
+interface SubscriberToken {
   readonly accessor: string;
   readonly secret: string;
 }
@@ -53,7 +53,7 @@ export interface EventBrokerOptions {
 }
 
 /** Where a new subscription starts, so the HTTP layer can tell the client about a gap. */
-export interface StartReport {
+interface StartReport {
   readonly requestedIndex: number;
   /** Index of the first held batch it will read (before filtering); null when it starts with the next publish. */
   readonly firstIndex: number | null;

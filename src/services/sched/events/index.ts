@@ -7,12 +7,8 @@
  * @module
  */
 
-export { EVENT_TYPES, TOPICS } from './event.js';
-export type { EventBatch, EventType, StreamEvent, Topic } from './event.js';
-export { DEFAULT_EVENT_BUFFER_SIZE } from './buffer.js';
-export { CLOSED_BY_SERVER, filterEvents, parseTopics, Subscription, SubscriptionEnded, TopicParseError } from './subscription.js';
-export type { EndCode, SubscriptionFilter, TopicFilter } from './subscription.js';
-export { DEFAULT_PUBLISH_QUEUE_BATCHES, EventBroker, SubscribeDenied } from './broker.js';
-export type { Authorize, AuthorizeVerdict, EventBrokerOptions, StartReport, SubscribeRequest, Subscribed, SubscriberToken } from './broker.js';
-export { DEFAULT_HEARTBEAT_MS, encodeBatch, encodeEnd, HEARTBEAT_FRAME, writeNdjson } from './ndjson.js';
-export type { IntervalTimers, NdjsonOptions } from './ndjson.js';
+export { CLOSED_BY_SERVER, parseTopics, SubscriptionEnded, TopicParseError } from './subscription.js';
+export type { TopicFilter } from './subscription.js';
+export { EventBroker, SubscribeDenied } from './broker.js';
+export type { Authorize, AuthorizeVerdict, SubscribeRequest, Subscribed } from './broker.js';
+export { DEFAULT_HEARTBEAT_MS, writeNdjson } from './ndjson.js';

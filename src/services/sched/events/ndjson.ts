@@ -49,7 +49,7 @@ export function encodeBatch(batch: EventBatch): string {
 }
 
 /** {@link encodeBatch} as UTF-8 bytes, encoded once per shared events array. */
-export function encodeBatchBytes(batch: EventBatch): Buffer {
+function encodeBatchBytes(batch: EventBatch): Buffer {
   const hit = encoded.get(batch.events);
   if (hit !== undefined) return hit;
   const bytes = Buffer.from(encodeLine(batch), 'utf8');
@@ -75,7 +75,7 @@ function encodeLine(batch: EventBatch): string {
  * the bare error text instead (§3.2); a JSON line keeps spec 002 rule 2 (every line parses)
  * and clients that ignore unknown fields still see the stream end.
  */
-export function encodeEnd(reason: SubscriptionEnded): string {
+function encodeEnd(reason: SubscriptionEnded): string {
   return `${JSON.stringify({ Error: reason.message })}\n`;
 }
 

@@ -92,7 +92,7 @@ const GROUP_KEYS = {
 } as const;
 
 /** The keys of a job file (kernel/config schema; module doc). */
-export const JOBSPEC_KEYS = {
+const JOBSPEC_KEYS = {
   job: {
     kind: 'block',
     labelled: true,

@@ -19,7 +19,7 @@ export interface TableReader {
 }
 
 /** Is the evaluation finished (`complete`, `failed`, `canceled`)? A `pending` or `blocked` one is not (reference `Evaluation.TerminalStatus`). */
-export function evalTerminal(e: Pick<Evaluation, 'Status'>): boolean {
+function evalTerminal(e: Pick<Evaluation, 'Status'>): boolean {
   return e.Status === 'complete' || e.Status === 'failed' || e.Status === 'canceled';
 }
 
@@ -62,7 +62,7 @@ export function jobStatusIn(read: TableReader, job: Pick<Job, 'ID' | 'Namespace'
 }
 
 /** One task group's allocation counts (reference `TaskGroupSummary`). */
-export interface GroupSummary {
+interface GroupSummary {
   Queued: number;
   Complete: number;
   Failed: number;

@@ -27,11 +27,11 @@ export const NS_PER_SECOND = 1_000_000_000;
 /** Job types (reference: `service` default, `batch`, `system`, `sysbatch`). */
 export const JOB_TYPES = ['service', 'batch', 'system', 'sysbatch'] as const;
 /** Job statuses (reference: `pending` until an allocation runs, `running`, `dead`). */
-export const JOB_STATUSES = ['pending', 'running', 'dead'] as const;
+const JOB_STATUSES = ['pending', 'running', 'dead'] as const;
 /** Evaluation statuses (reference `structs.EvalStatus*`). */
-export const EVAL_STATUSES = ['pending', 'complete', 'failed', 'blocked', 'canceled'] as const;
+const EVAL_STATUSES = ['pending', 'complete', 'failed', 'blocked', 'canceled'] as const;
 /** Task states (reference `structs.TaskState*`). */
-export const TASK_STATES = ['pending', 'running', 'dead'] as const;
+const TASK_STATES = ['pending', 'running', 'dead'] as const;
 
 /** A constraint (`${attr.kernel.name} = linux`); `Operand` as the reference spells them (`=`, `!=`, `regexp`, `distinct_hosts`, …). */
 export interface Constraint {
@@ -232,7 +232,7 @@ export interface AllocatedResources {
 }
 
 /** The reschedule history of an allocation (reference `RescheduleTracker`). */
-export interface RescheduleTracker {
+interface RescheduleTracker {
   readonly Events: readonly { readonly RescheduleTime: number; readonly PrevAllocID: string; readonly PrevNodeID: string; readonly Delay: number }[];
 }
 
@@ -241,7 +241,7 @@ export interface RescheduleTracker {
  * `DesiredTransition`): `Migrate` set by a node drain or `alloc stop` makes the scheduler place
  * a replacement and stop it. `null`: not asked.
  */
-export interface DesiredTransition {
+interface DesiredTransition {
   readonly Migrate: boolean | null;
   readonly Reschedule: boolean | null;
   readonly ForceReschedule: boolean | null;

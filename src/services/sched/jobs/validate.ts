@@ -16,7 +16,7 @@ import { CONSTRAINT_OPERANDS, LIMITS, MAX_PRIORITY, MIN_PRIORITY } from './defau
 import { JOB_TYPES, type Constraint, type Job, type Task, type TaskGroup } from './types.js';
 
 /** The reference's `multierror` text of `errors`. */
-export function multiError(errors: readonly string[]): string {
+function multiError(errors: readonly string[]): string {
   const head = errors.length === 1 ? '1 error occurred:' : `${errors.length} errors occurred:`;
   return `${head}\n${errors.map((e) => `\t* ${e}`).join('\n')}\n\n`;
 }

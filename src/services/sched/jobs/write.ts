@@ -43,7 +43,7 @@ export interface RegisterOptions {
 }
 
 /** The reference's error prefix for `EnforceIndex` failures (`RegisterEnforceIndexErrPrefix`). */
-export const ENFORCE_INDEX_PREFIX = 'Enforcing job modify index';
+const ENFORCE_INDEX_PREFIX = 'Enforcing job modify index';
 
 const jobNotFound = () => schedNotFound('job not found');
 

@@ -30,11 +30,11 @@ import type { Identity } from '../resolve.js';
 import { T, type PolicyDoc, type RoleDoc } from '../state.js';
 
 /** Policy names (the reference's `ValidPolicyName`). */
-export const POLICY_NAME = /^[a-zA-Z0-9-]{1,128}$/;
+const POLICY_NAME = /^[a-zA-Z0-9-]{1,128}$/;
 /** Longest policy description in bytes (the reference's `maxPolicyDescriptionLength`). */
-export const MAX_POLICY_DESCRIPTION_BYTES = 256;
+const MAX_POLICY_DESCRIPTION_BYTES = 256;
 /** 404 text of a missing policy (reference `command/agent/acl_endpoint.go`). */
-export const POLICY_NOT_FOUND = 'ACL policy not found';
+const POLICY_NOT_FOUND = 'ACL policy not found';
 
 /** A policy's optional attachment to a job, group or task (the reference's `JobACL`). */
 interface JobAcl {
@@ -58,7 +58,7 @@ const POLICY_SCHEMA = {
  * The policy names a client token holds: its own (whether they exist or not) and those of
  * its roles that exist (the reference's `policyNamesFromRoleLinks` plus `token.Policies`).
  */
-export function heldPolicies(state: StateStore, who: Identity): Set<string> {
+function heldPolicies(state: StateStore, who: Identity): Set<string> {
   const names = new Set(who.token.Policies);
   for (const link of who.token.Roles) {
     for (const p of state.get<RoleDoc>(T.roles, link.ID)?.Policies ?? []) if (state.get(T.policies, p.Name)) names.add(p.Name);
@@ -71,7 +71,7 @@ export function heldPolicies(state: StateStore, who: Identity): Set<string> {
  * `Namespaces`, `NodePools`, `HostVolumes`, `Agent`, `Node`, `Operator`, `Quota`, `Plugin`,
  * `Raw`), capabilities expanded. Null when the rules do not parse.
  */
-export function rulesJson(rules: string): Record<string, unknown> | null {
+function rulesJson(rules: string): Record<string, unknown> | null {
   let p: ParsedPolicy;
   try {
     p = parsePolicy(rules);
@@ -101,7 +101,7 @@ export function rulesJson(rules: string): Record<string, unknown> | null {
 }
 
 /** A policy as `GET /v1/acl/policy/:name` shows it (the reference's `ACLPolicy`). */
-export function renderPolicy(p: PolicyDoc & Indexed): Record<string, unknown> {
+function renderPolicy(p: PolicyDoc & Indexed): Record<string, unknown> {
   return {
     Name: p.Name,
     Description: p.Description,
@@ -115,7 +115,7 @@ export function renderPolicy(p: PolicyDoc & Indexed): Record<string, unknown> {
 }
 
 /** The list item of `GET /v1/acl/policies` (the reference's `ACLPolicyListStub`). */
-export function policyStub(p: PolicyDoc & Indexed): Record<string, unknown> {
+function policyStub(p: PolicyDoc & Indexed): Record<string, unknown> {
   return { Name: p.Name, Description: p.Description, Hash: p.Hash, CreateIndex: p.CreateIndex, ModifyIndex: p.ModifyIndex };
 }
 

@@ -32,14 +32,14 @@ import { T, type RoleDoc } from '../state.js';
 import { decodeLinks, fieldOf } from '../go-struct.js';
 
 /** Role names (the reference's `ValidACLRoleName`). */
-export const ROLE_NAME = /^[a-zA-Z0-9-]{1,128}$/;
+const ROLE_NAME = /^[a-zA-Z0-9-]{1,128}$/;
 /** Longest role description in bytes (the reference's `maxACLRoleDescriptionLength`). */
-export const MAX_ROLE_DESCRIPTION_BYTES = 256;
+const MAX_ROLE_DESCRIPTION_BYTES = 256;
 /** 404 text of a missing role (reference `command/agent/acl_endpoint.go`). */
-export const ROLE_NOT_FOUND = 'ACL role not found';
+const ROLE_NOT_FOUND = 'ACL role not found';
 
 /** A role as the API shows it (the reference's `ACLRole`; its list stub has the same fields). */
-export function renderRole(r: RoleDoc & Indexed): Record<string, unknown> {
+function renderRole(r: RoleDoc & Indexed): Record<string, unknown> {
   return {
     ID: r.ID,
     Name: r.Name,

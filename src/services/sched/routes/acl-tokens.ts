@@ -40,12 +40,12 @@ import { makeToken, renderToken, tokenHash, tokenStub, withLiveRoles } from '../
 import { decodeLinks, fieldOf, UUID } from '../go-struct.js';
 
 /** The reset file in `data_dir`: it holds the reset index that allows one more bootstrap (reference `aclBootstrapReset`). */
-export const BOOTSTRAP_RESET_FILE = 'acl-bootstrap-reset';
+const BOOTSTRAP_RESET_FILE = 'acl-bootstrap-reset';
 /** Longest token name in bytes (the reference's `maxTokenNameLength`). */
-export const MAX_TOKEN_NAME_BYTES = 256;
+const MAX_TOKEN_NAME_BYTES = 256;
 
 /** The reset index in `data_dir/acl-bootstrap-reset`: its leading integer (Go's `%d`), 0 when missing or not a number. */
-export function readResetIndex(dataDir: string): number {
+function readResetIndex(dataDir: string): number {
   try {
     const m = /^\s*(\d+)/.exec(readFileSync(join(dataDir, BOOTSTRAP_RESET_FILE), 'utf8'));
     return m ? Number(m[1]) : 0;

@@ -27,7 +27,7 @@ import { requireStructBody } from '../request.js';
 import { T } from '../state.js';
 
 /** 404 text of a missing rule, on read and delete (the reference's HTTP layer; its delete says the same from the state store, there a 500). */
-export const BINDING_RULE_NOT_FOUND = 'ACL binding rule not found';
+const BINDING_RULE_NOT_FOUND = 'ACL binding rule not found';
 const MISSING_ID = 'missing ACL binding rule ID';
 
 /**

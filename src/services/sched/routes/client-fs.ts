@@ -30,7 +30,7 @@ import { queryBool } from '../request.js';
 import { allocAccess, locateAlloc, type LocalAlloc } from './client-locate.js';
 
 /** Poll period of a followed log, in ms. */
-export const FOLLOW_POLL_MS = 200;
+const FOLLOW_POLL_MS = 200;
 
 /** The query of a log read. */
 interface LogsQuery {

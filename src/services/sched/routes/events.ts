@@ -57,7 +57,7 @@ import { permissionDeniedError, schedBadRequest, schedInternal, type SchedReply 
 import { DEFAULT_NAMESPACE, T } from '../state.js';
 
 /** Response header naming the first batch index served when the requested one was no longer buffered. */
-export const EVENT_GAP_HEADER = 'X-Sched-Event-Gap';
+const EVENT_GAP_HEADER = 'X-Sched-Event-Gap';
 
 /** Longest `setTimeout` delay Node accepts, in ms (about 24.8 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -69,7 +69,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * that high). @throws 400 `Unable to parse index: strconv.Atoi: parsing "<v>": invalid syntax`
  * or `…: value out of range` (outside int64).
  */
-export function parseEventIndex(raw: string | null): number {
+function parseEventIndex(raw: string | null): number {
   if (raw === null || raw === '') return 0;
   const fail = (why: string) => schedBadRequest(`Unable to parse index: strconv.Atoi: parsing ${JSON.stringify(raw)}: ${why}`);
   if (!/^[+-]?\d+$/.test(raw)) throw fail('invalid syntax');

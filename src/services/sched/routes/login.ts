@@ -49,7 +49,7 @@ import { T, type PolicyDoc, type RoleDoc, type TokenDoc } from '../state.js';
 import { makeToken, renderToken } from '../token.js';
 
 /** The reference's text when the rules grant nothing (400, sched.md §2.5). */
-export const NO_BINDINGS = 'no role or policy bindings matched';
+const NO_BINDINGS = 'no role or policy bindings matched';
 
 /** A request body's Go struct and what each empty required field is called in the multierror. */
 interface RequestSpec {

@@ -34,14 +34,14 @@ import { decodeGoStruct } from '../go-struct.js';
 /** Valid names (the reference's `validNamespaceName`). */
 const NAME = /^[a-zA-Z0-9-]{1,128}$/;
 /** Longest `Description`, in bytes (the reference's `maxNamespaceDescriptionLength`). */
-export const MAX_NAMESPACE_DESCRIPTION_BYTES = 256;
+const MAX_NAMESPACE_DESCRIPTION_BYTES = 256;
 
 /**
  * A namespace as the API shows it (the reference's `structs.Namespace`): `Quota` `""`,
  * `Capabilities` and `NodePoolConfiguration` null (not modelled), `Hash` the base64
  * blake2b-256 of name and description.
  */
-export function renderNamespace(n: NamespaceDoc & Indexed): Record<string, unknown> {
+function renderNamespace(n: NamespaceDoc & Indexed): Record<string, unknown> {
   return {
     Name: n.Name,
     Description: n.Description,

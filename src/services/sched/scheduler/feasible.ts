@@ -37,12 +37,12 @@ export function bump(m: Record<string, number> | null, key: string): Record<stri
 }
 
 /** Is node `n` in one of `datacenters` (globs, `*` any)? */
-export function inDatacenters(n: NodeDoc, datacenters: readonly string[]): boolean {
+function inDatacenters(n: NodeDoc, datacenters: readonly string[]): boolean {
   return datacenters.some((d) => d === '*' || d === n.Datacenter || (d.includes('*') && globMatch(d, n.Datacenter)));
 }
 
 /** Is node `n` in the job's node pool? (`all` takes every pool, as the reference.) */
-export function inPool(n: NodeDoc, job: Job): boolean {
+function inPool(n: NodeDoc, job: Job): boolean {
   const pool = job.NodePool || 'default';
   return pool === 'all' || (n.NodePool || 'default') === pool;
 }
@@ -69,7 +69,7 @@ export function readyNodes(nodes: readonly NodeDoc[], job: Job, m?: Metrics): No
 }
 
 /** Is driver `name` usable on node `n`? `Drivers[name]` detected and healthy; without driver info, the attribute `driver.<name>` true (the reference's fallback). */
-export function hasDriver(n: NodeDoc, name: string): boolean {
+function hasDriver(n: NodeDoc, name: string): boolean {
   const info = n.Drivers && Object.hasOwn(n.Drivers, name) ? (n.Drivers[name] as { Detected?: unknown; Healthy?: unknown } | null) : undefined;
   if (info) return info.Detected === true && info.Healthy === true;
   const attr = n.Attributes && Object.hasOwn(n.Attributes, `driver.${name}`) ? n.Attributes[`driver.${name}`] : undefined;

@@ -53,7 +53,7 @@ export interface SchedulerOptions {
 }
 
 /** Scheduler workers by default (the reference runs one per core; this host has few). */
-export const DEFAULT_WORKERS = 2;
+const DEFAULT_WORKERS = 2;
 
 /** See the module doc. */
 export class Scheduler {

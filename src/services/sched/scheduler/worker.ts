@@ -30,10 +30,10 @@ import type { ExistingAlloc, Plan } from './model.js';
 import { computePlan } from './schedule.js';
 
 /** Plans tried for one evaluation when the applier keeps refusing placements (the reference retries a refreshed plan too). */
-export const MAX_PLAN_ATTEMPTS = 5;
+const MAX_PLAN_ATTEMPTS = 5;
 
 /** `TriggeredBy` of the blocked evaluation a failed placement leaves (the reference's `EvalTriggerQueuedAllocs`). */
-export const BLOCKED_TRIGGER = 'queued-allocs';
+const BLOCKED_TRIGGER = 'queued-allocs';
 
 /** Runs evaluation `evalId` if it is still pending (see the module doc); a failure is logged on `log` and marks it `failed`. */
 export async function runEvaluation(deps: SchedDeps, evalId: string, log: Logger): Promise<void> {

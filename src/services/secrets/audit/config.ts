@@ -26,14 +26,14 @@ export interface StoredDevice {
 }
 
 /** The options every device type takes, parsed. */
-export interface CommonOptions {
+interface CommonOptions {
   readonly logRaw: boolean;
   readonly hmacAccessor: boolean;
   readonly prefix: string;
 }
 
 /** A file device's options, parsed. `filePath` may be `stdout` or `discard`. */
-export interface FileOptions extends CommonOptions {
+interface FileOptions extends CommonOptions {
   readonly kind: 'file';
   readonly filePath: string;
   /** File mode; 0 = leave the mode as it is (the reference's `mode=0000`). */
@@ -41,7 +41,7 @@ export interface FileOptions extends CommonOptions {
 }
 
 /** A socket device's options, parsed. */
-export interface SocketOptions extends CommonOptions {
+interface SocketOptions extends CommonOptions {
   readonly kind: 'socket';
   readonly address: string;
   readonly socketType: 'tcp' | 'udp' | 'unix';

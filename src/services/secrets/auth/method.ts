@@ -13,10 +13,10 @@ import type { SecretsPath, SecretsRequest } from '../types.js';
  * `renew` callbacks): `req` is the renewal request re-targeted at the method's mount
  * (`mount`, `storage`). Throws (a 4xx) to refuse the renewal.
  */
-export type RenewalCheck = (req: SecretsRequest, token: TokenEntry) => Promise<void>;
+type RenewalCheck = (req: SecretsRequest, token: TokenEntry) => Promise<void>;
 
 /** One auth method type: its route declarations, the description root help shows, its renewal check. */
-export interface AuthMethod {
+interface AuthMethod {
   readonly paths: readonly SecretsPath[];
   readonly description: string;
   readonly renew?: RenewalCheck;

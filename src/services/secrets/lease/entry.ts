@@ -59,7 +59,7 @@ export function newLeaseId(mountPath: string, path: string): string {
 }
 
 /** Remaining seconds of `e` at `nowMs` (0 once expired). */
-export const remainingS = (e: LeaseEntry, nowMs: number): number => Math.max(0, Math.round((e.expire_time_ms - nowMs) / 1000));
+const remainingS = (e: LeaseEntry, nowMs: number): number => Math.max(0, Math.round((e.expire_time_ms - nowMs) / 1000));
 
 /**
  * The `data` of `PUT sys/leases/lookup` (reference `handleLeaseLookup`): `id`,

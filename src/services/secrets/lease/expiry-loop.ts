@@ -11,7 +11,7 @@ import { Periodic } from '../../../kernel/util/periodic.js';
 import type { LeaseManager } from './manager.js';
 
 /** Pause between rounds, ms: leases are revoked within about this long after expiring. */
-export const LEASE_EXPIRY_INTERVAL_MS = 1000;
+const LEASE_EXPIRY_INTERVAL_MS = 1000;
 
 /** See the module doc. */
 export class LeaseExpiryLoop {

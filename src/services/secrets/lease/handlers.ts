@@ -17,7 +17,7 @@ export interface LeaseRequest {
 }
 
 /** What the engine's renew and revoke are given. */
-export interface LeaseContext {
+interface LeaseContext {
   readonly lease: LeaseEntry;
   readonly mount: MountEntry;
   /** The mount's own storage. */
@@ -26,7 +26,7 @@ export interface LeaseContext {
 }
 
 /** What a renewal returns: the engine's TTL (seconds, 0 = none) and data for the reply. */
-export interface RenewResult {
+interface RenewResult {
   readonly ttlS: number;
   readonly data?: Record<string, unknown> | null;
 }

@@ -11,7 +11,7 @@ import { PolicyStore } from '../policy/store.js';
 import type { NamespaceEntry } from './registry.js';
 
 /** The storage prefix of a namespace's own state. */
-export const namespacePrefix = (e: NamespaceEntry): string => (e.path === '' ? '' : `namespaces/${e.id}/`);
+const namespacePrefix = (e: NamespaceEntry): string => (e.path === '' ? '' : `namespaces/${e.id}/`);
 
 /** The storage an engine mounted at `mount` owns: `logical/<uuid>/` (mount uuids are unique across namespaces). */
 export const mountStorage = (backend: Backend, mount: MountEntry): Backend => new BackendView(backend, `logical/${mount.uuid}/`);

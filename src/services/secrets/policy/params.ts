@@ -24,7 +24,7 @@
 import { isObject } from '../../../kernel/util/is-object.js';
 
 /** A value a constraint lists: JSON scalars only (Cairn refuses nested lists and objects). */
-export type ParamValue = string | number | boolean;
+type ParamValue = string | number | boolean;
 
 /** The constraints of one rule, or of the same pattern merged across policies. */
 export interface ParamConstraints {

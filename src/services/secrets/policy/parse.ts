@@ -26,7 +26,7 @@ import { WRAPPING_KEYS, parseWrappingBounds, type WrappingBounds } from './wrapp
 export type Capability = 'create' | 'read' | 'update' | 'delete' | 'list' | 'patch' | 'sudo' | 'deny';
 
 /** Every {@link Capability}, in the reference's order. */
-export const CAPABILITIES: readonly Capability[] = ['create', 'read', 'update', 'delete', 'list', 'patch', 'sudo', 'deny'];
+const CAPABILITIES: readonly Capability[] = ['create', 'read', 'update', 'delete', 'list', 'patch', 'sudo', 'deny'];
 
 /** Legacy `policy = "…"` values and the capabilities they stand for (reference `policy.go`). */
 const LEGACY: Readonly<Record<string, readonly Capability[]>> = {
@@ -40,7 +40,7 @@ const LEGACY: Readonly<Record<string, readonly Capability[]>> = {
 const UNSUPPORTED = ['mfa_methods', 'control_group'];
 
 /** One `path` block after parsing. */
-export interface PathRule {
+interface PathRule {
   /**
    * The pattern, leading `/` stripped, relative to the policy's namespace (the ACL check
    * makes request paths relative to it, reference/secrets.md §6); may end in `*`

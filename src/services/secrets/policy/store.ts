@@ -97,7 +97,7 @@ export const POLICY_PREFIX = 'sys/policy/';
 const MAX_CACHED_ACLS = 1000;
 
 /** Policy names are case-insensitive: trimmed and lower-cased (reference/secrets.md §3.7). */
-export function normalizePolicyName(name: string): string {
+function normalizePolicyName(name: string): string {
   return name.trim().toLowerCase();
 }
 

@@ -16,7 +16,7 @@ import { deepFreeze } from '../../../kernel/util/deep-freeze.js';
 import { LRUCache } from 'lru-cache';
 
 /** Storage keys written without the barrier: seal configuration and encrypted key material. */
-export const CLEAR_KEYS: ReadonlySet<string> = new Set(['core/seal-config', 'core/root-key', 'core/keyring']);
+const CLEAR_KEYS: ReadonlySet<string> = new Set(['core/seal-config', 'core/root-key', 'core/keyring']);
 
 const VERSION = 0x02;
 const NONCE_BYTES = 12;
@@ -90,7 +90,7 @@ export const keyringCodec = {
 };
 
 /** Entries kept decrypted in memory by default (the hot set: tokens, metadata, configs). */
-export const DEFAULT_CACHE_ENTRIES = 10_000;
+const DEFAULT_CACHE_ENTRIES = 10_000;
 /** Values larger than this (bytes) are never cached. */
 const MAX_CACHED_BYTES = 64 * 1024;
 /**

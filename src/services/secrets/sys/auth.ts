@@ -15,7 +15,7 @@ import { normalizeMountPath, type MountEntry, type MountInput } from '../mounts/
 import { mountInfo } from '../mounts/info.js';
 
 /** The token type every auth mount reports (`config.token_type`); Cairn issues service tokens only. */
-export const AUTH_TOKEN_TYPE = 'default-service';
+const AUTH_TOKEN_TYPE = 'default-service';
 
 /** The key of an auth mount in `GET sys/auth`: its path without `auth/`, e.g. `userpass/`. */
 export const authKey = (e: MountEntry): string => e.path.slice('auth/'.length);

@@ -290,7 +290,7 @@ function withoutId(t: TokenEntry): StoredToken {
 }
 
 /** Remaining lifetime in whole seconds (0 for tokens that never expire). */
-export function remainingTtlS(t: StoredToken, now: Date): number {
+function remainingTtlS(t: StoredToken, now: Date): number {
   return t.expire_time_ms ? Math.max(0, Math.floor((t.expire_time_ms - now.getTime()) / 1000)) : 0;
 }
 

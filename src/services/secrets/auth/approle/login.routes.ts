@@ -16,7 +16,7 @@ import { rolesOf } from './roles.js';
 import { secretIdsOf, type SecretIdEntry } from './secret-ids.js';
 
 /** The one error text of a failed AppRole login (reference/secrets.md §4.2). */
-export const INVALID_APPROLE = 'invalid role or secret ID';
+const INVALID_APPROLE = 'invalid role or secret ID';
 
 /** Errors (400): the client is outside `cidrs` (non-empty), with the reference's text naming `what`. */
 function checkSource(req: SecretsRequest, cidrs: readonly string[] | undefined, what: string): void {

@@ -62,7 +62,7 @@ export interface SecretIdLimits {
 }
 
 /** The reference's text for a custom secret ID that the role already has (400). */
-export const SECRET_ID_TAKEN = 'SecretID is already registered';
+const SECRET_ID_TAKEN = 'SecretID is already registered';
 /** Go's zero `time.Time`, which the reference shows for a secret ID that never expires. */
 const GO_ZERO_TIME = '0001-01-01T00:00:00Z';
 
@@ -87,10 +87,10 @@ export function secretIdView(e: SecretIdEntry): Record<string, unknown> {
 }
 
 /** Whether `e` has expired at `now`. */
-export const expired = (e: SecretIdEntry, now: Date): boolean => e.expiration_time_ms !== 0 && e.expiration_time_ms <= now.getTime();
+const expired = (e: SecretIdEntry, now: Date): boolean => e.expiration_time_ms !== 0 && e.expiration_time_ms <= now.getTime();
 
 /** 128 random bits in the 8-4-4-4-12 hex layout clients expect of secret IDs. */
-export function newSecretId(): string {
+function newSecretId(): string {
   const h = randomBytes(16).toString('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }

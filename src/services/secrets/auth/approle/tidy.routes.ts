@@ -11,7 +11,7 @@ import type { SecretsPath } from '../../types.js';
 import { secretIdsOf } from './secret-ids.js';
 
 /** The warning of the reference's tidy reply, with the product's name left out. */
-export const TIDY_STARTED = 'Tidy operation successfully started. Any information from the operation will be printed to the server logs.';
+const TIDY_STARTED = 'Tidy operation successfully started. Any information from the operation will be printed to the server logs.';
 
 const tidyPath: SecretsPath = {
   pattern: 'tidy/secret-id',

@@ -18,7 +18,7 @@ import { MountEntryStore } from '../entry-store.js';
 import { applyTokenFields, EMPTY_TOKEN_SETTINGS, TOKEN_FIELDS, tokenSettingsView, type TokenSettings } from '../token-fields.js';
 
 /** The constraint lists of an entry, each a list of globs (`*`); empty = no constraint. */
-export const CONSTRAINTS = [
+const CONSTRAINTS = [
   'allowed_names',
   'allowed_common_names',
   'allowed_dns_sans',

@@ -14,7 +14,7 @@ import { verifyPassword } from '../../../../kernel/authn/password.js';
 import { usersOf } from './users.js';
 
 /** The one error text of a failed userpass login (reference/secrets.md §4.2). */
-export const INVALID_USERPASS = 'invalid username or password';
+const INVALID_USERPASS = 'invalid username or password';
 
 const loginPath: SecretsPath = loginRoute({
   pattern: 'login/:username',

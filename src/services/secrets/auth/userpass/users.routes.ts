@@ -17,7 +17,7 @@ import { usersOf, userView, type UserEntry } from './users.js';
 const Password = Type.String({ minLength: 1, description: 'the password; stored only as a scrypt hash' });
 
 /** The lower-cased, checked username of the URL. */
-export const usernameOf = (req: SecretsRequest): string => checkName(req, req.params.username.toLowerCase());
+const usernameOf = (req: SecretsRequest): string => checkName(req, req.params.username.toLowerCase());
 
 const usersListPath: SecretsPath = {
   pattern: 'users',

@@ -27,10 +27,10 @@ export function cloneJson<T>(v: T): T {
   return v;
 }
 
-export const CUSTOM_METADATA_ERROR_PREFIX = 'custom_metadata validation failed';
-export const MAX_CUSTOM_METADATA_KEYS = 64;
-export const MAX_CUSTOM_METADATA_KEY_LENGTH = 128;
-export const MAX_CUSTOM_METADATA_VALUE_LENGTH = 512;
+const CUSTOM_METADATA_ERROR_PREFIX = 'custom_metadata validation failed';
+const MAX_CUSTOM_METADATA_KEYS = 64;
+const MAX_CUSTOM_METADATA_KEY_LENGTH = 128;
+const MAX_CUSTOM_METADATA_VALUE_LENGTH = 512;
 
 /** Go's `unicode.IsPrint` over a whole string: L, M, N, P, S and the ASCII space. */
 const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]*$/u;
@@ -56,7 +56,7 @@ function weakString(key: string, v: unknown): string {
  * meaning "remove this key". Throws {@link InputError} when `raw` is not an object or
  * a value is an array/object.
  */
-export function decodeCustomMetadata(raw: unknown, keepNulls: boolean): Record<string, string | null> {
+function decodeCustomMetadata(raw: unknown, keepNulls: boolean): Record<string, string | null> {
   if (!isObject(raw)) {
     throw new InputError(`${CUSTOM_METADATA_ERROR_PREFIX}: custom_metadata must be an object`);
   }
@@ -99,7 +99,7 @@ export function customMetadataErrors(cm: Readonly<Record<string, string>>): stri
 }
 
 /** Throws a {@link InputError} carrying every violation when `cm` breaks a limit of reference/secrets.md §2.8. */
-export function assertCustomMetadata(cm: Readonly<Record<string, string>>): void {
+function assertCustomMetadata(cm: Readonly<Record<string, string>>): void {
   const errs = customMetadataErrors(cm);
   if (errs.length > 0) throw new InputError(errs);
 }

@@ -38,7 +38,7 @@ export const DEFAULT_KV_CONFIG: Readonly<KvConfig> = Object.freeze({
 });
 
 /** Versions kept when neither the key nor the mount sets `max_versions` (reference/secrets.md §2.10). */
-export const DEFAULT_MAX_VERSIONS = 10;
+const DEFAULT_MAX_VERSIONS = 10;
 
 /** A fresh key: no versions, `current_version` 0, key-level settings unset (reference/secrets.md §2.8 write). */
 export function newKeyMetadata(now: Date): KeyMetadata {
