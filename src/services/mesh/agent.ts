@@ -131,7 +131,7 @@ function buildMeshAgent(base: AgentBase, options: MeshAgentOptions, now: () => n
     if (!address) return undefined;
     const query = new URLSearchParams(req.query);
     query.delete('dc');
-    return forwardRequest(MESH_FORWARD_STYLE, req, address, secret, query);
+    return forwardRequest(MESH_FORWARD_STYLE, req, { address, secret, query });
   };
   const primaryAddress = config.wanAddresses[config.primaryDatacenter];
   const replicator =
