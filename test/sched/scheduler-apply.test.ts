@@ -30,8 +30,8 @@ describe('scheduler: plan apply', () => {
     const deps = { state: a.state, now: Date.now, plugins: a.plugins, volumeLocks: new KeyedLock() } as unknown as SchedDeps;
     const j = job('late', [group('g', 2, { cpu: 400, memory: 256 })]);
     await a.state.txn((tx) => tx.put(T.jobs, 'default/late', j));
-    const evaluation: Evaluation = newEvaluation(randomUUID(), j, 'job-register', Date.now() * 1e6);
-    const plan = computePlan(deps, a.state, evaluation, Date.now() * 1e6);
+    const evaluation: Evaluation = newEvaluation(randomUUID(), j, { triggeredBy: 'job-register', nowNs: Date.now() * 1e6 });
+    const plan = computePlan(deps, a.state, evaluation, { nowNs: Date.now() * 1e6 });
     assert.equal(plan.places.length, 2, 'both fit when planned');
 
     // Another plan commits first and takes 500 MHz of the node's 1,000.
@@ -45,7 +45,7 @@ describe('scheduler: plan apply', () => {
     assert.equal(placed[0]!.NodeID, node);
 
     // Planned again from the state the apply left: the second allocation has no room.
-    const again = computePlan(deps, a.state, evaluation, Date.now() * 1e6);
+    const again = computePlan(deps, a.state, evaluation, { nowNs: Date.now() * 1e6 });
     assert.equal(again.places.length, 0);
     assert.equal(again.failed.g?.NodesExhausted, 1);
     assert.deepEqual(again.failed.g?.DimensionExhausted, { cpu: 1 });

@@ -346,7 +346,11 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
 
       const q = req.query;
       const consistency = conv.consistency(q);
-      const ctx = new RequestContext<D, I>(req, match.params, conv.tokenOf(req), consistency, options.deps, conv);
+      const ctx = new RequestContext<D, I>(req, options.deps, conv, {
+        params: match.params,
+        secret: conv.tokenOf(req),
+        consistency,
+      });
       const forward = typeof op.forward === 'function' ? op.forward(ctx) : op.forward;
       if (forward === 'primary' && conv.primary) {
         const forwarded = conv.primary(ctx);
@@ -413,7 +417,7 @@ export async function forwardToLeader(req: HttpRequest, leadership: Leadership, 
     return await sendToLeader({
       leader: () => leadership.leaderAddress,
       refreshLeader: () => leadership.refreshLeader(),
-      send: (address) => forwardRequest(style, req, address, secret, undefined, { [LEADER_FORWARDED_HEADER]: '1' }),
+      send: (address) => forwardRequest(style, req, { address, secret, extra: { [LEADER_FORWARDED_HEADER]: '1' } }),
     });
   } catch {
     throw new CairnError('internal', NO_CLUSTER_LEADER);
@@ -476,18 +480,22 @@ function matchRawTail<C, R>(tails: readonly RawTail<C, R>[], path: string): Rout
  */
 class RequestContext<D, I> implements ApiContext<D, I> {
   readonly query: URLSearchParams;
+  readonly params: Readonly<Record<string, string>>;
+  readonly secret: string | undefined;
+  readonly consistency: string;
   private resolved = false;
   private who: I | undefined;
 
   constructor(
     readonly req: HttpRequest,
-    readonly params: Readonly<Record<string, string>>,
-    readonly secret: string | undefined,
-    readonly consistency: string,
     readonly deps: D,
     private readonly conv: ApiConventions<unknown, I>,
+    read: Pick<ApiContext<D, I>, 'params' | 'secret' | 'consistency'>,
   ) {
     this.query = req.query;
+    this.params = read.params;
+    this.secret = read.secret;
+    this.consistency = read.consistency;
   }
 
   get caller(): I {

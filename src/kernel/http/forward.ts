@@ -31,20 +31,28 @@ export interface ForwardStyle {
   readonly maxReplyBytes?: number;
 }
 
+/** Where {@link forwardRequest} sends a request and what it adds. */
+export interface ForwardTarget {
+  /** `host:port` (plain HTTP) or an `http(s)://host:port` base URL. */
+  readonly address: string;
+  /** Token sent in `style.tokenHeader`; absent: none. */
+  readonly secret?: string | undefined;
+  /** Replaces the request's query when given (e.g. without `dc`). */
+  readonly query?: URLSearchParams | undefined;
+  /** Headers sent as well (e.g. the mark of a request forwarded to the leader); default none. */
+  readonly extra?: Readonly<Record<string, string>>;
+}
+
 /**
- * Sends `req` (method, path, query, body, token, the headers `style.pass` names) to `address` (`host:port`, plain HTTP, or an
- * `http(s)://host:port` base URL) and returns its
- * reply. `query` replaces the request's query when given (e.g. without `dc`); `extra` headers are sent as well (e.g. the mark of a request forwarded to the leader). A reply without
- * `Content-Length` (a stream) is passed on as it arrives, for as long as both sides keep it.
+ * Sends `req` (method, path, query, body, token, the headers `style.pass` names) to
+ * `target.address` and returns its reply. A reply without `Content-Length` (a stream) is
+ * passed on as it arrives, for as long as both sides keep it.
  * @throws {Error} `rpc error making call: …` when the server cannot be reached; `reply larger than N bytes` past `style.maxReplyBytes`.
  */
 export async function forwardRequest(
   style: ForwardStyle,
   req: HttpRequest,
-  address: string,
-  secret: string | undefined,
-  query?: URLSearchParams,
-  extra: Readonly<Record<string, string>> = {},
+  { address, secret, query, extra = {} }: ForwardTarget,
 ): Promise<HttpResponse> {
   const q = (query ?? req.query).toString();
   const headers: Record<string, string> = { ...extra };

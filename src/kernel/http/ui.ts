@@ -105,7 +105,7 @@ async function proxy(req: HttpRequest, options: UiOptions): Promise<HttpResponse
   // The services' APIs are all under /v1/; nothing else of theirs (a UI, metrics on another path) is reachable from here.
   if (!path.startsWith('/v1/')) throw new CairnError('not_found', `only the ${section} service's API (/v1/…) is reachable through this UI`);
   try {
-    return await forwardRequest(PROXY_STYLES[section as UiSection], { ...req, path: encodePath(path) }, address, undefined);
+    return await forwardRequest(PROXY_STYLES[section as UiSection], { ...req, path: encodePath(path) }, { address });
   } catch (err) {
     throw new CairnError('bad_gateway', `the ${section} service cannot be reached: ${(err as Error).message}`);
   }

@@ -131,7 +131,7 @@ function buildMeshAgent(base: AgentBase, options: MeshAgentOptions, now: () => n
     if (!address) return undefined;
     const query = new URLSearchParams(req.query);
     query.delete('dc');
-    return forwardRequest(MESH_FORWARD_STYLE, req, address, secret, query);
+    return forwardRequest(MESH_FORWARD_STYLE, req, { address, secret, query });
   };
   const primaryAddress = config.wanAddresses[config.primaryDatacenter];
   const replicator =
@@ -234,7 +234,7 @@ function buildMeshAgent(base: AgentBase, options: MeshAgentOptions, now: () => n
     leader: {
       /** What only the leader does (every agent, when the state is not shared): the built-in objects, replication, token, tombstone, session-TTL and lock-delay reaping, the agents' liveness; a new leader syncs its own node now. */
       lead: async () => {
-        await bootstrapState(state, config, options, now, log, primary);
+        await bootstrapState(state, config, { now, log, primary, options });
         replicator?.start();
         reaper.start();
         tombstones.start();
@@ -291,8 +291,17 @@ async function sendCatalogWrite(leadership: StateLeadership | undefined, token: 
   if (res.status !== 200) throw new Error(`${path} on the leader ${leader}: ${res.status} ${await res.text()}`);
 }
 
+/** How {@link bootstrapState} runs: the clock, the log, and what this server may write. */
+interface BootstrapRun {
+  readonly now: () => number;
+  readonly log: Logger;
+  /** The primary datacenter's leader: only it writes the `initial_management` token. */
+  readonly primary: boolean;
+  readonly options: MeshAgentOptions;
+}
+
 /** The built-in ACL objects, the default namespace and the `initial_management` token (the leader's first writes). */
-async function bootstrapState(state: StateStore, config: MeshAgentConfig, options: MeshAgentOptions, now: () => number, log: Logger, primary: boolean): Promise<void> {
+async function bootstrapState(state: StateStore, config: MeshAgentConfig, { now, log, primary, options }: BootstrapRun): Promise<void> {
   if (config.enterprise) await ensureDefaultNamespace(state);
   if (!config.acl.enabled) return;
   await ensureBuiltins(state, now());

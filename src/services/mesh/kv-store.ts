@@ -123,6 +123,12 @@ export function rollUpKeys(entries: readonly KvDoc[], prefix: string, separator:
   return keys;
 }
 
+/** One key of the store: its namespace (`''` outside Enterprise) and its path. */
+export interface KvKeyRef {
+  readonly ns: string;
+  readonly key: string;
+}
+
 /** What a write stores: the value (base64 or null) and its flags. */
 export interface KvWrite {
   readonly value: string | null;
@@ -147,10 +153,10 @@ export function setKv(tx: Txn, ns: string, key: string, write: KvWrite): KvDoc &
 }
 
 /**
- * Check-and-set (the reference's `KVCAS`): stores `key` only when its `ModifyIndex` is
+ * Check-and-set (the reference's `KVCAS`): stores `at.key` only when its `ModifyIndex` is
  * `cas`, or for `cas` 0 only when it does not exist. Returns whether it stored.
  */
-export function casKv(tx: Txn, ns: string, key: string, cas: number, write: KvWrite): boolean {
+export function casKv(tx: Txn, { ns, key }: KvKeyRef, cas: number, write: KvWrite): boolean {
   const existing = tx.get<KvDoc>(KV.entries, kvId(ns, key));
   if (cas === 0 ? existing !== undefined : existing?.ModifyIndex !== cas) return false;
   setKv(tx, ns, key, write);
@@ -166,10 +172,11 @@ export function deleteKv(tx: Txn, ns: string, key: string, nowMs: number): boole
 }
 
 /**
- * Deletes `key` only when its `ModifyIndex` is `cas` (the reference's `KVDeleteCAS`).
- * Returns true when it deleted, and, as the reference, when there was no such key.
+ * Deletes `at.key` only when its `ModifyIndex` is `cas` (the reference's `KVDeleteCAS`),
+ * leaving a tombstone stamped `nowMs` (epoch ms). Returns true when it deleted, and, as
+ * the reference, when there was no such key.
  */
-export function deleteKvCas(tx: Txn, ns: string, key: string, cas: number, nowMs: number): boolean {
+export function deleteKvCas(tx: Txn, { ns, key }: KvKeyRef, cas: number, nowMs: number): boolean {
   const existing = tx.get<KvDoc>(KV.entries, kvId(ns, key));
   if (!existing) return true;
   if (existing.ModifyIndex !== cas) return false;

@@ -37,9 +37,16 @@ export function metaField(v: unknown): Record<string, string> {
   return v as Record<string, string>;
 }
 
+/** How a login token is described: {@link loginDescription}(`prefix`, `meta`). */
+export interface LoginLabel {
+  /** e.g. `token created via login`. */
+  readonly prefix: string;
+  /** The login request's `Meta`, shown after the prefix as JSON when not empty. */
+  readonly meta: Readonly<Record<string, string>>;
+}
+
 /**
- * Binds `identity` with `method`'s rules and creates its token, described as
- * {@link loginDescription}(`prefix`, `meta`).
+ * Binds `identity` with `method`'s rules and creates its token, described by `label`.
  * @throws 403 `Permission denied` when the rules grant nothing (also when a bound role or
  *   policy was deleted meanwhile); 500 with the binder's text when a rule computes an
  *   invalid name (the rule is at fault, as in the reference).
@@ -48,8 +55,7 @@ export async function createLoginToken(
   deps: MeshDeps,
   method: AuthMethodDoc,
   identity: Identity,
-  prefix: string,
-  meta: Readonly<Record<string, string>>,
+  { prefix, meta }: LoginLabel,
 ): Promise<TokenDoc & Indexed> {
   const { state } = deps;
   // Everything happens in the method's namespace: its rules, the roles and policies they bind, the token.

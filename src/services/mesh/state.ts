@@ -38,6 +38,12 @@ export const nsOf = (d: { readonly Namespace?: string }): string => d.Namespace 
  */
 export const nsField = (ns: string): { Namespace?: string } => (ns === DEFAULT_NAMESPACE ? {} : { Namespace: ns });
 
+/** An ACL object (policy, role, binding rule) by its ID and the namespace it lives in. */
+export interface NamespacedId {
+  readonly id: string;
+  readonly ns: string;
+}
+
 /** Key of the per-namespace unique name indexes: `<ns>/<name>`. */
 export const nameKey = (ns: string, name: string): string => `${ns}/${name}`;
 

@@ -149,7 +149,7 @@ async function buildSchedAgent(base: AgentBase, options: SchedAgentOptions): Pro
       if (!address) return undefined;
       const query = new URLSearchParams(req.query);
       query.delete('region');
-      return forwardRequest(SCHED_FORWARD_STYLE, req, address, secret, query);
+      return forwardRequest(SCHED_FORWARD_STYLE, req, { address, secret, query });
     };
     const authoritative = config.region === config.authoritativeRegion;
     const sourceAddress = config.regionAddresses[config.authoritativeRegion];

@@ -48,6 +48,25 @@ export interface SecretsCoreOptions {
   readonly haStatus?: () => Promise<HaStatusNode[]>;
 }
 
+/** What {@link SecretsCore.open} loads from the backend before the core exists. */
+interface LoadedState {
+  readonly tokens: TokenStore;
+  readonly cors: CorsStore;
+  readonly namespaces: NamespaceRegistry;
+  readonly root: NamespaceScope;
+  readonly audit: AuditBroker;
+}
+
+/** Where and how {@link SecretsCore.allowed} checks a capability (each optional). */
+export interface AllowedCheck {
+  /** The namespace `path` is relative to; default the root namespace. */
+  readonly ns?: NamespaceEntry;
+  /** The request's body fields (query parameters for a read), checked against the rule's parameter constraints; absent: capabilities only. */
+  readonly data?: Readonly<Record<string, unknown>> | undefined;
+  /** The request's wrap TTL in seconds (`null`: it asks for none), checked against the rule's wrapping TTLs; absent: not checked. */
+  readonly wrapTtlS?: number | null | undefined;
+}
+
 /** The secrets service's core while unsealed. */
 export class SecretsCore {
   private readonly scopes = new Map<string, NamespaceScope>();
@@ -57,24 +76,36 @@ export class SecretsCore {
   /** The leases of secrets (lease/manager.ts); a revoked token's leases go with it. */
   readonly leases: LeaseManager;
 
-  private constructor(
-    readonly backend: Backend,
-    readonly tokens: TokenStore,
-    readonly cors: CorsStore,
-    readonly namespaces: NamespaceRegistry,
-    /** The root namespace's mounts and policies. */
-    readonly root: NamespaceScope,
-    readonly log: Logger,
-    private readonly clock: () => Date,
-    /** The server's metrics (`sys/metrics`); undefined when it keeps none. */
-    readonly metrics: ServiceMetrics | undefined,
-    /** The audit devices every request is logged to (audit/). */
-    readonly audit: AuditBroker,
-    /** `sys/ha-status`'s nodes: see {@link SecretsCoreOptions.haStatus}. */
-    readonly haStatus: (() => Promise<HaStatusNode[]>) | undefined,
-    private readonly engines: CoreEngines,
-  ) {
-    this.scopes.set(ROOT_NAMESPACE.id, root);
+  readonly backend: Backend;
+  readonly tokens: TokenStore;
+  readonly cors: CorsStore;
+  readonly namespaces: NamespaceRegistry;
+  /** The root namespace's mounts and policies. */
+  readonly root: NamespaceScope;
+  readonly log: Logger;
+  private readonly clock: () => Date;
+  /** The server's metrics (`sys/metrics`); undefined when it keeps none. */
+  readonly metrics: ServiceMetrics | undefined;
+  /** The audit devices every request is logged to (audit/). */
+  readonly audit: AuditBroker;
+  /** `sys/ha-status`'s nodes: see {@link SecretsCoreOptions.haStatus}. */
+  readonly haStatus: (() => Promise<HaStatusNode[]>) | undefined;
+  private readonly engines: CoreEngines;
+
+  private constructor(o: SecretsCoreOptions, loaded: LoadedState) {
+    this.backend = o.backend;
+    this.tokens = loaded.tokens;
+    this.cors = loaded.cors;
+    this.namespaces = loaded.namespaces;
+    this.root = loaded.root;
+    this.log = o.log;
+    this.clock = o.clock ?? (() => new Date());
+    this.metrics = o.metrics;
+    this.audit = loaded.audit;
+    this.haStatus = o.haStatus;
+    this.engines = o.engines;
+    this.scopes.set(ROOT_NAMESPACE.id, this.root);
+    const { backend, tokens, clock, log } = this;
     this.leases = new LeaseManager({ backend, tokens, clock, log, resolve: (nsId, uuid) => this.leaseTarget(nsId, uuid) });
     tokens.onRevoke((entry) => this.leases.revokeByToken(entry.hash));
   }
@@ -90,7 +121,7 @@ export class SecretsCore {
     ]);
     const tokens = new TokenStore(o.backend);
     tokens.onRevoke(cubbyholeReaper(o.backend));
-    return new SecretsCore(o.backend, tokens, cors, namespaces, root, o.log, o.clock ?? (() => new Date()), o.metrics, audit, o.haStatus, o.engines);
+    return new SecretsCore(o, { tokens, cors, namespaces, root, audit });
   }
 
   /** The current time from the injected clock. */
@@ -140,22 +171,18 @@ export class SecretsCore {
 
   /**
    * Whether `token` may use `capability` on `path` (relative to `/v1/` in namespace
-   * `ns`; list paths end in `/`). A token acts in its own namespace and the ones below
+   * `check.ns`; list paths end in `/`). A token acts in its own namespace and the ones below
    * it, never above or beside (reference/secrets.md §6); its policies are those of its
    * own namespace, applied to the path as seen from there. A root-protected path also
-   * needs `sudo` (§5.2); root tokens hold everything in reach. `data` (the request's
-   * body fields, or query parameters for a read) is checked against the governing rule's
-   * parameter constraints ({@link Acl.allowed}); without it, capabilities only.
-   * `wrapTtlS` (the request's wrap TTL in seconds, `null` when it asks for none) is
-   * checked against the rule's `min_wrapping_ttl` / `max_wrapping_ttl`; undefined skips it.
+   * needs `sudo` (§5.2); root tokens hold everything in reach. `check.data` is checked
+   * against the governing rule's parameter constraints ({@link Acl.allowed}) and
+   * `check.wrapTtlS` against its `min_wrapping_ttl` / `max_wrapping_ttl`.
    */
   async allowed(
     token: TokenEntry,
     path: string,
     capability: Exclude<Capability, 'deny'>,
-    ns: NamespaceEntry = ROOT_NAMESPACE,
-    data?: Readonly<Record<string, unknown>>,
-    wrapTtlS?: number | null,
+    { ns = ROOT_NAMESPACE, data, wrapTtlS }: AllowedCheck = {},
   ): Promise<boolean> {
     const home = this.namespaces.byId(token.namespace_id ?? ROOT_NAMESPACE.id);
     if (!home || !ns.path.startsWith(home.path)) return false;

@@ -347,7 +347,7 @@ export class SecretsHttp implements HttpService {
     // The request's data, which the governing rule's parameter constraints check.
     const input = op === 'create' || op === 'update' || op === 'patch' ? body : queryData(req.query);
     // The ACL also tries a list path without its trailing `/` (reference/secrets.md §5.2).
-    if (token && !spec.unauthenticated && !(await core.allowed(token, aclPath, op, nsEntry, input, wrapTtl ?? null)))
+    if (token && !spec.unauthenticated && !(await core.allowed(token, aclPath, op, { ns: nsEntry, data: input, wrapTtlS: wrapTtl ?? null })))
       throw forbidden();
 
     // Validate and handle.

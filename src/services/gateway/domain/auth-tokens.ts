@@ -26,7 +26,7 @@ const authTokenKind: Kind<AuthTokenDoc & { version: number }> = {
 
 /** The API view of a token (never its hash; the token string only at `:authenticate`). */
 export function authTokenView(d: GatewayDomain, caller: Caller, doc: AuthTokenDoc): Record<string, unknown> {
-  return view(d, caller, authTokenKind, doc as AuthTokenDoc & { version: number });
+  return view(d, caller, { kind: authTokenKind, doc: doc as AuthTokenDoc & { version: number } });
 }
 
 /** The `auth-tokens` collection: its routes are declared in routes.ts. */

@@ -29,8 +29,19 @@ import {
   type UserDoc,
 } from './docs.js';
 
-/** Rewrites every document of `table` whose list `field` holds `id`, without it (a new `version`). */
-export function unlink<D extends BaseDoc>(tx: Txn, table: string, field: keyof D & string, id: string, now: string): void {
+/** A list field of the documents of one table: `field` of every document of `table`. */
+export interface LinkList<D extends BaseDoc> {
+  /** The table's name (`T.roles`, …). */
+  readonly table: string;
+  /** The field holding a list of ids (`principal_ids`, …). */
+  readonly field: keyof D & string;
+}
+
+/**
+ * Rewrites every document of `link.table` whose list `link.field` holds `id`, without it
+ * (a new `version`, `updated_time` = `now`, an ISO time).
+ */
+export function unlink<D extends BaseDoc>(tx: Txn, { table, field }: LinkList<D>, id: string, now: string): void {
   for (const doc of tx.list<D>(table)) {
     const list = doc[field] as unknown as readonly string[];
     if (!list.includes(id)) continue;
@@ -46,7 +57,7 @@ function deleteTokens(tx: Txn, match: (t: AuthTokenDoc) => boolean): void {
 /** Deletes account `id`, unlinks it from its user, deletes its tokens. */
 export function deleteAccount(tx: Txn, id: string, now: string): void {
   tx.delete(T.accounts, id);
-  unlink<UserDoc>(tx, T.users, 'account_ids', id, now);
+  unlink<UserDoc>(tx, { table: T.users, field: 'account_ids' }, id, now);
   deleteTokens(tx, (t) => t.account_id === id);
 }
 
@@ -59,15 +70,15 @@ export function deleteAuthMethod(tx: Txn, id: string, now: string): void {
 /** Deletes user `id`, its group memberships, its principal entries and its tokens. */
 export function deleteUser(tx: Txn, id: string, now: string): void {
   tx.delete(T.users, id);
-  unlink<GroupDoc>(tx, T.groups, 'member_ids', id, now);
-  unlink<RoleDoc>(tx, T.roles, 'principal_ids', id, now);
+  unlink<GroupDoc>(tx, { table: T.groups, field: 'member_ids' }, id, now);
+  unlink<RoleDoc>(tx, { table: T.roles, field: 'principal_ids' }, id, now);
   deleteTokens(tx, (t) => t.user_id === id);
 }
 
 /** Deletes group `id` and its principal entries. */
 export function deleteGroup(tx: Txn, id: string, now: string): void {
   tx.delete(T.groups, id);
-  unlink<RoleDoc>(tx, T.roles, 'principal_ids', id, now);
+  unlink<RoleDoc>(tx, { table: T.roles, field: 'principal_ids' }, id, now);
 }
 
 /** Deletes scope `id`, the scopes below it and everything in them. */
@@ -86,19 +97,19 @@ export function deleteScope(tx: Txn, id: string, now: string): void {
   deleteTokens(tx, inDoomed);
   for (const s of doomed) tx.delete(T.scopes, s);
   // Roles elsewhere that named a deleted scope as a grant scope lose it.
-  for (const r of tx.list<RoleDoc>(T.roles)) for (const s of doomed) if (r.grant_scope_ids.includes(s)) unlink<RoleDoc>(tx, T.roles, 'grant_scope_ids', s, now);
+  for (const r of tx.list<RoleDoc>(T.roles)) for (const s of doomed) if (r.grant_scope_ids.includes(s)) unlink<RoleDoc>(tx, { table: T.roles, field: 'grant_scope_ids' }, s, now);
 }
 
 /** Deletes host set `id` and removes it from the host sources of targets. */
 export function deleteHostSet(tx: Txn, id: string, now: string): void {
   tx.delete(T.hostSets, id);
-  unlink<TargetDoc>(tx, T.targets, 'host_source_ids', id, now);
+  unlink<TargetDoc>(tx, { table: T.targets, field: 'host_source_ids' }, id, now);
 }
 
 /** Deletes host `id` and removes it from the host sets holding it. */
 export function deleteHost(tx: Txn, id: string, now: string): void {
   tx.delete(T.hosts, id);
-  unlink<HostSetDoc>(tx, T.hostSets, 'host_ids', id, now);
+  unlink<HostSetDoc>(tx, { table: T.hostSets, field: 'host_ids' }, id, now);
 }
 
 /** Deletes host catalog `id`, its hosts and its host sets (and those sets' places in targets). */
@@ -114,7 +125,7 @@ export function deleteStoreContents(tx: Txn, storeId: string, now: string): void
     for (const c of tx.list<CredentialLibraryDoc | CredentialDoc>(table)) {
       if (c.credential_store_id !== storeId) continue;
       tx.delete(table, c.id);
-      unlink<TargetDoc>(tx, T.targets, 'brokered_credential_source_ids', c.id, now);
+      unlink<TargetDoc>(tx, { table: T.targets, field: 'brokered_credential_source_ids' }, c.id, now);
     }
   }
 }

@@ -185,7 +185,7 @@ export function collectionRoutes<D extends BaseDoc>(spec: CollectionSpec<D>, lis
   if (actionPatterns.some((p) => !p.startsWith(`${item}:`)) || declared.join() !== Object.keys(spec.actions ?? {}).sort().join()) {
     throw new Error(`collection ${spec.path}: the action patterns ${JSON.stringify(actionPatterns)} are not its actions ${JSON.stringify(Object.keys(spec.actions ?? {}))}`);
   }
-  const itemView = (d: GatewayDomain, caller: Caller, doc: D) => view(d, caller, kind, doc, spec.extra?.(d, doc, caller));
+  const itemView = (d: GatewayDomain, caller: Caller, doc: D) => view(d, caller, { kind, doc, extra: spec.extra?.(d, doc, caller) });
 
   /** `list` on the parent's collection; a recursive list filters instead (the handler). */
   const listAccess = (ctx: RouteContext): Grant | typeof FILTERED => {

@@ -129,5 +129,5 @@ export const credentialLibraryCollection: CollectionSpec<CredentialLibraryDoc> =
     return out;
   },
   newId: () => newId(PREFIX.vaultGenericLibrary),
-  onDelete: (tx, doc, d) => unlink<TargetDoc>(tx, T.targets, 'brokered_credential_source_ids', doc.id, d.nowIso()),
+  onDelete: (tx, doc, d) => unlink<TargetDoc>(tx, { table: T.targets, field: 'brokered_credential_source_ids' }, doc.id, d.nowIso()),
 };

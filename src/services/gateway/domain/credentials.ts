@@ -133,5 +133,5 @@ export const credentialCollection: CollectionSpec<CredentialDoc> = {
     return { attributes };
   },
   newId: (doc) => newId(PREFIXES[doc.type]),
-  onDelete: (tx, doc, d) => unlink<TargetDoc>(tx, T.targets, 'brokered_credential_source_ids', doc.id, d.nowIso()),
+  onDelete: (tx, doc, d) => unlink<TargetDoc>(tx, { table: T.targets, field: 'brokered_credential_source_ids' }, doc.id, d.nowIso()),
 };

@@ -52,12 +52,22 @@ export function scopeInfo(d: GatewayDomain, scopeId: string): Record<string, unk
   return { id: s.id, type: s.type, name: s.name, description: s.description, parent_scope_id: s.scope_id };
 }
 
+/** One item to show: a document, its kind, and fields added to its view. */
+export interface ViewedItem<D extends BaseDoc> {
+  /** The resource kind `doc` is of (its ACL resource, owner and id actions). */
+  readonly kind: Kind<D>;
+  /** The stored document. */
+  readonly doc: D;
+  /** Fields set on the view after the stored ones (e.g. a target's host sources); default none. */
+  readonly extra?: Record<string, unknown> | undefined;
+}
+
 /**
- * The API view of `doc` for `caller`: stored fields minus internal ones, `scope`, and
- * `authorized_actions` (the id actions the caller may do); only the granted
- * `output_fields` when grants restrict them.
+ * The API view of `item.doc` for `caller`: stored fields minus internal ones, `scope`,
+ * `item.extra`, and `authorized_actions` (the id actions the caller may do); only the
+ * granted `output_fields` when grants restrict them.
  */
-export function view<D extends BaseDoc>(d: GatewayDomain, caller: Caller, kind: Kind<D>, doc: D, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function view<D extends BaseDoc>(d: GatewayDomain, caller: Caller, { kind, doc, extra = {} }: ViewedItem<D>): Record<string, unknown> {
   const r = aclResourceOf(d, kind, doc);
   const owner = kind.ownerOf?.(doc);
   const out: Record<string, unknown> = {};

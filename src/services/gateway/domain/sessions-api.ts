@@ -61,5 +61,5 @@ export async function cancelSession(ctx: RouteContext): Promise<RouteReply> {
   input.done();
   if (version !== undefined && version !== doc.version) throw versionMismatch(version, doc.version);
   const done = await d.sessions.cancel(doc.id, 'canceled');
-  return ok(view(d, caller, sessionKind, done!));
+  return ok(view(d, caller, { kind: sessionKind, doc: done! }));
 }

@@ -130,7 +130,7 @@ function healthyInstances(ctx: AnswerContext, service: string, tag: string | und
   const names = new Set(state.listBy<ServiceDoc>(CT.services, 'lowerName', service).map((s) => s.Service));
   const out: Healthy[] = [];
   for (const real of names) {
-    for (const { node, service: s } of serviceInstances(state, view, real, [], [])) {
+    for (const { node, service: s } of serviceInstances(state, view, real, { tags: [], meta: [] })) {
       if (tag !== undefined && !tagsMatch(s.Tags, [tag])) continue;
       const status = aggregateStatus(instanceChecks({ deps: ctx.deps }, node.Node, s.ID));
       if (status === 'passing' || (status === 'warning' && !ctx.dns.onlyPassing)) out.push({ node, service: s, status });

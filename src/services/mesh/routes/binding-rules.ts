@@ -19,7 +19,7 @@ import type { Ctx } from '../deps.js';
 import { meshBadRequest, meshNotFound, type MeshReply } from '../http.js';
 import { stringField, UUID_RE } from '../links.js';
 import { inScope, notFoundIn, scopeOf, shownNamespace } from '../ns-scope.js';
-import { authMethodKey, nsField, nsOf, T } from '../state.js';
+import { authMethodKey, nsField, nsOf, T, type NamespacedId } from '../state.js';
 import { newId } from '../token-write.js';
 
 interface BindingRuleInput {
@@ -48,12 +48,12 @@ function renderBindingRule(r: BindingRuleDoc & Indexed, enterprise: boolean | un
 }
 
 /**
- * Checks `input` against its auth method (of namespace `ns`) in `tx` and stores rule `id`
- * there (`existing` when updating).
+ * Checks `input` against its auth method (of namespace `rule.ns`) in `tx` and stores rule
+ * `rule.id` there (`existing` when updating).
  * @throws 400 with the reference's texts, e.g. `cannot find auth method with name "x"`,
  *   `invalid Binding Rule: Selector is invalid: <why>`, `Invalid Binding Rule: unknown BindType "x"`.
  */
-function writeRule(tx: Txn, id: string, input: BindingRuleInput, existing: BindingRuleDoc | undefined, ns: string): BindingRuleDoc & Indexed {
+function writeRule(tx: Txn, { id, ns }: NamespacedId, input: BindingRuleInput, existing: BindingRuleDoc | undefined): BindingRuleDoc & Indexed {
   const wanted = stringField(input.AuthMethod, 'AuthMethod') ?? '';
   if (existing && wanted !== '' && wanted !== existing.AuthMethod) throw meshBadRequest('the AuthMethod field of an Binding Rule is immutable');
   const methodName = wanted || existing?.AuthMethod || '';
@@ -91,11 +91,11 @@ function ruleIn(read: { get<D>(table: string, id: string): (D & Indexed) | undef
   return r && nsOf(r) === ns ? r : undefined;
 }
 
-async function write(ctx: Ctx, id: string, input: BindingRuleInput, mustExist: boolean, ns: string): Promise<MeshReply> {
+async function write(ctx: Ctx, { id, ns }: NamespacedId, input: BindingRuleInput, mustExist: boolean): Promise<MeshReply> {
   const { result } = await ctx.deps.state.txn((tx) => {
     const existing = ruleIn(tx, id, ns);
     if (mustExist && !existing) throw meshNotFound(`cannot find binding rule ${id}`);
-    return writeRule(tx, id, input, existing, ns);
+    return writeRule(tx, { id, ns }, input, existing);
   });
   return { body: renderBindingRule(result, ctx.deps.config.enterprise) };
 }
@@ -116,7 +116,7 @@ export const bindingRuleRoutes: readonly MeshRouteSpec[] = [
         handle: async (ctx) => {
           const input = ctx.body<BindingRuleInput>('BindingRule') ?? {};
           if (input.ID !== undefined && input.ID !== '') throw meshBadRequest('Cannot specify the ID when creating a new binding rule');
-          return write(ctx, newId(), input, false, scopeOf(ctx, ctx.caller, input.Namespace));
+          return write(ctx, { id: newId(), ns: scopeOf(ctx, ctx.caller, input.Namespace) }, input, false);
         },
       },
     },
@@ -141,7 +141,7 @@ export const bindingRuleRoutes: readonly MeshRouteSpec[] = [
           const id = idParam(ctx);
           const input = ctx.body<BindingRuleInput>('BindingRule') ?? {};
           if (input.ID !== undefined && input.ID !== '' && input.ID !== id) throw meshBadRequest('BindingRule ID in URL and payload do not match');
-          return write(ctx, id, input, true, scopeOf(ctx, ctx.caller, input.Namespace));
+          return write(ctx, { id, ns: scopeOf(ctx, ctx.caller, input.Namespace) }, input, true);
         },
       },
       DELETE: {

@@ -170,20 +170,27 @@ async function services(ctx: Ctx): Promise<MeshReply> {
  * (`service:read` on the name, `node:read` on the node), matching every `tag` and `node-meta`.
  */
 export function instancesOf(ctx: Ctx, view: AclView, name: string): Array<{ node: NodeDoc & Indexed; service: ServiceDoc & Indexed }> {
-  return serviceInstances(ctx.deps.state, view, name, ctx.query.getAll('tag'), nodeMetaOf(ctx));
+  return serviceInstances(ctx.deps.state, view, name, { tags: ctx.query.getAll('tag'), meta: nodeMetaOf(ctx) });
+}
+
+/** Which instances of a service {@link serviceInstances} keeps (empty lists: all). */
+export interface InstanceFilter {
+  /** Tags every kept instance carries (case-insensitive): the `?tag=` parameters. */
+  readonly tags: readonly string[];
+  /** `[key, value]` pairs every kept instance's node meta holds: the `?node-meta=` parameters. */
+  readonly meta: ReadonlyArray<[string, string]>;
 }
 
 /**
  * The instances of service `name` in `state` that `view` may read (`service:read` on the
- * name, `node:read` on the node) and that carry every tag of `tags` (case-insensitive) and
- * every node meta pair of `meta`: what the catalog and health routes and DNS answer from.
+ * name, `node:read` on the node) and that `filter` keeps: what the catalog and health
+ * routes and DNS answer from.
  */
 export function serviceInstances(
   state: MeshDeps['state'],
   view: AclView,
   name: string,
-  tags: readonly string[],
-  meta: ReadonlyArray<[string, string]>,
+  { tags, meta }: InstanceFilter,
 ): Array<{ node: NodeDoc & Indexed; service: ServiceDoc & Indexed }> {
   const out: Array<{ node: NodeDoc & Indexed; service: ServiceDoc & Indexed }> = [];
   const all = state.listBy<ServiceDoc>(CT.services, 'name', name);

@@ -190,13 +190,13 @@ async function write(ctx: Ctx): Promise<MeshReply> {
   const release = ctx.query.get('release');
   const at = now();
   const { result } = await state.txn((tx): LockResult => {
-    if (acquire !== null) return acquireKv(tx, ns, key, acquire, { value, flags }, at);
-    if (release !== null) return releaseKv(tx, ns, key, release, { value, flags });
+    if (acquire !== null) return acquireKv(tx, { ns, key, session: acquire }, { value, flags }, at);
+    if (release !== null) return releaseKv(tx, { ns, key, session: release }, { value, flags });
     if (cas === undefined) {
       setKv(tx, ns, key, { value, flags });
       return true;
     }
-    return casKv(tx, ns, key, cas, { value, flags });
+    return casKv(tx, { ns, key }, cas, { value, flags });
   }, 'kv-set');
   // A refused lock stores nothing: the transaction wrote nothing before answering.
   if (typeof result === 'object') throw badRequest(result.error);
@@ -223,7 +223,7 @@ async function remove(ctx: Ctx): Promise<MeshReply> {
       deleteKvTree(tx, ns, key, at);
       return true;
     }
-    if (cas !== undefined) return deleteKvCas(tx, ns, key, cas, at);
+    if (cas !== undefined) return deleteKvCas(tx, { ns, key }, cas, at);
     deleteKv(tx, ns, key, at);
     return true;
   }, 'kv-delete');

@@ -71,7 +71,7 @@ async function login(ctx: Ctx): Promise<MeshReply> {
   const ns = loginNamespace(ctx, input.Namespace);
   const method = authMethodOf(ctx, name, ns);
   const identity = await authenticatorsOf(ctx.deps).login(method, bearer);
-  const token = await createLoginToken(ctx.deps, method, identity, 'token created via login', meta);
+  const token = await createLoginToken(ctx.deps, method, identity, { prefix: 'token created via login', meta });
   return { body: renderToken(ctx.deps.state, token, true, ctx.deps.config.enterprise) };
 }
 

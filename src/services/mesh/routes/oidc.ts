@@ -76,7 +76,7 @@ async function callback(ctx: Ctx): Promise<MeshReply> {
   }
   const identity = identityOf(method.Config, result.claims);
   const chosen = Object.keys(meta).length > 0 ? meta : result.payload.meta;
-  const token = await createLoginToken(ctx.deps, method, identity, 'token created via OIDC login', chosen);
+  const token = await createLoginToken(ctx.deps, method, identity, { prefix: 'token created via OIDC login', meta: chosen });
   return { body: renderToken(ctx.deps.state, token, true, ctx.deps.config.enterprise) };
 }
 

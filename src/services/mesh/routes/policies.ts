@@ -14,7 +14,7 @@ import type { Ctx } from '../deps.js';
 import { meshBadRequest, meshNotFound, type MeshReply } from '../http.js';
 import { arrayField, stringField, UUID_RE } from '../links.js';
 import { inScope, notFoundIn, scopeOf, shownNamespace } from '../ns-scope.js';
-import { nameKey, nsField, nsOf, T, type PolicyDoc } from '../state.js';
+import { nameKey, nsField, nsOf, T, type NamespacedId, type PolicyDoc } from '../state.js';
 import { newId } from '../token-write.js';
 
 const NAME = /^[A-Za-z0-9\-_]{1,128}$/;
@@ -44,10 +44,10 @@ function renderPolicy(p: PolicyDoc & Indexed, enterprise: boolean | undefined, w
 }
 
 /**
- * Writes policy `id` of namespace `ns` from `input` in `tx` (create when `existing` is
- * undefined). Names are unique per namespace. @throws 400 with the reference's texts.
+ * Writes policy `policy.id` of namespace `policy.ns` from `input` in `tx` (create when
+ * `existing` is undefined). Names are unique per namespace. @throws 400 with the reference's texts.
  */
-function writePolicy(tx: Txn, id: string, input: PolicyInput, existing: (PolicyDoc & Indexed) | undefined, ns: string): PolicyDoc & Indexed {
+function writePolicy(tx: Txn, { id, ns }: NamespacedId, input: PolicyInput, existing: (PolicyDoc & Indexed) | undefined): PolicyDoc & Indexed {
   const name = stringField(input.Name, 'Name') ?? '';
   if (name === '') throw meshBadRequest('Invalid Policy: no Name is set');
   if (!NAME.test(name) && !(existing && existing.Name === name)) {
@@ -100,7 +100,7 @@ async function create(ctx: Ctx): Promise<MeshReply> {
   const input = ctx.body<PolicyInput>('Policy') ?? {};
   if (input.ID !== undefined && input.ID !== '') throw meshBadRequest('Cannot specify the ID when creating a new policy');
   const ns = scopeOf(ctx, ctx.caller, input.Namespace);
-  const { result } = await ctx.deps.state.txn((tx) => writePolicy(tx, newId(), input, undefined, ns));
+  const { result } = await ctx.deps.state.txn((tx) => writePolicy(tx, { id: newId(), ns }, input, undefined));
   return { body: renderPolicy(result, ctx.deps.config.enterprise) };
 }
 
@@ -112,7 +112,7 @@ async function update(ctx: Ctx): Promise<MeshReply> {
   const { result } = await ctx.deps.state.txn((tx) => {
     const existing = policyIn(tx, id, ns);
     if (!existing) throw meshNotFound(`cannot find policy ${id}`);
-    return writePolicy(tx, id, input, existing, ns);
+    return writePolicy(tx, { id, ns }, input, existing);
   });
   return { body: renderPolicy(result, ctx.deps.config.enterprise) };
 }

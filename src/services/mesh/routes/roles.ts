@@ -12,7 +12,7 @@ import type { Ctx } from '../deps.js';
 import { meshBadRequest, meshNotFound, type MeshReply } from '../http.js';
 import { nodeIdentities, policyLinks, renderLinks, serviceIdentities, stringField, UUID_RE } from '../links.js';
 import { inScope, notFoundIn, scopeOf, shownNamespace } from '../ns-scope.js';
-import { nameKey, nsField, nsOf, T, type RoleDoc } from '../state.js';
+import { nameKey, nsField, nsOf, T, type NamespacedId, type RoleDoc } from '../state.js';
 import { newId } from '../token-write.js';
 
 const NAME = /^[A-Za-z0-9\-_]{1,256}$/;
@@ -52,8 +52,8 @@ function roleIn(read: { get<D>(table: string, id: string): (D & Indexed) | undef
   return r && nsOf(r) === ns ? r : undefined;
 }
 
-/** Writes role `id` of namespace `ns` (names unique per namespace, policies of `ns` only). */
-async function write(ctx: Ctx, id: string, input: RoleInput, mustExist: boolean, ns: string): Promise<MeshReply> {
+/** Writes role `role.id` of namespace `role.ns` (names unique per namespace, policies of `ns` only). */
+async function write(ctx: Ctx, { id, ns }: NamespacedId, input: RoleInput, mustExist: boolean): Promise<MeshReply> {
   const { result } = await ctx.deps.state.txn((tx) => {
     if (mustExist && !roleIn(tx, id, ns)) throw meshNotFound(`cannot find role ${id}`);
     const name = stringField(input.Name, 'Name') ?? '';
@@ -94,7 +94,7 @@ export const roleRoutes: readonly MeshRouteSpec[] = [
         handle: async (ctx) => {
           const input = ctx.body<RoleInput>('Role') ?? {};
           if (input.ID !== undefined && input.ID !== '') throw meshBadRequest('Cannot specify the ID when creating a new role');
-          return write(ctx, newId(), input, false, scopeOf(ctx, ctx.caller, input.Namespace));
+          return write(ctx, { id: newId(), ns: scopeOf(ctx, ctx.caller, input.Namespace) }, input, false);
         },
       },
     },
@@ -136,7 +136,7 @@ export const roleRoutes: readonly MeshRouteSpec[] = [
           const id = idParam(ctx);
           const input = ctx.body<RoleInput>('Role') ?? {};
           if (input.ID !== undefined && input.ID !== '' && input.ID !== id) throw meshBadRequest('Role ID in URL and payload do not match');
-          return write(ctx, id, input, true, scopeOf(ctx, ctx.caller, input.Namespace));
+          return write(ctx, { id, ns: scopeOf(ctx, ctx.caller, input.Namespace) }, input, true);
         },
       },
       DELETE: {

@@ -67,13 +67,19 @@ function readView(ctx: Ctx): Txn {
   };
 }
 
+/** The operations of one transaction, with the namespace each runs in (same order). */
+interface TxnBatch {
+  readonly ops: readonly TxnOp[];
+  readonly namespaces: readonly string[];
+}
+
 /**
- * Runs `ops` in `tx`: the ACL checks of every operation first (any refusal: nothing runs),
+ * Runs `batch.ops` in `tx`: the ACL checks of every operation first (any refusal: nothing runs),
  * then each operation in order, later ones seeing the earlier ones' writes. Every failure
  * is collected (as the reference, which goes on to report them all).
  * @returns the results, or the errors when there was one.
  */
-function runOps(tx: Txn, ops: readonly TxnOp[], namespaces: readonly string[], who: Identity, nowMs: number): { results: OpResult[] } | { errors: TxnError[] } {
+function runOps(tx: Txn, { ops, namespaces }: TxnBatch, who: Identity, nowMs: number): { results: OpResult[] } | { errors: TxnError[] } {
   const errors: TxnError[] = [];
   ops.forEach((op, i) => {
     const why = denial(tx, who.authorizer, who.accessorId, op);
@@ -135,12 +141,12 @@ async function txn(ctx: Ctx): Promise<MeshReply> {
   let index: number;
   if (ops.every(isRead)) {
     const view = readView(ctx);
-    outcome = runOps(view, ops, namespaces, who, at);
+    outcome = runOps(view, { ops, namespaces }, who, at);
     index = view.index;
   } else {
     try {
       const done = await state.txn((tx) => {
-        const o = runOps(tx, ops, namespaces, who, at);
+        const o = runOps(tx, { ops, namespaces }, who, at);
         if ('errors' in o) throw new Rollback(o.errors);
         return o.results;
       }, 'txn');

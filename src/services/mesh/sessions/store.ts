@@ -21,7 +21,7 @@
  */
 import type { Indexed, Txn } from '../../../kernel/store/index.js';
 import { CT, memberKey, type CheckDoc, type NodeDoc } from '../catalog/model.js';
-import { deleteKv, KV, kvId, type KvDoc, type KvWrite } from '../kv-store.js';
+import { deleteKv, KV, kvId, type KvDoc, type KvKeyRef, type KvWrite } from '../kv-store.js';
 import { nsField, nsOf, T } from '../state.js';
 
 /** The session tables (declared in state.ts). */
@@ -150,6 +150,11 @@ export function reconcileSessions(tx: Txn, node: string, nowMs: number): number 
   return n;
 }
 
+/** A lock taken or released on a key: the key and the session (an ID; `''` is an error). */
+export interface KvLock extends KvKeyRef {
+  readonly session: string;
+}
+
 /** The outcome of an acquire or release: stored or not, or the reference's error text. */
 export type LockResult = boolean | { readonly error: string };
 
@@ -160,7 +165,7 @@ export type LockResult = boolean | { readonly error: string };
  * delay still runs at `nowMs`.
  * Errors: `missing session`, `invalid session "<id>"` (no such session).
  */
-export function acquireKv(tx: Txn, ns: string, key: string, session: string, write: KvWrite, nowMs: number): LockResult {
+export function acquireKv(tx: Txn, { ns, key, session }: KvLock, write: KvWrite, nowMs: number): LockResult {
   if (session === '') return { error: 'missing session' };
   if (!tx.get<SessionDoc>(ST.sessions, session)) return { error: `invalid session "${session}"` };
   const delay = tx.get<LockDelayDoc>(ST.lockDelays, kvId(ns, key));
@@ -177,7 +182,7 @@ export function acquireKv(tx: Txn, ns: string, key: string, session: string, wri
  * lock when `session` holds the key; false (nothing stored) otherwise.
  * Errors: `missing session`.
  */
-export function releaseKv(tx: Txn, ns: string, key: string, session: string, write: KvWrite): LockResult {
+export function releaseKv(tx: Txn, { ns, key, session }: KvLock, write: KvWrite): LockResult {
   if (session === '') return { error: 'missing session' };
   const existing = tx.get<KvDoc>(KV.entries, kvId(ns, key));
   if (!existing || existing.Session !== session) return false;

@@ -129,18 +129,18 @@ function applyKv(tx: Txn, op: KvOp, ns: string, nowMs: number): OpResult[] {
     case 'set':
       return [{ kind: 'KV', doc: setKv(tx, ns, op.key, write), withValue: false }];
     case 'cas':
-      if (!casKv(tx, ns, op.key, op.index, write)) throw new OpFailure(`failed to set key ${q(op.key)}, index is stale`);
+      if (!casKv(tx, { ns, key: op.key }, op.index, write)) throw new OpFailure(`failed to set key ${q(op.key)}, index is stale`);
       return written();
     case 'lock': {
       const delay = tx.get<LockDelayDoc>(ST.lockDelays, id);
       if (delay && delay.Until > nowMs) throw new OpFailure(`failed to lock key ${q(op.key)} due to lock delay`);
-      const r = acquireKv(tx, ns, op.key, op.session, write, nowMs);
+      const r = acquireKv(tx, { ns, key: op.key, session: op.session }, write, nowMs);
       if (typeof r === 'object') throw new OpFailure(r.error);
       if (!r) throw new OpFailure(`failed to lock key ${q(op.key)}, lock is already held`);
       return written();
     }
     case 'unlock': {
-      const r = releaseKv(tx, ns, op.key, op.session, write);
+      const r = releaseKv(tx, { ns, key: op.key, session: op.session }, write);
       if (typeof r === 'object') throw new OpFailure(r.error);
       if (!r) throw new OpFailure(`failed to unlock key ${q(op.key)}, lock isn't held, or is held by another session`);
       return written();
@@ -178,7 +178,7 @@ function applyKv(tx: Txn, op: KvOp, ns: string, nowMs: number): OpResult[] {
       deleteKvTree(tx, ns, op.key, nowMs);
       return [];
     case 'delete-cas':
-      if (!deleteKvCas(tx, ns, op.key, op.index, nowMs)) throw new OpFailure(`failed to delete key ${q(op.key)}, index is stale`);
+      if (!deleteKvCas(tx, { ns, key: op.key }, op.index, nowMs)) throw new OpFailure(`failed to delete key ${q(op.key)}, index is stale`);
       return [];
   }
 }

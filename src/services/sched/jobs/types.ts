@@ -268,18 +268,24 @@ export const jobKey = (namespace: string, id: string): string => `${namespace}/$
 /** Key of a job version in `T.jobVersions` (zero padded so keys sort by version). */
 export const jobVersionKey = (namespace: string, id: string, version: number): string => `${namespace}/${id}/${String(version).padStart(20, '0')}`;
 
+/** What made an evaluation and when. */
+export interface EvalTrigger {
+  /** The evaluation's `TriggeredBy` (`job-register`, `node-update`, …). */
+  readonly triggeredBy: string;
+  /** Unix time in ns: its `CreateTime` and `ModifyTime`. */
+  readonly nowNs: number;
+}
+
 /**
  * A new pending evaluation for `job` (or a deleted job's namespace, ID, type and priority),
  * to be written in the same transaction as the change that triggered it.
  *
  * @param id a fresh UUID
- * @param nowNs Unix time in ns
  */
 export function newEvaluation(
   id: string,
   job: Pick<Job, 'ID' | 'Namespace' | 'Type' | 'Priority' | 'JobModifyIndex'>,
-  triggeredBy: string,
-  nowNs: number,
+  { triggeredBy, nowNs }: EvalTrigger,
   extra: Partial<Pick<Evaluation, 'NodeID' | 'NodeModifyIndex' | 'WaitUntil' | 'PreviousEval' | 'Status' | 'StatusDescription'>> = {},
 ): Evaluation {
   return {

@@ -78,7 +78,7 @@ function storeJob(tx: Txn, job: Job, existing: StoredJob | undefined, { triggere
     Stable: changed ? false : existing.Stable,
   };
   // The job first, then its evaluation (the reference's event order), its status counting that evaluation.
-  const e = newEvaluation(randomUUID(), base, triggeredBy, nowNs);
+  const e = newEvaluation(randomUUID(), base, { triggeredBy, nowNs });
   const status = jobStatus(base, allocsOfJob(tx, job.Namespace, job.ID), [...evalsOfJob(tx, job.Namespace, job.ID), e]);
   const stored = tx.put(T.jobs, jobKey(job.Namespace, job.ID), { ...base, Status: status });
   const evaluation = putEval(tx, e);
@@ -140,13 +140,24 @@ export async function deregisterJob(deps: SchedDeps, namespace: string, id: stri
     if (purge) {
       tx.delete(T.jobs, jobKey(namespace, id));
       for (const v of tx.listPrefix<Job>(T.jobVersions, `${namespace}/${id}/`)) if (v.ID === id) tx.delete(T.jobVersions, jobVersionKey(namespace, id, v.Version));
-      const e = putEval(tx, newEvaluation(randomUUID(), { ...existing, JobModifyIndex: tx.index }, 'job-deregister', nowNs));
+      const e = putEval(tx, newEvaluation(randomUUID(), { ...existing, JobModifyIndex: tx.index }, { triggeredBy: 'job-deregister', nowNs }));
       return result(e, tx.index, tx.index);
     }
     const stored = storeJob(tx, { ...existing, Stop: true }, existing, { triggeredBy: 'job-deregister', nowNs });
     return result(stored.evaluation, stored.job.JobModifyIndex, tx.index);
   }, LABEL.jobDeregister);
   return { ...r, Index: index };
+}
+
+/** A scaling request: the job, its group, and the group's new count. */
+export interface JobScale {
+  readonly namespace: string;
+  /** The job's ID. */
+  readonly id: string;
+  /** The task group's name. */
+  readonly group: string;
+  /** The new count; undefined: no change. */
+  readonly count: number | undefined;
 }
 
 /**
@@ -158,10 +169,7 @@ export async function deregisterJob(deps: SchedDeps, namespace: string, id: stri
  */
 export async function scaleJob(
   deps: SchedDeps,
-  namespace: string,
-  id: string,
-  group: string,
-  count: number | undefined,
+  { namespace, id, group, count }: JobScale,
   enforce: { enforceIndex: boolean; jobModifyIndex: number },
 ): Promise<JobWriteResult> {
   const existing = deps.state.get<Job>(T.jobs, jobKey(namespace, id));
@@ -179,7 +187,7 @@ export async function evaluateJob(deps: SchedDeps, namespace: string, id: string
   const { result: r, index } = await deps.state.txn((tx) => {
     const job = tx.get<Job>(T.jobs, jobKey(namespace, id));
     if (!job) throw jobNotFound();
-    const e = putEval(tx, newEvaluation(randomUUID(), job, 'job-register', nowNs));
+    const e = putEval(tx, newEvaluation(randomUUID(), job, { triggeredBy: 'job-register', nowNs }));
     return result(e, job.JobModifyIndex, tx.index);
   }, LABEL.evalUpdate);
   return { ...r, Index: index };

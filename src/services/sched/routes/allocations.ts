@@ -56,7 +56,7 @@ function rescheduleOnFailure(tx: Txn, next: StoredAlloc, previous: StoredAlloc |
   const job = tx.get<Job>(T.jobs, jobKey(next.Namespace, next.JobID));
   const tg = job?.TaskGroups.find((g) => g.Name === next.TaskGroup);
   if (!job || !tg || next.FollowupEvalID || !rescheduleEligible({ TaskStates: next.TaskStates ?? null, ModifyTime: next.ModifyTime, RescheduleTracker: next.RescheduleTracker ?? null }, tg.ReschedulePolicy)) return;
-  const ev = newEvaluation(randomUUID(), job, 'alloc-failure', nowNs);
+  const ev = newEvaluation(randomUUID(), job, { triggeredBy: 'alloc-failure', nowNs });
   tx.put(T.evals, ev.ID, ev);
 }
 

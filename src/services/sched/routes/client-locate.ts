@@ -82,7 +82,11 @@ export async function locateAlloc(ctx: Ctx): Promise<{ local: LocalAlloc } | { f
   if (!node?.HTTPAddr) throw schedInternal(`node "${alloc.NodeID}" has no HTTP address`);
   try {
     // The ACL was checked here; the node's agent trusts its own secret (module doc).
-    const res = await forwardRequest(SCHED_FORWARD_STYLE, ctx.req, node.HTTPAddr, node.SecretID, undefined, { [FORWARDED_HEADER]: '1' });
+    const res = await forwardRequest(SCHED_FORWARD_STYLE, ctx.req, {
+      address: node.HTTPAddr,
+      secret: node.SecretID,
+      extra: { [FORWARDED_HEADER]: '1' },
+    });
     return { forwarded: { forwarded: res } };
   } catch {
     throw schedInternal(`node "${alloc.NodeID}" is not reachable at ${node.HTTPAddr}`);

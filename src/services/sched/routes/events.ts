@@ -128,7 +128,7 @@ async function eventStream(ctx: Ctx): Promise<SchedReply> {
   const watchNamespaces = namespace === '*' && ctx.deps.config.acl.enabled && !who.management;
   return {
     headers,
-    stream: (out, signal) => serve(ctx.deps, subscribed, out, signal, { request, expiresAt, watchNamespaces }),
+    stream: (out, signal) => serve(ctx.deps, subscribed, { request, expiresAt, watchNamespaces }, { out, signal }),
   };
 }
 
@@ -141,12 +141,19 @@ interface Watch {
   readonly watchNamespaces: boolean;
 }
 
+/** The client's end of an event stream: where events are written, and its leaving. */
+interface StreamClient {
+  readonly out: Writable;
+  /** Aborted when the client leaves or the listener closes. */
+  readonly signal: AbortSignal;
+}
+
 /**
- * Writes the subscription to `out` until it ends: the client leaves or the listener closes
- * (`signal`), the agent stops, the token expires, a new namespace is not readable, or the
+ * Writes the subscription to `client.out` until it ends: the client leaves or the listener
+ * closes (`client.signal`), the agent stops, the token expires, a new namespace is not readable, or the
  * broker ends it (dropped, revoked). Every watcher is removed when it returns.
  */
-async function serve(deps: SchedDeps, { subscription: sub }: Subscribed, out: Writable, signal: AbortSignal, watch: Watch): Promise<void> {
+async function serve(deps: SchedDeps, { subscription: sub }: Subscribed, watch: Watch, { out, signal }: StreamClient): Promise<void> {
   const end = (message: string) => sub.close(new SubscriptionEnded('closed', message));
   const cleanups: (() => void)[] = [];
   const onAbort = (abort: AbortSignal, message: string) => {

@@ -162,8 +162,8 @@ async function planJob(ctx: Ctx): Promise<SchedReply> {
   // An unchanged job keeps its version: its allocations are not updated.
   const job: Job = { ...submitted, JobModifyIndex: same ? stored.JobModifyIndex : (stored?.JobModifyIndex ?? 0) + 1, Version: stored ? stored.Version + (same ? 0 : 1) : 0 };
   const nowNs = ctx.deps.now() * 1e6;
-  const evaluation = newEvaluation(randomUUID(), job, 'job-register', nowNs);
-  const plan = computePlan(ctx.deps, state, evaluation, nowNs, job);
+  const evaluation = newEvaluation(randomUUID(), job, { triggeredBy: 'job-register', nowNs });
+  const plan = computePlan(ctx.deps, state, evaluation, { nowNs, jobOverride: job });
   const updates = Object.fromEntries(Object.entries(plan.annotations).map(([g, u]) => [g, diffUpdates(u as unknown as Record<string, number>)]));
   return {
     body: {
@@ -196,7 +196,7 @@ async function stopAlloc(ctx: Ctx): Promise<SchedReply> {
     if (allocTerminal(a)) throw schedBadRequest('alloc is already terminal');
     tx.put<StoredAlloc>(T.allocs, a.ID, { ...a, DesiredTransition: { Migrate: true, Reschedule: null, ForceReschedule: null, NoShutdownDelay: null }, ModifyTime: nowNs });
     const job = tx.get<Job>(T.jobs, jobKey(a.Namespace, a.JobID)) ?? a.Job ?? { ID: a.JobID, Namespace: a.Namespace, Type: 'service', Priority: 50, JobModifyIndex: 0 };
-    tx.put<Evaluation>(T.evals, evalId, newEvaluation(evalId, job, 'alloc-stop', nowNs));
+    tx.put<Evaluation>(T.evals, evalId, newEvaluation(evalId, job, { triggeredBy: 'alloc-stop', nowNs }));
   }, LABEL.allocDesired);
   return writeReply(index, { EvalID: evalId, Index: index });
 }

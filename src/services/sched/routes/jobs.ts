@@ -172,7 +172,7 @@ async function scale(ctx: Ctx): Promise<SchedReply> {
   if (count !== null && (typeof count !== 'number' || !Number.isSafeInteger(count))) {
     throw schedBadRequest(`json: cannot unmarshal ${typeof count} into Go struct field ScalingRequest.Count of type int64`);
   }
-  const r = await scaleJob(ctx.deps, ns, ctx.params.id!, group, count ?? undefined, { enforceIndex: body.EnforceIndex as boolean, jobModifyIndex: body.JobModifyIndex as number });
+  const r = await scaleJob(ctx.deps, { namespace: ns, id: ctx.params.id!, group, count: count ?? undefined }, { enforceIndex: body.EnforceIndex as boolean, jobModifyIndex: body.JobModifyIndex as number });
   return writeResult(r);
 }
 

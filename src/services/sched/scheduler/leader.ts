@@ -183,7 +183,7 @@ function nodeJobEvals(tx: Txn, nodeId: string, trigger: string, nowNs: number): 
     if (seen.has(k)) continue;
     seen.add(k);
     const id = randomUUID();
-    tx.put<Evaluation>(T.evals, id, newEvaluation(id, jobFor(tx, a), trigger, nowNs, { NodeID: nodeId, NodeModifyIndex: node?.ModifyIndex ?? 0 }));
+    tx.put<Evaluation>(T.evals, id, newEvaluation(id, jobFor(tx, a), { triggeredBy: trigger, nowNs }, { NodeID: nodeId, NodeModifyIndex: node?.ModifyIndex ?? 0 }));
   }
 }
 
@@ -192,7 +192,7 @@ function systemJobEvals(tx: Txn, node: StoredNode, nowNs: number): void {
   for (const job of tx.list<Job>(T.jobs)) {
     if (job.Type !== 'system' || job.Stop) continue;
     const id = randomUUID();
-    tx.put<Evaluation>(T.evals, id, newEvaluation(id, job, 'node-update', nowNs, { NodeID: node.ID, NodeModifyIndex: tx.get<StoredNode>(T.nodes, node.ID)?.ModifyIndex ?? 0 }));
+    tx.put<Evaluation>(T.evals, id, newEvaluation(id, job, { triggeredBy: 'node-update', nowNs }, { NodeID: node.ID, NodeModifyIndex: tx.get<StoredNode>(T.nodes, node.ID)?.ModifyIndex ?? 0 }));
   }
 }
 
@@ -214,7 +214,7 @@ function startDrain(tx: Txn, nodeId: string, nowNs: number): void {
     if (seen.has(k)) continue;
     seen.add(k);
     const id = randomUUID();
-    tx.put<Evaluation>(T.evals, id, newEvaluation(id, jobFor(tx, a), 'node-drain', nowNs, { NodeID: nodeId, NodeModifyIndex: node.ModifyIndex }));
+    tx.put<Evaluation>(T.evals, id, newEvaluation(id, jobFor(tx, a), { triggeredBy: 'node-drain', nowNs }, { NodeID: nodeId, NodeModifyIndex: node.ModifyIndex }));
   }
 }
 

@@ -157,7 +157,7 @@ function reconcileGroup({ job, tg, allocs }: { job: Job; tg: TaskGroup; allocs: 
       }
       kept.push({ index, alloc: a });
       if (next && !a.FollowupEvalID) {
-        const followup = newEvaluation(input.newId(), job, 'alloc-failure', input.nowNs, { WaitUntil: next.at, PreviousEval: input.evaluation.ID });
+        const followup = newEvaluation(input.newId(), job, { triggeredBy: 'alloc-failure', nowNs: input.nowNs }, { WaitUntil: next.at, PreviousEval: input.evaluation.ID });
         out.followups.push(followup);
         out.updates.push({ id: a.ID, nodeId: a.NodeID, set: { FollowupEvalID: followup.ID } });
       }

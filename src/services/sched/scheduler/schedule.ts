@@ -17,12 +17,19 @@ import { placeAll } from './place.js';
 import { reconcileGeneric } from './reconcile.js';
 import { reconcileSystem } from './system.js';
 
+/** When a plan is computed, and for which job. */
+export interface PlanRun {
+  /** Unix time in ns. */
+  readonly nowNs: number;
+  /** Replaces the stored job (the plan endpoint's dry run); absent: the stored job. */
+  readonly jobOverride?: Job | undefined;
+}
+
 /**
- * The plan of `evaluation` against `read` at `nowNs` (Unix ns). `jobOverride` replaces the
- * stored job (the plan endpoint's dry run). A job type without a scheduler here (`sysbatch`)
- * is scheduled as `batch`.
+ * The plan of `evaluation` against `read` at `run.nowNs`, for `run.jobOverride` when given.
+ * A job type without a scheduler here (`sysbatch`) is scheduled as `batch`.
  */
-export function computePlan(deps: SchedDeps, read: Reader, evaluation: Evaluation, nowNs: number, jobOverride?: Job): Plan {
+export function computePlan(deps: SchedDeps, read: Reader, evaluation: Evaluation, { nowNs, jobOverride }: PlanRun): Plan {
   const job = jobOverride ?? read.get<Job>(T.jobs, jobKey(evaluation.Namespace, evaluation.JobID));
   const all = read.list<ExistingAlloc>(T.allocs);
   // An allocation without its job (stored by an older Cairn through the removed `PUT /v1/allocation`) is not the scheduler's to change.

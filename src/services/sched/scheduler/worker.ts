@@ -48,7 +48,7 @@ export async function runEvaluation(deps: SchedDeps, evalId: string, log: Logger
     let planned = 0;
     do {
       planned = state.index;
-      plan = computePlan(deps, state, evaluation, nowNs());
+      plan = computePlan(deps, state, evaluation, { nowNs: nowNs() });
       refused = (await applyPlan(deps, plan, nowNs())).refused;
     } while (refused > 0 && ++attempts < MAX_PLAN_ATTEMPTS);
     await finish(deps, evaluation, { plan, refused, nowNs: nowNs(), planned });
@@ -90,7 +90,7 @@ async function finish(deps: SchedDeps, evaluation: Evaluation, { plan, refused, 
         tx.put<Evaluation>(
           T.evals,
           blockedId,
-          newEvaluation(blockedId, { ID: cur.JobID, Namespace: cur.Namespace, Type: cur.Type, Priority: cur.Priority, JobModifyIndex: cur.JobModifyIndex }, BLOCKED_TRIGGER, nowNs, {
+          newEvaluation(blockedId, { ID: cur.JobID, Namespace: cur.Namespace, Type: cur.Type, Priority: cur.Priority, JobModifyIndex: cur.JobModifyIndex }, { triggeredBy: BLOCKED_TRIGGER, nowNs }, {
             Status: missed ? 'pending' : 'blocked',
             StatusDescription: 'created to place remaining allocations',
             PreviousEval: cur.ID,

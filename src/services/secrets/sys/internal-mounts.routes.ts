@@ -32,7 +32,7 @@ export const internalMountsPath: SecretsPath = {
           ? ['data', 'metadata', 'delete', 'undelete', 'destroy'].map((f) => `${mount.path}${f}/${rest}`)
           : [path];
         for (const p of candidates)
-          for (const cap of PROBED) if (await req.core.allowed(token, p, cap, req.ns.entry)) return { data: { ...mountInfo(mount), path: mount.path } };
+          for (const cap of PROBED) if (await req.core.allowed(token, p, cap, { ns: req.ns.entry })) return { data: { ...mountInfo(mount), path: mount.path } };
         throw forbidden();
       },
     },

@@ -46,7 +46,7 @@ const sentToken = (req: SecretsRequest): boolean => Boolean(req.headers['x-secre
 async function unwrapTokenOf(req: SecretsRequest): Promise<string> {
   const inBody = typeof req.data.token === 'string' ? req.data.token : '';
   if (inBody !== '') {
-    if (!req.token || !(await req.core.allowed(req.token, 'sys/wrapping/unwrap', 'update', req.ns.entry, req.data))) throw forbidden();
+    if (!req.token || !(await req.core.allowed(req.token, 'sys/wrapping/unwrap', 'update', { ns: req.ns.entry, data: req.data }))) throw forbidden();
     return inBody;
   }
   if (req.token) return req.token.id;
