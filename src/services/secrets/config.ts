@@ -33,7 +33,7 @@
  *
  * @module
  */
-import type { ClientCertPolicy, ConnectionLimits, ListenerOptions, UiSection } from '../../kernel/http/index.js';
+import type { ClientCertPolicy, ConnectionLimits, UiSection } from '../../kernel/http/index.js';
 import {
   blockError,
   cfg,
@@ -45,7 +45,6 @@ import {
   resolveSecretRef,
   uiServicesFrom,
   uiServicesKey,
-  type BlockAt,
   type ConfigEnv,
   type ConfigOf,
 } from '../../kernel/config/index.js';

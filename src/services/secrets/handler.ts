@@ -52,7 +52,6 @@ import { WRAP_TTL_HEADER, requestWrapTtl } from './wrapping/header.js';
 import { wrapReply } from './wrapping/wrap.js';
 
 type Path = CompiledPath<SecretsRequest, SecretsResult>;
-type OpSpec = OperationSpec<SecretsRequest, SecretsResult>;
 
 /** Go's `strconv.ParseBool`, used by the reference for `?list=` (reference/secrets.md §1.2). */
 function parseBool(name: string, v: string | null): boolean {

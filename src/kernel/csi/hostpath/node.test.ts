@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { csiServices } from '../proto.js';
-import { CsiError, csiClient, startHostpathPlugin, type CsiFullClient, type CsiVolume, type HostpathPlugin, type VolumeCapability } from '../index.js';
+import { csiClient, startHostpathPlugin, type CsiFullClient, type CsiVolume, type HostpathPlugin } from '../index.js';
 import { RWO, rejects } from '../testdata/assert-csi.js';
 
 describe('hostpath node service', () => {

@@ -10,7 +10,7 @@ import { existsSync, lstatSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { csiClient, startHostpathPlugin, type ControllerCapability, type VolumeCapability } from '../index.js';
+import { csiClient, startHostpathPlugin, type ControllerCapability } from '../index.js';
 import { RWO } from '../testdata/assert-csi.js';
 
 describe('hostpath plugin lifecycle', () => {

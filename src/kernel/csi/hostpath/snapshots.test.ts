@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CsiError, csiClient, startHostpathPlugin, type CsiFullClient, type HostpathPlugin, type VolumeCapability } from '../index.js';
+import { csiClient, startHostpathPlugin, type CsiFullClient, type HostpathPlugin } from '../index.js';
 import { RWO, rejects } from '../testdata/assert-csi.js';
 
 describe('hostpath controller: snapshots', () => {

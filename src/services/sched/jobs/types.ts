@@ -26,12 +26,6 @@ export const NS_PER_SECOND = 1_000_000_000;
 
 /** Job types (reference: `service` default, `batch`, `system`, `sysbatch`). */
 export const JOB_TYPES = ['service', 'batch', 'system', 'sysbatch'] as const;
-/** Job statuses (reference: `pending` until an allocation runs, `running`, `dead`). */
-const JOB_STATUSES = ['pending', 'running', 'dead'] as const;
-/** Evaluation statuses (reference `structs.EvalStatus*`). */
-const EVAL_STATUSES = ['pending', 'complete', 'failed', 'blocked', 'canceled'] as const;
-/** Task states (reference `structs.TaskState*`). */
-const TASK_STATES = ['pending', 'running', 'dead'] as const;
 
 /** A constraint (`${attr.kernel.name} = linux`); `Operand` as the reference spells them (`=`, `!=`, `regexp`, `distinct_hosts`, …). */
 export interface Constraint {

@@ -29,7 +29,7 @@ import type { Ctx } from '../deps.js';
 import { schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
 import { queryUuidPrefix, requireBody } from '../request.js';
 import { DEFAULT_NAMESPACE, LABEL, T } from '../state.js';
-import { decodeGoStruct, UUID } from '../go-struct.js';
+import { decodeGoStruct } from '../go-struct.js';
 
 const allocNotFound = () => schedNotFound('alloc not found');
 

@@ -51,7 +51,7 @@ import { decodeNodePlugins, syncNodePlugins } from '../csi/node-report.js';
 import { formatTime } from '../../../kernel/util/duration.js';
 import { queryBool, queryUuidPrefix, requireBody } from '../request.js';
 import { LABEL, T } from '../state.js';
-import { decodeGoStruct, UUID } from '../go-struct.js';
+import { decodeGoStruct } from '../go-struct.js';
 
 /**
  * The reply of a node write (the reference's `NodeUpdateResponse` / `NodeDrainUpdateResponse`

@@ -6,7 +6,6 @@
  * @module
  */
 import { badRequest } from '../../../kernel/http/index.js';
-import { listRecursive } from '../../../kernel/store/index.js';
 import { InputError, parseDuration } from '../../../kernel/util/duration.js';
 import { AUTH_METHODS } from '../auth/methods.js';
 import type { SecretsCore } from '../core.js';
