@@ -16,7 +16,8 @@ module.exports = {
     {
       name: 'sched-domain-no-request-layer',
       severity: 'error',
-      comment: "The scheduler's domain code (the model, the scheduler, jobs, the client agent, CSI) takes what it needs as arguments (service-deps.ts), never the request context: request.ts and deps.ts are for route handlers.",
+      comment:
+        "The scheduler's domain code (the model, the scheduler, jobs, the client agent, CSI) takes what it needs as arguments (service-deps.ts), never the request context: request.ts and deps.ts are for route handlers.",
       from: {
         path: '^src/services/sched/((scheduler|jobs|client|csi)/|(alloc|node|go-struct|service-deps|state)\\.ts$)',
         // Request-level helpers of the CSI routes: they read the request's headers and caller.

@@ -62,10 +62,7 @@ const sdkBoundary = Array.from({ length: MAX_DEPTH }, (_, depth) => ({
   files: atDepth('src/sdk', depth),
   ignores: ['**/*.test.ts'],
   rules: {
-    'no-restricted-imports': [
-      'error',
-      { patterns: [{ regex: up(depth + 1), message: 'The SDK imports nothing of the project outside src/sdk.' }] },
-    ],
+    'no-restricted-imports': ['error', { patterns: [{ regex: up(depth + 1), message: 'The SDK imports nothing of the project outside src/sdk.' }] }],
   },
 }));
 

@@ -65,9 +65,7 @@ const kinds: Record<string, Kind> = {
   async bare(_dataDir, options) {
     const bytes = typeof options.bytes === 'number' ? options.bytes : 0;
     const base = '{"hello":"world","pad":""}';
-    const body = Buffer.from(
-      bytes > base.length ? `{"hello":"world","pad":"${'x'.repeat(bytes - base.length)}"}` : base,
-    );
+    const body = Buffer.from(bytes > base.length ? `{"hello":"world","pad":"${'x'.repeat(bytes - base.length)}"}` : base);
     let requests = 0;
     const server = createServer((req, res) => {
       requests++;
@@ -103,7 +101,12 @@ const kinds: Record<string, Kind> = {
   /** The secrets service on SQLite (synchronous=FULL, group commit), KV v2 at `secret/`, a root token. */
   async secrets(dataDir) {
     const backend = SqliteBackend.open({ path: join(dataDir, 'secrets.db') });
-    return startBenchSecrets(backend, 'sqlite', () => ({ ...backend.stats }), async () => undefined);
+    return startBenchSecrets(
+      backend,
+      'sqlite',
+      () => ({ ...backend.stats }),
+      async () => undefined,
+    );
   },
 
   /**
@@ -112,7 +115,12 @@ const kinds: Record<string, Kind> = {
    */
   async 'secrets-audit'(dataDir) {
     const backend = SqliteBackend.open({ path: join(dataDir, 'secrets.db') });
-    const started = await startBenchSecrets(backend, 'sqlite', () => ({ ...backend.stats }), async () => undefined);
+    const started = await startBenchSecrets(
+      backend,
+      'sqlite',
+      () => ({ ...backend.stats }),
+      async () => undefined,
+    );
     // Through the API, as an operator would (`sys/audit/file`, root token).
     const r = await fetch(`${started.url}/v1/sys/audit/file`, {
       method: 'PUT',
@@ -133,10 +141,7 @@ const kinds: Record<string, Kind> = {
    */
   async 'secrets-pg'() {
     const externalUrl = process.env.BENCH_PG_URL || process.env[TEST_PG_URL_ENV] || undefined;
-    const server = await startPgTestServer(
-      externalUrl ? { ...process.env, [TEST_PG_URL_ENV]: externalUrl } : process.env,
-      { durable: true },
-    );
+    const server = await startPgTestServer(externalUrl ? { ...process.env, [TEST_PG_URL_ENV]: externalUrl } : process.env, { durable: true });
     const table = server.throwaway ? 'cairn_kv' : `cairn_bench_${randomBytes(6).toString('hex')}`;
     const dropTable = async (): Promise<void> => {
       if (server.throwaway) return;
@@ -156,13 +161,18 @@ const kinds: Record<string, Kind> = {
       await server.stop();
       throw err;
     }
-    return startBenchSecrets(backend, 'postgresql', () => ({ ...backend.stats }), async () => {
-      try {
-        await dropTable();
-      } finally {
-        await server.stop();
-      }
-    }).catch(async (err: unknown) => {
+    return startBenchSecrets(
+      backend,
+      'postgresql',
+      () => ({ ...backend.stats }),
+      async () => {
+        try {
+          await dropTable();
+        } finally {
+          await server.stop();
+        }
+      },
+    ).catch(async (err: unknown) => {
       await backend.close().catch(() => undefined);
       await dropTable().catch(() => undefined);
       await server.stop();
@@ -248,7 +258,11 @@ const gatewayKinds: Record<string, Kind> = {
     const echo = createNetServer((sock) => sock.pipe(sock));
     await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
     const addresses = { api: '127.0.0.1:0', cluster: '127.0.0.1:0', proxy: '127.0.0.1:0', ops: '127.0.0.1:0' };
-    const g = await startGateway({ config: devGatewayConfig(addresses, 'bench', dataDir), log: silentLogger(), bootstrap: { dev: { targetPort: (echo.address() as AddressInfo).port } } });
+    const g = await startGateway({
+      config: devGatewayConfig(addresses, 'bench', dataDir),
+      log: silentLogger(),
+      bootstrap: { dev: { targetPort: (echo.address() as AddressInfo).port } },
+    });
     return {
       url: g.listeners.find((l) => l.purpose === 'api')!.url,
       token: 'bench',

@@ -61,14 +61,26 @@ export async function measureControllerRestart(restarts: number): Promise<Restar
   const worker = await startServer('gateway-worker', { upstream: cluster });
   const samples: RestartSample[] = [];
   try {
-    await until(() => upstreamState(worker), (s) => s === 'READY', 15_000);
+    await until(
+      () => upstreamState(worker),
+      (s) => s === 'READY',
+      15_000,
+    );
     for (let i = 0; i < restarts; i++) {
       await controller.close();
-      await until(() => upstreamState(worker), (s) => s !== 'READY', 15_000);
+      await until(
+        () => upstreamState(worker),
+        (s) => s !== 'READY',
+        15_000,
+      );
       const t0 = performance.now();
       controller = await startServer('gateway-controller', { cluster });
       const t1 = performance.now();
-      await until(() => upstreamState(worker), (s) => s === 'READY', 15_000);
+      await until(
+        () => upstreamState(worker),
+        (s) => s === 'READY',
+        15_000,
+      );
       const t2 = performance.now();
       samples.push({ fromSpawnMs: t2 - t0, fromListeningMs: t2 - t1 });
     }

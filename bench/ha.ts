@@ -108,7 +108,12 @@ export interface WakeupSample {
  * Runs `fn` with two agents of `service` sharing one table of a durable throwaway cluster:
  * the first leads, the second (with its key) follows. Everything is stopped and removed after.
  */
-async function withAgentPair<T>(env: NodeJS.ProcessEnv, service: 'mesh' | 'sched', extra: string, fn: (leader: ServerProcess, follower: ServerProcess) => Promise<T>): Promise<T> {
+async function withAgentPair<T>(
+  env: NodeJS.ProcessEnv,
+  service: 'mesh' | 'sched',
+  extra: string,
+  fn: (leader: ServerProcess, follower: ServerProcess) => Promise<T>,
+): Promise<T> {
   const pgServer = await startPgTestServer(env, { durable: true });
   const dir = mkdtempSync(join(tmpdir(), `cairn-bench-${service}-pair-`));
   const agents: ServerProcess[] = [];

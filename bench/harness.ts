@@ -231,10 +231,15 @@ export interface AutocannonResult {
 }
 
 /** The `q`-quantile (0 < q ≤ 1) of ascending `sorted` (nearest rank); NaN when empty. */
-export const quantileOf = (sorted: readonly number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+export const quantileOf = (sorted: readonly number[], q: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
 
 /** The `p`-th percentile (0 < p ≤ 100) of `xs`, in any order (nearest rank). */
-export const percentile = (xs: readonly number[], p: number): number => quantileOf([...xs].sort((a, b) => a - b), p / 100);
+export const percentile = (xs: readonly number[], p: number): number =>
+  quantileOf(
+    [...xs].sort((a, b) => a - b),
+    p / 100,
+  );
 
 export function median(xs: readonly number[]): number {
   if (xs.length === 0) return NaN;

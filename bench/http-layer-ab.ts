@@ -76,7 +76,11 @@ async function main(env: NodeJS.ProcessEnv): Promise<void> {
       for (let i = 0; i < servers.length; i++) {
         const s = servers[(i + r) % servers.length];
         const before = cpuSeconds(s.pid)!;
-        const out = execFileSync('wrk', ['-t1', '-c32', `-d${r === 0 ? 2 : seconds}s`, '-H', 'X-Secrets-Token: s.bench', `http://127.0.0.1:${s.port}/v1/secret/data/bench/k1`], { encoding: 'utf8' });
+        const out = execFileSync(
+          'wrk',
+          ['-t1', '-c32', `-d${r === 0 ? 2 : seconds}s`, '-H', 'X-Secrets-Token: s.bench', `http://127.0.0.1:${s.port}/v1/secret/data/bench/k1`],
+          { encoding: 'utf8' },
+        );
         const cpu = cpuSeconds(s.pid)! - before;
         const n = Number(/(\d+) requests in/.exec(out)?.[1]);
         const line = `${Math.round(Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]))} req/s ${((cpu * 1e6) / n).toFixed(1)} µs`;

@@ -44,12 +44,14 @@ export async function measureDnsQueries(s: DnsBenchSettings): Promise<DnsCase[]>
   const server = await startServer('mesh', { dns: true });
   try {
     for (let i = 0; i < s.instances; i++) {
-      await meshApi(server, 'PUT', '/v1/catalog/register', { body: {
-        Node: `bench-n${i}`,
-        Address: `10.20.${Math.floor(i / 250)}.${(i % 250) + 1}`,
-        Service: { ID: `web${i}`, Service: 'web', Port: 8000 + i },
-        Check: { Node: `bench-n${i}`, CheckID: `service:web${i}`, Name: 'h', Status: 'passing', ServiceID: `web${i}` },
-      } });
+      await meshApi(server, 'PUT', '/v1/catalog/register', {
+        body: {
+          Node: `bench-n${i}`,
+          Address: `10.20.${Math.floor(i / 250)}.${(i % 250) + 1}`,
+          Service: { ID: `web${i}`, Service: 'web', Port: 8000 + i },
+          Check: { Node: `bench-n${i}`, CheckID: `service:web${i}`, Name: 'h', Status: 'passing', ServiceID: `web${i}` },
+        },
+      });
     }
     const address = String(await server.request({ type: 'dnsAddress' }, 10_000));
     const port = Number(address.split(':').pop());

@@ -65,7 +65,8 @@ export const meshHealth10k: Scenario = {
       last.Checks.length === 1 &&
       last.Checks[0].CheckID === `service:${SERVICE}-${HEALTH_INSTANCES - 1}` &&
       last.Checks[0].Status === 'passing';
-    if (!ok) throw new Error(`mesh-health-10k check: ${entries.length} entries, ${ids.size} distinct, index ${r.index}; last ${JSON.stringify(last)?.slice(0, 300)}`);
+    if (!ok)
+      throw new Error(`mesh-health-10k check: ${entries.length} entries, ${ids.size} distinct, index ${r.index}; last ${JSON.stringify(last)?.slice(0, 300)}`);
     // ACLs are enforced: the anonymous token (default deny) sees no instance.
     const anonymous = await meshApi(ctx.servers.mesh, 'GET', `/v1/health/service/${SERVICE}`, { token: null });
     if ((anonymous.json as unknown[]).length !== 0) throw new Error('mesh-health-10k check: the anonymous token sees instances');
@@ -127,7 +128,9 @@ export async function measureBlockingWake(rounds: number, queries = 1000): Promi
   const server = await startServer('mesh');
   const out: WakeRound[] = [];
   try {
-    await meshApi(server, 'PUT', '/v1/agent/service/register', { body: { Name: WAKE_SERVICE, ID: WAKE_SERVICE, Port: 9000, Check: { TTL: '1h', Status: 'passing' } } });
+    await meshApi(server, 'PUT', '/v1/agent/service/register', {
+      body: { Name: WAKE_SERVICE, ID: WAKE_SERVICE, Port: 9000, Check: { TTL: '1h', Status: 'passing' } },
+    });
     for (let round = 1; round <= rounds; round++) {
       await meshApi(server, 'PUT', `/v1/agent/check/pass/${WAKE_CHECK}`);
       await until('the check passing in the catalog', 10_000, async () => (await wakeState(server)).status === 'passing');
@@ -148,7 +151,8 @@ export async function measureBlockingWake(rounds: number, queries = 1000): Promi
         const at = performance.now();
         const next = Number(res.headers.get('x-mesh-index'));
         const status = body[0]?.Checks.find((c) => c.CheckID === WAKE_CHECK)?.Status;
-        if (res.status !== 200 || next <= index || status !== 'critical') throw new Error(`mesh-blocking-wake: reply ${res.status} at index ${next} (was ${index}) with the check ${status}`);
+        if (res.status !== 200 || next <= index || status !== 'critical')
+          throw new Error(`mesh-blocking-wake: reply ${res.status} at index ${next} (was ${index}) with the check ${status}`);
         return at;
       });
       // Polled every 100 ms: a scrape is not cheap, and the server should be idle at the change.

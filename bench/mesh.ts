@@ -55,11 +55,13 @@ export const meshTokenRead: Scenario = {
     await meshApi(server, 'PUT', '/v1/acl/policy', { body: { Name: READ_POLICY, Description: 'bench', Rules: 'service_prefix "web-" { policy = "read" }' } });
     const ids: string[] = new Array(READ_TOKENS);
     await parallel(READ_TOKENS, 16, async (i) => {
-      const r = await meshApi(server, 'PUT', '/v1/acl/token', { body: {
-        Description: `bench token ${i}`,
-        Policies: [{ Name: READ_POLICY }],
-        ServiceIdentities: [{ ServiceName: `web-${i}` }],
-      } });
+      const r = await meshApi(server, 'PUT', '/v1/acl/token', {
+        body: {
+          Description: `bench token ${i}`,
+          Policies: [{ Name: READ_POLICY }],
+          ServiceIdentities: [{ ServiceName: `web-${i}` }],
+        },
+      });
       ids[i] = (r.json as { AccessorID: string }).AccessorID;
     });
     accessors = ids;
@@ -72,11 +74,17 @@ export const meshTokenRead: Scenario = {
     const policies = t.Policies as { ID?: string; Name?: string }[] | undefined;
     const ok =
       t.AccessorID === accessors[i] &&
-      typeof t.SecretID === 'string' && UUID.test(t.SecretID) && // shown: the management token has acl:write
+      typeof t.SecretID === 'string' &&
+      UUID.test(t.SecretID) && // shown: the management token has acl:write
       t.Description === `bench token ${i}` &&
-      policies?.length === 1 && policies[0].Name === READ_POLICY && typeof policies[0].ID === 'string' &&
+      policies?.length === 1 &&
+      policies[0].Name === READ_POLICY &&
+      typeof policies[0].ID === 'string' &&
       JSON.stringify(t.ServiceIdentities) === JSON.stringify([{ ServiceName: `web-${i}` }]) &&
-      t.Local === false && typeof t.Hash === 'string' && typeof t.CreateIndex === 'number' && r.index > 0;
+      t.Local === false &&
+      typeof t.Hash === 'string' &&
+      typeof t.CreateIndex === 'number' &&
+      r.index > 0;
     if (!ok) throw new Error(`mesh-token-read check: unexpected reply ${r.text.slice(0, 400)}`);
     // ACLs are enforced: no token (anonymous, default deny) and the read token itself (no acl:read) are refused.
     await meshApi(server, 'GET', `/v1/acl/token/${accessors[i]}`, { token: null, expect: 403 });
@@ -108,23 +116,24 @@ export const meshJwtLogin: Scenario = {
   async setup(ctx) {
     const server = ctx.servers.mesh;
     const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
-    await meshApi(server, 'PUT', '/v1/acl/auth-method', { body: {
-      Name: METHOD,
-      Type: 'jwt',
-      Description: 'bench',
-      Config: {
-        JWTValidationPubKeys: [await exportSPKI(publicKey)],
-        JWTSupportedAlgs: ['ES256'], // the default is RS256 only
-        BoundIssuer: ISSUER,
-        BoundAudiences: [AUDIENCE],
-        ClaimMappings: { service: 'name' },
+    await meshApi(server, 'PUT', '/v1/acl/auth-method', {
+      body: {
+        Name: METHOD,
+        Type: 'jwt',
+        Description: 'bench',
+        Config: {
+          JWTValidationPubKeys: [await exportSPKI(publicKey)],
+          JWTSupportedAlgs: ['ES256'], // the default is RS256 only
+          BoundIssuer: ISSUER,
+          BoundAudiences: [AUDIENCE],
+          ClaimMappings: { service: 'name' },
+        },
       },
-    } });
+    });
     await meshApi(server, 'PUT', '/v1/acl/binding-rule', { body: { AuthMethod: METHOD, BindType: 'service', BindName: '${value.name}' } });
     const now = Math.floor(Date.now() / 1000);
     const claims = { sub: 'bench-workload', service: 'web', iat: now, exp: now + 4 * 3600 };
-    const sign = (key: CryptoKey) =>
-      new SignJWT(claims).setProtectedHeader({ alg: 'ES256' }).setIssuer(ISSUER).setAudience(AUDIENCE).sign(key);
+    const sign = (key: CryptoKey) => new SignJWT(claims).setProtectedHeader({ alg: 'ES256' }).setIssuer(ISSUER).setAudience(AUDIENCE).sign(key);
     loginBody = JSON.stringify({ AuthMethod: METHOD, BearerToken: await sign(privateKey) });
     forgedBearer = await sign((await generateKeyPair('ES256')).privateKey);
   },
@@ -137,13 +146,20 @@ export const meshJwtLogin: Scenario = {
       const r = await meshApi(server, 'POST', '/v1/acl/login', { body: JSON.parse(loginBody!), token: null });
       const t = r.json as Record<string, unknown>;
       const ok =
-        typeof t.AccessorID === 'string' && UUID.test(t.AccessorID) &&
-        typeof t.SecretID === 'string' && UUID.test(t.SecretID) &&
+        typeof t.AccessorID === 'string' &&
+        UUID.test(t.AccessorID) &&
+        typeof t.SecretID === 'string' &&
+        UUID.test(t.SecretID) &&
         t.Description === 'token created via login' &&
         JSON.stringify(t.ServiceIdentities) === JSON.stringify([{ ServiceName: 'web' }]) &&
-        t.Policies === undefined && t.Roles === undefined &&
-        t.Local === true && t.AuthMethod === METHOD && t.ExpirationTime === undefined &&
-        typeof t.CreateTime === 'string' && typeof t.Hash === 'string' && typeof t.CreateIndex === 'number';
+        t.Policies === undefined &&
+        t.Roles === undefined &&
+        t.Local === true &&
+        t.AuthMethod === METHOD &&
+        t.ExpirationTime === undefined &&
+        typeof t.CreateTime === 'string' &&
+        typeof t.Hash === 'string' &&
+        typeof t.CreateIndex === 'number';
       if (!ok) throw new Error(`mesh-jwt-login check: unexpected reply ${r.text.slice(0, 400)}`);
       const self = await meshApi(server, 'GET', '/v1/acl/token/self', { token: t.SecretID as string });
       if ((self.json as { AccessorID?: string }).AccessorID !== t.AccessorID) {
@@ -220,7 +236,11 @@ export async function measureReplicationLag(repeats: number, policies = 1000, cl
   const samples: ReplicationSample[] = [];
   try {
     // The management token is a global token: once it is replicated it works in dc2.
-    await until('management token in dc2', async () => (await meshApi(secondary, 'GET', '/v1/acl/token/self', { expect: undefined }).catch(() => undefined)) !== undefined, 30_000);
+    await until(
+      'management token in dc2',
+      async () => (await meshApi(secondary, 'GET', '/v1/acl/token/self', { expect: undefined }).catch(() => undefined)) !== undefined,
+      30_000,
+    );
     for (let rep = 1; rep <= repeats; rep++) {
       const before = (await meshApi(primary, 'GET', '/v1/acl/policies')).index;
       await until('secondary caught up before the writes', async () => (await status(secondary)).ReplicatedIndex >= before, 30_000);
@@ -229,11 +249,13 @@ export async function measureReplicationLag(repeats: number, policies = 1000, cl
       const written: { ID: string; Name: string; Rules: string; Hash: string; ModifyIndex: number }[] = [];
       const t0 = performance.now();
       await parallel(policies, clients, async (i) => {
-        const r = await meshApi(primary, 'PUT', '/v1/acl/policy', { body: {
-          Name: names[i],
-          Description: `bench replication ${rep}`,
-          Rules: `service "web-${rep}-${i}" { policy = "read" }\nkey_prefix "app/${i}/" { policy = "write" }`,
-        } });
+        const r = await meshApi(primary, 'PUT', '/v1/acl/policy', {
+          body: {
+            Name: names[i],
+            Description: `bench replication ${rep}`,
+            Rules: `service "web-${rep}-${i}" { policy = "read" }\nkey_prefix "app/${i}/" { policy = "write" }`,
+          },
+        });
         written.push(r.json as (typeof written)[number]);
       });
       const tAck = performance.now();

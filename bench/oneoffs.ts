@@ -115,7 +115,9 @@ export const ONE_OFFS: readonly OneOff[] = [
       console.log('');
       console.log('- scheduler event fan-out (subscribers on topic Node, node updates of ~780 bytes per event written in the server process):');
       for (const settings of runs) {
-        log(`sched-event-fanout: ${settings.subscribers} subscribers, ${fmtInt(settings.eventsPerSec)} events/s (${settings.batch} per batch) for ${settings.seconds} s`);
+        log(
+          `sched-event-fanout: ${settings.subscribers} subscribers, ${fmtInt(settings.eventsPerSec)} events/s (${settings.batch} per batch) for ${settings.seconds} s`,
+        );
         const f = await measureEventFanout(settings);
         console.log(
           `  - ${settings.subscribers} subscribers (${f.reader === 'curl' ? `${settings.subscribers - Math.min(2, settings.subscribers)} curl processes + ` : ''}${f.reader === 'curl' ? Math.min(2, settings.subscribers) : settings.subscribers} node:http readers) × ${fmtInt(settings.eventsPerSec)} events/s (${settings.batch} per batch, event_buffer_size ${settings.eventBufferSize}): published ${fmtInt(f.published.events / (f.published.elapsedMs / 1000))} events/s, ` +
@@ -141,7 +143,9 @@ export const ONE_OFFS: readonly OneOff[] = [
           `one connection, ${requests} sequential requests per case, interleaved; filter \`${VOLUME_LIST_FILTER}\` (a quarter of the volumes):`,
       );
       for (const c of l.cases) {
-        console.log(`  - ${c.name}: **p50 ${fmtMs(c.p50Ms)} ms, p99 ${fmtMs(c.p99Ms)} ms** (mean ${fmtMs(c.meanMs)}, max ${fmtMs(c.maxMs)}; ${fmtInt(c.bytes)}-byte replies)`);
+        console.log(
+          `  - ${c.name}: **p50 ${fmtMs(c.p50Ms)} ms, p99 ${fmtMs(c.p99Ms)} ms** (mean ${fmtMs(c.meanMs)}, max ${fmtMs(c.maxMs)}; ${fmtInt(c.bytes)}-byte replies)`,
+        );
       }
     },
   },
@@ -166,7 +170,13 @@ export const ONE_OFFS: readonly OneOff[] = [
     name: 'sched-volume-register',
     async run(config) {
       log(`sched-volume-register: ${config.rounds} rounds × ${config.seconds} s, ${config.connections} connections`);
-      const r = await measureVolumeRegister({ rounds: config.rounds, seconds: config.seconds, warmupSeconds: config.warmupSeconds, connections: config.connections, pluginVolumes: 1000 });
+      const r = await measureVolumeRegister({
+        rounds: config.rounds,
+        seconds: config.seconds,
+        warmupSeconds: config.warmupSeconds,
+        connections: config.connections,
+        pluginVolumes: 1000,
+      });
       console.log('');
       console.log(
         `- scheduler volume register (\`PUT /v1/volume/csi/<new id>\` of volumes made in the hostpath plugin beforehand, ValidateVolumeCapabilities over its unix socket, ` +

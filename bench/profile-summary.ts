@@ -40,7 +40,10 @@ function label(node: ProfileNode): string {
 /** The file part of a frame's URL, shortened to what identifies it. */
 function shortUrl(url: string): string {
   if (!url) return '(native)';
-  const cut = url.replace(/^file:\/\//, '').replace(/^.*\/node_modules\//, 'npm:').replace(/^.*?\/(src|bench|dist)\//, '$1/');
+  const cut = url
+    .replace(/^file:\/\//, '')
+    .replace(/^.*\/node_modules\//, 'npm:')
+    .replace(/^.*?\/(src|bench|dist)\//, '$1/');
   return cut.replace(/^node:/, 'node:');
 }
 

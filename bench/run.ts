@@ -58,7 +58,24 @@ import { configureServers, startServer, type BenchServer, type ServerKind } from
 import { wrkInstalled } from './wrk.js';
 
 /** Every scenario, in table order. */
-const SCENARIOS: readonly Scenario[] = [bareGet, kvRead, kvReadAudit, kvReadPolicy, kvWrite, kvReadPg, kvWritePg, approleLogin, secretsJwtLogin, gatewayHealth, meshTokenRead, meshJwtLogin, meshKvRead, meshKvCas, meshHealth10k, schedAuthMethodRead];
+const SCENARIOS: readonly Scenario[] = [
+  bareGet,
+  kvRead,
+  kvReadAudit,
+  kvReadPolicy,
+  kvWrite,
+  kvReadPg,
+  kvWritePg,
+  approleLogin,
+  secretsJwtLogin,
+  gatewayHealth,
+  meshTokenRead,
+  meshJwtLogin,
+  meshKvRead,
+  meshKvCas,
+  meshHealth10k,
+  schedAuthMethodRead,
+];
 
 /** Names of the measurements outside the interleaved rounds (bench/oneoffs.ts), run after them; selectable with `--only`. */
 const ONE_OFF_NAMES = ONE_OFFS.map((o) => o.name);
@@ -75,8 +92,7 @@ interface Target {
   evaluate(rounds: readonly RoundResult[], seconds?: number): { value: string; met: boolean | undefined };
 }
 
-const byScenario = (rounds: readonly RoundResult[], name: string): RoundResult[] =>
-  rounds.filter((r) => r.scenario === name);
+const byScenario = (rounds: readonly RoundResult[], name: string): RoundResult[] => rounds.filter((r) => r.scenario === name);
 
 /**
  * req/s of `num` over req/s of `den`, as the median of the per-round ratios (both sides
@@ -124,18 +140,8 @@ function readTarget(num: string, label: string, minRatio: number, maxCpu: number
 const TARGETS: readonly Target[] = [
   readTarget('kv-read', 'KV v2 reads, root token: ≥ 50 % of bare’s req/s and ≤ 2× bare’s server CPU per request (issue 15)', 0.5, 2),
   ratioTarget('kv-read-audit', 'kv-read', 'KV v2 reads with one file audit device ≥ 70 % of the unaudited reads’ req/s (issue 17)', 0.7),
-  readTarget(
-    'kv-read-policy',
-    'KV v2 reads, 50-rule policy token: ≥ 50 % of bare’s req/s and ≤ 2× bare’s server CPU per request (issue 15)',
-    0.5,
-    2,
-  ),
-  ratioTarget(
-    'kv-read-policy',
-    'kv-read',
-    'KV v2 reads with a non-root token under a 50-rule policy ≥ 90 % of the root-token reads’ req/s',
-    0.9,
-  ),
+  readTarget('kv-read-policy', 'KV v2 reads, 50-rule policy token: ≥ 50 % of bare’s req/s and ≤ 2× bare’s server CPU per request (issue 15)', 0.5, 2),
+  ratioTarget('kv-read-policy', 'kv-read', 'KV v2 reads with a non-root token under a 50-rule policy ≥ 90 % of the root-token reads’ req/s', 0.9),
   {
     label:
       'acknowledged KV v2 writes ≥ 10,000/s in every round, every write fsync’d (SQLite synchronous=FULL, group commit), ' +
@@ -257,7 +263,10 @@ function parseConfig(): BenchConfig & { only: string[] | undefined; json: string
     if (!Number.isFinite(n) || n < min) throw new Error(`bad ${env}/--${env.slice(6).toLowerCase()}: ${raw}`);
     return n;
   };
-  const only = (values.only ?? process.env.BENCH_ONLY)?.split(',').map((s) => s.trim()).filter(Boolean);
+  const only = (values.only ?? process.env.BENCH_ONLY)
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return {
     seconds: num(values.seconds, 'BENCH_SECONDS', 5, 1),
     rounds: Math.floor(num(values.rounds, 'BENCH_ROUNDS', 3, 1)),
@@ -303,9 +312,7 @@ async function measure(s: Scenario, ctx: BenchContext, seconds: number, round: n
   log(
     `${label} ${s.name} (${load.tool}): ${fmtInt(r.reqPerSec)} req/s, server CPU ${fmtInt(cpuUsPerReq)} µs/req, ` +
       `p50 ${fmtMs(load.p50Ms)} ms, p99 ${fmtMs(load.p99Ms)} ms` +
-      (serverDelta.commits !== undefined
-        ? `, ${fmtInt(serverDelta.commits)} commits, ${fmtInt(serverDelta.writes ?? 0)} writes`
-        : ''),
+      (serverDelta.commits !== undefined ? `, ${fmtInt(serverDelta.commits)} commits, ${fmtInt(serverDelta.writes ?? 0)} writes` : ''),
   );
   if (load.non2xx > 0 || load.errors > 0 || load.timeouts > 0 || load.other > 0) {
     throw new Error(
@@ -329,7 +336,9 @@ function report(scenarios: readonly Scenario[], rounds: readonly RoundResult[], 
       `${serversLine}.`,
   );
   lines.push('');
-  lines.push('| scenario | what | tool | req/s (median) | req/s per round | server CPU µs/req (median) | per round | p50 ms | p99 ms | non-2xx | commits/s (SQLite; PostgreSQL for *-pg) | writes per commit |');
+  lines.push(
+    '| scenario | what | tool | req/s (median) | req/s per round | server CPU µs/req (median) | per round | p50 ms | p99 ms | non-2xx | commits/s (SQLite; PostgreSQL for *-pg) | writes per commit |',
+  );
   lines.push('|---|---|---|---:|---|---:|---|---:|---:|---:|---:|---:|');
   for (const s of scenarios) {
     const rs = byScenario(rounds, s.name);

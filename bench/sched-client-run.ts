@@ -27,7 +27,11 @@ export interface ClientRunSample {
 type AllocStub = { ClientStatus: string; DesiredStatus: string };
 
 async function api<T>(base: string, method: string, path: string, body?: unknown): Promise<T> {
-  const r = await fetch(`${base}${path}`, { method, headers: body === undefined ? {} : { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await fetch(`${base}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await r.text();
   if (r.status !== 200) throw new Error(`${method} ${path}: ${r.status} ${text}`);
   return JSON.parse(text) as T;
@@ -53,14 +57,22 @@ export async function measureClientRun(o: { tasks: number; rounds: number }): Pr
     );
     procs.push(await startCairnProcess(['sched', 'agent', '--config', join(dir, 'client.hcl')], {}, 'scheduler client-only agent listening'));
     const base = server.url;
-    await until('the client node ready', 30_000, async () => ((await api<{ Status: string }[]>(base, 'GET', '/v1/nodes')).some((n) => n.Status === 'ready') ? true : undefined));
+    await until('the client node ready', 30_000, async () =>
+      (await api<{ Status: string }[]>(base, 'GET', '/v1/nodes')).some((n) => n.Status === 'ready') ? true : undefined,
+    );
     const samples: ClientRunSample[] = [];
     for (let round = 0; round < o.rounds; round++) {
       const id = `bench-run-${round}`;
       const job = {
         ID: id,
         Type: 'service',
-        TaskGroups: [{ Name: 'g', Count: o.tasks, Tasks: [{ Name: 't', Driver: 'raw_exec', Config: { command: '/bin/sleep', args: ['600'] }, Resources: { CPU: 20, MemoryMB: 16 } }] }],
+        TaskGroups: [
+          {
+            Name: 'g',
+            Count: o.tasks,
+            Tasks: [{ Name: 't', Driver: 'raw_exec', Config: { command: '/bin/sleep', args: ['600'] }, Resources: { CPU: 20, MemoryMB: 16 } }],
+          },
+        ],
       };
       const t0 = performance.now();
       await api(base, 'POST', '/v1/jobs', { body: { Job: job } });
@@ -73,7 +85,9 @@ export async function measureClientRun(o: { tasks: number; rounds: number }): Pr
       });
       samples.push({ placedMs, runningMs });
       await api(base, 'DELETE', `/v1/job/${id}?purge=true`);
-      await until('the tasks stopped', 120_000, async () => ((await api<AllocStub[]>(base, 'GET', '/v1/allocations')).every((a) => a.ClientStatus !== 'running') ? true : undefined));
+      await until('the tasks stopped', 120_000, async () =>
+        (await api<AllocStub[]>(base, 'GET', '/v1/allocations')).every((a) => a.ClientStatus !== 'running') ? true : undefined,
+      );
     }
     return samples;
   } finally {

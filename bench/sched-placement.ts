@@ -27,11 +27,16 @@ import { percentile } from './harness.js';
 import { startServer } from './servers.js';
 
 /** Server side (bench/child.ts `evalTimes`): waits until evaluations `ids` are no longer pending; their create and modify times (ns) and status. */
-export async function settledEvalTimes(agent: SchedAgent, ids: readonly string[], timeoutMs: number): Promise<{ create: number; modify: number; status: string; failed: boolean }[]> {
+export async function settledEvalTimes(
+  agent: SchedAgent,
+  ids: readonly string[],
+  timeoutMs: number,
+): Promise<{ create: number; modify: number; status: string; failed: boolean }[]> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const evals = ids.map((id) => agent.state.get<Evaluation>(T.evals, id));
-    if (evals.every((e) => e && e.Status !== 'pending')) return evals.map((e) => ({ create: e!.CreateTime, modify: e!.ModifyTime, status: e!.Status, failed: e!.FailedTGAllocs !== null }));
+    if (evals.every((e) => e && e.Status !== 'pending'))
+      return evals.map((e) => ({ create: e!.CreateTime, modify: e!.ModifyTime, status: e!.Status, failed: e!.FailedTGAllocs !== null }));
     if (Date.now() > end) throw new Error('evaluations did not finish in time');
     await new Promise((r) => setTimeout(r, 5));
   }
@@ -66,7 +71,12 @@ export async function measurePlacement(o: { nodes: number; allocations: number; 
       ids.push(id);
       await call('PUT', '/v1/node/register', {
         Node: {
-          ID: id, SecretID: randomUUID(), Datacenter: 'dc1', Name: `standin-${i}`, HTTPAddr: '127.0.0.1:1', Status: 'ready',
+          ID: id,
+          SecretID: randomUUID(),
+          Datacenter: 'dc1',
+          Name: `standin-${i}`,
+          HTTPAddr: '127.0.0.1:1',
+          Status: 'ready',
           Attributes: { 'kernel.name': 'linux', 'driver.raw_exec': '1' },
           NodeResources: { Cpu: { CpuShares: 4000 }, Memory: { MemoryMB: 8192 } },
           Drivers: { raw_exec: { Detected: true, Healthy: true, HealthDescription: 'Healthy', Attributes: null } },
@@ -79,14 +89,22 @@ export async function measurePlacement(o: { nodes: number; allocations: number; 
     }, 5000);
     const big = job('bench-big', [group('g', o.allocations, { cpu: 100, memory: 128 })]);
     const [bigEval] = await register([big]);
-    const [t] = (await server.request({ type: 'evalTimes', ids: [bigEval], timeoutMs: 120_000 }, 130_000)) as { create: number; modify: number; failed: boolean }[];
-    const allocs = ((await call('GET', '/v1/allocations')) as { JobID: string; DesiredStatus: string }[]).filter((a) => a.JobID === 'bench-big' && a.DesiredStatus === 'run');
+    const [t] = (await server.request({ type: 'evalTimes', ids: [bigEval], timeoutMs: 120_000 }, 130_000)) as {
+      create: number;
+      modify: number;
+      failed: boolean;
+    }[];
+    const allocs = ((await call('GET', '/v1/allocations')) as { JobID: string; DesiredStatus: string }[]).filter(
+      (a) => a.JobID === 'bench-big' && a.DesiredStatus === 'run',
+    );
     if (allocs.length !== o.allocations || t!.failed) throw new Error(`placed ${allocs.length} of ${o.allocations} allocations`);
     const placeMs = (t!.modify - t!.create) / 1e6;
 
     const latencies: number[] = [];
     for (let done = 0; done < o.evals; done += o.concurrency) {
-      const jobs = Array.from({ length: Math.min(o.concurrency, o.evals - done) }, (_, i) => job(`bench-small-${done + i}`, [group('g', 1, { cpu: 100, memory: 128 })]));
+      const jobs = Array.from({ length: Math.min(o.concurrency, o.evals - done) }, (_, i) =>
+        job(`bench-small-${done + i}`, [group('g', 1, { cpu: 100, memory: 128 })]),
+      );
       const evalIds = await register(jobs);
       const times = (await server.request({ type: 'evalTimes', ids: evalIds, timeoutMs: 60_000 }, 70_000)) as { create: number; modify: number }[];
       for (const x of times) latencies.push((x.modify - x.create) / 1e6);

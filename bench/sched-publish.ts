@@ -67,9 +67,11 @@ export async function publishNodeUpdates(agent: SchedAgent, eventsPerSec: number
     const due = Math.floor(((elapsed / 1000) * eventsPerSec) / batch);
     for (; batches < due; batches++) {
       const ts = epochMs();
-      pending.push(agent.state.txn((tx) => {
-        for (const id of ids) tx.put(T.nodes, id, nodeDoc(id, ts));
-      }, LABEL.nodeEvent));
+      pending.push(
+        agent.state.txn((tx) => {
+          for (const id of ids) tx.put(T.nodes, id, nodeDoc(id, ts));
+        }, LABEL.nodeEvent),
+      );
     }
     await new Promise((r) => setTimeout(r, tickMs));
   }

@@ -43,7 +43,9 @@ export async function registerBenchNode(agent: SchedAgent, token: string): Promi
   const res = await fetch(`${agent.url}/v1/node/register`, {
     method: 'PUT',
     headers: { 'X-Sched-Token': token, 'content-type': 'application/json' },
-    body: JSON.stringify({ Node: { ID: BENCH_NODE_ID, SecretID: BENCH_NODE_ID, Datacenter: 'dc1', Name: 'bench', Status: 'ready', Attributes: { 'kernel.name': 'linux' } } }),
+    body: JSON.stringify({
+      Node: { ID: BENCH_NODE_ID, SecretID: BENCH_NODE_ID, Datacenter: 'dc1', Name: 'bench', Status: 'ready', Attributes: { 'kernel.name': 'linux' } },
+    }),
   });
   if (res.status !== 200) throw new Error(`bench node registration: HTTP ${res.status}: ${await res.text()}`);
   await agent.plugins.probeNow();
@@ -122,7 +124,10 @@ export async function makePluginVolumes(socket: string, count: number): Promise<
     const worker = async () => {
       while (next < count) {
         const i = next++;
-        const v = await client.createVolume({ name: `bench-ext-${i}`, volumeCapabilities: [{ accessMode: 'SINGLE_NODE_WRITER', accessType: { mount: { fsType: '', mountFlags: [] } } }] });
+        const v = await client.createVolume({
+          name: `bench-ext-${i}`,
+          volumeCapabilities: [{ accessMode: 'SINGLE_NODE_WRITER', accessType: { mount: { fsType: '', mountFlags: [] } } }],
+        });
         ids[i] = v.volumeId;
       }
     };

@@ -60,7 +60,6 @@ export interface VolumeListResult {
   readonly heapUsed: number;
 }
 
-
 /** The paths of the four cases over `s`. */
 function listCases(s: VolumeListSettings): { name: string; path: string; firstId: (ids: string[]) => boolean }[] {
   const deepIndex = Math.floor(s.volumes * s.deepFraction);
@@ -71,7 +70,11 @@ function listCases(s: VolumeListSettings): { name: string; path: string; firstId
   const gold = (id: string) => Number(id.slice('bench-vol-'.length)) % 4 === 0;
   return [
     { name: 'filter, first page', path: `${base}${filter}`, firstId: (ids) => ids[0] === seededVolumeId(0) && ids.every(gold) },
-    { name: `filter, deep page (next_token ${deepToken})`, path: `${base}${filter}${next}`, firstId: (ids) => ids[0] >= seededVolumeId(deepIndex) && ids.every(gold) },
+    {
+      name: `filter, deep page (next_token ${deepToken})`,
+      path: `${base}${filter}${next}`,
+      firstId: (ids) => ids[0] >= seededVolumeId(deepIndex) && ids.every(gold),
+    },
     { name: 'no filter, first page', path: base, firstId: (ids) => ids[0] === seededVolumeId(0) },
     { name: `no filter, deep page (next_token ${deepToken})`, path: `${base}${next}`, firstId: (ids) => ids[0] === seededVolumeId(deepIndex) },
   ];
@@ -100,7 +103,9 @@ export async function measureVolumeList(s: VolumeListSettings): Promise<VolumeLi
       if (res.statusCode !== 200) throw new Error(`sched-volume-list ${c.name}: HTTP ${res.statusCode}: ${text.slice(0, 300)}`);
       const ids = (JSON.parse(text) as { ID: string }[]).map((v) => v.ID);
       if (ids.length !== s.perPage || !c.firstId(ids) || !res.headers['x-sched-nexttoken']) {
-        throw new Error(`sched-volume-list ${c.name}: unexpected page (${ids.length} items from ${ids[0]}, next token ${String(res.headers['x-sched-nexttoken'])})`);
+        throw new Error(
+          `sched-volume-list ${c.name}: unexpected page (${ids.length} items from ${ids[0]}, next token ${String(res.headers['x-sched-nexttoken'])})`,
+        );
       }
       bytes[k] = text.length;
       return ms;
@@ -114,7 +119,15 @@ export async function measureVolumeList(s: VolumeListSettings): Promise<VolumeLi
       heapUsed: stats.heapUsed,
       cases: cases.map((c, k) => {
         const xs = [...samples[k]].sort((a, b) => a - b);
-        return { name: c.name, path: c.path, p50Ms: quantile(xs, 0.5), p99Ms: quantile(xs, 0.99), meanMs: xs.reduce((a, b) => a + b, 0) / xs.length, maxMs: xs[xs.length - 1], bytes: bytes[k] };
+        return {
+          name: c.name,
+          path: c.path,
+          p50Ms: quantile(xs, 0.5),
+          p99Ms: quantile(xs, 0.99),
+          meanMs: xs.reduce((a, b) => a + b, 0) / xs.length,
+          maxMs: xs[xs.length - 1],
+          bytes: bytes[k],
+        };
       }),
     };
   } finally {
@@ -154,7 +167,15 @@ export interface VolumeRegisterResult {
 /** The register body of volume `id` pointing at plugin volume `externalId`. */
 function registerBody(id: string, externalId: string): string {
   return JSON.stringify({
-    Volumes: [{ ID: id, Name: id, PluginID: 'hostpath', ExternalID: externalId, RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }] }],
+    Volumes: [
+      {
+        ID: id,
+        Name: id,
+        PluginID: 'hostpath',
+        ExternalID: externalId,
+        RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }],
+      },
+    ],
   });
 }
 
@@ -168,10 +189,18 @@ export async function measureVolumeRegister(s: VolumeRegisterSettings): Promise<
     const externalIds = (await server.request({ type: 'pluginVolumes', count: s.pluginVolumes }, 10 * 60_000)) as string[];
     if (externalIds.length !== s.pluginVolumes) throw new Error(`sched-volume-register: the plugin made ${externalIds.length} of ${s.pluginVolumes} volumes`);
     // Check: one register in full, and a refusal for a volume the plugin does not have.
-    const ok = await api(server, 'PUT', '/v1/volume/csi/reg-check', { body: JSON.parse(registerBody('reg-check', externalIds[0])), tokenHeader: 'X-Sched-Token' });
+    const ok = await api(server, 'PUT', '/v1/volume/csi/reg-check', {
+      body: JSON.parse(registerBody('reg-check', externalIds[0])),
+      tokenHeader: 'X-Sched-Token',
+    });
     const v = (ok.json as { Volumes: { ID: string; ExternalID: string; Schedulable: boolean; ControllersHealthy: number }[] }).Volumes[0];
-    if (v.ID !== 'reg-check' || v.ExternalID !== externalIds[0] || !v.Schedulable || v.ControllersHealthy !== 1) throw new Error(`sched-volume-register check: ${ok.text.slice(0, 300)}`);
-    await api(server, 'PUT', '/v1/volume/csi/reg-ghost', { body: JSON.parse(registerBody('reg-ghost', 'no-such-volume')), tokenHeader: 'X-Sched-Token', expect: 404 });
+    if (v.ID !== 'reg-check' || v.ExternalID !== externalIds[0] || !v.Schedulable || v.ControllersHealthy !== 1)
+      throw new Error(`sched-volume-register check: ${ok.text.slice(0, 300)}`);
+    await api(server, 'PUT', '/v1/volume/csi/reg-ghost', {
+      body: JSON.parse(registerBody('reg-ghost', 'no-such-volume')),
+      tokenHeader: 'X-Sched-Token',
+      expect: 404,
+    });
     let n = 0;
     const requests = [
       {
@@ -192,7 +221,9 @@ export async function measureVolumeRegister(s: VolumeRegisterSettings): Promise<
     const run = async (seconds: number): Promise<RegisterRound> => {
       const { raw, p50Ms, p99Ms } = await runLoad(server.url, requests, { seconds, connections: s.connections });
       if (raw.non2xx > 0 || raw.errors > 0 || raw.timeouts > 0) {
-        throw new Error(`sched-volume-register: ${raw.non2xx} non-2xx, ${raw.errors} errors, ${raw.timeouts} timeouts; status codes ${JSON.stringify(raw.statusCodeStats)}`);
+        throw new Error(
+          `sched-volume-register: ${raw.non2xx} non-2xx, ${raw.errors} errors, ${raw.timeouts} timeouts; status codes ${JSON.stringify(raw.statusCodeStats)}`,
+        );
       }
       completed += raw.requests.total;
       return { reqPerSec: raw.requests.average, total: raw.requests.total, p50Ms, p99Ms };
@@ -203,7 +234,8 @@ export async function measureVolumeRegister(s: VolumeRegisterSettings): Promise<
     const listed = await api(server, 'GET', '/v1/volumes?type=csi&prefix=reg-', { tokenHeader: 'X-Sched-Token' });
     // Each answered register added one volume; requests cut at the end of a round may have too.
     const registered = (listed.json as unknown[]).length;
-    if (registered < completed + 1 || registered > n + 1) throw new Error(`sched-volume-register: ${registered} volumes listed after ${completed + 1} answered registers (${n + 1} sent)`);
+    if (registered < completed + 1 || registered > n + 1)
+      throw new Error(`sched-volume-register: ${registered} volumes listed after ${completed + 1} answered registers (${n + 1} sent)`);
     return { rounds, medianReqPerSec: median(rounds.map((r) => r.reqPerSec)), registered };
   } finally {
     await server.close();

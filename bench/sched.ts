@@ -30,18 +30,20 @@ export const schedAuthMethodRead: Scenario = {
   description: 'scheduler `GET /v1/acl/auth-method/<name>` (ACLs on, management token)',
   server: 'sched',
   async setup(ctx: BenchContext) {
-    await schedApi(ctx.servers.sched, 'POST', '/v1/acl/auth-method', { body: {
-      Name: METHOD,
-      Type: 'OIDC',
-      TokenLocality: 'local',
-      MaxTokenTTL: '1h',
-      Config: {
-        OIDCDiscoveryURL: 'https://idp.example.com',
-        OIDCClientID: 'cairn',
-        OIDCClientSecret: 'bench-secret',
-        AllowedRedirectURIs: ['http://localhost:4649/oidc/callback'],
+    await schedApi(ctx.servers.sched, 'POST', '/v1/acl/auth-method', {
+      body: {
+        Name: METHOD,
+        Type: 'OIDC',
+        TokenLocality: 'local',
+        MaxTokenTTL: '1h',
+        Config: {
+          OIDCDiscoveryURL: 'https://idp.example.com',
+          OIDCClientID: 'cairn',
+          OIDCClientSecret: 'bench-secret',
+          AllowedRedirectURIs: ['http://localhost:4649/oidc/callback'],
+        },
       },
-    } });
+    });
   },
   async check(ctx: BenchContext) {
     const r = await schedApi(ctx.servers.sched, 'GET', `/v1/acl/auth-method/${METHOD}`);
@@ -124,7 +126,7 @@ function subscribe(server: BenchServer, index: number, signal: AbortSignal, late
         bytes += chunk.length;
         for (let at = chunk.indexOf(TOPIC); at >= 0; at = chunk.indexOf(TOPIC, at + TOPIC.length)) events++;
         // One latency sample per frame: the first stamp after each newline.
-        for (let nl = -1; ; ) {
+        for (let nl = -1; ;) {
           const stamp = chunk.indexOf(STAMP, nl + 1);
           if (stamp < 0) break;
           const endQuote = chunk.indexOf(34, stamp + STAMP.length);
@@ -153,7 +155,18 @@ function subscribeCurl(server: BenchServer, seconds: number): Promise<{ bytes: n
   return new Promise((resolve, reject) => {
     const child = spawn(
       'curl',
-      ['-sN', '--max-time', String(seconds), '-o', '/dev/null', '-w', '%{size_download}', '-H', `X-Sched-Token: ${server.token!}`, `${server.url}/v1/event/stream?topic=Node&index=0`],
+      [
+        '-sN',
+        '--max-time',
+        String(seconds),
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{size_download}',
+        '-H',
+        `X-Sched-Token: ${server.token!}`,
+        `${server.url}/v1/event/stream?topic=Node&index=0`,
+      ],
       { stdio: ['ignore', 'pipe', 'ignore'] },
     );
     let out = '';
@@ -197,7 +210,10 @@ export async function measureEventFanout(s: FanoutSettings): Promise<FanoutResul
         () => undefined,
       );
     }, 500);
-    const published = (await server.request({ type: 'publish', eventsPerSec: s.eventsPerSec, seconds: s.seconds, batch: s.batch }, (s.seconds + 60) * 1000)) as PublishResult;
+    const published = (await server.request(
+      { type: 'publish', eventsPerSec: s.eventsPerSec, seconds: s.seconds, batch: s.batch },
+      (s.seconds + 60) * 1000,
+    )) as PublishResult;
     // Give the last frames time to arrive, then hang up.
     await new Promise((r) => setTimeout(r, 2000));
     clearInterval(sampler);
@@ -208,7 +224,12 @@ export async function measureEventFanout(s: FanoutSettings): Promise<FanoutResul
     const final = await server.stats();
     const after = final.rss;
     // A curl reader's events: its bytes over the instrumented readers' bytes per event.
-    const bytesPerEvent = counts.reduce((a, c) => a + c.bytes, 0) / Math.max(1, counts.reduce((a, c) => a + c.events, 0));
+    const bytesPerEvent =
+      counts.reduce((a, c) => a + c.bytes, 0) /
+      Math.max(
+        1,
+        counts.reduce((a, c) => a + c.events, 0),
+      );
     const perSubscriber = [...counts.map((c) => c.events), ...curled.map((c) => Math.round(c.bytes / bytesPerEvent))];
     const delivered = perSubscriber.reduce((a, n) => a + n, 0);
     latencies.sort((a, b) => a - b);

@@ -23,14 +23,26 @@ export const secretsJwtLogin: Scenario = {
     const server = ctx.servers.secrets;
     const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
     await api(server, 'POST', '/v1/sys/auth/jwt', { body: { type: 'jwt' } });
-    await api(server, 'POST', '/v1/auth/jwt/config', { body: { jwt_validation_pubkeys: [await exportSPKI(publicKey)], jwt_supported_algs: 'ES256', bound_issuer: ISSUER } });
-    await api(server, 'POST', '/v1/auth/jwt/role/bench', { body: {
-      role_type: 'jwt', user_claim: 'sub', bound_audiences: AUDIENCE, bound_claims: { project: 'bench' },
-      claim_mappings: { project: 'project' }, token_policies: 'default',
-    } });
+    await api(server, 'POST', '/v1/auth/jwt/config', {
+      body: { jwt_validation_pubkeys: [await exportSPKI(publicKey)], jwt_supported_algs: 'ES256', bound_issuer: ISSUER },
+    });
+    await api(server, 'POST', '/v1/auth/jwt/role/bench', {
+      body: {
+        role_type: 'jwt',
+        user_claim: 'sub',
+        bound_audiences: AUDIENCE,
+        bound_claims: { project: 'bench' },
+        claim_mappings: { project: 'project' },
+        token_policies: 'default',
+      },
+    });
     const now = Math.floor(Date.now() / 1000);
     const sign = (key: CryptoKey) =>
-      new SignJWT({ sub: 'bench-job', project: 'bench', iat: now, exp: now + 4 * 3600 }).setProtectedHeader({ alg: 'ES256' }).setIssuer(ISSUER).setAudience(AUDIENCE).sign(key);
+      new SignJWT({ sub: 'bench-job', project: 'bench', iat: now, exp: now + 4 * 3600 })
+        .setProtectedHeader({ alg: 'ES256' })
+        .setIssuer(ISSUER)
+        .setAudience(AUDIENCE)
+        .sign(key);
     loginBody = JSON.stringify({ role: 'bench', jwt: await sign(privateKey) });
     forged = JSON.stringify({ role: 'bench', jwt: await sign((await generateKeyPair('ES256')).privateKey) });
   },

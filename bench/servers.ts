@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { describeServerSource, serverExecArgv, serverSource } from './server-source.js';
 
 /** Server kinds implemented in bench/child.ts. */
-export type ServerKind = 'bare' | 'secrets' | 'secrets-audit' | 'secrets-pg' | 'gateway' | 'gateway-controller' | 'gateway-worker' | 'gateway-sessions' | 'mesh' | 'sched';
+export type ServerKind =
+  'bare' | 'secrets' | 'secrets-audit' | 'secrets-pg' | 'gateway' | 'gateway-controller' | 'gateway-worker' | 'gateway-sessions' | 'mesh' | 'sched';
 
 export interface BenchServer {
   readonly kind: ServerKind;
@@ -81,19 +82,32 @@ export async function startServer(kind: ServerKind, options: Record<string, unkn
   const waiting = new Map<number, (stats: Record<string, number>) => void>();
   const requests = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   const ready = new Promise<{ url: string; token?: string; pid: number }>((resolve, reject) => {
-    child.on('message', (msg: { type: string; id?: number; stats?: Record<string, number>; message?: string; url?: string; token?: string; pid?: number; result?: unknown; error?: string }) => {
-      if (msg.type === 'done') {
-        const r = requests.get(msg.id!);
-        requests.delete(msg.id!);
-        if (msg.error !== undefined) r?.reject(new Error(`${kind} server: ${msg.error}`));
-        else r?.resolve(msg.result);
-      } else if (msg.type === 'ready') resolve({ url: msg.url!, token: msg.token, pid: msg.pid! });
-      else if (msg.type === 'error') reject(new Error(`${kind} server failed to start:\n${msg.message}`));
-      else if (msg.type === 'stats') {
-        waiting.get(msg.id!)?.(msg.stats ?? {});
-        waiting.delete(msg.id!);
-      }
-    });
+    child.on(
+      'message',
+      (msg: {
+        type: string;
+        id?: number;
+        stats?: Record<string, number>;
+        message?: string;
+        url?: string;
+        token?: string;
+        pid?: number;
+        result?: unknown;
+        error?: string;
+      }) => {
+        if (msg.type === 'done') {
+          const r = requests.get(msg.id!);
+          requests.delete(msg.id!);
+          if (msg.error !== undefined) r?.reject(new Error(`${kind} server: ${msg.error}`));
+          else r?.resolve(msg.result);
+        } else if (msg.type === 'ready') resolve({ url: msg.url!, token: msg.token, pid: msg.pid! });
+        else if (msg.type === 'error') reject(new Error(`${kind} server failed to start:\n${msg.message}`));
+        else if (msg.type === 'stats') {
+          waiting.get(msg.id!)?.(msg.stats ?? {});
+          waiting.delete(msg.id!);
+        }
+      },
+    );
     child.on('exit', (code, signal) => {
       live.delete(child);
       reject(new Error(`${kind} server exited early (code ${code}, signal ${signal})`));

@@ -79,9 +79,7 @@ function script(requests: readonly RequestTemplate[], counterStart: number): str
         `${lua(one.distinctPath.split('{n}')[1] ?? '')}, ${luaHeaders(one.headers)}, ${lua(one.body)}\n` +
         `counter = ${counterStart}\n` +
         'request = function()\n  counter = counter + 1\n  return wrk.format(method, pre .. counter .. post, headers, body)\nend\n'
-      : `local list = {\n${requests
-          .map((r) => `{${lua(r.method ?? 'GET')},${lua(r.path ?? '/')},${luaHeaders(r.headers)},${lua(r.body)}}`)
-          .join(',\n')}\n}\n` +
+      : `local list = {\n${requests.map((r) => `{${lua(r.method ?? 'GET')},${lua(r.path ?? '/')},${luaHeaders(r.headers)},${lua(r.body)}}`).join(',\n')}\n}\n` +
         'local reqs, i = {}, 0\n' +
         'init = function(args)\n  for k, r in ipairs(list) do reqs[k] = wrk.format(r[1], r[2], r[3], r[4]) end\nend\n' +
         `counter = ${counterStart}\n` +
@@ -109,7 +107,9 @@ export async function runWrk(url: string, requests: readonly RequestTemplate[], 
     writeFileSync(file, script(requests, distinctCounter));
     const args = ['-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--timeout', '10s', '-s', file, url];
     const stdout = await new Promise<string>((resolve, reject) => {
-      execFile('wrk', args, { maxBuffer: 1 << 20 }, (err, out, errOut) => (err ? reject(new Error(`wrk ${args.join(' ')}: ${err.message}\n${errOut}`)) : resolve(out)));
+      execFile('wrk', args, { maxBuffer: 1 << 20 }, (err, out, errOut) =>
+        err ? reject(new Error(`wrk ${args.join(' ')}: ${err.message}\n${errOut}`)) : resolve(out),
+      );
     });
     const line = stdout.split('\n').find((l) => l.startsWith('CAIRN_WRK '));
     if (!line) throw new Error(`wrk printed no totals:\n${stdout}`);

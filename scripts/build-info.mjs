@@ -7,7 +7,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 
 let commit = '';
 try {
-  commit = execSync('git rev-parse HEAD', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  commit = execSync('git rev-parse HEAD', { stdio: ['ignore', 'pipe', 'ignore'] })
+    .toString()
+    .trim();
 } catch {
   // not a git checkout: unknown build
 }

@@ -14,7 +14,10 @@ export default async function* failedSummary(source) {
     if (details?.type === 'suite') continue;
     const err = details?.error;
     const cause = err?.cause ?? err;
-    const message = String(cause?.message ?? cause ?? '').split('\n').slice(0, 6).join('\n    ');
+    const message = String(cause?.message ?? cause ?? '')
+      .split('\n')
+      .slice(0, 6)
+      .join('\n    ');
     failed.push(`- ${file ?? '?'}: ${name}\n    ${message}`);
   }
   if (failed.length === 0) return;

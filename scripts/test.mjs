@@ -17,19 +17,26 @@ function find(dir, out) {
 }
 
 const filters = process.argv.slice(2);
-const files = [...find('src', []), ...find('test', [])]
-  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
-  .sort();
+const files = [...find('src', []), ...find('test', [])].filter((f) => filters.length === 0 || filters.some((x) => f.includes(x))).sort();
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-const r = spawnSync(process.execPath, [
-    '--import', 'tsx', '--test', '--test-concurrency=2',
-    '--test-reporter=tap', '--test-reporter-destination=stdout',
-    '--test-reporter=./scripts/failed-summary.mjs', '--test-reporter-destination=stdout',
+const r = spawnSync(
+  process.execPath,
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-concurrency=2',
+    '--test-reporter=tap',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=./scripts/failed-summary.mjs',
+    '--test-reporter-destination=stdout',
     ...files,
-  ], {
-  stdio: 'inherit',
-});
+  ],
+  {
+    stdio: 'inherit',
+  },
+);
 process.exit(r.status ?? 1);

@@ -34,8 +34,13 @@ it('keeps services apart, the SDK standalone and the kernel behind its entries',
       const other = /^services\/([^/]+)\//.exec(dep)?.[1];
       if (service && other && other !== service) problems.push(`${file} imports another service: ${dep}`);
       if (file.startsWith('sdk/') && !dep.startsWith('sdk/')) problems.push(`${file}: the SDK imports ${dep}`);
-      if (file.startsWith('services/') && /^kernel\/(http|store|config)\/(?!index\.js$)/.test(dep)) problems.push(`${file} reaches behind a kernel entry: ${dep}`);
-      if (file.startsWith('cli/') && dep.startsWith('services/') && !/^cli\/commands\/(dev|secrets-server|gateway-server|mesh-agent|sched-agent|csi-hostpath)\.ts$/.test(file))
+      if (file.startsWith('services/') && /^kernel\/(http|store|config)\/(?!index\.js$)/.test(dep))
+        problems.push(`${file} reaches behind a kernel entry: ${dep}`);
+      if (
+        file.startsWith('cli/') &&
+        dep.startsWith('services/') &&
+        !/^cli\/commands\/(dev|secrets-server|gateway-server|mesh-agent|sched-agent|csi-hostpath)\.ts$/.test(file)
+      )
         problems.push(`${file}: only the commands that start servers may load service code (${dep})`);
     }
   }

@@ -95,7 +95,11 @@ export function describeAuthFindings(findings: readonly AuthFinding[]): string {
 }
 
 /** Sends one request and resolves with its status; a streaming reply is cut after its head. */
-function send(agent: Agent, url: string, { method, headers, streaming }: { method: string; headers: Readonly<Record<string, string>>; streaming: boolean }): Promise<number> {
+function send(
+  agent: Agent,
+  url: string,
+  { method, headers, streaming }: { method: string; headers: Readonly<Record<string, string>>; streaming: boolean },
+): Promise<number> {
   const body = method === 'GET' || method === 'DELETE' ? undefined : '{}';
   return new Promise((resolve, reject) => {
     const req = request(url, { method, agent, headers: { ...headers, ...(body && { 'Content-Type': 'application/json' }) }, timeout: 10_000 }, (res) => {

@@ -35,12 +35,16 @@ export interface CliRunner {
 export function cliRunner(o: { env: () => Record<string, string>; rootEnv: () => Record<string, string> }): CliRunner {
   const start: CliRunner['start'] = (env, argv, so = {}) => {
     const out: CliOutput = { stdout: '', stderr: '' };
-    const code = main(argv, { ...o.env(), ...env }, {
-      stdout: (x) => (out.stdout += x),
-      stderr: (x) => (out.stderr += x),
-      readStdin: async () => so.stdin ?? '',
-      shutdown: so.shutdown,
-    });
+    const code = main(
+      argv,
+      { ...o.env(), ...env },
+      {
+        stdout: (x) => (out.stdout += x),
+        stderr: (x) => (out.stderr += x),
+        readStdin: async () => so.stdin ?? '',
+        shutdown: so.shutdown,
+      },
+    );
     return { out, code };
   };
   const cairn: CliRunner['cairn'] = async (env, argv, stdin = '') => {
@@ -82,6 +86,11 @@ export async function jwtKeys(): Promise<{ publicPem: string; sign(sub: string):
   const { publicKey, privateKey } = await generateKeyPair('RS256');
   return {
     publicPem: await exportSPKI(publicKey),
-    sign: (sub) => new SignJWT({ sub, aud: 'cairn' }).setProtectedHeader({ alg: 'RS256' }).setIssuedAt().setExpirationTime('5m').sign(privateKey as CryptoKey),
+    sign: (sub) =>
+      new SignJWT({ sub, aud: 'cairn' })
+        .setProtectedHeader({ alg: 'RS256' })
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(privateKey as CryptoKey),
   };
 }

@@ -35,21 +35,54 @@ describe('cairn mesh services / catalog against a real discovery agent', () => {
   });
 
   it('register from flags and from HCL / JSON files; the agent holds what they said', async () => {
-    assert.equal(await ok('mesh', 'services', 'register', '-name=web', '-id=web-1', '-address=10.0.0.5', '-port=8080', '-tag=v1', '-tag=primary', '-meta=team=a', '-meta=tier=front'), 'Registered service: web\n');
-    const hcl = scratch.file('api.hcl', 'service {\n  name = "api"\n  port = 9000\n  tags = ["v2"]\n  enable_tag_override = true\n  meta {\n    owner = "ops"\n  }\n  check {\n    id  = "api-ttl"\n    ttl = "60s"\n  }\n}\n');
+    assert.equal(
+      await ok(
+        'mesh',
+        'services',
+        'register',
+        '-name=web',
+        '-id=web-1',
+        '-address=10.0.0.5',
+        '-port=8080',
+        '-tag=v1',
+        '-tag=primary',
+        '-meta=team=a',
+        '-meta=tier=front',
+      ),
+      'Registered service: web\n',
+    );
+    const hcl = scratch.file(
+      'api.hcl',
+      'service {\n  name = "api"\n  port = 9000\n  tags = ["v2"]\n  enable_tag_override = true\n  meta {\n    owner = "ops"\n  }\n  check {\n    id  = "api-ttl"\n    ttl = "60s"\n  }\n}\n',
+    );
     assert.equal(await ok('mesh', 'services', 'register', '-address=10.0.0.6', '-tag=extra', hcl), 'Registered service: api\n');
-    const json = scratch.file('db.json', JSON.stringify({ services: [{ Name: 'db', ID: 'db-1', Port: 5432 }, { name: 'cache', port: 6379 }] }));
+    const json = scratch.file(
+      'db.json',
+      JSON.stringify({
+        services: [
+          { Name: 'db', ID: 'db-1', Port: 5432 },
+          { name: 'cache', port: 6379 },
+        ],
+      }),
+    );
     assert.equal(await ok('mesh', 'services', 'register', json), 'Registered service: db\nRegistered service: cache\n');
 
     const local = (await call(a.url, 'GET', '/v1/agent/services', { token: ROOT })).json;
     assert.deepEqual(Object.keys(local).sort(), ['api', 'cache', 'db-1', 'web-1']);
-    assert.deepEqual([local['web-1'].Address, local['web-1'].Port, local['web-1'].Tags, local['web-1'].Meta], ['10.0.0.5', 8080, ['v1', 'primary'], { team: 'a', tier: 'front' }]);
-    assert.deepEqual([local.api.Address, local.api.Port, local.api.Tags, local.api.Meta, local.api.EnableTagOverride], ['10.0.0.6', 9000, ['v2', 'extra'], { owner: 'ops' }, true], 'the flags fill in what the file leaves out');
+    assert.deepEqual(
+      [local['web-1'].Address, local['web-1'].Port, local['web-1'].Tags, local['web-1'].Meta],
+      ['10.0.0.5', 8080, ['v1', 'primary'], { team: 'a', tier: 'front' }],
+    );
+    assert.deepEqual(
+      [local.api.Address, local.api.Port, local.api.Tags, local.api.Meta, local.api.EnableTagOverride],
+      ['10.0.0.6', 9000, ['v2', 'extra'], { owner: 'ops' }, true],
+      'the flags fill in what the file leaves out',
+    );
     const checks = (await call(a.url, 'GET', '/v1/agent/checks', { token: ROOT })).json;
-    assert.equal(checks['api-ttl'].ServiceID, 'api', 'the check block became the service\'s check');
+    assert.equal(checks['api-ttl'].ServiceID, 'api', "the check block became the service's check");
   });
 
-  it('catalog services prints the names, -tags the tags, -node one node\'s; catalog nodes the table', async () => {
+  it("catalog services prints the names, -tags the tags, -node one node's; catalog nodes the table", async () => {
     await catalogHas(['api', 'cache', 'consul', 'db', 'web']);
     assert.equal(await ok('mesh', 'catalog', 'services'), 'api\ncache\nconsul\ndb\nweb\n');
     assert.equal(await ok('mesh', 'catalog', 'services', '-tags'), 'api         extra,v2\ncache       \nconsul      \ndb          \nweb         primary,v1\n');
@@ -67,7 +100,10 @@ describe('cairn mesh services / catalog against a real discovery agent', () => {
     };
     assert.equal(await ok('mesh', 'catalog', 'nodes'), expected(short));
     assert.equal(await ok('mesh', 'catalog', 'nodes', '-service=web'), expected(short));
-    assert.match(await ok('mesh', 'catalog', 'nodes', '-detailed'), new RegExp(`^Node +ID +Address +DC +TaggedAddresses +Meta\\ntest +${nodeId} +\\S+ +dc1 +\\S`));
+    assert.match(
+      await ok('mesh', 'catalog', 'nodes', '-detailed'),
+      new RegExp(`^Node +ID +Address +DC +TaggedAddresses +Meta\\ntest +${nodeId} +\\S+ +dc1 +\\S`),
+    );
     const missing = await asRoot(['mesh', 'catalog', 'nodes', '-service=nothing']);
     assert.deepEqual([missing.code, missing.stderr], [0, 'No nodes match the given query - try expanding your search.\n']);
     const json = JSON.parse(await ok('mesh', 'catalog', 'nodes', '-format=json'));
@@ -96,7 +132,10 @@ describe('cairn mesh services / catalog against a real discovery agent', () => {
 
   it('deregister by -id and by file', async () => {
     assert.equal(await ok('mesh', 'services', 'deregister', '-id=web-1'), 'Deregistered service: web-1\n');
-    assert.equal(await ok('mesh', 'services', 'deregister', scratch.file('db-again.json', JSON.stringify({ services: [{ Name: 'db', ID: 'db-1' }, { name: 'cache' }] }))), 'Deregistered service: db-1\nDeregistered service: cache\n');
+    assert.equal(
+      await ok('mesh', 'services', 'deregister', scratch.file('db-again.json', JSON.stringify({ services: [{ Name: 'db', ID: 'db-1' }, { name: 'cache' }] }))),
+      'Deregistered service: db-1\nDeregistered service: cache\n',
+    );
     assert.equal(await ok('mesh', 'services', 'deregister', `${scratch.dir}/api.hcl`), 'Deregistered service: api\n');
     assert.deepEqual((await call(a.url, 'GET', '/v1/agent/services', { token: ROOT })).json, {});
     await catalogHas(['consul']);

@@ -28,12 +28,18 @@ describe('cairn mesh kv against a real discovery agent', () => {
 
   it('put from text, @file and stdin; get prints the value, -detailed the fields, -recurse key:value, -keys the names', async () => {
     assert.equal(await ok('mesh', 'kv', 'put', 'app/name', 'web'), 'Success! Data written to: app/name\n');
-    assert.equal(await ok('mesh', 'kv', 'put', '-flags=7', 'app/conf/file', `@${scratch.file('v.txt', 'from file')}`), 'Success! Data written to: app/conf/file\n');
+    assert.equal(
+      await ok('mesh', 'kv', 'put', '-flags=7', 'app/conf/file', `@${scratch.file('v.txt', 'from file')}`),
+      'Success! Data written to: app/conf/file\n',
+    );
     const piped = await asRoot(['mesh', 'kv', 'put', 'app/conf/stdin', '-'], 'from stdin');
     assert.equal(piped.code, 0, piped.stderr);
     assert.equal(await ok('mesh', 'kv', 'get', 'app/name'), 'web\n');
     assert.equal(await ok('mesh', 'kv', 'get', '-base64', 'app/name'), `${Buffer.from('web').toString('base64')}\n`);
-    assert.match(await ok('mesh', 'kv', 'get', '-detailed', 'app/conf/file'), /^CreateIndex {6}\d+\nFlags {12}7\nKey {14}app\/conf\/file\nLockIndex {8}0\nModifyIndex {6}\d+\nSession {10}-\nValue {12}from file\n$/);
+    assert.match(
+      await ok('mesh', 'kv', 'get', '-detailed', 'app/conf/file'),
+      /^CreateIndex {6}\d+\nFlags {12}7\nKey {14}app\/conf\/file\nLockIndex {8}0\nModifyIndex {6}\d+\nSession {10}-\nValue {12}from file\n$/,
+    );
     assert.equal(await ok('mesh', 'kv', 'get', '-recurse', 'app/'), 'app/conf/file:from file\napp/conf/stdin:from stdin\napp/name:web\n');
     assert.equal(await ok('mesh', 'kv', 'get', '-keys', 'app/'), 'app/conf/\napp/name\n');
     const json = JSON.parse(await ok('mesh', 'kv', 'get', 'app/name', '-format=json'));
@@ -60,7 +66,11 @@ describe('cairn mesh kv against a real discovery agent', () => {
     const entries = JSON.parse(exported);
     assert.deepEqual(
       entries.map((e: { key: string; flags: number }) => [e.key, e.flags]),
-      [['app/conf/file', 7], ['app/conf/stdin', 0], ['app/name', 0]],
+      [
+        ['app/conf/file', 7],
+        ['app/conf/stdin', 0],
+        ['app/name', 0],
+      ],
     );
     assert.match(exported, /^\[\n\t\{\n\t\t"key": "app\/conf\/file",/);
     assert.equal(await ok('mesh', 'kv', 'delete', '-recurse', 'app/'), 'Success! Deleted keys with prefix: app/\n');

@@ -46,7 +46,15 @@ describe('cairn mesh lock and cairn mesh watch against a real discovery agent', 
     const out = join(scratch.dir, 'order.txt');
     const go = join(scratch.dir, 'go');
     // -shell=false with `sh -c …` after the prefix: the child's own flags stay its own.
-    const first = start({}, ['mesh', 'lock', '-shell=false', '/jobs/a', 'sh', '-c', `echo "one $MESH_LOCK_HELD" >> ${out}; while [ ! -f ${go} ]; do sleep 0.05; done`]);
+    const first = start({}, [
+      'mesh',
+      'lock',
+      '-shell=false',
+      '/jobs/a',
+      'sh',
+      '-c',
+      `echo "one $MESH_LOCK_HELD" >> ${out}; while [ ! -f ${go} ]; do sleep 0.05; done`,
+    ]);
     await until('the first child runs', 15_000, () => (read(out) === 'one true\n' ? true : undefined));
     const key = (await mesh.kv.get('jobs/a/.lock')).entry;
     assert.ok(key?.Session, 'the key shows the session');
@@ -100,8 +108,13 @@ describe('cairn mesh lock and cairn mesh watch against a real discovery agent', 
   it('lock -n=2: a semaphore runs two children at once, the third once one ended', { timeout: 60_000 }, async () => {
     const out = join(scratch.dir, 'sem.txt');
     const go = join(scratch.dir, 'sem-go');
-    const runs = ['x', 'y', 'z'].map((name) => start({}, ['mesh', 'lock', '-n=2', 'jobs/sem', `echo ${name} >> ${out}; while [ ! -f ${go} ]; do sleep 0.05; done`]));
-    const lines = () => read(out).split('\n').filter((l) => l !== '');
+    const runs = ['x', 'y', 'z'].map((name) =>
+      start({}, ['mesh', 'lock', '-n=2', 'jobs/sem', `echo ${name} >> ${out}; while [ ! -f ${go} ]; do sleep 0.05; done`]),
+    );
+    const lines = () =>
+      read(out)
+        .split('\n')
+        .filter((l) => l !== '');
     await until('two children run', 20_000, () => (lines().length === 2 ? true : undefined));
     await new Promise((r) => setTimeout(r, 700));
     assert.equal(lines().length, 2, 'the third waits for a slot');

@@ -48,7 +48,11 @@ describe('cairn acl against a real discovery agent', () => {
   it('policy lifecycle: rules from @file and stdin, read by name, list, update keeps what is not given, delete', async () => {
     const created = await ok('acl', 'policy', 'create', '-name=web', '-description=Web', `-rules=@${file('web.hcl', 'service "web" { policy = "write" }\n')}`);
     assert.match(created, /^ID: {11}[0-9a-f-]{36}\nName: {9}web\nDescription: {2}Web\nDatacenters:\nRules:\nservice "web" \{ policy = "write" \}$/m);
-    const fromStdin = await cairn({ MESH_HTTP_TOKEN: root }, ['acl', 'policy', 'create', '-name=db', '-rules', '-', '-format=json'], 'service "db" { policy = "read" }');
+    const fromStdin = await cairn(
+      { MESH_HTTP_TOKEN: root },
+      ['acl', 'policy', 'create', '-name=db', '-rules', '-', '-format=json'],
+      'service "db" { policy = "read" }',
+    );
     assert.equal(fromStdin.code, 0, fromStdin.stderr);
     const db = JSON.parse(fromStdin.stdout);
     assert.equal(db.Rules, 'service "db" { policy = "read" }');
@@ -65,7 +69,10 @@ describe('cairn acl against a real discovery agent', () => {
     const role = await json('acl', 'role', 'create', '-name=web-role', '-policy-name=web', '-service-identity=api:dc1,dc2', '-node-identity=n1:dc1');
     assert.deepEqual(role.ServiceIdentities, [{ ServiceName: 'api', Datacenters: ['dc1', 'dc2'] }]);
     const table = await ok('acl', 'role', 'read', '-name=web-role');
-    assert.match(table, /^Policies:\n {3}[0-9a-f-]{36} - web\nService Identities:\n {3}api \(Datacenters: dc1, dc2\)\nNode Identities:\n {3}n1 \(Datacenter: dc1\)$/m);
+    assert.match(
+      table,
+      /^Policies:\n {3}[0-9a-f-]{36} - web\nService Identities:\n {3}api \(Datacenters: dc1, dc2\)\nNode Identities:\n {3}n1 \(Datacenter: dc1\)$/m,
+    );
     assert.match(await ok('acl', 'role', 'list'), /^web-role:\n {3}ID:/m);
     const updated = await json('acl', 'role', 'update', `-id=${role.ID}`, '-description=changed');
     assert.equal(updated.Description, 'changed');
@@ -75,7 +82,17 @@ describe('cairn acl against a real discovery agent', () => {
 
   it('token lifecycle: create shows the secret, list and update hide it, read -self, delete; a missing token exits 1', async () => {
     await ok('acl', 'role', 'create', '-name=reader', '-policy-name=web');
-    const table = await ok('acl', 'token', 'create', '-policy-name=web', '-role-name=reader', '-service-identity=web', '-description=ci', '-expires-ttl=1h', '-local');
+    const table = await ok(
+      'acl',
+      'token',
+      'create',
+      '-policy-name=web',
+      '-role-name=reader',
+      '-service-identity=web',
+      '-description=ci',
+      '-expires-ttl=1h',
+      '-local',
+    );
     const accessor = /^AccessorID: {7}(\S+)$/m.exec(table)?.[1] ?? '';
     const secret = /^SecretID: {9}(\S+)$/m.exec(table)?.[1] ?? '';
     assert.match(secret, /^[0-9a-f-]{36}$/);
@@ -93,7 +110,10 @@ describe('cairn acl against a real discovery agent', () => {
     assert.ok(!updated.includes(secret));
     const after = await json('acl', 'token', 'read', `-id=${accessor}`);
     assert.equal(after.Description, 'ci2');
-    assert.deepEqual(after.Roles.map((r: { Name: string }) => r.Name), ['reader']);
+    assert.deepEqual(
+      after.Roles.map((r: { Name: string }) => r.Name),
+      ['reader'],
+    );
     assert.equal(await ok('acl', 'token', 'delete', `-id=${accessor}`), `Token "${accessor}" deleted successfully\n`);
     const gone = await cairn({ MESH_HTTP_TOKEN: root }, ['acl', 'token', 'read', `-id=${accessor}`]);
     assert.equal(gone.code, 1);
@@ -101,7 +121,10 @@ describe('cairn acl against a real discovery agent', () => {
   });
 
   it('auth method and binding rule, acl login with a token sink, logout; cairn login hands over with -bearer-token-file', async () => {
-    const config = file('jwt.json', JSON.stringify({ JWTValidationPubKeys: [readFileSync(join(scratch.dir, 'key.pem'), 'utf8')], BoundAudiences: ['cairn'], ClaimMappings: { sub: 'user' } }));
+    const config = file(
+      'jwt.json',
+      JSON.stringify({ JWTValidationPubKeys: [readFileSync(join(scratch.dir, 'key.pem'), 'utf8')], BoundAudiences: ['cairn'], ClaimMappings: { sub: 'user' } }),
+    );
     const m = await ok('acl', 'auth-method', 'create', '-type=jwt', '-name=ci', `-config=@${config}`, '-max-token-ttl=10m', '-description=CI jobs');
     assert.match(m, /^Name: {11}ci\nType: {11}jwt\n/);
     assert.match(m, /^Max Token TTL: {2}10m0s$/m);
@@ -121,7 +144,10 @@ describe('cairn acl against a real discovery agent', () => {
     assert.equal(statSync(sink).mode & 0o777, 0o600);
     const me = await cairn({}, ['acl', 'token', 'read', '-self', `-token-file=${sink}`, '-format=json']);
     assert.equal(JSON.parse(me.stdout).AuthMethod, 'ci', me.stderr);
-    assert.deepEqual(JSON.parse(me.stdout).Roles.map((r: { Name: string }) => r.Name), ['reader']);
+    assert.deepEqual(
+      JSON.parse(me.stdout).Roles.map((r: { Name: string }) => r.Name),
+      ['reader'],
+    );
     assert.equal((await cairn({}, ['acl', 'logout', `-token-file=${sink}`])).code, 0);
     assert.equal((await cairn({}, ['acl', 'token', 'read', '-self', `-token-file=${sink}`])).code, 1);
 

@@ -58,7 +58,10 @@ describe('cairn operator init / unseal / seal and status', () => {
 
     const sealed = await run(env, ['status']);
     assert.equal(sealed.code, 2);
-    assert.match(sealed.stdout, /^Key\s+Value\n---\s+-----\nSeal Type\s+shamir\nInitialized\s+true\nSealed\s+true\nTotal Shares\s+3\nThreshold\s+2\nUnseal Progress\s+0\/2\nUnseal Nonce\s+n\/a\nVersion\s+\S+\nStorage Type\s+\S+\nHA Enabled\s+false\n$/);
+    assert.match(
+      sealed.stdout,
+      /^Key\s+Value\n---\s+-----\nSeal Type\s+shamir\nInitialized\s+true\nSealed\s+true\nTotal Shares\s+3\nThreshold\s+2\nUnseal Progress\s+0\/2\nUnseal Nonce\s+n\/a\nVersion\s+\S+\nStorage Type\s+\S+\nHA Enabled\s+false\n$/,
+    );
 
     const first = await run(env, ['operator', 'unseal', keys[0]]);
     assert.equal(first.code, 0, first.stderr);
@@ -185,7 +188,8 @@ describe('cairn policy / auth / login against a real server', () => {
     assert.match(login.stdout, /^Success! You are now authenticated\./);
     const token = /^token\s+(\S+)$/m.exec(login.stdout)?.[1];
     assert.ok(token, login.stdout);
-    for (const k of ['token_accessor', 'token_duration', 'token_renewable', 'token_policies', 'policies']) assert.match(login.stdout, new RegExp(`^${k}\\s`, 'm'));
+    for (const k of ['token_accessor', 'token_duration', 'token_renewable', 'token_policies', 'policies'])
+      assert.match(login.stdout, new RegExp(`^${k}\\s`, 'm'));
     assert.match(login.stdout, /^token_policies\s+\["default"\]$/m);
     assert.equal(readFileSync(tokenPath, 'utf8'), token);
     assert.equal(statSync(tokenPath).mode & 0o777, 0o600);

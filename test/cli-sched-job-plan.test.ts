@@ -77,8 +77,16 @@ describe('cairn sched job plan', () => {
     const big = scratch.file('big.hcl', web(1, 100_000).replace('"web"', '"big"'));
     const r = await cairn({ SCHED_TOKEN: ROOT }, ['sched', 'job', 'plan', big]);
     assert.equal(r.code, 1);
-    assert.match(r.stdout, /Scheduler dry-run:\n- WARNING: Failed to place all allocations\.\n {2}Task Group "app" \(failed to place 1 allocation\):\n {4}\* Resources exhausted on 1 nodes\n {4}\* Dimension "memory" exhausted on 1 nodes\n\n/);
-    const missing = await cairn({ SCHED_TOKEN: ROOT }, ['sched', 'job', 'plan', scratch.file('nothing.hcl', 'job "x" {}\n').replace('nothing.hcl', 'absent.hcl')]);
+    assert.match(
+      r.stdout,
+      /Scheduler dry-run:\n- WARNING: Failed to place all allocations\.\n {2}Task Group "app" \(failed to place 1 allocation\):\n {4}\* Resources exhausted on 1 nodes\n {4}\* Dimension "memory" exhausted on 1 nodes\n\n/,
+    );
+    const missing = await cairn({ SCHED_TOKEN: ROOT }, [
+      'sched',
+      'job',
+      'plan',
+      scratch.file('nothing.hcl', 'job "x" {}\n').replace('nothing.hcl', 'absent.hcl'),
+    ]);
     assert.equal(missing.code, 255);
     assert.match(missing.stderr, /^Error during plan: /);
     const denied = await cairn({ SCHED_TOKEN: randomUUID() }, ['sched', 'job', 'plan', big]);

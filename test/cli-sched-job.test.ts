@@ -39,7 +39,15 @@ describe('cairn sched job and eval against a real scheduler agent', () => {
   before(async () => {
     a = await startAgent();
     scratch = scratchDir('cairn-cli-sched-job-');
-    assert.equal((await call(a.url, 'PUT', '/v1/node/register', { token: ROOT, body: { Node: { ID: nodeID, SecretID: 's', Datacenter: 'dc1', Name: 'w1', Attributes: { 'os.name': 'linux' } } } })).status, 200);
+    assert.equal(
+      (
+        await call(a.url, 'PUT', '/v1/node/register', {
+          token: ROOT,
+          body: { Node: { ID: nodeID, SecretID: 's', Datacenter: 'dc1', Name: 'w1', Attributes: { 'os.name': 'linux' } } },
+        })
+      ).status,
+      200,
+    );
     // A node that runs raw_exec tasks, in dc2 only (the dc1 jobs below stay unplaced), with memory for one allocation of 300 MiB.
     dc2Node = await simNode(a.url, 'w2', { memory: 512, over: { Datacenter: 'dc2' } });
   });
@@ -57,9 +65,17 @@ describe('cairn sched job and eval against a real scheduler agent', () => {
     assert.deepEqual([job.TaskGroups[0].Count, job.Datacenters], [2, ['dc1']]);
     const stale = await cairn({ SCHED_TOKEN: ROOT }, ['sched', 'job', 'run', '-detach', `-check-index=${job.JobModifyIndex + 1}`, file]);
     assert.equal(stale.code, 1);
-    assert.equal(stale.stderr, `Error: Enforcing job modify index ${job.JobModifyIndex + 1}: job exists with conflicting job modify index: ${job.JobModifyIndex} (HTTP 400)\n`);
+    assert.equal(
+      stale.stderr,
+      `Error: Enforcing job modify index ${job.JobModifyIndex + 1}: job exists with conflicting job modify index: ${job.JobModifyIndex} (HTTP 400)\n`,
+    );
     await ok('sched', 'job', 'run', '-detach', `-check-index=${job.JobModifyIndex}`, file);
-    const bad = await cairn({ SCHED_TOKEN: ROOT }, ['sched', 'job', 'run', scratch.file('bad.hcl', 'job "x" {\n  group "g" {\n    task "t" { drivr = "x" }\n  }\n}\n')]);
+    const bad = await cairn({ SCHED_TOKEN: ROOT }, [
+      'sched',
+      'job',
+      'run',
+      scratch.file('bad.hcl', 'job "x" {\n  group "g" {\n    task "t" { drivr = "x" }\n  }\n}\n'),
+    ]);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /^Error: input\.hcl:3: unknown key "drivr" in task "t"/);
   });
@@ -79,7 +95,13 @@ describe('cairn sched job and eval against a real scheduler agent', () => {
     // With no scheduler running (an agent with it off) the monitor gives up at its timeout.
     const idle = await startAgent({ schedulerWorkers: 0 });
     try {
-      const pending = await cairn({ SCHED_TOKEN: ROOT, SCHED_ADDR: idle.url }, ['sched', 'job', 'run', '-monitor-timeout=200ms', scratch.file('lonely.hcl', WEB.replace('job "web"', 'job "lonely"'))]);
+      const pending = await cairn({ SCHED_TOKEN: ROOT, SCHED_ADDR: idle.url }, [
+        'sched',
+        'job',
+        'run',
+        '-monitor-timeout=200ms',
+        scratch.file('lonely.hcl', WEB.replace('job "web"', 'job "lonely"')),
+      ]);
       assert.equal(pending.code, 1);
       assert.match(pending.stdout, /is still pending after 0s: is a scheduler running on the leader\?\n$/);
       const listed = await cairn({ SCHED_TOKEN: ROOT, SCHED_ADDR: idle.url }, ['sched', 'eval', 'list', '-job=lonely']);
@@ -88,7 +110,12 @@ describe('cairn sched job and eval against a real scheduler agent', () => {
       assert.match(lines[1], /^[0-9a-f]{8} {2}50 {8}job-register {2}lonely {2}default {4}<none> {3}pending {2}false$/);
       const id = lines[1].slice(0, 8);
       const status = await cairn({ SCHED_TOKEN: ROOT, SCHED_ADDR: idle.url }, ['sched', 'eval', 'status', id]);
-      assert.match(status.stdout, new RegExp(`^ID {17}= ${id}\\nCreate Time {8}= \\S+\\nModify Time {8}= \\S+\\nStatus {13}= pending\\nStatus Description = pending\\nType {15}= service\\nTriggeredBy {8}= job-register\\nJob ID {13}= lonely\\nNamespace {10}= default\\nPriority {11}= 50\\nPlacement Failures = false\\n$`));
+      assert.match(
+        status.stdout,
+        new RegExp(
+          `^ID {17}= ${id}\\nCreate Time {8}= \\S+\\nModify Time {8}= \\S+\\nStatus {13}= pending\\nStatus Description = pending\\nType {15}= service\\nTriggeredBy {8}= job-register\\nJob ID {13}= lonely\\nNamespace {10}= default\\nPriority {11}= 50\\nPlacement Failures = false\\n$`,
+        ),
+      );
     } finally {
       await idle.stop();
     }
@@ -100,20 +127,41 @@ describe('cairn sched job and eval against a real scheduler agent', () => {
     const evalId = /Evaluation ID: ([0-9a-f-]{36})/.exec(run)![1]!;
     assert.equal((await settled(a, evalId)).Status, 'complete');
     const placed = (await call(a.url, 'GET', '/v1/job/api/allocations', { token: ROOT })).json as { ID: string; NodeID: string }[];
-    assert.deepEqual(placed.map((x) => x.NodeID), [dc2Node]);
+    assert.deepEqual(
+      placed.map((x) => x.NodeID),
+      [dc2Node],
+    );
     const alloc = placed[0]!;
     assert.equal((await call(a.url, 'POST', `/v1/allocation/${alloc.ID}/client-status`, { token: ROOT, body: { ClientStatus: 'running' } })).status, 200);
 
     const listed = await ok('sched', 'job', 'status');
     const lines = listed.trimEnd().split('\n');
     assert.match(lines[0], /^ID {5}Type {5}Priority {2}Status {3}Submit Date$/);
-    assert.match(lines.find((l) => l.startsWith('api '))!, /^api {4}service {2}50 {8}running {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    assert.match(lines.find((l) => l.startsWith('web '))!, /^web {4}service {2}50 {8}pending {2}/, 'nothing placed, its blocked evaluation waits');
+    assert.match(
+      lines.find((l) => l.startsWith('api '))!,
+      /^api {4}service {2}50 {8}running {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
+    );
+    assert.match(
+      lines.find((l) => l.startsWith('web '))!,
+      /^web {4}service {2}50 {8}pending {2}/,
+      'nothing placed, its blocked evaluation waits',
+    );
     const one = await ok('sched', 'job', 'status', 'ap');
-    assert.match(one, /^ID {12}= api\nName {10}= api\nSubmit Date {3}= \S+\nType {10}= service\nPriority {6}= 50\nDatacenters {3}= dc2\nNamespace {5}= default\nNode Pool {5}= default\nStatus {8}= running\n/);
+    assert.match(
+      one,
+      /^ID {12}= api\nName {10}= api\nSubmit Date {3}= \S+\nType {10}= service\nPriority {6}= 50\nDatacenters {3}= dc2\nNamespace {5}= default\nNode Pool {5}= default\nStatus {8}= running\n/,
+    );
     // Queued 1: the scheduler could place only one of api's two allocations.
-    assert.match(one, /\n\nSummary\nTask Group {2}Queued {2}Starting {2}Running {2}Failed {2}Complete {2}Lost {2}Unknown\napp {9}1 {7}0 {9}1 {8}0 {7}0 {9}0 {5}0\n/);
-    assert.match(one, new RegExp(`\\n\\nAllocations\\nID {8}Node ID {3}Task Group {2}Version {2}Desired {2}Status {3}Created {2,}Modified\\n${alloc.ID.slice(0, 8)} {2}${dc2Node.slice(0, 8)} {2}app {9}0 {8}run {6}running {2}\\d+s ago`));
+    assert.match(
+      one,
+      /\n\nSummary\nTask Group {2}Queued {2}Starting {2}Running {2}Failed {2}Complete {2}Lost {2}Unknown\napp {9}1 {7}0 {9}1 {8}0 {7}0 {9}0 {5}0\n/,
+    );
+    assert.match(
+      one,
+      new RegExp(
+        `\\n\\nAllocations\\nID {8}Node ID {3}Task Group {2}Version {2}Desired {2}Status {3}Created {2,}Modified\\n${alloc.ID.slice(0, 8)} {2}${dc2Node.slice(0, 8)} {2}app {9}0 {8}run {6}running {2}\\d+s ago`,
+      ),
+    );
     const json = JSON.parse(await ok('sched', 'job', 'status', 'api', '-json'));
     assert.equal(json.ID, 'api');
     const missing = await cairn({ SCHED_TOKEN: ROOT }, ['sched', 'job', 'status', 'zzz']);
@@ -124,7 +172,11 @@ describe('cairn sched job and eval against a real scheduler agent', () => {
     const inspect = JSON.parse(await ok('sched', 'job', 'inspect', 'web'));
     assert.equal(inspect.Job.ID, 'web');
     const history = await ok('sched', 'job', 'history', 'web');
-    assert.match(history, /^Version {5}= 0\nStable {6}= false\nSubmit Date = \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$/, 'the re-runs of the same file made no new version');
+    assert.match(
+      history,
+      /^Version {5}= 0\nStable {6}= false\nSubmit Date = \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$/,
+      'the re-runs of the same file made no new version',
+    );
     const stopped = await ok('sched', 'job', 'stop', '-detach', 'web');
     assert.match(stopped, /^Job "web" stopped\nEvaluation ID: [0-9a-f-]{36}\n$/);
     assert.equal((await call(a.url, 'GET', '/v1/job/web', { token: ROOT })).json.Stop, true);
@@ -140,7 +192,10 @@ describe('cairn sched job and eval against a real scheduler agent', () => {
     assert.match(lines[0], /^ID {8}Priority {2}Triggered By {3}Job ID {2}Namespace {2}Node ID {2}Status {4}Placement Failures$/);
     const reg = lines.find((l) => l.includes('job-register'))!;
     assert.match(reg, /^[0-9a-f]{8} {2}50 {8}job-register {3}batch {3}default {4}<none> {3}complete {2}true$/);
-    assert.ok(lines.some((l) => /^[0-9a-f]{8} {2}50 {8}queued-allocs {2}batch {3}default {4}<none> {3}blocked {3}false$/.test(l)), listed);
+    assert.ok(
+      lines.some((l) => /^[0-9a-f]{8} {2}50 {8}queued-allocs {2}batch {3}default {4}<none> {3}blocked {3}false$/.test(l)),
+      listed,
+    );
     const id = reg.slice(0, 8);
     const status = await ok('sched', 'eval', 'status', id);
     assert.match(status, new RegExp(`^ID {17}= ${id}\\nCreate Time {8}= \\S+\\nModify Time {8}= \\S+\\nStatus {13}= complete\\n`));

@@ -72,7 +72,10 @@ describe('cairn sched volume and plugin against a real agent and hostpath plugin
     const m = /^Created external volume (\S+) with ID web-data\n$/.exec(out);
     assert.ok(m, out);
     const v = await json('sched', 'volume', 'status', 'web-data');
-    assert.deepEqual([v.ID, v.Name, v.ExternalID, v.PluginID, v.RequestedCapacityMin, v.RequestedCapacityMax, v.Parameters], ['web-data', 'web', m[1], 'hostpath', 2 * 2 ** 20, 2 ** 30, { tier: 'gold' }]);
+    assert.deepEqual(
+      [v.ID, v.Name, v.ExternalID, v.PluginID, v.RequestedCapacityMin, v.RequestedCapacityMax, v.Parameters],
+      ['web-data', 'web', m[1], 'hostpath', 2 * 2 ** 20, 2 ** 30, { tier: 'gold' }],
+    );
     assert.deepEqual(v.RequestedCapabilities, [
       { AccessMode: 'single-node-writer', AttachmentMode: 'file-system' },
       { AccessMode: 'single-node-reader-only', AttachmentMode: 'file-system' },
@@ -99,34 +102,77 @@ describe('cairn sched volume and plugin against a real agent and hostpath plugin
   });
 
   it('registers a volume that exists in the plugin, from JSON and from standard input', async () => {
-    const made = await f.client('hostpath').createVolume({ name: 'legacy', volumeCapabilities: [{ accessMode: 'SINGLE_NODE_WRITER', accessType: { mount: { fsType: '', mountFlags: [] } } }] });
-    const spec = { id: 'legacy', type: 'csi', plugin_id: 'hostpath', external_id: made.volumeId, capability: [{ access_mode: 'single-node-writer', attachment_mode: 'file-system' }] };
+    const made = await f
+      .client('hostpath')
+      .createVolume({ name: 'legacy', volumeCapabilities: [{ accessMode: 'SINGLE_NODE_WRITER', accessType: { mount: { fsType: '', mountFlags: [] } } }] });
+    const spec = {
+      id: 'legacy',
+      type: 'csi',
+      plugin_id: 'hostpath',
+      external_id: made.volumeId,
+      capability: [{ access_mode: 'single-node-writer', attachment_mode: 'file-system' }],
+    };
     assert.equal(await ok('sched', 'volume', 'register', file('legacy.json', JSON.stringify(spec, null, 2))), 'Volume "legacy" registered\n');
     assert.equal((await json('sched', 'volume', 'status', 'legacy')).ExternalID, made.volumeId);
 
-    const other = await f.client('hostpath').createVolume({ name: 'piped', volumeCapabilities: [{ accessMode: 'SINGLE_NODE_WRITER', accessType: { mount: { fsType: '', mountFlags: [] } } }] });
+    const other = await f
+      .client('hostpath')
+      .createVolume({ name: 'piped', volumeCapabilities: [{ accessMode: 'SINGLE_NODE_WRITER', accessType: { mount: { fsType: '', mountFlags: [] } } }] });
     const hcl = `id = "piped"\ntype = "csi"\nplugin_id = "hostpath"\nexternal_id = "${other.volumeId}"\naccess_mode = "single-node-writer"\nattachment_mode = "file-system"\n`;
     const r = await cairn({ SCHED_TOKEN: ROOT }, ['sched', 'volume', 'register', '-json', '-'], hcl);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual([JSON.parse(r.stdout).ID, JSON.parse(r.stdout).ExternalID], ['piped', other.volumeId]);
 
-    const ghost = await fails(1, 'sched', 'volume', 'register', file('ghost.hcl', `id = "ghost"\ntype = "csi"\nplugin_id = "hostpath"\nexternal_id = "no-such"\ncapability {\n  access_mode = "single-node-writer"\n  attachment_mode = "file-system"\n}\n`));
+    const ghost = await fails(
+      1,
+      'sched',
+      'volume',
+      'register',
+      file(
+        'ghost.hcl',
+        `id = "ghost"\ntype = "csi"\nplugin_id = "hostpath"\nexternal_id = "no-such"\ncapability {\n  access_mode = "single-node-writer"\n  attachment_mode = "file-system"\n}\n`,
+      ),
+    );
     assert.match(ghost.stderr, /^Error: plugin "hostpath" could not validate volume "no-such": .* \(HTTP 404\)\n$/);
   });
 
   it('lists volumes as a table, narrowed by plugin and filter', async () => {
-    await ok('sched', 'volume', 'create', file('plain.hcl', `id = "plain-1"\ntype = "csi"\nplugin_id = "plain"\ncapability {\n  access_mode = "single-node-writer"\n  attachment_mode = "file-system"\n}\n`));
+    await ok(
+      'sched',
+      'volume',
+      'create',
+      file(
+        'plain.hcl',
+        `id = "plain-1"\ntype = "csi"\nplugin_id = "plain"\ncapability {\n  access_mode = "single-node-writer"\n  attachment_mode = "file-system"\n}\n`,
+      ),
+    );
     const table = await ok('sched', 'volume', 'status');
     const lines = table.trimEnd().split('\n');
     assert.equal(lines[0], 'Container Storage Interface');
     assert.match(lines[1], /^ID +Name +Namespace +Plugin ID +Schedulable +Access Mode$/);
-    assert.deepEqual(lines.slice(2).map((l) => l.split(/ +/)[0]), ['legacy', 'piped', 'plain-1', 'web-data']);
+    assert.deepEqual(
+      lines.slice(2).map((l) => l.split(/ +/)[0]),
+      ['legacy', 'piped', 'plain-1', 'web-data'],
+    );
     assert.match(table, /^web-data +web +default +hostpath +true +<none>$/m);
     const plain = await json('sched', 'volume', 'status', '-plugin-id=plain');
-    assert.deepEqual(plain.map((v: { ID: string }) => v.ID), ['plain-1']);
+    assert.deepEqual(
+      plain.map((v: { ID: string }) => v.ID),
+      ['plain-1'],
+    );
     const gold = await ok('sched', 'volume', 'status', '-filter', 'Parameters.tier == "gold"');
-    assert.deepEqual(gold.trimEnd().split('\n').slice(2).map((l) => l.split(/ +/)[0]), ['web-data']);
-    assert.match(await ok('sched', 'volume', 'status', '-verbose'), /^ID +Name +Namespace +Plugin ID +Schedulable +Access Mode +External ID +Provider +Readers +Writers$/m);
+    assert.deepEqual(
+      gold
+        .trimEnd()
+        .split('\n')
+        .slice(2)
+        .map((l) => l.split(/ +/)[0]),
+      ['web-data'],
+    );
+    assert.match(
+      await ok('sched', 'volume', 'status', '-verbose'),
+      /^ID +Name +Namespace +Plugin ID +Schedulable +Access Mode +External ID +Provider +Readers +Writers$/m,
+    );
     assert.equal(await ok('sched', 'volume', 'status', '-namespace=nowhere'), 'No CSI volumes\n');
     const none = await fails(1, 'sched', 'volume', 'status', 'zzz');
     assert.equal(none.stderr, 'Error: No volumes with prefix or ID "zzz" found\n');
@@ -151,12 +197,18 @@ describe('cairn sched volume and plugin against a real agent and hostpath plugin
     const page = await ok('sched', 'volume', 'snapshot', 'list', '-plugin=hostpath', '-per-page=1', '-secret', 'password=hunter2');
     const hint = /-page-token=(\S+)\n$/.exec(page);
     assert.ok(hint, page);
-    assert.match(page, /\n\nResults have been paginated\. To get the next page run:\n\ncairn sched volume snapshot list -plugin=hostpath -per-page=1 -page-token=/);
+    assert.match(
+      page,
+      /\n\nResults have been paginated\. To get the next page run:\n\ncairn sched volume snapshot list -plugin=hostpath -per-page=1 -page-token=/,
+    );
     const rest = await json('sched', 'volume', 'snapshot', 'list', '-plugin=hostpath', '-per-page=1', `-page-token=${hint[1]}`);
     assert.equal(rest.Snapshots.length, 1);
 
     assert.equal(await ok('sched', 'volume', 'snapshot', 'delete', '-secret=password=hunter2', 'hostpath', first), `Deleted snapshot ${first}.\n`);
-    assert.deepEqual((await json('sched', 'volume', 'snapshot', 'list', '-plugin=hostpath')).Snapshots.map((s: { ID: string }) => s.ID), [second.ID]);
+    assert.deepEqual(
+      (await json('sched', 'volume', 'snapshot', 'list', '-plugin=hostpath')).Snapshots.map((s: { ID: string }) => s.ID),
+      [second.ID],
+    );
     await ok('sched', 'volume', 'snapshot', 'delete', 'hostpath', second.ID);
     assert.equal(await ok('sched', 'volume', 'snapshot', 'list', '-plugin=hostpath'), 'No snapshots found\n');
 
@@ -168,7 +220,7 @@ describe('cairn sched volume and plugin against a real agent and hostpath plugin
     assert.equal(noVolume.stderr, 'Error: no such volume "nope" (HTTP 400)\n');
   });
 
-  it('detaches, deregisters and deletes, with the server\'s refusals on one line', async () => {
+  it("detaches, deregisters and deletes, with the server's refusals on one line", async () => {
     assert.equal(await ok('sched', 'volume', 'detach', 'web-data', f.nodeId.slice(0, 6)), `Successfully detached volume "web-data" from node "${f.nodeId}"\n`);
     await allocWith(f, { data: { Source: 'legacy' } }, { job: 'job' });
     const inUse = await fails(1, 'sched', 'volume', 'deregister', 'legacy');
@@ -184,7 +236,10 @@ describe('cairn sched volume and plugin against a real agent and hostpath plugin
     assert.equal((await fails(1, 'sched', 'volume', 'deregister', 'piped')).stderr, 'Error: volume not found: piped (HTTP 404)\n');
 
     const { ExternalID } = await json('sched', 'volume', 'status', 'web-data');
-    assert.equal(await ok('sched', 'volume', 'delete', '-secret', 'password=hunter2', '-secret=extra=a=b', 'web-data'), 'Successfully deleted volume "web-data"!\n');
+    assert.equal(
+      await ok('sched', 'volume', 'delete', '-secret', 'password=hunter2', '-secret=extra=a=b', 'web-data'),
+      'Successfully deleted volume "web-data"!\n',
+    );
     const left = await f.client('hostpath').listVolumes({ maxEntries: 100 });
     assert.ok(!left.entries.some((e) => e.volume.volumeId === ExternalID), 'deleted in the plugin');
     assert.equal((await fails(1, 'sched', 'volume', 'status', 'web-data')).stderr, 'Error: No volumes with prefix or ID "web-data" found\n');
@@ -198,13 +253,19 @@ describe('cairn sched volume and plugin against a real agent and hostpath plugin
 
   it('shows plugins', async () => {
     const table = await ok('sched', 'plugin', 'status');
-    assert.equal(table, `Container Storage Interface\nID        Provider${' '.repeat(HOSTPATH_PLUGIN_NAME.length - 8 + 2)}Controllers Healthy/Expected  Nodes Healthy/Expected\n` +
-      `hostpath  ${HOSTPATH_PLUGIN_NAME}  1/1                           1/1\nplain     ${HOSTPATH_PLUGIN_NAME}  1/1                           1/1\n`);
+    assert.equal(
+      table,
+      `Container Storage Interface\nID        Provider${' '.repeat(HOSTPATH_PLUGIN_NAME.length - 8 + 2)}Controllers Healthy/Expected  Nodes Healthy/Expected\n` +
+        `hostpath  ${HOSTPATH_PLUGIN_NAME}  1/1                           1/1\nplain     ${HOSTPATH_PLUGIN_NAME}  1/1                           1/1\n`,
+    );
     const one = await ok('sched', 'plugin', 'status', 'host');
     assert.match(one, /^ID += hostpath\nProvider += /);
     assert.match(one, /^Controllers Healthy += 1$/m);
     assert.match(one, new RegExp(`\\n\\nControllers\\nNode ID +Healthy +Description\\n${f.nodeId.slice(0, 8)} +true +healthy\\n`));
-    assert.match(one, new RegExp(`\\n\\nNodes\\nNode ID +Healthy +Description +Plugin Node ID\\n${f.nodeId.slice(0, 8)} +true +healthy +${f.csiNode('hostpath')}\\n$`));
+    assert.match(
+      one,
+      new RegExp(`\\n\\nNodes\\nNode ID +Healthy +Description +Plugin Node ID\\n${f.nodeId.slice(0, 8)} +true +healthy +${f.csiNode('hostpath')}\\n$`),
+    );
     const verbose = await ok('sched', 'plugin', 'status', '-verbose', 'plain');
     assert.match(verbose, new RegExp(`\\nControllers\\nNode ID +Healthy +Description +Capabilities\\n${f.nodeId} +true +healthy +CreateDelete\\n`));
     const p = await json('sched', 'plugin', 'status', 'hostpath');
@@ -217,17 +278,37 @@ describe('cairn sched volume and plugin against a real agent and hostpath plugin
     const cap = 'capability {\n  access_mode = "single-node-writer"\n  attachment_mode = "file-system"\n}\n';
     const cases: [string, string, RegExp][] = [
       ['unknown-key.hcl', `${base}${cap}size = 3\n`, /^Error: .*unknown-key\.hcl:8: unknown key "size"\n$/],
-      ['cap-key.hcl', `${base}capability {\n  acces_mode = "single-node-writer"\n  attachment_mode = "file-system"\n}\n`, /cap-key\.hcl:5: unknown key "acces_mode" in capability/],
-      ['mode.hcl', `${base}capability {\n  access_mode = "single-node-wrter"\n  attachment_mode = "file-system"\n}\n`, /^Error: .*mode\.hcl:5: "access_mode" must be one of single-node-reader-only, .* \(got "single-node-wrter"\)\n$/],
-      ['attach.hcl', `${base}capability {\n  access_mode = "single-node-writer"\n  attachment_mode = "nfs"\n}\n`, /attach\.hcl:6: "attachment_mode" must be file-system or|attach\.hcl:6: "attachment_mode" must be one of file-system, block-device \(got "nfs"\)/],
+      [
+        'cap-key.hcl',
+        `${base}capability {\n  acces_mode = "single-node-writer"\n  attachment_mode = "file-system"\n}\n`,
+        /cap-key\.hcl:5: unknown key "acces_mode" in capability/,
+      ],
+      [
+        'mode.hcl',
+        `${base}capability {\n  access_mode = "single-node-wrter"\n  attachment_mode = "file-system"\n}\n`,
+        /^Error: .*mode\.hcl:5: "access_mode" must be one of single-node-reader-only, .* \(got "single-node-wrter"\)\n$/,
+      ],
+      [
+        'attach.hcl',
+        `${base}capability {\n  access_mode = "single-node-writer"\n  attachment_mode = "nfs"\n}\n`,
+        /attach\.hcl:6: "attachment_mode" must be file-system or|attach\.hcl:6: "attachment_mode" must be one of file-system, block-device \(got "nfs"\)/,
+      ],
       ['size.hcl', `${base}${cap}capacity_min = "10 GooB"\n`, /^Error: .*size\.hcl:8: "capacity_min": invalid size "10 GooB": unknown unit "GooB"/],
-      ['range.hcl', `${base}${cap}capacity_min = "2GiB"\ncapacity_max = "1GiB"\n`, /range\.hcl:9: "capacity_max" \(1073741824 bytes\) is less than "capacity_min" \(2147483648 bytes\)/],
+      [
+        'range.hcl',
+        `${base}${cap}capacity_min = "2GiB"\ncapacity_max = "1GiB"\n`,
+        /range\.hcl:9: "capacity_max" \(1073741824 bytes\) is less than "capacity_min" \(2147483648 bytes\)/,
+      ],
       ['type.hcl', `id = "bad"\ntype = "host"\nplugin_id = "hostpath"\n${cap}`, /type\.hcl:2: "type" must be csi \(got "host"\)/],
       ['nocap.hcl', base, /nocap\.hcl:1: missing required block "capability"/],
       ['noplugin.hcl', `id = "bad"\ntype = "csi"\n${cap}`, /noplugin\.hcl:1: missing required key "plugin_id"/],
       ['params.hcl', `${base}${cap}parameters {\n  nested { a = "b" }\n}\n`, /params\.hcl:8: "parameters": the value of "nested" must be a string/],
       ['syntax.hcl', `${base}capability {\n`, /syntax\.hcl:5: syntax error/],
-      ['bad.json', '{"id": "bad", "type": "csi", "plugin_id": "hostpath", "capability": [{"access_mode": "single-node-writer", "attachment_mode": "file-system"}], "capacity_max": true}', /bad\.json:1: "capacity_max": invalid size true/],
+      [
+        'bad.json',
+        '{"id": "bad", "type": "csi", "plugin_id": "hostpath", "capability": [{"access_mode": "single-node-writer", "attachment_mode": "file-system"}], "capacity_max": true}',
+        /bad\.json:1: "capacity_max": invalid size true/,
+      ],
     ];
     for (const [name, text, want] of cases) {
       for (const verb of ['register', 'create']) {
@@ -238,6 +319,10 @@ describe('cairn sched volume and plugin against a real agent and hostpath plugin
     }
     const missing = await fails(2, 'sched', 'volume', 'create', `${scratch.dir}/nope.hcl`);
     assert.match(missing.stderr, /^Error: -file: cannot read ".*nope\.hcl": ENOENT/);
-    assert.equal((await json('sched', 'volume', 'status')).some((v: { ID: string }) => v.ID === 'bad'), false, 'nothing was registered');
+    assert.equal(
+      (await json('sched', 'volume', 'status')).some((v: { ID: string }) => v.ID === 'bad'),
+      false,
+      'nothing was registered',
+    );
   });
 });

@@ -95,11 +95,17 @@ describe('cairn sched against a real scheduler agent', () => {
   });
 
   it('policy apply from a file and stdin, list, read, delete; token create, list, read, delete', async () => {
-    assert.equal(await ok('sched', 'acl', 'policy', 'apply', '-description=Node readers', 'node-read', file('node.hcl', 'node { policy = "read" }\n')), 'Successfully wrote "node-read" ACL policy!\n');
+    assert.equal(
+      await ok('sched', 'acl', 'policy', 'apply', '-description=Node readers', 'node-read', file('node.hcl', 'node { policy = "read" }\n')),
+      'Successfully wrote "node-read" ACL policy!\n',
+    );
     const viaStdin = await cairn({ SCHED_TOKEN: root }, ['sched', 'acl', 'policy', 'apply', 'ns-read', '-'], 'namespace "default" { policy = "read" }');
     assert.equal(viaStdin.code, 0, viaStdin.stderr);
     assert.match(await ok('sched', 'acl', 'policy', 'list'), /^Name {7}Description\nnode-read {2}Node readers\nns-read$/m);
-    assert.match(await ok('sched', 'acl', 'policy', 'read', 'node-read'), /^Name {8}= node-read\nDescription = Node readers\nCreateIndex = \d+\nModifyIndex = \d+\n\nRules\n\nnode \{ policy = "read" \}\n$/);
+    assert.match(
+      await ok('sched', 'acl', 'policy', 'read', 'node-read'),
+      /^Name {8}= node-read\nDescription = Node readers\nCreateIndex = \d+\nModifyIndex = \d+\n\nRules\n\nnode \{ policy = "read" \}\n$/,
+    );
     assert.equal((await json('sched', 'acl', 'policy', 'info', 'ns-read')).Rules, 'namespace "default" { policy = "read" }');
     const t = await json('sched', 'acl', 'token', 'create', '-name=ci', '-policy=node-read', '-policy=ns-read', '-ttl=1h');
     assert.deepEqual([t.Name, t.Type, t.Policies], ['ci', 'client', ['node-read', 'ns-read']]);
@@ -112,26 +118,63 @@ describe('cairn sched against a real scheduler agent', () => {
   });
 
   it('auth-method create (-config=@file, -default), list, read, update keeps what is not given, delete', async () => {
-    const config = file('jwt.json', JSON.stringify({ JWTValidationPubKeys: [readFileSync(join(scratch.dir, 'key.pem'), 'utf8')], BoundAudiences: ['cairn'], ClaimMappings: { sub: 'user' } }));
-    const created = await ok('sched', 'acl', 'auth-method', 'create', '-name=ci', '-type=jwt', '-token-locality=local', '-max-token-ttl=10m', '-default', `-config=@${config}`, '-token-name-format=ci-${value.user}');
-    assert.match(created, /^Name {14}= ci\nType {14}= JWT\nLocality {10}= local\nMax Token TTL {5}= 10m0s\nToken Name Format = ci-\$\{value\.user\}\nDefault {11}= true\n/);
+    const config = file(
+      'jwt.json',
+      JSON.stringify({ JWTValidationPubKeys: [readFileSync(join(scratch.dir, 'key.pem'), 'utf8')], BoundAudiences: ['cairn'], ClaimMappings: { sub: 'user' } }),
+    );
+    const created = await ok(
+      'sched',
+      'acl',
+      'auth-method',
+      'create',
+      '-name=ci',
+      '-type=jwt',
+      '-token-locality=local',
+      '-max-token-ttl=10m',
+      '-default',
+      `-config=@${config}`,
+      '-token-name-format=ci-${value.user}',
+    );
+    assert.match(
+      created,
+      /^Name {14}= ci\nType {14}= JWT\nLocality {10}= local\nMax Token TTL {5}= 10m0s\nToken Name Format = ci-\$\{value\.user\}\nDefault {11}= true\n/,
+    );
     assert.match(created, /\n\nAuth Method Config\n\nJWT Validation Public Keys = -----BEGIN PUBLIC KEY-----/);
     assert.match(created, /^Bound audiences {12}= cairn$/m);
     assert.match(created, /^Claim mappings {13}= \{sub: user\}$/m);
     assert.equal(await ok('sched', 'acl', 'auth-method', 'list'), 'Name  Type  Default\nci    JWT   true\n');
     const updated = await json('sched', 'acl', 'auth-method', 'update', 'ci', '-max-token-ttl=20m');
-    assert.deepEqual([updated.MaxTokenTTL, updated.Default, updated.TokenNameFormat, updated.Config.BoundAudiences], ['20m0s', true, 'ci-${value.user}', ['cairn']]);
+    assert.deepEqual(
+      [updated.MaxTokenTTL, updated.Default, updated.TokenNameFormat, updated.Config.BoundAudiences],
+      ['20m0s', true, 'ci-${value.user}', ['cairn']],
+    );
     assert.match(await ok('sched', 'acl', 'auth-method', 'read', 'ci'), /^Max Token TTL {5}= 20m0s$/m);
-    await ok('sched', 'acl', 'auth-method', 'create', '-name=gone', '-type=JWT', '-token-locality=local', '-max-token-ttl=1h', `-config=${JSON.stringify({ JWKSURL: `${op.issuer}/jwks` })}`);
+    await ok(
+      'sched',
+      'acl',
+      'auth-method',
+      'create',
+      '-name=gone',
+      '-type=JWT',
+      '-token-locality=local',
+      '-max-token-ttl=1h',
+      `-config=${JSON.stringify({ JWKSURL: `${op.issuer}/jwks` })}`,
+    );
     assert.equal(await ok('sched', 'acl', 'auth-method', 'delete', 'gone'), 'ACL auth method gone successfully deleted\n');
   });
 
   it('sched login with the default (JWT) method: -login-token-file, then -login-token; the token works', async () => {
-    await call(a.url, 'POST', '/v1/acl/binding-rule', { token: root, body: { AuthMethod: 'ci', Selector: 'value.user == "alice"', BindType: 'policy', BindName: 'node-read' } });
+    await call(a.url, 'POST', '/v1/acl/binding-rule', {
+      token: root,
+      body: { AuthMethod: 'ci', Selector: 'value.user == "alice"', BindType: 'policy', BindName: 'node-read' },
+    });
     const jwt = file('alice.jwt', `${await sign('alice')}\n`);
     const table = await cairn({}, ['sched', 'login', `-login-token-file=${jwt}`]);
     assert.equal(table.code, 0, table.stderr);
-    assert.match(table.stdout, /^Successfully logged in via JWT and auth method "ci"\n\nAccessor ID {2}= [0-9a-f-]{36}\nSecret ID {4}= [0-9a-f-]{36}\nName {9}= ci-alice\n/);
+    assert.match(
+      table.stdout,
+      /^Successfully logged in via JWT and auth method "ci"\n\nAccessor ID {2}= [0-9a-f-]{36}\nSecret ID {4}= [0-9a-f-]{36}\nName {9}= ci-alice\n/,
+    );
     assert.match(table.stdout, /^Expiry Time {2}= \d{4}-\d\d-\d\dT/m);
     const t = JSON.parse((await cairn({}, ['sched', 'login', '-method=ci', `-login-token=${await sign('alice')}`, '-json'])).stdout);
     assert.deepEqual([t.Name, t.Policies, t.ExpirationTTL], ['ci-alice', ['node-read'], '20m0s']);
@@ -143,11 +186,21 @@ describe('cairn sched against a real scheduler agent', () => {
 
   it('sched login with OIDC: prints the provider URL, receives the browser on its callback listener, prints the token', async () => {
     const created = await cairn({ SCHED_TOKEN: root }, [
-      'sched', 'acl', 'auth-method', 'create', '-name=corp', '-type=OIDC', '-token-locality=global', '-max-token-ttl=1h',
+      'sched',
+      'acl',
+      'auth-method',
+      'create',
+      '-name=corp',
+      '-type=OIDC',
+      '-token-locality=global',
+      '-max-token-ttl=1h',
       `-config=${JSON.stringify({ OIDCDiscoveryURL: op.issuer, OIDCClientID: 'cairn', OIDCClientSecret: 'cairn-secret', AllowedRedirectURIs: [redirect], OIDCScopes: ['groups'], ListClaimMappings: { groups: 'groups' } })}`,
     ]);
     assert.equal(created.code, 0, created.stderr);
-    await call(a.url, 'POST', '/v1/acl/binding-rule', { token: root, body: { AuthMethod: 'corp', Selector: '"admins" in list.groups', BindType: 'management' } });
+    await call(a.url, 'POST', '/v1/acl/binding-rule', {
+      token: root,
+      body: { AuthMethod: 'corp', Selector: '"admins" in list.groups', BindType: 'management' },
+    });
 
     const r = start({}, ['sched', 'login', '-method=corp', `-oidc-callback-addr=127.0.0.1:${port}`, '-json']);
     await until(() => /^ {4}(http\S+)$/m.test(r.out.stderr), 'the provider URL');
@@ -187,8 +240,14 @@ describe('cairn sched against a real scheduler agent', () => {
     await until(() => r.out.stdout.includes('NodeRegistration'), 'the node event');
     stop.abort();
     assert.equal(await r.code, 0, r.out.stderr);
-    const frames = r.out.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
-    assert.ok(frames.every((f) => f.Index > 0 && f.Events.length > 0), 'no heartbeats');
+    const frames = r.out.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.ok(
+      frames.every((f) => f.Index > 0 && f.Events.length > 0),
+      'no heartbeats',
+    );
     const topics = new Set(frames.flatMap((f) => f.Events.map((e: { Topic: string; Key: string }) => `${e.Topic}:${e.Key}`)));
     assert.ok(topics.has(`Node:${id}`) && topics.has('ACLPolicy:node-read'), [...topics].join(' '));
     assert.ok(![...topics].some((t) => t.startsWith('ACLPolicy:') && t !== 'ACLPolicy:node-read'), 'the key filter holds');
@@ -226,12 +285,28 @@ describe('cairn sched against a real scheduler agent', () => {
     await usage({}, ['sched', 'login', '-method=ci'], /a JWT login needs exactly one of -login-token=JWT or -login-token-file=FILE/);
     await usage({}, ['sched', 'login', '-method=corp', '-oidc-callback-addr=nowhere'], /invalid -oidc-callback-addr "nowhere"/);
     await usage({}, ['sched', 'login', '-method=corp', '-login-token=x'], /-login-token and -login-token-file are for JWT methods; "corp" is an OIDC method/);
-    assert.deepEqual([parseCallbackAddr('localhost:4649'), parseCallbackAddr('[::1]:80')], [{ host: 'localhost', port: 4649 }, { host: '[::1]', port: 80 }]);
+    assert.deepEqual(
+      [parseCallbackAddr('localhost:4649'), parseCallbackAddr('[::1]:80')],
+      [
+        { host: 'localhost', port: 4649 },
+        { host: '[::1]', port: 80 },
+      ],
+    );
     await usage({ SCHED_TOKEN: root }, ['sched', 'event', 'stream', '-index=-1'], /invalid value "-1" for -index/);
     await usage({}, ['sched', 'acl', 'policy', 'read'], /missing required argument/);
     await usage({}, ['sched', 'frobnicate'], /unknown command|error/i);
 
-    const bad = await cairn({ SCHED_TOKEN: root }, ['sched', 'acl', 'auth-method', 'create', '-name=bad name', '-type=JWT', '-token-locality=local', '-max-token-ttl=1h', '-config={"JWKSURL":"http://x"}']);
+    const bad = await cairn({ SCHED_TOKEN: root }, [
+      'sched',
+      'acl',
+      'auth-method',
+      'create',
+      '-name=bad name',
+      '-type=JWT',
+      '-token-locality=local',
+      '-max-token-ttl=1h',
+      '-config={"JWKSURL":"http://x"}',
+    ]);
     assert.deepEqual([bad.code, bad.stderr], [1, "Error: auth method 0 invalid: 1 error occurred: * invalid name 'bad name' (HTTP 400)\n"]);
     const denied = await cairn({}, ['sched', 'acl', 'policy', 'read', 'node-read']);
     assert.equal(denied.code, 1);

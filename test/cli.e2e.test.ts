@@ -20,10 +20,14 @@ after(() => s.close());
 async function cairn(...argv: string[]) {
   let stdout = '';
   let stderr = '';
-  const code = await main(argv, { SECRETS_ADDR: s.url, SECRETS_TOKEN: s.rootToken }, {
-    stdout: (x) => (stdout += x),
-    stderr: (x) => (stderr += x),
-  });
+  const code = await main(
+    argv,
+    { SECRETS_ADDR: s.url, SECRETS_TOKEN: s.rootToken },
+    {
+      stdout: (x) => (stdout += x),
+      stderr: (x) => (stderr += x),
+    },
+  );
   return { code, stdout, stderr };
 }
 
@@ -84,7 +88,11 @@ describe('cairn CLI against a real server', () => {
     assert.equal(c.code, 0, c.stderr);
     const token = JSON.parse(c.stdout).auth.client_token;
     let out = '';
-    const code = await main(['token', 'lookup', '-format=json'], { SECRETS_ADDR: s.url, SECRETS_TOKEN: token }, { stdout: (x) => (out += x), stderr: () => {} });
+    const code = await main(
+      ['token', 'lookup', '-format=json'],
+      { SECRETS_ADDR: s.url, SECRETS_TOKEN: token },
+      { stdout: (x) => (out += x), stderr: () => {} },
+    );
     assert.equal(code, 0);
     const ttl = JSON.parse(out).data.ttl;
     assert.ok(ttl > 3500 && ttl <= 3600, String(ttl));
@@ -101,72 +109,93 @@ describe('cairn CLI against a real server', () => {
 });
 
 /** `cairn dev` flags that put the gateway, discovery and scheduler listeners on free ports. */
-const FREE_PORTS = [...['api', 'cluster', 'proxy', 'ops'].map((p) => `-gateway-${p}-address=127.0.0.1:0`), '-mesh-address=127.0.0.1:0', '-mesh-dns-address=127.0.0.1:0', '-sched-address=127.0.0.1:0'];
+const FREE_PORTS = [
+  ...['api', 'cluster', 'proxy', 'ops'].map((p) => `-gateway-${p}-address=127.0.0.1:0`),
+  '-mesh-address=127.0.0.1:0',
+  '-mesh-dns-address=127.0.0.1:0',
+  '-sched-address=127.0.0.1:0',
+];
 
 describe('cairn dev', () => {
-  it('starts with a fixed root token, prints it, serves secret/ as KV v2 and the discovery and scheduler services with that token (the scheduler with a hostpath CSI plugin), and stops on SIGINT', { timeout: 60_000 }, async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'cairn-dev-'));
-    const child = spawn(process.execPath, [CAIRN_BIN, 'dev', `-data-dir=${dataDir}`, '-dev-root-token-id=devroot', '-secrets-address=127.0.0.1:0', ...FREE_PORTS], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    try {
-      let banner = '';
-      const url = await new Promise<string>((resolve, reject) => {
-        child.once('exit', (c) => reject(new Error(`cairn dev exited with ${c}`)));
-        createInterface({ input: child.stdout! }).on('line', (line) => {
-          banner += line + '\n';
-          // The whole banner first: the addresses of every service are in it.
-          if (line.startsWith('Press Ctrl-C')) resolve(/SECRETS_ADDR='([^']+)'/.exec(banner)![1]);
+  it(
+    'starts with a fixed root token, prints it, serves secret/ as KV v2 and the discovery and scheduler services with that token (the scheduler with a hostpath CSI plugin), and stops on SIGINT',
+    { timeout: 60_000 },
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'cairn-dev-'));
+      const child = spawn(
+        process.execPath,
+        [CAIRN_BIN, 'dev', `-data-dir=${dataDir}`, '-dev-root-token-id=devroot', '-secrets-address=127.0.0.1:0', ...FREE_PORTS],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      try {
+        let banner = '';
+        const url = await new Promise<string>((resolve, reject) => {
+          child.once('exit', (c) => reject(new Error(`cairn dev exited with ${c}`)));
+          createInterface({ input: child.stdout! }).on('line', (line) => {
+            banner += line + '\n';
+            // The whole banner first: the addresses of every service are in it.
+            if (line.startsWith('Press Ctrl-C')) resolve(/SECRETS_ADDR='([^']+)'/.exec(banner)![1]);
+          });
         });
-      });
-      assert.match(banner, /devroot/);
-      const w = await call(url, 'POST', '/v1/secret/data/hello', { token: 'devroot', body: { data: { a: 1 } } });
-      assert.equal(w.status, 200);
-      assert.equal(w.json.mount_type, 'kv');
-      // The discovery service has ACLs on and the root token as its management token.
-      const mesh = /MESH_HTTP_ADDR='([^']+)'/.exec(banner)?.[1];
-      assert.ok(mesh, banner);
-      const self = await fetch(`${mesh}/v1/acl/token/self`, { headers: { 'X-Mesh-Token': 'devroot' } });
-      assert.equal(self.status, 200);
-      assert.deepEqual(((await self.json()) as { Policies: unknown[] }).Policies, [{ ID: '00000000-0000-0000-0000-000000000001', Name: 'global-management' }]);
-      assert.equal((await fetch(`${mesh}/v1/acl/tokens`)).status, 403, 'ACLs on, default deny');
-      // So has the scheduler: its URL is in the banner and in the SCHED_ADDR line.
-      const sched = /SCHED_ADDR='([^']+)' SCHED_TOKEN='devroot'/.exec(banner)?.[1];
-      assert.ok(sched, banner);
-      assert.match(banner, new RegExp(`^ {4}Scheduler: +${sched.replace(/[.]/g, '\\.')} `, 'm'));
-      const schedSelf = await fetch(`${sched}/v1/acl/token/self`, { headers: { 'X-Sched-Token': 'devroot' } });
-      assert.equal(schedSelf.status, 200);
-      assert.equal(((await schedSelf.json()) as { Type: string }).Type, 'management');
-      assert.deepEqual(await fetch(`${sched}/v1/regions`).then((r) => r.json()), ['global']);
-      // …with a hostpath CSI plugin under the data dir, so the volume commands work at once.
-      const socket = join(dataDir, 'csi', 'hostpath.sock');
-      assert.match(banner, new RegExp(`^ {4}CSI plugin: +hostpath \\(monolith\\) at ${socket.replace(/[.]/g, '\\.')}$`, 'm'));
-      const node = new RegExp(`^ {4}CSI volumes: +${join(dataDir, 'csi', 'volumes').replace(/[.]/g, '\\.')} +\\(served on dev node ([0-9a-f-]{36})\\)$`, 'm').exec(banner)?.[1];
-      assert.ok(node && existsSync(socket), banner);
-      const schedCli = async (...argv: string[]) => {
-        let out = '';
-        let err = '';
-        const code = await main(argv, { SCHED_ADDR: sched, SCHED_TOKEN: 'devroot' }, { stdout: (x) => (out += x), stderr: (x) => (err += x) });
-        assert.equal(code, 0, `cairn ${argv.join(' ')}: ${err}`);
-        return out;
-      };
-      assert.match(await schedCli('sched', 'plugin', 'status'), /^hostpath +\S+ +1\/1 +1\/1$/m);
-      const spec = join(dataDir, 'vol.hcl');
-      writeFileSync(spec, 'id = "scratch"\ntype = "csi"\nplugin_id = "hostpath"\ncapacity_min = "1MiB"\ncapability {\n  access_mode = "single-node-writer"\n  attachment_mode = "file-system"\n}\n');
-      assert.match(await schedCli('sched', 'volume', 'create', spec), /^Created external volume \S+ with ID scratch\n$/);
-      const vol = JSON.parse(await schedCli('sched', 'volume', 'status', '-json', 'scratch'));
-      assert.deepEqual([vol.Schedulable, vol.ControllersHealthy, vol.NodesHealthy, vol.Capacity >= 2 ** 20], [true, 1, 1, true]);
-      assert.match(await schedCli('sched', 'volume', 'snapshot', 'create', 'scratch', 'first'), /\n\S+ +scratch +/);
-      assert.equal(JSON.parse(await schedCli('sched', 'volume', 'snapshot', 'list', '-plugin=hostpath', '-json')).Snapshots.length, 1);
-      assert.equal(await schedCli('sched', 'volume', 'detach', 'scratch', node), `Successfully detached volume "scratch" from node "${node}"\n`);
-      assert.equal(await schedCli('sched', 'volume', 'delete', 'scratch'), 'Successfully deleted volume "scratch"!\n');
-      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-      child.kill('SIGINT');
-      assert.equal(await exited, 0);
-      assert.ok(!existsSync(socket), 'the plugin removed its socket');
-    } finally {
-      child.kill('SIGKILL');
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
+        assert.match(banner, /devroot/);
+        const w = await call(url, 'POST', '/v1/secret/data/hello', { token: 'devroot', body: { data: { a: 1 } } });
+        assert.equal(w.status, 200);
+        assert.equal(w.json.mount_type, 'kv');
+        // The discovery service has ACLs on and the root token as its management token.
+        const mesh = /MESH_HTTP_ADDR='([^']+)'/.exec(banner)?.[1];
+        assert.ok(mesh, banner);
+        const self = await fetch(`${mesh}/v1/acl/token/self`, { headers: { 'X-Mesh-Token': 'devroot' } });
+        assert.equal(self.status, 200);
+        assert.deepEqual(((await self.json()) as { Policies: unknown[] }).Policies, [
+          { ID: '00000000-0000-0000-0000-000000000001', Name: 'global-management' },
+        ]);
+        assert.equal((await fetch(`${mesh}/v1/acl/tokens`)).status, 403, 'ACLs on, default deny');
+        // So has the scheduler: its URL is in the banner and in the SCHED_ADDR line.
+        const sched = /SCHED_ADDR='([^']+)' SCHED_TOKEN='devroot'/.exec(banner)?.[1];
+        assert.ok(sched, banner);
+        assert.match(banner, new RegExp(`^ {4}Scheduler: +${sched.replace(/[.]/g, '\\.')} `, 'm'));
+        const schedSelf = await fetch(`${sched}/v1/acl/token/self`, { headers: { 'X-Sched-Token': 'devroot' } });
+        assert.equal(schedSelf.status, 200);
+        assert.equal(((await schedSelf.json()) as { Type: string }).Type, 'management');
+        assert.deepEqual(await fetch(`${sched}/v1/regions`).then((r) => r.json()), ['global']);
+        // …with a hostpath CSI plugin under the data dir, so the volume commands work at once.
+        const socket = join(dataDir, 'csi', 'hostpath.sock');
+        assert.match(banner, new RegExp(`^ {4}CSI plugin: +hostpath \\(monolith\\) at ${socket.replace(/[.]/g, '\\.')}$`, 'm'));
+        const node = new RegExp(
+          `^ {4}CSI volumes: +${join(dataDir, 'csi', 'volumes').replace(/[.]/g, '\\.')} +\\(served on dev node ([0-9a-f-]{36})\\)$`,
+          'm',
+        ).exec(banner)?.[1];
+        assert.ok(node && existsSync(socket), banner);
+        const schedCli = async (...argv: string[]) => {
+          let out = '';
+          let err = '';
+          const code = await main(argv, { SCHED_ADDR: sched, SCHED_TOKEN: 'devroot' }, { stdout: (x) => (out += x), stderr: (x) => (err += x) });
+          assert.equal(code, 0, `cairn ${argv.join(' ')}: ${err}`);
+          return out;
+        };
+        assert.match(await schedCli('sched', 'plugin', 'status'), /^hostpath +\S+ +1\/1 +1\/1$/m);
+        const spec = join(dataDir, 'vol.hcl');
+        writeFileSync(
+          spec,
+          'id = "scratch"\ntype = "csi"\nplugin_id = "hostpath"\ncapacity_min = "1MiB"\ncapability {\n  access_mode = "single-node-writer"\n  attachment_mode = "file-system"\n}\n',
+        );
+        assert.match(await schedCli('sched', 'volume', 'create', spec), /^Created external volume \S+ with ID scratch\n$/);
+        const vol = JSON.parse(await schedCli('sched', 'volume', 'status', '-json', 'scratch'));
+        assert.deepEqual([vol.Schedulable, vol.ControllersHealthy, vol.NodesHealthy, vol.Capacity >= 2 ** 20], [true, 1, 1, true]);
+        assert.match(await schedCli('sched', 'volume', 'snapshot', 'create', 'scratch', 'first'), /\n\S+ +scratch +/);
+        assert.equal(JSON.parse(await schedCli('sched', 'volume', 'snapshot', 'list', '-plugin=hostpath', '-json')).Snapshots.length, 1);
+        assert.equal(await schedCli('sched', 'volume', 'detach', 'scratch', node), `Successfully detached volume "scratch" from node "${node}"\n`);
+        assert.equal(await schedCli('sched', 'volume', 'delete', 'scratch'), 'Successfully deleted volume "scratch"!\n');
+        const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+        child.kill('SIGINT');
+        assert.equal(await exited, 0);
+        assert.ok(!existsSync(socket), 'the plugin removed its socket');
+      } finally {
+        child.kill('SIGKILL');
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -19,7 +19,9 @@ import { createInterface } from 'node:readline';
 import { after, it } from 'node:test';
 import { CAIRN_BIN } from './bin.js';
 
-const FREE_PORTS = ['secrets', 'gateway-api', 'gateway-cluster', 'gateway-proxy', 'gateway-ops', 'mesh', 'mesh-dns', 'sched'].map((p) => `-${p}-address=127.0.0.1:0`);
+const FREE_PORTS = ['secrets', 'gateway-api', 'gateway-cluster', 'gateway-proxy', 'gateway-ops', 'mesh', 'mesh-dns', 'sched'].map(
+  (p) => `-${p}-address=127.0.0.1:0`,
+);
 /** Kill delays after `secrets.db` appears, in ms: one round each. */
 const DELAYS_MS = [0, 10, 25, 50, 100, 175, 250, 400, 600, 1000];
 
@@ -69,7 +71,11 @@ it('a first start killed at any moment leaves a data directory that starts again
       dirs.slice(i, i + 2).map(async ({ dir, delay, files }) => {
         const dev = startDev(dir);
         try {
-          const url = await dev.ready.catch((err: Error) => assert.fail(`killed ${delay} ms after secrets.db appeared (files then: ${files.join(', ')}), the data directory does not start again: ${err.message}`));
+          const url = await dev.ready.catch((err: Error) =>
+            assert.fail(
+              `killed ${delay} ms after secrets.db appeared (files then: ${files.join(', ')}), the data directory does not start again: ${err.message}`,
+            ),
+          );
           const status = (await (await fetch(`${url}/v1/sys/seal-status`)).json()) as { initialized: boolean; sealed: boolean };
           assert.deepEqual([status.initialized, status.sealed], [true, false], `${dir} is initialised and unsealed`);
         } finally {

@@ -21,12 +21,23 @@ const DEPCRUISE = join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'depen
 /** The parts of dependency-cruiser's JSON output read here. */
 interface Cruise {
   readonly modules: readonly { readonly source: string; readonly dependencies: readonly { readonly resolved: string }[] }[];
-  readonly summary: { readonly violations: readonly { readonly from: string; readonly to: string; readonly rule: { readonly name: string }; readonly cycle?: readonly { readonly name: string }[] }[] };
+  readonly summary: {
+    readonly violations: readonly {
+      readonly from: string;
+      readonly to: string;
+      readonly rule: { readonly name: string };
+      readonly cycle?: readonly { readonly name: string }[];
+    }[];
+  };
 }
 
 /** The cruise of src/. It exits with the number of violations: its JSON is read either way. */
 function cruise(): Cruise {
-  const r = spawnSync(process.execPath, [DEPCRUISE, 'src', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync(process.execPath, [DEPCRUISE, 'src', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   if (r.error) throw r.error;
   try {
     return JSON.parse(r.stdout) as Cruise;
@@ -58,8 +69,15 @@ it('has no import circle in src/, type imports counted', () => {
   assert.ok(out.modules.length > 500, `the cruise found the sources (${out.modules.length} modules)`);
   // A type-only import (types.ts: `import type { SecretsCore } from './core.js'`) is in the graph.
   const types = out.modules.find((m) => m.source === 'src/services/secrets/types.ts');
-  assert.ok(types?.dependencies.some((d) => d.resolved === 'src/services/secrets/core.ts'), 'type imports are counted');
-  assert.deepEqual(circles(out.summary.violations), [], 'import circles: cut each by handing the dependency in, or by moving what both need to a module of its own');
+  assert.ok(
+    types?.dependencies.some((d) => d.resolved === 'src/services/secrets/core.ts'),
+    'type imports are counted',
+  );
+  assert.deepEqual(
+    circles(out.summary.violations),
+    [],
+    'import circles: cut each by handing the dependency in, or by moving what both need to a module of its own',
+  );
 });
 
 it("keeps the scheduler's domain code off its request layer", () => {

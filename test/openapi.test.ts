@@ -61,7 +61,17 @@ describe('secrets service: sys/internal/specs/openapi', () => {
     assert.equal(doc.info.version, VERSION);
     assert.deepEqual(doc.servers, [{ url: '/v1' }]);
     assert.equal((doc as unknown as Record<string, unknown>).request_id, undefined, 'no envelope');
-    for (const p of ['/sys/mounts', '/sys/seal-status', '/sys/internal/specs/openapi', '/secret/data/{path}', '/secret/metadata/{path}/', '/kv1/{path}', '/team-kv/config', '/auth/token/create', '/auth/userpass/login/{username}'])
+    for (const p of [
+      '/sys/mounts',
+      '/sys/seal-status',
+      '/sys/internal/specs/openapi',
+      '/secret/data/{path}',
+      '/secret/metadata/{path}/',
+      '/kv1/{path}',
+      '/team-kv/config',
+      '/auth/token/create',
+      '/auth/userpass/login/{username}',
+    ])
       assert.ok(doc.paths[p], `${p} documented; got ${Object.keys(doc.paths).join(' ')}`);
     assert.ok(doc.paths['/secret/data/{path}'].patch, 'KV v2 data takes PATCH');
     assert.ok(doc.paths['/sys/seal-status'].get);
@@ -77,7 +87,9 @@ describe('secrets service: sys/internal/specs/openapi', () => {
     for (const p of ['/{kv_mount_path}/data/{path}', '/auth/{userpass_mount_path}/login/{username}', '/sys/mounts', '/auth/token/create'])
       assert.ok(keys.includes(p), `${p} documented; got ${keys.join(' ')}`);
     assert.ok(!keys.some((k) => k.startsWith('/secret/') || k.startsWith('/kv1/')), 'no actual mount path left');
-    const param = (viaQuery.paths['/auth/{userpass_mount_path}/login/{username}'].parameters as { name: string; schema: { default?: string } }[]).find((p) => p.name === 'userpass_mount_path');
+    const param = (viaQuery.paths['/auth/{userpass_mount_path}/login/{username}'].parameters as { name: string; schema: { default?: string } }[]).find(
+      (p) => p.name === 'userpass_mount_path',
+    );
     assert.equal(param?.schema.default, 'userpass');
     await assertValid(viaQuery);
   });
@@ -97,7 +109,7 @@ describe('secrets service: sys/internal/specs/openapi', () => {
     await assertValid(anonymous.json);
   });
 
-  it('documents the request\'s namespace only, without the root-only system paths', async () => {
+  it("documents the request's namespace only, without the root-only system paths", async () => {
     assert.equal((await s.call('POST', '/v1/sys/namespaces/team')).status, 200);
     assert.equal((await s.call('POST', '/v1/sys/mounts/apps', { headers: ns('team'), body: { type: 'kv-v2' } })).status, 204);
     const doc = (await s.call('GET', '/v1/sys/internal/specs/openapi', { headers: ns('team') })).json as Doc;
@@ -129,7 +141,10 @@ describe('discovery, scheduler and gateway: GET /v1/openapi.json', () => {
     mesh = await startMeshAgent();
     sched = await startSchedAgent();
     const listener = (purpose: string) => `listener "tcp" {\n  purpose = "${purpose}"\n  address = "127.0.0.1:0"\n  tls_disable = true\n}\n`;
-    gateway = await startGateway({ config: parseGatewayServerConfig(`controller {\n  auth_token = "${TOKEN}"\n}\n${listener('api')}${listener('cluster')}`, 'c.hcl'), log: silentLogger() });
+    gateway = await startGateway({
+      config: parseGatewayServerConfig(`controller {\n  auth_token = "${TOKEN}"\n}\n${listener('api')}${listener('cluster')}`, 'c.hcl'),
+      log: silentLogger(),
+    });
   });
   after(async () => {
     await gateway?.shutdown();
@@ -150,7 +165,10 @@ describe('discovery, scheduler and gateway: GET /v1/openapi.json', () => {
     assert.ok(doc.paths['/acl/bootstrap'].put, 'PUT stays PUT');
     assert.ok(doc.paths['/status/leader'].get);
     assert.ok(doc.paths['/openapi.json'].get);
-    assert.ok(Object.keys(doc.paths).some((k) => /^\/acl\/token\/\{[a-z]+\}$/i.test(k)), 'captures become {params}');
+    assert.ok(
+      Object.keys(doc.paths).some((k) => /^\/acl\/token\/\{[a-z]+\}$/i.test(k)),
+      'captures become {params}',
+    );
     await assertValid(doc);
   });
 
@@ -176,7 +194,10 @@ describe('discovery, scheduler and gateway: GET /v1/openapi.json', () => {
     assert.ok(doc.paths['/auth-methods/{id}:authenticate'].post);
     assert.ok(doc.paths['/auth-methods/{id}:change-state'].post);
     assert.ok(doc.paths['/auth-methods/oidc:authenticate:callback'].get);
-    assert.deepEqual((doc.paths['/groups'].get as { parameters: { name: string }[] }).parameters.map((p) => p.name), ['scope_id', 'recursive', 'filter', 'page_size', 'list_token']);
+    assert.deepEqual(
+      (doc.paths['/groups'].get as { parameters: { name: string }[] }).parameters.map((p) => p.name),
+      ['scope_id', 'recursive', 'filter', 'page_size', 'list_token'],
+    );
     await assertValid(doc);
   });
 });

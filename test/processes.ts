@@ -7,7 +7,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { CAIRN_BIN } from './bin.js';
 
-
 /** A running server process. */
 export interface ServerProcess {
   readonly child: ChildProcess;

@@ -39,8 +39,13 @@ export function parsePrometheusText(text: string): Sample[] {
     const family = [...types].find(([f, type]) => (SUFFIXES[type] ?? ['']).some((s) => name === f + s));
     if (!family) throw new Error(`sample ${name} has no # TYPE before it`);
     const labels: Record<string, string> = {};
-    for (const [, k, v] of (rawLabels ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\[\\"n])*)"/g)) labels[k] = v.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
-    samples.push({ name, labels, value: /^[-+]?inf$/i.test(value) ? (value.startsWith('-') ? -Infinity : Infinity) : /^nan$/i.test(value) ? NaN : Number(value) });
+    for (const [, k, v] of (rawLabels ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\[\\"n])*)"/g))
+      labels[k] = v.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+    samples.push({
+      name,
+      labels,
+      value: /^[-+]?inf$/i.test(value) ? (value.startsWith('-') ? -Infinity : Infinity) : /^nan$/i.test(value) ? NaN : Number(value),
+    });
   }
   return samples;
 }

@@ -53,19 +53,37 @@ const TABLES: Readonly<Record<string, { readonly operations: readonly Declared[]
   scheduler: {
     operations: apiOperations([...SCHED_ROUTES, ...CLIENT_ONLY_ROUTES] as ApiRoute<unknown, unknown, unknown>[]),
     // Status, regions and metrics as the reference serves them; the nameless ACL paths only answer their 400/404.
-    open: ['DELETE acl/auth-method', 'DELETE acl/binding-rule', 'GET acl/auth-method', 'GET acl/binding-rule', 'GET metrics', 'GET regions', 'GET status/leader', 'GET status/peers'],
+    open: [
+      'DELETE acl/auth-method',
+      'DELETE acl/binding-rule',
+      'GET acl/auth-method',
+      'GET acl/binding-rule',
+      'GET metrics',
+      'GET regions',
+      'GET status/leader',
+      'GET status/peers',
+    ],
   },
   gateway: {
     operations: [
-      ...GATEWAY_ROUTES.map((r): Declared => ({ op: `${r.method} ${r.pattern}`, access: r.access === undefined ? 'none' : r.access === PUBLIC ? 'public' : 'rule' })),
-      ...OPS_ROUTES.map((r): Declared => ({ op: `${r.method} ops${r.pattern}`, access: r.access === undefined ? 'none' : r.access === PUBLIC ? 'public' : 'rule' })),
+      ...GATEWAY_ROUTES.map((r): Declared => ({
+        op: `${r.method} ${r.pattern}`,
+        access: r.access === undefined ? 'none' : r.access === PUBLIC ? 'public' : 'rule',
+      })),
+      ...OPS_ROUTES.map((r): Declared => ({
+        op: `${r.method} ops${r.pattern}`,
+        access: r.access === undefined ? 'none' : r.access === PUBLIC ? 'public' : 'rule',
+      })),
     ],
     // The pages an OIDC login ends on and the provider's redirect (the login's state is its credential); the ops listener.
     open: ['GET /authentication-complete', 'GET /authentication-error', 'GET auth-methods/oidc:authenticate:callback', 'GET ops/health', 'GET ops/metrics'],
   },
   secrets: {
     // Every path of every engine; its capability on the request path is the rule unless it is `unauthenticated`.
-    operations: [...ALL_ENGINES.flatMap((e) => e.table.paths), ...sealTable.paths.map((p) => ({ spec: { ...p.spec, pattern: `sys/${p.spec.pattern}` } }))].flatMap((p) =>
+    operations: [
+      ...ALL_ENGINES.flatMap((e) => e.table.paths),
+      ...sealTable.paths.map((p) => ({ spec: { ...p.spec, pattern: `sys/${p.spec.pattern}` } })),
+    ].flatMap((p) =>
       Object.keys(p.spec.operations).map((o): Declared => ({ op: `${o} ${p.spec.pattern}`, access: p.spec.unauthenticated ? 'public' : 'rule' })),
     ),
     // Seal, health and status; the login paths of every auth method; unwrapping (the wrapping token is the credential); the OpenAPI document.

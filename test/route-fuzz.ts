@@ -146,7 +146,13 @@ const QUERY_NAMES: readonly string[] = ['index', 'wait', 'page_size', 'per_page'
 const HCL_FIELD = /hcl|rules|^policy$|jobhcl|spec$/i;
 /** A field takes a boolean expression (binding-rule selectors, filters) when its name says so. */
 const BEXPR_FIELD = /selector|filter/i;
-const BEXPR_VALUES: readonly string[] = ['('.repeat(5000) + 'a == "b"' + ')'.repeat(5000), 'not '.repeat(5000) + 'a == "b"', 'a == "b" and '.repeat(3000) + 'a == "b"', 'a.'.repeat(3000) + 'b == 1', 'a == "\u0000"'];
+const BEXPR_VALUES: readonly string[] = [
+  '('.repeat(5000) + 'a == "b"' + ')'.repeat(5000),
+  'not '.repeat(5000) + 'a == "b"',
+  'a == "b" and '.repeat(3000) + 'a == "b"',
+  'a.'.repeat(3000) + 'b == 1',
+  'a == "\u0000"',
+];
 
 /** HCL texts nested deep in each way the grammar nests, with out-of-range numbers, NUL, unterminated heredocs. */
 const HOSTILE_HCL: ReadonlyArray<[string, string]> = [
@@ -289,7 +295,9 @@ function queryNames(item: Record<string, unknown>, op: Record<string, unknown>):
 
 /** The declared body field names of one operation (none when its schema declares none). */
 function declaredFields(op: Record<string, unknown>): string[] {
-  const schema = (op.requestBody as { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } | undefined)?.content?.['application/json']?.schema;
+  const schema = (op.requestBody as { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } | undefined)?.content?.[
+    'application/json'
+  ]?.schema;
   return Object.keys(schema?.properties ?? {});
 }
 
@@ -309,7 +317,10 @@ export async function walkRoutes(t: FuzzTarget): Promise<FuzzResult> {
     const started = performance.now();
     const params = [...docPath.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
     const fill = (override?: [string, string]) =>
-      t.prefix + docPath.replace(/\{([^}]+)\}/g, (_, p: string) => (override && override[0] === p ? override[1] : encodeURIComponent(t.plausible?.(docPath, p) ?? 'fuzz1')));
+      t.prefix +
+      docPath.replace(/\{([^}]+)\}/g, (_, p: string) =>
+        override && override[0] === p ? override[1] : encodeURIComponent(t.plausible?.(docPath, p) ?? 'fuzz1'),
+      );
     for (const m of METHODS) {
       const op = item[m] as Record<string, unknown> | undefined;
       if (!op || t.skip?.has(`${m.toUpperCase()} ${docPath}`)) continue;
@@ -328,7 +339,8 @@ export async function walkRoutes(t: FuzzTarget): Promise<FuzzResult> {
         if (bad) findings.push({ method, path: docPath, what, status: r.status, body: r.body.slice(0, 300) });
       };
       // Half the hostile path values per parameter (sampled): each path has many operations.
-      for (const p of params) for (const v of HOSTILE_PATH_VALUES) if (rnd() < 0.5) await check(`{${p}}=${v.slice(0, 40)}`, fill([p, v]), takesBody ? '{}' : undefined);
+      for (const p of params)
+        for (const v of HOSTILE_PATH_VALUES) if (rnd() < 0.5) await check(`{${p}}=${v.slice(0, 40)}`, fill([p, v]), takesBody ? '{}' : undefined);
       if (takesBody) {
         for (const raw of RAW_BODIES) await check(`body ${raw.slice(0, 30)}`, fill(), raw);
         const seed = t.seeds?.[`${method} ${docPath}`];

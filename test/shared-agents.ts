@@ -14,7 +14,12 @@ const URL_VAR = 'CAIRN_SHARED_AGENT_PG_URL';
 const SERVICES = {
   // Free ports only: several agents run on one host (the discovery agent's DNS server too).
   mesh: { key: 'mesh-state.key', ready: 'discovery service listening', ports: 'http = 0\n  dns  = 0', extra: () => '' },
-  sched: { key: 'sched-state.key', ready: 'scheduler service listening', ports: 'http = 0', extra: (name: string) => `name = "${name}"\nadvertise { http = "127.0.0.1" }\n` },
+  sched: {
+    key: 'sched-state.key',
+    ready: 'scheduler service listening',
+    ports: 'http = 0',
+    extra: (name: string) => `name = "${name}"\nadvertise { http = "127.0.0.1" }\n`,
+  },
 } as const;
 
 /** Options of {@link startSharedAgent}. */

@@ -42,11 +42,15 @@ for (const [name, s] of Object.entries(SERVICES)) {
         [`file://${join(dir, 'missing.key')}`, /"encrypt": cannot read ".*missing\.key": ENOENT/],
       ];
       for (const [value, why] of bad) {
-        assert.throws(() => s.parse(s.hcl(value), 'b.hcl'), (err: Error) => {
-          assert.match(err.message, new RegExp(`^b\\.hcl:${s.line}: `));
-          assert.match(err.message, why);
-          return true;
-        }, value);
+        assert.throws(
+          () => s.parse(s.hcl(value), 'b.hcl'),
+          (err: Error) => {
+            assert.match(err.message, new RegExp(`^b\\.hcl:${s.line}: `));
+            assert.match(err.message, why);
+            return true;
+          },
+          value,
+        );
       }
     });
   });

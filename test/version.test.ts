@@ -32,7 +32,7 @@ async function run(argv: string[]): Promise<{ code: number; stdout: string; stde
 }
 
 describe('version', () => {
-  it('is package.json\'s', () => {
+  it("is package.json's", () => {
     assert.equal(VERSION, PACKAGE_VERSION);
   });
 
@@ -68,10 +68,25 @@ describe('every server logs the version as it starts', { timeout: 120_000 }, () 
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   const servers: [string, string[], string, string][] = [
-    ['secrets server', ['secrets', 'server'], 'secrets service listening', `storage "sqlite" {\n  path = "${join(dir, 'secrets.db')}"\n}\nlistener "tcp" {\n  address = "127.0.0.1:0"\n  tls_disable = true\n}\n`],
+    [
+      'secrets server',
+      ['secrets', 'server'],
+      'secrets service listening',
+      `storage "sqlite" {\n  path = "${join(dir, 'secrets.db')}"\n}\nlistener "tcp" {\n  address = "127.0.0.1:0"\n  tls_disable = true\n}\n`,
+    ],
     ['mesh agent', ['mesh', 'agent'], 'discovery service listening', `data_dir = "${join(dir, 'mesh')}"\nports {\n  http = 0\n  dns = 0\n}\n`],
-    ['sched agent', ['sched', 'agent'], 'scheduler service listening', `data_dir = "${join(dir, 'sched')}"\nports { http = 0 }\nname = "v1"\nadvertise { http = "127.0.0.1" }\n`],
-    ['gateway server', ['gateway', 'server'], 'gateway listening', `controller {\n  name = "c1"\n}\nlistener "tcp" {\n  purpose = "api"\n  address = "127.0.0.1:0"\n  tls_disable = true\n}\nlistener "tcp" {\n  purpose = "cluster"\n  address = "127.0.0.1:0"\n}\n`],
+    [
+      'sched agent',
+      ['sched', 'agent'],
+      'scheduler service listening',
+      `data_dir = "${join(dir, 'sched')}"\nports { http = 0 }\nname = "v1"\nadvertise { http = "127.0.0.1" }\n`,
+    ],
+    [
+      'gateway server',
+      ['gateway', 'server'],
+      'gateway listening',
+      `controller {\n  name = "c1"\n}\nlistener "tcp" {\n  purpose = "api"\n  address = "127.0.0.1:0"\n  tls_disable = true\n}\nlistener "tcp" {\n  purpose = "cluster"\n  address = "127.0.0.1:0"\n}\n`,
+    ],
   ];
   for (const [name, args, ready, config] of servers) {
     it(`cairn ${name}`, async () => {

@@ -27,7 +27,17 @@ describe('cairn namespace against a fake server', () => {
     assert.equal(`${last().method} ${last().path}`, 'POST /v1/sys/namespaces/dev');
     assert.equal(last().headers['x-secrets-namespace'], 'team');
     assert.deepEqual(last().body, { custom_metadata: { owner: 'a' } });
-    assert.equal(r.stdout, ['Key                Value', '---                -----', 'custom_metadata    map[owner:a]', 'id                 Xy12z', 'path               dev/', ''].join('\n'));
+    assert.equal(
+      r.stdout,
+      [
+        'Key                Value',
+        '---                -----',
+        'custom_metadata    map[owner:a]',
+        'id                 Xy12z',
+        'path               dev/',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('list prints sorted keys, exits 2 when there are none', async () => {

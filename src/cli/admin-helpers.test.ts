@@ -24,14 +24,16 @@ describe('operator output helpers', () => {
   });
 
   it('shows progress and nonce only while sealed, cluster only once unsealed', () => {
-    assert.deepEqual(sealStatusRows(sealed).map((r) => r[0]), [
-      'Seal Type', 'Initialized', 'Sealed', 'Total Shares', 'Threshold', 'Unseal Progress', 'Unseal Nonce', 'Version', 'Storage Type', 'HA Enabled',
-    ]);
+    assert.deepEqual(
+      sealStatusRows(sealed).map((r) => r[0]),
+      ['Seal Type', 'Initialized', 'Sealed', 'Total Shares', 'Threshold', 'Unseal Progress', 'Unseal Nonce', 'Version', 'Storage Type', 'HA Enabled'],
+    );
     assert.deepEqual(sealStatusRows(sealed)[5], ['Unseal Progress', '1/3']);
     const open = { ...sealed, sealed: false, progress: 0, nonce: '', cluster_name: 'c1', cluster_id: 'id-1' };
-    assert.deepEqual(sealStatusRows(open).map((r) => r[0]), [
-      'Seal Type', 'Initialized', 'Sealed', 'Total Shares', 'Threshold', 'Version', 'Storage Type', 'Cluster Name', 'Cluster ID', 'HA Enabled',
-    ]);
+    assert.deepEqual(
+      sealStatusRows(open).map((r) => r[0]),
+      ['Seal Type', 'Initialized', 'Sealed', 'Total Shares', 'Threshold', 'Version', 'Storage Type', 'Cluster Name', 'Cluster ID', 'HA Enabled'],
+    );
     assert.match(sealStatusTable({ ...sealed, nonce: '' }), /^Unseal Nonce\s+n\/a$/m);
     assert.equal(sealStatusJson(sealed).ha_enabled, false);
   });
@@ -85,8 +87,22 @@ describe('argument helpers of the admin commands', () => {
 
   it('builds the auth block of a token login from its lookup', () => {
     const auth = authFromLookup({
-      accessor: 'acc', creation_time: 0, creation_ttl: 0, display_name: 'root', entity_id: '', expire_time: null, explicit_max_ttl: 0,
-      id: 'tok', meta: null, num_uses: 0, orphan: true, path: 'auth/token/root', policies: ['root'], renewable: false, ttl: 0, type: 'service',
+      accessor: 'acc',
+      creation_time: 0,
+      creation_ttl: 0,
+      display_name: 'root',
+      entity_id: '',
+      expire_time: null,
+      explicit_max_ttl: 0,
+      id: 'tok',
+      meta: null,
+      num_uses: 0,
+      orphan: true,
+      path: 'auth/token/root',
+      policies: ['root'],
+      renewable: false,
+      ttl: 0,
+      type: 'service',
     });
     assert.equal(auth.client_token, 'tok');
     assert.deepEqual(auth.token_policies, ['root']);

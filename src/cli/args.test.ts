@@ -7,9 +7,7 @@ describe('normalizeArgs', () => {
   const kinds = { booleanFlags: new Set(['cas-required']), valueFlags: new Set(['field', 'mount']) };
 
   it('turns single-dash long flags into double-dash ones', () => {
-    assert.deepEqual(normalizeArgs(['kv', 'get', '-mount=secret', '-version', '2', 'foo']), [
-      'kv', 'get', '--mount=secret', '--version', '2', 'foo',
-    ]);
+    assert.deepEqual(normalizeArgs(['kv', 'get', '-mount=secret', '-version', '2', 'foo']), ['kv', 'get', '--mount=secret', '--version', '2', 'foo']);
   });
 
   it('leaves double-dash flags, operands and values with dashes inside alone', () => {
@@ -43,8 +41,22 @@ describe('endFlagsAtFirstArg', () => {
   const kinds = { valueFlags: new Set(['name', 'n']), booleanFlags: new Set(['verbose']) };
 
   it("puts -- before the first argument after the command's flags, as Go's flag parsing stops there", () => {
-    assert.deepEqual(endFlagsAtFirstArg(['mesh', 'lock', '-verbose', '-n=2', 'p', 'sh', '-c', 'x'], paths, kinds), ['mesh', 'lock', '-verbose', '-n=2', '--', 'p', 'sh', '-c', 'x']);
-    assert.deepEqual(endFlagsAtFirstArg(['mesh', 'lock', '-name', 'job', 'p', 'ls', '-l'], paths, kinds), ['mesh', 'lock', '-name', 'job', '--', 'p', 'ls', '-l'], "a value flag's value is not the first argument");
+    assert.deepEqual(endFlagsAtFirstArg(['mesh', 'lock', '-verbose', '-n=2', 'p', 'sh', '-c', 'x'], paths, kinds), [
+      'mesh',
+      'lock',
+      '-verbose',
+      '-n=2',
+      '--',
+      'p',
+      'sh',
+      '-c',
+      'x',
+    ]);
+    assert.deepEqual(
+      endFlagsAtFirstArg(['mesh', 'lock', '-name', 'job', 'p', 'ls', '-l'], paths, kinds),
+      ['mesh', 'lock', '-name', 'job', '--', 'p', 'ls', '-l'],
+      "a value flag's value is not the first argument",
+    );
     assert.deepEqual(
       normalizeArgs(endFlagsAtFirstArg(['mesh', 'lock', 'p', 'ls', '-l'], paths, kinds), kinds),
       ['mesh', 'lock', '--', 'p', 'ls', '-l'],
@@ -81,7 +93,11 @@ describe('data and flag values', () => {
     const files: Record<string, string> = { 'pw.txt': 's3cr=t', 'more.json': '{"n":1}' };
     const read = (p: string) => files[p];
     assert.deepEqual(parseKeyValues(['a=b', 'c=d=e', 'pw=@pw.txt', '@more.json', 'empty='], read), {
-      a: 'b', c: 'd=e', pw: 's3cr=t', n: 1, empty: '',
+      a: 'b',
+      c: 'd=e',
+      pw: 's3cr=t',
+      n: 1,
+      empty: '',
     });
   });
 

@@ -187,5 +187,11 @@ export function collectPair(value: string, previous: Record<string, string> | un
 
 /** Accumulator for repeatable list options such as `-policy=a -policy=b,c`. */
 export function collectList(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), ...value.split(',').map((s) => s.trim()).filter((s) => s !== '')];
+  return [
+    ...(previous ?? []),
+    ...value
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+  ];
 }

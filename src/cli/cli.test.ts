@@ -153,14 +153,22 @@ describe('cairn CLI against a fake secrets server', () => {
       env,
     );
     assert.equal(meta.code, 0, meta.stderr);
-    assert.deepEqual([last().path, last().body], [
-      '/v1/secret/metadata/a',
-      { max_versions: 5, cas_required: true, custom_metadata: { owner: 'me', env: 'prod' } },
-    ]);
+    assert.deepEqual(
+      [last().path, last().body],
+      ['/v1/secret/metadata/a', { max_versions: 5, cas_required: true, custom_metadata: { owner: 'me', env: 'prod' } }],
+    );
   });
 
   it('token create sends policies and prints the token field', async () => {
-    const auth = { client_token: 'hvs.child', accessor: 'acc', policies: ['default', 'web'], token_policies: ['default', 'web'], metadata: null, lease_duration: 3600, renewable: true };
+    const auth = {
+      client_token: 'hvs.child',
+      accessor: 'acc',
+      policies: ['default', 'web'],
+      token_policies: ['default', 'web'],
+      metadata: null,
+      lease_duration: 3600,
+      renewable: true,
+    };
     server.handle(() => ({ status: 200, body: envelope(null, { auth }) }));
     const r = await run(['token', 'create', '-policy=web', '-ttl=1h', '-field=token'], env);
     assert.equal(r.code, 0, r.stderr);

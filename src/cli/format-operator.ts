@@ -119,5 +119,8 @@ export function membersTable(status: HaStatus): string {
 /** A namespace as `namespace create` prints it: `Key`/`Value` rows of its fields, keys sorted. */
 export function namespaceTable(info: NamespaceInfo): string {
   const keys = Object.keys(info).sort();
-  return columns(['Key', 'Value'], keys.map((k) => [k, formatValue(info[k])]));
+  return columns(
+    ['Key', 'Value'],
+    keys.map((k) => [k, formatValue(info[k])]),
+  );
 }

@@ -48,7 +48,10 @@ export function columns(header: readonly string[], rows: readonly (readonly stri
 /** A `Key`/`Value` table of `data`, keys sorted. */
 export function keyValueTable(data: Record<string, unknown>): string {
   const keys = Object.keys(data).sort();
-  return columns(['Key', 'Value'], keys.map((k) => [k, formatValue(data[k])]));
+  return columns(
+    ['Key', 'Value'],
+    keys.map((k) => [k, formatValue(data[k])]),
+  );
 }
 
 /** `======= Title =======`, as wide as a `Key`/`Value` table of keys `keys` (reference `getHeaderForMap`). */

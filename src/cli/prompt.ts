@@ -51,11 +51,7 @@ export interface TerminalInput {
  * @throws UsageError when `input` is not a terminal (the value must then be given as an argument);
  *   Error `interrupted` on Ctrl-C or Ctrl-D.
  */
-export function readHiddenLine(
-  prompt: string,
-  input: TerminalInput = process.stdin,
-  output: { write(s: string): unknown } = process.stderr,
-): Promise<string> {
+export function readHiddenLine(prompt: string, input: TerminalInput = process.stdin, output: { write(s: string): unknown } = process.stderr): Promise<string> {
   if (!input.isTTY || typeof input.setRawMode !== 'function') {
     return Promise.reject(new UsageError(`${prompt.replace(/\s*\(will be hidden\):\s*$/, '')} not given, and standard input is not a terminal to ask for it`));
   }

@@ -20,7 +20,13 @@ import { Agent, request } from 'undici';
 
 /** One brokered credential of a session authorisation (the reference's `SessionCredential`). */
 export interface GatewaySessionCredential {
-  readonly credential_source: { readonly id: string; readonly name?: string; readonly credential_store_id: string; readonly type: string; readonly credential_type?: string };
+  readonly credential_source: {
+    readonly id: string;
+    readonly name?: string;
+    readonly credential_store_id: string;
+    readonly type: string;
+    readonly credential_type?: string;
+  };
   readonly secret: { readonly raw: string; readonly decoded: unknown };
   readonly credential?: Readonly<Record<string, unknown>>;
 }
@@ -108,7 +114,8 @@ export class GatewayApiError extends Error {
 }
 
 /** The collections of the controller's domain API (issue 20). */
-export type GatewayCollection = 'scopes' | 'auth-methods' | 'accounts' | 'users' | 'groups' | 'roles' | 'auth-tokens' | GatewayTargetCollection | GatewayCredentialCollection | 'sessions';
+export type GatewayCollection =
+  'scopes' | 'auth-methods' | 'accounts' | 'users' | 'groups' | 'roles' | 'auth-tokens' | GatewayTargetCollection | GatewayCredentialCollection | 'sessions';
 
 /**
  * The credential collections: `credential-stores` (`scope_id` of a project; `vault` or
@@ -257,7 +264,9 @@ export class GatewayClient {
    * the provider URL for the user's browser and the `token_id` for {@link authenticateOidcToken}.
    */
   async authenticateOidcStart(authMethodId: string): Promise<GatewayOidcStart> {
-    const r = await this.call<{ attributes: GatewayOidcStart }>('POST', `/v1/auth-methods/${encodeURIComponent(authMethodId)}:authenticate`, { command: 'start' });
+    const r = await this.call<{ attributes: GatewayOidcStart }>('POST', `/v1/auth-methods/${encodeURIComponent(authMethodId)}:authenticate`, {
+      command: 'start',
+    });
     return r.attributes;
   }
 
@@ -267,7 +276,10 @@ export class GatewayClient {
    * the login expired or its token was already fetched, 401 when it failed.
    */
   async authenticateOidcToken(authMethodId: string, tokenId: string): Promise<GatewayAuthToken | undefined> {
-    const r = await this.callWithStatus<{ attributes: GatewayAuthToken }>('POST', `/v1/auth-methods/${encodeURIComponent(authMethodId)}:authenticate`, { command: 'token', attributes: { token_id: tokenId } });
+    const r = await this.callWithStatus<{ attributes: GatewayAuthToken }>('POST', `/v1/auth-methods/${encodeURIComponent(authMethodId)}:authenticate`, {
+      command: 'token',
+      attributes: { token_id: tokenId },
+    });
     return r.status === 202 ? undefined : r.body.attributes;
   }
 

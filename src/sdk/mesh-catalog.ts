@@ -232,7 +232,10 @@ export class MeshAgent {
    * `maintenance`; `undefined` with no instance).
    */
   async serviceHealth(name: string): Promise<{ status: MeshAgentServiceHealth['AggregatedStatus'] | undefined; items: MeshAgentServiceHealth[] }> {
-    const r = await this.call<MeshAgentServiceHealth[] | undefined>('GET', named('/agent/health/service/name', name), { allowNotFound: true, acceptStatuses: [429, 503] });
+    const r = await this.call<MeshAgentServiceHealth[] | undefined>('GET', named('/agent/health/service/name', name), {
+      allowNotFound: true,
+      acceptStatuses: [429, 503],
+    });
     const items = r.body ?? [];
     const worst = items.map((i) => i.AggregatedStatus);
     const status = items.length === 0 ? undefined : (['maintenance', 'critical', 'warning', 'passing'] as const).find((s) => worst.includes(s));

@@ -92,7 +92,9 @@ export class MeshSemaphore {
 
   /** The `.lock` entry among `pairs`, or an empty one (index 0) when there is none. */
   private findLock(pairs: readonly MeshKvEntry[]): MeshKvEntry {
-    return pairs.find((p) => p.Key === this.lockKey) ?? { Key: this.lockKey, Flags: MESH_SEMAPHORE_FLAGS, Value: null, LockIndex: 0, CreateIndex: 0, ModifyIndex: 0 };
+    return (
+      pairs.find((p) => p.Key === this.lockKey) ?? { Key: this.lockKey, Flags: MESH_SEMAPHORE_FLAGS, Value: null, LockIndex: 0, CreateIndex: 0, ModifyIndex: 0 }
+    );
   }
 
   /** The `.lock` value (a fresh one when empty). @throws Error `lock decoding failed: …`. */
@@ -120,7 +122,10 @@ export class MeshSemaphore {
    */
   async acquire(stop?: AbortSignal): Promise<AbortSignal | undefined> {
     if (this.held) throw new Error('Semaphore already held');
-    this.session = await RenewedSession.start(this.client, { name: this.o.sessionName ?? 'Mesh API Semaphore', ttl: this.o.sessionTtl ?? DEFAULT_LOCK_SESSION_TTL });
+    this.session = await RenewedSession.start(this.client, {
+      name: this.o.sessionName ?? 'Mesh API Semaphore',
+      ttl: this.o.sessionTtl ?? DEFAULT_LOCK_SESSION_TTL,
+    });
     try {
       const contender = posix.join(this.o.prefix, this.session.id);
       if (!(await this.client.kv.put(contender, this.o.value ?? '', { flags: MESH_SEMAPHORE_FLAGS, acquire: this.session.id }))) {

@@ -17,7 +17,8 @@ import type { MeshCheckStatus, MeshHealthCheck, MeshNode, MeshNodeService } from
 import type { MeshKvEntry } from './mesh-kv.js';
 
 /** KV verbs of a transaction. */
-export type MeshTxnKvVerb = 'set' | 'cas' | 'lock' | 'unlock' | 'get' | 'get-tree' | 'check-index' | 'check-session' | 'check-not-exists' | 'delete' | 'delete-tree' | 'delete-cas';
+export type MeshTxnKvVerb =
+  'set' | 'cas' | 'lock' | 'unlock' | 'get' | 'get-tree' | 'check-index' | 'check-session' | 'check-not-exists' | 'delete' | 'delete-tree' | 'delete-cas';
 /** Node, service and check verbs. */
 export type MeshTxnCatalogVerb = 'get' | 'set' | 'cas' | 'delete' | 'delete-cas';
 
@@ -36,15 +37,44 @@ export interface MeshTxnOp {
     /** Enterprise switch only. */
     readonly Namespace?: string;
   };
-  readonly Node?: { readonly Verb: MeshTxnCatalogVerb; readonly Node: { readonly Node: string; readonly Address?: string; readonly ID?: string; readonly Datacenter?: string; readonly TaggedAddresses?: Record<string, string>; readonly Meta?: Record<string, string>; readonly ModifyIndex?: number } };
+  readonly Node?: {
+    readonly Verb: MeshTxnCatalogVerb;
+    readonly Node: {
+      readonly Node: string;
+      readonly Address?: string;
+      readonly ID?: string;
+      readonly Datacenter?: string;
+      readonly TaggedAddresses?: Record<string, string>;
+      readonly Meta?: Record<string, string>;
+      readonly ModifyIndex?: number;
+    };
+  };
   readonly Service?: {
     readonly Verb: MeshTxnCatalogVerb;
     readonly Node: string;
-    readonly Service: { readonly ID?: string; readonly Service?: string; readonly Tags?: readonly string[]; readonly Address?: string; readonly Meta?: Record<string, string>; readonly Port?: number; readonly ModifyIndex?: number };
+    readonly Service: {
+      readonly ID?: string;
+      readonly Service?: string;
+      readonly Tags?: readonly string[];
+      readonly Address?: string;
+      readonly Meta?: Record<string, string>;
+      readonly Port?: number;
+      readonly ModifyIndex?: number;
+    };
   };
   readonly Check?: {
     readonly Verb: MeshTxnCatalogVerb;
-    readonly Check: { readonly Node: string; readonly CheckID: string; readonly Name?: string; readonly Status?: MeshCheckStatus; readonly Notes?: string; readonly Output?: string; readonly ServiceID?: string; readonly ServiceName?: string; readonly ModifyIndex?: number };
+    readonly Check: {
+      readonly Node: string;
+      readonly CheckID: string;
+      readonly Name?: string;
+      readonly Status?: MeshCheckStatus;
+      readonly Notes?: string;
+      readonly Output?: string;
+      readonly ServiceID?: string;
+      readonly ServiceName?: string;
+      readonly ModifyIndex?: number;
+    };
   };
 }
 

@@ -55,7 +55,12 @@ export interface SchedAllocation {
   readonly NodeID: string;
   readonly NodeName: string;
   readonly JobID: string;
-  readonly Job: { readonly ID: string; readonly Version?: number; readonly Type?: string; readonly TaskGroups: readonly { readonly Name: string; readonly Tasks: readonly { readonly Name: string }[] }[] } | null;
+  readonly Job: {
+    readonly ID: string;
+    readonly Version?: number;
+    readonly Type?: string;
+    readonly TaskGroups: readonly { readonly Name: string; readonly Tasks: readonly { readonly Name: string }[] }[];
+  } | null;
   readonly TaskGroup: string;
   readonly DesiredStatus: string;
   readonly DesiredDescription: string;
@@ -122,18 +127,26 @@ export class SchedAllocApi {
 
   /** `GET /v1/allocations?prefix=` (`namespace:read-job`): allocation stubs. */
   async listAllocations(o: { prefix?: string; namespace?: string } = {}): Promise<SchedAllocationStub[]> {
-    return (await this.call<SchedAllocationStub[] | null>('GET', '/allocations', { query: { prefix: o.prefix || undefined, namespace: o.namespace } })).data ?? [];
+    return (
+      (await this.call<SchedAllocationStub[] | null>('GET', '/allocations', { query: { prefix: o.prefix || undefined, namespace: o.namespace } })).data ?? []
+    );
   }
 
   /** `GET /v1/allocation/:id` (`namespace:read-job`): the allocation with its job and task states. @throws SchedApiError 404 `alloc not found`. */
   async readAllocation(id: string, o: SchedQueryOptions = {}): Promise<SchedRead<SchedAllocation>> {
-    const r = await this.call<SchedAllocation>('GET', `/allocation/${seg(id)}`, { query: { index: o.index, wait: o.wait }, extraTimeoutMs: o.index !== undefined ? BLOCKING_EXTRA_MS : 0 });
+    const r = await this.call<SchedAllocation>('GET', `/allocation/${seg(id)}`, {
+      query: { index: o.index, wait: o.wait },
+      extraTimeoutMs: o.index !== undefined ? BLOCKING_EXTRA_MS : 0,
+    });
     return { data: r.data, index: r.index };
   }
 
   /** `GET /v1/node/:id/allocations` (`node:read`, or the node's secret): the node's allocations in full. */
   async listNodeAllocations(nodeId: string, o: SchedQueryOptions = {}): Promise<SchedRead<SchedAllocation[]>> {
-    const r = await this.call<SchedAllocation[] | null>('GET', `/node/${seg(nodeId)}/allocations`, { query: { index: o.index, wait: o.wait }, extraTimeoutMs: o.index !== undefined ? BLOCKING_EXTRA_MS : 0 });
+    const r = await this.call<SchedAllocation[] | null>('GET', `/node/${seg(nodeId)}/allocations`, {
+      query: { index: o.index, wait: o.wait },
+      extraTimeoutMs: o.index !== undefined ? BLOCKING_EXTRA_MS : 0,
+    });
     return { data: r.data ?? [], index: r.index };
   }
 

@@ -36,7 +36,11 @@ export type SchedCall = <T>(method: SchedMethod, path: string, o?: SchedCallOpti
  * A streaming GET of `/v1<path>` (logs, file reads): the reply's body chunks as they arrive.
  * @throws SchedApiError on a status ≥ 400; SchedConnectionError when unreachable.
  */
-export type SchedStreamGet = (path: string, query: Readonly<Record<string, string | number | boolean | undefined>>, signal?: AbortSignal) => AsyncGenerator<Uint8Array, void>;
+export type SchedStreamGet = (
+  path: string,
+  query: Readonly<Record<string, string | number | boolean | undefined>>,
+  signal?: AbortSignal,
+) => AsyncGenerator<Uint8Array, void>;
 
 /** Longest a blocking read may take on top of the client's limit: the server's 300 s cap, its wait/16 jitter and a margin, in ms. */
 export const BLOCKING_EXTRA_MS = 330_000;

@@ -11,13 +11,20 @@
 export type SchedTopology = Readonly<Record<string, string>>;
 
 /** CSI access modes (reference/sched.md §4.3). */
-export type SchedCsiAccessMode = 'single-node-reader-only' | 'single-node-writer' | 'multi-node-reader-only' | 'multi-node-single-writer' | 'multi-node-multi-writer';
+export type SchedCsiAccessMode =
+  'single-node-reader-only' | 'single-node-writer' | 'multi-node-reader-only' | 'multi-node-single-writer' | 'multi-node-multi-writer';
 
 /** CSI attachment modes (reference/sched.md §4.3). */
 export type SchedCsiAttachmentMode = 'file-system' | 'block-device';
 
 /** Every {@link SchedCsiAccessMode}, in the reference's order. */
-export const SCHED_CSI_ACCESS_MODES: readonly SchedCsiAccessMode[] = ['single-node-reader-only', 'single-node-writer', 'multi-node-reader-only', 'multi-node-single-writer', 'multi-node-multi-writer'];
+export const SCHED_CSI_ACCESS_MODES: readonly SchedCsiAccessMode[] = [
+  'single-node-reader-only',
+  'single-node-writer',
+  'multi-node-reader-only',
+  'multi-node-single-writer',
+  'multi-node-multi-writer',
+];
 
 /** Every {@link SchedCsiAttachmentMode}. */
 export const SCHED_CSI_ATTACHMENT_MODES: readonly SchedCsiAttachmentMode[] = ['file-system', 'block-device'];

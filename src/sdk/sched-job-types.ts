@@ -126,7 +126,14 @@ export interface SchedJobPlanReply {
     readonly Type: string;
     readonly ID: string;
     readonly Fields: readonly SchedPlanDiffField[] | null;
-    readonly TaskGroups: readonly { readonly Type: string; readonly Name: string; readonly Fields: readonly SchedPlanDiffField[] | null; readonly Updates: Readonly<Record<string, number>> | null }[] | null;
+    readonly TaskGroups:
+      | readonly {
+          readonly Type: string;
+          readonly Name: string;
+          readonly Fields: readonly SchedPlanDiffField[] | null;
+          readonly Updates: Readonly<Record<string, number>> | null;
+        }[]
+      | null;
   } | null;
   /** The stored job's modify index (0: no such job): what `job run -check-index` takes. */
   readonly JobModifyIndex: number;

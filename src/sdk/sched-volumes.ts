@@ -127,7 +127,8 @@ export class SchedCsiApi {
    *   plugin does not know the external volume; 403.
    */
   async registerVolume(spec: SchedVolumeSpec, o: SchedVolumeOptions = {}): Promise<SchedVolumeWriteReply> {
-    return (await this.call<SchedVolumeWriteReply>('PUT', `/volume/csi/${seg(spec.ID)}`, { query: { namespace: o.namespace }, body: { Volumes: [spec] } })).data;
+    return (await this.call<SchedVolumeWriteReply>('PUT', `/volume/csi/${seg(spec.ID)}`, { query: { namespace: o.namespace }, body: { Volumes: [spec] } }))
+      .data;
   }
 
   /**
@@ -137,7 +138,9 @@ export class SchedCsiApi {
    * @throws SchedApiError 400 `validation: …`, an unknown plugin or a missing capability; 403.
    */
   async createVolume(spec: SchedVolumeSpec, o: SchedVolumeOptions = {}): Promise<SchedVolumeWriteReply> {
-    return (await this.call<SchedVolumeWriteReply>('PUT', `/volume/csi/${seg(spec.ID)}/create`, { query: { namespace: o.namespace }, body: { Volumes: [spec] } })).data;
+    return (
+      await this.call<SchedVolumeWriteReply>('PUT', `/volume/csi/${seg(spec.ID)}/create`, { query: { namespace: o.namespace }, body: { Volumes: [spec] } })
+    ).data;
   }
 
   /**
@@ -190,7 +193,10 @@ export class SchedCsiApi {
    */
   async createSnapshot(specs: SchedSnapshotSpec | readonly SchedSnapshotSpec[], o: SchedVolumeOptions = {}): Promise<SchedSnapshotCreated[]> {
     const Snapshots = Array.isArray(specs) ? specs : [specs];
-    const r = await this.call<{ Snapshots: SchedSnapshotCreated[] | null }>('POST', '/volumes/snapshot', { query: { namespace: o.namespace }, body: { Snapshots } });
+    const r = await this.call<{ Snapshots: SchedSnapshotCreated[] | null }>('POST', '/volumes/snapshot', {
+      query: { namespace: o.namespace },
+      body: { Snapshots },
+    });
     return r.data.Snapshots ?? [];
   }
 
@@ -213,7 +219,12 @@ export class SchedCsiApi {
    * `CREATE_DELETE_SNAPSHOT`), `secrets` in `X-Sched-CSI-Secrets`.
    * @throws Error for a secret the header cannot carry; SchedApiError 400; the plugin's failure; 403.
    */
-  async deleteSnapshot(o: { readonly pluginId: string; readonly snapshotId: string; readonly secrets?: Readonly<Record<string, string>>; readonly namespace?: string }): Promise<void> {
+  async deleteSnapshot(o: {
+    readonly pluginId: string;
+    readonly snapshotId: string;
+    readonly secrets?: Readonly<Record<string, string>>;
+    readonly namespace?: string;
+  }): Promise<void> {
     await this.call('DELETE', '/volumes/snapshot', {
       query: { namespace: o.namespace, plugin_id: o.pluginId, snapshot_id: o.snapshotId },
       headers: secretsHeaders(o.secrets),

@@ -422,7 +422,11 @@ export class SchedClient {
   }
 
   /** A streaming GET of `/v1<path>` (logs, file reads): the body's chunks as they arrive. @throws SchedApiError on a status ≥ 400; SchedConnectionError when unreachable. */
-  private async *streamGet(path: string, query: Readonly<Record<string, string | number | boolean | undefined>>, signal?: AbortSignal): AsyncGenerator<Uint8Array, void> {
+  private async *streamGet(
+    path: string,
+    query: Readonly<Record<string, string | number | boolean | undefined>>,
+    signal?: AbortSignal,
+  ): AsyncGenerator<Uint8Array, void> {
     const url = apiUrl(this.address, path, this.query(query));
     let body: (AsyncIterable<Uint8Array> & { destroy(): void }) | undefined;
     try {
@@ -472,7 +476,15 @@ export class SchedClient {
    * @throws SchedApiError on a status ≥ 400; SchedConnectionError when unreachable or on a non-JSON reply.
    */
   async call<T>(method: SchedMethod, path: string, o: SchedCallOptions = {}): Promise<SchedCallReply<T>> {
-    const r = await requestJson<T>(this.target, { method, path, query: this.query(o.query ?? {}), token: this.options.token, body: o.body, headers: o.headers, extraTimeoutMs: o.extraTimeoutMs });
+    const r = await requestJson<T>(this.target, {
+      method,
+      path,
+      query: this.query(o.query ?? {}),
+      token: this.options.token,
+      body: o.body,
+      headers: o.headers,
+      extraTimeoutMs: o.extraTimeoutMs,
+    });
     return { data: r.body, index: r.index, headers: r.headers };
   }
 }

@@ -44,7 +44,10 @@ describe('SecretsClient admin helpers: sys lifecycle, auth methods, policies, lo
 
   it('unseal errors surface as SecretsApiError', async () => {
     server.handle(() => ({ status: 400, body: { errors: ['unseal failed, invalid key'] } }));
-    await assert.rejects(client.sys.unseal('bad'), (e: unknown) => e instanceof SecretsApiError && e.status === 400 && e.message === 'unseal failed, invalid key');
+    await assert.rejects(
+      client.sys.unseal('bad'),
+      (e: unknown) => e instanceof SecretsApiError && e.status === 400 && e.message === 'unseal failed, invalid key',
+    );
   });
 
   it('health returns the body on the health status codes and throws otherwise', async () => {
@@ -85,7 +88,18 @@ describe('SecretsClient admin helpers: sys lifecycle, auth methods, policies, lo
   });
 
   it('logs in without sending the token', async () => {
-    const auth = { client_token: 't-2', accessor: 'a', policies: ['default'], metadata: null, lease_duration: 60, renewable: true, entity_id: '', token_type: 'service', orphan: true, num_uses: 0 };
+    const auth = {
+      client_token: 't-2',
+      accessor: 'a',
+      policies: ['default'],
+      metadata: null,
+      lease_duration: 60,
+      renewable: true,
+      entity_id: '',
+      token_type: 'service',
+      orphan: true,
+      num_uses: 0,
+    };
     server.handle(() => ({ status: 200, body: envelope(null, { auth }) }));
     assert.equal((await client.auth.userpass('alice', 'pw')).auth?.client_token, 't-2');
     assert.equal(`${last().method} ${last().path}`, 'POST /v1/auth/userpass/login/alice');

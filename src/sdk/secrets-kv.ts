@@ -58,7 +58,10 @@ export interface KvMetadataFields {
 }
 
 function joinPath(...parts: string[]): string {
-  return parts.map((p) => p.replace(/^\/+|\/+$/g, '')).filter((p) => p !== '').join('/');
+  return parts
+    .map((p) => p.replace(/^\/+|\/+$/g, ''))
+    .filter((p) => p !== '')
+    .join('/');
 }
 
 /**

@@ -41,7 +41,9 @@ describe('SecretsClient read-your-writes (X-Secrets-Index)', () => {
       server.handle(() => ({ status: 204, headers: { 'x-secrets-index': state('c1', 9) } }));
       await client.write('secret/data/a', {});
       let calls = 0;
-      server.handle(() => (++calls < 3 ? { status: 412, body: { errors: ['required index state not present; retry'] } } : { status: 200, body: envelope({ ok: true }) }));
+      server.handle(() =>
+        ++calls < 3 ? { status: 412, body: { errors: ['required index state not present; retry'] } } : { status: 200, body: envelope({ ok: true }) },
+      );
       const res = await client.read('secret/data/a');
       assert.deepEqual(res?.data, { ok: true });
       assert.equal(calls, 3);

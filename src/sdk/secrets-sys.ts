@@ -153,7 +153,10 @@ export class SysClient {
     if (typeof body === 'object' && body !== null && !Array.isArray(body) && 'initialized' in body) {
       return { ...(body as Record<string, unknown>), status: res.status } as HealthStatus;
     }
-    const errors = typeof body === 'object' && body !== null && Array.isArray((body as { errors?: unknown }).errors) ? (body as { errors: unknown[] }).errors.map(String) : [];
+    const errors =
+      typeof body === 'object' && body !== null && Array.isArray((body as { errors?: unknown }).errors)
+        ? (body as { errors: unknown[] }).errors.map(String)
+        : [];
     throw new SecretsApiError(res.status, errors, { method: 'GET', path: '/v1/sys/health' });
   }
 

@@ -118,8 +118,11 @@ describe('SecretsClient over HTTP', () => {
       [() => kv.deleteVersions('p', [1, 2]), 'POST /v1/kv2/delete/p', { versions: [1, 2] }],
       [() => kv.undelete('p', [1]), 'POST /v1/kv2/undelete/p', { versions: [1] }],
       [() => kv.destroy('p', [2]), 'POST /v1/kv2/destroy/p', { versions: [2] }],
-      [() => kv.writeMetadata('p', { maxVersions: 5, casRequired: true, customMetadata: { o: 'me' } }), 'POST /v1/kv2/metadata/p',
-        { max_versions: 5, cas_required: true, custom_metadata: { o: 'me' } }],
+      [
+        () => kv.writeMetadata('p', { maxVersions: 5, casRequired: true, customMetadata: { o: 'me' } }),
+        'POST /v1/kv2/metadata/p',
+        { max_versions: 5, cas_required: true, custom_metadata: { o: 'me' } },
+      ],
       [() => kv.deleteMetadata('p'), 'DELETE /v1/kv2/metadata/p', undefined],
       [() => kv.readMetadata('p'), 'GET /v1/kv2/metadata/p', undefined],
     ];
@@ -128,7 +131,10 @@ describe('SecretsClient over HTTP', () => {
       seen.push(`${last().method} ${last().path}`);
       assert.deepEqual(last().body ?? undefined, body, expected);
     }
-    assert.deepEqual(seen, calls.map((c) => c[1]));
+    assert.deepEqual(
+      seen,
+      calls.map((c) => c[1]),
+    );
 
     server.handle(() => ({ status: 200, body: envelope({ keys: ['x'] }) }));
     assert.deepEqual(await kv.list(''), ['x']);
@@ -240,11 +246,29 @@ describe('SecretsClient over TLS', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'cairn-tls-'));
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
     server = await startFakeServer({
       tls: { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert },

@@ -169,7 +169,13 @@ export class SecretsClient {
       shared?.agent ??
       new Agent({
         keepAliveTimeout: 30_000,
-        connect: { ca: options.caCert, rejectUnauthorized: !options.skipVerify, cert: options.clientCert, key: options.clientKey, servername: options.tlsServerName || undefined },
+        connect: {
+          ca: options.caCert,
+          rejectUnauthorized: !options.skipVerify,
+          cert: options.clientCert,
+          key: options.clientKey,
+          servername: options.tlsServerName || undefined,
+        },
       });
     this.token = new TokenClient(this);
     this.sys = new SysClient(this);

@@ -177,9 +177,18 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
         ? existing
         : await core.tokens.create({ policies: ['root'], id: options.rootTokenId, displayName: 'root', path: 'auth/token/root', now });
     const gatewayToken = options.gatewayToken ?? randomBytes(24).toString('base64url');
-    const gateway = await startGateway({ config: devGatewayConfig(options.gatewayAddresses, gatewayToken, join(options.dataDir, 'gateway')), log, bootstrap: { dev: { password: DEV_GATEWAY_LOGIN.password, targetPort: Number(new URL(secrets.listeners[0].url).port || 80) } } });
+    const gateway = await startGateway({
+      config: devGatewayConfig(options.gatewayAddresses, gatewayToken, join(options.dataDir, 'gateway')),
+      log,
+      bootstrap: { dev: { password: DEV_GATEWAY_LOGIN.password, targetPort: Number(new URL(secrets.listeners[0].url).port || 80) } },
+    });
     const mesh = await startMeshAgent({
-      config: devMeshConfig({ dataDir: join(options.dataDir, 'mesh'), httpAddress: options.meshAddress, rootToken: root.id, dnsAddress: options.meshDnsAddress }),
+      config: devMeshConfig({
+        dataDir: join(options.dataDir, 'mesh'),
+        httpAddress: options.meshAddress,
+        rootToken: root.id,
+        dnsAddress: options.meshDnsAddress,
+      }),
       log,
       replaceInitialManagement: true,
     }).catch(async (err) => {

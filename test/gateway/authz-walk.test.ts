@@ -58,8 +58,14 @@ describe('gateway: every route refuses callers without the grant it declares', {
     ids['host-sets'] = await make('host-sets', { host_catalog_id: ids['host-catalogs'], type: 'static', name: 'walk-set' });
     ids.targets = await make('targets', { scope_id: ids.project, type: 'tcp', name: 'walk-target', attributes: { default_port: 22 } });
     ids['credential-stores'] = await make('credential-stores', { scope_id: ids.project, type: 'static', name: 'walk-store' });
-    ids.credentials = await make('credentials', { credential_store_id: ids['credential-stores'], type: 'username_password', attributes: { username: 'u', password: 'p' } });
-    const login = await call('POST', `auth-methods/${ids['auth-methods']}:authenticate`, { body: { attributes: { login_name: 'bob', password: 'bob-password-1' } } });
+    ids.credentials = await make('credentials', {
+      credential_store_id: ids['credential-stores'],
+      type: 'username_password',
+      attributes: { username: 'u', password: 'p' },
+    });
+    const login = await call('POST', `auth-methods/${ids['auth-methods']}:authenticate`, {
+      body: { attributes: { login_name: 'bob', password: 'bob-password-1' } },
+    });
     assert.equal(login.status, 200, login.text);
     noRights = login.body.attributes.token;
     ids['auth-tokens'] = login.body.attributes.id;
@@ -109,14 +115,21 @@ describe('gateway: every route refuses callers without the grant it declares', {
     // The internal routes are not documented: the walk takes them from the table.
     const internal = GATEWAY_ROUTES.filter((r) => r.access === WORKER_TOKEN);
     assert.equal(internal.length, 3);
-    for (const r of internal) ops.push({ method: r.method.toLowerCase(), path: `/${r.pattern}`, body: { worker_name: 'w', authorization_token: 'x', client_address: '127.0.0.1:1' } });
+    for (const r of internal)
+      ops.push({ method: r.method.toLowerCase(), path: `/${r.pattern}`, body: { worker_name: 'w', authorization_token: 'x', client_address: '127.0.0.1:1' } });
     // Recursive lists are filtered, not refused: they must come back empty.
-    const recursive = Object.keys(doc.paths).filter((p) => doc.paths[p].get && !p.includes('{') && !p.includes(':') && !['/workers', '/openapi.json'].includes(p));
+    const recursive = Object.keys(doc.paths).filter(
+      (p) => doc.paths[p].get && !p.includes('{') && !p.includes(':') && !['/workers', '/openapi.json'].includes(p),
+    );
     assert.ok(recursive.length >= 14, recursive.join());
 
     const state = gw.domain!.state;
     const problems: string[] = [];
-    for (const [who, token] of [['no token', null], ['a made-up token', 'at_1234567890_madeupmadeupmadeup'], ['a user without grants', noRights]] as const) {
+    for (const [who, token] of [
+      ['no token', null],
+      ['a made-up token', 'at_1234567890_madeupmadeupmadeup'],
+      ['a user without grants', noRights],
+    ] as const) {
       for (const op of ops) {
         const key = `${op.method.toUpperCase()} ${op.path}`;
         const path = op.path.slice(1).replace('{id}', ids[op.path.split('/')[1].replace(/[{:].*$/, '')] ?? 'x_1234567890');

@@ -16,7 +16,13 @@ import type { Gateway } from '../../src/services/gateway/server.js';
 import { gatewayCli, startDevGateway } from './fixture.js';
 import { startTestServer, type TestServer } from '../helpers.js';
 
-const POLICY = ['auth/token/lookup-self:read', 'auth/token/renew-self:update', 'auth/token/revoke-self:update', 'sys/leases/renew:update', 'sys/leases/revoke:update']
+const POLICY = [
+  'auth/token/lookup-self:read',
+  'auth/token/renew-self:update',
+  'auth/token/revoke-self:update',
+  'sys/leases/renew:update',
+  'sys/leases/revoke:update',
+]
   .map((e) => e.split(':'))
   .map(([p, c]) => `path "${p}" { capabilities = ["${c}"] }`)
   .join('\n');
@@ -27,7 +33,10 @@ describe('cairn gateway credential commands', { timeout: 60_000 }, () => {
   let env: Record<string, string>;
   let output = '';
   const dir = mkdtempSync(join(tmpdir(), 'cairn-cli-creds-'));
-  const { run, json } = gatewayCli(() => env, (text) => (output += text));
+  const { run, json } = gatewayCli(
+    () => env,
+    (text) => (output += text),
+  );
 
   before(async () => {
     secrets = await startTestServer();
@@ -45,7 +54,15 @@ describe('cairn gateway credential commands', { timeout: 60_000 }, () => {
   });
 
   it('creates, updates, lists and deletes stores, libraries and credentials', async () => {
-    const store = await json(['credential-stores', 'create', 'vault', '-scope-id=p_1234567890', '-name=kv', `-vault-address=${secrets.url}`, '-vault-token=env://STORE_TOKEN']);
+    const store = await json([
+      'credential-stores',
+      'create',
+      'vault',
+      '-scope-id=p_1234567890',
+      '-name=kv',
+      `-vault-address=${secrets.url}`,
+      '-vault-token=env://STORE_TOKEN',
+    ]);
     assert.match(store.id, /^csvlt_/);
     assert.equal(store.attributes.token_status, 'current');
     const renamed = await json(['credential-stores', 'update', 'vault', `-id=${store.id}`, '-description=the kv store']);
@@ -57,21 +74,43 @@ describe('cairn gateway credential commands', { timeout: 60_000 }, () => {
     assert.match(stores.stdout, new RegExp(`${store.id}  vault  kv`));
 
     const lib = await json([
-      'credential-libraries', 'create', 'vault-generic', `-credential-store-id=${store.id}`, '-vault-path=secret/data/db',
-      '-credential-type=username_password', '-credential-mapping-override=username_attribute=user',
+      'credential-libraries',
+      'create',
+      'vault-generic',
+      `-credential-store-id=${store.id}`,
+      '-vault-path=secret/data/db',
+      '-credential-type=username_password',
+      '-credential-mapping-override=username_attribute=user',
     ]);
     assert.deepEqual(lib.credential_mapping_overrides, { username_attribute: 'user' });
-    const post = await json(['credential-libraries', 'update', 'vault-generic', `-id=${lib.id}`, '-vault-http-method=POST', '-vault-http-request-body={"a":1}']);
+    const post = await json([
+      'credential-libraries',
+      'update',
+      'vault-generic',
+      `-id=${lib.id}`,
+      '-vault-http-method=POST',
+      '-vault-http-request-body={"a":1}',
+    ]);
     assert.deepEqual(post.attributes, { path: 'secret/data/db', http_method: 'POST', http_request_body: '{"a":1}' });
     const libs = await json(['credential-libraries', 'list', `-credential-store-id=${store.id}`]);
-    assert.deepEqual(libs.map((l: { id: string }) => l.id), [lib.id]);
+    assert.deepEqual(
+      libs.map((l: { id: string }) => l.id),
+      [lib.id],
+    );
 
     const statics = await json(['credential-stores', 'create', 'static', '-scope-id=p_1234567890']);
     const up = await json(['credentials', 'create', 'username-password', `-credential-store-id=${statics.id}`, '-username=ops', '-password=env://DB_PASSWORD']);
     assert.ok(up.attributes.password_hmac);
     const keyFile = join(dir, 'id_ed25519');
     writeFileSync(keyFile, generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }));
-    const spk = await json(['credentials', 'create', 'ssh-private-key', `-credential-store-id=${statics.id}`, '-username=deploy', `-private-key=file://${keyFile}`]);
+    const spk = await json([
+      'credentials',
+      'create',
+      'ssh-private-key',
+      `-credential-store-id=${statics.id}`,
+      '-username=deploy',
+      `-private-key=file://${keyFile}`,
+    ]);
     assert.ok(spk.attributes.private_key_hmac);
     const moved = await json(['credentials', 'update', 'username-password', `-id=${up.id}`, '-username=ops2']);
     assert.equal(moved.attributes.username, 'ops2');

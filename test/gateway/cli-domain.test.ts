@@ -37,7 +37,10 @@ describe('cairn gateway domain commands', { timeout: 60_000 }, () => {
     assert.match(org.id, /^o_/);
     const listed = await json(['scopes', 'list', '-recursive']);
     assert.ok(listed.some((s: { id: string }) => s.id === org.id));
-    assert.ok(listed.some((s: { id: string }) => s.id === 'p_1234567890'), 'the dev project is listed recursively');
+    assert.ok(
+      listed.some((s: { id: string }) => s.id === 'p_1234567890'),
+      'the dev project is listed recursively',
+    );
     const updated = await json(['scopes', 'update', `-id=${org.id}`, '-description=eng teams']);
     assert.equal(updated.version, 2);
     assert.equal(updated.description, 'eng teams');

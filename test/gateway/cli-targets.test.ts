@@ -114,7 +114,10 @@ describe('cairn gateway host and target commands, SDK target methods', { timeout
       assert.equal(read.attributes.default_port, 5432);
       assert.equal(read.session_connection_limit, -1);
       const listed = await client.listTargets('global', { recursive: true, filter: '"/item/name" == "sdk"' });
-      assert.deepEqual(listed.map((x) => x.id), [t.id]);
+      assert.deepEqual(
+        listed.map((x) => x.id),
+        [t.id],
+      );
       const cleared = await client.changeHostSources(t.id, 'set', 2, []);
       assert.deepEqual(cleared.host_source_ids, []);
       await assert.rejects(client.changeCredentialSources(t.id, 'add', 3, ['credup_0000000000']), (err: unknown) => {

@@ -30,14 +30,18 @@ describe('cairn gateway client commands', { timeout: 60_000 }, () => {
   const run = async (argv: string[], extraEnv: Record<string, string> = {}, shutdown?: AbortSignal, onOut?: (s: string) => void): Promise<Run> => {
     let stdout = '';
     let stderr = '';
-    const code = await main(argv, { ...env, ...extraEnv }, {
-      stdout: (s) => {
-        stdout += s;
-        onOut?.(stdout);
+    const code = await main(
+      argv,
+      { ...env, ...extraEnv },
+      {
+        stdout: (s) => {
+          stdout += s;
+          onOut?.(stdout);
+        },
+        stderr: (s) => (stderr += s),
+        shutdown,
       },
-      stderr: (s) => (stderr += s),
-      shutdown,
-    });
+    );
     return { code, stdout, stderr };
   };
 
@@ -83,7 +87,10 @@ describe('cairn gateway client commands', { timeout: 60_000 }, () => {
   });
 
   it('connect (a real process): carries connections to the target; a cancel ends the connection and the command', async () => {
-    const child = spawn(process.execPath, [CAIRN_BIN, 'gateway', 'connect', `-target-id=${targetId}`, '-listen-port=0'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CAIRN_BIN, 'gateway', 'connect', `-target-id=${targetId}`, '-listen-port=0'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stderr.on('data', (d) => (err += d));
@@ -95,7 +102,10 @@ describe('cairn gateway client commands', { timeout: 60_000 }, () => {
       });
       void exited.then((code) => reject(new Error(`connect exited ${code}: ${err}`)));
     });
-    assert.match(info, /^Proxy listening information:\n  Address: +127\.0\.0\.1\n  Connection Limit: +-1\n  Expiration: +\S+\n  Port: +\d+\n  Protocol: +tcp\n  Session ID: +s_/);
+    assert.match(
+      info,
+      /^Proxy listening information:\n  Address: +127\.0\.0\.1\n  Connection Limit: +-1\n  Expiration: +\S+\n  Port: +\d+\n  Protocol: +tcp\n  Session ID: +s_/,
+    );
     const port = Number(/Port: +(\d+)/.exec(info)![1]);
     const sessionId = /Session ID: +(\S+)/.exec(info)![1];
     for (const word of ['one', 'two']) {

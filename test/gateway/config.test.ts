@@ -42,15 +42,23 @@ describe('gateway controller state config', () => {
   const withController = (body: string) => CONTROLLER.replace('  graceful_shutdown_wait_duration = "10s"\n', body);
 
   it('takes database { url } as PostgreSQL shared state and data_dir as the SQLite location', () => {
-    const c = parse(withController('  data_dir = "/var/lib/gw"\n  auth_token_time_to_stale = "30m"\n  database {\n    url = "env://PG"\n  }\n'), { PG: 'postgres://u:p@db:5432/cairn' });
+    const c = parse(withController('  data_dir = "/var/lib/gw"\n  auth_token_time_to_stale = "30m"\n  database {\n    url = "env://PG"\n  }\n'), {
+      PG: 'postgres://u:p@db:5432/cairn',
+    });
     assert.deepEqual(c.controller!.database, { connectionUrl: 'postgres://u:p@db:5432/cairn', table: 'cairn_gateway', maxParallel: 10 });
     assert.equal(c.controller!.dataDir, '/var/lib/gw');
     assert.equal(c.controller!.authTokenStaleSeconds, 1800);
   });
 
   it('refuses a database without data_dir or state_key, and a non-postgres url, naming file, line and key', () => {
-    assert.equal(errorOf(withController('  database {\n    url = "postgres://db/cairn"\n  }\n')), 'gw.hcl:4: a controller with a "database" needs "data_dir" (for its state key file) or "state_key" (the key every controller sharing the database uses)');
-    assert.equal(errorOf(withController('  data_dir = "/d"\n  database {\n    url = "mysql://db/cairn"\n  }\n')), 'gw.hcl:5: "url" must be a postgres:// or postgresql:// URL');
+    assert.equal(
+      errorOf(withController('  database {\n    url = "postgres://db/cairn"\n  }\n')),
+      'gw.hcl:4: a controller with a "database" needs "data_dir" (for its state key file) or "state_key" (the key every controller sharing the database uses)',
+    );
+    assert.equal(
+      errorOf(withController('  data_dir = "/d"\n  database {\n    url = "mysql://db/cairn"\n  }\n')),
+      'gw.hcl:5: "url" must be a postgres:// or postgresql:// URL',
+    );
     assert.match(errorOf(withController('  database {\n    table = "t"\n  }\n')), /^gw\.hcl:3: .*url/);
   });
 });
@@ -109,15 +117,26 @@ describe('gateway config', () => {
   });
 
   it('an address with a host only gets the purpose port; port 0 is kept', () => {
-    const c = parse(CONTROLLER.replace('purpose = "cluster"', 'purpose = "cluster"\n  address = "0.0.0.0"').replace('purpose     = "ops"', 'purpose = "ops"\n  address = "127.0.0.1:0"'));
-    assert.deepEqual(c.listeners.map((l) => l.address), ['127.0.0.1:9200', '0.0.0.0:9201', '127.0.0.1:0']);
+    const c = parse(
+      CONTROLLER.replace('purpose = "cluster"', 'purpose = "cluster"\n  address = "0.0.0.0"').replace(
+        'purpose     = "ops"',
+        'purpose = "ops"\n  address = "127.0.0.1:0"',
+      ),
+    );
+    assert.deepEqual(
+      c.listeners.map((l) => l.address),
+      ['127.0.0.1:9200', '0.0.0.0:9201', '127.0.0.1:0'],
+    );
   });
 
   it('errors name file, line and key', () => {
     assert.equal(errorOf(CONTROLLER.replace('name = "c1"', 'nmae = "c1"')), 'gw.hcl:2: unknown key "nmae" in controller');
     assert.match(errorOf(CONTROLLER.replace('"10s"', '"10 seconds"')), /^gw\.hcl:3: "graceful_shutdown_wait_duration" must be a duration/);
     assert.match(errorOf(CONTROLLER.replace('"10s"', '"-5s"')), /^gw\.hcl:3: "graceful_shutdown_wait_duration" must be at least 0s/);
-    assert.equal(errorOf(CONTROLLER.replace('purpose = "cluster"', 'purpose = "clutser"')), 'gw.hcl:10: "purpose" must be one of api, cluster, proxy, ops (got "clutser")');
+    assert.equal(
+      errorOf(CONTROLLER.replace('purpose = "cluster"', 'purpose = "clutser"')),
+      'gw.hcl:10: "purpose" must be one of api, cluster, proxy, ops (got "clutser")',
+    );
     assert.equal(errorOf(CONTROLLER.replace('purpose = "cluster"', 'adress = "x"')), 'gw.hcl:9: missing required key "purpose" in listener "tcp"');
     assert.equal(errorOf(`${CONTROLLER}listener "unix" {\n  purpose = "ops"\n}\n`), 'gw.hcl:16: unknown listener type "unix": expected tcp');
     assert.equal(errorOf(`${CONTROLLER}worker {\n  initial_upstreams = "x"\n}\n`), 'gw.hcl:17: "initial_upstreams" must be a list of strings');
@@ -131,7 +150,10 @@ describe('gateway config', () => {
       errorOf(CONTROLLER.replace('purpose     = "api"\n  tls_disable = true', 'purpose     = "api"')),
       'gw.hcl:5: tls not disabled for listener at address "127.0.0.1:9200" with purpose "api" but no "tls_cert_file" supplied',
     );
-    assert.equal(errorOf(CONTROLLER.replace('purpose = "cluster"', 'purpose = "cluster"\n  address = "127.0.0.1:99999"')), 'gw.hcl:11: "address": invalid port in "127.0.0.1:99999"');
+    assert.equal(
+      errorOf(CONTROLLER.replace('purpose = "cluster"', 'purpose = "cluster"\n  address = "127.0.0.1:99999"')),
+      'gw.hcl:11: "address": invalid port in "127.0.0.1:99999"',
+    );
     assert.equal(errorOf(`${CONTROLLER}listener "tcp" {\n  purpose = "cluster"\n}\n`), 'gw.hcl:17: only one listener with purpose = "cluster" is supported');
   });
 
@@ -147,13 +169,16 @@ describe('gateway config', () => {
     assert.equal(errorOf(withToken('  ')), 'gw.hcl:3: "auth_token": must not be empty');
   });
 
-  it('worker_auth_token: on the controller and the worker; a combined process shares the controller\'s', () => {
+  it("worker_auth_token: on the controller and the worker; a combined process shares the controller's", () => {
     const c = parseGatewayServerConfig(CONTROLLER.replace('name = "c1"', 'name = "c1"\n  worker_auth_token = "env://WK"'), 'gw.hcl', { WK: 'k1' });
     assert.equal(c.controller?.workerAuthToken, 'k1');
     const combined = parseGatewayServerConfig(`${CONTROLLER.replace('name = "c1"', 'name = "c1"\n  worker_auth_token = "k1"')}worker {}\n`, 'gw.hcl');
     assert.equal(combined.worker?.workerAuthToken, 'k1');
     assert.equal(parse('worker {\n  worker_auth_token = "k2"\n}\n').worker?.workerAuthToken, 'k2');
-    assert.equal(errorOf('worker {\n  worker_auth_token = "env://NOPE"\n}\n'), 'gw.hcl:2: "worker_auth_token": environment variable "NOPE" is not set or empty');
+    assert.equal(
+      errorOf('worker {\n  worker_auth_token = "env://NOPE"\n}\n'),
+      'gw.hcl:2: "worker_auth_token": environment variable "NOPE" is not set or empty',
+    );
   });
 
   it('proxy listener: plain TCP by default, TLS with both files, an error with one', () => {

@@ -56,7 +56,10 @@ describe('gateway connection limits', { timeout: 60_000 }, () => {
   });
 
   it('config: bad values and misplaced timeouts name file, line and key', () => {
-    assert.equal(errorOf(`worker {}\n${listener('proxy', '  http_read_header_timeout = "5s"\n')}`), 'gw.hcl:6: "http_read_header_timeout" applies to api and ops listeners only, not to purpose "proxy"');
+    assert.equal(
+      errorOf(`worker {}\n${listener('proxy', '  http_read_header_timeout = "5s"\n')}`),
+      'gw.hcl:6: "http_read_header_timeout" applies to api and ops listeners only, not to purpose "proxy"',
+    );
     assert.equal(errorOf(`worker {}\n${listener('proxy', '  max_connections = -2\n')}`), 'gw.hcl:6: "max_connections" must be at least 0');
     assert.match(errorOf(`worker {}\n${listener('ops', '  http_read_timeout = "never"\n')}`), /^gw\.hcl:6: "http_read_timeout" must be a duration/);
   });

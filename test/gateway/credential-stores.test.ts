@@ -133,7 +133,10 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
       [{ policies: ['gateway'], period: '1h', no_parent: true, renewable: false }, /^vault token is not renewable$/],
       [{ policies: ['gateway'], period: '1h' }, /^vault token is not an orphan token$/],
       [{ policies: ['gateway'], ttl: '1h', no_parent: true }, /^vault token is not a periodic token$/],
-      [{ policies: ['default'], period: '1h', no_parent: true }, /^vault token is missing capabilities: sys\/leases\/renew: update, sys\/leases\/revoke: update$/],
+      [
+        { policies: ['default'], period: '1h', no_parent: true },
+        /^vault token is missing capabilities: sys\/leases\/renew: update, sys\/leases\/revoke: update$/,
+      ],
     ];
     for (const [opts, message] of cases) {
       const token = await makeToken(opts);
@@ -142,18 +145,29 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
       assert.equal(r.body.kind, 'InvalidArgument');
       assert.match(r.body.details.request_fields.find((f: { name: string }) => f.name === 'attributes.token').description, message);
     }
-    const unknown = await call('POST', 'credential-stores', { body: { scope_id: projectId, type: 'vault', attributes: { address: secrets.url, token: 'not-a-token' } } });
+    const unknown = await call('POST', 'credential-stores', {
+      body: { scope_id: projectId, type: 'vault', attributes: { address: secrets.url, token: 'not-a-token' } },
+    });
     assert.equal(unknown.status, 400);
     assert.match(unknown.body.details.request_fields[0].description, /^unable to lookup vault token: the secrets service answered 403: permission denied$/);
     const missing = await call('POST', 'credential-stores', { body: { scope_id: projectId, type: 'vault', attributes: {} } });
     assert.deepEqual(missing.body.details.request_fields.map((f: { name: string }) => f.name).sort(), ['attributes.address', 'attributes.token']);
     const list = await call('GET', `credential-stores?scope_id=${projectId}`);
-    assert.deepEqual(list.body.items.map((s: { id: string }) => s.id), [storeId]);
+    assert.deepEqual(
+      list.body.items.map((s: { id: string }) => s.id),
+      [storeId],
+    );
   });
 
-  it('brokers a KV v2 library as the secret\'s current version, typed as username_password', async () => {
+  it("brokers a KV v2 library as the secret's current version, typed as username_password", async () => {
     const lib = await call('POST', 'credential-libraries', {
-      body: { credential_store_id: storeId, type: 'vault-generic', name: 'db', credential_type: 'username_password', attributes: { path: 'secret/data/app/db' } },
+      body: {
+        credential_store_id: storeId,
+        type: 'vault-generic',
+        name: 'db',
+        credential_type: 'username_password',
+        attributes: { path: 'secret/data/app/db' },
+      },
     });
     assert.equal(lib.status, 200, lib.text);
     assert.match(lib.body.id, /^clvlt_/);
@@ -161,7 +175,14 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     const first = await brokerCredentials(gw.domain!, target([lib.body.id]), 's_0000000001');
     assert.equal(first.length, 1);
     assert.deepEqual(first[0].credential, { username: 'app', password: 'pw-version-1' });
-    assert.deepEqual(first[0].credential_source, { id: lib.body.id, name: 'db', description: undefined, credential_store_id: storeId, type: 'vault-generic', credential_type: 'username_password' });
+    assert.deepEqual(first[0].credential_source, {
+      id: lib.body.id,
+      name: 'db',
+      description: undefined,
+      credential_store_id: storeId,
+      type: 'vault-generic',
+      credential_type: 'username_password',
+    });
     const decoded = first[0].secret.decoded as { data: unknown; metadata: { version: number } };
     assert.deepEqual(decoded.data, { username: 'app', password: 'pw-version-1' });
     assert.equal(decoded.metadata.version, 1);
@@ -189,7 +210,9 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     const [c] = await brokerCredentials(gw.domain!, target([mapped.body.id]), 's_0000000003');
     assert.deepEqual(c.credential, { username: 'u2', password: 'p2-secret' });
 
-    const plain = await call('POST', 'credential-libraries', { body: { credential_store_id: storeId, credential_type: 'username_password', attributes: { path: 'secret/data/app/other' } } });
+    const plain = await call('POST', 'credential-libraries', {
+      body: { credential_store_id: storeId, credential_type: 'username_password', attributes: { path: 'secret/data/app/other' } },
+    });
     await assert.rejects(brokerCredentials(gw.domain!, target([plain.body.id]), 's_0000000004'), (err: Error) => {
       assert.match(err.message, new RegExp(`^Unable to broker credential source "${plain.body.id}": vault credential mapping failed`));
       assert.ok(!err.message.includes('p2-secret'));
@@ -198,11 +221,17 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     const missing = await call('POST', 'credential-libraries', { body: { credential_store_id: storeId, attributes: { path: 'secret/data/nothing/here' } } });
     await assert.rejects(brokerCredentials(gw.domain!, target([missing.body.id]), 's_0000000005'), /: vault secret is empty/);
     const denied = await call('POST', 'credential-libraries', { body: { credential_store_id: storeId, attributes: { path: 'sys/mounts' } } });
-    await assert.rejects(brokerCredentials(gw.domain!, target([denied.body.id]), 's_0000000006'), /GET sys\/mounts: the secrets service answered 403: permission denied/);
+    await assert.rejects(
+      brokerCredentials(gw.domain!, target([denied.body.id]), 's_0000000006'),
+      /GET sys\/mounts: the secrets service answered 403: permission denied/,
+    );
 
     // POST with a body: the token's own capabilities (the default policy allows it), untyped.
     const post = await call('POST', 'credential-libraries', {
-      body: { credential_store_id: storeId, attributes: { path: 'sys/capabilities-self', http_method: 'post', http_request_body: '{"paths":["secret/data/app/db"]}' } },
+      body: {
+        credential_store_id: storeId,
+        attributes: { path: 'sys/capabilities-self', http_method: 'post', http_request_body: '{"paths":["secret/data/app/db"]}' },
+      },
     });
     assert.equal(post.status, 200, post.text);
     assert.equal(post.body.attributes.http_method, 'POST');
@@ -212,10 +241,20 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     assert.equal(caps.credential_source.credential_type, undefined);
 
     const bad = await call('POST', 'credential-libraries', {
-      body: { credential_store_id: storeId, credential_type: 'json', credential_mapping_overrides: { x: 'y' }, attributes: { http_method: 'PUT', http_request_body: '{}' } },
+      body: {
+        credential_store_id: storeId,
+        credential_type: 'json',
+        credential_mapping_overrides: { x: 'y' },
+        attributes: { http_method: 'PUT', http_request_body: '{}' },
+      },
     });
     assert.equal(bad.status, 400);
-    assert.deepEqual(bad.body.details.request_fields.map((f: { name: string }) => f.name).sort(), ['attributes.http_method', 'attributes.http_request_body', 'attributes.path', 'credential_type']);
+    assert.deepEqual(bad.body.details.request_fields.map((f: { name: string }) => f.name).sort(), [
+      'attributes.http_method',
+      'attributes.http_request_body',
+      'attributes.path',
+      'credential_type',
+    ]);
   });
 
   it('renews the store token on the leader once half its TTL passed', async () => {
@@ -232,7 +271,9 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
   });
 
   it('records a leased secret for the session and revokes it when the session is released', async () => {
-    const lib = await call('POST', 'credential-libraries', { body: { credential_store_id: storeId, credential_type: 'username_password', attributes: { path: 'leased/app/db' } } });
+    const lib = await call('POST', 'credential-libraries', {
+      body: { credential_store_id: storeId, credential_type: 'username_password', attributes: { path: 'leased/app/db' } },
+    });
     const [c] = await brokerCredentials(gw.domain!, target([lib.body.id]), 's_leased0001');
     assert.deepEqual(c.credential, { username: 'leased-user', password: 'leased-pw' });
     const leases = gw.domain!.state.list<Lease>('credential-leases').filter((l) => l.session_id === 's_leased0001');
@@ -247,7 +288,9 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
   });
 
   it('a lease the secrets service could not be asked to revoke at session end is retried by the leader', async () => {
-    const lib = (await call('GET', `credential-libraries?credential_store_id=${storeId}`)).body.items.find((l: { attributes: { path: string } }) => l.attributes.path === 'leased/app/db');
+    const lib = (await call('GET', `credential-libraries?credential_store_id=${storeId}`)).body.items.find(
+      (l: { attributes: { path: string } }) => l.attributes.path === 'leased/app/db',
+    );
     await brokerCredentials(gw.domain!, target([lib.id]), 's_leased0002');
     const leaseId = gw.domain!.state.list<Lease>('credential-leases').find((l) => l.session_id === 's_leased0002')!.id;
     // The store's service is unreachable for a while: a port nothing listens on.
@@ -269,38 +312,59 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     assert.equal((await secrets.call('PUT', '/v1/sys/leases/lookup', { body: { lease_id: leaseId } })).status, 200);
     await setAddress(secrets.url);
     await until('the lease revoked by a later round', 10_000, async () =>
-      (await secrets.call('PUT', '/v1/sys/leases/lookup', { body: { lease_id: leaseId } })).status === 400 && !gw.domain!.state.get('credential-leases', leaseId) ? true : undefined,
+      (await secrets.call('PUT', '/v1/sys/leases/lookup', { body: { lease_id: leaseId } })).status === 400 &&
+      !gw.domain!.state.get('credential-leases', leaseId)
+        ? true
+        : undefined,
     );
   });
 
-  it('keeps static credentials write-only and brokers them in the target\'s order', async () => {
+  it("keeps static credentials write-only and brokers them in the target's order", async () => {
     const store = await call('POST', 'credential-stores', { body: { scope_id: projectId, type: 'static', name: 'static' } });
     assert.equal(store.status, 200, store.text);
     assert.match(store.body.id, /^csst_/);
     assert.deepEqual(store.body.authorized_collection_actions, { credentials: ['create', 'list'] });
-    const up = await call('POST', 'credentials', { body: { credential_store_id: store.body.id, type: 'username_password', attributes: { username: 'ops', password: 'static-password' } } });
+    const up = await call('POST', 'credentials', {
+      body: { credential_store_id: store.body.id, type: 'username_password', attributes: { username: 'ops', password: 'static-password' } },
+    });
     assert.equal(up.status, 200, up.text);
     assert.match(up.body.id, /^credup_/);
     assert.deepEqual(Object.keys(up.body.attributes).sort(), ['password_hmac', 'username']);
-    const json = await call('POST', 'credentials', { body: { credential_store_id: store.body.id, type: 'json', attributes: { object: { api_key: 'json-secret-key' } } } });
+    const json = await call('POST', 'credentials', {
+      body: { credential_store_id: store.body.id, type: 'json', attributes: { object: { api_key: 'json-secret-key' } } },
+    });
     assert.deepEqual(Object.keys(json.body.attributes), ['object_hmac']);
     const { privateKey } = generateKeyPairSync('ed25519');
     const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
-    const spk = await call('POST', 'credentials', { body: { credential_store_id: store.body.id, type: 'ssh_private_key', attributes: { username: 'deploy', private_key: pem } } });
+    const spk = await call('POST', 'credentials', {
+      body: { credential_store_id: store.body.id, type: 'ssh_private_key', attributes: { username: 'deploy', private_key: pem } },
+    });
     assert.equal(spk.status, 200, spk.text);
     assert.deepEqual(Object.keys(spk.body.attributes).sort(), ['private_key_hmac', 'username']);
     secretValues.push('static-password', 'json-secret-key', pem.split('\n')[1]!);
     // The same password in another store has another HMAC (keyed per store).
     const other = await call('POST', 'credential-stores', { body: { scope_id: projectId, type: 'static' } });
-    const up2 = await call('POST', 'credentials', { body: { credential_store_id: other.body.id, type: 'username_password', attributes: { username: 'ops', password: 'static-password' } } });
+    const up2 = await call('POST', 'credentials', {
+      body: { credential_store_id: other.body.id, type: 'username_password', attributes: { username: 'ops', password: 'static-password' } },
+    });
     assert.notEqual(up2.body.attributes.password_hmac, up.body.attributes.password_hmac);
-    const bad = await call('POST', 'credentials', { body: { credential_store_id: store.body.id, type: 'ssh_private_key', attributes: { username: 'x', private_key: 'nope', password_hmac: 'x' } } });
+    const bad = await call('POST', 'credentials', {
+      body: { credential_store_id: store.body.id, type: 'ssh_private_key', attributes: { username: 'x', private_key: 'nope', password_hmac: 'x' } },
+    });
     assert.deepEqual(bad.body.details.request_fields.map((f: { name: string }) => f.name).sort(), ['attributes.password_hmac', 'attributes.private_key']);
     // OpenSSH's own format (ssh-keygen's default) is taken too; a block without its header is not.
     const openssh = (body: Buffer) => `-----BEGIN OPENSSH PRIVATE KEY-----\n${body.toString('base64')}\n-----END OPENSSH PRIVATE KEY-----\n`;
-    const ok = await call('POST', 'credentials', { body: { credential_store_id: store.body.id, type: 'ssh_private_key', attributes: { username: 'x', private_key: openssh(Buffer.concat([Buffer.from('openssh-key-v1\0'), Buffer.alloc(64, 7)])) } } });
+    const ok = await call('POST', 'credentials', {
+      body: {
+        credential_store_id: store.body.id,
+        type: 'ssh_private_key',
+        attributes: { username: 'x', private_key: openssh(Buffer.concat([Buffer.from('openssh-key-v1\0'), Buffer.alloc(64, 7)])) },
+      },
+    });
     assert.equal(ok.status, 200, ok.text);
-    const notKey = await call('POST', 'credentials', { body: { credential_store_id: store.body.id, type: 'ssh_private_key', attributes: { username: 'x', private_key: openssh(Buffer.alloc(64, 7)) } } });
+    const notKey = await call('POST', 'credentials', {
+      body: { credential_store_id: store.body.id, type: 'ssh_private_key', attributes: { username: 'x', private_key: openssh(Buffer.alloc(64, 7)) } },
+    });
     assert.equal(notKey.body.details.request_fields[0].description, 'Must be a private key in PEM or OpenSSH format.');
     const wrongStore = await call('POST', 'credentials', { body: { credential_store_id: storeId, type: 'json', attributes: { object: { a: 1 } } } });
     assert.equal(wrongStore.status, 400);
@@ -312,10 +376,23 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     assert.equal(updated.body.attributes.username, 'ops');
 
     const got = await brokerCredentials(gw.domain!, target([spk.body.id, up.body.id, json.body.id]), 's_static0001');
-    assert.deepEqual(got.map((c) => c.credential_source.id), [spk.body.id, up.body.id, json.body.id]);
+    assert.deepEqual(
+      got.map((c) => c.credential_source.id),
+      [spk.body.id, up.body.id, json.body.id],
+    );
     assert.deepEqual(got[1], {
-      credential_source: { id: up.body.id, name: undefined, description: undefined, credential_store_id: store.body.id, type: 'static', credential_type: 'username_password' },
-      secret: { raw: Buffer.from(JSON.stringify({ username: 'ops', password: 'static-password-2' })).toString('base64'), decoded: { username: 'ops', password: 'static-password-2' } },
+      credential_source: {
+        id: up.body.id,
+        name: undefined,
+        description: undefined,
+        credential_store_id: store.body.id,
+        type: 'static',
+        credential_type: 'username_password',
+      },
+      secret: {
+        raw: Buffer.from(JSON.stringify({ username: 'ops', password: 'static-password-2' })).toString('base64'),
+        decoded: { username: 'ops', password: 'static-password-2' },
+      },
       credential: { username: 'ops', password: 'static-password-2' },
     });
     assert.deepEqual(got[0].credential, { username: 'deploy', private_key: pem });
@@ -330,9 +407,14 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     await call('POST', `users/${user.body.id}:add-accounts`, { body: { version: 1, account_ids: [acct.body.id] } });
     const role = await call('POST', 'roles', { body: { scope_id: projectId, name: 'store readers' } });
     await call('POST', `roles/${role.body.id}:add-principals`, { body: { version: 1, principal_ids: [user.body.id] } });
-    const g = await call('POST', `roles/${role.body.id}:add-grants`, { body: { version: 2, grant_strings: ['ids=*;type=credential-store;actions=read,list'] } });
+    const g = await call('POST', `roles/${role.body.id}:add-grants`, {
+      body: { version: 2, grant_strings: ['ids=*;type=credential-store;actions=read,list'] },
+    });
     assert.equal(g.status, 200, g.text);
-    const login = await call('POST', `auth-methods/${am}:authenticate`, { token: null, body: { attributes: { login_name: 'carol', password: 'carol-password' } } });
+    const login = await call('POST', `auth-methods/${am}:authenticate`, {
+      token: null,
+      body: { attributes: { login_name: 'carol', password: 'carol-password' } },
+    });
     assert.equal(login.status, 200, login.text);
     const token = login.body.attributes.token as string;
     const list = await call('GET', `credential-stores?scope_id=${projectId}`, { token });
@@ -342,7 +424,9 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     assert.equal((await call('POST', 'credential-stores', { token, body: { scope_id: projectId, type: 'static' } })).status, 403);
     assert.equal((await call('GET', `credential-libraries?credential_store_id=${storeId}`, { token })).status, 403);
     // A pinned grant opens the store's libraries.
-    await call('POST', `roles/${role.body.id}:add-grants`, { body: { version: 3, grant_strings: [`ids=${storeId};type=credential-library;actions=list,read`] } });
+    await call('POST', `roles/${role.body.id}:add-grants`, {
+      body: { version: 3, grant_strings: [`ids=${storeId};type=credential-library;actions=list,read`] },
+    });
     const libs = await call('GET', `credential-libraries?credential_store_id=${storeId}`, { token });
     assert.equal(libs.status, 200, libs.text);
     assert.ok(libs.body.items.length >= 3);
@@ -357,7 +441,9 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     const same = (await call('GET', `credential-stores/${storeId}`)).body;
     assert.deepEqual([same.version, same.attributes.token_hmac], [before.version, before.attributes.token_hmac]);
     const fresh = await makeToken({ policies: ['gateway'], period: '1h', no_parent: true });
-    const updated = await call('PATCH', `credential-stores/${storeId}`, { body: { version: before.version, description: 'rotated', attributes: { token: fresh } } });
+    const updated = await call('PATCH', `credential-stores/${storeId}`, {
+      body: { version: before.version, description: 'rotated', attributes: { token: fresh } },
+    });
     assert.equal(updated.status, 200, updated.text);
     assert.equal(updated.body.version, before.version + 1);
     assert.notEqual(updated.body.attributes.token_hmac, before.attributes.token_hmac);
@@ -376,8 +462,13 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     const lib = await call('POST', 'credential-libraries', { body: { credential_store_id: store.body.id, attributes: { path: 'secret/data/app/db' } } });
     assert.equal((await secrets.call('POST', '/v1/auth/token/revoke', { body: { token } })).status, 204);
     advance(31 * 60);
-    await until('the token marked expired', 10_000, async () => ((await call('GET', `credential-stores/${store.body.id}`)).body.attributes.token_status === 'expired' ? true : undefined));
-    await assert.rejects(brokerCredentials(gw.domain!, target([lib.body.id]), 's_expired001'), new RegExp(`the token of credential store "${store.body.id}" is expired`));
+    await until('the token marked expired', 10_000, async () =>
+      (await call('GET', `credential-stores/${store.body.id}`)).body.attributes.token_status === 'expired' ? true : undefined,
+    );
+    await assert.rejects(
+      brokerCredentials(gw.domain!, target([lib.body.id]), 's_expired001'),
+      new RegExp(`the token of credential store "${store.body.id}" is expired`),
+    );
     assert.ok(logLines.some((l) => l.includes('credential store token not renewed') && l.includes(store.body.id)));
   });
 
@@ -386,7 +477,9 @@ describe('gateway credential stores with a real secrets service', { timeout: 90_
     assert.equal(del.status, 204);
     assert.equal((await call('GET', `credential-libraries?credential_store_id=${storeId}`)).status, 404);
     assert.equal(gw.domain!.state.list<{ credential_store_id: string }>('credential-libraries').filter((l) => l.credential_store_id === storeId).length, 0);
-    await until('the token revoked', 10_000, async () => ((await secrets.call('POST', '/v1/auth/token/lookup', { body: { token: storeToken } })).status !== 200 ? true : undefined));
+    await until('the token revoked', 10_000, async () =>
+      (await secrets.call('POST', '/v1/auth/token/lookup', { body: { token: storeToken } })).status !== 200 ? true : undefined,
+    );
   });
 
   it('never sent or logged a secret', () => {

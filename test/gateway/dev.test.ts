@@ -16,11 +16,12 @@ import { describe, it } from 'node:test';
 import { connectSession, GatewayClient } from '../../src/sdk/index.js';
 import { CAIRN_BIN } from '../bin.js';
 
-
 describe('cairn dev: the gateway', () => {
   it('one ops listener for /health and worker_info, READY upstream, a proxied session with the printed token', { timeout: 60_000 }, async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cairn-dev-gw-'));
-    const ports = ['secrets', 'gateway-api', 'gateway-cluster', 'gateway-proxy', 'gateway-ops', 'mesh', 'mesh-dns', 'sched'].map((p) => `-${p}-address=127.0.0.1:0`);
+    const ports = ['secrets', 'gateway-api', 'gateway-cluster', 'gateway-proxy', 'gateway-ops', 'mesh', 'mesh-dns', 'sched'].map(
+      (p) => `-${p}-address=127.0.0.1:0`,
+    );
     const child = spawn(process.execPath, [CAIRN_BIN, 'dev', `-data-dir=${dataDir}`, '-dev-gateway-token=gw-dev', ...ports], {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
@@ -63,7 +64,10 @@ describe('cairn dev: the gateway', () => {
       const t = await login.authenticatePassword(printed.authMethod, printed.loginName, printed.password);
       assert.match(t.token!, /^at_/);
       const admin = new GatewayClient({ address: printed.api, token: t.token });
-      assert.deepEqual((await admin.list('scopes', { scope_id: 'global' })).map((x) => x.id), ['o_1234567890']);
+      assert.deepEqual(
+        (await admin.list('scopes', { scope_id: 'global' })).map((x) => x.id),
+        ['o_1234567890'],
+      );
 
       // The dev target: the secrets service on 127.0.0.1, reached through the worker by the admin.
       assert.equal(printed.target, 'ttcp_1234567890');

@@ -58,7 +58,7 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('bootstraps the reference\'s initial resources on first start', async () => {
+  it("bootstraps the reference's initial resources on first start", async () => {
     const scopes = await call('GET', 'scopes?scope_id=global&recursive=true', { token: adminToken });
     assert.equal(scopes.status, 200);
     const types = scopes.body.items.map((s: { type: string }) => s.type).sort();
@@ -100,7 +100,10 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
     assert.ok(org.body.authorized_actions.includes('delete'));
     const group = await call('POST', 'groups', { token: adminToken, body: { scope_id: org.body.id, name: 'devs' } });
     assert.match(group.body.id, /^g_/);
-    const acct = await call('POST', 'accounts', { token: adminToken, body: { auth_method_id: authMethodId, attributes: { login_name: 'alice', password: 'alice-password' } } });
+    const acct = await call('POST', 'accounts', {
+      token: adminToken,
+      body: { auth_method_id: authMethodId, attributes: { login_name: 'alice', password: 'alice-password' } },
+    });
     assert.equal(acct.status, 200, JSON.stringify(acct.body));
     assert.match(acct.body.id, /^acctpw_/);
     assert.equal(acct.body.password_hash, undefined);
@@ -114,14 +117,26 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
     assert.match(role.body.id, /^r_/);
     const p = await call('POST', `roles/${role.body.id}:add-principals`, { token: adminToken, body: { version: 1, principal_ids: [user.body.id] } });
     assert.equal(p.status, 200, JSON.stringify(p.body));
-    const g = await call('POST', `roles/${role.body.id}:set-grants`, { token: adminToken, body: { version: 2, grant_strings: ['ids=*;type=group;actions=list,read'] } });
+    const g = await call('POST', `roles/${role.body.id}:set-grants`, {
+      token: adminToken,
+      body: { version: 2, grant_strings: ['ids=*;type=group;actions=list,read'] },
+    });
     assert.equal(g.status, 200, JSON.stringify(g.body));
-    assert.deepEqual(g.body.grants, [{ raw: 'ids=*;type=group;actions=list,read', canonical: 'ids=*;type=group;actions=list,read', json: { ids: ['*'], type: 'group', actions: ['list', 'read'] } }]);
+    assert.deepEqual(g.body.grants, [
+      {
+        raw: 'ids=*;type=group;actions=list,read',
+        canonical: 'ids=*;type=group;actions=list,read',
+        json: { ids: ['*'], type: 'group', actions: ['list', 'read'] },
+      },
+    ]);
 
     const alice = await login('alice', 'alice-password');
     const groups = await call('GET', `groups?scope_id=${org.body.id}`, { token: alice });
     assert.equal(groups.status, 200);
-    assert.deepEqual(groups.body.items.map((x: { id: string }) => x.id), [group.body.id]);
+    assert.deepEqual(
+      groups.body.items.map((x: { id: string }) => x.id),
+      [group.body.id],
+    );
     assert.deepEqual(groups.body.items[0].authorized_actions, ['read']);
     assert.equal((await call('GET', `groups/${group.body.id}`, { token: alice })).status, 200);
     const create = await call('POST', 'groups', { token: alice, body: { scope_id: org.body.id, name: 'mine' } });
@@ -141,7 +156,10 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
   });
 
   it('makes the creator of a scope its administrator, unless skip_admin_role_creation', async () => {
-    const acct = await call('POST', 'accounts', { token: adminToken, body: { auth_method_id: authMethodId, attributes: { login_name: 'bob', password: 'bob-password' } } });
+    const acct = await call('POST', 'accounts', {
+      token: adminToken,
+      body: { auth_method_id: authMethodId, attributes: { login_name: 'bob', password: 'bob-password' } },
+    });
     const user = await call('POST', 'users', { token: adminToken, body: { scope_id: 'global', name: 'bob' } });
     await call('POST', `users/${user.body.id}:set-accounts`, { token: adminToken, body: { version: 1, account_ids: [acct.body.id] } });
     const role = await call('POST', 'roles', { token: adminToken, body: { scope_id: 'global', name: 'org makers' } });
@@ -152,7 +170,10 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
     assert.equal(org.status, 200, JSON.stringify(org.body));
     assert.equal((await call('POST', 'groups', { token: bob, body: { scope_id: org.body.id, name: 'g' } })).status, 200);
     const roles = await call('GET', `roles?scope_id=${org.body.id}`, { token: bob });
-    assert.deepEqual(roles.body.items.map((r: { grant_strings: unknown; name: string; principal_ids: unknown }) => [r.name, r.principal_ids, r.grant_strings]), [['Administration', [user.body.id], ['ids=*;type=*;actions=*']]]);
+    assert.deepEqual(
+      roles.body.items.map((r: { grant_strings: unknown; name: string; principal_ids: unknown }) => [r.name, r.principal_ids, r.grant_strings]),
+      [['Administration', [user.body.id], ['ids=*;type=*;actions=*']]],
+    );
     const bare = await call('POST', 'scopes?skip_admin_role_creation=true', { token: bob, body: { scope_id: 'global', name: 'bare org' } });
     assert.equal(bare.status, 200);
     assert.equal((await call('POST', 'groups', { token: bob, body: { scope_id: bare.body.id, name: 'g' } })).status, 403);
@@ -191,7 +212,10 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
     const bad = await call('POST', `roles/${role.body.id}:add-grants`, { token: adminToken, body: { version: 1, grant_strings: ['ids=*;actions=read'] } });
     assert.equal(bad.status, 400);
     assert.deepEqual(bad.body.details.request_fields, [
-      { name: 'grant_strings', description: 'Error parsing grant string "ids=*;actions=read": parsed grant string "ids=*;actions=read" contains wildcard id and no specified type' },
+      {
+        name: 'grant_strings',
+        description: 'Error parsing grant string "ids=*;actions=read": parsed grant string "ids=*;actions=read" contains wildcard id and no specified type',
+      },
     ]);
     const unchanged = await call('GET', `roles/${role.body.id}`, { token: adminToken });
     assert.equal(unchanged.body.version, 1);
@@ -208,7 +232,10 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
     const above = await call('POST', 'roles', { token: adminToken, body: { scope_id: org, grant_scope_id: 'global' } });
     assert.equal(above.status, 400);
     assert.equal(above.body.details.request_fields[0].name, 'grant_scope_id');
-    const short = await call('POST', 'accounts', { token: adminToken, body: { auth_method_id: authMethodId, attributes: { login_name: 'bob', password: 'short' } } });
+    const short = await call('POST', 'accounts', {
+      token: adminToken,
+      body: { auth_method_id: authMethodId, attributes: { login_name: 'bob', password: 'short' } },
+    });
     assert.deepEqual(short.body.details.request_fields, [{ name: 'attributes.password', description: 'Must be at least 8 characters.' }]);
     const dup = await call('POST', 'accounts', { token: adminToken, body: { auth_method_id: authMethodId, attributes: { login_name: 'admin' } } });
     assert.equal(dup.status, 400);
@@ -216,7 +243,10 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
   });
 
   it('sends the token as the split cookie and accepts it back; logout deletes the token', async () => {
-    const r = await fetch(`${base}/v1/auth-methods/${authMethodId}:authenticate`, { method: 'POST', body: JSON.stringify({ type: 'cookie', attributes: { login_name: 'alice', password: 'alice-password' } }) });
+    const r = await fetch(`${base}/v1/auth-methods/${authMethodId}:authenticate`, {
+      method: 'POST',
+      body: JSON.stringify({ type: 'cookie', attributes: { login_name: 'alice', password: 'alice-password' } }),
+    });
     assert.equal(r.status, 200);
     const body = (await r.json()) as { attributes: { id: string; user_id: string; token?: string } };
     assert.equal(body.attributes.token, undefined, 'a cookie login does not put the token in the body');
@@ -228,7 +258,10 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
     const mine = await call('GET', 'auth-tokens?scope_id=global', { cookie });
     assert.equal(mine.status, 200);
     assert.ok(mine.body.items.length >= 1);
-    assert.ok(mine.body.items.every((t: { user_id: string }) => t.user_id === body.attributes.user_id), 'a user lists only their own tokens');
+    assert.ok(
+      mine.body.items.every((t: { user_id: string }) => t.user_id === body.attributes.user_id),
+      'a user lists only their own tokens',
+    );
     assert.ok(mine.body.items.every((t: { token: string; token_hash: string }) => t.token === undefined && t.token_hash === undefined));
     const out = await call('DELETE', `auth-tokens/${body.attributes.id}`, { cookie });
     assert.equal(out.status, 204);
@@ -255,7 +288,10 @@ describe('gateway domain API', { timeout: 60_000 }, () => {
   it('filters lists with the reference\'s filter expressions over {"item": …}', async () => {
     const r = await call('GET', `scopes?scope_id=global&recursive=true&filter=${encodeURIComponent('"/item/name" == "engineering"')}`, { token: RECOVERY });
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body.items.map((s: { name: string }) => s.name), ['engineering']);
+    assert.deepEqual(
+      r.body.items.map((s: { name: string }) => s.name),
+      ['engineering'],
+    );
     const bad = await call('GET', `scopes?filter=${encodeURIComponent('"/item/name" ==')}`, { token: RECOVERY });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.details.request_fields[0].name, 'filter');

@@ -62,7 +62,7 @@ describe('gateway controllers on one PostgreSQL state', { timeout: 120_000 }, ()
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('bootstraps once on the leader and forwards a follower\'s login and writes to it', async () => {
+  it("bootstraps once on the leader and forwards a follower's login and writes to it", async () => {
     for (let i = 0; i < 2; i++) gws.push(await startGateway({ config: parseGatewayServerConfig(config(pg.url), `c${i}.hcl`), log: silentLogger(), now }));
     const leader = await until('a leader', () => gws.find((g) => g.domain!.state.isWritable));
     const follower = gws.find((g) => g !== leader)!;
@@ -75,7 +75,11 @@ describe('gateway controllers on one PostgreSQL state', { timeout: 120_000 }, ()
     });
     assert.equal(auth.status, 200, 'the follower forwarded the login');
     const token = ((await auth.json()) as { attributes: { token: string } }).attributes.token;
-    const made = await fetch(`${url(follower)}/v1/scopes`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ scope_id: 'global', name: 'shared' }) });
+    const made = await fetch(`${url(follower)}/v1/scopes`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: JSON.stringify({ scope_id: 'global', name: 'shared' }),
+    });
     assert.equal(made.status, 200);
     const id = ((await made.json()) as { id: string }).id;
     for (const g of gws) {

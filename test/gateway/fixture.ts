@@ -70,7 +70,12 @@ export function gatewayCaller(base: () => string, o: { token?: string; onText?: 
     if (token) headers.authorization = `Bearer ${token}`;
     if (r.cookie) headers.cookie = r.cookie;
     if (r.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${base().replace(/\/$/, '')}/v1/${path}`, { method, headers, body: r.body === undefined ? undefined : JSON.stringify(r.body), redirect: 'manual' });
+    const res = await fetch(`${base().replace(/\/$/, '')}/v1/${path}`, {
+      method,
+      headers,
+      body: r.body === undefined ? undefined : JSON.stringify(r.body),
+      redirect: 'manual',
+    });
     const text = await res.text();
     o.onText?.(text);
     const body = text === '' ? undefined : res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;

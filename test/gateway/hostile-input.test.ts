@@ -20,9 +20,13 @@ describe('gateway API: hostile input', () => {
   let api: string;
   let targetId: string;
   const post = (path: string, body: string) =>
-    fetch(`${api}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}` }, body }).then(async (r) => ({ status: r.status, text: await r.text() }));
+    fetch(`${api}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}` }, body }).then(async (r) => ({
+      status: r.status,
+      text: await r.text(),
+    }));
   /** The sessions' items (the list's `list_token` changes with time). */
-  const sessions = async () => ((await (await fetch(`${api}/v1/sessions`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json()) as { items: unknown[] }).items;
+  const sessions = async () =>
+    ((await (await fetch(`${api}/v1/sessions`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json()) as { items: unknown[] }).items;
 
   before(async () => {
     controller = await startGateway({

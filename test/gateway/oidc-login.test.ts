@@ -45,7 +45,8 @@ describe('gateway OIDC login and paginated lists', { timeout: 90_000 }, () => {
     assert.equal(r.status, 200, JSON.stringify(r.body));
     return r.body.attributes as { auth_url: string; token_id: string };
   };
-  const poll = (tokenId: string, type?: string) => call('POST', `auth-methods/${amId}:authenticate`, { body: { command: 'token', ...(type ? { type } : {}), attributes: { token_id: tokenId } } });
+  const poll = (tokenId: string, type?: string) =>
+    call('POST', `auth-methods/${amId}:authenticate`, { body: { command: 'token', ...(type ? { type } : {}), attributes: { token_id: tokenId } } });
 
   before(async () => {
     gw = await startGateway({ config: parseGatewayServerConfig(configText, 'gw.hcl'), log: silentLogger(), now: Date.now });
@@ -60,14 +61,30 @@ describe('gateway OIDC login and paginated lists', { timeout: 90_000 }, () => {
   });
 
   it('creates an OIDC auth method: inactive, the client secret shown only as an HMAC, the callback URL derived', async () => {
-    const bad = await admin('POST', 'auth-methods', { scope_id: 'global', type: 'oidc', attributes: { issuer: 'not a url', signing_algorithms: ['HS256'], claims_scopes: ['openid'], state: 'active-public' } });
+    const bad = await admin('POST', 'auth-methods', {
+      scope_id: 'global',
+      type: 'oidc',
+      attributes: { issuer: 'not a url', signing_algorithms: ['HS256'], claims_scopes: ['openid'], state: 'active-public' },
+    });
     assert.equal(bad.status, 400);
-    assert.deepEqual(bad.body.details.request_fields.map((f: { name: string }) => f.name), ['attributes.claims_scopes', 'attributes.issuer', 'attributes.signing_algorithms', 'attributes.state']);
+    assert.deepEqual(
+      bad.body.details.request_fields.map((f: { name: string }) => f.name),
+      ['attributes.claims_scopes', 'attributes.issuer', 'attributes.signing_algorithms', 'attributes.state'],
+    );
     const r = await admin('POST', 'auth-methods', {
       scope_id: 'global',
       type: 'oidc',
       name: 'provider',
-      attributes: { issuer: op.issuer, client_id: 'gateway', client_secret: 'gateway-client-secret', api_url_prefix: base, signing_algorithms: ['RS256'], claims_scopes: ['email'], allowed_audiences: ['gateway'], account_claim_maps: ['email=email'] },
+      attributes: {
+        issuer: op.issuer,
+        client_id: 'gateway',
+        client_secret: 'gateway-client-secret',
+        api_url_prefix: base,
+        signing_algorithms: ['RS256'],
+        claims_scopes: ['email'],
+        allowed_audiences: ['gateway'],
+        account_claim_maps: ['email=email'],
+      },
     });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     amId = r.body.id;
@@ -86,14 +103,21 @@ describe('gateway OIDC login and paginated lists', { timeout: 90_000 }, () => {
     assert.ok(!anonymous.body.items.some((a: { id: string }) => a.id === amId), 'the anonymous user does not see an inactive method');
   });
 
-  it('activates the method only with a reachable provider, and makes it the scope\'s primary one', async () => {
-    const other = await admin('POST', 'auth-methods', { scope_id: 'global', type: 'oidc', attributes: { issuer: 'http://127.0.0.1:9/', client_id: 'x', client_secret: 'y', api_url_prefix: base } });
+  it("activates the method only with a reachable provider, and makes it the scope's primary one", async () => {
+    const other = await admin('POST', 'auth-methods', {
+      scope_id: 'global',
+      type: 'oidc',
+      attributes: { issuer: 'http://127.0.0.1:9/', client_id: 'x', client_secret: 'y', api_url_prefix: base },
+    });
     const unreachable = await admin('POST', `auth-methods/${other.body.id}:change-state`, { version: 1, attributes: { state: 'active-public' } });
     assert.equal(unreachable.status, 400);
     assert.equal(unreachable.body.kind, 'FailedPrecondition');
     const missing = await admin('POST', 'auth-methods', { scope_id: 'global', type: 'oidc', attributes: { issuer: op.issuer } });
     const incomplete = await admin('POST', `auth-methods/${missing.body.id}:change-state`, { version: 1, attributes: { state: 'active-private' } });
-    assert.deepEqual(incomplete.body.details.request_fields.map((f: { name: string }) => f.name), ['attributes.api_url_prefix', 'attributes.client_id', 'attributes.client_secret']);
+    assert.deepEqual(
+      incomplete.body.details.request_fields.map((f: { name: string }) => f.name),
+      ['attributes.api_url_prefix', 'attributes.client_id', 'attributes.client_secret'],
+    );
     const active = await admin('POST', `auth-methods/${amId}:change-state`, { version: 1, attributes: { state: 'active-public' } });
     assert.equal(active.status, 200, JSON.stringify(active.body));
     assert.equal(active.body.attributes.state, 'active-public');
@@ -155,7 +179,7 @@ describe('gateway OIDC login and paginated lists', { timeout: 90_000 }, () => {
     assert.equal(accounts.body.items.length, 1);
   });
 
-  it('sends max_age to the provider and checks the login\'s age; a method that is not primary makes the account but refuses the login', async () => {
+  it("sends max_age to the provider and checks the login's age; a method that is not primary makes the account but refuses the login", async () => {
     const cur = await admin('GET', `auth-methods/${amId}`);
     const aged = await admin('PATCH', `auth-methods/${amId}`, { version: cur.body.version, attributes: { max_age: 3600 } });
     assert.equal(aged.status, 200, JSON.stringify(aged.body));
@@ -166,14 +190,23 @@ describe('gateway OIDC login and paginated lists', { timeout: 90_000 }, () => {
     await fetch(await op.browse(auth_url), { redirect: 'manual' });
     assert.equal((await poll(token_id)).status, 200);
 
-    const second = await admin('POST', 'auth-methods', { scope_id: 'global', type: 'oidc', attributes: { issuer: op.issuer, client_id: 'gateway', client_secret: 'gateway-client-secret', api_url_prefix: base } });
+    const second = await admin('POST', 'auth-methods', {
+      scope_id: 'global',
+      type: 'oidc',
+      attributes: { issuer: op.issuer, client_id: 'gateway', client_secret: 'gateway-client-secret', api_url_prefix: base },
+    });
     await admin('POST', `auth-methods/${second.body.id}:change-state`, { version: 1, attributes: { state: 'active-private' } });
-    assert.ok(!(await call('GET', 'auth-methods?scope_id=global')).body.items.some((a: { id: string }) => a.id === second.body.id), 'active-private: not listed to the anonymous user');
+    assert.ok(
+      !(await call('GET', 'auth-methods?scope_id=global')).body.items.some((a: { id: string }) => a.id === second.body.id),
+      'active-private: not listed to the anonymous user',
+    );
     const s = await call('POST', `auth-methods/${second.body.id}:authenticate`, { body: { command: 'start' } });
     assert.equal(s.status, 200, 'but it can be used');
     const cb = await fetch(await op.browse(s.body.attributes.auth_url), { redirect: 'manual' });
     assert.match(errorOf(cb), /no user and the auth method is not its scope's primary one/);
-    const refused = await call('POST', `auth-methods/${second.body.id}:authenticate`, { body: { command: 'token', attributes: { token_id: s.body.attributes.token_id } } });
+    const refused = await call('POST', `auth-methods/${second.body.id}:authenticate`, {
+      body: { command: 'token', attributes: { token_id: s.body.attributes.token_id } },
+    });
     assert.equal(refused.status, 401);
     assert.match(refused.body.message, /not its scope's primary one/);
     const made = await admin('GET', `accounts?auth_method_id=${second.body.id}`);
@@ -235,7 +268,10 @@ describe('gateway OIDC login and paginated lists', { timeout: 90_000 }, () => {
     const token = /Token:\s+(at_\S+)/.exec(stdout)![1];
     assert.equal((await call('GET', 'auth-tokens?scope_id=global', { token })).status, 200);
     // -password forms of the reference: env://VAR.
-    const pw = await main(['gateway', 'authenticate', 'password', '-auth-method-id=ampw_nope', '-login-name=x', '-password=env://NOT_SET'], env, { stdout: () => {}, stderr: (x) => (stderr = x) });
+    const pw = await main(['gateway', 'authenticate', 'password', '-auth-method-id=ampw_nope', '-login-name=x', '-password=env://NOT_SET'], env, {
+      stdout: () => {},
+      stderr: (x) => (stderr = x),
+    });
     assert.notEqual(pw, 0);
     assert.match(stderr, /environment variable NOT_SET is not set/);
   });
@@ -265,19 +301,30 @@ describe('gateway OIDC login and paginated lists', { timeout: 90_000 }, () => {
     assert.deepEqual([...all.seen].sort(), [...ids].sort());
     assert.equal(new Set(all.seen).size, 7, 'no item twice');
     const sdk = new GatewayClient({ address: base, token: RECOVERY });
-    assert.deepEqual((await sdk.list('groups', { scope_id: org.body.id, page_size: '2' })).map((g) => g.id), all.seen, 'the SDK follows list_token page after page');
+    assert.deepEqual(
+      (await sdk.list('groups', { scope_id: org.body.id, page_size: '2' })).map((g) => g.id),
+      all.seen,
+      'the SDK follows list_token page after page',
+    );
     assert.equal((await sdk.listPage('groups', { scope_id: org.body.id, page_size: '2' })).response_type, 'delta');
     await sdk.close();
     const whole = await admin('GET', `groups?scope_id=${org.body.id}`);
     assert.equal(whole.body.items.length, 7, 'no page_size: one page of up to the default size');
     assert.equal(whole.body.response_type, 'complete');
-    assert.deepEqual(whole.body.items.map((g: { id: string }) => g.id), all.seen, 'the same order: newest first');
+    assert.deepEqual(
+      whole.body.items.map((g: { id: string }) => g.id),
+      all.seen,
+      'the same order: newest first',
+    );
 
     // A refresh with the complete listing's token: only what changed since.
     const renamed = await admin('PATCH', `groups/${ids[2]}`, { version: 1, description: 'changed' });
     assert.equal(renamed.status, 200);
     const refresh = await call('GET', `groups?scope_id=${org.body.id}&list_token=${all.listToken}`, { token: RECOVERY });
-    assert.deepEqual(refresh.body.items.map((g: { id: string }) => g.id), [ids[2]]);
+    assert.deepEqual(
+      refresh.body.items.map((g: { id: string }) => g.id),
+      [ids[2]],
+    );
     assert.equal(refresh.body.sort_by, 'updated_time');
     const foreign = await call('GET', `users?scope_id=global&list_token=${all.listToken}`, { token: RECOVERY });
     assert.equal(foreign.status, 400);
@@ -291,7 +338,10 @@ describe('gateway OIDC login and paginated lists', { timeout: 90_000 }, () => {
     const alice = (await poll(token_id)).body.attributes;
     const role = await admin('POST', 'roles', { scope_id: org.body.id, name: 'some groups' });
     await admin('POST', `roles/${role.body.id}:add-principals`, { version: 1, principal_ids: [alice.user_id] });
-    const granted = await admin('POST', `roles/${role.body.id}:set-grants`, { version: 2, grant_strings: ['type=group;actions=list', `ids=${ids[0]},${ids[3]},${ids[5]};actions=read`] });
+    const granted = await admin('POST', `roles/${role.body.id}:set-grants`, {
+      version: 2,
+      grant_strings: ['type=group;actions=list', `ids=${ids[0]},${ids[3]},${ids[5]};actions=read`],
+    });
     assert.equal(granted.status, 200, JSON.stringify(granted.body));
     const hers = await walk(alice.token, 'page_size=2');
     assert.deepEqual(hers.types, ['delta:2:3', 'complete:1:3']);

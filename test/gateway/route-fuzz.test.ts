@@ -18,14 +18,46 @@ import { describeFindings, walkRoutes } from '../route-fuzz.js';
 const RECOVERY = 'route-fuzz-recovery-token';
 const listener = (purpose: string) => `listener "tcp" {\n  purpose = "${purpose}"\n  address = "127.0.0.1:0"\n  tls_disable = true\n}\n`;
 /** Body fields the domain routes take (most operations declare none). */
-const FIELDS = ['scope_id', 'name', 'description', 'version', 'type', 'attributes', 'default_port', 'grant_strings', 'grant_scope_ids', 'principal_ids', 'member_ids', 'account_ids', 'host_ids', 'host_source_ids', 'login_name', 'password', 'current_password', 'new_password', 'state', 'address', 'session_max_seconds', 'session_connection_limit', 'auth_method_id', 'host_catalog_id', 'target', 'ttl', 'command'];
+const FIELDS = [
+  'scope_id',
+  'name',
+  'description',
+  'version',
+  'type',
+  'attributes',
+  'default_port',
+  'grant_strings',
+  'grant_scope_ids',
+  'principal_ids',
+  'member_ids',
+  'account_ids',
+  'host_ids',
+  'host_source_ids',
+  'login_name',
+  'password',
+  'current_password',
+  'new_password',
+  'state',
+  'address',
+  'session_max_seconds',
+  'session_connection_limit',
+  'auth_method_id',
+  'host_catalog_id',
+  'target',
+  'ttl',
+  'command',
+];
 
 describe('gateway: every documented route, hostile input', { timeout: 600_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'cairn-gw-fuzz-'));
   let gw: Gateway;
   let base: string;
   const req = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(base + path, { method, headers: { Authorization: `Bearer ${RECOVERY}` }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const r = await fetch(base + path, {
+      method,
+      headers: { Authorization: `Bearer ${RECOVERY}` },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await r.text();
     return { status: r.status, text, json: text ? JSON.parse(text) : undefined };
   };
@@ -84,15 +116,34 @@ describe('gateway: every documented route, hostile input', { timeout: 600_000 },
       doc,
       headers: { Authorization: `Bearer ${RECOVERY}` },
       fields: FIELDS,
-      plausible: (path, param) => (param === 'id' ? ids[path.split('/')[1].replace(/\{.*$/, '')] ?? 'fuzz1' : 'fuzz1'),
+      plausible: (path, param) => (param === 'id' ? (ids[path.split('/')[1].replace(/\{.*$/, '')] ?? 'fuzz1') : 'fuzz1'),
       seeds: {
-        'POST /targets': { scope_id: ids.project, type: 'tcp', name: 'seeded', session_max_seconds: 3600, session_connection_limit: 2, attributes: { default_port: 22 } },
+        'POST /targets': {
+          scope_id: ids.project,
+          type: 'tcp',
+          name: 'seeded',
+          session_max_seconds: 3600,
+          session_connection_limit: 2,
+          attributes: { default_port: 22 },
+        },
         'PATCH /targets/{id}': { version: 1, name: 'renamed', attributes: { default_port: 2222 } },
         'POST /targets/{id}:add-host-sources': { version: 1, host_source_ids: [ids['host-sets']] },
         'POST /roles/{id}:add-grants': { version: 1, grant_strings: ['ids=*;type=*;actions=read'] },
         'POST /roles/{id}:set-principals': { version: 1, principal_ids: [ids.users] },
         'POST /users/{id}:add-accounts': { version: 1, account_ids: [ids.accounts] },
-        'POST /auth-methods': { scope_id: 'global', type: 'oidc', attributes: { issuer: 'http://127.0.0.1:9/', client_id: 'x', client_secret: 'y', signing_algorithms: ['RS256'], max_age: 60, claims_scopes: ['email'], allowed_audiences: ['a'] } },
+        'POST /auth-methods': {
+          scope_id: 'global',
+          type: 'oidc',
+          attributes: {
+            issuer: 'http://127.0.0.1:9/',
+            client_id: 'x',
+            client_secret: 'y',
+            signing_algorithms: ['RS256'],
+            max_age: 60,
+            claims_scopes: ['email'],
+            allowed_audiences: ['a'],
+          },
+        },
         'POST /auth-methods/{id}:authenticate': { attributes: { login_name: 'fuzz', password: 'fuzz-password-1' } },
         'POST /accounts/{id}:change-password': { version: 1, current_password: 'fuzz-password-1', new_password: 'fuzz-password-2' },
         'POST /hosts': { host_catalog_id: ids['host-catalogs'], type: 'static', name: 'seeded', attributes: { address: '10.0.0.1' } },

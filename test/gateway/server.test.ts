@@ -75,7 +75,8 @@ async function waitFor<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 30
   }
 }
 
-const listener = (purpose: string, address = '127.0.0.1:0') => `listener "tcp" {\n  purpose = "${purpose}"\n  address = "${address}"\n  tls_disable = true\n}\n`;
+const listener = (purpose: string, address = '127.0.0.1:0') =>
+  `listener "tcp" {\n  purpose = "${purpose}"\n  address = "${address}"\n  tls_disable = true\n}\n`;
 const controller = (extra = '') => `controller {\n  name = "c1"\n${extra}}\n`;
 
 // Generous bounds: each test starts one to three processes, and on a loaded 2-core CI
@@ -121,7 +122,10 @@ describe('cairn gateway server', { timeout: 300_000 }, () => {
     ctl.child.kill('SIGKILL');
     await ctl.exited;
     const seen = await waitFor(info, (i) => i.upstream_connection_state === 'TRANSIENT_FAILURE');
-    assert.ok(seen.every((i) => ['READY', 'IDLE', 'CONNECTING', 'TRANSIENT_FAILURE'].includes(i.upstream_connection_state)), JSON.stringify(seen));
+    assert.ok(
+      seen.every((i) => ['READY', 'IDLE', 'CONNECTING', 'TRANSIENT_FAILURE'].includes(i.upstream_connection_state)),
+      JSON.stringify(seen),
+    );
 
     ctl = await gateway('up-ctl2', controller() + listener('cluster', cluster), 1);
     await waitFor(info, (i) => i.upstream_connection_state === 'READY');
@@ -134,14 +138,22 @@ describe('cairn gateway server', { timeout: 300_000 }, () => {
   it('graceful_shutdown_wait_duration: /health 503 at once, an api request still succeeds, exit after the wait', { timeout: 60_000 }, async () => {
     const g = await gateway(
       'grace',
-      controller('  graceful_shutdown_wait_duration = "2s"\n  auth_token = "env://GW_TOKEN"\n') + 'worker {}\n' + listener('api') + listener('cluster') + listener('ops'),
+      controller('  graceful_shutdown_wait_duration = "2s"\n  auth_token = "env://GW_TOKEN"\n') +
+        'worker {}\n' +
+        listener('api') +
+        listener('cluster') +
+        listener('ops'),
       3,
     );
     const info = async () => get(`${g.urls.ops}/health?worker_info=1`);
     await waitFor(info, (r) => r.status === 200 && r.body.includes('"READY"'));
     const t0 = performance.now();
     g.child.kill('SIGTERM');
-    await waitFor(() => get(`${g.urls.ops}/health`), (r) => r.status === 503, 2000);
+    await waitFor(
+      () => get(`${g.urls.ops}/health`),
+      (r) => r.status === 503,
+      2000,
+    );
     assert.deepEqual(await get(`${g.urls.ops}/health`), { status: 503, body: '{}' });
     const during = await info();
     assert.equal(during.status, 503);

@@ -59,11 +59,17 @@ describe('gateway sessions on PostgreSQL: failover keeps them', { timeout: 120_0
   });
 
   it('a session made through the follower survives the leader stopping', async () => {
-    for (let i = 0; i < 2; i++) gws.push(await startGateway({ config: parseGatewayServerConfig(controllerHcl(pg.url), `c${i}.hcl`), log, statusIntervalMs: 200, sessionSweepIntervalMs: 200 }));
+    for (let i = 0; i < 2; i++)
+      gws.push(
+        await startGateway({ config: parseGatewayServerConfig(controllerHcl(pg.url), `c${i}.hcl`), log, statusIntervalMs: 200, sessionSweepIntervalMs: 200 }),
+      );
     const leader = await until('a leader', () => gws.find((g) => g.domain!.state.isWritable));
     const follower = gws.find((g) => g !== leader)!;
     worker = await startGateway({
-      config: parseGatewayServerConfig(`worker {\n  name = "w-pg"\n  initial_upstreams = ["${follower.cluster!.address}"]\n  worker_auth_token = "pg-worker-token"\n}\n${listener('proxy')}`, 'w.hcl'),
+      config: parseGatewayServerConfig(
+        `worker {\n  name = "w-pg"\n  initial_upstreams = ["${follower.cluster!.address}"]\n  worker_auth_token = "pg-worker-token"\n}\n${listener('proxy')}`,
+        'w.hcl',
+      ),
       log,
       statusIntervalMs: 200,
     });
@@ -84,7 +90,9 @@ describe('gateway sessions on PostgreSQL: failover keeps them', { timeout: 120_0
     const read = await viaFollower.readSession(s.session_id);
     assert.deepEqual([read.status, read.connections.length], ['active', 1]);
     assert.equal(await echoBack(first.socket, 'still'), 'still', 'the open connection is kept');
-    const second = await until('a new connection after the failover', () => connectSession({ worker: s.worker_info[0].address, token: s.authorization_token }).catch(() => undefined));
+    const second = await until('a new connection after the failover', () =>
+      connectSession({ worker: s.worker_info[0].address, token: s.authorization_token }).catch(() => undefined),
+    );
     assert.equal(await echoBack(second.socket, 'two'), 'two');
     const closedBoth = Promise.all([first.socket, second.socket].map((x) => new Promise((r) => x.once('close', r))));
     await viaFollower.cancelSession(s.session_id);

@@ -23,7 +23,8 @@ const TOKEN = 'test-controller-token';
 const STATUS_MS = 200;
 const log = silentLogger();
 const dir = mkdtempSync(join(tmpdir(), 'cairn-gw-sessions-'));
-const listener = (purpose: string, address = '127.0.0.1:0') => `listener "tcp" {\n  purpose = "${purpose}"\n  address = "${address}"\n  tls_disable = true\n}\n`;
+const listener = (purpose: string, address = '127.0.0.1:0') =>
+  `listener "tcp" {\n  purpose = "${purpose}"\n  address = "${address}"\n  tls_disable = true\n}\n`;
 
 async function waitFor<T>(read: () => Promise<T> | T, ok: (v: T) => boolean, ms = 5000): Promise<T> {
   const end = performance.now() + ms;
@@ -68,8 +69,12 @@ describe('gateway sessions in the state', { timeout: 90_000 }, () => {
   let denied: string;
   const apiUrl = () => controller.listeners.find((l) => l.purpose === 'api')!.url;
   const controllerConfig = (cluster = '127.0.0.1:0') =>
-    parseGatewayServerConfig(`controller {\n  auth_token = "${TOKEN}"\n  data_dir = "${join(dir, 'controller')}"\n}\n${listener('api')}${listener('cluster', cluster)}`, 'c.hcl');
-  const startController = (cluster?: string) => startGateway({ config: controllerConfig(cluster), log, statusIntervalMs: STATUS_MS, sessionSweepIntervalMs: 100 });
+    parseGatewayServerConfig(
+      `controller {\n  auth_token = "${TOKEN}"\n  data_dir = "${join(dir, 'controller')}"\n}\n${listener('api')}${listener('cluster', cluster)}`,
+      'c.hcl',
+    );
+  const startController = (cluster?: string) =>
+    startGateway({ config: controllerConfig(cluster), log, statusIntervalMs: STATUS_MS, sessionSweepIntervalMs: 100 });
 
   before(async () => {
     echo = net.createServer({ allowHalfOpen: true }, (s) => s.pipe(s));
@@ -78,7 +83,10 @@ describe('gateway sessions in the state', { timeout: 90_000 }, () => {
     controller = await startController();
     clusterAddress = controller.cluster!.address;
     worker = await startGateway({
-      config: parseGatewayServerConfig(`worker {\n  name = "w1"\n  initial_upstreams = ["${clusterAddress}"]\n  tags {\n    type = ["dev", "echo"]\n  }\n}\n${listener('proxy')}`, 'w.hcl'),
+      config: parseGatewayServerConfig(
+        `worker {\n  name = "w1"\n  initial_upstreams = ["${clusterAddress}"]\n  tags {\n    type = ["dev", "echo"]\n  }\n}\n${listener('proxy')}`,
+        'w.hcl',
+      ),
       log,
       statusIntervalMs: STATUS_MS,
     });
@@ -96,7 +104,10 @@ describe('gateway sessions in the state', { timeout: 90_000 }, () => {
     await putRole(d, projectId, [aliceId], [`ids=${allowed.targetId};actions=read,authorize-session`]);
     const t = await admin.authenticatePassword(am, 'alice', 'alice-password');
     alice = new GatewayClient({ address: apiUrl(), token: t.token! });
-    await waitFor(() => admin.listWorkers(), (ws) => ws.some((w) => w.name === 'w1' && w.state === 'active'));
+    await waitFor(
+      () => admin.listWorkers(),
+      (ws) => ws.some((w) => w.name === 'w1' && w.state === 'active'),
+    );
   });
 
   after(async () => {
@@ -112,8 +123,30 @@ describe('gateway sessions in the state', { timeout: 90_000 }, () => {
     const s = await alice.authorizeSession(allowed.targetId);
     assert.match(s.session_id, /^s_[0-9A-Za-z]{10}$/);
     assert.deepEqual(
-      { target: s.target_id, user: s.user_id, host: s.host_id, set: s.host_set_id, endpoint: s.endpoint, type: s.type, limit: s.connection_limit, workers: s.worker_info, creds: s.credentials, scope: s.scope?.id },
-      { target: allowed.targetId, user: aliceId, host: allowed.hostId, set: allowed.hostSetId, endpoint: `tcp://127.0.0.1:${echoPort}`, type: 'tcp', limit: -1, workers: [{ address: worker.worker!.proxyAddress }], creds: [], scope: projectId },
+      {
+        target: s.target_id,
+        user: s.user_id,
+        host: s.host_id,
+        set: s.host_set_id,
+        endpoint: s.endpoint,
+        type: s.type,
+        limit: s.connection_limit,
+        workers: s.worker_info,
+        creds: s.credentials,
+        scope: s.scope?.id,
+      },
+      {
+        target: allowed.targetId,
+        user: aliceId,
+        host: allowed.hostId,
+        set: allowed.hostSetId,
+        endpoint: `tcp://127.0.0.1:${echoPort}`,
+        type: 'tcp',
+        limit: -1,
+        workers: [{ address: worker.worker!.proxyAddress }],
+        creds: [],
+        scope: projectId,
+      },
     );
     assert.ok(Math.abs(Date.parse(s.expiration) - Date.now() - 28800_000) < 60_000, 'session_max_seconds');
     await assert.rejects(alice.authorizeSession(denied), { status: 403, kind: 'PermissionDenied' });
@@ -134,11 +167,17 @@ describe('gateway sessions in the state', { timeout: 90_000 }, () => {
     assert.equal(await readBytes(socket, 5), 'hello');
     const live = await alice.readSession(s.session_id);
     assert.equal(live.status, 'active');
-    assert.deepEqual(live.states.map((x) => x.status), ['active', 'pending']);
+    assert.deepEqual(
+      live.states.map((x) => x.status),
+      ['active', 'pending'],
+    );
     assert.equal(live.connections[0].worker_name, 'w1');
     socket.end();
     await closed(socket);
-    const after = await waitFor(() => alice.readSession(s.session_id), (x) => x.connections[0].status === 'closed');
+    const after = await waitFor(
+      () => alice.readSession(s.session_id),
+      (x) => x.connections[0].status === 'closed',
+    );
     assert.deepEqual([after.connections[0].bytes_up, after.connections[0].bytes_down, after.connections[0].closed_reason], [5, 5, 'closed by client']);
     const adminSession = await admin.authorizeSession(allowed.targetId);
     const mine = await alice.listSessions({ scope_id: 'global', recursive: true });
@@ -158,7 +197,10 @@ describe('gateway sessions in the state', { timeout: 90_000 }, () => {
       message: `session ${s.session_id} has used its connection limit of 1`,
     });
     first.socket.destroy();
-    const done = await waitFor(() => admin.readSession(s.session_id), (x) => x.status === 'terminated');
+    const done = await waitFor(
+      () => admin.readSession(s.session_id),
+      (x) => x.status === 'terminated',
+    );
     assert.equal(done.termination_reason, 'connection limit reached');
   });
 
@@ -172,9 +214,14 @@ describe('gateway sessions in the state', { timeout: 90_000 }, () => {
     await closed(socket);
     const took = performance.now() - t0;
     assert.ok(took < 2 * STATUS_MS + 1500, `closed within a status interval (${Math.round(took)} ms)`);
-    const done = await waitFor(() => alice.readSession(s.session_id), (x) => x.status === 'terminated');
+    const done = await waitFor(
+      () => alice.readSession(s.session_id),
+      (x) => x.status === 'terminated',
+    );
     assert.equal(done.connections[0].closed_reason, 'session canceled');
-    await assert.rejects(connectSession({ worker: s.worker_info[0].address, token: s.authorization_token }), { message: `session ${s.session_id} is terminated` });
+    await assert.rejects(connectSession({ worker: s.worker_info[0].address, token: s.authorization_token }), {
+      message: `session ${s.session_id} is terminated`,
+    });
   });
 
   it('expiry: session_max_seconds ends the connection and the session (timed out)', async () => {
@@ -182,14 +229,21 @@ describe('gateway sessions in the state', { timeout: 90_000 }, () => {
     const s = await admin.authorizeSession(targetId);
     const { socket } = await connectSession({ worker: s.worker_info[0].address, token: s.authorization_token });
     await closed(socket);
-    const done = await waitFor(() => admin.readSession(s.session_id), (x) => x.status === 'terminated');
+    const done = await waitFor(
+      () => admin.readSession(s.session_id),
+      (x) => x.status === 'terminated',
+    );
     assert.equal(done.termination_reason, 'timed out');
     const pending = await admin.authorizeSession(targetId);
-    const gone = await waitFor(() => admin.readSession(pending.session_id), (x) => x.status === 'terminated', 4000);
+    const gone = await waitFor(
+      () => admin.readSession(pending.session_id),
+      (x) => x.status === 'terminated',
+      4000,
+    );
     assert.equal(gone.termination_reason, 'timed out', 'a session never used expires too');
   });
 
-  it('egress_worker_filter: over the worker\'s name and tags; no match is 503', async () => {
+  it("egress_worker_filter: over the worker's name and tags; no match is 503", async () => {
     const d = controller.domain!;
     const match = await putTarget(d, { projectId, port: echoPort, workerFilter: '"echo" in "/tags/type" and "/name" == "w1"' });
     assert.equal((await admin.authorizeSession(match.targetId)).worker_info.length, 1);
@@ -209,7 +263,10 @@ describe('gateway sessions in the state', { timeout: 90_000 }, () => {
     admin = new GatewayClient({ address: apiUrl(), token: TOKEN });
     const read = await admin.readSession(s.session_id);
     assert.equal(read.status, 'active');
-    await waitFor(() => admin.listWorkers(), (ws) => ws.some((w) => w.name === 'w1'));
+    await waitFor(
+      () => admin.listWorkers(),
+      (ws) => ws.some((w) => w.name === 'w1'),
+    );
     first.socket.write('still');
     assert.equal(await readBytes(first.socket, 5), 'still', 'the worker kept the connection');
     const second = await connectSession({ worker: s.worker_info[0].address, token: s.authorization_token });

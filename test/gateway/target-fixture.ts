@@ -71,7 +71,16 @@ export async function putRole(d: GatewayDomain, scopeId: string, principals: str
   const now = d.nowIso();
   const roleId = id('r');
   await d.state.txn((tx) =>
-    tx.put<RoleDoc>(T.roles, roleId, { created_time: now, updated_time: now, version: 1, id: roleId, scope_id: scopeId, principal_ids: principals, grant_strings: grants, grant_scope_ids: ['this'] }),
+    tx.put<RoleDoc>(T.roles, roleId, {
+      created_time: now,
+      updated_time: now,
+      version: 1,
+      id: roleId,
+      scope_id: scopeId,
+      principal_ids: principals,
+      grant_strings: grants,
+      grant_scope_ids: ['this'],
+    }),
   );
   return roleId;
 }

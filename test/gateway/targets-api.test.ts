@@ -26,7 +26,8 @@ describe('gateway host catalogs, hosts, host sets and targets', { timeout: 60_00
     assert.equal(r.status, 200, `${method} ${path}: ${JSON.stringify(r.body)}`);
     return r.body;
   };
-  const fields = (r: GatewayReply) => Object.fromEntries((r.body?.details?.request_fields ?? []).map((f: { description: string; name: string }) => [f.name, f.description]));
+  const fields = (r: GatewayReply) =>
+    Object.fromEntries((r.body?.details?.request_fields ?? []).map((f: { description: string; name: string }) => [f.name, f.description]));
 
   before(async () => {
     ({ gateway: gw, url: base } = await startDevGateway(RECOVERY));
@@ -57,7 +58,7 @@ describe('gateway host catalogs, hosts, host sets and targets', { timeout: 60_00
     assert.ok(listed.items.some((c: { id: string }) => c.id === cat.id));
   });
 
-  it('validates host addresses with the reference\'s texts and shows host_set_ids', async () => {
+  it("validates host addresses with the reference's texts and shows host_set_ids", async () => {
     const cat = await ok('POST', 'host-catalogs', { scope_id: PROJECT, type: 'static', name: 'addresses' });
     const h = await ok('POST', 'hosts', { host_catalog_id: cat.id, name: 'db', attributes: { address: ' 10.0.0.5 ' } });
     assert.match(h.id, /^hst_/);
@@ -130,10 +131,13 @@ describe('gateway host catalogs, hosts, host sets and targets', { timeout: 60_00
     const replaced = await ok('POST', `host-sets/${set.id}:set-hosts`, { version: 3, host_ids: [h1.id] });
     assert.deepEqual(replaced.host_ids, [h1.id]);
     const sets = await ok('GET', `host-sets?host_catalog_id=${a.id}`);
-    assert.deepEqual(sets.items.map((s: { id: string }) => s.id), [set.id]);
+    assert.deepEqual(
+      sets.items.map((s: { id: string }) => s.id),
+      [set.id],
+    );
   });
 
-  it('creates tcp targets with the reference\'s defaults and checks every field', async () => {
+  it("creates tcp targets with the reference's defaults and checks every field", async () => {
     const t = await ok('POST', 'targets', { scope_id: PROJECT, type: 'tcp', name: 'ssh', attributes: { default_port: 22 } });
     assert.match(t.id, /^ttcp_[0-9A-Za-z]{10}$/);
     assert.equal(t.type, 'tcp');
@@ -206,14 +210,22 @@ describe('gateway host catalogs, hosts, host sets and targets', { timeout: 60_00
     const listed = await ok('GET', `targets?scope_id=${PROJECT}`);
     assert.deepEqual(listed.items.map((x: { name: string }) => x.name).sort(), ['pg', 'ssh']);
     const filtered = await ok('GET', `targets?scope_id=${PROJECT}&filter=${encodeURIComponent('"/item/attributes/default_port" == 22')}`);
-    assert.deepEqual(filtered.items.map((x: { name: string }) => x.name), ['ssh']);
+    assert.deepEqual(
+      filtered.items.map((x: { name: string }) => x.name),
+      ['ssh'],
+    );
   });
 
   it('updates targets with the version; name cannot be cleared; address and host sources exclude each other', async () => {
     const cat = await ok('POST', 'host-catalogs', { scope_id: PROJECT, type: 'static', name: 'for targets' });
     const set = await ok('POST', 'host-sets', { host_catalog_id: cat.id });
     const t = await ok('POST', 'targets', { scope_id: PROJECT, type: 'tcp', name: 'web', attributes: { default_port: 80 } });
-    const u = await ok('PATCH', `targets/${t.id}`, { version: 1, attributes: { default_client_port: 8080 }, session_connection_limit: 5, egress_worker_filter: '"/name" == "w1"' });
+    const u = await ok('PATCH', `targets/${t.id}`, {
+      version: 1,
+      attributes: { default_client_port: 8080 },
+      session_connection_limit: 5,
+      egress_worker_filter: '"/name" == "w1"',
+    });
     assert.deepEqual(u.attributes, { default_port: 80, default_client_port: 8080 });
     assert.equal(u.session_connection_limit, 5);
     assert.equal(u.version, 2);
@@ -257,7 +269,14 @@ describe('gateway host catalogs, hosts, host sets and targets', { timeout: 60_00
     const now = new Date().toISOString();
     const stamp = { created_time: now, updated_time: now, version: 1 };
     const store: CredentialStoreDoc = { id: 'csvlt_TestStore1', scope_id: PROJECT, type: 'vault', attributes: { address: 'http://127.0.0.1:8200' }, ...stamp };
-    const lib: CredentialLibraryDoc = { id: 'clvlt_TestLib001', scope_id: PROJECT, credential_store_id: store.id, type: 'vault-generic', attributes: { path: 'secret/data/db', http_method: 'GET' }, ...stamp };
+    const lib: CredentialLibraryDoc = {
+      id: 'clvlt_TestLib001',
+      scope_id: PROJECT,
+      credential_store_id: store.id,
+      type: 'vault-generic',
+      attributes: { path: 'secret/data/db', http_method: 'GET' },
+      ...stamp,
+    };
     const foreignStore: CredentialStoreDoc = { ...store, id: 'csvlt_TestStore2', scope_id: 'p_elsewhere0' };
     const foreignLib: CredentialLibraryDoc = { ...lib, id: 'clvlt_TestLib002', scope_id: undefined, credential_store_id: foreignStore.id };
     await gw.domain!.state.txn((tx) => {
@@ -273,8 +292,12 @@ describe('gateway host catalogs, hosts, host sets and targets', { timeout: 60_00
     const empty = await call('POST', `targets/${t.id}:add-credential-sources`, { body: { version: 2 } });
     assert.deepEqual(fields(empty), { brokered_credential_source_ids: 'Brokered Credential Source IDs must be provided.' });
     const foreign = await call('POST', `targets/${t.id}:add-credential-sources`, { body: { version: 2, brokered_credential_source_ids: [foreignLib.id] } });
-    assert.deepEqual(fields(foreign), { brokered_credential_source_ids: `Credential source "${foreignLib.id}" is not in a credential store of the target's project "${PROJECT}".` });
-    const missing = await call('POST', `targets/${t.id}:set-credential-sources`, { body: { version: 2, brokered_credential_source_ids: ['clvlt_0000000000'] } });
+    assert.deepEqual(fields(foreign), {
+      brokered_credential_source_ids: `Credential source "${foreignLib.id}" is not in a credential store of the target's project "${PROJECT}".`,
+    });
+    const missing = await call('POST', `targets/${t.id}:set-credential-sources`, {
+      body: { version: 2, brokered_credential_source_ids: ['clvlt_0000000000'] },
+    });
     assert.deepEqual(fields(missing), { brokered_credential_source_ids: 'Credential source "clvlt_0000000000" is not a credential library or a credential.' });
     const removed = await ok('POST', `targets/${t.id}:remove-credential-sources`, { version: 2, brokered_credential_source_ids: [lib.id] });
     assert.deepEqual(removed.brokered_credential_source_ids, []);
@@ -282,7 +305,9 @@ describe('gateway host catalogs, hosts, host sets and targets', { timeout: 60_00
 
   it('a role with ids=*;type=target;actions=read sees targets but cannot update them', async () => {
     await ok('POST', 'accounts', { auth_method_id: 'ampw_1234567890', attributes: { login_name: 'reader', password: 'reader-password' } });
-    const acct = (await ok('GET', 'accounts?auth_method_id=ampw_1234567890')).items.find((a: { attributes: { login_name: string } }) => a.attributes.login_name === 'reader');
+    const acct = (await ok('GET', 'accounts?auth_method_id=ampw_1234567890')).items.find(
+      (a: { attributes: { login_name: string } }) => a.attributes.login_name === 'reader',
+    );
     const user = await ok('POST', 'users', { scope_id: 'global', name: 'reader' });
     await ok('POST', `users/${user.id}:add-accounts`, { version: 1, account_ids: [acct.id] });
     const role = await ok('POST', 'roles', { scope_id: PROJECT, name: 'target readers' });
@@ -302,7 +327,10 @@ describe('gateway host catalogs, hosts, host sets and targets', { timeout: 60_00
     const upd = await call('PATCH', `targets/${t.id}`, { token, body: { version: t.version, description: 'mine' } });
     assert.equal(upd.status, 403);
     assert.deepEqual(upd.body, { kind: 'PermissionDenied', message: 'Forbidden.' });
-    assert.equal((await call('POST', 'targets', { token, body: { scope_id: PROJECT, type: 'tcp', name: 'nope', attributes: { default_port: 1 } } })).status, 403);
+    assert.equal(
+      (await call('POST', 'targets', { token, body: { scope_id: PROJECT, type: 'tcp', name: 'nope', attributes: { default_port: 1 } } })).status,
+      403,
+    );
     assert.equal((await call('GET', `host-catalogs?scope_id=${PROJECT}`, { token })).status, 403, 'target grants give nothing on host catalogs');
 
     // A grant that names authorize-session lists it in authorized_actions.
@@ -331,7 +359,7 @@ describe('gateway host catalogs, hosts, host sets and targets', { timeout: 60_00
     assert.equal((await call('DELETE', `hosts/${h1.id}`)).status, 204);
     const s1After = await ok('GET', `host-sets/${s1.id}`);
     assert.deepEqual(s1After.host_ids, [h2.id]);
-    assert.equal(s1After.version, 3, 'losing a host raises the set\'s version');
+    assert.equal(s1After.version, 3, "losing a host raises the set's version");
     assert.equal((await call('DELETE', `host-sets/${s2.id}`)).status, 204);
     assert.deepEqual((await ok('GET', `targets/${t.id}`)).host_source_ids, [s1.id]);
     assert.equal((await call('DELETE', `host-catalogs/${cat.id}`)).status, 204);

@@ -35,8 +35,12 @@ async function cairn(args: string[], env: Record<string, string> = {}): Promise<
 describe('the access gateway tour on cairn dev (real processes)', () => {
   it('log in, broker the KV secret through a vault credential store, connect through the worker; no grant → 403', { timeout: 300_000 }, async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cairn-gw-tour-'));
-    const ports = ['secrets', 'gateway-api', 'gateway-cluster', 'gateway-proxy', 'gateway-ops', 'mesh', 'mesh-dns', 'sched'].map((p) => `-${p}-address=127.0.0.1:0`);
-    const dev = spawn(process.execPath, [CAIRN_BIN, 'dev', `-data-dir=${dataDir}`, `-dev-root-token-id=${ROOT}`, ...ports], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const ports = ['secrets', 'gateway-api', 'gateway-cluster', 'gateway-proxy', 'gateway-ops', 'mesh', 'mesh-dns', 'sched'].map(
+      (p) => `-${p}-address=127.0.0.1:0`,
+    );
+    const dev = spawn(process.execPath, [CAIRN_BIN, 'dev', `-data-dir=${dataDir}`, `-dev-root-token-id=${ROOT}`, ...ports], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     t.after(() => {
       dev.kill('SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
@@ -64,15 +68,31 @@ describe('the access gateway tour on cairn dev (real processes)', () => {
     // The operator: the secret, the controller's policy and its periodic orphan token.
     await secretsCall('POST', 'secret/data/db', { data: { username: 'app', password: 'first-password' } });
     await secretsCall('PUT', 'sys/policies/acl/gateway-controller', { policy: POLICY });
-    const storeToken = (await secretsCall('POST', 'auth/token/create', { policies: ['gateway-controller'], no_parent: true, period: '20m' })).auth.client_token as string;
+    const storeToken = (await secretsCall('POST', 'auth/token/create', { policies: ['gateway-controller'], no_parent: true, period: '20m' })).auth
+      .client_token as string;
 
     // The admin logs in with the printed login (the CLI, -format=json) ...
-    const login = await cairn(['gateway', 'authenticate', 'password', `-auth-method-id=${printed.authMethod}`, `-login-name=${printed.loginName}`, '-password=env://GW_PASSWORD', '-format=json'], { ...gw, GW_PASSWORD: printed.password });
+    const login = await cairn(
+      [
+        'gateway',
+        'authenticate',
+        'password',
+        `-auth-method-id=${printed.authMethod}`,
+        `-login-name=${printed.loginName}`,
+        '-password=env://GW_PASSWORD',
+        '-format=json',
+      ],
+      { ...gw, GW_PASSWORD: printed.password },
+    );
     assert.equal(login.code, 0, login.stderr);
     const admin = { ...gw, GATEWAY_TOKEN: (JSON.parse(login.stdout) as { token: string }).token };
     /** The controller's API as the admin (the CLI's own commands are tested in cli-*.test.ts). */
     const api = async (method: string, path: string, body?: unknown) => {
-      const r = await fetch(`${printed['Gateway api']}/v1/${path}`, { method, headers: { Authorization: `Bearer ${admin.GATEWAY_TOKEN}` }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const r = await fetch(`${printed['Gateway api']}/v1/${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${admin.GATEWAY_TOKEN}` },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const text = await r.text();
       assert.equal(r.status, 200, `${method} ${path}: ${text}`);
       return JSON.parse(text) as { id: string; version: number; scope_id: string; status?: string };
@@ -80,16 +100,29 @@ describe('the access gateway tour on cairn dev (real processes)', () => {
     // ... makes the credential store, the library, and attaches it to the dev target.
     const target = printed['Gateway target'];
     const { scope_id: project, version } = await api('GET', `targets/${target}`);
-    const store = await api('POST', 'credential-stores', { scope_id: project, type: 'vault', name: 'dev-secrets', attributes: { address: secrets, token: storeToken } });
+    const store = await api('POST', 'credential-stores', {
+      scope_id: project,
+      type: 'vault',
+      name: 'dev-secrets',
+      attributes: { address: secrets, token: storeToken },
+    });
     assert.match(store.id, /^csvlt_/);
-    const library = await api('POST', 'credential-libraries', { credential_store_id: store.id, type: 'vault-generic', name: 'db', credential_type: 'username_password', attributes: { path: 'secret/data/db' } });
+    const library = await api('POST', 'credential-libraries', {
+      credential_store_id: store.id,
+      type: 'vault-generic',
+      name: 'db',
+      credential_type: 'username_password',
+      attributes: { path: 'secret/data/db' },
+    });
     await api('POST', `targets/${target}:add-credential-sources`, { version, brokered_credential_source_ids: [library.id] });
 
     /** Runs `connect`, returns its printed information once listening; the caller ends it. */
     const connect = async () => {
       const run = spawnCairn(['gateway', 'connect', `-target-id=${target}`, '-listen-port=0'], admin);
       t.after(() => run.child.kill('SIGKILL'));
-      const info = await until('connect prints its listener and credentials', 60_000, () => (/Secret: +\{.*\}\n/.test(run.out.stdout) ? run.out.stdout : undefined)).catch((err: Error) => {
+      const info = await until('connect prints its listener and credentials', 60_000, () =>
+        /Secret: +\{.*\}\n/.test(run.out.stdout) ? run.out.stdout : undefined,
+      ).catch((err: Error) => {
         throw new Error(`${err.message}\nstdout: ${run.out.stdout}\nstderr: ${run.out.stderr}`);
       });
       return { run, info, port: Number(/Port: +(\d+)/.exec(info)![1]), sessionId: /Session ID: +(\S+)/.exec(info)![1] };
@@ -128,10 +161,25 @@ describe('the access gateway tour on cairn dev (real processes)', () => {
     assert.equal(await second.run.exited, 0);
 
     // A user with no grant on the target (account and user made through the API): refused.
-    const account = await api('POST', 'accounts', { auth_method_id: printed.authMethod, type: 'password', attributes: { login_name: 'visitor', password: 'visitor-password' } });
+    const account = await api('POST', 'accounts', {
+      auth_method_id: printed.authMethod,
+      type: 'password',
+      attributes: { login_name: 'visitor', password: 'visitor-password' },
+    });
     const user = await api('POST', 'users', { scope_id: 'global', name: 'visitor' });
     await api('POST', `users/${user.id}:add-accounts`, { version: user.version, account_ids: [account.id] });
-    const visitorLogin = await cairn(['gateway', 'authenticate', 'password', `-auth-method-id=${printed.authMethod}`, '-login-name=visitor', '-password=env://VISITOR_PASSWORD', '-format=json'], { ...gw, VISITOR_PASSWORD: 'visitor-password' });
+    const visitorLogin = await cairn(
+      [
+        'gateway',
+        'authenticate',
+        'password',
+        `-auth-method-id=${printed.authMethod}`,
+        '-login-name=visitor',
+        '-password=env://VISITOR_PASSWORD',
+        '-format=json',
+      ],
+      { ...gw, VISITOR_PASSWORD: 'visitor-password' },
+    );
     assert.equal(visitorLogin.code, 0, visitorLogin.stderr);
     const visitor = { ...gw, GATEWAY_TOKEN: (JSON.parse(visitorLogin.stdout) as { token: string }).token };
     const refused = await cairn(['gateway', 'connect', `-target-id=${target}`, '-listen-port=0'], visitor);

@@ -66,16 +66,25 @@ describe('worker upstream connection', { timeout: 15_000 }, () => {
     await worker.start();
     assert.equal(worker.state, 'active');
 
-    await waitFor(() => worker.upstreamConnectionState(), (s) => s === 'READY');
+    await waitFor(
+      () => worker.upstreamConnectionState(),
+      (s) => s === 'READY',
+    );
     assert.deepEqual(transitions, ['IDLE→CONNECTING', 'CONNECTING→READY']);
-    await waitFor(() => controller.workers.get('w1')?.state, (s) => s === 'active');
+    await waitFor(
+      () => controller.workers.get('w1')?.state,
+      (s) => s === 'active',
+    );
     assert.equal(controller.workers.get('w1')?.sessionCount, 0);
 
     // A lost READY connection goes IDLE; the next status call drives it to CONNECTING, and
     // the refused connection to TRANSIENT_FAILURE (reference/ecosystem.md §8).
     const port = controller.port;
     await controller.close(0);
-    await waitFor(() => worker.upstreamConnectionState(), (s) => s === 'TRANSIENT_FAILURE');
+    await waitFor(
+      () => worker.upstreamConnectionState(),
+      (s) => s === 'TRANSIENT_FAILURE',
+    );
     assert.deepEqual(transitions.slice(2), ['READY→IDLE', 'IDLE→CONNECTING', 'CONNECTING→TRANSIENT_FAILURE']);
 
     // While the controller is away the channel keeps trying to connect on its own (spec
@@ -88,15 +97,25 @@ describe('worker upstream connection', { timeout: 15_000 }, () => {
       socket.destroy();
     });
     await new Promise<void>((r) => dropper.listen(port, '127.0.0.1', r));
-    await waitFor(() => attempts, (n) => n >= 3, 8000);
+    await waitFor(
+      () => attempts,
+      (n) => n >= 3,
+      8000,
+    );
     assert.equal(worker.upstreamConnectionState(), 'TRANSIENT_FAILURE');
     assert.equal(transitions.length, 5, `no other transition while down: ${transitions.join(', ')}`);
     await new Promise((r) => dropper.close(r));
 
     controller = await startClusterServer({ address: `127.0.0.1:${port}`, ...noSessions() });
-    await waitFor(() => worker.upstreamConnectionState(), (s) => s === 'READY');
+    await waitFor(
+      () => worker.upstreamConnectionState(),
+      (s) => s === 'READY',
+    );
     assert.equal(transitions.at(-1)?.endsWith('→READY'), true, transitions.join(', '));
-    await waitFor(() => controller.workers.has('w1'), (x) => x);
+    await waitFor(
+      () => controller.workers.has('w1'),
+      (x) => x,
+    );
   });
 
   it('worker_auth_token: a worker with the wrong token is refused (UNAUTHENTICATED, never registered); the right one is registered', async () => {
@@ -109,7 +128,10 @@ describe('worker upstream connection', { timeout: 15_000 }, () => {
       cleanup.push(() => w.shutdown());
       await w.start();
     }
-    await waitFor(() => controller.workers.has('genuine'), (x) => x);
+    await waitFor(
+      () => controller.workers.has('genuine'),
+      (x) => x,
+    );
     await new Promise((r) => setTimeout(r, 300));
     assert.deepEqual([...controller.workers.keys()], ['genuine']);
   });
@@ -120,7 +142,10 @@ describe('worker upstream connection', { timeout: 15_000 }, () => {
     cleanup.push(() => controller.close(0));
     const worker = new Worker({ name: 'w2', upstream: controller.address, log, statusIntervalMs: 200 });
     await worker.start();
-    await waitFor(() => worker.upstreamConnectionState(), (s) => s === 'READY');
+    await waitFor(
+      () => worker.upstreamConnectionState(),
+      (s) => s === 'READY',
+    );
     const draining = worker.gracefulShutdown();
     assert.equal(worker.state, 'shutdown');
     assert.equal(worker.healthInfo().state, 'shutdown');

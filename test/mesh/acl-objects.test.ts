@@ -32,7 +32,10 @@ describe('discovery ACL objects', () => {
     assert.equal((await root().get('/v1/acl/policy/name/node-read')).json.ID, p.json.ID);
     const listed = (await root().get('/v1/acl/policies')).json;
     assert.deepEqual(listed.map((x: { Name: string }) => x.Name).sort(), ['builtin/global-read-only', 'global-management', 'node-read']);
-    assert.ok(listed.every((x: object) => !('Rules' in x)), 'stubs carry no Rules');
+    assert.ok(
+      listed.every((x: object) => !('Rules' in x)),
+      'stubs carry no Rules',
+    );
 
     const before = (await root().get('/v1/acl/policies')).headers.get('x-mesh-index');
     const bad = async (body: unknown, text: string | RegExp) => {
@@ -57,9 +60,15 @@ describe('discovery ACL objects', () => {
     assert.equal(renamed.json.Name, 'nodes-read');
     assert.equal(renamed.json.CreateIndex, p.json.CreateIndex);
     assert.ok(renamed.json.ModifyIndex > p.json.ModifyIndex);
-    assert.equal((await root().put(`/v1/acl/policy/${p.json.ID}`, { ID: '3f2b1c0d-0000-4000-8000-000000000000', Name: 'y' })).text, 'Policy ID in URL and payload do not match');
+    assert.equal(
+      (await root().put(`/v1/acl/policy/${p.json.ID}`, { ID: '3f2b1c0d-0000-4000-8000-000000000000', Name: 'y' })).text,
+      'Policy ID in URL and payload do not match',
+    );
     const gm = '00000000-0000-0000-0000-000000000001';
-    assert.equal((await root().put(`/v1/acl/policy/${gm}`, { Name: 'global-management', Rules: 'acl = "read"' })).text, 'Changing the Rules for the builtin global-management policy is not permitted');
+    assert.equal(
+      (await root().put(`/v1/acl/policy/${gm}`, { Name: 'global-management', Rules: 'acl = "read"' })).text,
+      'Changing the Rules for the builtin global-management policy is not permitted',
+    );
     assert.equal((await root().del(`/v1/acl/policy/${gm}`)).text, 'Delete operation not permitted on the builtin global-management policy');
     assert.equal((await root().del(`/v1/acl/policy/${p.json.ID}`)).text, 'true');
     const gone = await root().get(`/v1/acl/policy/${p.json.ID}`);
@@ -104,9 +113,15 @@ describe('discovery ACL objects', () => {
     await bad({ Policies: [{ Name: 'missing' }] }, 'No such ACL policy with name "missing"');
     await bad({ Roles: [{ ID: '9a8b7c6d-0000-4000-8000-000000000000' }] }, 'No such ACL role with ID "9a8b7c6d-0000-4000-8000-000000000000"');
     await bad({ AccessorID: 'nope' }, 'Invalid Token: AccessorID - not a valid UUID');
-    await bad({ SecretID: '00000000-0000-0000-0000-000000000099' }, 'Invalid Token: SecretID - UUIDs with the prefix "00000000-0000-0000-0000-0000000000" are reserved');
+    await bad(
+      { SecretID: '00000000-0000-0000-0000-000000000099' },
+      'Invalid Token: SecretID - UUIDs with the prefix "00000000-0000-0000-0000-0000000000" are reserved',
+    );
     await bad({ AccessorID: t.json.SecretID }, 'Invalid Token: AccessorID is already in use');
-    await bad({ ServiceIdentities: [{ ServiceName: 'Web!' }] }, `Service identity "Web!" has an invalid name. Only lowercase alphanumeric characters, '-' and '_' are allowed`);
+    await bad(
+      { ServiceIdentities: [{ ServiceName: 'Web!' }] },
+      `Service identity "Web!" has an invalid name. Only lowercase alphanumeric characters, '-' and '_' are allowed`,
+    );
     await bad({ NodeIdentities: [{ NodeName: 'n1' }] }, 'Node identity is missing the datacenter field on this token');
     await bad({ ExpirationTTL: '10s' }, 'ExpirationTime cannot be less than 1m0s in the future (was 10s)');
     await bad({ ExpirationTTL: '1h', ExpirationTime: '2099-01-01T00:00:00Z' }, 'Token Expiration TTL and Expiration Time cannot both be set');
@@ -134,7 +149,10 @@ describe('discovery ACL objects', () => {
     const me = (await root().get('/v1/acl/token/self')).json.AccessorID;
     assert.equal((await root().del(`/v1/acl/token/${me}`)).text, "Deletion of the request's authorization token is not permitted");
     const byPolicy = (await root().get(`/v1/acl/tokens?policy=${readOnly.json.ID}`)).json;
-    assert.deepEqual(byPolicy.map((x: { AccessorID: string }) => x.AccessorID), [t.json.AccessorID]);
+    assert.deepEqual(
+      byPolicy.map((x: { AccessorID: string }) => x.AccessorID),
+      [t.json.AccessorID],
+    );
 
     // A policy change applies to the next request of a token that holds it (no stale authorizer).
     assert.equal((await reader.put('/v1/acl/policy', { Name: 'by-reader' })).status, 403);
@@ -186,7 +204,10 @@ describe('discovery ACL objects', () => {
     assert.equal(r.headers.get('x-mesh-default-acl-policy'), 'deny');
     const bearer = await fetch(`${a.url}/v1/acl/token/self`, { headers: { Authorization: `Bearer ${ROOT}` } });
     assert.equal(bearer.status, 200);
-    assert.equal((await call(a.url, 'GET', `/v1/acl/policies?stale&consistent&token=${ROOT}`)).text, 'Cannot specify ?stale with ?consistent, conflicting semantics.');
+    assert.equal(
+      (await call(a.url, 'GET', `/v1/acl/policies?stale&consistent&token=${ROOT}`)).text,
+      'Cannot specify ?stale with ?consistent, conflicting semantics.',
+    );
     assert.equal((await call(a.url, 'GET', `/v1/acl/policies?index=x&token=${ROOT}`)).text, 'Invalid index');
     assert.equal((await call(a.url, 'GET', `/v1/acl/policies?index=1&wait=soon&token=${ROOT}`)).text, 'Invalid wait time');
     const noIndex = await call(a.url, 'GET', `/v1/acl/policies?wait=-1&token=${ROOT}`);

@@ -46,7 +46,10 @@ describe('discovery agent: local services and checks', () => {
     assert.equal(typeof self.json.Config.Version, 'string');
     assert.equal(self.json.Member.Status, 1);
     const members = (await root().get('/v1/agent/members')).json;
-    assert.deepEqual(members.map((m: { Name: string; Status: number }) => [m.Name, m.Status]), [['test', 1]]);
+    assert.deepEqual(
+      members.map((m: { Name: string; Status: number }) => [m.Name, m.Status]),
+      [['test', 1]],
+    );
     const anon = await call(a.url, 'GET', '/v1/agent/self', {});
     assert.equal(anon.status, 403);
     assert.match(anon.text, /^Permission denied: anonymous token lacks permission 'agent:read' on "test"/);
@@ -56,7 +59,17 @@ describe('discovery agent: local services and checks', () => {
     const reg = await root().put('/v1/agent/service/register', { Name: 'api', Port: 9000, Tags: ['v1'], Check: { TTL: '600ms', Notes: 'heartbeat' } });
     assert.deepEqual([reg.status, reg.text], [200, '']);
     const svc = (await root().get('/v1/agent/services')).json.api;
-    assert.deepEqual(svc, { ID: 'api', Service: 'api', Tags: ['v1'], Meta: {}, Port: 9000, Address: '', Weights: { Passing: 1, Warning: 1 }, EnableTagOverride: false, Datacenter: 'dc1' });
+    assert.deepEqual(svc, {
+      ID: 'api',
+      Service: 'api',
+      Tags: ['v1'],
+      Meta: {},
+      Port: 9000,
+      Address: '',
+      Weights: { Passing: 1, Warning: 1 },
+      EnableTagOverride: false,
+      Datacenter: 'dc1',
+    });
     assert.deepEqual((await root().get('/v1/agent/service/api')).json.Port, 9000);
     assert.equal((await root().get('/v1/agent/service/nope')).text, 'unknown service ID: nope');
     const local = (await root().get('/v1/agent/checks')).json['service:api'];
@@ -85,10 +98,14 @@ describe('discovery agent: local services and checks', () => {
     await until('anti-entropy restores the service', 5000, async () => ((await root().get('/v1/catalog/service/api')).json.length === 1 ? true : undefined));
     // A service written to the catalog for this node behind the agent's back goes.
     await root().put('/v1/catalog/register', { Node: 'test', Address: '127.0.0.1', SkipNodeUpdate: true, Service: { Service: 'stray' } });
-    await until('anti-entropy removes the stray service', 5000, async () => ((await root().get('/v1/catalog/service/stray')).json.length === 0 ? true : undefined));
+    await until('anti-entropy removes the stray service', 5000, async () =>
+      (await root().get('/v1/catalog/service/stray')).json.length === 0 ? true : undefined,
+    );
 
     assert.equal((await root().put('/v1/agent/service/deregister/api')).status, 200);
-    await until('the deregistration reaches the catalog', 5000, async () => ((await root().get('/v1/catalog/service/api')).json.length === 0 ? true : undefined));
+    await until('the deregistration reaches the catalog', 5000, async () =>
+      (await root().get('/v1/catalog/service/api')).json.length === 0 ? true : undefined,
+    );
     assert.equal((await catalogChecks())['service:api'], undefined);
     const unknown = await root().put('/v1/agent/service/deregister/api');
     assert.deepEqual([unknown.status, unknown.text], [404, 'Unknown service ID "api". Ensure that the service ID is passed, not the service name.']);
@@ -174,14 +191,19 @@ describe('discovery agent: local services and checks', () => {
     assert.deepEqual([maint.status, maint.json[0].AggregatedStatus], [503, 'maintenance']);
     const check = (await root().get('/v1/agent/checks')).json['_service_maintenance:db-1'];
     assert.deepEqual([check.Status, check.Notes, check.Name], ['critical', 'upgrade', 'Service Maintenance Mode']);
-    await until('maintenance reaches the catalog', 5000, async () => ((await root().get('/v1/health/service/db?passing')).json.length === 0 ? true : undefined));
+    await until('maintenance reaches the catalog', 5000, async () =>
+      (await root().get('/v1/health/service/db?passing')).json.length === 0 ? true : undefined,
+    );
     assert.equal((await root().put('/v1/agent/service/maintenance/db-1?enable=false')).status, 200);
     assert.equal((await root().get('/v1/agent/health/service/name/db')).status, 200);
     assert.equal((await root().put('/v1/agent/service/maintenance/db-1')).text, 'Missing value for enable');
     assert.equal((await root().put('/v1/agent/service/maintenance/db-1?enable=maybe')).text, 'Invalid value for enable: "maybe"');
 
     assert.equal((await root().put('/v1/agent/maintenance?enable=true')).status, 200);
-    assert.equal((await root().get('/v1/agent/checks')).json._node_maintenance.Notes, 'Maintenance mode is enabled for this node, but no reason was provided. This is a default message.');
+    assert.equal(
+      (await root().get('/v1/agent/checks')).json._node_maintenance.Notes,
+      'Maintenance mode is enabled for this node, but no reason was provided. This is a default message.',
+    );
     assert.equal((await root().get('/v1/agent/health/service/name/db')).status, 503, 'node maintenance counts for every service');
     assert.equal((await root().put('/v1/agent/maintenance?enable=false')).status, 200);
 
@@ -204,7 +226,11 @@ describe('discovery agent: local services and checks', () => {
     };
     await bad('/v1/agent/service/register', { Port: 1 }, 'Missing service name');
     await bad('/v1/agent/service/register', { Name: 'x', Check: { Interval: '10s' } }, 'Invalid check: TTL must be > 0 for TTL checks');
-    await bad('/v1/agent/service/register', { Name: 'x', Check: { HTTP: 'http://127.0.0.1:1/' } }, 'Invalid check: Interval must be > 0 for Script, HTTP, H2PING, or TCP checks');
+    await bad(
+      '/v1/agent/service/register',
+      { Name: 'x', Check: { HTTP: 'http://127.0.0.1:1/' } },
+      'Invalid check: Interval must be > 0 for Script, HTTP, H2PING, or TCP checks',
+    );
     await bad('/v1/agent/service/register', { Name: 'x', Check: { TTL: 'soon' } }, 'Check.TTL: time: invalid duration "soon"');
     await bad('/v1/agent/service/register', { Name: 'x', Check: { Args: ['/bin/true'], Interval: '10s' } }, 'Invalid check: Args checks are not supported');
     await bad('/v1/agent/check/register', { Name: 'c', TTL: '1s', ServiceID: 'ghost' }, 'ServiceID "ghost" does not exist');
@@ -224,7 +250,10 @@ describe('discovery agent: local services and checks', () => {
     assert.equal(seen.headers.get('x-mesh-results-filtered-by-acls'), 'true');
     assert.deepEqual(Object.keys((await reader.get('/v1/agent/checks')).json), ['service:shop']);
     const denied = await reader.put('/v1/agent/service/register', { Name: 'shop' });
-    assert.deepEqual([denied.status, denied.text], [403, `Permission denied: token with AccessorID '${token.AccessorID}' lacks permission 'service:write' on "shop"`]);
+    assert.deepEqual(
+      [denied.status, denied.text],
+      [403, `Permission denied: token with AccessorID '${token.AccessorID}' lacks permission 'service:write' on "shop"`],
+    );
     assert.equal((await reader.put('/v1/agent/check/pass/service:cart')).status, 403);
     assert.equal((await reader.get('/v1/agent/health/service/name/cart')).status, 403);
     await root().put('/v1/agent/service/deregister/shop');
@@ -252,7 +281,9 @@ describe('discovery agent: check_update_interval', () => {
       await until('the marker is synced', 5000, async () => ((await root().get('/v1/catalog/service/marker')).json.length === 1 ? true : undefined));
       assert.equal((await catalogChecks())['service:chatty'].Output, 'one');
       assert.equal((await root().put('/v1/agent/check/warn/service:chatty?note=three')).status, 200);
-      await until('a status change goes at once, with its output', 5000, async () => ((await catalogChecks())['service:chatty']?.Output === 'three' ? true : undefined));
+      await until('a status change goes at once, with its output', 5000, async () =>
+        (await catalogChecks())['service:chatty']?.Output === 'three' ? true : undefined,
+      );
       assert.equal((await catalogChecks())['service:chatty'].Status, 'warning');
     } finally {
       await b.stop();
@@ -284,7 +315,14 @@ describe('discovery agent: definitions survive a restart', () => {
     const secret = 'Bearer s3cret-probe-token';
     const reg = await call(first.url, 'PUT', '/v1/agent/service/register', {
       token: ROOT,
-      body: { Name: 'kept', Port: 1234, Checks: [{ TTL: '1h', Status: 'passing' }, { HTTP: 'http://127.0.0.1:1/', Interval: '1h', Header: { Authorization: [secret] } }] },
+      body: {
+        Name: 'kept',
+        Port: 1234,
+        Checks: [
+          { TTL: '1h', Status: 'passing' },
+          { HTTP: 'http://127.0.0.1:1/', Interval: '1h', Header: { Authorization: [secret] } },
+        ],
+      },
     });
     assert.equal(reg.status, 200, reg.text);
     assert.equal((await call(first.url, 'PUT', '/v1/agent/check/register', { token: ROOT, body: { Name: 'node-ttl', TTL: '1h' } })).status, 200);

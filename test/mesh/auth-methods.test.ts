@@ -30,7 +30,10 @@ describe('discovery auth methods and binding rules', () => {
   before(async () => {
     [a, op] = await Promise.all([startAgent({ initialManagement: ROOT }, { enterprise: true }), startProvider()]);
     // A secondary makes no initial-management token: it is made by a first start as a primary.
-    const first = await startAgent({ initialManagement: ROOT }, { datacenter: 'dc2', primaryDatacenter: 'dc2', dataDir: mkdtempSync(join(tmpdir(), 'cairn-mesh-')) });
+    const first = await startAgent(
+      { initialManagement: ROOT },
+      { datacenter: 'dc2', primaryDatacenter: 'dc2', dataDir: mkdtempSync(join(tmpdir(), 'cairn-mesh-')) },
+    );
     // a local token: global ones in a secondary are the primary's business
     const local = await call(first.url, 'PUT', '/v1/acl/token', { token: ROOT, body: { Local: true, Policies: [{ Name: 'global-management' }] } });
     localSecret = local.json.SecretID;
@@ -53,7 +56,17 @@ describe('discovery auth methods and binding rules', () => {
     assert.equal(read.json.Type, 'kubernetes');
     assert.ok(Number(read.headers.get('x-mesh-index')) >= 1);
     const list = (await get('/v1/acl/auth-methods')).json;
-    assert.deepEqual(list, [{ Name: 'minikube', Type: 'kubernetes', Description: 'k', MaxTokenTTL: '1h30m0s', CreateIndex: m.json.CreateIndex, ModifyIndex: m.json.ModifyIndex, Namespace: 'default' }]);
+    assert.deepEqual(list, [
+      {
+        Name: 'minikube',
+        Type: 'kubernetes',
+        Description: 'k',
+        MaxTokenTTL: '1h30m0s',
+        CreateIndex: m.json.CreateIndex,
+        ModifyIndex: m.json.ModifyIndex,
+        Namespace: 'default',
+      },
+    ]);
     // update without Type keeps it; nanoseconds accepted; 0 omits the field
     const up = await put('/v1/acl/auth-method/minikube', { MaxTokenTTL: 300e9, TokenLocality: 'global', Config: k8s });
     assert.equal(up.status, 200, up.text);
@@ -76,7 +89,11 @@ describe('discovery auth methods and binding rules', () => {
     const dead = await put('/v1/acl/auth-method', { Name: 'dead', Type: 'jwt', Config: { JWKSURL: 'http://127.0.0.1:1/jwks' } });
     assert.equal(dead.status, 400);
     assert.match(dead.text, /^Invalid Auth Method: error checking JWKSURL: fetching keys oidc: get keys failed: /);
-    const deadDisco = await put('/v1/acl/auth-method', { Name: 'dead', Type: 'oidc', Config: { OIDCDiscoveryURL: 'http://127.0.0.1:1', OIDCClientID: 'c', OIDCClientSecret: 's', AllowedRedirectURIs: ['http://localhost/cb'] } });
+    const deadDisco = await put('/v1/acl/auth-method', {
+      Name: 'dead',
+      Type: 'oidc',
+      Config: { OIDCDiscoveryURL: 'http://127.0.0.1:1', OIDCClientID: 'c', OIDCClientSecret: 's', AllowedRedirectURIs: ['http://localhost/cb'] },
+    });
     assert.equal(deadDisco.status, 400);
     assert.match(deadDisco.text, /^Invalid Auth Method: error checking OIDCDiscoveryURL: /);
     assert.equal(await index('/v1/acl/auth-methods'), before, 'nothing changed');
@@ -98,13 +115,28 @@ describe('discovery auth methods and binding rules', () => {
     await bad({ Name: 'x', Type: 'kubernetes', Config: { ...k8s, CACert: 'nope' } }, /^Invalid Auth Method: error parsing kubernetes ca cert: /);
     await bad({ Name: 'x', Type: 'kubernetes', Config: { ...k8s, Extra: 1 } }, 'Invalid Auth Method: Config has invalid keys: Extra');
     await bad({ Name: 'x', Type: 'kubernetes', Config: { ...k8s, Host: 5 } }, 'Invalid Auth Method: Config.Host must be a string');
-    await bad({ Name: 'x', Type: 'jwt', Config: {} }, `Invalid Auth Method: exactly one of 'JWTValidationPubKeys', 'JWKSURL', or 'OIDCDiscoveryURL' must be set for type "jwt"`);
-    await bad({ Name: 'x', Type: 'jwt', Config: { JWKSURL: `${op.issuer}/jwks`, BoundAudiences: 'cairn' } }, 'Invalid Auth Method: Config.BoundAudiences must be a list of strings');
-    await bad({ Name: 'x', Type: 'jwt', Config: { JWKSURL: `${op.issuer}/jwks`, JWTSupportedAlgs: ['HS256'] } }, 'Invalid Auth Method: Invalid supported algorithm: HS256');
-    await bad({ Name: 'x', Type: 'jwt', Config: { JWKSURL: `${op.issuer}/jwks`, OIDCClientID: 'c' } }, `Invalid Auth Method: 'OIDCClientID' must not be set for type "jwt"`);
+    await bad(
+      { Name: 'x', Type: 'jwt', Config: {} },
+      `Invalid Auth Method: exactly one of 'JWTValidationPubKeys', 'JWKSURL', or 'OIDCDiscoveryURL' must be set for type "jwt"`,
+    );
+    await bad(
+      { Name: 'x', Type: 'jwt', Config: { JWKSURL: `${op.issuer}/jwks`, BoundAudiences: 'cairn' } },
+      'Invalid Auth Method: Config.BoundAudiences must be a list of strings',
+    );
+    await bad(
+      { Name: 'x', Type: 'jwt', Config: { JWKSURL: `${op.issuer}/jwks`, JWTSupportedAlgs: ['HS256'] } },
+      'Invalid Auth Method: Invalid supported algorithm: HS256',
+    );
+    await bad(
+      { Name: 'x', Type: 'jwt', Config: { JWKSURL: `${op.issuer}/jwks`, OIDCClientID: 'c' } },
+      `Invalid Auth Method: 'OIDCClientID' must not be set for type "jwt"`,
+    );
     await bad({ Name: 'x', Type: 'kubernetes', MaxTokenTTL: '30s', Config: k8s }, 'MaxTokenTTL 30s cannot be less than 1m0s');
     await bad({ Name: 'x', Type: 'kubernetes', MaxTokenTTL: 'soon', Config: k8s }, "Invalid Auth Method: MaxTokenTTL 'soon' is not a duration");
-    await bad({ Name: 'x', Type: 'kubernetes', TokenLocality: 'planet', Config: k8s }, "Invalid Auth Method: TokenLocality should be one of 'local' or 'global'");
+    await bad(
+      { Name: 'x', Type: 'kubernetes', TokenLocality: 'planet', Config: k8s },
+      "Invalid Auth Method: TokenLocality should be one of 'local' or 'global'",
+    );
     await bad({ Name: 'jwks', Type: 'kubernetes', Config: k8s }, 'the Type field of an Auth Method is immutable');
     await bad({ Name: 'other', Config: k8s }, 'AuthMethod Name in URL and payload do not match', '/v1/acl/auth-method/jwks');
     const raw = await call(a.url, 'PUT', '/v1/acl/auth-method', { token: ROOT, raw: '{"Name":' });
@@ -115,7 +147,10 @@ describe('discovery auth methods and binding rules', () => {
     assert.equal(anon.status, 403);
     assert.match(anon.text, /^Permission denied: anonymous token lacks permission 'acl:read'/);
     // global locality only in the primary; oidc only with the enterprise switch
-    const g = await call(secondary.url, 'PUT', '/v1/acl/auth-method', { token: localSecret, body: { Name: 'k', Type: 'kubernetes', TokenLocality: 'global', Config: k8s } });
+    const g = await call(secondary.url, 'PUT', '/v1/acl/auth-method', {
+      token: localSecret,
+      body: { Name: 'k', Type: 'kubernetes', TokenLocality: 'global', Config: k8s },
+    });
     assert.equal(g.text, "Invalid Auth Method: TokenLocality 'global' can only be used in the primary datacenter");
     const o = await call(secondary.url, 'PUT', '/v1/acl/auth-method', { token: localSecret, body: { Name: 'o', Type: 'oidc' } });
     assert.equal(o.text, 'Invalid Auth Method: Type should be one of: [kubernetes jwt]');
@@ -123,13 +158,31 @@ describe('discovery auth methods and binding rules', () => {
 
   it('binding rules: create, read, list by method, update, delete; checks against the method', async () => {
     assert.equal((await put('/v1/acl/auth-method', { Name: 'k8s', Type: 'kubernetes', Config: k8s })).status, 200);
-    const r = await put('/v1/acl/binding-rule', { AuthMethod: 'k8s', Selector: 'serviceaccount.namespace==default', BindType: 'service', BindName: '${serviceaccount.name}' });
+    const r = await put('/v1/acl/binding-rule', {
+      AuthMethod: 'k8s',
+      Selector: 'serviceaccount.namespace==default',
+      BindType: 'service',
+      BindName: '${serviceaccount.name}',
+    });
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(Object.keys(r.json).sort(), ['AuthMethod', 'BindName', 'BindType', 'CreateIndex', 'Description', 'ID', 'ModifyIndex', 'Namespace', 'Selector']);
+    assert.deepEqual(Object.keys(r.json).sort(), [
+      'AuthMethod',
+      'BindName',
+      'BindType',
+      'CreateIndex',
+      'Description',
+      'ID',
+      'ModifyIndex',
+      'Namespace',
+      'Selector',
+    ]);
     const j = await put('/v1/acl/binding-rule', { AuthMethod: 'disco', Selector: '"admins" in list.groups', BindType: 'role', BindName: 'role-${value.user}' });
     assert.equal(j.status, 200, j.text);
     assert.equal((await get(`/v1/acl/binding-rule/${r.json.ID}`)).json.BindName, '${serviceaccount.name}');
-    assert.deepEqual((await get('/v1/acl/binding-rules?authmethod=k8s')).json.map((x: { ID: string }) => x.ID), [r.json.ID]);
+    assert.deepEqual(
+      (await get('/v1/acl/binding-rules?authmethod=k8s')).json.map((x: { ID: string }) => x.ID),
+      [r.json.ID],
+    );
     assert.equal((await get('/v1/acl/binding-rules')).json.length, 2);
     const up = await put(`/v1/acl/binding-rule/${r.json.ID}`, { Description: 'web', BindType: 'node', BindName: 'n-${serviceaccount.uid}' });
     assert.equal(up.status, 200, up.text);
@@ -162,7 +215,10 @@ describe('discovery auth methods and binding rules', () => {
 
     // deleting the auth method deletes its rules
     assert.equal((await del('/v1/acl/auth-method/k8s')).text, 'true');
-    assert.deepEqual((await get('/v1/acl/binding-rules')).json.map((x: { ID: string }) => x.ID), [j.json.ID]);
+    assert.deepEqual(
+      (await get('/v1/acl/binding-rules')).json.map((x: { ID: string }) => x.ID),
+      [j.json.ID],
+    );
     assert.equal((await del(`/v1/acl/binding-rule/${j.json.ID}`)).text, 'true');
     assert.deepEqual((await get('/v1/acl/binding-rules')).json, []);
   });

@@ -167,7 +167,11 @@ describe('discovery: authorization walk over every documented route', { timeout:
         const op = `${method} ${path}`;
         operations++;
         const url = `/v1${path.replace(/\{(\w+)\}/g, (_m, p: string) => encodeURIComponent(valueOf(path, p)))}${QUERIES[op] ?? ''}`;
-        for (const [who, token] of [['no token', undefined], ['a made-up token', MADE_UP], ['a token without rights', noRights]] as const) {
+        for (const [who, token] of [
+          ['no token', undefined],
+          ['a made-up token', MADE_UP],
+          ['a token without rights', noRights],
+        ] as const) {
           const index = a.state.index;
           const before = local();
           const r = await call(a.url, method, url, { token, body: BODIES[op] });

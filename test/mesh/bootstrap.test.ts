@@ -36,7 +36,10 @@ describe('PUT /v1/acl/bootstrap', () => {
 
       writeFileSync(join(a.dataDir, 'acl-bootstrap-reset'), `${Number(index) + 7}\n`);
       const wrong = await call(a.url, 'PUT', '/v1/acl/bootstrap');
-      assert.deepEqual([wrong.status, wrong.text], [403, `Permission denied: Invalid bootstrap reset index (specified ${Number(index) + 7}, reset index: ${index})`]);
+      assert.deepEqual(
+        [wrong.status, wrong.text],
+        [403, `Permission denied: Invalid bootstrap reset index (specified ${Number(index) + 7}, reset index: ${index})`],
+      );
       writeFileSync(join(a.dataDir, 'acl-bootstrap-reset'), `${index}\n`);
       const reset = await call(a.url, 'PUT', '/v1/acl/bootstrap');
       assert.equal(reset.status, 200);
@@ -69,7 +72,10 @@ describe('PUT /v1/acl/bootstrap', () => {
   it('BootstrapSecret: a UUID becomes the secret; anything else is 400 and bootstrap stays possible', async () => {
     const a = await startAgent();
     try {
-      assert.deepEqual(await call(a.url, 'PUT', '/v1/acl/bootstrap', { body: { BootstrapSecret: 'not-a-uuid' } }).then((r) => [r.status, r.text]), [400, 'BootstrapSecret must be a UUID']);
+      assert.deepEqual(await call(a.url, 'PUT', '/v1/acl/bootstrap', { body: { BootstrapSecret: 'not-a-uuid' } }).then((r) => [r.status, r.text]), [
+        400,
+        'BootstrapSecret must be a UUID',
+      ]);
       const bad = await call(a.url, 'PUT', '/v1/acl/bootstrap', { raw: '{"BootstrapSecret":' });
       assert.equal(bad.status, 400);
       assert.match(bad.text, /^Request decoding failed: /);
@@ -108,7 +114,12 @@ describe('PUT /v1/acl/bootstrap', () => {
   it('ACLs disabled: every /acl endpoint answers 401 "ACL support disabled"', async () => {
     const a = await startAgent({ enabled: false });
     try {
-      for (const [m, p] of [['PUT', '/v1/acl/bootstrap'], ['GET', '/v1/acl/replication'], ['GET', '/v1/acl/tokens'], ['PUT', '/v1/acl/policy']]) {
+      for (const [m, p] of [
+        ['PUT', '/v1/acl/bootstrap'],
+        ['GET', '/v1/acl/replication'],
+        ['GET', '/v1/acl/tokens'],
+        ['PUT', '/v1/acl/policy'],
+      ]) {
         const r = await call(a.url, m, p);
         assert.deepEqual([r.status, r.text], [401, 'ACL support disabled'], `${m} ${p}`);
       }

@@ -27,13 +27,20 @@ describe('discovery agents on PostgreSQL sync their own nodes', () => {
   });
 
   it('the follower registers its node and its services through the leader', { timeout: 60_000 }, async () => {
-    agents = await startPgAgents(pg, { nodes: ['node-a', 'node-b'], acl: { initialManagement: root, agentToken: root }, agentOptions: { syncIntervalMs: 500 } });
+    agents = await startPgAgents(pg, {
+      nodes: ['node-a', 'node-b'],
+      acl: { initialManagement: root, agentToken: root },
+      agentOptions: { syncIntervalMs: 500 },
+    });
     const [a, b] = agents.agents as [TestAgent, TestAgent];
 
     const nodes = async () => (await call(a.url, 'GET', '/v1/catalog/nodes', { token: root })).json.map((n: { Node: string }) => n.Node);
     await until('both nodes are in the catalog', 15_000, async () => ((await nodes()).join() === 'node-a,node-b' ? true : undefined));
 
-    const reg = await call(b.url, 'PUT', '/v1/agent/service/register', { token: root, body: { Name: 'pay', Port: 7000, Check: { TTL: '1h', Status: 'passing' } } });
+    const reg = await call(b.url, 'PUT', '/v1/agent/service/register', {
+      token: root,
+      body: { Name: 'pay', Port: 7000, Check: { TTL: '1h', Status: 'passing' } },
+    });
     assert.equal(reg.status, 200, reg.text);
     assert.deepEqual(Object.keys((await call(b.url, 'GET', '/v1/agent/services', { token: root })).json), ['pay'], 'held by the follower');
     assert.deepEqual((await call(a.url, 'GET', '/v1/agent/services', { token: root })).json, {}, 'not by the leader');
@@ -42,7 +49,10 @@ describe('discovery agents on PostgreSQL sync their own nodes', () => {
       return r.length === 1 ? r : undefined;
     });
     assert.deepEqual([instances[0].Node.Node, instances[0].Service.Port], ['node-b', 7000]);
-    assert.deepEqual(instances[0].Checks.map((c: { CheckID: string }) => c.CheckID), ['serfHealth', 'service:pay']);
+    assert.deepEqual(
+      instances[0].Checks.map((c: { CheckID: string }) => c.CheckID),
+      ['serfHealth', 'service:pay'],
+    );
 
     assert.equal((await call(b.url, 'PUT', '/v1/agent/service/deregister/pay', { token: root })).status, 200);
     await until('the deregistration reaches the shared catalog', 15_000, async () =>

@@ -24,7 +24,15 @@ describe('MeshClient.agent / catalog / health', () => {
   after(() => s?.stop());
 
   it('register via the agent: agent.services, catalog.services / service / node, datacenters, self and members', async () => {
-    await mesh.agent.registerService({ Name: 'web', ID: 'web-1', Port: 8080, Address: '10.1.0.5', Tags: ['v1', 'primary'], Meta: { team: 'a' }, Check: { TTL: '60s' } });
+    await mesh.agent.registerService({
+      Name: 'web',
+      ID: 'web-1',
+      Port: 8080,
+      Address: '10.1.0.5',
+      Tags: ['v1', 'primary'],
+      Meta: { team: 'a' },
+      Check: { TTL: '60s' },
+    });
     const local = await mesh.agent.services();
     assert.deepEqual([local['web-1'].Service, local['web-1'].Port, local['web-1'].Tags, local['web-1'].Meta], ['web', 8080, ['v1', 'primary'], { team: 'a' }]);
     assert.equal((await mesh.agent.service('web-1')).Address, '10.1.0.5');
@@ -37,21 +45,33 @@ describe('MeshClient.agent / catalog / health', () => {
     assert.deepEqual(listed.value.web, ['primary', 'v1']);
     assert.ok(listed.index > 0);
     const instances = await mesh.catalog.service('web', { tag: 'v1' });
-    assert.deepEqual(instances.items.map((s) => [s.Node, s.ServiceID, s.ServicePort, s.ServiceAddress]), [['test', 'web-1', 8080, '10.1.0.5']]);
+    assert.deepEqual(
+      instances.items.map((s) => [s.Node, s.ServiceID, s.ServicePort, s.ServiceAddress]),
+      [['test', 'web-1', 8080, '10.1.0.5']],
+    );
     assert.equal((await mesh.catalog.service('web', { tag: ['v1', 'v2'] })).items.length, 0, 'every tag must match');
     assert.equal((await mesh.catalog.service('web', { filter: 'ServicePort == 8080' })).items.length, 1);
 
     const nodes = await mesh.catalog.nodes();
-    assert.deepEqual(nodes.items.map((n) => n.Node), ['test']);
+    assert.deepEqual(
+      nodes.items.map((n) => n.Node),
+      ['test'],
+    );
     assert.equal((await mesh.catalog.nodes({ nodeMeta: { rack: 'none' } })).items.length, 0);
     const node = await mesh.catalog.node('test');
     assert.equal(node.value?.Services['web-1'].Service, 'web');
     assert.equal((await mesh.catalog.node('nowhere')).value, null);
-    assert.equal((await mesh.catalog.nodeServices('test')).value.Services.some((s) => s.ID === 'web-1'), true);
+    assert.equal(
+      (await mesh.catalog.nodeServices('test')).value.Services.some((s) => s.ID === 'web-1'),
+      true,
+    );
     await assert.rejects(mesh.catalog.nodeServices('nowhere'), (e: unknown) => e instanceof MeshApiError && e.status === 404);
     assert.deepEqual(await mesh.catalog.datacenters(), ['dc1']);
     assert.equal((await mesh.agent.self()).Config.NodeName, 'test');
-    assert.deepEqual((await mesh.agent.members()).map((m) => [m.Name, m.Status]), [['test', 1]]);
+    assert.deepEqual(
+      (await mesh.agent.members()).map((m) => [m.Name, m.Status]),
+      [['test', 1]],
+    );
   });
 
   it('health.service with passing follows the TTL check; a blocking call returns after the change', async () => {
@@ -80,13 +100,22 @@ describe('MeshClient.agent / catalog / health', () => {
 
   it('catalog register / deregister; agent deregister; refusals reject with the service text', async () => {
     await mesh.catalog.register({ Node: 'ext', Address: '192.0.2.1', Service: { ID: 'db-1', Service: 'db', Port: 5432 } });
-    assert.deepEqual((await mesh.catalog.service('db')).items.map((s) => s.Node), ['ext']);
+    assert.deepEqual(
+      (await mesh.catalog.service('db')).items.map((s) => s.Node),
+      ['ext'],
+    );
     await mesh.catalog.deregister({ Node: 'ext' });
     assert.equal((await mesh.catalog.service('db')).items.length, 0);
 
     const anonymous = s.client();
-    await assert.rejects(anonymous.agent.registerService({ Name: 'web' }), (e: unknown) => e instanceof MeshApiError && e.status === 403 && /service:write/.test(e.message));
-    await assert.rejects(mesh.agent.registerService({ Name: '' }), (e: unknown) => e instanceof MeshApiError && e.status === 400 && /Missing service name/.test(e.message));
+    await assert.rejects(
+      anonymous.agent.registerService({ Name: 'web' }),
+      (e: unknown) => e instanceof MeshApiError && e.status === 403 && /service:write/.test(e.message),
+    );
+    await assert.rejects(
+      mesh.agent.registerService({ Name: '' }),
+      (e: unknown) => e instanceof MeshApiError && e.status === 400 && /Missing service name/.test(e.message),
+    );
     assert.equal((await anonymous.catalog.nodes()).items.length, 0, 'the anonymous token reads no node');
 
     await mesh.agent.deregisterService('web-1');

@@ -55,8 +55,30 @@ describe('discovery catalog and health', () => {
     assert.equal(svc.json.length, 1);
     const sn = svc.json[0];
     assert.deepEqual(
-      { Node: sn.Node, Address: sn.Address, ServiceID: sn.ServiceID, ServiceName: sn.ServiceName, ServiceTags: sn.ServiceTags, ServicePort: sn.ServicePort, ServiceAddress: sn.ServiceAddress, ServiceWeights: sn.ServiceWeights, NodeMeta: sn.NodeMeta, ServiceMeta: sn.ServiceMeta },
-      { Node: 'n1', Address: '10.0.0.1', ServiceID: 'redis1', ServiceName: 'redis', ServiceTags: ['primary', 'v1'], ServicePort: 8000, ServiceAddress: '127.0.0.1', ServiceWeights: { Passing: 1, Warning: 1 }, NodeMeta: { rack: 'r1' }, ServiceMeta: { v: '6' } },
+      {
+        Node: sn.Node,
+        Address: sn.Address,
+        ServiceID: sn.ServiceID,
+        ServiceName: sn.ServiceName,
+        ServiceTags: sn.ServiceTags,
+        ServicePort: sn.ServicePort,
+        ServiceAddress: sn.ServiceAddress,
+        ServiceWeights: sn.ServiceWeights,
+        NodeMeta: sn.NodeMeta,
+        ServiceMeta: sn.ServiceMeta,
+      },
+      {
+        Node: 'n1',
+        Address: '10.0.0.1',
+        ServiceID: 'redis1',
+        ServiceName: 'redis',
+        ServiceTags: ['primary', 'v1'],
+        ServicePort: 8000,
+        ServiceAddress: '127.0.0.1',
+        ServiceWeights: { Passing: 1, Warning: 1 },
+        NodeMeta: { rack: 'r1' },
+        ServiceMeta: { v: '6' },
+      },
     );
     assert.equal(index(svc), sn.ModifyIndex);
     assert.equal(svc.headers.get('x-mesh-knownleader'), 'true');
@@ -69,17 +91,32 @@ describe('discovery catalog and health', () => {
     assert.deepEqual(Object.keys(node.json.Services), ['redis1']);
     assert.equal(node.json.Services.redis1.Service, 'redis');
     const list = await root().get('/v1/catalog/node-services/n1');
-    assert.deepEqual(list.json.Services.map((s: { ID: string }) => s.ID), ['redis1']);
+    assert.deepEqual(
+      list.json.Services.map((s: { ID: string }) => s.ID),
+      ['redis1'],
+    );
     assert.equal((await root().get('/v1/catalog/node/nope')).text, 'null');
     assert.equal((await root().get('/v1/catalog/node-services/nope')).status, 404);
     assert.deepEqual((await root().get('/v1/catalog/datacenters')).json, ['dc1']);
 
     // Re-posting the same registration changes nothing (anti-entropy relies on it).
-    const same = await root().put('/v1/catalog/register', { Node: 'n1', Address: '10.0.0.1', ID: '40e4a748-2192-161a-0510-9bf59fe950b5', TaggedAddresses: { lan: '10.0.0.1', wan: '198.18.0.1' }, NodeMeta: { rack: 'r1' }, Service: { ID: 'redis1', Service: 'redis', Tags: ['primary', 'v1'], Address: '127.0.0.1', Meta: { v: '6' }, Port: 8000 } });
+    const same = await root().put('/v1/catalog/register', {
+      Node: 'n1',
+      Address: '10.0.0.1',
+      ID: '40e4a748-2192-161a-0510-9bf59fe950b5',
+      TaggedAddresses: { lan: '10.0.0.1', wan: '198.18.0.1' },
+      NodeMeta: { rack: 'r1' },
+      Service: { ID: 'redis1', Service: 'redis', Tags: ['primary', 'v1'], Address: '127.0.0.1', Meta: { v: '6' }, Port: 8000 },
+    });
     assert.equal(same.status, 200);
     assert.equal(index(await root().get('/v1/catalog/service/redis')), index(svc));
     // A change deep inside (a Meta value) is a change.
-    await root().put('/v1/catalog/register', { Node: 'n1', Address: '10.0.0.1', SkipNodeUpdate: true, Service: { ID: 'redis1', Service: 'redis', Tags: ['primary', 'v1'], Address: '127.0.0.1', Meta: { v: '7' }, Port: 8000 } });
+    await root().put('/v1/catalog/register', {
+      Node: 'n1',
+      Address: '10.0.0.1',
+      SkipNodeUpdate: true,
+      Service: { ID: 'redis1', Service: 'redis', Tags: ['primary', 'v1'], Address: '127.0.0.1', Meta: { v: '7' }, Port: 8000 },
+    });
     const changed = await root().get('/v1/catalog/service/redis');
     assert.deepEqual([changed.json[0].ServiceMeta, changed.json[0].CreateIndex], [{ v: '7' }, sn.CreateIndex]);
     assert.ok(index(changed) > index(svc));
@@ -89,7 +126,10 @@ describe('discovery catalog and health', () => {
     assert.equal((await root().get('/v1/catalog/service/redis?tag=replica')).json.length, 0);
     assert.equal((await root().get('/v1/catalog/service/redis?node-meta=rack:r2')).json.length, 0);
     assert.equal((await root().get('/v1/catalog/nodes?node-meta=rack:r1')).json.length, 1);
-    assert.equal((await root().get(`/v1/catalog/service/redis?filter=${encodeURIComponent('ServicePort == 8000 and "primary" in ServiceTags')}`)).json.length, 1);
+    assert.equal(
+      (await root().get(`/v1/catalog/service/redis?filter=${encodeURIComponent('ServicePort == 8000 and "primary" in ServiceTags')}`)).json.length,
+      1,
+    );
     assert.equal((await root().get(`/v1/catalog/nodes?filter=${encodeURIComponent('Meta.rack == "r9"')}`)).json.length, 0);
     const badFilter = await root().get(`/v1/catalog/nodes?filter=${encodeURIComponent('Meta.rack ==')}`);
     assert.equal(badFilter.status, 400);
@@ -104,23 +144,62 @@ describe('discovery catalog and health', () => {
   });
 
   it('a node whose name extends another with "/" keeps its entries apart', async () => {
-    await root().put('/v1/catalog/register', { Node: 'pfx', Address: '10.9.0.1', Service: { Service: 'z' }, Check: { CheckID: 'zc', Name: 'zc', ServiceID: 'z' } });
-    await root().put('/v1/catalog/register', { Node: 'pfx/a', Address: '10.9.0.2', Service: { Service: 'b' }, Check: { CheckID: 'bc', Name: 'bc', ServiceID: 'b' } });
+    await root().put('/v1/catalog/register', {
+      Node: 'pfx',
+      Address: '10.9.0.1',
+      Service: { Service: 'z' },
+      Check: { CheckID: 'zc', Name: 'zc', ServiceID: 'z' },
+    });
+    await root().put('/v1/catalog/register', {
+      Node: 'pfx/a',
+      Address: '10.9.0.2',
+      Service: { Service: 'b' },
+      Check: { CheckID: 'bc', Name: 'bc', ServiceID: 'b' },
+    });
     assert.deepEqual(Object.keys((await root().get('/v1/catalog/node/pfx')).json.Services), ['z']);
-    assert.deepEqual((await root().get('/v1/health/node/pfx')).json.map((c: { CheckID: string }) => c.CheckID), ['zc']);
+    assert.deepEqual(
+      (await root().get('/v1/health/node/pfx')).json.map((c: { CheckID: string }) => c.CheckID),
+      ['zc'],
+    );
     await root().put('/v1/catalog/deregister', { Node: 'pfx' });
     const left = (await root().get('/v1/health/checks/b')).json;
-    assert.deepEqual(left.map((c: { Node: string; CheckID: string }) => `${c.Node}:${c.CheckID}`), ['pfx/a:bc'], 'the other node keeps its checks');
+    assert.deepEqual(
+      left.map((c: { Node: string; CheckID: string }) => `${c.Node}:${c.CheckID}`),
+      ['pfx/a:bc'],
+      'the other node keeps its checks',
+    );
     await root().put('/v1/catalog/deregister', { Node: 'pfx/a' });
   });
 
-  it('instances sharing a node: each has the node\'s checks and its own in check-ID order; re-registering or deregistering one touches only its checks', async () => {
+  it("instances sharing a node: each has the node's checks and its own in check-ID order; re-registering or deregistering one touches only its checks", async () => {
     const reg = (body: object) => root().put('/v1/catalog/register', { Node: 'many', Address: '10.7.0.1', ...body });
-    assert.equal((await reg({ Checks: [{ CheckID: 'a-node', Name: 'a' }, { CheckID: 'z-node', Name: 'z', Status: 'passing' }] })).status, 200);
-    for (const [id, check] of [['m1', 'm-m1'], ['m2', 'b-m2'], ['m3', 'zz-m3']]) {
-      assert.equal((await reg({ Service: { ID: id, Service: 'multi', Tags: ['v1'] }, Check: { CheckID: check, Name: check, ServiceID: id, Status: 'passing' } })).status, 200);
+    assert.equal(
+      (
+        await reg({
+          Checks: [
+            { CheckID: 'a-node', Name: 'a' },
+            { CheckID: 'z-node', Name: 'z', Status: 'passing' },
+          ],
+        })
+      ).status,
+      200,
+    );
+    for (const [id, check] of [
+      ['m1', 'm-m1'],
+      ['m2', 'b-m2'],
+      ['m3', 'zz-m3'],
+    ]) {
+      assert.equal(
+        (await reg({ Service: { ID: id, Service: 'multi', Tags: ['v1'] }, Check: { CheckID: check, Name: check, ServiceID: id, Status: 'passing' } })).status,
+        200,
+      );
     }
-    await root().put('/v1/catalog/register', { Node: 'many/x', Address: '10.7.0.2', Service: { ID: 'm1', Service: 'multi' }, Check: { CheckID: 'c-x', Name: 'x', ServiceID: 'm1' } });
+    await root().put('/v1/catalog/register', {
+      Node: 'many/x',
+      Address: '10.7.0.2',
+      Service: { ID: 'm1', Service: 'multi' },
+      Check: { CheckID: 'c-x', Name: 'x', ServiceID: 'm1' },
+    });
     const checksOf = async () =>
       Object.fromEntries(
         (await root().get('/v1/health/service/multi')).json.map((e: { Node: { Node: string }; Service: { ID: string }; Checks: { CheckID: string }[] }) => [
@@ -135,14 +214,20 @@ describe('discovery catalog and health', () => {
       'many/x:m1': ['c-x'],
     });
     assert.equal((await reg({ Service: { ID: 'm2', Service: 'multi', Tags: ['v2'] } })).status, 200);
-    const tags = (await root().get('/v1/health/checks/multi')).json.map((c: { Node: string; CheckID: string; ServiceTags: string[] }) => `${c.Node}:${c.CheckID}:${c.ServiceTags.join()}`);
+    const tags = (await root().get('/v1/health/checks/multi')).json.map(
+      (c: { Node: string; CheckID: string; ServiceTags: string[] }) => `${c.Node}:${c.CheckID}:${c.ServiceTags.join()}`,
+    );
     assert.deepEqual(tags, ['many:b-m2:v2', 'many:m-m1:v1', 'many/x:c-x:', 'many:zz-m3:v1'], "only m2's check follows its new tags");
     // Entries are kept per service document between reads: a change of the node alone shows in every one.
     assert.equal((await root().get('/v1/catalog/service/multi')).json.length, 4, 'rendered and kept before the node changes');
     assert.equal((await root().put('/v1/catalog/register', { Node: 'many', Address: '10.7.0.9' })).status, 200);
-    const addresses = (await root().get('/v1/health/service/multi')).json.filter((e: { Node: { Node: string } }) => e.Node.Node === 'many').map((e: { Node: { Address: string } }) => e.Node.Address);
+    const addresses = (await root().get('/v1/health/service/multi')).json
+      .filter((e: { Node: { Node: string } }) => e.Node.Node === 'many')
+      .map((e: { Node: { Address: string } }) => e.Node.Address);
     assert.deepEqual(addresses, ['10.7.0.9', '10.7.0.9', '10.7.0.9']);
-    const catalogAddresses = (await root().get('/v1/catalog/service/multi')).json.filter((e: { Node: string }) => e.Node === 'many').map((e: { Address: string }) => e.Address);
+    const catalogAddresses = (await root().get('/v1/catalog/service/multi')).json
+      .filter((e: { Node: string }) => e.Node === 'many')
+      .map((e: { Address: string }) => e.Address);
     assert.deepEqual(catalogAddresses, ['10.7.0.9', '10.7.0.9', '10.7.0.9']);
     assert.equal((await root().put('/v1/catalog/deregister', { Node: 'many', ServiceID: 'm1' })).status, 200);
     assert.deepEqual(await checksOf(), { 'many:m2': ['a-node', 'b-m2', 'z-node'], 'many:m3': ['a-node', 'z-node', 'zz-m3'], 'many/x:m1': ['c-x'] });
@@ -188,26 +273,62 @@ describe('discovery catalog and health', () => {
     assert.equal((await reg('h-ccc', 'critical', 'passing')).status, 200);
 
     const all = await root().get('/v1/health/service/web');
-    assert.deepEqual(all.json.map((e: { Node: { Node: string } }) => e.Node.Node), ['h-a', 'h-bb', 'h-ccc']);
+    assert.deepEqual(
+      all.json.map((e: { Node: { Node: string } }) => e.Node.Node),
+      ['h-a', 'h-bb', 'h-ccc'],
+    );
     const first = all.json[0];
     assert.deepEqual(Object.keys(first).sort(), ['Checks', 'Node', 'Service']);
-    assert.deepEqual(first.Checks.map((c: { CheckID: string }) => c.CheckID), ['node-ok', 'web-http']);
     assert.deepEqual(
-      Object.keys(first.Checks[1]).sort(),
-      ['CheckID', 'CreateIndex', 'Definition', 'ExposedPort', 'Interval', 'ModifyIndex', 'Name', 'Node', 'Notes', 'Output', 'ServiceID', 'ServiceName', 'ServiceTags', 'Status', 'Timeout', 'Type'],
+      first.Checks.map((c: { CheckID: string }) => c.CheckID),
+      ['node-ok', 'web-http'],
     );
+    assert.deepEqual(Object.keys(first.Checks[1]).sort(), [
+      'CheckID',
+      'CreateIndex',
+      'Definition',
+      'ExposedPort',
+      'Interval',
+      'ModifyIndex',
+      'Name',
+      'Node',
+      'Notes',
+      'Output',
+      'ServiceID',
+      'ServiceName',
+      'ServiceTags',
+      'Status',
+      'Timeout',
+      'Type',
+    ]);
     assert.deepEqual([first.Checks[1].ServiceName, first.Checks[1].ServiceTags], ['web', ['h-a']]);
     const passing = await root().get('/v1/health/service/web?passing');
-    assert.deepEqual(passing.json.map((e: { Node: { Node: string } }) => e.Node.Node), ['h-a'], 'warning and a critical node check both exclude');
+    assert.deepEqual(
+      passing.json.map((e: { Node: { Node: string } }) => e.Node.Node),
+      ['h-a'],
+      'warning and a critical node check both exclude',
+    );
     assert.equal((await root().get('/v1/health/service/web?passing=false')).json.length, 3);
     assert.equal((await root().get('/v1/health/service/web?passing=maybe')).text, 'Invalid value for ?passing');
-    assert.deepEqual((await root().get('/v1/health/service/web?tag=h-bb')).json.map((e: { Node: { Node: string } }) => e.Node.Node), ['h-bb']);
+    assert.deepEqual(
+      (await root().get('/v1/health/service/web?tag=h-bb')).json.map((e: { Node: { Node: string } }) => e.Node.Node),
+      ['h-bb'],
+    );
     assert.equal((await root().get(`/v1/health/service/web?filter=${encodeURIComponent('Node.Node == "h-ccc"')}`)).json.length, 1);
 
-    assert.deepEqual((await root().get('/v1/health/node/h-ccc')).json.map((c: { Status: string }) => c.Status), ['critical', 'passing']);
-    assert.deepEqual((await root().get('/v1/health/checks/web')).json.map((c: { Node: string }) => c.Node), ['h-a', 'h-bb', 'h-ccc']);
+    assert.deepEqual(
+      (await root().get('/v1/health/node/h-ccc')).json.map((c: { Status: string }) => c.Status),
+      ['critical', 'passing'],
+    );
+    assert.deepEqual(
+      (await root().get('/v1/health/checks/web')).json.map((c: { Node: string }) => c.Node),
+      ['h-a', 'h-bb', 'h-ccc'],
+    );
     const critical = (await root().get('/v1/health/state/critical')).json;
-    assert.deepEqual(critical.map((c: { Node: string; CheckID: string }) => `${c.Node}/${c.CheckID}`), ['h-ccc/node-ok']);
+    assert.deepEqual(
+      critical.map((c: { Node: string; CheckID: string }) => `${c.Node}/${c.CheckID}`),
+      ['h-ccc/node-ok'],
+    );
     assert.equal((await root().get('/v1/health/state/any')).json.length >= 6, true);
     assert.equal((await root().get('/v1/health/state/bogus')).status, 400);
 
@@ -218,10 +339,18 @@ describe('discovery catalog and health', () => {
     void blocked.then(() => (done = true));
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(done, false, 'still waiting');
-    await root().put('/v1/catalog/register', { Node: 'h-bb', Address: '10.1.0.4', SkipNodeUpdate: true, Check: { CheckID: 'web-http', Name: 'web', ServiceID: 'web1', Status: 'passing' } });
+    await root().put('/v1/catalog/register', {
+      Node: 'h-bb',
+      Address: '10.1.0.4',
+      SkipNodeUpdate: true,
+      Check: { CheckID: 'web-http', Name: 'web', ServiceID: 'web1', Status: 'passing' },
+    });
     const woke = await blocked;
     assert.ok(index(woke) > index(now));
-    assert.deepEqual((await root().get('/v1/health/service/web?passing')).json.map((e: { Node: { Node: string } }) => e.Node.Node), ['h-a', 'h-bb']);
+    assert.deepEqual(
+      (await root().get('/v1/health/service/web?passing')).json.map((e: { Node: { Node: string } }) => e.Node.Node),
+      ['h-a', 'h-bb'],
+    );
     assert.equal(woke.json.find((e: { Node: { Node: string } }) => e.Node.Node === 'h-bb').Checks[1].Status, 'passing');
   });
 
@@ -244,11 +373,16 @@ describe('discovery catalog and health', () => {
     assert.deepEqual([anon.status, anon.json, anon.headers.get('x-mesh-results-filtered-by-acls')], [200, {}, null]);
 
     const webWrite = await tokenWith('web-write', 'node_prefix "" { policy = "write" }\nservice "web" { policy = "write" }');
-    const accessor = (await root().get('/v1/acl/tokens')).json.find((t: { Policies?: Array<{ Name: string }> }) => t.Policies?.some((p) => p.Name === 'web-write')).AccessorID;
+    const accessor = (await root().get('/v1/acl/tokens')).json.find((t: { Policies?: Array<{ Name: string }> }) =>
+      t.Policies?.some((p) => p.Name === 'web-write'),
+    ).AccessorID;
     const denied = await as(webWrite).put('/v1/catalog/register', { Node: 'acl-n', Address: '10.2.0.1', Service: { Service: 'cache', Port: 6379 } });
     assert.deepEqual([denied.status, denied.text], [403, `Permission denied: token with AccessorID '${accessor}' lacks permission 'service:write' on "cache"`]);
     assert.equal((await root().get('/v1/catalog/service/cache')).json.length, 0, 'nothing written');
-    assert.equal((await as(webWrite).put('/v1/catalog/register', { Node: 'acl-n', Address: '10.2.0.1', Service: { Service: 'web', ID: 'web-2', Port: 81 } })).status, 200);
+    assert.equal(
+      (await as(webWrite).put('/v1/catalog/register', { Node: 'acl-n', Address: '10.2.0.1', Service: { Service: 'web', ID: 'web-2', Port: 81 } })).status,
+      200,
+    );
     const noNode = await tokenWith('svc-only', 'service "web" { policy = "write" }');
     const nodeDenied = await as(noNode).put('/v1/catalog/register', { Node: 'acl-new', Address: '10.2.0.2', Service: { Service: 'web' } });
     assert.equal(nodeDenied.status, 403);

@@ -15,9 +15,11 @@ import { startAgent } from './helpers.js';
 const parse = (text: string) => parseMeshAgentConfig(`data_dir = "/tmp/m"\n${text}`, 'mesh.hcl');
 
 describe('discovery limits block', () => {
-  it('defaults to Consul\'s 200 connections per client and reads every key', () => {
+  it("defaults to Consul's 200 connections per client and reads every key", () => {
     assert.deepEqual(parse('').httpLimits, { maxConnectionsPerClient: 200 });
-    const c = parse('limits {\n  http_read_header_timeout = "5s"\n  http_read_timeout = 0\n  http_idle_timeout = "1m"\n  http_max_conns = 64\n  http_max_conns_per_client = 8\n}');
+    const c = parse(
+      'limits {\n  http_read_header_timeout = "5s"\n  http_read_timeout = 0\n  http_idle_timeout = "1m"\n  http_max_conns = 64\n  http_max_conns_per_client = 8\n}',
+    );
     assert.deepEqual(c.httpLimits, { headerTimeoutMs: 5000, requestTimeoutMs: 0, idleTimeoutMs: 60_000, maxConnections: 64, maxConnectionsPerClient: 8 });
   });
 

@@ -17,7 +17,11 @@ import { call, startAgent, type TestAgent } from './helpers.js';
 const ROOT = '5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d';
 const DEFAULT_TOKEN = 'c0ffee00-1111-4222-8333-444455556666';
 
-const data = (records: readonly DigRecord[]): string[] => records.filter((r) => r.type === 'A').map((r) => r.data).sort();
+const data = (records: readonly DigRecord[]): string[] =>
+  records
+    .filter((r) => r.type === 'A')
+    .map((r) => r.data)
+    .sort();
 const portOf = (a: TestAgent): number => Number(a.dnsAddress!.split(':').pop());
 
 /** Registers `service` on `node` at `address` with one check in `status` (default passing), as `ROOT` on `a`. */
@@ -27,7 +31,12 @@ async function register(
 ): Promise<void> {
   const r = await call(a.url, 'PUT', '/v1/catalog/register', {
     token: ROOT,
-    body: { Node: node, Address: address, Service: service, Check: { Node: node, CheckID: `service:${service.ID}`, Name: 'h', Status: status, ServiceID: service.ID } },
+    body: {
+      Node: node,
+      Address: address,
+      Service: service,
+      Check: { Node: node, CheckID: `service:${service.ID}`, Name: 'h', Status: status, ServiceID: service.ID },
+    },
   });
   assert.equal(r.status, 200, r.text);
 }
@@ -83,7 +92,13 @@ describe('discovery DNS: recursors, another domain, only_passing', () => {
     // A recursor that never answers: asked first, it must time out.
     silent = createSocket('udp4');
     await Promise.all([upstream, silent].map((s) => new Promise<void>((resolve) => s.bind(0, '127.0.0.1', resolve))));
-    const dns = { ...defaultDnsConfig('127.0.0.1:0'), domain: 'consul', onlyPassing: true, recursorTimeoutMs: 300, recursors: [`127.0.0.1:${silent.address().port}`, `127.0.0.1:${upstream.address().port}`] };
+    const dns = {
+      ...defaultDnsConfig('127.0.0.1:0'),
+      domain: 'consul',
+      onlyPassing: true,
+      recursorTimeoutMs: 300,
+      recursors: [`127.0.0.1:${silent.address().port}`, `127.0.0.1:${upstream.address().port}`],
+    };
     a = await startAgent({ initialManagement: ROOT, enabled: false }, { dns });
     await register(a, { node: 'n1', address: '10.0.0.1', service: { ID: 'web1', Service: 'web', Port: 80 }, status: 'passing' });
     await register(a, { node: 'n2', address: '10.0.0.2', service: { ID: 'web2', Service: 'web', Port: 80 }, status: 'warning' });

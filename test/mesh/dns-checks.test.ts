@@ -22,7 +22,7 @@ async function until<T>(ms: number, read: () => Promise<T>, ok: (v: T) => boolea
   return v;
 }
 
-describe('discovery DNS follows the agent\'s checks', () => {
+describe("discovery DNS follows the agent's checks", () => {
   let a: TestAgent;
   let target: Server;
   let healthy = true;
@@ -37,7 +37,9 @@ describe('discovery DNS follows the agent\'s checks', () => {
     a = await startAgent({ enabled: false }, { dns: defaultDnsConfig('127.0.0.1:0') });
     port = Number(a.dnsAddress!.split(':').pop());
     const url = `http://127.0.0.1:${(target.address() as { port: number }).port}/health`;
-    const r = await call(a.url, 'PUT', '/v1/agent/service/register', { body: { Name: 'api', Address: '127.0.0.7', Port: 9000, Check: { HTTP: url, Interval: '1s' } } });
+    const r = await call(a.url, 'PUT', '/v1/agent/service/register', {
+      body: { Name: 'api', Address: '127.0.0.7', Port: 9000, Check: { HTTP: url, Interval: '1s' } },
+    });
     assert.equal(r.status, 200, r.text);
   });
   after(async () => {

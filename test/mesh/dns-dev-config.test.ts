@@ -20,7 +20,15 @@ const parse = (text: string) => parseMeshAgentConfig(`data_dir = "/tmp/m"\n${tex
 
 describe('discovery DNS configuration', () => {
   it('defaults: 127.0.0.1:8600, domain cairn, no recursors, TTL 0, warning instances in', () => {
-    assert.deepEqual(parse('').dns, { address: '127.0.0.1:8600', domain: 'cairn', recursors: [], nodeTtl: 0, serviceTtl: {}, onlyPassing: false, recursorTimeoutMs: 2000 });
+    assert.deepEqual(parse('').dns, {
+      address: '127.0.0.1:8600',
+      domain: 'cairn',
+      recursors: [],
+      nodeTtl: 0,
+      serviceTtl: {},
+      onlyPassing: false,
+      recursorTimeoutMs: 2000,
+    });
     assert.equal(parse('ports { dns = -1 }').dns, undefined, '-1: no DNS server');
   });
 
@@ -51,7 +59,12 @@ acl { tokens { dns = "env://DNS_TOKEN" } }
   });
 
   it('bad values name the file, line and key', () => {
-    const bad = (text: string, re: RegExp) => assert.throws(() => parse(text), (e: unknown) => e instanceof ConfigError && re.test(e.message), text);
+    const bad = (text: string, re: RegExp) =>
+      assert.throws(
+        () => parse(text),
+        (e: unknown) => e instanceof ConfigError && re.test(e.message),
+        text,
+      );
     bad('recursors = ["dns.google"]', /mesh\.hcl:\d+.*"recursors": "dns\.google" is not an IP address/);
     bad('recursors = ["10.0.0.1:99999"]', /"recursors": "10\.0\.0\.1:99999"/);
     bad('domain = "a..b"', /"domain": "a\.\.b" is not a DNS name/);
@@ -61,9 +74,11 @@ acl { tokens { dns = "env://DNS_TOKEN" } }
 });
 
 describe('cairn dev: the DNS server', () => {
-  it('-mesh-dns-address binds it; the dev agent\'s own service answers', { timeout: 60_000 }, async (t) => {
+  it("-mesh-dns-address binds it; the dev agent's own service answers", { timeout: 60_000 }, async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cairn-dev-dns-'));
-    const ports = ['secrets', 'gateway-api', 'gateway-cluster', 'gateway-proxy', 'gateway-ops', 'mesh', 'mesh-dns', 'sched'].map((p) => `-${p}-address=127.0.0.1:0`);
+    const ports = ['secrets', 'gateway-api', 'gateway-cluster', 'gateway-proxy', 'gateway-ops', 'mesh', 'mesh-dns', 'sched'].map(
+      (p) => `-${p}-address=127.0.0.1:0`,
+    );
     const child = spawn(process.execPath, [CAIRN_BIN, 'dev', `-data-dir=${dataDir}`, ...ports], { stdio: ['ignore', 'pipe', 'ignore'] });
     t.after(() => {
       child.kill('SIGKILL');
@@ -86,7 +101,14 @@ describe('cairn dev: the DNS server', () => {
       await new Promise((res) => setTimeout(res, 100));
       r = await dig(port, 'consul.service.cairn');
     }
-    assert.deepEqual(r.answer.map((x) => [x.type, x.data]), [['A', '127.0.0.1']], r.text);
-    assert.deepEqual((await dig(port, 'dev.node.cairn', 'A', ['+tcp'])).answer.map((x) => x.data), ['127.0.0.1']);
+    assert.deepEqual(
+      r.answer.map((x) => [x.type, x.data]),
+      [['A', '127.0.0.1']],
+      r.text,
+    );
+    assert.deepEqual(
+      (await dig(port, 'dev.node.cairn', 'A', ['+tcp'])).answer.map((x) => x.data),
+      ['127.0.0.1'],
+    );
   });
 });

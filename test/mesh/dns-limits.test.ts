@@ -28,7 +28,11 @@ describe('discovery DNS: TCP bounds and IPv6', () => {
   let port: number;
 
   before(async () => {
-    a = await startAgent({ enabled: false }, { dns: defaultDnsConfig('127.0.0.1:0'), httpLimits: { maxConnectionsPerClient: 2 } }, { dnsTcpIdleTimeoutMs: 3000 });
+    a = await startAgent(
+      { enabled: false },
+      { dns: defaultDnsConfig('127.0.0.1:0'), httpLimits: { maxConnectionsPerClient: 2 } },
+      { dnsTcpIdleTimeoutMs: 3000 },
+    );
     port = Number(a.dnsAddress!.split(':').pop());
     const r = await call(a.url, 'PUT', '/v1/catalog/register', {
       body: { Node: 'n6', Address: '2001:db8::6', Service: { ID: 'v6', Service: 'v6', Port: 443 } },
@@ -48,13 +52,23 @@ describe('discovery DNS: TCP bounds and IPv6', () => {
 
     await Promise.all(idle.map(closed));
     const r = await dig(port, 'v6.service.cairn', 'AAAA', ['+tcp']);
-    assert.deepEqual(r.answer.map((x) => [x.type, x.data]), [['AAAA', '2001:db8::6']], r.text);
+    assert.deepEqual(
+      r.answer.map((x) => [x.type, x.data]),
+      [['AAAA', '2001:db8::6']],
+      r.text,
+    );
   });
 
   it('AAAA and SRV for an IPv6 node; an A question gets no data', async () => {
     const srv = await dig(port, 'v6.service.cairn', 'SRV');
-    assert.deepEqual(srv.answer.map((x) => x.data), ['1 1 443 n6.node.dc1.cairn.']);
-    assert.deepEqual(srv.additional.filter((x) => x.type === 'AAAA').map((x) => `${x.name} ${x.data}`), ['n6.node.dc1.cairn. 2001:db8::6']);
+    assert.deepEqual(
+      srv.answer.map((x) => x.data),
+      ['1 1 443 n6.node.dc1.cairn.'],
+    );
+    assert.deepEqual(
+      srv.additional.filter((x) => x.type === 'AAAA').map((x) => `${x.name} ${x.data}`),
+      ['n6.node.dc1.cairn. 2001:db8::6'],
+    );
     const a4 = await dig(port, 'v6.service.cairn', 'A');
     assert.deepEqual([a4.status, a4.answer.length, a4.authority[0]?.type], ['NOERROR', 0, 'SOA']);
   });

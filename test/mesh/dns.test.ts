@@ -19,7 +19,11 @@ const ROOT = '0b6a7c1e-3d4f-4a5b-8c9d-0e1f2a3b4c5d';
 const DNS_TOKEN = '7f3e2d1c-0b9a-4877-a665-544332211000';
 
 /** The data of the records of `type` among `records`, sorted. */
-const data = (records: readonly DigRecord[], type = 'A'): string[] => records.filter((r) => r.type === type).map((r) => r.data).sort();
+const data = (records: readonly DigRecord[], type = 'A'): string[] =>
+  records
+    .filter((r) => r.type === type)
+    .map((r) => r.data)
+    .sort();
 
 describe('discovery DNS server', () => {
   let a: TestAgent;
@@ -37,9 +41,15 @@ describe('discovery DNS server', () => {
   };
 
   before(async () => {
-    a = await startAgent({ initialManagement: ROOT, dnsToken: DNS_TOKEN }, { dns: { ...defaultDnsConfig('127.0.0.1:0'), serviceTtl: { web: 30, 'bi*': 7 }, nodeTtl: 10 } });
+    a = await startAgent(
+      { initialManagement: ROOT, dnsToken: DNS_TOKEN },
+      { dns: { ...defaultDnsConfig('127.0.0.1:0'), serviceTtl: { web: 30, 'bi*': 7 }, nodeTtl: 10 } },
+    );
     port = Number(a.dnsAddress!.split(':').pop());
-    assert.equal((await put('/v1/acl/policy', { Name: 'dns', Rules: 'service_prefix "" { policy = "read" }\nnode_prefix "" { policy = "read" }' })).status, 200);
+    assert.equal(
+      (await put('/v1/acl/policy', { Name: 'dns', Rules: 'service_prefix "" { policy = "read" }\nnode_prefix "" { policy = "read" }' })).status,
+      200,
+    );
     assert.equal((await put('/v1/acl/token', { SecretID: DNS_TOKEN, Policies: [{ Name: 'dns' }] })).status, 200);
     await register('n1', '10.0.0.1', { ID: 'web1', Service: 'web', Tags: ['primary'], Port: 8001 }, 'passing');
     await register('n2', '10.0.0.2', { ID: 'web2', Service: 'web', Tags: ['v2'], Port: 8002 }, 'warning');
@@ -54,12 +64,18 @@ describe('discovery DNS server', () => {
     assert.equal(byA.status, 'NOERROR', byA.text);
     assert.ok(byA.flags.includes('aa'), 'authoritative');
     assert.deepEqual(data(byA.answer), ['10.0.0.1', '10.0.0.2', '10.9.9.4'], 'service address first, else the node address; critical n3 left out');
-    assert.ok(byA.answer.every((r) => r.name === 'web.service.cairn.' && r.ttl === 30), 'service_ttl');
+    assert.ok(
+      byA.answer.every((r) => r.name === 'web.service.cairn.' && r.ttl === 30),
+      'service_ttl',
+    );
 
     const bySrv = await dig(port, 'web.service.cairn', 'SRV');
     assert.deepEqual(data(bySrv.answer, 'SRV'), ['1 1 8001 n1.node.dc1.cairn.', '1 1 8002 n2.node.dc1.cairn.', '1 5 8004 0a090904.addr.dc1.cairn.']);
     assert.deepEqual(
-      bySrv.additional.filter((r) => r.type === 'A').map((r) => `${r.name} ${r.data}`).sort(),
+      bySrv.additional
+        .filter((r) => r.type === 'A')
+        .map((r) => `${r.name} ${r.data}`)
+        .sort(),
       ['0a090904.addr.dc1.cairn. 10.9.9.4', 'n1.node.dc1.cairn. 10.0.0.1', 'n2.node.dc1.cairn. 10.0.0.2'],
     );
     assert.deepEqual(data((await dig(port, '0a090904.addr.dc1.cairn')).answer), ['10.9.9.4'], 'the .addr. target resolves');
@@ -85,7 +101,11 @@ describe('discovery DNS server', () => {
     for (const name of ['n1.node.cairn', 'n1.node.dc1.cairn', 'N1.Node.CAIRN.']) {
       const r = await dig(port, name);
       assert.equal(r.status, 'NOERROR', r.text);
-      assert.deepEqual(r.answer.map((x) => [x.type, x.data, x.ttl]), [['A', '10.0.0.1', 10]], name);
+      assert.deepEqual(
+        r.answer.map((x) => [x.type, x.data, x.ttl]),
+        [['A', '10.0.0.1', 10]],
+        name,
+      );
     }
     assert.deepEqual(data((await dig(port, 'WEB.Service.Cairn')).answer), ['10.0.0.1', '10.0.0.2', '10.9.9.4']);
 
@@ -115,7 +135,10 @@ describe('discovery DNS server', () => {
     const tcp = await dig(port, 'big.service.cairn', 'A', ['+tcp']);
     assert.equal(tcp.answer.length, 40);
     assert.ok(!tcp.flags.includes('tc'));
-    assert.ok(tcp.answer.every((r) => r.ttl === 7), 'a service_ttl prefix entry');
+    assert.ok(
+      tcp.answer.every((r) => r.ttl === 7),
+      'a service_ttl prefix entry',
+    );
     const retried = await dig(port, 'big.service.cairn', 'A', ['+noedns']);
     assert.equal(retried.answer.length, 40, 'dig retries over TCP on TC');
   });
@@ -148,7 +171,16 @@ describe('discovery DNS server', () => {
     await send(Buffer.from([0xab, 0xcd, 0x01, 0x00, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0xc0, 0x0c, 0, 1, 0, 1]));
     const formerr = await next(before + 1);
     assert.deepEqual([formerr.readUInt16BE(0), formerr.readUInt16BE(2) & 0x800f], [0xabcd, 0x8001], 'FORMERR with the query id (a name pointing at itself)');
-    await send(encode({ type: 'query', id: 7, questions: [{ type: 'A', name: 'web.service.cairn' }, { type: 'A', name: 'web.service.cairn' }] }));
+    await send(
+      encode({
+        type: 'query',
+        id: 7,
+        questions: [
+          { type: 'A', name: 'web.service.cairn' },
+          { type: 'A', name: 'web.service.cairn' },
+        ],
+      }),
+    );
     assert.equal((await next(before + 2)).readUInt16BE(2) & 0xf, 1, 'two questions: FORMERR');
     const status = encode({ type: 'query', id: 8, questions: [{ type: 'A', name: 'web.service.cairn' }] });
     status[2] = 0x10; // opcode 2 (STATUS)
@@ -167,7 +199,11 @@ describe('discovery DNS server', () => {
     assert.deepEqual([reply.readUInt16BE(0), reply.readUInt16BE(2), reply.readUInt16BE(4) & 0x800f], [12, 0xabcd, 0x8001], 'a framed FORMERR');
     framed.destroy();
 
-    assert.deepEqual(data((await dig(port, 'web.service.cairn', 'A', ['+tcp'])).answer), ['10.0.0.1', '10.0.0.2', '10.9.9.4'], 'TCP still answers beside the hanging connection');
+    assert.deepEqual(
+      data((await dig(port, 'web.service.cairn', 'A', ['+tcp'])).answer),
+      ['10.0.0.1', '10.0.0.2', '10.9.9.4'],
+      'TCP still answers beside the hanging connection',
+    );
     assert.deepEqual(data((await dig(port, 'web.service.cairn')).answer), ['10.0.0.1', '10.0.0.2', '10.9.9.4'], 'UDP still answers');
     hanging.destroy();
   });

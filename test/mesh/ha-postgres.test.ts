@@ -101,12 +101,19 @@ describe('discovery agents sharing PostgreSQL', () => {
     for (const p of [b, c]) {
       const list = await call(p.url, 'GET', '/v1/acl/policies', { token: root });
       const names = new Set((list.json as { Name: string }[]).map((x) => x.Name));
-      assert.deepEqual(acknowledged.filter((n) => !names.has(n)), [], `every acknowledged write is on ${p.url}`);
+      assert.deepEqual(
+        acknowledged.filter((n) => !names.has(n)),
+        [],
+        `every acknowledged write is on ${p.url}`,
+      );
     }
   });
 
   it('an agent whose key file differs from the one the shared state was written with fails at start, clearly', { timeout: 30_000 }, async () => {
-    await assert.rejects(startMesh('stranger', table, { extra: acl }), /is encrypted with the state key of fingerprint hmac-sha256:[0-9a-f]{32}, and this agent has none .*copy mesh-state\.key from the data directory of the agent that made it/s);
+    await assert.rejects(
+      startMesh('stranger', table, { extra: acl }),
+      /is encrypted with the state key of fingerprint hmac-sha256:[0-9a-f]{32}, and this agent has none .*copy mesh-state\.key from the data directory of the agent that made it/s,
+    );
     assert.ok(!existsSync(join(dir, 'stranger', 'mesh-state.key')), 'the refused agent made no key file');
   });
 });
@@ -150,7 +157,8 @@ acl {
     const x = await startMesh('x', table, { datacenter: 'dc2', extra });
     await untilLeader('x leads', 10_000, x, x);
     const y = await startMesh('y', table, { datacenter: 'dc2', extra, keyFrom: 'x' });
-    const make = async (name: string) => assert.equal((await call(primary.url, 'PUT', '/v1/acl/policy', { token: root, body: { Name: name, Rules: '' } })).status, 200);
+    const make = async (name: string) =>
+      assert.equal((await call(primary.url, 'PUT', '/v1/acl/policy', { token: root, body: { Name: name, Rules: '' } })).status, 200);
     const replicated = (p: ServerProcess, name: string) =>
       until(`${name} replicated to ${p.url}`, 15_000, async () => {
         const r = await call(p.url, 'GET', '/v1/acl/policies', { token: root });
@@ -159,7 +167,7 @@ acl {
     await make('before-failover');
     await replicated(y, 'before-failover');
     const status = await call(y.url, 'GET', '/v1/acl/replication', { token: root });
-    assert.equal((status.json as { Running: boolean }).Running, true, 'a follower reports the leader\'s replication');
+    assert.equal((status.json as { Running: boolean }).Running, true, "a follower reports the leader's replication");
 
     await x.kill();
     await untilLeader('y leads', 5000, y, y);

@@ -30,7 +30,13 @@ export async function startHeaderProxy(target: string): Promise<HeaderProxy> {
   const upstream = new URL(target);
   const server = createServer((req, res) => {
     const out = request(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...renamed(req.headers, 'x-consul-', 'x-mesh-'), host: upstream.host } },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...renamed(req.headers, 'x-consul-', 'x-mesh-'), host: upstream.host },
+      },
       (reply) => {
         res.writeHead(reply.statusCode ?? 502, renamed(reply.headers, 'x-mesh-', 'x-consul-'));
         reply.pipe(res);

@@ -78,7 +78,13 @@ describe('discovery: hostile input', () => {
     const made = await put('/v1/acl/token', { body: { Description: 'kept' } });
     assert.equal(made.status, 200, made.text);
     const before = await snapshot();
-    const kinds: Array<[string, string]> = [['123', 'a number'], ['"str"', 'a string'], ['null', 'null'], ['[]', 'an array'], ['true', 'a boolean']];
+    const kinds: Array<[string, string]> = [
+      ['123', 'a number'],
+      ['"str"', 'a string'],
+      ['null', 'null'],
+      ['[]', 'an array'],
+      ['true', 'a boolean'],
+    ];
     for (const [raw, got] of kinds) {
       for (const path of ['/v1/acl/token', `/v1/acl/token/${made.json.AccessorID}`]) {
         const r = await put(path, { raw });

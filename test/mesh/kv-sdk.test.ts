@@ -48,7 +48,10 @@ describe('MeshClient.kv', () => {
     const p = await mesh.policies.create({ Name: 'sdk-kv', Rules: 'key_prefix "sdk/t/" { policy = "read" }' });
     const narrow = s.client((await mesh.tokens.create({ Policies: [{ ID: p.ID }] })).SecretID);
     const listed = await narrow.kv.list('sdk/');
-    assert.deepEqual(listed.items.map((e) => e.Key), ['sdk/t/a', 'sdk/t/b/c']);
+    assert.deepEqual(
+      listed.items.map((e) => e.Key),
+      ['sdk/t/a', 'sdk/t/b/c'],
+    );
     assert.equal(listed.filtered, true);
     assert.equal((await mesh.kv.list('sdk/t/')).filtered, false);
     assert.deepEqual((await narrow.kv.list('nothing/')).items, []);

@@ -78,7 +78,10 @@ describe('KV store', () => {
   it('?recurse lists a prefix in key order; ?keys rolls up after the separator', async () => {
     for (const k of ['tree/a', 'tree/b/c', 'tree/b/d', 'tree/e/f/g', 'trees']) await put(k, k);
     const rec = await kv('GET', 'tree/?recurse');
-    assert.deepEqual(rec.json.map((e: { Key: string }) => e.Key), ['tree/a', 'tree/b/c', 'tree/b/d', 'tree/e/f/g']);
+    assert.deepEqual(
+      rec.json.map((e: { Key: string }) => e.Key),
+      ['tree/a', 'tree/b/c', 'tree/b/d', 'tree/e/f/g'],
+    );
     assert.equal(rec.headers.get('x-mesh-index'), String(Math.max(...rec.json.map((e: { ModifyIndex: number }) => e.ModifyIndex))));
     assert.deepEqual((await kv('GET', 'tree/?keys')).json, ['tree/a', 'tree/b/c', 'tree/b/d', 'tree/e/f/g']);
     assert.deepEqual((await kv('GET', 'tree/?keys&separator=/')).json, ['tree/a', 'tree/b/', 'tree/e/']);
@@ -176,7 +179,10 @@ describe('KV store', () => {
     await new Promise((r) => setTimeout(r, 100));
     assert.equal((await kv('DELETE', 'pfx/a')).json, true);
     const r = await blocked;
-    assert.deepEqual(r.json.map((e: { Key: string }) => e.Key), ['pfx/b']);
+    assert.deepEqual(
+      r.json.map((e: { Key: string }) => e.Key),
+      ['pfx/b'],
+    );
     const after = Number(r.headers.get('x-mesh-index'));
     assert.ok(after > index, `index ${after} after the delete passes ${index}`);
   });
@@ -204,7 +210,10 @@ describe('KV store', () => {
     const reader = await tokenWith('key_prefix "acl/open/" { policy = "read" }');
     const rec = await kv('GET', 'acl/?recurse', { token: reader });
     assert.equal(rec.status, 200);
-    assert.deepEqual(rec.json.map((e: { Key: string }) => e.Key), ['acl/open/a', 'acl/open/b']);
+    assert.deepEqual(
+      rec.json.map((e: { Key: string }) => e.Key),
+      ['acl/open/a', 'acl/open/b'],
+    );
     assert.equal(rec.headers.get('x-mesh-results-filtered-by-acls'), 'true');
     const keys = await kv('GET', 'acl/?keys&separator=/', { token: reader });
     assert.deepEqual(keys.json, ['acl/open/']);

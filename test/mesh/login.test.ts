@@ -53,17 +53,35 @@ describe('discovery login and logout', () => {
     [a, op, k8s] = await Promise.all([startAgent({ initialManagement: ROOT }), startProvider(), startTokenReview()]);
     const ok = (r: { status: number; text: string }) => assert.equal(r.status, 200, r.text);
     ok(await put('/v1/acl/role', { Name: 'dev-alice', Policies: [{ Name: 'builtin/global-read-only' }] }));
-    ok(await put('/v1/acl/auth-method', {
-      Name: 'jwks', Type: 'jwt', MaxTokenTTL: '10m',
-      Config: { JWKSURL: `${op.issuer}/jwks`, BoundAudiences: ['cairn'], ClaimMappings: { sub: 'user' }, ListClaimMappings: { groups: 'groups' } },
-    }));
+    ok(
+      await put('/v1/acl/auth-method', {
+        Name: 'jwks',
+        Type: 'jwt',
+        MaxTokenTTL: '10m',
+        Config: { JWKSURL: `${op.issuer}/jwks`, BoundAudiences: ['cairn'], ClaimMappings: { sub: 'user' }, ListClaimMappings: { groups: 'groups' } },
+      }),
+    );
     ok(await put('/v1/acl/binding-rule', { AuthMethod: 'jwks', Selector: '"dev" in list.groups', BindType: 'role', BindName: 'dev-${value.user}' }));
     ok(await put('/v1/acl/binding-rule', { AuthMethod: 'jwks', Selector: 'value.user == "alice"', BindType: 'service', BindName: 'web-${value.user}' }));
     ok(await put('/v1/acl/binding-rule', { AuthMethod: 'jwks', Selector: 'value.user == "nobody"', BindType: 'role', BindName: 'missing-role' }));
-    ok(await put('/v1/acl/auth-method', { Name: 'disco', Type: 'jwt', TokenLocality: 'global', Config: { OIDCDiscoveryURL: op.issuer, ClaimMappings: { sub: 'user' } } }));
+    ok(
+      await put('/v1/acl/auth-method', {
+        Name: 'disco',
+        Type: 'jwt',
+        TokenLocality: 'global',
+        Config: { OIDCDiscoveryURL: op.issuer, ClaimMappings: { sub: 'user' } },
+      }),
+    );
     ok(await put('/v1/acl/binding-rule', { AuthMethod: 'disco', BindType: 'node', BindName: 'node-${value.user}' }));
     ok(await put('/v1/acl/auth-method', { Name: 'k8s', Type: 'kubernetes', Config: k8s.config }));
-    ok(await put('/v1/acl/binding-rule', { AuthMethod: 'k8s', Selector: 'serviceaccount.namespace == default', BindType: 'service', BindName: '${serviceaccount.name}' }));
+    ok(
+      await put('/v1/acl/binding-rule', {
+        AuthMethod: 'k8s',
+        Selector: 'serviceaccount.namespace == default',
+        BindType: 'service',
+        BindName: '${serviceaccount.name}',
+      }),
+    );
   });
   after(async () => {
     k8s.server.closeAllConnections();
@@ -76,7 +94,10 @@ describe('discovery login and logout', () => {
     const r = await login({ AuthMethod: 'jwks', BearerToken: bearer, Meta: { pod: 'web-1', app: 'web' } });
     assert.equal(r.status, 200, r.text);
     const t = r.json;
-    assert.deepEqual(t.Roles.map((x: { Name: string }) => x.Name), ['dev-alice']);
+    assert.deepEqual(
+      t.Roles.map((x: { Name: string }) => x.Name),
+      ['dev-alice'],
+    );
     assert.deepEqual(t.ServiceIdentities, [{ ServiceName: 'web-alice' }]);
     assert.equal(t.Local, true);
     assert.equal(t.AuthMethod, 'jwks');
@@ -110,9 +131,21 @@ describe('discovery login and logout', () => {
       else assert.match(r.text, text);
     };
     const claims = { sub: 'alice', aud: 'cairn', groups: ['dev'], iat: now(), exp: now() + 300 };
-    await refuse({ AuthMethod: 'jwks', BearerToken: await op.sign({ ...claims, aud: 'other' }) }, 403, 'error validating claims: aud claim does not match any bound audience');
-    await refuse({ AuthMethod: 'jwks', BearerToken: await op.sign({ ...claims, iat: now() - 7200, exp: now() - 3600 }) }, 403, 'error validating claims: validation failed, token is expired (exp)');
-    await refuse({ AuthMethod: 'disco', BearerToken: await op.sign({ iss: op.issuer, sub: 'bob', exp: now() - 3600 }) }, 403, /^error validating signature: oidc: token is expired/);
+    await refuse(
+      { AuthMethod: 'jwks', BearerToken: await op.sign({ ...claims, aud: 'other' }) },
+      403,
+      'error validating claims: aud claim does not match any bound audience',
+    );
+    await refuse(
+      { AuthMethod: 'jwks', BearerToken: await op.sign({ ...claims, iat: now() - 7200, exp: now() - 3600 }) },
+      403,
+      'error validating claims: validation failed, token is expired (exp)',
+    );
+    await refuse(
+      { AuthMethod: 'disco', BearerToken: await op.sign({ iss: op.issuer, sub: 'bob', exp: now() - 3600 }) },
+      403,
+      /^error validating signature: oidc: token is expired/,
+    );
     const { privateKey } = await generateKeyPair('RS256');
     const forged = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).sign(privateKey);
     await refuse({ AuthMethod: 'jwks', BearerToken: forged }, 403, /^error verifying token: /);

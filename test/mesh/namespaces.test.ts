@@ -18,7 +18,7 @@ async function req(base: string, method: string, path: string, o: { token?: stri
 
 /** Polls `f` until `done` holds (at most 20 s). */
 async function waitFor<T>(f: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
-  for (const end = Date.now() + 20_000; ; ) {
+  for (const end = Date.now() + 20_000; ;) {
     const v = await f();
     if (done(v)) return v;
     if (Date.now() > end) assert.fail(`not met: ${JSON.stringify(v)}`);
@@ -125,17 +125,30 @@ describe('namespaces (enterprise)', () => {
 
   it('login: the auth method, its rules, roles and the token live in the resolved namespace', async () => {
     const { publicKey, privateKey } = await generateKeyPair('ES256');
-    const config = { JWTValidationPubKeys: [await exportSPKI(publicKey)], JWTSupportedAlgs: ['ES256'], BoundAudiences: ['cairn'], ClaimMappings: { sub: 'user' } };
+    const config = {
+      JWTValidationPubKeys: [await exportSPKI(publicKey)],
+      JWTSupportedAlgs: ['ES256'],
+      BoundAudiences: ['cairn'],
+      ClaimMappings: { sub: 'user' },
+    };
     ok(await go('PUT', '/v1/acl/role?ns=team-b', { body: { Name: 'dev', Policies: [{ Name: 'shared' }] } }));
     const m = ok(await go('PUT', '/v1/acl/auth-method', { body: { Name: 'jwt', Type: 'jwt', Config: config, Namespace: 'team-b' } }));
     assert.equal(m.Namespace, 'team-b');
     ok(await go('PUT', '/v1/acl/binding-rule?ns=team-b', { body: { AuthMethod: 'jwt', BindType: 'role', BindName: 'dev' } }));
-    const jwt = await new SignJWT({ sub: 'alice' }).setProtectedHeader({ alg: 'ES256' }).setAudience('cairn').setIssuedAt().setExpirationTime('5m').sign(privateKey);
+    const jwt = await new SignJWT({ sub: 'alice' })
+      .setProtectedHeader({ alg: 'ES256' })
+      .setAudience('cairn')
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(privateKey);
     const inDefault = await call(a.url, 'POST', '/v1/acl/login', { body: { AuthMethod: 'jwt', BearerToken: jwt } });
     assert.deepEqual([inDefault.status, inDefault.text], [403, 'ACL not found: auth method "jwt" not found']);
     const t = ok(await call(a.url, 'POST', '/v1/acl/login', { body: { AuthMethod: 'jwt', BearerToken: jwt, Namespace: 'team-b' } }));
     assert.equal(t.Namespace, 'team-b');
-    assert.deepEqual(t.Roles.map((r: { Name: string }) => r.Name), ['dev']);
+    assert.deepEqual(
+      t.Roles.map((r: { Name: string }) => r.Name),
+      ['dev'],
+    );
     const viaQuery = ok(await call(a.url, 'POST', '/v1/acl/login?ns=team-b', { body: { AuthMethod: 'jwt', BearerToken: jwt } }));
     assert.equal(viaQuery.Namespace, 'team-b');
     const self = ok(await go('GET', '/v1/acl/token/self', { token: t.SecretID }));
@@ -178,10 +191,16 @@ describe('namespaces across datacenters (enterprise)', { timeout: 60_000 }, () =
       { replicationWaitMs: 2000, replicationBackoffMs: 200 },
     );
     try {
-      await waitFor(() => req(secondary.url, 'GET', '/v1/acl/token/self'), (r) => r.status === 200);
+      await waitFor(
+        () => req(secondary.url, 'GET', '/v1/acl/token/self'),
+        (r) => r.status === 200,
+      );
       ok(await req(primary.url, 'PUT', '/v1/namespace', { body: { Name: 'team-a', Description: 'A' } }));
       const p = ok(await req(primary.url, 'PUT', '/v1/acl/policy?ns=team-a', { body: { Name: 'shared' } }));
-      const there = await waitFor(() => req(secondary.url, 'GET', `/v1/acl/policy/${p.ID}?ns=team-a`), (r) => r.status === 200);
+      const there = await waitFor(
+        () => req(secondary.url, 'GET', `/v1/acl/policy/${p.ID}?ns=team-a`),
+        (r) => r.status === 200,
+      );
       assert.deepEqual([there.json.Namespace, there.json.Hash], ['team-a', p.Hash]);
       assert.equal(ok(await req(secondary.url, 'GET', '/v1/namespace/team-a')).Description, 'A');
       // a namespace write sent to the secondary goes to the primary
@@ -189,8 +208,14 @@ describe('namespaces across datacenters (enterprise)', { timeout: 60_000 }, () =
       assert.equal((await req(primary.url, 'GET', '/v1/namespace/team-b')).status, 200);
       // deleting the namespace in the primary removes it and its policy in the secondary
       ok(await req(primary.url, 'DELETE', '/v1/namespace/team-a'));
-      await waitFor(() => req(secondary.url, 'GET', '/v1/namespace/team-a'), (r) => r.status === 404);
-      await waitFor(() => req(secondary.url, 'GET', '/v1/acl/policies?ns=*'), (r) => !r.json.some((x: { ID: string }) => x.ID === p.ID));
+      await waitFor(
+        () => req(secondary.url, 'GET', '/v1/namespace/team-a'),
+        (r) => r.status === 404,
+      );
+      await waitFor(
+        () => req(secondary.url, 'GET', '/v1/acl/policies?ns=*'),
+        (r) => !r.json.some((x: { ID: string }) => x.ID === p.ID),
+      );
     } finally {
       await secondary.stop();
       await primary.stop();

@@ -34,11 +34,25 @@ describe('discovery OIDC login', () => {
     [a, ce] = await Promise.all([startAgent({ initialManagement: ROOT }, { enterprise: true }), startAgent({ initialManagement: ROOT })]);
     const put = (p: string, body: unknown) => call(a.url, 'PUT', p, { token: ROOT, body });
     const m = await put('/v1/acl/auth-method', {
-      Name: 'corp', Type: 'oidc', MaxTokenTTL: '1h',
-      Config: { OIDCDiscoveryURL: op.issuer, OIDCClientID: 'cairn', OIDCClientSecret: 'cairn-secret', AllowedRedirectURIs: [REDIRECT], OIDCScopes: ['email', 'groups'], ClaimMappings: { sub: 'user' }, ListClaimMappings: { groups: 'groups' } },
+      Name: 'corp',
+      Type: 'oidc',
+      MaxTokenTTL: '1h',
+      Config: {
+        OIDCDiscoveryURL: op.issuer,
+        OIDCClientID: 'cairn',
+        OIDCClientSecret: 'cairn-secret',
+        AllowedRedirectURIs: [REDIRECT],
+        OIDCScopes: ['email', 'groups'],
+        ClaimMappings: { sub: 'user' },
+        ListClaimMappings: { groups: 'groups' },
+      },
     });
     assert.equal(m.status, 200, m.text);
-    assert.equal((await put('/v1/acl/binding-rule', { AuthMethod: 'corp', Selector: '"admins" in list.groups', BindType: 'policy', BindName: 'global-management' })).status, 200);
+    assert.equal(
+      (await put('/v1/acl/binding-rule', { AuthMethod: 'corp', Selector: '"admins" in list.groups', BindType: 'policy', BindName: 'global-management' }))
+        .status,
+      200,
+    );
     assert.equal((await put('/v1/acl/auth-method', { Name: 'k', Type: 'jwt', Config: { JWKSURL: `${op.issuer}/jwks` } })).status, 200);
   });
   after(async () => {
@@ -54,7 +68,10 @@ describe('discovery OIDC login', () => {
     const r = await post('/v1/acl/oidc/callback', { AuthMethod: 'corp', ...cb, ClientNonce: 'cli-1' });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.Description, 'token created via OIDC login: {"host":"laptop"}');
-    assert.deepEqual(r.json.Policies.map((p: { Name: string }) => p.Name), ['global-management']);
+    assert.deepEqual(
+      r.json.Policies.map((p: { Name: string }) => p.Name),
+      ['global-management'],
+    );
     assert.equal(r.json.AuthMethod, 'corp');
     assert.equal(r.json.Local, true);
     assert.equal(Date.parse(r.json.ExpirationTime) - Date.parse(r.json.CreateTime), 3_600_000);
@@ -89,7 +106,11 @@ describe('discovery OIDC login', () => {
     const cb = await start({ Namespace: 'default' });
     const r = await call(a.url, 'POST', '/v1/acl/oidc/callback?ns=team', { body: { AuthMethod: 'corp', ...cb } });
     assert.deepEqual([r.status, r.text], [403, 'ACL not found: auth method "corp" not found']);
-    const viaHeader = await fetch(`${a.url}/v1/acl/login`, { method: 'POST', headers: { 'X-Mesh-Namespace': 'team' }, body: JSON.stringify({ AuthMethod: 'corp', BearerToken: 'x' }) });
+    const viaHeader = await fetch(`${a.url}/v1/acl/login`, {
+      method: 'POST',
+      headers: { 'X-Mesh-Namespace': 'team' },
+      body: JSON.stringify({ AuthMethod: 'corp', BearerToken: 'x' }),
+    });
     assert.equal(await viaHeader.text(), 'ACL not found: auth method "corp" not found');
   });
 

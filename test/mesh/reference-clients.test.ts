@@ -84,7 +84,9 @@ describe('reference client libraries through a header-renaming proxy', () => {
     proxy = await startHeaderProxy(a.url);
     consul = new Consul({ host: '127.0.0.1', port: proxy.port, defaults: { token: ROOT } });
     await until('the agent node is synced', 5000, async () =>
-      ((await call(a.url, 'GET', '/v1/health/node/test', { token: ROOT })).json?.some?.((c: { CheckID: string }) => c.CheckID === 'serfHealth') ? true : undefined),
+      (await call(a.url, 'GET', '/v1/health/node/test', { token: ROOT })).json?.some?.((c: { CheckID: string }) => c.CheckID === 'serfHealth')
+        ? true
+        : undefined,
     );
   });
   after(async () => {
@@ -109,7 +111,10 @@ describe('reference client libraries through a header-renaming proxy', () => {
       assert.deepEqual(r.health_passing, ['api1']);
       assert.deepEqual(r.health_all, ['api1', 'api2']);
       assert.deepEqual(r.health_tag, ['api2']);
-      assert.deepEqual(r.health_checks, [['service:api1', 'passing'], ['service:api2', 'critical']]);
+      assert.deepEqual(r.health_checks, [
+        ['service:api1', 'passing'],
+        ['service:api2', 'critical'],
+      ]);
       assert.deepEqual(r.health_state_critical, ['service:api2']);
       assert.deepEqual(r.health_node, ['serfHealth', 'service:api1', 'service:api2']);
     });
@@ -126,7 +131,7 @@ describe('reference client libraries through a header-renaming proxy', () => {
       assert.deepEqual([r.check_deregister_get, r.check_deregister_put], [false, true], '0.7.1 deregisters with GET: 405 as in the reference');
       assert.deepEqual([r.service_maintenance_on, r.service_maintenance_off], [true, true]);
       assert.deepEqual(r.maintenance_checks, [['_service_maintenance:api1', 'critical', 'upgrade']]);
-      assert.deepEqual([r.node_maintenance_on, r.node_maintenance_off], [true, true], 'enable=True (Python\'s spelling) is a boolean');
+      assert.deepEqual([r.node_maintenance_on, r.node_maintenance_off], [true, true], "enable=True (Python's spelling) is a boolean");
       assert.deepEqual(r.node_maintenance_checks, [['_node_maintenance', 'critical']]);
       assert.deepEqual(r.health_passing_after_maintenance, ['api1']);
       assert.deepEqual([r.service_deregister_get, r.service_deregister_put], [false, true]);
@@ -135,13 +140,16 @@ describe('reference client libraries through a header-renaming proxy', () => {
 
     it('ACLs: a limited token (sent as ?token=) reads its prefix, is refused a write and other keys with 403, gets a filtered recurse', () => {
       assert.equal(r.limited_get, 'hi');
-      assert.match((r.limited_put as { error: string }).error, /^ACLPermissionDenied: Permission denied: token with AccessorID '[0-9a-f-]{36}' lacks permission 'key:write' on "py-public\/motd"$/);
+      assert.match(
+        (r.limited_put as { error: string }).error,
+        /^ACLPermissionDenied: Permission denied: token with AccessorID '[0-9a-f-]{36}' lacks permission 'key:write' on "py-public\/motd"$/,
+      );
       assert.match((r.limited_get_private as { error: string }).error, /^ACLPermissionDenied: Permission denied: .* 'key:read'/);
       assert.deepEqual(r.limited_recurse, ['py-public/motd']);
       assert.equal(r.value_after_refusal, 'hi');
     });
 
-    it('TCP and HTTP checks from the library\'s helpers run on the agent: passing, and critical for a 404', () => {
+    it("TCP and HTTP checks from the library's helpers run on the agent: passing, and critical for a 404", () => {
       assert.deepEqual([r.register_tcp, r.register_http, r.register_http_bad], [true, true, true]);
       assert.deepEqual(r.tcp_passing, ['tcp1']);
       assert.deepEqual(r.http_passing, ['http1']);
@@ -163,13 +171,16 @@ describe('reference client libraries through a header-renaming proxy', () => {
     it('KV: put/get, the index header, a missing key, CAS, flags, keys, recurse, a blocking read, deletes', () => {
       assert.equal(r.kv_put, true);
       assert.deepEqual(r.kv_get, { Key: 'py/conf/a', Value: '1', Flags: 0, LockIndex: 0 });
-      assert.equal(r.kv_get_index_matches, true, 'X-Consul-Index is the key\'s ModifyIndex');
+      assert.equal(r.kv_get_index_matches, true, "X-Consul-Index is the key's ModifyIndex");
       assert.equal(r.kv_missing, null, 'a 404 with an index header is (index, None)');
       assert.deepEqual([r.kv_cas_old, r.kv_cas_ok, r.kv_cas_create_exists], [false, true, false]);
       assert.deepEqual([r.kv_put_flags, r.kv_flags, r.kv_put_none], [true, 7, true]);
       assert.deepEqual(r.kv_keys, ['py/conf/a', 'py/conf/b', 'py/dir/']);
       assert.deepEqual(r.kv_keys_sep, ['py/conf/', 'py/dir/']);
-      assert.deepEqual(r.kv_recurse, [['py/conf/a', '2'], ['py/conf/b', 'x']]);
+      assert.deepEqual(r.kv_recurse, [
+        ['py/conf/a', '2'],
+        ['py/conf/b', 'x'],
+      ]);
       assert.equal(r.kv_blocking_timeout_same_index, true);
       assert.deepEqual(r.kv_blocking_woken, [true, 'woken'], 'a blocking read returns on a write with a higher index');
       assert.deepEqual([r.kv_delete_cas_old, r.kv_delete_cas_ok, r.kv_delete_recurse, r.kv_keys_after], [false, true, true, null]);
@@ -194,7 +205,11 @@ describe('reference client libraries through a header-renaming proxy', () => {
 
     it('?dc= naming this datacenter, a Datacenter field, ?stale=1, a body token ignored; an unknown datacenter is 500 No path to datacenter', () => {
       assert.deepEqual([r.dc_catalog_register, r.dc_catalog_nodes, r.dc_catalog_deregister], [true, true, true]);
-      assert.match((r.dc_catalog_deregister_body_token as { error: string }).error, /^ACLPermissionDenied: Permission denied: anonymous token lacks permission 'node:write' on "pydc"/, 'a token in the body is not read, as the reference');
+      assert.match(
+        (r.dc_catalog_deregister_body_token as { error: string }).error,
+        /^ACLPermissionDenied: Permission denied: anonymous token lacks permission 'node:write' on "pydc"/,
+        'a token in the body is not read, as the reference',
+      );
       assert.deepEqual([r.dc_kv_put, r.dc_kv_get_stale], [true, '1']);
       assert.deepEqual(r.unknown_dc, { error: 'ConsulException: 500 No path to datacenter' });
     });
@@ -217,16 +232,29 @@ describe('reference client libraries through a header-renaming proxy', () => {
 
       await until('the catalog has both instances', 5000, async () => ((await consul.catalog.service.nodes('web')).length === 2 ? true : undefined));
       const nodes = await consul.catalog.service.nodes({ service: 'web', tag: 'v1' });
-      assert.deepEqual(nodes.map((n: { ServiceID: string; Node: string }) => [n.ServiceID, n.Node]), [['web1', 'test']]);
+      assert.deepEqual(
+        nodes.map((n: { ServiceID: string; Node: string }) => [n.ServiceID, n.Node]),
+        [['web1', 'test']],
+      );
       const services = await consul.catalog.service.list();
       assert.deepEqual(services.web, ['v1', 'v2']);
 
       const passing = await consul.health.service({ service: 'web', passing: true });
-      assert.deepEqual(passing.map((e: { Service: { ID: string } }) => e.Service.ID), ['web1'], 'a new TTL check starts critical');
+      assert.deepEqual(
+        passing.map((e: { Service: { ID: string } }) => e.Service.ID),
+        ['web1'],
+        'a new TTL check starts critical',
+      );
       const all = await consul.health.service('web');
       assert.equal(all.length, 2);
       const web2 = all.find((e: { Service: { ID: string } }) => e.Service.ID === 'web2');
-      assert.deepEqual(web2.Checks.map((c: { CheckID: string; Status: string }) => [c.CheckID, c.Status]), [['serfHealth', 'passing'], ['service:web2', 'critical']]);
+      assert.deepEqual(
+        web2.Checks.map((c: { CheckID: string; Status: string }) => [c.CheckID, c.Status]),
+        [
+          ['serfHealth', 'passing'],
+          ['service:web2', 'critical'],
+        ],
+      );
 
       await consul.agent.check.pass({ id: 'service:web2', note: 'ok now' });
       await until('web2 passes', 5000, async () => ((await consul.health.service({ service: 'web', passing: true })).length === 2 ? true : undefined));
@@ -238,7 +266,10 @@ describe('reference client libraries through a header-renaming proxy', () => {
         return p.length === 1 && p[0].Service.ID === 'web2' ? true : undefined;
       });
       const warning = await consul.health.state('warning');
-      assert.deepEqual(warning.map((c: { CheckID: string }) => c.CheckID), ['service:web1']);
+      assert.deepEqual(
+        warning.map((c: { CheckID: string }) => c.CheckID),
+        ['service:web1'],
+      );
       const nodeChecks = await consul.health.node('test');
       assert.ok(nodeChecks.some((c: { CheckID: string }) => c.CheckID === 'serfHealth'));
 
@@ -262,7 +293,10 @@ describe('reference client libraries through a header-renaming proxy', () => {
       const one = await consul.catalog.node.services('ext1');
       assert.deepEqual([one.Node.Node, one.Services.db1.Service, one.Services.db1.Port], ['ext1', 'db', 5432]);
       const healthy = await consul.health.service({ service: 'db', passing: true });
-      assert.deepEqual(healthy.map((e: { Node: { Node: string } }) => e.Node.Node), ['ext1']);
+      assert.deepEqual(
+        healthy.map((e: { Node: { Node: string } }) => e.Node.Node),
+        ['ext1'],
+      );
 
       await consul.catalog.deregister({ node: 'ext1', serviceid: 'db1' });
       assert.deepEqual(await consul.catalog.service.nodes('db'), []);
@@ -287,7 +321,13 @@ describe('reference client libraries through a header-renaming proxy', () => {
       assert.deepEqual(await consul.kv.keys('app/'), ['app/config/db', 'app/config/new', 'app/feature/a', 'app/feature/b']);
       assert.deepEqual(await consul.kv.keys({ key: 'app/', separator: '/' }), ['app/config/', 'app/feature/']);
       const tree = (await consul.kv.get({ key: 'app/feature/', recurse: true })) as KvItem[];
-      assert.deepEqual(tree.map((e: { Key: string; Value: string }) => [e.Key, e.Value]), [['app/feature/a', '1'], ['app/feature/b', '2']]);
+      assert.deepEqual(
+        tree.map((e: { Key: string; Value: string }) => [e.Key, e.Value]),
+        [
+          ['app/feature/a', '1'],
+          ['app/feature/b', '2'],
+        ],
+      );
 
       const cur = (await consul.kv.get('app/config/new')) as KvItem;
       await refused((ctx) => consul.kv.del({ key: 'app/config/new', cas: cur.ModifyIndex + 1, ctx } as { key: string } & WithCtx));
@@ -339,23 +379,39 @@ describe('reference client libraries through a header-renaming proxy', () => {
       assert.equal(await consul.status.leader(), leader);
       assert.deepEqual(await consul.status.peers(), [leader]);
       const members = await consul.agent.members();
-      assert.deepEqual(members.map((m: { Name: string; Status: number }) => [m.Name, m.Status]), [['test', 1]]);
+      assert.deepEqual(
+        members.map((m: { Name: string; Status: number }) => [m.Name, m.Status]),
+        [['test', 1]],
+      );
 
       await consul.agent.check.register({ name: 'disk', id: 'disk', ttl: '60s', status: 'passing' } as CheckOptions & { id: string });
       assert.equal((await consul.agent.check.list()).disk.Status, 'passing');
       await consul.agent.check.fail({ id: 'disk', note: 'full' });
-      await until('disk is critical in the catalog', 5000, async () => ((await consul.health.state('critical')).some((c: { CheckID: string; Output: string }) => c.CheckID === 'disk' && c.Output === 'full') ? true : undefined));
+      await until('disk is critical in the catalog', 5000, async () =>
+        (await consul.health.state('critical')).some((c: { CheckID: string; Output: string }) => c.CheckID === 'disk' && c.Output === 'full')
+          ? true
+          : undefined,
+      );
       assert.deepEqual(await consul.health.service({ service: 'web', passing: true }), [], 'a critical node check fails every instance on the node');
       await consul.agent.check.deregister('disk');
-      await until('disk is gone', 5000, async () => ((await consul.health.node('test')).some((c: { CheckID: string }) => c.CheckID === 'disk') ? undefined : true));
+      await until('disk is gone', 5000, async () =>
+        (await consul.health.node('test')).some((c: { CheckID: string }) => c.CheckID === 'disk') ? undefined : true,
+      );
 
       await consul.agent.service.maintenance({ id: 'web1', enable: true, reason: 'upgrade' });
       await until('web1 in maintenance', 5000, async () => {
         const checks = await consul.health.checks('web');
-        return checks.some((c: { CheckID: string; Status: string; Notes: string }) => c.CheckID === '_service_maintenance:web1' && c.Status === 'critical' && c.Notes === 'upgrade') ? true : undefined;
+        return checks.some(
+          (c: { CheckID: string; Status: string; Notes: string }) =>
+            c.CheckID === '_service_maintenance:web1' && c.Status === 'critical' && c.Notes === 'upgrade',
+        )
+          ? true
+          : undefined;
       });
       await consul.agent.service.maintenance({ id: 'web1', enable: false });
-      await until('web1 out of maintenance', 5000, async () => ((await consul.health.checks('web')).some((c: { CheckID: string }) => c.CheckID.startsWith('_service_maintenance')) ? undefined : true));
+      await until('web1 out of maintenance', 5000, async () =>
+        (await consul.health.checks('web')).some((c: { CheckID: string }) => c.CheckID.startsWith('_service_maintenance')) ? undefined : true,
+      );
     });
 
     it('KV raw reads; ACLs: a limited token reads what it may, is refused a write with 403, sees a filtered list', async () => {
@@ -375,8 +431,13 @@ describe('reference client libraries through a header-renaming proxy', () => {
           return true;
         });
         assert.equal(((await consul.kv.get('public/motd')) as KvItem).Value, 'hello', 'nothing changed');
-        const [res, tree] = (await limited.kv.get({ key: '', recurse: true, ctx: Object.assign(new EventEmitter(), { includeResponse: true }) } as { key: string } & WithCtx)) as unknown as [unknown, KvItem[]];
-        assert.ok(tree.every((e: { Key: string }) => e.Key.startsWith('public/')), 'other keys are left out, not refused');
+        const [res, tree] = (await limited.kv.get({ key: '', recurse: true, ctx: Object.assign(new EventEmitter(), { includeResponse: true }) } as {
+          key: string;
+        } & WithCtx)) as unknown as [unknown, KvItem[]];
+        assert.ok(
+          tree.every((e: { Key: string }) => e.Key.startsWith('public/')),
+          'other keys are left out, not refused',
+        );
         assert.equal((res as { headers: Record<string, string> }).headers['x-consul-results-filtered-by-acls'], 'true');
         const services = await limited.catalog.service.list();
         assert.deepEqual(Object.keys(services), ['web']);
@@ -394,7 +455,10 @@ describe('reference client libraries through a header-renaming proxy', () => {
         { Node: { Verb: 'set', Node: { Node: 'txn-node', Address: '10.4.0.1' } } },
       ]);
       assert.equal(ok.Errors, null);
-      assert.deepEqual(ok.Results.map((x: { KV?: { Key: string }; Node?: { Node: string } }) => x.KV?.Key ?? x.Node?.Node), ['txn/a', 'txn/b', 'txn/a', 'txn-node']);
+      assert.deepEqual(
+        ok.Results.map((x: { KV?: { Key: string }; Node?: { Node: string } }) => x.KV?.Key ?? x.Node?.Node),
+        ['txn/a', 'txn/b', 'txn/a', 'txn-node'],
+      );
       assert.equal(Buffer.from(ok.Results[2].KV.Value, 'base64').toString(), '1');
       assert.equal(ok.Results[0].KV.Value, null, 'a set returns no value, as the reference');
       const a1 = ok.Results[0].KV;
@@ -406,7 +470,13 @@ describe('reference client libraries through a header-renaming proxy', () => {
         { KV: { Verb: 'cas', Key: 'txn/a', Value: b64('1b'), Index: a1.ModifyIndex } },
         { KV: { Verb: 'get-tree', Key: 'txn/' } },
       ]);
-      assert.deepEqual(tree.Results.slice(1).map((x: { KV: { Key: string; Value: string } }) => [x.KV.Key, Buffer.from(x.KV.Value, 'base64').toString()]), [['txn/a', '1b'], ['txn/b', '2']]);
+      assert.deepEqual(
+        tree.Results.slice(1).map((x: { KV: { Key: string; Value: string } }) => [x.KV.Key, Buffer.from(x.KV.Value, 'base64').toString()]),
+        [
+          ['txn/a', '1b'],
+          ['txn/b', '2'],
+        ],
+      );
 
       await assert.rejects(
         (consul.transaction as TxnCreate).create([
@@ -416,7 +486,10 @@ describe('reference client libraries through a header-renaming proxy', () => {
         (err: Error & { response?: { statusCode: number; body: { Results: unknown; Errors: Array<{ OpIndex: number; What: string }> } } }) => {
           assert.equal(err.response?.statusCode, 409);
           assert.equal(err.response?.body.Results, null);
-          assert.deepEqual(err.response?.body.Errors.map((e) => e.OpIndex), [1]);
+          assert.deepEqual(
+            err.response?.body.Errors.map((e) => e.OpIndex),
+            [1],
+          );
           assert.match(err.response!.body.Errors[0]!.What, /^failed index check for key "txn\/b", current modify index \d+ != 1$/);
           return true;
         },
@@ -451,7 +524,10 @@ describe('reference client libraries through a header-renaming proxy', () => {
         await consul.agent.check.fail('service:web1');
         await until('the change', 5000, () => (seen.at(-1)?.length === 0 ? true : undefined));
         // Any write to the tables it reads wakes a blocking query (a return is no guarantee of change).
-        assert.deepEqual(seen.slice(0, -1).filter((ids) => ids.join() !== 'web1'), []);
+        assert.deepEqual(
+          seen.slice(0, -1).filter((ids) => ids.join() !== 'web1'),
+          [],
+        );
       } finally {
         watch.end();
       }

@@ -35,7 +35,10 @@ describe('ACL replication between datacenters', { timeout: 150_000 }, () => {
     const s = (m: string, path: string, body?: unknown) => call(secondary.url, m, path, { token: MGMT, body });
     try {
       // The management token itself is a global token: it arrives first, then it works in dc2.
-      await waitFor(() => s('GET', '/v1/acl/token/self'), (r) => r.status === 200);
+      await waitFor(
+        () => s('GET', '/v1/acl/token/self'),
+        (r) => r.status === 200,
+      );
       const status0 = (await call(secondary.url, 'GET', '/v1/acl/replication')).json;
       assert.equal(status0.Enabled, true);
       assert.equal(status0.Running, true);
@@ -45,10 +48,16 @@ describe('ACL replication between datacenters', { timeout: 150_000 }, () => {
       const policy = await p('PUT', '/v1/acl/policy', { Name: 'web-read', Rules: 'service "web" { policy = "read" }' });
       const role = await p('PUT', '/v1/acl/role', { Name: 'web', Policies: [{ ID: policy.json.ID }] });
       const token = await p('PUT', '/v1/acl/token', { Description: 'global', Roles: [{ ID: role.json.ID }] });
-      const inSecondary = await waitFor(() => s('GET', `/v1/acl/policy/${policy.json.ID}`), (r) => r.status === 200);
+      const inSecondary = await waitFor(
+        () => s('GET', `/v1/acl/policy/${policy.json.ID}`),
+        (r) => r.status === 200,
+      );
       assert.equal(inSecondary.json.Rules, 'service "web" { policy = "read" }');
       assert.equal(inSecondary.json.Hash, policy.json.Hash, 'replicated objects keep the Hash');
-      const t2 = await waitFor(() => s('GET', `/v1/acl/token/${token.json.AccessorID}`), (r) => r.status === 200);
+      const t2 = await waitFor(
+        () => s('GET', `/v1/acl/token/${token.json.AccessorID}`),
+        (r) => r.status === 200,
+      );
       assert.deepEqual(t2.json.Roles, [{ ID: role.json.ID, Name: 'web' }]);
       assert.equal(t2.json.SecretID, token.json.SecretID);
 
@@ -69,9 +78,15 @@ describe('ACL replication between datacenters', { timeout: 150_000 }, () => {
       const viaSecondary = await s('PUT', '/v1/acl/policy', { Name: 'from-dc2' });
       assert.equal(viaSecondary.status, 200);
       assert.equal((await p('GET', '/v1/acl/policy/name/from-dc2')).status, 200, 'written in the primary');
-      await waitFor(() => s('GET', '/v1/acl/policy/name/from-dc2'), (r) => r.status === 200);
+      await waitFor(
+        () => s('GET', '/v1/acl/policy/name/from-dc2'),
+        (r) => r.status === 200,
+      );
       await p('DELETE', `/v1/acl/policy/${policy.json.ID}`);
-      await waitFor(() => s('GET', `/v1/acl/policy/${policy.json.ID}`), (r) => r.status === 404);
+      await waitFor(
+        () => s('GET', `/v1/acl/policy/${policy.json.ID}`),
+        (r) => r.status === 404,
+      );
       assert.equal((await s('GET', `/v1/acl/token/${local.json.AccessorID}`)).status, 200, 'replication leaves local tokens alone');
 
       // ?dc= forwards; an unknown datacenter has no path.
@@ -88,10 +103,20 @@ describe('ACL replication between datacenters', { timeout: 150_000 }, () => {
       assert.match(failing.LastErrorMessage, /^failed to retrieve remote ACL (policies|roles|tokens): rpc error making call: /);
       assert.equal((await s('GET', `/v1/acl/token/${token.json.AccessorID}`)).status, 200, 'the secondary keeps serving its copy');
 
-      primary = await startAgent({ initialManagement: MGMT }, { datacenter: 'dc1', primaryDatacenter: 'dc1', dataDir: primary.dataDir, httpAddress: primaryAddress });
+      primary = await startAgent(
+        { initialManagement: MGMT },
+        { datacenter: 'dc1', primaryDatacenter: 'dc1', dataDir: primary.dataDir, httpAddress: primaryAddress },
+      );
       await p('PUT', '/v1/acl/policy', { Name: 'after-outage' });
-      await waitFor(() => s('GET', '/v1/acl/policy/name/after-outage'), (r) => r.status === 200, 40_000);
-      const healed = await waitFor(async () => (await call(secondary.url, 'GET', '/v1/acl/replication')).json, (st) => st.LastSuccess >= st.LastError);
+      await waitFor(
+        () => s('GET', '/v1/acl/policy/name/after-outage'),
+        (r) => r.status === 200,
+        40_000,
+      );
+      const healed = await waitFor(
+        async () => (await call(secondary.url, 'GET', '/v1/acl/replication')).json,
+        (st) => st.LastSuccess >= st.LastError,
+      );
       assert.equal(healed.Running, true);
     } finally {
       await secondary.stop();
@@ -107,7 +132,10 @@ describe('ACL replication between datacenters', { timeout: 150_000 }, () => {
       { replicationWaitMs: 1000, replicationBackoffMs: 200 },
     );
     try {
-      await waitFor(async () => (await call(secondary.url, 'GET', '/v1/acl/replication')).json, (st) => st.ReplicatedIndex > 0);
+      await waitFor(
+        async () => (await call(secondary.url, 'GET', '/v1/acl/replication')).json,
+        (st) => st.ReplicatedIndex > 0,
+      );
       assert.equal((await call(secondary.url, 'GET', '/v1/acl/replication')).json.ReplicationType, 'policies');
       // The management token is global, but tokens are not replicated here: use ?dc= for a token the primary knows.
       const local = await call(secondary.url, 'PUT', '/v1/acl/token?dc=dc1', { token: MGMT, body: { Local: true } });
@@ -130,7 +158,10 @@ describe('ACL replication between datacenters', { timeout: 150_000 }, () => {
       { replicationWaitMs: 1000, replicationBackoffMs: 200 },
     );
     try {
-      const st = await waitFor(async () => (await call(secondary.url, 'GET', '/v1/acl/replication')).json, (x) => x.LastErrorMessage !== '');
+      const st = await waitFor(
+        async () => (await call(secondary.url, 'GET', '/v1/acl/replication')).json,
+        (x) => x.LastErrorMessage !== '',
+      );
       assert.equal(st.LastErrorMessage, 'failed to retrieve unredacted tokens - replication token in use does not grant acl:write');
     } finally {
       await secondary.stop();

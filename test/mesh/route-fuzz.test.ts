@@ -11,7 +11,33 @@ import { call, startAgent, type TestAgent } from './helpers.js';
 
 const ROOT = 'c0ffee00-0000-4000-8000-00000000f022';
 /** Body fields the discovery service's routes take (its document declares none). */
-const FIELDS = ['Name', 'Description', 'Rules', 'Policies', 'Roles', 'Type', 'Config', 'Node', 'Address', 'Service', 'Check', 'Checks', 'TTL', 'Behavior', 'LockDelay', 'ID', 'Port', 'Tags', 'Meta', 'ExpirationTTL', 'BindType', 'Selector', 'BearerToken', 'Status', 'Output'];
+const FIELDS = [
+  'Name',
+  'Description',
+  'Rules',
+  'Policies',
+  'Roles',
+  'Type',
+  'Config',
+  'Node',
+  'Address',
+  'Service',
+  'Check',
+  'Checks',
+  'TTL',
+  'Behavior',
+  'LockDelay',
+  'ID',
+  'Port',
+  'Tags',
+  'Meta',
+  'ExpirationTTL',
+  'BindType',
+  'Selector',
+  'BearerToken',
+  'Status',
+  'Output',
+];
 
 describe('discovery: every documented route, hostile input', { timeout: 600_000 }, () => {
   let a: TestAgent;
@@ -35,8 +61,22 @@ describe('discovery: every documented route, hostile input', { timeout: 600_000 
       // An unknown ?dc= is the reference's routing answer, 500 `No path to datacenter` (test/mesh/reference-clients.test.ts).
       allow5xx: (status, body) => status === 500 && body === 'No path to datacenter',
       seeds: {
-        'PUT /catalog/register': { Node: 'n1', Address: '10.0.0.1', NodeMeta: { rack: 'r1' }, Service: { ID: 's1', Service: 'redis', Tags: ['a'], Port: 8000, Meta: { v: '1' } }, Check: { CheckID: 'c1', Name: 'c', ServiceID: 's1', Status: 'passing' } },
-        'PUT /agent/service/register': { ID: 's2', Name: 'web', Port: 80, Tags: ['x'], Meta: { a: 'b' }, Check: { TTL: '10s' }, Weights: { Passing: 1, Warning: 1 } },
+        'PUT /catalog/register': {
+          Node: 'n1',
+          Address: '10.0.0.1',
+          NodeMeta: { rack: 'r1' },
+          Service: { ID: 's1', Service: 'redis', Tags: ['a'], Port: 8000, Meta: { v: '1' } },
+          Check: { CheckID: 'c1', Name: 'c', ServiceID: 's1', Status: 'passing' },
+        },
+        'PUT /agent/service/register': {
+          ID: 's2',
+          Name: 'web',
+          Port: 80,
+          Tags: ['x'],
+          Meta: { a: 'b' },
+          Check: { TTL: '10s' },
+          Weights: { Passing: 1, Warning: 1 },
+        },
         'PUT /agent/check/register': { ID: 'c2', Name: 'ttl', TTL: '30s', Notes: 'n' },
         'PUT /session/create': { Name: 's', TTL: '30s', LockDelay: '15s', Behavior: 'release', Checks: [] },
         'PUT /txn': [{ KV: { Verb: 'set', Key: 'fuzz/t', Value: 'dg==' } }, { KV: { Verb: 'get', Key: 'keep' } }],

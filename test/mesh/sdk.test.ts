@@ -24,7 +24,10 @@ describe('MeshClient', () => {
   after(() => s?.stop());
 
   it('bootstrap is one-time: the second answers 403 with the reset index as plain text', async () => {
-    const err = await s.client().bootstrap().catch((e: unknown) => e);
+    const err = await s
+      .client()
+      .bootstrap()
+      .catch((e: unknown) => e);
     assert.ok(err instanceof MeshApiError);
     assert.equal(err.status, 403);
     assert.match(err.message, /^Permission denied: ACL bootstrap no longer allowed \(reset index: \d+\)$/);
@@ -46,7 +49,10 @@ describe('MeshClient', () => {
 
     const role = await mesh.roles.create({ Name: 'sdk-role', Policies: [{ Name: 'sdk-web' }] });
     assert.deepEqual(role.Policies, [{ ID: p.ID, Name: 'sdk-web' }]);
-    assert.deepEqual((await mesh.roles.list({ policy: p.ID })).items.map((r) => r.Name), ['sdk-role']);
+    assert.deepEqual(
+      (await mesh.roles.list({ policy: p.ID })).items.map((r) => r.Name),
+      ['sdk-role'],
+    );
     assert.equal((await mesh.roles.readByName('sdk-role')).ID, role.ID);
     assert.equal((await mesh.roles.update(role.ID, { Name: 'sdk-role', Description: 'd' })).Policies, undefined);
 
@@ -54,8 +60,14 @@ describe('MeshClient', () => {
     assert.match(t.SecretID, /^[0-9a-f-]{36}$/);
     assert.ok(t.ExpirationTime);
     assert.equal((await mesh.tokens.read(t.AccessorID)).Description, 'sdk');
-    assert.deepEqual((await mesh.tokens.list({ policy: p.ID })).items.map((x) => x.AccessorID), [t.AccessorID]);
-    assert.deepEqual((await mesh.tokens.list({ serviceName: 'web' })).items.map((x) => x.AccessorID), [t.AccessorID]);
+    assert.deepEqual(
+      (await mesh.tokens.list({ policy: p.ID })).items.map((x) => x.AccessorID),
+      [t.AccessorID],
+    );
+    assert.deepEqual(
+      (await mesh.tokens.list({ serviceName: 'web' })).items.map((x) => x.AccessorID),
+      [t.AccessorID],
+    );
     const own = await s.client(t.SecretID).tokens.readSelf();
     assert.equal(own.AccessorID, t.AccessorID);
     const updated = await mesh.tokens.update(t.AccessorID, { Description: 'sdk2', Policies: [{ Name: 'sdk-web' }] });
@@ -71,7 +83,10 @@ describe('MeshClient', () => {
     assert.equal(gone.message, 'Requested token does not exist: ACL not found');
     await mesh.roles.delete(role.ID);
     await mesh.policies.delete(p.ID);
-    assert.equal((await mesh.policies.list()).items.some((x) => x.ID === p.ID), false);
+    assert.equal(
+      (await mesh.policies.list()).items.some((x) => x.ID === p.ID),
+      false,
+    );
   });
 
   it('a blocking list returns when a write lands', async () => {
@@ -96,17 +111,27 @@ describe('MeshClient', () => {
     assert.equal(m.MaxTokenTTL, '10m0s');
     assert.equal((await mesh.authMethods.update('sdk-jwt', { Type: 'jwt', Description: 'd', Config: m.Config })).Description, 'd');
     assert.ok((await mesh.authMethods.list()).items.some((x) => x.Name === 'sdk-jwt' && x.Config === undefined));
-    const rule = await mesh.bindingRules.create({ AuthMethod: 'sdk-jwt', Selector: 'value.user == "alice"', BindType: 'service', BindName: 'svc-${value.user}' });
+    const rule = await mesh.bindingRules.create({
+      AuthMethod: 'sdk-jwt',
+      Selector: 'value.user == "alice"',
+      BindType: 'service',
+      BindName: 'svc-${value.user}',
+    });
     assert.equal((await mesh.bindingRules.read(rule.ID)).BindName, 'svc-${value.user}');
     assert.equal((await mesh.bindingRules.update(rule.ID, { Selector: rule.Selector, BindType: 'node', BindName: 'n-${value.user}' })).BindType, 'node');
-    assert.deepEqual((await mesh.bindingRules.list({ authMethod: 'sdk-jwt' })).items.map((r) => r.ID), [rule.ID]);
+    assert.deepEqual(
+      (await mesh.bindingRules.list({ authMethod: 'sdk-jwt' })).items.map((r) => r.ID),
+      [rule.ID],
+    );
 
-    const jwt = (sub: string) =>
-      new SignJWT({ sub, aud: 'cairn' }).setProtectedHeader({ alg: 'ES256' }).setIssuedAt().setExpirationTime('5m').sign(privateKey);
+    const jwt = (sub: string) => new SignJWT({ sub, aud: 'cairn' }).setProtectedHeader({ alg: 'ES256' }).setIssuedAt().setExpirationTime('5m').sign(privateKey);
     const t = await s.client().login({ AuthMethod: 'sdk-jwt', BearerToken: await jwt('alice'), Meta: { host: 'h1' } });
     assert.equal(t.AuthMethod, 'sdk-jwt');
     assert.deepEqual(t.NodeIdentities, [{ NodeName: 'n-alice', Datacenter: 'dc1' }]);
-    const refused = await s.client().login({ AuthMethod: 'sdk-jwt', BearerToken: await jwt('bob') }).catch((e: unknown) => e);
+    const refused = await s
+      .client()
+      .login({ AuthMethod: 'sdk-jwt', BearerToken: await jwt('bob') })
+      .catch((e: unknown) => e);
     assert.ok(refused instanceof MeshApiError);
     assert.equal(refused.status, 403);
     await s.client().logout(t.SecretID);
@@ -120,7 +145,10 @@ describe('MeshClient', () => {
     assert.ok(bad instanceof MeshApiError);
     assert.equal(bad.status, 400);
     assert.match(bad.message, /invalid Name/);
-    const denied = await s.client().policies.list().catch((e: unknown) => e);
+    const denied = await s
+      .client()
+      .policies.list()
+      .catch((e: unknown) => e);
     assert.ok(denied instanceof MeshApiError);
     assert.equal(denied.status, 403);
     const far = new MeshClient({ address: '127.0.0.1:1' });

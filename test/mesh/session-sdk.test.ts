@@ -10,7 +10,18 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { kvValue, MESH_LOCK_FLAGS, MESH_SEMAPHORE_FLAGS, MeshApiError, MeshClient, MeshLock, MeshLockConflictError, MeshLockInUseError, MeshSemaphore, MeshSemaphoreInUseError } from '../../src/sdk/index.js';
+import {
+  kvValue,
+  MESH_LOCK_FLAGS,
+  MESH_SEMAPHORE_FLAGS,
+  MeshApiError,
+  MeshClient,
+  MeshLock,
+  MeshLockConflictError,
+  MeshLockInUseError,
+  MeshSemaphore,
+  MeshSemaphoreInUseError,
+} from '../../src/sdk/index.js';
 import { call, startAgent, type TestAgent } from './helpers.js';
 
 describe('MeshClient.session and MeshLock', () => {
@@ -33,11 +44,20 @@ describe('MeshClient.session and MeshLock', () => {
     const id = await mesh.session.create({ Name: 'sdk', TTL: '30s', LockDelay: '5s', Behavior: 'delete' });
     const { session, index } = await mesh.session.info(id);
     assert.ok(session);
-    assert.deepEqual([session.ID, session.Name, session.Node, session.LockDelay, session.Behavior, session.TTL, session.NodeChecks], [id, 'sdk', 'test', 5e9, 'delete', '30s', ['serfHealth']]);
+    assert.deepEqual(
+      [session.ID, session.Name, session.Node, session.LockDelay, session.Behavior, session.TTL, session.NodeChecks],
+      [id, 'sdk', 'test', 5e9, 'delete', '30s', ['serfHealth']],
+    );
     assert.ok(index > before.index, 'the index of the sessions table moved');
-    assert.deepEqual((await mesh.session.node('test')).items.map((s) => s.ID), [id]);
+    assert.deepEqual(
+      (await mesh.session.node('test')).items.map((s) => s.ID),
+      [id],
+    );
     assert.deepEqual((await mesh.session.node('other')).items, []);
-    assert.deepEqual((await mesh.session.list()).items.map((s) => s.ID), [id]);
+    assert.deepEqual(
+      (await mesh.session.list()).items.map((s) => s.ID),
+      [id],
+    );
     assert.equal((await mesh.session.renew(id))?.TTL, '30s');
 
     // A blocking list wakes when another session is made.
@@ -51,7 +71,10 @@ describe('MeshClient.session and MeshLock', () => {
     await mesh.session.destroy(second);
     assert.equal((await mesh.session.info(id)).session, undefined);
     assert.equal(await mesh.session.renew(id), undefined, 'a gone session renews to undefined');
-    await assert.rejects(mesh.session.create({ TTL: '1s' }), (err: unknown) => err instanceof MeshApiError && err.status === 400 && /Invalid Session TTL/.test(err.message));
+    await assert.rejects(
+      mesh.session.create({ TTL: '1s' }),
+      (err: unknown) => err instanceof MeshApiError && err.status === 400 && /Invalid Session TTL/.test(err.message),
+    );
   });
 
   it('kv.put acquire/release hold and free a key', async () => {
@@ -110,7 +133,10 @@ describe('MeshClient.session and MeshLock', () => {
     setTimeout(() => stop.abort(), 200);
     assert.equal(await stopped, undefined);
     // Neither left a session behind.
-    assert.deepEqual((await mesh.session.list()).items.map((s) => s.ID), [holder.sessionId]);
+    assert.deepEqual(
+      (await mesh.session.list()).items.map((s) => s.ID),
+      [holder.sessionId],
+    );
     await holder.release();
   });
 
@@ -127,7 +153,10 @@ describe('MeshClient.session and MeshLock', () => {
     assert.equal(lock.Flags, MESH_SEMAPHORE_FLAGS);
     assert.deepEqual(JSON.parse(kvValue(lock).toString()), { Limit: 2, Holders: { [one.sessionId!]: true, [two.sessionId!]: true } });
     assert.equal((await mesh.kv.get(`svc/workers/${one.sessionId}`)).entry?.Session, one.sessionId, 'the contender key is held by its session');
-    await assert.rejects(new MeshSemaphore(mesh, { prefix: 'svc/workers', limit: 3, tryOnce: true, waitMs: 100 }).acquire(), /semaphore limit conflict \(lock: 2, local: 3\)/);
+    await assert.rejects(
+      new MeshSemaphore(mesh, { prefix: 'svc/workers', limit: 3, tryOnce: true, waitMs: 100 }).acquire(),
+      /semaphore limit conflict \(lock: 2, local: 3\)/,
+    );
 
     // One's session is destroyed: its slot is lost and goes to the third.
     await mesh.session.destroy(one.sessionId!);

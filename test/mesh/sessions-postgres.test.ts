@@ -46,7 +46,9 @@ describe('sessions on agents sharing PostgreSQL', () => {
     assert.equal(acquired.json, true, acquired.text);
 
     shiftMs += 21_000; // past 2 × TTL
-    await until('the leader invalidates the session', 10_000, async () => ((await call(b.url, 'GET', `/v1/session/info/${id}`, { token: root })).json.length === 0 ? true : undefined));
+    await until('the leader invalidates the session', 10_000, async () =>
+      (await call(b.url, 'GET', `/v1/session/info/${id}`, { token: root })).json.length === 0 ? true : undefined,
+    );
     const [e] = (await call(b.url, 'GET', '/v1/kv/svc/leader', { token: root })).json;
     assert.equal(e.Session, undefined);
     assert.equal(e.LockIndex, 1);

@@ -40,7 +40,9 @@ describe('sessions and KV locks', () => {
   before(async () => {
     a = await startAgent({}, {}, { now: () => Date.now() + shiftMs, sessionReapIntervalMs: 50, syncIntervalMs: 200 });
     root = (await api('PUT', 'acl/bootstrap')).json.SecretID;
-    await until('the agent node is synced', 5000, async () => ((await api('GET', 'health/node/test')).json.some?.((c: { CheckID: string }) => c.CheckID === 'serfHealth') ? true : undefined));
+    await until('the agent node is synced', 5000, async () =>
+      (await api('GET', 'health/node/test')).json.some?.((c: { CheckID: string }) => c.CheckID === 'serfHealth') ? true : undefined,
+    );
   });
   after(() => a.stop());
 
@@ -52,7 +54,16 @@ describe('sessions and KV locks', () => {
     const [s] = info.json;
     assert.deepEqual(Object.keys(s), ['ID', 'Name', 'Node', 'LockDelay', 'Behavior', 'TTL', 'NodeChecks', 'ServiceChecks', 'CreateIndex', 'ModifyIndex']);
     assert.deepEqual(
-      { ID: s.ID, Name: s.Name, Node: s.Node, LockDelay: s.LockDelay, Behavior: s.Behavior, TTL: s.TTL, NodeChecks: s.NodeChecks, ServiceChecks: s.ServiceChecks },
+      {
+        ID: s.ID,
+        Name: s.Name,
+        Node: s.Node,
+        LockDelay: s.LockDelay,
+        Behavior: s.Behavior,
+        TTL: s.TTL,
+        NodeChecks: s.NodeChecks,
+        ServiceChecks: s.ServiceChecks,
+      },
       { ID: id, Name: 'web-lock', Node: 'test', LockDelay: 15e9, Behavior: 'release', TTL: '', NodeChecks: ['serfHealth'], ServiceChecks: null },
     );
     assert.equal(info.headers.get('x-mesh-index'), String(s.ModifyIndex));
@@ -83,7 +94,7 @@ describe('sessions and KV locks', () => {
       [{ Behavior: 'keep' }, "Invalid Behavior setting 'keep'"],
       [{ TTL: '5s' }, "Invalid Session TTL '5000000000', must be between [10s=24h0m0s]"],
       [{ TTL: '25h' }, "Invalid Session TTL '90000000000000', must be between [10s=24h0m0s]"],
-      [{ TTL: 'soon' }, "Session TTL 'soon' invalid: time: invalid duration \"soon\""],
+      [{ TTL: 'soon' }, 'Session TTL \'soon\' invalid: time: invalid duration "soon"'],
       [{ Node: 'ghost' }, 'Missing node registration'],
       [{ NodeChecks: ['nope'] }, "Missing check 'nope' registration"],
       [{ LockDelay: true }, 'LockDelay must be a duration string'],
@@ -166,10 +177,14 @@ describe('sessions and KV locks', () => {
     assert.equal((await api('GET', 'kv/leader/db?raw')).text, 'db1', 'the value stays');
   });
 
-  it("an agent TTL check failing reaches the catalog and invalidates the session linked to it", async () => {
+  it('an agent TTL check failing reaches the catalog and invalidates the session linked to it', async () => {
     assert.equal((await api('PUT', 'agent/check/register', { body: { CheckID: 'heartbeat', Name: 'heartbeat', TTL: '30s' } })).status, 200);
     assert.equal((await api('PUT', 'agent/check/pass/heartbeat')).status, 200);
-    await until('the pass reaches the catalog', 5000, async () => ((await api('GET', 'health/node/test')).json.some((c: { CheckID: string; Status: string }) => c.CheckID === 'heartbeat' && c.Status === 'passing') ? true : undefined));
+    await until('the pass reaches the catalog', 5000, async () =>
+      (await api('GET', 'health/node/test')).json.some((c: { CheckID: string; Status: string }) => c.CheckID === 'heartbeat' && c.Status === 'passing')
+        ? true
+        : undefined,
+    );
     const id = await create({ NodeChecks: ['serfHealth', 'heartbeat'], LockDelay: '0s' });
     assert.equal((await api('PUT', `kv/svc/leader?acquire=${id}`, { raw: 'me' })).json, true);
     assert.equal((await api('PUT', 'agent/check/fail/heartbeat')).status, 200);
@@ -182,7 +197,12 @@ describe('sessions and KV locks', () => {
 
   it('ServiceChecks link a service check; deregistering the service invalidates the session', async () => {
     const reg = await api('PUT', 'catalog/register', {
-      body: { Node: 'app1', Address: '10.0.0.2', Service: { ID: 'api-1', Service: 'api' }, Check: { CheckID: 'api-alive', ServiceID: 'api-1', Status: 'passing' } },
+      body: {
+        Node: 'app1',
+        Address: '10.0.0.2',
+        Service: { ID: 'api-1', Service: 'api' },
+        Check: { CheckID: 'api-alive', ServiceID: 'api-1', Status: 'passing' },
+      },
     });
     assert.equal(reg.status, 200, reg.text);
     const id = await create({ Node: 'app1', NodeChecks: [], ServiceChecks: [{ ID: 'api-alive' }], LockDelay: '0s' });

@@ -77,10 +77,7 @@ describe('transactions', () => {
   it('check-index: passes at the key’s ModifyIndex, else rolls back; every failure is listed', async () => {
     assert.equal((await api('PUT', 'kv/ci/k', { raw: 'v' })).status, 200);
     const k = await entry('ci/k');
-    const ok = await txn([
-      { KV: { Verb: 'check-index', Key: 'ci/k', Index: k.ModifyIndex } },
-      { KV: { Verb: 'set', Key: 'ci/k', Value: b64('w') } },
-    ]);
+    const ok = await txn([{ KV: { Verb: 'check-index', Key: 'ci/k', Index: k.ModifyIndex } }, { KV: { Verb: 'set', Key: 'ci/k', Value: b64('w') } }]);
     assert.equal(ok.status, 200, ok.text);
     assert.equal(ok.json.Results[0].KV.Value, null);
     const bad = await txn([
@@ -104,7 +101,10 @@ describe('transactions', () => {
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(
       r.json.Results.map((x: { KV: { Key: string; Value: string } }) => [x.KV.Key, text(x.KV.Value)]),
-      [['ro/a', 'ro/a'], ['ro/b/c', 'ro/b/c']],
+      [
+        ['ro/a', 'ro/a'],
+        ['ro/b/c', 'ro/b/c'],
+      ],
     );
     assert.ok(Number(r.headers.get('x-mesh-index')) >= before);
     const again = await api('PUT', 'kv/ro/x', { raw: 'x' });
@@ -128,10 +128,7 @@ describe('transactions', () => {
     assert.equal(lock.status, 200, lock.text);
     assert.equal(lock.json.Results[0].KV.Session, s1);
     assert.equal(lock.json.Results[0].KV.LockIndex, 1);
-    const other = await txn([
-      { KV: { Verb: 'set', Key: 'lk/side', Value: b64('x') } },
-      { KV: { Verb: 'lock', Key: 'lk/leader', Session: s2 } },
-    ]);
+    const other = await txn([{ KV: { Verb: 'set', Key: 'lk/side', Value: b64('x') } }, { KV: { Verb: 'lock', Key: 'lk/leader', Session: s2 } }]);
     assert.equal(other.status, 409);
     assert.deepEqual(other.json.Errors, [{ OpIndex: 1, What: 'failed to lock key "lk/leader", lock is already held' }]);
     assert.equal(await entry('lk/side'), undefined);
@@ -171,7 +168,10 @@ describe('transactions', () => {
     assert.equal(check.Check.ServiceName, 'web', 'the check takes its service’s name');
     const health = await api('GET', 'health/service/web?passing');
     assert.equal(health.status, 200);
-    assert.deepEqual(health.json.map((e: { Service: { ID: string } }) => e.Service.ID), ['web-1']);
+    assert.deepEqual(
+      health.json.map((e: { Service: { ID: string } }) => e.Service.ID),
+      ['web-1'],
+    );
 
     const get = await txn([{ Service: { Verb: 'get', Node: 'tx-node', Service: { ID: 'web-1' } } }, { Node: { Verb: 'get', Node: { Node: 'tx-node' } } }]);
     assert.equal(get.status, 200, get.text);
@@ -247,7 +247,10 @@ describe('transactions', () => {
     for (const k of ['acl/open/x', 'acl/secret/y']) assert.equal((await api('PUT', `kv/${k}`, { raw: 'v' })).status, 200);
     const read = await txn([{ KV: { Verb: 'get-tree', Key: 'acl/' } }], token);
     assert.equal(read.status, 200, read.text);
-    assert.deepEqual(read.json.Results.map((x: { KV: { Key: string } }) => x.KV.Key), ['acl/open/x']);
+    assert.deepEqual(
+      read.json.Results.map((x: { KV: { Key: string } }) => x.KV.Key),
+      ['acl/open/x'],
+    );
     assert.equal(read.headers.get('x-mesh-results-filtered-by-acls'), 'true');
     const node = await txn([{ Node: { Verb: 'set', Node: { Node: 'n1', Address: '10.0.0.1' } } }], token);
     assert.equal(node.status, 409);

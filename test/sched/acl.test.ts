@@ -85,7 +85,10 @@ describe('scheduler ACL tokens, policies and roles', () => {
     const t = r.json;
     assert.match(t.AccessorID, UUID);
     assert.match(t.SecretID, UUID);
-    assert.deepEqual([t.Name, t.Type, t.Policies, t.Roles, t.Global, t.ExpirationTime, t.ExpirationTTL], ['ci', 'client', ['reader', 'other'], null, true, null, '']);
+    assert.deepEqual(
+      [t.Name, t.Type, t.Policies, t.Roles, t.Global, t.ExpirationTime, t.ExpirationTTL],
+      ['ci', 'client', ['reader', 'other'], null, true, null, ''],
+    );
     assert.equal(r.headers.get('x-sched-index'), String(t.ModifyIndex));
     assert.equal(r.headers.get('x-sched-knownleader'), null);
     const stored = a.state.get<TokenDoc>(T.tokens, t.AccessorID)!;
@@ -99,7 +102,10 @@ describe('scheduler ACL tokens, policies and roles', () => {
     assert.ok(Number(list.headers.get('x-sched-index')) >= t.ModifyIndex);
 
     const byPrefix = await req('GET', `/v1/acl/tokens?prefix=${t.AccessorID.slice(0, 8)}`);
-    assert.deepEqual(byPrefix.json.map((s: { AccessorID: string }) => s.AccessorID), [t.AccessorID]);
+    assert.deepEqual(
+      byPrefix.json.map((s: { AccessorID: string }) => s.AccessorID),
+      [t.AccessorID],
+    );
     const globals = await req('GET', '/v1/acl/tokens?global=true');
     assert.ok(globals.json.every((s: { Global: boolean }) => s.Global));
     assert.ok(globals.json.some((s: { AccessorID: string }) => s.AccessorID === t.AccessorID));
@@ -120,7 +126,7 @@ describe('scheduler ACL tokens, policies and roles', () => {
       [{ Type: 'management', ExpirationTTL: '10s' }, one('token', 'expiration time cannot be less than 1m0s in the future (was 10s)')],
       [
         { Type: 'client', ExpirationTTL: '-1m' },
-        'token 0 invalid: 4 errors occurred:\n\t* client token missing policies or roles\n\t* token expiration TTL \'-1m0s\' should not be negative\n\t* expiration time cannot be before create time\n\t* expiration time cannot be less than 1m0s in the future (was -1m0s)\n\n',
+        "token 0 invalid: 4 errors occurred:\n\t* client token missing policies or roles\n\t* token expiration TTL '-1m0s' should not be negative\n\t* expiration time cannot be before create time\n\t* expiration time cannot be less than 1m0s in the future (was -1m0s)\n\n",
       ],
       [{ Type: 'management', ExpirationTTL: 'soon' }, 'time: invalid duration "soon"'],
       [{ Type: 'client', Policies: 'reader' }, 'json: cannot unmarshal string into Go struct field ACLToken.Policies of type []string'],
@@ -145,13 +151,25 @@ describe('scheduler ACL tokens, policies and roles', () => {
     assert.deepEqual([mismatch.status, mismatch.text], [400, 'ACL token accessor does not match request path']);
     const up = await req('PUT', `/v1/acl/token/${t.AccessorID}`, { AccessorID: t.AccessorID, Name: 'renamed' });
     assert.equal(up.status, 200, up.text);
-    assert.deepEqual([up.json.Name, up.json.Policies, up.json.SecretID, up.json.ExpirationTime, up.json.CreateTime], ['renamed', ['reader'], t.SecretID, t.ExpirationTime, t.CreateTime]);
+    assert.deepEqual(
+      [up.json.Name, up.json.Policies, up.json.SecretID, up.json.ExpirationTime, up.json.CreateTime],
+      ['renamed', ['reader'], t.SecretID, t.ExpirationTime, t.CreateTime],
+    );
     assert.notEqual(up.json.Hash, t.Hash);
     assert.equal(a.state.get<TokenDoc>(T.tokens, t.AccessorID)!.Name, 'renamed');
 
-    const locked = await req('PUT', `/v1/acl/token/${t.AccessorID}`, { AccessorID: t.AccessorID, Type: 'management', Policies: [], Global: true, ExpirationTTL: '2h' });
+    const locked = await req('PUT', `/v1/acl/token/${t.AccessorID}`, {
+      AccessorID: t.AccessorID,
+      Type: 'management',
+      Policies: [],
+      Global: true,
+      ExpirationTTL: '2h',
+    });
     assert.equal(locked.status, 400);
-    assert.equal(locked.text, 'token 0 invalid: 3 errors occurred:\n\t* cannot toggle global mode\n\t* cannot update expiration TTL\n\t* cannot update token type\n\n');
+    assert.equal(
+      locked.text,
+      'token 0 invalid: 3 errors occurred:\n\t* cannot toggle global mode\n\t* cannot update expiration TTL\n\t* cannot update token type\n\n',
+    );
     const missing = await req('PUT', '/v1/acl/token/00000000-0000-4000-8000-000000000000', { AccessorID: '00000000-0000-4000-8000-000000000000', Name: 'x' });
     assert.deepEqual([missing.status, missing.text], [400, 'cannot find token 00000000-0000-4000-8000-000000000000']);
 
@@ -186,10 +204,16 @@ describe('scheduler ACL tokens, policies and roles', () => {
     assert.equal(own.headers.get('x-sched-index'), String(own.json.ModifyIndex));
 
     const list = await req('GET', '/v1/acl/policies', undefined, reader.SecretID);
-    assert.deepEqual(list.json.map((p: { Name: string }) => p.Name), ['reader']);
+    assert.deepEqual(
+      list.json.map((p: { Name: string }) => p.Name),
+      ['reader'],
+    );
     assert.deepEqual(Object.keys(list.json[0]), ['Name', 'Description', 'Hash', 'CreateIndex', 'ModifyIndex']);
     const all = await req('GET', '/v1/acl/policies?prefix=se');
-    assert.deepEqual(all.json.map((p: { Name: string }) => p.Name), ['secret']);
+    assert.deepEqual(
+      all.json.map((p: { Name: string }) => p.Name),
+      ['secret'],
+    );
 
     for (const path of ['/v1/acl/tokens', '/v1/acl/policy/secret', `/v1/acl/token/${(await req('GET', '/v1/acl/token/self')).json.AccessorID}`]) {
       const r = await req('GET', path, undefined, reader.SecretID);
@@ -216,7 +240,10 @@ describe('scheduler ACL tokens, policies and roles', () => {
   it('validates policies with the reference texts', async () => {
     const bad = await req('PUT', '/v1/acl/policy/broken', { Name: 'broken', Rules: 'namespace "default" { policy = "admin" }' });
     assert.equal(bad.status, 400);
-    assert.match(bad.text, /^policy 0 invalid: 1 error occurred:\n\t\* failed to parse rules: Invalid namespace policy: namespace "default": "admin" is not .*\n\n$/);
+    assert.match(
+      bad.text,
+      /^policy 0 invalid: 1 error occurred:\n\t\* failed to parse rules: Invalid namespace policy: namespace "default": "admin" is not .*\n\n$/,
+    );
     const syntax = await req('PUT', '/v1/acl/policy/broken', { Name: 'broken', Rules: 'namespace "default" {' });
     assert.match(syntax.text, /^policy 0 invalid: 1 error occurred:\n\t\* failed to parse rules: Failed to parse ACL Policy: /);
     const name = await req('PUT', '/v1/acl/policy/bad_name', { Name: 'bad_name', Description: 'd'.repeat(257), Rules: READ_DEFAULT });
@@ -237,11 +264,14 @@ describe('scheduler ACL tokens, policies and roles', () => {
     assert.equal(a.state.get(T.policies, 'ops'), undefined);
   });
 
-  it('manages roles: policies must exist, names are unique, a token holds its roles\' policies', async () => {
+  it("manages roles: policies must exist, names are unique, a token holds its roles' policies", async () => {
     const noPolicy = await req('POST', '/v1/acl/role', { Name: 'ops', Policies: [{ Name: 'nope' }] });
     assert.deepEqual([noPolicy.status, noPolicy.text], [400, 'cannot find policy nope']);
     const invalid = await req('POST', '/v1/acl/role', { Name: 'bad name' });
-    assert.deepEqual([invalid.status, invalid.text], [400, "role 0 invalid: 2 errors occurred:\n\t* invalid name 'bad name'\n\t* at least one policy should be specified\n\n"]);
+    assert.deepEqual(
+      [invalid.status, invalid.text],
+      [400, "role 0 invalid: 2 errors occurred:\n\t* invalid name 'bad name'\n\t* at least one policy should be specified\n\n"],
+    );
 
     const created = await req('POST', '/v1/acl/role', { Name: 'ops', Description: 'operators', Policies: [{ Name: 'secret' }, { Name: 'secret' }] });
     assert.equal(created.status, 200, created.text);
@@ -255,10 +285,16 @@ describe('scheduler ACL tokens, policies and roles', () => {
     const t = (await req('POST', '/v1/acl/token', { Name: 'op', Type: 'client', Roles: [{ Name: 'ops' }] })).json;
     assert.deepEqual(t.Roles, [{ ID: role.ID, Name: 'ops' }]);
     assert.equal((await req('GET', '/v1/acl/policy/secret', undefined, t.SecretID)).status, 200);
-    assert.deepEqual((await req('GET', '/v1/acl/policies', undefined, t.SecretID)).json.map((p: { Name: string }) => p.Name), ['secret']);
+    assert.deepEqual(
+      (await req('GET', '/v1/acl/policies', undefined, t.SecretID)).json.map((p: { Name: string }) => p.Name),
+      ['secret'],
+    );
     assert.equal((await req('GET', `/v1/acl/role/${role.ID}`, undefined, t.SecretID)).status, 200);
     assert.equal((await req('GET', '/v1/acl/role/name/ops', undefined, t.SecretID)).json.ID, role.ID);
-    assert.deepEqual((await req('GET', '/v1/acl/roles', undefined, t.SecretID)).json.map((r: { ID: string }) => r.ID), [role.ID]);
+    assert.deepEqual(
+      (await req('GET', '/v1/acl/roles', undefined, t.SecretID)).json.map((r: { ID: string }) => r.ID),
+      [role.ID],
+    );
     assert.deepEqual((await req('GET', '/v1/acl/roles', undefined, reader.SecretID)).json, []);
     const denied = await req('GET', `/v1/acl/role/${role.ID}`, undefined, reader.SecretID);
     assert.deepEqual([denied.status, denied.text], [403, 'Permission denied']);
@@ -275,7 +311,10 @@ describe('scheduler ACL tokens, policies and roles', () => {
     const del = await req('DELETE', `/v1/acl/role/${role.ID}`);
     assert.deepEqual([del.status, del.text], [200, '']);
     assert.equal(a.state.get(T.roles, role.ID), undefined);
-    assert.deepEqual([(await req('GET', `/v1/acl/role/${role.ID}`)).status, (await req('DELETE', `/v1/acl/role/${role.ID}`)).text], [404, 'ACL role not found']);
+    assert.deepEqual(
+      [(await req('GET', `/v1/acl/role/${role.ID}`)).status, (await req('DELETE', `/v1/acl/role/${role.ID}`)).text],
+      [404, 'ACL role not found'],
+    );
     assert.equal((await req('GET', `/v1/acl/token/${t.AccessorID}`)).json.Roles, null);
   });
 
@@ -300,7 +339,10 @@ describe('scheduler ACL tokens, policies and roles', () => {
     const missing = await req('GET', '/v1/acl/policy/anonymous', undefined, null);
     assert.deepEqual([missing.status, missing.text], [404, 'ACL policy not found']);
     await req('PUT', '/v1/acl/policy/anonymous', { Name: 'anonymous', Rules: READ_DEFAULT });
-    assert.deepEqual((await req('GET', '/v1/acl/policies', undefined, null)).json.map((p: { Name: string }) => p.Name), ['anonymous']);
+    assert.deepEqual(
+      (await req('GET', '/v1/acl/policies', undefined, null)).json.map((p: { Name: string }) => p.Name),
+      ['anonymous'],
+    );
     assert.equal((await req('GET', '/v1/acl/policy/anonymous', undefined, null)).status, 200);
     const tokens = await req('GET', '/v1/acl/tokens', undefined, null);
     assert.deepEqual([tokens.status, tokens.text], [403, 'Permission denied']);

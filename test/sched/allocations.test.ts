@@ -44,7 +44,7 @@ describe('scheduler allocations and namespaces', () => {
     await a.stop();
   });
 
-  it('reads an allocation the scheduler placed, with its job snapshot and the register\'s evaluation', async () => {
+  it("reads an allocation the scheduler placed, with its job snapshot and the register's evaluation", async () => {
     const { alloc: got, evalId } = await place('prod', 'web');
     assert.match(got.ID, /^[0-9a-f-]{36}$/);
     assert.deepEqual(
@@ -82,7 +82,11 @@ describe('scheduler allocations and namespaces', () => {
     }
     assert.deepEqual((await req('GET', `/v1/allocation/${id}`)).json.ModifyIndex, alloc.ModifyIndex, 'nothing written');
     const state = { State: 'running', Failed: false, Restarts: 0, LastRestart: null, StartedAt: new Date().toISOString(), FinishedAt: null, Events: [] };
-    const ok = await req('PUT', `/v1/allocation/${id}/client-status`, { ClientStatus: 'running', ClientDescription: 'Tasks are running', TaskStates: { t: state } });
+    const ok = await req('PUT', `/v1/allocation/${id}/client-status`, {
+      ClientStatus: 'running',
+      ClientDescription: 'Tasks are running',
+      TaskStates: { t: state },
+    });
     assert.equal(ok.status, 200, ok.text);
     assert.ok(ok.json.Index > alloc.ModifyIndex);
     assert.equal(ok.headers.get('x-sched-index'), String(ok.json.Index));
@@ -108,7 +112,10 @@ describe('scheduler allocations and namespaces', () => {
     assert.equal(r.status, 200, r.text);
     assert.equal((await settled(a, r.json.EvalID)).Status, 'complete');
     const got = (await req('GET', `/v1/allocation/${alloc.ID}`)).json;
-    assert.deepEqual([got.DesiredStatus, got.DesiredDescription, got.DesiredTransition.Migrate, got.ClientStatus], ['stop', 'alloc is being migrated', true, 'pending']);
+    assert.deepEqual(
+      [got.DesiredStatus, got.DesiredDescription, got.DesiredTransition.Migrate, got.ClientStatus],
+      ['stop', 'alloc is being migrated', true, 'pending'],
+    );
     const again = await req('PUT', `/v1/allocation/${alloc.ID}/stop`, undefined, prodWriter);
     assert.deepEqual([again.status, again.text], [400, 'alloc is already terminal']);
   });
@@ -121,9 +128,32 @@ describe('scheduler allocations and namespaces', () => {
     assert.ok(list.json.every((s: { Namespace: string }) => s.Namespace === 'prod'));
     const stub = list.json.find((s: { ID: string }) => s.ID === p.ID);
     assert.deepEqual(Object.keys(stub), [
-      'ID', 'EvalID', 'Name', 'Namespace', 'NodeID', 'NodeName', 'JobID', 'JobType', 'JobVersion', 'TaskGroup', 'DesiredStatus', 'DesiredDescription',
-      'ClientStatus', 'ClientDescription', 'DesiredTransition', 'TaskStates', 'DeploymentStatus', 'FollowupEvalID', 'NextAllocation', 'RescheduleTracker',
-      'PreemptedAllocations', 'PreemptedByAllocation', 'CreateIndex', 'ModifyIndex', 'CreateTime', 'ModifyTime',
+      'ID',
+      'EvalID',
+      'Name',
+      'Namespace',
+      'NodeID',
+      'NodeName',
+      'JobID',
+      'JobType',
+      'JobVersion',
+      'TaskGroup',
+      'DesiredStatus',
+      'DesiredDescription',
+      'ClientStatus',
+      'ClientDescription',
+      'DesiredTransition',
+      'TaskStates',
+      'DeploymentStatus',
+      'FollowupEvalID',
+      'NextAllocation',
+      'RescheduleTracker',
+      'PreemptedAllocations',
+      'PreemptedByAllocation',
+      'CreateIndex',
+      'ModifyIndex',
+      'CreateTime',
+      'ModifyTime',
     ]);
     assert.deepEqual([stub.NodeName, stub.JobType, stub.JobID], ['worker-1', 'service', 'listed']);
     const defaults = (await req('GET', '/v1/allocations')).json;
@@ -133,12 +163,15 @@ describe('scheduler allocations and namespaces', () => {
     const ids = everything.map((s: { ID: string }) => s.ID);
     assert.deepEqual(ids, [...ids].sort());
     const byPrefix = (await req('GET', `/v1/allocations?namespace=prod&prefix=${p.ID.slice(0, 8)}`)).json;
-    assert.deepEqual(byPrefix.map((s: { ID: string }) => s.ID), [p.ID]);
+    assert.deepEqual(
+      byPrefix.map((s: { ID: string }) => s.ID),
+      [p.ID],
+    );
     const odd = await req('GET', '/v1/allocations?prefix=abc');
     assert.deepEqual([odd.status, odd.text], [400, 'index error: Input (without hyphens) must be even length']);
   });
 
-  it('checks namespace capabilities: read-job to read, the node\'s secret or node:write for client updates', async () => {
+  it("checks namespace capabilities: read-job to read, the node's secret or node:write for client updates", async () => {
     const prodWriter = (await clientToken(a.url, 'prod-write', 'namespace "prod" { policy = "write" }')).secret;
     const prodReader = (await clientToken(a.url, 'prod-read', 'namespace "prod" { policy = "read" }')).secret;
     const nodeWriter = (await clientToken(a.url, 'alloc-node-write', 'node { policy = "write" }')).secret;
@@ -155,20 +188,36 @@ describe('scheduler allocations and namespaces', () => {
     assertDenied(await req('POST', `/v1/allocation/${made.ID}/client-status`, { ClientStatus: 'running' }, prodWriter), 'a namespace token is not the node');
     assertDenied(await req('POST', `/v1/allocation/${made.ID}/client-status`, { ClientStatus: 'running' }, randomUUID()), 'another secret');
     assert.equal((await req('GET', `/v1/allocation/${made.ID}`)).json.ClientStatus, 'pending', 'nothing changed');
-    assert.equal((await req('POST', `/v1/allocation/${made.ID}/client-status`, { ClientStatus: 'running' }, NODE_SECRET)).status, 200, 'the node\'s own secret');
+    assert.equal((await req('POST', `/v1/allocation/${made.ID}/client-status`, { ClientStatus: 'running' }, NODE_SECRET)).status, 200, "the node's own secret");
     assert.equal((await req('GET', `/v1/allocation/${made.ID}`)).json.ClientStatus, 'running');
     assert.equal((await req('POST', `/v1/allocation/${made.ID}/client-status`, { ClientStatus: 'complete' }, nodeWriter)).status, 200, 'node:write');
     assert.equal((await req('GET', `/v1/allocation/${made.ID}`)).json.ClientStatus, 'complete');
   });
 
-  it('serves namespaces with the reference\'s texts', async () => {
+  it("serves namespaces with the reference's texts", async () => {
     const list = await req('GET', '/v1/namespaces');
-    assert.deepEqual(list.json.map((n: { Name: string }) => n.Name), ['default', 'dev', 'prod']);
+    assert.deepEqual(
+      list.json.map((n: { Name: string }) => n.Name),
+      ['default', 'dev', 'prod'],
+    );
     const prod = await req('GET', '/v1/namespace/prod');
-    assert.deepEqual(Object.keys(prod.json), ['Name', 'Description', 'Quota', 'Capabilities', 'NodePoolConfiguration', 'Meta', 'Hash', 'CreateIndex', 'ModifyIndex']);
+    assert.deepEqual(Object.keys(prod.json), [
+      'Name',
+      'Description',
+      'Quota',
+      'Capabilities',
+      'NodePoolConfiguration',
+      'Meta',
+      'Hash',
+      'CreateIndex',
+      'ModifyIndex',
+    ]);
     assert.equal(prod.json.Description, 'prod jobs');
     assert.equal(prod.headers.get('x-sched-index'), String(prod.json.ModifyIndex));
-    assert.deepEqual((await req('GET', '/v1/namespaces?prefix=p')).json.map((n: { Name: string }) => n.Name), ['prod']);
+    assert.deepEqual(
+      (await req('GET', '/v1/namespaces?prefix=p')).json.map((n: { Name: string }) => n.Name),
+      ['prod'],
+    );
     const nf = await req('GET', '/v1/namespace/nope');
     assert.deepEqual([nf.status, nf.text], [404, 'Namespace not found']);
 
@@ -179,7 +228,10 @@ describe('scheduler allocations and namespaces', () => {
     const mismatch = await req('PUT', '/v1/namespace/batch', { Name: 'other' });
     assert.deepEqual([mismatch.status, mismatch.text], [400, 'Namespace name does not match request path']);
     const badName = await req('PUT', '/v1/namespace', { Name: 'bad name!' });
-    assert.deepEqual([badName.status, badName.text], [400, 'Invalid namespace "bad name!": 1 error occurred:\n\t* invalid name "bad name!". Must match regex ^[a-zA-Z0-9-]{1,128}$\n\n']);
+    assert.deepEqual(
+      [badName.status, badName.text],
+      [400, 'Invalid namespace "bad name!": 1 error occurred:\n\t* invalid name "bad name!". Must match regex ^[a-zA-Z0-9-]{1,128}$\n\n'],
+    );
     const both = await req('PUT', '/v1/namespace/x', { Name: 'x', Description: 'd'.repeat(257) });
     assert.deepEqual([both.status, both.text], [400, 'Invalid namespace "x": 1 error occurred:\n\t* description longer than 256\n\n']);
     const empty = await call(a.url, 'PUT', '/v1/namespace/x', { token: ROOT });
@@ -213,7 +265,10 @@ describe('scheduler allocations and namespaces', () => {
     assertDenied(await req('DELETE', '/v1/namespace/prod', undefined, prodReader));
     assertDenied(await req('GET', '/v1/namespace/default', undefined, prodReader));
     assert.equal((await req('GET', '/v1/namespace/prod', undefined, prodReader)).status, 200);
-    assert.deepEqual((await req('GET', '/v1/namespaces', undefined, prodReader)).json.map((n: { Name: string }) => n.Name), ['prod']);
+    assert.deepEqual(
+      (await req('GET', '/v1/namespaces', undefined, prodReader)).json.map((n: { Name: string }) => n.Name),
+      ['prod'],
+    );
     assert.deepEqual((await req('GET', '/v1/namespaces', undefined, null)).json, []);
   });
 });

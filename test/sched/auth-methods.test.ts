@@ -23,7 +23,14 @@ const OIDC_CONFIG = {
   OIDCScopes: ['groups'],
 };
 const oidc = (over: Record<string, unknown> = {}) => ({ Name: 'okta', Type: 'OIDC', TokenLocality: 'global', MaxTokenTTL: '1h', Config: OIDC_CONFIG, ...over });
-const jwt = (over: Record<string, unknown> = {}) => ({ Name: 'ci', Type: 'JWT', TokenLocality: 'local', MaxTokenTTL: '10m', Config: { JWTValidationPubKeys: [PUB_KEY] }, ...over });
+const jwt = (over: Record<string, unknown> = {}) => ({
+  Name: 'ci',
+  Type: 'JWT',
+  TokenLocality: 'local',
+  MaxTokenTTL: '10m',
+  Config: { JWTValidationPubKeys: [PUB_KEY] },
+  ...over,
+});
 const one = (e: string) => `auth method 0 invalid: 1 error occurred:\n\t* ${e}\n\n`;
 
 describe('scheduler auth methods over HTTP', () => {
@@ -85,18 +92,38 @@ describe('scheduler auth methods over HTTP', () => {
   it('lists stubs {Name, Type, Default, Hash, CreateIndex, ModifyIndex} by name', async () => {
     const r = await req('GET', '/v1/acl/auth-methods', undefined, null);
     assert.equal(r.status, 200);
-    assert.deepEqual(r.json.map((s: Record<string, unknown>) => Object.keys(s).sort()), [
-      ['CreateIndex', 'Default', 'Hash', 'ModifyIndex', 'Name', 'Type'],
-      ['CreateIndex', 'Default', 'Hash', 'ModifyIndex', 'Name', 'Type'],
-    ]);
-    assert.deepEqual(r.json.map((s: { Name: string; Type: string }) => `${s.Name}:${s.Type}`), ['ci:JWT', 'okta:OIDC']);
+    assert.deepEqual(
+      r.json.map((s: Record<string, unknown>) => Object.keys(s).sort()),
+      [
+        ['CreateIndex', 'Default', 'Hash', 'ModifyIndex', 'Name', 'Type'],
+        ['CreateIndex', 'Default', 'Hash', 'ModifyIndex', 'Name', 'Type'],
+      ],
+    );
+    assert.deepEqual(
+      r.json.map((s: { Name: string; Type: string }) => `${s.Name}:${s.Type}`),
+      ['ci:JWT', 'okta:OIDC'],
+    );
     assert.equal(r.headers.get('x-sched-index'), String(a.state.tableIndex(T.authMethods)));
   });
 
-  it('refuses each invalid field with the reference\'s text (sched.md §2.3)', async () => {
+  it("refuses each invalid field with the reference's text (sched.md §2.3)", async () => {
     // A new name: on an existing one a create merges like an update (next test).
-    const oidc = (over: Record<string, unknown> = {}) => ({ Name: 'fresh', Type: 'OIDC', TokenLocality: 'global', MaxTokenTTL: '1h', Config: OIDC_CONFIG, ...over });
-    const jwt = (over: Record<string, unknown> = {}) => ({ Name: 'fresh', Type: 'JWT', TokenLocality: 'local', MaxTokenTTL: '10m', Config: { JWTValidationPubKeys: [PUB_KEY] }, ...over });
+    const oidc = (over: Record<string, unknown> = {}) => ({
+      Name: 'fresh',
+      Type: 'OIDC',
+      TokenLocality: 'global',
+      MaxTokenTTL: '1h',
+      Config: OIDC_CONFIG,
+      ...over,
+    });
+    const jwt = (over: Record<string, unknown> = {}) => ({
+      Name: 'fresh',
+      Type: 'JWT',
+      TokenLocality: 'local',
+      MaxTokenTTL: '10m',
+      Config: { JWTValidationPubKeys: [PUB_KEY] },
+      ...over,
+    });
     const cases: [string, unknown, string][] = [
       ['name pattern', oidc({ Name: 'bad_name' }), one(`invalid name 'bad_name'`)],
       ['name empty', oidc({ Name: '' }), one(`invalid name ''`)],
@@ -115,13 +142,21 @@ describe('scheduler auth methods over HTTP', () => {
         oidc({ Config: { OIDCClientSecret: 'x', AllowedRedirectURIs: ['http://localhost/cb'] } }),
         one('invalid config: 2 errors occurred:\n\t* missing OIDCDiscoveryURL\n\t* missing OIDCClientID\n\n'),
       ],
-      ['JWT key source', jwt({ Config: { BoundAudiences: ['x'] } }), one('invalid config: JWT auth method requires either OIDCDiscoveryURL, or JWKS URL, or JWTValidationPubKeys set')],
-      ['JWT keys parse', jwt({ Config: { JWTValidationPubKeys: ['nope'] } }), one('invalid config: error parsing public key JWTValidationPubKeys[0]: data does not contain any valid RSA, ECDSA, or ED25519 public keys')],
+      [
+        'JWT key source',
+        jwt({ Config: { BoundAudiences: ['x'] } }),
+        one('invalid config: JWT auth method requires either OIDCDiscoveryURL, or JWKS URL, or JWTValidationPubKeys set'),
+      ],
+      [
+        'JWT keys parse',
+        jwt({ Config: { JWTValidationPubKeys: ['nope'] } }),
+        one('invalid config: error parsing public key JWTValidationPubKeys[0]: data does not contain any valid RSA, ECDSA, or ED25519 public keys'),
+      ],
       ['MaxTokenTTL below 1m', oidc({ MaxTokenTTL: '59s' }), one(`invalid MaxTokenTTL value '59s' (should be between 1m0s and 24h0m0s)`)],
       ['MaxTokenTTL above 24h', oidc({ MaxTokenTTL: '24h0m1s' }), one(`invalid MaxTokenTTL value '24h0m1s' (should be between 1m0s and 24h0m0s)`)],
       ['MaxTokenTTL required', oidc({ MaxTokenTTL: undefined }), one(`invalid MaxTokenTTL value '0s' (should be between 1m0s and 24h0m0s)`)],
       [
-        'every error at once, in the reference\'s order',
+        "every error at once, in the reference's order",
         { Name: 'x y', Type: 'LDAP', TokenLocality: 'moon', MaxTokenTTL: '1s' },
         'auth method 0 invalid: 5 errors occurred:\n' +
           "\t* invalid name 'x y'\n\t* invalid token locality 'moon'\n\t* invalid token type 'LDAP'\n" +
@@ -149,9 +184,15 @@ describe('scheduler auth methods over HTTP', () => {
     assert.deepEqual(r.json.Config.SigningAlgs, ['ES256']);
   });
 
-  it('accepts the bounds and the docs\' case-insensitive field names', async () => {
+  it("accepts the bounds and the docs' case-insensitive field names", async () => {
     const name128 = 'n'.repeat(128);
-    const r = await req('POST', '/v1/acl/auth-method', { name: name128, TYPE: 'JWT', Tokenlocality: 'local', Maxtokenttl: '24h', config: { jwtvalidationpubkeys: [PUB_KEY] } });
+    const r = await req('POST', '/v1/acl/auth-method', {
+      name: name128,
+      TYPE: 'JWT',
+      Tokenlocality: 'local',
+      Maxtokenttl: '24h',
+      config: { jwtvalidationpubkeys: [PUB_KEY] },
+    });
     assert.equal(r.status, 200, r.text);
     assert.deepEqual([r.json.Name, r.json.TokenLocality, r.json.MaxTokenTTL], [name128, 'local', '24h0m0s']);
     const min = await req('POST', '/v1/acl/auth-method', jwt({ Name: 'min', MaxTokenTTL: 60e9 }));
@@ -181,13 +222,18 @@ describe('scheduler auth methods over HTTP', () => {
     assert.notEqual(r.json.Hash, before.Hash);
 
     const { OIDCScopes: _scopes, ...withoutScopes } = OIDC_CONFIG;
-    const replaced = await req('PUT', '/v1/acl/auth-method/okta', { Name: 'okta', MaxTokenTTL: '2h', TokenNameFormat: 'sso-${auth_method_name}', Config: withoutScopes });
+    const replaced = await req('PUT', '/v1/acl/auth-method/okta', {
+      Name: 'okta',
+      MaxTokenTTL: '2h',
+      TokenNameFormat: 'sso-${auth_method_name}',
+      Config: withoutScopes,
+    });
     assert.equal(replaced.status, 200, replaced.text);
     assert.equal(replaced.json.Config.OIDCScopes, null, 'Config is not merged field by field');
     assert.equal(replaced.json.TokenNameFormat, 'sso-${auth_method_name}');
   });
 
-  it('update: MaxTokenTTL is required (spec 002): without it 400 with the TTL rule\'s text, nothing changed', async () => {
+  it("update: MaxTokenTTL is required (spec 002): without it 400 with the TTL rule's text, nothing changed", async () => {
     const before = (await req('GET', '/v1/acl/auth-method/okta')).json;
     for (const body of [{ Name: 'okta' }, oidc({ MaxTokenTTL: undefined, TokenNameFormat: 'changed' }), oidc({ MaxTokenTTL: '' })]) {
       const r = await req('POST', '/v1/acl/auth-method/okta', body);
@@ -215,7 +261,10 @@ describe('scheduler auth methods over HTTP', () => {
     const r = await req('POST', '/v1/acl/auth-method/okta', { ...first.json, MaxTokenTTL: '3h', Config: { ...first.json.Config, OIDCClientID: 'rotated-id' } });
     assert.equal(r.status, 200, r.text);
     const after = (await req('GET', '/v1/acl/auth-method/okta')).json;
-    assert.deepEqual([after.MaxTokenTTL, after.Config.OIDCClientID, after.Config.OIDCClientSecret, after.ModifyIndex], ['3h0m0s', 'rotated-id', 'redacted', r.json.ModifyIndex]);
+    assert.deepEqual(
+      [after.MaxTokenTTL, after.Config.OIDCClientID, after.Config.OIDCClientSecret, after.ModifyIndex],
+      ['3h0m0s', 'rotated-id', 'redacted', r.json.ModifyIndex],
+    );
     await req('POST', '/v1/acl/auth-method/okta', first.json);
   });
 
@@ -241,7 +290,10 @@ describe('scheduler auth methods over HTTP', () => {
     const now = await req('POST', '/v1/acl/auth-method', jwt({ Name: 'ci2', Default: true }));
     assert.equal(now.status, 200, now.text);
     const stubs = (await req('GET', '/v1/acl/auth-methods')).json as { Name: string; Default: boolean }[];
-    assert.deepEqual(stubs.filter((s) => s.Default).map((s) => s.Name), ['ci2']);
+    assert.deepEqual(
+      stubs.filter((s) => s.Default).map((s) => s.Name),
+      ['ci2'],
+    );
   });
 
   it('privileges: list needs none (an unknown secret is 403), read and writes need management', async () => {

@@ -62,7 +62,9 @@ const BODIES: Record<string, unknown> = {
   'PUT /namespace/{name}': { Name: 'walk-ns' },
   'POST /namespace': { Name: 'walk-ns' },
   'PUT /namespace': { Name: 'walk-ns' },
-  'PUT /node/register': { Node: { ID: randomUUID(), SecretID: randomUUID(), Datacenter: 'dc1', Name: 'walk-node', HTTPAddr: '10.0.0.1:4646', Attributes: { 'os.name': 'ubuntu' } } },
+  'PUT /node/register': {
+    Node: { ID: randomUUID(), SecretID: randomUUID(), Datacenter: 'dc1', Name: 'walk-node', HTTPAddr: '10.0.0.1:4646', Attributes: { 'os.name': 'ubuntu' } },
+  },
   'POST /allocation/{id}/client-status': { ClientStatus: 'running' },
   'PUT /allocation/{id}/client-status': { ClientStatus: 'running' },
   'POST /volumes': { Volumes: [VOLUME] },
@@ -98,11 +100,14 @@ describe('scheduler: the authorization walk', { timeout: 300_000 }, () => {
     a = await startAgent();
     const made = await call(a.url, 'POST', '/v1/jobs', { token: ROOT, body: { Job: minimalJob('walk-job') } });
     assert.equal(made.status, 200, made.text);
-    const policy = await call(a.url, 'PUT', '/v1/acl/policy/walk-policy', { token: ROOT, body: { Name: 'walk-policy', Rules: 'namespace "default" { policy = "read" }' } });
+    const policy = await call(a.url, 'PUT', '/v1/acl/policy/walk-policy', {
+      token: ROOT,
+      body: { Name: 'walk-policy', Rules: 'namespace "default" { policy = "read" }' },
+    });
     assert.equal(policy.status, 200, policy.text);
     noRights = (await clientToken(a.url, 'walk-nothing', 'namespace "elsewhere" { policy = "read" }')).secret;
     // The scheduler's own writes (the job's evaluation) settle before the walk counts writes.
-    for (let last = -1; last !== a.state.index; ) {
+    for (let last = -1; last !== a.state.index;) {
       last = a.state.index;
       await new Promise((r) => setTimeout(r, 500));
     }
@@ -119,7 +124,9 @@ describe('scheduler: the authorization walk', { timeout: 300_000 }, () => {
     const problems: string[] = [];
     let calls = 0;
     for (const [path, ops] of Object.entries(doc.paths)) {
-      for (const method of Object.keys(ops).filter((k) => METHODS.includes(k)).map((m) => m.toUpperCase())) {
+      for (const method of Object.keys(ops)
+        .filter((k) => METHODS.includes(k))
+        .map((m) => m.toUpperCase())) {
         const key = `${method} ${path}`;
         for (const c of callers) {
           const before = a.state.index;
@@ -127,7 +134,12 @@ describe('scheduler: the authorization walk', { timeout: 300_000 }, () => {
           if (c.token) headers['X-Sched-Token'] = c.token;
           const body = BODIES[key];
           // A stream that opened would never end: its status is all the walk needs.
-          const res = await fetch(`${a.url}/v1${substitute(path)}${QUERIES[key] ?? ''}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+          const res = await fetch(`${a.url}/v1${substitute(path)}${QUERIES[key] ?? ''}`, {
+            method,
+            headers,
+            body: body === undefined ? undefined : JSON.stringify(body),
+            signal: AbortSignal.timeout(10_000),
+          });
           await res.body?.cancel();
           calls++;
           const open = OPEN.has(key) || (c.resolves && OWN.has(key));

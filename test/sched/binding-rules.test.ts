@@ -30,7 +30,10 @@ describe('scheduler binding rules over HTTP', () => {
     client = t.SecretID;
     for (const name of ['ci', 'gh']) {
       const r = await req('POST', '/v1/acl/auth-method', {
-        Name: name, Type: 'JWT', TokenLocality: 'local', MaxTokenTTL: '10m',
+        Name: name,
+        Type: 'JWT',
+        TokenLocality: 'local',
+        MaxTokenTTL: '10m',
         Config: { JWTValidationPubKeys: [PUB_KEY], ClaimMappings: { sub: 'user' }, ListClaimMappings: { groups: 'groups' } },
       });
       assert.equal(r.status, 200, r.text);
@@ -46,7 +49,13 @@ describe('scheduler binding rules over HTTP', () => {
   });
 
   it('creates: a generated ID, Hash, times and indexes, X-Sched-Index', async () => {
-    const r = await req('POST', '/v1/acl/binding-rule', { Description: 'devs', AuthMethod: 'ci', Selector: '"dev" in list.groups', BindType: 'role', BindName: 'dev-${value.user}' });
+    const r = await req('POST', '/v1/acl/binding-rule', {
+      Description: 'devs',
+      AuthMethod: 'ci',
+      Selector: '"dev" in list.groups',
+      BindType: 'role',
+      BindName: 'dev-${value.user}',
+    });
     assert.equal(r.status, 200, r.text);
     const rule = r.json;
     assert.match(rule.ID, UUID);
@@ -73,7 +82,7 @@ describe('scheduler binding rules over HTTP', () => {
     assert.equal(r.headers.get('x-sched-index'), String(a.state.tableIndex(T.bindingRules)));
   });
 
-  it('refuses each invalid rule with the reference\'s text', async () => {
+  it("refuses each invalid rule with the reference's text", async () => {
     const cases: [string, unknown, string | RegExp][] = [
       ['auth method missing', { BindType: 'management' }, one('auth method is missing')],
       ['description too long', { AuthMethod: 'ci', BindType: 'management', Description: 'd'.repeat(257) }, one('description longer than 256')],
@@ -81,16 +90,32 @@ describe('scheduler binding rules over HTTP', () => {
       ['bind name missing', { AuthMethod: 'ci', BindType: 'policy' }, one('bind name is missing')],
       ['management without name', { AuthMethod: 'ci', BindType: 'management', BindName: 'x' }, one('bind name should be empty')],
       ['unsupported bind type', { AuthMethod: 'ci', BindType: 'service', BindName: 'x' }, one('unsupported bind type: "service"')],
-      ['bad selector', { AuthMethod: 'ci', BindType: 'management', Selector: 'value.user ==' }, /^binding rule 0 invalid: 1 error occurred:\n\t\* selector is invalid: .+\n\n$/],
-      ['bind name using an unmapped claim', { AuthMethod: 'ci', BindType: 'role', BindName: '${value.team}' }, one('error interpreting template: unknown variable accessed: value.team')],
+      [
+        'bad selector',
+        { AuthMethod: 'ci', BindType: 'management', Selector: 'value.user ==' },
+        /^binding rule 0 invalid: 1 error occurred:\n\t\* selector is invalid: .+\n\n$/,
+      ],
+      [
+        'bind name using an unmapped claim',
+        { AuthMethod: 'ci', BindType: 'role', BindName: '${value.team}' },
+        one('error interpreting template: unknown variable accessed: value.team'),
+      ],
       [
         'several at once',
         { Description: 'd'.repeat(300), BindType: 'role' },
         'binding rule 0 invalid: 3 errors occurred:\n\t* auth method is missing\n\t* description longer than 256\n\t* bind name is missing\n\n',
       ],
       ['unknown auth method', { AuthMethod: 'nope', BindType: 'management' }, 'ACL auth method nope not found'],
-      ['unknown ID', { ID: '6a1c3a7e-0000-4000-8000-000000000000', AuthMethod: 'ci', BindType: 'management' }, 'cannot find binding rule 6a1c3a7e-0000-4000-8000-000000000000'],
-      ['wrong JSON kind', { AuthMethod: 'ci', BindType: 'policy', BindName: 7 }, 'json: cannot unmarshal number into Go struct field ACLBindingRule.BindName of type string'],
+      [
+        'unknown ID',
+        { ID: '6a1c3a7e-0000-4000-8000-000000000000', AuthMethod: 'ci', BindType: 'management' },
+        'cannot find binding rule 6a1c3a7e-0000-4000-8000-000000000000',
+      ],
+      [
+        'wrong JSON kind',
+        { AuthMethod: 'ci', BindType: 'policy', BindName: 7 },
+        'json: cannot unmarshal number into Go struct field ACLBindingRule.BindName of type string',
+      ],
     ];
     for (const [rule, body, text] of cases) {
       const r = await req('POST', '/v1/acl/binding-rule', body);

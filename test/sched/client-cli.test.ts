@@ -69,9 +69,15 @@ describe('cairn sched alloc and node commands', () => {
       await assert.rejects(sdk.allocations.readAllocationFile(id, '../../etc/passwd'), (err: Error & { status?: number }) => err.status === 400);
       const frames = [];
       for await (const f of sdk.allocations.allocationLogs(id, { task: 'srv', type: 'stderr' })) frames.push(f);
-      assert.deepEqual(frames.map((f) => [f.File, f.Data.toString(), f.Offset]), [['srv.stderr.0', 'err-1\n', 6]]);
+      assert.deepEqual(
+        frames.map((f) => [f.File, f.Data.toString(), f.Offset]),
+        [['srv.stderr.0', 'err-1\n', 6]],
+      );
       const nodeAllocs = await sdk.allocations.listNodeAllocations(a.client!.nodeId);
-      assert.deepEqual(nodeAllocs.data.map((x) => x.ID), [id]);
+      assert.deepEqual(
+        nodeAllocs.data.map((x) => x.ID),
+        [id],
+      );
     } finally {
       await sdk.close();
     }
@@ -81,7 +87,10 @@ describe('cairn sched alloc and node commands', () => {
     assert.match(await ok('sched', 'alloc', 'restart', id, 'srv'), /^Successfully restarted task "srv" of allocation "[0-9a-f]{8}"\n$/);
     await allocWhen(a, id, { what: 'restarted', ok: (x) => x.TaskStates.srv.Restarts === 1 && x.TaskStates.srv.State === 'running' });
     await ok('sched', 'alloc', 'signal', '-s', 'SIGHUP', id, 'srv');
-    const sig = await allocWhen(a, id, { what: 'restarted after HUP', ok: (x) => x.TaskStates.srv.Events.some((e: { Type: string }) => e.Type === 'Signaling') });
+    const sig = await allocWhen(a, id, {
+      what: 'restarted after HUP',
+      ok: (x) => x.TaskStates.srv.Events.some((e: { Type: string }) => e.Type === 'Signaling'),
+    });
     assert.ok(sig);
     const evalId = (await ok('sched', 'alloc', 'stop', id)).trim();
     assert.match(evalId, /^[0-9a-f-]{36}$/);
@@ -98,11 +107,14 @@ describe('cairn sched alloc and node commands', () => {
     const node = a.client!.nodeId;
     // Nothing left to move, so the drain stays until cleared (with an allocation it would complete as soon as that stopped).
     assert.equal((await call(a.url, 'DELETE', '/v1/job/web?purge=true', { token: ROOT })).status, 200);
-    await until('the job\'s allocations stopped', 15_000, async () => {
+    await until("the job's allocations stopped", 15_000, async () => {
       const list = (await call(a.url, 'GET', `/v1/node/${node}/allocations`, { token: ROOT })).json as { ClientStatus: string }[];
       return list.every((x) => x.ClientStatus !== 'running' && x.ClientStatus !== 'pending') || undefined;
     });
-    assert.equal(await ok('sched', 'node', 'eligibility', '-disable', node.slice(0, 6)), `Node "${node}" scheduling eligibility set: ineligible for scheduling\n`);
+    assert.equal(
+      await ok('sched', 'node', 'eligibility', '-disable', node.slice(0, 6)),
+      `Node "${node}" scheduling eligibility set: ineligible for scheduling\n`,
+    );
     assert.equal((await call(a.url, 'GET', `/v1/node/${node}`, { token: ROOT })).json.SchedulingEligibility, 'ineligible');
     assert.equal(await ok('sched', 'node', 'eligibility', '-enable', node), `Node "${node}" scheduling eligibility set: eligible for scheduling\n`);
     assert.equal(await ok('sched', 'node', 'drain', '-enable', '-deadline', '10m', node), `Node "${node}" drain strategy set\n`);

@@ -67,14 +67,25 @@ plugin "hostpath" {
     assert.equal(only.server, false);
     assert.equal(parseSchedAgentConfig('data_dir = "/tmp/s"\nclient { enabled = true }', 'a.hcl').server, true);
     assert.equal(parseSchedAgentConfig('data_dir = "/tmp/s"', 'a.hcl').server, true);
-    const both = parseSchedAgentConfig('data_dir = "/tmp/s"\nserver {\n  enabled = true\n  min_heartbeat_ttl = "2s"\n  heartbeat_grace = "1s"\n}\nclient {\n  enabled = true\n  servers = ["10.0.0.1:4646"]\n}', 'a.hcl');
+    const both = parseSchedAgentConfig(
+      'data_dir = "/tmp/s"\nserver {\n  enabled = true\n  min_heartbeat_ttl = "2s"\n  heartbeat_grace = "1s"\n}\nclient {\n  enabled = true\n  servers = ["10.0.0.1:4646"]\n}',
+      'a.hcl',
+    );
     assert.equal(both.server, true);
     assert.equal(both.heartbeatTtlMs, 2000);
     assert.equal(both.heartbeatGraceMs, 1000);
-    assert.throws(() => parseSchedAgentConfig('data_dir = "/tmp/s"\nserver { enabled = false }', 'c.hcl'), { message: /^c\.hcl:2: .*client-only agent \(server disabled\) needs client/ });
-    assert.throws(() => parseSchedAgentConfig('data_dir = "/tmp/s"\nserver { enabled = false }\nclient { enabled = true }', 'c.hcl'), { message: /^c\.hcl:3: "servers": a client-only agent/ });
+    assert.throws(() => parseSchedAgentConfig('data_dir = "/tmp/s"\nserver { enabled = false }', 'c.hcl'), {
+      message: /^c\.hcl:2: .*client-only agent \(server disabled\) needs client/,
+    });
+    assert.throws(() => parseSchedAgentConfig('data_dir = "/tmp/s"\nserver { enabled = false }\nclient { enabled = true }', 'c.hcl'), {
+      message: /^c\.hcl:3: "servers": a client-only agent/,
+    });
     assert.throws(
-      () => parseSchedAgentConfig('data_dir = "/tmp/s"\nclient {\n  enabled = true\n  servers = ["10.0.0.1:4646"]\n}\nstorage "postgresql" {\n  connection_url = "postgres://x"\n}', 'c.hcl'),
+      () =>
+        parseSchedAgentConfig(
+          'data_dir = "/tmp/s"\nclient {\n  enabled = true\n  servers = ["10.0.0.1:4646"]\n}\nstorage "postgresql" {\n  connection_url = "postgres://x"\n}',
+          'c.hcl',
+        ),
       { message: /"storage": a client-only agent \(no server\) keeps no state/ },
     );
   });
@@ -83,7 +94,11 @@ plugin "hostpath" {
     const client = 'data_dir = "/tmp/s"\nclient {\n  enabled = true\n  servers = ["10.0.0.1:4646"]\n}\n';
     const node = parseSchedAgentConfig(`${client}plugin "hp" {\n  type = "node"\n  socket = "/run/hp.sock"\n}`, 'a.hcl');
     assert.deepEqual(node.plugins, [{ id: 'hp', socket: '/run/hp.sock', type: 'node' }]);
-    assert.throws(() => parseSchedAgentConfig(`${client}plugin "hp" {\n  type = "controller"\n  socket = "/run/hp.sock"\n}`, 'c.hcl'), { message: /"type": a client-only agent runs node plugins only .*controller "hp" on the servers/ });
-    assert.throws(() => parseSchedAgentConfig(`${client}plugin "hp" {\n  type = "node"\n  socket = "/run/hp.sock"\n  node_id = "x"\n}`, 'c.hcl'), { message: /"node_id": a client-only agent's plugin "hp" serves its own client's node/ });
+    assert.throws(() => parseSchedAgentConfig(`${client}plugin "hp" {\n  type = "controller"\n  socket = "/run/hp.sock"\n}`, 'c.hcl'), {
+      message: /"type": a client-only agent runs node plugins only .*controller "hp" on the servers/,
+    });
+    assert.throws(() => parseSchedAgentConfig(`${client}plugin "hp" {\n  type = "node"\n  socket = "/run/hp.sock"\n  node_id = "x"\n}`, 'c.hcl'), {
+      message: /"node_id": a client-only agent's plugin "hp" serves its own client's node/,
+    });
   });
 });

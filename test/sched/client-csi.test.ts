@@ -53,7 +53,11 @@ describe('CSI volumes on client-only agents', () => {
     const ctrlSock = join(root, 'ctrl.sock');
     const nodeSock = join(root, 'node-a.sock');
     await Promise.all([hostpath(ctrlSock, 'server-host'), hostpath(nodeSock, 'plugin-node-a')]);
-    const server = await agent('server', `acl { enabled = true }\nplugin "hostpath" {\n  type = "controller"\n  socket = "${ctrlSock}"\n}`, 'scheduler service listening');
+    const server = await agent(
+      'server',
+      `acl { enabled = true }\nplugin "hostpath" {\n  type = "controller"\n  socket = "${ctrlSock}"\n}`,
+      'scheduler service listening',
+    );
     const base = server.url;
     const boot = await call(base, 'POST', '/v1/acl/bootstrap');
     assert.equal(boot.status, 200, boot.text);
@@ -65,7 +69,9 @@ describe('CSI volumes on client-only agents', () => {
       agent('b', clientHcl(''), 'scheduler client-only agent listening'),
     ]);
     const nodes = await until('two ready nodes', 30_000, async () => {
-      const ready = ((await call(base, 'GET', '/v1/nodes', { token })).json as { Status: string; Name: string; ID: string }[]).filter((n) => n.Status === 'ready');
+      const ready = ((await call(base, 'GET', '/v1/nodes', { token })).json as { Status: string; Name: string; ID: string }[]).filter(
+        (n) => n.Status === 'ready',
+      );
       return ready.length === 2 ? Object.fromEntries(ready.map((n) => [n.Name, n.ID])) : undefined;
     });
 
@@ -87,7 +93,9 @@ describe('CSI volumes on client-only agents', () => {
     assert.equal((await call(base, 'GET', `/v1/node/${nodes.a}/volume/csi/shared`, { token })).status, 403);
 
     const claimer = (id: string, script: string, constraint?: Record<string, unknown>) => {
-      const j = job(id, [shTask('t', script, { VolumeMounts: [{ Volume: 'data', Destination: '/srv/data', ReadOnly: false }] })], { type: 'batch' }) as { TaskGroups: Record<string, unknown>[] };
+      const j = job(id, [shTask('t', script, { VolumeMounts: [{ Volume: 'data', Destination: '/srv/data', ReadOnly: false }] })], { type: 'batch' }) as {
+        TaskGroups: Record<string, unknown>[];
+      };
       j.TaskGroups[0]!.Volumes = { data: { Name: 'data', Type: 'csi', Source: 'shared', AccessMode: 'single-node-writer', AttachmentMode: 'file-system' } };
       if (constraint) j.TaskGroups[0]!.Constraints = [constraint];
       return j;
@@ -114,10 +122,16 @@ describe('CSI volumes on client-only agents', () => {
     await until('targets unpublished', 20_000, () => readdirSync(perAlloc).every((a) => readdirSync(join(perAlloc, a, 'shared')).length === 0) || undefined);
 
     // Held to b, which has no node plugin: never placed; the evaluation says why.
-    const held = await call(base, 'POST', '/v1/jobs', { token, body: { Job: claimer('on-b', 'true', { LTarget: '${node.unique.name}', RTarget: 'b', Operand: '=' }) } });
+    const held = await call(base, 'POST', '/v1/jobs', {
+      token,
+      body: { Job: claimer('on-b', 'true', { LTarget: '${node.unique.name}', RTarget: 'b', Operand: '=' }) },
+    });
     assert.equal(held.status, 200, held.text);
     const evaluation = await until('the on-b evaluation done', 30_000, async () => {
-      const evals = (await call(base, 'GET', '/v1/job/on-b/evaluations', { token })).json as { Status: string; FailedTGAllocs: Record<string, unknown> | null }[];
+      const evals = (await call(base, 'GET', '/v1/job/on-b/evaluations', { token })).json as {
+        Status: string;
+        FailedTGAllocs: Record<string, unknown> | null;
+      }[];
       return evals.find((e) => e.Status === 'complete' && e.FailedTGAllocs);
     });
     assert.ok(evaluation.FailedTGAllocs!.g, JSON.stringify(evaluation));

@@ -40,7 +40,11 @@ describe('scheduler end to end: a server and two client-only agents', () => {
   }
 
   it('places, restarts, streams logs, completes batch work, drains and replaces what a dead client ran', { timeout: 150_000 }, async () => {
-    const server = await agent('server', 'acl { enabled = true }\nserver {\n  min_heartbeat_ttl = "2s"\n  heartbeat_grace = "2s"\n}', 'scheduler service listening');
+    const server = await agent(
+      'server',
+      'acl { enabled = true }\nserver {\n  min_heartbeat_ttl = "2s"\n  heartbeat_grace = "2s"\n}',
+      'scheduler service listening',
+    );
     const base = server.url;
     const boot = await call(base, 'POST', '/v1/acl/bootstrap');
     assert.equal(boot.status, 200, boot.text);
@@ -69,8 +73,17 @@ describe('scheduler end to end: a server and two client-only agents', () => {
       TaskGroups: [{ Name: 'g', Count: 3, RestartPolicy: { Attempts: 3, Interval: 600e9, Delay: 0.2e9, Mode: 'fail' }, Tasks: [shTask('t', TICKER, small)] }],
     };
     assert.equal((await call(base, 'POST', '/v1/jobs', { token, body: { Job: web } })).status, 200);
-    type Alloc = { ID: string; NodeID: string; ClientStatus: string; DesiredStatus: string; TaskStates: Record<string, { State: string; Restarts: number }> | null };
-    const live = async (): Promise<Alloc[]> => ((await call(base, 'GET', '/v1/job/web/allocations', { token })).json as Alloc[]).filter((a) => a.DesiredStatus === 'run' && a.ClientStatus === 'running');
+    type Alloc = {
+      ID: string;
+      NodeID: string;
+      ClientStatus: string;
+      DesiredStatus: string;
+      TaskStates: Record<string, { State: string; Restarts: number }> | null;
+    };
+    const live = async (): Promise<Alloc[]> =>
+      ((await call(base, 'GET', '/v1/job/web/allocations', { token })).json as Alloc[]).filter(
+        (a) => a.DesiredStatus === 'run' && a.ClientStatus === 'running',
+      );
     const running = await until('3 web allocations running', 30_000, async () => {
       const l = await live();
       return l.length === 3 ? l : undefined;
@@ -128,12 +141,14 @@ describe('scheduler end to end: a server and two client-only agents', () => {
       return l.length === 3 && l.every((a) => a.NodeID === nodes.a) ? true : undefined;
     });
     assert.equal((await call(base, 'POST', `/v1/node/${nodes.b}/drain`, { token, body: { DrainSpec: null, MarkEligible: true } })).status, 200);
-    await until('b eligible', 10_000, async () => ((await call(base, 'GET', `/v1/node/${nodes.b}`, { token })).json.SchedulingEligibility === 'eligible' ? true : undefined));
+    await until('b eligible', 10_000, async () =>
+      (await call(base, 'GET', `/v1/node/${nodes.b}`, { token })).json.SchedulingEligibility === 'eligible' ? true : undefined,
+    );
 
     // kill -9 client a: its node goes down after the TTL, its allocations are lost and replaced on b.
     await ca.kill();
     await until('node a down', 30_000, async () => ((await call(base, 'GET', `/v1/node/${nodes.a}`, { token })).json.Status === 'down' ? true : undefined));
-    await until('a\'s allocations lost and 3 replacements running on b', 40_000, async () => {
+    await until("a's allocations lost and 3 replacements running on b", 40_000, async () => {
       const all = (await call(base, 'GET', '/v1/job/web/allocations', { token })).json as Alloc[];
       const lost = all.filter((a) => a.NodeID === nodes.a && a.ClientStatus === 'lost');
       const l = await live();
@@ -141,18 +156,34 @@ describe('scheduler end to end: a server and two client-only agents', () => {
     });
   });
 
-  it('sends many allocations\' status reports without exceeding the servers\' connections per client', { timeout: 120_000 }, async () => {
+  it("sends many allocations' status reports without exceeding the servers' connections per client", { timeout: 120_000 }, async () => {
     // 30 connections per address (the test's own calls share it): the client's watch, heartbeat and reports (8 at most) fit; one request per allocation at once does not.
     const server = await agent('capped', 'limits { http_max_conns_per_client = 30 }', 'scheduler service listening');
     const base = server.url;
-    const c = await agent('capped-client', `client {\n  enabled = true\n  servers = ["${new URL(base).host}"]\n}\nplugin "raw_exec" {\n  config { enabled = true }\n}`, 'scheduler client-only agent listening');
-    await until('the node ready', 30_000, async () => ((await call(base, 'GET', '/v1/nodes')).json as { Status: string }[]).some((n) => n.Status === 'ready') || undefined);
-    const batch = { ID: 'many', Type: 'batch', TaskGroups: [{ Name: 'g', Count: 50, Tasks: [shTask('t', 'echo done', { Resources: { CPU: 20, MemoryMB: 16 } })] }] };
+    const c = await agent(
+      'capped-client',
+      `client {\n  enabled = true\n  servers = ["${new URL(base).host}"]\n}\nplugin "raw_exec" {\n  config { enabled = true }\n}`,
+      'scheduler client-only agent listening',
+    );
+    await until(
+      'the node ready',
+      30_000,
+      async () => ((await call(base, 'GET', '/v1/nodes')).json as { Status: string }[]).some((n) => n.Status === 'ready') || undefined,
+    );
+    const batch = {
+      ID: 'many',
+      Type: 'batch',
+      TaskGroups: [{ Name: 'g', Count: 50, Tasks: [shTask('t', 'echo done', { Resources: { CPU: 20, MemoryMB: 16 } })] }],
+    };
     assert.equal((await call(base, 'POST', '/v1/jobs', { body: { Job: batch } })).status, 200);
     await until('50 complete allocations', 60_000, async () => {
       const allocs = (await call(base, 'GET', '/v1/job/many/allocations')).json as { ClientStatus: string }[];
       return allocs.length === 50 && allocs.every((x) => x.ClientStatus === 'complete') ? true : undefined;
     });
-    assert.deepEqual(c.log.filter((l) => l.includes('allocation update failed')), [], 'no status report refused');
+    assert.deepEqual(
+      c.log.filter((l) => l.includes('allocation update failed')),
+      [],
+      'no status report refused',
+    );
   });
 });

@@ -32,12 +32,24 @@ describe('scheduler client agent: files, drivers, lifecycle', () => {
     await allocWhen(a, id, { what: 'running', ok: (x) => x.ClientStatus === 'running' });
     const root = await call(a.url, 'GET', `/v1/client/fs/ls/${id}?path=/`, { token: ROOT });
     assert.equal(root.status, 200, root.text);
-    assert.deepEqual(root.json.map((e: { Name: string; IsDir: boolean }) => [e.Name, e.IsDir]), [['alloc', true], ['t', true]]);
+    assert.deepEqual(
+      root.json.map((e: { Name: string; IsDir: boolean }) => [e.Name, e.IsDir]),
+      [
+        ['alloc', true],
+        ['t', true],
+      ],
+    );
     const shared = await call(a.url, 'GET', `/v1/client/fs/ls/${id}?path=alloc`, { token: ROOT });
-    assert.deepEqual(shared.json.map((e: { Name: string }) => e.Name), ['data', 'logs', 'tmp']);
+    assert.deepEqual(
+      shared.json.map((e: { Name: string }) => e.Name),
+      ['data', 'logs', 'tmp'],
+    );
     assert.match(shared.json[0].FileMode, /^drwx/);
     const task = await call(a.url, 'GET', `/v1/client/fs/ls/${id}?path=t`, { token: ROOT });
-    assert.deepEqual(task.json.map((e: { Name: string }) => e.Name), ['local', 'secrets', 'tmp']);
+    assert.deepEqual(
+      task.json.map((e: { Name: string }) => e.Name),
+      ['local', 'secrets', 'tmp'],
+    );
     const file = await until('out.txt', 10_000, async () => {
       const r = await call(a.url, 'GET', `/v1/client/fs/cat/${id}?path=alloc/data/out.txt`, { token: ROOT });
       return r.status === 200 ? r : undefined;
@@ -76,13 +88,18 @@ describe('scheduler client agent: files, drivers, lifecycle', () => {
     }
   });
 
-  it('rotates a task\'s log files by LogConfig, keeping MaxFiles of MaxFileSizeMB', async () => {
+  it("rotates a task's log files by LogConfig, keeping MaxFiles of MaxFileSizeMB", async () => {
     // 3.5 MB in 1 MiB files: .0 .1 .2 full, .3 the rest; 2 kept.
     const script = "head -c 3500000 /dev/zero | tr '\\0' 'a'";
     const id = await runJob(a, job('chatty', [shTask('t', script, { LogConfig: { MaxFiles: 2, MaxFileSizeMB: 1 } })], { type: 'batch' }));
     await allocWhen(a, id, { what: 'complete', ok: (x) => x.ClientStatus === 'complete' });
     const logs = join(a.dataDir, 'alloc', id, 'alloc', 'logs');
-    assert.deepEqual(readdirSync(logs).filter((n) => n.startsWith('t.stdout')).sort(), ['t.stdout.2', 't.stdout.3']);
+    assert.deepEqual(
+      readdirSync(logs)
+        .filter((n) => n.startsWith('t.stdout'))
+        .sort(),
+      ['t.stdout.2', 't.stdout.3'],
+    );
     assert.equal(statSync(join(logs, 't.stdout.2')).size, 1024 * 1024);
     assert.equal(statSync(join(logs, 't.stdout.3')).size, 3_500_000 - 3 * 1024 * 1024);
     const all = await call(a.url, 'GET', `/v1/client/fs/logs/${id}?task=t&plain=true`, { token: ROOT });
@@ -90,18 +107,31 @@ describe('scheduler client agent: files, drivers, lifecycle', () => {
   });
 
   it('restarts a task on request without counting it against the policy, and signals it', async () => {
-    const id = await runJob(a, job('lifecycle', [shTask('t', 'trap "echo got HUP" HUP; echo start; while true; do sleep 0.05; done')], { restart: { Attempts: 0, Interval: 600e9, Delay: 0, Mode: 'fail' } }));
+    const id = await runJob(
+      a,
+      job('lifecycle', [shTask('t', 'trap "echo got HUP" HUP; echo start; while true; do sleep 0.05; done')], {
+        restart: { Attempts: 0, Interval: 600e9, Delay: 0, Mode: 'fail' },
+      }),
+    );
     await allocWhen(a, id, { what: 'running', ok: (x) => x.TaskStates?.t?.State === 'running' });
     const r = await call(a.url, 'POST', `/v1/client/allocation/${id}/restart`, { token: ROOT, body: { TaskName: 't' } });
     assert.equal(r.status, 200, r.text);
     const restarted = await allocWhen(a, id, { what: 'restarted', ok: (x) => x.TaskStates.t.Restarts === 1 && x.TaskStates.t.State === 'running' });
     assert.deepEqual(eventTypes(restarted, 't').slice(-4), ['Restart Signaled', 'Terminated', 'Restarting', 'Started']);
     assert.equal(restarted.ClientStatus, 'running');
-    await until('started twice', 10_000, async () => ((await call(a.url, 'GET', `/v1/client/fs/logs/${id}?task=t&plain=true`, { token: ROOT })).text === 'start\nstart\n') || undefined);
+    await until(
+      'started twice',
+      10_000,
+      async () => (await call(a.url, 'GET', `/v1/client/fs/logs/${id}?task=t&plain=true`, { token: ROOT })).text === 'start\nstart\n' || undefined,
+    );
 
     const s = await call(a.url, 'POST', `/v1/client/allocation/${id}/signal`, { token: ROOT, body: { Signal: 'SIGHUP', Task: 't' } });
     assert.equal(s.status, 200, s.text);
-    await until('HUP handled', 10_000, async () => (await call(a.url, 'GET', `/v1/client/fs/logs/${id}?task=t&plain=true`, { token: ROOT })).text.includes('got HUP') || undefined);
+    await until(
+      'HUP handled',
+      10_000,
+      async () => (await call(a.url, 'GET', `/v1/client/fs/logs/${id}?task=t&plain=true`, { token: ROOT })).text.includes('got HUP') || undefined,
+    );
     const bad = await call(a.url, 'POST', `/v1/client/allocation/${id}/signal`, { token: ROOT, body: { Signal: 'SIGNOPE', Task: 't' } });
     assert.equal(bad.status, 400);
     assert.match(bad.text, /unknown signal "SIGNOPE"/);
@@ -137,7 +167,7 @@ describe('scheduler client agent: drivers and restarts', () => {
     }
   });
 
-  it('keeps its node across a restart and starts the allocation\'s tasks again', async () => {
+  it("keeps its node across a restart and starts the allocation's tasks again", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cairn-client-restart-'));
     try {
       let a = await startClientAgent({ dataDir });
@@ -152,7 +182,11 @@ describe('scheduler client agent: drivers and restarts', () => {
         const again = await allocWhen(a, id, { what: 'running again', ok: (x) => x.TaskStates?.t?.Restarts === 1 && x.TaskStates.t.State === 'running' });
         const restart = again.TaskStates.t.Events.find((e: { Type: string }) => e.Type === 'Restarting');
         assert.equal(restart.RestartReason, 'Client agent restarted');
-        await until('second run logged', 10_000, async () => ((await call(a.url, 'GET', `/v1/client/fs/logs/${id}?task=t&plain=true`, { token: ROOT })).text === 'run\nrun\n') || undefined);
+        await until(
+          'second run logged',
+          10_000,
+          async () => (await call(a.url, 'GET', `/v1/client/fs/logs/${id}?task=t&plain=true`, { token: ROOT })).text === 'run\nrun\n' || undefined,
+        );
       } finally {
         await a.close();
       }

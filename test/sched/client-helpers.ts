@@ -91,7 +91,11 @@ export async function stopJob(a: { url: string }, id: string, token = ROOT): Pro
 }
 
 /** The allocation (`GET /v1/allocation/:id`, with task states) once `ok` holds for it. */
-export async function allocWhen(a: TestAgent, id: string, { what, ok, ms = 15_000 }: { what: string; ok: (alloc: JsonReply) => boolean; ms?: number }): Promise<JsonReply> {
+export async function allocWhen(
+  a: TestAgent,
+  id: string,
+  { what, ok, ms = 15_000 }: { what: string; ok: (alloc: JsonReply) => boolean; ms?: number },
+): Promise<JsonReply> {
   return until(what, ms, async () => {
     const r = await call(a.url, 'GET', `/v1/allocation/${id}`, { token: ROOT });
     return r.status === 200 && ok(r.json) ? r.json : undefined;

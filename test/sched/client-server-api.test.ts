@@ -44,7 +44,10 @@ describe('client server API failover', () => {
     await assert.rejects(new ServerApi(() => [a.address, b.address]).call('GET', '/x'), (err: unknown) => err instanceof ServerError && err.status === 500);
     const denied = await fake(403, 'Permission denied');
     const other = await fake(200, '{}');
-    await assert.rejects(new ServerApi(() => [denied.address, other.address]).call('GET', '/x'), (err: unknown) => err instanceof ServerError && err.status === 403);
+    await assert.rejects(
+      new ServerApi(() => [denied.address, other.address]).call('GET', '/x'),
+      (err: unknown) => err instanceof ServerError && err.status === 403,
+    );
     assert.equal(other.hits(), 0);
   });
 });

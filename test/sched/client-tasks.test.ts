@@ -82,7 +82,10 @@ describe('scheduler client agent: tasks', () => {
     assert.ok(plain.text.startsWith('line 0\nline 1\n'));
 
     const framed = await call(a.url, 'GET', `/v1/client/fs/logs/${id}?task=web&type=stdout`, { token: ROOT });
-    const frames = framed.text.trim().split('\n').map((l) => JSON.parse(l));
+    const frames = framed.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.equal(frames[0].File, 'web.stdout.0');
     const data = Buffer.concat(frames.map((f) => Buffer.from(f.Data, 'base64'))).toString();
     assert.ok(data.startsWith('line 0\n'));
@@ -96,7 +99,10 @@ describe('scheduler client agent: tasks', () => {
     const before = (await call(a.url, 'GET', `/v1/client/fs/logs/${id}?task=web&plain=true`, { token: ROOT })).text;
     const lastBefore = Number(/line (\d+)\n$/.exec(before)![1]);
     const ac = new AbortController();
-    const res = await fetch(`${a.url}/v1/client/fs/logs/${id}?task=web&plain=true&follow=true&origin=end&offset=0`, { headers: { 'X-Sched-Token': ROOT }, signal: ac.signal });
+    const res = await fetch(`${a.url}/v1/client/fs/logs/${id}?task=web&plain=true&follow=true&origin=end&offset=0`, {
+      headers: { 'X-Sched-Token': ROOT },
+      signal: ac.signal,
+    });
     assert.equal(res.status, 200);
     const reader = res.body!.getReader();
     let seen = '';
@@ -167,7 +173,10 @@ describe('scheduler client agent: tasks', () => {
     // reschedule policy (service default: 30 s delay) not yet due, leaves a delayed follow-up.
     type Ev = { ID: string; JobID: string; TriggeredBy: string; Status: string; PreviousEval: string; WaitUntil: number | null; CreateIndex: number };
     const evals = await until('the follow-up evaluation', 10_000, () => {
-      const list = a.state.list<Ev>(T.evals).filter((e) => e.JobID === 'crashy' && e.TriggeredBy === 'alloc-failure').sort((x, y) => x.CreateIndex - y.CreateIndex);
+      const list = a.state
+        .list<Ev>(T.evals)
+        .filter((e) => e.JobID === 'crashy' && e.TriggeredBy === 'alloc-failure')
+        .sort((x, y) => x.CreateIndex - y.CreateIndex);
       return list.length === 2 && list[0]!.Status === 'complete' ? list : undefined;
     });
     const [report, followup] = evals;
@@ -180,7 +189,11 @@ describe('scheduler client agent: tasks', () => {
     await readyNode(a);
     const script = 'trap "echo got TERM" TERM; echo ready; while true; do sleep 0.05; done';
     const id = await runJob(a, job('stubborn', [shTask('t', script, { KillSignal: 'SIGTERM', KillTimeout: 1e9 })]));
-    await until('ready printed', 10_000, async () => (await call(a.url, 'GET', `/v1/client/fs/logs/${id}?task=t&plain=true`, { token: ROOT })).text.includes('ready') || undefined);
+    await until(
+      'ready printed',
+      10_000,
+      async () => (await call(a.url, 'GET', `/v1/client/fs/logs/${id}?task=t&plain=true`, { token: ROOT })).text.includes('ready') || undefined,
+    );
     await stopJob(a, 'stubborn');
     const done = await allocWhen(a, id, { what: 'stopped', ok: (x) => x.TaskStates?.t?.State === 'dead' });
     assert.deepEqual([done.DesiredStatus, done.ClientStatus], ['stop', 'complete']);

@@ -33,15 +33,52 @@ region_addresses { global = "10.0.0.10:4646" }
       { SCHED_REPLICATION_TOKEN: ' 6f3c9a1e-0000-4000-8000-000000000001\n' },
     );
     assert.deepEqual(
-      [c.dataDir, c.region, c.datacenter, c.nodeName, c.httpAddress, c.authoritativeRegion, c.regionAddresses, c.acl, c.eventBufferSize, c.eventHeartbeatMs, c.eventBroker, c.aclTokenGcThresholdMs],
-      ['/var/lib/cairn/sched', 'europe', 'eu-west-1', 's1', '0.0.0.0:4747', 'global', { global: '10.0.0.10:4646' }, { enabled: true, replicationToken: '6f3c9a1e-0000-4000-8000-000000000001' }, 250, 5000, true, 1_800_000],
+      [
+        c.dataDir,
+        c.region,
+        c.datacenter,
+        c.nodeName,
+        c.httpAddress,
+        c.authoritativeRegion,
+        c.regionAddresses,
+        c.acl,
+        c.eventBufferSize,
+        c.eventHeartbeatMs,
+        c.eventBroker,
+        c.aclTokenGcThresholdMs,
+      ],
+      [
+        '/var/lib/cairn/sched',
+        'europe',
+        'eu-west-1',
+        's1',
+        '0.0.0.0:4747',
+        'global',
+        { global: '10.0.0.10:4646' },
+        { enabled: true, replicationToken: '6f3c9a1e-0000-4000-8000-000000000001' },
+        250,
+        5000,
+        true,
+        1_800_000,
+      ],
     );
   });
 
   it('defaults: region global, its own authoritative region, port 4646, ACLs off, 100 batches, the reference heartbeat', () => {
     const c = parseSchedAgentConfig('data_dir = "/tmp/s"', 'a.hcl', {}, 'host-a');
     assert.deepEqual(
-      [c.region, c.authoritativeRegion, c.datacenter, c.nodeName, c.httpAddress, c.acl.enabled, c.eventBufferSize, c.eventHeartbeatMs, c.regionAddresses, c.aclTokenGcThresholdMs],
+      [
+        c.region,
+        c.authoritativeRegion,
+        c.datacenter,
+        c.nodeName,
+        c.httpAddress,
+        c.acl.enabled,
+        c.eventBufferSize,
+        c.eventHeartbeatMs,
+        c.regionAddresses,
+        c.aclTokenGcThresholdMs,
+      ],
       ['global', 'global', 'dc1', 'host-a', '127.0.0.1:4646', false, 100, undefined, {}, undefined],
     );
   });

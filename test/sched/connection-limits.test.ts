@@ -26,7 +26,7 @@ function messageOf(text: string): string {
 }
 
 describe('scheduler limits block', () => {
-  it('defaults: Nomad\'s 100 connections per client, the kernel\'s timeouts and total cap', () => {
+  it("defaults: Nomad's 100 connections per client, the kernel's timeouts and total cap", () => {
     assert.deepEqual(parse('').httpLimits, { maxConnectionsPerClient: 100 });
     assert.deepEqual(parse('limits { http_max_conns_per_client = 0 }').httpLimits, {
       headerTimeoutMs: 5_000,
@@ -45,7 +45,13 @@ describe('scheduler limits block', () => {
   http_max_conns            = 500
   http_max_conns_per_client = 20
 }`);
-    assert.deepEqual(c.httpLimits, { headerTimeoutMs: 3000, requestTimeoutMs: 60_000, idleTimeoutMs: 90_000, maxConnections: 500, maxConnectionsPerClient: 20 });
+    assert.deepEqual(c.httpLimits, {
+      headerTimeoutMs: 3000,
+      requestTimeoutMs: 60_000,
+      idleTimeoutMs: 90_000,
+      maxConnections: 500,
+      maxConnectionsPerClient: 20,
+    });
   });
 
   it('names the key of a bad value', () => {

@@ -31,7 +31,17 @@ describe('CSI node plugins reported by nodes', () => {
   const register = (id: string, plugins: unknown) =>
     call(a.url, 'PUT', '/v1/node/register', {
       token: ROOT,
-      body: { Node: { ID: id, SecretID: `s-${id}`, Datacenter: 'dc1', Name: id.slice(0, 8), Attributes: { 'os.name': 'linux' }, Status: 'ready', ...(plugins !== undefined && { CSINodePlugins: plugins }) } },
+      body: {
+        Node: {
+          ID: id,
+          SecretID: `s-${id}`,
+          Datacenter: 'dc1',
+          Name: id.slice(0, 8),
+          Attributes: { 'os.name': 'linux' },
+          Status: 'ready',
+          ...(plugins !== undefined && { CSINodePlugins: plugins }),
+        },
+      },
     });
   const plugin = () => call(a.url, 'GET', '/v1/plugin/csi/rep', { token: ROOT });
 
@@ -41,7 +51,15 @@ describe('CSI node plugins reported by nodes', () => {
     assert.equal((await register(n2, { rep: info(false) })).status, 200);
     let p = (await plugin()).json;
     assert.deepEqual([p.NodesHealthy, p.NodesExpected, p.Provider], [1, 2, 'cairn.hostpath']);
-    assert.deepEqual(p.Nodes[n1].NodeInfo, { ID: 'plugin-node', MaxVolumes: 3, AccessibleTopology: { Segments: { zone: 'z1' } }, RequiresNodeStageVolume: true, SupportsStats: false, SupportsExpand: false, SupportsCondition: false });
+    assert.deepEqual(p.Nodes[n1].NodeInfo, {
+      ID: 'plugin-node',
+      MaxVolumes: 3,
+      AccessibleTopology: { Segments: { zone: 'z1' } },
+      RequiresNodeStageVolume: true,
+      SupportsStats: false,
+      SupportsExpand: false,
+      SupportsCondition: false,
+    });
     assert.equal(p.Nodes[n1].Healthy, true);
 
     // Malformed: 400 naming the field; the stored plugin is unchanged.
@@ -61,7 +79,7 @@ describe('CSI node plugins reported by nodes', () => {
     assert.equal((await plugin()).status, 404);
   });
 
-  it('serves the node-facing volume read only to the node\'s own secret', async () => {
+  it("serves the node-facing volume read only to the node's own secret", async () => {
     const n = randomUUID();
     assert.equal((await register(n, undefined)).status, 200);
     assert.equal((await call(a.url, 'GET', `/v1/node/${n}/volume/csi/none`, { token: ROOT })).status, 403);

@@ -10,7 +10,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { csiClient, startHostpathPlugin, type ControllerCapability, type CsiClient, type CsiFullClient, type HostpathPlugin } from '../../src/kernel/csi/index.js';
+import {
+  csiClient,
+  startHostpathPlugin,
+  type ControllerCapability,
+  type CsiClient,
+  type CsiFullClient,
+  type HostpathPlugin,
+} from '../../src/kernel/csi/index.js';
 import type { Logger } from '../../src/kernel/log/logger.js';
 import type { CsiPluginConfig } from '../../src/services/sched/config.js';
 import type { Evaluation } from '../../src/services/sched/jobs/types.js';
@@ -70,19 +77,36 @@ export async function startCsi(plugins: readonly PluginSpec[], o: { probeMs?: nu
   const socket = (id: string) => join(dir, `${id}.sock`);
   const csiNode = (id: string) => `hp-${id}-node`;
   const start = async (s: PluginSpec) => {
-    running.set(s.id, await startHostpathPlugin({ socket: socket(s.id), root: join(dir, `root-${s.shareRoot ?? s.id}`), nodeId: csiNode(s.id), capabilities: s.capabilities, maxVolumesPerNode: s.maxVolumesPerNode }));
+    running.set(
+      s.id,
+      await startHostpathPlugin({
+        socket: socket(s.id),
+        root: join(dir, `root-${s.shareRoot ?? s.id}`),
+        nodeId: csiNode(s.id),
+        capabilities: s.capabilities,
+        maxVolumesPerNode: s.maxVolumesPerNode,
+      }),
+    );
   };
   for (const s of plugins) await start(s);
   const config: CsiPluginConfig[] = plugins.map((s) => ({ id: s.id, socket: socket(s.id), type: 'monolith', nodeId }));
   const sent: CsiFixture['sent'] = [];
-  const agent = await startAgent({ plugins: config, pluginProbeIntervalMs: o.probeMs ?? 100, heartbeatTtlMs: 3_600_000 }, { csiConnect: (path) => recording(csiClient(path), sent), log: o.log });
+  const agent = await startAgent(
+    { plugins: config, pluginProbeIntervalMs: o.probeMs ?? 100, heartbeatTtlMs: 3_600_000 },
+    { csiConnect: (path) => recording(csiClient(path), sent), log: o.log },
+  );
   const req: CsiFixture['req'] = (method, path, r = {}) =>
     call(agent.url, method, path, { token: r.token === null ? undefined : (r.token ?? ROOT), body: r.body, headers: r.headers });
   const reg = await req('PUT', '/v1/node/register', {
     body: {
       Node: {
-        ID: nodeId, SecretID: NODE_SECRET, Datacenter: 'dc1', Name: 'csi-node', Status: 'ready',
-        Attributes: { 'os.name': 'linux', 'driver.raw_exec': '1' }, NodeResources: { Cpu: { CpuShares: 8000 }, Memory: { MemoryMB: 16384 } },
+        ID: nodeId,
+        SecretID: NODE_SECRET,
+        Datacenter: 'dc1',
+        Name: 'csi-node',
+        Status: 'ready',
+        Attributes: { 'os.name': 'linux', 'driver.raw_exec': '1' },
+        NodeResources: { Cpu: { CpuShares: 8000 }, Memory: { MemoryMB: 16384 } },
       },
     },
   });
@@ -127,7 +151,8 @@ function recording(client: CsiClient, sent: CsiFixture['sent']): CsiClient {
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
         const at = SECRETS_AT[String(prop)];
-        const secrets = at !== undefined ? args[at] : (args.find((a) => typeof a === 'object' && a !== null && 'secrets' in a) as { secrets?: unknown } | undefined)?.secrets;
+        const secrets =
+          at !== undefined ? args[at] : (args.find((a) => typeof a === 'object' && a !== null && 'secrets' in a) as { secrets?: unknown } | undefined)?.secrets;
         if (secrets) sent.push({ method: String(prop), secrets: secrets as Record<string, string> });
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
@@ -151,7 +176,12 @@ export function volumeBody(id: string, plugin: string, over: Record<string, unkn
 }
 
 /** Creates volume `id` of `plugin` through `PUT /v1/volume/csi/:id/create` (`over` merged into the body, `query` appended) and asserts 200. */
-export async function createVolume(f: CsiFixture, id: string, plugin: string, { over = {}, query = '' }: { over?: Record<string, unknown>; query?: string } = {}): Promise<Reply> {
+export async function createVolume(
+  f: CsiFixture,
+  id: string,
+  plugin: string,
+  { over = {}, query = '' }: { over?: Record<string, unknown>; query?: string } = {},
+): Promise<Reply> {
   const r = await f.req('PUT', `/v1/volume/csi/${id}/create${query}`, { body: volumeBody(id, plugin, over) });
   assert.equal(r.status, 200, r.text);
   return r;
@@ -192,13 +222,30 @@ export async function placeWith(
 ): Promise<Placement> {
   const jobId = o.job ?? `csi-${randomUUID().slice(0, 8)}`;
   const requests = Object.fromEntries(
-    Object.entries(volumes).map(([name, v]) => [name, { Name: name, Type: 'csi', Source: name, ReadOnly: false, AccessMode: 'single-node-writer', AttachmentMode: 'file-system', MountOptions: null, PerAlloc: false, ...v }]),
+    Object.entries(volumes).map(([name, v]) => [
+      name,
+      {
+        Name: name,
+        Type: 'csi',
+        Source: name,
+        ReadOnly: false,
+        AccessMode: 'single-node-writer',
+        AttachmentMode: 'file-system',
+        MountOptions: null,
+        PerAlloc: false,
+        ...v,
+      },
+    ]),
   );
   const count = o.count ?? 1;
-  const tg = group('group', count, { cpu: 10, memory: 10, over: {
-    Volumes: requests as never,
-    ReschedulePolicy: { Attempts: 0, Interval: 0, Delay: 0, DelayFunction: 'constant', MaxDelay: 0, Unlimited: false },
-  } });
+  const tg = group('group', count, {
+    cpu: 10,
+    memory: 10,
+    over: {
+      Volumes: requests as never,
+      ReschedulePolicy: { Attempts: 0, Interval: 0, Delay: 0, DelayFunction: 'constant', MaxDelay: 0, Unlimited: false },
+    },
+  });
   const evaluation = await settled(f.agent, await putJob(f.agent, job(jobId, [tg], { Type: o.type ?? 'batch' })));
   const index = (a: AllocView) => Number(/\[(\d+)\]$/.exec(a.Name)?.[1] ?? 0);
   const allocs = (await allocsOf(f.url, jobId)).sort((a, b) => index(a) - index(b));

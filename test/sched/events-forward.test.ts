@@ -20,7 +20,7 @@ describe('event stream across regions', () => {
     await global.stop();
   });
 
-  it('streams the other region\'s events through this one, live', async () => {
+  it("streams the other region's events through this one, live", async () => {
     const stream = await Stream.open(europe.url, `region=global&topic=Node&index=${global.state.index + 1}`, ROOT);
     try {
       const id = '7d0c6a51-0000-4000-8000-00000000e0e0';
@@ -30,7 +30,10 @@ describe('event stream across regions', () => {
       });
       assert.equal(reg.status, 200, reg.text);
       const frame = await stream.frame();
-      assert.deepEqual(frame?.Events?.map((e) => [e.Topic, e.Type, e.Key]), [['Node', 'NodeRegistration', id]]);
+      assert.deepEqual(
+        frame?.Events?.map((e) => [e.Topic, e.Type, e.Key]),
+        [['Node', 'NodeRegistration', id]],
+      );
     } finally {
       stream.close();
     }
@@ -38,7 +41,7 @@ describe('event stream across regions', () => {
     await until(() => global.broker!.subscriptionCount === 0, 5000, 'the other region to drop the subscription');
   });
 
-  it('passes the other region\'s refusal on before any byte', async () => {
+  it("passes the other region's refusal on before any byte", async () => {
     const r = await call(europe.url, 'GET', '/v1/event/stream?region=global&topic=Node', { token: 'not-a-token' });
     assert.deepEqual([r.status, r.text], [403, 'Permission denied']);
   });

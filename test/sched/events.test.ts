@@ -26,12 +26,24 @@ function nodeBody(id: string, meta: Record<string, string> = {}): unknown {
 function authMethod(name: string, secret: string): Record<string, unknown> {
   const now = new Date().toISOString();
   return {
-    Name: name, Type: 'OIDC', TokenLocality: 'local', TokenNameFormat: '${auth_method_type}-${auth_method_name}', MaxTokenTTL: 3_600_000_000_000, Default: false,
+    Name: name,
+    Type: 'OIDC',
+    TokenLocality: 'local',
+    TokenNameFormat: '${auth_method_type}-${auth_method_name}',
+    MaxTokenTTL: 3_600_000_000_000,
+    Default: false,
     Config: {
-      OIDCDiscoveryURL: 'https://idp.example', OIDCClientID: 'cairn', OIDCClientSecret: secret, AllowedRedirectURIs: ['http://localhost/cb'],
-      ExpirationLeeway: 0, NotBeforeLeeway: 0, ClockSkewLeeway: 0,
+      OIDCDiscoveryURL: 'https://idp.example',
+      OIDCClientID: 'cairn',
+      OIDCClientSecret: secret,
+      AllowedRedirectURIs: ['http://localhost/cb'],
+      ExpirationLeeway: 0,
+      NotBeforeLeeway: 0,
+      ClockSkewLeeway: 0,
     },
-    Hash: 'h', CreateTime: now, ModifyTime: now,
+    Hash: 'h',
+    CreateTime: now,
+    ModifyTime: now,
   };
 }
 
@@ -73,25 +85,49 @@ describe('scheduler event stream', () => {
     assert.deepEqual(
       events.map((e) => `${e.Topic}/${e.Type}`),
       [
-        'ACLPolicy/ACLPolicyUpserted', 'ACLToken/ACLTokenUpserted', 'Node/NodeRegistration', 'Node/NodeEvent', 'ACLAuthMethod/ACLAuthMethodUpserted',
-        'ACLToken/ACLTokenUpserted', 'ACLToken/ACLTokenDeleted', 'ACLAuthMethod/ACLAuthMethodDeleted', 'Node/NodeDeregistration',
+        'ACLPolicy/ACLPolicyUpserted',
+        'ACLToken/ACLTokenUpserted',
+        'Node/NodeRegistration',
+        'Node/NodeEvent',
+        'ACLAuthMethod/ACLAuthMethodUpserted',
+        'ACLToken/ACLTokenUpserted',
+        'ACLToken/ACLTokenDeleted',
+        'ACLAuthMethod/ACLAuthMethodDeleted',
+        'Node/NodeDeregistration',
       ],
     );
     const indexes = events.map((e) => e.Index);
-    assert.deepEqual(indexes, [...indexes].sort((x, y) => x - y));
+    assert.deepEqual(
+      indexes,
+      [...indexes].sort((x, y) => x - y),
+    );
     assert.equal(new Set(indexes).size, indexes.length, 'one frame per write');
 
     const [policy, token, reg, status, method, repl, deleted, methodGone, purged] = events;
-    assert.deepEqual([policy!.Key, policy!.Namespace, policy!.FilterKeys, policy!.Payload.ACLPolicy.Rules], ['ev-reader', '', null, 'node { policy = "read" }']);
+    assert.deepEqual(
+      [policy!.Key, policy!.Namespace, policy!.FilterKeys, policy!.Payload.ACLPolicy.Rules],
+      ['ev-reader', '', null, 'node { policy = "read" }'],
+    );
     assert.deepEqual([token!.Key, token!.Payload.ACLToken.AccessorID, token!.Payload.ACLToken.SecretID], [accessor, accessor, '']);
-    assert.deepEqual([deleted!.Key, deleted!.Payload.ACLToken.SecretID, deleted!.Payload.ACLToken.Name], [accessor, '', 'ev-reader'], 'a delete carries the object as it was');
+    assert.deepEqual(
+      [deleted!.Key, deleted!.Payload.ACLToken.SecretID, deleted!.Payload.ACLToken.Name],
+      [accessor, '', 'ev-reader'],
+      'a delete carries the object as it was',
+    );
     assert.deepEqual([repl!.Key, repl!.Payload.ACLToken.SecretID], [replicated.AccessorID, ''], 'replicated writes make events too');
-    assert.deepEqual([reg!.Key, reg!.Namespace, reg!.FilterKeys, reg!.Payload.Node.ID, reg!.Payload.Node.Drain, reg!.Payload.Node.SecretID], [nodeID, '', null, nodeID, false, undefined]);
+    assert.deepEqual(
+      [reg!.Key, reg!.Namespace, reg!.FilterKeys, reg!.Payload.Node.ID, reg!.Payload.Node.Drain, reg!.Payload.Node.SecretID],
+      [nodeID, '', null, nodeID, false, undefined],
+    );
     assert.equal(status!.Payload.Node.Status, 'ready');
     assert.equal(purged!.Payload.Node.Status, 'ready', 'the purged node as it was');
-    assert.deepEqual([method!.Key, method!.Payload.AuthMethod.Name, method!.Payload.AuthMethod.Config.OIDCClientSecret, method!.Payload.AuthMethod.MaxTokenTTL], ['okta', 'okta', 'redacted', '1h0m0s']);
+    assert.deepEqual(
+      [method!.Key, method!.Payload.AuthMethod.Name, method!.Payload.AuthMethod.Config.OIDCClientSecret, method!.Payload.AuthMethod.MaxTokenTTL],
+      ['okta', 'okta', 'redacted', '1h0m0s'],
+    );
     assert.equal(methodGone!.Payload.AuthMethod.Config.OIDCClientSecret, 'redacted');
-    for (const hidden of [secret, replicated.SecretID, 'oidc-client-secret-value', `node-secret-${nodeID}`, ROOT]) assert.ok(!s.raw.includes(hidden), `no secret on the wire: ${hidden}`);
+    for (const hidden of [secret, replicated.SecretID, 'oidc-client-secret-value', `node-secret-${nodeID}`, ROOT])
+      assert.ok(!s.raw.includes(hidden), `no secret on the wire: ${hidden}`);
     s.close();
   });
 
@@ -115,13 +151,28 @@ describe('scheduler event stream', () => {
     await req('POST', `/v1/node/${n1}/eligibility`, { Eligibility: 'ineligible' });
 
     for (const s of [node, nodeAll]) {
-      assert.deepEqual((await s.events(3)).map((e) => `${e.Key}/${e.Type}`), [`${n1}/NodeRegistration`, `${n2}/NodeRegistration`, `${n1}/NodeEligibility`]);
+      assert.deepEqual(
+        (await s.events(3)).map((e) => `${e.Key}/${e.Type}`),
+        [`${n1}/NodeRegistration`, `${n2}/NodeRegistration`, `${n1}/NodeEligibility`],
+      );
     }
-    assert.deepEqual((await one.events(2)).map((e) => `${e.Key}/${e.Type}`), [`${n1}/NodeRegistration`, `${n1}/NodeEligibility`], 'only its key, nothing between');
+    assert.deepEqual(
+      (await one.events(2)).map((e) => `${e.Key}/${e.Type}`),
+      [`${n1}/NodeRegistration`, `${n1}/NodeEligibility`],
+      'only its key, nothing between',
+    );
     // The scheduler's placement is a plan result (the reference's ApplyPlanResults), its payload the allocation without its job.
     const [alloc] = await job.events(1);
     assert.deepEqual(
-      [alloc!.Key, alloc!.Type, alloc!.Namespace, alloc!.FilterKeys, alloc!.Payload.Allocation.JobID, alloc!.Payload.Allocation.NodeID, alloc!.Payload.Allocation.Job],
+      [
+        alloc!.Key,
+        alloc!.Type,
+        alloc!.Namespace,
+        alloc!.FilterKeys,
+        alloc!.Payload.Allocation.JobID,
+        alloc!.Payload.Allocation.NodeID,
+        alloc!.Payload.Allocation.Job,
+      ],
       [web!.ID, 'PlanResult', 'default', ['web', ''], 'web', n2, null],
     );
     assert.notEqual(alloc!.Key, other!.ID);
@@ -151,13 +202,23 @@ describe('scheduler event stream', () => {
     assert.ok(replacement, 'the scheduler placed a replacement');
     await req('POST', `/v1/node/${nodeID}/status`, { Status: 'ready' });
 
-    assert.deepEqual((await def.events(2)).map((e) => `${e.Namespace}/${e.Type}`), ['default/PlanResult', '/NodeEvent']);
+    assert.deepEqual(
+      (await def.events(2)).map((e) => `${e.Namespace}/${e.Type}`),
+      ['default/PlanResult', '/NodeEvent'],
+    );
     // Placed (plan), reported running (client), asked to stop (Alloc.Stop), then one plan that stops it and places its replacement.
     const inProdEvents = await prod.events(5);
-    assert.deepEqual(inProdEvents.map((e) => `${e.Namespace}/${e.Type}/${e.Key}`), [
-      `prod/PlanResult/${inProd.ID}`, `prod/AllocationUpdated/${inProd.ID}`, `prod/AllocationUpdateDesiredStatus/${inProd.ID}`,
-      `prod/PlanResult/${inProd.ID}`, `prod/PlanResult/${replacement!.ID}`, '/NodeEvent/' + nodeID,
-    ]);
+    assert.deepEqual(
+      inProdEvents.map((e) => `${e.Namespace}/${e.Type}/${e.Key}`),
+      [
+        `prod/PlanResult/${inProd.ID}`,
+        `prod/AllocationUpdated/${inProd.ID}`,
+        `prod/AllocationUpdateDesiredStatus/${inProd.ID}`,
+        `prod/PlanResult/${inProd.ID}`,
+        `prod/PlanResult/${replacement!.ID}`,
+        '/NodeEvent/' + nodeID,
+      ],
+    );
     const [placed, reported, asked, stopped, replaced] = inProdEvents;
     assert.deepEqual([placed!.Payload.Allocation.DesiredStatus, placed!.Payload.Allocation.ClientStatus], ['run', 'pending']);
     assert.equal(reported!.Payload.Allocation.ClientStatus, 'running');
@@ -170,7 +231,10 @@ describe('scheduler event stream', () => {
       'a token of the prod namespace sees the prod events',
     );
     const everything = await all.events(6);
-    assert.deepEqual(everything.map((e) => e.Key), [inDefault.ID, inProd.ID, inProd.ID, inProd.ID, inProd.ID, replacement!.ID, nodeID]);
+    assert.deepEqual(
+      everything.map((e) => e.Key),
+      [inDefault.ID, inProd.ID, inProd.ID, inProd.ID, inProd.ID, replacement!.ID, nodeID],
+    );
     assert.equal(everything.at(-1)!.Topic, 'Node');
     for (const s of [def, prod, all, mine]) s.close();
   });
@@ -193,7 +257,10 @@ describe('scheduler event stream', () => {
     await expect('topic=Allocation', prodReader.secret, 403, 'Permission denied');
     await expect('topic=Allocation&namespace=*', prodReader.secret, 403, 'Permission denied');
 
-    const ok = [await Stream.open(a.url, 'topic=Node', nodeReader.secret), await Stream.open(a.url, 'topic=Job&topic=Allocation&namespace=prod', prodReader.secret)];
+    const ok = [
+      await Stream.open(a.url, 'topic=Node', nodeReader.secret),
+      await Stream.open(a.url, 'topic=Job&topic=Allocation&namespace=prod', prodReader.secret),
+    ];
     for (const s of ok) {
       assert.equal(s.res.status, 200);
       assert.deepEqual(await s.line(), {});
@@ -246,11 +313,18 @@ describe('scheduler event stream buffer, heartbeat and lifecycle', () => {
       assert.equal(a.broker!.bufferedBatches, 3);
       const inside = await Stream.open(a.url, `topic=Node&index=${indexes[4]}`);
       assert.equal(inside.res.headers.get('x-sched-event-gap'), null);
-      assert.deepEqual((await inside.events(2)).map((e) => e.Index), [indexes[4], indexes[5]], 'the requested index is sent again (inclusive)');
+      assert.deepEqual(
+        (await inside.events(2)).map((e) => e.Index),
+        [indexes[4], indexes[5]],
+        'the requested index is sent again (inclusive)',
+      );
       const outside = await Stream.open(a.url, `topic=Node&index=${indexes[0]}`);
       assert.equal(outside.res.status, 200);
       assert.equal(outside.res.headers.get('x-sched-event-gap'), String(indexes[3]));
-      assert.deepEqual((await outside.events(3)).map((e) => e.Payload.Node.Meta.round), ['3', '4', '5']);
+      assert.deepEqual(
+        (await outside.events(3)).map((e) => e.Payload.Node.Meta.round),
+        ['3', '4', '5'],
+      );
       const replay = await Stream.open(a.url, 'topic=Node&index=0');
       assert.equal(replay.res.headers.get('x-sched-event-gap'), null, 'index 0 asks for no batch in particular');
       assert.equal((await replay.frame())!.Index, indexes[3]);
@@ -325,9 +399,14 @@ describe('scheduler event stream buffer, heartbeat and lifecycle', () => {
       const body = text.slice(text.indexOf('\r\n\r\n') + 4);
       // What the client gets is what sat in socket buffers when it stopped reading, not the whole history.
       assert.ok(body.length < published * 0.75, `received ${body.length} bytes of ${published} published`);
-      const lines = body.trimEnd().split('\n').map((l) => JSON.parse(l) as Frame);
+      const lines = body
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Frame);
       const end = lines.at(-1)!;
-      const m = /^event dropped from buffer: the subscriber fell behind the buffered events and was closed; resubscribe with index=(\d+)$/.exec(end.Error ?? '');
+      const m = /^event dropped from buffer: the subscriber fell behind the buffered events and was closed; resubscribe with index=(\d+)$/.exec(
+        end.Error ?? '',
+      );
       assert.ok(m, JSON.stringify(end).slice(0, 300));
       const delivered = lines.filter((l) => l.Index !== undefined).map((l) => l.Index!);
       assert.ok(delivered.length < 64, `${delivered.length} of 64 batches delivered`);

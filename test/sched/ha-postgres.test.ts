@@ -114,12 +114,19 @@ describe('scheduler servers sharing PostgreSQL', () => {
     for (const p of [b, c]) {
       const list = await call(p.url, 'GET', '/v1/acl/policies', { token: root });
       const names = new Set((list.json as { Name: string }[]).map((x) => x.Name));
-      assert.deepEqual(acknowledged.filter((n) => !names.has(n)), [], `every acknowledged write is on ${p.url}`);
+      assert.deepEqual(
+        acknowledged.filter((n) => !names.has(n)),
+        [],
+        `every acknowledged write is on ${p.url}`,
+      );
     }
   });
 
   it('a server whose key file differs from the one the shared state was written with fails at start, clearly', { timeout: 30_000 }, async () => {
-    await assert.rejects(startSched('stranger', table), /is encrypted with the state key of fingerprint hmac-sha256:[0-9a-f]{32}, and this agent has none .*copy sched-state\.key from the data directory of the agent that made it/s);
+    await assert.rejects(
+      startSched('stranger', table),
+      /is encrypted with the state key of fingerprint hmac-sha256:[0-9a-f]{32}, and this agent has none .*copy sched-state\.key from the data directory of the agent that made it/s,
+    );
     assert.ok(!existsSync(join(dir, 'stranger', 'sched-state.key')), 'the refused agent made no key file');
   });
 });
@@ -143,7 +150,10 @@ describe('event streams on a server whose state is reloaded', () => {
       assert.equal(seen?.Events?.[0]?.Key, 'before');
       await agent.state.reload();
       const end = await stream.end();
-      assert.equal(end?.Error, `subscription closed by server, client should resubscribe: the server reloaded its state; resubscribe with index=${seen!.Index! + 1}`);
+      assert.equal(
+        end?.Error,
+        `subscription closed by server, client should resubscribe: the server reloaded its state; resubscribe with index=${seen!.Index! + 1}`,
+      );
     } finally {
       stream.close();
     }
@@ -199,9 +209,15 @@ describe('the leader-only work of a region moves with the leader', () => {
     await until('y names the leader', 5000, () => (y.leadership?.leaderAddress === new URL(x.url).host ? true : undefined));
 
     // The leader replicated the authoritative region's root token into the shared state.
-    await until('the root token reaches y', 10_000, async () => ((await call(y.url, 'GET', '/v1/acl/token/self', { token: ROOT })).status === 200 ? true : undefined));
+    await until('the root token reaches y', 10_000, async () =>
+      (await call(y.url, 'GET', '/v1/acl/token/self', { token: ROOT })).status === 200 ? true : undefined,
+    );
     const status = await call(y.url, 'GET', '/v1/acl/replication', { token: ROOT });
-    assert.equal((status.json as { Running: boolean } | undefined)?.Running, true, `a follower reports the leader's replication: ${status.status} ${status.text}`);
+    assert.equal(
+      (status.json as { Running: boolean } | undefined)?.Running,
+      true,
+      `a follower reports the leader's replication: ${status.status} ${status.text}`,
+    );
     assert.equal(y.replicator?.status().Running, false, 'the follower itself does not replicate');
 
     const healthy = async (a: TestAgent) => (await call(a.url, 'GET', '/v1/plugin/csi/hp', { token: ROOT })).json as { ControllersHealthy: number } | undefined;
@@ -217,7 +233,9 @@ describe('the leader-only work of a region moves with the leader', () => {
     await until('the new leader drives the plugin', 5000, () => (y.plugins.controller('hp') ? true : undefined));
     const made = await call(global.url, 'PUT', '/v1/acl/policy/after-failover', { token: ROOT, body: policy('after-failover') });
     assert.equal(made.status, 200, made.text);
-    await until('replication resumed on the new leader', 10_000, async () => ((await call(y.url, 'GET', '/v1/acl/policy/after-failover', { token: ROOT })).status === 200 ? true : undefined));
+    await until('replication resumed on the new leader', 10_000, async () =>
+      (await call(y.url, 'GET', '/v1/acl/policy/after-failover', { token: ROOT })).status === 200 ? true : undefined,
+    );
     assert.equal(y.replicator?.status().Running, true);
   });
 });

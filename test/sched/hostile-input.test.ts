@@ -31,7 +31,10 @@ describe('scheduler: hostile input', () => {
     for (const n of [2000, 5000, 3000, 2000, 4000, 2000, 2500, 5000, 2000, 3000]) {
       const r = await req('PUT', '/v1/acl/policy/deep', { body: { Name: 'deep', Rules: deepBlocks(n) } });
       assert.equal(r.status, 400);
-      assert.equal(r.text, 'policy 0 invalid: 1 error occurred:\n\t* failed to parse rules: Failed to parse ACL Policy: At 1:527: nesting deeper than 32 levels\n\n');
+      assert.equal(
+        r.text,
+        'policy 0 invalid: 1 error occurred:\n\t* failed to parse rules: Failed to parse ACL Policy: At 1:527: nesting deeper than 32 levels\n\n',
+      );
     }
     assert.deepEqual(await snapshot(), before);
     for (let i = 0; i < 10; i++) {

@@ -45,7 +45,10 @@ describe('scheduler job and evaluation events, evaluation lists', () => {
 
     const stopped = (await req('DELETE', '/v1/job/web')).json;
     const stop = await s.eventsAt(stopped.EvalCreateIndex);
-    assert.deepEqual(stop.map((e) => `${e.Topic}/${e.Type}`), ['Job/JobDeregistered', 'Evaluation/JobDeregistered']);
+    assert.deepEqual(
+      stop.map((e) => `${e.Topic}/${e.Type}`),
+      ['Job/JobDeregistered', 'Evaluation/JobDeregistered'],
+    );
     assert.equal(stop[0].Payload.Job.Stop, true);
 
     const purged = (await req('DELETE', '/v1/job/web?purge=true')).json;
@@ -77,7 +80,10 @@ describe('scheduler job and evaluation events, evaluation lists', () => {
     for (const id of ids) await settled(a, id);
     await until('no pending evaluation (those of the test before too)', () => a.state.list<Evaluation>(T.evals).every((e) => e.Status !== 'pending'));
     const all = (await req('GET', '/v1/evaluations')).json as { ID: string; CreateIndex: number; JobID: string }[];
-    assert.ok(all.every((e, i) => i === 0 || all[i - 1].CreateIndex <= e.CreateIndex), 'oldest first');
+    assert.ok(
+      all.every((e, i) => i === 0 || all[i - 1].CreateIndex <= e.CreateIndex),
+      'oldest first',
+    );
     const byJob = (await req('GET', '/v1/evaluations?job=e2')).json as { ID: string; Status: string; TriggeredBy: string; PreviousEval: string }[];
     assert.deepEqual(
       byJob.map((e) => [e.ID === ids[1] ? 'register' : e.PreviousEval === ids[1] ? 'its blocked one' : e.ID, e.Status, e.TriggeredBy]),
@@ -90,7 +96,10 @@ describe('scheduler job and evaluation events, evaluation lists', () => {
     assert.ok(ids.every((id) => complete.some((e) => e.ID === id)) && complete.every((e) => e.Status === 'complete'));
     assert.deepEqual((await req('GET', '/v1/evaluations?status=pending')).json, []);
     const f = await req('GET', `/v1/evaluations?filter=${encodeURIComponent('JobID == "e3" and Status == "complete"')}`);
-    assert.deepEqual(f.json.map((e: { ID: string }) => e.ID), [ids[2]]);
+    assert.deepEqual(
+      f.json.map((e: { ID: string }) => e.ID),
+      [ids[2]],
+    );
     const both = await req('GET', `/v1/evaluations?job=e3&filter=${encodeURIComponent('JobID == "e3"')}`);
     assert.deepEqual([both.status, both.text], [400, 'Filter expression cannot be used with other filter parameters']);
     const p1 = await req('GET', '/v1/evaluations?per_page=2');
@@ -98,7 +107,10 @@ describe('scheduler job and evaluation events, evaluation lists', () => {
     const token = p1.headers.get('x-sched-nexttoken')!;
     assert.equal(token, `${all[2].CreateIndex}.${all[2].ID}`);
     const p2 = await req('GET', `/v1/evaluations?per_page=100&next_token=${token}`);
-    assert.deepEqual(p2.json.map((e: { ID: string }) => e.ID), all.slice(2).map((e) => e.ID));
+    assert.deepEqual(
+      p2.json.map((e: { ID: string }) => e.ID),
+      all.slice(2).map((e) => e.ID),
+    );
     const prod = (await req('GET', '/v1/evaluations?namespace=prod')).json;
     assert.ok(prod.length > 0 && prod.every((e: { Namespace: string }) => e.Namespace === 'prod'));
     const star = (await req('GET', '/v1/evaluations?namespace=*')).json;

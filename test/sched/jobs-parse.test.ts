@@ -137,7 +137,16 @@ describe('scheduler job files', () => {
     assert.deepEqual(g.ReschedulePolicy, { Attempts: 0, Interval: 0, Delay: 60 * S, DelayFunction: 'constant', MaxDelay: 3600 * S, Unlimited: true });
     assert.deepEqual(g.EphemeralDisk, { Sticky: false, SizeMB: 500, Migrate: false });
     assert.deepEqual(g.Volumes, {
-      data: { Name: 'data', Type: 'csi', Source: 'shared', ReadOnly: false, AccessMode: 'multi-node-multi-writer', AttachmentMode: 'file-system', MountOptions: null, PerAlloc: false },
+      data: {
+        Name: 'data',
+        Type: 'csi',
+        Source: 'shared',
+        ReadOnly: false,
+        AccessMode: 'multi-node-multi-writer',
+        AttachmentMode: 'file-system',
+        MountOptions: null,
+        PerAlloc: false,
+      },
     });
     const [server, sidecar] = g.Tasks;
     assert.deepEqual([server.Name, server.Driver, server.User], ['server', 'raw_exec', '']);
@@ -170,9 +179,15 @@ describe('scheduler job files', () => {
 
   it('mistakes in the file are 400s naming line and key', async () => {
     const cases: [string, string | RegExp][] = [
-      ['job "x" {\n  group "g" {\n    task "t" {\n      driver = "raw_exec"\n      comand = 1\n    }\n  }\n}\n', 'input.hcl:5: unknown key "comand" in task "t"'],
+      [
+        'job "x" {\n  group "g" {\n    task "t" {\n      driver = "raw_exec"\n      comand = 1\n    }\n  }\n}\n',
+        'input.hcl:5: unknown key "comand" in task "t"',
+      ],
       ['job "x" {\n  group "g" {\n    count = "many"\n    task "t" { driver = "d" }\n  }\n}\n', 'input.hcl:3: "count" must be an integer'],
-      ['job "x" {\n  group "g" {\n    restart {\n      delay = "15 seconds"\n    }\n    task "t" { driver = "d" }\n  }\n}\n', /^input\.hcl:4: "delay" must be a duration such as "30s" or "1h30m" \(time: /],
+      [
+        'job "x" {\n  group "g" {\n    restart {\n      delay = "15 seconds"\n    }\n    task "t" { driver = "d" }\n  }\n}\n',
+        /^input\.hcl:4: "delay" must be a duration such as "30s" or "1h30m" \(time: /,
+      ],
       ['job "x" {\n  group "g" {\n  }\n}\n', 'input.hcl:2: missing required block "task" in group "g"'],
       ['group "g" {}\n', /missing required block "job"/],
       ['job "x" {\n  group "g" {\n', /^input\.hcl:\d+: /],

@@ -48,7 +48,17 @@ describe('scheduler jobs API', () => {
     );
     assert.equal(job.JobModifyIndex, r.json.JobModifyIndex);
     assert.ok(job.SubmitTime > 1e18, 'Unix ns');
-    assert.deepEqual(job.Update, { Stagger: 30 * S, MaxParallel: 1, HealthCheck: 'checks', MinHealthyTime: 10 * S, HealthyDeadline: 300 * S, ProgressDeadline: 600 * S, AutoRevert: false, AutoPromote: false, Canary: 0 });
+    assert.deepEqual(job.Update, {
+      Stagger: 30 * S,
+      MaxParallel: 1,
+      HealthCheck: 'checks',
+      MinHealthyTime: 10 * S,
+      HealthyDeadline: 300 * S,
+      ProgressDeadline: 600 * S,
+      AutoRevert: false,
+      AutoPromote: false,
+      Canary: 0,
+    });
     const g = job.TaskGroups[0];
     assert.equal(g.Count, 1);
     assert.deepEqual(g.RestartPolicy, { Attempts: 2, Interval: 1800 * S, Delay: 15 * S, Mode: 'fail', RenderTemplates: false });
@@ -65,7 +75,10 @@ describe('scheduler jobs API', () => {
       ['pending', 'job-register', 'web', 'default', 'service', 50, r.json.JobModifyIndex, r.json.EvalCreateIndex],
     );
     const versions = (await req('GET', '/v1/job/web/versions')).json;
-    assert.deepEqual(versions.Versions.map((v: { Version: number }) => v.Version), [0]);
+    assert.deepEqual(
+      versions.Versions.map((v: { Version: number }) => v.Version),
+      [0],
+    );
     assert.equal(versions.Diffs, null);
   });
 
@@ -74,7 +87,14 @@ describe('scheduler jobs API', () => {
     const job = (await req('GET', '/v1/job/nightly')).json;
     assert.equal(job.Update, null);
     assert.deepEqual(job.TaskGroups[0].RestartPolicy, { Attempts: 3, Interval: 86400 * S, Delay: 15 * S, Mode: 'fail', RenderTemplates: false });
-    assert.deepEqual(job.TaskGroups[0].ReschedulePolicy, { Attempts: 1, Interval: 86400 * S, Delay: 5 * S, DelayFunction: 'constant', MaxDelay: 0, Unlimited: false });
+    assert.deepEqual(job.TaskGroups[0].ReschedulePolicy, {
+      Attempts: 1,
+      Interval: 86400 * S,
+      Delay: 5 * S,
+      DelayFunction: 'constant',
+      MaxDelay: 0,
+      Unlimited: false,
+    });
   });
 
   it('versions: a changed job is a new version; an identical one is not, but is evaluated again', async () => {
@@ -88,7 +108,13 @@ describe('scheduler jobs API', () => {
     const job = (await req('GET', '/v1/job/web')).json;
     assert.deepEqual([job.Version, job.Priority, job.CreateIndex], [1, 70, first.CreateIndex]);
     const versions = (await req('GET', '/v1/job/web/versions')).json.Versions;
-    assert.deepEqual(versions.map((v: { Version: number; Priority: number }) => [v.Version, v.Priority]), [[1, 70], [0, 50]]);
+    assert.deepEqual(
+      versions.map((v: { Version: number; Priority: number }) => [v.Version, v.Priority]),
+      [
+        [1, 70],
+        [0, 50],
+      ],
+    );
     for (let i = 0; i < 7; i++) await req('POST', '/v1/jobs', { Job: minimalJob('web', { Priority: 10 + i }) });
     const kept = (await req('GET', '/v1/job/web/versions')).json.Versions.map((v: { Version: number }) => v.Version);
     assert.deepEqual(kept, [8, 7, 6, 5, 4, 3], 'the last 6 versions are kept');
@@ -100,7 +126,10 @@ describe('scheduler jobs API', () => {
   it('EnforceIndex registers only at the given JobModifyIndex, with the reference texts', async () => {
     const job = (await req('GET', '/v1/job/web')).json;
     const stale = await req('POST', '/v1/jobs', { Job: minimalJob('web'), EnforceIndex: true, JobModifyIndex: job.JobModifyIndex - 1 });
-    assert.deepEqual([stale.status, stale.text], [400, `Enforcing job modify index ${job.JobModifyIndex - 1}: job exists with conflicting job modify index: ${job.JobModifyIndex}`]);
+    assert.deepEqual(
+      [stale.status, stale.text],
+      [400, `Enforcing job modify index ${job.JobModifyIndex - 1}: job exists with conflicting job modify index: ${job.JobModifyIndex}`],
+    );
     const missing = await req('POST', '/v1/jobs', { Job: minimalJob('nope'), EnforceIndex: true, JobModifyIndex: 5 });
     assert.deepEqual([missing.status, missing.text], [400, 'Enforcing job modify index 5: job does not exist']);
     assert.equal((await req('GET', '/v1/job/nope')).status, 404);
@@ -151,22 +180,35 @@ describe('scheduler jobs API', () => {
     assert.deepEqual([(await req('DELETE', '/v1/job/gone')).status, (await req('DELETE', '/v1/job/gone')).text], [404, 'job not found']);
   });
 
-  it('a client\'s report of an allocation updates the job\'s stored status', async () => {
+  it("a client's report of an allocation updates the job's stored status", async () => {
     assert.equal((await req('POST', '/v1/jobs', { Job: minimalJob('synced') })).status, 200);
     const stored = () => a.state.get<Job>(T.jobs, jobKey('default', 'synced'))!;
     assert.equal(stored().Status, 'pending');
     // A placed allocation (the scheduler is off here, so nothing else writes the job).
     const nowNs = Date.now() * 1e6;
     const alloc: StoredAlloc = {
-      ID: randomUUID(), Namespace: 'default', EvalID: randomUUID(), Name: 'synced.app[0]', NodeID: randomUUID(), JobID: 'synced', TaskGroup: 'app',
-      DesiredStatus: 'run', DesiredDescription: '', ClientStatus: 'pending', ClientDescription: '', Volumes: null, DeploymentID: '', CreateTime: nowNs, ModifyTime: nowNs,
+      ID: randomUUID(),
+      Namespace: 'default',
+      EvalID: randomUUID(),
+      Name: 'synced.app[0]',
+      NodeID: randomUUID(),
+      JobID: 'synced',
+      TaskGroup: 'app',
+      DesiredStatus: 'run',
+      DesiredDescription: '',
+      ClientStatus: 'pending',
+      ClientDescription: '',
+      Volumes: null,
+      DeploymentID: '',
+      CreateTime: nowNs,
+      ModifyTime: nowNs,
     };
     await a.state.txn((tx) => tx.put(T.allocs, alloc.ID, alloc));
     assert.equal(stored().Status, 'pending');
     const r = await req('POST', `/v1/allocation/${alloc.ID}/client-status`, { ClientStatus: 'running' });
     assert.equal(r.status, 200, r.text);
     assert.equal(stored().Status, 'running');
-    assert.equal(stored().ModifyIndex, r.json.Index, 'stored in the report\'s own write');
+    assert.equal(stored().ModifyIndex, r.json.Index, "stored in the report's own write");
   });
 
   it('a namespace with a job that is not dead cannot be deleted', async () => {
@@ -183,24 +225,57 @@ describe('scheduler jobs API', () => {
     assert.equal((await req('POST', '/v1/jobs?namespace=prod', { Job: minimalJob('list-p') })).status, 200);
     const r = await req('GET', '/v1/jobs?prefix=list-');
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(r.json.map((j: { ID: string }) => j.ID), ['list-a', 'list-b', 'list-c']);
+    assert.deepEqual(
+      r.json.map((j: { ID: string }) => j.ID),
+      ['list-a', 'list-b', 'list-c'],
+    );
     const stub = r.json[0];
     assert.deepEqual(Object.keys(stub).sort(), [
-      'CreateIndex', 'Datacenters', 'ID', 'JobModifyIndex', 'JobSummary', 'Meta', 'ModifyIndex', 'Multiregion', 'Name', 'Namespace', 'NodePool',
-      'ParameterizedJob', 'ParentID', 'Periodic', 'Priority', 'Status', 'StatusDescription', 'Stop', 'SubmitTime', 'Type',
+      'CreateIndex',
+      'Datacenters',
+      'ID',
+      'JobModifyIndex',
+      'JobSummary',
+      'Meta',
+      'ModifyIndex',
+      'Multiregion',
+      'Name',
+      'Namespace',
+      'NodePool',
+      'ParameterizedJob',
+      'ParentID',
+      'Periodic',
+      'Priority',
+      'Status',
+      'StatusDescription',
+      'Stop',
+      'SubmitTime',
+      'Type',
     ]);
     assert.deepEqual(stub.JobSummary.Summary, { app: { Queued: 0, Complete: 0, Failed: 0, Running: 0, Starting: 0, Lost: 0, Unknown: 0 } });
     const all = await req('GET', '/v1/jobs?namespace=*&prefix=list-');
-    assert.deepEqual(all.json.map((j: { Namespace: string; ID: string }) => `${j.Namespace}/${j.ID}`), ['default/list-a', 'default/list-b', 'default/list-c', 'prod/list-p']);
+    assert.deepEqual(
+      all.json.map((j: { Namespace: string; ID: string }) => `${j.Namespace}/${j.ID}`),
+      ['default/list-a', 'default/list-b', 'default/list-c', 'prod/list-p'],
+    );
     const p1 = await req('GET', '/v1/jobs?namespace=*&prefix=list-&per_page=2');
-    assert.deepEqual(p1.json.map((j: { ID: string }) => j.ID), ['list-a', 'list-b']);
+    assert.deepEqual(
+      p1.json.map((j: { ID: string }) => j.ID),
+      ['list-a', 'list-b'],
+    );
     assert.equal(p1.headers.get('x-sched-nexttoken'), 'default.list-c');
     const p2 = await req('GET', '/v1/jobs?namespace=*&prefix=list-&per_page=2&next_token=default.list-c');
-    assert.deepEqual(p2.json.map((j: { ID: string }) => j.ID), ['list-c', 'list-p']);
+    assert.deepEqual(
+      p2.json.map((j: { ID: string }) => j.ID),
+      ['list-c', 'list-p'],
+    );
     assert.equal(p2.headers.get('x-sched-nexttoken'), null);
     const f = await req('GET', `/v1/jobs?filter=${encodeURIComponent('ID matches "^list-[ab]$" and TaskGroups.0.Tasks.0.Driver == "raw_exec"')}`);
     assert.equal(f.status, 200, f.text);
-    assert.deepEqual(f.json.map((j: { ID: string }) => j.ID), ['list-a', 'list-b']);
+    assert.deepEqual(
+      f.json.map((j: { ID: string }) => j.ID),
+      ['list-a', 'list-b'],
+    );
     const bad = await req('GET', `/v1/jobs?filter=${encodeURIComponent('ID ==')}`);
     assert.equal(bad.status, 400);
     assert.match(bad.text, /^failed to create result paginator: failed to read filter expression/);
@@ -212,22 +287,49 @@ describe('scheduler jobs API', () => {
       [{}, 'Job must be specified'],
       [{ Job: 'x' }, 'json: cannot unmarshal string into Go value of type api.Job'],
       [{ Job: minimalJob('x', { Priority: 'high' }) }, 'json: cannot unmarshal string into Go struct field Job.Priority of type int64'],
-      [{ Job: minimalJob('x', { TaskGroups: [{ Name: 'g', Count: '2', Tasks: [] }] }) }, 'json: cannot unmarshal string into Go struct field Job.TaskGroups.Count of type int64'],
+      [
+        { Job: minimalJob('x', { TaskGroups: [{ Name: 'g', Count: '2', Tasks: [] }] }) },
+        'json: cannot unmarshal string into Go struct field Job.TaskGroups.Count of type int64',
+      ],
       [{ Job: minimalJob('x', { Meta: { n: 1 } }) }, 'json: cannot unmarshal number into Go struct field Job.Meta.n of type string'],
-      [{ Job: minimalJob('x', { TaskGroups: [{ Name: 'g', Tasks: [{ Name: 't', Driver: 'x', Env: ['A=1'] }] }] }) }, 'json: cannot unmarshal array into Go struct field Job.TaskGroups.Tasks.Env of type map[string]string'],
+      [
+        { Job: minimalJob('x', { TaskGroups: [{ Name: 'g', Tasks: [{ Name: 't', Driver: 'x', Env: ['A=1'] }] }] }) },
+        'json: cannot unmarshal array into Go struct field Job.TaskGroups.Tasks.Env of type map[string]string',
+      ],
       [{ Job: minimalJob('', { Name: 'n' }) }, '1 error occurred:\n\t* Missing job ID\n\n'],
       [{ Job: minimalJob('a b') }, /Job ID contains a space/],
       [{ Job: minimalJob('x', { Priority: 101 }) }, /Job priority must be between \[1, 100\]/],
       [{ Job: minimalJob('x', { Type: 'cron' }) }, /Invalid job type: "cron"/],
       [{ Job: minimalJob('x', { TaskGroups: [] }) }, /Missing job task groups/],
-      [{ Job: minimalJob('x', { TaskGroups: [{ Name: 'g', Tasks: [{ Name: 't' }] }] }) }, /Task group g validation failed: Task t validation failed: Missing task driver/],
-      [{ Job: minimalJob('x', { TaskGroups: [{ Name: 'g', Tasks: [{ Name: 't', Driver: 'raw_exec' }] }] }) }, /config: missing required "command" for the raw_exec driver/],
+      [
+        { Job: minimalJob('x', { TaskGroups: [{ Name: 'g', Tasks: [{ Name: 't' }] }] }) },
+        /Task group g validation failed: Task t validation failed: Missing task driver/,
+      ],
+      [
+        { Job: minimalJob('x', { TaskGroups: [{ Name: 'g', Tasks: [{ Name: 't', Driver: 'raw_exec' }] }] }) },
+        /config: missing required "command" for the raw_exec driver/,
+      ],
       [{ Job: minimalJob('x', { TaskGroups: [{ Name: 'g', Count: -1, Tasks: [{ Name: 't', Driver: 'x' }] }] }) }, /Task group count can't be negative/],
-      [{ Job: minimalJob('x', { TaskGroups: [{ Name: 'g', Count: 100001, Tasks: [{ Name: 't', Driver: 'x' }] }] }) }, /Task group count 100001 is more than 50000/],
-      [{ Job: minimalJob('x', { TaskGroups: [{ Name: 'g', RestartPolicy: { Mode: 'sometimes' }, Tasks: [{ Name: 't', Driver: 'x' }] }] }) }, /Unsupported restart mode: "sometimes"/],
-      [{ Job: minimalJob('x', { TaskGroups: [{ Name: 'g', Tasks: [{ Name: 't', Driver: 'x', Resources: { MemoryMB: 5 } }] }] }) }, /minimum MemoryMB value is 10; got 5/],
-      [{ Job: minimalJob('x', { TaskGroups: [{ Name: 'g', Tasks: [{ Name: 't', Driver: 'x', VolumeMounts: [{ Volume: 'v', Destination: '/d' }] }] }] }) }, /Volume Mount \(0\) references undefined volume v/],
-      [{ Job: minimalJob('x', { TaskGroups: [{ Name: 'g', Volumes: { v: { Type: 'csi', Source: 'db' } }, Tasks: [{ Name: 't', Driver: 'x' }] }] }) }, 'volume "v": CSI volumes must have an attachment mode'],
+      [
+        { Job: minimalJob('x', { TaskGroups: [{ Name: 'g', Count: 100001, Tasks: [{ Name: 't', Driver: 'x' }] }] }) },
+        /Task group count 100001 is more than 50000/,
+      ],
+      [
+        { Job: minimalJob('x', { TaskGroups: [{ Name: 'g', RestartPolicy: { Mode: 'sometimes' }, Tasks: [{ Name: 't', Driver: 'x' }] }] }) },
+        /Unsupported restart mode: "sometimes"/,
+      ],
+      [
+        { Job: minimalJob('x', { TaskGroups: [{ Name: 'g', Tasks: [{ Name: 't', Driver: 'x', Resources: { MemoryMB: 5 } }] }] }) },
+        /minimum MemoryMB value is 10; got 5/,
+      ],
+      [
+        { Job: minimalJob('x', { TaskGroups: [{ Name: 'g', Tasks: [{ Name: 't', Driver: 'x', VolumeMounts: [{ Volume: 'v', Destination: '/d' }] }] }] }) },
+        /Volume Mount \(0\) references undefined volume v/,
+      ],
+      [
+        { Job: minimalJob('x', { TaskGroups: [{ Name: 'g', Volumes: { v: { Type: 'csi', Source: 'db' } }, Tasks: [{ Name: 't', Driver: 'x' }] }] }) },
+        'volume "v": CSI volumes must have an attachment mode',
+      ],
       [{ Job: minimalJob('x', { Constraints: [{ LTarget: '${attr.kernel.name}', RTarget: 'linux', Operand: 'like' }] }) }, /has unknown operand "like"/],
       [{ Job: minimalJob('x', { Region: 'mars' }) }, /Job region "mars" is not this server's region "global"/],
       [{ Job: minimalJob('x', { Namespace: 'nowhere' }) }, 'job "x" is in nonexistent namespace "nowhere"'],
@@ -279,7 +381,8 @@ describe('scheduler jobs API', () => {
 describe('scheduler jobs API: status and summary from placed allocations', () => {
   let a: TestAgent;
   const req = (method: string, path: string, body?: unknown) => call(a.url, method, path, { token: ROOT, body });
-  const jobStatusIs = (id: string, status: string) => until(`job ${id} to be ${status}`, async () => (await req('GET', `/v1/job/${id}`)).json.Status === status);
+  const jobStatusIs = (id: string, status: string) =>
+    until(`job ${id} to be ${status}`, async () => (await req('GET', `/v1/job/${id}`)).json.Status === status);
   const report = async (allocId: string, ClientStatus: string) => {
     const r = await req('POST', `/v1/allocation/${allocId}/client-status`, { ClientStatus });
     assert.equal(r.status, 200, r.text);
@@ -293,7 +396,7 @@ describe('scheduler jobs API: status and summary from placed allocations', () =>
     await a.stop();
   });
 
-  it('status and summary follow the placed allocations and the client\'s reports: pending, running, dead after a stop', async () => {
+  it("status and summary follow the placed allocations and the client's reports: pending, running, dead after a stop", async () => {
     // No node yet: the register's evaluation cannot place, a blocked one waits, the job is pending with 3 queued.
     const noReschedule = { Attempts: 0, Interval: 0, Delay: 30 * S, DelayFunction: 'exponential', MaxDelay: 3600 * S, Unlimited: false };
     const first = await settled(a, await putJob(a, job('svc', [group('app', 3, { cpu: 100, memory: 300, over: { ReschedulePolicy: noReschedule } })])));
@@ -307,7 +410,15 @@ describe('scheduler jobs API: status and summary from placed allocations', () =>
     // (The plan is written before its evaluation reports nothing queued, as the reference's.)
     await simNode(a.url, 'w1');
     await until('the evaluation that placed them to finish', async () => (await req('GET', '/v1/job/svc/summary')).json.Summary.app.Queued === 0);
-    assert.deepEqual((await req('GET', '/v1/job/svc/summary')).json.Summary.app, { Queued: 0, Complete: 0, Failed: 0, Running: 0, Starting: 3, Lost: 0, Unknown: 0 });
+    assert.deepEqual((await req('GET', '/v1/job/svc/summary')).json.Summary.app, {
+      Queued: 0,
+      Complete: 0,
+      Failed: 0,
+      Running: 0,
+      Starting: 3,
+      Lost: 0,
+      Unknown: 0,
+    });
     assert.equal((await req('GET', '/v1/job/svc')).json.Status, 'running');
     const allocs = (await req('GET', '/v1/job/svc/allocations')).json as { ID: string }[];
     assert.equal(allocs.length, 3);
@@ -315,7 +426,15 @@ describe('scheduler jobs API: status and summary from placed allocations', () =>
     await report(allocs[0]!.ID, 'running');
     await report(allocs[2]!.ID, 'failed');
     assert.equal((await req('GET', '/v1/job/svc')).json.Status, 'running');
-    assert.deepEqual((await req('GET', '/v1/job/svc/summary')).json.Summary.app, { Queued: 0, Complete: 0, Failed: 1, Running: 1, Starting: 1, Lost: 0, Unknown: 0 });
+    assert.deepEqual((await req('GET', '/v1/job/svc/summary')).json.Summary.app, {
+      Queued: 0,
+      Complete: 0,
+      Failed: 1,
+      Running: 1,
+      Starting: 1,
+      Lost: 0,
+      Unknown: 0,
+    });
     assert.equal((await req('GET', '/v1/job/svc/allocations')).json.length, 3, 'the failed one is not rescheduled (no attempts)');
 
     // Stopped: the job stays with Stop true; dead once the scheduler stopped its allocations and its evaluations are done.
@@ -328,7 +447,11 @@ describe('scheduler jobs API: status and summary from placed allocations', () =>
     await jobStatusIs('svc', 'dead');
     const stoppedAllocs = (await req('GET', '/v1/job/svc/allocations')).json as { DesiredStatus: string; ClientStatus: string }[];
     // The live ones are stopped; the failed one is already terminal and left as it is (as the reference's reconciler).
-    assert.deepEqual(stoppedAllocs.map((x) => `${x.ClientStatus}/${x.DesiredStatus}`).sort(), ['failed/run', 'pending/stop', 'running/stop'], 'the client has not reported them stopped yet');
+    assert.deepEqual(
+      stoppedAllocs.map((x) => `${x.ClientStatus}/${x.DesiredStatus}`).sort(),
+      ['failed/run', 'pending/stop', 'running/stop'],
+      'the client has not reported them stopped yet',
+    );
     assert.equal(a.state.get<Job>(T.jobs, jobKey('default', 'svc'))!.Status, 'dead', 'the stored status (Job events) follows');
   });
 

@@ -24,7 +24,8 @@ const multi = (prefix: string, errors: string[]) =>
 async function seed(agent: TestAgent, policies: string[], roles: Record<string, string[]>): Promise<Record<string, string>> {
   const ids: Record<string, string> = {};
   await agent.state.txn((tx) => {
-    for (const name of policies) tx.put<PolicyDoc>(T.policies, name, { Name: name, Description: '', Rules: 'namespace "default" { policy = "read" }', Hash: name });
+    for (const name of policies)
+      tx.put<PolicyDoc>(T.policies, name, { Name: name, Description: '', Rules: 'namespace "default" { policy = "read" }', Hash: name });
     for (const [name, ps] of Object.entries(roles)) {
       ids[name] = randomUUID();
       tx.put<RoleDoc>(T.roles, ids[name], { ID: ids[name], Name: name, Description: '', Policies: ps.map((p) => ({ Name: p })), Hash: name });
@@ -68,17 +69,34 @@ describe('scheduler login and OIDC', () => {
       startAgent({ acl: { enabled: false } }),
     ]);
     roleIds = await seed(a, ['ops', 'dev-read'], { 'dev-alice': ['dev-read'] });
-    ok(await put('/v1/acl/auth-method', {
-      Name: 'jwks', Type: 'JWT', TokenLocality: 'local', MaxTokenTTL: '10m', TokenNameFormat: '${auth_method_type}-${value.user}',
-      Config: { JWKSURL: `${op.issuer}/jwks`, BoundAudiences: ['cairn'], ClaimMappings: { sub: 'user' }, ListClaimMappings: { groups: 'groups' } },
-    }));
+    ok(
+      await put('/v1/acl/auth-method', {
+        Name: 'jwks',
+        Type: 'JWT',
+        TokenLocality: 'local',
+        MaxTokenTTL: '10m',
+        TokenNameFormat: '${auth_method_type}-${value.user}',
+        Config: { JWKSURL: `${op.issuer}/jwks`, BoundAudiences: ['cairn'], ClaimMappings: { sub: 'user' }, ListClaimMappings: { groups: 'groups' } },
+      }),
+    );
     ok(await put('/v1/acl/binding-rule', { AuthMethod: 'jwks', Selector: '"dev" in list.groups', BindType: 'role', BindName: 'dev-${value.user}' }));
     ok(await put('/v1/acl/binding-rule', { AuthMethod: 'jwks', Selector: 'value.user == "Alice"', BindType: 'policy', BindName: 'ops' }));
     ok(await put('/v1/acl/binding-rule', { AuthMethod: 'jwks', Selector: 'value.user == "root"', BindType: 'management' }));
     ok(await put('/v1/acl/binding-rule', { AuthMethod: 'jwks', Selector: 'value.user == "nobody"', BindType: 'role', BindName: 'missing-role' }));
     const corp = (name: string, locality: string) => ({
-      Name: name, Type: 'OIDC', TokenLocality: locality, MaxTokenTTL: '1h',
-      Config: { OIDCDiscoveryURL: op.issuer, OIDCClientID: 'cairn', OIDCClientSecret: 'cairn-secret', AllowedRedirectURIs: [REDIRECT], OIDCScopes: ['email', 'groups'], ClaimMappings: { sub: 'user' }, ListClaimMappings: { groups: 'groups' } },
+      Name: name,
+      Type: 'OIDC',
+      TokenLocality: locality,
+      MaxTokenTTL: '1h',
+      Config: {
+        OIDCDiscoveryURL: op.issuer,
+        OIDCClientID: 'cairn',
+        OIDCClientSecret: 'cairn-secret',
+        AllowedRedirectURIs: [REDIRECT],
+        OIDCScopes: ['email', 'groups'],
+        ClaimMappings: { sub: 'user' },
+        ListClaimMappings: { groups: 'groups' },
+      },
     });
     ok(await put('/v1/acl/auth-method', corp('corp', 'local')));
     ok(await put('/v1/acl/binding-rule', { AuthMethod: 'corp', Selector: '"admins" in list.groups', BindType: 'policy', BindName: 'ops' }));
@@ -128,8 +146,16 @@ describe('scheduler login and OIDC', () => {
     };
     await refuse({ AuthMethodName: 'jwks', LoginToken: await jwt({ sub: 'nobody' }) }, 400, 'no role or policy bindings matched');
     await refuse({ AuthMethodName: 'jwks', LoginToken: await jwt({ sub: 'bob', groups: ['ops'] }) }, 400, 'no role or policy bindings matched');
-    await refuse({ AuthMethodName: 'jwks', LoginToken: await jwt({ sub: 'alice', aud: 'other' }) }, 401, 'unable to validate provided token: error validating claims: aud claim does not match any bound audience');
-    await refuse({ AuthMethodName: 'jwks', LoginToken: await jwt({ sub: 'alice', iat: nowS() - 7200, exp: nowS() - 3600 }) }, 401, 'unable to validate provided token: error validating claims: validation failed, token is expired (exp)');
+    await refuse(
+      { AuthMethodName: 'jwks', LoginToken: await jwt({ sub: 'alice', aud: 'other' }) },
+      401,
+      'unable to validate provided token: error validating claims: aud claim does not match any bound audience',
+    );
+    await refuse(
+      { AuthMethodName: 'jwks', LoginToken: await jwt({ sub: 'alice', iat: nowS() - 7200, exp: nowS() - 3600 }) },
+      401,
+      'unable to validate provided token: error validating claims: validation failed, token is expired (exp)',
+    );
     const { privateKey } = await generateKeyPair('RS256');
     const forged = await new SignJWT({ sub: 'alice', aud: 'cairn', exp: nowS() + 60 }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).sign(privateKey);
     await refuse({ AuthMethodName: 'jwks', LoginToken: forged }, 401, /^unable to validate provided token: error verifying token: /);
@@ -138,7 +164,11 @@ describe('scheduler login and OIDC', () => {
     await refuse(undefined, 400, 'Request body is empty');
     await refuse({ AuthMethodName: 'nope', LoginToken: 'x' }, 400, 'auth-method "nope" not found');
     await refuse({ AuthMethodName: 'corp', LoginToken: 'x' }, 400, 'unsupported auth-method type: OIDC');
-    await refuse({ AuthMethodName: 1, LoginToken: 'x' }, 400, 'json: cannot unmarshal number into Go struct field ACLLoginRequest.AuthMethodName of type string');
+    await refuse(
+      { AuthMethodName: 1, LoginToken: 'x' },
+      400,
+      'json: cannot unmarshal number into Go struct field ACLLoginRequest.AuthMethodName of type string',
+    );
     const disabled = await call(off.url, 'POST', '/v1/acl/login', { body: { AuthMethodName: 'jwks', LoginToken: 'x' } });
     assert.deepEqual([disabled.status, disabled.text], [400, 'ACL support disabled']);
     assert.equal(tokenCount(), before, 'nothing created');
@@ -168,9 +198,15 @@ describe('scheduler login and OIDC', () => {
     const redirect = await post('/v1/acl/oidc/auth-url', { AuthMethodName: 'corp', RedirectURI: 'https://evil.example/cb', ClientNonce: 'n' });
     assert.deepEqual([redirect.status, redirect.text], [400, 'failed to generate auth URL: unauthorized redirect_uri: https://evil.example/cb']);
     const noUrl = await post('/v1/acl/oidc/auth-url', {});
-    assert.deepEqual([noUrl.status, noUrl.text], [400, multi('invalid OIDC auth-url request', ['missing auth method name', 'missing client nonce', 'missing redirect URI'])]);
+    assert.deepEqual(
+      [noUrl.status, noUrl.text],
+      [400, multi('invalid OIDC auth-url request', ['missing auth method name', 'missing client nonce', 'missing redirect URI'])],
+    );
     const noDone = await post('/v1/acl/oidc/complete-auth', { AuthMethodName: 'corp', ClientNonce: 'n' });
-    assert.deepEqual([noDone.status, noDone.text], [400, multi('invalid OIDC complete-auth request', ['missing state', 'missing code', 'missing redirect URI'])]);
+    assert.deepEqual(
+      [noDone.status, noDone.text],
+      [400, multi('invalid OIDC complete-auth request', ['missing state', 'missing code', 'missing redirect URI'])],
+    );
     const jwtType = await post('/v1/acl/oidc/auth-url', { AuthMethodName: 'jwks', RedirectURI: REDIRECT, ClientNonce: 'n' });
     assert.deepEqual([jwtType.status, jwtType.text], [400, 'unsupported auth-method type: JWT']);
     const unknown = await post('/v1/acl/oidc/complete-auth', { AuthMethodName: 'nope', ClientNonce: 'n', State: 's', Code: 'c', RedirectURI: REDIRECT });
@@ -206,15 +242,31 @@ describe('scheduler login and OIDC', () => {
   });
 
   it('forwards logins of global methods to the authoritative region: JWT login and the OIDC flow', async () => {
-    ok(await put('/v1/acl/auth-method', {
-      Name: 'gjwt', Type: 'JWT', TokenLocality: 'global', MaxTokenTTL: '10m',
-      Config: { JWKSURL: `${op.issuer}/jwks`, BoundAudiences: ['cairn'], ClaimMappings: { sub: 'user' } },
-    }));
+    ok(
+      await put('/v1/acl/auth-method', {
+        Name: 'gjwt',
+        Type: 'JWT',
+        TokenLocality: 'global',
+        MaxTokenTTL: '10m',
+        Config: { JWKSURL: `${op.issuer}/jwks`, BoundAudiences: ['cairn'], ClaimMappings: { sub: 'user' } },
+      }),
+    );
     ok(await put('/v1/acl/binding-rule', { AuthMethod: 'gjwt', BindType: 'policy', BindName: 'ops' }));
-    ok(await put('/v1/acl/auth-method', {
-      Name: 'gcorp', Type: 'OIDC', TokenLocality: 'global', MaxTokenTTL: '1h',
-      Config: { OIDCDiscoveryURL: op.issuer, OIDCClientID: 'cairn', OIDCClientSecret: 'cairn-secret', AllowedRedirectURIs: [REDIRECT], ClaimMappings: { sub: 'user' } },
-    }));
+    ok(
+      await put('/v1/acl/auth-method', {
+        Name: 'gcorp',
+        Type: 'OIDC',
+        TokenLocality: 'global',
+        MaxTokenTTL: '1h',
+        Config: {
+          OIDCDiscoveryURL: op.issuer,
+          OIDCClientID: 'cairn',
+          OIDCClientSecret: 'cairn-secret',
+          AllowedRedirectURIs: [REDIRECT],
+          ClaimMappings: { sub: 'user' },
+        },
+      }),
+    );
     ok(await put('/v1/acl/binding-rule', { AuthMethod: 'gcorp', BindType: 'management' }));
     for (const name of ['gjwt', 'gcorp']) await copyMethod(a, eu, name);
 

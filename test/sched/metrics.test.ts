@@ -61,7 +61,10 @@ describe('scheduler metrics', () => {
       assert.equal(stream.res.status, 200);
       await stream.line(); // the first heartbeat: the subscription exists
       assert.equal(sampleValue(await scrape(), 'cairn_sched_event_subscribers'), 1);
-      const p = await call(agent.url, 'POST', '/v1/acl/policy/metrics-test', { token: ROOT, body: { Name: 'metrics-test', Rules: 'namespace "default" { policy = "read" }' } });
+      const p = await call(agent.url, 'POST', '/v1/acl/policy/metrics-test', {
+        token: ROOT,
+        body: { Name: 'metrics-test', Rules: 'namespace "default" { policy = "read" }' },
+      });
       assert.equal(p.status, 200, p.text);
       assert.ok(sampleValue(await scrape(), 'cairn_store_commit_group_writes_sum')! > writes);
     } finally {

@@ -40,7 +40,7 @@ describe('scheduler nodes', () => {
     await a.stop();
   });
 
-  it('refuses bad registrations with the reference\'s texts, in its order', async () => {
+  it("refuses bad registrations with the reference's texts, in its order", async () => {
     const id = randomUUID();
     const cases: [unknown, string][] = [
       [{}, 'missing node for client registration'],
@@ -69,7 +69,7 @@ describe('scheduler nodes', () => {
     assert.equal((await call(a.url, 'POST', '/v1/node/register', { token: ROOT, body: nodeBody(id, 's') })).status, 405);
   });
 
-  it('registers with the reference\'s defaults and never shows the SecretID', async () => {
+  it("registers with the reference's defaults and never shows the SecretID", async () => {
     const id = randomUUID();
     const secret = randomUUID();
     const r = await put('/v1/node/register', nodeBody(id, secret));
@@ -90,7 +90,10 @@ describe('scheduler nodes', () => {
     assert.equal(n.json.Drain, false);
     assert.equal(n.json.DrainStrategy, null);
     assert.match(n.json.ComputedClass, /^v1:\d+$/);
-    assert.deepEqual(n.json.Events.map((e: { Message: string; Subsystem: string }) => [e.Message, e.Subsystem]), [['Node registered', 'Cluster']]);
+    assert.deepEqual(
+      n.json.Events.map((e: { Message: string; Subsystem: string }) => [e.Message, e.Subsystem]),
+      [['Node registered', 'Cluster']],
+    );
     assert.equal(n.json.Events[0].CreateIndex, r.json.Index);
     assert.equal(typeof n.json.StatusUpdatedAt, 'number');
     assert.deepEqual(n.json.Meta, { rack: 'r1' });
@@ -100,7 +103,10 @@ describe('scheduler nodes', () => {
     const again = await put('/v1/node/register', nodeBody(id, secret, { Status: 'ready', Name: 'renamed' }));
     assert.equal(again.status, 200, again.text);
     const n2 = (await get(`/v1/node/${id}`)).json;
-    assert.deepEqual([n2.Name, n2.Status, n2.SchedulingEligibility, n2.Events.length, n2.CreateIndex], ['renamed', 'ready', 'ineligible', 2, n.json.CreateIndex]);
+    assert.deepEqual(
+      [n2.Name, n2.Status, n2.SchedulingEligibility, n2.Events.length, n2.CreateIndex],
+      ['renamed', 'ready', 'ineligible', 2, n.json.CreateIndex],
+    );
     const stolen = await put('/v1/node/register', nodeBody(id, randomUUID()));
     assert.deepEqual([stolen.status, stolen.text], [400, 'node secret ID does not match. Not registering node.']);
   });
@@ -128,7 +134,10 @@ describe('scheduler nodes', () => {
     assert.equal(n.Status, 'ready');
 
     for (let i = 0; i < 8; i++) {
-      const r = await post(`/v1/node/${id}/status`, { Status: 'ready', NodeEvent: { Message: `custom ${i}`, Subsystem: 'Driver', Details: { driver: 'docker' } } });
+      const r = await post(`/v1/node/${id}/status`, {
+        Status: 'ready',
+        NodeEvent: { Message: `custom ${i}`, Subsystem: 'Driver', Details: { driver: 'docker' } },
+      });
       assert.equal(r.status, 200, r.text);
     }
     n = (await get(`/v1/node/${id}`)).json;
@@ -137,7 +146,7 @@ describe('scheduler nodes', () => {
     assert.deepEqual(n.Events[9], { ...n.Events[9], Message: 'custom 7', Subsystem: 'Driver', Details: { driver: 'docker' } });
   });
 
-  it('sets eligibility with the reference\'s texts and events', async () => {
+  it("sets eligibility with the reference's texts and events", async () => {
     const id = randomUUID();
     await put('/v1/node/register', nodeBody(id, 'sec'));
     const bad = await post(`/v1/node/${id}/eligibility`, { Eligibility: 'nope' });
@@ -149,7 +158,10 @@ describe('scheduler nodes', () => {
     await post(`/v1/node/${id}/eligibility`, { Eligibility: 'eligible' });
     const n = (await get(`/v1/node/${id}`)).json;
     assert.equal(n.SchedulingEligibility, 'eligible');
-    assert.deepEqual(n.Events.slice(1).map((e: { Message: string }) => e.Message), ['Node marked as ineligible for scheduling', 'Node marked as eligible for scheduling']);
+    assert.deepEqual(
+      n.Events.slice(1).map((e: { Message: string }) => e.Message),
+      ['Node marked as ineligible for scheduling', 'Node marked as eligible for scheduling'],
+    );
   });
 
   it('drains: sets, updates and clears the strategy, ineligible while draining', async () => {
@@ -214,13 +226,35 @@ describe('scheduler nodes', () => {
     assert.deepEqual(listed, [...listed].sort());
     const stub = all.json.find((s: { ID: string }) => s.ID === ids[0]);
     assert.deepEqual(stub, {
-      Address: '10.0.0.1', ID: ids[0], Datacenter: 'dc1', Name: 'node-aa00', NodeClass: 'gpu', NodePool: 'default', Version: '1.9.0', Drain: false,
-      SchedulingEligibility: 'eligible', Status: 'initializing', StatusDescription: '', Drivers: null, HostVolumes: null, LastDrain: null,
-      CreateIndex: stub.CreateIndex, ModifyIndex: stub.ModifyIndex,
+      Address: '10.0.0.1',
+      ID: ids[0],
+      Datacenter: 'dc1',
+      Name: 'node-aa00',
+      NodeClass: 'gpu',
+      NodePool: 'default',
+      Version: '1.9.0',
+      Drain: false,
+      SchedulingEligibility: 'eligible',
+      Status: 'initializing',
+      StatusDescription: '',
+      Drivers: null,
+      HostVolumes: null,
+      LastDrain: null,
+      CreateIndex: stub.CreateIndex,
+      ModifyIndex: stub.ModifyIndex,
     });
-    assert.deepEqual((await get('/v1/nodes?prefix=aa')).json.map((s: { ID: string }) => s.ID), ids.slice(0, 2));
-    assert.deepEqual((await get('/v1/nodes?prefix=AA11')).json.map((s: { ID: string }) => s.ID), [ids[1]]);
-    assert.deepEqual((await get('/v1/nodes?prefix=bb000000-00')).json.map((s: { ID: string }) => s.ID), [ids[2]]);
+    assert.deepEqual(
+      (await get('/v1/nodes?prefix=aa')).json.map((s: { ID: string }) => s.ID),
+      ids.slice(0, 2),
+    );
+    assert.deepEqual(
+      (await get('/v1/nodes?prefix=AA11')).json.map((s: { ID: string }) => s.ID),
+      [ids[1]],
+    );
+    assert.deepEqual(
+      (await get('/v1/nodes?prefix=bb000000-00')).json.map((s: { ID: string }) => s.ID),
+      [ids[2]],
+    );
     for (const [prefix, text] of [
       ['a', 'index error: Input (without hyphens) must be even length'],
       ['zz', "index error: Invalid UUID: encoding/hex: invalid byte: U+007A 'z'"],
@@ -233,7 +267,10 @@ describe('scheduler nodes', () => {
     assert.deepEqual(rich.Attributes, { 'os.name': 'ubuntu', 'os.version': '24.04' });
     assert.deepEqual(rich.NodeResources, { Cpu: { CpuShares: 4000 } });
     const badBool = await get('/v1/nodes?resources=yes');
-    assert.deepEqual([badBool.status, badBool.text], [400, 'Failed to parse value of "resources" (yes) as a bool: strconv.ParseBool: parsing "yes": invalid syntax']);
+    assert.deepEqual(
+      [badBool.status, badBool.text],
+      [400, 'Failed to parse value of "resources" (yes) as a bool: strconv.ParseBool: parsing "yes": invalid syntax'],
+    );
 
     const index = Number(all.headers.get('x-sched-index'));
     const started = Date.now();

@@ -44,7 +44,10 @@ plugin "ebs" {
       ['plugin "p" {\n  type = "node"\n}', 'b.hcl:2: missing required key "socket" in plugin "p"'],
       ['plugin "p" {\n  socket = "/s"\n  type = "driver"\n}', 'b.hcl:4: "type" must be one of controller, node, monolith (got "driver")'],
       ['plugin "p" {\n  socket = "/s"\n  type = "node"\n  sockets = 1\n}', 'b.hcl:5: unknown key "sockets" in plugin "p"'],
-      ['plugin "p" {\n  socket = "/a"\n  type = "monolith"\n}\nplugin "p" {\n  socket = "/b"\n  type = "controller"\n}', 'b.hcl:6: plugin "p" already has a controller endpoint'],
+      [
+        'plugin "p" {\n  socket = "/a"\n  type = "monolith"\n}\nplugin "p" {\n  socket = "/b"\n  type = "controller"\n}',
+        'b.hcl:6: plugin "p" already has a controller endpoint',
+      ],
       ['plugin "" {\n  socket = "/a"\n  type = "monolith"\n}', 'b.hcl:2: a plugin block needs a plugin ID as its label'],
     ];
     for (const [text, want] of bad) assert.throws(() => parseSchedAgentConfig(`data_dir = "/tmp/x"\n${text}`, 'b.hcl'), { message: want });
@@ -68,13 +71,32 @@ describe('scheduler CSI plugins', () => {
     assert.deepEqual([host.status, host.text], [400, 'unsupported plugin type "host": only "csi" is supported']);
     const list = await f.req('GET', '/v1/plugins?type=csi');
     assert.equal(list.status, 200, list.text);
-    assert.deepEqual(list.json.map((p: { ID: string }) => p.ID), ['hostpath', 'lister']);
+    assert.deepEqual(
+      list.json.map((p: { ID: string }) => p.ID),
+      ['hostpath', 'lister'],
+    );
     const stub = list.json[0];
-    assert.deepEqual(Object.keys(stub), ['ID', 'Provider', 'ControllerRequired', 'ControllersHealthy', 'ControllersExpected', 'NodesHealthy', 'NodesExpected', 'CreateIndex', 'ModifyIndex']);
-    assert.deepEqual([stub.Provider, stub.ControllerRequired, stub.ControllersHealthy, stub.ControllersExpected, stub.NodesHealthy, stub.NodesExpected], [HOSTPATH_PLUGIN_NAME, true, 1, 1, 1, 1]);
+    assert.deepEqual(Object.keys(stub), [
+      'ID',
+      'Provider',
+      'ControllerRequired',
+      'ControllersHealthy',
+      'ControllersExpected',
+      'NodesHealthy',
+      'NodesExpected',
+      'CreateIndex',
+      'ModifyIndex',
+    ]);
+    assert.deepEqual(
+      [stub.Provider, stub.ControllerRequired, stub.ControllersHealthy, stub.ControllersExpected, stub.NodesHealthy, stub.NodesExpected],
+      [HOSTPATH_PLUGIN_NAME, true, 1, 1, 1, 1],
+    );
     assert.ok(Number(list.headers.get('x-sched-index')) >= stub.ModifyIndex);
     const prefixed = await f.req('GET', '/v1/plugins?type=csi&prefix=lis');
-    assert.deepEqual(prefixed.json.map((p: { ID: string }) => p.ID), ['lister']);
+    assert.deepEqual(
+      prefixed.json.map((p: { ID: string }) => p.ID),
+      ['lister'],
+    );
   });
 
   it('reads a plugin with its controller and node fingerprints', async () => {
@@ -85,12 +107,24 @@ describe('scheduler CSI plugins', () => {
     assert.deepEqual(Object.keys(p.Controllers), [f.nodeId]);
     assert.deepEqual(Object.keys(p.Nodes), [f.nodeId]);
     const c = p.Controllers[f.nodeId];
-    assert.deepEqual([c.PluginID, c.Healthy, c.HealthDescription, c.Provider, c.RequiresControllerPlugin, c.RequiresTopologies, c.NodeInfo], ['hostpath', true, 'healthy', HOSTPATH_PLUGIN_NAME, true, true, null]);
+    assert.deepEqual(
+      [c.PluginID, c.Healthy, c.HealthDescription, c.Provider, c.RequiresControllerPlugin, c.RequiresTopologies, c.NodeInfo],
+      ['hostpath', true, 'healthy', HOSTPATH_PLUGIN_NAME, true, true, null],
+    );
     assert.match(c.UpdateTime, /^\d{4}-\d\d-\d\dT/);
     assert.deepEqual(c.ControllerInfo, {
-      SupportsCreateDelete: true, SupportsAttachDetach: true, SupportsListVolumes: true, SupportsGetCapacity: true, SupportsCreateDeleteSnapshot: true,
-      SupportsListSnapshots: true, SupportsClone: true, SupportsReadOnlyAttach: true, SupportsExpand: true, SupportsListVolumesAttachedNodes: true,
-      SupportsCondition: false, SupportsGet: false,
+      SupportsCreateDelete: true,
+      SupportsAttachDetach: true,
+      SupportsListVolumes: true,
+      SupportsGetCapacity: true,
+      SupportsCreateDeleteSnapshot: true,
+      SupportsListSnapshots: true,
+      SupportsClone: true,
+      SupportsReadOnlyAttach: true,
+      SupportsExpand: true,
+      SupportsListVolumesAttachedNodes: true,
+      SupportsCondition: false,
+      SupportsGet: false,
     });
     const n = p.Nodes[f.nodeId];
     assert.equal(n.ControllerInfo, null);
@@ -160,7 +194,11 @@ describe('scheduler CSI plugins', () => {
 
   it('probes on its own every interval', async () => {
     await f.plugins.get('lister')!.close();
-    await until(() => f.agent.state.get<{ ControllersHealthy: number }>(T.csiPlugins, 'lister')?.ControllersHealthy === 0, 5000, 'the probe to see the plugin gone');
+    await until(
+      () => f.agent.state.get<{ ControllersHealthy: number }>(T.csiPlugins, 'lister')?.ControllersHealthy === 0,
+      5000,
+      'the probe to see the plugin gone',
+    );
     await f.restart({ id: 'lister', capabilities: ['LIST_VOLUMES'] });
     await until(() => f.agent.state.get<{ ControllersHealthy: number }>(T.csiPlugins, 'lister')?.ControllersHealthy === 1, 5000, 'the probe to see it back');
   });

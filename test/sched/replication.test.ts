@@ -24,7 +24,12 @@ describe('ACL replication between regions', () => {
   before(async () => {
     global = await startAgent();
     europe = await startAgent(
-      { region: 'europe', authoritativeRegion: 'global', regionAddresses: { global: new URL(global.url).host }, acl: { enabled: true, replicationToken: ROOT } },
+      {
+        region: 'europe',
+        authoritativeRegion: 'global',
+        regionAddresses: { global: new URL(global.url).host },
+        acl: { enabled: true, replicationToken: ROOT },
+      },
       { root: null, replicationWaitMs: 2000, replicationBackoffMs: 50 },
     );
   });
@@ -68,7 +73,12 @@ describe('ACL replication between regions', () => {
       TokenLocality: 'global',
       MaxTokenTTL: '1h',
       Default: true,
-      Config: { OIDCDiscoveryURL: 'https://idp.example.com', OIDCClientID: 'cairn', OIDCClientSecret: 's3cr3t', AllowedRedirectURIs: ['http://localhost:4649/oidc/callback'] },
+      Config: {
+        OIDCDiscoveryURL: 'https://idp.example.com',
+        OIDCClientID: 'cairn',
+        OIDCClientSecret: 's3cr3t',
+        AllowedRedirectURIs: ['http://localhost:4649/oidc/callback'],
+      },
     };
     const created = await call(europe.url, 'POST', '/v1/acl/auth-method', { token: ROOT, body: method });
     assert.equal(created.status, 200, created.text);
@@ -83,7 +93,10 @@ describe('ACL replication between regions', () => {
     assert.equal(europe.state.get<{ Config: { OIDCClientSecret: string } }>(T.authMethods, 'corp-sso')?.Config.OIDCClientSecret, 's3cr3t');
 
     // An update and a delete sent to europe take the same way.
-    const updated = await call(europe.url, 'POST', '/v1/acl/auth-method/corp-sso', { token: ROOT, body: { ...method, Default: false, Config: local.json.Config } });
+    const updated = await call(europe.url, 'POST', '/v1/acl/auth-method/corp-sso', {
+      token: ROOT,
+      body: { ...method, Default: false, Config: local.json.Config },
+    });
     assert.equal(updated.status, 200, updated.text);
     await eventually(async () => (await call(europe.url, 'GET', '/v1/acl/auth-methods')).json[0]?.Default === false);
     assert.equal(europe.state.get<{ Config: { OIDCClientSecret: string } }>(T.authMethods, 'corp-sso')?.Config.OIDCClientSecret, 's3cr3t');
@@ -112,7 +125,12 @@ describe('ACL replication between regions', () => {
 
   it('records a failed round: a wrong replication token is refused by the source', async () => {
     const bad = await startAgent(
-      { region: 'asia', authoritativeRegion: 'global', regionAddresses: { global: new URL(global.url).host }, acl: { enabled: true, replicationToken: 'not-a-token' } },
+      {
+        region: 'asia',
+        authoritativeRegion: 'global',
+        regionAddresses: { global: new URL(global.url).host },
+        acl: { enabled: true, replicationToken: 'not-a-token' },
+      },
       { root: null, replicationWaitMs: 2000, replicationBackoffMs: 50 },
     );
     try {

@@ -11,12 +11,47 @@ import { minimalJob } from './jobs-helpers.js';
 import { call, ROOT, startAgent, type TestAgent } from './helpers.js';
 
 /** Body fields the scheduler's routes take (its document declares none). */
-const FIELDS = ['Job', 'JobHCL', 'Selector', 'Count', 'Target', 'Name', 'Rules', 'Type', 'Policies', 'Meta', 'DrainSpec', 'Eligibility', 'Status', 'ID', 'Namespace', 'Canonicalize', 'Diff', 'PolicyOverride', 'Signal', 'Task', 'ExpirationTTL', 'TaskGroups', 'Priority', 'Datacenters', 'Variables'];
+const FIELDS = [
+  'Job',
+  'JobHCL',
+  'Selector',
+  'Count',
+  'Target',
+  'Name',
+  'Rules',
+  'Type',
+  'Policies',
+  'Meta',
+  'DrainSpec',
+  'Eligibility',
+  'Status',
+  'ID',
+  'Namespace',
+  'Canonicalize',
+  'Diff',
+  'PolicyOverride',
+  'Signal',
+  'Task',
+  'ExpirationTTL',
+  'TaskGroups',
+  'Priority',
+  'Datacenters',
+  'Variables',
+];
 
 describe('scheduler: every documented route, hostile input', { timeout: 600_000 }, () => {
   let a: TestAgent;
   const nodeID = randomUUID();
-  const node = { ID: nodeID, SecretID: randomUUID(), Datacenter: 'dc1', Name: 'fuzz-node', HTTPAddr: '10.0.0.1:4646', Attributes: { 'os.name': 'ubuntu' }, NodeResources: { Cpu: { CpuShares: 4000 } }, Meta: { rack: 'r1' } };
+  const node = {
+    ID: nodeID,
+    SecretID: randomUUID(),
+    Datacenter: 'dc1',
+    Name: 'fuzz-node',
+    HTTPAddr: '10.0.0.1:4646',
+    Attributes: { 'os.name': 'ubuntu' },
+    NodeResources: { Cpu: { CpuShares: 4000 } },
+    Meta: { rack: 'r1' },
+  };
   const req = (method: string, p: string, body?: unknown) => call(a.url, method, p, { token: ROOT, body });
 
   before(async () => {
@@ -43,7 +78,10 @@ describe('scheduler: every documented route, hostile input', { timeout: 600_000 
         'POST /jobs': { Job: minimalJob('fuzz-job', { Priority: 50, Datacenters: ['dc1'], Meta: { a: 'b' } }) },
         'PUT /job/{id}': { Job: minimalJob('fuzz-job') },
         'POST /job/{id}/plan': { Job: minimalJob('fuzz-job'), Diff: true },
-        'POST /jobs/parse': { JobHCL: 'job "x" {\n  group "g" {\n    count = 2\n    task "t" {\n      driver = "raw_exec"\n    }\n  }\n}\n', Canonicalize: true },
+        'POST /jobs/parse': {
+          JobHCL: 'job "x" {\n  group "g" {\n    count = 2\n    task "t" {\n      driver = "raw_exec"\n    }\n  }\n}\n',
+          Canonicalize: true,
+        },
         'POST /job/{id}/scale': { Count: 2, Target: { Group: 'app' }, Message: 'm', PolicyOverride: false },
         'POST /job/{id}/evaluate': { EvalOptions: { ForceReschedule: true } },
         'POST /node/{id}/drain': { DrainSpec: { Deadline: 60_000_000_000, IgnoreSystemJobs: false }, MarkEligible: false },
@@ -51,7 +89,9 @@ describe('scheduler: every documented route, hostile input', { timeout: 600_000 
         'POST /acl/policy/{name}': { Name: 'fuzz1', Rules: 'namespace "default" { policy = "read" }' },
         'POST /acl/token': { Type: 'client', Policies: ['p'], ExpirationTTL: '1h', Name: 'n' },
         'POST /namespace/{name}': { Name: 'fuzz1', Description: 'd', Meta: { a: 'b' } },
-        'PUT /volume/csi/{id}': { Volumes: [{ ID: 'fuzz1', Name: 'v', PluginID: 'p', RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }] }] },
+        'PUT /volume/csi/{id}': {
+          Volumes: [{ ID: 'fuzz1', Name: 'v', PluginID: 'p', RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }] }],
+        },
         'PUT /node/register': { Node: { ...node, ID: randomUUID(), SecretID: randomUUID() } },
         'PUT /allocation': { Allocation: { NodeID: nodeID, JobID: 'fuzz-job', TaskGroup: 'app' } },
         'POST /node/{id}/status': { Status: 'ready' },

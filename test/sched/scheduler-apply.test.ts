@@ -35,7 +35,13 @@ describe('scheduler: plan apply', () => {
     assert.equal(plan.places.length, 2, 'both fit when planned');
 
     // Another plan commits first and takes 500 MHz of the node's 1,000.
-    const other = { ...plan.places[0]!, ID: randomUUID(), JobID: 'early', Name: 'early.g[0]', AllocatedResources: { Tasks: { t: { Cpu: { CpuShares: 500 }, Memory: { MemoryMB: 256 } } }, Shared: { DiskMB: 0 } } } satisfies NewAlloc;
+    const other = {
+      ...plan.places[0]!,
+      ID: randomUUID(),
+      JobID: 'early',
+      Name: 'early.g[0]',
+      AllocatedResources: { Tasks: { t: { Cpu: { CpuShares: 500 }, Memory: { MemoryMB: 256 } } }, Shared: { DiskMB: 0 } },
+    } satisfies NewAlloc;
     await a.state.txn((tx) => tx.put(T.allocs, other.ID, other));
 
     const applied = await applyPlan(deps, plan, Date.now() * 1e6);

@@ -12,7 +12,18 @@ import { ROOT } from './helpers.js';
 import { createVolume, startCsi, type CsiFixture } from './csi.js';
 import { allocsOf, group, job, putJob, running, settled, simNode, until } from './workloads.js';
 
-const volume = { data: { Name: 'data', Type: 'csi', Source: 'data', ReadOnly: false, AccessMode: 'single-node-writer', AttachmentMode: 'file-system', MountOptions: null, PerAlloc: false } };
+const volume = {
+  data: {
+    Name: 'data',
+    Type: 'csi',
+    Source: 'data',
+    ReadOnly: false,
+    AccessMode: 'single-node-writer',
+    AttachmentMode: 'file-system',
+    MountOptions: null,
+    PerAlloc: false,
+  },
+};
 
 describe('scheduler: CSI volumes', () => {
   let f: CsiFixture;
@@ -22,8 +33,13 @@ describe('scheduler: CSI volumes', () => {
     const r = await f.req('PUT', '/v1/node/register', {
       body: {
         Node: {
-          ID: f.nodeId, SecretID: 'node-secret', Datacenter: 'dc1', Name: 'csi-node', Status: 'ready',
-          Attributes: { 'os.name': 'linux', 'driver.raw_exec': '1' }, NodeResources: { Cpu: { CpuShares: 8000 }, Memory: { MemoryMB: 16384 } },
+          ID: f.nodeId,
+          SecretID: 'node-secret',
+          Datacenter: 'dc1',
+          Name: 'csi-node',
+          Status: 'ready',
+          Attributes: { 'os.name': 'linux', 'driver.raw_exec': '1' },
+          NodeResources: { Cpu: { CpuShares: 8000 }, Memory: { MemoryMB: 16384 } },
         },
       },
     });
@@ -47,8 +63,14 @@ describe('scheduler: CSI volumes', () => {
     const failed = e2.FailedTGAllocs?.g;
     assert.ok(failed, 'the second writer cannot claim');
     assert.equal(failed.NodesFiltered, 2);
-    assert.deepEqual(Object.values(failed.ConstraintFiltered ?? {}).reduce((s, n) => s + n, 0), 2);
-    assert.ok(Object.keys(failed.ConstraintFiltered ?? {}).some((k) => k.includes('volume max claims reached')), JSON.stringify(failed.ConstraintFiltered));
+    assert.deepEqual(
+      Object.values(failed.ConstraintFiltered ?? {}).reduce((s, n) => s + n, 0),
+      2,
+    );
+    assert.ok(
+      Object.keys(failed.ConstraintFiltered ?? {}).some((k) => k.includes('volume max claims reached')),
+      JSON.stringify(failed.ConstraintFiltered),
+    );
     assert.equal(f.agent.state.get<Evaluation>(T.evals, e2.BlockedEval)?.Status, 'blocked');
 
     await settled(f.agent, await putJob(f.agent, { ...first, Stop: true }));

@@ -57,7 +57,10 @@ describe('scheduler: placement', () => {
     }
     stream.close();
     assert.equal(seen.filter((e) => e.Topic === 'Allocation' && e.Type === 'PlanResult').length, 3);
-    assert.ok(seen.some((e) => e.Topic === 'Evaluation' && e.Type === 'JobRegistered'), JSON.stringify(seen));
+    assert.ok(
+      seen.some((e) => e.Topic === 'Evaluation' && e.Type === 'JobRegistered'),
+      JSON.stringify(seen),
+    );
   });
 
   it('a job that does not fit completes with FailedTGAllocs and a blocked evaluation, placed once a node registers', async () => {
@@ -118,23 +121,51 @@ describe('scheduler: placement', () => {
   it('constraints and drivers filter nodes, counted in ConstraintFiltered', async () => {
     const a = await agent();
     await simNode(a.url, 'r1', { over: { Meta: { rack: 'r1' } } });
-    const r2 = await simNode(a.url, 'r2', { over: { Meta: { rack: 'r2' }, Attributes: { 'kernel.name': 'linux', 'driver.raw_exec': '1', 'os.version': '24.04' } } });
-    const ok = await settled(a, await putJob(a, job('pinned', [group('g', 2, { cpu: 100, memory: 100, over: { Constraints: [{ LTarget: '${meta.rack}', RTarget: 'r2', Operand: '=' }] } })])));
+    const r2 = await simNode(a.url, 'r2', {
+      over: { Meta: { rack: 'r2' }, Attributes: { 'kernel.name': 'linux', 'driver.raw_exec': '1', 'os.version': '24.04' } },
+    });
+    const ok = await settled(
+      a,
+      await putJob(
+        a,
+        job('pinned', [group('g', 2, { cpu: 100, memory: 100, over: { Constraints: [{ LTarget: '${meta.rack}', RTarget: 'r2', Operand: '=' }] } })]),
+      ),
+    );
     assert.equal(ok.FailedTGAllocs, null);
     const pinned = await allocsOf(a.url, 'pinned');
-    assert.deepEqual(pinned.map((x) => x.NodeID), [r2, r2]);
-    const versioned = await settled(a, await putJob(a, job('versioned', [group('g', 1, { cpu: 100, memory: 100 })], { Constraints: [{ LTarget: '${attr.os.version}', RTarget: '>= 22.4', Operand: 'version' }] })));
+    assert.deepEqual(
+      pinned.map((x) => x.NodeID),
+      [r2, r2],
+    );
+    const versioned = await settled(
+      a,
+      await putJob(
+        a,
+        job('versioned', [group('g', 1, { cpu: 100, memory: 100 })], {
+          Constraints: [{ LTarget: '${attr.os.version}', RTarget: '>= 22.4', Operand: 'version' }],
+        }),
+      ),
+    );
     assert.equal(versioned.FailedTGAllocs, null);
     assert.equal((await allocsOf(a.url, 'versioned'))[0]!.NodeID, r2);
 
-    const none = await settled(a, await putJob(a, job('windows', [group('g', 2)], { Constraints: [{ LTarget: '${attr.kernel.name}', RTarget: 'windows', Operand: '=' }] })));
+    const none = await settled(
+      a,
+      await putJob(a, job('windows', [group('g', 2)], { Constraints: [{ LTarget: '${attr.kernel.name}', RTarget: 'windows', Operand: '=' }] })),
+    );
     assert.equal(none.FailedTGAllocs?.g?.NodesFiltered, 2);
     assert.deepEqual(none.FailedTGAllocs?.g?.ConstraintFiltered, { '${attr.kernel.name} = windows': 2 });
     assert.equal(none.FailedTGAllocs?.g?.CoalescedFailures, 1);
     const docker = group('g', 1);
     const noDriver = await settled(a, await putJob(a, job('docker', [{ ...docker, Tasks: [{ ...docker.Tasks[0]!, Driver: 'docker' }] }])));
     assert.deepEqual(noDriver.FailedTGAllocs?.g?.ConstraintFiltered, { 'missing drivers': 2 });
-    const distinct = await settled(a, await putJob(a, job('spread', [group('g', 3, { cpu: 100, memory: 100, over: { Constraints: [{ LTarget: '', RTarget: '', Operand: 'distinct_hosts' }] } })])));
+    const distinct = await settled(
+      a,
+      await putJob(
+        a,
+        job('spread', [group('g', 3, { cpu: 100, memory: 100, over: { Constraints: [{ LTarget: '', RTarget: '', Operand: 'distinct_hosts' }] } })]),
+      ),
+    );
     assert.equal((await allocsOf(a.url, 'spread')).length, 2, 'one per host');
     assert.deepEqual(distinct.QueuedAllocations, { g: 1 });
   });
@@ -166,10 +197,13 @@ describe('scheduler: placement', () => {
     assert.equal(running(await allocsOf(a.url, 'gone')).length, 2);
     await settled(a, await putJob(a, { ...j, Stop: true }));
     const allocs = await allocsOf(a.url, 'gone');
-    assert.deepEqual(allocs.map((x) => [x.DesiredStatus, x.DesiredDescription]), [
-      ['stop', 'alloc not needed due to job update'],
-      ['stop', 'alloc not needed due to job update'],
-    ]);
+    assert.deepEqual(
+      allocs.map((x) => [x.DesiredStatus, x.DesiredDescription]),
+      [
+        ['stop', 'alloc not needed due to job update'],
+        ['stop', 'alloc not needed due to job update'],
+      ],
+    );
     assert.equal(a.state.get<Job>(T.jobs, jobKey('default', 'gone'))!.Status, 'dead');
   });
 
@@ -184,7 +218,10 @@ describe('scheduler: placement', () => {
     await until('the job to be dead', () => a.state.get<Job>(T.jobs, jobKey('default', 'once'))!.Status === 'dead');
     await settled(a, await putJob(a, j));
     const allocs = await allocsOf(a.url, 'once');
-    assert.deepEqual(allocs.map((x) => x.ClientStatus), ['complete']);
+    assert.deepEqual(
+      allocs.map((x) => x.ClientStatus),
+      ['complete'],
+    );
   });
 });
 
@@ -224,16 +261,23 @@ describe('scheduler: rescheduling', () => {
     const shown = await call(a.url, 'GET', `/v1/evaluation/${followup.ID}`, { token: ROOT });
     assert.equal(shown.json.WaitUntil, new Date(followup.WaitUntil! / 1e6).toISOString().replace(/\.?0*Z$/, 'Z'));
     assert.equal((await call(a.url, 'GET', `/v1/evaluation/${followup.PreviousEval}`, { token: ROOT })).json.WaitUntil, '0001-01-01T00:00:00Z');
-    const allocs = await until('the replacement', async () => {
-      const all = await allocsOf(a.url, 'flaky');
-      return all.length === 2 ? all : undefined;
-    }, 30_000);
+    const allocs = await until(
+      'the replacement',
+      async () => {
+        const all = await allocsOf(a.url, 'flaky');
+        return all.length === 2 ? all : undefined;
+      },
+      30_000,
+    );
     assert.ok(Date.now() - failedAt >= 4900, 'not before the delay');
     const old = allocs.find((x) => x.ID === first!.ID)!;
     const next = allocs.find((x) => x.ID !== first!.ID)!;
     assert.deepEqual([old.DesiredStatus, old.DesiredDescription, old.NextAllocation], ['stop', 'alloc was rescheduled because it failed', next.ID]);
     assert.deepEqual([next.PreviousAllocation, next.Name, next.NodeID], [first!.ID, 'flaky.g[0]', node]);
-    assert.deepEqual(next.RescheduleTracker?.Events.map((e) => [e.PrevAllocID, e.PrevNodeID]), [[first!.ID, node]]);
+    assert.deepEqual(
+      next.RescheduleTracker?.Events.map((e) => [e.PrevAllocID, e.PrevNodeID]),
+      [[first!.ID, node]],
+    );
 
     // The one attempt in the interval is used: the next failure stays failed, and its report
     // writes no evaluation (the reference's RescheduleEligible).
@@ -251,7 +295,15 @@ describe('scheduler: failure reports and the reschedule policy', () => {
   it('a failure report writes an alloc-failure evaluation only when the group may be rescheduled', async () => {
     const a = await agent();
     await simNode(a.url, 'n');
-    const policy = (o: Record<string, unknown>) => ({ Attempts: 0, Interval: 3600e9, Delay: 5e9, DelayFunction: 'constant', MaxDelay: 0, Unlimited: false, ...o });
+    const policy = (o: Record<string, unknown>) => ({
+      Attempts: 0,
+      Interval: 3600e9,
+      Delay: 5e9,
+      DelayFunction: 'constant',
+      MaxDelay: 0,
+      Unlimited: false,
+      ...o,
+    });
     const failOnce = async (id: string, p: Record<string, unknown>) => {
       await settled(a, await putJob(a, job(id, [group('g', 1, { cpu: 100, memory: 100, over: { ReschedulePolicy: policy(p) } })])));
       const [x] = await allocsOf(a.url, id);
@@ -334,11 +386,28 @@ describe('scheduler: routes', () => {
   it('POST /v1/job/:id/plan shows what would happen and changes nothing', async () => {
     const a = await agent();
     await simNode(a.url, 'n', { cpu: 1000, memory: 2048 });
-    const body = { Job: { ID: 'web', TaskGroups: [{ Name: 'g', Count: 3, Tasks: [{ Name: 't', Driver: 'raw_exec', Config: { command: '/bin/true' }, Resources: { CPU: 400, MemoryMB: 256 } }] }] }, Diff: true };
+    const body = {
+      Job: {
+        ID: 'web',
+        TaskGroups: [
+          { Name: 'g', Count: 3, Tasks: [{ Name: 't', Driver: 'raw_exec', Config: { command: '/bin/true' }, Resources: { CPU: 400, MemoryMB: 256 } }] },
+        ],
+      },
+      Diff: true,
+    };
     const index = a.state.index;
     const r = await call(a.url, 'POST', '/v1/job/web/plan', { token: ROOT, body });
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(r.json.Annotations.DesiredTGUpdates.g, { Ignore: 0, Place: 3, Migrate: 0, Stop: 0, InPlaceUpdate: 0, DestructiveUpdate: 0, Canary: 0, Preemptions: 0 });
+    assert.deepEqual(r.json.Annotations.DesiredTGUpdates.g, {
+      Ignore: 0,
+      Place: 3,
+      Migrate: 0,
+      Stop: 0,
+      InPlaceUpdate: 0,
+      DestructiveUpdate: 0,
+      Canary: 0,
+      Preemptions: 0,
+    });
     assert.equal(r.json.FailedTGAllocs.g.NodesExhausted, 1, 'the third does not fit');
     assert.equal(r.json.JobModifyIndex, 0);
     assert.equal(r.json.Diff.Type, 'Added');
@@ -350,7 +419,16 @@ describe('scheduler: routes', () => {
     await settled(a, await putJob(a, job('web', [group('g', 2, { cpu: 400, memory: 256 })])));
     const scaled = await call(a.url, 'PUT', '/v1/job/web/plan', { token: ROOT, body: { Job: job('web', [group('g', 1, { cpu: 400, memory: 256 })]) } });
     assert.equal(scaled.status, 200, scaled.text);
-    assert.deepEqual(scaled.json.Annotations.DesiredTGUpdates.g, { Ignore: 0, Place: 0, Migrate: 0, Stop: 1, InPlaceUpdate: 1, DestructiveUpdate: 0, Canary: 0, Preemptions: 0 });
+    assert.deepEqual(scaled.json.Annotations.DesiredTGUpdates.g, {
+      Ignore: 0,
+      Place: 0,
+      Migrate: 0,
+      Stop: 1,
+      InPlaceUpdate: 1,
+      DestructiveUpdate: 0,
+      Canary: 0,
+      Preemptions: 0,
+    });
     assert.equal(scaled.json.Diff, null);
     assert.ok(scaled.json.JobModifyIndex > 0);
     assert.equal(running(await allocsOf(a.url, 'web')).length, 2, 'nothing stopped');
@@ -360,8 +438,14 @@ describe('scheduler: routes', () => {
     const bad: [unknown, string][] = [
       [{ ID: 'web', TaskGroups: [] }, 'job "web" has no task groups'],
       [{ ID: 'web', TaskGroups: [7] }, 'json: cannot unmarshal number into Go value of type structs.TaskGroup'],
-      [{ ID: 'web', Constraints: 'x', TaskGroups: [{ Name: 'g', Tasks: [] }] }, 'json: cannot unmarshal string into Go struct field structs.Job.Constraints of type []*structs.Constraint'],
-      [{ ID: 'web', TaskGroups: [{ Name: 'g', Count: 'three', Tasks: [] }] }, 'json: cannot unmarshal string into Go struct field structs.TaskGroup.Count of type int64'],
+      [
+        { ID: 'web', Constraints: 'x', TaskGroups: [{ Name: 'g', Tasks: [] }] },
+        'json: cannot unmarshal string into Go struct field structs.Job.Constraints of type []*structs.Constraint',
+      ],
+      [
+        { ID: 'web', TaskGroups: [{ Name: 'g', Count: 'three', Tasks: [] }] },
+        'json: cannot unmarshal string into Go struct field structs.TaskGroup.Count of type int64',
+      ],
       [{ ID: 'web', TaskGroups: [{ Name: 'g', Tasks: [{ Name: 't' }] }] }, 'task group "g": a task is missing its name or driver'],
     ];
     for (const [j, text] of bad) {

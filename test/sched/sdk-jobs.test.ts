@@ -40,12 +40,18 @@ describe('SDK: scheduler jobs and evaluations', () => {
     assert.deepEqual([read.data.Status, read.data.TaskGroups[0].Count, read.index > 0], ['pending', 2, true]);
     const scaled = await sched.jobs.scaleJob('web', 'app', 4);
     assert.equal((await sched.jobs.readEvaluation(scaled.EvalID)).data.TriggeredBy, 'job-scaling');
-    assert.deepEqual((await sched.jobs.jobVersions('web')).data.map((v) => v.Version), [1, 0]);
+    assert.deepEqual(
+      (await sched.jobs.jobVersions('web')).data.map((v) => v.Version),
+      [1, 0],
+    );
     const evaluated = await sched.jobs.evaluateJob('web');
     // The scheduler runs them too (no node: each leaves a blocked evaluation, the older ones canceled).
     const mine = [reg.EvalID, scaled.EvalID, evaluated.EvalID];
     const evals = (await sched.jobs.jobEvaluations('web')).data;
-    assert.deepEqual(evals.filter((e) => mine.includes(e.ID)).map((e) => e.ID), mine);
+    assert.deepEqual(
+      evals.filter((e) => mine.includes(e.ID)).map((e) => e.ID),
+      mine,
+    );
     assert.ok(evals.every((e) => e.JobID === 'web' && (mine.includes(e.ID) || e.TriggeredBy === 'queued-allocs')));
     assert.deepEqual((await sched.jobs.jobAllocations('web', { all: true })).data, []);
     assert.deepEqual((await sched.jobs.evaluationAllocations(reg.EvalID)).data, []);
@@ -59,23 +65,33 @@ describe('SDK: scheduler jobs and evaluations', () => {
 
   it('lists jobs and evaluations page by page', async () => {
     const ids: string[] = [];
-    for (const id of ['p1', 'p2', 'p3']) ids.push((await sched.jobs.registerJob({ ID: id, TaskGroups: [{ Name: 'g', Tasks: [{ Name: 't', Driver: 'raw_exec', Config: { command: '/bin/true' } }] }] })).EvalID);
+    for (const id of ['p1', 'p2', 'p3'])
+      ids.push(
+        (await sched.jobs.registerJob({ ID: id, TaskGroups: [{ Name: 'g', Tasks: [{ Name: 't', Driver: 'raw_exec', Config: { command: '/bin/true' } }] }] }))
+          .EvalID,
+      );
     // The scheduler completes each (no node) and leaves a blocked one in the same write.
     for (const id of ids) await settled(a, id);
     const seen: string[] = [];
-    for (let token: string | undefined = ''; token !== undefined; ) {
+    for (let token: string | undefined = ''; token !== undefined;) {
       const page = await sched.jobs.listJobs({ prefix: 'p', perPage: 2, nextToken: token });
       seen.push(...page.data.map((j) => j.ID));
       token = page.nextToken;
     }
     assert.deepEqual(seen, ['p1', 'p2', 'p3']);
     const evals: string[] = [];
-    for (let token: string | undefined = ''; token !== undefined; ) {
+    for (let token: string | undefined = ''; token !== undefined;) {
       const page = await sched.jobs.listEvaluations({ perPage: 2, nextToken: token, status: 'complete' });
       evals.push(...page.data.map((e) => e.JobID));
       token = page.nextToken;
     }
     assert.deepEqual(evals.slice(-3), ['p1', 'p2', 'p3']);
-    assert.deepEqual((await sched.jobs.listEvaluations({ job: 'p2' })).data.map((e) => [e.JobID, e.Status]), [['p2', 'complete'], ['p2', 'blocked']]);
+    assert.deepEqual(
+      (await sched.jobs.listEvaluations({ job: 'p2' })).data.map((e) => [e.JobID, e.Status]),
+      [
+        ['p2', 'complete'],
+        ['p2', 'blocked'],
+      ],
+    );
   });
 });

@@ -17,7 +17,13 @@ import { ROOT } from './helpers.js';
 const RW = [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }] as const;
 
 /** A create spec of volume `id` on plugin `plugin` with `over`. */
-const spec = (id: string, plugin = 'hostpath', over: Partial<SchedVolumeSpec> = {}): SchedVolumeSpec => ({ ID: id, Name: id, PluginID: plugin, RequestedCapabilities: RW, ...over });
+const spec = (id: string, plugin = 'hostpath', over: Partial<SchedVolumeSpec> = {}): SchedVolumeSpec => ({
+  ID: id,
+  Name: id,
+  PluginID: plugin,
+  RequestedCapabilities: RW,
+  ...over,
+});
 
 /** `fn` rejects with a SchedApiError of `status` whose message matches `text`. */
 async function rejectsWith(fn: () => Promise<unknown>, status: number, text: RegExp | string): Promise<void> {
@@ -46,7 +52,12 @@ describe('SDK: scheduler CSI volumes, snapshots and plugins', () => {
 
   it('creates a volume in its plugin, reads it without secrets, and a repeat reconciles', async () => {
     const made = await sched.csi.createVolume(
-      spec('db', 'hostpath', { Secrets: { password: 'hunter2' }, Parameters: { tier: 'gold' }, MountOptions: { FsType: 'ext4', MountFlags: ['noatime'] }, RequestedCapacityMin: 1 << 20 }),
+      spec('db', 'hostpath', {
+        Secrets: { password: 'hunter2' },
+        Parameters: { tier: 'gold' },
+        MountOptions: { FsType: 'ext4', MountFlags: ['noatime'] },
+        RequestedCapacityMin: 1 << 20,
+      }),
     );
     assert.equal(made.Warnings, '');
     const v = made.Volumes[0];
@@ -55,16 +66,32 @@ describe('SDK: scheduler CSI volumes, snapshots and plugins', () => {
     assert.ok(v.Capacity >= 1 << 20, `capacity ${v.Capacity}`);
     const { data: read, index } = await sched.csi.readVolume('db');
     assert.ok(index >= made.Index, 'the read carries X-Sched-Index');
-    assert.deepEqual([read.ExternalID, read.Parameters, read.MountOptions, read.RequestedCapabilities], [v.ExternalID, { tier: 'gold' }, { FsType: 'ext4', MountFlags: ['[REDACTED]'] }, RW]);
+    assert.deepEqual(
+      [read.ExternalID, read.Parameters, read.MountOptions, read.RequestedCapabilities],
+      [v.ExternalID, { tier: 'gold' }, { FsType: 'ext4', MountFlags: ['[REDACTED]'] }, RW],
+    );
     assert.deepEqual([read.ReadAllocs, read.WriteAllocs, read.Allocations, read.Secrets], [{}, {}, [], null]);
-    const again = await sched.csi.createVolume(spec('db', 'hostpath', { Secrets: { password: 'hunter2' }, Parameters: { tier: 'gold' }, MountOptions: { FsType: 'ext4', MountFlags: ['noatime'] }, RequestedCapacityMin: 1 << 20 }));
+    const again = await sched.csi.createVolume(
+      spec('db', 'hostpath', {
+        Secrets: { password: 'hunter2' },
+        Parameters: { tier: 'gold' },
+        MountOptions: { FsType: 'ext4', MountFlags: ['noatime'] },
+        RequestedCapacityMin: 1 << 20,
+      }),
+    );
     assert.equal(again.Volumes[0].ExternalID, v.ExternalID);
     await rejectsWith(() => sched.csi.readVolume('nope'), 404, 'volume not found');
-    await rejectsWith(() => sched.csi.createVolume(spec('bad', 'hostpath', { RequestedCapabilities: [] })), 400, /^validation: must include at least one capability block/);
+    await rejectsWith(
+      () => sched.csi.createVolume(spec('bad', 'hostpath', { RequestedCapabilities: [] })),
+      400,
+      /^validation: must include at least one capability block/,
+    );
   });
 
   it('registers a volume that exists in the plugin, in another namespace', async () => {
-    const outside = await f.client('hostpath').createVolume({ name: 'outside', volumeCapabilities: [{ accessMode: 'SINGLE_NODE_WRITER', accessType: { mount: { fsType: '', mountFlags: [] } } }] });
+    const outside = await f
+      .client('hostpath')
+      .createVolume({ name: 'outside', volumeCapabilities: [{ accessMode: 'SINGLE_NODE_WRITER', accessType: { mount: { fsType: '', mountFlags: [] } } }] });
     const r = await sched.csi.registerVolume(spec('outside', 'hostpath', { ExternalID: outside.volumeId }), { namespace: 'prod' });
     assert.deepEqual([r.Volumes[0].ID, r.Volumes[0].Namespace, r.Volumes[0].ExternalID], ['outside', 'prod', outside.volumeId]);
     await rejectsWith(() => sched.csi.readVolume('outside'), 404, 'volume not found');
@@ -72,17 +99,28 @@ describe('SDK: scheduler CSI volumes, snapshots and plugins', () => {
     const prodClient = new SchedClient({ address: f.url, token: ROOT, namespace: 'prod' });
     try {
       assert.equal((await prodClient.csi.readVolume('outside')).data.Namespace, 'prod', 'the client namespace is the default');
-      assert.deepEqual((await prodClient.csi.listVolumes()).data.map((s) => s.ID), ['outside']);
+      assert.deepEqual(
+        (await prodClient.csi.listVolumes()).data.map((s) => s.ID),
+        ['outside'],
+      );
     } finally {
       await prodClient.close();
     }
-    await rejectsWith(() => sched.csi.registerVolume(spec('ghost', 'hostpath', { ExternalID: 'no-such-volume' })), 404, /could not validate volume "no-such-volume"/);
+    await rejectsWith(
+      () => sched.csi.registerVolume(spec('ghost', 'hostpath', { ExternalID: 'no-such-volume' })),
+      404,
+      /could not validate volume "no-such-volume"/,
+    );
   });
 
   it('lists stubs page by page with X-Sched-NextToken, filtered and narrowed', async () => {
-    for (const [i, tier] of ['gold', 'silver', 'gold', 'silver', 'gold'].entries()) await sched.csi.createVolume(spec(`page-${i}`, 'hostpath', { Parameters: { tier } }));
+    for (const [i, tier] of ['gold', 'silver', 'gold', 'silver', 'gold'].entries())
+      await sched.csi.createVolume(spec(`page-${i}`, 'hostpath', { Parameters: { tier } }));
     const all = await sched.csi.listVolumes({ prefix: 'page-' });
-    assert.deepEqual(all.data.map((v) => v.ID), ['page-0', 'page-1', 'page-2', 'page-3', 'page-4']);
+    assert.deepEqual(
+      all.data.map((v) => v.ID),
+      ['page-0', 'page-1', 'page-2', 'page-3', 'page-4'],
+    );
     assert.equal(all.nextToken, undefined, 'no paging without perPage');
     assert.ok(all.index > 0);
     const stub = all.data[0];
@@ -103,12 +141,18 @@ describe('SDK: scheduler CSI volumes, snapshots and plugins', () => {
     assert.deepEqual(tokens, ['default.page-2', 'default.page-4', undefined], 'the <namespace>.<id> tokens of the reference');
 
     const gold = await sched.csi.listVolumes({ filter: 'Parameters.tier == "gold"', perPage: 2 });
-    assert.deepEqual(gold.data.map((v) => v.ID), ['db', 'page-0']);
+    assert.deepEqual(
+      gold.data.map((v) => v.ID),
+      ['db', 'page-0'],
+    );
     const rest = await sched.csi.listVolumes({ filter: 'Parameters.tier == "gold"', perPage: 2, nextToken: gold.nextToken });
     assert.deepEqual([rest.data.map((v) => v.ID), rest.nextToken], [['page-2', 'page-4'], undefined]);
     assert.deepEqual((await sched.csi.listVolumes({ pluginId: 'lister' })).data, []);
     const everywhere = await sched.csi.listVolumes({ namespace: '*', prefix: 'outside' });
-    assert.deepEqual(everywhere.data.map((v) => `${v.Namespace}/${v.ID}`), ['prod/outside']);
+    assert.deepEqual(
+      everywhere.data.map((v) => `${v.Namespace}/${v.ID}`),
+      ['prod/outside'],
+    );
     await rejectsWith(() => sched.csi.listVolumes({ filter: 'Parameters.tier ==' }), 400, /filter/);
   });
 
@@ -119,10 +163,13 @@ describe('SDK: scheduler CSI volumes, snapshots and plugins', () => {
     await sched.csi.createVolume(spec('late'));
     const woke = await waiting;
     assert.ok(woke.index > index);
-    assert.deepEqual(woke.data.map((v) => v.ID), ['late']);
+    assert.deepEqual(
+      woke.data.map((v) => v.ID),
+      ['late'],
+    );
   });
 
-  it('pages the plugin\'s own volumes and snapshots by its tokens', async () => {
+  it("pages the plugin's own volumes and snapshots by its tokens", async () => {
     const ext: string[] = [];
     let next: string | undefined;
     let pages = 0;
@@ -144,7 +191,13 @@ describe('SDK: scheduler CSI volumes, snapshots and plugins', () => {
       { SourceVolumeID: 'db', Name: 'db-snap-2', Secrets: { password: 'hunter2' } },
     ]);
     assert.equal(made.length, 2);
-    assert.deepEqual(made.map((s) => [s.SourceVolumeID, s.IsReady, s.PluginID]), [['db', false, 'hostpath'], ['db', false, 'hostpath']]);
+    assert.deepEqual(
+      made.map((s) => [s.SourceVolumeID, s.IsReady, s.PluginID]),
+      [
+        ['db', false, 'hostpath'],
+        ['db', false, 'hostpath'],
+      ],
+    );
     assert.ok(made.every((s) => s.ID !== '' && typeof s.CreateTime === 'number' && s.SizeBytes >= 0));
     const listed: string[] = [];
     let token: string | undefined;
@@ -157,13 +210,16 @@ describe('SDK: scheduler CSI volumes, snapshots and plugins', () => {
     } while (token !== undefined);
     assert.deepEqual(new Set(listed), new Set(made.map((s) => s.ID)));
     await sched.csi.deleteSnapshot({ pluginId: 'hostpath', snapshotId: made[0].ID, secrets: { password: 'hunter2' } });
-    assert.deepEqual((await sched.csi.listSnapshots({ pluginId: 'hostpath', perPage: 10 })).data.map((s) => s.ID), [made[1].ID]);
+    assert.deepEqual(
+      (await sched.csi.listSnapshots({ pluginId: 'hostpath', perPage: 10 })).data.map((s) => s.ID),
+      [made[1].ID],
+    );
     await sched.csi.deleteSnapshot({ pluginId: 'hostpath', snapshotId: made[1].ID });
     await rejectsWith(() => sched.csi.createSnapshot({ SourceVolumeID: 'nope', Name: 'x' }), 400, 'no such volume "nope"');
     await rejectsWith(() => sched.csi.listSnapshots({ pluginId: 'lister', perPage: 5 }), 400, /LIST_SNAPSHOTS/);
   });
 
-  it('detaches, deregisters (force) and deletes, with the server\'s refusals as SchedApiError', async () => {
+  it("detaches, deregisters (force) and deletes, with the server's refusals as SchedApiError", async () => {
     await sched.csi.createVolume(spec('claimed'));
     await sched.csi.detachVolume('claimed', f.nodeId);
     await rejectsWith(() => sched.csi.detachVolume('nope', f.nodeId), 404, 'volume not found: nope');
@@ -189,11 +245,17 @@ describe('SDK: scheduler CSI volumes, snapshots and plugins', () => {
 
   it('lists and reads plugins with their endpoints', async () => {
     const { data: plugins } = await sched.csi.listPlugins();
-    assert.deepEqual(plugins.map((p) => [p.ID, p.Provider, p.ControllerRequired, p.ControllersHealthy, p.NodesHealthy]), [
-      ['hostpath', HOSTPATH_PLUGIN_NAME, true, 1, 1],
-      ['lister', HOSTPATH_PLUGIN_NAME, true, 1, 1],
-    ]);
-    assert.deepEqual((await sched.csi.listPlugins({ prefix: 'lis' })).data.map((p) => p.ID), ['lister']);
+    assert.deepEqual(
+      plugins.map((p) => [p.ID, p.Provider, p.ControllerRequired, p.ControllersHealthy, p.NodesHealthy]),
+      [
+        ['hostpath', HOSTPATH_PLUGIN_NAME, true, 1, 1],
+        ['lister', HOSTPATH_PLUGIN_NAME, true, 1, 1],
+      ],
+    );
+    assert.deepEqual(
+      (await sched.csi.listPlugins({ prefix: 'lis' })).data.map((p) => p.ID),
+      ['lister'],
+    );
     const { data: p, index } = await sched.csi.readPlugin('hostpath');
     assert.ok(index > 0);
     const c = p.Controllers[f.nodeId];

@@ -27,7 +27,16 @@ const REDIRECT = 'http://localhost:4649/oidc/callback';
 
 /** A node registration body (`PUT /v1/node/register`). */
 function nodeBody(id: string, name: string, extra: Record<string, unknown> = {}) {
-  return { Node: { ID: id, SecretID: `secret-${id}`, Datacenter: 'dc1', Name: name, Attributes: { 'os.name': 'linux', 'unique.network.ip-address': '10.0.0.1' }, ...extra } };
+  return {
+    Node: {
+      ID: id,
+      SecretID: `secret-${id}`,
+      Datacenter: 'dc1',
+      Name: name,
+      Attributes: { 'os.name': 'linux', 'unique.network.ip-address': '10.0.0.1' },
+      ...extra,
+    },
+  };
 }
 
 async function* chunks(...parts: string[]) {
@@ -45,9 +54,16 @@ async function collectFrames(parts: string[]): Promise<{ frames: SchedEventFrame
 }
 
 describe('readSchedFrames (NDJSON framing)', () => {
-  it('joins lines split across chunks, skips heartbeats and blank lines, ends with the server\'s end line', async () => {
-    const { frames, error } = await collectFrames(['{}\n{"Ind', 'ex":5,"Events":[{"Topic":"Node","Type":"NodeRegistration","Key":"n1"}]}\n\n{}\n', '{"Error":"event dropped from buffer"}\n']);
-    assert.deepEqual(frames.map((f) => [f.Index, f.Events.length]), [[5, 1]]);
+  it("joins lines split across chunks, skips heartbeats and blank lines, ends with the server's end line", async () => {
+    const { frames, error } = await collectFrames([
+      '{}\n{"Ind',
+      'ex":5,"Events":[{"Topic":"Node","Type":"NodeRegistration","Key":"n1"}]}\n\n{}\n',
+      '{"Error":"event dropped from buffer"}\n',
+    ]);
+    assert.deepEqual(
+      frames.map((f) => [f.Index, f.Events.length]),
+      [[5, 1]],
+    );
     assert.ok(error instanceof SchedStreamError);
     assert.equal(error.message, 'event dropped from buffer');
   });
@@ -82,7 +98,12 @@ describe('SchedClient', () => {
     sched = client({ token: ROOT });
     const { publicKey, privateKey } = await generateKeyPair('RS256');
     publicPem = await exportSPKI(publicKey);
-    sign = (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'RS256' }).setIssuedAt().setExpirationTime('5m').sign(privateKey as CryptoKey);
+    sign = (claims) =>
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: 'RS256' })
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(privateKey as CryptoKey);
   });
   after(async () => {
     await Promise.all(clients.map((c) => c.close()));
@@ -116,12 +137,17 @@ describe('SchedClient', () => {
     const err = await mars.regions().catch((e: unknown) => e);
     assert.ok(err instanceof SchedApiError);
     assert.deepEqual([err.status, err.message, err.request], [500, 'No path to region', { method: 'GET', path: '/regions' }]);
-    const nf = await client().call('GET', '/nope').catch((e: unknown) => e);
+    const nf = await client()
+      .call('GET', '/nope')
+      .catch((e: unknown) => e);
     assert.ok(nf instanceof SchedApiError);
     assert.deepEqual([nf.status, nf.message], [404, '404 page not found']);
     const down = new SchedClient({ address: '127.0.0.1:1', timeoutMs: 2000 });
     clients.push(down);
-    await assert.rejects(down.regions(), (e: unknown) => e instanceof SchedConnectionError && /^cannot reach the scheduler at http:\/\/127\.0\.0\.1:1: /.test(e.message));
+    await assert.rejects(
+      down.regions(),
+      (e: unknown) => e instanceof SchedConnectionError && /^cannot reach the scheduler at http:\/\/127\.0\.0\.1:1: /.test(e.message),
+    );
   });
 
   it('bootstrap once with a chosen secret; the second is refused with the reset index', async () => {
@@ -146,7 +172,10 @@ describe('SchedClient', () => {
     const p = await sched.readAclPolicy('readers');
     assert.equal(p.data.Rules, 'node { policy = "read" }');
     assert.ok(p.index > 0);
-    assert.deepEqual((await sched.listAclPolicies()).data.map((x) => x.Name), ['readers']);
+    assert.deepEqual(
+      (await sched.listAclPolicies()).data.map((x) => x.Name),
+      ['readers'],
+    );
     const t = await sched.createAclToken({ Name: 'ci', Type: 'client', Policies: ['readers'], ExpirationTTL: '1h' });
     assert.match(t.SecretID, /^[0-9a-f-]{36}$/);
     assert.ok(t.ExpirationTime);
@@ -163,15 +192,28 @@ describe('SchedClient', () => {
 
   it('auth methods: create, list stubs with an index, a blocking list woken by an update, read, Default kept, delete', async () => {
     const created = await sched.createAuthMethod({
-      Name: 'ci', Type: 'JWT', TokenLocality: 'local', MaxTokenTTL: '10m', Default: true,
+      Name: 'ci',
+      Type: 'JWT',
+      TokenLocality: 'local',
+      MaxTokenTTL: '10m',
+      Default: true,
       Config: { JWTValidationPubKeys: [publicPem], BoundAudiences: ['cairn'], ClaimMappings: { sub: 'user' } },
     });
     assert.deepEqual([created.Name, created.Type, created.MaxTokenTTL, created.Default], ['ci', 'JWT', '10m0s', true]);
     const listed = await client().listAuthMethods();
-    assert.deepEqual(listed.data.map((m) => [m.Name, m.Type, m.Default]), [['ci', 'JWT', true]]);
+    assert.deepEqual(
+      listed.data.map((m) => [m.Name, m.Type, m.Default]),
+      [['ci', 'JWT', true]],
+    );
     assert.ok(listed.index >= created.ModifyIndex);
     const woken = sched.listAuthMethods({ index: listed.index, wait: '10s' });
-    const updated = await sched.updateAuthMethod('ci', { Type: 'JWT', TokenLocality: 'local', MaxTokenTTL: '20m', Default: true, Config: created.Config ?? undefined });
+    const updated = await sched.updateAuthMethod('ci', {
+      Type: 'JWT',
+      TokenLocality: 'local',
+      MaxTokenTTL: '20m',
+      Default: true,
+      Config: created.Config ?? undefined,
+    });
     assert.equal(updated.MaxTokenTTL, '20m0s');
     const after = await woken;
     assert.ok(after.index > listed.index, 'the blocking read returned after the change');
@@ -181,7 +223,9 @@ describe('SchedClient', () => {
     const notFound = await sched.readAuthMethod('nope').catch((e: unknown) => e);
     assert.ok(notFound instanceof SchedApiError);
     assert.deepEqual([notFound.status, notFound.message], [404, 'ACL auth-method not found']);
-    const bad = await sched.createAuthMethod({ Name: 'bad name', Type: 'JWT', TokenLocality: 'local', MaxTokenTTL: '10m', Config: { JWKSURL: 'http://x' } }).catch((e: unknown) => e);
+    const bad = await sched
+      .createAuthMethod({ Name: 'bad name', Type: 'JWT', TokenLocality: 'local', MaxTokenTTL: '10m', Config: { JWKSURL: 'http://x' } })
+      .catch((e: unknown) => e);
     assert.ok(bad instanceof SchedApiError);
     assert.equal(bad.status, 400);
     assert.match(bad.message, /^auth method 0 invalid: 1 error occurred:\n\t\* invalid name 'bad name'$/);
@@ -195,24 +239,42 @@ describe('SchedClient', () => {
     const t = await client().login({ AuthMethodName: 'ci', LoginToken: await sign({ sub: 'alice', aud: 'cairn' }) });
     assert.deepEqual([t.Type, t.Policies, t.ExpirationTTL], ['client', ['node-read'], '20m0s']);
     assert.equal((await client({ token: t.SecretID }).aclTokenSelf()).AccessorID, t.AccessorID);
-    const bob = await client().login({ AuthMethodName: 'ci', LoginToken: await sign({ sub: 'bob', aud: 'cairn' }) }).catch((e: unknown) => e);
+    const bob = await client()
+      .login({ AuthMethodName: 'ci', LoginToken: await sign({ sub: 'bob', aud: 'cairn' }) })
+      .catch((e: unknown) => e);
     assert.ok(bob instanceof SchedApiError);
     assert.deepEqual([bob.status, bob.message], [400, 'no role or policy bindings matched']);
-    const forged = await client().login({ AuthMethodName: 'ci', LoginToken: 'x.y.z' }).catch((e: unknown) => e);
+    const forged = await client()
+      .login({ AuthMethodName: 'ci', LoginToken: 'x.y.z' })
+      .catch((e: unknown) => e);
     assert.ok(forged instanceof SchedApiError && forged.status === 401, String(forged));
   });
 
-  it('OIDC: auth-url, the provider, complete-auth with the callback\'s state and code', async () => {
+  it("OIDC: auth-url, the provider, complete-auth with the callback's state and code", async () => {
     await sched.createAuthMethod({
-      Name: 'corp', Type: 'OIDC', TokenLocality: 'global', MaxTokenTTL: '1h',
-      Config: { OIDCDiscoveryURL: op.issuer, OIDCClientID: 'cairn', OIDCClientSecret: 'cairn-secret', AllowedRedirectURIs: [REDIRECT], OIDCScopes: ['groups'], ListClaimMappings: { groups: 'groups' } },
+      Name: 'corp',
+      Type: 'OIDC',
+      TokenLocality: 'global',
+      MaxTokenTTL: '1h',
+      Config: {
+        OIDCDiscoveryURL: op.issuer,
+        OIDCClientID: 'cairn',
+        OIDCClientSecret: 'cairn-secret',
+        AllowedRedirectURIs: [REDIRECT],
+        OIDCScopes: ['groups'],
+        ListClaimMappings: { groups: 'groups' },
+      },
     });
     await sched.createBindingRule({ AuthMethod: 'corp', Selector: '"admins" in list.groups', BindType: 'management' });
     const { AuthURL } = await client().oidcAuthUrl({ AuthMethodName: 'corp', RedirectURI: REDIRECT, ClientNonce: 'n-1' });
     assert.equal(new URL(AuthURL).origin, op.issuer);
     const back = await op.browse(AuthURL);
     const t = await client().oidcCompleteAuth({
-      AuthMethodName: 'corp', ClientNonce: 'n-1', RedirectURI: REDIRECT, State: back.searchParams.get('state')!, Code: back.searchParams.get('code')!,
+      AuthMethodName: 'corp',
+      ClientNonce: 'n-1',
+      RedirectURI: REDIRECT,
+      State: back.searchParams.get('state')!,
+      Code: back.searchParams.get('code')!,
     });
     assert.deepEqual([t.Type, t.Global], ['management', true]);
     assert.equal(Date.parse(t.ExpirationTime!) - Date.parse(t.CreateTime), 3_600_000);
@@ -223,7 +285,10 @@ describe('SchedClient', () => {
     const r = await call(a.url, 'PUT', '/v1/node/register', { token: ROOT, body: nodeBody(id, 'worker-1') });
     assert.equal(r.status, 200, r.text);
     const nodes = await sched.listNodes();
-    assert.deepEqual(nodes.data.map((n) => [n.ID, n.Name, n.Status]), [[id, 'worker-1', 'initializing']]);
+    assert.deepEqual(
+      nodes.data.map((n) => [n.ID, n.Name, n.Status]),
+      [[id, 'worker-1', 'initializing']],
+    );
     assert.ok(nodes.index > 0);
     const n = await sched.readNode(id);
     assert.deepEqual([n.data.Datacenter, n.data.SecretID, n.data.Attributes?.['os.name']], ['dc1', undefined, 'linux']);
@@ -258,7 +323,7 @@ describe('SchedClient', () => {
     }
   });
 
-  it('event stream: 403 before any frame without the right token; the server\'s end is a SchedStreamError', async () => {
+  it("event stream: 403 before any frame without the right token; the server's end is a SchedStreamError", async () => {
     const denied = await (async () => {
       for await (const _ of client().eventStream({ topics: { ACLToken: [] } })) return 'frame';
       return 'end';

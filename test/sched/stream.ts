@@ -143,4 +143,3 @@ export async function until(test: () => boolean, timeoutMs = 5000, what = 'condi
     await new Promise((r) => setTimeout(r, 10));
   }
 }
-

@@ -63,7 +63,10 @@ describe('scheduler CSI volume claims', () => {
       const id = (await allocWith(f, { data: { Source: 'db' } })).ID;
       const v = await volume('db');
       assert.deepEqual([v.WriteAllocs, v.ReadAllocs, v.AccessMode, v.AttachmentMode], [{ [id]: null }, {}, 'single-node-writer', 'file-system']);
-      assert.deepEqual(v.Allocations.map((x: { ID: string; ClientStatus: string }) => [x.ID, x.ClientStatus]), [[id, 'pending']]);
+      assert.deepEqual(
+        v.Allocations.map((x: { ID: string; ClientStatus: string }) => [x.ID, x.ClientStatus]),
+        [[id, 'pending']],
+      );
       assert.deepEqual([(await stub('db')).CurrentWriters, (await stub('db')).CurrentReaders], [1, 0]);
       assert.deepEqual(await publishedTo('hostpath', ext), [f.csiNode('hostpath')]);
       const claimEvent = (await stream.events(1))[0]!;
@@ -71,7 +74,11 @@ describe('scheduler CSI volume claims', () => {
 
       const count = await allocCount();
       assert.deepEqual(await refusedWith(f, { data: { Source: 'db' } }), ['volume "db": volume max claims reached']);
-      assert.deepEqual(await refusedWith(f, { data: { Source: 'db', ReadOnly: true } }), ['volume "db": volume max claims reached'], 'single-node-writer takes one claim of either kind');
+      assert.deepEqual(
+        await refusedWith(f, { data: { Source: 'db', ReadOnly: true } }),
+        ['volume "db": volume max claims reached'],
+        'single-node-writer takes one claim of either kind',
+      );
       assert.equal(await allocCount(), count, 'a refused claim creates no allocation');
       assert.deepEqual(await claims('db'), [[id], []], 'and changes no claim');
 
@@ -129,12 +136,14 @@ describe('scheduler CSI volume claims', () => {
     }
   });
 
-  it('keeps each access mode\'s limits', async () => {
+  it("keeps each access mode's limits", async () => {
     await createVolume(f, 'shared', 'hostpath', { over: caps('multi-node-reader-only', 'multi-node-single-writer') });
     const r1 = await allocWith(f, { v: { Source: 'shared', ReadOnly: true, AccessMode: 'multi-node-reader-only' } });
     const r2 = await allocWith(f, { v: { Source: 'shared', ReadOnly: true, AccessMode: 'multi-node-reader-only' } });
     assert.equal((await stub('shared')).CurrentReaders, 2);
-    assert.deepEqual(await refusedWith(f, { v: { Source: 'shared', AccessMode: 'multi-node-single-writer' } }), ['volume "shared": cannot change access mode of claimed volume']);
+    assert.deepEqual(await refusedWith(f, { v: { Source: 'shared', AccessMode: 'multi-node-single-writer' } }), [
+      'volume "shared": cannot change access mode of claimed volume',
+    ]);
     for (const r of [r1, r2]) await report(f, r.ID, 'complete');
 
     const w1 = await allocWith(f, { v: { Source: 'shared', AccessMode: 'multi-node-single-writer' } });
@@ -145,7 +154,9 @@ describe('scheduler CSI volume claims', () => {
 
     await createVolume(f, 'solo', 'hostpath', { over: caps('single-node-reader-only') });
     const s1 = await allocWith(f, { v: { Source: 'solo', ReadOnly: true, AccessMode: 'single-node-reader-only' } });
-    assert.deepEqual(await refusedWith(f, { v: { Source: 'solo', ReadOnly: true, AccessMode: 'single-node-reader-only' } }), ['volume "solo": volume max claims reached']);
+    assert.deepEqual(await refusedWith(f, { v: { Source: 'solo', ReadOnly: true, AccessMode: 'single-node-reader-only' } }), [
+      'volume "solo": volume max claims reached',
+    ]);
 
     const unsupported = await refusedWith(f, { v: { Source: 'solo', AccessMode: 'multi-node-multi-writer' } });
     assert.deepEqual(unsupported, ['volume "solo": volume does not support access mode "multi-node-multi-writer" with attachment mode "file-system"']);
@@ -158,13 +169,22 @@ describe('scheduler CSI volume claims', () => {
     await createVolume(f, 'logs', 'hostpath');
     await createVolume(f, 'free', 'hostpath');
     const sharded = await placeWith(f, { shard: { Source: 'shard', PerAlloc: true } }, { count: 3 });
-    assert.deepEqual(sharded.allocs.map((a) => a.Name), [0, 1, 2].map((i) => `${sharded.jobId}.group[${i}]`));
+    assert.deepEqual(
+      sharded.allocs.map((a) => a.Name),
+      [0, 1, 2].map((i) => `${sharded.jobId}.group[${i}]`),
+    );
     for (const [i, a] of sharded.allocs.entries()) assert.deepEqual(await claims(`shard[${i}]`), [[a.ID], []], `shard[${i}]`);
 
     const logs = await allocWith(f, { logs: { Source: 'logs' } });
     // "free" is claimable and planned first; "logs" is not: neither is claimed.
     assert.deepEqual(await refusedWith(f, { a: { Source: 'free' }, b: { Source: 'logs' } }), ['volume "logs": volume max claims reached']);
-    assert.deepEqual([await claims('free'), await claims('logs')], [[[], []], [[logs.ID], []]]);
+    assert.deepEqual(
+      [await claims('free'), await claims('logs')],
+      [
+        [[], []],
+        [[logs.ID], []],
+      ],
+    );
 
     const stop = await f.req('DELETE', `/v1/job/${sharded.jobId}`);
     assert.equal(stop.status, 200, stop.text);
@@ -191,10 +211,13 @@ describe('scheduler CSI volume claims', () => {
     assert.equal(await allocCount(), before);
     assert.deepEqual([(await volume('ro')).ReadAllocs, await publishedTo('noro', ext)], [{}, []]);
     const why = lines.map((l) => JSON.parse(l) as { msg: string; err?: { message: string } }).find((l) => l.msg === 'scheduler: a placement was not applied');
-    assert.match(why?.err?.message ?? '', /^alloc "[0-9a-f-]{36}" failed to claim volume "ro": plugin "noro" could not publish it to node "[0-9a-f-]{36}": rpc error: code = InvalidArgument desc = readonly: /);
+    assert.match(
+      why?.err?.message ?? '',
+      /^alloc "[0-9a-f-]{36}" failed to claim volume "ro": plugin "noro" could not publish it to node "[0-9a-f-]{36}": rpc error: code = InvalidArgument desc = readonly: /,
+    );
   });
 
-  it('refuses claims while the node\'s plugin is unhealthy', async () => {
+  it("refuses claims while the node's plugin is unhealthy", async () => {
     await createVolume(f, 'fragile', 'hostpath');
     await f.plugins.get('hostpath')!.close();
     await f.agent.plugins.probeNow();

@@ -25,7 +25,10 @@ describe('scheduler CSI volume list filter and namespace ACL', () => {
     const q = `/v1/volumes?type=csi&namespace=*&filter=${encodeURIComponent('MountOptions.FsType == "ext4"')}`;
     const mine = await f.req('GET', q, { token: lister });
     assert.equal(mine.status, 200, mine.text);
-    assert.deepEqual(mine.json.map((v: { ID: string }) => v.ID), ['seen']);
+    assert.deepEqual(
+      mine.json.map((v: { ID: string }) => v.ID),
+      ['seen'],
+    );
     // The management token sees both, so the filter fails on the hidden volume, as before.
     const all = await f.req('GET', q);
     assert.equal(all.status, 400, all.text);

@@ -27,7 +27,10 @@ describe('scheduler CSI volume list', () => {
     f = await startCsi([{ id: 'hostpath' }, { id: 'ab12', capabilities: ['CREATE_DELETE_VOLUME'] }]);
     assert.equal((await f.req('PUT', '/v1/namespace/prod', { body: { Name: 'prod' } })).status, 200);
     for (let i = 0; i < 5; i++) await createVolume(f, pad(i), 'hostpath', { over: { Parameters: { tier: i < 2 ? 'gold' : 'silver' } } });
-    await insert(pad(0), Array.from({ length: 1045 }, (_, i) => pad(i + 5)));
+    await insert(
+      pad(0),
+      Array.from({ length: 1045 }, (_, i) => pad(i + 5)),
+    );
   });
   after(async () => {
     await f?.stop();
@@ -40,14 +43,33 @@ describe('scheduler CSI volume list', () => {
     assert.deepEqual([host.status, host.text], [400, 'unsupported volume type "host": only "csi" is supported']);
   });
 
-  it('lists stubs with the spec\'s fields', async () => {
+  it("lists stubs with the spec's fields", async () => {
     const r = await f.req('GET', '/v1/volumes?type=csi&prefix=vol-0001');
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(ids(r), ['vol-0001']);
     assert.deepEqual(Object.keys(r.json[0]), [
-      'ID', 'ExternalID', 'Namespace', 'Name', 'Topologies', 'AccessMode', 'AttachmentMode', 'CurrentReaders', 'CurrentWriters', 'Schedulable', 'PluginID',
-      'Provider', 'ControllerRequired', 'ControllersHealthy', 'ControllersExpected', 'NodesHealthy', 'NodesExpected', 'ResourceExhausted', 'CreateIndex',
-      'ModifyIndex', 'CreateTime', 'ModifyTime',
+      'ID',
+      'ExternalID',
+      'Namespace',
+      'Name',
+      'Topologies',
+      'AccessMode',
+      'AttachmentMode',
+      'CurrentReaders',
+      'CurrentWriters',
+      'Schedulable',
+      'PluginID',
+      'Provider',
+      'ControllerRequired',
+      'ControllersHealthy',
+      'ControllersExpected',
+      'NodesHealthy',
+      'NodesExpected',
+      'ResourceExhausted',
+      'CreateIndex',
+      'ModifyIndex',
+      'CreateTime',
+      'ModifyTime',
     ]);
     assert.equal(r.headers.get('x-sched-nexttoken'), null);
     assert.ok(Number(r.headers.get('x-sched-index')) > 0);
@@ -67,7 +89,11 @@ describe('scheduler CSI volume list', () => {
         // Added while paging: one before the cursor (never seen), one after it (seen at its place).
         assert.equal(token, 'default.vol-0300');
         await insert(pad(0), ['vol-0000a', 'vol-2000']);
-        const made = await f.req('PUT', '/v1/volume/csi/vol-0999a/create', { body: { Volumes: [{ ID: 'vol-0999a', PluginID: 'hostpath', RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }] }] } });
+        const made = await f.req('PUT', '/v1/volume/csi/vol-0999a/create', {
+          body: {
+            Volumes: [{ ID: 'vol-0999a', PluginID: 'hostpath', RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }] }],
+          },
+        });
         assert.equal(made.status, 200, made.text);
       }
       if (token === '') break;
@@ -85,7 +111,7 @@ describe('scheduler CSI volume list', () => {
     assert.deepEqual([negative.status, negative.text], [400, 'per_page must not be negative']);
   });
 
-  it('filters on the full volume, with paging and the reference\'s error texts', async () => {
+  it("filters on the full volume, with paging and the reference's error texts", async () => {
     const gold = await f.req('GET', `/v1/volumes?type=csi&filter=${encodeURIComponent('Parameters.tier == "gold"')}`);
     assert.deepEqual(ids(gold), ['vol-0000', 'vol-0001']);
     const one = await f.req('GET', `/v1/volumes?type=csi&per_page=1&filter=${encodeURIComponent('Parameters.tier == "silver"')}`);
@@ -101,7 +127,10 @@ describe('scheduler CSI volume list', () => {
     assert.equal(syntax.status, 400);
     assert.match(syntax.text, /^failed to create result paginator: failed to read filter expression: 1:6: /);
     const field = await f.req('GET', `/v1/volumes?type=csi&filter=${encodeURIComponent('NoSuchField == 1')}`);
-    assert.deepEqual([field.status, field.text], [400, 'failed to read result page: error finding value in datum: /NoSuchField: at part 0, couldn\'t find key "NoSuchField"']);
+    assert.deepEqual(
+      [field.status, field.text],
+      [400, 'failed to read result page: error finding value in datum: /NoSuchField: at part 0, couldn\'t find key "NoSuchField"'],
+    );
   });
 
   it('applies the even-hex rule to node_id and plugin_id, and narrows by them', async () => {

@@ -31,7 +31,9 @@ describe('CSI secrets and the log', () => {
     replies.push((await createVolume(f, 'logged', 'hostpath', { over: { Secrets: { password: SECRETS[0] } } })).text);
     replies.push((await f.req('GET', '/v1/volume/csi/logged')).text);
     replies.push((await f.req('GET', '/v1/volumes?type=csi')).text);
-    replies.push((await f.req('POST', '/v1/volumes/snapshot', { body: { Snapshots: [{ SourceVolumeID: 'logged', Name: 'snap', Secrets: { key: SECRETS[2] } }] } })).text);
+    replies.push(
+      (await f.req('POST', '/v1/volumes/snapshot', { body: { Snapshots: [{ SourceVolumeID: 'logged', Name: 'snap', Secrets: { key: SECRETS[2] } }] } })).text,
+    );
     replies.push((await f.req('GET', '/v1/volumes/snapshot?plugin_id=hostpath&per_page=10', { headers: { 'X-Sched-CSI-Secrets': `key=${SECRETS[1]}` } })).text);
     // A failing plugin call: the plugin is gone, the delete fails and is logged as such.
     await f.plugins.get('hostpath')!.close();

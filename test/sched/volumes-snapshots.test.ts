@@ -21,14 +21,23 @@ describe('scheduler CSI external volumes and snapshots', () => {
     await f?.stop();
   });
 
-  it('lists the plugin\'s volumes page by page with its tokens', async () => {
+  it("lists the plugin's volumes page by page with its tokens", async () => {
     const claim = await allocWith(f, { v: { Source: 'ext-a' } });
     const first = await f.req('GET', '/v1/volumes/external?plugin_id=hostpath&per_page=2');
     assert.equal(first.status, 200, first.text);
     assert.equal(first.json.Volumes.length, 2);
     assert.notEqual(first.json.NextToken, '');
-    assert.equal(first.headers.get('x-sched-nexttoken'), null, 'the plugin\'s token is in the body');
-    assert.deepEqual(Object.keys(first.json.Volumes[0]), ['ExternalID', 'CapacityBytes', 'VolumeContext', 'CloneID', 'SnapshotID', 'PublishedExternalNodeIDs', 'IsAbnormal', 'Status']);
+    assert.equal(first.headers.get('x-sched-nexttoken'), null, "the plugin's token is in the body");
+    assert.deepEqual(Object.keys(first.json.Volumes[0]), [
+      'ExternalID',
+      'CapacityBytes',
+      'VolumeContext',
+      'CloneID',
+      'SnapshotID',
+      'PublishedExternalNodeIDs',
+      'IsAbnormal',
+      'Status',
+    ]);
     const second = await f.req('GET', `/v1/volumes/external?plugin_id=hostpath&per_page=2&next_token=${encodeURIComponent(first.json.NextToken)}`);
     assert.deepEqual([second.json.Volumes.length, second.json.NextToken], [1, '']);
     const all = [...first.json.Volumes, ...second.json.Volumes];
@@ -53,27 +62,34 @@ describe('scheduler CSI external volumes and snapshots', () => {
   });
 
   it('creates, lists and deletes snapshots', async () => {
-    const made = await f.req('POST', '/v1/volumes/snapshot', { body: { Snapshots: [{ SourceVolumeID: 'ext-b', Name: 'nightly', Secrets: { req: 'rv' }, Parameters: { keep: '7' } }] } });
+    const made = await f.req('POST', '/v1/volumes/snapshot', {
+      body: { Snapshots: [{ SourceVolumeID: 'ext-b', Name: 'nightly', Secrets: { req: 'rv' }, Parameters: { keep: '7' } }] },
+    });
     assert.equal(made.status, 200, made.text);
     const s = made.json.Snapshots[0];
     assert.deepEqual([s.SourceVolumeID, s.PluginID, s.Name, s.IsReady, s.Parameters], ['ext-b', 'hostpath', 'nightly', false, { keep: '7' }]);
     assert.match(s.ID, /./);
     assert.equal(s.ExternalSourceVolumeID, (await f.req('GET', '/v1/volume/csi/ext-b')).json.ExternalID);
     assert.ok(Number.isInteger(s.CreateTime) && s.CreateTime > 1.6e9, 'Unix seconds');
-    assert.deepEqual(f.sent.at(-1), { method: 'createSnapshot', secrets: { stored: 'sv', shared: 'stored', req: 'rv' } }, 'volume secrets under the request\'s');
+    assert.deepEqual(f.sent.at(-1), { method: 'createSnapshot', secrets: { stored: 'sv', shared: 'stored', req: 'rv' } }, "volume secrets under the request's");
     assert.ok(!made.text.includes('rv') && !made.text.includes('sv'));
 
     const list = await f.req('GET', '/v1/volumes/snapshot?plugin_id=hostpath&per_page=10', { headers: { 'X-Sched-CSI-Secrets': 'token=abc,odd,x=y=z' } });
     assert.equal(list.status, 200, list.text);
     assert.deepEqual(Object.keys(list.json), ['Snapshots', 'NextToken']);
-    assert.deepEqual(list.json.Snapshots.map((x: { ID: string; IsReady: boolean; PluginID: string }) => [x.ID, x.IsReady, x.PluginID]), [[s.ID, true, 'hostpath']]);
+    assert.deepEqual(
+      list.json.Snapshots.map((x: { ID: string; IsReady: boolean; PluginID: string }) => [x.ID, x.IsReady, x.PluginID]),
+      [[s.ID, true, 'hostpath']],
+    );
     assert.deepEqual(Object.keys(list.json.Snapshots[0]), ['ID', 'ExternalSourceVolumeID', 'SizeBytes', 'CreateTime', 'IsReady', 'PluginID', 'Parameters']);
     assert.deepEqual(f.sent.at(-1), { method: 'listSnapshots', secrets: { token: 'abc', x: 'y=z' } }, 'pairs split on the first =, pieces without = ignored');
 
     const restored = await createVolume(f, 'restored', 'hostpath', { over: { SnapshotID: s.ID } });
     assert.equal(restored.json.Volumes[0].SnapshotID, s.ID);
 
-    const del = await f.req('DELETE', `/v1/volumes/snapshot?plugin_id=hostpath&snapshot_id=${encodeURIComponent(s.ID)}`, { headers: { 'X-Sched-CSI-Secrets': 'k=v' } });
+    const del = await f.req('DELETE', `/v1/volumes/snapshot?plugin_id=hostpath&snapshot_id=${encodeURIComponent(s.ID)}`, {
+      headers: { 'X-Sched-CSI-Secrets': 'k=v' },
+    });
     assert.deepEqual([del.status, del.text], [200, '']);
     assert.deepEqual(f.sent.at(-1), { method: 'deleteSnapshot', secrets: { k: 'v' } });
     assert.deepEqual((await f.req('GET', '/v1/volumes/snapshot?plugin_id=hostpath&per_page=10')).json.Snapshots, []);
@@ -89,7 +105,10 @@ describe('scheduler CSI external volumes and snapshots', () => {
       [{ Snapshots: [{ SourceVolumeID: 'nope', Name: 'n' }] }, 'no such volume "nope"'],
       [{ Snapshots: [{ SourceVolumeID: 'ext-b', Name: 'n', PluginID: 'nope' }] }, 'no CSI plugin named "nope" could be found'],
       [{ Snapshots: [{ SourceVolumeID: 'bare-vol', Name: 'n' }] }, 'plugin "bare" does not support CREATE_DELETE_SNAPSHOT'],
-      [{ Snapshots: [{ SourceVolumeID: 'ext-b', Name: 'n', Secrets: { a: 1 } }] }, 'json: cannot unmarshal number into Go struct field structs.CSISnapshot.Secrets.a of type string'],
+      [
+        { Snapshots: [{ SourceVolumeID: 'ext-b', Name: 'n', Secrets: { a: 1 } }] },
+        'json: cannot unmarshal number into Go struct field structs.CSISnapshot.Secrets.a of type string',
+      ],
     ];
     for (const [body, text] of create) {
       const r = await f.req('POST', '/v1/volumes/snapshot', { body });
@@ -125,7 +144,10 @@ describe('scheduler CSI external volumes and snapshots', () => {
     assert.equal((await f.req('GET', '/v1/volumes/external?plugin_id=hostpath&per_page=1', { token: lister.secret })).status, 200);
     assert.equal((await f.req('GET', '/v1/volumes/snapshot?plugin_id=hostpath&per_page=1', { token: lister.secret })).status, 200);
     assertDenied(await f.req('GET', '/v1/volumes/external?plugin_id=hostpath&per_page=1', { token: writer.secret }), 'external without list');
-    assertDenied(await f.req('POST', '/v1/volumes/snapshot', { token: lister.secret, body: { Snapshots: [{ SourceVolumeID: 'ext-b', Name: 'n' }] } }), 'create without write');
+    assertDenied(
+      await f.req('POST', '/v1/volumes/snapshot', { token: lister.secret, body: { Snapshots: [{ SourceVolumeID: 'ext-b', Name: 'n' }] } }),
+      'create without write',
+    );
     assertDenied(await f.req('DELETE', '/v1/volumes/snapshot?plugin_id=hostpath&snapshot_id=x', { token: lister.secret }), 'delete without write');
     const made = await f.req('POST', '/v1/volumes/snapshot', { token: writer.secret, body: { Snapshots: [{ SourceVolumeID: 'ext-b', Name: 'by-writer' }] } });
     assert.equal(made.status, 200, made.text);

@@ -25,11 +25,13 @@ describe('scheduler CSI volumes', () => {
   });
 
   it('creates a volume in the plugin and registers it', async () => {
-    const r = await createVolume(f, 'web-data', 'hostpath', { over: {
-      Secrets: { password: 'hunter2' },
-      Parameters: { tier: 'gold' },
-      MountOptions: { FsType: 'ext4', MountFlags: ['noatime'] },
-    } });
+    const r = await createVolume(f, 'web-data', 'hostpath', {
+      over: {
+        Secrets: { password: 'hunter2' },
+        Parameters: { tier: 'gold' },
+        MountOptions: { FsType: 'ext4', MountFlags: ['noatime'] },
+      },
+    });
     assert.deepEqual([r.json.Warnings, r.json.Index], ['', Number(r.headers.get('x-sched-index'))]);
     const v = r.json.Volumes[0];
     assert.equal(v.ID, 'web-data');
@@ -43,15 +45,50 @@ describe('scheduler CSI volumes', () => {
     assert.deepEqual(v.Topologies.length, 1);
     assert.ok(!r.text.includes('hunter2'), 'no secret in the reply');
     const listed = await f.client('hostpath').listVolumes({ maxEntries: 100 });
-    assert.ok(listed.entries.some((e) => e.volume.volumeId === v.ExternalID), 'the plugin has it');
+    assert.ok(
+      listed.entries.some((e) => e.volume.volumeId === v.ExternalID),
+      'the plugin has it',
+    );
 
     const read = await f.req('GET', '/v1/volume/csi/web-data');
     assert.equal(read.status, 200, read.text);
     assert.deepEqual(Object.keys(read.json), [
-      'ID', 'Name', 'ExternalID', 'Namespace', 'Topologies', 'RequestedTopologies', 'AccessMode', 'AttachmentMode', 'MountOptions', 'Secrets', 'Parameters', 'Context',
-      'Capacity', 'RequestedCapacityMin', 'RequestedCapacityMax', 'RequestedCapabilities', 'CloneID', 'SnapshotID', 'ReadAllocs', 'WriteAllocs', 'Allocations',
-      'Schedulable', 'PluginID', 'Provider', 'ProviderVersion', 'Version', 'ControllerRequired', 'ControllersHealthy', 'ControllersExpected', 'NodesHealthy',
-      'NodesExpected', 'ResourceExhausted', 'CreateIndex', 'ModifyIndex', 'CreateTime', 'ModifyTime',
+      'ID',
+      'Name',
+      'ExternalID',
+      'Namespace',
+      'Topologies',
+      'RequestedTopologies',
+      'AccessMode',
+      'AttachmentMode',
+      'MountOptions',
+      'Secrets',
+      'Parameters',
+      'Context',
+      'Capacity',
+      'RequestedCapacityMin',
+      'RequestedCapacityMax',
+      'RequestedCapabilities',
+      'CloneID',
+      'SnapshotID',
+      'ReadAllocs',
+      'WriteAllocs',
+      'Allocations',
+      'Schedulable',
+      'PluginID',
+      'Provider',
+      'ProviderVersion',
+      'Version',
+      'ControllerRequired',
+      'ControllersHealthy',
+      'ControllersExpected',
+      'NodesHealthy',
+      'NodesExpected',
+      'ResourceExhausted',
+      'CreateIndex',
+      'ModifyIndex',
+      'CreateTime',
+      'ModifyTime',
     ]);
     assert.deepEqual([read.json.ReadAllocs, read.json.WriteAllocs, read.json.Allocations, read.json.ResourceExhausted], [{}, {}, [], 0]);
     assert.deepEqual(read.json.RequestedCapabilities, [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }]);
@@ -65,7 +102,9 @@ describe('scheduler CSI volumes', () => {
   });
 
   it('registers a volume that exists in the plugin, and only then', async () => {
-    const made = await f.client('hostpath').createVolume({ name: 'outside', volumeCapabilities: [{ accessMode: 'SINGLE_NODE_WRITER', accessType: { mount: { fsType: '', mountFlags: [] } } }] });
+    const made = await f
+      .client('hostpath')
+      .createVolume({ name: 'outside', volumeCapabilities: [{ accessMode: 'SINGLE_NODE_WRITER', accessType: { mount: { fsType: '', mountFlags: [] } } }] });
     const r = await f.req('PUT', '/v1/volume/csi/outside?namespace=prod', { body: volumeBody('', 'hostpath', { ExternalID: made.volumeId, Name: '' }) });
     assert.equal(r.status, 200, r.text);
     const v = r.json.Volumes[0];
@@ -76,19 +115,28 @@ describe('scheduler CSI volumes', () => {
     const unknown = await f.req('PUT', '/v1/volume/csi/ghost', { body: volumeBody('ghost', 'hostpath', { ExternalID: 'no-such-volume' }) });
     assert.equal(unknown.status, 404);
     assert.match(unknown.text, /^plugin "hostpath" could not validate volume "no-such-volume": rpc error: code = NotFound desc = /);
-    const unconfirmed = await f.req('PUT', '/v1/volume/csi/odd', { body: volumeBody('odd', 'hostpath', { ExternalID: made.volumeId, Parameters: { tier: 'other' } }) });
+    const unconfirmed = await f.req('PUT', '/v1/volume/csi/odd', {
+      body: volumeBody('odd', 'hostpath', { ExternalID: made.volumeId, Parameters: { tier: 'other' } }),
+    });
     assert.equal(unconfirmed.status, 400);
     assert.match(unconfirmed.text, /^plugin "hostpath" did not confirm the capabilities of volume ".+": parameters do not match/);
-    const block = await f.req('PUT', '/v1/volume/csi/blk', { body: volumeBody('blk', 'hostpath', { ExternalID: made.volumeId, RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'block-device' }] }) });
+    const block = await f.req('PUT', '/v1/volume/csi/blk', {
+      body: volumeBody('blk', 'hostpath', {
+        ExternalID: made.volumeId,
+        RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'block-device' }],
+      }),
+    });
     assert.equal(block.status, 400);
     assert.match(block.text, /block access is not supported/);
     for (const id of ['ghost', 'odd', 'blk']) assert.equal(f.agent.state.get(T.csiVolumes, `default.${id}`), undefined, `${id} was not stored`);
 
-    const viaCollection = await f.req('PUT', '/v1/volumes?namespace=prod', { body: volumeBody('outside', 'hostpath', { ExternalID: made.volumeId, Secrets: { k: 'v' } }) });
+    const viaCollection = await f.req('PUT', '/v1/volumes?namespace=prod', {
+      body: volumeBody('outside', 'hostpath', { ExternalID: made.volumeId, Secrets: { k: 'v' } }),
+    });
     assert.equal(viaCollection.status, 200, viaCollection.text);
   });
 
-  it('updates a registered volume by the reference\'s rules and expands it', async () => {
+  it("updates a registered volume by the reference's rules and expands it", async () => {
     const base = (await f.req('GET', '/v1/volume/csi/web-data')).json;
     const cases: [Record<string, unknown>, string][] = [
       [{ Name: 'other' }, 'volume name cannot be updated'],
@@ -105,11 +153,18 @@ describe('scheduler CSI volumes', () => {
     assert.equal((await f.req('GET', '/v1/volume/csi/web-data')).json.ModifyIndex, base.ModifyIndex, 'nothing changed');
 
     const bigger = HOSTPATH_DEFAULT_CAPACITY_BYTES * 2;
-    const grown = await f.req('PUT', '/v1/volume/csi/web-data', { body: volumeBody('web-data', 'hostpath', { RequestedCapacityMin: bigger, Parameters: { tier: 'gold' }, Secrets: { password: 'hunter2' } }) });
+    const grown = await f.req('PUT', '/v1/volume/csi/web-data', {
+      body: volumeBody('web-data', 'hostpath', { RequestedCapacityMin: bigger, Parameters: { tier: 'gold' }, Secrets: { password: 'hunter2' } }),
+    });
     assert.equal(grown.status, 200, grown.text);
     assert.deepEqual([grown.json.Volumes[0].Capacity, grown.json.Volumes[0].RequestedCapacityMin], [bigger, bigger]);
-    const shrink = await f.req('PUT', '/v1/volume/csi/web-data', { body: volumeBody('web-data', 'hostpath', { RequestedCapacityMax: 1024, Parameters: { tier: 'gold' } }) });
-    assert.deepEqual([shrink.status, shrink.text], [400, `unable to update volume: max requested capacity (1024) is less than the current capacity (${bigger})`]);
+    const shrink = await f.req('PUT', '/v1/volume/csi/web-data', {
+      body: volumeBody('web-data', 'hostpath', { RequestedCapacityMax: 1024, Parameters: { tier: 'gold' } }),
+    });
+    assert.deepEqual(
+      [shrink.status, shrink.text],
+      [400, `unable to update volume: max requested capacity (1024) is less than the current capacity (${bigger})`],
+    );
   });
 
   it('refuses malformed definitions with 400 naming the problem, changing nothing', async () => {
@@ -119,15 +174,33 @@ describe('scheduler CSI volumes', () => {
       [{}, 'missing volume definition'],
       [{ Volumes: [] }, 'missing volume definition'],
       [{ Volumes: 'x' }, 'json: cannot unmarshal string into Go struct field structs.CSIVolumeRegisterRequest.Volumes of type []*structs.CSIVolume'],
-      [{ Volumes: [{ ID: 'bad', PluginID: 'hostpath', RequestedCapabilities: 'rw' }] }, 'json: cannot unmarshal string into Go struct field structs.CSIVolume.RequestedCapabilities of type []*structs.CSIVolumeCapability'],
-      [{ Volumes: [{ ID: 'bad', PluginID: 'hostpath', Secrets: { a: 1 } }] }, 'json: cannot unmarshal number into Go struct field structs.CSIVolume.Secrets.a of type string'],
-      [{ Volumes: [{ ID: 'bad', PluginID: 'hostpath', RequestedCapacityMin: 'big' }] }, 'json: cannot unmarshal string into Go struct field structs.CSIVolume.RequestedCapacityMin of type int64'],
+      [
+        { Volumes: [{ ID: 'bad', PluginID: 'hostpath', RequestedCapabilities: 'rw' }] },
+        'json: cannot unmarshal string into Go struct field structs.CSIVolume.RequestedCapabilities of type []*structs.CSIVolumeCapability',
+      ],
+      [
+        { Volumes: [{ ID: 'bad', PluginID: 'hostpath', Secrets: { a: 1 } }] },
+        'json: cannot unmarshal number into Go struct field structs.CSIVolume.Secrets.a of type string',
+      ],
+      [
+        { Volumes: [{ ID: 'bad', PluginID: 'hostpath', RequestedCapacityMin: 'big' }] },
+        'json: cannot unmarshal string into Go struct field structs.CSIVolume.RequestedCapacityMin of type int64',
+      ],
       [volumeBody('bad', '', { RequestedCapabilities: [] }), 'validation: missing plugin id, must include at least one capability block'],
-      [volumeBody('bad', 'hostpath', caps('single-node-scribbler')), 'validation: capability 0: invalid access mode "single-node-scribbler": must be one of single-node-reader-only, single-node-writer, single-node-single-writer, single-node-multi-writer, multi-node-reader-only, multi-node-single-writer, multi-node-multi-writer'],
-      [volumeBody('bad', 'hostpath', caps('single-node-writer', 'tape')), 'validation: capability 0: invalid attachment mode "tape": must be one of file-system, block-device'],
+      [
+        volumeBody('bad', 'hostpath', caps('single-node-scribbler')),
+        'validation: capability 0: invalid access mode "single-node-scribbler": must be one of single-node-reader-only, single-node-writer, single-node-single-writer, single-node-multi-writer, multi-node-reader-only, multi-node-single-writer, multi-node-multi-writer',
+      ],
+      [
+        volumeBody('bad', 'hostpath', caps('single-node-writer', 'tape')),
+        'validation: capability 0: invalid attachment mode "tape": must be one of file-system, block-device',
+      ],
       [volumeBody('bad', 'hostpath', caps('', '')), 'validation: capability 0: missing access mode, capability 0: missing attachment mode'],
       [volumeBody('bad', 'hostpath', { SnapshotID: 's', CloneID: 'c' }), 'validation: only one of snapshot_id and clone_id is allowed'],
-      [volumeBody('bad', 'hostpath', { RequestedCapacityMin: 10, RequestedCapacityMax: 5 }), 'validation: max requested capacity (5) is less than min requested capacity (10)'],
+      [
+        volumeBody('bad', 'hostpath', { RequestedCapacityMin: 10, RequestedCapacityMax: 5 }),
+        'validation: max requested capacity (5) is less than min requested capacity (10)',
+      ],
       [volumeBody('bad', 'hostpath', { RequestedTopologies: { Required: [{}] } }), 'validation: required topology is missing segments field'],
       [volumeBody('bad', 'hostpath', { Topologies: ['rack-1'] }), 'Topologies[0] must be a map of string to string'],
       [volumeBody('bad', 'hostpath', { MountOptions: { FsType: 'ext4', MountFlags: 'ro' } }), 'MountOptions.MountFlags must be a list of strings'],
@@ -155,11 +228,20 @@ describe('scheduler CSI volumes', () => {
     assert.equal(made.entries.length, 0);
 
     // "viewer" serves no controller capability but shares hostpath's volumes, so one can be registered with it.
-    const ext = (await f.client('hostpath').createVolume({ name: 'shown', volumeCapabilities: [{ accessMode: 'SINGLE_NODE_WRITER', accessType: { mount: { fsType: '', mountFlags: [] } } }] })).volumeId;
+    const ext = (
+      await f
+        .client('hostpath')
+        .createVolume({ name: 'shown', volumeCapabilities: [{ accessMode: 'SINGLE_NODE_WRITER', accessType: { mount: { fsType: '', mountFlags: [] } } }] })
+    ).volumeId;
     const reg = await f.req('PUT', '/v1/volume/csi/shown', { body: volumeBody('shown', 'viewer', { ExternalID: ext }) });
     assert.equal(reg.status, 200, reg.text);
     const refusals: [string, string, unknown, string][] = [
-      ['PUT', '/v1/volume/csi/shown', volumeBody('shown', 'viewer', { ExternalID: ext, RequestedCapacityMin: 2 * HOSTPATH_DEFAULT_CAPACITY_BYTES }), 'EXPAND_VOLUME'],
+      [
+        'PUT',
+        '/v1/volume/csi/shown',
+        volumeBody('shown', 'viewer', { ExternalID: ext, RequestedCapacityMin: 2 * HOSTPATH_DEFAULT_CAPACITY_BYTES }),
+        'EXPAND_VOLUME',
+      ],
       ['DELETE', '/v1/volume/csi/shown/delete', undefined, 'CREATE_DELETE_VOLUME'],
       ['DELETE', `/v1/volume/csi/shown/detach?node=${f.nodeId}`, undefined, 'PUBLISH_UNPUBLISH_VOLUME'],
       ['GET', '/v1/volumes/external?plugin_id=viewer&per_page=5', undefined, 'LIST_VOLUMES'],
@@ -175,7 +257,7 @@ describe('scheduler CSI volumes', () => {
     assert.equal((await f.req('DELETE', '/v1/volume/csi/shown')).status, 200, 'deregister needs no capability');
   });
 
-  it('deregisters, deletes and detaches with the reference\'s refusals', async () => {
+  it("deregisters, deletes and detaches with the reference's refusals", async () => {
     const scratch = (await createVolume(f, 'scratch', 'hostpath')).json.Volumes[0].ExternalID;
     const badForce = await f.req('DELETE', '/v1/volume/csi/scratch?force=maybe');
     assert.deepEqual([badForce.status, badForce.text], [400, 'invalid force value']);
@@ -206,7 +288,7 @@ describe('scheduler CSI volumes', () => {
     assert.deepEqual([elsewhere.status, elsewhere.text], [400, 'no node plugin of "hostpath" is known on node "somewhere"']);
   });
 
-  it('checks csi-read-volume, csi-list-volume and csi-write-volume in the volume\'s namespace', async () => {
+  it("checks csi-read-volume, csi-list-volume and csi-write-volume in the volume's namespace", async () => {
     const reader = await clientToken(f.url, 'vol-read', 'namespace "prod" { capabilities = ["csi-read-volume"] }');
     const writer = await clientToken(f.url, 'vol-write', 'namespace "prod" { capabilities = ["csi-write-volume"] }');
     const lister = await clientToken(f.url, 'vol-list', 'namespace "prod" { capabilities = ["csi-list-volume"] }');
@@ -215,7 +297,10 @@ describe('scheduler CSI volumes', () => {
     assertDenied(await f.req('GET', '/v1/volume/csi/outside?namespace=prod', { token: lister.secret }), 'read with list only');
     assert.equal((await f.req('GET', '/v1/volumes?type=csi&namespace=prod', { token: lister.secret })).status, 200);
     assertDenied(await f.req('GET', '/v1/volumes?type=csi', { token: lister.secret }), 'list in default');
-    assertDenied(await f.req('PUT', '/v1/volume/csi/w/create?namespace=prod', { token: reader.secret, body: volumeBody('w', 'hostpath') }), 'create without write');
+    assertDenied(
+      await f.req('PUT', '/v1/volume/csi/w/create?namespace=prod', { token: reader.secret, body: volumeBody('w', 'hostpath') }),
+      'create without write',
+    );
     assertDenied(await f.req('DELETE', '/v1/volume/csi/outside?namespace=prod', { token: reader.secret }), 'deregister without write');
     assertDenied(await f.req('PUT', '/v1/volume/csi/w/create', { token: writer.secret, body: volumeBody('w', 'hostpath') }), 'create in default');
     const created = await f.req('PUT', '/v1/volume/csi/w/create?namespace=prod', { token: writer.secret, body: volumeBody('w', 'hostpath') });
@@ -228,13 +313,18 @@ describe('scheduler CSI volumes', () => {
   it('sends CSIVolume events without secrets', async () => {
     const stream = await Stream.open(f.url, `topic=CSIVolume&namespace=*&index=${f.agent.state.index + 1}`);
     try {
-      await createVolume(f, 'evented', 'hostpath', { over: { Secrets: { token: 's3cr3t-value' }, MountOptions: { FsType: 'xfs', MountFlags: ['secret-flag'] } } });
+      await createVolume(f, 'evented', 'hostpath', {
+        over: { Secrets: { token: 's3cr3t-value' }, MountOptions: { FsType: 'xfs', MountFlags: ['secret-flag'] } },
+      });
       await f.req('DELETE', '/v1/volume/csi/evented');
       const events = await stream.events(2);
-      assert.deepEqual(events.map((e) => [e.Topic, e.Type, e.Key, e.Namespace]), [
-        ['CSIVolume', 'CSIVolumeRegistered', 'evented', 'default'],
-        ['CSIVolume', 'CSIVolumeDeregistered', 'evented', 'default'],
-      ]);
+      assert.deepEqual(
+        events.map((e) => [e.Topic, e.Type, e.Key, e.Namespace]),
+        [
+          ['CSIVolume', 'CSIVolumeRegistered', 'evented', 'default'],
+          ['CSIVolume', 'CSIVolumeDeregistered', 'evented', 'default'],
+        ],
+      );
       assert.deepEqual(events[0]!.FilterKeys, ['evented', 'evented', 'hostpath']);
       assert.equal(events[0]!.Payload.Volume.Secrets, null);
       assert.equal(events[0]!.Payload.Volume.Schedulable, true);

@@ -38,7 +38,11 @@ export async function simNode(url: string, name: string, o: { cpu?: number; memo
 }
 
 /** A task group `name` of `count` allocations, one `raw_exec` task asking `cpu` MHz (default 100) and `memory` MiB (default 300); `over` merges into the group. */
-export function group(name: string, count: number, { cpu = 100, memory = 300, over = {} }: { cpu?: number; memory?: number; over?: Partial<TaskGroup> } = {}): TaskGroup {
+export function group(
+  name: string,
+  count: number,
+  { cpu = 100, memory = 300, over = {} }: { cpu?: number; memory?: number; over?: Partial<TaskGroup> } = {},
+): TaskGroup {
   return {
     Name: name,
     Count: count,
@@ -73,9 +77,29 @@ export function group(name: string, count: number, { cpu = 100, memory = 300, ov
 /** A job `id` (type service unless `over` says otherwise) with `groups`. */
 export function job(id: string, groups: TaskGroup[], over: Partial<Job> = {}): Job {
   return {
-    ID: id, ParentID: '', Name: id, Namespace: 'default', Region: 'global', Type: 'service', Priority: 50, AllAtOnce: false,
-    Datacenters: ['*'], NodePool: 'default', Constraints: null, Meta: null, Update: null, TaskGroups: groups, Stop: false,
-    Status: 'pending', StatusDescription: '', Stable: false, Version: 0, SubmitTime: Date.now() * 1e6, CreateIndex: 0, ModifyIndex: 0, JobModifyIndex: 0,
+    ID: id,
+    ParentID: '',
+    Name: id,
+    Namespace: 'default',
+    Region: 'global',
+    Type: 'service',
+    Priority: 50,
+    AllAtOnce: false,
+    Datacenters: ['*'],
+    NodePool: 'default',
+    Constraints: null,
+    Meta: null,
+    Update: null,
+    TaskGroups: groups,
+    Stop: false,
+    Status: 'pending',
+    StatusDescription: '',
+    Stable: false,
+    Version: 0,
+    SubmitTime: Date.now() * 1e6,
+    CreateIndex: 0,
+    ModifyIndex: 0,
+    JobModifyIndex: 0,
     ...over,
   };
 }
@@ -140,4 +164,5 @@ export async function allocsOf(url: string, jobId: string): Promise<AllocView[]>
 }
 
 /** Allocations the servers want running (`DesiredStatus: run`, client not finished). */
-export const running = (allocs: AllocView[]): AllocView[] => allocs.filter((a) => a.DesiredStatus === 'run' && !['complete', 'failed', 'lost'].includes(a.ClientStatus));
+export const running = (allocs: AllocView[]): AllocView[] =>
+  allocs.filter((a) => a.DesiredStatus === 'run' && !['complete', 'failed', 'lost'].includes(a.ClientStatus));

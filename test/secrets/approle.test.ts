@@ -27,8 +27,14 @@ const ok = async (method: string, path: string, body?: unknown, status = 204) =>
 const role = (name: string, body: unknown) => ok('POST', `${A}/role/${name}`, body);
 const roleId = async (name: string) => (await ok('GET', `${A}/role/${name}/role-id`, undefined, 200)).json.data.role_id as string;
 const issue = async (name: string, body: unknown = {}, path = 'secret-id') =>
-  (await ok('POST', `${A}/role/${name}/${path}`, body, 200)).json.data as { secret_id: string; secret_id_accessor: string; secret_id_ttl: number; secret_id_num_uses: number };
-const login = (role_id: string, secret_id?: string) => s.call('POST', `${A}/login`, { token: null, body: secret_id === undefined ? { role_id } : { role_id, secret_id } });
+  (await ok('POST', `${A}/role/${name}/${path}`, body, 200)).json.data as {
+    secret_id: string;
+    secret_id_accessor: string;
+    secret_id_ttl: number;
+    secret_id_num_uses: number;
+  };
+const login = (role_id: string, secret_id?: string) =>
+  s.call('POST', `${A}/login`, { token: null, body: secret_id === undefined ? { role_id } : { role_id, secret_id } });
 const errors = (r: { status: number; json: { errors?: string[] } }, status: number) => {
   assert.equal(r.status, status, JSON.stringify(r.json));
   return r.json.errors ?? [];
@@ -141,7 +147,10 @@ describe('per-field role paths', () => {
       assert.deepEqual(got[field], read);
       const whole = (await ok('GET', `${A}/role/fields`, undefined, 200)).json.data;
       const changed = Object.keys(whole).filter((k) => JSON.stringify(whole[k]) !== JSON.stringify(before[k]));
-      assert.ok(changed.every((k) => k === field || (field === 'token_policies' && k === 'policies')), `only ${field} changed: ${changed}`);
+      assert.ok(
+        changed.every((k) => k === field || (field === 'token_policies' && k === 'policies')),
+        `only ${field} changed: ${changed}`,
+      );
       await ok('DELETE', `${A}/role/fields/${path}`);
       assert.deepEqual((await ok('GET', `${A}/role/fields/${path}`, undefined, 200)).json.data[field], reset);
       await ok('DELETE', `${A}/role/fields`);
@@ -176,13 +185,15 @@ describe('per-field role paths', () => {
     assert.deepEqual(errors(await s.call('POST', `${A}/role/strict/token-bound-cidrs`, { body: { token_bound_cidrs: '10.0.0.0/33' } }), 400), [
       'token_bound_cidrs: invalid CIDR block "10.0.0.0/33"',
     ]);
-    assert.deepEqual(errors(await s.call('POST', `${A}/role/strict/secret-id-ttl`, { body: { secret_id_ttl: '-1s' } }), 400), ['secret_id_ttl: must not be negative']);
+    assert.deepEqual(errors(await s.call('POST', `${A}/role/strict/secret-id-ttl`, { body: { secret_id_ttl: '-1s' } }), 400), [
+      'secret_id_ttl: must not be negative',
+    ]);
     assert.deepEqual((await ok('GET', `${A}/role/strict`, undefined, 200)).json.data, before, 'nothing changed');
   });
 });
 
 describe('CIDR bindings', () => {
-  it('refuses logins from outside the role\'s or the secret ID\'s blocks, without using the secret ID up', async () => {
+  it("refuses logins from outside the role's or the secret ID's blocks, without using the secret ID up", async () => {
     await role('far', { secret_id_bound_cidrs: '10.0.0.0/8' });
     const far = await issue('far', { num_uses: 1 });
     const [msg] = errors(await login(await roleId('far'), far.secret_id), 400);
@@ -200,7 +211,7 @@ describe('CIDR bindings', () => {
     assert.equal((await login(await roleId('near'), here.secret_id)).status, 200);
   });
 
-  it('binds tokens: usable from inside token_bound_cidrs, 403 from elsewhere; a secret ID\'s own blocks win', async () => {
+  it("binds tokens: usable from inside token_bound_cidrs, 403 from elsewhere; a secret ID's own blocks win", async () => {
     await role('tok', { token_bound_cidrs: '10.0.0.0/8, 127.0.0.0/8' });
     const id = await roleId('tok');
     const inside = (await login(id, (await issue('tok')).secret_id)).json.auth.client_token as string;
@@ -231,7 +242,7 @@ describe('periodic tokens', () => {
     assert.equal((await s.call('GET', '/v1/auth/token/lookup-self', { token })).json.data.period, 3600);
   });
 
-  it('a period longer than the mount\'s max_lease_ttl is capped to it, with the reference\'s warning', async () => {
+  it("a period longer than the mount's max_lease_ttl is capped to it, with the reference's warning", async () => {
     assert.equal((await s.call('POST', '/v1/sys/auth/approle-short', { body: { type: 'approle', config: { max_lease_ttl: '10h' } } })).status, 204);
     const base = '/v1/auth/approle-short';
     await ok('POST', `${base}/role/long`, { token_period: '72h' });
@@ -257,7 +268,10 @@ describe('tidy/secret-id', () => {
     assert.ok(before.includes(gone.secret_id_accessor) && before.includes(kept.secret_id_accessor));
     const r = await s.call('POST', `${A}/tidy/secret-id`);
     assert.equal(r.status, 202, r.text);
-    assert.deepEqual([r.json.data, r.json.warnings], [null, ['Tidy operation successfully started. Any information from the operation will be printed to the server logs.']]);
+    assert.deepEqual(
+      [r.json.data, r.json.warnings],
+      [null, ['Tidy operation successfully started. Any information from the operation will be printed to the server logs.']],
+    );
     const after = await storedText();
     assert.ok(!after.includes(gone.secret_id_accessor) && !after.includes(kept.secret_id_accessor), 'expired ones deleted from storage');
     assert.ok(after.includes(fresh.secret_id_accessor), 'a live one kept');

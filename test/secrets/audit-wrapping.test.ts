@@ -41,11 +41,18 @@ describe('audit devices and response wrapping', () => {
     assert.equal(unwrapped.json.data.data.password, SECRET);
 
     const text = readFileSync(file, 'utf8');
-    for (const [what, value] of [['the secret', SECRET], ['the wrapping token', wrapToken], ['the root token', s.rootToken]] as const)
+    for (const [what, value] of [
+      ['the secret', SECRET],
+      ['the wrapping token', wrapToken],
+      ['the root token', s.rootToken],
+    ] as const)
       assert.equal(text.includes(value), false, `${what} never appears in clear`);
 
     const hash = async (input: string): Promise<string> => (await s.call('PUT', '/v1/sys/audit-hash/file', { body: { input } })).json.data.hash;
-    const lines = text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const lines = text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     const wrapResp = lines.find((e) => e.type === 'response' && e.request.path === 'secret/data/app/db' && e.response?.wrap_info);
     assert.ok(wrapResp, 'the wrapped read is logged with its wrap_info');
     assert.equal(wrapResp.response.wrap_info.token, await hash(wrapToken));

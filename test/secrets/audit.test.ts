@@ -21,7 +21,10 @@ const SECRET = 'hunter2-very-secret-value';
 /** The file's JSON lines. */
 function entries(file: string): JsonReply[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 describe('file audit device', () => {
@@ -143,7 +146,9 @@ describe('file audit device', () => {
 
   it('log_raw logs values in clear; hmac_accessor=false leaves accessors; prefix and mode apply', async () => {
     const file = join(dir, 'raw.log');
-    const r = await s.call('PUT', '/v1/sys/audit/raw', { body: { type: 'file', options: { file_path: file, log_raw: 'true', prefix: 'AUDIT ', mode: '0640' } } });
+    const r = await s.call('PUT', '/v1/sys/audit/raw', {
+      body: { type: 'file', options: { file_path: file, log_raw: 'true', prefix: 'AUDIT ', mode: '0640' } },
+    });
     assert.equal(r.status, 204);
     assert.equal(statSync(file).mode & 0o777, 0o640);
     await s.call('GET', '/v1/secret/data/app/db');
@@ -198,7 +203,14 @@ describe('socket audit device', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as { port: number }).port;
-    assert.equal((await s.call('PUT', '/v1/sys/audit/sock', { body: { type: 'socket', options: { address: `127.0.0.1:${port}`, socket_type: 'tcp', write_timeout: '1s' } } })).status, 204);
+    assert.equal(
+      (
+        await s.call('PUT', '/v1/sys/audit/sock', {
+          body: { type: 'socket', options: { address: `127.0.0.1:${port}`, socket_type: 'tcp', write_timeout: '1s' } },
+        })
+      ).status,
+      204,
+    );
     await s.call('POST', '/v1/secret/data/sock', { body: { data: { password: SECRET } } });
     const read = await s.call('GET', '/v1/secret/data/sock');
     assert.equal(read.status, 200);
@@ -206,7 +218,12 @@ describe('socket audit device', () => {
     assert.equal(received.includes(SECRET), false);
     const hash = (await s.call('PUT', '/v1/sys/audit-hash/sock', { body: { input: SECRET } })).json.data.hash;
     assert.ok(received.includes(hash), 'the HMAC is there');
-    assert.ok(received.split('\n').filter(Boolean).every((l) => ['request', 'response'].includes(JSON.parse(l).type)));
+    assert.ok(
+      received
+        .split('\n')
+        .filter(Boolean)
+        .every((l) => ['request', 'response'].includes(JSON.parse(l).type)),
+    );
 
     // The peer goes away: no connection can be made, so nothing is audited and nothing served.
     await new Promise<void>((r) => {
@@ -254,7 +271,10 @@ describe('cairn secrets server with a file audit device', () => {
     server.child.kill('SIGHUP');
     await until('a new file at file_path', 10_000, () => (existsSync(file) ? true : undefined));
     await call(server.url, 'GET', '/v1/kv/data/a', { token: root });
-    assert.ok(entries(file).some((e) => e.type === 'response' && e.response?.data?.data?.password === hash), 'new entries in the new file: ' + readFileSync(file, 'utf8'));
+    assert.ok(
+      entries(file).some((e) => e.type === 'response' && e.response?.data?.data?.password === hash),
+      'new entries in the new file: ' + readFileSync(file, 'utf8'),
+    );
     const rotatedAfter = statSync(file + '.1').size;
     await call(server.url, 'GET', '/v1/kv/data/a', { token: root });
     assert.equal(statSync(file + '.1').size, rotatedAfter, 'the rotated file gets nothing more');
@@ -291,12 +311,16 @@ describe('cairn audit enable|list|disable and the SDK', () => {
   async function cairn(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
     let stdout = '';
     let stderr = '';
-    const code = await main(argv, { SECRETS_ADDR: s.url, SECRETS_TOKEN: s.rootToken }, {
-      stdout: (x) => (stdout += x),
-      stderr: (x) => (stderr += x),
-      readStdin: async () => '',
-      promptSecret: async () => '',
-    });
+    const code = await main(
+      argv,
+      { SECRETS_ADDR: s.url, SECRETS_TOKEN: s.rootToken },
+      {
+        stdout: (x) => (stdout += x),
+        stderr: (x) => (stderr += x),
+        readStdin: async () => '',
+        promptSecret: async () => '',
+      },
+    );
     return { code, stdout, stderr };
   }
 

@@ -70,14 +70,21 @@ describe('userpass', () => {
     const w = await s.call('POST', '/v1/auth/userpass/users/Alice', { body: { password: 'pw-alice-1', token_policies: 'Dev, ops', token_ttl: '1h' } });
     assert.equal(w.status, 204, w.text);
     const r = await s.call('GET', '/v1/auth/userpass/users/alice');
-    assert.deepEqual(r.json.data, { token_policies: ['dev', 'ops'], policies: ['dev', 'ops'], token_ttl: 3600, token_max_ttl: 0, token_period: 0, token_bound_cidrs: [] });
+    assert.deepEqual(r.json.data, {
+      token_policies: ['dev', 'ops'],
+      policies: ['dev', 'ops'],
+      token_ttl: 3600,
+      token_max_ttl: 0,
+      token_period: 0,
+      token_bound_cidrs: [],
+    });
     assert.ok(!r.text.includes('pw-alice-1') && !r.text.includes('hash'));
     await s.call('POST', '/v1/auth/userpass/users/bob', { body: { password: 'pw-bob-1', policies: ['web'] } });
     assert.deepEqual((await s.call('LIST', '/v1/auth/userpass/users')).json.data.keys, ['alice', 'bob']);
     assert.equal((await s.call('GET', '/v1/auth/userpass/users/nobody')).status, 404);
   });
 
-  it('logs in without a token and returns an orphan service token with the user\'s policies', async () => {
+  it("logs in without a token and returns an orphan service token with the user's policies", async () => {
     const r = await s.call('POST', '/v1/auth/userpass/login/ALICE', { token: null, body: { password: 'pw-alice-1' } });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.data, null);
@@ -97,7 +104,10 @@ describe('userpass', () => {
   });
 
   it('answers a wrong password and an unknown user with the same 400', async () => {
-    for (const [user, password] of [['alice', 'wrong'], ['nobody', 'pw-alice-1']]) {
+    for (const [user, password] of [
+      ['alice', 'wrong'],
+      ['nobody', 'pw-alice-1'],
+    ]) {
       const r = await s.call('POST', `/v1/auth/userpass/login/${user}`, { token: null, body: { password } });
       assert.equal(r.status, 400);
       assert.deepEqual(r.json, { errors: ['invalid username or password'] });
@@ -135,8 +145,16 @@ describe('approle', () => {
     await role('web', { token_policies: ['web'], secret_id_num_uses: 2, secret_id_ttl: '10m', token_ttl: 600 });
     const r = await s.call('GET', '/v1/auth/approle/role/web');
     assert.deepEqual(r.json.data, {
-      token_policies: ['web'], policies: ['web'], token_ttl: 600, token_max_ttl: 0, token_period: 0, token_bound_cidrs: [],
-      bind_secret_id: true, secret_id_bound_cidrs: [], secret_id_ttl: 600, secret_id_num_uses: 2,
+      token_policies: ['web'],
+      policies: ['web'],
+      token_ttl: 600,
+      token_max_ttl: 0,
+      token_period: 0,
+      token_bound_cidrs: [],
+      bind_secret_id: true,
+      secret_id_bound_cidrs: [],
+      secret_id_ttl: 600,
+      secret_id_num_uses: 2,
     });
     assert.deepEqual((await s.call('LIST', '/v1/auth/approle/role')).json.data.keys, ['web']);
     const id = await roleId('web');
@@ -195,7 +213,7 @@ describe('disabling a method', () => {
     const alice = (await s.call('POST', '/v1/auth/userpass/login/alice', { token: null, body: { password: 'pw-alice-1' } })).json.auth.client_token;
     assert.equal((await s.call('DELETE', '/v1/sys/auth/people')).status, 204);
     assert.equal((await lookupSelf(carol)).status, 403);
-    assert.equal((await lookupSelf(alice)).status, 200, 'other methods\' tokens live on');
+    assert.equal((await lookupSelf(alice)).status, 200, "other methods' tokens live on");
     assert.equal((await s.call('DELETE', '/v1/sys/auth/people')).status, 204, 'idempotent');
     await s.call('POST', '/v1/sys/auth/people', { body: { type: 'userpass' } });
     assert.equal((await s.call('LIST', '/v1/auth/people/users')).status, 404, 'a new method at the same path starts empty');

@@ -37,7 +37,12 @@ describe('cert login through an HA standby', () => {
   let unsealKey = '';
 
   const api = async (url: string, method: string, path: string, { body, headers = {} }: { body?: unknown; headers?: Record<string, string> } = {}) => {
-    const res = await undiciFetch(url + path, { method, headers: { 'X-Secrets-Token': root, ...headers }, body: body === undefined ? undefined : JSON.stringify(body), dispatcher: trust });
+    const res = await undiciFetch(url + path, {
+      method,
+      headers: { 'X-Secrets-Token': root, ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      dispatcher: trust,
+    });
     const text = await res.text();
     return { status: res.status, text, json: (text ? JSON.parse(text) : undefined) as JsonReply };
   };
@@ -89,7 +94,9 @@ listener "tcp" {
     standby = await startServer(config, env);
     servers.push(standby);
     assert.equal((await api(standby.url, 'PUT', '/v1/sys/unseal', { body: { key: unsealKey } })).status, 200);
-    await until('the second server a standby', 5000, async () => ([429, 473].includes((await api(standby.url, 'GET', '/v1/sys/health')).status) ? true : undefined));
+    await until('the second server a standby', 5000, async () =>
+      [429, 473].includes((await api(standby.url, 'GET', '/v1/sys/health')).status) ? true : undefined,
+    );
   });
 
   after(async () => {
@@ -121,11 +128,14 @@ listener "tcp" {
 
   it('a client cannot claim a chain itself: an unsigned forwarded-for header sent straight to the active is ignored', async () => {
     const chain = Buffer.from(web.cert.replace(/-----[^-]+-----|\s/g, ''), 'base64').toString('base64url');
-    const forged = await api(active.url, 'POST', '/v1/auth/cert/login', { body: { name: 'web' }, headers: {
-      'X-Secrets-Token': '',
-      'X-Cairn-Forwarded': '1',
-      'X-Cairn-Forwarded-For': `127.0.0.1 ${Date.now()} AAAA ${chain}`,
-    } });
+    const forged = await api(active.url, 'POST', '/v1/auth/cert/login', {
+      body: { name: 'web' },
+      headers: {
+        'X-Secrets-Token': '',
+        'X-Cairn-Forwarded': '1',
+        'X-Cairn-Forwarded-For': `127.0.0.1 ${Date.now()} AAAA ${chain}`,
+      },
+    });
     assert.deepEqual([forged.status, forged.json.errors], [400, ['client certificate must be supplied']]);
   });
 });

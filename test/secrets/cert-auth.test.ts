@@ -84,11 +84,14 @@ before(async () => {
   ca = pki.selfSigned('ca', '/CN=Cairn Test CA');
   otherCa = pki.selfSigned('other-ca', '/CN=Another CA');
   server = pki.issue('server', ca, { subject: '/CN=127.0.0.1', ext: ['subjectAltName=IP:127.0.0.1', 'extendedKeyUsage=serverAuth'] });
-  web = pki.issue('web', ca, { subject: '/CN=web.example.com/OU=payments', ext: [
-    ...CLIENT_EXT,
-    'subjectAltName=DNS:web.example.com,email:ops@example.com,URI:spiffe://example.com/web',
-    '1.3.6.1.4.1.99999.1=ASN1:UTF8String:env-prod',
-  ] });
+  web = pki.issue('web', ca, {
+    subject: '/CN=web.example.com/OU=payments',
+    ext: [
+      ...CLIENT_EXT,
+      'subjectAltName=DNS:web.example.com,email:ops@example.com,URI:spiffe://example.com/web',
+      '1.3.6.1.4.1.99999.1=ASN1:UTF8String:env-prod',
+    ],
+  });
   db = pki.issue('db', ca, { subject: '/CN=db.example.com', ext: CLIENT_EXT });
   expired = pki.issue('expired', ca, { subject: '/CN=web.example.com', ext: CLIENT_EXT, days: -1 });
   stranger = pki.issue('stranger', otherCa, { subject: '/CN=web.example.com', ext: CLIENT_EXT });
@@ -123,7 +126,10 @@ describe('cert auth', () => {
     assert.equal(bad.status, 400);
     assert.deepEqual(bad.json.errors, ['failed to parse certificate']);
     const noClientAuth = await api('POST', '/v1/auth/cert/certs/junk', { body: { certificate: serverOnly.cert } });
-    assert.deepEqual([noClientAuth.status, noClientAuth.json.errors], [400, ['nonCA certificates should have TLS client authentication set as an extended key usage']]);
+    assert.deepEqual(
+      [noClientAuth.status, noClientAuth.json.errors],
+      [400, ['nonCA certificates should have TLS client authentication set as an extended key usage']],
+    );
     const badExt = await api('POST', '/v1/auth/cert/certs/junk', { body: { certificate: ca.cert, required_extensions: 'no-oid' } });
     assert.deepEqual([badExt.status, badExt.json.errors], [400, ['required_extensions: "no-oid" is not of the form "oid:value"']]);
     assert.equal((await api('GET', '/v1/auth/cert/certs/junk')).status, 404, 'nothing stored by refused writes');
@@ -135,7 +141,7 @@ describe('cert auth', () => {
     await write('/v1/auth/cert/config', { disable_binding: false });
   });
 
-  it('a certificate issued by a trusted CA logs in with the entry\'s policies and the reference\'s metadata', async () => {
+  it("a certificate issued by a trusted CA logs in with the entry's policies and the reference's metadata", async () => {
     const auth = await login(web);
     assert.deepEqual(auth.policies, ['default', 'web-read']);
     assert.equal(auth.metadata.cert_name, 'web');
@@ -150,7 +156,7 @@ describe('cert auth', () => {
     assert.equal((await login(web, 'web')).metadata.cert_name, 'web', 'limited to the named entry');
   });
 
-  it('refuses no certificate, another CA, an expired certificate and a name outside the constraints, with the reference\'s texts', async () => {
+  it("refuses no certificate, another CA, an expired certificate and a name outside the constraints, with the reference's texts", async () => {
     assert.deepEqual(await loginError(undefined), { status: 400, error: 'client certificate must be supplied' });
     assert.deepEqual(await loginError(stranger), { status: 400, error: 'invalid certificate or no client certificate supplied' });
     const old = await loginError(expired);
@@ -177,21 +183,35 @@ describe('cert auth', () => {
       [{ required_extensions: '1.3.6.1.4.1.99999.2:*' }, false],
     ];
     // Writes merge: every constraint is given each time, the others empty.
-    const none = Object.fromEntries(['allowed_names', 'allowed_common_names', 'allowed_dns_sans', 'allowed_email_sans', 'allowed_uri_sans', 'allowed_organizational_units', 'required_extensions'].map((k) => [k, '']));
+    const none = Object.fromEntries(
+      [
+        'allowed_names',
+        'allowed_common_names',
+        'allowed_dns_sans',
+        'allowed_email_sans',
+        'allowed_uri_sans',
+        'allowed_organizational_units',
+        'required_extensions',
+      ].map((k) => [k, '']),
+    );
     for (const [constraint, allowed] of cases) {
       await write('/v1/auth/cert/certs/probe', { certificate: ca.cert, ...none, ...constraint });
       if (allowed) assert.equal((await login(web, 'probe')).metadata.cert_name, 'probe', JSON.stringify(constraint));
-      else assert.deepEqual(await loginError(web, 'probe'), { status: 400, error: 'no chain matching all constraints could be found for this login certificate' }, JSON.stringify(constraint));
+      else
+        assert.deepEqual(
+          await loginError(web, 'probe'),
+          { status: 400, error: 'no chain matching all constraints could be found for this login certificate' },
+          JSON.stringify(constraint),
+        );
     }
     assert.equal((await api('DELETE', '/v1/auth/cert/certs/probe')).status, 204);
   });
 
   it('unusual extensions are matched as strings or not at all; a malformed subjectAltName is a 400, never a 500', async () => {
-    const odd = pki.issue('odd', ca, { subject: '/CN=odd.example.com', ext: [
-      ...CLIENT_EXT,
-      '1.3.6.1.4.1.99999.3=ASN1:BMPString:wide',
-      '1.3.6.1.4.1.99999.4=DER:3006020101020102',
-    ] });
+    const odd = pki.issue('odd', ca, {
+      subject: '/CN=odd.example.com',
+      ext: [...CLIENT_EXT, '1.3.6.1.4.1.99999.3=ASN1:BMPString:wide', '1.3.6.1.4.1.99999.4=DER:3006020101020102'],
+    });
     await write('/v1/auth/cert/certs/odd', { certificate: ca.cert, required_extensions: '1.3.6.1.4.1.99999.3:wide' });
     assert.equal((await login(odd, 'odd')).metadata.common_name, 'odd.example.com');
     // A SEQUENCE is not a string: present with the value '', as the reference's asn1.Unmarshal leaves it.
@@ -232,12 +252,16 @@ describe('renewing a cert login token', () => {
     }
   }
 
-  it('needs the login\'s certificate again unless disable_binding, and the entry with its policies', async () => {
+  it("needs the login's certificate again unless disable_binding, and the entry with its policies", async () => {
     await write('/v1/auth/cert/certs/renewal', { certificate: ca.cert, token_policies: 'web-read' });
     const token = (await login(web, 'renewal')).client_token;
     assert.deepEqual(await renew(token, web), { status: 200 });
     assert.deepEqual(await renew(token), { status: 400, error: 'client certificate must be supplied' });
-    assert.deepEqual(await renew(token, db), { status: 400, error: 'client identity during renewal not matching client identity used during login' }, 'another certificate of the same CA');
+    assert.deepEqual(
+      await renew(token, db),
+      { status: 400, error: 'client identity during renewal not matching client identity used during login' },
+      'another certificate of the same CA',
+    );
     await write('/v1/auth/cert/config', { disable_binding: true });
     try {
       assert.deepEqual(await renew(token), { status: 200 }, 'disable_binding: no certificate needed');
@@ -256,11 +280,18 @@ describe('renewing a cert login token', () => {
 
 describe('cert auth through intermediates and on other listeners', () => {
   it('a chain through an intermediate CA the client presents leads to a trusted root, or to the intermediate trusted itself', async () => {
-    const intermediate = pki.issue('intermediate', ca, { subject: '/CN=Cairn Intermediate', ext: ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign,cRLSign'] });
+    const intermediate = pki.issue('intermediate', ca, {
+      subject: '/CN=Cairn Intermediate',
+      ext: ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign,cRLSign'],
+    });
     const leaf = pki.issue('leaf-of-intermediate', intermediate, { subject: '/CN=batch.example.com', ext: CLIENT_EXT });
     const withChain = { ...leaf, cert: leaf.cert + intermediate.cert };
     assert.equal((await login(withChain, 'web')).metadata.common_name, 'batch.example.com', 'root trusted, intermediate presented');
-    assert.deepEqual(await loginError(leaf, 'web'), { status: 400, error: 'invalid certificate or no client certificate supplied' }, 'without the intermediate there is no chain');
+    assert.deepEqual(
+      await loginError(leaf, 'web'),
+      { status: 400, error: 'invalid certificate or no client certificate supplied' },
+      'without the intermediate there is no chain',
+    );
     await write('/v1/auth/cert/certs/batch', { certificate: intermediate.cert, allowed_common_names: 'batch.*' });
     assert.equal((await login(withChain, 'batch')).metadata.cert_name, 'batch');
     assert.equal((await login(leaf, 'batch')).metadata.cert_name, 'batch', 'the intermediate itself trusted');
@@ -287,7 +318,9 @@ describe('cert auth through intermediates and on other listeners', () => {
 describe('cert auth over a listener that requires client certificates', () => {
   let strict: TestServer;
   before(async () => {
-    strict = await startTestServer({ listener: { tls: { certFile: server.certFile, keyFile: server.keyFile, clientCerts: { mode: 'require', caFile: ca.certFile } } } });
+    strict = await startTestServer({
+      listener: { tls: { certFile: server.certFile, keyFile: server.keyFile, clientCerts: { mode: 'require', caFile: ca.certFile } } },
+    });
     const r = await strict.call('POST', '/v1/sys/auth/cert', { body: { type: 'cert' } }).catch((err: Error) => err);
     assert.ok(r instanceof Error, 'the test helper has no client certificate: refused');
   });
@@ -309,18 +342,25 @@ describe('cert auth over a listener that requires client certificates', () => {
 });
 
 describe('cert login with the CLI', () => {
-  it('cairn login -method=cert -client-cert -client-key stores a token with the entry\'s policies', async () => {
+  it("cairn login -method=cert -client-cert -client-key stores a token with the entry's policies", async () => {
     const home = mkdtempSync(join(tmpdir(), 'cairn-cli-cert-'));
     try {
       const env = { ...process.env, HOME: home, SECRETS_ADDR: s.url, SECRETS_CACERT: ca.certFile, SECRETS_TOKEN: '' };
       const run = (args: string[], extra: Record<string, string> = {}) =>
-        promisify(execFile)(process.execPath, ['bin/cairn.js', ...args], { env: { ...env, ...extra } }).catch((err: { stdout: string; stderr: string; code: number }) => err);
-      const out = (await run(['login', '-method=cert', `-client-cert=${web.certFile}`, `-client-key=${web.keyFile}`, '-format=json', 'name=web'])) as { stdout: string; stderr: string };
+        promisify(execFile)(process.execPath, ['bin/cairn.js', ...args], { env: { ...env, ...extra } }).catch(
+          (err: { stdout: string; stderr: string; code: number }) => err,
+        );
+      const out = (await run(['login', '-method=cert', `-client-cert=${web.certFile}`, `-client-key=${web.keyFile}`, '-format=json', 'name=web'])) as {
+        stdout: string;
+        stderr: string;
+      };
       const auth = JSON.parse(out.stdout).auth;
       assert.deepEqual(auth.policies, ['default', 'web-read'], out.stderr);
       assert.equal(auth.metadata.cert_name, 'web');
       // The client certificate from the environment, as the reference's VAULT_CLIENT_CERT.
-      const viaEnv = (await run(['login', '-method=cert', '-format=json'], { SECRETS_CLIENT_CERT: web.certFile, SECRETS_CLIENT_KEY: web.keyFile })) as { stdout: string };
+      const viaEnv = (await run(['login', '-method=cert', '-format=json'], { SECRETS_CLIENT_CERT: web.certFile, SECRETS_CLIENT_KEY: web.keyFile })) as {
+        stdout: string;
+      };
       assert.equal(JSON.parse(viaEnv.stdout).auth.metadata.common_name, 'web.example.com');
       const refused = (await run(['login', '-method=cert'])) as { stderr: string; code: number };
       assert.equal(refused.code, 1);

@@ -34,7 +34,24 @@ export class Pki {
   /** A self-signed certificate `name` (a CA unless `leaf`, then with the clientAuth usage). */
   selfSigned(name: string, subject: string, o: { leaf?: boolean } = {}): Issued {
     const ext = o.leaf ? ['-addext', 'basicConstraints=critical,CA:FALSE', '-addext', 'extendedKeyUsage=clientAuth'] : [];
-    this.openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', subject, ...ext, '-keyout', `${name}.key`, '-out', `${name}.pem`]);
+    this.openssl([
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      subject,
+      ...ext,
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.pem`,
+    ]);
     return this.read(name);
   }
 
@@ -43,9 +60,40 @@ export class Pki {
    * negative: already expired), with the extension lines `ext` (openssl x509v3 config syntax).
    */
   issue(name: string, ca: Issued, { subject, ext, days = 1 }: { subject: string; ext: string[]; days?: number }): Issued {
-    this.openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', subject, '-keyout', `${name}.key`, '-out', `${name}.csr`]);
+    this.openssl([
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-subj',
+      subject,
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.csr`,
+    ]);
     writeFileSync(join(this.dir, `${name}.ext`), `${['subjectKeyIdentifier=hash', 'authorityKeyIdentifier=keyid', ...ext].join('\n')}\n`);
-    this.openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', ca.certFile, '-CAkey', ca.keyFile, '-set_serial', String(1000 + this.serial++), '-days', String(days), '-extfile', `${name}.ext`, '-out', `${name}.pem`]);
+    this.openssl([
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      ca.certFile,
+      '-CAkey',
+      ca.keyFile,
+      '-set_serial',
+      String(1000 + this.serial++),
+      '-days',
+      String(days),
+      '-extfile',
+      `${name}.ext`,
+      '-out',
+      `${name}.pem`,
+    ]);
     return this.read(name);
   }
 

@@ -42,9 +42,15 @@ it('allows configured origins, refuses others, answers preflights', async () => 
   assert.equal(pre.status, 204);
   assert.match(pre.headers.get('access-control-allow-headers') ?? '', /X-Secrets-Token.*X-Custom/);
   assert.match(pre.headers.get('access-control-allow-methods') ?? '', /LIST/);
-  const badPre = await s.call('OPTIONS', '/v1/secret/data/x', { token: null, headers: { Origin: 'https://ui.example', 'Access-Control-Request-Method': 'TRACE' } });
+  const badPre = await s.call('OPTIONS', '/v1/secret/data/x', {
+    token: null,
+    headers: { Origin: 'https://ui.example', 'Access-Control-Request-Method': 'TRACE' },
+  });
   assert.equal(badPre.status, 405);
-  const evilPre = await s.call('OPTIONS', '/v1/secret/data/x', { token: null, headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'GET' } });
+  const evilPre = await s.call('OPTIONS', '/v1/secret/data/x', {
+    token: null,
+    headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'GET' },
+  });
   assert.equal(evilPre.status, 403, 'a preflight from a disallowed origin');
   assert.deepEqual(evilPre.json, { errors: ['origin not allowed'] });
   assert.equal(evilPre.headers.get('access-control-allow-origin'), null);

@@ -26,7 +26,7 @@ async function stored(id: string): Promise<string[]> {
 }
 
 describe('cubbyhole', () => {
-  it('is private to each token: the same path holds different data, and root cannot see another token\'s', async () => {
+  it("is private to each token: the same path holds different data, and root cannot see another token's", async () => {
     const a = await token();
     const b = await token();
     assert.equal((await s.call('POST', '/v1/cubbyhole/app/cfg', { token: a, body: { owner: 'a' } })).status, 204);

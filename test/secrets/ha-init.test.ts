@@ -103,50 +103,57 @@ describe('secrets servers started together, then initialised through one', () =>
     const write = await call(standbys[0]!.url, 'POST', '/v1/secret/data/app', { token: root, body: { data: { v: 'shared' } } });
     assert.equal(write.status, 200, write.text);
     const read = await until('the secret reads back on the other standby', 5000, async () => {
-      const r = await call(standbys[1]!.url, 'GET', '/v1/secret/data/app', { token: root, headers: { 'X-Secrets-Index': write.headers.get('x-secrets-index')! } });
+      const r = await call(standbys[1]!.url, 'GET', '/v1/secret/data/app', {
+        token: root,
+        headers: { 'X-Secrets-Index': write.headers.get('x-secrets-index')! },
+      });
       return r.status === 200 ? r : undefined;
     });
     assert.deepEqual(read.json.data.data, { v: 'shared' });
   });
 
-  it('sys/init through two servers at the same moment: exactly one answers keys, and they unseal both; a stale claim is taken over, a live one refused', { timeout: 90_000 }, async () => {
-    const raceTable = `cairn_init_race_${randomBytes(4).toString('hex')}`;
-    const raceConfig = join(dir, 'race.hcl');
-    writeFileSync(raceConfig, readFileSync(config, 'utf8').replace(ha.table, raceTable));
-    const pair = await Promise.all([startServer(raceConfig, env), startServer(raceConfig, env)]);
-    servers.push(...pair);
-    const db = new pg.Client({ connectionString: ha.pg.url });
-    await db.connect();
-    try {
-      // A claim a server left a second ago (it may still be storing its keys): refused, nothing stored.
-      const claim = (at: number) => Buffer.from(JSON.stringify({ id: 'other', at }));
-      await db.query(`INSERT INTO "${raceTable}" (key, value) VALUES ('core/init-claim', $1)`, [claim(Date.now() - 1000)]);
-      const live = await call(pair[0].url, 'PUT', '/v1/sys/init', { body: { secret_shares: 1, secret_threshold: 1 } });
-      assert.equal(live.status, 400, live.text);
-      assert.match(live.json.errors[0], /being initialized through another server/);
-      assert.deepEqual((await call(pair[1].url, 'GET', '/v1/sys/init')).json, { initialized: false });
-      // The same claim ten minutes old: its server died before storing keys; the race goes on without it.
-      await db.query(`UPDATE "${raceTable}" SET value = $1 WHERE key = 'core/init-claim'`, [claim(Date.now() - 600_000)]);
+  it(
+    'sys/init through two servers at the same moment: exactly one answers keys, and they unseal both; a stale claim is taken over, a live one refused',
+    { timeout: 90_000 },
+    async () => {
+      const raceTable = `cairn_init_race_${randomBytes(4).toString('hex')}`;
+      const raceConfig = join(dir, 'race.hcl');
+      writeFileSync(raceConfig, readFileSync(config, 'utf8').replace(ha.table, raceTable));
+      const pair = await Promise.all([startServer(raceConfig, env), startServer(raceConfig, env)]);
+      servers.push(...pair);
+      const db = new pg.Client({ connectionString: ha.pg.url });
+      await db.connect();
+      try {
+        // A claim a server left a second ago (it may still be storing its keys): refused, nothing stored.
+        const claim = (at: number) => Buffer.from(JSON.stringify({ id: 'other', at }));
+        await db.query(`INSERT INTO "${raceTable}" (key, value) VALUES ('core/init-claim', $1)`, [claim(Date.now() - 1000)]);
+        const live = await call(pair[0].url, 'PUT', '/v1/sys/init', { body: { secret_shares: 1, secret_threshold: 1 } });
+        assert.equal(live.status, 400, live.text);
+        assert.match(live.json.errors[0], /being initialized through another server/);
+        assert.deepEqual((await call(pair[1].url, 'GET', '/v1/sys/init')).json, { initialized: false });
+        // The same claim ten minutes old: its server died before storing keys; the race goes on without it.
+        await db.query(`UPDATE "${raceTable}" SET value = $1 WHERE key = 'core/init-claim'`, [claim(Date.now() - 600_000)]);
 
-      const replies = await Promise.all(pair.map((s) => call(s.url, 'PUT', '/v1/sys/init', { body: { secret_shares: 3, secret_threshold: 2 } })));
-      const won = replies.filter((r) => r.status === 200);
-      assert.equal(won.length, 1, replies.map((r) => `${r.status} ${r.text}`).join('; '));
-      const lost = replies.find((r) => r !== won[0])!;
-      assert.equal(lost.status, 400);
-      assert.match(lost.json.errors[0], /already initialized|being initialized through another server/);
-      for (const s of pair) {
-        for (const k of [won[0].json.keys[1], won[0].json.keys[2]]) await call(s.url, 'PUT', '/v1/sys/unseal', { body: { key: k } });
-        assert.equal((await call(s.url, 'GET', '/v1/sys/seal-status')).json.sealed, false, 'the winner\'s shares unseal every server');
+        const replies = await Promise.all(pair.map((s) => call(s.url, 'PUT', '/v1/sys/init', { body: { secret_shares: 3, secret_threshold: 2 } })));
+        const won = replies.filter((r) => r.status === 200);
+        assert.equal(won.length, 1, replies.map((r) => `${r.status} ${r.text}`).join('; '));
+        const lost = replies.find((r) => r !== won[0])!;
+        assert.equal(lost.status, 400);
+        assert.match(lost.json.errors[0], /already initialized|being initialized through another server/);
+        for (const s of pair) {
+          for (const k of [won[0].json.keys[1], won[0].json.keys[2]]) await call(s.url, 'PUT', '/v1/sys/unseal', { body: { key: k } });
+          assert.equal((await call(s.url, 'GET', '/v1/sys/seal-status')).json.sealed, false, "the winner's shares unseal every server");
+        }
+        const active = await until('one of the pair active', 10_000, async () => {
+          for (const s of pair) if ((await healthStatus(s.url)) === 200) return s;
+          return undefined;
+        });
+        assert.equal((await call(active.url, 'GET', '/v1/sys/mounts', { token: won[0].json.root_token })).status, 200, "the winner's root token");
+      } finally {
+        await db.end();
       }
-      const active = await until('one of the pair active', 10_000, async () => {
-        for (const s of pair) if ((await healthStatus(s.url)) === 200) return s;
-        return undefined;
-      });
-      assert.equal((await call(active.url, 'GET', '/v1/sys/mounts', { token: won[0].json.root_token })).status, 200, 'the winner\'s root token');
-    } finally {
-      await db.end();
-    }
-  });
+    },
+  );
 
   it('a server started after the initialisation is initialised at once and joins as a standby once unsealed', { timeout: 60_000 }, async () => {
     const d = await startServer(config, env);

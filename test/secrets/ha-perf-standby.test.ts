@@ -293,7 +293,13 @@ listener "tcp" {
 
   it('audit devices enabled on the active are used by the standby for the reads it serves, until disabled there (issue 17)', async () => {
     const file = join(dir, 'audit.log');
-    const lines = () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+    const lines = () =>
+      existsSync(file)
+        ? readFileSync(file, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l))
+        : [];
     const served = (path: string) => lines().filter((e) => e.type === 'response' && e.request.path === path);
     /** A read on B while A is stopped (SIGSTOP): B serves it itself, so only B can log it. */
     const readOnB = async (path: string) => {
@@ -325,7 +331,7 @@ listener "tcp" {
     assert.equal(served('secret/data/unaudited').length, count, 'the standby stopped logging with the device disabled');
   });
 
-  it('CIDR-bound logins and tokens through a standby are checked against the client\'s address, which a client cannot forge', async () => {
+  it("CIDR-bound logins and tokens through a standby are checked against the client's address, which a client cannot forge", async () => {
     assert.equal((await put(a, '/v1/sys/auth/approle', { type: 'approle' })).status, 204);
     const cidrs = { secret_id_bound_cidrs: ['127.0.0.2/32'], token_bound_cidrs: ['127.0.0.2/32'], token_policies: ['default'] };
     const role = await put(a, '/v1/auth/approle/role/edge', cidrs);
@@ -402,7 +408,11 @@ listener "tcp" {
       await db.query(`SELECT term FROM "${table}_ha" WHERE id = 1 FOR UPDATE`);
       const writes = keys.map((k) => put(active, `/v1/secret/data/${k}`, { data: { v: k } }));
       let settled = 0;
-      for (const w of writes) void w.then(() => settled++, () => settled++);
+      for (const w of writes)
+        void w.then(
+          () => settled++,
+          () => settled++,
+        );
       const seen = await until('writes waiting at the fence, or answered', 20_000, async () => {
         // (pg_stat_activity's `query` of a prepared statement is not reliable; the wait is.)
         const r = await watch.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = 'cairn'");
@@ -423,7 +433,7 @@ listener "tcp" {
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'cairn-ha'
            AND pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted)`,
       );
-      assert.equal(cut.rowCount, 1, 'the lock holder\'s connection');
+      assert.equal(cut.rowCount, 1, "the lock holder's connection");
       // The term moves on, as when another server takes over, before the waiting writes go on.
       await db.query(`UPDATE "${table}_ha" SET term = term + 1 WHERE id = 1`);
       await db.query('COMMIT');

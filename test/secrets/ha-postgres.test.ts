@@ -160,7 +160,7 @@ disable_performance_standby = true
     assert.deepEqual(await badToken.json(), { errors: ['permission denied'] });
     const list = await send('LIST', '/v1/secret/metadata/app');
     assert.equal(list.status, 200);
-    assert.deepEqual((((await list.json()) as { data: { keys: string[] } }).data.keys).sort(), ['db', 'forwarded']);
+    assert.deepEqual(((await list.json()) as { data: { keys: string[] } }).data.keys.sort(), ['db', 'forwarded']);
     assert.equal(await healthStatus(a.url), 200, 'A is still the active one');
   });
 

@@ -158,7 +158,10 @@ cluster_addr = "https://127.0.0.1:8201"
   });
 
   it('ACL: read on sys/ha-status is needed; root namespace only', async () => {
-    const policy = await call(a.url, 'PUT', '/v1/sys/policies/acl/ha-reader', { token: rootToken, body: { policy: 'path "sys/ha-status" { capabilities = ["read"] }' } });
+    const policy = await call(a.url, 'PUT', '/v1/sys/policies/acl/ha-reader', {
+      token: rootToken,
+      body: { policy: 'path "sys/ha-status" { capabilities = ["read"] }' },
+    });
     assert.equal(policy.status, 204, policy.text);
     const make = async (policies: string[]) => {
       const t = await call(a.url, 'POST', '/v1/auth/token/create', { token: rootToken, body: { policies } });

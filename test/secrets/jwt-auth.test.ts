@@ -30,7 +30,10 @@ const nowS = () => Math.floor(Date.now() / 1000);
 
 before(async () => {
   [s, op] = await Promise.all([startTestServer(), startProvider({ clients: [client] })]);
-  for (const [path, type] of [['jwt', 'jwt'], ['oidc', 'oidc']]) {
+  for (const [path, type] of [
+    ['jwt', 'jwt'],
+    ['oidc', 'oidc'],
+  ]) {
     assert.equal((await s.call('POST', `/v1/sys/auth/${path}`, { body: { type } })).status, 204);
   }
 });
@@ -50,8 +53,15 @@ const errorOf = (r: { status: number; json: { errors?: string[] } }, status = 40
   return (r.json.errors ?? [])[0];
 };
 const claims = (over: Record<string, unknown> = {}) => ({
-  iss: op.issuer, sub: 'ci-job-1', aud: 'cairn-ci', iat: nowS(), exp: nowS() + 300,
-  project: 'infra/deploy', ref: 'refs/heads/main', groups: ['ci', 'deployers'], ...over,
+  iss: op.issuer,
+  sub: 'ci-job-1',
+  aud: 'cairn-ci',
+  iat: nowS(),
+  exp: nowS() + 300,
+  project: 'infra/deploy',
+  ref: 'refs/heads/main',
+  groups: ['ci', 'deployers'],
+  ...over,
 });
 
 describe('config and roles', () => {
@@ -61,22 +71,42 @@ describe('config and roles', () => {
     const bad = await s.call('POST', `${J}/config`, { body: { jwks_url: 'http://127.0.0.1:1/jwks' } });
     assert.match(errorOf(bad), /^error checking jwks URL: /);
     await ok('POST', `${J}/config`, { jwks_url: `${op.issuer}/jwks`, bound_issuer: op.issuer, default_role: 'ci' });
-    await ok('POST', `${O}/config`, { oidc_discovery_url: op.issuer, oidc_client_id: 'cairn', oidc_client_secret: 'cairn-client-secret', default_role: 'people' });
+    await ok('POST', `${O}/config`, {
+      oidc_discovery_url: op.issuer,
+      oidc_client_id: 'cairn',
+      oidc_client_secret: 'cairn-client-secret',
+      default_role: 'people',
+    });
     const read = await ok('GET', `${O}/config`, undefined, 200);
     assert.equal(read.json.data.oidc_client_id, 'cairn');
     assert.equal(read.json.data.oidc_client_secret, undefined);
     assert.ok(!read.text.includes('cairn-client-secret'));
   });
 
-  it('role CRUD with the reference\'s checks', async () => {
-    assert.equal(errorOf(await s.call('POST', `${J}/role/x`, { body: { role_type: 'jwt', bound_audiences: 'a' } })), 'a user claim must be defined on the role');
-    assert.equal(errorOf(await s.call('POST', `${J}/role/x`, { body: { role_type: 'jwt', user_claim: 'sub' } })), 'must have at least one bound constraint when creating/updating a role');
-    assert.equal(errorOf(await s.call('POST', `${J}/role/x`, { body: { user_claim: 'sub' } })), `'allowed_redirect_uris' must be set if 'role_type' is 'oidc' or unspecified.`);
+  it("role CRUD with the reference's checks", async () => {
+    assert.equal(
+      errorOf(await s.call('POST', `${J}/role/x`, { body: { role_type: 'jwt', bound_audiences: 'a' } })),
+      'a user claim must be defined on the role',
+    );
+    assert.equal(
+      errorOf(await s.call('POST', `${J}/role/x`, { body: { role_type: 'jwt', user_claim: 'sub' } })),
+      'must have at least one bound constraint when creating/updating a role',
+    );
+    assert.equal(
+      errorOf(await s.call('POST', `${J}/role/x`, { body: { user_claim: 'sub' } })),
+      `'allowed_redirect_uris' must be set if 'role_type' is 'oidc' or unspecified.`,
+    );
     await ok('POST', `${J}/role/ci`, {
-      role_type: 'jwt', user_claim: 'sub', bound_audiences: 'cairn-ci', bound_claims_type: 'glob',
+      role_type: 'jwt',
+      user_claim: 'sub',
+      bound_audiences: 'cairn-ci',
+      bound_claims_type: 'glob',
       bound_claims: { project: 'infra/*', ref: ['refs/heads/main', 'refs/tags/v*'] },
-      claim_mappings: { project: 'project', ref: 'git_ref' }, groups_claim: 'groups',
-      token_policies: 'deploy,read', token_ttl: '10m', token_max_ttl: '1h',
+      claim_mappings: { project: 'project', ref: 'git_ref' },
+      groups_claim: 'groups',
+      token_policies: 'deploy,read',
+      token_ttl: '10m',
+      token_max_ttl: '1h',
     });
     const r = await ok('GET', `${J}/role/ci`, undefined, 200);
     assert.equal(r.json.data.role_type, 'jwt');
@@ -106,10 +136,14 @@ describe('JWT login', () => {
   });
 
   it('bound claims and subject refuse with 400', async () => {
-    assert.equal(errorOf(await login({ role: 'ci', jwt: await op.sign(claims({ project: 'apps/web' })) })),
-      'error validating claims: claim "project" does not match any associated bound claim values');
-    assert.equal(errorOf(await login({ role: 'ci', jwt: await op.sign(claims({ project: undefined })) })),
-      'error validating claims: claim "project" is missing');
+    assert.equal(
+      errorOf(await login({ role: 'ci', jwt: await op.sign(claims({ project: 'apps/web' })) })),
+      'error validating claims: claim "project" does not match any associated bound claim values',
+    );
+    assert.equal(
+      errorOf(await login({ role: 'ci', jwt: await op.sign(claims({ project: undefined })) })),
+      'error validating claims: claim "project" is missing',
+    );
     await ok('POST', `${J}/role/grp`, { role_type: 'jwt', user_claim: 'sub', bound_audiences: 'cairn-ci', groups_claim: 'teams' });
     assert.equal(errorOf(await login({ role: 'grp', jwt: await op.sign(claims()) })), 'failed to fetch groups: "teams" claim not found in token');
     await ok('POST', `${J}/role/one`, { role_type: 'jwt', user_claim: 'sub', bound_subject: 'ci-job-1', bound_audiences: 'cairn-ci' });
@@ -121,12 +155,18 @@ describe('JWT login', () => {
     const { privateKey } = await generateKeyPair('RS256');
     const forged = await new SignJWT(claims()).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).sign(privateKey);
     assert.match(errorOf(await login({ role: 'ci', jwt: forged })), /^error validating token: .*signature/);
-    assert.equal(errorOf(await login({ role: 'ci', jwt: await op.sign(claims({ iat: nowS() - 3600, exp: nowS() - 600 })) })),
-      'error validating token: error validating claims: validation failed, token is expired (exp)');
-    assert.equal(errorOf(await login({ role: 'ci', jwt: await op.sign(claims({ aud: 'someone-else' })) })),
-      'error validating token: error validating claims: aud claim does not match any bound audience');
-    assert.equal(errorOf(await login({ role: 'ci', jwt: await op.sign(claims({ iss: 'https://evil.example' })) })),
-      'error validating token: error validating claims: validation failed, invalid issuer claim (iss)');
+    assert.equal(
+      errorOf(await login({ role: 'ci', jwt: await op.sign(claims({ iat: nowS() - 3600, exp: nowS() - 600 })) })),
+      'error validating token: error validating claims: validation failed, token is expired (exp)',
+    );
+    assert.equal(
+      errorOf(await login({ role: 'ci', jwt: await op.sign(claims({ aud: 'someone-else' })) })),
+      'error validating token: error validating claims: aud claim does not match any bound audience',
+    );
+    assert.equal(
+      errorOf(await login({ role: 'ci', jwt: await op.sign(claims({ iss: 'https://evil.example' })) })),
+      'error validating token: error validating claims: validation failed, invalid issuer claim (iss)',
+    );
     assert.equal(errorOf(await login({ role: 'nope', jwt: 'x' })), 'role "nope" could not be found');
     assert.equal(errorOf(await login({ role: 'ci' })), 'missing token');
   });
@@ -135,11 +175,19 @@ describe('JWT login', () => {
 describe('OIDC browser flow', () => {
   it('auth_url → provider login → callback → token; the state works once', async () => {
     await ok('POST', `${O}/role/people`, {
-      user_claim: 'email', allowed_redirect_uris: REDIRECT, oidc_scopes: 'email,groups', groups_claim: 'groups',
-      bound_audiences: 'cairn', claim_mappings: { email: 'email' }, token_policies: 'people', token_ttl: '1h',
+      user_claim: 'email',
+      allowed_redirect_uris: REDIRECT,
+      oidc_scopes: 'email,groups',
+      groups_claim: 'groups',
+      bound_audiences: 'cairn',
+      claim_mappings: { email: 'email' },
+      token_policies: 'people',
+      token_ttl: '1h',
     });
-    assert.equal(errorOf(await s.call('POST', `${O}/oidc/auth_url`, { token: null, body: { redirect_uri: 'http://evil.example/cb' } })),
-      'unauthorized redirect_uri: http://evil.example/cb');
+    assert.equal(
+      errorOf(await s.call('POST', `${O}/oidc/auth_url`, { token: null, body: { redirect_uri: 'http://evil.example/cb' } })),
+      'unauthorized redirect_uri: http://evil.example/cb',
+    );
     assert.equal(errorOf(await s.call('POST', `${O}/login`, { token: null, body: { jwt: 'x' } })), 'role with oidc role_type is not allowed');
     const redirect = 'http://127.0.0.1:39999/oidc/callback'; // a loopback URI matches on any port
     const r = await s.call('POST', `${O}/oidc/auth_url`, { token: null, body: { role: 'people', redirect_uri: redirect, client_nonce: 'n1' } });
@@ -164,7 +212,8 @@ describe('OpenAPI', () => {
   it('documents the new paths with their fields', async () => {
     const r = await ok('GET', '/v1/sys/internal/specs/openapi', undefined, 200);
     const paths = r.json.paths as Record<string, { post?: { requestBody?: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } } }>;
-    for (const p of ['/auth/jwt/config', '/auth/jwt/role/{name}', '/auth/jwt/login', '/auth/oidc/oidc/auth_url', '/auth/oidc/oidc/callback']) assert.ok(paths[p], p);
+    for (const p of ['/auth/jwt/config', '/auth/jwt/role/{name}', '/auth/jwt/login', '/auth/oidc/oidc/auth_url', '/auth/oidc/oidc/callback'])
+      assert.ok(paths[p], p);
     const login = paths['/auth/jwt/login'].post?.requestBody?.content['application/json'].schema.properties ?? {};
     assert.deepEqual(Object.keys(login).sort(), ['jwt', 'role']);
   });
@@ -174,18 +223,22 @@ describe('cairn login -method=oidc / -method=jwt', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cairn-login-oidc-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('oidc: prints the auth URL, receives the provider\'s redirect on its listener, stores the token', async () => {
+  it("oidc: prints the auth URL, receives the provider's redirect on its listener, stores the token", async () => {
     const tokenPath = join(dir, 'oidc-token');
     let stdout = '';
     let stderr = '';
-    const running = main(['login', '-method=oidc', 'role=people', 'listenaddress=127.0.0.1', 'port=0'], { SECRETS_ADDR: s.url, CAIRN_TOKEN_PATH: tokenPath }, {
-      stdout: (x) => (stdout += x),
-      stderr: (x) => (stderr += x),
-      readStdin: async () => '',
-      promptSecret: async () => {
-        throw new Error('no prompt expected');
+    const running = main(
+      ['login', '-method=oidc', 'role=people', 'listenaddress=127.0.0.1', 'port=0'],
+      { SECRETS_ADDR: s.url, CAIRN_TOKEN_PATH: tokenPath },
+      {
+        stdout: (x) => (stdout += x),
+        stderr: (x) => (stderr += x),
+        readStdin: async () => '',
+        promptSecret: async () => {
+          throw new Error('no prompt expected');
+        },
       },
-    });
+    );
     let printed: RegExpExecArray | null = null;
     for (let i = 0; i < 200 && !printed; i++) {
       printed = /Complete the login via your OIDC provider\. Launching browser to:\n\n {4}(\S+)\n/.exec(stderr);
@@ -209,7 +262,7 @@ describe('cairn login -method=oidc / -method=jwt', () => {
     assert.equal(self.json.data.path, 'auth/oidc/oidc/callback');
   });
 
-  it('jwt: role=… jwt=@file logs in and stores the token; a bad token exits 1 with the server\'s text', async () => {
+  it("jwt: role=… jwt=@file logs in and stores the token; a bad token exits 1 with the server's text", async () => {
     const tokenPath = join(dir, 'jwt-token');
     const file = join(dir, 'ci.jwt');
     const { writeFileSync } = await import('node:fs');

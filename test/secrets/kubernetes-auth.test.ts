@@ -48,9 +48,10 @@ before(async () => {
       const account = ACCOUNTS[sub];
       const wanted = review.spec.audiences ?? ['https://kubernetes.default.svc'];
       const audiences = account?.audiences.filter((a) => wanted.includes(a)) ?? [];
-      const status = account && audiences.length
-        ? { authenticated: true, user: { username: sub, uid: account.uid }, audiences }
-        : { authenticated: false, error: '[invalid bearer token, token audiences not valid]' };
+      const status =
+        account && audiences.length
+          ? { authenticated: true, user: { username: sub, uid: account.uid }, audiences }
+          : { authenticated: false, error: '[invalid bearer token, token audiences not valid]' };
       res.end(JSON.stringify({ ...review, status }));
     });
   });
@@ -79,16 +80,29 @@ const errorOf = (r: { status: number; json: { errors?: string[] } }, status: num
 describe('kubernetes auth', () => {
   it('config: host required, CA checked, reviewer JWT never read back; roles checked', async () => {
     assert.equal(errorOf(await s.call('POST', `${K}/config`, { body: { kubernetes_ca_cert: ca } }), 400), 'no host provided');
-    assert.match(errorOf(await s.call('POST', `${K}/config`, { body: { kubernetes_host: host, kubernetes_ca_cert: 'nope' } }), 400), /^error parsing kubernetes ca cert/);
+    assert.match(
+      errorOf(await s.call('POST', `${K}/config`, { body: { kubernetes_host: host, kubernetes_ca_cert: 'nope' } }), 400),
+      /^error parsing kubernetes ca cert/,
+    );
     await ok('POST', `${K}/config`, { kubernetes_host: host, kubernetes_ca_cert: ca, token_reviewer_jwt: REVIEWER });
     const r = await ok('GET', `${K}/config`, undefined, 200);
     assert.deepEqual(r.json.data, { kubernetes_host: host, kubernetes_ca_cert: ca, token_reviewer_jwt_set: true, disable_local_ca_jwt: false });
     assert.ok(!r.text.includes(REVIEWER));
 
-    assert.equal(errorOf(await s.call('POST', `${K}/role/x`, { body: { bound_service_account_namespaces: 'a' } }), 400), '"bound_service_account_names" can not be empty');
-    assert.equal(errorOf(await s.call('POST', `${K}/role/x`, { body: { bound_service_account_names: '*', bound_service_account_namespaces: '*' } }), 400),
-      'service_account_names and service_account_namespaces can not both be "*"');
-    await ok('POST', `${K}/role/payments`, { bound_service_account_names: 'api', bound_service_account_namespaces: 'pay*', token_policies: 'payments', token_ttl: '15m' });
+    assert.equal(
+      errorOf(await s.call('POST', `${K}/role/x`, { body: { bound_service_account_namespaces: 'a' } }), 400),
+      '"bound_service_account_names" can not be empty',
+    );
+    assert.equal(
+      errorOf(await s.call('POST', `${K}/role/x`, { body: { bound_service_account_names: '*', bound_service_account_namespaces: '*' } }), 400),
+      'service_account_names and service_account_namespaces can not both be "*"',
+    );
+    await ok('POST', `${K}/role/payments`, {
+      bound_service_account_names: 'api',
+      bound_service_account_namespaces: 'pay*',
+      token_policies: 'payments',
+      token_ttl: '15m',
+    });
     await ok('POST', `${K}/role/aud`, { bound_service_account_names: 'api,worker', bound_service_account_namespaces: 'payments', audience: 'cairn' });
     const role = await ok('GET', `${K}/role/payments`, undefined, 200);
     assert.deepEqual(role.json.data.bound_service_account_namespaces, ['pay*']);
@@ -102,21 +116,25 @@ describe('kubernetes auth', () => {
     assert.deepEqual(r.json.auth.policies, ['default', 'payments']);
     assert.equal(r.json.auth.lease_duration, 900);
     assert.deepEqual(r.json.auth.metadata, {
-      role: 'payments', service_account_name: 'api', service_account_namespace: 'payments', service_account_uid: 'uid-api', service_account_secret_name: '',
+      role: 'payments',
+      service_account_name: 'api',
+      service_account_namespace: 'payments',
+      service_account_uid: 'uid-api',
+      service_account_secret_name: '',
     });
     const self = await s.call('GET', '/v1/auth/token/lookup-self', { token: r.json.auth.client_token });
     assert.equal(self.json.data.display_name, 'kubernetes-payments-api');
     assert.equal(reviews.at(-1)?.authorization, `Bearer ${REVIEWER}`);
   });
 
-  it('the wrong name or namespace → 403 with the reference\'s text', async () => {
+  it("the wrong name or namespace → 403 with the reference's text", async () => {
     assert.equal(errorOf(await login('payments', jwt('system:serviceaccount:payments:worker')), 403), 'service account name not authorized');
     assert.equal(errorOf(await login('payments', jwt('system:serviceaccount:default:api')), 403), 'namespace not authorized');
     assert.equal(errorOf(await login('nope', jwt('x')), 400), 'invalid role name "nope"');
     assert.equal(errorOf(await s.call('POST', `${K}/login`, { token: null, body: { role: 'payments' } }), 400), 'missing jwt');
   });
 
-  it('the role\'s audience is sent in the TokenReview; a token not valid for it → 403', async () => {
+  it("the role's audience is sent in the TokenReview; a token not valid for it → 403", async () => {
     assert.equal((await login('aud', jwt('system:serviceaccount:payments:api'))).status, 200);
     assert.deepEqual(reviews.at(-1)?.audiences, ['cairn']);
     assert.equal(errorOf(await login('aud', jwt('system:serviceaccount:payments:worker')), 403), 'permission denied');

@@ -16,7 +16,13 @@ after(() => s.close());
 
 async function read(path: string): Promise<{ status: number; data: unknown; version: unknown; custom: unknown; id: string }> {
   const r = await s.call('GET', `/v1/secret/data/${path}`);
-  return { status: r.status, data: r.json.data?.data, version: r.json.data?.metadata?.version, custom: r.json.data?.metadata?.custom_metadata, id: r.json.request_id };
+  return {
+    status: r.status,
+    data: r.json.data?.data,
+    version: r.json.data?.metadata?.version,
+    custom: r.json.data?.metadata?.custom_metadata,
+    id: r.json.request_id,
+  };
 }
 
 describe('KV v2 read replies', () => {

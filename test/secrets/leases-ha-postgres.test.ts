@@ -56,7 +56,9 @@ describe('leases on PostgreSQL HA: the new active server revokes a lease that fa
     const b = await startServer(config, env);
     servers.push(b);
     assert.equal((await call(b.url, 'PUT', '/v1/sys/unseal', { body: { key } })).status, 200);
-    await until('server B knows the leader', 10_000, async () => ((await call(b.url, 'GET', '/v1/sys/leader')).json?.leader_address === a.url ? true : undefined));
+    await until('server B knows the leader', 10_000, async () =>
+      (await call(b.url, 'GET', '/v1/sys/leader')).json?.leader_address === a.url ? true : undefined,
+    );
 
     const read = await call(a.url, 'GET', '/v1/leased/app', { token });
     assert.equal(read.status, 200, read.text);
@@ -70,7 +72,7 @@ describe('leases on PostgreSQL HA: the new active server revokes a lease that fa
     a.child.kill('SIGKILL');
     await a.exited;
     await until('server B active', 15_000, async () => ((await healthStatus(b.url)) === 200 ? true : undefined));
-    const gone = await until('the lease revoked by B\'s expiry loop', 20_000, async () => {
+    const gone = await until("the lease revoked by B's expiry loop", 20_000, async () => {
       const r = await lookup(b.url);
       return r.status === 400 ? r : undefined;
     });

@@ -58,8 +58,7 @@ describe('leases: leased KV v1, sys/leases, expiry, token revocation, restart', 
   };
   const lookup = (leaseId: string) => api('PUT', 'sys/leases/lookup', { body: { lease_id: leaseId } });
   /** Polls until `leaseId` is gone (lookup → 400 invalid lease); the expiry loop runs every second. */
-  const untilRevoked = (what: string, leaseId: string) =>
-    until(what, 10_000, async () => ((await lookup(leaseId)).status === 400 ? true : undefined));
+  const untilRevoked = (what: string, leaseId: string) => until(what, 10_000, async () => ((await lookup(leaseId)).status === 400 ? true : undefined));
 
   before(async () => {
     service = await open(dbPath);
@@ -133,7 +132,7 @@ path "sys/revoke-prefix/*" { capabilities = ["update"] }
     advance(25 * 60);
     const capped = await api('PUT', 'sys/leases/renew', { body: { lease_id: id, increment: '30m' } });
     assert.equal(capped.status, 200, capped.text);
-    assert.equal(capped.json.lease_duration, 27 * 60, 'capped at the mount\'s 1 h max TTL: 27 min left');
+    assert.equal(capped.json.lease_duration, 27 * 60, "capped at the mount's 1 h max TTL: 27 min left");
     assert.deepEqual(capped.json.warnings, ['TTL of "30m0s" exceeded the effective max_ttl of "27m0s"; TTL value is capped accordingly']);
     const looked = await lookup(id);
     assert.equal(looked.json.data.last_renewal, new Date(nowMs).toISOString());
@@ -185,7 +184,7 @@ path "sys/revoke-prefix/*" { capabilities = ["update"] }
     assert.equal((await api('PUT', 'sys/leases/revoke', { body: { lease_id: 'leased/none/xyz' } })).status, 204);
   });
 
-  it('revoking a token revokes its leases and its child tokens\' leases; tidy drops none that are live', async () => {
+  it("revoking a token revokes its leases and its child tokens' leases; tidy drops none that are live", async () => {
     const parent = await api('POST', 'auth/token/create', { body: { policies: ['reader'] } });
     assert.equal(parent.status, 200, parent.text);
     const p = parent.json.auth.client_token as string;
@@ -203,7 +202,7 @@ path "sys/revoke-prefix/*" { capabilities = ["update"] }
     assert.equal((await api('POST', 'auth/token/revoke-self', { token: p })).status, 204);
     assert.deepEqual((await lookup(byParent)).json, { errors: ['invalid lease'] });
     assert.deepEqual((await lookup(byChild)).json, { errors: ['invalid lease'] });
-    assert.equal((await lookup(byRoot)).status, 200, 'another token\'s lease stays');
+    assert.equal((await lookup(byRoot)).status, 200, "another token's lease stays");
     await api('PUT', 'sys/leases/revoke', { body: { lease_id: byRoot } });
   });
 
@@ -219,10 +218,10 @@ path "sys/revoke-prefix/*" { capabilities = ["update"] }
     await service.core.leases.revokeDue();
     assert.equal((await lookup(id)).status, 200);
     advance(5 * 60);
-    await untilRevoked('the expired token\'s lease', id);
+    await untilRevoked("the expired token's lease", id);
   });
 
-  it('sudo paths refuse a token without sudo (403); bad input gets the reference\'s 400s', async () => {
+  it("sudo paths refuse a token without sudo (403); bad input gets the reference's 400s", async () => {
     const t = await api('POST', 'auth/token/create', { body: { policies: ['reader'] } });
     const token = t.json.auth.client_token as string;
     const id = await leasedRead('leased/app/db', token);

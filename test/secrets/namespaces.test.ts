@@ -81,7 +81,11 @@ describe('namespaces', () => {
   it('logs in through an auth method of a namespace and gets a token of that namespace', async () => {
     await s.call('POST', '/v1/sys/auth/userpass', { headers: ns('team-a'), body: { type: 'userpass' } });
     await s.call('POST', '/v1/auth/userpass/users/alice', { headers: ns('team-a'), body: { password: 'pw', token_policies: 'reader' } });
-    assert.equal((await s.call('POST', '/v1/auth/userpass/login/alice', { body: { password: 'pw' }, token: null })).status, 403, 'not enabled in root: an anonymous caller learns nothing');
+    assert.equal(
+      (await s.call('POST', '/v1/auth/userpass/login/alice', { body: { password: 'pw' }, token: null })).status,
+      403,
+      'not enabled in root: an anonymous caller learns nothing',
+    );
     const login = await s.call('POST', '/v1/team-a/auth/userpass/login/alice', { body: { password: 'pw' }, token: null });
     assert.equal(login.status, 200);
     const tok = login.json.auth.client_token;
@@ -89,7 +93,7 @@ describe('namespaces', () => {
     assert.equal((await s.call('GET', '/v1/team-b/secret/data/db', { token: tok })).status, 403);
   });
 
-  it('lets a parent namespace\'s token reach a child only as far as its policy says', async () => {
+  it("lets a parent namespace's token reach a child only as far as its policy says", async () => {
     await s.call('PUT', '/v1/sys/policies/acl/ops', { body: { policy: 'path "team-a/secret/data/*" { capabilities = ["read"] }' } });
     const ops = (await s.call('POST', '/v1/auth/token/create', { body: { policies: ['ops'] } })).json.auth.client_token;
     for (const [headers, path] of [

@@ -92,7 +92,12 @@ describe('policy endpoints', () => {
 
   it('refuse bad input with a 400 naming the problem, changing nothing', async () => {
     const cases: [string, string, unknown, string | RegExp][] = [
-      ['PUT', '/v1/sys/policies/acl/web', { policy: 'path "secret/*" {\n  capabilities = ["read"]\n\n' }, 'failed to parse policy: line 4, column 2: object expected closing RBRACE got: EOF'],
+      [
+        'PUT',
+        '/v1/sys/policies/acl/web',
+        { policy: 'path "secret/*" {\n  capabilities = ["read"]\n\n' },
+        'failed to parse policy: line 4, column 2: object expected closing RBRACE got: EOF',
+      ],
       ['PUT', '/v1/sys/policies/acl/web', { policy: 'path "x" { capabilities = ["y"] }' }, 'failed to parse policy: path "x": invalid capability "y"'],
       ['PUT', '/v1/sys/policies/acl/web', { policy: 'path "x" { capabilties = ["read"] }' }, 'failed to parse policy: path "x": invalid key "capabilties"'],
       ['PUT', '/v1/sys/policies/acl/web', { policy: '' }, "'policy' parameter not supplied or empty"],
@@ -174,9 +179,13 @@ describe('tokens holding policies', () => {
   });
 
   it('need sudo on root-protected paths', async () => {
-    const admin = 'path "sys/auth/*" { capabilities = ["create", "read", "update", "delete"] }\npath "sys/auth" { capabilities = ["read"] }\npath "sys/mounts/*" { capabilities = ["update", "delete"] }';
+    const admin =
+      'path "sys/auth/*" { capabilities = ["create", "read", "update", "delete"] }\npath "sys/auth" { capabilities = ["read"] }\npath "sys/mounts/*" { capabilities = ["update", "delete"] }';
     assert.equal((await s.call('PUT', '/v1/sys/policies/acl/auth-admin', { body: { policy: admin } })).status, 204);
-    assert.equal((await s.call('PUT', '/v1/sys/policies/acl/auth-sudo', { body: { policy: 'path "sys/auth/*" { capabilities = ["update", "delete", "sudo"] }' } })).status, 204);
+    assert.equal(
+      (await s.call('PUT', '/v1/sys/policies/acl/auth-sudo', { body: { policy: 'path "sys/auth/*" { capabilities = ["update", "delete", "sudo"] }' } })).status,
+      204,
+    );
     const plain = await token(['auth-admin']);
     const sudo = await token(['auth-sudo']);
     await assertDenied(s.call('POST', '/v1/sys/auth/up', { token: plain, body: { type: 'userpass' } }), 'sys/auth/* without sudo');
@@ -191,9 +200,12 @@ describe('tokens holding policies', () => {
 });
 
 describe('capabilities', () => {
-  it('capabilities-self reports the calling token\'s capabilities (default policy allows it)', async () => {
+  it("capabilities-self reports the calling token's capabilities (default policy allows it)", async () => {
     const web = await token(['web']);
-    const r = await s.call('POST', '/v1/sys/capabilities-self', { token: web, body: { paths: ['secret/data/app/x', '/secret/data/app/locked', 'sys/mounts'] } });
+    const r = await s.call('POST', '/v1/sys/capabilities-self', {
+      token: web,
+      body: { paths: ['secret/data/app/x', '/secret/data/app/locked', 'sys/mounts'] },
+    });
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(r.json.data, { 'secret/data/app/x': ['create', 'read'], 'secret/data/app/locked': ['deny'], 'sys/mounts': ['deny'] });
     assert.deepEqual(r.json['secret/data/app/x'], ['create', 'read'], 'top-level injection');
@@ -205,7 +217,7 @@ describe('capabilities', () => {
     assert.equal((await s.call('GET', '/v1/auth/token/lookup-self', { token: dflt })).status, 200);
   });
 
-  it('sys/capabilities reports another token\'s capabilities to a caller allowed to ask', async () => {
+  it("sys/capabilities reports another token's capabilities to a caller allowed to ask", async () => {
     const web = await token(['web']);
     const r = await s.call('POST', '/v1/sys/capabilities', { body: { token: web, paths: ['secret/data/app/x'] } });
     assert.deepEqual(r.json.data, { capabilities: ['create', 'read'], 'secret/data/app/x': ['create', 'read'] });

@@ -54,7 +54,10 @@ describe('policy matrix: capabilities × KV v2 operations', () => {
   for (const [row, caps] of rows) {
     it(`capabilities = ${JSON.stringify(caps)}`, async () => {
       const list = JSON.stringify(caps);
-      const token = await tokenWith(`only-${row}`, `path "secret/data/m/${row}/*" { capabilities = ${list} }\npath "secret/metadata/m/${row}/*" { capabilities = ${list} }`);
+      const token = await tokenWith(
+        `only-${row}`,
+        `path "secret/data/m/${row}/*" { capabilities = ${list} }\npath "secret/metadata/m/${row}/*" { capabilities = ${list} }`,
+      );
       for (const key of ['old', 'gone']) assert.equal((await s.call('POST', `/v1/secret/data/m/${row}/${key}`, { body: { data: { v: 'root' } } })).status, 200);
 
       for (const op of OPS) {
@@ -65,7 +68,11 @@ describe('policy matrix: capabilities × KV v2 operations', () => {
         if (!allowed) {
           assert.equal(r.status, 403, what);
           assert.deepEqual(r.json, { errors: ['permission denied'] }, what);
-          assert.deepEqual({ new: await state(`m/${row}/new`), old: await state(`m/${row}/old`), gone: await state(`m/${row}/gone`) }, before, `${what}: nothing changed`);
+          assert.deepEqual(
+            { new: await state(`m/${row}/new`), old: await state(`m/${row}/old`), gone: await state(`m/${row}/gone`) },
+            before,
+            `${what}: nothing changed`,
+          );
           continue;
         }
         assert.ok(r.status === 200 || r.status === 204, what);

@@ -155,8 +155,14 @@ describe('required_parameters', () => {
 
 describe('two policies granting one path', () => {
   it('merge their constraints: value lists appended, required names unioned', async () => {
-    await policy('merge-a', JSON.stringify({ path: { 'kv/merged': { capabilities: ['create', 'update'], allowed_parameters: { env: ['dev'] }, required_parameters: ['env'] } } }));
-    await policy('merge-b', JSON.stringify({ path: { 'kv/merged': { capabilities: ['update'], allowed_parameters: { env: ['qa'], owner: [] }, required_parameters: ['owner'] } } }));
+    await policy(
+      'merge-a',
+      JSON.stringify({ path: { 'kv/merged': { capabilities: ['create', 'update'], allowed_parameters: { env: ['dev'] }, required_parameters: ['env'] } } }),
+    );
+    await policy(
+      'merge-b',
+      JSON.stringify({ path: { 'kv/merged': { capabilities: ['update'], allowed_parameters: { env: ['qa'], owner: [] }, required_parameters: ['owner'] } } }),
+    );
     const a = await token(['merge-a']);
     const both = await token(['merge-a', 'merge-b']);
     assert.equal(await write(a, 'merged', { env: 'qa' }), 403);

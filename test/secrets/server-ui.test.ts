@@ -23,7 +23,10 @@ after(() => rmSync(dir, { recursive: true, force: true }));
  */
 function startWithUi(name = 'secrets', listenerExtra = ''): Promise<{ child: ChildProcess; url: string }> {
   const file = join(dir, `${name}.hcl`);
-  writeFileSync(file, `storage "sqlite" { path = "${join(dir, `${name}.db`)}" }\nlistener "tcp" {\n  address = "127.0.0.1:0"\n  tls_disable = true\n${listenerExtra}}\nui = true\n`);
+  writeFileSync(
+    file,
+    `storage "sqlite" { path = "${join(dir, `${name}.db`)}" }\nlistener "tcp" {\n  address = "127.0.0.1:0"\n  tls_disable = true\n${listenerExtra}}\nui = true\n`,
+  );
   const child = spawn(process.execPath, [CAIRN_BIN, 'secrets', 'server', `-config=${file}`], { stdio: ['ignore', 'ignore', 'pipe'] });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
@@ -52,7 +55,7 @@ describe('the secrets server and the web UI', () => {
     assert.equal((await fetch(`${url}/v1/sys/seal-status`)).status, 200);
   });
 
-  it('require_request_header: the UI\'s pages load without the header; the API and the UI\'s proxy need it', { timeout: 60_000 }, async (t) => {
+  it("require_request_header: the UI's pages load without the header; the API and the UI's proxy need it", { timeout: 60_000 }, async (t) => {
     const { child, url } = await startWithUi('secrets-rrh', '  require_request_header = true\n');
     t.after(() => child.kill('SIGKILL'));
     for (const path of ['/ui', '/ui/', '/ui/secrets/kv/secret/', '/ui/config.json']) {
@@ -64,7 +67,11 @@ describe('the secrets server and the web UI', () => {
     assert.ok(script, 'index.html names its script');
     assert.equal((await fetch(`${url}/ui/${script}`)).status, 200);
     // API paths keep the rule, the UI's proxy included (it is API traffic), and writes to /ui/ too.
-    for (const [method, path] of [['GET', '/v1/sys/seal-status'], ['GET', '/ui/proxy/mesh/v1/catalog/services'], ['POST', '/ui/config.json']]) {
+    for (const [method, path] of [
+      ['GET', '/v1/sys/seal-status'],
+      ['GET', '/ui/proxy/mesh/v1/catalog/services'],
+      ['POST', '/ui/config.json'],
+    ]) {
       const res = await fetch(`${url}${path}`, { method });
       assert.equal(res.status, 412, `${method} ${path}`);
       assert.deepEqual(await res.json(), { errors: ['missing "X-Secrets-Request" header'] });
@@ -73,7 +80,7 @@ describe('the secrets server and the web UI', () => {
     assert.equal(ok.status, 200);
   });
 
-  it('answers /ui/ with the API\'s 404 when the UI is off', async (t) => {
+  it("answers /ui/ with the API's 404 when the UI is off", async (t) => {
     const server = await startTestServer();
     t.after(() => server.close());
     const res = await fetch(`${server.url}/ui/`);

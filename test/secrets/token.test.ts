@@ -134,7 +134,7 @@ describe('tokens', () => {
     now += 45 * 60_000;
     assert.equal((await s.call('POST', '/v1/auth/token/renew-self', { token: parent.client_token, body: { increment: '2h' } })).status, 200);
     now += 15 * 60_000 + 1000;
-    assert.equal(await alive(), 200, 'past the parent\'s first expiry: the renewal counts');
+    assert.equal(await alive(), 200, "past the parent's first expiry: the renewal counts");
     now += 105 * 60_000;
     assert.equal(await alive(), 403, 'dead once the renewed parent expires');
   });

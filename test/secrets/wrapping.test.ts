@@ -211,8 +211,12 @@ describe('route tables', () => {
     const doc = await s.call('GET', '/v1/sys/internal/specs/openapi');
     assert.equal(doc.status, 200, doc.text);
     const paths = Object.keys(doc.json.paths);
-    for (const p of ['/sys/wrapping/wrap', '/sys/wrapping/unwrap', '/sys/wrapping/lookup', '/sys/wrapping/rewrap']) assert.ok(paths.includes(p), `${p} in ${paths.join(' ')}`);
-    assert.ok(paths.some((p) => p.startsWith('/cubbyhole/')), paths.join(' '));
+    for (const p of ['/sys/wrapping/wrap', '/sys/wrapping/unwrap', '/sys/wrapping/lookup', '/sys/wrapping/rewrap'])
+      assert.ok(paths.includes(p), `${p} in ${paths.join(' ')}`);
+    assert.ok(
+      paths.some((p) => p.startsWith('/cubbyhole/')),
+      paths.join(' '),
+    );
     const help = await s.call('GET', '/v1/sys/wrapping/unwrap?help=1');
     assert.equal(help.status, 200);
     assert.match(help.json.help, /once/);
@@ -242,7 +246,9 @@ describe('policy min_wrapping_ttl / max_wrapping_ttl', () => {
   });
 
   it('rejects bounds that cannot be parsed or a maximum below the minimum, naming the path', async () => {
-    const bad = await s.call('PUT', '/v1/sys/policies/acl/bad', { body: { policy: 'path "x" {\n  capabilities = ["read"]\n  min_wrapping_ttl = "2h"\n  max_wrapping_ttl = "1h"\n}' } });
+    const bad = await s.call('PUT', '/v1/sys/policies/acl/bad', {
+      body: { policy: 'path "x" {\n  capabilities = ["read"]\n  min_wrapping_ttl = "2h"\n  max_wrapping_ttl = "1h"\n}' },
+    });
     assert.deepEqual([bad.status, bad.json], [400, { errors: ['failed to parse policy: path "x": max_wrapping_ttl cannot be less than min_wrapping_ttl'] }]);
     const junk = await s.call('PUT', '/v1/sys/policies/acl/bad', { body: { policy: 'path "x" {\n  capabilities = ["read"]\n  max_wrapping_ttl = "soon"\n}' } });
     assert.equal(junk.status, 400);
@@ -293,7 +299,11 @@ describe('SDK: wrapping and cubbyhole clients', () => {
 
       const info = await client.wrapping.wrap({ handoff: 'yes' }, 120);
       assert.equal(info.ttl, 120);
-      assert.deepEqual(await client.wrapping.lookup(info.token), { creation_path: 'sys/wrapping/wrap', creation_time: '2026-01-01T00:00:00Z', creation_ttl: 120 });
+      assert.deepEqual(await client.wrapping.lookup(info.token), {
+        creation_path: 'sys/wrapping/wrap',
+        creation_time: '2026-01-01T00:00:00Z',
+        creation_ttl: 120,
+      });
       const moved = await client.wrapping.rewrap(info.token);
       assert.deepEqual((await client.wrapping.unwrap(moved.token))?.data, { handoff: 'yes' });
       await assert.rejects(client.wrapping.unwrap(moved.token), (e: unknown) => e instanceof SecretsApiError && e.status === 400);

@@ -48,11 +48,14 @@ describe('web UI: discovery namespaces, ACL create and delete forms', { timeout:
     await dev?.close();
   });
 
-  it('switches the discovery namespace: ACL lists and keys are that namespace\'s, creates land in it', async () => {
+  it("switches the discovery namespace: ACL lists and keys are that namespace's, creates land in it", async () => {
     await callApi(mesh('namespace'), 'PUT', 'X-Mesh-Token', { Name: 'team' });
     await callApi(mesh('acl/policy'), 'PUT', 'X-Mesh-Token', { Name: 'in-default', Rules: 'key_prefix "" { policy = "read" }' });
     await callApi(mesh('acl/policy?ns=team'), 'PUT', 'X-Mesh-Token', { Name: 'in-team', Rules: 'key_prefix "" { policy = "read" }' });
-    for (const [ns, key] of [['default', 'default-key'], ['team', 'team-key']]) {
+    for (const [ns, key] of [
+      ['default', 'default-key'],
+      ['team', 'team-key'],
+    ]) {
       const res = await fetch(mesh(`kv/${key}?ns=${ns}`), { method: 'PUT', headers: { 'X-Mesh-Token': ROOT_TOKEN }, body: 'v' });
       assert.equal(await res.text(), 'true');
     }
@@ -85,8 +88,14 @@ describe('web UI: discovery namespaces, ACL create and delete forms', { timeout:
     await field('Policies').fill('in-team');
     await create('role').click();
     await page.getByRole('heading', { name: 'Role team-role' }).waitFor();
-    assert.deepEqual((await meshGet('acl/roles?ns=team')).map((r) => r.Name), ['team-role']);
-    assert.deepEqual((await meshGet('acl/roles')).map((r) => r.Name), []);
+    assert.deepEqual(
+      (await meshGet('acl/roles?ns=team')).map((r) => r.Name),
+      ['team-role'],
+    );
+    assert.deepEqual(
+      (await meshGet('acl/roles')).map((r) => r.Name),
+      [],
+    );
 
     await page.getByRole('combobox', { name: 'Discovery namespace' }).fill('');
     await page.getByRole('button', { name: 'Switch namespace' }).click();
@@ -94,7 +103,7 @@ describe('web UI: discovery namespaces, ACL create and delete forms', { timeout:
     await policies.getByRole('link', { name: 'in-default' }).waitFor();
   });
 
-  it('creates and deletes discovery roles, auth methods and binding rules, showing the server\'s refusals', async () => {
+  it("creates and deletes discovery roles, auth methods and binding rules, showing the server's refusals", async () => {
     await aclNav().getByRole('link', { name: 'Roles' }).click();
     await page.getByRole('link', { name: 'Create role' }).click();
     await field('Name').fill('ui-role');
@@ -109,7 +118,10 @@ describe('web UI: discovery namespaces, ACL create and delete forms', { timeout:
     await page.getByRole('heading', { name: 'Role ui-role' }).waitFor();
     const [role] = await meshGet('acl/roles');
     assert.equal(role.Description, 'made in the UI');
-    assert.deepEqual((role.Policies as Array<{ Name: string }>).map((p) => p.Name), ['in-default']);
+    assert.deepEqual(
+      (role.Policies as Array<{ Name: string }>).map((p) => p.Name),
+      ['in-default'],
+    );
     await deleteShown('roles');
     assert.deepEqual(await meshGet('acl/roles'), []);
 
@@ -120,7 +132,10 @@ describe('web UI: discovery namespaces, ACL create and delete forms', { timeout:
     await field('Display name').fill('UI JWT');
     await field('Config (JSON)').fill('{"JWTValidationPubKeys": [');
     await create('auth method').click();
-    await page.getByRole('alert').filter({ hasText: /^Config \(JSON\): / }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /^Config \(JSON\): / })
+      .waitFor();
     await field('Config (JSON)').fill('{}');
     await create('auth method').click();
     await page.getByRole('alert').filter({ hasText: 'Invalid Auth Method' }).waitFor();
@@ -130,7 +145,10 @@ describe('web UI: discovery namespaces, ACL create and delete forms', { timeout:
     await field('Config (JSON)').fill(JSON.stringify({ JWTValidationPubKeys: [PUB_KEY], BoundAudiences: ['cairn'] }));
     await create('auth method').click();
     await page.getByRole('heading', { name: 'Auth method ui-jwt' }).waitFor();
-    assert.deepEqual((await meshGet('acl/auth-methods')).map((m) => [m.Name, m.Type, m.DisplayName]), [['ui-jwt', 'jwt', 'UI JWT']]);
+    assert.deepEqual(
+      (await meshGet('acl/auth-methods')).map((m) => [m.Name, m.Type, m.DisplayName]),
+      [['ui-jwt', 'jwt', 'UI JWT']],
+    );
 
     await aclNav().getByRole('link', { name: 'Binding rules' }).click();
     await page.getByRole('link', { name: 'Create binding rule' }).click();
@@ -156,7 +174,7 @@ describe('web UI: discovery namespaces, ACL create and delete forms', { timeout:
     assert.deepEqual(await meshGet('acl/auth-methods'), []);
   });
 
-  it('creates and deletes scheduler auth methods, binding rules and roles, showing the server\'s refusals', async () => {
+  it("creates and deletes scheduler auth methods, binding rules and roles, showing the server's refusals", async () => {
     await page.getByRole('link', { name: 'Scheduler' }).click();
     await page.getByRole('navigation', { name: 'Scheduler' }).getByRole('link', { name: 'ACL' }).click();
     await aclNav().getByRole('link', { name: 'Auth methods' }).click();
@@ -200,7 +218,10 @@ describe('web UI: discovery namespaces, ACL create and delete forms', { timeout:
     await field('Policies').fill('ui-ops');
     await create('role').click();
     await page.getByRole('heading', { name: 'Role ui-role' }).waitFor();
-    assert.deepEqual((await schedGet('acl/roles')).map((r) => r.Name), ['ui-role']);
+    assert.deepEqual(
+      (await schedGet('acl/roles')).map((r) => r.Name),
+      ['ui-role'],
+    );
     await deleteShown('roles');
     assert.deepEqual(await schedGet('acl/roles'), []);
 

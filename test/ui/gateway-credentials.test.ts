@@ -29,7 +29,9 @@ describe('web UI: gateway credential stores', { timeout: 180_000 }, () => {
     [dev, browser] = await Promise.all([startDev(), launchBrowser()]);
     tab = await newPage(browser);
     await secretsApi('PUT', 'sys/policies/acl/gateway-ui', { policy: POLICY });
-    const good = (await secretsApi('POST', 'auth/token/create', { policies: ['gateway-ui'], period: '1h', no_parent: true })) as { auth: { client_token: string } };
+    const good = (await secretsApi('POST', 'auth/token/create', { policies: ['gateway-ui'], period: '1h', no_parent: true })) as {
+      auth: { client_token: string };
+    };
     const bad = (await secretsApi('POST', 'auth/token/create', { policies: ['gateway-ui'], ttl: '1h', no_parent: true })) as { auth: { client_token: string } };
     goodToken = good.auth.client_token;
     badToken = bad.auth.client_token;
@@ -50,7 +52,7 @@ describe('web UI: gateway credential stores', { timeout: 180_000 }, () => {
 
   let storeId = '';
 
-  it('refuses a token that is not periodic with the server\'s message, then makes a vault store', async () => {
+  it("refuses a token that is not periodic with the server's message, then makes a vault store", async () => {
     const { page } = tab;
     const form = page.getByRole('form', { name: 'Create credential store' });
     await form.getByLabel('Name', { exact: true }).fill('ui-vault');

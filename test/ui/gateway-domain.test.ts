@@ -41,7 +41,10 @@ describe('web UI: gateway scopes, users and roles', { timeout: 180_000 }, () => 
     await page.getByLabel('Login name').fill('admin');
     await page.getByLabel('Password', { exact: true }).fill('wrong-password');
     await page.getByRole('button', { name: 'Sign in to the gateway' }).click();
-    await page.getByRole('alert').filter({ hasText: /Unauthenticated|password|invalid/i }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /Unauthenticated|password|invalid/i })
+      .waitFor();
     await shoot(page, '40-gateway-login-refused');
     await page.getByLabel('Password', { exact: true }).fill('password');
     await page.getByRole('button', { name: 'Sign in to the gateway' }).click();
@@ -93,7 +96,7 @@ describe('web UI: gateway scopes, users and roles', { timeout: 180_000 }, () => 
     await shoot(page, '42-gateway-users');
   });
 
-  it('creates a role, adds the user as principal, refuses a bad grant with the server\'s message, sets a grant', async () => {
+  it("creates a role, adds the user as principal, refuses a bad grant with the server's message, sets a grant", async () => {
     const { page } = tab;
     await page.getByRole('navigation', { name: 'Gateway' }).getByRole('link', { name: 'Roles' }).click();
     await page.getByRole('heading', { name: 'Gateway roles' }).waitFor();
@@ -112,7 +115,10 @@ describe('web UI: gateway scopes, users and roles', { timeout: 180_000 }, () => 
     await page.getByRole('button', { name: 'Set grants' }).click();
     const refusal = page.getByRole('alert');
     await refusal.waitFor();
-    assert.match((await refusal.textContent()) ?? '', /grant_strings: Error parsing grant string "ids=\*;actions=read": .*contains wildcard id and no specified type/);
+    assert.match(
+      (await refusal.textContent()) ?? '',
+      /grant_strings: Error parsing grant string "ids=\*;actions=read": .*contains wildcard id and no specified type/,
+    );
     await shoot(page, '43-gateway-role-bad-grant');
     assert.deepEqual((await read(`roles/${roleId}`)).body.grant_strings ?? [], [], 'the refused grants changed nothing');
 
@@ -148,7 +154,7 @@ describe('web UI: gateway scopes, users and roles', { timeout: 180_000 }, () => 
     assert.equal((await read(`scopes/${orgId}`)).status, 404);
   });
 
-  it('changing the gateway login deletes the password login\'s auth token and shows the login again', async () => {
+  it("changing the gateway login deletes the password login's auth token and shows the login again", async () => {
     const { page } = tab;
     const { gatewayToken } = await page.evaluate(() => JSON.parse(sessionStorage.getItem('cairn.session') ?? '{}') as { gatewayToken: string });
     await page.getByRole('button', { name: 'Change gateway login' }).click();

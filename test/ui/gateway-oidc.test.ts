@@ -30,7 +30,9 @@ describe('web UI: gateway OIDC login', { timeout: 180_000 }, () => {
   before(async () => {
     [dev, browser] = await Promise.all([startDev(), launchBrowser()]);
     const api = dev.printed['Gateway api'].replace(/\/$/, '');
-    op = await startProvider({ clients: [{ client_id: 'gateway-ui', client_secret: 'gateway-ui-secret', redirect_uris: [`${api}/v1/auth-methods/oidc:authenticate:callback`] }] });
+    op = await startProvider({
+      clients: [{ client_id: 'gateway-ui', client_secret: 'gateway-ui-secret', redirect_uris: [`${api}/v1/auth-methods/oidc:authenticate:callback`] }],
+    });
     const am = await gateway('POST', 'auth-methods', {
       scope_id: 'global',
       type: 'oidc',
@@ -42,7 +44,8 @@ describe('web UI: gateway OIDC login', { timeout: 180_000 }, () => {
     await gateway('PATCH', 'scopes/global', { version: global.version, primary_auth_method_id: am.id });
     tab = await newPage(browser);
     tab.page.context().on('console', (m) => {
-      if (m.page() !== tab.page && m.type() === 'error' && !/^Failed to load resource: the server responded with a status of 404/.test(m.text())) popupErrors.push(`popup: ${m.text()}`);
+      if (m.page() !== tab.page && m.type() === 'error' && !/^Failed to load resource: the server responded with a status of 404/.test(m.text()))
+        popupErrors.push(`popup: ${m.text()}`);
     });
   });
   after(async () => {

@@ -55,7 +55,7 @@ describe('web UI: gateway host catalogs and targets', { timeout: 180_000 }, () =
     await shoot(page, '50-gateway-host-catalogs');
   });
 
-  it('adds a host (a port refused with the server\'s text), a host set, and the host to the set', async () => {
+  it("adds a host (a port refused with the server's text), a host set, and the host to the set", async () => {
     const { page } = tab;
     await page.getByTestId('host-catalogs').getByRole('link', { name: 'ui-servers' }).click();
     await page.getByRole('heading', { name: 'Host catalog ui-servers' }).waitFor();

@@ -38,10 +38,16 @@ export interface Dev {
 export async function startDev(): Promise<Dev> {
   assert.ok(existsSync(join(BUILT_UI_DIR, 'index.html')), 'the web UI is not built: run `npm run build:ui`');
   const dataDir = mkdtempSync(join(tmpdir(), 'cairn-ui-dev-'));
-  const ports = ['secrets', 'gateway-api', 'gateway-cluster', 'gateway-proxy', 'gateway-ops', 'mesh', 'mesh-dns', 'sched'].map((p) => `-${p}-address=127.0.0.1:0`);
-  const child = spawn(process.execPath, [CAIRN_BIN, 'dev', `-data-dir=${dataDir}`, `-dev-root-token-id=${ROOT_TOKEN}`, `-dev-gateway-token=${GATEWAY_TOKEN}`, ...ports], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+  const ports = ['secrets', 'gateway-api', 'gateway-cluster', 'gateway-proxy', 'gateway-ops', 'mesh', 'mesh-dns', 'sched'].map(
+    (p) => `-${p}-address=127.0.0.1:0`,
+  );
+  const child = spawn(
+    process.execPath,
+    [CAIRN_BIN, 'dev', `-data-dir=${dataDir}`, `-dev-root-token-id=${ROOT_TOKEN}`, `-dev-gateway-token=${GATEWAY_TOKEN}`, ...ports],
+    {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
   const printed: Record<string, string> = {};
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (c) => reject(new Error(`cairn dev exited with ${c}`)));
@@ -110,16 +116,26 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 export async function axeCheck(page: Page, screen: string): Promise<void> {
   await page.evaluate(AXE);
   const found = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(ctx: unknown, o: unknown): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: unknown }> }> }> } }).axe;
+    const axe = (
+      globalThis as unknown as {
+        axe: { run(ctx: unknown, o: unknown): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: unknown }> }> }> };
+      }
+    ).axe;
     const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-    return r.violations.filter((v) => v.impact === 'critical' || v.impact === 'serious').map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+    return r.violations
+      .filter((v) => v.impact === 'critical' || v.impact === 'serious')
+      .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
   });
   assert.deepEqual(found, [], `axe findings on ${screen}`);
 }
 
 /** Calls a service's API directly (test set-up), with the root token. */
 export async function callApi(url: string, method: string, header: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(url, { method, headers: { [header]: ROOT_TOKEN, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(url, {
+    method,
+    headers: { [header]: ROOT_TOKEN, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   assert.ok(res.ok, `${method} ${url}: ${res.status} ${text}`);
   return text ? (JSON.parse(text) as unknown) : undefined;

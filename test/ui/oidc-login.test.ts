@@ -32,7 +32,8 @@ describe('web UI: OIDC and JWT login to the secrets service', { timeout: 180_000
     tabs.push(tab);
     const { page } = tab;
     page.context().on('console', (m) => {
-      if (m.page() !== page && m.type() === 'error' && !/^Failed to load resource: the server responded with a status of [45]\d\d/.test(m.text())) errors.push(`popup: ${m.text()}`);
+      if (m.page() !== page && m.type() === 'error' && !/^Failed to load resource: the server responded with a status of [45]\d\d/.test(m.text()))
+        errors.push(`popup: ${m.text()}`);
     });
     if (blockPopups) await page.addInitScript(() => (window.open = () => null));
     await page.goto(dev.ui);
@@ -44,12 +45,25 @@ describe('web UI: OIDC and JWT login to the secrets service', { timeout: 180_000
     [dev, browser] = await Promise.all([startDev(), launchBrowser()]);
     callback = `${dev.ui}secrets/auth/oidc/oidc/callback`;
     // native: the provider takes a loopback redirect URI on any port (RFC 8252 §7.3).
-    op = await startProvider({ clients: [{ client_id: 'cairn', client_secret: 'cairn-client-secret', redirect_uris: [callback], application_type: 'native' } as never] });
+    op = await startProvider({
+      clients: [{ client_id: 'cairn', client_secret: 'cairn-client-secret', redirect_uris: [callback], application_type: 'native' } as never],
+    });
     await setUp('sys/auth/oidc', { type: 'oidc' });
-    await setUp('auth/oidc/config', { oidc_discovery_url: op.issuer, oidc_client_id: 'cairn', oidc_client_secret: 'cairn-client-secret', default_role: 'people' });
+    await setUp('auth/oidc/config', {
+      oidc_discovery_url: op.issuer,
+      oidc_client_id: 'cairn',
+      oidc_client_secret: 'cairn-client-secret',
+      default_role: 'people',
+    });
     await setUp('auth/oidc/role/people', {
-      user_claim: 'email', allowed_redirect_uris: callback, oidc_scopes: 'email,groups', groups_claim: 'groups',
-      bound_audiences: 'cairn', claim_mappings: { email: 'email' }, token_policies: 'people', token_ttl: '1h',
+      user_claim: 'email',
+      allowed_redirect_uris: callback,
+      oidc_scopes: 'email,groups',
+      groups_claim: 'groups',
+      bound_audiences: 'cairn',
+      claim_mappings: { email: 'email' },
+      token_policies: 'people',
+      token_ttl: '1h',
     });
   });
   after(async () => {
@@ -73,7 +87,9 @@ describe('web UI: OIDC and JWT login to the secrets service', { timeout: 180_000
     const stored = JSON.parse((await page.evaluate(() => sessionStorage.getItem('cairn.session'))) ?? '{}') as { token: string };
     assert.doesNotMatch(page.url(), new RegExp(stored.token));
     // The token is the OIDC login's: its metadata and policies, looked up with the root token.
-    const who = (await callApi(secretsApi('auth/token/lookup'), 'POST', 'X-Secrets-Token', { token: stored.token })) as { data: { meta: Record<string, string>; policies: string[]; path: string } };
+    const who = (await callApi(secretsApi('auth/token/lookup'), 'POST', 'X-Secrets-Token', { token: stored.token })) as {
+      data: { meta: Record<string, string>; policies: string[]; path: string };
+    };
     assert.equal(who.data.meta.email, 'alice@example.com');
     assert.deepEqual(who.data.policies, ['default', 'people']);
     assert.equal(who.data.path, 'auth/oidc/oidc/callback');
@@ -93,7 +109,7 @@ describe('web UI: OIDC and JWT login to the secrets service', { timeout: 180_000
     await shoot(page, '52-oidc-same-tab');
   });
 
-  it('shows the auth method\'s refusal on the form, and a callback with no login started', async () => {
+  it("shows the auth method's refusal on the form, and a callback with no login started", async () => {
     const page = await oidcForm();
     await page.getByLabel('Role').fill('nope');
     await page.getByRole('button', { name: 'Sign in' }).click();

@@ -148,7 +148,11 @@ ui_services {
     t.after(() => server.kill());
     const { root } = await initAndUnseal(server.url);
     // One token for both services, as an operator who logs in once would have.
-    const made = await call(server.url, 'POST', '/v1/auth/token/create', { token: root, headers: { 'X-Secrets-Request': 'true' }, body: { id: ROOT, policies: ['root'] } });
+    const made = await call(server.url, 'POST', '/v1/auth/token/create', {
+      token: root,
+      headers: { 'X-Secrets-Request': 'true' },
+      body: { id: ROOT, policies: ['root'] },
+    });
     assert.equal(made.status, 200, made.text);
     assert.equal((await fetch(`${server.url}/v1/sys/seal-status`)).status, 412, 'the API still needs the header');
     assert.deepEqual(await (await fetch(`${server.url}/ui/config.json`)).json(), { sections: { secrets: '', mesh: '/ui/proxy/mesh' } });

@@ -25,7 +25,11 @@ describe('web UI: secrets administration', { timeout: 240_000 }, () => {
   const secretsApi = (path: string) => `${dev.printed['Secrets service']}/v1/${path}`;
   /** A call with the root token that may fail: its status and parsed body. */
   const tryApi = async (path: string, method: string, body?: unknown) => {
-    const res = await fetch(secretsApi(path), { method, headers: { 'X-Secrets-Token': ROOT_TOKEN, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(secretsApi(path), {
+      method,
+      headers: { 'X-Secrets-Token': ROOT_TOKEN, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     return { status: res.status, body: (text ? JSON.parse(text) : undefined) as Record<string, unknown> | undefined };
   };
@@ -54,7 +58,9 @@ describe('web UI: secrets administration', { timeout: 240_000 }, () => {
     const row = page.getByRole('row').filter({ hasText: 'ui-file/' });
     await row.getByText('from the UI').waitFor();
     assert.match((await row.textContent()) ?? '', new RegExp(`file_path = ${logFile}`));
-    const listed = (await callApi(secretsApi('sys/audit'), 'GET', 'X-Secrets-Token')) as { data: Record<string, { type: string; options: Record<string, string> }> };
+    const listed = (await callApi(secretsApi('sys/audit'), 'GET', 'X-Secrets-Token')) as {
+      data: Record<string, { type: string; options: Record<string, string> }>;
+    };
     assert.equal(listed.data['ui-file/'].type, 'file');
     assert.equal(listed.data['ui-file/'].options.file_path, logFile);
     assert.ok(existsSync(logFile));
@@ -76,7 +82,10 @@ describe('web UI: secrets administration', { timeout: 240_000 }, () => {
     await page.getByLabel('Socket type').fill('carrier-pigeon');
     await page.getByLabel('Address').fill('127.0.0.1:1');
     await page.getByRole('button', { name: 'Enable device' }).click();
-    await page.getByRole('alert').filter({ hasText: /socket_type|carrier-pigeon/ }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /socket_type|carrier-pigeon/ })
+      .waitFor();
     await shoot(page, '21-audit-enable-error');
     assert.equal(((await callApi(secretsApi('sys/audit'), 'GET', 'X-Secrets-Token')) as { data: Record<string, unknown> }).data['bad-socket/'], undefined);
 
@@ -115,13 +124,18 @@ describe('web UI: secrets administration', { timeout: 240_000 }, () => {
     await page.getByRole('status').filter({ hasText: 'Renewed: the lease now has 1800 s left.' }).waitFor();
     // The increment counts from now (the reference's renew): 30 minutes left, not 1 h + 30 min.
     assert.match((await page.getByTestId('lease-ttl').textContent()) ?? '', /^1[78]\d\d s$/);
-    const looked = (await callApi(secretsApi('sys/leases/lookup'), 'PUT', 'X-Secrets-Token', { lease_id: read.lease_id })) as { data: { last_renewal: string | null } };
+    const looked = (await callApi(secretsApi('sys/leases/lookup'), 'PUT', 'X-Secrets-Token', { lease_id: read.lease_id })) as {
+      data: { last_renewal: string | null };
+    };
     assert.notEqual(looked.data.last_renewal, null);
     await shoot(page, '23-leases-renewed');
 
     page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Revoke', exact: true }).click();
-    await page.getByRole('status').filter({ hasText: `Revoked the lease ${read.lease_id}.` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Revoked the lease ${read.lease_id}.` })
+      .waitFor();
     const gone = await tryApi('sys/leases/lookup', 'PUT', { lease_id: read.lease_id });
     assert.equal(gone.status, 400);
     assert.deepEqual(gone.body?.errors, ['invalid lease']);
@@ -149,7 +163,7 @@ describe('web UI: secrets administration', { timeout: 240_000 }, () => {
     assert.equal((await tryApi('sys/leases/lookup/leased/app?list=true', 'GET')).status, 404);
   });
 
-  it('wraps JSON, looks the token up, rewraps it, unwraps once, and shows the server\'s error on the second unwrap', async () => {
+  it("wraps JSON, looks the token up, rewraps it, unwraps once, and shows the server's error on the second unwrap", async () => {
     await page.getByRole('link', { name: 'Wrapping' }).click();
     await page.getByLabel('Data to wrap (a JSON object)').fill('{"hello": "world", "n": 2}');
     // Submitted from the keyboard: Enter in the TTL field.
@@ -191,7 +205,7 @@ describe('web UI: secrets administration', { timeout: 240_000 }, () => {
     await page.getByRole('alert').filter({ hasText: 'must be a JSON object' }).waitFor();
   });
 
-  it('edits a secret\'s metadata: a bad duration refused, then the settings and custom metadata stored', async () => {
+  it("edits a secret's metadata: a bad duration refused, then the settings and custom metadata stored", async () => {
     await callApi(secretsApi('secret/data/meta/one'), 'POST', 'X-Secrets-Token', { data: { a: '1' } });
     await page.getByRole('link', { name: 'Engines' }).click();
     await page.getByRole('link', { name: 'secret/' }).click();
@@ -207,8 +221,13 @@ describe('web UI: secrets administration', { timeout: 240_000 }, () => {
     await page.getByLabel('Metadata key 1').fill('owner');
     await page.getByLabel('Metadata value 1').fill('team-a');
     await page.getByRole('button', { name: 'Save metadata' }).click();
-    await page.getByRole('alert').filter({ hasText: /delete_version_after|soon/ }).waitFor();
-    const unchanged = (await callApi(secretsApi('secret/metadata/meta/one'), 'GET', 'X-Secrets-Token')) as { data: { max_versions: number; custom_metadata: unknown } };
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /delete_version_after|soon/ })
+      .waitFor();
+    const unchanged = (await callApi(secretsApi('secret/metadata/meta/one'), 'GET', 'X-Secrets-Token')) as {
+      data: { max_versions: number; custom_metadata: unknown };
+    };
     assert.equal(unchanged.data.max_versions, 0);
     assert.equal(unchanged.data.custom_metadata, null);
     await axeCheck(page, 'metadata editor');
@@ -255,7 +274,7 @@ describe('web UI: secrets administration', { timeout: 240_000 }, () => {
     await page.getByRole('button', { name: 'Switch to light theme' }).click();
   });
 
-  it('says the audit and HA screens work in the root namespace only, with the server\'s refusal', async () => {
+  it("says the audit and HA screens work in the root namespace only, with the server's refusal", async () => {
     await callApi(secretsApi('sys/namespaces/team'), 'POST', 'X-Secrets-Token', {});
     await page.getByRole('textbox', { name: 'Namespace' }).fill('team');
     await page.getByRole('button', { name: 'Switch namespace' }).click();

@@ -117,7 +117,9 @@ describe('web UI: secrets', { timeout: 240_000 }, () => {
     // The versions table is aligned: every cell of a row is a table cell with the same top and
     // height, and a row's text sits on the same line as its buttons (centres within 2 px).
     const row = page.locator('section[aria-labelledby="versions-h"] tbody tr').first();
-    const cells = await row.locator('td').evaluateAll((tds) => tds.map((td) => [getComputedStyle(td).display, td.getBoundingClientRect().top, td.getBoundingClientRect().height]));
+    const cells = await row
+      .locator('td')
+      .evaluateAll((tds) => tds.map((td) => [getComputedStyle(td).display, td.getBoundingClientRect().top, td.getBoundingClientRect().height]));
     assert.equal(new Set(cells.map((c) => c.join(' '))).size, 1, JSON.stringify(cells));
     const centre = async (l: Locator) => {
       const b = (await l.boundingBox())!;
@@ -127,12 +129,15 @@ describe('web UI: secrets', { timeout: 240_000 }, () => {
     assert.ok(Math.abs(offset) < 2, `text and buttons ${offset} px apart`);
     const valueRow = page.getByRole('table', { name: 'Keys and values of version 2' }).getByRole('row').filter({ hasText: 'password' });
     // The key's text (not its cell, which spans the row).
-    const keyText = await valueRow.getByRole('cell').first().evaluate((td) => {
-      const range = document.createRange();
-      range.selectNodeContents(td);
-      const b = range.getBoundingClientRect();
-      return b.top + b.height / 2;
-    });
+    const keyText = await valueRow
+      .getByRole('cell')
+      .first()
+      .evaluate((td) => {
+        const range = document.createRange();
+        range.selectNodeContents(td);
+        const b = range.getBoundingClientRect();
+        return b.top + b.height / 2;
+      });
     const keyOffset = keyText - (await centre(valueRow.getByRole('button', { name: 'Reveal password' })));
     assert.ok(Math.abs(keyOffset) < 2, `key and its buttons ${keyOffset} px apart`);
     await axeCheck(page, 'secret');
@@ -158,7 +163,7 @@ describe('web UI: secrets', { timeout: 240_000 }, () => {
     assert.deepEqual(stored.data.data, { username: 'other' });
   });
 
-  it('shows a policy\'s parse error at its line, then saves the fixed policy', async () => {
+  it("shows a policy's parse error at its line, then saves the fixed policy", async () => {
     await page.getByRole('link', { name: 'Policies' }).click();
     await page.getByRole('link', { name: 'default' }).waitFor();
     await axeCheck(page, 'policies');
@@ -170,7 +175,9 @@ describe('web UI: secrets', { timeout: 240_000 }, () => {
     await page.keyboard.press('Control+A');
     await page.keyboard.press('Delete');
     // Typed without the closing brace of the second block: a syntax error on line 5.
-    await editor.pressSequentially('path "secret/data/app/*" {\ncapabilities = ["read"]\n}\npath "secret/metadata/app/*" {\ncapabilities = ["list"]\n', { delay: 0 });
+    await editor.pressSequentially('path "secret/data/app/*" {\ncapabilities = ["read"]\n}\npath "secret/metadata/app/*" {\ncapabilities = ["list"]\n', {
+      delay: 0,
+    });
     await page.getByRole('button', { name: 'Save' }).click();
     const error = page.getByTestId('policy-error');
     await error.waitFor();
@@ -195,7 +202,10 @@ describe('web UI: secrets', { timeout: 240_000 }, () => {
     await axeCheck(page, 'seal status');
     await shoot(page, '09-seal-unsealed');
     await page.getByRole('button', { name: 'Seal' }).click();
-    await page.getByTestId('seal-state').filter({ hasText: /^sealed$/ }).waitFor();
+    await page
+      .getByTestId('seal-state')
+      .filter({ hasText: /^sealed$/ })
+      .waitFor();
     await axeCheck(page, 'sealed');
     await shoot(page, '10-seal-sealed');
     const key = readFileSync(join(dev.dataDir, 'dev-unseal-key'), 'utf8').trim();
@@ -230,7 +240,7 @@ describe('web UI: secrets', { timeout: 240_000 }, () => {
     await page.getByRole('heading', { name: 'Version 1 (current)' }).waitFor();
   });
 
-  it('logs in with userpass in another tab; logout clears the tab\'s storage', async () => {
+  it("logs in with userpass in another tab; logout clears the tab's storage", async () => {
     await callApi(secretsApi('sys/auth/userpass'), 'POST', 'X-Secrets-Token', { type: 'userpass' });
     await callApi(secretsApi('auth/userpass/users/alice'), 'POST', 'X-Secrets-Token', { password: 'alice-pw', token_policies: 'app-read' });
     const other = await newPage(browser);
@@ -275,11 +285,15 @@ describe('web UI: secrets', { timeout: 240_000 }, () => {
     await page.getByLabel('Accessor').fill(accessor);
     await page.getByRole('button', { name: 'Revoke' }).click();
     await page.getByText(`Revoked the token with accessor ${accessor}.`).waitFor();
-    const gone = await fetch(secretsApi('auth/token/lookup-accessor'), { method: 'POST', headers: { 'X-Secrets-Token': ROOT_TOKEN }, body: JSON.stringify({ accessor }) });
+    const gone = await fetch(secretsApi('auth/token/lookup-accessor'), {
+      method: 'POST',
+      headers: { 'X-Secrets-Token': ROOT_TOKEN },
+      body: JSON.stringify({ accessor }),
+    });
     assert.equal(gone.ok, false);
   });
 
-  it('switches the secrets namespace: the screens then show that namespace\'s mounts', async () => {
+  it("switches the secrets namespace: the screens then show that namespace's mounts", async () => {
     await callApi(secretsApi('sys/namespaces/team'), 'POST', 'X-Secrets-Token', {});
     const mounted = await fetch(secretsApi('sys/mounts/team-kv'), {
       method: 'POST',

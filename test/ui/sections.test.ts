@@ -23,7 +23,7 @@ describe('web UI sections on the discovery and scheduler servers', { timeout: 12
     await browser?.close();
   });
 
-  it('reads ui_config { enabled } and ui { enabled } from the agents\' configs (default off)', () => {
+  it("reads ui_config { enabled } and ui { enabled } from the agents' configs (default off)", () => {
     assert.equal(parseMeshAgentConfig('data_dir = "/tmp/x"\nui_config { enabled = true }', 'agent.hcl').ui, true);
     assert.equal(parseMeshAgentConfig('data_dir = "/tmp/x"', 'agent.hcl').ui, false);
     assert.equal(parseSchedAgentConfig('data_dir = "/tmp/x"\nui { enabled = true }', 'agent.hcl').ui, true);

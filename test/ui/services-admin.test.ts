@@ -31,7 +31,7 @@ describe('web UI: discovery key/value and ACL, scheduler CSI and ACL', { timeout
     const res = await fetch(mesh(`kv/${key}${query}`), { method: 'PUT', headers: { 'X-Mesh-Token': ROOT_TOKEN }, body: value });
     assert.equal(await res.text(), 'true');
   };
-  const kvValue = async (key: string) => (await (await fetch(mesh(`kv/${key}?raw`), { headers: { 'X-Mesh-Token': ROOT_TOKEN } })).text());
+  const kvValue = async (key: string) => await (await fetch(mesh(`kv/${key}?raw`), { headers: { 'X-Mesh-Token': ROOT_TOKEN } })).text();
   /** Replaces the HCL editor's text with `text` by typing it. */
   const typeRules = async (text: string) => {
     const editor = page.getByRole('textbox', { name: 'Rules (HCL)' });
@@ -152,9 +152,16 @@ describe('web UI: discovery key/value and ACL, scheduler CSI and ACL', { timeout
     await axeCheck(page, 'discovery token form');
     await page.getByRole('button', { name: 'Create token' }).click();
     const accessor = (await page.getByTestId('acl-token-accessor').textContent()) ?? '';
-    const token = (await callApi(mesh(`acl/token/${accessor}`), 'GET', 'X-Mesh-Token')) as { Description: string; SecretID: string; Policies: Array<{ Name: string }> };
+    const token = (await callApi(mesh(`acl/token/${accessor}`), 'GET', 'X-Mesh-Token')) as {
+      Description: string;
+      SecretID: string;
+      Policies: Array<{ Name: string }>;
+    };
     assert.equal(token.Description, 'ui kv reader');
-    assert.deepEqual(token.Policies.map((p) => p.Name), ['ui-kv']);
+    assert.deepEqual(
+      token.Policies.map((p) => p.Name),
+      ['ui-kv'],
+    );
     await page.getByRole('link', { name: 'Open the token' }).click();
     await page.getByText('ui kv reader').first().waitFor();
     // The secret stays hidden until revealed.
@@ -197,7 +204,8 @@ describe('web UI: discovery key/value and ACL, scheduler CSI and ACL', { timeout
       RequestedCapabilities: [{ AccessMode: 'single-node-writer', AttachmentMode: 'file-system' }],
     }));
     // One create per volume (the path names it), 20 at a time, through the public API.
-    for (let i = 0; i < VOLUMES; i += 20) await Promise.all(specs.slice(i, i + 20).map((v) => callApi(sched(`volume/csi/${v.ID}/create`), 'PUT', 'X-Sched-Token', { Volumes: [v] })));
+    for (let i = 0; i < VOLUMES; i += 20)
+      await Promise.all(specs.slice(i, i + 20).map((v) => callApi(sched(`volume/csi/${v.ID}/create`), 'PUT', 'X-Sched-Token', { Volumes: [v] })));
 
     await page.getByRole('link', { name: 'Scheduler' }).click();
     await schedNav().getByRole('link', { name: 'CSI plugins' }).click();
@@ -230,14 +238,20 @@ describe('web UI: discovery key/value and ACL, scheduler CSI and ACL', { timeout
     await table.getByRole('link', { name: volId(25), exact: true }).waitFor();
     // Every request asked for one page; none loaded the whole list.
     assert.ok(pages.length >= 3 && pages.every((u) => u.includes('per_page=25')), pages.join('\n'));
-    assert.ok(pages.some((u) => u.includes(`next_token=default.${volId(25)}`)), pages.join('\n'));
+    assert.ok(
+      pages.some((u) => u.includes(`next_token=default.${volId(25)}`)),
+      pages.join('\n'),
+    );
 
     await page.getByLabel('Filter (bexpr)').fill('Parameters.tier == "gold"');
     await page.getByRole('button', { name: 'Apply' }).click();
     await table.getByRole('link', { name: volId(4), exact: true }).waitFor();
     assert.equal(await rows.count(), 25);
     const ids = await table.locator('tbody tr td:first-child').allTextContents();
-    assert.deepEqual(ids, Array.from({ length: 25 }, (_, i) => volId(i * 4)));
+    assert.deepEqual(
+      ids,
+      Array.from({ length: 25 }, (_, i) => volId(i * 4)),
+    );
     await shoot(page, '39-sched-csi-volumes-filtered');
 
     await page.getByLabel('Filter (bexpr)').fill('Parameters.tier ==');

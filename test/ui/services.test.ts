@@ -30,7 +30,13 @@ describe('web UI: discovery, scheduler and gateway', { timeout: 180_000 }, () =>
   });
 
   it('shows a discovery service turn critical live', async () => {
-    await callApi(mesh('agent/service/register'), 'PUT', 'X-Mesh-Token', { Name: 'web', ID: 'web-1', Port: 8080, Tags: ['v1'], Check: { CheckID: 'web-ttl', Name: 'web alive', TTL: '10m' } });
+    await callApi(mesh('agent/service/register'), 'PUT', 'X-Mesh-Token', {
+      Name: 'web',
+      ID: 'web-1',
+      Port: 8080,
+      Tags: ['v1'],
+      Check: { CheckID: 'web-ttl', Name: 'web alive', TTL: '10m' },
+    });
     await callApi(mesh('agent/check/pass/web-ttl?note=all%20good'), 'PUT', 'X-Mesh-Token');
     await page.getByRole('link', { name: 'Discovery' }).click();
     await page.getByTestId('health-web').filter({ hasText: 'passing' }).waitFor();
@@ -90,7 +96,11 @@ describe('web UI: discovery, scheduler and gateway', { timeout: 180_000 }, () =>
     let session: { session_id: string } | undefined;
     // The worker reports READY shortly after start; until then no session is offered.
     for (let i = 0; !session && i < 100; i++) {
-      const res = await fetch(`${gw}/v1/targets/${target}:authorize-session`, { method: 'POST', headers: { Authorization: `Bearer ${GATEWAY_TOKEN}`, 'Content-Type': 'application/json' }, body: '{}' });
+      const res = await fetch(`${gw}/v1/targets/${target}:authorize-session`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${GATEWAY_TOKEN}`, 'Content-Type': 'application/json' },
+        body: '{}',
+      });
       if (res.ok) session = (await res.json()) as { session_id: string };
       else await new Promise((r) => setTimeout(r, 100));
     }
@@ -103,8 +113,13 @@ describe('web UI: discovery, scheduler and gateway', { timeout: 180_000 }, () =>
     await axeCheck(page, 'gateway sessions');
     await shoot(page, '24-gateway-sessions');
     await page.getByRole('button', { name: `Cancel session ${session.session_id}` }).click();
-    await page.getByTestId(`status-${session.session_id}`).filter({ hasText: /canceling|terminated/ }).waitFor();
-    const read = (await (await fetch(`${gw}/v1/sessions/${session.session_id}`, { headers: { Authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as { status: string };
+    await page
+      .getByTestId(`status-${session.session_id}`)
+      .filter({ hasText: /canceling|terminated/ })
+      .waitFor();
+    const read = (await (await fetch(`${gw}/v1/sessions/${session.session_id}`, { headers: { Authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as {
+      status: string;
+    };
     assert.match(read.status, /canceling|terminated/);
     await shoot(page, '25-gateway-cancelled');
   });

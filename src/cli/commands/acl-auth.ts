@@ -87,7 +87,13 @@ export function addAclAuthCommands(app: App, acl: Command): void {
       .option('--token-locality <local|global>', 'whether login tokens are local (default) or global');
   meshLeaf(
     app,
-    fields(am.command('create').description('create an auth method').option('--type <type>', 'jwt, kubernetes or oidc (required)').option('--name <name>', 'name (required)')),
+    fields(
+      am
+        .command('create')
+        .description('create an auth method')
+        .option('--type <type>', 'jwt, kubernetes or oidc (required)')
+        .option('--name <name>', 'name (required)'),
+    ),
     createMethod,
   );
   meshLeaf(app, am.command('read').description('print an auth method with its config').option('--name <name>', 'name'), async (ctx) => {
@@ -100,7 +106,11 @@ export function addAclAuthCommands(app: App, acl: Command): void {
     show(ctx, items, () => authMethodList(items));
     return 0;
   });
-  meshLeaf(app, fields(am.command('update').description('change an auth method: each flag given replaces that field').option('--name <name>', 'name')), updateMethod);
+  meshLeaf(
+    app,
+    fields(am.command('update').description('change an auth method: each flag given replaces that field').option('--name <name>', 'name')),
+    updateMethod,
+  );
   meshLeaf(app, am.command('delete').description('delete an auth method, its binding rules and its tokens').option('--name <name>', 'name'), async (ctx) => {
     const name = requireOpt(ctx.opts, 'name', 'name');
     await ctx.client.authMethods.delete(name);
@@ -126,7 +136,11 @@ export function addAclAuthCommands(app: App, acl: Command): void {
     show(ctx, items, () => blocks(items.map(bindingRuleBlock)));
     return 0;
   });
-  meshLeaf(app, ruleFields(br.command('update').description('change a binding rule: each flag given replaces that field').option('--id <id>', 'rule ID')), updateRule);
+  meshLeaf(
+    app,
+    ruleFields(br.command('update').description('change a binding rule: each flag given replaces that field').option('--id <id>', 'rule ID')),
+    updateRule,
+  );
   meshLeaf(app, br.command('delete').description('delete a binding rule').option('--id <id>', 'rule ID'), async (ctx) => {
     const id = requireOpt(ctx.opts, 'id', 'id');
     await ctx.client.bindingRules.delete(id);

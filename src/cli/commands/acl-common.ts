@@ -49,12 +49,17 @@ export type MeshHandler = ClientHandler<MeshClient>;
 /** Adds the global discovery flags to `cmd` (listed under "Global options:"). */
 function addMeshGlobalOptions(cmd: Command): Command {
   return cmd
-    .addOption(globalOption('--http-addr <address>', 'address of the discovery service, http(s)://host:port or host:port (env MESH_HTTP_ADDR, default http://127.0.0.1:8500)'))
+    .addOption(
+      globalOption(
+        '--http-addr <address>',
+        'address of the discovery service, http(s)://host:port or host:port (env MESH_HTTP_ADDR, default http://127.0.0.1:8500)',
+      ),
+    )
     .addOption(globalOption('--token <secret>', 'ACL token (env MESH_HTTP_TOKEN)'))
     .addOption(globalOption('--token-file <file>', 'file holding the ACL token (env MESH_HTTP_TOKEN_FILE)'))
     .addOption(globalOption('--namespace <ns>', 'namespace (env MESH_NAMESPACE; enterprise switch only)'))
     .addOption(globalOption('--ca-file <file>', 'PEM file of the CA that signed the service certificate (env MESH_CACERT)'))
-    .addOption(globalOption('--datacenter <dc>', 'datacenter to send the request to (default: the agent\'s)'))
+    .addOption(globalOption('--datacenter <dc>', "datacenter to send the request to (default: the agent's)"))
     .addOption(globalOption('--format <format>', 'output format: table or json'));
 }
 
@@ -110,7 +115,10 @@ export function parseServiceIdentities(values: readonly string[]): MeshServiceId
   return values.map((v) => {
     const [name, dcs] = v.split(':', 2);
     if (!name) throw new UsageError(`invalid -service-identity "${v}": use NAME or NAME:DC1,DC2`);
-    const datacenters = (dcs ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const datacenters = (dcs ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
     return datacenters.length > 0 ? { ServiceName: name, Datacenters: datacenters } : { ServiceName: name };
   });
 }

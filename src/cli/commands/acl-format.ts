@@ -45,7 +45,10 @@ export function tokenBlock(t: MeshToken, indent = ''): string {
       ['Expiration Time', t.ExpirationTime],
       ['Policies', links(t.Policies)],
       ['Roles', links(t.Roles)],
-      ['Service Identities', (t.ServiceIdentities ?? []).map((s) => `${s.ServiceName} (Datacenters: ${s.Datacenters?.length ? s.Datacenters.join(', ') : 'all'})`)],
+      [
+        'Service Identities',
+        (t.ServiceIdentities ?? []).map((s) => `${s.ServiceName} (Datacenters: ${s.Datacenters?.length ? s.Datacenters.join(', ') : 'all'})`),
+      ],
       ['Node Identities', (t.NodeIdentities ?? []).map((n) => `${n.NodeName} (Datacenter: ${n.Datacenter})`)],
     ],
     indent,
@@ -66,7 +69,17 @@ export function policyBlock(p: MeshPolicy): string {
 /** Policy list entries: `name:` and an indented ID/Description/Datacenters block. */
 export function policyList(items: readonly MeshPolicy[]): string {
   return items
-    .map((p) => `${p.Name}:\n${kvBlock([['ID', p.ID], ['Description', p.Description], ['Datacenters', (p.Datacenters ?? []).join(', ')]], SUB)}`)
+    .map(
+      (p) =>
+        `${p.Name}:\n${kvBlock(
+          [
+            ['ID', p.ID],
+            ['Description', p.Description],
+            ['Datacenters', (p.Datacenters ?? []).join(', ')],
+          ],
+          SUB,
+        )}`,
+    )
     .join('\n');
 }
 
@@ -76,7 +89,10 @@ function roleRows(r: MeshRole): Row[] {
     ['Name', r.Name],
     ['Description', r.Description],
     ['Policies', links(r.Policies)],
-    ['Service Identities', (r.ServiceIdentities ?? []).map((s) => `${s.ServiceName} (Datacenters: ${s.Datacenters?.length ? s.Datacenters.join(', ') : 'all'})`)],
+    [
+      'Service Identities',
+      (r.ServiceIdentities ?? []).map((s) => `${s.ServiceName} (Datacenters: ${s.Datacenters?.length ? s.Datacenters.join(', ') : 'all'})`),
+    ],
     ['Node Identities', (r.NodeIdentities ?? []).map((n) => `${n.NodeName} (Datacenter: ${n.Datacenter})`)],
   ];
 }
@@ -88,7 +104,15 @@ export function roleBlock(r: MeshRole): string {
 
 /** Role list entries: `name:` and the role's block indented. */
 export function roleList(items: readonly MeshRole[]): string {
-  return items.map((r) => `${r.Name}:\n${kvBlock(roleRows(r).filter(([l]) => l !== 'Name'), SUB)}`).join('\n');
+  return items
+    .map(
+      (r) =>
+        `${r.Name}:\n${kvBlock(
+          roleRows(r).filter(([l]) => l !== 'Name'),
+          SUB,
+        )}`,
+    )
+    .join('\n');
 }
 
 /** An auth-method block; `Config` as indented JSON when present. */
@@ -107,7 +131,17 @@ export function authMethodBlock(m: MeshAuthMethod): string {
 /** Auth-method list entries: `name:` and an indented Type/Display Name/Description block. */
 export function authMethodList(items: readonly MeshAuthMethod[]): string {
   return items
-    .map((m) => `${m.Name}:\n${kvBlock([['Type', m.Type], ['Display Name', m.DisplayName ?? ''], ['Description', m.Description ?? '']], SUB)}`)
+    .map(
+      (m) =>
+        `${m.Name}:\n${kvBlock(
+          [
+            ['Type', m.Type],
+            ['Display Name', m.DisplayName ?? ''],
+            ['Description', m.Description ?? ''],
+          ],
+          SUB,
+        )}`,
+    )
     .join('\n');
 }
 

@@ -77,11 +77,21 @@ export function addAclPolicyCommands(app: App, acl: Command): void {
       .option('--rules <rules>', 'rules in the ACL language; @FILE reads a file, - reads standard input')
       .option('--valid-datacenter <dc>', 'datacenter the policy is valid in (repeatable; default all)', collect);
   meshLeaf(app, fields(policy.command('create').description('create a policy').option('--name <name>', 'policy name (required)')), create);
-  meshLeaf(app, policy.command('read').description('print a policy with its rules').option('--id <id>', 'policy ID').option('--name <name>', 'policy name'), read);
+  meshLeaf(
+    app,
+    policy.command('read').description('print a policy with its rules').option('--id <id>', 'policy ID').option('--name <name>', 'policy name'),
+    read,
+  );
   meshLeaf(app, policy.command('list').description('list policies'), list);
   meshLeaf(
     app,
-    fields(policy.command('update').description('change a policy: each flag given replaces that field').option('--id <id>', 'policy ID').option('--name <name>', 'new name')),
+    fields(
+      policy
+        .command('update')
+        .description('change a policy: each flag given replaces that field')
+        .option('--id <id>', 'policy ID')
+        .option('--name <name>', 'new name'),
+    ),
     update,
   );
   meshLeaf(app, policy.command('delete').description('delete a policy').option('--id <id>', 'policy ID').option('--name <name>', 'policy name'), remove);

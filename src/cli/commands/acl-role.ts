@@ -88,7 +88,13 @@ export function addAclRoleCommands(app: App, acl: Command): void {
   meshLeaf(app, role.command('list').description('list roles'), list);
   meshLeaf(
     app,
-    fields(role.command('update').description('change a role: each flag given replaces that field, the rest is kept').option('--id <id>', 'role ID').option('--name <name>', 'new name')),
+    fields(
+      role
+        .command('update')
+        .description('change a role: each flag given replaces that field, the rest is kept')
+        .option('--id <id>', 'role ID')
+        .option('--name <name>', 'new name'),
+    ),
     update,
   );
   meshLeaf(app, role.command('delete').description('delete a role').option('--id <id>', 'role ID').option('--name <name>', 'role name'), remove);

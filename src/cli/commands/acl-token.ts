@@ -117,7 +117,12 @@ export function addAclTokenCommands(app: App, acl: Command): void {
   meshLeaf(app, token.command('list').description('list tokens (SecretIDs hidden)'), list);
   meshLeaf(
     app,
-    linkFlags(token.command('update').description('change a token: each flag given replaces that field, the rest is kept').option('--id <accessor>', 'AccessorID of the token')),
+    linkFlags(
+      token
+        .command('update')
+        .description('change a token: each flag given replaces that field, the rest is kept')
+        .option('--id <accessor>', 'AccessorID of the token'),
+    ),
     update,
   );
   meshLeaf(app, token.command('delete').description('delete a token').option('--id <accessor>', 'AccessorID of the token'), remove);

@@ -42,7 +42,11 @@ async function disable(ctx: CommandContext): Promise<number> {
 /** The reference's `audit list` table; `detailed` adds replication and the options (`k=v` sorted, space-separated). */
 function auditListTable(devices: Record<string, AuditDeviceInfo>, detailed: boolean): string {
   const paths = Object.keys(devices).sort();
-  if (!detailed) return columns(['Path', 'Type', 'Description'], paths.map((p) => [p, devices[p].type, devices[p].description || 'n/a']));
+  if (!detailed)
+    return columns(
+      ['Path', 'Type', 'Description'],
+      paths.map((p) => [p, devices[p].type, devices[p].description || 'n/a']),
+    );
   return columns(
     ['Path', 'Type', 'Description', 'Replication', 'Options'],
     paths.map((p) => {
@@ -67,13 +71,18 @@ async function list(ctx: CommandContext): Promise<number> {
 /** Adds `audit enable|disable|list` to `program`. */
 export function addAuditCommands(app: App, program: Command): void {
   const audit = program.command('audit').description('manage audit devices');
-  leaf(app, audit.command('enable').argument('<type>', 'device type: file or socket').argument('[options...]', 'device options as key=value, e.g. file_path=/var/log/cairn/audit.log'), enable)
+  leaf(
+    app,
+    audit
+      .command('enable')
+      .argument('<type>', 'device type: file or socket')
+      .argument('[options...]', 'device options as key=value, e.g. file_path=/var/log/cairn/audit.log'),
+    enable,
+  )
     .description('enable an audit device')
-    .option('--path <path>', 'the device\'s path (default: the type)')
+    .option('--path <path>', "the device's path (default: the type)")
     .option('--description <text>', 'human-friendly description')
     .option('--local [bool]', 'mark the device local (not replicated)');
   leaf(app, audit.command('disable').argument('<path>', 'path of the device'), disable).description('disable an audit device');
-  leaf(app, audit.command('list'), list)
-    .description('list the enabled audit devices')
-    .option('--detailed [bool]', 'also show replication and options');
+  leaf(app, audit.command('list'), list).description('list the enabled audit devices').option('--detailed [bool]', 'also show replication and options');
 }

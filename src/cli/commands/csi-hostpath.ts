@@ -55,9 +55,13 @@ async function runHostpath(app: App, flags: HostpathFlags): Promise<number> {
   if (!LOG_LEVELS.includes(flags.logLevel)) throw new UsageError(`invalid value "${flags.logLevel}" for -log-level: expected one of ${LOG_LEVELS.join(', ')}`);
   let capabilities: (typeof HOSTPATH_SUPPORTED_CAPABILITIES)[number][] | undefined;
   if (flags.capabilities !== undefined) {
-    const names = flags.capabilities.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const names = flags.capabilities
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
     const unknown = names.filter((n) => !(HOSTPATH_SUPPORTED_CAPABILITIES as readonly string[]).includes(n));
-    if (unknown.length > 0) throw new UsageError(`unknown capability ${unknown.join(', ')} for -capabilities (supported: ${HOSTPATH_SUPPORTED_CAPABILITIES.join(', ')})`);
+    if (unknown.length > 0)
+      throw new UsageError(`unknown capability ${unknown.join(', ')} for -capabilities (supported: ${HOSTPATH_SUPPORTED_CAPABILITIES.join(', ')})`);
     capabilities = names as typeof capabilities;
   }
   const maxVolumesPerNode = flags.maxVolumesPerNode === undefined ? 0 : parseNonNegativeInt(flags.maxVolumesPerNode, 'max-volumes-per-node');

@@ -24,7 +24,7 @@ export function addDevCommand(app: App, program: Command): void {
     .option('--gateway-ops-address <host:port>', 'listen address of the gateway ops listener (/health, /metrics)', '127.0.0.1:9203')
     .option('--dev-gateway-token <token>', 'use this gateway api token instead of a random one')
     .option('--mesh-address <host:port>', 'listen address of the discovery service', '127.0.0.1:8500')
-    .option('--mesh-dns-address <host:port>', 'listen address (UDP and TCP) of the discovery service\'s DNS server', '127.0.0.1:8600')
+    .option('--mesh-dns-address <host:port>', "listen address (UDP and TCP) of the discovery service's DNS server", '127.0.0.1:8600')
     .option('--sched-address <host:port>', 'listen address of the scheduler service', '127.0.0.1:4646')
     .action(async (opts: DevFlags) => {
       app.exitCode = await runDev(app, opts);

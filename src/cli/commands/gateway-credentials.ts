@@ -95,8 +95,10 @@ function itemText(r: GatewayResource): string {
     const v = r[k];
     if (v !== undefined) lines.push(`${k.padEnd(23)}${Array.isArray(v) ? v.join(', ') : String(v)}`);
   }
-  for (const [k, v] of Object.entries((r.attributes as Record<string, unknown> | undefined) ?? {})) lines.push(`  ${k.padEnd(21)}${typeof v === 'object' ? JSON.stringify(v) : String(v)}`);
-  for (const [k, v] of Object.entries((r.credential_mapping_overrides as Record<string, unknown> | undefined) ?? {})) lines.push(`  ${`mapping ${k}`.padEnd(21)}${String(v)}`);
+  for (const [k, v] of Object.entries((r.attributes as Record<string, unknown> | undefined) ?? {}))
+    lines.push(`  ${k.padEnd(21)}${typeof v === 'object' ? JSON.stringify(v) : String(v)}`);
+  for (const [k, v] of Object.entries((r.credential_mapping_overrides as Record<string, unknown> | undefined) ?? {}))
+    lines.push(`  ${`mapping ${k}`.padEnd(21)}${String(v)}`);
   return lines.join('\n') + '\n';
 }
 
@@ -159,7 +161,11 @@ const credentialBodies: Record<string, Body> = {
   }),
   'ssh-private-key': (app, o, create) => ({
     ...(create ? { type: 'ssh_private_key' } : {}),
-    attributes: given({ username: o.username, private_key: secretValue(app, o.privateKey, 'private-key'), private_key_passphrase: secretValue(app, o.privateKeyPassphrase, 'private-key-passphrase') }),
+    attributes: given({
+      username: o.username,
+      private_key: secretValue(app, o.privateKey, 'private-key'),
+      private_key_passphrase: secretValue(app, o.privateKeyPassphrase, 'private-key-passphrase'),
+    }),
   }),
   json: (app, o, create) => ({ ...(create ? { type: 'json' } : {}), attributes: given({ object: jsonObject(secretValue(app, o.object, 'object')) }) }),
 };
@@ -216,7 +222,12 @@ function crud(app: App, group: Command, { c, what, bodies, parentFlag }: CrudSpe
         return 0;
       }),
     );
-    subtypeOptions(named(common(update.command(subtype).description(`update a ${subtype} ${what}`))).option('--id <id>', 'its id').option('--version <n>', 'its current version (default: read first)'), c).action(
+    subtypeOptions(
+      named(common(update.command(subtype).description(`update a ${subtype} ${what}`)))
+        .option('--id <id>', 'its id')
+        .option('--version <n>', 'its current version (default: read first)'),
+      c,
+    ).action(
       run<CredOpts>(app, async (a, client, o) => {
         const id = need(o.id, 'id');
         const b = body(a, o, false);

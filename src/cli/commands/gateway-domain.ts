@@ -59,7 +59,18 @@ export async function versionOf(client: GatewayClient, c: GatewayCollection, id:
 
 function itemText(r: GatewayResource): string {
   const lines = [`ID                 ${r.id}`];
-  for (const k of ['scope_id', 'type', 'name', 'description', 'version', 'principal_ids', 'grant_strings', 'grant_scope_ids', 'account_ids', 'authorized_actions']) {
+  for (const k of [
+    'scope_id',
+    'type',
+    'name',
+    'description',
+    'version',
+    'principal_ids',
+    'grant_strings',
+    'grant_scope_ids',
+    'account_ids',
+    'authorized_actions',
+  ]) {
     const v = r[k];
     if (v === undefined) continue;
     lines.push(`${k.padEnd(19)}${Array.isArray(v) ? v.join(', ') : String(v)}`);
@@ -74,7 +85,10 @@ function listText(items: readonly GatewayResource[]): string {
 function crud(app: App, group: Command, c: GatewayCollection, what: string): Command {
   const sub = group.command(c).description(`${what}: create, read, update, delete, list`);
   const named = (cmd: Command) => cmd.option('--name <name>', 'name').option('--description <text>', 'description');
-  const fields = (o: ResourceOpts) => ({ ...(o.name !== undefined ? { name: o.name } : {}), ...(o.description !== undefined ? { description: o.description } : {}) });
+  const fields = (o: ResourceOpts) => ({
+    ...(o.name !== undefined ? { name: o.name } : {}),
+    ...(o.description !== undefined ? { description: o.description } : {}),
+  });
   named(common(sub.command('create').description(`create a ${what}`)).option('--scope-id <id>', 'the enclosing scope', 'global')).action(
     run<ResourceOpts>(app, async (a, client, o) => {
       const r = await client.create(c, { scope_id: o.scopeId, ...fields(o) });
@@ -89,7 +103,11 @@ function crud(app: App, group: Command, c: GatewayCollection, what: string): Com
       return 0;
     }),
   );
-  named(common(sub.command('update').description(`update a ${what}`).option('--id <id>', 'its id').option('--version <n>', 'its current version (default: read first)'))).action(
+  named(
+    common(
+      sub.command('update').description(`update a ${what}`).option('--id <id>', 'its id').option('--version <n>', 'its current version (default: read first)'),
+    ),
+  ).action(
     run<ResourceOpts>(app, async (a, client, o) => {
       const id = need(o.id, 'id');
       const r = await client.update(c, id, { version: await versionOf(client, c, id, o.version), ...fields(o) });
@@ -104,7 +122,13 @@ function crud(app: App, group: Command, c: GatewayCollection, what: string): Com
       return 0;
     }),
   );
-  common(sub.command('list').description(`list ${what}s`).option('--scope-id <id>', 'the enclosing scope', 'global').option('--recursive', 'include the scopes below')).action(
+  common(
+    sub
+      .command('list')
+      .description(`list ${what}s`)
+      .option('--scope-id <id>', 'the enclosing scope', 'global')
+      .option('--recursive', 'include the scopes below'),
+  ).action(
     run<ResourceOpts>(app, async (a, client, o) => {
       const items = await client.list(c, { scope_id: o.scopeId ?? 'global', ...(o.recursive ? { recursive: 'true' } : {}) });
       print(a, o, items, () => listText(items));
@@ -115,7 +139,11 @@ function crud(app: App, group: Command, c: GatewayCollection, what: string): Com
 }
 
 /** Adds role action `action` to `roles`: `--flag` values (repeatable) sent as `field`. */
-function roleAction(app: App, roles: Command, { action, flag, field, description }: { action: string; flag: string; field: string; description: string }): void {
+function roleAction(
+  app: App,
+  roles: Command,
+  { action, flag, field, description }: { action: string; flag: string; field: string; description: string },
+): void {
   common(roles.command(action).description(description).option('--id <id>', 'the role id').option('--version <n>', 'its current version (default: read first)'))
     .option(`--${flag} <value>`, `${field} entry (repeatable)`, collect)
     .action(
@@ -170,7 +198,7 @@ export function addGatewayDomainCommands(app: App, program: Command): void {
   const authenticate = group.command('authenticate').description('log in to the gateway controller and print an auth token');
   common(authenticate.command('password').description('log in with a password auth method'))
     .option('--auth-method-id <id>', 'the password auth method (ampw_…; env GATEWAY_AUTH_METHOD_ID)')
-    .option('--login-name <name>', 'the account\'s login name (env GATEWAY_AUTHENTICATE_PASSWORD_LOGIN_NAME)')
+    .option('--login-name <name>', "the account's login name (env GATEWAY_AUTHENTICATE_PASSWORD_LOGIN_NAME)")
     .option('--password <password>', 'the password, env://VAR or file://PATH (asked for when not given)')
     .action(
       run<AuthenticateOpts>(app, async (a, client, o) => {
@@ -188,7 +216,10 @@ export function addGatewayDomainCommands(app: App, program: Command): void {
       run<AuthenticateOpts>(app, async (a, client, o) => {
         const am = need(o.authMethodId ?? a.env.GATEWAY_AUTH_METHOD_ID, 'auth-method-id');
         const t = await client.authenticateOidc(am, {
-          onAuthUrl: (url) => a.io.stderr(`Complete the login at your OIDC provider. Open the following URL in your browser:\n\n    ${url}\n\nWaiting for the login to complete...\n`),
+          onAuthUrl: (url) =>
+            a.io.stderr(
+              `Complete the login at your OIDC provider. Open the following URL in your browser:\n\n    ${url}\n\nWaiting for the login to complete...\n`,
+            ),
         });
         print(a, o, t, () => tokenText(t));
         return 0;
@@ -197,7 +228,17 @@ export function addGatewayDomainCommands(app: App, program: Command): void {
   crud(app, group, 'scopes', 'scope');
   crud(app, group, 'users', 'user');
   const roles = crud(app, group, 'roles', 'role');
-  roleAction(app, roles, { action: 'add-principals', flag: 'principal', field: 'principal_ids', description: 'add principals (users, groups, u_anon, u_auth) to a role' });
+  roleAction(app, roles, {
+    action: 'add-principals',
+    flag: 'principal',
+    field: 'principal_ids',
+    description: 'add principals (users, groups, u_anon, u_auth) to a role',
+  });
   roleAction(app, roles, { action: 'set-grants', flag: 'grant', field: 'grant_strings', description: 'set the grant strings of a role' });
-  roleAction(app, roles, { action: 'set-grant-scopes', flag: 'grant-scope-id', field: 'grant_scope_ids', description: 'set the grant scopes of a role (this, children, descendants or scope ids)' });
+  roleAction(app, roles, {
+    action: 'set-grant-scopes',
+    flag: 'grant-scope-id',
+    field: 'grant_scope_ids',
+    description: 'set the grant scopes of a role (this, children, descendants or scope ids)',
+  });
 }

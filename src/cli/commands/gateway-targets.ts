@@ -163,7 +163,12 @@ function family(app: App, group: Command, f: Family): Command {
   // commandGroup: other commands (e.g. `targets authorize-session`) may join the same group.
   const sub = commandGroup(group, f.c, `${f.what}s: create, read, update, delete, list`);
   const own = f.flags ?? ((cmd: Command) => cmd);
-  own(named(common(sub.command('create').argument('[type]', `the ${f.what}'s type (only "${f.type}")`).description(`create a ${f.what}`))).option(`--${f.parent.flag} <id>`, `where the ${f.what} goes`)).action(
+  own(
+    named(common(sub.command('create').argument('[type]', `the ${f.what}'s type (only "${f.type}")`).description(`create a ${f.what}`))).option(
+      `--${f.parent.flag} <id>`,
+      `where the ${f.what} goes`,
+    ),
+  ).action(
     run<Opts>(app, async (a, client, o, args) => {
       if (args[0] !== undefined && args[0] !== f.type) throw new UsageError(`unknown ${f.what} type "${args[0]}": only "${f.type}"`);
       const r = await client.create(f.c, { [f.parent.field]: need(o[f.parent.key], f.parent.flag), type: f.type, ...nameFields(o), ...f.body?.(o) });
@@ -178,7 +183,13 @@ function family(app: App, group: Command, f: Family): Command {
       return 0;
     }),
   );
-  own(named(common(sub.command('update').argument('[type]', 'ignored: the type cannot change').description(`update a ${f.what}`)).option('--id <id>', 'its id').option('--version <n>', 'its current version (default: read first)'))).action(
+  own(
+    named(
+      common(sub.command('update').argument('[type]', 'ignored: the type cannot change').description(`update a ${f.what}`))
+        .option('--id <id>', 'its id')
+        .option('--version <n>', 'its current version (default: read first)'),
+    ),
+  ).action(
     run<Opts>(app, async (a, client, o) => {
       const id = need(o.id, 'id');
       const r = await client.update(f.c, id, { version: await versionOf(client, f.c, id, o.version), ...nameFields(o), ...f.body?.(o) });
@@ -193,7 +204,13 @@ function family(app: App, group: Command, f: Family): Command {
       return 0;
     }),
   );
-  const list = common(sub.command('list').description(`list ${f.what}s`).option(`--${f.parent.flag} <id>`, `whose ${f.what}s`).option('--filter <expr>', 'a filter expression over "/item/…"'));
+  const list = common(
+    sub
+      .command('list')
+      .description(`list ${f.what}s`)
+      .option(`--${f.parent.flag} <id>`, `whose ${f.what}s`)
+      .option('--filter <expr>', 'a filter expression over "/item/…"'),
+  );
   if (f.recursive) list.option('--recursive', 'include the scopes below');
   list.action(
     run<Opts>(app, async (a, client, o) => {
@@ -209,9 +226,19 @@ function family(app: App, group: Command, f: Family): Command {
 }
 
 /** Adds `<how>-<noun>` actions to `cmd` for collection `c`: `-flag` values (repeatable, option `key`) sent as `field`. */
-function actions(app: App, cmd: Command, { c, noun, flag, key, field }: { c: GatewayTargetCollection; noun: string; flag: string; key: keyof Opts; field: string }): void {
+function actions(
+  app: App,
+  cmd: Command,
+  { c, noun, flag, key, field }: { c: GatewayTargetCollection; noun: string; flag: string; key: keyof Opts; field: string },
+): void {
   for (const how of ['add', 'set', 'remove'] as const) {
-    common(cmd.command(`${how}-${noun}`).description(`${how} ${noun.replace(/-/g, ' ')}`).option('--id <id>', 'the resource id').option('--version <n>', 'its current version (default: read first)'))
+    common(
+      cmd
+        .command(`${how}-${noun}`)
+        .description(`${how} ${noun.replace(/-/g, ' ')}`)
+        .option('--id <id>', 'the resource id')
+        .option('--version <n>', 'its current version (default: read first)'),
+    )
       .option(`--${flag} <id>`, `${field} entry (repeatable)`, collect)
       .action(
         run<Opts>(app, async (a, client, o) => {
@@ -232,5 +259,11 @@ export function addGatewayTargetCommands(app: App, program: Command): void {
   const [, , hostSets, targets] = FAMILIES.map((f) => family(app, group, f));
   actions(app, hostSets, { c: 'host-sets', noun: 'hosts', flag: 'host', key: 'host', field: 'host_ids' });
   actions(app, targets, { c: 'targets', noun: 'host-sources', flag: 'host-source', key: 'hostSource', field: 'host_source_ids' });
-  actions(app, targets, { c: 'targets', noun: 'credential-sources', flag: 'brokered-credential-source', key: 'brokeredCredentialSource', field: 'brokered_credential_source_ids' });
+  actions(app, targets, {
+    c: 'targets',
+    noun: 'credential-sources',
+    flag: 'brokered-credential-source',
+    key: 'brokeredCredentialSource',
+    field: 'brokered_credential_source_ids',
+  });
 }

@@ -78,7 +78,16 @@ function sessionRows(sessions: readonly GatewaySession[]): string {
     rows.push([s.id, s.status, s.target_id, s.user_id, s.endpoint, String(s.connections.filter((c) => c.status === 'connected').length), s.expiration_time]);
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    rows
+      .map((r) =>
+        r
+          .map((c, i) => c.padEnd(widths[i]))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 function sessionText(s: GatewaySession): string {
@@ -96,7 +105,10 @@ function sessionText(s: GatewaySession): string {
     `  Version:             ${s.version}`,
   ];
   if (s.termination_reason) lines.push(`  Termination Reason:  ${s.termination_reason}`);
-  for (const c of s.connections) lines.push(`  Connection ${c.connection_id}: ${c.status} via ${c.worker_name} from ${c.client_tcp_address}, ${c.bytes_up} bytes up, ${c.bytes_down} down${c.closed_reason ? ` (${c.closed_reason})` : ''}`);
+  for (const c of s.connections)
+    lines.push(
+      `  Connection ${c.connection_id}: ${c.status} via ${c.worker_name} from ${c.client_tcp_address}, ${c.bytes_up} bytes up, ${c.bytes_down} down${c.closed_reason ? ` (${c.closed_reason})` : ''}`,
+    );
   return lines.join('\n') + '\n';
 }
 
@@ -192,7 +204,15 @@ const connect: Action<ConnectOpts> = async (app, client, opts) => {
     server.listen(Number(opts.listenPort), opts.listenAddr, () => resolve());
   });
   const bound = server.address() as net.AddressInfo;
-  const info = { address: bound.address, port: bound.port, protocol: 'tcp', expiration: s.expiration, connection_limit: s.connection_limit, session_id: s.session_id, credentials: s.credentials };
+  const info = {
+    address: bound.address,
+    port: bound.port,
+    protocol: 'tcp',
+    expiration: s.expiration,
+    connection_limit: s.connection_limit,
+    session_id: s.session_id,
+    credentials: s.credentials,
+  };
   print(app, opts, info, () =>
     [
       'Proxy listening information:',
@@ -209,7 +229,9 @@ const connect: Action<ConnectOpts> = async (app, client, opts) => {
   const stop = interruption(app.io);
   const polling = new AbortController();
   const ended = await Promise.race([
-    new Promise<undefined>((resolve) => (stop.signal.aborted ? resolve(undefined) : stop.signal.addEventListener('abort', () => resolve(undefined), { once: true }))),
+    new Promise<undefined>((resolve) =>
+      stop.signal.aborted ? resolve(undefined) : stop.signal.addEventListener('abort', () => resolve(undefined), { once: true }),
+    ),
     sessionEnd(client, s, polling.signal),
   ]);
   // Ends sessionEnd's polling: its timer would keep the process alive after Ctrl-C.
@@ -228,7 +250,7 @@ const connect: Action<ConnectOpts> = async (app, client, opts) => {
  */
 async function sessionEnd(client: GatewayClient, s: AuthorizedSession, signal: AbortSignal): Promise<string> {
   const expiresAt = Date.parse(s.expiration);
-  for (let readable = true; ; ) {
+  for (let readable = true; ;) {
     await new Promise<void>((r) => {
       const timer = setTimeout(r, Math.max(0, Math.min(CONNECT_POLL_MS, expiresAt - Date.now())));
       signal.addEventListener('abort', () => (clearTimeout(timer), r()), { once: true });
@@ -267,7 +289,7 @@ export function addGatewayClientCommands(app: App, program: Command): void {
   const targets = commandGroup(group, 'targets', 'targets: authorize a session');
   common(targets.command('authorize-session').description('authorize a session to a target and print its authorization token'))
     .option('--id <id>', 'the target id (ttcp_…)')
-    .option('--host-id <id>', 'the host to connect to, among the target\'s host sources (default: one at random)')
+    .option('--host-id <id>', "the host to connect to, among the target's host sources (default: one at random)")
     .action(run(app, authorize));
   const sessions = commandGroup(group, 'sessions', 'sessions: list, read, cancel');
   common(sessions.command('list').description('list sessions'))
@@ -305,7 +327,7 @@ export function addGatewayClientCommands(app: App, program: Command): void {
   );
   common(group.command('connect').description('authorize a session to a target and proxy local connections to it through a worker'))
     .option('--target-id <id>', 'the target id (ttcp_…)')
-    .option('--host-id <id>', 'the host to connect to, among the target\'s host sources')
+    .option('--host-id <id>', "the host to connect to, among the target's host sources")
     .option('--listen-addr <host>', 'local address to listen on', '127.0.0.1')
     .option('--listen-port <port>', 'local port to listen on; 0 picks one', '0')
     .option('--proxy-ca-cert <file>', 'PEM CA of a TLS proxy listener (connects with TLS)')

@@ -59,7 +59,7 @@ async function lookup(ctx: CommandContext): Promise<number> {
 export function addLeaseCommands(app: App, program: Command): void {
   const lease = program.command('lease').description('renew, revoke and look up the leases of secrets');
   leaf(app, lease.command('renew').argument('<id>'), renew)
-    .description('renew a lease, within its mount\'s max TTL')
+    .description("renew a lease, within its mount's max TTL")
     .option('--increment <duration>', 'requested extension, e.g. 1h (default: the TTL the secret gives)')
     .option('--field <name>', 'print only this field');
   leaf(app, lease.command('revoke').argument('<id>'), revoke)
@@ -67,5 +67,5 @@ export function addLeaseCommands(app: App, program: Command): void {
     .option('--prefix [bool]', 'treat the ID as a prefix (needs sudo)')
     .option('--force [bool]', 'with -prefix: drop the leases even when their engine fails to revoke them')
     .option('--sync [bool]', 'revoke now and wait, instead of queueing');
-  leaf(app, lease.command('lookup').argument('<id>'), lookup).description('show a lease\'s issue and expire times, TTL and whether it is renewable');
+  leaf(app, lease.command('lookup').argument('<id>'), lookup).description("show a lease's issue and expire times, TTL and whether it is renewable");
 }

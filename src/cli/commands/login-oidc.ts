@@ -66,7 +66,7 @@ export async function viaOidc(ctx: CommandContext, client: SecretsClient, values
     );
     ctx.err('Waiting for OIDC authentication to complete...');
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('timed out waiting for the OIDC provider\'s redirect')), WAIT_MS);
+      timer = setTimeout(() => reject(new Error("timed out waiting for the OIDC provider's redirect")), WAIT_MS);
     });
     const params = await Promise.race([arrived, timeout]);
     const error = params.get('error');

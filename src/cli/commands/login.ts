@@ -59,7 +59,16 @@ async function viaToken(ctx: CommandContext, client: SecretsClient, values: Reco
   if (token === '') throw new UsageError('no token given');
   const res = await client.withToken(token).token.lookup();
   if (!res.data) throw new Error('token lookup returned no data');
-  return { request_id: res.request_id, lease_id: '', renewable: false, lease_duration: 0, data: null, wrap_info: null, warnings: res.warnings, auth: authFromLookup(res.data) };
+  return {
+    request_id: res.request_id,
+    lease_id: '',
+    renewable: false,
+    lease_duration: 0,
+    data: null,
+    wrap_info: null,
+    warnings: res.warnings,
+    auth: authFromLookup(res.data),
+  };
 }
 
 async function viaUserpass(ctx: CommandContext, client: SecretsClient, values: Record<string, string>, mount: string): Promise<SecretResponse<unknown>> {
@@ -77,7 +86,12 @@ async function viaApprole(client: SecretsClient, values: Record<string, string>,
 /** The discovery-service login of `cairn login -bearer-token-file=…` (see the module comment). */
 function handOver(ctx: CommandContext): Promise<number> {
   const o = ctx.opts;
-  const secretsOnly = [o.path !== undefined && '-path', o.noStore !== undefined && '-no-store', o.field !== undefined && '-field', ctx.args.length > 0 && 'arguments'].filter(Boolean);
+  const secretsOnly = [
+    o.path !== undefined && '-path',
+    o.noStore !== undefined && '-no-store',
+    o.field !== undefined && '-field',
+    ctx.args.length > 0 && 'arguments',
+  ].filter(Boolean);
   if (secretsOnly.length > 0) throw new UsageError(`${secretsOnly.join(', ')} cannot be used with -bearer-token-file (a discovery-service login)`);
   return meshLogin(ctx.io, ctx.env, {
     method: o.method as string | undefined,
@@ -96,7 +110,9 @@ async function login(ctx: CommandContext): Promise<number> {
   if (ctx.opts.bearerTokenFile !== undefined) return handOver(ctx);
   const method = String(ctx.opts.method ?? 'token').replace(/^\/+|\/+$/g, '') || 'token';
   if (!(LOGIN_METHODS as readonly string[]).includes(method)) {
-    throw new UsageError(`unknown auth method: ${method}. Use "cairn auth list" to see the enabled auth methods; the CLI logs in with ${LOGIN_METHODS.join(', ')}`);
+    throw new UsageError(
+      `unknown auth method: ${method}. Use "cairn auth list" to see the enabled auth methods; the CLI logs in with ${LOGIN_METHODS.join(', ')}`,
+    );
   }
   const values = loginValues(method, ctx.args, (p) => ctx.readFile(p));
   // The reference's oidc/jwt handlers also take the mount as a `mount=` argument.
@@ -136,7 +152,10 @@ async function login(ctx: CommandContext): Promise<number> {
       );
     }
   } else if (ctx.opts.field === undefined) {
-    ctx.err(wrapAtLength('The token was not stored in the token helper. Set the SECRETS_TOKEN environment variable or pass the token below with each request.') + '\n');
+    ctx.err(
+      wrapAtLength('The token was not stored in the token helper. Set the SECRETS_TOKEN environment variable or pass the token below with each request.') +
+        '\n',
+    );
   }
 
   if (ctx.opts.field === undefined && ctx.format === 'table') {
@@ -157,7 +176,16 @@ export function addLoginCommand(app: App, program: Command): void {
   const noStore = new Option('--no-store [bool]', 'do not keep the token in the token helper file, only print it');
   const discovery = (flags: string, description: string) => new Option(flags, description).helpGroup('Discovery service login (with -bearer-token-file):');
   noStore.negate = false;
-  leaf(app, program.command('login').argument('[args...]', 'TOKEN for -method=token; K=V pairs (username=… password=…, role_id=… secret_id=…, role=… jwt=…, oidc: role=… port=8250 skip_browser=true, cert: name=… with -client-cert and -client-key) otherwise'), login)
+  leaf(
+    app,
+    program
+      .command('login')
+      .argument(
+        '[args...]',
+        'TOKEN for -method=token; K=V pairs (username=… password=…, role_id=… secret_id=…, role=… jwt=…, oidc: role=… port=8250 skip_browser=true, cert: name=… with -client-cert and -client-key) otherwise',
+      ),
+    login,
+  )
     .description(
       'authenticate to the secrets service and keep the token for later commands (in ~/.cairn-token, or CAIRN_TOKEN_PATH); ' +
         'with -bearer-token-file, log in to the discovery service instead (as "cairn acl login": -method names its auth method, ' +
@@ -168,7 +196,7 @@ export function addLoginCommand(app: App, program: Command): void {
     .addOption(noStore)
     .option('--field <name>', 'print only this field (e.g. token)')
     .addOption(discovery('--bearer-token-file <file>', 'log in to the discovery service with the bearer token (e.g. a JWT) in this file'))
-    .addOption(discovery('--token-sink-file <file>', 'write the discovery token\'s SecretID here (mode 0600) instead of printing it'))
+    .addOption(discovery('--token-sink-file <file>', "write the discovery token's SecretID here (mode 0600) instead of printing it"))
     .addOption(discovery('--meta <key=value>', 'metadata for the discovery token (repeatable)').argParser(collectPair))
     .addOption(discovery('--http-addr <address>', 'discovery service address (env MESH_HTTP_ADDR, default http://127.0.0.1:8500)'))
     .addOption(discovery('--ca-file <file>', 'PEM CA of the discovery service (env MESH_CACERT)'))

@@ -70,7 +70,10 @@ async function services(ctx: MeshCtx): Promise<number> {
     if (!flagBool(ctx.opts.tags, 'tags')) return names.join('\n');
     // The reference's tabwriter: the name column padded by 6, the whole output trimmed.
     const width = Math.max(...names.map((n) => n.length)) + 6;
-    return names.map((n) => `${n.padEnd(width)}${[...byName[n]].sort().join(',')}`).join('\n').trim();
+    return names
+      .map((n) => `${n.padEnd(width)}${[...byName[n]].sort().join(',')}`)
+      .join('\n')
+      .trim();
   });
   return 0;
 }
@@ -111,7 +114,7 @@ export function addMeshCatalogCommands(app: App, program: Command): void {
       catalog
         .command('services')
         .description('list the services of the datacenter')
-        .addOption(bool('tags', 'print each service\'s tags beside it, comma-separated'))
+        .addOption(bool('tags', "print each service's tags beside it, comma-separated"))
         .option('--node <name>', 'only the services of this node'),
     ),
     services,

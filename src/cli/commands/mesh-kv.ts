@@ -149,9 +149,16 @@ function parseExport(text: string): ExportEntry[] {
   }
   const valid = (e: unknown): e is ExportEntry => {
     const o = e as Record<string, unknown> | null;
-    return typeof o === 'object' && o !== null && typeof o.key === 'string' && typeof o.value === 'string' && (o.flags === undefined || Number.isSafeInteger(o.flags));
+    return (
+      typeof o === 'object' &&
+      o !== null &&
+      typeof o.key === 'string' &&
+      typeof o.value === 'string' &&
+      (o.flags === undefined || Number.isSafeInteger(o.flags))
+    );
   };
-  if (!Array.isArray(parsed) || !parsed.every(valid)) throw new UsageError('the data must be a JSON array of {"key", "flags", "value" (base64)} objects, as kv export prints');
+  if (!Array.isArray(parsed) || !parsed.every(valid))
+    throw new UsageError('the data must be a JSON array of {"key", "flags", "value" (base64)} objects, as kv export prints');
   return parsed;
 }
 
@@ -168,7 +175,7 @@ async function importKv(ctx: MeshCtx): Promise<number> {
 
 /** Adds `mesh kv get|put|delete|export|import` to `program` (reusing the `mesh` group `mesh agent` makes). */
 export function addMeshKvCommands(app: App, program: Command): void {
-  const kv = commandGroup(program, 'mesh', 'discovery service commands').command('kv').description('the discovery service\'s key/value store');
+  const kv = commandGroup(program, 'mesh', 'discovery service commands').command('kv').description("the discovery service's key/value store");
   const bool = (flag: string, help: string) => new Option(`--${flag} [bool]`, help);
   meshLeaf(
     app,
@@ -184,7 +191,9 @@ export function addMeshKvCommands(app: App, program: Command): void {
     get,
   );
   const casFlags = (cmd: Command) =>
-    cmd.addOption(bool('cas', 'check-and-set: only if the key is at -modify-index (0: only if it does not exist)')).option('--modify-index <n>', 'the index -cas checks');
+    cmd
+      .addOption(bool('cas', 'check-and-set: only if the key is at -modify-index (0: only if it does not exist)'))
+      .option('--modify-index <n>', 'the index -cas checks');
   meshLeaf(
     app,
     casFlags(
@@ -200,10 +209,20 @@ export function addMeshKvCommands(app: App, program: Command): void {
   );
   meshLeaf(
     app,
-    casFlags(kv.command('delete').argument('[key]', 'the key, or the prefix with -recurse').description('delete a key, or every key under a prefix').addOption(bool('recurse', 'every key under the prefix'))),
+    casFlags(
+      kv
+        .command('delete')
+        .argument('[key]', 'the key, or the prefix with -recurse')
+        .description('delete a key, or every key under a prefix')
+        .addOption(bool('recurse', 'every key under the prefix')),
+    ),
     remove,
   );
-  meshLeaf(app, kv.command('export').argument('[prefix]', 'the prefix (default: everything)').description('print the keys under a prefix as JSON for kv import'), exportKv);
+  meshLeaf(
+    app,
+    kv.command('export').argument('[prefix]', 'the prefix (default: everything)').description('print the keys under a prefix as JSON for kv import'),
+    exportKv,
+  );
   meshLeaf(
     app,
     kv

@@ -121,7 +121,11 @@ async function lock(ctx: MeshCtx): Promise<number> {
 }
 
 /** Runs the child until it ends (2 when it failed, else 0), or kills it when the lock is lost or `shutdown` aborts (0). */
-async function runWhileHeld(ctx: MeshCtx, args: readonly string[], { lost, shutdown, info }: { lost: AbortSignal; shutdown: AbortSignal; info: (text: string) => void }): Promise<number> {
+async function runWhileHeld(
+  ctx: MeshCtx,
+  args: readonly string[],
+  { lost, shutdown, info }: { lost: AbortSignal; shutdown: AbortSignal; info: (text: string) => void },
+): Promise<number> {
   info('Starting handler');
   const shell = ctx.opts.shell === undefined ? true : flagBool(ctx.opts.shell, 'shell');
   const child: RunningChild = startChild(args, {
@@ -133,7 +137,8 @@ async function runWhileHeld(ctx: MeshCtx, args: readonly string[], { lost, shutd
   const why = await Promise.race([
     child.ended.then((r) => ({ ended: r })),
     new Promise<{ ended?: undefined; text: string }>((resolve) => {
-      const on = (signal: AbortSignal, text: string) => (signal.aborted ? resolve({ text }) : signal.addEventListener('abort', () => resolve({ text }), { once: true }));
+      const on = (signal: AbortSignal, text: string) =>
+        signal.aborted ? resolve({ text }) : signal.addEventListener('abort', () => resolve({ text }), { once: true });
       on(lost, 'Lock lost, killing child');
       on(shutdown, 'Shutdown triggered, killing child');
     }),

@@ -113,7 +113,7 @@ export function addMeshServicesCommands(app: App, program: Command): void {
       .description('register services with the local agent, from flags or files')
       .option('--name <name>', 'the service name (flag-based registration)')
       .option('--id <id>', 'the service ID (default: the name)')
-      .option('--address <address>', 'the service address (default: the node\'s)')
+      .option('--address <address>', "the service address (default: the node's)")
       .option('--port <port>', 'the service port')
       .option('--tag <tag>', 'a tag; repeat for more', collect)
       .option('--meta <key=value>', 'a metadata pair; repeat for more', collectPair),

@@ -42,7 +42,12 @@ async function list(ctx: CommandContext): Promise<number> {
   }
   const sorted = [...keys].sort();
   if (ctx.opts.detailed) {
-    ctx.out(columns(['Keys', 'custom_metadata', 'id'], sorted.map((k) => [k, JSON.stringify(key_info[k]?.custom_metadata ?? {}), key_info[k]?.id ?? ''])));
+    ctx.out(
+      columns(
+        ['Keys', 'custom_metadata', 'id'],
+        sorted.map((k) => [k, JSON.stringify(key_info[k]?.custom_metadata ?? {}), key_info[k]?.id ?? '']),
+      ),
+    );
   } else {
     ctx.out(['Keys', '----', ...sorted].join('\n'));
   }
@@ -62,8 +67,6 @@ export function addNamespaceCommands(app: App, program: Command): void {
   leaf(app, ns.command('create').argument('<name>'), create)
     .description('create a child namespace')
     .option('--custom-metadata <key=value>', 'a metadata pair; repeat for more', collectPair);
-  leaf(app, ns.command('list'), list)
-    .description('list the child namespaces')
-    .option('--detailed [bool]', 'also show each namespace\'s ID and metadata');
+  leaf(app, ns.command('list'), list).description('list the child namespaces').option('--detailed [bool]', "also show each namespace's ID and metadata");
   leaf(app, ns.command('delete').argument('<name>'), del).description('delete a child namespace and everything in it');
 }

@@ -109,7 +109,5 @@ export function addReadWriteCommands(app: App, program: Command): void {
 
   leaf(app, program.command('list').argument('<path>'), list).description('list the keys under a path');
 
-  leaf(app, program.command('delete').argument('<path>').argument('[params...]', 'key=value query parameters'), del).description(
-    'delete data at a path',
-  );
+  leaf(app, program.command('delete').argument('<path>').argument('[params...]', 'key=value query parameters'), del).description('delete data at a path');
 }

@@ -106,7 +106,12 @@ async function methodUpdate(ctx: SchedCtx): Promise<number> {
  * A handler that deletes the object its one argument names (`what` in the usage error), then
  * prints `{<key>: <name>, Deleted: true}` as JSON or `done(<name>)`.
  */
-function deleting(o: { what: string; key: string; remove: (client: SchedClient, name: string) => Promise<void>; done: (name: string) => string }): SchedHandler {
+function deleting(o: {
+  what: string;
+  key: string;
+  remove: (client: SchedClient, name: string) => Promise<void>;
+  done: (name: string) => string;
+}): SchedHandler {
   return async (ctx) => {
     const name = oneArg(ctx, o.what);
     await o.remove(ctx.client, name);
@@ -128,8 +133,16 @@ export function addSchedAclCommands(app: App, sched: Command): void {
   );
 
   const token = acl.command('token').description('ACL tokens');
-  schedLeaf(app, token.command('self').description('print the token the request is made with'), showing((ctx) => ctx.client.aclTokenSelf(), tokenBlock));
-  schedLeaf(app, token.command('list').description('list tokens (management)'), showing(async (ctx) => (await ctx.client.listAclTokens()).data, tokenList));
+  schedLeaf(
+    app,
+    token.command('self').description('print the token the request is made with'),
+    showing((ctx) => ctx.client.aclTokenSelf(), tokenBlock),
+  );
+  schedLeaf(
+    app,
+    token.command('list').description('list tokens (management)'),
+    showing(async (ctx) => (await ctx.client.listAclTokens()).data, tokenList),
+  );
   schedLeaf(
     app,
     token.command('read').alias('info').argument('<accessor>', 'AccessorID').description('print a token'),
@@ -156,10 +169,19 @@ export function addSchedAclCommands(app: App, sched: Command): void {
   const policy = acl.command('policy').description('ACL policies');
   schedLeaf(
     app,
-    policy.command('apply').argument('<name>').argument('<file>', 'rules file; - reads standard input').option('--description <text>', 'description').description('create or replace a policy'),
+    policy
+      .command('apply')
+      .argument('<name>')
+      .argument('<file>', 'rules file; - reads standard input')
+      .option('--description <text>', 'description')
+      .description('create or replace a policy'),
     policyApply,
   );
-  schedLeaf(app, policy.command('list').description('list policies'), showing(async (ctx) => (await ctx.client.listAclPolicies()).data, policyList));
+  schedLeaf(
+    app,
+    policy.command('list').description('list policies'),
+    showing(async (ctx) => (await ctx.client.listAclPolicies()).data, policyList),
+  );
   schedLeaf(
     app,
     policy.command('read').alias('info').argument('<name>').description('print a policy with its rules'),
@@ -168,7 +190,12 @@ export function addSchedAclCommands(app: App, sched: Command): void {
   schedLeaf(
     app,
     policy.command('delete').argument('<name>').description('delete a policy'),
-    deleting({ what: 'the policy NAME', key: 'Name', remove: (c, name) => c.deleteAclPolicy(name), done: (name) => `Successfully deleted "${name}" ACL policy!` }),
+    deleting({
+      what: 'the policy NAME',
+      key: 'Name',
+      remove: (c, name) => c.deleteAclPolicy(name),
+      done: (name) => `Successfully deleted "${name}" ACL policy!`,
+    }),
   );
 
   const am = acl.command('auth-method').description('ACL auth methods (what login accepts)');
@@ -181,7 +208,11 @@ export function addSchedAclCommands(app: App, sched: Command): void {
       .option('--token-name-format <format>', 'name of login tokens, e.g. ${auth_method_type}-${value.user}')
       .option('--default [bool]', 'the method "cairn sched login" uses when none is named')
       .option('--config <json>', 'method configuration: a JSON object, @FILE.json or - (standard input)');
-  schedLeaf(app, am.command('list').description('list auth methods'), showing(async (ctx) => (await ctx.client.listAuthMethods()).data, authMethodList));
+  schedLeaf(
+    app,
+    am.command('list').description('list auth methods'),
+    showing(async (ctx) => (await ctx.client.listAuthMethods()).data, authMethodList),
+  );
   schedLeaf(
     app,
     am.command('read').alias('info').argument('<name>').description('print an auth method with its config (management)'),
@@ -192,6 +223,11 @@ export function addSchedAclCommands(app: App, sched: Command): void {
   schedLeaf(
     app,
     am.command('delete').argument('<name>').description('delete an auth method'),
-    deleting({ what: 'the auth method NAME', key: 'Name', remove: (c, name) => c.deleteAuthMethod(name), done: (name) => `ACL auth method ${name} successfully deleted` }),
+    deleting({
+      what: 'the auth method NAME',
+      key: 'Name',
+      remove: (c, name) => c.deleteAuthMethod(name),
+      done: (name) => `ACL auth method ${name} successfully deleted`,
+    }),
   );
 }

@@ -46,7 +46,13 @@ async function nodeId(ctx: SchedCtx, prefix: string): Promise<string> {
   if (exact) return exact.ID;
   const matches = nodes.filter((n) => n.ID.startsWith(prefix));
   if (matches.length === 0) throw new Error(`No node(s) with prefix or id "${prefix}" found`);
-  if (matches.length > 1) throw new Error(`Prefix matched multiple nodes\n\n${list(['ID', 'Name', 'Status'], matches.map((n) => [shortId(n.ID, false), n.Name, n.Status]))}`);
+  if (matches.length > 1)
+    throw new Error(
+      `Prefix matched multiple nodes\n\n${list(
+        ['ID', 'Name', 'Status'],
+        matches.map((n) => [shortId(n.ID, false), n.Name, n.Status]),
+      )}`,
+    );
   return matches[0]!.ID;
 }
 
@@ -117,7 +123,14 @@ async function allocLogs(ctx: SchedCtx): Promise<number> {
   try {
     // -tail: the last 10 lines (or -n), read from the end; the reference reads a generous byte window the same way.
     const fromEnd = tail || lines !== undefined;
-    const frames = ctx.client.allocations.allocationLogs(alloc.ID, { task, type: stderr ? 'stderr' : 'stdout', follow, origin: fromEnd ? 'end' : 'start', offset: fromEnd ? 64 * 1024 : 0, signal: stop.signal });
+    const frames = ctx.client.allocations.allocationLogs(alloc.ID, {
+      task,
+      type: stderr ? 'stderr' : 'stdout',
+      follow,
+      origin: fromEnd ? 'end' : 'start',
+      offset: fromEnd ? 64 * 1024 : 0,
+      signal: stop.signal,
+    });
     if (fromEnd) {
       let head = '';
       let sent = false;
@@ -191,7 +204,12 @@ async function nodeDrain(ctx: SchedCtx): Promise<number> {
     deadlineNs = ms * 1e6;
   }
   const id = await nodeId(ctx, ctx.args[0]!);
-  await ctx.client.updateNodeDrain(id, { enable, deadlineNs, ignoreSystemJobs: flagBool(ctx.opts.ignoreSystem, 'ignore-system'), markEligible: !enable && !flagBool(ctx.opts.keepIneligible, 'keep-ineligible') });
+  await ctx.client.updateNodeDrain(id, {
+    enable,
+    deadlineNs,
+    ignoreSystemJobs: flagBool(ctx.opts.ignoreSystem, 'ignore-system'),
+    markEligible: !enable && !flagBool(ctx.opts.keepIneligible, 'keep-ineligible'),
+  });
   ctx.io.stdout(enable ? `Node "${id}" drain strategy set\n` : `Node "${id}" drain strategy unset\n`);
   return 0;
 }
@@ -208,25 +226,53 @@ async function nodeEligibility(ctx: SchedCtx): Promise<number> {
 /** Adds `sched alloc …` and `sched node drain|eligibility` to the `sched` group. */
 export function addSchedAllocCommands(app: App, sched: Command): void {
   const alloc = subGroup(sched, 'alloc', 'allocations: status, logs, stop, restart, signal');
-  schedLeaf(app, alloc.command('status').argument('<alloc>', 'allocation ID or unique prefix').description('show an allocation and its tasks').option('--verbose [bool]', 'full IDs'), allocStatus);
+  schedLeaf(
+    app,
+    alloc
+      .command('status')
+      .argument('<alloc>', 'allocation ID or unique prefix')
+      .description('show an allocation and its tasks')
+      .option('--verbose [bool]', 'full IDs'),
+    allocStatus,
+  );
   schedLeaf(
     app,
     alloc
       .command('logs')
       .argument('<alloc>', 'allocation ID or unique prefix')
       .argument('[task]', 'task name (needed when the group has several)')
-      .description('print a task\'s stdout (or -stderr) log')
+      .description("print a task's stdout (or -stderr) log")
       .option('--f [bool]', 'follow: keep printing what the task writes')
       .option('--stderr [bool]', 'the stderr log')
       .option('--tail [bool]', 'only the end of the log (10 lines, or -n)')
       .option('--n <lines>', 'lines from the end'),
     allocLogs,
   );
-  schedLeaf(app, alloc.command('stop').argument('<alloc>', 'allocation ID or unique prefix').description('stop an allocation (the scheduler replaces it where still wanted)'), allocStop);
-  schedLeaf(app, alloc.command('restart').argument('<alloc>', 'allocation ID or unique prefix').argument('[task]', 'task name (default every task)').description('restart a task, or every task'), allocRestart);
   schedLeaf(
     app,
-    alloc.command('signal').argument('<alloc>', 'allocation ID or unique prefix').argument('[task]', 'task name (default every task)').description('send a signal to a task').option('--s <signal>', 'signal name (default SIGKILL)'),
+    alloc
+      .command('stop')
+      .argument('<alloc>', 'allocation ID or unique prefix')
+      .description('stop an allocation (the scheduler replaces it where still wanted)'),
+    allocStop,
+  );
+  schedLeaf(
+    app,
+    alloc
+      .command('restart')
+      .argument('<alloc>', 'allocation ID or unique prefix')
+      .argument('[task]', 'task name (default every task)')
+      .description('restart a task, or every task'),
+    allocRestart,
+  );
+  schedLeaf(
+    app,
+    alloc
+      .command('signal')
+      .argument('<alloc>', 'allocation ID or unique prefix')
+      .argument('[task]', 'task name (default every task)')
+      .description('send a signal to a task')
+      .option('--s <signal>', 'signal name (default SIGKILL)'),
     allocSignal,
   );
   const node = subGroup(sched, 'node', 'client nodes');
@@ -235,18 +281,23 @@ export function addSchedAllocCommands(app: App, sched: Command): void {
     node
       .command('drain')
       .argument('<node>', 'node ID or unique prefix')
-      .description('set or clear a node\'s drain strategy')
+      .description("set or clear a node's drain strategy")
       .option('--enable [bool]', 'drain the node')
       .option('--disable [bool]', 'stop draining')
       .option('--deadline <duration>', 'time allocations get to move before they are stopped (default 1h)')
       .option('--force [bool]', 'stop every allocation at once')
-      .option('--ignore-system [bool]', 'leave system jobs\' allocations')
+      .option('--ignore-system [bool]', "leave system jobs' allocations")
       .option('--keep-ineligible [bool]', 'with -disable: keep the node ineligible'),
     nodeDrain,
   );
   schedLeaf(
     app,
-    node.command('eligibility').argument('<node>', 'node ID or unique prefix').description('mark a node eligible or ineligible for scheduling').option('--enable [bool]', 'eligible').option('--disable [bool]', 'ineligible'),
+    node
+      .command('eligibility')
+      .argument('<node>', 'node ID or unique prefix')
+      .description('mark a node eligible or ineligible for scheduling')
+      .option('--enable [bool]', 'eligible')
+      .option('--disable [bool]', 'ineligible'),
     nodeEligibility,
   );
 }

@@ -42,7 +42,7 @@ function addSchedGlobalOptions(cmd: Command): Command {
     .addOption(globalOption('--address <addr>', 'address of the scheduler, http(s)://host:port or host:port (env SCHED_ADDR, default http://127.0.0.1:4646)'))
     .addOption(globalOption('--token <secret>', 'ACL token secret (env SCHED_TOKEN)'))
     .addOption(globalOption('--namespace <ns>', 'namespace (env SCHED_NAMESPACE, default "default")'))
-    .addOption(globalOption('--region <region>', 'region to send the request to (env SCHED_REGION, default the agent\'s)'))
+    .addOption(globalOption('--region <region>', "region to send the request to (env SCHED_REGION, default the agent's)"))
     .addOption(globalOption('--format <format>', 'output format: table or json'))
     .addOption(globalOption('--json [bool]', 'output JSON (same as -format=json)'));
 }

@@ -71,13 +71,29 @@ export function volumeBlock(v: SchedVolume, verbose: boolean): string {
   if (v.SnapshotID) rows.push(['Snapshot ID', v.SnapshotID]);
   if (v.CloneID) rows.push(['Clone ID', v.CloneID]);
   if (verbose) {
-    if (v.RequestedCapacityMin || v.RequestedCapacityMax) rows.push(['Requested Capacity', `${formatBytes(v.RequestedCapacityMin)} – ${v.RequestedCapacityMax ? formatBytes(v.RequestedCapacityMax) : 'no limit'}`]);
+    if (v.RequestedCapacityMin || v.RequestedCapacityMax)
+      rows.push([
+        'Requested Capacity',
+        `${formatBytes(v.RequestedCapacityMin)} – ${v.RequestedCapacityMax ? formatBytes(v.RequestedCapacityMax) : 'no limit'}`,
+      ]);
     rows.push(['Parameters', pairs(v.Parameters)], ['Context', pairs(v.Context)]);
   }
   const parts = [kv(rows)];
   const topologies = v.Topologies ?? [];
-  if (topologies.length > 0) parts.push(`Topologies\n${list(['Topology', 'Segments'], topologies.map((t, i) => [String(i).padStart(2, '0'), pairs(t)]))}`);
-  if (verbose) parts.push(`Requested Capabilities\n${list(['Access Mode', 'Attachment Mode'], v.RequestedCapabilities.map((c) => [c.AccessMode, c.AttachmentMode]))}`);
+  if (topologies.length > 0)
+    parts.push(
+      `Topologies\n${list(
+        ['Topology', 'Segments'],
+        topologies.map((t, i) => [String(i).padStart(2, '0'), pairs(t)]),
+      )}`,
+    );
+  if (verbose)
+    parts.push(
+      `Requested Capabilities\n${list(
+        ['Access Mode', 'Attachment Mode'],
+        v.RequestedCapabilities.map((c) => [c.AccessMode, c.AttachmentMode]),
+      )}`,
+    );
   const allocs = v.Allocations ?? [];
   parts.push(
     allocs.length === 0

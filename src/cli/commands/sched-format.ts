@@ -17,7 +17,14 @@ export function kv(rows: readonly (readonly [string, string | number | boolean])
 export function list(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const all = [header, ...rows];
   const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
-  return all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] + 2))).join('').trimEnd()).join('\n');
+  return all
+    .map((r) =>
+      r
+        .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] + 2)))
+        .join('')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** Go's `%v` of a string slice: `[a b]`. */
@@ -40,12 +47,18 @@ export function tokenBlock(t: SchedAclToken): string {
   ]);
   const roles = t.Roles ?? [];
   if (roles.length === 0) return head;
-  return `${head}\n\nRoles\n${list(['ID', 'Name'], roles.map((r) => [r.ID ?? '', r.Name ?? '']))}`;
+  return `${head}\n\nRoles\n${list(
+    ['ID', 'Name'],
+    roles.map((r) => [r.ID ?? '', r.Name ?? '']),
+  )}`;
 }
 
 /** Token list (reference `acl token list`). */
 export function tokenList(tokens: readonly SchedAclToken[]): string {
-  return list(['Name', 'Type', 'Global', 'Accessor ID', 'Expired'], tokens.map((t) => [t.Name, t.Type, String(t.Global), t.AccessorID, String(!!t.ExpirationTime && Date.parse(t.ExpirationTime) <= Date.now())]));
+  return list(
+    ['Name', 'Type', 'Global', 'Accessor ID', 'Expired'],
+    tokens.map((t) => [t.Name, t.Type, String(t.Global), t.AccessorID, String(!!t.ExpirationTime && Date.parse(t.ExpirationTime) <= Date.now())]),
+  );
 }
 
 /** A policy (reference `acl policy info`): fields, then its rules. */
@@ -61,12 +74,22 @@ export function policyBlock(p: SchedAclPolicy): string {
 
 /** Policy list (reference `acl policy list`). */
 export function policyList(policies: readonly SchedAclPolicy[]): string {
-  return policies.length === 0 ? 'No policies found' : list(['Name', 'Description'], policies.map((p) => [p.Name, p.Description]));
+  return policies.length === 0
+    ? 'No policies found'
+    : list(
+        ['Name', 'Description'],
+        policies.map((p) => [p.Name, p.Description]),
+      );
 }
 
 /** Auth-method list (reference `acl auth-method list`). */
 export function authMethodList(methods: readonly SchedAuthMethodStub[]): string {
-  return methods.length === 0 ? 'No ACL auth methods found' : list(['Name', 'Type', 'Default'], methods.map((m) => [m.Name, m.Type, String(m.Default)]));
+  return methods.length === 0
+    ? 'No ACL auth methods found'
+    : list(
+        ['Name', 'Type', 'Default'],
+        methods.map((m) => [m.Name, m.Type, String(m.Default)]),
+      );
 }
 
 const joined = (v: readonly string[] | null | undefined, sep = ',') => (v ?? []).join(sep);
@@ -123,7 +146,16 @@ export function nodeList(nodes: readonly SchedNodeStub[], verbose: boolean): str
   if (nodes.length === 0) return 'No nodes registered';
   return list(
     ['ID', 'Node Pool', 'DC', 'Name', 'Class', 'Drain', 'Eligibility', 'Status'],
-    nodes.map((n) => [shortId(n.ID, verbose), n.NodePool || 'default', n.Datacenter, n.Name, orNone(n.NodeClass), String(!!n.Drain || !!(n as SchedNode).DrainStrategy), n.SchedulingEligibility, n.Status]),
+    nodes.map((n) => [
+      shortId(n.ID, verbose),
+      n.NodePool || 'default',
+      n.Datacenter,
+      n.Name,
+      orNone(n.NodeClass),
+      String(!!n.Drain || !!(n as SchedNode).DrainStrategy),
+      n.SchedulingEligibility,
+      n.Status,
+    ]),
   );
 }
 
@@ -151,6 +183,12 @@ export function nodeBlock(n: SchedNode, verbose: boolean): string {
   if (verbose) section('Attributes', n.Attributes);
   section('Meta', n.Meta);
   const events = n.Events ?? [];
-  if (events.length > 0) parts.push(`Node Events\n${list(['Time', 'Subsystem', 'Message'], [...events].reverse().map((e) => [e.Timestamp, e.Subsystem, e.Message]))}`);
+  if (events.length > 0)
+    parts.push(
+      `Node Events\n${list(
+        ['Time', 'Subsystem', 'Message'],
+        [...events].reverse().map((e) => [e.Timestamp, e.Subsystem, e.Message]),
+      )}`,
+    );
   return parts.join('\n\n');
 }

@@ -38,7 +38,12 @@ export function jobList(jobs: readonly SchedJobStub[], namespaces: boolean): str
 }
 
 /** One job (reference `job status ID`): its fields, the summary per task group, its allocations; `nowMs` for ages. */
-export function jobBlock(job: SchedJob, summary: SchedJobSummary, allocs: readonly SchedAllocStub[], { verbose, nowMs }: { verbose: boolean; nowMs: number }): string {
+export function jobBlock(
+  job: SchedJob,
+  summary: SchedJobSummary,
+  allocs: readonly SchedAllocStub[],
+  { verbose, nowMs }: { verbose: boolean; nowMs: number },
+): string {
   const head = kv([
     ['ID', job.ID],
     ['Name', job.Name ?? job.ID],
@@ -62,14 +67,31 @@ export function jobBlock(job: SchedJob, summary: SchedJobSummary, allocs: readon
       ? 'No allocations placed'
       : list(
           ['ID', 'Node ID', 'Task Group', 'Version', 'Desired', 'Status', 'Created', 'Modified'],
-          allocs.map((a) => [shortId(a.ID, verbose), shortId(a.NodeID, verbose), a.TaskGroup, String(a.JobVersion ?? 0), a.DesiredStatus, a.ClientStatus, ago(a.CreateTime, nowMs), ago(a.ModifyTime, nowMs)]),
+          allocs.map((a) => [
+            shortId(a.ID, verbose),
+            shortId(a.NodeID, verbose),
+            a.TaskGroup,
+            String(a.JobVersion ?? 0),
+            a.DesiredStatus,
+            a.ClientStatus,
+            ago(a.CreateTime, nowMs),
+            ago(a.ModifyTime, nowMs),
+          ]),
         );
   return `${head}\n\nSummary\n${sum}\n\nAllocations\n${allocText}`;
 }
 
 /** The versions of a job, newest first (reference `job history`). */
 export function jobHistory(versions: readonly SchedJob[]): string {
-  return versions.map((v) => kv([['Version', v.Version ?? 0], ['Stable', Boolean(v.Stable)], ['Submit Date', nsTime(v.SubmitTime)]])).join('\n\n');
+  return versions
+    .map((v) =>
+      kv([
+        ['Version', v.Version ?? 0],
+        ['Stable', Boolean(v.Stable)],
+        ['Submit Date', nsTime(v.SubmitTime)],
+      ]),
+    )
+    .join('\n\n');
 }
 
 /** The evaluation list (reference `eval list`). */
@@ -78,7 +100,13 @@ export function evalList(evals: readonly SchedEvaluation[], verbose: boolean): s
   return list(
     ['ID', 'Priority', 'Triggered By', 'Job ID', 'Namespace', 'Node ID', 'Status', 'Placement Failures'],
     evals.map((e) => [
-      shortId(e.ID, verbose), String(e.Priority), e.TriggeredBy, e.JobID, e.Namespace, e.NodeID ? shortId(e.NodeID, verbose) : '<none>', e.Status,
+      shortId(e.ID, verbose),
+      String(e.Priority),
+      e.TriggeredBy,
+      e.JobID,
+      e.Namespace,
+      e.NodeID ? shortId(e.NodeID, verbose) : '<none>',
+      e.Status,
       String(Object.keys(e.FailedTGAllocs ?? {}).length > 0),
     ]),
   );

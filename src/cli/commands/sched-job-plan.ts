@@ -38,7 +38,8 @@ potentially invalid.`;
 /** Edited fields, one a line: `<prefix><marker><Name>: "<old>" => "<new>"` (added: `"<new>"`, deleted: `"<old>"`). */
 function fieldLines(fields: readonly SchedPlanDiffField[] | null, prefix: string): string[] {
   return (fields ?? []).map((f) => {
-    const value = f.Type === 'Added' ? JSON.stringify(f.New) : f.Type === 'Deleted' ? JSON.stringify(f.Old) : `${JSON.stringify(f.Old)} => ${JSON.stringify(f.New)}`;
+    const value =
+      f.Type === 'Added' ? JSON.stringify(f.New) : f.Type === 'Deleted' ? JSON.stringify(f.Old) : `${JSON.stringify(f.Old)} => ${JSON.stringify(f.New)}`;
     return `${prefix}${marker(f.Type)}${f.Name}: ${value}`;
   });
 }
@@ -87,7 +88,9 @@ function formatDryRun(r: SchedJobPlanReply, jobType: string): string {
 /** The reference's `getExitCode`: 1 when a group would create, stop, migrate or destructively update allocations. */
 function planExitCode(r: SchedJobPlanReply): number {
   if (r.Diff === null) return 0;
-  const changes = Object.values(r.Annotations?.DesiredTGUpdates ?? {}).some((u) => (u.Stop ?? 0) + (u.Place ?? 0) + (u.Migrate ?? 0) + (u.DestructiveUpdate ?? 0) + (u.Canary ?? 0) > 0);
+  const changes = Object.values(r.Annotations?.DesiredTGUpdates ?? {}).some(
+    (u) => (u.Stop ?? 0) + (u.Place ?? 0) + (u.Migrate ?? 0) + (u.DestructiveUpdate ?? 0) + (u.Canary ?? 0) > 0,
+  );
   return changes ? 1 : 0;
 }
 

@@ -68,7 +68,8 @@ async function monitor(ctx: SchedCtx, client: SchedClient, evalId: string, { tim
   if (failures.length > 0) {
     ctx.io.stdout(`==> Evaluation "${short}" finished with status "${ev.Status}" but failed to place all allocations:\n`);
     for (const g of failures) ctx.io.stdout(`    Task Group "${g}" could not be placed\n`);
-    if (ev.BlockedEval) ctx.io.stdout(`    Evaluation "${verbose ? ev.BlockedEval : ev.BlockedEval.slice(0, 8)}" waiting for additional capacity to place remainder\n`);
+    if (ev.BlockedEval)
+      ctx.io.stdout(`    Evaluation "${verbose ? ev.BlockedEval : ev.BlockedEval.slice(0, 8)}" waiting for additional capacity to place remainder\n`);
     return 2;
   }
   ctx.io.stdout(`==> Evaluation "${short}" finished with status "${ev.Status}"\n`);
@@ -174,7 +175,13 @@ async function evalListCmd(ctx: SchedCtx): Promise<number> {
     perPage: perPage === undefined ? undefined : parseNonNegativeInt(perPage, 'per-page'),
     nextToken: optString(ctx.opts, 'pageToken'),
   });
-  show(ctx, page.data, () => evalList(page.data, verbose) + (page.nextToken ? `\n\nResults have been paginated. To get the next page run:\n\ncairn sched eval list -page-token ${page.nextToken}` : ''));
+  show(
+    ctx,
+    page.data,
+    () =>
+      evalList(page.data, verbose) +
+      (page.nextToken ? `\n\nResults have been paginated. To get the next page run:\n\ncairn sched eval list -page-token ${page.nextToken}` : ''),
+  );
   return 0;
 }
 
@@ -210,8 +217,13 @@ export function addSchedJobCommands(app: App, sched: Command): void {
       .option('--verbose [bool]', 'full IDs');
   schedLeaf(
     app,
-    monitorFlags(job.command('run').argument('<file>', 'job file, HCL or JSON (- reads standard input)').description('register a job from a file and follow its evaluation'))
-      .option('--check-index <n>', 'register only if the job\'s modify index is N (0: only if it does not exist)')
+    monitorFlags(
+      job
+        .command('run')
+        .argument('<file>', 'job file, HCL or JSON (- reads standard input)')
+        .description('register a job from a file and follow its evaluation'),
+    )
+      .option('--check-index <n>', "register only if the job's modify index is N (0: only if it does not exist)")
       .option('--preserve-counts [bool]', 'keep the current counts of existing task groups'),
     jobRun,
   );
@@ -226,8 +238,23 @@ export function addSchedJobCommands(app: App, sched: Command): void {
       .option('--verbose [bool]', 'show the fields of unchanged objects too'),
     (ctx) => jobPlan(ctx, jobOfFile),
   );
-  schedLeaf(app, job.command('status').argument('[id]', 'job ID or unique prefix').description('list jobs, or show one job with its allocations').option('--verbose [bool]', 'full IDs'), jobStatus);
-  schedLeaf(app, monitorFlags(job.command('stop').argument('<id>', 'job ID or unique prefix').description('stop a job (its allocations are stopped)')).option('--purge [bool]', 'delete the job instead of keeping it stopped'), jobStop);
+  schedLeaf(
+    app,
+    job
+      .command('status')
+      .argument('[id]', 'job ID or unique prefix')
+      .description('list jobs, or show one job with its allocations')
+      .option('--verbose [bool]', 'full IDs'),
+    jobStatus,
+  );
+  schedLeaf(
+    app,
+    monitorFlags(job.command('stop').argument('<id>', 'job ID or unique prefix').description('stop a job (its allocations are stopped)')).option(
+      '--purge [bool]',
+      'delete the job instead of keeping it stopped',
+    ),
+    jobStop,
+  );
   schedLeaf(app, job.command('inspect').argument('<id>', 'job ID').description('print a job as JSON'), jobInspect);
   schedLeaf(app, job.command('history').argument('<id>', 'job ID').description('list the kept versions of a job'), jobHistoryCmd);
   const ev = subGroup(sched, 'eval', 'evaluations: list, status');
@@ -244,5 +271,9 @@ export function addSchedJobCommands(app: App, sched: Command): void {
       .option('--verbose [bool]', 'full IDs'),
     evalListCmd,
   );
-  schedLeaf(app, ev.command('status').argument('<id>', 'evaluation ID or unique prefix').description('show an evaluation').option('--verbose [bool]', 'full IDs'), evalStatus);
+  schedLeaf(
+    app,
+    ev.command('status').argument('<id>', 'evaluation ID or unique prefix').description('show an evaluation').option('--verbose [bool]', 'full IDs'),
+    evalStatus,
+  );
 }

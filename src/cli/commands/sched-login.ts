@@ -135,7 +135,9 @@ async function oidcLogin(ctx: SchedCtx, client: SchedClient, method: string): Pr
     const nonce = randomUUID();
     const callback = awaitCallback(server);
     const { AuthURL } = await client.oidcAuthUrl({ AuthMethodName: method, RedirectURI: redirect, ClientNonce: nonce });
-    ctx.io.stderr(`Complete the login via your OIDC provider. Open this URL in your browser:\n\n    ${AuthURL}\n\nWaiting for the provider to send the browser back to ${redirect} …\n`);
+    ctx.io.stderr(
+      `Complete the login via your OIDC provider. Open this URL in your browser:\n\n    ${AuthURL}\n\nWaiting for the provider to send the browser back to ${redirect} …\n`,
+    );
     const interrupted = new Promise<never>((_, reject) => {
       const fail = () => reject(new Error('login interrupted before the provider called back'));
       if (stop.signal.aborted) fail();
@@ -165,8 +167,7 @@ async function login(ctx: SchedCtx): Promise<number> {
   if (type === 'OIDC' && (ctx.opts.loginToken !== undefined || ctx.opts.loginTokenFile !== undefined)) {
     throw new UsageError(`-login-token and -login-token-file are for JWT methods; "${name}" is an OIDC method (log in through the browser)`);
   }
-  const token =
-    type === 'JWT' ? await ctx.client.login({ AuthMethodName: name, LoginToken: loginToken(ctx) }) : await oidcLogin(ctx, ctx.client, name);
+  const token = type === 'JWT' ? await ctx.client.login({ AuthMethodName: name, LoginToken: loginToken(ctx) }) : await oidcLogin(ctx, ctx.client, name);
   show(ctx, token, () => `Successfully logged in via ${type} and auth method "${name}"\n\n${tokenBlock(token)}`);
   return 0;
 }
@@ -179,7 +180,7 @@ export function addSchedLoginCommand(app: App, sched: Command): void {
       .command('login')
       .description('log in to the scheduler with an auth method (JWT or OIDC) and print the new token')
       .option('--method <name>', 'auth method to log in with (default: the one marked Default)')
-      .option('--type <type>', 'OIDC or JWT (default: the method\'s type)')
+      .option('--type <type>', "OIDC or JWT (default: the method's type)")
       .option('--login-token <jwt>', 'JWT methods: the token to exchange')
       .option('--login-token-file <file>', 'JWT methods: file holding the token to exchange')
       .option('--oidc-callback-addr <host:port>', `OIDC methods: where to listen for the browser's return (default ${DEFAULT_OIDC_CALLBACK_ADDR})`),

@@ -26,7 +26,12 @@ async function pluginStatus(ctx: SchedCtx): Promise<number> {
   const exact = matches.find((p) => p.ID === prefix);
   if (!exact && matches.length === 0) throw new Error(`No plugins with prefix or ID "${prefix}" found`);
   if (!exact && matches.length > 1) {
-    ctx.io.stderr(`Prefix matched multiple plugins\n\n${list(['ID', 'Provider'], matches.map((p) => [p.ID, p.Provider]))}\n`);
+    ctx.io.stderr(
+      `Prefix matched multiple plugins\n\n${list(
+        ['ID', 'Provider'],
+        matches.map((p) => [p.ID, p.Provider]),
+      )}\n`,
+    );
     return 1;
   }
   const { data: plugin } = await ctx.client.csi.readPlugin((exact ?? matches[0]).ID);
@@ -39,7 +44,11 @@ export function addSchedPluginCommands(app: App, sched: Command): void {
   const plugin = subGroup(sched, 'plugin', 'CSI plugins');
   schedLeaf(
     app,
-    plugin.command('status').argument('[id]', 'plugin ID or unique ID prefix').description('list CSI plugins, or show one plugin').option('--verbose [bool]', 'endpoint capabilities and full node IDs'),
+    plugin
+      .command('status')
+      .argument('[id]', 'plugin ID or unique ID prefix')
+      .description('list CSI plugins, or show one plugin')
+      .option('--verbose [bool]', 'endpoint capabilities and full node IDs'),
     pluginStatus,
   );
 }

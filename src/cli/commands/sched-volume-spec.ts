@@ -34,7 +34,13 @@
  * @module
  */
 import type { ConfigOf, BlockAt } from '../../kernel/config/index.js';
-import { SCHED_CSI_ACCESS_MODES as ACCESS_MODES, SCHED_CSI_ATTACHMENT_MODES as ATTACHMENT_MODES, type SchedTopology, type SchedVolumeCapability, type SchedVolumeSpec } from '../../sdk/index.js';
+import {
+  SCHED_CSI_ACCESS_MODES as ACCESS_MODES,
+  SCHED_CSI_ATTACHMENT_MODES as ATTACHMENT_MODES,
+  type SchedTopology,
+  type SchedVolumeCapability,
+  type SchedVolumeSpec,
+} from '../../sdk/index.js';
 import { UsageError } from '../args.js';
 
 const topologies = { kind: 'block', keys: { topology: { kind: 'block', repeated: true, keys: { segments: { kind: 'raw', required: true } } } } } as const;
@@ -42,11 +48,11 @@ const topologies = { kind: 'block', keys: { topology: { kind: 'block', repeated:
 /** The keys of a volume specification file (kernel/config schema shape; see the module doc). */
 const VOLUME_SPEC_KEYS = {
   id: { kind: 'string', required: true, doc: 'the volume ID in the scheduler' },
-  name: { kind: 'string', doc: 'display name; the plugin\'s volume name on create (default: the ID)' },
+  name: { kind: 'string', doc: "display name; the plugin's volume name on create (default: the ID)" },
   type: { kind: 'string', required: true, enum: ['csi'], doc: 'volume type; only csi' },
   namespace: { kind: 'string', doc: 'namespace of the volume (default: -namespace, else default)' },
   plugin_id: { kind: 'string', required: true, doc: 'the CSI plugin' },
-  external_id: { kind: 'string', doc: 'register: the volume\'s ID in the plugin' },
+  external_id: { kind: 'string', doc: "register: the volume's ID in the plugin" },
   snapshot_id: { kind: 'string', doc: 'create: a snapshot to restore' },
   clone_id: { kind: 'string', doc: 'create: a volume to clone' },
   capacity_min: { kind: 'raw', doc: 'smallest capacity: bytes or a size such as 10GiB' },
@@ -75,12 +81,28 @@ export interface ParsedVolumeSpec {
 }
 
 const UNITS: Readonly<Record<string, number>> = {
-  '': 1, b: 1,
-  k: 1e3, kb: 1e3, ki: 2 ** 10, kib: 2 ** 10,
-  m: 1e6, mb: 1e6, mi: 2 ** 20, mib: 2 ** 20,
-  g: 1e9, gb: 1e9, gi: 2 ** 30, gib: 2 ** 30,
-  t: 1e12, tb: 1e12, ti: 2 ** 40, tib: 2 ** 40,
-  p: 1e15, pb: 1e15, pi: 2 ** 50, pib: 2 ** 50,
+  '': 1,
+  b: 1,
+  k: 1e3,
+  kb: 1e3,
+  ki: 2 ** 10,
+  kib: 2 ** 10,
+  m: 1e6,
+  mb: 1e6,
+  mi: 2 ** 20,
+  mib: 2 ** 20,
+  g: 1e9,
+  gb: 1e9,
+  gi: 2 ** 30,
+  gib: 2 ** 30,
+  t: 1e12,
+  tb: 1e12,
+  ti: 2 ** 40,
+  tib: 2 ** 40,
+  p: 1e15,
+  pb: 1e15,
+  pi: 2 ** 50,
+  pib: 2 ** 50,
 };
 
 /**
@@ -112,7 +134,12 @@ const items = (v: unknown): unknown[] => (Array.isArray(v) ? v : [v]);
  * A `key { k = "v" }` / `"key": {"k": "v"}` map of strings (numbers and booleans written as
  * text). @throws the config kernel's error at `key`'s line when it is not a map of scalars.
  */
-function stringMap(value: unknown, at: BlockAt, key: string, blockError: (at: BlockAt, key: string, message: string) => Error): Record<string, string> | undefined {
+function stringMap(
+  value: unknown,
+  at: BlockAt,
+  key: string,
+  blockError: (at: BlockAt, key: string, message: string) => Error,
+): Record<string, string> | undefined {
   if (value === undefined || value === null) return undefined;
   const out: Record<string, string> = {};
   for (const item of items(value)) {
@@ -149,7 +176,8 @@ export async function parseVolumeSpec(text: string, file: string): Promise<Parse
     };
     const min = bytes('capacity_min');
     const max = bytes('capacity_max');
-    if (min !== undefined && max !== undefined && max > 0 && max < min) throw blockError(at, 'capacity_max', `"capacity_max" (${max} bytes) is less than "capacity_min" (${min} bytes)`);
+    if (min !== undefined && max !== undefined && max > 0 && max < min)
+      throw blockError(at, 'capacity_max', `"capacity_max" (${max} bytes) is less than "capacity_min" (${min} bytes)`);
 
     const capabilities: SchedVolumeCapability[] = raw.capability.map((c) => ({ AccessMode: c.access_mode, AttachmentMode: c.attachment_mode }));
     if (raw.access_mode !== undefined || raw.attachment_mode !== undefined) {
@@ -158,7 +186,11 @@ export async function parseVolumeSpec(text: string, file: string): Promise<Parse
       capabilities.push({ AccessMode: raw.access_mode, AttachmentMode: raw.attachment_mode });
     }
     if (capabilities.length === 0) {
-      throw blockError(at, undefined, 'missing required block "capability": at least one, e.g. capability { access_mode = "single-node-writer"  attachment_mode = "file-system" }');
+      throw blockError(
+        at,
+        undefined,
+        'missing required block "capability": at least one, e.g. capability { access_mode = "single-node-writer"  attachment_mode = "file-system" }',
+      );
     }
 
     const mapError = (a: BlockAt, key: string, message: string) => blockError(a, key, message);

@@ -78,7 +78,12 @@ async function resolveVolume(ctx: SchedCtx, id: string): Promise<SchedVolumeStub
   if (exact) return exact;
   if (matches.length === 0) throw new Error(`No volumes with prefix or ID "${id}" found`);
   if (matches.length > 1) {
-    ctx.io.stderr(`Prefix matched multiple volumes\n\n${list(['ID', 'Name', 'Namespace', 'Plugin ID'], matches.map((v) => [v.ID, v.Name, v.Namespace, v.PluginID]))}\n`);
+    ctx.io.stderr(
+      `Prefix matched multiple volumes\n\n${list(
+        ['ID', 'Name', 'Namespace', 'Plugin ID'],
+        matches.map((v) => [v.ID, v.Name, v.Namespace, v.PluginID]),
+      )}\n`,
+    );
     return undefined;
   }
   return matches[0];
@@ -88,7 +93,11 @@ async function status(ctx: SchedCtx): Promise<number> {
   const verbose = flagBool(ctx.opts.verbose, 'verbose');
   if (ctx.args.length > 1) throw new UsageError('this command takes at most one argument: a volume ID or ID prefix');
   if (ctx.args.length === 0) {
-    const { data } = await ctx.client.csi.listVolumes({ pluginId: optString(ctx.opts, 'pluginId'), nodeId: optString(ctx.opts, 'nodeId'), filter: optString(ctx.opts, 'filter') });
+    const { data } = await ctx.client.csi.listVolumes({
+      pluginId: optString(ctx.opts, 'pluginId'),
+      nodeId: optString(ctx.opts, 'nodeId'),
+      filter: optString(ctx.opts, 'filter'),
+    });
     show(ctx, data, () => volumeList(data, verbose));
     return 0;
   }
@@ -128,7 +137,8 @@ async function resolveNode(ctx: SchedCtx, node: string): Promise<string> {
   }
   const matches = nodes.filter((n) => n.ID === node || n.ID.startsWith(node));
   if (matches.length === 0) return node;
-  if (matches.length > 1 && !matches.some((n) => n.ID === node)) throw new Error(`Prefix "${node}" matched multiple nodes: ${matches.map((n) => n.ID).join(', ')}`);
+  if (matches.length > 1 && !matches.some((n) => n.ID === node))
+    throw new Error(`Prefix "${node}" matched multiple nodes: ${matches.map((n) => n.ID).join(', ')}`);
   return matches.find((n) => n.ID === node)?.ID ?? matches[0].ID;
 }
 
@@ -192,8 +202,22 @@ const secretOption = (cmd: Command) => cmd.option('--secret <key=value>', 'a CSI
 /** Adds `sched volume …` to the `sched` group. */
 export function addSchedVolumeCommands(app: App, sched: Command): void {
   const volume = subGroup(sched, 'volume', 'CSI volumes and snapshots');
-  schedLeaf(app, volume.command('register').argument('<file>', 'volume specification, HCL or JSON; - reads standard input').description('register a volume that exists in its CSI plugin'), register);
-  schedLeaf(app, volume.command('create').argument('<file>', 'volume specification, HCL or JSON; - reads standard input').description('create a volume in its CSI plugin and register it'), create);
+  schedLeaf(
+    app,
+    volume
+      .command('register')
+      .argument('<file>', 'volume specification, HCL or JSON; - reads standard input')
+      .description('register a volume that exists in its CSI plugin'),
+    register,
+  );
+  schedLeaf(
+    app,
+    volume
+      .command('create')
+      .argument('<file>', 'volume specification, HCL or JSON; - reads standard input')
+      .description('create a volume in its CSI plugin and register it'),
+    create,
+  );
   schedLeaf(
     app,
     volume
@@ -208,11 +232,19 @@ export function addSchedVolumeCommands(app: App, sched: Command): void {
   );
   schedLeaf(
     app,
-    volume.command('deregister').argument('<id>', 'volume ID').description('forget a volume, leaving it in its plugin').option('--force [bool]', 'first drop the claims of allocations that are done'),
+    volume
+      .command('deregister')
+      .argument('<id>', 'volume ID')
+      .description('forget a volume, leaving it in its plugin')
+      .option('--force [bool]', 'first drop the claims of allocations that are done'),
     deregister,
   );
   schedLeaf(app, secretOption(volume.command('delete').argument('<id>', 'volume ID').description('delete a volume in its plugin and deregister it')), remove);
-  schedLeaf(app, volume.command('detach').argument('<id>', 'volume ID').argument('<node>', 'node ID or unique prefix').description('detach a volume from a node'), detach);
+  schedLeaf(
+    app,
+    volume.command('detach').argument('<id>', 'volume ID').argument('<node>', 'node ID or unique prefix').description('detach a volume from a node'),
+    detach,
+  );
 
   const snapshot = volume.command('snapshot').description('CSI snapshots');
   schedLeaf(

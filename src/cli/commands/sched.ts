@@ -74,7 +74,12 @@ async function nodeStatus(ctx: SchedCtx): Promise<number> {
   const matches = nodes.filter((n) => n.ID === prefix || n.ID.startsWith(prefix));
   if (matches.length === 0) throw new Error(`No node(s) with prefix "${prefix}" found`);
   if (matches.length > 1 && !matches.some((n) => n.ID === prefix)) {
-    ctx.io.stderr(`Prefix matched multiple nodes\n\n${list(['ID', 'Name', 'Status'], matches.map((n) => [shortId(n.ID, verbose), n.Name, n.Status]))}\n`);
+    ctx.io.stderr(
+      `Prefix matched multiple nodes\n\n${list(
+        ['ID', 'Name', 'Status'],
+        matches.map((n) => [shortId(n.ID, verbose), n.Name, n.Status]),
+      )}\n`,
+    );
     return 1;
   }
   const id = matches.find((n) => n.ID === prefix)?.ID ?? matches[0].ID;
@@ -94,14 +99,22 @@ export function addSchedCommands(app: App, program: Command): void {
     event
       .command('stream')
       .description('print the events of the topics asked for, one JSON frame per line, until interrupted')
-      .option('--topic <topic[:key]>', 'topic and optional filter key, e.g. Node, Job:web, ACLToken:* (repeatable; default every topic, management only)', collect)
+      .option(
+        '--topic <topic[:key]>',
+        'topic and optional filter key, e.g. Node, Job:web, ACLToken:* (repeatable; default every topic, management only)',
+        collect,
+      )
       .option('--index <n>', 'start at this index (default 0: what the server still holds)'),
     eventStream,
   );
   const node = subGroup(sched, 'node', 'client nodes');
   schedLeaf(
     app,
-    node.command('status').argument('[id]', 'node ID or unique ID prefix').description('list nodes, or show one node').option('--verbose [bool]', 'full IDs and node attributes'),
+    node
+      .command('status')
+      .argument('[id]', 'node ID or unique ID prefix')
+      .description('list nodes, or show one node')
+      .option('--verbose [bool]', 'full IDs and node attributes'),
     nodeStatus,
   );
   addSchedVolumeCommands(app, sched);

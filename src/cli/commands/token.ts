@@ -67,6 +67,5 @@ export function addTokenCommands(app: App, program: Command): void {
     .option('--id <id>', 'token ID to use (root only)')
     .option('--field <name>', 'print only this field (e.g. token)');
 
-  leaf(app, token.command('lookup').argument('[token]', 'token to look up (default: your own)'), lookup)
-    .description('show the properties of a token');
+  leaf(app, token.command('lookup').argument('[token]', 'token to look up (default: your own)'), lookup).description('show the properties of a token');
 }

@@ -28,11 +28,7 @@ const stubMatcher: SelectorMatcher = (selector, data) => {
   throw new Error(`stub cannot parse ${selector}`);
 };
 
-const identity = identityFromClaims(
-  { sub: 'Alice-1', team: 'Web', groups: ['admins'] },
-  { sub: 'sub', team: 'team', email: 'email' },
-  { groups: 'groups' },
-);
+const identity = identityFromClaims({ sub: 'Alice-1', team: 'Web', groups: ['admins'] }, { sub: 'sub', team: 'team', email: 'email' }, { groups: 'groups' });
 const roles = new Map([['web-role', { id: 'r1', name: 'web-role' }]]);
 const policies = new Map([['readers', { id: 'p1', name: 'readers' }]]);
 const mesh = {
@@ -51,7 +47,10 @@ describe('interpolateBindName', () => {
     assert.equal(interpolateBindName('${v}', { v: 'MiXed' }, false), 'MiXed');
   });
   it('refuses unknown variables and broken templates', () => {
-    assert.throws(() => interpolateBindName('${list.groups}', { 'value.sub': 'a' }), { kind: 'bind', message: 'error interpreting template: unknown variable accessed: list.groups' });
+    assert.throws(() => interpolateBindName('${list.groups}', { 'value.sub': 'a' }), {
+      kind: 'bind',
+      message: 'error interpreting template: unknown variable accessed: list.groups',
+    });
     assert.throws(() => interpolateBindName('${value.sub', {}), { message: 'error interpreting template: unterminated interpolation' });
     assert.throws(() => interpolateBindName('${a + b}', {}), { message: 'error interpreting template: invalid interpolation "${a + b}"' });
   });
@@ -84,15 +83,27 @@ describe('bindIdentity (discovery service profile)', () => {
   });
 
   it('missing roles and policies are silently ignored', async () => {
-    const b = await bindIdentity([{ bindType: 'role', bindName: 'nope' }, { bindType: 'policy', bindName: 'nope' }], identity, mesh);
+    const b = await bindIdentity(
+      [
+        { bindType: 'role', bindName: 'nope' },
+        { bindType: 'policy', bindName: 'nope' },
+      ],
+      identity,
+      mesh,
+    );
     assert.ok(grantsNothing(b));
   });
 
   it('a computed name that is invalid for its type aborts the login', async () => {
     // value.email is pre-populated with "" (claim absent), so the service name is empty
-    await assert.rejects(bindIdentity([{ bindType: 'service', bindName: '${value.email}' }], identity, mesh), { kind: 'bind', message: 'invalid bind name: ""' });
+    await assert.rejects(bindIdentity([{ bindType: 'service', bindName: '${value.email}' }], identity, mesh), {
+      kind: 'bind',
+      message: 'invalid bind name: ""',
+    });
     await assert.rejects(bindIdentity([{ bindType: 'service', bindName: 'a.b' }], identity, mesh), { message: 'invalid bind name: "a.b"' });
-    await assert.rejects(bindIdentity([{ bindType: 'role', bindName: '${list.groups}' }], identity, mesh), { message: 'error interpreting template: unknown variable accessed: list.groups' });
+    await assert.rejects(bindIdentity([{ bindType: 'role', bindName: '${list.groups}' }], identity, mesh), {
+      message: 'error interpreting template: unknown variable accessed: list.groups',
+    });
   });
 
   it('management does not exist for the discovery service', async () => {
@@ -122,7 +133,9 @@ describe('bindIdentity (scheduler profile)', () => {
 describe('checkBindingRule (write time, §6.6)', () => {
   it('interpolates every projected var as "fake"', () => {
     checkBindingRule({ bindType: 'service', bindName: 'svc-${value.team}' }, Object.keys(identity.projected), MESH_BIND_PROFILE);
-    assert.throws(() => checkBindingRule({ bindType: 'service', bindName: '${value.nope}' }, Object.keys(identity.projected), MESH_BIND_PROFILE), { message: 'error interpreting template: unknown variable accessed: value.nope' });
+    assert.throws(() => checkBindingRule({ bindType: 'service', bindName: '${value.nope}' }, Object.keys(identity.projected), MESH_BIND_PROFILE), {
+      message: 'error interpreting template: unknown variable accessed: value.nope',
+    });
     assert.throws(() => checkBindingRule({ bindType: 'service', bindName: 'Bad Name' }, [], MESH_BIND_PROFILE), { message: 'invalid bind name: "Bad Name"' });
     checkBindingRule({ bindType: 'management', bindName: '' }, [], SCHED_BIND_PROFILE);
   });

@@ -9,7 +9,8 @@ describe('bound claims', () => {
   it('exact values: one or a list; list claims match on any item; numbers compare as text; JSON Pointers', () => {
     checkBoundClaims({ project: 'infra/deploy', groups: ['admins', 'ops'], n: '42', '/nested/env': 'prod' }, claims);
     assert.throws(() => checkBoundClaims({ project: 'infra/*' }, claims), {
-      kind: 'claims', message: 'claim "project" does not match any associated bound claim values',
+      kind: 'claims',
+      message: 'claim "project" does not match any associated bound claim values',
     });
     assert.throws(() => checkBoundClaims({ missing: 'x' }, claims), { kind: 'claims', message: 'claim "missing" is missing' });
   });

@@ -19,11 +19,7 @@ export type BoundClaimsType = 'string' | 'glob';
  * @throws {AuthnError} kind `claims`: `claim "<c>" is missing` or
  *   `claim "<c>" does not match any associated bound claim values`.
  */
-export function checkBoundClaims(
-  bound: Readonly<Record<string, unknown>>,
-  claims: Record<string, unknown>,
-  type: BoundClaimsType = 'string',
-): void {
+export function checkBoundClaims(bound: Readonly<Record<string, unknown>>, claims: Record<string, unknown>, type: BoundClaimsType = 'string'): void {
   for (const [claim, expected] of Object.entries(bound)) {
     const actual = getClaim(claims, claim);
     if (actual === undefined || actual === null) throw new AuthnError('claims', `claim "${claim}" is missing`);
@@ -36,7 +32,13 @@ export function checkBoundClaims(
 
 /** Whether `value` matches `pattern`, where `*` matches any run of characters (none included). */
 export function globMatch(pattern: string, value: string): boolean {
-  const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
+  const re = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+    's',
+  );
   return re.test(value);
 }
 

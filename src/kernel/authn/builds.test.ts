@@ -11,7 +11,10 @@ describe('AuthnBuilds', () => {
     assert.equal(await builds.get('m', 1, ok), 'v1');
     assert.equal(await builds.get('m', 1, ok), 'v1');
     assert.equal(await builds.get('m', 2, ok), 'v2');
-    await assert.rejects(builds.get('m', 3, () => Promise.reject(new Error('unreachable'))), /unreachable/);
+    await assert.rejects(
+      builds.get('m', 3, () => Promise.reject(new Error('unreachable'))),
+      /unreachable/,
+    );
     await new Promise((r) => setImmediate(r));
     assert.equal(await builds.get('m', 3, ok), 'v3');
   });

@@ -36,9 +36,14 @@ describe('identityFromClaims', () => {
   });
 
   it('refuses values it cannot stringify, with the reference texts', () => {
-    assert.throws(() => identityFromClaims(claims, { obj: 'o' }), { kind: 'claims', message: `error converting claim 'obj' to string from unknown type map[string]interface {}` });
+    assert.throws(() => identityFromClaims(claims, { obj: 'o' }), {
+      kind: 'claims',
+      message: `error converting claim 'obj' to string from unknown type map[string]interface {}`,
+    });
     assert.throws(() => identityFromClaims(claims, { groups: 'g' }), { message: `error converting claim 'groups' to string from unknown type []interface {}` });
     assert.throws(() => identityFromClaims(claims, {}, { obj: 'o' }), { message: '"obj" list claim could not be converted to string list' });
-    assert.throws(() => identityFromClaims({ l: [['x']] }, {}, { l: 'l' }), { message: `error converting claim 'l' to string from unknown type []interface {}` });
+    assert.throws(() => identityFromClaims({ l: [['x']] }, {}, { l: 'l' }), {
+      message: `error converting claim 'l' to string from unknown type []interface {}`,
+    });
   });
 });

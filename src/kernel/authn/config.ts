@@ -11,9 +11,7 @@ import { createPublicKey, X509Certificate } from 'node:crypto';
 import { AuthnError, messageOf } from './errors.js';
 
 /** Signing algorithms a JWT auth method may accept (reference/mesh.md §4.4 `JWTSupportedAlgs`). */
-export const SUPPORTED_ALGS = [
-  'RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'EdDSA',
-] as const;
+export const SUPPORTED_ALGS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'EdDSA'] as const;
 
 /** The algorithm accepted when `jwtSupportedAlgs` is empty (reference/mesh.md §4.4). */
 export const DEFAULT_ALG = 'RS256';
@@ -67,8 +65,7 @@ export interface AuthMethodConfig {
 export type AuthMethodType = 'jwt' | 'oidc';
 
 const fail = (message: string) => new AuthnError('config', message);
-const isSet = (v: unknown) =>
-  v !== undefined && v !== null && v !== '' && v !== 0 && v !== false && !(Array.isArray(v) && v.length === 0);
+const isSet = (v: unknown) => v !== undefined && v !== null && v !== '' && v !== 0 && v !== false && !(Array.isArray(v) && v.length === 0);
 
 /**
  * Checks `config` for an auth method of `type` and throws the reference's first error
@@ -80,30 +77,35 @@ const isSet = (v: unknown) =>
  *
  * @throws {AuthnError} e.g. `exactly one of 'JWTValidationPubKeys', 'JWKSURL', or 'OIDCDiscoveryURL' must be set for type "jwt"`.
  */
-export function validateAuthMethodConfig(
-  type: AuthMethodType,
-  config: AuthMethodConfig,
-  options: { readonly redirectUrisPerRequest?: boolean } = {},
-): void {
+export function validateAuthMethodConfig(type: AuthMethodType, config: AuthMethodConfig, options: { readonly redirectUrisPerRequest?: boolean } = {}): void {
   const c = config;
   if (type === 'oidc') {
     const required: [string, unknown][] = [
-      ['OIDCDiscoveryURL', c.oidcDiscoveryUrl], ['OIDCClientID', c.oidcClientId], ['OIDCClientSecret', c.oidcClientSecret],
+      ['OIDCDiscoveryURL', c.oidcDiscoveryUrl],
+      ['OIDCClientID', c.oidcClientId],
+      ['OIDCClientSecret', c.oidcClientSecret],
     ];
     if (!options.redirectUrisPerRequest) required.push(['AllowedRedirectURIs', c.allowedRedirectUris]);
     for (const [name, v] of required) if (!isSet(v)) throw fail(`'${name}' must be set for type "oidc"`);
     const jwtOnly: [string, unknown][] = [
-      ['JWTValidationPubKeys', c.jwtValidationPubKeys], ['JWKSURL', c.jwksUrl], ['JWKSCACert', c.jwksCaCert],
-      ['BoundIssuer', c.boundIssuers], ['ExpirationLeeway', c.expirationLeewaySeconds],
-      ['NotBeforeLeeway', c.notBeforeLeewaySeconds], ['ClockSkewLeeway', c.clockSkewLeewaySeconds],
+      ['JWTValidationPubKeys', c.jwtValidationPubKeys],
+      ['JWKSURL', c.jwksUrl],
+      ['JWKSCACert', c.jwksCaCert],
+      ['BoundIssuer', c.boundIssuers],
+      ['ExpirationLeeway', c.expirationLeewaySeconds],
+      ['NotBeforeLeeway', c.notBeforeLeewaySeconds],
+      ['ClockSkewLeeway', c.clockSkewLeewaySeconds],
     ];
     for (const [name, v] of jwtOnly) if (isSet(v)) throw fail(`'${name}' must not be set for type "oidc"`);
     validateCommon(c);
     return;
   }
   const oidcOnly: [string, unknown][] = [
-    ['OIDCClientID', c.oidcClientId], ['OIDCClientSecret', c.oidcClientSecret], ['OIDCScopes', c.oidcScopes],
-    ['OIDCACRValues', c.oidcAcrValues], ['AllowedRedirectURIs', c.allowedRedirectUris],
+    ['OIDCClientID', c.oidcClientId],
+    ['OIDCClientSecret', c.oidcClientSecret],
+    ['OIDCScopes', c.oidcScopes],
+    ['OIDCACRValues', c.oidcAcrValues],
+    ['AllowedRedirectURIs', c.allowedRedirectUris],
     ['OIDCClientUsePKCE', c.oidcClientUsePkce],
   ];
   for (const [name, v] of oidcOnly) if (isSet(v)) throw fail(`'${name}' must not be set for type "jwt"`);
@@ -126,13 +128,19 @@ export function validateAuthMethodConfig(
 }
 
 function validateCommon(c: AuthMethodConfig): void {
-  for (const [name, pem] of [['JWKSCACert', c.jwksCaCert], ['OIDCDiscoveryCACert', c.oidcDiscoveryCaCert]] as const) {
+  for (const [name, pem] of [
+    ['JWKSCACert', c.jwksCaCert],
+    ['OIDCDiscoveryCACert', c.oidcDiscoveryCaCert],
+  ] as const) {
     if (isSet(pem) && !parsesAsCertificates(pem!)) throw fail(`could not parse '${name}' value successfully`);
   }
   for (const alg of c.jwtSupportedAlgs ?? []) {
     if (!(SUPPORTED_ALGS as readonly string[]).includes(alg)) throw fail(`Invalid supported algorithm: ${alg}`);
   }
-  for (const [name, mappings] of [['ClaimMappings', c.claimMappings], ['ListClaimMappings', c.listClaimMappings]] as const) {
+  for (const [name, mappings] of [
+    ['ClaimMappings', c.claimMappings],
+    ['ListClaimMappings', c.listClaimMappings],
+  ] as const) {
     const seen = new Set<string>();
     for (const target of Object.values(mappings ?? {})) {
       if (seen.has(target)) throw fail(`${name} contains multiple mappings for key "${target}"`);
@@ -140,7 +148,8 @@ function validateCommon(c: AuthMethodConfig): void {
     }
   }
   for (const [name, v] of [
-    ['ExpirationLeeway', c.expirationLeewaySeconds], ['NotBeforeLeeway', c.notBeforeLeewaySeconds],
+    ['ExpirationLeeway', c.expirationLeewaySeconds],
+    ['NotBeforeLeeway', c.notBeforeLeewaySeconds],
     ['ClockSkewLeeway', c.clockSkewLeewaySeconds],
   ] as const) {
     // Go durations below -1 s have no meaning in the reference either; refuse them rather than guess.

@@ -19,16 +19,7 @@
  * - `oidc_exchange`: the provider refused the code or could not be reached at callback;
  * - `lookup`: the Kubernetes TokenReview or ServiceAccount lookup failed or said no.
  */
-export type AuthnErrorKind =
-  | 'config'
-  | 'unreachable'
-  | 'token'
-  | 'claims'
-  | 'bind'
-  | 'redirect_uri'
-  | 'oidc_state'
-  | 'oidc_exchange'
-  | 'lookup';
+export type AuthnErrorKind = 'config' | 'unreachable' | 'token' | 'claims' | 'bind' | 'redirect_uri' | 'oidc_state' | 'oidc_exchange' | 'lookup';
 
 /** An authentication failure whose message is the reference's text; see {@link AuthnErrorKind}. */
 export class AuthnError extends Error {

@@ -16,6 +16,5 @@ export function fetchTrusting(caPem: string | undefined): FetchLike {
   const dispatcher = new Agent({ connect: { ca: caPem } });
   // undici's Response is the same class the global fetch returns on Node 20; only the
   // declared types differ, hence the casts.
-  return (url, init) =>
-    undiciFetch(url, { ...(init as object), dispatcher }) as unknown as Promise<Response>;
+  return (url, init) => undiciFetch(url, { ...(init as object), dispatcher }) as unknown as Promise<Response>;
 }

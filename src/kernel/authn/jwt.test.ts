@@ -27,19 +27,54 @@ const rejects = (p: Promise<unknown>, message: string | RegExp) =>
 describe('validateAuthMethodConfig (§4.4, §4.5)', () => {
   const bad: [string, 'jwt' | 'oidc', AuthMethodConfig, string][] = [
     ['no key source', 'jwt', {}, `exactly one of 'JWTValidationPubKeys', 'JWKSURL', or 'OIDCDiscoveryURL' must be set for type "jwt"`],
-    ['two key sources', 'jwt', { jwksUrl: 'https://a/jwks', oidcDiscoveryUrl: 'https://a' }, `exactly one of 'JWTValidationPubKeys', 'JWKSURL', or 'OIDCDiscoveryURL' must be set for type "jwt"`],
+    [
+      'two key sources',
+      'jwt',
+      { jwksUrl: 'https://a/jwks', oidcDiscoveryUrl: 'https://a' },
+      `exactly one of 'JWTValidationPubKeys', 'JWKSURL', or 'OIDCDiscoveryURL' must be set for type "jwt"`,
+    ],
     ['JWKS CA without JWKS URL', 'jwt', { oidcDiscoveryUrl: 'https://a', jwksCaCert: 'x' }, `'JWKSCACert' should not be set unless 'JWKSURL' is set`],
-    ['discovery CA without discovery URL', 'jwt', { jwksUrl: 'https://a', oidcDiscoveryCaCert: 'x' }, `'OIDCDiscoveryCACert' should not be set unless 'OIDCDiscoveryURL' is set`],
+    [
+      'discovery CA without discovery URL',
+      'jwt',
+      { jwksUrl: 'https://a', oidcDiscoveryCaCert: 'x' },
+      `'OIDCDiscoveryCACert' should not be set unless 'OIDCDiscoveryURL' is set`,
+    ],
     ['OIDC field on jwt', 'jwt', { jwksUrl: 'https://a', oidcClientId: 'c' }, `'OIDCClientID' must not be set for type "jwt"`],
     ['bad alg', 'jwt', { jwksUrl: 'https://a', jwtSupportedAlgs: ['HS256'] }, 'Invalid supported algorithm: HS256'],
     ['duplicate mapping target', 'jwt', { jwksUrl: 'https://a', claimMappings: { a: 'x', b: 'x' } }, 'ClaimMappings contains multiple mappings for key "x"'],
-    ['duplicate list mapping target', 'jwt', { jwksUrl: 'https://a', listClaimMappings: { a: 'x', b: 'x' } }, 'ListClaimMappings contains multiple mappings for key "x"'],
+    [
+      'duplicate list mapping target',
+      'jwt',
+      { jwksUrl: 'https://a', listClaimMappings: { a: 'x', b: 'x' } },
+      'ListClaimMappings contains multiple mappings for key "x"',
+    ],
     ['unparsable CA', 'jwt', { jwksUrl: 'https://a', jwksCaCert: 'not a pem' }, `could not parse 'JWKSCACert' value successfully`],
-    ['bad PEM key', 'jwt', { jwtValidationPubKeys: ['nope'] }, 'error parsing public key JWTValidationPubKeys[0]: data does not contain any valid RSA, ECDSA, or ED25519 public keys'],
+    [
+      'bad PEM key',
+      'jwt',
+      { jwtValidationPubKeys: ['nope'] },
+      'error parsing public key JWTValidationPubKeys[0]: data does not contain any valid RSA, ECDSA, or ED25519 public keys',
+    ],
     ['oidc without discovery', 'oidc', { oidcClientId: 'c' }, `'OIDCDiscoveryURL' must be set for type "oidc"`],
-    ['oidc without secret', 'oidc', { oidcDiscoveryUrl: 'https://a', oidcClientId: 'c', allowedRedirectUris: ['x'] }, `'OIDCClientSecret' must be set for type "oidc"`],
-    ['oidc with JWKS URL', 'oidc', { oidcDiscoveryUrl: 'https://a', oidcClientId: 'c', oidcClientSecret: 's', allowedRedirectUris: ['x'], jwksUrl: 'https://a' }, `'JWKSURL' must not be set for type "oidc"`],
-    ['oidc with a leeway', 'oidc', { oidcDiscoveryUrl: 'https://a', oidcClientId: 'c', oidcClientSecret: 's', allowedRedirectUris: ['x'], clockSkewLeewaySeconds: 5 }, `'ClockSkewLeeway' must not be set for type "oidc"`],
+    [
+      'oidc without secret',
+      'oidc',
+      { oidcDiscoveryUrl: 'https://a', oidcClientId: 'c', allowedRedirectUris: ['x'] },
+      `'OIDCClientSecret' must be set for type "oidc"`,
+    ],
+    [
+      'oidc with JWKS URL',
+      'oidc',
+      { oidcDiscoveryUrl: 'https://a', oidcClientId: 'c', oidcClientSecret: 's', allowedRedirectUris: ['x'], jwksUrl: 'https://a' },
+      `'JWKSURL' must not be set for type "oidc"`,
+    ],
+    [
+      'oidc with a leeway',
+      'oidc',
+      { oidcDiscoveryUrl: 'https://a', oidcClientId: 'c', oidcClientSecret: 's', allowedRedirectUris: ['x'], clockSkewLeewaySeconds: 5 },
+      `'ClockSkewLeeway' must not be set for type "oidc"`,
+    ],
   ];
   for (const [name, type, config, message] of bad) {
     it(`refuses ${name}`, () => assert.throws(() => validateAuthMethodConfig(type, config), { name: 'AuthnError', kind: 'config', message } as object));
@@ -110,7 +145,10 @@ describe('static PEM keys', () => {
       await (await validator({ notBeforeLeewaySeconds: 2000 })).validate(onlyExp);
     });
     it('an iat in the future is refused even when nbf is set', async () => {
-      await rejects((await validator({})).validate(await k.sign({ nbf: T0 - 10, iat: T0 + 100, exp: T0 + 200 })), 'error validating claims: validation failed, token issued in the future (iat)');
+      await rejects(
+        (await validator({})).validate(await k.sign({ nbf: T0 - 10, iat: T0 + 100, exp: T0 + 200 })),
+        'error validating claims: validation failed, token issued in the future (iat)',
+      );
     });
   });
 
@@ -155,7 +193,10 @@ describe('JWKS URL and OIDC discovery, against a real provider', () => {
     const v = await createJwtValidator({ jwksUrl: `${op.issuer}/jwks`, boundAudiences: ['cairn'] }, now());
     await rejects(v.validate(await op.sign({ aud: 'other', ...fresh() })), 'error validating claims: aud claim does not match any bound audience');
     const t = Math.floor(Date.now() / 1000);
-    await rejects(v.validate(await op.sign({ aud: 'cairn', iat: t - 600, exp: t - 120 })), 'error validating claims: validation failed, token is expired (exp)');
+    await rejects(
+      v.validate(await op.sign({ aud: 'cairn', iat: t - 600, exp: t - 120 })),
+      'error validating claims: validation failed, token is expired (exp)',
+    );
   });
 
   it('JWKS: an unreachable URL fails creation', async () => {
@@ -171,9 +212,15 @@ describe('JWKS URL and OIDC discovery, against a real provider', () => {
   it('discovery: validates; audience is non-strict; issuer must be the provider', async () => {
     const v = await createJwtValidator({ oidcDiscoveryUrl: op.issuer }, now());
     assert.equal((await v.validate(await op.sign({ sub: 'd', iss: op.issuer, aud: 'anything', ...fresh() }))).sub, 'd');
-    await rejects(v.validate(await op.sign({ iss: 'https://elsewhere', ...fresh() })), /^error validating signature: oidc: id token issued by a different provider/);
+    await rejects(
+      v.validate(await op.sign({ iss: 'https://elsewhere', ...fresh() })),
+      /^error validating signature: oidc: id token issued by a different provider/,
+    );
     const bound = await createJwtValidator({ oidcDiscoveryUrl: op.issuer, boundAudiences: ['cairn'] }, now());
-    await rejects(bound.validate(await op.sign({ iss: op.issuer, aud: 'other', ...fresh() })), 'error validating claims: aud claim does not match any bound audience');
+    await rejects(
+      bound.validate(await op.sign({ iss: op.issuer, aud: 'other', ...fresh() })),
+      'error validating claims: aud claim does not match any bound audience',
+    );
   });
 
   it('discovery: expired token and foreign signature', async () => {

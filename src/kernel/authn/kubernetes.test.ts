@@ -8,12 +8,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt, UnsecuredJWT } from 'jose';
-import {
-  identityFromServiceAccount,
-  reviewServiceAccountToken,
-  validateKubernetesConfig,
-  type KubernetesConfig,
-} from './index.js';
+import { identityFromServiceAccount, reviewServiceAccountToken, validateKubernetesConfig, type KubernetesConfig } from './index.js';
 import { selfSignedCert } from './testdata/provider.js';
 
 const jwt = (claims: Record<string, unknown>) => new UnsecuredJWT(claims).encode();
@@ -97,7 +92,10 @@ describe('Kubernetes TokenReview', () => {
   });
 
   it('the API refusing our own credentials is passed through', async () => {
-    await assert.rejects(reviewServiceAccountToken({ ...config, serviceAccountJWT: jwt({ sub: 'other' }) }, jwt({ case: 'web' })), { kind: 'lookup', message: 'Unauthorized' });
+    await assert.rejects(reviewServiceAccountToken({ ...config, serviceAccountJWT: jwt({ sub: 'other' }) }, jwt({ case: 'web' })), {
+      kind: 'lookup',
+      message: 'Unauthorized',
+    });
   });
 
   it('a server certificate from another CA fails TLS verification', async () => {
@@ -109,18 +107,26 @@ describe('Kubernetes TokenReview', () => {
   });
 
   it('skipAccountLookup: no ServiceAccount read (an account without one logs in under its own name)', async () => {
-    assert.deepEqual(await reviewServiceAccountToken(config, jwt({ case: 'ghost' }), { skipAccountLookup: true }), { namespace: 'prod', name: 'ghost', uid: 'uid-g' });
+    assert.deepEqual(await reviewServiceAccountToken(config, jwt({ case: 'ghost' }), { skipAccountLookup: true }), {
+      namespace: 'prod',
+      name: 'ghost',
+      uid: 'uid-g',
+    });
   });
 
   it('audiences are sent, and a review that does not report one of them is refused', async () => {
     await assert.rejects(reviewServiceAccountToken(config, jwt({ case: 'web' }), { audiences: ['cairn'] }), {
-      kind: 'lookup', message: 'lookup failed: token audiences do not match',
+      kind: 'lookup',
+      message: 'lookup failed: token audiences do not match',
     });
   });
 
   it('validateKubernetesConfig rules: CA and reviewer JWT may be optional', () => {
     validateKubernetesConfig({ host: 'k8s:6443', caCert: '', serviceAccountJWT: '' }, { caCertOptional: true, reviewerJwtOptional: true });
-    assert.throws(() => validateKubernetesConfig({ host: 'k8s:6443', caCert: 'garbage', serviceAccountJWT: '' }, { caCertOptional: true, reviewerJwtOptional: true }), { kind: 'config' });
+    assert.throws(
+      () => validateKubernetesConfig({ host: 'k8s:6443', caCert: 'garbage', serviceAccountJWT: '' }, { caCertOptional: true, reviewerJwtOptional: true }),
+      { kind: 'config' },
+    );
   });
 
   it('validateKubernetesConfig: the reference texts', () => {

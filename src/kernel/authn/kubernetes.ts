@@ -100,11 +100,7 @@ function checkCaCert(caCert: string): void {
  *   `lookup failed: unexpected username format`,
  *   `lookup failed: username returned is not a service account`, `annotation lookup failed: …`.
  */
-export async function reviewServiceAccountToken(
-  config: KubernetesConfig,
-  bearerToken: string,
-  options: ReviewOptions = {},
-): Promise<ServiceAccountIdentity> {
+export async function reviewServiceAccountToken(config: KubernetesConfig, bearerToken: string, options: ReviewOptions = {}): Promise<ServiceAccountIdentity> {
   try {
     decodeJwt(bearerToken);
   } catch (err) {

@@ -54,17 +54,23 @@ describe('OIDC flow', () => {
     assert.deepEqual(claims.groups, ['admins', 'dev'], 'from UserInfo');
     assert.equal(claims.nonce, undefined);
     // the state is single use
-    await assert.rejects(flow.callback({ state, code, clientNonce: 'cn' }), { kind: 'oidc_state', message: 'Provider login failed: Expired or missing OAuth state.' });
+    await assert.rejects(flow.callback({ state, code, clientNonce: 'cn' }), {
+      kind: 'oidc_state',
+      message: 'Provider login failed: Expired or missing OAuth state.',
+    });
   });
 
-  it('redirect URIs and scopes per request (the secrets service\'s roles carry their own)', async () => {
+  it("redirect URIs and scopes per request (the secrets service's roles carry their own)", async () => {
     const flow = await createOidcFlow<null>(config({ allowedRedirectUris: [] }), { ...clock, redirectUrisPerRequest: true });
     await assert.rejects(flow.authUrl({ redirectUri: REDIRECT, payload: null }), { kind: 'redirect_uri', message: `unauthorized redirect_uri: ${REDIRECT}` });
     const url = new URL(await flow.authUrl({ redirectUri: REDIRECT, payload: null, allowedRedirectUris: [REDIRECT], scopes: ['email'] }));
     assert.equal(url.searchParams.get('scope'), 'openid email');
     const { state, code } = await login(url.href);
     assert.equal((await flow.callback({ state, code })).claims.sub, 'alice');
-    await assert.rejects(createOidcFlow(config({ allowedRedirectUris: [] }), clock), { kind: 'config', message: `'AllowedRedirectURIs' must be set for type "oidc"` });
+    await assert.rejects(createOidcFlow(config({ allowedRedirectUris: [] }), clock), {
+      kind: 'config',
+      message: `'AllowedRedirectURIs' must be set for type "oidc"`,
+    });
   });
 
   it('PKCE S256 when configured, with acr_values', async () => {
@@ -82,7 +88,10 @@ describe('OIDC flow', () => {
     const back = await tlsOp.browse(await flow.authUrl({ redirectUri: REDIRECT, payload: null }));
     const { claims } = await flow.callback({ state: back.searchParams.get('state')!, code: back.searchParams.get('code')! });
     assert.equal(claims.sub, 'alice');
-    await assert.rejects(createOidcFlow(config({ oidcDiscoveryUrl: tlsOp.issuer }), clock), { kind: 'unreachable', message: /^error checking OIDCDiscoveryURL: / });
+    await assert.rejects(createOidcFlow(config({ oidcDiscoveryUrl: tlsOp.issuer }), clock), {
+      kind: 'unreachable',
+      message: /^error checking OIDCDiscoveryURL: /,
+    });
   });
 
   it('a mismatched client nonce fails, and the state is gone afterwards', async () => {
@@ -97,7 +106,10 @@ describe('OIDC flow', () => {
     const first = await login(await flow.authUrl({ redirectUri: REDIRECT, payload: null }));
     await assert.rejects(flow.callback({ state: first.state, code: '' }), { message: 'Provider login failed: OAuth code parameter not provided' });
     const second = await login(await flow.authUrl({ redirectUri: REDIRECT, payload: null }));
-    await assert.rejects(flow.callback({ state: second.state, code: 'forged' }), { kind: 'oidc_exchange', message: /^Provider login failed: Error exchanging oidc code: / });
+    await assert.rejects(flow.callback({ state: second.state, code: 'forged' }), {
+      kind: 'oidc_exchange',
+      message: /^Provider login failed: Error exchanging oidc code: /,
+    });
   });
 
   it('an ID token carrying another login’s nonce is refused', async () => {
@@ -105,7 +117,10 @@ describe('OIDC flow', () => {
     const a = new URL(await flow.authUrl({ redirectUri: REDIRECT, payload: null }));
     const b = await login(await flow.authUrl({ redirectUri: REDIRECT, payload: null }));
     // state of login A with the code of login B: the ID token holds B's nonce
-    await assert.rejects(flow.callback({ state: a.searchParams.get('state')!, code: b.code }), { kind: 'token', message: 'Token verification failed: Invalid ID token nonce.' });
+    await assert.rejects(flow.callback({ state: a.searchParams.get('state')!, code: b.code }), {
+      kind: 'token',
+      message: 'Token verification failed: Invalid ID token nonce.',
+    });
   });
 
   it('pending states expire after 10 minutes of the injected clock', async () => {
@@ -116,18 +131,35 @@ describe('OIDC flow', () => {
   });
 
   it('redirect URIs: exact match, loopback port ignored, otherwise refused', async () => {
-    const flow = await createOidcFlow<null>(config({ allowedRedirectUris: [REDIRECT, 'https://app.example/cb', 'http://localhost:8550/oidc/callback'] }), clock);
+    const flow = await createOidcFlow<null>(
+      config({ allowedRedirectUris: [REDIRECT, 'https://app.example/cb', 'http://localhost:8550/oidc/callback'] }),
+      clock,
+    );
     await flow.authUrl({ redirectUri: 'https://app.example/cb', payload: null });
     await flow.authUrl({ redirectUri: 'http://127.0.0.1:9999/oidc/callback', payload: null });
     await flow.authUrl({ redirectUri: 'http://localhost:1234/oidc/callback', payload: null });
-    await assert.rejects(flow.authUrl({ redirectUri: 'https://app.example:8443/cb', payload: null }), { kind: 'redirect_uri', message: 'unauthorized redirect_uri: https://app.example:8443/cb' });
-    await assert.rejects(flow.authUrl({ redirectUri: 'http://127.0.0.1:9999/other', payload: null }), { message: 'unauthorized redirect_uri: http://127.0.0.1:9999/other' });
-    await assert.rejects(flow.authUrl({ redirectUri: 'http://localhost:1/oidc/callback', payload: null }).then(() => flow.authUrl({ redirectUri: '', payload: null })), { message: 'missing redirect_uri' });
+    await assert.rejects(flow.authUrl({ redirectUri: 'https://app.example:8443/cb', payload: null }), {
+      kind: 'redirect_uri',
+      message: 'unauthorized redirect_uri: https://app.example:8443/cb',
+    });
+    await assert.rejects(flow.authUrl({ redirectUri: 'http://127.0.0.1:9999/other', payload: null }), {
+      message: 'unauthorized redirect_uri: http://127.0.0.1:9999/other',
+    });
+    await assert.rejects(
+      flow.authUrl({ redirectUri: 'http://localhost:1/oidc/callback', payload: null }).then(() => flow.authUrl({ redirectUri: '', payload: null })),
+      { message: 'missing redirect_uri' },
+    );
   });
 
   it('an unreachable discovery URL fails creation; a bad config is refused first', async () => {
-    await assert.rejects(createOidcFlow(config({ oidcDiscoveryUrl: `${op.issuer}/nope` }), clock), { kind: 'unreachable', message: /^error checking OIDCDiscoveryURL: / });
-    await assert.rejects(createOidcFlow(config({ allowedRedirectUris: [] }), clock), { kind: 'config', message: `'AllowedRedirectURIs' must be set for type "oidc"` });
+    await assert.rejects(createOidcFlow(config({ oidcDiscoveryUrl: `${op.issuer}/nope` }), clock), {
+      kind: 'unreachable',
+      message: /^error checking OIDCDiscoveryURL: /,
+    });
+    await assert.rejects(createOidcFlow(config({ allowedRedirectUris: [] }), clock), {
+      kind: 'config',
+      message: `'AllowedRedirectURIs' must be set for type "oidc"`,
+    });
   });
 });
 

@@ -182,11 +182,7 @@ export async function createOidcFlow<P>(config: AuthMethodConfig, options: OidcF
 }
 
 /** Codes of openid-client errors raised while validating the ID token, not while exchanging the code. */
-const VERIFICATION_CODES = new Set([
-  'OAUTH_JWT_TIMESTAMP_CHECK_FAILED',
-  'OAUTH_JWT_CLAIM_COMPARISON_FAILED',
-  'OAUTH_KEY_SELECTION_FAILED',
-]);
+const VERIFICATION_CODES = new Set(['OAUTH_JWT_TIMESTAMP_CHECK_FAILED', 'OAUTH_JWT_CLAIM_COMPARISON_FAILED', 'OAUTH_KEY_SELECTION_FAILED']);
 
 interface OauthError {
   code?: string;

@@ -38,9 +38,7 @@ function derive(password: string, salt: Buffer, o: { N: number; r: number; p: nu
   const memory = 128 * o.N * o.r;
   const options: ScryptOptions = { N: o.N, r: o.r, p: o.p, maxmem: 2 * memory + 1024 * 1024 };
   if (memory > MAX_MEMORY_BYTES) return Promise.reject(new Error(`scrypt parameters too large: N=${o.N} r=${o.r}`));
-  return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFC'), salt, KEY_BYTES, options, (err, key) => (err ? reject(err) : resolve(key))),
-  );
+  return new Promise((resolve, reject) => scrypt(password.normalize('NFC'), salt, KEY_BYTES, options, (err, key) => (err ? reject(err) : resolve(key))));
 }
 
 /** Hashes `password` with a fresh random salt and {@link SCRYPT_PARAMS}. */

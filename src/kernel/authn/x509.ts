@@ -96,8 +96,7 @@ export function certificateFacts(cert: Pick<X509Certificate, 'raw'>): Certificat
   const san = readExtension(all, id_ce_subjectAltName, SubjectAlternativeName);
   const skid = readExtension(all, id_ce_subjectKeyIdentifier, SubjectKeyIdentifier);
   const akid = readExtension(all, id_ce_authorityKeyIdentifier, AuthorityKeyIdentifier)?.keyIdentifier;
-  const sanOf = (pick: (n: SubjectAlternativeName[number]) => string | undefined) =>
-    Array.from(san ?? [], pick).filter((x): x is string => x !== undefined); // plain arrays, not the schema's array class
+  const sanOf = (pick: (n: SubjectAlternativeName[number]) => string | undefined) => Array.from(san ?? [], pick).filter((x): x is string => x !== undefined); // plain arrays, not the schema's array class
   return {
     commonName,
     organizationalUnits,

@@ -11,8 +11,7 @@ export interface Selector {
 }
 
 /** Operators of one comparison; `contains` parses as `in`, as in the reference. */
-export type MatchOp =
-  | 'eq' | 'ne' | 'in' | 'notIn' | 'empty' | 'notEmpty' | 'matches' | 'notMatches' | 'nil' | 'notNil';
+export type MatchOp = 'eq' | 'ne' | 'in' | 'notIn' | 'empty' | 'notEmpty' | 'matches' | 'notMatches' | 'nil' | 'notNil';
 
 /** `Sel op Value` (or `Value in Sel`); `value` is the literal's text ('' for unary operators). */
 export interface MatchNode {
@@ -37,7 +36,4 @@ export interface CollectionNode {
 }
 
 export type Node =
-  | { readonly type: 'and' | 'or'; readonly left: Node; readonly right: Node }
-  | { readonly type: 'not'; readonly operand: Node }
-  | MatchNode
-  | CollectionNode;
+  { readonly type: 'and' | 'or'; readonly left: Node; readonly right: Node } | { readonly type: 'not'; readonly operand: Node } | MatchNode | CollectionNode;

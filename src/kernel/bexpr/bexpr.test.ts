@@ -257,7 +257,10 @@ describe('evaluation errors', () => {
 describe('compileFilter', () => {
   test('an expression too deep for the parser is a syntax error, not a stack overflow', () => {
     for (const expression of ['('.repeat(100_000) + 'a == 1' + ')'.repeat(100_000), Array(100_000).fill('a == 1').join(' and ')]) {
-      assert.throws(() => compileFilter(expression), (e: unknown) => e instanceof FilterError && e.kind === 'syntax');
+      assert.throws(
+        () => compileFilter(expression),
+        (e: unknown) => e instanceof FilterError && e.kind === 'syntax',
+      );
     }
   });
   test('unbalanced nesting fails once, without backtracking exponentially (the parser memoises)', () => {

@@ -46,8 +46,7 @@ function checkPath(selector: Selector, sample: unknown, bound: readonly string[]
   let cur = sample;
   for (let i = 0; i < path.length; i++) {
     const part = path[i];
-    const fail = (why: string) =>
-      new FilterError('evaluation', `Selector ${JSON.stringify(selectorText(selector))} is not valid: ${why}`);
+    const fail = (why: string) => new FilterError('evaluation', `Selector ${JSON.stringify(selectorText(selector))} is not valid: ${why}`);
     if (cur === null || cur === undefined) return;
     if (Array.isArray(cur)) {
       if (!/^[0-9]+$/.test(part)) throw fail(`${JSON.stringify(part)} is not an index of a list`);

@@ -39,8 +39,16 @@ const ABSENT = Symbol('absent');
 
 /** Result of each operator on a map key that is not there (go-bexpr `NotPresentDisposition`). */
 const NOT_PRESENT: Record<MatchOp, boolean> = {
-  eq: false, ne: true, in: false, notIn: true, empty: true, notEmpty: false,
-  matches: false, notMatches: true, nil: true, notNil: false,
+  eq: false,
+  ne: true,
+  in: false,
+  notIn: true,
+  empty: true,
+  notEmpty: false,
+  matches: false,
+  notMatches: true,
+  nil: true,
+  notNil: false,
 };
 
 const GO_INT = /^[+-]?(?:0[xX][0-9a-fA-F]+|0[bB][01]+|0[oO]?[0-7]+|[1-9][0-9]*|0)$/;
@@ -171,9 +179,7 @@ function equal(node: PreparedMatch, v: unknown): boolean {
       if (node.bool === undefined) throw coercionError(node, 'ParseBool');
       return node.bool === v;
     default:
-      throw evaluationError(
-        `unable to find suitable primitive comparison function for matching: ${node.text} is a ${kindOf(v)}`,
-      );
+      throw evaluationError(`unable to find suitable primitive comparison function for matching: ${node.text} is a ${kindOf(v)}`);
   }
 }
 
@@ -199,9 +205,7 @@ function contains(node: PreparedMatch, v: unknown): boolean {
           break;
         default:
           if (el != null) {
-            throw evaluationError(
-              `unable to find suitable primitive comparison function for "in" comparison in interface slice: ${kindOf(el)}`,
-            );
+            throw evaluationError(`unable to find suitable primitive comparison function for "in" comparison in interface slice: ${kindOf(el)}`);
           }
       }
     }

@@ -13,13 +13,29 @@ import { blockError, cfg, type BlockAt } from './schema.js';
 
 /** The three timeout keys, in seconds (0 = none; `http_idle_timeout` 0 = the read timeout, then the header timeout). */
 export const httpTimeoutKeys = {
-  http_read_header_timeout: cfg.duration({ default: D.headerTimeoutMs / 1000, min: 0, doc: 'time a client has to send the request line and headers; 0 = no limit' }),
-  http_read_timeout: cfg.duration({ default: D.requestTimeoutMs / 1000, min: 0, doc: 'time a client has to send the whole request, body included (replies may take longer); 0 = no limit' }),
-  http_idle_timeout: cfg.duration({ default: D.idleTimeoutMs / 1000, min: 0, doc: 'time an idle keep-alive connection is kept; 0 = http_read_timeout, or http_read_header_timeout when that is 0' }),
+  http_read_header_timeout: cfg.duration({
+    default: D.headerTimeoutMs / 1000,
+    min: 0,
+    doc: 'time a client has to send the request line and headers; 0 = no limit',
+  }),
+  http_read_timeout: cfg.duration({
+    default: D.requestTimeoutMs / 1000,
+    min: 0,
+    doc: 'time a client has to send the whole request, body included (replies may take longer); 0 = no limit',
+  }),
+  http_idle_timeout: cfg.duration({
+    default: D.idleTimeoutMs / 1000,
+    min: 0,
+    doc: 'time an idle keep-alive connection is kept; 0 = http_read_timeout, or http_read_header_timeout when that is 0',
+  }),
 };
 
 /** The total cap of one listener (`max_connections`; the `limits` blocks call it `http_max_conns`). */
-export const maxConnectionsKey = cfg.int({ default: D.maxConnections, min: 0, doc: 'most connections open at once; further ones are closed at once; 0 = no limit' });
+export const maxConnectionsKey = cfg.int({
+  default: D.maxConnections,
+  min: 0,
+  doc: 'most connections open at once; further ones are closed at once; 0 = no limit',
+});
 
 /** The reference's per-address cap (`limits { http_max_conns_per_client }`), with the product's own default. */
 const maxConnsPerClientKey = <const N extends number>(defaultValue: N) =>

@@ -9,7 +9,10 @@ import { describe, it } from 'node:test';
 import { ConfigError, cfg, loadConfigFile, parseConfig, type ConfigOf } from './index.js';
 
 const schema = {
-  storage: cfg.variants({ sqlite: { path: cfg.string({ required: true }) }, postgresql: { connection_url: cfg.string({ required: true }) } }, { required: true }),
+  storage: cfg.variants(
+    { sqlite: { path: cfg.string({ required: true }) }, postgresql: { connection_url: cfg.string({ required: true }) } },
+    { required: true },
+  ),
   listener: cfg.labelled(
     {
       address: cfg.string({ default: '127.0.0.1:8200' }),
@@ -91,7 +94,9 @@ describe('parseConfig (HCL)', () => {
   });
 
   it('accepts weakly typed scalars as the reference does: "true" booleans, integer strings, Go durations', () => {
-    const c = parse('storage "sqlite" { path = "p" }\nlistener "tcp" {\n  tls_disable = "1"\n  max_request_size = "-1"\n}\ncontroller { graceful_shutdown_wait_duration = 10 }\n');
+    const c = parse(
+      'storage "sqlite" { path = "p" }\nlistener "tcp" {\n  tls_disable = "1"\n  max_request_size = "-1"\n}\ncontroller { graceful_shutdown_wait_duration = 10 }\n',
+    );
     assert.equal(c.listener[0].body.tls_disable, true);
     assert.equal(c.listener[0].body.max_request_size, -1);
     assert.equal(c.controller?.graceful_shutdown_wait_duration, 10);
@@ -112,7 +117,10 @@ describe('parseConfig (HCL)', () => {
     assert.equal(errorOf(() => parse('storage "sqlite" { path = "p" }\n\nui = 3\n')).message, 'secrets.hcl:3: "ui" must be a boolean');
     const size = 'storage "sqlite" { path = "p" }\nlistener "tcp" { address = "a:1" }\nlistener "tcp" {\n  max_request_size = 1.5\n}\n';
     assert.equal(errorOf(() => parse(size)).message, 'secrets.hcl:4: "max_request_size" must be an integer');
-    assert.equal(errorOf(() => parse('storage "sqlite" { path = "p" }\nworker {\n  ports = [1, "x"]\n}\n')).message, 'secrets.hcl:3: "ports" must be a list of ints');
+    assert.equal(
+      errorOf(() => parse('storage "sqlite" { path = "p" }\nworker {\n  ports = [1, "x"]\n}\n')).message,
+      'secrets.hcl:3: "ports" must be a list of ints',
+    );
     assert.equal(errorOf(() => parse('storage "sqlite" { path = "p" }\nui { }\n')).message, 'secrets.hcl:2: "ui" must be a boolean');
   });
 
@@ -129,7 +137,10 @@ describe('parseConfig (HCL)', () => {
       'secrets.hcl:3: "graceful_shutdown_wait_duration" must be a duration such as "10s" or a number of seconds (time: invalid duration "soon")',
     );
     assert.equal(errorOf(() => parse(`${base}listener "unix" { address = "x" }\n`)).message, 'secrets.hcl:2: unknown listener type "unix": expected tcp');
-    assert.equal(errorOf(() => parse('storage "s3" { bucket = "b" }\n')).message, 'secrets.hcl:1: unknown storage type "s3": expected one of sqlite, postgresql');
+    assert.equal(
+      errorOf(() => parse('storage "s3" { bucket = "b" }\n')).message,
+      'secrets.hcl:1: unknown storage type "s3": expected one of sqlite, postgresql',
+    );
     assert.equal(errorOf(() => parse('storage {\n  path = "p"\n}\n')).message, 'secrets.hcl:2: "storage" needs a label, as in storage "sqlite" { … }');
   });
 
@@ -140,7 +151,14 @@ describe('parseConfig (HCL)', () => {
 
   it('collects every issue, sorted by line; the message is the first', () => {
     const err = errorOf(() => parse('ui = "no way"\nstorage "sqlite" {\n  path = "p"\n  size = 1\n}\nlog_level = "x"\n'));
-    assert.deepEqual(err.issues.map((i) => [i.line, i.key]), [[1, 'ui'], [4, 'size'], [6, 'log_level']]);
+    assert.deepEqual(
+      err.issues.map((i) => [i.line, i.key]),
+      [
+        [1, 'ui'],
+        [4, 'size'],
+        [6, 'log_level'],
+      ],
+    );
     assert.equal(err.line, 1);
   });
 
@@ -193,7 +211,13 @@ describe('parseConfig (JSON)', () => {
   it('names the line of an unknown key and of a wrong type', () => {
     assert.equal(errorOf(() => parseConfig(JSON_TEXT, 'secrets.json', schema)).message, 'secrets.json:5: unknown key "adress" in listener "tcp"');
     const wrong = JSON_TEXT.replace('"ui": true', '"ui": "sometimes"');
-    assert.deepEqual(errorOf(() => parseConfig(wrong, 'secrets.json', schema)).issues.map((i) => [i.line, i.key]), [[5, 'adress'], [7, 'ui']]);
+    assert.deepEqual(
+      errorOf(() => parseConfig(wrong, 'secrets.json', schema)).issues.map((i) => [i.line, i.key]),
+      [
+        [5, 'adress'],
+        [7, 'ui'],
+      ],
+    );
     const only = '{\n  "storage": { "sqlite": { "path": "/p.db" } },\n  "ui": "sometimes"\n}';
     assert.equal(errorOf(() => parseConfig(only, 'secrets.json', schema)).message, 'secrets.json:3: "ui" must be a boolean');
   });
@@ -215,7 +239,10 @@ describe('loadConfigFile', () => {
       writeFileSync(file, 'storage "sqlite" {\n  pth = "x"\n}\n');
       const typo = errorOf(() => loadConfigFile(file, schema));
       assert.equal(typo.message, `${file}:1: missing required key "path" in storage "sqlite"`);
-      assert.deepEqual(typo.issues.map((i) => `${i.line} ${i.message}`), ['1 missing required key "path" in storage "sqlite"', '2 unknown key "pth" in storage "sqlite"']);
+      assert.deepEqual(
+        typo.issues.map((i) => `${i.line} ${i.message}`),
+        ['1 missing required key "path" in storage "sqlite"', '2 unknown key "pth" in storage "sqlite"'],
+      );
       const missing = errorOf(() => loadConfigFile(join(dir, 'nope.hcl'), schema));
       assert.equal(missing.message, `${join(dir, 'nope.hcl')}: cannot read the configuration file: no such file`);
       assert.equal(missing.line, undefined);

@@ -173,10 +173,8 @@ export const cfg = {
   labelled: <const K extends Keys, const O extends Pick<BlockField, 'required' | 'doc' | 'repeated' | 'labels'> = {}>(keys: K, o?: O) =>
     ({ kind: 'block', labelled: true, keys, ...o }) as { readonly kind: 'block'; readonly labelled: true; readonly keys: K } & O,
   /** A labelled block whose keys depend on the label: `{ sqlite: {...}, postgresql: {...} }`. */
-  variants: <const V extends Readonly<Record<string, Keys>>, const O extends Pick<BlockField, 'required' | 'doc' | 'repeated'> = {}>(
-    variants: V,
-    o?: O,
-  ) => ({ kind: 'block', variants, ...o }) as { readonly kind: 'block'; readonly variants: V } & O,
+  variants: <const V extends Readonly<Record<string, Keys>>, const O extends Pick<BlockField, 'required' | 'doc' | 'repeated'> = {}>(variants: V, o?: O) =>
+    ({ kind: 'block', variants, ...o }) as { readonly kind: 'block'; readonly variants: V } & O,
 };
 
 /** One problem found in a config file. */

@@ -22,7 +22,10 @@ import { resolveSecretRef, type ConfigEnv } from './secret-ref.js';
 export function agentPostgresKeys<const T extends string>(defaultTable: T) {
   return {
     connection_url: cfg.string({ required: true, doc: 'postgres:// URL; env://VAR or file://PATH keep the password out of this file' }),
-    table: cfg.string({ default: defaultTable, doc: 'table holding the state (name or schema.name); created when missing; one per service and datacenter / region' }),
+    table: cfg.string({
+      default: defaultTable,
+      doc: 'table holding the state (name or schema.name); created when missing; one per service and datacenter / region',
+    }),
     max_parallel: cfg.int({ default: 10, min: 1, doc: 'most connections (statements in flight) to PostgreSQL' }),
   };
 }

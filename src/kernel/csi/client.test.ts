@@ -96,11 +96,20 @@ describe('csiClient', () => {
 
     const v = await client.validateVolumeCapabilities({ volumeId: vol.volumeId, volumeCapabilities: [RWO] });
     assert.deepEqual(v, { confirmed: true, message: '' });
-    const block = await client.validateVolumeCapabilities({ volumeId: vol.volumeId, volumeCapabilities: [{ accessType: { block: true }, accessMode: 'SINGLE_NODE_WRITER' }] });
+    const block = await client.validateVolumeCapabilities({
+      volumeId: vol.volumeId,
+      volumeCapabilities: [{ accessType: { block: true }, accessMode: 'SINGLE_NODE_WRITER' }],
+    });
     assert.equal(block.confirmed, false);
     assert.match(block.message, /block access is not supported/);
 
-    const pub = await client.controllerPublishVolume({ volumeId: vol.volumeId, nodeId: 'n1', volumeCapability: RWO, readonly: false, volumeContext: vol.volumeContext });
+    const pub = await client.controllerPublishVolume({
+      volumeId: vol.volumeId,
+      nodeId: 'n1',
+      volumeCapability: RWO,
+      readonly: false,
+      volumeContext: vol.volumeContext,
+    });
     assert.equal(pub.publishContext.readonly, 'false');
     const page = await client.listVolumes({ maxEntries: 0 });
     assert.equal(page.nextToken, '');
@@ -140,7 +149,14 @@ describe('csiClient', () => {
     const staging = join(dir, 'staging', vol.volumeId);
     const target = join(dir, 'target', vol.volumeId);
     await client.nodeStageVolume({ volumeId: vol.volumeId, stagingTargetPath: staging, volumeCapability: RWO, publishContext });
-    await client.nodePublishVolume({ volumeId: vol.volumeId, stagingTargetPath: staging, targetPath: target, volumeCapability: RWO, readonly: false, publishContext });
+    await client.nodePublishVolume({
+      volumeId: vol.volumeId,
+      stagingTargetPath: staging,
+      targetPath: target,
+      volumeCapability: RWO,
+      readonly: false,
+      publishContext,
+    });
     await client.nodeUnpublishVolume(vol.volumeId, target);
     await client.nodeUnstageVolume(vol.volumeId, staging);
     await client.controllerUnpublishVolume(vol.volumeId, 'n1');
@@ -148,7 +164,9 @@ describe('csiClient', () => {
   });
 
   it('plugin errors are CsiError with the RPC, the Go status name and the plugin text', async () => {
-    const err = await csiErrorOf(client.controllerPublishVolume({ volumeId: 'vol-00000000000000000000000000000000', nodeId: 'n1', volumeCapability: RWO, readonly: false }));
+    const err = await csiErrorOf(
+      client.controllerPublishVolume({ volumeId: 'vol-00000000000000000000000000000000', nodeId: 'n1', volumeCapability: RWO, readonly: false }),
+    );
     assert.equal(err.rpc, 'ControllerPublishVolume');
     assert.equal(err.code, 'NotFound');
     assert.equal(err.details, 'volume "vol-00000000000000000000000000000000" not found');
@@ -213,9 +231,18 @@ describe('csiClient', () => {
         Probe: (_call: unknown, cb: grpc.sendUnaryData<unknown>) => cb(null, { ready }),
       },
       {
-        ControllerGetCapabilities: (_call: unknown, cb: grpc.sendUnaryData<unknown>) => cb(null, { capabilities: [{ rpc: { type: 'LIST_VOLUMES' } }, { rpc: { type: 14 } }] }),
+        ControllerGetCapabilities: (_call: unknown, cb: grpc.sendUnaryData<unknown>) =>
+          cb(null, { capabilities: [{ rpc: { type: 'LIST_VOLUMES' } }, { rpc: { type: 14 } }] }),
         ListVolumes: (_call: unknown, cb: grpc.sendUnaryData<unknown>) =>
-          cb(null, { entries: [{ volume: { volume_id: 'ext-1', capacity_bytes: 10 }, status: { published_node_ids: ['a'], volume_condition: { abnormal: true, message: 'bad disk' } } }], next_token: 'x' }),
+          cb(null, {
+            entries: [
+              {
+                volume: { volume_id: 'ext-1', capacity_bytes: 10 },
+                status: { published_node_ids: ['a'], volume_condition: { abnormal: true, message: 'bad disk' } },
+              },
+            ],
+            next_token: 'x',
+          }),
       },
     );
     const c = csiClient(socket);

@@ -67,7 +67,8 @@ type Callback = (err: grpc.ServiceError | null, res?: unknown) => void;
 type Method = (req: unknown, metadata: grpc.Metadata, options: grpc.CallOptions, cb: Callback) => grpc.ClientUnaryCall;
 
 const map = (m: Readonly<Record<string, string>> | undefined): Record<string, string> => ({ ...(m ?? {}) });
-const range = (r: { readonly requiredBytes: number; readonly limitBytes: number } | undefined) => (r ? { required_bytes: r.requiredBytes, limit_bytes: r.limitBytes } : null);
+const range = (r: { readonly requiredBytes: number; readonly limitBytes: number } | undefined) =>
+  r ? { required_bytes: r.requiredBytes, limit_bytes: r.limitBytes } : null;
 
 /** A thrown or returned error as a {@link CsiError} of `rpc`. */
 function toCsiError(rpc: string, err: unknown): CsiError {
@@ -151,7 +152,10 @@ export function csiClient(socketPath: string, options: CsiClientOptions = {}): C
 
     async controllerGetCapabilities() {
       const r = await call<{ capabilities: { rpc?: { type: string | number } | null }[] }>('Controller', 'ControllerGetCapabilities', {});
-      return known<ControllerCapability>(KNOWN_CONTROLLER, r.capabilities.map((c) => c.rpc?.type ?? 'UNKNOWN'));
+      return known<ControllerCapability>(
+        KNOWN_CONTROLLER,
+        r.capabilities.map((c) => c.rpc?.type ?? 'UNKNOWN'),
+      );
     },
 
     async createVolume(req) {
@@ -201,8 +205,14 @@ export function csiClient(socketPath: string, options: CsiClientOptions = {}): C
     },
 
     async listVolumes(req) {
-      type Entry = { volume: WireVolume | null; status: { published_node_ids: string[]; volume_condition: { abnormal: boolean; message: string } | null } | null };
-      const r = await call<{ entries: Entry[]; next_token: string }>('Controller', 'ListVolumes', { max_entries: req.maxEntries, starting_token: req.startingToken ?? '' });
+      type Entry = {
+        volume: WireVolume | null;
+        status: { published_node_ids: string[]; volume_condition: { abnormal: boolean; message: string } | null } | null;
+      };
+      const r = await call<{ entries: Entry[]; next_token: string }>('Controller', 'ListVolumes', {
+        max_entries: req.maxEntries,
+        starting_token: req.startingToken ?? '',
+      });
       const entries = r.entries.map((e): ListedVolume => {
         const condition = e.status?.volume_condition;
         return {
@@ -259,7 +269,11 @@ export function csiClient(socketPath: string, options: CsiClientOptions = {}): C
     },
 
     async nodeGetInfo() {
-      const r = await call<{ node_id: string; max_volumes_per_node: number; accessible_topology: { segments: Record<string, string> } | null }>('Node', 'NodeGetInfo', {});
+      const r = await call<{ node_id: string; max_volumes_per_node: number; accessible_topology: { segments: Record<string, string> } | null }>(
+        'Node',
+        'NodeGetInfo',
+        {},
+      );
       return {
         nodeId: r.node_id,
         maxVolumesPerNode: r.max_volumes_per_node,
@@ -269,7 +283,10 @@ export function csiClient(socketPath: string, options: CsiClientOptions = {}): C
 
     async nodeGetCapabilities() {
       const r = await call<{ capabilities: { rpc?: { type: string | number } | null }[] }>('Node', 'NodeGetCapabilities', {});
-      return known<NodeCapability>(KNOWN_NODE, r.capabilities.map((c) => c.rpc?.type ?? 'UNKNOWN'));
+      return known<NodeCapability>(
+        KNOWN_NODE,
+        r.capabilities.map((c) => c.rpc?.type ?? 'UNKNOWN'),
+      );
     },
 
     async nodeStageVolume(req) {

@@ -33,7 +33,14 @@ export const CONTROLLER_CAPABILITIES = [
 export type ControllerCapability = (typeof CONTROLLER_CAPABILITIES)[number];
 
 /** Node RPC capabilities of `NodeGetCapabilities` that Cairn knows. */
-export const NODE_CAPABILITIES = ['STAGE_UNSTAGE_VOLUME', 'GET_VOLUME_STATS', 'EXPAND_VOLUME', 'VOLUME_CONDITION', 'SINGLE_NODE_MULTI_WRITER', 'VOLUME_MOUNT_GROUP'] as const;
+export const NODE_CAPABILITIES = [
+  'STAGE_UNSTAGE_VOLUME',
+  'GET_VOLUME_STATS',
+  'EXPAND_VOLUME',
+  'VOLUME_CONDITION',
+  'SINGLE_NODE_MULTI_WRITER',
+  'VOLUME_MOUNT_GROUP',
+] as const;
 /** One of {@link NODE_CAPABILITIES}. */
 export type NodeCapability = (typeof NODE_CAPABILITIES)[number];
 

@@ -50,7 +50,16 @@ function conventions(primary?: () => Promise<HttpResponse> | undefined): ApiConv
 
 function request(method: string, path: string, token?: string): HttpRequest {
   const [p, q] = path.split('?');
-  return { id: 'r1', method, path: p!, query: new URLSearchParams(q), headers: token ? { 'x-token': token } : {}, body: Buffer.alloc(0), remoteAddress: '127.0.0.1', tls: false };
+  return {
+    id: 'r1',
+    method,
+    path: p!,
+    query: new URLSearchParams(q),
+    headers: token ? { 'x-token': token } : {},
+    body: Buffer.alloc(0),
+    remoteAddress: '127.0.0.1',
+    tls: false,
+  };
 }
 
 /** Runs one request, rendering a thrown CairnError as the dispatcher's caller would. */
@@ -73,13 +82,31 @@ describe('api-service route declarations', () => {
       methods: {
         GET: { access: { permission: 'read' }, handle: async (ctx) => (handled.push(`read by ${ctx.caller}`), { body: { name: ctx.params.name } }) },
         // The rule depends on the request, as a discovery KV key's does.
-        PUT: { access: (ctx) => ({ permission: ctx.params.name === 'open' ? 'read' : 'write' }), handle: async (ctx) => (handled.push(`write by ${ctx.caller}`), { body: true }) },
+        PUT: {
+          access: (ctx) => ({ permission: ctx.params.name === 'open' ? 'read' : 'write' }),
+          handle: async (ctx) => (handled.push(`write by ${ctx.caller}`), { body: true }),
+        },
       },
     },
     {
       pattern: 'status',
       synopsis: 'status',
-      methods: { GET: { access: PUBLIC, handle: async (ctx) => ({ body: { caller: (() => { try { return ctx.caller; } catch (err) { return (err as Error).message; } })() } }) } },
+      methods: {
+        GET: {
+          access: PUBLIC,
+          handle: async (ctx) => ({
+            body: {
+              caller: (() => {
+                try {
+                  return ctx.caller;
+                } catch (err) {
+                  return (err as Error).message;
+                }
+              })(),
+            },
+          }),
+        },
+      },
     },
   ];
 
@@ -111,13 +138,34 @@ describe('api-service route declarations', () => {
   it('forwards a primary operation before its rule is checked, and runs it where the primary says it is here', async () => {
     const forwarded = { status: 201, headers: {}, body: 'from the primary' };
     const primaryRoutes: readonly ApiRoute<undefined, Rule, string>[] = [
-      { pattern: 'acl/policy', synopsis: 'p', methods: { PUT: { access: { permission: 'write' }, forward: 'primary', handle: async () => ({ body: 'here' }) } } },
+      {
+        pattern: 'acl/policy',
+        synopsis: 'p',
+        methods: { PUT: { access: { permission: 'write' }, forward: 'primary', handle: async () => ({ body: 'here' }) } },
+      },
     ];
-    const away = await call(primaryRoutes, request('PUT', '/v1/acl/policy'), conventions(async () => forwarded));
+    const away = await call(
+      primaryRoutes,
+      request('PUT', '/v1/acl/policy'),
+      conventions(async () => forwarded),
+    );
     assert.deepEqual(away, forwarded);
-    const here = await call(primaryRoutes, request('PUT', '/v1/acl/policy', 'writer'), conventions(() => undefined));
+    const here = await call(
+      primaryRoutes,
+      request('PUT', '/v1/acl/policy', 'writer'),
+      conventions(() => undefined),
+    );
     assert.equal(here.body, '"here"');
-    assert.equal((await call(primaryRoutes, request('PUT', '/v1/acl/policy'), conventions(() => undefined))).status, 403);
+    assert.equal(
+      (
+        await call(
+          primaryRoutes,
+          request('PUT', '/v1/acl/policy'),
+          conventions(() => undefined),
+        )
+      ).status,
+      403,
+    );
   });
 
   it('decides where an operation runs from the request when its forward is a function, which may answer 400 first', async () => {

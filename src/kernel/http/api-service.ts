@@ -313,7 +313,14 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
   // Built once: the table is static.
   if (options.openapi) document = serviceOpenapiDocument(options.openapi.info, [{ prefix: '/', paths: table.paths }], 'http');
   const routeOf = new Map(routes.map((r) => [r.pattern, r]));
-  const tails = routes.filter((r) => r.rawTail).map((r) => rawTailOf(r.pattern, table.paths.find((p) => p.spec.pattern === r.pattern)!));
+  const tails = routes
+    .filter((r) => r.rawTail)
+    .map((r) =>
+      rawTailOf(
+        r.pattern,
+        table.paths.find((p) => p.spec.pattern === r.pattern)!,
+      ),
+    );
   const random = options.random ?? Math.random;
   const common = () => conv.commonHeaders?.() ?? {};
   const text = (t: TextReply): HttpResponse => ({
@@ -376,7 +383,16 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
       if (blocking && rawIndex !== null) {
         const after = Number(rawIndex);
         const waitMs = Math.min(waitParam !== undefined && waitParam > 0 ? waitParam : conv.wait.defaultMs, conv.wait.maxMs);
-        if (after > 0) await blockUntil({ state: options.state, tables: blocking, after, timeoutMs: waitMs + random() * (waitMs / 16), resultIndex: route.resultIndex, ctx, signal: options.shutdown });
+        if (after > 0)
+          await blockUntil({
+            state: options.state,
+            tables: blocking,
+            after,
+            timeoutMs: waitMs + random() * (waitMs / 16),
+            resultIndex: route.resultIndex,
+            ctx,
+            signal: options.shutdown,
+          });
       }
       if (conv.accessAfterWait) check();
       const reply = await op.handle(ctx);
@@ -411,7 +427,12 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
  * @throws CairnError 500 `No cluster leader` when no leader is known or reachable, or
  *   `req` was already forwarded once.
  */
-export async function forwardToLeader(req: HttpRequest, leadership: Leadership, secret: string | undefined, style: ForwardStyle | undefined): Promise<HttpResponse> {
+export async function forwardToLeader(
+  req: HttpRequest,
+  leadership: Leadership,
+  secret: string | undefined,
+  style: ForwardStyle | undefined,
+): Promise<HttpResponse> {
   if (req.headers[LEADER_FORWARDED_HEADER] !== undefined || !style) throw new CairnError('internal', NO_CLUSTER_LEADER);
   try {
     return await sendToLeader({

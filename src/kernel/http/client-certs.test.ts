@@ -33,15 +33,50 @@ before(() => {
   dir = mkdtempSync(join(tmpdir(), 'cairn-client-certs-'));
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   openssl('req', '-x509', ...ec, '-days', '1', '-subj', '/CN=Test CA', '-keyout', 'ca.key', '-out', 'ca.pem');
-  openssl('req', '-x509', ...ec, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', 'server.key', '-out', 'server.pem');
+  openssl(
+    'req',
+    '-x509',
+    ...ec,
+    '-days',
+    '1',
+    '-subj',
+    '/CN=127.0.0.1',
+    '-addext',
+    'subjectAltName=IP:127.0.0.1',
+    '-keyout',
+    'server.key',
+    '-out',
+    'server.pem',
+  );
   openssl('req', '-new', ...ec, '-subj', '/CN=alice', '-keyout', 'alice.key', '-out', 'alice.csr');
   writeFileSync(file('alice.ext'), 'extendedKeyUsage=clientAuth\n');
-  openssl('x509', '-req', '-in', 'alice.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', '7', '-days', '1', '-extfile', 'alice.ext', '-out', 'alice.pem');
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    'alice.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-set_serial',
+    '7',
+    '-days',
+    '1',
+    '-extfile',
+    'alice.ext',
+    '-out',
+    'alice.pem',
+  );
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 async function withListener(clientCerts: ClientCertPolicy | undefined, tls: boolean, run: (l: Listener) => Promise<void>): Promise<void> {
-  const l = await listen({ address: '127.0.0.1:0', tls: tls ? { certFile: file('server.pem'), keyFile: file('server.key'), clientCerts } : undefined }, service, silentLogger());
+  const l = await listen(
+    { address: '127.0.0.1:0', tls: tls ? { certFile: file('server.pem'), keyFile: file('server.key'), clientCerts } : undefined },
+    service,
+    silentLogger(),
+  );
   try {
     await run(l);
   } finally {
@@ -81,6 +116,9 @@ describe('client certificates on a listener', () => {
   });
 
   it('an unreadable tls_client_ca_file fails the start, naming the key and the file', async () => {
-    await assert.rejects(withListener({ mode: 'require', caFile: file('missing.pem') }, true, async () => {}), /tls_client_ca_file: cannot read ".*missing\.pem"/);
+    await assert.rejects(
+      withListener({ mode: 'require', caFile: file('missing.pem') }, true, async () => {}),
+      /tls_client_ca_file: cannot read ".*missing\.pem"/,
+    );
   });
 });

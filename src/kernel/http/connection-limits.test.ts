@@ -151,7 +151,13 @@ describe('listener connection limits', () => {
 
 describe('resolveLimits / nodeHttpTimeouts', () => {
   it('fills the reference defaults in and applies the idle fallback', () => {
-    assert.deepEqual(resolveLimits(), { headerTimeoutMs: 5_000, requestTimeoutMs: 30_000, idleTimeoutMs: 300_000, maxConnections: 4096, maxConnectionsPerClient: 0 });
+    assert.deepEqual(resolveLimits(), {
+      headerTimeoutMs: 5_000,
+      requestTimeoutMs: 30_000,
+      idleTimeoutMs: 300_000,
+      maxConnections: 4096,
+      maxConnectionsPerClient: 0,
+    });
     assert.equal(resolveLimits({ idleTimeoutMs: 0 }).idleTimeoutMs, 30_000);
     assert.equal(resolveLimits({ idleTimeoutMs: 0, requestTimeoutMs: 0 }).idleTimeoutMs, 5_000);
   });

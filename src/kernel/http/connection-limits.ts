@@ -76,7 +76,9 @@ export function resolveLimits(l: ConnectionLimits = {}): ResolvedLimits {
  * @throws {RangeError} when the header timeout exceeds a non-zero request timeout (Node
  *   refuses that; config parsing reports it first, naming the key).
  */
-export function nodeHttpTimeouts(l: ResolvedLimits): Pick<ServerOptions, 'headersTimeout' | 'requestTimeout' | 'keepAliveTimeout' | 'connectionsCheckingInterval'> {
+export function nodeHttpTimeouts(
+  l: ResolvedLimits,
+): Pick<ServerOptions, 'headersTimeout' | 'requestTimeout' | 'keepAliveTimeout' | 'connectionsCheckingInterval'> {
   if (l.requestTimeoutMs > 0 && l.headerTimeoutMs > l.requestTimeoutMs) {
     throw new RangeError(`the header timeout (${l.headerTimeoutMs} ms) exceeds the request timeout (${l.requestTimeoutMs} ms)`);
   }

@@ -9,8 +9,7 @@ import { Type, type TUnion, type TString, type TArray } from '@sinclair/typebox'
  * `TypeCommaStringSlice`). The string form comes first: with ajv's array coercion an
  * array-first union would wrap `"a,b"` into `["a,b"]`.
  */
-export const CommaList = (description: string): TUnion<[TString, TArray<TString>]> =>
-  Type.Union([Type.String(), Type.Array(Type.String())], { description });
+export const CommaList = (description: string): TUnion<[TString, TArray<TString>]> => Type.Union([Type.String(), Type.Array(Type.String())], { description });
 
 /** The items of a {@link CommaList} value: trimmed, empty ones dropped. */
 export function commaList(v: unknown): string[] {

@@ -49,11 +49,7 @@ export interface ForwardTarget {
  * passed on as it arrives, for as long as both sides keep it.
  * @throws {Error} `rpc error making call: …` when the server cannot be reached; `reply larger than N bytes` past `style.maxReplyBytes`.
  */
-export async function forwardRequest(
-  style: ForwardStyle,
-  req: HttpRequest,
-  { address, secret, query, extra = {} }: ForwardTarget,
-): Promise<HttpResponse> {
+export async function forwardRequest(style: ForwardStyle, req: HttpRequest, { address, secret, query, extra = {} }: ForwardTarget): Promise<HttpResponse> {
   const q = (query ?? req.query).toString();
   const headers: Record<string, string> = { ...extra };
   if (style.pass) {

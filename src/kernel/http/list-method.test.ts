@@ -218,13 +218,20 @@ describe('LIST over plain HTTP', () => {
     const got = echoes(await exchange(h, [b('LIST /v1/secret/metadata/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')]));
     assert.deepEqual(got, [{ method: 'LIST', url: '/v1/secret/metadata/', body: '' }]);
     const link = parseResponses(await exchange(h, [b('LINK /x HTTP/1.1\r\nHost: x\r\n\r\n')]));
-    assert.deepEqual(link.map((r) => r.status), ['HTTP/1.1 400 Bad Request']);
+    assert.deepEqual(
+      link.map((r) => r.status),
+      ['HTTP/1.1 400 Bad Request'],
+    );
   });
 
   test('near-misses of LIST and LINK get 400', T, async () => {
     for (const m of ['LISK', 'LISTEN', 'LINKS', 'LIS', 'LIST\t']) {
       const r = parseResponses(await exchange(h, [b(`${m} /x HTTP/1.1\r\nHost: x\r\n\r\n`)]));
-      assert.deepEqual(r.map((x) => x.status), ['HTTP/1.1 400 Bad Request'], m);
+      assert.deepEqual(
+        r.map((x) => x.status),
+        ['HTTP/1.1 400 Bad Request'],
+        m,
+      );
     }
   });
 
@@ -314,13 +321,19 @@ describe('smuggling defences stay intact', () => {
   for (const [name, req] of Object.entries(cases)) {
     test(`${name} gets 400 and nothing else`, T, async () => {
       const r = parseResponses(await exchange(h, [b(req)]));
-      assert.deepEqual(r.map((x) => x.status), ['HTTP/1.1 400 Bad Request']);
+      assert.deepEqual(
+        r.map((x) => x.status),
+        ['HTTP/1.1 400 Bad Request'],
+      );
     });
     // POST heads take the framer's fast path; a smuggled LIST must not get through either.
     test(`${name} (POST, smuggling a LIST) gets 400 and nothing else`, T, async () => {
       const post = req.replace('LIST /a', 'POST /a').replace('GET /smuggled', 'LIST /smuggled');
       const r = parseResponses(await exchange(h, [b(post)]));
-      assert.deepEqual(r.map((x) => x.status), ['HTTP/1.1 400 Bad Request']);
+      assert.deepEqual(
+        r.map((x) => x.status),
+        ['HTTP/1.1 400 Bad Request'],
+      );
     });
   }
 });
@@ -387,8 +400,23 @@ describe('LIST over HTTPS', () => {
     const key = join(dir, 'key.pem');
     const cert = join(dir, 'cert.pem');
     await run('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert,
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      key,
+      '-out',
+      cert,
     ]);
     const server = createHttpServer({ tls: { key: await readFile(key), cert: await readFile(cert) } }, echo);
     h = await start(server, true);
@@ -402,7 +430,10 @@ describe('LIST over HTTPS', () => {
     const got = echoes(await exchange(h, [b('LIST /tls/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')]));
     assert.deepEqual(got, [{ method: 'LIST', url: '/tls/', body: '' }]);
     const link = parseResponses(await exchange(h, [b('LINK /x HTTP/1.1\r\nHost: x\r\n\r\n')]));
-    assert.deepEqual(link.map((r) => r.status), ['HTTP/1.1 400 Bad Request']);
+    assert.deepEqual(
+      link.map((r) => r.status),
+      ['HTTP/1.1 400 Bad Request'],
+    );
   });
 
   test('8 pipelined requests over TLS, whole and in 10 random splits', T, async () => {
@@ -419,8 +450,7 @@ describe('LIST over HTTPS', () => {
 });
 
 /** Whether node:http still reads `socket` itself (native path: no framer, no `'data'` events). */
-const readsNatively = (s: net.Socket | undefined): boolean =>
-  (s as unknown as { parser?: { _consumed?: boolean } } | undefined)?.parser?._consumed === true;
+const readsNatively = (s: net.Socket | undefined): boolean => (s as unknown as { parser?: { _consumed?: boolean } } | undefined)?.parser?._consumed === true;
 
 /** The number of complete responses at the start of `text` (bodies by Content-Length). */
 function complete(text: string): number {
@@ -474,8 +504,21 @@ describe('LIST handed off from the native read path (issue 15)', () => {
     const key = join(dir, 'key.pem');
     const cert = join(dir, 'cert.pem');
     await run('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=127.0.0.1', '-keyout', key, '-out', cert,
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-keyout',
+      key,
+      '-out',
+      cert,
     ]);
     hs = await start(createHttpServer({ tls: { key: await readFile(key), cert: await readFile(cert) } }, echo) as http.Server, true, 'bytesRead');
   });
@@ -500,14 +543,20 @@ describe('LIST handed off from the native read path (issue 15)', () => {
     c.send('LINK /6 HTTP/1.1\r\nHost: x\r\n\r\n');
     await c.closed;
     const all = parseResponses(Buffer.from(c.text(), 'latin1'));
-    assert.deepEqual(all.map((r) => r.status), [...Array(5).fill('HTTP/1.1 200 OK'), 'HTTP/1.1 400 Bad Request']);
-    assert.deepEqual(all.slice(0, 5).map((r) => JSON.parse(r.body) as Echo), [
-      { method: 'GET', url: '/1', body: '' },
-      { method: 'POST', url: '/2', body: 'LIST' },
-      { method: 'LIST', url: '/3', body: '' },
-      { method: 'GET', url: '/4', body: '' },
-      { method: 'LIST', url: '/5', body: '' },
-    ]);
+    assert.deepEqual(
+      all.map((r) => r.status),
+      [...Array(5).fill('HTTP/1.1 200 OK'), 'HTTP/1.1 400 Bad Request'],
+    );
+    assert.deepEqual(
+      all.slice(0, 5).map((r) => JSON.parse(r.body) as Echo),
+      [
+        { method: 'GET', url: '/1', body: '' },
+        { method: 'POST', url: '/2', body: 'LIST' },
+        { method: 'LIST', url: '/3', body: '' },
+        { method: 'GET', url: '/4', body: '' },
+        { method: 'LIST', url: '/5', body: '' },
+      ],
+    );
   });
 
   test('LIST as the first request, whole and one byte at a time', T, async () => {
@@ -517,12 +566,28 @@ describe('LIST handed off from the native read path (issue 15)', () => {
       { method: 'GET', url: '/after', body: '' },
     ];
     assert.deepEqual(echoes(await exchange(h, [req])), want);
-    assert.deepEqual(echoes(await exchange(h, [...req].map((_, k) => req.subarray(k, k + 1)))), want);
+    assert.deepEqual(
+      echoes(
+        await exchange(
+          h,
+          [...req].map((_, k) => req.subarray(k, k + 1)),
+        ),
+      ),
+      want,
+    );
   });
 
   test('8 pipelined requests (a GET, then the switch at LIST /2): whole, one byte at a time, 50 random splits', T, async () => {
     assert.deepEqual(echoes(await exchange(h, [pipeline])), expected);
-    assert.deepEqual(echoes(await exchange(h, [...pipeline].map((_, k) => pipeline.subarray(k, k + 1)))), expected);
+    assert.deepEqual(
+      echoes(
+        await exchange(
+          h,
+          [...pipeline].map((_, k) => pipeline.subarray(k, k + 1)),
+        ),
+      ),
+      expected,
+    );
     const rnd = prng(15);
     for (let k = 0; k < 50; k++) {
       const pieces = randomSplit(pipeline, rnd);
@@ -550,7 +615,15 @@ describe('LIST handed off from the native read path (issue 15)', () => {
 
   test('a LIST in the middle of a pipelined chunk after a GET with a body: whole, byte by byte, 50 random splits', T, async () => {
     assert.deepEqual(echoes(await exchange(h, [mixed])), mixedWant);
-    assert.deepEqual(echoes(await exchange(h, [...mixed].map((_, k) => mixed.subarray(k, k + 1)))), mixedWant);
+    assert.deepEqual(
+      echoes(
+        await exchange(
+          h,
+          [...mixed].map((_, k) => mixed.subarray(k, k + 1)),
+        ),
+      ),
+      mixedWant,
+    );
     const rnd = prng(1515);
     for (let k = 0; k < 50; k++) {
       const pieces = randomSplit(mixed, rnd);

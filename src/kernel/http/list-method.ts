@@ -177,8 +177,10 @@ class Framer {
     const seen = this.line;
     const c = buf[i];
     if (seen === 'LI' && c === 0x53 /* S */) buf[i] = 0x4e; /* N */
-    else if (seen === 'LIS') buf[i] = c === 0x54 /* T */ ? 0x4b /* K */ : c === 0x4b ? 0 : c; // keep LISK from becoming LINK
-    else if (seen === 'LINK' && c === SP) buf[i] = 0; // genuine LINK: llhttp answers 400
+    else if (seen === 'LIS')
+      buf[i] = c === 0x54 /* T */ ? 0x4b /* K */ : c === 0x4b ? 0 : c; // keep LISK from becoming LINK
+    else if (seen === 'LINK' && c === SP)
+      buf[i] = 0; // genuine LINK: llhttp answers 400
     else if (seen === 'LIST' && c === SP) this.lists++;
   }
 
@@ -252,7 +254,10 @@ class Framer {
     if (line[0] === ' ' || line[0] === '\t') return this.stop();
     const colon = line.indexOf(':');
     const name = line.slice(0, colon).toLowerCase();
-    const value = line.slice(colon + 1).trim().toLowerCase();
+    const value = line
+      .slice(colon + 1)
+      .trim()
+      .toLowerCase();
     if (name === 'content-length') {
       // llhttp rejects duplicates and anything but digits: we stop and let it answer 400.
       if (this.contentLength !== undefined || !/^\d{1,15}$/.test(value)) return this.stop();
@@ -382,8 +387,6 @@ export function createHttpServer(
   handler: http.RequestListener,
 ): http.Server | https.Server {
   const base = { ...options.http, IncomingMessage: ListIncomingMessage };
-  const server: http.Server = options.tls
-    ? https.createServer({ ...base, ...options.tls }, handler)
-    : http.createServer(base, handler);
+  const server: http.Server = options.tls ? https.createServer({ ...base, ...options.tls }, handler) : http.createServer(base, handler);
   return enableListMethod(server);
 }

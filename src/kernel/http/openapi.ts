@@ -123,7 +123,11 @@ export function openapiDocument(paths: Map<string, AnyPath>, info: OpenApiInfo, 
  * e.g. `/secret/`; `/` for a service without mounts), served under `/v1` (the `servers`
  * entry). The first table to document a key keeps it.
  */
-export function serviceOpenapiDocument(info: OpenApiInfo, tables: readonly { readonly prefix: string; readonly paths: readonly AnyPath[]; readonly parameters?: readonly unknown[] }[], methods: OpenApiMethods = 'logical') {
+export function serviceOpenapiDocument(
+  info: OpenApiInfo,
+  tables: readonly { readonly prefix: string; readonly paths: readonly AnyPath[]; readonly parameters?: readonly unknown[] }[],
+  methods: OpenApiMethods = 'logical',
+) {
   const paths: Record<string, unknown> = {};
   for (const t of tables) {
     for (const [key, item] of Object.entries(openapiPathItems(pathsUnder(t.paths, ''), methods))) {
@@ -198,8 +202,7 @@ function convert(v: unknown): unknown {
  */
 export function helpForPath(request: string, p: AnyPath): string {
   const fields = new Map<string, TSchema>(Object.entries(p.spec.fields ?? {}));
-  for (const op of Object.values(p.spec.operations as Record<string, AnyOp>))
-    for (const [k, s] of Object.entries(op.fields ?? {})) fields.set(k, s);
+  for (const op of Object.values(p.spec.operations as Record<string, AnyOp>)) for (const [k, s] of Object.entries(op.fields ?? {})) fields.set(k, s);
   const params = [
     ...p.paramNames.map((n) => `${n} (string)\n    ${p.spec.params?.[n] ?? '<no description>'}`),
     ...[...fields].map(([k, s]) => `${k} (${(s as { type?: string }).type ?? 'any'})\n    ${s.description ?? '<no description>'}`),
@@ -222,8 +225,6 @@ export function helpForPath(request: string, p: AnyPath): string {
 
 /** Markdown help for a whole mount or service root: its description and every path. */
 export function helpForRoot(description: string, paths: readonly AnyPath[]): string {
-  const list = [...paths]
-    .sort((a, b) => a.spec.pattern.localeCompare(b.spec.pattern))
-    .map((p) => `    ${p.spec.pattern}\n        ${p.spec.synopsis}`);
+  const list = [...paths].sort((a, b) => a.spec.pattern.localeCompare(b.spec.pattern)).map((p) => `    ${p.spec.pattern}\n        ${p.spec.synopsis}`);
   return `## DESCRIPTION\n\n${description}\n\n## PATHS\n\nThe following paths are supported by this backend. To view help for\nany of the paths below, use the help command with any route matching\nthe path pattern.\n\n${list.join('\n\n')}`;
 }

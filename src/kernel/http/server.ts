@@ -75,7 +75,17 @@ export async function listen(options: ListenerOptions, service: HttpService, log
   // GET pipelined after a POST must see the POST): node:http emits them at once.
   const inFlight = new WeakMap<object, Promise<void>>();
   const replies = new ReplyQueue(log);
-  const ctx: ServeContext = { service, limit, log, tls: tls !== undefined, clientCerts: tls?.requestCert === true, requiredHeader: options.requiredHeader, replies, closing: false, streams: new Set() };
+  const ctx: ServeContext = {
+    service,
+    limit,
+    log,
+    tls: tls !== undefined,
+    clientCerts: tls?.requestCert === true,
+    requiredHeader: options.requiredHeader,
+    replies,
+    closing: false,
+    streams: new Set(),
+  };
   // Requests in progress per connection: on close, a connection with none is ended at once.
   const busy = new Map<Socket, number>();
   // Connections over their client's cap: they get a 429 and close; Node may still parse a

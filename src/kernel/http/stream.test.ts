@@ -131,8 +131,14 @@ describe('clients that leave', () => {
     client.destroy();
     await new Promise((r) => setTimeout(r, 100));
     await l.close();
-    assert.deepEqual(lines.filter((x) => x.level >= 40), []);
-    assert.ok(lines.some((x) => x.level === 20 && /client closed the connection/.test(x.msg)), JSON.stringify(lines));
+    assert.deepEqual(
+      lines.filter((x) => x.level >= 40),
+      [],
+    );
+    assert.ok(
+      lines.some((x) => x.level === 20 && /client closed the connection/.test(x.msg)),
+      JSON.stringify(lines),
+    );
   });
 
   it('a stream that fails because its client left is logged at debug', async () => {
@@ -156,7 +162,13 @@ describe('clients that leave', () => {
     stop.abort();
     await new Promise((r) => setTimeout(r, 100));
     await l.close();
-    assert.deepEqual(lines.filter((x) => x.level >= 40), []);
-    assert.ok(lines.some((x) => x.level === 20 && /ended by its client/.test(x.msg)), JSON.stringify(lines));
+    assert.deepEqual(
+      lines.filter((x) => x.level >= 40),
+      [],
+    );
+    assert.ok(
+      lines.some((x) => x.level === 20 && /ended by its client/.test(x.msg)),
+      JSON.stringify(lines),
+    );
   });
 });

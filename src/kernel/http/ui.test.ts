@@ -110,7 +110,13 @@ describe('the web UI on a listener', () => {
   });
 
   it('refuses paths that leave the UI folder or name dot files', async () => {
-    for (const path of ['/ui/../secret-beside-ui.txt', '/ui/%2e%2e/secret-beside-ui.txt', '/ui/assets/..%2f..%2fsecret-beside-ui.txt', '/ui/..%5csecret-beside-ui.txt', '/ui/.env']) {
+    for (const path of [
+      '/ui/../secret-beside-ui.txt',
+      '/ui/%2e%2e/secret-beside-ui.txt',
+      '/ui/assets/..%2f..%2fsecret-beside-ui.txt',
+      '/ui/..%5csecret-beside-ui.txt',
+      '/ui/.env',
+    ]) {
       const res = await rawGet(ui.url, path);
       assert.equal(res.status, 400, path);
       assert.doesNotMatch(res.body, /not for the web/, path);
@@ -133,7 +139,11 @@ describe('the web UI on a listener', () => {
   });
 
   it('proxies /ui/proxy/<section>/… to that service with its token, method, query and body', async () => {
-    const res = await fetch(`${ui.url}/ui/proxy/mesh/v1/kv/a%20b?index=3`, { method: 'PUT', headers: { 'X-Mesh-Token': 'tok', 'Content-Type': 'application/json' }, body: '{"x":1}' });
+    const res = await fetch(`${ui.url}/ui/proxy/mesh/v1/kv/a%20b?index=3`, {
+      method: 'PUT',
+      headers: { 'X-Mesh-Token': 'tok', 'Content-Type': 'application/json' },
+      body: '{"x":1}',
+    });
     assert.equal(res.status, 200);
     assert.equal(await res.text(), 'mesh PUT /v1/kv/a b?index=3 tok {"x":1}');
     assert.equal(res.headers.get('x-mesh-index'), '7');
@@ -147,18 +157,18 @@ describe('the web UI on a listener', () => {
     }
   });
 
-  it('proxies only the service\'s API (/v1/…) and only its own headers', async () => {
+  it("proxies only the service's API (/v1/…) and only its own headers", async () => {
     for (const path of ['/ui/proxy/mesh', '/ui/proxy/mesh/', '/ui/proxy/mesh/ui/', '/ui/proxy/mesh/metrics', '/ui/proxy/mesh/v1']) {
       const res = await fetch(`${ui.url}${path}`, { headers: { 'X-Mesh-Token': 'tok' } });
       assert.equal(res.status, 404, path);
-      assert.deepEqual(await res.json(), { errors: ['only the mesh service\'s API (/v1/…) is reachable through this UI'] }, path);
+      assert.deepEqual(await res.json(), { errors: ["only the mesh service's API (/v1/…) is reachable through this UI"] }, path);
     }
     // Another service's token header is not passed on.
     const res = await fetch(`${ui.url}/ui/proxy/mesh/v1/agent/self`, { headers: { 'X-Mesh-Token': 'tok', 'X-Secrets-Token': 'secrets-tok' } });
     assert.equal(await res.text(), 'mesh GET /v1/agent/self? tok ');
   });
 
-  it('bounds request bodies by the listener\'s limit, answers 502 for an unreachable service, and logs no token', async () => {
+  it("bounds request bodies by the listener's limit, answers 502 for an unreachable service, and logs no token", async () => {
     const big = await fetch(`${ui.url}/ui/proxy/mesh/v1/kv/big`, { method: 'PUT', headers: { 'X-Mesh-Token': 'proxy-token-1' }, body: 'x'.repeat(2048) });
     assert.equal(big.status, 413);
     const down = await fetch(`${ui.url}/ui/proxy/sched/v1/jobs?prefix=a`, { headers: { 'X-Sched-Token': 'proxy-token-2' } });

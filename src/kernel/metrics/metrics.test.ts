@@ -92,7 +92,10 @@ describe('store metrics', () => {
 describe('ServiceMetrics', () => {
   it('a scrape-time gauge drops label sets that went away; JSON keeps counts and sums', async () => {
     const m = new ServiceMetrics();
-    let states: Array<readonly [Record<string, string>, number]> = [[{ state: 'a' }, 1], [{ state: 'b' }, 2]];
+    let states: Array<readonly [Record<string, string>, number]> = [
+      [{ state: 'a' }, 1],
+      [{ state: 'b' }, 2],
+    ];
     m.gauge({ name: 'test_things', help: 'things', labelNames: ['state'], read: () => states });
     assert.equal(sampleValue(await samples(m), 'test_things', { state: 'b' }), 2);
     states = [[{ state: 'a' }, 3]];
@@ -100,7 +103,10 @@ describe('ServiceMetrics', () => {
     assert.equal(sampleValue(s, 'test_things', { state: 'a' }), 3);
     assert.equal(sampleValue(s, 'test_things', { state: 'b' }), undefined);
     const json = JSON.parse((await m.scrape('json')).body);
-    assert.deepEqual(json.Gauges.filter((g: { Name: string }) => g.Name === 'test_things'), [{ Name: 'test_things', Value: 3, Labels: { state: 'a' } }]);
+    assert.deepEqual(
+      json.Gauges.filter((g: { Name: string }) => g.Name === 'test_things'),
+      [{ Name: 'test_things', Value: 3, Labels: { state: 'a' } }],
+    );
     const lag = json.Samples.find((x: { Name: string }) => x.Name === 'nodejs_gc_duration_seconds');
     if (lag) assert.equal(lag.Mean, lag.Count === 0 ? 0 : lag.Sum / lag.Count);
   });

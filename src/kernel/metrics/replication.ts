@@ -18,7 +18,11 @@ import type { ServiceMetrics } from './service-metrics.js';
  * and `cairn_replication_last_error_timestamp_seconds` (Unix seconds, 0 = never).
  */
 export function observeReplication(metrics: ServiceMetrics, loops: ReplicationLoops<string>): void {
-  metrics.gauge({ name: 'cairn_replication_running', help: '1 while the replication loops run (on the leader, with a replication token), else 0.', read: () => (loops.isRunning ? 1 : 0) });
+  metrics.gauge({
+    name: 'cairn_replication_running',
+    help: '1 while the replication loops run (on the leader, with a replication token), else 0.',
+    read: () => (loops.isRunning ? 1 : 0),
+  });
   metrics.gauge({
     name: 'cairn_replication_index',
     help: 'The source index each kind of object was last replicated up to (0: not yet, or resyncing after a failure).',
@@ -26,6 +30,14 @@ export function observeReplication(metrics: ServiceMetrics, loops: ReplicationLo
     read: () => [...loops.indexes].map(([kind, index]) => [{ kind }, index] as const),
   });
   metrics.gauge({ name: 'cairn_replication_failing_kinds', help: 'Kinds of object whose latest replication round failed.', read: () => loops.failing.size });
-  metrics.gauge({ name: 'cairn_replication_last_success_timestamp_seconds', help: 'Unix time of the last successful replication round, in seconds; 0 when none.', read: () => loops.lastSuccessMs / 1000 });
-  metrics.gauge({ name: 'cairn_replication_last_error_timestamp_seconds', help: 'Unix time of the last failed replication round, in seconds; 0 when none.', read: () => loops.lastErrorMs / 1000 });
+  metrics.gauge({
+    name: 'cairn_replication_last_success_timestamp_seconds',
+    help: 'Unix time of the last successful replication round, in seconds; 0 when none.',
+    read: () => loops.lastSuccessMs / 1000,
+  });
+  metrics.gauge({
+    name: 'cairn_replication_last_error_timestamp_seconds',
+    help: 'Unix time of the last failed replication round, in seconds; 0 when none.',
+    read: () => loops.lastErrorMs / 1000,
+  });
 }

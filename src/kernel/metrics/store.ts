@@ -37,7 +37,11 @@ export function observeBackend(metrics: ServiceMetrics, backend: Backend): () =>
         ];
       },
     });
-    metrics.gauge({ name: 'cairn_store_pg_pool_max', help: 'Most PostgreSQL connections the storage pool opens (max_parallel).', read: () => pg.poolStats.max });
+    metrics.gauge({
+      name: 'cairn_store_pg_pool_max',
+      help: 'Most PostgreSQL connections the storage pool opens (max_parallel).',
+      read: () => pg.poolStats.max,
+    });
   }
   if (!(backend instanceof GroupCommitBackend)) return () => {};
   const latency = new Histogram({

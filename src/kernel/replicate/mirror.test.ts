@@ -29,7 +29,7 @@ async function open() {
 }
 
 describe('mirrorTable', () => {
-  it('writes what is new or changed, deletes what is gone, and keeps what is not the source\'s', async () => {
+  it("writes what is new or changed, deletes what is gone, and keeps what is not the source's", async () => {
     const { store, backend } = await open();
     await store.txn((tx) => {
       tx.put<Role>('roles', 'a', { ID: 'a', Name: 'a', Hash: '1' });
@@ -38,19 +38,52 @@ describe('mirrorTable', () => {
     });
     const batches: ChangeBatch[] = [];
     store.subscribe((b) => batches.push(b));
-    const changed = await mirrorTable<Role>(store, 'roles', [{ ID: 'a', Name: 'a', Hash: '2' }, { ID: 'b', Name: 'b', Hash: '1' }], {
-      idOf: (r) => r.ID,
-      mine: (r) => !r.Local,
-      label: 'Replication',
-    });
+    const changed = await mirrorTable<Role>(
+      store,
+      'roles',
+      [
+        { ID: 'a', Name: 'a', Hash: '2' },
+        { ID: 'b', Name: 'b', Hash: '1' },
+      ],
+      {
+        idOf: (r) => r.ID,
+        mine: (r) => !r.Local,
+        label: 'Replication',
+      },
+    );
     assert.equal(changed, 3);
-    assert.deepEqual(store.list<Role>('roles').map((r) => [r.ID, r.Hash]), [['a', '2'], ['b', '1'], ['own', '1']]);
+    assert.deepEqual(
+      store.list<Role>('roles').map((r) => [r.ID, r.Hash]),
+      [
+        ['a', '2'],
+        ['b', '1'],
+        ['own', '1'],
+      ],
+    );
     assert.equal(batches.length, 1);
     assert.equal(batches[0].label, 'Replication');
-    assert.deepEqual(batches[0].changes.map((c) => [c.op, c.id]), [['delete', 'gone'], ['put', 'a'], ['put', 'b']]);
+    assert.deepEqual(
+      batches[0].changes.map((c) => [c.op, c.id]),
+      [
+        ['delete', 'gone'],
+        ['put', 'a'],
+        ['put', 'b'],
+      ],
+    );
     // Equal again: no transaction at all.
     const index = store.index;
-    assert.equal(await mirrorTable<Role>(store, 'roles', [{ ID: 'a', Name: 'a', Hash: '2' }, { ID: 'b', Name: 'b', Hash: '1' }], { idOf: (r) => r.ID, mine: (r) => !r.Local }), 0);
+    assert.equal(
+      await mirrorTable<Role>(
+        store,
+        'roles',
+        [
+          { ID: 'a', Name: 'a', Hash: '2' },
+          { ID: 'b', Name: 'b', Hash: '1' },
+        ],
+        { idOf: (r) => r.ID, mine: (r) => !r.Local },
+      ),
+      0,
+    );
     assert.equal(store.index, index);
     await backend.close();
   });
@@ -61,7 +94,15 @@ describe('mirrorTable', () => {
       tx.put<Role>('roles', 'x', { ID: 'x', Name: 'first', Hash: '1' });
       tx.put<Role>('roles', 'y', { ID: 'y', Name: 'second', Hash: '1' });
     });
-    await mirrorTable<Role>(store, 'roles', [{ ID: 'x', Name: 'second', Hash: '2' }, { ID: 'y', Name: 'first', Hash: '2' }], { idOf: (r) => r.ID });
+    await mirrorTable<Role>(
+      store,
+      'roles',
+      [
+        { ID: 'x', Name: 'second', Hash: '2' },
+        { ID: 'y', Name: 'first', Hash: '2' },
+      ],
+      { idOf: (r) => r.ID },
+    );
     assert.equal(store.getBy<Role>('roles', 'name', 'first')?.ID, 'y');
     assert.equal(store.getBy<Role>('roles', 'name', 'second')?.ID, 'x');
     await backend.close();

@@ -27,7 +27,15 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 function agent(name: string, o: Partial<AgentStateOptions> = {}): AgentStateOptions {
   const data = join(dir, name);
   mkdirSync(data, { recursive: true });
-  return { sqlitePath: join(data, 'state.db'), keyFile: join(data, 'test-state.key'), keySetting: 'encrypt', tables: TABLES, log: silentLogger(), applicationName: 'cairn-test', ...o };
+  return {
+    sqlitePath: join(data, 'state.db'),
+    keyFile: join(data, 'test-state.key'),
+    keySetting: 'encrypt',
+    tables: TABLES,
+    log: silentLogger(),
+    applicationName: 'cairn-test',
+    ...o,
+  };
 }
 
 /** Opens, writes one document (so the state is encrypted with the key), closes. */
@@ -45,7 +53,10 @@ describe('an agent state on SQLite', () => {
     assert.equal(statSync(o.keyFile).mode & 0o777, 0o600);
     const key = readFileSync(o.keyFile, 'utf8');
     const again = await openAgentState(o);
-    assert.deepEqual(again.state.list<{ id: string }>('things').map((d) => d.id), ['a']);
+    assert.deepEqual(
+      again.state.list<{ id: string }>('things').map((d) => d.id),
+      ['a'],
+    );
     await again.backend.close();
     assert.equal(readFileSync(o.keyFile, 'utf8'), key);
   });
@@ -56,8 +67,16 @@ describe('an agent state on SQLite', () => {
     const print = stateKeyFingerprint(Buffer.from(readFileSync(o.keyFile, 'utf8'), 'base64'));
     rmSync(o.keyFile);
     await assert.rejects(openAgentState(o), (err: Error) => {
-      assert.match(err.message, new RegExp(`is encrypted with the state key of fingerprint ${print}, and this agent has none \\(no ${o.keyFile}, no encrypt\\)`));
-      assert.match(err.message, new RegExp(`copy test-state\\.key from the data directory of the agent that made it .* to ${o.keyFile}, or give every agent that key with encrypt = "env://NAME"`));
+      assert.match(
+        err.message,
+        new RegExp(`is encrypted with the state key of fingerprint ${print}, and this agent has none \\(no ${o.keyFile}, no encrypt\\)`),
+      );
+      assert.match(
+        err.message,
+        new RegExp(
+          `copy test-state\\.key from the data directory of the agent that made it .* to ${o.keyFile}, or give every agent that key with encrypt = "env://NAME"`,
+        ),
+      );
       return true;
     });
     assert.ok(!existsSync(o.keyFile), 'no new key file');
@@ -68,7 +87,10 @@ describe('an agent state on SQLite', () => {
     await writeOne(o, 'a');
     const theirs = newStateKey();
     writeFileSync(o.keyFile, theirs.text);
-    await assert.rejects(openAgentState(o), /was written with another state key \(fingerprint hmac-sha256:[0-9a-f]{32}\) than .*test-state\.key \(fingerprint hmac-sha256:[0-9a-f]{32}\): every agent sharing it needs the same key/);
+    await assert.rejects(
+      openAgentState(o),
+      /was written with another state key \(fingerprint hmac-sha256:[0-9a-f]{32}\) than .*test-state\.key \(fingerprint hmac-sha256:[0-9a-f]{32}\): every agent sharing it needs the same key/,
+    );
     assert.equal(readFileSync(o.keyFile, 'utf8'), theirs.text);
   });
 
@@ -76,11 +98,17 @@ describe('an agent state on SQLite', () => {
     const { key } = newStateKey();
     const o = agent('configured', { key });
     await writeOne(o, 'a');
-    assert.deepEqual(readdirSync(join(dir, 'configured')).filter((f) => f.endsWith('.key')), []);
+    assert.deepEqual(
+      readdirSync(join(dir, 'configured')).filter((f) => f.endsWith('.key')),
+      [],
+    );
     const again = await openAgentState(o);
     assert.equal(again.state.count('things'), 1);
     await again.backend.close();
-    await assert.rejects(openAgentState({ ...o, key: newStateKey().key }), /than the key of encrypt \(fingerprint .*; set encrypt to the key of the agent that made it .*: its encrypt, or the test-state\.key in its data directory/);
+    await assert.rejects(
+      openAgentState({ ...o, key: newStateKey().key }),
+      /than the key of encrypt \(fingerprint .*; set encrypt to the key of the agent that made it .*: its encrypt, or the test-state\.key in its data directory/,
+    );
   });
 
   it('a state from before fingerprints were stored: the right key records its fingerprint, another key is refused and its new file removed', async () => {
@@ -117,8 +145,16 @@ describe('agents opening one empty PostgreSQL table at the same moment', async (
       const winner = [a, b].find((o) => existsSync(o.keyFile))!;
       const print = stateKeyFingerprint(Buffer.from(readFileSync(winner.keyFile, 'utf8'), 'base64'));
       assert.equal(refused.length, 1);
-      assert.match(refused[0]!.err.message, new RegExp(`PostgreSQL table ${table} \\(.*\\) (was written with another state key \\(fingerprint ${print}\\)|is encrypted with the state key of fingerprint ${print})`));
-      assert.match(refused[0]!.err.message, new RegExp(`copy test-state\\.key from the data directory of the agent that made it .* to ${refused[0]!.o.keyFile}`));
+      assert.match(
+        refused[0]!.err.message,
+        new RegExp(
+          `PostgreSQL table ${table} \\(.*\\) (was written with another state key \\(fingerprint ${print}\\)|is encrypted with the state key of fingerprint ${print})`,
+        ),
+      );
+      assert.match(
+        refused[0]!.err.message,
+        new RegExp(`copy test-state\\.key from the data directory of the agent that made it .* to ${refused[0]!.o.keyFile}`),
+      );
       assert.ok(!existsSync(refused[0]!.o.keyFile), 'the refused agent left no key file');
       await opened[0]!.backend.close();
 
@@ -137,7 +173,10 @@ describe('agents opening one empty PostgreSQL table at the same moment', async (
     await Promise.all([x.backend.close(), y.backend.close()]);
     await writeOne(a, 'from-a');
     const again = await openAgentState(b);
-    assert.deepEqual(again.state.list<{ id: string }>('things').map((d) => d.id), ['from-a']);
+    assert.deepEqual(
+      again.state.list<{ id: string }>('things').map((d) => d.id),
+      ['from-a'],
+    );
     await again.backend.close();
     assert.ok(!existsSync(a.keyFile) && !existsSync(b.keyFile), 'no key file made');
   });

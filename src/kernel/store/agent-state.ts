@@ -114,14 +114,17 @@ async function openKeyed(
   const stored = await backend.get(STATE_KEY_ROW);
   const storedPrint = stored && Buffer.from(stored).toString('utf8');
   const given = o.key ? Buffer.from(o.key) : readStateKeyFile(o.keyFile);
-  const holder = (print?: string) => (print ? `the agent that made it (its log says "state key" with fingerprint ${print})` : 'an agent that already runs on it');
+  const holder = (print?: string) =>
+    print ? `the agent that made it (its log says "state key" with fingerprint ${print})` : 'an agent that already runs on it';
   const fix = (print?: string) =>
     o.key
       ? `set ${o.keySetting} to the key of ${holder(print)}: its ${o.keySetting}, or the ${basename(o.keyFile)} in its data directory, and start again`
       : `copy ${basename(o.keyFile)} from the data directory of ${holder(print)} to ${o.keyFile}, ` +
         `or give every agent that key with ${o.keySetting} = "env://NAME" or "file://PATH", and start again`;
   if (storedPrint !== undefined && !given) {
-    throw new Error(`${where} is encrypted with the state key of fingerprint ${storedPrint}, and this agent has none (no ${o.keyFile}, no ${o.keySetting}): ${fix(storedPrint)}`);
+    throw new Error(
+      `${where} is encrypted with the state key of fingerprint ${storedPrint}, and this agent has none (no ${o.keyFile}, no ${o.keySetting}): ${fix(storedPrint)}`,
+    );
   }
   const source = o.key ? `the key of ${o.keySetting}` : o.keyFile;
   const mismatch = (print: string | undefined, ours: string, why = '') =>

@@ -276,7 +276,12 @@ export function runBackendSuite(name: string, makeBackend: () => Promise<Backend
         pending.push(backend.put('k', bytes('v3')));
         pending.push(backend.delete('d/1'), backend.delete('d/2'));
         assert.deepEqual(await backend.list(''), ['k'], 'a folder emptied by queued deletes is gone');
-        pending.push(backend.batch([{ key: 'd/3/x', value: bytes('new') }, { key: 'e', value: bytes('e') }]));
+        pending.push(
+          backend.batch([
+            { key: 'd/3/x', value: bytes('new') },
+            { key: 'e', value: bytes('e') },
+          ]),
+        );
         assert.deepEqual(await backend.list(''), ['d/', 'e', 'k']);
         assert.deepEqual(await backend.list('d/'), ['3/']);
         // A read-modify-write chain: each step reads the previous, unacknowledged step.
@@ -309,7 +314,10 @@ export function runBackendSuite(name: string, makeBackend: () => Promise<Backend
           ['a/é', '3'],
         ]);
         await Promise.all(pending);
-        assert.deepEqual((await backend.entries('')).map(([k]) => k), ['a-b', 'a/b/c', 'a/new', 'a/é', 'a0']);
+        assert.deepEqual(
+          (await backend.entries('')).map(([k]) => k),
+          ['a-b', 'a/b/c', 'a/new', 'a/é', 'a0'],
+        );
         assert.deepEqual(await backend.entries('none/'), []);
       }));
 

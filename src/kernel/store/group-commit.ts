@@ -320,12 +320,7 @@ export abstract class GroupCommitBackend implements Backend {
  * under each: the caller keeps such a name in `names` only if the storage holds a key
  * under `prefix + name` that is not queued for deletion.
  */
-export function foldOverlay(
-  prefix: string,
-  overlay: ReadonlyMap<string, Buffer | null>,
-  names: Set<string>,
-  folders: readonly string[],
-): Map<string, number> {
+export function foldOverlay(prefix: string, overlay: ReadonlyMap<string, Buffer | null>, names: Set<string>, folders: readonly string[]): Map<string, number> {
   const deletedLeaves: string[] = [];
   const touchedFolders = new Map<string, number>(); // folder name → queued deletes under it
   const addedFolders = new Set<string>();

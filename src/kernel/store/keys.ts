@@ -47,7 +47,8 @@ export function checkKey(key: unknown): string {
     throw new TypeError(`store key must not start or end with "/": ${JSON.stringify(key)}`);
   }
   if (key.includes('\0')) throw new StoreKeyError(`store key must not contain NUL: ${JSON.stringify(key)}`, NUL_IN_NAME);
-  if (LONE_SURROGATE.test(key)) throw new StoreKeyError(`store key is not valid Unicode: ${JSON.stringify(key)}`, 'names and paths must be valid Unicode (no lone surrogates)');
+  if (LONE_SURROGATE.test(key))
+    throw new StoreKeyError(`store key is not valid Unicode: ${JSON.stringify(key)}`, 'names and paths must be valid Unicode (no lone surrogates)');
   return key;
 }
 

@@ -70,7 +70,10 @@ describe('StateLeadership: servers sharing a StateStore on PostgreSQL', () => {
       await until('b names the leader', () => b.leadership.leaderAddress === 'a:1');
       assert.equal(b.leadership.isLeader, false, 'only one leader');
       assert.equal(a.leadership.isLeader, true);
-      await assert.rejects(b.store.txn((tx) => tx.put('nodes', 'x', { Name: 'x' })), StateStoreReadOnly);
+      await assert.rejects(
+        b.store.txn((tx) => tx.put('nodes', 'x', { Name: 'x' })),
+        StateStoreReadOnly,
+      );
 
       const feed: ChangeBatch[] = [];
       b.store.subscribe((batch) => feed.push(batch));
@@ -79,7 +82,10 @@ describe('StateLeadership: servers sharing a StateStore on PostgreSQL', () => {
       const { index } = await a.store.txn((tx) => tx.put('nodes', 'n1', { Name: 'one' }), 'node-register');
       assert.equal(await woke, index, 'the blocking watch on the follower woke for the leader write');
       assert.ok(Date.now() - started < 1000, 'woken by the feed, not the periodic check');
-      assert.deepEqual(feed.map((f) => [f.index, f.label, f.changes[0].op, f.changes[0].id]), [[index, 'node-register', 'put', 'n1']]);
+      assert.deepEqual(
+        feed.map((f) => [f.index, f.label, f.changes[0].op, f.changes[0].id]),
+        [[index, 'node-register', 'put', 'n1']],
+      );
       assert.equal(b.store.getBy<{ Name: string }>('nodes', 'name', 'one')?.Name, 'one', 'unique indexes are kept on the follower');
 
       // Read-after-write: right after the leader acknowledges, the barrier makes the follower current.
@@ -93,7 +99,10 @@ describe('StateLeadership: servers sharing a StateStore on PostgreSQL', () => {
       await b.leadership.readBarrier();
       assert.equal(b.store.get('nodes', 'r0'), undefined);
       assert.equal(b.store.getBy('nodes', 'name', 'r0'), undefined);
-      assert.deepEqual(b.store.list('nodes').map((n) => n.ModifyIndex), a.store.list('nodes').map((n) => n.ModifyIndex));
+      assert.deepEqual(
+        b.store.list('nodes').map((n) => n.ModifyIndex),
+        a.store.list('nodes').map((n) => n.ModifyIndex),
+      );
       assert.equal(b.store.tableIndex('nodes'), del.index);
     } finally {
       await b.stop();
@@ -143,7 +152,10 @@ describe('StateLeadership: servers sharing a StateStore on PostgreSQL', () => {
       await follower.catchUp(true);
       assert.equal(follower.index, 4);
       assert.deepEqual(reloads, [4]);
-      assert.deepEqual(follower.list<{ Name: string }>('nodes').map((n) => n.Name), ['a', 'b0', 'b1', 'b2']);
+      assert.deepEqual(
+        follower.list<{ Name: string }>('nodes').map((n) => n.Name),
+        ['a', 'b0', 'b1', 'b2'],
+      );
     } finally {
       await other.close();
       await backend.close();
@@ -201,17 +213,33 @@ describe('StateLeadership: servers sharing a StateStore on PostgreSQL', () => {
       await admin.query(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN IF NEW.key LIKE 'nodes/boom%' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$;
         CREATE TRIGGER refuse BEFORE INSERT OR UPDATE ON ${t} FOR EACH ROW EXECUTE FUNCTION ${fn}()`);
-      await assert.rejects(a.store.txn((tx) => tx.put('nodes', 'boom', { Name: 'boom' })), /refused by the test/);
-      await assert.rejects(a.store.txn((tx) => tx.put('nodes', 'next', { Name: 'next' })), StateStoreFailed);
+      await assert.rejects(
+        a.store.txn((tx) => tx.put('nodes', 'boom', { Name: 'boom' })),
+        /refused by the test/,
+      );
+      await assert.rejects(
+        a.store.txn((tx) => tx.put('nodes', 'next', { Name: 'next' })),
+        StateStoreFailed,
+      );
       await admin.query(`DROP TRIGGER refuse ON ${t}; DROP FUNCTION ${fn}()`);
       // The periodic check reloads from the database; writes are taken again.
-      await until('writes taken again', () => a.store.txn((tx) => tx.put('nodes', 'later', { Name: 'later' })).then(() => true, () => false));
+      await until('writes taken again', () =>
+        a.store
+          .txn((tx) => tx.put('nodes', 'later', { Name: 'later' }))
+          .then(
+            () => true,
+            () => false,
+          ),
+      );
       assert.equal(a.store.get('nodes', 'boom'), undefined, 'the refused document is gone from memory');
       assert.ok(a.store.get('nodes', 'before'));
       const check = await PostgresBackend.open({ connectionUrl: server.url, table });
       const fresh = await StateStore.open(check, TABLES, undefined, { shared: true });
       await check.close();
-      assert.deepEqual(fresh.list<{ Name: string }>('nodes').map((n) => n.Name), ['before', 'later']);
+      assert.deepEqual(
+        fresh.list<{ Name: string }>('nodes').map((n) => n.Name),
+        ['before', 'later'],
+      );
     } finally {
       await a.stop();
       await drop(table);
@@ -219,50 +247,56 @@ describe('StateLeadership: servers sharing a StateStore on PostgreSQL', () => {
     }
   });
 
-
-  it('the database restarts under writes: writes fail cleanly while it is away, then the same servers write and follow again without a restart', { timeout: 60_000 }, async (t) => {
-    if (!server.throwaway) return t.skip('needs a throwaway cluster to restart');
-    const table = freshTable();
-    const a = await startServer(table, 'ra');
-    await until('a leads', () => a.leadership.isLeader);
-    const b = await startServer(table, 'rb');
-    try {
-      const acknowledged: string[] = [];
-      const failures: Error[] = [];
-      let stop = false;
-      const writer = (async () => {
-        for (let i = 0; !stop; i++) {
-          try {
-            // The leadership may move while the database is away: write where it is.
-            const leader = b.leadership.isLeader ? b : a;
-            await leader.store.txn((tx) => tx.put('nodes', `w${i}`, { Name: `w${i}` }));
-            acknowledged.push(`w${i}`);
-          } catch (err) {
-            failures.push(err as Error);
-            await new Promise((r) => setTimeout(r, 20));
+  it(
+    'the database restarts under writes: writes fail cleanly while it is away, then the same servers write and follow again without a restart',
+    { timeout: 60_000 },
+    async (t) => {
+      if (!server.throwaway) return t.skip('needs a throwaway cluster to restart');
+      const table = freshTable();
+      const a = await startServer(table, 'ra');
+      await until('a leads', () => a.leadership.isLeader);
+      const b = await startServer(table, 'rb');
+      try {
+        const acknowledged: string[] = [];
+        const failures: Error[] = [];
+        let stop = false;
+        const writer = (async () => {
+          for (let i = 0; !stop; i++) {
+            try {
+              // The leadership may move while the database is away: write where it is.
+              const leader = b.leadership.isLeader ? b : a;
+              await leader.store.txn((tx) => tx.put('nodes', `w${i}`, { Name: `w${i}` }));
+              acknowledged.push(`w${i}`);
+            } catch (err) {
+              failures.push(err as Error);
+              await new Promise((r) => setTimeout(r, 20));
+            }
           }
-        }
-      })();
-      await until('writes flow', () => acknowledged.length >= 20);
-      await server.restart('immediate');
-      const before = acknowledged.length;
-      await until('writes flow again', () => acknowledged.length > before + 20, 30_000);
-      stop = true;
-      await writer;
-      assert.ok(failures.length > 0, 'some writes failed while the database was down');
-      assert.ok(failures.every((e) => e instanceof Error && e.message.length > 0), 'each failure is an error with a message');
-      // The leader may have moved while the lock connections were down: either server writes now.
-      await until('one leader', () => a.leadership.isLeader !== b.leadership.isLeader, 10_000);
-      const leader = a.leadership.isLeader ? a : b;
-      const follower = leader === a ? b : a;
-      const last = await leader.store.txn((tx) => tx.put('nodes', 'final', { Name: 'final' }));
-      await follower.leadership.readBarrier();
-      assert.equal(follower.store.index, last.index);
-      for (const name of acknowledged) assert.ok(follower.store.get('nodes', name), `acknowledged ${name} is on the follower`);
-    } finally {
-      await b.stop();
-      await a.stop();
-      await drop(table);
-    }
-  });
+        })();
+        await until('writes flow', () => acknowledged.length >= 20);
+        await server.restart('immediate');
+        const before = acknowledged.length;
+        await until('writes flow again', () => acknowledged.length > before + 20, 30_000);
+        stop = true;
+        await writer;
+        assert.ok(failures.length > 0, 'some writes failed while the database was down');
+        assert.ok(
+          failures.every((e) => e instanceof Error && e.message.length > 0),
+          'each failure is an error with a message',
+        );
+        // The leader may have moved while the lock connections were down: either server writes now.
+        await until('one leader', () => a.leadership.isLeader !== b.leadership.isLeader, 10_000);
+        const leader = a.leadership.isLeader ? a : b;
+        const follower = leader === a ? b : a;
+        const last = await leader.store.txn((tx) => tx.put('nodes', 'final', { Name: 'final' }));
+        await follower.leadership.readBarrier();
+        assert.equal(follower.store.index, last.index);
+        for (const name of acknowledged) assert.ok(follower.store.get('nodes', name), `acknowledged ${name} is on the follower`);
+      } finally {
+        await b.stop();
+        await a.stop();
+        await drop(table);
+      }
+    },
+  );
 });

@@ -25,12 +25,18 @@ after(async () => {
   await server.stop();
 });
 
-const echo = (id: string, api: string): HaEcho => ({ nodeId: id, hostname: `host-${id}`, apiAddress: api, clusterAddress: `https://${id}:8201`, version: '1.2.3' });
+const echo = (id: string, api: string): HaEcho => ({
+  nodeId: id,
+  hostname: `host-${id}`,
+  apiAddress: api,
+  clusterAddress: `https://${id}:8201`,
+  version: '1.2.3',
+});
 /** The database's clock now (echo times are the database's). */
 const dbNow = async () => ((await client.query('SELECT now() AS t')).rows[0] as { t: Date }).t;
 
 describe('HA echoes in <table>_ha_nodes', () => {
-  it('reads nothing before any echo (no table yet), then the others\' echoes by address', async () => {
+  it("reads nothing before any echo (no table yet), then the others' echoes by address", async () => {
     const since = await dbNow();
     assert.deepEqual(await readEchoes(query, { haNodesTable: table, selfId: 'self', since: since, expiryMs: 60_000 }), []);
     await writeEcho(query, table, echo('b', 'http://10.0.0.3:8200'));
@@ -51,14 +57,20 @@ describe('HA echoes in <table>_ha_nodes', () => {
   it('leaves out echoes from before the server became active and expired ones', async () => {
     await client.query(`UPDATE ${table} SET last_echo = now() - interval '20 seconds' WHERE node_id = 'a'`);
     const rows = await readEchoes(query, { haNodesTable: table, selfId: 'self', since: new Date(0), expiryMs: 15_000 });
-    assert.deepEqual(rows.map((r) => r.nodeId), ['b']);
+    assert.deepEqual(
+      rows.map((r) => r.nodeId),
+      ['b'],
+    );
     const later = new Date((await dbNow()).getTime() + 1000);
     assert.deepEqual(await readEchoes(query, { haNodesTable: table, selfId: 'self', since: later, expiryMs: 15_000 }), []);
   });
 
   it('drops an echo, and prunes rows silent past the age', async () => {
     await dropEcho(query, table, 'b');
-    assert.deepEqual((await readEchoes(query, { haNodesTable: table, selfId: 'self', since: new Date(0), expiryMs: 60_000 })).map((r) => r.nodeId), ['a']);
+    assert.deepEqual(
+      (await readEchoes(query, { haNodesTable: table, selfId: 'self', since: new Date(0), expiryMs: 60_000 })).map((r) => r.nodeId),
+      ['a'],
+    );
     await client.query(`UPDATE ${table} SET last_echo = now() - interval '2 hours' WHERE node_id = 'a'`);
     await pruneEchoes(query, table, 60 * 60_000);
     const left = (await client.query(`SELECT node_id FROM ${table} ORDER BY node_id`)).rows.map((r: { node_id: string }) => r.node_id);

@@ -74,9 +74,11 @@ export const ECHO_PRUNE_MS = 60 * 60_000;
 
 /** Deletes the echoes older than `olderThanMs` (servers gone for good). @throws PostgreSQL's error. */
 export async function pruneEchoes(query: Query, haNodesTable: string, olderThanMs: number): Promise<void> {
-  await query(`DELETE FROM ${haNodesTable} WHERE last_echo < now() - make_interval(secs => $1::double precision / 1000)`, [olderThanMs]).catch((err: { code?: string }) => {
-    if (err?.code !== '42P01') throw err;
-  });
+  await query(`DELETE FROM ${haNodesTable} WHERE last_echo < now() - make_interval(secs => $1::double precision / 1000)`, [olderThanMs]).catch(
+    (err: { code?: string }) => {
+      if (err?.code !== '42P01') throw err;
+    },
+  );
 }
 
 /**

@@ -67,7 +67,7 @@ describe('PgHaLock and the write fence', () => {
       await admin.end();
     }
     // Both lock connections were cut: whoever is active next, exactly one is.
-    await until('a new active server', 5000, () => a.lock.isActive !== b.lock.isActive && (a.events.includes('standby')));
+    await until('a new active server', 5000, () => a.lock.isActive !== b.lock.isActive && a.events.includes('standby'));
     const [active, stale] = a.lock.isActive ? [a, b] : [b, a];
     await active.backend.put('k', Buffer.from('2'));
     await assert.rejects(stale.backend.put('k', Buffer.from('late')), FencedWriteError);

@@ -24,7 +24,17 @@
  */
 import pg from 'pg';
 import type { Logger } from '../log/logger.js';
-import { DEFAULT_ECHO_INTERVAL_MS, dropEcho, ECHO_EXPIRY_ECHOES, ECHO_PRUNE_MS, pruneEchoes, readEchoes, writeEcho, type HaEcho, type HaEchoRow } from './pg-ha-echo.js';
+import {
+  DEFAULT_ECHO_INTERVAL_MS,
+  dropEcho,
+  ECHO_EXPIRY_ECHOES,
+  ECHO_PRUNE_MS,
+  pruneEchoes,
+  readEchoes,
+  writeEcho,
+  type HaEcho,
+  type HaEchoRow,
+} from './pg-ha-echo.js';
 
 /** The leader row: who is active, since when, and its term. */
 export interface PgLeader {
@@ -131,7 +141,7 @@ export class PgHaLock {
       if (!this.busy) void this.step(events);
       else if (!this.active) {
         void this.refreshLeader().catch((err: Error) => this.o.log?.debug({ err: err.message }, 'HA: cannot read the leader row'));
-        void this.sendEcho().catch((err: Error) => this.o.log?.debug({ err: err.message }, 'HA: cannot record this standby\'s echo'));
+        void this.sendEcho().catch((err: Error) => this.o.log?.debug({ err: err.message }, "HA: cannot record this standby's echo"));
       }
       this.timer = setTimeout(tick, this.retryMs);
     };
@@ -187,7 +197,9 @@ export class PgHaLock {
   private async dropOwnEcho(): Promise<void> {
     this.echoAt = 0;
     if (!this.o.echo || !this.o.query || !this.o.haNodesTable) return;
-    await dropEcho(this.o.query, this.o.haNodesTable, this.o.echo.nodeId).catch((err: Error) => this.o.log?.debug({ err: err.message }, 'HA: cannot remove this server\'s echo'));
+    await dropEcho(this.o.query, this.o.haNodesTable, this.o.echo.nodeId).catch((err: Error) =>
+      this.o.log?.debug({ err: err.message }, "HA: cannot remove this server's echo"),
+    );
   }
 
   /** Waiting for the lock until it is ours (standby), or one heartbeat (active). */
@@ -251,7 +263,12 @@ export class PgHaLock {
 
   private remember(row: LeaderRow | undefined): void {
     this.contactAt = Date.now();
-    this.cachedLeader = row && { term: Number(row.term), leaderAddress: row.leader_address, clusterAddress: row.cluster_address, activeSince: row.active_since };
+    this.cachedLeader = row && {
+      term: Number(row.term),
+      leaderAddress: row.leader_address,
+      clusterAddress: row.cluster_address,
+      activeSince: row.active_since,
+    };
   }
 
   /** The lock connection, opened when missing; its loss demotes at once. */

@@ -73,7 +73,10 @@ describe('member locks', () => {
     await a.stop();
     assert.deepEqual(await until('node-a held again (by the twin)', 5000, present(['node-a', 'node-b'])), ['node-c']);
     await twin.stop();
-    assert.deepEqual(await until('node-a absent', 5000, async () => ((await backend.absentMembers(all)).includes('node-a') ? await backend.absentMembers(all) : undefined)), ['node-a', 'node-c']);
+    assert.deepEqual(
+      await until('node-a absent', 5000, async () => ((await backend.absentMembers(all)).includes('node-a') ? await backend.absentMembers(all) : undefined)),
+      ['node-a', 'node-c'],
+    );
 
     // The server cuts node-b's session: absent at once, back after its retry pause.
     const admin = new pg.Client({ connectionString: server.url });

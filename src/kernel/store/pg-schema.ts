@@ -84,7 +84,7 @@ export function backendSql(t: string, haTable: string, indexTable: string): Back
       UNION ALL
       ${next(bound)}
     ) SELECT k FROM walk WHERE k IS NOT NULL`;
-return {
+  return {
     get: `SELECT value FROM ${t} WHERE key = $1`,
     del: `DELETE FROM ${t} WHERE key = ANY($1::text[])`,
     upsert: `INSERT INTO ${t} (key, value) SELECT k, v FROM unnest($1::text[], $2::bytea[]) AS u(k, v)

@@ -72,10 +72,9 @@ export class PgWriter {
       } catch (err) {
         if (!isConnectionLoss(err)) throw err;
         lost = err;
-        throw new CommitOutcomeUnknown(
-          `the connection was lost during COMMIT, so the write may or may not be stored: ${(err as Error).message}`,
-          { cause: err },
-        );
+        throw new CommitOutcomeUnknown(`the connection was lost during COMMIT, so the write may or may not be stored: ${(err as Error).message}`, {
+          cause: err,
+        });
       }
       // COMMIT of a transaction that failed inside answers ROLLBACK, not an error.
       if (res.command !== 'COMMIT') throw new Error(`the transaction was rolled back (${res.command})`);

@@ -45,10 +45,7 @@ async function drop(table: string): Promise<void> {
 }
 
 /** Runs `fn` with a backend on a fresh table, then closes it and drops the table. */
-async function withPg(
-  fn: (backend: PostgresBackend, table: string) => Promise<void>,
-  options: Partial<PostgresBackendOptions> = {},
-): Promise<void> {
+async function withPg(fn: (backend: PostgresBackend, table: string) => Promise<void>, options: Partial<PostgresBackendOptions> = {}): Promise<void> {
   const table = options.table ?? freshTable();
   const backend = await PostgresBackend.open({ connectionUrl: server.url, ...options, table });
   try {
@@ -61,10 +58,7 @@ async function withPg(
 
 /** Terminates every connection whose application_name is `app`; resolves with how many. */
 async function terminate(app: string): Promise<number> {
-  const r = await admin.query(
-    'SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1',
-    [app],
-  );
+  const r = await admin.query('SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1', [app]);
   return r.rows[0].n as number;
 }
 
@@ -122,7 +116,10 @@ describe('PostgresBackend', () => {
       assert.deepEqual(await one.list(''), ['shared/']);
       assert.deepEqual(await two.list(''), ['only-b', 'shared/']);
       const rows = await admin.query(`SELECT key FROM ${schema}."Mixed_Case" ORDER BY key`);
-      assert.deepEqual(rows.rows.map((r) => r.key), ['only-b', 'shared/name']);
+      assert.deepEqual(
+        rows.rows.map((r) => r.key),
+        ['only-b', 'shared/name'],
+      );
     } finally {
       await one.close();
       await two.close();
@@ -147,14 +144,14 @@ describe('PostgresBackend', () => {
     const table = freshTable();
     await admin.query(`CREATE TABLE ${table} (key text PRIMARY KEY, value bytea NOT NULL)`); // default collation
     try {
-      await assert.rejects(
-        PostgresBackend.open({ connectionUrl: server.url, table }),
-        (err: Error) => {
-          assert.match(err.message, new RegExp(`cannot prepare table ${table}: table exists with columns \\(key text collate default primary key, value bytea\\)`));
-          assert.match(err.message, /needs \(key text collate "C" primary key, value bytea\)/);
-          return true;
-        },
-      );
+      await assert.rejects(PostgresBackend.open({ connectionUrl: server.url, table }), (err: Error) => {
+        assert.match(
+          err.message,
+          new RegExp(`cannot prepare table ${table}: table exists with columns \\(key text collate default primary key, value bytea\\)`),
+        );
+        assert.match(err.message, /needs \(key text collate "C" primary key, value bytea\)/);
+        return true;
+      });
       const cols = await admin.query(`SELECT count(*)::int AS n FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0`, [table]);
       assert.equal(cols.rows[0].n, 2);
     } finally {
@@ -223,14 +220,11 @@ describe('PostgresBackend', () => {
       const port = (mute.address() as { port: number }).port;
       const started = Date.now();
       try {
-        await assert.rejects(
-          PostgresBackend.open({ connectionUrl: `postgres://u:secret@127.0.0.1:${port}/appdb`, connectTimeoutMs: 300 }),
-          (err: Error) => {
-            assert.match(err.message, new RegExp(`^PostgreSQL u@127\\.0\\.0\\.1:${port}/appdb: cannot connect: .*timeout`, 'i'));
-            assert.ok(!err.message.includes('secret'));
-            return true;
-          },
-        );
+        await assert.rejects(PostgresBackend.open({ connectionUrl: `postgres://u:secret@127.0.0.1:${port}/appdb`, connectTimeoutMs: 300 }), (err: Error) => {
+          assert.match(err.message, new RegExp(`^PostgreSQL u@127\\.0\\.0\\.1:${port}/appdb: cannot connect: .*timeout`, 'i'));
+          assert.ok(!err.message.includes('secret'));
+          return true;
+        });
         assert.ok(Date.now() - started < 5000);
       } finally {
         for (const s of sockets) s.destroy();
@@ -422,7 +416,9 @@ describe('PostgresBackend', () => {
           assert.equal(text(await backend.get(key)), value, key);
           assert.equal(text(await backend.get(`${key}/twin`)), value, `${key}/twin: a batch is all or nothing`);
         }
-        t.diagnostic(`${ops} operations succeeded, ${errors.length} rejected, ${backend.stats.connectionErrors} connections lost, ${backend.stats.retries} retried`);
+        t.diagnostic(
+          `${ops} operations succeeded, ${errors.length} rejected, ${backend.stats.connectionErrors} connections lost, ${backend.stats.retries} retried`,
+        );
       },
       { applicationName: 'cairn-test-churn' },
     ));
@@ -504,7 +500,10 @@ describe('PostgresBackend', () => {
       const { log, lines } = captureLogger();
       const backend = await PostgresBackend.open({ connectionUrl: url.href, table, log });
       try {
-        assert.ok(lines.some((l) => /synchronous_commit is off; Cairn sets it to on/.test(l)), 'warned');
+        assert.ok(
+          lines.some((l) => /synchronous_commit is off; Cairn sets it to on/.test(l)),
+          'warned',
+        );
         // A trigger records the setting that each write transaction runs with.
         await admin.query(`CREATE TABLE ${seen} (setting text); GRANT INSERT ON ${seen} TO ${role};
           CREATE FUNCTION ${seen}_f() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -597,9 +596,7 @@ describe('StateStore on PostgreSQL', () => {
     const a = await store.txn((tx) => tx.put('policies', 'p1', { Name: 'ops' }));
     assert.deepEqual(a, { result: { Name: 'ops', CreateIndex: 1, ModifyIndex: 1 }, index: 1 });
     const woken = store.watch(['tokens'], 1, 10_000);
-    const b = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => store.txn((tx) => tx.put('tokens', `t${i}`, { SecretID: `s${i}` }), 'token-upsert')),
-    );
+    const b = await Promise.all(Array.from({ length: 20 }, (_, i) => store.txn((tx) => tx.put('tokens', `t${i}`, { SecretID: `s${i}` }), 'token-upsert')));
     assert.deepEqual(
       b.map((r) => r.index),
       Array.from({ length: 20 }, (_, i) => i + 2),

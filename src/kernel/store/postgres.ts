@@ -416,12 +416,7 @@ export class PostgresBackend extends GroupCommitBackend {
    * {@link foldOverlay}); a sub-folder that queued deletes may have emptied is checked with
    * one query reading at most (its queued deletes + 1) keys.
    */
-  private async mergeOverlay(
-    prefix: string,
-    overlay: ReadonlyMap<string, Buffer | null>,
-    names: Set<string>,
-    folders: readonly string[],
-  ): Promise<void> {
+  private async mergeOverlay(prefix: string, overlay: ReadonlyMap<string, Buffer | null>, names: Set<string>, folders: readonly string[]): Promise<void> {
     for (const [name, deletes] of foldOverlay(prefix, overlay, names, folders)) {
       // More keys than queued deletes under the folder: one of them survives.
       const folder = prefix + name;

@@ -89,9 +89,11 @@ function run(port, o) {
     if (op.value === null) del.run(op.key);
     else put.run(op.key, op.value);
   };
-  const runCall = db.transaction(/** @param {readonly Op[]} ops */ (ops) => {
-    for (const op of ops) apply(op);
-  });
+  const runCall = db.transaction(
+    /** @param {readonly Op[]} ops */ (ops) => {
+      for (const op of ops) apply(op);
+    },
+  );
   // Per call `null`, or the error that rolled back just that call (a single statement is
   // undone by SQLite itself, a multi-op call runs in a savepoint). If SQLite aborted the
   // whole transaction (I/O error, disk full), the error is rethrown: all calls fail.

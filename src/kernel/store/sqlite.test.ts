@@ -22,10 +22,7 @@ function tempDir(): string {
 }
 
 /** Runs `fn` with a backend on a fresh temp file, then closes it and removes the directory. */
-async function withSqlite(
-  fn: (backend: SqliteBackend, path: string) => Promise<void>,
-  options: { busyTimeoutMs?: number } = {},
-): Promise<void> {
+async function withSqlite(fn: (backend: SqliteBackend, path: string) => Promise<void>, options: { busyTimeoutMs?: number } = {}): Promise<void> {
   const dir = tempDir();
   const path = join(dir, 'store.db');
   const backend = SqliteBackend.open({ path, ...options });
@@ -131,7 +128,10 @@ describe('SqliteBackend', () => {
           const b = backend.batch([{ key: 'b', value: bytes('2') }, { key: 'before' }]);
           assertHas(await backend.get('a'), '1'); // visible while queued
           const results = await Promise.allSettled([a, b]);
-          assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
+          assert.deepEqual(
+            results.map((r) => r.status),
+            ['rejected', 'rejected'],
+          );
           assert.match(String((results[0] as PromiseRejectedResult).reason), /busy|locked/i);
           assert.equal(await backend.get('a'), undefined, 'a rejected write is not visible');
           assertHas(await backend.get('before'), 'x');
@@ -194,7 +194,10 @@ describe('SqliteBackend', () => {
           await new Promise((r) => setImmediate(r));
           const second = backend.put('x/2', bytes('2')); // a second group, sent while the first is in flight
           const results = await Promise.allSettled([first, second]);
-          assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
+          assert.deepEqual(
+            results.map((r) => r.status),
+            ['rejected', 'rejected'],
+          );
           assert.ok(backend.stats.pipelined > before.pipelined, 'the second group was pipelined');
           assert.equal(backend.stats.writes, before.writes, 'nothing acknowledged');
           assert.equal(await backend.get('x/1'), undefined);

@@ -152,9 +152,7 @@ export class SqliteBackend extends GroupCommitBackend {
       this.migrate();
       this.stmtGet = this.db.prepare<[string], Buffer>('SELECT v FROM kv WHERE k = ?').pluck();
       this.stmtScanFrom = this.db.prepare<[string], string>('SELECT k FROM kv WHERE k >= ? ORDER BY k').pluck();
-      this.stmtScanRange = this.db
-        .prepare<[string, string], string>('SELECT k FROM kv WHERE k >= ? AND k < ? ORDER BY k')
-        .pluck();
+      this.stmtScanRange = this.db.prepare<[string, string], string>('SELECT k FROM kv WHERE k >= ? AND k < ? ORDER BY k').pluck();
       this.stmtEntriesAll = this.db.prepare<[], [string, Buffer]>('SELECT k, v FROM kv ORDER BY k').raw();
       this.stmtEntriesRange = this.db.prepare<[string, string], [string, Buffer]>('SELECT k, v FROM kv WHERE k >= ? AND k < ? ORDER BY k').raw();
       this.filter = this.storedKeysFilter();
@@ -241,8 +239,7 @@ export class SqliteBackend extends GroupCommitBackend {
     let from = prefix;
     for (;;) {
       let reseek: string | undefined;
-      const rows =
-        prefix === '' ? this.stmtScanFrom.iterate(from) : this.stmtScanRange.iterate(from, folderEnd(prefix));
+      const rows = prefix === '' ? this.stmtScanFrom.iterate(from) : this.stmtScanRange.iterate(from, folderEnd(prefix));
       for (const key of rows) {
         this.listRowsScanned++;
         const slash = key.indexOf('/', prefix.length);

@@ -16,7 +16,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const ids = (docs: { n: number }[]) => docs.map((d) => d.n);
 
 describe('state store groups', () => {
-  it('lists one key\'s documents in id order, through puts, moves, deletes, transactions and a reopen', async () => {
+  it("lists one key's documents in id order, through puts, moves, deletes, transactions and a reopen", async () => {
     const path = join(dir, 'g.db');
     const backend = SqliteBackend.open({ path });
     const store = await StateStore.open(backend, TABLES);

@@ -68,7 +68,10 @@ describe('StateStore', () => {
       assert.equal(tx.delete('policies', 'p2'), true);
       assert.equal(tx.getBy('policies', 'name', 'ops'), undefined);
       tx.put('policies', 'p3', { Name: 'ops' });
-      assert.deepEqual(tx.list<{ Name: string }>('policies').map((d) => d.Name), ['renamed', 'ops']);
+      assert.deepEqual(
+        tx.list<{ Name: string }>('policies').map((d) => d.Name),
+        ['renamed', 'ops'],
+      );
     });
     assert.equal(store.getBy<{ Name: string }>('policies', 'name', 'ops')?.ModifyIndex, 3);
     await backend.close();
@@ -110,7 +113,7 @@ describe('StateStore', () => {
     await backend.close();
   });
 
-  it('listPrefix: the ids under a prefix in order, with the transaction\'s own puts and deletes', async () => {
+  it("listPrefix: the ids under a prefix in order, with the transaction's own puts and deletes", async () => {
     const { store, backend } = await open();
     await store.txn((tx) => ['n/b', 'n/a', 'n/c', 'n0', 'm/a', 'n'].forEach((id) => tx.put('policies', id, { Name: id })));
     const ids = (docs: { Name?: string }[]) => docs.map((d) => d.Name);
@@ -143,7 +146,10 @@ describe('StateStore', () => {
       assert.deepEqual(new Set(await Promise.all(kept)), new Set([0]));
       assert.equal(store.openWatches, 0);
       await new Promise((r) => setImmediate(r)); // warnings are emitted on a later tick
-      assert.deepEqual(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')), []);
+      assert.deepEqual(
+        warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')),
+        [],
+      );
     } finally {
       process.off('warning', onWarning);
       await backend.close();
@@ -162,7 +168,10 @@ describe('StateStore', () => {
     await store.txn((tx) => tx.delete('policies', 'b'));
     stop();
     await store.txn((tx) => tx.put('policies', 'c', { Name: 'c' }));
-    assert.deepEqual(seen.map((b) => b.index), [1, 2, 3, 4]);
+    assert.deepEqual(
+      seen.map((b) => b.index),
+      [1, 2, 3, 4],
+    );
     assert.deepEqual(seen[2].changes[0].previous, { Name: 'a', CreateIndex: 1, ModifyIndex: 1 });
     assert.deepEqual(seen[3].changes, [{ table: 'policies', id: 'b', op: 'delete', previous: { Name: 'b', CreateIndex: 2, ModifyIndex: 2 } }]);
     await backend.close();
@@ -186,13 +195,22 @@ describe('StateStore', () => {
     const raw = await backend.get('tokens/t');
     assert.ok(raw && !Buffer.from(raw).toString('latin1').includes('very-secret-value'));
     broken = true;
-    await assert.rejects(store.txn((tx) => tx.put('tokens', 'u', {})), /disk full/);
+    await assert.rejects(
+      store.txn((tx) => tx.put('tokens', 'u', {})),
+      /disk full/,
+    );
     broken = false;
-    await assert.rejects(store.txn((tx) => tx.put('tokens', 'v', {})), StateStoreFailed);
+    await assert.rejects(
+      store.txn((tx) => tx.put('tokens', 'v', {})),
+      StateStoreFailed,
+    );
     await backend.close();
     const reopened = SqliteBackend.open({ path });
     const again = await StateStore.open(reopened, TABLES, { encode: flip, decode: flip });
-    assert.deepEqual(again.list('tokens').map((d) => (d as { SecretID?: string }).SecretID), ['very-secret-value']);
+    assert.deepEqual(
+      again.list('tokens').map((d) => (d as { SecretID?: string }).SecretID),
+      ['very-secret-value'],
+    );
     await assert.rejects(StateStore.open(reopened, TABLES), /state store: cannot decode "_meta\/index"|cannot decode/);
     await reopened.close();
   });
@@ -202,7 +220,10 @@ describe('StateStore', () => {
     await store.txn((tx) => {
       for (const id of ['m', 'c', 'x', 'a']) tx.put('policies', id, { Name: id });
     });
-    assert.deepEqual(store.list<{ Name: string }>('policies').map((d) => d.Name), ['a', 'c', 'm', 'x']);
+    assert.deepEqual(
+      store.list<{ Name: string }>('policies').map((d) => d.Name),
+      ['a', 'c', 'm', 'x'],
+    );
     // The order is now cached; writes after that keep it right.
     await store.txn((tx) => {
       tx.put('policies', 'b', { Name: 'b' });
@@ -210,9 +231,18 @@ describe('StateStore', () => {
       tx.put('policies', 'c', { Name: 'c2' });
       tx.put('policies', 'z', { Name: 'z' });
     });
-    assert.deepEqual(store.list<{ Name: string }>('policies').map((d) => d.Name), ['a', 'b', 'c2', 'x', 'z']);
-    assert.deepEqual([...store.scan<{ Name: string }>('policies', 'c')].map((d) => d.Name), ['c2', 'x', 'z']);
-    assert.deepEqual([...store.scan<{ Name: string }>('policies', 'd')].map((d) => d.Name), ['x', 'z']);
+    assert.deepEqual(
+      store.list<{ Name: string }>('policies').map((d) => d.Name),
+      ['a', 'b', 'c2', 'x', 'z'],
+    );
+    assert.deepEqual(
+      [...store.scan<{ Name: string }>('policies', 'c')].map((d) => d.Name),
+      ['c2', 'x', 'z'],
+    );
+    assert.deepEqual(
+      [...store.scan<{ Name: string }>('policies', 'd')].map((d) => d.Name),
+      ['x', 'z'],
+    );
     assert.deepEqual([...store.scan<{ Name: string }>('policies', 'zz')], []);
     assert.deepEqual([...store.scan<{ Name: string }>('policies')].length, 5);
     await backend.close();

@@ -70,7 +70,5 @@ export function addressInCidrs(address: string, cidrs: readonly string[]): boole
 export function cidrsWithin(inner: readonly string[], outer: readonly string[]): boolean {
   if (outer.length === 0) return true;
   const outs = parsed(outer);
-  return parsed(inner).every((i) =>
-    outs.some((o) => o.family === i.family && o.prefix <= i.prefix && blockList([o]).check(i.address, i.family)),
-  );
+  return parsed(inner).every((i) => outs.some((o) => o.family === i.family && o.prefix <= i.prefix && blockList([o]).check(i.address, i.family)));
 }

@@ -37,7 +37,7 @@ export function writeFileDurably(path: string, data: string | Uint8Array, option
     const fd = openSync(tmp, 'wx', options.mode ?? 0o600);
     try {
       const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+      for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at);
       fsyncSync(fd);
     } finally {
       closeSync(fd);

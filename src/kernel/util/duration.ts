@@ -80,8 +80,8 @@ const MAX_DURATION_SECONDS = Number(MAX_NS / NS_PER_S);
 const UNITS: Readonly<Record<string, bigint>> = {
   ns: 1n,
   us: 1_000n,
-  'µs': 1_000n, // U+00B5 micro sign
-  'μs': 1_000n, // U+03BC Greek mu
+  µs: 1_000n, // U+00B5 micro sign
+  μs: 1_000n, // U+03BC Greek mu
   ms: 1_000_000n,
   s: NS_PER_S,
   m: 60n * NS_PER_S,

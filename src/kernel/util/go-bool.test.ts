@@ -10,4 +10,3 @@ describe('parseGoBool', () => {
     for (const s of ['', 'yes', 'tRUE', ' true', 'toString', '__proto__', 'constructor']) assert.equal(parseGoBool(s), undefined, s);
   });
 });
-

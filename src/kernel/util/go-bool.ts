@@ -6,8 +6,18 @@
  */
 
 const GO_BOOL: Readonly<Record<string, boolean>> = {
-  '1': true, t: true, T: true, TRUE: true, true: true, True: true,
-  '0': false, f: false, F: false, FALSE: false, false: false, False: false,
+  '1': true,
+  t: true,
+  T: true,
+  TRUE: true,
+  true: true,
+  True: true,
+  '0': false,
+  f: false,
+  F: false,
+  FALSE: false,
+  false: false,
+  False: false,
 };
 
 /**

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { formatGoDuration, goDurationMs, jsonGoDurationNs, MAX_GO_DURATION_NS, parseGoDuration } from './go-duration.js';
 
 describe('Go durations', () => {
-  it('parses like time.ParseDuration, with Go\'s error texts', () => {
+  it("parses like time.ParseDuration, with Go's error texts", () => {
     assert.equal(parseGoDuration('1h30m'), 5400e9);
     assert.equal(parseGoDuration('1.5h'), 5400e9);
     assert.equal(parseGoDuration('-2m'), -120e9);

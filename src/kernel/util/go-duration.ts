@@ -15,7 +15,14 @@
 export const MAX_GO_DURATION_NS = 2 ** 63 - 1;
 
 const UNIT_NS: Readonly<Record<string, number>> = {
-  ns: 1, us: 1e3, 'µs': 1e3, 'μs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9,
+  ns: 1,
+  us: 1e3,
+  µs: 1e3,
+  μs: 1e3,
+  ms: 1e6,
+  s: 1e9,
+  m: 60e9,
+  h: 3600e9,
 };
 
 /**

@@ -9,7 +9,11 @@ import { goJsonView } from './go-json.js';
 
 describe('goJsonView', () => {
   it('reads a field whatever the case of its key, at every depth and in arrays', () => {
-    const v = goJsonView<Record<string, unknown> & { Node?: string; Service?: { ID: string; Tags: string[] }; Checks?: { CheckID: string }[] }>({ node: 'n1', service: { id: 's1', TAGS: ['a'] }, checks: [{ checkid: 'c1' }] });
+    const v = goJsonView<Record<string, unknown> & { Node?: string; Service?: { ID: string; Tags: string[] }; Checks?: { CheckID: string }[] }>({
+      node: 'n1',
+      service: { id: 's1', TAGS: ['a'] },
+      checks: [{ checkid: 'c1' }],
+    });
     assert.equal(v.Node, 'n1');
     assert.equal(v.Service!.ID, 's1');
     assert.deepEqual(v.Service!.Tags, ['a']);
@@ -25,7 +29,10 @@ describe('goJsonView', () => {
   it('keeps the keys of maps as sent', () => {
     const v = goJsonView<Record<string, unknown> & { Meta?: Record<string, string> }>({ meta: { Env: 'prod', env: 'dev' } });
     assert.deepEqual({ ...v.Meta }, { Env: 'prod', env: 'dev' });
-    assert.deepEqual(Object.entries(v.Meta!), [['Env', 'prod'], ['env', 'dev']]);
+    assert.deepEqual(Object.entries(v.Meta!), [
+      ['Env', 'prod'],
+      ['env', 'dev'],
+    ]);
     assert.equal(JSON.stringify(v), '{"meta":{"Env":"prod","env":"dev"}}');
   });
 });

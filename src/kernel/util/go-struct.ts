@@ -40,8 +40,15 @@ export interface GoDecodeOptions {
 }
 
 const GO_TYPE: Readonly<Record<Exclude<GoKind, GoStruct>, string>> = {
-  string: 'string', bool: 'bool', int: 'int64', strings: '[]string', duration: 'time.Duration',
-  object: 'struct', any: 'interface {}', map: 'map[string]string', 'lenient-map': 'map[string]string',
+  string: 'string',
+  bool: 'bool',
+  int: 'int64',
+  strings: '[]string',
+  duration: 'time.Duration',
+  object: 'struct',
+  any: 'interface {}',
+  map: 'map[string]string',
+  'lenient-map': 'map[string]string',
 };
 
 /** A JSON value's kind as Go's decoder names it in its errors (`null`, `array`, `bool`, `number`, `string`, `object`). */

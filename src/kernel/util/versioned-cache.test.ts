@@ -23,8 +23,14 @@ describe('VersionedCache', () => {
     const old = cache.get('k', 1, () => 'old');
     cache.get('k', 2, () => 'new');
     cache.forget('k', old);
-    assert.equal(cache.get('k', 2, () => 'rebuilt'), 'new');
+    assert.equal(
+      cache.get('k', 2, () => 'rebuilt'),
+      'new',
+    );
     cache.forget('k', 'new');
-    assert.equal(cache.get('k', 2, () => 'rebuilt'), 'rebuilt');
+    assert.equal(
+      cache.get('k', 2, () => 'rebuilt'),
+      'rebuilt',
+    );
   });
 });

@@ -60,7 +60,11 @@ const KIND: Readonly<Record<number, string>> = {
 export function renderApiError(err: CairnError): HttpResponse {
   const kind = err instanceof GatewayApiError ? err.kind : (KIND[err.status] ?? 'Internal');
   const fields = err instanceof GatewayApiError && err.fields ? Object.entries(err.fields).sort(([a], [b]) => (a < b ? -1 : 1)) : [];
-  const body = { kind, message: err.message, ...(fields.length > 0 ? { details: { request_fields: fields.map(([name, description]) => ({ name, description })) } } : {}) };
+  const body = {
+    kind,
+    message: err.message,
+    ...(fields.length > 0 ? { details: { request_fields: fields.map(([name, description]) => ({ name, description })) } } : {}),
+  };
   return { status: err.status, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
 }
 

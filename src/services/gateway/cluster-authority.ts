@@ -65,7 +65,8 @@ export interface SessionAuthorityOptions {
 export function sessionAuthority(o: SessionAuthorityOptions): SessionAuthority {
   const forward = async <T>(op: string, body: unknown): Promise<T> => {
     const lead = o.leadership;
-    if (!lead || o.workerAuthToken === undefined) throw new Error('this controller does not write the state and cannot forward to the leader without "worker_auth_token"');
+    if (!lead || o.workerAuthToken === undefined)
+      throw new Error('this controller does not write the state and cannot forward to the leader without "worker_auth_token"');
     const res = await sendToLeader({
       leader: () => lead.leaderAddress,
       refreshLeader: () => lead.refreshLeader(),
@@ -90,7 +91,13 @@ export function sessionAuthority(o: SessionAuthorityOptions): SessionAuthority {
     },
     async connectionClosed(r) {
       if (!o.writable()) return void (await forward('connection-closed', r));
-      await o.sessions.connectionClosed({ sessionId: r.session_id, connectionId: r.connection_id, bytesUp: r.bytes_up, bytesDown: r.bytes_down, reason: r.reason });
+      await o.sessions.connectionClosed({
+        sessionId: r.session_id,
+        connectionId: r.connection_id,
+        bytesUp: r.bytes_up,
+        bytesDown: r.bytes_down,
+        reason: r.reason,
+      });
     },
     toClose: (ids) => o.sessions.toClose(ids),
     workerSeen(w) {

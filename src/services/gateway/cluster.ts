@@ -169,7 +169,9 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
   // Connections are accepted by our own socket server and handed to gRPC, so the
   // listener's connection cap applies (grpc-js has no option for it).
   const sockets = net.createServer();
-  capConnections(sockets, { maxConnections: options.maxConnections ?? DEFAULT_CONNECTION_LIMITS.maxConnections, maxConnectionsPerClient: 0 }, (socket) => socket.destroy());
+  capConnections(sockets, { maxConnections: options.maxConnections ?? DEFAULT_CONNECTION_LIMITS.maxConnections, maxConnectionsPerClient: 0 }, (socket) =>
+    socket.destroy(),
+  );
   const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
   sockets.on('connection', (socket) => injector.injectConnection(socket));
   const port = await new Promise<number>((resolve, reject) => {

@@ -59,7 +59,7 @@ const DEFAULT_UPSTREAM_PORT = 9201;
 
 const listenerKeys = {
   purpose: cfg.string({ enum: ['api', 'cluster', 'proxy', 'ops'], required: true, doc: 'what the listener serves' }),
-  address: cfg.string({ doc: 'host or host:port; default 127.0.0.1 and the purpose\'s port; port 0 picks a free port' }),
+  address: cfg.string({ doc: "host or host:port; default 127.0.0.1 and the purpose's port; port 0 picks a free port" }),
   tls_disable: cfg.bool({ default: false, doc: 'serve plain HTTP (api and ops listeners)' }),
   tls_cert_file: cfg.string({ doc: 'PEM certificate (chain) file (api and ops: required unless tls_disable; proxy: optional)' }),
   tls_key_file: cfg.string({ doc: 'PEM private key file' }),
@@ -75,15 +75,30 @@ const gatewayServerSchema = {
   controller: cfg.block({
     name: cfg.string({ doc: 'controller name; generated (c_…) when empty' }),
     description: cfg.string(),
-    graceful_shutdown_wait_duration: cfg.duration({ default: 0, min: 0, doc: 'after a shutdown signal, /health answers 503 this long before the controller stops' }),
-    auth_token: cfg.string({ doc: 'bearer token of the api listener; env://VAR or file://PATH to keep it out of the file; none: the api refuses every request' }),
+    graceful_shutdown_wait_duration: cfg.duration({
+      default: 0,
+      min: 0,
+      doc: 'after a shutdown signal, /health answers 503 this long before the controller stops',
+    }),
+    auth_token: cfg.string({
+      doc: 'bearer token of the api listener; env://VAR or file://PATH to keep it out of the file; none: the api refuses every request',
+    }),
     worker_auth_token: cfg.string({ doc: 'token workers must present on the cluster listener (env://, file:// accepted); none: any worker is accepted' }),
-    data_dir: cfg.string({ doc: 'directory of the SQLite state and its key file; without it and without a database the state is kept in a temporary directory and lost at stop' }),
+    data_dir: cfg.string({
+      doc: 'directory of the SQLite state and its key file; without it and without a database the state is kept in a temporary directory and lost at stop',
+    }),
     state_key: stateKeyField(),
     auth_token_time_to_live: cfg.duration({ default: 7 * 24 * 3600, min: 1, doc: 'lifetime of an auth token (reference default 7 days)' }),
-    auth_token_time_to_stale: cfg.duration({ default: 24 * 3600, min: 1, doc: 'an auth token unused this long expires (idle timeout; reference default 1 day)' }),
+    auth_token_time_to_stale: cfg.duration({
+      default: 24 * 3600,
+      min: 1,
+      doc: 'an auth token unused this long expires (idle timeout; reference default 1 day)',
+    }),
     database: cfg.block({
-      url: cfg.string({ required: true, doc: 'postgres:// URL of the database several controllers share; env://VAR or file://PATH keep the password out of this file' }),
+      url: cfg.string({
+        required: true,
+        doc: 'postgres:// URL of the database several controllers share; env://VAR or file://PATH keep the password out of this file',
+      }),
       table: cfg.string({ default: 'cairn_gateway', doc: 'table holding the state (name or schema.name); created when missing' }),
       max_parallel: cfg.int({ default: 10, min: 1, doc: 'most connections (statements in flight) to PostgreSQL' }),
     }),
@@ -92,11 +107,15 @@ const gatewayServerSchema = {
     name: cfg.string({ doc: 'worker name; generated (w_…) when empty' }),
     description: cfg.string(),
     initial_upstreams: cfg.list('string', { doc: 'controller cluster addresses; default 127.0.0.1:9201, or the own cluster listener in a combined process' }),
-    worker_auth_token: cfg.string({ doc: "token presented to the controller (its worker_auth_token); in a combined process the controller's is used when unset" }),
-    tags: cfg.raw({ doc: 'worker tags: key → a string or a list of strings (the reference\'s `tags { type = ["prod"] }`), matched by targets\' egress_worker_filter' }),
+    worker_auth_token: cfg.string({
+      doc: "token presented to the controller (its worker_auth_token); in a combined process the controller's is used when unset",
+    }),
+    tags: cfg.raw({
+      doc: 'worker tags: key → a string or a list of strings (the reference\'s `tags { type = ["prod"] }`), matched by targets\' egress_worker_filter',
+    }),
   }),
   listener: cfg.labelled(listenerKeys, { labels: ['tcp'], repeated: true, doc: 'one block per listening address' }),
-  ui: cfg.block({ enabled: cfg.bool({ default: false, doc: 'serve the web UI\'s gateway section at /ui/ on the controller\'s api listeners' }) }),
+  ui: cfg.block({ enabled: cfg.bool({ default: false, doc: "serve the web UI's gateway section at /ui/ on the controller's api listeners" }) }),
   ui_services: uiServicesKey,
 };
 
@@ -228,7 +247,11 @@ function fromRaw(raw: Raw, file: string, env: ConfigEnv): GatewayServerConfig {
     };
     if (controller.database && !controller.dataDir && !controller.stateKey) {
       // Controllers sharing a database need one key; a temporary key file would be lost at stop.
-      throw blockError(c.database!.$at, 'url', 'a controller with a "database" needs "data_dir" (for its state key file) or "state_key" (the key every controller sharing the database uses)');
+      throw blockError(
+        c.database!.$at,
+        'url',
+        'a controller with a "database" needs "data_dir" (for its state key file) or "state_key" (the key every controller sharing the database uses)',
+      );
     }
   }
   let worker: GatewayWorkerConfig | undefined;
@@ -254,11 +277,16 @@ function fromRaw(raw: Raw, file: string, env: ConfigEnv): GatewayServerConfig {
     // The wait exists so load balancers see /health turn 503; without the endpoint it would
     // only delay the shutdown (the reference skips it silently; docs/compatibility.md).
     const missing = count('ops') === 0 ? 'ops' : 'api';
-    throw blockError(raw.controller.$at, 'graceful_shutdown_wait_duration', `"graceful_shutdown_wait_duration" needs a listener with purpose = "${missing}": the controller's /health (api and ops listeners) is what the wait is for`);
+    throw blockError(
+      raw.controller.$at,
+      'graceful_shutdown_wait_duration',
+      `"graceful_shutdown_wait_duration" needs a listener with purpose = "${missing}": the controller's /health (api and ops listeners) is what the wait is for`,
+    );
   }
   const ui = raw.ui?.enabled ?? false;
   // The UI's section is served by the controller's api listener, and calls its API there.
-  if (ui && (!controller || count('api') === 0)) throw blockError(raw.ui!.$at, 'enabled', 'the web UI needs a "controller" block and a listener with purpose = "api"');
+  if (ui && (!controller || count('api') === 0))
+    throw blockError(raw.ui!.$at, 'enabled', 'the web UI needs a "controller" block and a listener with purpose = "api"');
   return {
     file,
     controller,
@@ -358,7 +386,8 @@ function workerTags(raw: unknown, at: BlockAt): Record<string, string[]> {
     if (typeof block !== 'object' || block === null) throw blockError(at, 'tags', '"tags" must be a block of key = ["value", ...]');
     for (const [key, v] of Object.entries(block as Record<string, unknown>)) {
       const values = typeof v === 'string' ? [v] : v;
-      if (!Array.isArray(values) || values.some((x) => typeof x !== 'string')) throw blockError(at, 'tags', `"tags": "${key}" must be a string or a list of strings`);
+      if (!Array.isArray(values) || values.some((x) => typeof x !== 'string'))
+        throw blockError(at, 'tags', `"tags": "${key}" must be a string or a list of strings`);
       (out[key] ??= []).push(...(values as string[]));
     }
   }

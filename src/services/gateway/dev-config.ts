@@ -23,7 +23,15 @@ export function devGatewayConfig(addresses: DevGatewayAddresses, authToken: stri
   const workerAuthToken = randomBytes(24).toString('base64url');
   return {
     file: 'cairn dev',
-    controller: { name: 'dev-controller', gracefulShutdownWaitMs: 0, authToken, workerAuthToken, dataDir, authTokenTtlSeconds: 7 * 24 * 3600, authTokenStaleSeconds: 24 * 3600 },
+    controller: {
+      name: 'dev-controller',
+      gracefulShutdownWaitMs: 0,
+      authToken,
+      workerAuthToken,
+      dataDir,
+      authTokenTtlSeconds: 7 * 24 * 3600,
+      authTokenStaleSeconds: 24 * 3600,
+    },
     worker: { name: 'dev-worker', initialUpstreams: [], workerAuthToken, tags: {} },
     listeners: purposes.map((purpose) => ({ purpose, address: withPort(addresses[purpose], DEFAULT_PORTS[purpose]) })),
     healthEnabled: true,

@@ -58,7 +58,11 @@ export function observeGateway(metrics: ServiceMetrics, sources: MetricsSources)
     });
   }
   if (worker) {
-    metrics.gauge({ name: 'cairn_gateway_worker_active_sessions', help: 'Sessions with at least one open proxied connection on this worker.', read: () => worker.healthInfo().active_session_count });
+    metrics.gauge({
+      name: 'cairn_gateway_worker_active_sessions',
+      help: 'Sessions with at least one open proxied connection on this worker.',
+      read: () => worker.healthInfo().active_session_count,
+    });
     metrics.gauge({ name: 'cairn_gateway_worker_proxy_connections', help: 'Open proxied connections on this worker.', read: () => worker.connectionCount });
     metrics.gauge({
       name: 'cairn_gateway_worker_upstream_connection_state',

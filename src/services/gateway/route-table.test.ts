@@ -27,7 +27,7 @@ describe('gateway route table', () => {
     assert.throws(() => compileRoutes([r, r]), /GET things is declared twice/);
   });
 
-  it('refuses collection patterns that are not the collection\'s, or that leave out one of its actions', () => {
+  it("refuses collection patterns that are not the collection's, or that leave out one of its actions", () => {
     const actions = Object.keys(targetCollection.actions!).map((a) => `targets/:id:${a}`);
     assert.throws(() => collectionRoutes(targetCollection, 'target', 'target/:id', actions), /not its own/);
     assert.throws(() => collectionRoutes(targetCollection, 'targets', 'targets/:id', actions.slice(1)), /are not its actions/);
@@ -42,7 +42,17 @@ describe('gateway route table', () => {
 
   it('finds each endpoint by its literal pattern', () => {
     const declared = new Set(GATEWAY_ROUTES.map((r) => `${r.method} ${r.pattern}`));
-    for (const r of ['GET targets/:id', 'PATCH targets/:id', 'DELETE targets/:id', 'POST targets', 'GET targets', 'POST targets/:id:add-host-sources', 'POST targets/:id:authorize-session', 'POST cluster/authorize-connection', 'GET workers']) {
+    for (const r of [
+      'GET targets/:id',
+      'PATCH targets/:id',
+      'DELETE targets/:id',
+      'POST targets',
+      'GET targets',
+      'POST targets/:id:add-host-sources',
+      'POST targets/:id:authorize-session',
+      'POST cluster/authorize-connection',
+      'GET workers',
+    ]) {
       assert.ok(declared.has(r), r);
     }
   });

@@ -7,7 +7,16 @@
  * @module
  */
 import type { TSchema } from '@sinclair/typebox';
-import { FieldValidator, PUBLIC, RouteTable, serviceOpenapiDocument, type Operation, type OperationSpec, type PathSpec, type RouteMatch } from '../../kernel/http/index.js';
+import {
+  FieldValidator,
+  PUBLIC,
+  RouteTable,
+  serviceOpenapiDocument,
+  type Operation,
+  type OperationSpec,
+  type PathSpec,
+  type RouteMatch,
+} from '../../kernel/http/index.js';
 import { VERSION } from '../../kernel/version/index.js';
 import { CONTROLLER_TOKEN, WORKER_TOKEN, type GatewayMethod, type GatewayRoute, type RouteContext, type RouteReply } from './route.js';
 
@@ -50,7 +59,13 @@ function pathSpec(pattern: string, methods: RouteMethods): Spec {
   const operations: Partial<Record<Operation, OperationSpec<RouteContext, RouteReply>>> = {};
   for (const r of Object.values(methods)) {
     const write = r.method === 'POST' || r.method === 'PATCH';
-    operations[OPERATION[r.method]] = { summary: r.summary, fields: r.fields ?? {}, required: r.required, rawBody: r.handlerDecodes === true && write, handle: r.handle };
+    operations[OPERATION[r.method]] = {
+      summary: r.summary,
+      fields: r.fields ?? {},
+      required: r.required,
+      rawBody: r.handlerDecodes === true && write,
+      handle: r.handle,
+    };
   }
   const synopsis = Object.values(methods).find((r) => r.synopsis)?.synopsis ?? [...new Set(Object.values(operations).map((o) => o.summary))].join('; ');
   return { pattern: pattern.replace(/^\//, ''), synopsis, params: pattern.includes(':id') ? { id: 'the resource id' } : undefined, operations };
@@ -87,7 +102,7 @@ export function compileRoutes(routes: readonly GatewayRoute[]): CompiledRoutes {
     {
       title: 'Cairn access gateway controller API',
       description:
-        'HTTP API of the access gateway controller (its `api` listener): the domain model (scopes, auth methods, accounts, users, groups, roles, auth tokens, `:authenticate`, host catalogs, hosts, host sets, targets and `:authorize-session`, credential stores, libraries, credentials, sessions) and the workers it knows. All API routes are prefixed with `/v1/`; the domain routes take an auth token as `Authorization: Bearer <token>` or as the split cookie, `workers` the controller\'s recovery `auth_token`.',
+        "HTTP API of the access gateway controller (its `api` listener): the domain model (scopes, auth methods, accounts, users, groups, roles, auth tokens, `:authenticate`, host catalogs, hosts, host sets, targets and `:authorize-session`, credential stores, libraries, credentials, sessions) and the workers it knows. All API routes are prefixed with `/v1/`; the domain routes take an auth token as `Authorization: Bearer <token>` or as the split cookie, `workers` the controller's recovery `auth_token`.",
       version: VERSION,
     },
     // The controllers' calls to each other (worker token) are no part of the API clients use.

@@ -38,13 +38,54 @@ import { compileRoutes } from './route-table.js';
 /** The routes; see the module doc. */
 export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
   // The pages an OIDC login ends on, outside /v1/ (the browser lands there: no token).
-  { method: 'GET', pattern: '/authentication-complete', summary: 'the page a successful OIDC login ends on', access: PUBLIC, forward: 'local', handle: authenticationComplete },
-  { method: 'GET', pattern: '/authentication-error', summary: 'the page a failed OIDC login ends on', access: PUBLIC, forward: 'local', handle: authenticationError },
+  {
+    method: 'GET',
+    pattern: '/authentication-complete',
+    summary: 'the page a successful OIDC login ends on',
+    access: PUBLIC,
+    forward: 'local',
+    handle: authenticationComplete,
+  },
+  {
+    method: 'GET',
+    pattern: '/authentication-error',
+    summary: 'the page a failed OIDC login ends on',
+    access: PUBLIC,
+    forward: 'local',
+    handle: authenticationError,
+  },
 
   // The leader's side of the workers' session calls a follower controller forwards (cluster-authority.ts).
-  withFields({ method: 'POST', pattern: 'cluster/worker-status', summary: 'a worker status a follower received', access: WORKER_TOKEN, forward: 'local', writerOnly: true, fields: WORKER_STATUS_FIELDS, handle: ({ deps, fields }) => recordWorkerStatus(deps.cluster, fields) }),
-  withFields({ method: 'POST', pattern: 'cluster/authorize-connection', summary: 'authorize a connection a worker of a follower asks for', access: WORKER_TOKEN, forward: 'local', writerOnly: true, fields: AUTHORIZE_CONNECTION_FIELDS, handle: ({ deps, fields }) => authorizeForwardedConnection(deps.cluster, fields) }),
-  withFields({ method: 'POST', pattern: 'cluster/connection-closed', summary: 'a connection a worker of a follower closed', access: WORKER_TOKEN, forward: 'local', writerOnly: true, fields: CONNECTION_CLOSED_FIELDS, handle: ({ deps, fields }) => recordConnectionClosed(deps.cluster, fields) }),
+  withFields({
+    method: 'POST',
+    pattern: 'cluster/worker-status',
+    summary: 'a worker status a follower received',
+    access: WORKER_TOKEN,
+    forward: 'local',
+    writerOnly: true,
+    fields: WORKER_STATUS_FIELDS,
+    handle: ({ deps, fields }) => recordWorkerStatus(deps.cluster, fields),
+  }),
+  withFields({
+    method: 'POST',
+    pattern: 'cluster/authorize-connection',
+    summary: 'authorize a connection a worker of a follower asks for',
+    access: WORKER_TOKEN,
+    forward: 'local',
+    writerOnly: true,
+    fields: AUTHORIZE_CONNECTION_FIELDS,
+    handle: ({ deps, fields }) => authorizeForwardedConnection(deps.cluster, fields),
+  }),
+  withFields({
+    method: 'POST',
+    pattern: 'cluster/connection-closed',
+    summary: 'a connection a worker of a follower closed',
+    access: WORKER_TOKEN,
+    forward: 'local',
+    writerOnly: true,
+    fields: CONNECTION_CLOSED_FIELDS,
+    handle: ({ deps, fields }) => recordConnectionClosed(deps.cluster, fields),
+  }),
 
   // Cairn-only: the workers this controller knows, and this API's OpenAPI document (the reference publishes none; docs/compatibility.md).
   {
@@ -67,13 +108,37 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
         })),
       }),
   },
-  { method: 'GET', pattern: 'openapi.json', summary: 'read the OpenAPI document of this API', synopsis: 'This OpenAPI document', access: CONTROLLER_TOKEN, forward: 'local', fields: {}, handle: async () => ok(GATEWAY_TABLE.openapi) },
+  {
+    method: 'GET',
+    pattern: 'openapi.json',
+    summary: 'read the OpenAPI document of this API',
+    synopsis: 'This OpenAPI document',
+    access: CONTROLLER_TOKEN,
+    forward: 'local',
+    fields: {},
+    handle: async () => ok(GATEWAY_TABLE.openapi),
+  },
 
   // The domain model. `:authenticate` needs the `authenticate` grant (the anonymous user's through the bootstrap role);
   // the OIDC provider's redirect needs none (the login's state is its credential) and completes on the leader, which holds the pending logins.
   ...collectionRoutes(scopeCollection, 'scopes', 'scopes/:id'),
-  { method: 'GET', pattern: 'auth-methods/oidc:authenticate:callback', summary: "the OIDC provider's redirect: completes a login", access: PUBLIC, forward: 'leader', handlerDecodes: true, handle: oidcCallback },
-  { method: 'POST', pattern: 'auth-methods/:id:authenticate', summary: 'log in with an auth method', access: authenticateAccess, handlerDecodes: true, handle: authenticate },
+  {
+    method: 'GET',
+    pattern: 'auth-methods/oidc:authenticate:callback',
+    summary: "the OIDC provider's redirect: completes a login",
+    access: PUBLIC,
+    forward: 'leader',
+    handlerDecodes: true,
+    handle: oidcCallback,
+  },
+  {
+    method: 'POST',
+    pattern: 'auth-methods/:id:authenticate',
+    summary: 'log in with an auth method',
+    access: authenticateAccess,
+    handlerDecodes: true,
+    handle: authenticate,
+  },
   ...collectionRoutes(authMethodCollection, 'auth-methods', 'auth-methods/:id', ['auth-methods/:id:change-state']),
   ...collectionRoutes(accountCollection, 'accounts', 'accounts/:id', ['accounts/:id:set-password', 'accounts/:id:change-password']),
   ...collectionRoutes(userCollection, 'users', 'users/:id', ['users/:id:add-accounts', 'users/:id:set-accounts', 'users/:id:remove-accounts']),
@@ -101,7 +166,14 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     'targets/:id:set-credential-sources',
     'targets/:id:remove-credential-sources',
   ]),
-  { method: 'POST', pattern: 'targets/:id:authorize-session', summary: 'authorize a session to a target', access: authorizeSessionAccess, handlerDecodes: true, handle: authorizeSession },
+  {
+    method: 'POST',
+    pattern: 'targets/:id:authorize-session',
+    summary: 'authorize a session to a target',
+    access: authorizeSessionAccess,
+    handlerDecodes: true,
+    handle: authorizeSession,
+  },
   ...collectionRoutes(credentialStoreCollection, 'credential-stores', 'credential-stores/:id'),
   ...collectionRoutes(credentialLibraryCollection, 'credential-libraries', 'credential-libraries/:id'),
   ...collectionRoutes(credentialCollection, 'credentials', 'credentials/:id'),

@@ -140,10 +140,18 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         workerAuthToken: config.controller.workerAuthToken,
         maxConnections: clusterConf.limits?.maxConnections,
       });
-      if (!config.controller.workerAuthToken) log.warn('controller has no "worker_auth_token": any process that reaches its cluster listener is taken as a worker');
+      if (!config.controller.workerAuthToken)
+        log.warn('controller has no "worker_auth_token": any process that reaches its cluster listener is taken as a worker');
       const c = cluster;
       closers.push(() => c.close());
-      const gatewayApi = apiService({ workers: () => c.workers, authToken: config.controller.authToken, now, domain: cs.domain, leadership: cs.leadership, cluster: authority });
+      const gatewayApi = apiService({
+        workers: () => c.workers,
+        authToken: config.controller.authToken,
+        now,
+        domain: cs.domain,
+        leadership: cs.leadership,
+        cluster: authority,
+      });
       // `ui { enabled = true }`: the UI's gateway section (and the `ui_services` others) beside the API, as the other services serve theirs.
       const apiSvc = config.ui ? withUi(gatewayApi, { self: 'gateway', others: () => config.uiServices ?? {} }) : gatewayApi;
       if (!config.controller.authToken) log.warn('controller has no "auth_token" (recovery credential): its workers api refuses every request');

@@ -190,9 +190,18 @@ export class SessionStore {
       if (!s) throw new ConnectionDenied('unknown session authorization token');
       if (ended(s)) return { denied: `session ${s.id} is ${s.status}` };
       if (this.d.now() >= Date.parse(s.expiration_time)) return { denied: `session ${s.id} has expired` };
-      if (s.connection_limit >= 0 && s.connections.length >= s.connection_limit) return { denied: `session ${s.id} has used its connection limit of ${s.connection_limit}` };
+      if (s.connection_limit >= 0 && s.connections.length >= s.connection_limit)
+        return { denied: `session ${s.id} has used its connection limit of ${s.connection_limit}` };
       const now = this.iso();
-      const c: SessionConnectionDoc = { connection_id: connectionId, worker_name: worker, client_tcp_address: client, status: 'connected', created_time: now, bytes_up: 0, bytes_down: 0 };
+      const c: SessionConnectionDoc = {
+        connection_id: connectionId,
+        worker_name: worker,
+        client_tcp_address: client,
+        status: 'connected',
+        created_time: now,
+        bytes_up: 0,
+        bytes_down: 0,
+      };
       this.put(tx, s, { connections: [...s.connections, c] }, 'active');
       return { grant: { sessionId: s.id, connectionId, endpoint: addressOfEndpoint(s.endpoint), expirationMs: Date.parse(s.expiration_time) } };
     });
@@ -206,7 +215,14 @@ export class SessionStore {
       const s = tx.get<SessionDoc>(T.sessions, input.sessionId);
       const c = s?.connections.find((x) => x.connection_id === input.connectionId);
       if (!s || !c || c.status === 'closed') return undefined;
-      const closed: SessionConnectionDoc = { ...c, status: 'closed', closed_time: this.iso(), bytes_up: input.bytesUp, bytes_down: input.bytesDown, closed_reason: input.reason };
+      const closed: SessionConnectionDoc = {
+        ...c,
+        status: 'closed',
+        closed_time: this.iso(),
+        bytes_up: input.bytesUp,
+        bytes_down: input.bytesDown,
+        closed_reason: input.reason,
+      };
       const connections = s.connections.map((x) => (x === c ? closed : x));
       const status = settled({ ...s, connections });
       const limitUsed = status === 'terminated' && s.status === 'active';

@@ -109,7 +109,10 @@ export async function startMeshAgent(options: MeshAgentOptions): Promise<MeshAge
   });
   const { state, leadership, shared } = agent.base;
   const { replicator, local, dns } = agent.service.parts;
-  log.info({ url: agent.url, datacenter: config.datacenter, acl: config.acl.enabled, storage: shared ? `postgresql ${shared.backend.target}` : 'sqlite' }, 'discovery service listening');
+  log.info(
+    { url: agent.url, datacenter: config.datacenter, acl: config.acl.enabled, storage: shared ? `postgresql ${shared.backend.target}` : 'sqlite' },
+    'discovery service listening',
+  );
   return { url: agent.url, state, replicator, leadership, local, dnsAddress: dns?.address, close: agent.close };
 }
 
@@ -148,7 +151,8 @@ function buildMeshAgent(base: AgentBase, options: MeshAgentOptions, now: () => n
           backoffMs: options.replicationBackoffMs,
         })
       : undefined;
-  if (config.acl.enabled && !primary && !primaryAddress) log.warn({ primary: config.primaryDatacenter }, 'no wan_addresses entry for the primary datacenter: ACL replication cannot run');
+  if (config.acl.enabled && !primary && !primaryAddress)
+    log.warn({ primary: config.primaryDatacenter }, 'no wan_addresses entry for the primary datacenter: ACL replication cannot run');
   // Expired tokens are already absent to every read; the leader deletes them. A secondary
   // deletes only its local tokens: global ones go when the primary's deletion replicates.
   const reaper = new ExpiryReaper<TokenDoc>({
@@ -195,15 +199,18 @@ function buildMeshAgent(base: AgentBase, options: MeshAgentOptions, now: () => n
   // On a shared state: this agent's member lock, and the leader's check of everyone's (local/liveness.ts).
   const memberLock = shared?.backend.memberLock(config.nodeName, options.memberRetryMs);
   const liveness =
-    shared &&
-    new MemberLiveness({ state, absent: (nodes) => shared.backend.absentMembers(nodes), now, log, intervalMs: options.livenessIntervalMs });
+    shared && new MemberLiveness({ state, absent: (nodes) => shared.backend.absentMembers(nodes), now, log, intervalMs: options.livenessIntervalMs });
   const local = new LocalAgent({
     state,
     log,
     nodeName: config.nodeName,
     nodeId: nodeIdOf(config.dataDir),
     datacenter: config.datacenter,
-    address: () => base.advertised().replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1'),
+    address: () =>
+      base
+        .advertised()
+        .replace(/:\d+$/, '')
+        .replace(/^\[(.*)\]$/, '$1'),
     port: () => Number(/:(\d+)$/.exec(base.advertised())?.[1] ?? 0),
     now,
     syncIntervalMs: options.syncIntervalMs,
@@ -309,12 +316,14 @@ async function bootstrapState(state: StateStore, config: MeshAgentConfig, { now,
   if (secret === undefined || !primary) return;
   if (options.replaceInitialManagement) await dropOtherInitialManagement(state, secret);
   const done = await ensureInitialManagement(state, secret, now());
-  if (done !== 'exists') log.info(done === 'bootstrapped' ? 'bootstrapped ACLs from acl.tokens.initial_management' : 'created the initial management token from configuration');
+  if (done !== 'exists')
+    log.info(done === 'bootstrapped' ? 'bootstrapped ACLs from acl.tokens.initial_management' : 'created the initial management token from configuration');
 }
 
 /** Deletes initial-management tokens with another secret (dev restarts only). */
 async function dropOtherInitialManagement(state: StateStore, secret: string): Promise<void> {
   await state.txn((tx) => {
-    for (const t of tx.list<TokenDoc>(T.tokens)) if (t.Description === INITIAL_MANAGEMENT_DESCRIPTION && t.SecretID !== secret) tx.delete(T.tokens, t.AccessorID);
+    for (const t of tx.list<TokenDoc>(T.tokens))
+      if (t.Description === INITIAL_MANAGEMENT_DESCRIPTION && t.SecretID !== secret) tx.delete(T.tokens, t.AccessorID);
   });
 }

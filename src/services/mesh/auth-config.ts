@@ -7,13 +7,7 @@
  *
  * @module
  */
-import {
-  AuthnError,
-  validateAuthMethodConfig,
-  validateKubernetesConfig,
-  type AuthMethodConfig,
-  type KubernetesConfig,
-} from '../../kernel/authn/index.js';
+import { AuthnError, validateAuthMethodConfig, validateKubernetesConfig, type AuthMethodConfig, type KubernetesConfig } from '../../kernel/authn/index.js';
 import { badRequest } from '../../kernel/http/index.js';
 import { jsonGoDurationNs } from '../../kernel/util/go-duration.js';
 
@@ -67,11 +61,15 @@ function checkKinds(type: AuthMethodType, config: WireConfig): void {
     const v = config[key];
     if (v === undefined || v === null) continue;
     const ok =
-      kind === 'string' ? typeof v === 'string'
-      : kind === 'bool' ? typeof v === 'boolean'
-      : kind === 'strings' ? Array.isArray(v) && v.every((s) => typeof s === 'string')
-      : kind === 'map' ? typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((s) => typeof s === 'string')
-      : durationSeconds(v) !== undefined;
+      kind === 'string'
+        ? typeof v === 'string'
+        : kind === 'bool'
+          ? typeof v === 'boolean'
+          : kind === 'strings'
+            ? Array.isArray(v) && v.every((s) => typeof s === 'string')
+            : kind === 'map'
+              ? typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((s) => typeof s === 'string')
+              : durationSeconds(v) !== undefined;
     if (!ok) {
       const what = { string: 'a string', bool: 'a boolean', strings: 'a list of strings', map: 'a map of strings', duration: 'a duration' }[kind];
       throw invalid(`Config.${key} must be ${what}`);

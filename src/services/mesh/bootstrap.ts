@@ -54,7 +54,11 @@ export async function ensureBuiltins(state: StateStore, nowMs: number): Promise<
       tx.put(T.policies, p.id, doc);
     }
     if (!tx.get(T.tokens, ANONYMOUS_TOKEN_ACCESSOR_ID)) {
-      tx.put(T.tokens, ANONYMOUS_TOKEN_ACCESSOR_ID, management({ accessor: ANONYMOUS_TOKEN_ACCESSOR_ID, secret: ANONYMOUS_TOKEN_SECRET_ID, description: ANONYMOUS_TOKEN_DESCRIPTION, nowMs, policies: [] }));
+      tx.put(
+        T.tokens,
+        ANONYMOUS_TOKEN_ACCESSOR_ID,
+        management({ accessor: ANONYMOUS_TOKEN_ACCESSOR_ID, secret: ANONYMOUS_TOKEN_SECRET_ID, description: ANONYMOUS_TOKEN_DESCRIPTION, nowMs, policies: [] }),
+      );
     }
   });
 }
@@ -88,9 +92,10 @@ export async function bootstrap(state: StateStore, dataDir: string, bootstrapSec
   const done = state.get<BootstrapDoc>(T.meta, 'bootstrap');
   const resetIndex = done ? readResetIndex(dataDir) : undefined;
   if (done && resetIndex !== done.BootstrapIndex) {
-    const text = resetIndex === undefined
-      ? `ACL bootstrap no longer allowed (reset index: ${done.BootstrapIndex})`
-      : `Invalid bootstrap reset index (specified ${resetIndex}, reset index: ${done.BootstrapIndex})`;
+    const text =
+      resetIndex === undefined
+        ? `ACL bootstrap no longer allowed (reset index: ${done.BootstrapIndex})`
+        : `Invalid bootstrap reset index (specified ${resetIndex}, reset index: ${done.BootstrapIndex})`;
     throw meshForbidden(permissionDeniedBecause(text).message);
   }
   const { result } = await state.txn((tx: Txn) => {

@@ -105,19 +105,22 @@ export const DEFAULT_TXN_MAX_REQ_LEN = 524_288;
 /** The declared schema (kernel/config/schema.ts). */
 const meshAgentSchema = {
   data_dir: cfg.string({ required: true, doc: 'directory for the state database, its key and the bootstrap reset file' }),
-  datacenter: cfg.string({ default: 'dc1', doc: 'this agent\'s datacenter' }),
+  datacenter: cfg.string({ default: 'dc1', doc: "this agent's datacenter" }),
   primary_datacenter: cfg.string({ doc: 'the datacenter that owns ACL data; default: this one' }),
-  node_name: cfg.string({ doc: 'this agent\'s node name; default: the host name' }),
+  node_name: cfg.string({ doc: "this agent's node name; default: the host name" }),
   server: cfg.bool({ default: true, doc: 'accepted for compatibility: every Cairn agent is a server' }),
-  ui_config: cfg.block({ enabled: cfg.bool({ default: false, doc: 'serve the web UI\'s discovery section at /ui/ on the HTTP listener' }) }),
+  ui_config: cfg.block({ enabled: cfg.bool({ default: false, doc: "serve the web UI's discovery section at /ui/ on the HTTP listener" }) }),
   ui_services: uiServicesKey,
-  enterprise: cfg.bool({ default: false, doc: 'enterprise features: the OIDC login endpoints, `oidc` auth methods and namespaces (`?ns=`, `X-Mesh-Namespace`, body `Namespace`)' }),
+  enterprise: cfg.bool({
+    default: false,
+    doc: 'enterprise features: the OIDC login endpoints, `oidc` auth methods and namespaces (`?ns=`, `X-Mesh-Namespace`, body `Namespace`)',
+  }),
   telemetry: cfg.block(
     {
       prometheus_retention_time: cfg.string({ doc: 'accepted for compatibility: Prometheus text is always served (agent/metrics?format=prometheus)' }),
       disable_hostname: cfg.bool({ default: false, doc: 'accepted for compatibility: metric names never carry the host name' }),
     },
-    { doc: 'the reference\'s telemetry block, accepted so its files load; metrics need no configuration here' },
+    { doc: "the reference's telemetry block, accepted so its files load; metrics need no configuration here" },
   ),
   log_level: cfg.string({ default: 'info', enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true }),
   addresses: cfg.block({
@@ -138,7 +141,7 @@ const meshAgentSchema = {
       allow_stale: cfg.bool({ default: true, doc: 'accepted for compatibility: every agent answers from its own copy of the state' }),
       recursor_timeout: cfg.duration({ default: 2, min: 1, doc: 'how long a recursor has to answer before the next is asked' }),
     },
-    { doc: 'the DNS server\'s TTLs, health filter and recursor timeout' },
+    { doc: "the DNS server's TTLs, health filter and recursor timeout" },
   ),
   limits: cfg.block(
     {
@@ -152,20 +155,27 @@ const meshAgentSchema = {
     { postgresql: agentPostgresKeys('cairn_mesh') },
     { doc: 'several agents of one datacenter on one PostgreSQL table (one leader, the others follow); default: SQLite in data_dir' },
   ),
-  advertise_addr: cfg.string({ doc: 'host the other agents sharing the storage reach this one\'s HTTP API at (with ports.http); default: the HTTP listen address' }),
+  advertise_addr: cfg.string({
+    doc: "host the other agents sharing the storage reach this one's HTTP API at (with ports.http); default: the HTTP listen address",
+  }),
   encrypt: stateKeyField(),
-  wan_addresses: cfg.raw({ doc: 'datacenter name → host:port of the HTTP API of one of its servers (stands for the reference\'s retry_join_wan gossip)' }),
+  wan_addresses: cfg.raw({ doc: "datacenter name → host:port of the HTTP API of one of its servers (stands for the reference's retry_join_wan gossip)" }),
   acl: cfg.block({
     enabled: cfg.bool({ default: false }),
     default_policy: cfg.string({ default: 'allow', enum: ['allow', 'deny'], doc: 'what a request no rule covers gets' }),
     enable_token_replication: cfg.bool({ default: false, doc: 'secondary datacenters: replicate global tokens too' }),
-    enable_key_list_policy: cfg.bool({ default: false, doc: 'KV reads with ?recurse or ?keys need key:list on the prefix (else only key:read per key, which filters)' }),
+    enable_key_list_policy: cfg.bool({
+      default: false,
+      doc: 'KV reads with ?recurse or ?keys need key:list on the prefix (else only key:read per key, which filters)',
+    }),
     tokens: cfg.block({
       initial_management: cfg.string({ doc: 'SecretID (UUID) of a management token made at start; uses up bootstrap' }),
       replication: cfg.string({ doc: 'secondary datacenters: the token replication reads the primary with' }),
       default: cfg.string({ doc: 'the token of requests that carry none (else the anonymous token)' }),
       dns: cfg.string({ doc: 'the token DNS answers are filtered with (service:read, node:read); default: tokens.default' }),
-      agent: cfg.string({ doc: 'the token an agent following a shared state syncs its node, services and checks to the leader with (node:write on its node, service:write on its services); default: tokens.default' }),
+      agent: cfg.string({
+        doc: 'the token an agent following a shared state syncs its node, services and checks to the leader with (node:write on its node, service:write on its services); default: tokens.default',
+      }),
     }),
   }),
 };
@@ -312,7 +322,8 @@ function dnsFromRaw(raw: Raw): MeshDnsConfig | undefined {
   // HCL gives a map as a one-element list of the object; JSON gives the object.
   const ttls = Array.isArray(dc?.service_ttl) && dc.service_ttl.length === 1 ? (dc.service_ttl[0] as unknown) : dc?.service_ttl;
   if (ttls !== undefined) {
-    if (typeof ttls !== 'object' || ttls === null || Array.isArray(ttls)) throw blockError(dc!.$at, 'service_ttl', '"service_ttl" must map service names to durations');
+    if (typeof ttls !== 'object' || ttls === null || Array.isArray(ttls))
+      throw blockError(dc!.$at, 'service_ttl', '"service_ttl" must map service names to durations');
     for (const [name, v] of Object.entries(ttls as Record<string, unknown>)) {
       try {
         const seconds = parseDuration(v, `service_ttl.${name}`);
@@ -344,7 +355,6 @@ function recursorAddress(text: string): string | undefined {
   if (!Number.isInteger(p) || p < 1 || p > 65535) return undefined;
   return `${bracketHost(host)}:${p}`;
 }
-
 
 /**
  * The DNS server of a config built in code (`cairn dev`, tests) on `address` (`host:port`):

@@ -136,6 +136,14 @@ export function meshHttpService<D, A, I>(options: MeshHttpOptions<D, A, I>): Htt
     shutdown: options.shutdown,
     leadership: options.leadership,
     forwardStyle: MESH_FORWARD_STYLE,
-    openapi: { pattern: OPENAPI_PATTERN, info: { title: 'Cairn discovery service API', description: 'HTTP API of the discovery service: its ACL system (tokens, policies, roles, auth methods, binding rules, namespaces) and status. All API routes are prefixed with `/v1/`.', version: VERSION } },
+    openapi: {
+      pattern: OPENAPI_PATTERN,
+      info: {
+        title: 'Cairn discovery service API',
+        description:
+          'HTTP API of the discovery service: its ACL system (tokens, policies, roles, auth methods, binding rules, namespaces) and status. All API routes are prefixed with `/v1/`.',
+        version: VERSION,
+      },
+    },
   });
 }

@@ -69,7 +69,12 @@ export function kvId(ns: string, key: string): string {
  * The documents of `table` whose key starts with `prefix` in namespace `ns`, in key order,
  * read from the sorted table (only the run of the prefix is visited).
  */
-function* under<T extends { readonly Key: string; readonly Namespace?: string }>(read: Pick<StateStore, 'scan'>, table: string, ns: string, prefix: string): Generator<T & Indexed> {
+function* under<T extends { readonly Key: string; readonly Namespace?: string }>(
+  read: Pick<StateStore, 'scan'>,
+  table: string,
+  ns: string,
+  prefix: string,
+): Generator<T & Indexed> {
   const start = kvId(ns, prefix);
   // The default namespace's ids never start with NUL: skip the other namespaces' run.
   for (const doc of read.scan<T>(table, start === '' ? '\u0001' : start)) {

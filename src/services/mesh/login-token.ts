@@ -51,12 +51,7 @@ export interface LoginLabel {
  *   policy was deleted meanwhile); 500 with the binder's text when a rule computes an
  *   invalid name (the rule is at fault, as in the reference).
  */
-export async function createLoginToken(
-  deps: MeshDeps,
-  method: AuthMethodDoc,
-  identity: Identity,
-  { prefix, meta }: LoginLabel,
-): Promise<TokenDoc & Indexed> {
+export async function createLoginToken(deps: MeshDeps, method: AuthMethodDoc, identity: Identity, { prefix, meta }: LoginLabel): Promise<TokenDoc & Indexed> {
   const { state } = deps;
   // Everything happens in the method's namespace: its rules, the roles and policies they bind, the token.
   const ns = nsOf(method);

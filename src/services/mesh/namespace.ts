@@ -72,7 +72,10 @@ export function withNamespaceGuard<D, A, I>(routes: readonly MeshRoute<D, A, I>[
   return routes.map((r) => ({
     ...r,
     methods: Object.fromEntries(
-      Object.entries(r.methods).map(([m, op]) => [m, { ...op!, access: refusingFirst(op!.access), ...(op!.forward && { forward: refusingFirst(op!.forward) }) }]),
+      Object.entries(r.methods).map(([m, op]) => [
+        m,
+        { ...op!, access: refusingFirst(op!.access), ...(op!.forward && { forward: refusingFirst(op!.forward) }) },
+      ]),
     ),
   }));
 }

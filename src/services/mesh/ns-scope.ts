@@ -41,7 +41,10 @@ export function scopeOf(ctx: ScopeContext, who: Identity | undefined, body?: unk
 }
 
 /** A filter keeping the documents of namespace `scope` (every one for `*`). */
-export const inScope = (scope: string) => (d: { readonly Namespace?: string }): boolean => scope === ALL_NAMESPACES || nsOf(d) === scope;
+export const inScope =
+  (scope: string) =>
+  (d: { readonly Namespace?: string }): boolean =>
+    scope === ALL_NAMESPACES || nsOf(d) === scope;
 
 /** `{Namespace}` for an object's rendering: with the enterprise switch only (the reference's ENT shape). */
 export function shownNamespace(enterprise: boolean | undefined, d: { readonly Namespace?: string }): { Namespace?: string } {
@@ -54,5 +57,7 @@ export function shownNamespace(enterprise: boolean | undefined, d: { readonly Na
  * `Requested <kind> not found in namespace <ns>: ACL not found` (reference/mesh.md §0.4).
  */
 export function notFoundIn(kind: string, ns: string): Error {
-  return meshNotFound(ns === DEFAULT_NAMESPACE ? `Requested ${kind} does not exist: ACL not found` : `Requested ${kind} not found in namespace ${ns}: ACL not found`);
+  return meshNotFound(
+    ns === DEFAULT_NAMESPACE ? `Requested ${kind} does not exist: ACL not found` : `Requested ${kind} not found in namespace ${ns}: ACL not found`,
+  );
 }

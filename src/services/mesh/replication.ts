@@ -131,7 +131,11 @@ export class Replicator {
       const { body } = await this.get(`/v1/acl/policy/${encodeURIComponent(s.ID)}${ns}`, 'failed to retrieve ACL policy updates');
       full.set(s.ID, policyDoc(body as Api));
     }
-    await this.apply(T.policies, stubs.map((s) => full.get(s.ID) ?? local.get(s.ID)!), { idOf: (p) => p.ID });
+    await this.apply(
+      T.policies,
+      stubs.map((s) => full.get(s.ID) ?? local.get(s.ID)!),
+      { idOf: (p) => p.ID },
+    );
   }
 
   private async applyTokens(tokens: Api[]): Promise<void> {
@@ -155,7 +159,12 @@ export class Replicator {
   }
 
   private get(path: string, what: string) {
-    return pullJson(`http://${this.o.primary.address}${path}`, { headers: { 'X-Mesh-Token': this.o.token! }, indexHeader: 'x-mesh-index', stop: this.loops.signal, what });
+    return pullJson(`http://${this.o.primary.address}${path}`, {
+      headers: { 'X-Mesh-Token': this.o.token! },
+      indexHeader: 'x-mesh-index',
+      stop: this.loops.signal,
+      what,
+    });
   }
 }
 
@@ -175,7 +184,15 @@ const nsFrom = (d: Api) => nsField(typeof d.Namespace === 'string' ? d.Namespace
 /** A policy as the primary's API shows it → the stored document. */
 function policyDoc(p: Api): PolicyDoc {
   const dcs = list<string>(p.Datacenters);
-  return { ...nsFrom(p), ID: String(p.ID), Name: String(p.Name), Description: String(p.Description ?? ''), Rules: String(p.Rules ?? ''), ...(dcs.length > 0 && { Datacenters: dcs }), Hash: String(p.Hash) };
+  return {
+    ...nsFrom(p),
+    ID: String(p.ID),
+    Name: String(p.Name),
+    Description: String(p.Description ?? ''),
+    Rules: String(p.Rules ?? ''),
+    ...(dcs.length > 0 && { Datacenters: dcs }),
+    Hash: String(p.Hash),
+  };
 }
 
 /** A role from the primary's API → the stored document (links by ID only). */

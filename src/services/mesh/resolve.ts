@@ -9,14 +9,7 @@
  */
 import { AclTokenResolver, tokenExpired } from '../../kernel/acl/index.js';
 import type { Indexed, StateStore } from '../../kernel/store/index.js';
-import {
-  Authorizer,
-  nodeIdentityRules,
-  parseRules,
-  serviceIdentityRules,
-  type DefaultPolicy,
-  type ParsedRules,
-} from './acl/index.js';
+import { Authorizer, nodeIdentityRules, parseRules, serviceIdentityRules, type DefaultPolicy, type ParsedRules } from './acl/index.js';
 import { meshForbidden } from './http.js';
 import { secretKey, T, type PolicyDoc, type RoleDoc, type TokenDoc } from './state.js';
 
@@ -36,9 +29,20 @@ export class AclResolver {
 
   constructor(
     private readonly state: StateStore,
-    private readonly options: { readonly defaultPolicy: DefaultPolicy; readonly defaultToken?: string; readonly datacenter: string; readonly now: () => number },
+    private readonly options: {
+      readonly defaultPolicy: DefaultPolicy;
+      readonly defaultToken?: string;
+      readonly datacenter: string;
+      readonly now: () => number;
+    },
   ) {
-    this.core = new AclTokenResolver({ state, tables: { tokens: T.tokens, policies: T.policies, roles: T.roles }, secretKey, parse: parseRules, now: options.now });
+    this.core = new AclTokenResolver({
+      state,
+      tables: { tokens: T.tokens, policies: T.policies, roles: T.roles },
+      secretKey,
+      parse: parseRules,
+      now: options.now,
+    });
   }
 
   /** The token whose secret is `secret`, if it exists and has not expired. */

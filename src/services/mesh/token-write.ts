@@ -104,7 +104,8 @@ export function updateToken(tx: Txn, existing: TokenDoc, input: TokenInput): Tok
     throw badRequest("Changing a token's SecretID is not permitted");
   }
   if (input.Local !== undefined && input.Local !== existing.Local) throw badRequest(`Cannot toggle local mode of ${id}`);
-  if (input.AuthMethod !== undefined && input.AuthMethod !== '' && input.AuthMethod !== existing.AuthMethod) throw badRequest(`Cannot change AuthMethod of ${id}`);
+  if (input.AuthMethod !== undefined && input.AuthMethod !== '' && input.AuthMethod !== existing.AuthMethod)
+    throw badRequest(`Cannot change AuthMethod of ${id}`);
   if (input.ExpirationTTL !== undefined && input.ExpirationTTL !== 0 && input.ExpirationTTL !== '') throw badRequest(`Cannot change expiration time of ${id}`);
   if (input.ExpirationTime !== undefined && input.ExpirationTime !== null) {
     const want = typeof input.ExpirationTime === 'string' ? Date.parse(input.ExpirationTime) : NaN;
@@ -112,7 +113,11 @@ export function updateToken(tx: Txn, existing: TokenDoc, input: TokenInput): Tok
     if (want !== have) throw badRequest(`Cannot change expiration time of ${id}`);
   }
   const { Hash: _old, ...rest } = existing;
-  const doc = withHash({ ...rest, Description: stringField(input.Description, 'Description') ?? '', ...linksAndIdentities(tx, input, existing.Local, nsOf(existing)) });
+  const doc = withHash({
+    ...rest,
+    Description: stringField(input.Description, 'Description') ?? '',
+    ...linksAndIdentities(tx, input, existing.Local, nsOf(existing)),
+  });
   return tx.put(T.tokens, id, doc);
 }
 

@@ -116,7 +116,13 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
   const { state, leadership, shared } = agent.base;
   const { broker, plugins, replicator, client, serverRole } = agent.service.parts;
   log.info(
-    { url: agent.url, region: config.region, acl: config.acl.enabled, storage: shared ? `postgresql ${shared.backend.target}` : 'sqlite', advertise: agent.base.advertised() },
+    {
+      url: agent.url,
+      region: config.region,
+      acl: config.acl.enabled,
+      storage: shared ? `postgresql ${shared.backend.target}` : 'sqlite',
+      advertise: agent.base.advertised(),
+    },
     serverRole ? 'scheduler service listening' : 'scheduler client-only agent listening',
   );
   return { url: agent.url, state, broker, plugins, replicator, leadership, client, close: agent.close };
@@ -165,8 +171,13 @@ async function buildSchedAgent(base: AgentBase, options: SchedAgentOptions): Pro
             backoffMs: options.replicationBackoffMs,
           })
         : undefined;
-    if (config.acl.enabled && !authoritative && !sourceAddress) log.warn({ authoritative: config.authoritativeRegion }, 'no region_addresses entry for the authoritative region: ACL replication and write forwarding cannot run');
-    if (replicator && config.acl.replicationToken === undefined) log.warn('acl.replication_token is not set: ACL objects are not replicated from the authoritative region');
+    if (config.acl.enabled && !authoritative && !sourceAddress)
+      log.warn(
+        { authoritative: config.authoritativeRegion },
+        'no region_addresses entry for the authoritative region: ACL replication and write forwarding cannot run',
+      );
+    if (replicator && config.acl.replicationToken === undefined)
+      log.warn('acl.replication_token is not set: ACL objects are not replicated from the authoritative region');
     const clientOnly = config.server === false && config.client !== undefined;
     // The node a client-only agent's plugins serve: its client's (client-state.ts keeps it across restarts).
     const clientNodeId = clientOnly ? loadNodeIdentity(config.client!.stateDir).ID : undefined;
@@ -195,7 +206,13 @@ async function buildSchedAgent(base: AgentBase, options: SchedAgentOptions): Pro
       intervalMs: options.tokenReapIntervalMs ?? TOKEN_GC_INTERVAL_MS,
       graceMs: config.aclTokenGcThresholdMs ?? TOKEN_GC_THRESHOLD_MS,
     });
-    const heartbeats = new Heartbeats({ state, log, now, ttlMs: config.heartbeatTtlMs ?? MIN_HEARTBEAT_TTL_MS, graceMs: config.heartbeatGraceMs ?? HEARTBEAT_GRACE_MS });
+    const heartbeats = new Heartbeats({
+      state,
+      log,
+      now,
+      ttlMs: config.heartbeatTtlMs ?? MIN_HEARTBEAT_TTL_MS,
+      graceMs: config.heartbeatGraceMs ?? HEARTBEAT_GRACE_MS,
+    });
     let deps: SchedDeps | undefined;
     // Evaluations, placement, heartbeats and the reactions to node and allocation changes (scheduler/leader.ts).
     const scheduler = new Scheduler({ deps: () => deps!, log, workers: config.schedulerWorkers, heartbeats });
@@ -216,13 +233,44 @@ async function buildSchedAgent(base: AgentBase, options: SchedAgentOptions): Pro
         log,
         now,
         // Beside a server the volumes and plugins are in its state; a client-only agent reads volumes from the servers and stages through its own node plugins.
-        mounter: (c) => csiMounter({ sources: clientOnly ? remoteSources(c, registry) : localSources(state, registry, () => c.nodeId), root: join(clientConfig.stateDir, 'csi'), log }),
+        mounter: (c) =>
+          csiMounter({
+            sources: clientOnly ? remoteSources(c, registry) : localSources(state, registry, () => c.nodeId),
+            root: join(clientConfig.stateDir, 'csi'),
+            log,
+          }),
         csiNodePlugins: clientNodeId === undefined ? undefined : () => registry.reportedNodes(clientNodeId),
       });
-    deps = { state, config, acl, now, broker, replicator, advertise, leadership, shutdown: base.shutdown, forwardTo, plugins, volumeLocks: new KeyedLock(), metrics, heartbeats, client };
+    deps = {
+      state,
+      config,
+      acl,
+      now,
+      broker,
+      replicator,
+      advertise,
+      leadership,
+      shutdown: base.shutdown,
+      forwardTo,
+      plugins,
+      volumeLocks: new KeyedLock(),
+      metrics,
+      heartbeats,
+      client,
+    };
     // A client-only agent's state stays empty: it leads nothing and serves only the client endpoints.
     const serverRole = config.server !== false;
-    const api = schedHttpService({ routes: serverRole ? SCHED_ROUTES : CLIENT_ONLY_ROUTES, authorize: authorizeSched, primary: toAuthoritativeRegion, deps, state, region: config.region, forwardTo, shutdown: base.shutdown, leadership });
+    const api = schedHttpService({
+      routes: serverRole ? SCHED_ROUTES : CLIENT_ONLY_ROUTES,
+      authorize: authorizeSched,
+      primary: toAuthoritativeRegion,
+      deps,
+      state,
+      region: config.region,
+      forwardTo,
+      shutdown: base.shutdown,
+      leadership,
+    });
     const release = async () => {
       await registry.close();
       unsubscribe?.();

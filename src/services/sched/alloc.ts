@@ -138,7 +138,13 @@ export function decodeVolumes(raw: Record<string, unknown> | null): Record<strin
   for (const [name, value] of Object.entries(raw)) {
     const fail = (why: string) => schedBadRequest(`volume "${name}": ${why}`);
     const v = decodeGoStruct(value, 'structs.VolumeRequest', {
-      Type: 'string', Source: 'string', ReadOnly: 'bool', AccessMode: 'string', AttachmentMode: 'string', MountOptions: 'object', PerAlloc: 'bool',
+      Type: 'string',
+      Source: 'string',
+      ReadOnly: 'bool',
+      AccessMode: 'string',
+      AttachmentMode: 'string',
+      MountOptions: 'object',
+      PerAlloc: 'bool',
     } satisfies Record<string, GoKind>);
     const type = v.Type as string;
     if (!(VOLUME_TYPES as readonly string[]).includes(type)) throw fail(`invalid volume type "${type}": must be one of ${VOLUME_TYPES.join(', ')}`);
@@ -151,10 +157,12 @@ export function decodeVolumes(raw: Record<string, unknown> | null): Record<strin
     const attachment = v.AttachmentMode as string;
     if (type === 'csi') {
       if (attachment === '') throw fail('CSI volumes must have an attachment mode');
-      if (!(CSI_ATTACHMENT_MODES as readonly string[]).includes(attachment)) throw fail(`invalid attachment mode "${attachment}": must be one of ${CSI_ATTACHMENT_MODES.join(', ')}`);
+      if (!(CSI_ATTACHMENT_MODES as readonly string[]).includes(attachment))
+        throw fail(`invalid attachment mode "${attachment}": must be one of ${CSI_ATTACHMENT_MODES.join(', ')}`);
       if (attachment === 'block-device' && mount) throw fail('block devices cannot have mount options');
       if (access === '') throw fail('CSI volumes must have an access mode');
-      if (!(CSI_ACCESS_MODES as readonly string[]).includes(access)) throw fail(`invalid access mode "${access}": must be one of ${CSI_ACCESS_MODES.join(', ')}`);
+      if (!(CSI_ACCESS_MODES as readonly string[]).includes(access))
+        throw fail(`invalid access mode "${access}": must be one of ${CSI_ACCESS_MODES.join(', ')}`);
       if (access.endsWith('reader-only') && !v.ReadOnly) throw fail(`${access} volumes must be read-only`);
     }
     out[name] = {

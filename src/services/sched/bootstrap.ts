@@ -16,7 +16,8 @@ export const BOOTSTRAP_META_ID = 'bootstrap';
 export async function ensureDefaultNamespace(state: StateStore): Promise<void> {
   if (state.get(T.namespaces, DEFAULT_NAMESPACE)) return;
   await state.txn((tx) => {
-    if (!tx.get(T.namespaces, DEFAULT_NAMESPACE)) tx.put<NamespaceDoc>(T.namespaces, DEFAULT_NAMESPACE, { Name: DEFAULT_NAMESPACE, Description: 'Default shared namespace', Meta: null });
+    if (!tx.get(T.namespaces, DEFAULT_NAMESPACE))
+      tx.put<NamespaceDoc>(T.namespaces, DEFAULT_NAMESPACE, { Name: DEFAULT_NAMESPACE, Description: 'Default shared namespace', Meta: null });
   });
 }
 

@@ -74,9 +74,9 @@ const HTTP_MAX_CONNS_PER_CLIENT = 100;
 /** The declared schema (kernel/config/schema.ts). */
 const schedAgentSchema = {
   data_dir: cfg.string({ required: true, doc: 'directory for the state database and its key' }),
-  region: cfg.string({ default: 'global', doc: 'this agent\'s region' }),
-  datacenter: cfg.string({ default: 'dc1', doc: 'this agent\'s datacenter within its region' }),
-  name: cfg.string({ doc: 'this agent\'s node name; default: the host name' }),
+  region: cfg.string({ default: 'global', doc: "this agent's region" }),
+  datacenter: cfg.string({ default: 'dc1', doc: "this agent's datacenter within its region" }),
+  name: cfg.string({ doc: "this agent's node name; default: the host name" }),
   telemetry: cfg.block(
     {
       prometheus_metrics: cfg.bool({ default: true, doc: 'accepted for compatibility: Prometheus text is always served (/v1/metrics?format=prometheus)' }),
@@ -85,10 +85,10 @@ const schedAgentSchema = {
       publish_allocation_metrics: cfg.bool({ default: false, doc: 'accepted for compatibility (no client agent here)' }),
       publish_node_metrics: cfg.bool({ default: false, doc: 'accepted for compatibility (no client agent here)' }),
     },
-    { doc: 'the reference\'s telemetry block, accepted so its files load; metrics need no configuration here' },
+    { doc: "the reference's telemetry block, accepted so its files load; metrics need no configuration here" },
   ),
   log_level: cfg.string({ default: 'info', enum: ['trace', 'debug', 'info', 'warn', 'error'], ignoreCase: true }),
-  ui: cfg.block({ enabled: cfg.bool({ default: false, doc: 'serve the web UI\'s scheduler section at /ui/ on the HTTP listener' }) }),
+  ui: cfg.block({ enabled: cfg.bool({ default: false, doc: "serve the web UI's scheduler section at /ui/ on the HTTP listener" }) }),
   ui_services: uiServicesKey,
   addresses: cfg.block({ http: cfg.string({ default: '127.0.0.1', doc: 'HTTP listen host' }) }),
   ports: cfg.block({ http: cfg.int({ default: 4646, min: 0, max: 65535, doc: 'HTTP listen port; 0 picks a free one' }) }),
@@ -98,34 +98,46 @@ const schedAgentSchema = {
     { doc: 'several servers of one region on one PostgreSQL table (one leader, the others follow); default: SQLite in data_dir' },
   ),
   advertise: cfg.block({
-    http: cfg.string({ doc: 'host or host:port the other servers sharing the storage reach this one\'s HTTP API at; a host alone takes the bound HTTP port; default: the bound HTTP address' }),
+    http: cfg.string({
+      doc: "host or host:port the other servers sharing the storage reach this one's HTTP API at; a host alone takes the bound HTTP port; default: the bound HTTP address",
+    }),
   }),
-  region_addresses: cfg.raw({ doc: 'region name → host:port of the HTTP API of one of its servers (stands for the reference\'s server gossip across regions)' }),
+  region_addresses: cfg.raw({ doc: "region name → host:port of the HTTP API of one of its servers (stands for the reference's server gossip across regions)" }),
   acl: cfg.block({
     enabled: cfg.bool({ default: false }),
-    replication_token: cfg.string({ doc: 'non-authoritative regions: a management token of the authoritative region, used to replicate ACL objects (env:// and file:// accepted)' }),
+    replication_token: cfg.string({
+      doc: 'non-authoritative regions: a management token of the authoritative region, used to replicate ACL objects (env:// and file:// accepted)',
+    }),
   }),
   server: cfg.block({
-    enabled: cfg.bool({ default: true, doc: 'run the server (state, scheduler, the whole API); without a server block an agent whose client lists servers is client-only' }),
-    min_heartbeat_ttl: cfg.duration({ min: 1, doc: 'heartbeat TTL given to client nodes; default 10s (the reference\'s key; Cairn gives every node this TTL)' }),
+    enabled: cfg.bool({
+      default: true,
+      doc: 'run the server (state, scheduler, the whole API); without a server block an agent whose client lists servers is client-only',
+    }),
+    min_heartbeat_ttl: cfg.duration({ min: 1, doc: "heartbeat TTL given to client nodes; default 10s (the reference's key; Cairn gives every node this TTL)" }),
     heartbeat_grace: cfg.duration({ min: 0, doc: 'how long past its TTL a node may stay silent before it is marked down; default 10s' }),
     authoritative_region: cfg.string({ doc: 'the region that owns ACL policies, global tokens and auth methods; default: this one' }),
     event_buffer_size: cfg.int({ default: 100, min: 0, doc: 'committed batches the event stream holds for replay and slow readers; 0 means 100' }),
-    event_heartbeat_interval: cfg.duration({ min: 0.001, doc: 'period of the event stream\'s `{}` heartbeat frames (Cairn key; the reference fixes 30s)' }),
+    event_heartbeat_interval: cfg.duration({ min: 0.001, doc: "period of the event stream's `{}` heartbeat frames (Cairn key; the reference fixes 30s)" }),
     enable_event_broker: cfg.bool({ default: true, doc: 'serve GET /v1/event/stream' }),
     acl_token_gc_threshold: cfg.duration({ min: 1, doc: 'how long after expiring an ACL token is deleted by the leader; default 1h' }),
     encrypt: stateKeyField(),
   }),
   plugin: cfg.labelled(
     {
-      socket: cfg.string({ doc: 'unix socket of the plugin\'s CSI gRPC endpoint (required for a CSI plugin)' }),
+      socket: cfg.string({ doc: "unix socket of the plugin's CSI gRPC endpoint (required for a CSI plugin)" }),
       type: cfg.string({ enum: ['controller', 'node', 'monolith'], doc: 'the CSI services the endpoint serves (required for a CSI plugin)' }),
-      node_id: cfg.string({ doc: 'ID of the scheduler node a node (or monolith) plugin serves; default: this agent\'s name' }),
+      node_id: cfg.string({ doc: "ID of the scheduler node a node (or monolith) plugin serves; default: this agent's name" }),
       config: cfg.block({ enabled: cfg.bool({ doc: 'driver plugins (`raw_exec`, `exec`): whether the client offers the driver' }) }),
     },
-    { repeated: true, doc: 'one CSI plugin endpoint (the label is the plugin ID; reference/sched.md §4.11, §4.12), or the task driver `raw_exec` / `exec` with `config { enabled }`' },
+    {
+      repeated: true,
+      doc: 'one CSI plugin endpoint (the label is the plugin ID; reference/sched.md §4.11, §4.12), or the task driver `raw_exec` / `exec` with `config { enabled }`',
+    },
   ),
-  client: cfg.block(clientBlockKeys, { doc: 'the client agent: runs the tasks of allocations placed on this node (reference/sched-workloads.md "Client agent")' }),
+  client: cfg.block(clientBlockKeys, {
+    doc: 'the client agent: runs the tasks of allocations placed on this node (reference/sched-workloads.md "Client agent")',
+  }),
 };
 
 type Raw = ConfigOf<typeof schedAgentSchema>;
@@ -262,7 +274,10 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): SchedAgentConfig {
     eventBroker: raw.server?.enable_event_broker ?? true,
     ...(raw.server?.min_heartbeat_ttl !== undefined && { heartbeatTtlMs: raw.server.min_heartbeat_ttl * 1000 }),
     ...(raw.server?.heartbeat_grace !== undefined && { heartbeatGraceMs: raw.server.heartbeat_grace * 1000 }),
-    plugins: pluginsFrom(raw.plugin.filter((p) => !isDriver(p.label)), server),
+    plugins: pluginsFrom(
+      raw.plugin.filter((p) => !isDriver(p.label)),
+      server,
+    ),
     client,
     server,
   };
@@ -276,7 +291,8 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): SchedAgentConfig {
 function serverEnabled(raw: Raw, client: ClientConfig | undefined): boolean {
   const enabled = raw.server ? raw.server.enabled : !(client && client.servers.length > 0);
   if (enabled) return true;
-  if (!client) throw blockError(raw.server?.$at ?? raw.$at, 'enabled', 'a client-only agent (server disabled) needs client { enabled = true, servers = [...] }');
+  if (!client)
+    throw blockError(raw.server?.$at ?? raw.$at, 'enabled', 'a client-only agent (server disabled) needs client { enabled = true, servers = [...] }');
   if (client.servers.length === 0) throw blockError(raw.client!.$at, 'servers', '"servers": a client-only agent (no server) needs the servers\' host:port');
   if (raw.storage) throw blockError(raw.$at, 'storage', '"storage": a client-only agent (no server) keeps no state of the region');
   return false;
@@ -316,11 +332,18 @@ function pluginsFrom(blocks: Raw['plugin'], server: boolean): CsiPluginConfig[] 
     if (body.socket === '') throw blockError(body.$at, 'socket', '"socket" must not be empty');
     if (body.type === undefined) throw blockError(body.$at, undefined, `missing required key "type" in plugin "${label}"`);
     const type = body.type;
-    if (!server && type === 'controller') throw blockError(body.$at, 'type', `"type": a client-only agent runs node plugins only ("node" or "monolith"); configure controller "${label}" on the servers`);
-    if (!server && body.node_id !== undefined) throw blockError(body.$at, 'node_id', `"node_id": a client-only agent's plugin "${label}" serves its own client's node`);
+    if (!server && type === 'controller')
+      throw blockError(
+        body.$at,
+        'type',
+        `"type": a client-only agent runs node plugins only ("node" or "monolith"); configure controller "${label}" on the servers`,
+      );
+    if (!server && body.node_id !== undefined)
+      throw blockError(body.$at, 'node_id', `"node_id": a client-only agent's plugin "${label}" serves its own client's node`);
     for (const role of type === 'monolith' ? ['controller', 'node'] : [type]) {
       const key = `${label}\0${role}\0${body.node_id ?? ''}`;
-      if (seen.has(key)) throw blockError(body.$at, undefined, `plugin "${label}" already has a ${role} endpoint${body.node_id ? ` for node "${body.node_id}"` : ''}`);
+      if (seen.has(key))
+        throw blockError(body.$at, undefined, `plugin "${label}" already has a ${role} endpoint${body.node_id ? ` for node "${body.node_id}"` : ''}`);
       seen.add(key);
     }
     return { id: label, socket: body.socket, type, ...(body.node_id ? { nodeId: body.node_id } : {}) };

@@ -150,6 +150,14 @@ export function schedHttpService<D, A, I>(options: SchedHttpOptions<D, A, I>): H
     shutdown: options.shutdown,
     leadership: options.leadership,
     forwardStyle: SCHED_FORWARD_STYLE,
-    openapi: { pattern: OPENAPI_PATTERN, info: { title: 'Cairn scheduler service API', description: 'HTTP API of the scheduler service: its ACL system, nodes, allocations, CSI volumes and plugins, events and status. All API routes are prefixed with `/v1/`.', version: VERSION } },
+    openapi: {
+      pattern: OPENAPI_PATTERN,
+      info: {
+        title: 'Cairn scheduler service API',
+        description:
+          'HTTP API of the scheduler service: its ACL system, nodes, allocations, CSI volumes and plugins, events and status. All API routes are prefixed with `/v1/`.',
+        version: VERSION,
+      },
+    },
   });
 }

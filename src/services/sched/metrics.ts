@@ -34,7 +34,11 @@ export function schedMetrics(s: SchedMetricsSources): ServiceMetrics {
   const broker = s.broker;
   if (broker) {
     metrics.gauge({ name: 'cairn_sched_event_subscribers', help: 'Event streams (GET /v1/event/stream) open now.', read: () => broker.subscriptionCount });
-    metrics.gauge({ name: 'cairn_sched_event_buffered_batches', help: 'Event batches held for replay and slow readers (at most event_buffer_size).', read: () => broker.bufferedBatches });
+    metrics.gauge({
+      name: 'cairn_sched_event_buffered_batches',
+      help: 'Event batches held for replay and slow readers (at most event_buffer_size).',
+      read: () => broker.bufferedBatches,
+    });
   }
   return metrics;
 }

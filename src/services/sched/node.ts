@@ -129,7 +129,12 @@ export function nodeStub(n: StoredNode & Indexed, fields: { resources: boolean; 
 }
 
 /** A node event stamped `nowMs` (epoch ms, shown RFC3339) at write index `index`. */
-export function nodeEvent(o: { index: number; nowMs: number }, message: string, subsystem: string, details: Readonly<Record<string, string>> | null = null): NodeEventDoc {
+export function nodeEvent(
+  o: { index: number; nowMs: number },
+  message: string,
+  subsystem: string,
+  details: Readonly<Record<string, string>> | null = null,
+): NodeEventDoc {
   return { Message: message, Subsystem: subsystem, Details: details, Timestamp: formatTime(new Date(o.nowMs)), CreateIndex: o.index };
 }
 
@@ -192,11 +197,28 @@ export type NodeRegistration = Omit<NodeDoc, 'ComputedClass' | 'DrainStrategy' |
 
 /** The registration body's fields and their Go types. */
 const NODE_FIELDS: Readonly<Record<keyof NodeRegistration, GoKind>> = {
-  ID: 'string', SecretID: 'string', Datacenter: 'string', Name: 'string', HTTPAddr: 'string', TLSEnabled: 'bool',
-  Attributes: 'map', NodeResources: 'any', ReservedResources: 'any', Resources: 'any', Reserved: 'any',
-  Links: 'map', Meta: 'map', NodeClass: 'string', NodePool: 'string', SchedulingEligibility: 'string',
-  Status: 'string', StatusDescription: 'string', Drivers: 'object', CSIControllerPlugins: 'object',
-  CSINodePlugins: 'object', HostVolumes: 'object',
+  ID: 'string',
+  SecretID: 'string',
+  Datacenter: 'string',
+  Name: 'string',
+  HTTPAddr: 'string',
+  TLSEnabled: 'bool',
+  Attributes: 'map',
+  NodeResources: 'any',
+  ReservedResources: 'any',
+  Resources: 'any',
+  Reserved: 'any',
+  Links: 'map',
+  Meta: 'map',
+  NodeClass: 'string',
+  NodePool: 'string',
+  SchedulingEligibility: 'string',
+  Status: 'string',
+  StatusDescription: 'string',
+  Drivers: 'object',
+  CSIControllerPlugins: 'object',
+  CSINodePlugins: 'object',
+  HostVolumes: 'object',
 };
 
 /**
@@ -254,7 +276,12 @@ export function registeredNode(n: NodeRegistration, old: StoredNode | undefined,
 
 /** `v1:<uint64>` over the fields that make nodes interchangeable for scheduling (the reference's `ComputeClass`; unique.* keys excluded). */
 function computedClass(n: Omit<StoredNode, 'ComputedClass'>): string {
-  const notUnique = (m: Readonly<Record<string, string>> | null) => Object.fromEntries(Object.entries(m ?? {}).filter(([k]) => !k.startsWith('unique.')).sort());
+  const notUnique = (m: Readonly<Record<string, string>> | null) =>
+    Object.fromEntries(
+      Object.entries(m ?? {})
+        .filter(([k]) => !k.startsWith('unique.'))
+        .sort(),
+    );
   const digest = createHash('sha256')
     .update(JSON.stringify([n.Datacenter, notUnique(n.Attributes), notUnique(n.Meta), n.NodeClass, n.NodePool, n.NodeResources ?? null]))
     .digest();

@@ -104,10 +104,12 @@ export class SchedReplicator {
   /** One round: a blocking read of every document of `kind` after `remote`, mirrored here. */
   private async round(kind: ReplicatedKind, remote: number): Promise<number> {
     const wait = `${Math.round((this.o.waitMs ?? 300_000) / 1000)}s`;
-    const { body, index } = await pullJson(
-      `http://${this.o.source.address}/v1/internal/acl/replicate/${kind}?index=${remote}&wait=${wait}`,
-      { headers: { 'X-Sched-Token': this.o.token! }, indexHeader: 'x-sched-index', stop: this.loops.signal, what: `failed to retrieve remote ACL ${kind}` },
-    );
+    const { body, index } = await pullJson(`http://${this.o.source.address}/v1/internal/acl/replicate/${kind}?index=${remote}&wait=${wait}`, {
+      headers: { 'X-Sched-Token': this.o.token! },
+      indexHeader: 'x-sched-index',
+      stop: this.loops.signal,
+      what: `failed to retrieve remote ACL ${kind}`,
+    });
     if (!Array.isArray(body)) throw new Error(`failed to retrieve remote ACL ${kind}: the answer is not a list`);
     const { table, id } = REPLICATED[kind];
     const idOf = (d: Record<string, unknown>) => String(d[id]);

@@ -74,7 +74,7 @@ describe('parseSecretsServerConfig', () => {
       clusterName: 'prod',
       ui: true,
       logLevel: 'warn',
-    managedNamespaces: false,
+      managedNamespaces: false,
       disableClustering: false,
       disablePerformanceStandby: false,
       disableMlock: true,
@@ -83,7 +83,16 @@ describe('parseSecretsServerConfig', () => {
 
   it('fills defaults: address 127.0.0.1:8200, info logs, 32 MiB bodies', () => {
     const c = parse('storage "sqlite" { path = "s.db" }\nlistener "tcp" { tls_disable = true }\n');
-    assert.deepEqual(c.listeners, [{ address: '127.0.0.1:8200', tls: undefined, maxRequestBytes: 0, requireRequestHeader: false, limits: DEFAULT_LIMITS, unauthenticatedMetricsAccess: false }]);
+    assert.deepEqual(c.listeners, [
+      {
+        address: '127.0.0.1:8200',
+        tls: undefined,
+        maxRequestBytes: 0,
+        requireRequestHeader: false,
+        limits: DEFAULT_LIMITS,
+        unauthenticatedMetricsAccess: false,
+      },
+    ]);
     assert.equal(c.logLevel, 'info');
     assert.equal(c.ui, false);
     assert.equal(c.apiAddr, undefined);
@@ -96,13 +105,19 @@ describe('parseSecretsServerConfig', () => {
       log_level: 'debug',
     });
     const c = parseSecretsServerConfig(json, 'secrets.json');
-    assert.deepEqual(c.listeners.map((l) => l.address), ['127.0.0.1:0', '127.0.0.1:1']);
+    assert.deepEqual(
+      c.listeners.map((l) => l.address),
+      ['127.0.0.1:0', '127.0.0.1:1'],
+    );
     assert.equal(c.logLevel, 'debug');
   });
 
   it('requires both TLS files unless tls_disable = true', () => {
     const base = 'storage "sqlite" { path = "s.db" }\n\n';
-    assert.equal(messageOf(`${base}listener "tcp" {\n  address = "a:1"\n}\n`), 'secrets.hcl:3: "tls_cert_file" is required in listener "tcp" unless tls_disable = true');
+    assert.equal(
+      messageOf(`${base}listener "tcp" {\n  address = "a:1"\n}\n`),
+      'secrets.hcl:3: "tls_cert_file" is required in listener "tcp" unless tls_disable = true',
+    );
     assert.equal(
       messageOf(`${base}listener "tcp" {\n  tls_cert_file = "c.pem"\n  tls_disable = false\n}\n`),
       'secrets.hcl:3: "tls_key_file" is required in listener "tcp" unless tls_disable = true',
@@ -111,19 +126,26 @@ describe('parseSecretsServerConfig', () => {
 
   it('asks TLS clients for a certificate unless told otherwise, and requires one with tls_require_and_verify_client_cert', () => {
     const tls = 'tls_cert_file = "c.pem"\n  tls_key_file = "k.pem"';
-    const clientCerts = (body: string) => parse(`storage "sqlite" { path = "s.db" }\nlistener "tcp" {\n  ${tls}\n  ${body}\n}\n`).listeners[0]!.tls?.clientCerts;
+    const clientCerts = (body: string) =>
+      parse(`storage "sqlite" { path = "s.db" }\nlistener "tcp" {\n  ${tls}\n  ${body}\n}\n`).listeners[0]!.tls?.clientCerts;
     assert.deepEqual(clientCerts(''), { mode: 'request' });
     assert.deepEqual(clientCerts('tls_client_ca_file = "ca.pem"'), { mode: 'request' }, 'the CA file only applies when certificates are required');
     assert.equal(clientCerts('tls_disable_client_certs = true'), undefined);
     assert.deepEqual(clientCerts('tls_require_and_verify_client_cert = true\n  tls_client_ca_file = "ca.pem"'), { mode: 'require', caFile: 'ca.pem' });
     assert.deepEqual(clientCerts('tls_require_and_verify_client_cert = true'), { mode: 'require', caFile: undefined });
-    assert.deepEqual(toListenerOptions(parse(`storage "sqlite" { path = "s.db" }\nlistener "tcp" {\n  ${tls}\n  tls_require_and_verify_client_cert = true\n}\n`).listeners[0]!).tls, {
-      certFile: 'c.pem',
-      keyFile: 'k.pem',
-      clientCerts: { mode: 'require', caFile: undefined },
-    });
+    assert.deepEqual(
+      toListenerOptions(parse(`storage "sqlite" { path = "s.db" }\nlistener "tcp" {\n  ${tls}\n  tls_require_and_verify_client_cert = true\n}\n`).listeners[0]!)
+        .tls,
+      {
+        certFile: 'c.pem',
+        keyFile: 'k.pem',
+        clientCerts: { mode: 'require', caFile: undefined },
+      },
+    );
     assert.equal(
-      messageOf(`storage "sqlite" { path = "s.db" }\nlistener "tcp" {\n  ${tls}\n  tls_disable_client_certs = true\n  tls_require_and_verify_client_cert = true\n}\n`),
+      messageOf(
+        `storage "sqlite" { path = "s.db" }\nlistener "tcp" {\n  ${tls}\n  tls_disable_client_certs = true\n  tls_require_and_verify_client_cert = true\n}\n`,
+      ),
       "secrets.hcl:5: 'tls_disable_client_certs' and 'tls_require_and_verify_client_cert' are mutually exclusive",
     );
     assert.equal(
@@ -136,8 +158,14 @@ describe('parseSecretsServerConfig', () => {
     const listener = 'listener "tcp" { tls_disable = true }\n';
     assert.equal(messageOf(listener), 'secrets.hcl:1: missing required block "storage"');
     assert.equal(messageOf('storage "sqlite" { path = "s.db" }\n'), 'secrets.hcl:1: missing required block "listener"');
-    assert.equal(messageOf(`${listener}storage "sqlite" { path = "a" }\nstorage "sqlite" { path = "b" }\n`), 'secrets.hcl:3: only one "storage" block is allowed');
-    assert.equal(messageOf(`${listener}storage "consul" { address = "x" }\n`), 'secrets.hcl:2: unknown storage type "consul": expected one of sqlite, postgresql');
+    assert.equal(
+      messageOf(`${listener}storage "sqlite" { path = "a" }\nstorage "sqlite" { path = "b" }\n`),
+      'secrets.hcl:3: only one "storage" block is allowed',
+    );
+    assert.equal(
+      messageOf(`${listener}storage "consul" { address = "x" }\n`),
+      'secrets.hcl:2: unknown storage type "consul": expected one of sqlite, postgresql',
+    );
   });
 
   it('storage "postgresql": connection_url, table, max_parallel, ha_enabled, with defaults', () => {

@@ -60,7 +60,10 @@ const listenerKeys = {
   tls_cert_file: cfg.string({ doc: 'PEM certificate (chain) file' }),
   tls_key_file: cfg.string({ doc: 'PEM private key file' }),
   tls_disable: cfg.bool({ default: false, doc: 'serve plain HTTP' }),
-  tls_disable_client_certs: cfg.bool({ default: false, doc: 'never ask TLS clients for a certificate (the cert auth method then cannot log in through this listener)' }),
+  tls_disable_client_certs: cfg.bool({
+    default: false,
+    doc: 'never ask TLS clients for a certificate (the cert auth method then cannot log in through this listener)',
+  }),
   tls_require_and_verify_client_cert: cfg.bool({
     default: false,
     doc: 'refuse the TLS handshake of a client without a certificate chaining to tls_client_ca_file (or the system roots)',
@@ -106,7 +109,7 @@ const secretsServerSchema = {
       prometheus_retention_time: cfg.string({ doc: 'accepted for compatibility: Prometheus text is always served (sys/metrics?format=prometheus)' }),
       disable_hostname: cfg.bool({ default: false, doc: 'accepted for compatibility: metric names never carry the host name' }),
     },
-    { doc: 'the reference\'s telemetry block, accepted so its files load; metrics need no configuration here' },
+    { doc: "the reference's telemetry block, accepted so its files load; metrics need no configuration here" },
   ),
   ui: cfg.bool({ default: false, doc: 'serve the web UI at /ui/ on every listener' }),
   ui_services: uiServicesKey,

@@ -18,18 +18,32 @@ import { tokenHelp, tokenPaths } from './token/token.routes.js';
 import { cubbyholeHelp, cubbyholePaths } from './wrapping/cubbyhole.routes.js';
 import type { Engine, SecretsRequest, SecretsResult } from './types.js';
 
-const engine = (paths: ConstructorParameters<typeof RouteTable<SecretsRequest, SecretsResult>>[0], description: string, leases?: SecretLeaseHandlers): Engine => ({
+const engine = (
+  paths: ConstructorParameters<typeof RouteTable<SecretsRequest, SecretsResult>>[0],
+  description: string,
+  leases?: SecretLeaseHandlers,
+): Engine => ({
   table: new RouteTable(paths),
   description,
   ...(leases ? { leases } : {}),
 });
 
 // engineFor is called by the openapi route at request time only, once every engine is compiled.
-const SYSTEM = engine(sysPaths(engineFor), 'The system backend is built into the secrets service and cannot be remounted or moved. It configures the service: mounts, tokens and policies.');
+const SYSTEM = engine(
+  sysPaths(engineFor),
+  'The system backend is built into the secrets service and cannot be remounted or moved. It configures the service: mounts, tokens and policies.',
+);
 const TOKEN = engine(tokenPaths(AUTH_METHODS), tokenHelp);
-const KV_V1 = engine(kvV1Paths, 'The kv backend reads and writes arbitrary secrets to the storage barrier. This is version 1: no versioning.', passthroughLeases);
+const KV_V1 = engine(
+  kvV1Paths,
+  'The kv backend reads and writes arbitrary secrets to the storage barrier. This is version 1: no versioning.',
+  passthroughLeases,
+);
 const CUBBYHOLE = engine(cubbyholePaths, cubbyholeHelp);
-const KV_V2 = engine(kvV2Paths, 'The kv backend reads and writes versioned secrets. Use data/ to read and write, metadata/ to list and to manage keys, delete/, undelete/ and destroy/ to manage versions, config to set engine defaults.');
+const KV_V2 = engine(
+  kvV2Paths,
+  'The kv backend reads and writes versioned secrets. Use data/ to read and write, metadata/ to list and to manage keys, delete/, undelete/ and destroy/ to manage versions, config to set engine defaults.',
+);
 
 /** Auth method engines (`userpass`, `approle`), enabled through `sys/auth` (reference/secrets.md §3.6). */
 const AUTH_ENGINES: ReadonlyMap<string, Engine> = new Map([...AUTH_METHODS].map(([type, m]) => [type, engine(m.paths, m.description)]));

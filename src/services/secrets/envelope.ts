@@ -86,7 +86,17 @@ export function renderResult(r: RenderInput): HttpResponse {
  * §1.3); `info` is the `wrap_info` block (`wrapping/wrap.ts`).
  */
 export function renderWrapped(requestId: string, mountType: string, info: object): HttpResponse {
-  const body = { request_id: requestId, lease_id: '', renewable: false, lease_duration: 0, data: null, wrap_info: info, warnings: null, auth: null, mount_type: mountType };
+  const body = {
+    request_id: requestId,
+    lease_id: '',
+    renewable: false,
+    lease_duration: 0,
+    data: null,
+    wrap_info: info,
+    warnings: null,
+    auth: null,
+    mount_type: mountType,
+  };
   return { status: 200, headers: JSON_TYPE, body: JSON.stringify(body) };
 }
 

@@ -198,7 +198,10 @@ export class SecretsHttp implements HttpService {
     const method = operationOf(req.method, parseBool('list', req.query.get('list')));
     if (!method) throw new CairnError('method_not_allowed', []);
     if (method === 'patch' && !String(req.headers['content-type'] ?? '').startsWith('application/merge-patch+json'))
-      throw new CairnError('unsupported_media_type', `PATCH requires Content-Type of application/merge-patch+json, provided ${req.headers['content-type'] ?? ''}`);
+      throw new CairnError(
+        'unsupported_media_type',
+        `PATCH requires Content-Type of application/merge-patch+json, provided ${req.headers['content-type'] ?? ''}`,
+      );
     const body = method === 'write' || method === 'patch' ? parseBody(req) : {};
 
     // The seal's own paths answer before the seal check (reference/secrets.md §1.7), and
@@ -240,7 +243,8 @@ export class SecretsHttp implements HttpService {
     const core = this.node.core;
     // A wrapped read writes (the wrapping token), so only the active server may serve it.
     const reads = (l.method === 'read' || l.method === 'list') && l.req.headers[WRAP_TTL_HEADER] === undefined;
-    if (!core || !this.node.performanceStandby || !reads || l.req.headers[FORWARDED_HEADER] !== undefined || ACTIVE_ONLY_PATHS.has(l.full)) return this.forwarder.send(l.req);
+    if (!core || !this.node.performanceStandby || !reads || l.req.headers[FORWARDED_HEADER] !== undefined || ACTIVE_ONLY_PATHS.has(l.full))
+      return this.forwarder.send(l.req);
     const wanted = this.wantedState(l.req);
     if (wanted !== undefined && wanted > this.node.appliedIndex) {
       if (firstHeader(l.req, INCONSISTENT_HEADER)?.trim().toLowerCase() === FORWARD_ACTIVE_NODE) return this.forwarder.send(l.req);
@@ -346,8 +350,7 @@ export class SecretsHttp implements HttpService {
     // The request's data, which the governing rule's parameter constraints check.
     const input = op === 'create' || op === 'update' || op === 'patch' ? body : queryData(req.query);
     // The ACL also tries a list path without its trailing `/` (reference/secrets.md §5.2).
-    if (token && !spec.unauthenticated && !(await core.allowed(token, aclPath, op, { ns: nsEntry, data: input, wrapTtlS: wrapTtl ?? null })))
-      throw forbidden();
+    if (token && !spec.unauthenticated && !(await core.allowed(token, aclPath, op, { ns: nsEntry, data: input, wrapTtlS: wrapTtl ?? null }))) throw forbidden();
 
     // Validate and handle.
     const { data, ignored } = opSpec.rawBody ? { data: {}, ignored: [] } : this.validator(match.path, op, opSpec).validate(input);

@@ -28,10 +28,15 @@ export interface MetricsSubject {
 export function secretsMetrics(node: MetricsSubject, backend: Backend): ServiceMetrics {
   const metrics = new ServiceMetrics();
   observeBackend(metrics, backend);
-  const flag = (name: string, help: string, read: () => boolean | Promise<boolean>) => metrics.gauge({ name, help, read: async () => ((await read()) ? 1 : 0) });
+  const flag = (name: string, help: string, read: () => boolean | Promise<boolean>) =>
+    metrics.gauge({ name, help, read: async () => ((await read()) ? 1 : 0) });
   flag('cairn_secrets_initialized', '1 once the storage holds the keys (sys/init was done), else 0.', () => node.seal.checkInitialized());
   flag('cairn_secrets_sealed', '1 while sealed, 0 once unsealed (Vault: the opposite of vault_core_unsealed).', () => node.seal.sealed);
-  flag('cairn_secrets_active', '1 when this server serves as the active one (unsealed; with ha_enabled, holding the lock), else 0.', () => node.activeCore !== undefined);
+  flag(
+    'cairn_secrets_active',
+    '1 when this server serves as the active one (unsealed; with ha_enabled, holding the lock), else 0.',
+    () => node.activeCore !== undefined,
+  );
   flag('cairn_secrets_standby', '1 for an unsealed HA standby (performance standbys included), else 0.', () => node.standby);
   flag('cairn_secrets_performance_standby', '1 for an HA standby serving reads itself (health 473), else 0.', () => node.performanceStandby);
   metrics.gauge({

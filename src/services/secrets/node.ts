@@ -22,7 +22,6 @@ import { ROOT_NAMESPACE } from './namespace/registry.js';
 import { SealManager, type InitResult } from './seal/seal.js';
 import type { HaStatusNode } from './ha/nodes.js';
 
-
 /** Options of {@link SecretsNode.open}. */
 export interface SecretsNodeOptions {
   readonly backend: Backend;
@@ -207,7 +206,11 @@ export class SecretsNode {
    * `sys/init`: creates the keys and a root token, and stays sealed (reference/secrets.md
    * §3.1). `beforeStore`: see {@link SealManager.initialize}. Errors: see {@link SealManager.initialize}.
    */
-  async initialize(shares: number, threshold: number, beforeStore?: (result: InitResult) => void | Promise<void>): Promise<InitResult & { root_token: string }> {
+  async initialize(
+    shares: number,
+    threshold: number,
+    beforeStore?: (result: InitResult) => void | Promise<void>,
+  ): Promise<InitResult & { root_token: string }> {
     const result = await this.seal.initialize(shares, threshold, beforeStore);
     for (const k of result.keys.slice(0, threshold)) await this.seal.submitShare(k);
     const core = await this.openCore();
@@ -249,7 +252,15 @@ export class SecretsNode {
       await storage.put('core/cluster-info', json.encode(cluster));
     }
     this.cluster = cluster;
-    this.current = await SecretsCore.open({ backend: storage, engines: this.o.engines, log: this.o.log, clock: this.o.clock, metrics: this.metrics, audit: this.audit, haStatus: () => this.ha.haStatus() });
+    this.current = await SecretsCore.open({
+      backend: storage,
+      engines: this.o.engines,
+      log: this.o.log,
+      clock: this.o.clock,
+      metrics: this.metrics,
+      audit: this.audit,
+      haStatus: () => this.ha.haStatus(),
+    });
     // Leader-only work: the active core revokes due leases (a standby's loop never runs).
     await this.stopLeaseExpiry();
     this.leaseExpiry = new LeaseExpiryLoop(this.current.leases, this.o.log);

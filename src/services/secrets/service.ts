@@ -4,7 +4,17 @@
  *
  * @module
  */
-import { badRequest, listen, withUi, type UiOptions, type HttpRequest, type HttpResponse, type HttpService, type Listener, type ListenerOptions } from '../../kernel/http/index.js';
+import {
+  badRequest,
+  listen,
+  withUi,
+  type UiOptions,
+  type HttpRequest,
+  type HttpResponse,
+  type HttpService,
+  type Listener,
+  type ListenerOptions,
+} from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
 import { instrumentHttp, labelRoute } from '../../kernel/metrics/index.js';
 import type { Backend } from '../../kernel/store/index.js';
@@ -65,7 +75,18 @@ export interface SecretsService {
 
 /** Opens the core and starts every listener; on a listener error, closes what started and rethrows. */
 export async function startSecretsService(o: SecretsServiceOptions): Promise<SecretsService> {
-  const node = await SecretsNode.open({ backend: o.backend, engines: CORE_ENGINES, log: o.log, clock: o.clock, managedNamespaces: o.managedNamespaces, storageType: o.storageType, ha: o.ha, changeFeed: o.changeFeed, performanceStandby: o.performanceStandby, apiAddress: () => o.apiAddr ?? listeners[0]?.url ?? '' });
+  const node = await SecretsNode.open({
+    backend: o.backend,
+    engines: CORE_ENGINES,
+    log: o.log,
+    clock: o.clock,
+    managedNamespaces: o.managedNamespaces,
+    storageType: o.storageType,
+    ha: o.ha,
+    changeFeed: o.changeFeed,
+    performanceStandby: o.performanceStandby,
+    apiAddress: () => o.apiAddr ?? listeners[0]?.url ?? '',
+  });
   const stopSighup = o.reopenAuditOnSighup ? reopenOnSighup(node.audit) : undefined;
   const listeners: Listener[] = [];
   const http = new SecretsHttp(node, {

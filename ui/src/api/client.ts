@@ -57,12 +57,12 @@ export function request(section: Section, path: string, o: CallOptions = {}): { 
   const token = o.token ?? (section === 'gateway' ? session?.gatewayToken : session?.token);
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (token) headers[TOKEN_HEADER[section]] = section === 'gateway' ? `Bearer ${token}` : token;
-    // Every call, whatever its section: a secrets listener with `require_request_header`
-    // asks it of its API and of the UI's proxy to the other services alike.
-    headers['X-Secrets-Request'] = 'true';
-    if (section === 'secrets' && session?.namespace) headers['X-Secrets-Namespace'] = session.namespace;
-    // The discovery namespace goes in the query, as `?ns=` (reference/mesh.md §7); endpoints without namespaces ignore it.
-    if (section === 'mesh' && session?.meshNamespace) path += `${path.includes('?') ? '&' : '?'}ns=${encodeURIComponent(session.meshNamespace)}`;
+  // Every call, whatever its section: a secrets listener with `require_request_header`
+  // asks it of its API and of the UI's proxy to the other services alike.
+  headers['X-Secrets-Request'] = 'true';
+  if (section === 'secrets' && session?.namespace) headers['X-Secrets-Namespace'] = session.namespace;
+  // The discovery namespace goes in the query, as `?ns=` (reference/mesh.md §7); endpoints without namespaces ignore it.
+  if (section === 'mesh' && session?.meshNamespace) path += `${path.includes('?') ? '&' : '?'}ns=${encodeURIComponent(session.meshNamespace)}`;
   if (o.body !== undefined) headers['Content-Type'] = 'application/json';
   Object.assign(headers, o.headers);
   return {
@@ -100,7 +100,7 @@ export async function apiReply<T = unknown>(section: Section, path: string, o: C
 
 function errorMessages(body: unknown, status: number): string[] {
   if (body && typeof body === 'object' && Array.isArray((body as { errors?: unknown }).errors)) {
-    return ((body as { errors: unknown[] }).errors).map(String);
+    return (body as { errors: unknown[] }).errors.map(String);
   }
   // The gateway's errors: {"kind", "message", "details": {"request_fields": [{name, description}]}}; the fields say what was wrong.
   if (body && typeof body === 'object' && typeof (body as { message?: unknown }).message === 'string') {

@@ -53,7 +53,11 @@ export function pendingOidc(): PendingOidc | undefined {
 export async function finishOidc(p: PendingOidc, state: string, code: string): Promise<{ token: string; who: string }> {
   const q = new URLSearchParams({ state, code, client_nonce: p.nonce });
   try {
-    const r = await api<{ auth: { client_token: string; metadata?: Record<string, string> | null } }>('secrets', `/v1/auth/${encodeURIComponent(p.mount)}/oidc/callback?${q}`, { token: '' });
+    const r = await api<{ auth: { client_token: string; metadata?: Record<string, string> | null } }>(
+      'secrets',
+      `/v1/auth/${encodeURIComponent(p.mount)}/oidc/callback?${q}`,
+      { token: '' },
+    );
     const m = r.auth.metadata ?? {};
     return { token: r.auth.client_token, who: m.email ?? m.name ?? m.sub ?? m.role ?? '' };
   } finally {

@@ -7,7 +7,19 @@ import type { ReactNode } from 'react';
 /** A column: its header text and the cell of a row. */
 export type Column<T> = readonly [label: string, cell: (row: T) => ReactNode];
 
-export function DataTable<T>({ rows, columns, rowKey, testId, caption }: { rows: readonly T[]; columns: ReadonlyArray<Column<T>>; rowKey: (row: T) => string; testId?: string; caption?: string }) {
+export function DataTable<T>({
+  rows,
+  columns,
+  rowKey,
+  testId,
+  caption,
+}: {
+  rows: readonly T[];
+  columns: ReadonlyArray<Column<T>>;
+  rowKey: (row: T) => string;
+  testId?: string;
+  caption?: string;
+}) {
   return (
     <table data-testid={testId}>
       {caption && <caption className="sr-only">{caption}</caption>}

@@ -31,7 +31,14 @@ export function NamespaceSwitcher({
   return (
     <form className="ns" onSubmit={submit}>
       <label htmlFor={id}>{label}</label>
-      <input id={id} value={typed} placeholder={placeholder} onChange={(e) => setTyped(e.target.value)} size={12} list={choices ? `${id}-choices` : undefined} />
+      <input
+        id={id}
+        value={typed}
+        placeholder={placeholder}
+        onChange={(e) => setTyped(e.target.value)}
+        size={12}
+        list={choices ? `${id}-choices` : undefined}
+      />
       {choices && (
         <datalist id={`${id}-choices`}>
           {choices.map((c) => (

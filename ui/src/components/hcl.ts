@@ -35,4 +35,9 @@ function token(stream: StringStream, state: State): string | null {
   return null;
 }
 
-export const hcl = StreamLanguage.define<State>({ name: 'hcl', startState: () => ({ inComment: false }), token, languageData: { commentTokens: { line: '#' } } });
+export const hcl = StreamLanguage.define<State>({
+  name: 'hcl',
+  startState: () => ({ inComment: false }),
+  token,
+  languageData: { commentTokens: { line: '#' } },
+});

@@ -56,11 +56,15 @@ export function Login({ home }: { home: string }) {
         secret = done.token;
         via = done.who ? `oidc (${done.who})` : 'oidc';
       } else if (method === 'jwt') {
-        const res = await api<{ auth: { client_token: string; metadata?: Record<string, string> | null } }>('secrets', `/v1/auth/${encodeURIComponent(mount)}/login`, {
-          method: 'POST',
-          body: { role: role.trim() || undefined, jwt: jwt.trim() },
-          token: '',
-        });
+        const res = await api<{ auth: { client_token: string; metadata?: Record<string, string> | null } }>(
+          'secrets',
+          `/v1/auth/${encodeURIComponent(mount)}/login`,
+          {
+            method: 'POST',
+            body: { role: role.trim() || undefined, jwt: jwt.trim() },
+            token: '',
+          },
+        );
         secret = res.auth.client_token;
         const m = res.auth.metadata ?? {};
         via = `jwt (${m.email ?? m.sub ?? m.role ?? mount})`;

@@ -22,11 +22,29 @@ import { Agent, fetch as undiciFetch } from 'undici';
 export function selfSignedCert(): { key: string; cert: string } {
   const dir = mkdtempSync(join(tmpdir(), 'cairn-authn-tls-'));
   try {
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -92,7 +110,10 @@ class MemoryAdapter {
 /** The part of oidc-provider 9 (which ships no type declarations) used here. */
 interface OidcProvider {
   callback(): (req: IncomingMessage, res: ServerResponse) => void;
-  interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<{ params: { client_id: string }; prompt: { details: { missingOIDCScope?: string[] } } }>;
+  interactionDetails(
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<{ params: { client_id: string }; prompt: { details: { missingOIDCScope?: string[] } } }>;
   readonly Grant: new (o: { accountId: string; clientId: string }) => { addOIDCScope(scope: string): void; save(): Promise<string> };
   interactionFinished(req: IncomingMessage, res: ServerResponse, result: object, options: { mergeWithLastSubmission: boolean }): Promise<void>;
   on(event: 'server_error', listener: (ctx: unknown, err: Error) => void): void;
@@ -152,8 +173,7 @@ export async function startProvider(options: { clients?: TestClient[]; tls?: boo
     cookies: { keys: ['test-cookie-key'] },
     claims: { openid: ['sub'], email: ['email'], groups: ['groups'] },
     scopes: ['openid', 'email', 'groups'],
-    findAccount: (_ctx: unknown, id: string) =>
-      ACCOUNTS[id] && { accountId: id, claims: () => ACCOUNTS[id] },
+    findAccount: (_ctx: unknown, id: string) => ACCOUNTS[id] && { accountId: id, claims: () => ACCOUNTS[id] },
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     pkce: { required: () => false },

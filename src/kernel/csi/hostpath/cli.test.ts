@@ -27,7 +27,16 @@ describe('cairn csi hostpath', () => {
     let stdout = '';
     let stderr = '';
     const run = main(
-      ['csi', 'hostpath', `-socket=${socket}`, `-root=${root}`, '-node-id=cli-node', '-capabilities=CREATE_DELETE_VOLUME,LIST_VOLUMES', '-max-volumes-per-node=4', '-log-level=silent'],
+      [
+        'csi',
+        'hostpath',
+        `-socket=${socket}`,
+        `-root=${root}`,
+        '-node-id=cli-node',
+        '-capabilities=CREATE_DELETE_VOLUME,LIST_VOLUMES',
+        '-max-volumes-per-node=4',
+        '-log-level=silent',
+      ],
       {},
       { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), shutdown: stop.signal },
     );
@@ -39,7 +48,10 @@ describe('cairn csi hostpath', () => {
       assert.equal(await c.probe(), true);
       assert.deepEqual(await c.controllerGetCapabilities(), ['CREATE_DELETE_VOLUME', 'LIST_VOLUMES']);
       assert.deepEqual(await c.nodeGetInfo(), { nodeId: 'cli-node', maxVolumesPerNode: 4, accessibleTopology: { 'topology.cairn.dev/node': 'cli-node' } });
-      const v = await c.createVolume({ name: 'from-cli', volumeCapabilities: [{ accessType: { mount: { fsType: '', mountFlags: [] } }, accessMode: 'SINGLE_NODE_WRITER' }] });
+      const v = await c.createVolume({
+        name: 'from-cli',
+        volumeCapabilities: [{ accessType: { mount: { fsType: '', mountFlags: [] } }, accessMode: 'SINGLE_NODE_WRITER' }],
+      });
       assert.ok(existsSync(join(root, 'volumes', v.volumeId)));
     } finally {
       c.close();

@@ -12,7 +12,16 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { csiServices } from '../proto.js';
-import { CsiError, csiClient, startHostpathPlugin, type ControllerCapability, type CsiAccessMode, type CsiFullClient, type HostpathPlugin, type VolumeCapability } from '../index.js';
+import {
+  CsiError,
+  csiClient,
+  startHostpathPlugin,
+  type ControllerCapability,
+  type CsiAccessMode,
+  type CsiFullClient,
+  type HostpathPlugin,
+  type VolumeCapability,
+} from '../index.js';
 
 const mount = (accessMode: CsiAccessMode): VolumeCapability => ({ accessType: { mount: { fsType: '', mountFlags: [] } }, accessMode });
 const RWO = mount('SINGLE_NODE_WRITER');
@@ -64,7 +73,13 @@ describe('hostpath controller: volumes', () => {
   const extra: Running[] = [];
 
   async function start(nodeId: string, o: { capabilities?: ControllerCapability[]; maxVolumesPerNode?: number; root?: string } = {}): Promise<Running> {
-    const plugin = await startHostpathPlugin({ socket: join(dir, `${nodeId}.sock`), root: o.root ?? root, nodeId, capabilities: o.capabilities, maxVolumesPerNode: o.maxVolumesPerNode });
+    const plugin = await startHostpathPlugin({
+      socket: join(dir, `${nodeId}.sock`),
+      root: o.root ?? root,
+      nodeId,
+      capabilities: o.capabilities,
+      maxVolumesPerNode: o.maxVolumesPerNode,
+    });
     return { plugin, client: csiClient(plugin.socket) };
   }
 
@@ -84,17 +99,39 @@ describe('hostpath controller: volumes', () => {
 
   it('CreateVolume is idempotent by name; another capacity or parameters is ALREADY_EXISTS', async () => {
     const c = n1.client;
-    const a = await c.createVolume({ name: 'idem', capacityRange: { requiredBytes: 2 * GiB, limitBytes: 0 }, volumeCapabilities: [RWO], parameters: { p: '1' } });
-    const b = await c.createVolume({ name: 'idem', capacityRange: { requiredBytes: 2 * GiB, limitBytes: 0 }, volumeCapabilities: [RWO], parameters: { p: '1' } });
+    const a = await c.createVolume({
+      name: 'idem',
+      capacityRange: { requiredBytes: 2 * GiB, limitBytes: 0 },
+      volumeCapabilities: [RWO],
+      parameters: { p: '1' },
+    });
+    const b = await c.createVolume({
+      name: 'idem',
+      capacityRange: { requiredBytes: 2 * GiB, limitBytes: 0 },
+      volumeCapabilities: [RWO],
+      parameters: { p: '1' },
+    });
     assert.deepEqual(b, a);
     assert.ok(existsSync(join(root, 'volumes', a.volumeId)), 'the volume is a directory');
     const sidecar = JSON.parse(readFileSync(join(root, 'volumes', `${a.volumeId}.json`), 'utf8'));
     assert.equal(sidecar.capacityBytes, 2 * GiB);
     assert.deepEqual(sidecar.parameters, { p: '1' });
     // A range the existing volume satisfies is the same volume.
-    assert.equal((await c.createVolume({ name: 'idem', capacityRange: { requiredBytes: GiB, limitBytes: 3 * GiB }, volumeCapabilities: [RWO], parameters: { p: '1' } })).volumeId, a.volumeId);
-    await rejects(c.createVolume({ name: 'idem', capacityRange: { requiredBytes: 3 * GiB, limitBytes: 0 }, volumeCapabilities: [RWO], parameters: { p: '1' } }), 'AlreadyExists', /capacity 2147483648 bytes is outside the requested range/);
-    await rejects(c.createVolume({ name: 'idem', capacityRange: { requiredBytes: 2 * GiB, limitBytes: 0 }, volumeCapabilities: [RWO], parameters: { p: '2' } }), 'AlreadyExists', /parameters differ/);
+    assert.equal(
+      (await c.createVolume({ name: 'idem', capacityRange: { requiredBytes: GiB, limitBytes: 3 * GiB }, volumeCapabilities: [RWO], parameters: { p: '1' } }))
+        .volumeId,
+      a.volumeId,
+    );
+    await rejects(
+      c.createVolume({ name: 'idem', capacityRange: { requiredBytes: 3 * GiB, limitBytes: 0 }, volumeCapabilities: [RWO], parameters: { p: '1' } }),
+      'AlreadyExists',
+      /capacity 2147483648 bytes is outside the requested range/,
+    );
+    await rejects(
+      c.createVolume({ name: 'idem', capacityRange: { requiredBytes: 2 * GiB, limitBytes: 0 }, volumeCapabilities: [RWO], parameters: { p: '2' } }),
+      'AlreadyExists',
+      /parameters differ/,
+    );
     // Another plugin on the same root finds the volume by name.
     const again = await start('n1-again');
     extra.push(again);
@@ -104,10 +141,24 @@ describe('hostpath controller: volumes', () => {
   it('capacity ranges are honoured: default 1 GiB, limit only, required above limit, negative', async () => {
     const c = n1.client;
     assert.equal((await c.createVolume({ name: 'cap-default', volumeCapabilities: [RWO] })).capacityBytes, GiB);
-    assert.equal((await c.createVolume({ name: 'cap-limit', capacityRange: { requiredBytes: 0, limitBytes: 1000 }, volumeCapabilities: [RWO] })).capacityBytes, 1000);
-    assert.equal((await c.createVolume({ name: 'cap-exact', capacityRange: { requiredBytes: 12345, limitBytes: 12345 }, volumeCapabilities: [RWO] })).capacityBytes, 12345);
-    await rejects(c.createVolume({ name: 'cap-bad', capacityRange: { requiredBytes: 10, limitBytes: 5 }, volumeCapabilities: [RWO] }), 'InvalidArgument', 'capacity_range.required_bytes (10) exceeds limit_bytes (5)');
-    await rejects(c.createVolume({ name: 'cap-neg', capacityRange: { requiredBytes: -1, limitBytes: 0 }, volumeCapabilities: [RWO] }), 'InvalidArgument', 'capacity_range.required_bytes must not be negative');
+    assert.equal(
+      (await c.createVolume({ name: 'cap-limit', capacityRange: { requiredBytes: 0, limitBytes: 1000 }, volumeCapabilities: [RWO] })).capacityBytes,
+      1000,
+    );
+    assert.equal(
+      (await c.createVolume({ name: 'cap-exact', capacityRange: { requiredBytes: 12345, limitBytes: 12345 }, volumeCapabilities: [RWO] })).capacityBytes,
+      12345,
+    );
+    await rejects(
+      c.createVolume({ name: 'cap-bad', capacityRange: { requiredBytes: 10, limitBytes: 5 }, volumeCapabilities: [RWO] }),
+      'InvalidArgument',
+      'capacity_range.required_bytes (10) exceeds limit_bytes (5)',
+    );
+    await rejects(
+      c.createVolume({ name: 'cap-neg', capacityRange: { requiredBytes: -1, limitBytes: 0 }, volumeCapabilities: [RWO] }),
+      'InvalidArgument',
+      'capacity_range.required_bytes must not be negative',
+    );
   });
 
   it('bad arguments are INVALID_ARGUMENT naming the field', async () => {
@@ -115,27 +166,56 @@ describe('hostpath controller: volumes', () => {
     const socket = n1.plugin.socket;
     await rejects(c.createVolume({ name: '', volumeCapabilities: [RWO] }), 'InvalidArgument', 'name is required');
     await rejects(c.createVolume({ name: 'x', volumeCapabilities: [] }), 'InvalidArgument', 'volume_capabilities is required');
-    await rejects(c.createVolume({ name: 'x', volumeCapabilities: [RWO, mount('UNKNOWN' as CsiAccessMode)] }), 'InvalidArgument', 'volume_capabilities[1].access_mode is required');
+    await rejects(
+      c.createVolume({ name: 'x', volumeCapabilities: [RWO, mount('UNKNOWN' as CsiAccessMode)] }),
+      'InvalidArgument',
+      'volume_capabilities[1].access_mode is required',
+    );
     await rejects(c.createVolume({ name: 'bad\u0001name', volumeCapabilities: [RWO] }), 'InvalidArgument', 'name contains a control character');
-    await rejects(c.createVolume({ name: 'blk', volumeCapabilities: [{ accessType: { block: true }, accessMode: 'SINGLE_NODE_WRITER' }] }), 'InvalidArgument', /^volume_capabilities\[0\]: block access is not supported/);
-    await rejects(c.createVolume({ name: 'snmw', volumeCapabilities: [mount('SINGLE_NODE_MULTI_WRITER')] }), 'InvalidArgument', /needs the SINGLE_NODE_MULTI_WRITER capability/);
+    await rejects(
+      c.createVolume({ name: 'blk', volumeCapabilities: [{ accessType: { block: true }, accessMode: 'SINGLE_NODE_WRITER' }] }),
+      'InvalidArgument',
+      /^volume_capabilities\[0\]: block access is not supported/,
+    );
+    await rejects(
+      c.createVolume({ name: 'snmw', volumeCapabilities: [mount('SINGLE_NODE_MULTI_WRITER')] }),
+      'InvalidArgument',
+      /needs the SINGLE_NODE_MULTI_WRITER capability/,
+    );
     await assert.rejects(rawCall(socket, 'Controller', 'CreateVolume', { name: 'x', volume_capabilities: [{ access_mode: { mode: 'SINGLE_NODE_WRITER' } }] }), {
       code: grpc.status.INVALID_ARGUMENT,
       details: 'volume_capabilities[0].access_type is required',
     });
-    await assert.rejects(rawCall(socket, 'Controller', 'CreateVolume', { name: 'x', volume_capabilities: [{ mount: {}, access_mode: { mode: 'SINGLE_NODE_WRITER' } }], volume_content_source: {} }), {
+    await assert.rejects(
+      rawCall(socket, 'Controller', 'CreateVolume', {
+        name: 'x',
+        volume_capabilities: [{ mount: {}, access_mode: { mode: 'SINGLE_NODE_WRITER' } }],
+        volume_content_source: {},
+      }),
+      {
+        code: grpc.status.INVALID_ARGUMENT,
+        details: 'volume_content_source.type is required',
+      },
+    );
+    await assert.rejects(rawCall(socket, 'Controller', 'ControllerPublishVolume', { volume_id: 'v', node_id: 'n1' }), {
       code: grpc.status.INVALID_ARGUMENT,
-      details: 'volume_content_source.type is required',
+      details: 'volume_capability is required',
     });
-    await assert.rejects(rawCall(socket, 'Controller', 'ControllerPublishVolume', { volume_id: 'v', node_id: 'n1' }), { code: grpc.status.INVALID_ARGUMENT, details: 'volume_capability is required' });
     await rejects(c.deleteVolume(''), 'InvalidArgument', 'volume_id is required');
-    await rejects(c.controllerPublishVolume({ volumeId: '', nodeId: 'n1', volumeCapability: RWO, readonly: false }), 'InvalidArgument', 'volume_id is required');
+    await rejects(
+      c.controllerPublishVolume({ volumeId: '', nodeId: 'n1', volumeCapability: RWO, readonly: false }),
+      'InvalidArgument',
+      'volume_id is required',
+    );
     await rejects(c.controllerPublishVolume({ volumeId: 'v', nodeId: '', volumeCapability: RWO, readonly: false }), 'InvalidArgument', 'node_id is required');
     await rejects(c.controllerUnpublishVolume('', 'n1'), 'InvalidArgument', 'volume_id is required');
     await rejects(c.validateVolumeCapabilities({ volumeId: '', volumeCapabilities: [RWO] }), 'InvalidArgument', 'volume_id is required');
     await rejects(c.validateVolumeCapabilities({ volumeId: 'v', volumeCapabilities: [] }), 'InvalidArgument', 'volume_capabilities is required');
     await rejects(c.controllerExpandVolume({ volumeId: '', capacityRange: { requiredBytes: 1, limitBytes: 0 } }), 'InvalidArgument', 'volume_id is required');
-    await assert.rejects(rawCall(socket, 'Controller', 'ControllerExpandVolume', { volume_id: 'v' }), { code: grpc.status.INVALID_ARGUMENT, details: 'capacity_range is required' });
+    await assert.rejects(rawCall(socket, 'Controller', 'ControllerExpandVolume', { volume_id: 'v' }), {
+      code: grpc.status.INVALID_ARGUMENT,
+      details: 'capacity_range is required',
+    });
     await rejects(c.listVolumes({ maxEntries: -1 }), 'InvalidArgument', 'max_entries must not be negative, got -1');
   });
 
@@ -152,18 +232,40 @@ describe('hostpath controller: volumes', () => {
     assert.equal(readFileSync(join(root, 'volumes', restored.volumeId, 'a.txt'), 'utf8'), 'first');
     assert.ok(!existsSync(join(root, 'volumes', restored.volumeId, 'b.txt')), 'written after the snapshot');
 
-    const clone = await c.createVolume({ name: 'clone', capacityRange: { requiredBytes: 8192, limitBytes: 0 }, volumeCapabilities: [RWO], contentSource: { volumeId: src.volumeId } });
+    const clone = await c.createVolume({
+      name: 'clone',
+      capacityRange: { requiredBytes: 8192, limitBytes: 0 },
+      volumeCapabilities: [RWO],
+      contentSource: { volumeId: src.volumeId },
+    });
     assert.equal(clone.capacityBytes, 8192);
     assert.equal(readFileSync(join(root, 'volumes', clone.volumeId, 'b.txt'), 'utf8'), 'later');
 
-    await rejects(c.createVolume({ name: 'from-nothing', volumeCapabilities: [RWO], contentSource: { snapshotId: 'snap-ffffffffffffffffffffffffffffffff' } }), 'NotFound', 'snapshot "snap-ffffffffffffffffffffffffffffffff" not found');
-    await rejects(c.createVolume({ name: 'clone-nothing', volumeCapabilities: [RWO], contentSource: { volumeId: '../../etc' } }), 'NotFound', 'volume "../../etc" not found');
     await rejects(
-      c.createVolume({ name: 'too-small', capacityRange: { requiredBytes: 100, limitBytes: 0 }, volumeCapabilities: [RWO], contentSource: { snapshotId: snap.snapshotId } }),
+      c.createVolume({ name: 'from-nothing', volumeCapabilities: [RWO], contentSource: { snapshotId: 'snap-ffffffffffffffffffffffffffffffff' } }),
+      'NotFound',
+      'snapshot "snap-ffffffffffffffffffffffffffffffff" not found',
+    );
+    await rejects(
+      c.createVolume({ name: 'clone-nothing', volumeCapabilities: [RWO], contentSource: { volumeId: '../../etc' } }),
+      'NotFound',
+      'volume "../../etc" not found',
+    );
+    await rejects(
+      c.createVolume({
+        name: 'too-small',
+        capacityRange: { requiredBytes: 100, limitBytes: 0 },
+        volumeCapabilities: [RWO],
+        contentSource: { snapshotId: snap.snapshotId },
+      }),
       'OutOfRange',
       /the source holds 4096 bytes/,
     );
-    await rejects(c.createVolume({ name: 'from-snap', volumeCapabilities: [RWO], contentSource: { volumeId: src.volumeId } }), 'AlreadyExists', /content source differs/);
+    await rejects(
+      c.createVolume({ name: 'from-snap', volumeCapabilities: [RWO], contentSource: { volumeId: src.volumeId } }),
+      'AlreadyExists',
+      /content source differs/,
+    );
   });
 
   it('DeleteVolume is idempotent and refuses a published volume', async () => {
@@ -186,12 +288,36 @@ describe('hostpath controller: volumes', () => {
     const first = await c.controllerPublishVolume({ volumeId: rwo.volumeId, nodeId: 'n1', volumeCapability: RWO, readonly: false });
     assert.deepEqual(first.publishContext, { path: join(root, 'volumes', rwo.volumeId), readonly: 'false' });
     assert.deepEqual(await c.controllerPublishVolume({ volumeId: rwo.volumeId, nodeId: 'n1', volumeCapability: RWO, readonly: false }), first, 'idempotent');
-    await rejects(c.controllerPublishVolume({ volumeId: rwo.volumeId, nodeId: 'n1', volumeCapability: RWO, readonly: true }), 'AlreadyExists', /already published on node "n1" with readonly=false/);
-    await rejects(c.controllerPublishVolume({ volumeId: rwo.volumeId, nodeId: 'n2', volumeCapability: RWO, readonly: false }), 'FailedPrecondition', `volume "${rwo.volumeId}" is published on node "n1" and access mode SINGLE_NODE_WRITER allows a single node`);
-    await rejects(c.controllerPublishVolume({ volumeId: rwo.volumeId, nodeId: 'n2', volumeCapability: RWX, readonly: false }), 'FailedPrecondition', /access mode SINGLE_NODE_WRITER allows a single node/);
-    await rejects(c.controllerPublishVolume({ volumeId: rwo.volumeId, nodeId: 'ghost', volumeCapability: RWO, readonly: false }), 'NotFound', 'node "ghost" not found');
-    await rejects(c.controllerPublishVolume({ volumeId: 'vol-00000000000000000000000000000001', nodeId: 'n1', volumeCapability: RWO, readonly: false }), 'NotFound', 'volume "vol-00000000000000000000000000000001" not found');
-    await rejects(c.controllerPublishVolume({ volumeId: rwo.volumeId, nodeId: 'n1', volumeCapability: RWO, readonly: false, volumeContext: { other: 'x' } }), 'InvalidArgument', "volume_context does not match the volume's");
+    await rejects(
+      c.controllerPublishVolume({ volumeId: rwo.volumeId, nodeId: 'n1', volumeCapability: RWO, readonly: true }),
+      'AlreadyExists',
+      /already published on node "n1" with readonly=false/,
+    );
+    await rejects(
+      c.controllerPublishVolume({ volumeId: rwo.volumeId, nodeId: 'n2', volumeCapability: RWO, readonly: false }),
+      'FailedPrecondition',
+      `volume "${rwo.volumeId}" is published on node "n1" and access mode SINGLE_NODE_WRITER allows a single node`,
+    );
+    await rejects(
+      c.controllerPublishVolume({ volumeId: rwo.volumeId, nodeId: 'n2', volumeCapability: RWX, readonly: false }),
+      'FailedPrecondition',
+      /access mode SINGLE_NODE_WRITER allows a single node/,
+    );
+    await rejects(
+      c.controllerPublishVolume({ volumeId: rwo.volumeId, nodeId: 'ghost', volumeCapability: RWO, readonly: false }),
+      'NotFound',
+      'node "ghost" not found',
+    );
+    await rejects(
+      c.controllerPublishVolume({ volumeId: 'vol-00000000000000000000000000000001', nodeId: 'n1', volumeCapability: RWO, readonly: false }),
+      'NotFound',
+      'volume "vol-00000000000000000000000000000001" not found',
+    );
+    await rejects(
+      c.controllerPublishVolume({ volumeId: rwo.volumeId, nodeId: 'n1', volumeCapability: RWO, readonly: false, volumeContext: { other: 'x' } }),
+      'InvalidArgument',
+      "volume_context does not match the volume's",
+    );
 
     const rwx = await c.createVolume({ name: 'pub-rwx', volumeCapabilities: [RWX] });
     await c.controllerPublishVolume({ volumeId: rwx.volumeId, nodeId: 'n1', volumeCapability: RWX, readonly: false });
@@ -203,12 +329,20 @@ describe('hostpath controller: volumes', () => {
     const msw = mount('MULTI_NODE_SINGLE_WRITER');
     const one = await c.createVolume({ name: 'pub-msw', volumeCapabilities: [msw] });
     await c.controllerPublishVolume({ volumeId: one.volumeId, nodeId: 'n1', volumeCapability: msw, readonly: false });
-    await rejects(c.controllerPublishVolume({ volumeId: one.volumeId, nodeId: 'n2', volumeCapability: msw, readonly: false }), 'FailedPrecondition', /already has a writer on node "n1"/);
+    await rejects(
+      c.controllerPublishVolume({ volumeId: one.volumeId, nodeId: 'n2', volumeCapability: msw, readonly: false }),
+      'FailedPrecondition',
+      /already has a writer on node "n1"/,
+    );
     await c.controllerPublishVolume({ volumeId: one.volumeId, nodeId: 'n2', volumeCapability: msw, readonly: true });
 
     // n2 allows 2 published volumes and holds rwx and msw.
     const third = await c.createVolume({ name: 'pub-third', volumeCapabilities: [RWO] });
-    await rejects(c.controllerPublishVolume({ volumeId: third.volumeId, nodeId: 'n2', volumeCapability: RWO, readonly: false }), 'ResourceExhausted', 'node "n2" has reached its maximum of 2 published volumes');
+    await rejects(
+      c.controllerPublishVolume({ volumeId: third.volumeId, nodeId: 'n2', volumeCapability: RWO, readonly: false }),
+      'ResourceExhausted',
+      'node "n2" has reached its maximum of 2 published volumes',
+    );
 
     await c.controllerUnpublishVolume(rwx.volumeId, 'n1');
     assert.deepEqual(await listed(rwx.volumeId), ['n2']);
@@ -224,9 +358,18 @@ describe('hostpath controller: volumes', () => {
   it('ValidateVolumeCapabilities confirms served capabilities and refuses others with a message', async () => {
     const c = n1.client;
     const v = await c.createVolume({ name: 'val', volumeCapabilities: [RWO], parameters: { k: 'v' } });
-    assert.deepEqual(await c.validateVolumeCapabilities({ volumeId: v.volumeId, volumeCapabilities: [RWO, RWX], volumeContext: { k: 'v' }, parameters: { k: 'v' } }), { confirmed: true, message: '' });
-    assert.deepEqual(await c.validateVolumeCapabilities({ volumeId: v.volumeId, volumeCapabilities: [RWO], volumeContext: { k: 'other' } }), { confirmed: false, message: "volume_context does not match the volume's" });
-    assert.deepEqual(await c.validateVolumeCapabilities({ volumeId: v.volumeId, volumeCapabilities: [RWO], parameters: { k: 'other' } }), { confirmed: false, message: "parameters do not match the volume's" });
+    assert.deepEqual(
+      await c.validateVolumeCapabilities({ volumeId: v.volumeId, volumeCapabilities: [RWO, RWX], volumeContext: { k: 'v' }, parameters: { k: 'v' } }),
+      { confirmed: true, message: '' },
+    );
+    assert.deepEqual(await c.validateVolumeCapabilities({ volumeId: v.volumeId, volumeCapabilities: [RWO], volumeContext: { k: 'other' } }), {
+      confirmed: false,
+      message: "volume_context does not match the volume's",
+    });
+    assert.deepEqual(await c.validateVolumeCapabilities({ volumeId: v.volumeId, volumeCapabilities: [RWO], parameters: { k: 'other' } }), {
+      confirmed: false,
+      message: "parameters do not match the volume's",
+    });
     await rejects(c.validateVolumeCapabilities({ volumeId: 'vol-00000000000000000000000000000002', volumeCapabilities: [RWO] }), 'NotFound', /not found/);
   });
 
@@ -274,11 +417,25 @@ describe('hostpath controller: volumes', () => {
   it('ControllerExpandVolume grows, never shrinks, and is idempotent', async () => {
     const c = n1.client;
     const v = await c.createVolume({ name: 'grow', capacityRange: { requiredBytes: 1000, limitBytes: 0 }, volumeCapabilities: [RWO] });
-    assert.deepEqual(await c.controllerExpandVolume({ volumeId: v.volumeId, capacityRange: { requiredBytes: 5000, limitBytes: 0 } }), { capacityBytes: 5000, nodeExpansionRequired: false });
-    assert.deepEqual(await c.controllerExpandVolume({ volumeId: v.volumeId, capacityRange: { requiredBytes: 5000, limitBytes: 0 } }), { capacityBytes: 5000, nodeExpansionRequired: false });
+    assert.deepEqual(await c.controllerExpandVolume({ volumeId: v.volumeId, capacityRange: { requiredBytes: 5000, limitBytes: 0 } }), {
+      capacityBytes: 5000,
+      nodeExpansionRequired: false,
+    });
+    assert.deepEqual(await c.controllerExpandVolume({ volumeId: v.volumeId, capacityRange: { requiredBytes: 5000, limitBytes: 0 } }), {
+      capacityBytes: 5000,
+      nodeExpansionRequired: false,
+    });
     assert.equal((await c.controllerExpandVolume({ volumeId: v.volumeId, capacityRange: { requiredBytes: 10, limitBytes: 0 } })).capacityBytes, 5000);
-    await rejects(c.controllerExpandVolume({ volumeId: v.volumeId, capacityRange: { requiredBytes: 0, limitBytes: 100 } }), 'OutOfRange', /volumes do not shrink/);
-    await rejects(c.controllerExpandVolume({ volumeId: 'vol-00000000000000000000000000000003', capacityRange: { requiredBytes: 1, limitBytes: 0 } }), 'NotFound', /not found/);
+    await rejects(
+      c.controllerExpandVolume({ volumeId: v.volumeId, capacityRange: { requiredBytes: 0, limitBytes: 100 } }),
+      'OutOfRange',
+      /volumes do not shrink/,
+    );
+    await rejects(
+      c.controllerExpandVolume({ volumeId: 'vol-00000000000000000000000000000003', capacityRange: { requiredBytes: 1, limitBytes: 0 } }),
+      'NotFound',
+      /not found/,
+    );
     const listed = (await c.listVolumes({ maxEntries: 0 })).entries.find((e) => e.volume.volumeId === v.volumeId);
     assert.equal(listed?.volume.capacityBytes, 5000);
   });
@@ -286,12 +443,26 @@ describe('hostpath controller: volumes', () => {
   it('topology: volumes land on a requisite or preferred node; a requisite naming no node is RESOURCE_EXHAUSTED', async () => {
     const c = n1.client;
     const at = (node: string) => ({ 'topology.cairn.dev/node': node });
-    assert.deepEqual((await c.createVolume({ name: 'topo-req', volumeCapabilities: [RWO], accessibilityRequirements: { requisite: [at('n2')], preferred: [] } })).accessibleTopology, [at('n2')]);
     assert.deepEqual(
-      (await c.createVolume({ name: 'topo-pref', volumeCapabilities: [RWO], accessibilityRequirements: { requisite: [at('ghost'), at('n1'), at('n2')], preferred: [at('n2')] } })).accessibleTopology,
+      (await c.createVolume({ name: 'topo-req', volumeCapabilities: [RWO], accessibilityRequirements: { requisite: [at('n2')], preferred: [] } }))
+        .accessibleTopology,
       [at('n2')],
     );
-    await rejects(c.createVolume({ name: 'topo-none', volumeCapabilities: [RWO], accessibilityRequirements: { requisite: [at('ghost'), { zone: 'z1' }], preferred: [] } }), 'ResourceExhausted', /no requisite topology/);
+    assert.deepEqual(
+      (
+        await c.createVolume({
+          name: 'topo-pref',
+          volumeCapabilities: [RWO],
+          accessibilityRequirements: { requisite: [at('ghost'), at('n1'), at('n2')], preferred: [at('n2')] },
+        })
+      ).accessibleTopology,
+      [at('n2')],
+    );
+    await rejects(
+      c.createVolume({ name: 'topo-none', volumeCapabilities: [RWO], accessibilityRequirements: { requisite: [at('ghost'), { zone: 'z1' }], preferred: [] } }),
+      'ResourceExhausted',
+      /no requisite topology/,
+    );
   });
 
   it('a capability switched off answers UNIMPLEMENTED, surfaced as CsiError code Unimplemented', async () => {
@@ -302,7 +473,10 @@ describe('hostpath controller: volumes', () => {
     const err = await rejection(p.client.createVolume({ name: 'nope', volumeCapabilities: [RWO] }));
     assert.equal(err.code, 'Unimplemented');
     assert.equal(err.rpc, 'CreateVolume');
-    assert.equal(err.message, 'rpc error: code = Unimplemented desc = CreateVolume is not supported: the plugin runs without the CREATE_DELETE_VOLUME capability');
+    assert.equal(
+      err.message,
+      'rpc error: code = Unimplemented desc = CreateVolume is not supported: the plugin runs without the CREATE_DELETE_VOLUME capability',
+    );
     await rejects(p.client.deleteVolume('vol-00000000000000000000000000000004'), 'Unimplemented', /DeleteVolume is not supported/);
     await rejects(p.client.listVolumes({ maxEntries: 1 }), 'Unimplemented', /LIST_VOLUMES/);
     await rejects(p.client.getCapacity(), 'Unimplemented', /GET_CAPACITY/);
@@ -316,8 +490,16 @@ describe('hostpath controller: volumes', () => {
     // Without CLONE_VOLUME a volume source is refused.
     const noClone = await start('noclone', { capabilities: ['CREATE_DELETE_VOLUME'] });
     extra.push(noClone);
-    await rejects(noClone.client.createVolume({ name: 'cl', volumeCapabilities: [RWO], contentSource: { volumeId: v.volumeId } }), 'InvalidArgument', /CLONE_VOLUME/);
-    await rejects(noClone.client.controllerPublishVolume({ volumeId: v.volumeId, nodeId: 'n1', volumeCapability: RWO, readonly: false }), 'Unimplemented', /PUBLISH_UNPUBLISH_VOLUME/);
+    await rejects(
+      noClone.client.createVolume({ name: 'cl', volumeCapabilities: [RWO], contentSource: { volumeId: v.volumeId } }),
+      'InvalidArgument',
+      /CLONE_VOLUME/,
+    );
+    await rejects(
+      noClone.client.controllerPublishVolume({ volumeId: v.volumeId, nodeId: 'n1', volumeCapability: RWO, readonly: false }),
+      'Unimplemented',
+      /PUBLISH_UNPUBLISH_VOLUME/,
+    );
   });
 
   it('VOLUME_CONDITION: ListVolumes reports a missing directory as abnormal', async () => {

@@ -46,7 +46,11 @@ interface CreateVolumeWire {
 
 /** A volume record on the wire. */
 function wireVolume(v: VolumeRecord): WireVolume {
-  const source = v.contentSource?.snapshotId ? { snapshot: { snapshot_id: v.contentSource.snapshotId } } : v.contentSource?.volumeId ? { volume: { volume_id: v.contentSource.volumeId } } : null;
+  const source = v.contentSource?.snapshotId
+    ? { snapshot: { snapshot_id: v.contentSource.snapshotId } }
+    : v.contentSource?.volumeId
+      ? { volume: { volume_id: v.contentSource.volumeId } }
+      : null;
   return {
     capacity_bytes: v.capacityBytes,
     volume_id: v.volumeId,
@@ -94,9 +98,11 @@ interface VolumeAsk {
 /** What makes an existing volume of the same name incompatible with a CreateVolume request; empty when compatible. */
 function incompatibilities(v: VolumeRecord, { required, limit, parameters, source }: VolumeAsk): string[] {
   const why: string[] = [];
-  if ((required > 0 && v.capacityBytes < required) || (limit > 0 && v.capacityBytes > limit)) why.push(`capacity ${v.capacityBytes} bytes is outside the requested range`);
+  if ((required > 0 && v.capacityBytes < required) || (limit > 0 && v.capacityBytes > limit))
+    why.push(`capacity ${v.capacityBytes} bytes is outside the requested range`);
   if (!sameMap(v.parameters, parameters)) why.push('parameters differ');
-  if ((v.contentSource?.snapshotId ?? '') !== (source?.snapshotId ?? '') || (v.contentSource?.volumeId ?? '') !== (source?.volumeId ?? '')) why.push('content source differs');
+  if ((v.contentSource?.snapshotId ?? '') !== (source?.snapshotId ?? '') || (v.contentSource?.volumeId ?? '') !== (source?.volumeId ?? ''))
+    why.push('content source differs');
   return why;
 }
 
@@ -110,7 +116,8 @@ async function createVolume(ctx: HostpathContext, req: CreateVolumeWire): Promis
   if (req.volume_content_source && !source) throw missing('volume_content_source.type');
   if (source && 'snapshotId' in source) requireField(source.snapshotId, 'volume_content_source.snapshot.snapshot_id');
   if (source && 'volumeId' in source) requireField(source.volumeId, 'volume_content_source.volume.volume_id');
-  if (source?.snapshotId && !ctx.caps.has('CREATE_DELETE_SNAPSHOT')) throw invalid('volume_content_source.snapshot: the plugin runs without the CREATE_DELETE_SNAPSHOT capability');
+  if (source?.snapshotId && !ctx.caps.has('CREATE_DELETE_SNAPSHOT'))
+    throw invalid('volume_content_source.snapshot: the plugin runs without the CREATE_DELETE_SNAPSHOT capability');
   if (source?.volumeId && !ctx.caps.has('CLONE_VOLUME')) throw invalid('volume_content_source.volume: the plugin runs without the CLONE_VOLUME capability');
   const parameters = { ...req.parameters };
 
@@ -175,10 +182,15 @@ async function deleteVolume(ctx: HostpathContext, req: { volume_id: string }): P
     const v = await ctx.store.getVolume(volumeId);
     if (!v) return {};
     const published = Object.keys(v.published).sort();
-    if (published.length > 0) throw fail(grpc.status.FAILED_PRECONDITION, `volume "${volumeId}" is published on node(s) ${published.join(', ')}; unpublish it first`);
+    if (published.length > 0)
+      throw fail(grpc.status.FAILED_PRECONDITION, `volume "${volumeId}" is published on node(s) ${published.join(', ')}; unpublish it first`);
     for (const n of await ctx.store.listNodes()) {
       const target = Object.entries(n.published).find(([, p]) => p.volumeId === volumeId)?.[0];
-      if (n.staged[volumeId] || target) throw fail(grpc.status.FAILED_PRECONDITION, `volume "${volumeId}" is in use on node "${n.nodeId}" (${target ? `published at ${target}` : `staged at ${n.staged[volumeId].stagingPath}`})`);
+      if (n.staged[volumeId] || target)
+        throw fail(
+          grpc.status.FAILED_PRECONDITION,
+          `volume "${volumeId}" is in use on node "${n.nodeId}" (${target ? `published at ${target}` : `staged at ${n.staged[volumeId].stagingPath}`})`,
+        );
     }
     await ctx.store.removeVolume(volumeId);
     ctx.log.info({ volumeId }, 'csi hostpath: volume deleted');
@@ -208,22 +220,33 @@ async function controllerPublish(ctx: HostpathContext, req: PublishWire): Promis
     if (!v) throw notFound(`volume "${volumeId}"`);
     const node = await store.getNode(nodeId);
     if (!node) throw notFound(`node "${nodeId}"`);
-    if (Object.keys(req.volume_context ?? {}).length > 0 && !sameMap(req.volume_context, v.volumeContext)) throw invalid('volume_context does not match the volume\'s');
+    if (Object.keys(req.volume_context ?? {}).length > 0 && !sameMap(req.volume_context, v.volumeContext))
+      throw invalid("volume_context does not match the volume's");
     const context = { path: store.volumeDir(volumeId), readonly: String(req.readonly) };
     const mine = v.published[nodeId];
     if (mine) {
       if (mine.readonly === req.readonly && mine.accessMode === cap.accessMode) return { publish_context: context };
-      throw fail(grpc.status.ALREADY_EXISTS, `volume "${volumeId}" is already published on node "${nodeId}" with readonly=${mine.readonly} and access mode ${mine.accessMode}`);
+      throw fail(
+        grpc.status.ALREADY_EXISTS,
+        `volume "${volumeId}" is already published on node "${nodeId}" with readonly=${mine.readonly} and access mode ${mine.accessMode}`,
+      );
     }
     const others = Object.entries(v.published).filter(([n]) => n !== nodeId);
     const exclusive = others.find(([, p]) => SINGLE_NODE_MODES.has(p.accessMode));
     if (others.length > 0 && (SINGLE_NODE_MODES.has(cap.accessMode) || exclusive)) {
       const [other, p] = exclusive ?? others[0];
-      throw fail(grpc.status.FAILED_PRECONDITION, `volume "${volumeId}" is published on node "${other}" and access mode ${exclusive ? p.accessMode : cap.accessMode} allows a single node`);
+      throw fail(
+        grpc.status.FAILED_PRECONDITION,
+        `volume "${volumeId}" is published on node "${other}" and access mode ${exclusive ? p.accessMode : cap.accessMode} allows a single node`,
+      );
     }
     if (cap.accessMode === 'MULTI_NODE_SINGLE_WRITER' && !req.readonly) {
       const writer = others.find(([, p]) => !p.readonly);
-      if (writer) throw fail(grpc.status.FAILED_PRECONDITION, `volume "${volumeId}" already has a writer on node "${writer[0]}" and access mode MULTI_NODE_SINGLE_WRITER allows one`);
+      if (writer)
+        throw fail(
+          grpc.status.FAILED_PRECONDITION,
+          `volume "${volumeId}" already has a writer on node "${writer[0]}" and access mode MULTI_NODE_SINGLE_WRITER allows one`,
+        );
     }
     if (node.maxVolumesPerNode > 0) {
       const count = (await store.listVolumes()).filter((x) => x.published[nodeId]).length;
@@ -268,8 +291,8 @@ async function validateCapabilities(ctx: HostpathContext, req: ValidateWire): Pr
   const v = await ctx.store.getVolume(volumeId);
   if (!v) throw notFound(`volume "${volumeId}"`);
   const refuse = (message: string) => ({ confirmed: null, message });
-  if (Object.keys(req.volume_context).length > 0 && !sameMap(req.volume_context, v.volumeContext)) return refuse('volume_context does not match the volume\'s');
-  if (Object.keys(req.parameters).length > 0 && !sameMap(req.parameters, v.parameters)) return refuse('parameters do not match the volume\'s');
+  if (Object.keys(req.volume_context).length > 0 && !sameMap(req.volume_context, v.volumeContext)) return refuse("volume_context does not match the volume's");
+  if (Object.keys(req.parameters).length > 0 && !sameMap(req.parameters, v.parameters)) return refuse("parameters do not match the volume's");
   for (const [i, c] of caps.entries()) {
     const why = unsupported(c, ctx.caps);
     if (why) return refuse(`volume_capabilities[${i}]: ${why}`);
@@ -290,7 +313,10 @@ async function listVolumes(ctx: HostpathContext, req: { max_entries: number; sta
       const condition = present ? { abnormal: false, message: 'volume directory present' } : { abnormal: true, message: `volume directory ${dir} is missing` };
       return {
         volume: wireVolume(v),
-        status: withNodes || withCondition ? { published_node_ids: withNodes ? Object.keys(v.published).sort() : [], volume_condition: withCondition ? condition : null } : null,
+        status:
+          withNodes || withCondition
+            ? { published_node_ids: withNodes ? Object.keys(v.published).sort() : [], volume_condition: withCondition ? condition : null }
+            : null,
       };
     }),
     next_token: nextToken,
@@ -309,7 +335,10 @@ async function getCapacity(ctx: HostpathContext, req: { volume_capabilities: Wir
   return { available_capacity: await ctx.store.availableBytes(), maximum_volume_size: null };
 }
 
-async function expandVolume(ctx: HostpathContext, req: { volume_id: string; capacity_range: WireCapacityRange | null; volume_capability: WireCapability | null }): Promise<object> {
+async function expandVolume(
+  ctx: HostpathContext,
+  req: { volume_id: string; capacity_range: WireCapacityRange | null; volume_capability: WireCapability | null },
+): Promise<object> {
   requireRpc(ctx.caps, 'EXPAND_VOLUME', 'ControllerExpandVolume');
   const volumeId = requireField(req.volume_id, 'volume_id');
   if (!req.capacity_range) throw missing('capacity_range');
@@ -323,7 +352,10 @@ async function expandVolume(ctx: HostpathContext, req: { volume_id: string; capa
     const v = await ctx.store.getVolume(volumeId);
     if (!v) throw notFound(`volume "${volumeId}"`);
     if (limit > 0 && v.capacityBytes > limit)
-      throw fail(grpc.status.OUT_OF_RANGE, `volume "${volumeId}" holds ${v.capacityBytes} bytes, more than capacity_range.limit_bytes (${limit}); volumes do not shrink`);
+      throw fail(
+        grpc.status.OUT_OF_RANGE,
+        `volume "${volumeId}" holds ${v.capacityBytes} bytes, more than capacity_range.limit_bytes (${limit}); volumes do not shrink`,
+      );
     const target = required > 0 ? required : limit;
     if (target > v.capacityBytes) {
       v.capacityBytes = target;
@@ -368,7 +400,9 @@ export function volumeHandlers(ctx: HostpathContext): grpc.UntypedServiceImpleme
     ControllerUnpublishVolume: unary('ControllerUnpublishVolume', ctx.log, (req: { volume_id: string; node_id: string }) => controllerUnpublish(ctx, req)),
     ValidateVolumeCapabilities: unary('ValidateVolumeCapabilities', ctx.log, (req: ValidateWire) => validateCapabilities(ctx, req)),
     ListVolumes: unary('ListVolumes', ctx.log, (req: { max_entries: number; starting_token: string }) => listVolumes(ctx, req)),
-    GetCapacity: unary('GetCapacity', ctx.log, (req: { volume_capabilities: WireCapability[]; accessible_topology: WireTopology | null }) => getCapacity(ctx, req)),
+    GetCapacity: unary('GetCapacity', ctx.log, (req: { volume_capabilities: WireCapability[]; accessible_topology: WireTopology | null }) =>
+      getCapacity(ctx, req),
+    ),
     ControllerGetCapabilities: unary('ControllerGetCapabilities', ctx.log, async () => ({ capabilities: [...ctx.caps].map((type) => ({ rpc: { type } })) })),
     ControllerExpandVolume: unary(
       'ControllerExpandVolume',

@@ -59,7 +59,11 @@ describe('hostpath node service', () => {
     assert.deepEqual(node.staged[v.volumeId], { stagingPath: staging, accessMode: 'SINGLE_NODE_WRITER' });
     assert.deepEqual(node.published[target], { volumeId: v.volumeId, readonly: false, stagingPath: staging });
 
-    await rejects(client.nodeUnstageVolume(v.volumeId, staging), 'FailedPrecondition', `volume "${v.volumeId}" is still published at ${target}; call NodeUnpublishVolume first`);
+    await rejects(
+      client.nodeUnstageVolume(v.volumeId, staging),
+      'FailedPrecondition',
+      `volume "${v.volumeId}" is still published at ${target}; call NodeUnpublishVolume first`,
+    );
     await rejects(client.deleteVolume(v.volumeId), 'FailedPrecondition', /is published on node\(s\) n1/);
 
     await client.nodeUnpublishVolume(v.volumeId, target);
@@ -75,16 +79,34 @@ describe('hostpath node service', () => {
   it('order: stage needs the controller publish, publish needs the stage; the volume stays in use while staged', async () => {
     const v = await client.createVolume({ name: 'order', volumeCapabilities: [RWO] });
     const staging = join(dir, 'staging', 'order');
-    await rejects(client.nodeStageVolume({ volumeId: v.volumeId, stagingTargetPath: staging, volumeCapability: RWO }), 'FailedPrecondition', `volume "${v.volumeId}" is not controller-published to node "n1"; call ControllerPublishVolume first`);
+    await rejects(
+      client.nodeStageVolume({ volumeId: v.volumeId, stagingTargetPath: staging, volumeCapability: RWO }),
+      'FailedPrecondition',
+      `volume "${v.volumeId}" is not controller-published to node "n1"; call ControllerPublishVolume first`,
+    );
     await client.controllerPublishVolume({ volumeId: v.volumeId, nodeId: 'n1', volumeCapability: RWO, readonly: false });
     await rejects(
-      client.nodePublishVolume({ volumeId: v.volumeId, stagingTargetPath: staging, targetPath: join(dir, 'pods', 'order'), volumeCapability: RWO, readonly: false }),
+      client.nodePublishVolume({
+        volumeId: v.volumeId,
+        stagingTargetPath: staging,
+        targetPath: join(dir, 'pods', 'order'),
+        volumeCapability: RWO,
+        readonly: false,
+      }),
       'FailedPrecondition',
       `volume "${v.volumeId}" is not staged at ${staging}; call NodeStageVolume first`,
     );
     await client.nodeStageVolume({ volumeId: v.volumeId, stagingTargetPath: staging, volumeCapability: RWO });
-    await rejects(client.nodeStageVolume({ volumeId: v.volumeId, stagingTargetPath: join(dir, 'elsewhere'), volumeCapability: RWO }), 'FailedPrecondition', `volume "${v.volumeId}" is already staged at ${staging}`);
-    await rejects(client.nodeStageVolume({ volumeId: v.volumeId, stagingTargetPath: staging, volumeCapability: { ...RWO, accessMode: 'MULTI_NODE_MULTI_WRITER' } }), 'AlreadyExists', /staged at .* with access mode SINGLE_NODE_WRITER/);
+    await rejects(
+      client.nodeStageVolume({ volumeId: v.volumeId, stagingTargetPath: join(dir, 'elsewhere'), volumeCapability: RWO }),
+      'FailedPrecondition',
+      `volume "${v.volumeId}" is already staged at ${staging}`,
+    );
+    await rejects(
+      client.nodeStageVolume({ volumeId: v.volumeId, stagingTargetPath: staging, volumeCapability: { ...RWO, accessMode: 'MULTI_NODE_MULTI_WRITER' } }),
+      'AlreadyExists',
+      /staged at .* with access mode SINGLE_NODE_WRITER/,
+    );
     await client.controllerUnpublishVolume(v.volumeId, 'n1');
     await rejects(client.deleteVolume(v.volumeId), 'FailedPrecondition', `volume "${v.volumeId}" is in use on node "n1" (staged at ${staging})`);
     await client.nodeUnstageVolume(v.volumeId, staging);
@@ -97,11 +119,19 @@ describe('hostpath node service', () => {
     mkdirSync(target, { recursive: true });
     await client.nodePublishVolume({ volumeId: v.volumeId, stagingTargetPath: staging, targetPath: target, volumeCapability: RWO, readonly: true });
     assert.ok(lstatSync(target).isSymbolicLink(), 'the empty directory became the link');
-    await rejects(client.nodePublishVolume({ volumeId: v.volumeId, stagingTargetPath: staging, targetPath: target, volumeCapability: RWO, readonly: false }), 'AlreadyExists', /already holds volume .* with readonly=true/);
+    await rejects(
+      client.nodePublishVolume({ volumeId: v.volumeId, stagingTargetPath: staging, targetPath: target, volumeCapability: RWO, readonly: false }),
+      'AlreadyExists',
+      /already holds volume .* with readonly=true/,
+    );
     const busy = join(dir, 'busy');
     mkdirSync(busy);
     writeFileSync(join(busy, 'f'), 'x');
-    await rejects(client.nodePublishVolume({ volumeId: v.volumeId, stagingTargetPath: staging, targetPath: busy, volumeCapability: RWO, readonly: false }), 'AlreadyExists', `target_path ${busy} exists and is not an empty directory`);
+    await rejects(
+      client.nodePublishVolume({ volumeId: v.volumeId, stagingTargetPath: staging, targetPath: busy, volumeCapability: RWO, readonly: false }),
+      'AlreadyExists',
+      `target_path ${busy} exists and is not an empty directory`,
+    );
     // A second target of the same volume on this node is fine for SINGLE_NODE_WRITER.
     const second = join(dir, 'pods', 'second');
     await client.nodePublishVolume({ volumeId: v.volumeId, stagingTargetPath: staging, targetPath: second, volumeCapability: RWO, readonly: false });
@@ -112,12 +142,36 @@ describe('hostpath node service', () => {
   it('bad arguments name the field; an unknown volume is NOT_FOUND', async () => {
     const vid = 'vol-00000000000000000000000000000000';
     await rejects(client.nodeStageVolume({ volumeId: '', stagingTargetPath: '/tmp/s', volumeCapability: RWO }), 'InvalidArgument', 'volume_id is required');
-    await rejects(client.nodeStageVolume({ volumeId: vid, stagingTargetPath: '', volumeCapability: RWO }), 'InvalidArgument', 'staging_target_path is required');
-    await rejects(client.nodeStageVolume({ volumeId: vid, stagingTargetPath: 'relative/dir', volumeCapability: RWO }), 'InvalidArgument', 'staging_target_path must be an absolute path, got "relative/dir"');
-    await rejects(client.nodeStageVolume({ volumeId: vid, stagingTargetPath: '/tmp/s', volumeCapability: { accessType: { block: true }, accessMode: 'SINGLE_NODE_WRITER' } }), 'InvalidArgument', /^volume_capability: block access/);
+    await rejects(
+      client.nodeStageVolume({ volumeId: vid, stagingTargetPath: '', volumeCapability: RWO }),
+      'InvalidArgument',
+      'staging_target_path is required',
+    );
+    await rejects(
+      client.nodeStageVolume({ volumeId: vid, stagingTargetPath: 'relative/dir', volumeCapability: RWO }),
+      'InvalidArgument',
+      'staging_target_path must be an absolute path, got "relative/dir"',
+    );
+    await rejects(
+      client.nodeStageVolume({
+        volumeId: vid,
+        stagingTargetPath: '/tmp/s',
+        volumeCapability: { accessType: { block: true }, accessMode: 'SINGLE_NODE_WRITER' },
+      }),
+      'InvalidArgument',
+      /^volume_capability: block access/,
+    );
     await rejects(client.nodeStageVolume({ volumeId: vid, stagingTargetPath: '/tmp/s', volumeCapability: RWO }), 'NotFound', `volume "${vid}" not found`);
-    await rejects(client.nodePublishVolume({ volumeId: vid, targetPath: '/tmp/t', volumeCapability: RWO, readonly: false }), 'InvalidArgument', 'staging_target_path is required');
-    await rejects(client.nodePublishVolume({ volumeId: vid, stagingTargetPath: '/tmp/s', targetPath: '', volumeCapability: RWO, readonly: false }), 'InvalidArgument', 'target_path is required');
+    await rejects(
+      client.nodePublishVolume({ volumeId: vid, targetPath: '/tmp/t', volumeCapability: RWO, readonly: false }),
+      'InvalidArgument',
+      'staging_target_path is required',
+    );
+    await rejects(
+      client.nodePublishVolume({ volumeId: vid, stagingTargetPath: '/tmp/s', targetPath: '', volumeCapability: RWO, readonly: false }),
+      'InvalidArgument',
+      'target_path is required',
+    );
     await rejects(client.nodeUnpublishVolume('', '/tmp/t'), 'InvalidArgument', 'volume_id is required');
     await rejects(client.nodeUnpublishVolume(vid, ''), 'InvalidArgument', 'target_path is required');
     await rejects(client.nodeUnpublishVolume(vid, '/tmp/t'), 'NotFound', `volume "${vid}" not found`);
@@ -127,7 +181,10 @@ describe('hostpath node service', () => {
     const raw = new Node(`unix:${plugin.socket}`, grpc.credentials.createInsecure());
     try {
       const err = await new Promise<grpc.ServiceError>((done) =>
-        (raw as unknown as Record<string, (r: unknown, cb: (e: grpc.ServiceError) => void) => void>).NodeStageVolume({ volume_id: vid, staging_target_path: '/tmp/s' }, done),
+        (raw as unknown as Record<string, (r: unknown, cb: (e: grpc.ServiceError) => void) => void>).NodeStageVolume(
+          { volume_id: vid, staging_target_path: '/tmp/s' },
+          done,
+        ),
       );
       assert.equal(err.code, grpc.status.INVALID_ARGUMENT);
       assert.equal(err.details, 'volume_capability is required');

@@ -59,7 +59,10 @@ async function stage(ctx: HostpathContext, req: StageWire): Promise<object> {
     const v = await ctx.store.getVolume(volumeId);
     if (!v) throw notFound(`volume "${volumeId}"`);
     if (ctx.caps.has('PUBLISH_UNPUBLISH_VOLUME') && !v.published[ctx.nodeId])
-      throw fail(grpc.status.FAILED_PRECONDITION, `volume "${volumeId}" is not controller-published to node "${ctx.nodeId}"; call ControllerPublishVolume first`);
+      throw fail(
+        grpc.status.FAILED_PRECONDITION,
+        `volume "${volumeId}" is not controller-published to node "${ctx.nodeId}"; call ControllerPublishVolume first`,
+      );
     const node = await thisNode(ctx);
     const staged = node.staged[volumeId];
     if (staged) {
@@ -113,7 +116,11 @@ async function publish(ctx: HostpathContext, req: PublishWire): Promise<object> 
     }
     if (cap.accessMode === 'SINGLE_NODE_SINGLE_WRITER') {
       const other = Object.entries(node.published).find(([, p]) => p.volumeId === volumeId)?.[0];
-      if (other) throw fail(grpc.status.FAILED_PRECONDITION, `volume "${volumeId}" is already published at ${other} and access mode SINGLE_NODE_SINGLE_WRITER allows one`);
+      if (other)
+        throw fail(
+          grpc.status.FAILED_PRECONDITION,
+          `volume "${volumeId}" is already published at ${other} and access mode SINGLE_NODE_SINGLE_WRITER allows one`,
+        );
     }
     if (onDisk.kind === 'other' || (onDisk.kind === 'link' && onDisk.to !== volumeDir))
       throw fail(grpc.status.ALREADY_EXISTS, `target_path ${targetPath} exists and is not an empty directory`);
@@ -135,7 +142,8 @@ async function unpublish(ctx: HostpathContext, req: { volume_id: string; target_
     if (!(await ctx.store.getVolume(volumeId))) throw notFound(`volume "${volumeId}"`);
     const node = await thisNode(ctx);
     const existing = node.published[targetPath];
-    if (existing && existing.volumeId !== volumeId) throw fail(grpc.status.FAILED_PRECONDITION, `target_path ${targetPath} holds volume "${existing.volumeId}", not "${volumeId}"`);
+    if (existing && existing.volumeId !== volumeId)
+      throw fail(grpc.status.FAILED_PRECONDITION, `target_path ${targetPath} holds volume "${existing.volumeId}", not "${volumeId}"`);
     const onDisk = await probePath(targetPath);
     if (onDisk.kind === 'link' && onDisk.to === ctx.store.volumeDir(volumeId)) await unlink(targetPath);
     else if (onDisk.kind === 'empty-dir' && existing) await rmdir(targetPath);

@@ -58,7 +58,10 @@ describe('hostpath plugin lifecycle', () => {
   it('a stale socket file left by a killed plugin is removed on start', async () => {
     const socket = join(dir, 'stale.sock');
     // A process that binds the path and dies without cleaning up (SIGKILL).
-    const r = spawnSync(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(socket)}, () => process.kill(process.pid, 'SIGKILL'))`]);
+    const r = spawnSync(process.execPath, [
+      '-e',
+      `require('net').createServer().listen(${JSON.stringify(socket)}, () => process.kill(process.pid, 'SIGKILL'))`,
+    ]);
     assert.equal(r.signal, 'SIGKILL');
     assert.ok(lstatSync(socket).isSocket(), 'the stale socket is there');
     const plugin = await startHostpathPlugin({ socket, root: join(dir, 'stale'), nodeId: 's' });
@@ -75,7 +78,9 @@ describe('hostpath plugin lifecycle', () => {
     const socket = join(dir, 'live.sock');
     const plugin = await startHostpathPlugin({ socket, root: join(dir, 'live'), nodeId: 'l' });
     try {
-      await assert.rejects(startHostpathPlugin({ socket, root: join(dir, 'live2'), nodeId: 'l2' }), { message: `csi hostpath: another process is serving on ${socket}` });
+      await assert.rejects(startHostpathPlugin({ socket, root: join(dir, 'live2'), nodeId: 'l2' }), {
+        message: `csi hostpath: another process is serving on ${socket}`,
+      });
       const c = csiClient(socket);
       assert.equal(await c.probe(), true, 'the first plugin still serves');
       c.close();
@@ -84,7 +89,9 @@ describe('hostpath plugin lifecycle', () => {
     }
     const file = join(dir, 'plain-file');
     writeFileSync(file, 'keep me');
-    await assert.rejects(startHostpathPlugin({ socket: file, root: join(dir, 'pf'), nodeId: 'p' }), { message: `csi hostpath: ${file} exists and is not a unix socket; not removing it` });
+    await assert.rejects(startHostpathPlugin({ socket: file, root: join(dir, 'pf'), nodeId: 'p' }), {
+      message: `csi hostpath: ${file} exists and is not a unix socket; not removing it`,
+    });
     assert.ok(existsSync(file));
   });
 
@@ -94,7 +101,9 @@ describe('hostpath plugin lifecycle', () => {
     await assert.rejects(startHostpathPlugin({ ...base, socket: '' }), { message: 'csi hostpath: socket is required' });
     await assert.rejects(startHostpathPlugin({ ...base, root: '' }), { message: 'csi hostpath: root is required' });
     await assert.rejects(startHostpathPlugin({ ...base, capabilities: ['GET_VOLUME' as ControllerCapability] }), /capability GET_VOLUME is not supported/);
-    await assert.rejects(startHostpathPlugin({ ...base, maxVolumesPerNode: -1 }), { message: 'csi hostpath: maxVolumesPerNode must be a non-negative integer, got -1' });
+    await assert.rejects(startHostpathPlugin({ ...base, maxVolumesPerNode: -1 }), {
+      message: 'csi hostpath: maxVolumesPerNode must be a non-negative integer, got -1',
+    });
     await assert.rejects(startHostpathPlugin({ ...base, socket: join(dir, 'x'.repeat(120), 'csi.sock') }), /unix sockets allow 107/);
     assert.ok(!existsSync(base.socket));
   });

@@ -96,9 +96,12 @@ function settle(o: HostpathPluginOptions): { socket: string; root: string; caps:
   if (Buffer.byteLength(socket) > MAX_SOCKET_PATH_BYTES)
     throw new Error(`csi hostpath: socket path ${socket} is ${Buffer.byteLength(socket)} bytes; unix sockets allow ${MAX_SOCKET_PATH_BYTES}`);
   const caps = new Set(o.capabilities ?? HOSTPATH_DEFAULT_CAPABILITIES);
-  for (const c of caps) if (!HOSTPATH_SUPPORTED_CAPABILITIES.includes(c)) throw new Error(`csi hostpath: capability ${c} is not supported (supported: ${HOSTPATH_SUPPORTED_CAPABILITIES.join(', ')})`);
+  for (const c of caps)
+    if (!HOSTPATH_SUPPORTED_CAPABILITIES.includes(c))
+      throw new Error(`csi hostpath: capability ${c} is not supported (supported: ${HOSTPATH_SUPPORTED_CAPABILITIES.join(', ')})`);
   const maxVolumesPerNode = o.maxVolumesPerNode ?? 0;
-  if (!Number.isInteger(maxVolumesPerNode) || maxVolumesPerNode < 0) throw new Error(`csi hostpath: maxVolumesPerNode must be a non-negative integer, got ${o.maxVolumesPerNode}`);
+  if (!Number.isInteger(maxVolumesPerNode) || maxVolumesPerNode < 0)
+    throw new Error(`csi hostpath: maxVolumesPerNode must be a non-negative integer, got ${o.maxVolumesPerNode}`);
   return { socket, root: resolve(o.root), caps, maxVolumesPerNode };
 }
 

@@ -36,7 +36,13 @@ describe('hostpath controller: snapshots', () => {
     writeFileSync(join(root, 'volumes', v.volumeId, 'data'), 'v1');
     const s = await client.createSnapshot({ sourceVolumeId: v.volumeId, name: 'daily' });
     assert.match(s.snapshotId, /^snap-[0-9a-f]{32}$/);
-    assert.deepEqual(s, { snapshotId: s.snapshotId, sourceVolumeId: v.volumeId, sizeBytes: 777, creationTime: Date.UTC(2024, 0, 2, 3, 4, 5) / 1000, readyToUse: true });
+    assert.deepEqual(s, {
+      snapshotId: s.snapshotId,
+      sourceVolumeId: v.volumeId,
+      sizeBytes: 777,
+      creationTime: Date.UTC(2024, 0, 2, 3, 4, 5) / 1000,
+      readyToUse: true,
+    });
     assert.equal(readFileSync(join(root, 'snapshots', s.snapshotId, 'data'), 'utf8'), 'v1');
     writeFileSync(join(root, 'volumes', v.volumeId, 'data'), 'v2');
     clockMs += 60_000;
@@ -44,13 +50,21 @@ describe('hostpath controller: snapshots', () => {
     assert.equal(readFileSync(join(root, 'snapshots', s.snapshotId, 'data'), 'utf8'), 'v1', 'a retry does not retake it');
 
     const other = await client.createVolume({ name: 'snap-other', volumeCapabilities: [RWO] });
-    await rejects(client.createSnapshot({ sourceVolumeId: other.volumeId, name: 'daily' }), 'AlreadyExists', `snapshot "daily" already exists as ${s.snapshotId} of volume "${v.volumeId}"`);
+    await rejects(
+      client.createSnapshot({ sourceVolumeId: other.volumeId, name: 'daily' }),
+      'AlreadyExists',
+      `snapshot "daily" already exists as ${s.snapshotId} of volume "${v.volumeId}"`,
+    );
   });
 
   it('bad arguments: missing fields name the field; an unknown source is NOT_FOUND', async () => {
     await rejects(client.createSnapshot({ sourceVolumeId: '', name: 'x' }), 'InvalidArgument', 'source_volume_id is required');
     await rejects(client.createSnapshot({ sourceVolumeId: 'vol-00000000000000000000000000000000', name: '' }), 'InvalidArgument', 'name is required');
-    await rejects(client.createSnapshot({ sourceVolumeId: 'vol-00000000000000000000000000000000', name: 'x' }), 'NotFound', 'volume "vol-00000000000000000000000000000000" not found');
+    await rejects(
+      client.createSnapshot({ sourceVolumeId: 'vol-00000000000000000000000000000000', name: 'x' }),
+      'NotFound',
+      'volume "vol-00000000000000000000000000000000" not found',
+    );
     await rejects(client.deleteSnapshot(''), 'InvalidArgument', 'snapshot_id is required');
     await rejects(client.listSnapshots({ maxEntries: -5 }), 'InvalidArgument', 'max_entries must not be negative, got -5');
   });
@@ -80,9 +94,12 @@ describe('hostpath controller: snapshots', () => {
     assert.deepEqual([...all].sort(), all, 'in ID order');
 
     const one = [...made][6];
-    assert.deepEqual((await client.listSnapshots({ maxEntries: 0, snapshotId: one })).entries.map((s) => s.snapshotId), [one]);
+    assert.deepEqual(
+      (await client.listSnapshots({ maxEntries: 0, snapshotId: one })).entries.map((s) => s.snapshotId),
+      [one],
+    );
     assert.deepEqual((await client.listSnapshots({ maxEntries: 0, snapshotId: one, sourceVolumeId: a.volumeId })).entries, [], 'both filters apply');
-    assert.deepEqual((await client.listSnapshots({ maxEntries: 0, snapshotId: 'snap-ffffffffffffffffffffffffffffffff' })), { entries: [], nextToken: '' });
+    assert.deepEqual(await client.listSnapshots({ maxEntries: 0, snapshotId: 'snap-ffffffffffffffffffffffffffffffff' }), { entries: [], nextToken: '' });
     assert.deepEqual((await client.listSnapshots({ maxEntries: 0, sourceVolumeId: 'nope' })).entries, []);
     await rejects(client.listSnapshots({ maxEntries: 1, startingToken: 'YWZ0ZXI' }), 'Aborted', /is not a token of this plugin/);
   });
@@ -108,10 +125,22 @@ describe('hostpath controller: snapshots', () => {
     const c = csiClient(p.socket);
     try {
       const v = await c.createVolume({ name: 'nosnap-src', volumeCapabilities: [RWO] });
-      await rejects(c.createSnapshot({ sourceVolumeId: v.volumeId, name: 'x' }), 'Unimplemented', 'CreateSnapshot is not supported: the plugin runs without the CREATE_DELETE_SNAPSHOT capability');
+      await rejects(
+        c.createSnapshot({ sourceVolumeId: v.volumeId, name: 'x' }),
+        'Unimplemented',
+        'CreateSnapshot is not supported: the plugin runs without the CREATE_DELETE_SNAPSHOT capability',
+      );
       await rejects(c.deleteSnapshot('snap-00000000000000000000000000000000'), 'Unimplemented', /DeleteSnapshot is not supported/);
-      await rejects(c.listSnapshots({ maxEntries: 0 }), 'Unimplemented', 'ListSnapshots is not supported: the plugin runs without the LIST_SNAPSHOTS capability');
-      await rejects(c.createVolume({ name: 'nosnap-restore', volumeCapabilities: [RWO], contentSource: { snapshotId: 'snap-00000000000000000000000000000000' } }), 'InvalidArgument', /CREATE_DELETE_SNAPSHOT/);
+      await rejects(
+        c.listSnapshots({ maxEntries: 0 }),
+        'Unimplemented',
+        'ListSnapshots is not supported: the plugin runs without the LIST_SNAPSHOTS capability',
+      );
+      await rejects(
+        c.createVolume({ name: 'nosnap-restore', volumeCapabilities: [RWO], contentSource: { snapshotId: 'snap-00000000000000000000000000000000' } }),
+        'InvalidArgument',
+        /CREATE_DELETE_SNAPSHOT/,
+      );
     } finally {
       c.close();
       await p.close();

@@ -15,7 +15,12 @@ import { invalid, missing } from './rpc.js';
 const BANNED = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 
 /** Access modes that allow one node at a time. */
-export const SINGLE_NODE_MODES: ReadonlySet<CsiAccessMode> = new Set(['SINGLE_NODE_WRITER', 'SINGLE_NODE_READER_ONLY', 'SINGLE_NODE_SINGLE_WRITER', 'SINGLE_NODE_MULTI_WRITER']);
+export const SINGLE_NODE_MODES: ReadonlySet<CsiAccessMode> = new Set([
+  'SINGLE_NODE_WRITER',
+  'SINGLE_NODE_READER_ONLY',
+  'SINGLE_NODE_SINGLE_WRITER',
+  'SINGLE_NODE_MULTI_WRITER',
+]);
 
 /** @throws {RpcFailure} INVALID_ARGUMENT when `value` is empty. */
 export function requireField(value: string | undefined, field: string): string {

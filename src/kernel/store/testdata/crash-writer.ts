@@ -66,11 +66,7 @@ export async function writeUntilKilled(backend: Backend): Promise<void> {
  *
  * @throws AssertionError when the child ended before it was killed (its stderr attached).
  */
-export async function killWriterMidStream(
-  script: string,
-  args: readonly string[],
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<Array<[number, number]>> {
+export async function killWriterMidStream(script: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<Array<[number, number]>> {
   const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: REPO_ROOT,
     env,
@@ -78,9 +74,7 @@ export async function killWriterMidStream(
   });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
-    child.on('close', (code, signal) => resolve(signal ?? code)),
-  );
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('close', (code, signal) => resolve(signal ?? code)));
   const acked: Array<[number, number]> = [];
   let killed = false;
   for await (const line of createInterface({ input: child.stdout })) {

@@ -133,10 +133,7 @@ function majorVersion(bin: string): number {
  * @throws Error when the binaries are missing, or `initdb`/`pg_ctl` fail (with their
  *   output and the server log).
  */
-export async function startPgTestServer(
-  env: NodeJS.ProcessEnv = process.env,
-  options: { readonly durable?: boolean } = {},
-): Promise<PgTestServer> {
+export async function startPgTestServer(env: NodeJS.ProcessEnv = process.env, options: { readonly durable?: boolean } = {}): Promise<PgTestServer> {
   const external = env[TEST_PG_URL_ENV];
   if (external) {
     return {

@@ -86,7 +86,11 @@ export const authMethodCollection: CollectionSpec<AuthMethodDoc> = {
       const state = a.string('state', { required: true });
       if (typeof state === 'string' && !(OIDC_STATES as readonly string[]).includes(state)) a.fail('state', `Must be one of ${OIDC_STATES.join(', ')}.`);
       const disable = input.bool('disable_discovered_config_validation');
-      const next = { ...doc.attributes, state: (state ?? doc.attributes.state) as OidcState, disable_discovered_config_validation: disable ?? doc.attributes.disable_discovered_config_validation };
+      const next = {
+        ...doc.attributes,
+        state: (state ?? doc.attributes.state) as OidcState,
+        disable_discovered_config_validation: disable ?? doc.attributes.disable_discovered_config_validation,
+      };
       if (next.state !== 'inactive') await checkActive(d, doc, next, input);
       return { attributes: next } as Partial<AuthMethodDoc>;
     },

@@ -87,7 +87,8 @@ async function authenticateOidc(ctx: RouteContext, am: OidcAuthMethodDoc, input:
   if (command === 'start') {
     input.object('attributes');
     input.done('attributes.roundtrip_payload');
-    if (am.attributes.state === 'inactive') throw new GatewayApiError('bad_request', 'FailedPrecondition', 'Cannot start authentication against an inactive OIDC auth method');
+    if (am.attributes.state === 'inactive')
+      throw new GatewayApiError('bad_request', 'FailedPrecondition', 'Cannot start authentication against an inactive OIDC auth method');
     try {
       const { authUrl, tokenId } = await oidcLogins(ctx.d).start(am);
       return ok({ command, attributes: { auth_url: authUrl, token_id: tokenId } });

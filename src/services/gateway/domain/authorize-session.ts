@@ -42,7 +42,7 @@ function pickHost(d: GatewayDomain, target: TargetDoc, hostId: string | undefine
   }
   if (hostId !== undefined) {
     const hit = candidates.find((c) => c.host.id === hostId);
-    if (!hit) throw invalidFields({ host_id: 'The host is not in any of the target\'s host sources.' });
+    if (!hit) throw invalidFields({ host_id: "The host is not in any of the target's host sources." });
     return { address: hit.host.attributes.address, hostId, hostSetId: hit.setId };
   }
   if (candidates.length > 0) {
@@ -95,7 +95,8 @@ export async function authorizeSession(ctx: RouteContext): Promise<RouteReply> {
   try {
     workers = pickWorkers(d, target.egress_worker_filter);
   } catch (err) {
-    if (err instanceof FilterError) throw new GatewayApiError('bad_request', 'FailedPrecondition', `The target's egress_worker_filter does not parse: ${err.message}`);
+    if (err instanceof FilterError)
+      throw new GatewayApiError('bad_request', 'FailedPrecondition', `The target's egress_worker_filter does not parse: ${err.message}`);
     throw err;
   }
   if (workers.length === 0) throw new GatewayApiError('unavailable', 'Unavailable', 'No workers are available to handle this session.');

@@ -30,16 +30,57 @@ export async function bootstrapDevTarget(d: GatewayDomain, port: number): Promis
   const host = dev(PREFIX.host);
   const role = `${PREFIX.role}_dev_target`;
   await d.state.txn((tx) => {
-    if (!tx.get(T.scopes, org)) tx.put<ScopeDoc>(T.scopes, org, { ...base, id: org, scope_id: GLOBAL, type: 'org', name: 'Generated org scope', description: 'Provides an initial org scope in Boundary' });
-    if (!tx.get(T.scopes, project)) tx.put<ScopeDoc>(T.scopes, project, { ...base, id: project, scope_id: org, type: 'project', name: 'Generated project scope', description: 'Provides an initial project scope in Boundary' });
+    if (!tx.get(T.scopes, org))
+      tx.put<ScopeDoc>(T.scopes, org, {
+        ...base,
+        id: org,
+        scope_id: GLOBAL,
+        type: 'org',
+        name: 'Generated org scope',
+        description: 'Provides an initial org scope in Boundary',
+      });
+    if (!tx.get(T.scopes, project))
+      tx.put<ScopeDoc>(T.scopes, project, {
+        ...base,
+        id: project,
+        scope_id: org,
+        type: 'project',
+        name: 'Generated project scope',
+        description: 'Provides an initial project scope in Boundary',
+      });
     if (!tx.get(T.hostCatalogs, catalog)) {
-      tx.put<HostCatalogDoc>(T.hostCatalogs, catalog, { ...base, id: catalog, scope_id: project, type: 'static', name: 'Generated static catalog', description: 'Provides an initial static host catalog in Boundary' });
+      tx.put<HostCatalogDoc>(T.hostCatalogs, catalog, {
+        ...base,
+        id: catalog,
+        scope_id: project,
+        type: 'static',
+        name: 'Generated static catalog',
+        description: 'Provides an initial static host catalog in Boundary',
+      });
     }
     if (!tx.get(T.hosts, host)) {
-      tx.put<HostDoc>(T.hosts, host, { ...base, id: host, scope_id: project, type: 'static', host_catalog_id: catalog, name: 'Generated static host', description: 'Provides an initial static host in Boundary', attributes: { address: '127.0.0.1' } });
+      tx.put<HostDoc>(T.hosts, host, {
+        ...base,
+        id: host,
+        scope_id: project,
+        type: 'static',
+        host_catalog_id: catalog,
+        name: 'Generated static host',
+        description: 'Provides an initial static host in Boundary',
+        attributes: { address: '127.0.0.1' },
+      });
     }
     if (!tx.get(T.hostSets, set)) {
-      tx.put<HostSetDoc>(T.hostSets, set, { ...base, id: set, scope_id: project, type: 'static', host_catalog_id: catalog, name: 'Generated static host set', description: 'Provides an initial static host set in Boundary', host_ids: [host] });
+      tx.put<HostSetDoc>(T.hostSets, set, {
+        ...base,
+        id: set,
+        scope_id: project,
+        type: 'static',
+        host_catalog_id: catalog,
+        name: 'Generated static host set',
+        description: 'Provides an initial static host set in Boundary',
+        host_ids: [host],
+      });
     }
     const cur = tx.get<TargetDoc>(T.targets, DEV_TARGET_ID);
     if (!cur) {
@@ -58,7 +99,12 @@ export async function bootstrapDevTarget(d: GatewayDomain, port: number): Promis
       });
     } else if (cur.attributes.default_port !== port) {
       const { CreateIndex: _c, ModifyIndex: _m, ...clean } = cur;
-      tx.put<TargetDoc>(T.targets, DEV_TARGET_ID, { ...clean, attributes: { ...cur.attributes, default_port: port }, version: cur.version + 1, updated_time: now });
+      tx.put<TargetDoc>(T.targets, DEV_TARGET_ID, {
+        ...clean,
+        attributes: { ...cur.attributes, default_port: port },
+        version: cur.version + 1,
+        updated_time: now,
+      });
     }
     if (!tx.get(T.roles, role)) {
       tx.put<RoleDoc>(T.roles, role, {

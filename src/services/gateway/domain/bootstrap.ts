@@ -108,8 +108,22 @@ export async function bootstrapDomain(d: GatewayDomain, o: BootstrapOptions = {}
   const done = await d.state.txn((tx) => {
     if (tx.get(T.meta, 'bootstrap')) return false;
     if (!tx.get(T.scopes, GLOBAL)) tx.put<ScopeDoc>(T.scopes, GLOBAL, { ...base, id: GLOBAL, type: 'global', name: 'global', description: 'Global Scope' });
-    tx.put<ScopeDoc>(T.scopes, org, { ...base, id: org, scope_id: GLOBAL, type: 'org', name: 'Generated org scope', description: 'Provides an initial org scope in Boundary' });
-    tx.put<ScopeDoc>(T.scopes, project, { ...base, id: project, scope_id: org, type: 'project', name: 'Generated project scope', description: 'Provides an initial project scope in Boundary' });
+    tx.put<ScopeDoc>(T.scopes, org, {
+      ...base,
+      id: org,
+      scope_id: GLOBAL,
+      type: 'org',
+      name: 'Generated org scope',
+      description: 'Provides an initial org scope in Boundary',
+    });
+    tx.put<ScopeDoc>(T.scopes, project, {
+      ...base,
+      id: project,
+      scope_id: org,
+      type: 'project',
+      name: 'Generated project scope',
+      description: 'Provides an initial project scope in Boundary',
+    });
     tx.put<AuthMethodDoc>(T.authMethods, am, {
       ...base,
       id: am,
@@ -120,7 +134,17 @@ export async function bootstrapDomain(d: GatewayDomain, o: BootstrapOptions = {}
       attributes: { min_login_name_length: MIN_LOGIN_NAME_LENGTH, min_password_length: MIN_PASSWORD_LENGTH },
       is_primary: true,
     });
-    tx.put<AccountDoc>(T.accounts, account, { ...base, id: account, scope_id: GLOBAL, auth_method_id: am, type: 'password', name: 'admin', description: 'Initial admin account', attributes: { login_name: 'admin' }, password_hash: hash });
+    tx.put<AccountDoc>(T.accounts, account, {
+      ...base,
+      id: account,
+      scope_id: GLOBAL,
+      auth_method_id: am,
+      type: 'password',
+      name: 'admin',
+      description: 'Initial admin account',
+      attributes: { login_name: 'admin' },
+      password_hash: hash,
+    });
     tx.put<UserDoc>(T.users, admin, { ...base, id: admin, scope_id: GLOBAL, name: 'admin', description: 'Initial admin user', account_ids: [account] });
     for (const r of roles) tx.put(T.roles, r.id, r);
     tx.put<BootstrapDoc>(T.meta, 'bootstrap', { created_time: now, global_role_ids: roles.map((r) => r.id) });

@@ -22,7 +22,11 @@ it('returns nothing for partial results, non-strings, or a reply that is not KV 
   assert.equal(extract({ username: 'u', password: 7 }, up, need), undefined);
   assert.equal(extract({ data: { username: 'u', password: 'p' } }, up, need), undefined, 'no metadata: not KV v2');
   assert.equal(extract({ data: { username: 'u', password: 'p' }, metadata: {}, other: 1 }, up, need), undefined, 'an extra top-level field: not KV v2');
-  assert.equal(extract({ data: { a: { b: 'u' }, password: 'p' }, metadata: {} }, { username: '/a/b', password: 'password' }, need), undefined, 'no pointers inside KV v2 data');
+  assert.equal(
+    extract({ data: { a: { b: 'u' }, password: 'p' }, metadata: {} }, { username: '/a/b', password: 'password' }, need),
+    undefined,
+    'no pointers inside KV v2 data',
+  );
 });
 
 it('keeps an optional attribute out when absent (ssh private key passphrase)', () => {

@@ -42,7 +42,8 @@ export interface BrokeredCredential {
 }
 
 /** A 400 naming source `id` and what went wrong (never a secret). */
-const sourceError = (id: string, problem: string) => new GatewayApiError('bad_request', 'FailedPrecondition', `Unable to broker credential source "${id}": ${problem}`);
+const sourceError = (id: string, problem: string) =>
+  new GatewayApiError('bad_request', 'FailedPrecondition', `Unable to broker credential source "${id}": ${problem}`);
 
 const secretOf = (decoded: unknown) => ({ raw: Buffer.from(JSON.stringify(decoded), 'utf8').toString('base64'), decoded });
 
@@ -83,13 +84,25 @@ function typed(lib: CredentialLibraryDoc, data: Record<string, unknown>): Record
   const o = lib.credential_mapping_overrides ?? {};
   if (lib.credential_type === 'username_password') {
     const c = extract(data, { username: o.username_attribute ?? 'username', password: o.password_attribute ?? 'password' }, ['username', 'password']);
-    if (!c) throw sourceError(lib.id, `vault credential mapping failed: the secret at "${lib.attributes.path}" has no string attributes for a username_password credential`);
+    if (!c)
+      throw sourceError(
+        lib.id,
+        `vault credential mapping failed: the secret at "${lib.attributes.path}" has no string attributes for a username_password credential`,
+      );
     return c;
   }
   if (lib.credential_type === 'ssh_private_key') {
-    const names = { username: o.username_attribute ?? 'username', private_key: o.private_key_attribute ?? 'private_key', private_key_passphrase: o.private_key_passphrase_attribute ?? 'private_key_passphrase' };
+    const names = {
+      username: o.username_attribute ?? 'username',
+      private_key: o.private_key_attribute ?? 'private_key',
+      private_key_passphrase: o.private_key_passphrase_attribute ?? 'private_key_passphrase',
+    };
     const c = extract(data, names, ['username', 'private_key']);
-    if (!c) throw sourceError(lib.id, `vault credential mapping failed: the secret at "${lib.attributes.path}" has no string attributes for an ssh_private_key credential`);
+    if (!c)
+      throw sourceError(
+        lib.id,
+        `vault credential mapping failed: the secret at "${lib.attributes.path}" has no string attributes for an ssh_private_key credential`,
+      );
     return c;
   }
   return undefined;
@@ -109,7 +122,10 @@ async function fromLibrary(d: DomainState, lib: CredentialLibraryDoc, sessionId:
     // The reference's client takes a 404 as no secret at all.
     if (res.status === 404) throw sourceError(lib.id, `vault secret is empty: ${method} ${path}: the secrets service answered 404`);
     if (res.status >= 400) {
-      const errors = typeof res.body === 'object' && res.body !== null && Array.isArray((res.body as { errors?: unknown }).errors) ? ((res.body as { errors: unknown[] }).errors.map(String)) : [];
+      const errors =
+        typeof res.body === 'object' && res.body !== null && Array.isArray((res.body as { errors?: unknown }).errors)
+          ? (res.body as { errors: unknown[] }).errors.map(String)
+          : [];
       throw sourceError(lib.id, `${method} ${path}: the secrets service answered ${res.status}${errors.length ? `: ${errors.join('; ')}` : ''}`);
     }
     if (typeof res.body === 'object' && res.body !== null) body = res.body as Record<string, unknown>;
@@ -120,16 +136,30 @@ async function fromLibrary(d: DomainState, lib: CredentialLibraryDoc, sessionId:
     await client.close();
   }
   const data = body?.data;
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw sourceError(lib.id, `vault secret is empty: "${lib.attributes.path}" returned no data`);
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw sourceError(lib.id, `vault secret is empty: "${lib.attributes.path}" returned no data`);
   const leaseId = typeof body?.lease_id === 'string' ? body.lease_id : '';
   if (leaseId !== '') {
     await d.state.txn((tx) =>
-      tx.put<CredentialLeaseDoc>(T.credentialLeases, leaseId, { id: leaseId, session_id: sessionId, credential_store_id: store.id, credential_library_id: lib.id, created_time: d.nowIso() }),
+      tx.put<CredentialLeaseDoc>(T.credentialLeases, leaseId, {
+        id: leaseId,
+        session_id: sessionId,
+        credential_store_id: store.id,
+        credential_library_id: lib.id,
+        created_time: d.nowIso(),
+      }),
     );
   }
   const credential = typed(lib, data as Record<string, unknown>);
   return {
-    credential_source: { id: lib.id, name: lib.name, description: lib.description, credential_store_id: store.id, type: lib.type, credential_type: lib.credential_type },
+    credential_source: {
+      id: lib.id,
+      name: lib.name,
+      description: lib.description,
+      credential_store_id: store.id,
+      type: lib.type,
+      credential_type: lib.credential_type,
+    },
     secret: secretOf(data),
     ...(credential ? { credential } : {}),
   };
@@ -140,10 +170,22 @@ function fromStatic(c: CredentialDoc): BrokeredCredential {
   const s = c.secret ?? {};
   let secret: Record<string, unknown>;
   if (c.type === 'username_password') secret = { username: c.attributes.username, password: s.password };
-  else if (c.type === 'ssh_private_key') secret = { username: c.attributes.username, private_key: s.private_key, ...(s.private_key_passphrase ? { private_key_passphrase: s.private_key_passphrase } : {}) };
+  else if (c.type === 'ssh_private_key')
+    secret = {
+      username: c.attributes.username,
+      private_key: s.private_key,
+      ...(s.private_key_passphrase ? { private_key_passphrase: s.private_key_passphrase } : {}),
+    };
   else secret = { ...(s.object as Record<string, unknown>) };
   return {
-    credential_source: { id: c.id, name: c.name, description: c.description, credential_store_id: c.credential_store_id, type: 'static', credential_type: c.type },
+    credential_source: {
+      id: c.id,
+      name: c.name,
+      description: c.description,
+      credential_store_id: c.credential_store_id,
+      type: 'static',
+      credential_type: c.type,
+    },
     secret: secretOf(secret),
     credential: secret,
   };

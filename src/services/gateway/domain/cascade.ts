@@ -97,7 +97,8 @@ export function deleteScope(tx: Txn, id: string, now: string): void {
   deleteTokens(tx, inDoomed);
   for (const s of doomed) tx.delete(T.scopes, s);
   // Roles elsewhere that named a deleted scope as a grant scope lose it.
-  for (const r of tx.list<RoleDoc>(T.roles)) for (const s of doomed) if (r.grant_scope_ids.includes(s)) unlink<RoleDoc>(tx, { table: T.roles, field: 'grant_scope_ids' }, s, now);
+  for (const r of tx.list<RoleDoc>(T.roles))
+    for (const s of doomed) if (r.grant_scope_ids.includes(s)) unlink<RoleDoc>(tx, { table: T.roles, field: 'grant_scope_ids' }, s, now);
 }
 
 /** Deletes host set `id` and removes it from the host sources of targets. */

@@ -57,7 +57,13 @@ export interface CollectionSpec<D extends BaseDoc> {
   /** Whether `doc` belongs to the collection under `parentId` (lists). */
   inParent(doc: D, parentId: string): boolean;
   /** A new document from a checked body (without id, times and version); problems go to `input`. */
-  create(d: GatewayDomain, input: Input, parentId: string, scopeId: string, caller: Caller): Promise<Omit<D, 'id' | 'created_time' | 'updated_time' | 'version'>>;
+  create(
+    d: GatewayDomain,
+    input: Input,
+    parentId: string,
+    scopeId: string,
+    caller: Caller,
+  ): Promise<Omit<D, 'id' | 'created_time' | 'updated_time' | 'version'>>;
   /** The new id of a document. */
   newId(doc: Omit<D, 'id' | 'created_time' | 'updated_time' | 'version'>): string;
   /** The fields an update changes (besides name and description); problems go to `input`. */
@@ -178,12 +184,25 @@ function createParent<D extends BaseDoc>(spec: CollectionSpec<D>, { d, input }: 
  * @throws Error at start-up when a pattern is not the spec's, or an action of the spec is
  *   not declared (or one declared is not the spec's).
  */
-export function collectionRoutes<D extends BaseDoc>(spec: CollectionSpec<D>, list: string, item: string, actionPatterns: readonly string[] = []): GatewayRoute[] {
+export function collectionRoutes<D extends BaseDoc>(
+  spec: CollectionSpec<D>,
+  list: string,
+  item: string,
+  actionPatterns: readonly string[] = [],
+): GatewayRoute[] {
   const { kind } = spec;
   if (list !== spec.path || item !== `${spec.path}/:id`) throw new Error(`collection ${spec.path}: patterns "${list}" and "${item}" are not its own`);
   const declared = actionPatterns.map((p) => p.slice(`${item}:`.length)).sort();
-  if (actionPatterns.some((p) => !p.startsWith(`${item}:`)) || declared.join() !== Object.keys(spec.actions ?? {}).sort().join()) {
-    throw new Error(`collection ${spec.path}: the action patterns ${JSON.stringify(actionPatterns)} are not its actions ${JSON.stringify(Object.keys(spec.actions ?? {}))}`);
+  if (
+    actionPatterns.some((p) => !p.startsWith(`${item}:`)) ||
+    declared.join() !==
+      Object.keys(spec.actions ?? {})
+        .sort()
+        .join()
+  ) {
+    throw new Error(
+      `collection ${spec.path}: the action patterns ${JSON.stringify(actionPatterns)} are not its actions ${JSON.stringify(Object.keys(spec.actions ?? {}))}`,
+    );
   }
   const itemView = (d: GatewayDomain, caller: Caller, doc: D) => view(d, caller, { kind, doc, extra: spec.extra?.(d, doc, caller) });
 
@@ -282,10 +301,23 @@ export function collectionRoutes<D extends BaseDoc>(spec: CollectionSpec<D>, lis
   });
   const all: Array<[NonNullable<CollectionSpec<D>['only']>[number], GatewayRoute]> = [
     ['list', { method: 'GET', pattern: list, summary: `list ${spec.path}`, access: listAccess, fields: LIST_FIELDS, handlerDecodes: true, handle: listItems }],
-    ['create', { method: 'POST', pattern: list, summary: `create a ${kind.type}`, access: (ctx) => ({ resource: createParent(spec, ctx).c.r, action: 'create' }), handlerDecodes: true, handle: create }],
+    [
+      'create',
+      {
+        method: 'POST',
+        pattern: list,
+        summary: `create a ${kind.type}`,
+        access: (ctx) => ({ resource: createParent(spec, ctx).c.r, action: 'create' }),
+        handlerDecodes: true,
+        handle: create,
+      },
+    ],
     ['read', { method: 'GET', pattern: item, summary: `read a ${kind.type}`, access: grantOnItem(spec, 'read'), handlerDecodes: true, handle: read }],
     ['update', { method: 'PATCH', pattern: item, summary: `update a ${kind.type}`, access: grantOnItem(spec, 'update'), handlerDecodes: true, handle: update }],
-    ['delete', { method: 'DELETE', pattern: item, summary: `delete a ${kind.type}`, access: grantOnItem(spec, 'delete'), handlerDecodes: true, handle: remove }],
+    [
+      'delete',
+      { method: 'DELETE', pattern: item, summary: `delete a ${kind.type}`, access: grantOnItem(spec, 'delete'), handlerDecodes: true, handle: remove },
+    ],
   ];
   return [...actions, ...all.filter(([op]) => !spec.only || spec.only.includes(op)).map(([, r]) => r)];
 }

@@ -87,7 +87,16 @@ export async function openController(o: ControllerStateOptions): Promise<Control
     log,
     applicationName: 'cairn-gateway',
   });
-  const domain = new GatewayDomain({ state, log, now: o.now, tokenTtlSeconds: config.authTokenTtlSeconds, tokenStaleSeconds: config.authTokenStaleSeconds, recoveryToken: config.authToken, credentialHmacKey: credentialHmacKey(key), workers: o.workers });
+  const domain = new GatewayDomain({
+    state,
+    log,
+    now: o.now,
+    tokenTtlSeconds: config.authTokenTtlSeconds,
+    tokenStaleSeconds: config.authTokenStaleSeconds,
+    recoveryToken: config.authToken,
+    credentialHmacKey: credentialHmacKey(key),
+    workers: o.workers,
+  });
   const renewer = new VaultTokenRenewer(domain, o.credentialRenewIntervalMs);
   const reaper = new ExpiryReaper<AuthTokenDoc>({
     state,
@@ -99,7 +108,11 @@ export async function openController(o: ControllerStateOptions): Promise<Control
     intervalMs: o.reapIntervalMs,
   });
   let login: BootstrapLogin | undefined;
-  const sweeper = new Periodic(() => domain.sessions.sweep(), o.sessionSweepIntervalMs ?? SESSION_SWEEP_INTERVAL_MS, (err) => log.warn({ err: err.message }, 'session sweep failed'));
+  const sweeper = new Periodic(
+    () => domain.sessions.sweep(),
+    o.sessionSweepIntervalMs ?? SESSION_SWEEP_INTERVAL_MS,
+    (err) => log.warn({ err: err.message }, 'session sweep failed'),
+  );
   const lead = async () => {
     const made = await bootstrapDomain(domain, o.bootstrap, secret);
     secret = undefined;

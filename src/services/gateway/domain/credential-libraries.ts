@@ -46,7 +46,8 @@ function isJsonObject(text: string): boolean {
 /** The checked `attributes` (merged over `current` on an update). */
 function attributes(a: Input, current?: CredentialLibraryDoc['attributes']): CredentialLibraryDoc['attributes'] {
   const path = a.has('path') ? a.string('path') : current?.path;
-  if (typeof path !== 'string' || path.trim() === '') a.fail('path', current ? 'This is a required field and cannot be set to empty.' : 'This is a required field.');
+  if (typeof path !== 'string' || path.trim() === '')
+    a.fail('path', current ? 'This is a required field and cannot be set to empty.' : 'This is a required field.');
   let method = current?.http_method ?? 'GET';
   if (a.has('http_method')) {
     const m = a.string('http_method');
@@ -59,8 +60,9 @@ function attributes(a: Input, current?: CredentialLibraryDoc['attributes']): Cre
     const b = a.string('http_request_body');
     body = typeof b === 'string' && b !== '' ? b : undefined;
   }
-  if (body !== undefined && a.has('http_request_body') && !isJsonObject(body)) a.fail('http_request_body', 'Must be a JSON object (the body sent to the secrets service).');
-  if (body !== undefined && method !== 'POST') a.fail('http_request_body', "Field can only be set if \"attributes.http_method\" is set to the value 'POST'.");
+  if (body !== undefined && a.has('http_request_body') && !isJsonObject(body))
+    a.fail('http_request_body', 'Must be a JSON object (the body sent to the secrets service).');
+  if (body !== undefined && method !== 'POST') a.fail('http_request_body', 'Field can only be set if "attributes.http_method" is set to the value \'POST\'.');
   return { path: (path as string) ?? '', http_method: method, ...(body !== undefined ? { http_request_body: body } : {}) };
 }
 
@@ -111,8 +113,18 @@ export const credentialLibraryCollection: CollectionSpec<CredentialLibraryDoc> =
     if (credentialType !== undefined && !MAPPING_FIELDS[credentialType]) input.fail('credential_type', `Unknown credential type "${credentialType}"`);
     const attrs = attributes(input.object('attributes'));
     // With an unknown credential type only that is reported.
-    const mapping = credentialType === undefined || MAPPING_FIELDS[credentialType] ? overrides(input, credentialType) : (input.has('credential_mapping_overrides'), undefined);
-    return { scope_id: scopeId, credential_store_id: storeId, type: 'vault-generic', attributes: attrs, credential_type: credentialType, credential_mapping_overrides: mapping };
+    const mapping =
+      credentialType === undefined || MAPPING_FIELDS[credentialType]
+        ? overrides(input, credentialType)
+        : (input.has('credential_mapping_overrides'), undefined);
+    return {
+      scope_id: scopeId,
+      credential_store_id: storeId,
+      type: 'vault-generic',
+      attributes: attrs,
+      credential_type: credentialType,
+      credential_mapping_overrides: mapping,
+    };
   },
   update(_d, input, doc) {
     if (input.has('type')) {
@@ -125,7 +137,8 @@ export const credentialLibraryCollection: CollectionSpec<CredentialLibraryDoc> =
     }
     const out: Partial<CredentialLibraryDoc> = {};
     if (input.has('attributes')) Object.assign(out, { attributes: attributes(input.object('attributes'), doc.attributes) });
-    if (input.has('credential_mapping_overrides')) Object.assign(out, { credential_mapping_overrides: overrides(input, doc.credential_type, doc.credential_mapping_overrides) ?? null });
+    if (input.has('credential_mapping_overrides'))
+      Object.assign(out, { credential_mapping_overrides: overrides(input, doc.credential_type, doc.credential_mapping_overrides) ?? null });
     return out;
   },
   newId: () => newId(PREFIX.vaultGenericLibrary),

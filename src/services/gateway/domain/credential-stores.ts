@@ -105,7 +105,10 @@ function revokeToken(d: GatewayDomain, doc: CredentialStoreDoc): void {
   const t = doc.vault_token;
   if (!t || t.status !== 'current') return;
   const warn = (err: unknown) =>
-    d.log.warn({ store: doc.id, err: vaultError('unable to revoke vault token', err).message }, "the deleted credential store's token was not revoked; it ends with its period");
+    d.log.warn(
+      { store: doc.id, err: vaultError('unable to revoke vault token', err).message },
+      "the deleted credential store's token was not revoked; it ends with its period",
+    );
   let client;
   try {
     client = storeClient(doc, t.token);
@@ -113,7 +116,10 @@ function revokeToken(d: GatewayDomain, doc: CredentialStoreDoc): void {
     return warn(err);
   }
   const c = client;
-  c.token.revokeSelf().catch(warn).finally(() => void c.close());
+  c.token
+    .revokeSelf()
+    .catch(warn)
+    .finally(() => void c.close());
 }
 
 /** `authorized_collection_actions` of a store: its libraries (vault) or credentials (static). */
@@ -177,4 +183,3 @@ export const credentialStoreCollection: CollectionSpec<CredentialStoreDoc> = {
   onDelete: (tx, doc, d) => deleteStoreContents(tx, doc.id, d.nowIso()),
   afterDelete: revokeToken,
 };
-

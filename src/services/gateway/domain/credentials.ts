@@ -32,9 +32,17 @@ const credentialKind: Kind<CredentialDoc> = {
 
 type CredentialType = CredentialDoc['type'];
 const TYPES: readonly CredentialType[] = ['username_password', 'json', 'ssh_private_key'];
-const PREFIXES: Record<CredentialType, string> = { username_password: PREFIX.usernamePasswordCredential, json: PREFIX.jsonCredential, ssh_private_key: PREFIX.sshPrivateKeyCredential };
+const PREFIXES: Record<CredentialType, string> = {
+  username_password: PREFIX.usernamePasswordCredential,
+  json: PREFIX.jsonCredential,
+  ssh_private_key: PREFIX.sshPrivateKeyCredential,
+};
 /** The write-only attributes of each type. */
-const SECRET_FIELDS: Record<CredentialType, readonly string[]> = { username_password: ['password'], json: ['object'], ssh_private_key: ['private_key', 'private_key_passphrase'] };
+const SECRET_FIELDS: Record<CredentialType, readonly string[]> = {
+  username_password: ['password'],
+  json: ['object'],
+  ssh_private_key: ['private_key', 'private_key_passphrase'],
+};
 
 const OPENSSH = /^-----BEGIN OPENSSH PRIVATE KEY-----\s*([A-Za-z0-9+/=\s]+?)\s*-----END OPENSSH PRIVATE KEY-----\s*$/;
 
@@ -45,12 +53,17 @@ const OPENSSH = /^-----BEGIN OPENSSH PRIVATE KEY-----\s*([A-Za-z0-9+/=\s]+?)\s*-
  */
 function keyProblem(pem: string, passphrase: string | undefined): string | undefined {
   const openssh = OPENSSH.exec(pem.trim());
-  if (openssh) return Buffer.from(openssh[1]!.replace(/\s+/g, ''), 'base64').subarray(0, 15).toString('latin1') === 'openssh-key-v1\0' ? undefined : 'Must be a private key in PEM or OpenSSH format.';
+  if (openssh)
+    return Buffer.from(openssh[1]!.replace(/\s+/g, ''), 'base64').subarray(0, 15).toString('latin1') === 'openssh-key-v1\0'
+      ? undefined
+      : 'Must be a private key in PEM or OpenSSH format.';
   try {
     createPrivateKey({ key: pem, format: 'pem', passphrase });
     return undefined;
   } catch (err) {
-    return /passphrase/i.test((err as Error).message) ? 'The private key is encrypted and the passphrase does not open it.' : 'Must be a private key in PEM or OpenSSH format.';
+    return /passphrase/i.test((err as Error).message)
+      ? 'The private key is encrypted and the passphrase does not open it.'
+      : 'Must be a private key in PEM or OpenSSH format.';
   }
 }
 
@@ -61,7 +74,8 @@ function keyProblem(pem: string, passphrase: string | undefined): string | undef
 function parts(type: CredentialType, a: Input, doc?: CredentialDoc): Pick<CredentialDoc, 'attributes' | 'secret'> {
   const attrs: Record<string, unknown> = { ...doc?.attributes };
   const secret: Record<string, unknown> = { ...doc?.secret };
-  const required = (field: string) => (doc ? 'This is a required field and cannot be unset.' : `Field required for creating a ${type.replace('_', '-')} credential.`);
+  const required = (field: string) =>
+    doc ? 'This is a required field and cannot be unset.' : `Field required for creating a ${type.replace('_', '-')} credential.`;
   const text = (into: Record<string, unknown>, field: string, optional = false) => {
     if (doc && !a.has(field)) return;
     const v = a.string(field);

@@ -259,7 +259,14 @@ export interface BootstrapDoc {
 export const GATEWAY_TABLES: readonly TableSpec[] = [
   { name: T.scopes, indexes: { name: (d: ScopeDoc) => (d.name ? `${d.scope_id}/${d.name}` : undefined) } },
   { name: T.authMethods, indexes: { name: (d: AuthMethodDoc) => (d.name ? `${d.scope_id}/${d.name}` : undefined) } },
-  { name: T.accounts, indexes: { login: (d: AccountDoc) => (d.type === 'oidc' ? `${d.auth_method_id}/${d.attributes.issuer}#${d.attributes.subject}` : `${d.auth_method_id}/${d.attributes.login_name}`), name: (d: AccountDoc) => (d.name ? `${d.auth_method_id}/${d.name}` : undefined) } },
+  {
+    name: T.accounts,
+    indexes: {
+      login: (d: AccountDoc) =>
+        d.type === 'oidc' ? `${d.auth_method_id}/${d.attributes.issuer}#${d.attributes.subject}` : `${d.auth_method_id}/${d.attributes.login_name}`,
+      name: (d: AccountDoc) => (d.name ? `${d.auth_method_id}/${d.name}` : undefined),
+    },
+  },
   { name: T.users, indexes: { name: (d: UserDoc) => (d.name ? `${d.scope_id}/${d.name}` : undefined) } },
   { name: T.groups, indexes: { name: (d: GroupDoc) => (d.name ? `${d.scope_id}/${d.name}` : undefined) } },
   { name: T.roles, indexes: { name: (d: RoleDoc) => (d.name ? `${d.scope_id}/${d.name}` : undefined) } },
@@ -273,6 +280,9 @@ export const GATEWAY_TABLES: readonly TableSpec[] = [
   { name: T.credentials, indexes: { name: (d: CredentialDoc) => (d.name ? `${d.credential_store_id}/${d.name}` : undefined) } },
   { name: T.sessions },
   // By session (released when it ends) and the released ones still to revoke (the leader's retries): neither scans the table.
-  { name: T.credentialLeases, groups: { session: (d: CredentialLeaseDoc) => d.session_id, released: (d: CredentialLeaseDoc) => (d.released_time ? 'yes' : undefined) } },
+  {
+    name: T.credentialLeases,
+    groups: { session: (d: CredentialLeaseDoc) => d.session_id, released: (d: CredentialLeaseDoc) => (d.released_time ? 'yes' : undefined) },
+  },
   { name: T.meta },
 ];

@@ -148,7 +148,13 @@ export class GatewayDomain {
 
   /** The ACL of user `userId` (logged in with `accountId`) from every role in the store. */
   callerOf(userId: string, accountId?: string): Caller {
-    const groupIds = userId === ANON_USER ? [] : this.state.list<GroupDoc>(T.groups).filter((g) => g.member_ids.includes(userId)).map((g) => g.id);
+    const groupIds =
+      userId === ANON_USER
+        ? []
+        : this.state
+            .list<GroupDoc>(T.groups)
+            .filter((g) => g.member_ids.includes(userId))
+            .map((g) => g.id);
     const roles: AclRole[] = this.state.list<RoleDoc>(T.roles).map((r) => ({
       id: r.id,
       scopeId: r.scope_id!,

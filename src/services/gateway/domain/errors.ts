@@ -20,7 +20,8 @@ export class GatewayApiError extends CairnError {
 }
 
 /** 400 `InvalidArgument` "Error in provided request." naming each bad field (the reference's `InvalidArgumentErrorf`). */
-export const invalidFields = (fields: Record<string, string>): GatewayApiError => new GatewayApiError('bad_request', 'InvalidArgument', 'Error in provided request.', fields);
+export const invalidFields = (fields: Record<string, string>): GatewayApiError =>
+  new GatewayApiError('bad_request', 'InvalidArgument', 'Error in provided request.', fields);
 
 /** 403 `PermissionDenied` "Forbidden." (the reference's `ForbiddenError`). */
 export const forbiddenError = (): GatewayApiError => new GatewayApiError('forbidden', 'PermissionDenied', 'Forbidden.');
@@ -36,8 +37,16 @@ export const resourceNotFound = (): GatewayApiError => new GatewayApiError('not_
  * `ConflictErrorf`, which grpc-gateway maps to 400, not 409).
  */
 export const versionMismatch = (given: number, current: number): GatewayApiError =>
-  new GatewayApiError('bad_request', 'FailedPrecondition', `Unable to update resource: version mismatch: the request gives version ${given}, the resource is at version ${current}; read it again and retry.`);
+  new GatewayApiError(
+    'bad_request',
+    'FailedPrecondition',
+    `Unable to update resource: version mismatch: the request gives version ${given}, the resource is at version ${current}; read it again and retry.`,
+  );
 
 /** 400 for a second resource with a name that must be unique (the reference's `genericUniquenessMsg`). */
 export const notUnique = (): GatewayApiError =>
-  new GatewayApiError('bad_request', 'InvalidArgument', 'Invalid request.  Request attempted to make second resource with the same field value that must be unique.');
+  new GatewayApiError(
+    'bad_request',
+    'InvalidArgument',
+    'Invalid request.  Request attempted to make second resource with the same field value that must be unique.',
+  );

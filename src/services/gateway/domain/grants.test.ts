@@ -213,7 +213,7 @@ const cases: EvalCase[] = [
   },
   {
     source: FORMATS,
-    what: 'templates: {{.Account.Id}} and {{user.id}} name the caller\'s own account and user',
+    what: "templates: {{.Account.Id}} and {{user.id}} name the caller's own account and user",
     roles: [role('global', ['this'], ['ids={{.Account.Id}};actions=read,change-password', 'ids={{user.id}};actions=read'])],
     user: { userId: 'u_alice', accountId: 'acctpw_alice' },
     checks: [
@@ -242,7 +242,11 @@ describe('grant evaluation', () => {
   }
 
   it(`<action>:self allows the action only on the caller's own resources (${FORMATS})`, () => {
-    const acl = new Acl({ userId: 'u_alice', groupIds: [] }, [role('global', ['this'], ['ids=*;type=auth-token;actions=list,read:self,delete:self'])], parentOf);
+    const acl = new Acl(
+      { userId: 'u_alice', groupIds: [] },
+      [role('global', ['this'], ['ids=*;type=auth-token;actions=list,read:self,delete:self'])],
+      parentOf,
+    );
     assert.deepEqual(acl.allowed(res('auth-token', 'at_1', 'global'), 'read'), { authorized: true, onlySelf: true });
     assert.deepEqual(acl.allowed(res('auth-token', '', 'global'), 'list'), { authorized: true, onlySelf: false });
     assert.equal(acl.allowed(res('auth-token', 'at_1', 'global'), 'update').authorized, false);
@@ -251,7 +255,13 @@ describe('grant evaluation', () => {
   it(`output_fields of the matching grants are united; none set means every field (${FORMATS})`, () => {
     const acl = new Acl(
       { userId: 'u_alice', groupIds: [] },
-      [role('p_1', ['this'], ['ids=*;type=host-catalog;actions=read', 'ids=*;type=host-catalog;output_fields=id,name', 'ids=*;type=host-catalog;output_fields=scope_id'])],
+      [
+        role(
+          'p_1',
+          ['this'],
+          ['ids=*;type=host-catalog;actions=read', 'ids=*;type=host-catalog;output_fields=id,name', 'ids=*;type=host-catalog;output_fields=scope_id'],
+        ),
+      ],
       parentOf,
     );
     assert.deepEqual([...acl.outputFields(res('host-catalog', 'hcst_1', 'p_1'))!].sort(), ['id', 'name', 'scope_id']);

@@ -108,7 +108,12 @@ export interface Grant {
 /** A grant string the reference would refuse; `message` is its reason. */
 class GrantParseError extends Error {}
 
-const TEMPLATES: Readonly<Record<string, string>> = { 'user.id': 'u_dummy', '.User.Id': 'u_dummy', 'account.id': 'acctpw_dummy', '.Account.Id': 'acctpw_dummy' };
+const TEMPLATES: Readonly<Record<string, string>> = {
+  'user.id': 'u_dummy',
+  '.User.Id': 'u_dummy',
+  'account.id': 'acctpw_dummy',
+  '.Account.Id': 'acctpw_dummy',
+};
 
 interface Raw {
   id?: string;
@@ -153,14 +158,22 @@ function parseJson(text: string): Raw {
   const o = obj as Record<string, unknown>;
   const strings = (key: string): string[] | undefined => {
     if (o[key] === undefined) return undefined;
-    if (!Array.isArray(o[key]) || !(o[key] as unknown[]).every((x) => typeof x === 'string')) throw new GrantParseError(`unable to interpret "${key}" as array`);
+    if (!Array.isArray(o[key]) || !(o[key] as unknown[]).every((x) => typeof x === 'string'))
+      throw new GrantParseError(`unable to interpret "${key}" as array`);
     const list = o[key] as string[];
-    if (list.some((x) => /[,;=]/.test(x))) throw new GrantParseError(`${key === 'output_fields' ? 'output fields' : key} cannot contain a comma, semicolon or equals sign`);
+    if (list.some((x) => /[,;=]/.test(x)))
+      throw new GrantParseError(`${key === 'output_fields' ? 'output fields' : key} cannot contain a comma, semicolon or equals sign`);
     return list;
   };
   if (o.id !== undefined && typeof o.id !== 'string') throw new GrantParseError('unable to interpret "id" as string');
   if (o.type !== undefined && typeof o.type !== 'string') throw new GrantParseError('unable to interpret "type" as string');
-  const raw: Raw = { id: o.id as string | undefined, ids: strings('ids'), type: o.type as string | undefined, actions: strings('actions'), outputFields: strings('output_fields') };
+  const raw: Raw = {
+    id: o.id as string | undefined,
+    ids: strings('ids'),
+    type: o.type as string | undefined,
+    actions: strings('actions'),
+    outputFields: strings('output_fields'),
+  };
   if (raw.id === '' || raw.ids?.includes('')) throw new GrantParseError('empty ID provided');
   if (raw.actions?.includes('')) throw new GrantParseError('empty action found');
   return raw;
@@ -203,7 +216,8 @@ export function parseGrant(text: string): Grant {
   const raw = text.startsWith('{') ? parseJson(text) : parseText(text);
   if (raw.id !== undefined && raw.ids !== undefined) throw new GrantParseError(`input grant string "${text}" contains both "id" and "ids" fields`);
   const ids = raw.ids ?? (raw.id !== undefined ? [raw.id] : []);
-  if (ids.length > 1 && ids.includes('*')) throw new GrantParseError(`input grant string "${text}" contains both wildcard and non-wildcard values in "ids" field`);
+  if (ids.length > 1 && ids.includes('*'))
+    throw new GrantParseError(`input grant string "${text}" contains both wildcard and non-wildcard values in "ids" field`);
   const resolved = ids.map((id) => {
     if (!id.startsWith('{{')) return id;
     const name = id.replace(/^\{\{/, '').replace(/\}\}$/, '').trim();
@@ -211,7 +225,8 @@ export function parseGrant(text: string): Grant {
     if (!dummy) throw new GrantParseError(`unknown template "${id}" in grant "${raw.id !== undefined ? 'id' : 'ids'}" value`);
     return dummy;
   });
-  if (resolved.length > 1 && new Set(resolved.map((id) => typeOfId(id))).size > 1) throw new GrantParseError(`input grant string "${text}" contains ids of differently-typed resources`);
+  if (resolved.length > 1 && new Set(resolved.map((id) => typeOfId(id))).size > 1)
+    throw new GrantParseError(`input grant string "${text}" contains ids of differently-typed resources`);
   let type: Grant['type'];
   if (raw.type !== undefined) {
     if (raw.type !== '*' && !RESOURCE_TYPES.includes(raw.type as ResourceType)) throw new GrantParseError(`unknown type specifier "${raw.type}"`);
@@ -235,7 +250,8 @@ export function parseGrant(text: string): Grant {
       const idType = typeOfId(id);
       if (!idType) throw new GrantParseError(`parsed grant string "${canon}" contains an id "${id}" of an unknown resource type`);
       if (!type) {
-        if (actions.has('create') || actions.has('list')) throw new GrantParseError(`parsed grant string "${canon}" contains create or list action in a format that does not allow these`);
+        if (actions.has('create') || actions.has('list'))
+          throw new GrantParseError(`parsed grant string "${canon}" contains create or list action in a format that does not allow these`);
       } else if (type === '*') {
         if (!hasChildTypes(idType)) throw new GrantParseError(`parsed grant string "${canon}" contains an id that does not support child types`);
       } else if (PARENT_TYPE[type] !== idType) {

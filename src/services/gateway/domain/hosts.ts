@@ -63,7 +63,8 @@ export function requireProject(d: GatewayDomain, input: Input, scopeId: string):
 /** The `type` of a child of a static catalog: optional, `static` only. */
 function staticChildType(input: Input, update: boolean): void {
   const type = input.string('type');
-  if (typeof type === 'string' && type !== 'static') input.fail('type', update ? 'Cannot modify the resource type.' : "Doesn't match the parent resource's type.");
+  if (typeof type === 'string' && type !== 'static')
+    input.fail('type', update ? 'Cannot modify the resource type.' : "Doesn't match the parent resource's type.");
 }
 
 /** `authorized_collection_actions` of a catalog: its hosts and host sets, the allowed of create and list. */
@@ -115,7 +116,7 @@ function address(input: Input, required: boolean): string | undefined {
   const raw = attrs.string('address', { required });
   if (typeof raw !== 'string') return undefined;
   const parsed = parseAddress(raw);
-  if (parsed.problem) return attrs.fail('address', addressProblemText(parsed.problem, 'Address for static hosts does not support a port.')), undefined;
+  if (parsed.problem) return (attrs.fail('address', addressProblemText(parsed.problem, 'Address for static hosts does not support a port.')), undefined);
   return parsed.address;
 }
 
@@ -153,12 +154,16 @@ type How = 'add' | 'set' | 'remove';
 function hostsAction(how: How) {
   return (d: GatewayDomain, input: Input, doc: HostSetDoc): Partial<HostSetDoc> => {
     const ids = input.strings('host_ids') ?? [];
-    if (how !== 'set' && ids.length === 0) return input.fail('host_ids', 'Must be non-empty.'), {};
+    if (how !== 'set' && ids.length === 0) return (input.fail('host_ids', 'Must be non-empty.'), {});
     if (how !== 'remove') {
       for (const id of ids) {
         const h = d.state.get<HostDoc>(T.hosts, id);
-        const problem = !h ? `Host "${id}" does not exist.` : h.host_catalog_id !== doc.host_catalog_id ? `Host "${id}" is not in the host set's catalog "${doc.host_catalog_id}".` : undefined;
-        if (problem) return input.fail('host_ids', problem), {};
+        const problem = !h
+          ? `Host "${id}" does not exist.`
+          : h.host_catalog_id !== doc.host_catalog_id
+            ? `Host "${id}" is not in the host set's catalog "${doc.host_catalog_id}".`
+            : undefined;
+        if (problem) return (input.fail('host_ids', problem), {});
       }
     }
     if (how === 'set') return { host_ids: [...new Set(ids)] };

@@ -29,7 +29,8 @@ export class Input {
     } catch (err) {
       throw new GatewayApiError('bad_request', 'InvalidArgument', `Error parsing request body: ${(err as Error).message}`);
     }
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new GatewayApiError('bad_request', 'InvalidArgument', 'Error parsing request body: the body must be a JSON object.');
+    if (typeof v !== 'object' || v === null || Array.isArray(v))
+      throw new GatewayApiError('bad_request', 'InvalidArgument', 'Error parsing request body: the body must be a JSON object.');
     return new Input(v as Record<string, unknown>);
   }
 
@@ -58,8 +59,8 @@ export class Input {
       return undefined;
     }
     if (v === null) return null;
-    if (typeof v !== 'string') return this.fail(field, 'Must be a string.'), undefined;
-    if ((o.required || o.nonEmpty) && v.trim() === '') return this.fail(field, 'Must not be empty.'), undefined;
+    if (typeof v !== 'string') return (this.fail(field, 'Must be a string.'), undefined);
+    if ((o.required || o.nonEmpty) && v.trim() === '') return (this.fail(field, 'Must not be empty.'), undefined);
     return v;
   }
 
@@ -71,7 +72,7 @@ export class Input {
       if (o.required) this.fail(field, 'This field is required.');
       return undefined;
     }
-    if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' && x !== '')) return this.fail(field, 'Must be a list of non-empty strings.'), undefined;
+    if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' && x !== '')) return (this.fail(field, 'Must be a list of non-empty strings.'), undefined);
     return v as string[];
   }
 
@@ -80,7 +81,8 @@ export class Input {
     this.seen.add(field);
     const v = this.raw[field];
     if (v === undefined || v === null) return undefined;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < (o.min ?? 0)) return this.fail(field, `Must be an integer of at least ${o.min ?? 0}.`), undefined;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < (o.min ?? 0))
+      return (this.fail(field, `Must be an integer of at least ${o.min ?? 0}.`), undefined);
     return v;
   }
 
@@ -89,7 +91,7 @@ export class Input {
     this.seen.add(field);
     const v = this.raw[field];
     if (v === undefined || v === null) return undefined;
-    if (typeof v !== 'boolean') return this.fail(field, 'Must be true or false.'), undefined;
+    if (typeof v !== 'boolean') return (this.fail(field, 'Must be true or false.'), undefined);
     return v;
   }
 

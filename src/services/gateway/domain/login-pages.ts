@@ -15,7 +15,12 @@ function page(title: string, text: string): RouteReply {
   const body = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title></head>\n<body><main><h1>${escape(title)}</h1><p>${escape(text)}</p></main></body></html>\n`;
   return {
     status: 200,
-    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Security-Policy': "default-src 'none'", 'X-Frame-Options': 'DENY' },
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'Content-Security-Policy': "default-src 'none'",
+      'X-Frame-Options': 'DENY',
+    },
     raw: body,
   };
 }
@@ -33,7 +38,8 @@ function messageOf(error: string | null): string {
 }
 
 /** `GET /authentication-complete`: the login succeeded. */
-export const authenticationComplete = async (): Promise<RouteReply> => page('Authentication complete', 'You are logged in: you may close this window and go back to where you started.');
+export const authenticationComplete = async (): Promise<RouteReply> =>
+  page('Authentication complete', 'You are logged in: you may close this window and go back to where you started.');
 
 /** `GET /authentication-error?error=<JSON API error>`: the login failed, with the error's message. */
 export const authenticationError = async ({ req }: RouteContext): Promise<RouteReply> => page('Authentication failed', messageOf(req.query.get('error')));

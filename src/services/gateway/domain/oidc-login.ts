@@ -118,7 +118,8 @@ export class OidcLogins {
       return { apiUrlPrefix: am.attributes.api_url_prefix };
     } catch (err) {
       const message = err instanceof AuthnError || err instanceof GatewayApiError ? err.message : 'Callback validation failed.';
-      if (!(err instanceof AuthnError || err instanceof GatewayApiError)) this.d.log.warn({ err: (err as Error).message, authMethod: am.id }, 'OIDC callback failed');
+      if (!(err instanceof AuthnError || err instanceof GatewayApiError))
+        this.d.log.warn({ err: (err as Error).message, authMethod: am.id }, 'OIDC callback failed');
       if (started) this.attempts.put(started.tokenKey, { status: 'failed', authMethodId: am.id, message });
       return { apiUrlPrefix: am.attributes.api_url_prefix, error: message };
     }
@@ -159,18 +160,39 @@ export class OidcLogins {
       let account: OidcAccountDoc;
       if (!found) {
         const id = newId(PREFIX.oidcAccount);
-        account = tx.put<OidcAccountDoc>(T.accounts, id, { id, scope_id: am.scope_id, auth_method_id: am.id, type: 'oidc', attributes: compact(attributes), created_time: iso, updated_time: iso, version: 1 });
+        account = tx.put<OidcAccountDoc>(T.accounts, id, {
+          id,
+          scope_id: am.scope_id,
+          auth_method_id: am.id,
+          type: 'oidc',
+          attributes: compact(attributes),
+          created_time: iso,
+          updated_time: iso,
+          version: 1,
+        });
       } else if (found.attributes.full_name !== attributes.full_name || found.attributes.email !== attributes.email) {
         const { CreateIndex: _c, ModifyIndex: _m, ...rest } = found as OidcAccountDoc & { CreateIndex: number; ModifyIndex: number };
         account = tx.put<OidcAccountDoc>(T.accounts, found.id, { ...rest, attributes: compact(attributes), version: found.version + 1, updated_time: iso });
       } else account = found;
       let user = tx.list<UserDoc>(T.users).find((u) => u.account_ids.includes(account.id));
       if (!user) {
-        if (!isPrimary(this.d, am)) throw new GatewayApiError('unauthenticated', 'Unauthenticated', 'Unable to authenticate: the account has no user and the auth method is not its scope\'s primary one.');
+        if (!isPrimary(this.d, am))
+          throw new GatewayApiError(
+            'unauthenticated',
+            'Unauthenticated',
+            "Unable to authenticate: the account has no user and the auth method is not its scope's primary one.",
+          );
         const id = newId(PREFIX.user);
         user = tx.put<UserDoc>(T.users, id, { id, created_time: iso, updated_time: iso, version: 1, scope_id: am.scope_id, account_ids: [account.id] });
       }
-      const t = mintToken({ scopeId: am.scope_id!, userId: user.id, authMethodId: am.id, accountId: account.id, nowMs: now, ttlSeconds: this.d.tokenTtlSeconds });
+      const t = mintToken({
+        scopeId: am.scope_id!,
+        userId: user.id,
+        authMethodId: am.id,
+        accountId: account.id,
+        nowMs: now,
+        ttlSeconds: this.d.tokenTtlSeconds,
+      });
       tx.put(T.authTokens, t.doc.id, t.doc);
       return t;
     });

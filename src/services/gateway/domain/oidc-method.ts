@@ -48,7 +48,7 @@ function isHttpUrl(v: string): boolean {
 
 /** A list field: `null` clears (→ []), absent keeps `current`; each entry checked by `bad` (a problem text or undefined). */
 function list(a: Input, field: string, current: readonly string[] | undefined, bad: (v: string) => string | undefined): readonly string[] | undefined {
-  if (a.raw[field] === null) return a.has(field), undefined;
+  if (a.raw[field] === null) return (a.has(field), undefined);
   const v = a.strings(field);
   if (v === undefined) return current;
   for (const x of v) {
@@ -92,7 +92,8 @@ export function oidcAttributes(input: Input, current?: OidcAttributes): OidcAttr
     // Shows that the secret changed without telling anything about it: the key is thrown away.
     client_secret_hmac = createHmac('sha256', randomBytes(32)).update(secretSent).digest('base64url');
   }
-  const maxAge = a.raw.max_age === null ? (a.has('max_age'), undefined) : a.raw.max_age === -1 ? (a.has('max_age'), -1) : (a.int('max_age', { min: 0 }) ?? current?.max_age);
+  const maxAge =
+    a.raw.max_age === null ? (a.has('max_age'), undefined) : a.raw.max_age === -1 ? (a.has('max_age'), -1) : (a.int('max_age', { min: 0 }) ?? current?.max_age);
   const disable = a.bool('disable_discovered_config_validation');
   return {
     state: current?.state ?? 'inactive',
@@ -102,11 +103,19 @@ export function oidcAttributes(input: Input, current?: OidcAttributes): OidcAttr
     client_secret_hmac,
     api_url_prefix: str(a, 'api_url_prefix', current?.api_url_prefix, (v) => (isHttpUrl(v) ? undefined : 'Must be an http or https URL.')),
     allowed_audiences: list(a, 'allowed_audiences', current?.allowed_audiences, () => undefined),
-    signing_algorithms: list(a, 'signing_algorithms', current?.signing_algorithms, (v) => ((SUPPORTED_ALGS as readonly string[]).includes(v) ? undefined : `Unsupported signing algorithm "${v}"; one of ${SUPPORTED_ALGS.join(', ')}.`)),
-    claims_scopes: list(a, 'claims_scopes', current?.claims_scopes, (v) => (v === 'openid' ? 'openid is a default scope and cannot be added as optional claims_scopes.' : undefined)),
+    signing_algorithms: list(a, 'signing_algorithms', current?.signing_algorithms, (v) =>
+      (SUPPORTED_ALGS as readonly string[]).includes(v) ? undefined : `Unsupported signing algorithm "${v}"; one of ${SUPPORTED_ALGS.join(', ')}.`,
+    ),
+    claims_scopes: list(a, 'claims_scopes', current?.claims_scopes, (v) =>
+      v === 'openid' ? 'openid is a default scope and cannot be added as optional claims_scopes.' : undefined,
+    ),
     account_claim_maps: list(a, 'account_claim_maps', current?.account_claim_maps, (v) => {
       const [from, to, ...rest] = v.split('=');
-      return !from || !to || rest.length > 0 ? `Invalid account claim map "${v}": want "from=to".` : CLAIM_TARGETS.has(to) ? undefined : `Invalid account claim map "${v}": "${to}" is not one of sub, name, email.`;
+      return !from || !to || rest.length > 0
+        ? `Invalid account claim map "${v}": want "from=to".`
+        : CLAIM_TARGETS.has(to)
+          ? undefined
+          : `Invalid account claim map "${v}": "${to}" is not one of sub, name, email.`;
     }),
     max_age: maxAge,
     disable_discovered_config_validation: disable ?? current?.disable_discovered_config_validation,
@@ -117,7 +126,8 @@ export function oidcAttributes(input: Input, current?: OidcAttributes): OidcAttr
 /** The fields an active method needs (the reference's "incomplete auth method" check), as `attributes.<field>` problems. */
 export function incomplete(a: OidcAttributes): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const f of ['issuer', 'client_id', 'client_secret', 'api_url_prefix'] as const) if (!a[f]) out[`attributes.${f}`] = 'This field is required for an active auth method.';
+  for (const f of ['issuer', 'client_id', 'client_secret', 'api_url_prefix'] as const)
+    if (!a[f]) out[`attributes.${f}`] = 'This field is required for an active auth method.';
   return out;
 }
 

@@ -73,7 +73,11 @@ const accountsAction = (how: 'add' | 'set' | 'remove') => (d: GatewayDomain, inp
 });
 
 const membersAction = (how: 'add' | 'set' | 'remove') => (d: GatewayDomain, input: Input, doc: GroupDoc) => ({
-  member_ids: membership(input, 'member_ids', { current: doc.member_ids, how, valid: (id) => (d.state.get<UserDoc>(T.users, id) ? undefined : `User "${id}" does not exist.`) }),
+  member_ids: membership(input, 'member_ids', {
+    current: doc.member_ids,
+    how,
+    valid: (id) => (d.state.get<UserDoc>(T.users, id) ? undefined : `User "${id}" does not exist.`),
+  }),
 });
 
 /** The `users` collection: its routes are declared in routes.ts. */

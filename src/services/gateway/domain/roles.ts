@@ -45,7 +45,11 @@ const roleKind: Kind<RoleDoc> = {
 type How = 'add' | 'set' | 'remove';
 
 /** `current` changed by `how` with the values of `field`; each value checked by `problem`. */
-function change(input: Input, field: string, { current, how, problem }: { current: readonly string[]; how: How; problem: (v: string) => string | undefined }): string[] {
+function change(
+  input: Input,
+  field: string,
+  { current, how, problem }: { current: readonly string[]; how: How; problem: (v: string) => string | undefined },
+): string[] {
   const values = input.strings(field, { required: how !== 'set' }) ?? [];
   if (how !== 'remove') {
     const bad = values.map(problem).find((p) => p !== undefined);
@@ -102,7 +106,11 @@ const act =
   (field: 'principal_ids' | 'grant_strings' | 'grant_scope_ids', how: How) =>
   (d: GatewayDomain, input: Input, doc: RoleDoc): Partial<RoleDoc> => {
     const problem =
-      field === 'principal_ids' ? (v: string) => principalProblem(d, v) : field === 'grant_strings' ? grantProblem : (v: string) => grantScopeProblem(d, doc, v);
+      field === 'principal_ids'
+        ? (v: string) => principalProblem(d, v)
+        : field === 'grant_strings'
+          ? grantProblem
+          : (v: string) => grantScopeProblem(d, doc, v);
     return { [field]: change(input, field, { current: doc[field], how, problem }) };
   };
 
@@ -132,7 +140,16 @@ export const roleCollection: CollectionSpec<RoleDoc> = {
   collection: (d, id) => inScope(d, 'role', id),
   inParent: (doc, id) => doc.scope_id === id,
   async create(d, input, parentId) {
-    const draft: RoleDoc = { id: '', scope_id: parentId, principal_ids: [], grant_strings: [], grant_scope_ids: ['this'], created_time: '', updated_time: '', version: 0 };
+    const draft: RoleDoc = {
+      id: '',
+      scope_id: parentId,
+      principal_ids: [],
+      grant_strings: [],
+      grant_scope_ids: ['this'],
+      created_time: '',
+      updated_time: '',
+      version: 0,
+    };
     return { scope_id: parentId, principal_ids: [], grant_strings: [], grant_scope_ids: legacyGrantScope(d, input, draft) ?? ['this'] };
   },
   update: (d, input, doc) => {

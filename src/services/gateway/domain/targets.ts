@@ -61,10 +61,10 @@ export const targetKind: Kind<TargetDoc> = {
 
 /** A port attribute: absent → undefined; 0 and > 65535 refused with the reference's texts. */
 function port(attrs: Input, field: string, required: boolean): number | undefined {
-  if (required && (attrs.raw[field] === undefined || attrs.raw[field] === null)) return attrs.fail(field, 'This field is required.'), undefined;
+  if (required && (attrs.raw[field] === undefined || attrs.raw[field] === null)) return (attrs.fail(field, 'This field is required.'), undefined);
   const v = attrs.int(field);
-  if (v === 0) return attrs.fail(field, 'This field cannot be set to zero.'), undefined;
-  if (v !== undefined && v > MAX_PORT) return attrs.fail(field, 'Value is greater than maximum port number.'), undefined;
+  if (v === 0) return (attrs.fail(field, 'This field cannot be set to zero.'), undefined);
+  if (v !== undefined && v > MAX_PORT) return (attrs.fail(field, 'Value is greater than maximum port number.'), undefined);
   return v;
 }
 
@@ -75,7 +75,7 @@ function address(input: Input): string | undefined | false {
   if (raw === null || raw?.trim() === '') return undefined;
   if (typeof raw !== 'string') return false;
   const parsed = parseAddress(raw);
-  if (parsed.problem) return input.fail('address', addressProblemText(parsed.problem, 'Address does not support a port.')), false;
+  if (parsed.problem) return (input.fail('address', addressProblemText(parsed.problem, 'Address does not support a port.')), false);
   return parsed.address;
 }
 
@@ -117,7 +117,10 @@ function hostSourceProblem(d: GatewayDomain, projectId: string, id: string): str
 }
 
 /** A brokered credential source: a credential library or a static credential, with its store. */
-function credentialSource(d: GatewayDomain, id: string): { readonly doc: CredentialLibraryDoc | CredentialDoc; readonly store?: CredentialStoreDoc } | undefined {
+function credentialSource(
+  d: GatewayDomain,
+  id: string,
+): { readonly doc: CredentialLibraryDoc | CredentialDoc; readonly store?: CredentialStoreDoc } | undefined {
   const doc = d.state.get<CredentialLibraryDoc>(T.credentialLibraries, id) ?? d.state.get<CredentialDoc>(T.credentials, id);
   return doc ? { doc, store: d.state.get<CredentialStoreDoc>(T.credentialStores, doc.credential_store_id) } : undefined;
 }
@@ -125,7 +128,8 @@ function credentialSource(d: GatewayDomain, id: string): { readonly doc: Credent
 function credentialSourceProblem(d: GatewayDomain, projectId: string, id: string): string | undefined {
   const src = credentialSource(d, id);
   if (!src) return `Credential source "${id}" is not a credential library or a credential.`;
-  if ((src.doc.scope_id ?? src.store?.scope_id) !== projectId) return `Credential source "${id}" is not in a credential store of the target's project "${projectId}".`;
+  if ((src.doc.scope_id ?? src.store?.scope_id) !== projectId)
+    return `Credential source "${id}" is not in a credential store of the target's project "${projectId}".`;
   return undefined;
 }
 
@@ -139,10 +143,10 @@ function changeList(
 ): string[] | undefined {
   const ids = input.strings(field);
   if (ids === undefined && input.has(field) && input.raw[field] !== null) return undefined;
-  if (how !== 'set' && (ids ?? []).length === 0) return input.fail(field, empty), undefined;
+  if (how !== 'set' && (ids ?? []).length === 0) return (input.fail(field, empty), undefined);
   if (how !== 'remove') {
     const bad = (ids ?? []).map(problem).find((p) => p !== undefined);
-    if (bad) return input.fail(field, bad), undefined;
+    if (bad) return (input.fail(field, bad), undefined);
   }
   if (how === 'set') return [...new Set(ids ?? [])];
   if (how === 'remove') return current.filter((x) => !ids!.includes(x));
@@ -151,7 +155,12 @@ function changeList(
 
 function hostSourcesAction(how: How) {
   return (d: GatewayDomain, input: Input, doc: TargetDoc): Partial<TargetDoc> => {
-    const next = changeList(input, 'host_source_ids', { current: doc.host_source_ids, how, empty: 'Must be non-empty.', problem: (id) => hostSourceProblem(d, doc.scope_id!, id) });
+    const next = changeList(input, 'host_source_ids', {
+      current: doc.host_source_ids,
+      how,
+      empty: 'Must be non-empty.',
+      problem: (id) => hostSourceProblem(d, doc.scope_id!, id),
+    });
     if (next === undefined) return {};
     if (doc.address !== undefined && how !== 'remove' && next.length > 0) {
       input.fail('host_source_ids', 'Unable to add host sources because a network address is directly assigned to the given target.');
@@ -164,7 +173,12 @@ function hostSourcesAction(how: How) {
 function credentialSourcesAction(how: How) {
   return (d: GatewayDomain, input: Input, doc: TargetDoc): Partial<TargetDoc> => {
     const field = 'brokered_credential_source_ids';
-    const next = changeList(input, field, { current: doc.brokered_credential_source_ids, how, empty: 'Brokered Credential Source IDs must be provided.', problem: (id) => credentialSourceProblem(d, doc.scope_id!, id) });
+    const next = changeList(input, field, {
+      current: doc.brokered_credential_source_ids,
+      how,
+      empty: 'Brokered Credential Source IDs must be provided.',
+      problem: (id) => credentialSourceProblem(d, doc.scope_id!, id),
+    });
     return next === undefined ? {} : { brokered_credential_source_ids: next };
   };
 }
@@ -215,10 +229,12 @@ export const targetCollection: CollectionSpec<TargetDoc> = {
   update(_d, input, doc) {
     const type = input.string('type');
     if (typeof type === 'string' && type !== 'tcp') input.fail('type', 'Cannot modify the resource type.');
-    if (input.has('name') && (input.raw.name === null || (typeof input.raw.name === 'string' && input.raw.name.trim() === ''))) input.fail('name', 'This field cannot be set to empty.');
+    if (input.has('name') && (input.raw.name === null || (typeof input.raw.name === 'string' && input.raw.name.trim() === '')))
+      input.fail('name', 'This field cannot be set to empty.');
     const out: Partial<{ -readonly [K in keyof TargetDoc]: TargetDoc[K] }> = { ...settings(input) };
     // `null` clears the optional fields.
-    if (input.raw.egress_worker_filter === null || (typeof input.raw.egress_worker_filter === 'string' && input.raw.egress_worker_filter.trim() === '')) out.egress_worker_filter = undefined;
+    if (input.raw.egress_worker_filter === null || (typeof input.raw.egress_worker_filter === 'string' && input.raw.egress_worker_filter.trim() === ''))
+      out.egress_worker_filter = undefined;
     if (input.has('attributes')) {
       const attrs = input.object('attributes');
       const defaultPort = attrs.has('default_port') ? port(attrs, 'default_port', true) : doc.attributes.default_port;
@@ -227,7 +243,8 @@ export const targetCollection: CollectionSpec<TargetDoc> = {
     }
     const addr = address(input);
     if (addr !== false) {
-      if (typeof addr === 'string' && doc.host_source_ids.length > 0) input.fail('address', 'Unable to set address because one or more host sources is assigned to the given target.');
+      if (typeof addr === 'string' && doc.host_source_ids.length > 0)
+        input.fail('address', 'Unable to set address because one or more host sources is assigned to the given target.');
       out.address = addr;
     }
     return out;

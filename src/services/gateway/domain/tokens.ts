@@ -24,7 +24,10 @@ const JS_COOKIE = 'wt-js-token-cookie';
 const HTTP_COOKIE = 'wt-http-token-cookie';
 
 /** A new token: its stored document (hash only) and the string handed to the client once. */
-export function mintToken(o: { scopeId: string; userId: string; authMethodId: string; accountId: string; nowMs: number; ttlSeconds: number }): { doc: AuthTokenDoc; token: string } {
+export function mintToken(o: { scopeId: string; userId: string; authMethodId: string; accountId: string; nowMs: number; ttlSeconds: number }): {
+  doc: AuthTokenDoc;
+  token: string;
+} {
   const id = newId(PREFIX.authToken);
   const token = `${id}_${randomBytes(32).toString('base64url')}`;
   const now = new Date(o.nowMs).toISOString();
@@ -80,5 +83,8 @@ export const tokenEndMs = (doc: AuthTokenDoc, staleSeconds: number): number =>
 export function splitCookie(token: string, secure = false): string[] {
   const half = Math.floor(token.length / 2);
   const flags = `Path=/; SameSite=Strict${secure ? '; Secure' : ''}`;
-  return [`${JS_COOKIE}=${token.slice(0, half)}; ${flags}`, `${HTTP_COOKIE}=${token.slice(half)}; Path=/; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`];
+  return [
+    `${JS_COOKIE}=${token.slice(0, half)}; ${flags}`,
+    `${HTTP_COOKIE}=${token.slice(half)}; Path=/; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`,
+  ];
 }

@@ -38,7 +38,11 @@ export class VaultTokenRenewer {
     private readonly d: GatewayDomain,
     private readonly intervalMs = RENEW_INTERVAL_MS,
   ) {
-    this.periodic = new Periodic(() => this.round(), intervalMs, (err) => d.log.warn({ err: err.message }, 'credential store tokens could not be renewed; next round retries'));
+    this.periodic = new Periodic(
+      () => this.round(),
+      intervalMs,
+      (err) => d.log.warn({ err: err.message }, 'credential store tokens could not be renewed; next round retries'),
+    );
   }
 
   /** Runs rounds from now on (the leader). */

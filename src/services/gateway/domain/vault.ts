@@ -54,7 +54,8 @@ export function storeClient(store: Pick<CredentialStoreDoc, 'attributes'>, token
 
 /** `err` from the SDK as a {@link VaultError} whose message starts with `what`. */
 export function vaultError(what: string, err: unknown): VaultError {
-  if (err instanceof SecretsApiError) return new VaultError(`${what}: the secrets service answered ${err.status}${err.errors.length ? `: ${err.errors.join('; ')}` : ''}`, err.status);
+  if (err instanceof SecretsApiError)
+    return new VaultError(`${what}: the secrets service answered ${err.status}${err.errors.length ? `: ${err.errors.join('; ')}` : ''}`, err.status);
   if (err instanceof SecretsConnectionError) return new VaultError(`${what}: the secrets service did not answer: ${err.message.replace(/^\S+ /, '')}`);
   if (err instanceof VaultError) return err;
   return new VaultError(`${what}: ${(err as Error).message}`);

@@ -46,7 +46,10 @@ describe('Authorizer: matching', () => {
 });
 
 describe('Authorizer: levels', () => {
-  const a = authz([`key_prefix "r/" { policy = "read" }\nkey_prefix "l/" { policy = "list" }\nkey_prefix "w/" { policy = "write" }\nkey_prefix "d/" { policy = "deny" }`], 'allow');
+  const a = authz(
+    [`key_prefix "r/" { policy = "read" }\nkey_prefix "l/" { policy = "list" }\nkey_prefix "w/" { policy = "write" }\nkey_prefix "d/" { policy = "deny" }`],
+    'allow',
+  );
   const matrix: [string, boolean, boolean, boolean][] = [
     // prefix, read, list, write
     ['r/', true, false, false],

@@ -45,9 +45,7 @@ export const GLOBAL_READ_ONLY_POLICY: BuiltinPolicy = {
 };
 
 /** The built-in policies by ID. */
-export const BUILTIN_POLICIES: ReadonlyMap<string, BuiltinPolicy> = new Map(
-  [GLOBAL_MANAGEMENT_POLICY, GLOBAL_READ_ONLY_POLICY].map((p) => [p.id, p]),
-);
+export const BUILTIN_POLICIES: ReadonlyMap<string, BuiltinPolicy> = new Map([GLOBAL_MANAGEMENT_POLICY, GLOBAL_READ_ONLY_POLICY].map((p) => [p.id, p]));
 
 /** The anonymous token's AccessorID: used when a request carries no token (§0.2). */
 export const ANONYMOUS_TOKEN_ACCESSOR_ID = '00000000-0000-0000-0000-000000000002';

@@ -75,8 +75,14 @@ describe('parseRules', () => {
       p.rules.find((r) => r.resource === 'service' && !r.prefix),
       { resource: 'service', segment: 'web', prefix: false, policy: 'write', intentions: 'read' },
     );
-    assert.deepEqual(p.rules.find((r) => r.resource === 'key' && r.prefix), { resource: 'key', segment: 'app/', prefix: true, policy: 'list' });
-    assert.deepEqual(p.rules.find((r) => r.resource === 'session' && !r.prefix), { resource: 'session', segment: 's', prefix: false, policy: 'deny' });
+    assert.deepEqual(
+      p.rules.find((r) => r.resource === 'key' && r.prefix),
+      { resource: 'key', segment: 'app/', prefix: true, policy: 'list' },
+    );
+    assert.deepEqual(
+      p.rules.find((r) => r.resource === 'session' && !r.prefix),
+      { resource: 'session', segment: 's', prefix: false, policy: 'deny' },
+    );
   });
 
   it('parses the JSON form to the same rules', () => {
@@ -85,12 +91,21 @@ describe('parseRules', () => {
 
   it('accepts JSON blocks given as lists of objects', () => {
     const p = parseRules('{"service": [{"web": {"policy": "read"}}, {"api": [{"policy": "write"}]}]}');
-    assert.deepEqual(p.rules.map((r) => [r.segment, r.policy]), [['web', 'read'], ['api', 'write']]);
+    assert.deepEqual(
+      p.rules.map((r) => [r.segment, r.policy]),
+      [
+        ['web', 'read'],
+        ['api', 'write'],
+      ],
+    );
   });
 
   it('keeps repeated blocks for the same segment (the authorizer merges them)', () => {
     const p = parseRules('key "a" { policy = "read" }\nkey "a" { policy = "write" }');
-    assert.deepEqual(p.rules.map((r) => r.policy), ['read', 'write']);
+    assert.deepEqual(
+      p.rules.map((r) => r.policy),
+      ['read', 'write'],
+    );
   });
 
   it('accepts empty text, comments only, and empty global values', () => {
@@ -102,7 +117,13 @@ describe('parseRules', () => {
   it('reads levels in any case and stores them lower-cased', () => {
     const p = parseRules('acl = "WRITE"\nservice "web" {\n  policy = "Read"\n  intentions = "DENY"\n}\nkey "k" { policy = "LIST" }');
     assert.equal(p.global.acl, 'write');
-    assert.deepEqual(p.rules.map((r) => [r.policy, r.intentions]), [['list', undefined], ['read', 'deny']]);
+    assert.deepEqual(
+      p.rules.map((r) => [r.policy, r.intentions]),
+      [
+        ['list', undefined],
+        ['read', 'deny'],
+      ],
+    );
   });
 
   it('parses the built-in policies and the identity templates', () => {
@@ -142,7 +163,11 @@ describe('parseRules errors', () => {
     ['node "n" {\n  policy = "list"\n}', 'Invalid node policy: node "n": "list" is not read, write or deny (line 2)', 2],
     ['service_prefix "" { policy = "admin" }', 'Invalid service_prefix policy: service_prefix "": "admin" is not read, write or deny (line 1)', 1],
     ['key_prefix "a/" { policy = "sudo" }', 'Invalid key_prefix policy: key_prefix "a/": "sudo" is not read, list, write or deny (line 1)', 1],
-    ['service "w" {\n  policy = "read"\n  intentions = "list"\n}', 'Invalid service intentions policy: service "w": "list" is not read, write or deny (line 3)', 3],
+    [
+      'service "w" {\n  policy = "read"\n  intentions = "list"\n}',
+      'Invalid service intentions policy: service "w": "list" is not read, write or deny (line 3)',
+      3,
+    ],
     ['agent "a" {}', 'Invalid agent policy: agent "a": no policy is set (line 1)', 1],
     ['session_prefix "" {\n  policy = ""\n}', 'Invalid session_prefix policy: session_prefix "": "" is not read, write or deny (line 2)', 2],
     ['{\n  "event": {\n    "e": {"policy": "nope"}\n  }\n}', 'Invalid event policy: event "e": "nope" is not read, write or deny (line 3)', 3],

@@ -210,7 +210,8 @@ export function vetDeregistration(read: Pick<Txn, 'get'>, authz: Authorizer, d: 
   } else if (d.checkId) {
     const c = read.get<CheckDoc>(CT.checks, memberKey(d.node, d.checkId));
     if (!c) throw badRequest(`Unknown check ID '${d.checkId}' for check '${d.checkId}'`);
-    if (c.ServiceID === '' || !authz.allowed('service', 'write', c.ServiceName)) throw deny(c.ServiceID === '' ? 'node' : 'service', c.ServiceID === '' ? d.node : c.ServiceName);
+    if (c.ServiceID === '' || !authz.allowed('service', 'write', c.ServiceName))
+      throw deny(c.ServiceID === '' ? 'node' : 'service', c.ServiceID === '' ? d.node : c.ServiceName);
   } else {
     throw deny('node', d.node);
   }
@@ -229,7 +230,9 @@ export function same(a: object, b: object): boolean {
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v !== null && typeof v === 'object') {
-    const entries = Object.entries(v).filter(([, x]) => x !== undefined).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+    const entries = Object.entries(v)
+      .filter(([, x]) => x !== undefined)
+      .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
     return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonical(x)}`).join(',')}}`;
   }
   return JSON.stringify(v);

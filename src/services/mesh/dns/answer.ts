@@ -56,7 +56,15 @@ function soaRecord(ctx: AnswerContext): Answer {
     name: zone,
     type: 'SOA',
     ttl: 0,
-    data: { mname: `ns.${zone}`, rname: `hostmaster.${zone}`, serial: Math.floor(ctx.now() / 1000) >>> 0, refresh: 3600, retry: 600, expire: 86400, minimum: 0 },
+    data: {
+      mname: `ns.${zone}`,
+      rname: `hostmaster.${zone}`,
+      serial: Math.floor(ctx.now() / 1000) >>> 0,
+      refresh: 3600,
+      retry: 600,
+      expire: 86400,
+      minimum: 0,
+    },
   };
 }
 
@@ -99,11 +107,15 @@ const ownDatacenter = (ctx: AnswerContext): string => ctx.deps.config.datacenter
 const viewOf = (ctx: AnswerContext): AclView => new AclView(identityOf(ctx.deps, ctx.token), ctx.token);
 
 /** `<node>.node[.<dc>]`: the node's A or AAAA record. */
-function nodeRecords(ctx: AnswerContext, lookup: Extract<Lookup, { kind: 'node' }>, name: string, type: string): { answers: Answer[]; additionals: Answer[] } | 'nxdomain' {
+function nodeRecords(
+  ctx: AnswerContext,
+  lookup: Extract<Lookup, { kind: 'node' }>,
+  name: string,
+  type: string,
+): { answers: Answer[]; additionals: Answer[] } | 'nxdomain' {
   if (lookup.datacenter !== ownDatacenter(ctx)) return 'nxdomain';
   const { state } = ctx.deps;
-  const node =
-    state.get<NodeDoc>(CT.nodes, lookup.node) ?? state.list<NodeDoc>(CT.nodes).find((n) => n.Node.toLowerCase() === lookup.node);
+  const node = state.get<NodeDoc>(CT.nodes, lookup.node) ?? state.list<NodeDoc>(CT.nodes).find((n) => n.Node.toLowerCase() === lookup.node);
   if (!node || !viewOf(ctx).can('node', node.Node)) return 'nxdomain';
   return { answers: addressRecords(name, node.Address, type, ctx.dns.nodeTtl), additionals: [] };
 }
@@ -157,7 +169,12 @@ function serviceTtl(dns: MeshDnsConfig, service: string): number {
 }
 
 /** `[<tag>.]<service>.service[.<dc>]`: A/AAAA or SRV records of the healthy instances. */
-function serviceRecords(ctx: AnswerContext, lookup: Extract<Lookup, { kind: 'service' }>, name: string, type: string): { answers: Answer[]; additionals: Answer[] } | 'nxdomain' {
+function serviceRecords(
+  ctx: AnswerContext,
+  lookup: Extract<Lookup, { kind: 'service' }>,
+  name: string,
+  type: string,
+): { answers: Answer[]; additionals: Answer[] } | 'nxdomain' {
   if (lookup.datacenter !== ownDatacenter(ctx)) return 'nxdomain';
   const instances = healthyInstances(ctx, lookup.service, lookup.tag);
   if (instances.length === 0) return 'nxdomain';

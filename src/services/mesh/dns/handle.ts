@@ -11,7 +11,19 @@
  *
  * @module
  */
-import { AUTHORITATIVE_ANSWER, decode, encode, encodingLength, RECURSION_AVAILABLE, RECURSION_DESIRED, TRUNCATED_RESPONSE, type Answer, type DecodedPacket, type OptAnswer, type Packet } from 'dns-packet';
+import {
+  AUTHORITATIVE_ANSWER,
+  decode,
+  encode,
+  encodingLength,
+  RECURSION_AVAILABLE,
+  RECURSION_DESIRED,
+  TRUNCATED_RESPONSE,
+  type Answer,
+  type DecodedPacket,
+  type OptAnswer,
+  type Packet,
+} from 'dns-packet';
 import type { Logger } from '../../../kernel/log/logger.js';
 import { answerQuestion, RCODE, type AnswerContext } from './answer.js';
 import { recurse } from './recurse.js';
@@ -70,7 +82,11 @@ export async function handleMessage(ctx: HandleContext, msg: Buffer, transport: 
     if (forwarded) return encodeReply({ ...base, flags: (flags & ~AUTHORITATIVE_ANSWER) | TRUNCATED_RESPONSE }, maxSize, edns);
     return encodeReply({ ...base, flags: (flags & ~AUTHORITATIVE_ANSWER) | RCODE.SERVFAIL }, maxSize, edns);
   }
-  return encodeReply({ ...base, flags: flags | reply.rcode, answers: reply.answers, authorities: reply.authorities, additionals: reply.additionals }, maxSize, edns);
+  return encodeReply(
+    { ...base, flags: flags | reply.rcode, answers: reply.answers, authorities: reply.authorities, additionals: reply.additionals },
+    maxSize,
+    edns,
+  );
 }
 
 /**
@@ -79,7 +95,9 @@ export async function handleMessage(ctx: HandleContext, msg: Buffer, transport: 
  * A record that cannot be encoded (a name the library refuses) gives SERVFAIL.
  */
 function encodeReply(packet: Packet, maxSize: number, edns: unknown): Buffer {
-  const opt: OptAnswer[] = edns ? [{ type: 'OPT', name: '.', udpPayloadSize: UDP_MAX_SIZE, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] }] : [];
+  const opt: OptAnswer[] = edns
+    ? [{ type: 'OPT', name: '.', udpPayloadSize: UDP_MAX_SIZE, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] }]
+    : [];
   const answers = packet.answers ?? [];
   const additionals = packet.additionals ?? [];
   const sized = (n: number, extra: Answer[]): Packet => ({ ...packet, answers: answers.slice(0, n), additionals: [...extra, ...opt] });

@@ -29,7 +29,8 @@ describe('DNS question names', () => {
 
   it('the zone, unknown forms under it, and names outside it', () => {
     assert.deepEqual(parse('cairn.'), { kind: 'zone', apex: true });
-    for (const name of ['service.cairn', 'what.cairn', 'x.y.cairn', 'zz.addr.cairn', '..service.cairn']) assert.deepEqual(parse(name), { kind: 'zone', apex: false }, name);
+    for (const name of ['service.cairn', 'what.cairn', 'x.y.cairn', 'zz.addr.cairn', '..service.cairn'])
+      assert.deepEqual(parse(name), { kind: 'zone', apex: false }, name);
     for (const name of ['example.com', 'cairn.example.com', 'xcairn', 'web.service.consul']) assert.deepEqual(parse(name), { kind: 'outside' }, name);
   });
 });

@@ -68,8 +68,14 @@ function hexAddress(label: string): string | undefined {
 
 /** The `addr` label of an IP address (the inverse of {@link hexAddress}). */
 export function addrLabel(ip: string, family: 4 | 6): string {
-  if (family === 4) return ip.split('.').map((o) => Number(o).toString(16).padStart(2, '0')).join('');
-  return expandIPv6(ip).map((g) => g.padStart(4, '0')).join('');
+  if (family === 4)
+    return ip
+      .split('.')
+      .map((o) => Number(o).toString(16).padStart(2, '0'))
+      .join('');
+  return expandIPv6(ip)
+    .map((g) => g.padStart(4, '0'))
+    .join('');
 }
 
 /** The eight groups of an IPv6 address (`::` expanded; an embedded IPv4 tail converted). */

@@ -48,10 +48,13 @@ export class AntiEntropy {
     this.started = true;
     const every = this.o.syncIntervalMs ?? 60_000;
     const tick = () => {
-      this.syncTimer = setTimeout(() => {
-        this.request();
-        tick();
-      }, every + Math.random() * (every / 10));
+      this.syncTimer = setTimeout(
+        () => {
+          this.request();
+          tick();
+        },
+        every + Math.random() * (every / 10),
+      );
       this.syncTimer.unref();
     };
     tick();

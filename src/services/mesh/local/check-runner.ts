@@ -104,7 +104,15 @@ export class CheckRunner {
     const prior = this.checks.get(id);
     if (prior) clearTimeout(prior.timer);
     clearTimeout(prior?.deferred);
-    const r: Running = { def, status: def.doc.Status, output: prior?.output ?? '', criticalSince: undefined, timer: undefined, pushed: undefined, deferred: undefined };
+    const r: Running = {
+      def,
+      status: def.doc.Status,
+      output: prior?.output ?? '',
+      criticalSince: undefined,
+      timer: undefined,
+      pushed: undefined,
+      deferred: undefined,
+    };
     if (r.status === 'critical') r.criticalSince = this.o.now();
     this.checks.set(id, r);
     if (def.run?.kind === 'ttl') this.armTtl(r);
@@ -127,7 +135,10 @@ export class CheckRunner {
     const r = this.checks.get(id);
     if (!r || r.def.run?.kind !== 'ttl') return false;
     const bytes = Buffer.from(output, 'utf8');
-    const text = bytes.length > OUTPUT_MAX_BYTES ? `${bytes.subarray(0, OUTPUT_MAX_BYTES).toString('utf8')} ... (captured ${OUTPUT_MAX_BYTES} of ${bytes.length} bytes)` : output;
+    const text =
+      bytes.length > OUTPUT_MAX_BYTES
+        ? `${bytes.subarray(0, OUTPUT_MAX_BYTES).toString('utf8')} ... (captured ${OUTPUT_MAX_BYTES} of ${bytes.length} bytes)`
+        : output;
     this.setStatus(r, status, text);
     this.armTtl(r);
     return true;
@@ -175,7 +186,8 @@ export class CheckRunner {
   private syncDocOf(r: Running): CheckDoc {
     const now = this.o.now();
     const p = r.pushed;
-    if (!p || p.status !== r.status || (p.output !== r.output && now - p.at >= this.updateIntervalMs())) r.pushed = { status: r.status, output: r.output, at: now };
+    if (!p || p.status !== r.status || (p.output !== r.output && now - p.at >= this.updateIntervalMs()))
+      r.pushed = { status: r.status, output: r.output, at: now };
     return { ...this.docOf(r), Output: r.pushed!.output };
   }
 
@@ -184,7 +196,11 @@ export class CheckRunner {
     clearTimeout(r.timer);
     r.timer = setTimeout(() => {
       const last = r.output;
-      this.setStatus(r, 'critical', last === '' || last.startsWith('TTL expired') ? 'TTL expired' : `TTL expired (last output before timeout follows): ${last}`);
+      this.setStatus(
+        r,
+        'critical',
+        last === '' || last.startsWith('TTL expired') ? 'TTL expired' : `TTL expired (last output before timeout follows): ${last}`,
+      );
     }, r.def.run.ttlMs);
     r.timer.unref();
   }

@@ -90,7 +90,8 @@ export function parseCheck(c: Input, node: string, prefix: string, defaults: { i
             timeoutMs: timeoutOf(timeoutMs, intervalMs),
           }
         : { kind: 'tcp', address: tcp, intervalMs, timeoutMs: timeoutOf(timeoutMs, intervalMs) };
-    if (run.kind === 'http' && !/^https?:\/\//i.test(http)) throw badRequest(`Invalid check: HTTP must be an http:// or https:// URL, got ${JSON.stringify(http)}`);
+    if (run.kind === 'http' && !/^https?:\/\//i.test(http))
+      throw badRequest(`Invalid check: HTTP must be an http:// or https:// URL, got ${JSON.stringify(http)}`);
   } else {
     if (ttlMs <= 0) throw badRequest('Invalid check: TTL must be > 0 for TTL checks');
     run = { kind: 'ttl', ttlMs };

@@ -77,7 +77,8 @@ export class MemberLiveness {
         reconcileSessions(tx, c.Node, nowMs);
       }
     }, 'member-liveness');
-    for (const c of flips) this.o.log.info({ node: c.Node, alive: !absent.has(c.Node) }, absent.has(c.Node) ? 'agent gone: serfHealth critical' : 'agent back: serfHealth passing');
+    for (const c of flips)
+      this.o.log.info({ node: c.Node, alive: !absent.has(c.Node) }, absent.has(c.Node) ? 'agent gone: serfHealth critical' : 'agent back: serfHealth passing');
     return flips.map((c) => c.Node);
   }
 }

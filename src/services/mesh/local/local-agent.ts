@@ -85,7 +85,14 @@ export class LocalAgent {
       serviceOf: (id) => this.services.get(id),
       onChange: () => this.requestSync(),
     });
-    this.sync = new AntiEntropy({ state: o.state, log: o.log, now: o.now, syncIntervalMs: o.syncIntervalMs, sendToLeader: o.sendToLeader, entries: () => this.desired() });
+    this.sync = new AntiEntropy({
+      state: o.state,
+      log: o.log,
+      now: o.now,
+      syncIntervalMs: o.syncIntervalMs,
+      sendToLeader: o.sendToLeader,
+      entries: () => this.desired(),
+    });
   }
 
   /** The node name. */
@@ -151,7 +158,8 @@ export class LocalAgent {
     this.services.set(id, reg.service);
     if (replaceExistingChecks) {
       const keep = new Set(reg.checks.map((c) => c.doc.CheckID));
-      for (const { doc } of this.checks.definitions()) if (doc.ServiceID === id && !keep.has(doc.CheckID) && !doc.CheckID.startsWith(SERVICE_MAINT_PREFIX)) this.checks.drop(doc.CheckID);
+      for (const { doc } of this.checks.definitions())
+        if (doc.ServiceID === id && !keep.has(doc.CheckID) && !doc.CheckID.startsWith(SERVICE_MAINT_PREFIX)) this.checks.drop(doc.CheckID);
     }
     for (const c of reg.checks) this.checks.put(c);
     this.changed();
@@ -211,7 +219,7 @@ export class LocalAgent {
     try {
       this.o.store?.save({ services: [...this.services.values()], checks: this.checks.definitions() });
     } catch (err) {
-      this.o.log.error({ err }, 'could not keep the agent\'s service and check definitions');
+      this.o.log.error({ err }, "could not keep the agent's service and check definitions");
     }
     this.requestSync();
   }
@@ -236,7 +244,21 @@ export class LocalAgent {
 
   private putMaintenance(id: string, name: string, notes: string, serviceId: string): void {
     this.checks.put({
-      doc: { Node: this.o.nodeName, CheckID: id, Name: name, Status: 'critical', Notes: notes, Output: '', ServiceID: serviceId, ServiceName: '', ServiceTags: [], Type: 'maintenance', Interval: '', Timeout: '', Definition: {} },
+      doc: {
+        Node: this.o.nodeName,
+        CheckID: id,
+        Name: name,
+        Status: 'critical',
+        Notes: notes,
+        Output: '',
+        ServiceID: serviceId,
+        ServiceName: '',
+        ServiceTags: [],
+        Type: 'maintenance',
+        Interval: '',
+        Timeout: '',
+        Definition: {},
+      },
       deregisterAfterMs: 0,
     });
   }

@@ -41,7 +41,18 @@ export function selfEntries(a: { name: string; id: string; address: string; data
       Meta: { 'consul-network-segment': '' },
     },
     services: [
-      { Node: a.name, ID: SELF_SERVICE_ID, Service: SELF_SERVICE_ID, Tags: [], Address: '', TaggedAddresses: null, Meta: {}, Port: a.port, Weights: { Passing: 1, Warning: 1 }, EnableTagOverride: false },
+      {
+        Node: a.name,
+        ID: SELF_SERVICE_ID,
+        Service: SELF_SERVICE_ID,
+        Tags: [],
+        Address: '',
+        TaggedAddresses: null,
+        Meta: {},
+        Port: a.port,
+        Weights: { Passing: 1, Warning: 1 },
+        EnableTagOverride: false,
+      },
     ],
     checks: [
       {

@@ -9,7 +9,17 @@
  */
 import { badRequest } from '../../../kernel/http/index.js';
 import { BUILD, VERSION } from '../../../kernel/version/index.js';
-import { aggregateStatus, CT, memberKey, renderCheck, SERF_CHECK_ID, type CheckDoc, type CheckStatus, type NodeDoc, type ServiceDoc } from '../catalog/model.js';
+import {
+  aggregateStatus,
+  CT,
+  memberKey,
+  renderCheck,
+  SERF_CHECK_ID,
+  type CheckDoc,
+  type CheckStatus,
+  type NodeDoc,
+  type ServiceDoc,
+} from '../catalog/model.js';
 import { AclView, required } from '../catalog/query.js';
 import { str } from '../catalog/fields.js';
 import { ANY_CALLER, need, needs, type MeshRouteSpec, type MeshRule, type Permission } from '../access.js';
@@ -300,28 +310,64 @@ async function healthByName(ctx: Ctx): Promise<MeshReply> {
  * query (400) and an unknown service or check (404) come before the caller is resolved.
  */
 export const agentRoutes: readonly MeshRouteSpec[] = [
-  { pattern: 'agent/self', synopsis: "This agent's configuration and member", methods: { GET: { access: (ctx) => need('agent', 'read', ctx.deps.config.nodeName), forward: 'local', handle: self } } },
+  {
+    pattern: 'agent/self',
+    synopsis: "This agent's configuration and member",
+    methods: { GET: { access: (ctx) => need('agent', 'read', ctx.deps.config.nodeName), forward: 'local', handle: self } },
+  },
   { pattern: 'agent/members', synopsis: 'The agents of the datacenter', methods: { GET: { access: ANY_CALLER, forward: 'local', handle: members } } },
-  { pattern: 'agent/services', synopsis: 'The services registered with this agent', methods: { GET: { access: ANY_CALLER, forward: 'local', handle: services } } },
-  { pattern: 'agent/service/register', synopsis: 'Register a service with this agent', methods: { PUT: { access: registerServiceRule, forward: 'local', handle: registerService } } },
-  { pattern: 'agent/service/deregister/:id', synopsis: 'Deregister a service of this agent', methods: { PUT: { access: serviceWriteRule, forward: 'local', handle: deregisterService } } },
+  {
+    pattern: 'agent/services',
+    synopsis: 'The services registered with this agent',
+    methods: { GET: { access: ANY_CALLER, forward: 'local', handle: services } },
+  },
+  {
+    pattern: 'agent/service/register',
+    synopsis: 'Register a service with this agent',
+    methods: { PUT: { access: registerServiceRule, forward: 'local', handle: registerService } },
+  },
+  {
+    pattern: 'agent/service/deregister/:id',
+    synopsis: 'Deregister a service of this agent',
+    methods: { PUT: { access: serviceWriteRule, forward: 'local', handle: deregisterService } },
+  },
   {
     pattern: 'agent/service/maintenance/:id',
     synopsis: 'Toggle maintenance mode of a service',
     methods: { PUT: { access: (ctx) => (maintenanceOf(ctx), serviceWriteRule(ctx)), forward: 'local', handle: serviceMaintenance } },
   },
   { pattern: 'agent/service/:id', synopsis: 'A service of this agent', methods: { GET: { access: serviceReadRule, forward: 'local', handle: service } } },
-  { pattern: 'agent/maintenance', synopsis: 'Toggle node maintenance mode', methods: { PUT: { access: (ctx) => (maintenanceOf(ctx), nodeWrite(ctx)), forward: 'local', handle: nodeMaintenance } } },
+  {
+    pattern: 'agent/maintenance',
+    synopsis: 'Toggle node maintenance mode',
+    methods: { PUT: { access: (ctx) => (maintenanceOf(ctx), nodeWrite(ctx)), forward: 'local', handle: nodeMaintenance } },
+  },
   { pattern: 'agent/checks', synopsis: 'The checks of this agent', methods: { GET: { access: ANY_CALLER, forward: 'local', handle: checks } } },
   {
     pattern: 'agent/check/register',
     synopsis: 'Register a check with this agent',
     methods: { PUT: { access: registerCheckRule, forward: 'local', handle: registerCheck } },
   },
-  { pattern: 'agent/check/deregister/:id', synopsis: 'Deregister a check of this agent', methods: { PUT: { access: checkWriteRule(unknownCheckId), forward: 'local', handle: deregisterCheck } } },
-  { pattern: 'agent/check/pass/:id', synopsis: 'Set a TTL check passing', methods: { PUT: { access: checkWriteRule(noTtl), forward: 'local', handle: ttlRoute('passing') } } },
-  { pattern: 'agent/check/warn/:id', synopsis: 'Set a TTL check warning', methods: { PUT: { access: checkWriteRule(noTtl), forward: 'local', handle: ttlRoute('warning') } } },
-  { pattern: 'agent/check/fail/:id', synopsis: 'Set a TTL check critical', methods: { PUT: { access: checkWriteRule(noTtl), forward: 'local', handle: ttlRoute('critical') } } },
+  {
+    pattern: 'agent/check/deregister/:id',
+    synopsis: 'Deregister a check of this agent',
+    methods: { PUT: { access: checkWriteRule(unknownCheckId), forward: 'local', handle: deregisterCheck } },
+  },
+  {
+    pattern: 'agent/check/pass/:id',
+    synopsis: 'Set a TTL check passing',
+    methods: { PUT: { access: checkWriteRule(noTtl), forward: 'local', handle: ttlRoute('passing') } },
+  },
+  {
+    pattern: 'agent/check/warn/:id',
+    synopsis: 'Set a TTL check warning',
+    methods: { PUT: { access: checkWriteRule(noTtl), forward: 'local', handle: ttlRoute('warning') } },
+  },
+  {
+    pattern: 'agent/check/fail/:id',
+    synopsis: 'Set a TTL check critical',
+    methods: { PUT: { access: checkWriteRule(noTtl), forward: 'local', handle: ttlRoute('critical') } },
+  },
   {
     pattern: 'agent/check/update/:id',
     synopsis: "Set a TTL check's status and output",

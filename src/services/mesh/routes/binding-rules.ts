@@ -82,7 +82,15 @@ function writeRule(tx: Txn, { id, ns }: NamespacedId, input: BindingRuleInput, e
     throw meshBadRequest(`Invalid Binding Rule: invalid BindName: ${err.message}`);
   }
   const description = stringField(input.Description, 'Description') ?? '';
-  return tx.put<BindingRuleDoc>(T.bindingRules, id, { ...nsField(ns), ID: id, Description: description, AuthMethod: methodName, Selector: selector, BindType: bindType, BindName: bindName });
+  return tx.put<BindingRuleDoc>(T.bindingRules, id, {
+    ...nsField(ns),
+    ID: id,
+    Description: description,
+    AuthMethod: methodName,
+    Selector: selector,
+    BindType: bindType,
+    BindName: bindName,
+  });
 }
 
 /** Binding rule `id` if it lives in namespace `ns`. */
@@ -168,7 +176,10 @@ export const bindingRuleRoutes: readonly MeshRouteSpec[] = [
         handle: async (ctx) => {
           const scope = scopeOf(ctx, ctx.caller, undefined, true);
           const method = ctx.query.get('authmethod');
-          const rules = ctx.deps.state.list<BindingRuleDoc>(T.bindingRules).filter(inScope(scope)).filter((r) => !method || r.AuthMethod === method);
+          const rules = ctx.deps.state
+            .list<BindingRuleDoc>(T.bindingRules)
+            .filter(inScope(scope))
+            .filter((r) => !method || r.AuthMethod === method);
           return { body: rules.map((r) => renderBindingRule(r, ctx.deps.config.enterprise)), index: ctx.deps.state.tableIndex(T.bindingRules) };
         },
       },

@@ -14,14 +14,7 @@ import { permissionDenied } from '../acl/index.js';
 import { applyFilter, AclView, filterOf, metaMatches, nodeMetaOf, required, tagsMatch } from '../catalog/query.js';
 import { str, type Input } from '../catalog/fields.js';
 import { CT, memberKey, nodePrefix, renderNode, renderNodeService, renderServiceNode, type NodeDoc, type ServiceDoc } from '../catalog/model.js';
-import {
-  applyDeregistration,
-  applyRegistration,
-  parseRegistration,
-  vetDeregistration,
-  vetRegistration,
-  type Deny,
-} from '../catalog/register.js';
+import { applyDeregistration, applyRegistration, parseRegistration, vetDeregistration, vetRegistration, type Deny } from '../catalog/register.js';
 import { ANY_CALLER, type MeshRouteSpec, type MeshRule } from '../access.js';
 import type { Ctx, MeshDeps } from '../deps.js';
 import { reconcileSessions } from '../sessions/store.js';
@@ -119,7 +112,8 @@ export function decoded(ctx: Ctx): Input {
   } catch (err) {
     throw badRequest(`Request decode failed: ${(err as Error).message.replace(/^Failed to decode request body: /, '')}`);
   }
-  if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) throw badRequest('Request decode failed: the body must be a JSON object');
+  if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input)))
+    throw badRequest('Request decode failed: the body must be a JSON object');
   return goJsonView((input as Input | undefined) ?? {});
 }
 
@@ -151,7 +145,12 @@ async function services(ctx: Ctx): Promise<MeshReply> {
   if (meta.length > 0) instances = instances.filter((s) => metaMatches(state.get<NodeDoc>(CT.nodes, s.Node)?.Meta ?? null, meta));
   if (filter) {
     const pairs = instances.map((s) => ({ s, shown: renderServiceNode(state.get<NodeDoc>(CT.nodes, s.Node)!, s) }));
-    const kept = new Set(applyFilter(pairs.map((p) => p.shown), filter));
+    const kept = new Set(
+      applyFilter(
+        pairs.map((p) => p.shown),
+        filter,
+      ),
+    );
     instances = pairs.filter((p) => kept.has(p.shown)).map((p) => p.s);
   }
   const tags = new Map<string, Set<string>>();
@@ -272,11 +271,35 @@ export const catalogRoutes: readonly MeshRouteSpec[] = [
     synopsis: 'Register a node, a service and checks',
     methods: { PUT: { access: catalogWriteRule((ctx, input) => parseRegistration(input, ctx.deps.config.datacenter)), handle: register } },
   },
-  { pattern: 'catalog/deregister', synopsis: 'Deregister a node, a service or a check', methods: { PUT: { access: catalogWriteRule((_ctx, input) => deregistrationOf(input)), handle: deregister } } },
+  {
+    pattern: 'catalog/deregister',
+    synopsis: 'Deregister a node, a service or a check',
+    methods: { PUT: { access: catalogWriteRule((_ctx, input) => deregistrationOf(input)), handle: deregister } },
+  },
   { pattern: 'catalog/datacenters', synopsis: 'List known datacenters', methods: { GET: { access: PUBLIC, handle: datacenters } } },
   { pattern: 'catalog/nodes', synopsis: 'List nodes', methods: { GET: { access: ANY_CALLER, handle: nodes } }, blocking: [CT.nodes] },
-  { pattern: 'catalog/services', synopsis: 'List services with their tags', methods: { GET: { access: ANY_CALLER, handle: services } }, blocking: [CT.services, CT.nodes] },
-  { pattern: 'catalog/service/:service', synopsis: 'List the instances of a service', methods: { GET: { access: ANY_CALLER, handle: serviceNodes } }, blocking: [CT.services, CT.nodes] },
-  { pattern: 'catalog/node/:node', synopsis: 'A node and its services (map by ID)', methods: { GET: { access: ANY_CALLER, handle: nodeServicesMap } }, blocking: [CT.nodes, CT.services] },
-  { pattern: 'catalog/node-services/:node', synopsis: 'A node and its services (list)', methods: { GET: { access: ANY_CALLER, handle: nodeServicesList } }, blocking: [CT.nodes, CT.services] },
+  {
+    pattern: 'catalog/services',
+    synopsis: 'List services with their tags',
+    methods: { GET: { access: ANY_CALLER, handle: services } },
+    blocking: [CT.services, CT.nodes],
+  },
+  {
+    pattern: 'catalog/service/:service',
+    synopsis: 'List the instances of a service',
+    methods: { GET: { access: ANY_CALLER, handle: serviceNodes } },
+    blocking: [CT.services, CT.nodes],
+  },
+  {
+    pattern: 'catalog/node/:node',
+    synopsis: 'A node and its services (map by ID)',
+    methods: { GET: { access: ANY_CALLER, handle: nodeServicesMap } },
+    blocking: [CT.nodes, CT.services],
+  },
+  {
+    pattern: 'catalog/node-services/:node',
+    synopsis: 'A node and its services (list)',
+    methods: { GET: { access: ANY_CALLER, handle: nodeServicesList } },
+    blocking: [CT.nodes, CT.services],
+  },
 ];

@@ -150,7 +150,8 @@ async function serviceHealth(ctx: Ctx): Promise<MeshReply> {
 /** The path's check state. @throws 400 `Invalid check state "<s>": must be any, passing, warning or critical`. */
 function wantedState(ctx: Ctx): CheckStatus | 'any' {
   const wanted = required(ctx.params.state, 'Missing check state');
-  if (wanted !== 'any' && !STATUSES.includes(wanted as CheckStatus)) throw badRequest(`Invalid check state "${wanted}": must be any, passing, warning or critical`);
+  if (wanted !== 'any' && !STATUSES.includes(wanted as CheckStatus))
+    throw badRequest(`Invalid check state "${wanted}": must be any, passing, warning or critical`);
   return wanted as CheckStatus | 'any';
 }
 
@@ -171,7 +172,12 @@ async function checksInState(ctx: Ctx): Promise<MeshReply> {
  */
 export const healthRoutes: readonly MeshRouteSpec[] = [
   { pattern: 'health/node/:node', synopsis: 'The checks of a node', methods: { GET: { access: ANY_CALLER, handle: nodeChecks } }, blocking: [CT.checks] },
-  { pattern: 'health/checks/:service', synopsis: 'The checks of a service', methods: { GET: { access: ANY_CALLER, handle: serviceChecks } }, blocking: [CT.checks, CT.nodes] },
+  {
+    pattern: 'health/checks/:service',
+    synopsis: 'The checks of a service',
+    methods: { GET: { access: ANY_CALLER, handle: serviceChecks } },
+    blocking: [CT.checks, CT.nodes],
+  },
   {
     pattern: 'health/service/:service',
     synopsis: 'The instances of a service with their checks',

@@ -28,20 +28,7 @@ import { needs, type MeshRouteSpec, type MeshRule, type Permission } from '../ac
 import { DEFAULT_KV_MAX_VALUE_SIZE } from '../config.js';
 import type { Ctx } from '../deps.js';
 import type { MeshReply } from '../http.js';
-import {
-  casKv,
-  deleteKv,
-  deleteKvCas,
-  deleteKvTree,
-  keyIndex,
-  KV,
-  kvId,
-  listKv,
-  prefixIndex,
-  rollUpKeys,
-  setKv,
-  type KvDoc,
-} from '../kv-store.js';
+import { casKv, deleteKv, deleteKvCas, deleteKvTree, keyIndex, KV, kvId, listKv, prefixIndex, rollUpKeys, setKv, type KvDoc } from '../kv-store.js';
 import { scopeOf, shownNamespace } from '../ns-scope.js';
 import { acquireKv, releaseKv, type LockResult } from '../sessions/store.js';
 import type { Identity } from '../resolve.js';

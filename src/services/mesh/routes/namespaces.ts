@@ -40,7 +40,8 @@ function renderNamespace(n: NamespaceDoc & Indexed): Record<string, unknown> {
 export async function ensureDefaultNamespace(state: StateStore): Promise<void> {
   if (state.get(T.namespaces, DEFAULT_NAMESPACE)) return;
   await state.txn((tx) => {
-    if (!tx.get(T.namespaces, DEFAULT_NAMESPACE)) tx.put<NamespaceDoc>(T.namespaces, DEFAULT_NAMESPACE, { Name: DEFAULT_NAMESPACE, Description: DEFAULT_NAMESPACE_DESCRIPTION });
+    if (!tx.get(T.namespaces, DEFAULT_NAMESPACE))
+      tx.put<NamespaceDoc>(T.namespaces, DEFAULT_NAMESPACE, { Name: DEFAULT_NAMESPACE, Description: DEFAULT_NAMESPACE_DESCRIPTION });
   });
 }
 

@@ -83,5 +83,9 @@ async function callback(ctx: Ctx): Promise<MeshReply> {
 /** The OIDC routes (registered only with the enterprise switch, routes/index.ts): anyone may start and complete a login. */
 export const oidcRoutes: readonly MeshRouteSpec[] = [
   { pattern: 'acl/oidc/auth-url', synopsis: 'Start an OIDC login: the provider authorization URL', methods: { POST: { access: PUBLIC, handle: authUrl } } },
-  { pattern: 'acl/oidc/callback', synopsis: 'Complete an OIDC login: exchange the code for an ACL token', methods: { POST: { access: PUBLIC, handle: callback } } },
+  {
+    pattern: 'acl/oidc/callback',
+    synopsis: 'Complete an OIDC login: exchange the code for an ACL token',
+    methods: { POST: { access: PUBLIC, handle: callback } },
+  },
 ];

@@ -145,14 +145,22 @@ async function remove(ctx: Ctx): Promise<MeshReply> {
 
 async function list(ctx: Ctx): Promise<MeshReply> {
   const scope = scopeOf(ctx, ctx.caller, undefined, true);
-  const items = ctx.deps.state.list<PolicyDoc>(T.policies).filter(inScope(scope)).map((p) => renderPolicy(p, ctx.deps.config.enterprise, false));
+  const items = ctx.deps.state
+    .list<PolicyDoc>(T.policies)
+    .filter(inScope(scope))
+    .map((p) => renderPolicy(p, ctx.deps.config.enterprise, false));
   return { body: items, index: ctx.deps.state.tableIndex(T.policies) };
 }
 
 /** The policy routes: reads need `acl:read`, writes `acl:write` and go to the primary datacenter. */
 export const policyRoutes: readonly MeshRouteSpec[] = [
   { pattern: 'acl/policy', synopsis: 'Create a policy', methods: { PUT: { access: aclRule('write'), forward: 'primary', handle: create } } },
-  { pattern: 'acl/policy/name/:name', synopsis: 'Read a policy by name', methods: { GET: { access: aclRule('read'), handle: readByName } }, blocking: [T.policies] },
+  {
+    pattern: 'acl/policy/name/:name',
+    synopsis: 'Read a policy by name',
+    methods: { GET: { access: aclRule('read'), handle: readByName } },
+    blocking: [T.policies],
+  },
   {
     pattern: 'acl/policy/:id',
     synopsis: 'Read, update or delete a policy',

@@ -72,7 +72,16 @@ async function write(ctx: Ctx, { id, ns }: NamespacedId, input: RoleInput, mustE
       serviceIdentities: services.map((s) => ({ serviceName: s.ServiceName, datacenters: s.Datacenters })),
       nodeIdentities: nodes.map((n) => ({ nodeName: n.NodeName, datacenter: n.Datacenter })),
     });
-    return tx.put<RoleDoc>(T.roles, id, { ...nsField(ns), ID: id, Name: name, Description: description, Policies: policies, ServiceIdentities: services, NodeIdentities: nodes, Hash: hash });
+    return tx.put<RoleDoc>(T.roles, id, {
+      ...nsField(ns),
+      ID: id,
+      Name: name,
+      Description: description,
+      Policies: policies,
+      ServiceIdentities: services,
+      NodeIdentities: nodes,
+      Hash: hash,
+    });
   });
   return { body: render(ctx, result) };
 }
@@ -164,7 +173,10 @@ export const roleRoutes: readonly MeshRouteSpec[] = [
         handle: async (ctx) => {
           const scope = scopeOf(ctx, ctx.caller, undefined, true);
           const policy = ctx.query.get('policy');
-          const roles = ctx.deps.state.list<RoleDoc>(T.roles).filter(inScope(scope)).filter((r) => !policy || r.Policies.some((p) => p.ID === policy));
+          const roles = ctx.deps.state
+            .list<RoleDoc>(T.roles)
+            .filter(inScope(scope))
+            .filter((r) => !policy || r.Policies.some((p) => p.ID === policy));
           return { body: roles.map((r) => render(ctx, r)), index: ctx.deps.state.tableIndex(T.roles) };
         },
       },

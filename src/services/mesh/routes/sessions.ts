@@ -222,7 +222,10 @@ async function info(ctx: Ctx): Promise<MeshReply> {
 /** `GET /session/node/:node` → the sessions of the node. */
 async function ofNode(ctx: Ctx): Promise<MeshReply> {
   const node = required(ctx.params.node, 'Missing node name');
-  return listReply(ctx, ctx.deps.state.list<SessionDoc>(ST.sessions).filter((s) => s.Node === node));
+  return listReply(
+    ctx,
+    ctx.deps.state.list<SessionDoc>(ST.sessions).filter((s) => s.Node === node),
+  );
 }
 
 /** `GET /session/list` → every session. */

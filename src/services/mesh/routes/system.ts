@@ -76,8 +76,12 @@ const replicationForward = (ctx: Ctx): ApiForward | undefined => (ctx.deps.repli
 
 /** Bootstrap, replication status, leader, peers: anyone may call them (bootstrap and replication with ACLs on). */
 export const systemRoutes: readonly MeshRouteSpec[] = [
-  { pattern: 'status/leader', synopsis: 'The address of the datacenter\'s leader', methods: { GET: { access: PUBLIC, handle: leaderHandler } } },
-  { pattern: 'status/peers', synopsis: 'The addresses of the datacenter\'s servers (the leader)', methods: { GET: { access: PUBLIC, handle: peersHandler } } },
+  { pattern: 'status/leader', synopsis: "The address of the datacenter's leader", methods: { GET: { access: PUBLIC, handle: leaderHandler } } },
+  { pattern: 'status/peers', synopsis: "The addresses of the datacenter's servers (the leader)", methods: { GET: { access: PUBLIC, handle: peersHandler } } },
   { pattern: 'acl/bootstrap', synopsis: 'Bootstrap the ACL system', methods: { PUT: { access: PUBLIC, handle: bootstrapHandler } } },
-  { pattern: 'acl/replication', synopsis: 'ACL replication status', methods: { GET: { access: PUBLIC, forward: replicationForward, handle: replicationHandler } } },
+  {
+    pattern: 'acl/replication',
+    synopsis: 'ACL replication status',
+    methods: { GET: { access: PUBLIC, forward: replicationForward, handle: replicationHandler } },
+  },
 ];

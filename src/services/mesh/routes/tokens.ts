@@ -72,7 +72,10 @@ function liveToken(read: { get<D>(table: string, id: string): (D & Indexed) | un
  * @throws 400 `Token decoding failed: …` for a create body that is not JSON (before forwarding, as the reference).
  */
 function tokenWriteForward(ctx: Ctx): ApiForward | undefined {
-  const local = ctx.params.accessor === undefined ? ctx.body<TokenInput>('Token')?.Local === true : ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor)?.Local === true;
+  const local =
+    ctx.params.accessor === undefined
+      ? ctx.body<TokenInput>('Token')?.Local === true
+      : ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor)?.Local === true;
   return local ? undefined : 'primary';
 }
 
@@ -106,7 +109,8 @@ async function update(ctx: Ctx): Promise<MeshReply> {
   const who = ctx.caller;
   const id = accessorParam(ctx);
   const input = ctx.body<TokenInput>('Token') ?? {};
-  if (input.AccessorID !== undefined && input.AccessorID !== '' && input.AccessorID !== id) throw meshBadRequest('Token Accessor ID in URL and payload do not match');
+  if (input.AccessorID !== undefined && input.AccessorID !== '' && input.AccessorID !== id)
+    throw meshBadRequest('Token Accessor ID in URL and payload do not match');
   const ns = scopeOf(ctx, who, input.Namespace);
   const { result } = await ctx.deps.state.txn((tx) => {
     const existing = liveToken(tx, ctx, id, ns);
@@ -128,7 +132,11 @@ async function clone(ctx: Ctx): Promise<MeshReply> {
     const accessor = newId();
     const { Hash: _h, CreateIndex: _c, ModifyIndex: _m, ...rest } = src;
     const description = typeof input.Description === 'string' ? input.Description : src.Description;
-    return tx.put(T.tokens, accessor, withHash({ ...rest, AccessorID: accessor, SecretID: newId(), Description: description, CreateTime: new Date(ctx.deps.now()).toISOString() }));
+    return tx.put(
+      T.tokens,
+      accessor,
+      withHash({ ...rest, AccessorID: accessor, SecretID: newId(), Description: description, CreateTime: new Date(ctx.deps.now()).toISOString() }),
+    );
   });
   return { body: render(ctx, result, canSeeSecrets(who)) };
 }
@@ -169,7 +177,11 @@ async function list(ctx: Ctx): Promise<MeshReply> {
 export const tokenRoutes: readonly MeshRouteSpec[] = [
   { pattern: 'acl/token', synopsis: 'Create a token', methods: { PUT: { access: aclRule('write'), forward: tokenWriteForward, handle: create } } },
   { pattern: 'acl/token/self', synopsis: "Read the request's own token", methods: { GET: { access: aclRule(), handle: self } }, blocking: [T.tokens] },
-  { pattern: 'acl/token/:accessor/clone', synopsis: 'Clone a token', methods: { PUT: { access: aclRule('write'), forward: tokenWriteForward, handle: clone } } },
+  {
+    pattern: 'acl/token/:accessor/clone',
+    synopsis: 'Clone a token',
+    methods: { PUT: { access: aclRule('write'), forward: tokenWriteForward, handle: clone } },
+  },
   {
     pattern: 'acl/token/:accessor',
     synopsis: 'Read, update or delete a token',

@@ -44,7 +44,8 @@ const q = JSON.stringify;
  * `service:write` on its service otherwise.
  */
 export function denial(read: Pick<Txn, 'get'>, authz: Authorizer, accessorId: string | undefined, op: TxnOp): string | undefined {
-  const deny = (resource: 'key' | 'node' | 'service', access: 'read' | 'write', segment: string) => permissionDenied(accessorId, resource, access, segment).message;
+  const deny = (resource: 'key' | 'node' | 'service', access: 'read' | 'write', segment: string) =>
+    permissionDenied(accessorId, resource, access, segment).message;
   switch (op.kind) {
     case 'KV':
       if (op.verb === 'get' || op.verb === 'get-tree') return undefined;
@@ -165,7 +166,8 @@ function applyKv(tx: Txn, op: KvOp, ns: string, nowMs: number): OpResult[] {
     case 'check-session': {
       const doc = tx.get<KvDoc>(KV.entries, id);
       if (!doc) throw new OpFailure(`failed session check for key ${q(op.key)}, key doesn't exist`);
-      if (doc.Session !== op.session) throw new OpFailure(`failed session check for key ${q(op.key)}, current session ${q(doc.Session ?? '')} != ${q(op.session)}`);
+      if (doc.Session !== op.session)
+        throw new OpFailure(`failed session check for key ${q(op.key)}, current session ${q(doc.Session ?? '')} != ${q(op.session)}`);
       return [{ kind: 'KV', doc, withValue: false }];
     }
     case 'check-not-exists':
@@ -244,7 +246,8 @@ function applyService(tx: Txn, op: ServiceOp, nowMs: number): OpResult[] {
     }
     case 'delete-cas':
     case 'delete':
-      if (op.verb === 'delete-cas' && (!existing || existing.ModifyIndex !== op.index)) throw new OpFailure(`failed to delete service ${q(op.id)} on node ${q(op.node)}, index is stale`);
+      if (op.verb === 'delete-cas' && (!existing || existing.ModifyIndex !== op.index))
+        throw new OpFailure(`failed to delete service ${q(op.id)} on node ${q(op.node)}, index is stale`);
       applyDeregistration(tx, { node: op.node, serviceId: op.id });
       reconcileSessions(tx, op.node, nowMs);
       return [];
@@ -269,7 +272,8 @@ function applyCheck(tx: Txn, op: CheckOp, nowMs: number): OpResult[] {
     }
     case 'delete-cas':
     case 'delete':
-      if (op.verb === 'delete-cas' && (!existing || existing.ModifyIndex !== op.index)) throw new OpFailure(`failed to delete check ${q(c.CheckID)} on node ${q(c.Node)}, index is stale`);
+      if (op.verb === 'delete-cas' && (!existing || existing.ModifyIndex !== op.index))
+        throw new OpFailure(`failed to delete check ${q(c.CheckID)} on node ${q(c.Node)}, index is stale`);
       applyDeregistration(tx, { node: c.Node, checkId: c.CheckID });
       reconcileSessions(tx, c.Node, nowMs);
       return [];

@@ -211,7 +211,12 @@ function parseCheckOp(o: Input, at: string): CheckOp {
   if (node === '') throw badRequest(`${at}.Check.Node: Must provide node`);
   const check = placed(`${at}.Check`, () => parseCatalogCheck(c, node, `${at}.Check.`));
   // The reference keeps a check's ServiceName for the ACL check: the stored service's name wins when there is one (apply.ts).
-  return { kind: 'Check', verb, index: uint(c.ModifyIndex, `${at}.Check.ModifyIndex`), check: { ...check, ServiceName: str(c.ServiceName, `${at}.Check.ServiceName`) } };
+  return {
+    kind: 'Check',
+    verb,
+    index: uint(c.ModifyIndex, `${at}.Check.ModifyIndex`),
+    check: { ...check, ServiceName: str(c.ServiceName, `${at}.Check.ServiceName`) },
+  };
 }
 
 /** Limits and defaults the parse needs. */

@@ -25,7 +25,8 @@ describe('Authorizer: namespaces', () => {
 
   it('write includes CSI write and mount; scale does not read volumes', () => {
     const a = authz('namespace "w" { policy = "write" }', 'namespace "s" { policy = "scale" }');
-    for (const c of ['csi-write-volume', 'csi-mount-volume', 'submit-job', 'alloc-exec', 'read-logs'] as const) assert.equal(a.allowNamespaceOperation('w', c), true, c);
+    for (const c of ['csi-write-volume', 'csi-mount-volume', 'submit-job', 'alloc-exec', 'read-logs'] as const)
+      assert.equal(a.allowNamespaceOperation('w', c), true, c);
     assert.equal(a.allowNamespaceOperation('w', 'csi-register-plugin'), false);
     assert.equal(a.allowNamespaceOperation('s', 'scale-job'), true);
     assert.equal(a.allowNamespaceOperation('s', 'read-job'), true);
@@ -33,7 +34,9 @@ describe('Authorizer: namespaces', () => {
   });
 
   it('takes the exact name over any glob, even a deny glob or an empty exact rule', () => {
-    const a = authz('namespace "*" { policy = "deny" }\nnamespace "prod" { policy = "read" }\nnamespace "dev-*" { policy = "write" }\nnamespace "dev-x" { policy = "" }');
+    const a = authz(
+      'namespace "*" { policy = "deny" }\nnamespace "prod" { policy = "read" }\nnamespace "dev-*" { policy = "write" }\nnamespace "dev-x" { policy = "" }',
+    );
     assert.equal(a.allowNamespaceOperation('prod', 'read-job'), true);
     assert.equal(a.allowNamespaceOperation('other', 'read-job'), false);
     assert.equal(a.allowNamespaceOperation('dev-y', 'submit-job'), true);
@@ -84,7 +87,8 @@ describe('Authorizer: namespaces', () => {
 
   it('implies host-volume capabilities', () => {
     const a = authz('namespace "a" { capabilities = ["host-volume-write"] }');
-    for (const c of ['host-volume-register', 'host-volume-create', 'host-volume-delete', 'host-volume-read'] as const) assert.equal(a.allowNamespaceOperation('a', c), true, c);
+    for (const c of ['host-volume-register', 'host-volume-create', 'host-volume-delete', 'host-volume-read'] as const)
+      assert.equal(a.allowNamespaceOperation('a', c), true, c);
   });
 });
 
@@ -101,7 +105,9 @@ describe('Authorizer: host volumes and variables', () => {
   });
 
   it('checks variable paths exactly and by glob, with read implying list', () => {
-    const a = authz('namespace "default" { variables { path "app/db" { capabilities = ["write"] } path "app/*" { capabilities = ["read"] } } }\nnamespace "*" { variables { path "shared" { capabilities = ["list"] } } }');
+    const a = authz(
+      'namespace "default" { variables { path "app/db" { capabilities = ["write"] } path "app/*" { capabilities = ["read"] } } }\nnamespace "*" { variables { path "shared" { capabilities = ["list"] } } }',
+    );
     assert.equal(a.allowVariableOperation('default', 'app/db', 'write'), true);
     assert.equal(a.allowVariableOperation('default', 'app/db', 'read'), false);
     assert.equal(a.allowVariableOperation('default', 'app/web', 'read'), true);
@@ -170,7 +176,8 @@ describe('Authorizer: management and empty', () => {
     assert.equal(m.allowHostVolumeOperation('x', 'mount-readwrite'), true);
     assert.equal(m.allowVariableOperation('x', 'y', 'destroy'), true);
     assert.equal(m.allowVariableSearch('x'), true);
-    for (const ok of [m.allowNodeWrite(), m.allowAgentWrite(), m.allowOperatorWrite(), m.allowQuotaWrite(), m.allowPluginRead(), m.allowPluginList()]) assert.equal(ok, true);
+    for (const ok of [m.allowNodeWrite(), m.allowAgentWrite(), m.allowOperatorWrite(), m.allowQuotaWrite(), m.allowPluginRead(), m.allowPluginList()])
+      assert.equal(ok, true);
   });
 
   it('a token without policies (or with the empty policy) may do nothing', () => {

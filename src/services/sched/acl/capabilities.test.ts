@@ -49,7 +49,16 @@ describe('expandNamespacePolicy', () => {
 
   it('keeps out of write what the reference grants only explicitly', () => {
     const write = new Set<string>(expandNamespacePolicy('write'));
-    for (const c of ['alloc-node-exec', 'csi-register-plugin', 'sentinel-override', 'host-volume-register', 'host-volume-write', 'host-volume-delete', 'register-job', 'purge-job']) {
+    for (const c of [
+      'alloc-node-exec',
+      'csi-register-plugin',
+      'sentinel-override',
+      'host-volume-register',
+      'host-volume-write',
+      'host-volume-delete',
+      'register-job',
+      'purge-job',
+    ]) {
       assert.equal(write.has(c), false, c);
     }
   });
@@ -64,7 +73,12 @@ describe('expandNamespacePolicy', () => {
 
 describe('implied and other expansions', () => {
   it('implies the host-volume chain', () => {
-    assert.deepEqual(impliedNamespaceCapabilities(['host-volume-write']), ['host-volume-register', 'host-volume-create', 'host-volume-delete', 'host-volume-read']);
+    assert.deepEqual(impliedNamespaceCapabilities(['host-volume-write']), [
+      'host-volume-register',
+      'host-volume-create',
+      'host-volume-delete',
+      'host-volume-read',
+    ]);
     assert.deepEqual(impliedNamespaceCapabilities(['host-volume-register']), ['host-volume-create', 'host-volume-read']);
     assert.deepEqual(impliedNamespaceCapabilities(['host-volume-create']), ['host-volume-read']);
     assert.deepEqual(impliedNamespaceCapabilities(['read-job', 'submit-job']), []);

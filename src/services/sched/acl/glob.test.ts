@@ -45,8 +45,26 @@ describe('closestGlob', () => {
 
   it('breaks ties for the pattern sorting last by bytes, whatever the insertion order', () => {
     // "ab" against "a*" and "*b": both differ by 1; "a*" sorts after "*b".
-    assert.equal(closestGlob(new Map([['a*', 'A'], ['*b', 'B']]), 'ab'), 'A');
-    assert.equal(closestGlob(new Map([['*b', 'B'], ['a*', 'A']]), 'ab'), 'A');
+    assert.equal(
+      closestGlob(
+        new Map([
+          ['a*', 'A'],
+          ['*b', 'B'],
+        ]),
+        'ab',
+      ),
+      'A',
+    );
+    assert.equal(
+      closestGlob(
+        new Map([
+          ['*b', 'B'],
+          ['a*', 'A'],
+        ]),
+        'ab',
+      ),
+      'A',
+    );
   });
 
   it('returns undefined when nothing matches', () => {

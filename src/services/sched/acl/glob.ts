@@ -41,7 +41,10 @@ export function closestGlob<V>(globs: ReadonlyMap<string, V>, name: string): V |
   for (const [pattern, value] of globs) {
     if (!globMatch(pattern, name)) continue;
     const difference = nameLength - Buffer.byteLength(pattern) + (pattern.split('*').length - 1);
-    const closer = best === undefined || difference < best.difference || (difference === best.difference && Buffer.compare(Buffer.from(pattern), Buffer.from(best.pattern)) > 0);
+    const closer =
+      best === undefined ||
+      difference < best.difference ||
+      (difference === best.difference && Buffer.compare(Buffer.from(pattern), Buffer.from(best.pattern)) > 0);
     if (closer) best = { pattern, difference, value };
   }
   return best?.value;

@@ -151,16 +151,36 @@ describe('parsePolicy: errors', () => {
     ['bad namespace name', 'namespace "bad name" { policy = "read" }', 'Invalid namespace name: "bad name" (line 1)', 1],
     ['empty namespace name', 'namespace "" { policy = "read" }', 'Invalid namespace name: "" (line 1)', 1],
     ['too long namespace name', `namespace "${'a'.repeat(129)}" { policy = "read" }`, `Invalid namespace name: "${'a'.repeat(129)}" (line 1)`, 1],
-    ['namespace without label', 'namespace { policy = "read" }', 'Failed to parse ACL Policy: "namespace" needs a label, as in namespace "name" { … } (line 1)', 1],
+    [
+      'namespace without label',
+      'namespace { policy = "read" }',
+      'Failed to parse ACL Policy: "namespace" needs a label, as in namespace "name" { … } (line 1)',
+      1,
+    ],
     [
       'bad namespace policy',
       'namespace "web" {\n  policy = "admin"\n}',
       'Invalid namespace policy: namespace "web": "admin" is not deny, read, write or scale (line 2)',
       2,
     ],
-    ['levels are case-sensitive', 'namespace "web" { policy = "READ" }', 'Invalid namespace policy: namespace "web": "READ" is not deny, read, write or scale (line 1)', 1],
-    ['bad namespace capability', 'namespace "web" { capabilities = ["read-job", "run-job"] }', `Invalid namespace capability 'run-job': namespace "web" (line 1)`, 1],
-    ['capabilities not a list', 'namespace "a" { capabilities = "read-job" }', 'Failed to parse ACL Policy: "capabilities" must be a list of strings (line 1)', 1],
+    [
+      'levels are case-sensitive',
+      'namespace "web" { policy = "READ" }',
+      'Invalid namespace policy: namespace "web": "READ" is not deny, read, write or scale (line 1)',
+      1,
+    ],
+    [
+      'bad namespace capability',
+      'namespace "web" { capabilities = ["read-job", "run-job"] }',
+      `Invalid namespace capability 'run-job': namespace "web" (line 1)`,
+      1,
+    ],
+    [
+      'capabilities not a list',
+      'namespace "a" { capabilities = "read-job" }',
+      'Failed to parse ACL Policy: "capabilities" must be a list of strings (line 1)',
+      1,
+    ],
     ['policy not a string', 'namespace "a" { policy = 1 }', 'Failed to parse ACL Policy: "policy" must be a string (line 1)', 1],
     ['variables without paths', 'namespace "a" {\n  variables {}\n}', 'Invalid variable policy: no variable paths in namespace a (line 2)', 2],
     ['empty variable path', 'namespace "a" { variables { path "" { capabilities = ["read"] } } }', 'Invalid missing variable path in namespace a (line 1)', 1],
@@ -170,9 +190,19 @@ describe('parsePolicy: errors', () => {
       `Invalid variable path "/x" in namespace a: cannot start with a leading '/' (line 1)`,
       1,
     ],
-    ['bad variable capability', 'namespace "a" { variables { path "x" { capabilities = ["admin"] } } }', `Invalid variable capability 'admin' in namespace a (line 1)`, 1],
+    [
+      'bad variable capability',
+      'namespace "a" { variables { path "x" { capabilities = ["admin"] } } }',
+      `Invalid variable capability 'admin' in namespace a (line 1)`,
+      1,
+    ],
     ['bad host volume name', 'host_volume "a_b" { policy = "read" }', 'Invalid host volume name: "a_b" (line 1)', 1],
-    ['bad host volume policy', 'host_volume "a" { policy = "list" }', 'Invalid host volume policy: host_volume "a": "list" is not deny, read, write or scale (line 1)', 1],
+    [
+      'bad host volume policy',
+      'host_volume "a" { policy = "list" }',
+      'Invalid host volume policy: host_volume "a": "list" is not deny, read, write or scale (line 1)',
+      1,
+    ],
     ['bad host volume capability', 'host_volume "a" { capabilities = ["mount"] }', `Invalid host volume capability 'mount': host_volume "a" (line 1)`, 1],
     ['bad agent policy', 'agent { policy = "list" }', 'Invalid agent policy: "list" is not deny, read, write or scale (line 1)', 1],
     ['node without policy', 'node {}', 'Invalid node policy: no policy is set (line 1)', 1],
@@ -190,7 +220,10 @@ describe('parsePolicy: errors', () => {
   });
 
   it('reports JSON errors with the same texts', () => {
-    assert.equal(parseError('{"namespace": {"web": {"policy": "admin"}}}').message.split(' (line')[0], 'Invalid namespace policy: namespace "web": "admin" is not deny, read, write or scale');
+    assert.equal(
+      parseError('{"namespace": {"web": {"policy": "admin"}}}').message.split(' (line')[0],
+      'Invalid namespace policy: namespace "web": "admin" is not deny, read, write or scale',
+    );
     assert.equal(parseError('{"plugin": {"policy": "write"}}').message.split(' (line')[0], 'Invalid plugin policy: "write" is not deny, read or list');
   });
 });

@@ -146,9 +146,7 @@ export function parsePolicy(text: string): ParsedPolicy {
   if (text === '') return { namespaces: [], hostVolumes: [] };
   const doc = decode(text);
   const isEmpty =
-    doc.namespace.length === 0 &&
-    doc.host_volume.length === 0 &&
-    [doc.agent, doc.node, doc.operator, doc.quota, doc.plugin].every((b) => b === undefined);
+    doc.namespace.length === 0 && doc.host_volume.length === 0 && [doc.agent, doc.node, doc.operator, doc.quota, doc.plugin].every((b) => b === undefined);
   if (isEmpty) throw new PolicyError(`Invalid policy: ${text}`, undefined);
   const namespaces = doc.namespace.map(namespaceRule);
   const hostVolumes = doc.host_volume.map(hostVolumeRule);
@@ -167,7 +165,12 @@ function namespaceRule({ label: name, body }: NamespaceBlock): NamespaceRule {
   const where = `namespace ${JSON.stringify(name)}`;
   if (!VALID_NAME.test(name)) throw invalid(`Invalid namespace name: ${JSON.stringify(name)}`, body.$at.line);
   const policy = optionalLevel(body.policy, `Invalid namespace policy: ${where}`, body.$at.keyLines.policy);
-  const written = capabilities(body.capabilities ?? [], NAMESPACE_CAPABILITIES, (c) => `Invalid namespace capability '${c}': ${where}`, body.$at.keyLines.capabilities);
+  const written = capabilities(
+    body.capabilities ?? [],
+    NAMESPACE_CAPABILITIES,
+    (c) => `Invalid namespace capability '${c}': ${where}`,
+    body.$at.keyLines.capabilities,
+  );
   const withPolicy = [...written, ...(policy === undefined ? [] : expandNamespacePolicy(policy))];
   const rule = { name, ...(policy === undefined ? {} : { policy }), capabilities: unique([...withPolicy, ...impliedNamespaceCapabilities(withPolicy)]) };
   if (body.variables === undefined) return rule;
@@ -176,7 +179,12 @@ function namespaceRule({ label: name, body }: NamespaceBlock): NamespaceRule {
   const variables = vars.path.map(({ label: path, body: p }) => {
     if (path === '') throw invalid(`Invalid missing variable path in namespace ${name}`, p.$at.line);
     if (path.startsWith('/')) throw invalid(`Invalid variable path ${JSON.stringify(path)} in namespace ${name}: cannot start with a leading '/'`, p.$at.line);
-    const caps = capabilities(p.capabilities ?? [], VARIABLE_CAPABILITIES, (c) => `Invalid variable capability '${c}' in namespace ${name}`, p.$at.keyLines.capabilities);
+    const caps = capabilities(
+      p.capabilities ?? [],
+      VARIABLE_CAPABILITIES,
+      (c) => `Invalid variable capability '${c}' in namespace ${name}`,
+      p.$at.keyLines.capabilities,
+    );
     return { path, capabilities: expandVariableCapabilities(unique(caps)) };
   });
   return { ...rule, variables };
@@ -186,7 +194,12 @@ function hostVolumeRule({ label: name, body }: HostVolumeBlock): HostVolumeRule 
   const where = `host_volume ${JSON.stringify(name)}`;
   if (!VALID_NAME.test(name)) throw invalid(`Invalid host volume name: ${JSON.stringify(name)}`, body.$at.line);
   const policy = optionalLevel(body.policy, `Invalid host volume policy: ${where}`, body.$at.keyLines.policy);
-  const written = capabilities(body.capabilities ?? [], HOST_VOLUME_CAPABILITIES, (c) => `Invalid host volume capability '${c}': ${where}`, body.$at.keyLines.capabilities);
+  const written = capabilities(
+    body.capabilities ?? [],
+    HOST_VOLUME_CAPABILITIES,
+    (c) => `Invalid host volume capability '${c}': ${where}`,
+    body.$at.keyLines.capabilities,
+  );
   const all = unique([...written, ...(policy === undefined ? [] : expandHostVolumePolicy(policy))]);
   return { name, ...(policy === undefined ? {} : { policy }), capabilities: all };
 }

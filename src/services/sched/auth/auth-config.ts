@@ -79,12 +79,27 @@ const ASSERTION_SCHEMA: StructSchema = {
 export const CONFIG_SCHEMA: StructSchema = {
   goType: 'ACLAuthMethodConfig',
   fields: {
-    JWTValidationPubKeys: 'strings', JWKSURL: 'string', OIDCDiscoveryURL: 'string', OIDCClientID: 'string',
-    OIDCClientSecret: 'string', OIDCClientAssertion: ASSERTION_SCHEMA, OIDCEnablePKCE: 'bool',
-    OIDCDisableUserInfo: 'bool', OIDCScopes: 'strings', BoundAudiences: 'strings', BoundIssuer: 'strings',
-    AllowedRedirectURIs: 'strings', DiscoveryCaPem: 'strings', JWKSCACert: 'string', SigningAlgs: 'strings',
-    ExpirationLeeway: 'duration', NotBeforeLeeway: 'duration', ClockSkewLeeway: 'duration',
-    ClaimMappings: 'lenient-map', ListClaimMappings: 'lenient-map', VerboseLogging: 'bool',
+    JWTValidationPubKeys: 'strings',
+    JWKSURL: 'string',
+    OIDCDiscoveryURL: 'string',
+    OIDCClientID: 'string',
+    OIDCClientSecret: 'string',
+    OIDCClientAssertion: ASSERTION_SCHEMA,
+    OIDCEnablePKCE: 'bool',
+    OIDCDisableUserInfo: 'bool',
+    OIDCScopes: 'strings',
+    BoundAudiences: 'strings',
+    BoundIssuer: 'strings',
+    AllowedRedirectURIs: 'strings',
+    DiscoveryCaPem: 'strings',
+    JWKSCACert: 'string',
+    SigningAlgs: 'strings',
+    ExpirationLeeway: 'duration',
+    NotBeforeLeeway: 'duration',
+    ClockSkewLeeway: 'duration',
+    ClaimMappings: 'lenient-map',
+    ListClaimMappings: 'lenient-map',
+    VerboseLogging: 'bool',
   },
 };
 
@@ -182,17 +197,19 @@ export function kernelConfigs(type: 'OIDC' | 'JWT', c: AuthMethodWireConfig): Au
   };
   const discoveryCa = empty(c.DiscoveryCaPem) ? undefined : (c.DiscoveryCaPem as string[]).join('\n');
   if (type === 'OIDC') {
-    return [{
-      ...common,
-      oidcDiscoveryUrl: c.OIDCDiscoveryURL,
-      oidcDiscoveryCaCert: discoveryCa,
-      oidcClientId: c.OIDCClientID,
-      // A client assertion authenticates the client in place of the secret (sched.md §2.2).
-      oidcClientSecret: text(c.OIDCClientSecret) ?? (c.OIDCClientAssertion ? 'client-assertion' : undefined),
-      allowedRedirectUris: list(c.AllowedRedirectURIs),
-      oidcScopes: list(c.OIDCScopes),
-      oidcClientUsePkce: c.OIDCEnablePKCE,
-    }];
+    return [
+      {
+        ...common,
+        oidcDiscoveryUrl: c.OIDCDiscoveryURL,
+        oidcDiscoveryCaCert: discoveryCa,
+        oidcClientId: c.OIDCClientID,
+        // A client assertion authenticates the client in place of the secret (sched.md §2.2).
+        oidcClientSecret: text(c.OIDCClientSecret) ?? (c.OIDCClientAssertion ? 'client-assertion' : undefined),
+        allowedRedirectUris: list(c.AllowedRedirectURIs),
+        oidcScopes: list(c.OIDCScopes),
+        oidcClientUsePkce: c.OIDCEnablePKCE,
+      },
+    ];
   }
   const jwt = {
     ...common,

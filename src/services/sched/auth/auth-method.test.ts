@@ -5,14 +5,7 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, it } from 'node:test';
-import {
-  authMethodStub,
-  decodeAuthMethod,
-  renderAuthMethod,
-  validateAuthMethod,
-  type AuthMethod,
-  type ValidateAuthMethodOptions,
-} from './auth-method.js';
+import { authMethodStub, decodeAuthMethod, renderAuthMethod, validateAuthMethod, type AuthMethod, type ValidateAuthMethodOptions } from './auth-method.js';
 import { SchedAuthError } from './errors.js';
 
 const NOW = new Date('2026-03-04T05:06:07Z');
@@ -26,10 +19,20 @@ const OIDC_CONFIG = {
   AllowedRedirectURIs: ['http://localhost:4649/oidc/callback'],
 };
 const oidcBody = (over: Record<string, unknown> = {}) => ({
-  Name: 'okta', Type: 'OIDC', TokenLocality: 'global', MaxTokenTTL: '1h', Config: OIDC_CONFIG, ...over,
+  Name: 'okta',
+  Type: 'OIDC',
+  TokenLocality: 'global',
+  MaxTokenTTL: '1h',
+  Config: OIDC_CONFIG,
+  ...over,
 });
 const jwtBody = (over: Record<string, unknown> = {}) => ({
-  Name: 'ci', Type: 'JWT', TokenLocality: 'local', MaxTokenTTL: '10m', Config: { JWTValidationPubKeys: [PUB_KEY] }, ...over,
+  Name: 'ci',
+  Type: 'JWT',
+  TokenLocality: 'local',
+  MaxTokenTTL: '10m',
+  Config: { JWTValidationPubKeys: [PUB_KEY] },
+  ...over,
 });
 
 const create = (body: unknown, opts: Partial<ValidateAuthMethodOptions> = {}): AuthMethod =>
@@ -61,7 +64,11 @@ describe('validateAuthMethod: every rule of sched.md §2.3 and spec 002, with it
     ['OIDC needs OIDCDiscoveryURL', oidcBody({ Config: { ...OIDC_CONFIG, OIDCDiscoveryURL: '' } }), 'invalid config: missing OIDCDiscoveryURL'],
     ['OIDC needs OIDCClientID', oidcBody({ Config: { ...OIDC_CONFIG, OIDCClientID: '' } }), 'invalid config: missing OIDCClientID'],
     ['OIDC needs OIDCClientSecret (spec 002)', oidcBody({ Config: { ...OIDC_CONFIG, OIDCClientSecret: '' } }), 'invalid config: missing OIDCClientSecret'],
-    ['OIDC needs AllowedRedirectURIs (spec 002)', oidcBody({ Config: { ...OIDC_CONFIG, AllowedRedirectURIs: [] } }), 'invalid config: missing AllowedRedirectURIs'],
+    [
+      'OIDC needs AllowedRedirectURIs (spec 002)',
+      oidcBody({ Config: { ...OIDC_CONFIG, AllowedRedirectURIs: [] } }),
+      'invalid config: missing AllowedRedirectURIs',
+    ],
     [
       'client assertion needs an Audience (no discovery URL to default it from)',
       oidcBody({ Config: { ...OIDC_CONFIG, OIDCDiscoveryURL: '', OIDCClientAssertion: { KeySource: 'nomad' } } }),
@@ -77,7 +84,11 @@ describe('validateAuthMethod: every rule of sched.md §2.3 and spec 002, with it
       jwtBody({ Config: { JWTValidationPubKeys: ['not a key'] } }),
       'invalid config: error parsing public key JWTValidationPubKeys[0]: data does not contain any valid RSA, ECDSA, or ED25519 public keys',
     ],
-    ['kernel: SigningAlgs supported', jwtBody({ Config: { JWTValidationPubKeys: [PUB_KEY], SigningAlgs: ['HS256'] } }), 'invalid config: Invalid supported algorithm: HS256'],
+    [
+      'kernel: SigningAlgs supported',
+      jwtBody({ Config: { JWTValidationPubKeys: [PUB_KEY], SigningAlgs: ['HS256'] } }),
+      'invalid config: Invalid supported algorithm: HS256',
+    ],
     [
       'kernel: JWKSCACert must parse',
       jwtBody({ Config: { JWKSURL: 'https://idp.example.com/keys', JWKSCACert: 'nope' } }),
@@ -93,7 +104,11 @@ describe('validateAuthMethod: every rule of sched.md §2.3 and spec 002, with it
       jwtBody({ Config: { JWTValidationPubKeys: [PUB_KEY], ClaimMappings: { a: 'x', b: 'x' } } }),
       'invalid config: ClaimMappings contains multiple mappings for key "x"',
     ],
-    ['MaxTokenTTL required (0 is below the minimum)', oidcBody({ MaxTokenTTL: undefined }), `invalid MaxTokenTTL value '0s' (should be between 1m0s and 24h0m0s)`],
+    [
+      'MaxTokenTTL required (0 is below the minimum)',
+      oidcBody({ MaxTokenTTL: undefined }),
+      `invalid MaxTokenTTL value '0s' (should be between 1m0s and 24h0m0s)`,
+    ],
     ['MaxTokenTTL at least 1m', oidcBody({ MaxTokenTTL: '59s' }), `invalid MaxTokenTTL value '59s' (should be between 1m0s and 24h0m0s)`],
     ['MaxTokenTTL at most 24h', oidcBody({ MaxTokenTTL: '24h0m1s' }), `invalid MaxTokenTTL value '24h0m1s' (should be between 1m0s and 24h0m0s)`],
   ];
@@ -103,17 +118,23 @@ describe('validateAuthMethod: every rule of sched.md §2.3 and spec 002, with it
 
   it('collects every error in the reference order: name, locality, type, config, TTL', () => {
     const body = { Name: 'a b', Type: 'LDAP', TokenLocality: 'x', MaxTokenTTL: '1s' };
-    throwsExactly(() => create(body), 400,
+    throwsExactly(
+      () => create(body),
+      400,
       'auth method 0 invalid: 5 errors occurred:\n' +
         "\t* invalid name 'a b'\n\t* invalid token locality 'x'\n\t* invalid token type 'LDAP'\n" +
         '\t* invalid config: missing auth method Config\n' +
-        "\t* invalid MaxTokenTTL value '1s' (should be between 1m0s and 24h0m0s)\n\n");
+        "\t* invalid MaxTokenTTL value '1s' (should be between 1m0s and 24h0m0s)\n\n",
+    );
   });
 
   it('nests several config errors as a multierror and names the request position', () => {
-    throwsExactly(() => create(oidcBody({ Config: {} }), { index: 2 }), 400,
+    throwsExactly(
+      () => create(oidcBody({ Config: {} }), { index: 2 }),
+      400,
       'auth method 2 invalid: 1 error occurred:\n\t* invalid config: 4 errors occurred:\n' +
-        '\t* missing OIDCDiscoveryURL\n\t* missing OIDCClientID\n\t* missing OIDCClientSecret\n\t* missing AllowedRedirectURIs\n\n\n\n');
+        '\t* missing OIDCDiscoveryURL\n\t* missing OIDCClientID\n\t* missing OIDCClientSecret\n\t* missing AllowedRedirectURIs\n\n\n\n',
+    );
   });
 
   it('accepts the bounds and a 128-character name', () => {
@@ -144,8 +165,11 @@ describe('validateAuthMethod: at most one Default', () => {
     assert.equal(create(jwtBody(), { others: [def] }).Default, false);
   });
   it('checks Default only once the method is valid', () => {
-    throwsExactly(() => create(jwtBody({ Default: true, MaxTokenTTL: '1s' }), { others: [def] }), 400,
-      one(`invalid MaxTokenTTL value '1s' (should be between 1m0s and 24h0m0s)`));
+    throwsExactly(
+      () => create(jwtBody({ Default: true, MaxTokenTTL: '1s' }), { others: [def] }),
+      400,
+      one(`invalid MaxTokenTTL value '1s' (should be between 1m0s and 24h0m0s)`),
+    );
   });
 });
 
@@ -169,9 +193,14 @@ describe('validateAuthMethod: update semantics', () => {
   it('replaces Config whole (no field merge)', () => {
     const m = update({ Name: 'okta', MaxTokenTTL: '1h', Config: { ...OIDC_CONFIG, OIDCScopes: ['groups'] } }, stored);
     assert.deepEqual(m.Config?.OIDCScopes, ['groups']);
-    throwsExactly(() => update({ Name: 'okta', MaxTokenTTL: '1h', Config: { OIDCScopes: ['groups'] } }, stored), 400,
-      one('invalid config: 4 errors occurred:\n\t* missing OIDCDiscoveryURL\n\t* missing OIDCClientID\n' +
-        '\t* missing OIDCClientSecret\n\t* missing AllowedRedirectURIs\n\n'));
+    throwsExactly(
+      () => update({ Name: 'okta', MaxTokenTTL: '1h', Config: { OIDCScopes: ['groups'] } }, stored),
+      400,
+      one(
+        'invalid config: 4 errors occurred:\n\t* missing OIDCDiscoveryURL\n\t* missing OIDCClientID\n' +
+          '\t* missing OIDCClientSecret\n\t* missing AllowedRedirectURIs\n\n',
+      ),
+    );
   });
   it('keeps the stored client secret when a read method is PUT back with "redacted" (reference defect not copied)', () => {
     const read = JSON.parse(JSON.stringify(renderAuthMethod(stored)));
@@ -181,8 +210,18 @@ describe('validateAuthMethod: update semantics', () => {
     assert.equal(m.Hash, update(oidcBody({ TokenNameFormat: stored.TokenNameFormat, Default: true }), stored).Hash);
   });
   it('keeps the client assertion secrets too on "redacted"', () => {
-    const withKey = create(oidcBody({ Config: { ...OIDC_CONFIG, OIDCClientAssertion: {
-      KeySource: 'private_key', ClientSecret: 'cs', PrivateKey: { PemKey: 'KEY', KeyID: 'k1' } } } }));
+    const withKey = create(
+      oidcBody({
+        Config: {
+          ...OIDC_CONFIG,
+          OIDCClientAssertion: {
+            KeySource: 'private_key',
+            ClientSecret: 'cs',
+            PrivateKey: { PemKey: 'KEY', KeyID: 'k1' },
+          },
+        },
+      }),
+    );
     const read = JSON.parse(JSON.stringify(renderAuthMethod(withKey)));
     assert.equal(read.Config.OIDCClientAssertion.ClientSecret, 'redacted');
     assert.equal(read.Config.OIDCClientAssertion.PrivateKey.PemKey, 'redacted');
@@ -195,8 +234,7 @@ describe('validateAuthMethod: update semantics', () => {
     assert.equal(create(oidcBody({ Config: { ...OIDC_CONFIG, OIDCClientSecret: 'redacted' } })).Config?.OIDCClientSecret, 'redacted');
   });
   it('Type on update: OIDC only (spec 002); a stored OIDC method cannot become JWT', () => {
-    throwsExactly(() => update(jwtBody({ Name: 'okta' }), stored), 400,
-      one(`cannot change auth method type from 'OIDC' to 'JWT': update accepts only OIDC`));
+    throwsExactly(() => update(jwtBody({ Name: 'okta' }), stored), 400, one(`cannot change auth method type from 'OIDC' to 'JWT': update accepts only OIDC`));
     throwsExactly(() => update(oidcBody({ Type: 'LDAP' }), stored), 400, one(`invalid token type 'LDAP'`));
   });
   it('Type on update: a JWT method stays updatable with its own type, and may become OIDC', () => {
@@ -206,8 +244,7 @@ describe('validateAuthMethod: update semantics', () => {
     assert.equal(update(oidcBody({ Name: 'ci' }), jwt).Type, 'OIDC');
   });
   it('TTL on update: required (spec 002), so an omitted or empty one is the 0s error, never the stored value', () => {
-    throwsExactly(() => update(oidcBody({ MaxTokenTTL: '25h' }), stored), 400,
-      one(`invalid MaxTokenTTL value '25h0m0s' (should be between 1m0s and 24h0m0s)`));
+    throwsExactly(() => update(oidcBody({ MaxTokenTTL: '25h' }), stored), 400, one(`invalid MaxTokenTTL value '25h0m0s' (should be between 1m0s and 24h0m0s)`));
     for (const MaxTokenTTL of [undefined, '', 0])
       throwsExactly(() => update(oidcBody({ MaxTokenTTL }), stored), 400, one(`invalid MaxTokenTTL value '0s' (should be between 1m0s and 24h0m0s)`));
     assert.equal(update(oidcBody({ MaxTokenTTL: 300e9 }), stored).MaxTokenTTL, 300e9);
@@ -218,8 +255,11 @@ describe('validateAuthMethod: update semantics', () => {
   it('TTL bounds come from the server config when given', () => {
     const ttlBounds = { min: 1e9, max: 7200e9 };
     assert.equal(create(oidcBody({ MaxTokenTTL: '1s' }), { ttlBounds }).MaxTokenTTL, 1e9);
-    throwsExactly(() => create(oidcBody({ MaxTokenTTL: '3h' }), { ttlBounds }), 400,
-      one(`invalid MaxTokenTTL value '3h0m0s' (should be between 1s and 2h0m0s)`));
+    throwsExactly(
+      () => create(oidcBody({ MaxTokenTTL: '3h' }), { ttlBounds }),
+      400,
+      one(`invalid MaxTokenTTL value '3h0m0s' (should be between 1s and 2h0m0s)`),
+    );
   });
   it('keeps CreateTime and the indexes, sets ModifyTime, changes the Hash with the content', () => {
     const s = { ...stored, CreateIndex: 7, ModifyIndex: 9 };
@@ -264,8 +304,18 @@ describe('read and list shapes (sched.md §2.2)', () => {
     assert.equal(read.CreateTime, '2026-03-04T05:06:07Z');
     assert.match(String(read.Hash), /^[A-Za-z0-9+/]{43}=$/);
     assert.deepEqual(Object.keys(read), [
-      'MaxTokenTTL', 'Name', 'Type', 'TokenLocality', 'TokenNameFormat', 'Default', 'Config',
-      'Hash', 'CreateTime', 'ModifyTime', 'CreateIndex', 'ModifyIndex',
+      'MaxTokenTTL',
+      'Name',
+      'Type',
+      'TokenLocality',
+      'TokenNameFormat',
+      'Default',
+      'Config',
+      'Hash',
+      'CreateTime',
+      'ModifyTime',
+      'CreateIndex',
+      'ModifyIndex',
     ]);
   });
   it('the stub has Name, Type, Default, Hash, CreateIndex, ModifyIndex only', () => {
@@ -276,9 +326,19 @@ describe('read and list shapes (sched.md §2.2)', () => {
 describe('decodeAuthMethod: Go encoding/json rules (sched.md §1.1)', () => {
   it('matches field names case-insensitively, in the method, Config and nested structs', () => {
     const m = decodeAuthMethod({
-      name: 'okta', TYPE: 'OIDC', Tokenlocality: 'global', Maxtokenttl: '5m', default: true,
-      config: { oidcdiscoveryurl: 'https://idp', OIDCCLIENTID: 'c', oidcClientSecret: 's', allowedredirecturis: ['http://x'],
-        oidcclientassertion: { keysource: 'private_key', privatekey: { pemkey: 'K' } }, claimMappings: { Email: 'user' } },
+      name: 'okta',
+      TYPE: 'OIDC',
+      Tokenlocality: 'global',
+      Maxtokenttl: '5m',
+      default: true,
+      config: {
+        oidcdiscoveryurl: 'https://idp',
+        OIDCCLIENTID: 'c',
+        oidcClientSecret: 's',
+        allowedredirecturis: ['http://x'],
+        oidcclientassertion: { keysource: 'private_key', privatekey: { pemkey: 'K' } },
+        claimMappings: { Email: 'user' },
+      },
     });
     assert.equal(m.Name, 'okta');
     assert.equal(m.Type, 'OIDC');
@@ -308,11 +368,17 @@ describe('decodeAuthMethod: Go encoding/json rules (sched.md §1.1)', () => {
     throwsExactly(() => decodeAuthMethod([]), 400, 'json: cannot unmarshal array into Go value of type structs.ACLAuthMethod');
     throwsExactly(() => decodeAuthMethod({ Name: 1 }), 400, 'json: cannot unmarshal number into Go struct field ACLAuthMethod.Name of type string');
     throwsExactly(() => decodeAuthMethod({ Default: 'yes' }), 400, 'json: cannot unmarshal string into Go struct field ACLAuthMethod.Default of type bool');
-    throwsExactly(() => decodeAuthMethod({ config: { OIDCScopes: 'a' } }), 400,
-      'json: cannot unmarshal string into Go struct field ACLAuthMethod.Config.OIDCScopes of type []string');
+    throwsExactly(
+      () => decodeAuthMethod({ config: { OIDCScopes: 'a' } }),
+      400,
+      'json: cannot unmarshal string into Go struct field ACLAuthMethod.Config.OIDCScopes of type []string',
+    );
     throwsExactly(() => decodeAuthMethod({ MaxTokenTTL: '1d' }), 400, 'time: unknown unit "d" in duration "1d"');
     throwsExactly(() => decodeAuthMethod({ MaxTokenTTL: '10' }), 400, 'time: missing unit in duration "10"');
-    throwsExactly(() => decodeAuthMethod({ MaxTokenTTL: true }), 400,
-      'json: cannot unmarshal bool into Go struct field ACLAuthMethod.MaxTokenTTL of type time.Duration');
+    throwsExactly(
+      () => decodeAuthMethod({ MaxTokenTTL: true }),
+      400,
+      'json: cannot unmarshal bool into Go struct field ACLAuthMethod.MaxTokenTTL of type time.Duration',
+    );
   });
 });

@@ -7,14 +7,7 @@
  *
  * @module
  */
-import {
-  canonicalConfig,
-  configErrors,
-  CONFIG_SCHEMA,
-  keepStoredSecrets,
-  renderConfig,
-  type AuthMethodWireConfig,
-} from './auth-config.js';
+import { canonicalConfig, configErrors, CONFIG_SCHEMA, keepStoredSecrets, renderConfig, type AuthMethodWireConfig } from './auth-config.js';
 import { decodeStruct, type StructSchema } from './decode.js';
 import { formatTime } from '../../../kernel/util/duration.js';
 import { formatGoDuration } from '../../../kernel/util/go-duration.js';
@@ -71,8 +64,13 @@ export interface AuthMethodStub {
 const METHOD_SCHEMA: StructSchema = {
   goType: 'ACLAuthMethod',
   fields: {
-    Name: 'string', Type: 'string', TokenLocality: 'string', TokenNameFormat: 'string',
-    MaxTokenTTL: 'duration', Default: 'bool', Config: CONFIG_SCHEMA,
+    Name: 'string',
+    Type: 'string',
+    TokenLocality: 'string',
+    TokenNameFormat: 'string',
+    MaxTokenTTL: 'duration',
+    Default: 'bool',
+    Config: CONFIG_SCHEMA,
   },
 };
 
@@ -158,8 +156,7 @@ export function validateAuthMethod(input: AuthMethodInput, opts: ValidateAuthMet
   const ttl = opts.ttlBounds ?? DEFAULT_TTL_BOUNDS;
   if (m.MaxTokenTTL < ttl.min || m.MaxTokenTTL > ttl.max) {
     errors.push(
-      `invalid MaxTokenTTL value '${formatGoDuration(m.MaxTokenTTL)}' ` +
-        `(should be between ${formatGoDuration(ttl.min)} and ${formatGoDuration(ttl.max)})`,
+      `invalid MaxTokenTTL value '${formatGoDuration(m.MaxTokenTTL)}' ` + `(should be between ${formatGoDuration(ttl.min)} and ${formatGoDuration(ttl.max)})`,
     );
   }
   if (errors.length > 0) throw invalidRequest(`auth method ${opts.index ?? 0} invalid: ${multiError(errors)}`);

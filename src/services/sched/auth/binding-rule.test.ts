@@ -4,19 +4,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decodeAuthMethod, validateAuthMethod, type AuthMethod } from './auth-method.js';
-import {
-  bindingRuleStub,
-  decodeBindingRule,
-  validateBindingRule,
-  type BindingRule,
-  type ValidateBindingRuleOptions,
-} from './binding-rule.js';
+import { bindingRuleStub, decodeBindingRule, validateBindingRule, type BindingRule, type ValidateBindingRuleOptions } from './binding-rule.js';
 import { SchedAuthError } from './errors.js';
 
 const NOW = new Date('2026-03-04T05:06:07Z');
 const method: AuthMethod = validateAuthMethod(
   decodeAuthMethod({
-    Name: 'okta', Type: 'OIDC', TokenLocality: 'global', MaxTokenTTL: '1h',
+    Name: 'okta',
+    Type: 'OIDC',
+    TokenLocality: 'global',
+    MaxTokenTTL: '1h',
     Config: { OIDCDiscoveryURL: 'https://idp', OIDCClientID: 'c', OIDCClientSecret: 's', AllowedRedirectURIs: ['http://cb'], ClaimMappings: { team: 'team' } },
   }),
   { others: [], isUpdate: false, now: NOW },
@@ -46,10 +43,16 @@ describe('validateBindingRule: every rule of sched.md §2.4, with its text (400)
     ['policy needs a BindName', { ...rule, BindName: '' }, one('bind name is missing')],
     ['management must have no BindName', { ...rule, BindType: 'management' }, one('bind name should be empty')],
     ['BindType role|policy|management', { ...rule, BindType: 'node' }, one('unsupported bind type: "node"')],
-    ['Selector must parse (the parser text is the kernel filter language\'s)', { ...rule, Selector: 'value.team ==' },
-      one('selector is invalid: 1:14: Expected "-", "0", "\\"", "`", [1-9], [a-zA-Z], or whitespace but end of input found.')],
-    ['BindName variables must be mapped claims (kernel check)', { ...rule, BindName: '${value.group}' },
-      one('error interpreting template: unknown variable accessed: value.group')],
+    [
+      "Selector must parse (the parser text is the kernel filter language's)",
+      { ...rule, Selector: 'value.team ==' },
+      one('selector is invalid: 1:14: Expected "-", "0", "\\"", "`", [1-9], [a-zA-Z], or whitespace but end of input found.'),
+    ],
+    [
+      'BindName variables must be mapped claims (kernel check)',
+      { ...rule, BindName: '${value.group}' },
+      one('error interpreting template: unknown variable accessed: value.group'),
+    ],
     ['the auth method must exist', { ...rule, AuthMethod: 'nope' }, 'ACL auth method nope not found'],
     ['an update must name a stored rule', { ...rule, ID }, `cannot find binding rule ${ID}`],
   ];
@@ -58,10 +61,12 @@ describe('validateBindingRule: every rule of sched.md §2.4, with its text (400)
   }
 
   it('collects every error in the reference order', () => {
-    throwsExactly(() => upsert({ Description: 'x'.repeat(257), BindType: 'admin', Selector: '((' }),
+    throwsExactly(
+      () => upsert({ Description: 'x'.repeat(257), BindType: 'admin', Selector: '((' }),
       'binding rule 0 invalid: 4 errors occurred:\n\t* auth method is missing\n\t* description longer than 256\n' +
         '\t* unsupported bind type: "admin"\n' +
-        '\t* selector is invalid: 1:3: Expected "(", "-", "0", "\\"", "`", "all", "any", "not", [1-9], [a-zA-Z], or whitespace but end of input found.\n\n');
+        '\t* selector is invalid: 1:3: Expected "(", "-", "0", "\\"", "`", "all", "any", "not", [1-9], [a-zA-Z], or whitespace but end of input found.\n\n',
+    );
   });
 });
 
@@ -94,17 +99,27 @@ describe('validateBindingRule: create, update, stub', () => {
     assert.equal(upsert({ ID, BindType: 'management' }, { existing: created }).BindName, '');
   });
   it('refuses another auth method on update', () => {
-    throwsExactly(() => upsert({ ID, AuthMethod: 'other' }, { existing: created }),
-      'cannot update auth method for binding rule, create a new rule instead');
+    throwsExactly(() => upsert({ ID, AuthMethod: 'other' }, { existing: created }), 'cannot update auth method for binding rule, create a new rule instead');
   });
   it('decodes field names case-insensitively', () => {
-    assert.deepEqual(decodeBindingRule({ authmethod: 'okta', BINDTYPE: 'role', bindName: 'r', Bogus: 1 }),
-      { ID: '', Description: '', AuthMethod: 'okta', Selector: '', BindType: 'role', BindName: 'r' });
+    assert.deepEqual(decodeBindingRule({ authmethod: 'okta', BINDTYPE: 'role', bindName: 'r', Bogus: 1 }), {
+      ID: '',
+      Description: '',
+      AuthMethod: 'okta',
+      Selector: '',
+      BindType: 'role',
+      BindName: 'r',
+    });
     throwsExactly(() => decodeBindingRule({ BindName: 1 }), 'json: cannot unmarshal number into Go struct field ACLBindingRule.BindName of type string');
   });
   it('the stub has ID, Description, AuthMethod, Hash, CreateIndex, ModifyIndex', () => {
     assert.deepEqual(bindingRuleStub(created), {
-      ID, Description: 'ops team', AuthMethod: 'okta', Hash: created.Hash, CreateIndex: 0, ModifyIndex: 0,
+      ID,
+      Description: 'ops team',
+      AuthMethod: 'okta',
+      Hash: created.Hash,
+      CreateIndex: 0,
+      ModifyIndex: 0,
     });
   });
 });

@@ -16,12 +16,32 @@ describe('AllocRunner', () => {
       const root = mkdtempSync(join(tmpdir(), 'cairn-alloc-runner-'));
       try {
         const allocRoot = join(root, 'allocs');
-        const job = { ID: 'j', Type: 'batch', TaskGroups: [{ Name: 'g', Tasks: [{ Name: name, Driver: 'raw_exec', Config: { command: '/bin/true' } }] }] } as unknown as Job;
+        const job = {
+          ID: 'j',
+          Type: 'batch',
+          TaskGroups: [{ Name: 'g', Tasks: [{ Name: name, Driver: 'raw_exec', Config: { command: '/bin/true' } }] }],
+        } as unknown as Job;
         const reports: AllocReport[] = [];
         const runner = new AllocRunner({
-          alloc: { ID: 'a1', Name: 'j.g[0]', Namespace: 'default', JobID: 'j', TaskGroup: 'g', Job: job, DesiredStatus: 'run', ClientStatus: 'pending', TaskStates: null },
-          allocRoot, datacenter: 'dc1', drivers: { raw_exec: true }, resumed: false, now: Date.now,
-          report: (_id, r) => reports.push(r), onPid: () => undefined, log: silentLogger(),
+          alloc: {
+            ID: 'a1',
+            Name: 'j.g[0]',
+            Namespace: 'default',
+            JobID: 'j',
+            TaskGroup: 'g',
+            Job: job,
+            DesiredStatus: 'run',
+            ClientStatus: 'pending',
+            TaskStates: null,
+          },
+          allocRoot,
+          datacenter: 'dc1',
+          drivers: { raw_exec: true },
+          resumed: false,
+          now: Date.now,
+          report: (_id, r) => reports.push(r),
+          onPid: () => undefined,
+          log: silentLogger(),
         });
         await runner.done;
         assert.equal(reports.length, 1);

@@ -91,11 +91,17 @@ export class AllocRunner {
     const badName = this.group?.Tasks.map((t) => t.Name).find((n) => !taskDirNameOk(n));
     if (!job || !this.group || badName !== undefined) {
       this.done = Promise.resolve();
-      const why = badName !== undefined ? `task name "${badName}" cannot be a directory of the allocation` : `allocation has no job or no task group "${o.alloc.TaskGroup}"`;
+      const why =
+        badName !== undefined
+          ? `task name "${badName}" cannot be a directory of the allocation`
+          : `allocation has no job or no task group "${o.alloc.TaskGroup}"`;
       o.report(o.alloc.ID, { ClientStatus: 'failed', ClientDescription: why, TaskStates: {} });
       return;
     }
-    buildAllocDir(this.dir, this.group.Tasks.map((t) => t.Name));
+    buildAllocDir(
+      this.dir,
+      this.group.Tasks.map((t) => t.Name),
+    );
     // The job as registered: the jobs API applied the reference's defaults (jobs/defaults.ts).
     const policy = this.group.RestartPolicy;
     for (const task of this.group.Tasks) {
@@ -188,7 +194,8 @@ export class AllocRunner {
     if (t?.dead && t.state.Failed && !this.stopping) {
       this.stopping = true;
       for (const [name, other] of this.tasks) {
-        if (name !== taskName && !other.dead) void other.kill(taskEvent(EVENT.siblingFailed, this.o.now(), { Message: `Task's sibling "${taskName}" failed`, FailsTask: false }));
+        if (name !== taskName && !other.dead)
+          void other.kill(taskEvent(EVENT.siblingFailed, this.o.now(), { Message: `Task's sibling "${taskName}" failed`, FailsTask: false }));
       }
     }
     this.o.report(this.alloc.ID, this.report());

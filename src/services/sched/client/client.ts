@@ -165,7 +165,11 @@ export class SchedClient {
           } catch (err) {
             // A node known with this secret re-registers with it when the configured token is refused.
             if (!(err instanceof ServerError) || err.status !== 403 || token === this.identity.SecretID) throw err;
-            r = await this.api.call<{ HeartbeatTTL?: number }>('PUT', '/v1/node/register', { token: this.identity.SecretID, body: this.registration(), signal: this.stopping.signal });
+            r = await this.api.call<{ HeartbeatTTL?: number }>('PUT', '/v1/node/register', {
+              token: this.identity.SecretID,
+              body: this.registration(),
+              signal: this.stopping.signal,
+            });
           }
           this.setTtl(r.body?.HeartbeatTTL);
           this.o.log.info({ node: this.identity.ID }, 'client: node registered');

@@ -30,14 +30,14 @@ export const DRIVER_PLUGINS = ['raw_exec', 'exec'] as const;
 /** The `client` block's schema (kernel/config/schema.ts). */
 export const clientBlockKeys = {
   enabled: cfg.bool({ default: false, doc: 'run a client on this agent: fingerprint, register, run allocated tasks' }),
-  servers: cfg.list('string', { doc: 'host:port of the servers\' HTTP API; default: this agent itself' }),
-  state_dir: cfg.string({ doc: 'the client\'s state (node identity, task processes); default <data_dir>/client' }),
+  servers: cfg.list('string', { doc: "host:port of the servers' HTTP API; default: this agent itself" }),
+  state_dir: cfg.string({ doc: "the client's state (node identity, task processes); default <data_dir>/client" }),
   alloc_dir: cfg.string({ doc: 'allocation directories; default <data_dir>/alloc' }),
-  node_class: cfg.string({ doc: 'the node\'s class (constraints may use ${node.class})' }),
+  node_class: cfg.string({ doc: "the node's class (constraints may use ${node.class})" }),
   node_pool: cfg.string({ doc: 'the node\'s pool; default "default"' }),
   meta: cfg.raw({ doc: 'node metadata: string keys and values' }),
   cpu_total_compute: cfg.int({ min: 1, doc: 'CPU in MHz the node offers; default cores × MHz' }),
-  memory_total_mb: cfg.int({ min: 1, doc: 'memory in MiB the node offers; default the host\'s' }),
+  memory_total_mb: cfg.int({ min: 1, doc: "memory in MiB the node offers; default the host's" }),
   token: cfg.string({ doc: 'Cairn: token (node:write) the client registers with when ACLs are on; env:// and file:// accepted' }),
 };
 
@@ -62,19 +62,21 @@ export interface ClientConfig {
 
 /** What config.ts hands over: the parsed `client` block and the driver plugin blocks. */
 export interface ClientRaw {
-  readonly block: {
-    readonly enabled: boolean;
-    readonly servers?: readonly string[];
-    readonly state_dir?: string;
-    readonly alloc_dir?: string;
-    readonly node_class?: string;
-    readonly node_pool?: string;
-    readonly meta?: unknown;
-    readonly cpu_total_compute?: number;
-    readonly memory_total_mb?: number;
-    readonly token?: string;
-    readonly $at: BlockAt;
-  } | undefined;
+  readonly block:
+    | {
+        readonly enabled: boolean;
+        readonly servers?: readonly string[];
+        readonly state_dir?: string;
+        readonly alloc_dir?: string;
+        readonly node_class?: string;
+        readonly node_pool?: string;
+        readonly meta?: unknown;
+        readonly cpu_total_compute?: number;
+        readonly memory_total_mb?: number;
+        readonly token?: string;
+        readonly $at: BlockAt;
+      }
+    | undefined;
   /** `plugin "raw_exec"` / `plugin "exec"` blocks: their `config.enabled`. */
   readonly drivers: readonly { readonly label: string; readonly enabled: boolean | undefined }[];
 }

@@ -50,7 +50,10 @@ interface Published {
 /** Where the mounter finds a volume and the node plugin to stage it with. */
 export interface MountSources {
   /** The volume `id` of namespace `ns` (what mounting needs: IDs, plugin, mount options, secrets, context); undefined when unknown. @throws when it cannot be read. */
-  volume(ns: string, id: string): Promise<Pick<StoredVolume, 'ID' | 'Namespace' | 'ExternalID' | 'PluginID' | 'MountOptions' | 'Secrets' | 'Context'> | undefined>;
+  volume(
+    ns: string,
+    id: string,
+  ): Promise<Pick<StoredVolume, 'ID' | 'Namespace' | 'ExternalID' | 'PluginID' | 'MountOptions' | 'Secrets' | 'Context'> | undefined>;
   /** A healthy node endpoint of plugin `pluginId` on this client's node: its client and whether it stages; undefined when there is none. */
   nodeEndpoint(pluginId: string): { client: CsiClient; stages: boolean } | undefined;
 }
@@ -82,7 +85,10 @@ export function remoteSources(client: NodeServerCaller, plugins: CsiPlugins): Mo
   return {
     volume: async (ns, id) => {
       try {
-        return await client.callServers<StoredVolume>('GET', `/v1/node/${client.nodeId}/volume/csi/${encodeURIComponent(id)}?namespace=${encodeURIComponent(ns)}`);
+        return await client.callServers<StoredVolume>(
+          'GET',
+          `/v1/node/${client.nodeId}/volume/csi/${encodeURIComponent(id)}?namespace=${encodeURIComponent(ns)}`,
+        );
       } catch (err) {
         if (err instanceof ServerError && err.status === 404) return undefined;
         throw err;
@@ -118,7 +124,13 @@ export function csiMounter(o: { sources: MountSources; root: string; log: { warn
         if (node.stages) {
           staging = join(o.root, vol.PluginID, 'staging', vol.Namespace, vol.ID, usage);
           mkdirSync(staging, { recursive: true, mode: 0o700 });
-          await client.nodeStageVolume({ volumeId, stagingTargetPath: staging, volumeCapability: capability, secrets: vol.Secrets ?? undefined, volumeContext: vol.Context ?? undefined });
+          await client.nodeStageVolume({
+            volumeId,
+            stagingTargetPath: staging,
+            volumeCapability: capability,
+            secrets: vol.Secrets ?? undefined,
+            volumeContext: vol.Context ?? undefined,
+          });
           let users = stagedBy.get(staging);
           if (!users) stagedBy.set(staging, (users = new Set()));
           users.add(alloc.ID);

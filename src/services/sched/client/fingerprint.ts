@@ -52,10 +52,17 @@ export function fingerprint(config: ClientConfig, cores: readonly CpuInfo[] = cp
   const drivers: Fingerprint['Drivers'] = {};
   const offer = (name: string, description: string) => {
     attributes[`driver.${name}`] = '1';
-    drivers[name] = { Detected: true, Healthy: true, HealthDescription: description, Attributes: { [`driver.${name}`]: 'true' }, UpdateTime: now.toISOString() };
+    drivers[name] = {
+      Detected: true,
+      Healthy: true,
+      HealthDescription: description,
+      Attributes: { [`driver.${name}`]: 'true' },
+      UpdateTime: now.toISOString(),
+    };
   };
   if (config.drivers.raw_exec) offer('raw_exec', 'Healthy');
-  if (config.drivers.exec && platform() === 'linux') offer('exec', 'Healthy (process group, resource limits by setrlimit; no namespaces or cgroups without root)');
+  if (config.drivers.exec && platform() === 'linux')
+    offer('exec', 'Healthy (process group, resource limits by setrlimit; no namespaces or cgroups without root)');
   return {
     Attributes: attributes,
     NodeResources: {

@@ -140,7 +140,12 @@ export class TaskRunner {
     const t = this.o.task;
     const timeoutMs = t.KillTimeout / 1e6;
     if (this.killing) {
-      this.emit(taskEvent(EVENT.killing, this.o.now(), { KillTimeout: t.KillTimeout, Message: `Sent interrupt. Waiting ${formatGoDuration(t.KillTimeout)} before force killing` }));
+      this.emit(
+        taskEvent(EVENT.killing, this.o.now(), {
+          KillTimeout: t.KillTimeout,
+          Message: `Sent interrupt. Waiting ${formatGoDuration(t.KillTimeout)} before force killing`,
+        }),
+      );
     }
     signalGroup(proc.pid, (signalNumber(t.KillSignal) ?? signalNumber('SIGINT'))!);
     const force = setTimeout(() => signalGroup(proc.pid, 'SIGKILL'), timeoutMs);
@@ -150,11 +155,17 @@ export class TaskRunner {
   private async loop(): Promise<void> {
     const { task, now } = this.o;
     if (this.o.previous?.State === 'running') {
-      this.emit(taskEvent(EVENT.restarting, now(), { RestartReason: 'Client agent restarted', Message: 'The client agent restarted; its task processes were stopped and start again' }), {
-        Restarts: this.state.Restarts + 1,
-        LastRestart: new Date(now()).toISOString(),
-        State: 'pending',
-      });
+      this.emit(
+        taskEvent(EVENT.restarting, now(), {
+          RestartReason: 'Client agent restarted',
+          Message: 'The client agent restarted; its task processes were stopped and start again',
+        }),
+        {
+          Restarts: this.state.Restarts + 1,
+          LastRestart: new Date(now()).toISOString(),
+          State: 'pending',
+        },
+      );
     } else if (!this.o.previous) {
       this.emit(taskEvent(EVENT.received, now(), { Message: 'Task received by client' }));
     }
@@ -184,7 +195,14 @@ export class TaskRunner {
           return this.finish(d.failed);
         }
         delayMs = d.delayMs;
-        this.emit(taskEvent(EVENT.restarting, now(), { RestartReason: d.reason, Message: `Task restarting in ${formatGoDuration(delayMs * 1e6)}`, Details: { start_delay: String(delayMs * 1e6) } }), { State: 'pending' });
+        this.emit(
+          taskEvent(EVENT.restarting, now(), {
+            RestartReason: d.reason,
+            Message: `Task restarting in ${formatGoDuration(delayMs * 1e6)}`,
+            Details: { start_delay: String(delayMs * 1e6) },
+          }),
+          { State: 'pending' },
+        );
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delayMs);

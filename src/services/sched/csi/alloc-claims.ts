@@ -73,8 +73,13 @@ function plan(deps: SchedDeps, a: StoredAlloc, requests: readonly ClaimRequest[]
     requireRoom(vol, { allocId: a.ID, nodeId: a.NodeID, plugin }, read, attaching.get(vol.PluginID) ?? 0);
     if (!claimedOnNode(vol, a.NodeID)) attaching.set(vol.PluginID, (attaching.get(vol.PluginID) ?? 0) + 1);
     const claim: ClaimDoc = {
-      AllocationID: a.ID, NodeID: a.NodeID, ExternalNodeID: onNode.NodeInfo?.ID ?? '', Mode: request.mode,
-      AccessMode: request.accessMode, AttachmentMode: request.attachmentMode, State: 'taken',
+      AllocationID: a.ID,
+      NodeID: a.NodeID,
+      ExternalNodeID: onNode.NodeInfo?.ID ?? '',
+      Mode: request.mode,
+      AccessMode: request.accessMode,
+      AttachmentMode: request.attachmentMode,
+      State: 'taken',
     };
     claimVolume(vol, claim, volumeHealth(plugin, vol));
     const publish = pluginHas(deps, vol.PluginID, 'SupportsAttachDetach') && !claimedOnNode(vol, a.NodeID);
@@ -92,7 +97,12 @@ function plan(deps: SchedDeps, a: StoredAlloc, requests: readonly ClaimRequest[]
  * hold other volume locks).
  * @throws 409 `alloc "<a>" failed to claim volume "<v>": node "<n>" has reached the maximum allowable number of attached volumes (<max>)`.
  */
-function requireRoom(vol: StoredVolume, { allocId, nodeId, plugin }: { allocId: string; nodeId: string; plugin: CsiPluginDoc | undefined }, read: Reader, pending = 0): void {
+function requireRoom(
+  vol: StoredVolume,
+  { allocId, nodeId, plugin }: { allocId: string; nodeId: string; plugin: CsiPluginDoc | undefined },
+  read: Reader,
+  pending = 0,
+): void {
   const max = plugin?.Nodes[nodeId]?.NodeInfo?.MaxVolumes ?? 0;
   if (max <= 0 || claimedOnNode(vol, nodeId)) return;
   const attached = pending + read.list<StoredVolume>(T.csiVolumes).filter((v) => v.PluginID === vol.PluginID && claimedOnNode(v, nodeId)).length;
@@ -121,15 +131,17 @@ async function publishAll(deps: SchedDeps, planned: readonly Planned[]): Promise
     for (const p of planned.filter((x) => x.publish)) {
       const vol = deps.state.get<StoredVolume>(T.csiVolumes, p.request.key)!;
       const { client } = requireController(deps, vol.PluginID, 'SupportsAttachDetach');
-      await pluginCall(`alloc "${p.claim.AllocationID}" failed to claim volume "${vol.ID}": plugin "${vol.PluginID}" could not publish it to node "${p.claim.NodeID}"`, () =>
-        client.controllerPublishVolume({
-          volumeId: vol.ExternalID || vol.ID,
-          nodeId: p.claim.ExternalNodeID,
-          volumeCapability: volumeCapability(p.claim.AccessMode, p.claim.AttachmentMode, vol.MountOptions),
-          readonly: p.claim.Mode === 'read',
-          secrets: vol.Secrets ?? undefined,
-          volumeContext: vol.Context ?? undefined,
-        }),
+      await pluginCall(
+        `alloc "${p.claim.AllocationID}" failed to claim volume "${vol.ID}": plugin "${vol.PluginID}" could not publish it to node "${p.claim.NodeID}"`,
+        () =>
+          client.controllerPublishVolume({
+            volumeId: vol.ExternalID || vol.ID,
+            nodeId: p.claim.ExternalNodeID,
+            volumeCapability: volumeCapability(p.claim.AccessMode, p.claim.AttachmentMode, vol.MountOptions),
+            readonly: p.claim.Mode === 'read',
+            secrets: vol.Secrets ?? undefined,
+            volumeContext: vol.Context ?? undefined,
+          }),
       );
       done.push(p);
     }

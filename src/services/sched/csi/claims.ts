@@ -47,7 +47,8 @@ export function claimRequests(alloc: { Namespace: string; Name: string; Volumes:
     const key = volumeKey(alloc.Namespace, volumeId);
     const mode: ClaimMode = r.ReadOnly ? 'read' : 'write';
     const seen = byKey.get(key);
-    if (!seen || (seen.mode === 'read' && mode === 'write')) byKey.set(key, { key, volumeId, mode, accessMode: r.AccessMode, attachmentMode: r.AttachmentMode });
+    if (!seen || (seen.mode === 'read' && mode === 'write'))
+      byKey.set(key, { key, volumeId, mode, accessMode: r.AccessMode, attachmentMode: r.AttachmentMode });
   }
   return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
 }

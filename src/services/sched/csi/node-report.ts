@@ -29,13 +29,31 @@ export function decodeNodePlugins(value: Readonly<Record<string, unknown>> | nul
     const field = `CSINodePlugins["${id}"]`;
     if (id === '') throw schedBadRequest('CSINodePlugins: a plugin ID must not be empty');
     const i = decodeGoStruct(raw, 'structs.CSIInfo', {
-      PluginID: 'string', AllocID: 'string', Healthy: 'bool', HealthDescription: 'string', UpdateTime: 'any', Provider: 'string',
-      ProviderVersion: 'string', RequiresControllerPlugin: 'bool', RequiresTopologies: 'bool', ControllerInfo: 'any', NodeInfo: 'object',
+      PluginID: 'string',
+      AllocID: 'string',
+      Healthy: 'bool',
+      HealthDescription: 'string',
+      UpdateTime: 'any',
+      Provider: 'string',
+      ProviderVersion: 'string',
+      RequiresControllerPlugin: 'bool',
+      RequiresTopologies: 'bool',
+      ControllerInfo: 'any',
+      NodeInfo: 'object',
     });
     if (i.PluginID !== '' && i.PluginID !== id) throw schedBadRequest(`${field}.PluginID: "${i.PluginID as string}" is not its key`);
-    const n = i.NodeInfo === null ? null : decodeGoStruct(i.NodeInfo, 'structs.CSINodeInfo', {
-      ID: 'string', MaxVolumes: 'int', AccessibleTopology: 'object', RequiresNodeStageVolume: 'bool', SupportsStats: 'bool', SupportsExpand: 'bool', SupportsCondition: 'bool',
-    });
+    const n =
+      i.NodeInfo === null
+        ? null
+        : decodeGoStruct(i.NodeInfo, 'structs.CSINodeInfo', {
+            ID: 'string',
+            MaxVolumes: 'int',
+            AccessibleTopology: 'object',
+            RequiresNodeStageVolume: 'bool',
+            SupportsStats: 'bool',
+            SupportsExpand: 'bool',
+            SupportsCondition: 'bool',
+          });
     if (n && (n.MaxVolumes as number) < 0) throw schedBadRequest(`${field}.NodeInfo.MaxVolumes: must not be negative`);
     const segments = n?.AccessibleTopology ? decodeGoStruct(n.AccessibleTopology, 'structs.CSITopology', { Segments: 'map' }).Segments : null;
     const nodeInfo: NodeInfoDoc | null = n && {
@@ -65,7 +83,8 @@ export function decodeNodePlugins(value: Readonly<Record<string, unknown>> | nul
 }
 
 /** The entry unchanged but for `UpdateTime`? (Then the stored one, with its time, stays.) */
-const sameInfo = (a: CsiInfoDoc | undefined, b: CsiInfoDoc) => a !== undefined && JSON.stringify({ ...a, UpdateTime: '' }) === JSON.stringify({ ...b, UpdateTime: '' });
+const sameInfo = (a: CsiInfoDoc | undefined, b: CsiInfoDoc) =>
+  a !== undefined && JSON.stringify({ ...a, UpdateTime: '' }) === JSON.stringify({ ...b, UpdateTime: '' });
 
 /**
  * Makes the plugin rows agree with node `nodeId`'s reported node plugins `reported` (module

@@ -36,7 +36,8 @@ const CLASS_OF: Readonly<Record<string, ErrorCode>> = {
  */
 function pluginError(what: string, err: unknown): CairnError {
   if (err instanceof CairnError) return err;
-  if (err instanceof CsiError) return new CairnError(CLASS_OF[err.code.replaceAll('_', '').toLowerCase()] ?? 'bad_gateway', `${what}: ${err.message}`, { cause: err });
+  if (err instanceof CsiError)
+    return new CairnError(CLASS_OF[err.code.replaceAll('_', '').toLowerCase()] ?? 'bad_gateway', `${what}: ${err.message}`, { cause: err });
   return new CairnError('unavailable', `${what}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
 }
 

@@ -249,10 +249,13 @@ export class CsiPlugins {
       e.description = `plugin unreachable: ${(err as Error).message}`;
       // Calls a request started on the old client (a CreateVolume, say) may still finish:
       // close it only once their deadline has passed, so the plugin's answer is not lost.
-      this.retired.set(c, setTimeout(() => {
-        this.retired.delete(c);
-        c.close();
-      }, DEFAULT_CSI_CALL_TIMEOUT_MS + 1000).unref());
+      this.retired.set(
+        c,
+        setTimeout(() => {
+          this.retired.delete(c);
+          c.close();
+        }, DEFAULT_CSI_CALL_TIMEOUT_MS + 1000).unref(),
+      );
       e.client = this.o.connect(e.config.socket);
     } finally {
       clearTimeout(timer);
@@ -298,7 +301,8 @@ export class CsiPlugins {
         // A plugin only client-only agents report keeps their entries.
         const nodes = reported(tx, p.ID, p.Nodes);
         if (Object.keys(nodes).length === 0) tx.delete(T.csiPlugins, p.ID);
-        else if (Object.keys(p.Controllers).length > 0 || Object.keys(nodes).length !== Object.keys(p.Nodes).length) tx.put<CsiPluginDoc>(T.csiPlugins, p.ID, pluginDoc(p.ID, {}, nodes));
+        else if (Object.keys(p.Controllers).length > 0 || Object.keys(nodes).length !== Object.keys(p.Nodes).length)
+          tx.put<CsiPluginDoc>(T.csiPlugins, p.ID, pluginDoc(p.ID, {}, nodes));
       }
     }, LABEL.nodeDeregister);
   }

@@ -21,7 +21,10 @@ export function csiSecretsHeader(ctx: Ctx): Record<string, string> | undefined {
 }
 
 /** `stored` with `over` laid on top (the header's secrets win; reference/sched.md §4.9 "Delete"). */
-export function mergeSecrets(stored: Readonly<Record<string, string>> | null, over: Readonly<Record<string, string>> | undefined): Record<string, string> | undefined {
+export function mergeSecrets(
+  stored: Readonly<Record<string, string>> | null,
+  over: Readonly<Record<string, string>> | undefined,
+): Record<string, string> | undefined {
   const merged = { ...stored, ...over };
   return Object.keys(merged).length > 0 ? merged : undefined;
 }

@@ -54,7 +54,10 @@ async function validate(deps: SchedDeps, plugin: CsiPluginDoc, doc: CsiVolumeDoc
 /** `CreateVolume` of a new definition. @throws the plugin's failure. */
 function create(deps: SchedDeps, spec: VolumeSpec): Promise<CsiVolume> {
   const { client } = requireController(deps, spec.PluginID, 'SupportsCreateDelete');
-  const range = spec.RequestedCapacityMin > 0 || spec.RequestedCapacityMax > 0 ? { requiredBytes: spec.RequestedCapacityMin, limitBytes: spec.RequestedCapacityMax } : undefined;
+  const range =
+    spec.RequestedCapacityMin > 0 || spec.RequestedCapacityMax > 0
+      ? { requiredBytes: spec.RequestedCapacityMin, limitBytes: spec.RequestedCapacityMax }
+      : undefined;
   const source = spec.SnapshotID !== '' ? { snapshotId: spec.SnapshotID } : spec.CloneID !== '' ? { volumeId: spec.CloneID } : undefined;
   const topology = spec.RequestedTopologies ?? (spec.Topologies ? { Required: spec.Topologies, Preferred: null } : null);
   return pluginCall(`plugin "${spec.PluginID}" could not create volume "${spec.ID}"`, () =>
@@ -74,7 +77,11 @@ function create(deps: SchedDeps, spec: VolumeSpec): Promise<CsiVolume> {
 async function expand(deps: SchedDeps, doc: CsiVolumeDoc, range: { min: number; max: number }): Promise<number> {
   const { client } = requireController(deps, doc.PluginID, 'SupportsExpand');
   const answer = await pluginCall(`plugin "${doc.PluginID}" could not expand volume "${doc.ID}"`, () =>
-    client.controllerExpandVolume({ volumeId: doc.ExternalID || doc.ID, capacityRange: { requiredBytes: range.min, limitBytes: range.max }, secrets: doc.Secrets ?? undefined }),
+    client.controllerExpandVolume({
+      volumeId: doc.ExternalID || doc.ID,
+      capacityRange: { requiredBytes: range.min, limitBytes: range.max },
+      secrets: doc.Secrets ?? undefined,
+    }),
   );
   return answer.capacityBytes;
 }
@@ -141,8 +148,9 @@ export async function registerVolumes(ctx: Ctx, o: RegisterOptions): Promise<Sch
     } catch (err) {
       for (const doc of created) {
         const undo = optionalController(deps, doc.PluginID, 'SupportsCreateDelete');
-        await (undo?.client.deleteVolume(doc.ExternalID, doc.Secrets ?? undefined) ?? Promise.reject(new Error('no healthy controller')))
-          .catch((e: unknown) => deps.plugins.log.warn({ err: e, volume: doc.ID }, 'CSI: deleting a volume this failed request created failed'));
+        await (undo?.client.deleteVolume(doc.ExternalID, doc.Secrets ?? undefined) ?? Promise.reject(new Error('no healthy controller'))).catch((e: unknown) =>
+          deps.plugins.log.warn({ err: e, volume: doc.ID }, 'CSI: deleting a volume this failed request created failed'),
+        );
       }
       throw err;
     }

@@ -107,7 +107,9 @@ export function deleteVolume(ctx: Ctx): Promise<SchedReply> {
     if (!vol) throw volumeNotFound(id);
     if (volumeInUse(vol)) throw inUse(id);
     const { client } = requireController(ctx.deps, vol.PluginID, 'SupportsCreateDelete');
-    await pluginCall(`plugin "${vol.PluginID}" could not delete volume "${id}"`, () => client.deleteVolume(vol.ExternalID || vol.ID, mergeSecrets(vol.Secrets, secrets)));
+    await pluginCall(`plugin "${vol.PluginID}" could not delete volume "${id}"`, () =>
+      client.deleteVolume(vol.ExternalID || vol.ID, mergeSecrets(vol.Secrets, secrets)),
+    );
     const { index } = await ctx.deps.state.txn((tx) => {
       tx.delete(T.csiVolumes, key);
     }, LABEL.csiVolumeDeregister);
@@ -130,12 +132,21 @@ export function detachVolume(ctx: Ctx): Promise<SchedReply> {
     if (claimedOnNode(vol, node)) throw inUse(id, `: claimed by an allocation on node "${node}"`);
     requireController(ctx.deps, vol.PluginID, 'SupportsAttachDetach');
     const past = Object.values(vol.PastClaims).filter((c) => c.NodeID === node);
-    const external = past.find((c) => c.ExternalNodeID !== '')?.ExternalNodeID ?? ctx.deps.state.get<CsiPluginDoc>(T.csiPlugins, vol.PluginID)?.Nodes[node]?.NodeInfo?.ID;
+    const external =
+      past.find((c) => c.ExternalNodeID !== '')?.ExternalNodeID ?? ctx.deps.state.get<CsiPluginDoc>(T.csiPlugins, vol.PluginID)?.Nodes[node]?.NodeInfo?.ID;
     if (!external) throw schedBadRequest(`no node plugin of "${vol.PluginID}" is known on node "${node}"`);
     await unpublishVolume(ctx.deps, vol, { NodeID: node, ExternalNodeID: external });
     const { index } = await ctx.deps.state.txn((tx) => {
       const now = tx.get<StoredVolume>(T.csiVolumes, key);
-      if (now && past.length > 0) tx.put(T.csiVolumes, key, dropPastClaims(now, past.map((c) => c.AllocationID)));
+      if (now && past.length > 0)
+        tx.put(
+          T.csiVolumes,
+          key,
+          dropPastClaims(
+            now,
+            past.map((c) => c.AllocationID),
+          ),
+        );
     }, LABEL.csiVolumeClaim);
     return writeReply(index);
   });

@@ -64,9 +64,11 @@ function problems(s: VolumeSpec): string[] {
   if (s.RequestedCapabilities.length === 0) out.push('must include at least one capability block');
   s.RequestedCapabilities.forEach((c, i) => {
     if (c.AccessMode === '') out.push(`capability ${i}: missing access mode`);
-    else if (!(CSI_ACCESS_MODES as readonly string[]).includes(c.AccessMode)) out.push(`capability ${i}: invalid access mode "${c.AccessMode}": must be one of ${CSI_ACCESS_MODES.join(', ')}`);
+    else if (!(CSI_ACCESS_MODES as readonly string[]).includes(c.AccessMode))
+      out.push(`capability ${i}: invalid access mode "${c.AccessMode}": must be one of ${CSI_ACCESS_MODES.join(', ')}`);
     if (c.AttachmentMode === '') out.push(`capability ${i}: missing attachment mode`);
-    else if (!(CSI_ATTACHMENT_MODES as readonly string[]).includes(c.AttachmentMode)) out.push(`capability ${i}: invalid attachment mode "${c.AttachmentMode}": must be one of ${CSI_ATTACHMENT_MODES.join(', ')}`);
+    else if (!(CSI_ATTACHMENT_MODES as readonly string[]).includes(c.AttachmentMode))
+      out.push(`capability ${i}: invalid attachment mode "${c.AttachmentMode}": must be one of ${CSI_ATTACHMENT_MODES.join(', ')}`);
   });
   if (s.MountOptions && s.RequestedCapabilities.length > 0 && s.RequestedCapabilities.every((c) => c.AttachmentMode === 'block-device')) {
     out.push('mount options are only for file-system volumes');
@@ -84,22 +86,44 @@ function problems(s: VolumeSpec): string[] {
 /** Decodes one definition (`namespace` fills an empty `Namespace`). @throws 400 with the decoder's texts. */
 function decodeVolume(raw: unknown, namespace: string): VolumeSpec {
   const v = decodeGoStruct(raw, GO_TYPE, {
-    ID: 'string', Name: 'string', ExternalID: 'string', Namespace: 'string', PluginID: 'string', RequestedCapabilities: 'any',
-    Secrets: 'map', Parameters: 'map', Context: 'map', MountOptions: 'object', Topologies: 'any', RequestedTopologies: 'object',
-    RequestedCapacityMin: 'int', RequestedCapacityMax: 'int', SnapshotID: 'string', CloneID: 'string',
+    ID: 'string',
+    Name: 'string',
+    ExternalID: 'string',
+    Namespace: 'string',
+    PluginID: 'string',
+    RequestedCapabilities: 'any',
+    Secrets: 'map',
+    Parameters: 'map',
+    Context: 'map',
+    MountOptions: 'object',
+    Topologies: 'any',
+    RequestedTopologies: 'object',
+    RequestedCapacityMin: 'int',
+    RequestedCapacityMax: 'int',
+    SnapshotID: 'string',
+    CloneID: 'string',
   });
-  const caps = decodeLinks(v.RequestedCapabilities ?? undefined, { owner: GO_TYPE, field: 'RequestedCapabilities', linkType: 'CSIVolumeCapability', keys: ['AccessMode', 'AttachmentMode'] });
+  const caps = decodeLinks(v.RequestedCapabilities ?? undefined, {
+    owner: GO_TYPE,
+    field: 'RequestedCapabilities',
+    linkType: 'CSIVolumeCapability',
+    keys: ['AccessMode', 'AttachmentMode'],
+  });
   let mount: MountOptionsDoc | null = null;
   if (v.MountOptions !== null) {
     const m = decodeGoStruct(v.MountOptions, 'structs.CSIMountOptions', { FSType: 'string', MountFlags: 'any' });
     const flags = m.MountFlags;
-    if (flags !== null && !(Array.isArray(flags) && flags.every((f) => typeof f === 'string'))) throw schedBadRequest('MountOptions.MountFlags must be a list of strings');
+    if (flags !== null && !(Array.isArray(flags) && flags.every((f) => typeof f === 'string')))
+      throw schedBadRequest('MountOptions.MountFlags must be a list of strings');
     mount = { FsType: m.FSType as string, MountFlags: (flags as string[] | null) ?? null };
   }
   let requested: VolumeSpec['RequestedTopologies'] = null;
   if (v.RequestedTopologies !== null) {
     const r = decodeGoStruct(v.RequestedTopologies, 'structs.CSITopologyRequest', { Required: 'any', Preferred: 'any' });
-    requested = { Required: decodeTopologies(r.Required, 'RequestedTopologies.Required'), Preferred: decodeTopologies(r.Preferred, 'RequestedTopologies.Preferred') };
+    requested = {
+      Required: decodeTopologies(r.Required, 'RequestedTopologies.Required'),
+      Preferred: decodeTopologies(r.Preferred, 'RequestedTopologies.Preferred'),
+    };
   }
   return {
     ID: v.ID as string,
@@ -132,7 +156,8 @@ function decodeVolume(raw: unknown, namespace: string): VolumeSpec {
 export function decodeVolumeSpecs(body: unknown, o: { namespace: string; pathId?: string }): VolumeSpec[] {
   const req = decodeGoStruct(body, 'structs.CSIVolumeRegisterRequest', { Volumes: 'any' });
   const list = req.Volumes;
-  if (list !== null && !Array.isArray(list)) throw schedBadRequest(`json: cannot unmarshal ${typeof list} into Go struct field structs.CSIVolumeRegisterRequest.Volumes of type []*structs.CSIVolume`);
+  if (list !== null && !Array.isArray(list))
+    throw schedBadRequest(`json: cannot unmarshal ${typeof list} into Go struct field structs.CSIVolumeRegisterRequest.Volumes of type []*structs.CSIVolume`);
   const raw = (list ?? []).filter((v) => v !== null);
   if (raw.length === 0) throw schedBadRequest('missing volume definition');
   const specs = raw.map((r) => {

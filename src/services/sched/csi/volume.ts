@@ -133,7 +133,7 @@ export function renderVolume(v: StoredVolume, look: VolumeLookup): Record<string
     RequestedTopologies: v.RequestedTopologies,
     AccessMode: v.AccessMode,
     AttachmentMode: v.AttachmentMode,
-    MountOptions: v.MountOptions && { FsType: v.MountOptions.FsType, MountFlags: flags && flags.length > 0 ? ['[REDACTED]'] : flags ?? null },
+    MountOptions: v.MountOptions && { FsType: v.MountOptions.FsType, MountFlags: flags && flags.length > 0 ? ['[REDACTED]'] : (flags ?? null) },
     Secrets: null,
     Parameters: v.Parameters,
     Context: v.Context,

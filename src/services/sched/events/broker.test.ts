@@ -7,7 +7,15 @@ import { EventBroker, SubscribeDenied, type Authorize, type AuthorizeVerdict, ty
 import type { EventBatch, StreamEvent } from './event.js';
 import { parseTopics, type SubscriptionEnded } from './subscription.js';
 
-const ev = (Topic: string, Type: string, Key: string, Index: number): StreamEvent => ({ Topic, Type, Key, Namespace: '', FilterKeys: null, Index, Payload: {} });
+const ev = (Topic: string, Type: string, Key: string, Index: number): StreamEvent => ({
+  Topic,
+  Type,
+  Key,
+  Namespace: '',
+  FilterKeys: null,
+  Index,
+  Payload: {},
+});
 const nodeBatch = (index: number): EventBatch => ({ index, events: [ev('Node', 'NodeRegistration', `n${index}`, index)] });
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 const allow: Authorize = () => ({ allowed: true });
@@ -128,7 +136,7 @@ describe('EventBroker.subscribe', () => {
 });
 
 describe('EventBroker: token lifecycle', () => {
-  it('closeByToken ends exactly that token\'s streams and forgets them', async () => {
+  it("closeByToken ends exactly that token's streams and forgets them", async () => {
     const { broker } = manual();
     const a1 = (await broker.subscribe(request('a'))).subscription;
     const a2 = (await broker.subscribe(request('a'))).subscription;
@@ -143,7 +151,7 @@ describe('EventBroker: token lifecycle', () => {
     assert.equal(broker.subscriptionCount, 0);
   });
 
-  it('an ACLTokenDeleted event closes that token\'s streams', async () => {
+  it("an ACLTokenDeleted event closes that token's streams", async () => {
     const { broker, drain } = manual();
     const a = (await broker.subscribe(request('a'))).subscription;
     const b = (await broker.subscribe(request('b'))).subscription;
@@ -215,7 +223,9 @@ describe('EventBroker.reset (the state was reloaded)', () => {
     assert.equal((await a.next()).index, 1);
     const b = (await broker.subscribe(request('b', 0, ['ACLToken']))).subscription;
     assert.equal(broker.reset(7), 2);
-    await assert.rejects(a.next(), { message: 'subscription closed by server, client should resubscribe: the server reloaded its state; resubscribe with index=2' });
+    await assert.rejects(a.next(), {
+      message: 'subscription closed by server, client should resubscribe: the server reloaded its state; resubscribe with index=2',
+    });
     assert.match(b.ended!.message, /resubscribe with index=1$/, 'a reader that read nothing resumes where it started (the replay from 1)');
     assert.equal(broker.bufferedBatches, 0);
     assert.equal(broker.subscriptionCount, 0);

@@ -61,7 +61,10 @@ describe('EventBuffer: the next-is-ready signal', () => {
     buf.append(batch(1));
     buf.append(batch(2));
     const items = await woken;
-    assert.deepEqual(items.map((i) => i.index), [1, 1, 1]);
+    assert.deepEqual(
+      items.map((i) => i.index),
+      [1, 1, 1],
+    );
     assert.equal((await items[0]!.next).index, 2);
   });
 

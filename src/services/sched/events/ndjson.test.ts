@@ -12,7 +12,9 @@ import { parseTopics } from './subscription.js';
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 const nodeBatch = (index: number): EventBatch => ({
   index,
-  events: [{ Topic: 'Node', Type: 'NodeRegistration', Key: `n${index}`, Namespace: '', FilterKeys: null, Index: index, Payload: { Node: { ID: `n${index}` } } }],
+  events: [
+    { Topic: 'Node', Type: 'NodeRegistration', Key: `n${index}`, Namespace: '', FilterKeys: null, Index: index, Payload: { Node: { ID: `n${index}` } } },
+  ],
 });
 
 /** Timers that fire only when the test says so. */

@@ -69,7 +69,13 @@ const NOTHING: DocReader = { get: () => undefined };
 const DESCRIBE: Readonly<Record<string, (doc: Doc, read: DocReader) => Described>> = {
   [T.csiVolumes]: (d, read) => {
     const v = d as unknown as StoredVolume;
-    return { Topic: 'CSIVolume', Key: v.ID, FilterKeys: [v.ID, v.Name, v.PluginID], Namespace: v.Namespace, Payload: { Volume: renderVolume(v, volumeLookup(read)) } };
+    return {
+      Topic: 'CSIVolume',
+      Key: v.ID,
+      FilterKeys: [v.ID, v.Name, v.PluginID],
+      Namespace: v.Namespace,
+      Payload: { Volume: renderVolume(v, volumeLookup(read)) },
+    };
   },
   [T.csiPlugins]: (d) => {
     const p = d as unknown as CsiPluginDoc & Indexed;
@@ -90,7 +96,13 @@ const DESCRIBE: Readonly<Record<string, (doc: Doc, read: DocReader) => Described
   [T.evals]: (d) => {
     const e = d as unknown as Evaluation & Indexed;
     const rendered = renderEval(e);
-    return { Topic: 'Evaluation', Key: e.ID, FilterKeys: [e.JobID, rendered.DeploymentID as string], Namespace: e.Namespace, Payload: { Evaluation: rendered } };
+    return {
+      Topic: 'Evaluation',
+      Key: e.ID,
+      FilterKeys: [e.JobID, rendered.DeploymentID as string],
+      Namespace: e.Namespace,
+      Payload: { Evaluation: rendered },
+    };
   },
   [T.tokens]: (d) => {
     const t = d as unknown as TokenDoc & Indexed;
@@ -98,12 +110,28 @@ const DESCRIBE: Readonly<Record<string, (doc: Doc, read: DocReader) => Described
   },
   [T.policies]: (d) => {
     const p = d as unknown as PolicyDoc & Indexed;
-    const policy = { Name: p.Name, Description: p.Description, Rules: p.Rules, JobACL: p.JobACL ?? null, Hash: p.Hash, CreateIndex: p.CreateIndex, ModifyIndex: p.ModifyIndex };
+    const policy = {
+      Name: p.Name,
+      Description: p.Description,
+      Rules: p.Rules,
+      JobACL: p.JobACL ?? null,
+      Hash: p.Hash,
+      CreateIndex: p.CreateIndex,
+      ModifyIndex: p.ModifyIndex,
+    };
     return { Topic: 'ACLPolicy', Key: p.Name, FilterKeys: null, Namespace: '', Payload: { ACLPolicy: policy } };
   },
   [T.roles]: (d) => {
     const r = d as unknown as RoleDoc & Indexed;
-    const role = { ID: r.ID, Name: r.Name, Description: r.Description, Policies: r.Policies, Hash: r.Hash, CreateIndex: r.CreateIndex, ModifyIndex: r.ModifyIndex };
+    const role = {
+      ID: r.ID,
+      Name: r.Name,
+      Description: r.Description,
+      Policies: r.Policies,
+      Hash: r.Hash,
+      CreateIndex: r.CreateIndex,
+      ModifyIndex: r.ModifyIndex,
+    };
     return { Topic: 'ACLRole', Key: r.ID, FilterKeys: [r.Name], Namespace: '', Payload: { ACLRole: role } };
   },
   [T.authMethods]: (d) => {
@@ -113,8 +141,17 @@ const DESCRIBE: Readonly<Record<string, (doc: Doc, read: DocReader) => Described
   [T.bindingRules]: (d) => {
     const r = d as unknown as BindingRuleDoc;
     const rule = {
-      ID: r.ID, Description: r.Description, AuthMethod: r.AuthMethod, Selector: r.Selector, BindType: r.BindType, BindName: r.BindName,
-      Hash: r.Hash, CreateTime: r.CreateTime, ModifyTime: r.ModifyTime, CreateIndex: r.CreateIndex, ModifyIndex: r.ModifyIndex,
+      ID: r.ID,
+      Description: r.Description,
+      AuthMethod: r.AuthMethod,
+      Selector: r.Selector,
+      BindType: r.BindType,
+      BindName: r.BindName,
+      Hash: r.Hash,
+      CreateTime: r.CreateTime,
+      ModifyTime: r.ModifyTime,
+      CreateIndex: r.CreateIndex,
+      ModifyIndex: r.ModifyIndex,
     };
     return { Topic: 'ACLBindingRule', Key: r.ID, FilterKeys: [r.AuthMethod], Namespace: '', Payload: { ACLBindingRule: rule } };
   },

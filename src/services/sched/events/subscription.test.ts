@@ -8,7 +8,11 @@ import type { EventBatch, StreamEvent } from './event.js';
 import { filterEvents, parseTopics, Subscription, SubscriptionEnded, TopicParseError } from './subscription.js';
 
 /** An event of `Topic` about `Key`; the namespace (default ''), filter keys (default null) and index (default 1) as given. */
-const ev = (Topic: string, Key: string, { Namespace = '', FilterKeys = null, Index = 1 }: { Namespace?: string; FilterKeys?: string[] | null; Index?: number } = {}): StreamEvent => ({
+const ev = (
+  Topic: string,
+  Key: string,
+  { Namespace = '', FilterKeys = null, Index = 1 }: { Namespace?: string; FilterKeys?: string[] | null; Index?: number } = {},
+): StreamEvent => ({
   Topic,
   Type: 'T',
   Key,
@@ -32,15 +36,24 @@ describe('parseTopics', () => {
     assert.deepEqual([...parseTopics([])], [['*', ['*']]]);
     assert.deepEqual([...parseTopics(['Node'])], [['Node', ['*']]]);
     assert.deepEqual([...parseTopics(['Node:*'])], [['Node', ['*']]]);
-    assert.deepEqual([...parseTopics(['Node:a', 'Node:b', 'Node:a', 'Job:web'])], [['Node', ['a', 'b']], ['Job', ['web']]]);
+    assert.deepEqual(
+      [...parseTopics(['Node:a', 'Node:b', 'Node:a', 'Job:web'])],
+      [
+        ['Node', ['a', 'b']],
+        ['Job', ['web']],
+      ],
+    );
   });
 
   it('refuses a value with more than one colon, with the reference text', () => {
-    assert.throws(() => parseTopics(['Job:a:b']), (e: unknown) => {
-      assert.ok(e instanceof TopicParseError);
-      assert.equal(e.message, 'Invalid topic query: error parsing topics: Invalid key value pair for topic, topic: Job:a:b');
-      return true;
-    });
+    assert.throws(
+      () => parseTopics(['Job:a:b']),
+      (e: unknown) => {
+        assert.ok(e instanceof TopicParseError);
+        assert.equal(e.message, 'Invalid topic query: error parsing topics: Invalid key value pair for topic, topic: Job:a:b');
+        return true;
+      },
+    );
     assert.throws(() => parseTopics([':x']), TopicParseError);
   });
 });
@@ -55,8 +68,7 @@ describe('filterEvents: the filter table', () => {
     ev('Allocation', 'a1', { Namespace: 'default', FilterKeys: ['web', 'dep1'] }),
     ev('Allocation', 'a2', { Namespace: 'prod', FilterKeys: ['api', 'dep2'] }),
   ];
-  const keys = (topics: string[], namespace = 'default') =>
-    filterEvents({ topics: parseTopics(topics), namespace }, events).map((e) => `${e.Topic}:${e.Key}`);
+  const keys = (topics: string[], namespace = 'default') => filterEvents({ topics: parseTopics(topics), namespace }, events).map((e) => `${e.Topic}:${e.Key}`);
 
   const table: [string, string[], string, string[]][] = [
     ['Node', ['Node'], 'default', ['Node:n1', 'Node:n2']],

@@ -156,7 +156,14 @@ function decodeVolumeMounts(v: unknown, path: string): VolumeMount[] | null {
   return list.flatMap((m) => {
     if (m === null) return [];
     const d = decodeGoStruct(m, path, { Volume: 'string', Destination: 'string', ReadOnly: 'bool', PropagationMode: 'string' });
-    return [{ Volume: d.Volume as string, Destination: d.Destination as string, ReadOnly: d.ReadOnly as boolean, PropagationMode: (d.PropagationMode as string) || 'private' }];
+    return [
+      {
+        Volume: d.Volume as string,
+        Destination: d.Destination as string,
+        ReadOnly: d.ReadOnly as boolean,
+        PropagationMode: (d.PropagationMode as string) || 'private',
+      },
+    ];
   });
 }
 
@@ -178,7 +185,9 @@ function decodeTask(raw: unknown, path: string): Task {
     LogConfig: decodeLogConfig(structField(raw, 'LogConfig', path, 'api.LogConfig'), `${path}.LogConfig`),
     VolumeMounts: decodeVolumeMounts(fieldOf(raw, 'VolumeMounts'), `${path}.VolumeMounts`),
     Leader: boolOr(raw, 'Leader', false, path),
-    Lifecycle: lifecycle ? { Hook: strOr(lifecycle, 'Hook', '', `${path}.Lifecycle`), Sidecar: boolOr(lifecycle, 'Sidecar', false, `${path}.Lifecycle`) } : null,
+    Lifecycle: lifecycle
+      ? { Hook: strOr(lifecycle, 'Hook', '', `${path}.Lifecycle`), Sidecar: boolOr(lifecycle, 'Sidecar', false, `${path}.Lifecycle`) }
+      : null,
   };
 }
 
@@ -211,7 +220,10 @@ function decodeUpdate(raw: Record<string, unknown> | undefined): Record<string, 
   const out: Record<string, unknown> = {};
   for (const [name, def] of Object.entries(DEFAULT_UPDATE)) {
     const v = raw === undefined ? undefined : fieldOf(raw, name);
-    if (v !== undefined && typeof v !== typeof def) throw schedBadRequest(`json: cannot unmarshal ${jsonKind(v)} into Go struct field Job.Update.${name} of type ${typeof def === 'number' ? 'int64' : typeof def === 'boolean' ? 'bool' : 'string'}`);
+    if (v !== undefined && typeof v !== typeof def)
+      throw schedBadRequest(
+        `json: cannot unmarshal ${jsonKind(v)} into Go struct field Job.Update.${name} of type ${typeof def === 'number' ? 'int64' : typeof def === 'boolean' ? 'bool' : 'string'}`,
+      );
     out[name] = v ?? def;
   }
   return out;

@@ -63,8 +63,25 @@ export const TRACKED_VERSIONS = 6;
 
 /** Constraint operands the reference accepts (`structs.Constraint.Validate`). */
 export const CONSTRAINT_OPERANDS = [
-  '=', '==', 'is', '!=', 'not', '<', '<=', '>', '>=', 'distinct_hosts', 'distinct_property', 'regexp', 'version', 'semver',
-  'set_contains', 'set_contains_all', 'set_contains_any', 'is_set', 'is_not_set',
+  '=',
+  '==',
+  'is',
+  '!=',
+  'not',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  'distinct_hosts',
+  'distinct_property',
+  'regexp',
+  'version',
+  'semver',
+  'set_contains',
+  'set_contains_all',
+  'set_contains_any',
+  'is_set',
+  'is_not_set',
 ] as const;
 
 /** Input bounds: a job this large is a mistake or an attack, not a workload (no reference limit; Cairn's own). */

@@ -68,10 +68,20 @@ const GROUP_KEYS = {
   count: { kind: 'int' },
   constraint,
   meta: { kind: 'raw' },
-  restart: { kind: 'block', keys: { attempts: { kind: 'int' }, interval: { kind: 'raw' }, delay: { kind: 'raw' }, mode: { kind: 'string' }, render_templates: { kind: 'bool' } } },
+  restart: {
+    kind: 'block',
+    keys: { attempts: { kind: 'int' }, interval: { kind: 'raw' }, delay: { kind: 'raw' }, mode: { kind: 'string' }, render_templates: { kind: 'bool' } },
+  },
   reschedule: {
     kind: 'block',
-    keys: { attempts: { kind: 'int' }, interval: { kind: 'raw' }, delay: { kind: 'raw' }, delay_function: { kind: 'string' }, max_delay: { kind: 'raw' }, unlimited: { kind: 'bool' } },
+    keys: {
+      attempts: { kind: 'int' },
+      interval: { kind: 'raw' },
+      delay: { kind: 'raw' },
+      delay_function: { kind: 'string' },
+      max_delay: { kind: 'raw' },
+      unlimited: { kind: 'bool' },
+    },
   },
   ephemeral_disk: { kind: 'block', keys: { size: { kind: 'int' }, sticky: { kind: 'bool' }, migrate: { kind: 'bool' } } },
   volume: {
@@ -111,8 +121,15 @@ const JOBSPEC_KEYS = {
       update: {
         kind: 'block',
         keys: {
-          max_parallel: { kind: 'int' }, health_check: { kind: 'string' }, min_healthy_time: { kind: 'raw' }, healthy_deadline: { kind: 'raw' },
-          progress_deadline: { kind: 'raw' }, auto_revert: { kind: 'bool' }, auto_promote: { kind: 'bool' }, canary: { kind: 'int' }, stagger: { kind: 'raw' },
+          max_parallel: { kind: 'int' },
+          health_check: { kind: 'string' },
+          min_healthy_time: { kind: 'raw' },
+          healthy_deadline: { kind: 'raw' },
+          progress_deadline: { kind: 'raw' },
+          auto_revert: { kind: 'bool' },
+          auto_promote: { kind: 'bool' },
+          canary: { kind: 'int' },
+          stagger: { kind: 'raw' },
         },
       },
       group: { kind: 'block', labelled: true, repeated: true, required: true, keys: GROUP_KEYS },
@@ -179,7 +196,9 @@ function unwrap(v: unknown): unknown {
 function constraints(list: readonly Body[]): unknown[] | undefined {
   if (list.length === 0) return undefined;
   return list.map((c) =>
-    c.distinct_hosts === true ? { LTarget: '', RTarget: 'true', Operand: 'distinct_hosts' } : { LTarget: c.attribute ?? '', RTarget: c.value ?? '', Operand: c.operator ?? '=' },
+    c.distinct_hosts === true
+      ? { LTarget: '', RTarget: 'true', Operand: 'distinct_hosts' }
+      : { LTarget: c.attribute ?? '', RTarget: c.value ?? '', Operand: c.operator ?? '=' },
   );
 }
 
@@ -203,7 +222,10 @@ function task(label: string, t: Body): Record<string, unknown> {
     Leader: t.leader,
     LogConfig: logs && defined({ MaxFiles: logs.max_files, MaxFileSizeMB: logs.max_file_size, Disabled: logs.disabled }),
     Lifecycle: life && defined({ Hook: life.hook, Sidecar: life.sidecar }),
-    VolumeMounts: mounts.length === 0 ? undefined : mounts.map((m) => defined({ Volume: m.volume, Destination: m.destination, ReadOnly: m.read_only, PropagationMode: m.propagation_mode })),
+    VolumeMounts:
+      mounts.length === 0
+        ? undefined
+        : mounts.map((m) => defined({ Volume: m.volume, Destination: m.destination, ReadOnly: m.read_only, PropagationMode: m.propagation_mode })),
   });
 }
 
@@ -218,12 +240,24 @@ function group(label: string, g: Body): Record<string, unknown> {
     Count: g.count,
     Constraints: constraints(g.constraint as Body[]),
     Meta: stringMap(g, 'meta'),
-    RestartPolicy: restart && defined({ Attempts: restart.attempts, Interval: duration(restart, 'interval'), Delay: duration(restart, 'delay'), Mode: restart.mode, RenderTemplates: restart.render_templates }),
+    RestartPolicy:
+      restart &&
+      defined({
+        Attempts: restart.attempts,
+        Interval: duration(restart, 'interval'),
+        Delay: duration(restart, 'delay'),
+        Mode: restart.mode,
+        RenderTemplates: restart.render_templates,
+      }),
     ReschedulePolicy:
       resched &&
       defined({
-        Attempts: resched.attempts, Interval: duration(resched, 'interval'), Delay: duration(resched, 'delay'), DelayFunction: resched.delay_function,
-        MaxDelay: duration(resched, 'max_delay'), Unlimited: resched.unlimited,
+        Attempts: resched.attempts,
+        Interval: duration(resched, 'interval'),
+        Delay: duration(resched, 'delay'),
+        DelayFunction: resched.delay_function,
+        MaxDelay: duration(resched, 'max_delay'),
+        Unlimited: resched.unlimited,
       }),
     EphemeralDisk: disk && defined({ SizeMB: disk.size, Sticky: disk.sticky, Migrate: disk.migrate }),
     Volumes:
@@ -232,10 +266,19 @@ function group(label: string, g: Body): Record<string, unknown> {
         : Object.fromEntries(
             volumes.map(({ label: name, body: v }) => {
               const mo = v.mount_options as Body | undefined;
-              return [name, defined({
-                Name: name, Type: v.type, Source: v.source, ReadOnly: v.read_only, AccessMode: v.access_mode, AttachmentMode: v.attachment_mode, PerAlloc: v.per_alloc,
-                MountOptions: mo && defined({ FsType: mo.fs_type, MountFlags: mo.mount_flags }),
-              })];
+              return [
+                name,
+                defined({
+                  Name: name,
+                  Type: v.type,
+                  Source: v.source,
+                  ReadOnly: v.read_only,
+                  AccessMode: v.access_mode,
+                  AttachmentMode: v.attachment_mode,
+                  PerAlloc: v.per_alloc,
+                  MountOptions: mo && defined({ FsType: mo.fs_type, MountFlags: mo.mount_flags }),
+                }),
+              ];
             }),
           ),
     Tasks: tasks.map((t) => task(t.label, t.body)),
@@ -268,14 +311,21 @@ export function parseJobHcl(text: string, file: string): Record<string, unknown>
       Update:
         update &&
         defined({
-          MaxParallel: update.max_parallel, HealthCheck: update.health_check, MinHealthyTime: duration(update, 'min_healthy_time'),
-          HealthyDeadline: duration(update, 'healthy_deadline'), ProgressDeadline: duration(update, 'progress_deadline'), AutoRevert: update.auto_revert,
-          AutoPromote: update.auto_promote, Canary: update.canary, Stagger: duration(update, 'stagger'),
+          MaxParallel: update.max_parallel,
+          HealthCheck: update.health_check,
+          MinHealthyTime: duration(update, 'min_healthy_time'),
+          HealthyDeadline: duration(update, 'healthy_deadline'),
+          ProgressDeadline: duration(update, 'progress_deadline'),
+          AutoRevert: update.auto_revert,
+          AutoPromote: update.auto_promote,
+          Canary: update.canary,
+          Stagger: duration(update, 'stagger'),
         }),
       TaskGroups: (j.group as { label: string; body: Body }[]).map((g) => group(g.label, g.body)),
     });
   } catch (err) {
-    if (err instanceof ConfigError) throw schedBadRequest(err.issues.map((i) => (i.line === undefined ? `${i.file}: ${i.message}` : `${i.file}:${i.line}: ${i.message}`)).join('; '));
+    if (err instanceof ConfigError)
+      throw schedBadRequest(err.issues.map((i) => (i.line === undefined ? `${i.file}: ${i.message}` : `${i.file}:${i.line}: ${i.message}`)).join('; '));
     throw err;
   }
 }

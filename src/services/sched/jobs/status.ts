@@ -51,9 +51,7 @@ export function allocsOfJob(read: TableReader, namespace: string, id: string): (
 
 /** The evaluations of job `namespace`/`id` in `read`, oldest first. */
 export function evalsOfJob(read: TableReader, namespace: string, id: string): (Evaluation & Indexed)[] {
-  return read
-    .listBy<Evaluation>(T.evals, 'job', jobKey(namespace, id))
-    .sort((a, b) => a.CreateIndex - b.CreateIndex || (a.ID < b.ID ? -1 : 1));
+  return read.listBy<Evaluation>(T.evals, 'job', jobKey(namespace, id)).sort((a, b) => a.CreateIndex - b.CreateIndex || (a.ID < b.ID ? -1 : 1));
 }
 
 /** {@link jobStatus} of `job` from what `read` holds (the state, or a write's transaction: call it after writing the evaluation). */
@@ -86,7 +84,14 @@ export function jobSummary(
   for (const g of job.TaskGroups) summary[g.Name] = { Queued: 0, Complete: 0, Failed: 0, Running: 0, Starting: 0, Lost: 0, Unknown: 0 };
   const queued = [...evals].reverse().find((e) => e.QueuedAllocations !== null)?.QueuedAllocations ?? {};
   for (const [group, n] of Object.entries(queued)) if (summary[group]) summary[group].Queued = n;
-  const field: Record<string, keyof GroupSummary> = { pending: 'Starting', running: 'Running', complete: 'Complete', failed: 'Failed', lost: 'Lost', unknown: 'Unknown' };
+  const field: Record<string, keyof GroupSummary> = {
+    pending: 'Starting',
+    running: 'Running',
+    complete: 'Complete',
+    failed: 'Failed',
+    lost: 'Lost',
+    unknown: 'Unknown',
+  };
   for (const a of allocs) {
     const s = summary[a.TaskGroup];
     const f = field[a.ClientStatus];

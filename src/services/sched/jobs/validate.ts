@@ -101,7 +101,8 @@ function groupErrors(g: TaskGroup, job: Job): string[] {
       out.push(`Reschedule policy: Invalid delay function ${JSON.stringify(s.DelayFunction)}, must be one of ["constant" "exponential" "fibonacci"]`);
     }
     if (s.Delay < 5e9 && (s.Attempts > 0 || s.Unlimited)) out.push('Reschedule policy: Delay cannot be less than 5s');
-    if (s.DelayFunction !== 'constant' && s.MaxDelay !== 0 && s.MaxDelay < s.Delay) out.push(`Reschedule policy: Max Delay cannot be less than Delay ${s.Delay}ns (got ${s.MaxDelay}ns)`);
+    if (s.DelayFunction !== 'constant' && s.MaxDelay !== 0 && s.MaxDelay < s.Delay)
+      out.push(`Reschedule policy: Max Delay cannot be less than Delay ${s.Delay}ns (got ${s.MaxDelay}ns)`);
   }
   for (const [name, v] of Object.entries(g.Volumes ?? {})) {
     if (v.Type === 'csi' && g.Count > 1 && !v.PerAlloc && v.AccessMode.startsWith('single-node') && !v.ReadOnly) {
@@ -131,7 +132,8 @@ function groupErrors(g: TaskGroup, job: Job): string[] {
 export function validateJob(job: Job, region: string): void {
   const out: string[] = [];
   if (job.Region === '') out.push('Missing job region');
-  else if (job.Region !== region) out.push(`Job region "${job.Region}" is not this server's region "${region}" (submit it to a server of that region, or with ?region=)`);
+  else if (job.Region !== region)
+    out.push(`Job region "${job.Region}" is not this server's region "${region}" (submit it to a server of that region, or with ?region=)`);
   if (job.ID === '') out.push('Missing job ID');
   else if (job.ID.length > LIMITS.name) out.push(`Job ID is longer than ${LIMITS.name} characters`);
   else if (/\s/.test(job.ID)) out.push('Job ID contains a space');

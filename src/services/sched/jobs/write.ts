@@ -68,7 +68,12 @@ function putEval(tx: Txn, e: Evaluation): Evaluation & Indexed {
  * document and a pending evaluation triggered by `triggeredBy`; older versions beyond the
  * last {@link TRACKED_VERSIONS} are deleted. Returns the stored job and evaluation.
  */
-function storeJob(tx: Txn, job: Job, existing: StoredJob | undefined, { triggeredBy, nowNs }: { triggeredBy: string; nowNs: number }): { job: StoredJob; evaluation: Evaluation & Indexed } {
+function storeJob(
+  tx: Txn,
+  job: Job,
+  existing: StoredJob | undefined,
+  { triggeredBy, nowNs }: { triggeredBy: string; nowNs: number },
+): { job: StoredJob; evaluation: Evaluation & Indexed } {
   const changed = !existing || specChanged(existing, job);
   const base: Job = {
     ...job,
@@ -139,7 +144,8 @@ export async function deregisterJob(deps: SchedDeps, namespace: string, id: stri
     if (!existing) throw jobNotFound();
     if (purge) {
       tx.delete(T.jobs, jobKey(namespace, id));
-      for (const v of tx.listPrefix<Job>(T.jobVersions, `${namespace}/${id}/`)) if (v.ID === id) tx.delete(T.jobVersions, jobVersionKey(namespace, id, v.Version));
+      for (const v of tx.listPrefix<Job>(T.jobVersions, `${namespace}/${id}/`))
+        if (v.ID === id) tx.delete(T.jobVersions, jobVersionKey(namespace, id, v.Version));
       const e = putEval(tx, newEvaluation(randomUUID(), { ...existing, JobModifyIndex: tx.index }, { triggeredBy: 'job-deregister', nowNs }));
       return result(e, tx.index, tx.index);
     }

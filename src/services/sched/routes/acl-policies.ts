@@ -187,7 +187,10 @@ export const aclPolicyRoutes: readonly SchedRoute[] = [
     methods: {
       GET: {
         // Management, or anyone for `anonymous`, or a token holding the policy.
-        access: (ctx) => ({ acl: 'management', orIf: (who) => ctx.params.name === ANONYMOUS_POLICY_NAME || heldPolicies(ctx.deps.state, who).has(ctx.params.name!) }),
+        access: (ctx) => ({
+          acl: 'management',
+          orIf: (who) => ctx.params.name === ANONYMOUS_POLICY_NAME || heldPolicies(ctx.deps.state, who).has(ctx.params.name!),
+        }),
         handle: async (ctx) => {
           const p = ctx.deps.state.get<PolicyDoc>(T.policies, ctx.params.name!);
           if (!p) throw schedNotFound(POLICY_NOT_FOUND);

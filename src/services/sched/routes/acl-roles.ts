@@ -169,7 +169,11 @@ export const aclRoleRoutes: readonly SchedRoute[] = [
       },
       POST: { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx) => upsert(ctx, ctx.params.id) },
       PUT: { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx) => upsert(ctx, ctx.params.id) },
-      DELETE: { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx) => aclDelete(ctx, { table: T.roles, key: ctx.params.id!, missing: () => schedNotFound(ROLE_NOT_FOUND) }) },
+      DELETE: {
+        access: ACL_MANAGEMENT,
+        forward: 'primary',
+        handle: (ctx) => aclDelete(ctx, { table: T.roles, key: ctx.params.id!, missing: () => schedNotFound(ROLE_NOT_FOUND) }),
+      },
     },
   },
 ];

@@ -66,7 +66,8 @@ async function bootstrap(ctx: Ctx): Promise<SchedReply> {
   let secret = '';
   try {
     const body = ctx.body<unknown>();
-    if (body !== undefined) secret = decodeStruct(body, { goType: 'ACLTokenBootstrapRequest', fields: { BootstrapSecret: 'string' } }).BootstrapSecret as string;
+    if (body !== undefined)
+      secret = decodeStruct(body, { goType: 'ACLTokenBootstrapRequest', fields: { BootstrapSecret: 'string' } }).BootstrapSecret as string;
   } catch (err) {
     throw schedBadRequest(`failed to decode request body: ${(err as Error).message}`);
   }
@@ -117,7 +118,8 @@ function decodeToken(body: unknown): TokenInput {
   const rawTime = fieldOf(body, 'ExpirationTime');
   let expirationMs: number | undefined;
   if (rawTime !== undefined) {
-    if (typeof rawTime !== 'string') throw schedBadRequest(`json: cannot unmarshal ${typeof rawTime} into Go struct field ACLToken.ExpirationTime of type time.Time`);
+    if (typeof rawTime !== 'string')
+      throw schedBadRequest(`json: cannot unmarshal ${typeof rawTime} into Go struct field ACLToken.ExpirationTime of type time.Time`);
     const ms = parseTime(rawTime);
     if (Number.isNaN(ms)) throw schedBadRequest(`parsing time ${JSON.stringify(rawTime)} as "2006-01-02T15:04:05Z07:00": not an RFC3339 time`);
     if (!rawTime.startsWith('0001-01-01T00:00:00')) expirationMs = ms;
@@ -285,7 +287,10 @@ export const aclTokenRoutes: readonly SchedRoute[] = [
     pattern: 'acl/bootstrap',
     synopsis: 'Bootstrap the ACL system: the first management token',
     // Anyone, once: the bootstrap state decides (no token exists yet).
-    methods: { POST: { access: { acl: 'enabled' }, forward: 'primary', handle: bootstrap }, PUT: { access: { acl: 'enabled' }, forward: 'primary', handle: bootstrap } },
+    methods: {
+      POST: { access: { acl: 'enabled' }, forward: 'primary', handle: bootstrap },
+      PUT: { access: { acl: 'enabled' }, forward: 'primary', handle: bootstrap },
+    },
   },
   { pattern: 'acl/tokens', synopsis: 'List ACL tokens (stubs)', blocking: [T.tokens], methods: { GET: { access: ACL_MANAGEMENT, handle: list } } },
   {
@@ -305,7 +310,10 @@ export const aclTokenRoutes: readonly SchedRoute[] = [
     methods: {
       GET: {
         // Management, or the token itself (its own secret); anyone else 403, whether it exists or not.
-        access: (ctx) => ({ acl: 'management', orIf: () => ctx.secret !== undefined && ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor!)?.SecretID === ctx.secret }),
+        access: (ctx) => ({
+          acl: 'management',
+          orIf: () => ctx.secret !== undefined && ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor!)?.SecretID === ctx.secret,
+        }),
         handle: read,
       },
       POST: { access: ACL_MANAGEMENT, forward: upsertForward(true), handle: (ctx) => upsert(ctx, ctx.params.accessor) },

@@ -55,7 +55,16 @@ function rescheduleOnFailure(tx: Txn, next: StoredAlloc, previous: StoredAlloc |
   if (next.ClientStatus !== 'failed' || previous?.ClientStatus === 'failed') return;
   const job = tx.get<Job>(T.jobs, jobKey(next.Namespace, next.JobID));
   const tg = job?.TaskGroups.find((g) => g.Name === next.TaskGroup);
-  if (!job || !tg || next.FollowupEvalID || !rescheduleEligible({ TaskStates: next.TaskStates ?? null, ModifyTime: next.ModifyTime, RescheduleTracker: next.RescheduleTracker ?? null }, tg.ReschedulePolicy)) return;
+  if (
+    !job ||
+    !tg ||
+    next.FollowupEvalID ||
+    !rescheduleEligible(
+      { TaskStates: next.TaskStates ?? null, ModifyTime: next.ModifyTime, RescheduleTracker: next.RescheduleTracker ?? null },
+      tg.ReschedulePolicy,
+    )
+  )
+    return;
   const ev = newEvaluation(randomUUID(), job, { triggeredBy: 'alloc-failure', nowNs });
   tx.put(T.evals, ev.ID, ev);
 }
@@ -71,7 +80,11 @@ function clientUpdate(ctx: Ctx): Pick<StoredAlloc, 'ClientStatus' | 'ClientDescr
   if (states && Object.values(states).some((t) => typeof t !== 'object' || t === null || Array.isArray(t) || typeof (t as TaskState).State !== 'string')) {
     throw schedBadRequest('TaskStates must be an object of task states');
   }
-  return { ClientStatus: body.ClientStatus as string, ClientDescription: body.ClientDescription as string, ...(states && { TaskStates: states as Record<string, TaskState> }) };
+  return {
+    ClientStatus: body.ClientStatus as string,
+    ClientDescription: body.ClientDescription as string,
+    ...(states && { TaskStates: states as Record<string, TaskState> }),
+  };
 }
 
 /**
@@ -166,7 +179,7 @@ export const allocationRoutes: readonly SchedRoute[] = [
   },
   {
     pattern: 'allocation/:id/client-status',
-    synopsis: 'Report an allocation\'s client status (Cairn extension; the reference\'s clients use RPC)',
+    synopsis: "Report an allocation's client status (Cairn extension; the reference's clients use RPC)",
     methods: { POST: { access: clientStatusAccess, handle: updateClientStatus }, PUT: { access: clientStatusAccess, handle: updateClientStatus } },
   },
 ];

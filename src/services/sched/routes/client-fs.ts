@@ -134,7 +134,10 @@ function fileInfo(path: string, name: string): Record<string, unknown> {
 
 /** Go's `os.FileMode.String()` of the permission bits: `drwxr-xr-x`, `-rw-r--r--`, `Lrwxrwxrwx`. */
 function modeString(mode: number, dir: boolean, link: boolean): string {
-  const bits = 'rwxrwxrwx'.split('').map((c, i) => (mode & (1 << (8 - i)) ? c : '-')).join('');
+  const bits = 'rwxrwxrwx'
+    .split('')
+    .map((c, i) => (mode & (1 << (8 - i)) ? c : '-'))
+    .join('');
   return `${dir ? 'd' : link ? 'L' : '-'}${bits}`;
 }
 
@@ -149,7 +152,7 @@ async function fsTarget(ctx: Ctx): Promise<{ path: string } | { forwarded: Sched
 export const clientFsRoutes: readonly SchedRoute[] = [
   {
     pattern: 'client/fs/logs/:alloc',
-    synopsis: 'Stream a task\'s stdout or stderr log (?task=&type=&follow=&offset=&origin=&plain=)',
+    synopsis: "Stream a task's stdout or stderr log (?task=&type=&follow=&offset=&origin=&plain=)",
     methods: { GET: { access: logsAccess, handle: logs } },
   },
   {
@@ -163,7 +166,11 @@ export const clientFsRoutes: readonly SchedRoute[] = [
           const t = await fsTarget(ctx);
           if ('forwarded' in t) return t.forwarded;
           if (!statSync(t.path).isDirectory()) throw schedBadRequest(`path "${ctx.query.get('path') ?? '/'}" is not a directory`);
-          return { body: readdirSync(t.path).sort().map((name) => fileInfo(join(t.path, name), name)) };
+          return {
+            body: readdirSync(t.path)
+              .sort()
+              .map((name) => fileInfo(join(t.path, name), name)),
+          };
         },
       },
     },

@@ -52,10 +52,23 @@ function listOf(v: unknown, field: string, goType: string): unknown[] {
 
 /** Checks the kinds of the fields the scheduler reads (the decoder's texts), so a malformed job is a 400, never a failed pass. */
 function checkShapes(raw: Record<string, unknown>): void {
-  decodeGoStruct(raw, 'structs.Job', { ID: 'string', Name: 'string', Namespace: 'string', Type: 'string', Priority: 'int', NodePool: 'string', Stop: 'bool', Datacenters: 'any', Constraints: 'any', TaskGroups: 'any' });
-  for (const d of listOf(raw.Datacenters, 'structs.Job.Datacenters', 'string')) if (typeof d !== 'string') throw schedBadRequest(`json: cannot unmarshal ${typeof d} into Go struct field structs.Job.Datacenters of type string`);
+  decodeGoStruct(raw, 'structs.Job', {
+    ID: 'string',
+    Name: 'string',
+    Namespace: 'string',
+    Type: 'string',
+    Priority: 'int',
+    NodePool: 'string',
+    Stop: 'bool',
+    Datacenters: 'any',
+    Constraints: 'any',
+    TaskGroups: 'any',
+  });
+  for (const d of listOf(raw.Datacenters, 'structs.Job.Datacenters', 'string'))
+    if (typeof d !== 'string') throw schedBadRequest(`json: cannot unmarshal ${typeof d} into Go struct field structs.Job.Datacenters of type string`);
   const constraints = (v: unknown, field: string) => {
-    for (const c of listOf(v, field, '*structs.Constraint')) decodeGoStruct(c, 'structs.Constraint', { LTarget: 'string', RTarget: 'string', Operand: 'string' });
+    for (const c of listOf(v, field, '*structs.Constraint'))
+      decodeGoStruct(c, 'structs.Constraint', { LTarget: 'string', RTarget: 'string', Operand: 'string' });
   };
   constraints(raw.Constraints, 'structs.Job.Constraints');
   for (const g of listOf(raw.TaskGroups, 'structs.Job.TaskGroups', '*structs.TaskGroup')) {
@@ -107,8 +120,20 @@ function jobDiff(old: Job | undefined, job: Job, updates: Record<string, Record<
 
 /** `DesiredTGUpdates` counts as the reference's diff `Updates` keys. */
 function diffUpdates(u: Record<string, number>): Record<string, number> {
-  const keys: Record<string, string> = { Place: 'create', Stop: 'destroy', Migrate: 'migrate', InPlaceUpdate: 'in-place update', DestructiveUpdate: 'create/destroy update', Ignore: 'ignore', Canary: 'canary' };
-  return Object.fromEntries(Object.entries(keys).filter(([k]) => (u[k] ?? 0) > 0).map(([k, name]) => [name, u[k]!]));
+  const keys: Record<string, string> = {
+    Place: 'create',
+    Stop: 'destroy',
+    Migrate: 'migrate',
+    InPlaceUpdate: 'in-place update',
+    DestructiveUpdate: 'create/destroy update',
+    Ignore: 'ignore',
+    Canary: 'canary',
+  };
+  return Object.fromEntries(
+    Object.entries(keys)
+      .filter(([k]) => (u[k] ?? 0) > 0)
+      .map(([k, name]) => [name, u[k]!]),
+  );
 }
 
 /**
@@ -160,7 +185,11 @@ async function planJob(ctx: Ctx): Promise<SchedReply> {
   const stored = state.get<Job>(T.jobs, jobKey(namespace, submitted.ID));
   const same = stored !== undefined && !specChanged(stored, submitted);
   // An unchanged job keeps its version: its allocations are not updated.
-  const job: Job = { ...submitted, JobModifyIndex: same ? stored.JobModifyIndex : (stored?.JobModifyIndex ?? 0) + 1, Version: stored ? stored.Version + (same ? 0 : 1) : 0 };
+  const job: Job = {
+    ...submitted,
+    JobModifyIndex: same ? stored.JobModifyIndex : (stored?.JobModifyIndex ?? 0) + 1,
+    Version: stored ? stored.Version + (same ? 0 : 1) : 0,
+  };
   const nowNs = ctx.deps.now() * 1e6;
   const evaluation = newEvaluation(randomUUID(), job, { triggeredBy: 'job-register', nowNs });
   const plan = computePlan(ctx.deps, state, evaluation, { nowNs, jobOverride: job });
@@ -194,8 +223,13 @@ async function stopAlloc(ctx: Ctx): Promise<SchedReply> {
     const a = tx.get<StoredAlloc>(T.allocs, ctx.params.id!);
     if (!a) throw schedNotFound('alloc not found');
     if (allocTerminal(a)) throw schedBadRequest('alloc is already terminal');
-    tx.put<StoredAlloc>(T.allocs, a.ID, { ...a, DesiredTransition: { Migrate: true, Reschedule: null, ForceReschedule: null, NoShutdownDelay: null }, ModifyTime: nowNs });
-    const job = tx.get<Job>(T.jobs, jobKey(a.Namespace, a.JobID)) ?? a.Job ?? { ID: a.JobID, Namespace: a.Namespace, Type: 'service', Priority: 50, JobModifyIndex: 0 };
+    tx.put<StoredAlloc>(T.allocs, a.ID, {
+      ...a,
+      DesiredTransition: { Migrate: true, Reschedule: null, ForceReschedule: null, NoShutdownDelay: null },
+      ModifyTime: nowNs,
+    });
+    const job = tx.get<Job>(T.jobs, jobKey(a.Namespace, a.JobID)) ??
+      a.Job ?? { ID: a.JobID, Namespace: a.Namespace, Type: 'service', Priority: 50, JobModifyIndex: 0 };
     tx.put<Evaluation>(T.evals, evalId, newEvaluation(evalId, job, { triggeredBy: 'alloc-stop', nowNs }));
   }, LABEL.allocDesired);
   return writeReply(index, { EvalID: evalId, Index: index });

@@ -48,12 +48,18 @@ function writeResult(r: JobWriteResult, extra: Record<string, unknown> = {}): Sc
 }
 
 /** One of the capabilities `anyOf` in the request's namespace. */
-const inNamespace = (...anyOf: NamespaceCapability[]) => (ctx: Ctx): SchedAccess => ({ namespace: namespaceOf(ctx), anyOf });
+const inNamespace =
+  (...anyOf: NamespaceCapability[]) =>
+  (ctx: Ctx): SchedAccess => ({ namespace: namespaceOf(ctx), anyOf });
 
 /** A register body, decoded. @throws 400 `Job must be specified`, Go's decoder texts. */
 function decodeRegister(ctx: Ctx): { job: Job; enforceIndex: boolean; jobModifyIndex: number; preserveCounts: boolean } {
   const body = decodeGoStruct(requireBody(ctx), 'api.JobRegisterRequest', {
-    Job: 'any', EnforceIndex: 'bool', JobModifyIndex: 'int', PreserveCounts: 'bool', PolicyOverride: 'bool',
+    Job: 'any',
+    EnforceIndex: 'bool',
+    JobModifyIndex: 'int',
+    PreserveCounts: 'bool',
+    PolicyOverride: 'bool',
   });
   if (body.Job === null) throw schedBadRequest('Job must be specified');
   const job = decodeJob(body.Job, { namespace: namespaceOf(ctx), region: ctx.deps.config.region });
@@ -130,7 +136,8 @@ function storedJob(ctx: Ctx, notFound = 'job not found'): StoredJob {
 }
 
 /** `POST /v1/jobs/parse`: body `{JobHCL, Canonicalize}` → the job as JSON (jobs/hcl.ts). @throws 400 `Job HCL must be specified`, the parser's and checks' texts; 403 without `parse-job` or `submit-job`. */
-const decodeParse = (ctx: Ctx) => decodeGoStruct(requireBody(ctx), 'api.JobsParseRequest', { JobHCL: 'string', Canonicalize: 'bool', HCLv1: 'bool', Variables: 'string' });
+const decodeParse = (ctx: Ctx) =>
+  decodeGoStruct(requireBody(ctx), 'api.JobsParseRequest', { JobHCL: 'string', Canonicalize: 'bool', HCLv1: 'bool', Variables: 'string' });
 
 /** `parse-job` or `submit-job` in the request's namespace; the body's decode 400s first. */
 function parseAccess(ctx: Ctx): SchedAccess {
@@ -151,7 +158,14 @@ async function parseJob(ctx: Ctx): Promise<SchedReply> {
 /** `POST|PUT /v1/job/:id/scale`: body `{Count, Target: {Group}, EnforceIndex?, JobModifyIndex?}`. @throws 400 `missing task group name for scaling action`; 403 without `scale-job` or `submit-job`; the errors of `scaleJob`. */
 const decodeScale = (ctx: Ctx) =>
   decodeGoStruct(requireBody(ctx), 'api.ScalingRequest', {
-    Count: 'any', Target: 'map', Message: 'string', Error: 'bool', Meta: 'object', EnforceIndex: 'bool', JobModifyIndex: 'int', PolicyOverride: 'bool',
+    Count: 'any',
+    Target: 'map',
+    Message: 'string',
+    Error: 'bool',
+    Meta: 'object',
+    EnforceIndex: 'bool',
+    JobModifyIndex: 'int',
+    PolicyOverride: 'bool',
   });
 
 /** `scale-job` or `submit-job` in the request's namespace; the body's decode 400s first. */
@@ -172,7 +186,11 @@ async function scale(ctx: Ctx): Promise<SchedReply> {
   if (count !== null && (typeof count !== 'number' || !Number.isSafeInteger(count))) {
     throw schedBadRequest(`json: cannot unmarshal ${typeof count} into Go struct field ScalingRequest.Count of type int64`);
   }
-  const r = await scaleJob(ctx.deps, { namespace: ns, id: ctx.params.id!, group, count: count ?? undefined }, { enforceIndex: body.EnforceIndex as boolean, jobModifyIndex: body.JobModifyIndex as number });
+  const r = await scaleJob(
+    ctx.deps,
+    { namespace: ns, id: ctx.params.id!, group, count: count ?? undefined },
+    { enforceIndex: body.EnforceIndex as boolean, jobModifyIndex: body.JobModifyIndex as number },
+  );
   return writeResult(r);
 }
 
@@ -278,7 +296,7 @@ export const jobRoutes: readonly SchedRoute[] = [
   },
   {
     pattern: 'job/:id/summary',
-    synopsis: 'A job\'s allocation counts per task group',
+    synopsis: "A job's allocation counts per task group",
     blocking: JOB_TABLES,
     methods: {
       /** `{JobID, Namespace, Summary: {group: {Queued, Complete, Failed, Running, Starting, Lost, Unknown}}, Children}`; 404 `job not found`. */
@@ -287,7 +305,10 @@ export const jobRoutes: readonly SchedRoute[] = [
         handle: async (ctx) => {
           const job = storedJob(ctx);
           const { state } = ctx.deps;
-          return { body: jobSummary(job, allocsOfJob(state, job.Namespace, job.ID), evalsOfJob(state, job.Namespace, job.ID)), index: state.tableIndex(...JOB_TABLES) };
+          return {
+            body: jobSummary(job, allocsOfJob(state, job.Namespace, job.ID), evalsOfJob(state, job.Namespace, job.ID)),
+            index: state.tableIndex(...JOB_TABLES),
+          };
         },
       },
     },

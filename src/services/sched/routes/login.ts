@@ -62,12 +62,19 @@ interface RequestSpec {
 
 const LOGIN: RequestSpec = {
   schema: { goType: 'ACLLoginRequest', fields: { AuthMethodName: 'string', LoginToken: 'string' } },
-  required: [['AuthMethodName', 'missing auth method name'], ['LoginToken', 'missing login token']],
+  required: [
+    ['AuthMethodName', 'missing auth method name'],
+    ['LoginToken', 'missing login token'],
+  ],
   invalid: 'invalid login request',
 };
 const AUTH_URL: RequestSpec = {
   schema: { goType: 'ACLOIDCAuthURLRequest', fields: { AuthMethodName: 'string', RedirectURI: 'string', ClientNonce: 'string' } },
-  required: [['AuthMethodName', 'missing auth method name'], ['ClientNonce', 'missing client nonce'], ['RedirectURI', 'missing redirect URI']],
+  required: [
+    ['AuthMethodName', 'missing auth method name'],
+    ['ClientNonce', 'missing client nonce'],
+    ['RedirectURI', 'missing redirect URI'],
+  ],
   invalid: 'invalid OIDC auth-url request',
 };
 const COMPLETE: RequestSpec = {
@@ -76,8 +83,11 @@ const COMPLETE: RequestSpec = {
     fields: { AuthMethodName: 'string', ClientNonce: 'string', State: 'string', Code: 'string', RedirectURI: 'string' },
   },
   required: [
-    ['AuthMethodName', 'missing auth method name'], ['ClientNonce', 'missing client nonce'], ['State', 'missing state'],
-    ['Code', 'missing code'], ['RedirectURI', 'missing redirect URI'],
+    ['AuthMethodName', 'missing auth method name'],
+    ['ClientNonce', 'missing client nonce'],
+    ['State', 'missing state'],
+    ['Code', 'missing code'],
+    ['RedirectURI', 'missing redirect URI'],
   ],
   invalid: 'invalid OIDC complete-auth request',
 };
@@ -217,7 +227,14 @@ async function issueToken(ctx: Ctx, method: Method, claims: Claims): Promise<Sch
     const policies = management ? [] : bindings.policies.filter((p) => tx.get(T.policies, p.id)).map((p) => p.name);
     if (!management && roles.length === 0 && policies.length === 0) throw invalidRequest(NO_BINDINGS);
     const token = makeToken(
-      { Name: name, Type: management ? 'management' : 'client', Policies: policies, Roles: roles, Global: method.TokenLocality === 'global', ttlNs: method.MaxTokenTTL },
+      {
+        Name: name,
+        Type: management ? 'management' : 'client',
+        Policies: policies,
+        Roles: roles,
+        Global: method.TokenLocality === 'global',
+        ttlNs: method.MaxTokenTTL,
+      },
       ctx.deps.now(),
     );
     return tx.put<TokenDoc>(T.tokens, token.AccessorID, token);
@@ -252,7 +269,9 @@ class Authenticators {
   /** The flow of an `OIDC` method. @throws 500 `failed to generate OIDC provider: <why>`. */
   async oidc(method: Method): Promise<OidcFlow<undefined>> {
     try {
-      return await this.flows.get(method.Name, method.ModifyIndex, async () => createOidcFlow<undefined>(kernelConfigs('OIDC', method.Config!)[0], { now: this.now }));
+      return await this.flows.get(method.Name, method.ModifyIndex, async () =>
+        createOidcFlow<undefined>(kernelConfigs('OIDC', method.Config!)[0], { now: this.now }),
+      );
     } catch (err) {
       if (err instanceof AuthnError) throw schedInternal(`failed to generate OIDC provider: ${err.message}`);
       throw err;
@@ -279,17 +298,23 @@ const ANYONE: SchedAccess = { acl: 'enabled' };
 export const loginRoutes: readonly SchedRoute[] = [
   {
     pattern: 'acl/login',
-    synopsis: 'Exchange a JWT auth method\'s token for an ACL token',
+    synopsis: "Exchange a JWT auth method's token for an ACL token",
     methods: { POST: { access: ANYONE, forward: loginForward(LOGIN), handle: login }, PUT: { access: ANYONE, forward: loginForward(LOGIN), handle: login } },
   },
   {
     pattern: 'acl/oidc/auth-url',
     synopsis: 'Start an OIDC login: the provider authorization URL',
-    methods: { POST: { access: ANYONE, forward: loginForward(AUTH_URL), handle: authUrl }, PUT: { access: ANYONE, forward: loginForward(AUTH_URL), handle: authUrl } },
+    methods: {
+      POST: { access: ANYONE, forward: loginForward(AUTH_URL), handle: authUrl },
+      PUT: { access: ANYONE, forward: loginForward(AUTH_URL), handle: authUrl },
+    },
   },
   {
     pattern: 'acl/oidc/complete-auth',
     synopsis: 'Complete an OIDC login: exchange the code for an ACL token',
-    methods: { POST: { access: ANYONE, forward: loginForward(COMPLETE), handle: completeAuth }, PUT: { access: ANYONE, forward: loginForward(COMPLETE), handle: completeAuth } },
+    methods: {
+      POST: { access: ANYONE, forward: loginForward(COMPLETE), handle: completeAuth },
+      PUT: { access: ANYONE, forward: loginForward(COMPLETE), handle: completeAuth },
+    },
   },
 ];

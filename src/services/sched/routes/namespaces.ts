@@ -98,7 +98,8 @@ async function remove(ctx: Ctx): Promise<SchedReply> {
     if (tx.list<StoredAlloc>(T.allocs).some((a) => a.Namespace === name && !clientTerminal(a))) {
       throw new CairnError('conflict', `namespace "${name}" has non-terminal allocations in regions: [${ctx.deps.config.region}]`);
     }
-    if (tx.list<StoredVolume>(T.csiVolumes).some((v) => v.Namespace === name)) throw new CairnError('conflict', `namespace "${name}" contains at least one CSI volume`);
+    if (tx.list<StoredVolume>(T.csiVolumes).some((v) => v.Namespace === name))
+      throw new CairnError('conflict', `namespace "${name}" contains at least one CSI volume`);
     tx.delete(T.namespaces, name);
   });
   return writeReply(index);
@@ -116,9 +117,7 @@ export const namespaceRoutes: readonly SchedRoute[] = [
         access: ANY_CALLER,
         handle: async (ctx) => {
           const prefix = queryPrefix(ctx);
-          const list = ctx.deps.state
-            .list<NamespaceDoc>(T.namespaces)
-            .filter((n) => n.Name.startsWith(prefix) && ctx.caller.authorizer.allowNamespace(n.Name));
+          const list = ctx.deps.state.list<NamespaceDoc>(T.namespaces).filter((n) => n.Name.startsWith(prefix) && ctx.caller.authorizer.allowNamespace(n.Name));
           return { body: list.map(renderNamespace), index: atLeastOne(ctx.deps.state.tableIndex(T.namespaces)) };
         },
       },

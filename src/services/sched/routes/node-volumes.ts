@@ -20,7 +20,7 @@ import { T } from '../state.js';
 export const nodeVolumeRoutes: readonly SchedRoute[] = [
   {
     pattern: 'node/:id/volume/csi/:volume',
-    synopsis: 'Read a CSI volume claimed on a node, with its secrets, for that node\'s client (Cairn extension; the reference uses RPC)',
+    synopsis: "Read a CSI volume claimed on a node, with its secrets, for that node's client (Cairn extension; the reference uses RPC)",
     methods: {
       /**
        * `{ID, Namespace, ExternalID, PluginID, MountOptions, Secrets, Context}` of volume
@@ -35,7 +35,15 @@ export const nodeVolumeRoutes: readonly SchedRoute[] = [
           const v = ctx.deps.state.get<StoredVolume>(T.csiVolumes, volumeKey(ns, ctx.params.volume!));
           if (!v || !liveClaims(v).some((c) => c.NodeID === nodeId)) throw schedNotFound('volume not found');
           return {
-            body: { ID: v.ID, Namespace: v.Namespace, ExternalID: v.ExternalID, PluginID: v.PluginID, MountOptions: v.MountOptions, Secrets: v.Secrets, Context: v.Context },
+            body: {
+              ID: v.ID,
+              Namespace: v.Namespace,
+              ExternalID: v.ExternalID,
+              PluginID: v.PluginID,
+              MountOptions: v.MountOptions,
+              Secrets: v.Secrets,
+              Context: v.Context,
+            },
             index: v.ModifyIndex,
           };
         },

@@ -137,7 +137,8 @@ async function updateStatus(ctx: Ctx): Promise<SchedReply> {
   const body = decodeGoStruct(requireBody(ctx), 'structs.NodeUpdateStatusRequest', { Status: 'string', StatusDescription: 'string', NodeEvent: 'object' });
   const status = body.Status as string;
   if (!(NODE_STATUSES as readonly string[]).includes(status)) throw schedBadRequest('invalid status for node');
-  const given = body.NodeEvent === null ? null : decodeGoStruct(body.NodeEvent, 'structs.NodeEvent', { Message: 'string', Subsystem: 'string', Details: 'map' });
+  const given =
+    body.NodeEvent === null ? null : decodeGoStruct(body.NodeEvent, 'structs.NodeEvent', { Message: 'string', Subsystem: 'string', Details: 'map' });
   if (given && given.Message === '') throw schedBadRequest('missing node event message');
   const now = ctx.deps.now();
   const index = await updateNode(ctx, LABEL.nodeEvent, (tx, node) => {
@@ -265,7 +266,7 @@ export const nodeRoutes: readonly SchedRoute[] = [
   },
   {
     pattern: 'node/:id/status',
-    synopsis: 'Report a node\'s status and append a node event (Cairn extension; the reference uses RPC)',
+    synopsis: "Report a node's status and append a node event (Cairn extension; the reference uses RPC)",
     methods: { POST: { access: NODE_WRITE_OR_ITSELF, handle: updateStatus }, PUT: { access: NODE_WRITE_OR_ITSELF, handle: updateStatus } },
   },
   {
@@ -275,7 +276,7 @@ export const nodeRoutes: readonly SchedRoute[] = [
   },
   {
     pattern: 'node/:id/drain',
-    synopsis: 'Set, update or clear a node\'s drain strategy',
+    synopsis: "Set, update or clear a node's drain strategy",
     methods: { POST: { access: NODE_WRITE, handle: updateDrain }, PUT: { access: NODE_WRITE, handle: updateDrain } },
   },
   {

@@ -40,7 +40,7 @@ export const replicationRoutes: readonly SchedRoute[] = [
   ...REPLICATED_KINDS.map(replicateRoute),
   {
     pattern: 'acl/replication',
-    synopsis: 'This region\'s ACL replication status',
+    synopsis: "This region's ACL replication status",
     methods: {
       /**
        * `GET /v1/acl/replication`: `{Enabled, Running, SourceRegion, ReplicatedIndexes,
@@ -52,7 +52,15 @@ export const replicationRoutes: readonly SchedRoute[] = [
         access: ACL_MANAGEMENT,
         forward: (ctx) => (ctx.deps.replicator ? 'leader' : undefined),
         handle: async (ctx) => {
-          const body = ctx.deps.replicator?.status() ?? { Enabled: false, Running: false, SourceRegion: '', ReplicatedIndexes: {}, LastSuccess: '', LastError: '', LastErrorMessage: '' };
+          const body = ctx.deps.replicator?.status() ?? {
+            Enabled: false,
+            Running: false,
+            SourceRegion: '',
+            ReplicatedIndexes: {},
+            LastSuccess: '',
+            LastError: '',
+            LastErrorMessage: '',
+          };
           return { body, index: atLeastOne(ctx.deps.state.index) };
         },
       },

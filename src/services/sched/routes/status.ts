@@ -21,7 +21,7 @@ function leaderAddress(ctx: Ctx): string | undefined {
 export const statusRoutes: readonly SchedRoute[] = [
   {
     pattern: 'status/leader',
-    synopsis: 'The address of the region\'s leader',
+    synopsis: "The address of the region's leader",
     methods: {
       /** `GET /v1/status/leader`: the leader's `host:port` as a JSON string; `""` when no leader is known. */
       GET: { access: PUBLIC, handle: async (ctx) => ({ body: leaderAddress(ctx) ?? '' }) },
@@ -29,7 +29,7 @@ export const statusRoutes: readonly SchedRoute[] = [
   },
   {
     pattern: 'status/peers',
-    synopsis: 'The region\'s servers this agent knows',
+    synopsis: "The region's servers this agent knows",
     methods: {
       /**
        * `GET /v1/status/peers`: the `host:port` of the servers this agent knows in its region,

@@ -55,7 +55,15 @@ function pluginOf(ctx: Ctx): CsiPluginDoc {
 
 /** A snapshot as the list shows it (spec 002 "Snapshot" list item). */
 function snapshotItem(s: CsiSnapshot, pluginId: string): Record<string, unknown> {
-  return { ID: s.snapshotId, ExternalSourceVolumeID: s.sourceVolumeId, SizeBytes: s.sizeBytes, CreateTime: s.creationTime, IsReady: s.readyToUse, PluginID: pluginId, Parameters: null };
+  return {
+    ID: s.snapshotId,
+    ExternalSourceVolumeID: s.sourceVolumeId,
+    SizeBytes: s.sizeBytes,
+    CreateTime: s.creationTime,
+    IsReady: s.readyToUse,
+    PluginID: pluginId,
+    Parameters: null,
+  };
 }
 
 /**
@@ -70,7 +78,9 @@ async function listExternal(ctx: Ctx): Promise<SchedReply> {
   const plugin = pluginOf(ctx);
   const perPage = queryPerPage(ctx, true);
   const { client } = requireController(ctx.deps, plugin.ID, 'SupportsListVolumes');
-  const page = await pluginCall(`plugin "${plugin.ID}" could not list volumes`, () => client.listVolumes({ maxEntries: perPage, startingToken: ctx.query.get('next_token') || undefined }));
+  const page = await pluginCall(`plugin "${plugin.ID}" could not list volumes`, () =>
+    client.listVolumes({ maxEntries: perPage, startingToken: ctx.query.get('next_token') || undefined }),
+  );
   const volumes = page.entries.slice(0, perPage).map((e) => ({
     ExternalID: e.volume.volumeId,
     CapacityBytes: e.volume.capacityBytes,
@@ -107,10 +117,20 @@ interface SnapshotSpec {
 async function createSnapshots(ctx: Ctx): Promise<SchedReply> {
   const ns = namespaceOf(ctx);
   const body = decodeGoStruct(requireBody(ctx), 'structs.CSISnapshotCreateRequest', { Snapshots: 'any' });
-  if (body.Snapshots !== null && !Array.isArray(body.Snapshots)) throw schedBadRequest('json: cannot unmarshal into Go struct field structs.CSISnapshotCreateRequest.Snapshots of type []*structs.CSISnapshot');
-  const specs = ((body.Snapshots ?? []) as unknown[]).filter((s) => s !== null).map((s) =>
-    decodeGoStruct(s, 'structs.CSISnapshot', { SourceVolumeID: 'string', PluginID: 'string', Name: 'string', Secrets: 'map', Parameters: 'map' }) as unknown as SnapshotSpec,
-  );
+  if (body.Snapshots !== null && !Array.isArray(body.Snapshots))
+    throw schedBadRequest('json: cannot unmarshal into Go struct field structs.CSISnapshotCreateRequest.Snapshots of type []*structs.CSISnapshot');
+  const specs = ((body.Snapshots ?? []) as unknown[])
+    .filter((s) => s !== null)
+    .map(
+      (s) =>
+        decodeGoStruct(s, 'structs.CSISnapshot', {
+          SourceVolumeID: 'string',
+          PluginID: 'string',
+          Name: 'string',
+          Secrets: 'map',
+          Parameters: 'map',
+        }) as unknown as SnapshotSpec,
+    );
   if (specs.length === 0) throw schedBadRequest('missing snapshot definition');
   const plan = specs.map((s, i) => {
     if (s.SourceVolumeID === '') throw schedBadRequest(`snapshot ${i}: missing SourceVolumeID`);
@@ -124,17 +144,30 @@ async function createSnapshots(ctx: Ctx): Promise<SchedReply> {
   try {
     for (const p of plan) {
       const snap = await pluginCall(`plugin "${p.pluginId}" could not snapshot volume "${p.vol.ID}"`, () =>
-        p.client.createSnapshot({ sourceVolumeId: p.vol.ExternalID || p.vol.ID, name: p.s.Name, secrets: mergeSecrets(p.vol.Secrets, p.s.Secrets ?? undefined), parameters: p.s.Parameters ?? undefined }),
+        p.client.createSnapshot({
+          sourceVolumeId: p.vol.ExternalID || p.vol.ID,
+          name: p.s.Name,
+          secrets: mergeSecrets(p.vol.Secrets, p.s.Secrets ?? undefined),
+          parameters: p.s.Parameters ?? undefined,
+        }),
       );
       made.push({ snap, p });
     }
   } catch (err) {
-    for (const { snap, p } of made) await p.client.deleteSnapshot(snap.snapshotId, mergeSecrets(p.vol.Secrets, p.s.Secrets ?? undefined)).catch(() => undefined);
+    for (const { snap, p } of made)
+      await p.client.deleteSnapshot(snap.snapshotId, mergeSecrets(p.vol.Secrets, p.s.Secrets ?? undefined)).catch(() => undefined);
     throw err;
   }
   const snapshots = made.map(({ snap, p }) => ({
-    ID: snap.snapshotId, ExternalSourceVolumeID: snap.sourceVolumeId, SourceVolumeID: p.vol.ID, PluginID: p.pluginId, Name: p.s.Name,
-    SizeBytes: snap.sizeBytes, CreateTime: snap.creationTime, IsReady: false, Parameters: p.s.Parameters,
+    ID: snap.snapshotId,
+    ExternalSourceVolumeID: snap.sourceVolumeId,
+    SourceVolumeID: p.vol.ID,
+    PluginID: p.pluginId,
+    Name: p.s.Name,
+    SizeBytes: snap.sizeBytes,
+    CreateTime: snap.creationTime,
+    IsReady: false,
+    Parameters: p.s.Parameters,
   }));
   return writeReply(ctx.deps.state.tableIndex(T.csiVolumes), { Snapshots: snapshots });
 }

@@ -116,7 +116,10 @@ async function listVolumes(ctx: Ctx): Promise<SchedReply> {
 const readAccess = (ctx: Ctx): SchedAccess => ({ namespace: ctx.query.get('namespace') || DEFAULT_NAMESPACE, anyOf: VOLUME_READ_CAPABILITIES });
 
 /** The operation registering (or creating) the body's volumes. */
-const register = (o: (ctx: Ctx) => RegisterOptions): SchedOperation => ({ access: (ctx) => registerAccess(o(ctx))(ctx), handle: (ctx) => registerVolumes(ctx, o(ctx)) });
+const register = (o: (ctx: Ctx) => RegisterOptions): SchedOperation => ({
+  access: (ctx) => registerAccess(o(ctx))(ctx),
+  handle: (ctx) => registerVolumes(ctx, o(ctx)),
+});
 
 async function readVolume(ctx: Ctx): Promise<SchedReply> {
   const ns = ctx.query.get('namespace') || DEFAULT_NAMESPACE;

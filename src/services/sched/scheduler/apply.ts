@@ -70,7 +70,10 @@ export async function applyPlan(deps: SchedDeps, plan: Plan, nowNs: number): Pro
         const current = tx.get<ExistingAlloc>(T.allocs, u.id);
         if (!current) continue;
         // A client that finished meanwhile keeps its status; the servers' decision still applies.
-        const set = current.ClientStatus !== 'pending' && current.ClientStatus !== 'running' && u.set.ClientStatus ? { ...u.set, ClientStatus: current.ClientStatus, ClientDescription: current.ClientDescription } : u.set;
+        const set =
+          current.ClientStatus !== 'pending' && current.ClientStatus !== 'running' && u.set.ClientStatus
+            ? { ...u.set, ClientStatus: current.ClientStatus, ClientDescription: current.ClientDescription }
+            : u.set;
         const next = tx.put<ExistingAlloc>(T.allocs, u.id, { ...current, ...set, ModifyTime: nowNs, AllocModifyIndex: tx.index });
         if (batchPlaces.length > 0) use(current.NodeID, sub(allocUsage(next), allocUsage(current)));
       }
@@ -126,4 +129,3 @@ export async function applyPlan(deps: SchedDeps, plan: Plan, nowNs: number): Pro
 const missing = (id: string): never => {
   throw new CairnError('not_found', `alloc ${id} not found`);
 };
-

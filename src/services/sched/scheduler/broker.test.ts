@@ -4,8 +4,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { newEvaluation, type Evaluation } from '../jobs/types.js';
 import { EvalBroker } from './broker.js';
 
-const ev = (id: string, job: string, priority: number, extra: Partial<Evaluation> = {}): Evaluation =>
-  ({ ...newEvaluation(id, { ID: job, Namespace: 'default', Type: 'service', Priority: priority, JobModifyIndex: 1 }, { triggeredBy: 'job-register', nowNs: 0 }), ...extra });
+const ev = (id: string, job: string, priority: number, extra: Partial<Evaluation> = {}): Evaluation => ({
+  ...newEvaluation(id, { ID: job, Namespace: 'default', Type: 'service', Priority: priority, JobModifyIndex: 1 }, { triggeredBy: 'job-register', nowNs: 0 }),
+  ...extra,
+});
 
 /** A broker whose runs record their order and finish when `release` is called for them. */
 function recording(workers: number) {

@@ -17,7 +17,7 @@ const node = {
 const holds = (LTarget: string, Operand: string, RTarget = '') => meetsConstraint({ LTarget, RTarget, Operand }, node);
 
 describe('scheduler constraints', () => {
-  it('resolves the reference\'s targets, and literals', () => {
+  it("resolves the reference's targets, and literals", () => {
     assert.equal(resolveTarget('${attr.kernel.name}', node), 'linux');
     assert.equal(resolveTarget('${node.unique.name}', node), 'web-1');
     assert.equal(resolveTarget('${node.unique.id}', node), node.ID);
@@ -60,7 +60,7 @@ describe('scheduler constraints', () => {
     assert.ok(holds('${attr.os.version}', 'version', '>= 20.04'));
   });
 
-  it('scores fuller nodes higher (the reference\'s bin-packing formula, normalised)', () => {
+  it("scores fuller nodes higher (the reference's bin-packing formula, normalised)", () => {
     const cap = { cpu: 1000, memory: 1000 };
     assert.equal(binPackScore(cap, cap), 1);
     assert.equal(binPackScore({ cpu: 0, memory: 0 }, cap), 0);

@@ -85,7 +85,11 @@ export function meetsConstraint(c: Constraint, n: NodeDoc): boolean {
   }
 }
 
-const splitSet = (s: string): string[] => s.split(',').map((x) => x.trim()).filter((x) => x !== '');
+const splitSet = (s: string): string[] =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
 
 /** Numbers when both parse (the reference tries int, then float), else string order; -1, 0 or 1. */
 function compare(l: string, r: string): number {

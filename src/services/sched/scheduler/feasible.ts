@@ -26,7 +26,16 @@ export interface Metrics {
 
 /** Fresh metrics. */
 export function newMetrics(): Metrics {
-  return { NodesEvaluated: 0, NodesFiltered: 0, NodesInPool: 0, NodesAvailable: {}, ConstraintFiltered: null, NodesExhausted: 0, DimensionExhausted: null, CoalescedFailures: 0 };
+  return {
+    NodesEvaluated: 0,
+    NodesFiltered: 0,
+    NodesInPool: 0,
+    NodesAvailable: {},
+    ConstraintFiltered: null,
+    NodesExhausted: 0,
+    DimensionExhausted: null,
+    CoalescedFailures: 0,
+  };
 }
 
 /** Counts one more under `key` of a count map. */

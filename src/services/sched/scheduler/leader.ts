@@ -163,7 +163,8 @@ export class Scheduler {
 /** Every `blocked` evaluation `pending` again (their run blocks them again when still nothing fits). */
 function unblockAll(tx: Txn, state: Pick<Txn, 'list'>, nowNs: number): void {
   // The state's cached order (nothing else was written in this transaction before).
-  for (const e of state.list<Evaluation>(T.evals)) if (e.Status === 'blocked') tx.put<Evaluation>(T.evals, e.ID, { ...e, Status: 'pending', ModifyTime: nowNs });
+  for (const e of state.list<Evaluation>(T.evals))
+    if (e.Status === 'blocked') tx.put<Evaluation>(T.evals, e.ID, { ...e, Status: 'pending', ModifyTime: nowNs });
 }
 
 /** The job an evaluation is for: the stored one, else the snapshot on the allocation. */
@@ -172,7 +173,8 @@ function jobFor(tx: Txn, a: ExistingAlloc & { Job: Job }): Job {
 }
 
 /** Live allocations the scheduler placed on node `nodeId` (an allocation without its job, stored by an older Cairn through the removed `PUT /v1/allocation`, is left alone). */
-const liveOn = (tx: Txn, nodeId: string): (ExistingAlloc & { Job: Job })[] => tx.list<ExistingAlloc>(T.allocs).filter((a) => a.NodeID === nodeId && a.Job !== undefined && !allocTerminal(a)) as (ExistingAlloc & { Job: Job })[];
+const liveOn = (tx: Txn, nodeId: string): (ExistingAlloc & { Job: Job })[] =>
+  tx.list<ExistingAlloc>(T.allocs).filter((a) => a.NodeID === nodeId && a.Job !== undefined && !allocTerminal(a)) as (ExistingAlloc & { Job: Job })[];
 
 /** One `trigger` evaluation for each job with live allocations on node `nodeId`. */
 function nodeJobEvals(tx: Txn, nodeId: string, trigger: string, nowNs: number): void {
@@ -183,7 +185,11 @@ function nodeJobEvals(tx: Txn, nodeId: string, trigger: string, nowNs: number): 
     if (seen.has(k)) continue;
     seen.add(k);
     const id = randomUUID();
-    tx.put<Evaluation>(T.evals, id, newEvaluation(id, jobFor(tx, a), { triggeredBy: trigger, nowNs }, { NodeID: nodeId, NodeModifyIndex: node?.ModifyIndex ?? 0 }));
+    tx.put<Evaluation>(
+      T.evals,
+      id,
+      newEvaluation(id, jobFor(tx, a), { triggeredBy: trigger, nowNs }, { NodeID: nodeId, NodeModifyIndex: node?.ModifyIndex ?? 0 }),
+    );
   }
 }
 
@@ -192,7 +198,16 @@ function systemJobEvals(tx: Txn, node: StoredNode, nowNs: number): void {
   for (const job of tx.list<Job>(T.jobs)) {
     if (job.Type !== 'system' || job.Stop) continue;
     const id = randomUUID();
-    tx.put<Evaluation>(T.evals, id, newEvaluation(id, job, { triggeredBy: 'node-update', nowNs }, { NodeID: node.ID, NodeModifyIndex: tx.get<StoredNode>(T.nodes, node.ID)?.ModifyIndex ?? 0 }));
+    tx.put<Evaluation>(
+      T.evals,
+      id,
+      newEvaluation(
+        id,
+        job,
+        { triggeredBy: 'node-update', nowNs },
+        { NodeID: node.ID, NodeModifyIndex: tx.get<StoredNode>(T.nodes, node.ID)?.ModifyIndex ?? 0 },
+      ),
+    );
   }
 }
 
@@ -209,12 +224,20 @@ function startDrain(tx: Txn, nodeId: string, nowNs: number): void {
   const seen = new Set<string>();
   for (const a of liveOn(tx, nodeId)) {
     if (!drains(node, a) || a.DesiredTransition?.Migrate) continue;
-    tx.put<ExistingAlloc>(T.allocs, a.ID, { ...a, DesiredTransition: { Migrate: true, Reschedule: null, ForceReschedule: null, NoShutdownDelay: null }, ModifyTime: nowNs });
+    tx.put<ExistingAlloc>(T.allocs, a.ID, {
+      ...a,
+      DesiredTransition: { Migrate: true, Reschedule: null, ForceReschedule: null, NoShutdownDelay: null },
+      ModifyTime: nowNs,
+    });
     const k = jobKey(a.Namespace, a.JobID);
     if (seen.has(k)) continue;
     seen.add(k);
     const id = randomUUID();
-    tx.put<Evaluation>(T.evals, id, newEvaluation(id, jobFor(tx, a), { triggeredBy: 'node-drain', nowNs }, { NodeID: nodeId, NodeModifyIndex: node.ModifyIndex }));
+    tx.put<Evaluation>(
+      T.evals,
+      id,
+      newEvaluation(id, jobFor(tx, a), { triggeredBy: 'node-drain', nowNs }, { NodeID: nodeId, NodeModifyIndex: node.ModifyIndex }),
+    );
   }
 }
 

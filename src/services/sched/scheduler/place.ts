@@ -91,7 +91,14 @@ export function placeAll(reconciled: Reconciled, input: PlaceInput): Plan {
     const id = randomUUID();
     const alloc = newAlloc(id, p, input);
     // Each selection counts into its own copy of the group's filter metrics (the reference's per-select AllocMetric).
-    const metrics: Metrics | undefined = plan.failed[p.tg.Name] === undefined ? { ...g.metrics, NodesAvailable: { ...g.metrics.NodesAvailable }, ConstraintFiltered: g.metrics.ConstraintFiltered && { ...g.metrics.ConstraintFiltered } } : undefined;
+    const metrics: Metrics | undefined =
+      plan.failed[p.tg.Name] === undefined
+        ? {
+            ...g.metrics,
+            NodesAvailable: { ...g.metrics.NodesAvailable },
+            ConstraintFiltered: g.metrics.ConstraintFiltered && { ...g.metrics.ConstraintFiltered },
+          }
+        : undefined;
     const chosen = choose(p, g.feasible, { alloc, loads, input, metrics });
     if (!chosen) {
       if (plan.failed[p.tg.Name]) (plan.failed[p.tg.Name] as Metrics).CoalescedFailures++;
@@ -108,7 +115,12 @@ export function placeAll(reconciled: Reconciled, input: PlaceInput): Plan {
       const i = plan.updates.findIndex((u) => u.id === p.previous!.ID);
       const link = { NextAllocation: id };
       if (i >= 0) plan.updates[i] = { ...plan.updates[i]!, set: { ...plan.updates[i]!.set, ...link } };
-      else plan.updates.push({ id: p.previous.ID, nodeId: p.previous.NodeID, set: { DesiredStatus: 'stop', DesiredDescription: ALLOC_TEXT.rescheduled, ...link } });
+      else
+        plan.updates.push({
+          id: p.previous.ID,
+          nodeId: p.previous.NodeID,
+          set: { DesiredStatus: 'stop', DesiredDescription: ALLOC_TEXT.rescheduled, ...link },
+        });
     }
   }
   return plan;

@@ -157,7 +157,12 @@ function reconcileGroup({ job, tg, allocs }: { job: Job; tg: TaskGroup; allocs: 
       }
       kept.push({ index, alloc: a });
       if (next && !a.FollowupEvalID) {
-        const followup = newEvaluation(input.newId(), job, { triggeredBy: 'alloc-failure', nowNs: input.nowNs }, { WaitUntil: next.at, PreviousEval: input.evaluation.ID });
+        const followup = newEvaluation(
+          input.newId(),
+          job,
+          { triggeredBy: 'alloc-failure', nowNs: input.nowNs },
+          { WaitUntil: next.at, PreviousEval: input.evaluation.ID },
+        );
         out.followups.push(followup);
         out.updates.push({ id: a.ID, nodeId: a.NodeID, set: { FollowupEvalID: followup.ID } });
       }
@@ -190,7 +195,10 @@ function reconcileGroup({ job, tg, allocs }: { job: Job; tg: TaskGroup; allocs: 
     counts.Ignore++;
   }
   // Meet Count: drop the highest indices first (a dropped replacement is simply not placed).
-  const slots = [...kept.map((k) => ({ index: k.index, kept: k as (typeof kept)[number] | undefined, rep: undefined as (typeof replacing)[number] | undefined })), ...replacing.map((r) => ({ index: r.index, kept: undefined, rep: r }))];
+  const slots = [
+    ...kept.map((k) => ({ index: k.index, kept: k as (typeof kept)[number] | undefined, rep: undefined as (typeof replacing)[number] | undefined })),
+    ...replacing.map((r) => ({ index: r.index, kept: undefined, rep: r })),
+  ];
   slots.sort((x, y) => y.index - x.index);
   let excess = slots.length - tg.Count;
   for (const s of slots) {

@@ -20,7 +20,8 @@ export interface Amount {
 export type SchedAlloc = StoredAlloc & Partial<PlacedAllocFields>;
 
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-const field = (v: unknown, ...path: string[]): unknown => path.reduce<unknown>((o, k) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), v);
+const field = (v: unknown, ...path: string[]): unknown =>
+  path.reduce<unknown>((o, k) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), v);
 
 /** What node `n` offers to allocations: `NodeResources.Cpu.CpuShares` and `.Memory.MemoryMB` less the same fields of `ReservedResources` (missing fields count 0). */
 export function nodeCapacity(n: Pick<NodeDoc, 'NodeResources' | 'ReservedResources'>): Amount {

@@ -36,9 +36,7 @@ export function computePlan(deps: SchedDeps, read: Reader, evaluation: Evaluatio
   const allocs = all.filter((a) => a.JobID === evaluation.JobID && a.Namespace === evaluation.Namespace && a.Job !== undefined);
   const nodes = new Map(read.list<NodeDoc>(T.nodes).map((n) => [n.ID, n]));
   const system = (job?.Type ?? evaluation.Type) === 'system';
-  const reconciled = system
-    ? reconcileSystem(job, allocs, nodes)
-    : reconcileGeneric(job, allocs, { evaluation, nodes, nowNs, newId: randomUUID });
+  const reconciled = system ? reconcileSystem(job, allocs, nodes) : reconcileGeneric(job, allocs, { evaluation, nodes, nowNs, newId: randomUUID });
   if (!job || reconciled.placements.length === 0) {
     return {
       evaluation,

@@ -57,7 +57,13 @@ export async function runEvaluation(deps: SchedDeps, evalId: string, log: Logger
     await state
       .txn((tx) => {
         const cur = tx.get<Evaluation>(T.evals, evalId);
-        if (cur?.Status === 'pending') tx.put<Evaluation>(T.evals, evalId, { ...cur, Status: 'failed', StatusDescription: `scheduler error: ${(err as Error).message}`, ModifyTime: nowNs() });
+        if (cur?.Status === 'pending')
+          tx.put<Evaluation>(T.evals, evalId, {
+            ...cur,
+            Status: 'failed',
+            StatusDescription: `scheduler error: ${(err as Error).message}`,
+            ModifyTime: nowNs(),
+          });
       }, LABEL.evalUpdate)
       .catch(() => undefined);
   }
@@ -69,7 +75,11 @@ function freedSince(state: SchedDeps['state'], since: number): boolean {
 }
 
 /** The closing write of an evaluation (module doc); `planned`: the state index its last plan was computed at. */
-async function finish(deps: SchedDeps, evaluation: Evaluation, { plan, refused, nowNs, planned }: { plan: Plan; refused: number; nowNs: number; planned: number }): Promise<void> {
+async function finish(
+  deps: SchedDeps,
+  evaluation: Evaluation,
+  { plan, refused, nowNs, planned }: { plan: Plan; refused: number; nowNs: number; planned: number },
+): Promise<void> {
   const failed: Record<string, AllocMetric> = { ...plan.failed };
   const queued: Record<string, number> = Object.fromEntries((plan.job?.TaskGroups ?? []).map((g) => [g.Name, plan.queued[g.Name] ?? 0]));
   const blocking = Object.keys(failed).length > 0 || refused > 0;
@@ -84,17 +94,23 @@ async function finish(deps: SchedDeps, evaluation: Evaluation, { plan, refused, 
       let blockedId = '';
       if (blocking) {
         for (const e of tx.listBy<Evaluation>(T.evals, 'job', jobKey(cur.Namespace, cur.JobID))) {
-          if (e.Status === 'blocked') tx.put<Evaluation>(T.evals, e.ID, { ...e, Status: 'canceled', StatusDescription: 'evaluation is outdated', ModifyTime: nowNs });
+          if (e.Status === 'blocked')
+            tx.put<Evaluation>(T.evals, e.ID, { ...e, Status: 'canceled', StatusDescription: 'evaluation is outdated', ModifyTime: nowNs });
         }
         blockedId = randomUUID();
         tx.put<Evaluation>(
           T.evals,
           blockedId,
-          newEvaluation(blockedId, { ID: cur.JobID, Namespace: cur.Namespace, Type: cur.Type, Priority: cur.Priority, JobModifyIndex: cur.JobModifyIndex }, { triggeredBy: BLOCKED_TRIGGER, nowNs }, {
-            Status: missed ? 'pending' : 'blocked',
-            StatusDescription: 'created to place remaining allocations',
-            PreviousEval: cur.ID,
-          }),
+          newEvaluation(
+            blockedId,
+            { ID: cur.JobID, Namespace: cur.Namespace, Type: cur.Type, Priority: cur.Priority, JobModifyIndex: cur.JobModifyIndex },
+            { triggeredBy: BLOCKED_TRIGGER, nowNs },
+            {
+              Status: missed ? 'pending' : 'blocked',
+              StatusDescription: 'created to place remaining allocations',
+              PreviousEval: cur.ID,
+            },
+          ),
         );
       }
       tx.put<Evaluation>(T.evals, cur.ID, { ...cur, ...done, Status: 'complete', BlockedEval: blockedId });

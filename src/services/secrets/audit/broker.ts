@@ -100,11 +100,19 @@ export class AuditBroker {
    */
   async enable(storage: Backend, input: EnableInput): Promise<void> {
     const path = devicePath(input.path);
-    if (!(DEVICE_TYPES as readonly string[]).includes(input.type)) throw badRequest(`type: unknown audit device type "${input.type}" (known: ${DEVICE_TYPES.join(', ')})`);
+    if (!(DEVICE_TYPES as readonly string[]).includes(input.type))
+      throw badRequest(`type: unknown audit device type "${input.type}" (known: ${DEVICE_TYPES.join(', ')})`);
     await this.lock.run('table', async () => {
       const table = await readTable(storage);
       if (table.devices[path] || this.devices.has(path)) throw badRequest(`path already in use: "${path}"`);
-      const stored: StoredDevice = { type: input.type as DeviceType, path, description: input.description, local: input.local, options: input.options, salt: randomUUID() };
+      const stored: StoredDevice = {
+        type: input.type as DeviceType,
+        path,
+        description: input.description,
+        local: input.local,
+        options: input.options,
+        salt: randomUUID(),
+      };
       let device: AuditDevice;
       try {
         device = new AuditDevice(stored);
@@ -196,7 +204,13 @@ export class AuditBroker {
     for (const [path, d] of this.devices) {
       try {
         const w = d.write(format(d.style));
-        if (w) (pending ??= []).push(w.then(() => written++, (err: unknown) => failed(path, err)));
+        if (w)
+          (pending ??= []).push(
+            w.then(
+              () => written++,
+              (err: unknown) => failed(path, err),
+            ),
+          );
         else written++;
       } catch (err) {
         failed(path, err);

@@ -73,7 +73,8 @@ function bool(options: Readonly<Record<string, string>>, name: string, dflt: boo
  * unknown `socket_type`, bad `write_timeout`.
  */
 export function parseOptions(type: DeviceType, options: Readonly<Record<string, string>>): DeviceOptions {
-  for (const k of Object.keys(options)) if (!KNOWN[type].includes(k)) throw badRequest(`options.${k}: not an option of a ${type} audit device (known: ${KNOWN[type].join(', ')})`);
+  for (const k of Object.keys(options))
+    if (!KNOWN[type].includes(k)) throw badRequest(`options.${k}: not an option of a ${type} audit device (known: ${KNOWN[type].join(', ')})`);
   const format = options.format ?? 'json';
   if (format !== 'json') throw badRequest(`options.format: only "json" is supported, got "${format}"`);
   const common: CommonOptions = { logRaw: bool(options, 'log_raw', false), hmacAccessor: bool(options, 'hmac_accessor', true), prefix: options.prefix ?? '' };
@@ -87,8 +88,10 @@ export function parseOptions(type: DeviceType, options: Readonly<Record<string, 
   const address = options.address ?? '';
   if (address === '') throw badRequest('options.address: required for a socket audit device');
   const socketType = options.socket_type ?? 'tcp';
-  if (socketType !== 'tcp' && socketType !== 'udp' && socketType !== 'unix') throw badRequest(`options.socket_type: must be "tcp", "udp" or "unix", got "${socketType}"`);
-  if (socketType !== 'unix' && !/^.+:\d+$/.test(address)) throw badRequest(`options.address: must be host:port for socket_type "${socketType}", got "${address}"`);
+  if (socketType !== 'tcp' && socketType !== 'udp' && socketType !== 'unix')
+    throw badRequest(`options.socket_type: must be "tcp", "udp" or "unix", got "${socketType}"`);
+  if (socketType !== 'unix' && !/^.+:\d+$/.test(address))
+    throw badRequest(`options.address: must be host:port for socket_type "${socketType}", got "${address}"`);
   const timeoutS = options.write_timeout === undefined ? 2 : parseDuration(options.write_timeout, 'options.write_timeout');
   if (timeoutS <= 0) throw badRequest('options.write_timeout: must be a positive duration');
   return { kind: 'socket', ...common, address, socketType, writeTimeoutMs: timeoutS * 1000 };

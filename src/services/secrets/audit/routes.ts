@@ -63,7 +63,7 @@ const devicePath: SecretsPath = {
 const hashPath: SecretsPath = {
   pattern: 'audit-hash/:path+',
   synopsis: 'Hash a value as an audit device does, to find it in the log',
-  params: { path: 'the device\'s path' },
+  params: { path: "the device's path" },
   fields: { input: Type.String({ description: 'the value to hash' }) },
   operations: {
     update: {

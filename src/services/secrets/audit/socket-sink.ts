@@ -38,7 +38,10 @@ export class SocketSink {
   close(): void {
     const s = this.stream;
     this.stream = undefined;
-    void s?.then((c) => c.destroy(), () => {});
+    void s?.then(
+      (c) => c.destroy(),
+      () => {},
+    );
     this.udp?.close();
     this.udp = undefined;
   }

@@ -84,7 +84,8 @@ export class AuditTrail implements Trail {
     req: HttpRequest,
     clientToken: string,
   ) {
-    const method = req.method === 'GET' ? 'read' : req.method === 'LIST' ? 'list' : req.method === 'DELETE' ? 'delete' : req.method === 'PATCH' ? 'patch' : 'update';
+    const method =
+      req.method === 'GET' ? 'read' : req.method === 'LIST' ? 'list' : req.method === 'DELETE' ? 'delete' : req.method === 'PATCH' ? 'patch' : 'update';
     this.facts = { id: req.id, operation: method, clientToken, path: req.path.replace(/^\/v1\//, ''), remoteAddress: req.remoteAddress, wrapTtl: wrapTtl(req) };
   }
 

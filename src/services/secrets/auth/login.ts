@@ -34,7 +34,10 @@ export interface LoginTokenOptions {
  */
 export async function issueLoginToken(req: SecretsRequest, o: LoginTokenOptions): Promise<SecretsResult> {
   const { ttlS, maxTtlS, periodS, warning } = loginTtls(o.settings, req.mount.config);
-  const prefix = req.mount.path.replace(/^auth\//, '').replace(/\/$/, '').replaceAll('/', '-');
+  const prefix = req.mount.path
+    .replace(/^auth\//, '')
+    .replace(/\/$/, '')
+    .replaceAll('/', '-');
   const token = await req.core.tokens.create({
     policies: [...o.settings.token_policies.filter((p) => p !== 'root'), 'default'],
     meta: o.meta,

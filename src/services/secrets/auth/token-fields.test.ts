@@ -11,7 +11,10 @@ describe('parsePolicies', () => {
   });
 
   it('refuses root, naming the field', () => {
-    assert.throws(() => parsePolicies('dev,ROOT', 'policies'), (e: Error) => e.message.startsWith('policies: the root policy'));
+    assert.throws(
+      () => parsePolicies('dev,ROOT', 'policies'),
+      (e: Error) => e.message.startsWith('policies: the root policy'),
+    );
   });
 });
 

@@ -28,7 +28,13 @@ export interface TokenSettings {
 }
 
 /** Settings of a user or role that was created without any token field. */
-export const EMPTY_TOKEN_SETTINGS: Readonly<TokenSettings> = Object.freeze({ token_policies: [], token_ttl: 0, token_max_ttl: 0, token_period: 0, token_bound_cidrs: [] });
+export const EMPTY_TOKEN_SETTINGS: Readonly<TokenSettings> = Object.freeze({
+  token_policies: [],
+  token_ttl: 0,
+  token_max_ttl: 0,
+  token_period: 0,
+  token_bound_cidrs: [],
+});
 
 const Duration = Type.Union([Type.String(), Type.Integer()], { description: 'seconds or a duration string ("1h30m"); 0 = the mount default' });
 
@@ -38,7 +44,10 @@ export const TOKEN_FIELDS = {
   policies: CommaList('deprecated alias of token_policies'),
   token_ttl: { ...Duration, description: 'TTL of the tokens issued at login; 0 = the mount default (768h)' },
   token_max_ttl: { ...Duration, description: 'maximum lifetime of the tokens issued at login, renewals included; 0 = the mount maximum' },
-  token_period: { ...Duration, description: 'if set, login tokens are periodic: every renewal resets their TTL to this value and they have no maximum lifetime' },
+  token_period: {
+    ...Duration,
+    description: 'if set, login tokens are periodic: every renewal resets their TTL to this value and they have no maximum lifetime',
+  },
   token_bound_cidrs: CommaList('CIDR blocks from which the tokens issued at login may be used; empty = anywhere'),
 };
 
@@ -64,8 +73,7 @@ export function parsePolicies(v: unknown, field: string): string[] {
 export function applyTokenFields(data: Readonly<Record<string, unknown>>, current: Readonly<TokenSettings> = EMPTY_TOKEN_SETTINGS): TokenSettings {
   if (hasField(data, 'policies') && hasField(data, 'token_policies'))
     throw new InputError('policies: cannot be given together with token_policies (it is an alias)');
-  if (hasField(data, 'period') && hasField(data, 'token_period'))
-    throw new InputError('period: cannot be given together with token_period (it is an alias)');
+  if (hasField(data, 'period') && hasField(data, 'token_period')) throw new InputError('period: cannot be given together with token_period (it is an alias)');
   const next: TokenSettings = { ...current, token_policies: [...current.token_policies] };
   for (const f of ['token_policies', 'policies'] as const) {
     if (hasField(data, f)) next.token_policies = parsePolicies(data[f], f);

@@ -12,7 +12,19 @@ import { FORWARDED_FOR_HEADER } from './forwarded-for.js';
  * Hop-by-hop headers (RFC 9110 §7.6.1), plus the ones the forwarding client sets itself;
  * never copied between the client and the active server.
  */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+]);
 
 /** Marks a request a standby forwarded, so a server that is itself a standby by then answers 503 instead of forwarding again. */
 export const FORWARDED_HEADER = 'x-cairn-forwarded';
@@ -26,7 +38,12 @@ const FORWARD_TIMEOUT_MS = 60_000;
 /** Header names of a `Connection` header value (also hop-by-hop). */
 function connectionTokens(v: string | string[] | null | undefined): Set<string> {
   const all = Array.isArray(v) ? v.join(',') : (v ?? '');
-  return new Set(all.split(',').map((t) => t.trim().toLowerCase()).filter((t) => t !== ''));
+  return new Set(
+    all
+      .split(',')
+      .map((t) => t.trim().toLowerCase())
+      .filter((t) => t !== ''),
+  );
 }
 
 const trimSlash = (u: string) => u.replace(/\/+$/, '');

@@ -20,7 +20,10 @@ describe('signed forwarded-for', () => {
     const certs = [Buffer.from([0x30, 0x82, 1, 2]), Buffer.from('intermediate')];
     for (const clientCertificates of [certs, [], undefined]) {
       const h = signForwardedFor(key, { address: '10.0.0.1', clientCertificates }, 'PUT', now);
-      assert.deepEqual(verifiedForwardedFor(key, h, 'PUT', now), clientCertificates === undefined ? { address: '10.0.0.1' } : { address: '10.0.0.1', clientCertificates });
+      assert.deepEqual(
+        verifiedForwardedFor(key, h, 'PUT', now),
+        clientCertificates === undefined ? { address: '10.0.0.1' } : { address: '10.0.0.1', clientCertificates },
+      );
     }
   });
 

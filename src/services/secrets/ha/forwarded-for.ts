@@ -35,7 +35,9 @@ export interface ForwardedClient {
 
 /** The MAC over what the header vouches for: the client's address, the signing time (epoch ms), the method and the chain. */
 const mac = (key: Uint8Array, { address, at, method, chain }: { address: string; at: number; method: string; chain: string | undefined }): Buffer =>
-  createHmac('sha256', key).update(`${address}\n${at}\n${method}${chain === undefined ? '' : `\n${chain}`}`).digest();
+  createHmac('sha256', key)
+    .update(`${address}\n${at}\n${method}${chain === undefined ? '' : `\n${chain}`}`)
+    .digest();
 
 /** The header value for a request from `client` (`now`: epoch ms). */
 export function signForwardedFor(key: Uint8Array, client: ForwardedClient, method: string, now = Date.now()): string {

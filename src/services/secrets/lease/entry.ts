@@ -50,8 +50,7 @@ export const leasePrefix = (nsId: string): string => `${ID}${nsId}/`;
 export const tokenPrefix = (hash: string): string => `${TOKEN}${hash}/`;
 
 /** Token index key of `e`, or undefined when no token created it. */
-export const tokenIndexKey = (e: LeaseEntry): string | undefined =>
-  e.token_hash ? `${tokenPrefix(e.token_hash)}${e.namespace_id}/${e.lease_id}` : undefined;
+export const tokenIndexKey = (e: LeaseEntry): string | undefined => (e.token_hash ? `${tokenPrefix(e.token_hash)}${e.namespace_id}/${e.lease_id}` : undefined);
 
 /** A new lease id for a secret read at `path` below mount `mountPath` (ends in `/`): the reference's form. */
 export function newLeaseId(mountPath: string, path: string): string {

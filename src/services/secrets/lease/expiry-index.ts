@@ -16,8 +16,7 @@ const HOUR_MS = 3_600_000;
 
 /** What an index entry stands for: a lease to revoke, or a token whose leases go when it expires. */
 export type DueItem =
-  | { readonly kind: 'lease'; readonly ns: string; readonly id: string }
-  | { readonly kind: 'token'; readonly hash: string; readonly accessor: string };
+  { readonly kind: 'lease'; readonly ns: string; readonly id: string } | { readonly kind: 'token'; readonly hash: string; readonly accessor: string };
 
 /** One entry found due: its key (to delete once handled) and what it stands for. */
 export interface Due {

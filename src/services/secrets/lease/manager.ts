@@ -81,7 +81,14 @@ export class LeaseManager {
    */
   async register(i: RegisterInput): Promise<Granted> {
     const now = this.o.clock().getTime();
-    const { ttlS, warnings } = grantedTtl({ incrementS: 0, engineTtlS: i.ttlS, defaultTtlS: mountDefaultTtl(i.mount), maxTtlS: mountMaxTtl(i.mount), startMs: now, nowMs: now });
+    const { ttlS, warnings } = grantedTtl({
+      incrementS: 0,
+      engineTtlS: i.ttlS,
+      defaultTtlS: mountDefaultTtl(i.mount),
+      maxTtlS: mountMaxTtl(i.mount),
+      startMs: now,
+      nowMs: now,
+    });
     const lease_id = newLeaseId(i.mount.path, i.path);
     const expire = now + ttlS * 1000;
     const entry: LeaseEntry = {
@@ -98,7 +105,10 @@ export class LeaseManager {
       internal: i.request.internal ?? null,
       expiry_key: expiryKey(expire),
     };
-    const ops: BackendOp[] = [{ key: leaseKey(i.nsId, lease_id), value: json.encode(entry) }, indexOp(entry.expiry_key, { kind: 'lease', ns: i.nsId, id: lease_id })];
+    const ops: BackendOp[] = [
+      { key: leaseKey(i.nsId, lease_id), value: json.encode(entry) },
+      indexOp(entry.expiry_key, { kind: 'lease', ns: i.nsId, id: lease_id }),
+    ];
     const tokenKey = tokenIndexKey(entry);
     if (tokenKey) ops.push({ key: tokenKey, value: new Uint8Array() });
     if (i.token) ops.push(...(await scheduleCheckOps(this.o.tokens, i.token, await readCheck(this.o.backend, i.token.hash))));
@@ -164,7 +174,11 @@ export class LeaseManager {
       if (o.sync) return this.revokeEntry(e, o.force ?? false);
       const now = this.o.clock().getTime();
       const next: LeaseEntry = { ...e, expire_time_ms: now, expiry_key: expiryKey(now) };
-      await this.o.backend.batch([{ key: leaseKey(nsId, leaseId), value: json.encode(next) }, { key: e.expiry_key }, indexOp(next.expiry_key, { kind: 'lease', ns: nsId, id: leaseId })]);
+      await this.o.backend.batch([
+        { key: leaseKey(nsId, leaseId), value: json.encode(next) },
+        { key: e.expiry_key },
+        indexOp(next.expiry_key, { kind: 'lease', ns: nsId, id: leaseId }),
+      ]);
     });
   }
 

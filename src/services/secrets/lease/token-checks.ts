@@ -36,7 +36,10 @@ export async function scheduleCheckOps(tokens: TokenStore, token: StoredToken, c
   const at = await tokens.chainExpiresAt(token);
   if (!at || (current && current.at <= at)) return [];
   const key = expiryKey(at);
-  const ops: BackendOp[] = [indexOp(key, { kind: 'token', hash: token.hash, accessor: token.accessor }), { key: checkKey(token.hash), value: json.encode({ at, key } satisfies TokenCheck) }];
+  const ops: BackendOp[] = [
+    indexOp(key, { kind: 'token', hash: token.hash, accessor: token.accessor }),
+    { key: checkKey(token.hash), value: json.encode({ at, key } satisfies TokenCheck) },
+  ];
   if (current) ops.push({ key: current.key });
   return ops;
 }

@@ -86,7 +86,8 @@ export class NamespaceRegistry {
    */
   create(parent: NamespaceEntry, name: string, customMetadata: Record<string, string>): Promise<NamespaceEntry> {
     return this.lock.run('registry', async () => {
-      if (!NAME.test(name) || RESERVED.has(name)) throw badRequest(`namespace name "${name}" is invalid: use letters, digits, "-", "_" and inner "."; not ${[...RESERVED].join(', ')}`);
+      if (!NAME.test(name) || RESERVED.has(name))
+        throw badRequest(`namespace name "${name}" is invalid: use letters, digits, "-", "_" and inner "."; not ${[...RESERVED].join(', ')}`);
       const path = parent.path + name + '/';
       if (this.byPath.has(path)) throw badRequest(`namespace "${path}" already exists`);
       const entry: NamespaceEntry = { id: this.newId(), path, custom_metadata: customMetadata };

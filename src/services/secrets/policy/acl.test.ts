@@ -14,7 +14,12 @@ const ALL: readonly Cap[] = ['create', 'read', 'update', 'delete', 'list', 'patc
 function acl(...policies: Record<string, string[]>[]): Acl {
   return new Acl(
     policies.map((p, i) =>
-      parsePolicy(`p${i}`, Object.entries(p).map(([path, caps]) => `path "${path}" { capabilities = ${JSON.stringify(caps)} }`).join('\n')),
+      parsePolicy(
+        `p${i}`,
+        Object.entries(p)
+          .map(([path, caps]) => `path "${path}" { capabilities = ${JSON.stringify(caps)} }`)
+          .join('\n'),
+      ),
     ),
   );
 }
@@ -161,12 +166,22 @@ describe('Acl capabilities and sudo', () => {
   it('knows the root-protected paths', () => {
     for (const p of ['sys/auth/userpass', 'sys/auth/userpass/tune', 'sys/seal', 'sys/config/cors', 'sys/audit', 'sys/audit/file', 'sys/audit-hash/file'])
       assert.equal(sudoRequired(p), true, p);
-    for (const p of ['sys/auth', 'sys/auth/', 'sys/mounts/secret', 'sys/mounts', 'sys/sealed', 'sys/policies/acl/x', 'secret/data/sys/seal', 'sys/auditx', 'secret/sys/audit'])
+    for (const p of [
+      'sys/auth',
+      'sys/auth/',
+      'sys/mounts/secret',
+      'sys/mounts',
+      'sys/sealed',
+      'sys/policies/acl/x',
+      'secret/data/sys/seal',
+      'sys/auditx',
+      'secret/sys/audit',
+    ])
       assert.equal(sudoRequired(p), false, p);
   });
 });
 
-describe('Acl.mountAccess (the reference\'s hasMountAccess)', () => {
+describe("Acl.mountAccess (the reference's hasMountAccess)", () => {
   it('holds with a capability on the mount path or any rule below it that grants one', () => {
     assert.equal(acl({ 'secret/data/app/*': ['read'] }).mountAccess('secret/'), true, 'a glob below the mount');
     assert.equal(acl({ 'secret/data/app': ['read'] }).mountAccess('secret/'), true, 'an exact path below the mount');
@@ -222,7 +237,10 @@ describe('Acl parameter constraints', () => {
 
 describe('Acl wrap TTL bounds (min_wrapping_ttl / max_wrapping_ttl)', () => {
   const bounded = (min: string, max: string) =>
-    parsePolicy('b', `path "kv/x" {\n  capabilities = ["read"]\n${min ? `  min_wrapping_ttl = "${min}"\n` : ''}${max ? `  max_wrapping_ttl = "${max}"\n` : ''}}`);
+    parsePolicy(
+      'b',
+      `path "kv/x" {\n  capabilities = ["read"]\n${min ? `  min_wrapping_ttl = "${min}"\n` : ''}${max ? `  max_wrapping_ttl = "${max}"\n` : ''}}`,
+    );
 
   it('refuses no wrapping and TTLs outside the bounds; capability probes skip the check', () => {
     const a = new Acl([bounded('1m', '1h')]);

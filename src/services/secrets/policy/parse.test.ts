@@ -74,8 +74,14 @@ describe('parsePolicy', () => {
   });
 
   it('refuses "+*" and a "*" that is not last', () => {
-    assert.equal(parseError('path "secret/+*" { capabilities = ["read"] }'), `failed to parse policy: path "secret/+*": invalid use of wildcards ('+*' is forbidden)`);
-    assert.equal(parseError('path "secret/*/x" { capabilities = ["read"] }'), 'failed to parse policy: path "secret/*/x": "*" is only allowed as the last character');
+    assert.equal(
+      parseError('path "secret/+*" { capabilities = ["read"] }'),
+      `failed to parse policy: path "secret/+*": invalid use of wildcards ('+*' is forbidden)`,
+    );
+    assert.equal(
+      parseError('path "secret/*/x" { capabilities = ["read"] }'),
+      'failed to parse policy: path "secret/*/x": "*" is only allowed as the last character',
+    );
   });
 
   it('refuses unknown keys, naming them', () => {
@@ -127,7 +133,11 @@ describe('parsePolicy parameter constraints', () => {
     );
     const json = parsePolicy(
       'j',
-      JSON.stringify({ path: { a: { capabilities: ['update'], allowed_parameters: { TTL: [], '*': ['x*', 3, true] }, denied_parameters: { y: [] }, required_parameters: ['z', 'z'] } } }),
+      JSON.stringify({
+        path: {
+          a: { capabilities: ['update'], allowed_parameters: { TTL: [], '*': ['x*', 3, true] }, denied_parameters: { y: [] }, required_parameters: ['z', 'z'] },
+        },
+      }),
     );
     for (const p of [hcl, json]) {
       const c = p.rules[0].params!;
@@ -140,8 +150,14 @@ describe('parsePolicy parameter constraints', () => {
   });
 
   it('names the field of a malformed constraint', () => {
-    assert.match(parseError('path "a" {\n capabilities = ["update"]\n allowed_parameters = "x"\n}'), /^failed to parse policy: path "a": "allowed_parameters" must be a map/);
-    assert.match(parseError('path "a" {\n capabilities = ["update"]\n denied_parameters = { "k" = [{ "x" = 1 }] }\n}'), /^failed to parse policy: path "a": "denied_parameters\.k" must be a list/);
+    assert.match(
+      parseError('path "a" {\n capabilities = ["update"]\n allowed_parameters = "x"\n}'),
+      /^failed to parse policy: path "a": "allowed_parameters" must be a map/,
+    );
+    assert.match(
+      parseError('path "a" {\n capabilities = ["update"]\n denied_parameters = { "k" = [{ "x" = 1 }] }\n}'),
+      /^failed to parse policy: path "a": "denied_parameters\.k" must be a list/,
+    );
     assert.equal(
       parseError('path "a" {\n capabilities = ["update"]\n required_parameters = [1]\n}'),
       'failed to parse policy: path "a": "required_parameters" must be a list of strings',

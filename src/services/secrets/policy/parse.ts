@@ -158,8 +158,7 @@ function parseRule(written: string, value: unknown): PathRule {
 
   const caps: string[] = [];
   if (b.capabilities !== undefined) {
-    if (!Array.isArray(b.capabilities) || !b.capabilities.every((c) => typeof c === 'string'))
-      throw fail('"capabilities" must be a list of strings');
+    if (!Array.isArray(b.capabilities) || !b.capabilities.every((c) => typeof c === 'string')) throw fail('"capabilities" must be a list of strings');
     caps.push(...(b.capabilities as string[]));
   }
   if (b.policy !== undefined) {

@@ -92,7 +92,7 @@ describe('barrier decoded cache', () => {
     assert.ok(Object.isFrozen(v) && Object.isFrozen(v.list));
     await barrier.put('view/k', json.encode({ v: 1 }));
     const view = new BackendView(barrier, 'view/');
-    assert.equal(await readJson(view, 'k'), await barrier.getJson('view/k'), 'the view reads the barrier\'s shared object');
+    assert.equal(await readJson(view, 'k'), await barrier.getJson('view/k'), "the view reads the barrier's shared object");
   });
 
   it('KV v2 reads and token lookups hand out frozen values: a handler changing one cannot change the next read', async () => {

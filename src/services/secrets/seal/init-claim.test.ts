@@ -35,7 +35,7 @@ class SharedStorage {
       list: async () => [],
       batch: async (ops: readonly BackendOp[]) => {
         await tick();
-        for (const op of ops) (op.value === undefined ? this.rows.delete(op.key) : this.rows.set(op.key, op.value));
+        for (const op of ops) op.value === undefined ? this.rows.delete(op.key) : this.rows.set(op.key, op.value);
       },
       putIfAbsent: async (k, v) => {
         await tick();

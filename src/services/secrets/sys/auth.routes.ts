@@ -34,12 +34,12 @@ const authListPath: SecretsPath = {
 
 const authTunePath: SecretsPath = {
   pattern: 'auth/:path+/tune',
-  synopsis: 'Read or tune an auth method\'s configuration',
-  params: { path: 'the auth method\'s path, without auth/' },
+  synopsis: "Read or tune an auth method's configuration",
+  params: { path: "the auth method's path, without auth/" },
   fields: { description: Type.String({ description: 'human-friendly description' }), default_lease_ttl: Ttl, max_lease_ttl: Ttl },
   operations: {
     read: {
-      summary: 'Read the auth method\'s configuration',
+      summary: "Read the auth method's configuration",
       handle: async (req) => {
         const e = authMount(req);
         if (!e) throw badRequest(`cannot fetch sysview for path "auth/${req.params.path}/"`);
@@ -47,7 +47,7 @@ const authTunePath: SecretsPath = {
       },
     },
     update: {
-      summary: 'Tune the auth method\'s configuration',
+      summary: "Tune the auth method's configuration",
       handle: async (req) => {
         const d = req.data;
         const def = leaseTtl(d.default_lease_ttl, 'default_lease_ttl');
@@ -74,7 +74,10 @@ const authPath: SecretsPath = {
   fields: {
     type: Type.String({ description: `auth method type: ${METHOD_TYPES.map((t) => `"${t}"`).join(', ')}` }),
     description: Type.String({ description: 'human-friendly description' }),
-    config: Type.Object({ default_lease_ttl: Type.Optional(Ttl), max_lease_ttl: Type.Optional(Ttl) }, { additionalProperties: true, description: 'default_lease_ttl, max_lease_ttl' }),
+    config: Type.Object(
+      { default_lease_ttl: Type.Optional(Ttl), max_lease_ttl: Type.Optional(Ttl) },
+      { additionalProperties: true, description: 'default_lease_ttl, max_lease_ttl' },
+    ),
     local: Type.Boolean({ description: 'not replicated' }),
     seal_wrap: Type.Boolean({ description: 'accepted for compatibility' }),
   },

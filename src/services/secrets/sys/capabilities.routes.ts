@@ -36,7 +36,7 @@ async function capabilities(req: SecretsRequest, token: TokenEntry): Promise<Sec
 
 const selfPath: SecretsPath = {
   pattern: 'capabilities-self',
-  synopsis: 'Show the calling token\'s capabilities on paths',
+  synopsis: "Show the calling token's capabilities on paths",
   fields: PATH_FIELDS,
   operations: {
     update: {
@@ -51,7 +51,7 @@ const selfPath: SecretsPath = {
 
 const tokenPath: SecretsPath = {
   pattern: 'capabilities',
-  synopsis: 'Show a token\'s capabilities on paths',
+  synopsis: "Show a token's capabilities on paths",
   fields: { token: Type.String({ description: 'the token to check' }), ...PATH_FIELDS },
   operations: {
     update: {

@@ -31,7 +31,8 @@ export const corsPath: SecretsPath = {
         const origins = commaList(req.data.allowed_origins);
         if (origins.length === 0) throw badRequest('allowed_origins: at least one origin (or "*") is required');
         if (origins.includes('*') && origins.length > 1) throw badRequest('allowed_origins: "*" cannot be combined with other origins');
-        for (const o of origins) if (o !== '*' && !/^[a-z][a-z0-9+.-]*:\/\/[^/\s]+$/i.test(o)) throw badRequest(`allowed_origins: "${o}" is not an origin (scheme://host[:port])`);
+        for (const o of origins)
+          if (o !== '*' && !/^[a-z][a-z0-9+.-]*:\/\/[^/\s]+$/i.test(o)) throw badRequest(`allowed_origins: "${o}" is not an origin (scheme://host[:port])`);
         await req.core.cors.set({ enabled: true, allowed_origins: origins, allowed_headers: commaList(req.data.allowed_headers) });
         return undefined;
       },

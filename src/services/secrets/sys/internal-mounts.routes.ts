@@ -28,9 +28,8 @@ export const internalMountsPath: SecretsPath = {
         if (!token) throw forbidden();
         const rest = path.slice(mount.path.length);
         // KV v2 rules name the API paths (`secret/data/…`), v1 rules the key itself.
-        const candidates = mount.options?.version === '2'
-          ? ['data', 'metadata', 'delete', 'undelete', 'destroy'].map((f) => `${mount.path}${f}/${rest}`)
-          : [path];
+        const candidates =
+          mount.options?.version === '2' ? ['data', 'metadata', 'delete', 'undelete', 'destroy'].map((f) => `${mount.path}${f}/${rest}`) : [path];
         for (const p of candidates)
           for (const cap of PROBED) if (await req.core.allowed(token, p, cap, { ns: req.ns.entry })) return { data: { ...mountInfo(mount), path: mount.path } };
         throw forbidden();

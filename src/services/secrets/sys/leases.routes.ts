@@ -18,7 +18,9 @@ import { lookupData } from '../lease/entry.js';
 import type { SecretsPath, SecretsRequest, SecretsResult } from '../types.js';
 
 const LeaseId = Type.String({ description: 'the id of the lease (`<mount><path>/<random id>`)' });
-const Increment = Type.Union([Type.String(), Type.Integer()], { description: 'requested TTL extension, seconds or a duration string; 0 = the TTL the engine gives' });
+const Increment = Type.Union([Type.String(), Type.Integer()], {
+  description: 'requested TTL extension, seconds or a duration string; 0 = the TTL the engine gives',
+});
 const Sync = Type.Boolean({ default: true, description: 'revoke now (default) rather than mark for the expiry loop, which answers 202' });
 const PREFIX_PARAM = { prefix: 'lease id prefix (a mount path, a secret path, or a whole lease id)' };
 const URL_LEASE_PARAM = { url_lease_id: 'the id of the lease (instead of `lease_id` in the body)' };
@@ -80,7 +82,11 @@ const lookupOp = { summary: 'Look up a lease', fields: { lease_id: LeaseId }, ha
 const listOp = { summary: 'List the lease ids under a prefix (sudo)', fields: {}, handle: list };
 const renewOp = { summary: 'Renew a lease', fields: { lease_id: LeaseId, increment: Increment }, handle: renew };
 const revokeOp = { summary: 'Revoke a lease', fields: { lease_id: LeaseId, sync: Sync }, handle: revoke };
-const revokePrefixOp = { summary: 'Revoke every lease under a prefix (sudo)', fields: { sync: Sync }, handle: (req: SecretsRequest) => revokePrefix(req, false) };
+const revokePrefixOp = {
+  summary: 'Revoke every lease under a prefix (sudo)',
+  fields: { sync: Sync },
+  handle: (req: SecretsRequest) => revokePrefix(req, false),
+};
 const revokeForceOp = {
   summary: 'Revoke every lease under a prefix, dropping those whose engine fails to revoke them (sudo)',
   fields: {},
@@ -111,7 +117,7 @@ export const leasesPaths: readonly SecretsPath[] = [
     operations: { update: lookupOp, list: listOp },
   },
   { pattern: 'leases/lookup/:prefix+', synopsis: 'List the lease ids under a prefix (needs sudo)', params: PREFIX_PARAM, operations: { list: listOp } },
-  ...withUrlId('leases/renew', 'Renew a lease by `increment` seconds, within the mount\'s max TTL', renewOp),
+  ...withUrlId('leases/renew', "Renew a lease by `increment` seconds, within the mount's max TTL", renewOp),
   ...withUrlId('leases/revoke', 'Revoke a lease now (`sync`, default) or through the expiry loop (202)', revokeOp),
   prefixPath('leases/revoke-prefix', 'Revoke every lease under a prefix (needs sudo)', revokePrefixOp),
   prefixPath('leases/revoke-force', 'Revoke every lease under a prefix, ignoring engine errors (needs sudo)', revokeForceOp),

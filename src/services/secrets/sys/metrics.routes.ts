@@ -17,7 +17,11 @@ import type { SecretsPath } from '../types.js';
 export const metricsPath: SecretsPath = {
   pattern: 'metrics',
   synopsis: "The server's metrics (JSON, or Prometheus text with format=prometheus)",
-  fields: { format: Type.String({ description: '`prometheus` for Prometheus text; empty for JSON (or Prometheus text when Accept names application/openmetrics-text)' }) },
+  fields: {
+    format: Type.String({
+      description: '`prometheus` for Prometheus text; empty for JSON (or Prometheus text when Accept names application/openmetrics-text)',
+    }),
+  },
   operations: {
     read: {
       summary: 'Read the metrics',

@@ -65,7 +65,7 @@ const mountsPath: SecretsPath = {
 
 const tunePath: SecretsPath = {
   pattern: 'mounts/:path+/tune',
-  synopsis: 'Read or tune a mount\'s configuration',
+  synopsis: "Read or tune a mount's configuration",
   params: { path: 'the mount path' },
   fields: {
     description: Type.String({ description: 'human-friendly description' }),

@@ -48,7 +48,8 @@ const aclListPath: SecretsPath = {
 const aclPath: SecretsPath = {
   pattern: 'policies/acl/:name',
   synopsis: 'Read, write or delete an ACL policy',
-  description: 'A policy is a set of `path "<pattern>" { capabilities = [...] }` rules, in HCL or JSON. `root` cannot be written or deleted; `default` cannot be deleted.',
+  description:
+    'A policy is a set of `path "<pattern>" { capabilities = [...] }` rules, in HCL or JSON. `root` cannot be written or deleted; `default` cannot be deleted.',
   params: NAME_PARAM,
   fields: { policy: PolicyText },
   operations: {

@@ -5,7 +5,19 @@
  * @module
  */
 
-const ROOT_ONLY = ['sys/init', 'sys/seal', 'sys/unseal', 'sys/seal-status', 'sys/health', 'sys/leader', 'sys/config/cors', 'sys/metrics', 'sys/audit', 'sys/audit-hash', 'sys/ha-status'];
+const ROOT_ONLY = [
+  'sys/init',
+  'sys/seal',
+  'sys/unseal',
+  'sys/seal-status',
+  'sys/health',
+  'sys/leader',
+  'sys/config/cors',
+  'sys/metrics',
+  'sys/audit',
+  'sys/audit-hash',
+  'sys/ha-status',
+];
 
 /** Whether `path` (relative to `/v1/` and to its namespace) is one of them or below one. */
 export function rootOnly(path: string): boolean {

@@ -23,5 +23,19 @@ import { haStatusPath } from '../ha/status.js';
  * registry (engines.ts) holds this table, so it hands itself in.
  */
 export function sysPaths(engineOf: EngineLookup): readonly SecretsPath[] {
-  return [...mountsPaths, ...policiesPaths, ...capabilitiesPaths, ...authPaths, corsPath, ...namespacesPaths, internalMountsPath, openapiSpecPath(engineOf), metricsPath, ...auditPaths, ...wrappingPaths, ...leasesPaths, haStatusPath];
+  return [
+    ...mountsPaths,
+    ...policiesPaths,
+    ...capabilitiesPaths,
+    ...authPaths,
+    corsPath,
+    ...namespacesPaths,
+    internalMountsPath,
+    openapiSpecPath(engineOf),
+    metricsPath,
+    ...auditPaths,
+    ...wrappingPaths,
+    ...leasesPaths,
+    haStatusPath,
+  ];
 }

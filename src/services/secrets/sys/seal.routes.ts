@@ -29,7 +29,11 @@ const initPath: SysPath = {
     secret_threshold: Type.Integer({ description: 'shares needed to unseal' }),
   },
   operations: {
-    read: { summary: 'Whether the service is initialised', fields: {}, handle: async (r) => renderBare(200, { initialized: await r.node.seal.checkInitialized() }) },
+    read: {
+      summary: 'Whether the service is initialised',
+      fields: {},
+      handle: async (r) => renderBare(200, { initialized: await r.node.seal.checkInitialized() }),
+    },
     update: {
       summary: 'Initialise; returns the key shares and the root token',
       required: ['secret_shares', 'secret_threshold'],

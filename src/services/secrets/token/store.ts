@@ -194,7 +194,7 @@ export class TokenStore {
     if (cached !== undefined && cached > nowMs) return true;
     // Walk the chain: the first expired ancestor is revoked with its tree.
     let earliest = Infinity;
-    for (let t: StoredToken | undefined = await this.stored(entry.parent); ; ) {
+    for (let t: StoredToken | undefined = await this.stored(entry.parent); ;) {
       if (!t) return false;
       if (t.expire_time_ms && t.expire_time_ms <= nowMs) {
         await this.revoke(t.hash);
@@ -214,7 +214,7 @@ export class TokenStore {
    */
   async chainExpiresAt(entry: StoredToken): Promise<number> {
     let earliest = entry.expire_time_ms || Infinity;
-    for (let parent = entry.parent; parent; ) {
+    for (let parent = entry.parent; parent;) {
       const t = await this.stored(parent);
       if (!t) break;
       if (t.expire_time_ms) earliest = Math.min(earliest, t.expire_time_ms);

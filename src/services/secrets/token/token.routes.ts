@@ -64,7 +64,7 @@ const createPath: SecretsPath = {
   pattern: 'create',
   synopsis: 'Create a new token as a child of the calling token',
   description:
-    'Creates a service token. Its policies must be a subset of the caller\'s unless the caller has the root policy; `default` is added unless `no_default_policy` is set.',
+    "Creates a service token. Its policies must be a subset of the caller's unless the caller has the root policy; `default` is added unless `no_default_policy` is set.",
   fields: {
     policies: CommaList('policies of the new token'),
     meta: Type.Record(Type.String(), Type.String(), { description: 'metadata shown by lookup' }),
@@ -126,7 +126,7 @@ const createPath: SecretsPath = {
 
 const lookupSelfPath: SecretsPath = {
   pattern: 'lookup-self',
-  synopsis: 'Show the calling token\'s properties',
+  synopsis: "Show the calling token's properties",
   operations: {
     read: { summary: 'Look up the calling token', handle: async (req) => ({ data: lookupData(caller(req), req.now) }) },
   },
@@ -134,7 +134,7 @@ const lookupSelfPath: SecretsPath = {
 
 const lookupPath: SecretsPath = {
   pattern: 'lookup',
-  synopsis: 'Show a token\'s properties',
+  synopsis: "Show a token's properties",
   fields: { token: Type.String({ description: 'the token to look up' }) },
   operations: {
     update: {
@@ -168,7 +168,7 @@ const lookupAccessorPath: SecretsPath = {
 const renewSelfPath = (methods: AuthMethods): SecretsPath => ({
   pattern: 'renew-self',
   synopsis: 'Renew the calling token',
-  fields: { increment: { ...Duration, description: 'requested extension; default: the token\'s creation TTL' } },
+  fields: { increment: { ...Duration, description: "requested extension; default: the token's creation TTL" } },
   operations: {
     update: {
       summary: 'Renew the calling token',

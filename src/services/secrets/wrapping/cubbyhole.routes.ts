@@ -32,7 +32,7 @@ const cubbyholePath: SecretsPath = {
   pattern: ':path*',
   synopsis: 'Per-token private secret storage',
   description: 'Each token has its own cubbyhole: no other token, root included, can read it, and it is deleted with the token.',
-  params: { path: 'location of the secret in the token\'s cubbyhole' },
+  params: { path: "location of the secret in the token's cubbyhole" },
   exists: async (req) => key(req) !== '' && (await box(req).get(key(req))) !== undefined,
   operations: {
     read: {

@@ -12,7 +12,7 @@ import type { SecretsPath, SecretsRequest } from '../types.js';
 import { requestWrapTtl } from './header.js';
 import { INVALID_WRAPPING_TOKEN, lookupWrapping, rewrap, unwrap, wrapResult } from './wrap.js';
 
-const TOKEN_FIELD = { token: Type.String({ description: 'the wrapping token; default: the request\'s own token' }) };
+const TOKEN_FIELD = { token: Type.String({ description: "the wrapping token; default: the request's own token" }) };
 
 /** The wrapping token a request names: `token` in its data, else its own token. */
 const wrappingTokenOf = (req: SecretsRequest): string => (typeof req.data.token === 'string' && req.data.token !== '' ? req.data.token : (req.token?.id ?? ''));
@@ -20,7 +20,8 @@ const wrappingTokenOf = (req: SecretsRequest): string => (typeof req.data.token 
 const wrapPath: SecretsPath = {
   pattern: 'wrapping/wrap',
   synopsis: 'Wrap arbitrary data in a response-wrapped token',
-  description: 'The request body (any JSON object) becomes the data of a response wrapped with the X-Secrets-Wrap-TTL header\'s TTL; unwrapping returns it as `data`.',
+  description:
+    "The request body (any JSON object) becomes the data of a response wrapped with the X-Secrets-Wrap-TTL header's TTL; unwrapping returns it as `data`.",
   operations: {
     update: {
       summary: 'Wrap data',
@@ -57,7 +58,7 @@ const unwrapPath: SecretsPath = {
   pattern: 'wrapping/unwrap',
   synopsis: 'Return the response inside a wrapping token, once',
   description:
-    'Returns the wrapped response exactly as it would have been sent unwrapped and revokes the wrapping token: a second unwrap fails. Give the wrapping token in `token`, or use it as the request\'s token (not both).',
+    "Returns the wrapped response exactly as it would have been sent unwrapped and revokes the wrapping token: a second unwrap fails. Give the wrapping token in `token`, or use it as the request's token (not both).",
   // The route checks its caller itself (unwrapTokenOf): a used wrapping token sent as the request's token is a 400.
   unauthenticated: true,
   fields: TOKEN_FIELD,
@@ -68,7 +69,7 @@ const unwrapPath: SecretsPath = {
 
 const lookupPath: SecretsPath = {
   pattern: 'wrapping/lookup',
-  synopsis: 'Show a wrapping token\'s creation path, time and TTL without using it',
+  synopsis: "Show a wrapping token's creation path, time and TTL without using it",
   unauthenticated: true,
   fields: TOKEN_FIELD,
   operations: {

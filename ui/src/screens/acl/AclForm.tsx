@@ -14,7 +14,9 @@ import type { AclForm as Form, AclKind, AclService, FormField, Row } from './kin
 export function AclForm({ service, kind, form }: { service: AclService; kind: AclKind; form: Form }) {
   const queries = useQueryClient();
   const navigate = useNavigate();
-  const [values, setValues] = useState<Record<string, string>>(() => Object.fromEntries(form.fields.map((f) => [f.name, f.initial ?? (f.type === 'select' ? (f.options?.[0] ?? '') : '')])));
+  const [values, setValues] = useState<Record<string, string>>(() =>
+    Object.fromEntries(form.fields.map((f) => [f.name, f.initial ?? (f.type === 'select' ? (f.options?.[0] ?? '') : '')])),
+  );
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   const set = (name: string, value: string) => setValues((v) => ({ ...v, [name]: value }));
@@ -65,7 +67,11 @@ function Field({ id, field, value, onChange }: { id: string; field: FormField; v
       <div className="field inline check">
         <input type="checkbox" {...common} checked={value === 'true'} onChange={(e) => onChange(e.target.checked ? 'true' : '')} />
         <label htmlFor={id}>{field.label}</label>
-        {field.hint && <span id={hintId} className="muted">{field.hint}</span>}
+        {field.hint && (
+          <span id={hintId} className="muted">
+            {field.hint}
+          </span>
+        )}
       </div>
     );
   }

@@ -71,7 +71,12 @@ function AclList({ service, kind }: { service: AclService; kind: AclKind }) {
           rowKey={kind.idOf}
           columns={kind.columns.map(([label, cell], i) =>
             // The first column links to the object's page.
-            i === 0 ? ([label, (row: Row) => <Link to={`${service.base}/${kind.slug}/${encodeURIComponent(kind.idOf(row))}`}>{cell(row) || kind.idOf(row)}</Link>] as const) : ([label, cell] as const),
+            i === 0
+              ? ([
+                  label,
+                  (row: Row) => <Link to={`${service.base}/${kind.slug}/${encodeURIComponent(kind.idOf(row))}`}>{cell(row) || kind.idOf(row)}</Link>,
+                ] as const)
+              : ([label, cell] as const),
           )}
         />
       )}
@@ -179,7 +184,13 @@ function PolicyForm({ service, existing, onDelete }: { service: AclService; exis
       <form onSubmit={(e) => void save(e)}>
         <div className="field">
           <label htmlFor="acl-policy-name">Name</label>
-          <input id="acl-policy-name" value={name} onChange={(e) => setName(e.target.value)} required readOnly={existing !== undefined && service.section === 'sched'} />
+          <input
+            id="acl-policy-name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            required
+            readOnly={existing !== undefined && service.section === 'sched'}
+          />
         </div>
         <div className="field">
           <label htmlFor="acl-policy-description">Description</label>
@@ -217,7 +228,10 @@ function TokenForm({ service }: { service: AclService }) {
   const [chosen, setChosen] = useState<string[]>([]);
   const [error, setError] = useState<unknown>();
   const [made, setMade] = useState<Row>();
-  const policies = useQuery({ queryKey: [service.section, 'acl', 'policies'], queryFn: () => api<Row[] | null>(service.section, '/v1/acl/policies').then((r) => r ?? []) });
+  const policies = useQuery({
+    queryKey: [service.section, 'acl', 'policies'],
+    queryFn: () => api<Row[] | null>(service.section, '/v1/acl/policies').then((r) => r ?? []),
+  });
   const save = async (e: FormEvent) => {
     e.preventDefault();
     setError(undefined);

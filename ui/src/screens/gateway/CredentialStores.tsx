@@ -68,7 +68,12 @@ function Contents({ store, onError }: { store: Store; onError: (err: unknown) =>
       {held.data.map((h) => (
         <li key={h.id}>
           {h.name || h.id} <code>{h.id}</code> {h.attributes.path ?? h.attributes.username ?? ''} {h.credential_type ? `(${h.credential_type})` : ''}{' '}
-          <button type="button" className="danger" onClick={() => void remove(h)} aria-label={`Delete ${store.type === 'vault' ? 'library' : 'credential'} ${h.name || h.id}`}>
+          <button
+            type="button"
+            className="danger"
+            onClick={() => void remove(h)}
+            aria-label={`Delete ${store.type === 'vault' ? 'library' : 'credential'} ${h.name || h.id}`}
+          >
             Delete
           </button>
         </li>
@@ -78,7 +83,21 @@ function Contents({ store, onError }: { store: Store; onError: (err: unknown) =>
 }
 
 /** A create form: posts `body(the form's fields)` to `/v1/{path}`, shows the server's refusal. */
-function CreateForm({ label, path, body, onMade, children, ready = true }: { label: string; path: string; body: (form: FormData) => unknown; onMade: () => Promise<void>; children: ReactNode; ready?: boolean }) {
+function CreateForm({
+  label,
+  path,
+  body,
+  onMade,
+  children,
+  ready = true,
+}: {
+  label: string;
+  path: string;
+  body: (form: FormData) => unknown;
+  onMade: () => Promise<void>;
+  children: ReactNode;
+  ready?: boolean;
+}) {
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   const save = async (e: FormEvent<HTMLFormElement>) => {
@@ -111,7 +130,19 @@ function CreateForm({ label, path, body, onMade, children, ready = true }: { lab
 }
 
 /** A labelled text input whose value is read from the form on submit. */
-function Field({ id, label, type = 'text', required = false, autoComplete }: { id: string; label: string; type?: string; required?: boolean; autoComplete?: string }) {
+function Field({
+  id,
+  label,
+  type = 'text',
+  required = false,
+  autoComplete,
+}: {
+  id: string;
+  label: string;
+  type?: string;
+  required?: boolean;
+  autoComplete?: string;
+}) {
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
@@ -209,7 +240,9 @@ export function CredentialStores() {
           type: storeType,
           name: optional(value(f, 'gw-cs-name')),
           description: optional(value(f, 'gw-cs-description')),
-          ...(storeType === 'vault' ? { attributes: { address: value(f, 'gw-cs-address'), token: value(f, 'gw-cs-token'), namespace: optional(value(f, 'gw-cs-namespace')) } } : {}),
+          ...(storeType === 'vault'
+            ? { attributes: { address: value(f, 'gw-cs-address'), token: value(f, 'gw-cs-token'), namespace: optional(value(f, 'gw-cs-namespace')) } }
+            : {}),
         })}
       >
         <div className="field">

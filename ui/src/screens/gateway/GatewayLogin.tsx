@@ -50,13 +50,21 @@ export function GatewayLogin({ onSet }: { onSet: () => void }) {
     setOidcError(undefined);
     const path = `/v1/auth-methods/${encodeURIComponent(am.id)}:authenticate`;
     try {
-      const start = await api<{ attributes: { auth_url: string; token_id: string } }>('gateway', path, { method: 'POST', body: { command: 'start' }, token: '' });
+      const start = await api<{ attributes: { auth_url: string; token_id: string } }>('gateway', path, {
+        method: 'POST',
+        body: { command: 'start' },
+        token: '',
+      });
       const popup = window.open(start.attributes.auth_url, 'cairn-gateway-oidc', 'popup,width=520,height=640');
       setOidcWaiting({ url: start.attributes.auth_url });
       for (;;) {
         await new Promise((resolve) => setTimeout(resolve, 1500));
         // 202 (no token yet) comes back with the status attributes only.
-        const res = await api<{ attributes: { token?: string } }>('gateway', path, { method: 'POST', body: { command: 'token', attributes: { token_id: start.attributes.token_id } }, token: '' });
+        const res = await api<{ attributes: { token?: string } }>('gateway', path, {
+          method: 'POST',
+          body: { command: 'token', attributes: { token_id: start.attributes.token_id } },
+          token: '',
+        });
         if (res.attributes.token) {
           popup?.close();
           storeGatewayToken(res.attributes.token, `oidc (${am.name ?? am.id})`);
@@ -103,7 +111,15 @@ export function GatewayLogin({ onSet }: { onSet: () => void }) {
         <h2>Sign in with a password</h2>
         <div className="field">
           <label htmlFor="gw-am">Auth method ID</label>
-          <input id="gw-am" list="gw-am-list" autoComplete="off" value={methodId} onChange={(e) => setMethod(e.target.value)} required aria-describedby="gw-am-hint" />
+          <input
+            id="gw-am"
+            list="gw-am-list"
+            autoComplete="off"
+            value={methodId}
+            onChange={(e) => setMethod(e.target.value)}
+            required
+            aria-describedby="gw-am-hint"
+          />
           <datalist id="gw-am-list">
             {passwordMethods.map((m) => (
               <option key={m.id} value={m.id}>
@@ -138,7 +154,11 @@ export function GatewayLogin({ onSet }: { onSet: () => void }) {
           ))}
           {oidcWaiting && (
             <p role="status">
-              Waiting for the login at your provider… If no window opened, <a href={oidcWaiting.url} target="_blank" rel="noreferrer">open the provider's page</a>.
+              Waiting for the login at your provider… If no window opened,{' '}
+              <a href={oidcWaiting.url} target="_blank" rel="noreferrer">
+                open the provider's page
+              </a>
+              .
             </p>
           )}
           <ErrorNotice error={oidcError} />

@@ -22,10 +22,11 @@ export function HostCatalogs() {
   const catalogs = useList<HostCatalog>(['host-catalogs', projectId], projectId && `host-catalogs?scope_id=${encodeURIComponent(projectId)}`);
   const [error, setError] = useState<unknown>();
   const refresh = () => queries.invalidateQueries({ queryKey: ['gateway', 'host-catalogs'] });
-  const remove = (c: HostCatalog) => attempt(setError, async () => {
-    await api('gateway', `/v1/host-catalogs/${encodeURIComponent(c.id)}`, { method: 'DELETE' });
-    await refresh();
-  });
+  const remove = (c: HostCatalog) =>
+    attempt(setError, async () => {
+      await api('gateway', `/v1/host-catalogs/${encodeURIComponent(c.id)}`, { method: 'DELETE' });
+      await refresh();
+    });
   return (
     <>
       <h1>Gateway host catalogs</h1>
@@ -61,7 +62,10 @@ export function HostCatalogs() {
 export function HostCatalogDetail() {
   const { id = '' } = useParams();
   const queries = useQueryClient();
-  const catalog = useQuery({ queryKey: ['gateway', 'host-catalog', id], queryFn: () => api<HostCatalog>('gateway', `/v1/host-catalogs/${encodeURIComponent(id)}`) });
+  const catalog = useQuery({
+    queryKey: ['gateway', 'host-catalog', id],
+    queryFn: () => api<HostCatalog>('gateway', `/v1/host-catalogs/${encodeURIComponent(id)}`),
+  });
   const hosts = useList<Host>(['hosts', id], `hosts?host_catalog_id=${encodeURIComponent(id)}`);
   const sets = useList<HostSet>(['host-sets', id], `host-sets?host_catalog_id=${encodeURIComponent(id)}`);
   const [hostName, setHostName] = useState('');
@@ -77,7 +81,10 @@ export function HostCatalogDetail() {
   const addHost = async (e: FormEvent) => {
     e.preventDefault();
     const done = await attempt(setHostError, () =>
-      api('gateway', '/v1/hosts', { method: 'POST', body: { host_catalog_id: id, name: hostName.trim() || undefined, attributes: { address: address.trim() } } }),
+      api('gateway', '/v1/hosts', {
+        method: 'POST',
+        body: { host_catalog_id: id, name: hostName.trim() || undefined, attributes: { address: address.trim() } },
+      }),
     );
     if (!done) return;
     setHostName('');
@@ -86,7 +93,10 @@ export function HostCatalogDetail() {
   };
   const addSet = async (e: FormEvent) => {
     e.preventDefault();
-    if (!(await attempt(setSetError, () => api('gateway', '/v1/host-sets', { method: 'POST', body: { host_catalog_id: id, name: setName.trim() || undefined } })))) return;
+    if (
+      !(await attempt(setSetError, () => api('gateway', '/v1/host-sets', { method: 'POST', body: { host_catalog_id: id, name: setName.trim() || undefined } })))
+    )
+      return;
     setSetName('');
     await refresh();
   };

@@ -11,7 +11,21 @@ import { ErrorNotice } from '../../components/Notice';
  * button creates; `extra`: more fields of the create body (a catalog's `type`); `onMade`:
  * after the write.
  */
-export function NameForm({ kind, noun, scopeId, extra, onMade, children }: { kind: string; noun: string; scopeId: string; extra?: Record<string, unknown>; onMade: () => Promise<void>; children?: ReactNode }) {
+export function NameForm({
+  kind,
+  noun,
+  scopeId,
+  extra,
+  onMade,
+  children,
+}: {
+  kind: string;
+  noun: string;
+  scopeId: string;
+  extra?: Record<string, unknown>;
+  onMade: () => Promise<void>;
+  children?: ReactNode;
+}) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [error, setError] = useState<unknown>();
@@ -21,7 +35,10 @@ export function NameForm({ kind, noun, scopeId, extra, onMade, children }: { kin
     setError(undefined);
     setBusy(true);
     try {
-      await api('gateway', `/v1/${kind}`, { method: 'POST', body: { ...extra, scope_id: scopeId, name: name.trim(), description: description.trim() || undefined } });
+      await api('gateway', `/v1/${kind}`, {
+        method: 'POST',
+        body: { ...extra, scope_id: scopeId, name: name.trim(), description: description.trim() || undefined },
+      });
       setName('');
       setDescription('');
       await onMade();

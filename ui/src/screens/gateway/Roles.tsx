@@ -98,7 +98,10 @@ export function RoleDetail() {
   };
   const setGrantStrings = async (e: FormEvent) => {
     e.preventDefault();
-    const lines = grants.split('\n').map((l) => l.trim()).filter(Boolean);
+    const lines = grants
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
     await act('set-grants', { grant_strings: lines }, setGrantError);
   };
 
@@ -144,7 +147,15 @@ export function RoleDetail() {
         <form className="narrow" onSubmit={(e) => void setGrantStrings(e)} aria-label="Set grants">
           <div className="field">
             <label htmlFor="gw-grants">Grant strings</label>
-            <textarea id="gw-grants" className="mono" rows={5} spellCheck={false} value={grants} onChange={(e) => setGrants(e.target.value)} aria-describedby="gw-grants-hint" />
+            <textarea
+              id="gw-grants"
+              className="mono"
+              rows={5}
+              spellCheck={false}
+              value={grants}
+              onChange={(e) => setGrants(e.target.value)}
+              aria-describedby="gw-grants-hint"
+            />
             <span id="gw-grants-hint" className="muted">
               One grant per line, e.g. <code>ids=*;type=group;actions=list,read</code>. Replaces all the role&apos;s grants.
             </span>

@@ -30,8 +30,16 @@ interface GwSession {
 /** The workers and sessions screen (the gateway login is GatewaySection.tsx's). */
 export function Sessions() {
   const queries = useQueryClient();
-  const workers = useQuery({ queryKey: ['gateway', 'workers'], queryFn: () => api<{ items: Worker[] }>('gateway', '/v1/workers').then((r) => r.items ?? []), refetchInterval: 5000 });
-  const sessions = useQuery({ queryKey: ['gateway', 'sessions'], queryFn: () => api<{ items?: GwSession[] }>('gateway', '/v1/sessions?scope_id=global&recursive=true').then((r) => r.items ?? []), refetchInterval: 5000 });
+  const workers = useQuery({
+    queryKey: ['gateway', 'workers'],
+    queryFn: () => api<{ items: Worker[] }>('gateway', '/v1/workers').then((r) => r.items ?? []),
+    refetchInterval: 5000,
+  });
+  const sessions = useQuery({
+    queryKey: ['gateway', 'sessions'],
+    queryFn: () => api<{ items?: GwSession[] }>('gateway', '/v1/sessions?scope_id=global&recursive=true').then((r) => r.items ?? []),
+    refetchInterval: 5000,
+  });
   const [error, setError] = useState<unknown>();
   const cancel = async (id: string) => {
     setError(undefined);

@@ -43,7 +43,13 @@ export function Targets() {
     });
   const create = async (e: FormEvent) => {
     e.preventDefault();
-    const body = { scope_id: projectId, type: 'tcp', name: name.trim(), description: description.trim() || undefined, attributes: { default_port: Number(port) } };
+    const body = {
+      scope_id: projectId,
+      type: 'tcp',
+      name: name.trim(),
+      description: description.trim() || undefined,
+      attributes: { default_port: Number(port) },
+    };
     if (!(await attempt(setCreateError, () => api('gateway', '/v1/targets', { method: 'POST', body })))) return;
     setName('');
     setPort('');
@@ -113,7 +119,12 @@ function useProjectHostSets(projectId: string) {
     queryFn: async () => {
       const cats = (await api<{ items?: HostCatalog[] }>('gateway', `/v1/host-catalogs?scope_id=${encodeURIComponent(projectId)}`)).items ?? [];
       const sets = await Promise.all(
-        cats.map(async (c) => ((await api<{ items?: HostSet[] }>('gateway', `/v1/host-sets?host_catalog_id=${encodeURIComponent(c.id)}`)).items ?? []).map((s) => ({ ...s, catalog: c.name || c.id }))),
+        cats.map(async (c) =>
+          ((await api<{ items?: HostSet[] }>('gateway', `/v1/host-sets?host_catalog_id=${encodeURIComponent(c.id)}`)).items ?? []).map((s) => ({
+            ...s,
+            catalog: c.name || c.id,
+          })),
+        ),
       );
       return sets.flat();
     },
@@ -129,7 +140,10 @@ export function TargetDetail() {
   const [error, setError] = useState<unknown>();
   const change = (how: 'add' | 'remove', setId: string) =>
     attempt(setError, async () => {
-      await api('gateway', `/v1/targets/${encodeURIComponent(id)}:${how}-host-sources`, { method: 'POST', body: { version: target.data!.version, host_source_ids: [setId] } });
+      await api('gateway', `/v1/targets/${encodeURIComponent(id)}:${how}-host-sources`, {
+        method: 'POST',
+        body: { version: target.data!.version, host_source_ids: [setId] },
+      });
       await queries.invalidateQueries({ queryKey: ['gateway'] });
     });
   const attach = async (e: FormEvent) => {

@@ -19,7 +19,11 @@ export function Allocation() {
   const { id } = useParams();
   const [params] = useSearchParams();
   const ns = params.get('namespace') ?? 'default';
-  const q = useQuery({ queryKey: ['sched', 'allocation', id], queryFn: () => api<Alloc>('sched', `/v1/allocation/${encodeURIComponent(id!)}?${nsQuery(ns)}`), refetchInterval: 3000 });
+  const q = useQuery({
+    queryKey: ['sched', 'allocation', id],
+    queryFn: () => api<Alloc>('sched', `/v1/allocation/${encodeURIComponent(id!)}?${nsQuery(ns)}`),
+    refetchInterval: 3000,
+  });
   const a = q.data;
   return (
     <>
@@ -30,8 +34,8 @@ export function Allocation() {
       {a && (
         <>
           <p>
-            {a.Name} of job <Link to={`/scheduler/jobs/${encodeURIComponent(a.JobID)}?${nsQuery(a.Namespace)}`}>{a.JobID}</Link> on node {a.NodeName}. Desired {a.DesiredStatus}, client status{' '}
-            <strong data-testid="alloc-status">{a.ClientStatus}</strong>.
+            {a.Name} of job <Link to={`/scheduler/jobs/${encodeURIComponent(a.JobID)}?${nsQuery(a.Namespace)}`}>{a.JobID}</Link> on node {a.NodeName}. Desired{' '}
+            {a.DesiredStatus}, client status <strong data-testid="alloc-status">{a.ClientStatus}</strong>.
           </p>
           {Object.entries(a.TaskStates ?? {}).map(([task, s]) => (
             <section key={task} aria-labelledby={`task-${task}`}>
@@ -76,7 +80,8 @@ function TaskLog({ alloc, ns, task }: { alloc: string; ns: string; task: string 
   const [type, setType] = useState<'stdout' | 'stderr'>('stdout');
   const q = useQuery({
     queryKey: ['sched', 'logs', alloc, task, type],
-    queryFn: () => fetchLog(`/v1/client/fs/logs/${alloc}?task=${encodeURIComponent(task)}&type=${type}&plain=true&origin=end&offset=${TAIL_BYTES}&${nsQuery(ns)}`),
+    queryFn: () =>
+      fetchLog(`/v1/client/fs/logs/${alloc}?task=${encodeURIComponent(task)}&type=${type}&plain=true&origin=end&offset=${TAIL_BYTES}&${nsQuery(ns)}`),
   });
   return (
     <>

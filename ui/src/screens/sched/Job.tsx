@@ -34,9 +34,21 @@ export function Job() {
   const base = `/v1/job/${encodeURIComponent(id!)}`;
   const q = `?${nsQuery(ns)}`;
   const job = useQuery({ queryKey: ['sched', 'job', ns, id], queryFn: () => api<JobDetail>('sched', base + q), refetchInterval: REFRESH_MS });
-  const summary = useQuery({ queryKey: ['sched', 'job', ns, id, 'summary'], queryFn: () => api<{ Summary: Record<string, GroupSummary> }>('sched', `${base}/summary${q}`), refetchInterval: REFRESH_MS });
-  const allocs = useQuery({ queryKey: ['sched', 'job', ns, id, 'allocs'], queryFn: () => api<AllocStub[]>('sched', `${base}/allocations${q}`), refetchInterval: REFRESH_MS });
-  const evals = useQuery({ queryKey: ['sched', 'job', ns, id, 'evals'], queryFn: () => api<Evaluation[]>('sched', `${base}/evaluations${q}`), refetchInterval: REFRESH_MS });
+  const summary = useQuery({
+    queryKey: ['sched', 'job', ns, id, 'summary'],
+    queryFn: () => api<{ Summary: Record<string, GroupSummary> }>('sched', `${base}/summary${q}`),
+    refetchInterval: REFRESH_MS,
+  });
+  const allocs = useQuery({
+    queryKey: ['sched', 'job', ns, id, 'allocs'],
+    queryFn: () => api<AllocStub[]>('sched', `${base}/allocations${q}`),
+    refetchInterval: REFRESH_MS,
+  });
+  const evals = useQuery({
+    queryKey: ['sched', 'job', ns, id, 'evals'],
+    queryFn: () => api<Evaluation[]>('sched', `${base}/evaluations${q}`),
+    refetchInterval: REFRESH_MS,
+  });
   const [error, setError] = useState<unknown>();
   const queries = useQueryClient();
   const navigate = useNavigate();

@@ -24,7 +24,9 @@ interface PluginStub {
 /** `healthy/expected` and whether that is all of them. */
 function Health({ healthy, expected }: { healthy: number; expected: number }) {
   const ok = expected > 0 && healthy === expected;
-  return <span className={`status status-${ok ? 'passing' : healthy === 0 && expected > 0 ? 'critical' : 'maintenance'}`}>{`${healthy}/${expected} healthy`}</span>;
+  return (
+    <span className={`status status-${ok ? 'passing' : healthy === 0 && expected > 0 ? 'critical' : 'maintenance'}`}>{`${healthy}/${expected} healthy`}</span>
+  );
 }
 
 export function Plugins() {
@@ -82,7 +84,11 @@ interface Snapshot {
 
 export function PluginDetail() {
   const id = useParams().id!;
-  const q = useQuery({ queryKey: ['sched', 'plugin', id], queryFn: () => api<Plugin>('sched', `/v1/plugin/csi/${encodeURIComponent(id)}`), refetchInterval: 5000 });
+  const q = useQuery({
+    queryKey: ['sched', 'plugin', id],
+    queryFn: () => api<Plugin>('sched', `/v1/plugin/csi/${encodeURIComponent(id)}`),
+    refetchInterval: 5000,
+  });
   const p = q.data;
   return (
     <>
@@ -148,7 +154,11 @@ function Snapshots({ plugin }: { plugin: string }) {
   const token = tokens[tokens.length - 1];
   const q = useQuery({
     queryKey: ['sched', 'snapshots', plugin, token],
-    queryFn: () => api<{ Snapshots: Snapshot[]; NextToken: string }>('sched', `/v1/volumes/snapshot?${new URLSearchParams({ plugin_id: plugin, per_page: '25', next_token: token })}`),
+    queryFn: () =>
+      api<{ Snapshots: Snapshot[]; NextToken: string }>(
+        'sched',
+        `/v1/volumes/snapshot?${new URLSearchParams({ plugin_id: plugin, per_page: '25', next_token: token })}`,
+      ),
   });
   return (
     <section aria-labelledby="snapshots-h">

@@ -56,7 +56,14 @@ export function Volumes() {
       <form className="toolbar" onSubmit={apply} aria-label="Volume filter">
         <div className="field inline">
           <label htmlFor="vol-filter">Filter (bexpr)</label>
-          <input id="vol-filter" size={48} value={draft} onChange={(e) => setDraft(e.target.value)} placeholder='Parameters.tier == "gold"' aria-describedby="vol-filter-help" />
+          <input
+            id="vol-filter"
+            size={48}
+            value={draft}
+            onChange={(e) => setDraft(e.target.value)}
+            placeholder='Parameters.tier == "gold"'
+            aria-describedby="vol-filter-help"
+          />
         </div>
         <button type="submit">Apply</button>
         <div className="field inline">
@@ -146,7 +153,10 @@ export function VolumeDetail() {
   const id = useParams().id!;
   const [search] = useSearchParams();
   const ns = search.get('namespace') ?? 'default';
-  const q = useQuery({ queryKey: ['sched', 'volume', ns, id], queryFn: () => api<Volume>('sched', `/v1/volume/csi/${encodeURIComponent(id)}?namespace=${encodeURIComponent(ns)}`) });
+  const q = useQuery({
+    queryKey: ['sched', 'volume', ns, id],
+    queryFn: () => api<Volume>('sched', `/v1/volume/csi/${encodeURIComponent(id)}?namespace=${encodeURIComponent(ns)}`),
+  });
   const v = q.data;
   const facts: Array<[string, string]> = v
     ? [
@@ -157,7 +167,12 @@ export function VolumeDetail() {
         ['Schedulable', v.Schedulable ? 'yes' : 'no'],
         ['Capacity (bytes)', String(v.Capacity)],
         ['Capabilities', (v.RequestedCapabilities ?? []).map((c) => `${c.AccessMode} / ${c.AttachmentMode}`).join(', ')],
-        ['Parameters', Object.entries(v.Parameters ?? {}).map(([k, x]) => `${k}=${x}`).join(', ')],
+        [
+          'Parameters',
+          Object.entries(v.Parameters ?? {})
+            .map(([k, x]) => `${k}=${x}`)
+            .join(', '),
+        ],
         ['Read claims', Object.keys(v.ReadAllocs ?? {}).join(', ') || 'none'],
         ['Write claims', Object.keys(v.WriteAllocs ?? {}).join(', ') || 'none'],
       ]

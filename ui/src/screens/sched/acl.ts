@@ -80,7 +80,11 @@ export const SCHED_ACL: AclService = {
       ],
     },
   ],
-  writePolicy: (p) => ({ method: 'POST', path: `/v1/acl/policy/${e(p.id ?? p.name)}`, body: { Name: p.id ?? p.name, Description: p.description, Rules: p.rules } }),
+  writePolicy: (p) => ({
+    method: 'POST',
+    path: `/v1/acl/policy/${e(p.id ?? p.name)}`,
+    body: { Name: p.id ?? p.name, Description: p.description, Rules: p.rules },
+  }),
   createToken: (t) => ({ method: 'POST', path: '/v1/acl/token', body: { Name: t.description, Type: 'client', Policies: t.policies } }),
   policyName: (r) => str(r.Name),
 };

@@ -34,7 +34,8 @@ export function Audit() {
   const queries = useQueryClient();
   const devices = useQuery({
     queryKey: ['secrets', 'audit'],
-    queryFn: () => api<{ data: Record<string, Device> }>('secrets', '/v1/sys/audit').then((r) => Object.entries(r.data ?? {}).sort(([a], [b]) => a.localeCompare(b))),
+    queryFn: () =>
+      api<{ data: Record<string, Device> }>('secrets', '/v1/sys/audit').then((r) => Object.entries(r.data ?? {}).sort(([a], [b]) => a.localeCompare(b))),
   });
   const [error, setError] = useState<unknown>();
   const [notice, setNotice] = useState<string>();
@@ -105,7 +106,11 @@ export function Audit() {
           </tbody>
         </table>
       )}
-      <EnableForm onEnable={(path, body) => act(() => api('secrets', `/v1/sys/audit/${encodeURIComponent(path)}`, { method: 'PUT', body }), `Enabled the audit device ${path}/.`)} />
+      <EnableForm
+        onEnable={(path, body) =>
+          act(() => api('secrets', `/v1/sys/audit/${encodeURIComponent(path)}`, { method: 'PUT', body }), `Enabled the audit device ${path}/.`)
+        }
+      />
       <HashForm devices={(devices.data ?? []).map(([p]) => p)} />
     </>
   );
@@ -181,7 +186,10 @@ function HashForm({ devices }: { devices: string[] }) {
     setError(undefined);
     setHash(undefined);
     try {
-      const r = await api<{ hash: string }>('secrets', `/v1/sys/audit-hash/${encodeURIComponent(chosen.replace(/\/$/, ''))}`, { method: 'PUT', body: { input } });
+      const r = await api<{ hash: string }>('secrets', `/v1/sys/audit-hash/${encodeURIComponent(chosen.replace(/\/$/, ''))}`, {
+        method: 'PUT',
+        body: { input },
+      });
       setHash(r.hash);
     } catch (err) {
       setError(err);

@@ -49,7 +49,11 @@ function role(l: Leader, h: Health): string {
 
 export function HaStatus() {
   const leader = useQuery({ queryKey: ['secrets', 'ha-leader'], queryFn: () => api<Leader>('secrets', '/v1/sys/leader'), refetchInterval: 5000 });
-  const health = useQuery({ queryKey: ['secrets', 'ha-health'], queryFn: () => api<Health>('secrets', '/v1/sys/health?standbyok=true&perfstandbyok=true'), refetchInterval: 5000 });
+  const health = useQuery({
+    queryKey: ['secrets', 'ha-health'],
+    queryFn: () => api<Health>('secrets', '/v1/sys/health?standbyok=true&perfstandbyok=true'),
+    refetchInterval: 5000,
+  });
   const members = useQuery({
     queryKey: ['secrets', 'ha-status'],
     queryFn: () => api<{ nodes: HaNode[] }>('secrets', '/v1/sys/ha-status').then((r) => r.nodes),

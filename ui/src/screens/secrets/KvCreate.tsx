@@ -31,7 +31,9 @@ export function KvCreate() {
       <Breadcrumbs mount={mount} path={folder} />
       <h2>Create secret</h2>
       <div className="field">
-        <label htmlFor="secret-path">Path of the secret (under {mount}/{folder})</label>
+        <label htmlFor="secret-path">
+          Path of the secret (under {mount}/{folder})
+        </label>
         <input id="secret-path" value={name} onChange={(e) => setName(e.target.value)} required />
       </div>
       <KvEditor initial={{}} submitLabel="Save" onSave={(d) => void save(d)} />

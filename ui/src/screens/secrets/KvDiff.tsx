@@ -16,7 +16,9 @@ interface Compared {
 }
 
 export function KvDiff({ mount, path, meta }: { mount: string; path: string; meta: SecretMeta }) {
-  const numbers = Object.keys(meta.versions).map(Number).sort((x, y) => x - y);
+  const numbers = Object.keys(meta.versions)
+    .map(Number)
+    .sort((x, y) => x - y);
   const [left, setLeft] = useState(numbers.length > 1 ? numbers[numbers.length - 2] : numbers[0]);
   const [right, setRight] = useState(numbers[numbers.length - 1]);
   const [compared, setCompared] = useState<Compared>();

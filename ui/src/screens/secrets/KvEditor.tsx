@@ -17,7 +17,17 @@ let nextId = 1;
 const toRows = (d: SecretData): Row[] => Object.entries(d).map(([key, value]) => ({ id: nextId++, key, value: String(value) }));
 
 /** The form; `onSave` gets the data and may throw (its message is shown by the caller). */
-export function KvEditor({ initial, submitLabel, onSave, onCancel }: { initial: SecretData; submitLabel: string; onSave: (d: SecretData) => void; onCancel?: () => void }) {
+export function KvEditor({
+  initial,
+  submitLabel,
+  onSave,
+  onCancel,
+}: {
+  initial: SecretData;
+  submitLabel: string;
+  onSave: (d: SecretData) => void;
+  onCancel?: () => void;
+}) {
   const allStrings = Object.values(initial).every((v) => typeof v === 'string');
   const [mode, setMode] = useState<'rows' | 'json'>(allStrings ? 'rows' : 'json');
   const [rows, setRows] = useState<Row[]>(() => (Object.keys(initial).length ? toRows(initial) : [{ id: nextId++, key: '', value: '' }]));
@@ -73,7 +83,14 @@ export function KvEditor({ initial, submitLabel, onSave, onCancel }: { initial: 
           {rows.map((r, i) => (
             <div className="kv-row" key={r.id}>
               <input aria-label={`Key ${i + 1}`} value={r.key} onChange={(e) => setRow(r.id, { key: e.target.value })} placeholder="key" />
-              <input aria-label={`Value ${i + 1}`} type="password" autoComplete="off" value={r.value} onChange={(e) => setRow(r.id, { value: e.target.value })} placeholder="value" />
+              <input
+                aria-label={`Value ${i + 1}`}
+                type="password"
+                autoComplete="off"
+                value={r.value}
+                onChange={(e) => setRow(r.id, { value: e.target.value })}
+                placeholder="value"
+              />
               <button type="button" aria-label={`Remove row ${i + 1}`} onClick={() => setRows(rows.filter((x) => x.id !== r.id))}>
                 Remove
               </button>

@@ -68,7 +68,19 @@ export function KvMetadata({ mount, path, meta, onChanged }: { mount: string; pa
   );
 }
 
-function MetadataForm({ mount, path, meta, onDone, onChanged }: { mount: string; path: string; meta: SecretMeta; onDone: () => void; onChanged: () => Promise<unknown> }) {
+function MetadataForm({
+  mount,
+  path,
+  meta,
+  onDone,
+  onChanged,
+}: {
+  mount: string;
+  path: string;
+  meta: SecretMeta;
+  onDone: () => void;
+  onChanged: () => Promise<unknown>;
+}) {
   const [maxVersions, setMaxVersions] = useState(String(meta.max_versions));
   const [cas, setCas] = useState(meta.cas_required);
   const [deleteAfter, setDeleteAfter] = useState(meta.delete_version_after);
@@ -79,7 +91,7 @@ function MetadataForm({ mount, path, meta, onDone, onChanged }: { mount: string;
     e.preventDefault();
     setError(undefined);
     const n = Number(maxVersions);
-    if (!Number.isInteger(n) || n < 0) return setError(new Error('Versions kept must be a whole number, 0 or more (0 = the mount\'s setting).'));
+    if (!Number.isInteger(n) || n < 0) return setError(new Error("Versions kept must be a whole number, 0 or more (0 = the mount's setting)."));
     const keys = rows.map((r) => r.key).filter(Boolean);
     if (new Set(keys).size !== keys.length) return setError(new Error('Two custom metadata rows have the same key.'));
     try {

@@ -66,7 +66,11 @@ export function KvSecret() {
             {editing && data.data !== undefined ? (
               <>
                 <KvEditor initial={data.data ?? {}} submitLabel="Save" onSave={(d) => void save(d)} onCancel={() => setEditing(false)} />
-                {saveError !== undefined && <p role="alert" className="error">{explainCas(saveError) ?? (saveError as Error).message}</p>}
+                {saveError !== undefined && (
+                  <p role="alert" className="error">
+                    {explainCas(saveError) ?? (saveError as Error).message}
+                  </p>
+                )}
               </>
             ) : (
               data.data && (

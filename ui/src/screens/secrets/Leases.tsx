@@ -70,7 +70,10 @@ export function Leases() {
   const renew = (e: FormEvent) => {
     e.preventDefault();
     void run(async () => {
-      const r = await api<{ lease_duration: number; warnings?: string[] | null }>('secrets', '/v1/sys/leases/renew', { method: 'PUT', body: { lease_id: lease!.id, increment } });
+      const r = await api<{ lease_duration: number; warnings?: string[] | null }>('secrets', '/v1/sys/leases/renew', {
+        method: 'PUT',
+        body: { lease_id: lease!.id, increment },
+      });
       // The lease as it is now, shown together with the notice.
       setLease((await api<{ data: Lease }>('secrets', '/v1/sys/leases/lookup', { method: 'PUT', body: { lease_id: lease!.id } })).data);
       setNotice(`Renewed: the lease now has ${r.lease_duration} s left.${r.warnings?.length ? ` ${r.warnings.join(' ')}` : ''}`);

@@ -20,7 +20,10 @@ interface TokenInfo {
 }
 
 export function Tokens() {
-  const self = useQuery({ queryKey: ['secrets', 'token-self'], queryFn: () => api<{ data: TokenInfo }>('secrets', '/v1/auth/token/lookup-self').then((r) => r.data) });
+  const self = useQuery({
+    queryKey: ['secrets', 'token-self'],
+    queryFn: () => api<{ data: TokenInfo }>('secrets', '/v1/auth/token/lookup-self').then((r) => r.data),
+  });
   const [policies, setPolicies] = useState('default');
   const [ttl, setTtl] = useState('1h');
   const [created, setCreated] = useState<{ token: string; accessor: string }>();
@@ -32,8 +35,14 @@ export function Tokens() {
     e.preventDefault();
     setError(undefined);
     try {
-      const list = policies.split(',').map((p) => p.trim()).filter(Boolean);
-      const r = await api<{ auth: { client_token: string; accessor: string } }>('secrets', '/v1/auth/token/create', { method: 'POST', body: { policies: list, ttl } });
+      const list = policies
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean);
+      const r = await api<{ auth: { client_token: string; accessor: string } }>('secrets', '/v1/auth/token/create', {
+        method: 'POST',
+        body: { policies: list, ttl },
+      });
       setCreated({ token: r.auth.client_token, accessor: r.auth.accessor });
     } catch (err) {
       setError(err);

@@ -45,7 +45,10 @@ export function Wrapping() {
         hint="Where and when a token was made and how long it lives, without using it."
         action="Look up"
         call={async (token) => {
-          const r = await api<{ data: { creation_path: string; creation_time: string; creation_ttl: number } }>('secrets', '/v1/sys/wrapping/lookup', { method: 'POST', body: { token } });
+          const r = await api<{ data: { creation_path: string; creation_time: string; creation_ttl: number } }>('secrets', '/v1/sys/wrapping/lookup', {
+            method: 'POST',
+            body: { token },
+          });
           return (
             <dl className="facts" data-testid="wrap-lookup">
               <div>
@@ -69,7 +72,9 @@ export function Wrapping() {
         title="Rewrap a token"
         hint="Moves the wrapped data to a new token; the old one stops working."
         action="Rewrap"
-        call={async (token) => <WrapResult info={(await api<{ wrap_info: WrapInfo }>('secrets', '/v1/sys/wrapping/rewrap', { method: 'POST', body: { token } })).wrap_info} />}
+        call={async (token) => (
+          <WrapResult info={(await api<{ wrap_info: WrapInfo }>('secrets', '/v1/sys/wrapping/rewrap', { method: 'POST', body: { token } })).wrap_info} />
+        )}
       />
     </>
   );
@@ -101,7 +106,10 @@ function WrapForm() {
     }
     if (!body || typeof body !== 'object' || Array.isArray(body)) return setError(new Error('The data to wrap must be a JSON object.'));
     try {
-      setResult((await api<{ wrap_info: WrapInfo }>('secrets', '/v1/sys/wrapping/wrap', { method: 'POST', body, headers: { 'X-Secrets-Wrap-TTL': ttl.trim() } })).wrap_info);
+      setResult(
+        (await api<{ wrap_info: WrapInfo }>('secrets', '/v1/sys/wrapping/wrap', { method: 'POST', body, headers: { 'X-Secrets-Wrap-TTL': ttl.trim() } }))
+          .wrap_info,
+      );
     } catch (err) {
       setError(err);
     }
@@ -131,7 +139,19 @@ function WrapForm() {
 }
 
 /** A form taking a wrapping token; `call` turns the token into what to show, or throws the server's error. */
-function TokenForm({ id, title, hint, action, call }: { id: string; title: string; hint: string; action: string; call: (token: string) => Promise<ReactNode> }) {
+function TokenForm({
+  id,
+  title,
+  hint,
+  action,
+  call,
+}: {
+  id: string;
+  title: string;
+  hint: string;
+  action: string;
+  call: (token: string) => Promise<ReactNode>;
+}) {
   const [token, setToken] = useState('');
   const [shown, setShown] = useState<ReactNode>();
   const [error, setError] = useState<unknown>();

@@ -27,7 +27,7 @@ function checkSource(req: SecretsRequest, cidrs: readonly string[] | undefined, 
 const loginPath: SecretsPath = loginRoute({
   synopsis: 'Log in with a role ID and a secret ID',
   description:
-    'Needs no token. Returns an `auth` block whose `client_token` carries the role\'s policies and `default`, the secret ID\'s metadata and `role_name`, and is bound to the secret ID\'s `token_bound_cidrs` (else the role\'s).',
+    "Needs no token. Returns an `auth` block whose `client_token` carries the role's policies and `default`, the secret ID's metadata and `role_name`, and is bound to the secret ID's `token_bound_cidrs` (else the role's).",
   fields: {
     role_id: Type.String({ description: 'the role ID' }),
     secret_id: Type.String({ description: 'a secret ID issued for that role (required unless the role has bind_secret_id off)' }),

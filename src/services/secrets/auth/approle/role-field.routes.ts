@@ -28,23 +28,73 @@ interface RoleFieldPath {
 }
 
 const ROWS: readonly RoleFieldPath[] = [
-  { segment: 'policies', fields: ['token_policies', 'policies'], view: ['token_policies', 'policies'], reset: { token_policies: [] }, synopsis: 'the policies of the role\'s tokens' },
+  {
+    segment: 'policies',
+    fields: ['token_policies', 'policies'],
+    view: ['token_policies', 'policies'],
+    reset: { token_policies: [] },
+    synopsis: "the policies of the role's tokens",
+  },
   // Not a path of the reference (its `policies` path takes `token_policies` too); kept as an alias (docs/compatibility.md).
-  { segment: 'token-policies', fields: ['token_policies', 'policies'], view: ['token_policies', 'policies'], reset: { token_policies: [] }, synopsis: 'the policies of the role\'s tokens (alias of policies)' },
-  { segment: 'secret-id-num-uses', fields: ['secret_id_num_uses'], view: ['secret_id_num_uses'], reset: { secret_id_num_uses: 0 }, synopsis: 'the logins allowed per new secret ID' },
+  {
+    segment: 'token-policies',
+    fields: ['token_policies', 'policies'],
+    view: ['token_policies', 'policies'],
+    reset: { token_policies: [] },
+    synopsis: "the policies of the role's tokens (alias of policies)",
+  },
+  {
+    segment: 'secret-id-num-uses',
+    fields: ['secret_id_num_uses'],
+    view: ['secret_id_num_uses'],
+    reset: { secret_id_num_uses: 0 },
+    synopsis: 'the logins allowed per new secret ID',
+  },
   { segment: 'secret-id-ttl', fields: ['secret_id_ttl'], view: ['secret_id_ttl'], reset: { secret_id_ttl: 0 }, synopsis: 'the lifetime of new secret IDs' },
-  { segment: 'token-ttl', fields: ['token_ttl'], view: ['token_ttl'], reset: { token_ttl: 0 }, synopsis: 'the TTL of the role\'s tokens' },
-  { segment: 'token-max-ttl', fields: ['token_max_ttl'], view: ['token_max_ttl'], reset: { token_max_ttl: 0 }, synopsis: 'the maximum lifetime of the role\'s tokens' },
-  { segment: 'bind-secret-id', fields: ['bind_secret_id'], view: ['bind_secret_id'], reset: { bind_secret_id: true }, synopsis: 'whether login needs a secret ID' },
-  { segment: 'secret-id-bound-cidrs', fields: ['secret_id_bound_cidrs'], view: ['secret_id_bound_cidrs'], reset: { secret_id_bound_cidrs: [] }, synopsis: 'the CIDR blocks logins must come from' },
-  { segment: 'token-bound-cidrs', fields: ['token_bound_cidrs'], view: ['token_bound_cidrs'], reset: { token_bound_cidrs: [] }, synopsis: 'the CIDR blocks the role\'s tokens may be used from' },
-  { segment: 'period', fields: ['token_period', 'period'], view: ['token_period'], reset: { token_period: 0 }, synopsis: 'the renewal period of the role\'s tokens (0 = not periodic)' },
+  { segment: 'token-ttl', fields: ['token_ttl'], view: ['token_ttl'], reset: { token_ttl: 0 }, synopsis: "the TTL of the role's tokens" },
+  {
+    segment: 'token-max-ttl',
+    fields: ['token_max_ttl'],
+    view: ['token_max_ttl'],
+    reset: { token_max_ttl: 0 },
+    synopsis: "the maximum lifetime of the role's tokens",
+  },
+  {
+    segment: 'bind-secret-id',
+    fields: ['bind_secret_id'],
+    view: ['bind_secret_id'],
+    reset: { bind_secret_id: true },
+    synopsis: 'whether login needs a secret ID',
+  },
+  {
+    segment: 'secret-id-bound-cidrs',
+    fields: ['secret_id_bound_cidrs'],
+    view: ['secret_id_bound_cidrs'],
+    reset: { secret_id_bound_cidrs: [] },
+    synopsis: 'the CIDR blocks logins must come from',
+  },
+  {
+    segment: 'token-bound-cidrs',
+    fields: ['token_bound_cidrs'],
+    view: ['token_bound_cidrs'],
+    reset: { token_bound_cidrs: [] },
+    synopsis: "the CIDR blocks the role's tokens may be used from",
+  },
+  {
+    segment: 'period',
+    fields: ['token_period', 'period'],
+    view: ['token_period'],
+    reset: { token_period: 0 },
+    synopsis: "the renewal period of the role's tokens (0 = not periodic)",
+  },
 ];
 
 function fieldPath(row: RoleFieldPath): SecretsPath {
   const fields: Record<string, TSchema> = {};
   for (const f of row.fields) fields[f] = ROLE_FIELDS[f];
-  const resetText = Object.entries(row.reset).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(', ');
+  const resetText = Object.entries(row.reset)
+    .map(([k, v]) => `${k} = ${JSON.stringify(v)}`)
+    .join(', ');
   return {
     pattern: `role/:role_name/${row.segment}`,
     synopsis: `Read, set or reset ${row.synopsis}`,

@@ -10,10 +10,7 @@ describe('applyRoleFields', () => {
     assert.match(r.role_id, /^[0-9a-f-]{36}$/);
     assert.match(r.id, /^[0-9a-f-]{36}$/);
     assert.notEqual(r.id, r.role_id);
-    assert.deepEqual(
-      { p: r.token_policies, b: r.bind_secret_id, t: r.secret_id_ttl, n: r.secret_id_num_uses },
-      { p: ['app'], b: true, t: 0, n: 0 },
-    );
+    assert.deepEqual({ p: r.token_policies, b: r.bind_secret_id, t: r.secret_id_ttl, n: r.secret_id_num_uses }, { p: ['app'], b: true, t: 0, n: 0 });
   });
 
   it('updates given fields and keeps the identity of the role', () => {
@@ -73,8 +70,12 @@ describe('parseMetadata', () => {
 
 describe('secretIdBindings', () => {
   const role = { ...applyRoleFields({ secret_id_bound_cidrs: '10.0.0.0/8', token_bound_cidrs: '10.0.0.0/8' }, undefined) };
-  it('keeps blocks within the role\'s, refuses others naming the field', () => {
-    assert.deepEqual(secretIdBindings({ cidr_list: '10.1.0.0/16', metadata: 'k=v' }, role), { metadata: { k: 'v' }, cidrList: ['10.1.0.0/16'], tokenBoundCidrs: [] });
+  it("keeps blocks within the role's, refuses others naming the field", () => {
+    assert.deepEqual(secretIdBindings({ cidr_list: '10.1.0.0/16', metadata: 'k=v' }, role), {
+      metadata: { k: 'v' },
+      cidrList: ['10.1.0.0/16'],
+      tokenBoundCidrs: [],
+    });
     assert.throws(() => secretIdBindings({ cidr_list: '11.0.0.0/8' }, role), /^InputError: cidr_list: failed to verify subset relationship/);
     assert.throws(() => secretIdBindings({ token_bound_cidrs: '0.0.0.0/0' }, role), /^InputError: token_bound_cidrs: failed to verify subset relationship/);
   });

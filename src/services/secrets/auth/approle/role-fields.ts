@@ -29,13 +29,13 @@ export const ROLE_FIELDS = {
 
 /** Field schemas of `POST role/:role_name/secret-id`. */
 export const SECRET_ID_FIELDS = {
-  ttl: { ...Duration, description: 'lifetime of this secret ID; default and upper bound: the role\'s secret_id_ttl' },
-  num_uses: Type.Integer({ minimum: 0, description: 'logins allowed with this secret ID; default and upper bound: the role\'s secret_id_num_uses' }),
+  ttl: { ...Duration, description: "lifetime of this secret ID; default and upper bound: the role's secret_id_ttl" },
+  num_uses: Type.Integer({ minimum: 0, description: "logins allowed with this secret ID; default and upper bound: the role's secret_id_num_uses" }),
   metadata: Type.Union([Type.String(), Type.Record(Type.String(), Type.String())], {
     description: 'key-value pairs set on the tokens this secret ID logs in: a JSON object (or its text, or base64 of it) or "k1=v1,k2=v2"; not secret',
   }),
-  cidr_list: CommaList('CIDR blocks logins with this secret ID must come from; within the role\'s secret_id_bound_cidrs'),
-  token_bound_cidrs: CommaList('CIDR blocks binding the tokens this secret ID logs in; within the role\'s token_bound_cidrs'),
+  cidr_list: CommaList("CIDR blocks logins with this secret ID must come from; within the role's secret_id_bound_cidrs"),
+  token_bound_cidrs: CommaList("CIDR blocks binding the tokens this secret ID logs in; within the role's token_bound_cidrs"),
 };
 
 /** Field schemas of `POST role/:role_name/custom-secret-id`. */
@@ -143,14 +143,14 @@ export function secretIdLimits(d: Readonly<Record<string, unknown>>, role: RoleE
   let ttlS = role.secret_id_ttl;
   if (hasField(d, 'ttl')) {
     const t = nonNegativeDuration(d.ttl, 'ttl');
-    if (role.secret_id_ttl && t > role.secret_id_ttl) throw new InputError('ttl: cannot be longer than the role\'s secret_id_ttl');
+    if (role.secret_id_ttl && t > role.secret_id_ttl) throw new InputError("ttl: cannot be longer than the role's secret_id_ttl");
     if (t) ttlS = t;
   }
   let numUses = role.secret_id_num_uses;
   if (hasField(d, 'num_uses')) {
     numUses = Number(d.num_uses);
     if (role.secret_id_num_uses && (numUses === 0 || numUses > role.secret_id_num_uses))
-      throw new InputError('num_uses: cannot be higher than the role\'s secret_id_num_uses');
+      throw new InputError("num_uses: cannot be higher than the role's secret_id_num_uses");
   }
   return { ttlS, numUses };
 }

@@ -45,13 +45,13 @@ const secretIdPath: SecretsPath = {
   pattern: 'role/:role_name/secret-id',
   synopsis: 'Issue a secret ID for a role, or list the accessors of its secret IDs',
   description:
-    'The secret ID is returned once and stored only as a hash. `ttl` and `num_uses` may tighten the role\'s limits, never loosen them; `cidr_list` and `token_bound_cidrs` must lie within the role\'s blocks.',
+    "The secret ID is returned once and stored only as a hash. `ttl` and `num_uses` may tighten the role's limits, never loosen them; `cidr_list` and `token_bound_cidrs` must lie within the role's blocks.",
   params,
   fields: SECRET_ID_FIELDS,
   operations: {
     update: { summary: 'Issue a secret ID', handle: (req) => issue(req) },
     list: {
-      summary: 'List the accessors of the role\'s live secret IDs',
+      summary: "List the accessors of the role's live secret IDs",
       handle: async (req) => {
         const role = await rolesOf(req).get(roleNameOf(req));
         return role && { data: { keys: await secretIdsOf(req).accessors(role.id, req.now) } };
@@ -150,11 +150,4 @@ const accessorDestroyPath: SecretsPath = {
 };
 
 /** Secret ID paths, most specific first. */
-export const secretIdPaths: readonly SecretsPath[] = [
-  lookupPath,
-  destroyPath,
-  accessorLookupPath,
-  accessorDestroyPath,
-  customSecretIdPath,
-  secretIdPath,
-];
+export const secretIdPaths: readonly SecretsPath[] = [lookupPath, destroyPath, accessorLookupPath, accessorDestroyPath, customSecretIdPath, secretIdPath];

@@ -113,7 +113,10 @@ describe('SecretIdStore: custom secret IDs, accessors, tidy', () => {
     const live = await ids.issue('r', { ttlS: 0, numUses: 0 }, NOW);
     await storage.put('accessor/r/dangling', Buffer.from('no-such-hash'));
     assert.equal(await ids.tidy(at(11)), 2);
-    assert.deepEqual((await listRecursive(storage, 'accessor/')).map((k) => k.split('/')[2]), [live.secret_id_accessor]);
+    assert.deepEqual(
+      (await listRecursive(storage, 'accessor/')).map((k) => k.split('/')[2]),
+      [live.secret_id_accessor],
+    );
     assert.equal((await listRecursive(storage, 'secret_id/')).length, 1);
   });
 });
@@ -127,7 +130,10 @@ describe('RoleStore', () => {
     assert.equal(await roles.byRoleId(web.role_id), undefined, 'the old role ID no longer logs in');
     assert.equal((await roles.byRoleId('custom-id'))?.role.token_policies[0], 'web');
     await roles.update('db', (c) => applyRoleFields({}, c));
-    await assert.rejects(roles.update('db', (c) => ({ ...c!, role_id: 'custom-id' })), /role_id: already in use/);
+    await assert.rejects(
+      roles.update('db', (c) => ({ ...c!, role_id: 'custom-id' })),
+      /role_id: already in use/,
+    );
     assert.deepEqual(await roles.list(), ['db', 'web']);
     assert.equal((await roles.delete('web'))?.role_id, 'custom-id');
     assert.equal(await roles.byRoleId('custom-id'), undefined);

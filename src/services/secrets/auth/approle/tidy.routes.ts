@@ -16,7 +16,8 @@ const TIDY_STARTED = 'Tidy operation successfully started. Any information from 
 const tidyPath: SecretsPath = {
   pattern: 'tidy/secret-id',
   synopsis: 'Delete expired secret IDs and dangling secret ID index entries',
-  description: 'Expired secret IDs are also deleted whenever a login, lookup or listing comes across them; tidy clears the ones nothing touches. Answers 202 with a warning.',
+  description:
+    'Expired secret IDs are also deleted whenever a login, lookup or listing comes across them; tidy clears the ones nothing touches. Answers 202 with a warning.',
   operations: {
     update: {
       summary: 'Tidy secret IDs',

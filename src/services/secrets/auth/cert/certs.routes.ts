@@ -28,7 +28,7 @@ const certPath: SecretsPath = {
   pattern: 'certs/:name',
   synopsis: 'Manage one trusted certificate: which client certificates may log in and the tokens they get',
   description:
-    '`certificate` (PEM) is required: a CA, whose issued client certificates may log in, or one client certificate pinned as it is. The `allowed_*` globs and `required_extensions` further constrain the client certificate. `token_policies` are the issued tokens\' policies (`default` is always added).',
+    "`certificate` (PEM) is required: a CA, whose issued client certificates may log in, or one client certificate pinned as it is. The `allowed_*` globs and `required_extensions` further constrain the client certificate. `token_policies` are the issued tokens' policies (`default` is always added).",
   params: { name: 'the certificate entry name (case-insensitive)' },
   fields: CERT_FIELDS,
   exists: async (req) => (await certsOf(req).get(req.params.name.toLowerCase())) !== undefined,

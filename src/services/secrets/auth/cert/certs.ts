@@ -72,7 +72,8 @@ export function applyCertFields(name: string, d: Readonly<Record<string, unknown
   if (!e.display_name) e.display_name = name;
   const parsed = parsePemCertificates(e.certificate);
   if (parsed.length === 0) throw badRequest('failed to parse certificate');
-  if (!parsed[0]!.ca && !allowsClientAuth(parsed[0]!)) throw badRequest('nonCA certificates should have TLS client authentication set as an extended key usage');
+  if (!parsed[0]!.ca && !allowsClientAuth(parsed[0]!))
+    throw badRequest('nonCA certificates should have TLS client authentication set as an extended key usage');
   return e;
 }
 

@@ -8,7 +8,15 @@
  * @module
  */
 import { X509Certificate } from 'node:crypto';
-import { CertificateFormatError, CertificateInvalidError, certificateFacts, globMatch, parsePemCertificates, verifyClientChains, type CertificateFacts } from '../../../../kernel/authn/index.js';
+import {
+  CertificateFormatError,
+  CertificateInvalidError,
+  certificateFacts,
+  globMatch,
+  parsePemCertificates,
+  verifyClientChains,
+  type CertificateFacts,
+} from '../../../../kernel/authn/index.js';
 import { badRequest } from '../../../../kernel/http/index.js';
 import type { SecretsRequest } from '../../types.js';
 import { certsOf, type CertEntry } from './certs.js';
@@ -60,7 +68,11 @@ export async function matchClientCertificate(req: SecretsRequest, name: string):
   }
   let chains: X509Certificate[][];
   try {
-    chains = verifyClientChains(presented, cas.flatMap((t) => t.certs), req.now);
+    chains = verifyClientChains(
+      presented,
+      cas.flatMap((t) => t.certs),
+      req.now,
+    );
   } catch (err) {
     if (err instanceof CertificateInvalidError) throw badRequest(`failed to verify client's certificate: ${err.message}`);
     throw err;

@@ -71,7 +71,10 @@ export function configFromFields(d: Readonly<Record<string, unknown>>): JwtConfi
     jwks_url: s('jwks_url'),
     jwks_ca_pem: pem('jwks_ca_pem'),
     // PEMs contain no commas, but one string may hold several; keep each given item whole.
-    jwt_validation_pubkeys: d.jwt_validation_pubkeys === undefined ? [] : (Array.isArray(d.jwt_validation_pubkeys) ? d.jwt_validation_pubkeys.map(String) : [String(d.jwt_validation_pubkeys)]).filter((k) => k.trim()),
+    jwt_validation_pubkeys:
+      d.jwt_validation_pubkeys === undefined
+        ? []
+        : (Array.isArray(d.jwt_validation_pubkeys) ? d.jwt_validation_pubkeys.map(String) : [String(d.jwt_validation_pubkeys)]).filter((k) => k.trim()),
     jwt_supported_algs: commaList(d.jwt_supported_algs),
     bound_issuer: s('bound_issuer'),
     default_role: s('default_role').toLowerCase(),

@@ -18,7 +18,7 @@ import { configAndRole } from './roles.js';
 
 const loginPath: SecretsPath = loginRoute({
   synopsis: 'Log in with a signed JWT',
-  description: 'Needs no token. `role` defaults to the config\'s `default_role`; the role must be of type `jwt`. Returns an `auth` block.',
+  description: "Needs no token. `role` defaults to the config's `default_role`; the role must be of type `jwt`. Returns an `auth` block.",
   fields: {
     role: Type.String({ description: 'the role to log in against' }),
     jwt: Type.String({ description: 'the signed JWT' }),
@@ -32,12 +32,17 @@ const loginPath: SecretsPath = loginRoute({
   },
   boundCidrs: ({ role }) => role.token_bound_cidrs,
   verify: async (req, { config, role, jwt }) => {
-    const validator = await validatorFor(req.mount.uuid, config, {
-      boundAudiences: role.bound_audiences,
-      expirationLeeway: role.expiration_leeway,
-      notBeforeLeeway: role.not_before_leeway,
-      clockSkewLeeway: role.clock_skew_leeway,
-    }, () => req.core.now().getTime());
+    const validator = await validatorFor(
+      req.mount.uuid,
+      config,
+      {
+        boundAudiences: role.bound_audiences,
+        expirationLeeway: role.expiration_leeway,
+        notBeforeLeeway: role.not_before_leeway,
+        clockSkewLeeway: role.clock_skew_leeway,
+      },
+      () => req.core.now().getTime(),
+    );
     const claims = await validator.validate(jwt);
     checkBoundSubject(role.bound_subject, claims);
     return claims;

@@ -26,9 +26,10 @@ const now = (req: SecretsRequest) => () => req.core.now().getTime();
 const authUrlPath: SecretsPath = {
   pattern: 'oidc/auth_url',
   synopsis: 'Start an OIDC login: the provider URL to send the browser to',
-  description: 'Needs no token. `redirect_uri` must be one of the role\'s `allowed_redirect_uris` (loopback URIs match any port). The state is valid for 10 minutes on this server.',
+  description:
+    "Needs no token. `redirect_uri` must be one of the role's `allowed_redirect_uris` (loopback URIs match any port). The state is valid for 10 minutes on this server.",
   fields: {
-    role: Type.String({ description: 'the OIDC role; defaults to the config\'s default_role' }),
+    role: Type.String({ description: "the OIDC role; defaults to the config's default_role" }),
     redirect_uri: Type.String({ description: 'where the provider sends the browser back' }),
     client_nonce: Type.String({ description: 'optional nonce the callback must present again' }),
   },
@@ -87,11 +88,11 @@ const completeLogin = loginHandler({
 
 const callbackPath: SecretsPath = {
   pattern: 'oidc/callback',
-  synopsis: 'Complete an OIDC login with the provider\'s state and code',
+  synopsis: "Complete an OIDC login with the provider's state and code",
   description: 'Needs no token. Each state works once. Returns an `auth` block like `login`.',
   fields: {
-    state: Type.String({ description: 'the state of the provider\'s redirect' }),
-    code: Type.String({ description: 'the authorization code of the provider\'s redirect' }),
+    state: Type.String({ description: "the state of the provider's redirect" }),
+    code: Type.String({ description: "the authorization code of the provider's redirect" }),
     client_nonce: Type.String({ description: 'the nonce given to auth_url, if any' }),
   },
   unauthenticated: true,

@@ -23,13 +23,16 @@ const rolePath: SecretsPath = {
   pattern: 'role/:name',
   synopsis: 'Manage one role: the bounds a token must meet, what its claims become, and the tokens issued',
   description:
-    '`role_type` is `oidc` (browser flow, needs `allowed_redirect_uris`) by default or `jwt` (bearer JWT login, needs at least one bound). `user_claim` is required. `claim_mappings` copy claims into token metadata; `token_policies` are the issued tokens\' policies (`default` is always added).',
+    "`role_type` is `oidc` (browser flow, needs `allowed_redirect_uris`) by default or `jwt` (bearer JWT login, needs at least one bound). `user_claim` is required. `claim_mappings` copy claims into token metadata; `token_policies` are the issued tokens' policies (`default` is always added).",
   params: { name: 'the role name (case-insensitive)' },
   fields: ROLE_FIELDS,
   exists: async (req) => (await jwtRolesOf(req).get(req.params.name.toLowerCase())) !== undefined,
   operations: {
     create: { summary: 'Create a role', handle: async (req) => (await jwtRolesOf(req).update(nameOf(req), (c) => applyRoleFields(req.data, c)), undefined) },
-    update: { summary: 'Update a role (fields not given keep their value)', handle: async (req) => (await jwtRolesOf(req).update(nameOf(req), (c) => applyRoleFields(req.data, c)), undefined) },
+    update: {
+      summary: 'Update a role (fields not given keep their value)',
+      handle: async (req) => (await jwtRolesOf(req).update(nameOf(req), (c) => applyRoleFields(req.data, c)), undefined),
+    },
     read: {
       summary: 'Read a role',
       handle: async (req) => {

@@ -36,18 +36,17 @@ export interface JwtRole extends TokenSettings {
   clock_skew_leeway: number;
 }
 
-const Leeway = (what: string) =>
-  Type.Union([Type.String(), Type.Integer()], { description: `${what}, seconds or a duration; 0 = the default, -1 = disabled` });
+const Leeway = (what: string) => Type.Union([Type.String(), Type.Integer()], { description: `${what}, seconds or a duration; 0 = the default, -1 = disabled` });
 
 /** Field schemas of role writes. */
 export const ROLE_FIELDS = {
   role_type: Type.String({ description: '"oidc" (browser flow; the default) or "jwt" (login with a bearer JWT)' }),
-  bound_audiences: CommaList('the token\'s aud must name one of these; required for jwt roles unless another bound is set'),
+  bound_audiences: CommaList("the token's aud must name one of these; required for jwt roles unless another bound is set"),
   bound_subject: Type.String({ description: 'the sub claim the token must carry' }),
   bound_claims: Type.Record(Type.String(), Type.Unknown(), { description: 'claim (or JSON Pointer) → value or list of values it must have' }),
   bound_claims_type: Type.String({ description: '"string" (exact match, default) or "glob" (`*` matches any run of characters)' }),
   claim_mappings: Type.Record(Type.String(), Type.String(), { description: 'claim (or JSON Pointer) → token metadata key' }),
-  user_claim: Type.String({ description: 'claim whose value names the user (the token\'s display name); required' }),
+  user_claim: Type.String({ description: "claim whose value names the user (the token's display name); required" }),
   groups_claim: Type.String({ description: 'claim holding the user\'s groups (recorded in token metadata "groups")' }),
   allowed_redirect_uris: CommaList('redirect URIs the OIDC browser flow may return to (loopback URIs match any port)'),
   oidc_scopes: CommaList('scopes requested after openid in the OIDC browser flow'),

@@ -17,12 +17,13 @@ import { kernelConfig, readK8sConfig, writeK8sConfig, type K8sConfig } from './c
 const configPath: SecretsPath = {
   pattern: 'config',
   synopsis: 'Configure the Kubernetes API server that reviews service-account tokens',
-  description: '`kubernetes_host` is required. Without `token_reviewer_jwt`, each login\'s own JWT is used to call the TokenReview API. The reviewer JWT is never returned.',
+  description:
+    "`kubernetes_host` is required. Without `token_reviewer_jwt`, each login's own JWT is used to call the TokenReview API. The reviewer JWT is never returned.",
   fields: {
     kubernetes_host: Type.String({ description: 'API server: host:port or an https:// URL' }),
     kubernetes_ca_cert: Type.String({ description: 'PEM CA bundle of the API server; empty = system roots' }),
-    token_reviewer_jwt: Type.String({ description: 'JWT of a service account allowed to create TokenReviews; empty = the login\'s own JWT' }),
-    disable_local_ca_jwt: Type.Boolean({ description: 'accepted for compatibility; Cairn never reads the pod\'s local CA or JWT' }),
+    token_reviewer_jwt: Type.String({ description: "JWT of a service account allowed to create TokenReviews; empty = the login's own JWT" }),
+    disable_local_ca_jwt: Type.Boolean({ description: "accepted for compatibility; Cairn never reads the pod's local CA or JWT" }),
   },
   operations: {
     update: {
@@ -50,14 +51,16 @@ const configPath: SecretsPath = {
       summary: 'Read the config (without the reviewer JWT)',
       handle: async (req) => {
         const c = await readK8sConfig(req.storage);
-        return c && {
-          data: {
-            kubernetes_host: c.kubernetes_host,
-            kubernetes_ca_cert: c.kubernetes_ca_cert,
-            token_reviewer_jwt_set: c.token_reviewer_jwt !== '',
-            disable_local_ca_jwt: c.disable_local_ca_jwt,
-          },
-        };
+        return (
+          c && {
+            data: {
+              kubernetes_host: c.kubernetes_host,
+              kubernetes_ca_cert: c.kubernetes_ca_cert,
+              token_reviewer_jwt_set: c.token_reviewer_jwt !== '',
+              disable_local_ca_jwt: c.disable_local_ca_jwt,
+            },
+          }
+        );
       },
     },
   },

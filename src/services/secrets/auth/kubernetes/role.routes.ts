@@ -25,7 +25,8 @@ const roleListPath: SecretsPath = {
 const rolePath: SecretsPath = {
   pattern: 'role/:name',
   synopsis: 'Manage one role: which service accounts may log in and the tokens they get',
-  description: '`bound_service_account_names` and `bound_service_account_namespaces` are required (`*` = any, not both). `token_policies` are the issued tokens\' policies (`default` is always added).',
+  description:
+    "`bound_service_account_names` and `bound_service_account_namespaces` are required (`*` = any, not both). `token_policies` are the issued tokens' policies (`default` is always added).",
   params: { name: 'the role name' },
   fields: K8S_ROLE_FIELDS,
   exists: async (req) => (await k8sRolesOf(req).get(req.params.name)) !== undefined,

@@ -33,7 +33,13 @@ export const K8S_ROLE_FIELDS = {
   ...TOKEN_FIELDS,
 };
 
-const EMPTY: K8sRole = { ...EMPTY_TOKEN_SETTINGS, bound_service_account_names: [], bound_service_account_namespaces: [], audience: '', alias_name_source: 'serviceaccount_uid' };
+const EMPTY: K8sRole = {
+  ...EMPTY_TOKEN_SETTINGS,
+  bound_service_account_names: [],
+  bound_service_account_namespaces: [],
+  audience: '',
+  alias_name_source: 'serviceaccount_uid',
+};
 
 /**
  * Applies a write's fields to `current` (a new role when undefined). Errors (400): empty
@@ -50,8 +56,12 @@ export function applyK8sRoleFields(d: Readonly<Record<string, unknown>>, current
   }
   if (!r.bound_service_account_names.length) throw badRequest('"bound_service_account_names" can not be empty');
   if (!r.bound_service_account_namespaces.length) throw badRequest('"bound_service_account_namespaces" can not be empty');
-  if (r.bound_service_account_names.length === 1 && r.bound_service_account_names[0] === '*' &&
-      r.bound_service_account_namespaces.length === 1 && r.bound_service_account_namespaces[0] === '*') {
+  if (
+    r.bound_service_account_names.length === 1 &&
+    r.bound_service_account_names[0] === '*' &&
+    r.bound_service_account_namespaces.length === 1 &&
+    r.bound_service_account_namespaces[0] === '*'
+  ) {
     throw badRequest('service_account_names and service_account_namespaces can not both be "*"');
   }
   return r;

@@ -12,4 +12,4 @@ export const kubernetesPaths: readonly SecretsPath[] = [...k8sConfigPaths, ...k8
 
 /** Help description of a kubernetes mount's root. */
 export const kubernetesHelp =
-  'The Kubernetes auth method logs in pods with their service-account token, reviewed by the cluster\'s API server (TokenReview). Configure the API server under config/, roles under role/.';
+  "The Kubernetes auth method logs in pods with their service-account token, reviewed by the cluster's API server (TokenReview). Configure the API server under config/, roles under role/.";

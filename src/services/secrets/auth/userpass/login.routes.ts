@@ -19,9 +19,9 @@ const INVALID_USERPASS = 'invalid username or password';
 const loginPath: SecretsPath = loginRoute({
   pattern: 'login/:username',
   synopsis: 'Log in with a username and password',
-  description: 'Needs no token. Returns an `auth` block whose `client_token` carries the user\'s policies and `default`.',
+  description: "Needs no token. Returns an `auth` block whose `client_token` carries the user's policies and `default`.",
   params: { username: 'the username (case-insensitive)' },
-  fields: { password: Type.String({ description: 'the user\'s password' }) },
+  fields: { password: Type.String({ description: "the user's password" }) },
   required: ['password'],
   find: async (req) => {
     const name = req.params.username.toLowerCase();

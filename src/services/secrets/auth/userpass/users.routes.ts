@@ -72,7 +72,7 @@ const userPath: SecretsPath = {
 
 const passwordPath: SecretsPath = {
   pattern: 'users/:username/password',
-  synopsis: 'Change a user\'s password',
+  synopsis: "Change a user's password",
   params: { username: 'the username (case-insensitive)' },
   fields: { password: Password },
   operations: {

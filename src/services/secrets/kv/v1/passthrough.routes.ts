@@ -25,7 +25,9 @@ const passthroughPath: SecretsPath = {
         const data = json.decode<Record<string, unknown>>(await req.storage.get(key(req)));
         if (!data) return undefined;
         // `options.leased_passthrough = "true"`: the read is a renewable lease (kv/v1/leases.ts).
-        return req.mount.options?.leased_passthrough === 'true' ? { data, leaseDuration: leaseOf(req, data), lease: { renewable: true } } : { data, leaseDuration: leaseOf(req, data) };
+        return req.mount.options?.leased_passthrough === 'true'
+          ? { data, leaseDuration: leaseOf(req, data), lease: { renewable: true } }
+          : { data, leaseDuration: leaseOf(req, data) };
       },
     },
     create: { summary: 'Write a secret', rawBody: true, handle: write },

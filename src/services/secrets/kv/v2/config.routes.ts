@@ -16,7 +16,9 @@ export const configPath: SecretsPath = {
   fields: {
     max_versions: Type.Integer({ minimum: 0, description: 'versions kept per key; 0 = default (10)' }),
     cas_required: Type.Boolean({ description: 'require check-and-set on every write' }),
-    delete_version_after: Type.Union([Type.String(), Type.Integer()], { description: 'soft-delete versions this long after they are written; negative disables, 0 clears' }),
+    delete_version_after: Type.Union([Type.String(), Type.Integer()], {
+      description: 'soft-delete versions this long after they are written; negative disables, 0 clears',
+    }),
   },
   operations: {
     read: { summary: 'Read the engine configuration', fields: {}, handle: async (req) => ({ data: renderConfig(await kvStore(req).config()) }) },

@@ -88,9 +88,7 @@ export function customMetadataErrors(cm: Readonly<Record<string, string>>): stri
     }
     const vl = Buffer.byteLength(value, 'utf8');
     if (vl === 0 || vl > MAX_CUSTOM_METADATA_VALUE_LENGTH) {
-      errs.push(
-        `${p}: length of value for key ${q(key)} is ${vl} but must be 0 < len(value) <= ${MAX_CUSTOM_METADATA_VALUE_LENGTH}`,
-      );
+      errs.push(`${p}: length of value for key ${q(key)} is ${vl} but must be 0 < len(value) <= ${MAX_CUSTOM_METADATA_VALUE_LENGTH}`);
     }
     if (!PRINTABLE.test(key)) errs.push(`${p}: key ${q(key)} (${key}) contains unprintable characters`);
     if (!PRINTABLE.test(value)) errs.push(`${p}: value for key ${q(key)} contains unprintable characters`);
@@ -194,12 +192,7 @@ const nonEmpty = (cm: Record<string, string>): Record<string, string> | null => 
  * and whether any field applied. Metadata writes do not touch `updated_time`; `now` is
  * accepted for symmetry with the other mutators.
  */
-export function applyMetadataUpdate(
-  key: KeyMetadata,
-  input: Record<string, unknown>,
-  config: KvConfig,
-  now?: Date,
-): { warnings: string[]; applied: boolean } {
+export function applyMetadataUpdate(key: KeyMetadata, input: Record<string, unknown>, config: KvConfig, now?: Date): { warnings: string[]; applied: boolean } {
   void now;
   if (!hasMetadataFields(input)) return { warnings: [], applied: false };
   let cm: Record<string, string> | undefined;
@@ -219,12 +212,7 @@ export function applyMetadataUpdate(
  * removes that key, `custom_metadata: null` clears all); the merged result must meet
  * the §2.8 limits. The key must already exist (unknown key → 404 is the caller's job).
  */
-export function applyMetadataPatch(
-  key: KeyMetadata,
-  input: Record<string, unknown>,
-  config: KvConfig,
-  now?: Date,
-): { warnings: string[]; applied: boolean } {
+export function applyMetadataPatch(key: KeyMetadata, input: Record<string, unknown>, config: KvConfig, now?: Date): { warnings: string[]; applied: boolean } {
   void now;
   if (!hasMetadataFields(input)) return { warnings: [], applied: false };
   let cm: Record<string, string> | undefined;

@@ -11,16 +11,7 @@ import { isObject } from '../../../../kernel/util/is-object.js';
 import { sharedReplyData } from '../../envelope.js';
 import type { SecretsPath, SecretsRequest, SecretsResult } from '../../types.js';
 import { kvStore } from './store-of.js';
-import {
-  type KeyMetadata,
-  addVersion,
-  checkCas,
-  mergePatch,
-  newKeyMetadata,
-  renderVersionMeta,
-  softDeleteCurrent,
-  versionState,
-} from './versions.js';
+import { type KeyMetadata, addVersion, checkCas, mergePatch, newKeyMetadata, renderVersionMeta, softDeleteCurrent, versionState } from './versions.js';
 
 const key = (req: SecretsRequest) => req.params.path;
 
@@ -75,8 +66,7 @@ async function patch(req: SecretsRequest): Promise<SecretsResult | undefined> {
   return kvStore(req).update<SecretsResult | undefined>(key(req), async (current, config, versionData) => {
     if (!current || current.current_version === 0) return { result: undefined };
     const meta = renderVersionMeta(current, current.current_version);
-    if (!meta || versionState(current.versions[String(current.current_version)], req.now) !== 'live')
-      return { result: { status: 404, data: meta ?? null } };
+    if (!meta || versionState(current.versions[String(current.current_version)], req.now) !== 'live') return { result: { status: 404, data: meta ?? null } };
     checkCas(current, config, cas);
     const previous = (await versionData(current.current_version)) ?? {};
     const merged = mergePatch(previous, changes) as Record<string, unknown>;

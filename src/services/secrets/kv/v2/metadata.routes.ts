@@ -50,7 +50,7 @@ export const metadataPath: SecretsPath = {
   exists: async (req) => key(req) !== '' && (await kvStore(req).exists(key(req))),
   operations: {
     read: {
-      summary: 'Read a key\'s metadata',
+      summary: "Read a key's metadata",
       fields: {},
       handle: async (req) => {
         if (key(req) === '') return rootWarning();
@@ -66,9 +66,9 @@ export const metadataPath: SecretsPath = {
         return keys.length ? { data: { keys } } : undefined;
       },
     },
-    create: { summary: 'Write a key\'s metadata', handle: write },
-    update: { summary: 'Write a key\'s metadata', handle: write },
-    patch: { summary: 'Merge-patch a key\'s metadata', handle: patch },
+    create: { summary: "Write a key's metadata", handle: write },
+    update: { summary: "Write a key's metadata", handle: write },
+    patch: { summary: "Merge-patch a key's metadata", handle: patch },
     delete: {
       summary: 'Delete a key and all its versions',
       fields: {},

@@ -68,14 +68,20 @@ describe('KvV2Store layout', () => {
     await write('c', { v: 2 });
     assert.equal(await dataOf('c', 1), undefined);
     assert.deepEqual(await dataOf('c', 2), { v: 2 });
-    assert.deepEqual((await listRecursive(backend, '')).filter((k) => k.includes(sha256Hex('c'))), []);
+    assert.deepEqual(
+      (await listRecursive(backend, '')).filter((k) => k.includes(sha256Hex('c'))),
+      [],
+    );
   });
 
   it('deleting the metadata removes every version', async () => {
     await write('d', { v: 1 });
     await write('d', { v: 2 });
     await store.update('d', (current) => ({ metadata: current ? null : undefined, result: undefined }));
-    assert.deepEqual((await listRecursive(backend, '')).filter((k) => k === 'metadata/d' || k.includes(sha256Hex('d'))), []);
+    assert.deepEqual(
+      (await listRecursive(backend, '')).filter((k) => k === 'metadata/d' || k.includes(sha256Hex('d'))),
+      [],
+    );
   });
 
   it('reads and updates keys stored before the inline layout (every version under versions/)', async () => {

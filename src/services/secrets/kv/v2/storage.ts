@@ -113,7 +113,11 @@ export class KvV2Store {
    */
   update<T>(
     key: string,
-    change: (metadata: KeyMetadata | undefined, config: KvConfig, data: (version: number) => Promise<VersionData | undefined>) => Promise<KeyChange<T>> | KeyChange<T>,
+    change: (
+      metadata: KeyMetadata | undefined,
+      config: KvConfig,
+      data: (version: number) => Promise<VersionData | undefined>,
+    ) => Promise<KeyChange<T>> | KeyChange<T>,
   ): Promise<T> {
     return locks.run(`${this.scope}/${key}`, async () => {
       const [entry, config] = await Promise.all([this.storage.get(`metadata/${key}`), this.config()]);

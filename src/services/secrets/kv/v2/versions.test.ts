@@ -295,9 +295,7 @@ describe('metadata writes (§2.8)', () => {
     ]);
     assert.equal(CAS_REQUIRED_WARNING, '"cas_required" set to false, but is mandated by backend config. This value will be ignored.');
     assert.deepEqual(applyMetadataUpdate(key, { cas_required: true }, cfg({ cas_required: true }), NOW).warnings, []);
-    assert.deepEqual(applyMetadataPatch(key, { cas_required: false }, cfg({ cas_required: true }), NOW).warnings, [
-      CAS_REQUIRED_WARNING,
-    ]);
+    assert.deepEqual(applyMetadataPatch(key, { cas_required: false }, cfg({ cas_required: true }), NOW).warnings, [CAS_REQUIRED_WARNING]);
   });
   it('rejects bad scalar fields without mutating', () => {
     const key = keyWith(1);
@@ -335,7 +333,9 @@ describe('metadata writes (§2.8)', () => {
     assert.deepEqual(customMetadataErrors({ a: 'x'.repeat(513) }), [
       'custom_metadata validation failed: length of value for key "a" is 513 but must be 0 < len(value) <= 512',
     ]);
-    assert.deepEqual(customMetadataErrors({ a: '' }), ['custom_metadata validation failed: length of value for key "a" is 0 but must be 0 < len(value) <= 512']);
+    assert.deepEqual(customMetadataErrors({ a: '' }), [
+      'custom_metadata validation failed: length of value for key "a" is 0 but must be 0 < len(value) <= 512',
+    ]);
     assert.deepEqual(customMetadataErrors({ ['é'.repeat(65)]: 'v' }).length, 1, 'lengths count UTF-8 bytes');
     assert.deepEqual(customMetadataErrors({ 'a\tb': 'v\n' }), [
       'custom_metadata validation failed: key "a\\tb" (a\tb) contains unprintable characters',
@@ -457,7 +457,11 @@ describe('mergePatch (RFC 7386)', () => {
       [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
       [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
       [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
-      [['a', 'b'], ['c', 'd'], ['c', 'd']],
+      [
+        ['a', 'b'],
+        ['c', 'd'],
+        ['c', 'd'],
+      ],
       [{ a: 'b' }, ['c'], ['c']],
       [{ a: 'foo' }, null, null],
       [{ a: 'foo' }, 'bar', 'bar'],

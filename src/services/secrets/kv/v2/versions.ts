@@ -281,9 +281,7 @@ export function renderMetadata(key: KeyMetadata): Record<string, unknown> {
 export function renderVersionMeta(
   key: KeyMetadata,
   version: number,
-):
-  | { created_time: string; custom_metadata: Record<string, string> | null; deletion_time: string; destroyed: boolean; version: number }
-  | undefined {
+): { created_time: string; custom_metadata: Record<string, string> | null; deletion_time: string; destroyed: boolean; version: number } | undefined {
   const m = lookup(key, version);
   if (m === undefined) return undefined;
   return {
