@@ -3,12 +3,14 @@
  * OpenAPI document, called with no token, a made-up token and a token with no rights (ACLs
  * on). None may answer 2xx unless it is one of the operations pinned below as open to
  * everyone or as showing each caller what it holds; no call may change the state (its latest
- * index). A route whose rule became `PUBLIC` by mistake answers 2xx here and fails the walk;
- * a new open route must be pinned here on purpose.
+ * index). The walk is the shared driver's (test/auth-walk.ts). A route whose rule became
+ * `PUBLIC` by mistake answers 2xx here and fails the walk; a new open route must be pinned
+ * here on purpose.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { describeAuthFindings, walkAuthorization } from '../auth-walk.js';
 import { minimalJob } from './jobs-helpers.js';
 import { call, clientToken, ROOT, startAgent, type TestAgent } from './helpers.js';
 
@@ -79,17 +81,13 @@ const BODIES: Record<string, unknown> = {
   'PUT /node/{id}/drain': { DrainSpec: null, MarkEligible: true },
 };
 
-/** The keys of an OpenAPI path item that are operations. */
-const METHODS = ['get', 'put', 'post', 'delete'];
-
-/** A value for each path parameter: objects that exist where the walk made them. */
-function substitute(path: string): string {
-  return path
-    .replace(/^\/job\/\{id\}/, '/job/walk-job')
-    .replace(/^\/namespace\/\{name\}/, '/namespace/default')
-    .replace(/^\/acl\/policy\/\{name\}/, '/acl/policy/walk-policy')
-    .replace(/^\/volume\/csi\/\{id\}/, '/volume/csi/walk-volume')
-    .replace(/\{[^}]+\}/g, () => randomUUID());
+/** A value for a path parameter: objects that exist where the walk made them, else a fresh id. */
+function substitute(path: string, param: string): string {
+  if (path.startsWith('/job/{id}') && param === 'id') return 'walk-job';
+  if (path.startsWith('/namespace/{name}') && param === 'name') return 'default';
+  if (path.startsWith('/acl/policy/{name}') && param === 'name') return 'walk-policy';
+  if (path.startsWith('/volume/csi/{id}') && param === 'id') return 'walk-volume';
+  return randomUUID();
 }
 
 describe('scheduler: the authorization walk', { timeout: 300_000 }, () => {
@@ -116,39 +114,28 @@ describe('scheduler: the authorization walk', { timeout: 300_000 }, () => {
 
   it('answers no 2xx where the declaration admits none of these callers, and changes nothing', async () => {
     const doc = (await call(a.url, 'GET', '/v1/openapi.json')).json as { paths: Record<string, Record<string, unknown>> };
-    const callers = [
-      { name: 'no token', token: undefined, resolves: true },
-      { name: 'a made-up token', token: randomUUID(), resolves: false },
-      { name: 'a token with no rights', token: noRights, resolves: true },
-    ];
-    const problems: string[] = [];
-    let calls = 0;
-    for (const [path, ops] of Object.entries(doc.paths)) {
-      for (const method of Object.keys(ops)
-        .filter((k) => METHODS.includes(k))
-        .map((m) => m.toUpperCase())) {
-        const key = `${method} ${path}`;
-        for (const c of callers) {
-          const before = a.state.index;
-          const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-          if (c.token) headers['X-Sched-Token'] = c.token;
-          const body = BODIES[key];
-          // A stream that opened would never end: its status is all the walk needs.
-          const res = await fetch(`${a.url}/v1${substitute(path)}${QUERIES[key] ?? ''}`, {
-            method,
-            headers,
-            body: body === undefined ? undefined : JSON.stringify(body),
-            signal: AbortSignal.timeout(10_000),
-          });
-          await res.body?.cancel();
-          calls++;
-          const open = OPEN.has(key) || (c.resolves && OWN.has(key));
-          if (!open && res.status >= 200 && res.status < 300) problems.push(`${key} with ${c.name}: ${res.status}`);
-          if (a.state.index !== before) problems.push(`${key} with ${c.name}: the state changed (${before} → ${a.state.index})`);
-        }
-      }
-    }
-    assert.ok(calls >= 3 * 90, `walked ${calls} calls`);
-    assert.deepEqual(problems, []);
+    /** Callers whose token resolves (the anonymous one included) see what they hold. */
+    const resolves = new Set(['no token', 'a token with no rights']);
+    const json = { 'Content-Type': 'application/json' };
+    const result = await walkAuthorization({
+      base: a.url,
+      prefix: '/v1',
+      doc,
+      callers: [
+        { name: 'no token', headers: json },
+        { name: 'a made-up token', headers: { ...json, 'X-Sched-Token': randomUUID() } },
+        { name: 'a token with no rights', headers: { ...json, 'X-Sched-Token': noRights } },
+      ],
+      open: (method, path, caller) => OPEN.has(`${method} ${path}`) || (resolves.has(caller) && OWN.has(`${method} ${path}`)),
+      plausible: substitute,
+      body: (method, path) => BODIES[`${method} ${path}`],
+      query: (method, path) => QUERIES[`${method} ${path}`] ?? '',
+      // A stream that opened would never end: its status is all the walk needs.
+      streaming: new Set(Object.keys(doc.paths)),
+      openWritesNothing: true,
+      fingerprint: () => String(a.state.index),
+    });
+    assert.ok(result.requests >= 3 * 90, `walked ${result.requests} calls`);
+    assert.deepEqual(result.findings, [], describeAuthFindings(result.findings));
   });
 });

@@ -2,8 +2,9 @@
  * The discovery service's authorization walk (issue 25 scope 2): every path and method of
  * its own OpenAPI document (enterprise switch on, so every route is in it), called with no
  * token, a made-up token and a token without rights (ACLs on, default deny), with plausible
- * path values and bodies so that each request reaches its access rule. Nothing may answer
- * 2xx unless this file says the operation is open, and no call may change the state.
+ * path values, bodies and query strings so that each request reaches its access rule (the
+ * shared driver, test/auth-walk.ts). Nothing may answer 2xx unless this file says the
+ * operation is open, no call may answer 5xx, and no call may change the state.
  *
  * What is open is written here, not read from the route table: the table's PUBLIC and
  * any-caller operations must be exactly these lists, so a route made PUBLIC by mistake fails
@@ -14,6 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { PUBLIC } from '../../src/kernel/http/index.js';
 import { ANY_CALLER } from '../../src/services/mesh/access.js';
 import { MESH_ENTERPRISE_ROUTES, MESH_ROUTES } from '../../src/services/mesh/routes/index.js';
+import { describeAuthFindings, walkAuthorization } from '../auth-walk.js';
 import { call, startAgent, type TestAgent } from './helpers.js';
 
 const ROOT = 'c0ffee00-0000-4000-8000-00000000a025';
@@ -160,30 +162,31 @@ describe('discovery: authorization walk over every documented route', { timeout:
   it('answers no 2xx to a caller without rights where the route is not open, and changes nothing', async () => {
     const doc = (await root('GET', '/v1/openapi.json')).json as { paths: Record<string, Record<string, unknown>> };
     const local = () => JSON.stringify([a.local.listServices().map((s) => s.ID), a.local.listChecks().map((c) => [c.CheckID, c.Status])]);
-    const findings: string[] = [];
-    let operations = 0;
-    for (const [path, ops] of Object.entries(doc.paths)) {
-      for (const method of Object.keys(ops).map((m) => m.toUpperCase())) {
+    const result = await walkAuthorization({
+      base: a.url,
+      prefix: '/v1',
+      doc,
+      callers: [
+        { name: 'no token', headers: {} },
+        { name: 'a made-up token', headers: { 'X-Mesh-Token': MADE_UP } },
+        { name: 'a token without rights', headers: { 'X-Mesh-Token': noRights } },
+      ],
+      open: (method, path, caller) => {
         const op = `${method} ${path}`;
-        operations++;
-        const url = `/v1${path.replace(/\{(\w+)\}/g, (_m, p: string) => encodeURIComponent(valueOf(path, p)))}${QUERIES[op] ?? ''}`;
-        for (const [who, token] of [
-          ['no token', undefined],
-          ['a made-up token', MADE_UP],
-          ['a token without rights', noRights],
-        ] as const) {
-          const index = a.state.index;
-          const before = local();
-          const r = await call(a.url, method, url, { token, body: BODIES[op] });
-          const open =
-            PUBLIC_OPS.has(op) || (token !== MADE_UP && (FILTERED_READS.has(op) || FILTERED_BY_FUNCTION.has(op))) || (token === noRights && OWN_TOKEN.has(op));
-          if (r.status < 300 && !open) findings.push(`${op} with ${who}: ${r.status} ${r.text.slice(0, 120)}`);
-          if (r.status >= 500) findings.push(`${op} with ${who}: ${r.status} ${r.text.slice(0, 120)}`);
-          if (a.state.index !== index || local() !== before) findings.push(`${op} with ${who}: changed the state (${r.status} ${r.text.slice(0, 80)})`);
-        }
-      }
-    }
-    assert.ok(operations >= 70, `walked ${operations} operations`);
-    assert.deepEqual(findings, []);
+        return (
+          PUBLIC_OPS.has(op) ||
+          (caller !== 'a made-up token' && (FILTERED_READS.has(op) || FILTERED_BY_FUNCTION.has(op))) ||
+          (caller === 'a token without rights' && OWN_TOKEN.has(op))
+        );
+      },
+      plausible: valueOf,
+      body: (method, path) => BODIES[`${method} ${path}`],
+      query: (method, path) => QUERIES[`${method} ${path}`] ?? '',
+      serverErrors: true,
+      openWritesNothing: true,
+      fingerprint: () => `${a.state.index} ${local()}`,
+    });
+    assert.ok(result.operations >= 70, `walked ${result.operations} operations`);
+    assert.deepEqual(result.findings, [], describeAuthFindings(result.findings));
   });
 });

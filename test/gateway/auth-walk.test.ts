@@ -6,7 +6,7 @@
  * bodies valid where the test knows one, so a route whose rule were PUBLIC by mistake would
  * succeed (or fail on its missing caller with a 5xx): no reply is 2xx or 5xx but those of
  * the routes this test itself lists as PUBLIC, a recursive list answers only empty, and the
- * state's index does not move.
+ * state's index does not move. The walk is the shared driver's (test/auth-walk.ts).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { parseGatewayServerConfig } from '../../src/services/gateway/config.js';
 import { WORKER_TOKEN } from '../../src/services/gateway/route.js';
 import { GATEWAY_ROUTES } from '../../src/services/gateway/routes.js';
 import { startGateway, type Gateway } from '../../src/services/gateway/server.js';
+import { describeAuthFindings, walkAuthorization } from '../auth-walk.js';
 import { controllerHcl, gatewayCaller } from './fixture.js';
 
 const RECOVERY = 'authz-walk-recovery-token';
@@ -109,41 +110,46 @@ describe('gateway: every route refuses callers without the grant it declares', {
 
   it('answers no caller without the grant with a 2xx or a 5xx, and changes nothing', async () => {
     const doc = (await call('GET', 'openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
-    const ops: Array<{ method: string; path: string; body?: unknown }> = [];
-    for (const [path, item] of Object.entries(doc.paths)) for (const m of METHODS) if (item[m]) ops.push({ method: m, path, body: bodyOf(m, path) });
-    assert.ok(ops.length >= 80, `walked ${ops.length} operations`);
+    const documented = Object.values(doc.paths).reduce((n, item) => n + METHODS.filter((m) => item[m]).length, 0);
+    assert.ok(documented >= 80, `walked ${documented} operations`);
     // The internal routes are not documented: the walk takes them from the table.
-    const internal = GATEWAY_ROUTES.filter((r) => r.access === WORKER_TOKEN);
+    const internal = GATEWAY_ROUTES.filter((r) => r.access === WORKER_TOKEN).map((r) => ({ method: r.method, path: `/${r.pattern}` }));
     assert.equal(internal.length, 3);
-    for (const r of internal)
-      ops.push({ method: r.method.toLowerCase(), path: `/${r.pattern}`, body: { worker_name: 'w', authorization_token: 'x', client_address: '127.0.0.1:1' } });
+    const workerCall = { worker_name: 'w', authorization_token: 'x', client_address: '127.0.0.1:1' };
     // Recursive lists are filtered, not refused: they must come back empty.
     const recursive = Object.keys(doc.paths).filter(
       (p) => doc.paths[p].get && !p.includes('{') && !p.includes(':') && !['/workers', '/openapi.json'].includes(p),
     );
     assert.ok(recursive.length >= 14, recursive.join());
-
-    const state = gw.domain!.state;
-    const problems: string[] = [];
-    for (const [who, token] of [
+    const callers = [
       ['no token', null],
       ['a made-up token', 'at_1234567890_madeupmadeupmadeup'],
       ['a user without grants', noRights],
-    ] as const) {
-      for (const op of ops) {
-        const key = `${op.method.toUpperCase()} ${op.path}`;
-        const path = op.path.slice(1).replace('{id}', ids[op.path.split('/')[1].replace(/[{:].*$/, '')] ?? 'x_1234567890');
-        const index = state.index;
-        const r = await call(op.method.toUpperCase(), path, { token, body: op.body });
-        if (state.index !== index) problems.push(`${who}: ${key} changed the state (${r.status})`);
-        if (!PUBLIC_OPS.has(key) && (r.status < 400 || r.status >= 500)) problems.push(`${who}: ${key} → ${r.status} ${r.text.slice(0, 200)}`);
-      }
+    ] as const;
+
+    const state = gw.domain!.state;
+    const result = await walkAuthorization({
+      base: base.replace(/\/$/, ''),
+      prefix: '/v1',
+      doc,
+      callers: callers.map(([name, token]) => ({ name, headers: token ? { authorization: `Bearer ${token}` } : ({} as Record<string, string>) })),
+      open: (method, path) => PUBLIC_OPS.has(`${method} ${path}`),
+      plausible: (path) => ids[path.split('/')[1].replace(/[{:].*$/, '')] ?? 'x_1234567890',
+      body: (method, path) => (internal.some((op) => op.method === method && op.path === path) ? workerCall : bodyOf(method.toLowerCase(), path)),
+      extra: internal,
+      refuses: (status) => status >= 400 && status < 500,
+      openWritesNothing: true,
+      fingerprint: () => String(state.index),
+    });
+    const problems: string[] = [];
+    for (const [who, token] of callers) {
       for (const p of recursive) {
         const r = await call('GET', `${p.slice(1)}?scope_id=global&recursive=true`, { token });
         if (r.status === 200 && r.body.items?.length) problems.push(`${who}: GET ${p}?recursive=true listed ${r.body.items.length} items`);
         else if (r.status !== 200 && (r.status < 400 || r.status >= 500)) problems.push(`${who}: GET ${p}?recursive=true → ${r.status}`);
       }
     }
+    assert.deepEqual(result.findings, [], describeAuthFindings(result.findings));
     assert.deepEqual(problems, []);
     // The walk reached the handlers' data: the recovery credential still reads what it made.
     assert.equal((await call('GET', `targets/${ids.targets}`)).body.name, 'walk-target');
