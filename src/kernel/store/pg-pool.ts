@@ -155,16 +155,19 @@ export class PgConnections {
   }
 
   /**
-   * Runs a read on a pooled connection; once more on a fresh one when the connection was
-   * lost, unless `closed()` says the backend is closing.
+   * Runs a read on a pooled connection; again when the connection was lost, unless `closed()`
+   * says the backend is closing. After a restart or a mass termination every idle connection
+   * of the pool may be dead before the pool has noticed, and each failed attempt drops one:
+   * so a read tries at most once per pooled connection and once more on a new one.
    * @throws the error of {@link wrap}.
    */
   async read(what: string, query: pg.QueryConfig & { rowMode?: 'array' }, closed: () => boolean): Promise<pg.QueryResult> {
+    const attempts = (this.pool.options.max ?? 10) + 1;
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.pool.query(query as pg.QueryConfig);
       } catch (err) {
-        if (attempt === 1 && isConnectionLoss(err) && !closed()) {
+        if (attempt < attempts && isConnectionLoss(err) && !closed()) {
           this.retries++;
           continue;
         }

@@ -307,6 +307,20 @@ describe('PostgresBackend', () => {
       }
     }));
 
+  it('every pooled connection terminated at once, right before a read: the read still succeeds', () =>
+    withPg(
+      async (backend) => {
+        await backend.put('a', bytes('1'));
+        for (let round = 0; round < 5; round++) {
+          // Fill the pool (4 connections), then kill them all with no time for the pool to notice.
+          await Promise.all(Array.from({ length: 8 }, () => backend.get('a')));
+          assert.ok((await terminate('cairn-test-all-idle')) >= 1);
+          assert.equal(text(await backend.get('a')), '1', `round ${round}`);
+        }
+      },
+      { applicationName: 'cairn-test-all-idle', maxParallel: 4 },
+    ));
+
   it('connections the server terminates while idle: the next operations reconnect without an error', () =>
     withPg(
       async (backend) => {
