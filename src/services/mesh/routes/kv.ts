@@ -24,7 +24,7 @@
  */
 import { badRequest, CairnError } from '../../../kernel/http/index.js';
 import type { Indexed } from '../../../kernel/store/index.js';
-import { needs, type MeshRouteSpec, type MeshRule, type Permission } from '../access.js';
+import type { MeshRouteSpec, MeshRule, Permission } from '../access.js';
 import { DEFAULT_KV_MAX_VALUE_SIZE } from '../config.js';
 import type { Ctx } from '../deps.js';
 import type { MeshReply } from '../http.js';
@@ -89,12 +89,16 @@ function namespaceOf(ctx: Ctx, who: Identity): string {
   return scopeOf(ctx, who.token ? who : undefined);
 }
 
+/** A recursive read's rule without `acl.enable_key_list_policy`: any caller; the handler filters per key. */
+const ANY_KEY_READER: MeshRule = Object.freeze({ system: 'data', needs: [], namespaced: true });
+
 /**
- * A KV rule: `permissions` checked in the request's namespace, which is resolved first (its
- * 400 / 403 come before a missing permission's, as the reference's order).
+ * A KV rule: `permission` checked in the request's namespace, which is resolved first (its
+ * 400 / 403 come before a missing permission's, as the reference's order). Built per request
+ * on the hottest path of the service: one literal, no spread.
  */
-function keyRule(...permissions: Permission[]): MeshRule {
-  return { ...needs(...permissions), namespaced: true };
+function keyRule(permission: Permission): MeshRule {
+  return { system: 'data', needs: [permission], namespaced: true };
 }
 
 /**
@@ -107,7 +111,7 @@ function readRule(ctx: Ctx): MeshRule {
   const recursive = ctx.query.has('recurse') || ctx.query.has('keys');
   checkKey(key, recursive);
   if (!recursive) return keyRule({ resource: 'key', access: 'read', segment: key });
-  return ctx.deps.config.acl.enableKeyListPolicy ? keyRule({ resource: 'key', access: 'list', segment: key }) : keyRule();
+  return ctx.deps.config.acl.enableKeyListPolicy ? keyRule({ resource: 'key', access: 'list', segment: key }) : ANY_KEY_READER;
 }
 
 /** The index a `GET` reports for its key or prefix (the route's `resultIndex`); never throws. */
