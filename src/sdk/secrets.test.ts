@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { selfSignedCert } from '../kernel/http/testdata/self-signed.js';
 import { SecretsApiError, SecretsClient, SecretsConnectionError } from './index.js';
 import { envelope, startFakeServer, type FakeServer } from './testing/fake-server.js';
 
@@ -240,44 +240,19 @@ describe('SecretsClient configuration and connection errors', () => {
 });
 
 describe('SecretsClient over TLS', () => {
-  let dir: string;
   let server: FakeServer;
   let cert: string;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'cairn-tls-'));
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
-    cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
+    const tls = selfSignedCert();
+    cert = tls.cert;
     server = await startFakeServer({
-      tls: { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert },
+      tls,
       handler: () => ({ status: 200, body: envelope({ ok: true }) }),
     });
   });
   after(async () => {
     await server.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('verifies the certificate by default', async () => {

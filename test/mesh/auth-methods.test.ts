@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { UnsecuredJWT } from 'jose';
-import { selfSignedCert, startProvider, type TestProvider } from '../../src/kernel/authn/testdata/provider.js';
+import { startProvider, type TestProvider } from '../../src/kernel/authn/testdata/provider.js';
+import { selfSignedCert } from '../../src/kernel/http/testdata/self-signed.js';
 import { call, startAgent, type TestAgent } from './helpers.js';
 
 const ROOT = '6e2d8b4f-0c3a-4d7e-9f1b-2a3b4c5d6e7f';

@@ -9,7 +9,8 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt, generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
-import { selfSignedCert, startProvider, type TestProvider } from '../../src/kernel/authn/testdata/provider.js';
+import { startProvider, type TestProvider } from '../../src/kernel/authn/testdata/provider.js';
+import { selfSignedCert } from '../../src/kernel/http/testdata/self-signed.js';
 import { call, startAgent, type TestAgent } from './helpers.js';
 
 const ROOT = '7f3e9c5a-1d4b-4e8f-8a2c-3b4c5d6e7f80';

@@ -3,14 +3,15 @@
  * keep-alive socket, body limits, errors, tokens, periods, help, TLS.
  */
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { selfSignedCert } from '../../src/kernel/http/testdata/self-signed.js';
 import { call, startTestServer, type TestServer } from '../helpers.js';
 
 const run = promisify(execFile);
@@ -192,29 +193,9 @@ describe('listener options', () => {
   it('serves TLS with a certificate and key', async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'cairn-tls-'));
     try {
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'ec',
-          '-pkeyopt',
-          'ec_paramgen_curve:prime256v1',
-          '-nodes',
-          '-days',
-          '1',
-          '-subj',
-          '/CN=127.0.0.1',
-          '-addext',
-          'subjectAltName=IP:127.0.0.1',
-          '-keyout',
-          join(dir, 'key.pem'),
-          '-out',
-          join(dir, 'cert.pem'),
-        ],
-        { stdio: 'ignore' },
-      );
+      const { key, cert } = selfSignedCert();
+      writeFileSync(join(dir, 'key.pem'), key);
+      writeFileSync(join(dir, 'cert.pem'), cert);
     } catch {
       t.skip('openssl not installed');
       return;

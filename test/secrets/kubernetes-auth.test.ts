@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { UnsecuredJWT } from 'jose';
-import { selfSignedCert } from '../../src/kernel/authn/testdata/provider.js';
+import { selfSignedCert } from '../../src/kernel/http/testdata/self-signed.js';
 import { startTestServer, type TestServer } from '../helpers.js';
 
 const jwt = (sub: string) => new UnsecuredJWT({ sub }).encode();

@@ -9,14 +9,15 @@
  * `sys/seal-status` proves a request reached the service.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
+import { selfSignedCert } from '../../src/kernel/http/testdata/self-signed.js';
 import { call } from '../helpers.js';
 import { CAIRN_BIN } from '../bin.js';
 
@@ -78,30 +79,10 @@ describe('cairn secrets server -config', () => {
   before(async () => {
     const cert = join(dir, 'tls.crt');
     const key = join(dir, 'tls.key');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        key,
-        '-out',
-        cert,
-      ],
-      { stdio: 'ignore' },
-    );
-    ca = readFileSync(cert, 'utf8');
+    const tls = selfSignedCert();
+    writeFileSync(key, tls.key);
+    writeFileSync(cert, tls.cert);
+    ca = tls.cert;
     const config = join(dir, 'secrets.hcl');
     writeFileSync(
       config,

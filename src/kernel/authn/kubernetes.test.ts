@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt, UnsecuredJWT } from 'jose';
 import { identityFromServiceAccount, reviewServiceAccountToken, validateKubernetesConfig, type KubernetesConfig } from './index.js';
-import { selfSignedCert } from './testdata/provider.js';
+import { selfSignedCert } from '../http/testdata/self-signed.js';
 
 const jwt = (claims: Record<string, unknown>) => new UnsecuredJWT(claims).encode();
 const REVIEWER = jwt({ sub: 'system:serviceaccount:kube-system:cairn-reviewer' });

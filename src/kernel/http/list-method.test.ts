@@ -2,14 +2,12 @@
 // across arbitrary chunk splits, 100-continue, Upgrade passthrough, TLS, smuggling defences.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import tls from 'node:tls';
 import { promisify } from 'node:util';
+import { selfSignedCert } from './testdata/self-signed.js';
 import { createHttpServer, ListIncomingMessage } from './list-method.js';
 
 const run = promisify(execFile);
@@ -394,36 +392,13 @@ describe('edge cases of the framer', () => {
 
 describe('LIST over HTTPS', () => {
   let h: Harness;
-  let dir: string;
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'cairn-list-tls-'));
-    const key = join(dir, 'key.pem');
-    const cert = join(dir, 'cert.pem');
-    await run('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ]);
-    const server = createHttpServer({ tls: { key: await readFile(key), cert: await readFile(cert) } }, echo);
+    const { key, cert } = selfSignedCert();
+    const server = createHttpServer({ tls: { key, cert } }, echo);
     h = await start(server, true);
   });
   after(async () => {
     await close(h);
-    await rm(dir, { recursive: true, force: true });
   });
 
   test('raw LIST over TLS is seen as LIST, LINK gets 400', T, async () => {
@@ -497,35 +472,14 @@ const statuses = (data: Buffer): string[] => parseResponses(data).map((r) => r.s
 describe('LIST handed off from the native read path (issue 15)', () => {
   let h: Harness;
   let hs: Harness;
-  let dir: string;
   before(async () => {
     h = await start(createHttpServer({}, echo) as http.Server, false, 'bytesRead');
-    dir = await mkdtemp(join(tmpdir(), 'cairn-list-native-'));
-    const key = join(dir, 'key.pem');
-    const cert = join(dir, 'cert.pem');
-    await run('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ]);
-    hs = await start(createHttpServer({ tls: { key: await readFile(key), cert: await readFile(cert) } }, echo) as http.Server, true, 'bytesRead');
+    const { key, cert } = selfSignedCert();
+    hs = await start(createHttpServer({ tls: { key, cert } }, echo) as http.Server, true, 'bytesRead');
   });
   after(async () => {
     await close(h);
     await close(hs);
-    await rm(dir, { recursive: true, force: true });
   });
 
   test('GETs stay on the native path; a LIST after them on the keep-alive connection hands it to the framer', T, async () => {

@@ -8,48 +8,12 @@
  * `oidc-provider` ships no types; it is loaded through a computed specifier so the
  * project's type check does not resolve it.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from 'jose';
 import { Agent, fetch as undiciFetch } from 'undici';
-
-/** A self-signed certificate for 127.0.0.1 made with openssl, as PEM strings. */
-export function selfSignedCert(): { key: string; cert: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'cairn-authn-tls-'));
-  try {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
-    return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+import { selfSignedCert } from '../../http/testdata/self-signed.js';
 
 /** The claims the provider knows about its accounts (groups and email only reach userinfo). */
 export const ACCOUNTS: Record<string, Record<string, unknown>> = {
