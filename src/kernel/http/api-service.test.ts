@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { SqliteBackend, StateStore } from '../store/index.js';
-import { apiHttpService, PUBLIC, type ApiConventions, type ApiRoute } from './api-service.js';
+import { PUBLIC, type ApiConventions, type ApiRoute } from './api-route.js';
+import { apiHttpService } from './api-service.js';
 import { CairnError } from './errors.js';
 import type { HttpRequest, HttpResponse } from './server.js';
 

@@ -40,210 +40,8 @@ import { forwardRequest, sendToLeader, type ForwardStyle } from './forward.js';
 import { parseJsonBody } from './json-body.js';
 import { serviceOpenapiDocument, type OpenApiInfo } from './openapi.js';
 import { RouteTable, type CompiledPath, type Operation, type PathSpec, type RouteMatch } from './route.js';
+import { PUBLIC, type ApiConventions, type ApiContext, type ApiMethod, type ApiReply, type ApiRoute, type Public, type TextReply } from './api-route.js';
 import type { HttpRequest, HttpResponse, HttpService } from './server.js';
-
-/** HTTP methods a route may declare. */
-type ApiMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
-
-/** What a handler gets; `I` is the service's caller identity. */
-export interface ApiContext<D, I = unknown> {
-  readonly req: HttpRequest;
-  /**
-   * The caller the kernel resolved and checked against the operation's access rule before
-   * the handler ran (the value {@link ApiConventions.authorize} returned).
-   * @throws Error (a 500: a programming error) on a {@link PUBLIC} operation, which resolves no caller.
-   */
-  readonly caller: I;
-  readonly params: Readonly<Record<string, string>>;
-  readonly query: URLSearchParams;
-  /** The request's token secret as the service's conventions find it, or undefined. */
-  readonly secret: string | undefined;
-  /** The read's consistency mode as the service's conventions name it (`leader`, `stale`, …). */
-  readonly consistency: string;
-  readonly deps: D;
-  /**
-   * The JSON body, or undefined when empty. @throws 400 with the text of
-   * {@link ApiConventions.decodeError} when it is not JSON, nests too deeply
-   * (json-body.ts), or is not an object under {@link ApiConventions.objectBodies}.
-   */
-  body<T>(kind?: string): T | undefined;
-}
-
-/**
- * A handler's reply. `index` marks a read: it sets the query-meta headers. `forwarded` is
- * another server's reply, passed back unchanged. `stream` writes the body itself (the
- * scheduler's event stream); `headers` are added to the service's own.
- */
-export interface ApiReply {
-  readonly body?: unknown;
-  readonly status?: number;
-  readonly index?: number;
-  readonly headers?: Readonly<Record<string, string>>;
-  readonly forwarded?: HttpResponse;
-  readonly stream?: HttpResponse['stream'];
-  /** True: no body at all (no `Content-Type`), e.g. the scheduler's DELETE replies. */
-  readonly empty?: boolean;
-  /**
-   * `body` already serialised as compact JSON (exactly `JSON.stringify(body)`), sent as it is
-   * unless the request asks for `?pretty` (then `body` is serialised with indentation). A
-   * read serves a stored document's rendering kept per version ({@link RenderCache}) so it
-   * is not serialised again for every request.
-   */
-  readonly json?: string;
-  /**
-   * A body sent as it is instead of JSON from `body`: bytes or text, with its own
-   * `Content-Type` when `contentType` is set, else the one in `headers` (metrics in
-   * Prometheus text; the discovery service's `?raw` KV reads).
-   */
-  readonly raw?: { readonly contentType?: string; readonly body: string | Buffer };
-}
-
-/**
- * The access rule of an operation that anyone may call, without a token (status, login,
- * metrics where the reference serves them openly). A route says so explicitly: an
- * operation without a rule stops the service at start-up.
- */
-export const PUBLIC = Object.freeze({ public: true as const });
-/** The type of {@link PUBLIC}. */
-export type Public = typeof PUBLIC;
-
-/**
- * Where an operation runs when its data lives on another server (DESIGN.md "Growing past
- * one machine"): checked by the kernel before the caller and before the handler.
- * - `primary`: in a secondary datacenter / non-authoritative region, the request goes to the
- *   primary / authoritative one ({@link ApiConventions.primary}); there it runs as a write;
- * - `leader`: always answered by the leader of a shared state, reads too (replication
- *   status; lists that call a plugin only the leader drives);
- * - `local`: answered by the server that received it, writes too (the discovery agent's
- *   `/agent/...` endpoints act on its own node).
- * Absent: a follower forwards every method but GET to the leader and serves GETs itself
- * after a read barrier (`?stale` skips it).
- */
-export type ApiForward = 'primary' | 'leader' | 'local';
-
-/**
- * One operation of a route: who may call it, where it runs and its handler. `A` is the
- * service's access rule (e.g. the discovery service's resource and access level, the
- * scheduler's namespace capability), `I` its caller identity.
- */
-export interface ApiOperation<D, A, I> {
-  /**
-   * Who may call it: the service's rule, {@link PUBLIC}, or a function of the request that
-   * returns either where the reference's rule depends on the request (a KV key, a namespace,
-   * a query parameter). The kernel checks it through {@link ApiConventions.authorize} before
-   * the handler runs; the handler filters list results where the reference filters, and
-   * never guards on its own. A function may throw the 400 the reference answers for the input
-   * the rule is computed from.
-   */
-  readonly access: A | Public | ((ctx: ApiContext<D, I>) => A | Public);
-  /**
-   * Where it runs ({@link ApiForward}); absent: writes on the leader, reads here. A function of
-   * the request where that depends on it (a global ACL token goes to the authoritative region
-   * or primary datacenter, a local one does not; undefined: the default). It runs first, before
-   * any forwarding, and may throw the 400 the reference answers for the input it reads.
-   */
-  readonly forward?: ApiForward | ((ctx: ApiContext<D, I>) => ApiForward | undefined);
-  /** The handler: it gets the checked caller as `ctx.caller`. */
-  readonly handle: (ctx: ApiContext<D, I>) => Promise<ApiReply>;
-}
-
-/** One route: its pattern (kernel route syntax), its operations and the tables a blocking GET waits on. */
-export interface ApiRoute<D, A = unknown, I = unknown> {
-  readonly pattern: string;
-  readonly synopsis: string;
-  readonly methods: Partial<Readonly<Record<ApiMethod, ApiOperation<D, A, I>>>>;
-  /** Tables whose index a blocking `GET` (`?index=`) waits on. */
-  readonly blocking?: readonly string[];
-  /**
-   * The index the read would report now, when it is finer than the `blocking` tables' (one
-   * key, one prefix: reference/mesh.md §0.7, whose blocking loop runs the query again until
-   * its own index passes `?index`). A blocking `GET` then waits on the tables again, within
-   * the same `?wait`, while this has not passed `?index`. Absent: the tables' index decides.
-   */
-  readonly resultIndex?: (ctx: ApiContext<D, I>) => number;
-  /**
-   * True: the pattern's last parameter (`:name*`) takes the rest of the path as it is, `/`
-   * and `.` at its end included, and `''` for the bare prefix (the discovery service's KV
-   * keys are free-form; the usual capture rules are for resource names).
-   */
-  readonly rawTail?: boolean;
-}
-
-/** A plain-text reply of the conventions (unknown path, undeclared method). */
-interface TextReply {
-  readonly status: number;
-  /** Undefined: no body and no `Content-Type`. */
-  readonly body?: string;
-  readonly headers?: Readonly<Record<string, string>>;
-}
-
-/** What differs between the services that share this dispatcher; `A` and `I` as in {@link ApiOperation}. */
-export interface ApiConventions<A = unknown, I = unknown> {
-  /** The request's token secret, or undefined (each service reads its own headers). */
-  tokenOf(req: HttpRequest): string | undefined;
-  /**
-   * Resolves the caller of `ctx` and checks `rule` (never {@link PUBLIC}); returns the caller
-   * the handler gets as `ctx.caller`. @throws CairnError with the service's status and text
-   * (401/403 for an unknown token or a missing permission, 400 where the reference refuses
-   * the request before its ACL check).
-   */
-  authorize(rule: A, ctx: ApiContext<unknown, I>): I;
-  /**
-   * Sends a `primary` operation's request to the primary datacenter / authoritative region;
-   * undefined when this server is in it. @throws CairnError 500 with the service's text when
-   * no server there is known. Absent: `primary` operations run here.
-   */
-  primary?(ctx: ApiContext<unknown, I>): Promise<HttpResponse> | undefined;
-  /**
-   * True: a blocking read waits first and its access rule is checked on the state it then
-   * answers from (the scheduler, whose reference checks e.g. a node's secret inside its
-   * blocking query: a client whose node was purged learns it when its watch ends). False or
-   * absent: the rule first, so a refused caller is not kept waiting.
-   */
-  readonly accessAfterWait?: boolean;
-  /** Reply to a path that is not a route. */
-  notFound(): TextReply;
-  /** Reply to a method the route does not declare; `allow` lists the declared ones. */
-  methodNotAllowed(method: string, allow: readonly string[]): TextReply;
-  /** Reply to `OPTIONS`; undefined: `OPTIONS` is a method like any other. */
-  options?(allow: readonly string[]): TextReply;
-  /** Blocking waits in ms: `defaultMs` when `?wait` is absent, never more than `maxMs`. */
-  readonly wait: { readonly defaultMs: number; readonly maxMs: number };
-  /** The read's consistency mode from the query. @throws CairnError 400 for a bad combination. */
-  consistency(query: URLSearchParams): string;
-  /** Whether the reply is indented (`?pretty`: the discovery service takes any value, the scheduler any but `0`). */
-  pretty(query: URLSearchParams): boolean;
-  /**
-   * Query-meta headers of a read whose result is at `index`; `leader` says whether a leader
-   * is known and how long ago (ms) a follower last heard of it (0 on the leader or alone).
-   */
-  queryMeta(index: number, consistency: string, leader: { readonly known: boolean; readonly lastContactMs: number }): Record<string, string>;
-  /**
-   * Headers on every reply (e.g. the discovery service's default ACL policy): a fresh
-   * object on every call, as the dispatcher adds the reply's other headers to it.
-   */
-  commonHeaders?(): Record<string, string>;
-  /** Text of the 400 for a body that is not JSON; `kind` is what the handler asked for. */
-  decodeError(why: string, kind: string | undefined): string;
-  /**
-   * True: every body must be a JSON object; any other JSON value (`123`, `"s"`, `null`,
-   * `[]`, `true`) is a 400 with {@link decodeError}'s text before a handler sees it (the
-   * discovery service). False or absent: handlers get any JSON value and decode it
-   * themselves (the scheduler, with Go's texts).
-   */
-  readonly objectBodies?: boolean;
-  /** Forwarding to other datacenters / regions; absent: never. */
-  readonly forward?: {
-    /** Query parameter naming the destination (`dc`, `region`). */
-    readonly param: string;
-    /** This server's own datacenter / region. */
-    readonly local: string;
-    /** Text of the 500 when no server of the destination is known. */
-    readonly noPath: string;
-    /** Sends the request there; undefined when no server of it is known. */
-    readonly to: (destination: string, req: HttpRequest, secret: string | undefined) => Promise<HttpResponse> | undefined;
-  };
-}
 
 /** The dispatcher's settings. */
 export interface ApiServiceOptions<D, A, I> {
@@ -506,6 +304,7 @@ class RequestContext<D, I> implements ApiContext<D, I> {
   readonly consistency: string;
   private resolved = false;
   private who: I | undefined;
+  private parsed: unknown = NOT_PARSED;
 
   constructor(
     readonly req: HttpRequest,
@@ -531,11 +330,16 @@ class RequestContext<D, I> implements ApiContext<D, I> {
   }
 
   body<T>(kind?: string): T | undefined {
-    return parseBody<T>(this.req.body, kind, this.conv);
+    // Parsed once: an access rule computed from the body and the handler both read it.
+    if (this.parsed === NOT_PARSED) this.parsed = parseBody(this.req.body, kind, this.conv);
+    return this.parsed as T | undefined;
   }
 }
 
-function parseBody<T>(body: Buffer, kind: string | undefined, conv: ApiConventions<unknown, unknown>): T | undefined {
+/** {@link RequestContext.body} before its first call. */
+const NOT_PARSED = Symbol('not parsed');
+
+function parseBody(body: Buffer, kind: string | undefined, conv: ApiConventions<unknown, unknown>): unknown {
   if (body.length === 0) return undefined;
   let value: unknown;
   try {
@@ -547,5 +351,5 @@ function parseBody<T>(body: Buffer, kind: string | undefined, conv: ApiConventio
     const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
     throw badRequest(conv.decodeError(`the body must be a JSON object, not ${got}`, kind));
   }
-  return value as T;
+  return value;
 }

@@ -9,6 +9,7 @@ export * from './server.js';
 export * from './connection-limits.js';
 export * from './openapi.js';
 export * from './fields.js';
+export * from './api-route.js';
 export * from './api-service.js';
 export * from './forward.js';
 export * from './json-body.js';
