@@ -106,7 +106,8 @@ for (const service of ['mesh', 'sched'] as const) {
         assert.ok(!existsSync(join(data(loser.name), s.keyFile)), 'the refused agent left no key file');
         await untilLeader('the running agent leads', 10_000, winner.p, winner.p);
         await s.ready(winner.p);
-        assert.equal((await s.write(winner.p, 'before')).status, 200);
+        const before = await s.write(winner.p, 'before');
+        assert.equal(before.status, 200, before.text);
 
         copyFileSync(join(data(winner.name), s.keyFile), join(data(loser.name), s.keyFile));
         const second = await start(loser.name, table);

@@ -132,6 +132,31 @@ describe('StateLeadership: servers sharing a StateStore on PostgreSQL', () => {
     }
   });
 
+  it("says it leads only once the leader's first writes are made (until then it knows no leader, and requests get No cluster leader)", async () => {
+    const table = freshTable();
+    let firstWrites!: () => void;
+    const made = new Promise<void>((r) => (firstWrites = r));
+    const a = await startServer(table, 'a', {
+      onLeader: async () => {
+        await a.store.txn((tx) => tx.put('nodes', 'builtin', { Name: 'builtin' }));
+        await made;
+      },
+    });
+    const b = await startServer(table, 'b');
+    try {
+      await until('a made its first write', () => a.store.get('nodes', 'builtin') !== undefined);
+      assert.equal(a.leadership.isLeader, false, 'not the leader while its first writes run');
+      assert.equal(a.leadership.knownLeader, false);
+      firstWrites();
+      await until('a leads', () => a.leadership.isLeader);
+      await until('b names a', () => b.leadership.leaderAddress === 'a:1');
+    } finally {
+      await b.stop();
+      await a.stop();
+      await drop(table);
+    }
+  });
+
   it('a follower further behind than the kept log reloads the whole state', async () => {
     const table = freshTable();
     const backend = await PostgresBackend.open({ connectionUrl: server.url, table });

@@ -33,7 +33,10 @@ export interface StateLeadershipOptions {
   readonly log: Logger;
   /** Pause between lock tries and heartbeats, and between periodic log checks, in ms; default 1000. */
   readonly retryMs?: number;
-  /** Starts the leader-only work; called once the store is caught up and writable. */
+  /**
+   * Starts the leader-only work and makes the leader's first writes; called once the store is
+   * caught up and writable, and awaited before this server says it leads ({@link isLeader}).
+   */
   readonly onLeader?: () => void | Promise<void>;
   /** Stops the leader-only work; called when leadership is lost (writes are refused already). */
   readonly onFollower?: () => void | Promise<void>;
@@ -59,6 +62,8 @@ export interface Leadership {
 export class StateLeadership implements Leadership {
   private readonly lock: PgHaLock;
   private leader = false;
+  /** The leader-only work was started (from the start of `onLeader` until `onFollower`). */
+  private working = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
   private unwatch: (() => void) | undefined;
@@ -97,14 +102,26 @@ export class StateLeadership implements Leadership {
         }
         if (!this.lock.isActive || this.stopped) return;
         store.setWritable(true);
+        // The leader's first writes (built-in ACL objects, the initial management token) are
+        // made before this server says it leads: until then requests get `No cluster leader`
+        // and `status/leader` names none, so a client that waited for a leader and then uses
+        // the configured token never meets a 403 `ACL not found` (alone, an agent makes them
+        // before it listens: kernel/agent/start.ts).
+        this.working = true;
+        try {
+          await this.o.onLeader?.();
+        } catch (err) {
+          log.error({ err: (err as Error).message }, 'leadership: the leader-only work failed to start');
+        }
+        if (!this.lock.isActive || this.stopped) return;
         this.leader = true;
         log.info({ index: store.index }, 'leadership: this server is the leader');
-        await this.o.onLeader?.();
       },
       onStandby: (reason) => {
         store.setWritable(false);
-        const was = this.leader;
+        const was = this.working;
         this.leader = false;
+        this.working = false;
         if (!was) return;
         log.warn({ reason }, 'leadership: lost; following the new leader');
         void Promise.resolve(this.o.onFollower?.()).catch((err: Error) => log.error({ err: err.message }, 'leadership: stopping the leader-only work failed'));
@@ -152,8 +169,9 @@ export class StateLeadership implements Leadership {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.unwatch?.();
-    if (this.leader) await this.o.onFollower?.();
+    if (this.working) await this.o.onFollower?.();
     this.leader = false;
+    this.working = false;
     await this.lock.stop();
     if (this.o.store.isWritable) this.o.store.setWritable(false);
   }
