@@ -8,6 +8,7 @@
  *
  * @module
  */
+import type { Static, TObject } from '@sinclair/typebox';
 import type { HttpRequest, HttpResponse } from './exchange.js';
 
 /** HTTP methods a route may declare. */
@@ -35,6 +36,12 @@ export interface ApiContext<D, I = unknown> {
    * (json-body.ts), or is not an object under {@link ApiConventions.objectBodies}.
    */
   body<T>(kind?: string): T | undefined;
+  /**
+   * The body decoded against the operation's declared {@link ApiOperation.body} by
+   * {@link ApiConventions.decodeBody} before the access rule ran; undefined when the body is
+   * empty or the operation declares none.
+   */
+  input<T = Record<string, unknown>>(): T | undefined;
 }
 
 /**
@@ -111,8 +118,27 @@ export interface ApiOperation<D, A, I> {
    * any forwarding, and may throw the 400 the reference answers for the input it reads.
    */
   readonly forward?: ApiForward | ((ctx: ApiContext<D, I>) => ApiForward | undefined);
+  /**
+   * The request body's fields (a TypeBox object; for the discovery service and the scheduler
+   * built with kernel/util/go-schema.ts). The kernel decodes a non-empty body against it with
+   * {@link ApiConventions.decodeBody} before the access rule — the references decode before
+   * their ACL check — and the route's OpenAPI document shows it. The access rule and the
+   * handler read the result as `ctx.input()`.
+   */
+  readonly body?: TObject;
   /** The handler: it gets the checked caller as `ctx.caller`. */
   readonly handle: (ctx: ApiContext<D, I>) => Promise<ApiReply>;
+}
+
+/**
+ * An operation with a declared body whose handler gets it decoded and typed (undefined for an
+ * empty body): `withBody(PolicyBody, { access, handle: (ctx, input) => … })`.
+ */
+export function withBody<S extends TObject, D, A, I>(
+  body: S,
+  op: Omit<ApiOperation<D, A, I>, 'body' | 'handle'> & { readonly handle: (ctx: ApiContext<D, I>, input: Static<S> | undefined) => Promise<ApiReply> },
+): ApiOperation<D, A, I> {
+  return { ...op, body, handle: (ctx) => op.handle(ctx, ctx.input<Static<S>>()) };
 }
 
 /** One route: its pattern (kernel route syntax), its operations and the tables a blocking GET waits on. */
@@ -191,6 +217,13 @@ export interface ApiConventions<A = unknown, I = unknown> {
    * object on every call, as the dispatcher adds the reply's other headers to it.
    */
   commonHeaders?(): Record<string, string>;
+  /**
+   * Decodes a JSON body against an operation's declared `schema`, in the service's reading and
+   * with its texts (Go's struct decoding for the scheduler; exact names and its own texts for
+   * the discovery service). @throws CairnError 400 naming the field. Absent: declared bodies
+   * are a start-up error.
+   */
+  decodeBody?(schema: TObject, value: unknown): unknown;
   /** Text of the 400 for a body that is not JSON; `kind` is what the handler asked for. */
   decodeError(why: string, kind: string | undefined): string;
   /**

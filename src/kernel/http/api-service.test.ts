@@ -12,7 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { SqliteBackend, StateStore } from '../store/index.js';
-import { PUBLIC, type ApiConventions, type ApiRoute } from './api-route.js';
+import { decodeGoStruct } from '../util/go-struct.js';
+import { Go, goStructOf } from '../util/go-schema.js';
+import { PUBLIC, withBody, type ApiConventions, type ApiRoute } from './api-route.js';
 import { apiHttpService } from './api-service.js';
 import { CairnError } from './errors.js';
 import type { HttpRequest, HttpResponse } from './server.js';
@@ -220,5 +222,54 @@ describe('api-service route declarations', () => {
     const after = await timed({ ...conventions(), accessAfterWait: true });
     assert.equal(after.status, 403);
     assert.ok(after.ms >= 190, `refused after ${after.ms} ms`);
+  });
+
+  it('decodes a declared body before the access rule, hands the rule and the handler the decoded fields, and shows it in the OpenAPI document', async () => {
+    const Thing = Go.struct('Thing', { Name: Go.string(), Ttl: Go.duration(), Tags: Go.strings() });
+    const seen: unknown[] = [];
+    const declared: readonly ApiRoute<undefined, Rule, string>[] = [
+      {
+        pattern: 'thing',
+        synopsis: 't',
+        methods: {
+          PUT: withBody(Thing, {
+            // The rule reads the decoded body: the body is decoded once, before it.
+            access: (ctx) => ({ permission: ctx.input<{ Name: string }>()?.Name === 'open' ? 'read' : 'write' }),
+            handle: async (_ctx, input) => (seen.push(input), { body: input?.Ttl ?? null }),
+          }),
+        },
+      },
+    ];
+    const conv: ApiConventions<Rule, string> = {
+      ...conventions(),
+      decodeBody: (schema, value) => decodeGoStruct(value, goStructOf(schema), { typePrefix: 'structs.', error: (m) => new CairnError('bad_request', m) }),
+    };
+    const put = (body: unknown, token?: string) => call(declared, { ...request('PUT', '/v1/thing', token), body: Buffer.from(JSON.stringify(body)) }, conv);
+    const bad = await put({ Name: 1 });
+    assert.deepEqual(
+      [bad.status, bad.body],
+      [400, 'json: cannot unmarshal number into Go struct field Thing.Name of type string'],
+      'a bad body is a 400 before the 403',
+    );
+    assert.deepEqual([(await put([])).status, (await put([])).body], [400, 'json: cannot unmarshal array into Go value of type structs.Thing']);
+    assert.equal((await put({ Name: 'shut' }, 'reader')).status, 403);
+    const ok = await put({ name: 'open', TTL: '2s' }, 'reader');
+    assert.deepEqual([ok.status, ok.body], [200, '2000000000']);
+    assert.deepEqual(seen, [{ Name: 'open', Ttl: 2e9, Tags: null }]);
+
+    const service = apiHttpService({
+      routes: declared,
+      deps: undefined,
+      state,
+      conventions: conv,
+      openapi: { pattern: 'openapi', info: { title: 't', version: '1', description: 'd' } },
+    });
+    const doc = JSON.parse(String((await service.handle(request('GET', '/v1/openapi'))).body));
+    const schema = doc.paths['/thing'].put.requestBody.content['application/json'].schema;
+    assert.deepEqual(Object.keys(schema.properties), ['Name', 'Ttl', 'Tags']);
+    assert.throws(
+      () => apiHttpService({ routes: declared, deps: undefined, state, conventions: conventions() }),
+      /route PUT \/v1\/thing: declares a body, but the service decodes none/,
+    );
   });
 });

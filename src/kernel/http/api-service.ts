@@ -97,6 +97,7 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
   for (const r of routes) {
     for (const [method, op] of Object.entries(r.methods)) {
       if (op?.access === undefined || op.access === null) throw new Error(`route ${method} /v1/${r.pattern}: no access rule (declare the rule, or PUBLIC)`);
+      if (op.body && !conv.decodeBody) throw new Error(`route ${method} /v1/${r.pattern}: declares a body, but the service decodes none`);
     }
   }
   const table = new RouteTable<ApiContext<D, I>, ApiReply>(
@@ -104,7 +105,10 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
       pattern: r.pattern,
       synopsis: r.synopsis,
       operations: Object.fromEntries(
-        Object.entries(r.methods).map(([m, op]) => [METHOD_OP[m as ApiMethod], { summary: `${m} ${r.pattern}`, handle: op!.handle }]),
+        Object.entries(r.methods).map(([m, op]) => [
+          METHOD_OP[m as ApiMethod],
+          { summary: `${m} ${r.pattern}`, handle: op!.handle, ...(op!.body && { fields: op!.body.properties }) },
+        ]),
       ),
     })),
   );
@@ -173,6 +177,7 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
       if (blocking && q.has('wait') && waitParam === undefined) throw badRequest('Invalid wait time');
       const rawIndex = blocking ? q.get('index') : null;
       if (rawIndex !== null && !/^\d+$/.test(rawIndex)) throw badRequest('Invalid index');
+      if (op.body && req.body.length > 0) ctx.setInput(conv.decodeBody!(op.body, ctx.body()));
       const check = () => {
         const rule = typeof op.access === 'function' ? (op.access as (c: ApiContext<D, I>) => A | Public)(ctx) : op.access;
         if (rule !== PUBLIC) ctx.setCaller(conv.authorize(rule as A, ctx));
@@ -305,6 +310,7 @@ class RequestContext<D, I> implements ApiContext<D, I> {
   private resolved = false;
   private who: I | undefined;
   private parsed: unknown = NOT_PARSED;
+  private decoded: unknown;
 
   constructor(
     readonly req: HttpRequest,
@@ -327,6 +333,15 @@ class RequestContext<D, I> implements ApiContext<D, I> {
   setCaller(who: I): void {
     this.who = who;
     this.resolved = true;
+  }
+
+  /** Set once by the dispatcher: the body decoded against the operation's declaration. */
+  setInput(input: unknown): void {
+    this.decoded = input;
+  }
+
+  input<T>(): T | undefined {
+    return this.decoded as T | undefined;
   }
 
   body<T>(kind?: string): T | undefined {

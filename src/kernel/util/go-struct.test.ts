@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeGoStruct, goField, type GoStruct } from './go-struct.js';
+import { decodeGoStruct, goField, type GoMismatch, type GoStruct } from './go-struct.js';
 
 const error = (message: string) => new Error(message);
 const decode = (body: unknown, schema: GoStruct, typePrefix = '') => decodeGoStruct(body, schema, { typePrefix, error });
@@ -37,5 +37,29 @@ describe('goField', () => {
   it('finds the last key equal ignoring case whose value is not null', () => {
     assert.equal(goField({ id: 'a', ID: 'b', Id: null }, 'Id'), 'b');
     assert.equal(goField('x', 'Id'), undefined);
+  });
+});
+
+describe('decodeGoStruct options', () => {
+  const schema: GoStruct = { goType: 'T', fields: { Name: 'string', L: 'strings', M: 'map' } };
+  const describeIt = (m: GoMismatch) => `${m.path.join('.')} wants ${String(m.want)}${m.element ? ' elements' : ''}, got ${JSON.stringify(m.got)}`;
+
+  it('exactNames ignores other cases; keepAbsent leaves absent and null fields out', () => {
+    const o = { typePrefix: '', error, exactNames: true, keepAbsent: true };
+    assert.deepEqual(decodeGoStruct({ name: 'x', Name: 'y', L: null }, schema, o), { Name: 'y' });
+  });
+
+  it('describe words a mismatch from its field path, the declared kind and the value, element or not', () => {
+    const o = { typePrefix: '', error, describe: describeIt };
+    failsWith(() => decodeGoStruct({ Name: 1 }, schema, o), 'Name wants string, got 1');
+    failsWith(() => decodeGoStruct({ L: ['a', 2] }, schema, o), 'L wants strings elements, got 2');
+    failsWith(() => decodeGoStruct({ M: { k: true } }, schema, o), 'M wants map elements, got true');
+  });
+
+  it("a struct's own typePrefix names its package in a whole-value error", () => {
+    failsWith(
+      () => decodeGoStruct(1, { ...schema, typePrefix: 'structs.' }, { typePrefix: '', error }),
+      'json: cannot unmarshal number into Go value of type structs.T',
+    );
   });
 });

@@ -25,6 +25,8 @@ export type GoKind = 'string' | 'bool' | 'int' | 'strings' | 'duration' | 'objec
 export interface GoStruct {
   readonly goType: string;
   readonly fields: Readonly<Record<string, GoKind>>;
+  /** This struct's {@link GoDecodeOptions.typePrefix}, overriding the options' (a declared body names its own). */
+  readonly typePrefix?: string;
 }
 
 /** How errors are worded and raised. */
@@ -37,6 +39,27 @@ export interface GoDecodeOptions {
   readonly typePrefix: string;
   /** The error a caller answers with (a 400 of its service). */
   readonly error: (message: string) => Error;
+  /**
+   * True: a field matches its exact name only (the discovery service's reading); default:
+   * Go's, any case, the exact name first.
+   */
+  readonly exactNames?: boolean;
+  /** True: an absent or `null` field stays absent instead of taking its zero value. */
+  readonly keepAbsent?: boolean;
+  /** Words a value of the wrong kind; default Go's `json: cannot unmarshal …` text. */
+  readonly describe?: (m: GoMismatch) => string;
+}
+
+/** A value of the wrong kind met by the decoder, for {@link GoDecodeOptions.describe}. */
+export interface GoMismatch {
+  /** Field names from the body's root to the field, e.g. `['Check', 'Interval']`. */
+  readonly path: readonly string[];
+  /** The field's declared kind. */
+  readonly want: GoKind;
+  /** The value that came (the element, for a bad element of a list or map). */
+  readonly got: unknown;
+  /** True: `got` is an element of the field's list or map, not the field itself. */
+  readonly element: boolean;
 }
 
 const GO_TYPE: Readonly<Record<Exclude<GoKind, GoStruct>, string>> = {
@@ -81,8 +104,9 @@ export function goField(obj: unknown, name: string): unknown {
  *   int out of range); Go's duration texts (`time: invalid duration "x"`) for a bad duration.
  */
 export function decodeGoStruct(body: unknown, schema: GoStruct, o: GoDecodeOptions): Record<string, unknown> {
-  if (!isObject(body)) throw o.error(`json: cannot unmarshal ${jsonKind(body)} into Go value of type ${o.typePrefix}${schema.goType}`);
-  return decodeFields(body, schema, { root: schema.goType, o, path: [] });
+  const opts = schema.typePrefix === undefined ? o : { ...o, typePrefix: schema.typePrefix };
+  if (!isObject(body)) throw opts.error(`json: cannot unmarshal ${jsonKind(body)} into Go value of type ${opts.typePrefix}${schema.goType}`);
+  return decodeFields(body, schema, { root: schema.goType, o: opts, path: [] });
 }
 
 /** Where a value being decoded sits: the root struct's Go type, the decoder's options, the field path to it. */
@@ -95,10 +119,10 @@ interface DecodePosition {
 function decodeFields(obj: Record<string, unknown>, schema: GoStruct, { root, o, path }: DecodePosition): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const names = Object.keys(schema.fields);
-  for (const name of names) out[name] = zero(schema.fields[name]!);
+  if (!o.keepAbsent) for (const name of names) out[name] = zero(schema.fields[name]!);
   for (const [key, value] of Object.entries(obj)) {
     const lower = key.toLowerCase();
-    const name = names.find((n) => n === key) ?? names.find((n) => n.toLowerCase() === lower);
+    const name = names.find((n) => n === key) ?? (o.exactNames ? undefined : names.find((n) => n.toLowerCase() === lower));
     if (name === undefined || value === null || value === undefined) continue;
     out[name] = decodeValue(value, schema.fields[name]!, { root, o, path: [...path, name] });
   }
@@ -113,7 +137,11 @@ function zero(kind: GoKind): unknown {
 function decodeValue(v: unknown, kind: GoKind, { root, o, path }: DecodePosition): unknown {
   const at = `${root}.${path.join('.')}`;
   const mismatch = (got: unknown, goType: string, where = at) =>
-    o.error(`json: cannot unmarshal ${jsonKind(got)} into Go struct field ${where} of type ${goType}`);
+    o.error(
+      o.describe
+        ? o.describe({ path, want: kind, got, element: where !== at || (goType === 'string' && kind !== 'string') })
+        : `json: cannot unmarshal ${jsonKind(got)} into Go struct field ${where} of type ${goType}`,
+    );
   if (typeof kind === 'object') {
     if (!isObject(v)) throw mismatch(v, `${o.typePrefix}${kind.goType}`);
     return decodeFields(v, kind, { root, o, path });
@@ -125,7 +153,8 @@ function decodeValue(v: unknown, kind: GoKind, { root, o, path }: DecodePosition
       return v;
     case 'int':
       if (typeof v !== 'number') throw mismatch(v, GO_TYPE.int);
-      if (!Number.isSafeInteger(v)) throw o.error(`json: cannot unmarshal number ${v} into Go struct field ${at} of type int64`);
+      if (!Number.isSafeInteger(v))
+        throw o.describe ? mismatch(v, GO_TYPE.int) : o.error(`json: cannot unmarshal number ${v} into Go struct field ${at} of type int64`);
       return v;
     case 'strings':
       if (!Array.isArray(v)) throw mismatch(v, GO_TYPE.strings);
@@ -155,7 +184,7 @@ function decodeValue(v: unknown, kind: GoKind, { root, o, path }: DecodePosition
       if (typeof v !== 'number' && typeof v !== 'string') throw mismatch(v, GO_TYPE.duration);
       if (v === '') return 0; // what the reference writes for 0, so a read value can be sent back
       const ns = jsonGoDurationNs(v);
-      if (typeof ns === 'string') throw o.error(typeof v === 'number' ? `${at}: ${ns}` : ns);
+      if (typeof ns === 'string') throw o.describe ? mismatch(v, GO_TYPE.duration) : o.error(typeof v === 'number' ? `${at}: ${ns}` : ns);
       return ns;
     }
     default: {

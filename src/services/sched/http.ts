@@ -40,6 +40,8 @@ import {
 import type { Leadership, StateStore } from '../../kernel/store/index.js';
 import { VERSION } from '../../kernel/version/index.js';
 import { parseGoBool } from '../../kernel/util/go-bool.js';
+import { goStructOf } from '../../kernel/util/go-schema.js';
+import { decodeGoStruct } from '../../kernel/util/go-struct.js';
 import { PERMISSION_DENIED } from './acl/index.js';
 
 /** What a handler gets; `secret` comes from `X-Sched-Token` or `Authorization: Bearer`; `I` is the caller. */
@@ -139,6 +141,9 @@ export function schedHttpService<D, A, I>(options: SchedHttpOptions<D, A, I>): H
       'X-Sched-LastContact': String(leader.lastContactMs),
     }),
     decodeError: (why) => why,
+    // Go's struct decoding with its texts (reference/sched.md §1.1); a struct declared with
+    // `typePrefix` (the ACL objects) names its package in a whole-value error.
+    decodeBody: (schema, value) => decodeGoStruct(value, goStructOf(schema), { typePrefix: '', error: schedBadRequest }),
     forward: { param: 'region', local: options.region, noPath: 'No path to region', to: options.forwardTo },
   };
   return apiHttpService({

@@ -1,0 +1,32 @@
+/**
+ * How the discovery service decodes a declared request body (issue 25 scope 1; the
+ * kernel's Go-struct decoder over the route's TypeBox declaration): fields by their exact
+ * names, an absent or `null` field stays absent (an update keeps what it does not name),
+ * and a value of the wrong kind is a 400 in the service's wording:
+ * `<Field.Path> must be a string` (`a boolean`, `a number`, `a list of strings`,
+ * `a duration string`, `a map of strings`, `an object`).
+ *
+ * @module
+ */
+import { badRequest } from '../../kernel/http/index.js';
+import type { GoDecodeOptions, GoKind, GoMismatch } from '../../kernel/util/go-struct.js';
+
+const PHRASE: Readonly<Record<Exclude<GoKind, object>, string>> = {
+  string: 'a string',
+  bool: 'a boolean',
+  int: 'a number',
+  strings: 'a list of strings',
+  duration: 'a duration string',
+  map: 'a map of strings',
+  'lenient-map': 'a map of strings',
+  object: 'an object',
+  any: 'a JSON value',
+};
+
+/** The text of a value of the wrong kind: `<path> must be <phrase>`. */
+function describe(m: GoMismatch): string {
+  return `${m.path.join('.')} must be ${typeof m.want === 'object' ? 'an object' : PHRASE[m.want]}`;
+}
+
+/** The decoder options of every declared discovery-service body. */
+export const MESH_BODY_DECODING: GoDecodeOptions = { typePrefix: '', exactNames: true, keepAbsent: true, error: badRequest, describe };
