@@ -189,10 +189,11 @@ export interface ApiConventions<A = unknown, I = unknown> {
    */
   primary?(ctx: ApiContext<unknown, I>): Promise<HttpResponse> | undefined;
   /**
-   * True: a blocking read waits first and its access rule is checked on the state it then
-   * answers from (the scheduler, whose reference checks e.g. a node's secret inside its
-   * blocking query: a client whose node was purged learns it when its watch ends). False or
-   * absent: the rule first, so a refused caller is not kept waiting.
+   * True: a blocking read's access rule is checked before its wait and again after it, on the
+   * state the reply comes from (the scheduler, whose reference checks e.g. a node's secret
+   * inside its blocking query: a client whose node was purged during its watch learns it when
+   * the watch ends). False or absent: before the wait only. Either way a refused caller is
+   * never kept waiting.
    */
   readonly accessAfterWait?: boolean;
   /** Reply to a path that is not a route. */

@@ -207,21 +207,35 @@ describe('api-service route declarations', () => {
     assert.equal((await call(blocking, request('GET', '/v1/watched?index=0', 'made-up'))).status, 403);
   });
 
-  it('refuses a blocking read at once, or after its wait where the service checks access on the state it answers from', async () => {
+  it('refuses a blocking read at once, and again after its wait where the service checks access on the state it answers from', async () => {
     const blocking: readonly ApiRoute<undefined, Rule, string>[] = [
       { pattern: 'watched', synopsis: 'w', blocking: ['t'], methods: { GET: { access: { permission: 'read' }, handle: async () => ({ body: 1, index: 1 }) } } },
     ];
-    const timed = async (conv: ApiConventions<Rule, string>) => {
+    // `fading` may read until its right is taken away during the wait.
+    const rights = new Set(['fading']);
+    const conv = (accessAfterWait: boolean): ApiConventions<Rule, string> => ({
+      ...conventions(),
+      accessAfterWait,
+      authorize: (_rule, ctx) => {
+        if (!ctx.secret || !rights.has(ctx.secret)) throw new CairnError('forbidden', 'Permission denied');
+        return ctx.secret;
+      },
+    });
+    const timed = async (c: ApiConventions<Rule, string>, token: string) => {
       const started = Date.now();
-      const r = await call(blocking, request('GET', '/v1/watched?index=5&wait=200ms', 'made-up'), conv);
+      const r = await call(blocking, request('GET', '/v1/watched?index=5&wait=200ms', token), c);
       return { status: r.status, ms: Date.now() - started };
     };
-    const first = await timed(conventions());
-    assert.equal(first.status, 403);
-    assert.ok(first.ms < 150, `refused after ${first.ms} ms`);
-    const after = await timed({ ...conventions(), accessAfterWait: true });
-    assert.equal(after.status, 403);
-    assert.ok(after.ms >= 190, `refused after ${after.ms} ms`);
+    for (const after of [false, true]) {
+      const madeUp = await timed(conv(after), 'made-up');
+      assert.equal(madeUp.status, 403);
+      assert.ok(madeUp.ms < 150, `a made-up token refused after ${madeUp.ms} ms, not kept waiting`);
+    }
+    setTimeout(() => rights.delete('fading'), 50);
+    assert.equal((await timed(conv(true), 'fading')).status, 403, 'checked again on the state after the wait');
+    rights.add('fading');
+    setTimeout(() => rights.delete('fading'), 50);
+    assert.equal((await timed(conv(false), 'fading')).status, 200, 'checked before the wait only');
   });
 
   it('decodes a declared body before the access rule, hands the rule and the handler the decoded fields, and shows it in the OpenAPI document', async () => {

@@ -80,7 +80,7 @@ const PLAIN_TEXT = { 'Content-Type': 'text/plain; charset=utf-8' } as const;
  * texts), the operation's `forward` (primary, then leader), a blocking read's `?wait` and
  * `?index` (their 400s), the access rule (the caller is resolved and checked by
  * {@link ApiConventions.authorize}), the blocking wait, the handler; with
- * {@link ApiConventions.accessAfterWait}, the access rule after the wait.
+ * {@link ApiConventions.accessAfterWait}, the access rule again after the wait.
  * @throws Error at start-up when an operation declares no access rule, naming method and
  *   pattern (DESIGN.md "Routes are data": a route cannot be added without saying who may call it).
  */
@@ -182,11 +182,11 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
         const rule = typeof op.access === 'function' ? (op.access as (c: ApiContext<D, I>) => A | Public)(ctx) : op.access;
         if (rule !== PUBLIC) ctx.setCaller(conv.authorize(rule as A, ctx));
       };
-      if (!conv.accessAfterWait) check();
+      check();
       if (blocking && rawIndex !== null) {
         const after = Number(rawIndex);
         const waitMs = Math.min(waitParam !== undefined && waitParam > 0 ? waitParam : conv.wait.defaultMs, conv.wait.maxMs);
-        if (after > 0)
+        if (after > 0) {
           await blockUntil({
             state: options.state,
             tables: blocking,
@@ -196,8 +196,10 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
             ctx,
             signal: options.shutdown,
           });
+          // Again on the state the reply comes from: a client whose node was purged during its watch learns it now.
+          if (conv.accessAfterWait) check();
+        }
       }
-      if (conv.accessAfterWait) check();
       const reply = await op.handle(ctx);
       if (reply.forwarded) return reply.forwarded;
       // common() is a fresh object: the other headers go into it, no copy.
