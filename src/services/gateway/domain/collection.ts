@@ -147,7 +147,11 @@ function grantOnItem<D extends BaseDoc>(spec: CollectionSpec<D>, action: string)
 }
 
 /** A list request's parameters, each checked in the reference's order (400s, the parent's 404), before the ACL. */
-function listRequest<D extends BaseDoc>(spec: CollectionSpec<D>, { d, req }: RouteContext) {
+function listRequest<D extends BaseDoc>(spec: CollectionSpec<D>, ctx: RouteContext): ListRequest {
+  // Once per request: the access rule computes it, the handler reads it.
+  const known = listRequests.get(ctx);
+  if (known) return known;
+  const { d, req } = ctx;
   const parentId = req.query.get(spec.parentField) ?? (spec.parentField === 'scope_id' ? 'global' : '');
   const recursive = spec.recursive && /^(1|t|true)$/i.test(req.query.get('recursive') ?? '');
   if (parentId === '') throw invalidFields({ [spec.parentField]: 'This field is required.' });
@@ -155,15 +159,30 @@ function listRequest<D extends BaseDoc>(spec: CollectionSpec<D>, { d, req }: Rou
   const top = spec.collection(d, parentId);
   if (!top) throw resourceNotFound();
   const page = pageRequest(req.query, { path: spec.path, parentId, recursive, filter: req.query.get('filter') ?? '' }, d.now());
-  return { parentId, recursive, filter, top, page };
+  const made = { parentId, recursive, filter, top, page };
+  listRequests.set(ctx, made);
+  return made;
 }
+
+/** The collection under a parent: its ACL resource and scope. */
+type Collection = NonNullable<ReturnType<CollectionSpec<BaseDoc>['collection']>>;
+/** A list request as {@link listRequest} reads it. */
+type ListRequest = { parentId: string; recursive: boolean; filter: ReturnType<typeof filterOf>; top: Collection; page: ReturnType<typeof pageRequest> };
+const listRequests = new WeakMap<RouteContext, ListRequest>();
+/** A create's parent as {@link createParent} reads it. */
+type CreateParent = { body: Input; parentId: string; c: Collection };
+const createParents = new WeakMap<RouteContext, CreateParent>();
 
 /**
  * A create's parent (its field, the collection under it) from the body. Without one, the
  * request is refused as the handler would refuse it: 400 naming the parent field with the
  * body's other common problems.
  */
-function createParent<D extends BaseDoc>(spec: CollectionSpec<D>, { d, input }: RouteContext) {
+function createParent<D extends BaseDoc>(spec: CollectionSpec<D>, ctx: RouteContext): CreateParent {
+  // Once per request: the access rule computes it, the handler reads it.
+  const known = createParents.get(ctx);
+  if (known) return known;
+  const { d, input } = ctx;
   const body = input();
   const parentId = body.string(spec.parentField, { required: true });
   const c = typeof parentId === 'string' ? spec.collection(d, parentId) : undefined;
@@ -173,7 +192,9 @@ function createParent<D extends BaseDoc>(spec: CollectionSpec<D>, { d, input }: 
     // Throws: the parent's problem is recorded.
     body.done();
   }
-  return { body, parentId: parentId!, c: c! };
+  const made = { body, parentId: parentId!, c: c! };
+  createParents.set(ctx, made);
+  return made;
 }
 
 /**
@@ -214,7 +235,6 @@ export function collectionRoutes<D extends BaseDoc>(
 
   const listItems = async (ctx: RouteContext): Promise<RouteReply> => {
     const { d, caller } = ctx;
-    // Read again (pure, cheap): the access rule checked it.
     const { parentId, recursive, filter, top, page } = listRequest(spec, ctx);
     const parents = recursive ? d.subtree(parentId) : [parentId];
     const items: Array<{ doc: D; view: Record<string, unknown> }> = [];
