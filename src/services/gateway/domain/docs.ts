@@ -149,7 +149,7 @@ export interface AuthTokenDoc {
 }
 
 /** A static host catalog (project scope). */
-export interface StaticHostCatalogDoc extends BaseDoc {
+interface StaticHostCatalogDoc extends BaseDoc {
   readonly type: 'static';
 }
 
@@ -170,7 +170,7 @@ export interface PluginHostCatalogDoc extends BaseDoc {
 export type HostCatalogDoc = StaticHostCatalogDoc | PluginHostCatalogDoc;
 
 /** A static host in a catalog; `address` is an IP or DNS name without a port. */
-export interface StaticHostDoc extends BaseDoc {
+interface StaticHostDoc extends BaseDoc {
   readonly type: 'static';
   readonly host_catalog_id: string;
   readonly attributes: { readonly address: string };
@@ -196,7 +196,7 @@ export interface PluginHostDoc extends BaseDoc {
 export type HostDoc = StaticHostDoc | PluginHostDoc;
 
 /** A static host set: hosts of its own catalog. */
-export interface StaticHostSetDoc extends BaseDoc {
+interface StaticHostSetDoc extends BaseDoc {
   readonly type: 'static';
   readonly host_catalog_id: string;
   readonly host_ids: readonly string[];
