@@ -50,7 +50,7 @@ describe('gateway host catalogs, hosts, host sets and targets', { timeout: 60_00
     assert.equal(inOrg.status, 400);
     assert.deepEqual(fields(inOrg), { scope_id: 'This field is required to have a properly formatted project scope id.' });
     const noType = await call('POST', 'host-catalogs', { body: { scope_id: PROJECT } });
-    assert.deepEqual(fields(noType), { type: 'This is a required field and must be "static".' });
+    assert.deepEqual(fields(noType), { type: 'This is a required field and must be "static" or "plugin".' });
     const project = await ok('GET', `scopes/${PROJECT}`);
     assert.deepEqual(project.authorized_collection_actions['host-catalogs'], ['create', 'list']);
     assert.deepEqual(project.authorized_collection_actions.targets, ['create', 'list']);

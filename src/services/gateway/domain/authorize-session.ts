@@ -3,7 +3,8 @@
  * https://developer.hashicorp.com/boundary/docs/concepts/domain-model/sessions): the
  * caller needs the target's `authorize-session` grant; the controller picks a host (the
  * body's `host_id`, else one at random from the target's host sets, else the target's
- * `address`) and the target's `default_port`, the workers whose name and tags match the
+ * `address`) and the target's `default_port` (a plugin host's own port: issue 26 scope 5,
+ * a discovery service instance's address and port), the workers whose name and tags match the
  * target's `egress_worker_filter` (active, reported within 15 s), makes a `pending`
  * session lasting `session_max_seconds` with `session_connection_limit` connections,
  * brokers the target's credentials (broker.ts) and replies with the session
@@ -20,6 +21,7 @@ import { brokerCredentials, releaseCredentials } from './broker.js';
 import { T, type HostDoc, type HostSetDoc, type TargetDoc } from './docs.js';
 import type { GatewayDomain } from './domain.js';
 import { GatewayApiError, invalidFields, resourceNotFound } from './errors.js';
+import { preferredAddress } from './endpoints.js';
 import { grantOn, scopeInfo } from './resource.js';
 import { targetKind } from './targets.js';
 import { ok, type Grant, type RouteContext, type RouteReply } from '../route.js';
@@ -30,26 +32,50 @@ const WORKER_STALE_MS = 15_000;
 /** `host:port`, with brackets around an IPv6 host. */
 const joinHostPort = (host: string, port: number) => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
 
-/** The host to connect to: `{ address, hostId?, hostSetId? }`. @throws 400 naming `host_id`, or when the target has no host. */
-function pickHost(d: GatewayDomain, target: TargetDoc, hostId: string | undefined): { address: string; hostId?: string; hostSetId?: string } {
-  const candidates: Array<{ host: HostDoc; setId: string }> = [];
+/** A host to connect to: its address and port, and the host and set it came from (none for a target's `address`). */
+interface Endpoint {
+  readonly address: string;
+  readonly port: number;
+  readonly hostId?: string;
+  readonly hostSetId?: string;
+}
+
+/**
+ * Host `host` of set `set` as an endpoint: a plugin host's own port (the target's
+ * `default_port` when it has none) and the address its set's `preferred_endpoints` pick;
+ * undefined when they pick none (endpoints.ts).
+ */
+function endpointOf(target: TargetDoc, set: HostSetDoc, host: HostDoc): Endpoint | undefined {
+  const base = { hostId: host.id, hostSetId: set.id, port: target.attributes.default_port };
+  if (host.type !== 'plugin') return { ...base, address: host.attributes.address };
+  const preferred = set.type === 'plugin' ? (set.preferred_endpoints ?? []) : [];
+  const address = preferred.length > 0 ? preferredAddress(preferred, host.ip_addresses, host.dns_names) : host.attributes.address;
+  return address === undefined ? undefined : { ...base, address, port: host.attributes.port > 0 ? host.attributes.port : base.port };
+}
+
+/**
+ * The endpoint of the session: the body's `host_id`, else one host at random from the
+ * target's host sets (a plugin set's hosts are its discovery service's current passing
+ * instances), else the target's `address`.
+ * @throws 400 naming `host_id`, or when the target has no host.
+ */
+function pickEndpoint(d: GatewayDomain, target: TargetDoc, hostId: string | undefined): Endpoint {
+  const candidates: Endpoint[] = [];
   for (const setId of target.host_source_ids) {
     const set = d.state.get<HostSetDoc>(T.hostSets, setId);
     for (const id of set?.host_ids ?? []) {
       const host = d.state.get<HostDoc>(T.hosts, id);
-      if (host) candidates.push({ host, setId });
+      const e = host && endpointOf(target, set!, host);
+      if (e) candidates.push(e);
     }
   }
   if (hostId !== undefined) {
-    const hit = candidates.find((c) => c.host.id === hostId);
+    const hit = candidates.find((c) => c.hostId === hostId);
     if (!hit) throw invalidFields({ host_id: "The host is not in any of the target's host sources." });
-    return { address: hit.host.attributes.address, hostId, hostSetId: hit.setId };
+    return hit;
   }
-  if (candidates.length > 0) {
-    const c = candidates[Math.floor(Math.random() * candidates.length)];
-    return { address: c.host.attributes.address, hostId: c.host.id, hostSetId: c.setId };
-  }
-  if (target.address) return { address: target.address };
+  if (candidates.length > 0) return candidates[Math.floor(Math.random() * candidates.length)];
+  if (target.address) return { address: target.address, port: target.attributes.default_port };
   throw new GatewayApiError('bad_request', 'FailedPrecondition', 'No host sources or address found for given target.');
 }
 
@@ -90,7 +116,7 @@ export async function authorizeSession(ctx: RouteContext): Promise<RouteReply> {
   const input = ctx.input();
   const hostId = input.string('host_id') ?? undefined;
   input.done('id', 'scope_id', 'name', 'scope_name');
-  const host = pickHost(d, target, hostId);
+  const host = pickEndpoint(d, target, hostId);
   let workers: KnownWorker[];
   try {
     workers = pickWorkers(d, target.egress_worker_filter);
@@ -111,7 +137,7 @@ export async function authorizeSession(ctx: RouteContext): Promise<RouteReply> {
     authTokenId: caller.token?.id,
     hostId: host.hostId,
     hostSetId: host.hostSetId,
-    address: joinHostPort(host.address, target.attributes.default_port),
+    address: joinHostPort(host.address, host.port),
     expirationMs: d.now() + target.session_max_seconds * 1000,
     connectionLimit: target.session_connection_limit,
     workerFilter: target.egress_worker_filter,

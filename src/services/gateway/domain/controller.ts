@@ -6,7 +6,8 @@
  * the state key (`state_key`, else `<data_dir>/gateway-state.key`). Without `data_dir`
  * and `database` the state lives in a temporary directory removed at stop (logged as a
  * warning). The leader (every controller on SQLite) makes the initial resources
- * (bootstrap.ts), deletes ended auth tokens and renews credential store tokens.
+ * (bootstrap.ts), deletes ended auth tokens, renews credential store tokens and keeps
+ * plugin host sets in step with their discovery service (host-sync.ts).
  *
  * @module
  */
@@ -23,6 +24,7 @@ import { bootstrapDomain, bootstrapSecret, type BootstrapLogin, type BootstrapOp
 import { bootstrapDevTarget } from './bootstrap-dev.js';
 import { GATEWAY_TABLES, T, type AuthTokenDoc } from './docs.js';
 import { GatewayDomain } from './domain.js';
+import { PluginHostSync } from './host-sync.js';
 import { tokenEndMs } from './tokens.js';
 import { VaultTokenRenewer } from './vault-token-renewer.js';
 
@@ -98,6 +100,7 @@ export async function openController(o: ControllerStateOptions): Promise<Control
     workers: o.workers,
   });
   const renewer = new VaultTokenRenewer(domain, o.credentialRenewIntervalMs);
+  const hostSync = new PluginHostSync(domain);
   const reaper = new ExpiryReaper<AuthTokenDoc>({
     state,
     table: T.authTokens,
@@ -124,6 +127,7 @@ export async function openController(o: ControllerStateOptions): Promise<Control
     }
     reaper.start();
     renewer.start();
+    hostSync.start();
     // Only the writer expires sessions; a follower sees the result through the feed.
     sweeper.start();
   };
@@ -131,6 +135,7 @@ export async function openController(o: ControllerStateOptions): Promise<Control
     await sweeper.stop();
     await reaper.stop();
     await renewer.stop();
+    await hostSync.stop();
   };
   let leadership: StateLeadership | undefined;
   const advertised = { address: '' };
@@ -154,6 +159,7 @@ export async function openController(o: ControllerStateOptions): Promise<Control
       await leadership?.stop();
       await reaper.stop();
       await renewer.stop();
+      await hostSync.stop();
       await backend.close();
       if (temporary) rmSync(dir, { recursive: true, force: true });
     },

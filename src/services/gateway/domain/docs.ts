@@ -149,23 +149,82 @@ export interface AuthTokenDoc {
 }
 
 /** A static host catalog (project scope). */
-export interface HostCatalogDoc extends BaseDoc {
+interface StaticHostCatalogDoc extends BaseDoc {
   readonly type: 'static';
 }
 
+/**
+ * A plugin host catalog (project scope; the reference's dynamic host catalogs): its
+ * plugin (`consul`, domain/plugin-catalog.ts) and the plugin's `attributes` (the discovery
+ * service's `address`, optional `datacenter`). `secrets` (the discovery token) never
+ * leaves the controller (resource.ts INTERNAL); the view shows `secrets_hmac`.
+ */
+export interface PluginHostCatalogDoc extends BaseDoc {
+  readonly type: 'plugin';
+  readonly plugin_id: string;
+  readonly attributes: { readonly address: string; readonly datacenter?: string };
+  readonly secrets?: { readonly token?: string };
+}
+
+/** A host catalog, told apart by `type`. */
+export type HostCatalogDoc = StaticHostCatalogDoc | PluginHostCatalogDoc;
+
 /** A static host in a catalog; `address` is an IP or DNS name without a port. */
-export interface HostDoc extends BaseDoc {
+interface StaticHostDoc extends BaseDoc {
   readonly type: 'static';
   readonly host_catalog_id: string;
   readonly attributes: { readonly address: string };
 }
 
-/** A static host set: hosts of its catalog. */
-export interface HostSetDoc extends BaseDoc {
+/**
+ * A host a plugin catalog's sync made: one discovery service instance (host-sync.ts).
+ * `external_id` is `<node>/<service id>`; `attributes.address` is the address a client
+ * reaches it at (the service's address, else its node's: the discovery service's rule)
+ * and `attributes.port` the instance's port (0: none, the target's default port is used).
+ */
+export interface PluginHostDoc extends BaseDoc {
+  readonly type: 'plugin';
+  readonly host_catalog_id: string;
+  readonly external_id: string;
+  readonly external_name: string;
+  readonly ip_addresses: readonly string[];
+  readonly dns_names: readonly string[];
+  readonly attributes: { readonly address: string; readonly port: number; readonly node: string; readonly service_id: string };
+}
+
+/** A host, told apart by `type`. */
+export type HostDoc = StaticHostDoc | PluginHostDoc;
+
+/** A static host set: hosts of its own catalog. */
+interface StaticHostSetDoc extends BaseDoc {
   readonly type: 'static';
   readonly host_catalog_id: string;
   readonly host_ids: readonly string[];
 }
+
+/**
+ * A plugin host set: a discovery service's passing instances (`attributes.service_name`,
+ * optional `tag` and `filter`), its `host_ids` kept by the leader's sync (host-sync.ts).
+ * `preferred_endpoints` and `sync_interval_seconds` are the reference's fields;
+ * `last_sync_time` and `sync_error` are Cairn's (docs/compatibility.md).
+ */
+export interface PluginHostSetDoc extends BaseDoc {
+  readonly type: 'plugin';
+  readonly host_catalog_id: string;
+  readonly host_ids: readonly string[];
+  readonly attributes: { readonly service_name: string; readonly tag?: string; readonly filter?: string };
+  /** `cidr:<net>` or `dns:<glob>`, in order of preference. */
+  readonly preferred_endpoints?: readonly string[];
+  /** The longest a blocking query waits before it is asked again, s (default 300). */
+  readonly sync_interval_seconds?: number;
+  /** RFC 3339: when the hosts were last read from the discovery service. */
+  readonly last_sync_time?: string;
+  /** Why the last read failed (the hosts of the last good read are kept); absent when it succeeded. */
+  readonly sync_error?: string;
+}
+
+/** A host set, told apart by `type`. */
+export type HostSetDoc = StaticHostSetDoc | PluginHostSetDoc;
 
 /** A `tcp` target (project scope). */
 export interface TargetDoc extends BaseDoc {

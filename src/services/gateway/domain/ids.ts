@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { randomInt } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 
 /** Resource types of the grant syntax (the reference's `type=` values) this controller knows. */
 export type ResourceType =
@@ -41,8 +41,11 @@ const PREFIX_TYPES: Readonly<Record<string, ResourceType>> = {
   r: 'role',
   at: 'auth-token',
   hcst: 'host-catalog',
+  hcplg: 'host-catalog',
   hsst: 'host-set',
+  hsplg: 'host-set',
   hst: 'host',
+  hplg: 'host',
   ttcp: 'target',
   csvlt: 'credential-store',
   csst: 'credential-store',
@@ -67,7 +70,10 @@ export const PREFIX = {
   oidcAuthMethod: 'amoidc',
   oidcAccount: 'acctoidc',
   hostCatalog: 'hcst',
+  pluginHostCatalog: 'hcplg',
   hostSet: 'hsst',
+  pluginHostSet: 'hsplg',
+  pluginHost: 'hplg',
   host: 'hst',
   tcpTarget: 'ttcp',
   vaultStore: 'csvlt',
@@ -102,4 +108,12 @@ export function typeOfId(id: string): ResourceType | undefined {
   if (id === GLOBAL) return 'scope';
   const i = id.indexOf('_');
   return i > 0 ? PREFIX_TYPES[id.slice(0, i)] : undefined;
+}
+
+/** A stable id: `<prefix>_` and ten base62 characters derived from `key` (the same key gives the same id; a plugin host per instance). */
+export function stableId(prefix: string, key: string): string {
+  const digest = createHash('sha256').update(key, 'utf8').digest();
+  let s = '';
+  for (let i = 0; i < 10; i++) s += BASE62[digest[i] % 62];
+  return `${prefix}_${s}`;
 }

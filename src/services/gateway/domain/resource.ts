@@ -25,7 +25,7 @@ export interface Kind<D> {
 }
 
 /** Fields that never leave the controller. */
-const INTERNAL = new Set(['CreateIndex', 'ModifyIndex', 'password_hash', 'token_hash', 'vault_token', 'secret']);
+const INTERNAL = new Set(['CreateIndex', 'ModifyIndex', 'password_hash', 'token_hash', 'vault_token', 'secret', 'secrets']);
 
 /** The ACL resource of `doc`. */
 function aclResourceOf<D>(d: GatewayDomain, kind: Kind<D>, doc: D & { id: string }): AclResource {

@@ -1,6 +1,8 @@
 /**
  * Gateway host catalogs of a chosen project (`?scope=`): list, create (a `static`
- * catalog), delete (which takes its hosts and host sets). A catalog's page lists its hosts
+ * catalog, or a `plugin` one over a discovery service: PluginCatalog.tsx), delete (which
+ * takes its hosts and host sets). A plugin catalog's page shows its sets' current hosts,
+ * read again every 2 s. A static catalog's page lists its hosts
  * (`GET /v1/hosts?host_catalog_id=`) and host sets, adds a host (name, address: an IP or
  * DNS name without a port, checked by the server), makes a host set, puts a host into a
  * set (`POST /v1/host-sets/{id}:add-hosts` with the set's version) and deletes hosts and
@@ -14,6 +16,7 @@ import { DataTable } from '../../components/DataTable';
 import { ErrorNotice, Loading } from '../../components/Notice';
 import { attempt, useList, type Host, type HostCatalog, type HostSet } from './domain';
 import { NameForm } from './NameForm';
+import { PluginCatalogFields, pluginCatalogBody, PluginHosts, PluginSetForm, PluginSets, type PluginCatalogInput } from './PluginCatalog';
 import { ScopePicker, useChosenProject } from './ScopePicker';
 
 export function HostCatalogs() {
@@ -21,7 +24,12 @@ export function HostCatalogs() {
   const [projectId, setProjectId] = useChosenProject();
   const catalogs = useList<HostCatalog>(['host-catalogs', projectId], projectId && `host-catalogs?scope_id=${encodeURIComponent(projectId)}`);
   const [error, setError] = useState<unknown>();
-  const refresh = () => queries.invalidateQueries({ queryKey: ['gateway', 'host-catalogs'] });
+  const [type, setType] = useState<'static' | 'plugin'>('static');
+  const [plugin, setPlugin] = useState<PluginCatalogInput>({ address: '', datacenter: '', token: '' });
+  const refresh = async () => {
+    setPlugin({ address: '', datacenter: '', token: '' });
+    await queries.invalidateQueries({ queryKey: ['gateway', 'host-catalogs'] });
+  };
   const remove = (c: HostCatalog) =>
     attempt(setError, async () => {
       await api('gateway', `/v1/host-catalogs/${encodeURIComponent(c.id)}`, { method: 'DELETE' });
@@ -54,7 +62,24 @@ export function HostCatalogs() {
           ],
         ]}
       />
-      {projectId !== '' && <NameForm kind="host-catalogs" noun="host catalog" scopeId={projectId} extra={{ type: 'static' }} onMade={refresh} />}
+      {projectId !== '' && (
+        <NameForm
+          kind="host-catalogs"
+          noun="host catalog"
+          scopeId={projectId}
+          extra={type === 'plugin' ? pluginCatalogBody(plugin) : { type }}
+          onMade={refresh}
+        >
+          <div className="field">
+            <label htmlFor="gw-hc-type">Type</label>
+            <select id="gw-hc-type" value={type} onChange={(e) => setType(e.target.value as 'static' | 'plugin')}>
+              <option value="static">Static: hosts entered here</option>
+              <option value="plugin">Discovery service: a service&apos;s passing instances</option>
+            </select>
+          </div>
+          {type === 'plugin' && <PluginCatalogFields value={plugin} onChange={setPlugin} />}
+        </NameForm>
+      )}
     </>
   );
 }
@@ -66,8 +91,10 @@ export function HostCatalogDetail() {
     queryKey: ['gateway', 'host-catalog', id],
     queryFn: () => api<HostCatalog>('gateway', `/v1/host-catalogs/${encodeURIComponent(id)}`),
   });
-  const hosts = useList<Host>(['hosts', id], `hosts?host_catalog_id=${encodeURIComponent(id)}`);
-  const sets = useList<HostSet>(['host-sets', id], `host-sets?host_catalog_id=${encodeURIComponent(id)}`);
+  // A plugin catalog's hosts change as its discovery service's instances do: read again every 2 s.
+  const follow = catalog.data?.type === 'plugin' ? 2000 : undefined;
+  const hosts = useList<Host>(['hosts', id], `hosts?host_catalog_id=${encodeURIComponent(id)}`, follow);
+  const sets = useList<HostSet>(['host-sets', id], `host-sets?host_catalog_id=${encodeURIComponent(id)}`, follow);
   const [hostName, setHostName] = useState('');
   const [address, setAddress] = useState('');
   const [setName, setSetName] = useState('');
@@ -118,6 +145,28 @@ export function HostCatalogDetail() {
   if (!catalog.data) return <ErrorNotice error={catalog.error} />;
   const c = catalog.data;
   const hostLabel = (hid: string) => hosts.data?.find((h) => h.id === hid)?.name || hid;
+  if (c.type === 'plugin')
+    return (
+      <>
+        <h1>Host catalog {c.name || c.id}</h1>
+        <p>
+          <code>{c.id}</code> (plugin {c.plugin?.name}: the discovery service at <code>{c.attributes?.address}</code>
+          {c.attributes?.datacenter && <>, datacenter {c.attributes.datacenter}</>}; {c.secrets_hmac ? 'with a token' : 'without a token'}) in project{' '}
+          <code>{c.scope_id}</code>, version {c.version}.{' '}
+          <Link to={`/gateway/host-catalogs?scope=${encodeURIComponent(c.scope_id)}`}>All host catalogs of this project</Link>
+        </p>
+        <ErrorNotice error={hosts.error ?? sets.error ?? listError} />
+        <section aria-labelledby="sets-h">
+          <h2 id="sets-h">Host sets</h2>
+          <PluginSets sets={sets.data ?? []} hosts={hosts.data ?? []} onDelete={(s) => void remove('host-sets', s.id)} />
+          <PluginSetForm catalogId={c.id} onMade={refresh} />
+        </section>
+        <section aria-labelledby="hosts-h">
+          <h2 id="hosts-h">Hosts</h2>
+          <PluginHosts hosts={hosts.data ?? []} />
+        </section>
+      </>
+    );
   return (
     <>
       <h1>Host catalog {c.name || c.id}</h1>

@@ -50,27 +50,41 @@ export function scopeLabel(s: Scope): string {
   return s.id === 'global' ? 'Global' : `${s.name || s.id} (${s.id})`;
 }
 
-/** The items of `GET /v1/{path}` (e.g. `hosts?host_catalog_id=…`), cached under `['gateway', …key]`; disabled while `path` is ''. */
-export function useList<T>(key: readonly string[], path: string) {
+/**
+ * The items of `GET /v1/{path}` (e.g. `hosts?host_catalog_id=…`), cached under `['gateway', …key]`; disabled while `path` is '';
+ * read again every `refreshMs` when given (what a sync changes).
+ */
+export function useList<T>(key: readonly string[], path: string, refreshMs?: number) {
   return useQuery({
     queryKey: ['gateway', ...key],
     queryFn: () => api<{ items?: T[] }>('gateway', `/v1/${path}`).then((r) => r.items ?? []),
     enabled: path !== '',
+    refetchInterval: refreshMs,
   });
 }
 
-/** A host catalog, host or host set as the screens show them. */
+/** A host catalog, host or host set as the screens show them; `plugin` ones are a discovery service's (PluginCatalog.tsx). */
 export interface HostCatalog extends Item {
-  type: 'static';
+  type: 'static' | 'plugin';
+  plugin?: { name: string };
+  attributes?: { address?: string; datacenter?: string };
+  secrets_hmac?: string;
 }
 export interface Host extends Item {
+  type: 'static' | 'plugin';
   host_catalog_id: string;
-  attributes: { address: string };
+  attributes: { address: string; port?: number; node?: string; service_id?: string };
+  external_id?: string;
   host_set_ids?: string[];
 }
 export interface HostSet extends Item {
+  type: 'static' | 'plugin';
   host_catalog_id: string;
   host_ids?: string[];
+  attributes?: { service_name?: string; tag?: string; filter?: string };
+  preferred_endpoints?: string[];
+  last_sync_time?: string;
+  sync_error?: string;
 }
 
 /** Runs `fn`, reporting a failure through `setError`; true when it succeeded. */
