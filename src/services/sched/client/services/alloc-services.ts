@@ -89,16 +89,16 @@ export class AllocServices {
     await Promise.all([...this.live.values()].map((l) => this.remove(l)));
   }
 
-  private envOf(task: string | undefined): Readonly<Record<string, string>> {
-    const name = task ?? this.o.group.Tasks[0]?.Name ?? '';
-    return this.o.envs.get(name) ?? {};
+  private envOf(task: string): Readonly<Record<string, string>> {
+    return this.o.envs.get(task) ?? {};
   }
 
   private async add(service: Service, owner: string | undefined): Promise<void> {
     if (this.stopped) return;
     let reg: Registration;
     try {
-      reg = buildRegistration(this.o.ctx, service, { task: owner, env: this.envOf(owner ?? (service.TaskName || undefined)) });
+      const runIn = owner ?? (service.TaskName || this.o.group.Tasks[0]?.Name || '');
+      reg = buildRegistration(this.o.ctx, service, { task: owner, env: this.envOf(runIn), scriptTask: runIn });
     } catch (err) {
       this.o.onError(owner, (err as Error).message);
       return;

@@ -96,7 +96,10 @@ function addressOf(ctx: RegistrationContext, label: string, mode: string): { add
   return { address, port: mode === 'alloc' && p.to > 0 ? p.to : p.value };
 }
 
-function checkDefinition(c: ServiceCheck, o: { id: string; service: Service; serviceName: string; ctx: RegistrationContext; vars: Record<string, string> }): MeshCheckDefinition {
+function checkDefinition(
+  c: ServiceCheck,
+  o: { id: string; service: Service; serviceName: string; ctx: RegistrationContext; vars: Record<string, string> },
+): MeshCheckDefinition {
   const { ctx, vars } = o;
   const base = {
     CheckID: o.id,
@@ -126,10 +129,15 @@ function checkDefinition(c: ServiceCheck, o: { id: string; service: Service; ser
 /**
  * The registration of `service` of the allocation, owned by task `task` (a task's service)
  * or by the group (`task` undefined); `env` is the environment of the task the service
- * belongs to (for a group service: its `task`, else the group's first task).
+ * belongs to (for a group service: its `task`, else the group's first task), `scriptTask`
+ * the task a script check naming none runs in (for a group service the same default).
  * @throws Error naming the service: a name invalid once interpolated, an unknown port label.
  */
-export function buildRegistration(ctx: RegistrationContext, service: Service, o: { task: string | undefined; env: Readonly<Record<string, string>> }): Registration {
+export function buildRegistration(
+  ctx: RegistrationContext,
+  service: Service,
+  o: { task: string | undefined; env: Readonly<Record<string, string>>; scriptTask: string },
+): Registration {
   const taskName = o.task ?? service.TaskName;
   const vars: Record<string, string> = {
     ...o.env,
@@ -158,7 +166,7 @@ export function buildRegistration(ctx: RegistrationContext, service: Service, o:
         checkId,
         command: interpolate(c.Command, vars),
         args: (c.Args ?? []).map((a) => interpolate(a, vars)),
-        task: runIn,
+        task: runIn || o.scriptTask,
         intervalMs: c.Interval / 1e6,
         timeoutMs: c.Timeout / 1e6,
       });
