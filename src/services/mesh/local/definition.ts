@@ -24,7 +24,7 @@ const DEFAULT_TIMEOUT_MS = 10_000;
  * `SuccessBeforePassing`, `FailuresBeforeCritical`; 0 or 1: at once). Absent in the
  * definitions an agent kept before it knew them (persist.ts): at once.
  */
-export interface Thresholds {
+interface Thresholds {
   readonly successBeforePassing?: number;
   readonly failuresBeforeCritical?: number;
 }

@@ -116,7 +116,8 @@ export interface ClientRaw {
 /** The `consul` block's settings. @throws {ConfigError} at the key: an address that is not host:port, a bad token reference or duration. */
 function discoveryFrom(b: NonNullable<ClientRaw['consul']>, env: ConfigEnv): DiscoverySettings {
   const address = b.address ?? DEFAULT_DISCOVERY_ADDRESS;
-  if (!/^(https?:\/\/)?(\[[^\]]+\]|[^:\s/]+):\d{1,5}$/.test(address)) throw blockError(b.$at, 'address', `"address": "${address}" is not host:port or http(s)://host:port`);
+  if (!/^(https?:\/\/)?(\[[^\]]+\]|[^:\s/]+):\d{1,5}$/.test(address))
+    throw blockError(b.$at, 'address', `"address": "${address}" is not host:port or http(s)://host:port`);
   let token: string | undefined;
   if (b.token !== undefined) {
     try {
@@ -126,7 +127,8 @@ function discoveryFrom(b: NonNullable<ClientRaw['consul']>, env: ConfigEnv): Dis
     }
   }
   const after = b.deregister_critical_service_after ?? '1m';
-  if (typeof parseGoDuration(after) === 'string') throw blockError(b.$at, 'deregister_critical_service_after', `"deregister_critical_service_after": "${after}" is not a duration such as "1m"`);
+  if (typeof parseGoDuration(after) === 'string')
+    throw blockError(b.$at, 'deregister_critical_service_after', `"deregister_critical_service_after": "${after}" is not a duration such as "1m"`);
   return { address, ...(token !== undefined && { token }), deregisterCriticalServiceAfter: after };
 }
 

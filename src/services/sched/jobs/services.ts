@@ -86,13 +86,13 @@ export interface Service {
 }
 
 /** The provider name of the discovery service (the reference's default provider, `consul`). */
-export const DEFAULT_SERVICE_PROVIDER = 'consul';
+const DEFAULT_SERVICE_PROVIDER = 'consul';
 /** Default `check_restart.grace`: 1 s (reference). */
 const DEFAULT_GRACE_NS = 1e9;
 /** Shortest check interval and timeout: 1 s (reference `minCheckInterval`, `minCheckTimeout`). */
 const MIN_CHECK_NS = 1e9;
 /** Services of one group or task, and checks of one service (Cairn's input bound). */
-export const SERVICE_LIMITS = { services: 64, checks: 32 } as const;
+const SERVICE_LIMITS = { services: 64, checks: 32 } as const;
 
 const CHECK_RESTART_FIELDS = { Limit: 'int', Grace: 'duration', IgnoreWarnings: 'bool' } as const;
 
@@ -118,7 +118,8 @@ function mergeRestart(service: Partial<CheckRestart> | null, check: Partial<Chec
 /** `map[string][]string`. @throws 400 Go's text. */
 function decodeHeader(v: unknown, path: string): Record<string, string[]> | null {
   if (v === undefined || v === null) return null;
-  const bad = (got: unknown, where: string, type: string) => schedBadRequest(`json: cannot unmarshal ${jsonKind(got)} into Go struct field ${where} of type ${type}`);
+  const bad = (got: unknown, where: string, type: string) =>
+    schedBadRequest(`json: cannot unmarshal ${jsonKind(got)} into Go struct field ${where} of type ${type}`);
   if (!isObject(v)) throw bad(v, path, 'map[string][]string');
   const out: Record<string, string[]> = {};
   for (const [k, list] of Object.entries(v)) {
@@ -259,11 +260,13 @@ function checkErrors(c: ServiceCheck, s: Service): string[] {
     if (c.Path === '') out.push(`${what}: http type must have http path`);
     if (!['http', 'https'].includes(c.Protocol)) out.push(`${what}: protocol must be "http" or "https", got ${JSON.stringify(c.Protocol)}`);
   }
-  if ((c.Type === 'http' || c.Type === 'tcp') && c.PortLabel === '' && s.PortLabel === '') out.push(`${what}: ${c.Type} checks require a port (the check's or the service's)`);
+  if ((c.Type === 'http' || c.Type === 'tcp') && c.PortLabel === '' && s.PortLabel === '')
+    out.push(`${what}: ${c.Type} checks require a port (the check's or the service's)`);
   if (c.Type === 'script' && !c.Command.startsWith('/')) out.push(`${what}: script type must have a valid script path (an absolute command)`);
   if (!['', 'passing', 'warning', 'critical'].includes(c.InitialStatus))
     out.push(`${what}: invalid initial check state (${c.InitialStatus}), must be one of passing, warning, critical or empty`);
-  if (!['host', 'driver', 'alloc'].includes(c.AddressMode)) out.push(`${what}: invalid address_mode ${JSON.stringify(c.AddressMode)}: must be host, driver or alloc`);
+  if (!['host', 'driver', 'alloc'].includes(c.AddressMode))
+    out.push(`${what}: invalid address_mode ${JSON.stringify(c.AddressMode)}: must be host, driver or alloc`);
   if (c.SuccessBeforePassing < 0) out.push(`${what}: success_before_passing must be >= 0`);
   if (c.FailuresBeforeCritical < 0) out.push(`${what}: failures_before_critical must be >= 0`);
   if (c.Type === 'script' && (c.SuccessBeforePassing > 0 || c.FailuresBeforeCritical > 0))

@@ -32,9 +32,9 @@ import { serviceNameOk, type CheckRestart, type Service, type ServiceCheck } fro
 export const SERVICE_ID_PREFIX = '_cairn-task-';
 /** The `Meta` keys naming the owner of a registration. */
 export const META_NODE = 'cairn-node-id';
-export const META_ALLOC = 'cairn-alloc-id';
+const META_ALLOC = 'cairn-alloc-id';
 /** The liveness check's TTL (Go duration) and how often the client passes it, in ms. */
-export const LIVENESS_TTL = '2s';
+const LIVENESS_TTL = '2s';
 export const LIVENESS_REFRESH_MS = 500;
 
 /** What the registrations of one allocation are built from. */
@@ -52,7 +52,7 @@ export interface RegistrationContext {
 }
 
 /** A script check the client runs for a registration. */
-export interface ScriptCheck {
+interface ScriptCheck {
   readonly checkId: string;
   readonly command: string;
   readonly args: readonly string[];

@@ -30,7 +30,7 @@ export interface ScriptRun {
 }
 
 /** Runs the script once. Never rejects: every failure is a `critical` result. */
-export function runScript(r: ScriptRun): Promise<ScriptResult> {
+function runScript(r: ScriptRun): Promise<ScriptResult> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
