@@ -24,7 +24,10 @@
  *       volume_mount { volume = "data"  destination = "/srv" }
  *       kill_timeout = "10s"
  *       logs { max_files = 5  max_file_size = 10 }
+ *       service { name = "web"  port = 8080  check { type = "http"  path = "/"  interval = "10s"  timeout = "2s" } }
  *     }
+ *     shutdown_delay = "5s"
+ *     service { name = "${JOB}-app" }   # group services too (services-hcl.ts)
  *   }
  * }
  * ```
