@@ -131,7 +131,13 @@ export interface MeshCheckDefinition {
   readonly Method?: string;
   readonly Header?: Readonly<Record<string, readonly string[]>>;
   readonly TLSSkipVerify?: boolean;
+  /** HTTP checks: the request body. */
+  readonly Body?: string;
   readonly TCP?: string;
+  /** Consecutive passing results before an HTTP/TCP check turns passing (0: at once). */
+  readonly SuccessBeforePassing?: number;
+  /** Consecutive failing results before an HTTP/TCP check turns critical (0: at once). */
+  readonly FailuresBeforeCritical?: number;
   readonly Interval?: string;
   readonly Timeout?: string;
   readonly DeregisterCriticalServiceAfter?: string;

@@ -206,7 +206,7 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
       plugin = await startHostpathPlugin({ socket: csi.socket, root: csi.root, nodeId: `cairn-dev-${node.ID.slice(0, 8)}`, log });
       // The client beside the scheduler is the dev node (raw_exec enabled, so the tour can run a job).
       const schedDir = join(options.dataDir, 'sched');
-      const client = devClientConfig(schedDir, root.id);
+      const client = devClientConfig(schedDir, root.id, mesh.url);
       seedNodeIdentity(client.stateDir, node);
       sched = await startSchedAgent({
         config: {

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClientConfig } from '../../src/services/sched/client/config.js';
@@ -104,3 +105,18 @@ export async function allocWhen(
 
 /** The event types of task `task` of `alloc`. */
 export const eventTypes = (alloc: JsonReply, task: string): string[] => alloc.TaskStates[task].Events.map((e: { Type: string }) => e.Type);
+
+/** A free TCP port on 127.0.0.1 (bound, then released). */
+export async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+/** A raw_exec task serving HTTP 200 `ok` on 127.0.0.1:`port` with Node, its PID written to `$CAIRN_TASK_DIR/pid`. */
+export function httpTask(name: string, port: number, over: Record<string, unknown> = {}): Record<string, unknown> {
+  const script = `require('fs').writeFileSync(process.env.CAIRN_TASK_DIR + '/pid', String(process.pid)); require('http').createServer((q, s) => s.end('ok')).listen(${port}, '127.0.0.1')`;
+  return { Name: name, Driver: 'raw_exec', Config: { command: process.execPath, args: ['-e', script] }, Resources: { CPU: 20, MemoryMB: 32 }, ...over };
+}

@@ -66,7 +66,7 @@ import {
   type ConfigOf,
 } from '../../kernel/config/index.js';
 import type { ConnectionLimits, UiSection } from '../../kernel/http/index.js';
-import { clientBlockKeys, clientConfigFrom, DRIVER_PLUGINS, type ClientConfig } from './client/config.js';
+import { clientBlockKeys, clientConfigFrom, consulBlockKeys, DRIVER_PLUGINS, type ClientConfig } from './client/config.js';
 
 /** `limits.http_max_conns_per_client` when the file does not set it: Nomad's default. */
 const HTTP_MAX_CONNS_PER_CLIENT = 100;
@@ -137,6 +137,9 @@ const schedAgentSchema = {
   ),
   client: cfg.block(clientBlockKeys, {
     doc: 'the client agent: runs the tasks of allocations placed on this node (reference/sched-workloads.md "Client agent")',
+  }),
+  consul: cfg.block(consulBlockKeys, {
+    doc: "the discovery agent the client registers its allocations' services with (the reference's `consul` block; docs/deploy.md)",
   }),
 };
 
@@ -236,7 +239,11 @@ export function loadSchedAgentConfig(path: string, env: ConfigEnv = {}, hostName
 
 function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): SchedAgentConfig {
   const client = clientConfigFrom(
-    { block: raw.client, drivers: raw.plugin.filter((p) => isDriver(p.label)).map((p) => ({ label: p.label, enabled: p.body.config?.enabled })) },
+    {
+      block: raw.client,
+      drivers: raw.plugin.filter((p) => isDriver(p.label)).map((p) => ({ label: p.label, enabled: p.body.config?.enabled })),
+      consul: raw.consul,
+    },
     raw.data_dir,
     env,
   );
@@ -372,10 +379,14 @@ export function devSchedConfig(o: { dataDir: string; httpAddress: string }): Sch
 
 /**
  * The client of `cairn dev`, beside its scheduler: state and allocations under `schedDir`,
- * registering with the dev root token, `raw_exec` enabled (issue 19 scope 3: the tour runs a job).
+ * registering with the dev root token, `raw_exec` enabled (issue 19 scope 3: the tour runs a job),
+ * and registering its allocations' services with the dev discovery service at `meshAddress`
+ * (its HTTP URL) as the root token.
  */
-export function devClientConfig(schedDir: string, rootToken: string): ClientConfig {
+export function devClientConfig(schedDir: string, rootToken: string, meshAddress?: string): ClientConfig {
   return {
+    // The dev discovery service: the client registers services with it as the management token.
+    ...(meshAddress !== undefined && { consul: { address: meshAddress, token: rootToken, deregisterCriticalServiceAfter: '1m' } }),
     servers: [],
     stateDir: `${schedDir}/client`,
     allocDir: `${schedDir}/alloc`,

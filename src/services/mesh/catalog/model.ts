@@ -83,6 +83,9 @@ export interface CheckDefinition {
   readonly Timeout?: string;
   readonly TTL?: string;
   readonly DeregisterCriticalServiceAfter?: string;
+  /** Consecutive results before an HTTP/TCP check turns passing / critical (absent: at once). */
+  readonly SuccessBeforePassing?: number;
+  readonly FailuresBeforeCritical?: number;
 }
 
 /** A stored health check; node checks have an empty `ServiceID`. */

@@ -5,7 +5,9 @@
  * and says when the catalog should hear of a change:
  *
  * - TTL checks go `critical` with `TTL expired` when not updated within their TTL;
- *   HTTP and TCP checks run every interval (probes.ts);
+ *   HTTP and TCP checks run every interval (probes.ts), and with `SuccessBeforePassing` /
+ *   `FailuresBeforeCritical` their status turns only after that many consecutive results
+ *   (the output is always the latest);
  * - a status change is reported at once; a check whose output changes but whose status
  *   does not reaches the catalog at most every `checkUpdateIntervalMs` (5 min; the
  *   reference's `check_update_interval`), so a check whose output holds a timestamp does
@@ -46,6 +48,9 @@ interface Running {
   pushed: { status: CheckStatus; output: string; at: number } | undefined;
   /** The pending sync of an output-only change. */
   deferred: NodeJS.Timeout | undefined;
+  /** Consecutive passing and failing probe results (the thresholds of HTTP/TCP checks). */
+  successes: number;
+  failures: number;
 }
 
 /** A check that is critical, and since when (epoch ms). */
@@ -112,6 +117,8 @@ export class CheckRunner {
       timer: undefined,
       pushed: undefined,
       deferred: undefined,
+      successes: 0,
+      failures: 0,
     };
     if (r.status === 'critical') r.criticalSince = this.o.now();
     this.checks.set(id, r);
@@ -212,7 +219,12 @@ export class CheckRunner {
     r.timer = setTimeout(async () => {
       const result = run.kind === 'http' ? await httpProbe(run) : await tcpProbe(run);
       if (this.closed || this.checks.get(r.def.doc.CheckID) !== r) return;
-      this.setStatus(r, result.status, result.output);
+      // The reference's thresholds: a status turns only after enough consecutive results of it.
+      const passing = result.status === 'passing';
+      r.successes = passing ? r.successes + 1 : 0;
+      r.failures = passing ? 0 : r.failures + 1;
+      const enough = passing ? r.successes >= (run.successBeforePassing ?? 0) : r.failures >= (run.failuresBeforeCritical ?? 0);
+      this.setStatus(r, enough ? result.status : r.status, result.output);
       this.schedule(r, run.intervalMs);
     }, delayMs);
     r.timer.unref();

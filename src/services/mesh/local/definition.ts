@@ -10,7 +10,7 @@
  * @module
  */
 import { badRequest } from '../../../kernel/http/index.js';
-import { bool, duration, object, str, type Input } from '../catalog/fields.js';
+import { bool, duration, int, object, str, type Input } from '../catalog/fields.js';
 import { checkStatus, headerMap, parseService } from '../catalog/register.js';
 import type { CheckDefinition, CheckDoc, ServiceDoc } from '../catalog/model.js';
 
@@ -19,10 +19,20 @@ const MIN_INTERVAL_MS = 1_000;
 /** Default HTTP/TCP check timeout in ms. */
 const DEFAULT_TIMEOUT_MS = 10_000;
 
+/**
+ * Consecutive results an HTTP/TCP check needs before its status turns (the reference's
+ * `SuccessBeforePassing`, `FailuresBeforeCritical`; 0 or 1: at once). Absent in the
+ * definitions an agent kept before it knew them (persist.ts): at once.
+ */
+interface Thresholds {
+  readonly successBeforePassing?: number;
+  readonly failuresBeforeCritical?: number;
+}
+
 /** How a check runs; undefined for a check only updated by hand (none in the reference: every agent check has one). */
 export type CheckRun =
   | { readonly kind: 'ttl'; readonly ttlMs: number }
-  | {
+  | ({
       readonly kind: 'http';
       readonly url: string;
       readonly method: string;
@@ -31,8 +41,8 @@ export type CheckRun =
       readonly tlsSkipVerify: boolean;
       readonly intervalMs: number;
       readonly timeoutMs: number;
-    }
-  | { readonly kind: 'tcp'; readonly address: string; readonly intervalMs: number; readonly timeoutMs: number };
+    } & Thresholds)
+  | ({ readonly kind: 'tcp'; readonly address: string; readonly intervalMs: number; readonly timeoutMs: number } & Thresholds);
 
 /** A check the agent owns: its document (node and service filled by the agent) and how it runs. */
 export interface LocalCheck {
@@ -77,6 +87,12 @@ export function parseCheck(c: Input, node: string, prefix: string, defaults: { i
   if (http !== '' || tcp !== '') {
     if (intervalMs <= 0) throw badRequest('Invalid check: Interval must be > 0 for Script, HTTP, H2PING, or TCP checks');
     intervalMs = Math.max(intervalMs, MIN_INTERVAL_MS);
+    const thresholds = {
+      successBeforePassing: int(c.SuccessBeforePassing, `${prefix}SuccessBeforePassing`),
+      failuresBeforeCritical: int(c.FailuresBeforeCritical, `${prefix}FailuresBeforeCritical`),
+    };
+    if (thresholds.successBeforePassing < 0 || thresholds.failuresBeforeCritical < 0)
+      throw badRequest('Invalid check: SuccessBeforePassing and FailuresBeforeCritical must be >= 0');
     run =
       http !== ''
         ? {
@@ -88,8 +104,9 @@ export function parseCheck(c: Input, node: string, prefix: string, defaults: { i
             tlsSkipVerify: bool(c.TLSSkipVerify, `${prefix}TLSSkipVerify`),
             intervalMs,
             timeoutMs: timeoutOf(timeoutMs, intervalMs),
+            ...thresholds,
           }
-        : { kind: 'tcp', address: tcp, intervalMs, timeoutMs: timeoutOf(timeoutMs, intervalMs) };
+        : { kind: 'tcp', address: tcp, intervalMs, timeoutMs: timeoutOf(timeoutMs, intervalMs), ...thresholds };
     if (run.kind === 'http' && !/^https?:\/\//i.test(http))
       throw badRequest(`Invalid check: HTTP must be an http:// or https:// URL, got ${JSON.stringify(http)}`);
   } else {
@@ -100,6 +117,8 @@ export function parseCheck(c: Input, node: string, prefix: string, defaults: { i
   for (const k of ['HTTP', 'Method', 'Body', 'TCP', 'Interval', 'Timeout', 'TTL', 'DeregisterCriticalServiceAfter'] as const) {
     if (typeof c[k] === 'string' && c[k] !== '') definition[k] = c[k];
   }
+  if (run.kind !== 'ttl' && run.successBeforePassing) definition.SuccessBeforePassing = run.successBeforePassing;
+  if (run.kind !== 'ttl' && run.failuresBeforeCritical) definition.FailuresBeforeCritical = run.failuresBeforeCritical;
   if (run.kind === 'http') {
     definition.Header = run.header;
     definition.TLSSkipVerify = run.tlsSkipVerify;

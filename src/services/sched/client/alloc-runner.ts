@@ -13,6 +13,8 @@ import type { Logger } from '../../../kernel/log/logger.js';
 import type { Job, TaskGroup, TaskState } from '../jobs/types.js';
 import { allocDir, buildAllocDir, taskDirNameOk, type AllocDir } from './alloc-dir.js';
 import type { VolumeMounter } from './csi-mounter.js';
+import { AllocServices } from './services/alloc-services.js';
+import type { ServiceRegistrar } from './services/discovery.js';
 import { EVENT, taskEvent } from './task-event.js';
 import { taskEnv } from './task-env.js';
 import { TaskRunner } from './task-runner.js';
@@ -31,6 +33,10 @@ export interface ClientAlloc {
   /** The volume requests the allocation claims (name → request; the servers' claims use them). */
   readonly Volumes?: Readonly<Record<string, unknown>> | null;
   readonly AllocModifyIndex?: number;
+  /** The ports given to the allocation (alloc-ports.ts reads them for service registration). */
+  readonly AllocatedResources?: {
+    readonly Shared?: { readonly Ports?: readonly { readonly Label: string; readonly Value: number; readonly To?: number; readonly HostIP?: string }[] | null };
+  } | null;
 }
 
 /** The report of an allocation's state (the body of `POST /v1/allocation/:id/client-status`). */
@@ -56,7 +62,19 @@ export interface AllocRunnerOptions {
   readonly onPid: (allocId: string, task: string, pid: number | undefined) => void;
   /** Stages and publishes the allocation's CSI volumes (csi-mounter.ts); absent: the allocation's CSI volumes are not mounted. */
   readonly mounter?: VolumeMounter;
+  /** Registers the allocation's services in the discovery agent (services/); absent: they are not registered. */
+  readonly discovery?: {
+    readonly registrar: ServiceRegistrar;
+    readonly nodeId: string;
+    /** The address services with a port number are advertised at. */
+    readonly nodeAddress: string;
+  };
   readonly log: Logger;
+}
+
+/** Waits `ms` (nothing for 0). */
+function sleepMs(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve();
 }
 
 /**
@@ -78,6 +96,9 @@ export class AllocRunner {
   private alloc: ClientAlloc;
   private stopping = false;
   private readonly group: TaskGroup | undefined;
+  /** The allocation's services in the discovery agent; undefined when it has none or the client registers none. */
+  private services: AllocServices | undefined;
+  private stopped: Promise<void> | undefined;
   /** Resolves when every task is dead. */
   readonly done: Promise<void>;
 
@@ -104,6 +125,13 @@ export class AllocRunner {
     );
     // The job as registered: the jobs API applied the reference's defaults (jobs/defaults.ts).
     const policy = this.group.RestartPolicy;
+    const envs = new Map(
+      this.group.Tasks.map((task) => [
+        task.Name,
+        taskEnv({ allocId: o.alloc.ID, allocName: o.alloc.Name, job, group: this.group!.Name, task, allocRoot: this.dir.root, datacenter: o.datacenter }),
+      ]),
+    );
+    this.services = this.servicesOf(job, this.group, envs);
     for (const task of this.group.Tasks) {
       const runner: TaskRunner = new TaskRunner({
         task,
@@ -111,18 +139,51 @@ export class AllocRunner {
         batch: job.Type === 'batch' || job.Type === 'sysbatch',
         taskDir: this.dir.taskDir(task.Name),
         logsDir: this.dir.logs,
-        env: taskEnv({ allocId: o.alloc.ID, allocName: o.alloc.Name, job, group: this.group.Name, task, allocRoot: this.dir.root, datacenter: o.datacenter }),
+        env: envs.get(task.Name)!,
         driverEnabled: o.drivers[task.Driver] === true,
         previous: o.resumed ? o.alloc.TaskStates?.[task.Name] : undefined,
         now: o.now,
         onChange: () => this.changed(task.Name),
-        onPid: (pid) => o.onPid(o.alloc.ID, task.Name, pid),
+        onPid: (pid) => {
+          o.onPid(o.alloc.ID, task.Name, pid);
+          if (pid !== undefined) this.services?.taskStarted(task.Name);
+          else this.services?.taskExited(task.Name);
+        },
         log: o.log,
       });
       this.tasks.set(task.Name, runner);
     }
     this.done = this.runAll(this.group);
     if (this.terminalDesired(o.alloc)) void this.stop();
+  }
+
+  /** The allocation's services hook, when it has services and the client registers them. */
+  private servicesOf(job: Job, group: TaskGroup, envs: ReadonlyMap<string, Record<string, string>>): AllocServices | undefined {
+    const d = this.o.discovery;
+    if (!d || !AllocServices.wanted(group)) return undefined;
+    const alloc = this.o.alloc;
+    return new AllocServices({
+      registrar: d.registrar,
+      ctx: {
+        allocId: alloc.ID,
+        alloc: { AllocatedResources: alloc.AllocatedResources },
+        jobName: job.Name || job.ID,
+        group: group.Name,
+        nodeId: d.nodeId,
+        nodeAddress: d.nodeAddress,
+        deregisterAfter: d.registrar.settings.deregisterCriticalServiceAfter,
+      },
+      group,
+      envs,
+      taskDir: (task) => this.dir.taskDir(task),
+      restartTask: (task, reason) => this.tasks.get(task)?.checkRestart(reason),
+      onError: (task, message) => {
+        this.o.log.warn({ alloc: alloc.ID, task, err: message }, 'client: a service cannot be registered');
+        for (const [name, t] of this.tasks) if (task === undefined || task === name) t.hookFailed(`services: ${message}`);
+      },
+      log: this.o.log,
+      now: this.o.now,
+    });
   }
 
   /**
@@ -150,7 +211,10 @@ export class AllocRunner {
         }
       }
     }
+    // The reference registers a group's services before any of its tasks starts.
+    if (!this.stopping) await this.services?.groupStarted();
     await Promise.all([...this.tasks.values()].map((t) => t.run()));
+    await this.services?.deregisterAll();
     await mounter?.unmount(alloc.ID);
   }
 
@@ -170,10 +234,25 @@ export class AllocRunner {
     if (this.terminalDesired(alloc)) void this.stop();
   }
 
-  /** Kills every task (`Killing` … `Killed`); resolves when all are dead. */
-  async stop(): Promise<void> {
+  /**
+   * Stops the allocation in the reference's order: its services are deregistered first, then
+   * the group's `shutdown_delay` and each task's own pass (while a task still runs), then each
+   * task is killed (`Killing` … `Killed`). Resolves when all are dead.
+   */
+  stop(): Promise<void> {
     this.stopping = true;
-    await Promise.all([...this.tasks.values()].map((t) => t.kill()));
+    this.stopped ??= (async () => {
+      await this.services?.deregisterAll();
+      const alive = () => [...this.tasks.values()].some((t) => !t.dead);
+      await sleepMs(alive() ? (this.group?.ShutdownDelay ?? 0) / 1e6 : 0);
+      await Promise.all(
+        [...this.tasks.values()].map(async (t) => {
+          await sleepMs(t.dead ? 0 : (t.task.ShutdownDelay ?? 0) / 1e6);
+          await t.kill();
+        }),
+      );
+    })();
+    return this.stopped;
   }
 
   /** The current report. */

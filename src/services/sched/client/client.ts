@@ -25,6 +25,9 @@ import type { VolumeMounter } from './csi-mounter.js';
 import { signalGroup } from './drivers.js';
 import { fingerprint } from './fingerprint.js';
 import { ServerApi, ServerError } from './server-api.js';
+import { advertisedHost } from './services/node-address.js';
+import { ServiceRegistrar } from './services/discovery.js';
+import { defaultDiscovery } from './config.js';
 
 /** Heartbeat TTL assumed while the servers answer none (`HeartbeatTTL` 0): the reference's 10 s minimum. */
 const DEFAULT_HEARTBEAT_TTL_MS = 10_000;
@@ -75,12 +78,15 @@ export class SchedClient {
   private readonly mounter: VolumeMounter | undefined;
   /** The `CSINodePlugins` of the last registration (JSON), to see when they change. */
   private reportedPlugins = '';
+  /** Registers the allocations' services in the discovery agent (services/discovery.ts). */
+  private readonly registrar: ServiceRegistrar;
 
   constructor(private readonly o: SchedClientOptions) {
     this.identity = loadNodeIdentity(o.config.stateDir);
     this.processes = new TaskProcessFile(o.config.stateDir);
     this.api = new ServerApi(() => (o.config.servers.length > 0 ? o.config.servers : [o.selfAddress()]));
     this.mounter = o.mounter?.(this);
+    this.registrar = new ServiceRegistrar({ settings: o.config.consul ?? defaultDiscovery(), nodeId: this.identity.ID, log: o.log });
   }
 
   /** The node's ID. */
@@ -113,6 +119,9 @@ export class SchedClient {
       signalGroup(r.pid, 'SIGKILL');
     }
     this.processes.clear();
+    // With a `consul` block the registrations of a previous run are reconciled at once; without
+    // one the default agent is reached only when an allocation has a service.
+    if (this.o.config.consul) this.registrar.start();
     this.loops = [this.heartbeatLoop(), this.watchLoop()];
   }
 
@@ -125,6 +134,8 @@ export class SchedClient {
     }
     await Promise.allSettled(this.loops);
     await Promise.allSettled([...this.runners.values()].map((r) => r.done));
+    // The tasks are dead: so are their services.
+    await this.registrar.close();
   }
 
   /** The registration body (fingerprint.ts) with status `ready`. */
@@ -259,6 +270,7 @@ export class SchedClient {
           report: (id, rep) => this.report(id, rep),
           onPid: (id, task, pid) => this.processes.set(id, task, pid),
           mounter: this.mounter,
+          discovery: { registrar: this.registrar, nodeId: this.identity.ID, nodeAddress: advertisedHost(this.o.selfAddress()) },
           log: this.o.log,
         }),
       );

@@ -18,11 +18,30 @@
  *   token = "env://CAIRN_SCHED_CLIENT_TOKEN"   # Cairn: a token with node:write to register with when ACLs are on
  * }
  * plugin "raw_exec" { config { enabled = true } }
+ * consul {                             # the discovery agent beside the client (reference: the `consul` block)
+ *   address = "127.0.0.1:8500"         # default; http(s)://host:port or host:port
+ *   token   = "env://CAIRN_MESH_TOKEN" # service:write, agent:read and node:read; env:// and file:// accepted
+ *   deregister_critical_service_after = "1m"  # Cairn: how long a dead client's instances stay (critical)
+ * }
  * ```
  *
  * @module
  */
 import { blockError, cfg, resolveSecretRef, type BlockAt, type ConfigEnv } from '../../../kernel/config/index.js';
+import { parseGoDuration } from '../../../kernel/util/go-duration.js';
+import type { DiscoverySettings } from './services/discovery.js';
+
+/** The discovery agent the client registers services with when the configuration names none (the reference's default). */
+const DEFAULT_DISCOVERY_ADDRESS = '127.0.0.1:8500';
+
+/** The `consul` block's schema: the discovery agent beside the client (reference/integration.md §2). */
+export const consulBlockKeys = {
+  address: cfg.string({ doc: 'http(s)://host:port or host:port of the discovery agent beside this client; default 127.0.0.1:8500' }),
+  token: cfg.string({ doc: 'ACL token the client registers services with (service:write, agent:read, node:read); env:// and file:// accepted' }),
+  deregister_critical_service_after: cfg.string({
+    doc: "Cairn: how long the instances of a client that stopped heartbeating stay (critical) before the agent removes them; a Go duration, default 1m (the agent's minimum)",
+  }),
+};
 
 /** Driver plugin labels: `plugin "<label>"` with these labels configure a task driver, not a CSI plugin. */
 export const DRIVER_PLUGINS = ['raw_exec', 'exec'] as const;
@@ -58,6 +77,17 @@ export interface ClientConfig {
   readonly token?: string;
   /** Which drivers are enabled: `raw_exec` only with `plugin "raw_exec" { config { enabled = true } }`; `exec` unless disabled. */
   readonly drivers: { readonly raw_exec: boolean; readonly exec: boolean };
+  /**
+   * The discovery agent services are registered with (`consul { … }`); absent: the
+   * reference's default `127.0.0.1:8500` without a token, reached only once an allocation has
+   * a service (client/services/discovery.ts).
+   */
+  readonly consul?: DiscoverySettings;
+}
+
+/** The discovery settings of a client without a `consul` block. */
+export function defaultDiscovery(): DiscoverySettings {
+  return { address: DEFAULT_DISCOVERY_ADDRESS, deregisterCriticalServiceAfter: '1m' };
 }
 
 /** What config.ts hands over: the parsed `client` block and the driver plugin blocks. */
@@ -79,6 +109,27 @@ export interface ClientRaw {
     | undefined;
   /** `plugin "raw_exec"` / `plugin "exec"` blocks: their `config.enabled`. */
   readonly drivers: readonly { readonly label: string; readonly enabled: boolean | undefined }[];
+  /** The `consul` block. */
+  readonly consul?: { readonly address?: string; readonly token?: string; readonly deregister_critical_service_after?: string; readonly $at: BlockAt };
+}
+
+/** The `consul` block's settings. @throws {ConfigError} at the key: an address that is not host:port, a bad token reference or duration. */
+function discoveryFrom(b: NonNullable<ClientRaw['consul']>, env: ConfigEnv): DiscoverySettings {
+  const address = b.address ?? DEFAULT_DISCOVERY_ADDRESS;
+  if (!/^(https?:\/\/)?(\[[^\]]+\]|[^:\s/]+):\d{1,5}$/.test(address))
+    throw blockError(b.$at, 'address', `"address": "${address}" is not host:port or http(s)://host:port`);
+  let token: string | undefined;
+  if (b.token !== undefined) {
+    try {
+      token = resolveSecretRef(b.token, env).trim();
+    } catch (err) {
+      throw blockError(b.$at, 'token', `"token": ${(err as Error).message}`);
+    }
+  }
+  const after = b.deregister_critical_service_after ?? '1m';
+  if (typeof parseGoDuration(after) === 'string')
+    throw blockError(b.$at, 'deregister_critical_service_after', `"deregister_critical_service_after": "${after}" is not a duration such as "1m"`);
+  return { address, ...(token !== undefined && { token }), deregisterCriticalServiceAfter: after };
 }
 
 /**
@@ -121,5 +172,6 @@ export function clientConfigFrom(raw: ClientRaw, dataDir: string, env: ConfigEnv
     ...(b.memory_total_mb !== undefined && { memoryTotalMb: b.memory_total_mb }),
     ...(token !== undefined && { token }),
     drivers: { raw_exec: enabled('raw_exec', false), exec: enabled('exec', true) },
+    ...(raw.consul && { consul: discoveryFrom(raw.consul, env) }),
   };
 }

@@ -24,6 +24,7 @@ export const EVENT = {
   siblingFailed: 'Sibling Task Failed',
   restartSignaled: 'Restart Signaled',
   signaling: 'Signaling',
+  hookFailed: 'Task hook failed',
 } as const;
 
 /** A task event of `type` at `nowMs` (epoch ms; stored in ns) with `fields` over the zero values. */

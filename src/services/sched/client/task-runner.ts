@@ -50,11 +50,18 @@ export class TaskRunner {
   private proc: TaskProcess | undefined;
   private killing = false;
   private restartAsked = false;
+  /** An unhealthy check asked for a restart: it counts against the restart policy (check_restart). */
+  private unhealthy = false;
   private wake: (() => void) | undefined;
   private done: Promise<void> | undefined;
 
   constructor(private readonly o: TaskRunnerOptions) {
     this.state = initialTaskState(o.previous);
+  }
+
+  /** The task as registered. */
+  get task(): Task {
+    return this.o.task;
   }
 
   /** Is the task dead (will not run again)? */
@@ -108,6 +115,23 @@ export class TaskRunner {
     this.restartAsked = true;
     this.wake?.();
     if (this.proc) this.terminate(this.proc);
+  }
+
+  /** A hook of the task failed without failing it (a service that cannot be registered): a `Task hook failed` event. */
+  hookFailed(message: string): void {
+    this.emit(taskEvent(EVENT.hookFailed, this.o.now(), { Message: message }));
+  }
+
+  /**
+   * A restart for an unhealthy check (`check_restart`; reference/integration.md §2): a
+   * `Restart Signaled` event with `reason`, then the kill signal; the exit goes through the
+   * group's restart policy as a failure (restarted within its attempts, else the task fails).
+   */
+  checkRestart(reason: string): void {
+    if (this.dead || this.killing || !this.proc) return;
+    this.emit(taskEvent(EVENT.restartSignaled, this.o.now(), { Message: reason, RestartReason: reason }));
+    this.unhealthy = true;
+    this.terminate(this.proc);
   }
 
   /**
@@ -189,7 +213,9 @@ export class TaskRunner {
         this.restartAsked = false;
         this.emit(taskEvent(EVENT.restarting, now(), { RestartReason: 'User requested restart', Message: 'Task restarting in 0s' }), { State: 'pending' });
       } else {
-        const d = tracker.onExit(result.exitCode, now());
+        // An unhealthy check's restart counts as a failed run whatever the exit code the kill signal gave.
+        const d = tracker.onExit(this.unhealthy ? 1 : result.exitCode, now());
+        this.unhealthy = false;
         if (!d.restart) {
           if (d.failed) this.emit(taskEvent(EVENT.notRestarting, now(), { RestartReason: d.reason, Message: d.reason, FailsTask: true }));
           return this.finish(d.failed);

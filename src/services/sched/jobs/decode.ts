@@ -25,6 +25,7 @@ import {
 } from './defaults.js';
 import type { Constraint, Job, LogConfig, ReschedulePolicy, Resources, RestartPolicy, Task, TaskGroup, VolumeMount } from './types.js';
 import { isObject } from '../../../kernel/util/is-object.js';
+import { decodeServices } from './services.js';
 import { jsonKind } from '../../../kernel/util/go-struct.js';
 
 /** Where a decoded job lands when the body names none of these. */
@@ -167,7 +168,15 @@ function decodeVolumeMounts(v: unknown, path: string): VolumeMount[] | null {
   });
 }
 
-function decodeTask(raw: unknown, path: string): Task {
+/** A `ShutdownDelay` (ns, or a Go duration string as Go reads `time.Duration`); absent → undefined. @throws 400 Go's text. */
+function shutdownDelay(raw: Record<string, unknown>, path: string): number | undefined {
+  const v = fieldOf(raw, 'ShutdownDelay');
+  if (v === undefined) return undefined;
+  return decodeGoStruct({ ShutdownDelay: v }, path, { ShutdownDelay: 'duration' }).ShutdownDelay as number;
+}
+
+/** `names`: the job's and group's names, for the default service names. */
+function decodeTask(raw: unknown, path: string, names: string): Task {
   if (!isObject(raw)) throw schedBadRequest(`json: cannot unmarshal ${jsonKind(raw)} into Go struct field ${path} of type api.Task`);
   const config = structField(raw, 'Config', path, 'map[string]interface {}');
   const lifecycle = structField(raw, 'Lifecycle', path, 'api.TaskLifecycle');
@@ -188,10 +197,13 @@ function decodeTask(raw: unknown, path: string): Task {
     Lifecycle: lifecycle
       ? { Hook: strOr(lifecycle, 'Hook', '', `${path}.Lifecycle`), Sidecar: boolOr(lifecycle, 'Sidecar', false, `${path}.Lifecycle`) }
       : null,
+    Services: decodeServices(fieldOf(raw, 'Services'), `${path}.Services`, `${names}-${strOr(raw, 'Name', '', path)}`),
+    ShutdownDelay: shutdownDelay(raw, path) ?? 0,
   };
 }
 
-function decodeGroup(raw: unknown, jobType: string, path: string): TaskGroup {
+function decodeGroup(raw: unknown, job: { type: string; name: string }, path: string): TaskGroup {
+  const jobType = job.type;
   if (!isObject(raw)) throw schedBadRequest(`json: cannot unmarshal ${jsonKind(raw)} into Go struct field ${path} of type api.TaskGroup`);
   const disk = structField(raw, 'EphemeralDisk', path, 'api.EphemeralDisk');
   const volumes = structField(raw, 'Volumes', path, 'map[string]*api.VolumeRequest');
@@ -211,7 +223,9 @@ function decodeGroup(raw: unknown, jobType: string, path: string): TaskGroup {
       : DEFAULT_EPHEMERAL_DISK,
     Volumes: volumes && Object.keys(volumes).length > 0 ? decodeVolumes(volumes) : null,
     Meta: stringMap(fieldOf(raw, 'Meta'), `${path}.Meta`),
-    Tasks: tasks.filter((t) => t !== null).map((t) => decodeTask(t, `${path}.Tasks`)),
+    Tasks: tasks.filter((t) => t !== null).map((t) => decodeTask(t, `${path}.Tasks`, `${job.name}-${strOr(raw, 'Name', '', path)}`)),
+    Services: decodeServices(fieldOf(raw, 'Services'), `${path}.Services`, `${job.name}-${strOr(raw, 'Name', '', path)}`),
+    ShutdownDelay: shutdownDelay(raw, path) ?? null,
   };
 }
 
@@ -260,7 +274,7 @@ export function decodeJob(raw: unknown, ctx: DecodeContext): Job {
     Constraints: decodeConstraints(fieldOf(raw, 'Constraints'), 'Job.Constraints'),
     Meta: stringMap(fieldOf(raw, 'Meta'), 'Job.Meta'),
     Update: type === 'service' ? decodeUpdate(update) : (update ?? null),
-    TaskGroups: groups.filter((g) => g !== null).map((g) => decodeGroup(g, type, 'Job.TaskGroups')),
+    TaskGroups: groups.filter((g) => g !== null).map((g) => decodeGroup(g, { type, name: strOr(raw, 'Name', id, path) }, 'Job.TaskGroups')),
     Stop: boolOr(raw, 'Stop', false, path),
     Status: '',
     StatusDescription: '',

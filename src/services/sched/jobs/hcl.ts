@@ -24,7 +24,10 @@
  *       volume_mount { volume = "data"  destination = "/srv" }
  *       kill_timeout = "10s"
  *       logs { max_files = 5  max_file_size = 10 }
+ *       service { name = "web"  port = 8080  check { type = "http"  path = "/"  interval = "10s"  timeout = "2s" } }
  *     }
+ *     shutdown_delay = "5s"
+ *     service { name = "${JOB}-app" }   # group services too (services-hcl.ts)
  *   }
  * }
  * ```
@@ -37,6 +40,7 @@
 import { ConfigError, parseConfig, type BlockAt, type ConfigOf } from '../../../kernel/config/index.js';
 import { parseGoDuration } from '../../../kernel/util/go-duration.js';
 import { schedBadRequest } from '../http.js';
+import { SERVICE_HCL_KEYS, servicesFromHcl } from './services-hcl.js';
 
 const constraint = {
   kind: 'block',
@@ -62,6 +66,8 @@ const TASK_KEYS = {
     repeated: true,
     keys: { volume: { kind: 'string' }, destination: { kind: 'string' }, read_only: { kind: 'bool' }, propagation_mode: { kind: 'string' } },
   },
+  service: SERVICE_HCL_KEYS,
+  shutdown_delay: { kind: 'raw' },
 } as const;
 
 const GROUP_KEYS = {
@@ -99,6 +105,8 @@ const GROUP_KEYS = {
     },
   },
   task: { kind: 'block', labelled: true, repeated: true, required: true, keys: TASK_KEYS },
+  service: SERVICE_HCL_KEYS,
+  shutdown_delay: { kind: 'raw' },
 } as const;
 
 /** The keys of a job file (kernel/config schema; module doc). */
@@ -226,6 +234,8 @@ function task(label: string, t: Body): Record<string, unknown> {
       mounts.length === 0
         ? undefined
         : mounts.map((m) => defined({ Volume: m.volume, Destination: m.destination, ReadOnly: m.read_only, PropagationMode: m.propagation_mode })),
+    Services: servicesFromHcl(t.service as Body[]),
+    ShutdownDelay: duration(t, 'shutdown_delay'),
   });
 }
 
@@ -282,6 +292,8 @@ function group(label: string, g: Body): Record<string, unknown> {
             }),
           ),
     Tasks: tasks.map((t) => task(t.label, t.body)),
+    Services: servicesFromHcl(g.service as Body[]),
+    ShutdownDelay: duration(g, 'shutdown_delay'),
   });
 }
 

@@ -20,6 +20,7 @@
  *
  * @module
  */
+import type { Service } from './services.js';
 
 /** Nanoseconds in one second: the unit of every duration in job JSON. */
 export const NS_PER_SECOND = 1_000_000_000;
@@ -109,6 +110,10 @@ export interface Task {
   readonly VolumeMounts: readonly VolumeMount[] | null;
   readonly Leader: boolean;
   readonly Lifecycle: { readonly Hook: string; readonly Sidecar: boolean } | null;
+  /** Registered in the discovery service while the task runs (jobs/services.ts); absent on jobs stored before services existed. */
+  readonly Services?: readonly Service[] | null;
+  /** ns between deregistering the task's services and its kill signal; absent: 0. */
+  readonly ShutdownDelay?: number;
 }
 
 /** A task group (reference `structs.TaskGroup`). */
@@ -122,6 +127,10 @@ export interface TaskGroup {
   readonly Volumes: Readonly<Record<string, VolumeRequest>> | null;
   readonly Meta: Readonly<Record<string, string>> | null;
   readonly Tasks: readonly Task[];
+  /** Registered in the discovery service while the allocation runs (jobs/services.ts); absent on jobs stored before services existed. */
+  readonly Services?: readonly Service[] | null;
+  /** ns between deregistering the group's services and its tasks' kill signal; null: none. */
+  readonly ShutdownDelay?: number | null;
 }
 
 /** A job (reference `structs.Job`); times in Unix ns. */

@@ -13,6 +13,7 @@
  */
 import { schedBadRequest } from '../http.js';
 import { CONSTRAINT_OPERANDS, LIMITS, MAX_PRIORITY, MIN_PRIORITY } from './defaults.js';
+import { serviceErrors } from './services.js';
 import { JOB_TYPES, type Constraint, type Job, type Task, type TaskGroup } from './types.js';
 
 /** The reference's `multierror` text of `errors`. */
@@ -73,7 +74,8 @@ function taskErrors(t: Task, g: TaskGroup): string[] {
       out.push(`config: "args" must be a list of strings`);
     }
   }
-  out.push(...constraintErrors(t.Constraints), ...mapErrors('Env', t.Env), ...mapErrors('Meta', t.Meta));
+  out.push(...constraintErrors(t.Constraints), ...mapErrors('Env', t.Env), ...mapErrors('Meta', t.Meta), ...serviceErrors(t.Services ?? null));
+  if ((t.ShutdownDelay ?? 0) < 0) out.push('ShutdownDelay must be a positive value');
   for (const [i, m] of (t.VolumeMounts ?? []).entries()) {
     if (m.Volume === '') out.push(`Volume Mount (${i}) references an empty volume`);
     else if (!g.Volumes?.[m.Volume]) out.push(`Volume Mount (${i}) references undefined volume ${m.Volume}`);
@@ -109,7 +111,15 @@ function groupErrors(g: TaskGroup, job: Job): string[] {
       out.push(`volume "${name}": volume with ${v.AccessMode} access mode allows only one writer: set per_alloc or count = 1`);
     }
   }
-  out.push(...constraintErrors(g.Constraints), ...mapErrors('Meta', g.Meta));
+  out.push(
+    ...constraintErrors(g.Constraints),
+    ...mapErrors('Meta', g.Meta),
+    ...serviceErrors(
+      g.Services ?? null,
+      g.Tasks.map((t) => t.Name),
+    ),
+  );
+  if ((g.ShutdownDelay ?? 0) < 0) out.push('ShutdownDelay must be a positive value');
   const seen = new Map<string, number>();
   for (const [i, t] of g.Tasks.entries()) {
     const prev = seen.get(t.Name);

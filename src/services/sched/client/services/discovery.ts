@@ -1,0 +1,231 @@
+/**
+ * The client's side of the discovery agent beside it (reference/integration.md §2, §8.1;
+ * the reference client's Consul service client): every registration of the allocations
+ * this client runs goes through the agent's public HTTP API with the SDK's `MeshClient`
+ * (`consul { address, token }` of the agent configuration), and nothing is left behind:
+ *
+ * - registrations are keyed by allocation and owned by this client node: their IDs start
+ *   with `_cairn-task-<alloc ID>` and their `Meta["cairn-node-id"]` is this node's ID
+ *   (registration.ts);
+ * - the client reconciles at start and every `reconcileIntervalMs` (30 s): it removes the
+ *   agent's registrations with its prefix and its node ID that no allocation it runs holds
+ *   (those of allocations stopped while it was down, or of a previous run), and registers
+ *   again those the agent lost; a registration of another node is never touched, so two
+ *   clients sharing one agent never remove each other's;
+ * - every {@link LIVENESS_REFRESH_MS} it passes each registration's liveness TTL check
+ *   (`<service ID>-alive`, TTL {@link LIVENESS_TTL}): when the client dies (`kill -9`) its
+ *   instances turn critical within the TTL, and the agent removes them after the check's
+ *   `DeregisterCriticalServiceAfter` (`consul.deregister_critical_service_after`, 1 m by
+ *   default) unless the client comes back first, whose reconcile then removes those of
+ *   allocations it no longer runs at once;
+ * - it reads the agent's checks every second for the checks watched by `check_restart`.
+ *
+ * @module
+ */
+import type { Logger } from '../../../../kernel/log/logger.js';
+import { MeshApiError, MeshClient, type MeshCheckStatus } from '../../../../sdk/index.js';
+import { LIVENESS_REFRESH_MS, META_NODE, SERVICE_ID_PREFIX, type Registration } from './registration.js';
+
+/** Reconcile period in ms (the reference's Consul sync runs every 30 s). */
+const RECONCILE_MS = 30_000;
+/** How often the watched checks' statuses are read, in ms (the reference's check watcher polls every second). */
+const WATCH_POLL_MS = 1_000;
+/** Liveness passes in flight at once. */
+const CONCURRENCY = 8;
+/** How long closing waits for the deregistrations, in ms. */
+const CLOSE_WAIT_MS = 2_000;
+
+/** The `consul { … }` settings the registrar uses. */
+export interface DiscoverySettings {
+  /** `host:port` or `http(s)://host:port` of the discovery agent. */
+  readonly address: string;
+  /** ACL token with `service:write` on the services, `agent:read` and `node:read`. */
+  readonly token?: string;
+  /** `DeregisterCriticalServiceAfter` of the liveness checks (Go duration; default `1m`). */
+  readonly deregisterCriticalServiceAfter: string;
+}
+
+/** Options of {@link ServiceRegistrar}. */
+export interface ServiceRegistrarOptions {
+  readonly settings: DiscoverySettings;
+  /** This client's node ID. */
+  readonly nodeId: string;
+  readonly log: Logger;
+  /** Reconcile period in ms; default 30 s. */
+  readonly reconcileIntervalMs?: number;
+}
+
+/** A watched check's status as the agent has it. */
+export type CheckWatcher = (status: MeshCheckStatus) => void;
+
+/** Runs `work` over `items`, at most {@link CONCURRENCY} at once. */
+async function eachLimited<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(CONCURRENCY, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]!);
+  });
+  await Promise.all(lanes);
+}
+
+/** The client's registrations in the discovery agent (see the module doc). */
+export class ServiceRegistrar {
+  private readonly mesh: MeshClient;
+  private readonly regs = new Map<string, Registration>();
+  private readonly watchers = new Map<string, CheckWatcher>();
+  /** The pending timer of each loop, by loop name. */
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private closed = false;
+  private started = false;
+  private reconciling: Promise<void> | undefined;
+  /** The last request in flight per registration ID: a deregistration never overtakes the registration before it. */
+  private readonly inFlight = new Map<string, Promise<void>>();
+
+  constructor(private readonly o: ServiceRegistrarOptions) {
+    this.mesh = new MeshClient({ address: o.settings.address, token: o.settings.token, timeoutMs: 10_000 });
+  }
+
+  /** The discovery agent settings (registration.ts reads the liveness check's deregister time). */
+  get settings(): DiscoverySettings {
+    return this.o.settings;
+  }
+
+  /** Reconciles now, then starts the reconcile, liveness and check watch loops (once; the first registration starts them too). */
+  start(): void {
+    if (this.started || this.closed) return;
+    this.started = true;
+    void this.reconcile();
+    this.every('reconcile', this.o.reconcileIntervalMs ?? RECONCILE_MS, () => this.reconcile());
+    this.every('liveness', LIVENESS_REFRESH_MS, () => this.refreshLiveness());
+    this.every('watch', WATCH_POLL_MS, () => this.pollWatched());
+  }
+
+  /**
+   * Registers `reg` (kept, so reconcile registers it again if the agent loses it). A failure
+   * to reach the agent is logged, not thrown: the next reconcile or liveness pass retries.
+   */
+  register(reg: Registration): Promise<void> {
+    this.start();
+    this.regs.set(reg.id, reg);
+    return this.inOrder(reg.id, () => this.put(reg));
+  }
+
+  /** Deregisters registration `id` (already gone: nothing). Failures are logged; reconcile removes it later. */
+  async deregister(id: string): Promise<void> {
+    if (!this.regs.delete(id)) return;
+    await this.inOrder(id, async () => {
+      try {
+        await this.mesh.agent.deregisterService(id);
+      } catch (err) {
+        if (err instanceof MeshApiError && err.status === 404) return;
+        this.o.log.warn({ service: id, err: (err as Error).message }, 'client: service deregistration failed; the next reconcile removes it');
+      }
+    });
+  }
+
+  /** Runs `op` after the requests already in flight for registration `id`. */
+  private inOrder(id: string, op: () => Promise<void>): Promise<void> {
+    const run = (this.inFlight.get(id) ?? Promise.resolve()).then(op);
+    this.inFlight.set(id, run);
+    void run.finally(() => {
+      if (this.inFlight.get(id) === run) this.inFlight.delete(id);
+    });
+    return run;
+  }
+
+  /** Reports a script check's result to its TTL check; failures are logged. */
+  async updateTtl(checkId: string, status: MeshCheckStatus, output: string): Promise<void> {
+    try {
+      await this.mesh.agent.updateTtl(checkId, status, output);
+    } catch (err) {
+      this.o.log.warn({ check: checkId, err: (err as Error).message }, 'client: script check update failed');
+    }
+  }
+
+  /** Calls `watcher` with check `checkId`'s status about every second; the returned function stops it. */
+  watch(checkId: string, watcher: CheckWatcher): () => void {
+    this.watchers.set(checkId, watcher);
+    return () => {
+      if (this.watchers.get(checkId) === watcher) this.watchers.delete(checkId);
+    };
+  }
+
+  /**
+   * Removes this node's registrations that no allocation holds and registers again what the
+   * agent lost (module doc). One at a time; failures are logged and retried next period.
+   */
+  reconcile(): Promise<void> {
+    this.reconciling ??= (async () => {
+      try {
+        const listed = await this.mesh.agent.services();
+        const stale = Object.values(listed).filter((s) => s.ID.startsWith(SERVICE_ID_PREFIX) && s.Meta?.[META_NODE] === this.o.nodeId && !this.regs.has(s.ID));
+        for (const s of stale) {
+          // Registered meanwhile (an allocation resuming after a restart): it stays.
+          if (this.regs.has(s.ID)) continue;
+          this.o.log.info({ service: s.ID }, 'client: removing a registration of an allocation this client no longer runs');
+          await this.mesh.agent.deregisterService(s.ID).catch(() => undefined);
+        }
+        const lost = [...this.regs.values()].filter((r) => !(r.id in listed));
+        await eachLimited(lost, (r) => this.put(r));
+      } catch (err) {
+        if (!this.closed) this.o.log.warn({ err: (err as Error).message }, 'client: reconciling the discovery agent failed');
+      }
+    })().finally(() => (this.reconciling = undefined));
+    return this.reconciling;
+  }
+
+  /** Stops the loops and deregisters every registration (the client's tasks die with it), waiting at most 2 s. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.timers.values()) clearTimeout(t);
+    const ids = [...this.regs.keys()];
+    const all = eachLimited(ids, (id) => this.deregister(id));
+    await Promise.race([all, new Promise((r) => setTimeout(r, CLOSE_WAIT_MS).unref())]);
+    await this.mesh.close();
+  }
+
+  private async put(reg: Registration): Promise<void> {
+    try {
+      await this.mesh.agent.registerService(reg.body, { replaceExistingChecks: true });
+    } catch (err) {
+      if (this.closed) return;
+      this.o.log.warn({ service: reg.id, err: (err as Error).message }, 'client: service registration failed; retrying at the next reconcile');
+    }
+  }
+
+  /** Runs `work` every `ms` after the previous run ended, until closed. */
+  private every(loop: string, ms: number, work: () => Promise<void>): void {
+    const tick = () => {
+      const t = setTimeout(async () => {
+        await work();
+        if (!this.closed) tick();
+      }, ms);
+      t.unref();
+      this.timers.set(loop, t);
+    };
+    tick();
+  }
+
+  /** Passes every liveness check; a registration the agent lost (404) is registered again. */
+  private async refreshLiveness(): Promise<void> {
+    await eachLimited([...this.regs.values()], async (r) => {
+      try {
+        await this.mesh.agent.passTtl(r.aliveCheckId);
+      } catch (err) {
+        if (err instanceof MeshApiError && err.status === 404 && this.regs.get(r.id) === r) await this.put(r);
+      }
+    });
+  }
+
+  private async pollWatched(): Promise<void> {
+    if (this.watchers.size === 0) return;
+    try {
+      const checks = await this.mesh.agent.checks();
+      for (const [id, w] of this.watchers) {
+        const c = checks[id];
+        if (c) w(c.Status as MeshCheckStatus);
+      }
+    } catch (err) {
+      if (!this.closed) this.o.log.debug({ err: (err as Error).message }, 'client: reading the watched checks failed');
+    }
+  }
+}
