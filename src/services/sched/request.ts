@@ -13,6 +13,15 @@ import { schedBadRequest } from './http.js';
 // ---------------------------------------------------------------------------------------
 // Body
 
+/**
+ * A declared body's decoded input (the handler's `input`, `ctx.input()`): the kernel decodes
+ * only a non-empty body. @throws 400 `Request body is empty` (reference/sched.md §1.1) when it was empty.
+ */
+export function requireInput<T>(input: T | undefined): T {
+  if (input === undefined) throw schedBadRequest('Request body is empty');
+  return input;
+}
+
 /** The request's JSON body. @throws 400 `Request body is empty` (reference/sched.md §1.1); 400 with the parser's text for bad JSON. */
 export function requireBody(ctx: Ctx): unknown {
   const body = ctx.body<unknown>();
