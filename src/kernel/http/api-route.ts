@@ -38,8 +38,9 @@ export interface ApiContext<D, I = unknown> {
   body<T>(kind?: string): T | undefined;
   /**
    * The body decoded against the operation's declared {@link ApiOperation.body} by
-   * {@link ApiConventions.decodeBody} before the access rule ran; undefined when the body is
-   * empty or the operation declares none.
+   * {@link ApiConventions.decodeBody}, once: on the first read, by a `forward` function that
+   * reads it, else by the kernel before the access rule; undefined when the body is empty or
+   * the operation declares none. @throws the decoder's 400 (on every read while it fails).
    */
   input<T = Record<string, unknown>>(): T | undefined;
 }
@@ -115,7 +116,8 @@ export interface ApiOperation<D, A, I> {
    * Where it runs ({@link ApiForward}); absent: writes on the leader, reads here. A function of
    * the request where that depends on it (a global ACL token goes to the authoritative region
    * or primary datacenter, a local one does not; undefined: the default). It runs first, before
-   * any forwarding, and may throw the 400 the reference answers for the input it reads.
+   * any forwarding, and may throw the 400 the reference answers for the input it reads; reading
+   * `ctx.input()` decodes the declared body then, so its 400 comes before any forwarding.
    */
   readonly forward?: ApiForward | ((ctx: ApiContext<D, I>) => ApiForward | undefined);
   /**

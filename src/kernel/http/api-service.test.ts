@@ -286,4 +286,37 @@ describe('api-service route declarations', () => {
       /route PUT \/v1\/thing: declares a body, but the service decodes none/,
     );
   });
+
+  it('decodes a declared body once, early when a forward function reads it: its 400 comes before forwarding', async () => {
+    const Thing = Go.struct('Thing', { Name: Go.string() });
+    let decodes = 0;
+    const routes: readonly ApiRoute<undefined, Rule, string>[] = [
+      {
+        pattern: 'thing',
+        synopsis: 't',
+        methods: {
+          PUT: withBody(Thing, {
+            access: { permission: 'write' },
+            forward: (ctx) => (ctx.input<{ Name: string }>()?.Name === 'far' ? 'primary' : undefined),
+            handle: async (_ctx, input) => ({ body: input?.Name ?? null }),
+          }),
+        },
+      },
+    ];
+    const conv: ApiConventions<Rule, string> = {
+      ...conventions(async () => ({ status: 201, headers: {}, body: 'from the primary' })),
+      decodeBody: (schema, value) => {
+        decodes++;
+        return decodeGoStruct(value, goStructOf(schema), { typePrefix: '', error: (m) => new CairnError('bad_request', m) });
+      },
+    };
+    const put = (body: unknown) => call(routes, { ...request('PUT', '/v1/thing', 'writer'), body: Buffer.from(JSON.stringify(body)) }, conv);
+    const bad = await put({ Name: 1 });
+    assert.deepEqual([bad.status, bad.body], [400, 'json: cannot unmarshal number into Go struct field Thing.Name of type string']);
+    const far = await put({ Name: 'far' });
+    assert.deepEqual([far.status, far.body], [201, 'from the primary']);
+    decodes = 0;
+    const near = await put({ name: 'near' });
+    assert.deepEqual([near.status, near.body, decodes], [200, '"near"', 1], 'decoded once for the forward function, the rule and the handler');
+  });
 });

@@ -32,6 +32,7 @@
  *
  * @module
  */
+import type { TObject } from '@sinclair/typebox';
 import { FORWARDED_ROUTE, labelRoute } from '../metrics/http.js';
 import type { Leadership, StateStore } from '../store/index.js';
 import { goDurationMs } from '../util/go-duration.js';
@@ -159,6 +160,7 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
         params: match.params,
         secret: conv.tokenOf(req),
         consistency,
+        schema: op.body,
       });
       const forward = typeof op.forward === 'function' ? op.forward(ctx) : op.forward;
       if (forward === 'primary' && conv.primary) {
@@ -177,7 +179,8 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
       if (blocking && q.has('wait') && waitParam === undefined) throw badRequest('Invalid wait time');
       const rawIndex = blocking ? q.get('index') : null;
       if (rawIndex !== null && !/^\d+$/.test(rawIndex)) throw badRequest('Invalid index');
-      if (op.body && req.body.length > 0) ctx.setInput(conv.decodeBody!(op.body, ctx.body()));
+      // Decoded here at the latest, before the access rule (a `forward` function may have read it already).
+      if (op.body) ctx.input();
       const check = () => {
         const rule = typeof op.access === 'function' ? (op.access as (c: ApiContext<D, I>) => A | Public)(ctx) : op.access;
         if (rule !== PUBLIC) ctx.setCaller(conv.authorize(rule as A, ctx));
@@ -312,18 +315,21 @@ class RequestContext<D, I> implements ApiContext<D, I> {
   private resolved = false;
   private who: I | undefined;
   private parsed: unknown = NOT_PARSED;
-  private decoded: unknown;
+  private decoded: unknown = NOT_PARSED;
+  /** The operation's declared body. */
+  private readonly schema: TObject | undefined;
 
   constructor(
     readonly req: HttpRequest,
     readonly deps: D,
     private readonly conv: ApiConventions<unknown, I>,
-    read: Pick<ApiContext<D, I>, 'params' | 'secret' | 'consistency'>,
+    read: Pick<ApiContext<D, I>, 'params' | 'secret' | 'consistency'> & { readonly schema: TObject | undefined },
   ) {
     this.query = req.query;
     this.params = read.params;
     this.secret = read.secret;
     this.consistency = read.consistency;
+    this.schema = read.schema;
   }
 
   get caller(): I {
@@ -337,12 +343,9 @@ class RequestContext<D, I> implements ApiContext<D, I> {
     this.resolved = true;
   }
 
-  /** Set once by the dispatcher: the body decoded against the operation's declaration. */
-  setInput(input: unknown): void {
-    this.decoded = input;
-  }
-
   input<T>(): T | undefined {
+    // Decoded once, on the first read: a `forward` function's, else the dispatcher's before the access rule.
+    if (this.decoded === NOT_PARSED) this.decoded = this.schema && this.req.body.length > 0 ? this.conv.decodeBody!(this.schema, this.body()) : undefined;
     return this.decoded as T | undefined;
   }
 
@@ -353,7 +356,7 @@ class RequestContext<D, I> implements ApiContext<D, I> {
   }
 }
 
-/** {@link RequestContext.body} before its first call. */
+/** {@link RequestContext.body} and {@link RequestContext.input} before their first call. */
 const NOT_PARSED = Symbol('not parsed');
 
 function parseBody(body: Buffer, kind: string | undefined, conv: ApiConventions<unknown, unknown>): unknown {

@@ -1,8 +1,9 @@
 /**
  * Decoding JSON values the way Go's `encoding/json` decodes them into a struct, with its
  * error texts (reference/sched.md §1.1), on the kernel's decoder (kernel/util/go-struct.ts):
- * request bodies (request.ts reads them) and the allocation, node, job and volume documents
- * the domain modules decode. No request context: domain code imports this, never the
+ * the structs nested in declared request bodies whose texts name their own Go type (a node,
+ * a job, a volume, a node event) and the allocation, node, job and volume documents the
+ * domain modules decode. No request context: domain code imports this, never the
  * request layer.
  *
  * @module

@@ -40,9 +40,8 @@ import {
 import type { Leadership, StateStore } from '../../kernel/store/index.js';
 import { VERSION } from '../../kernel/version/index.js';
 import { parseGoBool } from '../../kernel/util/go-bool.js';
-import { goStructOf } from '../../kernel/util/go-schema.js';
-import { decodeGoStruct } from '../../kernel/util/go-struct.js';
 import { PERMISSION_DENIED } from './acl/index.js';
+import { decodeSchedBody } from './body.js';
 
 /** What a handler gets; `secret` comes from `X-Sched-Token` or `Authorization: Bearer`; `I` is the caller. */
 export type SchedContext<D, I = unknown> = ApiContext<D, I>;
@@ -143,7 +142,7 @@ export function schedHttpService<D, A, I>(options: SchedHttpOptions<D, A, I>): H
     decodeError: (why) => why,
     // Go's struct decoding with its texts (reference/sched.md §1.1); a struct declared with
     // `typePrefix` (the ACL objects) names its package in a whole-value error.
-    decodeBody: (schema, value) => decodeGoStruct(value, goStructOf(schema), { typePrefix: '', error: schedBadRequest }),
+    decodeBody: decodeSchedBody,
     forward: { param: 'region', local: options.region, noPath: 'No path to region', to: options.forwardTo },
   };
   return apiHttpService({

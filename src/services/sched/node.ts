@@ -222,8 +222,9 @@ const NODE_FIELDS: Readonly<Record<keyof NodeRegistration, GoKind>> = {
 };
 
 /**
- * Decodes and checks a registration body `{"Node": {...}}` (the reference's `Node.Register`,
- * reference/sched.md §5) in the reference's order: `missing node for client registration`,
+ * Decodes and checks the `Node` of a registration body `{"Node": {...}}` (null when absent;
+ * the route declares the body, routes/nodes.ts) as the reference's `Node.Register` does
+ * (reference/sched.md §5), in its order: `missing node for client registration`,
  * `missing node ID …`, `missing datacenter …`, `missing node name …`, `missing attributes …`
  * (an empty map too), `missing node secret ID …`, then `invalid node pool: invalid name
  * "<p>", must match regex …`, `node is not allowed to register in node pool "all"`, `invalid
@@ -232,10 +233,9 @@ const NODE_FIELDS: Readonly<Record<keyof NodeRegistration, GoKind>> = {
  * (`invalid scheduling eligibility "<e>"`). Defaults filled in: NodePool `default`, Status
  * `initializing`, SchedulingEligibility `eligible`. @throws 400 with those texts or the decoder's.
  */
-export function decodeRegistration(body: unknown): NodeRegistration {
-  const req = decodeGoStruct(body, 'structs.NodeRegisterRequest', { Node: 'object' });
-  if (req.Node === null) throw schedBadRequest('missing node for client registration');
-  const n = decodeGoStruct(req.Node, 'structs.Node', NODE_FIELDS) as unknown as NodeRegistration;
+export function decodeRegistration(node: unknown): NodeRegistration {
+  if (node === null) throw schedBadRequest('missing node for client registration');
+  const n = decodeGoStruct(node, 'structs.Node', NODE_FIELDS) as unknown as NodeRegistration;
   if (n.ID === '') throw schedBadRequest('missing node ID for client registration');
   if (n.Datacenter === '') throw schedBadRequest('missing datacenter for client registration');
   if (n.Name === '') throw schedBadRequest('missing node name for client registration');

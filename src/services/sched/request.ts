@@ -1,8 +1,8 @@
 /**
- * Reading a scheduler request the way the reference reads it: the JSON body (reference/sched.md
- * §1.1) and the query parameters several routes share (`?prefix=` with the UUID rule of §1.9,
- * Go-bool flags). Decoding a body into a Go struct's fields is go-struct.ts (domain code uses
- * it too); ACL object bodies with nested structs and durations use auth/decode.ts.
+ * Reading a scheduler request the way the reference reads it: a declared JSON body's input
+ * (reference/sched.md §1.1; the kernel decodes it, body.ts) and the query parameters several
+ * routes share (`?prefix=` with the UUID rule of §1.9, Go-bool flags). Nested structs whose
+ * texts name their own Go type are decoded with go-struct.ts (domain code uses it too).
  *
  * @module
  */
@@ -13,20 +13,13 @@ import { schedBadRequest } from './http.js';
 // ---------------------------------------------------------------------------------------
 // Body
 
-/** The request's JSON body. @throws 400 `Request body is empty` (reference/sched.md §1.1); 400 with the parser's text for bad JSON. */
-export function requireBody(ctx: Ctx): unknown {
-  const body = ctx.body<unknown>();
-  if (body === undefined) throw schedBadRequest('Request body is empty');
-  return body;
-}
-
 /**
- * {@link requireBody}, with JSON `null` read as `{}` (Go decodes `null` into a struct as
- * nothing): the auth-method, binding-rule and login bodies. @throws as {@link requireBody}.
+ * A declared body's decoded input (the handler's `input`, `ctx.input()`): the kernel decodes
+ * only a non-empty body. @throws 400 `Request body is empty` (reference/sched.md §1.1) when it was empty.
  */
-export function requireStructBody(ctx: Ctx): unknown {
-  const body = requireBody(ctx);
-  return body === null ? {} : body;
+export function requireInput<T>(input: T | undefined): T {
+  if (input === undefined) throw schedBadRequest('Request body is empty');
+  return input;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@
  */
 import { AuthnError, validateAuthMethodConfig, type AuthMethodConfig } from '../../../kernel/authn/index.js';
 import { SECOND_NS, wireDuration } from './duration.js';
-import type { StructSchema } from './decode.js';
+import { Go } from '../../../kernel/util/go-schema.js';
 
 /** The private key a client assertion is signed with (`OIDCClientAssertion.PrivateKey`). */
 interface ClientAssertionKey {
@@ -64,44 +64,49 @@ export interface AuthMethodWireConfig {
 }
 
 /** Go struct of `OIDCClientAssertion.PrivateKey`. */
-const KEY_SCHEMA: StructSchema = {
-  goType: 'OIDCClientAssertionKey',
-  fields: { PemKey: 'string', PemKeyFile: 'string', PemCert: 'string', PemCertFile: 'string', KeyIDHeader: 'string', KeyID: 'string' },
-};
+const KeyBody = Go.struct('OIDCClientAssertionKey', {
+  PemKey: Go.string(),
+  PemKeyFile: Go.string(),
+  PemCert: Go.string(),
+  PemCertFile: Go.string(),
+  KeyIDHeader: Go.string(),
+  KeyID: Go.string(),
+});
 
 /** Go struct of `OIDCClientAssertion`. */
-const ASSERTION_SCHEMA: StructSchema = {
-  goType: 'OIDCClientAssertion',
-  fields: { KeySource: 'string', KeyAlgorithm: 'string', Audience: 'strings', ExtraHeaders: 'lenient-map', PrivateKey: KEY_SCHEMA, ClientSecret: 'string' },
-};
+const AssertionBody = Go.struct('OIDCClientAssertion', {
+  KeySource: Go.string(),
+  KeyAlgorithm: Go.string(),
+  Audience: Go.strings(),
+  ExtraHeaders: Go.lenientMap(),
+  PrivateKey: KeyBody,
+  ClientSecret: Go.string(),
+});
 
-/** Go struct of `Config`, fields in the reference's output order (sched.md §2.2). */
-export const CONFIG_SCHEMA: StructSchema = {
-  goType: 'ACLAuthMethodConfig',
-  fields: {
-    JWTValidationPubKeys: 'strings',
-    JWKSURL: 'string',
-    OIDCDiscoveryURL: 'string',
-    OIDCClientID: 'string',
-    OIDCClientSecret: 'string',
-    OIDCClientAssertion: ASSERTION_SCHEMA,
-    OIDCEnablePKCE: 'bool',
-    OIDCDisableUserInfo: 'bool',
-    OIDCScopes: 'strings',
-    BoundAudiences: 'strings',
-    BoundIssuer: 'strings',
-    AllowedRedirectURIs: 'strings',
-    DiscoveryCaPem: 'strings',
-    JWKSCACert: 'string',
-    SigningAlgs: 'strings',
-    ExpirationLeeway: 'duration',
-    NotBeforeLeeway: 'duration',
-    ClockSkewLeeway: 'duration',
-    ClaimMappings: 'lenient-map',
-    ListClaimMappings: 'lenient-map',
-    VerboseLogging: 'bool',
-  },
-};
+/** Go struct of `Config` (a field of the declared auth-method body), fields in the reference's output order (sched.md §2.2). */
+export const ConfigBody = Go.struct('ACLAuthMethodConfig', {
+  JWTValidationPubKeys: Go.strings(),
+  JWKSURL: Go.string(),
+  OIDCDiscoveryURL: Go.string(),
+  OIDCClientID: Go.string(),
+  OIDCClientSecret: Go.string(),
+  OIDCClientAssertion: AssertionBody,
+  OIDCEnablePKCE: Go.bool(),
+  OIDCDisableUserInfo: Go.bool(),
+  OIDCScopes: Go.strings(),
+  BoundAudiences: Go.strings(),
+  BoundIssuer: Go.strings(),
+  AllowedRedirectURIs: Go.strings(),
+  DiscoveryCaPem: Go.strings(),
+  JWKSCACert: Go.string(),
+  SigningAlgs: Go.strings(),
+  ExpirationLeeway: Go.duration(),
+  NotBeforeLeeway: Go.duration(),
+  ClockSkewLeeway: Go.duration(),
+  ClaimMappings: Go.lenientMap(),
+  ListClaimMappings: Go.lenientMap(),
+  VerboseLogging: Go.bool(),
+});
 
 /** What the read shape puts in place of a secret (sched.md §2.2 "Sanitize"). */
 const REDACTED = 'redacted';

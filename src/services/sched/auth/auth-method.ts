@@ -7,8 +7,9 @@
  *
  * @module
  */
-import { canonicalConfig, configErrors, CONFIG_SCHEMA, keepStoredSecrets, renderConfig, type AuthMethodWireConfig } from './auth-config.js';
-import { decodeStruct, type StructSchema } from './decode.js';
+import { canonicalConfig, configErrors, ConfigBody, keepStoredSecrets, renderConfig, type AuthMethodWireConfig } from './auth-config.js';
+import { decodeStruct } from './decode.js';
+import { Go, goStructOf } from '../../../kernel/util/go-schema.js';
 import { formatTime } from '../../../kernel/util/duration.js';
 import { formatGoDuration } from '../../../kernel/util/go-duration.js';
 import { HOUR_NS, MINUTE_NS, wireDuration } from './duration.js';
@@ -60,30 +61,35 @@ export interface AuthMethodStub {
   readonly ModifyIndex: number;
 }
 
-/** Go struct of an auth-method request body; server-set fields are not decoded (the store sets them). */
-const METHOD_SCHEMA: StructSchema = {
-  goType: 'ACLAuthMethod',
-  fields: {
-    Name: 'string',
-    Type: 'string',
-    TokenLocality: 'string',
-    TokenNameFormat: 'string',
-    MaxTokenTTL: 'duration',
-    Default: 'bool',
-    Config: CONFIG_SCHEMA,
+/**
+ * The body of an auth-method write (the reference's `structs.ACLAuthMethod`), declared by its
+ * routes (routes/auth-methods.ts); server-set fields are not decoded (the store sets them).
+ * Its routes read `null` as `{}`, as Go's decoder does.
+ */
+export const AuthMethodBody = Go.struct(
+  'ACLAuthMethod',
+  {
+    Name: Go.string(),
+    Type: Go.string('OIDC or JWT'),
+    TokenLocality: Go.string('local or global'),
+    TokenNameFormat: Go.string(),
+    MaxTokenTTL: Go.duration(),
+    Default: Go.bool(),
+    Config: ConfigBody,
   },
-};
+  { typePrefix: 'structs.' },
+);
 
 /**
- * Decodes a request body as the reference does (sched.md §1.1): field names of the method,
- * its `Config` and nested structs match case-insensitively (`Tokenlocality`, `maxtokenttl`),
- * unknown fields are ignored, `MaxTokenTTL` and the leeways take a Go duration string or
- * nanoseconds.
+ * Decodes a request body as the kernel decodes {@link AuthMethodBody} for its routes
+ * (sched.md §1.1): field names of the method, its `Config` and nested structs match
+ * case-insensitively (`Tokenlocality`, `maxtokenttl`), unknown fields are ignored,
+ * `MaxTokenTTL` and the leeways take a Go duration string or nanoseconds.
  * @throws {SchedAuthError} 400 with the Go decoder's text, e.g.
  *   `json: cannot unmarshal number into Go struct field ACLAuthMethod.Name of type string`.
  */
 export function decodeAuthMethod(body: unknown): AuthMethodInput {
-  return decodeStruct(body, METHOD_SCHEMA) as unknown as AuthMethodInput;
+  return decodeStruct(body, goStructOf(AuthMethodBody)) as unknown as AuthMethodInput;
 }
 
 /** Options of {@link validateAuthMethod}. */

@@ -10,7 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { AuthnError, checkBindingRule, SCHED_BIND_PROFILE } from '../../../kernel/authn/index.js';
 import { compileFilter, FilterError } from '../../../kernel/bexpr/index.js';
 import type { AuthMethod } from './auth-method.js';
-import { decodeStruct, type StructSchema } from './decode.js';
+import { decodeStruct } from './decode.js';
+import { Go, goStructOf } from '../../../kernel/util/go-schema.js';
 import { invalidRequest, multiError } from './errors.js';
 import { formatTime } from '../../../kernel/util/duration.js';
 import { contentHash } from './stamp.js';
@@ -57,19 +58,32 @@ export interface BindingRuleStub {
   readonly ModifyIndex: number;
 }
 
-const RULE_SCHEMA: StructSchema = {
-  goType: 'ACLBindingRule',
-  fields: { ID: 'string', Description: 'string', AuthMethod: 'string', Selector: 'string', BindType: 'string', BindName: 'string' },
-};
+/**
+ * The body of a binding-rule write (the reference's `structs.ACLBindingRule`), declared by its
+ * routes (routes/binding-rules.ts); server-set fields are ignored. Its routes read `null` as
+ * `{}`, as Go's decoder does.
+ */
+export const BindingRuleBody = Go.struct(
+  'ACLBindingRule',
+  {
+    ID: Go.string('empty on create'),
+    Description: Go.string(),
+    AuthMethod: Go.string(),
+    Selector: Go.string('a go-bexpr expression over the claims'),
+    BindType: Go.string('role, policy or management'),
+    BindName: Go.string(),
+  },
+  { typePrefix: 'structs.' },
+);
 
 /**
- * Decodes a request body as the reference does (sched.md §1.1): case-insensitive field
- * names, unknown and server-set fields ignored.
+ * Decodes a request body as the kernel decodes {@link BindingRuleBody} for its routes
+ * (sched.md §1.1): case-insensitive field names, unknown and server-set fields ignored.
  * @throws {SchedAuthError} 400 with the Go decoder's text, e.g.
  *   `json: cannot unmarshal number into Go struct field ACLBindingRule.BindName of type string`.
  */
 export function decodeBindingRule(body: unknown): BindingRuleInput {
-  return decodeStruct(body, RULE_SCHEMA) as unknown as BindingRuleInput;
+  return decodeStruct(body, goStructOf(BindingRuleBody)) as unknown as BindingRuleInput;
 }
 
 /** Options of {@link validateBindingRule}. */

@@ -16,11 +16,13 @@
  *
  * @module
  */
+import type { Static } from '@sinclair/typebox';
 import type { CsiVolume } from '../../../kernel/csi/index.js';
 import type { SchedAccess } from '../access.js';
 import type { Ctx, SchedDeps } from '../deps.js';
 import { schedBadRequest, writeReply, type SchedReply } from '../http.js';
-import { requireBody } from '../request.js';
+import { requireInput } from '../request.js';
+import { Go } from '../../../kernel/util/go-schema.js';
 import { DEFAULT_NAMESPACE, LABEL, T, type NamespaceDoc } from '../state.js';
 import { healthyController, optionalController, requireController, requirePlugin, volumeCapability } from './controller.js';
 import { pluginCall } from './plugin-error.js';
@@ -92,9 +94,23 @@ export interface RegisterOptions {
   readonly pathId?: string;
 }
 
-/** The volumes the body registers, decoded. @throws 400 decode and `validation: …` errors. */
+/**
+ * The body of a register or create (the reference's `structs.CSIVolumeRegisterRequest`), declared
+ * by its routes (routes/volumes.ts); `Volumes` decoded by volume-spec.ts, whose texts name `structs.CSIVolume`.
+ */
+export const RegisterVolumesBody = Go.struct('structs.CSIVolumeRegisterRequest', { Volumes: Go.any('the volumes ([]structs.CSIVolume)') });
+
+/** Each request's decoded volumes, decoded once by its access rule for the handler. */
+const specsByRequest = new WeakMap<Ctx, VolumeSpec[]>();
+
+/** The volumes the declared body registers, decoded once per request. @throws 400 `Request body is empty`, decode and `validation: …` errors. */
 function specsOf(ctx: Ctx, o: RegisterOptions): VolumeSpec[] {
-  return decodeVolumeSpecs(requireBody(ctx), { namespace: ctx.query.get('namespace') || DEFAULT_NAMESPACE, pathId: o.pathId });
+  const known = specsByRequest.get(ctx);
+  if (known) return known;
+  const volumes = requireInput(ctx.input<Static<typeof RegisterVolumesBody>>()).Volumes;
+  const specs = decodeVolumeSpecs(volumes, { namespace: ctx.query.get('namespace') || DEFAULT_NAMESPACE, pathId: o.pathId });
+  specsByRequest.set(ctx, specs);
+  return specs;
 }
 
 /** Who may register the body's volumes: `csi-write-volume` in every one's namespace; the body's 400s first. */

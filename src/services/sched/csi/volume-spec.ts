@@ -146,16 +146,15 @@ function decodeVolume(raw: unknown, namespace: string): VolumeSpec {
 }
 
 /**
- * The definitions of a register or create body `{"Volumes": [...]}`. `namespace` fills an
+ * The definitions of a register or create body's `Volumes` (`list`: null when absent; the
+ * routes declare the body `{"Volumes": [...]}`, csi/volume-register.ts). `namespace` fills an
  * empty `Namespace` (the request's `?namespace=`, else `default`). `pathId` (the
  * `/volume/csi/:volume_id` routes) fills an empty `ID` and must equal every given one.
  * @throws 400 `missing volume definition` (none given); the decoder's texts; `volume ID "<b>"
  *   does not match the request path "<p>"`; `validation: <e1>, <e2>` (reference/sched.md §4.5
  *   step 3 texts and {@link problems}).
  */
-export function decodeVolumeSpecs(body: unknown, o: { namespace: string; pathId?: string }): VolumeSpec[] {
-  const req = decodeGoStruct(body, 'structs.CSIVolumeRegisterRequest', { Volumes: 'any' });
-  const list = req.Volumes;
+export function decodeVolumeSpecs(list: unknown, o: { namespace: string; pathId?: string }): VolumeSpec[] {
   if (list !== null && !Array.isArray(list))
     throw schedBadRequest(`json: cannot unmarshal ${typeof list} into Go struct field structs.CSIVolumeRegisterRequest.Volumes of type []*structs.CSIVolume`);
   const raw = (list ?? []).filter((v) => v !== null);

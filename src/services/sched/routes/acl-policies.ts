@@ -17,15 +17,17 @@
  *
  * @module
  */
+import type { Static } from '@sinclair/typebox';
 import type { Indexed, StateStore } from '../../../kernel/store/index.js';
 import { ANONYMOUS_POLICY_NAME, parsePolicy, PolicyError, type ParsedPolicy } from '../acl/index.js';
 import { ACL_MANAGEMENT, ACL_TOKEN, type SchedRoute } from '../access.js';
 import { aclDelete, invalidObject } from '../acl-write.js';
-import { decodeStruct } from '../auth/decode.js';
 import { contentHash } from '../auth/stamp.js';
 import type { Ctx } from '../deps.js';
 import { atLeastOne, schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
-import { queryPrefix, requireBody } from '../request.js';
+import { queryPrefix, requireInput } from '../request.js';
+import { Go } from '../../../kernel/util/go-schema.js';
+import { withBody } from '../../../kernel/http/index.js';
 import type { Identity } from '../resolve.js';
 import { T, type PolicyDoc, type RoleDoc } from '../state.js';
 
@@ -44,15 +46,17 @@ interface JobAcl {
   readonly Task: string;
 }
 
-const POLICY_SCHEMA = {
-  goType: 'ACLPolicy',
-  fields: {
-    Name: 'string',
-    Description: 'string',
-    Rules: 'string',
-    JobACL: { goType: 'JobACL', fields: { Namespace: 'string', JobID: 'string', Group: 'string', Task: 'string' } },
+/** The body of a policy write (the reference's `structs.ACLPolicy`; `JobACL` null when absent). */
+const PolicyBody = Go.struct(
+  'ACLPolicy',
+  {
+    Name: Go.string(),
+    Description: Go.string(),
+    Rules: Go.string('the policy in HCL'),
+    JobACL: Go.struct('JobACL', { Namespace: Go.string(), JobID: Go.string(), Group: Go.string(), Task: Go.string() }),
   },
-} as const;
+  { typePrefix: 'structs.' },
+);
 
 /**
  * The policy names a client token holds: its own (whether they exist or not) and those of
@@ -143,9 +147,10 @@ function policyErrors(name: string, description: string, rules: string, job: Job
  * path`; 400 `policy 0 invalid: <multierror>` with `invalid name '<n>'`, `failed to parse
  * rules: <parser text>`, `description longer than 256`, JobACL chain errors.
  */
-async function upsert(ctx: Ctx): Promise<SchedReply> {
-  const d = decodeStruct(requireBody(ctx), POLICY_SCHEMA);
-  const [name, description, rules] = [d.Name as string, d.Description as string, d.Rules as string];
+async function upsert(ctx: Ctx, input: Static<typeof PolicyBody> | undefined): Promise<SchedReply> {
+  const d = requireInput(input);
+  const [name, description, rules] = [d.Name, d.Description, d.Rules];
+  // Null when absent (Go's zero value), though the declared type cannot say so.
   const job = d.JobACL as JobAcl | null;
   if (name !== ctx.params.name) throw schedBadRequest('ACL policy name does not match request path');
   const errors = policyErrors(name, description, rules, job);
@@ -197,8 +202,8 @@ export const aclPolicyRoutes: readonly SchedRoute[] = [
           return { body: renderPolicy(p), index: atLeastOne(p.ModifyIndex) };
         },
       },
-      POST: { access: ACL_MANAGEMENT, forward: 'primary', handle: upsert },
-      PUT: { access: ACL_MANAGEMENT, forward: 'primary', handle: upsert },
+      POST: withBody(PolicyBody, { access: ACL_MANAGEMENT, forward: 'primary', handle: upsert }),
+      PUT: withBody(PolicyBody, { access: ACL_MANAGEMENT, forward: 'primary', handle: upsert }),
       // A missing policy is no error, as in the reference.
       DELETE: { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx) => aclDelete(ctx, { table: T.policies, key: ctx.params.name! }) },
     },

@@ -19,17 +19,19 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
 import type { Indexed } from '../../../kernel/store/index.js';
 import { ACL_MANAGEMENT, ACL_TOKEN, type SchedRoute } from '../access.js';
 import { aclDelete, invalidObject } from '../acl-write.js';
-import { decodeStruct } from '../auth/decode.js';
 import { contentHash } from '../auth/stamp.js';
 import type { Ctx } from '../deps.js';
 import { atLeastOne, schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
-import { queryPrefix, requireBody } from '../request.js';
+import { queryPrefix, requireInput } from '../request.js';
+import { Go } from '../../../kernel/util/go-schema.js';
+import { withBody } from '../../../kernel/http/index.js';
 import type { Identity } from '../resolve.js';
 import { T, type RoleDoc } from '../state.js';
-import { decodeLinks, fieldOf } from '../go-struct.js';
+import { decodeLinks } from '../go-struct.js';
 
 /** Role names (the reference's `ValidACLRoleName`). */
 const ROLE_NAME = /^[a-zA-Z0-9-]{1,128}$/;
@@ -63,10 +65,21 @@ interface RoleInput {
   readonly Policies: readonly { Name: string }[];
 }
 
-function decodeRole(body: unknown): RoleInput {
-  const d = decodeStruct(body, { goType: 'ACLRole', fields: { ID: 'string', Name: 'string', Description: 'string' } });
-  const policies = decodeLinks(fieldOf(body, 'Policies'), { owner: 'ACLRole', field: 'Policies', linkType: 'ACLRolePolicyLink', keys: ['Name'] });
-  return { ID: d.ID as string, Name: d.Name as string, Description: d.Description as string, Policies: policies };
+/** The body of a role write (the reference's `structs.ACLRole`; `Policies` decoded by {@link roleInput}). */
+const RoleBody = Go.struct(
+  'ACLRole',
+  { ID: Go.string('empty on create'), Name: Go.string(), Description: Go.string(), Policies: Go.any('[{"Name": "<policy>"}]') },
+  { typePrefix: 'structs.' },
+);
+
+/**
+ * The role in the decoded body. @throws 400 `Request body is empty`; the decoder's texts for
+ * `Policies`, which name `ACLRole.Policies` and `structs.ACLRolePolicyLink` (go-struct.ts `decodeLinks`).
+ */
+function roleInput(input: Static<typeof RoleBody> | undefined): RoleInput {
+  const d = requireInput(input);
+  const policies = decodeLinks(d.Policies ?? undefined, { owner: 'ACLRole', field: 'Policies', linkType: 'ACLRolePolicyLink', keys: ['Name'] });
+  return { ID: d.ID, Name: d.Name, Description: d.Description, Policies: policies };
 }
 
 /**
@@ -75,8 +88,8 @@ function decodeRole(body: unknown): RoleInput {
  * <n> already exists`, `cannot find role <id>`, `ACL role with name <n> already exists`,
  * `cannot find policy <n>` (reference `UpsertRoles`, `upsertACLRoleTxn`).
  */
-async function upsert(ctx: Ctx, pathId: string | undefined): Promise<SchedReply> {
-  const input = decodeRole(requireBody(ctx));
+async function upsert(ctx: Ctx, body: Static<typeof RoleBody> | undefined, pathId: string | undefined): Promise<SchedReply> {
+  const input = roleInput(body);
   if (pathId !== undefined && pathId !== input.ID) throw schedBadRequest('ACL role ID does not match request path');
   const errors: string[] = [];
   if (!ROLE_NAME.test(input.Name)) errors.push(`invalid name '${input.Name}'`);
@@ -133,8 +146,8 @@ export const aclRoleRoutes: readonly SchedRoute[] = [
     pattern: 'acl/role',
     synopsis: 'Create an ACL role',
     methods: {
-      POST: { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx) => upsert(ctx, undefined) },
-      PUT: { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx) => upsert(ctx, undefined) },
+      POST: withBody(RoleBody, { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx: Ctx, body) => upsert(ctx, body, undefined) }),
+      PUT: withBody(RoleBody, { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx: Ctx, body) => upsert(ctx, body, undefined) }),
     },
   },
   {
@@ -167,8 +180,8 @@ export const aclRoleRoutes: readonly SchedRoute[] = [
           return { body: renderRole(role), index: atLeastOne(role.ModifyIndex) };
         },
       },
-      POST: { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx) => upsert(ctx, ctx.params.id) },
-      PUT: { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx) => upsert(ctx, ctx.params.id) },
+      POST: withBody(RoleBody, { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx: Ctx, body) => upsert(ctx, body, ctx.params.id) }),
+      PUT: withBody(RoleBody, { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx: Ctx, body) => upsert(ctx, body, ctx.params.id) }),
       DELETE: {
         access: ACL_MANAGEMENT,
         forward: 'primary',

@@ -21,6 +21,7 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
+import type { Static } from '@sinclair/typebox';
 import { join } from 'node:path';
 import { CairnError } from '../../../kernel/http/index.js';
 import { formatTime, parseTime } from '../../../kernel/util/duration.js';
@@ -34,7 +35,8 @@ import { BOOTSTRAP_META_ID } from '../bootstrap.js';
 import { ACL_MANAGEMENT, requireAclSupport, type SchedRoute } from '../access.js';
 import type { Ctx } from '../deps.js';
 import { atLeastOne, schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
-import { queryUuidPrefix, requireBody } from '../request.js';
+import { queryUuidPrefix, requireInput } from '../request.js';
+import { Go } from '../../../kernel/util/go-schema.js';
 import { secretKey, T, type MetaDoc, type RoleDoc, type RoleLink, type TokenDoc } from '../state.js';
 import { makeToken, renderToken, tokenHash, tokenStub, withLiveRoles } from '../token.js';
 import { decodeLinks, fieldOf, UUID } from '../go-struct.js';
@@ -109,13 +111,36 @@ interface TokenInput {
 /** What the token will hold once the body is merged over the stored token (or zero values). */
 type TokenFields = Required<Pick<TokenInput, 'Name' | 'Type' | 'Policies' | 'Roles'>>;
 
-function decodeToken(body: unknown): TokenInput {
-  const fields = { AccessorID: 'string', Name: 'string', Type: 'string', Policies: 'strings', Global: 'bool', ExpirationTTL: 'duration' } as const;
-  const d = decodeStruct(body, { goType: 'ACLToken', fields });
-  const given = (name: string) => fieldOf(body, name) !== undefined;
-  const rawRoles = fieldOf(body, 'Roles');
+/**
+ * The body of a token write (the reference's `structs.ACLToken`; SecretID, Hash and times are
+ * ignored). `Roles` and `ExpirationTime` are decoded by {@link tokenInput}, with texts the
+ * declaration cannot give (`structs.ACLTokenRoleLink`, `time.Time`).
+ */
+const TokenBody = Go.struct(
+  'ACLToken',
+  {
+    AccessorID: Go.string('empty on create'),
+    Name: Go.string(),
+    Type: Go.string('client or management'),
+    Policies: Go.strings(),
+    Roles: Go.any('[{"ID": "<role ID>", "Name": "<role name>"}]'),
+    Global: Go.bool(),
+    ExpirationTTL: Go.duration(),
+    ExpirationTime: Go.any('an RFC 3339 time'),
+  },
+  { typePrefix: 'structs.' },
+);
+
+/**
+ * The token in the decoded body `d`; `raw` is the body as sent, which says which fields it
+ * gives (the decoded one has every field).
+ */
+function tokenInput(d: Static<typeof TokenBody>, raw: unknown): TokenInput {
+  const given = (name: string) => fieldOf(raw, name) !== undefined;
+  // Null when absent or null (Go's zero value), though the declared type cannot say so.
+  const rawRoles = d.Roles ?? undefined;
   const roles = decodeLinks(rawRoles, { owner: 'ACLToken', field: 'Roles', linkType: 'ACLTokenRoleLink', keys: ['ID', 'Name'] });
-  const rawTime = fieldOf(body, 'ExpirationTime');
+  const rawTime = d.ExpirationTime ?? undefined;
   let expirationMs: number | undefined;
   if (rawTime !== undefined) {
     if (typeof rawTime !== 'string')
@@ -125,13 +150,13 @@ function decodeToken(body: unknown): TokenInput {
     if (!rawTime.startsWith('0001-01-01T00:00:00')) expirationMs = ms;
   }
   return {
-    AccessorID: d.AccessorID as string,
-    ...(given('Name') ? { Name: d.Name as string } : {}),
-    ...(given('Type') ? { Type: d.Type as string } : {}),
-    ...(given('Policies') ? { Policies: d.Policies as string[] } : {}),
+    AccessorID: d.AccessorID,
+    ...(given('Name') ? { Name: d.Name } : {}),
+    ...(given('Type') ? { Type: d.Type } : {}),
+    ...(given('Policies') ? { Policies: d.Policies } : {}),
     ...(rawRoles !== undefined ? { Roles: roles } : {}),
-    ...(given('Global') ? { Global: d.Global as boolean } : {}),
-    ...(given('ExpirationTTL') ? { ttlNs: d.ExpirationTTL as number } : {}),
+    ...(given('Global') ? { Global: d.Global } : {}),
+    ...(given('ExpirationTTL') ? { ttlNs: d.ExpirationTTL } : {}),
     ...(expirationMs !== undefined ? { expirationMs } : {}),
   };
 }
@@ -170,13 +195,20 @@ function tokenErrors(f: TokenFields, input: TokenInput, nowMs: number, existing:
   return errors;
 }
 
+/** Each request's {@link TokenInput}, found once by its route's forward function for the handler. */
+const tokenInputs = new WeakMap<Ctx, TokenInput>();
+
 /**
- * The body of a token write, decoded, its AccessorID matching `pathAccessor` when the path
- * names one. @throws 400 the decode errors, `ACL token accessor does not match request path`.
+ * The token of a write's declared body (the kernel decodes it on the first read), its
+ * AccessorID matching `pathAccessor` when the path names one; found once per request.
+ * @throws 400 `Request body is empty`, the decode errors, `ACL token accessor does not match request path`.
  */
 function upsertInput(ctx: Ctx, pathAccessor: string | undefined): TokenInput {
-  const input = decodeToken(requireBody(ctx));
+  const known = tokenInputs.get(ctx);
+  if (known) return known;
+  const input = tokenInput(requireInput(ctx.input<Static<typeof TokenBody>>()), ctx.body());
   if (pathAccessor !== undefined && input.AccessorID !== pathAccessor) throw schedBadRequest('ACL token accessor does not match request path');
+  tokenInputs.set(ctx, input);
   return input;
 }
 
@@ -297,8 +329,8 @@ export const aclTokenRoutes: readonly SchedRoute[] = [
     pattern: 'acl/token',
     synopsis: 'Create an ACL token',
     methods: {
-      POST: { access: ACL_MANAGEMENT, forward: upsertForward(false), handle: (ctx) => upsert(ctx, undefined) },
-      PUT: { access: ACL_MANAGEMENT, forward: upsertForward(false), handle: (ctx) => upsert(ctx, undefined) },
+      POST: { access: ACL_MANAGEMENT, forward: upsertForward(false), body: TokenBody, handle: (ctx) => upsert(ctx, undefined) },
+      PUT: { access: ACL_MANAGEMENT, forward: upsertForward(false), body: TokenBody, handle: (ctx) => upsert(ctx, undefined) },
     },
   },
   // The secret is the access: the handler looks it up (403 `ACL token not found` without one).
@@ -316,8 +348,8 @@ export const aclTokenRoutes: readonly SchedRoute[] = [
         }),
         handle: read,
       },
-      POST: { access: ACL_MANAGEMENT, forward: upsertForward(true), handle: (ctx) => upsert(ctx, ctx.params.accessor) },
-      PUT: { access: ACL_MANAGEMENT, forward: upsertForward(true), handle: (ctx) => upsert(ctx, ctx.params.accessor) },
+      POST: { access: ACL_MANAGEMENT, forward: upsertForward(true), body: TokenBody, handle: (ctx) => upsert(ctx, ctx.params.accessor) },
+      PUT: { access: ACL_MANAGEMENT, forward: upsertForward(true), body: TokenBody, handle: (ctx) => upsert(ctx, ctx.params.accessor) },
       DELETE: { access: ACL_MANAGEMENT, forward: removeForward, handle: remove },
     },
   },

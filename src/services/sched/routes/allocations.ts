@@ -16,6 +16,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
 import type { Txn } from '../../../kernel/store/index.js';
 import { ALL_NAMESPACES } from '../acl/index.js';
 import { allocStub, checkEnum, CLIENT_STATUSES, type StoredAlloc } from '../alloc.js';
@@ -27,9 +28,9 @@ import { rescheduleEligible } from '../scheduler/reconcile.js';
 import { ANY_CALLER, type SchedAccess, type SchedRoute } from '../access.js';
 import type { Ctx } from '../deps.js';
 import { schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
-import { queryUuidPrefix, requireBody } from '../request.js';
+import { queryUuidPrefix, requireInput } from '../request.js';
 import { DEFAULT_NAMESPACE, LABEL, T } from '../state.js';
-import { decodeGoStruct } from '../go-struct.js';
+import { Go } from '../../../kernel/util/go-schema.js';
 
 const allocNotFound = () => schedNotFound('alloc not found');
 
@@ -70,21 +71,42 @@ function rescheduleOnFailure(tx: Txn, next: StoredAlloc, previous: StoredAlloc |
 }
 
 /**
- * The body of a client's status report: the fields it changes. @throws 400 `invalid client
- * status "<s>": must be one of …`, `TaskStates must be an object of task states`.
+ * The body of a client's status report (the reference's `structs.AllocClientUpdate`;
+ * `TaskStates`: task name → jobs/types.ts `TaskState`, checked by {@link clientUpdate}).
  */
-function clientUpdate(ctx: Ctx): Pick<StoredAlloc, 'ClientStatus' | 'ClientDescription'> & { TaskStates?: Record<string, TaskState> } {
-  const body = decodeGoStruct(requireBody(ctx), 'structs.AllocClientUpdate', { ClientStatus: 'string', ClientDescription: 'string', TaskStates: 'object' });
-  checkEnum('client status', body.ClientStatus as string, CLIENT_STATUSES);
+const ClientUpdateBody = Go.struct('structs.AllocClientUpdate', {
+  ClientStatus: Go.string(),
+  ClientDescription: Go.string(),
+  TaskStates: Go.object('task name → TaskState; absent or null keeps the stored ones'),
+});
+
+/** What a client's status report changes. */
+type ClientUpdate = Pick<StoredAlloc, 'ClientStatus' | 'ClientDescription'> & { TaskStates?: Record<string, TaskState> };
+
+/** Each request's {@link ClientUpdate}, computed once by its access rule for the handler. */
+const clientUpdates = new WeakMap<Ctx, ClientUpdate>();
+
+/**
+ * The fields the decoded body changes, computed once per request. @throws 400 `Request body
+ * is empty`, `invalid client status "<s>": must be one of …`, `TaskStates must be an object of task states`.
+ */
+function clientUpdate(ctx: Ctx): ClientUpdate {
+  const known = clientUpdates.get(ctx);
+  if (known) return known;
+  const body = requireInput(ctx.input<Static<typeof ClientUpdateBody>>());
+  checkEnum('client status', body.ClientStatus, CLIENT_STATUSES);
+  // Null when absent (Go's zero value), though the declared type cannot say so.
   const states = body.TaskStates as Record<string, unknown> | null;
   if (states && Object.values(states).some((t) => typeof t !== 'object' || t === null || Array.isArray(t) || typeof (t as TaskState).State !== 'string')) {
     throw schedBadRequest('TaskStates must be an object of task states');
   }
-  return {
-    ClientStatus: body.ClientStatus as string,
-    ClientDescription: body.ClientDescription as string,
+  const change = {
+    ClientStatus: body.ClientStatus,
+    ClientDescription: body.ClientDescription,
     ...(states && { TaskStates: states as Record<string, TaskState> }),
   };
+  clientUpdates.set(ctx, change);
+  return change;
 }
 
 /**
@@ -180,6 +202,9 @@ export const allocationRoutes: readonly SchedRoute[] = [
   {
     pattern: 'allocation/:id/client-status',
     synopsis: "Report an allocation's client status (Cairn extension; the reference's clients use RPC)",
-    methods: { POST: { access: clientStatusAccess, handle: updateClientStatus }, PUT: { access: clientStatusAccess, handle: updateClientStatus } },
+    methods: {
+      POST: { access: clientStatusAccess, body: ClientUpdateBody, handle: updateClientStatus },
+      PUT: { access: clientStatusAccess, body: ClientUpdateBody, handle: updateClientStatus },
+    },
   },
 ];

@@ -22,14 +22,18 @@
 import { RenderCache } from '../../../kernel/http/index.js';
 import { ACL_MANAGEMENT, ACL_TOKEN, type SchedRoute } from '../access.js';
 import { aclDelete, keyedPrimary, missingKey } from '../acl-write.js';
-import { authMethodStub, decodeAuthMethod, renderAuthMethod, validateAuthMethod, type AuthMethod } from '../auth/auth-method.js';
+import { AuthMethodBody, authMethodStub, renderAuthMethod, validateAuthMethod, type AuthMethod, type AuthMethodInput } from '../auth/auth-method.js';
 import { AUTH_METHOD_NOT_FOUND, notFoundError } from '../auth/errors.js';
 import type { Ctx } from '../deps.js';
 import { atLeastOne, schedBadRequest, writeReply, type SchedReply } from '../http.js';
-import { requireStructBody } from '../request.js';
+import { nullAsEmpty } from '../body.js';
+import { requireInput } from '../request.js';
 import { T } from '../state.js';
 
 const MISSING_NAME = 'missing ACL auth-method name';
+
+/** The declared body of a method write; `null` reads as `{}`, as Go's decoder reads it. */
+const BODY = nullAsEmpty(AuthMethodBody);
 
 /**
  * Creates (`pathName` undefined) or updates an auth method (reference/sched.md §2.3;
@@ -41,7 +45,8 @@ const MISSING_NAME = 'missing ACL auth-method name';
  *   `default method already exists: <name>`; 404 `ACL auth-method not found` (update).
  */
 async function upsert(ctx: Ctx, pathName: string | undefined): Promise<SchedReply> {
-  const input = decodeAuthMethod(requireStructBody(ctx));
+  // The kernel decoded the declared body (BODY): its 400s, the decoder's texts, came first.
+  const input = requireInput(ctx.input<AuthMethodInput>());
   if (pathName !== undefined && input.Name !== pathName) throw schedBadRequest('ACL auth-method name does not match request path');
   const now = new Date(ctx.deps.now());
   const { result, index } = await ctx.deps.state.txn((tx) => {
@@ -81,8 +86,8 @@ export const authMethodRoutes: readonly SchedRoute[] = [
     synopsis: 'Create an auth method',
     methods: {
       // `/v1/acl/auth-method/` is the reference's update path with an empty name: its 400 comes first.
-      POST: { access: ACL_MANAGEMENT, forward: keyedPrimary(MISSING_NAME), handle: (ctx) => upsert(ctx, undefined) },
-      PUT: { access: ACL_MANAGEMENT, forward: keyedPrimary(MISSING_NAME), handle: (ctx) => upsert(ctx, undefined) },
+      POST: { access: ACL_MANAGEMENT, forward: keyedPrimary(MISSING_NAME), body: BODY, handle: (ctx) => upsert(ctx, undefined) },
+      PUT: { access: ACL_MANAGEMENT, forward: keyedPrimary(MISSING_NAME), body: BODY, handle: (ctx) => upsert(ctx, undefined) },
       GET: missingKey(MISSING_NAME),
       DELETE: missingKey(MISSING_NAME),
     },
@@ -101,8 +106,8 @@ export const authMethodRoutes: readonly SchedRoute[] = [
           return { body, json, index: atLeastOne(m.ModifyIndex) };
         },
       },
-      POST: { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx) => upsert(ctx, ctx.params.name) },
-      PUT: { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx) => upsert(ctx, ctx.params.name) },
+      POST: { access: ACL_MANAGEMENT, forward: 'primary', body: BODY, handle: (ctx) => upsert(ctx, ctx.params.name) },
+      PUT: { access: ACL_MANAGEMENT, forward: 'primary', body: BODY, handle: (ctx) => upsert(ctx, ctx.params.name) },
       // Binding rules naming the method stay, as in the reference (§2.3 "Delete"); a missing
       // method is 404 `ACL auth method not found` (the reference's state-store text, there a 500).
       DELETE: {

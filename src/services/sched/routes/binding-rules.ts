@@ -19,16 +19,20 @@
 import { ACL_MANAGEMENT, type SchedRoute } from '../access.js';
 import { aclDelete, keyedPrimary, missingKey } from '../acl-write.js';
 import type { AuthMethod } from '../auth/auth-method.js';
-import { bindingRuleStub, decodeBindingRule, validateBindingRule, type BindingRule } from '../auth/binding-rule.js';
+import { BindingRuleBody, bindingRuleStub, validateBindingRule, type BindingRule, type BindingRuleInput } from '../auth/binding-rule.js';
 import { notFoundError } from '../auth/errors.js';
 import type { Ctx } from '../deps.js';
 import { atLeastOne, schedBadRequest, writeReply, type SchedReply } from '../http.js';
-import { requireStructBody } from '../request.js';
+import { nullAsEmpty } from '../body.js';
+import { requireInput } from '../request.js';
 import { T } from '../state.js';
 
 /** 404 text of a missing rule, on read and delete (the reference's HTTP layer; its delete says the same from the state store, there a 500). */
 const BINDING_RULE_NOT_FOUND = 'ACL binding rule not found';
 const MISSING_ID = 'missing ACL binding rule ID';
+
+/** The declared body of a rule write; `null` reads as `{}`, as Go's decoder reads it. */
+const BODY = nullAsEmpty(BindingRuleBody);
 
 /**
  * Creates or updates a rule (reference/sched.md §2.4): `pathId` is the update path's ID.
@@ -39,7 +43,8 @@ const MISSING_ID = 'missing ACL binding rule ID';
  *   `binding rule 0 invalid: <multierror>`, `ACL auth method <name> not found`.
  */
 async function upsert(ctx: Ctx, pathId: string | undefined): Promise<SchedReply> {
-  let input = decodeBindingRule(requireStructBody(ctx));
+  // The kernel decoded the declared body (BODY): its 400s, the decoder's texts, came first.
+  let input = requireInput(ctx.input<BindingRuleInput>());
   if (pathId !== undefined) {
     if (input.ID === '') input = { ...input, ID: pathId };
     if (input.ID !== pathId) throw schedBadRequest('ACL binding rule ID does not match request path');
@@ -78,8 +83,8 @@ export const bindingRuleRoutes: readonly SchedRoute[] = [
     synopsis: 'Create a binding rule',
     methods: {
       // `/v1/acl/binding-rule/` is the reference's update path with an empty ID: its 400 comes first.
-      POST: { access: ACL_MANAGEMENT, forward: keyedPrimary(MISSING_ID), handle: (ctx) => upsert(ctx, undefined) },
-      PUT: { access: ACL_MANAGEMENT, forward: keyedPrimary(MISSING_ID), handle: (ctx) => upsert(ctx, undefined) },
+      POST: { access: ACL_MANAGEMENT, forward: keyedPrimary(MISSING_ID), body: BODY, handle: (ctx) => upsert(ctx, undefined) },
+      PUT: { access: ACL_MANAGEMENT, forward: keyedPrimary(MISSING_ID), body: BODY, handle: (ctx) => upsert(ctx, undefined) },
       GET: missingKey(MISSING_ID),
       DELETE: missingKey(MISSING_ID),
     },
@@ -97,8 +102,8 @@ export const bindingRuleRoutes: readonly SchedRoute[] = [
           return { body: r, index: atLeastOne(r.ModifyIndex) };
         },
       },
-      POST: { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx) => upsert(ctx, ctx.params.id) },
-      PUT: { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx) => upsert(ctx, ctx.params.id) },
+      POST: { access: ACL_MANAGEMENT, forward: 'primary', body: BODY, handle: (ctx) => upsert(ctx, ctx.params.id) },
+      PUT: { access: ACL_MANAGEMENT, forward: 'primary', body: BODY, handle: (ctx) => upsert(ctx, ctx.params.id) },
       DELETE: {
         access: ACL_MANAGEMENT,
         forward: 'primary',

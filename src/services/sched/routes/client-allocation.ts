@@ -14,12 +14,15 @@
  *
  * @module
  */
-import type { SchedAccess, SchedRoute } from '../access.js';
+import type { Static } from '@sinclair/typebox';
+import { withBody } from '../../../kernel/http/index.js';
+import { Go } from '../../../kernel/util/go-schema.js';
+import type { SchedRoute } from '../access.js';
+import { nullAsEmpty } from '../body.js';
 import type { Ctx } from '../deps.js';
 import { schedBadRequest, type SchedReply } from '../http.js';
 import { allocAccess, locateAlloc, type LocalAlloc } from './client-locate.js';
 import type { TaskRunner } from '../client/task-runner.js';
-import { decodeGoStruct } from '../go-struct.js';
 
 /**
  * The running allocation's task runners named by `task` (all when empty). @throws 400
@@ -35,38 +38,29 @@ function runnersOf(local: LocalAlloc, task: string): TaskRunner[] {
   return [t];
 }
 
-const decodeRestart = (ctx: Ctx) => decodeGoStruct(ctx.body<unknown>() ?? {}, 'structs.AllocRestartRequest', { TaskName: 'string', AllTasks: 'bool' });
-const decodeSignal = (ctx: Ctx) => decodeGoStruct(ctx.body<unknown>() ?? {}, 'structs.AllocSignalRequest', { Signal: 'string', Task: 'string' });
+/** The body of a restart (the reference's `structs.AllocRestartRequest`); empty or `null`: every field its zero value. */
+const RestartBody = nullAsEmpty(Go.struct('structs.AllocRestartRequest', { TaskName: Go.string('the task to restart'), AllTasks: Go.bool() }));
+/** The body of a signal (the reference's `structs.AllocSignalRequest`); empty or `null`: every field its zero value. */
+const SignalBody = nullAsEmpty(Go.struct('structs.AllocSignalRequest', { Signal: Go.string('default SIGKILL'), Task: Go.string('the task; all when empty') }));
 
-/** `alloc-lifecycle` on the allocation (client-locate.ts `allocAccess`), after the body's 400s, which the reference answers first. */
-function restartAccess(ctx: Ctx): SchedAccess {
-  decodeRestart(ctx);
-  return allocAccess('alloc-lifecycle')(ctx);
-}
-
-/** As {@link restartAccess}, for a signal's body. */
-function signalAccess(ctx: Ctx): SchedAccess {
-  decodeSignal(ctx);
-  return allocAccess('alloc-lifecycle')(ctx);
-}
+/** `alloc-lifecycle` on the allocation (client-locate.ts `allocAccess`); the body's 400s come first, as in the reference. */
+const LIFECYCLE = allocAccess('alloc-lifecycle');
 
 /** `…/restart`. @throws 400 for a bad body and as {@link runnersOf}; as {@link locateAlloc}. */
-async function restart(ctx: Ctx): Promise<SchedReply> {
-  const body = decodeRestart(ctx);
+async function restart(ctx: Ctx, body: Static<typeof RestartBody> | undefined): Promise<SchedReply> {
   const where = await locateAlloc(ctx);
   if ('forwarded' in where) return where.forwarded;
-  const name = body.AllTasks ? '' : (body.TaskName as string);
+  const name = body === undefined || body.AllTasks ? '' : body.TaskName;
   for (const t of runnersOf(where.local, name)) t.restart();
   return { body: {} };
 }
 
 /** `…/signal`. @throws 400 `unknown signal "<s>"` and as {@link runnersOf}; as {@link locateAlloc}. */
-async function signal(ctx: Ctx): Promise<SchedReply> {
-  const body = decodeSignal(ctx);
+async function signal(ctx: Ctx, body: Static<typeof SignalBody> | undefined): Promise<SchedReply> {
   const where = await locateAlloc(ctx);
   if ('forwarded' in where) return where.forwarded;
-  const sig = (body.Signal as string) || 'SIGKILL';
-  for (const t of runnersOf(where.local, body.Task as string)) {
+  const sig = body?.Signal || 'SIGKILL';
+  for (const t of runnersOf(where.local, body?.Task ?? '')) {
     try {
       t.signal(sig);
     } catch (err) {
@@ -82,11 +76,17 @@ export const clientAllocationRoutes: readonly SchedRoute[] = [
     pattern: 'client/allocation/:id/restart',
     synopsis: 'Restart a task (or all tasks) of an allocation',
     // Answered by the agent running the allocation (or forwarded to it), never by the leader.
-    methods: { POST: { access: restartAccess, forward: 'local', handle: restart }, PUT: { access: restartAccess, forward: 'local', handle: restart } },
+    methods: {
+      POST: withBody(RestartBody, { access: LIFECYCLE, forward: 'local', handle: restart }),
+      PUT: withBody(RestartBody, { access: LIFECYCLE, forward: 'local', handle: restart }),
+    },
   },
   {
     pattern: 'client/allocation/:id/signal',
     synopsis: 'Send a signal to a task (or all tasks) of an allocation',
-    methods: { POST: { access: signalAccess, forward: 'local', handle: signal }, PUT: { access: signalAccess, forward: 'local', handle: signal } },
+    methods: {
+      POST: withBody(SignalBody, { access: LIFECYCLE, forward: 'local', handle: signal }),
+      PUT: withBody(SignalBody, { access: LIFECYCLE, forward: 'local', handle: signal }),
+    },
   },
 ];

@@ -15,12 +15,14 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
 import { allocTerminal, type StoredAlloc } from '../alloc.js';
 import type { SchedAccess, SchedRoute } from '../access.js';
 import type { Ctx } from '../deps.js';
 import { schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
 import { jobKey, newEvaluation, type Evaluation, type Job } from '../jobs/types.js';
-import { requireBody } from '../request.js';
+import { requireInput } from '../request.js';
+import { Go } from '../../../kernel/util/go-schema.js';
 import { decodeJob } from '../jobs/decode.js';
 import { validateJob } from '../jobs/validate.js';
 import { specChanged } from '../jobs/write.js';
@@ -136,12 +138,16 @@ function diffUpdates(u: Record<string, number>): Record<string, number> {
   );
 }
 
+/** The body of a plan (the reference's `structs.JobPlanRequest`; `Job` checked by {@link checkPlannedJob}, whose texts name `structs.Job`). */
+const PlanBody = Go.struct('structs.JobPlanRequest', { Job: Go.object('the job (structs.Job)'), Diff: Go.bool(), PolicyOverride: Go.bool() });
+
 /**
- * A plan body, decoded: the job as sent and its namespace (the job's, else `?namespace=`,
- * else `default`). @throws 400 Go's decoder texts, `missing job`.
+ * The plan of the declared body: the job as sent and its namespace (the job's, else
+ * `?namespace=`, else `default`). @throws 400 `Request body is empty`, `missing job`.
  */
-function planRequest(ctx: Ctx): { body: Record<string, unknown>; raw: Record<string, unknown>; namespace: string } {
-  const body = decodeGoStruct(requireBody(ctx), 'structs.JobPlanRequest', { Job: 'object', Diff: 'bool', PolicyOverride: 'bool' });
+function planRequest(ctx: Ctx): { body: Static<typeof PlanBody>; raw: Record<string, unknown>; namespace: string } {
+  const body = requireInput(ctx.input<Static<typeof PlanBody>>());
+  // Null when absent (Go's zero value), though the declared type cannot say so.
   if (body.Job === null) throw schedBadRequest('missing job');
   const raw = body.Job as Record<string, unknown>;
   return { body, raw, namespace: (typeof raw.Namespace === 'string' && raw.Namespace) || ctx.query.get('namespace') || DEFAULT_NAMESPACE };
@@ -240,7 +246,7 @@ export const jobPlanRoutes: readonly SchedRoute[] = [
   {
     pattern: 'job/:id/plan',
     synopsis: 'Dry-run the scheduler for a job: what would be placed, stopped, updated; changes nothing',
-    methods: { POST: { access: planAccess, handle: planJob }, PUT: { access: planAccess, handle: planJob } },
+    methods: { POST: { access: planAccess, body: PlanBody, handle: planJob }, PUT: { access: planAccess, body: PlanBody, handle: planJob } },
   },
   {
     pattern: 'allocation/:id/stop',

@@ -20,6 +20,8 @@
  *
  * @module
  */
+import type { Static } from '@sinclair/typebox';
+import { withBody } from '../../../kernel/http/index.js';
 import { ALL_NAMESPACES, type NamespaceCapability } from '../acl/index.js';
 import { allocStub, type StoredAlloc } from '../alloc.js';
 import { ANY_CALLER, type SchedAccess, type SchedRoute } from '../access.js';
@@ -33,9 +35,11 @@ import { jobKey, type Job } from '../jobs/types.js';
 import { validateJob } from '../jobs/validate.js';
 import { deregisterJob, evaluateJob, registerJob, scaleJob, type JobWriteResult } from '../jobs/write.js';
 import { compileListFilter, nextTokenHeader, paginate } from '../paginate.js';
-import { queryBool, queryPerPage, queryPrefix, requireBody } from '../request.js';
+import { queryBool, queryPerPage, queryPrefix, requireInput } from '../request.js';
+import { nullAsEmpty } from '../body.js';
+import { Go } from '../../../kernel/util/go-schema.js';
 import { DEFAULT_NAMESPACE, T } from '../state.js';
-import { decodeGoStruct, fieldOf } from '../go-struct.js';
+import { fieldOf } from '../go-struct.js';
 
 /** The tables a job read depends on (its status and summary come from allocations and evaluations). */
 const JOB_TABLES = [T.jobs, T.allocs, T.evals];
@@ -52,25 +56,43 @@ const inNamespace =
   (...anyOf: NamespaceCapability[]) =>
   (ctx: Ctx): SchedAccess => ({ namespace: namespaceOf(ctx), anyOf });
 
-/** A register body, decoded. @throws 400 `Job must be specified`, Go's decoder texts. */
-function decodeRegister(ctx: Ctx): { job: Job; enforceIndex: boolean; jobModifyIndex: number; preserveCounts: boolean } {
-  const body = decodeGoStruct(requireBody(ctx), 'api.JobRegisterRequest', {
-    Job: 'any',
-    EnforceIndex: 'bool',
-    JobModifyIndex: 'int',
-    PreserveCounts: 'bool',
-    PolicyOverride: 'bool',
-  });
+/** The body of a register (the reference's `api.JobRegisterRequest`; `Job` decoded by jobs/decode.ts, whose texts name `api.Job`). */
+const RegisterBody = Go.struct('api.JobRegisterRequest', {
+  Job: Go.any('the job (api.Job)'),
+  EnforceIndex: Go.bool(),
+  JobModifyIndex: Go.int(),
+  PreserveCounts: Go.bool(),
+  PolicyOverride: Go.bool(),
+});
+
+/** A register request: the job and the register options. */
+interface RegisterRequest {
+  readonly job: Job;
+  readonly enforceIndex: boolean;
+  readonly jobModifyIndex: number;
+  readonly preserveCounts: boolean;
+}
+
+/** Each request's decoded {@link RegisterRequest}, made once by its access rule for the handler. */
+const registers = new WeakMap<Ctx, RegisterRequest>();
+
+/** The register request of the declared body, decoded once per request. @throws 400 `Request body is empty`, `Job must be specified`, the job decoder's texts. */
+function decodeRegister(ctx: Ctx): RegisterRequest {
+  const known = registers.get(ctx);
+  if (known) return known;
+  const body = requireInput(ctx.input<Static<typeof RegisterBody>>());
   if (body.Job === null) throw schedBadRequest('Job must be specified');
   const job = decodeJob(body.Job, { namespace: namespaceOf(ctx), region: ctx.deps.config.region });
-  return { job, enforceIndex: body.EnforceIndex as boolean, jobModifyIndex: body.JobModifyIndex as number, preserveCounts: body.PreserveCounts as boolean };
+  const r = { job, enforceIndex: body.EnforceIndex, jobModifyIndex: body.JobModifyIndex, preserveCounts: body.PreserveCounts };
+  registers.set(ctx, r);
+  return r;
 }
 
 /** `submit-job` in the namespace of the job the body registers; the body's decode 400s first. */
 const registerAccess = (ctx: Ctx): SchedAccess => ({ namespace: decodeRegister(ctx).job.Namespace, anyOf: ['submit-job'] });
 
 /** Decodes and checks a register body. @throws as {@link decodeRegister}; the checks of validate.ts. */
-function registerRequest(ctx: Ctx): { job: Job; enforceIndex: boolean; jobModifyIndex: number; preserveCounts: boolean } {
+function registerRequest(ctx: Ctx): RegisterRequest {
   const r = decodeRegister(ctx);
   validateJob(r.job, ctx.deps.config.region);
   return r;
@@ -135,49 +157,38 @@ function storedJob(ctx: Ctx, notFound = 'job not found'): StoredJob {
   return job;
 }
 
-/** `POST /v1/jobs/parse`: body `{JobHCL, Canonicalize}` → the job as JSON (jobs/hcl.ts). @throws 400 `Job HCL must be specified`, the parser's and checks' texts; 403 without `parse-job` or `submit-job`. */
-const decodeParse = (ctx: Ctx) =>
-  decodeGoStruct(requireBody(ctx), 'api.JobsParseRequest', { JobHCL: 'string', Canonicalize: 'bool', HCLv1: 'bool', Variables: 'string' });
+/** The body of a parse (the reference's `api.JobsParseRequest`). */
+const ParseBody = Go.struct('api.JobsParseRequest', { JobHCL: Go.string('the job in HCL'), Canonicalize: Go.bool(), HCLv1: Go.bool(), Variables: Go.string() });
 
-/** `parse-job` or `submit-job` in the request's namespace; the body's decode 400s first. */
-function parseAccess(ctx: Ctx): SchedAccess {
-  decodeParse(ctx);
-  return inNamespace('parse-job', 'submit-job')(ctx);
-}
-
-async function parseJob(ctx: Ctx): Promise<SchedReply> {
-  const body = decodeParse(ctx);
+/** `POST /v1/jobs/parse`: body `{JobHCL, Canonicalize}` → the job as JSON (jobs/hcl.ts). @throws 400 `Request body is empty`, `Job HCL must be specified`, the parser's and checks' texts; 403 without `parse-job` or `submit-job`. */
+async function parseJob(ctx: Ctx, input: Static<typeof ParseBody> | undefined): Promise<SchedReply> {
+  const body = requireInput(input);
   if (body.JobHCL === '') throw schedBadRequest('Job HCL must be specified');
-  const raw = parseJobHcl(body.JobHCL as string, 'input.hcl');
+  const raw = parseJobHcl(body.JobHCL, 'input.hcl');
   if (!body.Canonicalize) return { body: raw };
   const job = decodeJob(raw, { namespace: namespaceOf(ctx), region: ctx.deps.config.region });
   validateJob(job, ctx.deps.config.region);
   return { body: renderJob({ ...job, CreateIndex: 0, ModifyIndex: 0 }) };
 }
 
-/** `POST|PUT /v1/job/:id/scale`: body `{Count, Target: {Group}, EnforceIndex?, JobModifyIndex?}`. @throws 400 `missing task group name for scaling action`; 403 without `scale-job` or `submit-job`; the errors of `scaleJob`. */
-const decodeScale = (ctx: Ctx) =>
-  decodeGoStruct(requireBody(ctx), 'api.ScalingRequest', {
-    Count: 'any',
-    Target: 'map',
-    Message: 'string',
-    Error: 'bool',
-    Meta: 'object',
-    EnforceIndex: 'bool',
-    JobModifyIndex: 'int',
-    PolicyOverride: 'bool',
-  });
+/** The body of a scale (the reference's `api.ScalingRequest`; `Count` checked by {@link scale}, which names `ScalingRequest.Count`). */
+const ScaleBody = Go.struct('api.ScalingRequest', {
+  Count: Go.any('the new count (int64); null leaves it'),
+  Target: Go.map('{"Group": "<group>", "Job"?: "<job ID>"}'),
+  Message: Go.string(),
+  Error: Go.bool(),
+  Meta: Go.object(),
+  EnforceIndex: Go.bool(),
+  JobModifyIndex: Go.int(),
+  PolicyOverride: Go.bool(),
+});
 
-/** `scale-job` or `submit-job` in the request's namespace; the body's decode 400s first. */
-function scaleAccess(ctx: Ctx): SchedAccess {
-  decodeScale(ctx);
-  return inNamespace('scale-job', 'submit-job')(ctx);
-}
-
-async function scale(ctx: Ctx): Promise<SchedReply> {
-  const body = decodeScale(ctx);
+/** `POST|PUT /v1/job/:id/scale`: body `{Count, Target: {Group}, EnforceIndex?, JobModifyIndex?}`. @throws 400 `Request body is empty`, `missing task group name for scaling action`; 403 without `scale-job` or `submit-job`; the errors of `scaleJob`. */
+async function scale(ctx: Ctx, input: Static<typeof ScaleBody> | undefined): Promise<SchedReply> {
+  const body = requireInput(input);
   const ns = namespaceOf(ctx);
-  const target = (body.Target ?? {}) as Record<string, string>;
+  // Null when absent (Go's zero value), though the declared type cannot say so.
+  const target = (body.Target as Record<string, string> | null) ?? {};
   const group = fieldOf(target, 'Group');
   if (typeof group !== 'string' || group === '') throw schedBadRequest('missing task group name for scaling action');
   const targetJob = fieldOf(target, 'Job');
@@ -189,10 +200,13 @@ async function scale(ctx: Ctx): Promise<SchedReply> {
   const r = await scaleJob(
     ctx.deps,
     { namespace: ns, id: ctx.params.id!, group, count: count ?? undefined },
-    { enforceIndex: body.EnforceIndex as boolean, jobModifyIndex: body.JobModifyIndex as number },
+    { enforceIndex: body.EnforceIndex, jobModifyIndex: body.JobModifyIndex },
   );
   return writeResult(r);
 }
+
+/** The optional body of an evaluate (the reference's `api.JobEvaluateRequest`); empty or `null`: every field its zero value. */
+const EvaluateBody = nullAsEmpty(Go.struct('api.JobEvaluateRequest', { JobID: Go.string("the path's job ID, or empty"), EvalOptions: Go.object() }));
 
 /** Routes of this file (see the module doc). */
 export const jobRoutes: readonly SchedRoute[] = [
@@ -202,14 +216,17 @@ export const jobRoutes: readonly SchedRoute[] = [
     blocking: JOB_TABLES,
     methods: {
       GET: { access: (ctx) => (namespaceOf(ctx) === ALL_NAMESPACES ? ANY_CALLER : inNamespace('list-jobs')(ctx)), handle: listJobs },
-      POST: { access: registerAccess, handle: (ctx) => register(ctx) },
-      PUT: { access: registerAccess, handle: (ctx) => register(ctx) },
+      POST: { access: registerAccess, body: RegisterBody, handle: (ctx) => register(ctx) },
+      PUT: { access: registerAccess, body: RegisterBody, handle: (ctx) => register(ctx) },
     },
   },
   {
     pattern: 'jobs/parse',
     synopsis: 'Parse an HCL job file into the job JSON (with Canonicalize: the defaults a register applies)',
-    methods: { POST: { access: parseAccess, handle: parseJob }, PUT: { access: parseAccess, handle: parseJob } },
+    methods: {
+      POST: withBody(ParseBody, { access: inNamespace('parse-job', 'submit-job'), handle: parseJob }),
+      PUT: withBody(ParseBody, { access: inNamespace('parse-job', 'submit-job'), handle: parseJob }),
+    },
   },
   {
     pattern: 'job/:id',
@@ -226,8 +243,8 @@ export const jobRoutes: readonly SchedRoute[] = [
           return { body: renderJob(job, status), index: state.tableIndex(...JOB_TABLES) };
         },
       },
-      POST: { access: registerAccess, handle: (ctx) => register(ctx, ctx.params.id!) },
-      PUT: { access: registerAccess, handle: (ctx) => register(ctx, ctx.params.id!) },
+      POST: { access: registerAccess, body: RegisterBody, handle: (ctx) => register(ctx, ctx.params.id!) },
+      PUT: { access: registerAccess, body: RegisterBody, handle: (ctx) => register(ctx, ctx.params.id!) },
       /** `{EvalID, EvalCreateIndex, JobModifyIndex, …}`; 404 `job not found`; 403 without `submit-job`. */
       DELETE: {
         access: inNamespace('submit-job'),
@@ -316,12 +333,18 @@ export const jobRoutes: readonly SchedRoute[] = [
   {
     pattern: 'job/:id/evaluate',
     synopsis: 'Create a new evaluation of a job as it is',
-    methods: { POST: { access: evaluateAccess, handle: evaluate }, PUT: { access: evaluateAccess, handle: evaluate } },
+    methods: {
+      POST: { access: evaluateAccess, body: EvaluateBody, handle: evaluate },
+      PUT: { access: evaluateAccess, body: EvaluateBody, handle: evaluate },
+    },
   },
   {
     pattern: 'job/:id/scale',
     synopsis: 'Set the count of a task group (a new job version and a job-scaling evaluation)',
-    methods: { POST: { access: scaleAccess, handle: scale }, PUT: { access: scaleAccess, handle: scale } },
+    methods: {
+      POST: withBody(ScaleBody, { access: inNamespace('scale-job', 'submit-job'), handle: scale }),
+      PUT: withBody(ScaleBody, { access: inNamespace('scale-job', 'submit-job'), handle: scale }),
+    },
   },
 ];
 
@@ -332,11 +355,10 @@ async function evaluate(ctx: Ctx): Promise<SchedReply> {
 
 /**
  * `submit-job` in the request's namespace, once the optional body checked out.
- * @throws 400 Go's decoder texts, `Job ID does not match` (before the ACL check, as the reference).
+ * @throws 400 `Job ID does not match` (before the ACL check, as the reference; the kernel's decoding 400s before it).
  */
 function evaluateAccess(ctx: Ctx): SchedAccess {
-  const raw = ctx.body<unknown>();
-  const body = raw === undefined || raw === null ? { JobID: '' } : decodeGoStruct(raw, 'api.JobEvaluateRequest', { JobID: 'string', EvalOptions: 'object' });
-  if (body.JobID !== '' && body.JobID !== ctx.params.id) throw schedBadRequest('Job ID does not match');
+  const jobId = ctx.input<Static<typeof EvaluateBody>>()?.JobID ?? '';
+  if (jobId !== '' && jobId !== ctx.params.id) throw schedBadRequest('Job ID does not match');
   return inNamespace('submit-job')(ctx);
 }

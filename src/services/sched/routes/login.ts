@@ -34,26 +34,31 @@ import {
   type JwtValidator,
   type OidcFlow,
 } from '../../../kernel/authn/index.js';
+import type { TObject } from '@sinclair/typebox';
 import { CairnError } from '../../../kernel/http/index.js';
 import type { Indexed, StateStore } from '../../../kernel/store/index.js';
 import { kernelConfigs } from '../auth/auth-config.js';
 import type { AuthMethod } from '../auth/auth-method.js';
 import type { BindingRule } from '../auth/binding-rule.js';
-import { decodeStruct, type StructSchema } from '../auth/decode.js';
 import { invalidRequest, multiError } from '../auth/errors.js';
 import { requireAclSupport, type SchedAccess, type SchedRoute } from '../access.js';
 import type { Ctx, SchedDeps } from '../deps.js';
 import { schedInternal, writeReply, type SchedReply } from '../http.js';
-import { requireStructBody } from '../request.js';
+import { requireInput } from '../request.js';
+import { nullAsEmpty } from '../body.js';
+import { Go } from '../../../kernel/util/go-schema.js';
 import { T, type PolicyDoc, type RoleDoc, type TokenDoc } from '../state.js';
 import { makeToken, renderToken } from '../token.js';
 
 /** The reference's text when the rules grant nothing (400, sched.md §2.5). */
 const NO_BINDINGS = 'no role or policy bindings matched';
 
-/** A request body's Go struct and what each empty required field is called in the multierror. */
+/**
+ * A request body's Go struct (its route's declared body: `null` reads as `{}`, as Go's) and
+ * what each empty required field is called in the multierror.
+ */
 interface RequestSpec {
-  readonly schema: StructSchema;
+  readonly schema: TObject;
   /** Field → the reference's `missing …` text, in the reference's order. */
   readonly required: readonly (readonly [string, string])[];
   /** Prefix of the 400, e.g. `invalid login request`. */
@@ -61,7 +66,7 @@ interface RequestSpec {
 }
 
 const LOGIN: RequestSpec = {
-  schema: { goType: 'ACLLoginRequest', fields: { AuthMethodName: 'string', LoginToken: 'string' } },
+  schema: nullAsEmpty(Go.struct('ACLLoginRequest', { AuthMethodName: Go.string(), LoginToken: Go.string('the JWT') }, { typePrefix: 'structs.' })),
   required: [
     ['AuthMethodName', 'missing auth method name'],
     ['LoginToken', 'missing login token'],
@@ -69,7 +74,9 @@ const LOGIN: RequestSpec = {
   invalid: 'invalid login request',
 };
 const AUTH_URL: RequestSpec = {
-  schema: { goType: 'ACLOIDCAuthURLRequest', fields: { AuthMethodName: 'string', RedirectURI: 'string', ClientNonce: 'string' } },
+  schema: nullAsEmpty(
+    Go.struct('ACLOIDCAuthURLRequest', { AuthMethodName: Go.string(), RedirectURI: Go.string(), ClientNonce: Go.string() }, { typePrefix: 'structs.' }),
+  ),
   required: [
     ['AuthMethodName', 'missing auth method name'],
     ['ClientNonce', 'missing client nonce'],
@@ -78,10 +85,13 @@ const AUTH_URL: RequestSpec = {
   invalid: 'invalid OIDC auth-url request',
 };
 const COMPLETE: RequestSpec = {
-  schema: {
-    goType: 'ACLOIDCCompleteAuthRequest',
-    fields: { AuthMethodName: 'string', ClientNonce: 'string', State: 'string', Code: 'string', RedirectURI: 'string' },
-  },
+  schema: nullAsEmpty(
+    Go.struct(
+      'ACLOIDCCompleteAuthRequest',
+      { AuthMethodName: Go.string(), ClientNonce: Go.string(), State: Go.string(), Code: Go.string(), RedirectURI: Go.string() },
+      { typePrefix: 'structs.' },
+    ),
+  ),
   required: [
     ['AuthMethodName', 'missing auth method name'],
     ['ClientNonce', 'missing client nonce'],
@@ -94,19 +104,32 @@ const COMPLETE: RequestSpec = {
 
 type Method = AuthMethod & Indexed;
 
+/** A login request: its decoded body and the method it names. */
+interface LoginRequest {
+  readonly input: Record<string, string>;
+  readonly method: Method;
+}
+
+/** Each request's {@link LoginRequest}, found once by its route's forward function for the handler. */
+const loginRequests = new WeakMap<Ctx, LoginRequest>();
+
 /**
  * The request of one of the three endpoints (reference/sched.md §2.5, nomad `ACL.Login`):
- * the body decoded and complete, and the method it names.
- * @throws 400 `Request body is empty`, the decoder's text, `<prefix>: <multierror of missing
- *   fields>`, `auth-method "<n>" not found`.
+ * the declared body (decoded by the kernel) complete, and the method it names; found once
+ * per request. @throws 400 `Request body is empty`, `<prefix>: <multierror of missing
+ * fields>`, `auth-method "<n>" not found`.
  */
-function loginRequest(ctx: Ctx, spec: RequestSpec): { input: Record<string, string>; method: Method } {
-  const input = decodeStruct(requireStructBody(ctx), spec.schema) as Record<string, string>;
+function loginRequest(ctx: Ctx, spec: RequestSpec): LoginRequest {
+  const known = loginRequests.get(ctx);
+  if (known) return known;
+  const input = requireInput(ctx.input<Record<string, string>>());
   const missing = spec.required.filter(([field]) => input[field] === '').map(([, text]) => text);
   if (missing.length > 0) throw invalidRequest(`${spec.invalid}: ${multiError(missing)}`);
   const method = ctx.deps.state.get<AuthMethod>(T.authMethods, input.AuthMethodName);
   if (!method) throw invalidRequest(`auth-method ${JSON.stringify(input.AuthMethodName)} not found`);
-  return { input, method };
+  const request = { input, method };
+  loginRequests.set(ctx, request);
+  return request;
 }
 
 /**
@@ -122,7 +145,7 @@ function loginForward(spec: RequestSpec): (ctx: Ctx) => 'primary' | undefined {
 }
 
 /** {@link loginRequest}, and the method must be of `type`. @throws as it; 400 `unsupported auth-method type: <T>`. */
-function begin(ctx: Ctx, spec: RequestSpec, type: 'JWT' | 'OIDC'): { input: Record<string, string>; method: Method } {
+function begin(ctx: Ctx, spec: RequestSpec, type: 'JWT' | 'OIDC'): LoginRequest {
   const r = loginRequest(ctx, spec);
   if (r.method.Type !== type) throw invalidRequest(`unsupported auth-method type: ${r.method.Type}`);
   return r;
@@ -299,22 +322,25 @@ export const loginRoutes: readonly SchedRoute[] = [
   {
     pattern: 'acl/login',
     synopsis: "Exchange a JWT auth method's token for an ACL token",
-    methods: { POST: { access: ANYONE, forward: loginForward(LOGIN), handle: login }, PUT: { access: ANYONE, forward: loginForward(LOGIN), handle: login } },
+    methods: {
+      POST: { access: ANYONE, forward: loginForward(LOGIN), body: LOGIN.schema, handle: login },
+      PUT: { access: ANYONE, forward: loginForward(LOGIN), body: LOGIN.schema, handle: login },
+    },
   },
   {
     pattern: 'acl/oidc/auth-url',
     synopsis: 'Start an OIDC login: the provider authorization URL',
     methods: {
-      POST: { access: ANYONE, forward: loginForward(AUTH_URL), handle: authUrl },
-      PUT: { access: ANYONE, forward: loginForward(AUTH_URL), handle: authUrl },
+      POST: { access: ANYONE, forward: loginForward(AUTH_URL), body: AUTH_URL.schema, handle: authUrl },
+      PUT: { access: ANYONE, forward: loginForward(AUTH_URL), body: AUTH_URL.schema, handle: authUrl },
     },
   },
   {
     pattern: 'acl/oidc/complete-auth',
     synopsis: 'Complete an OIDC login: exchange the code for an ACL token',
     methods: {
-      POST: { access: ANYONE, forward: loginForward(COMPLETE), handle: completeAuth },
-      PUT: { access: ANYONE, forward: loginForward(COMPLETE), handle: completeAuth },
+      POST: { access: ANYONE, forward: loginForward(COMPLETE), body: COMPLETE.schema, handle: completeAuth },
+      PUT: { access: ANYONE, forward: loginForward(COMPLETE), body: COMPLETE.schema, handle: completeAuth },
     },
   },
 ];

@@ -16,8 +16,10 @@
  *
  * @module
  */
+import type { Static } from '@sinclair/typebox';
 import type { Indexed } from '../../../kernel/store/index.js';
-import { CairnError } from '../../../kernel/http/index.js';
+import { CairnError, withBody } from '../../../kernel/http/index.js';
+import { Go } from '../../../kernel/util/go-schema.js';
 import { clientTerminal, type StoredAlloc } from '../alloc.js';
 import { jobStatusIn } from '../jobs/status.js';
 import type { Job } from '../jobs/types.js';
@@ -27,9 +29,8 @@ import type { StoredVolume } from '../csi/volume.js';
 import { ANY_CALLER, type SchedAccess, type SchedRoute } from '../access.js';
 import type { Ctx } from '../deps.js';
 import { atLeastOne, schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
-import { queryPrefix, requireBody } from '../request.js';
+import { queryPrefix, requireInput } from '../request.js';
 import { DEFAULT_NAMESPACE, T, type NamespaceDoc } from '../state.js';
-import { decodeGoStruct } from '../go-struct.js';
 
 /** Valid names (the reference's `validNamespaceName`). */
 const NAME = /^[a-zA-Z0-9-]{1,128}$/;
@@ -58,24 +59,26 @@ function renderNamespace(n: NamespaceDoc & Indexed): Record<string, unknown> {
 /** Namespace writes: a management token (anyone with ACLs off). */
 const MANAGEMENT: SchedAccess = { management: true };
 
+/** The body of a namespace write (the reference's `structs.Namespace`; `Meta` values strings). */
+const NamespaceBody = Go.struct('structs.Namespace', { Name: Go.string(), Description: Go.string(), Meta: Go.map('metadata; null when absent') });
+type NamespaceInput = Static<typeof NamespaceBody>;
+
 /**
- * Creates or replaces namespace `name` from the body (the reference's `namespaceUpdate` and
- * `Namespace.UpsertNamespaces`). `pathName` undefined: `POST|PUT /v1/namespace`, the body
- * names it. @throws 400 `Request body is empty`, `Namespace name does not match request
+ * Creates or replaces the namespace the decoded body `body` names (the reference's
+ * `namespaceUpdate` and `Namespace.UpsertNamespaces`; its route declares {@link NamespaceBody},
+ * whose decoding 400s come first). `pathName` undefined: `POST|PUT /v1/namespace`. @throws 400 `Request body is empty`, `Namespace name does not match request
  * path`, `Invalid namespace "<n>": 1 error occurred:\n\t* invalid name "<n>". Must match
  * regex ^[a-zA-Z0-9-]{1,128}$\n\n` (and `description longer than 256`); 403 unless management.
  */
-async function upsert(ctx: Ctx, pathName: string | undefined): Promise<SchedReply> {
-  const body = decodeGoStruct(requireBody(ctx), 'structs.Namespace', { Name: 'string', Description: 'string', Meta: 'map' });
-  const name = body.Name as string;
-  const description = body.Description as string;
+async function upsert(ctx: Ctx, body: NamespaceInput | undefined, pathName: string | undefined): Promise<SchedReply> {
+  const { Name: name, Description: description, Meta: meta } = requireInput(body);
   if (pathName !== undefined && name !== pathName) throw schedBadRequest('Namespace name does not match request path');
   const errors: string[] = [];
   if (!NAME.test(name)) errors.push(`invalid name "${name}". Must match regex ${NAME.source}`);
   if (Buffer.byteLength(description) > MAX_NAMESPACE_DESCRIPTION_BYTES) errors.push(`description longer than ${MAX_NAMESPACE_DESCRIPTION_BYTES}`);
   if (errors.length > 0) throw schedBadRequest(`Invalid namespace "${name}": ${multiError(errors)}`);
   const { index } = await ctx.deps.state.txn((tx) => {
-    tx.put<NamespaceDoc>(T.namespaces, name, { Name: name, Description: description, Meta: (body.Meta as Record<string, string> | null) ?? null });
+    tx.put<NamespaceDoc>(T.namespaces, name, { Name: name, Description: description, Meta: meta ?? null });
   });
   return writeReply(index);
 }
@@ -126,7 +129,10 @@ export const namespaceRoutes: readonly SchedRoute[] = [
   {
     pattern: 'namespace',
     synopsis: 'Create or update the namespace the body names (management)',
-    methods: { POST: { access: MANAGEMENT, handle: (ctx) => upsert(ctx, undefined) }, PUT: { access: MANAGEMENT, handle: (ctx) => upsert(ctx, undefined) } },
+    methods: {
+      POST: withBody(NamespaceBody, { access: MANAGEMENT, handle: (ctx: Ctx, body) => upsert(ctx, body, undefined) }),
+      PUT: withBody(NamespaceBody, { access: MANAGEMENT, handle: (ctx: Ctx, body) => upsert(ctx, body, undefined) }),
+    },
   },
   {
     pattern: 'namespace/:name',
@@ -142,8 +148,8 @@ export const namespaceRoutes: readonly SchedRoute[] = [
           return { body: renderNamespace(n), index: n.ModifyIndex };
         },
       },
-      POST: { access: MANAGEMENT, handle: (ctx) => upsert(ctx, ctx.params.name) },
-      PUT: { access: MANAGEMENT, handle: (ctx) => upsert(ctx, ctx.params.name) },
+      POST: withBody(NamespaceBody, { access: MANAGEMENT, handle: (ctx: Ctx, body) => upsert(ctx, body, ctx.params.name) }),
+      PUT: withBody(NamespaceBody, { access: MANAGEMENT, handle: (ctx: Ctx, body) => upsert(ctx, body, ctx.params.name) }),
       DELETE: { access: MANAGEMENT, handle: remove },
     },
   },

@@ -28,6 +28,7 @@
  *
  * @module
  */
+import type { Static } from '@sinclair/typebox';
 import type { Indexed, Txn } from '../../../kernel/store/index.js';
 import type { SchedAccess, SchedRoute } from '../access.js';
 import type { Ctx } from '../deps.js';
@@ -49,9 +50,11 @@ import {
 } from '../node.js';
 import { decodeNodePlugins, syncNodePlugins } from '../csi/node-report.js';
 import { formatTime } from '../../../kernel/util/duration.js';
-import { queryBool, queryUuidPrefix, requireBody } from '../request.js';
+import { queryBool, queryUuidPrefix, requireInput } from '../request.js';
 import { LABEL, T } from '../state.js';
 import { decodeGoStruct } from '../go-struct.js';
+import { Go } from '../../../kernel/util/go-schema.js';
+import { withBody } from '../../../kernel/http/index.js';
 
 /**
  * The reply of a node write (the reference's `NodeUpdateResponse` / `NodeDrainUpdateResponse`
@@ -74,14 +77,54 @@ const NODE_WRITE: SchedAccess = { node: 'write' };
 const NODE_WRITE_OR_ITSELF = (ctx: Ctx): SchedAccess => ({ node: 'write', or: { node: ctx.params.id! } });
 
 /**
- * The body of a registration: the node, and the CSI node plugins it reports itself when no
- * plugin endpoint of this server serves it (csi/node-report.ts), with `UpdateTime` `nowMs`.
- * @throws 400 the texts of {@link decodeRegistration} and `decodeNodePlugins`.
+ * The body of a registration (the reference's `structs.NodeRegisterRequest`): `Node` is
+ * decoded and checked by {@link decodeRegistration}, whose texts name `structs.Node`.
  */
-function registration(ctx: Ctx, nowMs: number): { n: ReturnType<typeof decodeRegistration>; reported: ReturnType<typeof decodeNodePlugins> | undefined } {
-  const n = decodeRegistration(requireBody(ctx));
-  return { n, reported: ctx.deps.plugins.servesNode(n.ID) ? undefined : decodeNodePlugins(n.CSINodePlugins, formatTime(new Date(nowMs))) };
+const RegisterBody = Go.struct('structs.NodeRegisterRequest', { Node: Go.object('the node (structs.Node)') });
+
+/** A registration's node and the CSI node plugins it reports itself (undefined: a plugin endpoint of this server serves it). */
+interface Registration {
+  readonly n: ReturnType<typeof decodeRegistration>;
+  readonly reported: ReturnType<typeof decodeNodePlugins> | undefined;
 }
+
+/** Each request's {@link Registration}, computed once by its access rule for the handler. */
+const registrations = new WeakMap<Ctx, Registration>();
+
+/**
+ * The registration in the decoded body, computed once per request: the node, and the CSI
+ * node plugins it reports itself when no plugin endpoint of this server serves it
+ * (csi/node-report.ts), with `UpdateTime` now. @throws 400 `Request body is empty`, the
+ * texts of {@link decodeRegistration} and `decodeNodePlugins`.
+ */
+function registration(ctx: Ctx): Registration {
+  const known = registrations.get(ctx);
+  if (known) return known;
+  const n = decodeRegistration(requireInput(ctx.input<Static<typeof RegisterBody>>()).Node);
+  const made = {
+    n,
+    reported: ctx.deps.plugins.servesNode(n.ID) ? undefined : decodeNodePlugins(n.CSINodePlugins, formatTime(new Date(ctx.deps.now()))),
+  };
+  registrations.set(ctx, made);
+  return made;
+}
+
+/** The body of a node's status report (the reference's `structs.NodeUpdateStatusRequest`; `NodeEvent` decoded as `structs.NodeEvent`). */
+const StatusBody = Go.struct('structs.NodeUpdateStatusRequest', {
+  Status: Go.string('initializing, ready, down or disconnected'),
+  StatusDescription: Go.string(),
+  NodeEvent: Go.object('{"Message", "Subsystem", "Details"}: an event to append'),
+});
+
+/** The body of an eligibility change (the reference's `structs.NodeUpdateEligibilityRequest`). */
+const EligibilityBody = Go.struct('structs.NodeUpdateEligibilityRequest', { Eligibility: Go.string('eligible or ineligible') });
+
+/** The body of a drain update (the reference's `api.NodeUpdateDrainRequest`; `DrainSpec` decoded as `api.DrainSpec`). */
+const DrainBody = Go.struct('api.NodeUpdateDrainRequest', {
+  DrainSpec: Go.object('{"Deadline": <ns>, "IgnoreSystemJobs": bool}; null clears the drain'),
+  MarkEligible: Go.bool(),
+  Meta: Go.map(),
+});
 
 // ---------------------------------------------------------------------------------------
 // Handlers
@@ -99,7 +142,7 @@ function registration(ctx: Ctx, nowMs: number): { n: ReturnType<typeof decodeReg
  */
 async function register(ctx: Ctx): Promise<SchedReply> {
   const nowMs = ctx.deps.now();
-  const { n, reported } = registration(ctx, nowMs);
+  const { n, reported } = registration(ctx);
   const { index } = await ctx.deps.state.txn((tx) => {
     const old = tx.get<StoredNode>(T.nodes, n.ID);
     if (old && old.SecretID !== '' && old.SecretID !== n.SecretID) throw schedBadRequest('node secret ID does not match. Not registering node.');
@@ -133,10 +176,11 @@ async function updateNode(ctx: Ctx, label: string, fn: (tx: Txn, node: StoredNod
  * authorises it too (its heartbeat). @throws 400 `invalid status for node`,
  * `missing node event message`; 404 `node not found`; 403 without the node's secret or `node:write`.
  */
-async function updateStatus(ctx: Ctx): Promise<SchedReply> {
-  const body = decodeGoStruct(requireBody(ctx), 'structs.NodeUpdateStatusRequest', { Status: 'string', StatusDescription: 'string', NodeEvent: 'object' });
-  const status = body.Status as string;
+async function updateStatus(ctx: Ctx, input: Static<typeof StatusBody> | undefined): Promise<SchedReply> {
+  const body = requireInput(input);
+  const status = body.Status;
   if (!(NODE_STATUSES as readonly string[]).includes(status)) throw schedBadRequest('invalid status for node');
+  // Decoded on its own, as its texts name `structs.NodeEvent`; null when absent.
   const given =
     body.NodeEvent === null ? null : decodeGoStruct(body.NodeEvent, 'structs.NodeEvent', { Message: 'string', Subsystem: 'string', Details: 'map' });
   if (given && given.Message === '') throw schedBadRequest('missing node event message');
@@ -150,7 +194,7 @@ async function updateStatus(ctx: Ctx): Promise<SchedReply> {
     tx.put<StoredNode>(T.nodes, node.ID, {
       ...node,
       Status: status,
-      StatusDescription: body.StatusDescription as string,
+      StatusDescription: body.StatusDescription,
       StatusUpdatedAt: Math.floor(now / 1000),
       Events: appendEvents(node.Events, event),
     });
@@ -168,9 +212,8 @@ async function updateStatus(ctx: Ctx): Promise<SchedReply> {
  * @throws 400 `invalid scheduling eligibility "<e>"`, `can not set node's scheduling
  * eligibility to eligible while it is draining`; 404 `node not found`; 403 without `node:write`.
  */
-async function updateEligibility(ctx: Ctx): Promise<SchedReply> {
-  const body = decodeGoStruct(requireBody(ctx), 'structs.NodeUpdateEligibilityRequest', { Eligibility: 'string' });
-  const eligibility = body.Eligibility as string;
+async function updateEligibility(ctx: Ctx, input: Static<typeof EligibilityBody> | undefined): Promise<SchedReply> {
+  const eligibility = requireInput(input).Eligibility;
   if (!(NODE_ELIGIBILITIES as readonly string[]).includes(eligibility)) throw schedBadRequest(`invalid scheduling eligibility "${eligibility}"`);
   const now = ctx.deps.now();
   const index = await updateNode(ctx, LABEL.nodeEligibility, (tx, node) => {
@@ -194,13 +237,15 @@ async function updateEligibility(ctx: Ctx): Promise<SchedReply> {
  * applied by {@link drainedNode} with the caller's accessor. Always one write, label `NodeDrain`.
  * @throws 400 for a body of the wrong shape; 404 `node not found`; 403 without `node:write`.
  */
-async function updateDrain(ctx: Ctx): Promise<SchedReply> {
+async function updateDrain(ctx: Ctx, input: Static<typeof DrainBody> | undefined): Promise<SchedReply> {
   const accessor = ctx.caller.token.AccessorID;
-  const body = decodeGoStruct(requireBody(ctx), 'api.NodeUpdateDrainRequest', { DrainSpec: 'object', MarkEligible: 'bool', Meta: 'map' });
+  const body = requireInput(input);
+  // Decoded on its own, as its texts name `api.DrainSpec`; null when absent.
   const spec = body.DrainSpec === null ? null : decodeGoStruct(body.DrainSpec, 'api.DrainSpec', { Deadline: 'int', IgnoreSystemJobs: 'bool' });
   const request: DrainRequest = {
     spec: spec && { Deadline: spec.Deadline as number, IgnoreSystemJobs: spec.IgnoreSystemJobs as boolean },
-    markEligible: body.MarkEligible as boolean,
+    markEligible: body.MarkEligible,
+    // Null when absent (Go's zero value), though the declared type cannot say so.
     meta: (body.Meta as Record<string, string> | null) ?? null,
     accessor,
   };
@@ -229,7 +274,7 @@ export const nodeRoutes: readonly SchedRoute[] = [
     synopsis: 'Register or re-register a client node (Cairn extension; the reference uses RPC)',
     // A node already known re-registers with its own secret (a client agent after the servers
     // forgot it or on restart); the body's 400s come first.
-    methods: { PUT: { access: (ctx) => ({ node: 'write', or: { node: registration(ctx, ctx.deps.now()).n.ID } }), handle: register } },
+    methods: { PUT: { access: (ctx) => ({ node: 'write', or: { node: registration(ctx).n.ID } }), body: RegisterBody, handle: register } },
   },
   {
     pattern: 'nodes',
@@ -267,17 +312,26 @@ export const nodeRoutes: readonly SchedRoute[] = [
   {
     pattern: 'node/:id/status',
     synopsis: "Report a node's status and append a node event (Cairn extension; the reference uses RPC)",
-    methods: { POST: { access: NODE_WRITE_OR_ITSELF, handle: updateStatus }, PUT: { access: NODE_WRITE_OR_ITSELF, handle: updateStatus } },
+    methods: {
+      POST: withBody(StatusBody, { access: NODE_WRITE_OR_ITSELF, handle: updateStatus }),
+      PUT: withBody(StatusBody, { access: NODE_WRITE_OR_ITSELF, handle: updateStatus }),
+    },
   },
   {
     pattern: 'node/:id/eligibility',
     synopsis: 'Mark a node eligible or ineligible for scheduling',
-    methods: { POST: { access: NODE_WRITE, handle: updateEligibility }, PUT: { access: NODE_WRITE, handle: updateEligibility } },
+    methods: {
+      POST: withBody(EligibilityBody, { access: NODE_WRITE, handle: updateEligibility }),
+      PUT: withBody(EligibilityBody, { access: NODE_WRITE, handle: updateEligibility }),
+    },
   },
   {
     pattern: 'node/:id/drain',
     synopsis: "Set, update or clear a node's drain strategy",
-    methods: { POST: { access: NODE_WRITE, handle: updateDrain }, PUT: { access: NODE_WRITE, handle: updateDrain } },
+    methods: {
+      POST: withBody(DrainBody, { access: NODE_WRITE, handle: updateDrain }),
+      PUT: withBody(DrainBody, { access: NODE_WRITE, handle: updateDrain }),
+    },
   },
   {
     pattern: 'node/:id/purge',

@@ -17,6 +17,7 @@
  *
  * @module
  */
+import type { Static } from '@sinclair/typebox';
 import type { CsiSnapshot } from '../../../kernel/csi/index.js';
 import type { SchedAccess, SchedRoute } from '../access.js';
 import type { Ctx } from '../deps.js';
@@ -26,7 +27,9 @@ import type { CsiPluginDoc } from '../csi/plugin-doc.js';
 import { csiSecretsHeader, mergeSecrets } from '../csi/secrets.js';
 import { volumeKey, type StoredVolume } from '../csi/volume.js';
 import { schedBadRequest, writeReply, type SchedReply } from '../http.js';
-import { queryHexPrefix, queryPerPage, requireBody, requireQuery } from '../request.js';
+import { queryHexPrefix, queryPerPage, requireInput, requireQuery } from '../request.js';
+import { Go } from '../../../kernel/util/go-schema.js';
+import { withBody } from '../../../kernel/http/index.js';
 import { DEFAULT_NAMESPACE, T } from '../state.js';
 import { VOLUME_LIST_CAPABILITIES } from './volumes.js';
 import { decodeGoStruct } from '../go-struct.js';
@@ -103,6 +106,11 @@ interface SnapshotSpec {
   readonly Parameters: Record<string, string> | null;
 }
 
+/** The body of a snapshot create (the reference's `structs.CSISnapshotCreateRequest`; each snapshot decoded by {@link createSnapshots}). */
+const CreateBody = Go.struct('structs.CSISnapshotCreateRequest', {
+  Snapshots: Go.any('[{"SourceVolumeID", "PluginID"?, "Name", "Secrets"?, "Parameters"?}] (structs.CSISnapshot)'),
+});
+
 /**
  * `POST|PUT /v1/volumes/snapshot`: body `{"Snapshots": [{SourceVolumeID, PluginID?, Name,
  * Secrets, Parameters}]}`; each source is a registered volume of `?namespace=`, the plugin
@@ -114,9 +122,10 @@ interface SnapshotSpec {
  * SourceVolumeID` / `missing Name`, `no such volume "<v>"`, `plugin "<p>" does not support
  * CREATE_DELETE_SNAPSHOT`; 503; the plugin's failure; 403.
  */
-async function createSnapshots(ctx: Ctx): Promise<SchedReply> {
+async function createSnapshots(ctx: Ctx, input: Static<typeof CreateBody> | undefined): Promise<SchedReply> {
   const ns = namespaceOf(ctx);
-  const body = decodeGoStruct(requireBody(ctx), 'structs.CSISnapshotCreateRequest', { Snapshots: 'any' });
+  const body = requireInput(input);
+  // Each snapshot is decoded on its own, as its texts name `structs.CSISnapshot`.
   if (body.Snapshots !== null && !Array.isArray(body.Snapshots))
     throw schedBadRequest('json: cannot unmarshal into Go struct field structs.CSISnapshotCreateRequest.Snapshots of type []*structs.CSISnapshot');
   const specs = ((body.Snapshots ?? []) as unknown[])
@@ -219,8 +228,8 @@ export const volumeSnapshotRoutes: readonly SchedRoute[] = [
     blocking: [T.csiPlugins],
     methods: {
       GET: { access: LIST, forward: 'leader', handle: listSnapshots },
-      POST: { access: WRITE, handle: createSnapshots },
-      PUT: { access: WRITE, handle: createSnapshots },
+      POST: withBody(CreateBody, { access: WRITE, handle: createSnapshots }),
+      PUT: withBody(CreateBody, { access: WRITE, handle: createSnapshots }),
       DELETE: { access: WRITE, handle: deleteSnapshot },
     },
   },

@@ -21,7 +21,7 @@
  */
 import { ALL_NAMESPACES, type NamespaceCapability } from '../acl/index.js';
 import { volumeLookup } from '../csi/lookup.js';
-import { registerAccess, registerVolumes, type RegisterOptions } from '../csi/volume-register.js';
+import { registerAccess, RegisterVolumesBody, registerVolumes, type RegisterOptions } from '../csi/volume-register.js';
 import { deleteVolume, deregisterAccess, deregisterVolume, detachAccess, detachVolume, removeAccess } from '../csi/volume-remove.js';
 import { liveClaims, renderVolume, volumeFilterDatum, volumeKey, volumeStub, type StoredVolume } from '../csi/volume.js';
 import type { CsiPluginDoc } from '../csi/plugin-doc.js';
@@ -118,6 +118,7 @@ const readAccess = (ctx: Ctx): SchedAccess => ({ namespace: ctx.query.get('names
 /** The operation registering (or creating) the body's volumes. */
 const register = (o: (ctx: Ctx) => RegisterOptions): SchedOperation => ({
   access: (ctx) => registerAccess(o(ctx))(ctx),
+  body: RegisterVolumesBody,
   handle: (ctx) => registerVolumes(ctx, o(ctx)),
 });
 
