@@ -14,6 +14,8 @@ import type { Job, TaskGroup, TaskState } from '../jobs/types.js';
 import { allocDir, buildAllocDir, taskDirNameOk, type AllocDir } from './alloc-dir.js';
 import type { VolumeMounter } from './csi-mounter.js';
 import { EVENT, taskEvent } from './task-event.js';
+import type { PortMapping } from '../jobs/network.js';
+import { interpolateConfig, type NodeVars } from './interpolate.js';
 import { taskEnv } from './task-env.js';
 import { TaskRunner } from './task-runner.js';
 
@@ -30,6 +32,8 @@ export interface ClientAlloc {
   readonly TaskStates: Readonly<Record<string, TaskState>> | null;
   /** The volume requests the allocation claims (name → request; the servers' claims use them). */
   readonly Volumes?: Readonly<Record<string, unknown>> | null;
+  /** The ports the scheduler gave it (`Shared.Ports`, scheduler/ports.ts); absent or null on allocations without. */
+  readonly AllocatedResources?: { readonly Shared?: { readonly Ports?: readonly PortMapping[] } | null } | null;
   readonly AllocModifyIndex?: number;
 }
 
@@ -46,6 +50,8 @@ export interface AllocRunnerOptions {
   /** `client.alloc_dir`. */
   readonly allocRoot: string;
   readonly datacenter: string;
+  /** The node's attributes, metadata and identity, for `${...}` in the tasks' `env` and `config` (interpolate.ts). */
+  readonly node: NodeVars;
   readonly drivers: Readonly<Record<string, boolean>>;
   /** Whether the tasks ran before this client restarted (their server-kept states carry over). */
   readonly resumed: boolean;
@@ -104,14 +110,28 @@ export class AllocRunner {
     );
     // The job as registered: the jobs API applied the reference's defaults (jobs/defaults.ts).
     const policy = this.group.RestartPolicy;
-    for (const task of this.group.Tasks) {
+    for (const spec of this.group.Tasks) {
+      const env = taskEnv({
+        allocId: o.alloc.ID,
+        allocName: o.alloc.Name,
+        job,
+        group: this.group.Name,
+        groupSpec: this.group,
+        task: spec,
+        allocRoot: this.dir.root,
+        datacenter: o.datacenter,
+        ports: o.alloc.AllocatedResources?.Shared?.Ports,
+        node: o.node,
+      });
+      // The driver runs the config with `${...}` resolved (`args = ["${CAIRN_PORT_http}"]`).
+      const task = { ...spec, Config: interpolateConfig(spec.Config, env, o.node) as Record<string, unknown> };
       const runner: TaskRunner = new TaskRunner({
         task,
         policy,
         batch: job.Type === 'batch' || job.Type === 'sysbatch',
         taskDir: this.dir.taskDir(task.Name),
         logsDir: this.dir.logs,
-        env: taskEnv({ allocId: o.alloc.ID, allocName: o.alloc.Name, job, group: this.group.Name, task, allocRoot: this.dir.root, datacenter: o.datacenter }),
+        env,
         driverEnabled: o.drivers[task.Driver] === true,
         previous: o.resumed ? o.alloc.TaskStates?.[task.Name] : undefined,
         now: o.now,

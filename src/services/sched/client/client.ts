@@ -23,7 +23,8 @@ import { loadNodeIdentity, TaskProcessFile, type NodeIdentity } from './client-s
 import type { ClientConfig } from './config.js';
 import type { VolumeMounter } from './csi-mounter.js';
 import { signalGroup } from './drivers.js';
-import { fingerprint } from './fingerprint.js';
+import { fingerprint, type Fingerprint } from './fingerprint.js';
+import type { NodeVars } from './interpolate.js';
 import { ServerApi, ServerError } from './server-api.js';
 
 /** Heartbeat TTL assumed while the servers answer none (`HeartbeatTTL` 0): the reference's 10 s minimum. */
@@ -75,12 +76,31 @@ export class SchedClient {
   private readonly mounter: VolumeMounter | undefined;
   /** The `CSINodePlugins` of the last registration (JSON), to see when they change. */
   private reportedPlugins = '';
+  /** The node as its tasks' `${...}` see it (interpolate.ts): from the last fingerprint. */
+  private nodeVars: NodeVars;
 
   constructor(private readonly o: SchedClientOptions) {
     this.identity = loadNodeIdentity(o.config.stateDir);
     this.processes = new TaskProcessFile(o.config.stateDir);
     this.api = new ServerApi(() => (o.config.servers.length > 0 ? o.config.servers : [o.selfAddress()]));
     this.mounter = o.mounter?.(this);
+    this.nodeVars = this.varsOf(fingerprint(o.config));
+  }
+
+  /** What `${attr.*}`, `${meta.*}` and `${node.*}` resolve to on this node. */
+  private varsOf(fp: Fingerprint): NodeVars {
+    const c = this.o.config;
+    return {
+      attributes: fp.Attributes,
+      meta: c.meta,
+      node: {
+        'unique.id': this.identity.ID,
+        'unique.name': this.o.nodeName,
+        datacenter: this.o.datacenter,
+        class: c.nodeClass,
+        pool: c.nodePool,
+      },
+    };
   }
 
   /** The node's ID. */
@@ -131,6 +151,7 @@ export class SchedClient {
   private registration(): Record<string, unknown> {
     const c = this.o.config;
     const fp = fingerprint(c);
+    this.nodeVars = this.varsOf(fp);
     const plugins = this.o.csiNodePlugins?.();
     this.reportedPlugins = JSON.stringify(plugins ?? null);
     return {
@@ -144,6 +165,7 @@ export class SchedClient {
         HTTPAddr: this.o.selfAddress(),
         Attributes: fp.Attributes,
         NodeResources: fp.NodeResources,
+        ReservedResources: fp.ReservedResources,
         Drivers: fp.Drivers,
         Meta: c.meta,
         // None: absent (the stored node shows null), as a node without CSI plugins in the reference.
@@ -253,6 +275,7 @@ export class SchedClient {
           alloc: a,
           allocRoot: this.o.config.allocDir,
           datacenter: this.o.datacenter,
+          node: this.nodeVars,
           drivers: this.o.config.drivers,
           resumed,
           now: this.o.now,

@@ -12,6 +12,7 @@
 import { decodeGoStruct, fieldOf } from '../go-struct.js';
 import { schedBadRequest } from '../http.js';
 import { decodeVolumes } from '../alloc.js';
+import { decodeNetworks } from './network.js';
 import {
   DEFAULT_EPHEMERAL_DISK,
   DEFAULT_KILL_SIGNAL,
@@ -196,6 +197,7 @@ function decodeGroup(raw: unknown, jobType: string, path: string): TaskGroup {
   const disk = structField(raw, 'EphemeralDisk', path, 'api.EphemeralDisk');
   const volumes = structField(raw, 'Volumes', path, 'map[string]*api.VolumeRequest');
   const tasks = arrayField(fieldOf(raw, 'Tasks'), `${path}.Tasks`, '[]*api.Task') ?? [];
+  const networks = decodeNetworks(raw, path);
   return {
     Name: strOr(raw, 'Name', '', path),
     Count: intOr(raw, 'Count', 1, path),
@@ -211,6 +213,8 @@ function decodeGroup(raw: unknown, jobType: string, path: string): TaskGroup {
       : DEFAULT_EPHEMERAL_DISK,
     Volumes: volumes && Object.keys(volumes).length > 0 ? decodeVolumes(volumes) : null,
     Meta: stringMap(fieldOf(raw, 'Meta'), `${path}.Meta`),
+    // Only when given: a job stored before groups had networks compares equal to its re-registration (no destructive update).
+    ...(networks && { Networks: networks }),
     Tasks: tasks.filter((t) => t !== null).map((t) => decodeTask(t, `${path}.Tasks`)),
   };
 }

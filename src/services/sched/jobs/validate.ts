@@ -13,6 +13,7 @@
  */
 import { schedBadRequest } from '../http.js';
 import { CONSTRAINT_OPERANDS, LIMITS, MAX_PRIORITY, MIN_PRIORITY } from './defaults.js';
+import { networkErrors } from './network.js';
 import { JOB_TYPES, type Constraint, type Job, type Task, type TaskGroup } from './types.js';
 
 /** The reference's `multierror` text of `errors`. */
@@ -109,7 +110,7 @@ function groupErrors(g: TaskGroup, job: Job): string[] {
       out.push(`volume "${name}": volume with ${v.AccessMode} access mode allows only one writer: set per_alloc or count = 1`);
     }
   }
-  out.push(...constraintErrors(g.Constraints), ...mapErrors('Meta', g.Meta));
+  out.push(...constraintErrors(g.Constraints), ...mapErrors('Meta', g.Meta), ...networkErrors(g.Networks));
   const seen = new Map<string, number>();
   for (const [i, t] of g.Tasks.entries()) {
     const prev = seen.get(t.Name);
