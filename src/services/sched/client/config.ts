@@ -61,7 +61,7 @@ export const clientBlockKeys = {
 };
 
 /** A named host network: its address is the node's address within `cidr`, or on `interface`. */
-export interface HostNetworkConfig {
+interface HostNetworkConfig {
   readonly name: string;
   readonly cidr?: string;
   readonly interface?: string;

@@ -22,8 +22,8 @@ import type { NodeDoc } from '../state.js';
 import type { SchedAlloc } from './resources.js';
 
 /** The reference's default dynamic port range (`DefaultMinDynamicPort`, `DefaultMaxDynamicPort`). */
-export const DEFAULT_MIN_DYNAMIC_PORT = 20000;
-export const DEFAULT_MAX_DYNAMIC_PORT = 32000;
+const DEFAULT_MIN_DYNAMIC_PORT = 20000;
+const DEFAULT_MAX_DYNAMIC_PORT = 32000;
 /** Random draws before the range is scanned (the reference's `maxRandPortAttempts`). */
 const RANDOM_TRIES = 20;
 
