@@ -46,6 +46,14 @@ export interface SchedTaskState {
   readonly Events: readonly SchedTaskEvent[];
 }
 
+/** A port given to an allocation (`AllocatedResources.Shared.Ports[]`): `Value` the host port, `To` the mapped one (0: none), `HostIP` its address. */
+export interface SchedPortMapping {
+  readonly Label: string;
+  readonly Value: number;
+  readonly To: number;
+  readonly HostIP: string;
+}
+
 /** An allocation as `GET /v1/allocation/:id` shows it (the fields most callers use; `Job` is the job snapshot). */
 export interface SchedAllocation {
   readonly ID: string;
@@ -59,8 +67,18 @@ export interface SchedAllocation {
     readonly ID: string;
     readonly Version?: number;
     readonly Type?: string;
-    readonly TaskGroups: readonly { readonly Name: string; readonly Tasks: readonly { readonly Name: string }[] }[];
+    readonly TaskGroups: readonly {
+      readonly Name: string;
+      readonly Tasks: readonly { readonly Name: string }[];
+      /** The group network's ports asked for: static (`ReservedPorts`) and dynamic. */
+      readonly Networks?: readonly {
+        readonly ReservedPorts: readonly { readonly Label: string }[] | null;
+        readonly DynamicPorts: readonly { readonly Label: string }[] | null;
+      }[];
+    }[];
   } | null;
+  /** What the scheduler set aside; `Shared.Ports` are the group network's ports (absent without a network). */
+  readonly AllocatedResources?: { readonly Shared: { readonly DiskMB: number; readonly Ports?: readonly SchedPortMapping[] | null } } | null;
   readonly TaskGroup: string;
   readonly DesiredStatus: string;
   readonly DesiredDescription: string;

@@ -72,7 +72,16 @@ export * from './sched-job-types.js';
 export { SchedJobsApi, type SchedNamespaceOption } from './sched-jobs.js';
 export { encodeCsiSecrets, SCHED_CSI_SECRETS_HEADER, SchedCsiApi } from './sched-volumes.js';
 export { SchedAllocApi } from './sched-allocs.js';
-export type { SchedAllocation, SchedAllocationStub, SchedAllocFile, SchedLogFrame, SchedLogOptions, SchedTaskEvent, SchedTaskState } from './sched-allocs.js';
+export type {
+  SchedAllocation,
+  SchedAllocationStub,
+  SchedAllocFile,
+  SchedLogFrame,
+  SchedLogOptions,
+  SchedPortMapping,
+  SchedTaskEvent,
+  SchedTaskState,
+} from './sched-allocs.js';
 export type { SchedCallOptions, SchedCallReply, SchedMethod } from './sched-call.js';
 export { parseSchedFrameLine, readSchedFrames, SchedStreamError, SCHED_STREAM_CLOSED } from './sched-events.js';
 

@@ -38,6 +38,7 @@ plugin "hostpath" {
       meta: { rack: 'r1' },
       cpuTotalCompute: 4000,
       token: 'tok',
+      network: { minDynamicPort: 20000, maxDynamicPort: 32000, reservedPorts: '', hostNetworks: [] },
       drivers: { raw_exec: true, exec: true },
     });
     assert.deepEqual(c.plugins, [{ id: 'hostpath', socket: '/run/csi.sock', type: 'node' }]);
@@ -56,10 +57,42 @@ plugin "hostpath" {
       ['client {\n  enabled = true\n  meta { n = 1 }\n}', /^b\.hcl:4: "meta": value of "n" must be a string$/],
       ['client {\n  enabled = true\n  token = "env://NO_SUCH"\n}', /^b\.hcl:4: "token": .*NO_SUCH/],
       ['client {\n  colour = "red"\n}', /^b\.hcl:3: unknown key "colour"/],
+      [
+        'client {\n  enabled = true\n  min_dynamic_port = 30000\n  max_dynamic_port = 29000\n}',
+        /^b\.hcl:4: "min_dynamic_port" \(30000\) is above "max_dynamic_port" \(29000\)$/,
+      ],
+      ['client {\n  enabled = true\n  max_dynamic_port = 70000\n}', /^b\.hcl:4: .*max_dynamic_port/],
+      [
+        'client {\n  enabled = true\n  reserved {\n    reserved_ports = "22,80-x"\n  }\n}',
+        /^b\.hcl:5: "reserved_ports": invalid port list "22,80-x": "80-x" is not a port or a range/,
+      ],
+      ['client {\n  enabled = true\n  reserved {\n    reserved_ports = "90-80"\n  }\n}', /^b\.hcl:5: "reserved_ports": .*low end is above its high end/],
+      [
+        'client {\n  enabled = true\n  host_network "p" {\n    cidr = "10.0.0.0/33"\n  }\n}',
+        /^b\.hcl:5: host_network "p": cidr: invalid CIDR block "10\.0\.0\.0\/33"$/,
+      ],
+      ['client {\n  enabled = true\n  host_network "p" {}\n}', /^b\.hcl:4: host_network "p": give one of "cidr" and "interface"$/],
       ['plugin "hostpath" {\n  type = "node"\n}', /^b\.hcl:2: missing required key "socket" in plugin "hostpath"$/],
       ['plugin "hostpath" {\n  socket = "/s"\n}', /^b\.hcl:2: missing required key "type" in plugin "hostpath"$/],
     ];
     for (const [text, want] of bad) assert.throws(() => parseSchedAgentConfig(`data_dir = "/tmp/x"\n${text}`, 'b.hcl'), { message: want }, text);
+  });
+
+  it('reads the port settings: dynamic range, reserved ports, the default interface and host networks', () => {
+    const c = parseSchedAgentConfig(
+      'data_dir = "/tmp/s"\nclient {\n  enabled = true\n  min_dynamic_port = 25000\n  max_dynamic_port = 26000\n  network_interface = "lo"\n  reserved {\n    reserved_ports = "22, 25000-25010"\n  }\n  host_network "private" {\n    cidr = "10.0.0.0/8"\n  }\n  host_network "lan" {\n    interface = "eth1"\n  }\n}',
+      'a.hcl',
+    );
+    assert.deepEqual(c.client?.network, {
+      minDynamicPort: 25000,
+      maxDynamicPort: 26000,
+      reservedPorts: '22, 25000-25010',
+      networkInterface: 'lo',
+      hostNetworks: [
+        { name: 'private', cidr: '10.0.0.0/8' },
+        { name: 'lan', interface: 'eth1' },
+      ],
+    });
   });
 
   it('is client-only without a server block when the client lists servers, and reads the heartbeat keys', () => {

@@ -4,7 +4,7 @@
  * `nomad node drain|eligibility`), with the reference CLI's flags and output style:
  *
  * ```text
- * alloc status [-verbose] <alloc>            fields, then each task's state and recent events
+ * alloc status [-verbose] <alloc>            fields, addresses (ports), then each task's state and recent events
  * alloc logs [-f] [-stderr] [-tail] [-n N] <alloc> [task]
  * alloc stop <alloc>                         prints the evaluation ID (as the reference's -detach)
  * alloc restart <alloc> [task]
@@ -79,7 +79,25 @@ function taskBlock(name: string, t: SchedTaskState): string {
   return `${head}\nTask Events:\n${counters}\n\nRecent Events:\n${list(['Time', 'Type', 'Description'], events)}`;
 }
 
-/** The allocation (reference `alloc status`): fields, then each task. */
+/**
+ * The reference's "Allocation Addresses" table of an allocation with ports: label, whether the
+ * port is dynamic, `<ip>:<host port>`, and ` -> <to>` when mapped. Undefined without ports.
+ */
+function addressesBlock(a: SchedAllocation): string | undefined {
+  const ports = a.AllocatedResources?.Shared.Ports ?? [];
+  if (ports.length === 0) return undefined;
+  const group = a.Job?.TaskGroups.find((g) => g.Name === a.TaskGroup);
+  const dynamic = new Set((group?.Networks ?? []).flatMap((n) => (n.DynamicPorts ?? []).map((p) => p.Label)));
+  const host = (ip: string, port: number) => (ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
+  const rows = ports.map((p) => [
+    p.Label,
+    dynamic.has(p.Label) ? 'yes' : 'no',
+    `${host(p.HostIP, p.Value)}${p.To > 0 && p.To !== p.Value ? ` -> ${p.To}` : ''}`,
+  ]);
+  return `Allocation Addresses:\n${list(['Label', 'Dynamic', 'Address'], rows)}`;
+}
+
+/** The allocation (reference `alloc status`): fields, its addresses, then each task. */
 function allocBlock(a: SchedAllocation, verbose: boolean): string {
   const parts = [
     kv([
@@ -98,6 +116,8 @@ function allocBlock(a: SchedAllocation, verbose: boolean): string {
       ['Modified', nsTime(a.ModifyTime)],
     ]),
   ];
+  const addresses = addressesBlock(a);
+  if (addresses) parts.push(addresses);
   for (const [name, t] of Object.entries(a.TaskStates ?? {}).sort(([x], [y]) => (x < y ? -1 : 1))) parts.push(taskBlock(name, t));
   return parts.join('\n\n');
 }

@@ -36,6 +36,7 @@ describe('AllocRunner', () => {
           },
           allocRoot,
           datacenter: 'dc1',
+          node: { attributes: {}, meta: {}, node: {} },
           drivers: { raw_exec: true },
           resumed: false,
           now: Date.now,

@@ -16,6 +16,8 @@ import type { VolumeMounter } from './csi-mounter.js';
 import { AllocServices } from './services/alloc-services.js';
 import type { ServiceRegistrar } from './services/discovery.js';
 import { EVENT, taskEvent } from './task-event.js';
+import type { PortMapping } from '../jobs/network.js';
+import { interpolateConfig, type NodeVars } from './interpolate.js';
 import { taskEnv } from './task-env.js';
 import { TaskRunner } from './task-runner.js';
 
@@ -32,11 +34,9 @@ export interface ClientAlloc {
   readonly TaskStates: Readonly<Record<string, TaskState>> | null;
   /** The volume requests the allocation claims (name → request; the servers' claims use them). */
   readonly Volumes?: Readonly<Record<string, unknown>> | null;
+  /** The ports the scheduler gave it (`Shared.Ports`, scheduler/ports.ts); absent or null on allocations without. */
+  readonly AllocatedResources?: { readonly Shared?: { readonly Ports?: readonly PortMapping[] } | null } | null;
   readonly AllocModifyIndex?: number;
-  /** The ports given to the allocation (alloc-ports.ts reads them for service registration). */
-  readonly AllocatedResources?: {
-    readonly Shared?: { readonly Ports?: readonly { readonly Label: string; readonly Value: number; readonly To?: number; readonly HostIP?: string }[] | null };
-  } | null;
 }
 
 /** The report of an allocation's state (the body of `POST /v1/allocation/:id/client-status`). */
@@ -52,6 +52,8 @@ export interface AllocRunnerOptions {
   /** `client.alloc_dir`. */
   readonly allocRoot: string;
   readonly datacenter: string;
+  /** The node's attributes, metadata and identity, for `${...}` in the tasks' `env` and `config` (interpolate.ts). */
+  readonly node: NodeVars;
   readonly drivers: Readonly<Record<string, boolean>>;
   /** Whether the tasks ran before this client restarted (their server-kept states carry over). */
   readonly resumed: boolean;
@@ -125,21 +127,36 @@ export class AllocRunner {
     );
     // The job as registered: the jobs API applied the reference's defaults (jobs/defaults.ts).
     const policy = this.group.RestartPolicy;
+    const group = this.group;
     const envs = new Map(
-      this.group.Tasks.map((task) => [
-        task.Name,
-        taskEnv({ allocId: o.alloc.ID, allocName: o.alloc.Name, job, group: this.group!.Name, task, allocRoot: this.dir.root, datacenter: o.datacenter }),
+      group.Tasks.map((spec) => [
+        spec.Name,
+        taskEnv({
+          allocId: o.alloc.ID,
+          allocName: o.alloc.Name,
+          job,
+          group: group.Name,
+          groupSpec: group,
+          task: spec,
+          allocRoot: this.dir.root,
+          datacenter: o.datacenter,
+          ports: o.alloc.AllocatedResources?.Shared?.Ports,
+          node: o.node,
+        }),
       ]),
     );
-    this.services = this.servicesOf(job, this.group, envs);
-    for (const task of this.group.Tasks) {
+    this.services = this.servicesOf(job, group, envs);
+    for (const spec of group.Tasks) {
+      const env = envs.get(spec.Name)!;
+      // The driver runs the config with `${...}` resolved (`args = ["${CAIRN_PORT_http}"]`).
+      const task = { ...spec, Config: interpolateConfig(spec.Config, env, o.node) as Record<string, unknown> };
       const runner: TaskRunner = new TaskRunner({
         task,
         policy,
         batch: job.Type === 'batch' || job.Type === 'sysbatch',
         taskDir: this.dir.taskDir(task.Name),
         logsDir: this.dir.logs,
-        env: envs.get(task.Name)!,
+        env,
         driverEnabled: o.drivers[task.Driver] === true,
         previous: o.resumed ? o.alloc.TaskStates?.[task.Name] : undefined,
         now: o.now,

@@ -23,7 +23,8 @@ import { loadNodeIdentity, TaskProcessFile, type NodeIdentity } from './client-s
 import type { ClientConfig } from './config.js';
 import type { VolumeMounter } from './csi-mounter.js';
 import { signalGroup } from './drivers.js';
-import { fingerprint } from './fingerprint.js';
+import { fingerprint, type Fingerprint } from './fingerprint.js';
+import type { NodeVars } from './interpolate.js';
 import { ServerApi, ServerError } from './server-api.js';
 import { advertisedHost } from './services/node-address.js';
 import { ServiceRegistrar } from './services/discovery.js';
@@ -80,6 +81,8 @@ export class SchedClient {
   private reportedPlugins = '';
   /** Registers the allocations' services in the discovery agent (services/discovery.ts). */
   private readonly registrar: ServiceRegistrar;
+  /** The node as its tasks' `${...}` see it (interpolate.ts): from the last fingerprint. */
+  private nodeVars: NodeVars;
 
   constructor(private readonly o: SchedClientOptions) {
     this.identity = loadNodeIdentity(o.config.stateDir);
@@ -87,6 +90,23 @@ export class SchedClient {
     this.api = new ServerApi(() => (o.config.servers.length > 0 ? o.config.servers : [o.selfAddress()]));
     this.mounter = o.mounter?.(this);
     this.registrar = new ServiceRegistrar({ settings: o.config.consul ?? defaultDiscovery(), nodeId: this.identity.ID, log: o.log });
+    this.nodeVars = this.varsOf(fingerprint(o.config));
+  }
+
+  /** What `${attr.*}`, `${meta.*}` and `${node.*}` resolve to on this node. */
+  private varsOf(fp: Fingerprint): NodeVars {
+    const c = this.o.config;
+    return {
+      attributes: fp.Attributes,
+      meta: c.meta,
+      node: {
+        'unique.id': this.identity.ID,
+        'unique.name': this.o.nodeName,
+        datacenter: this.o.datacenter,
+        class: c.nodeClass,
+        pool: c.nodePool,
+      },
+    };
   }
 
   /** The node's ID. */
@@ -142,6 +162,7 @@ export class SchedClient {
   private registration(): Record<string, unknown> {
     const c = this.o.config;
     const fp = fingerprint(c);
+    this.nodeVars = this.varsOf(fp);
     const plugins = this.o.csiNodePlugins?.();
     this.reportedPlugins = JSON.stringify(plugins ?? null);
     return {
@@ -155,6 +176,7 @@ export class SchedClient {
         HTTPAddr: this.o.selfAddress(),
         Attributes: fp.Attributes,
         NodeResources: fp.NodeResources,
+        ReservedResources: fp.ReservedResources,
         Drivers: fp.Drivers,
         Meta: c.meta,
         // None: absent (the stored node shows null), as a node without CSI plugins in the reference.
@@ -264,6 +286,7 @@ export class SchedClient {
           alloc: a,
           allocRoot: this.o.config.allocDir,
           datacenter: this.o.datacenter,
+          node: this.nodeVars,
           drivers: this.o.config.drivers,
           resumed,
           now: this.o.now,

@@ -16,6 +16,12 @@
  *   cpu_total_compute = 8000           # MHz; default: cores × MHz fingerprinted
  *   memory_total_mb   = 16384          # default: the host's memory
  *   token = "env://CAIRN_SCHED_CLIENT_TOKEN"   # Cairn: a token with node:write to register with when ACLs are on
+ *   # Ports of group networks (reference/integration.md §1; docs/deploy.md "Client ports"):
+ *   min_dynamic_port  = 20000          # the range dynamic ports are chosen from (default 20000–32000)
+ *   max_dynamic_port  = 32000
+ *   reserved { reserved_ports = "22,80,8500-8600" }   # never given to an allocation
+ *   network_interface = "eth0"         # the "default" host network's address; default: the default route's interface
+ *   host_network "private" { cidr = "10.0.0.0/8" }   # or interface = "eth1": a port's host_network = "private"
  * }
  * plugin "raw_exec" { config { enabled = true } }
  * consul {                             # the discovery agent beside the client (reference: the `consul` block)
@@ -28,6 +34,8 @@
  * @module
  */
 import { blockError, cfg, resolveSecretRef, type BlockAt, type ConfigEnv } from '../../../kernel/config/index.js';
+import { parseCidrList } from '../../../kernel/util/cidr.js';
+import { parsePortSpec } from '../port-spec.js';
 import { parseGoDuration } from '../../../kernel/util/go-duration.js';
 import type { DiscoverySettings } from './services/discovery.js';
 
@@ -58,7 +66,36 @@ export const clientBlockKeys = {
   cpu_total_compute: cfg.int({ min: 1, doc: 'CPU in MHz the node offers; default cores × MHz' }),
   memory_total_mb: cfg.int({ min: 1, doc: "memory in MiB the node offers; default the host's" }),
   token: cfg.string({ doc: 'Cairn: token (node:write) the client registers with when ACLs are on; env:// and file:// accepted' }),
+  min_dynamic_port: cfg.int({ min: 1, max: 65535, doc: 'lowest port given to dynamic ports of group networks; default 20000' }),
+  max_dynamic_port: cfg.int({ min: 1, max: 65535, doc: 'highest port given to dynamic ports of group networks; default 32000' }),
+  reserved: cfg.block(
+    { reserved_ports: cfg.string({ doc: 'host ports never given to an allocation: "22,80,8000-8100"' }) },
+    { doc: 'what the node keeps for itself' },
+  ),
+  network_interface: cfg.string({ doc: 'the interface whose address is the "default" host network; default: the interface of the default route' }),
+  host_network: cfg.labelled(
+    { cidr: cfg.string({ doc: 'the address of this node within this CIDR' }), interface: cfg.string({ doc: 'the address of this interface' }) },
+    { repeated: true, doc: 'a named host network a port may ask for with host_network = "<name>"' },
+  ),
 };
+
+/** A named host network: its address is the node's address within `cidr`, or on `interface`. */
+interface HostNetworkConfig {
+  readonly name: string;
+  readonly cidr?: string;
+  readonly interface?: string;
+}
+
+/** The client's port settings (fingerprint.ts reports them on the node; the scheduler chooses ports by them). */
+export interface ClientNetworkConfig {
+  readonly minDynamicPort: number;
+  readonly maxDynamicPort: number;
+  /** The reference's port list text, checked (port-spec.ts); `""` none. */
+  readonly reservedPorts: string;
+  /** Absent: the default route's interface. */
+  readonly networkInterface?: string;
+  readonly hostNetworks: readonly HostNetworkConfig[];
+}
 
 /** Validated client settings. */
 export interface ClientConfig {
@@ -75,6 +112,8 @@ export interface ClientConfig {
   readonly memoryTotalMb?: number;
   /** Token used to register (ACLs on); absent: none sent. */
   readonly token?: string;
+  /** Ports of group networks; absent: the defaults (range 20000–32000, nothing reserved, the default route's interface). */
+  readonly network?: ClientNetworkConfig;
   /** Which drivers are enabled: `raw_exec` only with `plugin "raw_exec" { config { enabled = true } }`; `exec` unless disabled. */
   readonly drivers: { readonly raw_exec: boolean; readonly exec: boolean };
   /**
@@ -104,6 +143,14 @@ export interface ClientRaw {
         readonly cpu_total_compute?: number;
         readonly memory_total_mb?: number;
         readonly token?: string;
+        readonly min_dynamic_port?: number;
+        readonly max_dynamic_port?: number;
+        readonly reserved?: { readonly reserved_ports?: string; readonly $at: BlockAt };
+        readonly network_interface?: string;
+        readonly host_network: readonly {
+          readonly label: string;
+          readonly body: { readonly cidr?: string; readonly interface?: string; readonly $at: BlockAt };
+        }[];
         readonly $at: BlockAt;
       }
     | undefined;
@@ -135,7 +182,9 @@ function discoveryFrom(b: NonNullable<ClientRaw['consul']>, env: ConfigEnv): Dis
 /**
  * The client settings, or undefined when `client.enabled` is not true.
  * @throws {ConfigError} at the block: a server address that is not `host:port`, `meta`
- *   values that are not strings, an unresolvable `token` reference.
+ *   values that are not strings, an unresolvable `token` reference, `min_dynamic_port`
+ *   above `max_dynamic_port`, a `reserved_ports` that is not a port list, a `host_network`
+ *   with neither or both of `cidr` and `interface`, or a bad `cidr`.
  */
 export function clientConfigFrom(raw: ClientRaw, dataDir: string, env: ConfigEnv): ClientConfig | undefined {
   const b = raw.block;
@@ -160,6 +209,7 @@ export function clientConfigFrom(raw: ClientRaw, dataDir: string, env: ConfigEnv
       throw blockError(b.$at, 'token', `"token": ${(err as Error).message}`);
     }
   }
+  const network = networkConfigFrom(b);
   const enabled = (label: string, dflt: boolean) => raw.drivers.find((d) => d.label === label)?.enabled ?? dflt;
   return {
     servers: b.servers ?? [],
@@ -171,7 +221,40 @@ export function clientConfigFrom(raw: ClientRaw, dataDir: string, env: ConfigEnv
     ...(b.cpu_total_compute !== undefined && { cpuTotalCompute: b.cpu_total_compute }),
     ...(b.memory_total_mb !== undefined && { memoryTotalMb: b.memory_total_mb }),
     ...(token !== undefined && { token }),
+    network,
     drivers: { raw_exec: enabled('raw_exec', false), exec: enabled('exec', true) },
     ...(raw.consul && { consul: discoveryFrom(raw.consul, env) }),
+  };
+}
+
+/** The port settings of a `client` block (see {@link clientConfigFrom} for what it refuses). */
+function networkConfigFrom(b: NonNullable<ClientRaw['block']>): ClientNetworkConfig {
+  const min = b.min_dynamic_port ?? 20000;
+  const max = b.max_dynamic_port ?? 32000;
+  if (min > max) throw blockError(b.$at, 'min_dynamic_port', `"min_dynamic_port" (${min}) is above "max_dynamic_port" (${max})`);
+  const reserved = b.reserved?.reserved_ports ?? '';
+  try {
+    parsePortSpec(reserved);
+  } catch (err) {
+    throw blockError(b.reserved!.$at, 'reserved_ports', `"reserved_ports": ${(err as Error).message}`);
+  }
+  const hostNetworks = b.host_network.map(({ label, body }) => {
+    if ((body.cidr === undefined) === (body.interface === undefined))
+      throw blockError(body.$at, 'cidr', `host_network "${label}": give one of "cidr" and "interface"`);
+    if (body.cidr !== undefined) {
+      try {
+        parseCidrList([body.cidr], 'cidr');
+      } catch (err) {
+        throw blockError(body.$at, 'cidr', `host_network "${label}": ${(err as Error).message}`);
+      }
+    }
+    return { name: label, ...(body.cidr !== undefined && { cidr: body.cidr }), ...(body.interface !== undefined && { interface: body.interface }) };
+  });
+  return {
+    minDynamicPort: min,
+    maxDynamicPort: max,
+    reservedPorts: reserved,
+    ...(b.network_interface !== undefined && { networkInterface: b.network_interface }),
+    hostNetworks,
   };
 }

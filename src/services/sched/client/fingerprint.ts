@@ -3,13 +3,15 @@
  * "Client agent"): CPU (`cpu.numcores`, `cpu.frequency` in MHz, `cpu.totalcompute` = cores
  * × MHz, the node's `CpuShares`), memory (`memory.totalbytes`, `MemoryMB`), OS and kernel
  * attributes, `unique.hostname`, and the task drivers it offers (`driver.<name> = "1"` and
- * `Drivers{name:{Detected, Healthy, HealthDescription, Attributes}}`).
+ * `Drivers{name:{Detected, Healthy, HealthDescription, Attributes}}`), and its host networks
+ * and port settings (network-fingerprint.ts).
  *
  * @module
  */
 import { arch, cpus, hostname, platform, release, totalmem, type CpuInfo } from 'node:os';
 import { VERSION } from '../../../kernel/version/index.js';
 import type { ClientConfig } from './config.js';
+import { networkFingerprint, type NetworkFingerprint } from './network-fingerprint.js';
 
 /** MHz assumed per core when the kernel reports none (some VMs and containers report 0). */
 const FALLBACK_CPU_MHZ = 1000;
@@ -21,7 +23,9 @@ export interface Fingerprint {
     readonly Cpu: { readonly CpuShares: number; readonly TotalCpuCores: number };
     readonly Memory: { readonly MemoryMB: number };
     readonly Disk: { readonly DiskMB: number };
-  };
+  } & NetworkFingerprint['resources'];
+  /** The node's reserved ports (`ReservedResources.Networks.ReservedHostPorts`). */
+  readonly ReservedResources: NetworkFingerprint['reserved'];
   readonly Drivers: Record<string, { Detected: boolean; Healthy: boolean; HealthDescription: string; Attributes: Record<string, string>; UpdateTime: string }>;
 }
 
@@ -60,6 +64,8 @@ export function fingerprint(config: ClientConfig, cores: readonly CpuInfo[] = cp
       UpdateTime: now.toISOString(),
     };
   };
+  const net = networkFingerprint(config.network);
+  if (net.resources.Networks[0]) attributes['unique.network.ip-address'] = net.resources.Networks[0].IP;
   if (config.drivers.raw_exec) offer('raw_exec', 'Healthy');
   if (config.drivers.exec && platform() === 'linux')
     offer('exec', 'Healthy (process group, resource limits by setrlimit; no namespaces or cgroups without root)');
@@ -69,7 +75,9 @@ export function fingerprint(config: ClientConfig, cores: readonly CpuInfo[] = cp
       Cpu: { CpuShares: totalCompute, TotalCpuCores: numCores },
       Memory: { MemoryMB: Math.floor(memoryBytes / (1024 * 1024)) },
       Disk: { DiskMB: 0 },
+      ...net.resources,
     },
+    ReservedResources: net.reserved,
     Drivers: drivers,
   };
 }

@@ -21,12 +21,29 @@
  * | `CAIRN_DC`             | `NOMAD_DC`            | the node's datacenter                   |
  * | `CAIRN_CPU_LIMIT`      | `NOMAD_CPU_LIMIT`     | MHz                                     |
  * | `CAIRN_MEMORY_LIMIT`   | `NOMAD_MEMORY_LIMIT`  | MiB                                     |
- * | `CAIRN_ALLOC_PORT_*`   | —                     | not set: Cairn allocates no ports       |
+ *
+ * For each port of the group's `network` (reference/integration.md §1; the allocation's
+ * `AllocatedResources.Shared.Ports`, alloc-ports.ts):
+ *
+ * | Cairn                      | reference                  | value                                          |
+ * |----------------------------|----------------------------|------------------------------------------------|
+ * | `CAIRN_IP_<label>`         | `NOMAD_IP_<label>`         | the address the port is on (`HostIP`)          |
+ * | `CAIRN_PORT_<label>`       | `NOMAD_PORT_<label>`       | the port to bind: `To` when mapped, else host  |
+ * | `CAIRN_ADDR_<label>`       | `NOMAD_ADDR_<label>`       | `<ip>:<port to bind>`                          |
+ * | `CAIRN_HOST_PORT_<label>`  | `NOMAD_HOST_PORT_<label>`  | the host port (`Value`)                        |
+ * | `CAIRN_HOST_IP_<label>`    | `NOMAD_HOST_IP_<label>`    | the host address                               |
+ * | `CAIRN_HOST_ADDR_<label>`  | `NOMAD_HOST_ADDR_<label>`  | `<host ip>:<host port>`                        |
+ *
+ * The task's `Env` values are interpolated (interpolate.ts) with these variables and the
+ * node's attributes and metadata: `PORT = "${CAIRN_PORT_http}"`.
  *
  * @module
  */
 import { join } from 'node:path';
-import type { Job, Task } from '../jobs/types.js';
+import { allocPort } from '../alloc-ports.js';
+import type { PortMapping } from '../jobs/network.js';
+import type { Job, Task, TaskGroup } from '../jobs/types.js';
+import { interpolate, type NodeVars } from './interpolate.js';
 
 /** The prefix of the variables Cairn sets (the reference's `NOMAD_`). */
 const ENV_PREFIX = 'CAIRN_';
@@ -41,9 +58,38 @@ export interface TaskEnvInput {
   /** `<alloc_dir>/<alloc id>`. */
   readonly allocRoot: string;
   readonly datacenter: string;
+  /** The task's group: its `network` names the ports. */
+  readonly groupSpec: Pick<TaskGroup, 'Networks'>;
+  /** The allocation's ports (`AllocatedResources.Shared.Ports`; absent on allocations placed without them). */
+  readonly ports: readonly PortMapping[] | undefined;
+  /** The node, for `${attr.*}`, `${meta.*}`, `${node.*}` in `Env`. */
+  readonly node: NodeVars;
 }
 
-/** The task's environment (see the module doc); the task's `Env` wins over Cairn's variables. */
+/** `host:port`, with brackets around an IPv6 host (Go's `net.JoinHostPort`, as the reference's). */
+const joinHostPort = (host: string, port: number) => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
+
+/** The port variables (module doc), without the prefix, for each port label of the group the allocation holds. */
+function portVars(i: TaskEnvInput): Record<string, string> {
+  const out: Record<string, string> = {};
+  const alloc = { AllocatedResources: { Shared: { Ports: i.ports ?? null } } };
+  for (const net of i.groupSpec.Networks ?? []) {
+    for (const { Label } of [...(net.ReservedPorts ?? []), ...(net.DynamicPorts ?? [])]) {
+      const p = allocPort(alloc, Label);
+      if (!p) continue;
+      const bind = p.to > 0 ? p.to : p.value;
+      out[`IP_${Label}`] = p.hostIP;
+      out[`PORT_${Label}`] = String(bind);
+      out[`ADDR_${Label}`] = joinHostPort(p.hostIP, bind);
+      out[`HOST_PORT_${Label}`] = String(p.value);
+      out[`HOST_IP_${Label}`] = p.hostIP;
+      out[`HOST_ADDR_${Label}`] = joinHostPort(p.hostIP, p.value);
+    }
+  }
+  return out;
+}
+
+/** The task's environment (see the module doc); the task's `Env` (interpolated) wins over Cairn's variables. */
 export function taskEnv(i: TaskEnvInput): Record<string, string> {
   const index = /\[(\d+)\]$/.exec(i.allocName)?.[1] ?? '0';
   const taskDir = join(i.allocRoot, i.task.Name);
@@ -63,12 +109,14 @@ export function taskEnv(i: TaskEnvInput): Record<string, string> {
     DC: i.datacenter,
     CPU_LIMIT: String(i.task.Resources?.CPU ?? 100),
     MEMORY_LIMIT: String(i.task.Resources?.MemoryMB ?? 300),
+    ...portVars(i),
   };
-  return {
+  const base: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     HOME: taskDir,
     TMPDIR: join(taskDir, 'tmp'),
     ...Object.fromEntries(Object.entries(ours).map(([k, v]) => [ENV_PREFIX + k, v])),
-    ...(i.task.Env ?? {}),
   };
+  const own = Object.fromEntries(Object.entries(i.task.Env ?? {}).map(([k, v]) => [k, interpolate(v, base, i.node)]));
+  return { ...base, ...own };
 }

@@ -12,6 +12,7 @@
 import { decodeGoStruct, fieldOf } from '../go-struct.js';
 import { schedBadRequest } from '../http.js';
 import { decodeVolumes } from '../alloc.js';
+import { decodeNetworks } from './network.js';
 import {
   DEFAULT_EPHEMERAL_DISK,
   DEFAULT_KILL_SIGNAL,
@@ -208,6 +209,7 @@ function decodeGroup(raw: unknown, job: { type: string; name: string }, path: st
   const disk = structField(raw, 'EphemeralDisk', path, 'api.EphemeralDisk');
   const volumes = structField(raw, 'Volumes', path, 'map[string]*api.VolumeRequest');
   const tasks = arrayField(fieldOf(raw, 'Tasks'), `${path}.Tasks`, '[]*api.Task') ?? [];
+  const networks = decodeNetworks(raw, path);
   return {
     Name: strOr(raw, 'Name', '', path),
     Count: intOr(raw, 'Count', 1, path),
@@ -223,6 +225,8 @@ function decodeGroup(raw: unknown, job: { type: string; name: string }, path: st
       : DEFAULT_EPHEMERAL_DISK,
     Volumes: volumes && Object.keys(volumes).length > 0 ? decodeVolumes(volumes) : null,
     Meta: stringMap(fieldOf(raw, 'Meta'), `${path}.Meta`),
+    // Only when given: a job stored before groups had networks compares equal to its re-registration (no destructive update).
+    ...(networks && { Networks: networks }),
     Tasks: tasks.filter((t) => t !== null).map((t) => decodeTask(t, `${path}.Tasks`, `${job.name}-${strOr(raw, 'Name', '', path)}`)),
     Services: decodeServices(fieldOf(raw, 'Services'), `${path}.Services`, `${job.name}-${strOr(raw, 'Name', '', path)}`),
     ShutdownDelay: shutdownDelay(raw, path) ?? null,

@@ -16,6 +16,7 @@
  *     reschedule { delay = "30s"  delay_function = "exponential"  max_delay = "1h"  unlimited = true }
  *     ephemeral_disk { size = 300 }
  *     volume "data" { type = "csi"  source = "db"  access_mode = "single-node-writer"  attachment_mode = "file-system" }
+ *     network { port "http" {}  port "admin" { static = 8080 } }   # jobs/network.ts
  *     task "server" {
  *       driver = "raw_exec"
  *       config { command = "/bin/sleep"  args = ["300"] }
@@ -41,6 +42,7 @@ import { ConfigError, parseConfig, type BlockAt, type ConfigOf } from '../../../
 import { parseGoDuration } from '../../../kernel/util/go-duration.js';
 import { schedBadRequest } from '../http.js';
 import { SERVICE_HCL_KEYS, servicesFromHcl } from './services-hcl.js';
+import { hclNetworks, NETWORK_HCL_KEYS } from './network.js';
 
 const constraint = {
   kind: 'block',
@@ -104,6 +106,7 @@ const GROUP_KEYS = {
       mount_options: { kind: 'block', keys: { fs_type: { kind: 'string' }, mount_flags: { kind: 'list', of: 'string' } } },
     },
   },
+  ...NETWORK_HCL_KEYS,
   task: { kind: 'block', labelled: true, repeated: true, required: true, keys: TASK_KEYS },
   service: SERVICE_HCL_KEYS,
   shutdown_delay: { kind: 'raw' },
@@ -291,6 +294,7 @@ function group(label: string, g: Body): Record<string, unknown> {
               ];
             }),
           ),
+    Networks: hclNetworks(g),
     Tasks: tasks.map((t) => task(t.label, t.body)),
     Services: servicesFromHcl(g.service as Body[]),
     ShutdownDelay: duration(g, 'shutdown_delay'),

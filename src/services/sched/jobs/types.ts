@@ -21,6 +21,7 @@
  * @module
  */
 import type { Service } from './services.js';
+import type { NetworkResource, PortMapping } from './network.js';
 
 /** Nanoseconds in one second: the unit of every duration in job JSON. */
 export const NS_PER_SECOND = 1_000_000_000;
@@ -126,6 +127,8 @@ export interface TaskGroup {
   readonly EphemeralDisk: { readonly Sticky: boolean; readonly SizeMB: number; readonly Migrate: boolean };
   readonly Volumes: Readonly<Record<string, VolumeRequest>> | null;
   readonly Meta: Readonly<Record<string, string>> | null;
+  /** The group's network and its ports (jobs/network.ts); absent: none (and on jobs stored before groups had networks). */
+  readonly Networks?: readonly NetworkResource[];
   readonly Tasks: readonly Task[];
   /** Registered in the discovery service while the allocation runs (jobs/services.ts); absent on jobs stored before services existed. */
   readonly Services?: readonly Service[] | null;
@@ -231,7 +234,8 @@ export interface TaskState {
 /** Resources the scheduler set aside for an allocation (reference `AllocatedResources`, the fields Cairn fills). */
 export interface AllocatedResources {
   readonly Tasks: Readonly<Record<string, { readonly Cpu: { readonly CpuShares: number }; readonly Memory: { readonly MemoryMB: number } }>>;
-  readonly Shared: { readonly DiskMB: number };
+  /** `Ports` and `Networks` (the group network with its ports chosen: scheduler/ports.ts) are absent on allocations of groups without a network. */
+  readonly Shared: { readonly DiskMB: number; readonly Ports?: readonly PortMapping[]; readonly Networks?: readonly NetworkResource[] };
 }
 
 /** The reschedule history of an allocation (reference `RescheduleTracker`). */

@@ -14,6 +14,7 @@
 import { schedBadRequest } from '../http.js';
 import { CONSTRAINT_OPERANDS, LIMITS, MAX_PRIORITY, MIN_PRIORITY } from './defaults.js';
 import { serviceErrors } from './services.js';
+import { networkErrors } from './network.js';
 import { JOB_TYPES, type Constraint, type Job, type Task, type TaskGroup } from './types.js';
 
 /** The reference's `multierror` text of `errors`. */
@@ -114,6 +115,7 @@ function groupErrors(g: TaskGroup, job: Job): string[] {
   out.push(
     ...constraintErrors(g.Constraints),
     ...mapErrors('Meta', g.Meta),
+    ...networkErrors(g.Networks),
     ...serviceErrors(
       g.Services ?? null,
       g.Tasks.map((t) => t.Name),

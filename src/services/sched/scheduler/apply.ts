@@ -3,8 +3,9 @@
  * reference's `nomad/plan_apply.go`): a plan computed from a view of the state that may have
  * aged is checked against the state at commit, inside the committing transaction, so two
  * evaluations placing at once never over-commit a node. A placement is refused when its
- * node is gone, no longer ready, eligible and undrained, or no longer has the CPU and memory
- * (allocations committed meanwhile count); the rest of the plan commits. The caller runs
+ * node is gone, no longer ready, eligible and undrained, or no longer has the CPU and memory,
+ * or one of its ports is held there now (allocations committed meanwhile count: two plans
+ * made at once never give one port twice); the rest of the plan commits. The caller runs
  * the evaluation again for what was refused.
  *
  * Allocations without CSI volumes are written in one transaction labelled `PlanResult`,
@@ -22,6 +23,7 @@ import { LABEL, T, type NodeDoc } from '../state.js';
 import { nodeReady } from './feasible.js';
 import { refreshJobStatus } from './job-status.js';
 import type { AllocUpdate, ExistingAlloc, NewAlloc, Plan } from './model.js';
+import { allocPortKeys } from './ports.js';
 import { add, allocUsage, exhausted, nodeCapacity, sub, ZERO, type Amount } from './resources.js';
 
 /** What applying a plan did. */
@@ -32,17 +34,32 @@ export interface Applied {
   readonly index: number;
 }
 
-/** Why `node` cannot take `alloc` on top of `used`, or undefined when it can (the reference's `evaluateNodePlan`). */
-function nodeRefusal(node: NodeDoc | undefined, used: Amount, alloc: NewAlloc): string | undefined {
-  if (!node) return 'node does not exist';
-  if (!nodeReady(node)) return 'node is not ready for placements';
-  const dim = exhausted(add(used, allocUsage(alloc)), nodeCapacity(node));
-  return dim ? `node exhausted on ${dim}` : undefined;
+/** What a node's live allocations hold: CPU and memory, and ports (ports.ts keys). */
+interface Held {
+  readonly amount: Amount;
+  readonly ports: ReadonlySet<string>;
 }
 
-/** CPU and memory held on `nodeId` by the live allocations `read` shows. */
-function usedOn(read: Reader, nodeId: string): Amount {
-  return read.list<ExistingAlloc>(T.allocs).reduce((s, a) => (a.NodeID === nodeId ? add(s, allocUsage(a)) : s), ZERO);
+/** Why `node` cannot take `alloc` on top of what is `held` there, or undefined when it can (the reference's `evaluateNodePlan`). */
+function nodeRefusal(node: NodeDoc | undefined, held: Held, alloc: NewAlloc): string | undefined {
+  if (!node) return 'node does not exist';
+  if (!nodeReady(node)) return 'node is not ready for placements';
+  const dim = exhausted(add(held.amount, allocUsage(alloc)), nodeCapacity(node));
+  if (dim) return `node exhausted on ${dim}`;
+  const taken = allocPortKeys(alloc).find((k) => held.ports.has(k));
+  return taken ? `collision when reserving port for alloc ${alloc.ID}: [port ${taken} already in use]` : undefined;
+}
+
+/** What the live allocations `read` shows hold on `nodeId`. */
+function heldOn(read: Reader, nodeId: string): Held {
+  const ports = new Set<string>();
+  let amount = ZERO;
+  for (const a of read.list<ExistingAlloc>(T.allocs)) {
+    if (a.NodeID !== nodeId) continue;
+    amount = add(amount, allocUsage(a));
+    for (const k of allocPortKeys(a)) ports.add(k);
+  }
+  return { amount, ports };
 }
 
 const hasClaims = (a: { Namespace: string; Name: string; Volumes: Readonly<Record<string, unknown>> | null }) => claimRequests(a).length > 0;
@@ -65,7 +82,14 @@ export async function applyPlan(deps: SchedDeps, plan: Plan, nowNs: number): Pro
       // runs synchronously), then kept up to date with this transaction's own changes.
       const used = new Map<string, Amount>();
       const use = (node: string, delta: Amount) => used.set(node, add(used.get(node) ?? ZERO, delta));
-      if (batchPlaces.length > 0) for (const a of state.list<ExistingAlloc>(T.allocs)) use(a.NodeID, allocUsage(a));
+      const ports = new Map<string, Set<string>>();
+      const portsOf = (node: string) => ports.get(node) ?? ports.set(node, new Set()).get(node)!;
+      if (batchPlaces.length > 0) {
+        for (const a of state.list<ExistingAlloc>(T.allocs)) {
+          use(a.NodeID, allocUsage(a));
+          for (const k of allocPortKeys(a)) portsOf(a.NodeID).add(k);
+        }
+      }
       for (const u of batchUpdates) {
         const current = tx.get<ExistingAlloc>(T.allocs, u.id);
         if (!current) continue;
@@ -75,14 +99,20 @@ export async function applyPlan(deps: SchedDeps, plan: Plan, nowNs: number): Pro
             ? { ...u.set, ClientStatus: current.ClientStatus, ClientDescription: current.ClientDescription }
             : u.set;
         const next = tx.put<ExistingAlloc>(T.allocs, u.id, { ...current, ...set, ModifyTime: nowNs, AllocModifyIndex: tx.index });
-        if (batchPlaces.length > 0) use(current.NodeID, sub(allocUsage(next), allocUsage(current)));
+        if (batchPlaces.length > 0) {
+          use(current.NodeID, sub(allocUsage(next), allocUsage(current)));
+          // An allocation this plan stops frees its ports for this plan's placements.
+          const kept = new Set(allocPortKeys(next));
+          for (const k of allocPortKeys(current)) if (!kept.has(k)) portsOf(current.NodeID).delete(k);
+        }
       }
       const placedIds: string[] = [];
       for (const a of batchPlaces) {
-        const why = nodeRefusal(tx.get<NodeDoc>(T.nodes, a.NodeID), used.get(a.NodeID) ?? ZERO, a);
+        const why = nodeRefusal(tx.get<NodeDoc>(T.nodes, a.NodeID), { amount: used.get(a.NodeID) ?? ZERO, ports: portsOf(a.NodeID) }, a);
         if (why) continue;
         tx.put<NewAlloc>(T.allocs, a.ID, { ...a, AllocModifyIndex: tx.index });
         use(a.NodeID, allocUsage(a));
+        for (const k of allocPortKeys(a)) portsOf(a.NodeID).add(k);
         placedIds.push(a.ID);
       }
       refreshJobStatus(tx, plan.namespace, plan.jobId);
@@ -108,7 +138,7 @@ export async function applyPlan(deps: SchedDeps, plan: Plan, nowNs: number): Pro
       id: a.ID,
       label: LABEL.planResult,
       build: (_current, read) => {
-        const why = nodeRefusal(read.get<NodeDoc>(T.nodes, a.NodeID), usedOn(read, a.NodeID), a);
+        const why = nodeRefusal(read.get<NodeDoc>(T.nodes, a.NodeID), heldOn(read, a.NodeID), a);
         if (why) throw new CairnError('conflict', why);
         return a;
       },

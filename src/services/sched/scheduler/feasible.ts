@@ -2,8 +2,8 @@
  * Which nodes may run a task group, before resources (reference/sched-workloads.md
  * "Evaluations and placement"; the reference's feasibility checkers): the job's datacenters
  * (`*` globs) and node pool, node `Status: ready` and `SchedulingEligibility: eligible`, no
- * drain, the job's, group's and tasks' constraints, and every task's driver detected and
- * healthy. What it filters is counted the way the reference's `AllocMetric` shows it.
+ * drain, the job's, group's and tasks' constraints, every task's driver detected and
+ * healthy, and the host network of each of the group's ports. What it filters is counted the way the reference's `AllocMetric` shows it.
  *
  * @module
  */
@@ -11,6 +11,7 @@ import { globMatch } from '../acl/glob.js';
 import type { Constraint, Job, TaskGroup } from '../jobs/types.js';
 import type { NodeDoc } from '../state.js';
 import { constraintText, meetsConstraint } from './constraints.js';
+import { hostNetworkReason } from './ports.js';
 
 /** The placement metrics of one task group, as the reference's `AllocMetric` (mutable while placing). */
 export interface Metrics {
@@ -92,10 +93,11 @@ export function constraintsOf(job: Job, tg: TaskGroup): Constraint[] {
 
 /**
  * Why node `n` cannot run `tg` regardless of resources: a `ConstraintFiltered` key (the
- * constraint's text, or `missing drivers`), or undefined when it can.
+ * constraint's text, `missing drivers`, or a port's host network the node lacks:
+ * ports.ts), or undefined when it can.
  */
 export function filterReason(n: NodeDoc, tg: TaskGroup, constraints: readonly Constraint[]): string | undefined {
   for (const t of tg.Tasks) if (!hasDriver(n, t.Driver)) return 'missing drivers';
   for (const c of constraints) if (!meetsConstraint(c, n)) return constraintText(c);
-  return undefined;
+  return hostNetworkReason(n, tg);
 }

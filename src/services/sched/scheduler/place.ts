@@ -2,8 +2,8 @@
  * Node selection (reference/sched-workloads.md "Evaluations and placement"; the reference's
  * feasibility and rank iterators, without their candidate limit: every feasible node is
  * scored). For each placement: the nodes that pass feasible.ts, then those that still have
- * the group's CPU and memory (after the allocations already there and this plan's own
- * changes), that honour `distinct_hosts`, and where the group's CSI volumes can be claimed
+ * the group's CPU and memory and its ports (ports.ts; after the allocations already there and
+ * this plan's own changes), that honour `distinct_hosts`, and where the group's CSI volumes can be claimed
  * (csi/alloc-claims.ts `claimRefusal`, the claim rules of a write). The best score wins: the
  * average of the bin-packing score and, when the node already runs allocations of the same
  * job and group, the job anti-affinity penalty `-(collisions + 1) / count`, and for a
@@ -19,6 +19,7 @@ import type { AllocMetric, Evaluation, Job, TaskGroup } from '../jobs/types.js';
 import type { NodeDoc } from '../state.js';
 import { bump, constraintsOf, filterReason, newMetrics, readyNodes, type Metrics } from './feasible.js';
 import { ALLOC_TEXT, type ExistingAlloc, type NewAlloc, type Placement, type Plan, type Reconciled } from './model.js';
+import { allocPortKeys, assignPorts, type PortOffer } from './ports.js';
 import { add, allocatedResources, allocUsage, binPackScore, exhausted, groupAsk, nodeCapacity, ZERO, type Amount } from './resources.js';
 
 /** What placing needs. */
@@ -34,9 +35,10 @@ export interface PlaceInput {
   readonly nowNs: number;
 }
 
-/** Per node: CPU and memory held, and how many allocations of this job (per group) are there. */
+/** Per node: CPU and memory held, the ports held (ports.ts keys), and how many allocations of this job (per group) are there. */
 interface NodeLoad {
   used: Amount;
+  readonly ports: Set<string>;
   readonly ofJob: Map<string, number>;
 }
 
@@ -46,7 +48,7 @@ export function placeAll(reconciled: Reconciled, input: PlaceInput): Plan {
   const loads = new Map<string, NodeLoad>();
   const load = (id: string): NodeLoad => {
     let l = loads.get(id);
-    if (!l) loads.set(id, (l = { used: ZERO, ofJob: new Map() }));
+    if (!l) loads.set(id, (l = { used: ZERO, ports: new Set(), ofJob: new Map() }));
     return l;
   };
   const stopping = new Set(reconciled.updates.filter((u) => u.set.DesiredStatus === 'stop' || u.set.ClientStatus === 'lost').map((u) => u.id));
@@ -54,6 +56,7 @@ export function placeAll(reconciled: Reconciled, input: PlaceInput): Plan {
     if (stopping.has(a.ID)) continue;
     const l = load(a.NodeID);
     l.used = add(l.used, allocUsage(a));
+    for (const k of allocPortKeys(a)) l.ports.add(k);
     if (a.JobID === job.ID && a.Namespace === job.Namespace && a.DesiredStatus === 'run') l.ofJob.set(a.TaskGroup, (l.ofJob.get(a.TaskGroup) ?? 0) + 1);
   }
   const plan: Plan = {
@@ -106,10 +109,17 @@ export function placeAll(reconciled: Reconciled, input: PlaceInput): Plan {
       plan.queued[p.tg.Name] = (plan.queued[p.tg.Name] ?? 0) + 1;
       continue;
     }
-    const placed: NewAlloc = { ...alloc, NodeID: chosen.ID, NodeName: chosen.Name };
+    const shared = { ...alloc.AllocatedResources.Shared, ...chosen.ports };
+    const placed: NewAlloc = {
+      ...alloc,
+      NodeID: chosen.node.ID,
+      NodeName: chosen.node.Name,
+      AllocatedResources: { ...alloc.AllocatedResources, Shared: shared },
+    };
     plan.places.push(placed);
-    const l = load(chosen.ID);
+    const l = load(chosen.node.ID);
     l.used = add(l.used, allocUsage(placed));
+    for (const k of allocPortKeys(placed)) l.ports.add(k);
     l.ofJob.set(p.tg.Name, (l.ofJob.get(p.tg.Name) ?? 0) + 1);
     if (p.previous) {
       const i = plan.updates.findIndex((u) => u.id === p.previous!.ID);
@@ -174,19 +184,22 @@ function distinctHosts(job: Job, tg: TaskGroup): 'job' | 'group' | undefined {
   return undefined;
 }
 
-/** The best node for placement `p` among `feasible`, or undefined (its reasons counted into `metrics` when given). */
+/**
+ * The best node for placement `p` among `feasible` with the ports the allocation gets there
+ * (none for a group without a network), or undefined (its reasons counted into `metrics` when given).
+ */
 function choose(
   p: Placement,
   feasible: readonly NodeDoc[],
   { alloc, loads, input, metrics }: { alloc: NewAlloc; loads: ReadonlyMap<string, NodeLoad>; input: PlaceInput; metrics: Metrics | undefined },
-): NodeDoc | undefined {
+): { node: NodeDoc; ports: PortOffer | undefined } | undefined {
   const ask = groupAsk(p.tg);
   const distinct = distinctHosts(input.job, p.tg);
-  let best: NodeDoc | undefined;
+  let best: { node: NodeDoc; ports: PortOffer | undefined } | undefined;
   let bestScore = -Infinity;
   for (const n of feasible) {
     if (p.nodeId !== undefined && n.ID !== p.nodeId) continue;
-    const l = loads.get(n.ID) ?? { used: ZERO, ofJob: new Map<string, number>() };
+    const l = loads.get(n.ID) ?? { used: ZERO, ports: new Set<string>(), ofJob: new Map<string, number>() };
     const sameGroup = l.ofJob.get(p.tg.Name) ?? 0;
     if (distinct && (distinct === 'group' ? sameGroup : [...l.ofJob.values()].reduce((s, x) => s + x, 0)) > 0) {
       if (metrics) {
@@ -202,6 +215,14 @@ function choose(
       if (metrics) {
         metrics.NodesExhausted++;
         metrics.DimensionExhausted = bump(metrics.DimensionExhausted, dim);
+      }
+      continue;
+    }
+    const ports = assignPorts(p.tg, n, l.ports);
+    if (ports.exhausted) {
+      if (metrics) {
+        metrics.NodesExhausted++;
+        metrics.DimensionExhausted = bump(metrics.DimensionExhausted, `network: ${ports.exhausted}`);
       }
       continue;
     }
@@ -221,7 +242,7 @@ function choose(
     const score = scores.reduce((s, x) => s + x, 0) / scores.length;
     if (score > bestScore) {
       bestScore = score;
-      best = n;
+      best = { node: n, ports: ports.offer };
     }
   }
   return best;
