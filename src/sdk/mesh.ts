@@ -35,6 +35,7 @@ export * from './mesh-call.js';
 export { MeshAuthMethods, MeshBindingRules, MeshPolicies, MeshRoles, MeshTokens } from './mesh-acl.js';
 export * from './mesh-kv.js';
 export * from './mesh-catalog.js';
+export * from './mesh-workloads.js';
 export type * from './mesh-txn.js';
 export * from './mesh-session.js';
 export * from './mesh-lock.js';

@@ -4,7 +4,8 @@
  * `nomad node drain|eligibility`), with the reference CLI's flags and output style:
  *
  * ```text
- * alloc status [-verbose] <alloc>            fields, addresses (ports), then each task's state and recent events
+ * alloc status [-verbose] <alloc>            fields, addresses (ports), services (Cairn's: the discovery
+ *                                            service's checks of its instances), then each task's state and recent events
  * alloc logs [-f] [-stderr] [-tail] [-n N] <alloc> [task]
  * alloc stop <alloc>                         prints the evaluation ID (as the reference's -detach)
  * alloc restart <alloc> [task]
@@ -25,6 +26,7 @@ import type { App } from '../context.js';
 import { goDurationMs } from '../../kernel/util/go-duration.js';
 import { interruption, optString, schedLeaf, show, subGroup, type SchedCtx } from './sched-common.js';
 import { kv, list, shortId } from './sched-format.js';
+import { hasServices, servicesSection } from './sched-services.js';
 
 /** The full ID of the one allocation `prefix` names. @throws Error `No allocation(s) with prefix or id "<p>" found`, `Prefix matched multiple allocations`. */
 async function allocId(ctx: SchedCtx, prefix: string): Promise<string> {
@@ -97,8 +99,12 @@ function addressesBlock(a: SchedAllocation): string | undefined {
   return `Allocation Addresses:\n${list(['Label', 'Dynamic', 'Address'], rows)}`;
 }
 
-/** The allocation (reference `alloc status`): fields, its addresses, then each task. */
-function allocBlock(a: SchedAllocation, verbose: boolean): string {
+/**
+ * The allocation (reference `alloc status`): fields, its addresses, `services` (Cairn's
+ * "Services:" section, see sched-services.ts; undefined when its group has no service
+ * block), then each task.
+ */
+function allocBlock(a: SchedAllocation, verbose: boolean, services: string | undefined): string {
   const parts = [
     kv([
       ['ID', shortId(a.ID, verbose)],
@@ -118,6 +124,7 @@ function allocBlock(a: SchedAllocation, verbose: boolean): string {
   ];
   const addresses = addressesBlock(a);
   if (addresses) parts.push(addresses);
+  if (services !== undefined) parts.push(`Services:\n${services}`);
   for (const [name, t] of Object.entries(a.TaskStates ?? {}).sort(([x], [y]) => (x < y ? -1 : 1))) parts.push(taskBlock(name, t));
   return parts.join('\n\n');
 }
@@ -125,7 +132,10 @@ function allocBlock(a: SchedAllocation, verbose: boolean): string {
 async function allocStatus(ctx: SchedCtx): Promise<number> {
   if (ctx.args.length !== 1) throw new UsageError('This command takes one argument: <allocation>');
   const { data } = await ctx.client.allocations.readAllocation(await allocId(ctx, ctx.args[0]!));
-  show(ctx, data, () => allocBlock(data, flagBool(ctx.opts.verbose, 'verbose')));
+  const verbose = flagBool(ctx.opts.verbose, 'verbose');
+  const services =
+    ctx.format === 'table' && hasServices(data.Job, data.TaskGroup) ? await servicesSection(ctx.env, [data.ID], { style: 'checks', verbose }) : undefined;
+  show(ctx, data, () => allocBlock(data, verbose, services));
   return 0;
 }
 

@@ -37,12 +37,16 @@ export function jobList(jobs: readonly SchedJobStub[], namespaces: boolean): str
   );
 }
 
-/** One job (reference `job status ID`): its fields, the summary per task group, its allocations; `nowMs` for ages. */
+/**
+ * One job (reference `job status ID`): its fields, the summary per task group, its
+ * allocations; `nowMs` for ages; `services` Cairn's "Services" section last (sched-services.ts;
+ * undefined for a job without service blocks).
+ */
 export function jobBlock(
   job: SchedJob,
   summary: SchedJobSummary,
   allocs: readonly SchedAllocStub[],
-  { verbose, nowMs }: { verbose: boolean; nowMs: number },
+  { verbose, nowMs, services }: { verbose: boolean; nowMs: number; services?: string },
 ): string {
   const head = kv([
     ['ID', job.ID],
@@ -78,7 +82,7 @@ export function jobBlock(
             ago(a.ModifyTime, nowMs),
           ]),
         );
-  return `${head}\n\nSummary\n${sum}\n\nAllocations\n${allocText}`;
+  return `${head}\n\nSummary\n${sum}\n\nAllocations\n${allocText}${services === undefined ? '' : `\n\nServices\n${services}`}`;
 }
 
 /** The versions of a job, newest first (reference `job history`). */

@@ -9,7 +9,7 @@
  *   everything (the reference's exit code for placement failures).
  * - `job plan [-diff] [-verbose] FILE`: the dry run (sched-job-plan.ts).
  * - `job status [-verbose] [ID]`: the job list, or one job (an ID prefix that matches one
- *   job is enough) with its summary and allocations.
+ *   job is enough) with its summary, allocations and Cairn's "Services" section (sched-services.ts).
  * - `job stop [-purge] [-detach] ID`, `job inspect ID` (`{"Job": …}`), `job history ID`.
  * - `eval list [-job=ID] [-status=S] [-filter=EXPR] [-per-page=N] [-page-token=T] [-verbose]`,
  *   `eval status [-verbose] ID` (an ID prefix that matches one evaluation is enough).
@@ -27,6 +27,7 @@ import { readStdin, type App } from '../context.js';
 import { oneArg, optString, schedLeaf, show, subGroup, type SchedCtx } from './sched-common.js';
 import { evalBlock, evalList, jobBlock, jobHistory, jobList } from './sched-job-format.js';
 import { jobPlan } from './sched-job-plan.js';
+import { hasServices, servicesSection } from './sched-services.js';
 
 /** The job a FILE holds: JSON (`{"Job": …}` or the job itself) as it is, HCL parsed by the server. @throws UsageError for an unreadable file or bad JSON. */
 async function jobOfFile(ctx: SchedCtx, file: string): Promise<SchedJob> {
@@ -139,7 +140,10 @@ async function jobStatus(ctx: SchedCtx): Promise<number> {
   if (!job) return 1;
   const ns = { namespace: job.Namespace };
   const [{ data: summary }, { data: allocs }] = await Promise.all([ctx.client.jobs.jobSummary(job.ID, ns), ctx.client.jobs.jobAllocations(job.ID, ns)]);
-  show(ctx, job, () => jobBlock(job, summary, allocs, { verbose, nowMs: Date.now() }));
+  // Cairn's "Services" section: the instances of the allocations still running or pending (stopped ones are deregistered).
+  const live = allocs.filter((a) => a.ClientStatus !== 'complete' && a.ClientStatus !== 'failed').map((a) => a.ID);
+  const services = ctx.format === 'table' && hasServices(job) ? await servicesSection(ctx.env, live, { style: 'instances', verbose }) : undefined;
+  show(ctx, job, () => jobBlock(job, summary, allocs, { verbose, nowMs: Date.now(), services }));
   return 0;
 }
 

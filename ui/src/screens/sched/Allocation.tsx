@@ -1,5 +1,6 @@
 /**
- * An allocation (`GET /v1/allocation/:id`, refreshed every 3 s): each task's state with its
+ * An allocation (`GET /v1/allocation/:id`, refreshed every 3 s): its ports, its services'
+ * instances in the discovery service with their checks (workloadServices.tsx), each task's state with its
  * events, and the tail of the task's stdout or stderr (`GET /v1/client/fs/logs/:alloc`,
  * plain, from the end), fetched again on Refresh.
  */
@@ -9,8 +10,9 @@ import { Link, useParams, useSearchParams } from 'react-router';
 import { api, ApiError, request } from '../../api/client';
 import { DataTable } from '../../components/DataTable';
 import { ErrorNotice, Loading } from '../../components/Notice';
-import { nanoTime, nsQuery, type Allocation as Alloc } from './jobTypes';
+import { allocHasServices, nanoTime, nsQuery, type Allocation as Alloc } from './jobTypes';
 import { SchedNav } from './SchedNav';
+import { PortsTable, ServicesTable } from './workloadServices';
 
 /** How much of the log's end is shown, in bytes. */
 const TAIL_BYTES = 64 * 1024;
@@ -37,6 +39,18 @@ export function Allocation() {
             {a.Name} of job <Link to={`/scheduler/jobs/${encodeURIComponent(a.JobID)}?${nsQuery(a.Namespace)}`}>{a.JobID}</Link> on node {a.NodeName}. Desired{' '}
             {a.DesiredStatus}, client status <strong data-testid="alloc-status">{a.ClientStatus}</strong>.
           </p>
+          {(a.AllocatedResources?.Shared.Ports ?? []).length > 0 && (
+            <section aria-labelledby="ports-h">
+              <h2 id="ports-h">Ports</h2>
+              <PortsTable ports={a.AllocatedResources!.Shared.Ports!} testId="alloc-ports" />
+            </section>
+          )}
+          {allocHasServices(a) && (
+            <section aria-labelledby="services-h">
+              <h2 id="services-h">Services</h2>
+              <ServicesTable allocIds={[a.ID]} ns={a.Namespace} withAlloc={false} />
+            </section>
+          )}
           {Object.entries(a.TaskStates ?? {}).map(([task, s]) => (
             <section key={task} aria-labelledby={`task-${task}`}>
               <h2 id={`task-${task}`}>

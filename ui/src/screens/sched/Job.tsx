@@ -1,16 +1,19 @@
 /**
  * A job: its definition's status, the summary per task group (`/v1/job/:id/summary`), its
- * allocations (each linking to its own screen) and evaluations, refreshed every 3 s; Stop
+ * allocations (each linking to its own screen, with the ports of those not stopped, read
+ * from each one's `GET /v1/allocation/:id`), the instances its services registered in the
+ * discovery service with their checks (workloadServices.tsx) and evaluations, refreshed every 3 s; Stop
  * and Stop + purge (`DELETE /v1/job/:id[?purge=true]`) after a confirmation.
  */
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { api } from '../../api/client';
 import { DataTable } from '../../components/DataTable';
 import { ErrorNotice, Loading } from '../../components/Notice';
-import { nanoTime, nsQuery, type AllocStub, type Evaluation } from './jobTypes';
+import { nanoTime, nsQuery, type Allocation, type AllocStub, type Evaluation } from './jobTypes';
 import { SchedNav } from './SchedNav';
+import { hostPort, ServicesTable } from './workloadServices';
 
 interface JobDetail {
   ID: string;
@@ -20,7 +23,14 @@ interface JobDetail {
   Status: string;
   Stop: boolean;
   SubmitTime: number;
+  TaskGroups: Array<{ Services?: unknown[] | null; Tasks: Array<{ Services?: unknown[] | null }> }> | null;
 }
+
+/** Whether a group or task of the job has a `service` block. */
+const jobHasServices = (j: JobDetail) => (j.TaskGroups ?? []).some((g) => (g.Services ?? []).length > 0 || g.Tasks.some((t) => (t.Services ?? []).length > 0));
+
+/** Allocations whose ports are read (one request each): a job's first ones not stopped. */
+const MAX_PORT_READS = 50;
 
 type GroupSummary = Record<'Queued' | 'Starting' | 'Running' | 'Complete' | 'Failed' | 'Lost', number>;
 
@@ -44,6 +54,16 @@ export function Job() {
     queryFn: () => api<AllocStub[]>('sched', `${base}/allocations${q}`),
     refetchInterval: REFRESH_MS,
   });
+  // Stopped allocations hold no ports and no registrations any more.
+  const live = (allocs.data ?? []).filter((a) => a.ClientStatus !== 'complete' && a.ClientStatus !== 'failed' && a.ClientStatus !== 'lost');
+  const full = useQueries({
+    queries: live.slice(0, MAX_PORT_READS).map((a) => ({
+      queryKey: ['sched', 'allocation', a.ID],
+      queryFn: () => api<Allocation>('sched', `/v1/allocation/${a.ID}?${nsQuery(a.Namespace)}`),
+      refetchInterval: REFRESH_MS,
+    })),
+  });
+  const portsOf = new Map(full.flatMap((r) => (r.data ? [[r.data.ID, r.data.AllocatedResources?.Shared.Ports ?? []] as const] : [])));
   const evals = useQuery({
     queryKey: ['sched', 'job', ns, id, 'evals'],
     queryFn: () => api<Evaluation[]>('sched', `${base}/evaluations${q}`),
@@ -117,8 +137,22 @@ export function Job() {
             ['Node', (a) => a.NodeName],
             ['Desired', (a) => a.DesiredStatus],
             ['Client status', (a) => a.ClientStatus],
+            [
+              'Ports',
+              (a) => (
+                <span data-testid={`ports-${a.ID}`}>
+                  {(portsOf.get(a.ID) ?? []).map((p) => `${p.Label} ${hostPort(p.HostIP, p.Value)}${p.To > 0 ? ` → ${p.To}` : ''}`).join(', ')}
+                </span>
+              ),
+            ],
           ]}
         />
+      )}
+      {job.data && jobHasServices(job.data) && (
+        <>
+          <h2>Services</h2>
+          <ServicesTable allocIds={live.map((a) => a.ID)} ns={ns} withAlloc />
+        </>
       )}
       <h2>Evaluations</h2>
       <ErrorNotice error={evals.error} />

@@ -40,10 +40,26 @@ interface TaskState {
   Events: Array<{ Type: string; Time: number; DisplayMessage?: string; Message?: string; ExitCode?: number }> | null;
 }
 
-/** `GET /v1/allocation/:id`. */
+/** A port given to an allocation: `Value` the host port on `HostIP`, `To` the port the task binds (0: the same). */
+export interface PortMapping {
+  Label: string;
+  Value: number;
+  To: number;
+  HostIP: string;
+}
+
+/** `GET /v1/allocation/:id`; `Shared.Ports` only for a group with a network. */
 export interface Allocation extends AllocStub {
   NodeID: string;
   TaskStates: Record<string, TaskState> | null;
+  AllocatedResources?: { Shared: { Ports?: PortMapping[] | null } } | null;
+  Job?: { TaskGroups: Array<{ Name: string; Services?: unknown[] | null; Tasks: Array<{ Services?: unknown[] | null }> }> } | null;
+}
+
+/** Whether group `group` of the allocation's job, or one of its tasks, has a `service` block. */
+export function allocHasServices(a: Allocation): boolean {
+  const g = a.Job?.TaskGroups.find((t) => t.Name === a.TaskGroup);
+  return !!g && ((g.Services ?? []).length > 0 || g.Tasks.some((t) => (t.Services ?? []).length > 0));
 }
 
 /** Nanoseconds since the epoch as a local date and time ('' for none). */
