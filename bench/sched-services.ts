@@ -62,6 +62,7 @@ export interface ProcessCpu {
 
 /** One round's figures: ms from the register request, CPU seconds over that time. */
 export interface RegisterRound {
+  readonly firstRegisteredMs: number;
   readonly registeredMs: number;
   readonly firstPassingMs: number;
   readonly passingMs: number;
@@ -196,13 +197,14 @@ export async function measureServiceRegistration(o: { instances: number; rounds:
       const before = cpuNow(p);
       const t0 = performance.now();
       let firstPassingMs = NaN;
-      const registered = watchHealth(mc, service, { count: o.instances, passing: false, t0 });
+      let firstRegisteredMs = NaN;
+      const registered = watchHealth(mc, service, { count: o.instances, passing: false, t0, first: (ms) => (firstRegisteredMs = ms) });
       const passing = watchHealth(mc, service, { count: o.instances, passing: true, t0, first: (ms) => (firstPassingMs = ms) });
       await api(base, 'POST', '/v1/jobs', { Job: job(id, service, o.instances, python) });
       const deadline = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${id}: not all passing within 180 s`)), 180_000).unref());
       const [registeredMs, passingMs] = await Promise.race([Promise.all([registered, passing]), deadline]);
       const cpu = cpuDelta(before, cpuNow(p));
-      rounds.push({ registeredMs, firstPassingMs, passingMs, cpu });
+      rounds.push({ firstRegisteredMs, registeredMs, firstPassingMs, passingMs, cpu });
       if (round === o.rounds - 1 && o.steadySeconds > 0) {
         const s0 = cpuNow(p);
         await new Promise((r) => setTimeout(r, o.steadySeconds * 1000));
