@@ -54,14 +54,14 @@ const TASK_SCRIPT = [
 ].join('\n');
 
 /** CPU seconds of the three processes (user + system). */
-export interface ProcessCpu {
+interface ProcessCpu {
   readonly mesh: number;
   readonly server: number;
   readonly client: number;
 }
 
 /** One round's figures: ms from the register request, CPU seconds over that time. */
-export interface RegisterRound {
+interface RegisterRound {
   readonly firstRegisteredMs: number;
   readonly registeredMs: number;
   readonly firstPassingMs: number;
