@@ -14,6 +14,8 @@ import { measureBlockingWake } from './mesh-health.js';
 import { measureEventFanout } from './sched.js';
 import { measurePlacement } from './sched-placement.js';
 import { measureClientRun } from './sched-client-run.js';
+import { measureReconcile, type PassFigures } from './sched-reconcile.js';
+import { measureServiceRegistration } from './sched-services.js';
 import { measureVolumeList, measureVolumeRegister, VOLUME_LIST_FILTER } from './sched-volumes.js';
 
 /** Formats a count: `12,345`, `–` when not finite. */
@@ -214,6 +216,59 @@ export const ONE_OFFS: readonly OneOff[] = [
           `(\`/bin/sleep\`) from \`POST /v1/jobs\` to every allocation \`running\`: **median ${fmtMs(median(running))} ms** of ${rounds} ` +
           `(each: ${running.map(fmtMs).join(', ')}; all placed after ${r.map((x) => fmtMs(x.placedMs)).join(', ')} ms)`,
       );
+    },
+  },
+  {
+    name: 'sched-service-register',
+    async run(config) {
+      const instances = Number(config.env.BENCH_SVC_INSTANCES ?? 100);
+      const rounds = 3;
+      const steadySeconds = 10;
+      log(
+        `sched-service-register: discovery agent, scheduler server and client (processes); ${rounds} × a job of ${instances} HTTP services with checks, register → all passing`,
+      );
+      const r = await measureServiceRegistration({ instances, rounds, steadySeconds });
+      const passing = r.rounds.map((x) => x.passingMs);
+      const perInstance = (f: (c: (typeof r.rounds)[number]['cpu']) => number) => r.rounds.map((x) => fmtMs((f(x.cpu) * 1000) / instances)).join(' / ');
+      const core = (s: number) => `${(s * 100).toFixed(1)} %`;
+      console.log('');
+      console.log(
+        `- register → ${instances} instances passing on one client (discovery agent, scheduler server and client-only agent as processes, SQLite, ACLs off; ` +
+          `a group of count ${instances} with a dynamic port, a \`raw_exec\` task \`${r.python} -S\` answering HTTP on it, a task service with an HTTP check every 1 s): ` +
+          `from \`POST /v1/jobs\` to ${instances} passing in \`/v1/health/service/<name>?passing\`: **median ${fmtMs(median(passing))} ms** of ${rounds} ` +
+          `(each: ${passing.map(fmtMs).join(', ')}; the first registered after ${r.rounds.map((x) => fmtMs(x.firstRegisteredMs)).join(', ')} ms, ` +
+          `all ${instances} after ${r.rounds.map((x) => fmtMs(x.registeredMs)).join(', ')} ms; ` +
+          `the first passing after ${r.rounds.map((x) => fmtMs(x.firstPassingMs)).join(', ')} ms)`,
+      );
+      console.log(
+        `  - CPU per instance over that time (ms, per round): **discovery agent ${perInstance((c) => c.mesh)}**, scheduler server ${perInstance((c) => c.server)}, ` +
+          `scheduler client ${perInstance((c) => c.client)} (server and client: placement and task start included)`,
+      );
+      console.log(
+        `  - ${steadySeconds} s with the ${instances} instances registered and passing (liveness TTL passes every 0.5 s, HTTP checks every 1 s): ` +
+          `discovery agent ${core(r.steady.mesh)} of a core, scheduler client ${core(r.steady.client)}, scheduler server ${core(r.steady.server)}`,
+      );
+    },
+  },
+  {
+    name: 'sched-service-reconcile',
+    async run(config) {
+      const registrations = Number(config.env.BENCH_SVC_RECONCILE ?? 1000);
+      const inSyncPasses = 20;
+      const writePasses = 1;
+      log(`sched-service-reconcile: ${fmtInt(registrations)} registrations in a discovery agent (process), the client's reconcile in this process`);
+      const r = await measureReconcile({ registrations, inSyncPasses, writePasses });
+      const line = (label: string, f: PassFigures) =>
+        `  - ${label}: **median ${fmtMs(median(f.wallMs))} ms** (of ${f.wallMs.length}; max ${fmtMs(Math.max(...f.wallMs))}), client CPU median ` +
+        `${fmtMs(median(f.clientCpuMs))} ms, discovery agent CPU ${fmtMs(f.agentCpuMsPerPass)} ms per pass`;
+      console.log('');
+      console.log(
+        `- one reconcile pass of a scheduler client holding ${fmtInt(registrations)} registrations (the client's ServiceRegistrar in the bench process, ` +
+          `loops off; a discovery agent process, SQLite, ACLs off; registering them took ${fmtMs(r.registerMs)} ms, 8 at a time):`,
+      );
+      console.log(line(`in sync, the periodic case (list ${fmtInt(registrations)}, compare, no write)`, r.inSync));
+      console.log(line(`the agent lost them all (${fmtInt(registrations)} registered again, 8 at a time)`, r.reRegister));
+      console.log(line(`a restarted client that runs none of them (${fmtInt(registrations)} deregistered, one at a time)`, r.removeStale));
     },
   },
   {

@@ -15,7 +15,8 @@
  *   --only a,b       BENCH_ONLY         run only these scenarios (names in the table, or the
  *                                       one-off measurements gateway-restart, gateway-sessions, mesh-replication-lag, mesh-blocking-wake,
  *                                       sched-event-fanout, sched-volume-list, sched-volume-register,
- *                                       sched-placement, sched-client-run)
+ *                                       sched-placement, sched-client-run, sched-service-register,
+ *                                       sched-service-reconcile)
  *   --json FILE      BENCH_JSON         also write all round results as JSON
  *                    BENCH_FANOUT       sched-event-fanout runs, SUBSCRIBERSxEVENTS_PER_SECxBATCHxBUFFER
  *                                       (BUFFER = event_buffer_size in batches), comma-separated
@@ -23,6 +24,8 @@
  *                    BENCH_FANOUT_READER  node: every subscriber a node:http client (default: 98 curl + 2 node)
  *                    BENCH_VOLUMES      sched-volume-list: volume rows seeded (default 100000)
  *                    BENCH_VOLUME_LIST_REQUESTS  sched-volume-list: measured requests per case (default 200)
+ *                    BENCH_SVC_INSTANCES  sched-service-register: instances of the job (default 100)
+ *                    BENCH_SVC_RECONCILE  sched-service-reconcile: registrations the client holds (default 1000)
  *   --strict         BENCH_STRICT=1     exit 1 when a target is missed (default: report only)
  *                    BENCH_PG_URL       kv-read-pg/kv-write-pg: an existing PostgreSQL database (also
  *                                       CAIRN_TEST_PG_URL); default: a throwaway cluster (fsync on)
