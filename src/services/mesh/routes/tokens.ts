@@ -100,15 +100,13 @@ function liveToken(read: { get<D>(table: string, id: string): (D & Indexed) | un
 /**
  * Where a token write runs: in a secondary, a write of a global token (or of one this
  * datacenter does not have) goes to the primary; a local token's stays here (reference/mesh.md §2.4).
- * @throws 400 `Token decoding failed: …` for a create body that is not JSON (before forwarding, as the reference).
- *   It runs before the kernel decodes the declared body, so it reads the parsed JSON (parsed
- *   once: the decoding reuses it), and a `Local` that is not `true` leaves the write to the primary.
+ * A create reads the declared body (`ctx.input()`: decoded once, for this and the handler).
+ * @throws 400 for a create body that is not JSON (`Token decoding failed: …`) or has a field of
+ *   the wrong kind, before forwarding (the reference decodes before it forwards).
  */
 function tokenWriteForward(ctx: Ctx): ApiForward | undefined {
   const local =
-    ctx.params.accessor === undefined
-      ? ctx.body<{ readonly Local?: unknown }>('Token')?.Local === true
-      : ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor)?.Local === true;
+    ctx.params.accessor === undefined ? ctx.input<TokenInput>()?.Local === true : ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor)?.Local === true;
   return local ? undefined : 'primary';
 }
 
