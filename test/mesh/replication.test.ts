@@ -75,6 +75,8 @@ describe('ACL replication between datacenters', { timeout: 150_000 }, () => {
       const local = await s('PUT', '/v1/acl/token', { Description: 'dc2 only', Local: true });
       assert.equal(local.status, 200);
       assert.equal((await p('GET', `/v1/acl/token/${local.json.AccessorID}`)).status, 404);
+      // The forwarding decision reads the decoded body: a Local of the wrong kind is the same 400.
+      assert.deepEqual(await s('PUT', '/v1/acl/token', { Local: 'yes' }).then((r) => [r.status, r.text]), [400, 'Local must be a boolean']);
       const viaSecondary = await s('PUT', '/v1/acl/policy', { Name: 'from-dc2' });
       assert.equal(viaSecondary.status, 200);
       assert.equal((await p('GET', '/v1/acl/policy/name/from-dc2')).status, 200, 'written in the primary');

@@ -128,17 +128,25 @@ export interface ApiOperation<D, A, I> {
    * handler read the result as `ctx.input()`.
    */
   readonly body?: TObject;
+  /**
+   * What the service's text for a declared body that is not JSON calls it: the `kind` of
+   * {@link ApiConventions.decodeError} (the discovery service's `Policy decoding failed: …`).
+   * Absent: the text without one.
+   */
+  readonly bodyKind?: string;
   /** The handler: it gets the checked caller as `ctx.caller`. */
   readonly handle: (ctx: ApiContext<D, I>) => Promise<ApiReply>;
 }
 
 /**
  * An operation with a declared body whose handler gets it decoded and typed (undefined for an
- * empty body): `withBody(PolicyBody, { access, handle: (ctx, input) => … })`.
+ * empty body): `withBody(PolicyBody, { access, handle: (ctx, input) => … })`. The rule type
+ * `A` comes from the route table the operation goes into, not from `access` (a {@link PUBLIC}
+ * operation is one of the service's operations too).
  */
 export function withBody<S extends TObject, D, A, I>(
   body: S,
-  op: Omit<ApiOperation<D, A, I>, 'body' | 'handle'> & { readonly handle: (ctx: ApiContext<D, I>, input: Static<S> | undefined) => Promise<ApiReply> },
+  op: Omit<ApiOperation<D, NoInfer<A>, I>, 'body' | 'handle'> & { readonly handle: (ctx: ApiContext<D, I>, input: Static<S> | undefined) => Promise<ApiReply> },
 ): ApiOperation<D, A, I> {
   return { ...op, body, handle: (ctx) => op.handle(ctx, ctx.input<Static<S>>()) };
 }

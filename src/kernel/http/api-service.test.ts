@@ -271,6 +271,15 @@ describe('api-service route declarations', () => {
     assert.deepEqual([ok.status, ok.body], [200, '2000000000']);
     assert.deepEqual(seen, [{ Name: 'open', Ttl: 2e9, Tags: null }]);
 
+    // The text for a body that is not JSON names it as the operation says (`bodyKind`).
+    const kinded: readonly ApiRoute<undefined, Rule, string>[] = [
+      { pattern: 'thing', synopsis: 't', methods: { PUT: withBody(Thing, { bodyKind: 'Thing', access: { permission: 'read' }, handle: async () => ({}) }) } },
+    ];
+    const named = { ...conv, decodeError: (why: string, kind: string | undefined) => `${kind ?? 'Body'} decoding failed: ${why}` };
+    const raw = await call(kinded, { ...request('PUT', '/v1/thing', 'reader'), body: Buffer.from('{"Name":') }, named);
+    assert.equal(raw.status, 400);
+    assert.match(String(raw.body), /^Thing decoding failed: /);
+
     const service = apiHttpService({
       routes: declared,
       deps: undefined,

@@ -161,6 +161,7 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
         secret: conv.tokenOf(req),
         consistency,
         schema: op.body,
+        bodyKind: op.bodyKind,
       });
       const forward = typeof op.forward === 'function' ? op.forward(ctx) : op.forward;
       if (forward === 'primary' && conv.primary) {
@@ -318,18 +319,21 @@ class RequestContext<D, I> implements ApiContext<D, I> {
   private decoded: unknown = NOT_PARSED;
   /** The operation's declared body. */
   private readonly schema: TObject | undefined;
+  /** What the service's not-JSON text calls it (the operation's `bodyKind`). */
+  private readonly bodyKind: string | undefined;
 
   constructor(
     readonly req: HttpRequest,
     readonly deps: D,
     private readonly conv: ApiConventions<unknown, I>,
-    read: Pick<ApiContext<D, I>, 'params' | 'secret' | 'consistency'> & { readonly schema: TObject | undefined },
+    read: Pick<ApiContext<D, I>, 'params' | 'secret' | 'consistency'> & { readonly schema: TObject | undefined; readonly bodyKind: string | undefined },
   ) {
     this.query = req.query;
     this.params = read.params;
     this.secret = read.secret;
     this.consistency = read.consistency;
     this.schema = read.schema;
+    this.bodyKind = read.bodyKind;
   }
 
   get caller(): I {
@@ -345,7 +349,8 @@ class RequestContext<D, I> implements ApiContext<D, I> {
 
   input<T>(): T | undefined {
     // Decoded once, on the first read: a `forward` function's, else the dispatcher's before the access rule.
-    if (this.decoded === NOT_PARSED) this.decoded = this.schema && this.req.body.length > 0 ? this.conv.decodeBody!(this.schema, this.body()) : undefined;
+    if (this.decoded === NOT_PARSED)
+      this.decoded = this.schema && this.req.body.length > 0 ? this.conv.decodeBody!(this.schema, this.body(this.bodyKind)) : undefined;
     return this.decoded as T | undefined;
   }
 

@@ -8,7 +8,9 @@
  *
  * @module
  */
+import { Type, type TObject, type TOptional, type TSchema } from '@sinclair/typebox';
 import { badRequest } from '../../kernel/http/index.js';
+import { Go } from '../../kernel/util/go-schema.js';
 import type { GoDecodeOptions, GoKind, GoMismatch } from '../../kernel/util/go-struct.js';
 
 const PHRASE: Readonly<Record<Exclude<GoKind, object>, string>> = {
@@ -30,3 +32,15 @@ function describe(m: GoMismatch): string {
 
 /** The decoder options of every declared discovery-service body. */
 export const MESH_BODY_DECODING: GoDecodeOptions = { typePrefix: '', exactNames: true, keepAbsent: true, error: badRequest, describe };
+
+/**
+ * A discovery request body: {@link Go.struct} with every field optional, as
+ * {@link MESH_BODY_DECODING} leaves an absent or `null` field absent (so the handler's
+ * typed input says so, and the OpenAPI document requires none). `goType` names the body
+ * (`Policy`); a field whose check has its own text is declared `Go.any()` and checked by the
+ * handler.
+ */
+export function meshBody<P extends Record<string, TSchema>>(goType: string, fields: P): TObject<{ [K in keyof P]: TOptional<P[K]> }> {
+  const optional = Object.fromEntries(Object.entries(fields).map(([name, field]) => [name, Type.Optional(field)]));
+  return Go.struct(goType, optional) as unknown as TObject<{ [K in keyof P]: TOptional<P[K]> }>;
+}

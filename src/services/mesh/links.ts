@@ -27,13 +27,6 @@ export function arrayField<T>(value: unknown, field: string): readonly T[] {
   return value as T[];
 }
 
-/** An optional string field, or a 400 naming it. */
-export function stringField(value: unknown, field: string): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw badRequest(`${field} must be a string`);
-  return value;
-}
-
 /**
  * Policy links of an object in namespace `ns` → stored `{ID}`s in input order, duplicates
  * dropped. Only policies of `ns` can be linked (the reference: "Roles may only link to

@@ -8,7 +8,7 @@
  * @module
  */
 import { AuthnError, bindIdentity, grantsNothing, MESH_BIND_PROFILE, type Identity } from '../../kernel/authn/index.js';
-import { badRequest, CairnError } from '../../kernel/http/index.js';
+import { CairnError } from '../../kernel/http/index.js';
 import type { Indexed } from '../../kernel/store/index.js';
 import type { AuthMethodDoc, BindingRuleDoc } from './auth-docs.js';
 import type { MeshDeps } from './deps.js';
@@ -25,16 +25,6 @@ function loginDescription(prefix: string, meta: Readonly<Record<string, string>>
   if (keys.length === 0) return prefix;
   const json = JSON.stringify(Object.fromEntries(keys.map((k) => [k, meta[k]])));
   return `${prefix}: ${json.replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026')}`;
-}
-
-/**
- * A login's `Meta`: absent, or a map of strings.
- * @throws 400 `Meta must be a map of strings`.
- */
-export function metaField(v: unknown): Record<string, string> {
-  if (v === undefined || v === null) return {};
-  if (typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((s) => typeof s !== 'string')) throw badRequest('Meta must be a map of strings');
-  return v as Record<string, string>;
 }
 
 /** How a login token is described: {@link loginDescription}(`prefix`, `meta`). */

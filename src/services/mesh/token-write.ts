@@ -10,26 +10,33 @@ import { badRequest } from '../../kernel/http/index.js';
 import type { Indexed, Txn } from '../../kernel/store/index.js';
 import { jsonGoDurationNs } from '../../kernel/util/go-duration.js';
 import { isReservedId, tokenHash } from './acl/index.js';
-import { nodeIdentities, policyLinks, roleLinks, serviceIdentities, stringField, UUID_RE } from './links.js';
+import { nodeIdentities, policyLinks, roleLinks, serviceIdentities, UUID_RE } from './links.js';
 import { DEFAULT_NAMESPACE } from './namespace.js';
 import { nsField, nsOf, secretKey, T, type Link, type NodeIdentity, type ServiceIdentity, type TokenDoc } from './state.js';
 
-/** The token fields a client may send (PUT /acl/token, PUT /acl/token/:id). */
+/**
+ * The token fields a client may send to create one (PUT /acl/token: the route declares its
+ * body, so `Description` and `Local` come typed); the others are checked here with the
+ * reference's texts.
+ */
 export interface TokenInput {
   readonly AccessorID?: unknown;
   readonly SecretID?: unknown;
-  readonly Description?: unknown;
+  readonly Description?: string;
   readonly Policies?: unknown;
   readonly Roles?: unknown;
   readonly ServiceIdentities?: unknown;
   readonly NodeIdentities?: unknown;
-  readonly Local?: unknown;
+  readonly Local?: boolean;
   readonly ExpirationTime?: unknown;
   readonly ExpirationTTL?: unknown;
   readonly AuthMethod?: unknown;
   /** Enterprise: level 1 of the namespace resolution (read by the routes, ns-scope.ts). */
   readonly Namespace?: unknown;
 }
+
+/** The token fields of an update (PUT /acl/token/:id): a `Local` of any kind must equal the token's (`Cannot toggle local mode…`). */
+export type TokenUpdateInput = Omit<TokenInput, 'Local'> & { readonly Local?: unknown };
 
 /** Shortest token lifetime: 1 minute, in ms (reference/mesh.md §9.1). */
 export const MIN_TOKEN_TTL_MS = 60_000;
@@ -76,7 +83,6 @@ export function createToken(tx: Txn, input: TokenInput, options: NewTokenOptions
   }
   const accessor = idField(tx, input.AccessorID, 'AccessorID');
   const secret = idField(tx, input.SecretID, 'SecretID');
-  if (input.Local !== undefined && typeof input.Local !== 'boolean') throw badRequest('Local must be a boolean');
   const local = input.Local === true;
   const expiration = expirationOf(input, options);
   const ns = options.namespace ?? DEFAULT_NAMESPACE;
@@ -84,7 +90,7 @@ export function createToken(tx: Txn, input: TokenInput, options: NewTokenOptions
     ...nsField(ns),
     AccessorID: accessor,
     SecretID: secret,
-    Description: stringField(input.Description, 'Description') ?? '',
+    Description: input.Description ?? '',
     ...linksAndIdentities(tx, input, local, ns),
     Local: local,
     ...(options.authMethod !== undefined && { AuthMethod: options.authMethod }),
@@ -98,7 +104,7 @@ export function createToken(tx: Txn, input: TokenInput, options: NewTokenOptions
  * Replaces a token's description and links (reference/mesh.md §6.3 update): the secret,
  * locality, auth method and expiry cannot change. @throws 400 with the reference's texts.
  */
-export function updateToken(tx: Txn, existing: TokenDoc, input: TokenInput): TokenDoc & Indexed {
+export function updateToken(tx: Txn, existing: TokenDoc, input: TokenUpdateInput): TokenDoc & Indexed {
   const id = existing.AccessorID;
   if (input.SecretID !== undefined && input.SecretID !== '' && input.SecretID !== existing.SecretID) {
     throw badRequest("Changing a token's SecretID is not permitted");
@@ -115,13 +121,13 @@ export function updateToken(tx: Txn, existing: TokenDoc, input: TokenInput): Tok
   const { Hash: _old, ...rest } = existing;
   const doc = withHash({
     ...rest,
-    Description: stringField(input.Description, 'Description') ?? '',
+    Description: input.Description ?? '',
     ...linksAndIdentities(tx, input, existing.Local, nsOf(existing)),
   });
   return tx.put(T.tokens, id, doc);
 }
 
-function linksAndIdentities(tx: Txn, input: TokenInput, local: boolean, ns: string) {
+function linksAndIdentities(tx: Txn, input: TokenUpdateInput, local: boolean, ns: string) {
   const identities: { ServiceIdentities: ServiceIdentity[]; NodeIdentities: NodeIdentity[] } = {
     ServiceIdentities: serviceIdentities(input.ServiceIdentities, 'token', local),
     NodeIdentities: nodeIdentities(input.NodeIdentities, 'token'),

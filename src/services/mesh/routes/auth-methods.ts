@@ -10,31 +10,44 @@
  *
  * @module
  */
+import type { Static } from '@sinclair/typebox';
+import { withBody } from '../../../kernel/http/index.js';
 import type { Indexed } from '../../../kernel/store/index.js';
+import { Go } from '../../../kernel/util/go-schema.js';
 import { AUTH_METHOD_TYPES, checkAuthMethodConfig, type AuthMethodType, type WireConfig } from '../auth-config.js';
 import { formatGoDuration, jsonGoDurationNs } from '../../../kernel/util/go-duration.js';
 import type { AuthMethodDoc, BindingRuleDoc } from '../auth-docs.js';
 import { checkReachable } from '../authenticators.js';
 import { aclRule, type MeshRouteSpec } from '../access.js';
 import type { Ctx } from '../deps.js';
+import { meshBody } from '../body-decoding.js';
 import { meshBadRequest, type MeshReply } from '../http.js';
-import { stringField } from '../links.js';
 import { inScope, notFoundIn, scopeOf, shownNamespace } from '../ns-scope.js';
 import { authMethodKey, nsField, nsOf, T, type TokenDoc } from '../state.js';
 import { MIN_TOKEN_TTL_MS } from '../token-write.js';
 
 const NAME = /^[A-Za-z0-9\-_]{1,128}$/;
 
-interface AuthMethodInput {
-  readonly Name?: unknown;
-  readonly Type?: unknown;
-  readonly DisplayName?: unknown;
-  readonly Description?: unknown;
-  readonly MaxTokenTTL?: unknown;
-  readonly TokenLocality?: unknown;
-  readonly Config?: unknown;
-  readonly Namespace?: unknown;
-}
+/** The fields of an auth-method body (reference/mesh.md §4.1) but its `Name`. */
+const AUTH_METHOD_FIELDS = {
+  Type: Go.string('jwt, kubernetes or (enterprise) oidc; immutable'),
+  DisplayName: Go.string(),
+  Description: Go.string(),
+  // A Go duration string or nanoseconds, with its own texts (`Invalid Auth Method: MaxTokenTTL …`).
+  MaxTokenTTL: Go.any('a Go duration ("10m") or nanoseconds; at least 1m'),
+  TokenLocality: Go.string('local or global'),
+  // Checked by the authentication kernel with its texts (`Invalid Auth Method: Config…`).
+  Config: Go.any("the method type's configuration (an object)"),
+  Namespace: Go.any('enterprise: the namespace (a string)'),
+};
+
+/** The body of `PUT /acl/auth-method`. */
+const AuthMethodBody = meshBody('AuthMethod', { Name: Go.string(), ...AUTH_METHOD_FIELDS });
+
+/** The body of `PUT /acl/auth-method/:name`: `Name`, when given, must be the URL's (its own text). */
+const AuthMethodUpdateBody = meshBody('AuthMethod', { Name: Go.any("empty, or the URL's name"), ...AUTH_METHOD_FIELDS });
+
+type AuthMethodInput = Static<typeof AuthMethodBody>;
 
 /**
  * An auth method as the API shows it; `withConfig: false` gives the list stub. Empty
@@ -73,15 +86,15 @@ function maxTokenTtlNs(raw: unknown): number {
  */
 async function prepare(ctx: Ctx, input: AuthMethodInput, existing: AuthMethodDoc | undefined, ns: string): Promise<AuthMethodDoc> {
   const { config: agent } = ctx.deps;
-  const name = stringField(input.Name, 'Name') ?? '';
+  const name = input.Name ?? '';
   if (name === '') throw meshBadRequest('Invalid Auth Method: no Name is set');
   if (!NAME.test(name)) throw meshBadRequest("Invalid Auth Method: invalid Name. Only alphanumeric characters, '-' and '_' are allowed");
-  const rawType = stringField(input.Type, 'Type') ?? '';
+  const rawType = input.Type ?? '';
   if (existing && rawType !== '' && rawType !== existing.Type) throw meshBadRequest('the Type field of an Auth Method is immutable');
   const type = (rawType || existing?.Type || '') as AuthMethodType;
   const types: readonly string[] = agent.enterprise ? AUTH_METHOD_TYPES : AUTH_METHOD_TYPES.filter((t) => t !== 'oidc');
   if (!types.includes(type)) throw meshBadRequest(`Invalid Auth Method: Type should be one of: [${types.join(' ')}]`);
-  const locality = stringField(input.TokenLocality, 'TokenLocality') ?? '';
+  const locality = input.TokenLocality ?? '';
   if (locality !== '' && locality !== 'local' && locality !== 'global') {
     throw meshBadRequest("Invalid Auth Method: TokenLocality should be one of 'local' or 'global'");
   }
@@ -96,8 +109,8 @@ async function prepare(ctx: Ctx, input: AuthMethodInput, existing: AuthMethodDoc
     ...nsField(ns),
     Name: name,
     Type: type,
-    DisplayName: stringField(input.DisplayName, 'DisplayName') ?? '',
-    Description: stringField(input.Description, 'Description') ?? '',
+    DisplayName: input.DisplayName ?? '',
+    Description: input.Description ?? '',
     MaxTokenTTL: maxTtl,
     TokenLocality: locality,
     Config: config,
@@ -106,7 +119,7 @@ async function prepare(ctx: Ctx, input: AuthMethodInput, existing: AuthMethodDoc
 
 /** Creates or updates auth method `input.Name` of namespace `ns`. */
 async function upsert(ctx: Ctx, input: AuthMethodInput, ns: string): Promise<MeshReply> {
-  const name = typeof input.Name === 'string' ? input.Name : '';
+  const name = input.Name ?? '';
   const doc = await prepare(ctx, input, ctx.deps.state.get<AuthMethodDoc>(T.authMethods, authMethodKey(ns, name)), ns);
   const key = authMethodKey(ns, doc.Name);
   const { result } = await ctx.deps.state.txn((tx) => {
@@ -124,13 +137,14 @@ export const authMethodRoutes: readonly MeshRouteSpec[] = [
     pattern: 'acl/auth-method',
     synopsis: 'Create or update an auth method',
     methods: {
-      PUT: {
+      PUT: withBody(AuthMethodBody, {
+        bodyKind: 'AuthMethod',
         access: aclRule('write'),
-        handle: async (ctx) => {
-          const input = ctx.body<AuthMethodInput>('AuthMethod') ?? {};
+        handle: async (ctx, body) => {
+          const input = body ?? {};
           return upsert(ctx, input, scopeOf(ctx, ctx.caller, input.Namespace));
         },
-      },
+      }),
     },
   },
   {
@@ -147,16 +161,17 @@ export const authMethodRoutes: readonly MeshRouteSpec[] = [
           return { body: renderAuthMethod(m, ctx.deps.config.enterprise), index: ctx.deps.state.tableIndex(T.authMethods) };
         },
       },
-      PUT: {
+      PUT: withBody(AuthMethodUpdateBody, {
+        bodyKind: 'AuthMethod',
         access: aclRule('write'),
-        handle: async (ctx) => {
-          const input = ctx.body<AuthMethodInput>('AuthMethod') ?? {};
+        handle: async (ctx, body) => {
+          const input = body ?? {};
           if (input.Name !== undefined && input.Name !== '' && input.Name !== ctx.params.name) {
             throw meshBadRequest('AuthMethod Name in URL and payload do not match');
           }
           return upsert(ctx, { ...input, Name: ctx.params.name }, scopeOf(ctx, ctx.caller, input.Namespace));
         },
-      },
+      }),
       DELETE: {
         access: aclRule('write'),
         handle: async (ctx) => {

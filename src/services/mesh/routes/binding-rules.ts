@@ -11,26 +11,35 @@
  */
 import { AuthnError, checkBindingRule, MESH_BIND_PROFILE } from '../../../kernel/authn/index.js';
 import { checkSelectors, compileFilter, FilterError } from '../../../kernel/bexpr/index.js';
+import type { Static } from '@sinclair/typebox';
+import { withBody } from '../../../kernel/http/index.js';
 import type { Indexed, Txn } from '../../../kernel/store/index.js';
+import { Go } from '../../../kernel/util/go-schema.js';
 import { blankSelectable, projectedVarNames } from '../auth-config.js';
 import type { AuthMethodDoc, BindingRuleDoc } from '../auth-docs.js';
 import { aclRule, type MeshRouteSpec } from '../access.js';
 import type { Ctx } from '../deps.js';
+import { meshBody } from '../body-decoding.js';
 import { meshBadRequest, meshNotFound, type MeshReply } from '../http.js';
-import { stringField, UUID_RE } from '../links.js';
+import { UUID_RE } from '../links.js';
 import { inScope, notFoundIn, scopeOf, shownNamespace } from '../ns-scope.js';
 import { authMethodKey, nsField, nsOf, T, type NamespacedId } from '../state.js';
 import { newId } from '../token-write.js';
 
-interface BindingRuleInput {
-  readonly ID?: unknown;
-  readonly Description?: unknown;
-  readonly AuthMethod?: unknown;
-  readonly Selector?: unknown;
-  readonly BindType?: unknown;
-  readonly BindName?: unknown;
-  readonly Namespace?: unknown;
-}
+/**
+ * The body of `PUT /acl/binding-rule[/:id]` (reference/mesh.md §6.6). `ID` and `Namespace`
+ * keep their own checks and texts (`Cannot specify the ID…`, ns-scope.ts).
+ */
+const BindingRuleBody = meshBody('BindingRule', {
+  ID: Go.any("must be empty on create, the URL's ID on update"),
+  Description: Go.string(),
+  AuthMethod: Go.string("the auth method's name (immutable)"),
+  Selector: Go.string('a filter expression over the identity'),
+  BindType: Go.string('service, node, role or policy'),
+  BindName: Go.string('may interpolate ${var}'),
+  Namespace: Go.any('enterprise: the namespace (a string)'),
+});
+type BindingRuleInput = Static<typeof BindingRuleBody>;
 
 /** A binding rule as the API shows it (`Namespace` with the enterprise switch). */
 function renderBindingRule(r: BindingRuleDoc & Indexed, enterprise: boolean | undefined): Record<string, unknown> {
@@ -54,13 +63,13 @@ function renderBindingRule(r: BindingRuleDoc & Indexed, enterprise: boolean | un
  *   `invalid Binding Rule: Selector is invalid: <why>`, `Invalid Binding Rule: unknown BindType "x"`.
  */
 function writeRule(tx: Txn, { id, ns }: NamespacedId, input: BindingRuleInput, existing: BindingRuleDoc | undefined): BindingRuleDoc & Indexed {
-  const wanted = stringField(input.AuthMethod, 'AuthMethod') ?? '';
+  const wanted = input.AuthMethod ?? '';
   if (existing && wanted !== '' && wanted !== existing.AuthMethod) throw meshBadRequest('the AuthMethod field of an Binding Rule is immutable');
   const methodName = wanted || existing?.AuthMethod || '';
   if (methodName === '') throw meshBadRequest('Invalid Binding Rule: no AuthMethod is set');
   const method = tx.get<AuthMethodDoc>(T.authMethods, authMethodKey(ns, methodName));
   if (!method) throw meshBadRequest(`cannot find auth method with name "${methodName}"`);
-  const selector = stringField(input.Selector, 'Selector') ?? '';
+  const selector = input.Selector ?? '';
   if (selector !== '') {
     try {
       checkSelectors(compileFilter(selector), blankSelectable(method.Type));
@@ -69,9 +78,9 @@ function writeRule(tx: Txn, { id, ns }: NamespacedId, input: BindingRuleInput, e
       throw err;
     }
   }
-  const bindType = stringField(input.BindType, 'BindType') ?? '';
+  const bindType = input.BindType ?? '';
   if (bindType === '') throw meshBadRequest('Invalid Binding Rule: no BindType is set');
-  const bindName = stringField(input.BindName, 'BindName') ?? '';
+  const bindName = input.BindName ?? '';
   if (bindName === '') throw meshBadRequest('Invalid Binding Rule: no BindName is set');
   try {
     checkBindingRule({ selector, bindType, bindName }, projectedVarNames(method.Type, method.Config), MESH_BIND_PROFILE);
@@ -81,7 +90,7 @@ function writeRule(tx: Txn, { id, ns }: NamespacedId, input: BindingRuleInput, e
     if (err.message.startsWith('invalid bind name')) throw meshBadRequest('Invalid Binding Rule: invalid BindName');
     throw meshBadRequest(`Invalid Binding Rule: invalid BindName: ${err.message}`);
   }
-  const description = stringField(input.Description, 'Description') ?? '';
+  const description = input.Description ?? '';
   return tx.put<BindingRuleDoc>(T.bindingRules, id, {
     ...nsField(ns),
     ID: id,
@@ -119,14 +128,15 @@ export const bindingRuleRoutes: readonly MeshRouteSpec[] = [
     pattern: 'acl/binding-rule',
     synopsis: 'Create a binding rule',
     methods: {
-      PUT: {
+      PUT: withBody(BindingRuleBody, {
+        bodyKind: 'BindingRule',
         access: aclRule('write'),
-        handle: async (ctx) => {
-          const input = ctx.body<BindingRuleInput>('BindingRule') ?? {};
+        handle: async (ctx, body) => {
+          const input = body ?? {};
           if (input.ID !== undefined && input.ID !== '') throw meshBadRequest('Cannot specify the ID when creating a new binding rule');
           return write(ctx, { id: newId(), ns: scopeOf(ctx, ctx.caller, input.Namespace) }, input, false);
         },
-      },
+      }),
     },
   },
   {
@@ -143,15 +153,16 @@ export const bindingRuleRoutes: readonly MeshRouteSpec[] = [
           return { body: renderBindingRule(r, ctx.deps.config.enterprise), index: ctx.deps.state.tableIndex(T.bindingRules) };
         },
       },
-      PUT: {
+      PUT: withBody(BindingRuleBody, {
+        bodyKind: 'BindingRule',
         access: aclRule('write'),
-        handle: async (ctx) => {
+        handle: async (ctx, body) => {
           const id = idParam(ctx);
-          const input = ctx.body<BindingRuleInput>('BindingRule') ?? {};
+          const input = body ?? {};
           if (input.ID !== undefined && input.ID !== '' && input.ID !== id) throw meshBadRequest('BindingRule ID in URL and payload do not match');
           return write(ctx, { id, ns: scopeOf(ctx, ctx.caller, input.Namespace) }, input, true);
         },
-      },
+      }),
       DELETE: {
         access: aclRule('write'),
         handle: async (ctx) => {

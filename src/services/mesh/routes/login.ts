@@ -7,24 +7,28 @@
  *
  * @module
  */
-import { CairnError, PUBLIC } from '../../../kernel/http/index.js';
+import type { Static } from '@sinclair/typebox';
+import { CairnError, PUBLIC, withBody } from '../../../kernel/http/index.js';
 import type { Indexed } from '../../../kernel/store/index.js';
+import { Go } from '../../../kernel/util/go-schema.js';
 import type { AuthMethodDoc } from '../auth-docs.js';
 import { authenticatorsOf } from '../authenticators.js';
 import type { MeshRouteSpec } from '../access.js';
+import { meshBody } from '../body-decoding.js';
 import { requireLocalTokens, type Ctx } from '../deps.js';
 import { aclDisabled, meshBadRequest, meshForbidden, type MeshReply } from '../http.js';
-import { createLoginToken, metaField } from '../login-token.js';
+import { createLoginToken } from '../login-token.js';
 import { requestNamespace } from '../namespace.js';
 import { authMethodKey, nsOf, T, type TokenDoc } from '../state.js';
 import { renderToken } from './tokens.js';
 
-interface LoginInput {
-  readonly AuthMethod?: unknown;
-  readonly BearerToken?: unknown;
-  readonly Meta?: unknown;
-  readonly Namespace?: unknown;
-}
+/** The body of `POST /acl/login` (reference/mesh.md §8); `Namespace` keeps its own check (namespace.ts). */
+const LoginBody = meshBody('Login', {
+  AuthMethod: Go.string("the auth method's name"),
+  BearerToken: Go.string('the token the auth method validates (a JWT, a service-account token)'),
+  Meta: Go.map("shown in the new token's description"),
+  Namespace: Go.any('enterprise: the namespace (a string)'),
+});
 
 /**
  * The namespace of a login-like request (spec 001's five levels; level 4 is the namespace
@@ -46,28 +50,18 @@ export function authMethodOf(ctx: Ctx, name: string, ns: string): AuthMethodDoc 
   return m;
 }
 
-/** A required string field of a login-like body. @throws 400 `<field> must be a string`. */
-export function requiredString(v: unknown, field: string): string {
-  if (v === undefined || v === null) return '';
-  if (typeof v !== 'string') throw meshBadRequest(`${field} must be a string`);
-  return v;
-}
-
 /**
  * `POST /acl/login`: `{AuthMethod, BearerToken, Meta?, Namespace?}` → the new token with
  * its SecretID, made in the auth method's namespace (reference/mesh.md §7). @throws 401 ACLs disabled; 400 bad body (`Invalid Login request: Missing
  * auth parameters` without one); 403 unknown method, invalid bearer token, nothing bound.
  */
-async function login(ctx: Ctx): Promise<MeshReply> {
+async function login(ctx: Ctx, input: Static<typeof LoginBody> | undefined): Promise<MeshReply> {
   if (!ctx.deps.config.acl.enabled) throw aclDisabled();
   requireLocalTokens(ctx);
-  const input = ctx.body<LoginInput>();
-  if (input === undefined || input === null || typeof input !== 'object' || Array.isArray(input)) {
-    throw meshBadRequest('Invalid Login request: Missing auth parameters');
-  }
-  const name = requiredString(input.AuthMethod, 'AuthMethod');
-  const bearer = requiredString(input.BearerToken, 'BearerToken');
-  const meta = metaField(input.Meta);
+  if (input === undefined) throw meshBadRequest('Invalid Login request: Missing auth parameters');
+  const name = input.AuthMethod ?? '';
+  const bearer = input.BearerToken ?? '';
+  const meta = input.Meta ?? {};
   const ns = loginNamespace(ctx, input.Namespace);
   const method = authMethodOf(ctx, name, ns);
   const identity = await authenticatorsOf(ctx.deps).login(method, bearer);
@@ -101,6 +95,10 @@ async function logout(ctx: Ctx): Promise<MeshReply> {
  * logout possesses the token's secret), with ACLs on.
  */
 export const loginRoutes: readonly MeshRouteSpec[] = [
-  { pattern: 'acl/login', synopsis: 'Exchange an auth-method bearer token for an ACL token', methods: { POST: { access: PUBLIC, handle: login } } },
+  {
+    pattern: 'acl/login',
+    synopsis: 'Exchange an auth-method bearer token for an ACL token',
+    methods: { POST: withBody(LoginBody, { access: PUBLIC, handle: login }) },
+  },
   { pattern: 'acl/logout', synopsis: 'Delete a token created by login', methods: { POST: { access: PUBLIC, handle: logout } } },
 ];

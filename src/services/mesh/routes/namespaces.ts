@@ -9,11 +9,14 @@
  *
  * @module
  */
+import type { Static } from '@sinclair/typebox';
+import { withBody } from '../../../kernel/http/index.js';
 import type { Indexed, StateStore } from '../../../kernel/store/index.js';
+import { Go } from '../../../kernel/util/go-schema.js';
 import { need, type MeshRouteSpec } from '../access.js';
 import type { Ctx } from '../deps.js';
+import { meshBody } from '../body-decoding.js';
 import { meshBadRequest, meshNotFound, type MeshReply } from '../http.js';
-import { stringField } from '../links.js';
 import { DEFAULT_NAMESPACE } from '../namespace.js';
 import { authMethodKey, nsOf, T, type NamespaceDoc } from '../state.js';
 
@@ -26,10 +29,13 @@ const NAME = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 /** The tables whose objects live in a namespace (emptied when it is deleted). */
 const NAMESPACED_TABLES = [T.tokens, T.policies, T.roles, T.bindingRules, T.authMethods] as const;
 
-interface NamespaceInput {
-  readonly Name?: unknown;
-  readonly Description?: unknown;
-}
+/** The body of `PUT /namespace`. */
+const NamespaceBody = meshBody('Namespace', { Name: Go.string('a DNS hostname label'), Description: Go.string() });
+
+/** The body of `PUT /namespace/:name`: `Name`, when given, must be the URL's (its own text). */
+const NamespaceUpdateBody = meshBody('Namespace', { Name: Go.any("empty, or the URL's name"), Description: Go.string() });
+
+type NamespaceInput = Static<typeof NamespaceUpdateBody>;
 
 /** A namespace as the API shows it: `{Name, Description, CreateIndex, ModifyIndex}`. */
 function renderNamespace(n: NamespaceDoc & Indexed): Record<string, unknown> {
@@ -54,7 +60,7 @@ const notFound = (name: string) => meshNotFound(`Namespace "${name}" does not ex
 async function write(ctx: Ctx, name: string, input: NamespaceInput, create: boolean): Promise<MeshReply> {
   if (name === '') throw meshBadRequest('Namespace Name is required');
   if (!NAME.test(name)) throw meshBadRequest(`Invalid Namespace name "${name}": it must be a valid DNS hostname label`);
-  const description = stringField(input.Description, 'Description') ?? '';
+  const description = input.Description ?? '';
   const { result } = await ctx.deps.state.txn((tx) => {
     const existing = tx.get(T.namespaces, name);
     if (create && existing) throw meshBadRequest(`Namespace "${name}" already exists`);
@@ -73,14 +79,12 @@ export const namespaceRoutes: readonly MeshRouteSpec[] = [
     pattern: 'namespace',
     synopsis: 'Create a namespace',
     methods: {
-      PUT: {
+      PUT: withBody(NamespaceBody, {
+        bodyKind: 'Namespace',
         access: need('operator', 'write'),
         forward: 'primary',
-        handle: async (ctx) => {
-          const input = ctx.body<NamespaceInput>('Namespace') ?? {};
-          return write(ctx, stringField(input.Name, 'Name') ?? '', input, true);
-        },
-      },
+        handle: async (ctx, body) => write(ctx, body?.Name ?? '', body ?? {}, true),
+      }),
     },
   },
   {
@@ -96,17 +100,18 @@ export const namespaceRoutes: readonly MeshRouteSpec[] = [
           return { body: renderNamespace(n), index: ctx.deps.state.tableIndex(T.namespaces) };
         },
       },
-      PUT: {
+      PUT: withBody(NamespaceUpdateBody, {
+        bodyKind: 'Namespace',
         access: need('operator', 'write'),
         forward: 'primary',
-        handle: async (ctx) => {
-          const input = ctx.body<NamespaceInput>('Namespace') ?? {};
+        handle: async (ctx, body) => {
+          const input = body ?? {};
           if (input.Name !== undefined && input.Name !== '' && input.Name !== ctx.params.name) {
             throw meshBadRequest('Namespace name in URL and payload do not match');
           }
           return write(ctx, ctx.params.name, input, false);
         },
-      },
+      }),
       DELETE: {
         access: need('operator', 'write'),
         forward: 'primary',

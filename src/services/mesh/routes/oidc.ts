@@ -7,35 +7,40 @@
  *
  * @module
  */
-import { PUBLIC } from '../../../kernel/http/index.js';
+import type { Static } from '@sinclair/typebox';
+import { PUBLIC, withBody } from '../../../kernel/http/index.js';
+import { Go } from '../../../kernel/util/go-schema.js';
 import { authenticatorsOf, statusOf, identityOf } from '../authenticators.js';
 import type { MeshRouteSpec } from '../access.js';
+import { meshBody } from '../body-decoding.js';
 import { requireLocalTokens, type Ctx } from '../deps.js';
 import { aclDisabled, meshBadRequest, type MeshReply } from '../http.js';
-import { createLoginToken, metaField } from '../login-token.js';
-import { authMethodOf, loginNamespace, requiredString } from './login.js';
+import { createLoginToken } from '../login-token.js';
+import { authMethodOf, loginNamespace } from './login.js';
 import { renderToken } from './tokens.js';
 
-interface OidcInput {
-  readonly AuthMethod?: unknown;
-  readonly RedirectURI?: unknown;
-  readonly State?: unknown;
-  readonly Code?: unknown;
-  readonly ClientNonce?: unknown;
-  readonly Meta?: unknown;
-  readonly Namespace?: unknown;
-}
+/**
+ * The body of both OIDC endpoints (reference/mesh.md §5): `RedirectURI` for auth-url,
+ * `State` and `Code` for callback; `Namespace` keeps its own check (namespace.ts).
+ */
+const OidcBody = meshBody('OIDC', {
+  AuthMethod: Go.string("the oidc auth method's name"),
+  RedirectURI: Go.string('auth-url: where the provider sends the browser back'),
+  State: Go.string("callback: the provider's state"),
+  Code: Go.string("callback: the provider's authorization code"),
+  ClientNonce: Go.string('the same on both requests'),
+  Meta: Go.map("shown in the new token's description"),
+  Namespace: Go.any('enterprise: the namespace (a string)'),
+});
+type OidcInput = Static<typeof OidcBody>;
 
-/** The body, its auth method and namespace. @throws 401 ACLs disabled; 400 bad body; 403 unknown method. */
-function common(ctx: Ctx) {
+/** The body, its auth method and namespace. @throws 401 ACLs disabled; 400 empty body; 403 unknown method. */
+function common(ctx: Ctx, input: OidcInput | undefined) {
   if (!ctx.deps.config.acl.enabled) throw aclDisabled();
-  const input = ctx.body<OidcInput>();
-  if (input === undefined || input === null || typeof input !== 'object' || Array.isArray(input)) {
-    throw meshBadRequest('Invalid request: Missing auth parameters');
-  }
+  if (input === undefined) throw meshBadRequest('Invalid request: Missing auth parameters');
   const namespace = loginNamespace(ctx, input.Namespace);
-  const method = authMethodOf(ctx, requiredString(input.AuthMethod, 'AuthMethod'), namespace);
-  return { input, namespace, method, meta: metaField(input.Meta), clientNonce: requiredString(input.ClientNonce, 'ClientNonce') };
+  const method = authMethodOf(ctx, input.AuthMethod ?? '', namespace);
+  return { input, namespace, method, meta: input.Meta ?? {}, clientNonce: input.ClientNonce ?? '' };
 }
 
 /**
@@ -43,9 +48,9 @@ function common(ctx: Ctx) {
  * @throws 400 `GetAuthCodeURL is incompatible with type "<t>"`, `missing redirect_uri`,
  *   `unauthorized redirect_uri: <uri>`; 403 unknown method; 500 provider unreachable.
  */
-async function authUrl(ctx: Ctx): Promise<MeshReply> {
-  const { input, namespace, method, meta, clientNonce } = common(ctx);
-  const redirectUri = requiredString(input.RedirectURI, 'RedirectURI');
+async function authUrl(ctx: Ctx, body: OidcInput | undefined): Promise<MeshReply> {
+  const { input, namespace, method, meta, clientNonce } = common(ctx, body);
+  const redirectUri = input.RedirectURI ?? '';
   const flow = await authenticatorsOf(ctx.deps).oidc(method);
   try {
     return { body: { AuthURL: await flow.authUrl({ redirectUri, clientNonce, payload: { meta, namespace } }) } };
@@ -61,13 +66,13 @@ async function authUrl(ctx: Ctx): Promise<MeshReply> {
  *   `Provider login failed: invalid client_nonce`, `Token verification failed: …`,
  *   `Permission denied` (nothing bound); 400 namespace mismatch; 500 code exchange failed.
  */
-async function callback(ctx: Ctx): Promise<MeshReply> {
-  const { input, namespace, method, meta, clientNonce } = common(ctx);
+async function callback(ctx: Ctx, body: OidcInput | undefined): Promise<MeshReply> {
+  const { input, namespace, method, meta, clientNonce } = common(ctx, body);
   requireLocalTokens(ctx);
   const flow = await authenticatorsOf(ctx.deps).oidc(method);
   let result;
   try {
-    result = await flow.callback({ state: requiredString(input.State, 'State'), code: requiredString(input.Code, 'Code'), clientNonce });
+    result = await flow.callback({ state: input.State ?? '', code: input.Code ?? '', clientNonce });
   } catch (err) {
     throw statusOf(err);
   }
@@ -82,10 +87,14 @@ async function callback(ctx: Ctx): Promise<MeshReply> {
 
 /** The OIDC routes (registered only with the enterprise switch, routes/index.ts): anyone may start and complete a login. */
 export const oidcRoutes: readonly MeshRouteSpec[] = [
-  { pattern: 'acl/oidc/auth-url', synopsis: 'Start an OIDC login: the provider authorization URL', methods: { POST: { access: PUBLIC, handle: authUrl } } },
+  {
+    pattern: 'acl/oidc/auth-url',
+    synopsis: 'Start an OIDC login: the provider authorization URL',
+    methods: { POST: withBody(OidcBody, { access: PUBLIC, handle: authUrl }) },
+  },
   {
     pattern: 'acl/oidc/callback',
     synopsis: 'Complete an OIDC login: exchange the code for an ACL token',
-    methods: { POST: { access: PUBLIC, handle: callback } },
+    methods: { POST: withBody(OidcBody, { access: PUBLIC, handle: callback }) },
   },
 ];

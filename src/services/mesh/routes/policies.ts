@@ -7,26 +7,36 @@
  *
  * @module
  */
+import type { Static } from '@sinclair/typebox';
+import { withBody } from '../../../kernel/http/index.js';
 import type { Indexed, Txn } from '../../../kernel/store/index.js';
+import { Go } from '../../../kernel/util/go-schema.js';
 import { GLOBAL_MANAGEMENT_POLICY, parseRules, policyHash, RulesError } from '../acl/index.js';
 import { aclRule, type MeshRouteSpec } from '../access.js';
 import type { Ctx } from '../deps.js';
+import { meshBody } from '../body-decoding.js';
 import { meshBadRequest, meshNotFound, type MeshReply } from '../http.js';
-import { arrayField, stringField, UUID_RE } from '../links.js';
+import { arrayField, UUID_RE } from '../links.js';
 import { inScope, notFoundIn, scopeOf, shownNamespace } from '../ns-scope.js';
 import { nameKey, nsField, nsOf, T, type NamespacedId, type PolicyDoc } from '../state.js';
 import { newId } from '../token-write.js';
 
 const NAME = /^[A-Za-z0-9\-_]{1,128}$/;
 
-interface PolicyInput {
-  readonly ID?: unknown;
-  readonly Name?: unknown;
-  readonly Description?: unknown;
-  readonly Rules?: unknown;
-  readonly Datacenters?: unknown;
-  readonly Namespace?: unknown;
-}
+/**
+ * The body of `PUT /acl/policy[/:id]` (reference/mesh.md §6.4). `ID`, `Datacenters` and
+ * `Namespace` keep their own checks and texts (`Cannot specify the ID…`, `Datacenters must be
+ * a list`, ns-scope.ts).
+ */
+const PolicyBody = meshBody('Policy', {
+  ID: Go.any("must be empty on create, the URL's ID on update"),
+  Name: Go.string(),
+  Description: Go.string(),
+  Rules: Go.string('ACL rules (HCL or JSON)'),
+  Datacenters: Go.any('a list of datacenter names'),
+  Namespace: Go.any('enterprise: the namespace (a string)'),
+});
+type PolicyInput = Static<typeof PolicyBody>;
 
 /** A policy as the API shows it (`Datacenters` omitted when empty; `Namespace` with the enterprise switch). */
 function renderPolicy(p: PolicyDoc & Indexed, enterprise: boolean | undefined, withRules = true): Record<string, unknown> {
@@ -48,12 +58,12 @@ function renderPolicy(p: PolicyDoc & Indexed, enterprise: boolean | undefined, w
  * `existing` is undefined). Names are unique per namespace. @throws 400 with the reference's texts.
  */
 function writePolicy(tx: Txn, { id, ns }: NamespacedId, input: PolicyInput, existing: (PolicyDoc & Indexed) | undefined): PolicyDoc & Indexed {
-  const name = stringField(input.Name, 'Name') ?? '';
+  const name = input.Name ?? '';
   if (name === '') throw meshBadRequest('Invalid Policy: no Name is set');
   if (!NAME.test(name) && !(existing && existing.Name === name)) {
     throw meshBadRequest("Invalid Policy: invalid Name. Only alphanumeric characters, '-' and '_' are allowed");
   }
-  const rules = stringField(input.Rules, 'Rules') ?? '';
+  const rules = input.Rules ?? '';
   const datacenters = arrayField<unknown>(input.Datacenters, 'Datacenters');
   if (datacenters.some((d) => typeof d !== 'string')) throw meshBadRequest('Datacenters must be a list of strings');
   const other = tx.getBy<PolicyDoc>(T.policies, 'name', nameKey(ns, name));
@@ -70,7 +80,7 @@ function writePolicy(tx: Txn, { id, ns }: NamespacedId, input: PolicyInput, exis
     if (err instanceof RulesError) throw meshBadRequest(err.message);
     throw err;
   }
-  const description = stringField(input.Description, 'Description') ?? '';
+  const description = input.Description ?? '';
   const dcs = datacenters as string[];
   const doc: PolicyDoc = {
     ...nsField(ns),
@@ -96,17 +106,17 @@ function policyIn(read: { get<D>(table: string, id: string): (D & Indexed) | und
   return p && nsOf(p) === ns ? p : undefined;
 }
 
-async function create(ctx: Ctx): Promise<MeshReply> {
-  const input = ctx.body<PolicyInput>('Policy') ?? {};
+async function create(ctx: Ctx, body: PolicyInput | undefined): Promise<MeshReply> {
+  const input = body ?? {};
   if (input.ID !== undefined && input.ID !== '') throw meshBadRequest('Cannot specify the ID when creating a new policy');
   const ns = scopeOf(ctx, ctx.caller, input.Namespace);
   const { result } = await ctx.deps.state.txn((tx) => writePolicy(tx, { id: newId(), ns }, input, undefined));
   return { body: renderPolicy(result, ctx.deps.config.enterprise) };
 }
 
-async function update(ctx: Ctx): Promise<MeshReply> {
+async function update(ctx: Ctx, body: PolicyInput | undefined): Promise<MeshReply> {
   const id = idParam(ctx);
-  const input = ctx.body<PolicyInput>('Policy') ?? {};
+  const input = body ?? {};
   if (input.ID !== undefined && input.ID !== '' && input.ID !== id) throw meshBadRequest('Policy ID in URL and payload do not match');
   const ns = scopeOf(ctx, ctx.caller, input.Namespace);
   const { result } = await ctx.deps.state.txn((tx) => {
@@ -154,7 +164,11 @@ async function list(ctx: Ctx): Promise<MeshReply> {
 
 /** The policy routes: reads need `acl:read`, writes `acl:write` and go to the primary datacenter. */
 export const policyRoutes: readonly MeshRouteSpec[] = [
-  { pattern: 'acl/policy', synopsis: 'Create a policy', methods: { PUT: { access: aclRule('write'), forward: 'primary', handle: create } } },
+  {
+    pattern: 'acl/policy',
+    synopsis: 'Create a policy',
+    methods: { PUT: withBody(PolicyBody, { bodyKind: 'Policy', access: aclRule('write'), forward: 'primary', handle: create }) },
+  },
   {
     pattern: 'acl/policy/name/:name',
     synopsis: 'Read a policy by name',
@@ -166,7 +180,7 @@ export const policyRoutes: readonly MeshRouteSpec[] = [
     synopsis: 'Read, update or delete a policy',
     methods: {
       GET: { access: aclRule('read'), handle: read },
-      PUT: { access: aclRule('write'), forward: 'primary', handle: update },
+      PUT: withBody(PolicyBody, { bodyKind: 'Policy', access: aclRule('write'), forward: 'primary', handle: update }),
       DELETE: { access: aclRule('write'), forward: 'primary', handle: remove },
     },
     blocking: [T.policies],

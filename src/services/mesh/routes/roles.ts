@@ -5,27 +5,36 @@
  *
  * @module
  */
+import type { Static } from '@sinclair/typebox';
+import { withBody } from '../../../kernel/http/index.js';
 import type { Indexed, StateStore } from '../../../kernel/store/index.js';
+import { Go } from '../../../kernel/util/go-schema.js';
 import { roleHash } from '../acl/index.js';
 import { aclRule, type MeshRouteSpec } from '../access.js';
 import type { Ctx } from '../deps.js';
+import { meshBody } from '../body-decoding.js';
 import { meshBadRequest, meshNotFound, type MeshReply } from '../http.js';
-import { nodeIdentities, policyLinks, renderLinks, serviceIdentities, stringField, UUID_RE } from '../links.js';
+import { nodeIdentities, policyLinks, renderLinks, serviceIdentities, UUID_RE } from '../links.js';
 import { inScope, notFoundIn, scopeOf, shownNamespace } from '../ns-scope.js';
 import { nameKey, nsField, nsOf, T, type NamespacedId, type RoleDoc } from '../state.js';
 import { newId } from '../token-write.js';
 
 const NAME = /^[A-Za-z0-9\-_]{1,256}$/;
 
-interface RoleInput {
-  readonly ID?: unknown;
-  readonly Name?: unknown;
-  readonly Description?: unknown;
-  readonly Policies?: unknown;
-  readonly ServiceIdentities?: unknown;
-  readonly NodeIdentities?: unknown;
-  readonly Namespace?: unknown;
-}
+/**
+ * The body of `PUT /acl/role[/:id]` (reference/mesh.md §6.5). `ID`, the links, the
+ * identities and `Namespace` keep their own checks and texts (links.ts, ns-scope.ts).
+ */
+const RoleBody = meshBody('Role', {
+  ID: Go.any("must be empty on create, the URL's ID on update"),
+  Name: Go.string(),
+  Description: Go.string(),
+  Policies: Go.any('policy links: a list of {ID} or {Name}'),
+  ServiceIdentities: Go.any('a list of {ServiceName, Datacenters}'),
+  NodeIdentities: Go.any('a list of {NodeName, Datacenter}'),
+  Namespace: Go.any('enterprise: the namespace (a string)'),
+});
+type RoleInput = Static<typeof RoleBody>;
 
 /** A role as the API shows it, links with current names (`Namespace` with the enterprise switch). */
 function renderRole(state: StateStore, r: RoleDoc & Indexed, enterprise: boolean | undefined): Record<string, unknown> {
@@ -56,12 +65,12 @@ function roleIn(read: { get<D>(table: string, id: string): (D & Indexed) | undef
 async function write(ctx: Ctx, { id, ns }: NamespacedId, input: RoleInput, mustExist: boolean): Promise<MeshReply> {
   const { result } = await ctx.deps.state.txn((tx) => {
     if (mustExist && !roleIn(tx, id, ns)) throw meshNotFound(`cannot find role ${id}`);
-    const name = stringField(input.Name, 'Name') ?? '';
+    const name = input.Name ?? '';
     if (name === '') throw meshBadRequest('Invalid Role: no Name is set');
     if (!NAME.test(name)) throw meshBadRequest("Invalid Role: invalid Name. Only alphanumeric characters, '-' and '_' are allowed");
     const other = tx.getBy<RoleDoc>(T.roles, 'name', nameKey(ns, name));
     if (other && other.ID !== id) throw meshBadRequest(`Invalid Role: A Role with Name "${name}" already exists`);
-    const description = stringField(input.Description, 'Description') ?? '';
+    const description = input.Description ?? '';
     const policies = policyLinks(tx, input.Policies, ns);
     const services = serviceIdentities(input.ServiceIdentities, 'role');
     const nodes = nodeIdentities(input.NodeIdentities, 'role');
@@ -97,15 +106,16 @@ export const roleRoutes: readonly MeshRouteSpec[] = [
     pattern: 'acl/role',
     synopsis: 'Create a role',
     methods: {
-      PUT: {
+      PUT: withBody(RoleBody, {
+        bodyKind: 'Role',
         access: aclRule('write'),
         forward: 'primary',
-        handle: async (ctx) => {
-          const input = ctx.body<RoleInput>('Role') ?? {};
+        handle: async (ctx, body) => {
+          const input = body ?? {};
           if (input.ID !== undefined && input.ID !== '') throw meshBadRequest('Cannot specify the ID when creating a new role');
           return write(ctx, { id: newId(), ns: scopeOf(ctx, ctx.caller, input.Namespace) }, input, false);
         },
-      },
+      }),
     },
   },
   {
@@ -138,16 +148,17 @@ export const roleRoutes: readonly MeshRouteSpec[] = [
           return { body: render(ctx, r), index: ctx.deps.state.tableIndex(T.roles) };
         },
       },
-      PUT: {
+      PUT: withBody(RoleBody, {
+        bodyKind: 'Role',
         access: aclRule('write'),
         forward: 'primary',
-        handle: async (ctx) => {
+        handle: async (ctx, body) => {
           const id = idParam(ctx);
-          const input = ctx.body<RoleInput>('Role') ?? {};
+          const input = body ?? {};
           if (input.ID !== undefined && input.ID !== '' && input.ID !== id) throw meshBadRequest('Role ID in URL and payload do not match');
           return write(ctx, { id, ns: scopeOf(ctx, ctx.caller, input.Namespace) }, input, true);
         },
-      },
+      }),
       DELETE: {
         access: aclRule('write'),
         forward: 'primary',

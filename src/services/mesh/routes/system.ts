@@ -5,25 +5,25 @@
  *
  * @module
  */
-import { PUBLIC, type ApiForward } from '../../../kernel/http/index.js';
+import type { Static } from '@sinclair/typebox';
+import { PUBLIC, withBody, type ApiForward } from '../../../kernel/http/index.js';
 import { ZERO_TIME } from '../../../kernel/replicate/index.js';
+import { Go } from '../../../kernel/util/go-schema.js';
 import type { MeshRouteSpec } from '../access.js';
+import { meshBody } from '../body-decoding.js';
 import { bootstrap } from '../bootstrap.js';
 import type { Ctx } from '../deps.js';
 import { aclDisabled, meshBadRequest, type MeshReply } from '../http.js';
 import { renderToken } from './tokens.js';
 
-async function bootstrapHandler(ctx: Ctx): Promise<MeshReply> {
+/** The body of `PUT /acl/bootstrap` (reference/mesh.md §1); `BootstrapSecret` keeps its own check (`must be a UUID`, bootstrap.ts). */
+const BootstrapBody = meshBody('Bootstrap', { BootstrapSecret: Go.any("a UUID: the initial management token's SecretID (new when absent)") });
+
+async function bootstrapHandler(ctx: Ctx, input: Static<typeof BootstrapBody> | undefined): Promise<MeshReply> {
   const { config, state, now } = ctx.deps;
   if (!config.acl.enabled) throw aclDisabled();
   if (config.datacenter !== config.primaryDatacenter) {
     throw meshBadRequest(`ACL bootstrap is only possible in the primary datacenter "${config.primaryDatacenter}"`);
-  }
-  let input: { BootstrapSecret?: unknown } | undefined;
-  try {
-    input = ctx.body<{ BootstrapSecret?: unknown }>();
-  } catch (err) {
-    throw meshBadRequest(`Request decoding failed: ${(err as Error).message.replace(/^Failed to decode request body: /, '')}`);
   }
   const token = await bootstrap(state, config.dataDir, input?.BootstrapSecret, now());
   // The legacy top-level `ID` (= SecretID) the reference still sends (reference/mesh.md §1).
@@ -78,7 +78,11 @@ const replicationForward = (ctx: Ctx): ApiForward | undefined => (ctx.deps.repli
 export const systemRoutes: readonly MeshRouteSpec[] = [
   { pattern: 'status/leader', synopsis: "The address of the datacenter's leader", methods: { GET: { access: PUBLIC, handle: leaderHandler } } },
   { pattern: 'status/peers', synopsis: "The addresses of the datacenter's servers (the leader)", methods: { GET: { access: PUBLIC, handle: peersHandler } } },
-  { pattern: 'acl/bootstrap', synopsis: 'Bootstrap the ACL system', methods: { PUT: { access: PUBLIC, handle: bootstrapHandler } } },
+  {
+    pattern: 'acl/bootstrap',
+    synopsis: 'Bootstrap the ACL system',
+    methods: { PUT: withBody(BootstrapBody, { bodyKind: 'Request', access: PUBLIC, handle: bootstrapHandler }) },
+  },
   {
     pattern: 'acl/replication',
     synopsis: 'ACL replication status',

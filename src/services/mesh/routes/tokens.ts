@@ -7,17 +7,48 @@
  *
  * @module
  */
-import { RenderCache, type ApiForward } from '../../../kernel/http/index.js';
+import type { Static } from '@sinclair/typebox';
+import { RenderCache, withBody, type ApiForward } from '../../../kernel/http/index.js';
 import type { Indexed, StateStore } from '../../../kernel/store/index.js';
+import { Go } from '../../../kernel/util/go-schema.js';
 import { ANONYMOUS_TOKEN_ACCESSOR_ID } from '../acl/index.js';
 import { aclRule, type MeshRouteSpec } from '../access.js';
+import { meshBody } from '../body-decoding.js';
 import { canSeeSecrets, type Ctx } from '../deps.js';
 import { meshBadRequest, meshNotFound, type MeshReply } from '../http.js';
 import { renderLinks, UUID_RE } from '../links.js';
 import { expired } from '../resolve.js';
 import { inScope, notFoundIn, scopeOf, shownNamespace } from '../ns-scope.js';
 import { nsOf, T, type TokenDoc } from '../state.js';
-import { createToken, newId, updateToken, withHash, type TokenInput } from '../token-write.js';
+import { createToken, newId, updateToken, withHash, type TokenInput, type TokenUpdateInput } from '../token-write.js';
+
+/**
+ * The fields of a token body (reference/mesh.md §6.3) but `Local`. The IDs, links,
+ * identities, expiry, `AuthMethod` and `Namespace` keep their own checks and texts
+ * (token-write.ts, links.ts, ns-scope.ts).
+ */
+const TOKEN_FIELDS = {
+  AccessorID: Go.any("a UUID; new when absent (create), the URL's (update)"),
+  SecretID: Go.any('a UUID; new when absent (create), unchanged (update)'),
+  Description: Go.string(),
+  Policies: Go.any('policy links: a list of {ID} or {Name}'),
+  Roles: Go.any('role links: a list of {ID} or {Name}'),
+  ServiceIdentities: Go.any('a list of {ServiceName, Datacenters}'),
+  NodeIdentities: Go.any('a list of {NodeName, Datacenter}'),
+  ExpirationTime: Go.any('an RFC 3339 time'),
+  ExpirationTTL: Go.any('a Go duration ("1h") or nanoseconds'),
+  AuthMethod: Go.any('refused outside of login'),
+  Namespace: Go.any('enterprise: the namespace (a string)'),
+};
+
+/** The body of `PUT /acl/token`. */
+const TokenBody = meshBody('Token', { ...TOKEN_FIELDS, Local: Go.bool('a token of this datacenter only') });
+
+/** The body of `PUT /acl/token/:accessor`: `Local`, when given, must be the token's (its own text). */
+const TokenUpdateBody = meshBody('Token', { ...TOKEN_FIELDS, Local: Go.any("the token's own Local") });
+
+/** The body of `PUT /acl/token/:accessor/clone`: a `Description` that is not a string keeps the source's. */
+const TokenCloneBody = meshBody('Token', { Description: Go.any("the clone's description (a string)"), Namespace: TOKEN_FIELDS.Namespace });
 
 /** The hidden form of a secret (reference/mesh.md §6.3). */
 const HIDDEN = '<hidden>';
@@ -69,18 +100,18 @@ function liveToken(read: { get<D>(table: string, id: string): (D & Indexed) | un
 /**
  * Where a token write runs: in a secondary, a write of a global token (or of one this
  * datacenter does not have) goes to the primary; a local token's stays here (reference/mesh.md §2.4).
- * @throws 400 `Token decoding failed: …` for a create body that is not JSON (before forwarding, as the reference).
+ * A create reads the declared body (`ctx.input()`: decoded once, for this and the handler).
+ * @throws 400 for a create body that is not JSON (`Token decoding failed: …`) or has a field of
+ *   the wrong kind, before forwarding (the reference decodes before it forwards).
  */
 function tokenWriteForward(ctx: Ctx): ApiForward | undefined {
   const local =
-    ctx.params.accessor === undefined
-      ? ctx.body<TokenInput>('Token')?.Local === true
-      : ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor)?.Local === true;
+    ctx.params.accessor === undefined ? ctx.input<TokenInput>()?.Local === true : ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor)?.Local === true;
   return local ? undefined : 'primary';
 }
 
-async function create(ctx: Ctx): Promise<MeshReply> {
-  const input = ctx.body<TokenInput>('Token') ?? {};
+async function create(ctx: Ctx, body: TokenInput | undefined): Promise<MeshReply> {
+  const input = body ?? {};
   const who = ctx.caller;
   const namespace = scopeOf(ctx, who, input.Namespace);
   const { result } = await ctx.deps.state.txn((tx) => createToken(tx, input, { nowMs: ctx.deps.now(), namespace }));
@@ -105,10 +136,10 @@ async function self(ctx: Ctx): Promise<MeshReply> {
   return { body: render(ctx, t, true), index: ctx.deps.state.tableIndex(T.tokens) };
 }
 
-async function update(ctx: Ctx): Promise<MeshReply> {
+async function update(ctx: Ctx, body: TokenUpdateInput | undefined): Promise<MeshReply> {
   const who = ctx.caller;
   const id = accessorParam(ctx);
-  const input = ctx.body<TokenInput>('Token') ?? {};
+  const input = body ?? {};
   if (input.AccessorID !== undefined && input.AccessorID !== '' && input.AccessorID !== id)
     throw meshBadRequest('Token Accessor ID in URL and payload do not match');
   const ns = scopeOf(ctx, who, input.Namespace);
@@ -120,10 +151,10 @@ async function update(ctx: Ctx): Promise<MeshReply> {
   return { body: render(ctx, result, canSeeSecrets(who)) };
 }
 
-async function clone(ctx: Ctx): Promise<MeshReply> {
+async function clone(ctx: Ctx, body: Static<typeof TokenCloneBody> | undefined): Promise<MeshReply> {
   const who = ctx.caller;
   const id = accessorParam(ctx);
-  const input = ctx.body<{ Description?: unknown; Namespace?: unknown }>('Token') ?? {};
+  const input = body ?? {};
   const ns = scopeOf(ctx, who, input.Namespace);
   const { result } = await ctx.deps.state.txn((tx) => {
     const src = liveToken(tx, ctx, id, ns);
@@ -175,19 +206,23 @@ async function list(ctx: Ctx): Promise<MeshReply> {
 
 /** The token routes: reads need `acl:read`, writes `acl:write`, `token/self` only a token that resolves. */
 export const tokenRoutes: readonly MeshRouteSpec[] = [
-  { pattern: 'acl/token', synopsis: 'Create a token', methods: { PUT: { access: aclRule('write'), forward: tokenWriteForward, handle: create } } },
+  {
+    pattern: 'acl/token',
+    synopsis: 'Create a token',
+    methods: { PUT: withBody(TokenBody, { bodyKind: 'Token', access: aclRule('write'), forward: tokenWriteForward, handle: create }) },
+  },
   { pattern: 'acl/token/self', synopsis: "Read the request's own token", methods: { GET: { access: aclRule(), handle: self } }, blocking: [T.tokens] },
   {
     pattern: 'acl/token/:accessor/clone',
     synopsis: 'Clone a token',
-    methods: { PUT: { access: aclRule('write'), forward: tokenWriteForward, handle: clone } },
+    methods: { PUT: withBody(TokenCloneBody, { bodyKind: 'Token', access: aclRule('write'), forward: tokenWriteForward, handle: clone }) },
   },
   {
     pattern: 'acl/token/:accessor',
     synopsis: 'Read, update or delete a token',
     methods: {
       GET: { access: aclRule('read'), handle: read },
-      PUT: { access: aclRule('write'), forward: tokenWriteForward, handle: update },
+      PUT: withBody(TokenUpdateBody, { bodyKind: 'Token', access: aclRule('write'), forward: tokenWriteForward, handle: update }),
       DELETE: { access: aclRule('write'), forward: tokenWriteForward, handle: remove },
     },
     blocking: [T.tokens],
