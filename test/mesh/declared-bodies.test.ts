@@ -157,3 +157,22 @@ describe('discovery declared request bodies', () => {
     assert.equal(doc.paths['/acl/token/{accessor}']!.get!.requestBody, undefined, 'a read declares none');
   });
 });
+
+describe('discovery declared request bodies with ACLs disabled', () => {
+  let a: TestAgent;
+  before(async () => {
+    a = await startAgent({ enabled: false });
+  });
+  after(() => a.stop());
+
+  it('an /acl/* write answers 401 ACL support disabled whatever its body, as the reference checks that first', async () => {
+    for (const [path, body] of [
+      ['/v1/acl/policy', { Name: 7 }],
+      ['/v1/acl/token', { Local: 'yes' }],
+      ['/v1/acl/role', '{not json'],
+    ] as const) {
+      const r = await call(a.url, 'PUT', path, typeof body === 'string' ? { raw: body } : { body });
+      assert.deepEqual([r.status, r.text], [401, 'ACL support disabled'], path);
+    }
+  });
+});

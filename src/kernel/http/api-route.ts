@@ -235,6 +235,12 @@ export interface ApiConventions<A = unknown, I = unknown> {
    * are a start-up error.
    */
   decodeBody?(schema: TObject, value: unknown): unknown;
+  /**
+   * What the service checks of an operation's (static) rule before its declared body is
+   * decoded, where the reference checks it before decoding (the discovery service's `/acl/*`
+   * writes answer 401 `ACL support disabled` whatever the body). @throws CairnError.
+   */
+  beforeBody?(rule: A, ctx: ApiContext<unknown, I>): void;
   /** Text of the 400 for a body that is not JSON; `kind` is what the handler asked for. */
   decodeError(why: string, kind: string | undefined): string;
   /**

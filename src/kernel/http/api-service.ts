@@ -180,8 +180,12 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
       if (blocking && q.has('wait') && waitParam === undefined) throw badRequest('Invalid wait time');
       const rawIndex = blocking ? q.get('index') : null;
       if (rawIndex !== null && !/^\d+$/.test(rawIndex)) throw badRequest('Invalid index');
-      // Decoded here at the latest, before the access rule (a `forward` function may have read it already).
-      if (op.body) ctx.input();
+      // Decoded here at the latest, before the access rule (a `forward` function may have read it
+      // already); what the service checks before any body is read comes first.
+      if (op.body) {
+        if (conv.beforeBody && typeof op.access !== 'function' && op.access !== PUBLIC) conv.beforeBody(op.access as A, ctx);
+        ctx.input();
+      }
       const check = () => {
         const rule = typeof op.access === 'function' ? (op.access as (c: ApiContext<D, I>) => A | Public)(ctx) : op.access;
         if (rule !== PUBLIC) ctx.setCaller(conv.authorize(rule as A, ctx));

@@ -87,7 +87,7 @@ export function identityOf(deps: Pick<MeshDeps, 'config' | 'acl'>, secret: strin
  */
 export function authorize(rule: MeshRule, ctx: ApiContext<unknown, Identity>): Identity {
   const deps = ctx.deps as MeshDeps;
-  if (rule.system === 'acl' && !deps.config.acl.enabled) throw aclDisabled();
+  requireAclSupport(rule, deps);
   const who = identityOf(deps, ctx.secret);
   if (rule.namespaced) scopeOf(ctx as ApiContext<MeshDeps>, who);
   for (const p of rule.needs) {
@@ -95,4 +95,13 @@ export function authorize(rule: MeshRule, ctx: ApiContext<unknown, Identity>): I
     if (!ok) throw meshForbidden(permissionDenied(who.accessorId, p.resource, p.access, p.segment).message);
   }
   return who;
+}
+
+/**
+ * Throws 401 `ACL support disabled` for a rule of the ACL system when ACLs are off: the first
+ * check of every `/acl/*` route, before its body is decoded (the reference's handlers check it
+ * first) and before a token write is forwarded. @throws 401 `ACL support disabled`.
+ */
+export function requireAclSupport(rule: MeshRule, deps: MeshDeps): void {
+  if (rule.system === 'acl' && !deps.config.acl.enabled) throw aclDisabled();
 }

@@ -11,7 +11,7 @@ import { startAgent, type AgentBase, type AgentService } from '../../kernel/agen
 import { advertisedAddress, forwardRequest } from '../../kernel/http/index.js';
 import type { Logger } from '../../kernel/log/logger.js';
 import { aesGcmCodec, ExpiryReaper, type StateLeadership, type StateStore } from '../../kernel/store/index.js';
-import { authorize } from './access.js';
+import { authorize, requireAclSupport } from './access.js';
 import { ensureBuiltins, ensureInitialManagement, INITIAL_MANAGEMENT_DESCRIPTION } from './bootstrap.js';
 import type { MeshAgentConfig } from './config.js';
 import { forwardToPrimary, type MeshDeps } from './deps.js';
@@ -233,6 +233,7 @@ function buildMeshAgent(base: AgentBase, options: MeshAgentOptions, now: () => n
     shutdown: base.shutdown,
     leadership,
     authorize,
+    beforeBody: (rule, ctx) => requireAclSupport(rule, ctx.deps as MeshDeps),
     primary: forwardToPrimary,
   });
   const parts: MeshParts = { replicator, local };

@@ -76,6 +76,8 @@ export interface MeshHttpOptions<D, A, I> {
   readonly authorize: ApiConventions<A, I>['authorize'];
   /** Sends a `primary` operation to the primary datacenter; undefined in it (deps.ts `forwardToPrimary`). */
   readonly primary: NonNullable<ApiConventions<A, I>['primary']>;
+  /** What is checked before a declared body is decoded (access.ts: `ACL support disabled`). */
+  readonly beforeBody: NonNullable<ApiConventions<A, I>['beforeBody']>;
 }
 
 /** Default blocking wait: 5 minutes in ms (reference/mesh.md §0.7). */
@@ -110,6 +112,7 @@ export function meshHttpService<D, A, I>(options: MeshHttpOptions<D, A, I>): Htt
     tokenOf,
     authorize: options.authorize,
     primary: options.primary,
+    beforeBody: options.beforeBody,
     notFound: () => ({ status: 404, body: 'Invalid URL path: not a recognized HTTP API endpoint\n' }),
     methodNotAllowed: (method, allow) => ({ status: 405, body: `method ${method} not allowed`, headers: { Allow: ['OPTIONS', ...allow].join(',') } }),
     options: (allow) => ({ status: 200, headers: { Allow: ['OPTIONS', ...allow].join(',') } }),

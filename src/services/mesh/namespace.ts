@@ -74,7 +74,8 @@ export function withNamespaceGuard<D, A, I>(routes: readonly MeshRoute<D, A, I>[
     methods: Object.fromEntries(
       Object.entries(r.methods).map(([m, op]) => [
         m,
-        { ...op!, access: refusingFirst(op!.access), ...(op!.forward && { forward: refusingFirst(op!.forward) }) },
+        // Through the forwarding decision, which the kernel takes first: the access rule stays as declared.
+        { ...op!, forward: refusingFirst(op!.forward) },
       ]),
     ),
   }));

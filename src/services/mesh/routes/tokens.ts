@@ -12,7 +12,7 @@ import { RenderCache, withBody, type ApiForward } from '../../../kernel/http/ind
 import type { Indexed, StateStore } from '../../../kernel/store/index.js';
 import { Go } from '../../../kernel/util/go-schema.js';
 import { ANONYMOUS_TOKEN_ACCESSOR_ID } from '../acl/index.js';
-import { aclRule, type MeshRouteSpec } from '../access.js';
+import { aclRule, requireAclSupport, type MeshRouteSpec } from '../access.js';
 import { meshBody } from '../body-decoding.js';
 import { canSeeSecrets, type Ctx } from '../deps.js';
 import { meshBadRequest, meshNotFound, type MeshReply } from '../http.js';
@@ -101,10 +101,11 @@ function liveToken(read: { get<D>(table: string, id: string): (D & Indexed) | un
  * Where a token write runs: in a secondary, a write of a global token (or of one this
  * datacenter does not have) goes to the primary; a local token's stays here (reference/mesh.md §2.4).
  * A create reads the declared body (`ctx.input()`: decoded once, for this and the handler).
- * @throws 400 for a create body that is not JSON (`Token decoding failed: …`) or has a field of
+ * @throws 401 `ACL support disabled` first; 400 for a create body that is not JSON (`Token decoding failed: …`) or has a field of
  *   the wrong kind, before forwarding (the reference decodes before it forwards).
  */
 function tokenWriteForward(ctx: Ctx): ApiForward | undefined {
+  requireAclSupport(aclRule('write'), ctx.deps);
   const local =
     ctx.params.accessor === undefined ? ctx.input<TokenInput>()?.Local === true : ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor)?.Local === true;
   return local ? undefined : 'primary';
