@@ -52,7 +52,7 @@ export interface AllocRunnerOptions {
   /** `client.alloc_dir`. */
   readonly allocRoot: string;
   readonly datacenter: string;
-  /** The node's attributes, metadata and identity, for `${...}` in the tasks' `env` and `config` (interpolate.ts). */
+  /** The node's attributes, metadata and identity, for `${...}` in the tasks' `env` and `config` and in service fields (interpolate.ts). */
   readonly node: NodeVars;
   readonly drivers: Readonly<Record<string, boolean>>;
   /** Whether the tasks ran before this client restarted (their server-kept states carry over). */
@@ -189,6 +189,7 @@ export class AllocRunner {
         nodeId: d.nodeId,
         nodeAddress: d.nodeAddress,
         deregisterAfter: d.registrar.settings.deregisterCriticalServiceAfter,
+        node: this.o.node,
       },
       group,
       envs,

@@ -63,7 +63,7 @@ export interface ServiceCheck {
 
 /** A service (reference `Service`). */
 export interface Service {
-  /** May hold `${…}` interpolations (`${JOB}`, `${TASKGROUP}`, `${TASK}`, `${BASE}`, the task's environment). */
+  /** May hold `${…}` interpolations (`${JOB}`, `${TASKGROUP}`, `${TASK}`, `${BASE}`, the task's environment, `${node.*}`, `${attr.*}`, `${meta.*}`). */
   readonly Name: string;
   /** A port label of the group network, or a port number. */
   readonly PortLabel: string;

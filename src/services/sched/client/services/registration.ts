@@ -17,9 +17,13 @@
  *   the client passes every {@link LIVENESS_REFRESH_MS}, so the instance turns critical
  *   within {@link LIVENESS_TTL} of the client dying (`kill -9`), and the agent removes it
  *   after `deregister_critical_service_after` (default 1 m) if the client does not return;
- * - names and other string fields take `${…}` interpolation: `${JOB}`, `${TASKGROUP}`,
- *   `${TASK}`, `${BASE}` (`<job>-<group>-<task>`) and the task's environment
- *   (`${CAIRN_ALLOC_ID}`, …); unknown names stay as written, as in the reference.
+ * - names and other string fields (the service's `name`, `port`, `tags`, `meta` values,
+ *   `address`; a check's `name`, `port`, `path`, `header` values, `body`, `command`, `args`)
+ *   take `${…}` interpolation (client/interpolate.ts): `${JOB}`, `${TASKGROUP}`, `${TASK}`,
+ *   `${BASE}` (`<job>-<group>-<task>`), the task's environment (`${CAIRN_ALLOC_ID}`, …) and
+ *   the node's `${node.*}`, `${attr.*}` and `${meta.*}` (reference/integration.md §2: the
+ *   name takes "interpolation plus runtime env"; the reference's `taskenv` resolves node
+ *   variables in every service field); unknown names stay as written, as in the reference.
  *
  * @module
  */
@@ -27,6 +31,7 @@ import { formatGoDuration } from '../../../../kernel/util/go-duration.js';
 import type { MeshCheckDefinition, MeshServiceRegistration } from '../../../../sdk/index.js';
 import { allocPort } from '../../alloc-ports.js';
 import { serviceNameOk, type CheckRestart, type Service, type ServiceCheck } from '../../jobs/services.js';
+import { interpolate as interpolateWith, type NodeVars } from '../interpolate.js';
 
 /** Prefix of every registration the client makes (the reference's `_nomad-task-`). */
 export const SERVICE_ID_PREFIX = '_cairn-task-';
@@ -49,6 +54,8 @@ export interface RegistrationContext {
   readonly nodeAddress: string;
   /** `DeregisterCriticalServiceAfter` of the liveness check (Go duration). */
   readonly deregisterAfter: string;
+  /** The node's attributes, metadata and identity, for `${attr.*}`, `${meta.*}`, `${node.*}` (interpolate.ts). */
+  readonly node: NodeVars;
 }
 
 /** A script check the client runs for a registration. */
@@ -81,10 +88,14 @@ export interface Registration {
   readonly watches: readonly RestartWatch[];
 }
 
-/** `${name}` replaced by `vars[name]`; unknown names stay as written. */
-function interpolate(text: string, vars: Readonly<Record<string, string>>): string {
-  return text.replace(/\$\{([^}]+)\}/g, (whole, name: string) => vars[name.trim()] ?? whole);
+/** The variables of one registration (the task's environment and `JOB`, `TASKGROUP`, `TASK`, `BASE`) with the node's. */
+interface Vars {
+  readonly env: Readonly<Record<string, string>>;
+  readonly node: NodeVars;
 }
+
+/** `text` with each `${…}` it names replaced; unknown names stay as written. */
+const interpolate = (text: string, vars: Vars): string => interpolateWith(text, vars.env, vars.node);
 
 /** The advertised address and port of `label` (a port label or number) by `mode`. @throws Error for an unknown label. */
 function addressOf(ctx: RegistrationContext, label: string, mode: string): { address: string; port: number } {
@@ -96,10 +107,7 @@ function addressOf(ctx: RegistrationContext, label: string, mode: string): { add
   return { address, port: mode === 'alloc' && p.to > 0 ? p.to : p.value };
 }
 
-function checkDefinition(
-  c: ServiceCheck,
-  o: { id: string; service: Service; serviceName: string; ctx: RegistrationContext; vars: Record<string, string> },
-): MeshCheckDefinition {
+function checkDefinition(c: ServiceCheck, o: { id: string; service: Service; serviceName: string; ctx: RegistrationContext; vars: Vars }): MeshCheckDefinition {
   const { ctx, vars } = o;
   const base = {
     CheckID: o.id,
@@ -120,8 +128,8 @@ function checkDefinition(
     ...counts,
     HTTP: `${c.Protocol || 'http'}://${host}:${port}${path.startsWith('/') ? '' : '/'}${path}`,
     ...(c.Method !== '' && { Method: c.Method }),
-    ...(c.Header && { Header: c.Header }),
-    ...(c.Body !== '' && { Body: c.Body }),
+    ...(c.Header && { Header: Object.fromEntries(Object.entries(c.Header).map(([k, vs]) => [k, vs.map((v) => interpolate(v, vars))])) }),
+    ...(c.Body !== '' && { Body: interpolate(c.Body, vars) }),
     ...(c.TLSSkipVerify && { TLSSkipVerify: true }),
   };
 }
@@ -139,13 +147,14 @@ export function buildRegistration(
   o: { task: string | undefined; env: Readonly<Record<string, string>>; scriptTask: string },
 ): Registration {
   const taskName = o.task ?? service.TaskName;
-  const vars: Record<string, string> = {
+  const env: Record<string, string> = {
     ...o.env,
     JOB: ctx.jobName,
     TASKGROUP: ctx.group,
     TASK: taskName,
     BASE: `${ctx.jobName}-${ctx.group}-${taskName}`,
   };
+  const vars: Vars = { env, node: ctx.node };
   const name = interpolate(service.Name, vars);
   if (!serviceNameOk(name))
     throw new Error(`service name must be valid per RFC 1123 and can contain only alphanumeric characters or dashes: ${JSON.stringify(name)}`);
