@@ -77,6 +77,7 @@ function registrationOf(allocId: string, nodeId: string, port: number): Registra
     nodeId,
     nodeAddress: '127.0.0.1',
     deregisterAfter: '1h',
+    node: { attributes: {}, meta: {}, node: { 'unique.id': nodeId } },
   };
   return buildRegistration(ctx, service!, { task: 'web', env: {}, scriptTask: 'web' });
 }
