@@ -79,7 +79,8 @@ const PLAIN_TEXT = { 'Content-Type': 'text/plain; charset=utf-8' } as const;
  * Builds an {@link HttpService} from a route table and a service's conventions. Each request
  * passes, in order: `?dc=`/`?region=` forwarding, routing (404/405/`OPTIONS` in the service's
  * texts), the operation's `forward` (primary, then leader), a blocking read's `?wait` and
- * `?index` (their 400s), the access rule (the caller is resolved and checked by
+ * `?index` (their 400s), the declared body (the service's `beforeBody` check, then its
+ * decoding: 400s naming the field), the access rule (the caller is resolved and checked by
  * {@link ApiConventions.authorize}), the blocking wait, the handler; with
  * {@link ApiConventions.accessAfterWait}, the access rule again after the wait.
  * @throws Error at start-up when an operation declares no access rule, naming method and
