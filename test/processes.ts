@@ -52,6 +52,19 @@ export function startCairnProcess(args: readonly string[], env: Record<string, s
   });
 }
 
+/**
+ * Stops `p` as an operator does (SIGTERM: a client agent stops its tasks first), and with
+ * SIGKILL after `ms` if it has not exited by then; for tests whose agents run tasks, which a
+ * SIGKILL would leave running.
+ */
+export async function stopGracefully(p: ServerProcess, ms = 15_000): Promise<void> {
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+  p.child.kill('SIGTERM');
+  const timer = setTimeout(() => void p.kill(), ms);
+  await p.exited;
+  clearTimeout(timer);
+}
+
 /** Polls `check` every 25 ms until it returns a value or `ms` passed (then fails naming `what` and the last error). */
 export async function until<T>(what: string, ms: number, check: () => Promise<T | undefined> | T | undefined): Promise<T> {
   const deadline = Date.now() + ms;

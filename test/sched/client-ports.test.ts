@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { cliRunner } from '../cli-helpers.js';
-import { startCairnProcess, until, type ServerProcess } from '../processes.js';
+import { startCairnProcess, stopGracefully, until, type ServerProcess } from '../processes.js';
 import { call } from './helpers.js';
 
 /** Three web servers on dynamic ports, and a static port `admin`; each task writes its environment, then serves its directory. */
@@ -52,7 +52,8 @@ describe('scheduler ports end to end: a server and a client-only agent', () => {
   let base = '';
   const { ok, cairn } = cliRunner({ env: () => ({ SCHED_ADDR: base }), rootEnv: () => ({}) });
   after(async () => {
-    for (const p of procs) await p.kill();
+    // The client first and gracefully: it stops its tasks (a SIGKILL would leave the three servers running).
+    for (const p of [...procs].reverse()) await stopGracefully(p);
     rmSync(root, { recursive: true, force: true });
   });
 
