@@ -44,6 +44,15 @@ export interface GoDecodeOptions {
    * Go's, any case, the exact name first.
    */
   readonly exactNames?: boolean;
+  /**
+   * True (with any-case names): each field is read in declaration order from the key
+   * spelled exactly as it when the body has one (even `null`), else from the last key equal
+   * to it ignoring case ({@link goJsonView}'s reading, which the discovery service's catalog,
+   * agent and session bodies have always had; Go's decoder takes the later key instead), so
+   * the first bad field named is the first the declaration lists. Default: the body's keys
+   * in order, a later one overwriting.
+   */
+  readonly exactKeyFirst?: boolean;
   /** True: an absent or `null` field stays absent instead of taking its zero value. */
   readonly keepAbsent?: boolean;
   /** Words a value of the wrong kind; default Go's `json: cannot unmarshal …` text. */
@@ -120,6 +129,13 @@ function decodeFields(obj: Record<string, unknown>, schema: GoStruct, { root, o,
   const out: Record<string, unknown> = {};
   const names = Object.keys(schema.fields);
   if (!o.keepAbsent) for (const name of names) out[name] = zero(schema.fields[name]!);
+  if (o.exactKeyFirst && !o.exactNames) {
+    for (const name of names) {
+      const value = viewField(obj, name);
+      if (value !== null && value !== undefined) out[name] = decodeValue(value, schema.fields[name]!, { root, o, path: [...path, name] });
+    }
+    return out;
+  }
   for (const [key, value] of Object.entries(obj)) {
     const lower = key.toLowerCase();
     const name = names.find((n) => n === key) ?? (o.exactNames ? undefined : names.find((n) => n.toLowerCase() === lower));
@@ -127,6 +143,15 @@ function decodeFields(obj: Record<string, unknown>, schema: GoStruct, { root, o,
     out[name] = decodeValue(value, schema.fields[name]!, { root, o, path: [...path, name] });
   }
   return out;
+}
+
+/** Field `name` of `obj` as {@link GoDecodeOptions.exactKeyFirst} reads it: the exact key, else the last one equal to it ignoring case. */
+function viewField(obj: Record<string, unknown>, name: string): unknown {
+  if (Object.hasOwn(obj, name)) return obj[name];
+  const lower = name.toLowerCase();
+  let found: unknown;
+  for (const [key, value] of Object.entries(obj)) if (key.toLowerCase() === lower) found = value;
+  return found;
 }
 
 /** The zero value Go leaves for an absent field. */

@@ -32,9 +32,7 @@ import {
   type HttpService,
 } from '../../kernel/http/index.js';
 import type { Leadership, StateStore } from '../../kernel/store/index.js';
-import { goStructOf } from '../../kernel/util/go-schema.js';
-import { decodeGoStruct } from '../../kernel/util/go-struct.js';
-import { MESH_BODY_DECODING } from './body-decoding.js';
+import { decodeMeshBody, meshDecodeError } from './body-decoding.js';
 import { VERSION } from '../../kernel/version/index.js';
 
 /** Consistency mode of a read (reference/mesh.md §0.6): `leader`, `stale` or `consistent`. */
@@ -129,9 +127,9 @@ export function meshHttpService<D, A, I>(options: MeshHttpOptions<D, A, I>): Htt
       'X-Mesh-Effective-Consistency': consistency,
     }),
     commonHeaders: () => ({ 'X-Mesh-Default-ACL-Policy': options.defaultPolicy() }),
-    decodeError: (why, kind) => (kind ? `${kind} decoding failed: ${why}` : `Failed to decode request body: ${why}`),
+    decodeError: meshDecodeError,
     objectBodies: true,
-    decodeBody: (schema, value) => decodeGoStruct(value, goStructOf(schema), MESH_BODY_DECODING),
+    decodeBody: decodeMeshBody,
     forward: options.forwardTo && { param: 'dc', local: options.datacenter, noPath: 'No path to datacenter', to: options.forwardTo },
   };
   return apiHttpService({
