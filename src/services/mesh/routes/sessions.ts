@@ -22,6 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { badRequest, forwardToLeader, PUBLIC, type Public } from '../../../kernel/http/index.js';
 import type { Indexed } from '../../../kernel/store/index.js';
 import { formatGoDuration } from '../../../kernel/util/go-duration.js';
+import { Go } from '../../../kernel/util/go-schema.js';
 import { duration, object, str, strings, type Input } from '../catalog/fields.js';
 import { SERF_CHECK_ID } from '../catalog/model.js';
 import { FILTERED_HEADER, required } from '../catalog/query.js';
@@ -29,7 +30,7 @@ import { ANY_CALLER, need, type MeshRouteSpec, type MeshRule } from '../access.j
 import type { Ctx } from '../deps.js';
 import { MESH_FORWARD_STYLE, meshNotFound, type MeshReply } from '../http.js';
 import { createProblem, invalidateSession, putSession, ST, startTimer, type Behavior, type ServiceCheckRef, type SessionDoc } from '../sessions/store.js';
-import { decoded } from './catalog.js';
+import { anyCaseInput, ANY_CASE_BODY_KIND, meshBody } from '../body-decoding.js';
 
 /** Default lock delay: 15 s in ns (the reference's `DefaultLockDelay`). */
 const DEFAULT_LOCK_DELAY_NS = 15e9;
@@ -104,6 +105,26 @@ function serviceChecks(v: unknown): ServiceCheckRef[] {
   });
 }
 
+/**
+ * The `PUT /session/create` body, names in any case, the strings in the order
+ * {@link parseCreate} checks them; the fields with their own texts (the lists, `LockDelay`'s
+ * number reading) are `any` and checked there.
+ */
+const SessionBody = meshBody(
+  'Session',
+  {
+    Behavior: Go.string('`release` (default) or `delete`'),
+    TTL: Go.string('a Go duration, 10s–24h; "" (default) for none'),
+    NodeChecks: Go.any('node check IDs (a list of strings); default ["serfHealth"]'),
+    Checks: Go.any('the older spelling of NodeChecks'),
+    Name: Go.string(),
+    Node: Go.string("default: this agent's node"),
+    LockDelay: Go.any('a Go duration, or a number (below 1000: seconds, else nanoseconds); default 15s, at most 60s'),
+    ServiceChecks: Go.any('[{ID, Namespace}]'),
+  },
+  { anyCase: true },
+);
+
 /** Parses a create body into a session with a fresh ID, and its TTL in ms. @throws 400 naming the field. */
 function parseCreate(input: Input, agentNode: string): { session: SessionDoc; ttl: number } {
   const behavior = str(input.Behavior, 'Behavior') || 'release';
@@ -129,7 +150,7 @@ function parseCreate(input: Input, agentNode: string): { session: SessionDoc; tt
 
 /** `session:write` on the node a create names (this agent's by default). @throws 400 for a bad field. */
 function createRule(ctx: Ctx): MeshRule {
-  return need('session', 'write', parseCreate(decoded(ctx), ctx.deps.config.nodeName).session.Node);
+  return need('session', 'write', parseCreate(anyCaseInput(ctx), ctx.deps.config.nodeName).session.Node);
 }
 
 /**
@@ -138,7 +159,7 @@ function createRule(ctx: Ctx): MeshRule {
  * one (`Check '<id>' is in critical state`).
  */
 async function create(ctx: Ctx): Promise<MeshReply> {
-  const input = decoded(ctx);
+  const input = anyCaseInput(ctx);
   const { session, ttl } = parseCreate(input, ctx.deps.config.nodeName);
   const { leadership, state } = ctx.deps;
   if (leadership && !state.isWritable) {
@@ -239,7 +260,11 @@ async function list(ctx: Ctx): Promise<MeshReply> {
  */
 export const sessionRoutes: readonly MeshRouteSpec[] = [
   // Local: a follower fills in its own node as the default before forwarding (see create).
-  { pattern: 'session/create', synopsis: 'Create a session', methods: { PUT: { access: createRule, forward: 'local', handle: create } } },
+  {
+    pattern: 'session/create',
+    synopsis: 'Create a session',
+    methods: { PUT: { access: createRule, forward: 'local', body: SessionBody, bodyKind: ANY_CASE_BODY_KIND, handle: create } },
+  },
   { pattern: 'session/destroy/:id', synopsis: 'Destroy a session, releasing or deleting its keys', methods: { PUT: { access: destroyRule, handle: destroy } } },
   { pattern: 'session/renew/:id', synopsis: 'Renew a TTL session', methods: { PUT: { access: renewRule, handle: renew } } },
   { pattern: 'session/info/:id', synopsis: 'Read a session', methods: { GET: { access: ANY_CALLER, handle: info } }, blocking: [ST.sessions] },
