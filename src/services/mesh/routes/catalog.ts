@@ -9,7 +9,8 @@
  */
 import { badRequest, CairnError, PUBLIC, RenderCache, type Public } from '../../../kernel/http/index.js';
 import type { Indexed } from '../../../kernel/store/index.js';
-import { goJsonView } from '../../../kernel/util/go-json.js';
+import { Go } from '../../../kernel/util/go-schema.js';
+import { anyCaseInput, ANY_CASE_BODY_KIND, meshBody } from '../body-decoding.js';
 import { permissionDenied } from '../acl/index.js';
 import { applyFilter, AclView, filterOf, metaMatches, nodeMetaOf, required, tagsMatch } from '../catalog/query.js';
 import { str, type Input } from '../catalog/fields.js';
@@ -19,6 +20,35 @@ import { ANY_CALLER, type MeshRouteSpec, type MeshRule } from '../access.js';
 import type { Ctx, MeshDeps } from '../deps.js';
 import { reconcileSessions } from '../sessions/store.js';
 import { meshForbidden, meshNotFound, type MeshReply } from '../http.js';
+
+/**
+ * The `PUT /catalog/register` body (the reference's `RegisterRequest`), names in any case,
+ * in the order {@link parseRegistration} checks them; the nested service and checks keep
+ * their checks there (`Service.Port must be a number`).
+ */
+const RegisterBody = meshBody(
+  'RegisterRequest',
+  {
+    Datacenter: Go.string('another datacenter sends the request there'),
+    Node: Go.string(),
+    SkipNodeUpdate: Go.bool(),
+    Address: Go.string(),
+    Service: Go.object('the NodeService'),
+    Check: Go.object('one HealthCheck'),
+    Checks: Go.any('a list of HealthChecks'),
+    ID: Go.string('the node ID'),
+    TaggedAddresses: Go.map(),
+    NodeMeta: Go.map(),
+  },
+  { anyCase: true },
+);
+
+/** The `PUT /catalog/deregister` body (the reference's `DeregisterRequest`), names in any case. */
+const DeregisterBody = meshBody(
+  'DeregisterRequest',
+  { Datacenter: Go.string('another datacenter sends the request there'), Node: Go.string(), ServiceID: Go.string(), CheckID: Go.string() },
+  { anyCase: true },
+);
 
 /** The reference's denial for `resource:write` on `segment`, for the caller of `ctx`. */
 function denyFor(ctx: Ctx): Deny {
@@ -52,7 +82,7 @@ async function forwardByBody(ctx: Ctx, input: Input): Promise<MeshReply | undefi
  */
 function catalogWriteRule(check: (ctx: Ctx, input: Input) => unknown): (ctx: Ctx) => MeshRule | Public {
   return (ctx) => {
-    const input = decoded(ctx);
+    const input = anyCaseInput(ctx);
     if (otherDatacenter(ctx, input) !== undefined) return PUBLIC;
     check(ctx, input);
     return ANY_CALLER;
@@ -61,7 +91,7 @@ function catalogWriteRule(check: (ctx: Ctx, input: Input) => unknown): (ctx: Ctx
 
 /** `PUT /catalog/register` → `true`. Needs `node:write` / `service:write` as {@link vetRegistration} says. */
 async function register(ctx: Ctx): Promise<MeshReply> {
-  const input = decoded(ctx);
+  const input = anyCaseInput(ctx);
   const elsewhere = await forwardByBody(ctx, input);
   if (elsewhere) return elsewhere;
   const reg = parseRegistration(input, ctx.deps.config.datacenter);
@@ -85,7 +115,7 @@ function deregistrationOf(input: Input): { node: string; serviceId: string | und
 
 /** `PUT /catalog/deregister` `{Datacenter?, Node, ServiceID?, CheckID?}` → `true`. */
 async function deregister(ctx: Ctx): Promise<MeshReply> {
-  const input = decoded(ctx);
+  const input = anyCaseInput(ctx);
   const elsewhere = await forwardByBody(ctx, input);
   if (elsewhere) return elsewhere;
   const d = deregistrationOf(input);
@@ -98,23 +128,6 @@ async function deregister(ctx: Ctx): Promise<MeshReply> {
     reconcileSessions(tx, d.node, now);
   });
   return { body: true };
-}
-
-/**
- * The request body as an object (`{}` when empty), its field names matched as Go's
- * `encoding/json` does (any case: `node` is `Node`), as the reference decodes them.
- * @throws 400 `Request decode failed: <why>` (the reference's text for catalog and agent bodies).
- */
-export function decoded(ctx: Ctx): Input {
-  let input: unknown;
-  try {
-    input = ctx.body<unknown>();
-  } catch (err) {
-    throw badRequest(`Request decode failed: ${(err as Error).message.replace(/^Failed to decode request body: /, '')}`);
-  }
-  if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input)))
-    throw badRequest('Request decode failed: the body must be a JSON object');
-  return goJsonView((input as Input | undefined) ?? {});
 }
 
 /** `GET /catalog/datacenters` → this one and every one `wan_addresses` names, by name. */
@@ -269,12 +282,21 @@ export const catalogRoutes: readonly MeshRouteSpec[] = [
   {
     pattern: 'catalog/register',
     synopsis: 'Register a node, a service and checks',
-    methods: { PUT: { access: catalogWriteRule((ctx, input) => parseRegistration(input, ctx.deps.config.datacenter)), handle: register } },
+    methods: {
+      PUT: {
+        access: catalogWriteRule((ctx, input) => parseRegistration(input, ctx.deps.config.datacenter)),
+        body: RegisterBody,
+        bodyKind: ANY_CASE_BODY_KIND,
+        handle: register,
+      },
+    },
   },
   {
     pattern: 'catalog/deregister',
     synopsis: 'Deregister a node, a service or a check',
-    methods: { PUT: { access: catalogWriteRule((_ctx, input) => deregistrationOf(input)), handle: deregister } },
+    methods: {
+      PUT: { access: catalogWriteRule((_ctx, input) => deregistrationOf(input)), body: DeregisterBody, bodyKind: ANY_CASE_BODY_KIND, handle: deregister },
+    },
   },
   { pattern: 'catalog/datacenters', synopsis: 'List known datacenters', methods: { GET: { access: PUBLIC, handle: datacenters } } },
   { pattern: 'catalog/nodes', synopsis: 'List nodes', methods: { GET: { access: ANY_CALLER, handle: nodes } }, blocking: [CT.nodes] },
