@@ -8,6 +8,7 @@
  * @module
  */
 import { badRequest } from '../../../kernel/http/index.js';
+import { Go } from '../../../kernel/util/go-schema.js';
 import { BUILD, VERSION } from '../../../kernel/version/index.js';
 import {
   aggregateStatus,
@@ -26,7 +27,7 @@ import { ANY_CALLER, need, needs, type MeshRouteSpec, type MeshRule, type Permis
 import type { Ctx } from '../deps.js';
 import { meshNotFound, type MeshReply } from '../http.js';
 import { parseCheck, parseServiceRegistration } from '../local/definition.js';
-import { decoded } from './catalog.js';
+import { anyCaseInput, ANY_CASE_BODY_KIND, meshBody } from '../body-decoding.js';
 
 const EMPTY: MeshReply = { empty: true };
 
@@ -119,6 +120,60 @@ function localService(ctx: Ctx, id: string, missing: string): ServiceDoc {
   return s;
 }
 
+/**
+ * The `PUT /agent/service/register` body (the reference's `ServiceDefinition`), names in any
+ * case, in the order parseServiceRegistration checks them; the fields with their own texts
+ * (lists, numbers, the checks) are `any` and checked there.
+ */
+const ServiceDefinitionBody = meshBody(
+  'ServiceDefinition',
+  {
+    Name: Go.string(),
+    ID: Go.string('default: the name'),
+    Tags: Go.any('a list of strings'),
+    Address: Go.string(),
+    TaggedAddresses: Go.object(),
+    Meta: Go.map(),
+    Port: Go.any('a whole number'),
+    Weights: Go.any('{Passing, Warning}, each default 1'),
+    EnableTagOverride: Go.bool(),
+    Check: Go.object('one check definition'),
+    Checks: Go.any('a list of check definitions'),
+  },
+  { anyCase: true },
+);
+
+/** The fields of a check definition parseCheck reads, in its order; `any` where it has its own texts (durations, numbers, the unsupported kinds). */
+const CHECK_FIELDS = {
+  Name: Go.string(),
+  CheckID: Go.string('default: ID, else the name'),
+  ID: Go.string(),
+  ...Object.fromEntries(
+    ['Args', 'ScriptArgs', 'GRPC', 'H2PING', 'DockerContainerID', 'AliasService', 'AliasNode', 'OSService', 'UDP'].map((k) => [k, Go.any('not supported')]),
+  ),
+  HTTP: Go.string(),
+  TCP: Go.string(),
+  TTL: Go.any('a Go duration'),
+  Interval: Go.any('a Go duration'),
+  Timeout: Go.any('a Go duration'),
+  DeregisterCriticalServiceAfter: Go.any('a Go duration'),
+  SuccessBeforePassing: Go.any('a whole number'),
+  FailuresBeforeCritical: Go.any('a whole number'),
+  Method: Go.string(),
+  Header: Go.any('a map of header name → list of values'),
+  Body: Go.string(),
+  TLSSkipVerify: Go.bool(),
+  Status: Go.any('passing, warning or critical (default)'),
+  Notes: Go.string(),
+  ServiceID: Go.string('the local service it belongs to'),
+};
+
+/** The `PUT /agent/check/register` body (the reference's `CheckDefinition`), names in any case. */
+const CheckDefinitionBody = meshBody('CheckDefinition', CHECK_FIELDS, { anyCase: true });
+
+/** The `PUT /agent/check/update/:id` body (the reference's `checkUpdate`), names in any case. */
+const CheckUpdateBody = meshBody('checkUpdate', { Status: Go.string('passing, warning or critical'), Output: Go.string() }, { anyCase: true });
+
 const unknownServiceId = (id: string) => `unknown service ID: ${id}`;
 
 /** `GET /agent/service/:id` (`service:read`) → `AgentService`. @throws 404 `unknown service ID: <id>`. */
@@ -136,7 +191,7 @@ function serviceReadRule(ctx: Ctx): MeshRule {
 /** `service:write` on the registered name, and on the name an existing ID had. @throws 400 for a bad body. */
 function registerServiceRule(ctx: Ctx): MeshRule {
   const { local } = ctx.deps;
-  const name = parseServiceRegistration(decoded(ctx), local.nodeName).service;
+  const name = parseServiceRegistration(anyCaseInput(ctx), local.nodeName).service;
   const prior = local.service(name.ID);
   const permissions: Permission[] = [{ resource: 'service', access: 'write', segment: name.Service }];
   if (prior && prior.Service !== name.Service) permissions.push({ resource: 'service', access: 'write', segment: prior.Service });
@@ -146,7 +201,7 @@ function registerServiceRule(ctx: Ctx): MeshRule {
 /** `PUT /agent/service/register` (`?replace-existing-checks`). */
 async function registerService(ctx: Ctx): Promise<MeshReply> {
   const { local } = ctx.deps;
-  const reg = parseServiceRegistration(decoded(ctx), local.nodeName);
+  const reg = parseServiceRegistration(anyCaseInput(ctx), local.nodeName);
   local.addService(reg, ctx.query.has('replace-existing-checks') && ctx.query.get('replace-existing-checks') !== 'false');
   return EMPTY;
 }
@@ -212,7 +267,7 @@ function checkWrite(ctx: Ctx, c: Pick<CheckDoc, 'ServiceID' | 'ServiceName'>): M
 /** A check registration and the name of the service it belongs to (`''`: a node check). @throws 400 `ServiceID "<id>" does not exist`. */
 function checkRegistration(ctx: Ctx): { def: ReturnType<typeof parseCheck>; serviceName: string } {
   const { local } = ctx.deps;
-  const def = parseCheck(decoded(ctx), local.nodeName, '');
+  const def = parseCheck(anyCaseInput(ctx), local.nodeName, '');
   const sid = def.doc.ServiceID;
   const s = sid ? local.service(sid) : undefined;
   if (sid && !s) throw badRequest(`ServiceID ${JSON.stringify(sid)} does not exist`);
@@ -268,7 +323,7 @@ const ttlRoute = (status: CheckStatus) => async (ctx: Ctx) => setTtl(ctx, requir
 
 /** `PUT /agent/check/update/:id` `{Status, Output}`: the status and output. @throws 400 `Invalid check status: '<s>'`. */
 function checkUpdate(ctx: Ctx): { status: CheckStatus; output: string } {
-  const input = decoded(ctx);
+  const input = anyCaseInput(ctx);
   const status = str(input.Status, 'Status');
   if (status !== 'passing' && status !== 'warning' && status !== 'critical') throw badRequest(`Invalid check status: '${status}'`);
   return { status, output: str(input.Output, 'Output') };
@@ -324,7 +379,7 @@ export const agentRoutes: readonly MeshRouteSpec[] = [
   {
     pattern: 'agent/service/register',
     synopsis: 'Register a service with this agent',
-    methods: { PUT: { access: registerServiceRule, forward: 'local', handle: registerService } },
+    methods: { PUT: { access: registerServiceRule, forward: 'local', body: ServiceDefinitionBody, bodyKind: ANY_CASE_BODY_KIND, handle: registerService } },
   },
   {
     pattern: 'agent/service/deregister/:id',
@@ -346,7 +401,7 @@ export const agentRoutes: readonly MeshRouteSpec[] = [
   {
     pattern: 'agent/check/register',
     synopsis: 'Register a check with this agent',
-    methods: { PUT: { access: registerCheckRule, forward: 'local', handle: registerCheck } },
+    methods: { PUT: { access: registerCheckRule, forward: 'local', body: CheckDefinitionBody, bodyKind: ANY_CASE_BODY_KIND, handle: registerCheck } },
   },
   {
     pattern: 'agent/check/deregister/:id',
@@ -371,7 +426,15 @@ export const agentRoutes: readonly MeshRouteSpec[] = [
   {
     pattern: 'agent/check/update/:id',
     synopsis: "Set a TTL check's status and output",
-    methods: { PUT: { access: (ctx) => (checkUpdate(ctx), checkWriteRule(noTtl)(ctx)), forward: 'local', handle: updateCheck } },
+    methods: {
+      PUT: {
+        access: (ctx) => (checkUpdate(ctx), checkWriteRule(noTtl)(ctx)),
+        forward: 'local',
+        body: CheckUpdateBody,
+        bodyKind: ANY_CASE_BODY_KIND,
+        handle: updateCheck,
+      },
+    },
   },
   {
     pattern: 'agent/health/service/name/:name',
