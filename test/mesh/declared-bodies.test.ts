@@ -1,6 +1,6 @@
 /**
- * The discovery service's declared request bodies (issue 25 scope 1): the ACL routes declare
- * their JSON bodies, which the kernel decodes before the access rule (body-decoding.ts). The
+ * The discovery service's declared request bodies (issue 25 scope 1): the ACL, catalog, agent
+ * and session routes declare their JSON bodies (the last three read in any case), which the kernel decodes before the access rule (body-decoding.ts). The
  * texts a client sees for a field of the wrong kind, for a field that keeps its own check,
  * and for a body that is not JSON stay the reference's, per route family; a refused body
  * changes nothing; and the service's OpenAPI document shows the declared fields.
@@ -155,6 +155,139 @@ describe('discovery declared request bodies', () => {
     assert.ok(body('/namespace', 'put').properties.Description);
     assert.ok(body('/acl/bootstrap', 'put').properties.BootstrapSecret);
     assert.equal(doc.paths['/acl/token/{accessor}']!.get!.requestBody, undefined, 'a read declares none');
+  });
+
+  /** The catalog's, the sessions' and this agent's state: a refused catalog, agent or session body must leave it as it was. */
+  const meshState = async () => {
+    const index = async (path: string) => (await call(a.url, 'GET', path, { token: ROOT })).headers.get('x-mesh-index');
+    const local = async (path: string) => (await call(a.url, 'GET', path, { token: ROOT })).text;
+    return [
+      await index('/v1/catalog/nodes'),
+      await index('/v1/catalog/services'),
+      await index('/v1/session/list'),
+      await local('/v1/agent/services'),
+      await local('/v1/agent/checks'),
+    ];
+  };
+  /** Every case answers 400 with exactly `text` (a RegExp: matching it), and changes nothing. */
+  const refusedHere = async (cases: readonly (readonly [path: string, body: unknown, text: string | RegExp])[]) => {
+    const before = await meshState();
+    for (const [path, body, text] of cases) {
+      const r = typeof body === 'string' ? await raw('PUT', path, body) : await send('PUT', path, body);
+      const what = `PUT ${path} ${typeof body === 'string' ? body : JSON.stringify(body)}`;
+      assert.equal(r.status, 400, what);
+      if (typeof text === 'string') assert.equal(r.text, text, what);
+      else assert.match(r.text, text, what);
+    }
+    assert.deepEqual(await meshState(), before, 'a refused body changes nothing');
+  };
+
+  it('catalog register and deregister: the same texts for a field of the wrong kind, at any depth, and names in any case', async () => {
+    await refusedHere([
+      ['/v1/catalog/register', { Node: 5, Address: '10.0.0.1' }, 'Node must be a string'],
+      ['/v1/catalog/register', { node: 'decl-n', address: 7 }, 'Address must be a string'],
+      ['/v1/catalog/register', { Node: 'decl-n', Address: '10.0.0.1', SkipNodeUpdate: 'yes' }, 'SkipNodeUpdate must be a boolean'],
+      ['/v1/catalog/register', { Node: 'decl-n', Address: '10.0.0.1', Service: ['s'] }, 'Service must be an object'],
+      ['/v1/catalog/register', { node: 'decl-n', address: '10.0.0.1', service: { service: 's', port: '80' } }, 'Service.Port must be a number'],
+      ['/v1/catalog/register', { Node: 'decl-n', Address: '10.0.0.1', Checks: {} }, 'Checks must be a list'],
+      ['/v1/catalog/register', { Node: 'decl-n', Address: '10.0.0.1', NodeMeta: { a: 1 } }, 'NodeMeta must be a map of strings'],
+      ['/v1/catalog/register', { Node: '', Address: '10.0.0.1' }, 'Must provide node'],
+      ['/v1/catalog/register', '{"Node":', /^Request decode failed: /],
+      ['/v1/catalog/register', '[1]', 'Request decode failed: the body must be a JSON object, not an array'],
+      ['/v1/catalog/deregister', { Node: 1 }, 'Node must be a string'],
+      ['/v1/catalog/deregister', { node: 'decl-n', serviceid: false }, 'ServiceID must be a string'],
+      ['/v1/catalog/deregister', {}, 'Must provide node'],
+    ]);
+    const ok = await send('PUT', '/v1/catalog/register', { node: 'decl-n', address: '10.0.0.9', service: { service: 'decl-s', port: 80, tags: ['t'] } });
+    assert.deepEqual([ok.status, ok.json], [200, true]);
+    const found = await call(a.url, 'GET', '/v1/catalog/service/decl-s', { token: ROOT });
+    assert.deepEqual(
+      found.json.map((s: Record<string, unknown>) => [s.Node, s.Address, s.ServicePort, s.ServiceTags]),
+      [['decl-n', '10.0.0.9', 80, ['t']]],
+    );
+    // The exact spelling wins over another one, wherever it stands (as these bodies were always read).
+    const both = await raw('PUT', '/v1/catalog/register', '{"Node":"decl-exact","node":"decl-other","Address":"10.0.0.8"}');
+    assert.equal(both.status, 200);
+    assert.equal((await call(a.url, 'GET', '/v1/catalog/node/decl-exact', { token: ROOT })).json?.Node?.Node, 'decl-exact');
+    assert.equal((await call(a.url, 'GET', '/v1/catalog/node/decl-other', { token: ROOT })).json, null);
+    const gone = await send('PUT', '/v1/catalog/deregister', { node: 'decl-exact' });
+    assert.equal(gone.status, 200);
+    assert.equal((await call(a.url, 'GET', '/v1/catalog/node/decl-exact', { token: ROOT })).json, null);
+  });
+
+  it("agent service and check registration and a check's update: the same texts, names in any case", async () => {
+    await refusedHere([
+      ['/v1/agent/service/register', { Name: 5 }, 'Name must be a string'],
+      ['/v1/agent/service/register', { name: 'decl-a', port: '80' }, 'Port must be a number'],
+      ['/v1/agent/service/register', { Name: 'decl-a', Tags: 'x' }, 'Tags must be a list of strings'],
+      ['/v1/agent/service/register', { Name: 'decl-a', Meta: [] }, 'Meta must be a map of strings'],
+      ['/v1/agent/service/register', { Name: 'decl-a', Check: { TTL: 'soon' } }, 'Check.TTL: time: invalid duration "soon"'],
+      ['/v1/agent/service/register', {}, 'Missing service name'],
+      ['/v1/agent/service/register', 'nope', /^Request decode failed: /],
+      ['/v1/agent/check/register', { Name: 'decl-c', HTTP: 5 }, 'HTTP must be a string'],
+      ['/v1/agent/check/register', { name: 'decl-c', args: ['/bin/true'] }, 'Invalid check: Args checks are not supported'],
+      ['/v1/agent/check/register', { Name: 'decl-c', TTL: '10s', Notes: {} }, 'Notes must be a string'],
+      ['/v1/agent/check/register', '{"Name":1', /^Request decode failed: /],
+    ]);
+    const svc = await send('PUT', '/v1/agent/service/register', { name: 'decl-a', port: 81, check: { ttl: '30s' } });
+    assert.equal(svc.status, 200);
+    const shown = await call(a.url, 'GET', '/v1/agent/service/decl-a', { token: ROOT });
+    assert.deepEqual([shown.json.Service, shown.json.Port], ['decl-a', 81]);
+    const check = await send('PUT', '/v1/agent/check/register', { name: 'decl-c', ttl: '30s' });
+    assert.equal(check.status, 200);
+    await refusedHere([
+      ['/v1/agent/check/update/decl-c', { Status: 1 }, 'Status must be a string'],
+      ['/v1/agent/check/update/decl-c', { status: 'fine' }, "Invalid check status: 'fine'"],
+      ['/v1/agent/check/update/decl-c', '{', /^Request decode failed: /],
+    ]);
+    const updated = await send('PUT', '/v1/agent/check/update/decl-c', { status: 'passing', output: 'ok' });
+    assert.equal(updated.status, 200);
+    const checks = (await call(a.url, 'GET', '/v1/agent/checks', { token: ROOT })).json as Record<string, { Status: string; Output: string }>;
+    assert.deepEqual([checks['decl-c']?.Status, checks['decl-c']?.Output], ['passing', 'ok']);
+  });
+
+  it('session create: the same texts, names in any case', async () => {
+    await refusedHere([
+      ['/v1/session/create', { Name: 1 }, 'Name must be a string'],
+      ['/v1/session/create', { behavior: 'keep' }, "Invalid Behavior setting 'keep'"],
+      ['/v1/session/create', { TTL: 10 }, 'TTL must be a string'],
+      ['/v1/session/create', { NodeChecks: 'serfHealth' }, 'NodeChecks must be a list of strings'],
+      ['/v1/session/create', { ttl: '1s' }, "Invalid Session TTL '1000000000', must be between [10s=24h0m0s]"],
+      ['/v1/session/create', '{"Name":', /^Request decode failed: /],
+    ]);
+    const s = await send('PUT', '/v1/session/create', { name: 'decl-sess', ttl: '15s', behavior: 'delete' });
+    assert.equal(s.status, 200);
+    const info = await call(a.url, 'GET', `/v1/session/info/${s.json.ID}`, { token: ROOT });
+    assert.deepEqual([info.json[0].Name, info.json[0].TTL, info.json[0].Behavior], ['decl-sess', '15s', 'delete']);
+  });
+
+  it('the OpenAPI document shows the catalog, agent and session bodies', async () => {
+    const doc = (await call(a.url, 'GET', '/v1/openapi.json')).json as { paths: Record<string, Record<string, { requestBody?: unknown }>> };
+    const body = (path: string): BodySchema => {
+      const rb = doc.paths[path]?.put?.requestBody as { content: Record<string, { schema: BodySchema }> } | undefined;
+      assert.ok(rb, `PUT ${path} shows a request body`);
+      return rb.content['application/json']!.schema;
+    };
+    const register = body('/catalog/register');
+    assert.deepEqual(Object.keys(register.properties), [
+      'Datacenter',
+      'Node',
+      'SkipNodeUpdate',
+      'Address',
+      'Service',
+      'Check',
+      'Checks',
+      'ID',
+      'TaggedAddresses',
+      'NodeMeta',
+    ]);
+    assert.equal(register.properties.SkipNodeUpdate!.type, 'boolean');
+    assert.equal(register.required, undefined);
+    assert.deepEqual(Object.keys(body('/catalog/deregister').properties), ['Datacenter', 'Node', 'ServiceID', 'CheckID']);
+    assert.ok(body('/agent/service/register').properties.Port);
+    assert.equal(body('/agent/check/register').properties.HTTP!.type, 'string');
+    assert.equal(body('/agent/check/update/{id}').properties.Status!.type, 'string');
+    assert.ok(body('/session/create').properties.LockDelay);
   });
 });
 
