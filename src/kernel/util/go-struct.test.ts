@@ -49,6 +49,14 @@ describe('decodeGoStruct options', () => {
     assert.deepEqual(decodeGoStruct({ name: 'x', Name: 'y', L: null }, schema, o), { Name: 'y' });
   });
 
+  it('exactKeyFirst reads each field in declaration order from its exact key (even null), else the last key equal ignoring case', () => {
+    const o = { typePrefix: '', error, exactKeyFirst: true, keepAbsent: true };
+    assert.deepEqual(decodeGoStruct({ Name: 'exact', name: 'later' }, schema, o), { Name: 'exact' });
+    assert.deepEqual(decodeGoStruct({ name: 'a', NAME: 'b' }, schema, o), { Name: 'b' });
+    assert.deepEqual(decodeGoStruct({ Name: null, name: 'x' }, schema, o), {});
+    failsWith(() => decodeGoStruct({ l: 1, name: 2 }, schema, o), 'json: cannot unmarshal number into Go struct field T.Name of type string');
+  });
+
   it('describe words a mismatch from its field path, the declared kind and the value, element or not', () => {
     const o = { typePrefix: '', error, describe: describeIt };
     failsWith(() => decodeGoStruct({ Name: 1 }, schema, o), 'Name wants string, got 1');
