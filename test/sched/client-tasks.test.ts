@@ -41,13 +41,15 @@ describe('scheduler client agent: tasks', () => {
   it('registers again, with its own secret, after the servers forgot the node', async () => {
     await readyNode(a);
     const nodeId = a.client!.nodeId;
+    const before = await call(a.url, 'GET', `/v1/node/${nodeId}`, { token: ROOT });
     const purge = await call(a.url, 'POST', `/v1/node/${nodeId}/purge`, { token: ROOT });
     assert.equal(purge.status, 200, purge.text);
-    assert.equal((await call(a.url, 'GET', `/v1/node/${nodeId}`, { token: ROOT })).status, 404);
-    // The next heartbeat (every half of the 10 s default TTL) finds the node gone and registers it.
+    // The client learns it at once (its watch of its allocations is refused) or at its next
+    // heartbeat (every half of the 10 s default TTL), and registers anew: a node created after
+    // the purge (the purged one may be back before a read could see it gone).
     const back = await until('node registered again', 15_000, async () => {
       const r = await call(a.url, 'GET', `/v1/node/${nodeId}`, { token: ROOT });
-      return r.status === 200 ? r.json : undefined;
+      return r.status === 200 && r.json.CreateIndex > before.json.CreateIndex ? r.json : undefined;
     });
     assert.equal(back.Status, 'ready');
     assert.equal(back.Drivers.raw_exec.Detected, true);
