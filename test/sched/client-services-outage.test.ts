@@ -1,0 +1,104 @@
+/**
+ * No healthy task stopped by an upstream outage (issue 26; reference/integration.md §8: the
+ * reference restarts healthy tasks when its discovery agent goes away or comes back with its
+ * checks critical): a task with an HTTP check and `check_restart { limit = 1 }` keeps running,
+ * unrestarted, while the discovery agent beside its client is down for several check
+ * intervals and after the agent comes back on the same data directory and address (its
+ * registrations restored, their checks run again); its instance is passing again.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { until } from '../processes.js';
+import { call as meshCall, startAgent as startMeshAgent, type TestAgent as MeshTestAgent } from '../mesh/helpers.js';
+import { allocWhen, freePort, httpTask, runJob, stopJob } from './client-helpers.js';
+import { call, ROOT, startAgent, type TestAgent } from './helpers.js';
+
+const MESH_ROOT = '0c9b8a7d-6e5f-4a3b-8c2d-1e0f9a8b7c6d';
+
+type Entry = { Service: { Port: number }; Checks: { CheckID: string; Status: string }[] };
+
+describe('scheduler client: a discovery agent outage', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cairn-client-outage-'));
+  const meshDir = join(dataDir, 'mesh');
+  let meshAddress = '';
+  let mesh: MeshTestAgent | undefined;
+  let sched: TestAgent;
+  const startMesh = async () => {
+    mesh = await startMeshAgent({ initialManagement: MESH_ROOT }, { dataDir: meshDir, httpAddress: meshAddress }, { syncIntervalMs: 200 });
+  };
+  const passing = async (): Promise<Entry[]> => (await meshCall(mesh!.url, 'GET', '/v1/health/service/steady?passing', { token: MESH_ROOT })).json as Entry[];
+
+  before(async () => {
+    meshAddress = `127.0.0.1:${await freePort()}`;
+    await startMesh();
+    sched = await startAgent({
+      dataDir,
+      client: {
+        servers: [],
+        stateDir: join(dataDir, 'client'),
+        allocDir: join(dataDir, 'alloc'),
+        nodeClass: '',
+        nodePool: 'default',
+        meta: {},
+        token: ROOT,
+        drivers: { raw_exec: true, exec: false },
+        consul: { address: `http://${meshAddress}`, token: MESH_ROOT, deregisterCriticalServiceAfter: '1m' },
+      },
+    });
+  });
+  after(async () => {
+    await sched?.stop();
+    await mesh?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('restarts no healthy task while the agent is away or when it comes back with its checks to run again', { timeout: 90_000 }, async () => {
+    const port = await freePort();
+    const allocId = await runJob(sched, {
+      ID: 'steady',
+      Type: 'service',
+      TaskGroups: [
+        {
+          Name: 'g',
+          RestartPolicy: { Attempts: 3, Interval: 600e9, Delay: 0.2e9, Mode: 'fail' },
+          Tasks: [
+            httpTask('t', port, {
+              Services: [
+                {
+                  Name: 'steady',
+                  PortLabel: String(port),
+                  Checks: [{ Name: 'http', Type: 'http', Path: '/', Interval: 1e9, Timeout: 1e9 }],
+                  CheckRestart: { Limit: 1, Grace: 0 },
+                },
+              ],
+            }),
+          ],
+        },
+      ],
+    });
+    await until('the instance passing', 20_000, async () => ((await passing()).length === 1 ? true : undefined));
+    const pid = readFileSync(join(dataDir, 'alloc', allocId, 't', 'local', 'pid'), 'utf8');
+
+    // The agent goes away for several check intervals (the client reads the checks every second).
+    await mesh!.close();
+    const down = Date.now();
+    await until('five check intervals of outage', 10_000, () => (Date.now() - down >= 5_000 ? true : undefined));
+    // It comes back on the same data directory and address: its registrations are restored and their checks run again.
+    await startMesh();
+    await until('the instance passing again', 20_000, async () => ((await passing()).length === 1 ? true : undefined));
+
+    const alloc = await allocWhen(sched, allocId, { what: 'the allocation read', ok: () => true });
+    assert.equal(alloc.TaskStates.t.State, 'running');
+    assert.equal(alloc.TaskStates.t.Restarts, 0, JSON.stringify(alloc.TaskStates.t.Events));
+    assert.equal(
+      alloc.TaskStates.t.Events.some((e: { Type: string }) => e.Type === 'Restart Signaled'),
+      false,
+    );
+    assert.equal(readFileSync(join(dataDir, 'alloc', allocId, 't', 'local', 'pid'), 'utf8'), pid, 'the same process serves');
+    assert.equal((await call(sched.url, 'GET', `/v1/allocation/${allocId}`, { token: ROOT })).json.ClientStatus, 'running');
+    await stopJob(sched, 'steady');
+  });
+});
