@@ -25,7 +25,8 @@ export function ScopePicker({ value, onChange, only }: { value: string; onChange
   return (
     <div className="field inline">
       <label htmlFor="gw-scope">{only === 'project' ? 'Project' : 'Scope'}</label>
-      <select id="gw-scope" value={value} onChange={(e) => onChange(e.target.value)}>
+      {/* Disabled until the tree is loaded: a choice made while only `global` is offered would be lost when the options arrive. */}
+      <select id="gw-scope" value={value} disabled={!scopes.data} onChange={(e) => onChange(e.target.value)}>
         {offered.map((s) => (
           <option key={s.id} value={s.id}>
             {scopeLabel(s)}
