@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { startCairnProcess, until, type ServerProcess } from '../processes.js';
+import { startCairnProcess, stopGracefully, until, type ServerProcess } from '../processes.js';
 import { call as meshCall, startAgent as startMeshAgent, type TestAgent as MeshTestAgent } from '../mesh/helpers.js';
 import { freePort, httpTask } from './client-helpers.js';
 import { call, ROOT, startAgent, type TestAgent } from './helpers.js';
@@ -27,7 +27,8 @@ describe('scheduler client: registrations of a killed client', () => {
   let mesh: MeshTestAgent | undefined;
   let server: TestAgent | undefined;
   after(async () => {
-    for (const p of procs) await p.kill();
+    // Gracefully: a client agent stops its tasks (a SIGKILL would leave b's task running).
+    for (const p of [...procs].reverse()) await stopGracefully(p);
     await server?.stop();
     await mesh?.stop();
     rmSync(root, { recursive: true, force: true });
