@@ -32,8 +32,10 @@ describe('scheduler client: a discovery agent outage', () => {
   const passing = async (): Promise<Entry[]> => (await meshCall(mesh!.url, 'GET', '/v1/health/service/steady?passing', { token: MESH_ROOT })).json as Entry[];
 
   before(async () => {
-    meshAddress = `127.0.0.1:${await freePort()}`;
+    // Port 0 the first time (no race for a port picked free); the agent comes back on the port it got.
+    meshAddress = '127.0.0.1:0';
     await startMesh();
+    meshAddress = new URL(mesh!.url).host;
     sched = await startAgent({
       dataDir,
       client: {
@@ -55,7 +57,7 @@ describe('scheduler client: a discovery agent outage', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('restarts no healthy task while the agent is away or when it comes back with its checks to run again', { timeout: 90_000 }, async () => {
+  it('restarts no healthy task while the agent is away or when it comes back with its checks to run again', { timeout: 150_000 }, async () => {
     const port = await freePort();
     const allocId = await runJob(sched, {
       ID: 'steady',
@@ -79,7 +81,8 @@ describe('scheduler client: a discovery agent outage', () => {
         },
       ],
     });
-    await until('the instance passing', 20_000, async () => ((await passing()).length === 1 ? true : undefined));
+    // A registration the agent refused is retried by the client's reconcile (every 30 s).
+    await until('the instance passing', 45_000, async () => ((await passing()).length === 1 ? true : undefined));
     const pid = readFileSync(join(dataDir, 'alloc', allocId, 't', 'local', 'pid'), 'utf8');
 
     // The agent goes away for several check intervals (the client reads the checks every second).
@@ -88,7 +91,7 @@ describe('scheduler client: a discovery agent outage', () => {
     await until('five check intervals of outage', 10_000, () => (Date.now() - down >= 5_000 ? true : undefined));
     // It comes back on the same data directory and address: its registrations are restored and their checks run again.
     await startMesh();
-    await until('the instance passing again', 20_000, async () => ((await passing()).length === 1 ? true : undefined));
+    await until('the instance passing again', 45_000, async () => ((await passing()).length === 1 ? true : undefined));
 
     const alloc = await allocWhen(sched, allocId, { what: 'the allocation read', ok: () => true });
     assert.equal(alloc.TaskStates.t.State, 'running');
