@@ -73,7 +73,8 @@ describe('scheduler client: a discovery agent outage', () => {
                   Name: 'steady',
                   PortLabel: String(port),
                   Checks: [{ Name: 'http', Type: 'http', Path: '/', Interval: 1e9, Timeout: 1e9 }],
-                  CheckRestart: { Limit: 1, Grace: 0 },
+                  // A start-up grace as users set one (the check is critical until its first run); no failures tolerated after it.
+                  CheckRestart: { Limit: 1, Grace: 5e9 },
                 },
               ],
             }),
@@ -84,6 +85,9 @@ describe('scheduler client: a discovery agent outage', () => {
     // A registration the agent refused is retried by the client's reconcile (every 30 s).
     await until('the instance passing', 45_000, async () => ((await passing()).length === 1 ? true : undefined));
     const pid = readFileSync(join(dataDir, 'alloc', allocId, 't', 'local', 'pid'), 'utf8');
+    // The task started before it passed: past its start-up grace from here, every unhealthy reading would count.
+    const serving = Date.now();
+    await until('the start-up grace over', 10_000, () => (Date.now() - serving >= 5_500 ? true : undefined));
 
     // The agent goes away for several check intervals (the client reads the checks every second).
     await mesh!.close();
