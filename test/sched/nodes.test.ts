@@ -243,8 +243,15 @@ describe('scheduler nodes', () => {
       CreateIndex: stub.CreateIndex,
       ModifyIndex: stub.ModifyIndex,
     });
+    // Every listed ID has the prefix; of this test's nodes, the two `aa` ones in ID order (a random
+    // node ID of another test of this agent may start with `aa` too: 1 in 256).
+    const prefixed = (await get('/v1/nodes?prefix=aa')).json.map((s: { ID: string }) => s.ID) as string[];
+    assert.ok(
+      prefixed.every((id) => id.startsWith('aa')),
+      prefixed.join(),
+    );
     assert.deepEqual(
-      (await get('/v1/nodes?prefix=aa')).json.map((s: { ID: string }) => s.ID),
+      prefixed.filter((id) => ids.includes(id)),
       ids.slice(0, 2),
     );
     assert.deepEqual(
