@@ -38,8 +38,8 @@
  *
  * @module
  */
-import { ConfigError, parseConfig, type BlockAt, type ConfigOf } from '../../../kernel/config/index.js';
-import { parseGoDuration } from '../../../kernel/util/go-duration.js';
+import { defined, duration, issue, type Body } from './hcl-values.js';
+import { ConfigError, parseConfig, type ConfigOf } from '../../../kernel/config/index.js';
 import { schedBadRequest } from '../http.js';
 import { SERVICE_HCL_KEYS, servicesFromHcl } from './services-hcl.js';
 import { hclNetworks, NETWORK_HCL_KEYS } from './network.js';
@@ -149,25 +149,6 @@ const JOBSPEC_KEYS = {
 } as const;
 
 type Spec = ConfigOf<typeof JOBSPEC_KEYS>;
-type Body = Record<string, unknown> & { readonly $at: BlockAt };
-
-/** Drops the keys whose value is undefined (the output holds only what the file sets). */
-function defined(o: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
-}
-
-/** A Go duration string of key `key` in ns. @throws ConfigError at its line. */
-function duration(b: Body, key: string): number | undefined {
-  const v = b[key];
-  if (v === undefined || v === null) return undefined;
-  const ns = typeof v === 'string' ? parseGoDuration(v) : `got ${JSON.stringify(v)}`;
-  if (typeof ns === 'string') throw issue(b.$at, key, `"${key}" must be a duration such as "30s" or "1h30m" (${ns})`);
-  return ns;
-}
-
-function issue(at: BlockAt, key: string, message: string): ConfigError {
-  return new ConfigError([{ file: at.file, line: at.keyLines[key] ?? at.line, key, message }]);
-}
 
 /** HCL1 wraps every block and object in a list: `[{…}]` (several `meta {}` blocks merge). */
 function object(b: Body, key: string): Record<string, unknown> | undefined {

@@ -21,6 +21,7 @@
  *
  * @module
  */
+import type { Body } from './hcl-values.js';
 import { ConfigError, type BlockAt } from '../../../kernel/config/index.js';
 import { jsonKind } from '../../../kernel/util/go-struct.js';
 import { isObject } from '../../../kernel/util/is-object.js';
@@ -81,8 +82,6 @@ export const NETWORK_HCL_KEYS = {
     },
   },
 } as const;
-
-type Body = Record<string, unknown> & { readonly $at: BlockAt };
 
 function hclIssue(at: BlockAt, key: string, message: string): ConfigError {
   return new ConfigError([{ file: at.file, line: at.keyLines[key] ?? at.line, key, message }]);

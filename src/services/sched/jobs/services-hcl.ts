@@ -18,8 +18,7 @@
  *
  * @module
  */
-import { ConfigError, type BlockAt } from '../../../kernel/config/index.js';
-import { parseGoDuration } from '../../../kernel/util/go-duration.js';
+import { defined, duration, issue, type Body } from './hcl-values.js';
 
 const checkRestart = {
   kind: 'block',
@@ -71,25 +70,6 @@ export const SERVICE_HCL_KEYS = {
     },
   },
 } as const;
-
-type Body = Record<string, unknown> & { readonly $at: BlockAt };
-
-function issue(at: BlockAt, key: string, message: string): ConfigError {
-  return new ConfigError([{ file: at.file, line: at.keyLines[key] ?? at.line, key, message }]);
-}
-
-function defined(o: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
-}
-
-/** A Go duration string in ns. @throws ConfigError at its line. */
-function duration(b: Body, key: string): number | undefined {
-  const v = b[key];
-  if (v === undefined || v === null) return undefined;
-  const ns = typeof v === 'string' ? parseGoDuration(v) : `got ${JSON.stringify(v)}`;
-  if (typeof ns === 'string') throw issue(b.$at, key, `"${key}" must be a duration such as "30s" or "1h30m" (${ns})`);
-  return ns;
-}
 
 /** `port = "http"` or `port = 8080`: the reference's `PortLabel` text. @throws ConfigError for anything else. */
 function port(b: Body): string | undefined {
