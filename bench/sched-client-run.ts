@@ -16,7 +16,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCairnProcess, until, type ServerProcess } from '../test/processes.js';
+import { startCairnProcess, stopGracefully, until, type ServerProcess } from '../test/processes.js';
+import { schedApi } from './sched-api.js';
 
 /** One round's figures, in ms from the register request. */
 export interface ClientRunSample {
@@ -25,23 +26,6 @@ export interface ClientRunSample {
 }
 
 type AllocStub = { ClientStatus: string; DesiredStatus: string };
-
-async function api<T>(base: string, method: string, path: string, body?: unknown): Promise<T> {
-  const r = await fetch(`${base}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await r.text();
-  if (r.status !== 200) throw new Error(`${method} ${path}: ${r.status} ${text}`);
-  return JSON.parse(text) as T;
-}
-
-/** Stops `p` with SIGTERM (the client kills its tasks on the way out) and waits for its exit. */
-async function stop(p: ServerProcess): Promise<void> {
-  if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
-  await p.exited;
-}
 
 /** See the module doc. @throws when an agent does not start or a round does not finish within 120 s. */
 export async function measureClientRun(o: { tasks: number; rounds: number }): Promise<ClientRunSample[]> {
@@ -58,7 +42,7 @@ export async function measureClientRun(o: { tasks: number; rounds: number }): Pr
     procs.push(await startCairnProcess(['sched', 'agent', '--config', join(dir, 'client.hcl')], {}, 'scheduler client-only agent listening'));
     const base = server.url;
     await until('the client node ready', 30_000, async () =>
-      (await api<{ Status: string }[]>(base, 'GET', '/v1/nodes')).some((n) => n.Status === 'ready') ? true : undefined,
+      (await schedApi<{ Status: string }[]>(base, 'GET', '/v1/nodes')).some((n) => n.Status === 'ready') ? true : undefined,
     );
     const samples: ClientRunSample[] = [];
     for (let round = 0; round < o.rounds; round++) {
@@ -75,24 +59,24 @@ export async function measureClientRun(o: { tasks: number; rounds: number }): Pr
         ],
       };
       const t0 = performance.now();
-      await api(base, 'POST', '/v1/jobs', { body: { Job: job } });
+      await schedApi(base, 'POST', '/v1/jobs', { body: { Job: job } });
       let placedMs = NaN;
       const runningMs = await until(`${o.tasks} allocations running`, 120_000, async () => {
-        const allocs = (await api<AllocStub[]>(base, 'GET', `/v1/job/${id}/allocations`)).filter((a) => a.DesiredStatus === 'run');
+        const allocs = (await schedApi<AllocStub[]>(base, 'GET', `/v1/job/${id}/allocations`)).filter((a) => a.DesiredStatus === 'run');
         const now = performance.now() - t0;
         if (Number.isNaN(placedMs) && allocs.length === o.tasks) placedMs = now;
         return allocs.length === o.tasks && allocs.every((a) => a.ClientStatus === 'running') ? now : undefined;
       });
       samples.push({ placedMs, runningMs });
-      await api(base, 'DELETE', `/v1/job/${id}?purge=true`);
+      await schedApi(base, 'DELETE', `/v1/job/${id}?purge=true`);
       await until('the tasks stopped', 120_000, async () =>
-        (await api<AllocStub[]>(base, 'GET', '/v1/allocations')).every((a) => a.ClientStatus !== 'running') ? true : undefined,
+        (await schedApi<AllocStub[]>(base, 'GET', '/v1/allocations')).every((a) => a.ClientStatus !== 'running') ? true : undefined,
       );
     }
     return samples;
   } finally {
     // The client first: it stops its tasks before the server goes.
-    for (const p of procs.reverse()) await stop(p);
+    for (const p of procs.reverse()) await stopGracefully(p, 60_000);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -30,7 +30,8 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MeshClient } from '../src/sdk/index.js';
-import { startCairnProcess, until, type ServerProcess } from '../test/processes.js';
+import { startCairnProcess, stopGracefully, until, type ServerProcess } from '../test/processes.js';
+import { schedApi } from './sched-api.js';
 import { cpuSeconds } from './cpu.js';
 
 /**
@@ -82,23 +83,6 @@ export interface RegisterResult {
 function pythonPath(): string {
   for (const p of ['/usr/bin/python3', '/usr/local/bin/python3']) if (existsSync(p)) return p;
   return 'python3';
-}
-
-async function api<T>(base: string, method: string, path: string, body?: unknown): Promise<T> {
-  const r = await fetch(`${base}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await r.text();
-  if (r.status !== 200) throw new Error(`${method} ${path}: ${r.status} ${text}`);
-  return JSON.parse(text) as T;
-}
-
-/** Stops `p` with SIGTERM and waits for its exit. */
-async function stop(p: ServerProcess): Promise<void> {
-  if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
-  await p.exited;
 }
 
 /** The job of round `round`: `instances` allocations of the HTTP task, each with its service on a dynamic port. */
@@ -187,7 +171,7 @@ export async function measureServiceRegistration(o: { instances: number; rounds:
     mc = new MeshClient({ address: mesh.url, timeoutMs: 30_000 });
     const base = server.url;
     await until('the client node ready', 30_000, async () =>
-      (await api<{ Status: string }[]>(base, 'GET', '/v1/nodes')).some((n) => n.Status === 'ready') ? true : undefined,
+      (await schedApi<{ Status: string }[]>(base, 'GET', '/v1/nodes')).some((n) => n.Status === 'ready') ? true : undefined,
     );
     const rounds: RegisterRound[] = [];
     let steady: ProcessCpu = { mesh: NaN, server: NaN, client: NaN };
@@ -200,7 +184,7 @@ export async function measureServiceRegistration(o: { instances: number; rounds:
       let firstRegisteredMs = NaN;
       const registered = watchHealth(mc, service, { count: o.instances, passing: false, t0, first: (ms) => (firstRegisteredMs = ms) });
       const passing = watchHealth(mc, service, { count: o.instances, passing: true, t0, first: (ms) => (firstPassingMs = ms) });
-      await api(base, 'POST', '/v1/jobs', { Job: job(id, service, o.instances, python) });
+      await schedApi(base, 'POST', '/v1/jobs', { Job: job(id, service, o.instances, python) });
       const deadline = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${id}: not all passing within 180 s`)), 180_000).unref());
       const [registeredMs, passingMs] = await Promise.race([Promise.all([registered, passing]), deadline]);
       const cpu = cpuDelta(before, cpuNow(p));
@@ -213,17 +197,17 @@ export async function measureServiceRegistration(o: { instances: number; rounds:
         const still = await mc.health.service(service, { passing: true });
         if (still.items.length !== o.instances) throw new Error(`${id}: ${still.items.length} of ${o.instances} instances passing after the steady period`);
       }
-      await api(base, 'DELETE', `/v1/job/${id}?purge=true`);
+      await schedApi(base, 'DELETE', `/v1/job/${id}?purge=true`);
       await until(`${id}'s instances gone from the catalog`, 120_000, async () => ((await mc!.health.service(service)).items.length === 0 ? true : undefined));
       await until(`${id}'s tasks stopped`, 120_000, async () =>
-        (await api<{ ClientStatus: string }[]>(base, 'GET', '/v1/allocations')).every((a) => a.ClientStatus !== 'running') ? true : undefined,
+        (await schedApi<{ ClientStatus: string }[]>(base, 'GET', '/v1/allocations')).every((a) => a.ClientStatus !== 'running') ? true : undefined,
       );
     }
     return { instances: o.instances, rounds, steady, python };
   } finally {
     await mc?.close();
     // The client first: it deregisters and stops its tasks before the others go.
-    for (const p of procs.reverse()) await stop(p);
+    for (const p of procs.reverse()) await stopGracefully(p, 60_000);
     rmSync(dir, { recursive: true, force: true });
   }
 }
