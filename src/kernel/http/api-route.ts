@@ -8,8 +8,15 @@
  *
  * @module
  */
-import type { Static, TObject } from '@sinclair/typebox';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { HttpRequest, HttpResponse } from './exchange.js';
+
+/**
+ * Query parameters by name, each a TypeBox schema giving its type and description (the
+ * route's OpenAPI parameters). Values reach handlers as text (`ctx.query`): each service
+ * parses its parameters the way its reference does, with its texts.
+ */
+export type ApiQuery = Readonly<Record<string, TSchema>>;
 
 /** HTTP methods a route may declare. */
 export type ApiMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
@@ -24,6 +31,12 @@ export interface ApiContext<D, I = unknown> {
    */
   readonly caller: I;
   readonly params: Readonly<Record<string, string>>;
+  /**
+   * The query parameters the operation declares ({@link ApiOperation.query}), those every
+   * request of the service takes ({@link ApiConventions.query}) and, on a read, its consistency
+   * and blocking parameters; any other parameter is left out, so a handler cannot read one
+   * its route does not declare.
+   */
   readonly query: URLSearchParams;
   /** The request's token secret as the service's conventions find it, or undefined. */
   readonly secret: string | undefined;
@@ -128,6 +141,8 @@ export interface ApiOperation<D, A, I> {
    * handler read the result as `ctx.input()`.
    */
   readonly body?: TObject;
+  /** The query parameters it reads beside the service's own ({@link ApiContext.query}). */
+  readonly query?: ApiQuery;
   /**
    * What the service's text for a declared body that is not JSON calls it: the `kind` of
    * {@link ApiConventions.decodeError} (the discovery service's `Policy decoding failed: …`).
@@ -206,6 +221,10 @@ export interface ApiConventions<A = unknown, I = unknown> {
    * never kept waiting.
    */
   readonly accessAfterWait?: boolean;
+  /** Query parameters every request takes (the forwarding parameter, `pretty`, a token, …). */
+  readonly query: ApiQuery;
+  /** Query parameters every read (GET) takes: its consistency mode ({@link consistency}). */
+  readonly readQuery: ApiQuery;
   /** Reply to a path that is not a route. */
   notFound(): TextReply;
   /** Reply to a method the route does not declare; `allow` lists the declared ones. */

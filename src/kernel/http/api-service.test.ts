@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { Type } from '@sinclair/typebox';
 import { SqliteBackend, StateStore } from '../store/index.js';
 import { decodeGoStruct } from '../util/go-struct.js';
 import { Go, goStructOf } from '../util/go-schema.js';
@@ -41,6 +42,8 @@ function conventions(primary?: () => Promise<HttpResponse> | undefined): ApiConv
       return ctx.secret!;
     },
     primary: primary && (() => primary()),
+    query: { pretty: Type.String() },
+    readQuery: { stale: Type.String() },
     notFound: () => ({ status: 404, body: 'no route' }),
     methodNotAllowed: (method) => ({ status: 405, body: `method ${method} not allowed` }),
     wait: { defaultMs: 1000, maxMs: 1000 },
@@ -180,6 +183,7 @@ describe('api-service route declarations', () => {
         methods: {
           PUT: {
             access: { permission: 'write' },
+            query: { global: Type.Boolean() },
             forward: (ctx) => {
               if (!ctx.query.has('global')) throw new CairnError('bad_request', 'say where');
               return ctx.query.get('global') === 'true' ? 'primary' : undefined;
@@ -294,6 +298,40 @@ describe('api-service route declarations', () => {
       () => apiHttpService({ routes: declared, deps: undefined, state, conventions: conventions() }),
       /route PUT \/v1\/thing: declares a body, but the service decodes none/,
     );
+  });
+
+  it("hands a handler only the query parameters its operation, its service and a read's kind declare, and documents them", async () => {
+    const seen: string[] = [];
+    const declared: readonly ApiRoute<undefined, Rule, string>[] = [
+      {
+        pattern: 'things',
+        synopsis: 't',
+        blocking: ['t'],
+        methods: {
+          GET: {
+            access: PUBLIC,
+            query: { prefix: Type.String({ description: 'Name prefix.' }) },
+            handle: async (ctx) => (seen.push(ctx.query.toString()), { body: 1, index: 1 }),
+          },
+          PUT: { access: PUBLIC, query: { cas: Type.Integer() }, handle: async (ctx) => (seen.push(ctx.query.toString()), { body: 1 }) },
+        },
+      },
+    ];
+    const service = apiHttpService({
+      routes: declared,
+      deps: undefined,
+      state,
+      conventions: conventions(),
+      openapi: { pattern: 'openapi', info: { title: 't', version: '1', description: 'd' } },
+    });
+    await service.handle(request('GET', '/v1/things?prefix=a&cas=1&index=0&stale&pretty&secret=x'));
+    await service.handle(request('PUT', '/v1/things?prefix=a&cas=1&index=0&stale&pretty'));
+    assert.deepEqual(seen, ['prefix=a&index=0&stale=&pretty=', 'cas=1&pretty=']);
+    const doc = JSON.parse(String((await service.handle(request('GET', '/v1/openapi'))).body));
+    const names = (op: { parameters: { name: string }[] }) => op.parameters.map((p) => p.name).sort();
+    assert.deepEqual(names(doc.paths['/things'].get), ['index', 'prefix', 'pretty', 'stale', 'wait']);
+    assert.deepEqual(names(doc.paths['/things'].put), ['cas', 'pretty']);
+    assert.equal(doc.paths['/things'].get.parameters.find((p: { name: string }) => p.name === 'prefix').description, 'Name prefix.');
   });
 
   it('decodes a declared body once, early when a forward function reads it: its 400 comes before forwarding', async () => {

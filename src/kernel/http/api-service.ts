@@ -32,7 +32,7 @@
  *
  * @module
  */
-import type { TObject } from '@sinclair/typebox';
+import { Type, type TObject } from '@sinclair/typebox';
 import { FORWARDED_ROUTE, labelRoute } from '../metrics/http.js';
 import type { Leadership, StateStore } from '../store/index.js';
 import { goDurationMs } from '../util/go-duration.js';
@@ -41,7 +41,18 @@ import { forwardRequest, sendToLeader, type ForwardStyle } from './forward.js';
 import { parseJsonBody } from './json-body.js';
 import { serviceOpenapiDocument, type OpenApiInfo } from './openapi.js';
 import { RouteTable, type CompiledPath, type Operation, type PathSpec, type RouteMatch } from './route.js';
-import { PUBLIC, type ApiConventions, type ApiContext, type ApiMethod, type ApiReply, type ApiRoute, type Public, type TextReply } from './api-route.js';
+import {
+  PUBLIC,
+  type ApiConventions,
+  type ApiContext,
+  type ApiMethod,
+  type ApiOperation,
+  type ApiQuery,
+  type ApiReply,
+  type ApiRoute,
+  type Public,
+  type TextReply,
+} from './api-route.js';
 import type { HttpRequest, HttpResponse, HttpService } from './server.js';
 
 /** The dispatcher's settings. */
@@ -72,6 +83,12 @@ const NO_CLUSTER_LEADER = 'No cluster leader';
 const ALONE = { known: true, lastContactMs: 0 } as const;
 
 const METHOD_OP: Readonly<Record<ApiMethod, Operation>> = { GET: 'read', PUT: 'update', POST: 'create', DELETE: 'delete' };
+/** The query parameters of a blocking read (reference/mesh.md §0.7, reference/sched.md §1.5). */
+const BLOCKING_QUERY: ApiQuery = {
+  index: Type.Integer({ minimum: 0, description: 'Blocking query: wait until the result index passes this one.' }),
+  wait: Type.String({ description: 'Blocking query: the longest wait, a Go duration such as `30s` (capped by the service).' }),
+};
+
 /** `Content-Type` of every error and text reply. */
 const PLAIN_TEXT = { 'Content-Type': 'text/plain; charset=utf-8' } as const;
 
@@ -102,15 +119,26 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
       if (op.body && !conv.decodeBody) throw new Error(`route ${method} /v1/${r.pattern}: declares a body, but the service decodes none`);
     }
   }
+  // Every query parameter an operation may read, its own and the service's: computed once.
+  const queryOf = new Map<ApiOperation<D, A, I>, ApiQuery>();
+  for (const r of routes) {
+    for (const [m, op] of Object.entries(r.methods)) {
+      const read = m === 'GET' ? { ...conv.readQuery, ...(r.blocking && BLOCKING_QUERY) } : {};
+      queryOf.set(op!, { ...conv.query, ...read, ...op!.query });
+    }
+  }
+  const allowedOf = new Map([...queryOf].map(([op, q]) => [op, new Set(Object.keys(q))]));
   const table = new RouteTable<ApiContext<D, I>, ApiReply>(
     routes.map((r): PathSpec<ApiContext<D, I>, ApiReply> => ({
       pattern: r.pattern,
       synopsis: r.synopsis,
       operations: Object.fromEntries(
-        Object.entries(r.methods).map(([m, op]) => [
-          METHOD_OP[m as ApiMethod],
-          { summary: `${m} ${r.pattern}`, handle: op!.handle, ...(op!.body && { fields: op!.body.properties }) },
-        ]),
+        Object.entries(r.methods).map(([m, op]) => {
+          const query = queryOf.get(op!)!;
+          // The document shows a read's or delete's query parameters as its fields, a write's beside its body.
+          const fields = op!.body ? { fields: op!.body.properties, query } : m === 'GET' || m === 'DELETE' ? { fields: query } : { query };
+          return [METHOD_OP[m as ApiMethod], { summary: `${m} ${r.pattern}`, handle: op!.handle, ...fields }];
+        }),
       ),
     })),
   );
@@ -163,6 +191,7 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
         consistency,
         schema: op.body,
         bodyKind: op.bodyKind,
+        allowed: allowedOf.get(op)!,
       });
       const forward = typeof op.forward === 'function' ? op.forward(ctx) : op.forward;
       if (forward === 'primary' && conv.primary) {
@@ -331,9 +360,14 @@ class RequestContext<D, I> implements ApiContext<D, I> {
     readonly req: HttpRequest,
     readonly deps: D,
     private readonly conv: ApiConventions<unknown, I>,
-    read: Pick<ApiContext<D, I>, 'params' | 'secret' | 'consistency'> & { readonly schema: TObject | undefined; readonly bodyKind: string | undefined },
+    read: Pick<ApiContext<D, I>, 'params' | 'secret' | 'consistency'> & {
+      readonly schema: TObject | undefined;
+      readonly bodyKind: string | undefined;
+      /** The query parameters the operation may read. */
+      readonly allowed: ReadonlySet<string>;
+    },
   ) {
-    this.query = req.query;
+    this.query = declaredOnly(req.query, read.allowed);
     this.params = read.params;
     this.secret = read.secret;
     this.consistency = read.consistency;
@@ -364,6 +398,12 @@ class RequestContext<D, I> implements ApiContext<D, I> {
     if (this.parsed === NOT_PARSED) this.parsed = parseBody(this.req.body, kind, this.conv);
     return this.parsed as T | undefined;
   }
+}
+
+/** `query` without the parameters `allowed` does not name; `query` itself when it has none (the usual case: no copy). */
+function declaredOnly(query: URLSearchParams, allowed: ReadonlySet<string>): URLSearchParams {
+  for (const k of query.keys()) if (!allowed.has(k)) return new URLSearchParams([...query].filter(([name]) => allowed.has(name)));
+  return query;
 }
 
 /** {@link RequestContext.body} and {@link RequestContext.input} before their first call. */

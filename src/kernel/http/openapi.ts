@@ -141,17 +141,17 @@ export function serviceOpenapiDocument(
 }
 
 function queryOperation(op: AnyOp, fields: Readonly<Record<string, TSchema>>) {
-  return {
-    summary: op.summary,
-    parameters: Object.entries(fields).map(([name, schema]) => ({
-      name,
-      in: 'query',
-      required: op.required?.includes(name) ?? false,
-      description: schema.description ?? '',
-      schema: oasSchema(schema),
-    })),
-    responses: { '200': { description: 'OK' }, '204': { description: 'empty body' } },
-  };
+  return { summary: op.summary, parameters: queryParameters(op, fields), responses: { '200': { description: 'OK' }, '204': { description: 'empty body' } } };
+}
+
+function queryParameters(op: AnyOp, fields: Readonly<Record<string, TSchema>>) {
+  return Object.entries(fields).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: op.required?.includes(name) ?? false,
+    description: schema.description ?? '',
+    schema: oasSchema(schema),
+  }));
 }
 
 function bodyOperation(op: AnyOp, fields: Readonly<Record<string, TSchema>>, contentType = 'application/json') {
@@ -161,6 +161,7 @@ function bodyOperation(op: AnyOp, fields: Readonly<Record<string, TSchema>>, con
     : { type: 'object', properties, ...(op.required?.length ? { required: [...op.required] } : {}) };
   return {
     summary: op.summary,
+    ...(op.query && Object.keys(op.query).length > 0 && { parameters: queryParameters({ summary: op.summary, handle: op.handle }, op.query) }),
     requestBody: { required: !!op.rawBody || !!op.required?.length, content: { [contentType]: { schema } } },
     responses: { '200': { description: 'OK' }, '204': { description: 'empty body' } },
   };

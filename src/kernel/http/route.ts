@@ -28,6 +28,11 @@ export interface OperationSpec<C, R> {
   readonly fields?: Readonly<Record<string, TSchema>>;
   /** Names of required fields; a missing one is a 400 naming it. */
   readonly required?: readonly string[];
+  /**
+   * Query parameters of an operation whose `fields` are its body (documented only: the
+   * discovery service's and the scheduler's writes, api-service.ts).
+   */
+  readonly query?: Readonly<Record<string, TSchema>>;
   /** The handler gets the raw JSON body object instead of validated fields (KV v1). */
   readonly rawBody?: boolean;
   /** Runs the operation; `undefined` means "no content" (the service decides 204/404). */

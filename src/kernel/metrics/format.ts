@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { Type } from '@sinclair/typebox';
 import { badRequest } from '../http/errors.js';
 import type { MetricsFormat } from './service-metrics.js';
 
@@ -29,6 +30,9 @@ export interface FormatRules {
 
 /** Vault's rules (`sys/metrics`). */
 export const SECRETS_FORMAT_RULES: FormatRules = { accept: true, rejectUnknown: true };
+/** The `format` query parameter of a metrics endpoint ({@link metricsFormat}). */
+export const METRICS_QUERY = { format: Type.String({ description: '`prometheus`: Prometheus text instead of JSON.' }) } as const;
+
 /** Consul's rules (`agent/metrics`). */
 export const MESH_FORMAT_RULES: FormatRules = { accept: true, rejectUnknown: false };
 /** Nomad's rules (`/v1/metrics`). */

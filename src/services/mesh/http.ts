@@ -24,6 +24,7 @@ import {
   CairnError,
   type ApiContext,
   type ApiConventions,
+  type ApiQuery,
   type ApiReply,
   type ApiRoute,
   type ForwardStyle,
@@ -31,6 +32,7 @@ import {
   type HttpResponse,
   type HttpService,
 } from '../../kernel/http/index.js';
+import { Type } from '@sinclair/typebox';
 import type { Leadership, StateStore } from '../../kernel/store/index.js';
 import { decodeMeshBody, meshDecodeError } from './body-decoding.js';
 import { VERSION } from '../../kernel/version/index.js';
@@ -95,6 +97,21 @@ export const meshNotFound = (text: string) => new CairnError('not_found', text);
 /** 401 `ACL support disabled` (reference/mesh.md §0.4). */
 export const aclDisabled = () => new CairnError('unauthenticated', 'ACL support disabled');
 
+/** Query parameters every request takes (reference/mesh.md §0.2–§0.4). */
+const MESH_QUERY: ApiQuery = {
+  dc: Type.String({ description: 'The datacenter to ask; another than this agent’s is forwarded to a server there.' }),
+  token: Type.String({ description: 'The ACL token (prefer the `X-Mesh-Token` header: a query string may be logged).' }),
+  pretty: Type.String({ description: 'Present: the JSON reply is indented.' }),
+  ns: Type.String({ description: 'The namespace (Enterprise: refused otherwise).' }),
+};
+
+/** Query parameters every read takes: its consistency mode (reference/mesh.md §0.7). */
+const MESH_READ_QUERY: ApiQuery = {
+  stale: Type.String({ description: 'Present: any server answers, without a read barrier.' }),
+  consistent: Type.String({ description: 'Present: the leader confirms it still leads before answering.' }),
+  max_stale: Type.String({ description: 'Present: read as `stale`.' }),
+};
+
 /** The request's token secret in the reference's order: `?token=`, `X-Mesh-Token`, `Authorization: Bearer` (§0.2). */
 function tokenOf(req: HttpRequest): string | undefined {
   const q = req.query.get('token');
@@ -114,6 +131,8 @@ export function meshHttpService<D, A, I>(options: MeshHttpOptions<D, A, I>): Htt
     notFound: () => ({ status: 404, body: 'Invalid URL path: not a recognized HTTP API endpoint\n' }),
     methodNotAllowed: (method, allow) => ({ status: 405, body: `method ${method} not allowed`, headers: { Allow: ['OPTIONS', ...allow].join(',') } }),
     options: (allow) => ({ status: 200, headers: { Allow: ['OPTIONS', ...allow].join(',') } }),
+    query: MESH_QUERY,
+    readQuery: MESH_READ_QUERY,
     wait: { defaultMs: DEFAULT_WAIT_MS, maxMs: MAX_WAIT_MS },
     consistency(q): Consistency {
       if (q.has('stale') && q.has('consistent')) throw badRequest('Cannot specify ?stale with ?consistent, conflicting semantics.');

@@ -30,6 +30,7 @@ import {
   CairnError,
   type ApiContext,
   type ApiConventions,
+  type ApiQuery,
   type ApiReply,
   type ApiRoute,
   type ForwardStyle,
@@ -37,6 +38,7 @@ import {
   type HttpResponse,
   type HttpService,
 } from '../../kernel/http/index.js';
+import { Type } from '@sinclair/typebox';
 import type { Leadership, StateStore } from '../../kernel/store/index.js';
 import { VERSION } from '../../kernel/version/index.js';
 import { parseGoBool } from '../../kernel/util/go-bool.js';
@@ -114,6 +116,20 @@ export interface SchedHttpOptions<D, A, I> {
   readonly leadership?: Leadership;
 }
 
+/** Query parameters every request takes (reference/sched.md §1). */
+const SCHED_QUERY: ApiQuery = {
+  region: Type.String({ description: 'The region to ask; another than this agent’s is forwarded to a server there.' }),
+  pretty: Type.String({ description: 'Present and not `0`: the JSON reply is indented.' }),
+  // The reference reads it on every request (its QueryOptions and WriteRequest): the namespace
+  // of what a route names, and of the rule it checks.
+  namespace: Type.String({ description: 'The namespace (`default` when absent; `*` on lists: every namespace the token may read).' }),
+};
+
+/** Query parameters every read takes: its consistency mode (reference/sched.md §1.5). */
+const SCHED_READ_QUERY: ApiQuery = {
+  stale: Type.Boolean({ description: '`true` (or present without a value): any server answers, without a read barrier.' }),
+};
+
 /** Builds the scheduler service's {@link HttpService}. */
 export function schedHttpService<D, A, I>(options: SchedHttpOptions<D, A, I>): HttpService {
   const conventions: ApiConventions<A, I> = {
@@ -125,6 +141,8 @@ export function schedHttpService<D, A, I>(options: SchedHttpOptions<D, A, I>): H
     accessAfterWait: true,
     notFound: () => ({ status: 404, body: '404 page not found\n' }),
     methodNotAllowed: () => ({ status: 405, body: 'Invalid method' }),
+    query: SCHED_QUERY,
+    readQuery: SCHED_READ_QUERY,
     wait: { defaultMs: MAX_WAIT_MS, maxMs: MAX_WAIT_MS },
     consistency(q) {
       if (!q.has('stale')) return 'default';

@@ -6,6 +6,8 @@
  *
  * @module
  */
+import { Type } from '@sinclair/typebox';
+import type { ApiQuery } from '../../kernel/http/index.js';
 import type { Ctx } from './deps.js';
 import { parseGoBool } from '../../kernel/util/go-bool.js';
 import { schedBadRequest } from './http.js';
@@ -24,6 +26,16 @@ export function requireInput<T>(input: T | undefined): T {
 
 // ---------------------------------------------------------------------------------------
 // Query
+
+/** The `prefix` query parameter of the lists that take it ({@link queryPrefix}, {@link queryUuidPrefix}). */
+export const PREFIX_QUERY: ApiQuery = { prefix: Type.String({ description: 'Only the objects whose ID (or name) starts with this.' }) };
+
+/** The paging and filtering query parameters of the paged lists (reference/sched.md §1.7, paginate.ts). */
+export const PAGED_QUERY: ApiQuery = {
+  per_page: Type.Integer({ minimum: 0, description: 'Page size: at most this many objects, with `X-Sched-NextToken` naming the next page.' }),
+  next_token: Type.String({ description: 'The `X-Sched-NextToken` of the previous page.' }),
+  filter: Type.String({ description: 'A boolean expression (go-bexpr) over the objects’ fields.' }),
+};
 
 /** `?prefix=` as given; `''` when absent. */
 export function queryPrefix(ctx: Ctx): string {

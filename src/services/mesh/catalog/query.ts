@@ -11,12 +11,28 @@
  *
  * @module
  */
+import { Type } from '@sinclair/typebox';
 import { compileFilter, FilterError, type Filter } from '../../../kernel/bexpr/index.js';
-import { badRequest } from '../../../kernel/http/index.js';
+import { badRequest, type ApiQuery } from '../../../kernel/http/index.js';
 import type { Resource } from '../acl/index.js';
 import type { Ctx } from '../deps.js';
 import type { Identity } from '../resolve.js';
 import type { StringMap } from './model.js';
+
+/** The `filter=` query parameter of the lists that take it ({@link filterOf}). */
+export const FILTER_QUERY: ApiQuery = {
+  filter: Type.String({ description: 'A boolean expression (go-bexpr) over the fields of the returned objects, e.g. `Service.Tags contains "v2"`.' }),
+};
+
+/** The repeatable `node-meta=key:value` query parameter ({@link nodeMetaOf}). */
+export const NODE_META_QUERY: ApiQuery = {
+  'node-meta': Type.Array(Type.String(), { description: 'Repeatable `key:value`: only nodes whose meta holds every pair.' }),
+};
+
+/** The repeatable `tag=` query parameter of a service's instances ({@link tagsMatch}). */
+export const TAG_QUERY: ApiQuery = {
+  tag: Type.Array(Type.String(), { description: 'Repeatable: only instances carrying every tag (case-insensitive).' }),
+};
 
 /** The header a list carries when ACLs left something out. */
 export const FILTERED_HEADER = 'X-Mesh-Results-Filtered-By-ACLs';

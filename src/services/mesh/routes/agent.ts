@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { badRequest } from '../../../kernel/http/index.js';
+import { Type } from '@sinclair/typebox';
+import { badRequest, type ApiQuery } from '../../../kernel/http/index.js';
 import { Go } from '../../../kernel/util/go-schema.js';
 import { BUILD, VERSION } from '../../../kernel/version/index.js';
 import {
@@ -222,6 +223,12 @@ async function deregisterService(ctx: Ctx): Promise<MeshReply> {
   return EMPTY;
 }
 
+/** The query parameters of the maintenance endpoints ({@link maintenanceOf}). */
+const MAINTENANCE_QUERY: ApiQuery = {
+  enable: Type.Boolean({ description: 'Required: `true` enters maintenance, `false` leaves it.' }),
+  reason: Type.String({ description: 'Why, shown in the maintenance check’s notes.' }),
+};
+
 /** `?enable=` and `?reason=` of the maintenance endpoints. @throws 400 `Missing value for enable` / `Invalid value for enable: "x"`. */
 function maintenanceOf(ctx: Ctx): { enable: boolean; reason: string } {
   const raw = ctx.query.get('enable');
@@ -318,6 +325,9 @@ function setTtl(ctx: Ctx, id: string, status: CheckStatus, output: string): Mesh
   return EMPTY;
 }
 
+/** The query parameter of the TTL check endpoints. */
+const TTL_QUERY: ApiQuery = { note: Type.String({ description: 'The check’s new output.' }) };
+
 /** `PUT /agent/check/pass|warn|fail/:id?note=`. */
 const ttlRoute = (status: CheckStatus) => async (ctx: Ctx) => setTtl(ctx, required(ctx.params.id, 'Missing check ID'), status, ctx.query.get('note') ?? '');
 
@@ -379,7 +389,16 @@ export const agentRoutes: readonly MeshRouteSpec[] = [
   {
     pattern: 'agent/service/register',
     synopsis: 'Register a service with this agent',
-    methods: { PUT: { access: registerServiceRule, forward: 'local', body: ServiceDefinitionBody, bodyKind: ANY_CASE_BODY_KIND, handle: registerService } },
+    methods: {
+      PUT: {
+        access: registerServiceRule,
+        forward: 'local',
+        query: { 'replace-existing-checks': Type.Boolean({ description: 'Present and not `false`: the checks given replace those the service had.' }) },
+        body: ServiceDefinitionBody,
+        bodyKind: ANY_CASE_BODY_KIND,
+        handle: registerService,
+      },
+    },
   },
   {
     pattern: 'agent/service/deregister/:id',
@@ -389,13 +408,13 @@ export const agentRoutes: readonly MeshRouteSpec[] = [
   {
     pattern: 'agent/service/maintenance/:id',
     synopsis: 'Toggle maintenance mode of a service',
-    methods: { PUT: { access: (ctx) => (maintenanceOf(ctx), serviceWriteRule(ctx)), forward: 'local', handle: serviceMaintenance } },
+    methods: { PUT: { access: (ctx) => (maintenanceOf(ctx), serviceWriteRule(ctx)), forward: 'local', query: MAINTENANCE_QUERY, handle: serviceMaintenance } },
   },
   { pattern: 'agent/service/:id', synopsis: 'A service of this agent', methods: { GET: { access: serviceReadRule, forward: 'local', handle: service } } },
   {
     pattern: 'agent/maintenance',
     synopsis: 'Toggle node maintenance mode',
-    methods: { PUT: { access: (ctx) => (maintenanceOf(ctx), nodeWrite(ctx)), forward: 'local', handle: nodeMaintenance } },
+    methods: { PUT: { access: (ctx) => (maintenanceOf(ctx), nodeWrite(ctx)), forward: 'local', query: MAINTENANCE_QUERY, handle: nodeMaintenance } },
   },
   { pattern: 'agent/checks', synopsis: 'The checks of this agent', methods: { GET: { access: ANY_CALLER, forward: 'local', handle: checks } } },
   {
@@ -411,17 +430,17 @@ export const agentRoutes: readonly MeshRouteSpec[] = [
   {
     pattern: 'agent/check/pass/:id',
     synopsis: 'Set a TTL check passing',
-    methods: { PUT: { access: checkWriteRule(noTtl), forward: 'local', handle: ttlRoute('passing') } },
+    methods: { PUT: { access: checkWriteRule(noTtl), forward: 'local', query: TTL_QUERY, handle: ttlRoute('passing') } },
   },
   {
     pattern: 'agent/check/warn/:id',
     synopsis: 'Set a TTL check warning',
-    methods: { PUT: { access: checkWriteRule(noTtl), forward: 'local', handle: ttlRoute('warning') } },
+    methods: { PUT: { access: checkWriteRule(noTtl), forward: 'local', query: TTL_QUERY, handle: ttlRoute('warning') } },
   },
   {
     pattern: 'agent/check/fail/:id',
     synopsis: 'Set a TTL check critical',
-    methods: { PUT: { access: checkWriteRule(noTtl), forward: 'local', handle: ttlRoute('critical') } },
+    methods: { PUT: { access: checkWriteRule(noTtl), forward: 'local', query: TTL_QUERY, handle: ttlRoute('critical') } },
   },
   {
     pattern: 'agent/check/update/:id',

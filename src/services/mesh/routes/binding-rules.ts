@@ -11,7 +11,7 @@
  */
 import { AuthnError, checkBindingRule, MESH_BIND_PROFILE } from '../../../kernel/authn/index.js';
 import { checkSelectors, compileFilter, FilterError } from '../../../kernel/bexpr/index.js';
-import type { Static } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { withBody } from '../../../kernel/http/index.js';
 import type { Indexed, Txn } from '../../../kernel/store/index.js';
 import { Go } from '../../../kernel/util/go-schema.js';
@@ -184,6 +184,7 @@ export const bindingRuleRoutes: readonly MeshRouteSpec[] = [
     methods: {
       GET: {
         access: aclRule('read'),
+        query: { authmethod: Type.String({ description: 'Only the rules of this auth method.' }) },
         handle: async (ctx) => {
           const scope = scopeOf(ctx, ctx.caller, undefined, true);
           const method = ctx.query.get('authmethod');

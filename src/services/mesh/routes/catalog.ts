@@ -12,7 +12,7 @@ import type { Indexed } from '../../../kernel/store/index.js';
 import { Go } from '../../../kernel/util/go-schema.js';
 import { anyCaseInput, ANY_CASE_BODY_KIND, meshBody } from '../body-decoding.js';
 import { permissionDenied } from '../acl/index.js';
-import { applyFilter, AclView, filterOf, metaMatches, nodeMetaOf, required, tagsMatch } from '../catalog/query.js';
+import { applyFilter, AclView, FILTER_QUERY, filterOf, metaMatches, NODE_META_QUERY, nodeMetaOf, required, TAG_QUERY, tagsMatch } from '../catalog/query.js';
 import { str, type Input } from '../catalog/fields.js';
 import { CT, memberKey, nodePrefix, renderNode, renderNodeService, renderServiceNode, type NodeDoc, type ServiceDoc } from '../catalog/model.js';
 import { applyDeregistration, applyRegistration, parseRegistration, vetDeregistration, vetRegistration, type Deny } from '../catalog/register.js';
@@ -299,17 +299,22 @@ export const catalogRoutes: readonly MeshRouteSpec[] = [
     },
   },
   { pattern: 'catalog/datacenters', synopsis: 'List known datacenters', methods: { GET: { access: PUBLIC, handle: datacenters } } },
-  { pattern: 'catalog/nodes', synopsis: 'List nodes', methods: { GET: { access: ANY_CALLER, handle: nodes } }, blocking: [CT.nodes] },
+  {
+    pattern: 'catalog/nodes',
+    synopsis: 'List nodes',
+    methods: { GET: { access: ANY_CALLER, query: { ...NODE_META_QUERY, ...FILTER_QUERY }, handle: nodes } },
+    blocking: [CT.nodes],
+  },
   {
     pattern: 'catalog/services',
     synopsis: 'List services with their tags',
-    methods: { GET: { access: ANY_CALLER, handle: services } },
+    methods: { GET: { access: ANY_CALLER, query: { ...NODE_META_QUERY, ...FILTER_QUERY }, handle: services } },
     blocking: [CT.services, CT.nodes],
   },
   {
     pattern: 'catalog/service/:service',
     synopsis: 'List the instances of a service',
-    methods: { GET: { access: ANY_CALLER, handle: serviceNodes } },
+    methods: { GET: { access: ANY_CALLER, query: { ...TAG_QUERY, ...NODE_META_QUERY, ...FILTER_QUERY }, handle: serviceNodes } },
     blocking: [CT.services, CT.nodes],
   },
   {
@@ -321,7 +326,7 @@ export const catalogRoutes: readonly MeshRouteSpec[] = [
   {
     pattern: 'catalog/node-services/:node',
     synopsis: 'A node and its services (list)',
-    methods: { GET: { access: ANY_CALLER, handle: nodeServicesList } },
+    methods: { GET: { access: ANY_CALLER, query: FILTER_QUERY, handle: nodeServicesList } },
     blocking: [CT.nodes, CT.services],
   },
 ];

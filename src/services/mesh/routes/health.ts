@@ -7,9 +7,10 @@
  *
  * @module
  */
-import { badRequest, RenderCache, type Rendered } from '../../../kernel/http/index.js';
+import { Type } from '@sinclair/typebox';
+import { badRequest, RenderCache, type ApiQuery, type Rendered } from '../../../kernel/http/index.js';
 import type { Indexed } from '../../../kernel/store/index.js';
-import { AclView, applyFilter, filterOf, metaMatches, nodeMetaOf, required } from '../catalog/query.js';
+import { AclView, applyFilter, FILTER_QUERY, filterOf, metaMatches, NODE_META_QUERY, nodeMetaOf, required, TAG_QUERY } from '../catalog/query.js';
 import { checksOf } from '../catalog/register.js';
 import { CT, renderCheck, renderNode, renderNodeService, STATUSES, type CheckDoc, type CheckStatus, type NodeDoc, type ServiceDoc } from '../catalog/model.js';
 import { ANY_CALLER, type MeshRouteSpec } from '../access.js';
@@ -102,6 +103,14 @@ function passingOf(ctx: Ctx): boolean {
   throw badRequest('Invalid value for ?passing');
 }
 
+/** The query parameters of `GET /health/service/:service`. */
+const SERVICE_HEALTH_QUERY: ApiQuery = {
+  passing: Type.Boolean({ description: 'Only instances whose every check passes (present without a value: true).' }),
+  ...TAG_QUERY,
+  ...NODE_META_QUERY,
+  ...FILTER_QUERY,
+};
+
 /** One instance's entry of `GET /health/service/:service`. */
 interface HealthEntry {
   readonly Node: unknown;
@@ -171,23 +180,28 @@ async function checksInState(ctx: Ctx): Promise<MeshReply> {
  * service); a bad `?passing` or state is a 400 whoever asks.
  */
 export const healthRoutes: readonly MeshRouteSpec[] = [
-  { pattern: 'health/node/:node', synopsis: 'The checks of a node', methods: { GET: { access: ANY_CALLER, handle: nodeChecks } }, blocking: [CT.checks] },
+  {
+    pattern: 'health/node/:node',
+    synopsis: 'The checks of a node',
+    methods: { GET: { access: ANY_CALLER, query: FILTER_QUERY, handle: nodeChecks } },
+    blocking: [CT.checks],
+  },
   {
     pattern: 'health/checks/:service',
     synopsis: 'The checks of a service',
-    methods: { GET: { access: ANY_CALLER, handle: serviceChecks } },
+    methods: { GET: { access: ANY_CALLER, query: { ...NODE_META_QUERY, ...FILTER_QUERY }, handle: serviceChecks } },
     blocking: [CT.checks, CT.nodes],
   },
   {
     pattern: 'health/service/:service',
     synopsis: 'The instances of a service with their checks',
-    methods: { GET: { access: (ctx) => (passingOf(ctx), ANY_CALLER), handle: serviceHealth } },
+    methods: { GET: { access: (ctx) => (passingOf(ctx), ANY_CALLER), query: SERVICE_HEALTH_QUERY, handle: serviceHealth } },
     blocking: [CT.nodes, CT.services, CT.checks],
   },
   {
     pattern: 'health/state/:state',
     synopsis: 'The checks in a state',
-    methods: { GET: { access: (ctx) => (wantedState(ctx), ANY_CALLER), handle: checksInState } },
+    methods: { GET: { access: (ctx) => (wantedState(ctx), ANY_CALLER), query: { ...NODE_META_QUERY, ...FILTER_QUERY }, handle: checksInState } },
     blocking: [CT.checks, CT.nodes],
   },
 ];

@@ -22,7 +22,8 @@
  *
  * @module
  */
-import { badRequest, CairnError } from '../../../kernel/http/index.js';
+import { Type } from '@sinclair/typebox';
+import { badRequest, CairnError, type ApiQuery } from '../../../kernel/http/index.js';
 import type { Indexed } from '../../../kernel/store/index.js';
 import type { MeshRouteSpec, MeshRule, Permission } from '../access.js';
 import { DEFAULT_KV_MAX_VALUE_SIZE } from '../config.js';
@@ -76,10 +77,34 @@ function uintParam(ctx: Ctx, name: string): number | undefined {
   return n;
 }
 
+const RECURSE = Type.String({ description: 'Present: every key under the path as a prefix.' });
+const CAS = Type.Integer({ minimum: 0, description: 'Check-and-set: only if the key’s modify index is this one (0: only if absent).' });
+
+/** The query parameters of a KV read. */
+const READ_QUERY: ApiQuery = {
+  recurse: RECURSE,
+  keys: Type.String({ description: 'Present: only the key names under the prefix.' }),
+  separator: Type.String({ description: 'With `keys`: names rolled up to the first separator after the prefix.' }),
+  seperator: Type.String({ description: 'The reference’s historic spelling of `separator` (`separator` wins).' }),
+  raw: Type.String({ description: 'Present: the value’s bytes as the body, not JSON.' }),
+};
+
+/** The query parameters of a KV write (at most one of `cas`, `acquire`, `release`). */
+const WRITE_QUERY: ApiQuery = {
+  flags: Type.Integer({ minimum: 0, description: 'An opaque unsigned integer stored with the key.' }),
+  cas: CAS,
+  acquire: Type.String({ description: 'A session ID: write only if the lock is free or held by it, and take it.' }),
+  release: Type.String({ description: 'A session ID: write only if it holds the lock, and release it.' }),
+};
+
+/** The query parameters of a KV delete (not both). */
+const DELETE_QUERY: ApiQuery = { recurse: RECURSE, cas: CAS };
+
 /** @throws 400 `Conflicting flags: <query>` when more than one of `flags` is given (the reference's `conflictingFlags`). */
 function refuseConflicts(ctx: Ctx, ...flags: string[]): void {
   if (flags.filter((f) => ctx.query.has(f)).length < 2) return;
-  const q = new URLSearchParams(ctx.query);
+  // The reference's text shows the whole query, undeclared parameters too.
+  const q = new URLSearchParams(ctx.req.query);
   q.sort();
   throw badRequest(`Conflicting flags: ${q.toString()}`);
 }
@@ -232,9 +257,10 @@ export const kvRoutes: readonly MeshRouteSpec[] = [
     pattern: 'kv/:key*',
     synopsis: 'Read, write or delete a key, or a prefix with ?recurse / ?keys',
     methods: {
-      GET: { access: readRule, handle: read },
-      PUT: { access: (ctx) => keyRule({ resource: 'key', access: 'write', segment: writeInput(ctx).key }), handle: write },
+      GET: { access: readRule, query: READ_QUERY, handle: read },
+      PUT: { access: (ctx) => keyRule({ resource: 'key', access: 'write', segment: writeInput(ctx).key }), query: WRITE_QUERY, handle: write },
       DELETE: {
+        query: DELETE_QUERY,
         access: (ctx) => {
           const { key, recurse } = deleteInput(ctx);
           return keyRule({ resource: 'key', access: 'write', segment: key, prefix: recurse });

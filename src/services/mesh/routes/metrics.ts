@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { MESH_FORMAT_RULES, metricsFormat } from '../../../kernel/metrics/index.js';
+import { MESH_FORMAT_RULES, METRICS_QUERY, metricsFormat } from '../../../kernel/metrics/index.js';
 import { need, type MeshRouteSpec } from '../access.js';
 import type { Ctx } from '../deps.js';
 import type { MeshReply } from '../http.js';
@@ -21,6 +21,6 @@ export const metricsRoutes: readonly MeshRouteSpec[] = [
   {
     pattern: 'agent/metrics',
     synopsis: "This agent's metrics (JSON, or Prometheus text)",
-    methods: { GET: { access: (ctx) => need('agent', 'read', ctx.deps.config.nodeName), handle: metricsHandler } },
+    methods: { GET: { access: (ctx) => need('agent', 'read', ctx.deps.config.nodeName), query: METRICS_QUERY, handle: metricsHandler } },
   },
 ];

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Static } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { withBody } from '../../../kernel/http/index.js';
 import type { Indexed, StateStore } from '../../../kernel/store/index.js';
 import { Go } from '../../../kernel/util/go-schema.js';
@@ -181,6 +181,7 @@ export const roleRoutes: readonly MeshRouteSpec[] = [
     methods: {
       GET: {
         access: aclRule('read'),
+        query: { policy: Type.String({ description: 'Only roles linked to this policy ID.' }) },
         handle: async (ctx) => {
           const scope = scopeOf(ctx, ctx.caller, undefined, true);
           const policy = ctx.query.get('policy');

@@ -7,8 +7,8 @@
  *
  * @module
  */
-import type { Static } from '@sinclair/typebox';
-import { RenderCache, withBody, type ApiForward } from '../../../kernel/http/index.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { RenderCache, withBody, type ApiForward, type ApiQuery } from '../../../kernel/http/index.js';
 import type { Indexed, StateStore } from '../../../kernel/store/index.js';
 import { Go } from '../../../kernel/util/go-schema.js';
 import { ANONYMOUS_TOKEN_ACCESSOR_ID } from '../acl/index.js';
@@ -187,6 +187,14 @@ async function remove(ctx: Ctx): Promise<MeshReply> {
   return { body: true };
 }
 
+/** The query parameters of the token list: each narrows it to tokens linked to what it names. */
+const LIST_QUERY: ApiQuery = {
+  policy: Type.String({ description: 'A policy ID.' }),
+  role: Type.String({ description: 'A role ID.' }),
+  authmethod: Type.String({ description: 'An auth method name.' }),
+  servicename: Type.String({ description: 'A service identity’s service name.' }),
+};
+
 async function list(ctx: Ctx): Promise<MeshReply> {
   const who = ctx.caller;
   const q = ctx.query;
@@ -228,5 +236,5 @@ export const tokenRoutes: readonly MeshRouteSpec[] = [
     },
     blocking: [T.tokens],
   },
-  { pattern: 'acl/tokens', synopsis: 'List tokens', methods: { GET: { access: aclRule('read'), handle: list } }, blocking: [T.tokens] },
+  { pattern: 'acl/tokens', synopsis: 'List tokens', methods: { GET: { access: aclRule('read'), query: LIST_QUERY, handle: list } }, blocking: [T.tokens] },
 ];

@@ -26,7 +26,7 @@ import { aclDelete, invalidObject } from '../acl-write.js';
 import { contentHash } from '../auth/stamp.js';
 import type { Ctx } from '../deps.js';
 import { atLeastOne, schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
-import { queryPrefix, requireInput } from '../request.js';
+import { PREFIX_QUERY, queryPrefix, requireInput } from '../request.js';
 import { Go } from '../../../kernel/util/go-schema.js';
 import { withBody } from '../../../kernel/http/index.js';
 import type { Identity } from '../resolve.js';
@@ -134,6 +134,7 @@ export const aclRoleRoutes: readonly SchedRoute[] = [
     methods: {
       GET: {
         access: ACL_TOKEN,
+        query: PREFIX_QUERY,
         handle: async (ctx) => {
           const prefix = queryPrefix(ctx);
           const roles = ctx.deps.state.list<RoleDoc>(T.roles).filter((r) => r.ID.startsWith(prefix) && mayRead(ctx.caller, r));

@@ -21,9 +21,9 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
-import type { Static } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { join } from 'node:path';
-import { CairnError } from '../../../kernel/http/index.js';
+import { CairnError, type ApiQuery } from '../../../kernel/http/index.js';
 import { formatTime, parseTime } from '../../../kernel/util/duration.js';
 import { formatGoDuration, parseGoDuration } from '../../../kernel/util/go-duration.js';
 import { parseGoBool } from '../../../kernel/util/go-bool.js';
@@ -35,7 +35,7 @@ import { BOOTSTRAP_META_ID } from '../bootstrap.js';
 import { ACL_MANAGEMENT, requireAclSupport, type SchedRoute } from '../access.js';
 import type { Ctx } from '../deps.js';
 import { atLeastOne, schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
-import { queryUuidPrefix, requireInput } from '../request.js';
+import { PREFIX_QUERY, queryUuidPrefix, requireInput } from '../request.js';
 import { Go } from '../../../kernel/util/go-schema.js';
 import { secretKey, T, type MetaDoc, type RoleDoc, type RoleLink, type TokenDoc } from '../state.js';
 import { makeToken, renderToken, tokenHash, tokenStub, withLiveRoles } from '../token.js';
@@ -275,6 +275,9 @@ async function upsert(ctx: Ctx, pathAccessor: string | undefined): Promise<Sched
   return writeReply(index, renderToken(withLiveRoles(ctx.deps.state, result), true));
 }
 
+/** The query parameters of the token list. */
+const LIST_QUERY: ApiQuery = { ...PREFIX_QUERY, global: Type.Boolean({ description: 'Only global tokens.' }) };
+
 /**
  * `GET /v1/acl/tokens`: stubs of the tokens whose accessor starts with `?prefix=` (compared
  * as hex digits, hyphens ignored, as go-memdb's `UUIDFieldIndex`), only global ones with
@@ -324,7 +327,12 @@ export const aclTokenRoutes: readonly SchedRoute[] = [
       PUT: { access: { acl: 'enabled' }, forward: 'primary', handle: bootstrap },
     },
   },
-  { pattern: 'acl/tokens', synopsis: 'List ACL tokens (stubs)', blocking: [T.tokens], methods: { GET: { access: ACL_MANAGEMENT, handle: list } } },
+  {
+    pattern: 'acl/tokens',
+    synopsis: 'List ACL tokens (stubs)',
+    blocking: [T.tokens],
+    methods: { GET: { access: ACL_MANAGEMENT, query: LIST_QUERY, handle: list } },
+  },
   {
     pattern: 'acl/token',
     synopsis: 'Create an ACL token',

@@ -28,7 +28,7 @@ import { rescheduleEligible } from '../scheduler/reconcile.js';
 import { ANY_CALLER, type SchedAccess, type SchedRoute } from '../access.js';
 import type { Ctx } from '../deps.js';
 import { schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
-import { queryUuidPrefix, requireInput } from '../request.js';
+import { PREFIX_QUERY, queryUuidPrefix, requireInput } from '../request.js';
 import { DEFAULT_NAMESPACE, LABEL, T } from '../state.js';
 import { Go } from '../../../kernel/util/go-schema.js';
 
@@ -166,6 +166,7 @@ export const allocationRoutes: readonly SchedRoute[] = [
        */
       GET: {
         access: (ctx) => readJobIn(namespaceOf(ctx)),
+        query: PREFIX_QUERY,
         handle: async (ctx) => {
           const namespace = namespaceOf(ctx);
           const prefix = queryUuidPrefix(ctx);

@@ -21,6 +21,8 @@
 import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
+import { Type } from '@sinclair/typebox';
+import type { ApiQuery } from '../../../kernel/http/index.js';
 import { confinedPath } from '../client/alloc-dir.js';
 import { LogCursor } from '../client/log-stream.js';
 import type { SchedAccess, SchedRoute } from '../access.js';
@@ -148,12 +150,25 @@ async function fsTarget(ctx: Ctx): Promise<{ path: string } | { forwarded: Sched
   return { path: confinedPath(where.local.dir.root, ctx.query.get('path') ?? '/') };
 }
 
+/** The query parameters of the logs stream. */
+const LOGS_QUERY: ApiQuery = {
+  task: Type.String({ description: 'Required: the task whose log to read.' }),
+  type: Type.String({ description: '`stdout` (default) or `stderr`.' }),
+  follow: Type.Boolean({ description: 'Keep streaming what the task writes.' }),
+  offset: Type.Integer({ description: 'Bytes from `origin`.' }),
+  origin: Type.String({ description: '`start` (default) or `end`.' }),
+  plain: Type.Boolean({ description: 'The bytes as they are instead of framed JSON.' }),
+};
+
+/** The query parameter of `ls` and `cat`. */
+const PATH_QUERY: ApiQuery = { path: Type.String({ description: 'A path inside the allocation directory (`/` by default).' }) };
+
 /** Routes of this file (see the module doc). */
 export const clientFsRoutes: readonly SchedRoute[] = [
   {
     pattern: 'client/fs/logs/:alloc',
     synopsis: "Stream a task's stdout or stderr log (?task=&type=&follow=&offset=&origin=&plain=)",
-    methods: { GET: { access: logsAccess, handle: logs } },
+    methods: { GET: { access: logsAccess, query: LOGS_QUERY, handle: logs } },
   },
   {
     pattern: 'client/fs/ls/:alloc',
@@ -162,6 +177,7 @@ export const clientFsRoutes: readonly SchedRoute[] = [
       /** The entries of `?path=` (a directory), sorted by name. @throws 400 `path "<p>" escapes the allocation directory`, `path "<p>" is not a directory`; 404 for a missing path; as {@link locateAlloc} (`read-fs`). */
       GET: {
         access: allocAccess('read-fs'),
+        query: PATH_QUERY,
         handle: async (ctx) => {
           const t = await fsTarget(ctx);
           if ('forwarded' in t) return t.forwarded;
@@ -182,6 +198,7 @@ export const clientFsRoutes: readonly SchedRoute[] = [
       /** The file's bytes (`text/plain`). @throws 400 `path "<p>" escapes the allocation directory`, `path "<p>" is a directory`; 404 for a missing file; as {@link locateAlloc} (`read-fs`). */
       GET: {
         access: allocAccess('read-fs'),
+        query: PATH_QUERY,
         handle: async (ctx) => {
           const t = await fsTarget(ctx);
           if ('forwarded' in t) return t.forwarded;

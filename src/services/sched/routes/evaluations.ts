@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { Type } from '@sinclair/typebox';
 import { ALL_NAMESPACES } from '../acl/index.js';
 import { allocStub, type StoredAlloc } from '../alloc.js';
 import { ANY_CALLER, type SchedAccess, type SchedRoute } from '../access.js';
@@ -18,7 +19,7 @@ import { schedBadRequest, schedNotFound, type SchedReply } from '../http.js';
 import { renderEval } from '../jobs/render.js';
 import type { Evaluation } from '../jobs/types.js';
 import { compileListFilter, nextTokenHeader, paginate } from '../paginate.js';
-import { queryPerPage, queryUuidPrefix } from '../request.js';
+import { PAGED_QUERY, PREFIX_QUERY, queryPerPage, queryUuidPrefix } from '../request.js';
 import { DEFAULT_NAMESPACE, T } from '../state.js';
 
 /** A `<CreateIndex>.<ID>` token as its two parts (the reference's `CreateIndexAndIDTokenizer`). */
@@ -98,7 +99,18 @@ export const evaluationRoutes: readonly SchedRoute[] = [
     pattern: 'evaluations',
     synopsis: 'List evaluations (?namespace=, `*`; ?prefix=, ?status=, ?job=, ?filter=, paging)',
     blocking: [T.evals],
-    methods: { GET: { access: listAccess, handle: listEvals } },
+    methods: {
+      GET: {
+        access: listAccess,
+        query: {
+          ...PREFIX_QUERY,
+          ...PAGED_QUERY,
+          status: Type.String({ description: 'Only evaluations in this status (not with `filter`).' }),
+          job: Type.String({ description: 'Only the evaluations of this job ID (not with `filter`).' }),
+        },
+        handle: listEvals,
+      },
+    },
   },
   {
     pattern: 'evaluation/:id',

@@ -37,6 +37,7 @@
  * @module
  */
 import type { Writable } from 'node:stream';
+import { Type } from '@sinclair/typebox';
 import { TOKEN_EXPIRED } from '../acl/index.js';
 import type { SchedAccess, SchedRoute } from '../access.js';
 import type { Ctx, SchedDeps } from '../deps.js';
@@ -204,6 +205,15 @@ export const eventRoutes: readonly SchedRoute[] = [
   {
     pattern: 'event/stream',
     synopsis: 'Stream cluster events as NDJSON; ?index=, repeated ?topic=Topic[:Key], ?namespace= (`*`: all)',
-    methods: { GET: { access: streamAccess, handle: eventStream } },
+    methods: {
+      GET: {
+        access: streamAccess,
+        query: {
+          index: Type.Integer({ minimum: 0, description: 'Start with the events after this index (the buffer’s oldest when it is older).' }),
+          topic: Type.Array(Type.String(), { description: 'Repeatable `Topic[:Key]` (`*` for all); every topic by default.' }),
+        },
+        handle: eventStream,
+      },
+    },
   },
 ];

@@ -20,7 +20,7 @@
  *
  * @module
  */
-import type { Static } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { withBody } from '../../../kernel/http/index.js';
 import { ALL_NAMESPACES, type NamespaceCapability } from '../acl/index.js';
 import { allocStub, type StoredAlloc } from '../alloc.js';
@@ -35,7 +35,7 @@ import { jobKey, type Job } from '../jobs/types.js';
 import { validateJob } from '../jobs/validate.js';
 import { deregisterJob, evaluateJob, registerJob, scaleJob, type JobWriteResult } from '../jobs/write.js';
 import { compileListFilter, nextTokenHeader, paginate } from '../paginate.js';
-import { queryBool, queryPerPage, queryPrefix, requireInput } from '../request.js';
+import { PAGED_QUERY, PREFIX_QUERY, queryBool, queryPerPage, queryPrefix, requireInput } from '../request.js';
 import { nullAsEmpty } from '../body.js';
 import { Go } from '../../../kernel/util/go-schema.js';
 import { DEFAULT_NAMESPACE, T } from '../state.js';
@@ -215,7 +215,11 @@ export const jobRoutes: readonly SchedRoute[] = [
     synopsis: 'List jobs as stubs (?namespace=, `*` for every namespace; ?prefix=, ?filter=, paging); register a job',
     blocking: JOB_TABLES,
     methods: {
-      GET: { access: (ctx) => (namespaceOf(ctx) === ALL_NAMESPACES ? ANY_CALLER : inNamespace('list-jobs')(ctx)), handle: listJobs },
+      GET: {
+        access: (ctx) => (namespaceOf(ctx) === ALL_NAMESPACES ? ANY_CALLER : inNamespace('list-jobs')(ctx)),
+        query: { ...PREFIX_QUERY, ...PAGED_QUERY },
+        handle: listJobs,
+      },
       POST: { access: registerAccess, body: RegisterBody, handle: (ctx) => register(ctx) },
       PUT: { access: registerAccess, body: RegisterBody, handle: (ctx) => register(ctx) },
     },
@@ -247,6 +251,7 @@ export const jobRoutes: readonly SchedRoute[] = [
       PUT: { access: registerAccess, body: RegisterBody, handle: (ctx) => register(ctx, ctx.params.id!) },
       /** `{EvalID, EvalCreateIndex, JobModifyIndex, …}`; 404 `job not found`; 403 without `submit-job`. */
       DELETE: {
+        query: { purge: Type.Boolean({ description: 'Remove the job at once instead of marking it stopped.' }) },
         access: inNamespace('submit-job'),
         handle: async (ctx) => {
           const r = await deregisterJob(ctx.deps, namespaceOf(ctx), ctx.params.id!, queryBool(ctx, 'purge'));
@@ -283,6 +288,7 @@ export const jobRoutes: readonly SchedRoute[] = [
       /** Alloc stubs; `[]` for a job that does not exist (as the reference). */
       GET: {
         access: inNamespace('read-job'),
+        query: { all: Type.Boolean({ description: 'Also the allocations of an earlier job of the same ID.' }) },
         handle: async (ctx) => {
           const ns = namespaceOf(ctx);
           const all = queryBool(ctx, 'all');

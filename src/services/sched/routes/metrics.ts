@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { metricsFormat, SCHED_FORMAT_RULES } from '../../../kernel/metrics/index.js';
+import { METRICS_QUERY, metricsFormat, SCHED_FORMAT_RULES } from '../../../kernel/metrics/index.js';
 import { PUBLIC } from '../../../kernel/http/index.js';
 import type { SchedRoute } from '../access.js';
 import type { Ctx } from '../deps.js';
@@ -18,5 +18,9 @@ async function metricsHandler(ctx: Ctx): Promise<SchedReply> {
 
 /** The agent's metrics endpoint. */
 export const metricsRoutes: readonly SchedRoute[] = [
-  { pattern: 'metrics', synopsis: "This agent's metrics (JSON, or Prometheus text)", methods: { GET: { access: PUBLIC, handle: metricsHandler } } },
+  {
+    pattern: 'metrics',
+    synopsis: "This agent's metrics (JSON, or Prometheus text)",
+    methods: { GET: { access: PUBLIC, query: METRICS_QUERY, handle: metricsHandler } },
+  },
 ];

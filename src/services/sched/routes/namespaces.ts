@@ -29,7 +29,7 @@ import type { StoredVolume } from '../csi/volume.js';
 import { ANY_CALLER, type SchedAccess, type SchedRoute } from '../access.js';
 import type { Ctx } from '../deps.js';
 import { atLeastOne, schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
-import { queryPrefix, requireInput } from '../request.js';
+import { PREFIX_QUERY, queryPrefix, requireInput } from '../request.js';
 import { DEFAULT_NAMESPACE, T, type NamespaceDoc } from '../state.js';
 
 /** Valid names (the reference's `validNamespaceName`). */
@@ -118,6 +118,7 @@ export const namespaceRoutes: readonly SchedRoute[] = [
       /** Namespaces in name order that the token may use at all (`allowNamespace`); index at least 1, as the reference. */
       GET: {
         access: ANY_CALLER,
+        query: PREFIX_QUERY,
         handle: async (ctx) => {
           const prefix = queryPrefix(ctx);
           const list = ctx.deps.state.list<NamespaceDoc>(T.namespaces).filter((n) => n.Name.startsWith(prefix) && ctx.caller.authorizer.allowNamespace(n.Name));

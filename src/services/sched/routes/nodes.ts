@@ -28,7 +28,7 @@
  *
  * @module
  */
-import type { Static } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { Indexed, Txn } from '../../../kernel/store/index.js';
 import type { SchedAccess, SchedRoute } from '../access.js';
 import type { Ctx } from '../deps.js';
@@ -50,7 +50,7 @@ import {
 } from '../node.js';
 import { decodeNodePlugins, syncNodePlugins } from '../csi/node-report.js';
 import { formatTime } from '../../../kernel/util/duration.js';
-import { queryBool, queryUuidPrefix, requireInput } from '../request.js';
+import { PREFIX_QUERY, queryBool, queryUuidPrefix, requireInput } from '../request.js';
 import { LABEL, T } from '../state.js';
 import { decodeGoStruct } from '../go-struct.js';
 import { Go } from '../../../kernel/util/go-schema.js';
@@ -284,6 +284,11 @@ export const nodeRoutes: readonly SchedRoute[] = [
       /** Stubs in ID order ({@link nodeStub}); 400 for a bad prefix or flag; 403 without `node:read`. */
       GET: {
         access: NODE_READ,
+        query: {
+          ...PREFIX_QUERY,
+          resources: Type.Boolean({ description: 'Each stub also shows the node’s resources.' }),
+          os: Type.Boolean({ description: 'Each stub also shows the node’s `os.name` attribute.' }),
+        },
         handle: async (ctx) => {
           const prefix = queryUuidPrefix(ctx);
           const fields = { resources: queryBool(ctx, 'resources'), os: queryBool(ctx, 'os') };

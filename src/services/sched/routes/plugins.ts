@@ -12,10 +12,11 @@
  *
  * @module
  */
+import { Type } from '@sinclair/typebox';
 import type { SchedRoute } from '../access.js';
 import { schedBadRequest, schedNotFound } from '../http.js';
 import { pluginStub, renderPlugin, type CsiPluginDoc } from '../csi/plugin-doc.js';
-import { queryPrefix } from '../request.js';
+import { PREFIX_QUERY, queryPrefix } from '../request.js';
 import { T } from '../state.js';
 
 /** Routes of this file (see the module doc). */
@@ -28,6 +29,7 @@ export const pluginRoutes: readonly SchedRoute[] = [
       /** Stubs in ID order; `[]` without `type`; 400 `unsupported plugin type "<t>": only "csi" is supported`; 403 without `plugin:list`. */
       GET: {
         access: { plugin: 'list' },
+        query: { type: Type.String({ description: '`csi` (required for a non-empty list).' }), ...PREFIX_QUERY },
         handle: async (ctx) => {
           const type = ctx.query.get('type') ?? '';
           const index = ctx.deps.state.tableIndex(T.csiPlugins);

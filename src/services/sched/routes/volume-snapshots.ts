@@ -17,7 +17,7 @@
  *
  * @module
  */
-import type { Static } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { CsiSnapshot } from '../../../kernel/csi/index.js';
 import type { SchedAccess, SchedRoute } from '../access.js';
 import type { Ctx } from '../deps.js';
@@ -29,7 +29,7 @@ import { volumeKey, type StoredVolume } from '../csi/volume.js';
 import { schedBadRequest, writeReply, type SchedReply } from '../http.js';
 import { queryHexPrefix, queryPerPage, requireInput, requireQuery } from '../request.js';
 import { Go } from '../../../kernel/util/go-schema.js';
-import { withBody } from '../../../kernel/http/index.js';
+import { withBody, type ApiQuery } from '../../../kernel/http/index.js';
 import { DEFAULT_NAMESPACE, T } from '../state.js';
 import { VOLUME_LIST_CAPABILITIES } from './volumes.js';
 import { decodeGoStruct } from '../go-struct.js';
@@ -40,6 +40,16 @@ const namespaceOf = (ctx: Ctx) => ctx.query.get('namespace') || DEFAULT_NAMESPAC
 const LIST = (ctx: Ctx): SchedAccess => ({ namespace: namespaceOf(ctx), anyOf: VOLUME_LIST_CAPABILITIES });
 /** Snapshot writes: `csi-write-volume` in `?namespace=`. */
 const WRITE = (ctx: Ctx): SchedAccess => ({ namespace: namespaceOf(ctx), anyOf: ['csi-write-volume'] });
+
+/** The `plugin_id` query parameter ({@link pluginOf}). */
+const PLUGIN_QUERY: ApiQuery = { plugin_id: Type.String({ description: 'Required: the plugin ID, or a prefix of one plugin’s ID.' }) };
+
+/** The query parameters of the plugin-paged lists (spec 002 "Limits": `per_page` required). */
+const PLUGIN_PAGE_QUERY: ApiQuery = {
+  ...PLUGIN_QUERY,
+  per_page: Type.Integer({ minimum: 1, description: 'Required: the page size.' }),
+  next_token: Type.String({ description: 'The `NextToken` of the previous page.' }),
+};
 
 /**
  * The plugin `?plugin_id=` names: its ID, else the one plugin whose ID starts with it.
@@ -220,17 +230,21 @@ export const volumeSnapshotRoutes: readonly SchedRoute[] = [
     synopsis: 'List the volumes a plugin holds, registered or not (needs LIST_VOLUMES; per_page required)',
     blocking: [T.csiPlugins],
     // Only the leader drives the CSI plugins (csi/plugins.ts): a follower asks it.
-    methods: { GET: { access: LIST, forward: 'leader', handle: listExternal } },
+    methods: { GET: { access: LIST, forward: 'leader', query: PLUGIN_PAGE_QUERY, handle: listExternal } },
   },
   {
     pattern: 'volumes/snapshot',
     synopsis: 'Create, delete and list CSI snapshots (CREATE_DELETE_SNAPSHOT, LIST_SNAPSHOTS)',
     blocking: [T.csiPlugins],
     methods: {
-      GET: { access: LIST, forward: 'leader', handle: listSnapshots },
+      GET: { access: LIST, forward: 'leader', query: PLUGIN_PAGE_QUERY, handle: listSnapshots },
       POST: withBody(CreateBody, { access: WRITE, handle: createSnapshots }),
       PUT: withBody(CreateBody, { access: WRITE, handle: createSnapshots }),
-      DELETE: { access: WRITE, handle: deleteSnapshot },
+      DELETE: {
+        access: WRITE,
+        query: { ...PLUGIN_QUERY, snapshot_id: Type.String({ description: 'Required: the snapshot to delete.' }) },
+        handle: deleteSnapshot,
+      },
     },
   },
 ];

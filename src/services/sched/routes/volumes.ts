@@ -25,12 +25,13 @@ import { registerAccess, RegisterVolumesBody, registerVolumes, type RegisterOpti
 import { deleteVolume, deregisterAccess, deregisterVolume, detachAccess, detachVolume, removeAccess } from '../csi/volume-remove.js';
 import { liveClaims, renderVolume, volumeFilterDatum, volumeKey, volumeStub, type StoredVolume } from '../csi/volume.js';
 import type { CsiPluginDoc } from '../csi/plugin-doc.js';
-import { PUBLIC, type Public } from '../../../kernel/http/index.js';
+import { Type } from '@sinclair/typebox';
+import { PUBLIC, type ApiQuery, type Public } from '../../../kernel/http/index.js';
 import { ANY_CALLER, type SchedAccess, type SchedOperation, type SchedRoute } from '../access.js';
 import type { Ctx } from '../deps.js';
 import { schedBadRequest, schedNotFound, type SchedReply } from '../http.js';
 import { compileListFilter, nextTokenHeader, paginate } from '../paginate.js';
-import { queryHexPrefix, queryPerPage, queryPrefix } from '../request.js';
+import { PAGED_QUERY, PREFIX_QUERY, queryHexPrefix, queryPerPage, queryPrefix } from '../request.js';
 import { DEFAULT_NAMESPACE, T } from '../state.js';
 
 /** Capabilities any of which lets a token list volumes (spec 002: `csi-list-volume`; the reference also takes these others, reference/sched.md §4.8). */
@@ -62,6 +63,15 @@ function listAccess(ctx: Ctx): SchedAccess | Public {
   const ns = ctx.query.get('namespace') || DEFAULT_NAMESPACE;
   return ns === ALL_NAMESPACES ? ANY_CALLER : { namespace: ns, anyOf: VOLUME_LIST_CAPABILITIES };
 }
+
+/** The query parameters of the volume list. */
+const LIST_QUERY: ApiQuery = {
+  type: Type.String({ description: '`csi` (required for a non-empty list).' }),
+  node_id: Type.String({ description: 'Only volumes claimed on nodes whose ID starts with this (an even number of hex characters).' }),
+  plugin_id: Type.String({ description: 'Only volumes of plugins whose ID starts with this.' }),
+  ...PREFIX_QUERY,
+  ...PAGED_QUERY,
+};
 
 async function listVolumes(ctx: Ctx): Promise<SchedReply> {
   if ((ctx.query.get('type') ?? '') === '') return { body: [] };
@@ -136,7 +146,11 @@ export const volumeRoutes: readonly SchedRoute[] = [
     pattern: 'volumes',
     synopsis: 'List CSI volumes (?type=csi) as stubs, paged and filtered; register volumes named in the body',
     blocking: [T.csiVolumes, T.csiPlugins],
-    methods: { GET: { access: listAccess, handle: listVolumes }, PUT: register(() => ({ create: false })), POST: register(() => ({ create: false })) },
+    methods: {
+      GET: { access: listAccess, query: LIST_QUERY, handle: listVolumes },
+      PUT: register(() => ({ create: false })),
+      POST: register(() => ({ create: false })),
+    },
   },
   {
     pattern: 'volume/csi/:id',
@@ -145,7 +159,11 @@ export const volumeRoutes: readonly SchedRoute[] = [
     methods: {
       GET: { access: readAccess, handle: readVolume },
       PUT: register((ctx) => ({ create: false, pathId: ctx.params.id! })),
-      DELETE: { access: deregisterAccess, handle: deregisterVolume },
+      DELETE: {
+        access: deregisterAccess,
+        query: { force: Type.Boolean({ description: 'Deregister even while allocations claim it.' }) },
+        handle: deregisterVolume,
+      },
     },
   },
   {
@@ -161,6 +179,8 @@ export const volumeRoutes: readonly SchedRoute[] = [
   {
     pattern: 'volume/csi/:id/detach',
     synopsis: 'Detach a CSI volume from a node (?node=; needs PUBLISH_UNPUBLISH_VOLUME)',
-    methods: { DELETE: { access: detachAccess, handle: detachVolume } },
+    methods: {
+      DELETE: { access: detachAccess, query: { node: Type.String({ description: 'Required: the node ID to detach it from.' }) }, handle: detachVolume },
+    },
   },
 ];
