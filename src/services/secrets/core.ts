@@ -19,7 +19,7 @@ import { NamespaceRegistry, ROOT_NAMESPACE, type NamespaceEntry } from './namesp
 import { mountStorage, NamespaceScope } from './namespace/scope.js';
 import { sudoRequired } from './policy/acl.js';
 import type { Capability } from './policy/parse.js';
-import { TokenStore, type TokenEntry } from './token/store.js';
+import { templateIdentity, TokenStore, type TokenEntry } from './token/store.js';
 import { cubbyholeReaper } from './wrapping/cubbyhole-store.js';
 
 /**
@@ -186,7 +186,7 @@ export class SecretsCore {
   ): Promise<boolean> {
     const home = this.namespaces.byId(token.namespace_id ?? ROOT_NAMESPACE.id);
     if (!home || !ns.path.startsWith(home.path)) return false;
-    const acl = await (await this.scope(home)).policies.acl(token.policies);
+    const acl = await (await this.scope(home)).policies.acl(token.policies, templateIdentity(token));
     return acl.allowed(ns.path.slice(home.path.length) + path, capability, { sudo: sudoRequired(path), data, wrapTtlS });
   }
 
@@ -197,7 +197,7 @@ export class SecretsCore {
   async mountVisible(token: TokenEntry, mountPath: string, ns: NamespaceEntry = ROOT_NAMESPACE): Promise<boolean> {
     const home = this.namespaces.byId(token.namespace_id ?? ROOT_NAMESPACE.id);
     if (!home || !ns.path.startsWith(home.path)) return false;
-    const acl = await (await this.scope(home)).policies.acl(token.policies);
+    const acl = await (await this.scope(home)).policies.acl(token.policies, templateIdentity(token));
     return acl.mountAccess(ns.path.slice(home.path.length) + mountPath);
   }
 }

@@ -48,6 +48,7 @@ export async function issueLoginToken(req: SecretsRequest, o: LoginTokenOptions)
     boundCidrs: o.boundCidrs?.length ? o.boundCidrs : (o.settings.token_bound_cidrs ?? []),
     renewable: true,
     path: req.mount.path + o.loginPath,
+    alias: { mount_accessor: req.mount.accessor, name: o.name },
     namespaceId: req.ns.entry.id,
     now: req.now,
   });

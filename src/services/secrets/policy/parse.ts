@@ -21,6 +21,7 @@ import { checkDocumentBounds, HclSyntaxError, parseHcl } from '../../../kernel/c
 import { isObject } from '../../../kernel/util/is-object.js';
 import { PARAM_KEYS, parseConstraints, type ParamConstraints } from './params.js';
 import { WRAPPING_KEYS, parseWrappingBounds, type WrappingBounds } from './wrapping-ttl.js';
+import { checkTemplates, isTemplated } from './template.js';
 
 /** The capabilities a rule may grant (reference/secrets.md §5.1). */
 export type Capability = 'create' | 'read' | 'update' | 'delete' | 'list' | 'patch' | 'sudo' | 'deny';
@@ -53,6 +54,8 @@ interface PathRule {
   readonly params?: ParamConstraints;
   /** Wrap TTL bounds; undefined when the rule has none. */
   readonly wrapping?: WrappingBounds;
+  /** True: `pattern` holds templates, filled in per token (template.ts). */
+  readonly templated?: true;
 }
 
 /** A parsed policy. */
@@ -155,6 +158,14 @@ function parseRule(written: string, value: unknown): PathRule {
   const pattern = written.startsWith('/') ? written.slice(1) : written;
   if (pattern.includes('+*')) throw fail("invalid use of wildcards ('+*' is forbidden)");
   if (pattern.slice(0, -1).includes('*')) throw fail('"*" is only allowed as the last character');
+  const templated = isTemplated(pattern);
+  if (templated) {
+    try {
+      checkTemplates(pattern);
+    } catch (err) {
+      throw fail((err as Error).message);
+    }
+  }
 
   const caps: string[] = [];
   if (b.capabilities !== undefined) {
@@ -180,6 +191,7 @@ function parseRule(written: string, value: unknown): PathRule {
     throw fail((err as Error).message);
   }
   // A deny rule grants nothing, so its constraints never apply (the reference drops them when merging).
-  if (set.has('deny')) return { pattern, capabilities: new Set<Capability>(['deny']) };
-  return { pattern, capabilities: set, ...(params ? { params } : {}), ...(wrapping ? { wrapping } : {}) };
+  const mark = templated ? { templated: true as const } : {};
+  if (set.has('deny')) return { pattern, capabilities: new Set<Capability>(['deny']), ...mark };
+  return { pattern, capabilities: set, ...(params ? { params } : {}), ...(wrapping ? { wrapping } : {}), ...mark };
 }

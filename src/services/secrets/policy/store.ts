@@ -19,6 +19,7 @@ import { badRequest } from '../../../kernel/http/index.js';
 import { json, type Backend } from '../../../kernel/store/index.js';
 import { Acl } from './acl.js';
 import { PolicyParseError, parsePolicy, type Policy } from './parse.js';
+import { fillTemplates, identityKey, type TemplateIdentity } from './template.js';
 import { LRUCache } from 'lru-cache';
 
 /** A policy as stored and as `sys/policies/acl/:name` shows it. */
@@ -105,6 +106,8 @@ function normalizePolicyName(name: string): string {
 export class PolicyStore {
   private readonly parsed = new Map<string, Policy>();
   private readonly acls = new LRUCache<string, Acl>({ max: MAX_CACHED_ACLS });
+  /** Sets of policy names (cache keys) of which one policy is templated: their ACLs are per identity. */
+  private readonly templatedSets = new Set<string>();
   /** Bumped by every write; a read that raced with a write does not fill the caches. */
   private generation = 0;
 
@@ -172,18 +175,36 @@ export class PolicyStore {
   /**
    * The ACL of a token holding `names`: the root ACL when `root` is among them,
    * otherwise the union of the named policies; names with no policy are ignored, as in
-   * the reference. Cached per set of names until the next write.
+   * the reference. A templated rule's path is filled in from `identity`, the token's login
+   * (template.ts; none: the rule grants nothing). Cached per set of names — and per identity
+   * when one of the policies is templated — until the next write.
    */
-  async acl(names: readonly string[]): Promise<Acl> {
+  async acl(names: readonly string[], identity?: TemplateIdentity): Promise<Acl> {
     const set = [...new Set(names.map(normalizePolicyName))].sort();
     const key = set.join('\n');
-    const hit = this.acls.get(key);
+    // A templated set is cached per identity; which sets are is known once they were compiled.
+    const cacheKey = this.templatedSets.has(key) ? `${key}\0${identity ? identityKey(identity) : ''}` : key;
+    const hit = this.acls.get(cacheKey);
     if (hit) return hit;
     const generation = this.generation;
-    const acl = set.includes('root') ? new Acl([], true) : new Acl((await Promise.all(set.map((n) => this.policy(n)))).filter((p) => p !== undefined));
-    if (generation === this.generation) {
-      this.acls.set(key, acl);
-    }
+    if (set.includes('root')) return this.keep(generation, key, new Acl([], true));
+    const policies = (await Promise.all(set.map((n) => this.policy(n)))).filter((p) => p !== undefined);
+    if (!policies.some((p) => p.rules.some((r) => r.templated))) return this.keep(generation, key, new Acl(policies));
+    if (generation === this.generation) this.templatedSets.add(key);
+    const filled = policies.map((p) => ({
+      ...p,
+      rules: p.rules.flatMap((r) => {
+        if (!r.templated) return [r];
+        const pattern = fillTemplates(r.pattern, identity);
+        return pattern === undefined ? [] : [{ ...r, pattern }];
+      }),
+    }));
+    return this.keep(generation, `${key}\0${identity ? identityKey(identity) : ''}`, new Acl(filled));
+  }
+
+  /** Caches `acl` under `key` unless a write happened since `generation`; returns it. */
+  private keep(generation: number, key: string, acl: Acl): Acl {
+    if (generation === this.generation) this.acls.set(key, acl);
     return acl;
   }
 
@@ -209,5 +230,6 @@ export class PolicyStore {
     this.generation++;
     this.parsed.clear();
     this.acls.clear();
+    this.templatedSets.clear();
   }
 }

@@ -9,7 +9,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { CommaList, badRequest, commaList, forbidden } from '../../../kernel/http/index.js';
-import type { TokenEntry } from '../token/store.js';
+import { templateIdentity, type TokenEntry } from '../token/store.js';
 import type { SecretsPath, SecretsRequest, SecretsResult } from '../types.js';
 
 const PATH_FIELDS = {
@@ -27,7 +27,7 @@ function pathsOf(d: Readonly<Record<string, unknown>>): string[] {
 
 async function capabilities(req: SecretsRequest, token: TokenEntry): Promise<SecretsResult> {
   const paths = pathsOf(req.data);
-  const acl = await req.ns.policies.acl(token.policies);
+  const acl = await req.ns.policies.acl(token.policies, templateIdentity(token));
   const data: Record<string, unknown> = {};
   for (const p of paths) data[p] = acl.capabilities(p);
   if (paths.length === 1) data.capabilities = data[paths[0]];

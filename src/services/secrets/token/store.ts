@@ -15,6 +15,7 @@ import { sha256Hex } from '../../../kernel/util/sha256.js';
 import { json, listRecursive, readJson, type Backend, type BackendOp } from '../../../kernel/store/index.js';
 import { badRequest } from '../../../kernel/http/index.js';
 import { DEFAULT_LEASE_TTL_S } from '../mounts/table.js';
+import type { TemplateIdentity } from '../policy/template.js';
 import { LRUCache } from 'lru-cache';
 
 /**
@@ -48,6 +49,16 @@ export interface StoredToken {
   readonly period?: number;
   /** CIDR blocks the token may be used from (elsewhere it is refused as unknown); absent = anywhere. */
   readonly bound_cidrs?: readonly string[];
+  /**
+   * The login that made it (a login token's only): its auth mount's accessor and the alias
+   * name (JWT: the `user_claim` value), which templated policy paths read (policy/template.ts).
+   */
+  readonly alias?: { readonly mount_accessor: string; readonly name: string };
+}
+
+/** What `token`'s templated policy paths are filled in from; undefined for a token no login made. */
+export function templateIdentity(token: StoredToken): TemplateIdentity | undefined {
+  return token.alias && { mountAccessor: token.alias.mount_accessor, name: token.alias.name, metadata: token.meta ?? {} };
 }
 
 /** A token presented by a caller: the stored entry plus the token itself (memory only). */
@@ -75,6 +86,8 @@ export interface CreateTokenOptions {
   periodS?: number;
   /** CIDR blocks the token may be used from; empty = anywhere. */
   boundCidrs?: readonly string[];
+  /** The login that makes it ({@link StoredToken.alias}). */
+  alias?: StoredToken['alias'];
 }
 
 /** Where the token store keeps everything (root storage). */
@@ -147,6 +160,7 @@ export class TokenStore {
       ...(o.namespaceId && o.namespaceId !== 'root' ? { namespace_id: o.namespaceId } : {}),
       ...(o.periodS && !root ? { period: o.periodS } : {}),
       ...(o.boundCidrs?.length ? { bound_cidrs: [...o.boundCidrs] } : {}),
+      ...(o.alias ? { alias: { ...o.alias } } : {}),
     };
     const ops: BackendOp[] = [
       { key: ID + hash, value: json.encode(entry) },
