@@ -35,12 +35,12 @@ function evalArgs(args: readonly Value[]): string {
 }
 
 /** Go's `template.HTMLEscapeString`. */
-export function htmlEscape(s: string): string {
+function htmlEscape(s: string): string {
   return s.replace(/[\0"'&<>]/g, (c) => ({ '\0': '\uFFFD', '"': '&#34;', "'": '&#39;', '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!);
 }
 
 /** Go's `template.JSEscapeString`. */
-export function jsEscape(s: string): string {
+function jsEscape(s: string): string {
   let out = '';
   for (const c of s) {
     const code = c.codePointAt(0)!;
@@ -59,7 +59,7 @@ export function jsEscape(s: string): string {
 }
 
 /** Go's `url.QueryEscape`. */
-export function queryEscape(s: string): string {
+function queryEscape(s: string): string {
   let out = '';
   for (const b of Buffer.from(s, 'utf8')) {
     const c = String.fromCharCode(b);

@@ -36,10 +36,9 @@ import { parseTrees } from './parse.js';
 import type { Value } from './values.js';
 
 export { TemplateError } from './errors.js';
-export { templateFunc, type FuncMap, type TemplateFunc } from './builtins.js';
-export type { MissingKey } from './exec.js';
+export { templateFunc, type FuncMap } from './builtins.js';
 export type { Value } from './values.js';
-export { formatValue, isMap } from './values.js';
+export { isMap } from './values.js';
 
 /** The bounds of one template. */
 export interface TemplateLimits {
@@ -54,7 +53,7 @@ export interface TemplateLimits {
 }
 
 /** Defaults: a 256 KiB text, 64 levels, a million steps, 4 MiB of output. */
-export const DEFAULT_TEMPLATE_LIMITS: TemplateLimits = { maxInputBytes: 256 * 1024, maxDepth: 64, maxSteps: 1_000_000, maxOutputBytes: 4 * 1024 * 1024 };
+const DEFAULT_TEMPLATE_LIMITS: TemplateLimits = { maxInputBytes: 256 * 1024, maxDepth: 64, maxSteps: 1_000_000, maxOutputBytes: 4 * 1024 * 1024 };
 
 /** How to parse and run a template. */
 export interface TemplateOptions {

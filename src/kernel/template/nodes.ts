@@ -11,7 +11,7 @@ interface At {
   readonly pos: number;
 }
 
-export interface TextNode extends At {
+interface TextNode extends At {
   readonly type: 'text';
   readonly text: string;
 }
@@ -26,7 +26,7 @@ export interface CommandNode extends At {
   readonly type: 'command';
   readonly args: readonly ArgNode[];
 }
-export interface ActionNode extends At {
+interface ActionNode extends At {
   readonly type: 'action';
   readonly pipe: PipeNode;
 }
@@ -42,7 +42,7 @@ export interface TemplateNode extends At {
   readonly name: string;
   readonly pipe: PipeNode | null;
 }
-export interface BreakNode extends At {
+interface BreakNode extends At {
   readonly type: 'break' | 'continue';
 }
 export interface ListNode extends At {
@@ -62,7 +62,7 @@ export interface VariableNode extends At {
   /** `$x.A` → `["$x", "A"]`. */
   readonly ident: readonly string[];
 }
-export interface IdentifierNode extends At {
+interface IdentifierNode extends At {
   readonly type: 'identifier';
   readonly name: string;
 }
@@ -80,7 +80,7 @@ export interface LiteralNode extends At {
   /** Numbers: whether Go reads it as a float (`1.5`, `1e3`). */
   readonly isFloat?: boolean;
 }
-export interface DotNode extends At {
+interface DotNode extends At {
   readonly type: 'dot' | 'nil';
 }
 /** An operand of a command. */

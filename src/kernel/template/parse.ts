@@ -430,7 +430,7 @@ function isEmpty(list: ListNode): boolean {
 }
 
 /** A Go number literal (ints in decimal, hex, octal, binary, with `_`; decimal floats). */
-export function parseGoNumber(text: string): { value: number; isFloat: boolean } | undefined {
+function parseGoNumber(text: string): { value: number; isFloat: boolean } | undefined {
   if (text.endsWith('i')) return undefined;
   const sign = text.startsWith('-') ? -1 : 1;
   const body = text.replace(/^[+-]/, '');

@@ -92,7 +92,7 @@ export function formatFloat(f: number): string {
 }
 
 /** Go's `%v` of a number: ints in decimal, floats as {@link formatFloat}. */
-export function formatNumber(n: number): string {
+function formatNumber(n: number): string {
   return Number.isInteger(n) && Number.isSafeInteger(n) ? String(n) : formatFloat(n);
 }
 

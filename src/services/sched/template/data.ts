@@ -26,7 +26,7 @@ import { templateFunc, type FuncMap, type Value } from '../../../kernel/template
 import { describeDependency, type Dependency, type HealthInstance, type KvEntry, type SecretResponse } from './dependency.js';
 
 /** A KV pair of `ls` and `tree` (consul-template `dependency.KeyPair`). */
-export class KeyPair {
+class KeyPair {
   /** The full path. */
   readonly Path: string;
   /** The path below the prefix. */
@@ -53,7 +53,7 @@ export class KeyPair {
 }
 
 /** A service instance of `service` (consul-template `dependency.HealthService`, the fields Cairn fills). */
-export class HealthService {
+class HealthService {
   readonly Node: string;
   readonly NodeAddress: string;
   readonly NodeDatacenter: string;
@@ -83,7 +83,7 @@ export class HealthService {
 }
 
 /** A catalog entry of `services` (consul-template `dependency.CatalogSnippet`). */
-export class CatalogService {
+class CatalogService {
   constructor(
     readonly Name: string,
     readonly Tags: readonly string[],
@@ -91,7 +91,7 @@ export class CatalogService {
 }
 
 /** A secret of `secret` (consul-template `dependency.Secret`). */
-export class Secret {
+class Secret {
   readonly RequestID: string;
   readonly LeaseID: string;
   readonly LeaseDuration: number;
