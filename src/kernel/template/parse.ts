@@ -97,7 +97,9 @@ export function parseTrees(input: ParseInput): Map<string, ListNode> {
   };
   const unexpected = (t: Item, context: string): never => {
     if (t.type === 'error') {
-      const extra = actionLine !== 0 && actionLine !== t.line ? ` in action started at ${input.name}:${actionLine}` : '';
+      let extra = actionLine !== 0 && actionLine !== t.line ? ` in action started at ${input.name}:${actionLine}` : '';
+      // As Go: no "unclosed action in action started at …".
+      if (extra && t.val.endsWith(' action')) extra = extra.slice(' in action'.length);
       return fail(t.line, `${t.val}${extra}`);
     }
     return fail(t.line, `unexpected ${itemString(t)} in ${context}`);

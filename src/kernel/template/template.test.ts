@@ -245,3 +245,154 @@ describe('template engine: bounds', () => {
     fails('x'.repeat(300 * 1024), 'template: t: template is 307200 bytes: at most 262144 are allowed');
   });
 });
+
+/** Cases of Go's `text/template/exec_test.go` (`execTests`), with its data restated as JSON-like values; `null`: Go expects an error. */
+const GO_FUNCS = {
+  add: templateFunc((a, b) => (a as number) + (b as number)),
+  echo: templateFunc((a) => a),
+  makemap: templateFunc(
+    (...a) => {
+      const m: Record<string, unknown> = {};
+      for (let i = 0; i < a.length; i += 2) m[a[i] as string] = a[i + 1];
+      return m;
+    },
+    0,
+    'variadic',
+  ),
+  zeroArgs: templateFunc(() => 'zeroArgs', 0),
+  oneArg: templateFunc((a) => {
+    if (typeof a !== 'string') throw new Error('wrong type');
+    return 'oneArg=' + a;
+  }),
+  twoArgs: templateFunc((a, b) => 'twoArgs=' + String(a) + String(b)),
+};
+const T_VAL = {
+  X: 'x',
+  I: 17,
+  SI: [3, 4, 5],
+  SIEmpty: [],
+  MSI: { one: 1, two: 2, three: 3 },
+  MSIone: { one: 1 },
+  MSIEmpty: {},
+  MXI: {},
+  SB: [true, false],
+  True: true,
+  U: { V: 'v' },
+  Empty0: null,
+  Empty3: [7, 8],
+  PSI: [21, 22, 23],
+  SMSI: [
+    { one: 1, two: 2 },
+    { eleven: 11, twelve: 12 },
+  ],
+};
+const GO_CASES: [string, string | null][] = [
+  ['{{printf `%d %d %d` (1) (2 | add 3) (add 4 (add 5 6))}}', '1 5 15'],
+  ['{{($).X}}', 'x'],
+  ['{{($ | echo).X}}', 'x'],
+  ['{{(makemap "up" "down" "left" "right").left}}', 'right'],
+  ['{{if nil}}TRUE{{end}}', null],
+  ['{{if 1.5}}NON-ZERO{{else}}ZERO{{end}}', 'NON-ZERO'],
+  ['{{if ``}}NON-EMPTY{{else}}EMPTY{{end}}', 'EMPTY'],
+  ['{{if .MXI.none}}NON-ZERO{{else}}ZERO{{end}}', 'ZERO'],
+  ['{{if not .MXI.none}}ZERO{{else}}NON-ZERO{{end}}', 'ZERO'],
+  ['{{if $x := true}}{{with $y := .I}}{{$x}},{{$y}}{{end}}{{end}}', 'true,17'],
+  ['{{if $x := true}}{{with $x := .I}}{{$x}},{{end}}{{$x}}{{end}}', '17,true'],
+  ['{{print nil}}', '<nil>'],
+  ['{{print 1 2 3}}', '1 2 3'],
+  ['{{printf "%04x" 127}}', '007f'],
+  ['{{printf "%g" 3.5}}', '3.5'],
+  ['{{printf "%#q" zeroArgs}}', '`zeroArgs`'],
+  ['{{html "<script>alert(\\"XSS\\");</script>"}}', '&lt;script&gt;alert(&#34;XSS&#34;);&lt;/script&gt;'],
+  ['{{"http://www.example.org/"|urlquery}}', 'http%3A%2F%2Fwww.example.org%2F'],
+  ['{{not true}} {{not false}}', 'false true'],
+  ['{{and false 0}} {{and 1 0}} {{and 0 true}} {{and 1 1}}', 'false 0 0 1'],
+  ['{{or 0 0}} {{or 1 0}} {{or 0 true}} {{or 1 1}}', '0 1 true 1'],
+  ['{{if and true 1 `hi` | not}}TRUE{{else}}FALSE{{end}}', 'FALSE'],
+  ['{{index .SI 10}}', null],
+  ['{{index .SI `hello`}}', null],
+  ['{{index .SI nil}}', null],
+  ['{{index .SMSI 1 `eleven`}}', '11'],
+  ['{{index nil 1}}', null],
+  ['{{len .SI}}', '3'],
+  ['{{len 3}}', null],
+  ['{{len .Empty0}}', null],
+  ['{{with .SI}}{{.}}{{else}}EMPTY{{end}}', '[3 4 5]'],
+  ['{{with .MSIone}}{{.}}{{else}}EMPTY{{end}}', 'map[one:1]'],
+  ['{{with $x := $}}{{$y := $.U.V}}{{$y}}{{end}}', 'v'],
+  ['{{range .MSI}}-{{.}}-{{end}}', '-1--3--2-'],
+  ['{{range .Empty0}}-{{.}}-{{end}}', ''],
+  ['{{range .Empty3}}-{{.}}-{{else}}EMPTY{{end}}', '-7--8-'],
+  ['{{range $x, $y := .MSIone}}<{{$x}}={{$y}}>{{end}}', '<one=1>'],
+  ['{{range $x := .PSI}}<{{$foo:=$x}}{{$x}}>{{end}}', '<21><22><23>'],
+  ['{{or .SI "slice is empty"}}', '[3 4 5]'],
+  ['{{or .SIEmpty "slice is empty"}}', 'slice is empty'],
+  ['{{3 2}}', null],
+  ['{{$x := 1}}{{$x 2}}', null],
+  ['{{$x := 1}}{{3 | $x}}', null],
+  ['{{3|oneArg}}', null],
+  ['{{printf `%T` 0xef}}', 'int'],
+  ['{{(nil).True}}', null],
+  ['{{$x := nil}}{{$x.anything}}', null],
+  ['{{true|printf}}', null],
+  ['{{"aaa" |twoArgs "bbb"}}', 'twoArgs=bbbaaa'],
+  ['{{"aaa"|oneArg}}', 'oneArg=aaa'],
+  ['{{"aaa"|printf }}', 'aaa'],
+];
+
+describe('template engine: cases ported from Go exec_test.go', () => {
+  for (const [text, want] of GO_CASES) {
+    it(text, () => {
+      const run = () => parseTemplate(text, { name: 't', funcs: GO_FUNCS }).execute(T_VAL);
+      if (want === null) assert.throws(run, TemplateError);
+      else assert.equal(run(), want);
+    });
+  }
+});
+
+/** Go's `text/template/parse/parse_test.go` `errorTests`: name, text, and what the error must contain. */
+const GO_PARSE_ERRORS: [string, string, string][] = [
+  ['unclosed1', 'line1\n{{', 'unclosed1:2: unclosed action'],
+  ['unclosed2', 'line1\n{{define `x`}}line2\n{{', 'unclosed2:3: unclosed action'],
+  ['unclosed3', 'line1\n{{"x"\n"y"\n', 'unclosed3:4: unclosed action started at unclosed3:2'],
+  ['unclosed4', '{{\n\n\n\n\n', 'unclosed4:6: unclosed action started at unclosed4:1'],
+  ['var1', 'line1\n{{\nx\n}}', 'var1:3: function "x" not defined'],
+  ['function', '{{foo}}', 'function "foo" not defined'],
+  ['comment1', '{{/*}}', 'comment1:1: unclosed comment'],
+  ['comment2', '{{/*\nhello\n}}', 'comment2:1: unclosed comment'],
+  ['lparen', '{{.X (1 2 3}}', 'unclosed left paren'],
+  ['rparen', '{{.X 1 2 3 ) }}', 'unexpected right paren'],
+  ['rparen2', '{{(.X 1 2 3', 'unclosed action'],
+  ['space', '{{`x`3}}', 'in operand'],
+  ['idchar', '{{a#}}', "'#'"],
+  ['charconst', "{{'a}}", 'unterminated character constant'],
+  ['stringconst', '{{"a}}', 'unterminated quoted string'],
+  ['rawstringconst', '{{`a}}', 'unterminated raw quoted string'],
+  ['number', '{{0xi}}', 'number syntax'],
+  ['multidefine', '{{define `a`}}a{{end}}{{define `a`}}b{{end}}', 'multiple definition of template'],
+  ['eof', '{{range .X}}', 'unexpected EOF'],
+  ['variable', '{{$x := 23}}{{with $x.y := 3}}{{$x 23}}{{end}}', 'unexpected ":="'],
+  ['multidecl', '{{$a,$b,$c := 23}}', 'too many declarations'],
+  ['undefvar', '{{$a}}', 'undefined variable'],
+  ['wrongdot', '{{true.any}}', 'unexpected . after term'],
+  ['wrongpipeline', '{{12|false}}', 'non executable command in pipeline'],
+  ['emptypipeline', '{{ ( ) }}', 'missing value for parenthesized pipeline'],
+  ['multilinerawstring', '{{ $v := `\n` }} {{', 'multilinerawstring:2: unclosed action'],
+  ['rangeundefvar', '{{range $k}}{{end}}', 'undefined variable'],
+  ['rangeundefvars', '{{range $k, $v}}{{end}}', 'undefined variable'],
+  ['rangemissingvalue1', '{{range $k,}}{{end}}', 'missing value for range'],
+  ['rangemissingvalue2', '{{range $k, $v := }}{{end}}', 'missing value for range'],
+  ['rangenotvariable1', '{{range $k, .}}{{end}}', 'range can only initialize variables'],
+  ['rangenotvariable2', '{{range $k, 123 := .}}{{end}}', 'range can only initialize variables'],
+];
+
+describe('template engine: parse errors ported from Go parse_test.go', () => {
+  for (const [name, text, want] of GO_PARSE_ERRORS) {
+    it(name, () =>
+      assert.throws(
+        () => parseTemplate(text, { name }),
+        (e: unknown) => e instanceof TemplateError && e.message.includes(want),
+      ),
+    );
+  }
+});
