@@ -28,7 +28,7 @@ import {
   type PipeNode,
   type VariableNode,
 } from './nodes.js';
-import { formatValue, isMap, isStruct, mapGet, sortedEntries, truth, typeName, type Value } from './values.js';
+import { formatValue, isMap, isStruct, mapGet, sortedEntries, structMember, truth, typeName, type Value } from './values.js';
 
 /** What a missing map key gives: Go's `missingkey=default` (`<no value>`), `zero` (`<nil>`) or `error`. */
 export type MissingKey = 'default' | 'zero' | 'error';
@@ -335,8 +335,9 @@ class State {
       if (this.input.missingKey === 'error') this.errorf(`map has no entry for key ${JSON.stringify(name)}`);
       return this.input.missingKey === 'zero' ? null : undefined;
     }
-    if (isStruct(receiver) && name in receiver) {
-      const v = (receiver as Record<string, unknown>)[name];
+    const member = isStruct(receiver) ? structMember(receiver, name) : undefined;
+    if (member) {
+      const v = member.value;
       if (typeof v === 'function') return this.callFunction(name, { fn: v.bind(receiver) as TemplateFunc['fn'], minArgs: 0, maxArgs: undefined }, call);
       if (hasArgs) this.errorf(`${name} is not a method but has arguments`);
       return v;

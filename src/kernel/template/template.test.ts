@@ -146,6 +146,14 @@ describe('template engine: execution (Go semantics)', () => {
     assert.equal(render('{{define "x"}}{{$.k}}{{end}}{{template "x" .m}}', DATA), '<no value>');
   });
 
+  it('reaches no JavaScript machinery through fields', () => {
+    fails('{{.host.constructor}}', /can't evaluate field constructor in type \*Host$/);
+    fails('{{.host.__proto__}}', /can't evaluate field __proto__ in type \*Host$/);
+    fails('{{.host.toString}}', /can't evaluate field toString in type \*Host$/);
+    assert.equal(render('{{.m.constructor}} {{index .m "toString"}}'), '<no value> <no value>');
+    assert.equal(render('{{(parse).__proto__}}', DATA, { funcs: { parse: templateFunc(() => JSON.parse('{"__proto__": "own"}') as unknown, 0) } }), 'own');
+  });
+
   it('custom delimiters, missing keys as errors, function maps', () => {
     assert.equal(render('[[ .str ]] {{ .str }}', DATA, { leftDelim: '[[', rightDelim: ']]' }), 'hello {{ .str }}');
     assert.equal(render('{{.missing}}', DATA, { missingKey: 'zero' }), '<nil>');

@@ -35,6 +35,19 @@ export function isStruct(v: Value): v is object {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !isMap(v);
 }
 
+/**
+ * Field or method `name` of struct `v`: an own property, or one of its class's prototypes
+ * (methods, getters); never what every object inherits (`constructor`, `__proto__`,
+ * `toString`, …), so a template cannot reach JavaScript's machinery.
+ */
+export function structMember(v: object, name: string): { value: Value } | undefined {
+  if (name === 'constructor' || name.startsWith('__')) return undefined;
+  for (let o: object | null = v; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o) as object | null) {
+    if (Object.hasOwn(o, name)) return { value: (v as Record<string, unknown>)[name] };
+  }
+  return undefined;
+}
+
 /** A map's entries with keys sorted as Go's `fmtsort` (numbers numerically, strings by code unit). */
 export function sortedEntries(m: Record<string, unknown> | Map<unknown, unknown>): [unknown, unknown][] {
   const entries: [unknown, unknown][] = m instanceof Map ? [...m.entries()] : Object.entries(m);
