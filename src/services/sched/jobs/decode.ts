@@ -27,6 +27,7 @@ import {
 import type { Constraint, Job, LogConfig, ReschedulePolicy, Resources, RestartPolicy, Task, TaskGroup, VolumeMount } from './types.js';
 import { isObject } from '../../../kernel/util/is-object.js';
 import { decodeServices } from './services.js';
+import { decodeTemplates } from './templates.js';
 import { jsonKind } from '../../../kernel/util/go-struct.js';
 
 /** Where a decoded job lands when the body names none of these. */
@@ -181,6 +182,7 @@ function decodeTask(raw: unknown, path: string, names: string): Task {
   if (!isObject(raw)) throw schedBadRequest(`json: cannot unmarshal ${jsonKind(raw)} into Go struct field ${path} of type api.Task`);
   const config = structField(raw, 'Config', path, 'map[string]interface {}');
   const lifecycle = structField(raw, 'Lifecycle', path, 'api.TaskLifecycle');
+  const templates = decodeTemplates(fieldOf(raw, 'Templates'), `${path}.Templates`);
   return {
     Name: strOr(raw, 'Name', '', path),
     Driver: strOr(raw, 'Driver', '', path),
@@ -200,6 +202,8 @@ function decodeTask(raw: unknown, path: string, names: string): Task {
       : null,
     Services: decodeServices(fieldOf(raw, 'Services'), `${path}.Services`, `${names}-${strOr(raw, 'Name', '', path)}`),
     ShutdownDelay: shutdownDelay(raw, path) ?? 0,
+    // Only when given: a job stored before templates existed compares equal to its re-registration.
+    ...(templates && { Templates: templates }),
   };
 }
 

@@ -26,6 +26,7 @@
  *       kill_timeout = "10s"
  *       logs { max_files = 5  max_file_size = 10 }
  *       service { name = "web"  port = 8080  check { type = "http"  path = "/"  interval = "10s"  timeout = "2s" } }
+ *       template { data = "{{ key \"app/config\" }}"  destination = "local/app.conf" }   # templates-hcl.ts
  *     }
  *     shutdown_delay = "5s"
  *     service { name = "${JOB}-app" }   # group services too (services-hcl.ts)
@@ -43,6 +44,7 @@ import { ConfigError, parseConfig, type ConfigOf } from '../../../kernel/config/
 import { schedBadRequest } from '../http.js';
 import { SERVICE_HCL_KEYS, servicesFromHcl } from './services-hcl.js';
 import { hclNetworks, NETWORK_HCL_KEYS } from './network.js';
+import { TEMPLATE_HCL_KEYS, templatesFromHcl } from './templates-hcl.js';
 
 const constraint = {
   kind: 'block',
@@ -69,6 +71,7 @@ const TASK_KEYS = {
     keys: { volume: { kind: 'string' }, destination: { kind: 'string' }, read_only: { kind: 'bool' }, propagation_mode: { kind: 'string' } },
   },
   service: SERVICE_HCL_KEYS,
+  template: TEMPLATE_HCL_KEYS,
   shutdown_delay: { kind: 'raw' },
 } as const;
 
@@ -219,6 +222,7 @@ function task(label: string, t: Body): Record<string, unknown> {
         ? undefined
         : mounts.map((m) => defined({ Volume: m.volume, Destination: m.destination, ReadOnly: m.read_only, PropagationMode: m.propagation_mode })),
     Services: servicesFromHcl(t.service as Body[]),
+    Templates: templatesFromHcl(t.template as Body[]),
     ShutdownDelay: duration(t, 'shutdown_delay'),
   });
 }

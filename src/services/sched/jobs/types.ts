@@ -22,6 +22,7 @@
  */
 import type { Service } from './services.js';
 import type { NetworkResource, PortMapping } from './network.js';
+import type { Template } from './templates.js';
 
 /** Nanoseconds in one second: the unit of every duration in job JSON. */
 export const NS_PER_SECOND = 1_000_000_000;
@@ -115,6 +116,8 @@ export interface Task {
   readonly Services?: readonly Service[] | null;
   /** ns between deregistering the task's services and its kill signal; absent: 0. */
   readonly ShutdownDelay?: number;
+  /** Files (and environment) rendered from the discovery and secrets services (jobs/templates.ts); absent: none (and on jobs stored before templates existed). */
+  readonly Templates?: readonly Template[];
 }
 
 /** A task group (reference `structs.TaskGroup`). */
