@@ -88,7 +88,7 @@ export interface LeaderKill {
 }
 
 /** One write's answer, as the writer function gives it: its status and body text. */
-export interface WriteAnswer {
+interface WriteAnswer {
   readonly status: number;
   readonly text: string;
 }
