@@ -1,6 +1,7 @@
 /**
  * Asks a DNS server with `dig` (Debian's dnsutils, installed by .ci/run) and parses what it
- * prints: the status, the header flags and the records of each section.
+ * prints: the status, the header flags and the records of each section. A dig that fails
+ * (not installed, no reply) fails the test; {@link digNoReply} is for a question that must go unanswered.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -18,7 +19,7 @@ export interface DigRecord {
 
 /** What dig printed. */
 export interface DigResult {
-  /** `NOERROR`, `NXDOMAIN`, `SERVFAIL`, `REFUSED`, `FORMERR`…; empty when no reply came. */
+  /** `NOERROR`, `NXDOMAIN`, `SERVFAIL`, `REFUSED`, `FORMERR`… (a reply always has one). */
   readonly status: string;
   /** Header flags (`qr`, `aa`, `rd`, `ra`, `tc`). */
   readonly flags: readonly string[];
@@ -29,14 +30,45 @@ export interface DigResult {
   readonly text: string;
 }
 
+/** dig's exit status when no reply came (timeout, connection refused or closed): `no servers could be reached`. */
+const NO_REPLY_EXIT = 9;
+
+/** `dig`'s output and exit status; a dig that cannot run (not installed) rejects. */
+async function runDig(port: number, name: string, type: string, options: readonly string[]): Promise<{ code: number; text: string }> {
+  const args = ['@127.0.0.1', '-p', String(port), name, type, '+tries=1', '+time=3', '+nocookie', ...options];
+  try {
+    return { code: 0, text: (await run('dig', args)).stdout };
+  } catch (err) {
+    const e = err as { code?: number | string; stdout?: string; stderr?: string; message: string };
+    // A number: dig ran and exited non-zero; a string (ENOENT …): it never ran.
+    if (typeof e.code !== 'number') throw new Error(`dig ${args.join(' ')} could not run: ${e.message}`);
+    return { code: e.code, text: `${e.stdout ?? ''}${e.stderr ?? ''}` };
+  }
+}
+
 /**
  * `dig @127.0.0.1 -p <port> <name> <type> <options…>` with one try and a 3 s timeout
- * (override with options such as `+tcp`, `+noedns`, `+ignore`).
+ * (override with options such as `+tcp`, `+noedns`, `+ignore`). Resolves with the reply
+ * whatever its status (`NXDOMAIN` and an empty `NOERROR` are answers).
+ * @throws when dig cannot run, got no reply, or printed no status (a failure is never an empty answer).
  */
 export async function dig(port: number, name: string, type = 'A', options: readonly string[] = []): Promise<DigResult> {
-  const args = ['@127.0.0.1', '-p', String(port), name, type, '+tries=1', '+time=3', '+nocookie', ...options];
-  const { stdout } = await run('dig', args).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
-  return parseDig(stdout);
+  const { code, text } = await runDig(port, name, type, options);
+  const result = parseDig(text);
+  if (code !== 0 || result.status === '') throw new Error(`dig ${name} ${type} ${options.join(' ')} failed (exit ${code}):\n${text}`);
+  return result;
+}
+
+/**
+ * Like {@link dig}, for a question the server must leave unanswered: resolves with dig's
+ * output when dig ran and reported no reply (exit 9).
+ * @throws when a reply came, or dig failed otherwise (not installed, bad arguments).
+ */
+export async function digNoReply(port: number, name: string, type = 'A', options: readonly string[] = []): Promise<string> {
+  const { code, text } = await runDig(port, name, type, options);
+  if (code !== NO_REPLY_EXIT)
+    throw new Error(`dig ${name} ${type} ${options.join(' ')}: expected no reply (exit ${NO_REPLY_EXIT}), got exit ${code}:\n${text}`);
+  return text;
 }
 
 /** Parses dig's default output. */

@@ -190,11 +190,16 @@ describe('KV store', () => {
   it('a blocking query times out with the same index when nothing under it changes', async () => {
     await put('quiet/k', 'v');
     const index = (await kv('GET', 'quiet/k')).headers.get('x-mesh-index');
+    const started = Date.now();
     const blocked = kv('GET', `quiet/k?index=${index}&wait=300ms`);
     await put('loud/k', 'v');
     const r = await blocked;
+    const waited = Date.now() - started;
     assert.equal(r.status, 200);
     assert.equal(r.headers.get('x-mesh-index'), index);
+    // The wait was honoured (a lower bound, never a speed check): a server ignoring `index`
+    // answers at once with the same index, which the checks above alone would pass.
+    assert.ok(waited >= 250, `the query waited ${waited} ms of its 300 ms`);
   });
 
   it('a value over the limit: 413 with the reference text, nothing stored', async () => {

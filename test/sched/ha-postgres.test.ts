@@ -104,13 +104,15 @@ describe('scheduler servers sharing PostgreSQL', () => {
     }
   });
 
-  it('kill -9 of the leader under a write load: a follower leads within 5 s and every acknowledged write is there', { timeout: 60_000 }, async () => {
+  it('kill -9 of the leader under a write load: a follower leads within 5 s and every acknowledged write is there', { timeout: 60_000 }, async (t) => {
     // The helper fails unless a follower leads within 5 s of the kill.
-    const { acknowledged } = await killLeaderUnderLoad({
+    const { acknowledged, answers } = await killLeaderUnderLoad({
       leader: a,
       followers: [b, c],
-      write: async (p, name) => (await call(p.url, 'PUT', `/v1/acl/policy/${name}`, { token: root, body: policy(name) })).status === 200,
+      write: (p, name) => call(p.url, 'PUT', `/v1/acl/policy/${name}`, { token: root, body: policy(name) }),
+      failover: [{ status: 500, text: /^No cluster leader$/ }],
     });
+    t.diagnostic(`write answers: ${JSON.stringify(answers)}`);
     for (const p of [b, c]) {
       const list = await call(p.url, 'GET', '/v1/acl/policies', { token: root });
       const names = new Set((list.json as { Name: string }[]).map((x) => x.Name));

@@ -41,17 +41,24 @@ function raw(port: number, bytes: string, count: number): Promise<string> {
 const port = () => Number(new URL(s.url).port);
 
 describe('the LIST method', () => {
-  it('works from curl', async (t) => {
-    await s.call('POST', '/v1/secret/data/curl/a', { body: { data: { x: 1 } } });
-    let out: string;
-    try {
-      // Async: the server runs in this process, a sync child would block it.
-      out = (await run('curl', ['-s', '-X', 'LIST', '-H', `X-Secrets-Token: ${s.rootToken}`, `${s.url}/v1/secret/metadata/curl/`])).stdout;
-    } catch {
-      t.skip('curl not installed');
-      return;
-    }
-    assert.deepEqual(JSON.parse(out).data.keys, ['a']);
+  it('works from curl', async () => {
+    const put = await s.call('POST', '/v1/secret/data/curl/a', { body: { data: { x: 1 } } });
+    assert.equal(put.status, 200, put.text);
+    // curl is installed by .ci/run: a curl that cannot run or connect fails the test, never skips it.
+    // Async: the server runs in this process, a sync child would block it.
+    const { stdout } = await run('curl', [
+      '-sS',
+      '-X',
+      'LIST',
+      '-H',
+      `X-Secrets-Token: ${s.rootToken}`,
+      '-w',
+      '\n%{http_code}',
+      `${s.url}/v1/secret/metadata/curl/`,
+    ]);
+    const status = stdout.slice(stdout.lastIndexOf('\n') + 1);
+    assert.equal(status, '200', stdout);
+    assert.deepEqual(JSON.parse(stdout.slice(0, stdout.lastIndexOf('\n'))).data.keys, ['a']);
   });
 
   it('mixes with POSTs (Content-Length and chunked) on one keep-alive socket', async () => {

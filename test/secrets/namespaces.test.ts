@@ -120,6 +120,8 @@ describe('namespaces', () => {
       assert.deepEqual((await asAdmin('lookup', { token: victim.client_token })).json, { errors: ['bad token'] });
       assert.deepEqual((await asAdmin('lookup-accessor', { accessor: victim.accessor })).json, { errors: ['invalid accessor'] });
       assert.deepEqual((await asAdmin('revoke-accessor', { accessor: victim.accessor })).json, { errors: ['invalid accessor'] });
+      assert.deepEqual((await asAdmin('renew', { token: victim.client_token })).json, { errors: ['token not found'] });
+      assert.deepEqual((await asAdmin('renew-accessor', { accessor: victim.accessor })).json, { errors: ['invalid accessor'] });
       assert.equal((await asAdmin('revoke', { token: victim.client_token })).status, 204, 'idempotent, as for an unknown token');
     }
     assert.equal((await s.call('GET', '/v1/auth/token/lookup-self', { token: inB.client_token, headers: ns('team-b') })).status, 200, 'still alive');

@@ -1,5 +1,5 @@
 /**
- * Tokens (issues 2 and 3): create, lookup-self, lookup, lookup-accessor, renew-self,
+ * Tokens (issues 2 and 3): create, lookup-self, lookup, lookup-accessor, renew-self, renew, renew-accessor,
  * revoke-self, revoke-accessor, revoke; trees revoked with their parent, by hand or by
  * expiry; TTL caps (reference/secrets.md §4.1, §4.3).
  */
@@ -67,6 +67,39 @@ describe('tokens', () => {
     assert.equal((await s.call('GET', '/v1/auth/token/lookup-self', { token: auth.client_token })).status, 403);
   });
 
+  it('renews another token by value (renew) and by accessor (renew-accessor, the token not shown), as clients such as hvac call them', async () => {
+    const auth = await create({ ttl: '1h', policies: ['default'] });
+    now += 30 * 60_000;
+    const renewed = await s.call('POST', '/v1/auth/token/renew', { body: { token: auth.client_token, increment: '2h' } });
+    assert.equal(renewed.status, 200, renewed.text);
+    assert.deepEqual([renewed.json.auth.client_token, renewed.json.auth.accessor, renewed.json.auth.lease_duration], [auth.client_token, auth.accessor, 7200]);
+    const byAccessor = await s.call('POST', '/v1/auth/token/renew-accessor', { body: { accessor: auth.accessor, increment: '3h' } });
+    assert.equal(byAccessor.status, 200, byAccessor.text);
+    assert.deepEqual([byAccessor.json.auth.client_token, byAccessor.json.auth.accessor, byAccessor.json.auth.lease_duration], ['', auth.accessor, 10800]);
+    const looked = await s.call('GET', '/v1/auth/token/lookup-self', { token: auth.client_token });
+    assert.equal(looked.json.data.ttl, 10800, 'the renewal is stored');
+
+    // Unknown tokens and accessors, a missing field, a token that is not renewable: 400, nothing renewed.
+    const cases: [string, object, string][] = [
+      ['renew', { token: 'hvs.not-a-token-000000000000' }, 'token not found'],
+      ['renew', {}, 'missing required field "token"'],
+      ['renew-accessor', { accessor: 'not-an-accessor' }, 'invalid accessor'],
+      ['renew', { token: auth.client_token, increment: '-1h' }, 'increment: must not be negative'],
+    ];
+    for (const [path, body, error] of cases) {
+      const r = await s.call('POST', `/v1/auth/token/${path}`, { body });
+      assert.equal(r.status, 400, `${path} ${JSON.stringify(body)}: ${r.text}`);
+      assert.deepEqual(r.json.errors, [error]);
+    }
+    const fixed = await create({ ttl: '1h', policies: ['default'], renewable: false });
+    const refused = await s.call('POST', '/v1/auth/token/renew', { body: { token: fixed.client_token } });
+    assert.equal(refused.status, 400);
+    assert.equal((await s.call('GET', '/v1/auth/token/lookup-self', { token: auth.client_token })).json.data.ttl, 10800, 'unchanged by the refused calls');
+    // Not in the default policy: a token cannot renew another by value without a grant.
+    const byDefault = await s.call('POST', '/v1/auth/token/renew', { token: fixed.client_token, body: { token: auth.client_token } });
+    assert.equal(byDefault.status, 403);
+  });
+
   it('creates a periodic token (root only): each renewal resets its TTL to the period, past the mount maximum', async () => {
     const auth = await create({ policies: ['default'], period: '1h', no_parent: true });
     assert.equal(auth.lease_duration, 3600);
@@ -123,7 +156,8 @@ describe('tokens', () => {
     now += 3600_000 + 1000;
     assert.equal((await s.call('GET', '/v1/auth/token/lookup-self', { token: child.client_token })).status, 403, 'dead with its parent');
     assert.equal((await s.call('POST', '/v1/auth/token/lookup-accessor', { body: { accessor: child.accessor } })).status, 400);
-    assert.equal((await s.call('POST', '/v1/auth/token/lookup', { body: { token: child.client_token } })).status, 400);
+    const lookup = await s.call('POST', '/v1/auth/token/lookup', { body: { token: child.client_token } });
+    assert.deepEqual([lookup.status, lookup.json], [403, { errors: ['bad token'] }], "the reference's handleLookup: permission denied");
   });
 
   it('a child lives on while its renewed parent does, and dies with it', async () => {

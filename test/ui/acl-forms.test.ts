@@ -39,7 +39,26 @@ describe('web UI: discovery namespaces, ACL create and delete forms', { timeout:
 
   before(async () => {
     [dev, browser] = await Promise.all([startDev(), launchBrowser()]);
-    tab = await newPage(browser);
+    tab = await newPage(browser, [
+      {
+        status: 400,
+        method: 'PUT',
+        path: /^\/ui\/proxy\/mesh\/v1\/acl\/(role|auth-method|binding-rule)$/,
+        why: "the discovery role, auth method and binding rule forms are sent with an unknown policy, bad config or unknown method first: the server's refusal is shown",
+      },
+      {
+        status: 404,
+        method: 'GET',
+        path: /^\/ui\/proxy\/mesh\/v1\/acl\/role\/[0-9a-f-]{36}$/,
+        why: "the deleted role's screen reads it once more as the delete lands, before going back to the list",
+      },
+      {
+        status: 400,
+        method: 'POST',
+        path: /^\/ui\/proxy\/sched\/v1\/acl\/auth-method$/,
+        why: "the scheduler auth method form is sent with a bad config first: the server's refusal is shown",
+      },
+    ]);
     page = tab.page;
     await loginWithToken(page, dev.ui);
   });

@@ -11,7 +11,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { axeCheck, callApi, gatewayApi, launchBrowser, newPage, shoot, signInToGateway, startDev, type Dev, type WatchedPage } from './harness.js';
+import {
+  axeCheck,
+  callApi,
+  gatewayApi,
+  gatewayItems,
+  launchBrowser,
+  GATEWAY_WORKERS_AS_USER,
+  newPage,
+  shoot,
+  signInToGateway,
+  startDev,
+  type Dev,
+  type WatchedPage,
+} from './harness.js';
 import { storePolicy } from '../gateway/store-policy.js';
 
 const POLICY = storePolicy('secret/data/*');
@@ -27,7 +40,21 @@ describe('web UI: gateway credential stores', { timeout: 180_000 }, () => {
 
   before(async () => {
     [dev, browser] = await Promise.all([startDev(), launchBrowser()]);
-    tab = await newPage(browser);
+    tab = await newPage(browser, [
+      GATEWAY_WORKERS_AS_USER,
+      {
+        status: 400,
+        method: 'POST',
+        path: /^\/ui\/proxy\/gateway\/v1\/credential-stores$/,
+        why: 'a vault store with a token that is not periodic is refused on purpose',
+      },
+      {
+        status: 404,
+        method: 'GET',
+        path: /^\/ui\/proxy\/gateway\/v1\/credential-libraries\?credential_store_id=csvlt_\w+$/,
+        why: "the deleted vault store's libraries are read once more as the delete lands",
+      },
+    ]);
     await secretsApi('PUT', 'sys/policies/acl/gateway-ui', { policy: POLICY });
     const good = (await secretsApi('POST', 'auth/token/create', { policies: ['gateway-ui'], period: '1h', no_parent: true })) as {
       auth: { client_token: string };
@@ -63,7 +90,7 @@ describe('web UI: gateway credential stores', { timeout: 180_000 }, () => {
     await refusal.waitFor();
     assert.match((await refusal.textContent()) ?? '', /attributes\.token: vault token is not a periodic token/);
     await shoot(page, '50-gateway-credential-store-refused');
-    assert.deepEqual((await read('credential-stores?scope_id=p_1234567890')).body.items ?? [], [], 'nothing was made');
+    assert.deepEqual(await gatewayItems(dev, 'credential-stores?scope_id=p_1234567890'), [], 'nothing was made');
 
     await form.getByLabel('Token (periodic, renewable, orphan)').fill(goodToken);
     await form.getByRole('button', { name: 'Create credential store' }).click();

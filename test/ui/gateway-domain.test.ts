@@ -11,7 +11,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { axeCheck, GATEWAY_TOKEN, gatewayApi, launchBrowser, loginWithToken, newPage, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
+import {
+  axeCheck,
+  GATEWAY_TOKEN,
+  gatewayApi,
+  launchBrowser,
+  loginWithToken,
+  GATEWAY_WORKERS_AS_USER,
+  newPage,
+  shoot,
+  startDev,
+  type Dev,
+  type WatchedPage,
+} from './harness.js';
 
 describe('web UI: gateway scopes, users and roles', { timeout: 180_000 }, () => {
   let dev: Dev;
@@ -22,7 +34,16 @@ describe('web UI: gateway scopes, users and roles', { timeout: 180_000 }, () => 
 
   before(async () => {
     [dev, browser] = await Promise.all([startDev(), launchBrowser()]);
-    tab = await newPage(browser);
+    tab = await newPage(browser, [
+      GATEWAY_WORKERS_AS_USER,
+      {
+        status: 401,
+        method: 'POST',
+        path: /^\/ui\/proxy\/gateway\/v1\/auth-methods\/ampw_1234567890:authenticate$/,
+        why: 'a wrong password is refused on purpose',
+      },
+      { status: 400, method: 'POST', path: /^\/ui\/proxy\/gateway\/v1\/roles\/r_\w+:set-grants$/, why: 'a bad grant string is refused on purpose' },
+    ]);
   });
   after(async () => {
     await browser?.close();

@@ -12,7 +12,18 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startProvider, type TestProvider } from '../../src/kernel/authn/testdata/provider.js';
 import type { JsonReply } from '../helpers.js';
-import { axeCheck, gatewayApi, launchBrowser, loginWithToken, newPage, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
+import {
+  axeCheck,
+  gatewayApi,
+  launchBrowser,
+  loginWithToken,
+  GATEWAY_WORKERS_AS_USER,
+  newPage,
+  shoot,
+  startDev,
+  type Dev,
+  type WatchedPage,
+} from './harness.js';
 
 describe('web UI: gateway OIDC login', { timeout: 180_000 }, () => {
   let dev: Dev;
@@ -42,7 +53,7 @@ describe('web UI: gateway OIDC login', { timeout: 180_000 }, () => {
     await gateway('POST', `auth-methods/${am.id}:change-state`, { version: am.version, attributes: { state: 'active-public' } });
     const global = await gateway('GET', 'scopes/global');
     await gateway('PATCH', 'scopes/global', { version: global.version, primary_auth_method_id: am.id });
-    tab = await newPage(browser);
+    tab = await newPage(browser, [GATEWAY_WORKERS_AS_USER]);
     tab.page.context().on('console', (m) => {
       if (m.page() !== tab.page && m.type() === 'error' && !/^Failed to load resource: the server responded with a status of 404/.test(m.text()))
         popupErrors.push(`popup: ${m.text()}`);

@@ -13,7 +13,20 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { axeCheck, gatewayApi, launchBrowser, newPage, ROOT_TOKEN, shoot, signInToGateway, startDev, type Dev, type WatchedPage } from './harness.js';
+import {
+  axeCheck,
+  gatewayApi,
+  gatewayItems,
+  launchBrowser,
+  GATEWAY_WORKERS_AS_USER,
+  newPage,
+  ROOT_TOKEN,
+  shoot,
+  signInToGateway,
+  startDev,
+  type Dev,
+  type WatchedPage,
+} from './harness.js';
 
 const PROJECT = 'p_1234567890';
 
@@ -40,7 +53,15 @@ describe('web UI: a gateway host catalog over the discovery service', { timeout:
 
   before(async () => {
     [dev, browser] = await Promise.all([startDev(), launchBrowser()]);
-    tab = await newPage(browser);
+    tab = await newPage(browser, [
+      GATEWAY_WORKERS_AS_USER,
+      {
+        status: 400,
+        method: 'POST',
+        path: /^\/ui\/proxy\/gateway\/v1\/host-catalogs$/,
+        why: 'a catalog with an unreachable discovery address is refused on purpose',
+      },
+    ]);
     await signInToGateway(tab.page, dev.ui);
   });
   after(async () => {
@@ -65,7 +86,7 @@ describe('web UI: a gateway host catalog over the discovery service', { timeout:
     await refusal.waitFor();
     assert.match((await refusal.textContent()) ?? '', /attributes\.address: The discovery service could not be reached/);
     await shoot(page, '58-gateway-plugin-catalog-refused');
-    const plugins = ((await read(`host-catalogs?scope_id=${PROJECT}`)).body.items ?? []).filter((c: { type: string }) => c.type === 'plugin');
+    const plugins = (await gatewayItems(dev, `host-catalogs?scope_id=${PROJECT}`)).filter((c: { type: string }) => c.type === 'plugin');
     assert.deepEqual(plugins, [], 'nothing stored');
 
     await page.getByLabel('Discovery service address').fill(dev.printed.Discovery);

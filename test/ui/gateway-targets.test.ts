@@ -10,7 +10,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { axeCheck, gatewayApi, launchBrowser, newPage, shoot, signInToGateway, startDev, type Dev, type WatchedPage } from './harness.js';
+import {
+  axeCheck,
+  gatewayApi,
+  gatewayItems,
+  launchBrowser,
+  GATEWAY_WORKERS_AS_USER,
+  newPage,
+  shoot,
+  signInToGateway,
+  startDev,
+  type Dev,
+  type WatchedPage,
+} from './harness.js';
 
 const PROJECT = 'p_1234567890';
 
@@ -24,7 +36,10 @@ describe('web UI: gateway host catalogs and targets', { timeout: 180_000 }, () =
 
   before(async () => {
     [dev, browser] = await Promise.all([startDev(), launchBrowser()]);
-    tab = await newPage(browser);
+    tab = await newPage(browser, [
+      GATEWAY_WORKERS_AS_USER,
+      { status: 400, method: 'POST', path: /^\/ui\/proxy\/gateway\/v1\/hosts$/, why: 'a static host address with a port is refused on purpose' },
+    ]);
     await signInToGateway(tab.page, dev.ui);
   });
   after(async () => {
@@ -66,7 +81,7 @@ describe('web UI: gateway host catalogs and targets', { timeout: 180_000 }, () =
     await refusal.waitFor();
     assert.match((await refusal.textContent()) ?? '', /attributes\.address: Address for static hosts does not support a port\./);
     await shoot(page, '51-gateway-host-refused');
-    assert.deepEqual((await read(`hosts?host_catalog_id=${catalogId}`)).body.items ?? [], [], 'the refused host was not stored');
+    assert.deepEqual(await gatewayItems(dev, `hosts?host_catalog_id=${catalogId}`), [], 'the refused host was not stored');
 
     await page.getByLabel('Address').fill('127.0.0.1');
     await page.getByRole('button', { name: 'Add host' }).click();

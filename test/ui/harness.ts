@@ -2,7 +2,7 @@
  * Browser tests of the web UI (issue 18): a real `cairn dev` child process on free ports,
  * and Debian's Chromium driven by playwright-core (no browser download exists here:
  * `CHROMIUM_PATH`, default `/usr/bin/chromium`; `.ci/run` installs it). Each page records
- * its console errors; {@link shoot} writes a screenshot to `test-results/ui/`;
+ * its console errors and every 4xx/5xx answer the test did not list as expected (with why); {@link shoot} writes a screenshot to `test-results/ui/`;
  * {@link axeCheck} runs axe-core on the page as it is.
  */
 import assert from 'node:assert/strict';
@@ -79,16 +79,29 @@ export function launchBrowser(): Promise<Browser> {
 /** A page and the console errors and uncaught exceptions it had. */
 export interface WatchedPage {
   readonly page: Page;
+  /** Console errors, uncaught exceptions, and answers of 400 or more that were not expected (`resource: <status> <method> <path>`). */
   readonly errors: string[];
 }
 
 /**
- * A new page in its own context (its own sessionStorage: a new tab), recording console
- * errors. Chromium also logs each 4xx/5xx API answer as "Failed to load resource"; the
- * UI shows those answers (a policy's parse error is a 400), so they are not script errors
- * and are left out. A CSP violation is logged as an error and kept.
+ * An answer of 400 or more the page may get, because the test provokes it on purpose
+ * (`why` says how): its status, method and a pattern of its path and query.
  */
-export async function newPage(browser: Browser): Promise<WatchedPage> {
+export interface ExpectedFailure {
+  readonly status: number;
+  readonly method: string;
+  readonly path: RegExp;
+  readonly why: string;
+}
+
+/**
+ * A new page in its own context (its own sessionStorage: a new tab), recording console
+ * errors, uncaught exceptions, and every answer of 400 or more (API call, page or asset)
+ * not in `expected`. Chromium also logs each such answer as "Failed to load resource"
+ * without naming it; that line is left out for the answer recorded with its method and
+ * path instead. A CSP violation is logged as an error and kept.
+ */
+export async function newPage(browser: Browser, expected: readonly ExpectedFailure[] = []): Promise<WatchedPage> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const page = await context.newPage();
@@ -97,8 +110,27 @@ export async function newPage(browser: Browser): Promise<WatchedPage> {
     if (m.type() === 'error' && !/^Failed to load resource: the server responded with a status of [45]\d\d/.test(m.text())) errors.push(m.text());
   });
   page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
+  page.on('response', (r) => {
+    if (r.status() < 400) return;
+    const method = r.request().method();
+    const url = new URL(r.url());
+    const path = `${url.pathname}${url.search}`;
+    if (!expected.some((x) => x.status === r.status() && x.method === method && x.path.test(path))) errors.push(`resource: ${r.status()} ${method} ${path}`);
+  });
   return { page, errors };
 }
+
+/**
+ * The gateway section's first screen after a password login lists the workers, an API
+ * only the controller's recovery token (`auth_token`) may call: as a user it answers 401
+ * and the screen shows the refusal (every test that signs in with {@link signInToGateway}).
+ */
+export const GATEWAY_WORKERS_AS_USER: ExpectedFailure = {
+  status: 401,
+  method: 'GET',
+  path: /^\/ui\/proxy\/gateway\/v1\/workers$/,
+  why: 'the workers screen opened as a password user: only the recovery token may list workers',
+};
 
 /** Writes a full-page screenshot `test-results/ui/<name>.png`. */
 export async function shoot(page: Page, name: string): Promise<void> {
@@ -150,6 +182,13 @@ export async function gatewayApi(dev: Dev, method: string, path: string, body?: 
   });
   const text = await res.text();
   return { status: res.status, text, body: text ? JSON.parse(text) : undefined };
+}
+
+/** The `items` of the gateway list `GET /v1/<path>` (`[]` when the reply leaves them out, as the reference does for none); fails unless it answers 200. */
+export async function gatewayItems(dev: Dev, path: string): Promise<JsonReply[]> {
+  const r = await gatewayApi(dev, 'GET', path);
+  assert.equal(r.status, 200, `GET ${path}: ${r.text}`);
+  return (r.body.items as JsonReply[] | undefined) ?? [];
 }
 
 /** Logs `page` in with the root token, then to the dev gateway as `admin` / `password` on the dev password method the page offers. */

@@ -28,7 +28,15 @@ describe('web UI: OIDC and JWT login to the secrets service', { timeout: 180_000
 
   /** A fresh tab (its own sessionStorage) on the login form with OIDC chosen; console errors of it and its popups recorded. */
   const oidcForm = async (blockPopups = false): Promise<Page> => {
-    const tab = await newPage(browser);
+    const tab = await newPage(browser, [
+      {
+        status: 403,
+        method: 'GET',
+        path: /^\/v1\/sys\/mounts$/,
+        why: 'the start screen lists the secrets engines, which the people and ci policies do not grant: the screen says why',
+      },
+      { status: 400, method: 'POST', path: /^\/v1\/auth\/oidc\/oidc\/auth_url$/, why: 'an unknown role is asked for on purpose' },
+    ]);
     tabs.push(tab);
     const { page } = tab;
     page.context().on('console', (m) => {
@@ -128,7 +136,15 @@ describe('web UI: OIDC and JWT login to the secrets service', { timeout: 180_000
     await setUp('auth/jwt/role/ci', { role_type: 'jwt', user_claim: 'sub', bound_audiences: 'cairn-ci', token_policies: 'ci' });
     const now = Math.floor(Date.now() / 1000);
     const jwt = await op.sign({ iss: op.issuer, sub: 'ci-job-1', aud: 'cairn-ci', iat: now, exp: now + 300 });
-    const tab = await newPage(browser);
+    const tab = await newPage(browser, [
+      {
+        status: 403,
+        method: 'GET',
+        path: /^\/v1\/sys\/mounts$/,
+        why: 'the start screen lists the secrets engines, which the people and ci policies do not grant: the screen says why',
+      },
+      { status: 400, method: 'POST', path: /^\/v1\/auth\/oidc\/oidc\/auth_url$/, why: 'an unknown role is asked for on purpose' },
+    ]);
     tabs.push(tab);
     const { page } = tab;
     await page.goto(dev.ui);

@@ -97,7 +97,9 @@ ui { enabled = true }
       return items.some((w) => w.state === 'active') ? true : undefined;
     });
 
-    const { page, errors } = await newPage(browser);
+    const { page, errors } = await newPage(browser, [
+      { status: 401, method: 'GET', path: /^\/v1\/workers$/, why: 'a wrong token is refused on purpose at login' },
+    ]);
     await page.goto(`${api}/ui/`);
     await page.getByRole('textbox', { name: 'Token' }).fill('not-the-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -157,7 +159,14 @@ ui_services {
     assert.equal((await fetch(`${server.url}/v1/sys/seal-status`)).status, 412, 'the API still needs the header');
     assert.deepEqual(await (await fetch(`${server.url}/ui/config.json`)).json(), { sections: { secrets: '', mesh: '/ui/proxy/mesh' } });
 
-    const { page, errors } = await newPage(browser);
+    const { page, errors } = await newPage(browser, [
+      {
+        status: 404,
+        method: 'GET',
+        path: /^\/ui\/proxy\/mesh\/v1\/namespaces$/,
+        why: 'the discovery section asks for namespaces to offer its switcher; this agent has none (404) and the switcher stays hidden',
+      },
+    ]);
     await signIn(page, `${server.url}/ui/`, ROOT, 'Secrets engines');
     await axeCheck(page, 'secrets on a require_request_header listener');
     await shoot(page, '41-secrets-server-require-header');

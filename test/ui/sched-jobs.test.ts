@@ -46,7 +46,20 @@ describe('web UI: scheduler jobs', { timeout: 180_000 }, () => {
 
   before(async () => {
     [dev, browser] = await Promise.all([startDev(), launchBrowser()]);
-    tab = await newPage(browser);
+    tab = await newPage(browser, [
+      {
+        status: 400,
+        method: 'POST',
+        path: /^\/ui\/proxy\/sched\/v1\/jobs\/parse$/,
+        why: 'HCL with a syntax error and a job the server finds invalid are sent on purpose',
+      },
+      {
+        status: 404,
+        method: 'GET',
+        path: /^\/ui\/proxy\/sched\/v1\/job\/ui-hello(\/summary)?\?namespace=default$/,
+        why: "the purged job's screen reads it (and its summary) once more as the purge lands, before going back to the list",
+      },
+    ]);
     page = tab.page;
     await loginWithToken(page, dev.ui);
   });

@@ -36,7 +36,24 @@ describe('web UI: secrets administration', { timeout: 240_000 }, () => {
 
   before(async () => {
     [dev, browser] = await Promise.all([startDev(), launchBrowser()]);
-    tab = await newPage(browser);
+    tab = await newPage(browser, [
+      { status: 400, method: 'PUT', path: /^\/v1\/sys\/audit\/bad-socket$/, why: 'a socket audit device that cannot connect is refused on purpose' },
+      {
+        status: 404,
+        method: 'GET',
+        path: /^\/v1\/sys\/leases\/lookup(\/leased(\/app)?)?\?list=true$/,
+        why: "a lease folder emptied by the revocations lists nothing: the reference's 404, shown as no leases",
+      },
+      { status: 400, method: 'PUT', path: /^\/v1\/sys\/leases\/lookup$/, why: 'the revoked lease is looked up on purpose' },
+      { status: 400, method: 'POST', path: /^\/v1\/sys\/wrapping\/unwrap$/, why: 'the wrapping token is unwrapped a second time on purpose' },
+      { status: 400, method: 'POST', path: /^\/v1\/secret\/metadata\/meta\/one$/, why: 'a bad duration in the metadata form is refused on purpose' },
+      {
+        status: 400,
+        method: 'GET',
+        path: /^\/v1\/sys\/(leader|health\?standbyok=true&perfstandbyok=true|ha-status|audit)$/,
+        why: 'the audit and HA screens are opened in the namespace team on purpose: operation unavailable in namespaces',
+      },
+    ]);
     page = tab.page;
     await loginWithToken(page, dev.ui);
   });

@@ -24,7 +24,23 @@ describe('web UI: secrets', { timeout: 240_000 }, () => {
 
   before(async () => {
     [dev, browser] = await Promise.all([startDev(), launchBrowser()]);
-    tab = await newPage(browser);
+    tab = await newPage(browser, [
+      { status: 403, method: 'GET', path: /^\/v1\/auth\/token\/lookup-self$/, why: 'a wrong token is refused on purpose at login' },
+      {
+        status: 404,
+        method: 'GET',
+        path: /^\/v1\/secret\/metadata\/\?list=true$/,
+        why: "the empty mount lists nothing: the reference's 404, shown as an empty folder",
+      },
+      {
+        status: 404,
+        method: 'GET',
+        path: /^\/v1\/secret\/data\/app\/db\?version=1$/,
+        why: "version 1 is read while deleted on purpose: the reference's 404, shown as a deleted version",
+      },
+      { status: 400, method: 'POST', path: /^\/v1\/secret\/data\/app\/db$/, why: 'a check-and-set conflict is provoked on purpose' },
+      { status: 400, method: 'PUT', path: /^\/v1\/sys\/policies\/acl\/app-read$/, why: 'a policy with a parse error is saved on purpose' },
+    ]);
     page = tab.page;
   });
   after(async () => {
@@ -243,7 +259,7 @@ describe('web UI: secrets', { timeout: 240_000 }, () => {
   it("logs in with userpass in another tab; logout clears the tab's storage", async () => {
     await callApi(secretsApi('sys/auth/userpass'), 'POST', 'X-Secrets-Token', { type: 'userpass' });
     await callApi(secretsApi('auth/userpass/users/alice'), 'POST', 'X-Secrets-Token', { password: 'alice-pw', token_policies: 'app-read' });
-    const other = await newPage(browser);
+    const other = await newPage(browser, [{ status: 403, method: 'GET', path: /^\/v1\/sys\/mounts$/, why: 'alice may not list mounts: the screen says why' }]);
     const p = other.page;
     await p.goto(dev.ui);
     await p.getByLabel('Username and password').check();

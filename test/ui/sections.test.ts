@@ -38,7 +38,15 @@ describe('web UI sections on the discovery and scheduler servers', { timeout: 12
       const agent = await start();
       t.after(() => agent.stop());
       assert.deepEqual(await (await fetch(`${agent.url}/ui/config.json`)).json(), { sections: { [section]: '' } });
-      const { page, errors } = await newPage(browser);
+      const { page, errors } = await newPage(browser, [
+        { status: 403, method: 'GET', path: /^\/v1\/acl\/token\/self$/, why: 'a wrong token is refused on purpose at login' },
+        {
+          status: 404,
+          method: 'GET',
+          path: /^\/v1\/namespaces$/,
+          why: 'the discovery section asks for namespaces to offer its switcher; this agent has none (404) and the switcher stays hidden',
+        },
+      ]);
       await page.goto(`${agent.url}/ui/`);
       assert.equal(await page.getByLabel('Username and password').count(), 0);
       await page.getByRole('textbox', { name: 'Token' }).fill('not-a-token');

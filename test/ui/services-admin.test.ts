@@ -50,7 +50,17 @@ describe('web UI: discovery key/value and ACL, scheduler CSI and ACL', { timeout
 
   before(async () => {
     [dev, browser] = await Promise.all([startDev(), launchBrowser()]);
-    tab = await newPage(browser);
+    tab = await newPage(browser, [
+      {
+        status: 404,
+        method: 'GET',
+        path: /^\/ui\/proxy\/mesh\/v1\/kv\/app\/created$/,
+        why: "a new key's screen reads the key, which does not exist yet: the form starts empty with cas 0",
+      },
+      { status: 400, method: 'PUT', path: /^\/ui\/proxy\/mesh\/v1\/acl\/policy$/, why: 'a discovery ACL policy with an error is sent on purpose' },
+      { status: 400, method: 'GET', path: /^\/ui\/proxy\/sched\/v1\/volumes\?type=csi&per_page=25&filter=/, why: 'a bad volume filter is sent on purpose' },
+      { status: 400, method: 'POST', path: /^\/ui\/proxy\/sched\/v1\/acl\/policy\/ui-ops$/, why: 'a scheduler ACL policy with an error is sent on purpose' },
+    ]);
     page = tab.page;
     await loginWithToken(page, dev.ui);
   });

@@ -1,7 +1,7 @@
 /**
  * The token auth method's paths, mounted at `auth/token/` (reference/secrets.md §4.1):
- * `create`, `lookup`, `lookup-self`, `lookup-accessor`, `renew-self`, `revoke-self`,
- * `revoke-accessor`, `revoke`. TTLs are capped at the token mount's maximum (768h by default).
+ * `create`, `lookup`, `lookup-self`, `lookup-accessor`, `renew-self`, `renew`,
+ * `renew-accessor`, `revoke-self`, `revoke-accessor`, `revoke`. TTLs are capped at the token mount's maximum (768h by default).
  *
  * @module
  */
@@ -142,7 +142,8 @@ const lookupPath: SecretsPath = {
       required: ['token'],
       handle: async (req) => {
         const found = await byToken(req);
-        if (!found) throw badRequest('bad token');
+        // 403, not 400: the reference's handleLookup answers ErrPermissionDenied (hvac raises Forbidden).
+        if (!found) throw forbidden('bad token');
         return { data: lookupData(found, req.now) };
       },
     },
@@ -164,22 +165,70 @@ const lookupAccessorPath: SecretsPath = {
   },
 };
 
+const incrementField = { ...Duration, description: "requested extension; default: the token's creation TTL" };
+
+/**
+ * Renews `token` by `req.data.increment` (seconds or a duration; default its creation TTL),
+ * capped at its explicit or the mount's maximum, after its auth method's say (`methods`, the
+ * registry); the reply's `auth` block has the new `lease_duration`, and a warning when capped.
+ * Errors: 400 naming `increment`; what the renewal refuses (not renewable, the method's check).
+ */
+async function renewToken(req: SecretsRequest, token: TokenEntry, methods: AuthMethods) {
+  const inc = seconds(req.data.increment, 'increment');
+  await checkLoginRenewal(req, token, methods);
+  const { token: renewed, capped } = await req.core.tokens.renew(token, inc, mountMaxTtl(req), req.now);
+  const max = token.explicit_max_ttl || mountMaxTtl(req);
+  return { data: null, auth: authBlock(renewed, req.now), warnings: capped ? [cappedWarning(inc || token.creation_ttl, max)] : [] };
+}
+
 /** `renew-self`; the auth method that issued the token has its say (`methods`: the auth-method registry, auth/methods.ts). */
 const renewSelfPath = (methods: AuthMethods): SecretsPath => ({
   pattern: 'renew-self',
   synopsis: 'Renew the calling token',
-  fields: { increment: { ...Duration, description: "requested extension; default: the token's creation TTL" } },
+  fields: { increment: incrementField },
+  operations: {
+    update: { summary: 'Renew the calling token', handle: (req) => renewToken(req, caller(req), methods) },
+  },
+});
+
+/**
+ * `renew` `{token, increment?}`: renews the token given in the body as `renew-self` does the
+ * caller's (the reference's `auth/token/renew`, token_store.go `handleRenew`; clients such as
+ * hvac's `auth.token.renew` call it). Errors: 400 `token not found` for a token unknown,
+ * expired or out of the request's namespace.
+ */
+const renewPath = (methods: AuthMethods): SecretsPath => ({
+  pattern: 'renew',
+  synopsis: 'Renew a token',
+  fields: { token: Type.String({ description: 'the token to renew' }), increment: incrementField },
   operations: {
     update: {
-      summary: 'Renew the calling token',
+      summary: 'Renew a token',
+      required: ['token'],
       handle: async (req) => {
-        const token = caller(req);
-        const inc = seconds(req.data.increment, 'increment');
-        await checkLoginRenewal(req, token, methods);
-        const { token: renewed, capped } = await req.core.tokens.renew(token, inc, mountMaxTtl(req), req.now);
-        const max = token.explicit_max_ttl || mountMaxTtl(req);
-        return { data: null, auth: authBlock(renewed, req.now), warnings: capped ? [cappedWarning(inc || token.creation_ttl, max)] : [] };
+        const found = await byToken(req);
+        if (!found) throw badRequest('token not found');
+        return renewToken(req, found, methods);
       },
+    },
+  },
+});
+
+/**
+ * `renew-accessor` `{accessor, increment?}`: renews the token behind an accessor; the reply's
+ * `auth` block leaves `client_token` empty, as the reference's does (token_store.go
+ * `handleUpdateRenewAccessor`). Errors: 400 `invalid accessor`.
+ */
+const renewAccessorPath = (methods: AuthMethods): SecretsPath => ({
+  pattern: 'renew-accessor',
+  synopsis: 'Renew the token behind an accessor (the token itself is not shown)',
+  fields: { accessor: Type.String({ description: 'accessor of the token' }), increment: incrementField },
+  operations: {
+    update: {
+      summary: 'Renew a token by accessor',
+      required: ['accessor'],
+      // The token itself stays unknown here: an empty id is what `auth.client_token` shows.
+      handle: async (req) => renewToken(req, { ...(await byAccessor(req)), id: '' }, methods),
     },
   },
 });
@@ -237,7 +286,18 @@ const revokePath: SecretsPath = {
  * handed in by the engine registry so that the token routes do not import every method's routes.
  */
 export function tokenPaths(methods: AuthMethods): readonly SecretsPath[] {
-  return [createPath, lookupSelfPath, lookupPath, lookupAccessorPath, renewSelfPath(methods), revokeSelfPath, revokeAccessorPath, revokePath];
+  return [
+    createPath,
+    lookupSelfPath,
+    lookupPath,
+    lookupAccessorPath,
+    renewSelfPath(methods),
+    renewPath(methods),
+    renewAccessorPath(methods),
+    revokeSelfPath,
+    revokeAccessorPath,
+    revokePath,
+  ];
 }
 
 /** Help description of the token method's root. */
