@@ -173,7 +173,7 @@ describe('gateway: every documented route, hostile input', { timeout: 600_000 },
       },
     });
     assert.ok(result.operations >= 80, `walked ${result.operations} operations`);
-    if (process.env.FUZZ_TIMING) console.error(result.requests, result.statuses);
+    if (process.env.FUZZ_TIMING) console.error(result.requests, result.statuses, result.validationStatuses);
     assert.deepEqual(result.findings, [], describeFindings(result.findings));
     assertReachedValidation(result);
     assert.ok((result.statuses[503] ?? 0) > 0, ':authorize-session reaches the worker choice (503: none runs here), so allow5xx is live');

@@ -98,7 +98,7 @@ describe('discovery: every documented route, hostile input', { timeout: 600_000 
       },
     });
     assert.ok(result.operations >= 70, `walked ${result.operations} operations`);
-    if (process.env.FUZZ_TIMING) console.error(result.requests, result.statuses);
+    if (process.env.FUZZ_TIMING) console.error(result.requests, result.statuses, result.validationStatuses);
     assert.deepEqual(result.findings, [], describeFindings(result.findings));
     assertReachedValidation(result);
   });
