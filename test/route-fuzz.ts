@@ -3,13 +3,16 @@
  * service's OWN OpenAPI document and, for every path and declared method, sends hostile
  * path values, malformed and deeply nested JSON, out-of-range numbers, wrong-typed and
  * NUL-bearing and 1 MiB field values, deeply nested HCL where a field takes HCL, and hostile
- * query parameters. It records every reply that breaks the house rule (a 5xx other than an
- * allowed 503, a 4xx with an empty body, no reply within the timeout) and, after each
- * path's batch, runs the service's own `healthy` check (a list still works, a known object
- * reads the same). Values are sampled with a seeded PRNG so a run is the same every time.
+ * query parameters. It records every reply that breaks the house rule (a 2xx for malformed
+ * input, a 5xx other than an allowed 503, a 4xx with an empty body, no reply within the
+ * timeout) and, after each path's batch, runs the service's own `healthy` check (a list
+ * still works, a known object reads the same). Values are sampled with a seeded PRNG so a
+ * run is the same every time. {@link assertReachedValidation} checks that the replies are
+ * mostly the 400s of the handlers' validation, not refusals before it.
  * With `FUZZ_TIMING=1` in the environment it prints each path's time (ms) and the callers
  * print the replies counted by status, to see where a walk spends its time.
  */
+import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
 
 /** What the driver needs from one service under test. */
@@ -36,6 +39,11 @@ export interface FuzzTarget {
   readonly plausible?: (path: string, param: string) => string;
   /** Whether a 5xx is legitimate for this reply (e.g. 503 no worker; the reference's routing 500s). */
   readonly allow5xx?: (status: number, body: string, method: string, path: string) => boolean;
+  /**
+   * `METHOD path`s whose body is not JSON in the reference: raw bytes (a KV value) or no body
+   * at all (ignored): a 2xx for a malformed body is right there.
+   */
+  readonly bodyNotJson?: ReadonlySet<string>;
   /** Whether an empty 4xx body is the reference's wire answer here (e.g. a KV read of a missing key). */
   readonly allowEmpty4xx?: (status: number, method: string, path: string) => boolean;
   /** Paths whose GET streams (read a little, then hang up). */
@@ -61,6 +69,12 @@ export interface FuzzResult {
   readonly operations: number;
   /** How many replies had each status (or `timeout`/`error`): shows the cases reached the handlers. */
   readonly statuses: Record<string, number>;
+  /**
+   * The same, of the cases aimed at validation: hostile path values, bodies and list tokens.
+   * Not the query parameters: a server ignores one an operation does not declare, as the
+   * reference's do, so most of those replies are rightly 200.
+   */
+  readonly validationStatuses: Record<string, number>;
   readonly findings: Finding[];
 }
 
@@ -99,23 +113,19 @@ const HOSTILE_PATH_VALUES: readonly string[] = [
   '99999999999999999999999',
 ];
 
-/** Raw bodies that are not well-formed or are nested far too deep. */
-const RAW_BODIES: readonly string[] = [
-  '{',
-  '{"a":',
-  '{"a":1}garbage',
-  '\u0000',
-  'nul',
-  '[]',
-  '1',
-  'null',
-  '"s"',
-  '1e309',
-  deepArray(10_000),
-  deepObject(10_000),
-  `{"a":${deepArray(10_000)}}`,
-  `{"a":${deepObject(10_000)}}`,
-];
+/**
+ * Path values no route may serve (a 2xx is a finding): dot segments, which clients normalise
+ * away (the reference's Go servers redirect such a path to its cleaned form), NUL, and bytes
+ * that are not UTF-8.
+ */
+const MALFORMED_PATH_VALUES: ReadonlySet<string> = new Set(['..', '%2e%2e', '..%2f..%2fsys', '%00', 'a%00b', '%ff%fe']);
+
+const NOT_JSON: readonly string[] = ['{', '{"a":', '{"a":1}garbage', '\u0000', 'nul'];
+const TOO_DEEP: readonly string[] = [deepArray(10_000), deepObject(10_000), `{"a":${deepArray(10_000)}}`, `{"a":${deepObject(10_000)}}`];
+/** Raw bodies that are not well-formed, are JSON but not an object, or are nested far too deep. */
+const RAW_BODIES: readonly string[] = [...NOT_JSON, '[]', '1', 'null', '"s"', '1e309', ...TOO_DEEP];
+/** The raw bodies no JSON route may accept (a 2xx is a finding): not JSON, a number no reader holds, nested past any bound. */
+const MALFORMED_BODIES: ReadonlySet<string> = new Set([...NOT_JSON, '1e309', ...TOO_DEEP]);
 
 /** Out-of-range numbers as raw JSON text. */
 const NUMBERS: readonly string[] = ['1e309', '-1e309', '-1', '9223372036854775808', '18446744073709551616', '"NaN"', '-0', '1.5', '1e-400'];
@@ -304,7 +314,8 @@ function declaredFields(op: Record<string, unknown>): string[] {
 /**
  * Walks every documented path and method of `t.doc` (see the module doc), returning every
  * finding and the number of requests sent; throws when `t.healthy` fails after a path's
- * batch (naming the path).
+ * batch (naming the path), or when a key of `t.seeds` or `t.bodyNotJson` names no walked
+ * operation.
  */
 export async function walkRoutes(t: FuzzTarget): Promise<FuzzResult> {
   const rnd = prng(t.seed ?? 20);
@@ -312,6 +323,8 @@ export async function walkRoutes(t: FuzzTarget): Promise<FuzzResult> {
   let requests = 0;
   let operations = 0;
   const statuses: Record<string, number> = {};
+  const validationStatuses: Record<string, number> = {};
+  const walked = new Set<string>();
   for (const [docPath, item] of Object.entries(t.doc.paths)) {
     if (t.skip?.has(docPath)) continue;
     const started = performance.now();
@@ -326,29 +339,40 @@ export async function walkRoutes(t: FuzzTarget): Promise<FuzzResult> {
       if (!op || t.skip?.has(`${m.toUpperCase()} ${docPath}`)) continue;
       operations++;
       const method = m.toUpperCase();
+      walked.add(`${method} ${docPath}`);
       const stream = t.streaming?.has(docPath) ?? false;
       const takesBody = m !== 'get' && m !== 'delete';
-      const check = async (what: string, path: string, body?: string) => {
+      const bodyIsJson = !t.bodyNotJson?.has(`${method} ${docPath}`);
+      /** Sends one case; `malformed`: no route may answer it with a 2xx; `query`: a query parameter case. */
+      const check = async (
+        what: string,
+        path: string,
+        { body, malformed = false, query = false }: { body?: string; malformed?: boolean; query?: boolean } = {},
+      ) => {
         requests++;
         const r = await send(t, method, path, { body, stream });
         statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+        if (!query) validationStatuses[r.status] = (validationStatuses[r.status] ?? 0) + 1;
         const bad =
           typeof r.status !== 'number' ||
+          (malformed && r.status >= 200 && r.status < 300) ||
           (r.status >= 500 && !t.allow5xx?.(r.status, r.body, method, docPath)) ||
           (r.status >= 400 && r.status < 500 && r.body.trim() === '' && !t.allowEmpty4xx?.(r.status, method, docPath));
         if (bad) findings.push({ method, path: docPath, what, status: r.status, body: r.body.slice(0, 300) });
       };
       // Half the hostile path values per parameter (sampled): each path has many operations.
       for (const p of params)
-        for (const v of HOSTILE_PATH_VALUES) if (rnd() < 0.5) await check(`{${p}}=${v.slice(0, 40)}`, fill([p, v]), takesBody ? '{}' : undefined);
+        for (const v of HOSTILE_PATH_VALUES)
+          if (rnd() < 0.5)
+            await check(`{${p}}=${v.slice(0, 40)}`, fill([p, v]), { body: takesBody ? '{}' : undefined, malformed: MALFORMED_PATH_VALUES.has(v) });
       if (takesBody) {
-        for (const raw of RAW_BODIES) await check(`body ${raw.slice(0, 30)}`, fill(), raw);
+        for (const raw of RAW_BODIES) await check(`body ${raw.slice(0, 30)}`, fill(), { body: raw, malformed: bodyIsJson && MALFORMED_BODIES.has(raw) });
         const seed = t.seeds?.[`${method} ${docPath}`];
         const declared = declaredFields(op);
         // HCL only where a field is known to take it (declared, or in the route's seed): each text is costly to send.
         const hcl = [...declared, ...Object.keys(seed !== null && typeof seed === 'object' ? seed : {})].filter((f) => HCL_FIELD.test(f));
-        for (const [what, body] of fieldBodies(declared.length > 0 ? declared : t.fields, [...new Set(hcl)], rnd)) await check(what, fill(), body);
-        if (seed !== undefined) for (const [what, body] of seedBodies(seed, rnd)) await check(what, fill(), body);
+        for (const [what, body] of fieldBodies(declared.length > 0 ? declared : t.fields, [...new Set(hcl)], rnd)) await check(what, fill(), { body });
+        if (seed !== undefined) for (const [what, body] of seedBodies(seed, rnd)) await check(what, fill(), { body });
       }
       if (m === 'get') {
         const names = [...new Set([...queryNames(item, op), ...QUERY_NAMES])];
@@ -361,7 +385,7 @@ export async function walkRoutes(t: FuzzTarget): Promise<FuzzResult> {
             const v = QUERY_VALUES[Math.floor(rnd() * QUERY_VALUES.length)];
             // A blocking query with a far index is legitimate; keep its wait short.
             const wait = q === 'index' ? '&wait=10ms' : '';
-            await check(`?${q}=${decodeURIComponent(v).slice(0, 30)}`, `${fill()}?${q}=${v}${wait}`);
+            await check(`?${q}=${decodeURIComponent(v).slice(0, 30)}`, `${fill()}?${q}=${v}${wait}`, { query: true });
           }
         }
       }
@@ -373,7 +397,29 @@ export async function walkRoutes(t: FuzzTarget): Promise<FuzzResult> {
       throw new Error(`after ${docPath}: ${(e as Error).message}`);
     }
   }
-  return { requests, operations, statuses, findings };
+  // A seed or exception naming no walked operation is dead (a misspelt key): say so.
+  const dead = [...Object.keys(t.seeds ?? {}), ...(t.bodyNotJson ?? [])].filter((k) => !walked.has(k));
+  if (dead.length > 0) throw new Error(`seeds or bodyNotJson name operations the walk never met: ${dead.join(', ')}`);
+  return { requests, operations, statuses, validationStatuses, findings };
+}
+
+/**
+ * Asserts that the walk reached the handlers' validation, which it aims at: most replies
+ * (more than half) to the cases aimed at it are 400, and refusals at authentication or
+ * authorization (401, 403) are at most 10 % of all replies (a walk refused before the
+ * handlers everywhere would find nothing; some 403s are handlers' answers, such as a second
+ * ACL bootstrap).
+ * @throws AssertionError naming the counts by status.
+ */
+export function assertReachedValidation(r: FuzzResult): void {
+  const aimed = Object.values(r.validationStatuses).reduce((a, b) => a + b, 0);
+  const refused = (r.statuses[401] ?? 0) + (r.statuses[403] ?? 0);
+  const counts = `${JSON.stringify(r.validationStatuses)} (all replies: ${JSON.stringify(r.statuses)})`;
+  assert.ok(
+    (r.validationStatuses[400] ?? 0) > aimed / 2,
+    `most of the ${aimed} replies to path values, bodies and list tokens must be validation 400s: ${counts}`,
+  );
+  assert.ok(refused <= r.requests * 0.1, `${refused} of ${r.requests} replies refused the caller (401/403): ${counts}`);
 }
 
 /** The findings as one readable text, one line each. */

@@ -1,8 +1,9 @@
 /**
  * Every route of the gateway controller's own OpenAPI document walked with hostile input
  * (test/route-fuzz.ts), as the recovery token over a controller with its SQLite state in a
- * temporary data_dir: no 5xx (but the 503 of no active worker), no empty 4xx, no hang, and
- * after each path's batch the scope list still answers and a known target reads the same.
+ * temporary data_dir: no 2xx for malformed input, no 5xx (but the 503 of no active worker),
+ * no empty 4xx, no hang, most replies the handlers' validation 400s, and after each path's
+ * batch the scope list still answers and a known target reads the same.
  * New routes are covered as they land.
  */
 import assert from 'node:assert/strict';
@@ -13,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { silentLogger } from '../../src/kernel/log/logger.js';
 import { parseGatewayServerConfig } from '../../src/services/gateway/config.js';
 import { startGateway, type Gateway } from '../../src/services/gateway/server.js';
-import { describeFindings, walkRoutes } from '../route-fuzz.js';
+import { assertReachedValidation, describeFindings, walkRoutes } from '../route-fuzz.js';
 
 const RECOVERY = 'route-fuzz-recovery-token';
 const listener = (purpose: string) => `listener "tcp" {\n  purpose = "${purpose}"\n  address = "127.0.0.1:0"\n  tls_disable = true\n}\n`;
@@ -85,6 +86,19 @@ describe('gateway: every documented route, hostile input', { timeout: 600_000 },
     ids.users = await make('users', { scope_id: ids.scopes, name: 'fuzz-user' });
     ids.groups = await make('groups', { scope_id: ids.scopes, name: 'fuzz-group' });
     ids.roles = await make('roles', { scope_id: ids.scopes, name: 'fuzz-role' });
+    // A target with a host of its own, so :authorize-session gets past host selection to the
+    // host_id check and the worker choice (the walk's host and set routes change the others).
+    ids.sessionHost = await make('hosts', {
+      host_catalog_id: ids['host-catalogs'],
+      type: 'static',
+      name: 'session-host',
+      attributes: { address: '127.0.0.1' },
+    });
+    const set = await make('host-sets', { host_catalog_id: ids['host-catalogs'], type: 'static', name: 'session-set' });
+    assert.equal((await req('POST', `/v1/host-sets/${set}:add-hosts`, { version: 1, host_ids: [ids.sessionHost] })).status, 200);
+    ids.sessionTarget = await make('targets', { scope_id: ids.project, type: 'tcp', name: 'session-target', attributes: { default_port: 22 } });
+    const sourced = await req('POST', `/v1/targets/${ids.sessionTarget}:add-host-sources`, { version: 1, host_source_ids: [set] });
+    assert.equal(sourced.status, 200, sourced.text);
   });
   after(async () => {
     await gw.shutdown();
@@ -116,7 +130,8 @@ describe('gateway: every documented route, hostile input', { timeout: 600_000 },
       doc,
       headers: { Authorization: `Bearer ${RECOVERY}` },
       fields: FIELDS,
-      plausible: (path, param) => (param === 'id' ? (ids[path.split('/')[1].replace(/\{.*$/, '')] ?? 'fuzz1') : 'fuzz1'),
+      plausible: (path, param) =>
+        param !== 'id' ? 'fuzz1' : path === '/targets/{id}:authorize-session' ? ids.sessionTarget : (ids[path.split('/')[1].replace(/\{.*$/, '')] ?? 'fuzz1'),
       seeds: {
         'POST /targets': {
           scope_id: ids.project,
@@ -148,17 +163,19 @@ describe('gateway: every documented route, hostile input', { timeout: 600_000 },
         'POST /accounts/{id}:change-password': { version: 1, current_password: 'fuzz-password-1', new_password: 'fuzz-password-2' },
         'POST /hosts': { host_catalog_id: ids['host-catalogs'], type: 'static', name: 'seeded', attributes: { address: '10.0.0.1' } },
         'POST /scopes': { scope_id: 'global', name: 'seeded', description: 'd' },
-        'POST /targets:authorize-session': { target: '127.0.0.1:1', ttl: '1h' },
+        'POST /targets/{id}:authorize-session': { host_id: ids.sessionHost },
       },
       // No worker runs here: authorizing a session is the API's 503 "no worker available".
-      allow5xx: (status, _body, _method, path) => status === 503 && path === '/targets:authorize-session',
+      allow5xx: (status, _body, _method, path) => status === 503 && path === '/targets/{id}:authorize-session',
       healthy: async () => {
         assert.equal((await req('GET', '/v1/scopes?recursive=true')).status, 200);
         assert.equal((await req('GET', `/v1/targets/${ids.keep}`)).text, keep);
       },
     });
     assert.ok(result.operations >= 80, `walked ${result.operations} operations`);
-    if (process.env.FUZZ_TIMING) console.error(result.requests, result.statuses);
+    if (process.env.FUZZ_TIMING) console.error(result.requests, result.statuses, result.validationStatuses);
     assert.deepEqual(result.findings, [], describeFindings(result.findings));
+    assertReachedValidation(result);
+    assert.ok((result.statuses[503] ?? 0) > 0, ':authorize-session reaches the worker choice (503: none runs here), so allow5xx is live');
   });
 });

@@ -187,6 +187,27 @@ describe('gateway sessions in the state', { timeout: 90_000 }, () => {
     await assert.rejects(alice.cancelSession(adminSession.session_id), { status: 403 });
   });
 
+  it('a token with the right session id and a wrong secret is refused, and the session gets no connection', async () => {
+    const s = await alice.authorizeSession(allowed.targetId);
+    const [id, secret] = s.authorization_token.split('.');
+    // Same shape and length as the real secret, one character changed: only the secret comparison can refuse it.
+    const wrong = `${id}.${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
+    // A connection made by mistake is closed at once, so that a broken check fails here and does not hang the shutdown.
+    const refused = await connectSession({ worker: s.worker_info[0].address, token: wrong }).then(
+      (c) => c.socket.destroy(),
+      (err: unknown) => err,
+    );
+    assert.ok(refused instanceof Error, 'the wrong secret must be refused, it connected');
+    assert.deepEqual([refused.name, refused.message], ['GatewayProxyError', 'unknown session authorization token']);
+    const after = await alice.readSession(s.session_id);
+    assert.equal(after.status, 'pending');
+    assert.deepEqual(after.connections, []);
+    // The real token still connects: the refusal consumed nothing of the session.
+    const { socket } = await connectSession({ worker: s.worker_info[0].address, token: s.authorization_token });
+    assert.equal((await alice.readSession(s.session_id)).connections.length, 1);
+    socket.destroy();
+  });
+
   it('connection limit: a second connection is refused; the session terminates when the first closes', async () => {
     const { targetId } = await putTarget(controller.domain!, { projectId, port: echoPort, connectionLimit: 1 });
     const s = await admin.authorizeSession(targetId);

@@ -5,6 +5,7 @@
  * of recursive reads and refused writes (locks with sessions: sessions.test.ts).
  */
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { call, startAgent, type TestAgent } from './helpers.js';
 
@@ -108,6 +109,38 @@ describe('KV store', () => {
     assert.equal((await kv('GET', 'a%00b')).status, 400);
     const badWait = await kv('GET', 'no/such/key?wait=-1');
     assert.deepEqual([badWait.status, badWait.text], [400, 'Invalid wait time'], 'a bad wait is refused before the key is looked up');
+  });
+
+  it('a key with a "." or ".." segment (sent as is, as curl --path-as-is does): 400 naming the key, nothing stored or deleted', async () => {
+    await put('dots/kept', 'v');
+    /** `method` on `/v1/kv/<rawKey>` with the path as given (fetch would normalise the dot segments away). */
+    const raw = (method: string, rawKey: string) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const u = new URL(a.url);
+        const req = request({ host: u.hostname, port: u.port, method, path: `/v1/kv/${rawKey}`, headers: { 'X-Mesh-Token': root } }, (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        });
+        req.on('error', reject);
+        req.end(method === 'PUT' ? 'stored?' : undefined);
+      });
+    for (const [rawKey, key] of [
+      ['..', '..'],
+      ['%2e%2e', '..'],
+      ['dots/..%2f..%2fsys', 'dots/../../sys'],
+      ['dots/./kept', 'dots/./kept'],
+      ['dots/kept/..', 'dots/kept/..'],
+    ])
+      for (const method of ['PUT', 'DELETE', 'GET']) {
+        const r = await raw(method, rawKey);
+        assert.deepEqual([r.status, r.text], [400, `Invalid key name ${JSON.stringify(key)}: "." and ".." segments are not allowed`], `${method} ${rawKey}`);
+      }
+    assert.deepEqual(
+      (await kv('GET', '?keys')).json.filter((k: string) => k.startsWith('dots') || k.startsWith('..')),
+      ['dots/kept'],
+    );
+    assert.equal(await put('dots/a.b/..c', 'dots inside names are keys like any'), true);
   });
 
   it('cas=0 creates only; a stale cas answers false and changes nothing; flags are kept', async () => {

@@ -2,11 +2,19 @@
  * Audit devices (issue 17 scope 1; the reference's `sys/audit`, `sys/audit-hash`, file and
  * socket devices): one JSON line per request and per response with every secret as
  * `hmac-sha256:<hex>`, `log_raw`, fail closed (a device that cannot write refuses the
- * request and leaks nothing), SIGHUP rotation and devices surviving a restart (a real
- * `cairn secrets server` process), a socket device on a real TCP listener.
+ * request and leaks nothing; a response entry no device can write replaces the reply with
+ * a 500), a request served while one of two devices is broken, SIGHUP rotation and devices
+ * surviving a restart (a real `cairn secrets server` process), socket devices on a real TCP
+ * listener and a real UDP socket.
+ *
+ * The reference's rule on failures (Vault's audit device documentation, "Enabling multiple
+ * devices" and "Blocked audit devices"; issue 17 scope 1): a request succeeds when at least
+ * one enabled device logs it, and fails when none can; a response that cannot be logged
+ * gets a 500 `internal error` instead of its reply.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createSocket } from 'node:dgram';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -189,6 +197,103 @@ describe('file audit device', () => {
   });
 });
 
+describe('two file audit devices, one broken', () => {
+  let s: TestServer;
+  let dir: string;
+  before(async () => {
+    s = await startTestServer();
+    dir = mkdtempSync(join(tmpdir(), 'cairn-audit-two-'));
+  });
+  after(async () => {
+    await s.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves the request while one device can write: every entry in the working one, none lost; both broken → 500', async () => {
+    const good = join(dir, 'good.log');
+    const broken = join(dir, 'broken.log');
+    for (const [path, file] of [
+      ['good', good],
+      ['broken', broken],
+    ])
+      assert.equal((await s.call('PUT', `/v1/sys/audit/${path}`, { body: { type: 'file', options: { file_path: file } } })).status, 204);
+    // One file becomes a directory and the devices reopen (as after a rotation): that one cannot write.
+    unlinkSync(broken);
+    mkdirSync(broken);
+    s.service.node.audit.reopen();
+
+    const write = await s.call('POST', '/v1/secret/data/two', { body: { data: { password: SECRET } } });
+    assert.equal(write.status, 200, write.text);
+    const read = await s.call('GET', '/v1/secret/data/two');
+    assert.equal(read.status, 200, read.text);
+    assert.equal(read.json.data.data.password, SECRET);
+    const hash = (await s.call('PUT', '/v1/sys/audit-hash/good', { body: { input: SECRET } })).json.data.hash;
+    const logged = entries(good).filter((e) => e.request.path === 'secret/data/two');
+    assert.deepEqual(
+      logged.map((e) => `${e.type} ${e.request.operation}`),
+      ['request create', 'response create', 'request read', 'response read'],
+      'both requests and both responses in the working device',
+    );
+    assert.equal(logged[3].response.data.data.password, hash);
+    assert.equal(readFileSync(good, 'utf8').includes(SECRET), false);
+
+    // The working one breaks too: now no device can write, and the request is refused.
+    unlinkSync(good);
+    mkdirSync(good);
+    s.service.node.audit.reopen();
+    const refused = await s.call('GET', '/v1/secret/data/two');
+    assert.deepEqual([refused.status, refused.json], [500, { errors: ['internal error'] }]);
+    assert.equal(refused.text.includes(SECRET), false);
+  });
+});
+
+describe('a socket audit device that can write the request entry but not the response entry', () => {
+  let s: TestServer;
+  before(async () => (s = await startTestServer()));
+  after(() => s.close());
+
+  it('the reply becomes a 500 with nothing of it; the request entry was logged; small replies still served', async () => {
+    // A secret whose response entry (a hash per field, about 90 bytes each) passes the
+    // largest UDP datagram (65,507 bytes): sending it fails with EMSGSIZE, while the
+    // request entry of its read is small. Written before the device exists.
+    const big = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${String(i).padStart(4, '0')}`, `${SECRET}-${i}`]));
+    assert.equal((await s.call('POST', '/v1/secret/data/big', { body: { data: big } })).status, 200);
+    assert.equal((await s.call('POST', '/v1/secret/data/small', { body: { data: { password: SECRET } } })).status, 200);
+
+    const received: JsonReply[] = [];
+    const udp = createSocket('udp4');
+    udp.on('message', (m) => received.push(JSON.parse(m.toString('utf8'))));
+    await new Promise<void>((r) => udp.bind(0, '127.0.0.1', r));
+    try {
+      const address = `127.0.0.1:${udp.address().port}`;
+      const enabled = await s.call('PUT', '/v1/sys/audit/udp', { body: { type: 'socket', options: { address, socket_type: 'udp' } } });
+      assert.equal(enabled.status, 204, enabled.text);
+
+      const failed = await s.call('GET', '/v1/secret/data/big');
+      assert.deepEqual([failed.status, failed.json], [500, { errors: ['internal error'] }]);
+      assert.equal(failed.text.includes(SECRET), false, 'nothing of the reply');
+
+      // A small read after it is served and logged whole; once its response entry is in, every earlier datagram is too.
+      const small = await s.call('GET', '/v1/secret/data/small');
+      assert.equal(small.status, 200);
+      assert.equal(small.json.data.data.password, SECRET);
+      const smallResponse = await until('the small read logged', 5000, () =>
+        received.find((e) => e.type === 'response' && e.request.path === 'secret/data/small' && e.request.operation === 'read'),
+      );
+      const bigEntries = received.filter((e) => e.request.path === 'secret/data/big');
+      assert.deepEqual(
+        bigEntries.map((e) => `${e.type} ${e.request.operation}`),
+        ['request read'],
+        'the request entry of the failed read was logged; its response entry never was',
+      );
+      assert.notEqual(bigEntries[0].request.id, smallResponse.request.id);
+      assert.equal(JSON.stringify(received).includes(SECRET), false);
+    } finally {
+      udp.close();
+    }
+  });
+});
+
 describe('socket audit device', () => {
   let s: TestServer;
   before(async () => (s = await startTestServer()));
@@ -289,9 +394,12 @@ describe('cairn secrets server with a file audit device', () => {
     const n = entries(file).length;
     await call(server.url, 'GET', '/v1/kv/data/a', { token: root });
     assert.ok(entries(file).length > n, 'and it logs');
-    const db = readFileSync(join(dir, 'secrets.db'));
-    const salt = db.includes(Buffer.from('"salt"'));
-    assert.equal(salt, false, 'the device table (with its salt) is stored behind the barrier, never in clear');
+    // The store runs in WAL mode: recent writes are in secrets.db-wal until a checkpoint, so every file is read.
+    const db = join(dir, 'secrets.db');
+    const files = [db, `${db}-wal`, `${db}-shm`].filter(existsSync);
+    assert.ok(files.includes(db));
+    for (const f of files)
+      assert.equal(readFileSync(f).includes('"salt"'), false, `${f}: the device table (with its salt) is stored behind the barrier, never in clear`);
   });
 });
 

@@ -65,6 +65,21 @@ export function checkKey(key: string, emptyOk: boolean): void {
   if (nul >= 0) throw badRequest(`Invalid key name: NUL character at position ${nul}`);
 }
 
+/** A `.` or `..` path segment. */
+const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/;
+
+/**
+ * A key from the request path: {@link checkKey}, and no `.` or `..` segment. Clients
+ * normalise those away, so such a key could be written but never read back by them; the
+ * reference (Go's `http.ServeMux`) redirects such a path to its cleaned form and serves no
+ * key at it. Keys in transaction bodies may hold them, as the reference's.
+ * @throws 400 as {@link checkKey}; 400 `Invalid key name "<key>": "." and ".." segments are not allowed`.
+ */
+function checkPathKey(key: string, emptyOk: boolean): void {
+  checkKey(key, emptyOk);
+  if (DOT_SEGMENT.test(key)) throw badRequest(`Invalid key name ${JSON.stringify(key)}: "." and ".." segments are not allowed`);
+}
+
 /**
  * An unsigned integer query parameter (`flags`, `cas`). @throws 400 naming it when it is not
  * decimal digits or passes 2^53 − 1 (the reference takes any uint64; JSON numbers here stop there).
@@ -129,12 +144,12 @@ function keyRule(permission: Permission): MeshRule {
 /**
  * A read's rule: `key:read` on the key; a recursive or `?keys` read is filtered per key
  * and needs `key:list` on the prefix only with `acl.enable_key_list_policy`.
- * @throws 400 `Missing key name` for a single read of `''`.
+ * @throws 400 `Missing key name` for a single read of `''`; a `.` or `..` segment ({@link checkPathKey}).
  */
 function readRule(ctx: Ctx): MeshRule {
   const key = ctx.params.key ?? '';
   const recursive = ctx.query.has('recurse') || ctx.query.has('keys');
-  checkKey(key, recursive);
+  checkPathKey(key, recursive);
   if (!recursive) return keyRule({ resource: 'key', access: 'read', segment: key });
   return ctx.deps.config.acl.enableKeyListPolicy ? keyRule({ resource: 'key', access: 'list', segment: key }) : ANY_KEY_READER;
 }
@@ -183,10 +198,10 @@ async function read(ctx: Ctx): Promise<MeshReply> {
   return { index, headers, body: visible.map((d) => renderKv(d, config.enterprise)) };
 }
 
-/** A write's query, checked. @throws 400 `Missing key name`, `Conflicting flags: …`, a bad `flags` / `cas`; 413 `Value exceeds <n> byte limit`. */
+/** A write's query, checked. @throws 400 `Missing key name`, a `.` or `..` segment, `Conflicting flags: …`, a bad `flags` / `cas`; 413 `Value exceeds <n> byte limit`. */
 function writeInput(ctx: Ctx): { key: string; flags: number; cas: number | undefined } {
   const key = ctx.params.key ?? '';
-  checkKey(key, false);
+  checkPathKey(key, false);
   refuseConflicts(ctx, 'cas', 'acquire', 'release');
   const flags = uintParam(ctx, 'flags') ?? 0;
   const cas = uintParam(ctx, 'cas');
@@ -219,12 +234,12 @@ async function write(ctx: Ctx): Promise<MeshReply> {
   return { body: result };
 }
 
-/** A delete's query, checked. @throws 400 `Conflicting flags: …`, `Missing key name` (unless recursive), a bad `cas`. */
+/** A delete's query, checked. @throws 400 `Conflicting flags: …`, `Missing key name` (unless recursive), a `.` or `..` segment, a bad `cas`. */
 function deleteInput(ctx: Ctx): { key: string; recurse: boolean; cas: number | undefined } {
   const key = ctx.params.key ?? '';
   refuseConflicts(ctx, 'recurse', 'cas');
   const recurse = ctx.query.has('recurse');
-  checkKey(key, recurse);
+  checkPathKey(key, recurse);
   return { key, recurse, cas: uintParam(ctx, 'cas') };
 }
 
@@ -247,7 +262,8 @@ async function remove(ctx: Ctx): Promise<MeshReply> {
 }
 
 /**
- * The KV route: the key is the rest of the path, as it is (a trailing `/` or `.` included).
+ * The KV route: the key is the rest of the path, as it is (a trailing `/` or `.` included;
+ * a `.` or `..` segment is a 400, {@link checkPathKey}).
  * Reads need `key:read` on the key (recursive ones are filtered per key), writes `key:write`,
  * a recursive delete `key:write` on every key under the prefix; a bad request is a 400 / 413
  * before the caller is resolved.
