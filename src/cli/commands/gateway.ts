@@ -204,6 +204,8 @@ const connect: Action<ConnectOpts> = async (app, client, opts) => {
     server.listen(Number(opts.listenPort), opts.listenAddr, () => resolve());
   });
   const bound = server.address() as net.AddressInfo;
+  // Listening for Ctrl-C before the address is printed: whoever reads it may interrupt at once.
+  const stop = interruption(app.io);
   const info = {
     address: bound.address,
     port: bound.port,
@@ -226,7 +228,6 @@ const connect: Action<ConnectOpts> = async (app, client, opts) => {
       '',
     ].join('\n'),
   );
-  const stop = interruption(app.io);
   const polling = new AbortController();
   const ended = await Promise.race([
     new Promise<undefined>((resolve) =>
