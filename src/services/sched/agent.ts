@@ -153,7 +153,10 @@ async function buildSchedAgent(base: AgentBase, options: SchedAgentOptions): Pro
   let broker: EventBroker | undefined;
   let plugins: CsiPlugins | undefined;
   try {
-    const acl = new SchedAclResolver(state, now);
+    const clientOnly = config.server === false && config.client !== undefined;
+    // Servers keep the signing keyring; a client-only agent copies its servers' JWKS.
+    const keyring = clientOnly ? undefined : new Keyring({ state, settings: config.keyring, now, log });
+    const acl = new SchedAclResolver(state, now, keyring);
     if (config.eventBroker) broker = feedBroker(state, acl, config, (stop) => (unsubscribe = stop));
     const forwardTo: SchedDeps['forwardTo'] = (region, req, secret) => {
       // Own keys only: `?region=__proto__` or `constructor` names no region.
@@ -184,7 +187,6 @@ async function buildSchedAgent(base: AgentBase, options: SchedAgentOptions): Pro
       );
     if (replicator && config.acl.replicationToken === undefined)
       log.warn('acl.replication_token is not set: ACL objects are not replicated from the authoritative region');
-    const clientOnly = config.server === false && config.client !== undefined;
     // The node a client-only agent's plugins serve: its client's (client-state.ts keeps it across restarts).
     const clientNodeId = clientOnly ? loadNodeIdentity(config.client!.stateDir).ID : undefined;
     const registry = new CsiPlugins({
@@ -247,8 +249,6 @@ async function buildSchedAgent(base: AgentBase, options: SchedAgentOptions): Pro
           }),
         csiNodePlugins: clientNodeId === undefined ? undefined : () => registry.reportedNodes(clientNodeId),
       });
-    // Servers keep the signing keyring; a client-only agent copies its servers' JWKS.
-    const keyring = clientOnly ? undefined : new Keyring({ state, settings: config.keyring, now, log });
     const jwksMirror = clientOnly ? new JwksMirror(new ServerApi(() => clientConfig!.servers), log) : undefined;
     deps = {
       state,

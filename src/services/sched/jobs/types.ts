@@ -297,6 +297,11 @@ export interface PlacedAllocFields {
   readonly AllocModifyIndex: number;
   /** Absent on allocations written before the scheduler set it (read as nothing asked). */
   readonly DesiredTransition?: DesiredTransition;
+  /**
+   * Task name → the JWT of its default identity, signed when the plan was applied
+   * (keyring/alloc-identities.ts). A credential: only the allocation's own node is shown it.
+   */
+  readonly SignedIdentities?: Readonly<Record<string, string>>;
 }
 
 /** Key of a job in `T.jobs`. */

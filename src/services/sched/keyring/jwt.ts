@@ -11,7 +11,7 @@ import { sign, verify, type KeyObject } from 'node:crypto';
 import type { SigningAlg } from './root-key.js';
 
 /** Longest token {@link readJwt} looks at: 16 KiB (identities are well under 2 KiB). */
-export const MAX_JWT_BYTES = 16 * 1024;
+const MAX_JWT_BYTES = 16 * 1024;
 
 const b64url = (b: Buffer | string) => Buffer.from(b).toString('base64url');
 

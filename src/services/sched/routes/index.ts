@@ -10,6 +10,7 @@ import { aclPolicyRoutes } from './acl-policies.js';
 import { aclRoleRoutes } from './acl-roles.js';
 import { aclTokenRoutes } from './acl-tokens.js';
 import { allocationRoutes } from './allocations.js';
+import { allocIdentityRoutes } from './alloc-identities.js';
 import { clientAllocationRoutes } from './client-allocation.js';
 import { clientFsRoutes } from './client-fs.js';
 import { nodeAllocationRoutes } from './node-allocations.js';
@@ -46,6 +47,7 @@ export const SCHED_ROUTES: readonly SchedRoute[] = [
   ...nodeVolumeRoutes,
   ...nodeRoutes,
   ...allocationRoutes,
+  ...allocIdentityRoutes,
   ...jobRoutes,
   ...evaluationRoutes,
   ...clientFsRoutes,
