@@ -5,7 +5,7 @@
  * its TTL, the claims are Cairn's and the token verifies against the JWKS with `jose`; a named
  * identity lands in `secrets/cairn_<name>.jwt` with its audience; the default identity is a
  * token on the scheduler's API for its own job only; no reply (nor event) but the node's own
- * allocation fetch carries a JWT; `change_mode = "restart"` restarts the task with the fresh token; the job file's `identity` block and its errors.
+ * allocation fetch carries a JWT; `change_mode = "restart"` restarts the task with the fresh token and `signal` signals it; the job file's `identity` block and its errors.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { until } from '../processes.js';
-import { allocWhen, job, readyNode, runJob, shTask, startClientAgent } from './client-helpers.js';
+import { allocWhen, eventTypes, job, readyNode, runJob, shTask, startClientAgent } from './client-helpers.js';
 import { call, ROOT, type TestAgent } from './helpers.js';
 import { Stream } from './stream.js';
 
@@ -157,6 +157,29 @@ describe('scheduler workload identities: change_mode', () => {
         const now = readFileSync(envFile, 'utf8');
         return now !== '' && now !== first ? true : undefined;
       });
+    } finally {
+      await a.stop();
+    }
+  });
+});
+
+describe('scheduler workload identities: change_mode signal', () => {
+  it('sends change_signal to the task when its identity file is rewritten', { timeout: 60_000 }, async () => {
+    const a = await startClientAgent();
+    try {
+      await readyNode(a);
+      const script = `trap 'echo hup >> local/hups' HUP; while true; do sleep 0.1; done`;
+      const id = await runJob(a, job('wi-signal', [shTask('t', script, { Identity: { File: true, TTL: 2e9, ChangeMode: 'signal', ChangeSignal: 'SIGHUP' } })]));
+      await until('a SIGHUP delivered for the refreshed identity', 20_000, () => {
+        try {
+          return readFileSync(join(a.dataDir, 'alloc', id, 't', 'local/hups'), 'utf8').includes('hup') ? true : undefined;
+        } catch {
+          return undefined;
+        }
+      });
+      const alloc = await allocWhen(a, id, { what: 'the Signaling event', ok: (x) => eventTypes(x, 't').includes('Signaling') });
+      assert.equal(alloc.TaskStates.t.State, 'running');
+      assert.equal(alloc.TaskStates.t.Restarts, 0, 'signalled, not restarted');
     } finally {
       await a.stop();
     }
