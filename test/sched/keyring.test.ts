@@ -157,20 +157,27 @@ describe('scheduler keyring without oidc_issuer', () => {
 
 describe('scheduler keyring: the leader rotates and collects on its thresholds', () => {
   it('pre-publishes at half the threshold, promotes at the threshold, and collects the retired key after the GC threshold', { timeout: 60_000 }, async () => {
-    const a = await startAgent({ keyring: { rotationThresholdMs: 3000, gcThresholdMs: 1000, gcIntervalMs: 100 } });
+    // Windows of seconds (3 s pre-published, 5 s retired before collection): room for the checks on a busy machine.
+    const a = await startAgent({ keyring: { rotationThresholdMs: 6000, gcThresholdMs: 5000, gcIntervalMs: 100 } });
     try {
-      const [first] = await keys(a);
       const token = a.keyring!.sign(claims('first'));
-      const pre = await until('a pre-published key', 10_000, async () => (await keys(a)).find((k) => k.State === 'prepublished'));
-      assert.equal(pre.PublishTime, first!.CreateTime + 3000 * 1_000_000, 'published when the active key reaches the threshold');
+      // The key that signed it, and the next one, read in one listing.
+      const { signer, pre } = await until('a pre-published key', 10_000, async () => {
+        const list = await keys(a);
+        const active = list.find((k) => k.State === 'active');
+        const next = list.find((k) => k.State === 'prepublished');
+        return active?.KeyID === token.keyId && next ? { signer: active, pre: next } : undefined;
+      });
+      assert.equal(pre.PublishTime, (signer.PublishTime || signer.CreateTime) + 6000 * 1_000_000, 'published when the active key reaches the threshold');
       const jwks = await call(a.url, 'GET', '/.well-known/jwks.json');
       assert.ok(
         (jwks.json.keys as { kid: string }[]).some((k) => k.kid === pre.KeyID),
         'the next key is in the JWKS before it signs',
       );
       await until('the pre-published key active', 10_000, async () => (await keys(a)).find((k) => k.KeyID === pre.KeyID && k.State === 'active'));
+      assert.equal((await keys(a)).find((k) => k.KeyID === signer.KeyID)?.State, 'inactive');
       assert.ok(await verifies(a.url, token.jwt), 'a token of the retired key verifies after the promotion');
-      await until('the retired key collected', 10_000, async () => ((await keys(a)).some((k) => k.KeyID === first!.KeyID) ? undefined : true));
+      await until('the retired key collected', 20_000, async () => ((await keys(a)).some((k) => k.KeyID === signer.KeyID) ? undefined : true));
       assert.equal(await verifies(a.url, token.jwt), false);
     } finally {
       await a.stop();

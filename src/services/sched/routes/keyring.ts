@@ -14,6 +14,8 @@
  *
  * @module
  */
+import { Type } from '@sinclair/typebox';
+import type { ApiQuery } from '../../../kernel/http/index.js';
 import { parseGoBool } from '../../../kernel/util/go-bool.js';
 import type { SchedAccess, SchedRoute } from '../access.js';
 import type { Ctx } from '../deps.js';
@@ -27,6 +29,13 @@ const MANAGEMENT: SchedAccess = { management: true };
 
 /** Algorithms `?algorithm=` may name: the reference's own (`aes256-gcm`) and Cairn's signing one. */
 const ALGORITHMS = ['aes256-gcm', 'RS256'];
+
+/** The query parameters of a rotation. */
+const ROTATE_QUERY: ApiQuery = {
+  full: Type.Boolean({ description: 'Accepted; Cairn keys encrypt nothing to re-encrypt.' }),
+  publish_time: Type.Integer({ description: 'Unix time in ns at which the new key becomes active (pre-published until then); default: now.' }),
+  algorithm: Type.String({ description: '`aes256-gcm` (the reference) or `RS256`; the key signs with RS256 and EdDSA.' }),
+};
 
 /** The server's keyring. @throws 500 on an agent without one (never routed: client-only agents do not serve these). */
 function keyringOf(ctx: Ctx): Keyring {
@@ -85,11 +94,11 @@ export const keyringRoutes: readonly SchedRoute[] = [
   {
     pattern: 'operator/keyring/rotate',
     synopsis: 'Make a new root key: active now, or pre-published until ?publish_time',
-    methods: { PUT: { access: MANAGEMENT, handle: rotate }, POST: { access: MANAGEMENT, handle: rotate } },
+    methods: { PUT: { access: MANAGEMENT, query: ROTATE_QUERY, handle: rotate }, POST: { access: MANAGEMENT, query: ROTATE_QUERY, handle: rotate } },
   },
   {
     pattern: 'operator/keyring/key/:key_id',
     synopsis: 'Delete a root key that is not active',
-    methods: { DELETE: { access: MANAGEMENT, handle: remove } },
+    methods: { DELETE: { access: MANAGEMENT, query: { force: Type.Boolean({ description: 'Accepted; the active key is never deleted.' }) }, handle: remove } },
   },
 ];
