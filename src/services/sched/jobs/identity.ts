@@ -60,18 +60,21 @@ function decodeIdentity(raw: unknown, path: string, defaultName: string): Worklo
   };
 }
 
-/** A task's `Identity` (absent or null → null). @throws 400 Go's text. */
-export function decodeDefaultIdentity(raw: Record<string, unknown>, path: string): WorkloadIdentity | null {
+/**
+ * A task's `Identity`; absent or null → undefined, so a job without identities stores (and
+ * compares, scheduler/reconcile.ts) as it did before identities existed. @throws 400 Go's text.
+ */
+export function decodeDefaultIdentity(raw: Record<string, unknown>, path: string): WorkloadIdentity | undefined {
   const v = fieldOf(raw, 'Identity');
-  if (v === undefined || v === null) return null;
+  if (v === undefined || v === null) return undefined;
   if (!isObject(v)) throw schedBadRequest(`json: cannot unmarshal ${jsonKind(v)} into Go struct field ${path}.Identity of type api.WorkloadIdentity`);
   return decodeIdentity(v, `${path}.Identity`, DEFAULT_NAME);
 }
 
-/** A task's `Identities` (absent or null → null). @throws 400 Go's text. */
-export function decodeNamedIdentities(raw: Record<string, unknown>, path: string): WorkloadIdentity[] | null {
+/** A task's `Identities`; absent, null or empty → undefined (as {@link decodeDefaultIdentity}). @throws 400 Go's text. */
+export function decodeNamedIdentities(raw: Record<string, unknown>, path: string): WorkloadIdentity[] | undefined {
   const v = fieldOf(raw, 'Identities');
-  if (v === undefined || v === null) return null;
+  if (v === undefined || v === null || (Array.isArray(v) && v.length === 0)) return undefined;
   if (!Array.isArray(v)) throw schedBadRequest(`json: cannot unmarshal ${jsonKind(v)} into Go struct field ${path}.Identities of type []*api.WorkloadIdentity`);
   return v.map((i, n) => {
     if (!isObject(i)) throw schedBadRequest(`json: cannot unmarshal ${jsonKind(i)} into Go struct field ${path}.Identities of type api.WorkloadIdentity`);
