@@ -52,8 +52,11 @@ const TABLES: Readonly<Record<string, { readonly operations: readonly Declared[]
   },
   scheduler: {
     operations: apiOperations([...SCHED_ROUTES, ...CLIENT_ONLY_ROUTES] as ApiRoute<unknown, unknown, unknown>[]),
-    // Status, regions and metrics as the reference serves them; the nameless ACL paths only answer their 400/404.
+    // Status, regions and metrics as the reference serves them; the nameless ACL paths only answer their 400/404;
+    // the identity provider's well-known documents (JWKS, OIDC discovery: verifiers hold no token).
     open: [
+      'GET .well-known/jwks.json',
+      'GET .well-known/openid-configuration',
       'DELETE acl/auth-method',
       'DELETE acl/binding-rule',
       'GET acl/auth-method',

@@ -186,6 +186,12 @@ export interface ApiRoute<D, A = unknown, I = unknown> {
    * keys are free-form; the usual capture rules are for resource names).
    */
   readonly rawTail?: boolean;
+  /**
+   * True: served at `/<pattern>` instead of `/v1/<pattern>` (well-known documents, RFC 8615:
+   * the scheduler's `/.well-known/jwks.json`). Such routes stay out of the OpenAPI document,
+   * which describes the `/v1/` API.
+   */
+  readonly root?: boolean;
 }
 
 /** A plain-text reply of the conventions (unknown path, undeclared method). */

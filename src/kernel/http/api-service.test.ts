@@ -367,3 +367,37 @@ describe('api-service route declarations', () => {
     assert.deepEqual([near.status, near.body, decodes], [200, '"near"', 1], 'decoded once for the forward function, the rule and the handler');
   });
 });
+
+describe('api-service root routes', () => {
+  const routes: ApiRoute<undefined, Rule, string>[] = [
+    {
+      pattern: '.well-known/doc.json',
+      synopsis: 'a well-known document',
+      root: true,
+      methods: { GET: { access: PUBLIC, handle: async () => ({ body: { ok: 1 } }) } },
+    },
+    { pattern: 'plain', synopsis: 'an API route', methods: { GET: { access: PUBLIC, handle: async () => ({ body: 'api' }) } } },
+  ];
+
+  it('serves a root route at /<pattern> and not under /v1/, and API routes only under /v1/', async () => {
+    const root = await call(routes, request('GET', '/.well-known/doc.json'));
+    assert.equal(root.status, 200);
+    assert.equal(root.body, '{"ok":1}');
+    assert.equal((await call(routes, request('GET', '/v1/.well-known/doc.json'))).status, 404);
+    assert.equal((await call(routes, request('GET', '/plain'))).status, 404);
+    assert.equal((await call(routes, request('GET', '/v1/plain'))).status, 200);
+    assert.equal((await call(routes, request('PUT', '/.well-known/doc.json'))).status, 405);
+  });
+
+  it('leaves root routes out of the OpenAPI document', async () => {
+    const service = apiHttpService({
+      routes,
+      deps: undefined,
+      state,
+      conventions: conventions(),
+      openapi: { pattern: 'openapi.json', info: { title: 't', description: 'd', version: '1' } },
+    });
+    const doc = JSON.parse(String((await service.handle(request('GET', '/v1/openapi.json'))).body)) as { paths: Record<string, unknown> };
+    assert.deepEqual(Object.keys(doc.paths).sort(), ['/openapi.json', '/plain']);
+  });
+});

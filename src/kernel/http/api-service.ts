@@ -3,7 +3,8 @@
  * (discovery: reference/mesh.md §0; scheduler: reference/sched.md §1), over a static route
  * table (DESIGN.md "Routes are data"):
  *
- * - paths under `/v1/`, each with the methods it declares (HEAD is GET);
+ * - paths under `/v1/`, each with the methods it declares (HEAD is GET); a `root` route
+ *   at `/<pattern>` (well-known documents);
  * - plain-text errors (never JSON), with the texts the service's {@link ApiConventions} give
  *   for an unknown path and a method the path does not declare;
  * - JSON replies, compact unless `?pretty` (4-space indent plus a newline);
@@ -128,20 +129,21 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
     }
   }
   const allowedOf = new Map([...queryOf].map(([op, q]) => [op, new Set(Object.keys(q))]));
-  const table = new RouteTable<ApiContext<D, I>, ApiReply>(
-    routes.map((r): PathSpec<ApiContext<D, I>, ApiReply> => ({
-      pattern: r.pattern,
-      synopsis: r.synopsis,
-      operations: Object.fromEntries(
-        Object.entries(r.methods).map(([m, op]) => {
-          const query = queryOf.get(op!)!;
-          // The document shows a read's or delete's query parameters as its fields, a write's beside its body.
-          const fields = op!.body ? { fields: op!.body.properties, query } : m === 'GET' || m === 'DELETE' ? { fields: query } : { query };
-          return [METHOD_OP[m as ApiMethod], { summary: `${m} ${r.pattern}`, handle: op!.handle, ...fields }];
-        }),
-      ),
-    })),
-  );
+  const toSpec = (r: ApiRoute<D, A, I>): PathSpec<ApiContext<D, I>, ApiReply> => ({
+    pattern: r.pattern,
+    synopsis: r.synopsis,
+    operations: Object.fromEntries(
+      Object.entries(r.methods).map(([m, op]) => {
+        const query = queryOf.get(op!)!;
+        // The document shows a read's or delete's query parameters as its fields, a write's beside its body.
+        const fields = op!.body ? { fields: op!.body.properties, query } : m === 'GET' || m === 'DELETE' ? { fields: query } : { query };
+        return [METHOD_OP[m as ApiMethod], { summary: `${m} ${r.pattern}`, handle: op!.handle, ...fields }];
+      }),
+    ),
+  });
+  const table = new RouteTable<ApiContext<D, I>, ApiReply>(routes.filter((r) => !r.root).map(toSpec));
+  // Routes served outside `/v1/` (well-known documents): matched on the whole path.
+  const rootTable = new RouteTable<ApiContext<D, I>, ApiReply>(routes.filter((r) => r.root).map(toSpec));
   // Built once: the table is static.
   if (options.openapi) document = serviceOpenapiDocument(options.openapi.info, [{ prefix: '/', paths: table.paths }], 'http');
   const routeOf = new Map(routes.map((r) => [r.pattern, r]));
@@ -172,7 +174,7 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
         return forwarded;
       }
       const rel = req.path.startsWith('/v1/') ? req.path.slice(4).replace(/\/$/, '') : undefined;
-      const match = matchRawTail(tails, req.path) ?? (rel === undefined ? undefined : table.match(rel));
+      const match = matchRawTail(tails, req.path) ?? (rel === undefined ? rootTable.match(req.path.slice(1)) : table.match(rel));
       if (!match) return text(conv.notFound());
       const pattern = match.path.spec.pattern;
       labelRoute(req, pattern);

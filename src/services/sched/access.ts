@@ -18,6 +18,7 @@ import { topicsAllowed } from './events-acl.js';
 import type { TopicFilter } from './events/index.js';
 import { aclDisabled, permissionDeniedError, schedInternal } from './http.js';
 import { isNodeSecret, isOwnClientSecret } from './node-secret.js';
+import type { Workload } from './keyring/workload-token.js';
 import type { Identity } from './resolve.js';
 
 /**
@@ -38,7 +39,8 @@ type SecretHolder = { readonly node: string } | { readonly client: true };
  * - `management`: a management token (namespace writes);
  * - `namespace` + `anyOf`: one of the capabilities in the namespace (every one of a list);
  *   a function: the namespace of a stored object, looked up once the token resolved (it
- *   throws the object's 404);
+ *   throws the object's 404); with `job`, a task's workload identity passes it for its own
+ *   job (a `read-job` rule only); workload identities pass no other rule but `caller`;
  * - `namespaceVisible`: any capability in the namespace (reading it);
  * - `node` / `plugin`: the `node` / `plugin` policy (`list`: any plugin rule);
  * - `events`: every topic of an event stream in the namespace (`*`: in every namespace);
@@ -55,6 +57,8 @@ export type SchedAccess =
       readonly namespace: string | readonly string[] | (() => string);
       readonly anyOf: readonly NamespaceCapability[];
       readonly or?: SecretHolder;
+      /** The job a read is about: a task's workload identity passes a `read-job` rule for its own job only. */
+      readonly job?: string;
     }
   | { readonly namespaceVisible: string }
   | { readonly node: 'read' | 'write'; readonly or?: SecretHolder }
@@ -93,8 +97,21 @@ function identityOf(ctx: Ctx): Identity {
   return ctx.deps.config.acl.enabled ? ctx.deps.acl.resolve(ctx.secret) : ctx.deps.acl.resolveDisabled();
 }
 
+/**
+ * What a task's workload identity may call (issue 27; reference/integration.md §4: an implicit
+ * read-only policy): a `read-job` rule on its own job in its own namespace, and the rules any
+ * resolving token passes (lists then filter it out: it holds no policy).
+ */
+function workloadAllowed(rule: SchedAccess, w: Workload): boolean {
+  if ('caller' in rule) return true;
+  if (!('anyOf' in rule) || rule.job !== w.jobId || !rule.anyOf.includes('read-job')) return false;
+  const ns = typeof rule.namespace === 'function' ? rule.namespace() : rule.namespace;
+  return ns === w.namespace;
+}
+
 /** Whether `who` passes `rule` (the `acl`, `secretOf` and `or` parts are checked by the caller). */
 function allowed(rule: SchedAccess, who: Identity, ctx: Ctx): boolean {
+  if (who.workload) return workloadAllowed(rule, who.workload);
   const authz = who.authorizer;
   if ('acl' in rule) return rule.acl === 'token' || who.management || ('orIf' in rule && rule.orIf !== undefined && rule.orIf(who));
   if ('caller' in rule) return true;

@@ -44,6 +44,9 @@ import { SchedAclResolver } from './resolve.js';
 import { CLIENT_ONLY_ROUTES, SCHED_ROUTES } from './routes/index.js';
 import { SCHED_TABLES, T, type TokenDoc } from './state.js';
 import { SchedClient } from './client/client.js';
+import { JwksMirror } from './client/jwks-mirror.js';
+import { ServerApi } from './client/server-api.js';
+import { Keyring } from './keyring/keyring.js';
 import { csiMounter, localSources, remoteSources } from './client/csi-mounter.js';
 import { loadNodeIdentity } from './client/client-state.js';
 
@@ -87,6 +90,8 @@ export interface SchedAgent {
   readonly leadership?: StateLeadership;
   /** Present with `client { enabled = true }`: the client agent running beside the server. */
   readonly client?: SchedClient;
+  /** Present on servers: the signing keyring (keyring/keyring.ts). */
+  readonly keyring?: Keyring;
   close(): Promise<void>;
 }
 
@@ -114,7 +119,7 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
     build: (base) => buildSchedAgent(base, options),
   });
   const { state, leadership, shared } = agent.base;
-  const { broker, plugins, replicator, client, serverRole } = agent.service.parts;
+  const { broker, plugins, replicator, client, serverRole, keyring } = agent.service.parts;
   log.info(
     {
       url: agent.url,
@@ -125,7 +130,7 @@ export async function startSchedAgent(options: SchedAgentOptions): Promise<Sched
     },
     serverRole ? 'scheduler service listening' : 'scheduler client-only agent listening',
   );
-  return { url: agent.url, state, broker, plugins, replicator, leadership, client, close: agent.close };
+  return { url: agent.url, state, broker, plugins, replicator, leadership, client, keyring, close: agent.close };
 }
 
 /** What {@link startSchedAgent} returns beside the kernel's parts. */
@@ -134,6 +139,7 @@ interface SchedParts {
   readonly plugins: CsiPlugins;
   readonly replicator?: SchedReplicator;
   readonly client?: SchedClient;
+  readonly keyring?: Keyring;
   /** False for a client-only agent. */
   readonly serverRole: boolean;
 }
@@ -147,7 +153,10 @@ async function buildSchedAgent(base: AgentBase, options: SchedAgentOptions): Pro
   let broker: EventBroker | undefined;
   let plugins: CsiPlugins | undefined;
   try {
-    const acl = new SchedAclResolver(state, now);
+    const clientOnly = config.server === false && config.client !== undefined;
+    // Servers keep the signing keyring; a client-only agent copies its servers' JWKS.
+    const keyring = clientOnly ? undefined : new Keyring({ state, settings: config.keyring, now, log });
+    const acl = new SchedAclResolver(state, now, keyring);
     if (config.eventBroker) broker = feedBroker(state, acl, config, (stop) => (unsubscribe = stop));
     const forwardTo: SchedDeps['forwardTo'] = (region, req, secret) => {
       // Own keys only: `?region=__proto__` or `constructor` names no region.
@@ -178,7 +187,6 @@ async function buildSchedAgent(base: AgentBase, options: SchedAgentOptions): Pro
       );
     if (replicator && config.acl.replicationToken === undefined)
       log.warn('acl.replication_token is not set: ACL objects are not replicated from the authoritative region');
-    const clientOnly = config.server === false && config.client !== undefined;
     // The node a client-only agent's plugins serve: its client's (client-state.ts keeps it across restarts).
     const clientNodeId = clientOnly ? loadNodeIdentity(config.client!.stateDir).ID : undefined;
     const registry = new CsiPlugins({
@@ -241,6 +249,7 @@ async function buildSchedAgent(base: AgentBase, options: SchedAgentOptions): Pro
           }),
         csiNodePlugins: clientNodeId === undefined ? undefined : () => registry.reportedNodes(clientNodeId),
       });
+    const jwksMirror = clientOnly ? new JwksMirror(new ServerApi(() => clientConfig!.servers), log) : undefined;
     deps = {
       state,
       config,
@@ -257,6 +266,8 @@ async function buildSchedAgent(base: AgentBase, options: SchedAgentOptions): Pro
       metrics,
       heartbeats,
       client,
+      keyring,
+      jwksMirror,
     };
     // A client-only agent's state stays empty: it leads nothing and serves only the client endpoints.
     const serverRole = config.server !== false;
@@ -277,11 +288,12 @@ async function buildSchedAgent(base: AgentBase, options: SchedAgentOptions): Pro
       broker?.close();
     };
     return {
-      parts: { broker, plugins, replicator, client, serverRole },
+      parts: { broker, plugins, replicator, client, serverRole, keyring },
       leader: {
         /** What only the leader does (every agent, when the state is not shared): the agent's own writes. */
         lead: async () => {
           await bootstrapState(state, options, now, log);
+          await keyring?.start();
           await registry.start();
           replicator?.start();
           reaper.start();
@@ -289,6 +301,7 @@ async function buildSchedAgent(base: AgentBase, options: SchedAgentOptions): Pro
         },
         follow: async () => {
           await scheduler.stop();
+          await keyring?.stop();
           await replicator?.close();
           await registry.stop();
           await reaper.stop();
@@ -301,9 +314,11 @@ async function buildSchedAgent(base: AgentBase, options: SchedAgentOptions): Pro
       started: async () => {
         // Fingerprinted before the first registration, so the node registers with its node plugins.
         if (clientOnly) await registry.start();
+        jwksMirror?.start();
         client?.start();
       },
       closeFirst: async () => {
+        await jwksMirror?.close();
         await client?.close();
       },
       closeLast: release,

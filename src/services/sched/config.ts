@@ -22,6 +22,10 @@
  *   encrypt = "env://SCHED_STATE_KEY" # the state key (base64, 32 bytes); default: data_dir/sched-state.key
  *   min_heartbeat_ttl = "10s"          # the TTL client nodes are given
  *   heartbeat_grace   = "10s"          # how long past it a silent node stays up
+ *   root_key_rotation_threshold = "720h" # signing keys (keyring/): replaced at this age, the next published at half
+ *   root_key_gc_threshold = "1h"       # a retired key stays published at least this long
+ *   root_key_gc_interval  = "10m"      # period of the leader's keyring check
+ *   oidc_issuer = "https://sched.example.com" # iss of workload identities; serves /.well-known/openid-configuration
  * }
  * region_addresses {                 # HTTP API of a server in each other region
  *   global = "10.0.0.10:4646"
@@ -122,6 +126,18 @@ const schedAgentSchema = {
     enable_event_broker: cfg.bool({ default: true, doc: 'serve GET /v1/event/stream' }),
     acl_token_gc_threshold: cfg.duration({ min: 1, doc: 'how long after expiring an ACL token is deleted by the leader; default 1h' }),
     encrypt: stateKeyField(),
+    root_key_rotation_threshold: cfg.duration({
+      min: 0.1,
+      doc: 'age at which the active signing key is replaced; the next key is published at half of it; default 720h',
+    }),
+    root_key_gc_threshold: cfg.duration({
+      min: 0.1,
+      doc: 'how long a retired signing key stays published at least, once no live workload holds a token of it; default 1h',
+    }),
+    root_key_gc_interval: cfg.duration({ min: 0.05, doc: "period of the leader's keyring check (rotation, publication, collection); default 10m" }),
+    oidc_issuer: cfg.string({
+      doc: 'the `iss` of workload identities and the issuer of /.well-known/openid-configuration (an http(s) URL); default: none, no discovery document',
+    }),
   }),
   plugin: cfg.labelled(
     {
@@ -194,6 +210,8 @@ export interface SchedAgentConfig {
   readonly aclTokenGcThresholdMs?: number;
   /** CSI plugin endpoints (`plugin "<id>" { … }` blocks); absent: none. */
   readonly plugins?: readonly CsiPluginConfig[];
+  /** The signing keyring's settings (keyring/keyring.ts); absent: the reference's defaults. */
+  readonly keyring?: KeyringSettings;
   /** Heartbeat TTL given to client nodes, in ms (`server.min_heartbeat_ttl`); absent means the reference's 10 s minimum. */
   readonly heartbeatTtlMs?: number;
   /** How long past the TTL the leader waits before marking a node down, in ms (`server.heartbeat_grace`); absent means the reference's 10 s. */
@@ -210,6 +228,18 @@ export interface SchedAgentConfig {
   readonly pluginProbeIntervalMs?: number;
   /** `client { enabled = true … }` with the driver `plugin` blocks: this agent also runs a client (client/); absent: server only. */
   readonly client?: ClientConfig;
+}
+
+/** `server.root_key_*` and `server.oidc_issuer` (keyring/keyring.ts); every field absent means the reference's default. */
+export interface KeyringSettings {
+  /** `root_key_rotation_threshold` in ms; default 720 h. */
+  readonly rotationThresholdMs?: number;
+  /** `root_key_gc_threshold` in ms; default 1 h. */
+  readonly gcThresholdMs?: number;
+  /** `root_key_gc_interval` in ms; default 10 min. */
+  readonly gcIntervalMs?: number;
+  /** `oidc_issuer`: the identities' `iss` and the discovery document's issuer; absent: neither. */
+  readonly oidcIssuer?: string;
 }
 
 /** One `plugin "<id>"` block: a CSI plugin endpoint the agent talks to (reference/sched.md §4.12). */
@@ -285,9 +315,40 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): SchedAgentConfig {
       raw.plugin.filter((p) => !isDriver(p.label)),
       server,
     ),
+    ...(raw.server && { keyring: keyringFrom(raw.server) }),
     client,
     server,
   };
+}
+
+/**
+ * The keyring settings of the `server` block (seconds → ms). @throws {ConfigError} at the key's
+ * line: `oidc_issuer` not an http(s) URL (or with a query or fragment);
+ * `root_key_rotation_threshold` not longer than `root_key_gc_interval` (the key would be
+ * replaced before the leader looks at it).
+ */
+function keyringFrom(s: NonNullable<Raw['server']>): KeyringSettings {
+  const ms = (v: number | undefined) => (v === undefined ? undefined : v * 1000);
+  const settings: KeyringSettings = {
+    rotationThresholdMs: ms(s.root_key_rotation_threshold),
+    gcThresholdMs: ms(s.root_key_gc_threshold),
+    gcIntervalMs: ms(s.root_key_gc_interval),
+    oidcIssuer: s.oidc_issuer,
+  };
+  if (s.oidc_issuer !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(s.oidc_issuer);
+    } catch {
+      url = undefined;
+    }
+    if (!url || !/^https?:$/.test(url.protocol) || url.search !== '' || url.hash !== '')
+      throw blockError(s.$at, 'oidc_issuer', `"oidc_issuer": "${s.oidc_issuer}" is not an http or https URL without query or fragment`);
+  }
+  const rotation = settings.rotationThresholdMs;
+  if (rotation !== undefined && settings.gcIntervalMs !== undefined && rotation <= settings.gcIntervalMs)
+    throw blockError(s.$at, 'root_key_rotation_threshold', '"root_key_rotation_threshold" must be longer than root_key_gc_interval');
+  return Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)) as KeyringSettings;
 }
 
 /**

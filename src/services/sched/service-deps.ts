@@ -11,9 +11,11 @@ import type { ServiceMetrics } from '../../kernel/metrics/index.js';
 import type { Leadership, StateStore } from '../../kernel/store/index.js';
 import type { SchedAgentConfig } from './config.js';
 import type { SchedClient } from './client/client.js';
+import type { JwksMirror } from './client/jwks-mirror.js';
 import type { KeyedLock } from './csi/locks.js';
 import type { CsiPlugins } from './csi/plugins.js';
 import type { EventBroker } from './events/index.js';
+import type { Keyring } from './keyring/keyring.js';
 import type { SchedReplicator } from './replication.js';
 import type { Heartbeats } from './scheduler/heartbeat.js';
 import type { SchedAclResolver } from './resolve.js';
@@ -47,4 +49,8 @@ export interface SchedDeps {
   readonly volumeLocks: KeyedLock;
   /** The client agent running beside this server (`client { enabled = true }`); absent: a server only. */
   readonly client?: SchedClient;
+  /** The signing keyring (keyring/keyring.ts); absent on a client-only agent. */
+  readonly keyring?: Keyring;
+  /** A client-only agent's copy of its servers' JWKS (client/jwks-mirror.ts); absent on servers. */
+  readonly jwksMirror?: JwksMirror;
 }

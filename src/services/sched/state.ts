@@ -30,6 +30,8 @@ export const T = {
   jobs: 'jobs',
   jobVersions: 'job-versions',
   evals: 'evals',
+  /** The signing keyring (keyring/root-key.ts `RootKeyDoc`), keyed by key ID: private keys, never rendered, no events. */
+  rootKeys: 'root-keys',
 } as const;
 
 /**
@@ -218,6 +220,7 @@ export const SCHED_TABLES: readonly TableSpec[] = [
   { name: T.jobs },
   { name: T.jobVersions },
   { name: T.evals, groups: { job: (d: { Namespace: string; JobID: string }) => `${d.Namespace}/${d.JobID}` } },
+  { name: T.rootKeys },
 ];
 
 /** Stored auth methods and binding rules are the auth module's shapes (auth/). */

@@ -10,7 +10,8 @@
 import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Logger } from '../../../kernel/log/logger.js';
-import type { Job, TaskGroup, TaskState } from '../jobs/types.js';
+import type { Job, Task, TaskGroup, TaskState } from '../jobs/types.js';
+import { TaskIdentities, type IdentitySigner } from './identities.js';
 import { allocDir, buildAllocDir, taskDirNameOk, type AllocDir } from './alloc-dir.js';
 import type { VolumeMounter } from './csi-mounter.js';
 import { AllocServices } from './services/alloc-services.js';
@@ -37,6 +38,8 @@ export interface ClientAlloc {
   /** The ports the scheduler gave it (`Shared.Ports`, scheduler/ports.ts); absent or null on allocations without. */
   readonly AllocatedResources?: { readonly Shared?: { readonly Ports?: readonly PortMapping[] } | null } | null;
   readonly AllocModifyIndex?: number;
+  /** Task → its default identity's JWT, signed with the plan (shown to this node only). */
+  readonly SignedIdentities?: Readonly<Record<string, string>>;
 }
 
 /** The report of an allocation's state (the body of `POST /v1/allocation/:id/client-status`). */
@@ -71,6 +74,8 @@ export interface AllocRunnerOptions {
     /** The address services with a port number are advertised at. */
     readonly nodeAddress: string;
   };
+  /** Asks the servers to sign identities of an allocation (client/identities.ts); absent: tasks that expose identities fail to start. */
+  readonly signIdentities?: (allocId: string, requests: Parameters<IdentitySigner>[0]) => ReturnType<IdentitySigner>;
   readonly log: Logger;
 }
 
@@ -101,6 +106,8 @@ export class AllocRunner {
   /** The allocation's services in the discovery agent; undefined when it has none or the client registers none. */
   private services: AllocServices | undefined;
   private stopped: Promise<void> | undefined;
+  /** The tasks that expose workload identities, with them. */
+  private readonly identities: { readonly runner: TaskRunner; readonly identities: TaskIdentities }[] = [];
   /** Resolves when every task is dead. */
   readonly done: Promise<void>;
 
@@ -150,6 +157,7 @@ export class AllocRunner {
       const env = envs.get(spec.Name)!;
       // The driver runs the config with `${...}` resolved (`args = ["${CAIRN_PORT_http}"]`).
       const task = { ...spec, Config: interpolateConfig(spec.Config, env, o.node) as Record<string, unknown> };
+      const identities = this.identitiesOf(task, () => runner);
       const runner: TaskRunner = new TaskRunner({
         task,
         policy,
@@ -167,11 +175,41 @@ export class AllocRunner {
           else this.services?.taskExited(task.Name);
         },
         log: o.log,
+        ...(identities && { prestart: () => identities.prepare(), extraEnv: () => identities.env() }),
       });
       this.tasks.set(task.Name, runner);
+      if (identities) this.identities.push({ runner, identities });
     }
     this.done = this.runAll(this.group);
     if (this.terminalDesired(o.alloc)) void this.stop();
+  }
+
+  /** The workload identities of `task` when it exposes any (client/identities.ts); `runner` is its runner once built. */
+  private identitiesOf(task: Task, runner: () => TaskRunner): TaskIdentities | undefined {
+    const { alloc, signIdentities } = this.o;
+    const ids = new TaskIdentities({
+      task,
+      taskDir: this.dir.taskDir(task.Name),
+      planned: alloc.SignedIdentities?.[task.Name],
+      sign: async (requests) => {
+        if (!signIdentities) throw new Error('this client cannot ask the servers to sign identities');
+        return signIdentities(alloc.ID, requests);
+      },
+      changed: (identity) => {
+        const r = runner();
+        if (identity.ChangeMode === 'restart') r.restart(`identity "${identity.Name}" was refreshed`);
+        else if (!r.dead) {
+          try {
+            r.signal(identity.ChangeSignal);
+          } catch (err) {
+            // Not running at this moment (between restarts): the next start reads the new file.
+            this.o.log.debug({ alloc: alloc.ID, task: task.Name, err: (err as Error).message }, 'client: no process to signal for a refreshed identity');
+          }
+        }
+      },
+      log: this.o.log,
+    });
+    return ids.wanted ? ids : undefined;
   }
 
   /** The allocation's services hook, when it has services and the client registers them. */
@@ -231,7 +269,13 @@ export class AllocRunner {
     }
     // The reference registers a group's services before any of its tasks starts.
     if (!this.stopping) await this.services?.groupStarted();
-    await Promise.all([...this.tasks.values()].map((t) => t.run()));
+    await Promise.all(
+      [...this.tasks.values()].map(async (t) => {
+        await t.run();
+        // A dead task's identities are no longer refreshed.
+        this.identities.find((i) => i.runner === t)?.identities.stop();
+      }),
+    );
     await this.services?.deregisterAll();
     await mounter?.unmount(alloc.ID);
   }

@@ -29,6 +29,7 @@ import { ServerApi, ServerError } from './server-api.js';
 import { advertisedHost } from './services/node-address.js';
 import { ServiceRegistrar } from './services/discovery.js';
 import { defaultDiscovery } from './config.js';
+import type { SignedIdentity } from './identities.js';
 
 /** Heartbeat TTL assumed while the servers answer none (`HeartbeatTTL` 0): the reference's 10 s minimum. */
 const DEFAULT_HEARTBEAT_TTL_MS = 10_000;
@@ -294,6 +295,14 @@ export class SchedClient {
           onPid: (id, task, pid) => this.processes.set(id, task, pid),
           mounter: this.mounter,
           discovery: { registrar: this.registrar, nodeId: this.identity.ID, nodeAddress: advertisedHost(this.o.selfAddress()) },
+          signIdentities: async (id, requests) =>
+            (
+              await this.api.call<{ SignedIdentities: SignedIdentity[] }>('POST', `/v1/allocation/${id}/identities`, {
+                token: this.identity.SecretID,
+                body: { Identities: requests },
+                signal: this.stopping.signal,
+              })
+            ).body.SignedIdentities,
           log: this.o.log,
         }),
       );

@@ -42,6 +42,13 @@ export interface TaskRunnerOptions {
   /** Called with the process group's leader when a process starts, and undefined when it ends. */
   readonly onPid: (pid: number | undefined) => void;
   readonly log: Logger;
+  /**
+   * Runs once before the first start (the task's workload identities, client/identities.ts);
+   * a throw fails the task with a `Setup Failure` event naming it.
+   */
+  readonly prestart?: () => Promise<void>;
+  /** Variables added to {@link env} at each start of the process (the identities' tokens as last refreshed). */
+  readonly extraEnv?: () => Record<string, string>;
 }
 
 /** One task's runner; {@link run} resolves when the task is dead. */
@@ -49,7 +56,8 @@ export class TaskRunner {
   readonly state: LiveTaskState;
   private proc: TaskProcess | undefined;
   private killing = false;
-  private restartAsked = false;
+  /** The reason of a restart asked while the task runs (a user's, a refreshed identity's). */
+  private restartAsked: string | undefined;
   /** An unhealthy check asked for a restart: it counts against the restart policy (check_restart). */
   private unhealthy = false;
   private wake: (() => void) | undefined;
@@ -108,11 +116,15 @@ export class TaskRunner {
     if (this.proc) signalGroup(this.proc.pid, 'SIGKILL');
   }
 
-  /** A user's restart (`POST /v1/client/allocation/:id/restart`): kills the process, starts it again without counting against the policy. */
-  restart(): void {
+  /**
+   * A user's restart (`POST /v1/client/allocation/:id/restart`), or one a refreshed identity's
+   * `change_mode` asks for (`reason`): kills the process, starts it again without counting
+   * against the policy.
+   */
+  restart(reason = 'User requested restart'): void {
     if (this.dead || this.killing) return;
-    this.emit(taskEvent(EVENT.restartSignaled, this.o.now(), { Message: 'User requested restart', RestartReason: 'User requested restart' }));
-    this.restartAsked = true;
+    this.emit(taskEvent(EVENT.restartSignaled, this.o.now(), { Message: reason, RestartReason: reason }));
+    this.restartAsked = reason;
     this.wake?.();
     if (this.proc) this.terminate(this.proc);
   }
@@ -199,6 +211,15 @@ export class TaskRunner {
       this.emit(taskEvent(EVENT.driverFailure, now(), { Message: why, DriverError: why, FailsTask: true }));
       return this.finish(true);
     }
+    if (this.o.prestart) {
+      try {
+        await this.o.prestart();
+      } catch (err) {
+        const why = `failed to set up the task: ${(err as Error).message}`;
+        this.emit(taskEvent(EVENT.setupFailure, now(), { Message: why, FailsTask: true }));
+        return this.finish(true);
+      }
+    }
     const tracker = new RestartTracker(this.o.policy, this.o.batch, now());
     for (;;) {
       if (this.killing) return this.finish(false);
@@ -209,9 +230,10 @@ export class TaskRunner {
       }
       if (result === 'config') return this.finish(true);
       let delayMs = 0;
-      if (this.restartAsked) {
-        this.restartAsked = false;
-        this.emit(taskEvent(EVENT.restarting, now(), { RestartReason: 'User requested restart', Message: 'Task restarting in 0s' }), { State: 'pending' });
+      if (this.restartAsked !== undefined) {
+        const reason = this.restartAsked;
+        this.restartAsked = undefined;
+        this.emit(taskEvent(EVENT.restarting, now(), { RestartReason: reason, Message: 'Task restarting in 0s' }), { State: 'pending' });
       } else {
         // An unhealthy check's restart counts as a failed run whatever the exit code the kill signal gave.
         const d = tracker.onExit(this.unhealthy ? 1 : result.exitCode, now());
@@ -253,7 +275,7 @@ export class TaskRunner {
     const lc = task.LogConfig;
     let proc: TaskProcess;
     try {
-      proc = startTask({ task, cwd: this.o.taskDir, env: this.o.env });
+      proc = startTask({ task, cwd: this.o.taskDir, env: this.o.extraEnv ? { ...this.o.env, ...this.o.extraEnv() } : this.o.env });
     } catch (err) {
       const why = (err as Error).message;
       this.emit(taskEvent(EVENT.driverFailure, now(), { Message: why, DriverError: why, FailsTask: true }));
@@ -275,7 +297,7 @@ export class TaskRunner {
       });
     }
     // A user restart asked while the process was starting.
-    if (this.restartAsked || this.killing) this.terminate(proc);
+    if (this.restartAsked !== undefined || this.killing) this.terminate(proc);
     const result = await proc.exited;
     this.proc = undefined;
     this.o.onPid(undefined);

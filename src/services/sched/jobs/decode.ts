@@ -28,6 +28,7 @@ import type { Constraint, Job, LogConfig, ReschedulePolicy, Resources, RestartPo
 import { isObject } from '../../../kernel/util/is-object.js';
 import { decodeServices } from './services.js';
 import { decodeTemplates } from './templates.js';
+import { decodeDefaultIdentity, decodeNamedIdentities } from './identity.js';
 import { jsonKind } from '../../../kernel/util/go-struct.js';
 
 /** Where a decoded job lands when the body names none of these. */
@@ -204,6 +205,8 @@ function decodeTask(raw: unknown, path: string, names: string): Task {
     ShutdownDelay: shutdownDelay(raw, path) ?? 0,
     // Only when given: a job stored before templates existed compares equal to its re-registration.
     ...(templates && { Templates: templates }),
+    Identity: decodeDefaultIdentity(raw, path),
+    Identities: decodeNamedIdentities(raw, path),
   };
 }
 

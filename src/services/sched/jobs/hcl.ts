@@ -27,6 +27,7 @@
  *       logs { max_files = 5  max_file_size = 10 }
  *       service { name = "web"  port = 8080  check { type = "http"  path = "/"  interval = "10s"  timeout = "2s" } }
  *       template { data = "{{ key \"app/config\" }}"  destination = "local/app.conf" }   # templates-hcl.ts
+ *       identity { env = true  file = true  ttl = "1h" }   # workload identities (identity-hcl.ts)
  *     }
  *     shutdown_delay = "5s"
  *     service { name = "${JOB}-app" }   # group services too (services-hcl.ts)
@@ -45,6 +46,7 @@ import { schedBadRequest } from '../http.js';
 import { SERVICE_HCL_KEYS, servicesFromHcl } from './services-hcl.js';
 import { hclNetworks, NETWORK_HCL_KEYS } from './network.js';
 import { TEMPLATE_HCL_KEYS, templatesFromHcl } from './templates-hcl.js';
+import { IDENTITY_HCL_KEYS, identitiesFromHcl } from './identity-hcl.js';
 
 const constraint = {
   kind: 'block',
@@ -73,6 +75,7 @@ const TASK_KEYS = {
   service: SERVICE_HCL_KEYS,
   template: TEMPLATE_HCL_KEYS,
   shutdown_delay: { kind: 'raw' },
+  identity: IDENTITY_HCL_KEYS,
 } as const;
 
 const GROUP_KEYS = {
@@ -224,6 +227,7 @@ function task(label: string, t: Body): Record<string, unknown> {
     Services: servicesFromHcl(t.service as Body[]),
     Templates: templatesFromHcl(t.template as Body[]),
     ShutdownDelay: duration(t, 'shutdown_delay'),
+    ...identitiesFromHcl(t.identity as Body[]),
   });
 }
 

@@ -94,6 +94,28 @@ export interface LogConfig {
   readonly Disabled: boolean;
 }
 
+/**
+ * A workload identity of a task (reference `structs.WorkloadIdentity`, the job file's
+ * `identity` block; reference/integration.md §4): the JWT the servers sign for it, handed to
+ * the task as `secrets/cairn_token` / `secrets/cairn_<name>.jwt` (`File`) and `CAIRN_TOKEN` /
+ * `CAIRN_TOKEN_<name>` (`Env`).
+ */
+export interface WorkloadIdentity {
+  /** `default` for the task's default identity. */
+  readonly Name: string;
+  /** The `aud` claim; empty: the default identity's `cairn.dev`. */
+  readonly Audience: readonly string[] | null;
+  /** `noop` (or empty), `restart` or `signal`: what a refreshed token does to the task. */
+  readonly ChangeMode: string;
+  readonly ChangeSignal: string;
+  readonly Env: boolean;
+  readonly File: boolean;
+  /** Where the file goes, relative to the task directory; empty: the default path under `secrets/`. */
+  readonly Filepath: string;
+  /** ns; 0: the token does not expire (and is not refreshed). */
+  readonly TTL: number;
+}
+
 /** A task (reference `structs.Task`); `Config` is driver-specific (`raw_exec`/`exec`: `command`, `args`). */
 export interface Task {
   readonly Name: string;
@@ -118,6 +140,10 @@ export interface Task {
   readonly ShutdownDelay?: number;
   /** Files (and environment) rendered from the discovery and secrets services (jobs/templates.ts); absent: none (and on jobs stored before templates existed). */
   readonly Templates?: readonly Template[];
+  /** The default identity as the job set it (`identity` without a name); absent/null: the default's defaults (not exposed to the task). */
+  readonly Identity?: WorkloadIdentity | null;
+  /** Named identities (`identity { name = … }`). */
+  readonly Identities?: readonly WorkloadIdentity[] | null;
 }
 
 /** A task group (reference `structs.TaskGroup`). */
@@ -271,6 +297,11 @@ export interface PlacedAllocFields {
   readonly AllocModifyIndex: number;
   /** Absent on allocations written before the scheduler set it (read as nothing asked). */
   readonly DesiredTransition?: DesiredTransition;
+  /**
+   * Task name → the JWT of its default identity, signed when the plan was applied
+   * (keyring/alloc-identities.ts). A credential: only the allocation's own node is shown it.
+   */
+  readonly SignedIdentities?: Readonly<Record<string, string>>;
 }
 
 /** Key of a job in `T.jobs`. */

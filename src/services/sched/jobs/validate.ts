@@ -17,6 +17,7 @@ import { serviceErrors } from './services.js';
 import { networkErrors } from './network.js';
 import { templateErrors } from './templates.js';
 import { JOB_TYPES, type Constraint, type Job, type Task, type TaskGroup } from './types.js';
+import { identityErrors } from './identity.js';
 
 /** The reference's `multierror` text of `errors`. */
 function multiError(errors: readonly string[]): string {
@@ -79,6 +80,7 @@ function taskErrors(t: Task, g: TaskGroup): string[] {
   out.push(...constraintErrors(t.Constraints), ...mapErrors('Env', t.Env), ...mapErrors('Meta', t.Meta), ...serviceErrors(t.Services ?? null));
   if ((t.ShutdownDelay ?? 0) < 0) out.push('ShutdownDelay must be a positive value');
   out.push(...templateErrors(t.Templates));
+  out.push(...identityErrors(t));
   for (const [i, m] of (t.VolumeMounts ?? []).entries()) {
     if (m.Volume === '') out.push(`Volume Mount (${i}) references an empty volume`);
     else if (!g.Volumes?.[m.Volume]) out.push(`Volume Mount (${i}) references undefined volume ${m.Volume}`);

@@ -10,6 +10,7 @@ import { aclPolicyRoutes } from './acl-policies.js';
 import { aclRoleRoutes } from './acl-roles.js';
 import { aclTokenRoutes } from './acl-tokens.js';
 import { allocationRoutes } from './allocations.js';
+import { allocIdentityRoutes } from './alloc-identities.js';
 import { clientAllocationRoutes } from './client-allocation.js';
 import { clientFsRoutes } from './client-fs.js';
 import { nodeAllocationRoutes } from './node-allocations.js';
@@ -20,6 +21,7 @@ import { eventRoutes } from './events.js';
 import { evaluationRoutes } from './evaluations.js';
 import { jobRoutes } from './jobs.js';
 import { jobPlanRoutes } from './job-plan.js';
+import { keyringRoutes } from './keyring.js';
 import { loginRoutes } from './login.js';
 import { metricsRoutes } from './metrics.js';
 import { namespaceRoutes } from './namespaces.js';
@@ -29,6 +31,7 @@ import { replicationRoutes } from './replication.js';
 import { statusRoutes } from './status.js';
 import { volumeSnapshotRoutes } from './volume-snapshots.js';
 import { volumeRoutes } from './volumes.js';
+import { clientWellKnownRoutes, wellKnownRoutes } from './well-known.js';
 
 /** Every route of the scheduler service. */
 export const SCHED_ROUTES: readonly SchedRoute[] = [
@@ -44,6 +47,7 @@ export const SCHED_ROUTES: readonly SchedRoute[] = [
   ...nodeVolumeRoutes,
   ...nodeRoutes,
   ...allocationRoutes,
+  ...allocIdentityRoutes,
   ...jobRoutes,
   ...evaluationRoutes,
   ...clientFsRoutes,
@@ -55,10 +59,13 @@ export const SCHED_ROUTES: readonly SchedRoute[] = [
   ...eventRoutes,
   ...replicationRoutes,
   ...metricsRoutes,
+  ...keyringRoutes,
+  ...wellKnownRoutes,
 ];
 
 /**
  * The routes of a client-only agent (`server.enabled = false`): the client endpoints about
- * the allocations its client runs, which the servers forward to it (routes/client-locate.ts).
+ * the allocations its client runs, which the servers forward to it (routes/client-locate.ts),
+ * and the JWKS it copies from its servers.
  */
-export const CLIENT_ONLY_ROUTES: readonly SchedRoute[] = [...clientFsRoutes, ...clientAllocationRoutes];
+export const CLIENT_ONLY_ROUTES: readonly SchedRoute[] = [...clientFsRoutes, ...clientAllocationRoutes, ...clientWellKnownRoutes];

@@ -56,6 +56,9 @@ const inNamespace =
   (...anyOf: NamespaceCapability[]) =>
   (ctx: Ctx): SchedAccess => ({ namespace: namespaceOf(ctx), anyOf });
 
+/** `read-job` in the request's namespace; a task's workload identity also passes it for its own job (`:id`). */
+const readJob = (ctx: Ctx): SchedAccess => ({ namespace: namespaceOf(ctx), anyOf: ['read-job'], job: ctx.params.id });
+
 /** The body of a register (the reference's `api.JobRegisterRequest`; `Job` decoded by jobs/decode.ts, whose texts name `api.Job`). */
 const RegisterBody = Go.struct('api.JobRegisterRequest', {
   Job: Go.any('the job (api.Job)'),
@@ -239,7 +242,7 @@ export const jobRoutes: readonly SchedRoute[] = [
     methods: {
       /** The job with its status computed from its allocations and evaluations. */
       GET: {
-        access: inNamespace('read-job'),
+        access: readJob,
         handle: async (ctx) => {
           const job = storedJob(ctx);
           const { state } = ctx.deps;
@@ -267,7 +270,7 @@ export const jobRoutes: readonly SchedRoute[] = [
     methods: {
       /** `{Versions: [...], Diffs: null}`; 404 `job versions not found`. */
       GET: {
-        access: inNamespace('read-job'),
+        access: readJob,
         handle: async (ctx) => {
           const job = storedJob(ctx, 'job versions not found');
           const versions = ctx.deps.state
@@ -287,7 +290,7 @@ export const jobRoutes: readonly SchedRoute[] = [
     methods: {
       /** Alloc stubs; `[]` for a job that does not exist (as the reference). */
       GET: {
-        access: inNamespace('read-job'),
+        access: readJob,
         query: { all: Type.Boolean({ description: 'Also the allocations of an earlier job of the same ID.' }) },
         handle: async (ctx) => {
           const ns = namespaceOf(ctx);
@@ -309,7 +312,7 @@ export const jobRoutes: readonly SchedRoute[] = [
     blocking: [T.evals],
     methods: {
       GET: {
-        access: inNamespace('read-job'),
+        access: readJob,
         handle: async (ctx) => {
           const evals = evalsOfJob(ctx.deps.state, namespaceOf(ctx), ctx.params.id!);
           return { body: evals.map(renderEval), index: ctx.deps.state.tableIndex(T.evals) };
@@ -324,7 +327,7 @@ export const jobRoutes: readonly SchedRoute[] = [
     methods: {
       /** `{JobID, Namespace, Summary: {group: {Queued, Complete, Failed, Running, Starting, Lost, Unknown}}, Children}`; 404 `job not found`. */
       GET: {
-        access: inNamespace('read-job'),
+        access: readJob,
         handle: async (ctx) => {
           const job = storedJob(ctx);
           const { state } = ctx.deps;

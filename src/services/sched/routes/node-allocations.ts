@@ -5,7 +5,9 @@
  * table (`?index=&wait=`): the client agent watches its allocations with it.
  *
  * Authorised by the node's own `SecretID` in `X-Sched-Token` (node-secret.ts) or a token
- * with `node:read`.
+ * with `node:read`. Only the node itself, by its secret, gets each allocation's
+ * `SignedIdentities` (its tasks' default identity JWTs, keyring/alloc-identities.ts): they
+ * are credentials, and a `node:read` token is not the workload's.
  *
  * @module
  */
@@ -15,6 +17,7 @@ import { atLeastOne, schedNotFound } from '../http.js';
 import type { PlacedAllocFields } from '../jobs/types.js';
 import { T, type NodeDoc } from '../state.js';
 import type { Indexed } from '../../../kernel/store/index.js';
+import { isNodeSecret } from '../node-secret.js';
 
 /** A stored allocation that may carry the placed fields (jobs/types.ts). */
 export type FullAlloc = StoredAlloc & Partial<PlacedAllocFields> & Indexed;
@@ -47,7 +50,9 @@ export const nodeAllocationRoutes: readonly SchedRoute[] = [
           const nodeId = ctx.params.id!;
           if (!ctx.deps.state.get<NodeDoc>(T.nodes, nodeId)) throw schedNotFound('node not found');
           const allocs = ctx.deps.state.list<FullAlloc>(T.allocs).filter((a) => a.NodeID === nodeId);
-          return { body: allocs.map(renderFullAlloc), index: atLeastOne(ctx.deps.state.tableIndex(T.allocs)) };
+          const own = isNodeSecret(ctx, nodeId);
+          const body = allocs.map((a) => (own && a.SignedIdentities ? { ...renderFullAlloc(a), SignedIdentities: a.SignedIdentities } : renderFullAlloc(a)));
+          return { body, index: atLeastOne(ctx.deps.state.tableIndex(T.allocs)) };
         },
       },
     },

@@ -8,6 +8,9 @@
  * made at once never give one port twice); the rest of the plan commits. The caller runs
  * the evaluation again for what was refused.
  *
+ * Every placement carries the default identities of its tasks, signed with the keyring's
+ * active key before the write (keyring/alloc-identities.ts).
+ *
  * Allocations without CSI volumes are written in one transaction labelled `PlanResult`,
  * with the job's status; allocations that claim or release CSI volumes go one by one through
  * csi/alloc-claims.ts `writeAllocation` (the same label), which takes and releases the claims
@@ -18,6 +21,7 @@
 import { CairnError } from '../../../kernel/http/index.js';
 import { claimRequests } from '../csi/claims.js';
 import { writeAllocation, type Reader } from '../csi/alloc-claims.js';
+import { withDefaultIdentities } from '../keyring/alloc-identities.js';
 import type { SchedDeps } from '../service-deps.js';
 import { LABEL, T, type NodeDoc } from '../state.js';
 import { nodeReady } from './feasible.js';
@@ -75,7 +79,9 @@ export async function applyPlan(deps: SchedDeps, plan: Plan, nowNs: number): Pro
     return a !== undefined && hasClaims(a);
   };
   const batchUpdates = plan.updates.filter((u) => !viaClaims(u));
-  const batchPlaces = plan.places.filter((a) => !hasClaims(a));
+  // Each placement carries its tasks' default identities, signed before its write.
+  const places = plan.places.map((a) => withDefaultIdentities(deps, a));
+  const batchPlaces = places.filter((a) => !hasClaims(a));
   if (batchUpdates.length + batchPlaces.length > 0 || plan.job) {
     const { result, index: at } = await state.txn((tx) => {
       // Usage per node from the state as it is now (every earlier write applied: this function
@@ -133,7 +139,7 @@ export async function applyPlan(deps: SchedDeps, plan: Plan, nowNs: number): Pro
     });
     if (w) index = Math.max(index, w.index);
   }
-  for (const a of plan.places.filter(hasClaims)) {
+  for (const a of places.filter(hasClaims)) {
     const w = await writeAllocation(deps, {
       id: a.ID,
       label: LABEL.planResult,
