@@ -37,6 +37,8 @@ export interface ClientAlloc {
   /** The ports the scheduler gave it (`Shared.Ports`, scheduler/ports.ts); absent or null on allocations without. */
   readonly AllocatedResources?: { readonly Shared?: { readonly Ports?: readonly PortMapping[] } | null } | null;
   readonly AllocModifyIndex?: number;
+  /** The allocation this one replaces (`''` or absent: none). */
+  readonly PreviousAllocation?: string;
 }
 
 /** The report of an allocation's state (the body of `POST /v1/allocation/:id/client-status`). */
@@ -234,6 +236,11 @@ export class AllocRunner {
     await Promise.all([...this.tasks.values()].map((t) => t.run()));
     await this.services?.deregisterAll();
     await mounter?.unmount(alloc.ID);
+  }
+
+  /** Whether the allocation's services are registered in the discovery agent (it has some, and the client registers them). */
+  get registersServices(): boolean {
+    return this.services !== undefined;
   }
 
   /** The allocation as last seen from the servers. */

@@ -25,6 +25,7 @@
 import type { Logger } from '../../../../kernel/log/logger.js';
 import { MeshApiError, MeshClient, type MeshCheckStatus } from '../../../../sdk/index.js';
 import { LIVENESS_REFRESH_MS, META_NODE, SERVICE_ID_PREFIX, type Registration } from './registration.js';
+import { removeAllocInstances } from './replaced-alloc.js';
 
 /** Reconcile period in ms (the reference's Consul sync runs every 30 s). */
 const RECONCILE_MS = 30_000;
@@ -171,6 +172,21 @@ export class ServiceRegistrar {
       }
     })().finally(() => (this.reconciling = undefined));
     return this.reconciling;
+  }
+
+  /**
+   * Removes the registrations of allocation `allocId`, which another client ran and which
+   * ended there (replaced-alloc.ts: the caller checked that), from this agent and the
+   * catalog. Failures are logged, not thrown: the agent's `deregister_critical_service_after`
+   * removes them later.
+   */
+  async removeReplaced(allocId: string): Promise<void> {
+    try {
+      const ids = await removeAllocInstances(this.mesh, allocId);
+      if (ids.length > 0) this.o.log.info({ alloc: allocId, services: ids }, 'client: removed the registrations of the lost allocation this one replaces');
+    } catch (err) {
+      if (!this.closed) this.o.log.warn({ alloc: allocId, err: (err as Error).message }, 'client: removing the registrations of a replaced allocation failed');
+    }
   }
 
   /** Stops the loops and deregisters every registration (the client's tasks die with it), waiting at most 2 s. */
