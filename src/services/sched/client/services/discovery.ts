@@ -21,7 +21,9 @@
  * - a registration the agent does not take (unreachable, or refusing it) is retried after
  *   1 s, then twice as long each time up to 30 s, until it is (reference/integration.md
  *   §8.3), and its allocation's task events say so once (alloc-services.ts);
- * - it reads the agent's checks every second for the checks watched by `check_restart`.
+ * - it reads the agent's checks every second for the checks watched by `check_restart`,
+ *   skipping a check that has not run yet (no output): its initial status, also after the
+ *   agent restored it on coming back, is no result of the task's.
  *
  * @module
  */
@@ -292,7 +294,10 @@ export class ServiceRegistrar {
       const checks = await this.mesh.agent.checks();
       for (const [id, w] of this.watchers) {
         const c = checks[id];
-        if (c) w(c.Status as MeshCheckStatus);
+        // A check with no output has not run since the agent (re)registered it (an agent
+        // back from an outage restores its checks at their initial status): its status says
+        // nothing of the task yet (reference/integration.md §8.3, no healthy task stopped by an outage).
+        if (c && c.Output !== '') w(c.Status as MeshCheckStatus);
       }
     } catch (err) {
       if (!this.closed) this.o.log.debug({ err: (err as Error).message }, 'client: reading the watched checks failed');
