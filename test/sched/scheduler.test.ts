@@ -6,6 +6,7 @@
  * jobs, job stop, the plan dry run, allocation stop, and the events a plan produces.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { jobKey, type Evaluation, type Job } from '../../src/services/sched/jobs/types.js';
 import { T } from '../../src/services/sched/state.js';
@@ -322,8 +323,9 @@ describe('scheduler: failure reports and the reschedule policy', () => {
 describe('scheduler: nodes', () => {
   it('a node that misses its heartbeat goes down; its allocations are lost and replaced on the other node', async () => {
     const a = await agent({ heartbeatTtlMs: 1000, heartbeatGraceMs: 500 });
-    const dying = await simNode(a.url, 'dying');
-    const alive = await simNode(a.url, 'alive');
+    const secrets = { dying: randomUUID(), alive: randomUUID() };
+    const dying = await simNode(a.url, 'dying', { over: { SecretID: secrets.dying } });
+    const alive = await simNode(a.url, 'alive', { over: { SecretID: secrets.alive } });
     let dyingBeats = true;
     const beat = setInterval(() => {
       for (const id of dyingBeats ? [alive, dying] : [alive]) void call(a.url, 'POST', `/v1/node/${id}/status`, { token: ROOT, body: { Status: 'ready' } });
@@ -353,6 +355,13 @@ describe('scheduler: nodes', () => {
       assert.equal(replacement.Name, lost.Name);
       assert.equal(lost.NextAllocation, replacement.ID);
       assert.equal((await nodeRead(a.url, alive)).Status, 'ready');
+      // The replacement's node reads the lost allocation with its secret (its client removes the lost one's registrations); no other node does.
+      const read = (id: string, token: string) => call(a.url, 'GET', `/v1/allocation/${id}`, { token });
+      const mine = await read(lost.ID, secrets.alive);
+      assert.deepEqual([mine.status, mine.json.ClientStatus, mine.json.NodeID], [200, 'lost', dying]);
+      assertDenied(await read(lost.ID, secrets.dying), "the lost allocation's own node");
+      assertDenied(await read(lost.ID, randomUUID()), 'another secret');
+      assertDenied(await read(replacement.ID, secrets.alive), 'an allocation not replaced');
     } finally {
       clearInterval(beat);
     }

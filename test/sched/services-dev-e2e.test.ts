@@ -15,12 +15,13 @@
  *   `python3-consul`, through the header-renaming proxy of test/mesh/reference-clients.test.ts)
  *   see the job's passing instances.
  * - A gateway target over a `consul` plugin host catalog whose service is a job's:
- *   `cairn gateway connect` reaches the job's HTTP server; after the job is stopped and run
- *   again (a new allocation, another port), the next connect reaches the new allocation.
+ *   `cairn gateway connect` reaches the job's HTTP server; after the job is moved by a drain
+ *   of the dev node (`cairn sched node drain -enable`) to a second, client-only agent (a new
+ *   allocation, another port), the next connect reaches the new allocation.
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,7 +32,7 @@ import Consul from 'consul';
 import { CAIRN_BIN } from '../bin.js';
 import { dig } from '../mesh/dig.js';
 import { startHeaderProxy } from '../mesh/header-proxy.js';
-import { spawnCairn, until } from '../processes.js';
+import { spawnCairn, startCairnProcess, stopGracefully, until, type ServerProcess } from '../processes.js';
 
 const ROOT = 'services-e2e-root-token';
 
@@ -159,6 +160,28 @@ describe('scheduled workloads found through discovery, DNS and the gateway (cair
       return live.length === count ? Promise.all(live.map((a) => schedGet<Alloc>(`allocation/${a.ID}`))) : undefined;
     });
   const passing = (service: string) => meshGet<HealthEntry[]>(`health/service/${service}?passing`);
+  /** A client-only agent `mover` joining the dev scheduler, registering through the dev discovery agent, dynamic ports 25300–25399. */
+  const moverAgent = (): Promise<ServerProcess> => {
+    const dir = join(dataDir, 'mover');
+    mkdirSync(dir, { recursive: true });
+    const hcl = [
+      `data_dir = "${dir}/data"`,
+      'name = "mover"',
+      'ports { http = 0 }',
+      'client {',
+      '  enabled = true',
+      `  servers = ["${new URL(printed.Scheduler!).host}"]`,
+      `  token = "${ROOT}"`,
+      '  network_interface = "lo"',
+      '  min_dynamic_port = 25300',
+      '  max_dynamic_port = 25399',
+      '}',
+      'plugin "raw_exec" {\n  config { enabled = true }\n}',
+      `consul {\n  address = "${printed.Discovery}"\n  token = "${ROOT}"\n}`,
+    ].join('\n');
+    writeFileSync(join(dir, 'agent.hcl'), hcl);
+    return startCairnProcess(['sched', 'agent', '--config', join(dir, 'agent.hcl')], {}, 'scheduler client-only agent listening');
+  };
   const dnsPort = () => Number(printed['Discovery DNS']!.split(':')[1]);
 
   before(async () => {
@@ -405,12 +428,27 @@ describe('scheduled workloads found through discovery, DNS and the gateway (cair
     await setPorts(set.id, [first.port]);
     assert.equal(await connectAndGet(target.id), first.alloc.ID, "the job's server answers with its allocation's ID");
 
-    // The job moves: stopped, and run again as a new allocation on a new dynamic port.
-    const stop = await cairn(['sched', 'job', 'stop', 'shop'], sched);
-    assert.equal(stop.code, 0, stop.stderr);
-    await setPorts(set.id, []);
-    const second = await place();
-    assert.notEqual(second.alloc.ID, first.alloc.ID);
+    // The job moves: a second client joins (a client-only agent registering through the dev
+    // discovery agent, its own port range) and the dev node is drained.
+    const mover = await moverAgent();
+    t.after(() => stopGracefully(mover));
+    const nodes = await until('two ready nodes', 60_000, async () => {
+      const list = await schedGet<{ ID: string; Name: string; Status: string }[]>('nodes');
+      return list.filter((n) => n.Status === 'ready').length === 2 ? list : undefined;
+    });
+    const devNode = nodes.find((n) => n.Name !== 'mover')!;
+    const drain = await cairn(['sched', 'node', 'drain', '-enable', devNode.ID], sched);
+    assert.equal(drain.code, 0, `${drain.stdout}\n${drain.stderr}`);
+    const [moved] = await until('the allocation moved to the second client', 120_000, async () => {
+      const [a] = await runningAllocs('shop', 1);
+      return a!.ID !== first.alloc.ID ? [a!] : undefined;
+    });
+    const second = { alloc: moved!, port: moved!.AllocatedResources.Shared.Ports[0]!.Value };
+    assert.ok(second.port >= 25300 && second.port <= 25399, `the second client's port: ${second.port}`);
+    assert.equal((await schedGet<{ NodeID: string }>(`allocation/${second.alloc.ID}`)).NodeID, nodes.find((n) => n.Name === 'mover')!.ID);
+    await until('the moved instance alone passing', 60_000, async () =>
+      (await passing('shop')).map((e) => e.Service.Port).join() === String(second.port) ? true : undefined,
+    );
     await setPorts(set.id, [second.port]);
     assert.equal(await connectAndGet(target.id), second.alloc.ID, 'the next connect reaches the new allocation');
   });

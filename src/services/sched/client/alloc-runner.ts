@@ -40,6 +40,8 @@ export interface ClientAlloc {
   readonly AllocModifyIndex?: number;
   /** Task → its default identity's JWT, signed with the plan (shown to this node only). */
   readonly SignedIdentities?: Readonly<Record<string, string>>;
+  /** The allocation this one replaces (`''` or absent: none). */
+  readonly PreviousAllocation?: string;
 }
 
 /** The report of an allocation's state (the body of `POST /v1/allocation/:id/client-status`). */
@@ -278,6 +280,11 @@ export class AllocRunner {
     );
     await this.services?.deregisterAll();
     await mounter?.unmount(alloc.ID);
+  }
+
+  /** Whether the allocation's services are registered in the discovery agent (it has some, and the client registers them). */
+  get registersServices(): boolean {
+    return this.services !== undefined;
   }
 
   /** The allocation as last seen from the servers. */

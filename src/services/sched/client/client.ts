@@ -28,6 +28,7 @@ import type { NodeVars } from './interpolate.js';
 import { ServerApi, ServerError } from './server-api.js';
 import { advertisedHost } from './services/node-address.js';
 import { ServiceRegistrar } from './services/discovery.js';
+import { replacedElsewhere, type PreviousAlloc } from './services/replaced-alloc.js';
 import { defaultDiscovery } from './config.js';
 import type { SignedIdentity } from './identities.js';
 
@@ -281,37 +282,53 @@ export class SchedClient {
       // Finished before (or never to run): nothing to do here.
       if (clientTerminal(a) || a.DesiredStatus !== 'run') continue;
       const resumed = a.ClientStatus === 'running' || (a.TaskStates !== null && Object.keys(a.TaskStates).length > 0);
-      this.runners.set(
-        a.ID,
-        new AllocRunner({
-          alloc: a,
-          allocRoot: this.o.config.allocDir,
-          datacenter: this.o.datacenter,
-          node: this.nodeVars,
-          drivers: this.o.config.drivers,
-          resumed,
-          now: this.o.now,
-          report: (id, rep) => this.report(id, rep),
-          onPid: (id, task, pid) => this.processes.set(id, task, pid),
-          mounter: this.mounter,
-          discovery: { registrar: this.registrar, nodeId: this.identity.ID, nodeAddress: advertisedHost(this.o.selfAddress()) },
-          signIdentities: async (id, requests) =>
-            (
-              await this.api.call<{ SignedIdentities: SignedIdentity[] }>('POST', `/v1/allocation/${id}/identities`, {
-                token: this.identity.SecretID,
-                body: { Identities: requests },
-                signal: this.stopping.signal,
-              })
-            ).body.SignedIdentities,
-          log: this.o.log,
-        }),
-      );
+      const started = new AllocRunner({
+        alloc: a,
+        allocRoot: this.o.config.allocDir,
+        datacenter: this.o.datacenter,
+        node: this.nodeVars,
+        drivers: this.o.config.drivers,
+        resumed,
+        now: this.o.now,
+        report: (id, rep) => this.report(id, rep),
+        onPid: (id, task, pid) => this.processes.set(id, task, pid),
+        mounter: this.mounter,
+        discovery: { registrar: this.registrar, nodeId: this.identity.ID, nodeAddress: advertisedHost(this.o.selfAddress()) },
+        signIdentities: async (id, requests) =>
+          (
+            await this.api.call<{ SignedIdentities: SignedIdentity[] }>('POST', `/v1/allocation/${id}/identities`, {
+              token: this.identity.SecretID,
+              body: { Identities: requests },
+              signal: this.stopping.signal,
+            })
+          ).body.SignedIdentities,
+        log: this.o.log,
+      });
+      this.runners.set(a.ID, started);
+      if (a.PreviousAllocation && started.registersServices) void this.removeReplaced(a.PreviousAllocation);
     }
     for (const [id, runner] of this.runners) {
       if (seen.has(id)) continue;
       this.runners.delete(id);
       void runner.stop().then(() => rmSync(runner.dir.root, { recursive: true, force: true }));
     }
+  }
+
+  /**
+   * Removes the registrations of allocation `previousId`, which the allocation starting here
+   * replaces, when it ran on another node and ended there (lost with its client:
+   * services/replaced-alloc.ts). Read with the node's secret (the servers admit the node of
+   * its replacement); a failure is logged.
+   */
+  private async removeReplaced(previousId: string): Promise<void> {
+    let prev: PreviousAlloc;
+    try {
+      prev = await this.callServers<PreviousAlloc>('GET', `/v1/allocation/${encodeURIComponent(previousId)}`);
+    } catch (err) {
+      if (!this.stopping.signal.aborted) this.o.log.warn({ alloc: previousId, err: (err as Error).message }, 'client: reading the replaced allocation failed');
+      return;
+    }
+    if (replacedElsewhere(prev, this.identity.ID)) await this.registrar.removeReplaced(prev.ID);
   }
 
   /**

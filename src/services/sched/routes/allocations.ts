@@ -7,7 +7,7 @@
  * ```text
  * POST|PUT /v1/allocation/:id/client-status    {"ClientStatus", "ClientDescription"?, "TaskStates"?}  node secret or node:write  AllocationUpdated
  * GET      /v1/allocations?namespace=&prefix=                                       namespace:read-job     (blocking on allocs)
- * GET      /v1/allocation/:id                                                       namespace:read-job     (blocking on allocs)
+ * GET      /v1/allocation/:id                                                       namespace:read-job or the replacing node's secret  (blocking on allocs)
  * ```
  *
  * The allocation model (statuses, volume requests, shapes) is alloc.ts; this file adds ACL,
@@ -45,6 +45,16 @@ function storedAlloc(ctx: Ctx): FullAlloc {
   const alloc = ctx.deps.state.get<FullAlloc>(T.allocs, ctx.params.id!);
   if (!alloc) throw allocNotFound();
   return alloc;
+}
+
+/**
+ * The client node that may read allocation `:id` with its secret: the node of the allocation
+ * that replaces it (its `NextAllocation`); none for an unknown or unreplaced allocation.
+ */
+function replacingNode(ctx: Ctx): { or: { node: string } } | undefined {
+  const next = ctx.deps.state.get<StoredAlloc>(T.allocs, ctx.params.id!)?.NextAllocation;
+  const node = next ? ctx.deps.state.get<StoredAlloc>(T.allocs, next)?.NodeID : undefined;
+  return node ? { or: { node } } : undefined;
 }
 
 /**
@@ -189,10 +199,16 @@ export const allocationRoutes: readonly SchedRoute[] = [
     synopsis: 'Read an allocation',
     blocking: [T.allocs],
     methods: {
-      /** The allocation with its job snapshot and task states (node-allocations.ts `renderFullAlloc`); 404 `alloc not found`; 403 without `namespace:read-job` in its namespace. */
+      /**
+       * The allocation with its job snapshot and task states (node-allocations.ts
+       * `renderFullAlloc`); 404 `alloc not found`; 403 without `namespace:read-job` in its
+       * namespace or the `SecretID` of the node running its `NextAllocation` (that node's
+       * client reads the allocation it replaces, as the reference's clients read a previous
+       * allocation with their node secret, to remove a lost one's registrations).
+       */
       GET: {
         // `read-job` in the allocation's namespace, looked up once the token resolved.
-        access: (ctx) => ({ namespace: () => storedAlloc(ctx).Namespace, anyOf: ['read-job'] }),
+        access: (ctx) => ({ namespace: () => storedAlloc(ctx).Namespace, anyOf: ['read-job'], ...replacingNode(ctx) }),
         handle: async (ctx) => {
           const alloc = storedAlloc(ctx);
           return { body: renderFullAlloc(alloc), index: alloc.ModifyIndex };

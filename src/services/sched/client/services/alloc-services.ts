@@ -30,7 +30,7 @@ export interface AllocServicesOptions {
   readonly taskDir: (task: string) => string;
   /** Restarts `task` for an unhealthy check (`reason` its event's text). */
   readonly restartTask: (task: string, reason: string) => void;
-  /** A registration of `task` (undefined: a group service) could not be built (a bad name or port). */
+  /** A registration of `task` (undefined: a group service) could not be built (a bad name or port) or the agent did not take it (told once until it does). */
   readonly onError: (task: string | undefined, message: string) => void;
   readonly log: Logger;
   readonly now: () => number;
@@ -107,7 +107,8 @@ export class AllocServices {
     if (prior) this.stopRuns(prior);
     const l: Live = { reg, owner, scripts: [], unwatch: [], watches: [] };
     this.live.set(reg.id, l);
-    await this.o.registrar.register(reg);
+    // The agent unreachable or refusing: one task event, and the registrar retries with backoff.
+    await this.o.registrar.register(reg, (err) => this.o.onError(owner, `registering ${JSON.stringify(reg.body.Name)} failed (${err}); retrying`));
     if (this.live.get(reg.id) !== l) return; // removed meanwhile
     for (const sc of reg.scripts) {
       const run = { command: sc.command, args: sc.args, cwd: this.o.taskDir(sc.task), env: this.o.envs.get(sc.task) ?? {}, timeoutMs: sc.timeoutMs };

@@ -18,16 +18,25 @@
  *   `DeregisterCriticalServiceAfter` (`consul.deregister_critical_service_after`, 1 m by
  *   default) unless the client comes back first, whose reconcile then removes those of
  *   allocations it no longer runs at once;
- * - it reads the agent's checks every second for the checks watched by `check_restart`.
+ * - a registration the agent does not take (unreachable, or refusing it) is retried after
+ *   1 s, then twice as long each time up to 30 s, until it is (reference/integration.md
+ *   §8.3), and its allocation's task events say so once (alloc-services.ts);
+ * - it reads the agent's checks every second for the checks watched by `check_restart`,
+ *   skipping a check that has not run yet (no output): its initial status, also after the
+ *   agent restored it on coming back, is no result of the task's.
  *
  * @module
  */
 import type { Logger } from '../../../../kernel/log/logger.js';
 import { MeshApiError, MeshClient, type MeshCheckStatus } from '../../../../sdk/index.js';
 import { LIVENESS_REFRESH_MS, META_NODE, SERVICE_ID_PREFIX, type Registration } from './registration.js';
+import { removeAllocInstances } from './replaced-alloc.js';
 
 /** Reconcile period in ms (the reference's Consul sync runs every 30 s). */
 const RECONCILE_MS = 30_000;
+/** First and longest pause before registering again what the agent could not take, in ms (doubling between). */
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MAX_MS = 30_000;
 /** How often the watched checks' statuses are read, in ms (the reference's check watcher polls every second). */
 const WATCH_POLL_MS = 1_000;
 /** Liveness passes in flight at once. */
@@ -55,6 +64,9 @@ export interface ServiceRegistrarOptions {
   readonly reconcileIntervalMs?: number;
 }
 
+/** Told once, with the error's text, when a registration fails (again only after it succeeded). */
+export type RegistrationFailed = (message: string) => void;
+
 /** A watched check's status as the agent has it. */
 export type CheckWatcher = (status: MeshCheckStatus) => void;
 
@@ -79,6 +91,15 @@ export class ServiceRegistrar {
   private reconciling: Promise<void> | undefined;
   /** The last request in flight per registration ID: a deregistration never overtakes the registration before it. */
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Who is told of a registration's failure, by registration ID. */
+  private readonly onFailure = new Map<string, RegistrationFailed>();
+  /**
+   * Registrations whose last attempt failed, retried with backoff ({@link retrySoon}), and
+   * how: `unreachable` (no answer) or `refused` (the agent answered an error).
+   */
+  private readonly failing = new Map<string, 'unreachable' | 'refused'>();
+  private retryMs = RETRY_FIRST_MS;
+  private retryTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly o: ServiceRegistrarOptions) {
     this.mesh = new MeshClient({ address: o.settings.address, token: o.settings.token, timeoutMs: 10_000 });
@@ -101,16 +122,22 @@ export class ServiceRegistrar {
 
   /**
    * Registers `reg` (kept, so reconcile registers it again if the agent loses it). A failure
-   * to reach the agent is logged, not thrown: the next reconcile or liveness pass retries.
+   * (the agent unreachable or refusing) is not thrown: it is logged and told to `onFailure`
+   * once, and the registration is retried after 1 s, then twice as long each time up to
+   * 30 s, until it is taken (reference/integration.md §8.3: retry with backoff, never give up).
    */
-  register(reg: Registration): Promise<void> {
+  register(reg: Registration, onFailure?: RegistrationFailed): Promise<void> {
     this.start();
     this.regs.set(reg.id, reg);
+    if (onFailure) this.onFailure.set(reg.id, onFailure);
+    else this.onFailure.delete(reg.id);
     return this.inOrder(reg.id, () => this.put(reg));
   }
 
   /** Deregisters registration `id` (already gone: nothing). Failures are logged; reconcile removes it later. */
   async deregister(id: string): Promise<void> {
+    this.failing.delete(id);
+    this.onFailure.delete(id);
     if (!this.regs.delete(id)) return;
     await this.inOrder(id, async () => {
       try {
@@ -173,10 +200,26 @@ export class ServiceRegistrar {
     return this.reconciling;
   }
 
+  /**
+   * Removes the registrations of allocation `allocId`, which another client ran and which
+   * ended there (replaced-alloc.ts: the caller checked that), from this agent and the
+   * catalog. Failures are logged, not thrown: the agent's `deregister_critical_service_after`
+   * removes them later.
+   */
+  async removeReplaced(allocId: string): Promise<void> {
+    try {
+      const ids = await removeAllocInstances(this.mesh, allocId);
+      if (ids.length > 0) this.o.log.info({ alloc: allocId, services: ids }, 'client: removed the registrations of the lost allocation this one replaces');
+    } catch (err) {
+      if (!this.closed) this.o.log.warn({ alloc: allocId, err: (err as Error).message }, 'client: removing the registrations of a replaced allocation failed');
+    }
+  }
+
   /** Stops the loops and deregisters every registration (the client's tasks die with it), waiting at most 2 s. */
   async close(): Promise<void> {
     this.closed = true;
     for (const t of this.timers.values()) clearTimeout(t);
+    clearTimeout(this.retryTimer);
     const ids = [...this.regs.keys()];
     const all = eachLimited(ids, (id) => this.deregister(id));
     await Promise.race([all, new Promise((r) => setTimeout(r, CLOSE_WAIT_MS).unref())]);
@@ -186,10 +229,35 @@ export class ServiceRegistrar {
   private async put(reg: Registration): Promise<void> {
     try {
       await this.mesh.agent.registerService(reg.body, { replaceExistingChecks: true });
+      this.failing.delete(reg.id);
     } catch (err) {
-      if (this.closed) return;
-      this.o.log.warn({ service: reg.id, err: (err as Error).message }, 'client: service registration failed; retrying at the next reconcile');
+      // Closed, or deregistered meanwhile: nothing to retry.
+      if (this.closed || this.regs.get(reg.id) !== reg) return;
+      const message = (err as Error).message;
+      const first = !this.failing.has(reg.id);
+      this.failing.set(reg.id, err instanceof MeshApiError ? 'refused' : 'unreachable');
+      if (first) {
+        this.o.log.warn({ service: reg.id, err: message }, 'client: service registration failed; retrying with backoff');
+        this.onFailure.get(reg.id)?.(message);
+      }
+      this.retrySoon();
     }
+  }
+
+  /**
+   * Registers the failing registrations again after the current backoff (1 s, doubling up to
+   * 30 s while attempts fail, back to 1 s once all are taken); one timer at a time.
+   */
+  private retrySoon(): void {
+    if (this.retryTimer || this.closed) return;
+    this.retryTimer = setTimeout(async () => {
+      const due = [...this.failing.keys()].map((id) => this.regs.get(id)).filter((r): r is Registration => r !== undefined);
+      await eachLimited(due, (r) => this.inOrder(r.id, () => (this.regs.get(r.id) === r ? this.put(r) : Promise.resolve())));
+      this.retryTimer = undefined;
+      this.retryMs = this.failing.size > 0 ? Math.min(this.retryMs * 2, RETRY_MAX_MS) : RETRY_FIRST_MS;
+      if (this.failing.size > 0) this.retrySoon();
+    }, this.retryMs);
+    this.retryTimer.unref();
   }
 
   /** Runs `work` every `ms` after the previous run ended, until closed. */
@@ -205,13 +273,17 @@ export class ServiceRegistrar {
     tick();
   }
 
-  /** Passes every liveness check; a registration the agent lost (404) is registered again. */
+  /**
+   * Passes every liveness check; a registration the agent lost (404) is registered again at
+   * once, unless the agent refused it last time (left to the backoff): a 404 says an agent
+   * that could not be reached answers again.
+   */
   private async refreshLiveness(): Promise<void> {
     await eachLimited([...this.regs.values()], async (r) => {
       try {
         await this.mesh.agent.passTtl(r.aliveCheckId);
       } catch (err) {
-        if (err instanceof MeshApiError && err.status === 404 && this.regs.get(r.id) === r) await this.put(r);
+        if (err instanceof MeshApiError && err.status === 404 && this.regs.get(r.id) === r && this.failing.get(r.id) !== 'refused') await this.put(r);
       }
     });
   }
@@ -222,7 +294,10 @@ export class ServiceRegistrar {
       const checks = await this.mesh.agent.checks();
       for (const [id, w] of this.watchers) {
         const c = checks[id];
-        if (c) w(c.Status as MeshCheckStatus);
+        // A check with no output has not run since the agent (re)registered it (an agent
+        // back from an outage restores its checks at their initial status): its status says
+        // nothing of the task yet (reference/integration.md §8.3, no healthy task stopped by an outage).
+        if (c && c.Output !== '') w(c.Status as MeshCheckStatus);
       }
     } catch (err) {
       if (!this.closed) this.o.log.debug({ err: (err as Error).message }, 'client: reading the watched checks failed');

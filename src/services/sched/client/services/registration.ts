@@ -35,9 +35,10 @@ import { interpolate as interpolateWith, type NodeVars } from '../interpolate.js
 
 /** Prefix of every registration the client makes (the reference's `_nomad-task-`). */
 export const SERVICE_ID_PREFIX = '_cairn-task-';
-/** The `Meta` keys naming the owner of a registration. */
+/** The `Meta` key naming the client node that owns a registration. */
 export const META_NODE = 'cairn-node-id';
-const META_ALLOC = 'cairn-alloc-id';
+/** The `Meta` key naming the allocation a registration belongs to. */
+export const META_ALLOC = 'cairn-alloc-id';
 /** The liveness check's TTL (Go duration) and how often the client passes it, in ms. */
 const LIVENESS_TTL = '2s';
 export const LIVENESS_REFRESH_MS = 500;
