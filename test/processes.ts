@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { CAIRN_BIN } from './bin.js';
 
@@ -63,6 +64,29 @@ export async function stopGracefully(p: ServerProcess, ms = 15_000): Promise<voi
   const timer = setTimeout(() => void p.kill(), ms);
   await p.exited;
   clearTimeout(timer);
+}
+
+/**
+ * Kills (SIGKILL) every process whose working directory is under `dir` (Linux `/proc`): the
+ * tasks a test's `kill -9` of a client agent left running, when the test failed before its
+ * restarted agent stopped them. For `after` hooks, before `dir` is removed.
+ */
+export function killTasksUnder(dir: string): void {
+  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    let cwd: string;
+    try {
+      cwd = readlinkSync(`/proc/${pid}/cwd`);
+    } catch {
+      continue; // gone, or not ours to read
+    }
+    if (cwd === dir || cwd.startsWith(`${dir}/`)) {
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
 }
 
 /** Polls `check` every 25 ms until it returns a value or `ms` passed (then fails naming `what` and the last error). */

@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { spawnCairn, startCairnProcess, until, type CairnRun, type ServerProcess } from '../processes.js';
+import { killTasksUnder, spawnCairn, startCairnProcess, until, type CairnRun, type ServerProcess } from '../processes.js';
 import { job, shTask } from './client-helpers.js';
 import { volumeBody } from './csi.js';
 import { call } from './helpers.js';
@@ -29,6 +29,7 @@ describe('CSI volumes on client-only agents', () => {
       if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
       await p.exited;
     }
+    killTasksUnder(root); // tasks of agents killed with SIGKILL
     rmSync(root, { recursive: true, force: true });
   });
 

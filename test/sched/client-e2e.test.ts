@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { spawnCairn, startCairnProcess, until, type ServerProcess } from '../processes.js';
+import { killTasksUnder, spawnCairn, startCairnProcess, until, type ServerProcess } from '../processes.js';
 import { shTask } from './client-helpers.js';
 import { call } from './helpers.js';
 
@@ -26,6 +26,7 @@ describe('scheduler end to end: a server and two client-only agents', () => {
   const procs: ServerProcess[] = [];
   after(async () => {
     for (const p of procs) await p.kill();
+    killTasksUnder(root); // tasks of agents killed with SIGKILL
     rmSync(root, { recursive: true, force: true });
   });
 

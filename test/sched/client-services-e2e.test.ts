@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { startCairnProcess, stopGracefully, until, type ServerProcess } from '../processes.js';
+import { killTasksUnder, startCairnProcess, stopGracefully, until, type ServerProcess } from '../processes.js';
 import { call as meshCall, startAgent as startMeshAgent, type TestAgent as MeshTestAgent } from '../mesh/helpers.js';
 import { freePort, httpTask } from './client-helpers.js';
 import { call, ROOT, startAgent, type TestAgent } from './helpers.js';
@@ -31,6 +31,7 @@ describe('scheduler client: registrations of a killed client', () => {
     for (const p of [...procs].reverse()) await stopGracefully(p);
     await server?.stop();
     await mesh?.stop();
+    killTasksUnder(root); // tasks of agents killed with SIGKILL
     rmSync(root, { recursive: true, force: true });
   });
 

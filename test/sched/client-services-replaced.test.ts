@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { startCairnProcess, stopGracefully, until, type ServerProcess } from '../processes.js';
+import { killTasksUnder, startCairnProcess, stopGracefully, until, type ServerProcess } from '../processes.js';
 import { call as meshCall, startAgent as startMeshAgent, type TestAgent as MeshTestAgent } from '../mesh/helpers.js';
 import { call, ROOT, startAgent, type TestAgent } from './helpers.js';
 
@@ -32,6 +32,8 @@ describe('scheduler client: the registrations of a lost allocation', () => {
     for (const p of [...procs].reverse()) await stopGracefully(p);
     await server?.stop();
     await mesh?.stop();
+    // The killed agent's task, should the test have failed before the restarted agent stopped it.
+    killTasksUnder(root);
     rmSync(root, { recursive: true, force: true });
   });
 

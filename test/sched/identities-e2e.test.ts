@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { startCairnProcess, until, type ServerProcess } from '../processes.js';
+import { killTasksUnder, startCairnProcess, until, type ServerProcess } from '../processes.js';
 import { shTask } from './client-helpers.js';
 import { call } from './helpers.js';
 
@@ -33,6 +33,7 @@ describe('workload identities end to end: a server and a client-only agent', () 
   const procs: ServerProcess[] = [];
   after(async () => {
     for (const p of procs) await p.kill();
+    killTasksUnder(root); // tasks of agents killed with SIGKILL
     rmSync(root, { recursive: true, force: true });
   });
 
