@@ -98,8 +98,8 @@ describe('scheduler: every documented route, hostile input', { timeout: 600_000 
       },
       plausible: (path, param) => (path.startsWith('/job/') && param === 'id' ? 'fuzz-job' : path.startsWith('/node/') ? nodeID : 'fuzz1'),
       streaming: new Set(['/event/stream']),
-      // Purging a node takes no body (the reference ignores one).
-      bodyNotJson: new Set(['PUT /node/{id}/purge', 'POST /node/{id}/purge']),
+      // Purging a node and rotating the keyring take no body (the reference's handlers decode none).
+      bodyNotJson: new Set(['PUT /node/{id}/purge', 'POST /node/{id}/purge', 'PUT /operator/keyring/rotate', 'POST /operator/keyring/rotate']),
       // An unknown ?region= is the reference's routing answer, 500 `No path to region` (reference/sched.md §1.6).
       allow5xx: (status, body) => status === 500 && body === 'No path to region',
       healthy: async () => {
