@@ -108,8 +108,6 @@ export class AllocRunner {
   /** The allocation's services in the discovery agent; undefined when it has none or the client registers none. */
   private services: AllocServices | undefined;
   private stopped: Promise<void> | undefined;
-  /** The tasks that expose workload identities, with them. */
-  private readonly identities: { readonly runner: TaskRunner; readonly identities: TaskIdentities }[] = [];
   /** Resolves when every task is dead. */
   readonly done: Promise<void>;
 
@@ -159,7 +157,7 @@ export class AllocRunner {
       const env = envs.get(spec.Name)!;
       // The driver runs the config with `${...}` resolved (`args = ["${CAIRN_PORT_http}"]`).
       const task = { ...spec, Config: interpolateConfig(spec.Config, env, o.node) as Record<string, unknown> };
-      const identities = this.identitiesOf(task, () => runner);
+      const identities = this.identitiesOf(task);
       const runner: TaskRunner = new TaskRunner({
         task,
         policy,
@@ -177,17 +175,16 @@ export class AllocRunner {
           else this.services?.taskExited(task.Name);
         },
         log: o.log,
-        ...(identities && { prestart: () => identities.prepare(), extraEnv: () => identities.env() }),
+        hooks: [identities].filter((h) => h !== undefined),
       });
       this.tasks.set(task.Name, runner);
-      if (identities) this.identities.push({ runner, identities });
     }
     this.done = this.runAll(this.group);
     if (this.terminalDesired(o.alloc)) void this.stop();
   }
 
-  /** The workload identities of `task` when it exposes any (client/identities.ts); `runner` is its runner once built. */
-  private identitiesOf(task: Task, runner: () => TaskRunner): TaskIdentities | undefined {
+  /** The workload identities of `task` when it exposes any (client/identities.ts). */
+  private identitiesOf(task: Task): TaskIdentities | undefined {
     const { alloc, signIdentities } = this.o;
     const ids = new TaskIdentities({
       task,
@@ -197,19 +194,8 @@ export class AllocRunner {
         if (!signIdentities) throw new Error('this client cannot ask the servers to sign identities');
         return signIdentities(alloc.ID, requests);
       },
-      changed: (identity) => {
-        const r = runner();
-        if (identity.ChangeMode === 'restart') r.restart(`identity "${identity.Name}" was refreshed`);
-        else if (!r.dead) {
-          try {
-            r.signal(identity.ChangeSignal);
-          } catch (err) {
-            // Not running at this moment (between restarts): the next start reads the new file.
-            this.o.log.debug({ alloc: alloc.ID, task: task.Name, err: (err as Error).message }, 'client: no process to signal for a refreshed identity');
-          }
-        }
-      },
       log: this.o.log,
+      now: this.o.now,
     });
     return ids.wanted ? ids : undefined;
   }
@@ -271,13 +257,7 @@ export class AllocRunner {
     }
     // The reference registers a group's services before any of its tasks starts.
     if (!this.stopping) await this.services?.groupStarted();
-    await Promise.all(
-      [...this.tasks.values()].map(async (t) => {
-        await t.run();
-        // A dead task's identities are no longer refreshed.
-        this.identities.find((i) => i.runner === t)?.identities.stop();
-      }),
-    );
+    await Promise.all([...this.tasks.values()].map((t) => t.run()));
     await this.services?.deregisterAll();
     await mounter?.unmount(alloc.ID);
   }

@@ -20,7 +20,8 @@
 import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Logger } from '../../../kernel/log/logger.js';
-import type { Task, WorkloadIdentity } from '../jobs/types.js';
+import type { Task, TaskIdentityState, WorkloadIdentity } from '../jobs/types.js';
+import type { TaskControl, TaskHook } from './task-hooks.js';
 import { DEFAULT_IDENTITY, identitiesOf } from '../keyring/identity.js';
 
 /** One signed identity as the servers return it. */
@@ -43,9 +44,9 @@ export interface TaskIdentitiesOptions {
   /** The default identity signed with the plan (`SignedIdentities[task]`), if any. */
   readonly planned?: string;
   readonly sign: IdentitySigner;
-  /** A refreshed identity's `change_mode` (`restart` or `signal`) is to be applied. */
-  readonly changed: (identity: WorkloadIdentity) => void;
   readonly log: Logger;
+  /** Epoch ms. */
+  readonly now: () => number;
 }
 
 /** The first retry of a failed refresh, in ms; it doubles up to {@link MAX_RETRY_MS}. */
@@ -63,10 +64,14 @@ function identityEnvName(i: WorkloadIdentity): string {
   return i.Name === DEFAULT_IDENTITY ? 'CAIRN_TOKEN' : `CAIRN_TOKEN_${i.Name}`;
 }
 
-/** The exposed identities of one task: see the module doc. */
-export class TaskIdentities {
+/** The exposed identities of one task, the task's first hook: see the module doc. */
+export class TaskIdentities implements TaskHook {
+  readonly name = 'identity';
   private readonly exposed: WorkloadIdentity[];
   private readonly tokens = new Map<string, string>();
+  /** What each identity's state shows (never the token). */
+  private readonly states = new Map<string, TaskIdentityState>();
+  private control: TaskControl | undefined;
   private readonly timers = new Set<NodeJS.Timeout>();
   private stopped = false;
 
@@ -93,28 +98,32 @@ export class TaskIdentities {
    * Fetches and writes every exposed identity and schedules the refreshes; resolves once all
    * are in place. @throws the signing request's error (the task's start fails on it).
    */
-  async prepare(): Promise<void> {
+  async prestart(control: TaskControl): Promise<void> {
+    this.control = control;
     const ask = this.exposed.filter((i) => !(i.Name === DEFAULT_IDENTITY && i.TTL === 0 && this.o.planned !== undefined));
     const signed = ask.length === 0 ? [] : await this.o.sign(ask.map((i) => ({ TaskName: this.o.task.Name, IdentityName: i.Name })));
     for (const i of this.exposed) {
       const jwt =
         i.Name === DEFAULT_IDENTITY && i.TTL === 0 && this.o.planned !== undefined ? this.o.planned : signed.find((s) => s.IdentityName === i.Name)?.JWT;
       if (jwt === undefined) throw new Error(`the servers signed no identity "${i.Name}"`);
-      this.put(i, jwt);
+      this.put(i, jwt, signed.find((s) => s.IdentityName === i.Name)?.Expiration ?? null);
       if (i.TTL > 0) this.schedule(i, i.TTL / 2e6);
     }
   }
 
   /** Stops the refreshes (the task is dead). */
-  stop(): void {
+  stop(): Promise<void> {
     this.stopped = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+    return Promise.resolve();
   }
 
-  /** Keeps `jwt` as identity `i`'s token and writes its file. */
-  private put(i: WorkloadIdentity, jwt: string): void {
+  /** Keeps `jwt` as identity `i`'s token, writes its file and reports its expiry (RFC 3339 or null) in the task state. */
+  private put(i: WorkloadIdentity, jwt: string, expiration: string | null): void {
     this.tokens.set(i.Name, jwt);
+    this.states.set(i.Name, { Name: i.Name, Expiration: expiration, FetchedAt: new Date(this.o.now()).toISOString() });
+    this.control?.report({ Identities: [...this.states.values()] });
     if (!i.File) return;
     const path = join(this.o.taskDir, identityFile(i));
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
@@ -151,9 +160,23 @@ export class TaskIdentities {
       return;
     }
     if (this.stopped) return;
-    this.put(i, fresh.JWT);
+    this.put(i, fresh.JWT, fresh.Expiration);
     this.o.log.debug({ task: this.o.task.Name, identity: i.Name, expires: fresh.Expiration }, 'client: workload identity refreshed');
-    if (i.ChangeMode === 'restart' || i.ChangeMode === 'signal') this.o.changed(i);
+    this.applyChangeMode(i);
     this.schedule(i, i.TTL / 2e6);
+  }
+
+  /** A refreshed identity's `change_mode`: `restart`, or `signal` with `change_signal` (a task between two starts reads the new file at its next start). */
+  private applyChangeMode(i: WorkloadIdentity): void {
+    const c = this.control;
+    if (!c || c.dead) return;
+    if (i.ChangeMode === 'restart') c.restart(`identity "${i.Name}" was refreshed`);
+    else if (i.ChangeMode === 'signal' && c.running) {
+      try {
+        c.signal(i.ChangeSignal);
+      } catch (err) {
+        this.o.log.debug({ task: this.o.task.Name, err: (err as Error).message }, 'client: no process to signal for a refreshed identity');
+      }
+    }
   }
 }

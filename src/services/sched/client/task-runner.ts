@@ -17,6 +17,7 @@ import type { Logger } from '../../../kernel/log/logger.js';
 import type { RestartPolicy, Task, TaskState } from '../jobs/types.js';
 import { signalGroup, signalNumber, startTask, type ExitResult, type TaskProcess } from './drivers.js';
 import { LogRotator } from './log-rotator.js';
+import type { TaskControl, TaskHook } from './task-hooks.js';
 import { RestartTracker } from './restart-tracker.js';
 import { appendTaskEvent, EVENT, initialTaskState, taskEvent, type LiveTaskState } from './task-event.js';
 
@@ -42,13 +43,8 @@ export interface TaskRunnerOptions {
   /** Called with the process group's leader when a process starts, and undefined when it ends. */
   readonly onPid: (pid: number | undefined) => void;
   readonly log: Logger;
-  /**
-   * Runs once before the first start (the task's workload identities, client/identities.ts);
-   * a throw fails the task with a `Setup Failure` event naming it.
-   */
-  readonly prestart?: () => Promise<void>;
-  /** Variables added to {@link env} at each start of the process (the identities' tokens as last refreshed). */
-  readonly extraEnv?: () => Record<string, string>;
+  /** The task's hooks in the order they run (client/task-hooks.ts): identity, secrets, discovery, template. */
+  readonly hooks?: readonly TaskHook[];
 }
 
 /** One task's runner; {@link run} resolves when the task is dead. */
@@ -62,9 +58,29 @@ export class TaskRunner {
   private unhealthy = false;
   private wake: (() => void) | undefined;
   private done: Promise<void> | undefined;
+  /** Fires when the task is killed while its hooks prepare it. */
+  private readonly abort = new AbortController();
+  /** What the hooks see of the task (task-hooks.ts). */
+  readonly control: TaskControl;
 
   constructor(private readonly o: TaskRunnerOptions) {
     this.state = initialTaskState(o.previous);
+    const runner = this;
+    this.control = {
+      restart: (reason) => this.restart(reason),
+      signal: (signal) => this.signal(signal),
+      event: (type, message, details) => this.emit(taskEvent(type, this.o.now(), { Message: message, ...(details && { Details: { ...details } }) })),
+      report: (part) => {
+        Object.assign(this.state, part);
+        this.o.onChange();
+      },
+      get running() {
+        return runner.proc !== undefined;
+      },
+      get dead() {
+        return runner.dead;
+      },
+    };
   }
 
   /** The task as registered. */
@@ -77,14 +93,32 @@ export class TaskRunner {
     return this.state.State === 'dead';
   }
 
-  /** Starts the task's loop once; resolves when the task is dead (at once when it was killed or failed before it ran). */
+  /**
+   * Starts the task's loop once; resolves when the task is dead and its hooks have stopped (at
+   * once when it was killed or failed before it ran).
+   */
   run(): Promise<void> {
-    if (this.dead && !this.done) return Promise.resolve();
-    this.done ??= this.loop().catch((err: unknown) => {
-      this.o.log.error({ err, task: this.o.task.Name }, 'task runner failed');
-      this.finish(true);
-    });
+    if (this.dead && !this.done) return this.stopHooks();
+    this.done ??= this.loop()
+      .catch((err: unknown) => {
+        this.o.log.error({ err, task: this.o.task.Name }, 'task runner failed');
+        this.finish(true);
+      })
+      .then(() => this.stopHooks());
     return this.done;
+  }
+
+  /** Stops every hook (task-hooks.ts `stop`: timers, watches, issued tokens); a hook's error is logged, never thrown. */
+  private async stopHooks(): Promise<void> {
+    await Promise.all(
+      (this.o.hooks ?? []).map(async (h) => {
+        try {
+          await h.stop?.();
+        } catch (err) {
+          this.o.log.warn({ task: this.o.task.Name, hook: h.name, err: (err as Error).message }, 'client: a task hook failed to stop');
+        }
+      }),
+    );
   }
 
   /**
@@ -95,6 +129,7 @@ export class TaskRunner {
   async kill(event?: ReturnType<typeof taskEvent>): Promise<void> {
     if (this.killing || this.dead) return this.done;
     this.killing = true;
+    this.abort.abort();
     if (event) this.emit(event);
     this.wake?.();
     if (this.proc) this.terminate(this.proc);
@@ -112,6 +147,7 @@ export class TaskRunner {
   /** The agent stops: SIGKILL to the process group at once, no `Killing` event (the task's state on the servers stays as it was). */
   forceKill(): void {
     this.killing = true;
+    this.abort.abort();
     this.wake?.();
     if (this.proc) signalGroup(this.proc.pid, 'SIGKILL');
   }
@@ -211,11 +247,13 @@ export class TaskRunner {
       this.emit(taskEvent(EVENT.driverFailure, now(), { Message: why, DriverError: why, FailsTask: true }));
       return this.finish(true);
     }
-    if (this.o.prestart) {
+    for (const hook of this.o.hooks ?? []) {
+      if (this.killing) break;
       try {
-        await this.o.prestart();
+        await hook.prestart?.(this.control, this.abort.signal);
       } catch (err) {
-        const why = `failed to set up the task: ${(err as Error).message}`;
+        if (this.killing) break;
+        const why = `failed to set up the task: ${hook.name}: ${(err as Error).message}`;
         this.emit(taskEvent(EVENT.setupFailure, now(), { Message: why, FailsTask: true }));
         return this.finish(true);
       }
@@ -275,7 +313,7 @@ export class TaskRunner {
     const lc = task.LogConfig;
     let proc: TaskProcess;
     try {
-      proc = startTask({ task, cwd: this.o.taskDir, env: this.o.extraEnv ? { ...this.o.env, ...this.o.extraEnv() } : this.o.env });
+      proc = startTask({ task, cwd: this.o.taskDir, env: Object.assign({}, this.o.env, ...(this.o.hooks ?? []).map((h) => h.env?.() ?? {})) });
     } catch (err) {
       const why = (err as Error).message;
       this.emit(taskEvent(EVENT.driverFailure, now(), { Message: why, DriverError: why, FailsTask: true }));

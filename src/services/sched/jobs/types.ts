@@ -258,6 +258,33 @@ export interface TaskState {
   readonly StartedAt: string | null;
   readonly FinishedAt: string | null;
   readonly Events: readonly TaskEvent[];
+  /** Cairn's extension (absent in the reference): the task's templates as the client last rendered them. */
+  readonly Templates?: readonly TaskTemplateState[];
+  /** Cairn's extension: the task's workload identities as last fetched (never their tokens). */
+  readonly Identities?: readonly TaskIdentityState[];
+}
+
+/** A template's state on the client (issue 27 scope 8). Never holds rendered content. */
+export interface TaskTemplateState {
+  /** The template's `destination` as registered. */
+  readonly DestPath: string;
+  /** `waiting` (its first render waits for data), `rendered`, or `stale` (a source is failing; the last render stays). */
+  readonly State: 'waiting' | 'rendered' | 'stale';
+  /** What a waiting template waits for (`secret.read(secret/data/web)`), or what a stale one cannot reach. */
+  readonly Missing: readonly string[];
+  /** RFC 3339 of the last render that changed the file (or environment); null before the first. */
+  readonly LastRendered: string | null;
+  /** The last error of a source, if it is failing now (no secret in it). */
+  readonly Error?: string;
+}
+
+/** A workload identity's state on the client (issue 27 scope 8). */
+export interface TaskIdentityState {
+  readonly Name: string;
+  /** RFC 3339 expiry of the token in place, null for one without expiry. */
+  readonly Expiration: string | null;
+  /** RFC 3339 of its last fetch. */
+  readonly FetchedAt: string;
 }
 
 /** Resources the scheduler set aside for an allocation (reference `AllocatedResources`, the fields Cairn fills). */
