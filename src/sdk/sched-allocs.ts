@@ -44,6 +44,28 @@ export interface SchedTaskState {
   readonly StartedAt: string | null;
   readonly FinishedAt: string | null;
   readonly Events: readonly SchedTaskEvent[];
+  /** Cairn's extension: the task's templates as its client last rendered them (never their content). */
+  readonly Templates?: readonly SchedTemplateState[];
+  /** Cairn's extension: the task's workload identities as last fetched (never their tokens). */
+  readonly Identities?: readonly SchedIdentityState[];
+}
+
+/** A template's state on the client: `waiting` for its first data, `rendered`, or `stale` (a source failing; the last render stays). */
+export interface SchedTemplateState {
+  readonly DestPath: string;
+  readonly State: 'waiting' | 'rendered' | 'stale';
+  /** What it waits for (`secret.read(secret/data/web)`), or what a stale one cannot reach. */
+  readonly Missing: readonly string[];
+  /** RFC 3339 of the last render that changed its output; null before the first. */
+  readonly LastRendered: string | null;
+  readonly Error?: string;
+}
+
+/** A workload identity's state on the client: expiry (RFC 3339, null: none) and last fetch. */
+export interface SchedIdentityState {
+  readonly Name: string;
+  readonly Expiration: string | null;
+  readonly FetchedAt: string;
 }
 
 /** A port given to an allocation (`AllocatedResources.Shared.Ports[]`): `Value` the host port, `To` the mapped one (0: none), `HostIP` its address. */
