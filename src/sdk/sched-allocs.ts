@@ -127,6 +127,14 @@ export interface SchedAllocationStub {
   readonly ModifyTime: number;
 }
 
+/**
+ * The answer of {@link SchedAllocApi.acquireRestartPermit}: granted until `ExpiresAt` (RFC 3339),
+ * or refused with `RetryAfterMs` (ms, at most 5000) and the group's holders and limit.
+ */
+export type SchedRestartPermit =
+  | { readonly Granted: true; readonly ExpiresAt: string }
+  | { readonly Granted: false; readonly RetryAfterMs: number; readonly Holders: number; readonly Limit: number };
+
 /** A directory entry of `GET /v1/client/fs/ls/:alloc`. */
 export interface SchedAllocFile {
   readonly Name: string;
@@ -203,6 +211,20 @@ export class SchedAllocApi {
   /** `POST /v1/client/allocation/:id/signal` (`namespace:alloc-lifecycle`): `signal` (default SIGKILL) to `task`, or every task. */
   async signalAllocation(id: string, o: { signal?: string; task?: string } = {}): Promise<void> {
     await this.call('POST', `/client/allocation/${seg(id)}/signal`, { body: { Signal: o.signal ?? '', Task: o.task ?? '' } });
+  }
+
+  /**
+   * `PUT /v1/allocation/:id/restart-permit` (the allocation's node secret; Cairn extension): takes, or renews, one of
+   * the job-wide template restart permits of the allocation's task group (at most the job's `update.max_parallel`
+   * held at once; each lasts 60 s unless released). @throws SchedApiError 404 `alloc not found`; 400 `alloc is terminal`; 403.
+   */
+  async acquireRestartPermit(id: string): Promise<SchedRestartPermit> {
+    return (await this.call<SchedRestartPermit>('PUT', `/allocation/${seg(id)}/restart-permit`)).data;
+  }
+
+  /** `DELETE /v1/allocation/:id/restart-permit` (the allocation's node secret): releases its permit; idempotent. @throws SchedApiError 404; 403. */
+  async releaseRestartPermit(id: string): Promise<void> {
+    await this.call('DELETE', `/allocation/${seg(id)}/restart-permit`);
   }
 
   /** `GET /v1/client/fs/ls/:alloc?path=` (`namespace:read-fs`). @throws SchedApiError 400 for a path out of the allocation directory; 404. */
