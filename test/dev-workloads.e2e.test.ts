@@ -12,10 +12,13 @@
  *   with role `cairn-tasks-default` (binding rule by namespace) that reads keys and may not write
  *   them; the `vault_default` JWT is refused;
  * - a second start of the same data directory changes none of it (same objects, same indexes,
- *   no "wired" log line) and the same JWTs still log in.
+ *   no "wired" log line) and the same JWTs still log in;
+ * - with that wiring removed, docs/deploy.md's commands for separate servers (run by bash as
+ *   written, the scheduler's address in place of the example's) make the same role, method and
+ *   rules, and the same logins pass and fail.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -165,7 +168,8 @@ describe('cairn dev: workload identities log in at the secrets and discovery ser
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it("a task's vault_default identity reads its own job's secrets and no other job's", async () => {
+  /** The `vault_default` JWT's login: a token that reads its own job's secrets and no other job's; the other JWT refused. */
+  const secretsLogins = async () => {
     const login = await request(`${dev.secrets}/v1/auth/jwt-workloads/login`, { method: 'POST', body: { jwt: vaultJwt } });
     assert.equal(login.status, 200, JSON.stringify(login.json));
     const auth = login.json.auth;
@@ -189,9 +193,10 @@ describe('cairn dev: workload identities log in at the secrets and discovery ser
     // The discovery identity is for another audience.
     const wrongAud = await request(`${dev.secrets}/v1/auth/jwt-workloads/login`, { method: 'POST', body: { jwt: consulJwt } });
     assert.ok(wrongAud.status === 400 || wrongAud.status === 403, `${wrongAud.status} ${JSON.stringify(wrongAud.json)}`);
-  });
+  };
 
-  it("a task's consul_default identity gets its namespace's discovery role: keys read, not written", async () => {
+  /** The `consul_default` JWT's login: its namespace's role, keys read and not written; the other JWT refused. */
+  const meshLogins = async () => {
     const login = await mesh('acl/login', { method: 'POST', token: '', body: { AuthMethod: 'cairn-workloads', BearerToken: consulJwt } });
     assert.equal(login.status, 200, JSON.stringify(login.json));
     assert.deepEqual(
@@ -208,7 +213,11 @@ describe('cairn dev: workload identities log in at the secrets and discovery ser
     // The secrets identity is for another audience.
     const wrongAud = await mesh('acl/login', { method: 'POST', token: '', body: { AuthMethod: 'cairn-workloads', BearerToken: vaultJwt } });
     assert.equal(wrongAud.status, 403, JSON.stringify(wrongAud.json));
-  });
+  };
+
+  it("a task's vault_default identity reads its own job's secrets and no other job's", secretsLogins);
+
+  it("a task's consul_default identity gets its namespace's discovery role: keys read, not written", meshLogins);
 
   it("wires the service identities' binding rule too", async () => {
     const { rules } = await wired();
@@ -229,10 +238,46 @@ describe('cairn dev: workload identities log in at the secrets and discovery ser
     assert.deepEqual(await wired(), before);
     assert.ok(!dev.log.some((l) => l.includes('workload identities wired')), dev.log.join('\n'));
     assert.ok(!dev.log.some((l) => /"level":(50|60)/.test(l)), dev.log.join('\n'));
-    const login = await request(`${dev.secrets}/v1/auth/jwt-workloads/login`, { method: 'POST', body: { jwt: vaultJwt } });
-    assert.equal(login.status, 200, JSON.stringify(login.json));
-    const meshLogin = await mesh('acl/login', { method: 'POST', token: '', body: { AuthMethod: 'cairn-workloads', BearerToken: consulJwt } });
-    assert.equal(meshLogin.status, 200, JSON.stringify(meshLogin.json));
-    await stopDev(dev);
+    await secretsLogins();
+    await meshLogins();
+  });
+
+  it("docs/deploy.md's commands for separate servers configure the same: the identities log in as with cairn dev's wiring", async () => {
+    const before = await wired();
+    // Remove what cairn dev made (disabling the mount revokes its tokens; deleting the method, its rules).
+    assert.equal((await secrets('sys/auth/jwt-workloads', { method: 'DELETE' })).status, 204);
+    assert.equal((await secrets('sys/policies/acl/cairn-workloads', { method: 'DELETE' })).status, 204);
+    assert.equal((await mesh('acl/auth-method/cairn-workloads', { method: 'DELETE' })).status, 200);
+    assert.equal((await mesh(`acl/role/${before.meshRole.ID}`, { method: 'DELETE' })).status, 200);
+    assert.equal((await mesh(`acl/policy/${before.meshPolicy.ID}`, { method: 'DELETE' })).status, 200);
+    const refused = await request(`${dev.secrets}/v1/auth/jwt-workloads/login`, { method: 'POST', body: { jwt: vaultJwt } });
+    assert.notEqual(refused.status, 200, 'nothing left to log in at');
+    // The section's shell blocks, as written, with `npx cairn` the built CLI and the scheduler's address.
+    const deploy = readFileSync(join(import.meta.dirname, '..', 'docs', 'deploy.md'), 'utf8');
+    const section = deploy.slice(deploy.indexOf('#### Workload identities, secrets and discovery for tasks'));
+    const blocks = [...section.slice(0, section.indexOf('\n#### ', 10)).matchAll(/```sh\n([^]*?)```/g)].map((m) => m[1]!);
+    assert.equal(blocks.length, 2, 'the secrets and the discovery commands');
+    const script = `set -euo pipefail\nnpx() { shift; node "${CAIRN_BIN}" "$@"; }\n${blocks.join('\n').replaceAll('https://sched.example.com:4646', dev.sched)}`;
+    const cwd = mkdtempSync(join(tmpdir(), 'cairn-deploy-doc-'));
+    try {
+      const env = { ...process.env, SECRETS_ADDR: dev.secrets, SECRETS_TOKEN: ROOT, MESH_HTTP_ADDR: dev.mesh, MESH_HTTP_TOKEN: ROOT };
+      const run = spawnSync('bash', ['-c', script], { cwd, env, encoding: 'utf8' });
+      assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+    const after = await wired();
+    assert.deepEqual(after.role, before.role);
+    assert.deepEqual(after.method.Config, before.method.Config);
+    assert.deepEqual(after.rules.map(bindings).sort(), before.rules.map(bindings).sort());
+    assert.deepEqual(
+      after.meshRole.Policies.map((p: { Name: string }) => p.Name),
+      ['cairn-tasks-default'],
+    );
+    await secretsLogins();
+    await meshLogins();
   });
 });
+
+/** What a binding rule binds, and when. */
+const bindings = (r: { BindType: string; BindName: string; Selector: string }) => [r.BindType, r.BindName, r.Selector].join(' ');
