@@ -15,10 +15,13 @@
  *   no "wired" log line) and the same JWTs still log in;
  * - with that wiring removed, docs/deploy.md's commands for separate servers (run by bash as
  *   written, the scheduler's address in place of the example's) make the same role, method and
- *   rules, and the same logins pass and fail.
+ *   rules, and the same logins pass and fail;
+ * - the README tour's job (`vault {}` and a template of a KV secret) prints its secret's digest,
+ *   and again after a new version (todo until the vault and template hooks are merged).
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -276,6 +279,42 @@ describe('cairn dev: workload identities log in at the secrets and discovery ser
     );
     await secretsLogins();
     await meshLogins();
+  });
+
+  // Needs the client's vault and template hooks (branches vault-hook, tpl-hook): drop `todo` once they are merged.
+  it("the README tour's job reads its secret through a template, and restarts with the new one", { todo: 'needs the vault and template hooks' }, async () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    const hcl = /cat > tour\.hcl <<'EOF2'\n([^]*?)\nEOF2\n/.exec(readme)?.[1];
+    assert.ok(hcl, 'the README writes tour.hcl');
+    for (const line of [
+      'npx cairn kv put secret/default/tour/db password=s3cr3t',
+      'npx cairn sched job run tour.hcl',
+      'npx cairn kv put secret/default/tour/db password=rotated',
+    ])
+      assert.ok(readme.includes(line), line);
+    const env = { SECRETS_ADDR: dev.secrets, SECRETS_TOKEN: ROOT, SCHED_ADDR: dev.sched, SCHED_TOKEN: ROOT };
+    const cairn = async (...args: string[]) => {
+      const run = spawnCairn(args, env);
+      assert.equal(await run.exited, 0, `cairn ${args.join(' ')}: ${run.out.stdout}\n${run.out.stderr}`);
+      return run.out.stdout;
+    };
+    const digest = (password: string) => `db password sha256: ${createHash('sha256').update(password).digest('hex').slice(0, 16)}`;
+    assert.ok(readme.includes(digest('s3cr3t')), 'the README shows the digest the task prints');
+    await cairn('kv', 'put', 'secret/default/tour/db', 'password=s3cr3t');
+    const file = join(dataDir, 'tour.hcl');
+    writeFileSync(file, hcl);
+    await cairn('sched', 'job', 'run', file);
+    const allocs = (await request(`${dev.sched}/v1/job/tour/allocations`, { headers: { 'X-Sched-Token': ROOT } })).json as { ID: string }[];
+    const id = allocs[0]!.ID;
+    await until('the task printed the digest of its secret', 60_000, async () =>
+      (await cairn('sched', 'alloc', 'logs', id, 'app')).includes(digest('s3cr3t')) ? true : undefined,
+    );
+    assert.equal(readFileSync(join(dataDir, 'sched', 'alloc', id, 'app', 'secrets', 'db.txt'), 'utf8'), 's3cr3t');
+    await cairn('kv', 'put', 'secret/default/tour/db', 'password=rotated');
+    await until('the restarted task printed the new digest', 90_000, async () =>
+      (await cairn('sched', 'alloc', 'logs', id, 'app')).includes(digest('rotated')) ? true : undefined,
+    );
+    await cairn('sched', 'job', 'stop', 'tour');
   });
 });
 
