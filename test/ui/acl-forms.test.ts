@@ -14,6 +14,10 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { axeCheck, callApi, launchBrowser, loginWithToken, newPage, ROOT_TOKEN, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
 
+/** The discovery role and auth method `cairn dev` wires for workload identities (src/services/dev-workloads.ts); the lists hold them besides what the test makes. */
+const DEV_ROLE = 'cairn-tasks-default';
+const DEV_METHOD = 'cairn-workloads';
+
 /** A public key the JWT auth methods accept (PEM). */
 const PUB_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
 
@@ -111,9 +115,10 @@ describe('web UI: discovery namespaces, ACL create and delete forms', { timeout:
       (await meshGet('acl/roles?ns=team')).map((r) => r.Name),
       ['team-role'],
     );
+    // In default: only the role `cairn dev` wires for tasks (src/services/dev-workloads.ts).
     assert.deepEqual(
       (await meshGet('acl/roles')).map((r) => r.Name),
-      [],
+      [DEV_ROLE],
     );
 
     await page.getByRole('combobox', { name: 'Discovery namespace' }).fill('');
@@ -135,14 +140,17 @@ describe('web UI: discovery namespaces, ACL create and delete forms', { timeout:
     await field('Policies').fill('in-default');
     await create('role').click();
     await page.getByRole('heading', { name: 'Role ui-role' }).waitFor();
-    const [role] = await meshGet('acl/roles');
+    const role = (await meshGet('acl/roles')).find((r) => r.Name === 'ui-role')!;
     assert.equal(role.Description, 'made in the UI');
     assert.deepEqual(
       (role.Policies as Array<{ Name: string }>).map((p) => p.Name),
       ['in-default'],
     );
     await deleteShown('roles');
-    assert.deepEqual(await meshGet('acl/roles'), []);
+    assert.deepEqual(
+      (await meshGet('acl/roles')).map((r) => r.Name),
+      [DEV_ROLE],
+    );
 
     await aclNav().getByRole('link', { name: 'Auth methods' }).click();
     await page.getByRole('link', { name: 'Create auth method' }).click();
@@ -158,14 +166,17 @@ describe('web UI: discovery namespaces, ACL create and delete forms', { timeout:
     await field('Config (JSON)').fill('{}');
     await create('auth method').click();
     await page.getByRole('alert').filter({ hasText: 'Invalid Auth Method' }).waitFor();
-    assert.deepEqual(await meshGet('acl/auth-methods'), []);
+    assert.deepEqual(
+      (await meshGet('acl/auth-methods')).map((m) => m.Name),
+      [DEV_METHOD],
+    );
     await axeCheck(page, 'discovery auth method form with an error');
     await shoot(page, '62-discovery-auth-method-error');
     await field('Config (JSON)').fill(JSON.stringify({ JWTValidationPubKeys: [PUB_KEY], BoundAudiences: ['cairn'] }));
     await create('auth method').click();
     await page.getByRole('heading', { name: 'Auth method ui-jwt' }).waitFor();
     assert.deepEqual(
-      (await meshGet('acl/auth-methods')).map((m) => [m.Name, m.Type, m.DisplayName]),
+      (await meshGet('acl/auth-methods')).filter((m) => m.Name !== DEV_METHOD).map((m) => [m.Name, m.Type, m.DisplayName]),
       [['ui-jwt', 'jwt', 'UI JWT']],
     );
 
@@ -182,15 +193,19 @@ describe('web UI: discovery namespaces, ACL create and delete forms', { timeout:
     await page.getByRole('heading', { name: 'Binding rule ops people' }).waitFor();
     await axeCheck(page, 'discovery binding rule');
     await shoot(page, '63-discovery-binding-rule');
-    const [rule] = await meshGet('acl/binding-rules');
-    assert.deepEqual([rule.AuthMethod, rule.BindType, rule.BindName], ['ui-jwt', 'role', 'ops']);
+    const rules = async () => (await meshGet('acl/binding-rules')).filter((r) => r.AuthMethod !== DEV_METHOD);
+    const [rule] = await rules();
+    assert.deepEqual([rule!.AuthMethod, rule!.BindType, rule!.BindName], ['ui-jwt', 'role', 'ops']);
     await deleteShown('binding-rules');
-    assert.deepEqual(await meshGet('acl/binding-rules'), []);
+    assert.deepEqual(await rules(), []);
 
     await aclNav().getByRole('link', { name: 'Auth methods' }).click();
     await page.getByTestId('acl-auth-methods').getByRole('link', { name: 'ui-jwt' }).click();
     await deleteShown('auth-methods');
-    assert.deepEqual(await meshGet('acl/auth-methods'), []);
+    assert.deepEqual(
+      (await meshGet('acl/auth-methods')).map((m) => m.Name),
+      [DEV_METHOD],
+    );
   });
 
   it("creates and deletes scheduler auth methods, binding rules and roles, showing the server's refusals", async () => {
