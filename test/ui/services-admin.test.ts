@@ -198,10 +198,16 @@ describe('web UI: discovery key/value and ACL, scheduler CSI and ACL', { timeout
     await page.getByTestId('acl-roles').getByRole('link', { name: 'ui-role' }).click();
     await page.getByRole('heading', { name: 'Role ui-role' }).waitFor();
     await axeCheck(page, 'discovery role');
-    for (const kind of ['Auth methods', 'Binding rules']) {
+    // The auth method and binding rules `cairn dev` wires for workload identities (src/services/dev-workloads.ts).
+    for (const [kind, slug, wired] of [
+      ['Auth methods', 'auth-methods', 1],
+      ['Binding rules', 'binding-rules', 2],
+    ] as const) {
       await aclNav().getByRole('link', { name: kind }).click();
       await page.getByRole('heading', { name: `ACL ${kind.toLowerCase()}` }).waitFor();
-      await page.getByText('None.').waitFor();
+      const shown = page.getByTestId(`acl-${slug}`).getByRole('cell', { name: 'cairn-workloads', exact: true });
+      await shown.first().waitFor();
+      assert.equal(await shown.count(), wired);
       await axeCheck(page, `discovery ${kind}`);
     }
   });
