@@ -251,12 +251,15 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
 /**
  * Wires the tasks' workload identities to the secrets and discovery services (dev-workloads.ts)
  * through the SDK, as the root token, trusting the scheduler's JWKS at `schedUrl`.
+ * @throws Error naming the wiring and the service's refusal (dev then does not start).
  */
 async function wireWorkloads(o: { secretsUrl: string; meshUrl: string; schedUrl: string; rootToken: string; log: Logger }): Promise<void> {
   const secrets = new SecretsClient({ address: o.secretsUrl, token: o.rootToken });
   const mesh = new MeshClient({ address: o.meshUrl, token: o.rootToken });
   try {
     await wireDevWorkloads({ secrets, mesh, jwksUrl: `${o.schedUrl}/.well-known/jwks.json`, log: o.log });
+  } catch (err) {
+    throw new Error(`wiring workload identities to the secrets and discovery services: ${(err as Error).message}`, { cause: err });
   } finally {
     await Promise.all([secrets.close(), mesh.close()]);
   }

@@ -1,7 +1,8 @@
 /**
  * The job-wide template restart permits (restart-permits.ts) on an injected clock: the limit per
  * (namespace, job, group), renewal by the holder, expiry after 60 s, `RetryAfterMs` until the
- * earliest expiry capped at 5 s, release, and holders the `live` predicate rejects dropped.
+ * earliest expiry capped at 5 s, release, holders the `live` predicate rejects dropped, and
+ * expired permits of other groups forgotten.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -61,5 +62,16 @@ describe('restart permits', () => {
     assert.equal(p.acquire(scope, 'a2', { limit: 1, live: isLive }).Granted, false);
     stopped.add('a1');
     assert.equal(p.acquire(scope, 'a2', { limit: 1, live: isLive }).Granted, true);
+  });
+
+  it('forgets the expired permits of groups nobody asks for again (memory stays bounded)', () => {
+    let now = 0;
+    const p = new RestartPermits(() => now);
+    for (let i = 0; i < 100; i++) p.acquire({ ...scope, job: `job-${i}` }, `alloc-${i}`, { limit: 1, live });
+    const kept = () => (p as unknown as { scopeOf: Map<string, string> }).scopeOf.size;
+    assert.equal(kept(), 100);
+    now = PERMIT_TTL_MS;
+    p.acquire(scope, 'other', { limit: 1, live });
+    assert.equal(kept(), 1);
   });
 });

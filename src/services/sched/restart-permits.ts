@@ -46,6 +46,8 @@ export class RestartPermits {
   private readonly scopes = new Map<string, Map<string, number>>();
   /** Allocation ID → its scope key (an allocation belongs to one scope). */
   private readonly scopeOf = new Map<string, string>();
+  /** When every scope's expired permits were last dropped (epoch ms). */
+  private sweptAt = 0;
 
   /** `now`: the clock in epoch ms (injected by tests); `ttlMs`: the permit lifetime ({@link PERMIT_TTL_MS}). */
   constructor(
@@ -61,6 +63,7 @@ export class RestartPermits {
   acquire(scope: PermitScope, allocId: string, o: { readonly limit: number; readonly live: (allocId: string) => boolean }): PermitAnswer {
     const key = JSON.stringify([scope.namespace, scope.job, scope.group]);
     const now = this.now();
+    this.sweep(now);
     const holders = this.scopes.get(key) ?? new Map<string, number>();
     for (const [id, expiresAt] of holders) if (expiresAt <= now || (id !== allocId && !o.live(id))) this.drop(id);
     const limit = Math.max(1, Math.floor(o.limit));
@@ -78,6 +81,13 @@ export class RestartPermits {
   /** Releases the permit `allocId` holds, if any (idempotent). */
   release(allocId: string): void {
     this.drop(allocId);
+  }
+
+  /** Drops expired permits of every scope once per TTL, so groups nobody asks for again keep no memory. */
+  private sweep(now: number): void {
+    if (now - this.sweptAt < this.ttlMs) return;
+    this.sweptAt = now;
+    for (const [id, key] of this.scopeOf) if ((this.scopes.get(key)?.get(id) ?? 0) <= now) this.drop(id);
   }
 
   private drop(allocId: string): void {
