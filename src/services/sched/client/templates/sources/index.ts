@@ -18,6 +18,8 @@ import { describeDependency, type Dependency } from '../../../template/dependenc
 import type { DependencyListener, TemplateSource } from '../source.js';
 import { DiscoveryReader, type DiscoveryTarget } from './discovery.js';
 import { kvKeyLoop, kvListLoop } from './kv.js';
+import { healthServiceLoop } from './health.js';
+import { catalogServicesLoop } from './catalog.js';
 import type { TemplateSourceSettings } from './settings.js';
 import { WatchSet, type WatchLoop } from './shared.js';
 
@@ -49,6 +51,10 @@ export function createTemplateSource(o: TemplateSourceOptions): TemplateSource &
         return discovery ? kvKeyLoop(d, discovery, o.settings) : unconfigured('discovery');
       case 'kv.list':
         return discovery ? kvListLoop(d, discovery, o.settings) : unconfigured('discovery');
+      case 'health.service':
+        return discovery ? healthServiceLoop(d, discovery, o.settings) : unconfigured('discovery');
+      case 'catalog.services':
+        return discovery ? catalogServicesLoop(d, discovery, o.settings) : unconfigured('discovery');
       default:
         return unconfigured('this');
     }
