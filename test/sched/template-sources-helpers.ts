@@ -52,17 +52,24 @@ export interface CountingProxy {
 
 /**
  * Starts a {@link CountingProxy} on a free port; `rewriteIndex` replaces the `X-Mesh-Index`
- * of a reply (a service whose index goes backwards or reads 0, as the reference's docs warn).
+ * of a reply (a service whose index goes backwards or reads 0, as the reference's docs warn);
+ * `drop` closes the connection of the requests it picks without an answer (an outage).
  */
 export async function startCountingProxy(
   target: string,
-  o: { rewriteIndex?: (index: number, request: ProxiedRequest) => number } = {},
+  o: { rewriteIndex?: (index: number, request: ProxiedRequest) => number; drop?: (request: ProxiedRequest) => boolean } = {},
 ): Promise<CountingProxy> {
   const to = new URL(target);
   const requests: ProxiedRequest[] = [];
   const server: Server = createServer((req, res) => {
     const seen: ProxiedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', done: false };
     requests.push(seen);
+    if (o.drop?.(seen)) {
+      // An outage as a client sees it: the connection closes without an answer.
+      seen.done = true;
+      req.socket.destroy();
+      return;
+    }
     const upstream = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (up: IncomingMessage) => {
       seen.status = up.statusCode;
       const headers = { ...up.headers };

@@ -154,4 +154,41 @@ describe('template sources: secrets', () => {
       s.close();
     }
   });
+  it(
+    'a renewal that fails for a transient reason is retried and keeps the lease; failing past the lease, the secret is read again',
+    { timeout: 60_000 },
+    async () => {
+      const mount = await server.call('POST', '/v1/sys/mounts/leased-outage', { body: { type: 'kv', options: { leased_passthrough: 'true' } } });
+      assert.equal(mount.status, 204, mount.text);
+      assert.equal((await server.call('PUT', '/v1/leased-outage/db', { body: { user: 'u', ttl: '9s' } })).status, 204);
+      let down = 0;
+      const flaky = await startCountingProxy(server.url, { drop: (q) => q.url.startsWith('/v1/sys/leases/renew') && down-- > 0 });
+      const s = createTemplateSource({ secrets: { address: flaky.url, token: () => server.rootToken }, settings, log: silentLogger() });
+      const renewals = () => flaky.requests.filter((q) => q.url.startsWith('/v1/sys/leases/renew'));
+      const reads = () => flaky.requests.filter((q) => q.method === 'GET' && q.url.startsWith('/v1/leased-outage/db'));
+      try {
+        const r = recorder();
+        s.watch({ kind: 'secret.read', path: 'leased-outage/db' }, r);
+        const first = (await r.valueWhere('the leased secret', () => true)) as SecretResponse;
+        // The first two renewal attempts get no answer: both reported, the third renews the same lease
+        // (9 s: the first renewal comes after 6.3–6.6 s and the lease is kept while 1–2 s are left).
+        down = 2;
+        await until('a renewal after two failed attempts', 15_000, () => (renewals().some((q) => q.status === 200) ? true : undefined));
+        assert.equal(renewals().length, 3);
+        assert.equal(r.errors.length, 2);
+        for (const { err } of r.errors) assert.equal((err as TemplateSourceError).failure, 'unavailable');
+        assert.equal(reads().length, 1, 'no new credential for a short outage');
+        assert.equal(r.values.length, 1);
+
+        // Now every renewal fails until the lease is about to end: the secret is read again (a new lease).
+        down = 1_000_000;
+        const second = (await r.valueWhere('read again with a new lease', (v) => (v as SecretResponse).lease_id !== first.lease_id, 20_000)) as SecretResponse;
+        assert.deepEqual(second.data, first.data);
+        assert.equal(reads().length, 2);
+      } finally {
+        s.close();
+        await flaky.close();
+      }
+    },
+  );
 });
