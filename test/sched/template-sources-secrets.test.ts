@@ -191,4 +191,18 @@ describe('template sources: secrets', () => {
       }
     },
   );
+  it('a client without a secrets service says so at each retry and hands nothing over', async () => {
+    const s = createTemplateSource({ settings, log: silentLogger() });
+    try {
+      const r = recorder();
+      s.watch({ kind: 'secret.read', path: 'secret/data/web' }, r);
+      await until('two reports', 10_000, () => (r.errors.length >= 2 ? true : undefined));
+      const err = r.errors[0]!.err as TemplateSourceError;
+      assert.equal(err.failure, 'refused');
+      assert.equal(err.message, 'secret.read(secret/data/web): refused (400): no secrets service is configured on this client');
+      assert.equal(r.values.length, 0);
+    } finally {
+      s.close();
+    }
+  });
 });

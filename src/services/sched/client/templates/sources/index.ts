@@ -22,7 +22,7 @@ import { healthServiceLoop } from './health.js';
 import { catalogServicesLoop } from './catalog.js';
 import { SecretsReader, type SecretsTarget } from './secrets-client.js';
 import { secretLoop } from './secrets.js';
-import type { TemplateSourceSettings } from './settings.js';
+import type { RetrySettings, TemplateSourceSettings } from './settings.js';
 import { WatchSet, type WatchLoop } from './shared.js';
 
 export { TemplateSourceError } from './retry.js';
@@ -39,7 +39,7 @@ export interface TemplateSourceOptions {
 
 /**
  * A task's template source (module doc). A dependency whose service is not configured
- * reports `TemplateSourceError` … `refused` once and never a value.
+ * reports a `TemplateSourceError` (`refused`, 400) at each retry and never a value.
  * @throws Error when an address is not `http(s)://host:port`.
  */
 export function createTemplateSource(o: TemplateSourceOptions): TemplateSource & { close(): void } {
@@ -51,22 +51,22 @@ export function createTemplateSource(o: TemplateSourceOptions): TemplateSource &
       case 'kv.block':
       case 'kv.get':
       case 'kv.exists':
-        return discovery ? kvKeyLoop(d, discovery, o.settings) : unconfigured('discovery');
+        return discovery ? kvKeyLoop(d, discovery, o.settings) : unconfigured('discovery', o.settings.consulRetry);
       case 'kv.list':
-        return discovery ? kvListLoop(d, discovery, o.settings) : unconfigured('discovery');
+        return discovery ? kvListLoop(d, discovery, o.settings) : unconfigured('discovery', o.settings.consulRetry);
       case 'health.service':
-        return discovery ? healthServiceLoop(d, discovery, o.settings) : unconfigured('discovery');
+        return discovery ? healthServiceLoop(d, discovery, o.settings) : unconfigured('discovery', o.settings.consulRetry);
       case 'catalog.services':
-        return discovery ? catalogServicesLoop(d, discovery, o.settings) : unconfigured('discovery');
+        return discovery ? catalogServicesLoop(d, discovery, o.settings) : unconfigured('discovery', o.settings.consulRetry);
       case 'secret.read':
       case 'secret.write':
       case 'secret.list':
-        return secrets ? secretLoop(d, secrets, o.settings) : unconfigured('secrets');
+        return secrets ? secretLoop(d, secrets, o.settings) : unconfigured('secrets', o.settings.vaultRetry);
     }
   };
   return {
     watch(d: Dependency, listener: DependencyListener): () => void {
-      return watches.watch(describeDependency(d), loopFor(d), listener);
+      return watches.watch(describeDependency(d), () => loopFor(d), listener);
     },
     close(): void {
       watches.close();
@@ -76,10 +76,10 @@ export function createTemplateSource(o: TemplateSourceOptions): TemplateSource &
   };
 }
 
-/** A watch that can never succeed: the service it needs is not configured on this client. */
-function unconfigured(service: string): WatchLoop {
+/** A watch that can never succeed: the service it needs is not configured on this client. It says so at each retry. */
+function unconfigured(service: string, retry: RetrySettings): WatchLoop {
   return async (ctx) => {
     const err = Object.assign(new Error(`no ${service} service is configured on this client`), { status: 400 });
-    await ctx.failed(err, 1, { backoffMs: 0, maxBackoffMs: 0 });
+    for (let failures = 1; !ctx.signal.aborted; failures++) await ctx.failed(err, failures, retry);
   };
 }

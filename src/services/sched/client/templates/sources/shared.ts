@@ -45,18 +45,18 @@ export class WatchSet {
   constructor(private readonly log: Logger) {}
 
   /**
-   * Adds `listener` to the watch of `key`, started with `loop` if it is new; a listener that
+   * Adds `listener` to the watch of `key`, started with the loop `start` makes if it is new; a listener that
    * joins a running watch is told its last value at once (asynchronously). Returns the
    * function that removes the listener (the watch stops with its last listener).
    */
-  watch(key: string, loop: WatchLoop, listener: DependencyListener): () => void {
+  watch(key: string, start: () => WatchLoop, listener: DependencyListener): () => void {
     if (this.closed) return () => {};
     let entry = this.entries.get(key);
     if (!entry) {
       const created: Entry = { listeners: new Set(), abort: new AbortController() };
       entry = created;
       this.entries.set(key, created);
-      void loop(this.context(key, created)).catch((err: unknown) =>
+      void start()(this.context(key, created)).catch((err: unknown) =>
         this.log.error({ dependency: key, err: (err as Error).message }, 'template source watch ended'),
       );
     } else if (entry.last) {
