@@ -22,6 +22,7 @@
  *   reserved { reserved_ports = "22,80,8500-8600" }   # never given to an allocation
  *   network_interface = "eth0"         # the "default" host network's address; default: the default route's interface
  *   host_network "private" { cidr = "10.0.0.0/8" }   # or interface = "eth1": a port's host_network = "private"
+ *   template { wait { min = "5s" max = "4m" } }   # template-config.ts
  * }
  * plugin "raw_exec" { config { enabled = true } }
  * consul {                             # the discovery agent beside the client (reference: the `consul` block)
@@ -38,6 +39,7 @@ import { parseCidrList } from '../../../kernel/util/cidr.js';
 import { parsePortSpec } from '../port-spec.js';
 import { parseGoDuration } from '../../../kernel/util/go-duration.js';
 import type { DiscoverySettings } from './services/discovery.js';
+import { templateBlockKeys, templateConfigFrom, type ClientTemplateConfig, type TemplateRaw } from './template-config.js';
 
 /** The discovery agent the client registers services with when the configuration names none (the reference's default). */
 const DEFAULT_DISCOVERY_ADDRESS = '127.0.0.1:8500';
@@ -77,6 +79,7 @@ export const clientBlockKeys = {
     { cidr: cfg.string({ doc: 'the address of this node within this CIDR' }), interface: cfg.string({ doc: 'the address of this interface' }) },
     { repeated: true, doc: 'a named host network a port may ask for with host_network = "<name>"' },
   ),
+  template: cfg.block(templateBlockKeys, { doc: "how tasks' templates wait, query and retry (template-config.ts; the reference's client `template` block)" }),
 };
 
 /** A named host network: its address is the node's address within `cidr`, or on `interface`. */
@@ -122,6 +125,8 @@ export interface ClientConfig {
    * a service (client/services/discovery.ts).
    */
   readonly consul?: DiscoverySettings;
+  /** The `template { … }` block (template-config.ts); absent: the reference's defaults. */
+  readonly template?: ClientTemplateConfig;
 }
 
 /** The discovery settings of a client without a `consul` block. */
@@ -151,6 +156,7 @@ export interface ClientRaw {
           readonly label: string;
           readonly body: { readonly cidr?: string; readonly interface?: string; readonly $at: BlockAt };
         }[];
+        readonly template?: TemplateRaw;
         readonly $at: BlockAt;
       }
     | undefined;
@@ -224,6 +230,7 @@ export function clientConfigFrom(raw: ClientRaw, dataDir: string, env: ConfigEnv
     network,
     drivers: { raw_exec: enabled('raw_exec', false), exec: enabled('exec', true) },
     ...(raw.consul && { consul: discoveryFrom(raw.consul, env) }),
+    ...(b.template && { template: templateConfigFrom(b.template) }),
   };
 }
 

@@ -60,6 +60,8 @@ export class TaskRunner {
   private done: Promise<void> | undefined;
   /** Fires when the task is killed while its hooks prepare it. */
   private readonly abort = new AbortController();
+  /** Process starts so far (TaskControl.starts). */
+  private starts = 0;
   /** What the hooks see of the task (task-hooks.ts). */
   readonly control: TaskControl;
 
@@ -74,8 +76,16 @@ export class TaskRunner {
         Object.assign(this.state, part);
         this.o.onChange();
       },
+      kill: (message) => {
+        if (this.dead || this.killing) return;
+        this.state.Failed = true;
+        void this.kill(taskEvent(EVENT.killing, this.o.now(), { Message: message, FailsTask: true }));
+      },
       get running() {
         return runner.proc !== undefined;
+      },
+      get starts() {
+        return runner.starts;
       },
       get dead() {
         return runner.dead;
@@ -327,6 +337,7 @@ export class TaskRunner {
     let spawnError: Error | undefined;
     proc.child.once('error', (e) => (spawnError = e));
     this.proc = proc;
+    this.starts += 1;
     this.o.onPid(proc.pid > 0 ? proc.pid : undefined);
     if (proc.pid > 0) {
       this.emit(taskEvent(EVENT.started, now(), { Message: 'Task started by client' }), {
