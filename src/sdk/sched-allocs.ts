@@ -44,6 +44,28 @@ export interface SchedTaskState {
   readonly StartedAt: string | null;
   readonly FinishedAt: string | null;
   readonly Events: readonly SchedTaskEvent[];
+  /** Cairn's extension: the task's templates as its client last rendered them (never their content). */
+  readonly Templates?: readonly SchedTemplateState[];
+  /** Cairn's extension: the task's workload identities as last fetched (never their tokens). */
+  readonly Identities?: readonly SchedIdentityState[];
+}
+
+/** A template's state on the client: `waiting` for its first data, `rendered`, or `stale` (a source failing; the last render stays). */
+export interface SchedTemplateState {
+  readonly DestPath: string;
+  readonly State: 'waiting' | 'rendered' | 'stale';
+  /** What it waits for (`secret.read(secret/data/web)`), or what a stale one cannot reach. */
+  readonly Missing: readonly string[];
+  /** RFC 3339 of the last render that changed its output; null before the first. */
+  readonly LastRendered: string | null;
+  readonly Error?: string;
+}
+
+/** A workload identity's state on the client: expiry (RFC 3339, null: none) and last fetch. */
+export interface SchedIdentityState {
+  readonly Name: string;
+  readonly Expiration: string | null;
+  readonly FetchedAt: string;
 }
 
 /** A port given to an allocation (`AllocatedResources.Shared.Ports[]`): `Value` the host port, `To` the mapped one (0: none), `HostIP` its address. */
@@ -104,6 +126,14 @@ export interface SchedAllocationStub {
   readonly CreateTime: number;
   readonly ModifyTime: number;
 }
+
+/**
+ * The answer of {@link SchedAllocApi.acquireRestartPermit}: granted until `ExpiresAt` (RFC 3339),
+ * or refused with `RetryAfterMs` (ms, at most 5000) and the group's holders and limit.
+ */
+export type SchedRestartPermit =
+  | { readonly Granted: true; readonly ExpiresAt: string }
+  | { readonly Granted: false; readonly RetryAfterMs: number; readonly Holders: number; readonly Limit: number };
 
 /** A directory entry of `GET /v1/client/fs/ls/:alloc`. */
 export interface SchedAllocFile {
@@ -181,6 +211,20 @@ export class SchedAllocApi {
   /** `POST /v1/client/allocation/:id/signal` (`namespace:alloc-lifecycle`): `signal` (default SIGKILL) to `task`, or every task. */
   async signalAllocation(id: string, o: { signal?: string; task?: string } = {}): Promise<void> {
     await this.call('POST', `/client/allocation/${seg(id)}/signal`, { body: { Signal: o.signal ?? '', Task: o.task ?? '' } });
+  }
+
+  /**
+   * `PUT /v1/allocation/:id/restart-permit` (the allocation's node secret; Cairn extension): takes, or renews, one of
+   * the job-wide template restart permits of the allocation's task group (at most the job's `update.max_parallel`
+   * held at once; each lasts 60 s unless released). @throws SchedApiError 404 `alloc not found`; 400 `alloc is terminal`; 403.
+   */
+  async acquireRestartPermit(id: string): Promise<SchedRestartPermit> {
+    return (await this.call<SchedRestartPermit>('PUT', `/allocation/${seg(id)}/restart-permit`)).data;
+  }
+
+  /** `DELETE /v1/allocation/:id/restart-permit` (the allocation's node secret): releases its permit; idempotent. @throws SchedApiError 404; 403. */
+  async releaseRestartPermit(id: string): Promise<void> {
+    await this.call('DELETE', `/allocation/${seg(id)}/restart-permit`);
   }
 
   /** `GET /v1/client/fs/ls/:alloc?path=` (`namespace:read-fs`). @throws SchedApiError 400 for a path out of the allocation directory; 404. */

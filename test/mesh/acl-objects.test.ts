@@ -208,6 +208,13 @@ describe('discovery ACL objects', () => {
       (await call(a.url, 'GET', `/v1/acl/policies?stale&consistent&token=${ROOT}`)).text,
       'Cannot specify ?stale with ?consistent, conflicting semantics.',
     );
+    const badStale = await call(a.url, 'GET', `/v1/acl/policies?max_stale=abc&token=${ROOT}`);
+    assert.deepEqual([badStale.status, badStale.text], [400, 'Invalid max_stale value "abc"']);
+    const staleAndConsistent = await call(a.url, 'GET', `/v1/acl/policies?max_stale=10s&consistent&token=${ROOT}`);
+    assert.deepEqual([staleAndConsistent.status, staleAndConsistent.text], [400, 'Cannot specify ?stale with ?consistent, conflicting semantics.']);
+    const zeroStale = await call(a.url, 'GET', `/v1/acl/policies?max_stale=0s&token=${ROOT}`);
+    assert.deepEqual([zeroStale.status, zeroStale.headers.get('x-mesh-effective-consistency')], [200, 'leader'], 'max_stale=0 is no stale read');
+    assert.equal((await call(a.url, 'GET', `/v1/acl/policies?max_stale=10s&token=${ROOT}`)).headers.get('x-mesh-effective-consistency'), 'stale');
     assert.equal((await call(a.url, 'GET', `/v1/acl/policies?index=x&token=${ROOT}`)).text, 'Invalid index');
     assert.equal((await call(a.url, 'GET', `/v1/acl/policies?index=1&wait=soon&token=${ROOT}`)).text, 'Invalid wait time');
     const noIndex = await call(a.url, 'GET', `/v1/acl/policies?wait=-1&token=${ROOT}`);

@@ -78,7 +78,31 @@ function taskBlock(name: string, t: SchedTaskState): string {
     ['Last Restart', t.LastRestart ?? 'N/A'],
   ]);
   const events = [...t.Events].reverse().map((e) => [nsTime(e.Time), e.Type, e.DisplayMessage || e.Message]);
-  return `${head}\nTask Events:\n${counters}\n\nRecent Events:\n${list(['Time', 'Type', 'Description'], events)}`;
+  return [`${head}\nTask Events:\n${counters}`, ...templatesAndIdentities(t), `Recent Events:\n${list(['Time', 'Type', 'Description'], events)}`].join('\n\n');
+}
+
+/**
+ * Cairn's "Templates:" and "Workload Identities:" tables of a task (issue 27 scope 8): each
+ * template's destination, state, what it waits for (or its source's error) and last change;
+ * each identity's expiry. Never their content. Empty for a task with neither.
+ */
+function templatesAndIdentities(t: SchedTaskState): string[] {
+  const out: string[] = [];
+  const templates = t.Templates ?? [];
+  if (templates.length > 0) {
+    const rows = templates.map((x) => [x.DestPath, x.State, x.Error ?? (x.Missing.join(', ') || '-'), x.LastRendered ?? 'never']);
+    out.push(`Templates:\n${list(['Destination', 'State', 'Waiting On', 'Last Rendered'], rows)}`);
+  }
+  const identities = t.Identities ?? [];
+  if (identities.length > 0) {
+    out.push(
+      `Workload Identities:\n${list(
+        ['Name', 'Expires', 'Fetched'],
+        identities.map((i) => [i.Name, i.Expiration ?? 'never', i.FetchedAt]),
+      )}`,
+    );
+  }
+  return out;
 }
 
 /**

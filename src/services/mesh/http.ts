@@ -36,6 +36,7 @@ import { Type } from '@sinclair/typebox';
 import type { Leadership, StateStore } from '../../kernel/store/index.js';
 import { decodeMeshBody, meshDecodeError } from './body-decoding.js';
 import { VERSION } from '../../kernel/version/index.js';
+import { parseGoDuration } from '../../kernel/util/go-duration.js';
 
 /** Consistency mode of a read (reference/mesh.md §0.6): `leader`, `stale` or `consistent`. */
 type Consistency = 'leader' | 'stale' | 'consistent';
@@ -109,8 +110,19 @@ const MESH_QUERY: ApiQuery = {
 const MESH_READ_QUERY: ApiQuery = {
   stale: Type.String({ description: 'Present: any server answers, without a read barrier.' }),
   consistent: Type.String({ description: 'Present: the leader confirms it still leads before answering.' }),
-  max_stale: Type.String({ description: 'Present: read as `stale`.' }),
+  max_stale: Type.String({ description: 'A Go duration (`10s`); above zero: read as `stale`. Not a duration: 400 `Invalid max_stale value "<v>"`.' }),
 };
+
+/**
+ * `?max_stale=<Go duration>` in ns (0 when absent or empty), as the reference's
+ * `parseConsistency`. @throws 400 `Invalid max_stale value "<v>"`.
+ */
+function maxStaleNs(raw: string | null): number {
+  if (raw === null || raw === '') return 0;
+  const ns = parseGoDuration(raw);
+  if (typeof ns === 'string') throw badRequest(`Invalid max_stale value ${JSON.stringify(raw)}`);
+  return ns;
+}
 
 /** The request's token secret in the reference's order: `?token=`, `X-Mesh-Token`, `Authorization: Bearer` (§0.2). */
 function tokenOf(req: HttpRequest): string | undefined {
@@ -135,8 +147,9 @@ export function meshHttpService<D, A, I>(options: MeshHttpOptions<D, A, I>): Htt
     readQuery: MESH_READ_QUERY,
     wait: { defaultMs: DEFAULT_WAIT_MS, maxMs: MAX_WAIT_MS },
     consistency(q): Consistency {
-      if (q.has('stale') && q.has('consistent')) throw badRequest('Cannot specify ?stale with ?consistent, conflicting semantics.');
-      return q.has('consistent') ? 'consistent' : q.has('stale') || q.has('max_stale') ? 'stale' : 'leader';
+      const stale = q.has('stale') || maxStaleNs(q.get('max_stale')) > 0;
+      if (stale && q.has('consistent')) throw badRequest('Cannot specify ?stale with ?consistent, conflicting semantics.');
+      return q.has('consistent') ? 'consistent' : stale ? 'stale' : 'leader';
     },
     pretty: (q) => q.has('pretty'),
     queryMeta: (index, consistency, leader) => ({

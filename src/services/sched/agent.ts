@@ -47,6 +47,7 @@ import { SchedClient } from './client/client.js';
 import { JwksMirror } from './client/jwks-mirror.js';
 import { ServerApi } from './client/server-api.js';
 import { Keyring } from './keyring/keyring.js';
+import { RestartPermits } from './restart-permits.js';
 import { csiMounter, localSources, remoteSources } from './client/csi-mounter.js';
 import { loadNodeIdentity } from './client/client-state.js';
 
@@ -268,6 +269,7 @@ async function buildSchedAgent(base: AgentBase, options: SchedAgentOptions): Pro
       client,
       keyring,
       jwksMirror,
+      restartPermits: new RestartPermits(now),
     };
     // A client-only agent's state stays empty: it leads nothing and serves only the client endpoints.
     const serverRole = config.server !== false;

@@ -17,6 +17,7 @@ import type { CsiPlugins } from './csi/plugins.js';
 import type { EventBroker } from './events/index.js';
 import type { Keyring } from './keyring/keyring.js';
 import type { SchedReplicator } from './replication.js';
+import type { RestartPermits } from './restart-permits.js';
 import type { Heartbeats } from './scheduler/heartbeat.js';
 import type { SchedAclResolver } from './resolve.js';
 
@@ -53,4 +54,6 @@ export interface SchedDeps {
   readonly keyring?: Keyring;
   /** A client-only agent's copy of its servers' JWKS (client/jwks-mirror.ts); absent on servers. */
   readonly jwksMirror?: JwksMirror;
+  /** Job-wide template restart permits, kept in memory; only the leader's count (restart-permits.ts). */
+  readonly restartPermits: RestartPermits;
 }

@@ -28,6 +28,7 @@ import { namespaceRoutes } from './namespaces.js';
 import { nodeRoutes } from './nodes.js';
 import { pluginRoutes } from './plugins.js';
 import { replicationRoutes } from './replication.js';
+import { restartPermitRoutes } from './restart-permits.js';
 import { statusRoutes } from './status.js';
 import { volumeSnapshotRoutes } from './volume-snapshots.js';
 import { volumeRoutes } from './volumes.js';
@@ -48,6 +49,7 @@ export const SCHED_ROUTES: readonly SchedRoute[] = [
   ...nodeRoutes,
   ...allocationRoutes,
   ...allocIdentityRoutes,
+  ...restartPermitRoutes,
   ...jobRoutes,
   ...evaluationRoutes,
   ...clientFsRoutes,

@@ -1,7 +1,7 @@
 /**
  * An allocation (`GET /v1/allocation/:id`, refreshed every 3 s): its ports, its services'
  * instances in the discovery service with their checks (workloadServices.tsx), each task's state with its
- * events, and the tail of the task's stdout or stderr (`GET /v1/client/fs/logs/:alloc`,
+ * templates and workload identities (taskTemplates.tsx) and its events, and the tail of the task's stdout or stderr (`GET /v1/client/fs/logs/:alloc`,
  * plain, from the end), fetched again on Refresh.
  */
 import { useQuery } from '@tanstack/react-query';
@@ -12,6 +12,7 @@ import { DataTable } from '../../components/DataTable';
 import { ErrorNotice, Loading } from '../../components/Notice';
 import { allocHasServices, nanoTime, nsQuery, type Allocation as Alloc } from './jobTypes';
 import { SchedNav } from './SchedNav';
+import { TaskTemplates } from './taskTemplates';
 import { PortsTable, ServicesTable } from './workloadServices';
 
 /** How much of the log's end is shown, in bytes. */
@@ -57,6 +58,7 @@ export function Allocation() {
                 Task {task}: <span data-testid={`task-state-${task}`}>{s.State}</span>
                 {s.Failed ? ' (failed)' : ''}
               </h2>
+              <TaskTemplates task={task} templates={s.Templates} identities={s.Identities} />
               <DataTable
                 testId={`task-events-${task}`}
                 caption={`Events of task ${task}`}

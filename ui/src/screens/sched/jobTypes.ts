@@ -38,6 +38,19 @@ interface TaskState {
   Failed: boolean;
   Restarts: number;
   Events: Array<{ Type: string; Time: number; DisplayMessage?: string; Message?: string; ExitCode?: number }> | null;
+  /** Cairn's extension: each template's state on the client (never its content). */
+  Templates?: TemplateState[];
+  /** Cairn's extension: each workload identity's expiry (never its token). */
+  Identities?: Array<{ Name: string; Expiration: string | null; FetchedAt: string }>;
+}
+
+/** A template's state: `waiting` for data (`Missing` says what), `rendered`, `stale` (a source failing, `Error`). */
+export interface TemplateState {
+  DestPath: string;
+  State: 'waiting' | 'rendered' | 'stale';
+  Missing: string[];
+  LastRendered: string | null;
+  Error?: string;
 }
 
 /** A port given to an allocation: `Value` the host port on `HostIP`, `To` the port the task binds (0: the same). */
