@@ -88,7 +88,7 @@ function retryFrom(r: RetryRaw | undefined, dflt: RetryConfig): RetryConfig {
   if (!r) return dflt;
   const backoffMs = ms(r.$at, 'backoff', r.backoff, dflt.backoffMs);
   const maxBackoffMs = ms(r.$at, 'max_backoff', r.max_backoff, dflt.maxBackoffMs);
-  if (maxBackoffMs < backoffMs) throw blockError(r.$at, 'max_backoff', `"max_backoff" (${r.max_backoff}) is below "backoff"`);
+  if (maxBackoffMs < backoffMs) throw blockError(r.$at, 'max_backoff', `"max_backoff" (${maxBackoffMs}ms) is below "backoff" (${backoffMs}ms)`);
   return { backoffMs, maxBackoffMs };
 }
 
