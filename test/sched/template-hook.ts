@@ -15,7 +15,7 @@ import type { DependencyListener, TemplateSource } from '../../src/services/sche
 import { describeDependency } from '../../src/services/sched/template/dependency.js';
 
 /** A source whose values the test sets (module doc). */
-export class HandSource implements TemplateSource {
+class HandSource implements TemplateSource {
   private readonly listeners = new Map<string, Set<DependencyListener>>();
   private readonly values = new Map<string, unknown>();
   closed = false;

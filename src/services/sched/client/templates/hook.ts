@@ -47,7 +47,7 @@ const PERMIT_POLL_MS = 50;
 /** The task event type of this hook (the reference's `consulTemplateSourceName`). */
 const TEMPLATE_EVENT = 'Template';
 /** The restart reason (the reference's `TaskRestartSignal` display message). */
-export const RESTART_REASON = 'Template with change_mode restart re-rendered';
+const RESTART_REASON = 'Template with change_mode restart re-rendered';
 
 /** What a task's template hook needs. */
 export interface TemplateHookOptions {
