@@ -130,6 +130,44 @@ describe('template hook', () => {
     }
   });
 
+  it('a failing source before the first render keeps the task waiting and says why, once', async () => {
+    const a = runTemplateAlloc('exec sleep 60', [tpl()]);
+    try {
+      await until('watched', 5_000, () => (a.source.watched().includes(KEY) ? true : undefined));
+      for (let i = 0; i < 3; i++) a.source.fail(KEY, 'Unexpected response code: 403 (Permission denied)');
+      await until('the event', 5_000, () => (events(a.state()).some((e) => e.startsWith('Template: Source unavailable')) ? true : undefined));
+      assert.deepEqual(
+        events(a.state()).filter((e) => e.startsWith('Template: Source')),
+        [`Template: Source unavailable: ${KEY}: Unexpected response code: 403 (Permission denied); the task waits for it`],
+      );
+      assert.equal(a.state().State, 'pending');
+      assert.equal(a.state().Failed, false);
+      assert.equal(a.state().Templates?.[0]?.State, 'waiting');
+      assert.equal(a.state().Templates?.[0]?.Error, `${KEY}: Unexpected response code: 403 (Permission denied)`);
+      a.source.set(KEY, 'granted');
+      await until('running', 10_000, () => (a.state().State === 'running' ? true : undefined));
+    } finally {
+      await a.stop();
+    }
+  });
+
+  it('wait { min max }: changes in quick succession make one re-render once they settle', async () => {
+    const a = runTemplateAlloc('exec sleep 60', [tpl({ ChangeMode: 'noop', Wait: { Min: 400e6, Max: 5e9 } })]);
+    try {
+      a.source.set(KEY, 'v0');
+      await until('running', 10_000, () => (a.state().State === 'running' ? true : undefined));
+      const file = join(a.taskDir, 'local/app.conf');
+      for (let i = 1; i <= 5; i++) {
+        a.source.set(KEY, `v${i}`);
+        await new Promise((r) => setTimeout(r, 100));
+        assert.equal(read(file), 'value=v0\n', 'nothing rendered while the data keeps changing');
+      }
+      await until('one render of the last value', 5_000, () => (read(file) === 'value=v5\n' ? true : undefined));
+    } finally {
+      await a.stop();
+    }
+  });
+
   for (const [dest, prep] of [
     ['../escape.conf', undefined],
     ['local/../../t2/x', undefined],
