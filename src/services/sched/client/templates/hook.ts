@@ -242,7 +242,8 @@ export class TemplateHook implements TaskHook {
       this.renderQueued = false;
       const keys = new Set(this.changedKeys);
       this.changedKeys.clear();
-      const touched = this.templates.filter((t) => [...keys].some((k) => t.used.has(k)));
+      // A `once` template renders only the first time (the reference's `once` mode).
+      const touched = this.templates.filter((t) => !(t.spec.Once && t.ready) && [...keys].some((k) => t.used.has(k)));
       if (!this.started) this.renderPass(touched);
       else for (const t of touched) this.quiesce(t);
     });
