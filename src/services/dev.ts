@@ -13,8 +13,11 @@ import { createLogger, type Logger } from '../kernel/log/logger.js';
 import { SqliteBackend } from '../kernel/store/index.js';
 import { writeFileDurably } from '../kernel/util/durable-file.js';
 import { logVersion } from '../kernel/version/index.js';
+import { MeshClient } from '../sdk/mesh.js';
+import { SecretsClient } from '../sdk/secrets.js';
 import { devGatewayConfig, type DevGatewayAddresses } from './gateway/dev-config.js';
 import { startGateway } from './gateway/server.js';
+import { DEV_WORKLOADS, wireDevWorkloads } from './dev-workloads.js';
 import { DEV_TARGET_ID } from './gateway/domain/bootstrap-dev.js';
 import { startMeshAgent } from './mesh/agent.js';
 import { devMeshConfig } from './mesh/config.js';
@@ -57,6 +60,8 @@ export interface DevHandle {
   readonly sched: { readonly url: string };
   /** The CSI plugin the scheduler is configured with (see {@link DevCsi}). */
   readonly csi: DevCsi;
+  /** Where tasks log in with their workload identities (dev-workloads.ts). */
+  readonly workloads: typeof DEV_WORKLOADS;
   /** The gateway: api and ops URLs, the proxy and cluster `host:port`, the api token. */
   /**
    * `token` is the controller's recovery credential; `login` the admin login the controller
@@ -152,7 +157,10 @@ async function unsealDev(node: SecretsNode, dataDir: string): Promise<void> {
  * (monolith) started in-process on `<dataDir>/csi/hostpath.sock` with its volumes in
  * `<dataDir>/csi/volumes` (see {@link DevCsi}), serving a dev node registered at start, so
  * every volume endpoint works out of the box. On first start of a data directory the secrets service gets
- * a KV v2 mount at `secret/` (reference/secrets.md §2.1, dev server). Every start makes
+ * a KV v2 mount at `secret/` (reference/secrets.md §2.1, dev server). Once all run, the tasks'
+ * workload identities are wired to the secrets and discovery services (dev-workloads.ts: JWT
+ * auth methods trusting the scheduler's JWKS, roles, policies, binding rules; idempotent) and
+ * the dev client's tasks log in there (`vault` and `consul` client settings). Every start makes
  * a root token (or reuses `rootTokenId` when it already exists), which the caller prints
  * once: tokens are stored hashed and cannot be shown again.
  */
@@ -206,7 +214,12 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
       plugin = await startHostpathPlugin({ socket: csi.socket, root: csi.root, nodeId: `cairn-dev-${node.ID.slice(0, 8)}`, log });
       // The client beside the scheduler is the dev node (raw_exec enabled, so the tour can run a job).
       const schedDir = join(options.dataDir, 'sched');
-      const client = devClientConfig(schedDir, root.id, mesh.url);
+      const workloads = {
+        secretsAddress: secrets.listeners[0].url,
+        jwtAuthBackendPath: DEV_WORKLOADS.secretsAuthPath,
+        authMethod: DEV_WORKLOADS.meshAuthMethod,
+      };
+      const client = devClientConfig(schedDir, root.id, { meshAddress: mesh.url, workloads });
       seedNodeIdentity(client.stateDir, node);
       sched = await startSchedAgent({
         config: {
@@ -218,6 +231,7 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
         log,
       });
       await devNodeRegistered(sched, node.ID);
+      await wireWorkloads({ secretsUrl: workloads.secretsAddress, meshUrl: mesh.url, schedUrl: sched.url, rootToken: root.id, log });
       const gatewayApi = gateway.listeners.find((l) => l.purpose === 'api')!.url;
       others = { mesh: hostPort(mesh.url), sched: hostPort(sched.url), gateway: hostPort(gatewayApi) };
       return devHandle({ secrets, root: root.id, gateway, gatewayToken, mesh, sched, plugin, csi });
@@ -231,6 +245,20 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
   } catch (err) {
     await secrets.close();
     throw err;
+  }
+}
+
+/**
+ * Wires the tasks' workload identities to the secrets and discovery services (dev-workloads.ts)
+ * through the SDK, as the root token, trusting the scheduler's JWKS at `schedUrl`.
+ */
+async function wireWorkloads(o: { secretsUrl: string; meshUrl: string; schedUrl: string; rootToken: string; log: Logger }): Promise<void> {
+  const secrets = new SecretsClient({ address: o.secretsUrl, token: o.rootToken });
+  const mesh = new MeshClient({ address: o.meshUrl, token: o.rootToken });
+  try {
+    await wireDevWorkloads({ secrets, mesh, jwksUrl: `${o.schedUrl}/.well-known/jwks.json`, log: o.log });
+  } finally {
+    await Promise.all([secrets.close(), mesh.close()]);
   }
 }
 
@@ -263,6 +291,7 @@ function devHandle(p: DevParts): DevHandle {
     mesh: { url: mesh.url, dnsAddress: mesh.dnsAddress },
     sched: { url: sched.url },
     csi: p.csi,
+    workloads: DEV_WORKLOADS,
     gateway: {
       apiUrl: url('api'),
       opsUrl: url('ops'),

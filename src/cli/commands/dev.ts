@@ -72,6 +72,10 @@ async function runDev(app: App, opts: DevFlags): Promise<number> {
   out(`    Scheduler:       ${handle.sched.url}   (ACLs on; the root token is its management token)`);
   out(`    CSI plugin:      ${handle.csi.pluginId} (monolith) at ${handle.csi.socket}`);
   out(`    CSI volumes:     ${handle.csi.root}   (served on dev node ${handle.csi.nodeId})`);
+  out(
+    `    Workload logins: secrets auth/${handle.workloads.secretsAuthPath} (role ${handle.workloads.secretsRole}), discovery auth method ${handle.workloads.meshAuthMethod}`,
+  );
+  out("                     (a job's tasks read secret/data/<namespace>/<job>/* with a vault {} block: no token in the job file)");
   out('');
   out(`    Gateway api:     ${gw.apiUrl}   (controller + one worker)`);
   out(`    Gateway token:   ${gw.token}   (recovery credential)`);

@@ -441,13 +441,31 @@ export function devSchedConfig(o: { dataDir: string; httpAddress: string }): Sch
 /**
  * The client of `cairn dev`, beside its scheduler: state and allocations under `schedDir`,
  * registering with the dev root token, `raw_exec` enabled (issue 19 scope 3: the tour runs a job),
- * and registering its allocations' services with the dev discovery service at `meshAddress`
- * (its HTTP URL) as the root token.
+ * registering its allocations' services with the dev discovery service at `meshAddress` (its
+ * HTTP URL) as the root token, and, with `workloads`, its tasks' `vault` blocks logging in at
+ * the secrets service (`secretsAddress`, its URL) on mount `jwtAuthBackendPath` and its tasks'
+ * and services' identities at the discovery auth method `authMethod` (issue 27 scope 7; what
+ * `cairn dev` wires: src/services/dev-workloads.ts).
  */
-export function devClientConfig(schedDir: string, rootToken: string, meshAddress?: string): ClientConfig {
+export function devClientConfig(
+  schedDir: string,
+  rootToken: string,
+  o: { meshAddress?: string; workloads?: { secretsAddress: string; jwtAuthBackendPath: string; authMethod: string } } = {},
+): ClientConfig {
+  const { meshAddress, workloads } = o;
   return {
     // The dev discovery service: the client registers services with it as the management token.
-    ...(meshAddress !== undefined && { consul: { address: meshAddress, token: rootToken, deregisterCriticalServiceAfter: '1m' } }),
+    ...(meshAddress !== undefined && {
+      consul: {
+        address: meshAddress,
+        token: rootToken,
+        deregisterCriticalServiceAfter: '1m',
+        ...(workloads && { serviceAuthMethod: workloads.authMethod, taskAuthMethod: workloads.authMethod }),
+      },
+    }),
+    ...(workloads && {
+      vault: { address: workloads.secretsAddress, jwtAuthBackendPath: workloads.jwtAuthBackendPath, namespace: '', createFromRole: '', tlsSkipVerify: false },
+    }),
     servers: [],
     stateDir: `${schedDir}/client`,
     allocDir: `${schedDir}/alloc`,

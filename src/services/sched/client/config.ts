@@ -127,6 +127,17 @@ export interface ClientConfig {
   readonly consul?: DiscoverySettings;
   /** The `template { … }` block (template-config.ts); absent: the reference's defaults. */
   readonly template?: ClientTemplateConfig;
+  /**
+   * The secrets service tasks with a `vault` block get their token from (`vault { address
+   * jwt_auth_backend_path namespace }`); absent: none. (The fields `cairn dev` sets; the block's parser is the vault hook's.)
+   */
+  readonly vault?: {
+    readonly address: string;
+    readonly jwtAuthBackendPath: string;
+    readonly namespace: string;
+    readonly createFromRole: string;
+    readonly tlsSkipVerify: boolean;
+  };
 }
 
 /** The discovery settings of a client without a `consul` block. */

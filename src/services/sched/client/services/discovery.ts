@@ -52,6 +52,10 @@ export interface DiscoverySettings {
   readonly token?: string;
   /** `DeregisterCriticalServiceAfter` of the liveness checks (Go duration; default `1m`). */
   readonly deregisterCriticalServiceAfter: string;
+  /** `service_auth_method`: where service identities log in; absent: `cairn-workloads`. */
+  readonly serviceAuthMethod?: string;
+  /** `task_auth_method`: where tasks' `consul_default` logs in; absent: `cairn-workloads`. */
+  readonly taskAuthMethod?: string;
 }
 
 /** Options of {@link ServiceRegistrar}. */
