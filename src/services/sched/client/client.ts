@@ -276,6 +276,7 @@ export class SchedClient {
    * What the tasks' template hooks need (client/templates/): a source per task reading the
    * discovery agent of the `consul` block with the task's discovery token (the consul hook's),
    * else the client's own token as the reference's templates did before workload identities;
+   * the secrets service of the `vault` block with the task's secrets token (the vault hook's);
    * the client's `template` settings; and the job-wide restart permits asked with the node's
    * secret.
    */
@@ -283,10 +284,13 @@ export class SchedClient {
     const settings = this.o.config.template ?? DEFAULT_CLIENT_TEMPLATE_CONFIG;
     const consul = this.o.config.consul ?? defaultDiscovery();
     const address = /^https?:\/\//.test(consul.address) ? consul.address : `http://${consul.address}`;
+    const vault = this.o.config.vault;
     return {
       source: (resources) =>
         createTemplateSource({
           discovery: { address, token: () => resources.discoveryToken ?? consul.token },
+          // Secrets only with the task's own token (the vault hook's): the client has none to lend.
+          ...(vault && { secrets: { address: vault.address, token: () => resources.secretsToken, namespace: vault.namespace } }),
           settings,
           log: this.o.log,
         }),
