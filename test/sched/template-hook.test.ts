@@ -123,7 +123,8 @@ describe('template hook', () => {
       a.source.set(KEY, 'two');
       await until('caught up', 5_000, () => (read(join(a.taskDir, 'local/app.conf')) === 'value=two\n' ? true : undefined));
       assert.equal(a.state().Templates?.[0]?.State, 'rendered');
-      assert.ok(events(a.state()).includes(`Template: Source available again: ${KEY}`));
+      // The outage is over once the source kept answering a moment: one event.
+      await until('the recovery event', 10_000, () => (events(a.state()).includes(`Template: Source available again: ${KEY}`) ? true : undefined));
       assert.equal(a.state().State, 'running');
     } finally {
       await a.stop();

@@ -44,6 +44,8 @@ const MISSING_EVENT_MS = 3000;
 const PERMIT_HOLD_MS = 60_000;
 /** How often a held permit checks whether the task runs again, ms. */
 const PERMIT_POLL_MS = 50;
+/** How long every source must keep answering before an outage is announced over, ms (a service that flaps while it stops is one outage). */
+const RECOVERY_SETTLE_MS = 2000;
 /** The task event type of this hook (the reference's `consulTemplateSourceName`). */
 const TEMPLATE_EVENT = 'Template';
 /** The restart reason (the reference's `TaskRestartSignal` display message). */
@@ -100,6 +102,10 @@ export class TemplateHook implements TaskHook {
   private acting = false;
   private missingTimer: NodeJS.Timeout | undefined;
   private lastMissing = '';
+  /** A source outage was announced and has not ended. */
+  private outage = false;
+  /** Ends the outage once the sources kept answering (sourceRecovered). */
+  private recovery: NodeJS.Timeout | undefined;
 
   constructor(private readonly o: TemplateHookOptions) {}
 
@@ -146,6 +152,7 @@ export class TemplateHook implements TaskHook {
     for (const q of this.quiet.values()) clearTimeout(q.timer);
     this.quiet.clear();
     clearTimeout(this.missingTimer);
+    clearTimeout(this.recovery);
     this.source?.close();
     this.firstDone?.();
     return Promise.resolve();
@@ -249,24 +256,38 @@ export class TemplateHook implements TaskHook {
     });
   }
 
-  /** A dependency failed: the templates using it turn stale; one event per outage (the first failing dependency). */
+  /** A dependency failed: the templates using it turn stale; one event per outage (its first failing dependency). */
   private onError(key: string, err: Error): void {
     if (this.stopped || !this.watches.has(key)) return;
-    const wasFailing = this.failing.size > 0;
-    const known = this.failing.has(key);
-    this.failing.set(key, err.message);
-    for (const t of this.templates) t.sourceState(key, err.message);
+    // Sources name the dependency in their messages already.
+    const message = err.message.startsWith(`${key}: `) ? err.message.slice(key.length + 2) : err.message;
+    this.failing.set(key, message);
+    for (const t of this.templates) t.sourceState(key, message);
     this.report();
-    if (known || wasFailing) return;
+    // A failure while a recovery settles is the same outage: no new event.
+    if (this.recovery !== undefined) {
+      clearTimeout(this.recovery);
+      this.recovery = undefined;
+    }
+    if (this.outage) return;
+    this.outage = true;
     const kept = this.templates.some((t) => t.ready) ? '; templates keep their last render' : '; the task waits for it';
-    this.control?.event(TEMPLATE_EVENT, `Source unavailable: ${key}: ${err.message}${kept}`);
-    this.o.log.warn({ task: this.o.task.Name, dependency: key, err: err.message }, 'client: a template source is failing; retrying');
+    this.control?.event(TEMPLATE_EVENT, `Source unavailable: ${key}: ${message}${kept}`);
+    this.o.log.warn({ task: this.o.task.Name, dependency: key, err: message }, 'client: a template source is failing; retrying');
   }
 
+  /** A failing dependency answered: its templates are fresh again; the outage ends (one event) once every source answered for {@link RECOVERY_SETTLE_MS}. */
   private sourceRecovered(key: string): void {
     for (const t of this.templates) t.sourceState(key, undefined);
-    if (this.failing.size === 0) this.control?.event(TEMPLATE_EVENT, `Source available again: ${key}`);
     this.report();
+    if (this.failing.size > 0 || !this.outage || this.recovery !== undefined) return;
+    this.recovery = setTimeout(() => {
+      this.recovery = undefined;
+      if (this.stopped || this.failing.size > 0) return;
+      this.outage = false;
+      this.control?.event(TEMPLATE_EVENT, `Source available again: ${key}`);
+    }, RECOVERY_SETTLE_MS);
+    this.recovery.unref();
   }
 
   /** Re-renders `t` once its data stopped changing for `wait.min`, at the latest `wait.max` after the first change. */
