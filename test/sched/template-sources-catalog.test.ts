@@ -18,14 +18,14 @@ const settings = { ...DEFAULT_TEMPLATE_SOURCE_SETTINGS, blockQueryWaitMs: 30_000
 
 describe('template sources: health.service and catalog.services', () => {
   let mesh: TestAgent;
-  const register = async (node: string, id: string, port: number, status: string, tags: string[] = []) => {
+  const register = async (node: string, id: string, port: number, o: { status: string; tags?: string[] }) => {
     const r = await meshCall(mesh.url, 'PUT', '/v1/catalog/register', {
       token: ROOT,
       body: {
         Node: node,
         Address: `10.0.0.${port % 250}`,
-        Service: { ID: id, Service: 'db', Port: port, Tags: tags },
-        Check: { CheckID: `check-${id}`, Name: 'alive', Status: status, ServiceID: id },
+        Service: { ID: id, Service: 'db', Port: port, Tags: o.tags ?? [] },
+        Check: { CheckID: `check-${id}`, Name: 'alive', Status: o.status, ServiceID: id },
       },
     });
     assert.equal(r.status, 200, r.text);
@@ -40,8 +40,8 @@ describe('template sources: health.service and catalog.services', () => {
   });
 
   it('passing instances by default, all with their status for any; a check going critical takes the instance out', async () => {
-    await register('n1', 'db-1', 5001, 'passing', ['primary']);
-    await register('n2', 'db-2', 5002, 'passing');
+    await register('n1', 'db-1', 5001, { status: 'passing', tags: ['primary'] });
+    await register('n2', 'db-2', 5002, { status: 'passing' });
     const source = createTemplateSource({ discovery: { address: mesh.url, token: () => ROOT }, settings, log: silentLogger() });
     try {
       const passing = recorder();
@@ -58,10 +58,10 @@ describe('template sources: health.service and catalog.services', () => {
       assert.deepEqual(inst.Tags, ['primary']);
       await tagged.valueWhere('the tagged one', (v) => summary(v).join() === 'n1/db-1:5001:passing');
 
-      await register('n2', 'db-2', 5002, 'critical');
+      await register('n2', 'db-2', 5002, { status: 'critical' });
       await passing.valueWhere('only the passing one', (v) => summary(v).join() === 'n1/db-1:5001:passing');
       await any.valueWhere('both, one critical', (v) => summary(v).join() === 'n1/db-1:5001:passing,n2/db-2:5002:critical');
-      await register('n2', 'db-2', 5002, 'passing');
+      await register('n2', 'db-2', 5002, { status: 'passing' });
       await passing.valueWhere('both again', (v) => summary(v).length === 2);
       // The tagged watch's instance never changed: it was told once.
       assert.equal(tagged.values.length, 1);

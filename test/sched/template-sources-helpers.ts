@@ -50,8 +50,14 @@ export interface CountingProxy {
   close(): Promise<void>;
 }
 
-/** Starts a {@link CountingProxy} on a free port. */
-export async function startCountingProxy(target: string): Promise<CountingProxy> {
+/**
+ * Starts a {@link CountingProxy} on a free port; `rewriteIndex` replaces the `X-Mesh-Index`
+ * of a reply (a service whose index goes backwards or reads 0, as the reference's docs warn).
+ */
+export async function startCountingProxy(
+  target: string,
+  o: { rewriteIndex?: (index: number, request: ProxiedRequest) => number } = {},
+): Promise<CountingProxy> {
   const to = new URL(target);
   const requests: ProxiedRequest[] = [];
   const server: Server = createServer((req, res) => {
@@ -59,9 +65,13 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
     requests.push(seen);
     const upstream = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (up: IncomingMessage) => {
       seen.status = up.statusCode;
-      const index = up.headers['x-mesh-index'];
-      if (typeof index === 'string') seen.index = Number(index);
-      res.writeHead(up.statusCode ?? 502, up.headers);
+      const headers = { ...up.headers };
+      const index = headers['x-mesh-index'];
+      if (typeof index === 'string') {
+        seen.index = o.rewriteIndex ? o.rewriteIndex(Number(index), seen) : Number(index);
+        headers['x-mesh-index'] = String(seen.index);
+      }
+      res.writeHead(up.statusCode ?? 502, headers);
       up.pipe(res);
       up.on('end', () => (seen.done = true));
     });

@@ -158,4 +158,42 @@ describe('template sources: discovery KV', () => {
       source.close();
     }
   });
+  it('an index of 0 is taken as 1; an index that goes backwards starts over without blocking', async () => {
+    await put('idx/k', 'v');
+    // The service's real index, except: the 1st reply says 0, the 3rd says 1 (backwards).
+    let n = 0;
+    const odd = await startCountingProxy(mesh.url, {
+      rewriteIndex: (index, req) => {
+        if (!req.url.startsWith('/v1/kv/idx/k')) return index;
+        n++;
+        return n === 1 ? 0 : n === 3 ? 1 : index;
+      },
+    });
+    const source = createTemplateSource({ discovery: { address: odd.url, token: () => ROOT }, settings, log: silentLogger() });
+    try {
+      const r = recorder();
+      source.watch({ kind: 'kv.block', path: 'idx/k' }, r);
+      await r.valueWhere('v', (x) => x === 'v');
+      const queries = () => odd.requests.filter((q) => q.url.startsWith('/v1/kv/idx/k')).map((q) => new URL(q.url, 'http://x').searchParams.get('index'));
+      // 1st: no index, says 0; the 2nd blocks on 1 (0 would answer at once, again and again), answers at
+      // once with the real N; the 3rd blocks on N until a write and says 1, backwards: the 4th starts over
+      // without an index and answers at once; the 5th blocks on the real index again.
+      await until('the 3rd query', 10_000, () => (queries().length >= 3 ? true : undefined));
+      await put('idx/k', 'w');
+      await until('the 5th query', 10_000, () => (queries().length >= 5 ? true : undefined));
+      const q = queries();
+      assert.equal(q[0], null);
+      assert.equal(q[1], '1');
+      assert.ok(Number(q[2]) > 1, String(q[2]));
+      assert.equal(q[3], null, 'after the index went backwards the next read does not block');
+      assert.ok(Number(q[4]) > Number(q[2]), `${q[4]} after ${q[2]}`);
+      await r.valueWhere('w', (x) => x === 'w');
+      await put('idx/k', 'x');
+      await r.valueWhere('x', (v) => v === 'x');
+      assert.deepEqual(r.values, ['v', 'w', 'x']);
+    } finally {
+      source.close();
+      await odd.close();
+    }
+  });
 });

@@ -20,6 +20,8 @@ import { DiscoveryReader, type DiscoveryTarget } from './discovery.js';
 import { kvKeyLoop, kvListLoop } from './kv.js';
 import { healthServiceLoop } from './health.js';
 import { catalogServicesLoop } from './catalog.js';
+import { SecretsReader, type SecretsTarget } from './secrets-client.js';
+import { secretLoop } from './secrets.js';
 import type { TemplateSourceSettings } from './settings.js';
 import { WatchSet, type WatchLoop } from './shared.js';
 
@@ -30,7 +32,7 @@ export interface TemplateSourceOptions {
   /** The discovery service and the task's token (read at each call). Absent: discovery dependencies fail. */
   readonly discovery?: DiscoveryTarget;
   /** The secrets service, the task's token (read at each call) and namespace. Absent: secret dependencies fail. */
-  readonly secrets?: { readonly address: string; readonly token: () => string | undefined; readonly namespace?: string };
+  readonly secrets?: SecretsTarget;
   readonly settings: TemplateSourceSettings;
   readonly log: Logger;
 }
@@ -43,6 +45,7 @@ export interface TemplateSourceOptions {
 export function createTemplateSource(o: TemplateSourceOptions): TemplateSource & { close(): void } {
   const watches = new WatchSet(o.log);
   const discovery = o.discovery && new DiscoveryReader(o.discovery);
+  const secrets = o.secrets && new SecretsReader(o.secrets);
   const loopFor = (d: Dependency): WatchLoop => {
     switch (d.kind) {
       case 'kv.block':
@@ -55,8 +58,10 @@ export function createTemplateSource(o: TemplateSourceOptions): TemplateSource &
         return discovery ? healthServiceLoop(d, discovery, o.settings) : unconfigured('discovery');
       case 'catalog.services':
         return discovery ? catalogServicesLoop(d, discovery, o.settings) : unconfigured('discovery');
-      default:
-        return unconfigured('this');
+      case 'secret.read':
+      case 'secret.write':
+      case 'secret.list':
+        return secrets ? secretLoop(d, secrets, o.settings) : unconfigured('secrets');
     }
   };
   return {
@@ -66,6 +71,7 @@ export function createTemplateSource(o: TemplateSourceOptions): TemplateSource &
     close(): void {
       watches.close();
       discovery?.close();
+      secrets?.close();
     },
   };
 }

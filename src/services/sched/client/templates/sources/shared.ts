@@ -65,7 +65,7 @@ export class WatchSet {
     } else if (entry.last) {
       const last = entry.last;
       queueMicrotask(() => {
-        if (entry!.listeners.has(listener)) listener.value(last.value);
+        if (entry!.listeners.has(listener)) this.tell(key, () => listener.value(last.value));
       });
     }
     entry.listeners.add(listener);
@@ -86,6 +86,15 @@ export class WatchSet {
     this.entries.clear();
   }
 
+  /** Calls a listener; what it throws is logged and never ends the watch the other listeners share. */
+  private tell(key: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.log.error({ dependency: key, err: (err as Error).message }, 'template source listener failed');
+    }
+  }
+
   private context(key: string, entry: Entry): WatchContext {
     const signal = entry.abort.signal;
     return {
@@ -96,7 +105,7 @@ export class WatchSet {
         if (entry.last && !entry.failing && isDeepStrictEqual(entry.last.compareAs, compareAs)) return;
         entry.failing = false;
         entry.last = { value: v, compareAs };
-        for (const l of [...entry.listeners]) l.value(v);
+        for (const l of [...entry.listeners]) this.tell(key, () => l.value(v));
       },
       failed: async (err, failures, retry) => {
         const e = sourceError(key, err);
@@ -105,7 +114,7 @@ export class WatchSet {
         const waitMs = Math.round(retryDelayMs(failures, retry, e.failure));
         // The message names the dependency and the service's answer: never a value or a token.
         this.log.warn({ dependency: key, failure: e.failure, attempt: failures, retryInMs: waitMs }, e.message);
-        for (const l of [...entry.listeners]) l.error(e);
+        for (const l of [...entry.listeners]) this.tell(key, () => l.error(e));
         await pause(waitMs, signal);
         return e;
       },
