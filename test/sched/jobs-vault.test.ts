@@ -89,7 +89,9 @@ describe('job vault blocks', () => {
     assert.equal((await req('GET', '/v1/job/vd')).json.Version, stored.Version);
     // The only node has no vault block: the task waits, filtered by the constraint.
     const evaluation = await until('a blocked evaluation', 15_000, async () => {
-      const evals = (await req('GET', '/v1/job/vd/evaluations')).json as { FailedTGAllocs: Record<string, { ConstraintFiltered: Record<string, number> | null }> | null }[];
+      const evals = (await req('GET', '/v1/job/vd/evaluations')).json as {
+        FailedTGAllocs: Record<string, { ConstraintFiltered: Record<string, number> | null }> | null;
+      }[];
       return evals.find((e) => e.FailedTGAllocs?.g);
     });
     assert.deepEqual(evaluation.FailedTGAllocs!.g.ConstraintFiltered, { '${attr.vault.accessible} = true': 1 });

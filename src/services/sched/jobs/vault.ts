@@ -29,7 +29,7 @@ import type { Constraint, Task, TaskVault, WorkloadIdentity } from './types.js';
 /** The identity the client logs in to the secrets service with (contract: server `vault.default_identity`). */
 export const VAULT_IDENTITY = 'vault_default';
 /** Its audience: the secrets service's JWT role binds it (`bound_audiences`). */
-export const VAULT_AUDIENCE = 'cairn-secrets';
+const VAULT_AUDIENCE = 'cairn-secrets';
 /** Its TTL in ns (1 h): the client signs it again for each login. */
 const VAULT_IDENTITY_TTL = 3600e9;
 /** The only cluster (the reference's Community Edition: `default`). */
@@ -38,7 +38,7 @@ const DEFAULT_CLUSTER = 'default';
 const VAULT_CHANGE_MODES = ['noop', 'restart', 'signal'] as const;
 
 /** The constraint a task group with a `vault` block gets (module doc). */
-export const VAULT_CONSTRAINT: Constraint = { LTarget: '${attr.vault.accessible}', RTarget: 'true', Operand: '=' };
+const VAULT_CONSTRAINT: Constraint = { LTarget: '${attr.vault.accessible}', RTarget: 'true', Operand: '=' };
 
 const FIELDS = {
   Policies: 'strings',
