@@ -29,6 +29,9 @@
  *   token   = "env://CAIRN_MESH_TOKEN" # service:write, agent:read and node:read; env:// and file:// accepted
  *   deregister_critical_service_after = "1m"  # Cairn: how long a dead client's instances stay (critical)
  * }
+ * vault {                              # the secrets service tasks' vault blocks log in at (vault-config.ts)
+ *   address = "http://127.0.0.1:8200"  jwt_auth_backend_path = "jwt-workloads"
+ * }
  * ```
  *
  * @module
@@ -38,6 +41,7 @@ import { parseCidrList } from '../../../kernel/util/cidr.js';
 import { parsePortSpec } from '../port-spec.js';
 import { parseGoDuration } from '../../../kernel/util/go-duration.js';
 import type { DiscoverySettings } from './services/discovery.js';
+import { vaultSettingsFrom, type VaultBlockRaw, type VaultClientSettings } from './vault-config.js';
 
 /** The discovery agent the client registers services with when the configuration names none (the reference's default). */
 const DEFAULT_DISCOVERY_ADDRESS = '127.0.0.1:8500';
@@ -122,6 +126,8 @@ export interface ClientConfig {
    * a service (client/services/discovery.ts).
    */
   readonly consul?: DiscoverySettings;
+  /** The secrets service tasks with a `vault` block get their token from (`vault { … }`, vault-config.ts); absent: such tasks are not placed here. */
+  readonly vault?: VaultClientSettings;
 }
 
 /** The discovery settings of a client without a `consul` block. */
@@ -158,6 +164,8 @@ export interface ClientRaw {
   readonly drivers: readonly { readonly label: string; readonly enabled: boolean | undefined }[];
   /** The `consul` block. */
   readonly consul?: { readonly address?: string; readonly token?: string; readonly deregister_critical_service_after?: string; readonly $at: BlockAt };
+  /** The `vault` block. */
+  readonly vault?: VaultBlockRaw;
 }
 
 /** The `consul` block's settings. @throws {ConfigError} at the key: an address that is not host:port, a bad token reference or duration. */
@@ -224,7 +232,14 @@ export function clientConfigFrom(raw: ClientRaw, dataDir: string, env: ConfigEnv
     network,
     drivers: { raw_exec: enabled('raw_exec', false), exec: enabled('exec', true) },
     ...(raw.consul && { consul: discoveryFrom(raw.consul, env) }),
+    ...(raw.vault && vaultOf(raw.vault)),
   };
+}
+
+/** `{ vault }` of an enabled `vault` block, else nothing. */
+function vaultOf(b: VaultBlockRaw): { vault?: VaultClientSettings } {
+  const vault = vaultSettingsFrom(b);
+  return vault ? { vault } : {};
 }
 
 /** The port settings of a `client` block (see {@link clientConfigFrom} for what it refuses). */
