@@ -21,6 +21,9 @@ import type { PortMapping } from '../jobs/network.js';
 import { interpolateConfig, type NodeVars } from './interpolate.js';
 import { taskEnv } from './task-env.js';
 import { TaskRunner } from './task-runner.js';
+import { TaskHookResources } from './task-hooks.js';
+import { SecretsTokenHook } from './secrets-token.js';
+import type { VaultClientSettings } from './vault-config.js';
 
 /** The fields of a full allocation (`GET /v1/node/:id/allocations`) the client reads. */
 export interface ClientAlloc {
@@ -78,6 +81,8 @@ export interface AllocRunnerOptions {
   };
   /** Asks the servers to sign identities of an allocation (client/identities.ts); absent: tasks that expose identities fail to start. */
   readonly signIdentities?: (allocId: string, requests: Parameters<IdentitySigner>[0]) => ReturnType<IdentitySigner>;
+  /** The client's `vault` block (vault-config.ts); absent: tasks with a `vault` block fail to start. */
+  readonly vault?: VaultClientSettings;
   readonly log: Logger;
 }
 
@@ -158,6 +163,9 @@ export class AllocRunner {
       // The driver runs the config with `${...}` resolved (`args = ["${CAIRN_PORT_http}"]`).
       const task = { ...spec, Config: interpolateConfig(spec.Config, env, o.node) as Record<string, unknown> };
       const identities = this.identitiesOf(task);
+      // What the task's hooks obtain for the hooks after them (task-hooks.ts).
+      const resources = new TaskHookResources();
+      const secretsToken = this.secretsTokenOf(task, resources);
       const runner: TaskRunner = new TaskRunner({
         task,
         policy,
@@ -175,7 +183,7 @@ export class AllocRunner {
           else this.services?.taskExited(task.Name);
         },
         log: o.log,
-        hooks: [identities].filter((h) => h !== undefined),
+        hooks: [identities, secretsToken].filter((h) => h !== undefined),
       });
       this.tasks.set(task.Name, runner);
     }
@@ -185,19 +193,39 @@ export class AllocRunner {
 
   /** The workload identities of `task` when it exposes any (client/identities.ts). */
   private identitiesOf(task: Task): TaskIdentities | undefined {
-    const { alloc, signIdentities } = this.o;
+    const { alloc } = this.o;
     const ids = new TaskIdentities({
       task,
       taskDir: this.dir.taskDir(task.Name),
       planned: alloc.SignedIdentities?.[task.Name],
-      sign: async (requests) => {
-        if (!signIdentities) throw new Error('this client cannot ask the servers to sign identities');
-        return signIdentities(alloc.ID, requests);
-      },
+      sign: this.signerOf(),
       log: this.o.log,
       now: this.o.now,
     });
     return ids.wanted ? ids : undefined;
+  }
+
+  /** The secrets token hook of `task` when it has a `vault` block (secrets-token.ts). */
+  private secretsTokenOf(task: Task, resources: TaskHookResources): SecretsTokenHook | undefined {
+    const vault = task.Vault;
+    if (!vault) return undefined;
+    return new SecretsTokenHook({
+      task: { ...task, Vault: vault },
+      taskDir: this.dir.taskDir(task.Name),
+      settings: this.o.vault,
+      sign: this.signerOf(),
+      resources,
+      log: this.o.log,
+    });
+  }
+
+  /** Signs identities of this allocation's tasks through the servers. @throws when the client cannot ask them. */
+  private signerOf(): IdentitySigner {
+    const { alloc, signIdentities } = this.o;
+    return async (requests) => {
+      if (!signIdentities) throw new Error('this client cannot ask the servers to sign identities');
+      return signIdentities(alloc.ID, requests);
+    };
   }
 
   /** The allocation's services hook, when it has services and the client registers them. */

@@ -302,6 +302,7 @@ export class SchedClient {
               signal: this.stopping.signal,
             })
           ).body.SignedIdentities,
+        ...(this.o.config.vault && { vault: this.o.config.vault }),
         log: this.o.log,
       });
       this.runners.set(a.ID, started);
