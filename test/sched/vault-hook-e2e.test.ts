@@ -171,7 +171,7 @@ describe('secrets tokens for tasks: a secrets server process and a scheduler age
       assert.equal(refused, 403);
 
       await stopJob(sched, 'app');
-      await until('the token revoked', 20_000, async () => (statusOf(await own.token.lookup().catch((e: unknown) => e)) === 403 ? true : undefined));
+      await until('the token revoked', 20_000, async () => (statusOf(await admin.token.lookup(token).catch((e: unknown) => e)) === 403 ? true : undefined));
       await stopJob(sched, 'other');
     },
   );
@@ -238,15 +238,7 @@ describe('secrets tokens for tasks: a secrets server process and a scheduler age
     assert.equal(tokenOf(allocId), token, 'no new login');
     assert.equal(readFileSync(join(taskDir(allocId), 'local', 'env_token'), 'utf8'), token);
     await stopJob(sched, 'keep');
-    await until('the token revoked', 20_000, async () =>
-      statusOf(
-        await asToken(token)
-          .token.lookup()
-          .catch((e: unknown) => e),
-      ) === 403
-        ? true
-        : undefined,
-    );
+    await until('the token revoked', 20_000, async () => (statusOf(await admin.token.lookup(token).catch((e: unknown) => e)) === 403 ? true : undefined));
   });
 
   it('keeps the task running while the secrets service is down, says so, and gets a new token once it is back', { timeout: 150_000 }, async () => {
@@ -261,6 +253,14 @@ describe('secrets tokens for tasks: a secrets server process and a scheduler age
       ok: (x) => events(x).some((e) => e.Type === 'Task hook failed' && e.Message.startsWith('Vault: failed to renew the Vault token; retrying')),
       ms: 15_000,
     });
+    // A task placed meanwhile waits for its first token, and says so.
+    const lateAlloc = await runJob(sched, vaultJob('late', {}));
+    const waiting = await allocWhen(sched, lateAlloc, {
+      what: 'the late task waiting for its token',
+      ok: (x) => x.TaskStates?.t !== undefined && events(x).some((e) => e.Type === 'Task hook failed' && e.Message.includes('failed to derive vault token')),
+      ms: 15_000,
+    });
+    assert.equal(waiting.TaskStates.t.State, 'pending');
     // 20 s down: longer than the token's whole life (12 s at most).
     await until('20 s of outage', 25_000, () => (Date.now() - down >= 20_000 ? true : undefined));
     const during = await allocWhen(sched, allocId, { what: 'the task state', ok: () => true });
@@ -277,6 +277,10 @@ describe('secrets tokens for tasks: a secrets server process and a scheduler age
     const fresh = tokenOf(allocId);
     assert.notEqual(fresh, first);
     assert.ok((await asToken(fresh).token.lookup()).data!.ttl > 0);
+    const late = await running(lateAlloc, 'the late task started with its token');
+    assert.equal(late.TaskStates.t.Failed, false);
+    assert.ok((await asToken(tokenOf(lateAlloc)).token.lookup()).data!.ttl > 0);
     await stopJob(sched, 'out');
+    await stopJob(sched, 'late');
   });
 });
