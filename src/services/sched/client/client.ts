@@ -342,6 +342,7 @@ export class SchedClient {
               signal: this.stopping.signal,
             })
           ).body.SignedIdentities,
+        ...(this.o.config.vault && { vault: this.o.config.vault }),
         templates: this.templateOptions(),
         log: this.o.log,
       });

@@ -30,6 +30,9 @@
  *   token   = "env://CAIRN_MESH_TOKEN" # service:write, agent:read and node:read; env:// and file:// accepted
  *   deregister_critical_service_after = "1m"  # Cairn: how long a dead client's instances stay (critical)
  * }
+ * vault {                              # the secrets service tasks' vault blocks log in at (vault-config.ts)
+ *   address = "http://127.0.0.1:8200"  jwt_auth_backend_path = "jwt-workloads"
+ * }
  * ```
  *
  * @module
@@ -40,6 +43,7 @@ import { parsePortSpec } from '../port-spec.js';
 import { parseGoDuration } from '../../../kernel/util/go-duration.js';
 import type { DiscoverySettings } from './services/discovery.js';
 import { templateBlockKeys, templateConfigFrom, type ClientTemplateConfig, type TemplateRaw } from './template-config.js';
+import { vaultSettingsFrom, type VaultBlockRaw, type VaultClientSettings } from './vault-config.js';
 
 /** The discovery agent the client registers services with when the configuration names none (the reference's default). */
 const DEFAULT_DISCOVERY_ADDRESS = '127.0.0.1:8500';
@@ -127,17 +131,8 @@ export interface ClientConfig {
   readonly consul?: DiscoverySettings;
   /** The `template { … }` block (template-config.ts); absent: the reference's defaults. */
   readonly template?: ClientTemplateConfig;
-  /**
-   * The secrets service tasks with a `vault` block get their token from (`vault { address
-   * jwt_auth_backend_path namespace }`); absent: none. (The fields `cairn dev` sets; the block's parser is the vault hook's.)
-   */
-  readonly vault?: {
-    readonly address: string;
-    readonly jwtAuthBackendPath: string;
-    readonly namespace: string;
-    readonly createFromRole: string;
-    readonly tlsSkipVerify: boolean;
-  };
+  /** The secrets service tasks with a `vault` block get their token from (`vault { … }`, vault-config.ts); absent: such tasks are not placed here. */
+  readonly vault?: VaultClientSettings;
 }
 
 /** The discovery settings of a client without a `consul` block. */
@@ -175,6 +170,8 @@ export interface ClientRaw {
   readonly drivers: readonly { readonly label: string; readonly enabled: boolean | undefined }[];
   /** The `consul` block. */
   readonly consul?: { readonly address?: string; readonly token?: string; readonly deregister_critical_service_after?: string; readonly $at: BlockAt };
+  /** The `vault` block. */
+  readonly vault?: VaultBlockRaw;
 }
 
 /** The `consul` block's settings. @throws {ConfigError} at the key: an address that is not host:port, a bad token reference or duration. */
@@ -241,8 +238,15 @@ export function clientConfigFrom(raw: ClientRaw, dataDir: string, env: ConfigEnv
     network,
     drivers: { raw_exec: enabled('raw_exec', false), exec: enabled('exec', true) },
     ...(raw.consul && { consul: discoveryFrom(raw.consul, env) }),
+    ...(raw.vault && vaultOf(raw.vault)),
     ...(b.template && { template: templateConfigFrom(b.template) }),
   };
+}
+
+/** `{ vault }` of an enabled `vault` block, else nothing. */
+function vaultOf(b: VaultBlockRaw): { vault?: VaultClientSettings } {
+  const vault = vaultSettingsFrom(b);
+  return vault ? { vault } : {};
 }
 
 /** The port settings of a `client` block (see {@link clientConfigFrom} for what it refuses). */

@@ -57,6 +57,10 @@ export interface TaskHook {
   prestart?(control: TaskControl, abort: AbortSignal): Promise<void>;
   /** Variables added to the environment at each start of the process (later hooks win). */
   env?(): Readonly<Record<string, string>>;
-  /** The task is dead (or the client stops): stop timers and watches, revoke what was issued. Never throws. */
-  stop?(): Promise<void>;
+  /**
+   * The task is dead, or the client agent stops (`shutdown`: its tasks start again when it comes
+   * back, so what was issued stays valid): stop timers and watches, and revoke what was issued
+   * unless `shutdown`. Never throws.
+   */
+  stop?(o: { readonly shutdown: boolean }): Promise<void>;
 }

@@ -58,6 +58,8 @@ export class TaskRunner {
   private unhealthy = false;
   private wake: (() => void) | undefined;
   private done: Promise<void> | undefined;
+  /** The agent stops (not the task): the hooks keep what they issued (task-hooks.ts `stop`). */
+  private shutdown = false;
   /** Fires when the task is killed while its hooks prepare it. */
   private readonly abort = new AbortController();
   /** Process starts so far (TaskControl.starts). */
@@ -123,7 +125,7 @@ export class TaskRunner {
     await Promise.all(
       (this.o.hooks ?? []).map(async (h) => {
         try {
-          await h.stop?.();
+          await h.stop?.({ shutdown: this.shutdown });
         } catch (err) {
           this.o.log.warn({ task: this.o.task.Name, hook: h.name, err: (err as Error).message }, 'client: a task hook failed to stop');
         }
@@ -154,8 +156,9 @@ export class TaskRunner {
     this.finish(true);
   }
 
-  /** The agent stops: SIGKILL to the process group at once, no `Killing` event (the task's state on the servers stays as it was). */
+  /** The agent stops: SIGKILL to the process group at once, no `Killing` event (the task's state on the servers stays as it was); the hooks keep what they issued. */
   forceKill(): void {
+    this.shutdown = true;
     this.killing = true;
     this.abort.abort();
     this.wake?.();
