@@ -220,6 +220,7 @@ describe('templates end to end', () => {
       ms: 30_000,
     });
     assert.equal(statSync(file).mtimeMs, mtime, 'the file was not rewritten');
+    assert.equal(back.TaskStates.t.Templates[0].LastRendered, statSync(file).mtime.toISOString(), 'last rendered when the file was written');
     assert.equal(read(file), 'value=one\n');
     const after = eventsOf(back).filter((e) => e.Time >= restartedAt);
     assert.deepEqual(

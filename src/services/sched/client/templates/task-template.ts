@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { statSync } from 'node:fs';
 import type { Template as Parsed } from '../../../../kernel/template/index.js';
 import type { TaskTemplateState } from '../../jobs/types.js';
 import type { Template } from '../../jobs/templates.js';
@@ -106,7 +107,9 @@ export class TaskTemplate {
     const changed = writeIfChanged(this.dest, r.output, this.mode);
     this.vars = vars;
     this.rendered = true;
-    if (changed || this.lastRendered === null) this.lastRendered = new Date(nowMs).toISOString();
+    // A file left as it was (a client that restarted) was last changed when it was written.
+    if (changed) this.lastRendered = new Date(nowMs).toISOString();
+    else if (this.lastRendered === null) this.lastRendered = statSync(this.dest).mtime.toISOString();
     return { kind: 'rendered', changed };
   }
 
