@@ -70,6 +70,7 @@ import {
   type ConfigOf,
 } from '../../kernel/config/index.js';
 import type { ConnectionLimits, UiSection } from '../../kernel/http/index.js';
+import { DEFAULT_CLIENT_TEMPLATE_CONFIG } from './client/template-config.js';
 import { clientBlockKeys, clientConfigFrom, consulBlockKeys, DRIVER_PLUGINS, type ClientConfig } from './client/config.js';
 import { vaultBlockKeys } from './client/vault-config.js';
 
@@ -479,5 +480,7 @@ export function devClientConfig(
     meta: {},
     token: rootToken,
     drivers: { raw_exec: true, exec: true },
+    // The tour's KV secret (no lease) is read again every 5 s, so a new version shows at once (default 5 m).
+    template: { ...DEFAULT_CLIENT_TEMPLATE_CONFIG, secretPollIntervalMs: 5_000 },
   };
 }
