@@ -63,7 +63,11 @@ describe('template sources: a discovery service outage', () => {
         .slice(1, 5)
         .map((e, i) => e.at - down()[i]!.at);
       gaps.forEach((gap, i) => assert.ok(gap >= 0.8 * BACKOFF_MS * 2 ** i - 5, `pause ${i + 1} is ${gap} ms: ${gaps.join(', ')}`));
-      assert.deepEqual(r.values, ['before'], 'the last value stands during the outage');
+      // The last value stands (an answer the closing service still gave may repeat it: the source was back for a moment).
+      assert.ok(
+        r.values.every((v) => v === 'before'),
+        `the last value stands during the outage: ${JSON.stringify(r.values)}`,
+      );
 
       await startMesh();
       const errorsAtRestart = r.errors.length;
