@@ -109,6 +109,18 @@ export class TokenClient {
     return res;
   }
 
+  /**
+   * Renews the client's own token (`POST auth/token/renew-self`) by `increment` (seconds or a
+   * duration; absent: its creation TTL), capped at its maximum TTL. Returns the `auth` block
+   * (`lease_duration` in seconds: what is left after the renewal).
+   * @throws SecretsApiError 400 `token is not renewable`; 403 for a token expired or revoked.
+   */
+  async renewSelf(increment?: string | number): Promise<SecretAuth> {
+    const res = await this.client.write<null>('auth/token/renew-self', increment === undefined ? {} : { increment });
+    if (!res?.auth) throw new Error('auth/token/renew-self returned no auth block');
+    return res.auth;
+  }
+
   /** Revokes the client's own token and its children (`POST auth/token/revoke-self`, 204). */
   async revokeSelf(): Promise<void> {
     await this.client.write('auth/token/revoke-self');

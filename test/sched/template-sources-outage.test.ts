@@ -63,13 +63,21 @@ describe('template sources: a discovery service outage', () => {
         .slice(1, 5)
         .map((e, i) => e.at - down()[i]!.at);
       gaps.forEach((gap, i) => assert.ok(gap >= 0.8 * BACKOFF_MS * 2 ** i - 5, `pause ${i + 1} is ${gap} ms: ${gaps.join(', ')}`));
-      assert.deepEqual(r.values, ['before'], 'the last value stands during the outage');
+      // The last value stands (an answer the closing service still gave may repeat it: the source was back for a moment).
+      assert.ok(
+        r.values.every((v) => v === 'before'),
+        `the last value stands during the outage: ${JSON.stringify(r.values)}`,
+      );
 
       await startMesh();
       const errorsAtRestart = r.errors.length;
       await put('after');
       await r.valueWhere('the change after the outage', (v) => v === 'after', 30_000);
-      assert.deepEqual(r.values, ['before', 'after']);
+      // The first answer after the outage is told even when unchanged (how a template learns its source is back), then the change.
+      assert.deepEqual(
+        r.values.filter((v, i, all) => i === 0 || v !== all[i - 1]),
+        ['before', 'after'],
+      );
       assert.ok(r.errors.length <= errorsAtRestart + 1, 'no failure once the service is back (but the attempt in flight)');
     } finally {
       source.close();

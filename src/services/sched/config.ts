@@ -70,7 +70,9 @@ import {
   type ConfigOf,
 } from '../../kernel/config/index.js';
 import type { ConnectionLimits, UiSection } from '../../kernel/http/index.js';
+import { DEFAULT_CLIENT_TEMPLATE_CONFIG } from './client/template-config.js';
 import { clientBlockKeys, clientConfigFrom, consulBlockKeys, DRIVER_PLUGINS, type ClientConfig } from './client/config.js';
+import { vaultBlockKeys } from './client/vault-config.js';
 
 /** `limits.http_max_conns_per_client` when the file does not set it: Nomad's default. */
 const HTTP_MAX_CONNS_PER_CLIENT = 100;
@@ -153,6 +155,9 @@ const schedAgentSchema = {
   ),
   client: cfg.block(clientBlockKeys, {
     doc: 'the client agent: runs the tasks of allocations placed on this node (reference/sched-workloads.md "Client agent")',
+  }),
+  vault: cfg.block(vaultBlockKeys, {
+    doc: "the secrets service the client gets tasks' tokens from with their workload identities (the reference's `vault` block; client/vault-config.ts)",
   }),
   consul: cfg.block(consulBlockKeys, {
     doc: "the discovery agent the client registers its allocations' services with (the reference's `consul` block; docs/deploy.md)",
@@ -273,6 +278,7 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): SchedAgentConfig {
       block: raw.client,
       drivers: raw.plugin.filter((p) => isDriver(p.label)).map((p) => ({ label: p.label, enabled: p.body.config?.enabled })),
       consul: raw.consul,
+      vault: raw.vault,
     },
     raw.data_dir,
     env,
@@ -474,5 +480,7 @@ export function devClientConfig(
     meta: {},
     token: rootToken,
     drivers: { raw_exec: true, exec: true },
+    // The tour's KV secret (no lease) is read again every 5 s, so a new version shows at once (default 5 m).
+    template: { ...DEFAULT_CLIENT_TEMPLATE_CONFIG, secretPollIntervalMs: 5_000 },
   };
 }

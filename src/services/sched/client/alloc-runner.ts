@@ -20,7 +20,14 @@ import { EVENT, taskEvent } from './task-event.js';
 import type { PortMapping } from '../jobs/network.js';
 import { interpolateConfig, type NodeVars } from './interpolate.js';
 import { taskEnv } from './task-env.js';
+import { TaskHookResources, type TaskHook } from './task-hooks.js';
 import { TaskRunner } from './task-runner.js';
+import { hasTemplates, TemplateHook } from './templates/hook.js';
+import type { RestartPermits } from './templates/restart-permit.js';
+import type { TemplateSource } from './templates/source.js';
+import type { WaitWindow } from './templates/task-template.js';
+import { SecretsTokenHook } from './secrets-token.js';
+import type { VaultClientSettings } from './vault-config.js';
 
 /** The fields of a full allocation (`GET /v1/node/:id/allocations`) the client reads. */
 export interface ClientAlloc {
@@ -78,7 +85,21 @@ export interface AllocRunnerOptions {
   };
   /** Asks the servers to sign identities of an allocation (client/identities.ts); absent: tasks that expose identities fail to start. */
   readonly signIdentities?: (allocId: string, requests: Parameters<IdentitySigner>[0]) => ReturnType<IdentitySigner>;
+  /** The client's `vault` block (vault-config.ts); absent: tasks with a `vault` block fail to start. */
+  readonly vault?: VaultClientSettings;
+  /** What the tasks' templates need (client/templates/hook.ts); absent: a task with templates fails to start. */
+  readonly templates?: AllocTemplateOptions;
   readonly log: Logger;
+}
+
+/** The client's part of the template hooks of an allocation's tasks. */
+export interface AllocTemplateOptions {
+  /** A task's template source, reading with the tokens its earlier hooks put in `resources`. */
+  readonly source: (resources: TaskHookResources) => TemplateSource & { close(): void };
+  /** The client's `template { wait }`. */
+  readonly wait: WaitWindow;
+  /** The job-wide restart permits of allocation `allocId` (templates/restart-permit.ts). */
+  readonly permits?: (allocId: string) => RestartPermits;
 }
 
 /** Waits `ms` (nothing for 0). */
@@ -157,7 +178,9 @@ export class AllocRunner {
       const env = envs.get(spec.Name)!;
       // The driver runs the config with `${...}` resolved (`args = ["${CAIRN_PORT_http}"]`).
       const task = { ...spec, Config: interpolateConfig(spec.Config, env, o.node) as Record<string, unknown> };
-      const identities = this.identitiesOf(task);
+      // What the task's hooks obtain for the hooks after them (task-hooks.ts).
+      const resources = new TaskHookResources();
+      const hooks: (TaskHook | undefined)[] = [this.identitiesOf(task), this.secretsTokenOf(task, resources), this.templatesOf(task, env, resources)];
       const runner: TaskRunner = new TaskRunner({
         task,
         policy,
@@ -175,7 +198,7 @@ export class AllocRunner {
           else this.services?.taskExited(task.Name);
         },
         log: o.log,
-        hooks: [identities].filter((h) => h !== undefined),
+        hooks: hooks.filter((h) => h !== undefined),
       });
       this.tasks.set(task.Name, runner);
     }
@@ -185,19 +208,59 @@ export class AllocRunner {
 
   /** The workload identities of `task` when it exposes any (client/identities.ts). */
   private identitiesOf(task: Task): TaskIdentities | undefined {
-    const { alloc, signIdentities } = this.o;
+    const { alloc } = this.o;
     const ids = new TaskIdentities({
       task,
       taskDir: this.dir.taskDir(task.Name),
       planned: alloc.SignedIdentities?.[task.Name],
-      sign: async (requests) => {
-        if (!signIdentities) throw new Error('this client cannot ask the servers to sign identities');
-        return signIdentities(alloc.ID, requests);
-      },
+      sign: this.signerOf(),
       log: this.o.log,
       now: this.o.now,
     });
     return ids.wanted ? ids : undefined;
+  }
+
+  /** The secrets token hook of `task` when it has a `vault` block (secrets-token.ts). */
+  private secretsTokenOf(task: Task, resources: TaskHookResources): SecretsTokenHook | undefined {
+    const vault = task.Vault;
+    if (!vault) return undefined;
+    return new SecretsTokenHook({
+      task: { ...task, Vault: vault },
+      taskDir: this.dir.taskDir(task.Name),
+      settings: this.o.vault,
+      sign: this.signerOf(),
+      resources,
+      log: this.o.log,
+    });
+  }
+
+  /** Signs identities of this allocation's tasks through the servers. @throws when the client cannot ask them. */
+  private signerOf(): IdentitySigner {
+    const { alloc, signIdentities } = this.o;
+    return async (requests) => {
+      if (!signIdentities) throw new Error('this client cannot ask the servers to sign identities');
+      return signIdentities(alloc.ID, requests);
+    };
+  }
+
+  /** The template hook of `task` when it has templates (client/templates/hook.ts), the last of its hooks. */
+  private templatesOf(task: Task, env: Readonly<Record<string, string>>, resources: TaskHookResources): TemplateHook | undefined {
+    if (!hasTemplates(task)) return undefined;
+    const t = this.o.templates;
+    return new TemplateHook({
+      task,
+      taskDir: this.dir.taskDir(task.Name),
+      env,
+      node: this.o.node,
+      source: () => {
+        if (!t) throw new Error('this client cannot render templates');
+        return t.source(resources);
+      },
+      wait: t?.wait ?? { minMs: 0, maxMs: 0 },
+      permits: t?.permits?.(this.o.alloc.ID),
+      log: this.o.log,
+      now: this.o.now,
+    });
   }
 
   /** The allocation's services hook, when it has services and the client registers them. */

@@ -18,7 +18,10 @@
 import { rmSync } from 'node:fs';
 import type { Logger } from '../../../kernel/log/logger.js';
 import { clientTerminal } from '../alloc.js';
-import { AllocRunner, type AllocReport, type ClientAlloc } from './alloc-runner.js';
+import { AllocRunner, type AllocReport, type AllocTemplateOptions, type ClientAlloc } from './alloc-runner.js';
+import { DEFAULT_CLIENT_TEMPLATE_CONFIG } from './template-config.js';
+import { RestartPermits, type PermitReply } from './templates/restart-permit.js';
+import { createTemplateSource } from './templates/sources/index.js';
 import { loadNodeIdentity, TaskProcessFile, type NodeIdentity } from './client-state.js';
 import type { ClientConfig } from './config.js';
 import type { VolumeMounter } from './csi-mounter.js';
@@ -269,6 +272,43 @@ export class SchedClient {
     }
   }
 
+  /**
+   * What the tasks' template hooks need (client/templates/): a source per task reading the
+   * discovery agent of the `consul` block with the task's discovery token (the consul hook's),
+   * else the client's own token as the reference's templates did before workload identities;
+   * the secrets service of the `vault` block with the task's secrets token (the vault hook's);
+   * the client's `template` settings; and the job-wide restart permits asked with the node's
+   * secret.
+   */
+  private templateOptions(): AllocTemplateOptions {
+    const settings = this.o.config.template ?? DEFAULT_CLIENT_TEMPLATE_CONFIG;
+    const consul = this.o.config.consul ?? defaultDiscovery();
+    const address = /^https?:\/\//.test(consul.address) ? consul.address : `http://${consul.address}`;
+    const vault = this.o.config.vault;
+    return {
+      source: (resources) =>
+        createTemplateSource({
+          discovery: { address, token: () => resources.discoveryToken ?? consul.token },
+          // Secrets only with the task's own token (the vault hook's): the client has none to lend.
+          ...(vault && { secrets: { address: vault.address, token: () => resources.secretsToken, namespace: vault.namespace } }),
+          settings,
+          log: this.o.log,
+        }),
+      wait: settings.wait,
+      permits: (allocId) =>
+        new RestartPermits(
+          async (method) =>
+            (
+              await this.api.call<PermitReply>(method, `/v1/allocation/${allocId}/restart-permit`, {
+                token: this.identity.SecretID,
+                signal: this.stopping.signal,
+              })
+            ).body,
+          { log: this.o.log },
+        ),
+    };
+  }
+
   /** Starts new allocations, passes updates to running ones, forgets (and removes the directory of) those the servers dropped. */
   private reconcile(allocs: readonly ClientAlloc[]): void {
     const seen = new Set<string>();
@@ -302,6 +342,8 @@ export class SchedClient {
               signal: this.stopping.signal,
             })
           ).body.SignedIdentities,
+        ...(this.o.config.vault && { vault: this.o.config.vault }),
+        templates: this.templateOptions(),
         log: this.o.log,
       });
       this.runners.set(a.ID, started);

@@ -22,12 +22,16 @@
  *   reserved { reserved_ports = "22,80,8500-8600" }   # never given to an allocation
  *   network_interface = "eth0"         # the "default" host network's address; default: the default route's interface
  *   host_network "private" { cidr = "10.0.0.0/8" }   # or interface = "eth1": a port's host_network = "private"
+ *   template { wait { min = "5s" max = "4m" } }   # template-config.ts
  * }
  * plugin "raw_exec" { config { enabled = true } }
  * consul {                             # the discovery agent beside the client (reference: the `consul` block)
  *   address = "127.0.0.1:8500"         # default; http(s)://host:port or host:port
  *   token   = "env://CAIRN_MESH_TOKEN" # service:write, agent:read and node:read; env:// and file:// accepted
  *   deregister_critical_service_after = "1m"  # Cairn: how long a dead client's instances stay (critical)
+ * }
+ * vault {                              # the secrets service tasks' vault blocks log in at (vault-config.ts)
+ *   address = "http://127.0.0.1:8200"  jwt_auth_backend_path = "jwt-workloads"
  * }
  * ```
  *
@@ -38,6 +42,8 @@ import { parseCidrList } from '../../../kernel/util/cidr.js';
 import { parsePortSpec } from '../port-spec.js';
 import { parseGoDuration } from '../../../kernel/util/go-duration.js';
 import type { DiscoverySettings } from './services/discovery.js';
+import { templateBlockKeys, templateConfigFrom, type ClientTemplateConfig, type TemplateRaw } from './template-config.js';
+import { vaultSettingsFrom, type VaultBlockRaw, type VaultClientSettings } from './vault-config.js';
 
 /** The discovery agent the client registers services with when the configuration names none (the reference's default). */
 const DEFAULT_DISCOVERY_ADDRESS = '127.0.0.1:8500';
@@ -77,6 +83,7 @@ export const clientBlockKeys = {
     { cidr: cfg.string({ doc: 'the address of this node within this CIDR' }), interface: cfg.string({ doc: 'the address of this interface' }) },
     { repeated: true, doc: 'a named host network a port may ask for with host_network = "<name>"' },
   ),
+  template: cfg.block(templateBlockKeys, { doc: "how tasks' templates wait, query and retry (template-config.ts; the reference's client `template` block)" }),
 };
 
 /** A named host network: its address is the node's address within `cidr`, or on `interface`. */
@@ -122,17 +129,10 @@ export interface ClientConfig {
    * a service (client/services/discovery.ts).
    */
   readonly consul?: DiscoverySettings;
-  /**
-   * The secrets service tasks with a `vault` block get their token from (`vault { address
-   * jwt_auth_backend_path namespace }`); absent: none. (The fields `cairn dev` sets; the block's parser is the vault hook's.)
-   */
-  readonly vault?: {
-    readonly address: string;
-    readonly jwtAuthBackendPath: string;
-    readonly namespace: string;
-    readonly createFromRole: string;
-    readonly tlsSkipVerify: boolean;
-  };
+  /** The `template { … }` block (template-config.ts); absent: the reference's defaults. */
+  readonly template?: ClientTemplateConfig;
+  /** The secrets service tasks with a `vault` block get their token from (`vault { … }`, vault-config.ts); absent: such tasks are not placed here. */
+  readonly vault?: VaultClientSettings;
 }
 
 /** The discovery settings of a client without a `consul` block. */
@@ -162,6 +162,7 @@ export interface ClientRaw {
           readonly label: string;
           readonly body: { readonly cidr?: string; readonly interface?: string; readonly $at: BlockAt };
         }[];
+        readonly template?: TemplateRaw;
         readonly $at: BlockAt;
       }
     | undefined;
@@ -169,6 +170,8 @@ export interface ClientRaw {
   readonly drivers: readonly { readonly label: string; readonly enabled: boolean | undefined }[];
   /** The `consul` block. */
   readonly consul?: { readonly address?: string; readonly token?: string; readonly deregister_critical_service_after?: string; readonly $at: BlockAt };
+  /** The `vault` block. */
+  readonly vault?: VaultBlockRaw;
 }
 
 /** The `consul` block's settings. @throws {ConfigError} at the key: an address that is not host:port, a bad token reference or duration. */
@@ -235,7 +238,15 @@ export function clientConfigFrom(raw: ClientRaw, dataDir: string, env: ConfigEnv
     network,
     drivers: { raw_exec: enabled('raw_exec', false), exec: enabled('exec', true) },
     ...(raw.consul && { consul: discoveryFrom(raw.consul, env) }),
+    ...(raw.vault && vaultOf(raw.vault)),
+    ...(b.template && { template: templateConfigFrom(b.template) }),
   };
+}
+
+/** `{ vault }` of an enabled `vault` block, else nothing. */
+function vaultOf(b: VaultBlockRaw): { vault?: VaultClientSettings } {
+  const vault = vaultSettingsFrom(b);
+  return vault ? { vault } : {};
 }
 
 /** The port settings of a `client` block (see {@link clientConfigFrom} for what it refuses). */

@@ -4,7 +4,8 @@
  * × MHz, the node's `CpuShares`), memory (`memory.totalbytes`, `MemoryMB`), OS and kernel
  * attributes, `unique.hostname`, and the task drivers it offers (`driver.<name> = "1"` and
  * `Drivers{name:{Detected, Healthy, HealthDescription, Attributes}}`), and its host networks
- * and port settings (network-fingerprint.ts).
+ * and port settings (network-fingerprint.ts), and `vault.accessible = true` with a `vault` block
+ * (client/vault-config.ts).
  *
  * @module
  */
@@ -66,6 +67,8 @@ export function fingerprint(config: ClientConfig, cores: readonly CpuInfo[] = cp
   };
   const net = networkFingerprint(config.network);
   if (net.resources.Networks[0]) attributes['unique.network.ip-address'] = net.resources.Networks[0].IP;
+  // Static, from the configuration: an outage of the secrets service does not make the node ineligible (jobs/vault.ts).
+  if (config.vault) attributes['vault.accessible'] = 'true';
   if (config.drivers.raw_exec) offer('raw_exec', 'Healthy');
   if (config.drivers.exec && platform() === 'linux')
     offer('exec', 'Healthy (process group, resource limits by setrlimit; no namespaces or cgroups without root)');

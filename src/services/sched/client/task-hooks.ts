@@ -23,8 +23,16 @@ export interface TaskControl {
   event(type: string, message: string, details?: Readonly<Record<string, string>>): void;
   /** Publishes a hook's part of the task state the servers keep (Cairn's extension of `TaskState`: `Templates`, `Identities`). */
   report(state: { readonly Templates?: readonly TaskTemplateState[]; readonly Identities?: readonly TaskIdentityState[] }): void;
+  /**
+   * Kills the task for good and fails it (a `Killing` event with `message`, `FailsTask`): what
+   * the reference's hooks do on an error they cannot recover from (a template that fails to
+   * render after the start, a change script with `fail_on_error`).
+   */
+  kill(message: string): void;
   /** Is the process running now? */
   readonly running: boolean;
+  /** How many times the process started (a hook sees a restart it asked for complete). */
+  readonly starts: number;
   /** Is the task dead (will not run again)? */
   readonly dead: boolean;
 }
@@ -49,6 +57,10 @@ export interface TaskHook {
   prestart?(control: TaskControl, abort: AbortSignal): Promise<void>;
   /** Variables added to the environment at each start of the process (later hooks win). */
   env?(): Readonly<Record<string, string>>;
-  /** The task is dead (or the client stops): stop timers and watches, revoke what was issued. Never throws. */
-  stop?(): Promise<void>;
+  /**
+   * The task is dead, or the client agent stops (`shutdown`: its tasks start again when it comes
+   * back, so what was issued stays valid): stop timers and watches, and revoke what was issued
+   * unless `shutdown`. Never throws.
+   */
+  stop?(o: { readonly shutdown: boolean }): Promise<void>;
 }

@@ -58,8 +58,12 @@ export class TaskRunner {
   private unhealthy = false;
   private wake: (() => void) | undefined;
   private done: Promise<void> | undefined;
+  /** The agent stops (not the task): the hooks keep what they issued (task-hooks.ts `stop`). */
+  private shutdown = false;
   /** Fires when the task is killed while its hooks prepare it. */
   private readonly abort = new AbortController();
+  /** Process starts so far (TaskControl.starts). */
+  private starts = 0;
   /** What the hooks see of the task (task-hooks.ts). */
   readonly control: TaskControl;
 
@@ -74,8 +78,16 @@ export class TaskRunner {
         Object.assign(this.state, part);
         this.o.onChange();
       },
+      kill: (message) => {
+        if (this.dead || this.killing) return;
+        this.state.Failed = true;
+        void this.kill(taskEvent(EVENT.killing, this.o.now(), { Message: message, FailsTask: true }));
+      },
       get running() {
         return runner.proc !== undefined;
+      },
+      get starts() {
+        return runner.starts;
       },
       get dead() {
         return runner.dead;
@@ -113,7 +125,7 @@ export class TaskRunner {
     await Promise.all(
       (this.o.hooks ?? []).map(async (h) => {
         try {
-          await h.stop?.();
+          await h.stop?.({ shutdown: this.shutdown });
         } catch (err) {
           this.o.log.warn({ task: this.o.task.Name, hook: h.name, err: (err as Error).message }, 'client: a task hook failed to stop');
         }
@@ -144,8 +156,9 @@ export class TaskRunner {
     this.finish(true);
   }
 
-  /** The agent stops: SIGKILL to the process group at once, no `Killing` event (the task's state on the servers stays as it was). */
+  /** The agent stops: SIGKILL to the process group at once, no `Killing` event (the task's state on the servers stays as it was); the hooks keep what they issued. */
   forceKill(): void {
+    this.shutdown = true;
     this.killing = true;
     this.abort.abort();
     this.wake?.();
@@ -327,6 +340,7 @@ export class TaskRunner {
     let spawnError: Error | undefined;
     proc.child.once('error', (e) => (spawnError = e));
     this.proc = proc;
+    this.starts += 1;
     this.o.onPid(proc.pid > 0 ? proc.pid : undefined);
     if (proc.pid > 0) {
       this.emit(taskEvent(EVENT.started, now(), { Message: 'Task started by client' }), {

@@ -29,6 +29,7 @@ import { isObject } from '../../../kernel/util/is-object.js';
 import { decodeServices } from './services.js';
 import { decodeTemplates } from './templates.js';
 import { decodeDefaultIdentity, decodeNamedIdentities } from './identity.js';
+import { decodeVault, withVaultConstraint, withVaultIdentity } from './vault.js';
 import { jsonKind } from '../../../kernel/util/go-struct.js';
 
 /** Where a decoded job lands when the body names none of these. */
@@ -184,6 +185,7 @@ function decodeTask(raw: unknown, path: string, names: string): Task {
   const config = structField(raw, 'Config', path, 'map[string]interface {}');
   const lifecycle = structField(raw, 'Lifecycle', path, 'api.TaskLifecycle');
   const templates = decodeTemplates(fieldOf(raw, 'Templates'), `${path}.Templates`);
+  const vault = decodeVault(fieldOf(raw, 'Vault'), `${path}.Vault`);
   return {
     Name: strOr(raw, 'Name', '', path),
     Driver: strOr(raw, 'Driver', '', path),
@@ -206,7 +208,9 @@ function decodeTask(raw: unknown, path: string, names: string): Task {
     // Only when given: a job stored before templates existed compares equal to its re-registration.
     ...(templates && { Templates: templates }),
     Identity: decodeDefaultIdentity(raw, path),
-    Identities: decodeNamedIdentities(raw, path),
+    // A `vault` block brings the identity its login uses (jobs/vault.ts), as the reference's submit does.
+    Identities: withVaultIdentity(vault, decodeNamedIdentities(raw, path)),
+    ...(vault && { Vault: vault }),
   };
 }
 
@@ -217,10 +221,12 @@ function decodeGroup(raw: unknown, job: { type: string; name: string }, path: st
   const volumes = structField(raw, 'Volumes', path, 'map[string]*api.VolumeRequest');
   const tasks = arrayField(fieldOf(raw, 'Tasks'), `${path}.Tasks`, '[]*api.Task') ?? [];
   const networks = decodeNetworks(raw, path);
+  const decodedTasks = tasks.filter((t) => t !== null).map((t) => decodeTask(t, `${path}.Tasks`, `${job.name}-${strOr(raw, 'Name', '', path)}`));
   return {
     Name: strOr(raw, 'Name', '', path),
     Count: intOr(raw, 'Count', 1, path),
-    Constraints: decodeConstraints(fieldOf(raw, 'Constraints'), `${path}.Constraints`),
+    // Tasks with a `vault` block run only where a client has one (jobs/vault.ts).
+    Constraints: withVaultConstraint(decodeConstraints(fieldOf(raw, 'Constraints'), `${path}.Constraints`), decodedTasks),
     RestartPolicy: decodeRestart(structField(raw, 'RestartPolicy', path, 'api.RestartPolicy'), jobType, `${path}.RestartPolicy`),
     ReschedulePolicy: decodeReschedule(structField(raw, 'ReschedulePolicy', path, 'api.ReschedulePolicy'), jobType, `${path}.ReschedulePolicy`),
     EphemeralDisk: disk
@@ -234,7 +240,7 @@ function decodeGroup(raw: unknown, job: { type: string; name: string }, path: st
     Meta: stringMap(fieldOf(raw, 'Meta'), `${path}.Meta`),
     // Only when given: a job stored before groups had networks compares equal to its re-registration (no destructive update).
     ...(networks && { Networks: networks }),
-    Tasks: tasks.filter((t) => t !== null).map((t) => decodeTask(t, `${path}.Tasks`, `${job.name}-${strOr(raw, 'Name', '', path)}`)),
+    Tasks: decodedTasks,
     Services: decodeServices(fieldOf(raw, 'Services'), `${path}.Services`, `${job.name}-${strOr(raw, 'Name', '', path)}`),
     ShutdownDelay: shutdownDelay(raw, path) ?? null,
   };

@@ -28,6 +28,7 @@
  *       service { name = "web"  port = 8080  check { type = "http"  path = "/"  interval = "10s"  timeout = "2s" } }
  *       template { data = "{{ key \"app/config\" }}"  destination = "local/app.conf" }   # templates-hcl.ts
  *       identity { env = true  file = true  ttl = "1h" }   # workload identities (identity-hcl.ts)
+ *       vault { role = "cairn-workloads"  change_mode = "restart" }   # a secrets token for the task (vault-hcl.ts)
  *     }
  *     shutdown_delay = "5s"
  *     service { name = "${JOB}-app" }   # group services too (services-hcl.ts)
@@ -47,6 +48,7 @@ import { SERVICE_HCL_KEYS, servicesFromHcl } from './services-hcl.js';
 import { hclNetworks, NETWORK_HCL_KEYS } from './network.js';
 import { TEMPLATE_HCL_KEYS, templatesFromHcl } from './templates-hcl.js';
 import { IDENTITY_HCL_KEYS, identitiesFromHcl } from './identity-hcl.js';
+import { VAULT_HCL_KEYS, vaultFromHcl } from './vault-hcl.js';
 
 const constraint = {
   kind: 'block',
@@ -76,6 +78,7 @@ const TASK_KEYS = {
   template: TEMPLATE_HCL_KEYS,
   shutdown_delay: { kind: 'raw' },
   identity: IDENTITY_HCL_KEYS,
+  vault: VAULT_HCL_KEYS,
 } as const;
 
 const GROUP_KEYS = {
@@ -228,6 +231,7 @@ function task(label: string, t: Body): Record<string, unknown> {
     Templates: templatesFromHcl(t.template as Body[]),
     ShutdownDelay: duration(t, 'shutdown_delay'),
     ...identitiesFromHcl(t.identity as Body[]),
+    Vault: vaultFromHcl(t.vault as Body | undefined),
   });
 }
 

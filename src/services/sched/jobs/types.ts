@@ -116,6 +116,33 @@ export interface WorkloadIdentity {
   readonly TTL: number;
 }
 
+/**
+ * A task's `vault` block (reference `structs.Vault`, reference/integration.md §4; jobs/vault.ts):
+ * the client logs in at the secrets service's JWT auth method with the task's `vault_default`
+ * identity and hands the token to the task (client/secrets-token.ts).
+ */
+export interface TaskVault {
+  /** The JWT auth method's role; empty: the client's `vault.create_from_role`, else the method's `default_role`. */
+  readonly Role: string;
+  /** Legacy token flow only: ignored with workload identities (a warning at submit), kept as given. */
+  readonly Policies: readonly string[] | null;
+  /** The secrets service namespace the login is made in; empty: the client's `vault.namespace`. */
+  readonly Namespace: string;
+  /** The client's `vault` block this task uses; only `default`. */
+  readonly Cluster: string;
+  /** `restart` (default), `signal` (with `ChangeSignal`) or `noop`: what a new token (after a re-login) does to the task. */
+  readonly ChangeMode: string;
+  readonly ChangeSignal: string;
+  /** `VAULT_TOKEN` in the task's environment (default true). */
+  readonly Env: boolean;
+  /** No `secrets/vault_token` file (default false). */
+  readonly DisableFile: boolean;
+  /** Do not renew the token (default false; a non-renewable token is never renewed). */
+  readonly AllowTokenExpiration: boolean;
+  /** Cairn: revoke the token when the task ends (default true). */
+  readonly AllowTokenRevocation: boolean;
+}
+
 /** A task (reference `structs.Task`); `Config` is driver-specific (`raw_exec`/`exec`: `command`, `args`). */
 export interface Task {
   readonly Name: string;
@@ -144,6 +171,8 @@ export interface Task {
   readonly Identity?: WorkloadIdentity | null;
   /** Named identities (`identity { name = … }`). */
   readonly Identities?: readonly WorkloadIdentity[] | null;
+  /** The secrets token the client obtains for the task (jobs/vault.ts); absent: none (and on jobs stored before it existed). */
+  readonly Vault?: TaskVault;
 }
 
 /** A task group (reference `structs.TaskGroup`). */

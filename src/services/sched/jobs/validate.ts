@@ -16,6 +16,7 @@ import { CONSTRAINT_OPERANDS, LIMITS, MAX_PRIORITY, MIN_PRIORITY } from './defau
 import { serviceErrors } from './services.js';
 import { networkErrors } from './network.js';
 import { templateErrors } from './templates.js';
+import { vaultErrors } from './vault.js';
 import { JOB_TYPES, type Constraint, type Job, type Task, type TaskGroup } from './types.js';
 import { identityErrors } from './identity.js';
 
@@ -81,6 +82,7 @@ function taskErrors(t: Task, g: TaskGroup): string[] {
   if ((t.ShutdownDelay ?? 0) < 0) out.push('ShutdownDelay must be a positive value');
   out.push(...templateErrors(t.Templates));
   out.push(...identityErrors(t));
+  out.push(...vaultErrors(t.Vault));
   for (const [i, m] of (t.VolumeMounts ?? []).entries()) {
     if (m.Volume === '') out.push(`Volume Mount (${i}) references an empty volume`);
     else if (!g.Volumes?.[m.Volume]) out.push(`Volume Mount (${i}) references undefined volume ${m.Volume}`);

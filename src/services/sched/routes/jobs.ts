@@ -33,6 +33,7 @@ import { renderEval, renderJob, jobStub, type StoredJob } from '../jobs/render.j
 import { allocsOfJob, evalsOfJob, jobStatus, jobSummary, relationsByJob } from '../jobs/status.js';
 import { jobKey, type Job } from '../jobs/types.js';
 import { validateJob } from '../jobs/validate.js';
+import { vaultWarnings } from '../jobs/vault.js';
 import { deregisterJob, evaluateJob, registerJob, scaleJob, type JobWriteResult } from '../jobs/write.js';
 import { compileListFilter, nextTokenHeader, paginate } from '../paginate.js';
 import { PAGED_QUERY, PREFIX_QUERY, queryBool, queryPerPage, queryPrefix, requireInput } from '../request.js';
@@ -49,6 +50,11 @@ const namespaceOf = (ctx: Ctx) => ctx.query.get('namespace') || DEFAULT_NAMESPAC
 /** A write's reply: the result with the query meta in the body and the headers (the reference's `setMeta`). */
 function writeResult(r: JobWriteResult, extra: Record<string, unknown> = {}): SchedReply {
   return { body: { ...r, ...extra, KnownLeader: true, LastContact: 0 }, index: r.Index };
+}
+
+/** The reference's `Warnings` text (`MergeMultierrorWarnings`): `""` for none, else `<n> warning(s):` and one `* <warning>` line each. */
+function warningsText(warnings: readonly string[]): string {
+  return warnings.length === 0 ? '' : `${warnings.length} warning(s):\n${warnings.map((w) => `\n* ${w}`).join('')}`;
 }
 
 /** One of the capabilities `anyOf` in the request's namespace. */
@@ -105,7 +111,8 @@ function registerRequest(ctx: Ctx): RegisterRequest {
 async function register(ctx: Ctx, pathId?: string): Promise<SchedReply> {
   const r = registerRequest(ctx);
   if (pathId !== undefined && r.job.ID !== pathId) throw schedBadRequest('Job ID does not match name');
-  return writeResult(await registerJob(ctx.deps, r.job, { ...r, triggeredBy: 'job-register' }));
+  const written = await registerJob(ctx.deps, r.job, { ...r, triggeredBy: 'job-register' });
+  return writeResult({ ...written, Warnings: warningsText(vaultWarnings(r.job.TaskGroups.flatMap((g) => g.Tasks))) });
 }
 
 /**

@@ -11,7 +11,7 @@ import type { Dependency } from '../../template/dependency.js';
 
 /** What a watch reports. */
 export interface DependencyListener {
-  /** The dependency's value (the shape dependency.ts gives per kind), on the first fetch and each time it changes. */
+  /** The dependency's value (the shape dependency.ts gives per kind), on the first fetch, each time it changes, and on the first fetch after a failed attempt (the source is back). */
   value(v: unknown): void;
   /** A failed attempt (the source is unreachable, refused the token, …); the watch retries by itself. */
   error(err: Error): void;

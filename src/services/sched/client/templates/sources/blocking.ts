@@ -5,7 +5,8 @@
  * A reply with the same index (the wait ran out) changes nothing; an index that went
  * backwards (a restored snapshot, another server) is reset, so the next read does not block;
  * an index of 0 is taken as 1, so a buggy reply cannot turn the loop into a busy one.
- * Failures are reported and retried with the discovery retry's backoff, forever.
+ * Failures are reported and retried with the discovery retry's backoff, forever; the read after
+ * a failure does not block, and its value is told even when unchanged (shared.ts).
  *
  * @module
  */
@@ -22,8 +23,10 @@ export async function runBlockingQuery(ctx: WatchContext, read: BlockingRead, se
   let failures = 0;
   while (!ctx.signal.aborted) {
     let r: { value: unknown; index: number };
+    // After a failure the read does not block: the listeners learn at once that the service is back.
+    const recovering = failures > 0;
     try {
-      r = await read({ index, wait, signal: ctx.signal });
+      r = await read({ index: recovering ? undefined : index, wait, signal: ctx.signal });
     } catch (err) {
       if (ctx.signal.aborted) return;
       await ctx.failed(err, ++failures, settings.consulRetry);
@@ -31,7 +34,7 @@ export async function runBlockingQuery(ctx: WatchContext, read: BlockingRead, se
     }
     failures = 0;
     if (ctx.signal.aborted) return;
-    if (index !== undefined && r.index === index) continue;
+    if (!recovering && index !== undefined && r.index === index) continue;
     index = index !== undefined && r.index < index ? undefined : Math.max(r.index, 1);
     ctx.value(r.value);
   }

@@ -3,7 +3,8 @@
  * consul-template's watcher de-duplicates dependencies), its listeners told each value that
  * differs from the last one (deep equality: a blocking query that wakes up with the same data,
  * or a timed re-read of an unchanged secret, re-renders nothing), and stopped when the last
- * listener goes or the source closes.
+ * listener goes or the source closes. The first value after a failed attempt is told even when
+ * unchanged: it is how the listeners learn that the source is reachable again.
  *
  * @module
  */
@@ -35,6 +36,8 @@ interface Entry {
   readonly listeners: Set<DependencyListener>;
   readonly abort: AbortController;
   last?: { readonly value: unknown; readonly compareAs: unknown };
+  /** The last attempt failed: the next value is told even if unchanged (the listeners learn the source is back). */
+  failing?: boolean;
 }
 
 /** The shared watches of one source (module doc). */
@@ -99,13 +102,15 @@ export class WatchSet {
       signal,
       value: (v, compareAs = v) => {
         if (signal.aborted) return;
-        if (entry.last && isDeepStrictEqual(entry.last.compareAs, compareAs)) return;
+        if (entry.last && !entry.failing && isDeepStrictEqual(entry.last.compareAs, compareAs)) return;
+        entry.failing = false;
         entry.last = { value: v, compareAs };
         for (const l of [...entry.listeners]) this.tell(key, () => l.value(v));
       },
       failed: async (err, failures, retry) => {
         const e = sourceError(key, err);
         if (signal.aborted) return e;
+        entry.failing = true;
         const waitMs = Math.round(retryDelayMs(failures, retry, e.failure));
         // The message names the dependency and the service's answer: never a value or a token.
         this.log.warn({ dependency: key, failure: e.failure, attempt: failures, retryInMs: waitMs }, e.message);

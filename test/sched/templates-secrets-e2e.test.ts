@@ -1,0 +1,181 @@
+/**
+ * Templates reading KV secrets end to end (issue 27 scope 5, its tests): a real `cairn secrets
+ * server` process set up as `cairn dev` sets it (a KV v2 mount `secret/`, the JWT auth mount
+ * `jwt-workloads/` trusting the scheduler's JWKS, the role and templated policy
+ * `cairn-workloads`) and a scheduler agent whose client has a `vault` block. A job with
+ * `vault {}` and a template reading its own `secret/data/default/<job>/db` gets the value in
+ * its file (no token in the job); a new KV version re-renders it and restarts the task, or
+ * sends it SIGHUP; a job of another name is refused by the policy and its task waits, its
+ * events naming the path.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { SecretsClient } from '../../src/sdk/secrets.js';
+import type { JsonReply } from '../helpers.js';
+import { killTasksUnder, startCairnProcess, until, type ServerProcess } from '../processes.js';
+import { allocWhen, readyNode, runJob, shTask, stopJob } from './client-helpers.js';
+import { ROOT, startAgent, type TestAgent } from './helpers.js';
+
+type Event = { Type: string; Message: string };
+
+describe('templates reading secrets: a secrets server process and a scheduler agent with a vault block', () => {
+  const root = mkdtempSync(join(tmpdir(), 'cairn-tpl-secrets-'));
+  let secrets: ServerProcess | undefined;
+  let admin: SecretsClient | undefined;
+  const clients: SecretsClient[] = [];
+  let sched: TestAgent | undefined;
+
+  before(async () => {
+    const config = join(root, 'secrets.hcl');
+    writeFileSync(
+      config,
+      `storage "sqlite" {\n  path = "${join(root, 'secrets.db')}"\n}\nlistener "tcp" {\n  address = "127.0.0.1:0"\n  tls_disable = true\n}\n`,
+    );
+    secrets = await startCairnProcess(['secrets', 'server', `-config=${config}`], {}, 'secrets service listening');
+    const sys = new SecretsClient({ address: secrets.url });
+    clients.push(sys);
+    const init = await sys.sys.init({ secretShares: 1, secretThreshold: 1 });
+    await sys.sys.unseal(init.keys[0]!);
+    admin = new SecretsClient({ address: secrets.url, token: init.root_token });
+    clients.push(admin);
+
+    const dir = join(root, 'sched');
+    mkdirSync(dir, { recursive: true });
+    sched = await startAgent({
+      dataDir: dir,
+      client: {
+        servers: [],
+        stateDir: join(dir, 'client'),
+        allocDir: join(dir, 'alloc'),
+        nodeClass: '',
+        nodePool: 'default',
+        meta: {},
+        token: ROOT,
+        drivers: { raw_exec: true, exec: false },
+        vault: { address: secrets.url, jwtAuthBackendPath: 'jwt-workloads', namespace: '', createFromRole: '', tlsSkipVerify: false },
+        // Renders at once; KV v2 secrets (no lease) read again every second.
+        template: {
+          wait: { minMs: 0, maxMs: 0 },
+          blockQueryWaitMs: 2_000,
+          secretPollIntervalMs: 1_000,
+          consulRetry: { backoffMs: 100, maxBackoffMs: 500 },
+          vaultRetry: { backoffMs: 100, maxBackoffMs: 500 },
+        },
+      },
+    });
+    await readyNode(sched);
+
+    // The secrets side as `cairn dev` sets it up (contract27.md).
+    await admin.sys.enableMount('secret', { type: 'kv', options: { version: '2' } });
+    await admin.sys.enableAuth('jwt-workloads', { type: 'jwt' });
+    const accessor = (await admin.sys.listAuth())['jwt-workloads/']!.accessor as string;
+    await admin.write('auth/jwt-workloads/config', { jwks_url: `${sched.url}/.well-known/jwks.json`, default_role: 'cairn-workloads' });
+    await admin.write('auth/jwt-workloads/role/cairn-workloads', {
+      role_type: 'jwt',
+      bound_audiences: ['cairn-secrets'],
+      user_claim: 'cairn_job_id',
+      claim_mappings: { cairn_namespace: 'cairn_namespace', cairn_job_id: 'cairn_job_id', cairn_task: 'cairn_task' },
+      token_policies: ['cairn-workloads'],
+      token_type: 'service',
+      token_ttl: '1h',
+      token_period: '1h',
+    });
+    const meta = (key: string) => `{{identity.entity.aliases.${accessor}.metadata.${key}}}`;
+    await admin.policies.write('cairn-workloads', `path "secret/data/${meta('cairn_namespace')}/${meta('cairn_job_id')}/*" {\n  capabilities = ["read"]\n}\n`);
+  });
+  after(async () => {
+    await sched?.stop();
+    await secrets?.kill();
+    for (const c of clients) await c.close();
+    killTasksUnder(root);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  const file = (allocId: string, path: string) => {
+    try {
+      return readFileSync(join(root, 'sched', 'alloc', allocId, 't', path), 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  const events = (a: JsonReply): Event[] => a.TaskStates.t.Events;
+  /** A job `id` of one task with `vault {}` and a template of `secret/data/default/<path>` in `secrets/db.conf`. */
+  const secretJob = (id: string, path: string, script: string, over: Record<string, unknown> = {}) => ({
+    ID: id,
+    TaskGroups: [
+      {
+        Name: 'g',
+        RestartPolicy: { Attempts: 0, Mode: 'fail' },
+        Tasks: [
+          shTask('t', script, {
+            Vault: {},
+            Templates: [
+              {
+                EmbeddedTmpl: `{{ with secret "secret/data/default/${path}" }}password={{ .Data.data.password }}{{ end }}\n`,
+                DestPath: 'secrets/db.conf',
+                Splay: 0,
+                ...over,
+              },
+            ],
+          }),
+        ],
+      },
+    ],
+  });
+
+  it('renders the job secret with the task token, re-renders a new version and restarts the task', { timeout: 120_000 }, async () => {
+    await admin!.kv('secret').put('default/app/db', { password: 'one' });
+    const allocId = await runJob(sched!, secretJob('app', 'app/db', 'exec sleep 300'));
+    await allocWhen(sched!, allocId, { what: 'running', ok: (a) => a.TaskStates.t.State === 'running', ms: 30_000 });
+    assert.equal(file(allocId, 'secrets/db.conf'), 'password=one\n');
+
+    await admin!.kv('secret').put('default/app/db', { password: 'two' });
+    const restarted = await allocWhen(sched!, allocId, {
+      what: 'restarted for the new version',
+      ok: (a) => a.TaskStates.t.Restarts === 1 && a.TaskStates.t.State === 'running',
+      ms: 30_000,
+    });
+    assert.equal(file(allocId, 'secrets/db.conf'), 'password=two\n');
+    assert.ok(events(restarted).some((e) => e.Type === 'Restart Signaled' && e.Message === 'Template with change_mode restart re-rendered'));
+    await stopJob(sched!, 'app');
+  });
+
+  it('signal: a new version sends SIGHUP to the task, which reads the new file', { timeout: 120_000 }, async () => {
+    await admin!.kv('secret').put('default/sig/db', { password: 'one' });
+    const script = "trap 'cp secrets/db.conf local/after-hup' HUP; while :; do sleep 0.1; done";
+    const allocId = await runJob(sched!, secretJob('sig', 'sig/db', script, { ChangeMode: 'signal', ChangeSignal: 'SIGHUP' }));
+    await allocWhen(sched!, allocId, { what: 'running', ok: (a) => a.TaskStates.t.State === 'running', ms: 30_000 });
+    await admin!.kv('secret').put('default/sig/db', { password: 'two' });
+    await until('the task got SIGHUP after the re-render', 30_000, () => (file(allocId, 'local/after-hup') === 'password=two\n' ? true : undefined));
+    const a = await allocWhen(sched!, allocId, { what: 'read', ok: () => true });
+    assert.equal(a.TaskStates.t.Restarts, 0);
+    assert.equal(a.TaskStates.t.State, 'running');
+    await stopJob(sched!, 'sig');
+  });
+
+  it('a job of another name is refused the path: its task waits, its events name the path', { timeout: 120_000 }, async () => {
+    await admin!.kv('secret').put('default/app/db', { password: 'three' });
+    const allocId = await runJob(sched!, secretJob('other', 'app/db', 'exec sleep 300'));
+    const waiting = await allocWhen(sched!, allocId, {
+      what: 'the events naming the path',
+      ok: (a) => events(a).some((e) => e.Type === 'Template' && e.Message === 'Missing: secret.read(secret/data/default/app/db)'),
+      ms: 30_000,
+    });
+    assert.equal(waiting.TaskStates.t.State, 'pending');
+    assert.ok(
+      events(waiting).some(
+        (e) =>
+          e.Type === 'Template' &&
+          e.Message.startsWith('Source unavailable: secret.read(secret/data/default/app/db): ') &&
+          e.Message.endsWith('; the task waits for it'),
+      ),
+      JSON.stringify(events(waiting)),
+    );
+    assert.equal(waiting.TaskStates.t.Templates[0].State, 'waiting');
+    assert.equal(file(allocId, 'secrets/db.conf'), undefined);
+    await stopJob(sched!, 'other');
+  });
+});
