@@ -29,6 +29,7 @@ import { isObject } from '../../../kernel/util/is-object.js';
 import { decodeServices } from './services.js';
 import { decodeTemplates } from './templates.js';
 import { decodeDefaultIdentity, decodeNamedIdentities } from './identity.js';
+import { decodeConsul } from './consul.js';
 import { jsonKind } from '../../../kernel/util/go-struct.js';
 
 /** Where a decoded job lands when the body names none of these. */
@@ -207,6 +208,7 @@ function decodeTask(raw: unknown, path: string, names: string): Task {
     ...(templates && { Templates: templates }),
     Identity: decodeDefaultIdentity(raw, path),
     Identities: decodeNamedIdentities(raw, path),
+    Consul: decodeConsul(raw, path),
   };
 }
 
@@ -237,6 +239,7 @@ function decodeGroup(raw: unknown, job: { type: string; name: string }, path: st
     Tasks: tasks.filter((t) => t !== null).map((t) => decodeTask(t, `${path}.Tasks`, `${job.name}-${strOr(raw, 'Name', '', path)}`)),
     Services: decodeServices(fieldOf(raw, 'Services'), `${path}.Services`, `${job.name}-${strOr(raw, 'Name', '', path)}`),
     ShutdownDelay: shutdownDelay(raw, path) ?? null,
+    Consul: decodeConsul(raw, path),
   };
 }
 

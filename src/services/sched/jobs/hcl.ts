@@ -28,6 +28,7 @@
  *       service { name = "web"  port = 8080  check { type = "http"  path = "/"  interval = "10s"  timeout = "2s" } }
  *       template { data = "{{ key \"app/config\" }}"  destination = "local/app.conf" }   # templates-hcl.ts
  *       identity { env = true  file = true  ttl = "1h" }   # workload identities (identity-hcl.ts)
+ *       consul { namespace = "" }   # a discovery token for the task (consul.ts; also on the group)
  *     }
  *     shutdown_delay = "5s"
  *     service { name = "${JOB}-app" }   # group services too (services-hcl.ts)
@@ -47,6 +48,7 @@ import { SERVICE_HCL_KEYS, servicesFromHcl } from './services-hcl.js';
 import { hclNetworks, NETWORK_HCL_KEYS } from './network.js';
 import { TEMPLATE_HCL_KEYS, templatesFromHcl } from './templates-hcl.js';
 import { IDENTITY_HCL_KEYS, identitiesFromHcl } from './identity-hcl.js';
+import { CONSUL_HCL_KEYS, consulFromHcl } from './consul.js';
 
 const constraint = {
   kind: 'block',
@@ -76,6 +78,7 @@ const TASK_KEYS = {
   template: TEMPLATE_HCL_KEYS,
   shutdown_delay: { kind: 'raw' },
   identity: IDENTITY_HCL_KEYS,
+  consul: CONSUL_HCL_KEYS,
 } as const;
 
 const GROUP_KEYS = {
@@ -116,6 +119,7 @@ const GROUP_KEYS = {
   task: { kind: 'block', labelled: true, repeated: true, required: true, keys: TASK_KEYS },
   service: SERVICE_HCL_KEYS,
   shutdown_delay: { kind: 'raw' },
+  consul: CONSUL_HCL_KEYS,
 } as const;
 
 /** The keys of a job file (kernel/config schema; module doc). */
@@ -228,6 +232,7 @@ function task(label: string, t: Body): Record<string, unknown> {
     Templates: templatesFromHcl(t.template as Body[]),
     ShutdownDelay: duration(t, 'shutdown_delay'),
     ...identitiesFromHcl(t.identity as Body[]),
+    Consul: consulFromHcl(t.consul as Body | undefined),
   });
 }
 
@@ -287,6 +292,7 @@ function group(label: string, g: Body): Record<string, unknown> {
     Tasks: tasks.map((t) => task(t.label, t.body)),
     Services: servicesFromHcl(g.service as Body[]),
     ShutdownDelay: duration(g, 'shutdown_delay'),
+    Consul: consulFromHcl(g.consul as Body | undefined),
   });
 }
 

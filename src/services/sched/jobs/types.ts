@@ -23,6 +23,7 @@
 import type { Service } from './services.js';
 import type { NetworkResource, PortMapping } from './network.js';
 import type { Template } from './templates.js';
+import type { ConsulBlock } from './consul.js';
 
 /** Nanoseconds in one second: the unit of every duration in job JSON. */
 export const NS_PER_SECOND = 1_000_000_000;
@@ -114,6 +115,8 @@ export interface WorkloadIdentity {
   readonly Filepath: string;
   /** ns; 0: the token does not expire (and is not refreshed). */
   readonly TTL: number;
+  /** A service identity's service (the reference's `ServiceName`; jobs/consul-identities.ts): its JWT carries `cairn_service`. Absent on task identities. */
+  readonly ServiceName?: string;
 }
 
 /** A task (reference `structs.Task`); `Config` is driver-specific (`raw_exec`/`exec`: `command`, `args`). */
@@ -144,6 +147,8 @@ export interface Task {
   readonly Identity?: WorkloadIdentity | null;
   /** Named identities (`identity { name = … }`). */
   readonly Identities?: readonly WorkloadIdentity[] | null;
+  /** The task's `consul` block (jobs/consul.ts); absent: the group's, if any. */
+  readonly Consul?: ConsulBlock | null;
 }
 
 /** A task group (reference `structs.TaskGroup`). */
@@ -163,6 +168,8 @@ export interface TaskGroup {
   readonly Services?: readonly Service[] | null;
   /** ns between deregistering the group's services and its tasks' kill signal; null: none. */
   readonly ShutdownDelay?: number | null;
+  /** The group's `consul` block (jobs/consul.ts), for its tasks without one and its services. */
+  readonly Consul?: ConsulBlock | null;
 }
 
 /** A job (reference `structs.Job`); times in Unix ns. */

@@ -33,6 +33,7 @@ import { renderEval, renderJob, jobStub, type StoredJob } from '../jobs/render.j
 import { allocsOfJob, evalsOfJob, jobStatus, jobSummary, relationsByJob } from '../jobs/status.js';
 import { jobKey, type Job } from '../jobs/types.js';
 import { validateJob } from '../jobs/validate.js';
+import { withConsulIdentities } from '../jobs/consul-identities.js';
 import { deregisterJob, evaluateJob, registerJob, scaleJob, type JobWriteResult } from '../jobs/write.js';
 import { compileListFilter, nextTokenHeader, paginate } from '../paginate.js';
 import { PAGED_QUERY, PREFIX_QUERY, queryBool, queryPerPage, queryPrefix, requireInput } from '../request.js';
@@ -105,7 +106,7 @@ function registerRequest(ctx: Ctx): RegisterRequest {
 async function register(ctx: Ctx, pathId?: string): Promise<SchedReply> {
   const r = registerRequest(ctx);
   if (pathId !== undefined && r.job.ID !== pathId) throw schedBadRequest('Job ID does not match name');
-  return writeResult(await registerJob(ctx.deps, r.job, { ...r, triggeredBy: 'job-register' }));
+  return writeResult(await registerJob(ctx.deps, withConsulIdentities(r.job, ctx.deps.config.consulIdentities), { ...r, triggeredBy: 'job-register' }));
 }
 
 /**
