@@ -12,9 +12,13 @@ import { dirname, join } from 'node:path';
 import type { Logger } from '../../../kernel/log/logger.js';
 import type { Job, Task, TaskGroup, TaskState } from '../jobs/types.js';
 import { TaskIdentities, type IdentitySigner } from './identities.js';
+import { DiscoveryToken } from './discovery-token.js';
+import { TaskHookResources } from './task-hooks.js';
+import { defaultDiscovery, DEFAULT_WORKLOADS_AUTH_METHOD } from './config.js';
 import { allocDir, buildAllocDir, taskDirNameOk, type AllocDir } from './alloc-dir.js';
 import type { VolumeMounter } from './csi-mounter.js';
 import { AllocServices } from './services/alloc-services.js';
+import { ServiceTokens } from './services/service-tokens.js';
 import type { ServiceRegistrar } from './services/discovery.js';
 import { EVENT, taskEvent } from './task-event.js';
 import type { PortMapping } from '../jobs/network.js';
@@ -158,6 +162,7 @@ export class AllocRunner {
       // The driver runs the config with `${...}` resolved (`args = ["${CAIRN_PORT_http}"]`).
       const task = { ...spec, Config: interpolateConfig(spec.Config, env, o.node) as Record<string, unknown> };
       const identities = this.identitiesOf(task);
+      const resources = new TaskHookResources();
       const runner: TaskRunner = new TaskRunner({
         task,
         policy,
@@ -175,7 +180,7 @@ export class AllocRunner {
           else this.services?.taskExited(task.Name);
         },
         log: o.log,
-        hooks: [identities].filter((h) => h !== undefined),
+        hooks: [identities, this.discoveryTokenOf(task, resources)].filter((h) => h !== undefined),
       });
       this.tasks.set(task.Name, runner);
     }
@@ -200,6 +205,28 @@ export class AllocRunner {
     return ids.wanted ? ids : undefined;
   }
 
+  /** The task's discovery token hook when it has the `consul_default` identity (client/discovery-token.ts). */
+  private discoveryTokenOf(task: Task, resources: TaskHookResources): DiscoveryToken | undefined {
+    const settings = this.o.discovery?.registrar.settings;
+    if (!DiscoveryToken.wanted(task)) return undefined;
+    return new DiscoveryToken({
+      task,
+      taskDir: this.dir.taskDir(task.Name),
+      address: settings?.address ?? defaultDiscovery().address,
+      authMethod: settings?.taskAuthMethod ?? DEFAULT_WORKLOADS_AUTH_METHOD,
+      sign: (requests) => this.sign(requests),
+      resources,
+      log: this.o.log,
+    });
+  }
+
+  /** Asks the servers to sign identities of this allocation. @throws when this client cannot ask (no signer). */
+  private async sign(requests: Parameters<IdentitySigner>[0]): ReturnType<IdentitySigner> {
+    const { alloc, signIdentities } = this.o;
+    if (!signIdentities) throw new Error('this client cannot ask the servers to sign identities');
+    return signIdentities(alloc.ID, requests);
+  }
+
   /** The allocation's services hook, when it has services and the client registers them. */
   private servicesOf(job: Job, group: TaskGroup, envs: ReadonlyMap<string, Record<string, string>>): AllocServices | undefined {
     const d = this.o.discovery;
@@ -221,6 +248,13 @@ export class AllocRunner {
       envs,
       taskDir: (task) => this.dir.taskDir(task),
       restartTask: (task, reason) => this.tasks.get(task)?.checkRestart(reason),
+      tokens: new ServiceTokens({
+        allocRoot: this.dir.root,
+        address: d.registrar.settings.address,
+        authMethod: d.registrar.settings.serviceAuthMethod ?? DEFAULT_WORKLOADS_AUTH_METHOD,
+        sign: (requests) => this.sign(requests),
+        log: this.o.log,
+      }),
       onError: (task, message) => {
         this.o.log.warn({ alloc: alloc.ID, task, err: message }, 'client: a service cannot be registered');
         for (const [name, t] of this.tasks) if (task === undefined || task === name) t.hookFailed(`services: ${message}`);

@@ -52,6 +52,10 @@ export interface DiscoverySettings {
   readonly token?: string;
   /** `DeregisterCriticalServiceAfter` of the liveness checks (Go duration; default `1m`). */
   readonly deregisterCriticalServiceAfter: string;
+  /** `service_auth_method`: where service identities log in; absent: `cairn-workloads`. */
+  readonly serviceAuthMethod?: string;
+  /** `task_auth_method`: where tasks' `consul_default` logs in; absent: `cairn-workloads`. */
+  readonly taskAuthMethod?: string;
 }
 
 /** Options of {@link ServiceRegistrar}. */
@@ -138,10 +142,11 @@ export class ServiceRegistrar {
   async deregister(id: string): Promise<void> {
     this.failing.delete(id);
     this.onFailure.delete(id);
-    if (!this.regs.delete(id)) return;
+    const reg = this.regs.get(id);
+    if (!reg || !this.regs.delete(id)) return;
     await this.inOrder(id, async () => {
       try {
-        await this.mesh.agent.deregisterService(id);
+        await this.mesh.agent.deregisterService(id, { token: reg.token });
       } catch (err) {
         if (err instanceof MeshApiError && err.status === 404) return;
         this.o.log.warn({ service: id, err: (err as Error).message }, 'client: service deregistration failed; the next reconcile removes it');
@@ -228,7 +233,7 @@ export class ServiceRegistrar {
 
   private async put(reg: Registration): Promise<void> {
     try {
-      await this.mesh.agent.registerService(reg.body, { replaceExistingChecks: true });
+      await this.mesh.agent.registerService(reg.body, { replaceExistingChecks: true, token: reg.token });
       this.failing.delete(reg.id);
     } catch (err) {
       // Closed, or deregistered meanwhile: nothing to retry.
