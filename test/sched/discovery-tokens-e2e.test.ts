@@ -24,9 +24,9 @@ import { until } from '../processes.js';
 import { call as meshCall, startAgent as startMeshAgent, type TestAgent as MeshTestAgent } from '../mesh/helpers.js';
 import { allocWhen, freePort, readyNode, runJob, shTask, stopJob } from './client-helpers.js';
 import { call, ROOT, startAgent, type TestAgent } from './helpers.js';
+import { AUTH_METHOD, readOnlyClientToken, setUpWorkloadAuth } from './discovery-workloads.js';
 
 const MESH_ROOT = '5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a';
-const AUTH_METHOD = 'cairn-workloads';
 
 type Event = { Type: string; Message: string };
 
@@ -45,12 +45,7 @@ describe('scheduler client: discovery tokens for tasks and services', () => {
   before(async () => {
     mesh = await startMeshAgent({ initialManagement: MESH_ROOT }, { dataDir: join(root, 'mesh') }, { syncIntervalMs: 200 });
     admin = new MeshClient({ address: mesh.url, token: MESH_ROOT });
-    // The client's own token reads only: registering a service needs the service's token.
-    const readOnly = await admin.policies.create({
-      Name: 'client-read',
-      Rules: 'agent_prefix "" { policy = "read" }\nnode_prefix "" { policy = "read" }\nservice_prefix "" { policy = "read" }',
-    });
-    const clientToken = await admin.tokens.create({ Policies: [{ ID: readOnly.ID }] });
+    const clientToken = await readOnlyClientToken(admin);
     sched = await startAgent({
       dataDir: join(root, 'sched'),
       client: {
@@ -62,28 +57,10 @@ describe('scheduler client: discovery tokens for tasks and services', () => {
         meta: {},
         token: ROOT,
         drivers: { raw_exec: true, exec: false },
-        consul: { address: mesh.url, token: clientToken.SecretID, deregisterCriticalServiceAfter: '1m' },
+        consul: { address: mesh.url, token: clientToken, deregisterCriticalServiceAfter: '1m' },
       },
     });
-    // What `cairn dev` sets up (contract27.md "discovery side").
-    await admin.authMethods.create({
-      Name: AUTH_METHOD,
-      Type: 'jwt',
-      Config: {
-        JWKSURL: `${sched.url}/.well-known/jwks.json`,
-        BoundAudiences: ['cairn-discovery'],
-        ClaimMappings: { cairn_namespace: 'cairn_namespace', cairn_job_id: 'cairn_job_id', cairn_task: 'cairn_task', cairn_service: 'cairn_service' },
-      },
-    });
-    await admin.bindingRules.create({ AuthMethod: AUTH_METHOD, BindType: 'service', BindName: '${value.cairn_service}', Selector: '"cairn_service" in value' });
-    await admin.bindingRules.create({
-      AuthMethod: AUTH_METHOD,
-      BindType: 'role',
-      BindName: 'cairn-tasks-${value.cairn_namespace}',
-      Selector: '"cairn_service" not in value',
-    });
-    const tasksPolicy = await admin.policies.create({ Name: 'cairn-tasks', Rules: 'key_prefix "" { policy = "read" }\nservice_prefix "" { policy = "read" }' });
-    await admin.roles.create({ Name: 'cairn-tasks-default', Policies: [{ ID: tasksPolicy.ID }] });
+    await setUpWorkloadAuth(admin, sched.url);
     await readyNode(sched);
   });
 
