@@ -32,7 +32,7 @@ const HCL = `job "disco" {
     task "p" {
       driver = "raw_exec"
       config { command = "/bin/true" }
-      consul { cluster = "default" }
+      consul {}
     }
     task "q" {
       driver = "raw_exec"
