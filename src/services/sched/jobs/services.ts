@@ -23,7 +23,7 @@ import { decodeGoStruct, fieldOf } from '../go-struct.js';
 import { schedBadRequest } from '../http.js';
 import { isObject } from '../../../kernel/util/is-object.js';
 import { jsonKind } from '../../../kernel/util/go-struct.js';
-import type { WorkloadIdentity } from './types.js';
+import type { WorkloadIdentity } from './workload-identity.js';
 
 /** A check's restart policy (reference `CheckRestart`): `Grace` in ns; `Limit` 0 turns it off. */
 export interface CheckRestart {

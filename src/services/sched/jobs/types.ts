@@ -24,6 +24,7 @@ import type { Service } from './services.js';
 import type { NetworkResource, PortMapping } from './network.js';
 import type { Template } from './templates.js';
 import type { ConsulBlock } from './consul.js';
+import type { WorkloadIdentity } from './workload-identity.js';
 
 /** Nanoseconds in one second: the unit of every duration in job JSON. */
 export const NS_PER_SECOND = 1_000_000_000;
@@ -95,29 +96,8 @@ export interface LogConfig {
   readonly Disabled: boolean;
 }
 
-/**
- * A workload identity of a task (reference `structs.WorkloadIdentity`, the job file's
- * `identity` block; reference/integration.md §4): the JWT the servers sign for it, handed to
- * the task as `secrets/cairn_token` / `secrets/cairn_<name>.jwt` (`File`) and `CAIRN_TOKEN` /
- * `CAIRN_TOKEN_<name>` (`Env`).
- */
-export interface WorkloadIdentity {
-  /** `default` for the task's default identity. */
-  readonly Name: string;
-  /** The `aud` claim; empty: the default identity's `cairn.dev`. */
-  readonly Audience: readonly string[] | null;
-  /** `noop` (or empty), `restart` or `signal`: what a refreshed token does to the task. */
-  readonly ChangeMode: string;
-  readonly ChangeSignal: string;
-  readonly Env: boolean;
-  readonly File: boolean;
-  /** Where the file goes, relative to the task directory; empty: the default path under `secrets/`. */
-  readonly Filepath: string;
-  /** ns; 0: the token does not expire (and is not refreshed). */
-  readonly TTL: number;
-  /** A service identity's service (the reference's `ServiceName`; jobs/consul-identities.ts): its JWT carries `cairn_service`. Absent on task identities. */
-  readonly ServiceName?: string;
-}
+/** A workload identity (jobs/workload-identity.ts; its own module so services.ts can name it without an import circle). */
+export type { WorkloadIdentity };
 
 /** A task (reference `structs.Task`); `Config` is driver-specific (`raw_exec`/`exec`: `command`, `args`). */
 export interface Task {
