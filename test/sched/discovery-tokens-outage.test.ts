@@ -24,9 +24,7 @@ describe('scheduler client: a discovery login waits out an outage', () => {
   const root = mkdtempSync(join(tmpdir(), 'cairn-disco-outage-'));
   let mesh: MeshTestAgent | undefined;
   let sched: TestAgent | undefined;
-  let admin: MeshClient | undefined;
   after(async () => {
-    await admin?.close();
     await sched?.stop();
     await mesh?.stop();
     rmSync(root, { recursive: true, force: true });
@@ -49,6 +47,13 @@ describe('scheduler client: a discovery login waits out an outage', () => {
       },
     });
     await readyNode(sched);
+    // The discovery service's state is set up first, on another port: once it answers at
+    // `address`, the login is admitted (a login refused by a missing auth method is final).
+    const setup = await startMeshAgent({ initialManagement: MESH_ROOT }, { dataDir: join(root, 'mesh') });
+    const setupAdmin = new MeshClient({ address: setup.url, token: MESH_ROOT });
+    await setUpWorkloadAuth(setupAdmin, sched.url);
+    await setupAdmin.close();
+    await setup.stop();
     const allocId = await runJob(sched, {
       ID: 'waits',
       Type: 'service',
@@ -66,8 +71,6 @@ describe('scheduler client: a discovery login waits out an outage', () => {
     assert.equal(existsSync(tokenFile), false);
 
     mesh = await startMeshAgent({ initialManagement: MESH_ROOT }, { dataDir: join(root, 'mesh'), httpAddress: address });
-    admin = new MeshClient({ address: mesh.url, token: MESH_ROOT });
-    await setUpWorkloadAuth(admin, sched.url);
     const running = await allocWhen(sched, allocId, { what: 'the task running', ok: (a) => a.TaskStates?.t?.State === 'running', ms: 45_000 });
     assert.equal((running.TaskStates.t.Events as Event[]).filter((e) => e.Type === 'Task hook failed').length, 1, 'told once');
     const secret = await until('the token written', 5_000, () => (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8') : undefined));
