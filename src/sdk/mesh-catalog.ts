@@ -172,13 +172,17 @@ export class MeshAgent {
    * `replaceExistingChecks` drops the checks the definition no longer has.
    * @throws MeshApiError 400 `Missing service name` / a field error; 403 without `service:write`.
    */
-  async registerService(definition: MeshServiceRegistration, o: { readonly replaceExistingChecks?: boolean } = {}): Promise<void> {
-    await this.call('PUT', '/agent/service/register', { body: definition, query: { 'replace-existing-checks': o.replaceExistingChecks ? 'true' : undefined } });
+  async registerService(definition: MeshServiceRegistration, o: { readonly replaceExistingChecks?: boolean; readonly token?: string } = {}): Promise<void> {
+    await this.call('PUT', '/agent/service/register', {
+      body: definition,
+      query: { 'replace-existing-checks': o.replaceExistingChecks ? 'true' : undefined },
+      ...(o.token !== undefined && { token: o.token }),
+    });
   }
 
-  /** `PUT /v1/agent/service/deregister/<id>`. @throws MeshApiError 404 `Unknown service ID "<id>". …`. */
-  async deregisterService(id: string): Promise<void> {
-    await this.call('PUT', named('/agent/service/deregister', id));
+  /** `PUT /v1/agent/service/deregister/<id>` (`token`: instead of the client's). @throws MeshApiError 404 `Unknown service ID "<id>". …`. */
+  async deregisterService(id: string, o: { readonly token?: string } = {}): Promise<void> {
+    await this.call('PUT', named('/agent/service/deregister', id), o.token !== undefined ? { token: o.token } : {});
   }
 
   /** `PUT /v1/agent/service/maintenance/<id>`: puts a service in or out of maintenance. */

@@ -71,6 +71,7 @@ import {
 } from '../../kernel/config/index.js';
 import type { ConnectionLimits, UiSection } from '../../kernel/http/index.js';
 import { DEFAULT_CLIENT_TEMPLATE_CONFIG } from './client/template-config.js';
+import type { ConsulIdentitySettings } from './jobs/consul-identities.js';
 import { clientBlockKeys, clientConfigFrom, consulBlockKeys, DRIVER_PLUGINS, type ClientConfig } from './client/config.js';
 import { vaultBlockKeys } from './client/vault-config.js';
 
@@ -217,6 +218,8 @@ export interface SchedAgentConfig {
   readonly plugins?: readonly CsiPluginConfig[];
   /** The signing keyring's settings (keyring/keyring.ts); absent: the reference's defaults. */
   readonly keyring?: KeyringSettings;
+  /** Which discovery identities jobs get at submit (`consul { task_identity / service_identity { enabled } }`); absent: both. */
+  readonly consulIdentities?: ConsulIdentitySettings;
   /** Heartbeat TTL given to client nodes, in ms (`server.min_heartbeat_ttl`); absent means the reference's 10 s minimum. */
   readonly heartbeatTtlMs?: number;
   /** How long past the TTL the leader waits before marking a node down, in ms (`server.heartbeat_grace`); absent means the reference's 10 s. */
@@ -322,6 +325,7 @@ function fromRaw(raw: Raw, env: ConfigEnv, hostName: string): SchedAgentConfig {
       server,
     ),
     ...(raw.server && { keyring: keyringFrom(raw.server) }),
+    consulIdentities: { task: raw.consul?.task_identity?.enabled ?? true, service: raw.consul?.service_identity?.enabled ?? true },
     client,
     server,
   };

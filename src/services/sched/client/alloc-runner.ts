@@ -12,9 +12,12 @@ import { dirname, join } from 'node:path';
 import type { Logger } from '../../../kernel/log/logger.js';
 import type { Job, Task, TaskGroup, TaskState } from '../jobs/types.js';
 import { TaskIdentities, type IdentitySigner } from './identities.js';
+import { DiscoveryToken } from './discovery-token.js';
+import { defaultDiscovery, DEFAULT_WORKLOADS_AUTH_METHOD } from './config.js';
 import { allocDir, buildAllocDir, taskDirNameOk, type AllocDir } from './alloc-dir.js';
 import type { VolumeMounter } from './csi-mounter.js';
 import { AllocServices } from './services/alloc-services.js';
+import { ServiceTokens } from './services/service-tokens.js';
 import type { ServiceRegistrar } from './services/discovery.js';
 import { EVENT, taskEvent } from './task-event.js';
 import type { PortMapping } from '../jobs/network.js';
@@ -178,9 +181,14 @@ export class AllocRunner {
       const env = envs.get(spec.Name)!;
       // The driver runs the config with `${...}` resolved (`args = ["${CAIRN_PORT_http}"]`).
       const task = { ...spec, Config: interpolateConfig(spec.Config, env, o.node) as Record<string, unknown> };
-      // What the task's hooks obtain for the hooks after them (task-hooks.ts).
+      // What the task's hooks obtain for the hooks after them (task-hooks.ts), in the reference's order.
       const resources = new TaskHookResources();
-      const hooks: (TaskHook | undefined)[] = [this.identitiesOf(task), this.secretsTokenOf(task, resources), this.templatesOf(task, env, resources)];
+      const hooks: (TaskHook | undefined)[] = [
+        this.identitiesOf(task),
+        this.secretsTokenOf(task, resources),
+        this.discoveryTokenOf(task, resources),
+        this.templatesOf(task, env, resources),
+      ];
       const runner: TaskRunner = new TaskRunner({
         task,
         policy,
@@ -228,6 +236,21 @@ export class AllocRunner {
       task: { ...task, Vault: vault },
       taskDir: this.dir.taskDir(task.Name),
       settings: this.o.vault,
+      sign: this.signerOf(),
+      resources,
+      log: this.o.log,
+    });
+  }
+
+  /** The task's discovery token hook when it has the `consul_default` identity (client/discovery-token.ts). */
+  private discoveryTokenOf(task: Task, resources: TaskHookResources): DiscoveryToken | undefined {
+    const settings = this.o.discovery?.registrar.settings;
+    if (!DiscoveryToken.wanted(task)) return undefined;
+    return new DiscoveryToken({
+      task,
+      taskDir: this.dir.taskDir(task.Name),
+      address: settings?.address ?? defaultDiscovery().address,
+      authMethod: settings?.taskAuthMethod ?? DEFAULT_WORKLOADS_AUTH_METHOD,
       sign: this.signerOf(),
       resources,
       log: this.o.log,
@@ -284,6 +307,13 @@ export class AllocRunner {
       envs,
       taskDir: (task) => this.dir.taskDir(task),
       restartTask: (task, reason) => this.tasks.get(task)?.checkRestart(reason),
+      tokens: new ServiceTokens({
+        allocRoot: this.dir.root,
+        address: d.registrar.settings.address,
+        authMethod: d.registrar.settings.serviceAuthMethod ?? DEFAULT_WORKLOADS_AUTH_METHOD,
+        sign: this.signerOf(),
+        log: this.o.log,
+      }),
       onError: (task, message) => {
         this.o.log.warn({ alloc: alloc.ID, task, err: message }, 'client: a service cannot be registered');
         for (const [name, t] of this.tasks) if (task === undefined || task === name) t.hookFailed(`services: ${message}`);

@@ -29,6 +29,10 @@
  *   address = "127.0.0.1:8500"         # default; http(s)://host:port or host:port
  *   token   = "env://CAIRN_MESH_TOKEN" # service:write, agent:read and node:read; env:// and file:// accepted
  *   deregister_critical_service_after = "1m"  # Cairn: how long a dead client's instances stay (critical)
+ *   service_auth_method = "cairn-workloads"   # services' identities log in here (client/services/)
+ *   task_auth_method    = "cairn-workloads"   # tasks' consul_default logs in here (discovery-token.ts)
+ *   service_identity { enabled = true }       # servers: implicit identities at submit (jobs/consul-identities.ts)
+ *   task_identity    { enabled = true }
  * }
  * vault {                              # the secrets service tasks' vault blocks log in at (vault-config.ts)
  *   address = "http://127.0.0.1:8200"  jwt_auth_backend_path = "jwt-workloads"
@@ -55,7 +59,20 @@ export const consulBlockKeys = {
   deregister_critical_service_after: cfg.string({
     doc: "Cairn: how long the instances of a client that stopped heartbeating stay (critical) before the agent removes them; a Go duration, default 1m (the agent's minimum)",
   }),
+  service_auth_method: cfg.string({ doc: 'the JWT auth method services log in at with their service identity (client); default "cairn-workloads"' }),
+  task_auth_method: cfg.string({ doc: 'the JWT auth method tasks with a consul block log in at with consul_default (client); default "cairn-workloads"' }),
+  service_identity: cfg.block(
+    { enabled: cfg.bool({ doc: 'add a service identity to every consul service at submit; default true' }) },
+    { doc: "servers: the services' implicit identities (reference `consul.service_identity`; jobs/consul-identities.ts)" },
+  ),
+  task_identity: cfg.block(
+    { enabled: cfg.bool({ doc: 'add consul_default to every task with a consul block at submit; default true' }) },
+    { doc: "servers: the tasks' implicit consul_default identity (reference `consul.task_identity`; jobs/consul-identities.ts)" },
+  ),
 };
+
+/** The JWT auth method name both logins use unless configured (the reference's `nomad-workloads` under Cairn's name). */
+export const DEFAULT_WORKLOADS_AUTH_METHOD = 'cairn-workloads';
 
 /** Driver plugin labels: `plugin "<label>"` with these labels configure a task driver, not a CSI plugin. */
 export const DRIVER_PLUGINS = ['raw_exec', 'exec'] as const;
@@ -169,7 +186,14 @@ export interface ClientRaw {
   /** `plugin "raw_exec"` / `plugin "exec"` blocks: their `config.enabled`. */
   readonly drivers: readonly { readonly label: string; readonly enabled: boolean | undefined }[];
   /** The `consul` block. */
-  readonly consul?: { readonly address?: string; readonly token?: string; readonly deregister_critical_service_after?: string; readonly $at: BlockAt };
+  readonly consul?: {
+    readonly address?: string;
+    readonly token?: string;
+    readonly deregister_critical_service_after?: string;
+    readonly service_auth_method?: string;
+    readonly task_auth_method?: string;
+    readonly $at: BlockAt;
+  };
   /** The `vault` block. */
   readonly vault?: VaultBlockRaw;
 }
@@ -190,7 +214,13 @@ function discoveryFrom(b: NonNullable<ClientRaw['consul']>, env: ConfigEnv): Dis
   const after = b.deregister_critical_service_after ?? '1m';
   if (typeof parseGoDuration(after) === 'string')
     throw blockError(b.$at, 'deregister_critical_service_after', `"deregister_critical_service_after": "${after}" is not a duration such as "1m"`);
-  return { address, ...(token !== undefined && { token }), deregisterCriticalServiceAfter: after };
+  return {
+    address,
+    ...(token !== undefined && { token }),
+    deregisterCriticalServiceAfter: after,
+    serviceAuthMethod: b.service_auth_method || DEFAULT_WORKLOADS_AUTH_METHOD,
+    taskAuthMethod: b.task_auth_method || DEFAULT_WORKLOADS_AUTH_METHOD,
+  };
 }
 
 /**

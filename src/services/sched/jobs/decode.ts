@@ -30,6 +30,7 @@ import { decodeServices } from './services.js';
 import { decodeTemplates } from './templates.js';
 import { decodeDefaultIdentity, decodeNamedIdentities } from './identity.js';
 import { decodeVault, withVaultConstraint, withVaultIdentity } from './vault.js';
+import { decodeConsul } from './consul.js';
 import { jsonKind } from '../../../kernel/util/go-struct.js';
 
 /** Where a decoded job lands when the body names none of these. */
@@ -211,6 +212,7 @@ function decodeTask(raw: unknown, path: string, names: string): Task {
     // A `vault` block brings the identity its login uses (jobs/vault.ts), as the reference's submit does.
     Identities: withVaultIdentity(vault, decodeNamedIdentities(raw, path)),
     ...(vault && { Vault: vault }),
+    Consul: decodeConsul(raw, path),
   };
 }
 
@@ -243,6 +245,7 @@ function decodeGroup(raw: unknown, job: { type: string; name: string }, path: st
     Tasks: decodedTasks,
     Services: decodeServices(fieldOf(raw, 'Services'), `${path}.Services`, `${job.name}-${strOr(raw, 'Name', '', path)}`),
     ShutdownDelay: shutdownDelay(raw, path) ?? null,
+    Consul: decodeConsul(raw, path),
   };
 }
 

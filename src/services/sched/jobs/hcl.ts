@@ -29,6 +29,7 @@
  *       template { data = "{{ key \"app/config\" }}"  destination = "local/app.conf" }   # templates-hcl.ts
  *       identity { env = true  file = true  ttl = "1h" }   # workload identities (identity-hcl.ts)
  *       vault { role = "cairn-workloads"  change_mode = "restart" }   # a secrets token for the task (vault-hcl.ts)
+ *       consul { namespace = "" }   # a discovery token for the task (consul.ts; also on the group)
  *     }
  *     shutdown_delay = "5s"
  *     service { name = "${JOB}-app" }   # group services too (services-hcl.ts)
@@ -49,6 +50,7 @@ import { hclNetworks, NETWORK_HCL_KEYS } from './network.js';
 import { TEMPLATE_HCL_KEYS, templatesFromHcl } from './templates-hcl.js';
 import { IDENTITY_HCL_KEYS, identitiesFromHcl } from './identity-hcl.js';
 import { VAULT_HCL_KEYS, vaultFromHcl } from './vault-hcl.js';
+import { CONSUL_HCL_KEYS, consulFromHcl } from './consul.js';
 
 const constraint = {
   kind: 'block',
@@ -79,6 +81,7 @@ const TASK_KEYS = {
   shutdown_delay: { kind: 'raw' },
   identity: IDENTITY_HCL_KEYS,
   vault: VAULT_HCL_KEYS,
+  consul: CONSUL_HCL_KEYS,
 } as const;
 
 const GROUP_KEYS = {
@@ -119,6 +122,7 @@ const GROUP_KEYS = {
   task: { kind: 'block', labelled: true, repeated: true, required: true, keys: TASK_KEYS },
   service: SERVICE_HCL_KEYS,
   shutdown_delay: { kind: 'raw' },
+  consul: CONSUL_HCL_KEYS,
 } as const;
 
 /** The keys of a job file (kernel/config schema; module doc). */
@@ -232,6 +236,7 @@ function task(label: string, t: Body): Record<string, unknown> {
     ShutdownDelay: duration(t, 'shutdown_delay'),
     ...identitiesFromHcl(t.identity as Body[]),
     Vault: vaultFromHcl(t.vault as Body | undefined),
+    Consul: consulFromHcl(t.consul as Body | undefined),
   });
 }
 
@@ -291,6 +296,7 @@ function group(label: string, g: Body): Record<string, unknown> {
     Tasks: tasks.map((t) => task(t.label, t.body)),
     Services: servicesFromHcl(g.service as Body[]),
     ShutdownDelay: duration(g, 'shutdown_delay'),
+    Consul: consulFromHcl(g.consul as Body | undefined),
   });
 }
 

@@ -23,6 +23,7 @@ import { decodeGoStruct, fieldOf } from '../go-struct.js';
 import { schedBadRequest } from '../http.js';
 import { isObject } from '../../../kernel/util/is-object.js';
 import { jsonKind } from '../../../kernel/util/go-struct.js';
+import type { WorkloadIdentity } from './workload-identity.js';
 
 /** A check's restart policy (reference `CheckRestart`): `Grace` in ns; `Limit` 0 turns it off. */
 export interface CheckRestart {
@@ -83,6 +84,8 @@ export interface Service {
   readonly OnUpdate: string;
   /** `consul`: the discovery service beside the client (the only provider Cairn has). */
   readonly Provider: string;
+  /** The service identity added at submit (jobs/consul-identities.ts): its registration's token comes from it; absent: the client's token. */
+  readonly Identity?: WorkloadIdentity | null;
 }
 
 /** The provider name of the discovery service (the reference's default provider, `consul`). */

@@ -23,6 +23,8 @@
 import type { Service } from './services.js';
 import type { NetworkResource, PortMapping } from './network.js';
 import type { Template } from './templates.js';
+import type { ConsulBlock } from './consul.js';
+import type { WorkloadIdentity } from './workload-identity.js';
 
 /** Nanoseconds in one second: the unit of every duration in job JSON. */
 export const NS_PER_SECOND = 1_000_000_000;
@@ -94,27 +96,8 @@ export interface LogConfig {
   readonly Disabled: boolean;
 }
 
-/**
- * A workload identity of a task (reference `structs.WorkloadIdentity`, the job file's
- * `identity` block; reference/integration.md §4): the JWT the servers sign for it, handed to
- * the task as `secrets/cairn_token` / `secrets/cairn_<name>.jwt` (`File`) and `CAIRN_TOKEN` /
- * `CAIRN_TOKEN_<name>` (`Env`).
- */
-export interface WorkloadIdentity {
-  /** `default` for the task's default identity. */
-  readonly Name: string;
-  /** The `aud` claim; empty: the default identity's `cairn.dev`. */
-  readonly Audience: readonly string[] | null;
-  /** `noop` (or empty), `restart` or `signal`: what a refreshed token does to the task. */
-  readonly ChangeMode: string;
-  readonly ChangeSignal: string;
-  readonly Env: boolean;
-  readonly File: boolean;
-  /** Where the file goes, relative to the task directory; empty: the default path under `secrets/`. */
-  readonly Filepath: string;
-  /** ns; 0: the token does not expire (and is not refreshed). */
-  readonly TTL: number;
-}
+/** A workload identity (jobs/workload-identity.ts; its own module so services.ts can name it without an import circle). */
+export type { WorkloadIdentity };
 
 /**
  * A task's `vault` block (reference `structs.Vault`, reference/integration.md §4; jobs/vault.ts):
@@ -173,6 +156,8 @@ export interface Task {
   readonly Identities?: readonly WorkloadIdentity[] | null;
   /** The secrets token the client obtains for the task (jobs/vault.ts); absent: none (and on jobs stored before it existed). */
   readonly Vault?: TaskVault;
+  /** The task's `consul` block (jobs/consul.ts); absent: the group's, if any. */
+  readonly Consul?: ConsulBlock | null;
 }
 
 /** A task group (reference `structs.TaskGroup`). */
@@ -192,6 +177,8 @@ export interface TaskGroup {
   readonly Services?: readonly Service[] | null;
   /** ns between deregistering the group's services and its tasks' kill signal; null: none. */
   readonly ShutdownDelay?: number | null;
+  /** The group's `consul` block (jobs/consul.ts), for its tasks without one and its services. */
+  readonly Consul?: ConsulBlock | null;
 }
 
 /** A job (reference `structs.Job`); times in Unix ns. */

@@ -19,6 +19,7 @@ import { templateErrors } from './templates.js';
 import { vaultErrors } from './vault.js';
 import { JOB_TYPES, type Constraint, type Job, type Task, type TaskGroup } from './types.js';
 import { identityErrors } from './identity.js';
+import { consulErrors } from './consul.js';
 
 /** The reference's `multierror` text of `errors`. */
 function multiError(errors: readonly string[]): string {
@@ -83,6 +84,7 @@ function taskErrors(t: Task, g: TaskGroup): string[] {
   out.push(...templateErrors(t.Templates));
   out.push(...identityErrors(t));
   out.push(...vaultErrors(t.Vault));
+  out.push(...consulErrors(t.Consul));
   for (const [i, m] of (t.VolumeMounts ?? []).entries()) {
     if (m.Volume === '') out.push(`Volume Mount (${i}) references an empty volume`);
     else if (!g.Volumes?.[m.Volume]) out.push(`Volume Mount (${i}) references undefined volume ${m.Volume}`);
@@ -128,6 +130,7 @@ function groupErrors(g: TaskGroup, job: Job): string[] {
     ),
   );
   if ((g.ShutdownDelay ?? 0) < 0) out.push('ShutdownDelay must be a positive value');
+  out.push(...consulErrors(g.Consul));
   const seen = new Map<string, number>();
   for (const [i, t] of g.Tasks.entries()) {
     const prev = seen.get(t.Name);

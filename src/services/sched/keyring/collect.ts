@@ -32,9 +32,13 @@ export function collectableKeys(c: Collect): string[] {
   for (const a of c.state.list<StoredAlloc>(T.allocs)) {
     if (allocTerminal(a)) continue;
     oldestLive = Math.min(oldestLive, a.CreateTime);
-    for (const t of a.Job?.TaskGroups.find((g) => g.Name === a.TaskGroup)?.Tasks ?? []) {
+    const group = a.Job?.TaskGroups.find((g) => g.Name === a.TaskGroup);
+    for (const t of group?.Tasks ?? []) {
       for (const id of [t.Identity, ...(t.Identities ?? [])]) longestTtl = Math.max(longestTtl, id?.TTL ?? 0);
     }
+    // Service identities (jobs/consul-identities.ts) are refreshed tokens too.
+    for (const s of [...(group?.Services ?? []), ...(group?.Tasks ?? []).flatMap((t) => t.Services ?? [])])
+      longestTtl = Math.max(longestTtl, s.Identity?.TTL ?? 0);
   }
   const wait = Math.max(c.gcThresholdNs, longestTtl);
   return retired.filter((k) => oldestLive >= k.InactiveTime! && c.nowNs >= k.InactiveTime! + wait).map((k) => k.KeyID);

@@ -7,8 +7,9 @@
  * nomad_namespace      cairn_namespace
  * nomad_job_id         cairn_job_id        (the parent job's ID for dispatched and periodic children)
  * nomad_allocation_id  cairn_allocation_id
- * nomad_task           cairn_task
- * sub                  <region>:<namespace>:<job>:<group>:<task>:<identity name>
+ * nomad_task           cairn_task          (absent on the identity of a group's service)
+ * nomad_service        cairn_service       (service identities only, jobs/consul-identities.ts)
+ * sub                  <region>:<namespace>:<job>:<group>:<task, or the service of a service identity>:<identity name>
  * aud                  the identity's `aud`; the default identity's: "cairn-sched" (the reference: "nomadproject.io")
  * iat, nbf             signing time (Unix s); exp = iat + ttl when the identity has a ttl; iss = server.oidc_issuer when set
  * ```
@@ -21,7 +22,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { Job, Task, WorkloadIdentity } from '../jobs/types.js';
+import type { Job, Task, TaskGroup, WorkloadIdentity } from '../jobs/types.js';
 
 /**
  * The audience of the default identity, which the scheduler's own API accepts as a token
@@ -49,6 +50,17 @@ export function identitiesOf(task: Pick<Task, 'Identity' | 'Identities'>): Workl
   return [task.Identity ?? IMPLICIT_DEFAULT, ...(task.Identities ?? [])];
 }
 
+/**
+ * Identity `name` of task `task` of `group`, or of one of its services (service identities,
+ * jobs/consul-identities.ts); `task` `''` names a group's service identity. Undefined: none.
+ */
+export function findIdentity(group: Pick<TaskGroup, 'Tasks' | 'Services'>, task: string, name: string): WorkloadIdentity | undefined {
+  if (task === '') return group.Services?.find((s) => s.Identity?.Name === name)?.Identity ?? undefined;
+  const t = group.Tasks.find((x) => x.Name === task);
+  if (!t) return undefined;
+  return identitiesOf(t).find((i) => i.Name === name) ?? t.Services?.find((s) => s.Identity?.Name === name)?.Identity ?? undefined;
+}
+
 /** The allocation an identity is for. */
 export interface IdentityAlloc {
   readonly ID: string;
@@ -66,17 +78,23 @@ export interface IdentityContext {
   readonly nowMs: number;
 }
 
-/** The claims of `identity` of `task` in `alloc` (module doc). */
+/**
+ * The claims of `identity` of `task` in `alloc` (module doc). A service identity
+ * (`ServiceName` set) also carries `cairn_service`, which the discovery service's binding
+ * rules select on (the reference's `nomad_service`); `task` is `''` for a group's service.
+ */
 export function identityClaims(alloc: IdentityAlloc, task: string, identity: WorkloadIdentity, c: IdentityContext): Record<string, unknown> {
   const jobId = alloc.Job.ParentID || alloc.Job.ID;
   const iat = Math.floor(c.nowMs / 1000);
   const aud = identity.Audience && identity.Audience.length > 0 ? identity.Audience : [DEFAULT_AUDIENCE];
+  const service = identity.ServiceName;
   return {
     cairn_namespace: alloc.Namespace,
     cairn_job_id: jobId,
     cairn_allocation_id: alloc.ID,
-    cairn_task: task,
-    sub: [c.region, alloc.Namespace, jobId, alloc.TaskGroup, task, identity.Name].join(':'),
+    ...(task !== '' && { cairn_task: task }),
+    ...(service !== undefined && { cairn_service: service }),
+    sub: [c.region, alloc.Namespace, jobId, alloc.TaskGroup, service ?? task, identity.Name].join(':'),
     // One audience is a string, as the reference's JWT library writes it.
     aud: aud.length === 1 ? aud[0] : aud,
     iat,

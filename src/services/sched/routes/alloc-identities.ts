@@ -6,6 +6,7 @@
  *
  * ```text
  * POST|PUT /v1/allocation/:id/identities  {"Identities":[{"TaskName","IdentityName"}…]}   the allocation's node secret only
+ *   (a service identity: its task's name, or "" for a group's service; keyring/identity.ts findIdentity)
  *   → {"SignedIdentities":[{"TaskName","IdentityName","JWT","Expiration"}…]}   Expiration: RFC 3339, or null without a ttl
  * ```
  *
@@ -21,7 +22,7 @@ import type { SchedAccess, SchedRoute } from '../access.js';
 import type { Ctx } from '../deps.js';
 import { schedBadRequest, schedInternal, schedNotFound, type SchedReply } from '../http.js';
 import type { Job } from '../jobs/types.js';
-import { identitiesOf, identityClaims } from '../keyring/identity.js';
+import { findIdentity, identityClaims } from '../keyring/identity.js';
 import { T } from '../state.js';
 
 /** Most identities one request may ask for. */
@@ -62,11 +63,14 @@ async function sign(ctx: Ctx): Promise<SchedReply> {
   const group = alloc.Job?.TaskGroups.find((g) => g.Name === alloc.TaskGroup);
   const nowMs = ctx.deps.now();
   const signed = asked.map((r) => {
-    const task = group?.Tasks.find((t) => t.Name === r.TaskName);
-    if (!task || !alloc.Job) throw schedBadRequest(`unknown task "${r.TaskName}"`);
-    const identity = identitiesOf(task).find((i) => i.Name === r.IdentityName);
-    if (!identity) throw schedBadRequest(`task "${r.TaskName}" has no identity "${r.IdentityName}"`);
-    const claims = identityClaims({ ...alloc, Job: alloc.Job }, task.Name, identity, { region: ctx.deps.config.region, issuer: keyring.issuer, nowMs });
+    // TaskName "" asks for a group service's identity.
+    if (!group || !alloc.Job || (r.TaskName !== '' && !group.Tasks.some((t) => t.Name === r.TaskName))) throw schedBadRequest(`unknown task "${r.TaskName}"`);
+    const identity = findIdentity(group, r.TaskName, r.IdentityName);
+    if (!identity)
+      throw schedBadRequest(
+        r.TaskName === '' ? `the group has no service identity "${r.IdentityName}"` : `task "${r.TaskName}" has no identity "${r.IdentityName}"`,
+      );
+    const claims = identityClaims({ ...alloc, Job: alloc.Job }, r.TaskName, identity, { region: ctx.deps.config.region, issuer: keyring.issuer, nowMs });
     const exp = claims.exp as number | undefined;
     return { ...r, JWT: keyring.sign(claims).jwt, Expiration: exp === undefined ? null : new Date(exp * 1000).toISOString() };
   });

@@ -25,6 +25,7 @@ import { requireInput } from '../request.js';
 import { Go } from '../../../kernel/util/go-schema.js';
 import { decodeJob } from '../jobs/decode.js';
 import { validateJob } from '../jobs/validate.js';
+import { withConsulIdentities } from '../jobs/consul-identities.js';
 import { specChanged } from '../jobs/write.js';
 import { computePlan } from '../scheduler/schedule.js';
 import { DEFAULT_NAMESPACE, LABEL, T } from '../state.js';
@@ -185,8 +186,10 @@ async function planJob(ctx: Ctx): Promise<SchedReply> {
   const { body, raw, namespace } = planRequest(ctx);
   checkPlannedJob(raw, ctx.params.id!);
   // Canonicalized as a register would store it, so an unchanged job file plans as unchanged.
-  const submitted = decodeJob(raw, { namespace, region: ctx.deps.config.region });
-  validateJob(submitted, ctx.deps.config.region);
+  const decoded = decodeJob(raw, { namespace, region: ctx.deps.config.region });
+  validateJob(decoded, ctx.deps.config.region);
+  // With the identities a register adds, so an unchanged job plans as unchanged.
+  const submitted = withConsulIdentities(decoded, ctx.deps.config.consulIdentities);
   const state = ctx.deps.state;
   const stored = state.get<Job>(T.jobs, jobKey(namespace, submitted.ID));
   const same = stored !== undefined && !specChanged(stored, submitted);

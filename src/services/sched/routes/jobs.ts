@@ -34,6 +34,7 @@ import { allocsOfJob, evalsOfJob, jobStatus, jobSummary, relationsByJob } from '
 import { jobKey, type Job } from '../jobs/types.js';
 import { validateJob } from '../jobs/validate.js';
 import { vaultWarnings } from '../jobs/vault.js';
+import { withConsulIdentities } from '../jobs/consul-identities.js';
 import { deregisterJob, evaluateJob, registerJob, scaleJob, type JobWriteResult } from '../jobs/write.js';
 import { compileListFilter, nextTokenHeader, paginate } from '../paginate.js';
 import { PAGED_QUERY, PREFIX_QUERY, queryBool, queryPerPage, queryPrefix, requireInput } from '../request.js';
@@ -111,7 +112,7 @@ function registerRequest(ctx: Ctx): RegisterRequest {
 async function register(ctx: Ctx, pathId?: string): Promise<SchedReply> {
   const r = registerRequest(ctx);
   if (pathId !== undefined && r.job.ID !== pathId) throw schedBadRequest('Job ID does not match name');
-  const written = await registerJob(ctx.deps, r.job, { ...r, triggeredBy: 'job-register' });
+  const written = await registerJob(ctx.deps, withConsulIdentities(r.job, ctx.deps.config.consulIdentities), { ...r, triggeredBy: 'job-register' });
   return writeResult({ ...written, Warnings: warningsText(vaultWarnings(r.job.TaskGroups.flatMap((g) => g.Tasks))) });
 }
 

@@ -7,7 +7,9 @@
  * watches the checks with a `check_restart` limit: after `grace` from the task's start,
  * each check interval in which the check is not passing (a `warning` passes with
  * `ignore_warnings`) counts, one passing result resets the count, and at `limit` the task
- * is restarted through the group's restart policy (task-runner.ts `checkRestart`).
+ * is restarted through the group's restart policy (task-runner.ts `checkRestart`). A service
+ * with a service identity is registered with its own token (service-tokens.ts), logged out
+ * after the allocation's services are deregistered.
  *
  * @module
  */
@@ -18,6 +20,7 @@ import type { TaskGroup } from '../../jobs/types.js';
 import type { ServiceRegistrar } from './discovery.js';
 import { buildRegistration, type Registration, type RegistrationContext, type RestartWatch } from './registration.js';
 import { ScriptCheckLoop } from './script-check.js';
+import type { ServiceTokens } from './service-tokens.js';
 
 /** Options of {@link AllocServices}. */
 export interface AllocServicesOptions {
@@ -32,6 +35,8 @@ export interface AllocServicesOptions {
   readonly restartTask: (task: string, reason: string) => void;
   /** A registration of `task` (undefined: a group service) could not be built (a bad name or port) or the agent did not take it (told once until it does). */
   readonly onError: (task: string | undefined, message: string) => void;
+  /** The services' identity tokens (service-tokens.ts); absent: every service is registered with the client's token. */
+  readonly tokens?: ServiceTokens;
   readonly log: Logger;
   readonly now: () => number;
 }
@@ -87,6 +92,8 @@ export class AllocServices {
   async deregisterAll(): Promise<void> {
     this.stopped = true;
     await Promise.all([...this.live.values()].map((l) => this.remove(l)));
+    // Their tokens go once nothing registers with them any more.
+    await this.o.tokens?.logoutAll();
   }
 
   private envOf(task: string): Readonly<Record<string, string>> {
@@ -103,6 +110,9 @@ export class AllocServices {
       this.o.onError(owner, (err as Error).message);
       return;
     }
+    const token = await this.o.tokens?.tokenFor(service, owner);
+    if (this.stopped) return;
+    if (token !== undefined) reg = { ...reg, token };
     const prior = this.live.get(reg.id);
     if (prior) this.stopRuns(prior);
     const l: Live = { reg, owner, scripts: [], unwatch: [], watches: [] };

@@ -142,10 +142,11 @@ export class ServiceRegistrar {
   async deregister(id: string): Promise<void> {
     this.failing.delete(id);
     this.onFailure.delete(id);
-    if (!this.regs.delete(id)) return;
+    const reg = this.regs.get(id);
+    if (!reg || !this.regs.delete(id)) return;
     await this.inOrder(id, async () => {
       try {
-        await this.mesh.agent.deregisterService(id);
+        await this.mesh.agent.deregisterService(id, { token: reg.token });
       } catch (err) {
         if (err instanceof MeshApiError && err.status === 404) return;
         this.o.log.warn({ service: id, err: (err as Error).message }, 'client: service deregistration failed; the next reconcile removes it');
@@ -232,7 +233,7 @@ export class ServiceRegistrar {
 
   private async put(reg: Registration): Promise<void> {
     try {
-      await this.mesh.agent.registerService(reg.body, { replaceExistingChecks: true });
+      await this.mesh.agent.registerService(reg.body, { replaceExistingChecks: true, token: reg.token });
       this.failing.delete(reg.id);
     } catch (err) {
       // Closed, or deregistered meanwhile: nothing to retry.

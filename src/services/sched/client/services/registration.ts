@@ -87,6 +87,8 @@ export interface Registration {
   readonly aliveCheckId: string;
   readonly scripts: readonly ScriptCheck[];
   readonly watches: readonly RestartWatch[];
+  /** The token to register and deregister it with (its service identity's, service-tokens.ts); absent: the client's. */
+  readonly token?: string;
 }
 
 /** The variables of one registration (the task's environment and `JOB`, `TASKGROUP`, `TASK`, `BASE`) with the node's. */
