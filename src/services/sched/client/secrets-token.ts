@@ -105,6 +105,8 @@ export class SecretsTokenHook implements TaskHook {
   /** Failed attempts in a row of the current renewal or login (0: none). */
   private failures = 0;
   private timer: NodeJS.Timeout | undefined;
+  /** The renewal or login under way (stop waits for it, so a token it obtains is revoked too). */
+  private busy: Promise<void> = Promise.resolve();
   private stopped = false;
 
   constructor(private readonly o: SecretsTokenOptions) {
@@ -159,7 +161,9 @@ export class SecretsTokenHook implements TaskHook {
     clearTimeout(this.timer);
     const client = this.client;
     if (!client) return;
-    if (this.token !== undefined && this.vault.AllowTokenRevocation && o?.shutdown !== true) {
+    const revoke = this.vault.AllowTokenRevocation && o?.shutdown !== true;
+    if (revoke) await this.busy;
+    if (this.token !== undefined && revoke) {
       try {
         await client.withToken(this.token).token.revokeSelf();
         this.o.log.debug({ task: this.o.task.Name }, 'client: the task secrets token was revoked');
@@ -256,7 +260,12 @@ export class SecretsTokenHook implements TaskHook {
   private schedule(ms: number, run: () => Promise<void>): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void run(), ms);
+    this.timer = setTimeout(() => {
+      // A file that cannot be written: logged, the task keeps its token in place.
+      this.busy = run().catch((err: unknown) =>
+        this.o.log.error({ task: this.o.task.Name, err: (err as Error).message }, 'client: the task secrets token hook failed'),
+      );
+    }, ms);
     this.timer.unref();
   }
 
@@ -301,7 +310,10 @@ export class SecretsTokenHook implements TaskHook {
       this.schedule(backoffMs(this.failures - 1), () => this.relogin(why));
       return;
     }
-    if (this.stopped) return;
+    if (this.stopped) {
+      this.token = got.token; // for stop to revoke
+      return;
+    }
     this.recovered('a new Vault token was obtained');
     this.put(got.token);
     this.renewIn(got.lease, got.renewable);
