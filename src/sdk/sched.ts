@@ -81,6 +81,8 @@ export type {
   SchedPortMapping,
   SchedTaskEvent,
   SchedTaskState,
+  SchedTemplateState,
+  SchedIdentityState,
 } from './sched-allocs.js';
 export type { SchedCallOptions, SchedCallReply, SchedMethod } from './sched-call.js';
 export { parseSchedFrameLine, readSchedFrames, SchedStreamError, SCHED_STREAM_CLOSED } from './sched-events.js';
