@@ -17,7 +17,7 @@
  *   written, the scheduler's address in place of the example's) make the same role, method and
  *   rules, and the same logins pass and fail;
  * - the README tour's job (`vault {}` and a template of a KV secret) prints its secret's digest,
- *   and again after a new version (todo until the vault and template hooks are merged).
+ *   and again after a new version.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -281,8 +281,7 @@ describe('cairn dev: workload identities log in at the secrets and discovery ser
     await meshLogins();
   });
 
-  // Needs the client's vault and template hooks (branches vault-hook, tpl-hook): drop `todo` once they are merged.
-  it("the README tour's job reads its secret through a template, and restarts with the new one", { todo: 'needs the vault and template hooks' }, async () => {
+  it("the README tour's job reads its secret through a template, and restarts with the new one", async () => {
     const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
     const hcl = /cat > tour\.hcl <<'EOF2'\n([^]*?)\nEOF2\n/.exec(readme)?.[1];
     assert.ok(hcl, 'the README writes tour.hcl');

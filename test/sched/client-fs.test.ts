@@ -9,7 +9,7 @@
  * that restarts (same node, its tasks started again).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -67,6 +67,24 @@ describe('scheduler client agent: files, drivers, lifecycle', () => {
     assert.match(viaLink.text, /escapes the allocation directory/);
     assert.equal((await call(a.url, 'GET', `/v1/client/fs/ls/${id}?path=alloc/data/etc-link`, { token: ROOT })).status, 400);
     assert.equal((await call(a.url, 'GET', `/v1/client/fs/cat/${id}?path=alloc/nope`, { token: ROOT })).status, 404);
+    // A task's secrets are never read through the API: by their path, another case, or a link to them.
+    const secrets = await call(a.url, 'GET', `/v1/client/fs/ls/${id}?path=t/secrets`, { token: ROOT });
+    assert.deepEqual(
+      secrets.json.map((e: { Name: string }) => e.Name),
+      ['s'],
+      'names are listed, as in the reference',
+    );
+    symlinkSync(join(a.dataDir, 'alloc', id, 't', 'secrets', 's'), join(a.dataDir, 'alloc', id, 'alloc', 'data', 'secret-link'));
+    for (const p of ['t/secrets/s', '/t/./secrets/s', 't/SECRETS/s', 'alloc/data/secret-link']) {
+      const r = await call(a.url, 'GET', `/v1/client/fs/cat/${id}?path=${encodeURIComponent(p)}`, { token: ROOT });
+      assert.deepEqual([r.status, r.text.includes('secret\n')], [403, false], `${p}: ${r.text}`);
+      assert.match(r.text, /Reading secret file prohibited/);
+    }
+    mkdirSync(join(a.dataDir, 'alloc', id, 't', 'private'), { recursive: true });
+    writeFileSync(join(a.dataDir, 'alloc', id, 't', 'private', 'vault_token'), 'token');
+    const priv = await call(a.url, 'GET', `/v1/client/fs/cat/${id}?path=t/private/vault_token`, { token: ROOT });
+    assert.equal(priv.status, 403, priv.text);
+    assert.match(priv.text, /Reading private file prohibited: t\/private\/vault_token/);
     assert.equal((await call(a.url, 'GET', `/v1/client/fs/cat/${id}?path=alloc`, { token: ROOT })).status, 400);
     await stopJob(a, 'files');
   });

@@ -73,3 +73,16 @@ export function confinedPath(root: string, given: string): string {
   if (inside.startsWith('..') || isAbsolute(inside)) throw escapes(given);
   return real;
 }
+
+/**
+ * Which of a task's private directories `real` (a path {@link confinedPath} returned under
+ * `root`) is in: `secret` for `<task>/secrets/…`, `private` for `<task>/private/…` (tokens,
+ * rendered secrets: never served by the fs endpoints, as the reference's `ReadAt`; compared
+ * without case like it), else undefined. The shared `alloc/` directory has neither.
+ */
+export function privateArea(root: string, real: string): 'secret' | 'private' | undefined {
+  const [top, second] = relative(realpathSync(root), real).split(sep);
+  if (top === undefined || top === 'alloc' || second === undefined) return undefined;
+  const dir = second.toLowerCase();
+  return dir === 'secrets' ? 'secret' : dir === 'private' ? 'private' : undefined;
+}

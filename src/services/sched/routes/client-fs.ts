@@ -14,7 +14,7 @@
  * Data in File>, "FileEvent": ""}`. `follow=true` keeps the reply open and sends what the task
  * writes later, until the task is dead and everything was sent (or the caller leaves). Paths
  * of `ls` and `cat` are relative to the allocation directory and may not leave it (`..` or a
- * symbolic link: 400).
+ * symbolic link: 400); `cat` never reads a task's `secrets/` or `private/` files (403).
  *
  * @module
  */
@@ -23,11 +23,12 @@ import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { ApiQuery } from '../../../kernel/http/index.js';
-import { confinedPath } from '../client/alloc-dir.js';
+import { confinedPath, privateArea } from '../client/alloc-dir.js';
 import { LogCursor } from '../client/log-stream.js';
 import type { SchedAccess, SchedRoute } from '../access.js';
 import type { Ctx } from '../deps.js';
 import { schedBadRequest, type SchedReply } from '../http.js';
+import { CairnError } from '../../../kernel/http/index.js';
 import { queryBool } from '../request.js';
 import { allocAccess, locateAlloc, type LocalAlloc } from './client-locate.js';
 
@@ -143,11 +144,25 @@ function modeString(mode: number, dir: boolean, link: boolean): string {
   return `${dir ? 'd' : link ? 'L' : '-'}${bits}`;
 }
 
-/** Allocation `:alloc` resolved locally or forwarded, and `?path=` (default `/`) confined to its directory. */
-async function fsTarget(ctx: Ctx): Promise<{ path: string } | { forwarded: SchedReply }> {
+/**
+ * Allocation `:alloc` resolved locally or forwarded, and `?path=` (default `/`) confined to its
+ * directory; `root` is the allocation directory.
+ */
+async function fsTarget(ctx: Ctx): Promise<{ path: string; root: string } | { forwarded: SchedReply }> {
   const where = await locateAlloc(ctx);
   if ('forwarded' in where) return where;
-  return { path: confinedPath(where.local.dir.root, ctx.query.get('path') ?? '/') };
+  const root = where.local.dir.root;
+  return { path: confinedPath(root, ctx.query.get('path') ?? '/'), root };
+}
+
+/**
+ * A task's `secrets/` and `private/` files are never read through the API (they hold its
+ * tokens and rendered secrets), whatever path or link leads there: 403 with the reference's
+ * `ReadAt` texts (it answers 500). Listing their names stays allowed, as in the reference.
+ */
+function refusePrivate(root: string, path: string, given: string): void {
+  const area = privateArea(root, path);
+  if (area) throw new CairnError('forbidden', `Reading ${area} file prohibited: ${given}`);
 }
 
 /** The query parameters of the logs stream. */
@@ -195,7 +210,7 @@ export const clientFsRoutes: readonly SchedRoute[] = [
     pattern: 'client/fs/cat/:alloc',
     synopsis: 'Read a file of an allocation (?path=)',
     methods: {
-      /** The file's bytes (`text/plain`). @throws 400 `path "<p>" escapes the allocation directory`, `path "<p>" is a directory`; 404 for a missing file; as {@link locateAlloc} (`read-fs`). */
+      /** The file's bytes (`text/plain`). @throws 400 `path "<p>" escapes the allocation directory`, `path "<p>" is a directory`; 403 `Reading secret file prohibited: <p>` (a task's `secrets/`, likewise `private/`); 404 for a missing file; as {@link locateAlloc} (`read-fs`). */
       GET: {
         access: allocAccess('read-fs'),
         query: PATH_QUERY,
@@ -203,6 +218,7 @@ export const clientFsRoutes: readonly SchedRoute[] = [
           const t = await fsTarget(ctx);
           if ('forwarded' in t) return t.forwarded;
           if (statSync(t.path).isDirectory()) throw schedBadRequest(`path "${ctx.query.get('path') ?? ''}" is a directory`);
+          refusePrivate(t.root, t.path, ctx.query.get('path') ?? '');
           return { raw: { contentType: 'text/plain; charset=utf-8', body: readFileSync(t.path) } };
         },
       },
