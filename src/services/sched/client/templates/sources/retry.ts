@@ -26,7 +26,9 @@ export class TemplateSourceError extends Error {
     readonly status: number | undefined,
     cause: Error,
   ) {
-    super(`${dependency}: ${failureText(failure, status)}: ${cause.message}`, { cause });
+    const what = failureText(failure, status);
+    // The secrets service's 403 says `permission denied` itself: not twice.
+    super(`${dependency}: ${what}${cause.message.trim().toLowerCase() === what ? '' : `: ${cause.message}`}`, { cause });
   }
 }
 
