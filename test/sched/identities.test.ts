@@ -12,6 +12,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { cliRunner } from '../cli-helpers.js';
 import { until } from '../processes.js';
 import { allocWhen, eventTypes, job, readyNode, runJob, shTask, startClientAgent } from './client-helpers.js';
 import { call, ROOT, type TestAgent } from './helpers.js';
@@ -25,6 +26,7 @@ describe('scheduler workload identities', () => {
   let allocId: string;
   const taskDir = (task: string) => join(a.dataDir, 'alloc', allocId, task);
   const read = (task: string, file: string) => readFileSync(join(taskDir(task), file), 'utf8');
+  const { ok: cli } = cliRunner({ env: () => ({ SCHED_ADDR: a.url }), rootEnv: () => ({ SCHED_TOKEN: ROOT }) });
 
   before(async () => {
     a = await startClientAgent();
@@ -74,6 +76,13 @@ describe('scheduler workload identities', () => {
       jwtVerify(readFileSync(path, 'utf8'), set, { audience: 'cairn-sched' }),
     );
     assert.equal(verified.payload.cairn_task, 'short');
+    // The task state shows each identity's expiry (never its token), as `alloc status` prints it.
+    const status = await until('the expiry reported', 10_000, async () => {
+      const out = await cli('sched', 'alloc', 'status', allocId);
+      return /^Workload Identities:\nName +Expires +Fetched\ndefault +\d{4}-[\dT:.-]+Z +\d{4}-[\dT:.-]+Z$/m.test(out) ? out : undefined;
+    });
+    assert.match(status, /^extra +never +\d{4}-/m, 'an identity without a TTL never expires');
+    assert.ok(!status.includes(next.split('.')[2]!), 'no token printed');
   });
 
   it('writes a named identity to secrets/cairn_<name>.jwt with its audience, and CAIRN_TOKEN_<name>', async () => {

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ClientConfig } from '../../src/services/sched/client/config.js';
+import { cliRunner } from '../cli-helpers.js';
 import { until } from '../processes.js';
 import { call as meshCall, startAgent as startMeshAgent, type TestAgent as MeshTestAgent } from '../mesh/helpers.js';
 import { allocWhen, runJob, shTask } from './client-helpers.js';
@@ -75,6 +76,7 @@ describe('templates end to end', () => {
     ...over,
   });
   const small = { Resources: { CPU: 20, MemoryMB: 16 } };
+  const { ok: cli } = cliRunner({ env: () => ({ SCHED_ADDR: sched!.url }), rootEnv: () => ({ SCHED_TOKEN: ROOT }) });
 
   before(async () => {
     await startMesh();
@@ -99,11 +101,17 @@ describe('templates end to end', () => {
     assert.equal(waiting.TaskStates.t.State, 'pending', 'not started while its template waits');
     assert.deepEqual(waiting.TaskStates.t.Templates, [{ DestPath: 'local/app.conf', State: 'waiting', Missing: ['kv.block(kv/config)'], LastRendered: null }]);
     assert.equal(read(taskFile(allocId, 'local/app.conf')), undefined);
+    // `alloc status` shows what the template waits for.
+    assert.match(
+      await cli('sched', 'alloc', 'status', allocId),
+      /^Templates:\nDestination +State +Waiting On +Last Rendered\nlocal\/app\.conf +waiting +kv\.block\(kv\/config\) +never$/m,
+    );
 
     await putKey('kv/config', 'one');
     const running = await allocWhen(sched!, allocId, { what: 'running', ok: (a) => a.TaskStates.t.State === 'running' });
     assert.equal(read(taskFile(allocId, 'local/app.conf')), 'value=one\n');
     assert.equal(running.TaskStates.t.Templates[0].State, 'rendered');
+    assert.match(await cli('sched', 'alloc', 'status', allocId), /^local\/app\.conf +rendered +- +\d{4}-\d\d-\d\dT[\d:.]+Z$/m);
 
     await putKey('kv/config', 'two');
     const restarted = await allocWhen(sched!, allocId, {
