@@ -6,7 +6,8 @@
  * `vault {}` and a template reading its own `secret/data/default/<job>/db` gets the value in
  * its file (no token in the job); a new KV version re-renders it and restarts the task, or
  * sends it SIGHUP; a job of another name is refused by the policy and its task waits, its
- * events naming the path.
+ * events naming the path; the secrets service killed for 30 s leaves the task running on its
+ * last render (`stale`, one event), and the template catches up once the service is back.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,18 +28,23 @@ describe('templates reading secrets: a secrets server process and a scheduler ag
   let admin: SecretsClient | undefined;
   const clients: SecretsClient[] = [];
   let sched: TestAgent | undefined;
-
-  before(async () => {
+  let unsealKey = '';
+  const configAt = (address: string) => {
     const config = join(root, 'secrets.hcl');
     writeFileSync(
       config,
-      `storage "sqlite" {\n  path = "${join(root, 'secrets.db')}"\n}\nlistener "tcp" {\n  address = "127.0.0.1:0"\n  tls_disable = true\n}\n`,
+      `storage "sqlite" {\n  path = "${join(root, 'secrets.db')}"\n}\nlistener "tcp" {\n  address = "${address}"\n  tls_disable = true\n}\n`,
     );
-    secrets = await startCairnProcess(['secrets', 'server', `-config=${config}`], {}, 'secrets service listening');
+    return config;
+  };
+
+  before(async () => {
+    secrets = await startCairnProcess(['secrets', 'server', `-config=${configAt('127.0.0.1:0')}`], {}, 'secrets service listening');
     const sys = new SecretsClient({ address: secrets.url });
     clients.push(sys);
     const init = await sys.sys.init({ secretShares: 1, secretThreshold: 1 });
-    await sys.sys.unseal(init.keys[0]!);
+    unsealKey = init.keys[0]!;
+    await sys.sys.unseal(unsealKey);
     admin = new SecretsClient({ address: secrets.url, token: init.root_token });
     clients.push(admin);
 
@@ -177,5 +183,43 @@ describe('templates reading secrets: a secrets server process and a scheduler ag
     assert.equal(waiting.TaskStates.t.Templates[0].State, 'waiting');
     assert.equal(file(allocId, 'secrets/db.conf'), undefined);
     await stopJob(sched!, 'other');
+  });
+
+  it('the secrets service down for 30 s: the task keeps running on its last render, and the template catches up after', { timeout: 150_000 }, async () => {
+    await admin!.kv('secret').put('default/outage/db', { password: 'one' });
+    const allocId = await runJob(sched!, secretJob('outage', 'outage/db', 'exec sleep 300'));
+    await allocWhen(sched!, allocId, { what: 'running', ok: (a) => a.TaskStates.t.State === 'running', ms: 30_000 });
+    const address = new URL(secrets!.url).host;
+    await secrets!.kill();
+    const down = Date.now();
+    const stale = await allocWhen(sched!, allocId, {
+      what: 'the template stale, with one event',
+      ok: (a) => a.TaskStates.t.Templates[0].State === 'stale' && events(a).some((e) => e.Type === 'Template' && e.Message.startsWith('Source unavailable: ')),
+      ms: 30_000,
+    });
+    assert.equal(stale.TaskStates.t.State, 'running');
+    await new Promise((r) => setTimeout(r, Math.max(0, 30_000 - (Date.now() - down))));
+    const during = await allocWhen(sched!, allocId, { what: 'read', ok: () => true });
+    assert.deepEqual([during.TaskStates.t.State, during.TaskStates.t.Restarts], ['running', 0], 'never stopped by the outage');
+    assert.equal(events(during).filter((e) => e.Type === 'Template' && e.Message.startsWith('Source unavailable: ')).length, 1, 'one event per outage');
+    assert.equal(file(allocId, 'secrets/db.conf'), 'password=one\n', 'the last render stays');
+
+    secrets = await startCairnProcess(['secrets', 'server', `-config=${configAt(address)}`], {}, 'secrets service listening');
+    await admin!.sys.unseal(unsealKey);
+    await admin!.kv('secret').put('default/outage/db', { password: 'two' });
+    const caughtUp = await allocWhen(sched!, allocId, {
+      what: 'the new version rendered after the outage',
+      ok: (a) => a.TaskStates.t.Templates[0].State === 'rendered' && a.TaskStates.t.Restarts === 1 && a.TaskStates.t.State === 'running',
+      ms: 60_000,
+    });
+    assert.equal(file(allocId, 'secrets/db.conf'), 'password=two\n');
+    assert.equal(caughtUp.TaskStates.t.Restarts, 1, 'one restart, for the new version only');
+    // The recovery is told once the source has answered for a while (the hook's flap guard).
+    await allocWhen(sched!, allocId, {
+      what: 'the recovery event',
+      ok: (a) => events(a).some((e) => e.Type === 'Template' && e.Message.startsWith('Source available again: ')),
+      ms: 30_000,
+    });
+    await stopJob(sched!, 'outage');
   });
 });
