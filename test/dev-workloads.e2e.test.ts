@@ -222,6 +222,18 @@ describe('cairn dev: workload identities log in at the secrets and discovery ser
 
   it("a task's consul_default identity gets its namespace's discovery role: keys read, not written", meshLogins);
 
+  it('a keyring rotation keeps identities signed by the old key valid at the secrets service', async () => {
+    const kid = (jwt: string) => (JSON.parse(Buffer.from(jwt.split('.')[0]!, 'base64url').toString('utf8')) as { kid: string }).kid;
+    const rotated = await request(`${dev.sched}/v1/operator/keyring/rotate`, { method: 'PUT', headers: { 'X-Sched-Token': ROOT } });
+    assert.equal(rotated.status, 200, JSON.stringify(rotated.json));
+    const fresh = rotated.json.Key.KeyID as string;
+    assert.notEqual(fresh, kid(vaultJwt), 'a new active key');
+    const jwks = (await request(`${dev.sched}/.well-known/jwks.json`)).json as { keys: { kid: string }[] };
+    assert.ok(jwks.keys.some((k) => k.kid === kid(vaultJwt)) && jwks.keys.some((k) => k.kid === fresh), 'both keys published');
+    const login = await request(`${dev.secrets}/v1/auth/jwt-workloads/login`, { method: 'POST', body: { jwt: vaultJwt } });
+    assert.equal(login.status, 200, JSON.stringify(login.json));
+  });
+
   it("wires the service identities' binding rule too", async () => {
     const { rules } = await wired();
     assert.deepEqual((rules as { BindType: string; BindName: string; Selector: string }[]).map((r) => [r.BindType, r.BindName, r.Selector]).sort(), [
