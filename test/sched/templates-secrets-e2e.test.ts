@@ -10,43 +10,28 @@
  * last render (`stale`, one event), and the template catches up once the service is back.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { SecretsClient } from '../../src/sdk/secrets.js';
+import { type SecretsClient } from '../../src/sdk/secrets.js';
 import type { JsonReply } from '../helpers.js';
-import { killTasksUnder, startCairnProcess, until, type ServerProcess } from '../processes.js';
+import { killTasksUnder, until } from '../processes.js';
 import { allocWhen, readyNode, runJob, shTask, stopJob } from './client-helpers.js';
 import { ROOT, startAgent, type TestAgent } from './helpers.js';
+import { SecretsServer } from './secrets-workloads.js';
 
 type Event = { Type: string; Message: string };
 
 describe('templates reading secrets: a secrets server process and a scheduler agent with a vault block', () => {
   const root = mkdtempSync(join(tmpdir(), 'cairn-tpl-secrets-'));
-  let secrets: ServerProcess | undefined;
+  const secrets = new SecretsServer(root);
   let admin: SecretsClient | undefined;
-  const clients: SecretsClient[] = [];
   let sched: TestAgent | undefined;
-  let unsealKey = '';
-  const configAt = (address: string) => {
-    const config = join(root, 'secrets.hcl');
-    writeFileSync(
-      config,
-      `storage "sqlite" {\n  path = "${join(root, 'secrets.db')}"\n}\nlistener "tcp" {\n  address = "${address}"\n  tls_disable = true\n}\n`,
-    );
-    return config;
-  };
 
   before(async () => {
-    secrets = await startCairnProcess(['secrets', 'server', `-config=${configAt('127.0.0.1:0')}`], {}, 'secrets service listening');
-    const sys = new SecretsClient({ address: secrets.url });
-    clients.push(sys);
-    const init = await sys.sys.init({ secretShares: 1, secretThreshold: 1 });
-    unsealKey = init.keys[0]!;
-    await sys.sys.unseal(unsealKey);
-    admin = new SecretsClient({ address: secrets.url, token: init.root_token });
-    clients.push(admin);
+    await secrets.start();
+    admin = secrets.admin;
 
     const dir = join(root, 'sched');
     mkdirSync(dir, { recursive: true });
@@ -74,28 +59,12 @@ describe('templates reading secrets: a secrets server process and a scheduler ag
     });
     await readyNode(sched);
 
-    // The secrets side as `cairn dev` sets it up (contract27.md).
-    await admin.sys.enableMount('secret', { type: 'kv', options: { version: '2' } });
-    await admin.sys.enableAuth('jwt-workloads', { type: 'jwt' });
-    const accessor = (await admin.sys.listAuth())['jwt-workloads/']!.accessor as string;
-    await admin.write('auth/jwt-workloads/config', { jwks_url: `${sched.url}/.well-known/jwks.json`, default_role: 'cairn-workloads' });
-    await admin.write('auth/jwt-workloads/role/cairn-workloads', {
-      role_type: 'jwt',
-      bound_audiences: ['cairn-secrets'],
-      user_claim: 'cairn_job_id',
-      claim_mappings: { cairn_namespace: 'cairn_namespace', cairn_job_id: 'cairn_job_id', cairn_task: 'cairn_task' },
-      token_policies: ['cairn-workloads'],
-      token_type: 'service',
-      token_ttl: '1h',
-      token_period: '1h',
-    });
-    const meta = (key: string) => `{{identity.entity.aliases.${accessor}.metadata.${key}}}`;
-    await admin.policies.write('cairn-workloads', `path "secret/data/${meta('cairn_namespace')}/${meta('cairn_job_id')}/*" {\n  capabilities = ["read"]\n}\n`);
+    // The secrets side as `cairn dev` sets it up.
+    await secrets.wireWorkloads(sched.url);
   });
   after(async () => {
     await sched?.stop();
-    await secrets?.kill();
-    for (const c of clients) await c.close();
+    await secrets.close();
     killTasksUnder(root);
     rmSync(root, { recursive: true, force: true });
   });
@@ -189,8 +158,8 @@ describe('templates reading secrets: a secrets server process and a scheduler ag
     await admin!.kv('secret').put('default/outage/db', { password: 'one' });
     const allocId = await runJob(sched!, secretJob('outage', 'outage/db', 'exec sleep 300'));
     await allocWhen(sched!, allocId, { what: 'running', ok: (a) => a.TaskStates.t.State === 'running', ms: 30_000 });
-    const address = new URL(secrets!.url).host;
-    await secrets!.kill();
+    const address = new URL(secrets.url).host;
+    await secrets.kill();
     const down = Date.now();
     const stale = await allocWhen(sched!, allocId, {
       what: 'the template stale, with one event',
@@ -204,8 +173,7 @@ describe('templates reading secrets: a secrets server process and a scheduler ag
     assert.equal(events(during).filter((e) => e.Type === 'Template' && e.Message.startsWith('Source unavailable: ')).length, 1, 'one event per outage');
     assert.equal(file(allocId, 'secrets/db.conf'), 'password=one\n', 'the last render stays');
 
-    secrets = await startCairnProcess(['secrets', 'server', `-config=${configAt(address)}`], {}, 'secrets service listening');
-    await admin!.sys.unseal(unsealKey);
+    await secrets.start(address);
     await admin!.kv('secret').put('default/outage/db', { password: 'two' });
     const caughtUp = await allocWhen(sched!, allocId, {
       what: 'the new version rendered after the outage',

@@ -14,16 +14,17 @@
  * the service is back.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { SecretsClient } from '../../src/sdk/secrets.js';
+import { type SecretsClient } from '../../src/sdk/secrets.js';
 import { SecretsApiError } from '../../src/sdk/secrets-errors.js';
 import type { JsonReply } from '../helpers.js';
-import { killTasksUnder, startCairnProcess, until, type ServerProcess } from '../processes.js';
+import { killTasksUnder, until } from '../processes.js';
 import { allocWhen, readyNode, runJob, shTask, stopJob } from './client-helpers.js';
 import { ROOT, startAgent, type TestAgent } from './helpers.js';
+import { SecretsServer, WORKLOADS_ROLE } from './secrets-workloads.js';
 
 type Event = { Type: string; Message: string };
 
@@ -32,33 +33,10 @@ const statusOf = (err: unknown) => (err instanceof SecretsApiError ? err.status 
 
 describe('secrets tokens for tasks: a secrets server process and a scheduler agent with a vault block', () => {
   const root = mkdtempSync(join(tmpdir(), 'cairn-vault-hook-'));
-  const secretsConfig = join(root, 'secrets.hcl');
-  let secrets: ServerProcess;
-  let secretsUrl = '';
-  let unsealKey = '';
+  const secrets = new SecretsServer(root);
   let admin: SecretsClient;
   let sched: TestAgent;
   let schedAddress = '127.0.0.1:0';
-  const clients: SecretsClient[] = [];
-
-  /** The secrets server on `address` (port 0 the first time); unsealed with the key of the first start. */
-  async function startSecrets(address: string): Promise<void> {
-    writeFileSync(
-      secretsConfig,
-      `storage "sqlite" {\n  path = "${join(root, 'secrets.db')}"\n}\nlistener "tcp" {\n  address = "${address}"\n  tls_disable = true\n}\n`,
-    );
-    secrets = await startCairnProcess(['secrets', 'server', `-config=${secretsConfig}`], {}, 'secrets service listening');
-    secretsUrl = secrets.url;
-    const sys = new SecretsClient({ address: secretsUrl });
-    clients.push(sys);
-    if (unsealKey === '') {
-      const init = await sys.sys.init({ secretShares: 1, secretThreshold: 1 });
-      unsealKey = init.keys[0]!;
-      admin = new SecretsClient({ address: secretsUrl, token: init.root_token });
-      clients.push(admin);
-    }
-    await sys.sys.unseal(unsealKey);
-  }
 
   /** The scheduler agent (server and client) on `schedAddress` and `root/sched`, its client's vault block at the secrets server. */
   async function startSched(): Promise<void> {
@@ -76,47 +54,29 @@ describe('secrets tokens for tasks: a secrets server process and a scheduler age
         meta: {},
         token: ROOT,
         drivers: { raw_exec: true, exec: false },
-        vault: { address: secretsUrl, jwtAuthBackendPath: 'jwt-workloads', namespace: '', createFromRole: '', tlsSkipVerify: false },
+        vault: { address: secrets.url, jwtAuthBackendPath: 'jwt-workloads', namespace: '', createFromRole: '', tlsSkipVerify: false },
       },
     });
     schedAddress = new URL(sched.url).host;
     await readyNode(sched);
   }
 
-  /** The secrets side as `cairn dev` sets it up (contract27.md), plus a role `short` of 4 s tokens capped at 12 s. */
+  /** The secrets side as `cairn dev` sets it up, plus a role `short` of 4 s tokens capped at 12 s. */
   async function configureSecrets(): Promise<void> {
-    await admin.sys.enableMount('secret', { type: 'kv', options: { version: '2' } });
-    await admin.sys.enableAuth('jwt-workloads', { type: 'jwt' });
-    const accessor = (await admin.sys.listAuth())['jwt-workloads/']!.accessor as string;
-    await admin.write('auth/jwt-workloads/config', { jwks_url: `${sched.url}/.well-known/jwks.json`, default_role: 'cairn-workloads' });
-    const role = {
-      role_type: 'jwt',
-      bound_audiences: ['cairn-secrets'],
-      user_claim: 'cairn_job_id',
-      claim_mappings: { cairn_namespace: 'cairn_namespace', cairn_job_id: 'cairn_job_id', cairn_task: 'cairn_task' },
-      token_policies: ['cairn-workloads'],
-      token_type: 'service',
-    };
-    await admin.write('auth/jwt-workloads/role/cairn-workloads', { ...role, token_ttl: '1h', token_period: '1h' });
-    await admin.write('auth/jwt-workloads/role/short', { ...role, token_ttl: '4s', token_max_ttl: '12s' });
-    const meta = (key: string) => `{{identity.entity.aliases.${accessor}.metadata.${key}}}`;
-    await admin.policies.write(
-      'cairn-workloads',
-      `path "secret/data/${meta('cairn_namespace')}/${meta('cairn_job_id')}/*" {\n  capabilities = ["read"]\n}\n` +
-        `path "secret/metadata/${meta('cairn_namespace')}/${meta('cairn_job_id')}/*" {\n  capabilities = ["list", "read"]\n}\n`,
-    );
+    await secrets.wireWorkloads(sched.url);
+    await admin.write('auth/jwt-workloads/role/short', { ...WORKLOADS_ROLE, token_ttl: '4s', token_max_ttl: '12s' });
     await admin.kv('secret').put('default/app/x', { password: 's3cret' });
   }
 
   before(async () => {
-    await startSecrets('127.0.0.1:0');
+    await secrets.start();
+    admin = secrets.admin;
     await startSched();
     await configureSecrets();
   });
   after(async () => {
     await sched?.stop();
-    await secrets?.kill();
-    for (const c of clients) await c.close();
+    await secrets.close();
     killTasksUnder(root);
     rmSync(root, { recursive: true, force: true });
   });
@@ -245,7 +205,7 @@ describe('secrets tokens for tasks: a secrets server process and a scheduler age
     const allocId = await runJob(sched, vaultJob('out', { Role: 'short', ChangeMode: 'noop' }));
     await running(allocId);
     const first = await until('the token file', 10_000, () => tokenOf(allocId) || undefined);
-    const address = new URL(secretsUrl).host;
+    const address = new URL(secrets.url).host;
     await secrets.kill();
     const down = Date.now();
     await allocWhen(sched, allocId, {
@@ -266,7 +226,7 @@ describe('secrets tokens for tasks: a secrets server process and a scheduler age
     const during = await allocWhen(sched, allocId, { what: 'the task state', ok: () => true });
     assert.equal(during.TaskStates.t.State, 'running');
     assert.equal(during.TaskStates.t.Restarts, 0);
-    await startSecrets(address);
+    await secrets.start(address);
     const back = await allocWhen(sched, allocId, {
       what: 'the recovery in the task events',
       ok: (x) => events(x).some((e) => e.Type === 'Task hook message' && /^Vault: a new Vault token was obtained after \d+ failed attempts?$/.test(e.Message)),
