@@ -28,7 +28,7 @@
  *                    BENCH_SVC_RECONCILE  sched-service-reconcile: registrations the client holds (default 1000)
  *                    BENCH_TPL_ALLOCS   template-rerender, template-idle-cpu: allocations, each with one template (default 100)
  *                    BENCH_TPL_ROUNDS   template-rerender: measured KV changes (default 10)
- *                    BENCH_TPL_IDLE_SECONDS  template-idle-cpu: seconds at rest per case (default 60)
+ *                    BENCH_TPL_IDLE_SECONDS  template-idle-cpu: seconds at rest per case (default 45)
  *   --strict         BENCH_STRICT=1     exit 1 when a target is missed (default: report only)
  *                    BENCH_PG_URL       kv-read-pg/kv-write-pg: an existing PostgreSQL database (also
  *                                       CAIRN_TEST_PG_URL); default: a throwaway cluster (fsync on)
