@@ -35,6 +35,12 @@ export interface OneOff {
 
 const mib = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MiB`;
 
+/** The template one-offs' process settings (bench/template-cluster.ts). */
+function templateSettings(config: BenchConfig): { clientNodeOptions?: string; meshMaxConnsPerClient?: number } {
+  const max = config.env.BENCH_TPL_MESH_MAX_CONNS;
+  return { clientNodeOptions: config.env.BENCH_TPL_CLIENT_NODE_OPTIONS, ...(max && { meshMaxConnsPerClient: Number(max) }) };
+}
+
 /** Every one-off, in the order they run. */
 export const ONE_OFFS: readonly OneOff[] = [
   {
@@ -279,7 +285,7 @@ export const ONE_OFFS: readonly OneOff[] = [
       const allocations = Number(config.env.BENCH_TPL_ALLOCS ?? 100);
       const rounds = Number(config.env.BENCH_TPL_ROUNDS ?? 10);
       log(`template-rerender: discovery agent, scheduler server and client (processes); ${allocations} allocations watching one key, ${rounds} changes`);
-      const r = await measureTemplateRerender({ allocations, rounds });
+      const r = await measureTemplateRerender({ allocations, rounds, ...templateSettings(config) });
       console.log('');
       console.log(
         `- discovery KV change → ${r.allocations} templates re-rendered on one client (discovery agent, scheduler server and client-only agent as processes, ` +
@@ -298,7 +304,7 @@ export const ONE_OFFS: readonly OneOff[] = [
       log(
         `template-idle-cpu: ${allocations} allocations without templates, watching one key, watching ${allocations} keys, without again; ${seconds} s at rest each`,
       );
-      const r = await measureTemplateIdle({ allocations, seconds });
+      const r = await measureTemplateIdle({ allocations, seconds, ...templateSettings(config) });
       const of = (name: string) => median(r.cases.filter((c) => c.name === name).map((c) => c.cpuMsPerMin));
       const perTemplate = (name: string) => fmtMs((of(name) - of('none')) / r.allocations);
       console.log('');

@@ -29,6 +29,9 @@
  *                    BENCH_TPL_ALLOCS   template-rerender, template-idle-cpu: allocations, each with one template (default 100)
  *                    BENCH_TPL_ROUNDS   template-rerender: measured KV changes (default 10)
  *                    BENCH_TPL_IDLE_SECONDS  template-idle-cpu: seconds at rest per case (default 45)
+ *                    BENCH_TPL_CLIENT_NODE_OPTIONS  template-*: NODE_OPTIONS of their client agent (node refuses
+ *                                       --cpu-prof there: an --import of a node:inspector preload instead)
+ *                    BENCH_TPL_MESH_MAX_CONNS  template-*: the discovery agent's http_max_conns_per_client (default 200)
  *   --strict         BENCH_STRICT=1     exit 1 when a target is missed (default: report only)
  *                    BENCH_PG_URL       kv-read-pg/kv-write-pg: an existing PostgreSQL database (also
  *                                       CAIRN_TEST_PG_URL); default: a throwaway cluster (fsync on)

@@ -66,8 +66,14 @@ function jobDoc(id: string, groups: readonly TemplateGroup[]): object {
   };
 }
 
-/** Starts the three processes (module doc). @throws when one does not start or the node is not ready within 30 s. */
-export async function startTemplateCluster(): Promise<TemplateCluster> {
+/**
+ * Starts the three processes (module doc); `meshMaxConnsPerClient` (bench setting `BENCH_TPL_MESH_MAX_CONNS`) sets the
+ * discovery agent's `limits { http_max_conns_per_client }` (default: Consul's 200); `clientNodeOptions` (bench setting `BENCH_TPL_CLIENT_NODE_OPTIONS`) is the
+ * client agent's `NODE_OPTIONS`, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it (written when it stops).
+ * @throws when one does not start or the node is not ready within 30 s.
+ */
+export async function startTemplateCluster(o: { clientNodeOptions?: string; meshMaxConnsPerClient?: number } = {}): Promise<TemplateCluster> {
+  const { clientNodeOptions, meshMaxConnsPerClient } = o;
   const dir = mkdtempSync(join(tmpdir(), 'cairn-bench-tpl-'));
   const procs: ServerProcess[] = [];
   const close = async () => {
@@ -76,7 +82,8 @@ export async function startTemplateCluster(): Promise<TemplateCluster> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    writeFileSync(join(dir, 'mesh.hcl'), `data_dir = "${dir}/mesh"\nports {\n  http = 0\n  dns = 0\n}\n`);
+    const limits = meshMaxConnsPerClient === undefined ? '' : `limits {\n  http_max_conns_per_client = ${meshMaxConnsPerClient}\n}\n`;
+    writeFileSync(join(dir, 'mesh.hcl'), `data_dir = "${dir}/mesh"\nports {\n  http = 0\n  dns = 0\n}\n${limits}`);
     const mesh = await startCairnProcess(['mesh', 'agent', '--config', join(dir, 'mesh.hcl')], {}, 'discovery service listening');
     procs.push(mesh);
     writeFileSync(join(dir, 'server.hcl'), `data_dir = "${dir}/server"\nports { http = 0 }\n`);
@@ -89,7 +96,11 @@ export async function startTemplateCluster(): Promise<TemplateCluster> {
         `  template {\n    wait {\n      min = "0s"\n      max = "0s"\n    }\n  }\n}\n` +
         `plugin "raw_exec" {\n  config { enabled = true }\n}\nconsul {\n  address = "${mesh.url}"\n}\n`,
     );
-    const client = await startCairnProcess(['sched', 'agent', '--config', join(dir, 'client.hcl')], {}, 'scheduler client-only agent listening');
+    const client = await startCairnProcess(
+      ['sched', 'agent', '--config', join(dir, 'client.hcl')],
+      clientNodeOptions ? { NODE_OPTIONS: clientNodeOptions } : {},
+      'scheduler client-only agent listening',
+    );
     procs.push(client);
     const base = server.url;
     await until('the client node ready', 30_000, async () =>

@@ -20,7 +20,7 @@ import { readRendered, startTemplateCluster, type TemplateGroup } from './templa
 import { until } from '../test/processes.js';
 
 /** One case's figures. */
-export interface IdleCase {
+interface IdleCase {
   readonly name: 'none' | 'shared' | 'distinct';
   /** Client CPU ms per minute over the window. */
   readonly cpuMsPerMin: number;
@@ -36,8 +36,13 @@ export interface IdleResult {
 const SETTLE_MS = 5000;
 
 /** See the module doc. @throws when a process does not start or a job does not run or render. */
-export async function measureTemplateIdle(o: { allocations: number; seconds: number }): Promise<IdleResult> {
-  const cluster = await startTemplateCluster();
+export async function measureTemplateIdle(o: {
+  clientNodeOptions?: string;
+  meshMaxConnsPerClient?: number;
+  allocations: number;
+  seconds: number;
+}): Promise<IdleResult> {
+  const cluster = await startTemplateCluster(o);
   const n = o.allocations;
   const plans: { name: IdleCase['name']; groups: TemplateGroup[] }[] = [
     { name: 'none', groups: [{ count: n }] },

@@ -48,8 +48,13 @@ async function watchFiles(files: readonly string[], value: string, t0: number): 
 }
 
 /** See the module doc. @throws when a process does not start or a round does not finish. */
-export async function measureTemplateRerender(o: { allocations: number; rounds: number }): Promise<RerenderResult> {
-  const cluster = await startTemplateCluster();
+export async function measureTemplateRerender(o: {
+  clientNodeOptions?: string;
+  meshMaxConnsPerClient?: number;
+  allocations: number;
+  rounds: number;
+}): Promise<RerenderResult> {
+  const cluster = await startTemplateCluster(o);
   try {
     await cluster.putKey(KEY, 'v0');
     const { files } = await cluster.runJob('bench-tpl', [{ count: o.allocations, key: KEY }]);
