@@ -17,6 +17,8 @@ import { measureClientRun } from './sched-client-run.js';
 import { measureReconcile, type PassFigures } from './sched-reconcile.js';
 import { measureServiceRegistration } from './sched-services.js';
 import { measureVolumeList, measureVolumeRegister, VOLUME_LIST_FILTER } from './sched-volumes.js';
+import { measureTemplateIdle } from './template-idle.js';
+import { measureTemplateRerender } from './template-rerender.js';
 
 /** Formats a count: `12,345`, `–` when not finite. */
 export const fmtInt = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
@@ -32,6 +34,12 @@ export interface OneOff {
 }
 
 const mib = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MiB`;
+
+/** The template one-offs' process settings (bench/template-cluster.ts). */
+function templateSettings(config: BenchConfig): { clientNodeOptions?: string; meshMaxConnsPerClient?: number } {
+  const max = config.env.BENCH_TPL_MESH_MAX_CONNS;
+  return { clientNodeOptions: config.env.BENCH_TPL_CLIENT_NODE_OPTIONS, ...(max && { meshMaxConnsPerClient: Number(max) }) };
+}
 
 /** Every one-off, in the order they run. */
 export const ONE_OFFS: readonly OneOff[] = [
@@ -269,6 +277,46 @@ export const ONE_OFFS: readonly OneOff[] = [
       console.log(line(`in sync, the periodic case (list ${fmtInt(registrations)}, compare, no write)`, r.inSync));
       console.log(line(`the agent lost them all (${fmtInt(registrations)} registered again, 8 at a time)`, r.reRegister));
       console.log(line(`a restarted client that runs none of them (${fmtInt(registrations)} deregistered, one at a time)`, r.removeStale));
+    },
+  },
+  {
+    name: 'template-rerender',
+    async run(config) {
+      const allocations = Number(config.env.BENCH_TPL_ALLOCS ?? 100);
+      const rounds = Number(config.env.BENCH_TPL_ROUNDS ?? 10);
+      log(`template-rerender: discovery agent, scheduler server and client (processes); ${allocations} allocations watching one key, ${rounds} changes`);
+      const r = await measureTemplateRerender({ allocations, rounds, ...templateSettings(config) });
+      console.log('');
+      console.log(
+        `- discovery KV change → ${r.allocations} templates re-rendered on one client (discovery agent, scheduler server and client-only agent as processes, ` +
+          `SQLite, ACLs off; a job of ${r.allocations} allocations, each a \`raw_exec\` \`/bin/sleep\` task with one template \`{{ key "…" }}\` → \`local/v.txt\`, ` +
+          `\`change_mode = "noop"\`, \`splay = "0s"\`, \`wait\` 0/0 in the template and the client): from the \`PUT /v1/kv/<key>\` reply to each file holding the ` +
+          `new value (files polled every 15 ms), ${rounds} changes after one unmeasured: **p50 ${fmtMs(r.p50Ms)} ms, p99 ${fmtMs(r.p99Ms)} ms** per allocation; ` +
+          `all ${r.allocations} after median ${fmtMs(median(r.allMs))} ms (each: ${r.allMs.map(fmtMs).join(', ')})`,
+      );
+    },
+  },
+  {
+    name: 'template-idle-cpu',
+    async run(config) {
+      const allocations = Number(config.env.BENCH_TPL_ALLOCS ?? 100);
+      const seconds = Number(config.env.BENCH_TPL_IDLE_SECONDS ?? 45);
+      log(
+        `template-idle-cpu: ${allocations} allocations without templates, watching one key, watching ${allocations} keys, without again; ${seconds} s at rest each`,
+      );
+      const r = await measureTemplateIdle({ allocations, seconds, ...templateSettings(config) });
+      const of = (name: string) => median(r.cases.filter((c) => c.name === name).map((c) => c.cpuMsPerMin));
+      const perTemplate = (name: string) => fmtMs((of(name) - of('none')) / r.allocations);
+      console.log('');
+      console.log(
+        `- client CPU per watched template at rest (the processes of template-rerender; ${r.allocations} allocations, ${r.seconds} s at rest per case after ` +
+          `all rendered + 5 s; client agent user + system CPU, /proc, 10 ms ticks; block_query_wait 5m): ` +
+          `**${perTemplate('shared')} ms per template per minute watching one shared key, ${perTemplate('distinct')} ms watching ${r.allocations} different keys** ` +
+          `(client CPU per minute: no templates ${r.cases
+            .filter((c) => c.name === 'none')
+            .map((c) => fmtMs(c.cpuMsPerMin))
+            .join(' (first) and ')} ms (last), one shared key ${fmtMs(of('shared'))} ms, ${r.allocations} keys ${fmtMs(of('distinct'))} ms)`,
+      );
     },
   },
   {

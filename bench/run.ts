@@ -16,7 +16,7 @@
  *                                       one-off measurements gateway-restart, gateway-sessions, mesh-replication-lag, mesh-blocking-wake,
  *                                       sched-event-fanout, sched-volume-list, sched-volume-register,
  *                                       sched-placement, sched-client-run, sched-service-register,
- *                                       sched-service-reconcile)
+ *                                       sched-service-reconcile, template-rerender, template-idle-cpu)
  *   --json FILE      BENCH_JSON         also write all round results as JSON
  *                    BENCH_FANOUT       sched-event-fanout runs, SUBSCRIBERSxEVENTS_PER_SECxBATCHxBUFFER
  *                                       (BUFFER = event_buffer_size in batches), comma-separated
@@ -26,6 +26,12 @@
  *                    BENCH_VOLUME_LIST_REQUESTS  sched-volume-list: measured requests per case (default 200)
  *                    BENCH_SVC_INSTANCES  sched-service-register: instances of the job (default 100)
  *                    BENCH_SVC_RECONCILE  sched-service-reconcile: registrations the client holds (default 1000)
+ *                    BENCH_TPL_ALLOCS   template-rerender, template-idle-cpu: allocations, each with one template (default 100)
+ *                    BENCH_TPL_ROUNDS   template-rerender: measured KV changes (default 10)
+ *                    BENCH_TPL_IDLE_SECONDS  template-idle-cpu: seconds at rest per case (default 45)
+ *                    BENCH_TPL_CLIENT_NODE_OPTIONS  template-*: NODE_OPTIONS of their client agent (node refuses
+ *                                       --cpu-prof there: an --import of a node:inspector preload instead)
+ *                    BENCH_TPL_MESH_MAX_CONNS  template-*: the discovery agent's http_max_conns_per_client (default 200)
  *   --strict         BENCH_STRICT=1     exit 1 when a target is missed (default: report only)
  *                    BENCH_PG_URL       kv-read-pg/kv-write-pg: an existing PostgreSQL database (also
  *                                       CAIRN_TEST_PG_URL); default: a throwaway cluster (fsync on)
@@ -49,6 +55,7 @@ import { cpuSeconds } from './cpu.js';
 import { median, runScenarioLoad, type BenchConfig, type BenchContext, type RoundResult, type Scenario } from './harness.js';
 import { approleLogin } from './approle.js';
 import { secretsJwtLogin } from './secrets-jwt.js';
+import { workloadIdentityLogin } from './workload-identity.js';
 import { gatewayHealth } from './gateway.js';
 import { bareGet, kvRead, kvReadAudit, kvReadPg, kvWrite, kvWritePg, secretData } from './kv.js';
 import { meshJwtLogin, meshTokenRead } from './mesh.js';
@@ -71,6 +78,7 @@ const SCENARIOS: readonly Scenario[] = [
   kvWritePg,
   approleLogin,
   secretsJwtLogin,
+  workloadIdentityLogin,
   gatewayHealth,
   meshTokenRead,
   meshJwtLogin,
@@ -229,6 +237,25 @@ const TARGETS: readonly Target[] = [
     },
   },
   readTarget('sched-auth-method-read', 'scheduler auth-method reads (ACLs on, management token) ≥ 50 % of bare’s req/s (issue 15)', 0.5, Infinity),
+  {
+    label:
+      'workload-identity logins/s at the secrets service (scheduler-signed vault_default, jwks_url, role cairn-workloads; issue 27, no threshold), ' +
+      'beside the ES256 static-key JWT logins and bare',
+    needs: ['workload-identity-login', 'secrets-jwt-login', 'bare'],
+    evaluate(rounds) {
+      const per = (name: string) => {
+        const l = byScenario(rounds, name);
+        return `${fmtInt(median(l.map((r) => r.reqPerSec)))} logins/s, ${fmtInt(median(l.map((r) => r.cpuUsPerReq)))} µs server CPU per login`;
+      };
+      const bare = byScenario(rounds, 'bare');
+      return {
+        value:
+          `${per('workload-identity-login')} (secrets-jwt-login: ${per('secrets-jwt-login')}; bare ${fmtInt(median(bare.map((r) => r.reqPerSec)))} req/s, ` +
+          `${fmtInt(median(bare.map((r) => r.cpuUsPerReq)))} µs; ${ratioTarget('workload-identity-login', 'secrets-jwt-login', '', 0).evaluate(rounds).value} of the static-key logins)`,
+        met: undefined,
+      };
+    },
+  },
   {
     label: 'AppRole logins/s (each issues a token, a durable write; no threshold in the issue)',
     needs: ['approle-login'],
