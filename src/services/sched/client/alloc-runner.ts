@@ -97,8 +97,11 @@ export interface AllocRunnerOptions {
 
 /** The client's part of the template hooks of an allocation's tasks. */
 export interface AllocTemplateOptions {
-  /** A task's template source, reading with the tokens its earlier hooks put in `resources`. */
-  readonly source: (resources: TaskHookResources) => TemplateSource & { close(): void };
+  /**
+   * A task's template source, reading with the tokens its earlier hooks put in `resources`;
+   * `persistDir`: the task's `private/` directory, where it keeps leased secrets across client restarts.
+   */
+  readonly source: (resources: TaskHookResources, persistDir: string) => TemplateSource & { close(): void };
   /** The client's `template { wait }`. */
   readonly wait: WaitWindow;
   /** The job-wide restart permits of allocation `allocId` (templates/restart-permit.ts). */
@@ -277,7 +280,7 @@ export class AllocRunner {
       node: this.o.node,
       source: () => {
         if (!t) throw new Error('this client cannot render templates');
-        return t.source(resources);
+        return t.source(resources, join(this.dir.taskDir(task.Name), 'private'));
       },
       wait: t?.wait ?? { minMs: 0, maxMs: 0 },
       permits: t?.permits?.(this.o.alloc.ID),

@@ -286,13 +286,14 @@ export class SchedClient {
     const address = /^https?:\/\//.test(consul.address) ? consul.address : `http://${consul.address}`;
     const vault = this.o.config.vault;
     return {
-      source: (resources) =>
+      source: (resources, persistDir) =>
         createTemplateSource({
           discovery: { address, token: () => resources.discoveryToken ?? consul.token },
           // Secrets only with the task's own token (the vault hook's): the client has none to lend.
           ...(vault && { secrets: { address: vault.address, token: () => resources.secretsToken, namespace: vault.namespace } }),
           settings,
           log: this.o.log,
+          persistDir,
         }),
       wait: settings.wait,
       permits: (allocId) =>

@@ -147,13 +147,14 @@ export class TemplateHook implements TaskHook {
   stop(): Promise<void> {
     this.stopped = true;
     this.stopping.abort();
+    // Closed first: the watches then stop with the source, which keeps what it persisted for the next run of the agent.
+    this.source?.close();
     for (const stop of this.watches.values()) stop();
     this.watches.clear();
     for (const q of this.quiet.values()) clearTimeout(q.timer);
     this.quiet.clear();
     clearTimeout(this.missingTimer);
     clearTimeout(this.recovery);
-    this.source?.close();
     this.firstDone?.();
     return Promise.resolve();
   }

@@ -2,7 +2,8 @@
  * The template sources of one task (source.ts `TemplateSource`; issue 27 scope 5): discovery
  * data watched with blocking queries (kv.ts, health.ts, catalog.ts), secrets read, written
  * and listed, leased ones renewed and re-read before their lease ends, others re-read on a
- * timer (secrets.ts). Watches are shared by dependency (shared.ts); every failed attempt is
+ * timer (secrets.ts), leased ones kept in the task's `private/` across client restarts
+ * (persisted.ts, resume.ts). Watches are shared by dependency (shared.ts); every failed attempt is
  * told to the listeners and retried with a backoff for as long as the watch lasts (retry.ts).
  *
  * ```ts
@@ -20,6 +21,7 @@ import { DiscoveryReader, type DiscoveryTarget } from './discovery.js';
 import { kvKeyLoop, kvListLoop } from './kv.js';
 import { healthServiceLoop } from './health.js';
 import { catalogServicesLoop } from './catalog.js';
+import { PersistedSecrets } from './persisted.js';
 import { SecretsReader, type SecretsTarget } from './secrets-client.js';
 import { secretLoop } from './secrets.js';
 import type { RetrySettings, TemplateSourceSettings } from './settings.js';
@@ -35,6 +37,11 @@ export interface TemplateSourceOptions {
   readonly secrets?: SecretsTarget;
   readonly settings: TemplateSourceSettings;
   readonly log: Logger;
+  /**
+   * The task's `private/` directory: leased secrets read or written are kept there
+   * (persisted.ts) and taken up again by the next run of the client agent. Absent: not kept.
+   */
+  readonly persistDir?: string;
 }
 
 /**
@@ -46,6 +53,8 @@ export function createTemplateSource(o: TemplateSourceOptions): TemplateSource &
   const watches = new WatchSet(o.log);
   const discovery = o.discovery && new DiscoveryReader(o.discovery);
   const secrets = o.secrets && new SecretsReader(o.secrets);
+  const kept = o.persistDir === undefined ? undefined : new PersistedSecrets(o.persistDir, o.log);
+  let closed = false;
   const loopFor = (d: Dependency): WatchLoop => {
     switch (d.kind) {
       case 'kv.block':
@@ -61,14 +70,22 @@ export function createTemplateSource(o: TemplateSourceOptions): TemplateSource &
       case 'secret.read':
       case 'secret.write':
       case 'secret.list':
-        return secrets ? secretLoop(d, secrets, o.settings) : unconfigured('secrets', o.settings.vaultRetry);
+        return secrets ? secretLoop(d, secrets, o.settings, kept) : unconfigured('secrets', o.settings.vaultRetry);
     }
   };
   return {
     watch(d: Dependency, listener: DependencyListener): () => void {
-      return watches.watch(describeDependency(d), () => loopFor(d), listener);
+      const key = describeDependency(d);
+      const stop = watches.watch(key, () => loopFor(d), listener);
+      return () => {
+        stop();
+        // Its watch stopped for good (no template uses it any more): its kept secret goes too. Not on
+        // close(): the agent stopping keeps them for its next run.
+        if (!closed && !watches.has(key)) kept?.delete(key);
+      };
     },
     close(): void {
+      closed = true;
       watches.close();
       discovery?.close();
       secrets?.close();

@@ -16,11 +16,17 @@
  * over (the template keeps waiting and its task's events say for what), and it is read
  * again with the secrets retry's backoff. A list that finds nothing is `[]`.
  *
+ * With a `PersistedSecrets` store (the task's `private/`), the latest leased response of a read
+ * or a write is kept there with its lease, and a new watch takes it up while its lease lasts
+ * (resume.ts): a client agent restart issues no new credential.
+ *
  * @module
  */
 import type { SecretResponse as SdkSecretResponse } from '../../../../../sdk/secrets.js';
 import type { Dependency, SecretResponse } from '../../../template/dependency.js';
 import { keepLease, leaseOf, type Renew } from './lease.js';
+import type { PersistedSecrets } from './persisted.js';
+import { resumeKept, type Resumed } from './resume.js';
 import { pause, retryDelayMs } from './retry.js';
 import type { SecretsReader } from './secrets-client.js';
 import type { TemplateSourceSettings } from './settings.js';
@@ -51,11 +57,12 @@ function comparable(v: unknown): unknown {
   return rest;
 }
 
-/** The watch of a secrets dependency (module doc). */
+/** The watch of a secrets dependency (module doc); `store`: where leased reads and writes are kept across restarts (none: not kept). */
 export function secretLoop(
   d: Dependency & { kind: 'secret.read' | 'secret.write' | 'secret.list' },
   reader: SecretsReader,
   settings: TemplateSourceSettings,
+  store?: PersistedSecrets,
 ): WatchLoop {
   const renew: Renew = async (lease) => {
     if (lease.kind === 'auth') {
@@ -87,16 +94,26 @@ export function secretLoop(
       };
       break;
   }
-  return (ctx) => runSecretLoop(ctx, fetch, renew, { settings, repeatUnleased: d.kind !== 'secret.write' });
+  // A list's keys are no credential: not kept.
+  const kept = d.kind === 'secret.list' ? undefined : store;
+  return (ctx) => runSecretLoop(ctx, fetch, renew, { settings, repeatUnleased: d.kind !== 'secret.write', store: kept });
 }
 
-async function runSecretLoop(ctx: WatchContext, fetch: Fetch, renew: Renew, o: { settings: TemplateSourceSettings; repeatUnleased: boolean }): Promise<void> {
+interface LoopOptions {
+  readonly settings: TemplateSourceSettings;
+  /** Whether a response without a lease is fetched again every `secretPollIntervalMs`. */
+  readonly repeatUnleased: boolean;
+  readonly store?: PersistedSecrets;
+}
+
+async function runSecretLoop(ctx: WatchContext, fetch: Fetch, renew: Renew, o: LoopOptions): Promise<void> {
   let failures = 0;
   let misses = 0;
+  let resumed: Resumed | undefined = o.store && (await resumeKept(ctx, o.store, renew));
   while (!ctx.signal.aborted) {
     let got: Awaited<ReturnType<Fetch>>;
     try {
-      got = await fetch();
+      got = resumed ? { value: resumed.response, response: resumed.response } : await fetch();
     } catch (err) {
       if (ctx.signal.aborted) return;
       await ctx.failed(err, ++failures, o.settings.vaultRetry);
@@ -110,11 +127,28 @@ async function runSecretLoop(ctx: WatchContext, fetch: Fetch, renew: Renew, o: {
     }
     misses = 0;
     ctx.value(got.value, comparable(got.value));
-    const lease = got.response && leaseOf(got.response);
-    if (lease) await keepLease(ctx, lease, renew, o.settings);
-    else if (o.repeatUnleased) await pause(o.settings.secretPollIntervalMs * (0.9 + Math.random() * 0.1), ctx.signal);
-    else return untilAborted(ctx.signal);
+    const lease = resumed?.lease ?? (got.response && leaseOf(got.response));
+    resumed = undefined;
+    if (lease) {
+      const response = got.response!;
+      // Kept with what is left of it from now (a resumed lease's too).
+      o.store?.put(ctx.dependency, { response, lease, obtainedMs: Date.now() });
+      await keepLease(ctx, lease, o.store ? keeping(ctx.dependency, o.store, response, renew) : renew, o.settings);
+    } else {
+      o.store?.delete(ctx.dependency);
+      if (o.repeatUnleased) await pause(o.settings.secretPollIntervalMs * (0.9 + Math.random() * 0.1), ctx.signal);
+      else return untilAborted(ctx.signal);
+    }
   }
+}
+
+/** `renew`, keeping each renewal's new end in `store` (a restart then takes the lease up for as long as it was extended). */
+function keeping(dependency: string, store: PersistedSecrets, response: SecretResponse, renew: Renew): Renew {
+  return async (lease) => {
+    const durationS = await renew(lease);
+    store.put(dependency, { response, lease: { ...lease, durationS }, obtainedMs: Date.now() });
+    return durationS;
+  };
 }
 
 /** Resolves when `signal` aborts; holds no timer (nothing keeps the process alive). */

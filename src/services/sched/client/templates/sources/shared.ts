@@ -79,6 +79,11 @@ export class WatchSet {
     };
   }
 
+  /** Whether the watch of `key` runs. */
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
   /** Stops every watch. */
   close(): void {
     this.closed = true;
