@@ -121,7 +121,7 @@ describe('templates: a client restart keeps the leased secrets of its tasks', ()
             Vault: {},
             Templates: [
               {
-                EmbeddedTmpl: '{{ with secret "auth/token/create" "policies=default" "ttl=1h" }}{{ .Auth.client_token }}{{ end }}',
+                EmbeddedTmpl: '{{ with secret "auth/token/create" "policies=default" "ttl=1h" }}{{ .Auth.ClientToken }}{{ end }}',
                 DestPath: 'secrets/token.txt',
                 Splay: 0,
               },

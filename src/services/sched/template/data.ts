@@ -91,6 +91,34 @@ class CatalogService {
 }
 
 /** A secret of `secret` (consul-template `dependency.Secret`). */
+/** The `auth` block of a written token (consul-template's Vault `api.SecretAuth`: `.Auth.ClientToken`, …). */
+class SecretAuth {
+  readonly ClientToken: string;
+  readonly Accessor: string;
+  readonly Policies: readonly string[];
+  readonly TokenPolicies: readonly string[];
+  readonly Metadata: Readonly<Record<string, unknown>>;
+  readonly Orphan: boolean;
+  readonly EntityID: string;
+  /** Seconds. */
+  readonly LeaseDuration: number;
+  readonly Renewable: boolean;
+
+  constructor(a: Readonly<Record<string, unknown>>) {
+    const str = (k: string) => (typeof a[k] === 'string' ? (a[k] as string) : '');
+    const list = (k: string) => (Array.isArray(a[k]) ? (a[k] as unknown[]).filter((x): x is string => typeof x === 'string') : []);
+    this.ClientToken = str('client_token');
+    this.Accessor = str('accessor');
+    this.Policies = list('policies');
+    this.TokenPolicies = list('token_policies');
+    this.Metadata = a.metadata !== null && typeof a.metadata === 'object' ? (a.metadata as Record<string, unknown>) : {};
+    this.Orphan = a.orphan === true;
+    this.EntityID = str('entity_id');
+    this.LeaseDuration = typeof a.lease_duration === 'number' ? a.lease_duration : 0;
+    this.Renewable = a.renewable === true;
+  }
+}
+
 class Secret {
   readonly RequestID: string;
   readonly LeaseID: string;
@@ -98,7 +126,7 @@ class Secret {
   readonly Renewable: boolean;
   readonly Data: Readonly<Record<string, unknown>>;
   readonly Warnings: readonly string[];
-  readonly Auth: Readonly<Record<string, unknown>> | null;
+  readonly Auth: SecretAuth | null;
 
   constructor(r: SecretResponse) {
     this.RequestID = r.request_id ?? '';
@@ -107,7 +135,7 @@ class Secret {
     this.Renewable = r.renewable ?? false;
     this.Data = r.data ?? {};
     this.Warnings = r.warnings ?? [];
-    this.Auth = r.auth ?? null;
+    this.Auth = r.auth ? new SecretAuth(r.auth) : null;
   }
 }
 

@@ -158,6 +158,23 @@ describe('job template data functions', () => {
       'CERT pki/x 3600 true',
     );
     assert.equal(out('{{ range secrets "secret/metadata/" }}{{ . }}{{ end }}', { cache: c }), 'ab');
+    // A written token's auth block as consul-template's `SecretAuth`.
+    const created = cache([
+      [
+        { kind: 'secret.write', path: 'auth/token/create', data: { policies: 'default' } },
+        { auth: { client_token: 'hvs.x', accessor: 'acc', policies: ['default'], lease_duration: 3600, renewable: true } },
+      ],
+    ]);
+    assert.equal(
+      out(
+        '{{ with secret "auth/token/create" "policies=default" }}{{ .Auth.ClientToken }} {{ .Auth.Accessor }} {{ .Auth.Policies }} {{ .Auth.LeaseDuration }}{{ end }}',
+        {
+          cache: created,
+        },
+      ),
+      'hvs.x acc [default] 3600',
+    );
+    assert.throws(() => out('{{ with secret "auth/token/create" "policies=default" }}{{ .Auth.client_token }}{{ end }}', { cache: created }), /client_token/);
     const w = render('{{ secret "pki/issue/web" "common_name=a.b" }}').missing[0]!;
     assert.match(describeDependency(w), /^secret\.write\(pki\/issue\/web -> [0-9a-f]{8}\)$/);
     assert.ok(!describeDependency(w).includes('a.b'), 'the written data is not in the text');
