@@ -242,15 +242,19 @@ export class PostgresBackend extends GroupCommitBackend {
    * learns the winner's value. Runs outside group commit, the HA fence and the change
    * feed, because it is meant for a row written once before any server leads, which no
    * reader watches: the agents' state key fingerprint (agent-state.ts).
-   * @throws Error naming the server (never the password): PostgreSQL's error.
+   * @throws Error naming the server (never the password): PostgreSQL's error, or a key deleted after each of three inserts (a writer that keeps deleting it).
    */
   async putIfAbsent(key: string, value: Uint8Array): Promise<Uint8Array> {
     this.checkOpen();
-    await this.read('insert', { name: 'cairn-insert-if-absent', text: this.sql.insertIfAbsent, values: [key, Buffer.from(value)] });
-    // A second statement, so its snapshot sees a winner that committed while ours waited on the conflict.
-    const res = await this.read('get', { name: 'cairn-get', text: this.sql.get, values: [key], rowMode: 'array' });
-    if (res.rows.length === 0) throw new Error(`PostgreSQL ${this.target}: "${key}" vanished right after it was written`);
-    return res.rows[0][0] as Buffer;
+    // The row another writer held may be deleted between our conflicting insert and the read
+    // (a stale init claim taken over): the key is then absent again, so insert again.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await this.read('insert', { name: 'cairn-insert-if-absent', text: this.sql.insertIfAbsent, values: [key, Buffer.from(value)] });
+      // A second statement, so its snapshot sees a winner that committed while ours waited on the conflict.
+      const res = await this.read('get', { name: 'cairn-get', text: this.sql.get, values: [key], rowMode: 'array' });
+      if (res.rows.length > 0) return res.rows[0][0] as Buffer;
+    }
+    throw new Error(`PostgreSQL ${this.target}: "${key}" vanished right after it was written, three times`);
   }
 
   /**
