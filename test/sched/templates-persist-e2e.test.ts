@@ -10,22 +10,22 @@
  * - the token revoked while the agent was away: a new one is issued and rendered.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { SecretsClient } from '../../src/sdk/secrets.js';
-import { killTasksUnder, startCairnProcess, until, type ServerProcess } from '../processes.js';
+import type { SecretsClient } from '../../src/sdk/secrets.js';
+import { killTasksUnder, until } from '../processes.js';
 import { allocWhen, readyNode, runJob, shTask, stopJob } from './client-helpers.js';
 import { call, ROOT, startAgent, type TestAgent } from './helpers.js';
+import { SecretsServer } from './secrets-workloads.js';
 
 type Event = { Type: string; Message: string };
 
 describe('templates: a client restart keeps the leased secrets of its tasks', () => {
   const root = mkdtempSync(join(tmpdir(), 'cairn-tpl-persist-'));
-  let secrets: ServerProcess | undefined;
+  const secrets = new SecretsServer(root);
   let admin: SecretsClient;
-  const clients: SecretsClient[] = [];
   let sched: TestAgent | undefined;
   let schedAddress = '127.0.0.1:0';
 
@@ -45,7 +45,7 @@ describe('templates: a client restart keeps the leased secrets of its tasks', ()
         meta: {},
         token: ROOT,
         drivers: { raw_exec: true, exec: false },
-        vault: { address: secrets!.url, jwtAuthBackendPath: 'jwt-workloads', namespace: '', createFromRole: '', tlsSkipVerify: false },
+        vault: { address: secrets.url, jwtAuthBackendPath: 'jwt-workloads', namespace: '', createFromRole: '', tlsSkipVerify: false },
         template: {
           wait: { minMs: 0, maxMs: 0 },
           blockQueryWaitMs: 2_000,
@@ -60,39 +60,16 @@ describe('templates: a client restart keeps the leased secrets of its tasks', ()
   }
 
   before(async () => {
-    const config = join(root, 'secrets.hcl');
-    writeFileSync(
-      config,
-      `storage "sqlite" {\n  path = "${join(root, 'secrets.db')}"\n}\nlistener "tcp" {\n  address = "127.0.0.1:0"\n  tls_disable = true\n}\n`,
-    );
-    secrets = await startCairnProcess(['secrets', 'server', `-config=${config}`], {}, 'secrets service listening');
-    const sys = new SecretsClient({ address: secrets.url });
-    clients.push(sys);
-    const init = await sys.sys.init({ secretShares: 1, secretThreshold: 1 });
-    await sys.sys.unseal(init.keys[0]!);
-    admin = new SecretsClient({ address: secrets.url, token: init.root_token });
-    clients.push(admin);
+    await secrets.start();
+    admin = secrets.admin;
     await startSched();
-
-    // The secrets side as `cairn dev` sets it up (contract27.md), the policy also allowing child tokens.
-    await admin.sys.enableAuth('jwt-workloads', { type: 'jwt' });
-    await admin.write('auth/jwt-workloads/config', { jwks_url: `${sched!.url}/.well-known/jwks.json`, default_role: 'cairn-workloads' });
-    await admin.write('auth/jwt-workloads/role/cairn-workloads', {
-      role_type: 'jwt',
-      bound_audiences: ['cairn-secrets'],
-      user_claim: 'cairn_job_id',
-      claim_mappings: { cairn_namespace: 'cairn_namespace', cairn_job_id: 'cairn_job_id', cairn_task: 'cairn_task' },
-      token_policies: ['cairn-workloads'],
-      token_type: 'service',
-      token_ttl: '1h',
-      token_period: '1h',
-    });
+    // The secrets side as `cairn dev` sets it up, the policy allowing child tokens instead.
+    await secrets.wireWorkloads(sched!.url);
     await admin.policies.write('cairn-workloads', `path "auth/token/create" {\n  capabilities = ["update"]\n}\n`);
   });
   after(async () => {
     await sched?.stop();
-    await secrets?.kill();
-    for (const c of clients) await c.close();
+    await secrets.close();
     killTasksUnder(root);
     rmSync(root, { recursive: true, force: true });
   });
