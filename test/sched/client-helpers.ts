@@ -36,6 +36,24 @@ export async function startClientAgent(o: { drivers?: ClientConfig['drivers']; d
   return o.dataDir ? agent : { ...agent, stop: async () => (await agent.stop(), rmSync(dataDir, { recursive: true, force: true })) };
 }
 
+/**
+ * The client settings most client tests share: an in-process client (no `servers`) keeping its
+ * state and allocations under `dir`, `raw_exec` only, the management token. Spread it and add
+ * the blocks a test needs (`consul`, `vault`, `template`).
+ */
+export function rawExecClient(dir: string): ClientConfig {
+  return {
+    servers: [],
+    stateDir: join(dir, 'client'),
+    allocDir: join(dir, 'alloc'),
+    nodeClass: '',
+    nodePool: 'default',
+    meta: {},
+    token: ROOT,
+    drivers: { raw_exec: true, exec: false },
+  };
+}
+
 /** The agent's node, once registered and `ready`. */
 export async function readyNode(a: TestAgent): Promise<JsonReply> {
   return until('node ready', 10_000, async () => {

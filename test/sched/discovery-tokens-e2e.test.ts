@@ -22,7 +22,7 @@ import { after, before, describe, it } from 'node:test';
 import { MeshClient } from '../../src/sdk/index.js';
 import { until } from '../processes.js';
 import { call as meshCall, startAgent as startMeshAgent, type TestAgent as MeshTestAgent } from '../mesh/helpers.js';
-import { allocWhen, freePort, readyNode, runJob, shTask, stopJob } from './client-helpers.js';
+import { allocWhen, freePort, readyNode, runJob, shTask, stopJob, rawExecClient } from './client-helpers.js';
 import { call, ROOT, startAgent, type TestAgent } from './helpers.js';
 import { AUTH_METHOD, readOnlyClientToken, setUpWorkloadAuth } from './discovery-workloads.js';
 
@@ -49,14 +49,7 @@ describe('scheduler client: discovery tokens for tasks and services', () => {
     sched = await startAgent({
       dataDir: join(root, 'sched'),
       client: {
-        servers: [],
-        stateDir: join(root, 'sched', 'client'),
-        allocDir: join(root, 'sched', 'alloc'),
-        nodeClass: '',
-        nodePool: 'default',
-        meta: {},
-        token: ROOT,
-        drivers: { raw_exec: true, exec: false },
+        ...rawExecClient(join(root, 'sched')),
         consul: { address: mesh.url, token: clientToken, deregisterCriticalServiceAfter: '1m' },
       },
     });

@@ -12,9 +12,9 @@ import { after, describe, it } from 'node:test';
 import { MeshClient } from '../../src/sdk/index.js';
 import { until } from '../processes.js';
 import { call as meshCall, startAgent as startMeshAgent, type TestAgent as MeshTestAgent } from '../mesh/helpers.js';
-import { allocWhen, freePort, readyNode, runJob, shTask } from './client-helpers.js';
+import { allocWhen, freePort, readyNode, runJob, shTask, rawExecClient } from './client-helpers.js';
 import { setUpWorkloadAuth } from './discovery-workloads.js';
-import { ROOT, startAgent, type TestAgent } from './helpers.js';
+import { startAgent, type TestAgent } from './helpers.js';
 
 const MESH_ROOT = '3c2b1a0f-9e8d-4c7b-a6f5-e4d3c2b1a0f9';
 
@@ -35,14 +35,7 @@ describe('scheduler client: a discovery login waits out an outage', () => {
     sched = await startAgent({
       dataDir: join(root, 'sched'),
       client: {
-        servers: [],
-        stateDir: join(root, 'sched', 'client'),
-        allocDir: join(root, 'sched', 'alloc'),
-        nodeClass: '',
-        nodePool: 'default',
-        meta: {},
-        token: ROOT,
-        drivers: { raw_exec: true, exec: false },
+        ...rawExecClient(join(root, 'sched')),
         consul: { address: `http://${address}`, deregisterCriticalServiceAfter: '1m' },
       },
     });

@@ -17,7 +17,7 @@ import type { ClientConfig } from '../../src/services/sched/client/config.js';
 import { cliRunner } from '../cli-helpers.js';
 import { until } from '../processes.js';
 import { call as meshCall, startAgent as startMeshAgent, type TestAgent as MeshTestAgent } from '../mesh/helpers.js';
-import { allocWhen, runJob, shTask } from './client-helpers.js';
+import { allocWhen, runJob, shTask, rawExecClient } from './client-helpers.js';
 import { call, ROOT, startAgent, type TestAgent } from './helpers.js';
 
 const MESH_ROOT = '3f1e2d4c-5b6a-4798-8a9b-0c1d2e3f4a5b';
@@ -35,14 +35,7 @@ describe('templates end to end', () => {
     meshAddress = new URL(mesh.url).host;
   };
   const client = (): ClientConfig => ({
-    servers: [],
-    stateDir: join(dataDir, 'client'),
-    allocDir: join(dataDir, 'alloc'),
-    nodeClass: '',
-    nodePool: 'default',
-    meta: {},
-    token: ROOT,
-    drivers: { raw_exec: true, exec: false },
+    ...rawExecClient(dataDir),
     consul: { address: `http://${meshAddress}`, token: MESH_ROOT, deregisterCriticalServiceAfter: '1m' },
     // Renders at once; short blocking queries and retries so an outage is seen and left quickly.
     template: {

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { SecretsClient } from '../../src/sdk/secrets.js';
 import { killTasksUnder, until } from '../processes.js';
-import { allocWhen, readyNode, runJob, shTask, stopJob } from './client-helpers.js';
+import { allocWhen, readyNode, runJob, shTask, stopJob, rawExecClient } from './client-helpers.js';
 import { call, ROOT, startAgent, type TestAgent } from './helpers.js';
 import { SecretsServer } from './secrets-workloads.js';
 
@@ -37,14 +37,7 @@ describe('templates: a client restart keeps the leased secrets of its tasks', ()
       dataDir: dir,
       httpAddress: schedAddress,
       client: {
-        servers: [],
-        stateDir: join(dir, 'client'),
-        allocDir: join(dir, 'alloc'),
-        nodeClass: '',
-        nodePool: 'default',
-        meta: {},
-        token: ROOT,
-        drivers: { raw_exec: true, exec: false },
+        ...rawExecClient(dir),
         vault: { address: secrets.url, jwtAuthBackendPath: 'jwt-workloads', namespace: '', createFromRole: '', tlsSkipVerify: false },
         template: {
           wait: { minMs: 0, maxMs: 0 },

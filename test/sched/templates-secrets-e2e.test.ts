@@ -17,8 +17,8 @@ import { after, before, describe, it } from 'node:test';
 import { type SecretsClient } from '../../src/sdk/secrets.js';
 import type { JsonReply } from '../helpers.js';
 import { killTasksUnder, until } from '../processes.js';
-import { allocWhen, readyNode, runJob, shTask, stopJob } from './client-helpers.js';
-import { ROOT, startAgent, type TestAgent } from './helpers.js';
+import { allocWhen, readyNode, runJob, shTask, stopJob, rawExecClient } from './client-helpers.js';
+import { startAgent, type TestAgent } from './helpers.js';
 import { SecretsServer } from './secrets-workloads.js';
 
 type Event = { Type: string; Message: string };
@@ -38,14 +38,7 @@ describe('templates reading secrets: a secrets server process and a scheduler ag
     sched = await startAgent({
       dataDir: dir,
       client: {
-        servers: [],
-        stateDir: join(dir, 'client'),
-        allocDir: join(dir, 'alloc'),
-        nodeClass: '',
-        nodePool: 'default',
-        meta: {},
-        token: ROOT,
-        drivers: { raw_exec: true, exec: false },
+        ...rawExecClient(dir),
         vault: { address: secrets.url, jwtAuthBackendPath: 'jwt-workloads', namespace: '', createFromRole: '', tlsSkipVerify: false },
         // Renders at once; KV v2 secrets (no lease) read again every second.
         template: {

@@ -22,8 +22,8 @@ import { type SecretsClient } from '../../src/sdk/secrets.js';
 import { SecretsApiError } from '../../src/sdk/secrets-errors.js';
 import type { JsonReply } from '../helpers.js';
 import { killTasksUnder, until } from '../processes.js';
-import { allocWhen, readyNode, runJob, shTask, stopJob } from './client-helpers.js';
-import { ROOT, startAgent, type TestAgent } from './helpers.js';
+import { allocWhen, readyNode, runJob, shTask, stopJob, rawExecClient } from './client-helpers.js';
+import { startAgent, type TestAgent } from './helpers.js';
 import { SecretsServer, WORKLOADS_ROLE } from './secrets-workloads.js';
 
 type Event = { Type: string; Message: string };
@@ -46,14 +46,7 @@ describe('secrets tokens for tasks: a secrets server process and a scheduler age
       dataDir: dir,
       httpAddress: schedAddress,
       client: {
-        servers: [],
-        stateDir: join(dir, 'client'),
-        allocDir: join(dir, 'alloc'),
-        nodeClass: '',
-        nodePool: 'default',
-        meta: {},
-        token: ROOT,
-        drivers: { raw_exec: true, exec: false },
+        ...rawExecClient(dir),
         vault: { address: secrets.url, jwtAuthBackendPath: 'jwt-workloads', namespace: '', createFromRole: '', tlsSkipVerify: false },
       },
     });
