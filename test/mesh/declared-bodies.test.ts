@@ -235,6 +235,15 @@ describe('discovery declared request bodies', () => {
     assert.deepEqual([shown.json.Service, shown.json.Port], ['decl-a', 81]);
     const check = await send('PUT', '/v1/agent/check/register', { name: 'decl-c', ttl: '30s' });
     assert.equal(check.status, 200);
+    // The agent syncs its registrations to the catalog after answering: wait for it, or the sync would move the catalog's index below.
+    const synced = async () => {
+      const all = (await call(a.url, 'GET', '/v1/health/state/any', { token: ROOT })).json as { CheckID: string }[];
+      return ['decl-c', 'service:decl-a'].every((id) => all.some((c) => c.CheckID === id));
+    };
+    for (let tries = 0; !(await synced()); tries++) {
+      assert.ok(tries < 200, 'the agent synced its service and check to the catalog within 10 s');
+      await new Promise((r) => setTimeout(r, 50));
+    }
     await refusedHere([
       ['/v1/agent/check/update/decl-c', { Status: 1 }, 'Status must be a string'],
       ['/v1/agent/check/update/decl-c', { status: 'fine' }, "Invalid check status: 'fine'"],

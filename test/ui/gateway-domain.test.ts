@@ -164,6 +164,8 @@ describe('web UI: gateway scopes, users and roles', { timeout: 180_000 }, () => 
     await shoot(page, '45-gateway-roles');
 
     await page.getByRole('navigation', { name: 'Gateway' }).getByRole('link', { name: 'Users' }).click();
+    // The roles screen has a Scope picker too: choosing before the users screen is up would choose on the page being left.
+    await page.getByRole('heading', { name: 'Gateway users' }).waitFor();
     await page.getByLabel('Scope', { exact: true }).selectOption(orgId);
     await page.getByRole('button', { name: 'Delete user ui-alice' }).click();
     await page.getByTestId('users').getByText('ui-alice').waitFor({ state: 'detached' });
