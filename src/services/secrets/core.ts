@@ -14,6 +14,8 @@ import { CorsStore } from './cors.js';
 import type { HaStatusNode } from './ha/nodes.js';
 import { LeaseManager, type LeaseTarget } from './lease/manager.js';
 import type { SecretLeaseHandlers } from './lease/handlers.js';
+import { EngineResources } from './engine-resources.js';
+import type { Engine } from './types.js';
 import type { MountEntry } from './mounts/table.js';
 import { NamespaceRegistry, ROOT_NAMESPACE, type NamespaceEntry } from './namespace/registry.js';
 import { mountStorage, NamespaceScope } from './namespace/scope.js';
@@ -31,6 +33,8 @@ export interface CoreEngines {
   leasesFor(mount: MountEntry): SecretLeaseHandlers | undefined;
   /** Engine types users may mount through `sys/mounts`. */
   readonly mountable: ReadonlySet<string>;
+  /** The engine serving `mount`'s background work (types.ts `Engine.periodic`); undefined when it has none. */
+  periodicFor(mount: MountEntry): Engine['periodic'];
 }
 
 /** Options of {@link SecretsCore.open}. */
@@ -75,6 +79,8 @@ export class SecretsCore {
   private readonly mountViews = new WeakMap<MountEntry, Backend>();
   /** The leases of secrets (lease/manager.ts); a revoked token's leases go with it. */
   readonly leases: LeaseManager;
+  /** What engines keep open while this core lives (database connection pools); closed with the core (engine-resources.ts). */
+  readonly resources = new EngineResources();
 
   readonly backend: Backend;
   readonly tokens: TokenStore;
@@ -162,6 +168,25 @@ export class SecretsCore {
     const entry = this.namespaces.byId(nsId);
     const mount = entry && (await this.scope(entry)).mounts.list().find((m) => m.uuid === uuid);
     return mount && { mount, storage: this.storageFor(mount), handlers: this.engines.leasesFor(mount) };
+  }
+
+  /**
+   * One round of the engines' background work (mounts/periodic.ts): each mount of every
+   * namespace whose engine has `periodic`, in turn. A mount's failure goes to `onError`
+   * and the round goes on.
+   */
+  async runPeriodic(onError: (mount: MountEntry, err: Error) => void): Promise<void> {
+    for (const entry of this.namespaces.all()) {
+      for (const mount of (await this.scope(entry)).mounts.list()) {
+        const periodic = this.engines.periodicFor(mount);
+        if (!periodic) continue;
+        try {
+          await periodic({ mount, storage: this.storageFor(mount), core: this, now: this.clock() });
+        } catch (err) {
+          onError(mount, err as Error);
+        }
+      }
+    }
   }
 
   /** Whether users may mount engines of `type`. */

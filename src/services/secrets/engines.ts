@@ -54,6 +54,7 @@ export const ALL_ENGINES: readonly Engine[] = [SYSTEM, TOKEN, CUBBYHOLE, KV_V1, 
 /** What the core needs of the registry (core.ts `CoreEngines`): engine types users may mount through `sys/mounts` (`kv`), and each mount's lease callbacks. */
 export const CORE_ENGINES: CoreEngines = {
   leasesFor: (mount) => engineFor(mount).leases,
+  periodicFor: (mount) => engineFor(mount).periodic,
   mountable: new Set(['kv']),
 };
 

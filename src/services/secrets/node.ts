@@ -17,6 +17,7 @@ import { secretsMetrics } from './metrics.js';
 import { NodeHaRole, type LeaderStatus, type NodeHa } from './ha/node-ha.js';
 import type { ChangeFeed } from './ha/perf-standby.js';
 import { LeaseExpiryLoop } from './lease/expiry-loop.js';
+import { EnginePeriodicLoop } from './mounts/periodic.js';
 import { NotingBackend, ReadOnlyBackend } from './ha/storage-guard.js';
 import { ROOT_NAMESPACE } from './namespace/registry.js';
 import { SealManager, type InitResult } from './seal/seal.js';
@@ -72,8 +73,8 @@ export class SecretsNode {
   private cluster: ClusterInfo | undefined;
   /** When the core opens and closes under HA, the standby core, `sys/leader` and `sys/ha-status` (ha/node-ha.ts). */
   private readonly ha: NodeHaRole;
-  /** The lease expiry loop: runs only while this server's core is the active one. */
-  private leaseExpiry: LeaseExpiryLoop | undefined;
+  /** The lease expiry loop and the engines' background work: run only while this server's core is the active one. */
+  private activeLoops: readonly (LeaseExpiryLoop | EnginePeriodicLoop)[] = [];
 
   /** This server's metrics (metrics.ts): served by `sys/metrics`. */
   readonly metrics: ServiceMetrics;
@@ -98,7 +99,7 @@ export class SecretsNode {
       openCore: () => this.openCore(),
       openReadOnlyCore: () => this.openReadOnlyCore(),
       dropCore: () => this.dropCore(),
-      stopLeaseExpiry: () => this.stopLeaseExpiry(),
+      stopActiveLoops: () => this.stopActiveLoops(),
     });
   }
 
@@ -187,9 +188,10 @@ export class SecretsNode {
     return this.ha.haStatus();
   }
 
-  /** Gives the HA lock up (the service is closing). */
+  /** Gives the HA lock up and closes what the active core's engines hold open (the service is closing). */
   async stopHa(): Promise<void> {
     await this.ha.stop();
+    await this.current?.resources.closeAll();
   }
 
   /** A write of this server was refused by the fence: see {@link NodeHaRole.stepDown}. */
@@ -236,9 +238,10 @@ export class SecretsNode {
     this.ha.afterSeal();
   }
 
-  /** Drops the active core; its lease expiry loop stops in the background. */
+  /** Drops the active core; its loops stop and what its engines hold open closes, in the background. */
   private dropCore(): void {
-    void this.stopLeaseExpiry();
+    const core = this.current;
+    void this.stopActiveLoops().then(() => core?.resources.closeAll());
     this.current = undefined;
   }
 
@@ -261,18 +264,18 @@ export class SecretsNode {
       audit: this.audit,
       haStatus: () => this.ha.haStatus(),
     });
-    // Leader-only work: the active core revokes due leases (a standby's loop never runs).
-    await this.stopLeaseExpiry();
-    this.leaseExpiry = new LeaseExpiryLoop(this.current.leases, this.o.log);
-    this.leaseExpiry.start();
+    // Leader-only work: the active core revokes due leases and runs the engines' periodic work (a standby's loops never run).
+    await this.stopActiveLoops();
+    this.activeLoops = [new LeaseExpiryLoop(this.current.leases, this.o.log), new EnginePeriodicLoop(this.current, this.o.log)];
+    for (const loop of this.activeLoops) loop.start();
     return this.current;
   }
 
-  /** Stops the lease expiry loop (stepping down, sealing, closing); waits for a round in progress. */
-  private async stopLeaseExpiry(): Promise<void> {
-    const loop = this.leaseExpiry;
-    this.leaseExpiry = undefined;
-    await loop?.stop();
+  /** Stops the active server's loops (stepping down, sealing, closing); waits for rounds in progress. */
+  private async stopActiveLoops(): Promise<void> {
+    const loops = this.activeLoops;
+    this.activeLoops = [];
+    await Promise.all(loops.map((l) => l.stop()));
   }
 
   /** A performance standby's core: the same storage read-only (every write throws ReadOnlyStorageError). */

@@ -79,6 +79,18 @@ export interface Engine {
   readonly description: string;
   /** How the lease manager renews and revokes the secrets it leases (engines that issue leases). */
   readonly leases?: SecretLeaseHandlers;
+  /** Background work per mount on the active server, about every second (mounts/periodic.ts): rotations due, auto-rotation. */
+  readonly periodic?: (ctx: EnginePeriodicContext) => Promise<void>;
+}
+
+/** What an engine's `periodic` is given: one mount, its storage and the active core. */
+export interface EnginePeriodicContext {
+  readonly mount: MountEntry;
+  /** The mount's own storage (keys under `logical/<uuid>/`). */
+  readonly storage: Backend;
+  readonly core: SecretsCore;
+  /** The round's time (injected clock). */
+  readonly now: Date;
 }
 
 /** The engine serving a mount (engines.ts `engineFor`), handed to the routes that document every mount. */

@@ -65,10 +65,10 @@ export interface HaNodeParts {
   openCore(): Promise<unknown>;
   /** Opens a performance standby's read-only core. @throws when the cluster identity is not stored yet. */
   openReadOnlyCore(): Promise<SecretsCore>;
-  /** Drops the active core (its lease expiry loop stops in the background). */
+  /** Drops the active core (its loops stop and its engines' resources close in the background). */
   dropCore(): void;
-  /** Stops the active core's lease expiry loop; waits for a round in progress. */
-  stopLeaseExpiry(): Promise<void>;
+  /** Stops the active core's loops (lease expiry, engines' periodic work); waits for rounds in progress. */
+  stopActiveLoops(): Promise<void>;
 }
 
 /** See the module doc. One per node. */
@@ -173,7 +173,7 @@ export class NodeHaRole {
   async stop(): Promise<void> {
     this.started = false;
     this.stopPerf();
-    await this.n.stopLeaseExpiry();
+    await this.n.stopActiveLoops();
     await this.n.ha?.lock.stop();
   }
 

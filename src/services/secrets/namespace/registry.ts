@@ -59,6 +59,11 @@ export class NamespaceRegistry {
     return this.byPath.get(path);
   }
 
+  /** Every namespace, the root first. */
+  all(): NamespaceEntry[] {
+    return [...this.byPath.values()];
+  }
+
   /** The namespace with id `id`, or undefined. */
   byId(id: string): NamespaceEntry | undefined {
     if (id === ROOT_NAMESPACE.id) return ROOT_NAMESPACE;
