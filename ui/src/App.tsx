@@ -29,7 +29,7 @@ import { Jobs } from './screens/sched/Jobs';
 import { Job } from './screens/sched/Job';
 import { JobRun } from './screens/sched/JobRun';
 import { GatewaySection } from './screens/gateway/GatewaySection';
-import { CsiPlugin, CsiPlugins, CsiVolume, CsiVolumes, MeshAcl, MeshKv, SchedAcl } from './screens/adminScreens';
+import { CsiPlugin, CsiPlugins, CsiVolume, CsiVolumes, MeshAcl, MeshKv, SchedAcl, SecretsEngine } from './screens/adminScreens';
 
 /** The screen each section opens on, in the order the header lists them. */
 const HOME: Array<[Section, string]> = [
@@ -69,6 +69,7 @@ export function App({ sections }: { sections: Partial<Record<Section, string>> }
             <Route path="/secrets" element={<Mounts />} />
             <Route path="/secrets/kv/:mount/*" element={<KvRoute />} />
             <Route path="/secrets/create/:mount/*" element={<KvCreate />} />
+            <Route path="/secrets/engines/:mount" element={<SecretsEngine />} />
             <Route path="/secrets/policies" element={<Policies />} />
             <Route path="/secrets/policies/:name" element={<PolicyEdit />} />
             <Route path="/secrets/policy-new" element={<PolicyEdit />} />

@@ -1,5 +1,6 @@
 /**
- * The discovery key/value and ACL screens and the scheduler CSI and ACL screens, each loaded
+ * The discovery key/value and ACL screens, the scheduler CSI and ACL screens and the secrets
+ * database, transit and PKI screens, each loaded
  * on first use (its own chunk), so the first visit's JavaScript stays within its budget.
  */
 import { lazy, Suspense, type ComponentType } from 'react';
@@ -25,5 +26,6 @@ export const CsiPlugins = later(() => import('./sched/Plugins'), 'Plugins');
 export const CsiPlugin = later(() => import('./sched/Plugins'), 'PluginDetail');
 export const CsiVolumes = later(() => import('./sched/Volumes'), 'Volumes');
 export const CsiVolume = later(() => import('./sched/Volumes'), 'VolumeDetail');
+export const SecretsEngine = later(() => import('./secrets/engines/EngineScreen'), 'EngineScreen');
 export const MeshAcl = ({ creating }: { creating?: boolean }) => <AclObjects service={MESH_ACL} Nav={MeshNav} creating={creating} />;
 export const SchedAcl = ({ creating }: { creating?: boolean }) => <AclObjects service={SCHED_ACL} Nav={SchedNav} creating={creating} />;

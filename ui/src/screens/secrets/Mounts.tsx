@@ -1,4 +1,4 @@
-/** Secrets engines mounted in the namespace (`GET /v1/sys/mounts`); KV mounts open the browser. */
+/** Secrets engines mounted in the namespace (`GET /v1/sys/mounts`); KV mounts open the browser, database, transit and PKI mounts their screens. */
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api } from '../../api/client';
@@ -38,7 +38,7 @@ export function Mounts() {
           <tbody>
             {q.data.map(([path, m]) => (
               <tr key={path}>
-                <td>{isKv2(m) ? <Link to={`/secrets/kv/${encodeURIComponent(path.replace(/\/$/, ''))}/`}>{path}</Link> : path}</td>
+                <td>{mountLink(path, m)}</td>
                 <td>
                   {m.type}
                   {m.options?.version ? ` v${m.options.version}` : ''}
@@ -53,6 +53,13 @@ export function Mounts() {
   );
 }
 
-function isKv2(m: Mount): boolean {
-  return m.type === 'kv' && m.options?.version === '2';
+/** Engine types with a screen of their own (engines/EngineScreen.tsx). */
+const ENGINE_SCREENS = new Set(['database', 'transit', 'pki']);
+
+/** The mount's path, linked to its screen when it has one. */
+function mountLink(path: string, m: Mount) {
+  const name = encodeURIComponent(path.replace(/\/$/, ''));
+  if (m.type === 'kv' && m.options?.version === '2') return <Link to={`/secrets/kv/${name}/`}>{path}</Link>;
+  if (ENGINE_SCREENS.has(m.type)) return <Link to={`/secrets/engines/${name}`}>{path}</Link>;
+  return path;
 }
