@@ -5,7 +5,7 @@
  * placement failure; an agent with the scheduler off for the monitor's timeout);
  * `job status` list and detail with aligned columns and 8-character IDs (a job the scheduler
  * placed on a simulated node, reported running through `client-status`), `inspect`,
- * `history`, `stop` and `-purge`; `eval list` and `eval status`; `-json`; errors.
+ * `history` (`-p` diffs, `-version`), `revert`, `stop` and `-purge`; `eval list` and `eval status`; `-json`; errors.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -168,7 +168,7 @@ describe('cairn sched job and eval against a real scheduler agent', () => {
     assert.deepEqual([missing.code, missing.stderr], [1, 'Error: No job(s) with prefix or id "zzz" found\n']);
   });
 
-  it('inspect, history, stop and purge', async () => {
+  it('inspect, history (with diffs), revert, stop and purge', async () => {
     const inspect = JSON.parse(await ok('sched', 'job', 'inspect', 'web'));
     assert.equal(inspect.Job.ID, 'web');
     const history = await ok('sched', 'job', 'history', 'web');
@@ -177,6 +177,26 @@ describe('cairn sched job and eval against a real scheduler agent', () => {
       /^Version {5}= 0\nStable {6}= false\nSubmit Date = \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$/,
       'the re-runs of the same file made no new version',
     );
+    // A changed file is version 1: history -p shows its diff, revert goes back to version 0's spec as version 2.
+    const changed = scratch.file('web-v1.hcl', WEB.replace('args    = ["300"]', 'args    = ["301"]'));
+    await ok('sched', 'job', 'run', '-detach', changed);
+    const diffed = await ok('sched', 'job', 'history', '-p', 'web');
+    assert.match(diffed, /^Version {5}= 1\nStable {6}= false\nSubmit Date = \S+\nDiff {8}=\n\+\/- Job: "web"\n/);
+    assert.match(
+      diffed,
+      /\n\+\/- Task Group: "app"\n {2}\+\/- Task: "server"\n {4}\+\/- Config \{\n {6}\+\/- args \{\n {8}- args: "300"\n {8}\+ args: "301"\n {6}\}\n {4}\}\n/,
+    );
+    assert.match(diffed, /\n\nVersion {5}= 0\nStable {6}= false\nSubmit Date = \S+\n$/, 'the first version has no diff');
+    assert.match(await ok('sched', 'job', 'history', '-version=0', 'web'), /^Version {5}= 0\n/);
+    const none = await cairn({ SCHED_TOKEN: ROOT }, ['sched', 'job', 'history', '-version=7', 'web']);
+    assert.deepEqual([none.code, none.stderr], [1, 'Error: version 7 of job "web" not found\n']);
+    const reverted = await ok('sched', 'job', 'revert', '-detach', 'web', '0');
+    assert.match(reverted, /^Job "web" reverted to version 0\nEvaluation ID: [0-9a-f-]{36}\n$/);
+    const job = (await call(a.url, 'GET', '/v1/job/web', { token: ROOT })).json;
+    assert.deepEqual([job.Version, job.TaskGroups[0].Tasks[0].Config.args], [2, ['300']]);
+    const current = await cairn({ SCHED_TOKEN: ROOT }, ['sched', 'job', 'revert', 'web', '2']);
+    assert.deepEqual([current.code, current.stderr], [1, "Error: can't revert to current version (HTTP 400)\n"]);
+
     const stopped = await ok('sched', 'job', 'stop', '-detach', 'web');
     assert.match(stopped, /^Job "web" stopped\nEvaluation ID: [0-9a-f-]{36}\n$/);
     assert.equal((await call(a.url, 'GET', '/v1/job/web', { token: ROOT })).json.Stop, true);

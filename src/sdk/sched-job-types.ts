@@ -116,25 +116,35 @@ export interface SchedPlanDiffField {
   readonly New: string;
 }
 
+/** A nested object of a job diff (the reference's `ObjectDiff`). */
+export interface SchedDiffObject {
+  readonly Type: string;
+  readonly Name: string;
+  readonly Fields: readonly SchedPlanDiffField[] | null;
+  readonly Objects: readonly SchedDiffObject[] | null;
+}
+
+/** A job diff (the reference's `JobDiff`): `Type` `Added`, `Deleted`, `Edited` or `None`; task groups with their tasks and, in a plan, their update counts. */
+export interface SchedJobDiff {
+  readonly Type: string;
+  readonly ID: string;
+  readonly Fields: readonly SchedPlanDiffField[] | null;
+  readonly Objects?: readonly SchedDiffObject[] | null;
+  readonly TaskGroups:
+    | readonly (SchedDiffObject & {
+        readonly Tasks?: readonly (SchedDiffObject & { readonly Annotations?: readonly string[] | null })[] | null;
+        readonly Updates: Readonly<Record<string, number>> | null;
+      })[]
+    | null;
+}
+
 /** The reply of `POST /v1/job/:id/plan` (the reference's `JobPlanResponse`). */
 export interface SchedJobPlanReply {
   readonly Annotations: { readonly DesiredTGUpdates: Readonly<Record<string, Readonly<Record<string, number>>>> | null } | null;
   /** Per group that could not be placed, the placement metrics (`NodesEvaluated`, `NodesExhausted`, `DimensionExhausted`, …). */
   readonly FailedTGAllocs: Readonly<Record<string, Readonly<Record<string, unknown>>>> | null;
-  /** `{Type: "Added"|"Deleted"|"Edited"|"None", ID, Fields, TaskGroups: [{Type, Name, Updates: {"create": n, …}}]}`; null when not asked for. */
-  readonly Diff: {
-    readonly Type: string;
-    readonly ID: string;
-    readonly Fields: readonly SchedPlanDiffField[] | null;
-    readonly TaskGroups:
-      | readonly {
-          readonly Type: string;
-          readonly Name: string;
-          readonly Fields: readonly SchedPlanDiffField[] | null;
-          readonly Updates: Readonly<Record<string, number>> | null;
-        }[]
-      | null;
-  } | null;
+  /** The job's diff from the stored one; null when not asked for. */
+  readonly Diff: SchedJobDiff | null;
   /** The stored job's modify index (0: no such job): what `job run -check-index` takes. */
   readonly JobModifyIndex: number;
   readonly Warnings: string;

@@ -23,6 +23,7 @@ import type {
   SchedEvalListOptions,
   SchedEvaluation,
   SchedJob,
+  SchedJobDiff,
   SchedJobListOptions,
   SchedJobPlanReply,
   SchedJobStub,
@@ -97,6 +98,36 @@ export class SchedJobsApi {
   async jobVersions(id: string, o: SchedQueryOptions & SchedNamespaceOption = {}): Promise<SchedRead<SchedJob[]>> {
     const r = await this.get<{ Versions: SchedJob[] }>(`/job/${seg(id)}/versions`, o);
     return { data: r.data.Versions, index: r.index };
+  }
+
+  /**
+   * `GET /v1/job/:id/versions?diffs=true` (`read-job`): the kept versions, newest first, and
+   * `diffs[i]` from version i+1 to version i (or, with `diffVersion`, each other version
+   * against that one). @throws SchedApiError 404 `job versions not found`; 400 for a `diffVersion` not kept.
+   */
+  async jobVersionDiffs(
+    id: string,
+    o: SchedQueryOptions & SchedNamespaceOption & { diffVersion?: number } = {},
+  ): Promise<SchedRead<{ versions: SchedJob[]; diffs: SchedJobDiff[] }>> {
+    const extra = o.diffVersion === undefined ? { diffs: 'true' } : { diff_version: String(o.diffVersion) };
+    const r = await this.get<{ Versions: SchedJob[]; Diffs: SchedJobDiff[] | null }>(`/job/${seg(id)}/versions`, o, extra);
+    return { data: { versions: r.data.Versions, diffs: r.data.Diffs ?? [] }, index: r.index };
+  }
+
+  /**
+   * `POST /v1/job/:id/revert` (`submit-job`): registers version `version` again as the next
+   * version; `enforcePriorVersion`: only if the current version is that one. @throws
+   * SchedApiError 400 `can't revert to current version`, `current job has version <n>;
+   * enforcing version <m>`; 404 for a job or version not kept.
+   */
+  async revertJob(id: string, version: number, o: SchedNamespaceOption & { enforcePriorVersion?: number } = {}): Promise<SchedJobWriteReply> {
+    const body = { JobID: id, JobVersion: version, EnforcePriorVersion: o.enforcePriorVersion ?? null };
+    return (await this.call<SchedJobWriteReply>('POST', `/job/${seg(id)}/revert`, { query: { namespace: o.namespace }, body })).data;
+  }
+
+  /** `POST /v1/job/:id/stable` (`submit-job`): marks version `version` stable or not. @throws SchedApiError 404 for a version not kept. */
+  async setJobStability(id: string, version: number, stable: boolean, o: SchedNamespaceOption = {}): Promise<void> {
+    await this.call('POST', `/job/${seg(id)}/stable`, { query: { namespace: o.namespace }, body: { JobID: id, JobVersion: version, Stable: stable } });
   }
 
   /** `GET /v1/job/:id/allocations` (`read-job`): allocation stubs; `all` adds those of an earlier job with the same ID. */

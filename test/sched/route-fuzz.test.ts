@@ -85,6 +85,8 @@ describe('scheduler: every documented route, hostile input', { timeout: 600_000 
         },
         'POST /job/{id}/scale': { Count: 2, Target: { Group: 'app' }, Message: 'm', PolicyOverride: false },
         'POST /job/{id}/evaluate': { EvalOptions: { ForceReschedule: true } },
+        'POST /job/{id}/revert': { JobID: 'fuzz-job', JobVersion: 0, EnforcePriorVersion: 1 },
+        'POST /job/{id}/stable': { JobID: 'fuzz-job', JobVersion: 0, Stable: true },
         'POST /node/{id}/drain': { DrainSpec: { Deadline: 60_000_000_000, IgnoreSystemJobs: false }, MarkEligible: false },
         'POST /node/{id}/eligibility': { Eligibility: 'ineligible' },
         'POST /acl/policy/{name}': { Name: 'fuzz1', Rules: 'namespace "default" { policy = "read" }' },

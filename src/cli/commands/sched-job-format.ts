@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { SchedAllocStub, SchedEvaluation, SchedJob, SchedJobStub, SchedJobSummary } from '../../sdk/index.js';
+import type { SchedAllocStub, SchedEvaluation, SchedJob, SchedJobDiff, SchedJobStub, SchedJobSummary } from '../../sdk/index.js';
+import { formatJobDiff } from './sched-job-diff.js';
 import { kv, list, shortId } from './sched-format.js';
 
 /** Unix ns as RFC 3339 without fractions (the reference's `formatTime`). */
@@ -85,16 +86,19 @@ export function jobBlock(
   return `${head}\n\nSummary\n${sum}\n\nAllocations\n${allocText}${services === undefined ? '' : `\n\nServices\n${services}`}`;
 }
 
-/** The versions of a job, newest first (reference `job history`). */
-export function jobHistory(versions: readonly SchedJob[]): string {
+/** The versions of a job, newest first (reference `job history`); with `diffs` (`-p`), each version's diff from the one before it under `Diff`. */
+export function jobHistory(versions: readonly SchedJob[], diffs?: readonly (SchedJobDiff | undefined)[]): string {
   return versions
-    .map((v) =>
-      kv([
+    .map((v, i) => {
+      const diff = diffs?.[i];
+      const rows: [string, string | number | boolean][] = [
         ['Version', v.Version ?? 0],
         ['Stable', Boolean(v.Stable)],
         ['Submit Date', nsTime(v.SubmitTime)],
-      ]),
-    )
+      ];
+      if (diff) rows.push(['Diff', '']);
+      return kv(rows) + (diff ? `\n${formatJobDiff(diff, false)}` : '');
+    })
     .join('\n\n');
 }
 

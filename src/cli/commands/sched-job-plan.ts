@@ -11,16 +11,13 @@
  *
  * @module
  */
-import type { SchedJob, SchedJobPlanReply, SchedPlanDiffField } from '../../sdk/index.js';
+import type { SchedJob, SchedJobPlanReply } from '../../sdk/index.js';
+import { formatJobDiff } from './sched-job-diff.js';
 import { flagBool } from '../args.js';
 import { oneArg, show, type SchedCtx } from './sched-common.js';
 
 /** The reference's exit code for an error. */
 const PLAN_ERROR = 255;
-
-/** Diff markers by diff type (the reference's `getDiffString`, without colour). */
-const MARKERS: Record<string, string> = { Added: '+ ', Deleted: '- ', Edited: '+/- ' };
-const marker = (type: string): string => MARKERS[type] ?? '';
 
 /** The reference's help under `Job Modify Index`. */
 function modifyIndexHelp(index: number, file: string): string {
@@ -33,29 +30,6 @@ When running the job with the check-index flag, the job will only be run if the
 job modify index given matches the server-side version. If the index has
 changed, another user has modified the job and the plan's results are
 potentially invalid.`;
-}
-
-/** Edited fields, one a line: `<prefix><marker><Name>: "<old>" => "<new>"` (added: `"<new>"`, deleted: `"<old>"`). */
-function fieldLines(fields: readonly SchedPlanDiffField[] | null, prefix: string): string[] {
-  return (fields ?? []).map((f) => {
-    const value =
-      f.Type === 'Added' ? JSON.stringify(f.New) : f.Type === 'Deleted' ? JSON.stringify(f.Old) : `${JSON.stringify(f.Old)} => ${JSON.stringify(f.New)}`;
-    return `${prefix}${marker(f.Type)}${f.Name}: ${value}`;
-  });
-}
-
-/** The reference's `formatJobDiff`: the job line, its fields when edited (or `verbose`), one line per task group with its update counts in name order. */
-function formatPlanDiff(diff: NonNullable<SchedJobPlanReply['Diff']>, verbose: boolean): string {
-  const lines = [`${marker(diff.Type)}Job: ${JSON.stringify(diff.ID)}`];
-  if (diff.Type === 'Edited' || verbose) lines.push(...fieldLines(diff.Fields, ''));
-  for (const tg of diff.TaskGroups ?? []) {
-    const updates = Object.keys(tg.Updates ?? {})
-      .sort()
-      .map((k) => `${tg.Updates![k]} ${k}`);
-    lines.push(`${marker(tg.Type)}Task Group: ${JSON.stringify(tg.Name)}${updates.length > 0 ? ` (${updates.join(', ')})` : ''}`);
-    if (tg.Type === 'Edited' || verbose) lines.push(...fieldLines(tg.Fields, '  '));
-  }
-  return lines.join('\n');
 }
 
 /** The reference's `formatAllocMetrics` of a group that would not be placed, each line prefixed with `prefix`. */
@@ -106,7 +80,7 @@ export async function jobPlan(ctx: SchedCtx, jobOfFile: (ctx: SchedCtx, file: st
     const r = await ctx.client.jobs.planJob(job, { diff });
     show(ctx, r, () => {
       const parts: string[] = [];
-      if (r.Diff) parts.push(`${formatPlanDiff(r.Diff, flagBool(ctx.opts.verbose, 'verbose'))}\n`);
+      if (r.Diff) parts.push(`${formatJobDiff(r.Diff, flagBool(ctx.opts.verbose, 'verbose'))}\n`);
       parts.push('Scheduler dry-run:', `${formatDryRun(r, job.Type || 'service')}\n`);
       if (r.Warnings) parts.push(`Job Warnings:\n${r.Warnings}\n`);
       parts.push(modifyIndexHelp(r.JobModifyIndex, file));

@@ -19,7 +19,7 @@
  * @module
  */
 import type { Command } from 'commander';
-import { SchedApiError, type SchedEvaluation, type SchedJob, type SchedJobWriteReply, type SchedClient } from '../../sdk/index.js';
+import { SchedApiError, type SchedEvaluation, type SchedJob, type SchedJobDiff, type SchedJobWriteReply, type SchedClient } from '../../sdk/index.js';
 import { goDurationMs } from '../../kernel/util/go-duration.js';
 import { UsageError, flagBool, parseNonNegativeInt } from '../args.js';
 import { readFlagFile } from '../client-command.js';
@@ -162,11 +162,39 @@ async function jobInspect(ctx: SchedCtx): Promise<number> {
   return 0;
 }
 
+/** `job history [-p] [-version N] <job>` (reference `nomad job history`): the kept versions, or one; `-p` adds each version's diff from the one before it. */
 async function jobHistoryCmd(ctx: SchedCtx): Promise<number> {
   const id = oneArg(ctx, 'a job ID');
-  const { data: versions } = await ctx.client.jobs.jobVersions(id);
-  show(ctx, versions, () => jobHistory(versions));
+  const withDiffs = flagBool(ctx.opts.p, 'p');
+  const { versions, diffs } = withDiffs
+    ? (await ctx.client.jobs.jobVersionDiffs(id)).data
+    : { versions: (await ctx.client.jobs.jobVersions(id)).data, diffs: [] as SchedJobDiff[] };
+  const wanted = ctx.opts.version === undefined ? undefined : parseNonNegativeInt(String(ctx.opts.version), 'version');
+  const picked = versions.map((v, i) => ({ v, diff: diffs[i] })).filter(({ v }) => wanted === undefined || v.Version === wanted);
+  if (picked.length === 0) {
+    ctx.io.stderr(`Error: version ${String(ctx.opts.version)} of job "${id}" not found\n`);
+    return 1;
+  }
+  show(
+    ctx,
+    picked.map(({ v }) => v),
+    () =>
+      jobHistory(
+        picked.map(({ v }) => v),
+        withDiffs ? picked.map(({ diff }) => diff) : undefined,
+      ),
+  );
   return 0;
+}
+
+/** `job revert [-detach] <job> <version>` (reference `nomad job revert`): registers a kept version again and follows the evaluation. */
+async function jobRevertCmd(ctx: SchedCtx): Promise<number> {
+  const [id, raw] = ctx.args as [string, string];
+  const version = parseNonNegativeInt(raw, 'version');
+  const job = await resolveJob(ctx, id);
+  if (!job) return 1;
+  const r = await ctx.client.jobs.revertJob(job.ID, version, { namespace: job.Namespace });
+  return followUp(ctx, r, `Job "${job.ID}" reverted to version ${version}`);
 }
 
 async function evalListCmd(ctx: SchedCtx): Promise<number> {
@@ -213,7 +241,7 @@ async function evalStatus(ctx: SchedCtx): Promise<number> {
 
 /** Adds `sched job …` and `sched eval …` to the `sched` group. */
 export function addSchedJobCommands(app: App, sched: Command): void {
-  const job = subGroup(sched, 'job', 'jobs: run, plan, status, stop, inspect, history');
+  const job = subGroup(sched, 'job', 'jobs: run, plan, status, stop, inspect, history, revert');
   const monitorFlags = (c: Command) =>
     c
       .option('--detach [bool]', 'print the evaluation ID and return at once')
@@ -260,7 +288,27 @@ export function addSchedJobCommands(app: App, sched: Command): void {
     jobStop,
   );
   schedLeaf(app, job.command('inspect').argument('<id>', 'job ID').description('print a job as JSON'), jobInspect);
-  schedLeaf(app, job.command('history').argument('<id>', 'job ID').description('list the kept versions of a job'), jobHistoryCmd);
+  schedLeaf(
+    app,
+    job
+      .command('history')
+      .argument('<id>', 'job ID')
+      .description('list the kept versions of a job')
+      .option('--p [bool]', "show each version's diff from the one before it")
+      .option('--version <n>', 'only this version'),
+    jobHistoryCmd,
+  );
+  schedLeaf(
+    app,
+    monitorFlags(
+      job
+        .command('revert')
+        .argument('<id>', 'job ID or unique prefix')
+        .argument('<version>', 'the kept version to register again')
+        .description('register a kept version of a job again as its next version'),
+    ),
+    jobRevertCmd,
+  );
   const ev = subGroup(sched, 'eval', 'evaluations: list, status');
   schedLeaf(
     app,

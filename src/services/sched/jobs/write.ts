@@ -45,7 +45,8 @@ export interface RegisterOptions {
 /** The reference's error prefix for `EnforceIndex` failures (`RegisterEnforceIndexErrPrefix`). */
 const ENFORCE_INDEX_PREFIX = 'Enforcing job modify index';
 
-const jobNotFound = () => schedNotFound('job not found');
+/** 404 `job not found`. */
+export const jobNotFound = () => schedNotFound('job not found');
 
 /** The fields that say nothing about what the job runs, left out when comparing versions. */
 function spec(job: Job): string {
@@ -68,7 +69,7 @@ function putEval(tx: Txn, e: Evaluation): Evaluation & Indexed {
  * document and a pending evaluation triggered by `triggeredBy`; older versions beyond the
  * last {@link TRACKED_VERSIONS} are deleted. Returns the stored job and evaluation.
  */
-function storeJob(
+export function storeJob(
   tx: Txn,
   job: Job,
   existing: StoredJob | undefined,
@@ -96,7 +97,8 @@ function storeJob(
   return { job: stored, evaluation };
 }
 
-const result = (e: Evaluation & Indexed, jobModifyIndex: number, index: number): JobWriteResult => ({
+/** A write's reply for evaluation `e`. */
+export const result = (e: Evaluation & Indexed, jobModifyIndex: number, index: number): JobWriteResult => ({
   EvalID: e.ID,
   EvalCreateIndex: e.CreateIndex,
   JobModifyIndex: jobModifyIndex,

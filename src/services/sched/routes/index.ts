@@ -20,6 +20,7 @@ import { bindingRuleRoutes } from './binding-rules.js';
 import { eventRoutes } from './events.js';
 import { evaluationRoutes } from './evaluations.js';
 import { jobRoutes } from './jobs.js';
+import { jobVersionRoutes } from './job-versions.js';
 import { jobPlanRoutes } from './job-plan.js';
 import { keyringRoutes } from './keyring.js';
 import { loginRoutes } from './login.js';
@@ -51,6 +52,7 @@ export const SCHED_ROUTES: readonly SchedRoute[] = [
   ...allocIdentityRoutes,
   ...restartPermitRoutes,
   ...jobRoutes,
+  ...jobVersionRoutes,
   ...evaluationRoutes,
   ...clientFsRoutes,
   ...clientAllocationRoutes,

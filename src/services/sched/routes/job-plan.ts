@@ -27,6 +27,7 @@ import { decodeJob } from '../jobs/decode.js';
 import { validateJob } from '../jobs/validate.js';
 import { withConsulIdentities } from '../jobs/consul-identities.js';
 import { specChanged } from '../jobs/write.js';
+import { jobDiff } from '../jobs/diff.js';
 import { computePlan } from '../scheduler/schedule.js';
 import { DEFAULT_NAMESPACE, LABEL, T } from '../state.js';
 import { decodeGoStruct } from '../go-struct.js';
@@ -85,40 +86,6 @@ function checkShapes(raw: Record<string, unknown>): void {
       if (task.Resources !== null) decodeGoStruct(task.Resources, 'structs.Resources', { CPU: 'int', MemoryMB: 'int' });
     }
   }
-}
-
-/** The fields of a job that make a new version (what the submitter controls). */
-const SPEC_FIELDS = ['Type', 'Priority', 'Datacenters', 'NodePool', 'Constraints', 'Meta', 'TaskGroups', 'Stop', 'AllAtOnce'] as const;
-
-/** The reference's `JobDiff`, at the depth Cairn fills: the type, the top-level fields that changed, and per group its `Updates` counts. */
-function jobDiff(old: Job | undefined, job: Job, updates: Record<string, Record<string, number>>): Record<string, unknown> {
-  const fields = SPEC_FIELDS.filter((f) => typeof job[f] !== 'object' && old && JSON.stringify(old[f]) !== JSON.stringify(job[f])).map((f) => ({
-    Annotations: null,
-    Name: f,
-    New: String(job[f]),
-    Old: String(old?.[f]),
-    Type: 'Edited',
-  }));
-  const changed = !old || SPEC_FIELDS.some((f) => JSON.stringify(old[f] ?? null) !== JSON.stringify(job[f] ?? null));
-  const names = new Set([...(old?.TaskGroups ?? []).map((g) => g.Name), ...job.TaskGroups.map((g) => g.Name)]);
-  return {
-    Type: !old ? 'Added' : changed ? 'Edited' : 'None',
-    ID: job.ID,
-    Fields: fields.length > 0 ? fields : null,
-    Objects: null,
-    TaskGroups: [...names].sort().map((name) => {
-      const before = old?.TaskGroups.find((g) => g.Name === name);
-      const after = job.TaskGroups.find((g) => g.Name === name);
-      return {
-        Type: !before ? 'Added' : !after ? 'Deleted' : JSON.stringify(before) === JSON.stringify(after) ? 'None' : 'Edited',
-        Name: name,
-        Fields: null,
-        Objects: null,
-        Tasks: null,
-        Updates: updates[name] ?? null,
-      };
-    }),
-  };
 }
 
 /** `DesiredTGUpdates` counts as the reference's diff `Updates` keys. */
@@ -207,7 +174,7 @@ async function planJob(ctx: Ctx): Promise<SchedReply> {
     body: {
       Annotations: { DesiredTGUpdates: plan.annotations, PreemptedAllocs: null },
       FailedTGAllocs: Object.keys(plan.failed).length > 0 ? plan.failed : null,
-      Diff: body.Diff ? jobDiff(stored, job, updates) : null,
+      Diff: body.Diff ? jobDiff(stored, job, { contextual: false, updates }) : null,
       JobModifyIndex: stored?.JobModifyIndex ?? 0,
       CreatedEvals: null,
       NextPeriodicLaunch: '0001-01-01T00:00:00Z',

@@ -9,7 +9,8 @@
  * GET      /v1/job/:id                                                  read-job       (blocking)
  * POST|PUT /v1/job/:id               register (the body's Job.ID must be :id)       submit-job
  * DELETE   /v1/job/:id?purge=                                           submit-job     JobDeregistered
- * GET      /v1/job/:id/versions | /allocations?all= | /evaluations | /summary   read-job  (blocking)
+ * GET      /v1/job/:id/allocations?all= | /evaluations | /summary   read-job  (blocking)
+ * (versions, revert and stable: job-versions.ts)
  * POST|PUT /v1/job/:id/evaluate                                         submit-job     EvaluationUpdated
  * POST|PUT /v1/job/:id/scale         {Count, Target:{Group}}            scale-job | submit-job  JobRegistered
  * ```
@@ -22,11 +23,11 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { withBody } from '../../../kernel/http/index.js';
-import { ALL_NAMESPACES, type NamespaceCapability } from '../acl/index.js';
+import { ALL_NAMESPACES } from '../acl/index.js';
 import { allocStub, type StoredAlloc } from '../alloc.js';
 import { ANY_CALLER, type SchedAccess, type SchedRoute } from '../access.js';
 import type { Ctx } from '../deps.js';
-import { schedBadRequest, schedNotFound, type SchedReply } from '../http.js';
+import { schedBadRequest, type SchedReply } from '../http.js';
 import { decodeJob } from '../jobs/decode.js';
 import { parseJobHcl } from '../jobs/hcl.js';
 import { renderEval, renderJob, jobStub, type StoredJob } from '../jobs/render.js';
@@ -35,36 +36,22 @@ import { jobKey, type Job } from '../jobs/types.js';
 import { validateJob } from '../jobs/validate.js';
 import { vaultWarnings } from '../jobs/vault.js';
 import { withConsulIdentities } from '../jobs/consul-identities.js';
-import { deregisterJob, evaluateJob, registerJob, scaleJob, type JobWriteResult } from '../jobs/write.js';
+import { deregisterJob, evaluateJob, registerJob, scaleJob } from '../jobs/write.js';
 import { compileListFilter, nextTokenHeader, paginate } from '../paginate.js';
 import { PAGED_QUERY, PREFIX_QUERY, queryBool, queryPerPage, queryPrefix, requireInput } from '../request.js';
 import { nullAsEmpty } from '../body.js';
 import { Go } from '../../../kernel/util/go-schema.js';
-import { DEFAULT_NAMESPACE, T } from '../state.js';
+import { T } from '../state.js';
 import { fieldOf } from '../go-struct.js';
+import { inNamespace, namespaceOf, readJob, storedJob, writeResult } from './job-common.js';
 
 /** The tables a job read depends on (its status and summary come from allocations and evaluations). */
 const JOB_TABLES = [T.jobs, T.allocs, T.evals];
-
-const namespaceOf = (ctx: Ctx) => ctx.query.get('namespace') || DEFAULT_NAMESPACE;
-
-/** A write's reply: the result with the query meta in the body and the headers (the reference's `setMeta`). */
-function writeResult(r: JobWriteResult, extra: Record<string, unknown> = {}): SchedReply {
-  return { body: { ...r, ...extra, KnownLeader: true, LastContact: 0 }, index: r.Index };
-}
 
 /** The reference's `Warnings` text (`MergeMultierrorWarnings`): `""` for none, else `<n> warning(s):` and one `* <warning>` line each. */
 function warningsText(warnings: readonly string[]): string {
   return warnings.length === 0 ? '' : `${warnings.length} warning(s):\n${warnings.map((w) => `\n* ${w}`).join('')}`;
 }
-
-/** One of the capabilities `anyOf` in the request's namespace. */
-const inNamespace =
-  (...anyOf: NamespaceCapability[]) =>
-  (ctx: Ctx): SchedAccess => ({ namespace: namespaceOf(ctx), anyOf });
-
-/** `read-job` in the request's namespace; a task's workload identity also passes it for its own job (`:id`). */
-const readJob = (ctx: Ctx): SchedAccess => ({ namespace: namespaceOf(ctx), anyOf: ['read-job'], job: ctx.params.id });
 
 /** The body of a register (the reference's `api.JobRegisterRequest`; `Job` decoded by jobs/decode.ts, whose texts name `api.Job`). */
 const RegisterBody = Go.struct('api.JobRegisterRequest', {
@@ -158,14 +145,6 @@ async function listJobs(ctx: Ctx): Promise<SchedReply> {
     return jobStub(j, statusOf(j), jobSummary(j, rel?.allocs ?? [], rel?.evals ?? []));
   });
   return { body, index, headers: nextTokenHeader(page.nextToken) };
-}
-
-/** The job `:id` in `?namespace=`. @throws 404 `job not found` (or `notFound`). */
-function storedJob(ctx: Ctx, notFound = 'job not found'): StoredJob {
-  const ns = namespaceOf(ctx);
-  const job = ctx.deps.state.get<Job>(T.jobs, jobKey(ns, ctx.params.id!));
-  if (!job) throw schedNotFound(notFound);
-  return job;
 }
 
 /** The body of a parse (the reference's `api.JobsParseRequest`). */
@@ -267,26 +246,6 @@ export const jobRoutes: readonly SchedRoute[] = [
         handle: async (ctx) => {
           const r = await deregisterJob(ctx.deps, namespaceOf(ctx), ctx.params.id!, queryBool(ctx, 'purge'));
           return writeResult(r, { VolumeEvalID: '', VolumeEvalIndex: 0 });
-        },
-      },
-    },
-  },
-  {
-    pattern: 'job/:id/versions',
-    synopsis: 'The kept versions of a job, newest first',
-    blocking: [T.jobVersions],
-    methods: {
-      /** `{Versions: [...], Diffs: null}`; 404 `job versions not found`. */
-      GET: {
-        access: readJob,
-        handle: async (ctx) => {
-          const job = storedJob(ctx, 'job versions not found');
-          const versions = ctx.deps.state
-            .listPrefix<Job>(T.jobVersions, `${job.Namespace}/${job.ID}/`)
-            .filter((v) => v.ID === job.ID)
-            .reverse()
-            .map((v) => renderJob(v));
-          return { body: { Versions: versions, Diffs: null }, index: ctx.deps.state.tableIndex(T.jobVersions) };
         },
       },
     },

@@ -9,7 +9,7 @@ import { api, ApiError, type CallOptions } from '../../../api/client';
 import { encodePath } from '../kvPaths';
 
 /** `/v1/<mount>/<path>` of the secrets service (mount without its trailing `/`). */
-export const enginePath = (mount: string, path: string) => `/v1/${encodeURIComponent(mount)}/${encodePath(path)}`;
+const enginePath = (mount: string, path: string) => `/v1/${encodeURIComponent(mount)}/${encodePath(path)}`;
 
 /** A call to `path` of the engine at `mount`; its reply's `data`. @throws ApiError as {@link api}. */
 export async function engineCall<T = Record<string, unknown>>(mount: string, path: string, o: CallOptions = {}): Promise<T> {
@@ -17,7 +17,7 @@ export async function engineCall<T = Record<string, unknown>>(mount: string, pat
 }
 
 /** The keys `LIST <mount>/<sub>` answers; none (404) is an empty list. */
-export async function listKeys(mount: string, sub: string): Promise<string[]> {
+async function listKeys(mount: string, sub: string): Promise<string[]> {
   try {
     return (await api<{ data: { keys?: string[] } }>('secrets', `${enginePath(mount, sub)}?list=true`)).data.keys ?? [];
   } catch (err) {
