@@ -150,6 +150,16 @@ export interface SchedJobPlanReply {
   readonly Warnings: string;
 }
 
+/** The reply of `POST /v1/job/:id/dispatch` (the reference's `JobDispatchResponse`). */
+export interface SchedDispatchReply {
+  readonly DispatchedJobID: string;
+  /** `""` when no evaluation was made. */
+  readonly EvalID: string;
+  readonly EvalCreateIndex: number;
+  readonly JobCreateIndex: number;
+  readonly Index: number;
+}
+
 /** Options of a register. */
 export interface SchedRegisterOptions {
   /** Register only if the stored job's `JobModifyIndex` is `jobModifyIndex` (0: only if the job does not exist). */

@@ -24,6 +24,7 @@ import type {
   SchedEvaluation,
   SchedJob,
   SchedJobDiff,
+  SchedDispatchReply,
   SchedJobListOptions,
   SchedJobPlanReply,
   SchedJobStub,
@@ -123,6 +124,17 @@ export class SchedJobsApi {
   async revertJob(id: string, version: number, o: SchedNamespaceOption & { enforcePriorVersion?: number } = {}): Promise<SchedJobWriteReply> {
     const body = { JobID: id, JobVersion: version, EnforcePriorVersion: o.enforcePriorVersion ?? null };
     return (await this.call<SchedJobWriteReply>('POST', `/job/${seg(id)}/revert`, { query: { namespace: o.namespace }, body })).data;
+  }
+
+  /**
+   * `POST /v1/job/:id/dispatch` (`dispatch-job`): a child of parameterized job `id` with
+   * `payload` (bytes, at most 16 KiB) and `meta`; the child's ID and evaluation. @throws
+   * SchedApiError 400 for a job that is not parameterized or is stopped, a payload or meta the
+   * job's `parameterized` block refuses; 404 `job not found`.
+   */
+  async dispatchJob(id: string, o: SchedNamespaceOption & { payload?: Uint8Array; meta?: Readonly<Record<string, string>> } = {}): Promise<SchedDispatchReply> {
+    const body = { JobID: id, Payload: o.payload ? Buffer.from(o.payload).toString('base64') : '', Meta: o.meta ?? {} };
+    return (await this.call<SchedDispatchReply>('POST', `/job/${seg(id)}/dispatch`, { query: { namespace: o.namespace }, body })).data;
   }
 
   /** `POST /v1/job/:id/stable` (`submit-job`): marks version `version` stable or not. @throws SchedApiError 404 for a version not kept. */

@@ -18,14 +18,16 @@
  *
  * @module
  */
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { SchedApiError, type SchedEvaluation, type SchedJob, type SchedJobDiff, type SchedJobWriteReply, type SchedClient } from '../../sdk/index.js';
 import { goDurationMs } from '../../kernel/util/go-duration.js';
-import { UsageError, flagBool, parseNonNegativeInt } from '../args.js';
+import { UsageError, collectPair, flagBool, parseNonNegativeInt } from '../args.js';
 import { readFlagFile } from '../client-command.js';
 import { readStdin, type App } from '../context.js';
 import { oneArg, optString, schedLeaf, show, subGroup, type SchedCtx } from './sched-common.js';
 import { evalBlock, evalList, jobBlock, jobHistory, jobList } from './sched-job-format.js';
+import { kv } from './sched-format.js';
 import { jobPlan } from './sched-job-plan.js';
 import { hasServices, servicesSection } from './sched-services.js';
 
@@ -187,6 +189,27 @@ async function jobHistoryCmd(ctx: SchedCtx): Promise<number> {
   return 0;
 }
 
+/**
+ * `job dispatch [-meta k=v]… [-detach] <job> [input]` (reference `nomad job dispatch`): a
+ * child of the parameterized job with the payload read from `input` (a file, `-` standard
+ * input), then the evaluation followed as `job run` does.
+ */
+async function jobDispatchCmd(ctx: SchedCtx): Promise<number> {
+  const [id, input] = ctx.args as [string, string | undefined];
+  const payload = input === undefined ? undefined : input === '-' ? Buffer.from(await readStdin(ctx.io), 'utf8') : readFileSync(input);
+  const meta = (ctx.opts.meta as Record<string, string> | undefined) ?? {};
+  const r = await ctx.client.jobs.dispatchJob(id, { payload, meta });
+  if (ctx.format === 'json') {
+    show(ctx, r, () => '');
+    return 0;
+  }
+  ctx.io.stdout(`${kv([['Dispatched Job ID', r.DispatchedJobID], ...(r.EvalID ? [['Evaluation ID', r.EvalID] as [string, string]] : [])])}
+`);
+  if (flagBool(ctx.opts.detach, 'detach') || r.EvalID === '') return 0;
+  ctx.io.stdout('\n');
+  return monitor(ctx, ctx.client, r.EvalID, { timeoutMs: monitorTimeout(ctx), verbose: flagBool(ctx.opts.verbose, 'verbose') });
+}
+
 /** `job revert [-detach] <job> <version>` (reference `nomad job revert`): registers a kept version again and follows the evaluation. */
 async function jobRevertCmd(ctx: SchedCtx): Promise<number> {
   const [id, raw] = ctx.args as [string, string];
@@ -241,7 +264,7 @@ async function evalStatus(ctx: SchedCtx): Promise<number> {
 
 /** Adds `sched job …` and `sched eval …` to the `sched` group. */
 export function addSchedJobCommands(app: App, sched: Command): void {
-  const job = subGroup(sched, 'job', 'jobs: run, plan, status, stop, inspect, history, revert');
+  const job = subGroup(sched, 'job', 'jobs: run, plan, status, stop, inspect, history, revert, dispatch');
   const monitorFlags = (c: Command) =>
     c
       .option('--detach [bool]', 'print the evaluation ID and return at once')
@@ -297,6 +320,18 @@ export function addSchedJobCommands(app: App, sched: Command): void {
       .option('--p [bool]', "show each version's diff from the one before it")
       .option('--version <n>', 'only this version'),
     jobHistoryCmd,
+  );
+  schedLeaf(
+    app,
+    monitorFlags(
+      job
+        .command('dispatch')
+        .argument('<id>', 'the parameterized job')
+        .argument('[input]', 'the payload: a file, or - for standard input')
+        .description('dispatch a parameterized job: a child job with a payload and meta')
+        .option('--meta <key=value>', "a meta key of the job's parameterized block (repeatable)", collectPair),
+    ),
+    jobDispatchCmd,
   );
   schedLeaf(
     app,

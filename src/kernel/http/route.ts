@@ -8,7 +8,9 @@
  * `sessions/:id:cancel` (the style of Google's API design guide that the access gateway's
  * reference uses; reference/gateway.md); a capture before a verb holds no `:`. A captured value
  * never ends in `.` (spec 000 "Limits": such a path is unsupported, 404) nor in `/`
- * (list operations have their trailing `/` stripped before matching).
+ * (list operations have their trailing `/` stripped before matching), and a `:name+` capture
+ * (which may stand before more segments: `job/:id+/allocations`) holds no `.` or `..`
+ * segment.
  *
  * @module
  */
@@ -106,7 +108,8 @@ export function compilePath<C, R>(spec: PathSpec<C, R>): CompiledPath<C, R> {
     paramNames.push(name);
     // Captures may not end in "/" or "." (module doc); "*" may also be empty.
     if (verb) source += `${sep}([^/:]*[^/.:]|[^/.:])${escapeRegex(verb)}`;
-    else if (kind === '+') source += `${sep}(.*[^/.]|[^/.])`;
+    // Nor a `.` or `..` segment: a multi-segment capture (a job ID holding `/`, a secret's path) never walks up.
+    else if (kind === '+') source += `${sep}(?!(?:[^/]*/)*\\.\\.?(?:/|$))(.*[^/.]|[^/.])`;
     else if (kind === '*') source += `(?:${sep}(.*[^/.]|[^/.]))?`;
     else source += `${sep}([^/]*[^/.]|[^/.])`;
   });

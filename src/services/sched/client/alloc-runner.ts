@@ -30,6 +30,7 @@ import type { RestartPermits } from './templates/restart-permit.js';
 import type { TemplateSource } from './templates/source.js';
 import type { WaitWindow } from './templates/task-template.js';
 import { SecretsTokenHook } from './secrets-token.js';
+import { dispatchPayloadHook } from './dispatch-payload.js';
 import type { VaultClientSettings } from './vault-config.js';
 
 /** The fields of a full allocation (`GET /v1/node/:id/allocations`) the client reads. */
@@ -187,6 +188,7 @@ export class AllocRunner {
       // What the task's hooks obtain for the hooks after them (task-hooks.ts), in the reference's order.
       const resources = new TaskHookResources();
       const hooks: (TaskHook | undefined)[] = [
+        dispatchPayloadHook(job, task, this.dir.taskDir(task.Name)),
         this.identitiesOf(task),
         this.secretsTokenOf(task, resources),
         this.discoveryTokenOf(task, resources),

@@ -21,6 +21,7 @@
  * | `CAIRN_DC`             | `NOMAD_DC`            | the node's datacenter                   |
  * | `CAIRN_CPU_LIMIT`      | `NOMAD_CPU_LIMIT`     | MHz                                     |
  * | `CAIRN_MEMORY_LIMIT`   | `NOMAD_MEMORY_LIMIT`  | MiB                                     |
+ * | `CAIRN_META_<key>`     | `NOMAD_META_<key>`    | job, group and task `Meta` (also upper case) |
  *
  * For each port of the group's `network` (reference/integration.md §1; the allocation's
  * `AllocatedResources.Shared.Ports`, alloc-ports.ts):
@@ -52,14 +53,14 @@ const ENV_PREFIX = 'CAIRN_';
 export interface TaskEnvInput {
   readonly allocId: string;
   readonly allocName: string;
-  readonly job: Pick<Job, 'ID' | 'Name' | 'Namespace' | 'Region'>;
+  readonly job: Pick<Job, 'ID' | 'Name' | 'Namespace' | 'Region' | 'Meta'>;
   readonly group: string;
   readonly task: Task;
   /** `<alloc_dir>/<alloc id>`. */
   readonly allocRoot: string;
   readonly datacenter: string;
   /** The task's group: its `network` names the ports. */
-  readonly groupSpec: Pick<TaskGroup, 'Networks'>;
+  readonly groupSpec: Pick<TaskGroup, 'Networks' | 'Meta'>;
   /** The allocation's ports (`AllocatedResources.Shared.Ports`; absent on allocations placed without them). */
   readonly ports: readonly PortMapping[] | undefined;
   /** The node, for `${attr.*}`, `${meta.*}`, `${node.*}` in `Env`. */
@@ -89,6 +90,16 @@ function portVars(i: TaskEnvInput): Record<string, string> {
   return out;
 }
 
+/**
+ * `META_<key>` and `META_<KEY>` (upper case) for each key of the job's, group's and task's
+ * `Meta`, the inner one winning (the reference's `NOMAD_META_*`, its `CombinedTaskMeta`): how a
+ * dispatched job's task reads the dispatch's meta.
+ */
+function metaVars(i: TaskEnvInput): Record<string, string> {
+  const meta = { ...(i.job.Meta ?? {}), ...(i.groupSpec.Meta ?? {}), ...(i.task.Meta ?? {}) };
+  return Object.fromEntries(Object.entries(meta).flatMap(([k, v]) => [[`META_${k.toUpperCase()}`, v] as const, [`META_${k}`, v] as const]));
+}
+
 /** The task's environment (see the module doc); the task's `Env` (interpolated) wins over Cairn's variables. */
 export function taskEnv(i: TaskEnvInput): Record<string, string> {
   const index = /\[(\d+)\]$/.exec(i.allocName)?.[1] ?? '0';
@@ -110,6 +121,7 @@ export function taskEnv(i: TaskEnvInput): Record<string, string> {
     CPU_LIMIT: String(i.task.Resources?.CPU ?? 100),
     MEMORY_LIMIT: String(i.task.Resources?.MemoryMB ?? 300),
     ...portVars(i),
+    ...metaVars(i),
   };
   const base: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',

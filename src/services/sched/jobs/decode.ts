@@ -32,6 +32,7 @@ import { decodeDefaultIdentity, decodeNamedIdentities } from './identity.js';
 import { decodeVault, withVaultConstraint, withVaultIdentity } from './vault.js';
 import { decodeConsul } from './consul.js';
 import { jsonKind } from '../../../kernel/util/go-struct.js';
+import { decodeDispatchPayload, decodeParameterized } from './parameterized.js';
 
 /** Where a decoded job lands when the body names none of these. */
 export interface DecodeContext {
@@ -187,6 +188,7 @@ function decodeTask(raw: unknown, path: string, names: string): Task {
   const lifecycle = structField(raw, 'Lifecycle', path, 'api.TaskLifecycle');
   const templates = decodeTemplates(fieldOf(raw, 'Templates'), `${path}.Templates`);
   const vault = decodeVault(fieldOf(raw, 'Vault'), `${path}.Vault`);
+  const dispatchPayload = decodeDispatchPayload(raw, path);
   return {
     Name: strOr(raw, 'Name', '', path),
     Driver: strOr(raw, 'Driver', '', path),
@@ -213,6 +215,7 @@ function decodeTask(raw: unknown, path: string, names: string): Task {
     Identities: withVaultIdentity(vault, decodeNamedIdentities(raw, path)),
     ...(vault && { Vault: vault }),
     Consul: decodeConsul(raw, path),
+    ...(dispatchPayload && { DispatchPayload: dispatchPayload }),
   };
 }
 
@@ -280,6 +283,8 @@ export function decodeJob(raw: unknown, ctx: DecodeContext): Job {
   const update = structField(raw, 'Update', path, 'api.UpdateStrategy');
   const groups = arrayField(fieldOf(raw, 'TaskGroups'), 'Job.TaskGroups', '[]*api.TaskGroup') ?? [];
   const datacenters = stringList(fieldOf(raw, 'Datacenters'), 'Job.Datacenters');
+  const parameterized = decodeParameterized(raw);
+  const payload = fieldOf(raw, 'Payload');
   return {
     ID: id,
     ParentID: strOr(raw, 'ParentID', '', path),
@@ -295,6 +300,10 @@ export function decodeJob(raw: unknown, ctx: DecodeContext): Job {
     Meta: stringMap(fieldOf(raw, 'Meta'), 'Job.Meta'),
     Update: type === 'service' ? decodeUpdate(update) : (update ?? null),
     TaskGroups: groups.filter((g) => g !== null).map((g) => decodeGroup(g, { type, name: strOr(raw, 'Name', id, path) }, 'Job.TaskGroups')),
+    // Only when given: a job stored before parameterized jobs existed compares equal to its re-registration.
+    ...(parameterized && { ParameterizedJob: parameterized }),
+    // Kept to be refused by validate.ts (a payload comes with a dispatch only).
+    ...(typeof payload === 'string' && payload !== '' && { Payload: payload }),
     Stop: boolOr(raw, 'Stop', false, path),
     Status: '',
     StatusDescription: '',

@@ -10,6 +10,7 @@
  *   type = "service"  datacenters = ["dc1"]  priority = 50  namespace = "default"
  *   constraint { attribute = "${attr.kernel.name}"  operator = "="  value = "linux" }
  *   meta { team = "a" }
+ *   parameterized { payload = "optional"  meta_required = ["input"] }   # dispatched children only (parameterized.ts)
  *   group "app" {
  *     count = 2
  *     restart    { attempts = 2  interval = "30m"  delay = "15s"  mode = "fail" }
@@ -29,6 +30,7 @@
  *       template { data = "{{ key \"app/config\" }}"  destination = "local/app.conf" }   # templates-hcl.ts
  *       identity { env = true  file = true  ttl = "1h" }   # workload identities (identity-hcl.ts)
  *       vault { role = "cairn-workloads"  change_mode = "restart" }   # a secrets token for the task (vault-hcl.ts)
+ *       dispatch_payload { file = "input.json" }   # a dispatched job's payload, under local/ (parameterized.ts)
  *       consul { namespace = "" }   # a discovery token for the task (consul.ts; also on the group)
  *     }
  *     shutdown_delay = "5s"
@@ -82,6 +84,7 @@ const TASK_KEYS = {
   identity: IDENTITY_HCL_KEYS,
   vault: VAULT_HCL_KEYS,
   consul: CONSUL_HCL_KEYS,
+  dispatch_payload: { kind: 'block', keys: { file: { kind: 'string' } } },
 } as const;
 
 const GROUP_KEYS = {
@@ -156,6 +159,10 @@ const JOBSPEC_KEYS = {
           stagger: { kind: 'raw' },
         },
       },
+      parameterized: {
+        kind: 'block',
+        keys: { payload: { kind: 'string' }, meta_required: { kind: 'list', of: 'string' }, meta_optional: { kind: 'list', of: 'string' } },
+      },
       group: { kind: 'block', labelled: true, repeated: true, required: true, keys: GROUP_KEYS },
     },
   },
@@ -213,6 +220,7 @@ function task(label: string, t: Body): Record<string, unknown> {
   const life = t.lifecycle as Body | undefined;
   const mounts = t.volume_mount as Body[];
   const config = object(t, 'config');
+  const dispatch = t.dispatch_payload as Body | undefined;
   return defined({
     Name: label,
     Driver: t.driver,
@@ -237,6 +245,7 @@ function task(label: string, t: Body): Record<string, unknown> {
     ...identitiesFromHcl(t.identity as Body[]),
     Vault: vaultFromHcl(t.vault as Body | undefined),
     Consul: consulFromHcl(t.consul as Body | undefined),
+    DispatchPayload: dispatch && defined({ File: dispatch.file }),
   });
 }
 
@@ -311,6 +320,7 @@ export function parseJobHcl(text: string, file: string): Record<string, unknown>
     const { label: id, body } = spec.job;
     const j = body as unknown as Body;
     const update = j.update as Body | undefined;
+    const parameterized = j.parameterized as Body | undefined;
     return defined({
       ID: id,
       Name: j.name ?? id,
@@ -336,6 +346,8 @@ export function parseJobHcl(text: string, file: string): Record<string, unknown>
           Canary: update.canary,
           Stagger: duration(update, 'stagger'),
         }),
+      ParameterizedJob:
+        parameterized && defined({ Payload: parameterized.payload, MetaRequired: parameterized.meta_required, MetaOptional: parameterized.meta_optional }),
       TaskGroups: (j.group as { label: string; body: Body }[]).map((g) => group(g.label, g.body)),
     });
   } catch (err) {

@@ -24,8 +24,8 @@ function evalTerminal(e: Pick<Evaluation, 'Status'>): boolean {
 }
 
 /**
- * The reference's job status (`getJobStatus`): a `system` job is `running` until stopped, then
- * `dead`; otherwise `running` while any allocation is not terminal, else `pending` while any
+ * The reference's job status (`getJobStatus`): a `system` or parameterized job is `running`
+ * until stopped, then `dead`; otherwise `running` while any allocation is not terminal, else `pending` while any
  * evaluation is not terminal, else `dead` when it has had allocations or evaluations (or is
  * stopped), else `pending`.
  *
@@ -33,11 +33,12 @@ function evalTerminal(e: Pick<Evaluation, 'Status'>): boolean {
  * @param evals the job's evaluations
  */
 export function jobStatus(
-  job: Pick<Job, 'Type' | 'Stop'>,
+  job: Pick<Job, 'Type' | 'Stop' | 'ParameterizedJob'>,
   allocs: readonly Pick<StoredAlloc, 'DesiredStatus' | 'ClientStatus'>[],
   evals: readonly Pick<Evaluation, 'Status'>[] = [],
 ): 'pending' | 'running' | 'dead' {
-  if (job.Type === 'system') return job.Stop ? 'dead' : 'running';
+  // A parameterized job is never scheduled itself: it runs (takes dispatches) until stopped.
+  if (job.Type === 'system' || job.ParameterizedJob) return job.Stop ? 'dead' : 'running';
   if (allocs.some((a) => !allocTerminal(a))) return 'running';
   if (evals.some((e) => !evalTerminal(e))) return 'pending';
   if (allocs.length > 0 || evals.length > 0 || job.Stop) return 'dead';
@@ -55,8 +56,26 @@ export function evalsOfJob(read: TableReader, namespace: string, id: string): (E
 }
 
 /** {@link jobStatus} of `job` from what `read` holds (the state, or a write's transaction: call it after writing the evaluation). */
-export function jobStatusIn(read: TableReader, job: Pick<Job, 'ID' | 'Namespace' | 'Type' | 'Stop'>): 'pending' | 'running' | 'dead' {
+export function jobStatusIn(read: TableReader, job: Pick<Job, 'ID' | 'Namespace' | 'Type' | 'Stop' | 'ParameterizedJob'>): 'pending' | 'running' | 'dead' {
   return jobStatus(job, allocsOfJob(read, job.Namespace, job.ID), evalsOfJob(read, job.Namespace, job.ID));
+}
+
+/** A parent job's children (dispatched or launched jobs) by status (the reference's `JobChildrenSummary`). */
+export interface ChildCounts {
+  Pending: number;
+  Running: number;
+  Dead: number;
+}
+
+/** The children of job `namespace`/`id` in `read` by status; all zero for a job that has none. */
+export function childCounts(read: TableReader, namespace: string, id: string): ChildCounts {
+  const counts: ChildCounts = { Pending: 0, Running: 0, Dead: 0 };
+  for (const child of read.list<Job>(T.jobs)) {
+    if (child.ParentID !== id || child.Namespace !== namespace) continue;
+    const status = jobStatusIn(read, child);
+    counts[status === 'pending' ? 'Pending' : status === 'running' ? 'Running' : 'Dead']++;
+  }
+  return counts;
 }
 
 /** One task group's allocation counts (reference `TaskGroupSummary`). */
@@ -79,6 +98,7 @@ export function jobSummary(
   job: Pick<Job, 'ID' | 'Namespace' | 'TaskGroups' | 'CreateIndex' | 'ModifyIndex'>,
   allocs: readonly Pick<StoredAlloc, 'TaskGroup' | 'ClientStatus'>[],
   evals: readonly Pick<Evaluation, 'QueuedAllocations'>[],
+  children: ChildCounts = { Pending: 0, Running: 0, Dead: 0 },
 ): Record<string, unknown> {
   const summary: Record<string, GroupSummary> = {};
   for (const g of job.TaskGroups) summary[g.Name] = { Queued: 0, Complete: 0, Failed: 0, Running: 0, Starting: 0, Lost: 0, Unknown: 0 };
@@ -101,7 +121,7 @@ export function jobSummary(
     JobID: job.ID,
     Namespace: job.Namespace,
     Summary: summary,
-    Children: { Pending: 0, Running: 0, Dead: 0 },
+    Children: children,
     CreateIndex: job.CreateIndex,
     ModifyIndex: job.ModifyIndex,
   };

@@ -20,6 +20,7 @@
  *
  * @module
  */
+import type { ParameterizedJobConfig } from './parameterized.js';
 import type { Service } from './services.js';
 import type { NetworkResource, PortMapping } from './network.js';
 import type { Template } from './templates.js';
@@ -158,6 +159,8 @@ export interface Task {
   readonly Vault?: TaskVault;
   /** The task's `consul` block (jobs/consul.ts); absent: the group's, if any. */
   readonly Consul?: ConsulBlock | null;
+  /** Where a dispatched job's payload is written, under the task's `local/` (jobs/parameterized.ts); absent: nowhere. */
+  readonly DispatchPayload?: { readonly File: string };
 }
 
 /** A task group (reference `structs.TaskGroup`). */
@@ -197,6 +200,12 @@ export interface Job {
   readonly Meta: Readonly<Record<string, string>> | null;
   readonly Update: Readonly<Record<string, unknown>> | null;
   readonly TaskGroups: readonly TaskGroup[];
+  /** A parameterized job's block (jobs/parameterized.ts): never scheduled itself, dispatched; absent: an ordinary job. */
+  readonly ParameterizedJob?: ParameterizedJobConfig;
+  /** A child of a parameterized job's dispatch. */
+  readonly Dispatched?: boolean;
+  /** A dispatched job's payload in base64 (≤ 16 KiB decoded); absent or null: none. */
+  readonly Payload?: string | null;
   readonly Stop: boolean;
   readonly Status: string;
   readonly StatusDescription: string;

@@ -59,6 +59,16 @@ export function specChanged(prev: Job, next: Job): boolean {
   return spec(prev) !== spec(next);
 }
 
+/**
+ * What a register may not change of a stored job (the reference's `validateJobUpdate`):
+ * its type, and whether it is parameterized. @throws 400 with the reference's texts.
+ */
+function checkJobUpdate(old: Job, next: Job): void {
+  if (old.Type !== next.Type) throw schedBadRequest(`cannot update job from type "${old.Type}" to "${next.Type}"`);
+  if (old.ParameterizedJob && !next.ParameterizedJob) throw schedBadRequest('cannot update parameterized job to being non-parameterized');
+  if (!old.ParameterizedJob && next.ParameterizedJob) throw schedBadRequest('cannot update non-parameterized job to being parameterized');
+}
+
 /** Writes `eval` and returns it stored. */
 function putEval(tx: Txn, e: Evaluation): Evaluation & Indexed {
   return tx.put(T.evals, e.ID, e);
@@ -66,7 +76,7 @@ function putEval(tx: Txn, e: Evaluation): Evaluation & Indexed {
 
 /**
  * Stores `job` as the next version of what `tx` holds (or as version 0), with its version
- * document and a pending evaluation triggered by `triggeredBy`; older versions beyond the
+ * document and a pending evaluation triggered by `triggeredBy` (none for a parameterized job); older versions beyond the
  * last {@link TRACKED_VERSIONS} are deleted. Returns the stored job and evaluation.
  */
 export function storeJob(
@@ -74,7 +84,7 @@ export function storeJob(
   job: Job,
   existing: StoredJob | undefined,
   { triggeredBy, nowNs }: { triggeredBy: string; nowNs: number },
-): { job: StoredJob; evaluation: Evaluation & Indexed } {
+): { job: StoredJob; evaluation: (Evaluation & Indexed) | undefined } {
   const changed = !existing || specChanged(existing, job);
   const base: Job = {
     ...job,
@@ -84,10 +94,11 @@ export function storeJob(
     Stable: changed ? false : existing.Stable,
   };
   // The job first, then its evaluation (the reference's event order), its status counting that evaluation.
-  const e = newEvaluation(randomUUID(), base, { triggeredBy, nowNs });
-  const status = jobStatus(base, allocsOfJob(tx, job.Namespace, job.ID), [...evalsOfJob(tx, job.Namespace, job.ID), e]);
+  // A parameterized job gets none: only its dispatched children are scheduled.
+  const e = base.ParameterizedJob ? undefined : newEvaluation(randomUUID(), base, { triggeredBy, nowNs });
+  const status = jobStatus(base, allocsOfJob(tx, job.Namespace, job.ID), [...evalsOfJob(tx, job.Namespace, job.ID), ...(e ? [e] : [])]);
   const stored = tx.put(T.jobs, jobKey(job.Namespace, job.ID), { ...base, Status: status });
-  const evaluation = putEval(tx, e);
+  const evaluation = e && putEval(tx, e);
   if (changed) {
     tx.put(T.jobVersions, jobVersionKey(job.Namespace, job.ID, stored.Version), stored);
     for (const old of tx.listPrefix<Job>(T.jobVersions, `${job.Namespace}/${job.ID}/`)) {
@@ -97,10 +108,10 @@ export function storeJob(
   return { job: stored, evaluation };
 }
 
-/** A write's reply for evaluation `e`. */
-export const result = (e: Evaluation & Indexed, jobModifyIndex: number, index: number): JobWriteResult => ({
-  EvalID: e.ID,
-  EvalCreateIndex: e.CreateIndex,
+/** A write's reply for evaluation `e` (none: `EvalID` `""`, as the reference's register of a parameterized job). */
+export const result = (e: (Evaluation & Indexed) | undefined, jobModifyIndex: number, index: number): JobWriteResult => ({
+  EvalID: e?.ID ?? '',
+  EvalCreateIndex: e?.CreateIndex ?? 0,
   JobModifyIndex: jobModifyIndex,
   Warnings: '',
   Index: index,
@@ -123,6 +134,7 @@ export async function registerJob(deps: SchedDeps, job: Job, o: RegisterOptions)
         throw schedBadRequest(`${ENFORCE_INDEX_PREFIX} ${o.jobModifyIndex}: job exists with conflicting job modify index: ${existing.JobModifyIndex}`);
       }
     }
+    if (existing) checkJobUpdate(existing, job);
     let next = job;
     if (o.preserveCounts && existing) {
       const counts = new Map(existing.TaskGroups.map((g) => [g.Name, g.Count]));

@@ -19,8 +19,9 @@ import { authMethodRoutes } from './auth-methods.js';
 import { bindingRuleRoutes } from './binding-rules.js';
 import { eventRoutes } from './events.js';
 import { evaluationRoutes } from './evaluations.js';
-import { jobRoutes } from './jobs.js';
+import { jobCrudRoutes, jobRoutes } from './jobs.js';
 import { jobVersionRoutes } from './job-versions.js';
+import { jobDispatchRoutes } from './job-dispatch.js';
 import { jobPlanRoutes } from './job-plan.js';
 import { keyringRoutes } from './keyring.js';
 import { loginRoutes } from './login.js';
@@ -53,6 +54,7 @@ export const SCHED_ROUTES: readonly SchedRoute[] = [
   ...restartPermitRoutes,
   ...jobRoutes,
   ...jobVersionRoutes,
+  ...jobDispatchRoutes,
   ...evaluationRoutes,
   ...clientFsRoutes,
   ...clientAllocationRoutes,
@@ -65,6 +67,8 @@ export const SCHED_ROUTES: readonly SchedRoute[] = [
   ...metricsRoutes,
   ...keyringRoutes,
   ...wellKnownRoutes,
+  // Last: a job's ID may hold `/`, so every `job/:id/<action>` route must be tried first.
+  ...jobCrudRoutes,
 ];
 
 /**

@@ -214,7 +214,7 @@ async function stopAlloc(ctx: Ctx): Promise<SchedReply> {
 /** Routes of this file (see the module doc). */
 export const jobPlanRoutes: readonly SchedRoute[] = [
   {
-    pattern: 'job/:id/plan',
+    pattern: 'job/:id+/plan',
     synopsis: 'Dry-run the scheduler for a job: what would be placed, stopped, updated; changes nothing',
     methods: { POST: { access: planAccess, body: PlanBody, handle: planJob }, PUT: { access: planAccess, body: PlanBody, handle: planJob } },
   },

@@ -99,7 +99,7 @@ async function stable(ctx: Ctx, input: Static<typeof StableBody> | undefined): P
 /** Routes of this file (see the module doc). */
 export const jobVersionRoutes: readonly SchedRoute[] = [
   {
-    pattern: 'job/:id/versions',
+    pattern: 'job/:id+/versions',
     synopsis: 'The kept versions of a job, newest first, with their diffs (?diffs=true, or each against ?diff_version=)',
     blocking: [T.jobVersions],
     methods: {
@@ -114,7 +114,7 @@ export const jobVersionRoutes: readonly SchedRoute[] = [
     },
   },
   {
-    pattern: 'job/:id/revert',
+    pattern: 'job/:id+/revert',
     synopsis: 'Register a kept version of the job again as its next version',
     methods: {
       POST: withBody(RevertBody, { access: inNamespace('submit-job'), handle: revert }),
@@ -122,7 +122,7 @@ export const jobVersionRoutes: readonly SchedRoute[] = [
     },
   },
   {
-    pattern: 'job/:id/stable',
+    pattern: 'job/:id+/stable',
     synopsis: 'Mark a version of the job stable or not',
     methods: {
       POST: withBody(StableBody, { access: inNamespace('submit-job'), handle: stable }),

@@ -31,7 +31,7 @@ import { schedBadRequest, type SchedReply } from '../http.js';
 import { decodeJob } from '../jobs/decode.js';
 import { parseJobHcl } from '../jobs/hcl.js';
 import { renderEval, renderJob, jobStub, type StoredJob } from '../jobs/render.js';
-import { allocsOfJob, evalsOfJob, jobStatus, jobSummary, relationsByJob } from '../jobs/status.js';
+import { allocsOfJob, childCounts, evalsOfJob, jobStatus, jobSummary, relationsByJob } from '../jobs/status.js';
 import { jobKey, type Job } from '../jobs/types.js';
 import { validateJob } from '../jobs/validate.js';
 import { vaultWarnings } from '../jobs/vault.js';
@@ -142,7 +142,8 @@ async function listJobs(ctx: Ctx): Promise<SchedReply> {
   });
   const body = page.items.map((j) => {
     const rel = relations.get(jobKey(j.Namespace, j.ID));
-    return jobStub(j, statusOf(j), jobSummary(j, rel?.allocs ?? [], rel?.evals ?? []));
+    const children = j.ParameterizedJob ? childCounts(ctx.deps.state, j.Namespace, j.ID) : undefined;
+    return jobStub(j, statusOf(j), jobSummary(j, rel?.allocs ?? [], rel?.evals ?? [], children));
   });
   return { body, index, headers: nextTokenHeader(page.nextToken) };
 }
@@ -223,7 +224,108 @@ export const jobRoutes: readonly SchedRoute[] = [
     },
   },
   {
-    pattern: 'job/:id',
+    pattern: 'job/:id+/allocations',
+    synopsis: 'The allocations of a job as stubs (?all=true: also those of an earlier job with the same ID)',
+    blocking: [T.allocs],
+    methods: {
+      /** Alloc stubs; `[]` for a job that does not exist (as the reference). */
+      GET: {
+        access: readJob,
+        query: { all: Type.Boolean({ description: 'Also the allocations of an earlier job of the same ID.' }) },
+        handle: async (ctx) => {
+          const ns = namespaceOf(ctx);
+          const all = queryBool(ctx, 'all');
+          const { state } = ctx.deps;
+          const job = state.get<Job>(T.jobs, jobKey(ns, ctx.params.id!));
+          const allocs = allocsOfJob(state, ns, ctx.params.id!).filter((a) => {
+            const snapshot = (a as StoredAlloc & { Job?: Job | null }).Job;
+            return all || !job || !snapshot || snapshot.CreateIndex === job.CreateIndex;
+          });
+          return { body: allocs.map(allocStub), index: state.tableIndex(T.allocs) };
+        },
+      },
+    },
+  },
+  {
+    pattern: 'job/:id+/evaluations',
+    synopsis: 'The evaluations of a job',
+    blocking: [T.evals],
+    methods: {
+      GET: {
+        access: readJob,
+        handle: async (ctx) => {
+          const evals = evalsOfJob(ctx.deps.state, namespaceOf(ctx), ctx.params.id!);
+          return { body: evals.map(renderEval), index: ctx.deps.state.tableIndex(T.evals) };
+        },
+      },
+    },
+  },
+  {
+    pattern: 'job/:id+/summary',
+    synopsis: "A job's allocation counts per task group",
+    blocking: JOB_TABLES,
+    methods: {
+      /** `{JobID, Namespace, Summary: {group: {Queued, Complete, Failed, Running, Starting, Lost, Unknown}}, Children}`; 404 `job not found`. */
+      GET: {
+        access: readJob,
+        handle: async (ctx) => {
+          const job = storedJob(ctx);
+          const { state } = ctx.deps;
+          return {
+            body: jobSummary(
+              job,
+              allocsOfJob(state, job.Namespace, job.ID),
+              evalsOfJob(state, job.Namespace, job.ID),
+              childCounts(state, job.Namespace, job.ID),
+            ),
+            index: state.tableIndex(...JOB_TABLES),
+          };
+        },
+      },
+    },
+  },
+  {
+    pattern: 'job/:id+/evaluate',
+    synopsis: 'Create a new evaluation of a job as it is',
+    methods: {
+      POST: { access: evaluateAccess, body: EvaluateBody, handle: evaluate },
+      PUT: { access: evaluateAccess, body: EvaluateBody, handle: evaluate },
+    },
+  },
+  {
+    pattern: 'job/:id+/scale',
+    synopsis: 'Set the count of a task group (a new job version and a job-scaling evaluation)',
+    methods: {
+      POST: withBody(ScaleBody, { access: inNamespace('scale-job', 'submit-job'), handle: scale }),
+      PUT: withBody(ScaleBody, { access: inNamespace('scale-job', 'submit-job'), handle: scale }),
+    },
+  },
+];
+
+/** `POST|PUT /v1/job/:id/evaluate` (body optional: `{JobID, EvalOptions}`). @throws 400 `Job ID does not match`; 403 without `submit-job`; 404 `job not found`. */
+async function evaluate(ctx: Ctx): Promise<SchedReply> {
+  return writeResult(await evaluateJob(ctx.deps, namespaceOf(ctx), ctx.params.id!));
+}
+
+/**
+ * `submit-job` in the request's namespace, once the optional body checked out.
+ * @throws 400 `Job ID does not match` (before the ACL check, as the reference; the kernel's decoding 400s before it).
+ */
+function evaluateAccess(ctx: Ctx): SchedAccess {
+  const jobId = ctx.input<Static<typeof EvaluateBody>>()?.JobID ?? '';
+  if (jobId !== '' && jobId !== ctx.params.id) throw schedBadRequest('Job ID does not match');
+  return inNamespace('submit-job')(ctx);
+}
+
+/**
+ * A job itself (`GET|POST|PUT|DELETE /v1/job/:id`). Its ID may hold `/` (a dispatched or
+ * periodic child: `<parent>/dispatch-…`), so it is declared after every `job/:id/<action>`
+ * route (routes/index.ts): as the reference's handler, a known action suffix is the action,
+ * anything else is part of the ID.
+ */
+export const jobCrudRoutes: readonly SchedRoute[] = [
+  {
+    pattern: 'job/:id+',
     synopsis: 'Read, register, stop (or with ?purge=true delete) a job',
     blocking: JOB_TABLES,
     methods: {
@@ -250,91 +352,4 @@ export const jobRoutes: readonly SchedRoute[] = [
       },
     },
   },
-  {
-    pattern: 'job/:id/allocations',
-    synopsis: 'The allocations of a job as stubs (?all=true: also those of an earlier job with the same ID)',
-    blocking: [T.allocs],
-    methods: {
-      /** Alloc stubs; `[]` for a job that does not exist (as the reference). */
-      GET: {
-        access: readJob,
-        query: { all: Type.Boolean({ description: 'Also the allocations of an earlier job of the same ID.' }) },
-        handle: async (ctx) => {
-          const ns = namespaceOf(ctx);
-          const all = queryBool(ctx, 'all');
-          const { state } = ctx.deps;
-          const job = state.get<Job>(T.jobs, jobKey(ns, ctx.params.id!));
-          const allocs = allocsOfJob(state, ns, ctx.params.id!).filter((a) => {
-            const snapshot = (a as StoredAlloc & { Job?: Job | null }).Job;
-            return all || !job || !snapshot || snapshot.CreateIndex === job.CreateIndex;
-          });
-          return { body: allocs.map(allocStub), index: state.tableIndex(T.allocs) };
-        },
-      },
-    },
-  },
-  {
-    pattern: 'job/:id/evaluations',
-    synopsis: 'The evaluations of a job',
-    blocking: [T.evals],
-    methods: {
-      GET: {
-        access: readJob,
-        handle: async (ctx) => {
-          const evals = evalsOfJob(ctx.deps.state, namespaceOf(ctx), ctx.params.id!);
-          return { body: evals.map(renderEval), index: ctx.deps.state.tableIndex(T.evals) };
-        },
-      },
-    },
-  },
-  {
-    pattern: 'job/:id/summary',
-    synopsis: "A job's allocation counts per task group",
-    blocking: JOB_TABLES,
-    methods: {
-      /** `{JobID, Namespace, Summary: {group: {Queued, Complete, Failed, Running, Starting, Lost, Unknown}}, Children}`; 404 `job not found`. */
-      GET: {
-        access: readJob,
-        handle: async (ctx) => {
-          const job = storedJob(ctx);
-          const { state } = ctx.deps;
-          return {
-            body: jobSummary(job, allocsOfJob(state, job.Namespace, job.ID), evalsOfJob(state, job.Namespace, job.ID)),
-            index: state.tableIndex(...JOB_TABLES),
-          };
-        },
-      },
-    },
-  },
-  {
-    pattern: 'job/:id/evaluate',
-    synopsis: 'Create a new evaluation of a job as it is',
-    methods: {
-      POST: { access: evaluateAccess, body: EvaluateBody, handle: evaluate },
-      PUT: { access: evaluateAccess, body: EvaluateBody, handle: evaluate },
-    },
-  },
-  {
-    pattern: 'job/:id/scale',
-    synopsis: 'Set the count of a task group (a new job version and a job-scaling evaluation)',
-    methods: {
-      POST: withBody(ScaleBody, { access: inNamespace('scale-job', 'submit-job'), handle: scale }),
-      PUT: withBody(ScaleBody, { access: inNamespace('scale-job', 'submit-job'), handle: scale }),
-    },
-  },
 ];
-
-/** `POST|PUT /v1/job/:id/evaluate` (body optional: `{JobID, EvalOptions}`). @throws 400 `Job ID does not match`; 403 without `submit-job`; 404 `job not found`. */
-async function evaluate(ctx: Ctx): Promise<SchedReply> {
-  return writeResult(await evaluateJob(ctx.deps, namespaceOf(ctx), ctx.params.id!));
-}
-
-/**
- * `submit-job` in the request's namespace, once the optional body checked out.
- * @throws 400 `Job ID does not match` (before the ACL check, as the reference; the kernel's decoding 400s before it).
- */
-function evaluateAccess(ctx: Ctx): SchedAccess {
-  const jobId = ctx.input<Static<typeof EvaluateBody>>()?.JobID ?? '';
-  if (jobId !== '' && jobId !== ctx.params.id) throw schedBadRequest('Job ID does not match');
-  return inNamespace('submit-job')(ctx);
-}
