@@ -137,6 +137,15 @@ export class SchedJobsApi {
     return (await this.call<SchedDispatchReply>('POST', `/job/${seg(id)}/dispatch`, { query: { namespace: o.namespace }, body })).data;
   }
 
+  /** `POST /v1/job/:id/periodic/force` (`submit-job`): launches a periodic job's child now. @throws SchedApiError 400 `can't force launch non-periodic job`; 404 `job not found`. */
+  async forcePeriodic(id: string, o: SchedNamespaceOption = {}): Promise<{ EvalID: string; EvalCreateIndex: number; Index: number }> {
+    return (
+      await this.call<{ EvalID: string; EvalCreateIndex: number; Index: number }>('POST', `/job/${seg(id)}/periodic/force`, {
+        query: { namespace: o.namespace },
+      })
+    ).data;
+  }
+
   /** `POST /v1/job/:id/stable` (`submit-job`): marks version `version` stable or not. @throws SchedApiError 404 for a version not kept. */
   async setJobStability(id: string, version: number, stable: boolean, o: SchedNamespaceOption = {}): Promise<void> {
     await this.call('POST', `/job/${seg(id)}/stable`, { query: { namespace: o.namespace }, body: { JobID: id, JobVersion: version, Stable: stable } });

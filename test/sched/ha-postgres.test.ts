@@ -4,7 +4,8 @@
  * lock) that the followers name, writes sent to a follower (forwarded to the leader) and
  * readable at once on another follower, a blocking query and an event stream on a
  * follower that wake for a write made through another server, `kill -9` of the leader under
- * a write load (a follower leads within 5 s; every acknowledged write is there), and a
+ * a write load (a follower leads within 5 s; every acknowledged write is there), a periodic
+ * job launching once per cron tick across a second `kill -9` of the leader, and a
  * clear startup error for a foreign key file. In-process: a reload of a follower's state
  * ends its open event streams with a resubscribe line; ACL replication and the CSI plugin
  * registry run on the leader of a region only, and move to the next one when it stops.
@@ -19,7 +20,7 @@ import { startHostpathPlugin, type HostpathPlugin } from '../../src/kernel/csi/i
 import { startPgTestServer, type PgTestServer } from '../../src/kernel/store/testdata/pg-cluster.js';
 import type { SchedAgentConfig } from '../../src/services/sched/config.js';
 import { until, type ServerProcess } from '../processes.js';
-import { hostOf, killLeaderUnderLoad, startSharedAgent, untilLeader } from '../shared-agents.js';
+import { hostOf, killLeaderUnderLoad, leaderOf, startSharedAgent, untilLeader } from '../shared-agents.js';
 import { call, ROOT, startAgent, type TestAgent } from './helpers.js';
 import { Stream } from './stream.js';
 
@@ -122,6 +123,39 @@ describe('scheduler servers sharing PostgreSQL', () => {
         `every acknowledged write is on ${p.url}`,
       );
     }
+  });
+
+  it('a periodic job launches once per tick across a kill -9 of the leader', { timeout: 60_000 }, async () => {
+    // After the kill above, b or c leads; the job is registered through the other.
+    const leader = (await leaderOf(b)) === hostOf(b) ? b : c;
+    const follower = leader === b ? c : b;
+    const job = {
+      ID: 'tick',
+      Type: 'batch',
+      Datacenters: ['dc1'],
+      Periodic: { Specs: ['*/2 * * * * *'] },
+      TaskGroups: [{ Name: 'g', Tasks: [{ Name: 't', Driver: 'raw_exec', Config: { command: '/bin/true' } }] }],
+    };
+    assert.equal((await call(follower.url, 'POST', '/v1/jobs', { token: root, body: { Job: job } })).status, 200);
+    const launches = async () =>
+      ((await call(follower.url, 'GET', '/v1/jobs?prefix=tick/periodic-', { token: root })).json as { ID: string }[]).map((j) => Number(j.ID.split('-').pop()));
+    await until('two launches by the first leader', 20_000, async () => ((await launches()).length >= 2 ? true : undefined));
+    await leader.kill();
+    await untilLeader('the follower leads', 10_000, follower, follower);
+    const before = (await launches()).length;
+    const all = await until('two more launches by the new leader', 20_000, async () => {
+      const l = await launches();
+      return l.length >= before + 2 ? l : undefined;
+    });
+    // Children are named by their launch second: every one is a tick of the cron (even seconds), none twice.
+    assert.deepEqual(
+      all.filter((t) => t % 2 !== 0),
+      [],
+      `launch times ${all.join(', ')}`,
+    );
+    assert.equal(new Set(all).size, all.length);
+    const sorted = [...all].sort((x, y) => x - y);
+    assert.ok(sorted.every((t, i) => i === 0 || t > sorted[i - 1]!));
   });
 
   it('a server whose key file differs from the one the shared state was written with fails at start, clearly', { timeout: 30_000 }, async () => {

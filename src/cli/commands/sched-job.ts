@@ -210,6 +210,14 @@ async function jobDispatchCmd(ctx: SchedCtx): Promise<number> {
   return monitor(ctx, ctx.client, r.EvalID, { timeoutMs: monitorTimeout(ctx), verbose: flagBool(ctx.opts.verbose, 'verbose') });
 }
 
+/** `job periodic force [-detach] <job>` (reference `nomad job periodic force`): launches a child now and follows its evaluation. */
+async function jobPeriodicForceCmd(ctx: SchedCtx): Promise<number> {
+  const job = await resolveJob(ctx, oneArg(ctx, 'a periodic job ID'));
+  if (!job) return 1;
+  const r = await ctx.client.jobs.forcePeriodic(job.ID, { namespace: job.Namespace });
+  return followUp(ctx, { ...r, JobModifyIndex: 0, Warnings: '' }, `Force periodic successful`);
+}
+
 /** `job revert [-detach] <job> <version>` (reference `nomad job revert`): registers a kept version again and follows the evaluation. */
 async function jobRevertCmd(ctx: SchedCtx): Promise<number> {
   const [id, raw] = ctx.args as [string, string];
@@ -264,7 +272,7 @@ async function evalStatus(ctx: SchedCtx): Promise<number> {
 
 /** Adds `sched job …` and `sched eval …` to the `sched` group. */
 export function addSchedJobCommands(app: App, sched: Command): void {
-  const job = subGroup(sched, 'job', 'jobs: run, plan, status, stop, inspect, history, revert, dispatch');
+  const job = subGroup(sched, 'job', 'jobs: run, plan, status, stop, inspect, history, revert, dispatch, periodic force');
   const monitorFlags = (c: Command) =>
     c
       .option('--detach [bool]', 'print the evaluation ID and return at once')
@@ -332,6 +340,12 @@ export function addSchedJobCommands(app: App, sched: Command): void {
         .option('--meta <key=value>', "a meta key of the job's parameterized block (repeatable)", collectPair),
     ),
     jobDispatchCmd,
+  );
+  const periodic = subGroup(job, 'periodic', 'periodic jobs: force');
+  schedLeaf(
+    app,
+    monitorFlags(periodic.command('force').argument('<id>', 'periodic job ID or unique prefix').description("launch a periodic job's child now")),
+    jobPeriodicForceCmd,
   );
   schedLeaf(
     app,

@@ -30,6 +30,8 @@ export const T = {
   jobs: 'jobs',
   jobVersions: 'job-versions',
   evals: 'evals',
+  /** The last launch of each periodic job (jobs/periodic-launch.ts `PeriodicLaunchDoc`), keyed `<namespace>/<job ID>`; no events. */
+  periodicLaunches: 'periodic-launches',
   /** The signing keyring (keyring/root-key.ts `RootKeyDoc`), keyed by key ID: private keys, never rendered, no events. */
   rootKeys: 'root-keys',
 } as const;
@@ -220,6 +222,7 @@ export const SCHED_TABLES: readonly TableSpec[] = [
   { name: T.jobs },
   { name: T.jobVersions },
   { name: T.evals, groups: { job: (d: { Namespace: string; JobID: string }) => `${d.Namespace}/${d.JobID}` } },
+  { name: T.periodicLaunches },
   { name: T.rootKeys },
 ];
 

@@ -33,6 +33,7 @@ import { decodeVault, withVaultConstraint, withVaultIdentity } from './vault.js'
 import { decodeConsul } from './consul.js';
 import { jsonKind } from '../../../kernel/util/go-struct.js';
 import { decodeDispatchPayload, decodeParameterized } from './parameterized.js';
+import { decodePeriodic } from './periodic.js';
 
 /** Where a decoded job lands when the body names none of these. */
 export interface DecodeContext {
@@ -284,6 +285,7 @@ export function decodeJob(raw: unknown, ctx: DecodeContext): Job {
   const groups = arrayField(fieldOf(raw, 'TaskGroups'), 'Job.TaskGroups', '[]*api.TaskGroup') ?? [];
   const datacenters = stringList(fieldOf(raw, 'Datacenters'), 'Job.Datacenters');
   const parameterized = decodeParameterized(raw);
+  const periodic = decodePeriodic(raw);
   const payload = fieldOf(raw, 'Payload');
   return {
     ID: id,
@@ -302,6 +304,7 @@ export function decodeJob(raw: unknown, ctx: DecodeContext): Job {
     TaskGroups: groups.filter((g) => g !== null).map((g) => decodeGroup(g, { type, name: strOr(raw, 'Name', id, path) }, 'Job.TaskGroups')),
     // Only when given: a job stored before parameterized jobs existed compares equal to its re-registration.
     ...(parameterized && { ParameterizedJob: parameterized }),
+    ...(periodic && { Periodic: periodic }),
     // Kept to be refused by validate.ts (a payload comes with a dispatch only).
     ...(typeof payload === 'string' && payload !== '' && { Payload: payload }),
     Stop: boolOr(raw, 'Stop', false, path),

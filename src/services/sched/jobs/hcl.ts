@@ -11,6 +11,7 @@
  *   constraint { attribute = "${attr.kernel.name}"  operator = "="  value = "linux" }
  *   meta { team = "a" }
  *   parameterized { payload = "optional"  meta_required = ["input"] }   # dispatched children only (parameterized.ts)
+ *   periodic { crons = ["0 9 * * 1-5"]  prohibit_overlap = true  time_zone = "UTC" }   # launched children only (periodic.ts)
  *   group "app" {
  *     count = 2
  *     restart    { attempts = 2  interval = "30m"  delay = "15s"  mode = "fail" }
@@ -157,6 +158,16 @@ const JOBSPEC_KEYS = {
           auto_promote: { kind: 'bool' },
           canary: { kind: 'int' },
           stagger: { kind: 'raw' },
+        },
+      },
+      periodic: {
+        kind: 'block',
+        keys: {
+          cron: { kind: 'string' },
+          crons: { kind: 'list', of: 'string' },
+          prohibit_overlap: { kind: 'bool' },
+          time_zone: { kind: 'string' },
+          enabled: { kind: 'bool' },
         },
       },
       parameterized: {
@@ -321,6 +332,7 @@ export function parseJobHcl(text: string, file: string): Record<string, unknown>
     const j = body as unknown as Body;
     const update = j.update as Body | undefined;
     const parameterized = j.parameterized as Body | undefined;
+    const periodic = j.periodic as Body | undefined;
     return defined({
       ID: id,
       Name: j.name ?? id,
@@ -345,6 +357,15 @@ export function parseJobHcl(text: string, file: string): Record<string, unknown>
           AutoPromote: update.auto_promote,
           Canary: update.canary,
           Stagger: duration(update, 'stagger'),
+        }),
+      Periodic:
+        periodic &&
+        defined({
+          Spec: periodic.cron,
+          Specs: periodic.crons,
+          ProhibitOverlap: periodic.prohibit_overlap,
+          TimeZone: periodic.time_zone,
+          Enabled: periodic.enabled,
         }),
       ParameterizedJob:
         parameterized && defined({ Payload: parameterized.payload, MetaRequired: parameterized.meta_required, MetaOptional: parameterized.meta_optional }),

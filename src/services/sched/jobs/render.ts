@@ -13,7 +13,7 @@ import type { Evaluation, Job } from './types.js';
 /** A stored job. */
 export type StoredJob = Job & Indexed;
 
-/** The job as `GET /v1/job/:id` shows it: the stored job with the reference's unmodelled fields (periodic, spreads, …) empty, and `Status` as given (computed at read time). */
+/** The job as `GET /v1/job/:id` shows it: the stored job with the reference's unmodelled fields (spreads, …) empty, and `Status` as given (computed at read time). */
 export function renderJob(job: StoredJob, status: string = job.Status): Record<string, unknown> {
   return {
     Affinities: null,
@@ -42,7 +42,7 @@ export function jobStub(job: StoredJob, status: string, summary: Record<string, 
     Multiregion: null,
     Type: job.Type,
     Priority: job.Priority,
-    Periodic: false,
+    Periodic: Boolean(job.Periodic),
     ParameterizedJob: Boolean(job.ParameterizedJob),
     Stop: job.Stop,
     Status: status,

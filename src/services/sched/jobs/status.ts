@@ -24,7 +24,7 @@ function evalTerminal(e: Pick<Evaluation, 'Status'>): boolean {
 }
 
 /**
- * The reference's job status (`getJobStatus`): a `system` or parameterized job is `running`
+ * The reference's job status (`getJobStatus`): a `system`, parameterized or periodic job is `running`
  * until stopped, then `dead`; otherwise `running` while any allocation is not terminal, else `pending` while any
  * evaluation is not terminal, else `dead` when it has had allocations or evaluations (or is
  * stopped), else `pending`.
@@ -33,12 +33,12 @@ function evalTerminal(e: Pick<Evaluation, 'Status'>): boolean {
  * @param evals the job's evaluations
  */
 export function jobStatus(
-  job: Pick<Job, 'Type' | 'Stop' | 'ParameterizedJob'>,
+  job: Pick<Job, 'Type' | 'Stop' | 'ParameterizedJob' | 'Periodic'>,
   allocs: readonly Pick<StoredAlloc, 'DesiredStatus' | 'ClientStatus'>[],
   evals: readonly Pick<Evaluation, 'Status'>[] = [],
 ): 'pending' | 'running' | 'dead' {
-  // A parameterized job is never scheduled itself: it runs (takes dispatches) until stopped.
-  if (job.Type === 'system' || job.ParameterizedJob) return job.Stop ? 'dead' : 'running';
+  // A parameterized or periodic job is never scheduled itself: it runs (takes dispatches, launches) until stopped.
+  if (job.Type === 'system' || job.ParameterizedJob || job.Periodic) return job.Stop ? 'dead' : 'running';
   if (allocs.some((a) => !allocTerminal(a))) return 'running';
   if (evals.some((e) => !evalTerminal(e))) return 'pending';
   if (allocs.length > 0 || evals.length > 0 || job.Stop) return 'dead';
@@ -56,7 +56,10 @@ export function evalsOfJob(read: TableReader, namespace: string, id: string): (E
 }
 
 /** {@link jobStatus} of `job` from what `read` holds (the state, or a write's transaction: call it after writing the evaluation). */
-export function jobStatusIn(read: TableReader, job: Pick<Job, 'ID' | 'Namespace' | 'Type' | 'Stop' | 'ParameterizedJob'>): 'pending' | 'running' | 'dead' {
+export function jobStatusIn(
+  read: TableReader,
+  job: Pick<Job, 'ID' | 'Namespace' | 'Type' | 'Stop' | 'ParameterizedJob' | 'Periodic'>,
+): 'pending' | 'running' | 'dead' {
   return jobStatus(job, allocsOfJob(read, job.Namespace, job.ID), evalsOfJob(read, job.Namespace, job.ID));
 }
 

@@ -21,6 +21,7 @@
  * @module
  */
 import type { ParameterizedJobConfig } from './parameterized.js';
+import type { PeriodicConfig } from './periodic.js';
 import type { Service } from './services.js';
 import type { NetworkResource, PortMapping } from './network.js';
 import type { Template } from './templates.js';
@@ -202,6 +203,8 @@ export interface Job {
   readonly TaskGroups: readonly TaskGroup[];
   /** A parameterized job's block (jobs/parameterized.ts): never scheduled itself, dispatched; absent: an ordinary job. */
   readonly ParameterizedJob?: ParameterizedJobConfig;
+  /** A periodic job's block (jobs/periodic.ts): never scheduled itself, the leader launches children; absent: an ordinary job. */
+  readonly Periodic?: PeriodicConfig;
   /** A child of a parameterized job's dispatch. */
   readonly Dispatched?: boolean;
   /** A dispatched job's payload in base64 (≤ 16 KiB decoded); absent or null: none. */

@@ -21,6 +21,7 @@ import { JOB_TYPES, type Constraint, type Job, type Task, type TaskGroup } from 
 import { identityErrors } from './identity.js';
 import { consulErrors } from './consul.js';
 import { parameterizedErrors } from './parameterized.js';
+import { periodicErrors } from './periodic.js';
 
 /** The reference's `multierror` text of `errors`. */
 function multiError(errors: readonly string[]): string {
@@ -168,7 +169,7 @@ export function validateJob(job: Job, region: string): void {
   if (job.Datacenters.some((d) => d === '')) out.push('Job datacenter must be non-empty string');
   if (job.TaskGroups.length === 0) out.push('Missing job task groups');
   if (job.TaskGroups.length > LIMITS.groups) out.push(`Job has ${job.TaskGroups.length} task groups: at most ${LIMITS.groups} are allowed`);
-  out.push(...constraintErrors(job.Constraints), ...mapErrors('Meta', job.Meta), ...parameterizedErrors(job));
+  out.push(...constraintErrors(job.Constraints), ...mapErrors('Meta', job.Meta), ...parameterizedErrors(job), ...periodicErrors(job));
   if (job.Payload) out.push("job can't be submitted with a payload, only dispatched");
   const seen = new Map<string, number>();
   for (const [i, g] of job.TaskGroups.entries()) {

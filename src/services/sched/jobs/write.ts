@@ -61,12 +61,14 @@ export function specChanged(prev: Job, next: Job): boolean {
 
 /**
  * What a register may not change of a stored job (the reference's `validateJobUpdate`):
- * its type, and whether it is parameterized. @throws 400 with the reference's texts.
+ * its type, and whether it is parameterized or periodic. @throws 400 with the reference's texts.
  */
 function checkJobUpdate(old: Job, next: Job): void {
   if (old.Type !== next.Type) throw schedBadRequest(`cannot update job from type "${old.Type}" to "${next.Type}"`);
   if (old.ParameterizedJob && !next.ParameterizedJob) throw schedBadRequest('cannot update parameterized job to being non-parameterized');
   if (!old.ParameterizedJob && next.ParameterizedJob) throw schedBadRequest('cannot update non-parameterized job to being parameterized');
+  if (old.Periodic && !next.Periodic) throw schedBadRequest('cannot update periodic job to being non-periodic');
+  if (!old.Periodic && next.Periodic) throw schedBadRequest('cannot update non-periodic job to being periodic');
 }
 
 /** Writes `eval` and returns it stored. */
@@ -76,7 +78,7 @@ function putEval(tx: Txn, e: Evaluation): Evaluation & Indexed {
 
 /**
  * Stores `job` as the next version of what `tx` holds (or as version 0), with its version
- * document and a pending evaluation triggered by `triggeredBy` (none for a parameterized job); older versions beyond the
+ * document and a pending evaluation triggered by `triggeredBy` (none for a parameterized or periodic job); older versions beyond the
  * last {@link TRACKED_VERSIONS} are deleted. Returns the stored job and evaluation.
  */
 export function storeJob(
@@ -94,8 +96,8 @@ export function storeJob(
     Stable: changed ? false : existing.Stable,
   };
   // The job first, then its evaluation (the reference's event order), its status counting that evaluation.
-  // A parameterized job gets none: only its dispatched children are scheduled.
-  const e = base.ParameterizedJob ? undefined : newEvaluation(randomUUID(), base, { triggeredBy, nowNs });
+  // A parameterized or periodic job gets none: only its children are scheduled.
+  const e = base.ParameterizedJob || base.Periodic ? undefined : newEvaluation(randomUUID(), base, { triggeredBy, nowNs });
   const status = jobStatus(base, allocsOfJob(tx, job.Namespace, job.ID), [...evalsOfJob(tx, job.Namespace, job.ID), ...(e ? [e] : [])]);
   const stored = tx.put(T.jobs, jobKey(job.Namespace, job.ID), { ...base, Status: status });
   const evaluation = e && putEval(tx, e);

@@ -22,6 +22,7 @@ import { evaluationRoutes } from './evaluations.js';
 import { jobCrudRoutes, jobRoutes } from './jobs.js';
 import { jobVersionRoutes } from './job-versions.js';
 import { jobDispatchRoutes } from './job-dispatch.js';
+import { jobPeriodicRoutes } from './job-periodic.js';
 import { jobPlanRoutes } from './job-plan.js';
 import { keyringRoutes } from './keyring.js';
 import { loginRoutes } from './login.js';
@@ -55,6 +56,7 @@ export const SCHED_ROUTES: readonly SchedRoute[] = [
   ...jobRoutes,
   ...jobVersionRoutes,
   ...jobDispatchRoutes,
+  ...jobPeriodicRoutes,
   ...evaluationRoutes,
   ...clientFsRoutes,
   ...clientAllocationRoutes,

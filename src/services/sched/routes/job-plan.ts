@@ -28,6 +28,8 @@ import { validateJob } from '../jobs/validate.js';
 import { withConsulIdentities } from '../jobs/consul-identities.js';
 import { specChanged } from '../jobs/write.js';
 import { jobDiff } from '../jobs/diff.js';
+import { nextLaunch } from '../jobs/periodic.js';
+import { formatTime } from '../../../kernel/util/duration.js';
 import { computePlan } from '../scheduler/schedule.js';
 import { DEFAULT_NAMESPACE, LABEL, T } from '../state.js';
 import { decodeGoStruct } from '../go-struct.js';
@@ -86,6 +88,12 @@ function checkShapes(raw: Record<string, unknown>): void {
       if (task.Resources !== null) decodeGoStruct(task.Resources, 'structs.Resources', { CPU: 'int', MemoryMB: 'int' });
     }
   }
+}
+
+/** A periodic job's next launch after `nowMs` as RFC 3339 (the plan's `NextPeriodicLaunch`); Go's zero time when there is none. */
+function nextLaunchText(job: Job, nowMs: number): string {
+  const next = job.Periodic && nextLaunch(job.Periodic, nowMs);
+  return next === undefined ? '0001-01-01T00:00:00Z' : formatTime(new Date(next));
 }
 
 /** `DesiredTGUpdates` counts as the reference's diff `Updates` keys. */
@@ -177,7 +185,7 @@ async function planJob(ctx: Ctx): Promise<SchedReply> {
       Diff: body.Diff ? jobDiff(stored, job, { contextual: false, updates }) : null,
       JobModifyIndex: stored?.JobModifyIndex ?? 0,
       CreatedEvals: null,
-      NextPeriodicLaunch: '0001-01-01T00:00:00Z',
+      NextPeriodicLaunch: nextLaunchText(job, ctx.deps.now()),
       Warnings: '',
       Index: stored?.JobModifyIndex ?? 0,
     },

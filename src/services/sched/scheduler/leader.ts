@@ -18,7 +18,8 @@
  *   complete`, `LastDrain.Status: complete`, the node stays ineligible, as the reference; a
  *   drain of a node with nothing to move stays until cleared, where the reference completes it);
  * - an allocation that becomes terminal (resources free) → every `blocked` evaluation
- *   `pending` again; an allocation written by anything but a plan → its job's status.
+ *   `pending` again; an allocation written by anything but a plan → its job's status;
+ * - a periodic job stored or changed → its launch timer (periodic.ts).
  *
  * @module
  */
@@ -37,6 +38,7 @@ import type { Heartbeats } from './heartbeat.js';
 import { refreshJobStatus } from './job-status.js';
 import type { ExistingAlloc } from './model.js';
 import { runEvaluation } from './worker.js';
+import { PeriodicDispatcher } from './periodic.js';
 
 /** Options of {@link Scheduler}. */
 export interface SchedulerOptions {
@@ -58,6 +60,7 @@ const DEFAULT_WORKERS = 2;
 /** See the module doc. */
 export class Scheduler {
   private broker: EvalBroker | undefined;
+  private periodic: PeriodicDispatcher | undefined;
   private unsubscribe: (() => void) | undefined;
   private chain: Promise<void> = Promise.resolve();
 
@@ -73,6 +76,8 @@ export class Scheduler {
     this.o.heartbeats.start();
     this.unsubscribe = deps.state.subscribe((b) => this.onBatch(deps, b));
     for (const e of deps.state.list<Evaluation>(T.evals)) broker.offer(e);
+    this.periodic = new PeriodicDispatcher(deps, this.o.log);
+    this.periodic.start();
     // Capacity may have appeared while no server led.
     this.react(deps, (tx) => unblockAll(tx, deps.state, deps.now() * 1e6));
   }
@@ -84,6 +89,8 @@ export class Scheduler {
     this.broker = undefined;
     this.unsubscribe?.();
     this.o.heartbeats.stop();
+    await this.periodic?.stop();
+    this.periodic = undefined;
     await broker.stop();
     await this.chain;
   }
