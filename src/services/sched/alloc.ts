@@ -80,6 +80,8 @@ export function renderAlloc(a: StoredAlloc & Indexed): Record<string, unknown> {
     PreviousAllocation: a.PreviousAllocation ?? '',
     NextAllocation: a.NextAllocation ?? '',
     RescheduleTracker: a.RescheduleTracker ?? null,
+    // How the node was chosen (scheduler/place.ts); null on allocations placed before it was kept.
+    Metrics: (a as { Metrics?: unknown }).Metrics ?? null,
     CreateIndex: a.CreateIndex,
     ModifyIndex: a.ModifyIndex,
     AllocModifyIndex: a.AllocModifyIndex || a.ModifyIndex,

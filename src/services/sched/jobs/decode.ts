@@ -34,6 +34,7 @@ import { decodeConsul } from './consul.js';
 import { jsonKind } from '../../../kernel/util/go-struct.js';
 import { decodeDispatchPayload, decodeParameterized } from './parameterized.js';
 import { decodePeriodic } from './periodic.js';
+import { decodeAffinities, decodeSpreads } from './preferences.js';
 
 /** Where a decoded job lands when the body names none of these. */
 export interface DecodeContext {
@@ -190,6 +191,7 @@ function decodeTask(raw: unknown, path: string, names: string): Task {
   const templates = decodeTemplates(fieldOf(raw, 'Templates'), `${path}.Templates`);
   const vault = decodeVault(fieldOf(raw, 'Vault'), `${path}.Vault`);
   const dispatchPayload = decodeDispatchPayload(raw, path);
+  const affinities = decodeAffinities(raw, path);
   return {
     Name: strOr(raw, 'Name', '', path),
     Driver: strOr(raw, 'Driver', '', path),
@@ -217,6 +219,7 @@ function decodeTask(raw: unknown, path: string, names: string): Task {
     ...(vault && { Vault: vault }),
     Consul: decodeConsul(raw, path),
     ...(dispatchPayload && { DispatchPayload: dispatchPayload }),
+    ...(affinities && { Affinities: affinities }),
   };
 }
 
@@ -227,6 +230,8 @@ function decodeGroup(raw: unknown, job: { type: string; name: string }, path: st
   const volumes = structField(raw, 'Volumes', path, 'map[string]*api.VolumeRequest');
   const tasks = arrayField(fieldOf(raw, 'Tasks'), `${path}.Tasks`, '[]*api.Task') ?? [];
   const networks = decodeNetworks(raw, path);
+  const affinities = decodeAffinities(raw, path);
+  const spreads = decodeSpreads(raw, path);
   const decodedTasks = tasks.filter((t) => t !== null).map((t) => decodeTask(t, `${path}.Tasks`, `${job.name}-${strOr(raw, 'Name', '', path)}`));
   return {
     Name: strOr(raw, 'Name', '', path),
@@ -247,6 +252,9 @@ function decodeGroup(raw: unknown, job: { type: string; name: string }, path: st
     // Only when given: a job stored before groups had networks compares equal to its re-registration (no destructive update).
     ...(networks && { Networks: networks }),
     Tasks: decodedTasks,
+    // Only when given: a job stored before preferences existed compares equal to its re-registration.
+    ...(affinities && { Affinities: affinities }),
+    ...(spreads && { Spreads: spreads }),
     Services: decodeServices(fieldOf(raw, 'Services'), `${path}.Services`, `${job.name}-${strOr(raw, 'Name', '', path)}`),
     ShutdownDelay: shutdownDelay(raw, path) ?? null,
     Consul: decodeConsul(raw, path),
@@ -286,6 +294,8 @@ export function decodeJob(raw: unknown, ctx: DecodeContext): Job {
   const datacenters = stringList(fieldOf(raw, 'Datacenters'), 'Job.Datacenters');
   const parameterized = decodeParameterized(raw);
   const periodic = decodePeriodic(raw);
+  const affinities = decodeAffinities(raw, path);
+  const spreads = decodeSpreads(raw, path);
   const payload = fieldOf(raw, 'Payload');
   return {
     ID: id,
@@ -305,6 +315,8 @@ export function decodeJob(raw: unknown, ctx: DecodeContext): Job {
     // Only when given: a job stored before parameterized jobs existed compares equal to its re-registration.
     ...(parameterized && { ParameterizedJob: parameterized }),
     ...(periodic && { Periodic: periodic }),
+    ...(affinities && { Affinities: affinities }),
+    ...(spreads && { Spreads: spreads }),
     // Kept to be refused by validate.ts (a payload comes with a dispatch only).
     ...(typeof payload === 'string' && payload !== '' && { Payload: payload }),
     Stop: boolOr(raw, 'Stop', false, path),

@@ -10,6 +10,8 @@
  *   type = "service"  datacenters = ["dc1"]  priority = 50  namespace = "default"
  *   constraint { attribute = "${attr.kernel.name}"  operator = "="  value = "linux" }
  *   meta { team = "a" }
+ *   affinity { attribute = "${meta.rack}"  value = "r1"  weight = 50 }   # also on groups and tasks (preferences.ts)
+ *   spread { attribute = "${node.datacenter}"  target "dc1" { percent = 70 } }   # also on groups
  *   parameterized { payload = "optional"  meta_required = ["input"] }   # dispatched children only (parameterized.ts)
  *   periodic { crons = ["0 9 * * 1-5"]  prohibit_overlap = true  time_zone = "UTC" }   # launched children only (periodic.ts)
  *   group "app" {
@@ -61,6 +63,41 @@ const constraint = {
   keys: { attribute: { kind: 'string' }, operator: { kind: 'string' }, value: { kind: 'string' }, distinct_hosts: { kind: 'bool' } },
 } as const;
 
+/** `affinity { attribute operator value weight }` (job, group, task). */
+const affinity = {
+  kind: 'block',
+  repeated: true,
+  keys: { attribute: { kind: 'string' }, operator: { kind: 'string' }, value: { kind: 'string' }, weight: { kind: 'int' } },
+} as const;
+
+/** `spread { attribute weight target "<value>" { percent } }` (job, group). */
+const spread = {
+  kind: 'block',
+  repeated: true,
+  keys: {
+    attribute: { kind: 'string' },
+    weight: { kind: 'int' },
+    target: { kind: 'block', labelled: true, repeated: true, keys: { percent: { kind: 'int' } } },
+  },
+} as const;
+
+function affinities(list: readonly Body[]): unknown[] | undefined {
+  if (list.length === 0) return undefined;
+  return list.map((a) => defined({ LTarget: a.attribute, RTarget: a.value, Operand: a.operator, Weight: a.weight }));
+}
+
+function spreads(list: readonly Body[]): unknown[] | undefined {
+  if (list.length === 0) return undefined;
+  return list.map((s) => {
+    const targets = s.target as { label: string; body: Body }[];
+    return defined({
+      Attribute: s.attribute,
+      Weight: s.weight,
+      SpreadTarget: targets.length ? targets.map((t) => defined({ Value: t.label, Percent: t.body.percent })) : undefined,
+    });
+  });
+}
+
 const TASK_KEYS = {
   driver: { kind: 'string' },
   user: { kind: 'string' },
@@ -86,11 +123,14 @@ const TASK_KEYS = {
   vault: VAULT_HCL_KEYS,
   consul: CONSUL_HCL_KEYS,
   dispatch_payload: { kind: 'block', keys: { file: { kind: 'string' } } },
+  affinity,
 } as const;
 
 const GROUP_KEYS = {
   count: { kind: 'int' },
   constraint,
+  affinity,
+  spread,
   meta: { kind: 'raw' },
   restart: {
     kind: 'block',
@@ -146,6 +186,8 @@ const JOBSPEC_KEYS = {
       node_pool: { kind: 'string' },
       meta: { kind: 'raw' },
       constraint,
+      affinity,
+      spread,
       update: {
         kind: 'block',
         keys: {
@@ -257,6 +299,7 @@ function task(label: string, t: Body): Record<string, unknown> {
     Vault: vaultFromHcl(t.vault as Body | undefined),
     Consul: consulFromHcl(t.consul as Body | undefined),
     DispatchPayload: dispatch && defined({ File: dispatch.file }),
+    Affinities: affinities(t.affinity as Body[]),
   });
 }
 
@@ -270,6 +313,8 @@ function group(label: string, g: Body): Record<string, unknown> {
     Name: label,
     Count: g.count,
     Constraints: constraints(g.constraint as Body[]),
+    Affinities: affinities(g.affinity as Body[]),
+    Spreads: spreads(g.spread as Body[]),
     Meta: stringMap(g, 'meta'),
     RestartPolicy:
       restart &&
@@ -345,6 +390,8 @@ export function parseJobHcl(text: string, file: string): Record<string, unknown>
       NodePool: j.node_pool,
       Meta: stringMap(j, 'meta'),
       Constraints: constraints(j.constraint as Body[]),
+      Affinities: affinities(j.affinity as Body[]),
+      Spreads: spreads(j.spread as Body[]),
       Update:
         update &&
         defined({

@@ -21,6 +21,7 @@
  * @module
  */
 import type { ParameterizedJobConfig } from './parameterized.js';
+import type { Affinity, Spread } from './preferences.js';
 import type { PeriodicConfig } from './periodic.js';
 import type { Service } from './services.js';
 import type { NetworkResource, PortMapping } from './network.js';
@@ -160,6 +161,8 @@ export interface Task {
   readonly Vault?: TaskVault;
   /** The task's `consul` block (jobs/consul.ts); absent: the group's, if any. */
   readonly Consul?: ConsulBlock | null;
+  /** Node preferences of this task (jobs/preferences.ts); absent: none. */
+  readonly Affinities?: readonly Affinity[];
   /** Where a dispatched job's payload is written, under the task's `local/` (jobs/parameterized.ts); absent: nowhere. */
   readonly DispatchPayload?: { readonly File: string };
 }
@@ -177,6 +180,10 @@ export interface TaskGroup {
   /** The group's network and its ports (jobs/network.ts); absent: none (and on jobs stored before groups had networks). */
   readonly Networks?: readonly NetworkResource[];
   readonly Tasks: readonly Task[];
+  /** Node preferences of the group (jobs/preferences.ts); absent: none. */
+  readonly Affinities?: readonly Affinity[];
+  /** How the group's allocations spread over a node attribute (jobs/preferences.ts); absent: none. */
+  readonly Spreads?: readonly Spread[];
   /** Registered in the discovery service while the allocation runs (jobs/services.ts); absent on jobs stored before services existed. */
   readonly Services?: readonly Service[] | null;
   /** ns between deregistering the group's services and its tasks' kill signal; null: none. */
@@ -203,6 +210,10 @@ export interface Job {
   readonly TaskGroups: readonly TaskGroup[];
   /** A parameterized job's block (jobs/parameterized.ts): never scheduled itself, dispatched; absent: an ordinary job. */
   readonly ParameterizedJob?: ParameterizedJobConfig;
+  /** Node preferences of every group (jobs/preferences.ts); absent: none. */
+  readonly Affinities?: readonly Affinity[];
+  /** How every group's allocations spread over a node attribute (jobs/preferences.ts); absent: none. */
+  readonly Spreads?: readonly Spread[];
   /** A periodic job's block (jobs/periodic.ts): never scheduled itself, the leader launches children; absent: an ordinary job. */
   readonly Periodic?: PeriodicConfig;
   /** A child of a parameterized job's dispatch. */
@@ -357,6 +368,15 @@ export interface PlacedAllocFields {
    * (keyring/alloc-identities.ts). A credential: only the allocation's own node is shown it.
    */
   readonly SignedIdentities?: Readonly<Record<string, string>>;
+  /** How the node was chosen (the reference's `AllocMetric` with `ScoreMetaData`); absent on allocations placed before it was kept. */
+  readonly Metrics?: AllocMetric & { readonly ScoreMetaData: readonly NodeScoreMeta[] };
+}
+
+/** One node's scores in a placement (the reference's `NodeScoreMeta`): each scorer's by name (`binpack`, `job-anti-affinity`, `node-affinity`, `allocation-spread`, `node-reschedule-penalty`) and their average. */
+export interface NodeScoreMeta {
+  readonly NodeID: string;
+  readonly Scores: Readonly<Record<string, number>>;
+  readonly NormScore: number;
 }
 
 /** Key of a job in `T.jobs`. */

@@ -22,6 +22,7 @@ import { identityErrors } from './identity.js';
 import { consulErrors } from './consul.js';
 import { parameterizedErrors } from './parameterized.js';
 import { periodicErrors } from './periodic.js';
+import { preferenceErrors } from './preferences.js';
 
 /** The reference's `multierror` text of `errors`. */
 function multiError(errors: readonly string[]): string {
@@ -132,6 +133,7 @@ function groupErrors(g: TaskGroup, job: Job): string[] {
     ),
   );
   if ((g.ShutdownDelay ?? 0) < 0) out.push('ShutdownDelay must be a positive value');
+  out.push(...preferenceErrors([...(g.Affinities ?? []), ...g.Tasks.flatMap((t) => t.Affinities ?? [])], g.Spreads));
   out.push(...consulErrors(g.Consul));
   const seen = new Map<string, number>();
   for (const [i, t] of g.Tasks.entries()) {
@@ -169,7 +171,13 @@ export function validateJob(job: Job, region: string): void {
   if (job.Datacenters.some((d) => d === '')) out.push('Job datacenter must be non-empty string');
   if (job.TaskGroups.length === 0) out.push('Missing job task groups');
   if (job.TaskGroups.length > LIMITS.groups) out.push(`Job has ${job.TaskGroups.length} task groups: at most ${LIMITS.groups} are allowed`);
-  out.push(...constraintErrors(job.Constraints), ...mapErrors('Meta', job.Meta), ...parameterizedErrors(job), ...periodicErrors(job));
+  out.push(
+    ...constraintErrors(job.Constraints),
+    ...mapErrors('Meta', job.Meta),
+    ...parameterizedErrors(job),
+    ...periodicErrors(job),
+    ...preferenceErrors(job.Affinities, job.Spreads),
+  );
   if (job.Payload) out.push("job can't be submitted with a payload, only dispatched");
   const seen = new Map<string, number>();
   for (const [i, g] of job.TaskGroups.entries()) {

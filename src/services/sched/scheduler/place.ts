@@ -15,12 +15,13 @@
 import { randomUUID } from 'node:crypto';
 import { claimRefusal, type Reader } from '../csi/alloc-claims.js';
 import type { SchedDeps } from '../service-deps.js';
-import type { AllocMetric, Evaluation, Job, TaskGroup } from '../jobs/types.js';
+import type { AllocMetric, Evaluation, Job, NodeScoreMeta, TaskGroup } from '../jobs/types.js';
 import type { NodeDoc } from '../state.js';
 import { bump, constraintsOf, filterReason, newMetrics, readyNodes, type Metrics } from './feasible.js';
 import { ALLOC_TEXT, type ExistingAlloc, type NewAlloc, type Placement, type Plan, type Reconciled } from './model.js';
 import { allocPortKeys, assignPorts, type PortOffer } from './ports.js';
 import { add, allocatedResources, allocUsage, binPackScore, exhausted, groupAsk, nodeCapacity, ZERO, type Amount } from './resources.js';
+import { affinityScore, spreadScore } from './preferences.js';
 
 /** What placing needs. */
 export interface PlaceInput {
@@ -115,6 +116,7 @@ export function placeAll(reconciled: Reconciled, input: PlaceInput): Plan {
       NodeID: chosen.node.ID,
       NodeName: chosen.node.Name,
       AllocatedResources: { ...alloc.AllocatedResources, Shared: shared },
+      Metrics: { ...toAllocMetric(metrics ?? { ...g.metrics }), ScoreMetaData: chosen.scoreMeta },
     };
     plan.places.push(placed);
     const l = load(chosen.node.ID);
@@ -177,6 +179,9 @@ function newAlloc(id: string, p: Placement, input: PlaceInput): NewAlloc {
   };
 }
 
+/** How many nodes' scores an allocation's metrics keep (the reference's `MaxRetainedNodeScores`). */
+const SCORE_META_NODES = 5;
+
 /** Is `distinct_hosts` set on the job (any allocation of it counts) or on group `tg` (its own)? */
 function distinctHosts(job: Job, tg: TaskGroup): 'job' | 'group' | undefined {
   if ((job.Constraints ?? []).some((c) => c.Operand === 'distinct_hosts')) return 'job';
@@ -192,8 +197,9 @@ function choose(
   p: Placement,
   feasible: readonly NodeDoc[],
   { alloc, loads, input, metrics }: { alloc: NewAlloc; loads: ReadonlyMap<string, NodeLoad>; input: PlaceInput; metrics: Metrics | undefined },
-): { node: NodeDoc; ports: PortOffer | undefined } | undefined {
+): { node: NodeDoc; ports: PortOffer | undefined; scoreMeta: NodeScoreMeta[] } | undefined {
   const ask = groupAsk(p.tg);
+  const ranked: NodeScoreMeta[] = [];
   const distinct = distinctHosts(input.job, p.tg);
   let best: { node: NodeDoc; ports: PortOffer | undefined } | undefined;
   let bestScore = -Infinity;
@@ -236,14 +242,26 @@ function choose(
         continue;
       }
     }
-    const scores = [binPackScore(after, capacity)];
-    if (sameGroup > 0) scores.push(-(sameGroup + 1) / Math.max(1, p.tg.Count));
-    if (p.reschedule && p.previous?.NodeID === n.ID) scores.push(-1);
-    const score = scores.reduce((s, x) => s + x, 0) / scores.length;
+    const scores: Record<string, number> = { binpack: binPackScore(after, capacity) };
+    if (sameGroup > 0) scores['job-anti-affinity'] = -(sameGroup + 1) / Math.max(1, p.tg.Count);
+    if (p.reschedule && p.previous?.NodeID === n.ID) scores['node-reschedule-penalty'] = -1;
+    const affinity = affinityScore(input.job, p.tg, n);
+    if (affinity !== undefined) scores['node-affinity'] = affinity;
+    const spread = spreadScore(input.job, p.tg, n, {
+      countOn: (id) => loads.get(id)?.ofJob.get(p.tg.Name) ?? 0,
+      nodes: input.nodes,
+      nodeIds: loads.keys(),
+    });
+    if (spread !== undefined) scores['allocation-spread'] = spread;
+    const values = Object.values(scores);
+    const score = values.reduce((s, x) => s + x, 0) / values.length;
+    ranked.push({ NodeID: n.ID, Scores: scores, NormScore: score });
     if (score > bestScore) {
       bestScore = score;
       best = { node: n, ports: ports.offer };
     }
   }
-  return best;
+  // The reference keeps the best five nodes' scores in the allocation's metrics.
+  ranked.sort((x, y) => y.NormScore - x.NormScore);
+  return best && { ...best, scoreMeta: ranked.slice(0, SCORE_META_NODES) };
 }
