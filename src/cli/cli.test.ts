@@ -179,4 +179,35 @@ describe('cairn CLI against a fake secrets server', () => {
     assert.match(table.stdout, /^token_duration       1h$/m);
     assert.match(table.stdout, /^policies             \["default" "web"\]$/m);
   });
+
+  it('secrets move follows a migration the server reports in progress, until success or failure; a 204 means moved', async () => {
+    const statuses = ['in-progress', 'success', 'failure'];
+    server.handle((r) => {
+      if (r.path === '/v1/sys/remount') return { status: 200, body: { migration_id: 'm-1', ...envelope({ migration_id: 'm-1' }) } };
+      const info = { source_mount: 'a/', target_mount: 'b/', status: statuses.shift() };
+      return { status: 200, body: envelope({ migration_id: 'm-1', migration_info: info }) };
+    });
+    const ok = await run(['secrets', 'move', 'a', 'b'], env);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(
+      ok.stdout,
+      [
+        'Started moving secrets engine a/ to b/, with migration ID m-1',
+        'Waiting for terminal status in migration of secrets engine a/ to b/, with migration ID m-1',
+        'Success! Finished moving secrets engine a/ to b/, with migration ID m-1',
+        '',
+      ].join('\n'),
+    );
+    assert.equal(`${last().method} ${last().path}`, 'GET /v1/sys/remount/status/m-1');
+
+    const failed = await run(['secrets', 'move', 'a', 'b'], env);
+    assert.equal(failed.code, 1);
+    assert.equal(failed.stderr, 'Failure! Error encountered moving secrets engine a/ to b/, with migration ID m-1\n');
+
+    server.handle(() => ({ status: 204 }));
+    const old = await run(['secrets', 'move', 'a/', 'b/'], env);
+    assert.equal(old.code, 0, old.stderr);
+    assert.equal(old.stdout, 'Success! Moved secrets engine a/ to: b/\n');
+    assert.equal(`${last().method} ${last().path}`, 'POST /v1/sys/remount');
+  });
 });

@@ -1,7 +1,8 @@
 /**
- * Pure output helpers of the operator, auth and namespace commands, in the reference CLI's
- * style: the seal status table, the `auth list` table, the `operator init` text and the
- * 80-column word wrap the reference applies to its advice paragraphs.
+ * Pure output helpers of the operator, auth, secrets and namespace commands, in the
+ * reference CLI's style: the seal status table, the `auth list` and `secrets list` tables,
+ * the `operator init` text and the 80-column word wrap the reference applies to its advice
+ * paragraphs.
  *
  * @module
  */
@@ -105,6 +106,44 @@ export function authListTable(mounts: Record<string, MountInfo>): string {
       return [path, m.type ?? '', m.accessor ?? '', m.description ?? '', version];
     });
   return columns(['Path', 'Type', 'Accessor', 'Description', 'Version'], rows);
+}
+
+/** A mount's TTL as the reference's `secrets list -detailed` prints it: seconds, `system` for the default, empty for the built-ins. */
+function mountTtl(type: string, seconds: number | undefined): string {
+  if (type === 'system' || type === 'cubbyhole') return '';
+  return seconds ? String(seconds) : 'system';
+}
+
+/**
+ * The reference's `secrets list` table, paths sorted: `Path`, `Type`, `Accessor`,
+ * `Description`; `detailed` gives `Path`, `Plugin`, `Accessor`, `Default TTL`, `Max TTL`
+ * (seconds, or `system`), `Force No Cache`, `Replication` (`local`/`replicated`),
+ * `Seal Wrap`, `Options` (Go's `map[k:v]`), `Description`, `UUID`.
+ */
+export function secretsListTable(mounts: Record<string, MountInfo>, detailed: boolean): string {
+  const paths = Object.keys(mounts).sort();
+  if (!detailed) {
+    const rows = paths.map((path) => [path, mounts[path].type ?? '', mounts[path].accessor ?? '', mounts[path].description ?? '']);
+    return columns(['Path', 'Type', 'Accessor', 'Description'], rows);
+  }
+  const rows = paths.map((path) => {
+    const m = mounts[path];
+    return [
+      path,
+      m.type ?? '',
+      m.accessor ?? '',
+      mountTtl(m.type, m.config?.default_lease_ttl),
+      mountTtl(m.type, m.config?.max_lease_ttl),
+      String(m.config?.force_no_cache === true),
+      m.local ? 'local' : 'replicated',
+      String(m.seal_wrap === true),
+      formatValue(m.options ?? {}),
+      m.description ?? '',
+      m.uuid ?? '',
+    ];
+  });
+  const header = ['Path', 'Plugin', 'Accessor', 'Default TTL', 'Max TTL', 'Force No Cache', 'Replication', 'Seal Wrap', 'Options', 'Description', 'UUID'];
+  return columns(header, rows);
 }
 
 /**

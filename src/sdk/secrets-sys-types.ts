@@ -96,3 +96,30 @@ export interface HaNode {
 export interface HaStatus {
   nodes: HaNode[];
 }
+
+/**
+ * Options of `SysClient.tuneMount` (`POST sys/mounts/<path>/tune`, reference/secrets.md §3.5):
+ * only what is given changes.
+ */
+export interface TuneMountOptions {
+  description?: string;
+  /** Duration string (`1h`) or seconds; 0 = the system default. */
+  default_lease_ttl?: string | number;
+  /** Duration string or seconds; 0 = the system default. */
+  max_lease_ttl?: string | number;
+  /** Engine options, merged into the mount's; the KV `version` cannot change. */
+  options?: Record<string, string>;
+}
+
+/** Body of `GET sys/remount/status/:migration_id` (the reference's mount migration status). */
+export interface RemountStatus {
+  migration_id: string;
+  migration_info: {
+    /** Namespace and mount path, e.g. `secret/`. */
+    source_mount: string;
+    target_mount: string;
+    /** `in-progress`, `success` or `failure`. */
+    status: string;
+    [extra: string]: unknown;
+  };
+}

@@ -7,9 +7,19 @@
  */
 import type { SecretsTransport } from './secrets-transport.js';
 import { SecretsApiError } from './secrets-errors.js';
-import type { EnableAuthOptions, HaStatus, HealthStatus, InitOptions, InitResponse, SealStatus } from './secrets-sys-types.js';
+import type { EnableAuthOptions, HaStatus, HealthStatus, InitOptions, InitResponse, RemountStatus, SealStatus, TuneMountOptions } from './secrets-sys-types.js';
 
-export type { EnableAuthOptions, HaNode, HaStatus, HealthStatus, InitOptions, InitResponse, SealStatus } from './secrets-sys-types.js';
+export type {
+  EnableAuthOptions,
+  HaNode,
+  HaStatus,
+  HealthStatus,
+  InitOptions,
+  InitResponse,
+  RemountStatus,
+  SealStatus,
+  TuneMountOptions,
+} from './secrets-sys-types.js';
 
 /** One entry of the mount table. */
 export interface MountInfo {
@@ -35,6 +45,10 @@ export interface EnableMountOptions {
   options?: Record<string, string>;
   /** Lease settings: `default_lease_ttl`, `max_lease_ttl` as duration strings or seconds. */
   config?: Record<string, unknown>;
+  /** Do not replicate the mount. */
+  local?: boolean;
+  /** Seal-wrap the engine's critical values (accepted for compatibility). */
+  sealWrap?: boolean;
 }
 
 const trimSlashes = (path: string) => path.replace(/^\/+|\/+$/g, '');
@@ -65,7 +79,32 @@ export class SysClient {
     if (options.description !== undefined) body.description = options.description;
     if (options.options !== undefined) body.options = options.options;
     if (options.config !== undefined) body.config = options.config;
-    await this.client.write(`sys/mounts/${path.replace(/^\/+|\/+$/g, '')}`, body);
+    if (options.local !== undefined) body.local = options.local;
+    if (options.sealWrap !== undefined) body.seal_wrap = options.sealWrap;
+    await this.client.write(`sys/mounts/${trimSlashes(path)}`, body);
+  }
+
+  /** Changes the mount at `path`: only the fields given (`POST sys/mounts/<path>/tune`, 204). */
+  async tuneMount(path: string, options: TuneMountOptions): Promise<void> {
+    await this.client.write(`sys/mounts/${trimSlashes(path)}/tune`, { ...options });
+  }
+
+  /**
+   * Moves the secrets engine at `from` to `to`, revoking its leases (`POST sys/remount`; needs
+   * `sudo`). Returns the migration id to follow with {@link remountStatus}, or `undefined`
+   * when the server answered 204 (servers before migration ids moved before answering).
+   * @throws SecretsApiError 400 naming the problem (`no matching mount at "x/"`, `path is already in use at y/`).
+   */
+  async remount(from: string, to: string): Promise<string | undefined> {
+    const res = await this.client.write<{ migration_id?: string }>('sys/remount', { from, to });
+    return res?.data?.migration_id ?? undefined;
+  }
+
+  /** How the move `migrationId` went (`GET sys/remount/status/<id>`). @throws SecretsApiError 400 for an unknown id. */
+  async remountStatus(migrationId: string): Promise<RemountStatus> {
+    const res = await this.client.read<RemountStatus>(`sys/remount/status/${encodeURIComponent(migrationId)}`);
+    if (!res?.data) throw new Error('sys/remount/status returned no body');
+    return res.data;
   }
 
   /**

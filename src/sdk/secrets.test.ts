@@ -171,6 +171,15 @@ describe('SecretsClient over HTTP', () => {
     assert.deepEqual(last().body, { type: 'kv', options: { version: '2' } });
     await client.sys.disableMount('kv2/');
     assert.equal(`${last().method} ${last().path}`, 'DELETE /v1/sys/mounts/kv2');
+    await client.sys.enableMount('/ro/', { type: 'kv', local: true, sealWrap: false });
+    assert.deepEqual(last().body, { type: 'kv', local: true, seal_wrap: false });
+    await client.sys.tuneMount('ro/', { max_lease_ttl: '1h' });
+    assert.equal(`${last().method} ${last().path}`, 'POST /v1/sys/mounts/ro/tune');
+    assert.deepEqual(last().body, { max_lease_ttl: '1h' });
+    // A server that answers the move with 204 (no migration id) has moved the mount already.
+    assert.equal(await client.sys.remount('ro/', 'rw/'), undefined);
+    assert.equal(`${last().method} ${last().path}`, 'POST /v1/sys/remount');
+    assert.deepEqual(last().body, { from: 'ro/', to: 'rw/' });
   });
 
   it('raw() returns any status with its body and sends extra headers', async () => {

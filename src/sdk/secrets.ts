@@ -25,7 +25,19 @@ export type { QueryParams, RawRequestOptions, RawResponse, SecretAuth, SecretRes
 export { KvV2Client } from './secrets-kv.js';
 export type { KvMetadata, KvMetadataFields, KvPutOptions, KvSecretData, KvVersionMetadata } from './secrets-kv.js';
 export { SysClient } from './secrets-sys.js';
-export type { EnableAuthOptions, EnableMountOptions, HaNode, HaStatus, HealthStatus, InitOptions, InitResponse, MountInfo, SealStatus } from './secrets-sys.js';
+export type {
+  EnableAuthOptions,
+  EnableMountOptions,
+  HaNode,
+  HaStatus,
+  HealthStatus,
+  InitOptions,
+  InitResponse,
+  MountInfo,
+  RemountStatus,
+  SealStatus,
+  TuneMountOptions,
+} from './secrets-sys.js';
 export { AuthClient } from './secrets-auth.js';
 export { NamespacesClient } from './secrets-namespaces.js';
 export type { NamespaceInfo, NamespaceList } from './secrets-namespaces.js';

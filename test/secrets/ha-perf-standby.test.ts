@@ -33,6 +33,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { startPgTestServer, type PgTestServer } from '../../src/kernel/store/testdata/pg-cluster.js';
+import { main } from '../../src/cli/main.js';
 import { SecretsClient } from '../../src/sdk/index.js';
 import { call, type JsonReply, type Reply } from '../helpers.js';
 import { healthStatus, killAll, startServer, until, type Running } from './testdata/ha-servers.js';
@@ -299,6 +300,24 @@ listener "tcp" {
       return r.status === 412 ? undefined : r;
     });
     assert.deepEqual(list.json.data.keys, ['team/']);
+  });
+
+  it('cairn secrets move through a standby: the move is forwarded; its status and the moved data are read on the standby', async () => {
+    assert.equal((await put(a, '/v1/sys/mounts/before-move', { type: 'kv' })).status, 204);
+    assert.equal((await put(a, '/v1/before-move/thing', { colour: 'green' })).status, 204);
+    let stdout = '';
+    let stderr = '';
+    const io = { stdout: (x: string) => (stdout += x), stderr: (x: string) => (stderr += x) };
+    // The CLI's client sends the move's state with the status read, which B answers itself once it has applied it.
+    const code = await main(['secrets', 'move', 'before-move', 'after-move'], { SECRETS_ADDR: b.url, SECRETS_TOKEN: root }, io);
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /^Success! Finished moving secrets engine before-move\/ to after-move\/, with migration ID \S+$/m);
+    const moved = await until('the moved mount on B', 5000, async () => {
+      const r = await get(b, '/v1/after-move/thing');
+      return r.status === 200 ? r : undefined;
+    });
+    assert.equal(moved.json.data.colour, 'green');
+    assert.equal((await get(b, '/v1/before-move/thing')).status, 404);
   });
 
   it('audit devices enabled on the active are used by the standby for the reads it serves, until disabled there (issue 17)', async () => {

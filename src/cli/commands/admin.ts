@@ -1,6 +1,6 @@
 /**
- * Registers the administration commands: `operator`, `status`, `policy`, `auth`, `audit`,
- * `login` and `namespace`.
+ * Registers the administration commands: `operator`, `status`, `policy`, `auth`, `secrets`,
+ * `audit`, `login` and `namespace`.
  *
  * @module
  */
@@ -12,12 +12,14 @@ import { addLoginCommand } from './login.js';
 import { addNamespaceCommands } from './namespace.js';
 import { addOperatorCommands } from './operator.js';
 import { addPolicyCommands } from './policy.js';
+import { addSecretsCommands } from './secrets.js';
 
-/** Adds `operator init|unseal|seal`, `status`, `policy …`, `auth …`, `audit …`, `login` and `namespace …` to `program`. */
+/** Adds `operator init|unseal|seal`, `status`, `policy …`, `auth …`, `secrets …`, `audit …`, `login` and `namespace …` to `program`. */
 export function addAdminCommands(app: App, program: Command): void {
   addOperatorCommands(app, program);
   addPolicyCommands(app, program);
   addAuthCommands(app, program);
+  addSecretsCommands(app, program);
   addAuditCommands(app, program);
   addLoginCommand(app, program);
   addNamespaceCommands(app, program);

@@ -42,6 +42,8 @@ export interface MountInput {
 export const TABLE_KEY = 'core/mounts';
 /** Prefixes users may not mount at (reference/secrets.md §3.5). */
 const RESERVED = ['sys/', 'auth/', 'audit/', 'cubbyhole/', 'identity/'];
+/** Engine types of the built-in mounts, which are never unmounted or moved. */
+const BUILT_IN = ['system', 'token', 'cubbyhole'];
 
 /** Normalises a user-supplied mount path: no leading `/`, exactly one trailing `/`. */
 export function normalizeMountPath(path: string): string {
@@ -167,10 +169,38 @@ export class MountTable {
   private async unmountLocked(p: string, auth: boolean): Promise<MountEntry | undefined> {
     const entry = this.entries.find((e) => e.path === p);
     if (!entry) return undefined;
-    if (entry.type === 'system' || entry.type === 'token' || entry.type === 'cubbyhole') throw badRequest(`cannot unmount "${entry.path}"`);
+    if (BUILT_IN.includes(entry.type)) throw badRequest(`cannot unmount "${entry.path}"`);
     if (entry.path.startsWith('auth/') !== auth) throw badRequest(`cannot unmount "${entry.path}": use sys/${auth ? 'mounts' : 'auth'}`);
     await this.save(this.entries.filter((e) => e !== entry));
     return entry;
+  }
+
+  /**
+   * Moves the secrets engine at `from` to `to` (`sys/remount`, reference/secrets.md §3.5):
+   * the entry keeps its uuid, so its storage (`logical/<uuid>/`) and configuration come
+   * along; only the path changes. Returns the moved entry.
+   * Errors (400): nothing mounted exactly at `from` (`no matching mount at "<p>"`); a
+   * built-in mount or an auth method (`cannot remount "<p>"`); an empty or reserved `to`;
+   * a `to` that is a prefix of or lies under a mount, `from` included (`path is already
+   * in use at <p>`). `beforeMove` runs once the move is known to be valid, before it is
+   * stored (the caller revokes the mount's leases there); its error leaves the table as it was.
+   */
+  remount(from: string, to: string, beforeMove: (entry: MountEntry) => Promise<void>): Promise<MountEntry> {
+    return this.lock.run('table', async () => {
+      const src = normalizeMountPath(from);
+      const dst = normalizeMountPath(to);
+      const entry = this.entries.find((e) => e.path === src);
+      if (!entry) throw badRequest(`no matching mount at "${src}"`);
+      if (BUILT_IN.includes(entry.type) || src.startsWith('auth/')) throw badRequest(`cannot remount "${src}"`);
+      if (dst === '') throw badRequest('to: path cannot be empty');
+      if (RESERVED.some((r) => dst.startsWith(r))) throw badRequest(`cannot remount to "${dst}": the path is reserved`);
+      const clash = this.entries.find((e) => dst.startsWith(e.path) || e.path.startsWith(dst));
+      if (clash) throw badRequest(`path is already in use at ${clash.path}`);
+      await beforeMove(entry);
+      const moved: MountEntry = { ...structuredClone(entry), path: dst };
+      await this.save(this.entries.map((e) => (e === entry ? moved : e)));
+      return moved;
+    });
   }
 
   /** Applies `change` to a copy of the entry at `path` and persists it. */

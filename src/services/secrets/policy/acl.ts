@@ -262,6 +262,9 @@ const ROOT_PROTECTED: readonly string[] = [
   'sys/leases/revoke-force/',
   'sys/revoke-prefix/',
   'sys/revoke-force/',
+  // Moving a mount (`sys/remount`) and reading how the move went.
+  'sys/remount',
+  'sys/remount/',
 ];
 
 /**

@@ -11,6 +11,7 @@ import { internalMountsPath } from './internal-mounts.routes.js';
 import { leasesPaths } from './leases.routes.js';
 import { metricsPath } from './metrics.routes.js';
 import { mountsPaths } from './mounts.routes.js';
+import { remountPaths } from './remount.routes.js';
 import { namespacesPaths } from './namespaces.routes.js';
 import { openapiSpecPath } from './openapi.routes.js';
 import { policiesPaths } from './policies.routes.js';
@@ -25,6 +26,7 @@ import { haStatusPath } from '../ha/status.js';
 export function sysPaths(engineOf: EngineLookup): readonly SecretsPath[] {
   return [
     ...mountsPaths,
+    ...remountPaths,
     ...policiesPaths,
     ...capabilitiesPaths,
     ...authPaths,
