@@ -122,7 +122,7 @@ export function encryptionVersion(key: TransitKey, requested: number): number {
 }
 
 /** The reference's text for a ciphertext, signature or HMAC below `min_decryption_version`. */
-export const TOO_OLD = 'ciphertext or signature version is disallowed by policy (too old)';
+const TOO_OLD = 'ciphertext or signature version is disallowed by policy (too old)';
 
 /** The material of version `v` for a decryption (or verification): 400 when it is too new, too old or trimmed. */
 export function decryptionMaterial(key: TransitKey, v: number): KeyMaterial {

@@ -25,7 +25,7 @@ import { typeInfo, type KeyMaterial } from './key-types.js';
 import { decryptionMaterial, material, type TransitKey } from './policy.js';
 
 /** The reference's hash names → Node's digest names (reference §6 `hash_algorithm`). */
-export const HASHES: Readonly<Record<string, string>> = {
+const HASHES: Readonly<Record<string, string>> = {
   sha1: 'sha1',
   'sha2-224': 'sha224',
   'sha2-256': 'sha256',
@@ -140,12 +140,12 @@ function decodeBase64Url(v: string): Buffer {
   return Buffer.from(v, 'base64url');
 }
 
-/** The digest of `input` under the reference's hash name (`hash`, `hmac`); 400 for an unknown one. */
+/** Node's digest name for the reference's hash name (`sha2-256` when absent; `hash`, `hmac`); 400 for an unknown one. */
 export function digestName(name: string | undefined): string {
   const n = HASHES[name || 'sha2-256'];
   if (!n) throw badRequest(`algorithm: unsupported hash algorithm "${name}"`);
   return n;
 }
 
-/** `createHash` re-exported for the hash route, so every digest goes through {@link digestName}. */
+/** The digest of `input` under the reference's hash name (the `hash` route); 400 for an unknown name. */
 export const hashOf = (name: string | undefined, input: Buffer): Buffer => createHash(digestName(name)).update(input).digest();
