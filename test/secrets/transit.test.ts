@@ -148,6 +148,31 @@ describe('transit: keys, versions and encryption', () => {
     assert.deepEqual(unknown.json.errors, ['type: unknown key type "aes512"']);
   });
 
+  it('bounds its inputs and refuses bad settings with a 400 naming the field, changing nothing', async () => {
+    await ok('POST', 'keys/bounds');
+    const big = await s.call('POST', '/v1/transit/encrypt/bounds', { body: { plaintext: Buffer.alloc(4 * 1024 * 1024 + 1).toString('base64') } });
+    assert.equal(big.status, 400);
+    assert.deepEqual(big.json.errors, ['plaintext: larger than the maximum of 4194304 bytes']);
+    const before = (await s.call('GET', '/v1/transit/keys/bounds')).json.data;
+    for (const body of [{ min_decryption_version: 5 }, { min_encryption_version: 9 }, { auto_rotate_period: '5m' }, { min_decryption_version: -1 }]) {
+      const r = await s.call('POST', '/v1/transit/keys/bounds/config', { body });
+      assert.equal(r.status, 400, JSON.stringify(body));
+      assert.match(r.json.errors[0], new RegExp(Object.keys(body)[0]), r.text);
+    }
+    await ok('POST', 'keys/bounds/rotate');
+    await ok('POST', 'keys/bounds/config', { min_decryption_version: 2 });
+    const below = await s.call('POST', '/v1/transit/keys/bounds/config', { body: { min_encryption_version: 1 } });
+    assert.equal(below.status, 400);
+    assert.deepEqual(below.json.errors, ['min_encryption_version: min encryption version should not be less than min decryption version']);
+    const trim = await s.call('POST', '/v1/transit/keys/bounds/trim', { body: { min_available_version: 2 } });
+    assert.equal(trim.status, 400, 'trim needs min_encryption_version set');
+    const after = (await s.call('GET', '/v1/transit/keys/bounds')).json.data;
+    assert.deepEqual({ ...after, latest_version: 1, min_decryption_version: 1, keys: before.keys }, before);
+    assert.equal(after.min_encryption_version, 0);
+    const exported = await s.call('GET', '/v1/transit/export/encryption-key/bounds');
+    assert.equal(exported.status, 400);
+  });
+
   it('refuses deletion until deletion_allowed, then deletes the key', async () => {
     await ok('POST', 'keys/doomed');
     const refused = await s.call('DELETE', '/v1/transit/keys/doomed');
