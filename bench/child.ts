@@ -38,6 +38,7 @@ import { settledEvalTimes } from './sched-placement.js';
 import { publishNodeUpdates } from './sched-publish.js';
 import { makePluginVolumes, registerBenchNode, seedVolumes, startBenchPlugin, type BenchPlugin } from './sched-volume-seed.js';
 import { startSecretsService } from '../src/services/secrets/service.js';
+import { startBareAes } from './secrets-transit.js';
 
 interface Started {
   readonly url: string;
@@ -97,6 +98,9 @@ const kinds: Record<string, Kind> = {
         }),
     };
   },
+
+  /** Plain node:http doing transit's AES-256-GCM encrypt of a JSON body (bench/secrets-transit.ts). */
+  'bare-aes': () => startBareAes(),
 
   /** The secrets service on SQLite (synchronous=FULL, group commit), KV v2 at `secret/`, a root token. */
   async secrets(dataDir) {

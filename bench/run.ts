@@ -55,6 +55,7 @@ import { cpuSeconds } from './cpu.js';
 import { median, runScenarioLoad, type BenchConfig, type BenchContext, type RoundResult, type Scenario } from './harness.js';
 import { approleLogin } from './approle.js';
 import { secretsJwtLogin } from './secrets-jwt.js';
+import { bareAesEncrypt, transitEncrypt } from './secrets-transit.js';
 import { workloadIdentityLogin } from './workload-identity.js';
 import { gatewayHealth } from './gateway.js';
 import { bareGet, kvRead, kvReadAudit, kvReadPg, kvWrite, kvWritePg, secretData } from './kv.js';
@@ -78,6 +79,8 @@ const SCENARIOS: readonly Scenario[] = [
   kvWritePg,
   approleLogin,
   secretsJwtLogin,
+  transitEncrypt,
+  bareAesEncrypt,
   workloadIdentityLogin,
   gatewayHealth,
   meshTokenRead,
@@ -237,6 +240,23 @@ const TARGETS: readonly Target[] = [
     },
   },
   readTarget('sched-auth-method-read', 'scheduler auth-method reads (ACLs on, management token) ≥ 50 % of bare’s req/s (issue 15)', 0.5, Infinity),
+  {
+    label: 'transit encrypt of 1 KiB (aes256-gcm96, root token) beside a bare node:http server doing the same AES-256-GCM, same run (issue 28, no threshold)',
+    needs: ['transit-encrypt', 'bare-aes'],
+    evaluate(rounds) {
+      const t = byScenario(rounds, 'transit-encrypt');
+      const bareOf = (r: RoundResult) => rounds.find((b) => b.scenario === 'bare-aes' && b.round === r.round)!;
+      const cpu = t.map((r) => r.cpuUsPerReq / bareOf(r).cpuUsPerReq);
+      return {
+        value:
+          `${t.map((r) => fmtInt(r.reqPerSec)).join(' / ')} req/s per round against ${t.map((r) => fmtInt(bareOf(r).reqPerSec)).join(' / ')} (bare-aes), ` +
+          `${ratioTarget('transit-encrypt', 'bare-aes', '', 0).evaluate(rounds).value} of bare-aes; server CPU per request ` +
+          `${t.map((r) => fmtInt(r.cpuUsPerReq)).join(' / ')} µs against ${t.map((r) => fmtInt(bareOf(r).cpuUsPerReq)).join(' / ')} µs ` +
+          `(${median(cpu).toFixed(2)}× bare-aes)`,
+        met: undefined,
+      };
+    },
+  },
   {
     label:
       'workload-identity logins/s at the secrets service (scheduler-signed vault_default, jwks_url, role cairn-workloads; issue 27, no threshold), ' +
@@ -428,6 +448,10 @@ async function main(): Promise<number> {
     const bytes = (await read.text()).length;
     servers.bare = await startServer('bare', { bytes });
     log(`bare node:http (pid ${servers.bare.pid}) at ${servers.bare.url}, ${bytes}-byte replies`);
+  }
+  if (kinds.has('bare-aes')) {
+    servers['bare-aes'] = await startServer('bare-aes');
+    log(`bare node:http AES-256-GCM encrypt (pid ${servers['bare-aes'].pid}) at ${servers['bare-aes'].url}`);
   }
   if (kinds.has('secrets-audit')) {
     servers['secrets-audit'] = await startServer('secrets-audit');

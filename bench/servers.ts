@@ -12,7 +12,17 @@ import { describeServerSource, serverExecArgv, serverSource } from './server-sou
 
 /** Server kinds implemented in bench/child.ts. */
 export type ServerKind =
-  'bare' | 'secrets' | 'secrets-audit' | 'secrets-pg' | 'gateway' | 'gateway-controller' | 'gateway-worker' | 'gateway-sessions' | 'mesh' | 'sched';
+  | 'bare'
+  | 'bare-aes'
+  | 'secrets'
+  | 'secrets-audit'
+  | 'secrets-pg'
+  | 'gateway'
+  | 'gateway-controller'
+  | 'gateway-worker'
+  | 'gateway-sessions'
+  | 'mesh'
+  | 'sched';
 
 export interface BenchServer {
   readonly kind: ServerKind;

@@ -18,6 +18,7 @@ import { CubbyholeClient, WrappingClient } from './secrets-wrapping.js';
 import { PoliciesClient } from './secrets-policies.js';
 import { AuditClient } from './secrets-audit.js';
 import { LeasesClient } from './secrets-leases.js';
+import { TransitClient } from './secrets-transit.js';
 import type { QueryParams, RawRequestOptions, RawResponse, SecretResponse } from './secrets-types.js';
 
 export { SecretsApiError, SecretsConnectionError } from './secrets-errors.js';
@@ -49,6 +50,8 @@ export { AuditClient } from './secrets-audit.js';
 export type { AuditDeviceInfo, EnableAuditOptions } from './secrets-audit.js';
 export { LeasesClient } from './secrets-leases.js';
 export type { LeaseInfo, RevokeOptions } from './secrets-leases.js';
+export { TransitClient } from './secrets-transit.js';
+export type { TransitBatchResult, TransitCryptOptions, TransitKeyConfig, TransitKeyInfo, TransitKeyOptions, TransitSignOptions } from './secrets-transit.js';
 export { TokenClient } from './secrets-token.js';
 export type { TokenCreateOptions, TokenLookupData } from './secrets-token.js';
 
@@ -256,6 +259,11 @@ export class SecretsClient {
   /** KV v2 engine mounted at `mount` (e.g. `secret`). */
   kv(mount: string): KvV2Client {
     return new KvV2Client(this, mount);
+  }
+
+  /** Transit engine mounted at `mount` (default `transit`). */
+  transit(mount = 'transit'): TransitClient {
+    return new TransitClient(this, mount);
   }
 
   /**
