@@ -13,14 +13,7 @@ import { fieldOf } from '../go-struct.js';
 import { schedBadRequest } from '../http.js';
 import { jsonKind } from '../../../kernel/util/go-struct.js';
 import { isObject } from '../../../kernel/util/is-object.js';
-import type { Job } from './types.js';
-
-/** The reference's `ParameterizedJobConfig`: `Payload` `optional` (default), `required` or `forbidden`; the meta keys a dispatch must and may give. */
-export interface ParameterizedJobConfig {
-  readonly Payload: string;
-  readonly MetaRequired: readonly string[] | null;
-  readonly MetaOptional: readonly string[] | null;
-}
+import type { Job, ParameterizedJobConfig } from './types.js';
 
 /** The reference's `DispatchPayloadLimit`: 16 KiB of decoded payload. */
 const DISPATCH_PAYLOAD_LIMIT = 16 * 1024;

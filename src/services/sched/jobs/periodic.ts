@@ -15,17 +15,7 @@ import { fieldOf } from '../go-struct.js';
 import { schedBadRequest } from '../http.js';
 import { jsonKind } from '../../../kernel/util/go-struct.js';
 import { isObject } from '../../../kernel/util/is-object.js';
-import type { Job } from './types.js';
-
-/** The reference's `PeriodicConfig` (JSON): `Specs` the cron expressions (`Spec` the older single one), `SpecType` `cron`. */
-export interface PeriodicConfig {
-  readonly Enabled: boolean;
-  readonly Spec: string;
-  readonly Specs: readonly string[] | null;
-  readonly SpecType: string;
-  readonly ProhibitOverlap: boolean;
-  readonly TimeZone: string;
-}
+import type { Job, PeriodicConfig } from './types.js';
 
 /** The reference's `PeriodicLaunchSuffix`. */
 const PERIODIC_LAUNCH_SUFFIX = '/periodic-';

@@ -13,21 +13,7 @@ import { schedBadRequest } from '../http.js';
 import { jsonKind } from '../../../kernel/util/go-struct.js';
 import { isObject } from '../../../kernel/util/is-object.js';
 import { CONSTRAINT_OPERANDS } from './defaults.js';
-
-/** The reference's `Affinity`. */
-export interface Affinity {
-  readonly LTarget: string;
-  readonly RTarget: string;
-  readonly Operand: string;
-  readonly Weight: number;
-}
-
-/** The reference's `Spread`; `SpreadTarget` null: spread evenly over the attribute's values. */
-export interface Spread {
-  readonly Attribute: string;
-  readonly Weight: number;
-  readonly SpreadTarget: readonly { readonly Value: string; readonly Percent: number }[] | null;
-}
+import type { Affinity, Spread } from './types.js';
 
 /** The reference's default weight of an affinity and of a spread. */
 const DEFAULT_WEIGHT = 50;

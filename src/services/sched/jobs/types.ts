@@ -20,9 +20,6 @@
  *
  * @module
  */
-import type { ParameterizedJobConfig } from './parameterized.js';
-import type { Affinity, Spread } from './preferences.js';
-import type { PeriodicConfig } from './periodic.js';
 import type { Service } from './services.js';
 import type { NetworkResource, PortMapping } from './network.js';
 import type { Template } from './templates.js';
@@ -165,6 +162,38 @@ export interface Task {
   readonly Affinities?: readonly Affinity[];
   /** Where a dispatched job's payload is written, under the task's `local/` (jobs/parameterized.ts); absent: nowhere. */
   readonly DispatchPayload?: { readonly File: string };
+}
+
+/** The reference's `ParameterizedJobConfig` (jobs/parameterized.ts): `Payload` `optional` (default), `required` or `forbidden`; the meta keys a dispatch must and may give. */
+export interface ParameterizedJobConfig {
+  readonly Payload: string;
+  readonly MetaRequired: readonly string[] | null;
+  readonly MetaOptional: readonly string[] | null;
+}
+
+/** The reference's `PeriodicConfig` (JSON; jobs/periodic.ts): `Specs` the cron expressions (`Spec` the older single one), `SpecType` `cron`. */
+export interface PeriodicConfig {
+  readonly Enabled: boolean;
+  readonly Spec: string;
+  readonly Specs: readonly string[] | null;
+  readonly SpecType: string;
+  readonly ProhibitOverlap: boolean;
+  readonly TimeZone: string;
+}
+
+/** The reference's `Affinity` (jobs/preferences.ts). */
+export interface Affinity {
+  readonly LTarget: string;
+  readonly RTarget: string;
+  readonly Operand: string;
+  readonly Weight: number;
+}
+
+/** The reference's `Spread` (jobs/preferences.ts); `SpreadTarget` null: spread evenly over the attribute's values. */
+export interface Spread {
+  readonly Attribute: string;
+  readonly Weight: number;
+  readonly SpreadTarget: readonly { readonly Value: string; readonly Percent: number }[] | null;
 }
 
 /** A task group (reference `structs.TaskGroup`). */

@@ -13,8 +13,7 @@
  *
  * @module
  */
-import type { Job, TaskGroup } from '../jobs/types.js';
-import type { Spread } from '../jobs/preferences.js';
+import type { Job, Spread, TaskGroup } from '../jobs/types.js';
 import type { NodeDoc } from '../state.js';
 import { meetsConstraint, resolveTarget } from './constraints.js';
 

@@ -9,7 +9,7 @@
  * @module
  */
 import type { EngineResource } from '../engine-resources.js';
-import type { EnginePeriodicContext } from '../types.js';
+import type { EnginePeriodicContext } from '../core.js';
 import { withKeyLock } from './locks.js';
 import { listKeys, loadKey, rotated, saveKey, type TransitKey } from './policy.js';
 
