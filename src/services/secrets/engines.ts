@@ -13,6 +13,8 @@ import { passthroughLeases } from './kv/v1/leases.js';
 import type { SecretLeaseHandlers } from './lease/handlers.js';
 import { kvV2Paths } from './kv/v2/routes.js';
 import type { MountEntry } from './mounts/table.js';
+import { pkiLeases } from './pki/leases.js';
+import { pkiHelp, pkiPaths } from './pki/routes.js';
 import { sysPaths } from './sys/routes.js';
 import { tokenHelp, tokenPaths } from './token/token.routes.js';
 import { cubbyholeHelp, cubbyholePaths } from './wrapping/cubbyhole.routes.js';
@@ -45,17 +47,19 @@ const KV_V2 = engine(
   'The kv backend reads and writes versioned secrets. Use data/ to read and write, metadata/ to list and to manage keys, delete/, undelete/ and destroy/ to manage versions, config to set engine defaults.',
 );
 
+const PKI = engine(pkiPaths, pkiHelp, pkiLeases);
+
 /** Auth method engines (`userpass`, `approle`), enabled through `sys/auth` (reference/secrets.md §3.6). */
 const AUTH_ENGINES: ReadonlyMap<string, Engine> = new Map([...AUTH_METHODS].map(([type, m]) => [type, engine(m.paths, m.description)]));
 
 /** Every engine, for compiling each operation's validator at startup. */
-export const ALL_ENGINES: readonly Engine[] = [SYSTEM, TOKEN, CUBBYHOLE, KV_V1, KV_V2, ...AUTH_ENGINES.values()];
+export const ALL_ENGINES: readonly Engine[] = [SYSTEM, TOKEN, CUBBYHOLE, KV_V1, KV_V2, PKI, ...AUTH_ENGINES.values()];
 
 /** What the core needs of the registry (core.ts `CoreEngines`): engine types users may mount through `sys/mounts` (`kv`), and each mount's lease callbacks. */
 export const CORE_ENGINES: CoreEngines = {
   leasesFor: (mount) => engineFor(mount).leases,
   periodicFor: (mount) => engineFor(mount).periodic,
-  mountable: new Set(['kv']),
+  mountable: new Set(['kv', 'pki']),
 };
 
 /** The engine serving `mount`. Throws for a type with no engine (a corrupt mount table). */
@@ -69,6 +73,8 @@ export function engineFor(mount: MountEntry): Engine {
       return CUBBYHOLE;
     case 'kv':
       return mount.options?.version === '2' ? KV_V2 : KV_V1;
+    case 'pki':
+      return PKI;
     default: {
       const auth = AUTH_ENGINES.get(mount.type);
       if (auth) return auth;
