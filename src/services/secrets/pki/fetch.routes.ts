@@ -18,6 +18,8 @@ import { PkiStore, type IssuerEntry } from './store.js';
 const raw = (body: string | Buffer, contentType: string): SecretsResult => ({
   reply: { status: 200, headers: { 'Content-Type': contentType }, body } satisfies HttpResponse,
 });
+/** What a raw read answers when there is nothing (no issuer yet, unknown serial): the reference's 204 No Content. */
+const NOTHING: SecretsResult = { reply: { status: 204 } };
 const derOf = (pem: string): Buffer => Buffer.from(new x509.X509Certificate(pem).rawData);
 
 const defaultIssuer = (req: SecretsRequest) => findIssuer(new PkiStore(req.storage));
@@ -79,7 +81,7 @@ const certRaw = (pem: boolean) => async (req: SecretsRequest) => {
   let text: string | undefined;
   if (serial === 'ca') text = (await defaultIssuer(req))?.certificate;
   else text = (await new PkiStore(req.storage).cert(serialKey(serial, 'serial')))?.certificate;
-  if (!text) return undefined;
+  if (!text) return NOTHING;
   return pem ? raw(text + '\n', 'application/pem-certificate-chain') : raw(derOf(text), 'application/pkix-cert');
 };
 
@@ -108,23 +110,23 @@ const issuerJson = (i: IssuerEntry) => ({
 export const fetchPaths: readonly SecretsPath[] = [
   readOnly('ca', "The default issuer's certificate (DER)", async (req) => {
     const i = await defaultIssuer(req);
-    return i && raw(derOf(i.certificate), 'application/pkix-cert');
+    return !i ? NOTHING : raw(derOf(i.certificate), 'application/pkix-cert');
   }),
   readOnly('ca/pem', "The default issuer's certificate (PEM)", async (req) => {
     const i = await defaultIssuer(req);
-    return i && raw(i.certificate + '\n', 'application/pem-certificate-chain');
+    return !i ? NOTHING : raw(i.certificate + '\n', 'application/pem-certificate-chain');
   }),
   readOnly('ca_chain', "The default issuer's chain (PEM, the issuer first)", async (req) => {
     const i = await defaultIssuer(req);
-    return i && raw(chainText(i) + '\n', 'application/pem-certificate-chain');
+    return !i ? NOTHING : raw(chainText(i) + '\n', 'application/pem-certificate-chain');
   }),
   readOnly('crl', "The default issuer's CRL (DER)", async (req) => {
     const der = await crlOf(req, await defaultIssuer(req));
-    return der && raw(der, 'application/pkix-crl');
+    return !der ? NOTHING : raw(der, 'application/pkix-crl');
   }),
   readOnly('crl/pem', "The default issuer's CRL (PEM)", async (req) => {
     const der = await crlOf(req, await defaultIssuer(req));
-    return der && raw(crlPem(der) + '\n', 'application/x-pem-file');
+    return !der ? NOTHING : raw(crlPem(der) + '\n', 'application/x-pem-file');
   }),
   readOnly('cert/:serial/raw/pem', 'A certificate (PEM)', certRaw(true), SERIAL),
   readOnly('cert/:serial/raw', 'A certificate (DER)', certRaw(false), SERIAL),
