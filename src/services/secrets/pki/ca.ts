@@ -24,7 +24,7 @@ import { PkiStore } from './store.js';
 const Duration = Type.Union([Type.String(), Type.Integer()], { description: 'seconds or a duration string ("87600h")' });
 
 /** Subject and SAN fields shared by the CA paths. */
-export const CA_NAME_FIELDS = {
+const CA_NAME_FIELDS = {
   common_name: Type.String({ maxLength: 64, description: "the CA certificate's common name" }),
   alt_names: CommaList('DNS names and email addresses for the subject alternative names'),
   ip_sans: CommaList('IP addresses for the subject alternative names'),
@@ -61,7 +61,7 @@ export const SIGN_INTERMEDIATE_FIELDS = {
 };
 
 /** Errors (400 naming `:type`): anything but `internal` or `exported`. */
-export function exportedOf(req: SecretsRequest): boolean {
+function exportedOf(req: SecretsRequest): boolean {
   const t = req.params.type;
   if (t !== 'internal' && t !== 'exported') throw new InputError(`type: expected "internal" or "exported", got ${JSON.stringify(t.slice(0, 40))}`);
   return t === 'exported';

@@ -16,7 +16,7 @@ import type { UrlsConfig } from './store.js';
 export { x509 };
 
 /** Largest CSR accepted, in bytes of PEM text (an input bound; real CSRs are a few KiB). */
-export const MAX_CSR_BYTES = 64 * 1024;
+const MAX_CSR_BYTES = 64 * 1024;
 
 /** Subject fields besides the common name (the reference's `ou`, `organization`, `country`…). */
 export interface SubjectFields {

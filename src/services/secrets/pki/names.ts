@@ -11,7 +11,7 @@ import { InputError } from '../../../kernel/util/duration.js';
 import type { PkiRole } from './role.js';
 
 /** Most subject alternative names one certificate may carry (an input bound; the reference has none). */
-export const MAX_SANS = 100;
+const MAX_SANS = 100;
 
 const LABEL = /^([a-z0-9]|[a-z0-9][a-z0-9-]{0,61}[a-z0-9])$/i;
 
@@ -19,7 +19,7 @@ const LABEL = /^([a-z0-9]|[a-z0-9][a-z0-9-]{0,61}[a-z0-9])$/i;
 const isHostname = (name: string): boolean => name.length <= 253 && name.split('.').every((l) => LABEL.test(l));
 
 /** `*` in `pattern` matches any run of characters, dots included (the reference's glob library). */
-export function globMatch(pattern: string, name: string): boolean {
+function globMatch(pattern: string, name: string): boolean {
   const parts = pattern.split('*');
   if (parts.length === 1) return pattern === name;
   if (!name.startsWith(parts[0]) || !name.endsWith(parts[parts.length - 1])) return false;
@@ -34,7 +34,7 @@ export function globMatch(pattern: string, name: string): boolean {
 }
 
 /** Whether `role` allows the DNS name or email address `name` (CN or SAN). */
-export function nameAllowed(role: PkiRole, name: string): boolean {
+function nameAllowed(role: PkiRole, name: string): boolean {
   let host = name;
   const isEmail = name.includes('@');
   if (isEmail) {

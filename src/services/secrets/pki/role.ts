@@ -13,7 +13,7 @@ import { keySpec } from './keys.js';
 const Duration = Type.Union([Type.String(), Type.Integer()], { description: 'seconds or a duration string ("72h")' });
 
 /** The key usages a role may name (Go's `x509.KeyUsage` names without the prefix). */
-export const KEY_USAGES = [
+const KEY_USAGES = [
   'DigitalSignature',
   'ContentCommitment',
   'KeyEncipherment',
@@ -26,7 +26,7 @@ export const KEY_USAGES = [
 ] as const;
 
 /** The extended key usages a role may name (Go's `x509.ExtKeyUsage` names without the prefix). */
-export const EXT_KEY_USAGES = ['Any', 'ServerAuth', 'ClientAuth', 'CodeSigning', 'EmailProtection', 'TimeStamping', 'OCSPSigning'] as const;
+const EXT_KEY_USAGES = ['Any', 'ServerAuth', 'ClientAuth', 'CodeSigning', 'EmailProtection', 'TimeStamping', 'OCSPSigning'] as const;
 
 /** One stored role; durations in seconds (0 = the mount's default / maximum). */
 export interface PkiRole {

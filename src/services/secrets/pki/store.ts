@@ -84,7 +84,7 @@ export interface TidyStatus {
 }
 
 /** Default `config/crl` (the reference's: a 72h CRL, rebuilt on every revocation). */
-export const DEFAULT_CRL_CONFIG: CrlConfig = { expiry: 72 * 3600, disable: false, auto_rebuild: false };
+const DEFAULT_CRL_CONFIG: CrlConfig = { expiry: 72 * 3600, disable: false, auto_rebuild: false };
 
 /** Typed access to one PKI mount's storage. */
 export class PkiStore {
