@@ -10,7 +10,7 @@ import type { SecretsPath } from '../types.js';
 import { GENERATE_FIELDS, SIGN_INTERMEDIATE_FIELDS, generateIntermediate, generateRoot, signIntermediate } from './ca.js';
 import { parseCertificates } from './certificate.js';
 import { rebuildCrl } from './crl.js';
-import { importSigned } from './issuers.js';
+import { importSigned, signerKey } from './issuers.js';
 import { PkiStore } from './store.js';
 
 const TYPE = { type: '"internal" (the key never leaves the mount) or "exported" (the private key is returned once)' };
@@ -34,9 +34,11 @@ const rootPath: SecretsPath = {
       summary: 'Delete all issuers and keys',
       handle: async (req) => {
         const store = new PkiStore(req.storage);
-        const keys = [...(await store.issuerIds()).map((id) => `issuer/${id}`), ...(await store.keyIds()).map((id) => `key/${id}`)];
-        const crls = (await store.issuerIds()).map((id) => `crl/${id}`);
-        await req.storage.batch([...keys, ...crls, 'config/issuers'].map((key) => ({ key })));
+        const issuers = await store.issuerIds();
+        const keys = [...issuers.flatMap((id) => [`issuer/${id}`, `crl/${id}`]), ...(await store.keyIds()).map((id) => `key/${id}`)];
+        await req.storage.batch([...keys, 'config/issuers'].map((key) => ({ key })));
+        // The loaded keys go from memory too.
+        for (const id of issuers) await req.core.resources.drop(signerKey(req.mount.uuid, id));
         return undefined;
       },
     },

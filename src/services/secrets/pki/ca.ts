@@ -19,7 +19,7 @@ import { certReply, lifetime, replyFormats } from './issue.js';
 import { generateKey, keySpec, privateKeyPem, type KeyType } from './keys.js';
 import { sansOf } from './names.js';
 import { colonSerial, newSerialHex } from './serial.js';
-import { PkiStore } from './store.js';
+import { PkiStore, pkiStoreOf } from './store.js';
 
 const Duration = Type.Union([Type.String(), Type.Integer()], { description: 'seconds or a duration string ("87600h")' });
 
@@ -148,7 +148,7 @@ export async function signIntermediate(req: SecretsRequest): Promise<Record<stri
   const useCsr = d.use_csr_values === true;
   const cn = String(d.common_name ?? '') || (useCsr ? (csr.subjectName.getField('CN')[0] ?? '') : '');
   if (!cn && !useCsr) throw new InputError('common_name: the common_name field is required');
-  const store = new PkiStore(req.storage);
+  const store = pkiStoreOf(req);
   const { issuer, signer } = await signerOf(store, String(d.issuer_ref ?? 'default'));
   const { notAfter } = lifetime(req, { ttl: 0, max_ttl: 0 }, issuer.not_after);
   const sans = useCsr ? {} : namesOf(d, cn);

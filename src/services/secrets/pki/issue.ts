@@ -17,7 +17,7 @@ import { checkNames, sansOf } from './names.js';
 import type { PkiRole } from './role.js';
 import { csrKeyAllowed } from './csr-rules.js';
 import { newSerialHex, colonSerial } from './serial.js';
-import { PkiStore, type IssuerEntry } from './store.js';
+import { pkiStoreOf, type IssuerEntry } from './store.js';
 
 /** Longest common name (RFC 5280 `ub-common-name`). */
 const MAX_CN = 64;
@@ -121,7 +121,7 @@ export function certReply(o: { cert: x509.X509Certificate; issuer: IssuerEntry; 
  * the role's rules, a CSR key the role does not allow, a TTL past the issuer's NotAfter.
  */
 export async function issueUnderRole(req: SecretsRequest, role: PkiRole, csr?: x509.Pkcs10CertificateRequest): Promise<SecretsResult> {
-  const store = new PkiStore(req.storage);
+  const store = pkiStoreOf(req);
   const d = req.data;
   const formats = replyFormats(d);
   const fromCsr = csr ? csrNames(csr) : undefined;

@@ -41,10 +41,26 @@ export async function findIssuer(store: PkiStore, ref = 'default'): Promise<Issu
 export async function signerOf(store: PkiStore, ref = 'default'): Promise<{ issuer: IssuerEntry; signer: Signer }> {
   const issuer = await findIssuer(store, ref);
   if (!issuer) throw badRequest(ref === 'default' || ref === '' ? 'no default issuer currently configured' : `unable to find PKI issuer for reference: ${ref}`);
-  const key = issuer.key_id ? await store.key(issuer.key_id) : undefined;
-  if (!key) throw badRequest(`issuer ${issuer.issuer_id} has no private key in this mount and cannot sign`);
-  return { issuer, signer: { cert: new x509.X509Certificate(issuer.certificate), key: await loadKey(key.private_key) } };
+  const load = async (): Promise<Signer> => {
+    const key = issuer.key_id ? await store.key(issuer.key_id) : undefined;
+    if (!key) throw badRequest(`issuer ${issuer.issuer_id} has no private key in this mount and cannot sign`);
+    return { cert: new x509.X509Certificate(issuer.certificate), key: await loadKey(key.private_key) };
+  };
+  const cache = store.signers;
+  if (!cache) return { issuer, signer: await load() };
+  // An issuer's certificate and key never change under its id, so the parsed pair is kept for the core's life.
+  const cacheKey = signerKey(cache.mountUuid, issuer.issuer_id);
+  const held = cache.resources.get(cacheKey, () => ({ signer: load(), close: async () => {} }));
+  try {
+    return { issuer, signer: await held.signer };
+  } catch (e) {
+    await cache.resources.drop(cacheKey);
+    throw e;
+  }
 }
+
+/** The per-core resource key of an issuer's loaded signer (engine-resources.ts). */
+export const signerKey = (mountUuid: string, issuerId: string): string => `${mountUuid}/pki-signer/${issuerId}`;
 
 /** Unix seconds of a certificate's NotAfter. */
 export const notAfterS = (c: x509.X509Certificate): number => Math.floor(c.notAfter.getTime() / 1000);

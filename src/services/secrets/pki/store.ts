@@ -12,6 +12,8 @@
  * @module
  */
 import { json, type Backend } from '../../../kernel/store/index.js';
+import type { EngineResources } from '../engine-resources.js';
+import type { SecretsRequest } from '../types.js';
 
 /** One issuer (a CA certificate this mount can sign with, or a parent without a key). */
 export interface IssuerEntry {
@@ -86,10 +88,22 @@ export interface TidyStatus {
 /** Default `config/crl` (the reference's: a 72h CRL, rebuilt on every revocation). */
 const DEFAULT_CRL_CONFIG: CrlConfig = { expiry: 72 * 3600, disable: false, auto_rebuild: false };
 
+/** Where loaded issuer signers are kept between requests: the core's resources (issuers.ts `signerOf`). */
+export interface SignerCache {
+  readonly resources: EngineResources;
+  readonly mountUuid: string;
+}
+
 /** Typed access to one PKI mount's storage. */
 export class PkiStore {
-  /** @param storage the mount's storage view (`req.storage`) */
-  constructor(readonly storage: Backend) {}
+  /**
+   * @param storage the mount's storage view (`req.storage`)
+   * @param signers where issuers' parsed keys are kept between requests; absent: loaded each time
+   */
+  constructor(
+    readonly storage: Backend,
+    readonly signers?: SignerCache,
+  ) {}
 
   private async get<T>(key: string): Promise<T | undefined> {
     return json.decode<T>(await this.storage.get(key));
@@ -209,3 +223,6 @@ export class PkiStore {
     return this.storage.list('role/');
   }
 }
+
+/** The store of the request's mount, keeping loaded signers in the core's resources. */
+export const pkiStoreOf = (req: SecretsRequest): PkiStore => new PkiStore(req.storage, { resources: req.core.resources, mountUuid: req.mount.uuid });

@@ -15,7 +15,7 @@ import { signerOf } from './issuers.js';
 import { certReply, lifetime, replyFormats } from './issue.js';
 import { roleFromFields, type PkiRole } from './role.js';
 import { colonSerial, newSerialHex } from './serial.js';
-import { PkiStore } from './store.js';
+import { pkiStoreOf } from './store.js';
 
 /** See the module doc. Errors (400): a bad CSR, an unknown usage, a TTL past the issuer's. */
 export async function signVerbatim(req: SecretsRequest, role: PkiRole | undefined): Promise<SecretsResult> {
@@ -25,7 +25,7 @@ export async function signVerbatim(req: SecretsRequest, role: PkiRole | undefine
   // Usages from the request, checked the way a role's are (role.ts).
   const usage = roleFromFields({ key_type: 'any', key_usage: d.key_usage, ext_key_usage: d.ext_key_usage });
   if (role) csrKeyAllowed(role, csr.publicKey);
-  const store = new PkiStore(req.storage);
+  const store = pkiStoreOf(req);
   const { issuer, signer } = await signerOf(store, String(d.issuer_ref ?? role?.issuer_ref ?? 'default'));
   const { ttlS, notAfter, warnings } = lifetime(req, role ?? { ttl: 0, max_ttl: 0 }, issuer.not_after);
   const san = csr.extensions.find((e): e is x509.SubjectAlternativeNameExtension => e instanceof x509.SubjectAlternativeNameExtension);
