@@ -56,17 +56,20 @@ describe('SDK: SecretsClient.pki', () => {
   });
 });
 
-describe('CLI: cairn write pki/issue/<role>', () => {
+describe('CLI: cairn write pki/roles/<role> and pki/issue/<role>', () => {
   const cli = cliRunner({ env: () => ({ SECRETS_ADDR: s.url }), rootEnv: () => ({ SECRETS_TOKEN: s.rootToken }) });
 
   it('prints the certificate, key and serial; cairn read pki/cert/<serial> reads it back', async () => {
-    const out = JSON.parse(await cli.ok('write', '-format=json', 'pki/issue/web', 'common_name=cli.example.test', 'ttl=30m'));
+    await cli.ok('write', 'pki/roles/cli', 'allowed_domains=example.test', 'allow_subdomains=true', 'key_type=ec', 'max_ttl=72h');
+    const role = JSON.parse(await cli.ok('read', '-format=json', 'pki/roles/cli')).data;
+    assert.deepEqual([role.allowed_domains, role.allow_subdomains, role.key_type, role.max_ttl], [['example.test'], true, 'ec', 259200]);
+    const out = JSON.parse(await cli.ok('write', '-format=json', 'pki/issue/cli', 'common_name=cli.example.test', 'ttl=30m'));
     assert.match(out.data.certificate, /^-----BEGIN CERTIFICATE-----/);
     assert.match(out.data.private_key, /^-----BEGIN EC PRIVATE KEY-----/);
     assert.match(execFileSync('openssl', ['x509', '-noout', '-subject'], { input: out.data.certificate }).toString(), /CN ?= ?cli\.example\.test/);
     const table = await cli.ok('read', `pki/cert/${out.data.serial_number}`);
     assert.match(table, /certificate\s+-----BEGIN CERTIFICATE-----/);
-    const refused = await cli.cairn({ SECRETS_TOKEN: s.rootToken }, ['write', 'pki/issue/web', 'common_name=cli.other.test']);
+    const refused = await cli.cairn({ SECRETS_TOKEN: s.rootToken }, ['write', 'pki/issue/cli', 'common_name=cli.other.test']);
     assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /common name cli\.other\.test not allowed by this role/);
   });
