@@ -115,6 +115,12 @@ describe('issuing checks', () => {
     assert.equal(r.status, 200, r.text);
     assert.ok(Math.abs(r.json.data.expiration - (now / 1000 + 7200)) < 5);
     assert.deepEqual(r.json.warnings, ['TTL "18000s" is longer than permitted maxTTL "7200s", so maxTTL is being used']);
+    const quiet = await issue('short', { common_name: 'b.example.com' });
+    assert.equal(quiet.json.warnings, null, 'the role default within max_ttl: no warning');
+    await role('capped', { allowed_domains: 'example.com', allow_subdomains: true, ttl: '', max_ttl: '2h' });
+    const capped = await issue('capped', { common_name: 'c.example.com' });
+    assert.ok(Math.abs(capped.json.data.expiration - (now / 1000 + 7200)) < 5, 'no ttl: the mount default, shortened to max_ttl');
+    assert.equal(capped.json.warnings, null);
     await role('long', { allowed_domains: 'example.com', allow_subdomains: true, max_ttl: '87600h' });
     const long = await issue('long', { common_name: 'a.example.com', ttl: '9000h' });
     assert.equal(long.status, 400);

@@ -187,6 +187,19 @@ describe('a root CA and a leaf serving HTTPS', () => {
   });
 });
 
+describe('concurrent revocations', () => {
+  it('every serial of revocations sent at once is in the CRL', async () => {
+    await ok('POST', 'pki/roles/many', { allowed_domains: 'example.test', allow_subdomains: true, key_type: 'ec', ttl: '1h' }, 204);
+    const serials = await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => (await ok('POST', 'pki/issue/many', { common_name: `m${i}.example.test` })).data.serial_number as string),
+    );
+    await Promise.all(serials.map((serial_number) => ok('POST', 'pki/revoke', { serial_number })));
+    const crl = Buffer.from(await (await fetch(`${s.url}/v1/pki/crl`)).arrayBuffer());
+    const text = execFileSync('openssl', ['crl', '-inform', 'DER', '-noout', '-text'], { input: crl }).toString();
+    for (const serial of serials) assert.ok(text.includes(serial.replaceAll(':', '').toUpperCase()), `${serial} in the CRL`);
+  });
+});
+
 describe('the intermediate flow across two mounts', () => {
   it('a leaf issued by the intermediate verifies with only the root as trust anchor', async () => {
     const rootPem = (await s.call('GET', '/v1/pki/ca/pem', { token: null })).text;

@@ -11,7 +11,7 @@ import { GENERATE_FIELDS, SIGN_INTERMEDIATE_FIELDS, generateIntermediate, genera
 import { parseCertificates } from './certificate.js';
 import { rebuildCrl } from './crl.js';
 import { importSigned, signerKey } from './issuers.js';
-import { PkiStore } from './store.js';
+import { pkiStoreOf } from './store.js';
 
 const TYPE = { type: '"internal" (the key never leaves the mount) or "exported" (the private key is returned once)' };
 
@@ -33,7 +33,7 @@ const rootPath: SecretsPath = {
     delete: {
       summary: 'Delete all issuers and keys',
       handle: async (req) => {
-        const store = new PkiStore(req.storage);
+        const store = pkiStoreOf(req);
         const issuers = await store.issuerIds();
         const keys = [...issuers.flatMap((id) => [`issuer/${id}`, `crl/${id}`]), ...(await store.keyIds()).map((id) => `key/${id}`)];
         await req.storage.batch([...keys, 'config/issuers'].map((key) => ({ key })));
@@ -77,7 +77,7 @@ const setSignedPath: SecretsPath = {
       summary: 'Import a signed intermediate',
       required: ['certificate'],
       handle: async (req) => {
-        const store = new PkiStore(req.storage);
+        const store = pkiStoreOf(req);
         const data = await importSigned(store, parseCertificates(String(req.data.certificate), 'certificate'));
         for (const id of (data.imported_issuers as string[] | null) ?? []) {
           const issuer = await store.issuer(id);

@@ -19,7 +19,7 @@ import { certReply, lifetime, replyFormats } from './issue.js';
 import { generateKey, keySpec, privateKeyPem, type KeyType } from './keys.js';
 import { sansOf } from './names.js';
 import { colonSerial, newSerialHex } from './serial.js';
-import { PkiStore, pkiStoreOf } from './store.js';
+import { pkiStoreOf } from './store.js';
 
 const Duration = Type.Union([Type.String(), Type.Integer()], { description: 'seconds or a duration string ("87600h")' });
 
@@ -94,9 +94,9 @@ export async function generateRoot(req: SecretsRequest): Promise<Record<string, 
   const cert = await buildCertificate(
     { serialHex: newSerialHex(), subject: subjectOf(d, cn), notBefore, notAfter, publicKey: key.publicKey, ...sans, ca: { maxPathLength } },
     { key },
-    await new PkiStore(req.storage).urls(),
+    await pkiStoreOf(req).urls(),
   );
-  const store = new PkiStore(req.storage);
+  const store = pkiStoreOf(req);
   const keyId = randomUUID();
   const keyName = String(d.key_name ?? '');
   await store.putKey({ key_id: keyId, key_name: keyName, key_type: key.type, private_key: key.pkcs8 });
@@ -134,7 +134,7 @@ export async function generateIntermediate(req: SecretsRequest): Promise<Record<
     extensions: names.length ? [new x509.SubjectAlternativeNameExtension(names)] : [],
   });
   const keyId = randomUUID();
-  await new PkiStore(req.storage).putKey({ key_id: keyId, key_name: String(d.key_name ?? ''), key_type: key.type, private_key: key.pkcs8 });
+  await pkiStoreOf(req).putKey({ key_id: keyId, key_name: String(d.key_name ?? ''), key_type: key.type, private_key: key.pkcs8 });
   const data: Record<string, unknown> = { csr: csr.toString('pem').trimEnd(), key_id: keyId };
   if (exported) Object.assign(data, { private_key: privateKeyPem(key, keyFormat), private_key_type: key.type });
   return data;

@@ -12,7 +12,7 @@ import { InputError, formatDuration, hasField, parseDuration } from '../../../ke
 import type { SecretsPath } from '../types.js';
 import { rebuildAllCrls } from './crl.js';
 import { findIssuer } from './issuers.js';
-import { PkiStore } from './store.js';
+import { pkiStoreOf } from './store.js';
 
 const issuersConfigPath: SecretsPath = {
   pattern: 'config/issuers',
@@ -24,14 +24,14 @@ const issuersConfigPath: SecretsPath = {
   operations: {
     read: {
       summary: 'Read the default issuer',
-      handle: async (req) => ({ data: { default: (await new PkiStore(req.storage).defaultIssuerId()) ?? '', default_follows_latest_issuer: false } }),
+      handle: async (req) => ({ data: { default: (await pkiStoreOf(req).defaultIssuerId()) ?? '', default_follows_latest_issuer: false } }),
     },
     update: {
       summary: 'Set the default issuer',
       required: ['default'],
       handle: async (req) => {
         if (req.data.default_follows_latest_issuer === true) throw new InputError('default_follows_latest_issuer: not supported (docs/compatibility.md)');
-        const store = new PkiStore(req.storage);
+        const store = pkiStoreOf(req);
         const issuer = await findIssuer(store, String(req.data.default));
         if (!issuer || req.data.default === 'default') throw new InputError(`default: unable to find PKI issuer for reference: ${String(req.data.default)}`);
         await store.setDefaultIssuer(issuer.issuer_id);
@@ -53,11 +53,11 @@ const urlsPath: SecretsPath = {
     enable_templating: Type.Boolean({ description: 'accepted; templates are not expanded' }),
   },
   operations: {
-    read: { summary: 'Read the URLs', handle: async (req) => ({ data: { ...(await new PkiStore(req.storage).urls()) } }) },
+    read: { summary: 'Read the URLs', handle: async (req) => ({ data: { ...(await pkiStoreOf(req).urls()) } }) },
     update: {
       summary: 'Set the URLs (fields not given keep their value)',
       handle: async (req) => {
-        const store = new PkiStore(req.storage);
+        const store = pkiStoreOf(req);
         const next = await store.urls();
         for (const f of URL_FIELDS) {
           if (!hasField(req.data, f)) continue;
@@ -86,7 +86,7 @@ const crlConfigPath: SecretsPath = {
     read: {
       summary: 'Read the CRL configuration',
       handle: async (req) => {
-        const c = await new PkiStore(req.storage).crlConfig();
+        const c = await pkiStoreOf(req).crlConfig();
         return {
           data: {
             expiry: formatDuration(c.expiry)
@@ -101,7 +101,7 @@ const crlConfigPath: SecretsPath = {
     update: {
       summary: 'Set the CRL configuration (fields not given keep their value)',
       handle: async (req) => {
-        const store = new PkiStore(req.storage);
+        const store = pkiStoreOf(req);
         const c = await store.crlConfig();
         if (hasField(req.data, 'expiry')) {
           const s = parseDuration(req.data.expiry, 'expiry');

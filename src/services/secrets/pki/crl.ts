@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { KeyedLock } from '../../../kernel/util/keyed-lock.js';
 import { x509 } from './certificate.js';
 import { signerOf } from './issuers.js';
 import type { IssuerEntry, PkiStore } from './store.js';
@@ -21,11 +22,19 @@ function derInteger(n: number): ArrayBuffer {
   return new Uint8Array([0x02, body.length, ...body]).buffer;
 }
 
+/** One lock for the CRLs of every PKI mount of the process; keys are mount uuids. */
+const crlLocks = new KeyedLock();
+
 /**
  * Builds and stores the CRL of `issuer` (its key must be in this mount) from the mount's
- * revocations, numbered one past the stored one. Returns the DER.
+ * revocations, numbered one past the stored one. Returns the DER. Rebuilds of one mount
+ * run one at a time, so a slower rebuild never overwrites a newer CRL with fewer serials.
  */
-export async function rebuildCrl(store: PkiStore, issuer: IssuerEntry, now: Date): Promise<Buffer> {
+export function rebuildCrl(store: PkiStore, issuer: IssuerEntry, now: Date): Promise<Buffer> {
+  return crlLocks.run(store.scope.mountUuid, () => buildCrl(store, issuer, now));
+}
+
+async function buildCrl(store: PkiStore, issuer: IssuerEntry, now: Date): Promise<Buffer> {
   const { signer } = await signerOf(store, issuer.issuer_id);
   const config = await store.crlConfig();
   const entries: x509.X509CrlEntryParams[] = [];

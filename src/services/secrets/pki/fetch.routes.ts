@@ -13,7 +13,7 @@ import { x509 } from './certificate.js';
 import { crlPem, currentCrl } from './crl.js';
 import { findIssuer } from './issuers.js';
 import { serialKey, wireSerial } from './serial.js';
-import { PkiStore, type IssuerEntry } from './store.js';
+import { pkiStoreOf, type IssuerEntry } from './store.js';
 
 const raw = (body: string | Buffer, contentType: string): SecretsResult => ({
   reply: { status: 200, headers: { 'Content-Type': contentType }, body } satisfies HttpResponse,
@@ -22,11 +22,11 @@ const raw = (body: string | Buffer, contentType: string): SecretsResult => ({
 const NOTHING: SecretsResult = { reply: { status: 204 } };
 const derOf = (pem: string): Buffer => Buffer.from(new x509.X509Certificate(pem).rawData);
 
-const defaultIssuer = (req: SecretsRequest) => findIssuer(new PkiStore(req.storage));
+const defaultIssuer = (req: SecretsRequest) => findIssuer(pkiStoreOf(req));
 
 /** The issuer's CRL; the stored one, else (never built: an imported issuer without key) nothing. */
 async function crlOf(req: SecretsRequest, issuer: IssuerEntry | undefined): Promise<Buffer | undefined> {
-  return issuer && currentCrl(new PkiStore(req.storage), issuer);
+  return issuer && currentCrl(pkiStoreOf(req), issuer);
 }
 
 /** A read-only path served without a token (the reference lists these as unauthenticated). */
@@ -48,7 +48,7 @@ const chainText = (i: IssuerEntry) => i.ca_chain.join('\n');
 /** `cert/:serial` (JSON): a stored certificate with its revocation, or a special serial. */
 async function certJson(req: SecretsRequest): Promise<SecretsResult | undefined> {
   const serial = req.params.serial;
-  const store = new PkiStore(req.storage);
+  const store = pkiStoreOf(req);
   if (serial === 'ca' || serial === 'ca_chain') {
     const issuer = await defaultIssuer(req);
     if (!issuer) return undefined;
@@ -80,7 +80,7 @@ const certRaw = (pem: boolean) => async (req: SecretsRequest) => {
   const serial = req.params.serial;
   let text: string | undefined;
   if (serial === 'ca') text = (await defaultIssuer(req))?.certificate;
-  else text = (await new PkiStore(req.storage).cert(serialKey(serial, 'serial')))?.certificate;
+  else text = (await pkiStoreOf(req).cert(serialKey(serial, 'serial')))?.certificate;
   if (!text) return NOTHING;
   return pem ? raw(text + '\n', 'application/pem-certificate-chain') : raw(derOf(text), 'application/pkix-cert');
 };
@@ -90,7 +90,7 @@ const SERIAL = { serial: 'the serial number (39:dd:… or 39-dd-…), or ca, crl
 const listOf = (prefix: 'certs' | 'revoked'): SecretsPath['operations']['list'] => ({
   summary: prefix === 'certs' ? 'List the serials of stored certificates' : 'List the serials of revoked certificates',
   handle: async (req) => {
-    const store = new PkiStore(req.storage);
+    const store = pkiStoreOf(req);
     const keys = (prefix === 'certs' ? await store.certKeys() : await store.revokedKeys()).map(wireSerial);
     return keys.length ? { data: { keys } } : undefined;
   },
@@ -135,7 +135,7 @@ export const fetchPaths: readonly SecretsPath[] = [
     'issuer/:ref',
     'An issuer: its certificate and chain (JSON)',
     async (req) => {
-      const i = await findIssuer(new PkiStore(req.storage), req.params.ref);
+      const i = await findIssuer(pkiStoreOf(req), req.params.ref);
       return i && { data: issuerJson(i) };
     },
     { ref: 'an issuer id or name, or default' },
@@ -149,7 +149,7 @@ export const fetchPaths: readonly SecretsPath[] = [
       list: {
         summary: 'List issuers',
         handle: async (req) => {
-          const store = new PkiStore(req.storage);
+          const store = pkiStoreOf(req);
           const keys = await store.issuerIds();
           if (!keys.length) return undefined;
           const info: Record<string, unknown> = {};

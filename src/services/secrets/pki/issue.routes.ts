@@ -12,7 +12,7 @@ import type { SecretsPath, SecretsRequest } from '../types.js';
 import { parseCsr } from './certificate.js';
 import { issueUnderRole } from './issue.js';
 import type { PkiRole } from './role.js';
-import { PkiStore } from './store.js';
+import { pkiStoreOf } from './store.js';
 import { signVerbatim } from './verbatim.js';
 
 const ISSUE_FIELDS = {
@@ -29,7 +29,7 @@ const CSR = Type.String({ description: 'the PEM certificate signing request' });
 
 /** The role `req.params.role`. Errors (400): the reference's `unknown role: <name>`. */
 async function roleOf(req: SecretsRequest): Promise<PkiRole> {
-  const role = await new PkiStore(req.storage).role<PkiRole>(req.params.role);
+  const role = await pkiStoreOf(req).role<PkiRole>(req.params.role);
   if (!role) throw new InputError(`unknown role: ${req.params.role}`);
   return role;
 }

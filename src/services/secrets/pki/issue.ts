@@ -24,8 +24,8 @@ const MAX_CN = 64;
 
 /**
  * The certificate lifetime in seconds for a request: `ttl` (else the role's, else the
- * mount's default), capped at the role's `max_ttl` (else the mount's max) with the
- * reference's warning. Errors (400): a negative `ttl`, a NotAfter beyond the issuer's
+ * mount's default), capped at the role's `max_ttl` (else the mount's max) — with the
+ * reference's warning when the request asked for more. Errors (400): a negative `ttl`, a NotAfter beyond the issuer's
  * (the reference's `leaf_not_after_behavior=err` text).
  */
 export function lifetime(
@@ -36,10 +36,12 @@ export function lifetime(
   const warnings: string[] = [];
   let ttlS = hasField(req.data, 'ttl') ? parseDuration(req.data.ttl, 'ttl') : 0;
   if (ttlS < 0) throw new InputError('ttl: must not be negative');
+  const requested = ttlS > 0;
   ttlS ||= role.ttl || req.mount.config.default_lease_ttl || DEFAULT_LEASE_TTL_S;
   const maxS = role.max_ttl || req.mount.config.max_lease_ttl || DEFAULT_LEASE_TTL_S;
   if (ttlS > maxS) {
-    warnings.push(`TTL "${ttlS}s" is longer than permitted maxTTL "${maxS}s", so maxTTL is being used`);
+    // A default longer than the maximum is quietly the maximum ("whichever shorter"); an asked-for one is capped with a warning.
+    if (requested) warnings.push(`TTL "${ttlS}s" is longer than permitted maxTTL "${maxS}s", so maxTTL is being used`);
     ttlS = maxS;
   }
   const notAfter = new Date(Math.floor(req.now.getTime() / 1000) * 1000 + ttlS * 1000);

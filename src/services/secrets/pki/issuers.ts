@@ -46,15 +46,15 @@ export async function signerOf(store: PkiStore, ref = 'default'): Promise<{ issu
     if (!key) throw badRequest(`issuer ${issuer.issuer_id} has no private key in this mount and cannot sign`);
     return { cert: new x509.X509Certificate(issuer.certificate), key: await loadKey(key.private_key) };
   };
-  const cache = store.signers;
-  if (!cache) return { issuer, signer: await load() };
+  const { resources, mountUuid } = store.scope;
+  if (!resources) return { issuer, signer: await load() };
   // An issuer's certificate and key never change under its id, so the parsed pair is kept for the core's life.
-  const cacheKey = signerKey(cache.mountUuid, issuer.issuer_id);
-  const held = cache.resources.get(cacheKey, () => ({ signer: load(), close: async () => {} }));
+  const cacheKey = signerKey(mountUuid, issuer.issuer_id);
+  const held = resources.get(cacheKey, () => ({ signer: load(), close: async () => {} }));
   try {
     return { issuer, signer: await held.signer };
   } catch (e) {
-    await cache.resources.drop(cacheKey);
+    await resources.drop(cacheKey);
     throw e;
   }
 }

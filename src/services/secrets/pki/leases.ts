@@ -16,9 +16,9 @@ export const pkiLeases: SecretLeaseHandlers = {
   async renew() {
     throw badRequest('lease is not renewable');
   },
-  async revoke({ lease, storage, now }) {
+  async revoke({ lease, mount, storage, now }) {
     const serial = lease.internal?.serial_number;
     if (typeof serial !== 'string') return;
-    await revokeCertificate(new PkiStore(storage), { key: serialKey(serial), now });
+    await revokeCertificate(new PkiStore(storage, { mountUuid: mount.uuid }), { key: serialKey(serial), now });
   },
 };

@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox';
 import type { SecretsPath } from '../types.js';
 import { rebuildAllCrls } from './crl.js';
 import { revokeCertificate, revokeTarget } from './revoke.js';
-import { PkiStore } from './store.js';
+import { pkiStoreOf } from './store.js';
 
 const revokePath: SecretsPath = {
   pattern: 'revoke',
@@ -21,7 +21,7 @@ const revokePath: SecretsPath = {
   operations: {
     update: {
       summary: 'Revoke a certificate',
-      handle: async (req) => ({ data: await revokeCertificate(new PkiStore(req.storage), { ...revokeTarget(req.data), now: req.now }) }),
+      handle: async (req) => ({ data: await revokeCertificate(pkiStoreOf(req), { ...revokeTarget(req.data), now: req.now }) }),
     },
   },
 };
@@ -33,7 +33,7 @@ const rotatePath: SecretsPath = {
     read: {
       summary: 'Rebuild the CRLs',
       handle: async (req) => {
-        await rebuildAllCrls(new PkiStore(req.storage), req.now);
+        await rebuildAllCrls(pkiStoreOf(req), req.now);
         return { data: { success: true } };
       },
     },

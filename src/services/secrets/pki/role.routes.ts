@@ -7,7 +7,7 @@
  */
 import type { SecretsPath, SecretsRequest } from '../types.js';
 import { ROLE_FIELDS, roleFromFields, roleView, type PkiRole } from './role.js';
-import { PkiStore } from './store.js';
+import { pkiStoreOf } from './store.js';
 
 const rolesPath: SecretsPath = {
   pattern: 'roles',
@@ -16,7 +16,7 @@ const rolesPath: SecretsPath = {
     list: {
       summary: 'List roles',
       handle: async (req) => {
-        const keys = await new PkiStore(req.storage).roleNames();
+        const keys = await pkiStoreOf(req).roleNames();
         return keys.length ? { data: { keys } } : undefined;
       },
     },
@@ -30,21 +30,21 @@ const rolePath: SecretsPath = {
     'issue/:name and sign/:name check each request against the role: allowed_domains with allow_subdomains, allow_bare_domains, allow_glob_domains, allow_wildcard_certificates, allow_localhost, allow_any_name, enforce_hostnames; allow_ip_sans; allowed_uri_sans.',
   params: { name: 'the role name' },
   fields: ROLE_FIELDS,
-  exists: async (req) => (await new PkiStore(req.storage).role(req.params.name)) !== undefined,
+  exists: async (req) => (await pkiStoreOf(req).role(req.params.name)) !== undefined,
   operations: {
     create: { summary: 'Create a role', handle: write },
     update: { summary: 'Replace a role', handle: write },
     read: {
       summary: 'Read a role',
       handle: async (req) => {
-        const r = await new PkiStore(req.storage).role<PkiRole>(req.params.name);
+        const r = await pkiStoreOf(req).role<PkiRole>(req.params.name);
         return r && { data: roleView(r) };
       },
     },
     delete: {
       summary: 'Delete a role (its certificates stay valid)',
       handle: async (req) => {
-        await new PkiStore(req.storage).deleteRole(req.params.name);
+        await pkiStoreOf(req).deleteRole(req.params.name);
         return undefined;
       },
     },
@@ -53,7 +53,7 @@ const rolePath: SecretsPath = {
 
 async function write(req: SecretsRequest) {
   const role = roleFromFields(req.data);
-  await new PkiStore(req.storage).putRole(req.params.name, role);
+  await pkiStoreOf(req).putRole(req.params.name, role);
   return undefined;
 }
 

@@ -88,21 +88,22 @@ export interface TidyStatus {
 /** Default `config/crl` (the reference's: a 72h CRL, rebuilt on every revocation). */
 const DEFAULT_CRL_CONFIG: CrlConfig = { expiry: 72 * 3600, disable: false, auto_rebuild: false };
 
-/** Where loaded issuer signers are kept between requests: the core's resources (issuers.ts `signerOf`). */
-export interface SignerCache {
-  readonly resources: EngineResources;
+/** Which mount a store is of, and where loaded issuer signers are kept between requests (the core's resources; issuers.ts `signerOf`). */
+export interface MountScope {
   readonly mountUuid: string;
+  /** Absent (the lease manager's revocations): signers are loaded each time. */
+  readonly resources?: EngineResources;
 }
 
 /** Typed access to one PKI mount's storage. */
 export class PkiStore {
   /**
    * @param storage the mount's storage view (`req.storage`)
-   * @param signers where issuers' parsed keys are kept between requests; absent: loaded each time
+   * @param scope the mount's uuid (it keys the CRL lock) and the core's resources
    */
   constructor(
     readonly storage: Backend,
-    readonly signers?: SignerCache,
+    readonly scope: MountScope,
   ) {}
 
   private async get<T>(key: string): Promise<T | undefined> {
@@ -123,10 +124,12 @@ export class PkiStore {
     return this.storage.list('issuer/');
   }
 
+  /** Stores issuer `e` under its id. */
   putIssuer(e: IssuerEntry): Promise<void> {
     return this.put(`issuer/${e.issuer_id}`, e);
   }
 
+  /** Key `id`, or undefined. */
   key(id: string): Promise<KeyEntry | undefined> {
     return this.get<KeyEntry>(`key/${id}`);
   }
@@ -136,6 +139,7 @@ export class PkiStore {
     return this.storage.list('key/');
   }
 
+  /** Stores key `e` under its id. */
   putKey(e: KeyEntry): Promise<void> {
     return this.put(`key/${e.key_id}`, e);
   }
@@ -145,14 +149,17 @@ export class PkiStore {
     return (await this.get<{ default: string }>('config/issuers'))?.default || undefined;
   }
 
+  /** Makes issuer `id` the default (`config/issuers`). */
   setDefaultIssuer(id: string): Promise<void> {
     return this.put('config/issuers', { default: id });
   }
 
+  /** The stored certificate with storage serial `serialKey` (`39-dd-…`), or undefined. */
   cert(serialKey: string): Promise<CertEntry | undefined> {
     return this.get<CertEntry>(`certs/${serialKey}`);
   }
 
+  /** Stores an issued certificate under its storage serial. */
   putCert(serialKey: string, e: CertEntry): Promise<void> {
     return this.put(`certs/${serialKey}`, e);
   }
@@ -162,10 +169,12 @@ export class PkiStore {
     return this.storage.list('certs/');
   }
 
+  /** The revocation of storage serial `serialKey`, or undefined. */
   revoked(serialKey: string): Promise<RevokedEntry | undefined> {
     return this.get<RevokedEntry>(`revoked/${serialKey}`);
   }
 
+  /** Records a revocation under its storage serial. */
   putRevoked(serialKey: string, e: RevokedEntry): Promise<void> {
     return this.put(`revoked/${serialKey}`, e);
   }
@@ -175,54 +184,66 @@ export class PkiStore {
     return this.storage.list('revoked/');
   }
 
+  /** The current CRL of issuer `issuerId`, or undefined before its first build. */
   crl(issuerId: string): Promise<CrlEntry | undefined> {
     return this.get<CrlEntry>(`crl/${issuerId}`);
   }
 
+  /** Stores the current CRL of issuer `issuerId`. */
   putCrl(issuerId: string, e: CrlEntry): Promise<void> {
     return this.put(`crl/${issuerId}`, e);
   }
 
+  /** `config/urls` (empty lists when never written). */
   async urls(): Promise<UrlsConfig> {
     return (await this.get<UrlsConfig>('config/urls')) ?? { issuing_certificates: [], crl_distribution_points: [], ocsp_servers: [], enable_templating: false };
   }
 
+  /** Stores `config/urls`. */
   putUrls(c: UrlsConfig): Promise<void> {
     return this.put('config/urls', c);
   }
 
+  /** `config/crl` over the defaults (72h, enabled, no auto-rebuild). */
   async crlConfig(): Promise<CrlConfig> {
     return { ...DEFAULT_CRL_CONFIG, ...(await this.get<CrlConfig>('config/crl')) };
   }
 
+  /** Stores `config/crl`. */
   putCrlConfig(c: CrlConfig): Promise<void> {
     return this.put('config/crl', c);
   }
 
+  /** The last tidy's status, or undefined before the first. */
   tidyStatus(): Promise<TidyStatus | undefined> {
     return this.get<TidyStatus>('tidy/status');
   }
 
+  /** Stores the last tidy's status. */
   putTidyStatus(s: TidyStatus): Promise<void> {
     return this.put('tidy/status', s);
   }
 
+  /** Role `name`, or undefined. */
   role<T>(name: string): Promise<T | undefined> {
     return this.get<T>(`role/${name}`);
   }
 
+  /** Stores role `name` (the whole role). */
   putRole(name: string, r: unknown): Promise<void> {
     return this.put(`role/${name}`, r);
   }
 
+  /** Deletes role `name` (no error when absent). */
   deleteRole(name: string): Promise<void> {
     return this.storage.delete(`role/${name}`);
   }
 
+  /** Every role name, sorted. */
   roleNames(): Promise<string[]> {
     return this.storage.list('role/');
   }
 }
 
 /** The store of the request's mount, keeping loaded signers in the core's resources. */
-export const pkiStoreOf = (req: SecretsRequest): PkiStore => new PkiStore(req.storage, { resources: req.core.resources, mountUuid: req.mount.uuid });
+export const pkiStoreOf = (req: SecretsRequest): PkiStore => new PkiStore(req.storage, { mountUuid: req.mount.uuid, resources: req.core.resources });

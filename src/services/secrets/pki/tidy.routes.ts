@@ -11,7 +11,7 @@ import { Type } from '@sinclair/typebox';
 import { InputError, formatTime, hasField, parseDuration } from '../../../kernel/util/duration.js';
 import type { SecretsPath, SecretsRequest } from '../types.js';
 import { rebuildAllCrls } from './crl.js';
-import { PkiStore } from './store.js';
+import { pkiStoreOf } from './store.js';
 
 const TIDY_STARTED = 'Tidy operation successfully started. Any information from the operation will be printed to the server logs.';
 
@@ -22,7 +22,7 @@ async function tidy(req: SecretsRequest): Promise<Record<string, unknown>> {
   const certStore = d.tidy_cert_store === true;
   const revokedCerts = d.tidy_revoked_certs === true;
   if (!certStore && !revokedCerts) throw new InputError('at least one tidy operation must be enabled (tidy_cert_store, tidy_revoked_certs)');
-  const store = new PkiStore(req.storage);
+  const store = pkiStoreOf(req);
   const started = formatTime(req.now);
   const cutoff = Math.floor(req.now.getTime() / 1000) - buffer;
   let certsDeleted = 0;
@@ -87,7 +87,7 @@ const statusPath: SecretsPath = {
   operations: {
     read: {
       summary: 'Read the tidy status',
-      handle: async (req) => ({ data: (await new PkiStore(req.storage).tidyStatus()) ?? { state: 'Inactive' } }),
+      handle: async (req) => ({ data: (await pkiStoreOf(req).tidyStatus()) ?? { state: 'Inactive' } }),
     },
   },
 };
