@@ -164,6 +164,34 @@ describe('issuing checks', () => {
   });
 });
 
+describe('key types', () => {
+  it('rsa (2048 by default), ec 384 and ed25519 leaves; an ed25519 root signs certificates and its CRL', async () => {
+    await role('rsa', { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'rsa' });
+    const rsa = (await issue('rsa', { common_name: 'r.example.com' })).json.data;
+    assert.equal(rsa.private_key_type, 'rsa');
+    assert.match(rsa.private_key, /^-----BEGIN RSA PRIVATE KEY-----/);
+    assert.match(execFileSync('openssl', ['x509', '-noout', '-text'], { input: rsa.certificate }).toString(), /Public-Key: \(2048 bit\)/);
+    await role('ec384', { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec', key_bits: 384 });
+    const ec = (await issue('ec384', { common_name: 'e.example.com' })).json.data;
+    assert.match(execFileSync('openssl', ['x509', '-noout', '-text'], { input: ec.certificate }).toString(), /NIST CURVE: P-384/);
+    await role('ed', { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ed25519' });
+    const ed = (await issue('ed', { common_name: 'd.example.com' })).json.data;
+    assert.equal(ed.private_key_type, 'ed25519');
+    assert.match(ed.private_key, /^-----BEGIN PRIVATE KEY-----/);
+    assert.match(execFileSync('openssl', ['x509', '-noout', '-text'], { input: ed.certificate }).toString(), /Public Key Algorithm: ED25519/);
+
+    assert.equal((await s.call('POST', '/v1/sys/mounts/pki_ed', { body: { type: 'pki' } })).status, 204);
+    const root = await s.call('POST', '/v1/pki_ed/root/generate/internal', { body: { common_name: 'Ed Root', key_type: 'ed25519', ttl: '100h' } });
+    assert.equal(root.status, 200, root.text);
+    assert.equal((await s.call('POST', '/v1/pki_ed/roles/r', { body: { allow_any_name: true, key_type: 'ec', ttl: '1h' } })).status, 204);
+    const leaf = (await s.call('POST', '/v1/pki_ed/issue/r', { body: { common_name: 'x.example.org' } })).json.data;
+    assert.match(execFileSync('openssl', ['x509', '-noout', '-text'], { input: leaf.certificate }).toString(), /Signature Algorithm: ED25519/);
+    assert.equal((await s.call('POST', '/v1/pki_ed/revoke', { body: { serial_number: leaf.serial_number } })).status, 200);
+    const crl = (await s.call('GET', '/v1/pki_ed/crl/pem', { token: null })).text;
+    assert.ok(execFileSync('openssl', ['crl', '-noout', '-text'], { input: crl }).toString().includes(leaf.serial_number.replaceAll(':', '').toUpperCase()));
+  });
+});
+
 describe('sign/:role with a CSR', () => {
   const csr = (subj: string, key: string[], san?: string) =>
     execFileSync('sh', [
