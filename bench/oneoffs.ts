@@ -16,6 +16,7 @@ import { measurePlacement } from './sched-placement.js';
 import { measureClientRun } from './sched-client-run.js';
 import { measureReconcile, type PassFigures } from './sched-reconcile.js';
 import { measureServiceRegistration } from './sched-services.js';
+import { describePkiIssue, measurePkiIssue } from './secrets-pki.js';
 import { measureVolumeList, measureVolumeRegister, VOLUME_LIST_FILTER } from './sched-volumes.js';
 import { measureTemplateIdle } from './template-idle.js';
 import { measureTemplateRerender } from './template-rerender.js';
@@ -43,6 +44,15 @@ function templateSettings(config: BenchConfig): { clientNodeOptions?: string; me
 
 /** Every one-off, in the order they run. */
 export const ONE_OFFS: readonly OneOff[] = [
+  {
+    name: 'secrets-pki-issue',
+    async run(config) {
+      log(`secrets-pki-issue: ${config.rounds} rounds of ${config.seconds} s, Cairn and a bare node:http server issuing EC P-256 certificates`);
+      const f = await measurePkiIssue(config);
+      console.log('');
+      console.log(describePkiIssue(f, fmtInt));
+    },
+  },
   {
     name: 'gateway-sessions',
     async run(config) {

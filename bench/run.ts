@@ -13,7 +13,7 @@
  *   --warmup N       BENCH_WARMUP       warm-up seconds per scenario, not measured (default 2)
  *   --connections N  BENCH_CONNECTIONS  concurrent connections (default 32)
  *   --only a,b       BENCH_ONLY         run only these scenarios (names in the table, or the
- *                                       one-off measurements gateway-restart, gateway-sessions, mesh-replication-lag, mesh-blocking-wake,
+ *                                       one-off measurements gateway-restart, gateway-sessions, mesh-replication-lag, mesh-blocking-wake, secrets-pki-issue,
  *                                       sched-event-fanout, sched-volume-list, sched-volume-register,
  *                                       sched-placement, sched-client-run, sched-service-register,
  *                                       sched-service-reconcile, template-rerender, template-idle-cpu)

@@ -89,8 +89,18 @@ const TABLES: Readonly<Record<string, { readonly operations: readonly Declared[]
     ].flatMap((p) =>
       Object.keys(p.spec.operations).map((o): Declared => ({ op: `${o} ${p.spec.pattern}`, access: p.spec.unauthenticated ? 'public' : 'rule' })),
     ),
-    // Seal, health and status; the login paths of every auth method; unwrapping (the wrapping token is the credential); the OpenAPI document.
+    // Seal, health and status; the login paths of every auth method; unwrapping (the wrapping token is the credential); the OpenAPI document;
+    // the PKI engine's CA, CRL and certificate reads (reference/secrets-engines.md §7: public, as relying parties fetch them).
     open: [
+      'read ca',
+      'read ca/pem',
+      'read ca_chain',
+      'read cert/:serial',
+      'read cert/:serial/raw',
+      'read cert/:serial/raw/pem',
+      'read crl',
+      'read crl/pem',
+      'read issuer/:ref',
       'read internal/specs/openapi',
       'read oidc/callback',
       'read sys/health',

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { KvV2Client } from './secrets-kv.js';
+import { PkiClient } from './secrets-pki.js';
 import { SysClient } from './secrets-sys.js';
 import { SecretsApiError, SecretsConnectionError } from './secrets-errors.js';
 import { ConsistencyState, STATE_HEADER, stateRetryDelayMs } from './secrets-state.js';
@@ -25,6 +26,8 @@ export { SecretsApiError, SecretsConnectionError } from './secrets-errors.js';
 export type { QueryParams, RawRequestOptions, RawResponse, SecretAuth, SecretResponse, WrapInfo } from './secrets-types.js';
 export { KvV2Client } from './secrets-kv.js';
 export type { KvMetadata, KvMetadataFields, KvPutOptions, KvSecretData, KvVersionMetadata } from './secrets-kv.js';
+export { PkiClient } from './secrets-pki.js';
+export type { GeneratedRoot, IssuedCertificate, PkiFields, Revocation, StoredCertificate } from './secrets-pki.js';
 export { SysClient } from './secrets-sys.js';
 export type {
   EnableAuthOptions,
@@ -264,6 +267,11 @@ export class SecretsClient {
   /** Transit engine mounted at `mount` (default `transit`). */
   transit(mount = 'transit'): TransitClient {
     return new TransitClient(this, mount);
+  }
+
+  /** PKI engine mounted at `mount` (e.g. `pki`): CAs, roles, issue/sign, revoke, CA and CRL. */
+  pki(mount: string): PkiClient {
+    return new PkiClient(this, mount);
   }
 
   /**

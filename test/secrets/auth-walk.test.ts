@@ -22,6 +22,7 @@ before(async () => {
   assert.equal((await s.call('POST', '/v1/sys/mounts/transit', { body: { type: 'transit' } })).status, 204);
   assert.equal((await s.call('PUT', '/v1/sys/audit/file', { body: { type: 'file', options: { file_path: join(s.dataDir, 'audit.log') } } })).status, 204);
   assert.equal((await s.call('PUT', '/v1/secret/data/keep', { body: { data: { k: 'v' } } })).status, 200);
+  assert.equal((await s.call('POST', '/v1/sys/mounts/pki', { body: { type: 'pki' } })).status, 204);
   // No policy at all, not even `default`: the token is valid and may do nothing with a capability.
   const created = await s.call('POST', '/v1/auth/token/create', { body: { policies: ['nothing'], no_default_policy: true, ttl: '1h' } });
   assert.equal(created.status, 200, created.text);
@@ -35,6 +36,8 @@ const UNAUTHENTICATED = [
   /^(GET|POST) \/sys\/internal\/specs\/openapi$/,
   /^(POST|PUT) \/sys\/(init|unseal)$/,
   /^(POST|PUT) \/auth\/[^/]+\/login(\/\{[^}]+\})?$/,
+  // The PKI engine's CA, CRL and certificate reads (reference/secrets-engines.md §7).
+  /^GET \/pki\/(ca|ca\/pem|ca_chain|crl|crl\/pem|cert\/\{serial\}(\/raw(\/pem)?)?|issuer\/\{ref\})$/,
 ];
 /** Open to any valid token, whatever its policies (the reference's token self-service and cubbyhole). */
 const ANY_TOKEN = [/^(GET|POST|PUT) \/auth\/token\/(lookup-self|renew-self|revoke-self)$/, /^(GET|POST|PUT) \/sys\/wrapping\/(lookup|unwrap)$/];

@@ -13,6 +13,8 @@ import { passthroughLeases } from './kv/v1/leases.js';
 import type { SecretLeaseHandlers } from './lease/handlers.js';
 import { kvV2Paths } from './kv/v2/routes.js';
 import type { MountEntry } from './mounts/table.js';
+import { pkiLeases } from './pki/leases.js';
+import { pkiHelp, pkiPaths } from './pki/routes.js';
 import { sysPaths } from './sys/routes.js';
 import { tokenHelp, tokenPaths } from './token/token.routes.js';
 import { transitPeriodic } from './transit/periodic.js';
@@ -49,18 +51,19 @@ const KV_V2 = engine(
 
 /** Transit: encryption as a service; `periodic` rotates keys with an `auto_rotate_period`. */
 const TRANSIT: Engine = { ...engine(transitPaths, transitHelp), periodic: transitPeriodic };
+const PKI = engine(pkiPaths, pkiHelp, pkiLeases);
 
 /** Auth method engines (`userpass`, `approle`), enabled through `sys/auth` (reference/secrets.md §3.6). */
 const AUTH_ENGINES: ReadonlyMap<string, Engine> = new Map([...AUTH_METHODS].map(([type, m]) => [type, engine(m.paths, m.description)]));
 
 /** Every engine, for compiling each operation's validator at startup. */
-export const ALL_ENGINES: readonly Engine[] = [SYSTEM, TOKEN, CUBBYHOLE, KV_V1, KV_V2, TRANSIT, ...AUTH_ENGINES.values()];
+export const ALL_ENGINES: readonly Engine[] = [SYSTEM, TOKEN, CUBBYHOLE, KV_V1, KV_V2, TRANSIT, PKI, ...AUTH_ENGINES.values()];
 
 /** What the core needs of the registry (core.ts `CoreEngines`): engine types users may mount through `sys/mounts` (`kv`), and each mount's lease callbacks. */
 export const CORE_ENGINES: CoreEngines = {
   leasesFor: (mount) => engineFor(mount).leases,
   periodicFor: (mount) => engineFor(mount).periodic,
-  mountable: new Set(['kv', 'transit']),
+  mountable: new Set(['kv', 'transit', 'pki']),
 };
 
 /** The engine serving `mount`. Throws for a type with no engine (a corrupt mount table). */
@@ -76,6 +79,8 @@ export function engineFor(mount: MountEntry): Engine {
       return mount.options?.version === '2' ? KV_V2 : KV_V1;
     case 'transit':
       return TRANSIT;
+    case 'pki':
+      return PKI;
     default: {
       const auth = AUTH_ENGINES.get(mount.type);
       if (auth) return auth;
