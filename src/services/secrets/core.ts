@@ -167,7 +167,7 @@ export class SecretsCore {
   private async leaseTarget(nsId: string, uuid: string): Promise<LeaseTarget | undefined> {
     const entry = this.namespaces.byId(nsId);
     const mount = entry && (await this.scope(entry)).mounts.list().find((m) => m.uuid === uuid);
-    return mount && { mount, storage: this.storageFor(mount), handlers: this.engines.leasesFor(mount) };
+    return mount && { mount, storage: this.storageFor(mount), resources: this.resources, handlers: this.engines.leasesFor(mount) };
   }
 
   /**
