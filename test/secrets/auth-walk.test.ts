@@ -19,6 +19,7 @@ let noRights: string;
 before(async () => {
   s = await startTestServer();
   for (const type of ['userpass', 'approle', 'cert']) assert.equal((await s.call('POST', `/v1/sys/auth/${type}`, { body: { type } })).status, 204);
+  assert.equal((await s.call('POST', '/v1/sys/mounts/database', { body: { type: 'database' } })).status, 204);
   assert.equal((await s.call('PUT', '/v1/sys/audit/file', { body: { type: 'file', options: { file_path: join(s.dataDir, 'audit.log') } } })).status, 204);
   assert.equal((await s.call('PUT', '/v1/secret/data/keep', { body: { data: { k: 'v' } } })).status, 200);
   // No policy at all, not even `default`: the token is valid and may do nothing with a capability.

@@ -6,11 +6,15 @@
  * revoke-prefix, renewal moving `VALID UNTIL`, a user owning objects dropped by custom
  * revocation statements, root rotation (the old password refused), static roles (rotated
  * on create, on demand and by `rotation_period`), a database that cannot be reached (clear
- * errors, the lease kept and revoked once it is back) and revocation after a restart.
+ * errors, the lease kept and revoked once it is back), and revocation after a restart and
+ * after a `kill -9` of the server process in the middle of a revocation.
  *
  * Waits are polls with a deadline; TTLs are a few seconds so the expiry loop (every second) acts.
  */
 import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { silentLogger } from '../../src/kernel/log/logger.js';
@@ -341,6 +345,52 @@ describe('database engine: restart', () => {
       await untilGone(issued.data.username);
     } finally {
       await svc.close();
+    }
+  });
+});
+
+/** The dev server (every service, SQLite in `dataDir`, root token `crash-root`) as a child process, as the crash test starts it. */
+function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'testdata', 'dev-server.ts'), dataDir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', (line) => resolve({ child, url: JSON.parse(line).url }));
+    child.once('exit', (code) => reject(new Error(`dev server exited early with ${code}`)));
+  });
+}
+
+describe('database engine: kill -9 mid-revocation', () => {
+  it('revokes the user after the server process is killed while revoking it and started again', { timeout: 120_000 }, async () => {
+    const dataDir = join(s.dataDir, 'crash');
+    let run = await startChild(dataDir);
+    const call = (method: string, p: string, body?: unknown) =>
+      fetch(`${run.url}/v1/${p}`, { method, headers: { 'X-Secrets-Token': 'crash-root' }, body: body && JSON.stringify(body) });
+    try {
+      assert.equal((await call('POST', 'sys/mounts/database', { type: 'database' })).status, 204);
+      const conf = {
+        plugin_name: 'postgresql-database-plugin',
+        connection_url: templated(proxy.port),
+        username: 'postgres',
+        password: superPassword,
+        allowed_roles: '*',
+      };
+      assert.equal((await call('POST', 'database/config/main', conf)).status, 204);
+      const role = { db_name: 'main', creation_statements: `CREATE ROLE "{{name}}" WITH LOGIN PASSWORD '{{password}}';`, default_ttl: 2 };
+      assert.equal((await call('POST', 'database/roles/r', role)).status, 204);
+      const issued = (await (await call('GET', 'database/creds/r')).json()) as { data: { username: string } };
+      // The database stops answering: the expiry loop's revocation connects and waits.
+      proxy.mode = 'hang';
+      await until('a revocation in flight', 20_000, () => (proxy.connections > 0 ? true : undefined));
+      run.child.kill('SIGKILL');
+      await new Promise((r) => (run.child.exitCode !== null || run.child.signalCode ? r(null) : run.child.once('exit', r)));
+      proxy.mode = 'up';
+      assert.equal(await roleExists(issued.data.username), true, 'killed before the user was dropped');
+      run = await startChild(dataDir);
+      await untilGone(issued.data.username);
+    } finally {
+      proxy.mode = 'up';
+      run.child.kill('SIGKILL');
     }
   });
 });

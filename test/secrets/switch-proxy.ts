@@ -10,6 +10,8 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 export interface SwitchProxy {
   readonly port: number;
   mode: 'up' | 'hang' | 'down';
+  /** Connections accepted and still open (in `hang`: the ones held). */
+  readonly connections: number;
   close(): Promise<void>;
 }
 
@@ -37,6 +39,9 @@ export async function startSwitchProxy(targetPort: number): Promise<SwitchProxy>
     port: (server.address() as { port: number }).port,
     get mode() {
       return mode;
+    },
+    get connections() {
+      return open.size;
     },
     set mode(m) {
       mode = m;
