@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { KvV2Client } from './secrets-kv.js';
+import { DatabaseClient } from './secrets-database.js';
 import { SysClient } from './secrets-sys.js';
 import { SecretsApiError, SecretsConnectionError } from './secrets-errors.js';
 import { ConsistencyState, STATE_HEADER, stateRetryDelayMs } from './secrets-state.js';
@@ -23,6 +24,8 @@ import type { QueryParams, RawRequestOptions, RawResponse, SecretResponse } from
 export { SecretsApiError, SecretsConnectionError } from './secrets-errors.js';
 export type { QueryParams, RawRequestOptions, RawResponse, SecretAuth, SecretResponse, WrapInfo } from './secrets-types.js';
 export { KvV2Client } from './secrets-kv.js';
+export { DatabaseClient } from './secrets-database.js';
+export type { DatabaseConnectionFields, DatabaseRoleFields, DatabaseStaticCreds, DatabaseStaticRoleFields } from './secrets-database.js';
 export type { KvMetadata, KvMetadataFields, KvPutOptions, KvSecretData, KvVersionMetadata } from './secrets-kv.js';
 export { SysClient } from './secrets-sys.js';
 export type { EnableAuthOptions, EnableMountOptions, HaNode, HaStatus, HealthStatus, InitOptions, InitResponse, MountInfo, SealStatus } from './secrets-sys.js';
@@ -244,6 +247,11 @@ export class SecretsClient {
   /** KV v2 engine mounted at `mount` (e.g. `secret`). */
   kv(mount: string): KvV2Client {
     return new KvV2Client(this, mount);
+  }
+
+  /** Database engine mounted at `mount` (default `database`): connections, roles, credentials. */
+  database(mount = 'database'): DatabaseClient {
+    return new DatabaseClient(this, mount);
   }
 
   /**

@@ -21,6 +21,8 @@ import { silentLogger } from '../../src/kernel/log/logger.js';
 import { SqliteBackend } from '../../src/kernel/store/index.js';
 import { startPgTestServer, type PgTestServer } from '../../src/kernel/store/testdata/pg-cluster.js';
 import { startSecretsService, type SecretsService } from '../../src/services/secrets/service.js';
+import { SecretsClient } from '../../src/sdk/index.js';
+import { main } from '../../src/cli/main.js';
 import { startTestServer, type Reply, type TestServer } from '../helpers.js';
 import { until } from '../processes.js';
 import { startSwitchProxy, type SwitchProxy } from './switch-proxy.js';
@@ -217,6 +219,54 @@ describe('database engine: dynamic credentials', () => {
     assert.equal((await api('GET', 'database/roles/bad')).status, 404);
     assert.deepEqual((await api('LIST', 'database/roles')).json.data.keys, ['app', 'owner', 'short', 'stranger']);
     await ok('DELETE', 'database/roles/stranger');
+  });
+});
+
+describe('database engine: SDK and CLI', () => {
+  it('the SDK configures, issues and reads through its typed methods', async () => {
+    const client = new SecretsClient({ address: s.url, token: s.rootToken });
+    try {
+      const db = client.database();
+      await db.configure('sdk', {
+        plugin_name: 'postgresql-database-plugin',
+        connection_url: templated(),
+        username: 'postgres',
+        password: superPassword,
+        allowed_roles: ['sdk'],
+      });
+      assert.equal((await db.readConnection('sdk'))?.plugin_name, 'postgresql-database-plugin');
+      assert.ok((await db.listConnections()).includes('sdk'));
+      await db.writeRole('sdk', { db_name: 'sdk', creation_statements: [`CREATE ROLE "{{name}}" WITH LOGIN PASSWORD '{{password}}';`], default_ttl: '10m' });
+      assert.equal((await db.readRole('sdk'))?.default_ttl, 600);
+      const creds = await db.credentials('sdk');
+      assert.equal(creds.lease_duration, 600);
+      assert.deepEqual(await as(creds.data!.username, creds.data!.password), [{ u: creds.data!.username }]);
+      await client.leases.revoke(creds.lease_id);
+      assert.equal(await roleExists(creds.data!.username), false);
+      await db.deleteRole('sdk');
+      await db.deleteConnection('sdk');
+      assert.equal(await db.readConnection('sdk'), undefined);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('`cairn read database/creds/app` prints a new user and its lease', async () => {
+    let stdout = '';
+    let stderr = '';
+    const code = await main(
+      ['read', '-format=json', 'database/creds/app'],
+      { SECRETS_ADDR: s.url, SECRETS_TOKEN: s.rootToken },
+      {
+        stdout: (t) => (stdout += t),
+        stderr: (t) => (stderr += t),
+      },
+    );
+    assert.equal(code, 0, stderr);
+    const out = JSON.parse(stdout) as { lease_id: string; data: { username: string; password: string } };
+    assert.match(out.lease_id, /^database\/creds\/app\//);
+    assert.deepEqual(await as(out.data.username, out.data.password), [{ u: out.data.username }]);
+    await ok('PUT', 'sys/leases/revoke', { lease_id: out.lease_id });
   });
 });
 
