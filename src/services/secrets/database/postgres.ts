@@ -21,21 +21,27 @@ const DEFAULT_CHANGE_PASSWORD = `ALTER ROLE "{{username}}" WITH PASSWORD '{{pass
 const ignore = () => undefined;
 
 /**
- * A connection from the pool that answers: an idle one the server closed meanwhile (a
- * restart) is thrown away and one more is tried, so only a database that cannot be
- * reached fails, with `unable to get connection: <pg message>`.
+ * A connection from the pool that answers, with the result of its first query `sql`: an
+ * idle connection the server closed meanwhile (a restart) fails that query without an SQL
+ * error code, is thrown away and one more is tried, so only a database that cannot be
+ * reached fails, with `unable to get connection: <pg message>`. An SQL error of `sql` is thrown as it is.
  */
-async function connect(pool: pg.Pool): Promise<pg.PoolClient> {
+async function open<R extends pg.QueryResultRow>(
+  pool: pg.Pool,
+  sql: string,
+  params: unknown[] = [],
+): Promise<{ client: pg.PoolClient; first: pg.QueryResult<R> }> {
   for (let attempt = 1; ; attempt++) {
     let client: pg.PoolClient | undefined;
     try {
       client = await pool.connect();
       // A connection dying while checked out emits 'error' on the client; the failing query reports it.
       client.on('error', ignore);
-      await client.query('SELECT 1');
-      return client;
+      return { client, first: await client.query<R>(sql, params) };
     } catch (err) {
-      client?.release(true);
+      const sqlError = typeof (err as { code?: unknown }).code === 'string' && /^[0-9A-Z]{5}$/.test((err as { code: string }).code);
+      if (client) release(client, !sqlError);
+      if (sqlError) throw err;
       if (attempt >= 2) throw new Error(`unable to get connection: ${(err as Error).message}`);
     }
   }
@@ -49,20 +55,14 @@ function release(client: pg.PoolClient, broken: boolean): void {
 
 /** Runs `statements` with `values` in one transaction. */
 async function inTransaction(pool: pg.Pool, statements: readonly string[], values: StatementValues): Promise<void> {
-  const client = await connect(pool);
+  const { client } = await open(pool, 'BEGIN');
   let broken = false;
   try {
-    await client.query('BEGIN');
-    try {
-      for (const q of queriesOf(statements)) await client.query(renderQuery(q, values));
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => (broken = true));
-      throw new Error(`failed to execute query: ${(err as Error).message}`);
-    }
+    for (const q of queriesOf(statements)) await client.query(renderQuery(q, values));
+    await client.query('COMMIT');
   } catch (err) {
-    broken = true;
-    throw err;
+    await client.query('ROLLBACK').catch(() => (broken = true));
+    throw new Error(`failed to execute query: ${(err as Error).message}`);
   } finally {
     release(client, broken);
   }
@@ -96,10 +96,9 @@ export function deleteUser(pool: pg.Pool, statements: readonly string[], name: s
  * retried by the lease manager) when a revoke failed or the role still owns objects.
  */
 async function defaultDeleteUser(pool: pg.Pool, name: string): Promise<void> {
-  const client = await connect(pool);
+  const { client, first: exists } = await open<{ exists: boolean }>(pool, 'SELECT exists (SELECT rolname FROM pg_roles WHERE rolname=$1)', [name]);
   let broken = false;
   try {
-    const exists = await client.query<{ exists: boolean }>('SELECT exists (SELECT rolname FROM pg_roles WHERE rolname=$1)', [name]);
     if (!exists.rows[0]?.exists) return;
     const u = quoteIdent(name);
     const schemas = await client.query<{ table_schema: string }>('SELECT DISTINCT table_schema FROM information_schema.role_column_grants WHERE grantee=$1', [
