@@ -45,10 +45,11 @@ export const secretsDatabaseCreds: Scenario = {
     for (let k = 0; k < 2; k++) {
       const r = await api(server, 'GET', '/v1/database/creds/bench');
       const body = r.json as { lease_id?: string; data?: { username?: string; password?: string } };
-      if (!body.lease_id?.startsWith('database/creds/bench/') || !/^v-\w+-bench-/.test(body.data?.username ?? '') || !body.data.password) {
+      const username = body.data?.username ?? '';
+      if (!body.lease_id?.startsWith('database/creds/bench/') || !/^v-\w+-bench-/.test(username) || !body.data?.password) {
         throw new Error(`secrets-database-creds check: unexpected reply ${r.text.slice(0, 300)}`);
       }
-      names.add(body.data.username);
+      names.add(username);
     }
     if (names.size !== 2) throw new Error('secrets-database-creds check: two reads gave the same user');
   },

@@ -378,7 +378,11 @@ describe('database engine: restart', () => {
     const init = await svc.node.initialize(1, 1);
     await svc.node.unseal(init.keys[0]);
     const call = (method: string, p: string, body?: unknown) =>
-      fetch(`${svc.listeners[0].url}/v1/${p}`, { method, headers: { 'X-Secrets-Token': init.root_token }, body: body && JSON.stringify(body) });
+      fetch(`${svc.listeners[0].url}/v1/${p}`, {
+        method,
+        headers: { 'X-Secrets-Token': init.root_token },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
     assert.equal((await call('POST', 'sys/mounts/db', { type: 'database' })).status, 204);
     const conf = { plugin_name: 'postgresql-database-plugin', connection_url: templated(), username: 'postgres', password: superPassword, allowed_roles: '*' };
     assert.equal((await call('POST', 'db/config/main', conf)).status, 204);
@@ -415,7 +419,7 @@ describe('database engine: kill -9 mid-revocation', () => {
     const dataDir = join(s.dataDir, 'crash');
     let run = await startChild(dataDir);
     const call = (method: string, p: string, body?: unknown) =>
-      fetch(`${run.url}/v1/${p}`, { method, headers: { 'X-Secrets-Token': 'crash-root' }, body: body && JSON.stringify(body) });
+      fetch(`${run.url}/v1/${p}`, { method, headers: { 'X-Secrets-Token': 'crash-root' }, body: body === undefined ? undefined : JSON.stringify(body) });
     try {
       assert.equal((await call('POST', 'sys/mounts/database', { type: 'database' })).status, 204);
       const conf = {

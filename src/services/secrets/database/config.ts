@@ -15,7 +15,7 @@ import { parseStatements } from './statements.js';
 import { compileUsernameTemplate } from './username-template.js';
 
 /** The one plugin Cairn has (the reference's built-in PostgreSQL plugin). */
-export const POSTGRES_PLUGIN = 'postgresql-database-plugin';
+const POSTGRES_PLUGIN = 'postgresql-database-plugin';
 
 /** One stored connection. Durations in seconds. */
 export interface ConnectionConfig {

@@ -18,7 +18,7 @@ const CONNECT_TIMEOUT_MS = 5000;
 const IDLE_TIMEOUT_MS = 30_000;
 
 /** The URL `pg` connects with: `{{username}}` / `{{password}}` replaced (URL-escaped unless `disable_escaping`). */
-export function connectionString(c: ConnectionConfig): string {
+function connectionString(c: ConnectionConfig): string {
   const esc = (s: string) => (c.disable_escaping ? s : encodeURIComponent(s));
   return c.connection_url.replace(/\{\{\s*username\s*\}\}/g, () => esc(c.username)).replace(/\{\{\s*password\s*\}\}/g, () => esc(c.password));
 }
