@@ -111,6 +111,15 @@ describe('database engine: connections', () => {
     assert.equal('password' in r.json.data.connection_details, false);
     assert.deepEqual((await api('LIST', 'database/config')).json.data.keys, ['main']);
 
+    await ok('POST', 'database/config/literal', {
+      plugin_name: 'postgresql-database-plugin',
+      connection_url: pgs.url,
+      allowed_roles: 'none',
+    });
+    const literal = await ok('GET', 'database/config/literal');
+    assert.equal(literal.json.data.connection_details.connection_url, pgs.url.replace(`:${encodeURIComponent(superPassword)}@`, ':*****@'));
+    assert.equal(literal.text.includes(superPassword), false, 'a password written into the URL is not shown either');
+    await ok('DELETE', 'database/config/literal');
     const mysql = await api('POST', 'database/config/other', { plugin_name: 'mysql-database-plugin', connection_url: 'x' });
     assert.equal(mysql.status, 400);
     assert.match(mysql.json.errors[0], /^plugin_name: unsupported plugin "mysql-database-plugin"/);

@@ -106,7 +106,14 @@ export function applyConfigFields(d: Readonly<Record<string, unknown>>, current:
   };
 }
 
-/** What `GET config/:name` shows: everything but the password (the reference's reply shape). */
+/** `url` with a literal password in it (not the `{{password}}` placeholder) shown as `*****`. */
+function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)([^@]*)@/i, (whole, head: string, pw: string) =>
+    /^\{\{\s*password\s*\}\}$/.test(pw) ? whole : `${head}*****@`,
+  );
+}
+
+/** What `GET config/:name` shows: everything but the password, also when written into `connection_url` (the reference's reply shape). */
 export function configView(c: ConnectionConfig): Record<string, unknown> {
   return {
     plugin_name: c.plugin_name,
@@ -116,7 +123,7 @@ export function configView(c: ConnectionConfig): Record<string, unknown> {
     password_policy: c.password_policy,
     verify_connection: c.verify_connection,
     connection_details: {
-      connection_url: c.connection_url,
+      connection_url: redactUrl(c.connection_url),
       username: c.username,
       max_open_connections: c.max_open_connections,
       max_idle_connections: c.max_idle_connections,
