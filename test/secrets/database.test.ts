@@ -217,6 +217,28 @@ describe('database engine: dynamic credentials', () => {
     assert.equal(after, 'postgres', 'the table was reassigned');
   });
 
+  it('password_authentication = "scram-sha-256": PostgreSQL stores a SCRAM verifier, and the password logs in', async () => {
+    await ok('POST', 'database/config/scram', {
+      plugin_name: 'postgresql-database-plugin',
+      connection_url: templated(),
+      username: 'postgres',
+      password: superPassword,
+      allowed_roles: 'scram',
+      password_authentication: 'scram-sha-256',
+    });
+    // With md5 as the session's encryption, PostgreSQL would store a plain password as md5:
+    // a SCRAM verifier stored means the engine sent one.
+    await ok('POST', 'database/roles/scram', {
+      db_name: 'scram',
+      creation_statements: `SET LOCAL password_encryption = 'md5'; CREATE ROLE "{{name}}" WITH LOGIN PASSWORD '{{password}}';`,
+    });
+    const r = (await ok('GET', 'database/creds/scram')).json;
+    const [{ pw }] = await su<{ pw: string }>('SELECT rolpassword AS pw FROM pg_authid WHERE rolname = $1', [r.data.username]);
+    assert.match(pw, /^SCRAM-SHA-256\$4096:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$/);
+    assert.deepEqual(await as(r.data.username, r.data.password), [{ u: r.data.username }]);
+    await ok('PUT', 'sys/leases/revoke', { lease_id: r.lease_id });
+  });
+
   it('refuses an unknown role, a role the connection does not allow, and bad role input', async () => {
     assert.deepEqual((await api('GET', 'database/creds/nope')).json.errors, ['unknown role: nope']);
     await ok('POST', 'database/roles/stranger', { db_name: 'main', creation_statements: 'CREATE ROLE "{{name}}";' });
