@@ -282,17 +282,30 @@ describe('database engine: SDK and CLI', () => {
     }
   });
 
-  it('`cairn read database/creds/app` prints a new user and its lease', async () => {
+  it('`cairn write database/roles/…` takes statements as key=value; `cairn read database/creds/app` prints a new user and its lease', async () => {
     let stdout = '';
     let stderr = '';
-    const code = await main(
-      ['read', '-format=json', 'database/creds/app'],
-      { SECRETS_ADDR: s.url, SECRETS_TOKEN: s.rootToken },
-      {
-        stdout: (t) => (stdout += t),
-        stderr: (t) => (stderr += t),
-      },
+    const env = { SECRETS_ADDR: s.url, SECRETS_TOKEN: s.rootToken };
+    const write = await main(
+      [
+        'write',
+        'database/roles/cli',
+        'db_name=main',
+        'default_ttl=1h',
+        `creation_statements=CREATE ROLE "{{name}}" WITH LOGIN PASSWORD '{{password}}' VALID UNTIL '{{expiration}}';`,
+      ],
+      env,
+      { stdout: () => undefined, stderr: (t) => (stderr += t) },
     );
+    assert.equal(write, 0, stderr);
+    assert.deepEqual((await ok('GET', 'database/roles/cli')).json.data.creation_statements, [
+      `CREATE ROLE "{{name}}" WITH LOGIN PASSWORD '{{password}}' VALID UNTIL '{{expiration}}';`,
+    ]);
+    await ok('DELETE', 'database/roles/cli');
+    const code = await main(['read', '-format=json', 'database/creds/app'], env, {
+      stdout: (t) => (stdout += t),
+      stderr: (t) => (stderr += t),
+    });
     assert.equal(code, 0, stderr);
     const out = JSON.parse(stdout) as { lease_id: string; data: { username: string; password: string } };
     assert.match(out.lease_id, /^database\/creds\/app\//);
