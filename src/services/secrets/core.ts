@@ -15,7 +15,6 @@ import type { HaStatusNode } from './ha/nodes.js';
 import { LeaseManager, type LeaseTarget } from './lease/manager.js';
 import type { SecretLeaseHandlers } from './lease/handlers.js';
 import { EngineResources } from './engine-resources.js';
-import type { Engine } from './types.js';
 import type { MountEntry } from './mounts/table.js';
 import { NamespaceRegistry, ROOT_NAMESPACE, type NamespaceEntry } from './namespace/registry.js';
 import { mountStorage, NamespaceScope } from './namespace/scope.js';
@@ -23,6 +22,16 @@ import { sudoRequired } from './policy/acl.js';
 import type { Capability } from './policy/parse.js';
 import { templateIdentity, TokenStore, type TokenEntry } from './token/store.js';
 import { cubbyholeReaper } from './wrapping/cubbyhole-store.js';
+
+/** What an engine's `periodic` is given (types.ts `Engine.periodic`): one mount, its storage and the active core. */
+export interface EnginePeriodicContext {
+  readonly mount: MountEntry;
+  /** The mount's own storage (keys under `logical/<uuid>/`). */
+  readonly storage: Backend;
+  readonly core: SecretsCore;
+  /** The round's time (injected clock). */
+  readonly now: Date;
+}
 
 /**
  * What the core needs of the engine registry (engines.ts `CORE_ENGINES`), handed in: the
@@ -34,7 +43,7 @@ export interface CoreEngines {
   /** Engine types users may mount through `sys/mounts`. */
   readonly mountable: ReadonlySet<string>;
   /** The engine serving `mount`'s background work (types.ts `Engine.periodic`); undefined when it has none. */
-  periodicFor(mount: MountEntry): Engine['periodic'];
+  periodicFor(mount: MountEntry): ((ctx: EnginePeriodicContext) => Promise<void>) | undefined;
 }
 
 /** Options of {@link SecretsCore.open}. */

@@ -10,7 +10,7 @@ import type { HttpResponse, Operation, PathSpec, RouteTable } from '../../kernel
 import type { Backend } from '../../kernel/store/index.js';
 import type { MountEntry } from './mounts/table.js';
 import type { AuthBlock, TokenEntry } from './token/store.js';
-import type { SecretsCore } from './core.js';
+import type { EnginePeriodicContext, SecretsCore } from './core.js';
 import type { NamespaceScope } from './namespace/scope.js';
 import type { LeaseRequest, SecretLeaseHandlers } from './lease/handlers.js';
 
@@ -83,15 +83,8 @@ export interface Engine {
   readonly periodic?: (ctx: EnginePeriodicContext) => Promise<void>;
 }
 
-/** What an engine's `periodic` is given: one mount, its storage and the active core. */
-export interface EnginePeriodicContext {
-  readonly mount: MountEntry;
-  /** The mount's own storage (keys under `logical/<uuid>/`). */
-  readonly storage: Backend;
-  readonly core: SecretsCore;
-  /** The round's time (injected clock). */
-  readonly now: Date;
-}
+/** What an engine's `periodic` is given (declared in core.ts, which runs it, so the two modules do not import each other). */
+export type { EnginePeriodicContext };
 
 /** The engine serving a mount (engines.ts `engineFor`), handed to the routes that document every mount. */
 export type EngineLookup = (mount: MountEntry) => Engine;
