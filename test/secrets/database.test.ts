@@ -248,7 +248,7 @@ describe('database engine: dynamic credentials', () => {
     const noStmt = await api('POST', 'database/roles/bad', { db_name: 'main' });
     assert.deepEqual(noStmt.json.errors, ['creation_statements: empty creation statements']);
     assert.equal((await api('GET', 'database/roles/bad')).status, 404);
-    assert.deepEqual((await api('LIST', 'database/roles')).json.data.keys, ['app', 'owner', 'short', 'stranger']);
+    assert.deepEqual((await api('LIST', 'database/roles')).json.data.keys, ['app', 'owner', 'scram', 'short', 'stranger']);
     await ok('DELETE', 'database/roles/stranger');
   });
 });
