@@ -56,6 +56,7 @@ import { median, runScenarioLoad, type BenchConfig, type BenchContext, type Roun
 import { approleLogin } from './approle.js';
 import { secretsJwtLogin } from './secrets-jwt.js';
 import { bareAesEncrypt, transitEncrypt } from './secrets-transit.js';
+import { secretsDatabaseCreds } from './secrets-database.js';
 import { workloadIdentityLogin } from './workload-identity.js';
 import { gatewayHealth } from './gateway.js';
 import { bareGet, kvRead, kvReadAudit, kvReadPg, kvWrite, kvWritePg, secretData } from './kv.js';
@@ -81,6 +82,7 @@ const SCENARIOS: readonly Scenario[] = [
   secretsJwtLogin,
   transitEncrypt,
   bareAesEncrypt,
+  secretsDatabaseCreds,
   workloadIdentityLogin,
   gatewayHealth,
   meshTokenRead,
@@ -272,6 +274,19 @@ const TARGETS: readonly Target[] = [
         value:
           `${per('workload-identity-login')} (secrets-jwt-login: ${per('secrets-jwt-login')}; bare ${fmtInt(median(bare.map((r) => r.reqPerSec)))} req/s, ` +
           `${fmtInt(median(bare.map((r) => r.cpuUsPerReq)))} µs; ${ratioTarget('workload-identity-login', 'secrets-jwt-login', '', 0).evaluate(rounds).value} of the static-key logins)`,
+        met: undefined,
+      };
+    },
+  },
+  {
+    label: 'database credentials issued/s (each a new PostgreSQL role and a leased, durable write; issue 28, no threshold)',
+    needs: ['secrets-database-creds'],
+    evaluate(rounds) {
+      const l = byScenario(rounds, 'secrets-database-creds');
+      return {
+        value:
+          `${fmtInt(median(l.map((r) => r.reqPerSec)))} creds/s, ${fmtInt(median(l.map((r) => r.cpuUsPerReq)))} µs server CPU per issue, ` +
+          `p50 ${fmtMs(median(l.map((r) => r.p50Ms)))} ms, p99 ${fmtMs(median(l.map((r) => r.p99Ms)))} ms`,
         met: undefined,
       };
     },

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { KvV2Client } from './secrets-kv.js';
 import { PkiClient } from './secrets-pki.js';
+import { DatabaseClient } from './secrets-database.js';
 import { SysClient } from './secrets-sys.js';
 import { SecretsApiError, SecretsConnectionError } from './secrets-errors.js';
 import { ConsistencyState, STATE_HEADER, stateRetryDelayMs } from './secrets-state.js';
@@ -25,6 +26,8 @@ import type { QueryParams, RawRequestOptions, RawResponse, SecretResponse } from
 export { SecretsApiError, SecretsConnectionError } from './secrets-errors.js';
 export type { QueryParams, RawRequestOptions, RawResponse, SecretAuth, SecretResponse, WrapInfo } from './secrets-types.js';
 export { KvV2Client } from './secrets-kv.js';
+export { DatabaseClient } from './secrets-database.js';
+export type { DatabaseConnectionFields, DatabaseRoleFields, DatabaseStaticCreds, DatabaseStaticRoleFields } from './secrets-database.js';
 export type { KvMetadata, KvMetadataFields, KvPutOptions, KvSecretData, KvVersionMetadata } from './secrets-kv.js';
 export { PkiClient } from './secrets-pki.js';
 export type { GeneratedRoot, IssuedCertificate, PkiFields, Revocation, StoredCertificate } from './secrets-pki.js';
@@ -272,6 +275,11 @@ export class SecretsClient {
   /** PKI engine mounted at `mount` (e.g. `pki`): CAs, roles, issue/sign, revoke, CA and CRL. */
   pki(mount: string): PkiClient {
     return new PkiClient(this, mount);
+  }
+
+  /** Database engine mounted at `mount` (default `database`): connections, roles, credentials. */
+  database(mount = 'database'): DatabaseClient {
+    return new DatabaseClient(this, mount);
   }
 
   /**

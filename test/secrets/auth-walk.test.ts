@@ -20,6 +20,7 @@ before(async () => {
   s = await startTestServer();
   for (const type of ['userpass', 'approle', 'cert']) assert.equal((await s.call('POST', `/v1/sys/auth/${type}`, { body: { type } })).status, 204);
   assert.equal((await s.call('POST', '/v1/sys/mounts/transit', { body: { type: 'transit' } })).status, 204);
+  assert.equal((await s.call('POST', '/v1/sys/mounts/database', { body: { type: 'database' } })).status, 204);
   assert.equal((await s.call('PUT', '/v1/sys/audit/file', { body: { type: 'file', options: { file_path: join(s.dataDir, 'audit.log') } } })).status, 204);
   assert.equal((await s.call('PUT', '/v1/secret/data/keep', { body: { data: { k: 'v' } } })).status, 200);
   assert.equal((await s.call('POST', '/v1/sys/mounts/pki', { body: { type: 'pki' } })).status, 204);

@@ -1,6 +1,6 @@
 /**
  * Every route of the secrets service's own OpenAPI document walked with hostile input
- * (test/route-fuzz.ts), with the userpass, approle and cert auth methods, a transit mount and a file audit
+ * (test/route-fuzz.ts), with the userpass, approle and cert auth methods, transit, PKI and database mounts and a file audit
  * device mounted so their routes are documented too: no 2xx for malformed input, no 5xx, no
  * empty 4xx, no hang, most replies the handlers' validation 400s, and after each path's batch
  * the service is unsealed, KV lists still answer and a known secret reads the same. New
@@ -20,6 +20,7 @@ before(async () => {
     assert.equal(r.status, 204, `${type}: ${r.text}`);
   }
   assert.equal((await s.call('POST', '/v1/sys/mounts/transit', { body: { type: 'transit' } })).status, 204);
+  assert.equal((await s.call('POST', '/v1/sys/mounts/database', { body: { type: 'database' } })).status, 204);
   const audit = await s.call('PUT', '/v1/sys/audit/file', { body: { type: 'file', options: { file_path: join(s.dataDir, 'audit.log') } } });
   assert.equal(audit.status, 204, audit.text);
   assert.equal((await s.call('PUT', '/v1/secret/data/keep', { body: { data: { k: 'v' } } })).status, 200);

@@ -23,6 +23,16 @@ import type { Capability } from './policy/parse.js';
 import { templateIdentity, TokenStore, type TokenEntry } from './token/store.js';
 import { cubbyholeReaper } from './wrapping/cubbyhole-store.js';
 
+/** What an engine's `periodic` is given (types.ts `Engine.periodic`): one mount, its storage and the active core. */
+export interface EnginePeriodicContext {
+  readonly mount: MountEntry;
+  /** The mount's own storage (keys under `logical/<uuid>/`). */
+  readonly storage: Backend;
+  readonly core: SecretsCore;
+  /** The round's time (injected clock). */
+  readonly now: Date;
+}
+
 /**
  * What the core needs of the engine registry (engines.ts `CORE_ENGINES`), handed in: the
  * registry holds every route table, and the route handlers reach the core.
@@ -34,16 +44,6 @@ export interface CoreEngines {
   readonly mountable: ReadonlySet<string>;
   /** The engine serving `mount`'s background work (types.ts `Engine.periodic`); undefined when it has none. */
   periodicFor(mount: MountEntry): ((ctx: EnginePeriodicContext) => Promise<void>) | undefined;
-}
-
-/** What an engine's `periodic` is given (mounts/periodic.ts): one mount, its storage and the active core. */
-export interface EnginePeriodicContext {
-  readonly mount: MountEntry;
-  /** The mount's own storage (keys under `logical/<uuid>/`). */
-  readonly storage: Backend;
-  readonly core: SecretsCore;
-  /** The round's time (injected clock). */
-  readonly now: Date;
 }
 
 /** Options of {@link SecretsCore.open}. */
@@ -176,7 +176,7 @@ export class SecretsCore {
   private async leaseTarget(nsId: string, uuid: string): Promise<LeaseTarget | undefined> {
     const entry = this.namespaces.byId(nsId);
     const mount = entry && (await this.scope(entry)).mounts.list().find((m) => m.uuid === uuid);
-    return mount && { mount, storage: this.storageFor(mount), handlers: this.engines.leasesFor(mount) };
+    return mount && { mount, storage: this.storageFor(mount), resources: this.resources, handlers: this.engines.leasesFor(mount) };
   }
 
   /**

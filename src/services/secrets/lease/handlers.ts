@@ -6,6 +6,7 @@
  * @module
  */
 import type { Backend } from '../../../kernel/store/index.js';
+import type { EngineResources } from '../engine-resources.js';
 import type { MountEntry } from '../mounts/table.js';
 import type { LeaseEntry } from './entry.js';
 
@@ -22,12 +23,18 @@ interface LeaseContext {
   readonly mount: MountEntry;
   /** The mount's own storage. */
   readonly storage: Backend;
+  /** The core's open resources (the database engine's connection pools). */
+  readonly resources: EngineResources;
   readonly now: Date;
+  /** Renewals: the seconds the caller asked for (`increment`; 0 = none). 0 on revoke. */
+  readonly incrementS: number;
 }
 
 /** What a renewal returns: the engine's TTL (seconds, 0 = none) and data for the reply. */
 interface RenewResult {
   readonly ttlS: number;
+  /** The engine's own max TTL (seconds from issue; e.g. a database role's `max_ttl`), below the mount's; absent = the mount's. */
+  readonly maxTtlS?: number;
   readonly data?: Record<string, unknown> | null;
 }
 

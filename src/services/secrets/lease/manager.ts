@@ -15,6 +15,7 @@ import { badRequest } from '../../../kernel/http/index.js';
 import type { Logger } from '../../../kernel/log/logger.js';
 import { json, listRecursive, readJson, type Backend, type BackendOp } from '../../../kernel/store/index.js';
 import { KeyedLock } from '../../../kernel/util/keyed-lock.js';
+import type { EngineResources } from '../engine-resources.js';
 import { DEFAULT_LEASE_TTL_S, type MountEntry } from '../mounts/table.js';
 import type { StoredToken, TokenStore } from '../token/store.js';
 import { leaseKey, leasePrefix, newLeaseId, tokenIndexKey, tokenPrefix, type LeaseEntry } from './entry.js';
@@ -27,6 +28,8 @@ import { grantedTtl } from './ttl.js';
 export interface LeaseTarget {
   readonly mount: MountEntry;
   readonly storage: Backend;
+  /** The core's open resources, handed to the engine's callbacks. */
+  readonly resources: EngineResources;
   /** The engine's callbacks; absent = nothing to undo (the lease is simply dropped). */
   readonly handlers?: SecretLeaseHandlers;
 }
@@ -142,12 +145,14 @@ export class LeaseManager {
       if (!e.renewable) throw badRequest('lease is not renewable');
       const target = await this.o.resolve(e.namespace_id, e.mount_uuid);
       if (!target) throw badRequest('lease not found');
-      const renewed = target.handlers ? await target.handlers.renew({ lease: e, mount: target.mount, storage: target.storage, now }) : { ttlS: e.ttl_s };
+      const renewed: { ttlS: number; maxTtlS?: number; data?: Record<string, unknown> | null } = target.handlers
+        ? await target.handlers.renew({ lease: e, mount: target.mount, storage: target.storage, resources: target.resources, now, incrementS })
+        : { ttlS: e.ttl_s };
       const { ttlS, warnings } = grantedTtl({
         incrementS,
         engineTtlS: renewed.ttlS || e.ttl_s,
         defaultTtlS: mountDefaultTtl(target.mount),
-        maxTtlS: mountMaxTtl(target.mount),
+        maxTtlS: Math.min(mountMaxTtl(target.mount), renewed.maxTtlS ?? Infinity),
         startMs: e.issue_time_ms,
         nowMs,
       });
@@ -288,7 +293,14 @@ export class LeaseManager {
     const target = await this.o.resolve(e.namespace_id, e.mount_uuid);
     if (target?.handlers) {
       try {
-        await target.handlers.revoke({ lease: e, mount: target.mount, storage: target.storage, now: this.o.clock() });
+        await target.handlers.revoke({
+          lease: e,
+          mount: target.mount,
+          storage: target.storage,
+          resources: target.resources,
+          now: this.o.clock(),
+          incrementS: 0,
+        });
       } catch (err) {
         if (!force) throw badRequest(`failed to revoke entry: ${(err as Error).message}`);
         this.o.log.warn({ lease_id: e.lease_id, err: (err as Error).message }, 'the engine could not revoke a lease; dropped anyway (force)');
