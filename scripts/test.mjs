@@ -2,9 +2,18 @@
 // Runs the whole test suite with node's own runner (its summary is what CI reads).
 // Node 20's `--test` takes no globs, so the files are listed here (ecosystem.md §10).
 // Extra arguments narrow the run to files whose path contains any of them.
+// `--record-durations` also writes each file's duration into scripts/test-durations.json
+// (`npm run test:durations`). CAIRN_TEST_CONCURRENCY sets how many files run at once (2).
+//
+// The runner starts the files in the order given, two at a time, so the longest files go
+// first (by scripts/test-durations.json, a file not in it counting as longest): sorted by
+// name, the end-to-end suites under test/ came last and one of them ran alone at the end.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+const DURATIONS = 'scripts/test-durations.json';
 
 function find(dir, out) {
   for (const name of readdirSync(dir)) {
@@ -16,27 +25,49 @@ function find(dir, out) {
   return out;
 }
 
-const filters = process.argv.slice(2);
-const files = [...find('src', []), ...find('test', [])].filter((f) => filters.length === 0 || filters.some((x) => f.includes(x))).sort();
+/** @returns {Record<string, number>} the recorded duration (ms) of each test file */
+function recorded(path) {
+  return existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : {};
+}
+
+const record = process.argv.includes('--record-durations');
+const filters = process.argv.slice(2).filter((a) => a !== '--record-durations');
+const durations = recorded(DURATIONS);
+const files = [...find('src', []), ...find('test', [])]
+  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+  .sort()
+  .sort((a, b) => (durations[b] ?? Infinity) - (durations[a] ?? Infinity));
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+const tmp = record ? mkdtempSync(join(tmpdir(), 'cairn-test-durations-')) : undefined;
 const r = spawnSync(
   process.execPath,
   [
     '--import',
     'tsx',
     '--test',
-    '--test-concurrency=2',
+    `--test-concurrency=${process.env.CAIRN_TEST_CONCURRENCY ?? '2'}`,
     '--test-reporter=tap',
     '--test-reporter-destination=stdout',
     '--test-reporter=./scripts/failed-summary.mjs',
     '--test-reporter-destination=stdout',
+    ...(tmp ? ['--test-reporter=./scripts/durations-reporter.mjs', `--test-reporter-destination=${join(tmp, 'durations.json')}`] : []),
     ...files,
   ],
   {
     stdio: 'inherit',
   },
 );
+if (tmp) {
+  // This run's files replace their entries; files that no longer exist leave the list.
+  const all = new Set([...find('src', []), ...find('test', [])]);
+  const merged = { ...durations, ...recorded(join(tmp, 'durations.json')) };
+  const kept = Object.entries(merged)
+    .filter(([f]) => all.has(f))
+    .sort(([a], [b]) => a.localeCompare(b));
+  writeFileSync(DURATIONS, JSON.stringify(Object.fromEntries(kept), null, 2) + '\n');
+  rmSync(tmp, { recursive: true, force: true });
+}
 process.exit(r.status ?? 1);
