@@ -7,7 +7,7 @@
 //
 // The runner starts the files in the order given, two at a time, so the longest files go
 // first (by scripts/test-durations.json, a file not in it counting as longest): sorted by
-// name, the end-to-end suites under test/ came last and one of them ran alone at the end.
+// name, the end-to-end suites under test/ came last and the run ended on one of them alone.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,40 +30,37 @@ function recorded(path) {
   return existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : {};
 }
 
+/** @returns {Record<string, number>} what the durations reporter wrote (nothing when the run was cut short) */
+function recordedRun(path) {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
 const record = process.argv.includes('--record-durations');
 const filters = process.argv.slice(2).filter((a) => a !== '--record-durations');
 const durations = recorded(DURATIONS);
+// A new file (not recorded yet) may be a long one: it starts first rather than last.
+const expected = (f) => durations[f] ?? Number.MAX_SAFE_INTEGER;
 const files = [...find('src', []), ...find('test', [])]
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
   .sort()
-  .sort((a, b) => (durations[b] ?? Infinity) - (durations[a] ?? Infinity));
+  .sort((a, b) => expected(b) - expected(a));
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
 const tmp = record ? mkdtempSync(join(tmpdir(), 'cairn-test-durations-')) : undefined;
-const r = spawnSync(
-  process.execPath,
-  [
-    '--import',
-    'tsx',
-    '--test',
-    `--test-concurrency=${process.env.CAIRN_TEST_CONCURRENCY ?? '2'}`,
-    '--test-reporter=tap',
-    '--test-reporter-destination=stdout',
-    '--test-reporter=./scripts/failed-summary.mjs',
-    '--test-reporter-destination=stdout',
-    ...(tmp ? ['--test-reporter=./scripts/durations-reporter.mjs', `--test-reporter-destination=${join(tmp, 'durations.json')}`] : []),
-    ...files,
-  ],
-  {
-    stdio: 'inherit',
-  },
-);
+const concurrency = process.env.CAIRN_TEST_CONCURRENCY ?? '2';
+const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/test-run.mjs', concurrency, tmp ? join(tmp, 'durations.json') : '-', ...files], {
+  stdio: 'inherit',
+});
 if (tmp) {
   // This run's files replace their entries; files that no longer exist leave the list.
   const all = new Set([...find('src', []), ...find('test', [])]);
-  const merged = { ...durations, ...recorded(join(tmp, 'durations.json')) };
+  const merged = { ...durations, ...recordedRun(join(tmp, 'durations.json')) };
   const kept = Object.entries(merged)
     .filter(([f]) => all.has(f))
     .sort(([a], [b]) => a.localeCompare(b));
