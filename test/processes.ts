@@ -89,8 +89,12 @@ export function killTasksUnder(dir: string): void {
   }
 }
 
-/** Polls `check` every 25 ms until it returns a value or `ms` passed (then fails naming `what` and the last error). */
-export async function until<T>(what: string, ms: number, check: () => Promise<T | undefined> | T | undefined): Promise<T> {
+/**
+ * Polls `check` every `everyMs` (25 ms unless given) until it returns a value or `ms` passed
+ * (then fails naming `what` and the last error). A costly check (many requests, a CLI process)
+ * takes a longer `everyMs`, so that its polling does not take the CPU the awaited work needs.
+ */
+export async function until<T>(what: string, ms: number, check: () => Promise<T | undefined> | T | undefined, everyMs = 25): Promise<T> {
   const deadline = Date.now() + ms;
   let last: unknown;
   for (;;) {
@@ -101,7 +105,7 @@ export async function until<T>(what: string, ms: number, check: () => Promise<T 
       last = err;
     }
     if (Date.now() > deadline) assert.fail(`${what} within ${ms} ms (last: ${String(last)})`);
-    await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }
 

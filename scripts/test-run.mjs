@@ -1,0 +1,23 @@
+// Runs test files with node:test's run(), in the order given: node 20's `--test` sorts its
+// files by name, run() keeps the order of `files` (scripts/test.mjs starts the longest first).
+// Started by scripts/test.mjs under `--import tsx`, which each file's process inherits.
+// Arguments: <files at once> <file for the durations reporter, or -> <test file>...
+// Reports as `node --test --test-reporter=tap --test-reporter=./scripts/failed-summary.mjs`
+// does, on stdout; exit code 1 when a test failed.
+import { createWriteStream } from 'node:fs';
+import { compose } from 'node:stream';
+import { run } from 'node:test';
+import { tap } from 'node:test/reporters';
+import fileDurations from './durations-reporter.mjs';
+import failedSummary from './failed-summary.mjs';
+
+const [concurrency, durationsTo, ...files] = process.argv.slice(2);
+const stream = run({ files, concurrency: Number(concurrency) });
+// Three reporters add more than the default 10 listeners ('end' and others) to the stream.
+stream.setMaxListeners(20);
+stream.on('test:fail', (data) => {
+  if (!data.todo) process.exitCode = 1;
+});
+compose(stream, tap).pipe(process.stdout);
+compose(stream, failedSummary).pipe(process.stdout);
+if (durationsTo !== '-') compose(stream, fileDurations).pipe(createWriteStream(durationsTo));
