@@ -101,7 +101,7 @@ describe('web UI: database, transit and PKI engines', { timeout: 240_000 }, () =
   let serial = '';
   it('PKI: generates a root CA, makes a role, issues a certificate, refuses a name outside the role, revokes into the CRL', async () => {
     await openEngine('pki', 'PKI engine pki/');
-    await page.getByLabel('Common name', { exact: true }).fill('Cairn UI Root');
+    await page.getByLabel('Root common name').fill('Cairn UI Root');
     await page.getByRole('button', { name: 'Generate root CA' }).click();
     await page.getByText("Default issuer's certificate").waitFor();
     await page.getByLabel('Role name').fill('web');

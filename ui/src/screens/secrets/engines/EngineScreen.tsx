@@ -18,7 +18,8 @@ const SCREENS: Readonly<Record<string, ComponentType<{ mount: string }>>> = { da
 export function EngineScreen() {
   const mount = useParams().mount ?? '';
   const q = useQuery({
-    queryKey: ['secrets', 'mounts'],
+    // Not Mounts.tsx's key: that query keeps the sorted entries, this one the table by path.
+    queryKey: ['secrets', 'mounts', 'by-path'],
     queryFn: async () => (await api<{ data?: Record<string, { type: string }> }>('secrets', '/v1/sys/mounts')).data ?? {},
   });
   const type = q.data?.[`${mount}/`]?.type;

@@ -73,7 +73,7 @@ function Issuer({ mount, run }: { mount: string; run: Run }) {
           <form className="toolbar" onSubmit={generate} aria-label="Generate a root CA">
             <p className="muted">No issuer yet.</p>
             <div className="field inline">
-              <label htmlFor="root-cn">Common name</label>
+              <label htmlFor="root-cn">Root common name</label>
               <input id="root-cn" value={cn} onChange={(e) => setCn(e.target.value)} required />
             </div>
             <div className="field inline">

@@ -3,6 +3,7 @@
  * each revocable (`POST revoke`), and the CRL (`GET cert/crl`, PEM) with a rebuild (`GET crl/rotate`).
  */
 import { useQuery } from '@tanstack/react-query';
+import { ApiError } from '../../../api/client';
 import { DataTable } from '../../../components/DataTable';
 import { ErrorNotice } from '../../../components/Notice';
 import { engineCall, useKeys, type useAction } from './engineApi';
@@ -12,7 +13,18 @@ type Run = ReturnType<typeof useAction>['run'];
 export function PkiCerts({ mount, run }: { mount: string; run: Run }) {
   const certs = useKeys(mount, 'certs');
   const revoked = useKeys(mount, 'certs/revoked');
-  const crl = useQuery({ queryKey: ['secrets', 'engine', mount, 'crl'], queryFn: () => engineCall<{ certificate: string }>(mount, 'cert/crl') });
+  const crl = useQuery({
+    queryKey: ['secrets', 'engine', mount, 'crl'],
+    queryFn: async () => {
+      try {
+        return (await engineCall<{ certificate: string }>(mount, 'cert/crl')).certificate;
+      } catch (err) {
+        // No issuer yet, so no CRL.
+        if (err instanceof ApiError && err.status === 404) return '';
+        throw err;
+      }
+    },
+  });
   const isRevoked = (serial: string) => (revoked.data ?? []).includes(serial);
   return (
     <>
@@ -52,7 +64,8 @@ export function PkiCerts({ mount, run }: { mount: string; run: Run }) {
           Rebuild CRL
         </button>
       </div>
-      {crl.data && <pre data-testid="pki-crl">{crl.data.certificate}</pre>}
+      {crl.data === '' && <p className="muted">No CRL yet: generate a root CA first.</p>}
+      {crl.data && <pre data-testid="pki-crl">{crl.data}</pre>}
     </>
   );
 }
