@@ -3,7 +3,9 @@
  * `raw_exec`): a job is run from HCL in the editor, seen running, its allocation opened
  * with the task's events and the `echo` in its stdout log; it is stopped (with the
  * confirmation) and seen dead, then purged; HCL with a syntax error, and a job the server's
- * validation refuses, show the server's error next to the editor and register nothing.
+ * validation refuses, show the server's error next to the editor and register nothing; a
+ * job's versions with what changed and a revert; a periodic job's schedule, next launch and
+ * a launch now.
  * Each new screen is screenshot and checked with axe-core; no console error.
  */
 import assert from 'node:assert/strict';
@@ -56,8 +58,8 @@ describe('web UI: scheduler jobs', { timeout: 180_000 }, () => {
       {
         status: 404,
         method: 'GET',
-        path: /^\/ui\/proxy\/sched\/v1\/job\/ui-hello(\/summary)?\?namespace=default$/,
-        why: "the purged job's screen reads it (and its summary) once more as the purge lands, before going back to the list",
+        path: /^\/ui\/proxy\/sched\/v1\/job\/ui-hello(\/summary\?|\/versions\?diffs=true&|\?)namespace=default$/,
+        why: "the purged job's screen reads it (its summary, its versions) once more as the purge lands, before going back to the list",
       },
     ]);
     page = tab.page;
@@ -139,6 +141,46 @@ describe('web UI: scheduler jobs', { timeout: 180_000 }, () => {
     await page.getByRole('button', { name: 'Stop + purge' }).click();
     await page.getByText('No jobs.').waitFor();
     assert.deepEqual(await callApi(sched('jobs'), 'GET', 'X-Sched-Token'), []);
+  });
+
+  it("shows a job's versions with their changes and reverts one; a periodic job's schedule, next launch and a launch now", async () => {
+    const task = (args: string[]) => [{ Name: 'g', Tasks: [{ Name: 't', Driver: 'raw_exec', Config: { command: '/bin/sh', args } }] }];
+    for (const args of [
+      ['-c', 'exit 0'],
+      ['-c', 'echo v1'],
+    ])
+      await callApi(sched('jobs'), 'POST', 'X-Sched-Token', { Job: { ID: 'ui-versions', Type: 'batch', Meta: { release: args[1] }, TaskGroups: task(args) } });
+    await page.goto(`${dev.ui.replace(/\/ui\/$/, '')}/ui/scheduler/jobs/ui-versions`);
+    const versions = page.getByTestId('job-versions-table');
+    await versions.getByRole('row').nth(2).waitFor();
+    await page.getByRole('button', { name: 'Changes in version 1' }).click();
+    const diff = page.getByTestId('job-diff');
+    await diff.getByText('Meta[release]').waitFor();
+    assert.match((await diff.textContent()) ?? '', /changed\s*Meta\[release\]: "exit 0" => "echo v1"/);
+    await axeCheck(page, 'job versions');
+    await shoot(page, '35-sched-job-versions');
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Revert to version 0' }).click();
+    await page.getByRole('status').filter({ hasText: 'Reverted to version 0.' }).waitFor();
+    const job = (await callApi(sched('job/ui-versions'), 'GET', 'X-Sched-Token')) as { Version: number; Meta: Record<string, string> };
+    assert.deepEqual([job.Version, job.Meta], [2, { release: 'exit 0' }]);
+    await versions.getByRole('row').nth(3).waitFor();
+
+    await callApi(sched('jobs'), 'POST', 'X-Sched-Token', {
+      Job: { ID: 'ui-nightly', Type: 'batch', Periodic: { Specs: ['0 3 * * *'], TimeZone: 'UTC', ProhibitOverlap: true }, TaskGroups: task(['-c', 'exit 0']) },
+    });
+    await page.goto(`${dev.ui.replace(/\/ui\/$/, '')}/ui/scheduler/jobs/ui-nightly`);
+    const facts = page.getByTestId('job-periodic');
+    await facts.getByText('0 3 * * *').waitFor();
+    await page.waitForFunction(() => /\d/.test(document.querySelector('[data-testid="next-launch"]')?.textContent ?? ''));
+    await page.getByText('No launches yet.').waitFor();
+    await page.getByRole('button', { name: 'Launch now' }).click();
+    await page
+      .getByRole('list', { name: 'Launches of ui-nightly' })
+      .getByRole('link', { name: /^ui-nightly\/periodic-\d+$/ })
+      .waitFor();
+    await axeCheck(page, 'periodic job');
+    await shoot(page, '36-sched-periodic-job');
   });
 
   it('logged no console error on any screen', () => {

@@ -2,8 +2,10 @@
  * A job: its definition's status, the summary per task group (`/v1/job/:id/summary`), its
  * allocations (each linking to its own screen, with the ports of those not stopped, read
  * from each one's `GET /v1/allocation/:id`), the instances its services registered in the
- * discovery service with their checks (workloadServices.tsx) and evaluations, refreshed every 3 s; Stop
- * and Stop + purge (`DELETE /v1/job/:id[?purge=true]`) after a confirmation.
+ * discovery service with their checks (workloadServices.tsx), a periodic job's schedule and
+ * launches (JobPeriodic.tsx), the versions with their changes and Revert (JobVersions.tsx) and
+ * evaluations, refreshed every 3 s; Stop and Stop + purge (`DELETE /v1/job/:id[?purge=true]`)
+ * after a confirmation.
  */
 import { useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -14,6 +16,8 @@ import { ErrorNotice, Loading } from '../../components/Notice';
 import { nanoTime, nsQuery, type Allocation, type AllocStub, type Evaluation } from './jobTypes';
 import { SchedNav } from './SchedNav';
 import { hostPort, ServicesTable } from './workloadServices';
+import { JobPeriodic, type PeriodicBlock } from './JobPeriodic';
+import { JobVersions } from './JobVersions';
 
 interface JobDetail {
   ID: string;
@@ -24,6 +28,7 @@ interface JobDetail {
   Stop: boolean;
   SubmitTime: number;
   TaskGroups: Array<{ Services?: unknown[] | null; Tasks: Array<{ Services?: unknown[] | null }> }> | null;
+  Periodic: PeriodicBlock | null;
 }
 
 /** Whether a group or task of the job has a `service` block. */
@@ -154,6 +159,8 @@ export function Job() {
           <ServicesTable allocIds={live.map((a) => a.ID)} ns={ns} withAlloc />
         </>
       )}
+      {job.data?.Periodic && <JobPeriodic job={{ ...job.data, Periodic: job.data.Periodic }} ns={ns} refreshMs={REFRESH_MS} />}
+      <JobVersions id={id!} ns={ns} refreshMs={REFRESH_MS} />
       <h2>Evaluations</h2>
       <ErrorNotice error={evals.error} />
       {evals.data?.length === 0 && <p>No evaluations.</p>}
