@@ -4,14 +4,14 @@
  * task groups and tasks, unchanged fields left out. The marker is spelled out for screen
  * readers (`added`, `removed`, `changed`).
  */
-export interface DiffField {
+interface DiffField {
   Type: string;
   Name: string;
   Old: string;
   New: string;
 }
 
-export interface DiffObject {
+interface DiffObject {
   Type: string;
   Name: string;
   Fields: DiffField[] | null;
