@@ -101,6 +101,29 @@ describe('scheduler allocations and namespaces', () => {
     assert.deepEqual([missing.status, missing.text], [404, 'alloc not found']);
   });
 
+  it("takes the allocation's health in its deployment from a client report; refuses a bad one", async () => {
+    const { alloc } = await place('default', 'health');
+    const id = alloc.ID;
+    assert.equal((await req('GET', `/v1/allocation/${id}`)).json.DeploymentStatus, null);
+    for (const [DeploymentStatus, text] of [
+      [{ Healthy: 'yes' }, 'DeploymentStatus.Healthy must be a boolean'],
+      [{ Healthy: true, Timestamp: 'noon' }, 'DeploymentStatus.Timestamp must be an RFC 3339 time'],
+    ] as const) {
+      const r = await req('POST', `/v1/allocation/${id}/client-status`, { ClientStatus: 'running', DeploymentStatus });
+      assert.deepEqual([r.status, r.text], [400, text]);
+    }
+    const at = '2026-11-28T10:00:00Z';
+    const ok = await req('POST', `/v1/allocation/${id}/client-status`, { ClientStatus: 'running', DeploymentStatus: { Healthy: true, Timestamp: at } });
+    assert.equal(ok.status, 200, ok.text);
+    const got = (await req('GET', `/v1/allocation/${id}`)).json;
+    assert.deepEqual(got.DeploymentStatus, { Healthy: true, Timestamp: at, Canary: false, ModifyIndex: ok.json.Index });
+    const stub = ((await req('GET', '/v1/allocations')).json as { ID: string; DeploymentStatus: unknown }[]).find((a) => a.ID === id);
+    assert.deepEqual(stub?.DeploymentStatus, got.DeploymentStatus);
+    // A report without it keeps the stored one.
+    await req('POST', `/v1/allocation/${id}/client-status`, { ClientStatus: 'running' });
+    assert.equal((await req('GET', `/v1/allocation/${id}`)).json.DeploymentStatus.Healthy, true);
+  });
+
   it('stops an allocation with alloc-lifecycle in its namespace; a terminal one is 400', async () => {
     const prodWriter = (await clientToken(a.url, 'stop-prod-write', 'namespace "prod" { policy = "write" }')).secret;
     const { alloc: inDefault } = await place('default', 'stopped-elsewhere');

@@ -51,6 +51,11 @@ export function clientTerminal(a: Pick<AllocDoc, 'ClientStatus'>): boolean {
 /** The reference's `DesiredTransition` with nothing asked. */
 const NO_TRANSITION = { Migrate: null, Reschedule: null, ForceReschedule: null, NoShutdownDelay: null } as const;
 
+/** The allocation's `DeploymentStatus` as the reference shows it (its `ModifyIndex` the allocation's), null when none. */
+function deploymentStatus(a: StoredAlloc & Indexed): Record<string, unknown> | null {
+  return a.DeploymentStatus ? { ...a.DeploymentStatus, ModifyIndex: a.ModifyIndex } : null;
+}
+
 /**
  * An allocation as `GET /v1/allocation/:id` and the event stream show it (reference/sched.md
  * §3.4, §5): the reference's fields that this model has, `Job` null (events never carry the
@@ -76,6 +81,7 @@ export function renderAlloc(a: StoredAlloc & Indexed): Record<string, unknown> {
     TaskStates: a.TaskStates ?? null,
     AllocatedResources: a.AllocatedResources ?? null,
     DeploymentID: a.DeploymentID,
+    DeploymentStatus: deploymentStatus(a),
     FollowupEvalID: a.FollowupEvalID ?? '',
     PreviousAllocation: a.PreviousAllocation ?? '',
     NextAllocation: a.NextAllocation ?? '',
@@ -109,7 +115,7 @@ export function allocStub(a: StoredAlloc & Indexed): Record<string, unknown> {
     ClientDescription: a.ClientDescription,
     DesiredTransition: a.DesiredTransition ?? NO_TRANSITION,
     TaskStates: a.TaskStates ?? null,
-    DeploymentStatus: null,
+    DeploymentStatus: deploymentStatus(a),
     FollowupEvalID: a.FollowupEvalID ?? '',
     NextAllocation: a.NextAllocation ?? '',
     RescheduleTracker: a.RescheduleTracker ?? null,

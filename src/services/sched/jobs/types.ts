@@ -219,6 +219,42 @@ export interface TaskGroup {
   readonly ShutdownDelay?: number | null;
   /** The group's `consul` block (jobs/consul.ts), for its tasks without one and its services. */
   readonly Consul?: ConsulBlock | null;
+  /**
+   * The group's update strategy: the job's `Update` with the group's own `update` block
+   * over it (jobs/update.ts `groupUpdate` reads it); absent on groups stored before
+   * deployments existed and on jobs that are not `service` jobs.
+   */
+  readonly Update?: UpdateStrategy | null;
+}
+
+/**
+ * How a service job's changes roll out (the reference's `structs.UpdateStrategy`; its
+ * `update` block). Durations in ns. `MaxParallel` 0: no deployment (every allocation is
+ * replaced at once, as before deployments).
+ */
+export interface UpdateStrategy {
+  readonly Stagger: number;
+  readonly MaxParallel: number;
+  /** `checks`, `task_states` or `manual`. */
+  readonly HealthCheck: string;
+  readonly MinHealthyTime: number;
+  readonly HealthyDeadline: number;
+  readonly ProgressDeadline: number;
+  readonly AutoRevert: boolean;
+  readonly AutoPromote: boolean;
+  readonly Canary: number;
+}
+
+/**
+ * An allocation's place in its deployment (the reference's `AllocDeploymentStatus`, whose
+ * `ModifyIndex` the API adds from the allocation's): `Healthy` null until the client (or
+ * `allocation-health`) decides; `Timestamp` RFC 3339 of that decision; `Canary` set by the
+ * scheduler when it placed the allocation as a canary.
+ */
+export interface AllocDeploymentStatus {
+  readonly Healthy: boolean | null;
+  readonly Timestamp: string;
+  readonly Canary: boolean;
 }
 
 /** A job (reference `structs.Job`); times in Unix ns. */
@@ -399,6 +435,8 @@ export interface PlacedAllocFields {
   readonly SignedIdentities?: Readonly<Record<string, string>>;
   /** How the node was chosen (the reference's `AllocMetric` with `ScoreMetaData`); absent on allocations placed before it was kept. */
   readonly Metrics?: AllocMetric & { readonly ScoreMetaData: readonly NodeScoreMeta[] };
+  /** Its health in its deployment (`DeploymentID`); absent or null: not decided, or no deployment. */
+  readonly DeploymentStatus?: AllocDeploymentStatus | null;
 }
 
 /** One node's scores in a placement (the reference's `NodeScoreMeta`): each scorer's by name (`binpack`, `job-anti-affinity`, `node-affinity`, `allocation-spread`, `node-reschedule-penalty`) and their average. */

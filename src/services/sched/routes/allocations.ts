@@ -5,7 +5,7 @@
  * routes/job-plan.ts.
  *
  * ```text
- * POST|PUT /v1/allocation/:id/client-status    {"ClientStatus", "ClientDescription"?, "TaskStates"?}  node secret or node:write  AllocationUpdated
+ * POST|PUT /v1/allocation/:id/client-status    {"ClientStatus", "ClientDescription"?, "TaskStates"?, "DeploymentStatus"?}  node secret or node:write  AllocationUpdated
  * GET      /v1/allocations?namespace=&prefix=                                       namespace:read-job     (blocking on allocs)
  * GET      /v1/allocation/:id                                                       namespace:read-job or the replacing node's secret  (blocking on allocs)
  * ```
@@ -21,7 +21,7 @@ import type { Txn } from '../../../kernel/store/index.js';
 import { ALL_NAMESPACES } from '../acl/index.js';
 import { allocStub, checkEnum, CLIENT_STATUSES, type StoredAlloc } from '../alloc.js';
 import { writeAllocation } from '../csi/alloc-claims.js';
-import { jobKey, newEvaluation, type Job, type TaskState } from '../jobs/types.js';
+import { jobKey, newEvaluation, type AllocDeploymentStatus, type Job, type TaskState } from '../jobs/types.js';
 import { renderFullAlloc, type FullAlloc } from './node-allocations.js';
 import { refreshJobStatus } from '../scheduler/job-status.js';
 import { rescheduleEligible } from '../scheduler/reconcile.js';
@@ -88,10 +88,26 @@ const ClientUpdateBody = Go.struct('structs.AllocClientUpdate', {
   ClientStatus: Go.string(),
   ClientDescription: Go.string(),
   TaskStates: Go.object('task name → TaskState; absent or null keeps the stored ones'),
+  DeploymentStatus: Go.object('{"Healthy": bool, "Timestamp"?: RFC 3339}: the allocation\'s health in its deployment; absent or null keeps the stored one'),
 });
 
-/** What a client's status report changes. */
-type ClientUpdate = Pick<StoredAlloc, 'ClientStatus' | 'ClientDescription'> & { TaskStates?: Record<string, TaskState> };
+/** What a client's status report changes (`DeploymentStatus` without `Canary`, which the scheduler sets). */
+type ClientUpdate = Pick<StoredAlloc, 'ClientStatus' | 'ClientDescription'> & {
+  TaskStates?: Record<string, TaskState>;
+  DeploymentStatus?: Omit<AllocDeploymentStatus, 'Canary'>;
+};
+
+/**
+ * A report's `DeploymentStatus` (the reference's client sets `Healthy` and `Timestamp`).
+ * @throws 400 `DeploymentStatus.Healthy must be a boolean`, `DeploymentStatus.Timestamp must be an RFC 3339 time`.
+ */
+function reportedHealth(raw: Record<string, unknown> | null, nowMs: number): Omit<AllocDeploymentStatus, 'Canary'> | undefined {
+  if (!raw) return undefined;
+  if (typeof raw.Healthy !== 'boolean') throw schedBadRequest('DeploymentStatus.Healthy must be a boolean');
+  const ts = raw.Timestamp ?? '';
+  if (typeof ts !== 'string' || (ts !== '' && Number.isNaN(Date.parse(ts)))) throw schedBadRequest('DeploymentStatus.Timestamp must be an RFC 3339 time');
+  return { Healthy: raw.Healthy, Timestamp: ts || new Date(nowMs).toISOString() };
+}
 
 /** Each request's {@link ClientUpdate}, computed once by its access rule for the handler. */
 const clientUpdates = new WeakMap<Ctx, ClientUpdate>();
@@ -110,10 +126,12 @@ function clientUpdate(ctx: Ctx): ClientUpdate {
   if (states && Object.values(states).some((t) => typeof t !== 'object' || t === null || Array.isArray(t) || typeof (t as TaskState).State !== 'string')) {
     throw schedBadRequest('TaskStates must be an object of task states');
   }
+  const health = reportedHealth(body.DeploymentStatus as Record<string, unknown> | null, ctx.deps.now());
   const change = {
     ClientStatus: body.ClientStatus,
     ClientDescription: body.ClientDescription,
     ...(states && { TaskStates: states as Record<string, TaskState> }),
+    ...(health && { DeploymentStatus: health }),
   };
   clientUpdates.set(ctx, change);
   return change;
@@ -133,8 +151,9 @@ function clientStatusAccess(ctx: Ctx): SchedAccess {
 /**
  * `POST|PUT /v1/allocation/:id/client-status` (Cairn extension for the reference's
  * `Node.UpdateAlloc` RPC, which a client node makes): body `{"ClientStatus": …,
- * "ClientDescription"?: …, "TaskStates"?: {task: TaskState}}` (jobs/types.ts `TaskState`;
- * absent or null keeps the stored ones); label `AllocationUpdated`. Authorised by the
+ * "ClientDescription"?: …, "TaskStates"?: {task: TaskState}, "DeploymentStatus"?: {"Healthy":
+ * bool, "Timestamp"?: RFC 3339}}` (jobs/types.ts `TaskState`, `AllocDeploymentStatus`; absent
+ * or null keeps the stored ones; a missing timestamp is now); label `AllocationUpdated`. Authorised by the
  * `SecretID` of the allocation's node or a token with `node:write`. An allocation that
  * becomes `failed` gets a pending `alloc-failure` evaluation of its (stored) job in the same
  * write when its group's reschedule policy leaves an attempt and no follow-up evaluation
@@ -151,7 +170,10 @@ async function updateClientStatus(ctx: Ctx): Promise<SchedReply> {
     label: LABEL.allocUpdate,
     build: (alloc) => {
       if (!alloc) throw allocNotFound();
-      return { ...alloc, ...change, ModifyTime: nowNs };
+      // A canary stays one whatever the client says of its health.
+      const { DeploymentStatus: health, ...rest } = change;
+      const deployment = health && { DeploymentStatus: { ...health, Canary: alloc.DeploymentStatus?.Canary ?? false } };
+      return { ...alloc, ...rest, ...deployment, ModifyTime: nowNs };
     },
     also: (tx, next, previous) => {
       rescheduleOnFailure(tx, next, previous, nowNs);
