@@ -17,6 +17,7 @@ import { measureClientRun } from './sched-client-run.js';
 import { measureReconcile, type PassFigures } from './sched-reconcile.js';
 import { measureServiceRegistration } from './sched-services.js';
 import { describePkiIssue, measurePkiIssue } from './secrets-pki.js';
+import { measureTokenRevokePrefix } from './secrets-token-revoke.js';
 import { measureVolumeList, measureVolumeRegister, VOLUME_LIST_FILTER } from './sched-volumes.js';
 import { measureTemplateIdle } from './template-idle.js';
 import { measureTemplateRerender } from './template-rerender.js';
@@ -326,6 +327,20 @@ export const ONE_OFFS: readonly OneOff[] = [
             .filter((c) => c.name === 'none')
             .map((c) => fmtMs(c.cpuMsPerMin))
             .join(' (first) and ')} ms (last), one shared key ${fmtMs(of('shared'))} ms, ${r.allocations} keys ${fmtMs(of('distinct'))} ms)`,
+      );
+    },
+  },
+  {
+    name: 'secrets-token-revoke',
+    async run(config) {
+      log('secrets-token-revoke: AppRole logins, then revoke-prefix of their token leases under KV writes');
+      const f = await measureTokenRevokePrefix(config);
+      console.log('');
+      console.log(
+        `- revoke-prefix of an auth method's tokens (tokens are leases; secrets server on SQLite, ${fmtInt(f.tokens)} AppRole tokens made at ` +
+          `${fmtInt(f.loginsPerSecond)} logins/s, 32 in flight): \`PUT sys/leases/revoke-prefix/auth/approle/\` took **${f.revokeSeconds.toFixed(1)} s** ` +
+          `(${fmtInt(f.tokens / f.revokeSeconds)} tokens/s; server CPU ${f.revokeCpuSeconds.toFixed(1)} s, the concurrent writes included); ` +
+          `${fmtInt(f.writesAcknowledged)} KV v2 writes acknowledged meanwhile by 16 writers, **${f.writesLost} lost**; ${f.leftOver} token leases left`,
       );
     },
   },

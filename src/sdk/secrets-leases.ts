@@ -28,7 +28,7 @@ export interface RevokeOptions {
   sync?: boolean;
 }
 
-/** Without leading and trailing `/`: the server takes a prefix as a path prefix either way, and refuses a URL ending in `/` on a write. */
+/** Without leading and trailing `/`: the server takes a prefix as a path prefix either way. */
 const clean = (p: string) => p.replace(/^\/+|\/+$/g, '');
 
 /**

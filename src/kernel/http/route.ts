@@ -61,6 +61,11 @@ export interface PathSpec<C, R> {
   readonly exists?: (ctx: C) => Promise<boolean>;
   /** Served without a token (login endpoints, spec 000 "Authentication" 3). */
   readonly unauthenticated?: boolean;
+  /**
+   * A request path ending in `/` matches this path as without it: its last capture is a
+   * prefix, which users write with the slash (`sys/leases/revoke-prefix/auth/approle/`).
+   */
+  readonly trailingSlash?: boolean;
 }
 
 /** A compiled path: its declaration, its regex and the names of its captures. */
@@ -125,12 +130,13 @@ export class RouteTable<C, R> {
   }
 
   /**
-   * Matches `path` (relative, no leading `/`, no trailing `/`). Returns `undefined`
-   * when no pattern matches.
+   * Matches `path` (relative, no leading `/`; a trailing `/` only for paths declaring
+   * {@link PathSpec.trailingSlash}). Returns `undefined` when no pattern matches.
    */
   match(path: string): RouteMatch<C, R> | undefined {
+    const stripped = path.endsWith('/') ? path.replace(/\/+$/, '') : undefined;
     for (const p of this.paths) {
-      const m = p.regex.exec(path);
+      const m = p.regex.exec(path) ?? (stripped !== undefined && p.spec.trailingSlash ? p.regex.exec(stripped) : null);
       if (!m) continue;
       const params: Record<string, string> = {};
       p.paramNames.forEach((n, i) => (params[n] = m[i + 1] ?? ''));

@@ -12,6 +12,7 @@ import { KeyedLock } from '../../kernel/util/keyed-lock.js';
 import { AuditBroker } from './audit/broker.js';
 import { CorsStore } from './cors.js';
 import type { HaStatusNode } from './ha/nodes.js';
+import { tokenLeaseHooks } from './lease/token-lease.js';
 import { LeaseManager, type LeaseTarget } from './lease/manager.js';
 import type { SecretLeaseHandlers } from './lease/handlers.js';
 import { EngineResources } from './engine-resources.js';
@@ -123,6 +124,7 @@ export class SecretsCore {
     const { backend, tokens, clock, log } = this;
     this.leases = new LeaseManager({ backend, tokens, clock, log, resolve: (nsId, uuid) => this.leaseTarget(nsId, uuid) });
     tokens.onRevoke((entry) => this.leases.revokeByToken(entry.hash));
+    tokens.keepLeases(tokenLeaseHooks(backend, clock));
   }
 
   /** Loads the root namespace (creating the built-in mounts and the `default` policy on first start), CORS, the namespace registry and the audit devices. */

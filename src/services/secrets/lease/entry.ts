@@ -34,6 +34,11 @@ export interface LeaseEntry {
   readonly internal: Readonly<Record<string, unknown>> | null;
   /** The key of this lease's entry in the expiry index. */
   readonly expiry_key: string;
+  /**
+   * A token's own lease (token-lease.ts): the hash of the token it is. Revoking the lease
+   * revokes the token (its children and their leases with it); `mount_uuid` is empty.
+   */
+  readonly auth_token_hash?: string;
 }
 
 export const LEASE_PREFIX = 'sys/lease/';

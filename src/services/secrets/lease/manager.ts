@@ -5,9 +5,11 @@
  * Everything is stored behind the barrier (entry.ts, expiry-index.ts), so revocation
  * survives a restart and a failover: whichever server is active runs {@link revokeDue}.
  *
- * Tokens expire lazily in the token store; a token that created leases gets an entry of
- * its own in the expiry index at its expiry (and its ancestors'), so its leases are
- * revoked on time as the reference's expiration manager revokes an expired token's.
+ * A token issued by an auth method with a TTL is a lease itself (token-lease.ts): revoking
+ * the lease revokes the token, and the expiry loop revokes it at its expiry. Other tokens
+ * expire lazily in the token store; a token that created leases gets an entry of its own in
+ * the expiry index at its expiry (and its ancestors'), so its leases are revoked on time as
+ * the reference's expiration manager revokes an expired token's.
  *
  * @module
  */
@@ -65,6 +67,9 @@ export interface Granted {
   readonly warnings: readonly string[];
   readonly data?: Record<string, unknown> | null;
 }
+
+/** Leases a prefix revoke revokes at once. */
+const PREFIX_CONCURRENCY = 16;
 
 /** Most index entries one round of {@link LeaseManager.revokeDue} handles (the next round goes on). */
 const ROUND_LIMIT = 1000;
@@ -142,6 +147,7 @@ export class LeaseManager {
       const nowMs = now.getTime();
       if (!e) throw badRequest('lease not found');
       if (e.expire_time_ms <= nowMs) throw badRequest('lease expired');
+      if (e.auth_token_hash) throw badRequest('tokens cannot be renewed through this endpoint');
       if (!e.renewable) throw badRequest('lease is not renewable');
       const target = await this.o.resolve(e.namespace_id, e.mount_uuid);
       if (!target) throw badRequest('lease not found');
@@ -202,7 +208,20 @@ export class LeaseManager {
     }
     const base = leasePrefix(nsId);
     const keys = await listRecursive(this.o.backend, base + prefix);
-    for (const key of keys) await this.revoke(nsId, key.slice(base.length), o);
+    // Several at once, so their writes share the store's commits (an auth mount's 100,000
+    // tokens); the first failure stops the others from taking more, as one by one would.
+    let next = 0;
+    let failed = false;
+    const worker = async (): Promise<void> => {
+      while (!failed && next < keys.length) {
+        const key = keys[next++]!;
+        await this.revoke(nsId, key.slice(base.length), o).catch((err: unknown) => {
+          failed = true;
+          throw err;
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PREFIX_CONCURRENCY, keys.length) }, worker));
     return keys.length;
   }
 
@@ -288,8 +307,18 @@ export class LeaseManager {
     await this.o.backend.batch(next.length ? [{ key: d.key }, ...next] : dropCheckOps(hash, check));
   }
 
-  /** The engine's revoke (errors ignored when `force`), then the entry and its index entries go, atomically. */
+  /**
+   * The engine's revoke (errors ignored when `force`), then the entry and its index entries
+   * go, atomically. A token's lease revokes the token (token-lease.ts): its tree and their
+   * leases go, and the token store's batch deletes this entry.
+   */
   private async revokeEntry(e: LeaseEntry, force: boolean): Promise<void> {
+    if (e.auth_token_hash) {
+      await this.o.tokens.revoke(e.auth_token_hash);
+      // The token's batch deleted the lease, unless the token was gone already.
+      if (await this.lookup(e.namespace_id, e.lease_id)) await this.o.backend.batch([{ key: leaseKey(e.namespace_id, e.lease_id) }, { key: e.expiry_key }]);
+      return;
+    }
     const target = await this.o.resolve(e.namespace_id, e.mount_uuid);
     if (target?.handlers) {
       try {

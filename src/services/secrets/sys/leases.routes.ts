@@ -106,6 +106,8 @@ const prefixPath = (pattern: string, synopsis: string, op: typeof revokePrefixOp
   synopsis,
   params: PREFIX_PARAM,
   operations: { update: op },
+  // `sys/leases/revoke-prefix/auth/approle/`: the prefix as users write it.
+  trailingSlash: true,
 });
 
 /** Every `sys/leases` path and the older aliases. */

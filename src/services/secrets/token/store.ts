@@ -90,6 +90,16 @@ export interface CreateTokenOptions {
   alias?: StoredToken['alias'];
 }
 
+/**
+ * The writes that keep a token's lease (lease/token-lease.ts) in step with the token; each
+ * goes in the token's own batch, so a token and its lease never exist one without the other.
+ */
+export interface TokenLeaseHooks {
+  created(entry: StoredToken): BackendOp[];
+  renewed(previous: StoredToken, next: StoredToken): Promise<BackendOp[]>;
+  revoked(entry: StoredToken): Promise<BackendOp[]>;
+}
+
 /** Where the token store keeps everything (root storage). */
 export const TOKEN_PREFIX = 'sys/token/';
 const ID = 'sys/token/id/';
@@ -116,7 +126,15 @@ export class TokenStore {
   /** Called for every token {@link revoke} removes (children first), before its entry is deleted. */
   private readonly revokeListeners: Array<(entry: StoredToken) => Promise<void>> = [];
 
+  /** Keeps each token's lease; set once by the core (absent: tokens have no leases, as in unit tests of the store). */
+  private leaseHooks: TokenLeaseHooks | undefined;
+
   constructor(private readonly storage: Backend) {}
+
+  /** Sets the writes that keep tokens' leases ({@link TokenLeaseHooks}). */
+  keepLeases(hooks: TokenLeaseHooks): void {
+    this.leaseHooks = hooks;
+  }
 
   /**
    * Registers `listener`, awaited for each token revoked (a parent's children first) while
@@ -167,6 +185,7 @@ export class TokenStore {
       { key: ACCESSOR + entry.accessor, value: Buffer.from(hash) },
     ];
     if (o.parent) ops.push({ key: `${PARENT}${o.parent.hash}/${hash}`, value: new Uint8Array() });
+    if (this.leaseHooks) ops.push(...this.leaseHooks.created(entry));
     await this.storage.batch(ops);
     return { ...entry, id };
   }
@@ -260,6 +279,7 @@ export class TokenStore {
     for (const listener of this.revokeListeners) await listener(entry);
     const ops: BackendOp[] = [{ key: ID + hash }, { key: ACCESSOR + entry.accessor }, ...children.map((key) => ({ key }))];
     if (entry.parent) ops.push({ key: `${PARENT}${entry.parent}/${hash}` });
+    if (this.leaseHooks) ops.push(...(await this.leaseHooks.revoked(entry)));
     await this.storage.batch(ops);
   }
 
@@ -293,7 +313,8 @@ export class TokenStore {
     const max = token.explicit_max_ttl || (token.period ? Infinity : maxTtlS);
     const ttl = Math.max(0, Math.min(wanted, token.creation_time + max - Math.floor(now.getTime() / 1000)));
     const updated: StoredToken = { ...withoutId(token), expire_time_ms: now.getTime() + ttl * 1000 };
-    await this.storage.put(ID + token.hash, json.encode(updated));
+    const leaseOps = this.leaseHooks ? await this.leaseHooks.renewed(token, updated) : [];
+    await this.storage.batch([{ key: ID + token.hash, value: json.encode(updated) }, ...leaseOps]);
     return { token: { ...updated, id: token.id }, capped: ttl < wanted };
   }
 }
