@@ -242,6 +242,45 @@ describe('api-service route declarations', () => {
     assert.equal((await timed(conv(false), 'fading')).status, 200, 'checked before the wait only');
   });
 
+  it('renders once for the blocking reads one change wakes together, per token and query, and anew after', async () => {
+    const renders: string[] = [];
+    const watched: readonly ApiRoute<undefined, Rule, string>[] = [
+      {
+        pattern: 'watched',
+        synopsis: 'w',
+        blocking: ['t'],
+        methods: {
+          GET: {
+            access: { permission: 'read' },
+            handle: async (ctx) => {
+              renders.push(ctx.caller);
+              return { body: { caller: ctx.caller, render: renders.length }, index: state.tableIndex('t') };
+            },
+          },
+        },
+      },
+    ];
+    const service = apiHttpService({ routes: watched, deps: undefined, state, conventions: conventions() });
+    const read = (token: string, extra = '') => service.handle(request('GET', `/v1/watched?index=${state.tableIndex('t') || 1}&wait=5s${extra}`, token));
+    const change = () => state.txn((tx) => tx.put('t', `k${Date.now()}`, { at: Date.now() }));
+    await change();
+    const pending = [read('reader'), read('reader'), read('reader'), read('writer'), read('reader', '&stale')];
+    await new Promise((r) => setTimeout(r, 50));
+    await change();
+    const replies = (await Promise.all(pending)).map((r) => JSON.parse(String(r.body)) as { caller: string; render: number });
+    assert.equal(renders.length, 3, `one rendering per token and query: ${JSON.stringify(renders)}`);
+    assert.deepEqual(new Set(replies.slice(0, 3).map((r) => r.render)).size, 1, 'the three alike share one');
+    assert.deepEqual(
+      replies.map((r) => r.caller),
+      ['reader', 'reader', 'reader', 'writer', 'reader'],
+    );
+    // The next change renders again.
+    const next = read('reader');
+    await new Promise((r) => setTimeout(r, 50));
+    await change();
+    assert.equal((JSON.parse(String((await next).body)) as { render: number }).render, 4);
+  });
+
   it('decodes a declared body before the access rule, hands the rule and the handler the decoded fields, and shows it in the OpenAPI document', async () => {
     const Thing = Go.struct('Thing', { Name: Go.string(), Ttl: Go.duration(), Tags: Go.strings() });
     const seen: unknown[] = [];

@@ -40,6 +40,7 @@ import { goDurationMs } from '../util/go-duration.js';
 import { badRequest, CairnError } from './errors.js';
 import { forwardRequest, sendToLeader, type ForwardStyle } from './forward.js';
 import { parseJsonBody } from './json-body.js';
+import { WokenReplies } from './woken-replies.js';
 import { serviceOpenapiDocument, type OpenApiInfo } from './openapi.js';
 import { RouteTable, type CompiledPath, type Operation, type PathSpec, type RouteMatch } from './route.js';
 import {
@@ -156,6 +157,7 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
       ),
     );
   const random = options.random ?? Math.random;
+  const wokenReplies = new WokenReplies<ApiReply>();
   const common = () => conv.commonHeaders?.() ?? {};
   const text = (t: TextReply): HttpResponse => ({
     status: t.status,
@@ -223,6 +225,7 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
         if (rule !== PUBLIC) ctx.setCaller(conv.authorize(rule as A, ctx));
       };
       check();
+      let woken = false;
       if (blocking && rawIndex !== null) {
         const after = Number(rawIndex);
         const waitMs = Math.min(waitParam !== undefined && waitParam > 0 ? waitParam : conv.wait.defaultMs, conv.wait.maxMs);
@@ -238,9 +241,11 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
           });
           // Again on the state the reply comes from: a client whose node was purged during its watch learns it now.
           if (conv.accessAfterWait) check();
+          woken = true;
         }
       }
-      const reply = await op.handle(ctx);
+      // The reads one change woke together share one rendering (woken-replies.ts).
+      const reply = woken ? await wokenReplies.reply(req, ctx.secret, options.state.index, () => serialised(op.handle(ctx))) : await op.handle(ctx);
       if (reply.forwarded) return reply.forwarded;
       // common() is a fresh object: the other headers go into it, no copy.
       const headers = common();
@@ -288,6 +293,12 @@ export async function forwardToLeader(
   } catch {
     throw new CairnError('internal', NO_CLUSTER_LEADER);
   }
+}
+
+/** `reply` with its JSON body serialised once (a shared reply is written many times). */
+async function serialised(reply: Promise<ApiReply>): Promise<ApiReply> {
+  const r = await reply;
+  return r.body !== undefined && r.json === undefined && !r.raw && !r.stream && !r.empty ? { ...r, json: JSON.stringify(r.body) } : r;
 }
 
 /** What {@link blockUntil} waits for. */
