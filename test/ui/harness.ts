@@ -202,10 +202,17 @@ export async function signInToGateway(page: Page, ui: string): Promise<void> {
   await page.getByText('Gateway: password (admin)').waitFor();
 }
 
-/** Logs `page` in with the root token. */
+/** Logs `page` in with the root token, lands on the overview, then opens the secrets engines (where the screens' tests start). */
 export async function loginWithToken(page: Page, ui: string): Promise<void> {
   await page.goto(ui);
   await page.getByRole('textbox', { name: 'Token' }).fill(ROOT_TOKEN);
   await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await openSecrets(page);
+}
+
+/** Opens the secrets engines screen from the header. */
+export async function openSecrets(page: Page): Promise<void> {
+  await page.getByRole('navigation', { name: 'Services' }).getByRole('link', { name: 'Secrets', exact: true }).click();
   await page.getByRole('heading', { name: 'Secrets engines' }).waitFor();
 }

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startProvider, type TestProvider } from '../../src/kernel/authn/testdata/provider.js';
-import { axeCheck, callApi, launchBrowser, newPage, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
+import { axeCheck, callApi, launchBrowser, newPage, openSecrets, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
 
 describe('web UI: OIDC and JWT login to the secrets service', { timeout: 180_000 }, () => {
   let dev: Dev;
@@ -32,8 +32,14 @@ describe('web UI: OIDC and JWT login to the secrets service', { timeout: 180_000
       {
         status: 403,
         method: 'GET',
+        path: /^\/ui\/proxy\/(mesh|sched)\/v1\//,
+        why: "the overview reads every service with the user's secrets token, which the discovery service and the scheduler do not know: their cards say so",
+      },
+      {
+        status: 403,
+        method: 'GET',
         path: /^\/v1\/sys\/mounts$/,
-        why: 'the start screen lists the secrets engines, which the people and ci policies do not grant: the screen says why',
+        why: 'the secrets section opens on the secrets engines, which the people and ci policies do not grant: the screen says why',
       },
       { status: 400, method: 'POST', path: /^\/v1\/auth\/oidc\/oidc\/auth_url$/, why: 'an unknown role is asked for on purpose' },
     ]);
@@ -90,7 +96,7 @@ describe('web UI: OIDC and JWT login to the secrets service', { timeout: 180_000
     await page.getByRole('button', { name: 'Sign in' }).click();
     const opened = await popup;
     await opened.waitForEvent('close');
-    await page.getByRole('heading', { name: 'Secrets engines' }).waitFor();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await page.getByText('oidc (alice@example.com)').waitFor();
     const stored = JSON.parse((await page.evaluate(() => sessionStorage.getItem('cairn.session'))) ?? '{}') as { token: string };
     assert.doesNotMatch(page.url(), new RegExp(stored.token));
@@ -101,6 +107,7 @@ describe('web UI: OIDC and JWT login to the secrets service', { timeout: 180_000
     assert.equal(who.data.meta.email, 'alice@example.com');
     assert.deepEqual(who.data.policies, ['default', 'people']);
     assert.equal(who.data.path, 'auth/oidc/oidc/callback');
+    await openSecrets(page);
     await page.getByRole('link', { name: 'Tokens' }).click();
     await page.getByRole('definition').filter({ hasText: 'default, people' }).waitFor();
     await axeCheck(page, 'tokens after OIDC login');
@@ -111,9 +118,9 @@ describe('web UI: OIDC and JWT login to the secrets service', { timeout: 180_000
   it('goes to the provider in the same tab when popups are blocked, and comes back signed in', async () => {
     const page = await oidcForm(true);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Secrets engines' }).waitFor();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await page.getByText('oidc (alice@example.com)').waitFor();
-    assert.equal(new URL(page.url()).pathname, '/ui/secrets');
+    assert.equal(new URL(page.url()).pathname, '/ui/overview');
     await shoot(page, '52-oidc-same-tab');
   });
 
@@ -140,8 +147,14 @@ describe('web UI: OIDC and JWT login to the secrets service', { timeout: 180_000
       {
         status: 403,
         method: 'GET',
+        path: /^\/ui\/proxy\/(mesh|sched)\/v1\//,
+        why: "the overview reads every service with the user's secrets token, which the discovery service and the scheduler do not know: their cards say so",
+      },
+      {
+        status: 403,
+        method: 'GET',
         path: /^\/v1\/sys\/mounts$/,
-        why: 'the start screen lists the secrets engines, which the people and ci policies do not grant: the screen says why',
+        why: 'the secrets section opens on the secrets engines, which the people and ci policies do not grant: the screen says why',
       },
       { status: 400, method: 'POST', path: /^\/v1\/auth\/oidc\/oidc\/auth_url$/, why: 'an unknown role is asked for on purpose' },
     ]);
@@ -153,7 +166,7 @@ describe('web UI: OIDC and JWT login to the secrets service', { timeout: 180_000
     await page.getByLabel('Role').fill('ci');
     await axeCheck(page, 'login with a JWT');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Secrets engines' }).waitFor();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await page.getByText(/^jwt \(/).waitFor();
     await shoot(page, '55-jwt-signed-in');
   });

@@ -29,17 +29,18 @@ import { call } from '../helpers.js';
 import { startAgent as startMeshAgent, call as meshCall } from '../mesh/helpers.js';
 import { ROOT } from '../sched/helpers.js';
 import { healthStatus, killAll, startServer, until, type Running } from '../secrets/testdata/ha-servers.js';
-import { axeCheck, launchBrowser, newPage, shoot } from './harness.js';
+import { axeCheck, launchBrowser, newPage, openSecrets, shoot } from './harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cairn-ui-prod-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Signs in at `url` (a `/ui/` page) with `token` and waits for `heading`. */
-async function signIn(page: Page, url: string, token: string, heading: string): Promise<void> {
+async function signIn(page: Page, url: string, token: string): Promise<void> {
   await page.goto(url);
   await page.getByRole('textbox', { name: 'Token' }).fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+  await page.getByRole('heading', { name: 'Overview', exact: true }).waitFor();
+  await openSecrets(page);
 }
 
 /** `PUT sys/init` and `sys/unseal` (1 share) on `url`, with the request header; the root token and key. */
@@ -106,6 +107,13 @@ ui { enabled = true }
     await page.getByRole('alert').filter({ hasText: 'Unauthenticated' }).waitFor();
     await page.getByRole('textbox', { name: 'Token' }).fill(token);
     await page.getByRole('button', { name: 'Sign in' }).click();
+    // The overview shows the gateway's card only, read with the login token.
+    await page
+      .getByTestId('card-gateway')
+      .getByText(/1 workers; 0 active sessions/)
+      .waitFor();
+    assert.equal(await page.getByTestId('card-secrets').count(), 0);
+    await page.getByRole('link', { name: 'Workers and sessions' }).click();
     await page.getByRole('heading', { name: 'Workers' }).waitFor();
     // The login token is the gateway's: no second token form.
     assert.equal(await page.getByLabel('Gateway API token').count(), 0);
@@ -167,7 +175,7 @@ ui_services {
         why: 'the discovery section asks for namespaces to offer its switcher; this agent has none (404) and the switcher stays hidden',
       },
     ]);
-    await signIn(page, `${server.url}/ui/`, ROOT, 'Secrets engines');
+    await signIn(page, `${server.url}/ui/`, ROOT);
     await axeCheck(page, 'secrets on a require_request_header listener');
     await shoot(page, '41-secrets-server-require-header');
     await page.getByRole('link', { name: 'Discovery' }).click();
@@ -228,7 +236,7 @@ ui = true
 
       // Opened on the standby: the list comes from the active server, forwarded.
       const { page, errors } = await newPage(browser);
-      await signIn(page, `${b.url}/ui/`, root, 'Secrets engines');
+      await signIn(page, `${b.url}/ui/`, root);
       await page.getByRole('link', { name: 'HA status' }).click();
       await page.getByTestId('ha-role').filter({ hasText: 'standby' }).waitFor();
       const rows = page.getByTestId('ha-servers').getByRole('row');

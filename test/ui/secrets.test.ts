@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { UI_CSP } from '../../src/kernel/http/index.js';
-import { axeCheck, callApi, launchBrowser, newPage, ROOT_TOKEN, SHOTS, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
+import { axeCheck, callApi, launchBrowser, newPage, openSecrets, ROOT_TOKEN, SHOTS, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
 
 describe('web UI: secrets', { timeout: 240_000 }, () => {
   let dev: Dev;
@@ -69,7 +69,8 @@ describe('web UI: secrets', { timeout: 240_000 }, () => {
     await page.getByRole('alert').filter({ hasText: 'permission denied' }).waitFor();
     await page.getByRole('textbox', { name: 'Token' }).fill(ROOT_TOKEN);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Secrets engines' }).waitFor();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await openSecrets(page);
     assert.doesNotMatch(page.url(), new RegExp(ROOT_TOKEN));
     assert.match(await page.evaluate(() => sessionStorage.getItem('cairn.session') ?? ''), new RegExp(ROOT_TOKEN));
     assert.equal(await page.evaluate(() => JSON.stringify(localStorage)).then((s) => s.includes(ROOT_TOKEN)), false);
@@ -259,7 +260,15 @@ describe('web UI: secrets', { timeout: 240_000 }, () => {
   it("logs in with userpass in another tab; logout clears the tab's storage", async () => {
     await callApi(secretsApi('sys/auth/userpass'), 'POST', 'X-Secrets-Token', { type: 'userpass' });
     await callApi(secretsApi('auth/userpass/users/alice'), 'POST', 'X-Secrets-Token', { password: 'alice-pw', token_policies: 'app-read' });
-    const other = await newPage(browser, [{ status: 403, method: 'GET', path: /^\/v1\/sys\/mounts$/, why: 'alice may not list mounts: the screen says why' }]);
+    const other = await newPage(browser, [
+      { status: 403, method: 'GET', path: /^\/v1\/sys\/mounts$/, why: 'alice may not list mounts: the screen says why' },
+      {
+        status: 403,
+        method: 'GET',
+        path: /^\/ui\/proxy\/(mesh|sched)\/v1\//,
+        why: "the overview reads every service with alice's secrets token, which the discovery service and the scheduler do not know: their cards say so",
+      },
+    ]);
     const p = other.page;
     await p.goto(dev.ui);
     await p.getByLabel('Username and password').check();
@@ -268,6 +277,8 @@ describe('web UI: secrets', { timeout: 240_000 }, () => {
     await shoot(p, '12-login-userpass');
     await p.getByRole('button', { name: 'Sign in' }).click();
     await p.getByText('userpass (alice)').waitFor();
+    await p.getByTestId('card-discovery').getByText('Your login may not read its state.').waitFor();
+    await p.getByRole('navigation', { name: 'Services' }).getByRole('link', { name: 'Secrets', exact: true }).click();
     // alice may not list mounts: the screen says why.
     await p.getByRole('alert').filter({ hasText: 'your token is not allowed' }).waitFor();
     await shoot(p, '13-userpass-forbidden');

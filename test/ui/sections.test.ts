@@ -2,8 +2,9 @@
  * Production servers of the discovery service and the scheduler serve their own section
  * of the web UI (issue 18): `ui_config { enabled = true }` / `ui { enabled = true }` in the
  * agent's config; `/ui/config.json` names that section only; in Chromium a user logs in
- * with the service's own token and lands on its screen, with no other section, no
- * secrets namespace switcher, no axe finding and no console error.
+ * with the service's own token and lands on the overview with that service's card only,
+ * then opens its screen, with no other section, no secrets namespace switcher, no axe
+ * finding and no console error.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -30,9 +31,9 @@ describe('web UI sections on the discovery and scheduler servers', { timeout: 12
     assert.equal(parseSchedAgentConfig('data_dir = "/tmp/x"', 'agent.hcl').ui, false);
   });
 
-  for (const { section, heading, start } of [
-    { section: 'mesh', heading: 'Services', start: () => startMeshAgent({ initialManagement: ROOT }, { ui: true }) },
-    { section: 'sched', heading: 'Event stream', start: () => startSchedAgent({ ui: true }) },
+  for (const { section, heading, card, link, start } of [
+    { section: 'mesh', heading: 'Services', card: 'discovery', link: 'Discovery', start: () => startMeshAgent({ initialManagement: ROOT }, { ui: true }) },
+    { section: 'sched', heading: 'Event stream', card: 'scheduler', link: 'Scheduler', start: () => startSchedAgent({ ui: true }) },
   ]) {
     it(`the ${section} server serves its section; login with its token opens it`, async (t) => {
       const agent = await start();
@@ -54,6 +55,10 @@ describe('web UI sections on the discovery and scheduler servers', { timeout: 12
       await page.getByRole('alert').waitFor();
       await page.getByRole('textbox', { name: 'Token' }).fill(ROOT);
       await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      await page.getByTestId(`card-${card}`).waitFor();
+      assert.equal(await page.locator('[data-testid^="card-"]').count(), 1, 'one card: the only service this origin reaches');
+      await page.getByRole('navigation', { name: 'Services' }).getByRole('link', { name: link, exact: true }).click();
       await page.getByRole('heading', { name: heading }).waitFor();
       assert.equal(await page.getByRole('link', { name: 'Secrets' }).count(), 0);
       assert.equal(await page.getByRole('textbox', { name: 'Namespace' }).count(), 0);

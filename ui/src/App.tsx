@@ -29,15 +29,8 @@ import { Jobs } from './screens/sched/Jobs';
 import { Job } from './screens/sched/Job';
 import { JobRun } from './screens/sched/JobRun';
 import { GatewaySection } from './screens/gateway/GatewaySection';
+import { Overview } from './screens/overview/Overview';
 import { CsiPlugin, CsiPlugins, CsiVolume, CsiVolumes, MeshAcl, MeshKv, SchedAcl, SecretsEngine } from './screens/adminScreens';
-
-/** The screen each section opens on, in the order the header lists them. */
-const HOME: Array<[Section, string]> = [
-  ['secrets', '/secrets'],
-  ['mesh', '/discovery'],
-  ['sched', '/scheduler'],
-  ['gateway', '/gateway'],
-];
 
 /** The OIDC provider's redirect back to the UI (api/oidc.ts `callbackRoute`). */
 const OIDC_CALLBACK = '/secrets/auth/:mount/oidc/callback';
@@ -47,7 +40,8 @@ export function App({ sections }: { sections: Partial<Record<Section, string>> }
   const [session, setSession] = useState<Session | undefined>(currentSession);
   const location = useLocation();
   useEffect(() => onSessionChange(setSession), []);
-  const home = HOME.find(([s]) => sections[s] !== undefined)?.[1] ?? '/secrets';
+  // Every sign-in lands on the overview (issue 31), whatever services this origin reaches.
+  const home = '/overview';
   if (!session) {
     return (
       <Routes>
@@ -64,6 +58,7 @@ export function App({ sections }: { sections: Partial<Record<Section, string>> }
       <Route element={<Layout session={session} sections={sections} />}>
         <Route index element={<Navigate to={home} replace />} />
         <Route path="/login" element={<Navigate to={home} replace />} />
+        <Route path="/overview" element={<Overview />} />
         {sections.secrets !== undefined && (
           <>
             <Route path="/secrets" element={<Mounts />} />

@@ -39,6 +39,9 @@ export function hasSection(section: Section): boolean {
   return bases[section] !== undefined;
 }
 
+/** Whether this origin reaches the gateway only: the login token is then the gateway's. */
+export const gatewayOnly = (): boolean => !hasSection('secrets') && !hasSection('mesh') && !hasSection('sched');
+
 export interface CallOptions {
   readonly method?: string;
   readonly body?: unknown;

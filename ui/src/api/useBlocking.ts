@@ -1,13 +1,14 @@
 /**
- * A live read through the discovery service's blocking queries (reference/mesh.md §0.5):
- * each answer's `X-Mesh-Index` is sent back as `?index=`, so the next request waits
- * until something changed (or `wait` passed) and the screen updates as soon as it does.
+ * A live read through the blocking queries of the discovery service (reference/mesh.md
+ * §0.5) or the scheduler (reference/sched.md §1.5): each answer's `X-Mesh-Index` /
+ * `X-Sched-Index` is sent back as `?index=`, so the next request waits until something
+ * changed (or `wait` passed) and the screen updates as soon as it does.
  */
 import { useEffect, useState } from 'react';
 import { ApiError, request } from './client';
 
-/** The latest body of `path` (a discovery GET), kept up to date until unmounted. */
-export function useBlocking<T>(path: string): { data?: T; error?: unknown } {
+/** The latest body of `path` (a GET of `section`, the discovery service by default), kept up to date until unmounted. */
+export function useBlocking<T>(path: string, section: 'mesh' | 'sched' = 'mesh'): { data?: T; error?: unknown } {
   const [state, setState] = useState<{ data?: T; error?: unknown }>({});
   useEffect(() => {
     const abort = new AbortController();
@@ -16,10 +17,10 @@ export function useBlocking<T>(path: string): { data?: T; error?: unknown } {
       while (!abort.signal.aborted) {
         try {
           const sep = path.includes('?') ? '&' : '?';
-          const { url, init } = request('mesh', `${path}${sep}index=${index}&wait=30s`, { signal: abort.signal });
+          const { url, init } = request(section, `${path}${sep}index=${index}&wait=30s`, { signal: abort.signal });
           const res = await fetch(url, init);
           if (!res.ok) throw new ApiError(res.status, [((await res.text()) || `HTTP ${res.status}`).trim()]);
-          const next = res.headers.get('x-mesh-index') ?? '0';
+          const next = res.headers.get(`x-${section}-index`) ?? '0';
           const data = (await res.json()) as T;
           // An index that went backwards means the state was reset: start over (§0.5).
           index = Number(next) < Number(index) ? '0' : next;
@@ -33,6 +34,6 @@ export function useBlocking<T>(path: string): { data?: T; error?: unknown } {
     };
     void loop();
     return () => abort.abort();
-  }, [path]);
+  }, [path, section]);
   return state;
 }

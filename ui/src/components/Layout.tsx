@@ -34,6 +34,7 @@ export function Layout({ session, sections }: { session: Session; sections: Part
       <header className="top">
         <span className="brand">Cairn</span>
         <nav aria-label="Services">
+          <NavLink to="/overview">Overview</NavLink>
           {SECTION_LINKS.filter(([s]) => sections[s] !== undefined).map(([, to, label]) => (
             <NavLink key={to} to={to}>
               {label}

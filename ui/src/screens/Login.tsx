@@ -6,7 +6,7 @@
  */
 import { useState, type FormEvent } from 'react';
 import { useLocation, useNavigate } from 'react-router';
-import { api, hasSection, type Section } from '../api/client';
+import { api, gatewayOnly, hasSection, type Section } from '../api/client';
 import { startOidc } from '../api/oidc';
 import { saveSession } from '../api/session';
 import { ErrorNotice } from '../components/Notice';
@@ -81,7 +81,8 @@ export function Login({ home }: { home: string }) {
         const [section, path] = SELF.find(([s]) => hasSection(s)) ?? SELF[0];
         await api(section, path, { token: secret });
       }
-      saveSession({ token: secret, via, namespace: '' });
+      // A gateway controller alone: the login token is the gateway's too (its overview card reads with it).
+      saveSession({ token: secret, via, namespace: '', ...(gatewayOnly() && { gatewayToken: secret }) });
       navigate(from && from !== '/login' ? from : home, { replace: true });
     } catch (err) {
       setError(err);

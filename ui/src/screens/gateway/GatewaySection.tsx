@@ -9,7 +9,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { NavLink, Route, Routes } from 'react-router';
-import { api, ApiError, hasSection } from '../../api/client';
+import { api, ApiError, gatewayOnly } from '../../api/client';
 import { ErrorNotice } from '../../components/Notice';
 import { currentSession, saveSession } from '../../api/session';
 import { later } from '../adminScreens';
@@ -25,9 +25,6 @@ const HostCatalogDetail = later(() => import('./HostCatalogs'), 'HostCatalogDeta
 const Targets = later(() => import('./Targets'), 'Targets');
 const TargetDetail = later(() => import('./Targets'), 'TargetDetail');
 const CredentialStores = later(() => import('./CredentialStores'), 'CredentialStores');
-
-/** Whether this origin reaches the gateway only: the login token is then the gateway's. */
-const gatewayOnly = () => !hasSection('secrets') && !hasSection('mesh') && !hasSection('sched');
 
 export function GatewaySection() {
   const [hasToken, setHasToken] = useState(Boolean(currentSession()?.gatewayToken));

@@ -9,6 +9,8 @@ export interface JobStub {
   Priority: number;
   Status: string;
   SubmitTime: number;
+  /** Per group, its allocations by client status (the reference's `JobSummary`). */
+  JobSummary?: { Summary: Record<string, { Queued: number; Starting: number; Running: number; Complete: number; Failed: number; Lost: number }> };
 }
 
 /** A `GET /v1/job/:id/allocations` entry (also `GET /v1/allocations`). */

@@ -1,0 +1,84 @@
+/**
+ * The overview after sign-in (issue 31 item 1) in Chromium against a real `cairn dev`:
+ * one card per service with its state in words; the discovery card turns red (its word
+ * "Failing", the failing check listed) within 2 s of a check failing and back within 2 s of
+ * it passing, through the blocking queries; each card links to its screen; axe-core in both
+ * themes, screenshots kept.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { axeCheck, callApi, launchBrowser, newPage, ROOT_TOKEN, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
+
+const SERVICE = 'overview-web';
+const CHECK = `service:${SERVICE}`;
+
+describe('web UI: the overview', { timeout: 180_000 }, () => {
+  let dev: Dev;
+  let browser: Browser;
+  let tab: WatchedPage;
+  let page: Page;
+  const mesh = (path: string) => `${dev.printed['Discovery']}/v1/${path}`;
+  const card = (id: string) => page.getByTestId(`card-${id}`);
+  /** Waits (at most `ms`) until card `id` shows `state`. */
+  const cardState = (id: string, state: string, ms: number) =>
+    page.waitForFunction(([i, s]) => document.querySelector(`[data-testid="card-${i}"]`)?.getAttribute('data-state') === s, [id, state] as const, {
+      timeout: ms,
+    });
+
+  before(async () => {
+    [dev, browser] = await Promise.all([startDev(), launchBrowser()]);
+    tab = await newPage(browser);
+    page = tab.page;
+    await callApi(mesh('agent/service/register'), 'PUT', 'X-Mesh-Token', { Name: SERVICE, ID: SERVICE, Port: 8080, Check: { TTL: '10m', Status: 'passing' } });
+  });
+  after(async () => {
+    await browser?.close();
+    await dev?.close();
+  });
+
+  it('lands on the overview after sign-in, one card per service, each in words', async () => {
+    await page.goto(dev.ui);
+    await page.getByRole('textbox', { name: 'Token' }).fill(ROOT_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    assert.equal(new URL(page.url()).pathname, '/ui/overview');
+    await cardState('secrets', 'ok', 10_000);
+    assert.match(await card('secrets').innerText(), /Healthy\s+Unsealed/);
+    await cardState('scheduler', 'ok', 20_000);
+    assert.match(await card('scheduler').innerText(), /1 of 1 nodes ready; jobs \d+ running, \d+ pending, 0 failed; 0 blocked evaluations; leader /);
+    await cardState('discovery', 'ok', 20_000);
+    assert.match(await card('discovery').innerText(), /\d+ services: \d+ passing, 0 warning, 0 critical; leader /);
+    assert.match(await card('gateway').innerText(), /Sign in to the gateway to see its workers and sessions/);
+    await axeCheck(page, 'overview (light)');
+    await shoot(page, '90-overview');
+    await page.getByRole('button', { name: 'Switch to dark theme' }).click();
+    await axeCheck(page, 'overview (dark)');
+    await shoot(page, '91-overview-dark');
+    await page.getByRole('button', { name: 'Switch to light theme' }).click();
+  });
+
+  it('turns the discovery card red within 2 s of a check failing, naming it, and back when it passes', async () => {
+    await cardState('discovery', 'ok', 10_000);
+    await callApi(mesh(`agent/check/fail/${CHECK}?note=down`), 'PUT', 'X-Mesh-Token');
+    await cardState('discovery', 'bad', 2_000);
+    assert.match(await card('discovery').innerText(), /Failing\s+\d+ services: \d+ passing, 0 warning, 1 critical/);
+    await card('discovery').getByRole('list', { name: 'Failing checks' }).getByText(`critical Service '${SERVICE}' check on`).waitFor();
+    await shoot(page, '92-overview-check-failing');
+    await callApi(mesh(`agent/check/pass/${CHECK}`), 'PUT', 'X-Mesh-Token');
+    await cardState('discovery', 'ok', 2_000);
+    assert.equal(await card('discovery').getByRole('list', { name: 'Failing checks' }).count(), 0);
+  });
+
+  it('links each card to the screen that explains it', async () => {
+    await card('discovery').getByRole('link', { name: 'Services' }).click();
+    await page.getByRole('heading', { name: 'Services' }).waitFor();
+    await page.getByRole('navigation', { name: 'Services' }).getByRole('link', { name: 'Overview' }).click();
+    await card('scheduler').getByRole('link', { name: 'Jobs' }).click();
+    await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+    await page.getByRole('navigation', { name: 'Services' }).getByRole('link', { name: 'Overview' }).click();
+    await card('secrets').getByRole('link', { name: 'Seal and HA status' }).click();
+    await page.getByRole('heading', { name: 'High availability' }).waitFor();
+    assert.deepEqual(tab.errors, []);
+  });
+});
