@@ -101,6 +101,15 @@ describe('scheduler allocations and namespaces', () => {
     assert.deepEqual([missing.status, missing.text], [404, 'alloc not found']);
   });
 
+  it('lists stubs with their AllocatedResources on ?resources=true, without them otherwise', async () => {
+    const { alloc } = await place('default', 'sized');
+    const find = async (q: string) => ((await req('GET', `/v1/allocations${q}`)).json as Record<string, unknown>[]).find((a) => a.ID === alloc.ID)!;
+    assert.equal('AllocatedResources' in (await find('')), false);
+    const full = (await req('GET', `/v1/allocation/${alloc.ID}`)).json;
+    assert.deepEqual((await find('?resources=true')).AllocatedResources, full.AllocatedResources);
+    assert.ok(full.AllocatedResources.Tasks, 'the placed allocation has its tasks resources');
+  });
+
   it("takes the allocation's health in its deployment from a client report; refuses a bad one", async () => {
     const { alloc } = await place('default', 'health');
     const id = alloc.ID;

@@ -28,6 +28,7 @@ import { Allocation } from './screens/sched/Allocation';
 import { Jobs } from './screens/sched/Jobs';
 import { Job } from './screens/sched/Job';
 import { JobRun } from './screens/sched/JobRun';
+import { Topology } from './screens/sched/Topology';
 import { GatewaySection } from './screens/gateway/GatewaySection';
 import { Overview } from './screens/overview/Overview';
 import { CsiPlugin, CsiPlugins, CsiVolume, CsiVolumes, MeshAcl, MeshKv, SchedAcl, SecretsEngine } from './screens/adminScreens';
@@ -91,6 +92,7 @@ export function App({ sections }: { sections: Partial<Record<Section, string>> }
           <>
             <Route path="/scheduler" element={<Events />} />
             <Route path="/scheduler/nodes" element={<SchedNodes />} />
+            <Route path="/scheduler/topology" element={<Topology />} />
             <Route path="/scheduler/allocations" element={<Allocations />} />
             <Route path="/scheduler/allocations/:id" element={<Allocation />} />
             <Route path="/scheduler/jobs" element={<Jobs />} />

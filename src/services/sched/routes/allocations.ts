@@ -6,7 +6,7 @@
  *
  * ```text
  * POST|PUT /v1/allocation/:id/client-status    {"ClientStatus", "ClientDescription"?, "TaskStates"?, "DeploymentStatus"?}  node secret or node:write  AllocationUpdated
- * GET      /v1/allocations?namespace=&prefix=                                       namespace:read-job     (blocking on allocs)
+ * GET      /v1/allocations?namespace=&prefix=&resources=                            namespace:read-job     (blocking on allocs)
  * GET      /v1/allocation/:id                                                       namespace:read-job or the replacing node's secret  (blocking on allocs)
  * ```
  *
@@ -16,8 +16,8 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { Static } from '@sinclair/typebox';
-import type { Txn } from '../../../kernel/store/index.js';
+import { Type, type Static } from '@sinclair/typebox';
+import type { Indexed, Txn } from '../../../kernel/store/index.js';
 import { ALL_NAMESPACES } from '../acl/index.js';
 import { allocStub, checkEnum, CLIENT_STATUSES, type StoredAlloc } from '../alloc.js';
 import { writeAllocation } from '../csi/alloc-claims.js';
@@ -28,7 +28,7 @@ import { rescheduleEligible } from '../scheduler/reconcile.js';
 import { ANY_CALLER, type SchedAccess, type SchedRoute } from '../access.js';
 import type { Ctx } from '../deps.js';
 import { schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
-import { PREFIX_QUERY, queryUuidPrefix, requireInput } from '../request.js';
+import { PREFIX_QUERY, queryBool, queryUuidPrefix, requireInput } from '../request.js';
 import { DEFAULT_NAMESPACE, LABEL, T } from '../state.js';
 import { Go } from '../../../kernel/util/go-schema.js';
 
@@ -198,7 +198,7 @@ export const allocationRoutes: readonly SchedRoute[] = [
        */
       GET: {
         access: (ctx) => readJobIn(namespaceOf(ctx)),
-        query: PREFIX_QUERY,
+        query: { ...PREFIX_QUERY, resources: Type.Boolean({ description: 'Each stub also shows the allocation’s AllocatedResources (the topology view).' }) },
         handle: async (ctx) => {
           const namespace = namespaceOf(ctx);
           const prefix = queryUuidPrefix(ctx);
@@ -211,7 +211,10 @@ export const allocationRoutes: readonly SchedRoute[] = [
           const allocs = ctx.deps.state
             .list<StoredAlloc>(T.allocs)
             .filter((a) => (namespace === ALL_NAMESPACES ? mayRead(a.Namespace) : a.Namespace === namespace) && a.ID.toLowerCase().startsWith(prefix));
-          return { body: allocs.map(allocStub), index: ctx.deps.state.tableIndex(T.allocs) };
+          const stub = queryBool(ctx, 'resources')
+            ? (a: StoredAlloc & Indexed) => ({ ...allocStub(a), AllocatedResources: a.AllocatedResources ?? null })
+            : allocStub;
+          return { body: allocs.map(stub), index: ctx.deps.state.tableIndex(T.allocs) };
         },
       },
     },

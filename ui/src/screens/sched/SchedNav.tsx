@@ -9,6 +9,7 @@ export function SchedNav() {
       </NavLink>
       <NavLink to="/scheduler/jobs">Jobs</NavLink>
       <NavLink to="/scheduler/nodes">Nodes</NavLink>
+      <NavLink to="/scheduler/topology">Topology</NavLink>
       <NavLink to="/scheduler/allocations">Allocations</NavLink>
       <NavLink to="/scheduler/plugins">CSI plugins</NavLink>
       <NavLink to="/scheduler/volumes">CSI volumes</NavLink>
