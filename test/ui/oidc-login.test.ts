@@ -38,6 +38,12 @@ describe('web UI: OIDC and JWT login to the secrets service', { timeout: 180_000
       {
         status: 403,
         method: 'GET',
+        path: /^\/v1\/sys\/metrics\?format=prometheus$/,
+        why: "the user may not read the metrics the overview's charts sample: it says so and stops asking",
+      },
+      {
+        status: 403,
+        method: 'GET',
         path: /^\/v1\/sys\/mounts$/,
         why: 'the secrets section opens on the secrets engines, which the people and ci policies do not grant: the screen says why',
       },
@@ -149,6 +155,12 @@ describe('web UI: OIDC and JWT login to the secrets service', { timeout: 180_000
         method: 'GET',
         path: /^\/ui\/proxy\/(mesh|sched)\/v1\//,
         why: "the overview reads every service with the user's secrets token, which the discovery service and the scheduler do not know: their cards say so",
+      },
+      {
+        status: 403,
+        method: 'GET',
+        path: /^\/v1\/sys\/metrics\?format=prometheus$/,
+        why: "the user may not read the metrics the overview's charts sample: it says so and stops asking",
       },
       {
         status: 403,

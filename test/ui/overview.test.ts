@@ -2,12 +2,14 @@
  * The overview after sign-in (issue 31 item 1) in Chromium against a real `cairn dev`:
  * one card per service with its state in words; the discovery card turns red (its word
  * "Failing", the failing check listed) within 2 s of a check failing and back within 2 s of
- * it passing, through the blocking queries; each card links to its screen; axe-core in both
+ * it passing, through the blocking queries; each card links to its screen; the traffic
+ * charts get points while load runs, and show the same numbers as a table; axe-core in both
  * themes, screenshots kept.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { until } from '../processes.js';
 import { axeCheck, callApi, launchBrowser, newPage, ROOT_TOKEN, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
 
 const SERVICE = 'overview-web';
@@ -68,6 +70,36 @@ describe('web UI: the overview', { timeout: 180_000 }, () => {
     await callApi(mesh(`agent/check/pass/${CHECK}`), 'PUT', 'X-Mesh-Token');
     await cardState('discovery', 'ok', 2_000);
     assert.equal(await card('discovery').getByRole('list', { name: 'Failing checks' }).count(), 0);
+  });
+
+  it("charts each service's requests per second and p99 latency while load runs, the numbers also as a table", async () => {
+    await page.getByTestId('chart-req/s').locator('canvas').first().waitFor();
+    // Load on the discovery service for 15 s (three samples at least), four requests in flight.
+    const end = Date.now() + 15_000;
+    const load = Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (Date.now() < end) await fetch(mesh('kv/overview-load'), { headers: { 'X-Mesh-Token': ROOT_TOKEN } }).then((r) => r.text());
+      }),
+    );
+    await page.getByRole('button', { name: 'Show the numbers as a table' }).click();
+    const discoveryRps = () =>
+      page.evaluate(() => {
+        const table = document.querySelector('[data-testid="traffic-table"]');
+        const heads = [...(table?.querySelectorAll('thead th') ?? [])].map((th) => th.textContent ?? '');
+        const col = heads.findIndex((h) => h.startsWith('Discovery'));
+        const first = table?.querySelector('tbody tr');
+        const cell = first?.querySelectorAll('td')[col]?.textContent ?? '';
+        return { rps: Number(cell.split(',')[0]), p99: cell.split(',')[1]?.trim() ?? '' };
+      });
+    const seen = await until('the discovery service busy in the newest sample', 30_000, async () => {
+      const f = await discoveryRps();
+      return f.rps > 5 ? f : undefined;
+    });
+    assert.match(seen.p99, /^\d+\.\d$/, `a p99 in ms: ${seen.p99}`);
+    await load;
+    assert.ok((await page.getByTestId('traffic-table').locator('tbody tr').count()) >= 2);
+    await axeCheck(page, 'overview with the traffic table');
+    await shoot(page, '97-overview-traffic');
   });
 
   it('links each card to the screen that explains it', async () => {

@@ -265,6 +265,12 @@ describe('web UI: secrets', { timeout: 240_000 }, () => {
       {
         status: 403,
         method: 'GET',
+        path: /^\/v1\/sys\/metrics\?format=prometheus$/,
+        why: "alice may not read the metrics the overview's charts sample: it says so and stops asking",
+      },
+      {
+        status: 403,
+        method: 'GET',
         path: /^\/ui\/proxy\/(mesh|sched)\/v1\//,
         why: "the overview reads every service with alice's secrets token, which the discovery service and the scheduler do not know: their cards say so",
       },
