@@ -3,22 +3,8 @@
  * process, every thread included (the SQLite writer thread, libuv's pool), not its
  * children (a secrets-pg server's PostgreSQL processes are not counted).
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-
-let ticksPerSecond: number | undefined;
-
-/** Clock ticks per second of `/proc` times (`getconf CLK_TCK`, 100 when that fails). */
-function clockTicks(): number {
-  if (ticksPerSecond === undefined) {
-    try {
-      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-    } catch {
-      ticksPerSecond = 100;
-    }
-  }
-  return ticksPerSecond;
-}
+import { clockTicks } from '../src/kernel/util/clock-ticks.js';
 
 /**
  * CPU seconds (user + system) process `pid` has used so far, or undefined where `/proc`

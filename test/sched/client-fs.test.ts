@@ -5,8 +5,8 @@
  * would leave it or take its shared `alloc` directory refused on register), log rotation by
  * `LogConfig`, `raw_exec` disabled by default (the node does not offer it, so the scheduler
  * does not place such a task; a task whose driver went away after placement fails with a
- * driver failure), the `exec` driver's memory limit, user restart and signal, and a client
- * that restarts (same node, its tasks started again).
+ * driver failure), the `exec` driver's memory limit, user restart and signal, the stats of a
+ * running allocation's tasks, and a client that restarts (same node, its tasks started again).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -154,6 +154,42 @@ describe('scheduler client agent: files, drivers, lifecycle', () => {
     assert.equal(bad.status, 400);
     assert.match(bad.text, /unknown signal "SIGNOPE"/);
     await stopJob(a, 'lifecycle');
+  });
+});
+
+describe('scheduler client agent: allocation stats', () => {
+  let a: TestAgent;
+  before(async () => {
+    a = await startClientAgent();
+    await readyNode(a);
+  });
+  after(async () => {
+    await a.stop();
+  });
+
+  it("reads a running allocation's memory and CPU from its tasks' processes, in the reference's shape", async () => {
+    // A task whose shell keeps one core busy.
+    const id = await runJob(a, job('busy', [shTask('t', 'while :; do :; done')]));
+    await allocWhen(a, id, { what: 'running', ok: (x) => x.TaskStates?.t?.State === 'running' });
+    await new Promise((r) => setTimeout(r, 1500));
+    const first = await call(a.url, 'GET', `/v1/client/allocation/${id}/stats`, { token: ROOT });
+    assert.equal(first.status, 200, first.text);
+    await new Promise((r) => setTimeout(r, 1000));
+    const r = await call(a.url, 'GET', `/v1/client/allocation/${id}/stats`, { token: ROOT });
+    const t = r.json.Tasks.t.ResourceUsage;
+    assert.deepEqual(t.MemoryStats.Measured, ['RSS']);
+    assert.ok(t.MemoryStats.RSS > 1024 * 1024, `RSS ${t.MemoryStats.RSS} bytes`);
+    // The busy loop: most of a core over the second between the two reads (the machine may be loaded).
+    assert.ok(t.CpuStats.Percent > 20 && t.CpuStats.Percent < 400, `CPU ${t.CpuStats.Percent} %`);
+    assert.ok(Math.abs(t.CpuStats.UserMode + t.CpuStats.SystemMode - t.CpuStats.Percent) < 0.001);
+    assert.equal(r.json.ResourceUsage.MemoryStats.RSS, t.MemoryStats.RSS, "the allocation's figures are its one task's");
+    assert.ok(r.json.Timestamp > Date.now() * 1e6 - 60e9, 'a Unix ns timestamp');
+    // read-job is needed: no token, 403.
+    assert.equal((await call(a.url, 'GET', `/v1/client/allocation/${id}/stats`)).status, 403);
+    await stopJob(a, 'busy');
+    await allocWhen(a, id, { what: 'stopped', ok: (x) => x.ClientStatus === 'complete' || x.ClientStatus === 'failed' });
+    const gone = await call(a.url, 'GET', `/v1/client/allocation/${id}/stats`, { token: ROOT });
+    assert.deepEqual([gone.status, gone.text], [400, `Allocation "${id}" is not running`]);
   });
 });
 

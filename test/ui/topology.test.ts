@@ -3,7 +3,8 @@
  * - against a real `cairn dev` and a second, client-only agent: a job's allocation shows on
  *   the node it runs on, chosen with the keyboard it shows its job, task state and ports,
  *   and after the node is drained it shows on the other node (the screen follows the
- *   scheduler's blocking queries);
+ *   scheduler's blocking queries); its allocation screen charts its CPU and memory from
+ *   the client's stats;
  * - at 200 nodes and 5,000 allocations (replies of the reference's shape served to the
  *   page by Playwright: this measures the browser's side, the server's lists are measured
  *   by the benchmarks): it renders, keeps only a screenful of node boxes in the page, and
@@ -82,6 +83,17 @@ describe('web UI: the scheduler topology', { timeout: 300_000 }, () => {
     await axeCheck(page, 'topology (dark)');
     await shoot(page, '94-topology-dark');
     await page.getByRole('button', { name: 'Switch to light theme' }).click();
+
+    // The allocation's own screen charts its CPU and memory from the client's stats, also as a table.
+    await detail.getByRole('link', { name: 'Allocation details' }).click();
+    await page.getByTestId('alloc-chart-cpu').locator('canvas').first().waitFor();
+    await page.getByRole('button', { name: 'Show the numbers as a table' }).click();
+    await until('two stats readings', 30_000, async () => ((await page.getByTestId('alloc-stats-table').locator('tbody tr').count()) >= 2 ? true : undefined));
+    const [, memory] = (await page.getByTestId('alloc-stats-table').locator('tbody tr').first().locator('td').allInnerTexts()).slice(1);
+    assert.ok(Number(memory) > 0, `the task's RSS in MiB: ${memory}`);
+    await axeCheck(page, 'allocation with its resource charts');
+    await shoot(page, '98-allocation-resource-use');
+    await page.getByRole('navigation', { name: 'Scheduler' }).getByRole('link', { name: 'Topology' }).click();
 
     // A second client joins; the dev node is drained: the allocation moves, and the screen shows it there.
     mkdirSync(join(dir, 'mover'), { recursive: true });

@@ -114,6 +114,11 @@ export class SchedClient {
     };
   }
 
+  /** One core's MHz (`cpu.frequency` of the last fingerprint; 0 when unknown): task CPU stats are given against it. */
+  get cpuMhz(): number {
+    return Number(this.nodeVars.attributes['cpu.frequency']) || 0;
+  }
+
   /** The node's ID. */
   get nodeId(): string {
     return this.identity.ID;

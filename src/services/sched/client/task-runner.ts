@@ -100,6 +100,11 @@ export class TaskRunner {
     return this.o.task;
   }
 
+  /** The task's running process (its process group's ID too), or undefined between runs. */
+  get pid(): number | undefined {
+    return this.proc && this.proc.pid > 0 ? this.proc.pid : undefined;
+  }
+
   /** Is the task dead (will not run again)? */
   get dead(): boolean {
     return this.state.State === 'dead';

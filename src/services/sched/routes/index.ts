@@ -12,6 +12,7 @@ import { aclTokenRoutes } from './acl-tokens.js';
 import { allocationRoutes } from './allocations.js';
 import { allocIdentityRoutes } from './alloc-identities.js';
 import { clientAllocationRoutes } from './client-allocation.js';
+import { clientStatsRoutes } from './client-stats.js';
 import { clientFsRoutes } from './client-fs.js';
 import { nodeAllocationRoutes } from './node-allocations.js';
 import { nodeVolumeRoutes } from './node-volumes.js';
@@ -60,6 +61,7 @@ export const SCHED_ROUTES: readonly SchedRoute[] = [
   ...evaluationRoutes,
   ...clientFsRoutes,
   ...clientAllocationRoutes,
+  ...clientStatsRoutes,
   ...jobPlanRoutes,
   ...pluginRoutes,
   ...volumeRoutes,
@@ -78,4 +80,4 @@ export const SCHED_ROUTES: readonly SchedRoute[] = [
  * the allocations its client runs, which the servers forward to it (routes/client-locate.ts),
  * and the JWKS it copies from its servers.
  */
-export const CLIENT_ONLY_ROUTES: readonly SchedRoute[] = [...clientFsRoutes, ...clientAllocationRoutes, ...clientWellKnownRoutes];
+export const CLIENT_ONLY_ROUTES: readonly SchedRoute[] = [...clientFsRoutes, ...clientAllocationRoutes, ...clientStatsRoutes, ...clientWellKnownRoutes];

@@ -1,11 +1,12 @@
 /**
- * An allocation (`GET /v1/allocation/:id`, refreshed every 3 s): its ports, its services'
+ * An allocation (`GET /v1/allocation/:id`, refreshed every 3 s): its ports, its CPU and
+ * memory over time while it runs (AllocStats.tsx), its services'
  * instances in the discovery service with their checks (workloadServices.tsx), each task's state with its
  * templates and workload identities (taskTemplates.tsx) and its events, and the tail of the task's stdout or stderr (`GET /v1/client/fs/logs/:alloc`,
  * plain, from the end), fetched again on Refresh.
  */
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, ApiError, request } from '../../api/client';
 import { DataTable } from '../../components/DataTable';
@@ -14,6 +15,9 @@ import { allocHasServices, nanoTime, nsQuery, type Allocation as Alloc } from '.
 import { SchedNav } from './SchedNav';
 import { TaskTemplates } from './taskTemplates';
 import { PortsTable, ServicesTable } from './workloadServices';
+
+/** The CPU and memory charts, with uPlot, in their own chunk (loaded on first use). */
+const AllocStats = lazy(() => import('./AllocStats'));
 
 /** How much of the log's end is shown, in bytes. */
 const TAIL_BYTES = 64 * 1024;
@@ -44,6 +48,14 @@ export function Allocation() {
             <section aria-labelledby="ports-h">
               <h2 id="ports-h">Ports</h2>
               <PortsTable ports={a.AllocatedResources!.Shared.Ports!} testId="alloc-ports" />
+            </section>
+          )}
+          {a.ClientStatus === 'running' && (
+            <section aria-labelledby="usage-h">
+              <h2 id="usage-h">Resource use</h2>
+              <Suspense fallback={<Loading />}>
+                <AllocStats id={a.ID} ns={a.Namespace} />
+              </Suspense>
             </section>
           )}
           {allocHasServices(a) && (
