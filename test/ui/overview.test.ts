@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { until } from '../processes.js';
-import { axeCheck, callApi, launchBrowser, newPage, ROOT_TOKEN, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
+import { axeCheck, callApi, GATEWAY_TOKEN, launchBrowser, newPage, ROOT_TOKEN, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
 
 const SERVICE = 'overview-web';
 const CHECK = `service:${SERVICE}`;
@@ -111,6 +111,15 @@ describe('web UI: the overview', { timeout: 180_000 }, () => {
     await page.getByRole('navigation', { name: 'Services' }).getByRole('link', { name: 'Overview' }).click();
     await card('secrets').getByRole('link', { name: 'Seal and HA status' }).click();
     await page.getByRole('heading', { name: 'High availability' }).waitFor();
+    // The gateway's card, once the gateway has a token: its workers and active sessions.
+    await page.getByRole('navigation', { name: 'Services' }).getByRole('link', { name: 'Overview' }).click();
+    await card('gateway').getByRole('link', { name: 'Sign in to the gateway' }).click();
+    await page.getByLabel('Gateway API token').fill(GATEWAY_TOKEN);
+    await page.getByRole('button', { name: 'Use token' }).click();
+    await page.getByRole('heading', { name: 'Workers' }).waitFor();
+    await page.getByRole('navigation', { name: 'Services' }).getByRole('link', { name: 'Overview' }).click();
+    await cardState('gateway', 'ok', 15_000);
+    assert.match(await card('gateway').innerText(), /Healthy\s+1 workers; 0 active sessions\./);
     assert.deepEqual(tab.errors, []);
   });
 });
