@@ -18,6 +18,7 @@ import { measureReconcile, type PassFigures } from './sched-reconcile.js';
 import { measureServiceRegistration } from './sched-services.js';
 import { describePkiIssue, measurePkiIssue } from './secrets-pki.js';
 import { measureTokenRevokePrefix } from './secrets-token-revoke.js';
+import { measureWriteGrowth } from './secrets-write-growth.js';
 import { measureVolumeList, measureVolumeRegister, VOLUME_LIST_FILTER } from './sched-volumes.js';
 import { measureTemplateIdle } from './template-idle.js';
 import { measureTemplateRerender } from './template-rerender.js';
@@ -327,6 +328,23 @@ export const ONE_OFFS: readonly OneOff[] = [
             .filter((c) => c.name === 'none')
             .map((c) => fmtMs(c.cpuMsPerMin))
             .join(' (first) and ')} ms (last), one shared key ${fmtMs(of('shared'))} ms, ${r.allocations} keys ${fmtMs(of('distinct'))} ms)`,
+      );
+    },
+  },
+  {
+    name: 'secrets-write-growth',
+    async run(config) {
+      log('secrets-write-growth: KV v2 writes of new keys measured at each checkpoint of keys stored (BENCH_GROWTH_KEYS)');
+      const { server, points } = await measureWriteGrowth(config);
+      console.log('');
+      console.log(
+        `- KV v2 writes of new keys as the store grows (${server}, fsync'd, wrk 32 connections, ${config.seconds} s windows): ` +
+          points
+            .map(
+              (p) =>
+                `at ${fmtInt(p.keys)} keys **${fmtInt(p.writesPerSecond)}/s**, ${fmtInt(p.cpuUsPerWrite)} µs server CPU per write, p99 ${fmtMs(p.p99Ms)} ms, RSS ${mib(p.rssBytes)}`,
+            )
+            .join('; '),
       );
     },
   },
