@@ -155,17 +155,6 @@ describe('scheduler client agent: files, drivers, lifecycle', () => {
     assert.match(bad.text, /unknown signal "SIGNOPE"/);
     await stopJob(a, 'lifecycle');
   });
-});
-
-describe('scheduler client agent: allocation stats', () => {
-  let a: TestAgent;
-  before(async () => {
-    a = await startClientAgent();
-    await readyNode(a);
-  });
-  after(async () => {
-    await a.stop();
-  });
 
   it("reads a running allocation's memory and CPU from its tasks' processes, in the reference's shape", async () => {
     // A task whose shell keeps one core busy.

@@ -13,7 +13,30 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startProvider, type TestProvider } from '../../src/kernel/authn/testdata/provider.js';
-import { axeCheck, callApi, launchBrowser, newPage, openSecrets, shoot, startDev, type Dev, type WatchedPage } from './harness.js';
+import { axeCheck, callApi, launchBrowser, newPage, openSecrets, shoot, startDev, type Dev, type ExpectedFailure, type WatchedPage } from './harness.js';
+
+/** What the signed-in user's tabs may be refused: what a non-root login cannot read, said on its screen, and a role asked for on purpose. */
+const EXPECTED: readonly ExpectedFailure[] = [
+  {
+    status: 403,
+    method: 'GET',
+    path: /^\/ui\/proxy\/(mesh|sched)\/v1\//,
+    why: "the overview reads every service with the user's secrets token, which the discovery service and the scheduler do not know: their cards say so",
+  },
+  {
+    status: 403,
+    method: 'GET',
+    path: /^\/v1\/sys\/metrics\?format=prometheus$/,
+    why: "the user may not read the metrics the overview's charts sample: it says so and stops asking",
+  },
+  {
+    status: 403,
+    method: 'GET',
+    path: /^\/v1\/sys\/mounts$/,
+    why: 'the secrets section opens on the secrets engines, which the people and ci policies do not grant: the screen says why',
+  },
+  { status: 400, method: 'POST', path: /^\/v1\/auth\/oidc\/oidc\/auth_url$/, why: 'an unknown role is asked for on purpose' },
+];
 
 describe('web UI: OIDC and JWT login to the secrets service', { timeout: 180_000 }, () => {
   let dev: Dev;
@@ -28,27 +51,7 @@ describe('web UI: OIDC and JWT login to the secrets service', { timeout: 180_000
 
   /** A fresh tab (its own sessionStorage) on the login form with OIDC chosen; console errors of it and its popups recorded. */
   const oidcForm = async (blockPopups = false): Promise<Page> => {
-    const tab = await newPage(browser, [
-      {
-        status: 403,
-        method: 'GET',
-        path: /^\/ui\/proxy\/(mesh|sched)\/v1\//,
-        why: "the overview reads every service with the user's secrets token, which the discovery service and the scheduler do not know: their cards say so",
-      },
-      {
-        status: 403,
-        method: 'GET',
-        path: /^\/v1\/sys\/metrics\?format=prometheus$/,
-        why: "the user may not read the metrics the overview's charts sample: it says so and stops asking",
-      },
-      {
-        status: 403,
-        method: 'GET',
-        path: /^\/v1\/sys\/mounts$/,
-        why: 'the secrets section opens on the secrets engines, which the people and ci policies do not grant: the screen says why',
-      },
-      { status: 400, method: 'POST', path: /^\/v1\/auth\/oidc\/oidc\/auth_url$/, why: 'an unknown role is asked for on purpose' },
-    ]);
+    const tab = await newPage(browser, EXPECTED);
     tabs.push(tab);
     const { page } = tab;
     page.context().on('console', (m) => {
@@ -149,27 +152,7 @@ describe('web UI: OIDC and JWT login to the secrets service', { timeout: 180_000
     await setUp('auth/jwt/role/ci', { role_type: 'jwt', user_claim: 'sub', bound_audiences: 'cairn-ci', token_policies: 'ci' });
     const now = Math.floor(Date.now() / 1000);
     const jwt = await op.sign({ iss: op.issuer, sub: 'ci-job-1', aud: 'cairn-ci', iat: now, exp: now + 300 });
-    const tab = await newPage(browser, [
-      {
-        status: 403,
-        method: 'GET',
-        path: /^\/ui\/proxy\/(mesh|sched)\/v1\//,
-        why: "the overview reads every service with the user's secrets token, which the discovery service and the scheduler do not know: their cards say so",
-      },
-      {
-        status: 403,
-        method: 'GET',
-        path: /^\/v1\/sys\/metrics\?format=prometheus$/,
-        why: "the user may not read the metrics the overview's charts sample: it says so and stops asking",
-      },
-      {
-        status: 403,
-        method: 'GET',
-        path: /^\/v1\/sys\/mounts$/,
-        why: 'the secrets section opens on the secrets engines, which the people and ci policies do not grant: the screen says why',
-      },
-      { status: 400, method: 'POST', path: /^\/v1\/auth\/oidc\/oidc\/auth_url$/, why: 'an unknown role is asked for on purpose' },
-    ]);
+    const tab = await newPage(browser, EXPECTED);
     tabs.push(tab);
     const { page } = tab;
     await page.goto(dev.ui);

@@ -4,7 +4,7 @@
  * with the page — and the same numbers as a table behind a toggle (the charts' text
  * alternative).
  */
-import { useState } from 'react';
+import { ChartNumbers } from '../../components/ChartNumbers';
 import { TimeChart } from '../../components/TimeChart';
 import { useTraffic } from './useTraffic';
 
@@ -13,7 +13,6 @@ const fmt = (v: number | null | undefined) => (v == null ? '–' : v.toFixed(1))
 /** The charts and, behind a toggle, their numbers as a table (the newest first). */
 export default function TrafficCharts() {
   const traffic = useTraffic();
-  const [table, setTable] = useState(false);
   const times = traffic.find((t) => t.times.length > 0)?.times ?? [];
   return (
     <>
@@ -35,38 +34,12 @@ export default function TrafficCharts() {
         />
         <TimeChart title="p99 latency" times={times} series={traffic.map((t) => ({ label: t.label, values: t.p99 }))} unit="ms" testId="chart-ms" />
       </div>
-      <button type="button" aria-expanded={table} aria-controls="traffic-table" onClick={() => setTable(!table)}>
-        {table ? 'Hide' : 'Show'} the numbers as a table
-      </button>
-      {table && (
-        <table id="traffic-table" data-testid="traffic-table">
-          <caption>Requests per second and p99 latency (ms) per service, every 5 s, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              {traffic.map((t) => (
-                <th key={t.label} scope="col">
-                  {t.label} req/s, p99 ms
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {times
-              .map((at, i) => (
-                <tr key={at}>
-                  <td>{new Date(at * 1000).toLocaleTimeString()}</td>
-                  {traffic.map((t) => (
-                    <td key={t.label}>
-                      {fmt(t.rps[i])}, {fmt(t.p99[i])}
-                    </td>
-                  ))}
-                </tr>
-              ))
-              .reverse()}
-          </tbody>
-        </table>
-      )}
+      <ChartNumbers
+        id="traffic-table"
+        caption="Requests per second and p99 latency (ms) per service, every 5 s, newest first"
+        columns={traffic.map((t) => `${t.label} req/s, p99 ms`)}
+        rows={times.map((at, i) => [at, ...traffic.map((t) => `${fmt(t.rps[i])}, ${fmt(t.p99[i])}`)] as const)}
+      />
     </>
   );
 }

@@ -7,6 +7,7 @@
 import { useEffect, useState } from 'react';
 import { api } from '../../api/client';
 import { ErrorNotice } from '../../components/Notice';
+import { ChartNumbers } from '../../components/ChartNumbers';
 import { TimeChart } from '../../components/TimeChart';
 
 interface Usage {
@@ -27,7 +28,6 @@ const KEEP = (15 * 60_000) / EVERY_MS;
 export default function AllocStats({ id, ns }: { id: string; ns: string }) {
   const [points, setPoints] = useState<Point[]>([]);
   const [error, setError] = useState<unknown>();
-  const [table, setTable] = useState(false);
   useEffect(() => {
     let stopped = false;
     const read = async () => {
@@ -71,30 +71,12 @@ export default function AllocStats({ id, ns }: { id: string; ns: string }) {
           testId="alloc-chart-memory"
         />
       </div>
-      <button type="button" aria-expanded={table} aria-controls="alloc-stats-table" onClick={() => setTable(!table)}>
-        {table ? 'Hide' : 'Show'} the numbers as a table
-      </button>
-      {table && (
-        <table id="alloc-stats-table" data-testid="alloc-stats-table">
-          <caption>CPU (percent of one core) and memory (RSS, MiB) every 3 s, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">CPU %</th>
-              <th scope="col">Memory MiB</th>
-            </tr>
-          </thead>
-          <tbody>
-            {[...points].reverse().map((p) => (
-              <tr key={p.at}>
-                <td>{new Date(p.at * 1000).toLocaleTimeString()}</td>
-                <td>{p.cpu.toFixed(1)}</td>
-                <td>{p.memory.toFixed(1)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ChartNumbers
+        id="alloc-stats-table"
+        caption="CPU (percent of one core) and memory (RSS, MiB) every 3 s, newest first"
+        columns={['CPU %', 'Memory MiB']}
+        rows={points.map((p) => [p.at, p.cpu.toFixed(1), p.memory.toFixed(1)] as const)}
+      />
     </>
   );
 }
