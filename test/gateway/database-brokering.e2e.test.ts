@@ -3,9 +3,9 @@
  * cluster, the secrets service's database engine issuing a PostgreSQL user per read of
  * `database/creds/app`, and a gateway target for the database with a `vault-generic`
  * library on that path. Each `cairn gateway connect` prints a user of its own; `psql`
- * through the worker logs in as it; when the session ends — canceled with Ctrl-C, or once its
- * connection limit is used up — the gateway revokes the lease and the user no longer exists
- * in PostgreSQL.
+ * through the worker logs in as it; when the session ends — canceled with Ctrl-C, once its
+ * connection limit is used up, or at its `session_max_seconds` — the gateway revokes the
+ * lease and the user no longer exists in PostgreSQL.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -177,5 +177,15 @@ describe('the gateway brokers a PostgreSQL user per session (cairn dev, real pro
       (await gatewayCall('GET', `sessions/${s.sessionId}`)).status === 'terminated' ? true : undefined,
     );
     await until("the session's user is dropped", 30_000, async () => ((await roleExists(s.secret.username)) ? undefined : true));
+  });
+
+  it('a session that reaches its session_max_seconds ends, and its user is dropped', async () => {
+    const t = await target(library, 'pg-short', { session_max_seconds: 5 });
+    const s = await connect(t);
+    assert.equal(await psql(s.port, s.secret), s.secret.username);
+    await until('the session ends at its expiration time', 60_000, async () =>
+      (await gatewayCall('GET', `sessions/${s.sessionId}`)).status === 'terminated' ? true : undefined,
+    );
+    await until("the expired session's user is dropped", 30_000, async () => ((await roleExists(s.secret.username)) ? undefined : true));
   });
 });
