@@ -107,7 +107,7 @@ const healthyCanaries = (d: Deployment, name: string, allocs: readonly ExistingA
  * <h>/<n> healthy allocations` (the reference's texts).
  */
 export function promoteIn(tx: Txn, d: Deployment, groups: readonly string[] | undefined, nowNs: number): TransitionResult {
-  const allocs = deploymentAllocs(tx, d);
+  const allocs = deploymentAllocs<ExistingAlloc>(tx, d);
   const counted = recount(d, allocs);
   for (const g of groups ?? []) if (!counted.TaskGroups[g]) throw schedBadRequest(`deployment has no task group "${g}"`);
   const names = (groups ?? Object.keys(counted.TaskGroups)).filter((n) => counted.TaskGroups[n]!.DesiredCanaries > 0 && !counted.TaskGroups[n]!.Promoted);
@@ -142,7 +142,7 @@ const complete = (d: Deployment): boolean =>
 export function checkIn(tx: Txn, id: string, nowNs: number): CheckOutcome {
   const d = tx.get<StoredDeployment>(T.deployments, id);
   if (!d || !deploymentActive(d)) return 'none';
-  const allocs = deploymentAllocs(tx, d);
+  const allocs = deploymentAllocs<ExistingAlloc>(tx, d);
   const counted = recount(d, allocs);
   if (Object.values(counted.TaskGroups).some((g) => g.UnhealthyAllocs > 0)) {
     failIn(tx, counted, DEPLOYMENT_TEXT.failedAllocations, nowNs);
