@@ -12,7 +12,7 @@
 //   symlink to the original, since tests find files relative to `import.meta.dirname`; a child
 //   started on a mirrored .ts file (`node --import tsx …/dev-server.ts`) runs the original, as
 //   node follows the symlink;
-// - what tests reach with `..` from there (bin/, dist/, docs/, README.md, package.json, …) is a
+// - what tests reach with `..` from there (bin/, dist/, docs/, scripts/, README.md, …) is a
 //   symlink at the mirror's root (ROOT_LINKS);
 // - files whose source is gone are removed, so a deleted module cannot keep an import working.
 // swc strips types as tsx's esbuild does (per file: no const enum inlining, type-only imports
@@ -20,7 +20,7 @@
 // ES2022 (define semantics).
 //
 // `node scripts/test-build.mjs` builds and prints what it did; scripts/test.mjs imports build().
-import { existsSync, mkdirSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -33,7 +33,7 @@ const TREES = ['src', 'test', 'bench'];
  * `join(import.meta.dirname, '..', …)`. A test that runs a tool on the repository or writes
  * under it finds the real root instead (test/repo-root.ts, through package.json's link).
  */
-const ROOT_LINKS = ['bin', 'dist', 'docs', 'README.md', 'package.json'];
+const ROOT_LINKS = ['bin', 'dist', 'docs', 'scripts', 'README.md', 'package.json'];
 
 const SELF = fileURLToPath(import.meta.url);
 
@@ -64,7 +64,12 @@ function link(target, at) {
     // not there yet (or not a link: a directory left by an older layout)
     rmSync(at, { recursive: true, force: true });
   }
-  symlinkSync(to, at);
+  try {
+    symlinkSync(to, at);
+  } catch (err) {
+    // Another `npm test` in this checkout, building at the same moment, made it first.
+    if (err.code !== 'EEXIST') throw err;
+  }
   return true;
 }
 
@@ -119,7 +124,10 @@ async function compile(file, out) {
       transform: { useDefineForClassFields: true },
     },
   });
-  writeFileSync(out, code);
+  // Written aside, then renamed: a test file of another run loading it never reads half a file.
+  const part = `${out}.${process.pid}.part`;
+  writeFileSync(part, code);
+  renameSync(part, out);
 }
 
 /**
