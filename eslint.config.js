@@ -87,7 +87,7 @@ const cliBoundary = Array.from({ length: MAX_DEPTH }, (_, depth) => ({
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', 'ui/dist/**', '.cairn/**', 'src/kernel/bexpr/parser.generated.ts'],
+    ignores: ['**/dist/**', '**/node_modules/**', 'ui/dist/**', '.cairn/**', '.test-build/**', 'src/kernel/bexpr/parser.generated.ts'],
   },
   {
     files: ['**/*.{ts,tsx,js,mjs,cjs}'],

@@ -8,11 +8,13 @@
  * by scripts/ensure-built.mjs, i.e. `npm run bench`) is newer than every file under
  * `src/`, else `src` (a tree being edited), and the run says so in its header.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+// The repository's root, also when this runs compiled from the tests' mirror .test-build/
+// (scripts/test-build.mjs), whose package.json is a symlink to the root's.
+const ROOT = dirname(realpathSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json')));
 
 /** Latest modification time (ms) of any file under `dir`. */
 function newest(dir: string): number {

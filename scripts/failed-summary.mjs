@@ -1,6 +1,8 @@
 // A node:test reporter that prints, after the run, every failed test with its file and
 // error, so the last lines of a long CI log name what failed (the TAP stream above them
-// is too long to be read whole).
+// is too long to be read whole). A file that ran compiled (.test-build/) is named by its source.
+import { sourcePath } from './test-build.mjs';
+
 /**
  * @param {AsyncIterable<{type: string, data: any}>} source the runner's event stream
  * @returns {AsyncGenerator<string>} the summary text, once the run has ended
@@ -18,7 +20,7 @@ export default async function* failedSummary(source) {
       .split('\n')
       .slice(0, 6)
       .join('\n    ');
-    failed.push(`- ${file ?? '?'}: ${name}\n    ${message}`);
+    failed.push(`- ${file ? sourcePath(file) : '?'}: ${name}\n    ${message}`);
   }
   if (failed.length === 0) return;
   yield `\n# ${failed.length} failed test(s):\n${failed.join('\n')}\n`;

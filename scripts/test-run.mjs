@@ -1,6 +1,7 @@
 // Runs test files with node:test's run(), in the order given: node 20's `--test` sorts its
 // files by name, run() keeps the order of `files` (scripts/test.mjs starts the longest first).
-// Started by scripts/test.mjs under `--import tsx`, which each file's process inherits.
+// Started by scripts/test.mjs under `--enable-source-maps`, which each file's process inherits,
+// on the compiled files in .test-build/ (scripts/test-build.mjs).
 // Arguments: <files at once> <file for the durations reporter, or -> <test file>...
 // Reports as `node --test --test-reporter=tap --test-reporter=./scripts/failed-summary.mjs`
 // does, on stdout; exit code 1 when a test failed.

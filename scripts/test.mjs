@@ -1,5 +1,10 @@
 #!/usr/bin/env node
-// Runs the whole test suite with node's own runner (its summary is what CI reads).
+// Runs the whole test suite with node's own runner (its summary is what CI reads), from
+// compiled JavaScript: scripts/test-build.mjs first brings .test-build/ (src/, test/ and bench/
+// compiled by swc, with source maps) up to date, and the files run from there under
+// `--enable-source-maps`, so failures point at the .ts lines. Loading tsx's loader into every
+// test file's process cost about 1 s of CPU per file (BENCHMARKS.md, "Test suite"). One file by
+// hand still runs from source: `node --import tsx --test test/x.test.ts`.
 // Node 20's `--test` takes no globs, so the files are listed here (ecosystem.md §10).
 // Extra arguments narrow the run to files whose path contains any of them.
 // `--record-durations` also writes each file's duration into scripts/test-durations.json
@@ -14,6 +19,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { build, compiledPath } from './test-build.mjs';
 
 const DURATIONS = 'scripts/test-durations.json';
 
@@ -56,9 +62,12 @@ if (files.length === 0) {
 }
 const tmp = record ? mkdtempSync(join(tmpdir(), 'cairn-test-durations-')) : undefined;
 const concurrency = process.env.CAIRN_TEST_CONCURRENCY ?? '3';
-const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/test-run.mjs', concurrency, tmp ? join(tmp, 'durations.json') : '-', ...files], {
-  stdio: 'inherit',
-});
+await build();
+const r = spawnSync(
+  process.execPath,
+  ['--enable-source-maps', 'scripts/test-run.mjs', concurrency, tmp ? join(tmp, 'durations.json') : '-', ...files.map(compiledPath)],
+  { stdio: 'inherit' },
+);
 if (tmp) {
   // This run's files replace their entries; files that no longer exist leave the list.
   const all = new Set([...find('src', []), ...find('test', [])]);

@@ -12,10 +12,10 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { before, it } from 'node:test';
+import { REPO_ROOT as ROOT } from './repo-root.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
 const DEPCRUISE = join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
 
 /** The parts of dependency-cruiser's JSON output read here. */

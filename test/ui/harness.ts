@@ -16,10 +16,10 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { BUILT_UI_DIR } from '../../src/kernel/http/index.js';
 import { CAIRN_BIN } from '../bin.js';
 import type { JsonReply } from '../helpers.js';
+import { REPO_ROOT } from '../repo-root.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 /** Where the screenshots go (gitignored). */
-export const SHOTS = join(ROOT, 'test-results', 'ui');
+export const SHOTS = join(REPO_ROOT, 'test-results', 'ui');
 export const ROOT_TOKEN = 'ui-root-token';
 export const GATEWAY_TOKEN = 'ui-gateway-token';
 

@@ -12,6 +12,7 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Backend } from '../backend.js';
@@ -101,7 +102,9 @@ export async function assertAcknowledgedStored(backend: Backend, acked: Readonly
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+// Run as a script: node gives import.meta.url the file's real path, and argv[1] as given (npm
+// test starts it through the symlink in .test-build/, scripts/test-build.mjs).
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
   const path = process.argv[2];
   if (!path) {
     process.stderr.write('usage: crash-writer.ts <db-path>\n');

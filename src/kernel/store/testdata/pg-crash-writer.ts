@@ -9,11 +9,13 @@
  * @module
  */
 
+import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { PostgresBackend } from '../postgres.js';
 import { writeUntilKilled } from './crash-writer.js';
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+// Run as a script, also through the symlink npm test starts (as crash-writer.ts).
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
   const table = process.argv[2];
   const url = process.env.CAIRN_CRASH_PG_URL;
   if (!table || !url) {
