@@ -23,7 +23,7 @@ describe('placement preferences: spread and affinity', () => {
     const r = await req('POST', '/v1/jobs', { Job: job });
     assert.equal(r.status, 200, r.text);
     await settled(a, r.json.EvalID);
-    const allocs = (await req('GET', `/v1/job/${String(job.ID)}/allocations`)).json as { ID: string; NodeName: string }[];
+    const allocs = (await req('GET', `/v1/job/${String(job.ID)}/allocations`)).json as { ID: string; Name: string; NodeName: string }[];
     const perNode: Record<string, number> = {};
     for (const al of allocs) perNode[al.NodeName] = (perNode[al.NodeName] ?? 0) + 1;
     return { perNode, allocs };
@@ -52,7 +52,9 @@ describe('placement preferences: spread and affinity', () => {
   it('an even spread over the datacenter puts the group half and half over the datacenters', async () => {
     const { perNode, allocs } = await place(minimalJob('even', { Spreads: [{ Attribute: '${node.datacenter}' }], TaskGroups: group(6) }));
     assert.deepEqual(perDc(perNode), { dc1: 3, dc2: 3 }, JSON.stringify(perNode));
-    const al = (await req('GET', `/v1/allocation/${allocs[5]!.ID}`)).json;
+    // The last one placed: the first has no spread score (nothing placed yet, the reference records none).
+    const last = allocs.find((x) => x.Name === 'even.app[5]')!;
+    const al = (await req('GET', `/v1/allocation/${last.ID}`)).json;
     const meta = al.Metrics.ScoreMetaData as { NodeID: string; Scores: Record<string, number>; NormScore: number }[];
     assert.equal(meta.length, 3, 'every feasible node is scored (at most five kept)');
     assert.ok(
