@@ -62,8 +62,8 @@ describe('web UI: scheduler jobs', { timeout: 180_000 }, () => {
       {
         status: 404,
         method: 'GET',
-        path: /^\/ui\/proxy\/sched\/v1\/job\/ui-hello(\/summary\?|\/versions\?diffs=true&|\?)namespace=default$/,
-        why: "the purged job's screen reads it (its summary, its versions) once more as the purge lands, before going back to the list",
+        path: /^\/ui\/proxy\/sched\/v1\/job\/ui-hello(\/summary\?|\/versions\?diffs=true&|\/deployment\?|\?)namespace=default$/,
+        why: "the purged job's screen reads it (its summary, its versions, its deployment) once more as the purge lands, before going back to the list",
       },
       {
         status: 400,

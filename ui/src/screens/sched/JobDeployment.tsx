@@ -2,10 +2,11 @@
  * A service job's latest deployment (`GET /v1/job/:id/deployment`, null for none; contract 29,
  * the reference's `Deployment`): its status and description, and per task group the desired,
  * placed, healthy and unhealthy allocations, the canaries placed of those desired and whether
- * they were promoted, with a progress bar that also says its figures in words. Promote
- * (`POST /v1/deployment/promote/:id` {All}), Fail (`/fail/:id`), Pause and Resume
- * (`/pause/:id` {Pause}) act on it — Promote and Fail after a confirmation, as they replace
- * or roll back allocations; the panel is read again every `refreshMs` as the job's others.
+ * they were promoted (when some group asks for canaries), with a progress bar that also says
+ * its figures in words. Promote (`POST /v1/deployment/promote/:id` {All}), Fail
+ * (`/fail/:id`), Pause and Resume (`/pause/:id` {Pause}) act on it — Promote and Fail after a
+ * confirmation, as they replace or roll back allocations; the panel is read again every
+ * `refreshMs` as the job's others.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -48,7 +49,8 @@ const STATUS_CLASS: Record<string, string> = { successful: 'status-passing', run
 /** An RFC 3339 time as a local date and time; '—' for none (Go's zero time). */
 const deadline = (t: string) => (!t || t.startsWith('0001-') ? '—' : new Date(t).toLocaleString());
 
-function GroupRows({ groups }: { groups: Array<[string, GroupState]> }) {
+/** The group rows; `canaries`: the canary columns are shown (some group asks for canaries). */
+function GroupRows({ groups, canaries }: { groups: Array<[string, GroupState]>; canaries: boolean }) {
   return (
     <>
       {groups.map(([name, g]) => (
@@ -58,9 +60,9 @@ function GroupRows({ groups }: { groups: Array<[string, GroupState]> }) {
           <td>{g.PlacedAllocs}</td>
           <td>{g.HealthyAllocs}</td>
           <td>{g.UnhealthyAllocs}</td>
-          <td>{g.DesiredCanaries > 0 ? `${(g.PlacedCanaries ?? []).length} of ${g.DesiredCanaries}` : '—'}</td>
-          <td>{g.DesiredCanaries > 0 ? (g.Promoted ? 'yes' : 'no') : 'N/A'}</td>
-          <td>
+          {canaries && <td>{g.DesiredCanaries > 0 ? `${(g.PlacedCanaries ?? []).length} of ${g.DesiredCanaries}` : '—'}</td>}
+          {canaries && <td>{g.DesiredCanaries > 0 ? (g.Promoted ? 'yes' : 'no') : 'N/A'}</td>}
+          <td className="progress">
             <progress value={g.HealthyAllocs} max={Math.max(g.DesiredTotal, 1)} aria-label={`Group ${name}: healthy allocations of those desired`} />{' '}
             {g.HealthyAllocs} of {g.DesiredTotal} healthy
             {g.UnhealthyAllocs > 0 ? `, ${g.UnhealthyAllocs} unhealthy` : ''}
@@ -85,6 +87,8 @@ export function JobDeployment({ id, ns, refreshMs }: { id: string; ns: string; r
   const short = d?.ID.slice(0, 8) ?? '';
   const groups = Object.entries(d?.TaskGroups ?? {}).sort(([a], [b]) => a.localeCompare(b));
   const active = !!d && ACTIVE.includes(d.Status);
+  // As the reference's status table: the canary columns only when some group asks for canaries.
+  const canaries = groups.some(([, g]) => g.DesiredCanaries > 0);
   const canPromote = d?.Status === 'running' && groups.some(([, g]) => g.DesiredCanaries > 0 && !g.Promoted);
 
   /** Sends `action` about the deployment (after `question`, when given) and says `done` with the reply. */
@@ -189,14 +193,14 @@ export function JobDeployment({ id, ns, refreshMs }: { id: string; ns: string; r
                   <th scope="col">Placed</th>
                   <th scope="col">Healthy</th>
                   <th scope="col">Unhealthy</th>
-                  <th scope="col">Canaries placed</th>
-                  <th scope="col">Promoted</th>
+                  {canaries && <th scope="col">Canaries placed</th>}
+                  {canaries && <th scope="col">Promoted</th>}
                   <th scope="col">Progress</th>
                   <th scope="col">Progress deadline</th>
                 </tr>
               </thead>
               <tbody>
-                <GroupRows groups={groups} />
+                <GroupRows groups={groups} canaries={canaries} />
               </tbody>
             </table>
           )}
