@@ -120,6 +120,11 @@ describe('cairn sched deployment against a real scheduler agent', () => {
     await latest('the deployment to be paused', (d) => d.Status === 'paused');
     assert.equal(await ok('sched', 'deployment', 'pause', '-resume', '-detach', short), `Deployment "${second.ID}" resumed\n`);
     await latest('the deployment to run again', (d) => d.Status === 'running');
+    // -json prints the API's DeploymentUpdateResponse as it is.
+    const paused = JSON.parse(await ok('sched', 'deployment', 'pause', '-json', short)) as Record<string, unknown>;
+    assert.deepEqual([typeof paused.DeploymentModifyIndex, typeof paused.EvalID, typeof paused.Index], ['number', 'string', 'number']);
+    await ok('sched', 'deployment', 'pause', '-resume', '-detach', short);
+    await latest('the deployment to run once more', (d) => d.Status === 'running');
 
     assert.match(await ok('sched', 'deployment', 'promote', '-detach', '-group=app', short), /^Evaluation ID: [0-9a-f-]{36}\n$/);
     const promoted = await latest('the canary to be promoted', (d) => d.TaskGroups.app?.Promoted === true);
@@ -130,7 +135,7 @@ describe('cairn sched deployment against a real scheduler agent', () => {
     assert.equal(await ok('sched', 'deployment', 'fail', '-detach', third.ID), `Deployment "${third.ID}" failed\n`);
     const failed = await latest('the deployment to be failed', (d) => d.Status === 'failed');
     assert.equal(failed.StatusDescription, 'Deployment marked as failed');
-    // A write's -json is the API's DeploymentUpdateResponse; a terminal deployment refuses another fail with the service's text.
+    // A terminal deployment refuses another fail with the service's text.
     const again = await cairn({ SCHED_TOKEN: ROOT }, ['sched', 'deployment', 'fail', third.ID]);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /^Error: .*terminal deployment.* \(HTTP 400\)\n$/);

@@ -68,14 +68,17 @@ async function statusCmd(ctx: SchedCtx): Promise<number> {
   return 0;
 }
 
-/** After a deployment write: the reply with `-json`; else `said` (if any), then the evaluation followed unless `-detach` or none was made. */
-async function afterWrite(ctx: SchedCtx, r: SchedDeploymentUpdateReply, said: string | undefined): Promise<number> {
+/**
+ * After a deployment write: the reply with `-json`; else `said` (if any), then (when `follow`)
+ * the evaluation followed unless `-detach` or none was made.
+ */
+async function afterWrite(ctx: SchedCtx, r: SchedDeploymentUpdateReply, { said, follow = true }: { said?: string; follow?: boolean }): Promise<number> {
   if (ctx.format === 'json') {
     show(ctx, r, () => '');
     return 0;
   }
   if (said !== undefined) ctx.io.stdout(`${said}\n`);
-  if (r.EvalID === '') return 0;
+  if (!follow || r.EvalID === '') return 0;
   if (flagBool(ctx.opts.detach, 'detach')) {
     // The reference prints the evaluation ID after a promote, and nothing more after a fail or resume.
     if (said === undefined) ctx.io.stdout(`Evaluation ID: ${r.EvalID}\n`);
@@ -90,7 +93,7 @@ async function promoteCmd(ctx: SchedCtx): Promise<number> {
   if (!d) return 1;
   const groups = (ctx.opts.group as string[] | undefined) ?? [];
   const r = await ctx.client.deployments.promote(d.ID, { groups, namespace: d.Namespace });
-  return afterWrite(ctx, r, undefined);
+  return afterWrite(ctx, r, {});
 }
 
 async function failCmd(ctx: SchedCtx): Promise<number> {
@@ -98,7 +101,7 @@ async function failCmd(ctx: SchedCtx): Promise<number> {
   if (!d) return 1;
   const r = await ctx.client.deployments.fail(d.ID, { namespace: d.Namespace });
   const reverted = typeof r.RevertedJobVersion === 'number' ? `. Auto-reverted to job version ${r.RevertedJobVersion}.` : '';
-  return afterWrite(ctx, r, `Deployment "${d.ID}" failed${reverted}`);
+  return afterWrite(ctx, r, { said: `Deployment "${d.ID}" failed${reverted}` });
 }
 
 async function pauseCmd(ctx: SchedCtx): Promise<number> {
@@ -107,7 +110,7 @@ async function pauseCmd(ctx: SchedCtx): Promise<number> {
   const resume = flagBool(ctx.opts.resume, 'resume');
   const r = await ctx.client.deployments.pause(d.ID, !resume, { namespace: d.Namespace });
   // A pause makes no evaluation worth following (the reference prints only its line).
-  return afterWrite(ctx, resume ? r : { ...r, EvalID: '' }, `Deployment "${d.ID}" ${resume ? 'resumed' : 'paused'}`);
+  return afterWrite(ctx, r, { said: `Deployment "${d.ID}" ${resume ? 'resumed' : 'paused'}`, follow: resume });
 }
 
 /** Adds `sched deployment list|status|promote|fail|pause` to the `sched` group. */
