@@ -93,7 +93,7 @@ export class SchedDeploymentsApi {
   /**
    * `POST /v1/deployment/promote/:id` (`submit-job`): promotes the canaries of `groups` (all
    * groups when none are named). @throws SchedApiError 400 `can't promote terminal deployment`,
-   * `Task group "<g>" has <h>/<n> healthy allocations`, …; 404 `deployment not found`.
+   * `Task group "<g>" has <h>/<n> healthy allocations`, `no canaries to promote`; 404 `deployment not found`.
    */
   async promote(id: string, o: { groups?: readonly string[]; namespace?: string } = {}): Promise<SchedDeploymentUpdateReply> {
     const groups = o.groups && o.groups.length > 0 ? o.groups : null;
@@ -124,12 +124,12 @@ export class SchedDeploymentsApi {
     return this.write(`/deployment/allocation-health/${seg(id)}`, body, o.namespace);
   }
 
-  /** `GET /v1/job/:id/deployments` (`read-job`): the job's deployments, newest first (`all`: of every job with this ID ever registered). @throws SchedApiError 404 `job not found`. */
+  /** `GET /v1/job/:id/deployments` (`read-job`): the job's deployments, newest first (`[]` for an unknown job; `all` is accepted and changes nothing). */
   async jobDeployments(jobId: string, o: SchedDeploymentReadOptions & { all?: boolean } = {}): Promise<SchedRead<SchedDeployment[]>> {
     return this.get<SchedDeployment[]>(`/job/${seg(jobId)}/deployments`, o, { all: o.all ? 'true' : undefined });
   }
 
-  /** `GET /v1/job/:id/deployment` (`read-job`): the job's latest deployment, or null. @throws SchedApiError 404 `job not found`. */
+  /** `GET /v1/job/:id/deployment` (`read-job`): the job's latest deployment, or null (none, or an unknown job). */
   async jobLatestDeployment(jobId: string, o: SchedDeploymentReadOptions = {}): Promise<SchedRead<SchedDeployment | null>> {
     return this.get<SchedDeployment | null>(`/job/${seg(jobId)}/deployment`, o);
   }

@@ -9,9 +9,16 @@
  */
 import type { Indexed, Txn } from '../../../kernel/store/index.js';
 import { formatTime } from '../../../kernel/util/duration.js';
-import type { Job, TaskGroup, UpdateStrategy } from '../jobs/types.js';
+import type { AllocDeploymentStatus, Job, TaskGroup, UpdateStrategy } from '../jobs/types.js';
 import { T } from '../state.js';
-import type { ExistingAlloc } from '../scheduler/model.js';
+
+/** What counting reads of an allocation (scheduler/model.ts `ExistingAlloc` has it). */
+export interface DeploymentAlloc {
+  readonly ID: string;
+  readonly TaskGroup: string;
+  readonly DeploymentID: string;
+  readonly DeploymentStatus?: AllocDeploymentStatus | null;
+}
 
 /** Deployment statuses (the reference's `DeploymentStatus*`). */
 export const DEPLOYMENT_STATUS = {
@@ -134,9 +141,9 @@ export function newDeployment(id: string, job: Job, groups: Record<string, Deplo
 /** RFC 3339 of Unix ns `ns` + `deadlineNs` (the zero time when there is no deadline). */
 export const progressBy = (nowNs: number, deadlineNs: number): string => (deadlineNs > 0 ? formatTime(new Date((nowNs + deadlineNs) / 1e6)) : ZERO_TIME);
 
-/** The allocations of deployment `d` (every status). */
-export function deploymentAllocs(tx: Pick<Txn, 'listBy'>, d: Pick<Deployment, 'ID' | 'Namespace' | 'JobID'>): ExistingAlloc[] {
-  return tx.listBy<ExistingAlloc>(T.allocs, 'job', `${d.Namespace}/${d.JobID}`).filter((a) => a.DeploymentID === d.ID);
+/** The allocations of deployment `d` (every status), as `A` (the caller's allocation shape). */
+export function deploymentAllocs<A extends DeploymentAlloc>(tx: Pick<Txn, 'listBy'>, d: Pick<Deployment, 'ID' | 'Namespace' | 'JobID'>): (A & Indexed)[] {
+  return tx.listBy<A>(T.allocs, 'job', `${d.Namespace}/${d.JobID}`).filter((a) => a.DeploymentID === d.ID);
 }
 
 /**
@@ -144,7 +151,7 @@ export function deploymentAllocs(tx: Pick<Txn, 'listBy'>, d: Pick<Deployment, 'I
  * `PlacedCanaries` counted from `allocs` (its allocations): canaries stay listed once
  * promoted (their flag is cleared then).
  */
-export function recount<D extends Deployment>(d: D, allocs: readonly ExistingAlloc[]): D {
+export function recount<D extends Deployment>(d: D, allocs: readonly DeploymentAlloc[]): D {
   const groups: Record<string, DeploymentGroupState> = {};
   for (const [name, g] of Object.entries(d.TaskGroups)) {
     const mine = allocs.filter((a) => a.TaskGroup === name && a.DeploymentID === d.ID);

@@ -118,7 +118,7 @@ export function setAllocHealth(deps: SchedDeps, id: string, healthy: readonly st
     };
     for (const a of healthy) set(a, true);
     for (const a of unhealthy) set(a, false);
-    tx.put(T.deployments, d.ID, { ...recount(d, deploymentAllocs(tx, d)), ModifyTime: nowNs });
+    tx.put(T.deployments, d.ID, { ...recount(d, deploymentAllocs<ExistingAlloc>(tx, d)), ModifyTime: nowNs });
     return { evaluation: watcherEval(tx, d, nowNs) };
   });
 }

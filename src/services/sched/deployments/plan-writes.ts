@@ -11,6 +11,7 @@
 import type { Txn } from '../../../kernel/store/index.js';
 import type { DeploymentWrites } from '../scheduler/model.js';
 import { T } from '../state.js';
+import type { ExistingAlloc } from '../scheduler/model.js';
 import { DEPLOYMENT_STATUS, deploymentActive, deploymentAllocs, progressBy, recount, ZERO_TIME, type Deployment, type StoredDeployment } from './doc.js';
 
 /** Writes `w` in `tx` at `nowNs` (Unix ns). */
@@ -35,5 +36,5 @@ export function applyDeploymentWrites(tx: Txn, w: DeploymentWrites | undefined, 
         : merged;
   }
   const next: Deployment = { ...(stored ?? up), TaskGroups: groups, ModifyTime: nowNs };
-  tx.put<Deployment>(T.deployments, up.ID, recount(next, deploymentAllocs(tx, next)));
+  tx.put<Deployment>(T.deployments, up.ID, recount(next, deploymentAllocs<ExistingAlloc>(tx, next)));
 }

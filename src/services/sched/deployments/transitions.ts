@@ -107,7 +107,7 @@ const healthyCanaries = (d: Deployment, name: string, allocs: readonly ExistingA
  * <h>/<n> healthy allocations` (the reference's texts).
  */
 export function promoteIn(tx: Txn, d: Deployment, groups: readonly string[] | undefined, nowNs: number): TransitionResult {
-  const allocs = deploymentAllocs(tx, d);
+  const allocs = deploymentAllocs<ExistingAlloc>(tx, d);
   const counted = recount(d, allocs);
   for (const g of groups ?? []) if (!counted.TaskGroups[g]) throw schedBadRequest(`deployment has no task group "${g}"`);
   const names = (groups ?? Object.keys(counted.TaskGroups)).filter((n) => counted.TaskGroups[n]!.DesiredCanaries > 0 && !counted.TaskGroups[n]!.Promoted);
@@ -142,7 +142,7 @@ const complete = (d: Deployment): boolean =>
 export function checkIn(tx: Txn, id: string, nowNs: number): CheckOutcome {
   const d = tx.get<StoredDeployment>(T.deployments, id);
   if (!d || !deploymentActive(d)) return 'none';
-  const allocs = deploymentAllocs(tx, d);
+  const allocs = deploymentAllocs<ExistingAlloc>(tx, d);
   const counted = recount(d, allocs);
   if (Object.values(counted.TaskGroups).some((g) => g.UnhealthyAllocs > 0)) {
     failIn(tx, counted, DEPLOYMENT_TEXT.failedAllocations, nowNs);
@@ -179,12 +179,22 @@ export function checkIn(tx: Txn, id: string, nowNs: number): CheckOutcome {
   return 'health';
 }
 
-/** Is a group of running deployment `d` past its `RequireProgressBy` at `nowMs` without being done? */
+/**
+ * When group `g` must have progressed by (epoch ms), or undefined when no deadline runs for
+ * it: no `ProgressDeadline` (or not started), done (healthy at `DesiredTotal` and
+ * promoted), or waiting for promotion with every canary healthy (the reference's watcher
+ * skips such a group).
+ */
+export function groupDeadline(g: DeploymentGroupState): number | undefined {
+  if (g.ProgressDeadline <= 0 || g.RequireProgressBy.startsWith('0001-')) return undefined;
+  const canaries = g.DesiredCanaries > 0 && !g.Promoted;
+  if (canaries && g.HealthyAllocs >= g.DesiredCanaries) return undefined;
+  if (!canaries && g.HealthyAllocs >= g.DesiredTotal) return undefined;
+  return Date.parse(g.RequireProgressBy);
+}
+
+/** Is a group of running deployment `d` past its progress deadline at `nowMs`? */
 export function pastDeadline(d: Deployment, nowMs: number): boolean {
   if (d.Status !== DEPLOYMENT_STATUS.running) return false;
-  return Object.values(d.TaskGroups).some((g) => {
-    if (g.ProgressDeadline <= 0 || g.RequireProgressBy.startsWith('0001-')) return false;
-    const done = g.HealthyAllocs >= g.DesiredTotal && (g.DesiredCanaries === 0 || g.Promoted);
-    return !done && Date.parse(g.RequireProgressBy) <= nowMs;
-  });
+  return Object.values(d.TaskGroups).some((g) => (groupDeadline(g) ?? Infinity) <= nowMs);
 }

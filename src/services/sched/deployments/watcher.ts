@@ -8,8 +8,9 @@
  *   deployment change → that deployment is checked (transitions.ts `checkIn`) in its own
  *   write, labelled `DeploymentStatusUpdate` (failed, successful), `DeploymentPromotion`
  *   (auto-promoted) or `DeploymentAllocHealth` (counts and progress deadline moved).
- * - One timer for the earliest `RequireProgressBy` of the running deployments: a deployment a
- *   group of which passes it unfinished fails (`Failed due to progress deadline`).
+ * - One timer for the earliest `RequireProgressBy` of the running deployments' unfinished
+ *   groups (transitions.ts `groupDeadline`): a deployment a group of which passes it fails
+ *   (`Failed due to progress deadline`).
  *
  * @module
  */
@@ -18,7 +19,7 @@ import type { ChangeBatch } from '../../../kernel/store/index.js';
 import type { SchedDeps } from '../service-deps.js';
 import { LABEL, T } from '../state.js';
 import { DEPLOYMENT_STATUS, DEPLOYMENT_TEXT, deploymentActive, type StoredDeployment } from './doc.js';
-import { checkIn, failIn, pastDeadline, type CheckOutcome } from './transitions.js';
+import { checkIn, failIn, groupDeadline, pastDeadline, type CheckOutcome } from './transitions.js';
 
 /** The longest a Node timer waits; a later deadline is reached through intermediate wake-ups. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -122,10 +123,7 @@ export class DeploymentWatcher {
     let earliest = Infinity;
     for (const d of this.deps.state.list<StoredDeployment>(T.deployments)) {
       if (d.Status !== DEPLOYMENT_STATUS.running) continue;
-      for (const g of Object.values(d.TaskGroups)) {
-        if (g.ProgressDeadline <= 0 || g.RequireProgressBy.startsWith('0001-')) continue;
-        earliest = Math.min(earliest, Date.parse(g.RequireProgressBy));
-      }
+      for (const g of Object.values(d.TaskGroups)) earliest = Math.min(earliest, groupDeadline(g) ?? Infinity);
     }
     if (earliest === Infinity) return;
     const wait = Math.max(0, earliest - this.deps.now());

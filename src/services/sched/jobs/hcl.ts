@@ -14,6 +14,7 @@
  *   spread { attribute = "${node.datacenter}"  target "dc1" { percent = 70 } }   # also on groups
  *   parameterized { payload = "optional"  meta_required = ["input"] }   # dispatched children only (parameterized.ts)
  *   periodic { crons = ["0 9 * * 1-5"]  prohibit_overlap = true  time_zone = "UTC" }   # launched children only (periodic.ts)
+ *   update { max_parallel = 2  health_check = "checks"  canary = 1  auto_revert = true }   # also on groups, merged over the job's (update.ts)
  *   group "app" {
  *     count = 2
  *     restart    { attempts = 2  interval = "30m"  delay = "15s"  mode = "fail" }

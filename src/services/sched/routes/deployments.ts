@@ -39,6 +39,7 @@ import {
 } from '../deployments/operations.js';
 import { PREFIX_QUERY, queryUuidPrefix, requireInput } from '../request.js';
 import { T } from '../state.js';
+import type { ExistingAlloc } from '../scheduler/model.js';
 import { namespaceOf, readJob } from './job-common.js';
 
 /** Deployment `:id`. @throws 404 `deployment not found`. */
@@ -163,7 +164,7 @@ export const deploymentRoutes: readonly SchedRoute[] = [
         access: inItsNamespace('read-job'),
         handle: async (ctx) => {
           const d = stored(ctx);
-          return { body: deploymentAllocs(ctx.deps.state, d).map(allocStub), index: ctx.deps.state.tableIndex(T.allocs) };
+          return { body: deploymentAllocs<ExistingAlloc>(ctx.deps.state, d).map(allocStub), index: ctx.deps.state.tableIndex(T.allocs) };
         },
       },
     },

@@ -149,7 +149,7 @@ export class RolloutGroup {
     return this.active ? this.rollout.id : undefined;
   }
 
-  /** Is `a` a canary (of any deployment) that is not yet promoted? */
+  /** Is `a` flagged a canary (of any deployment; promotion clears the flag)? */
   isCanary(a: ExistingAlloc): boolean {
     return a.DeploymentStatus?.Canary === true;
   }
