@@ -5,7 +5,8 @@
  * confirmation) and seen dead, then purged; HCL with a syntax error, and a job the server's
  * validation refuses, show the server's error next to the editor and register nothing; a
  * job's versions with what changed and a revert; a periodic job's schedule, next launch and
- * a launch now.
+ * a launch now; a parameterized job dispatched from its Dispatch form (the child shown with a
+ * link to its screen), and the server's refusal of a dispatch missing a required meta key.
  * Each new screen is screenshot and checked with axe-core; no console error.
  */
 import assert from 'node:assert/strict';
@@ -28,6 +29,9 @@ const JOB = `job "ui-hello" {
   }
 }
 `;
+
+/** The task groups of a one-task `raw_exec` job running `/bin/sh` with `args`. */
+const task = (args: string[]) => [{ Name: 'g', Tasks: [{ Name: 't', Driver: 'raw_exec', Config: { command: '/bin/sh', args } }] }];
 
 /** Replaces the CodeMirror editor's text (it lives in a shadow root; Playwright pierces it). */
 async function typeJob(page: Page, hcl: string): Promise<void> {
@@ -58,8 +62,14 @@ describe('web UI: scheduler jobs', { timeout: 180_000 }, () => {
       {
         status: 404,
         method: 'GET',
-        path: /^\/ui\/proxy\/sched\/v1\/job\/ui-hello(\/summary\?|\/versions\?diffs=true&|\?)namespace=default$/,
-        why: "the purged job's screen reads it (its summary, its versions) once more as the purge lands, before going back to the list",
+        path: /^\/ui\/proxy\/sched\/v1\/job\/ui-hello(\/summary\?|\/versions\?diffs=true&|\/deployment\?|\?)namespace=default$/,
+        why: "the purged job's screen reads it (its summary, its versions, its deployment) once more as the purge lands, before going back to the list",
+      },
+      {
+        status: 400,
+        method: 'POST',
+        path: /^\/ui\/proxy\/sched\/v1\/job\/ui-param\/dispatch\?namespace=default$/,
+        why: 'the Dispatch form is sent without the meta key the job requires',
       },
     ]);
     page = tab.page;
@@ -144,7 +154,6 @@ describe('web UI: scheduler jobs', { timeout: 180_000 }, () => {
   });
 
   it("shows a job's versions with their changes and reverts one; a periodic job's schedule, next launch and a launch now", async () => {
-    const task = (args: string[]) => [{ Name: 'g', Tasks: [{ Name: 't', Driver: 'raw_exec', Config: { command: '/bin/sh', args } }] }];
     for (const args of [
       ['-c', 'exit 0'],
       ['-c', 'echo v1'],
@@ -181,6 +190,53 @@ describe('web UI: scheduler jobs', { timeout: 180_000 }, () => {
       .waitFor();
     await axeCheck(page, 'periodic job');
     await shoot(page, '36-sched-periodic-job');
+  });
+
+  it("dispatches a parameterized job from its form, links the child; a missing required meta key shows the server's error", async () => {
+    await callApi(sched('jobs'), 'POST', 'X-Sched-Token', {
+      Job: {
+        ID: 'ui-param',
+        Type: 'batch',
+        ParameterizedJob: { Payload: 'optional', MetaRequired: ['release'], MetaOptional: ['note'] },
+        TaskGroups: task(['-c', 'exit 0']),
+      },
+    });
+    await page.goto(`${dev.ui.replace(/\/ui\/$/, '')}/ui/scheduler/jobs/ui-param`);
+    const form = page.getByRole('form', { name: 'Dispatch job ui-param' });
+    await form.waitFor();
+    await page.getByText('Nothing dispatched yet.').waitFor();
+    // Sent without the required key: the server's refusal is shown as it words it, and nothing is dispatched.
+    await form.getByLabel('Payload').fill('hello ü');
+    await form.getByRole('button', { name: 'Dispatch' }).click();
+    await form.getByRole('alert').filter({ hasText: 'Dispatch did not provide required meta keys: [release]' }).waitFor();
+    assert.deepEqual(await callApi(sched('jobs?prefix=ui-param%2Fdispatch-'), 'GET', 'X-Sched-Token'), []);
+    await axeCheck(page, 'dispatch form with an error');
+    await shoot(page, '37-sched-dispatch-error');
+
+    await form.getByLabel('Meta release (required)').fill('v2');
+    await form.getByRole('button', { name: 'Dispatch' }).click();
+    const link = page.getByRole('status').getByRole('link', { name: /^ui-param\/dispatch-\d+-[0-9a-f]{8}$/ });
+    await link.waitFor();
+    assert.equal(await form.getByRole('alert').count(), 0);
+    const childId = (await link.textContent()) ?? '';
+    const child = (await callApi(sched(`job/${encodeURIComponent(childId)}`), 'GET', 'X-Sched-Token')) as {
+      ParentID: string;
+      Dispatched: boolean;
+      Meta: Record<string, string>;
+      Payload: string;
+    };
+    // The optional key left empty is not sent; the payload is the text's UTF-8 in base64.
+    assert.deepEqual(
+      [child.ParentID, child.Dispatched, child.Meta, child.Payload],
+      ['ui-param', true, { release: 'v2' }, Buffer.from('hello ü').toString('base64')],
+    );
+    await page.getByRole('list', { name: 'Jobs dispatched from ui-param' }).getByRole('link', { name: childId }).waitFor();
+    await axeCheck(page, 'dispatch form');
+    await shoot(page, '38-sched-dispatched');
+    await link.click();
+    await page.getByRole('heading', { name: `Job ${childId}` }).waitFor();
+    await page.getByRole('link', { name: 'ui-param', exact: true }).waitFor();
+    assert.equal(await page.getByRole('form', { name: /^Dispatch job/ }).count(), 0);
   });
 
   it('logged no console error on any screen', () => {

@@ -77,7 +77,8 @@ export function schedLeaf(app: App, cmd: Command, handler: SchedHandler): Comman
 }
 
 /** Help text of the `sched` group. */
-export const SCHED_GROUP_DESCRIPTION = 'scheduler service: agent, ACLs, auth methods, login, jobs, evaluations, nodes, event stream, CSI volumes and plugins';
+export const SCHED_GROUP_DESCRIPTION =
+  'scheduler service: agent, ACLs, auth methods, login, jobs, deployments, evaluations, nodes, event stream, CSI volumes and plugins';
 
 /** Finds or makes the `sched` group of `program` (several files add commands to it). */
 export function schedGroup(program: Command): Command {

@@ -87,6 +87,11 @@ function monitorTimeout(ctx: SchedCtx): number {
   return ms;
 }
 
+/** Follows evaluation `evalId` as `job run` does, with the command's `-monitor-timeout` and `-verbose` (the deployment commands use it): the exit code. */
+export function followEvaluation(ctx: SchedCtx, evalId: string): Promise<number> {
+  return monitor(ctx, ctx.client, evalId, { timeoutMs: monitorTimeout(ctx), verbose: flagBool(ctx.opts.verbose, 'verbose') });
+}
+
 /** After a write: the evaluation ID with `-detach` or `-json`, else the monitor. */
 async function followUp(ctx: SchedCtx, r: SchedJobWriteReply, detachMessage: string): Promise<number> {
   const verbose = flagBool(ctx.opts.verbose, 'verbose');

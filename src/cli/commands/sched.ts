@@ -12,6 +12,7 @@
  *   prefix is enough).
  * - `cairn sched job run|status|stop|inspect|history`, `cairn sched eval list|status`
  *   (sched-job.ts).
+ * - `cairn sched deployment list|status|promote|fail|pause` (sched-deployment.ts).
  *
  * Every command takes `-address`, `-token`, `-namespace`, `-region` (else `SCHED_ADDR`,
  * `SCHED_TOKEN`, `SCHED_NAMESPACE`, `SCHED_REGION`) and `-json` / `-format=table|json`.
@@ -26,6 +27,7 @@ import { UsageError, flagBool, parseNonNegativeInt } from '../args.js';
 import type { App } from '../context.js';
 import { addSchedAclCommands } from './sched-acl.js';
 import { addSchedAllocCommands } from './sched-alloc.js';
+import { addSchedDeploymentCommands } from './sched-deployment.js';
 import { collect, interruption, optString, schedGroup, schedLeaf, show, subGroup, type SchedCtx } from './sched-common.js';
 import { list, nodeBlock, nodeList, shortId } from './sched-format.js';
 import { addSchedJobCommands } from './sched-job.js';
@@ -121,4 +123,5 @@ export function addSchedCommands(app: App, program: Command): void {
   addSchedPluginCommands(app, sched);
   addSchedJobCommands(app, sched);
   addSchedAllocCommands(app, sched);
+  addSchedDeploymentCommands(app, sched);
 }

@@ -3,8 +3,9 @@
  * allocations (each linking to its own screen, with the ports of those not stopped, read
  * from each one's `GET /v1/allocation/:id`), the instances its services registered in the
  * discovery service with their checks (workloadServices.tsx), a periodic job's schedule and
- * launches (JobPeriodic.tsx), the versions with their changes and Revert (JobVersions.tsx) and
- * evaluations, refreshed every 3 s; Stop and Stop + purge (`DELETE /v1/job/:id[?purge=true]`)
+ * launches (JobPeriodic.tsx), a parameterized job's Dispatch form (JobDispatch.tsx), a service
+ * job's latest deployment (JobDeployment.tsx), the versions with their changes and Revert
+ * (JobVersions.tsx) and evaluations, refreshed every 3 s; Stop and Stop + purge (`DELETE /v1/job/:id[?purge=true]`)
  * after a confirmation.
  */
 import { useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -18,6 +19,8 @@ import { SchedNav } from './SchedNav';
 import { hostPort, ServicesTable } from './workloadServices';
 import { JobPeriodic, type PeriodicBlock } from './JobPeriodic';
 import { JobVersions } from './JobVersions';
+import { JobDispatch, type ParameterizedBlock } from './JobDispatch';
+import { JobDeployment } from './JobDeployment';
 
 interface JobDetail {
   ID: string;
@@ -29,6 +32,8 @@ interface JobDetail {
   SubmitTime: number;
   TaskGroups: Array<{ Services?: unknown[] | null; Tasks: Array<{ Services?: unknown[] | null }> }> | null;
   Periodic: PeriodicBlock | null;
+  ParameterizedJob?: ParameterizedBlock | null;
+  ParentID?: string;
 }
 
 /** Whether a group or task of the job has a `service` block. */
@@ -114,8 +119,15 @@ export function Job() {
         <p>
           Namespace <code>{job.data.Namespace}</code>, type {job.data.Type}, priority {job.data.Priority}, submitted {nanoTime(job.data.SubmitTime)}. Status:{' '}
           <strong data-testid="job-status">{job.data.Status}</strong>
+          {job.data.ParentID && (
+            <>
+              . Parent job <Link to={`/scheduler/jobs/${encodeURIComponent(job.data.ParentID)}?${nsQuery(ns)}`}>{job.data.ParentID}</Link>
+            </>
+          )}
         </p>
       )}
+      {job.data?.ParameterizedJob && <JobDispatch id={id!} ns={ns} block={job.data.ParameterizedJob} refreshMs={REFRESH_MS} />}
+      {job.data?.Type === 'service' && <JobDeployment id={id!} ns={ns} refreshMs={REFRESH_MS} />}
       <h2>Task groups</h2>
       <ErrorNotice error={summary.error} />
       {summary.data && (
