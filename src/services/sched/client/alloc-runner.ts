@@ -395,7 +395,8 @@ export class AllocRunner {
    * A newer version of the allocation: a desired `stop`/`evict` stops its tasks; a canary
    * that is no longer one (promoted) registers its services with their normal tags; a new
    * `DeploymentID` (an in-place update into another deployment) starts deciding its health
-   * anew, as the reference's health hook does.
+   * anew, and a health the servers have already (set by hand) ends deciding it, as the
+   * reference's health hook does.
    */
   update(alloc: ClientAlloc): void {
     const before = this.alloc;
@@ -408,6 +409,10 @@ export class AllocRunner {
     if ((alloc.DeploymentID ?? '') !== (before.DeploymentID ?? '')) {
       this.unsentHealth = undefined;
       this.trackHealth();
+    } else if (typeof alloc.DeploymentStatus?.Healthy === 'boolean') {
+      // Decided on the servers (`allocation-health`): nothing left to decide here.
+      this.health?.stop();
+      this.services?.followChecks(undefined);
     }
   }
 

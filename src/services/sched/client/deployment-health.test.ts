@@ -40,10 +40,10 @@ describe('deployment health tracker', () => {
     mock.timers.tick(5_000);
     h.observe(view({ a: running(), b: pending() }));
     mock.timers.tick(2_000);
-    assert.deepEqual(decisions, [], 'one task still pending');
+    assert.equal(decisions.length, 0, 'one task still pending');
     h.observe(view({ a: running(), b: running() }));
     mock.timers.tick(999);
-    assert.deepEqual(decisions, []);
+    assert.equal(decisions.length, 0);
     mock.timers.tick(1);
     assert.deepEqual(decisions, [{ healthy: true, atMs: 1_008_000, reasons: {} }]);
     assert.ok(h.finished);
@@ -62,7 +62,7 @@ describe('deployment health tracker', () => {
     // Only the count tells this restart (the pending state between was not shown).
     h.observe(view({ a: running(2) }));
     mock.timers.tick(999);
-    assert.deepEqual(decisions, []);
+    assert.equal(decisions.length, 0);
     mock.timers.tick(1);
     assert.equal(decisions[0]?.healthy, true);
     assert.equal(decisions[0]?.atMs, 1_000_000 + 600 + 900 + 1000);
@@ -73,7 +73,7 @@ describe('deployment health tracker', () => {
     const tasks = { t: running() };
     h.observe(view(tasks, [check(undefined), check(undefined, { service: 'grp', task: undefined })]));
     mock.timers.tick(3_000);
-    assert.deepEqual(decisions, [], 'tasks run but the checks are not registered yet');
+    assert.equal(decisions.length, 0, 'tasks run but the checks are not registered yet');
     h.observe(view(tasks, [check('passing'), check('passing', { service: 'grp', task: undefined })]));
     mock.timers.tick(800);
     h.observe(view(tasks, [check('critical'), check('passing', { service: 'grp', task: undefined })]));
@@ -86,7 +86,7 @@ describe('deployment health tracker', () => {
       ]),
     );
     mock.timers.tick(999);
-    assert.deepEqual(decisions, []);
+    assert.equal(decisions.length, 0);
     mock.timers.tick(1);
     assert.deepEqual(decisions, [{ healthy: true, atMs: 1_000_000 + 3_000 + 800 + 500 + 1_000, reasons: {} }]);
   });
@@ -120,7 +120,7 @@ describe('deployment health tracker', () => {
       ]),
     );
     mock.timers.tick(2_999);
-    assert.deepEqual(decisions, []);
+    assert.equal(decisions.length, 0);
     mock.timers.tick(1);
     assert.deepEqual(decisions, [
       {
@@ -173,7 +173,7 @@ describe('deployment health tracker', () => {
     h.observe(view({ a: running() }));
     h.stop();
     mock.timers.tick(20_000);
-    assert.deepEqual(decisions, []);
+    assert.equal(decisions.length, 0);
   });
 });
 

@@ -64,6 +64,8 @@ interface Live {
   readonly scripts: ScriptCheckLoop[];
   readonly unwatch: (() => void)[];
   readonly watches: WatchState[];
+  /** Stops the watches of {@link AllocServices.followChecks} on its checks. */
+  readonly unfollow: (() => void)[];
 }
 
 /** The ID of check `i` (in its block's order) of registration `l` (registration.ts). */
@@ -115,6 +117,10 @@ export class AllocServices {
     const was = this.checksRead;
     this.checksRead = read;
     if (!was && read) for (const l of this.live.values()) this.followLive(l);
+    if (was && !read) {
+      for (const l of this.live.values()) for (const u of l.unfollow.splice(0)) u();
+      this.checkStatus.clear();
+    }
   }
 
   /**
@@ -181,7 +187,7 @@ export class AllocServices {
     if (token !== undefined) reg = { ...reg, token };
     const prior = this.live.get(reg.id);
     if (prior) this.stopRuns(prior);
-    const l: Live = { reg, service, owner, scripts: [], unwatch: [], watches: [] };
+    const l: Live = { reg, service, owner, scripts: [], unwatch: [], watches: [], unfollow: [] };
     this.live.set(reg.id, l);
     // The agent unreachable or refusing: one task event, and the registrar retries with backoff.
     await this.o.registrar.register(reg, (err) => this.o.onError(owner, `registering ${JSON.stringify(reg.body.Name)} failed (${err}); retrying`));
@@ -204,7 +210,7 @@ export class AllocServices {
   private followLive(l: Live): void {
     for (const i of (l.service.Checks ?? []).keys()) {
       const id = checkIdOf(l, i);
-      l.unwatch.push(
+      l.unfollow.push(
         this.o.registrar.watch(id, (status) => {
           if (this.live.get(l.reg.id) !== l) return;
           this.checkStatus.set(id, status);
@@ -242,7 +248,7 @@ export class AllocServices {
 
   private stopRuns(l: Live): void {
     for (const s of l.scripts) s.stop();
-    for (const u of l.unwatch) u();
+    for (const u of [...l.unwatch, ...l.unfollow]) u();
     // A registration made again starts its checks anew in the agent.
     for (const i of (l.service.Checks ?? []).keys()) this.checkStatus.delete(checkIdOf(l, i));
   }
