@@ -3,7 +3,8 @@
  * `/v1/node*`, `/v1/event/stream`, `/v1/volume*`, `/v1/plugin*`, `/v1/job*`, `/v1/evaluation*`,
  * reference/sched.md). The client holds the ACL, login, node, namespace and event stream
  * methods; its resource groups hold the rest: `csi` (volumes, snapshots, plugins;
- * sched-volumes.ts), `jobs` (jobs and evaluations; sched-jobs.ts) and `allocations`
+ * sched-volumes.ts), `jobs` (jobs and evaluations; sched-jobs.ts), `deployments`
+ * (sched-deployments.ts) and `allocations`
  * (allocations and the client endpoints; sched-allocs.ts). Depends only on `undici` and
  * Node built-ins.
  *
@@ -42,6 +43,7 @@ import { SchedAllocApi } from './sched-allocs.js';
 import { BLOCKING_EXTRA_MS, type SchedCall, type SchedCallOptions, type SchedCallReply, type SchedMethod } from './sched-call.js';
 import { readSchedFrames, SchedStreamError } from './sched-events.js';
 import { SchedJobsApi } from './sched-jobs.js';
+import { SchedDeploymentsApi } from './sched-deployments.js';
 import { SchedCsiApi } from './sched-volumes.js';
 import type {
   SchedAclPolicy,
@@ -70,6 +72,13 @@ export * from './sched-types.js';
 export * from './sched-csi-types.js';
 export * from './sched-job-types.js';
 export { SchedJobsApi, type SchedNamespaceOption } from './sched-jobs.js';
+export {
+  SchedDeploymentsApi,
+  type SchedDeployment,
+  type SchedDeploymentGroup,
+  type SchedDeploymentReadOptions,
+  type SchedDeploymentUpdateReply,
+} from './sched-deployments.js';
 export { encodeCsiSecrets, SCHED_CSI_SECRETS_HEADER, SchedCsiApi } from './sched-volumes.js';
 export { SchedAllocApi } from './sched-allocs.js';
 export type {
@@ -136,6 +145,8 @@ export class SchedClient {
   readonly csi: SchedCsiApi;
   /** Jobs and evaluations (`/v1/job*`, `/v1/evaluation*`; sched-jobs.ts). */
   readonly jobs: SchedJobsApi;
+  /** Deployments: list, read, promote, fail, pause, allocation health, a job's deployments (`/v1/deployment*`; sched-deployments.ts). */
+  readonly deployments: SchedDeploymentsApi;
   /** Allocations and the client endpoints: logs, files, restart, signal (`/v1/allocation*`, `/v1/client/*`; sched-allocs.ts). */
   readonly allocations: SchedAllocApi;
   /** The normalised `http(s)://host:port`. */
@@ -160,6 +171,7 @@ export class SchedClient {
     const call: SchedCall = (method, path, o) => this.call(method, path, o);
     this.csi = new SchedCsiApi(call);
     this.jobs = new SchedJobsApi(call);
+    this.deployments = new SchedDeploymentsApi(call);
     this.allocations = new SchedAllocApi(call, (path, query, signal) => this.streamGet(path, query, signal));
   }
 

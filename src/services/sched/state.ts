@@ -30,6 +30,8 @@ export const T = {
   jobs: 'jobs',
   jobVersions: 'job-versions',
   evals: 'evals',
+  /** Deployments (deployments/doc.ts `Deployment`), keyed by deployment ID. */
+  deployments: 'deployments',
   /** The last launch of each periodic job (jobs/periodic-launch.ts `PeriodicLaunchDoc`), keyed `<namespace>/<job ID>`; no events. */
   periodicLaunches: 'periodic-launches',
   /** The signing keyring (keyring/root-key.ts `RootKeyDoc`), keyed by key ID: private keys, never rendered, no events. */
@@ -61,6 +63,12 @@ export const LABEL = {
   jobDeregister: 'JobDeregistered',
   evalUpdate: 'EvaluationUpdated',
   planResult: 'PlanResult',
+  /** A deployment's status changed (paused, resumed, failed, successful, cancelled) or it was created outside a plan. */
+  deploymentStatus: 'DeploymentStatusUpdate',
+  /** A deployment's canaries were promoted. */
+  deploymentPromotion: 'DeploymentPromotion',
+  /** The health of a deployment's allocations changed (by the client or `allocation-health`). */
+  deploymentAllocHealth: 'DeploymentAllocHealth',
   /** Writes replication copies in from the authoritative region. */
   replication: 'Replication',
 } as const;
@@ -222,6 +230,8 @@ export const SCHED_TABLES: readonly TableSpec[] = [
   { name: T.jobs },
   { name: T.jobVersions },
   { name: T.evals, groups: { job: (d: { Namespace: string; JobID: string }) => `${d.Namespace}/${d.JobID}` } },
+  // Grouped like allocations: a job's deployments without a scan.
+  { name: T.deployments, groups: { job: (d: { Namespace: string; JobID: string }) => `${d.Namespace}/${d.JobID}` } },
   { name: T.periodicLaunches },
   { name: T.rootKeys },
 ];

@@ -15,6 +15,7 @@
  * csi-plugins        CSIPlugin       plugin ID   [ID]                  ""         {"Plugin": plugin as read}
  * jobs               Job             job ID      null                  its own    {"Job": job}; a delete adds "Deleted": true
  * evals              Evaluation      eval ID     [JobID, DeploymentID] its own    {"Evaluation": evaluation as read}
+ * deployments        Deployment      deploy ID   [JobID]               its own    {"Deployment": deployment}
  * acl-meta, namespaces: no events
  * ```
  *
@@ -31,7 +32,9 @@
  * Jobs and evaluations take the batch's label, as the reference types them by the apply that
  * wrote them (an evaluation written with a job register is `JobRegistered`, with a plan
  * `PlanResult`); an unlabelled job change is `JobRegistered` / `JobDeregistered`, an
- * unlabelled evaluation change `EvaluationUpdated`. CSI
+ * unlabelled evaluation change `EvaluationUpdated`. Deployments take a deployment label
+ * (`DeploymentStatusUpdate`, `DeploymentPromotion`, `DeploymentAllocHealth`) or `PlanResult`;
+ * under any other label their change is a `DeploymentStatusUpdate`. CSI
  * plugins are typed like nodes (the plugin registry labels its writes `NodeRegistration`, as
  * the reference's clients report plugins in their node registration). Volume payloads show the
  * plugin health and allocations `read` finds when the batch is published (reference/sched.md
@@ -48,6 +51,7 @@ import { renderPlugin, type CsiPluginDoc } from '../csi/plugin-doc.js';
 import { renderVolume, type StoredVolume } from '../csi/volume.js';
 import { renderEval, renderJob, type StoredJob } from '../jobs/render.js';
 import type { Evaluation } from '../jobs/types.js';
+import type { StoredDeployment } from '../deployments/doc.js';
 import { renderNode, type StoredNode } from '../node.js';
 import { LABEL, T, type AuthMethodDoc, type BindingRuleDoc, type PolicyDoc, type RoleDoc, type TokenDoc } from '../state.js';
 import { renderToken } from '../token.js';
@@ -60,6 +64,7 @@ type Described = Omit<StreamEvent, 'Type' | 'Index'>;
 
 const NODE_LABELS = new Set<string>([LABEL.nodeRegister, LABEL.nodeDeregister, LABEL.nodeEligibility, LABEL.nodeDrain, LABEL.nodeEvent]);
 const ALLOC_LABELS = new Set<string>([LABEL.allocCreate, LABEL.allocUpdate, LABEL.allocDesired, LABEL.planResult]);
+const DEPLOYMENT_LABELS = new Set<string>([LABEL.deploymentStatus, LABEL.deploymentPromotion, LABEL.deploymentAllocHealth, LABEL.planResult]);
 const VOLUME_LABELS = new Set<string>([LABEL.csiVolumeRegister, LABEL.csiVolumeDeregister, LABEL.csiVolumeClaim]);
 
 /** A reader that finds nothing (no state given to {@link eventBatchOf}). */
@@ -103,6 +108,10 @@ const DESCRIBE: Readonly<Record<string, (doc: Doc, read: DocReader) => Described
       Namespace: e.Namespace,
       Payload: { Evaluation: rendered },
     };
+  },
+  [T.deployments]: (d) => {
+    const x = d as unknown as StoredDeployment;
+    return { Topic: 'Deployment', Key: x.ID, FilterKeys: [x.JobID], Namespace: x.Namespace, Payload: { Deployment: x } };
   },
   [T.tokens]: (d) => {
     const t = d as unknown as TokenDoc & Indexed;
@@ -178,6 +187,8 @@ function typeOf(change: StateChange, topic: string, label: string | undefined): 
       return usable(label) ?? (deleted ? LABEL.jobDeregister : LABEL.jobRegister);
     case T.evals:
       return usable(label) ?? LABEL.evalUpdate;
+    case T.deployments:
+      return label !== undefined && DEPLOYMENT_LABELS.has(label) ? label : LABEL.deploymentStatus;
     default:
       return `${topic}${deleted ? 'Deleted' : 'Upserted'}`;
   }

@@ -35,6 +35,7 @@ import { jsonKind } from '../../../kernel/util/go-struct.js';
 import { decodeDispatchPayload, decodeParameterized } from './parameterized.js';
 import { decodePeriodic } from './periodic.js';
 import { decodeAffinities, decodeSpreads } from './preferences.js';
+import { decodeGroupUpdate, decodeUpdateFields } from './update.js';
 
 /** Where a decoded job lands when the body names none of these. */
 export interface DecodeContext {
@@ -223,7 +224,7 @@ function decodeTask(raw: unknown, path: string, names: string): Task {
   };
 }
 
-function decodeGroup(raw: unknown, job: { type: string; name: string }, path: string): TaskGroup {
+function decodeGroup(raw: unknown, job: { type: string; name: string; update: Job['Update'] }, path: string): TaskGroup {
   const jobType = job.type;
   if (!isObject(raw)) throw schedBadRequest(`json: cannot unmarshal ${jsonKind(raw)} into Go struct field ${path} of type api.TaskGroup`);
   const disk = structField(raw, 'EphemeralDisk', path, 'api.EphemeralDisk');
@@ -232,6 +233,7 @@ function decodeGroup(raw: unknown, job: { type: string; name: string }, path: st
   const networks = decodeNetworks(raw, path);
   const affinities = decodeAffinities(raw, path);
   const spreads = decodeSpreads(raw, path);
+  const update = decodeGroupUpdate(raw, { Type: jobType, Update: job.update }, path);
   const decodedTasks = tasks.filter((t) => t !== null).map((t) => decodeTask(t, `${path}.Tasks`, `${job.name}-${strOr(raw, 'Name', '', path)}`));
   return {
     Name: strOr(raw, 'Name', '', path),
@@ -258,21 +260,9 @@ function decodeGroup(raw: unknown, job: { type: string; name: string }, path: st
     Services: decodeServices(fieldOf(raw, 'Services'), `${path}.Services`, `${job.name}-${strOr(raw, 'Name', '', path)}`),
     ShutdownDelay: shutdownDelay(raw, path) ?? null,
     Consul: decodeConsul(raw, path),
+    // The job's strategy merged with the group's (jobs/update.ts); absent for groups of other job types without one.
+    ...(update && { Update: update }),
   };
-}
-
-/** A service job's update strategy: each field given (in any case), else the reference's default. */
-function decodeUpdate(raw: Record<string, unknown> | undefined): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [name, def] of Object.entries(DEFAULT_UPDATE)) {
-    const v = raw === undefined ? undefined : fieldOf(raw, name);
-    if (v !== undefined && typeof v !== typeof def)
-      throw schedBadRequest(
-        `json: cannot unmarshal ${jsonKind(v)} into Go struct field Job.Update.${name} of type ${typeof def === 'number' ? 'int64' : typeof def === 'boolean' ? 'bool' : 'string'}`,
-      );
-    out[name] = v ?? def;
-  }
-  return out;
 }
 
 /**
@@ -297,6 +287,7 @@ export function decodeJob(raw: unknown, ctx: DecodeContext): Job {
   const affinities = decodeAffinities(raw, path);
   const spreads = decodeSpreads(raw, path);
   const payload = fieldOf(raw, 'Payload');
+  const jobUpdate = type === 'service' ? decodeUpdateFields(update, DEFAULT_UPDATE, 'Job.Update') : (update ?? null);
   return {
     ID: id,
     ParentID: strOr(raw, 'ParentID', '', path),
@@ -310,8 +301,8 @@ export function decodeJob(raw: unknown, ctx: DecodeContext): Job {
     NodePool: strOr(raw, 'NodePool', 'default', path),
     Constraints: decodeConstraints(fieldOf(raw, 'Constraints'), 'Job.Constraints'),
     Meta: stringMap(fieldOf(raw, 'Meta'), 'Job.Meta'),
-    Update: type === 'service' ? decodeUpdate(update) : (update ?? null),
-    TaskGroups: groups.filter((g) => g !== null).map((g) => decodeGroup(g, { type, name: strOr(raw, 'Name', id, path) }, 'Job.TaskGroups')),
+    Update: jobUpdate,
+    TaskGroups: groups.filter((g) => g !== null).map((g) => decodeGroup(g, { type, name: strOr(raw, 'Name', id, path), update: jobUpdate }, 'Job.TaskGroups')),
     // Only when given: a job stored before parameterized jobs existed compares equal to its re-registration.
     ...(parameterized && { ParameterizedJob: parameterized }),
     ...(periodic && { Periodic: periodic }),

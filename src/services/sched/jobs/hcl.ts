@@ -126,8 +126,43 @@ const TASK_KEYS = {
   affinity,
 } as const;
 
+/** `update { … }` (job and group). */
+const UPDATE_KEYS = {
+  kind: 'block',
+  keys: {
+    max_parallel: { kind: 'int' },
+    health_check: { kind: 'string' },
+    min_healthy_time: { kind: 'raw' },
+    healthy_deadline: { kind: 'raw' },
+    progress_deadline: { kind: 'raw' },
+    auto_revert: { kind: 'bool' },
+    auto_promote: { kind: 'bool' },
+    canary: { kind: 'int' },
+    stagger: { kind: 'raw' },
+  },
+} as const;
+
+/** An `update` block's API JSON (job or group). */
+function updateFromHcl(update: Body | undefined): Record<string, unknown> | undefined {
+  return (
+    update &&
+    defined({
+      MaxParallel: update.max_parallel,
+      HealthCheck: update.health_check,
+      MinHealthyTime: duration(update, 'min_healthy_time'),
+      HealthyDeadline: duration(update, 'healthy_deadline'),
+      ProgressDeadline: duration(update, 'progress_deadline'),
+      AutoRevert: update.auto_revert,
+      AutoPromote: update.auto_promote,
+      Canary: update.canary,
+      Stagger: duration(update, 'stagger'),
+    })
+  );
+}
+
 const GROUP_KEYS = {
   count: { kind: 'int' },
+  update: UPDATE_KEYS,
   constraint,
   affinity,
   spread,
@@ -188,20 +223,7 @@ const JOBSPEC_KEYS = {
       constraint,
       affinity,
       spread,
-      update: {
-        kind: 'block',
-        keys: {
-          max_parallel: { kind: 'int' },
-          health_check: { kind: 'string' },
-          min_healthy_time: { kind: 'raw' },
-          healthy_deadline: { kind: 'raw' },
-          progress_deadline: { kind: 'raw' },
-          auto_revert: { kind: 'bool' },
-          auto_promote: { kind: 'bool' },
-          canary: { kind: 'int' },
-          stagger: { kind: 'raw' },
-        },
-      },
+      update: UPDATE_KEYS,
       periodic: {
         kind: 'block',
         keys: {
@@ -362,6 +384,7 @@ function group(label: string, g: Body): Record<string, unknown> {
     Services: servicesFromHcl(g.service as Body[]),
     ShutdownDelay: duration(g, 'shutdown_delay'),
     Consul: consulFromHcl(g.consul as Body | undefined),
+    Update: updateFromHcl(g.update as Body | undefined),
   });
 }
 
@@ -375,7 +398,6 @@ export function parseJobHcl(text: string, file: string): Record<string, unknown>
     const spec: Spec = parseConfig(text, file, JOBSPEC_KEYS);
     const { label: id, body } = spec.job;
     const j = body as unknown as Body;
-    const update = j.update as Body | undefined;
     const parameterized = j.parameterized as Body | undefined;
     const periodic = j.periodic as Body | undefined;
     return defined({
@@ -392,19 +414,7 @@ export function parseJobHcl(text: string, file: string): Record<string, unknown>
       Constraints: constraints(j.constraint as Body[]),
       Affinities: affinities(j.affinity as Body[]),
       Spreads: spreads(j.spread as Body[]),
-      Update:
-        update &&
-        defined({
-          MaxParallel: update.max_parallel,
-          HealthCheck: update.health_check,
-          MinHealthyTime: duration(update, 'min_healthy_time'),
-          HealthyDeadline: duration(update, 'healthy_deadline'),
-          ProgressDeadline: duration(update, 'progress_deadline'),
-          AutoRevert: update.auto_revert,
-          AutoPromote: update.auto_promote,
-          Canary: update.canary,
-          Stagger: duration(update, 'stagger'),
-        }),
+      Update: updateFromHcl(j.update as Body | undefined),
       Periodic:
         periodic &&
         defined({

@@ -60,8 +60,8 @@ export function jobStub(job: StoredJob, status: string, summary: Record<string, 
 const ZERO_TIME = '0001-01-01T00:00:00Z';
 
 /**
- * The evaluation as read and in events: the stored one with `DeploymentID` and the
- * reference's other unmodelled fields empty, and `WaitUntil` (stored in Unix ns) as the
+ * The evaluation as read and in events: the stored one (`DeploymentID` `""` unless a
+ * deployment's watcher made it) with the reference's unmodelled fields empty, and `WaitUntil` (stored in Unix ns) as the
  * reference's `time.Time`: an RFC3339 string, Go's zero time when there is none.
  */
 export function renderEval(e: Evaluation & Indexed): Record<string, unknown> {

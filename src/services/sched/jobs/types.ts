@@ -333,6 +333,8 @@ export interface Evaluation {
   readonly BlockedEval: string;
   readonly FailedTGAllocs: Readonly<Record<string, AllocMetric>> | null;
   readonly QueuedAllocations: Readonly<Record<string, number>> | null;
+  /** The deployment a `deployment-watcher` evaluation is for; absent: none (rendered `""`). */
+  readonly DeploymentID?: string;
   readonly CreateTime: number;
   readonly ModifyTime: number;
 }
@@ -469,7 +471,7 @@ export function newEvaluation(
   id: string,
   job: Pick<Job, 'ID' | 'Namespace' | 'Type' | 'Priority' | 'JobModifyIndex'>,
   { triggeredBy, nowNs }: EvalTrigger,
-  extra: Partial<Pick<Evaluation, 'NodeID' | 'NodeModifyIndex' | 'WaitUntil' | 'PreviousEval' | 'Status' | 'StatusDescription'>> = {},
+  extra: Partial<Pick<Evaluation, 'NodeID' | 'NodeModifyIndex' | 'WaitUntil' | 'PreviousEval' | 'Status' | 'StatusDescription' | 'DeploymentID'>> = {},
 ): Evaluation {
   return {
     ID: id,

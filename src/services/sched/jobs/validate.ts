@@ -23,6 +23,7 @@ import { consulErrors } from './consul.js';
 import { parameterizedErrors } from './parameterized.js';
 import { periodicErrors } from './periodic.js';
 import { preferenceErrors } from './preferences.js';
+import { groupUpdateErrors } from './update.js';
 
 /** The reference's `multierror` text of `errors`. */
 function multiError(errors: readonly string[]): string {
@@ -135,6 +136,7 @@ function groupErrors(g: TaskGroup, job: Job): string[] {
   if ((g.ShutdownDelay ?? 0) < 0) out.push('ShutdownDelay must be a positive value');
   out.push(...preferenceErrors([...(g.Affinities ?? []), ...g.Tasks.flatMap((t) => t.Affinities ?? [])], g.Spreads));
   out.push(...consulErrors(g.Consul));
+  out.push(...groupUpdateErrors(g, job));
   const seen = new Map<string, number>();
   for (const [i, t] of g.Tasks.entries()) {
     const prev = seen.get(t.Name);

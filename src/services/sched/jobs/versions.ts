@@ -8,6 +8,7 @@
  *
  * @module
  */
+import type { Txn } from '../../../kernel/store/index.js';
 import type { SchedDeps } from '../service-deps.js';
 import { schedBadRequest, schedNotFound } from '../http.js';
 import { LABEL, T } from '../state.js';
@@ -54,11 +55,17 @@ export async function revertJob(deps: SchedDeps, r: JobVersionRef, enforcePriorV
  */
 export async function setJobStability(deps: SchedDeps, r: JobVersionRef, stable: boolean): Promise<number> {
   const { index } = await deps.state.txn((tx) => {
-    const version = tx.get<Job>(T.jobVersions, jobVersionKey(r.namespace, r.id, r.version));
-    if (!version) throw versionNotFound(r);
-    tx.put(T.jobVersions, jobVersionKey(r.namespace, r.id, r.version), { ...version, Stable: stable });
-    const current = tx.get<StoredJob>(T.jobs, jobKey(r.namespace, r.id));
-    if (current?.Version === r.version) tx.put(T.jobs, jobKey(r.namespace, r.id), { ...current, Stable: stable });
+    if (!putStability(tx, r, stable)) throw versionNotFound(r);
   }, LABEL.jobRegister);
   return index;
+}
+
+/** Sets `Stable` of version `r.version` (and of the job when it is the current version) in `tx`; false when that version is not kept. */
+export function putStability(tx: Txn, r: JobVersionRef, stable: boolean): boolean {
+  const version = tx.get<Job>(T.jobVersions, jobVersionKey(r.namespace, r.id, r.version));
+  if (!version) return false;
+  tx.put(T.jobVersions, jobVersionKey(r.namespace, r.id, r.version), { ...version, Stable: stable });
+  const current = tx.get<StoredJob>(T.jobs, jobKey(r.namespace, r.id));
+  if (current?.Version === r.version) tx.put(T.jobs, jobKey(r.namespace, r.id), { ...current, Stable: stable });
+  return true;
 }

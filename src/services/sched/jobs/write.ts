@@ -21,6 +21,7 @@ import { TRACKED_VERSIONS } from './defaults.js';
 import type { StoredJob } from './render.js';
 import { allocsOfJob, evalsOfJob, jobStatus } from './status.js';
 import { jobKey, jobVersionKey, newEvaluation, type Evaluation, type Job } from './types.js';
+import { jobLevelUpdate } from './update.js';
 
 /** What a job write replies (the reference's `JobRegisterResponse` / `JobDeregisterResponse`); `EvalID` `''` when no evaluation was made. */
 export interface JobWriteResult {
@@ -48,10 +49,20 @@ const ENFORCE_INDEX_PREFIX = 'Enforcing job modify index';
 /** 404 `job not found`. */
 export const jobNotFound = () => schedNotFound('job not found');
 
-/** The fields that say nothing about what the job runs, left out when comparing versions. */
+/**
+ * The fields that say nothing about what the job runs, left out when comparing versions; a
+ * group's `Update` that only repeats the job's strategy is left out too, so a job stored
+ * before groups carried it compares equal to its re-registration.
+ */
 function spec(job: Job): string {
   const { Status: _s, StatusDescription: _d, Stable: _st, Version: _v, SubmitTime: _t, CreateIndex: _c, ModifyIndex: _m, JobModifyIndex: _j, ...rest } = job;
-  return JSON.stringify(rest);
+  const inherited = JSON.stringify(jobLevelUpdate(job));
+  const groups = job.TaskGroups.map((g) => {
+    if (g.Update === undefined || JSON.stringify(g.Update) !== inherited) return g;
+    const { Update: _u, ...other } = g;
+    return other;
+  });
+  return JSON.stringify({ ...rest, TaskGroups: groups });
 }
 
 /** Does `next` differ from `prev` in anything a user wrote (the reference's `Job.SpecChanged`)? */

@@ -24,6 +24,7 @@ import { jobVersionRoutes } from './job-versions.js';
 import { jobDispatchRoutes } from './job-dispatch.js';
 import { jobPeriodicRoutes } from './job-periodic.js';
 import { jobPlanRoutes } from './job-plan.js';
+import { deploymentRoutes } from './deployments.js';
 import { keyringRoutes } from './keyring.js';
 import { loginRoutes } from './login.js';
 import { metricsRoutes } from './metrics.js';
@@ -57,6 +58,7 @@ export const SCHED_ROUTES: readonly SchedRoute[] = [
   ...jobVersionRoutes,
   ...jobDispatchRoutes,
   ...jobPeriodicRoutes,
+  ...deploymentRoutes,
   ...evaluationRoutes,
   ...clientFsRoutes,
   ...clientAllocationRoutes,

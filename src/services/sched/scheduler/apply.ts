@@ -12,7 +12,7 @@
  * active key before the write (keyring/alloc-identities.ts).
  *
  * Allocations without CSI volumes are written in one transaction labelled `PlanResult`,
- * with the job's status; allocations that claim or release CSI volumes go one by one through
+ * with the job's status and the plan's deployment writes (deployments/plan-writes.ts); allocations that claim or release CSI volumes go one by one through
  * csi/alloc-claims.ts `writeAllocation` (the same label), which takes and releases the claims
  * and publishes to the controller, with the same node check inside its transaction.
  *
@@ -25,6 +25,7 @@ import { withDefaultIdentities } from '../keyring/alloc-identities.js';
 import type { SchedDeps } from '../service-deps.js';
 import { LABEL, T, type NodeDoc } from '../state.js';
 import { nodeReady } from './feasible.js';
+import { applyDeploymentWrites } from '../deployments/plan-writes.js';
 import { refreshJobStatus } from './job-status.js';
 import type { AllocUpdate, ExistingAlloc, NewAlloc, Plan } from './model.js';
 import { allocPortKeys } from './ports.js';
@@ -82,7 +83,7 @@ export async function applyPlan(deps: SchedDeps, plan: Plan, nowNs: number): Pro
   // Each placement carries its tasks' default identities, signed before its write.
   const places = plan.places.map((a) => withDefaultIdentities(deps, a));
   const batchPlaces = places.filter((a) => !hasClaims(a));
-  if (batchUpdates.length + batchPlaces.length > 0 || plan.job) {
+  if (batchUpdates.length + batchPlaces.length > 0 || plan.job || plan.deployments) {
     const { result, index: at } = await state.txn((tx) => {
       // Usage per node from the state as it is now (every earlier write applied: this function
       // runs synchronously), then kept up to date with this transaction's own changes.
@@ -121,6 +122,7 @@ export async function applyPlan(deps: SchedDeps, plan: Plan, nowNs: number): Pro
         for (const k of allocPortKeys(a)) portsOf(a.NodeID).add(k);
         placedIds.push(a.ID);
       }
+      applyDeploymentWrites(tx, plan.deployments, nowNs);
       refreshJobStatus(tx, plan.namespace, plan.jobId);
       return placedIds.length;
     }, LABEL.planResult);

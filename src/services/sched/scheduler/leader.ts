@@ -19,7 +19,9 @@
  *   drain of a node with nothing to move stays until cleared, where the reference completes it);
  * - an allocation that becomes terminal (resources free) → every `blocked` evaluation
  *   `pending` again; an allocation written by anything but a plan → its job's status;
- * - a periodic job stored or changed → its launch timer (periodic.ts).
+ * - a periodic job stored or changed → its launch timer (periodic.ts);
+ * - an allocation of a deployment or a deployment changed → the deployment watcher's check
+ *   (deployments/watcher.ts), and its progress deadlines.
  *
  * @module
  */
@@ -39,6 +41,7 @@ import { refreshJobStatus } from './job-status.js';
 import type { ExistingAlloc } from './model.js';
 import { runEvaluation } from './worker.js';
 import { PeriodicDispatcher } from './periodic.js';
+import { DeploymentWatcher } from '../deployments/watcher.js';
 
 /** Options of {@link Scheduler}. */
 export interface SchedulerOptions {
@@ -61,6 +64,7 @@ const DEFAULT_WORKERS = 2;
 export class Scheduler {
   private broker: EvalBroker | undefined;
   private periodic: PeriodicDispatcher | undefined;
+  private deployments: DeploymentWatcher | undefined;
   private unsubscribe: (() => void) | undefined;
   private chain: Promise<void> = Promise.resolve();
 
@@ -78,6 +82,8 @@ export class Scheduler {
     for (const e of deps.state.list<Evaluation>(T.evals)) broker.offer(e);
     this.periodic = new PeriodicDispatcher(deps, this.o.log);
     this.periodic.start();
+    this.deployments = new DeploymentWatcher(deps, this.o.log);
+    this.deployments.start();
     // Capacity may have appeared while no server led.
     this.react(deps, (tx) => unblockAll(tx, deps.state, deps.now() * 1e6));
   }
@@ -91,6 +97,8 @@ export class Scheduler {
     this.o.heartbeats.stop();
     await this.periodic?.stop();
     this.periodic = undefined;
+    await this.deployments?.stop();
+    this.deployments = undefined;
     await broker.stop();
     await this.chain;
   }

@@ -9,6 +9,7 @@ import type { Indexed } from '../../../kernel/store/index.js';
 import type { AllocMetric, Evaluation, Job, PlacedAllocFields, TaskGroup } from '../jobs/types.js';
 import type { StoredAlloc } from '../alloc.js';
 import type { SchedAlloc } from './resources.js';
+import type { Deployment } from '../deployments/doc.js';
 
 /** An allocation as the scheduler writes it. */
 export type NewAlloc = StoredAlloc & PlacedAllocFields;
@@ -33,6 +34,18 @@ export interface Placement {
   readonly reschedule?: boolean;
   /** System jobs: the node it must go to. */
   readonly nodeId?: string;
+  /** The deployment that places it (its `DeploymentID`); absent: none. */
+  readonly deploymentId?: string;
+  /** Placed as a canary of that deployment (`DeploymentStatus.Canary`). */
+  readonly canary?: boolean;
+}
+
+/** What a plan writes to deployments: the job's current one created or changed, and older or stopped ones cancelled. */
+export interface DeploymentWrites {
+  /** Written with its counts recomputed from the allocations after the plan's (deployments/doc.ts `recount`). */
+  readonly upsert?: Deployment;
+  /** Active deployments to cancel, with their description. */
+  readonly cancel: readonly { readonly id: string; readonly description: string }[];
 }
 
 /** The reference's `DesiredUpdates` of one task group. */
@@ -59,6 +72,8 @@ export interface Reconciled {
   readonly annotations: Record<string, DesiredUpdates>;
   /** Delayed reschedules: follow-up evaluations with `WaitUntil`. */
   readonly followups: Evaluation[];
+  /** Deployment changes (none for system jobs). */
+  readonly deployments?: DeploymentWrites;
 }
 
 /** A plan: what one evaluation writes. */
@@ -75,6 +90,7 @@ export interface Plan {
   /** Per group, placements that found no node. */
   readonly queued: Record<string, number>;
   readonly followups: Evaluation[];
+  readonly deployments?: DeploymentWrites;
 }
 
 /** Stop and status texts the reference writes on allocations (`scheduler/reconcile.go`). */

@@ -71,6 +71,7 @@ export function placeAll(reconciled: Reconciled, input: PlaceInput): Plan {
     failed: {},
     queued: {},
     followups: reconciled.followups,
+    deployments: reconciled.deployments,
   };
   const ready = readyNodes([...input.nodes.values()], job);
   const perGroup = new Map<string, { feasible: NodeDoc[]; metrics: Metrics }>();
@@ -163,7 +164,9 @@ function newAlloc(id: string, p: Placement, input: PlaceInput): NewAlloc {
     ClientStatus: 'pending',
     ClientDescription: '',
     Volumes: Object.keys(csi).length > 0 ? csi : null,
-    DeploymentID: '',
+    DeploymentID: p.deploymentId ?? '',
+    // A canary says so from its placement: the client registers its services' canary tags.
+    ...(p.canary && { DeploymentStatus: { Healthy: null, Timestamp: '', Canary: true } }),
     TaskStates: null,
     AllocatedResources: allocatedResources(p.tg),
     PreviousAllocation: prev?.ID ?? '',

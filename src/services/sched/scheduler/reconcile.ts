@@ -10,7 +10,9 @@
  *   follow-up evaluation at the delay's end when it has not, kept otherwise;
  * - finished: a batch allocation that completed stays and counts; a service one does not;
  * - from an older job version: updated in place when its group is unchanged but for
- *   `Count`, else stopped and replaced (all at once: Cairn has no rolling deployments);
+ *   `Count` (and `Update`), else stopped and replaced; for a group with an update strategy
+ *   that replacement is the deployment's (deploy-reconcile.ts: `MaxParallel` at a time,
+ *   canaries first);
  * - the rest, untainted.
  * Then the group's `Count` is met: the highest indices stop, missing ones are placed with
  * the lowest free indices. A stopped or missing job, or a group no longer in it, stops all.
@@ -21,6 +23,8 @@ import { allocTerminal, clientTerminal } from '../alloc.js';
 import { allocIndex } from '../csi/claims.js';
 import { newEvaluation, type Evaluation, type Job, type ReschedulePolicy, type TaskGroup } from '../jobs/types.js';
 import type { NodeDoc } from '../state.js';
+import type { StoredDeployment } from '../deployments/doc.js';
+import { Rollout, stoppedJobWrites } from './deploy-reconcile.js';
 import { ALLOC_TEXT, noUpdates, type AllocUpdate, type DesiredUpdates, type ExistingAlloc, type Placement, type Reconciled } from './model.js';
 
 /** What reconciling needs besides the job and its allocations. */
@@ -29,8 +33,10 @@ export interface ReconcileInput {
   readonly nodes: ReadonlyMap<string, NodeDoc>;
   /** Unix ns. */
   readonly nowNs: number;
-  /** Makes a UUID (follow-up evaluation IDs). */
+  /** Makes a UUID (follow-up evaluation and deployment IDs). */
   readonly newId: () => string;
+  /** The job's deployments (every status). */
+  readonly deployments: readonly StoredDeployment[];
 }
 
 /** Is live allocation `a` on a node that is gone, `down` or `disconnected`? */
@@ -53,11 +59,11 @@ export const stopUpdate = (a: ExistingAlloc, why: string, extra: AllocUpdate['se
   set: { DesiredStatus: 'stop', DesiredDescription: why, ...extra },
 });
 
-/** Does `a` run an older version of `job` whose group `tg` differs in more than `Count`? */
+/** Does `a` run an older version of `job` whose group `tg` differs in more than `Count` and `Update` (a strategy changes how, not what, runs)? */
 export function destructiveChange(a: ExistingAlloc, tg: TaskGroup): boolean {
   const old = a.Job?.TaskGroups.find((g) => g.Name === tg.Name);
   if (!old) return true;
-  return JSON.stringify({ ...old, Count: 0 }) !== JSON.stringify({ ...tg, Count: 0 });
+  return JSON.stringify({ ...old, Count: 0, Update: undefined }) !== JSON.stringify({ ...tg, Count: 0, Update: undefined });
 }
 
 /** Does `a` run another version of `job`? */
@@ -106,6 +112,7 @@ const RESCHEDULE_WINDOW_NS = 1e9;
 
 /** Reconciles a `service` or `batch` job (see the module doc); `job` undefined: deregistered and purged. */
 export function reconcileGeneric(job: Job | undefined, allocs: readonly ExistingAlloc[], input: ReconcileInput): Reconciled {
+  const rollout = job && !job.Stop ? new Rollout(job, { newId: input.newId, nowNs: input.nowNs, deployments: input.deployments }) : undefined;
   const out: Reconciled = { updates: [], placements: [], annotations: {}, followups: [] };
   const byGroup = new Map<string, ExistingAlloc[]>();
   for (const a of allocs) {
@@ -113,7 +120,7 @@ export function reconcileGeneric(job: Job | undefined, allocs: readonly Existing
     byGroup.get(a.TaskGroup)!.push(a);
   }
   const groups = job && !job.Stop ? job.TaskGroups : [];
-  for (const tg of groups) reconcileGroup({ job: job!, tg, allocs: byGroup.get(tg.Name) ?? [] }, input, out);
+  for (const tg of groups) reconcileGroup({ job: job!, tg, allocs: byGroup.get(tg.Name) ?? [], rollout: rollout! }, input, out);
   // Groups no longer in the job (or a stopped or missing job): stop what still runs.
   for (const [name, list] of byGroup) {
     if (groups.some((g) => g.Name === name)) continue;
@@ -124,13 +131,22 @@ export function reconcileGeneric(job: Job | undefined, allocs: readonly Existing
       counts.Stop++;
     }
   }
-  return out;
+  return { ...out, deployments: rollout ? rollout.writes() : stoppedJobWrites(input.deployments) };
 }
 
 /** Reconciles task group `tg` of `job` against its existing `allocs`, adding to `out`. */
-function reconcileGroup({ job, tg, allocs }: { job: Job; tg: TaskGroup; allocs: readonly ExistingAlloc[] }, input: ReconcileInput, out: Reconciled): void {
+function reconcileGroup(
+  { job, tg, allocs, rollout }: { job: Job; tg: TaskGroup; allocs: readonly ExistingAlloc[]; rollout: Rollout },
+  input: ReconcileInput,
+  out: Reconciled,
+): void {
   const batch = job.Type === 'batch';
   const counts: DesiredUpdates = (out.annotations[tg.Name] = noUpdates());
+  const group = rollout.group(tg);
+  /** Old allocations a deployment replaces at its pace (the rest of this function replaces them at once). */
+  const destructive: { index: number; alloc: ExistingAlloc }[] = [];
+  /** Unpromoted canaries of the group's deployment: beside the others, outside `Count`. */
+  const canaries: ExistingAlloc[] = [];
   /** Allocations that hold a slot: [index, allocation]. */
   const kept: { index: number; alloc: ExistingAlloc; counted?: 'Ignore' | 'InPlaceUpdate' }[] = [];
   /** Replacements to place: [index, placement]. */
@@ -180,19 +196,52 @@ function reconcileGroup({ job, tg, allocs }: { job: Job; tg: TaskGroup; allocs: 
       continue;
     }
     if (clientTerminal(a)) continue;
+    if (group?.isCanary(a)) {
+      if (group.keepsCanary(a)) canaries.push(a);
+      else {
+        // The canaries of a failed or cancelled deployment stop (the reference's `handleGroupCanaries`).
+        out.updates.push(stopUpdate(a, ALLOC_TEXT.notNeeded));
+        counts.Stop++;
+      }
+      continue;
+    }
     if (outdated(a, job)) {
       if (destructiveChange(a, tg)) {
+        if (group) {
+          destructive.push({ index, alloc: a });
+          continue;
+        }
         out.updates.push(stopUpdate(a, ALLOC_TEXT.updating));
         replacing.push({ index, placement: { tg, name: a.Name, previous: a }, kind: 'DestructiveUpdate' });
         continue;
       }
-      out.updates.push({ id: a.ID, nodeId: a.NodeID, set: { Job: job } });
+      out.updates.push({ id: a.ID, nodeId: a.NodeID, set: { Job: job, ...group?.inPlace(a) } });
       counts.InPlaceUpdate++;
       kept.push({ index, alloc: a, counted: 'InPlaceUpdate' });
       continue;
     }
     kept.push({ index, alloc: a, counted: 'Ignore' });
     counts.Ignore++;
+  }
+  if (group) {
+    // The deployment's pace: canaries first, then MaxParallel replacements at a time.
+    const rolled = group.roll({ destructive, canaries, keptIndices: new Set(kept.map((k) => k.index)), allocs });
+    for (const r of rolled.replace) {
+      out.updates.push(stopUpdate(r.alloc, ALLOC_TEXT.updating));
+      replacing.push({ index: r.index, placement: { tg, name: r.alloc.Name, previous: r.alloc, deploymentId: group.placementId }, kind: 'DestructiveUpdate' });
+    }
+    for (const r of rolled.wait) {
+      kept.push({ index: r.index, alloc: r.alloc, counted: 'Ignore' });
+      counts.Ignore++;
+    }
+    for (const a of rolled.stop) {
+      out.updates.push(stopUpdate(a, ALLOC_TEXT.notNeeded));
+      counts.Stop++;
+    }
+    for (const name of rolled.canaryNames) {
+      out.placements.push({ tg, name, deploymentId: group.placementId, canary: true });
+      counts.Canary++;
+    }
   }
   // Meet Count: drop the highest indices first (a dropped replacement is simply not placed).
   const slots = [
@@ -220,7 +269,8 @@ function reconcileGroup({ job, tg, allocs }: { job: Job; tg: TaskGroup; allocs: 
   const live = slots.filter((s) => s.index >= 0);
   for (const s of live) {
     if (!s.rep) continue;
-    out.placements.push(s.rep.placement);
+    // A replacement in a group with a deployment joins it.
+    out.placements.push(group ? { ...s.rep.placement, deploymentId: group.placementId } : s.rep.placement);
     counts[s.rep.kind]++;
   }
   const used = new Set(live.map((s) => s.index));
@@ -228,7 +278,8 @@ function reconcileGroup({ job, tg, allocs }: { job: Job; tg: TaskGroup; allocs: 
   for (let missing = tg.Count - live.length; missing > 0; missing--) {
     while (used.has(next)) next++;
     used.add(next);
-    out.placements.push({ tg, name: `${job.ID}.${tg.Name}[${next}]` });
+    out.placements.push({ tg, name: `${job.ID}.${tg.Name}[${next}]`, deploymentId: group?.placementId });
     counts.Place++;
   }
+  group?.done(counts);
 }

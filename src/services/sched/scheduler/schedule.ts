@@ -16,6 +16,7 @@ import type { ExistingAlloc, Plan } from './model.js';
 import { placeAll } from './place.js';
 import { reconcileGeneric } from './reconcile.js';
 import { reconcileSystem } from './system.js';
+import type { StoredDeployment } from '../deployments/doc.js';
 
 /** When a plan is computed, and for which job. */
 export interface PlanRun {
@@ -36,7 +37,8 @@ export function computePlan(deps: SchedDeps, read: Reader, evaluation: Evaluatio
   const allocs = all.filter((a) => a.JobID === evaluation.JobID && a.Namespace === evaluation.Namespace && a.Job !== undefined);
   const nodes = new Map(read.list<NodeDoc>(T.nodes).map((n) => [n.ID, n]));
   const system = (job?.Type ?? evaluation.Type) === 'system';
-  const reconciled = system ? reconcileSystem(job, allocs, nodes) : reconcileGeneric(job, allocs, { evaluation, nodes, nowNs, newId: randomUUID });
+  const deployments = read.list<StoredDeployment>(T.deployments).filter((d) => d.JobID === evaluation.JobID && d.Namespace === evaluation.Namespace);
+  const reconciled = system ? reconcileSystem(job, allocs, nodes) : reconcileGeneric(job, allocs, { evaluation, nodes, nowNs, newId: randomUUID, deployments });
   if (!job || reconciled.placements.length === 0) {
     return {
       evaluation,
@@ -49,6 +51,7 @@ export function computePlan(deps: SchedDeps, read: Reader, evaluation: Evaluatio
       failed: {},
       queued: {},
       followups: reconciled.followups,
+      deployments: reconciled.deployments,
     };
   }
   return placeAll(reconciled, { deps, read, evaluation, job, nodes, allocs: all.filter((a) => !allocTerminal(a)), nowNs });
