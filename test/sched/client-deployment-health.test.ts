@@ -176,6 +176,10 @@ describe('scheduler client: deployment health and canary tags', () => {
     assert.equal(both[old!.ID]!.Meta.version, 'v1');
 
     await allocWhen(sched, canary.ID, { what: 'the canary healthy', ok: (a) => a.DeploymentStatus?.Healthy === true, ms: 30_000 });
+    // Promoted once the deployment counts it (as a user reads it from the deployment).
+    await until('the deployment counting the healthy canary', 15_000, async () =>
+      (await latestDeployment('shop')).TaskGroups.g.HealthyAllocs === 1 ? true : undefined,
+    );
     const promoted = await call(sched.url, 'POST', `/v1/deployment/promote/${d.ID}`, { token: ROOT, body: { DeploymentID: d.ID, All: true } });
     assert.equal(promoted.status, 200, promoted.text);
     const normal = await until('the promoted canary with the normal tags', 20_000, async () => {

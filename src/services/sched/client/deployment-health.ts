@@ -14,9 +14,10 @@
  *   passing, starts that time again;
  * - unhealthy when a task is dead (failed, or killed for a failed sibling), or when
  *   `healthy_deadline` (counted from the start of tracking) passes first; each task that
- *   made it unhealthy (the failed task; by the deadline, each task not yet healthy) is named
- *   with the reference's reason (the `Alloc Unhealthy` task
- *   event's text);
+ *   made it unhealthy (the failed task; at the deadline, each task whose state or checks
+ *   were not healthy) is named with the reference's reason (the `Alloc Unhealthy` task
+ *   event's text; none when all was healthy but not yet for `min_healthy_time`, as the
+ *   reference);
  * - decided once: `decided` is called a single time, after which the tracker does nothing.
  *
  * Times are epoch ms from `now`; the strategy's durations are ns (jobs/types.ts).
