@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { describeAuthFindings, walkAuthorization } from '../auth-walk.js';
 import { minimalJob } from './jobs-helpers.js';
 import { call, clientToken, ROOT, startAgent, type TestAgent } from './helpers.js';
+import { until } from './workloads.js';
 
 /** Open to everyone, tokens or not: the reference's unauthenticated endpoints. */
 const OPEN = new Set([
@@ -79,11 +80,23 @@ const BODIES: Record<string, unknown> = {
   'PUT /node/{id}/eligibility': { Eligibility: 'ineligible' },
   'POST /node/{id}/drain': { DrainSpec: null, MarkEligible: true },
   'PUT /node/{id}/drain': { DrainSpec: null, MarkEligible: true },
+  'POST /deployment/pause/{id}': { Pause: true },
+  'PUT /deployment/pause/{id}': { Pause: true },
+  'POST /deployment/promote/{id}': { All: true },
+  'PUT /deployment/promote/{id}': { All: true },
+  'POST /deployment/fail/{id}': {},
+  'PUT /deployment/fail/{id}': {},
+  'POST /deployment/allocation-health/{id}': { HealthyAllocationIDs: ['a'] },
+  'PUT /deployment/allocation-health/{id}': { HealthyAllocationIDs: ['a'] },
 };
+
+/** The deployment of `walk-job` (found once the scheduler made it). */
+let walkDeployment = '';
 
 /** A value for a path parameter: objects that exist where the walk made them, else a fresh id. */
 function substitute(path: string, param: string): string {
   if (path.startsWith('/job/{id}') && param === 'id') return 'walk-job';
+  if (path.startsWith('/deployment/') && param === 'id') return walkDeployment;
   if (path.startsWith('/namespace/{name}') && param === 'name') return 'default';
   if (path.startsWith('/acl/policy/{name}') && param === 'name') return 'walk-policy';
   if (path.startsWith('/volume/csi/{id}') && param === 'id') return 'walk-volume';
@@ -104,6 +117,8 @@ describe('scheduler: the authorization walk', { timeout: 300_000 }, () => {
     });
     assert.equal(policy.status, 200, policy.text);
     noRights = (await clientToken(a.url, 'walk-nothing', 'namespace "elsewhere" { policy = "read" }')).secret;
+    // The job's first version has a deployment (nothing placed: no node): the deployment routes walk a real one.
+    walkDeployment = await until('the deployment of walk-job', async () => (await call(a.url, 'GET', '/v1/job/walk-job/deployment', { token: ROOT })).json?.ID);
     // The scheduler's own writes (the job's evaluation) settle before the walk counts writes.
     for (let last = -1; last !== a.state.index;) {
       last = a.state.index;

@@ -33,6 +33,14 @@ describe('deployments: canaries', () => {
   it('places one canary beside the old allocations, promotes it, then rolls the rest; the stream shows each event type', async () => {
     const stream = await Stream.open(a.url, `index=${a.state.index + 1}&topic=Deployment:*`);
     await deployed('web', { MaxParallel: 1, Canary: 1 });
+    const plan = await call(a.url, 'POST', '/v1/job/web/plan', { token: ROOT, body: { Job: rolling('web', 3, { MaxParallel: 1, Canary: 1 }, '301') } });
+    assert.equal(plan.status, 200, plan.text);
+    const planned = plan.json.Annotations.DesiredTGUpdates.g;
+    assert.deepEqual(
+      [planned.Canary, planned.DestructiveUpdate, planned.Ignore],
+      [1, 0, 3],
+      'the plan shows the canary and the old allocations it waits beside',
+    );
     await putJob(a, rolling('web', 3, { MaxParallel: 1, Canary: 1 }, '301'));
     const d1 = await deploymentOf(a.url, 'web', 1);
     const [canary] = await until('the canary', async () => {

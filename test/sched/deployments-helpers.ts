@@ -57,7 +57,7 @@ export async function report(url: string, allocId: string, healthy: boolean): Pr
 }
 
 /** Job `jobId`'s latest deployment (`GET /v1/job/:id/deployment`), or null. */
-export async function latest(url: string, jobId: string): Promise<DeploymentView | null> {
+async function latest(url: string, jobId: string): Promise<DeploymentView | null> {
   const r = await call(url, 'GET', `/v1/job/${jobId}/deployment`, { token: ROOT });
   assert.equal(r.status, 200, r.text);
   return r.json;

@@ -173,7 +173,8 @@ describe('scheduler event stream', () => {
         alloc!.Payload.Allocation.NodeID,
         alloc!.Payload.Allocation.Job,
       ],
-      [web!.ID, 'PlanResult', 'default', ['web', ''], 'web', n2, null],
+      // The service job's first version is a deployment (the default update strategy): its ID is the second filter key.
+      [web!.ID, 'PlanResult', 'default', ['web', (await call(a.url, 'GET', '/v1/job/web/deployment', { token: ROOT })).json.ID], 'web', n2, null],
     );
     assert.notEqual(alloc!.Key, other!.ID);
     for (const s of [node, nodeAll, one, job]) s.close();

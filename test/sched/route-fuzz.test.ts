@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { assertReachedValidation, describeFindings, walkRoutes } from '../route-fuzz.js';
 import { minimalJob } from './jobs-helpers.js';
 import { call, ROOT, startAgent, type TestAgent } from './helpers.js';
+import { until } from './workloads.js';
 
 /** Body fields the scheduler's routes take (its document declares none). */
 const FIELDS = [
@@ -54,6 +55,7 @@ describe('scheduler: every documented route, hostile input', { timeout: 600_000 
     Meta: { rack: 'r1' },
   };
   const req = (method: string, p: string, body?: unknown) => call(a.url, method, p, { token: ROOT, body });
+  let deployment = '';
 
   before(async () => {
     a = await startAgent();
@@ -63,6 +65,8 @@ describe('scheduler: every documented route, hostile input', { timeout: 600_000 
     }
     const n = await req('PUT', '/v1/node/register', { Node: node });
     assert.equal(n.status, 200, n.text);
+    // The job's first version has a deployment: the deployment routes are fuzzed on a real one.
+    deployment = await until('the deployment of fuzz-job', async () => (await req('GET', '/v1/job/fuzz-job/deployment')).json?.ID);
   });
   after(() => a.stop());
 
@@ -97,8 +101,12 @@ describe('scheduler: every documented route, hostile input', { timeout: 600_000 
         },
         'PUT /node/register': { Node: { ...node, ID: randomUUID(), SecretID: randomUUID() } },
         'POST /node/{id}/status': { Status: 'ready' },
+        'POST /deployment/promote/{id}': { DeploymentID: '', All: false, Groups: ['app'] },
+        'POST /deployment/pause/{id}': { DeploymentID: '', Pause: false },
+        'POST /deployment/allocation-health/{id}': { DeploymentID: '', HealthyAllocationIDs: ['a'], UnhealthyAllocationIDs: null },
       },
-      plausible: (path, param) => (path.startsWith('/job/') && param === 'id' ? 'fuzz-job' : path.startsWith('/node/') ? nodeID : 'fuzz1'),
+      plausible: (path, param) =>
+        path.startsWith('/job/') && param === 'id' ? 'fuzz-job' : path.startsWith('/node/') ? nodeID : path.startsWith('/deployment/') ? deployment : 'fuzz1',
       streaming: new Set(['/event/stream']),
       // Purging a node and rotating the keyring take no body (the reference's handlers decode none).
       bodyNotJson: new Set(['PUT /node/{id}/purge', 'POST /node/{id}/purge', 'PUT /operator/keyring/rotate', 'POST /operator/keyring/rotate']),

@@ -43,7 +43,7 @@ import {
 } from './doc.js';
 
 /** `TriggeredBy` of the evaluations a deployment makes (the reference's `EvalTriggerDeploymentWatcher`). */
-export const WATCHER_TRIGGER = 'deployment-watcher';
+const WATCHER_TRIGGER = 'deployment-watcher';
 
 /** What a deployment write did (the reference's `DeploymentUpdateResponse` without `Index`). */
 export interface TransitionResult {
