@@ -253,8 +253,14 @@ describe('scheduler client agent: drivers and restarts', () => {
         const failed = await allocWhen(a, id, { what: 'failed', ok: (x) => x.ClientStatus === 'failed' });
         assert.equal(failed.TaskStates.t.State, 'dead');
         assert.equal(failed.TaskStates.t.Failed, true);
-        const last = failed.TaskStates.t.Events.at(-1);
-        assert.equal(last.Type, 'Driver Failure');
+        // The job's deployment (the default update strategy) then finds the allocation unhealthy: its event follows.
+        const events = failed.TaskStates.t.Events as { Type: string; Message: string }[];
+        assert.deepEqual(
+          events.slice(-2).map((e) => e.Type),
+          ['Driver Failure', 'Alloc Unhealthy'],
+        );
+        assert.equal(events.at(-1)!.Message, 'Unhealthy because of failed task');
+        const last = events.at(-2) as unknown as { Type: string; DriverError: string; FailsTask: boolean };
         assert.equal(last.DriverError, 'driver "raw_exec" is not available on this node');
         assert.equal(last.FailsTask, true);
       } finally {

@@ -210,7 +210,9 @@ describe('scheduler client: services and checks in the discovery service', () =>
       name = "\${JOB}-api"
       port = 8080
       tags = ["v1"]
+      canary_tags = ["canary"]
       meta { team = "a" }
+      canary_meta { team = "a-next" }
       check {
         type = "http"
         path = "/health"
@@ -237,7 +239,9 @@ describe('scheduler client: services and checks in the discovery service', () =>
         Name: '${JOB}-api',
         PortLabel: '8080',
         Tags: ['v1'],
+        CanaryTags: ['canary'],
         Meta: { team: 'a' },
+        CanaryMeta: { team: 'a-next' },
         CheckRestart: { Limit: 3, Grace: 30e9 },
         Checks: [{ Type: 'http', Path: '/health', Interval: 10e9, Timeout: 2e9, Header: { 'X-Probe': ['cairn'] }, CheckRestart: { Limit: 2 } }],
       },
@@ -253,5 +257,7 @@ describe('scheduler client: services and checks in the discovery service', () =>
       ['consul', 'auto', 'require_healthy', 'http'],
     );
     assert.equal(stored.Tasks[0].Services[0].Name, 'web-g-t');
+    assert.deepEqual([stored.Services[0].CanaryTags, stored.Services[0].CanaryMeta], [['canary'], { team: 'a-next' }]);
+    assert.deepEqual([stored.Tasks[0].Services[0].CanaryTags, stored.Tasks[0].Services[0].CanaryMeta], [null, null]);
   });
 });

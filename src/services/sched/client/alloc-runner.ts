@@ -3,14 +3,17 @@
  * (task-runner.ts), stops them when the allocation's `DesiredStatus` becomes `stop` or
  * `evict`, mounts its CSI volumes (csi-mounter.ts), kills the siblings of a task that failed, and reports the allocation's
  * `ClientStatus`, `ClientDescription` and `TaskStates` to the servers as they change (the
- * reference's alloc runner and `Node.UpdateAlloc`).
+ * reference's alloc runner and `Node.UpdateAlloc`). An allocation of a deployment gets its
+ * health decided (deployment-health.ts) and reported once as its `DeploymentStatus`; a
+ * canary's services carry their canary tags until it is promoted.
  *
  * @module
  */
 import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Logger } from '../../../kernel/log/logger.js';
-import type { Job, Task, TaskGroup, TaskState } from '../jobs/types.js';
+import type { AllocDeploymentStatus, Job, Task, TaskGroup, TaskState } from '../jobs/types.js';
+import { DeploymentHealth, healthStrategy, type HealthDecision } from './deployment-health.js';
 import { TaskIdentities, type IdentitySigner } from './identities.js';
 import { DiscoveryToken } from './discovery-token.js';
 import { defaultDiscovery, DEFAULT_WORKLOADS_AUTH_METHOD } from './config.js';
@@ -53,6 +56,10 @@ export interface ClientAlloc {
   readonly SignedIdentities?: Readonly<Record<string, string>>;
   /** The allocation this one replaces (`''` or absent: none). */
   readonly PreviousAllocation?: string;
+  /** The deployment that placed it (`''` or absent: none). */
+  readonly DeploymentID?: string;
+  /** Its health in that deployment and whether it is a canary (null or absent: nothing yet). */
+  readonly DeploymentStatus?: AllocDeploymentStatus | null;
 }
 
 /** The report of an allocation's state (the body of `POST /v1/allocation/:id/client-status`). */
@@ -60,6 +67,8 @@ export interface AllocReport {
   readonly ClientStatus: string;
   readonly ClientDescription: string;
   readonly TaskStates: Record<string, TaskState>;
+  /** The allocation's health in its deployment, in the one report after the client decided it (deployment-health.ts). */
+  readonly DeploymentStatus?: { readonly Healthy: boolean; readonly Timestamp: string };
 }
 
 /** What an allocation runner is given. */
@@ -136,6 +145,10 @@ export class AllocRunner {
   /** The allocation's services in the discovery agent; undefined when it has none or the client registers none. */
   private services: AllocServices | undefined;
   private stopped: Promise<void> | undefined;
+  /** The allocation's deployment health tracker (deployment-health.ts); undefined when there is nothing to decide. */
+  private health: DeploymentHealth | undefined;
+  /** The decided health not yet handed to a report: it is reported once. */
+  private unsentHealth: AllocReport['DeploymentStatus'];
   /** Resolves when every task is dead. */
   readonly done: Promise<void>;
 
@@ -215,6 +228,7 @@ export class AllocRunner {
       });
       this.tasks.set(task.Name, runner);
     }
+    this.trackHealth();
     this.done = this.runAll(this.group);
     if (this.terminalDesired(o.alloc)) void this.stop();
   }
@@ -307,6 +321,7 @@ export class AllocRunner {
         nodeAddress: d.nodeAddress,
         deregisterAfter: d.registrar.settings.deregisterCriticalServiceAfter,
         node: this.o.node,
+        canary: alloc.DeploymentStatus?.Canary === true,
       },
       group,
       envs,
@@ -356,6 +371,7 @@ export class AllocRunner {
     // The reference registers a group's services before any of its tasks starts.
     if (!this.stopping) await this.services?.groupStarted();
     await Promise.all([...this.tasks.values()].map((t) => t.run()));
+    this.health?.stop();
     await this.services?.deregisterAll();
     await mounter?.unmount(alloc.ID);
   }
@@ -375,10 +391,68 @@ export class AllocRunner {
     return [...this.tasks.values()].every((t) => t.dead);
   }
 
-  /** A newer version of the allocation: a desired `stop`/`evict` stops its tasks. */
+  /**
+   * A newer version of the allocation: a desired `stop`/`evict` stops its tasks; a canary
+   * that is no longer one (promoted) registers its services with their normal tags; a new
+   * `DeploymentID` (an in-place update into another deployment) starts deciding its health
+   * anew, and a health the servers have already (set by hand) ends deciding it, as the
+   * reference's health hook does.
+   */
   update(alloc: ClientAlloc): void {
+    const before = this.alloc;
     this.alloc = alloc;
-    if (this.terminalDesired(alloc)) void this.stop();
+    if (this.terminalDesired(alloc)) {
+      void this.stop();
+      return;
+    }
+    this.services?.setCanary(alloc.DeploymentStatus?.Canary === true);
+    if ((alloc.DeploymentID ?? '') !== (before.DeploymentID ?? '')) {
+      this.unsentHealth = undefined;
+      this.trackHealth();
+    } else if (typeof alloc.DeploymentStatus?.Healthy === 'boolean') {
+      // Decided on the servers (`allocation-health`): nothing left to decide here.
+      this.health?.stop();
+      this.services?.followChecks(undefined);
+    }
+  }
+
+  /** The client agent stops: no health is decided from the tasks it kills; SIGKILL to every task's process group (TaskRunner.forceKill). */
+  forceKill(): void {
+    this.health?.stop();
+    for (const t of this.tasks.values()) t.forceKill();
+  }
+
+  /**
+   * Starts deciding the allocation's deployment health when there is one to decide
+   * (deployment-health.ts `healthStrategy`), following its services' checks for `checks`.
+   */
+  private trackHealth(): void {
+    this.health?.stop();
+    this.services?.followChecks(undefined);
+    const strategy = healthStrategy(this.alloc);
+    if (!strategy || this.tasks.size === 0) {
+      this.health = undefined;
+      return;
+    }
+    this.health = new DeploymentHealth({ strategy, now: this.o.now, decided: (d) => this.healthDecided(d) });
+    if (strategy.HealthCheck === 'checks') this.services?.followChecks(() => this.observeHealth());
+    this.observeHealth();
+  }
+
+  /** Shows the tracker the tasks' states and the checks' statuses now. */
+  private observeHealth(): void {
+    if (!this.health || this.health.finished) return;
+    const tasks = Object.fromEntries([...this.tasks].map(([name, t]) => [name, t.state]));
+    this.health.observe({ tasks, checks: this.services?.checks() ?? [] });
+  }
+
+  /** The health is decided: an `Alloc Unhealthy` event on each task that made it unhealthy (the reference's), and the report that carries it. */
+  private healthDecided(d: HealthDecision): void {
+    this.services?.followChecks(undefined);
+    this.unsentHealth = { Healthy: d.healthy, Timestamp: new Date(d.atMs).toISOString() };
+    this.o.log.info({ alloc: this.alloc.ID, healthy: d.healthy, reasons: d.reasons }, 'client: allocation health decided for its deployment');
+    for (const [task, why] of Object.entries(d.reasons)) this.tasks.get(task)?.control.event(EVENT.allocUnhealthy, why);
+    this.sendReport();
   }
 
   /**
@@ -388,6 +462,8 @@ export class AllocRunner {
    */
   stop(): Promise<void> {
     this.stopping = true;
+    // A stopped allocation gets no health (the reference's tracker: `AllocStoppedCh`).
+    this.health?.stop();
     this.stopped ??= (async () => {
       await this.services?.deregisterAll();
       const alive = () => [...this.tasks.values()].some((t) => !t.dead);
@@ -424,6 +500,15 @@ export class AllocRunner {
           void other.kill(taskEvent(EVENT.siblingFailed, this.o.now(), { Message: `Task's sibling "${taskName}" failed`, FailsTask: false }));
       }
     }
-    this.o.report(this.alloc.ID, this.report());
+    this.observeHealth();
+    this.sendReport();
+  }
+
+  /** Sends the current report, with the decided deployment health the first time after the decision. */
+  private sendReport(): void {
+    const health = this.unsentHealth;
+    this.unsentHealth = undefined;
+    const rep = this.report();
+    this.o.report(this.alloc.ID, health ? { ...rep, DeploymentStatus: health } : rep);
   }
 }

@@ -66,6 +66,11 @@ export interface SchedClientOptions {
   readonly csiNodePlugins?: () => Record<string, unknown>;
 }
 
+/** `next`, carrying the `DeploymentStatus` of the report `prev` it replaces when it has none (the health is reported once). */
+function withHealthOf(prev: AllocReport | undefined, next: AllocReport): AllocReport {
+  return prev?.DeploymentStatus && !next.DeploymentStatus ? { ...next, DeploymentStatus: prev.DeploymentStatus } : next;
+}
+
 /** A running client. */
 export class SchedClient {
   readonly identity: NodeIdentity;
@@ -159,9 +164,7 @@ export class SchedClient {
   async close(): Promise<void> {
     this.stopping.abort();
     clearTimeout(this.flushTimer);
-    for (const runner of this.runners.values()) {
-      for (const t of runner.tasks.values()) t.forceKill();
-    }
+    for (const runner of this.runners.values()) runner.forceKill();
     await Promise.allSettled(this.loops);
     await Promise.allSettled([...this.runners.values()].map((r) => r.done));
     // The tasks are dead: so are their services.
@@ -384,10 +387,11 @@ export class SchedClient {
    * reference client's allocation sync interval), so the quick succession of a start
    * (`Received`, `Task Setup`, `Started`) is one write; per allocation one request is in flight
    * and the newest report is sent next, and at most {@link REPORT_CONCURRENCY} are in flight in
-   * all (the servers cap connections per client address).
+   * all (the servers cap connections per client address). A report's `DeploymentStatus`
+   * (made once: alloc-runner.ts) goes on in the newer report that replaces it.
    */
   private report(id: string, rep: AllocReport): void {
-    this.pending.set(id, rep);
+    this.pending.set(id, withHealthOf(this.pending.get(id), rep));
     this.flushSoon();
   }
 
@@ -428,7 +432,11 @@ export class SchedClient {
       } catch (err) {
         if (this.stopping.signal.aborted || (err instanceof ServerError && err.status === 404)) return;
         this.o.log.warn({ alloc: id, err: (err as Error).message }, 'client: allocation update failed; retrying');
-        if (this.pending.has(id)) return;
+        const newer = this.pending.get(id);
+        if (newer) {
+          this.pending.set(id, withHealthOf(rep, newer));
+          return;
+        }
         await this.sleep(RETRY_MS);
       }
     }

@@ -25,6 +25,8 @@ export const EVENT = {
   restartSignaled: 'Restart Signaled',
   signaling: 'Signaling',
   hookFailed: 'Task hook failed',
+  /** The allocation was found unhealthy in its deployment (client/deployment-health.ts; the reference's `Alloc Unhealthy` source). */
+  allocUnhealthy: 'Alloc Unhealthy',
 } as const;
 
 /** A task event of `type` at `nowMs` (epoch ms; stored in ns) with `fields` over the zero values. */

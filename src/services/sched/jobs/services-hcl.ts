@@ -5,7 +5,7 @@
  * ```hcl
  * service {
  *   name = "${JOB}-web"   port = "http"   tags = ["v1"]   provider = "consul"
- *   meta { version = "1" }
+ *   meta { version = "1" }   canary_tags = ["canary"]   canary_meta { version = "2" }
  *   check {
  *     type = "http"  path = "/health"  interval = "10s"  timeout = "2s"
  *     header { X-Probe = ["cairn"] }
@@ -36,6 +36,7 @@ export const SERVICE_HCL_KEYS = {
     tags: { kind: 'list', of: 'string' },
     canary_tags: { kind: 'list', of: 'string' },
     meta: { kind: 'raw' },
+    canary_meta: { kind: 'raw' },
     address: { kind: 'string' },
     address_mode: { kind: 'string' },
     enable_tag_override: { kind: 'bool' },
@@ -91,12 +92,13 @@ function merged(b: Body, key: string): Record<string, unknown> | undefined {
   return out;
 }
 
-function meta(b: Body): Record<string, string> | undefined {
-  const o = merged(b, 'meta');
+/** `meta { … }` or `canary_meta { … }` (`key`): string values (numbers and booleans as text). */
+function meta(b: Body, key = 'meta'): Record<string, string> | undefined {
+  const o = merged(b, key);
   if (!o) return undefined;
   return Object.fromEntries(
     Object.entries(o).map(([k, v]) => {
-      if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') throw issue(b.$at, 'meta', `"meta": the value of "${k}" must be a string`);
+      if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') throw issue(b.$at, key, `"${key}": the value of "${k}" must be a string`);
       return [k, String(v)];
     }),
   );
@@ -158,6 +160,7 @@ export function servicesFromHcl(list: readonly Body[] | undefined): Record<strin
       Tags: s.tags,
       CanaryTags: s.canary_tags,
       Meta: meta(s),
+      CanaryMeta: meta(s, 'canary_meta'),
       Address: s.address,
       AddressMode: s.address_mode,
       EnableTagOverride: s.enable_tag_override,

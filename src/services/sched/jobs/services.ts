@@ -75,6 +75,8 @@ export interface Service {
   readonly AddressMode: string;
   readonly Address: string;
   readonly Meta: Readonly<Record<string, string>> | null;
+  /** `canary_meta`: the `Meta` a canary allocation registers until promoted (null or absent: `Meta`; jobs stored before it have none). */
+  readonly CanaryMeta?: Readonly<Record<string, string>> | null;
   readonly Checks: readonly ServiceCheck[] | null;
   /** The service's own `check_restart` as given (each check got it merged in). */
   readonly CheckRestart: CheckRestart | null;
@@ -200,6 +202,7 @@ function decodeService(raw: unknown, path: string, defaultName: string): Service
     AddressMode: 'string',
     Address: 'string',
     Meta: 'map',
+    CanaryMeta: 'map',
     TaskName: 'string',
     OnUpdate: 'string',
     Provider: 'string',
@@ -212,6 +215,7 @@ function decodeService(raw: unknown, path: string, defaultName: string): Service
   if (checks !== null && !Array.isArray(checks))
     throw schedBadRequest(`json: cannot unmarshal ${jsonKind(checks)} into Go struct field ${path}.Checks of type []api.ServiceCheck`);
   const meta = d.Meta as Record<string, string> | null;
+  const canaryMeta = d.CanaryMeta as Record<string, string> | null;
   return {
     Name: (d.Name as string) || defaultName,
     PortLabel: portLabel(raw as Record<string, unknown>, path),
@@ -221,6 +225,7 @@ function decodeService(raw: unknown, path: string, defaultName: string): Service
     AddressMode: (d.AddressMode as string) || 'auto',
     Address: d.Address as string,
     Meta: meta && Object.keys(meta).length > 0 ? meta : null,
+    CanaryMeta: canaryMeta && Object.keys(canaryMeta).length > 0 ? canaryMeta : null,
     Checks: checks && checks.length > 0 ? checks.filter((c) => c !== null).map((c) => decodeCheck(c, `${path}.Checks`, restart, onUpdate)) : null,
     CheckRestart: restart ? mergeRestart(restart, null) : null,
     TaskName: d.TaskName as string,

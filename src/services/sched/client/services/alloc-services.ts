@@ -11,12 +11,18 @@
  * with a service identity is registered with its own token (service-tokens.ts), logged out
  * after the allocation's services are deregistered.
  *
+ * For the deployment health (client/deployment-health.ts) it follows, once asked
+ * ({@link AllocServices.followChecks}), the status of every check of every service the
+ * allocation should have; a canary allocation's services carry their canary tags and meta
+ * until {@link AllocServices.setCanary} says it is promoted (registration.ts).
+ *
  * @module
  */
 import type { Logger } from '../../../../kernel/log/logger.js';
 import type { MeshCheckStatus } from '../../../../sdk/index.js';
 import type { Service } from '../../jobs/services.js';
 import type { TaskGroup } from '../../jobs/types.js';
+import type { CheckHealth } from '../deployment-health.js';
 import type { ServiceRegistrar } from './discovery.js';
 import { buildRegistration, type Registration, type RegistrationContext, type RestartWatch } from './registration.js';
 import { ScriptCheckLoop } from './script-check.js';
@@ -52,18 +58,33 @@ interface WatchState {
 /** A registration with what runs for it. */
 interface Live {
   readonly reg: Registration;
+  /** The block it was built from (a canary's promotion builds it again). */
+  readonly service: Service;
   readonly owner: string | undefined;
   readonly scripts: ScriptCheckLoop[];
   readonly unwatch: (() => void)[];
   readonly watches: WatchState[];
+  /** Stops the watches of {@link AllocServices.followChecks} on its checks. */
+  readonly unfollow: (() => void)[];
 }
+
+/** The ID of check `i` (in its block's order) of registration `l` (registration.ts). */
+const checkIdOf = (l: Live, i: number): string => `${l.reg.id}-check-${i}`;
 
 /** One allocation's services; see the module doc. */
 export class AllocServices {
   private readonly live = new Map<string, Live>();
   private stopped = false;
+  /** Whether the services carry their canary tags and meta. */
+  private canary: boolean;
+  /** Told after each reading of the followed checks; undefined: the checks are not followed. */
+  private checksRead: (() => void) | undefined;
+  /** The last status of each followed check, by check ID. */
+  private readonly checkStatus = new Map<string, MeshCheckStatus>();
 
-  constructor(private readonly o: AllocServicesOptions) {}
+  constructor(private readonly o: AllocServicesOptions) {
+    this.canary = o.ctx.canary === true;
+  }
 
   /** Whether the group or any task has a service. */
   static wanted(group: TaskGroup): boolean {
@@ -88,6 +109,57 @@ export class AllocServices {
     for (const l of [...this.live.values()]) if (l.owner === task) void this.remove(l);
   }
 
+  /**
+   * Follows the status of every check of the allocation's services (about every second, with
+   * the registrar's check watch) and calls `read` after each reading; undefined stops it.
+   */
+  followChecks(read: (() => void) | undefined): void {
+    const was = this.checksRead;
+    this.checksRead = read;
+    if (!was && read) for (const l of this.live.values()) this.followLive(l);
+    if (was && !read) {
+      for (const l of this.live.values()) for (const u of l.unfollow.splice(0)) u();
+      this.checkStatus.clear();
+    }
+  }
+
+  /**
+   * Every check the allocation's services should have (the group's, and each task's whether
+   * it runs or not), with its status as last read: undefined while its service is not
+   * registered or the check has not run.
+   */
+  checks(): CheckHealth[] {
+    const owners: [string | undefined, readonly Service[] | null | undefined][] = [
+      [undefined, this.o.group.Services],
+      ...this.o.group.Tasks.map((t) => [t.Name, t.Services] as [string, readonly Service[] | null | undefined]),
+    ];
+    const out: CheckHealth[] = [];
+    for (const [owner, services] of owners) {
+      for (const service of services ?? []) {
+        const l = [...this.live.values()].find((x) => x.service === service && x.owner === owner);
+        for (const [i, c] of (service.Checks ?? []).entries()) {
+          out.push({
+            service: l?.reg.body.Name ?? service.Name,
+            task: owner,
+            status: l && this.checkStatus.get(checkIdOf(l, i)),
+            onUpdate: c.OnUpdate,
+          });
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The allocation is a canary (`true`) or no longer one (promoted): its registered services
+   * are registered again with their canary or normal tags and meta (registration.ts).
+   */
+  setCanary(canary: boolean): void {
+    if (canary === this.canary) return;
+    this.canary = canary;
+    for (const l of [...this.live.values()]) void this.add(l.service, l.owner);
+  }
+
   /** Removes every service of the allocation (the first step of stopping it); nothing registers after it. */
   async deregisterAll(): Promise<void> {
     this.stopped = true;
@@ -105,7 +177,7 @@ export class AllocServices {
     let reg: Registration;
     try {
       const runIn = owner ?? (service.TaskName || this.o.group.Tasks[0]?.Name || '');
-      reg = buildRegistration(this.o.ctx, service, { task: owner, env: this.envOf(runIn), scriptTask: runIn });
+      reg = buildRegistration({ ...this.o.ctx, canary: this.canary }, service, { task: owner, env: this.envOf(runIn), scriptTask: runIn });
     } catch (err) {
       this.o.onError(owner, (err as Error).message);
       return;
@@ -115,7 +187,7 @@ export class AllocServices {
     if (token !== undefined) reg = { ...reg, token };
     const prior = this.live.get(reg.id);
     if (prior) this.stopRuns(prior);
-    const l: Live = { reg, owner, scripts: [], unwatch: [], watches: [] };
+    const l: Live = { reg, service, owner, scripts: [], unwatch: [], watches: [], unfollow: [] };
     this.live.set(reg.id, l);
     // The agent unreachable or refusing: one task event, and the registrar retries with backoff.
     await this.o.registrar.register(reg, (err) => this.o.onError(owner, `registering ${JSON.stringify(reg.body.Name)} failed (${err}); retrying`));
@@ -130,6 +202,21 @@ export class AllocServices {
       this.arm(ws, now);
       l.watches.push(ws);
       l.unwatch.push(this.o.registrar.watch(w.checkId, (status) => this.observe(ws, status)));
+    }
+    if (this.checksRead) this.followLive(l);
+  }
+
+  /** Watches the checks of registration `l` for {@link followChecks}. */
+  private followLive(l: Live): void {
+    for (const i of (l.service.Checks ?? []).keys()) {
+      const id = checkIdOf(l, i);
+      l.unfollow.push(
+        this.o.registrar.watch(id, (status) => {
+          if (this.live.get(l.reg.id) !== l) return;
+          this.checkStatus.set(id, status);
+          this.checksRead?.();
+        }),
+      );
     }
   }
 
@@ -161,7 +248,9 @@ export class AllocServices {
 
   private stopRuns(l: Live): void {
     for (const s of l.scripts) s.stop();
-    for (const u of l.unwatch) u();
+    for (const u of [...l.unwatch, ...l.unfollow]) u();
+    // A registration made again starts its checks anew in the agent.
+    for (const i of (l.service.Checks ?? []).keys()) this.checkStatus.delete(checkIdOf(l, i));
   }
 
   private async remove(l: Live): Promise<void> {

@@ -21,9 +21,10 @@
  * - a registration the agent does not take (unreachable, or refusing it) is retried after
  *   1 s, then twice as long each time up to 30 s, until it is (reference/integration.md
  *   §8.3), and its allocation's task events say so once (alloc-services.ts);
- * - it reads the agent's checks every second for the checks watched by `check_restart`,
- *   skipping a check that has not run yet (no output): its initial status, also after the
- *   agent restored it on coming back, is no result of the task's.
+ * - it reads the agent's checks every second for the checks watched by `check_restart` and
+ *   by the deployment health (client/deployment-health.ts), skipping a check that has not
+ *   run yet (no output): its initial status, also after the agent restored it on coming
+ *   back, is no result of the task's.
  *
  * @module
  */
@@ -87,7 +88,8 @@ async function eachLimited<T>(items: readonly T[], work: (item: T) => Promise<vo
 export class ServiceRegistrar {
   private readonly mesh: MeshClient;
   private readonly regs = new Map<string, Registration>();
-  private readonly watchers = new Map<string, CheckWatcher>();
+  /** The watchers of each watched check, by check ID (check_restart and the deployment health may watch one check). */
+  private readonly watchers = new Map<string, Set<CheckWatcher>>();
   /** The pending timer of each loop, by loop name. */
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private closed = false;
@@ -173,11 +175,14 @@ export class ServiceRegistrar {
     }
   }
 
-  /** Calls `watcher` with check `checkId`'s status about every second; the returned function stops it. */
+  /** Calls `watcher` with check `checkId`'s status about every second (beside the check's other watchers); the returned function stops it. */
   watch(checkId: string, watcher: CheckWatcher): () => void {
-    this.watchers.set(checkId, watcher);
+    const set = this.watchers.get(checkId) ?? new Set<CheckWatcher>();
+    set.add(watcher);
+    this.watchers.set(checkId, set);
     return () => {
-      if (this.watchers.get(checkId) === watcher) this.watchers.delete(checkId);
+      set.delete(watcher);
+      if (set.size === 0 && this.watchers.get(checkId) === set) this.watchers.delete(checkId);
     };
   }
 
@@ -297,12 +302,12 @@ export class ServiceRegistrar {
     if (this.watchers.size === 0) return;
     try {
       const checks = await this.mesh.agent.checks();
-      for (const [id, w] of this.watchers) {
+      for (const [id, set] of this.watchers) {
         const c = checks[id];
         // A check with no output has not run since the agent (re)registered it (an agent
         // back from an outage restores its checks at their initial status): its status says
         // nothing of the task yet (reference/integration.md §8.3, no healthy task stopped by an outage).
-        if (c && c.Output !== '') w(c.Status as MeshCheckStatus);
+        if (c && c.Output !== '') for (const w of [...set]) w(c.Status as MeshCheckStatus);
       }
     } catch (err) {
       if (!this.closed) this.o.log.debug({ err: (err as Error).message }, 'client: reading the watched checks failed');

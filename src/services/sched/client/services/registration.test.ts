@@ -74,3 +74,28 @@ describe('service registrations: interpolation of service and check fields', () 
     assert.throws(() => buildRegistration(ctx, bad, { task: 'server', env: {}, scriptTask: 'server' }), /RFC 1123.*"r1_node-a"/);
   });
 });
+
+describe('service registrations of a canary allocation', () => {
+  const canaryService: Service = { ...service, CanaryTags: ['canary-${meta.rack}'], CanaryMeta: { version: '${meta.tier}-next' } };
+  const base = { 'external-source': 'cairn', 'cairn-alloc-id': 'a1', 'cairn-node-id': 'n-1' };
+
+  it('a canary registers the canary tags and meta (interpolated); promoted, the normal ones under the same ID', () => {
+    const canary = buildRegistration({ ...ctx, canary: true }, canaryService, { task: 'server', env: {}, scriptTask: 'server' });
+    assert.deepEqual(canary.body.Tags, ['canary-r1']);
+    assert.deepEqual(canary.body.Meta, { version: 'gold-next', ...base });
+    const promoted = buildRegistration({ ...ctx, canary: false }, canaryService, { task: 'server', env: {}, scriptTask: 'server' });
+    assert.equal(promoted.id, canary.id);
+    assert.deepEqual(promoted.body.Tags, ['dc1', 'kernel-linux', '${meta.nope}']);
+    assert.deepEqual(promoted.body.Meta, { tier: 'gold', alloc: '${CAIRN_ALLOC_ID}', ...base });
+  });
+
+  it('a canary of a service without canary tags or meta registers its normal ones (the reference: empty means the same)', () => {
+    const reg = buildRegistration(
+      { ...ctx, canary: true },
+      { ...service, CanaryTags: null, CanaryMeta: null },
+      { task: 'server', env: {}, scriptTask: 'server' },
+    );
+    assert.deepEqual(reg.body.Tags, ['dc1', 'kernel-linux', '${meta.nope}']);
+    assert.deepEqual(reg.body.Meta, { tier: 'gold', alloc: '${CAIRN_ALLOC_ID}', ...base });
+  });
+});

@@ -8,7 +8,11 @@
  *   `_cairn-task-<alloc ID>-group-<group>-<service>-<port label>` for a group's;
  * - check IDs readable rather than the reference's opaque hash: `<service ID>-check-<n>` (n
  *   from 0 in the block's order), so an agent's log names the allocation and service;
- * - `Meta` is the block's `meta` plus `external-source = cairn`, `cairn-alloc-id` and
+ * - a canary allocation (`DeploymentStatus.Canary`) is registered with the block's
+ *   `canary_tags` and `canary_meta` instead of `tags` and `meta` when it has them (the
+ *   reference: an empty `canary_tags` means `tags`), and registered again with the normal
+ *   ones once promoted (alloc-services.ts `setCanary`);
+ * - `Meta` is the block's `meta` (or `canary_meta`) plus `external-source = cairn`, `cairn-alloc-id` and
  *   `cairn-node-id` (the client node that owns the registration: two clients sharing one
  *   discovery agent only ever remove their own, client/services/discovery.ts);
  * - HTTP and TCP checks become agent checks, which the agent runs; script checks become TTL
@@ -57,6 +61,8 @@ export interface RegistrationContext {
   readonly deregisterAfter: string;
   /** The node's attributes, metadata and identity, for `${attr.*}`, `${meta.*}`, `${node.*}` (interpolate.ts). */
   readonly node: NodeVars;
+  /** A canary of its deployment not yet promoted: the services' `CanaryTags` and `CanaryMeta` replace their `Tags` and `Meta` (when given). */
+  readonly canary?: boolean;
 }
 
 /** A script check the client runs for a registration. */
@@ -195,14 +201,16 @@ export function buildRegistration(
     Status: 'passing',
     DeregisterCriticalServiceAfter: ctx.deregisterAfter,
   });
+  const tags = ctx.canary && service.CanaryTags?.length ? service.CanaryTags : (service.Tags ?? []);
+  const meta = ctx.canary && service.CanaryMeta && Object.keys(service.CanaryMeta).length > 0 ? service.CanaryMeta : (service.Meta ?? {});
   const body: MeshServiceRegistration = {
     ID: id,
     Name: name,
-    Tags: (service.Tags ?? []).map((t) => interpolate(t, vars)),
+    Tags: tags.map((t) => interpolate(t, vars)),
     ...(service.Address !== '' ? { Address: interpolate(service.Address, vars) } : where && { Address: where.address }),
     ...(where && { Port: where.port }),
     Meta: {
-      ...Object.fromEntries(Object.entries(service.Meta ?? {}).map(([k, v]) => [k, interpolate(v, vars)])),
+      ...Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, interpolate(v, vars)])),
       'external-source': 'cairn',
       [META_ALLOC]: ctx.allocId,
       [META_NODE]: ctx.nodeId,
