@@ -35,7 +35,7 @@ function rssOf(pid: number): number {
     return 0;
   }
 }
-/** Seconds of one fill run (repeated until the checkpoint is reached). */
+/** Seconds of one fill run at most (repeated until the checkpoint is reached). */
 const FILL_SECONDS = 20;
 
 /** Runs the measurement of the module doc. */
@@ -51,11 +51,15 @@ export async function measureWriteGrowth(config: BenchConfig): Promise<{ server:
     ];
     await api(server, 'POST', '/v1/secret/data/growth/check', { body: { data: secretData(0) } });
     let keys = 0;
+    /** Writes/s of the last fill run: the next one lasts about as long as the checkpoint needs (a 2 s probe first). */
+    let rate = 0;
     for (const target of checkpoints) {
       while (keys < target) {
-        const fill = await runScenarioLoad(server.url, requests, { seconds: FILL_SECONDS, connections: CONNECTIONS });
+        const seconds = rate > 0 ? Math.max(1, Math.min(FILL_SECONDS, Math.ceil((target - keys) / rate))) : 2;
+        const fill = await runScenarioLoad(server.url, requests, { seconds, connections: CONNECTIONS });
         if (fill.non2xx + fill.errors > 0) throw new Error(`secrets-write-growth: ${fill.non2xx} non-2xx and ${fill.errors} errors while filling`);
         keys += fill.totalRequests;
+        rate = fill.totalRequests / seconds;
       }
       const cpu0 = cpuSeconds(server.pid) ?? NaN;
       const w = await runScenarioLoad(server.url, requests, { seconds: config.seconds, connections: CONNECTIONS });
