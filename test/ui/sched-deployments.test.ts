@@ -2,9 +2,10 @@
  * A service job's deployment panel in the web UI (issue 29), in Chromium against a real
  * `cairn dev` whose client runs the job's `raw_exec` tasks: the job's first version deploys
  * and is shown with its progress; a new version with an `update` block asking one canary
- * places it, and once the canary is reported healthy (`client-status` with a
- * `DeploymentStatus`, as a client's health watcher reports it) the panel says the deployment
- * requires manual promotion; Pause and Resume act on it; Promote (after the confirmation)
+ * places it, and once the canary is marked healthy (`health_check = "manual"`: through
+ * `POST /v1/deployment/allocation-health/:id`, so the dev client's own health tracker stays
+ * out of it and each step can be seen) the panel says the deployment requires manual
+ * promotion; Pause and Resume act on it; Promote (after the confirmation)
  * promotes it, and the panel shows the group promoted and the deployment completing. The
  * panel is screenshot and checked with axe-core; no console error.
  */
@@ -21,7 +22,7 @@ const job = (release: string) => `job "ui-canary" {
     update {
       max_parallel     = 1
       canary           = 1
-      health_check     = "task_states"
+      health_check     = "manual"
       min_healthy_time = "1s"
       auto_promote     = false
     }
@@ -76,10 +77,13 @@ describe('web UI: a job deployment with a canary', { timeout: 240_000 }, () => {
       },
       200,
     );
-  /** Reports allocations healthy, as a client's health watcher does once their tasks ran for `min_healthy_time`. */
+  /** Marks allocations healthy in the latest deployment (`health_check = "manual"`: an operator's call through the API). */
   const reportHealthy = async (allocs: AllocStub[]) => {
-    for (const a of allocs)
-      await callApi(sched(`allocation/${a.ID}/client-status`), 'POST', 'X-Sched-Token', { ClientStatus: 'running', DeploymentStatus: { Healthy: true } });
+    const d = (await callApi(sched('job/ui-canary/deployment'), 'GET', 'X-Sched-Token')) as { ID: string };
+    await callApi(sched(`deployment/allocation-health/${d.ID}`), 'POST', 'X-Sched-Token', {
+      DeploymentID: d.ID,
+      HealthyAllocationIDs: allocs.map((a) => a.ID),
+    });
   };
 
   before(async () => {
