@@ -39,6 +39,7 @@ import { publishNodeUpdates } from './sched-publish.js';
 import { makePluginVolumes, registerBenchNode, seedVolumes, startBenchPlugin, type BenchPlugin } from './sched-volume-seed.js';
 import { startSecretsService } from '../src/services/secrets/service.js';
 import { startBareAes } from './secrets-transit.js';
+import { listenBare } from './bare-server.js';
 
 interface Started {
   readonly url: string;
@@ -81,22 +82,7 @@ const kinds: Record<string, Kind> = {
         res.end(body);
       });
     });
-    server.keepAliveTimeout = 65_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', resolve);
-    });
-    const addr = server.address();
-    if (addr === null || typeof addr === 'string') throw new Error('bare: no TCP address');
-    return {
-      url: `http://127.0.0.1:${addr.port}`,
-      stats: () => ({ requests }),
-      close: () =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    };
+    return listenBare('bare', server, () => requests);
   },
 
   /** Plain node:http doing transit's AES-256-GCM encrypt of a JSON body (bench/secrets-transit.ts). */

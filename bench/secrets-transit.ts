@@ -8,6 +8,7 @@
  */
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import { listenBare, type BareServer } from './bare-server.js';
 import { api, type RequestTemplate, type Scenario } from './harness.js';
 
 /** The request body of both scenarios: 1 KiB of random plaintext, base64. */
@@ -51,7 +52,7 @@ export const bareAesEncrypt: Scenario = {
 };
 
 /** The `bare-aes` server of bench/child.ts: see the module doc. Answers 400 to a body without `plaintext`. */
-export async function startBareAes(): Promise<{ url: string; stats(): Record<string, unknown>; close(): Promise<void> }> {
+export async function startBareAes(): Promise<BareServer> {
   const key = randomBytes(32);
   let requests = 0;
   const server = createServer((req, res) => {
@@ -77,20 +78,5 @@ export async function startBareAes(): Promise<{ url: string; stats(): Record<str
       res.end(body);
     });
   });
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const addr = server.address();
-  if (addr === null || typeof addr === 'string') throw new Error('bare-aes: no TCP address');
-  return {
-    url: `http://127.0.0.1:${addr.port}`,
-    stats: () => ({ requests }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listenBare('bare-aes', server, () => requests);
 }

@@ -6,33 +6,11 @@
  *
  * @module
  */
+import type { SchedDeployment, SchedDeploymentGroup } from '../../sdk/index.js';
 import { kv, list, shortId } from './sched-format.js';
 
-/** The deployment fields these tables show (contract 29, the reference's `Deployment`). */
-interface DeploymentShape {
-  readonly ID: string;
-  readonly JobID: string;
-  readonly JobVersion: number;
-  readonly Status: string;
-  readonly StatusDescription: string;
-  readonly TaskGroups: Readonly<Record<string, GroupShape>> | null;
-}
-
-/** A task group's `DeploymentState`: `ProgressDeadline` in ns, `RequireProgressBy` RFC 3339 (Go's zero time: none). */
-interface GroupShape {
-  readonly AutoRevert: boolean;
-  readonly Promoted: boolean;
-  readonly DesiredCanaries: number;
-  readonly DesiredTotal: number;
-  readonly PlacedAllocs: number;
-  readonly HealthyAllocs: number;
-  readonly UnhealthyAllocs: number;
-  readonly ProgressDeadline: number;
-  readonly RequireProgressBy: string;
-}
-
 /** The deployment list (reference `deployment list`), or `No deployments found`. */
-export function deploymentList(deploys: readonly DeploymentShape[], verbose: boolean): string {
+export function deploymentList(deploys: readonly SchedDeployment[], verbose: boolean): string {
   if (deploys.length === 0) return 'No deployments found';
   return list(
     ['ID', 'Job ID', 'Job Version', 'Status', 'Description'],
@@ -44,7 +22,7 @@ export function deploymentList(deploys: readonly DeploymentShape[], verbose: boo
 const progressBy = (t: string) => (!t || t.startsWith('0001-') ? 'N/A' : t.replace(/\.\d+(?=Z|[+-]\d\d:\d\d$)/, ''));
 
 /** The per-group table (reference `formatDeploymentGroups`), groups by name. */
-function groupTable(groups: Readonly<Record<string, GroupShape>>): string {
+function groupTable(groups: Readonly<Record<string, SchedDeploymentGroup>>): string {
   const entries = Object.entries(groups).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const autoRevert = entries.some(([, g]) => g.AutoRevert);
   const canaries = entries.some(([, g]) => g.DesiredCanaries > 0);
@@ -75,7 +53,7 @@ function groupTable(groups: Readonly<Record<string, GroupShape>>): string {
 }
 
 /** One deployment (reference `deployment status <id>`): its fields, then `Deployed` and the group table when it has groups. */
-export function deploymentBlock(d: DeploymentShape, verbose: boolean): string {
+export function deploymentBlock(d: SchedDeployment, verbose: boolean): string {
   const head = kv([
     ['ID', shortId(d.ID, verbose)],
     ['Job ID', d.JobID],
