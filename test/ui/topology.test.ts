@@ -91,8 +91,12 @@ describe('web UI: the scheduler topology', { timeout: 300_000 }, () => {
     await until('two stats readings', 30_000, async () => ((await page.getByTestId('alloc-stats-table').locator('tbody tr').count()) >= 2 ? true : undefined));
     const [, memory] = (await page.getByTestId('alloc-stats-table').locator('tbody tr').first().locator('td').allInnerTexts()).slice(1);
     assert.ok(Number(memory) > 0, `the task's RSS in MiB: ${memory}`);
-    await axeCheck(page, 'allocation with its resource charts');
+    await axeCheck(page, 'allocation with its resource charts (light)');
     await shoot(page, '98-allocation-resource-use');
+    await page.getByRole('button', { name: 'Switch to dark theme' }).click();
+    await axeCheck(page, 'allocation with its resource charts (dark)');
+    await shoot(page, '99-allocation-resource-use-dark');
+    await page.getByRole('button', { name: 'Switch to light theme' }).click();
     await page.getByRole('navigation', { name: 'Scheduler' }).getByRole('link', { name: 'Topology' }).click();
 
     // A second client joins; the dev node is drained: the allocation moves, and the screen shows it there.
