@@ -8,7 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startHostpathPlugin, type HostpathPlugin } from '../kernel/csi/index.js';
-import type { UiSection } from '../kernel/http/index.js';
+import type { UiServices } from '../kernel/http/index.js';
 import { createLogger, type Logger } from '../kernel/log/logger.js';
 import { SqliteBackend } from '../kernel/store/index.js';
 import { writeFileDurably } from '../kernel/util/durable-file.js';
@@ -169,7 +169,7 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
   logVersion(log);
   const backend = SqliteBackend.open({ path: join(options.dataDir, 'secrets.db') });
   // The UI on the secrets listener reaches the other services through it once they run.
-  let others: Partial<Record<UiSection, string>> = {};
+  let others: UiServices = {};
   const ui = { self: 'secrets' as const, others: () => others };
   const secrets = await startSecretsService({ backend, listeners: [{ address: options.secretsAddress }], log, ui, reopenAuditOnSighup: true });
   try {
@@ -233,7 +233,8 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
       await devNodeRegistered(sched, node.ID);
       await wireWorkloads({ secretsUrl: workloads.secretsAddress, meshUrl: mesh.url, schedUrl: sched.url, rootToken: root.id, log });
       const gatewayApi = gateway.listeners.find((l) => l.purpose === 'api')!.url;
-      others = { mesh: hostPort(mesh.url), sched: hostPort(sched.url), gateway: hostPort(gatewayApi) };
+      const gatewayOps = gateway.listeners.find((l) => l.purpose === 'ops')?.url;
+      others = { mesh: hostPort(mesh.url), sched: hostPort(sched.url), gateway: hostPort(gatewayApi), ...(gatewayOps && { gateway_ops: hostPort(gatewayOps) }) };
       return devHandle({ secrets, root: root.id, gateway, gatewayToken, mesh, sched, plugin, csi });
     } catch (err) {
       await sched?.close();

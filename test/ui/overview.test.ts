@@ -52,6 +52,13 @@ describe('web UI: the overview', { timeout: 180_000 }, () => {
     await cardState('discovery', 'ok', 20_000);
     assert.match(await card('discovery').innerText(), /\d+ services: \d+ passing, 0 warning, 0 critical; leader /);
     assert.match(await card('gateway').innerText(), /Sign in to the gateway to see its workers and sessions/);
+    // The cards wait in blocking queries, even on the scheduler's empty job and evaluation tables.
+    const reads: string[] = [];
+    const count = (r: { url(): string }) => reads.push(new URL(r.url()).pathname);
+    page.on('request', count);
+    await new Promise((r) => setTimeout(r, 3000));
+    page.off('request', count);
+    assert.ok(reads.filter((p) => p.includes('/v1/jobs') || p.includes('/v1/evaluations')).length <= 4, `no polling loop: ${reads.join(' ')}`);
     await axeCheck(page, 'overview (light)');
     await shoot(page, '90-overview');
     await page.getByRole('button', { name: 'Switch to dark theme' }).click();
@@ -74,32 +81,63 @@ describe('web UI: the overview', { timeout: 180_000 }, () => {
 
   it("charts each service's requests per second and p99 latency while load runs, the numbers also as a table", async () => {
     await page.getByTestId('chart-req/s').locator('canvas').first().waitFor();
-    // Load on the discovery service for 15 s (three samples at least), four requests in flight.
+    // Load on the discovery service and the gateway (whose metrics are on its ops listener)
+    // for 15 s (three samples at least), two requests in flight on each.
     const end = Date.now() + 15_000;
+    const gateway = `${dev.printed['Gateway api'].replace(/\/$/, '')}/v1/scopes`;
+    const calls: Array<[string, Record<string, string>]> = [
+      [mesh('kv/overview-load'), { 'X-Mesh-Token': ROOT_TOKEN }],
+      [gateway, { Authorization: `Bearer ${GATEWAY_TOKEN}` }],
+    ];
     const load = Promise.all(
-      Array.from({ length: 4 }, async () => {
-        while (Date.now() < end) await fetch(mesh('kv/overview-load'), { headers: { 'X-Mesh-Token': ROOT_TOKEN } }).then((r) => r.text());
+      [...calls, ...calls].map(async ([url, headers]) => {
+        while (Date.now() < end) await fetch(url, { headers }).then((r) => r.text());
       }),
     );
     await page.getByRole('button', { name: 'Show the numbers as a table' }).click();
-    const discoveryRps = () =>
-      page.evaluate(() => {
+    /** The newest sample's figures of service `label` in the table. */
+    const newest = (label: string) =>
+      page.evaluate((l) => {
         const table = document.querySelector('[data-testid="traffic-table"]');
         const heads = [...(table?.querySelectorAll('thead th') ?? [])].map((th) => th.textContent ?? '');
-        const col = heads.findIndex((h) => h.startsWith('Discovery'));
+        const col = heads.findIndex((h) => h.startsWith(l));
         const first = table?.querySelector('tbody tr');
         const cell = first?.querySelectorAll('td')[col]?.textContent ?? '';
         return { rps: Number(cell.split(',')[0]), p99: cell.split(',')[1]?.trim() ?? '' };
+      }, label);
+    for (const label of ['Discovery', 'Gateway']) {
+      const seen = await until(`the ${label} column busy in the newest sample`, 30_000, async () => {
+        const f = await newest(label);
+        return f.rps > 5 ? f : undefined;
       });
-    const seen = await until('the discovery service busy in the newest sample', 30_000, async () => {
-      const f = await discoveryRps();
-      return f.rps > 5 ? f : undefined;
-    });
-    assert.match(seen.p99, /^\d+\.\d$/, `a p99 in ms: ${seen.p99}`);
+      assert.match(seen.p99, /^\d+\.\d$/, `${label}: a p99 in ms: ${seen.p99}`);
+    }
     await load;
     assert.ok((await page.getByTestId('traffic-table').locator('tbody tr').count()) >= 2);
     await axeCheck(page, 'overview with the traffic table');
     await shoot(page, '97-overview-traffic');
+    // The axes are drawn in the theme's text colour (styles.css --text), in both themes.
+    const textPixels = (rgb: [number, number, number]) =>
+      page
+        .getByTestId('chart-req/s')
+        .locator('canvas')
+        .first()
+        .evaluate((c: HTMLCanvasElement, [r, g, b]) => {
+          const { data } = c.getContext('2d')!.getImageData(0, 0, c.width, c.height);
+          let n = 0;
+          for (let i = 0; i < data.length; i += 4) {
+            if (data[i + 3]! > 200 && Math.abs(data[i]! - r) + Math.abs(data[i + 1]! - g) + Math.abs(data[i + 2]! - b) < 24) n++;
+          }
+          return n;
+        }, rgb);
+    const axisText = (theme: string, rgb: [number, number, number]) =>
+      until(`axis labels in the ${theme} theme's text colour`, 5_000, async () => ((await textPixels(rgb)) > 100 ? true : undefined));
+    await axisText('light', [0x1b, 0x1f, 0x24]);
+    await page.getByRole('button', { name: 'Switch to dark theme' }).click();
+    await axisText('dark', [0xe8, 0xea, 0xed]);
+    await shoot(page, '97-overview-traffic-dark');
+    await page.getByRole('button', { name: 'Switch to light theme' }).click();
+    await axisText('light', [0x1b, 0x1f, 0x24]);
   });
 
   it('links each card to the screen that explains it', async () => {

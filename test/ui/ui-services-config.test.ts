@@ -56,6 +56,8 @@ describe("ui_services in every service's configuration", () => {
         `${s.ui}\nui_services {\n  ${others[0]} = "10.0.0.5:8500"\n  ${others[1]} = "https://Sched.example:4646/"\n  ${others[2]} = "http://[::1]:9200"\n}\n`,
       );
       assert.deepEqual(c.uiServices, { [others[0]]: '10.0.0.5:8500', [others[1]]: 'https://Sched.example:4646', [others[2]]: 'http://[::1]:9200' });
+      // The gateway's ops listener, for the overview's traffic chart: any service may name it, the gateway too.
+      assert.deepEqual(s.parse(`${s.ui}\nui_services {\n  gateway_ops = "127.0.0.1:9203"\n}\n`).uiServices, { gateway_ops: '127.0.0.1:9203' });
     });
 
     it(`${s.self}: errors name the file, line and key`, () => {

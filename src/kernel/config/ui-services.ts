@@ -8,6 +8,7 @@
  * ui_services {
  *   mesh    = "10.0.0.5:8500"               # host:port: plain HTTP
  *   sched   = "https://sched.internal:4646" # or an http(s):// base URL
+ *   gateway_ops = "10.0.0.7:9203"           # the gateway's ops listener: its /metrics for the charts
  * }
  * ```
  *
@@ -17,7 +18,7 @@
  *
  * @module
  */
-import type { UiSection } from '../http/ui.js';
+import type { UiSection, UiServices } from '../http/ui.js';
 import { blockError, cfg, type BlockAt, type ConfigOf } from './schema.js';
 
 const address = (service: string) => cfg.string({ doc: `the ${service} API: host:port (plain HTTP) or an http(s)://host:port base URL` });
@@ -28,6 +29,9 @@ export const uiServicesKeys = {
   mesh: address('discovery service'),
   sched: address('scheduler'),
   gateway: address("access gateway controller's api listener"),
+  gateway_ops: cfg.string({
+    doc: "the access gateway's ops listener, host:port or an http(s)://host:port base URL: its public /metrics is then read through /ui/gateway/metrics for the overview's traffic charts",
+  }),
 };
 
 /** The `ui_services` block of a service's schema. */
@@ -51,11 +55,11 @@ export function uiServicesFrom(
   self: UiSection,
   uiOn: boolean,
   uiKey: string,
-): Partial<Record<UiSection, string>> {
+): UiServices {
   if (!block) return {};
   if (!uiOn) throw blockError(block.$at, undefined, `"ui_services" needs the web UI on (${uiKey})`);
-  const out: Partial<Record<UiSection, string>> = {};
-  for (const section of Object.keys(uiServicesKeys) as UiSection[]) {
+  const out: UiServices = {};
+  for (const section of Object.keys(uiServicesKeys) as (keyof UiServices)[]) {
     const value = block[section];
     if (value === undefined) continue;
     const bad = (why: string) => blockError(block.$at, section, `"${section}": ${why}`);

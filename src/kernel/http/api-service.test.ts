@@ -27,7 +27,7 @@ const dir = mkdtempSync(join(tmpdir(), 'cairn-api-service-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const backend = SqliteBackend.open({ path: join(dir, 'state.db') });
 after(() => backend.close());
-const state = await StateStore.open(backend, [{ name: 't' }]);
+const state = await StateStore.open(backend, [{ name: 't' }, { name: 'empty' }]);
 
 /** Tokens and what each may do. */
 const GRANTS: Readonly<Record<string, readonly string[]>> = { reader: ['read'], writer: ['read', 'write'] };
@@ -240,6 +240,25 @@ describe('api-service route declarations', () => {
     rights.add('fading');
     setTimeout(() => rights.delete('fading'), 50);
     assert.equal((await timed(conv(false), 'fading')).status, 200, 'checked before the wait only');
+  });
+
+  it('never answers a blocking read with index 0, so a watcher of an empty table waits instead of polling', async () => {
+    const routes: readonly ApiRoute<undefined, Rule, string>[] = [
+      {
+        pattern: 'empty',
+        synopsis: 'e',
+        blocking: ['empty'],
+        methods: { GET: { access: { permission: 'read' }, handle: async () => ({ body: [], index: state.tableIndex('empty') }) } },
+      },
+      { pattern: 'plain', synopsis: 'p', methods: { GET: { access: { permission: 'read' }, handle: async () => ({ body: [], index: 0 }) } } },
+    ];
+    const first = await call(routes, request('GET', '/v1/empty', 'reader'));
+    assert.equal(first.headers?.['X-Index'], '1');
+    const started = Date.now();
+    const next = await call(routes, request('GET', '/v1/empty?index=1&wait=200ms', 'reader'));
+    assert.equal(next.status, 200);
+    assert.ok(Date.now() - started >= 190, `the index it answered blocks: ${Date.now() - started} ms`);
+    assert.equal((await call(routes, request('GET', '/v1/plain', 'reader'))).headers?.['X-Index'], '0', 'a read that cannot block reports its index as it is');
   });
 
   it('renders once for the blocking reads one change wakes together, per token and query, and anew after', async () => {

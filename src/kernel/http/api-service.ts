@@ -251,7 +251,9 @@ export function apiHttpService<D, A, I>(options: ApiServiceOptions<D, A, I>): Ht
       const headers = common();
       if (reply.index !== undefined) {
         const leader = leadership ? { known: leadership.knownLeader, lastContactMs: leadership.lastContactMs } : ALONE;
-        Object.assign(headers, conv.queryMeta(reply.index, consistency, leader));
+        // A blocking read never answers index 0: sent back as `?index=0` it would not block, and
+        // a watcher of an empty table would poll in a loop (the references floor it at 1 too).
+        Object.assign(headers, conv.queryMeta(blocking ? Math.max(1, reply.index) : reply.index, consistency, leader));
       }
       if (reply.headers) Object.assign(headers, reply.headers);
       if (reply.stream) return { status: reply.status ?? 200, headers, stream: reply.stream };

@@ -138,6 +138,27 @@ describe('the web UI on a listener', () => {
     assert.equal(res.headers.get('content-security-policy'), UI_CSP);
   });
 
+  it("reads the gateway's metrics from its ops listener only when gateway_ops is configured, passing on nothing of the request", async () => {
+    const withOps = await listen(
+      { address: '127.0.0.1:0' },
+      withUi(echo('secrets'), { self: 'secrets', root: mkdtempSync(join(tmpdir(), 'cairn-ui-')), others: () => ({ gateway_ops: new URL(mesh.url).host }) }),
+      silentLogger(),
+    );
+    try {
+      assert.deepEqual(await (await fetch(`${withOps.url}/ui/config.json`)).json(), { sections: { secrets: '' }, gatewayMetrics: '/ui/gateway/metrics' });
+      const res = await fetch(`${withOps.url}/ui/gateway/metrics?x=1`, { headers: { 'X-Mesh-Token': 'tok', 'X-Secrets-Token': 's', Authorization: 'Bearer b' } });
+      assert.equal(res.status, 200);
+      assert.equal(await res.text(), 'mesh GET /metrics? undefined ');
+      assert.equal(res.headers.get('x-mesh-index'), null);
+      assert.equal((await fetch(`${withOps.url}/ui/gateway/metrics`, { method: 'POST' })).status, 405);
+    } finally {
+      await withOps.close();
+    }
+    const absent = await fetch(`${ui.url}/ui/gateway/metrics`);
+    assert.equal(absent.status, 404);
+    assert.deepEqual(await absent.json(), { errors: ["the gateway's metrics are not reachable through this UI (ui_services { gateway_ops })"] });
+  });
+
   it('proxies /ui/proxy/<section>/… to that service with its token, method, query and body', async () => {
     const res = await fetch(`${ui.url}/ui/proxy/mesh/v1/kv/a%20b?index=3`, {
       method: 'PUT',

@@ -27,7 +27,7 @@
  *
  * @module
  */
-import type { ConnectionLimits, ListenerOptions, UiSection } from '../../kernel/http/index.js';
+import type { ConnectionLimits, ListenerOptions, UiServices } from '../../kernel/http/index.js';
 import {
   agentStateKey,
   blockError,
@@ -196,7 +196,7 @@ export interface GatewayServerConfig {
   /** `ui { enabled = true }`: the controller's api listeners serve the web UI's gateway section at `/ui/`. */
   readonly ui?: boolean;
   /** `ui_services { <service> = "address" }`: the other services whose UI sections it shows (kernel/config/ui-services.ts); absent without the block. */
-  readonly uiServices?: Partial<Record<UiSection, string>>;
+  readonly uiServices?: UiServices;
 }
 
 /**

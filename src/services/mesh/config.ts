@@ -66,7 +66,7 @@ import {
   type ConfigEnv,
   type ConfigOf,
 } from '../../kernel/config/index.js';
-import type { ConnectionLimits, UiSection } from '../../kernel/http/index.js';
+import type { ConnectionLimits, UiServices } from '../../kernel/http/index.js';
 import { parseDuration } from '../../kernel/util/duration.js';
 
 /** The DNS port when the file does not set one (the reference's). */
@@ -196,7 +196,7 @@ export interface MeshAgentConfig {
   /** `ui_config { enabled = true }`: the HTTP listener serves the web UI's discovery section at `/ui/`. */
   readonly ui?: boolean;
   /** `ui_services { <service> = "address" }`: the other services whose UI sections this server shows (kernel/config/ui-services.ts); absent without the block. */
-  readonly uiServices?: Partial<Record<UiSection, string>>;
+  readonly uiServices?: UiServices;
   /**
    * The HTTP listener's timeouts and caps (`limits { http_read_header_timeout, http_read_timeout,
    * http_idle_timeout, http_max_conns, http_max_conns_per_client }`); absent: the kernel's

@@ -69,7 +69,7 @@ import {
   type ConfigEnv,
   type ConfigOf,
 } from '../../kernel/config/index.js';
-import type { ConnectionLimits, UiSection } from '../../kernel/http/index.js';
+import type { ConnectionLimits, UiServices } from '../../kernel/http/index.js';
 import { DEFAULT_CLIENT_TEMPLATE_CONFIG } from './client/template-config.js';
 import type { ConsulIdentitySettings } from './jobs/consul-identities.js';
 import { clientBlockKeys, clientConfigFrom, consulBlockKeys, DRIVER_PLUGINS, type ClientConfig } from './client/config.js';
@@ -179,7 +179,7 @@ export interface SchedAgentConfig {
   /** `ui { enabled = true }`: the HTTP listener serves the web UI's scheduler section at `/ui/`. */
   readonly ui?: boolean;
   /** `ui_services { <service> = "address" }`: the other services whose UI sections this server shows (kernel/config/ui-services.ts); absent without the block. */
-  readonly uiServices?: Partial<Record<UiSection, string>>;
+  readonly uiServices?: UiServices;
   /**
    * The HTTP listener's timeouts and caps (`limits { http_read_header_timeout, http_read_timeout,
    * http_idle_timeout, http_max_conns, http_max_conns_per_client }`); absent: the kernel's

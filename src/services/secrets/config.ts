@@ -33,7 +33,7 @@
  *
  * @module
  */
-import type { ClientCertPolicy, ConnectionLimits, UiSection } from '../../kernel/http/index.js';
+import type { ClientCertPolicy, ConnectionLimits, UiServices } from '../../kernel/http/index.js';
 import {
   blockError,
   cfg,
@@ -188,7 +188,7 @@ export interface SecretsServerConfig {
   readonly disablePerformanceStandby: boolean;
   readonly ui: boolean;
   /** `ui_services { <service> = "address" }`: the other services whose UI sections this server shows (kernel/config/ui-services.ts); absent without the block. */
-  readonly uiServices?: Partial<Record<UiSection, string>>;
+  readonly uiServices?: UiServices;
   /** Default `info`. */
   readonly logLevel: Exclude<LogLevel, 'silent'>;
   /** Accepted, no effect. */

@@ -25,14 +25,20 @@ const TOKEN_HEADER: Record<Section, string> = {
 };
 
 let bases: Partial<Record<Section, string>> = {};
+let gatewayMetrics: string | undefined;
 
 /** Loads `/ui/config.json`: which sections this origin reaches, and where. */
 export async function loadConfig(): Promise<Partial<Record<Section, string>>> {
   const res = await fetch('/ui/config.json', { headers: { Accept: 'application/json' } });
   if (!res.ok) throw new ApiError(res.status, ['cannot load the UI configuration']);
-  bases = ((await res.json()) as { sections: Partial<Record<Section, string>> }).sections;
+  const config = (await res.json()) as { sections: Partial<Record<Section, string>>; gatewayMetrics?: string };
+  bases = config.sections;
+  gatewayMetrics = config.gatewayMetrics;
   return bases;
 }
+
+/** Where this origin reads the gateway's Prometheus metrics (its ops listener's, no token), if it does. */
+export const gatewayMetricsPath = (): string | undefined => gatewayMetrics;
 
 /** Whether this origin reaches `section`. */
 export function hasSection(section: Section): boolean {

@@ -11,6 +11,13 @@ import 'uplot/dist/uPlot.min.css';
 /** Series colours in order (distinct in both themes). */
 const COLOURS = ['#1a73e8', '#d93025', '#188038', '#e37400'];
 
+/**
+ * The axes' text and the grid take the theme's colours at each draw: the canvas does not
+ * resolve `currentColor` or custom properties itself.
+ */
+const themed = (property: string) => (u: uPlot) => getComputedStyle(u.root).getPropertyValue(property).trim() || 'gray';
+const AXIS = { stroke: themed('--text'), grid: { stroke: themed('--border'), width: 1 }, ticks: { stroke: themed('--border'), width: 1 } };
+
 /** One line: its name and a value per time (null: none then). */
 export interface Series {
   readonly label: string;
@@ -49,12 +56,18 @@ export function TimeChart({
             value: (_u: uPlot, v: number | null) => (v == null ? '–' : `${v.toFixed(1)} ${unit}`),
           })),
         ],
-        axes: [{ stroke: 'currentColor' }, { stroke: 'currentColor', label: unit }],
+        axes: [AXIS, { ...AXIS, label: unit }],
       },
       data,
       host.current,
     );
-    return () => chart.current?.destroy();
+    // A theme switch (data-theme on <html>) redraws with the new colours.
+    const themeChange = new MutationObserver(() => chart.current?.redraw(false));
+    themeChange.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
+    return () => {
+      themeChange.disconnect();
+      chart.current?.destroy();
+    };
     // Made once per set of series; new points go through setData below.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [labels, unit]);

@@ -5,15 +5,27 @@
  * the history). A service whose metrics this login may not read is asked no more.
  */
 import { useEffect, useState } from 'react';
-import { ApiError, hasSection, request, type Section } from '../../api/client';
+import { ApiError, gatewayMetricsPath, hasSection, request, type Section } from '../../api/client';
 import { parseSample, p99Ms, ratePerSecond, type MetricSample } from '../../api/metrics';
 
-/** Each service's metrics endpoint, Prometheus text. */
-const ENDPOINTS: Array<[Section, string, string]> = [
-  ['secrets', 'Secrets', '/v1/sys/metrics?format=prometheus'],
-  ['mesh', 'Discovery', '/v1/agent/metrics?format=prometheus'],
-  ['sched', 'Scheduler', '/v1/metrics?format=prometheus'],
+/** A service's metrics endpoint (Prometheus text), when this origin reaches it. */
+interface Endpoint {
+  readonly section: Section;
+  readonly label: string;
+  readonly call: () => { url: string; init: RequestInit } | undefined;
+}
+
+const api = (section: Section, path: string) => () => (hasSection(section) ? request(section, path) : undefined);
+
+/** The gateway serves its metrics on its ops listener only, without a token (kernel/http/ui.ts). */
+const ENDPOINTS: Endpoint[] = [
+  { section: 'secrets', label: 'Secrets', call: api('secrets', '/v1/sys/metrics?format=prometheus') },
+  { section: 'mesh', label: 'Discovery', call: api('mesh', '/v1/agent/metrics?format=prometheus') },
+  { section: 'sched', label: 'Scheduler', call: api('sched', '/v1/metrics?format=prometheus') },
+  { section: 'gateway', label: 'Gateway', call: () => (gatewayMetricsPath() ? { url: gatewayMetricsPath()!, init: {} } : undefined) },
 ];
+
+const reached = () => ENDPOINTS.filter((e) => e.call() !== undefined);
 
 /** How often the page samples (ms) and how long it keeps samples (ms). */
 const EVERY_MS = 5000;
@@ -34,9 +46,10 @@ export interface Traffic {
 const samples = new Map<Section, MetricSample[]>();
 const refused = new Map<Section, string>();
 
-async function sampleOnce(section: Section, path: string): Promise<void> {
-  if (refused.has(section)) return;
-  const { url, init } = request(section, path);
+async function sampleOnce({ section, call }: Endpoint): Promise<void> {
+  const target = call();
+  if (refused.has(section) || !target) return;
+  const { url, init } = target;
   const res = await fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), Accept: 'text/plain' } });
   const text = await res.text();
   if (res.status === 401 || res.status === 403) {
@@ -53,7 +66,7 @@ async function sampleOnce(section: Section, path: string): Promise<void> {
 
 /** The figures of the kept samples. */
 function figures(): Traffic[] {
-  return ENDPOINTS.filter(([s]) => hasSection(s)).map(([section, label]) => {
+  return reached().map(({ section, label }) => {
     const list = samples.get(section) ?? [];
     const pairs = list.slice(1).map((b, i) => [list[i]!, b] as const);
     return {
@@ -72,7 +85,7 @@ export function useTraffic(): Traffic[] {
   useEffect(() => {
     let stopped = false;
     const tick = async () => {
-      await Promise.all(ENDPOINTS.filter(([s]) => hasSection(s)).map(([s, , path]) => sampleOnce(s, path).catch(() => undefined)));
+      await Promise.all(reached().map((e) => sampleOnce(e).catch(() => undefined)));
       if (!stopped) setTraffic(figures());
     };
     void tick();
