@@ -38,6 +38,7 @@ import { settledEvalTimes } from './sched-placement.js';
 import { publishNodeUpdates } from './sched-publish.js';
 import { makePluginVolumes, registerBenchNode, seedVolumes, startBenchPlugin, type BenchPlugin } from './sched-volume-seed.js';
 import { startSecretsService } from '../src/services/secrets/service.js';
+import { startDev } from '../src/services/dev.js';
 import { startBareAes } from './secrets-transit.js';
 import { listenBare } from './bare-server.js';
 
@@ -119,6 +120,24 @@ const kinds: Record<string, Kind> = {
     });
     if (r.status !== 204) throw new Error(`secrets-audit: enabling the device answered ${r.status} ${await r.text()}`);
     return started;
+  },
+
+  /**
+   * `cairn dev` (src/services/dev.ts): all four services in this process on free ports of
+   * 127.0.0.1, with its dev client agent and KV v2 at `secret/`; `url` and `token` are the
+   * secrets service's and its root token. Issue 30 measured its write growth this way.
+   */
+  async dev(dataDir) {
+    const any = '127.0.0.1:0';
+    const dev = await startDev({
+      dataDir,
+      secretsAddress: any,
+      meshAddress: any,
+      schedAddress: any,
+      gatewayAddresses: { api: any, cluster: any, proxy: any, ops: any },
+      log: silentLogger(),
+    });
+    return { url: dev.secrets.url, token: dev.secrets.rootToken, stats: () => ({}), close: () => dev.close() };
   },
 
   /**

@@ -17,6 +17,7 @@ export type ServerKind =
   | 'secrets'
   | 'secrets-audit'
   | 'secrets-pg'
+  | 'dev'
   | 'gateway'
   | 'gateway-controller'
   | 'gateway-worker'
