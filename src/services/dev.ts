@@ -234,7 +234,12 @@ export async function startDev(options: DevOptions): Promise<DevHandle> {
       await wireWorkloads({ secretsUrl: workloads.secretsAddress, meshUrl: mesh.url, schedUrl: sched.url, rootToken: root.id, log });
       const gatewayApi = gateway.listeners.find((l) => l.purpose === 'api')!.url;
       const gatewayOps = gateway.listeners.find((l) => l.purpose === 'ops')?.url;
-      others = { mesh: hostPort(mesh.url), sched: hostPort(sched.url), gateway: hostPort(gatewayApi), ...(gatewayOps && { gateway_ops: hostPort(gatewayOps) }) };
+      others = {
+        mesh: hostPort(mesh.url),
+        sched: hostPort(sched.url),
+        gateway: hostPort(gatewayApi),
+        ...(gatewayOps && { gateway_ops: hostPort(gatewayOps) }),
+      };
       return devHandle({ secrets, root: root.id, gateway, gatewayToken, mesh, sched, plugin, csi });
     } catch (err) {
       await sched?.close();

@@ -146,7 +146,9 @@ describe('the web UI on a listener', () => {
     );
     try {
       assert.deepEqual(await (await fetch(`${withOps.url}/ui/config.json`)).json(), { sections: { secrets: '' }, gatewayMetrics: '/ui/gateway/metrics' });
-      const res = await fetch(`${withOps.url}/ui/gateway/metrics?x=1`, { headers: { 'X-Mesh-Token': 'tok', 'X-Secrets-Token': 's', Authorization: 'Bearer b' } });
+      const res = await fetch(`${withOps.url}/ui/gateway/metrics?x=1`, {
+        headers: { 'X-Mesh-Token': 'tok', 'X-Secrets-Token': 's', Authorization: 'Bearer b' },
+      });
       assert.equal(res.status, 200);
       assert.equal(await res.text(), 'mesh GET /metrics? undefined ');
       assert.equal(res.headers.get('x-mesh-index'), null);

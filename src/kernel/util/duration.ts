@@ -47,11 +47,18 @@ export function fieldError(field: string, v: unknown, reason: string): InputErro
  * trailing zeros trimmed and is omitted entirely when zero (JS carries ms only).
  */
 export function formatTime(d: Date): string {
+  const ms = d.getTime();
+  // Writes in the same millisecond (thousands a second under load) share the last text.
+  if (ms === lastFormatted.ms) return lastFormatted.text;
   const iso = d.toISOString(); // YYYY-MM-DDTHH:MM:SS.mmmZ (throws on an invalid date)
   const dot = iso.lastIndexOf('.');
   const frac = iso.slice(dot + 1, -1).replace(/0+$/, '');
-  return `${iso.slice(0, dot)}${frac === '' ? '' : `.${frac}`}Z`;
+  const text = `${iso.slice(0, dot)}${frac === '' ? '' : `.${frac}`}Z`;
+  lastFormatted = { ms, text };
+  return text;
 }
+
+let lastFormatted = { ms: Number.NaN, text: '' };
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
