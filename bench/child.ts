@@ -303,7 +303,8 @@ const meshKinds: Record<string, Kind> = {
    * token, with token replication on; its `token` is that same token (a global token, it
    * works there once replicated). With `options.dns`, its DNS server runs on a free port
    * of 127.0.0.1, reading as the management token; IPC request `{type:'dnsAddress'}`
-   * replies with its `host:port`.
+   * replies with its `host:port`. `options.maxConnections` raises the listener's cap (4,096 by
+   * default) for the 5,000 blocking queries of mesh-blocking-wake.
    */
   async mesh(dataDir, options) {
     const datacenter = typeof options.datacenter === 'string' ? options.datacenter : 'dc1';
@@ -319,6 +320,7 @@ const meshKinds: Record<string, Kind> = {
         httpAddress: '127.0.0.1:0',
         wanAddresses: primary ? {} : { dc1: String(options.primary) },
         dns: options.dns === true ? defaultDnsConfig('127.0.0.1:0') : undefined,
+        ...(typeof options.maxConnections === 'number' && { httpLimits: { maxConnections: options.maxConnections } }),
         acl: primary
           ? { enabled: true, defaultPolicy: 'deny', tokenReplication: false, initialManagement: management, dnsToken: management }
           : { enabled: true, defaultPolicy: 'deny', tokenReplication: true, replicationToken: management },

@@ -174,18 +174,22 @@ export const ONE_OFFS: readonly OneOff[] = [
   {
     name: 'mesh-blocking-wake',
     async run(config) {
-      log(`mesh-blocking-wake: ${config.rounds} rounds × 1,000 blocking health/service queries woken by a TTL check failing`);
-      const rounds = await measureBlockingWake(config.rounds);
-      const all = rounds.flatMap((r) => r.wakeMs);
-      console.log('');
-      console.log(
-        `- discovery blocking-query wake-up (own agent process, ACLs on; 1,000 blocking \`GET /v1/health/service/bench-wake?index=N&wait=60s\` held open, ` +
-          `each on its own connection, then \`PUT /v1/agent/check/fail/service:bench-wake\` (TTL check passing → critical); ${config.rounds} rounds): ` +
-          `from that call's acknowledgement to each reply **p50 ${fmtMs(percentile(all, 50))} ms, p99 ${fmtMs(percentile(all, 99))} ms** over all rounds ` +
-          `(per round p50/p99/max: ${rounds.map((r) => `${fmtMs(percentile(r.wakeMs, 50))}/${fmtMs(percentile(r.wakeMs, 99))}/${fmtMs(r.wakeMs[r.wakeMs.length - 1] ?? NaN)}`).join(', ')}); ` +
-          `server CPU from the change to the last reply ${rounds.map((r) => fmtMs(r.cpuMs)).join(' / ')} ms per round ` +
-          `(${rounds.map((r) => fmtInt((r.cpuMs * 1000) / r.wakeMs.length)).join(' / ')} µs per woken query)`,
-      );
+      // Issue 30 measures 100, 1,000 and 5,000 watchers; BENCH_WAKE_QUERIES picks (default 1,000).
+      const counts = (config.env.BENCH_WAKE_QUERIES ?? '1000').split(',').map(Number);
+      for (const queries of counts) {
+        log(`mesh-blocking-wake: ${config.rounds} rounds × ${fmtInt(queries)} blocking health/service queries woken by a TTL check failing`);
+        const rounds = await measureBlockingWake(config.rounds, queries);
+        const all = rounds.flatMap((r) => r.wakeMs);
+        console.log('');
+        console.log(
+          `- discovery blocking-query wake-up (own agent process, ACLs on; ${fmtInt(queries)} blocking \`GET /v1/health/service/bench-wake?index=N&wait=60s\` held open, ` +
+            `each on its own connection, then \`PUT /v1/agent/check/fail/service:bench-wake\` (TTL check passing → critical); ${config.rounds} rounds): ` +
+            `from that call's acknowledgement to each reply **p50 ${fmtMs(percentile(all, 50))} ms, p99 ${fmtMs(percentile(all, 99))} ms** over all rounds ` +
+            `(per round p50/p99/max: ${rounds.map((r) => `${fmtMs(percentile(r.wakeMs, 50))}/${fmtMs(percentile(r.wakeMs, 99))}/${fmtMs(r.wakeMs[r.wakeMs.length - 1] ?? NaN)}`).join(', ')}); ` +
+            `server CPU from the change to the last reply ${rounds.map((r) => fmtMs(r.cpuMs)).join(' / ')} ms per round ` +
+            `(${rounds.map((r) => fmtInt((r.cpuMs * 1000) / r.wakeMs.length)).join(' / ')} µs per woken query)`,
+        );
+      }
     },
   },
   {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Logger } from '../log/logger.js';
 import type { HttpResponse } from './exchange.js';
 
@@ -47,24 +47,31 @@ export class ReplyQueue {
 }
 
 function write(res: ServerResponse, reply: HttpResponse, method: string): void {
-  res.statusCode = reply.status;
-  res.setHeader('Cache-Control', 'no-store');
-  for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+  // One writeHead with every header: node:http then validates and frames them once, where a
+  // setHeader per header keeps and checks each on its own (issue 30: a thousand woken
+  // blocking queries are a thousand writes of the same small reply).
+  const headers: OutgoingHttpHeaders = { 'Cache-Control': 'no-store' };
+  // Names are case-insensitive (a forwarded reply's come lower-case): the reply's own replace the default.
+  for (const [k, v] of Object.entries(reply.headers ?? {})) {
+    const lower = k.toLowerCase();
+    if (lower === 'cache-control') delete headers['Cache-Control'];
+    if (lower !== 'content-length') headers[k] = v as string | string[];
+  }
   if (reply.body === undefined || reply.status === 204) {
-    res.end();
+    res.writeHead(reply.status, headers).end();
     return;
   }
   // HEAD: the length the GET would send (RFC 9110 §9.3.2), no body.
   if (method === 'HEAD') {
-    res.setHeader('Content-Length', Buffer.byteLength(reply.body));
-    res.end();
+    headers['Content-Length'] = Buffer.byteLength(reply.body);
+    res.writeHead(reply.status, headers).end();
     return;
   }
   // A large string is encoded once: measuring it for Content-Length and then writing it would
   // each walk it (~35 ms apiece for a 7 MB health reply of 10,000 instances: BENCHMARKS.md).
   const body = typeof reply.body === 'string' && reply.body.length > ENCODE_ONCE_CHARS ? Buffer.from(reply.body) : reply.body;
-  res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
-  res.end(body);
+  headers['Content-Length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  res.writeHead(reply.status, headers).end(body);
 }
 
 /** Replies longer than this (UTF-16 code units) are encoded to a Buffer once before writing; shorter ones are cheaper as strings. */
