@@ -13,7 +13,11 @@ import fileDurations from './durations-reporter.mjs';
 import failedSummary from './failed-summary.mjs';
 
 const [concurrency, durationsTo, ...files] = process.argv.slice(2);
-const stream = run({ files, concurrency: Number(concurrency) });
+// A file whose process has not ended after 5 minutes fails and is killed (the longest takes
+// about a minute): a test that fails and leaves a server running would otherwise keep its
+// file's process, and so the whole run, going forever.
+const FILE_TIMEOUT_MS = 5 * 60_000;
+const stream = run({ files, concurrency: Number(concurrency), timeout: FILE_TIMEOUT_MS });
 // Three reporters add more than the default 10 listeners ('end' and others) to the stream.
 stream.setMaxListeners(20);
 stream.on('test:fail', (data) => {
