@@ -25,23 +25,12 @@
  *
  * @module
  */
-import { Agent, request } from 'undici';
-import {
-  apiErrorOf,
-  apiUrl,
-  DEFAULT_TIMEOUT_MS,
-  HttpJsonApiError,
-  type HttpJsonTarget,
-  jsonHeaders,
-  normalizeServiceAddress,
-  requestJson,
-  searchParams,
-  unreachable,
-  withOverrides,
-} from './http-json.js';
+import { Agent } from 'undici';
+import { HttpJsonApiError, type HttpJsonTarget, normalizeServiceAddress, requestJson, searchParams, withOverrides } from './http-json.js';
 import { SchedAllocApi } from './sched-allocs.js';
 import { BLOCKING_EXTRA_MS, type SchedCall, type SchedCallOptions, type SchedCallReply, type SchedMethod } from './sched-call.js';
-import { readSchedFrames, SchedStreamError } from './sched-events.js';
+import { readSchedFrames } from './sched-events.js';
+import { streamBody, type SchedStreamTarget } from './sched-stream.js';
 import { SchedJobsApi } from './sched-jobs.js';
 import { SchedDeploymentsApi } from './sched-deployments.js';
 import { SchedCsiApi } from './sched-volumes.js';
@@ -172,7 +161,7 @@ export class SchedClient {
     this.csi = new SchedCsiApi(call);
     this.jobs = new SchedJobsApi(call);
     this.deployments = new SchedDeploymentsApi(call);
-    this.allocations = new SchedAllocApi(call, (path, query, signal) => this.streamGet(path, query, signal));
+    this.allocations = new SchedAllocApi(call, (path, query, signal) => streamBody(this.streamTarget(), path, this.query(query), signal));
   }
 
   /**
@@ -400,76 +389,30 @@ export class SchedClient {
    * denied` before any frame), {@link SchedStreamError} (the server's end line, e.g. `event
    * dropped from buffer`, or the connection closing) or {@link SchedConnectionError}.
    */
-  eventStream(o: SchedEventStreamOptions = {}): AsyncGenerator<SchedEventFrame, void> {
-    return this.streamFrames(o);
-  }
-
-  private async *streamFrames(o: SchedEventStreamOptions): AsyncGenerator<SchedEventFrame, void> {
-    const query: Record<string, string | number | undefined> = { index: o.index ?? 0, namespace: o.namespace };
-    const topics: string[] = [];
+  async *eventStream(o: SchedEventStreamOptions = {}): AsyncGenerator<SchedEventFrame, void> {
+    const q = this.query({ index: o.index ?? 0, namespace: o.namespace });
     for (const [topic, keys] of Object.entries(o.topics ?? {})) {
-      if (keys.length === 0) topics.push(topic);
-      else for (const key of keys) topics.push(`${topic}:${key}`);
+      if (keys.length === 0) q.append('topic', topic);
+      else for (const key of keys) q.append('topic', `${topic}:${key}`);
     }
-    const q = this.query(query);
-    for (const t of topics) q.append('topic', t);
-    const url = apiUrl(this.address, '/event/stream', q);
     if (o.signal?.aborted) return;
     const stop = new AbortController();
     const onAbort = () => stop.abort();
     o.signal?.addEventListener('abort', onAbort, { once: true });
-    let body: (AsyncIterable<Uint8Array> & { destroy(): void }) | undefined;
     try {
-      const res = await request(url, {
-        method: 'GET',
-        headers: jsonHeaders(this.target.tokenHeader, this.options.token, false),
-        dispatcher: this.dispatcher,
-        signal: stop.signal,
-        headersTimeout: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        bodyTimeout: 0,
-      });
-      body = res.body;
-      if (res.statusCode >= 400) {
-        throw apiErrorOf(this.target, res.statusCode, await res.body.text(), { method: 'GET', path: '/event/stream' });
-      }
-      yield* readSchedFrames(res.body);
+      yield* readSchedFrames(streamBody(this.streamTarget(), '/event/stream', q, stop.signal));
     } catch (err) {
       if (o.signal?.aborted) return;
-      if (err instanceof SchedApiError || err instanceof SchedStreamError) throw err;
-      throw unreachable(this.target, err);
+      throw err;
     } finally {
       o.signal?.removeEventListener('abort', onAbort);
       stop.abort();
-      body?.destroy();
     }
   }
 
-  /** A streaming GET of `/v1<path>` (logs, file reads): the body's chunks as they arrive. @throws SchedApiError on a status ≥ 400; SchedConnectionError when unreachable. */
-  private async *streamGet(
-    path: string,
-    query: Readonly<Record<string, string | number | boolean | undefined>>,
-    signal?: AbortSignal,
-  ): AsyncGenerator<Uint8Array, void> {
-    const url = apiUrl(this.address, path, this.query(query));
-    let body: (AsyncIterable<Uint8Array> & { destroy(): void }) | undefined;
-    try {
-      const res = await request(url, {
-        method: 'GET',
-        headers: jsonHeaders(this.target.tokenHeader, this.options.token, false),
-        dispatcher: this.dispatcher,
-        signal,
-        headersTimeout: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        bodyTimeout: 0,
-      });
-      body = res.body;
-      if (res.statusCode >= 400) throw apiErrorOf(this.target, res.statusCode, await res.body.text(), { method: 'GET', path });
-      yield* res.body;
-    } catch (err) {
-      if (err instanceof SchedApiError || signal?.aborted) throw err;
-      throw unreachable(this.target, err);
-    } finally {
-      body?.destroy();
-    }
+  /** Where the streaming GETs go (sched-stream.ts). */
+  private streamTarget(): SchedStreamTarget {
+    return { ...this.target, token: this.options.token };
   }
 
   /** Closes the client's connections. */

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { silentLogger } from '../../src/kernel/log/logger.js';
 import { decodeJob } from '../../src/services/sched/jobs/decode.js';
 import type { TaskState } from '../../src/services/sched/jobs/types.js';
-import { AllocRunner, type AllocTemplateOptions } from '../../src/services/sched/client/alloc-runner.js';
+import { AllocRunner } from '../../src/services/sched/client/alloc-runner.js';
+import type { AllocTemplateOptions } from '../../src/services/sched/client/alloc-task-hooks.js';
 import type { DependencyListener, TemplateSource } from '../../src/services/sched/client/templates/source.js';
 import { describeDependency } from '../../src/services/sched/template/dependency.js';
 

@@ -29,7 +29,7 @@ export type UiSection = 'secrets' | 'mesh' | 'sched' | 'gateway';
 export type UiServices = Partial<Record<UiSection | 'gateway_ops', string>>;
 
 /** The path under which the UI reads the gateway's metrics. */
-export const UI_GATEWAY_METRICS_PATH = '/ui/gateway/metrics';
+const UI_GATEWAY_METRICS_PATH = '/ui/gateway/metrics';
 
 /** Options of {@link withUi}. */
 export interface UiOptions {

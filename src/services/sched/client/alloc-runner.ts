@@ -11,12 +11,8 @@
  */
 import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Logger } from '../../../kernel/log/logger.js';
-import type { AllocDeploymentStatus, Job, Task, TaskGroup, TaskState } from '../jobs/types.js';
+import type { AllocDeploymentStatus, Job, TaskGroup, TaskState } from '../jobs/types.js';
 import { DeploymentHealth, healthStrategy, type HealthDecision } from './deployment-health.js';
-import { TaskIdentities, type IdentitySigner } from './identities.js';
-import { DiscoveryToken } from './discovery-token.js';
-import { defaultDiscovery, DEFAULT_WORKLOADS_AUTH_METHOD } from './config.js';
 import { allocDir, buildAllocDir, taskDirNameOk, type AllocDir } from './alloc-dir.js';
 import type { VolumeMounter } from './csi-mounter.js';
 import { AllocServices } from './services/alloc-services.js';
@@ -26,15 +22,9 @@ import { EVENT, taskEvent } from './task-event.js';
 import type { PortMapping } from '../jobs/network.js';
 import { interpolateConfig, type NodeVars } from './interpolate.js';
 import { taskEnv } from './task-env.js';
-import { TaskHookResources, type TaskHook } from './task-hooks.js';
 import { TaskRunner } from './task-runner.js';
-import { hasTemplates, TemplateHook } from './templates/hook.js';
-import type { RestartPermits } from './templates/restart-permit.js';
-import type { TemplateSource } from './templates/source.js';
-import type { WaitWindow } from './templates/task-template.js';
-import { SecretsTokenHook } from './secrets-token.js';
-import { dispatchPayloadHook } from './dispatch-payload.js';
-import type { VaultClientSettings } from './vault-config.js';
+import { identitySigner, taskHooks, type TaskHookOptions } from './alloc-task-hooks.js';
+import { DEFAULT_WORKLOADS_AUTH_METHOD } from './config.js';
 
 /** The fields of a full allocation (`GET /v1/node/:id/allocations`) the client reads. */
 export interface ClientAlloc {
@@ -72,7 +62,8 @@ export interface AllocReport {
 }
 
 /** What an allocation runner is given. */
-export interface AllocRunnerOptions {
+/** The allocation runner's options; the task hooks' (signing, `vault`, templates) are in {@link TaskHookOptions}. */
+export interface AllocRunnerOptions extends TaskHookOptions {
   readonly alloc: ClientAlloc;
   /** `client.alloc_dir`. */
   readonly allocRoot: string;
@@ -82,7 +73,6 @@ export interface AllocRunnerOptions {
   readonly drivers: Readonly<Record<string, boolean>>;
   /** Whether the tasks ran before this client restarted (their server-kept states carry over). */
   readonly resumed: boolean;
-  readonly now: () => number;
   /** Sends the report (coalesced by the caller). */
   readonly report: (allocId: string, r: AllocReport) => void;
   /** Records a task's process group (or its end) so a restarted client can stop it. */
@@ -96,26 +86,6 @@ export interface AllocRunnerOptions {
     /** The address services with a port number are advertised at. */
     readonly nodeAddress: string;
   };
-  /** Asks the servers to sign identities of an allocation (client/identities.ts); absent: tasks that expose identities fail to start. */
-  readonly signIdentities?: (allocId: string, requests: Parameters<IdentitySigner>[0]) => ReturnType<IdentitySigner>;
-  /** The client's `vault` block (vault-config.ts); absent: tasks with a `vault` block fail to start. */
-  readonly vault?: VaultClientSettings;
-  /** What the tasks' templates need (client/templates/hook.ts); absent: a task with templates fails to start. */
-  readonly templates?: AllocTemplateOptions;
-  readonly log: Logger;
-}
-
-/** The client's part of the template hooks of an allocation's tasks. */
-export interface AllocTemplateOptions {
-  /**
-   * A task's template source, reading with the tokens its earlier hooks put in `resources`;
-   * `persistDir`: the task's `private/` directory, where it keeps leased secrets across client restarts.
-   */
-  readonly source: (resources: TaskHookResources, persistDir: string) => TemplateSource & { close(): void };
-  /** The client's `template { wait }`. */
-  readonly wait: WaitWindow;
-  /** The job-wide restart permits of allocation `allocId` (templates/restart-permit.ts). */
-  readonly permits?: (allocId: string) => RestartPermits;
 }
 
 /** Waits `ms` (nothing for 0). */
@@ -199,14 +169,7 @@ export class AllocRunner {
       // The driver runs the config with `${...}` resolved (`args = ["${CAIRN_PORT_http}"]`).
       const task = { ...spec, Config: interpolateConfig(spec.Config, env, o.node) as Record<string, unknown> };
       // What the task's hooks obtain for the hooks after them (task-hooks.ts), in the reference's order.
-      const resources = new TaskHookResources();
-      const hooks: (TaskHook | undefined)[] = [
-        dispatchPayloadHook(job, task, this.dir.taskDir(task.Name)),
-        this.identitiesOf(task),
-        this.secretsTokenOf(task, resources),
-        this.discoveryTokenOf(task, resources),
-        this.templatesOf(task, env, resources),
-      ];
+      const hooks = taskHooks(o, { job, task, env, taskDir: this.dir.taskDir(task.Name) });
       const runner: TaskRunner = new TaskRunner({
         task,
         policy,
@@ -224,85 +187,13 @@ export class AllocRunner {
           else this.services?.taskExited(task.Name);
         },
         log: o.log,
-        hooks: hooks.filter((h) => h !== undefined),
+        hooks,
       });
       this.tasks.set(task.Name, runner);
     }
     this.trackHealth();
     this.done = this.runAll(this.group);
     if (this.terminalDesired(o.alloc)) void this.stop();
-  }
-
-  /** The workload identities of `task` when it exposes any (client/identities.ts). */
-  private identitiesOf(task: Task): TaskIdentities | undefined {
-    const { alloc } = this.o;
-    const ids = new TaskIdentities({
-      task,
-      taskDir: this.dir.taskDir(task.Name),
-      planned: alloc.SignedIdentities?.[task.Name],
-      sign: this.signerOf(),
-      log: this.o.log,
-      now: this.o.now,
-    });
-    return ids.wanted ? ids : undefined;
-  }
-
-  /** The secrets token hook of `task` when it has a `vault` block (secrets-token.ts). */
-  private secretsTokenOf(task: Task, resources: TaskHookResources): SecretsTokenHook | undefined {
-    const vault = task.Vault;
-    if (!vault) return undefined;
-    return new SecretsTokenHook({
-      task: { ...task, Vault: vault },
-      taskDir: this.dir.taskDir(task.Name),
-      settings: this.o.vault,
-      sign: this.signerOf(),
-      resources,
-      log: this.o.log,
-    });
-  }
-
-  /** The task's discovery token hook when it has the `consul_default` identity (client/discovery-token.ts). */
-  private discoveryTokenOf(task: Task, resources: TaskHookResources): DiscoveryToken | undefined {
-    const settings = this.o.discovery?.registrar.settings;
-    if (!DiscoveryToken.wanted(task)) return undefined;
-    return new DiscoveryToken({
-      task,
-      taskDir: this.dir.taskDir(task.Name),
-      address: settings?.address ?? defaultDiscovery().address,
-      authMethod: settings?.taskAuthMethod ?? DEFAULT_WORKLOADS_AUTH_METHOD,
-      sign: this.signerOf(),
-      resources,
-      log: this.o.log,
-    });
-  }
-
-  /** Signs identities of this allocation's tasks through the servers. @throws when the client cannot ask them. */
-  private signerOf(): IdentitySigner {
-    const { alloc, signIdentities } = this.o;
-    return async (requests) => {
-      if (!signIdentities) throw new Error('this client cannot ask the servers to sign identities');
-      return signIdentities(alloc.ID, requests);
-    };
-  }
-
-  /** The template hook of `task` when it has templates (client/templates/hook.ts), the last of its hooks. */
-  private templatesOf(task: Task, env: Readonly<Record<string, string>>, resources: TaskHookResources): TemplateHook | undefined {
-    if (!hasTemplates(task)) return undefined;
-    const t = this.o.templates;
-    return new TemplateHook({
-      task,
-      taskDir: this.dir.taskDir(task.Name),
-      env,
-      node: this.o.node,
-      source: () => {
-        if (!t) throw new Error('this client cannot render templates');
-        return t.source(resources, join(this.dir.taskDir(task.Name), 'private'));
-      },
-      wait: t?.wait ?? { minMs: 0, maxMs: 0 },
-      permits: t?.permits?.(this.o.alloc.ID),
-      log: this.o.log,
-      now: this.o.now,
-    });
   }
 
   /** The allocation's services hook, when it has services and the client registers them. */
@@ -331,7 +222,7 @@ export class AllocRunner {
         allocRoot: this.dir.root,
         address: d.registrar.settings.address,
         authMethod: d.registrar.settings.serviceAuthMethod ?? DEFAULT_WORKLOADS_AUTH_METHOD,
-        sign: this.signerOf(),
+        sign: identitySigner(this.o),
         log: this.o.log,
       }),
       onError: (task, message) => {

@@ -18,7 +18,8 @@
 import { rmSync } from 'node:fs';
 import type { Logger } from '../../../kernel/log/logger.js';
 import { clientTerminal } from '../alloc.js';
-import { AllocRunner, type AllocReport, type AllocTemplateOptions, type ClientAlloc } from './alloc-runner.js';
+import { AllocRunner, type AllocReport, type ClientAlloc } from './alloc-runner.js';
+import type { AllocTemplateOptions } from './alloc-task-hooks.js';
 import { DEFAULT_CLIENT_TEMPLATE_CONFIG } from './template-config.js';
 import { RestartPermits, type PermitReply } from './templates/restart-permit.js';
 import { createTemplateSource } from './templates/sources/index.js';
