@@ -106,15 +106,14 @@ function config(options: UiOptions): HttpResponse {
 }
 
 /**
- * `GET /ui/gateway/metrics`: the gateway ops listener's `GET /metrics` (Prometheus text),
- * which the reference serves without a token (reference/gateway.md §2); nothing of the
- * request is passed on but the method and path.
+ * `GET /ui/gateway/metrics` (or HEAD): the gateway ops listener's `/metrics` (Prometheus
+ * text), which the reference serves without a token (reference/gateway.md §2); nothing of
+ * the request is passed on but the method.
  * @throws CairnError 404 without `gateway_ops`; 502 when the ops listener cannot be reached.
  */
 async function gatewayMetrics(req: HttpRequest, options: UiOptions): Promise<HttpResponse> {
   const address = options.others?.().gateway_ops;
   if (!address) throw new CairnError('not_found', "the gateway's metrics are not reachable through this UI (ui_services { gateway_ops })");
-  if (req.method !== 'GET') throw new CairnError('method_not_allowed', "the gateway's metrics answer GET");
   try {
     return await forwardRequest(OPS_STYLE, { ...req, path: '/metrics', headers: {}, body: Buffer.alloc(0) }, { address, query: new URLSearchParams() });
   } catch (err) {

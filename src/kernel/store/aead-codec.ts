@@ -8,11 +8,11 @@
  *
  * @module
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { NONCE_BYTES, randomNonce } from '../util/random-nonce.js';
 import type { StateCodec } from './state.js';
 
 const VERSION = 1;
-const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 /** Key length in bytes (AES-256). */
 export const KEY_BYTES = 32;
@@ -22,7 +22,7 @@ export function aesGcmCodec(key: Uint8Array): StateCodec {
   if (key.length !== KEY_BYTES) throw new Error(`state key must be ${KEY_BYTES} bytes, got ${key.length}`);
   return {
     encode(plain) {
-      const nonce = randomBytes(NONCE_BYTES);
+      const nonce = randomNonce();
       const c = createCipheriv('aes-256-gcm', key, nonce);
       const body = Buffer.concat([c.update(plain), c.final()]);
       return Buffer.concat([Buffer.of(VERSION), nonce, body, c.getAuthTag()]);

@@ -13,29 +13,15 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Backend, BackendOp } from '../../../kernel/store/index.js';
 import { deepFreeze } from '../../../kernel/util/deep-freeze.js';
+import { NONCE_BYTES, randomNonce } from '../../../kernel/util/random-nonce.js';
 import { LRUCache } from 'lru-cache';
 
 /** Storage keys written without the barrier: seal configuration and encrypted key material. */
 const CLEAR_KEYS: ReadonlySet<string> = new Set(['core/seal-config', 'core/root-key', 'core/keyring']);
 
 const VERSION = 0x02;
-const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 const HEADER_BYTES = 4 + 1 + NONCE_BYTES;
-
-/** Random bytes drawn in bulk: one CSPRNG call per 4,096 nonces instead of one per write. */
-let noncePool = Buffer.alloc(0);
-let nonceOffset = 0;
-
-/** A fresh random 96-bit GCM nonce (random nonces: NIST SP 800-38D §8.2.2). */
-function nextNonce(): Buffer {
-  if (nonceOffset + NONCE_BYTES > noncePool.length) {
-    noncePool = randomBytes(NONCE_BYTES * 4096);
-    nonceOffset = 0;
-  }
-  nonceOffset += NONCE_BYTES;
-  return noncePool.subarray(nonceOffset - NONCE_BYTES, nonceOffset);
-}
 
 /** AES-256-GCM with `aad`; output `[nonce][ciphertext][tag]`. */
 export function seal(key: Uint8Array, plain: Uint8Array, aad: string): Buffer {
@@ -47,7 +33,7 @@ export function seal(key: Uint8Array, plain: Uint8Array, aad: string): Buffer {
  * is built in one buffer rather than concatenated twice (issue 15). Returns `out`.
  */
 function sealInto({ out, at }: { out: Buffer; at: number }, key: Uint8Array, plain: Uint8Array, aad: string): Buffer {
-  const nonce = nextNonce();
+  const nonce = randomNonce();
   nonce.copy(out, at);
   const c = createCipheriv('aes-256-gcm', key, nonce);
   c.setAAD(Buffer.from(aad, 'utf8'));

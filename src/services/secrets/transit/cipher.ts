@@ -6,8 +6,9 @@
  *
  * @module
  */
-import { constants, createCipheriv, createDecipheriv, privateDecrypt, publicEncrypt, randomBytes } from 'node:crypto';
+import { constants, createCipheriv, createDecipheriv, privateDecrypt, publicEncrypt } from 'node:crypto';
 import { badRequest } from '../../../kernel/http/index.js';
+import { NONCE_BYTES, randomNonce } from '../../../kernel/util/random-nonce.js';
 import { decodeBase64, formatVersioned, parseVersioned } from './ciphertext.js';
 import { aeadKey, convergentNonce, requireContext } from './derive.js';
 import { typeInfo } from './key-types.js';
@@ -21,7 +22,6 @@ export interface CryptOptions {
   readonly paddingScheme?: string;
 }
 
-const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 /** Go's AEAD error, the reference's text for a wrong key, context, AAD or a damaged ciphertext (reference §6 "Errors"). */
 const AUTH_FAILED = 'cipher: message authentication failed';
@@ -43,7 +43,7 @@ export function encryptWith(key: TransitKey, version: number, plaintext: Buffer,
   }
   if (info.kind !== 'aead') throw badRequest(`encryption not supported for key type ${key.type}`);
   const k = aeadKey(key, m, o.context);
-  const nonce = key.convergent_encryption ? convergentNonce(m, requireContext(o.context), plaintext) : randomBytes(NONCE_BYTES);
+  const nonce = key.convergent_encryption ? convergentNonce(m, requireContext(o.context), plaintext) : randomNonce();
   const c =
     info.cipher === 'chacha20-poly1305'
       ? createCipheriv(info.cipher, k, nonce, { authTagLength: TAG_BYTES })
