@@ -8,12 +8,13 @@
 // Node 20's `--test` takes no globs, so the files are listed here (ecosystem.md §10).
 // Extra arguments narrow the run to files whose path contains any of them.
 // `--record-durations` also writes each file's duration into scripts/test-durations.json
-// (`npm run test:durations`). CAIRN_TEST_CONCURRENCY sets how many files run at once (4: most
-// test time is waiting on processes, timers and the network, so two files per core overlap
-// that wait; at 3 the two cores were 70 % busy, at 4 90 %, and the suite took 642 s instead
-// of 680–713 s; BENCHMARKS.md, "Test suite").
+// (`npm run test:durations`). CAIRN_TEST_CONCURRENCY sets how many files run at once (3: most
+// test time is waiting on processes, timers and the network, so a third file overlaps that
+// wait on the two cores; each file's start is the CPU-bound part). Four at a time kept the
+// cores busier but the suite no faster: 642 and 722 s against 680 and 713 s at three
+// (BENCHMARKS.md, "Issue 30, continued"), with more of its timed tests squeezed.
 //
-// The runner starts the files in the order given, four at a time, so the longest files go
+// The runner starts the files in the order given, three at a time, so the longest files go
 // first (by scripts/test-durations.json, a file not in it counting as longest): sorted by
 // name, the end-to-end suites under test/ came last and the run ended on one of them alone.
 import { spawnSync } from 'node:child_process';
@@ -62,7 +63,7 @@ if (files.length === 0) {
   process.exit(1);
 }
 const tmp = record ? mkdtempSync(join(tmpdir(), 'cairn-test-durations-')) : undefined;
-const concurrency = process.env.CAIRN_TEST_CONCURRENCY ?? '4';
+const concurrency = process.env.CAIRN_TEST_CONCURRENCY ?? '3';
 await build();
 const r = spawnSync(
   process.execPath,
