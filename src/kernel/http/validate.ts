@@ -1,7 +1,8 @@
 /**
- * Input validation for declared fields: one JSON Schema per operation, compiled once
- * at startup by ajv, weak type coercion like the reference's field decoding
- * (`"5"` → 5 for an integer field, reference/secrets.md §2.6 "weakly decoded").
+ * Input validation for declared fields: one JSON Schema per operation, compiled once by
+ * ajv (the secrets service: on the operation's first request), weak type coercion like
+ * the reference's field decoding (`"5"` → 5 for an integer field, reference/secrets.md
+ * §2.6 "weakly decoded").
  *
  * Input rules taken from the clients people use (reference/clients.md):
  * - unknown fields are ignored and reported back as a warning, never rejected;

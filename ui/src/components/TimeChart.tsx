@@ -12,8 +12,8 @@ import 'uplot/dist/uPlot.min.css';
 const COLOURS = ['#1a73e8', '#d93025', '#188038', '#e37400'];
 
 /**
- * The axes' text and the grid take the theme's colours at each draw: the canvas does not
- * resolve `currentColor` or custom properties itself.
+ * The axes' text, grid and ticks take the theme's colours (styles.css `--text`, `--border`)
+ * at each draw, read from the page: the canvas knows no custom properties.
  */
 const themed = (property: string) => (u: uPlot) => getComputedStyle(u.root).getPropertyValue(property).trim() || 'gray';
 const AXIS = { stroke: themed('--text'), grid: { stroke: themed('--border'), width: 1 }, ticks: { stroke: themed('--border'), width: 1 } };
