@@ -8,11 +8,12 @@
  * and removes the stale registration, and never b's.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { killTasksUnder, startCairnProcess, stopGracefully, until, type ServerProcess } from '../processes.js';
+import { killTasksUnder, stopGracefully, until, type ServerProcess } from '../processes.js';
+import { startClientProcess } from './client-process.js';
 import { call as meshCall, startAgent as startMeshAgent, type TestAgent as MeshTestAgent } from '../mesh/helpers.js';
 import { freePort, httpTask } from './client-helpers.js';
 import { call, ROOT, startAgent, type TestAgent } from './helpers.js';
@@ -37,18 +38,7 @@ describe('scheduler client: registrations of a killed client', () => {
 
   /** Starts (or restarts, on the same data directory) client-only agent `name`. */
   async function client(name: string): Promise<ServerProcess> {
-    const dir = join(root, name);
-    mkdirSync(dir, { recursive: true });
-    const hcl = [
-      `data_dir = "${dir}/data"`,
-      `name = "${name}"`,
-      'ports { http = 0 }',
-      `client {\n  enabled = true\n  servers = ["${new URL(server!.url).host}"]\n  token = "${ROOT}"\n}`,
-      'plugin "raw_exec" {\n  config { enabled = true }\n}',
-      `consul {\n  address = "${mesh!.url}"\n  token = "${MESH_ROOT}"\n}`,
-    ].join('\n');
-    writeFileSync(join(dir, 'agent.hcl'), hcl);
-    const p = await startCairnProcess(['sched', 'agent', '--config', join(dir, 'agent.hcl')], {}, 'scheduler client-only agent listening');
+    const p = await startClientProcess({ root, name, serverUrl: server!.url, token: ROOT, consul: { address: mesh!.url, token: MESH_ROOT } });
     procs.push(p);
     return p;
   }

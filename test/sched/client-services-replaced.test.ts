@@ -10,11 +10,12 @@
  * nothing of the lost allocation again.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { killTasksUnder, startCairnProcess, stopGracefully, until, type ServerProcess } from '../processes.js';
+import { killTasksUnder, stopGracefully, until, type ServerProcess } from '../processes.js';
+import { startClientProcess } from './client-process.js';
 import { call as meshCall, startAgent as startMeshAgent, type TestAgent as MeshTestAgent } from '../mesh/helpers.js';
 import { call, ROOT, startAgent, type TestAgent } from './helpers.js';
 
@@ -39,25 +40,7 @@ describe('scheduler client: the registrations of a lost allocation', () => {
 
   /** Starts (or restarts, on the same data directory) client-only agent `name`, its dynamic ports from `ports` (`[min, max]`). */
   async function client(name: string, ports: [number, number]): Promise<ServerProcess> {
-    const dir = join(root, name);
-    mkdirSync(dir, { recursive: true });
-    const hcl = [
-      `data_dir = "${dir}/data"`,
-      `name = "${name}"`,
-      'ports { http = 0 }',
-      'client {',
-      '  enabled = true',
-      `  servers = ["${new URL(server!.url).host}"]`,
-      `  token = "${ROOT}"`,
-      '  network_interface = "lo"',
-      `  min_dynamic_port = ${ports[0]}`,
-      `  max_dynamic_port = ${ports[1]}`,
-      '}',
-      'plugin "raw_exec" {\n  config { enabled = true }\n}',
-      `consul {\n  address = "${mesh!.url}"\n  token = "${MESH_ROOT}"\n}`,
-    ].join('\n');
-    writeFileSync(join(dir, 'agent.hcl'), hcl);
-    const p = await startCairnProcess(['sched', 'agent', '--config', join(dir, 'agent.hcl')], {}, 'scheduler client-only agent listening');
+    const p = await startClientProcess({ root, name, serverUrl: server!.url, token: ROOT, ports, consul: { address: mesh!.url, token: MESH_ROOT } });
     procs.push(p);
     return p;
   }

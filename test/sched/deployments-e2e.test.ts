@@ -19,12 +19,13 @@
  * under a minute.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { JsonReply } from '../helpers.js';
-import { killTasksUnder, startCairnProcess, stopGracefully, until, type ServerProcess } from '../processes.js';
+import { killTasksUnder, stopGracefully, until, type ServerProcess } from '../processes.js';
+import { startClientProcess } from './client-process.js';
 import { call as meshCall, startAgent as startMeshAgent, type TestAgent as MeshTestAgent } from '../mesh/helpers.js';
 import { call, ROOT, startAgent, type TestAgent } from './helpers.js';
 import { Stream, type Ev } from './stream.js';
@@ -102,25 +103,8 @@ describe('deployments end to end: rolling update with auto-revert, and a canary 
 
   /** Starts the client-only agent: dynamic ports of its own, the discovery agent in its `consul` block. */
   async function client(): Promise<ServerProcess> {
-    const dir = join(root, 'client');
-    mkdirSync(dir, { recursive: true });
-    const hcl = [
-      `data_dir = "${dir}/data"`,
-      'name = "c1"',
-      'ports { http = 0 }',
-      'client {',
-      '  enabled = true',
-      `  servers = ["${new URL(server!.url).host}"]`,
-      `  token = "${ROOT}"`,
-      '  network_interface = "lo"',
-      '  min_dynamic_port = 25400',
-      '  max_dynamic_port = 25499',
-      '}',
-      'plugin "raw_exec" {\n  config { enabled = true }\n}',
-      `consul {\n  address = "${mesh!.url}"\n  token = "${MESH_ROOT}"\n}`,
-    ].join('\n');
-    writeFileSync(join(dir, 'agent.hcl'), hcl);
-    const p = await startCairnProcess(['sched', 'agent', '--config', join(dir, 'agent.hcl')], {}, 'scheduler client-only agent listening');
+    const consul = { address: mesh!.url, token: MESH_ROOT };
+    const p = await startClientProcess({ root, name: 'c1', dir: 'client', serverUrl: server!.url, token: ROOT, ports: [25400, 25499], consul });
     procs.push(p);
     return p;
   }

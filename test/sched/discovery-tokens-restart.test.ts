@@ -7,12 +7,13 @@
  * method has issued exactly two tokens, both logged out once the job stops.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { MeshClient } from '../../src/sdk/index.js';
-import { killTasksUnder, startCairnProcess, until, type ServerProcess } from '../processes.js';
+import { killTasksUnder, until, type ServerProcess } from '../processes.js';
+import { startClientProcess } from './client-process.js';
 import { call as meshCall, startAgent as startMeshAgent, type TestAgent as MeshTestAgent } from '../mesh/helpers.js';
 import { allocWhen, shTask, freePort } from './client-helpers.js';
 import { AUTH_METHOD, readOnlyClientToken, setUpWorkloadAuth } from './discovery-workloads.js';
@@ -37,18 +38,8 @@ describe('scheduler client: discovery tokens across a client restart', () => {
 
   /** Starts (or restarts, on the same data directory) the client-only agent. */
   async function client(meshToken: string): Promise<ServerProcess> {
-    const dir = join(root, 'client');
-    mkdirSync(dir, { recursive: true });
-    const hcl = [
-      `data_dir = "${dir}/data"`,
-      'name = "c"',
-      'ports { http = 0 }',
-      `client {\n  enabled = true\n  servers = ["${new URL(server!.url).host}"]\n  token = "${ROOT}"\n}`,
-      'plugin "raw_exec" {\n  config { enabled = true }\n}',
-      `consul {\n  address = "${mesh!.url}"\n  token = "${meshToken}"\n  task_auth_method = "${AUTH_METHOD}"\n}`,
-    ].join('\n');
-    writeFileSync(join(dir, 'agent.hcl'), hcl);
-    const p = await startCairnProcess(['sched', 'agent', '--config', join(dir, 'agent.hcl')], {}, 'scheduler client-only agent listening');
+    const consul = { address: mesh!.url, token: meshToken, task_auth_method: AUTH_METHOD };
+    const p = await startClientProcess({ root, name: 'c', dir: 'client', serverUrl: server!.url, token: ROOT, consul });
     procs.push(p);
     return p;
   }
