@@ -81,7 +81,7 @@ export function writeReply(index: number, body?: unknown): SchedReply {
   return body === undefined ? { empty: true, headers } : { body, headers };
 }
 
-/** A read's index: never 0, so a blocking query on it can be made (the reference's `setReplyQueryMeta`, reference/sched.md §1.4). */
+/** The index of a read that does not block: never 0, as the reference's `setReplyQueryMeta` (reference/sched.md §1.4); the kernel floors a blocking read's itself (api-service.ts). */
 export const atLeastOne = (index: number): number => Math.max(1, index);
 
 /**

@@ -24,7 +24,7 @@ import { ACL_MANAGEMENT, ACL_TOKEN, type SchedRoute } from '../access.js';
 import { aclDelete, invalidObject } from '../acl-write.js';
 import { contentHash } from '../auth/stamp.js';
 import type { Ctx } from '../deps.js';
-import { atLeastOne, schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
+import { schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
 import { PREFIX_QUERY, queryPrefix, requireInput } from '../request.js';
 import { Go } from '../../../kernel/util/go-schema.js';
 import { withBody } from '../../../kernel/http/index.js';
@@ -181,7 +181,7 @@ export const aclPolicyRoutes: readonly SchedRoute[] = [
           const held = who.management ? undefined : heldPolicies(ctx.deps.state, who);
           const prefix = queryPrefix(ctx);
           const items = ctx.deps.state.list<PolicyDoc>(T.policies).filter((p) => p.Name.startsWith(prefix) && (!held || held.has(p.Name)));
-          return { body: items.map(policyStub), index: atLeastOne(ctx.deps.state.tableIndex(T.policies)) };
+          return { body: items.map(policyStub), index: ctx.deps.state.tableIndex(T.policies) };
         },
       },
     },
@@ -200,7 +200,7 @@ export const aclPolicyRoutes: readonly SchedRoute[] = [
         handle: async (ctx) => {
           const p = ctx.deps.state.get<PolicyDoc>(T.policies, ctx.params.name!);
           if (!p) throw schedNotFound(POLICY_NOT_FOUND);
-          return { body: renderPolicy(p), index: atLeastOne(p.ModifyIndex) };
+          return { body: renderPolicy(p), index: p.ModifyIndex };
         },
       },
       POST: withBody(PolicyBody, { access: ACL_MANAGEMENT, forward: 'primary', handle: upsert }),

@@ -25,7 +25,7 @@ import { ACL_MANAGEMENT, ACL_TOKEN, type SchedRoute } from '../access.js';
 import { aclDelete, invalidObject } from '../acl-write.js';
 import { contentHash } from '../auth/stamp.js';
 import type { Ctx } from '../deps.js';
-import { atLeastOne, schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
+import { schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
 import { PREFIX_QUERY, queryPrefix, requireInput } from '../request.js';
 import { Go } from '../../../kernel/util/go-schema.js';
 import { withBody } from '../../../kernel/http/index.js';
@@ -138,7 +138,7 @@ export const aclRoleRoutes: readonly SchedRoute[] = [
         handle: async (ctx) => {
           const prefix = queryPrefix(ctx);
           const roles = ctx.deps.state.list<RoleDoc>(T.roles).filter((r) => r.ID.startsWith(prefix) && mayRead(ctx.caller, r));
-          return { body: roles.map(renderRole), index: atLeastOne(ctx.deps.state.tableIndex(T.roles)) };
+          return { body: roles.map(renderRole), index: ctx.deps.state.tableIndex(T.roles) };
         },
       },
     },
@@ -162,7 +162,7 @@ export const aclRoleRoutes: readonly SchedRoute[] = [
         handle: async (ctx) => {
           const role = ctx.deps.state.getBy<RoleDoc>(T.roles, 'name', ctx.params.name!);
           if (!role) throw schedNotFound(ROLE_NOT_FOUND);
-          return { body: renderRole(role), index: atLeastOne(role.ModifyIndex) };
+          return { body: renderRole(role), index: role.ModifyIndex };
         },
       },
     },
@@ -178,7 +178,7 @@ export const aclRoleRoutes: readonly SchedRoute[] = [
         handle: async (ctx) => {
           const role = ctx.deps.state.get<RoleDoc>(T.roles, ctx.params.id!);
           if (!role) throw schedNotFound(ROLE_NOT_FOUND);
-          return { body: renderRole(role), index: atLeastOne(role.ModifyIndex) };
+          return { body: renderRole(role), index: role.ModifyIndex };
         },
       },
       POST: withBody(RoleBody, { access: ACL_MANAGEMENT, forward: 'primary', handle: (ctx: Ctx, body) => upsert(ctx, body, ctx.params.id) }),

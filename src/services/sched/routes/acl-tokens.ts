@@ -34,7 +34,7 @@ import { decodeStruct } from '../auth/decode.js';
 import { BOOTSTRAP_META_ID } from '../bootstrap.js';
 import { ACL_MANAGEMENT, requireAclSupport, type SchedRoute } from '../access.js';
 import type { Ctx } from '../deps.js';
-import { atLeastOne, schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
+import { schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
 import { PREFIX_QUERY, queryUuidPrefix, requireInput } from '../request.js';
 import { Go } from '../../../kernel/util/go-schema.js';
 import { secretKey, T, type MetaDoc, type RoleDoc, type RoleLink, type TokenDoc } from '../state.js';
@@ -290,21 +290,21 @@ async function list(ctx: Ctx): Promise<SchedReply> {
   let tokens = state.list<TokenDoc>(T.tokens).filter((t) => t.AccessorID.replaceAll('-', '').toLowerCase().startsWith(prefix) && (!globalOnly || t.Global));
   // Without a filter the reference lists by create index, else by accessor.
   if (prefix === '' && !globalOnly) tokens = tokens.sort((a, b) => a.CreateIndex - b.CreateIndex || (a.AccessorID < b.AccessorID ? -1 : 1));
-  return { body: tokens.map((t) => tokenStub(withLiveRoles(state, t))), index: atLeastOne(state.tableIndex(T.tokens)) };
+  return { body: tokens.map((t) => tokenStub(withLiveRoles(state, t))), index: state.tableIndex(T.tokens) };
 }
 
 /** `GET /v1/acl/token/self`: the caller's own token with its secret. @throws 403 `ACL token not found` (no or unknown secret). */
 async function self(ctx: Ctx): Promise<SchedReply> {
   const t = ctx.secret === undefined ? undefined : ctx.deps.acl.lookup(ctx.secret);
   if (!t) throw new CairnError('forbidden', TOKEN_NOT_FOUND);
-  return { body: renderToken(withLiveRoles(ctx.deps.state, t), true), index: atLeastOne(t.ModifyIndex) };
+  return { body: renderToken(withLiveRoles(ctx.deps.state, t), true), index: t.ModifyIndex };
 }
 
 /** `GET /v1/acl/token/:accessor` with its secret (its route admits management and the token itself). @throws 404 `ACL token not found`. */
 async function read(ctx: Ctx): Promise<SchedReply> {
   const t = ctx.deps.state.get<TokenDoc>(T.tokens, ctx.params.accessor!);
   if (!t) throw schedNotFound(TOKEN_NOT_FOUND);
-  return { body: renderToken(withLiveRoles(ctx.deps.state, t), true), index: atLeastOne(t.ModifyIndex) };
+  return { body: renderToken(withLiveRoles(ctx.deps.state, t), true), index: t.ModifyIndex };
 }
 
 /** Deletes token `:accessor`. @throws 400 `Cannot delete nonexistent tokens: <id>` (reference `DeleteTokens`). */

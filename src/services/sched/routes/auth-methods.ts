@@ -25,7 +25,7 @@ import { aclDelete, keyedPrimary, missingKey } from '../acl-write.js';
 import { AuthMethodBody, authMethodStub, renderAuthMethod, validateAuthMethod, type AuthMethod, type AuthMethodInput } from '../auth/auth-method.js';
 import { AUTH_METHOD_NOT_FOUND, notFoundError } from '../auth/errors.js';
 import type { Ctx } from '../deps.js';
-import { atLeastOne, schedBadRequest, writeReply, type SchedReply } from '../http.js';
+import { schedBadRequest, writeReply, type SchedReply } from '../http.js';
 import { nullAsEmpty } from '../body.js';
 import { requireInput } from '../request.js';
 import { T } from '../state.js';
@@ -76,7 +76,7 @@ export const authMethodRoutes: readonly SchedRoute[] = [
         access: ACL_TOKEN,
         handle: async (ctx) => {
           const list = ctx.deps.state.list<AuthMethod>(T.authMethods).map(authMethodStub);
-          return { body: list, index: atLeastOne(ctx.deps.state.tableIndex(T.authMethods)) };
+          return { body: list, index: ctx.deps.state.tableIndex(T.authMethods) };
         },
       },
     },
@@ -103,7 +103,7 @@ export const authMethodRoutes: readonly SchedRoute[] = [
           const m = ctx.deps.state.get<AuthMethod>(T.authMethods, ctx.params.name!);
           if (!m) throw notFoundError(AUTH_METHOD_NOT_FOUND);
           const { body, json } = reads.get(m, '', renderAuthMethod);
-          return { body, json, index: atLeastOne(m.ModifyIndex) };
+          return { body, json, index: m.ModifyIndex };
         },
       },
       POST: { access: ACL_MANAGEMENT, forward: 'primary', body: BODY, handle: (ctx) => upsert(ctx, ctx.params.name) },

@@ -22,7 +22,7 @@ import type { AuthMethod } from '../auth/auth-method.js';
 import { BindingRuleBody, bindingRuleStub, validateBindingRule, type BindingRule, type BindingRuleInput } from '../auth/binding-rule.js';
 import { notFoundError } from '../auth/errors.js';
 import type { Ctx } from '../deps.js';
-import { atLeastOne, schedBadRequest, writeReply, type SchedReply } from '../http.js';
+import { schedBadRequest, writeReply, type SchedReply } from '../http.js';
 import { nullAsEmpty } from '../body.js';
 import { requireInput } from '../request.js';
 import { T } from '../state.js';
@@ -73,7 +73,7 @@ export const bindingRuleRoutes: readonly SchedRoute[] = [
         access: ACL_MANAGEMENT,
         handle: async (ctx) => {
           const list = ctx.deps.state.list<BindingRule>(T.bindingRules).map(bindingRuleStub);
-          return { body: list, index: atLeastOne(ctx.deps.state.tableIndex(T.bindingRules)) };
+          return { body: list, index: ctx.deps.state.tableIndex(T.bindingRules) };
         },
       },
     },
@@ -99,7 +99,7 @@ export const bindingRuleRoutes: readonly SchedRoute[] = [
         handle: async (ctx) => {
           const r = ctx.deps.state.get<BindingRule>(T.bindingRules, ctx.params.id!);
           if (!r) throw notFoundError(BINDING_RULE_NOT_FOUND);
-          return { body: r, index: atLeastOne(r.ModifyIndex) };
+          return { body: r, index: r.ModifyIndex };
         },
       },
       POST: { access: ACL_MANAGEMENT, forward: 'primary', body: BODY, handle: (ctx) => upsert(ctx, ctx.params.id) },

@@ -19,7 +19,7 @@ import type { ApiQuery } from '../../../kernel/http/index.js';
 import { parseGoBool } from '../../../kernel/util/go-bool.js';
 import type { SchedAccess, SchedRoute } from '../access.js';
 import type { Ctx } from '../deps.js';
-import { atLeastOne, schedBadRequest, schedInternal, writeReply, type SchedReply } from '../http.js';
+import { schedBadRequest, schedInternal, writeReply, type SchedReply } from '../http.js';
 import type { Keyring } from '../keyring/keyring.js';
 import { renderKeyMeta } from '../keyring/root-key.js';
 import { T } from '../state.js';
@@ -86,7 +86,7 @@ export const keyringRoutes: readonly SchedRoute[] = [
           body: keyringOf(ctx)
             .keys()
             .map((k) => renderKeyMeta(k)),
-          index: atLeastOne(ctx.deps.state.tableIndex(T.rootKeys)),
+          index: ctx.deps.state.tableIndex(T.rootKeys),
         }),
       },
     },

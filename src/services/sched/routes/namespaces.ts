@@ -28,7 +28,7 @@ import { contentHash } from '../auth/stamp.js';
 import type { StoredVolume } from '../csi/volume.js';
 import { ANY_CALLER, type SchedAccess, type SchedRoute } from '../access.js';
 import type { Ctx } from '../deps.js';
-import { atLeastOne, schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
+import { schedBadRequest, schedNotFound, writeReply, type SchedReply } from '../http.js';
 import { PREFIX_QUERY, queryPrefix, requireInput } from '../request.js';
 import { DEFAULT_NAMESPACE, T, type NamespaceDoc } from '../state.js';
 
@@ -122,7 +122,7 @@ export const namespaceRoutes: readonly SchedRoute[] = [
         handle: async (ctx) => {
           const prefix = queryPrefix(ctx);
           const list = ctx.deps.state.list<NamespaceDoc>(T.namespaces).filter((n) => n.Name.startsWith(prefix) && ctx.caller.authorizer.allowNamespace(n.Name));
-          return { body: list.map(renderNamespace), index: atLeastOne(ctx.deps.state.tableIndex(T.namespaces)) };
+          return { body: list.map(renderNamespace), index: ctx.deps.state.tableIndex(T.namespaces) };
         },
       },
     },

@@ -13,7 +13,7 @@
  */
 import { renderAlloc, type StoredAlloc } from '../alloc.js';
 import type { SchedRoute } from '../access.js';
-import { atLeastOne, schedNotFound } from '../http.js';
+import { schedNotFound } from '../http.js';
 import type { PlacedAllocFields } from '../jobs/types.js';
 import { T, type NodeDoc } from '../state.js';
 import type { Indexed } from '../../../kernel/store/index.js';
@@ -52,7 +52,7 @@ export const nodeAllocationRoutes: readonly SchedRoute[] = [
           const allocs = ctx.deps.state.list<FullAlloc>(T.allocs).filter((a) => a.NodeID === nodeId);
           const own = isNodeSecret(ctx, nodeId);
           const body = allocs.map((a) => (own && a.SignedIdentities ? { ...renderFullAlloc(a), SignedIdentities: a.SignedIdentities } : renderFullAlloc(a)));
-          return { body, index: atLeastOne(ctx.deps.state.tableIndex(T.allocs)) };
+          return { body, index: ctx.deps.state.tableIndex(T.allocs) };
         },
       },
     },

@@ -28,7 +28,7 @@ function replicateRoute(kind: ReplicatedKind): SchedRoute {
         handle: async (ctx) => {
           const docs = ctx.deps.state.list<Record<string, unknown>>(table);
           const body = kind === 'tokens' ? docs.filter((d) => (d as unknown as TokenDoc).Global) : docs;
-          return { body, index: atLeastOne(ctx.deps.state.tableIndex(table)) };
+          return { body, index: ctx.deps.state.tableIndex(table) };
         },
       },
     },

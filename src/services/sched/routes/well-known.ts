@@ -35,7 +35,7 @@ export const wellKnownRoutes: readonly SchedRoute[] = [
         access: PUBLIC,
         handle: async (ctx) => {
           if (!ctx.deps.keyring) throw schedInternal('this agent keeps no keyring');
-          return { body: ctx.deps.keyring.jwks(), index: atLeastOne(ctx.deps.state.tableIndex(T.rootKeys)) };
+          return { body: ctx.deps.keyring.jwks(), index: ctx.deps.state.tableIndex(T.rootKeys) };
         },
       },
     },
