@@ -25,8 +25,6 @@ export function useBlocking<T>(path: string, section: 'mesh' | 'sched' = 'mesh')
           // An index that went backwards means the state was reset: start over (§0.5).
           index = Number(next) < Number(index) ? '0' : next;
           setState({ data });
-          // Index 0 cannot block (the servers answer `?index=0` at once): ask again later, not in a loop.
-          if (index === '0') await new Promise((r) => setTimeout(r, 2000));
         } catch (err) {
           if (abort.signal.aborted) return;
           setState((s) => ({ ...s, error: err }));
