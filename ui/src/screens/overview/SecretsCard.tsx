@@ -6,20 +6,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../api/client';
 import { errorState, StatusCard, type CardState } from '../../components/StatusCard';
-
-interface Health {
-  initialized: boolean;
-  sealed: boolean;
-  standby: boolean;
-  performance_standby?: boolean;
-  version: string;
-}
-
-interface Leader {
-  ha_enabled: boolean;
-  is_self: boolean;
-  leader_address: string;
-}
+import type { SysHealth as Health, SysLeader as Leader } from '../../api/secrets-sys';
 
 /** State and sentence from the health and leader replies. */
 function describe(h: Health | undefined, l: Leader | undefined): [CardState, string] {

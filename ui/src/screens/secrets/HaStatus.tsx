@@ -10,15 +10,7 @@ import { api } from '../../api/client';
 import { ErrorNotice, Loading } from '../../components/Notice';
 import { RootOnlyNote } from './RootOnly';
 import { SecretsNav } from './SecretsNav';
-
-interface Leader {
-  ha_enabled: boolean;
-  is_self: boolean;
-  active_time: string;
-  leader_address: string;
-  leader_cluster_address: string;
-  performance_standby: boolean;
-}
+import type { SysHealth as Health, SysLeader as Leader } from '../../api/secrets-sys';
 
 /** One server of `sys/ha-status`. */
 interface HaNode {
@@ -28,15 +20,6 @@ interface HaNode {
   active_node: boolean;
   last_echo: string | null;
   version: string;
-}
-
-interface Health {
-  standby: boolean;
-  performance_standby: boolean;
-  sealed: boolean;
-  version: string;
-  cluster_name?: string;
-  server_time_utc: number;
 }
 
 /** The role of the server that answered. */

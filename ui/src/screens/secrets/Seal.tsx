@@ -4,6 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
 import { ErrorNotice, Loading } from '../../components/Notice';
 import { SecretsNav } from './SecretsNav';
+import type { SysLeader as Leader } from '../../api/secrets-sys';
 
 interface SealStatus {
   initialized: boolean;
@@ -13,12 +14,6 @@ interface SealStatus {
   progress: number;
   version: string;
   storage_type?: string;
-}
-
-interface Leader {
-  ha_enabled: boolean;
-  is_self: boolean;
-  leader_address: string;
 }
 
 export function Seal() {
