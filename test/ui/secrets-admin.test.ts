@@ -300,6 +300,8 @@ describe('web UI: secrets administration', { timeout: 240_000 }, () => {
       ['HA status', 'The HA status is served only in the root namespace; this tab works in team.'],
     ]) {
       await page.getByRole('link', { name: link }).click();
+      // Waited for: the previous tab's note stays until the new screen renders.
+      await page.getByTestId('root-only').filter({ hasText: what }).waitFor();
       assert.match((await page.getByTestId('root-only').textContent()) ?? '', new RegExp(`^${what}`));
       await page.getByRole('alert').filter({ hasText: 'operation unavailable in namespaces' }).waitFor();
     }
