@@ -6,8 +6,9 @@
 //
 // The mirror, .test-build/ (gitignored):
 // - each src|test|bench/X.ts compiles to X.js (only when the source or this script is newer than
-//   it), with an inline source map pointing at the .ts file, so that under
-//   `--enable-source-maps` stacks name the .ts lines;
+//   it), with its source map beside it (X.js.map, pointing at the .ts file): scripts/test-run.mjs
+//   maps the stacks a run reports (scripts/source-stacks.mjs), and a file run by hand under
+//   `--enable-source-maps` names the .ts lines too;
 // - every other file there (X.ts itself, testdata, .proto, .py, .json, sqlite-writer.js…) is a
 //   symlink to the original, since tests find files relative to `import.meta.dirname`; a child
 //   started on a mirrored .ts file (`node --import tsx …/dev-server.ts`) runs the original, as
@@ -21,7 +22,7 @@
 //
 // `node scripts/test-build.mjs` builds and prints what it did; scripts/test.mjs imports build().
 import { existsSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The mirror's directory, relative to the repository's root. */
@@ -107,14 +108,21 @@ function prune(dir, wanted) {
   return removed;
 }
 
-/** Compiles one .ts file to `out`, with an inline source map naming the original. */
+/** Writes `text` to `path` aside, then renames it: a test file of another run loading it never reads half a file. */
+function writeWhole(path, text) {
+  const part = `${path}.${process.pid}.part`;
+  writeFileSync(part, text);
+  renameSync(part, path);
+}
+
+/** Compiles one .ts file to `out`, with its source map, naming the original, in `out`.map. */
 async function compile(file, out) {
   // Loaded here: the test reporters import this module for sourcePath() alone.
   const { transformFile } = await import('@swc/core');
-  const { code } = await transformFile(file, {
+  const { code, map } = await transformFile(file, {
     swcrc: false,
     configFile: false,
-    sourceMaps: 'inline',
+    sourceMaps: true,
     sourceFileName: relative(dirname(out), file),
     isModule: true,
     jsc: {
@@ -124,10 +132,9 @@ async function compile(file, out) {
       transform: { useDefineForClassFields: true },
     },
   });
-  // Written aside, then renamed: a test file of another run loading it never reads half a file.
-  const part = `${out}.${process.pid}.part`;
-  writeFileSync(part, code);
-  renameSync(part, out);
+  // The map first: a compiled file is up to date (see build()) only once both are written.
+  writeWhole(`${out}.map`, map);
+  writeWhole(out, `${code}\n//# sourceMappingURL=${basename(out)}.map\n`);
 }
 
 /**
@@ -150,6 +157,7 @@ export async function build() {
       if (!file.endsWith('.ts') || file.endsWith('.d.ts')) continue;
       const out = compiledPath(file);
       wanted.add(out);
+      wanted.add(`${out}.map`);
       if (mtime(out) <= Math.max(mtime(file), since)) jobs.push(compile(file, out));
     }
   }

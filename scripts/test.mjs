@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Runs the whole test suite with node's own runner (its summary is what CI reads), from
 // compiled JavaScript: scripts/test-build.mjs first brings .test-build/ (src/, test/ and bench/
-// compiled by swc, with source maps) up to date, and the files run from there under
-// `--enable-source-maps`, so failures point at the .ts lines. Loading tsx's loader into every
+// compiled by swc, with source maps) up to date, and the files run from there; the stacks the
+// run reports are mapped back to the .ts lines (scripts/source-stacks.mjs). Loading tsx's loader into every
 // test file's process cost about 1 s of CPU per file (BENCHMARKS.md, "Test suite"). One file by
 // hand still runs from source: `node --import tsx --test test/x.test.ts`.
 // Node 20's `--test` takes no globs, so the files are listed here (ecosystem.md §10).
@@ -65,11 +65,9 @@ if (files.length === 0) {
 const tmp = record ? mkdtempSync(join(tmpdir(), 'cairn-test-durations-')) : undefined;
 const concurrency = process.env.CAIRN_TEST_CONCURRENCY ?? '3';
 await build();
-const r = spawnSync(
-  process.execPath,
-  ['--enable-source-maps', 'scripts/test-run.mjs', concurrency, tmp ? join(tmp, 'durations.json') : '-', ...files.map(compiledPath)],
-  { stdio: 'inherit' },
-);
+const r = spawnSync(process.execPath, ['scripts/test-run.mjs', concurrency, tmp ? join(tmp, 'durations.json') : '-', ...files.map(compiledPath)], {
+  stdio: 'inherit',
+});
 if (tmp) {
   // This run's files replace their entries; files that no longer exist leave the list.
   const all = new Set([...find('src', []), ...find('test', [])]);
