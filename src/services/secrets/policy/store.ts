@@ -113,10 +113,15 @@ export class PolicyStore {
 
   private constructor(private readonly storage: Backend) {}
 
-  /** Opens the store on `storage`, creating the `default` policy on first start. */
+  /**
+   * Opens the store on `storage`, creating the `default` policy on first start. Its text is
+   * stored without being parsed here: it is this module's constant (store.test.ts compiles its ACL),
+   * and the first parse loads the HCL parser, about 0.1 s of CPU that every new secrets server
+   * and namespace paid at start though most never read the policy (BENCHMARKS.md, "Issue 30, third part").
+   */
   static async open(storage: Backend): Promise<PolicyStore> {
     const store = new PolicyStore(storage);
-    if ((await storage.get(POLICY_PREFIX + 'default')) === undefined) await store.set('default', DEFAULT_POLICY_TEXT);
+    if ((await storage.get(POLICY_PREFIX + 'default')) === undefined) await store.write('default', DEFAULT_POLICY_TEXT);
     return store;
   }
 
@@ -156,7 +161,12 @@ export class PolicyStore {
       if (err instanceof PolicyParseError) throw badRequest(err.message);
       throw err;
     }
-    await this.storage.put(POLICY_PREFIX + n, json.encode({ name: policy.name, policy: text } satisfies StoredPolicy));
+    await this.write(policy.name, text);
+  }
+
+  /** Stores a policy's text under its (normalised) name. */
+  private async write(name: string, text: string): Promise<void> {
+    await this.storage.put(POLICY_PREFIX + name, json.encode({ name, policy: text } satisfies StoredPolicy));
     this.invalidate();
   }
 
