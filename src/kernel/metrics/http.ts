@@ -13,9 +13,9 @@
  *
  * @module
  */
-import { Counter, Histogram } from 'prom-client';
 import { CairnError } from '../http/errors.js';
 import type { HttpRequest, HttpResponse, HttpService } from '../http/exchange.js';
+import { RequestTally } from './request-tally.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
 /** Route label of a request that matched no route (unknown path, forwarded before routing, …). */
@@ -28,7 +28,7 @@ export const FORWARDED_ROUTE = 'forwarded';
 const LATENCY_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** Methods kept as they are; any other becomes `OTHER` (label values stay a closed set). */
-const METHODS = new Set(['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS', 'LIST']);
+const METHODS = ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS', 'LIST'];
 
 /**
  * Where {@link labelRoute} keeps a request's route on the request itself: a property
@@ -37,31 +37,24 @@ const METHODS = new Set(['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIO
 const ROUTE = Symbol('cairn.route');
 type Labelled = HttpRequest & { [ROUTE]?: string };
 
-type RequestMetrics = { readonly requests: Counter<'method' | 'route' | 'status'>; readonly duration: Histogram<'method' | 'route' | 'status'> };
-/** The request metrics of each registry, made once however many listeners a service has. */
-const byRegistry = new WeakMap<ServiceMetrics, RequestMetrics>();
+/** The request tally of each registry, made once however many listeners a service has. */
+const byRegistry = new WeakMap<ServiceMetrics, RequestTally>();
 
-function requestMetrics(metrics: ServiceMetrics): RequestMetrics {
-  let m = byRegistry.get(metrics);
-  if (m) return m;
-  const labelNames = ['method', 'route', 'status'] as const;
-  m = {
-    requests: new Counter({
-      name: 'cairn_http_requests_total',
-      help: 'HTTP requests served, by method, route pattern and status.',
-      labelNames,
-      registers: [metrics.registry],
-    }),
-    duration: new Histogram({
+function requestTally(metrics: ServiceMetrics): RequestTally {
+  let tally = byRegistry.get(metrics);
+  if (tally) return tally;
+  tally = new RequestTally({
+    counter: { name: 'cairn_http_requests_total', help: 'HTTP requests served, by method, route pattern and status.' },
+    histogram: {
       name: 'cairn_http_request_duration_seconds',
       help: 'Time to handle an HTTP request until its reply is ready, in seconds, by method, route pattern and status.',
-      labelNames,
-      buckets: LATENCY_BUCKETS_S,
-      registers: [metrics.registry],
-    }),
-  };
-  byRegistry.set(metrics, m);
-  return m;
+    },
+    bounds: LATENCY_BUCKETS_S,
+    methods: METHODS,
+  });
+  tally.register(metrics.registry);
+  byRegistry.set(metrics, tally);
+  return tally;
 }
 
 /**
@@ -80,12 +73,9 @@ export function labelRoute(req: HttpRequest, pattern: string): void {
  * Several services (listeners) may be wrapped with one `metrics`: they share its counters.
  */
 export function instrumentHttp(service: HttpService, metrics: ServiceMetrics): HttpService {
-  const { requests, duration } = requestMetrics(metrics);
-  const record = (req: HttpRequest, status: number, started: bigint) => {
-    const labels = { method: METHODS.has(req.method) ? req.method : 'OTHER', route: (req as Labelled)[ROUTE] ?? UNMATCHED_ROUTE, status: String(status) };
-    requests.inc(labels);
-    duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
-  };
+  const tally = requestTally(metrics);
+  const record = (req: HttpRequest, status: number, started: bigint) =>
+    tally.observe(req.method, (req as Labelled)[ROUTE] ?? UNMATCHED_ROUTE, status, Number(process.hrtime.bigint() - started) / 1e9);
   return {
     async handle(req: HttpRequest): Promise<HttpResponse> {
       const started = process.hrtime.bigint();

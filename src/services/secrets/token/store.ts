@@ -9,7 +9,6 @@
  *
  * @module
  */
-import { timingSafeEqual } from 'node:crypto';
 import { randomBase62 } from '../../../kernel/util/base62.js';
 import { sha256Hex } from '../../../kernel/util/sha256.js';
 import { json, listRecursive, readJson, type Backend, type BackendOp } from '../../../kernel/store/index.js';
@@ -198,7 +197,10 @@ export class TokenStore {
     if (!id) return undefined;
     const hash = hashToken(id);
     const entry = await this.stored(hash);
-    if (!entry || !timingSafeEqual(Buffer.from(entry.hash), Buffer.from(hash))) return undefined;
+    // The entry was found under this very hash, so the check only guards against a mis-stored
+    // entry, and compares nothing the caller does not already know: no constant-time compare
+    // (its two buffers were 1.6 % of a KV read's main thread).
+    if (!entry || entry.hash !== hash) return undefined;
     if (!(await this.live(entry, now))) return undefined;
     return { ...entry, id };
   }
