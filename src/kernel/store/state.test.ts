@@ -1,12 +1,15 @@
 /**
  * The StateStore on a real SQLite backend: indexes, unique indexes, reload, blocking
- * watches, the change feed, a codec at rest, and fail-stop after a storage failure.
+ * watches, the change feed, a codec at rest (index records outside it, old sealed ones read),
+ * and fail-stop after a storage failure.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { aesGcmCodec } from './aead-codec.js';
 import type { Backend } from './backend.js';
 import { SqliteBackend } from './sqlite.js';
 import { StateConflict, StateStore, StateStoreFailed, type ChangeBatch, type TableSpec } from './state.js';
@@ -177,7 +180,7 @@ describe('StateStore', () => {
     await backend.close();
   });
 
-  it('a codec sees every stored byte; the store refuses writes after a storage failure', async () => {
+  it("a codec sees every stored document's bytes; the store refuses writes after a storage failure", async () => {
     const path = join(dir, `codec${n++}.db`);
     const backend = SqliteBackend.open({ path });
     const flip = (b: Uint8Array) => Uint8Array.from(b, (x) => x ^ 0x5a);
@@ -213,6 +216,32 @@ describe('StateStore', () => {
     );
     await assert.rejects(StateStore.open(reopened, TABLES), /state store: cannot decode "_meta\/index"|cannot decode/);
     await reopened.close();
+  });
+
+  it('index records are stored as decimal text outside the codec; sealed ones (written before) still load', async () => {
+    const codec = aesGcmCodec(randomBytes(32));
+    const path = join(dir, `index${n++}.db`);
+    const backend = SqliteBackend.open({ path });
+    const store = await StateStore.open(backend, TABLES, codec);
+    await store.txn((tx) => tx.put('tokens', 't', { SecretID: 'very-secret-value' }));
+    await store.txn((tx) => tx.put('policies', 'p', { Name: 'p' }));
+    assert.equal(Buffer.from((await backend.get('_meta/index'))!).toString(), '2');
+    assert.equal(Buffer.from((await backend.get('_meta/table/tokens'))!).toString(), '1');
+    assert.equal(Buffer.from(codec.decode((await backend.get('tokens/t'))!)).toString(), '{"SecretID":"very-secret-value","CreateIndex":1,"ModifyIndex":1}');
+    // A data directory of before: every record through the codec.
+    await backend.batch([
+      { key: '_meta/index', value: codec.encode(Buffer.from('7')) },
+      { key: '_meta/table/tokens', value: codec.encode(Buffer.from('7')) },
+      { key: '_meta/table/policies', value: codec.encode(Buffer.from('5')) },
+    ]);
+    const again = await StateStore.open(backend, TABLES, codec);
+    assert.deepEqual([again.index, again.tableIndex('tokens'), again.tableIndex('policies')], [7, 7, 5]);
+    assert.equal((await again.txn((tx) => tx.put('tokens', 'u', {}))).index, 8);
+    assert.equal(Buffer.from((await backend.get('_meta/index'))!).toString(), '8');
+    // Neither a number nor a sealed one: refused, naming the record.
+    await backend.put('_meta/index', Buffer.from('{"x":1}'));
+    await assert.rejects(StateStore.open(backend, TABLES, codec), /cannot decode "_meta\/index"/);
+    await backend.close();
   });
 
   it('list and scan: id order kept through inserts and deletes; a scan starts at the first id at or after its start', async () => {

@@ -21,7 +21,10 @@
  *
  * Storage layout: `<table>/<encoded id>` → JSON document (through `codec`, so a service
  * can keep secrets encrypted at rest), `_meta/index` → the global index,
- * `_meta/table/<table>` → each table's index (kept, so a delete never moves it back).
+ * `_meta/table/<table>` → each table's index (kept, so a delete never moves it back). The
+ * two index records are a number's decimal text, not through `codec`: they hold no secret,
+ * and sealing them was two of a write's three AES-GCM records (issue 30). Data directories
+ * written before hold them through `codec`; both forms are read ({@link decodeIndex}).
  *
  * **Shared mode** (`{ shared: true }`; issue 8 scope 3, DESIGN.md "Growing past one
  * machine"): several servers keep the same state from one PostgreSQL table. One of them,
@@ -57,6 +60,14 @@ import { docKey, LOG_KEEP, logKey, META_INDEX, metaTableKey, readPrefix, SyncQue
 import { lowerBound, StateTables, type Doc, type Table } from './state-tables.js';
 import { stageTxn } from './state-txn.js';
 import { StateWatches } from './state-watch.js';
+
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+
+/** An index record's stored form: the decimal text (see the module doc). */
+function encodeIndex(index: number): Uint8Array {
+  return Buffer.from(String(index), 'latin1');
+}
 
 export { StateConflict, StateStoreFailed, StateStoreReadOnly } from './state-api.js';
 export type { ChangeBatch, Indexed, StateChange, StateCodec, StateStoreOptions, TableSpec, Txn } from './state-api.js';
@@ -103,6 +114,22 @@ export class StateStore {
     return store;
   }
 
+  /**
+   * An index record: its decimal text, or (written before issue 30, or by the plain codec,
+   * whose JSON of a number is the same text) through the codec. An encrypted value never
+   * starts with a digit (aead-codec.ts: a version byte of 1).
+   * @throws when it is neither (the message names its key)
+   */
+  private decodeIndex(key: string, b: Uint8Array): number {
+    if (b.length > 0 && b[0]! >= DIGIT_0 && b[0]! <= DIGIT_9) {
+      const n = Number(Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1'));
+      if (Number.isSafeInteger(n)) return n;
+    }
+    const v = this.decode(key, b);
+    if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new Error(`state store: "${key}" is not an index`);
+    return v;
+  }
+
   private decode(key: string, b: Uint8Array): unknown {
     try {
       return JSON.parse(Buffer.from(this.codec.decode(b)).toString('utf8'));
@@ -114,7 +141,7 @@ export class StateStore {
   /** Reads the whole state from the Backend into fresh tables, then swaps them in (reads never see half a load). */
   private async load(): Promise<void> {
     const idx = await this.backend.get(META_INDEX);
-    const latest = idx ? (this.decode(META_INDEX, idx) as number) : 0;
+    const latest = idx ? this.decodeIndex(META_INDEX, idx) : 0;
     const loaded = new Map<string, { index: number; docs: Array<[string, Doc]> }>();
     for (const spec of this.specs) {
       const ti = await this.backend.get(metaTableKey(spec.name));
@@ -122,7 +149,7 @@ export class StateStore {
       for (const [key, raw] of await readPrefix(this.backend, `${spec.name}/`)) {
         docs.push([decodeURIComponent(key.slice(spec.name.length + 1)), this.decode(key, raw) as Doc]);
       }
-      loaded.set(spec.name, { index: ti ? (this.decode(metaTableKey(spec.name), ti) as number) : 0, docs });
+      loaded.set(spec.name, { index: ti ? this.decodeIndex(metaTableKey(spec.name), ti) : 0, docs });
     }
     this.tables.reset();
     for (const [name, { index, docs }] of loaded) {
@@ -224,7 +251,8 @@ export class StateStore {
 
     // Apply to memory now (the next transaction must see it), persist, announce when durable.
     this.latest = index;
-    const ops: BackendOp[] = [{ key: META_INDEX, value: this.encode(index) }];
+    const indexValue = encodeIndex(index);
+    const ops: BackendOp[] = [{ key: META_INDEX, value: indexValue }];
     if (this.shared) {
       const entry: LogEntry = { index, label, changes: changes.map((c) => ({ table: c.table, id: c.id, op: c.op, doc: c.doc as Doc | undefined })) };
       ops.push({ key: logKey(index), value: this.encode(entry) });
@@ -233,7 +261,7 @@ export class StateStore {
     for (const [table, docs] of staged) {
       const t = this.table(table);
       t.index = index;
-      ops.push({ key: metaTableKey(table), value: this.encode(index) });
+      ops.push({ key: metaTableKey(table), value: indexValue });
       for (const [id, doc] of docs) {
         this.tables.apply(t, id, doc);
         ops.push(doc ? { key: docKey(table, id), value: this.encode(doc) } : { key: docKey(table, id) });
@@ -333,7 +361,7 @@ export class StateStore {
     let stored: number | undefined;
     if (full) {
       const idx = await this.backend.get(META_INDEX);
-      stored = idx ? (this.decode(META_INDEX, idx) as number) : 0;
+      stored = idx ? this.decodeIndex(META_INDEX, idx) : 0;
     }
     for (;;) {
       const raw = await this.backend.get(logKey(this.latest + 1));
