@@ -74,9 +74,11 @@ const EMPTY = Buffer.alloc(0);
  * the `S`, having taken `LI` (which may have come in earlier chunks). The only method
  * prefixes ending in `LI` are `LI` (LINK) and `UNLI` (UNLINK); so the request is a `LIST`
  * when the bytes llhttp took just before the `S` end in `LI` but not in `UNLI`. The
- * last 4 bytes llhttp took are kept after each chunk that ends between messages (where
- * a method may be cut); after a chunk that ends inside a message a request cannot have
- * begun before the next chunk, which the empty tail says. `UNLIS…` stays llhttp's 400:
+ * last 4 bytes llhttp took are kept after a chunk that ends inside a request's head, where
+ * a method may be cut (llhttp's message-begin callback says a request began, node:http's
+ * onIncoming that its head is complete); after a chunk that ends between requests or
+ * inside a body, the next request starts at the next chunk's first byte, which the empty
+ * tail says, and the chunk is not copied out of llhttp at all. `UNLIS…` stays llhttp's 400:
  * it may be an `UNLIST` or a body ending in `UN` followed by a `LIST`, and only framing
  * tells. After a chunk whose rest llhttp dropped (an Upgrade it serves as a normal
  * request; llhttp then stays in a state where it reports no invalid method), the
