@@ -115,12 +115,16 @@ export function watchNative(server: http.Server, socket: Socket, framer: NativeH
    * requests or inside a body.
    */
   let lookAtChunk = false;
+  // node:http's server parser has no message-begin callback, and node clears ours when it frees
+  // the parser (`cleanParser`), so it never outlives the connection. Should a Node version set
+  // one of its own, it is left alone and every chunk is looked at, as before.
+  const ownMessageBegin = typeof parser[P.kOnMessageBegin] !== 'function';
   let watching = true;
   const wrapped = ['on', 'addListener', 'prependListener'] as const;
   const nodeWrappers = wrapped.map((name) => socket[name]);
   const stopWatching = (): void => {
     watching = false;
-    parser[P.kOnMessageBegin] = null;
+    if (ownMessageBegin) parser[P.kOnMessageBegin] = null;
     wrapped.forEach((name, k) => ((socket as unknown as Record<string, unknown>)[name] = nodeWrappers[k]));
   };
   wrapped.forEach((name, k) => {
@@ -137,14 +141,14 @@ export function watchNative(server: http.Server, socket: Socket, framer: NativeH
   // framer would have it refused: -1 makes llhttp fail the request, node:http answers 400.
   parser.onIncoming = (req, keepAlive) => {
     // Read before node:http's onIncoming, which clears `upgrade` when no one serves upgrades.
-    lookAtChunk = (req as { upgrade?: boolean }).upgrade === true;
+    lookAtChunk = !ownMessageBegin || (req as { upgrade?: boolean }).upgrade === true;
     return req.method === 'LINK' && !framer.framed() ? -1 : onIncoming(req, keepAlive);
   };
-  // node:http's server parser has no message-begin callback, and node clears this one when it
-  // frees the parser (`cleanParser`), so it never outlives the connection.
-  parser[P.kOnMessageBegin] = () => {
-    lookAtChunk = true;
-  };
+  if (ownMessageBegin) {
+    parser[P.kOnMessageBegin] = () => {
+      lookAtChunk = true;
+    };
+  } else lookAtChunk = true;
 
   parser[P.kOnExecute] = (ret: number | (Error & { code?: string; bytesParsed?: number })): unknown => {
     if (!watching) return (onExecute as (r: unknown) => unknown)(ret);
