@@ -79,7 +79,11 @@ export class RequestTally {
     registry.registerMetric(this.metric(histogram.name, histogram.help, 'histogram', () => this.histogramValues(histogram.name)));
   }
 
-  /** A metric as the registry reads it at a scrape (`get`) and clears it (`reset`). */
+  /**
+   * A metric as the registry reads it at a scrape (`get`) and clears it (`reset`). Both metrics
+   * read one tally, so resetting either empties both: the registry only ever resets all its
+   * metrics together (`resetMetrics`).
+   */
   private metric(name: string, help: string, type: 'counter' | 'histogram', values: () => MetricValueWithName<string>[]): Metric {
     const metric = {
       name,
