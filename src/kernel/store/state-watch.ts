@@ -6,17 +6,45 @@
  * @module
  */
 
+/**
+ * Deadlines are kept per slot of this many ms, each slot ended by one timer: a timeout ends at
+ * most this much late, never early (the references add up to wait/16 of jitter anyway).
+ */
+const DEADLINE_SLOT_MS = 25;
+
 interface Waiter {
-  readonly tables: readonly string[];
-  readonly after: number;
-  /** Ends the wait (the argument is ignored: the current index is reported). */
-  readonly resolve: (ignored: number) => void;
+  /** Ends the wait, once (a second call does nothing); the current index is reported. */
+  readonly resolve: () => void;
 }
 
-/** The open watches of one store. */
+/** The watches of one query: the same tables, waiting past the same index. */
+interface Group {
+  readonly key: string;
+  readonly tables: readonly string[];
+  readonly after: number;
+  readonly waiters: Set<Waiter>;
+}
+
+/** The watches whose timeout ends within one {@link DEADLINE_SLOT_MS} slot, and the one timer that ends them. */
+interface Slot {
+  readonly end: number;
+  readonly waiters: Set<Waiter>;
+  readonly timer: NodeJS.Timeout;
+}
+
+/**
+ * The open watches of one store, kept per query (tables and index) and their timeouts per
+ * deadline slot (issue 30 item 2): a commit that wakes a thousand watches of one query
+ * finds their group at once instead of testing each watch, and ends them without a
+ * `clearTimeout` each; a thousand blocking queries arriving together with the same wait
+ * share one timer.
+ */
 export class StateWatches {
-  /** Open watches: a Set, so that ending one is O(1) when a change wakes a thousand. */
-  private readonly waiters = new Set<Waiter>();
+  /** Open watches by query: `after` and the tables, NUL-joined. */
+  private readonly groups = new Map<string, Group>();
+  /** Deadline slots by their end (`performance.now()` ms, a multiple of {@link DEADLINE_SLOT_MS}). */
+  private readonly slots = new Map<number, Slot>();
+  private open = 0;
   /**
    * The watches of each abort signal: one `'abort'` listener per signal ends them all, where
    * one listener per watch cost O(n) per watch in Node's EventTarget (its add and remove
@@ -29,7 +57,7 @@ export class StateWatches {
 
   /** Watches waiting now: the open blocking queries (metrics). */
   get size(): number {
-    return this.waiters.size;
+    return this.open;
   }
 
   /** See {@link StateStore.watch}: `timeoutMs` in milliseconds. */
@@ -37,28 +65,60 @@ export class StateWatches {
     const now = this.tableIndex(...tables);
     if (now > afterIndex || timeoutMs <= 0 || signal?.aborted) return Promise.resolve(now);
     return new Promise((resolve) => {
+      const group = this.group(tables, afterIndex);
+      const slot = this.slot(performance.now() + timeoutMs);
       const aborting = signal && this.watchesOf(signal);
-      const done = () => {
-        clearTimeout(timer);
-        aborting?.delete(waiter);
-        this.waiters.delete(waiter);
-        resolve(this.tableIndex(...tables));
+      const waiter: Waiter = {
+        resolve: () => {
+          if (!group.waiters.delete(waiter)) return;
+          if (group.waiters.size === 0) this.groups.delete(group.key);
+          slot.waiters.delete(waiter);
+          if (slot.waiters.size === 0) {
+            clearTimeout(slot.timer);
+            this.slots.delete(slot.end);
+          }
+          aborting?.delete(waiter);
+          this.open--;
+          resolve(this.tableIndex(...tables));
+        },
       };
-      const waiter: Waiter = { tables, after: afterIndex, resolve: done };
-      const timer = setTimeout(done, timeoutMs);
+      group.waiters.add(waiter);
+      slot.waiters.add(waiter);
       aborting?.add(waiter);
-      this.waiters.add(waiter);
+      this.open++;
     });
   }
 
   /** Ends every watch (after a reload: any table may have changed). */
   wakeAll(): void {
-    for (const w of [...this.waiters]) w.resolve(0);
+    for (const g of [...this.groups.values()]) for (const w of [...g.waiters]) w.resolve();
   }
 
   /** Ends the watches on one of `touched` whose tables' index moved past theirs (after a commit). */
   wake(touched: ReadonlySet<string>): void {
-    for (const w of [...this.waiters]) if (w.tables.some((t) => touched.has(t)) && this.tableIndex(...w.tables) > w.after) w.resolve(0);
+    for (const g of [...this.groups.values()]) {
+      if (g.tables.some((t) => touched.has(t)) && this.tableIndex(...g.tables) > g.after) for (const w of [...g.waiters]) w.resolve();
+    }
+  }
+
+  /** The group of the watches of `tables` past `after`, made the first time. */
+  private group(tables: readonly string[], after: number): Group {
+    const key = `${after}\0${tables.join('\0')}`;
+    let g = this.groups.get(key);
+    if (!g) this.groups.set(key, (g = { key, tables, after, waiters: new Set() }));
+    return g;
+  }
+
+  /** The slot of a deadline (`performance.now()` ms): its end is the deadline rounded up to the slot. */
+  private slot(deadline: number): Slot {
+    const end = Math.ceil(deadline / DEADLINE_SLOT_MS) * DEADLINE_SLOT_MS;
+    let s = this.slots.get(end);
+    if (!s) {
+      const waiters = new Set<Waiter>();
+      const timer = setTimeout(() => [...waiters].forEach((w) => w.resolve()), end - performance.now());
+      this.slots.set(end, (s = { end, waiters, timer }));
+    }
+    return s;
   }
 
   /** The open watches ended by `signal`, listening on it the first time. */
@@ -66,7 +126,7 @@ export class StateWatches {
     let watches = this.bySignal.get(signal);
     if (!watches) {
       const set = new Set<Waiter>();
-      signal.addEventListener('abort', () => [...set].forEach((w) => w.resolve(0)), { once: true });
+      signal.addEventListener('abort', () => [...set].forEach((w) => w.resolve()), { once: true });
       this.bySignal.set(signal, set);
       watches = set;
     }

@@ -116,6 +116,29 @@ describe('StateStore', () => {
     await backend.close();
   });
 
+  it('watch: a commit wakes only the watches of an index below it; a thousand with one wait end together at it, never before', async () => {
+    const { store, backend } = await open();
+    await store.txn((tx) => tx.put('policies', 'p', { Name: 'p' }));
+    const behind = Array.from({ length: 3 }, () => store.watch(['policies'], 1, 10_000));
+    const ahead = store.watch(['policies'], 5, 10_000);
+    const both = store.watch(['policies', 'tokens'], 1, 10_000);
+    assert.equal(store.openWatches, 5);
+    await store.txn((tx) => tx.put('policies', 'q', { Name: 'q' }));
+    assert.deepEqual(await Promise.all([...behind, both]), [2, 2, 2, 2]);
+    assert.equal(store.openWatches, 1, 'the watch past index 5 still waits');
+    const t0 = performance.now();
+    const timed = await Promise.all(Array.from({ length: 1000 }, () => store.watch(['tokens'], 2, 120).then(() => performance.now() - t0)));
+    assert.ok(Math.min(...timed) >= 119, `none ended before its timeout: ${Math.min(...timed)} ms`);
+    assert.ok(Math.max(...timed) - Math.min(...timed) < 50, 'they ended together');
+    assert.equal(store.openWatches, 1);
+    for (const n of ['a', 'b', 'c']) await store.txn((tx) => tx.put('policies', n, { Name: n }));
+    assert.equal(store.openWatches, 1, 'index 5 is not past 5');
+    await store.txn((tx) => tx.put('policies', 'd', { Name: 'd' }));
+    assert.equal(await ahead, 6);
+    assert.equal(store.openWatches, 0);
+    await backend.close();
+  });
+
   it("listPrefix: the ids under a prefix in order, with the transaction's own puts and deletes", async () => {
     const { store, backend } = await open();
     await store.txn((tx) => ['n/b', 'n/a', 'n/c', 'n0', 'm/a', 'n'].forEach((id) => tx.put('policies', id, { Name: id })));
